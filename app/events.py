@@ -1,0 +1,283 @@
+"""The one event vocabulary shared by transducers, the agent loop, tools, the
+session store, the recorder, replay and the UI.
+
+Every event is a frozen dataclass with a ``type`` class attribute: the same
+string ``frontier transduce`` / ``frontier run --json`` print as ``"type"``.
+Offsets are byte offsets into the transducer's input (for text modes the UTF-8
+assistant text; for native modes the concatenated tool-call argument bytes).
+The *frontier* is the offset up to which input is confirmed; the pending bytes
+are ``input[frontier:]``.
+
+Nothing here imports anything beyond the standard library.
+"""
+
+from __future__ import annotations
+
+import base64
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Literal
+
+ArgValue = str | bytes | Any
+"""CTL arguments are ``str`` when valid UTF-8, else ``bytes``; native/JSON
+arguments are whatever the JSON decoded to."""
+
+ArgForm = Literal["length", "inline", "heredoc", "json"]
+
+ResultKind = Literal[
+    "ok",
+    "error",
+    "arg",
+    "unknown_tool",
+    "denied",
+    "runtime",
+    "timeout",
+    "cancelled",
+    "truncated",
+    "contract",
+    "session_persistence_failed",
+    "interrupted",
+    "not_executed",
+    "applied",
+    "not_applied",
+    "diverged",
+]
+
+
+@dataclass(frozen=True)
+class ToolCall:
+    """A call that the transducer has proven complete: it can no longer change."""
+
+    id: str
+    name: str
+    args: Mapping[str, ArgValue]
+    offset: int = 0
+    """Offset of the byte that confirmed the call (the ``\\n`` of ``end``)."""
+
+    def json_args(self) -> dict[str, Any]:
+        """Arguments as JSON-safe values (``bytes`` become ``{"base64": ...}``)."""
+        return {k: _json_value(v) for k, v in self.args.items()}
+
+
+def _json_value(value: ArgValue) -> Any:
+    if isinstance(value, bytes):
+        try:
+            return value.decode("utf-8")
+        except UnicodeDecodeError:
+            return {"base64": base64.b64encode(value).decode("ascii")}
+    return value
+
+
+@dataclass(frozen=True)
+class ToolResult:
+    """The outcome of one call; every call is paired with exactly one."""
+
+    call_id: str
+    name: str
+    kind: ResultKind
+    output: str
+    exit_code: int | None = None
+    elapsed: float = 0.0
+    meta: Mapping[str, Any] = field(default_factory=dict)
+
+    @property
+    def ok(self) -> bool:
+        return self.kind in ("ok", "applied")
+
+
+# --------------------------------------------------------------------------- stream
+
+
+@dataclass(frozen=True)
+class Event:
+    type: ClassVar[str] = "event"
+
+
+@dataclass(frozen=True)
+class StreamBytes(Event):
+    """Raw bytes arrived at the transducer (before any confirmation)."""
+
+    type: ClassVar[str] = "bytes"
+    offset: int
+    data: bytes
+
+
+@dataclass(frozen=True)
+class Confirmed(Event):
+    """Bytes ``[offset, offset+len(data))`` became irreversible.
+
+    ``kind`` says what they were: ``text`` (prose outside a frame), ``frame``
+    (call/arg/end header lines and blank lines), ``body`` (argument value bytes).
+    After this event the frontier is ``offset + len(data)``.
+    """
+
+    type: ClassVar[str] = "confirmed"
+    offset: int
+    kind: Literal["text", "frame", "body"]
+    data: bytes
+
+
+@dataclass(frozen=True)
+class CallStarted(Event):
+    type: ClassVar[str] = "call_started"
+    id: str
+    name: str
+    offset: int = 0
+
+
+@dataclass(frozen=True)
+class ArgStarted(Event):
+    type: ClassVar[str] = "arg_started"
+    call_id: str
+    key: str
+    form: ArgForm
+    declared: int | None = None
+    """Declared byte count for length-prefixed arguments."""
+    offset: int = 0
+
+
+@dataclass(frozen=True)
+class ArgBytes(Event):
+    """Confirmed bytes of an argument value (may arrive in many pieces)."""
+
+    type: ClassVar[str] = "arg_bytes"
+    call_id: str
+    key: str
+    data: bytes
+    offset: int = 0
+
+
+@dataclass(frozen=True)
+class CallReady(Event):
+    """The call is complete and may execute (CTL: at ``end\\n``)."""
+
+    type: ClassVar[str] = "call"
+    call: ToolCall
+
+
+@dataclass(frozen=True)
+class ContractError(Event):
+    """A framing error; nothing after it in this message is processed."""
+
+    type: ClassVar[str] = "error"
+    kind: str
+    message: str
+    offset: int
+
+
+@dataclass(frozen=True)
+class StreamStopped(Event):
+    """The transducer stopped reading (e.g. text after a confirmed call)."""
+
+    type: ClassVar[str] = "stop"
+    reason: str
+    offset: int
+
+
+# --------------------------------------------------------------------------- loop
+
+
+@dataclass(frozen=True)
+class Retry(Event):
+    """The provider is retrying a request (connect error, 429, 5xx, stale socket)."""
+
+    type: ClassVar[str] = "retry"
+    attempt: int
+    delay: float
+    reason: str
+
+
+@dataclass(frozen=True)
+class AssistantText(Event):
+    """Confirmed assistant prose as a string (decoded from confirmed text bytes)."""
+
+    type: ClassVar[str] = "text"
+    text: str
+
+
+@dataclass(frozen=True)
+class ToolStarted(Event):
+    type: ClassVar[str] = "tool_started"
+    call: ToolCall
+
+
+@dataclass(frozen=True)
+class ToolOutput(Event):
+    type: ClassVar[str] = "tool_output"
+    call_id: str
+    data: str
+
+
+@dataclass(frozen=True)
+class ToolFinished(Event):
+    type: ClassVar[str] = "tool_finished"
+    result: ToolResult
+
+
+@dataclass(frozen=True)
+class ResponseStarted(Event):
+    """A new model response begins; transducer offsets restart at 0."""
+
+    type: ClassVar[str] = "response_started"
+    mode: str
+    request_index: int = 0
+
+
+@dataclass(frozen=True)
+class ResponseEnded(Event):
+    """The model response ended: ``finish_reason`` as reported, or ``disconnect``."""
+
+    type: ClassVar[str] = "response_ended"
+    finish_reason: str
+    usage: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class RepairRequested(Event):
+    """The runtime feeds a framing/truncation error back and asks for a resend."""
+
+    type: ClassVar[str] = "repair"
+    kind: str
+    message: str
+    attempt: int
+
+
+@dataclass(frozen=True)
+class TurnEnded(Event):
+    type: ClassVar[str] = "turn_ended"
+    reason: str
+    """``done`` (model finished), ``max_turns``, ``repair_limit``,
+    ``session_persistence_failed``, ``provider_error``, ``cancelled``."""
+    message: str = ""
+
+
+def event_to_json(event: Event) -> dict[str, Any]:
+    """The JSON-lines form used by ``transduce``, ``run --json`` and recordings."""
+    out: dict[str, Any] = {"type": event.type}
+    match event:
+        case StreamBytes(offset=o, data=d) | Confirmed(offset=o, data=d):
+            out["offset"] = o
+            out["data"] = _json_value(d)
+            if isinstance(event, Confirmed):
+                out["kind"] = event.kind
+        case CallReady(call=c):
+            out.update(id=c.id, name=c.name, args=c.json_args(), offset=c.offset)
+        case ToolStarted(call=c):
+            out.update(id=c.id, name=c.name, args=c.json_args())
+        case ToolFinished(result=r):
+            out.update(
+                id=r.call_id,
+                name=r.name,
+                kind=r.kind,
+                exit=r.exit_code,
+                elapsed=round(r.elapsed, 6),
+                output=r.output,
+            )
+        case ArgBytes(data=d):
+            out.update(call_id=event.call_id, key=event.key, data=_json_value(d))
+            out["offset"] = event.offset
+        case _:
+            for name in event.__dataclass_fields__:
+                value = getattr(event, name)
+                out[name] = _json_value(value) if isinstance(value, bytes) else value
+    return out

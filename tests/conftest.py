@@ -1,0 +1,41 @@
+"""Suite-wide settings: isolated data/config dirs and hypothesis profiles."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+from hypothesis import HealthCheck, settings
+
+settings.register_profile(
+    "ci",
+    max_examples=200,
+    deadline=None,
+    derandomize=True,
+    print_blob=True,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+settings.register_profile("dev", max_examples=100, deadline=None, print_blob=True)
+settings.register_profile("soak", max_examples=20_000, deadline=None, print_blob=True)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci" if os.environ.get("CI") else "dev"))
+
+
+@pytest.fixture(autouse=True)
+def _isolated_dirs(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Never touch the developer's home: data and config go to a per-test temp dir."""
+    base = tmp_path_factory.mktemp("frontier-home")
+    monkeypatch.setenv("FRONTIER_DATA_DIR", str(base / "data"))
+    monkeypatch.setenv("FRONTIER_CONFIG_DIR", str(base / "config"))
+    for var in (
+        "FRONTIER_API_KEY",
+        "OPENAI_API_KEY",
+        "FRONTIER_BASE_URL",
+        "FRONTIER_MODEL",
+        "FRONTIER_PROTOCOL",
+        "FRONTIER_APPROVAL",
+        "FRONTIER_THEME",
+        "FRONTIER_WORKSPACE",
+    ):
+        monkeypatch.delenv(var, raising=False)
