@@ -80,7 +80,10 @@ def _agent_options(parser: argparse.ArgumentParser, *, top: bool) -> None:
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="frontier",
-        description="A terminal coding agent whose tool calls run the moment the model's bytes prove them complete.",
+        description=(
+            "A terminal coding agent whose tool calls run the moment "
+            "the model's bytes prove them complete."
+        ),
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
