@@ -1,0 +1,130 @@
+"""Headless presentation: an event printer and terminal approvers.
+
+``--json`` writes one ``event_to_json`` object per line, flushed as each event
+happens, so another program can follow a run live. The human form is a compact
+progress log. Approvals without the TUI ask on the terminal, or deny with a
+reason naming ``--approval`` when there is no terminal to ask on.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+from typing import TextIO
+
+from frontier.app.events import (
+    AssistantText,
+    CallReady,
+    ContractError,
+    Event,
+    RepairRequested,
+    ResponseStarted,
+    Retry,
+    StreamStopped,
+    ToolFinished,
+    ToolOutput,
+    ToolStarted,
+    TurnEnded,
+    event_to_json,
+)
+from frontier.tools.contract import Decision, Preview, ToolSpec
+
+QUIET_JSON = frozenset({"bytes", "confirmed", "call_started", "arg_started", "arg_bytes"})
+"""Per-byte events left out of ``--json`` output (``transduce --events all`` shows them)."""
+
+
+class EventPrinter:
+    """Observer that prints events as text or JSON lines."""
+
+    def __init__(self, out: TextIO | None = None, *, as_json: bool = False) -> None:
+        self.out = out or sys.stdout
+        self.as_json = as_json
+
+    def __call__(self, event: Event) -> None:
+        if self.as_json:
+            if event.type in QUIET_JSON:
+                return
+            self.out.write(json.dumps(event_to_json(event), ensure_ascii=False) + "\n")
+            self.out.flush()
+            return
+        line = describe(event)
+        if line is not None:
+            self.out.write(line + "\n")
+            self.out.flush()
+
+
+def _short(value: object, width: int = 60) -> str:
+    text = str(value).replace("\n", "⏎")
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def describe(event: Event) -> str | None:
+    """One human line per interesting event; ``None`` for per-byte noise."""
+    match event:
+        case AssistantText(text=text):
+            return "ai  " + text.strip().replace("\n", "\n    ")
+        case CallReady(call=call):
+            args = " ".join(f"{k}={_short(v, 40)}" for k, v in call.json_args().items())
+            return f"▸ {call.id} {call.name} {args}  (confirmed at byte {call.offset})"
+        case ToolStarted(call=call):
+            return f"  ⋯ {call.id} {call.name} running"
+        case ToolOutput(data=data):
+            return "\n".join("  │ " + line for line in data.rstrip("\n").split("\n"))
+        case ToolFinished(result=r):
+            exit_part = f" exit={r.exit_code}" if r.exit_code is not None else ""
+            first = r.output.strip().split("\n")[0] if r.output.strip() else ""
+            mark = "✓" if r.ok else "✗"
+            head = f"  {mark} {r.call_id} {r.name} {r.kind}{exit_part} {r.elapsed:.2f}s"
+            return f"{head}  {_short(first, 70)}"
+        case ContractError(kind=kind, message=message, offset=offset):
+            return f"! contract error {kind} at byte {offset}: {message}"
+        case StreamStopped(reason=reason, offset=offset):
+            return f"■ stream stopped at byte {offset}: {reason}"
+        case Retry(attempt=attempt, delay=delay, reason=reason):
+            return f"↻ retry {attempt} in {delay:.1f}s: {reason}"
+        case RepairRequested(kind=kind, attempt=attempt):
+            return f"↺ repair {attempt}/3: asked the model to resend ({kind})"
+        case ResponseStarted(mode=mode, request_index=index):
+            return f"── response {index + 1} ({mode})"
+        case TurnEnded(reason=reason, message=message):
+            return f"turn ended: {reason}" + (f" — {message}" if message else "")
+    return None
+
+
+def render_preview(preview: Preview) -> str:
+    if preview.kind == "command":
+        return f"$ {preview.command}"
+    return "\n".join(f.diff for f in preview.files) or preview.summary
+
+
+class TerminalApprover:
+    """Ask y/n on the controlling terminal, showing the diff or the command."""
+
+    def __init__(self, out: TextIO | None = None) -> None:
+        self.out = out or sys.stderr
+
+    async def approve(self, call, spec: ToolSpec, preview: Preview) -> Decision:  # type: ignore[no-untyped-def]
+        self.out.write(f"\n── approve {call.id} {call.name}? ──\n{render_preview(preview)}\n")
+        self.out.write("[y] approve  [n] deny  (or type a reason to deny): ")
+        self.out.flush()
+        answer = (await asyncio.to_thread(sys.stdin.readline)).strip()
+        if answer.lower() in ("y", "yes"):
+            return Decision(True)
+        reason = "" if answer.lower() in ("", "n", "no") else answer
+        return Decision(False, reason or "denied by the user")
+
+
+class NoTerminalApprover:
+    """No terminal to ask on: deny, and say how to allow it."""
+
+    async def approve(self, call, spec: ToolSpec, preview: Preview) -> Decision:  # type: ignore[no-untyped-def]
+        return Decision(
+            False,
+            f"{call.name} needs approval but there is no terminal to ask on; rerun with "
+            "--approval auto-edit (edits allowed) or --approval auto (edits and commands)",
+        )
+
+
+def default_approver():  # type: ignore[no-untyped-def]
+    return TerminalApprover() if sys.stdin.isatty() else NoTerminalApprover()

@@ -1,0 +1,422 @@
+"""The turn state machine (DESIGN §2, §4, §6).
+
+One user turn = model requests until the model answers without a call (done),
+the repair budget runs out, ``max_turns`` is reached, or persistence fails.
+Per response: provider chunks -> mode adapter -> transducer events; a call
+runs the moment its CallReady arrives in eager modes (in confirmation order,
+while the stream keeps being read) or after the stream in batch modes; results
+go back as result frames (text modes) or ``tool`` messages (native modes).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import codecs
+import contextlib
+import json
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from frontier.app.agent.frames import result_body, result_frame
+from frontier.app.agent.modes import Mode, ModeAdapter
+from frontier.app.agent.repair import MAX_REPAIRS, Failure, repair_text
+from frontier.app.events import (
+    AssistantText,
+    CallReady,
+    CallStarted,
+    Confirmed,
+    ContractError,
+    Event,
+    RepairRequested,
+    ResponseEnded,
+    ResponseStarted,
+    Retry,
+    StreamBytes,
+    StreamStopped,
+    ToolCall,
+    ToolFinished,
+    ToolResult,
+    TurnEnded,
+)
+from frontier.app.providers.errors import ProviderError
+from frontier.app.providers.openai import Chunk, StreamEnd
+from frontier.tools.registry import Registry
+
+CLEAN_FINISH = ("stop", "tool_calls")
+TRUNCATED_FINISH = ("length", "disconnect")
+
+
+class Provider(Protocol):
+    def stream(
+        self, messages: list[dict[str, Any]], *, tools: list[dict[str, Any]] | None = None
+    ) -> Any: ...
+
+
+class Boundary(Protocol):
+    async def run(self, call: ToolCall) -> ToolResult: ...
+    async def run_batch(self, calls: list[ToolCall]) -> list[ToolResult]: ...
+    def cancel_running(self) -> bool: ...
+
+
+class Store(Protocol):
+    def append_message(self, session_id: str, message: dict[str, Any]) -> None: ...
+    def add_assistant_text(self, session_id: str, text: str) -> None: ...
+    def add_contract_error(
+        self, session_id: str, kind: str, message: str, offset: int, response_id: int | None = None
+    ) -> None: ...
+    def begin_response(self, session_id: str, mode: str, model: str, request_index: int) -> int: ...
+    def add_stream_event(self, response_id: int, t: float, data: str) -> None: ...
+    def end_response(self, response_id: int, finish_reason: str) -> None: ...
+
+
+class PersistenceFailed(Exception):
+    """The store could not commit; the turn ends ``session_persistence_failed``."""
+
+
+@dataclass
+class _Response:
+    """What one model response produced, once its stream is over."""
+
+    raw: bytearray = field(default_factory=bytearray)
+    kept_end: int = 0
+    """Offset up to which the raw text is kept in history (last confirmed text or call)."""
+    prose: list[str] = field(default_factory=list)
+    """Confirmed prose not yet emitted as an AssistantText."""
+    text: list[str] = field(default_factory=list)
+    """All confirmed prose of the response (native modes send it as ``content``)."""
+    calls: list[ToolCall] = field(default_factory=list)
+    started: dict[str, str] = field(default_factory=dict)
+    """Calls whose header was confirmed but which never became ready (id -> name)."""
+    failure: Failure | None = None
+    stopped: bool = False
+    finish_reason: str = "stop"
+    error: str | None = None
+    tasks: list[asyncio.Task[ToolResult]] = field(default_factory=list)
+    in_frame: bool = False
+
+
+class AgentLoop:
+    """Runs user turns against a provider through a tool boundary."""
+
+    def __init__(
+        self,
+        *,
+        provider: Provider,
+        boundary: Boundary,
+        registry: Registry,
+        mode: Mode,
+        emit: Callable[[Event], None] | None = None,
+        store: Store | None = None,
+        session_id: str | None = None,
+        model: str = "",
+        max_turns: int = 20,
+        messages: list[dict[str, Any]] | None = None,
+    ) -> None:
+        self.provider = provider
+        self.boundary = boundary
+        self.registry = registry
+        self.mode = mode
+        self._emit = emit or (lambda event: None)
+        self.store = store
+        self.session_id = session_id
+        self.model = model
+        self.max_turns = max_turns
+        self.messages: list[dict[str, Any]] = list(messages or [])
+        self._adapter: ModeAdapter | None = None
+        self._turn_task: asyncio.Task[Any] | None = None
+        self.request_index = 0
+        self.carried: list[ToolResult] = []
+        """Results reconciled on resume; the next user message reports them first."""
+
+    # ------------------------------------------------------------------ state for the UI
+
+    @property
+    def frontier(self) -> int:
+        return self._adapter.frontier if self._adapter else 0
+
+    def pending(self) -> bytes:
+        return self._adapter.pending() if self._adapter else b""
+
+    def pending_bound(self) -> int:
+        return self._adapter.pending_bound() if self._adapter else 0
+
+    def cancel_tool(self) -> bool:
+        """Esc: kill the running shell/python tool (it is recorded as ``cancelled``)."""
+        return self.boundary.cancel_running()
+
+    def cancel_turn(self) -> None:
+        if self._turn_task is not None and not self._turn_task.done():
+            self._turn_task.cancel()
+
+    def set_mode(self, mode: Mode) -> None:
+        self.mode = mode
+
+    # ------------------------------------------------------------------ turns
+
+    async def send(self, text: str) -> TurnEnded:
+        """Run one user turn to its end; the returned event says why it ended."""
+        self._turn_task = asyncio.current_task()
+        try:
+            ended = await self._turn(text)
+        except asyncio.CancelledError:
+            self.boundary.cancel_running()
+            if self._turn_task is not None:
+                self._turn_task.uncancel()
+            ended = TurnEnded("cancelled", "turn cancelled by the user")
+        except PersistenceFailed as exc:
+            ended = TurnEnded("session_persistence_failed", str(exc))
+        except ProviderError as exc:
+            ended = TurnEnded("provider_error", str(exc))
+        finally:
+            self._turn_task = None
+        self._emit(ended)
+        return ended
+
+    async def _turn(self, text: str) -> TurnEnded:
+        if self.carried:
+            frames = "".join(result_frame(r) for r in self.carried)
+            text = (
+                "(The previous session was interrupted. These calls were in flight; "
+                "their outcome as reconciled from the files and the log:)\n" + frames + "\n" + text
+            )
+            self.carried = []
+        self._append({"role": "user", "content": text})
+        repairs = 0
+        for _ in range(self.max_turns):
+            response = await self._respond()
+            if response.finish_reason == "error":
+                return TurnEnded("provider_error", response.error or "the server reported an error")
+            results = await self._results(response)
+            if any(r.kind == "session_persistence_failed" for r in results):
+                failed = next(r for r in results if r.kind == "session_persistence_failed")
+                return TurnEnded("session_persistence_failed", failed.output)
+            self._record_history(response, results)
+            if response.failure is not None:
+                repairs += 1
+                if repairs > MAX_REPAIRS:
+                    return TurnEnded(
+                        "repair_limit",
+                        f"{MAX_REPAIRS} repairs in a row failed; last error: "
+                        f"{response.failure.kind}: {response.failure.message}",
+                    )
+                self._emit(
+                    RepairRequested(response.failure.kind, response.failure.message, repairs)
+                )
+                continue
+            repairs = 0
+            if not response.calls:
+                return TurnEnded("done")
+            if any(r.meta.get("terminates") for r in results):
+                return TurnEnded("done", "a tool ended the task")
+        return TurnEnded("max_turns", f"stopped after {self.max_turns} model requests")
+
+    # ------------------------------------------------------------------ one response
+
+    async def _respond(self) -> _Response:
+        adapter = self.mode.adapter()
+        self._adapter = adapter
+        index = self.request_index
+        self.request_index += 1
+        self._emit(ResponseStarted(self.mode.name, index))
+        response_id = self._store(
+            "begin_response", self.session_id, self.mode.name, self.model, index
+        )
+        out = _Response()
+        decoder = codecs.getincrementaldecoder("utf-8")("replace")
+        stream = self.provider.stream(
+            self._request_messages(), tools=self.mode.tools(self.registry)
+        )
+        ended = False
+        try:
+            async for item in stream:
+                if isinstance(item, Retry):
+                    self._emit(item)
+                    continue
+                if isinstance(item, StreamEnd):
+                    out.finish_reason = item.finish_reason
+                    out.error = item.error
+                    self._emit(ResponseEnded(item.finish_reason, item.usage or {}))
+                    ended = True
+                    break
+                assert isinstance(item, Chunk)
+                if response_id is not None:
+                    self._store("add_stream_event", response_id, item.t, item.raw)
+                data, events = adapter.feed(item.data)
+                if data:
+                    self._emit(StreamBytes(len(out.raw), data))
+                    out.raw += data
+                scheduled = len(out.tasks)
+                if self._handle(events, out, decoder, response_id):
+                    break
+                if len(out.tasks) > scheduled:
+                    await asyncio.sleep(0)  # let the confirmed call start before reading on
+        finally:
+            with contextlib.suppress(Exception):
+                await stream.aclose()
+        if not ended:
+            out.finish_reason = "stopped"
+            self._emit(ResponseEnded("stopped"))
+        elif not out.stopped and out.finish_reason != "error":
+            clean = out.finish_reason in CLEAN_FINISH
+            self._handle(adapter.finish(clean), out, decoder, response_id)
+            if not clean and out.failure is None:
+                out.failure = Failure(
+                    "truncated",
+                    f"the response ended with finish_reason={out.finish_reason}",
+                    len(out.raw),
+                    tuple(out.started),
+                )
+        self._flush_prose(out, decoder, final=True)
+        if response_id is not None:
+            self._store("end_response", response_id, out.finish_reason)
+        return out
+
+    def _handle(
+        self,
+        events: list[Event],
+        out: _Response,
+        decoder: codecs.IncrementalDecoder,
+        response_id: int | None,
+    ) -> bool:
+        """Emit events and act on them; True means stop reading this response."""
+        for event in events:
+            self._emit(event)
+            match event:
+                case Confirmed(kind="text", offset=offset, data=data):
+                    piece = decoder.decode(data)
+                    out.prose.append(piece)
+                    out.text.append(piece)
+                    if not out.in_frame:
+                        out.kept_end = max(out.kept_end, offset + len(data))
+                case CallStarted(id=call_id, name=name):
+                    self._flush_prose(out, decoder)
+                    out.started[call_id] = name
+                    out.in_frame = True
+                case CallReady(call=call):
+                    out.started.pop(call.id, None)
+                    out.calls.append(call)
+                    out.in_frame = False
+                    out.kept_end = max(out.kept_end, min(call.offset + 1, len(out.raw)))
+                    if self.mode.eager:
+                        out.tasks.append(self._schedule(call, out.tasks))
+                case ContractError(kind=kind, message=message, offset=offset):
+                    out.failure = Failure(kind, message, offset, tuple(out.started))
+                    if self.session_id is not None:
+                        self._store(
+                            "add_contract_error",
+                            self.session_id,
+                            kind,
+                            message,
+                            offset,
+                            response_id,
+                        )
+                    out.stopped = True
+                    return True
+                case StreamStopped():
+                    out.stopped = True
+                    return True
+        return False
+
+    def _schedule(
+        self, call: ToolCall, earlier: list[asyncio.Task[ToolResult]]
+    ) -> asyncio.Task[ToolResult]:
+        """Run ``call`` after every earlier call of this response (confirmation order)."""
+        previous = earlier[-1] if earlier else None
+
+        async def run_after() -> ToolResult:
+            if previous is not None:
+                with contextlib.suppress(Exception):
+                    await asyncio.shield(previous)
+                prior = previous.result() if previous.done() and not previous.cancelled() else None
+                if prior is not None and prior.kind == "session_persistence_failed":
+                    return ToolResult(
+                        call.id,
+                        call.name,
+                        "not_executed",
+                        "not run: the session store failed before this call",
+                    )
+            return await self.boundary.run(call)
+
+        return asyncio.create_task(run_after(), name=f"tool-{call.id}")
+
+    def _flush_prose(
+        self, out: _Response, decoder: codecs.IncrementalDecoder, final: bool = False
+    ) -> None:
+        if final:
+            tail = decoder.decode(b"", final=True)
+            out.prose.append(tail)
+            out.text.append(tail)
+        text = "".join(out.prose)
+        out.prose.clear()
+        if text.strip():
+            self._emit(AssistantText(text))
+            if self.session_id is not None:
+                self._store("add_assistant_text", self.session_id, text)
+
+    async def _results(self, out: _Response) -> list[ToolResult]:
+        """Every confirmed call paired with its result, in confirmation order."""
+        if out.failure is not None and out.failure.kind == "truncated":
+            for call_id, name in out.started.items():
+                cut = ToolResult(call_id, name, "truncated", "not run: the response was cut off")
+                self._emit(ToolFinished(cut))
+        if self.mode.eager:
+            return list(await asyncio.gather(*out.tasks)) if out.tasks else []
+        if out.failure is not None and out.failure.kind == "truncated":
+            return []
+        if out.failure is not None:
+            return []
+        return list(await self.boundary.run_batch(out.calls)) if out.calls else []
+
+    # ------------------------------------------------------------------ history
+
+    def _request_messages(self) -> list[dict[str, Any]]:
+        system = {"role": "system", "content": self.mode.system_prompt(self.registry)}
+        return [system, *self.messages]
+
+    def _record_history(self, out: _Response, results: list[ToolResult]) -> None:
+        """Append what the model said (kept part) and what it gets back."""
+        repair = repair_text(out.failure, mode=self.mode.name) if out.failure else ""
+        if self.mode.native:
+            ran = {r.call_id for r in results}
+            calls = [c for c in out.calls if c.id in ran]
+            text = "".join(out.text)
+            message: dict[str, Any] = {"role": "assistant", "content": text or None}
+            if calls:
+                message["tool_calls"] = [
+                    {
+                        "id": c.id,
+                        "type": "function",
+                        "function": {"name": c.name, "arguments": json.dumps(c.json_args())},
+                    }
+                    for c in calls
+                ]
+            if text or calls:
+                self._append(message)
+            for result in results:
+                self._append(
+                    {"role": "tool", "tool_call_id": result.call_id, "content": result_body(result)}
+                )
+            if repair:
+                self._append({"role": "user", "content": repair})
+            return
+        end = out.kept_end if (out.stopped or out.failure) else len(out.raw)
+        text = out.raw[:end].decode("utf-8", "replace")
+        if text:
+            self._append({"role": "assistant", "content": text})
+        feedback = "".join(result_frame(r) for r in results) + repair
+        if feedback:
+            self._append({"role": "user", "content": feedback})
+
+    def _append(self, message: dict[str, Any]) -> None:
+        self.messages.append(message)
+        if self.session_id is not None:
+            self._store("append_message", self.session_id, message)
+
+    def _store(self, method: str, *args: Any) -> Any:
+        if self.store is None:
+            return None
+        try:
+            return getattr(self.store, method)(*args)
+        except Exception as exc:  # the store's own errors say what to do
+            raise PersistenceFailed(f"session store: {method} failed: {exc}") from exc

@@ -1,0 +1,62 @@
+"""``frontier demo``: the built-in scripted model in a scratch workspace.
+
+The TUI by default; ``--headless`` prints the story as events. Without an
+explicit ``--protocol`` the headless demo tells the story twice: in
+ctl-heredoc (eager CTL frames, a framing error and its repair, a hallucinated
+result, a truncation) and then the same task with native-inc tool calls.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+
+from frontier.app.commands._agent_args import config_from_args
+
+DEFAULT_RATE = 60.0
+
+
+def main(args: argparse.Namespace) -> int:
+    explicit_protocol = getattr(args, "protocol", None)
+    explicit_approval = getattr(args, "approval", None)
+    config = config_from_args(args)
+    if config is None:
+        return 2
+    rate = DEFAULT_RATE if args.rate is None else args.rate
+    if not args.headless:
+        from frontier.app.commands.tui_main import run_tui
+
+        return run_tui(config, demo=True, demo_rate=rate)
+    return asyncio.run(_headless(config, explicit_protocol, explicit_approval, args.json, rate))
+
+
+async def _headless(config, protocol, approval, as_json, rate) -> int:  # type: ignore[no-untyped-def]
+    from dataclasses import replace
+
+    from frontier.app.agent.headless_run import run_headless
+
+    approver = None
+    if approval is None and not sys.stdin.isatty():
+        # Nobody to ask: approve what the script does, and say so.
+        config = replace(config, approval="auto")
+        if not as_json:
+            print(
+                "(no terminal on stdin: the demo approves its own patch and command; "
+                "run it in a terminal to be asked, or open the TUI with `frontier demo`)"
+            )
+    modes = [protocol] if protocol else ["ctl-heredoc", "native-inc"]
+    for mode in modes:
+        if not as_json:
+            print(f"\n═══ demo in {mode} mode ═══")
+        code = await run_headless(
+            replace(config, protocol=mode),
+            prompts=[],
+            as_json=as_json,
+            demo=True,
+            demo_rate=rate,
+            approver=approver,
+        )
+        if code != 0:
+            return code
+    return 0

@@ -1,0 +1,33 @@
+"""``frontier resume ID``: continue a stored session after reconciling in-flight calls."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+
+from frontier.app.commands._agent_args import config_from_args
+
+
+def main(args: argparse.Namespace) -> int:
+    config = config_from_args(args)
+    if config is None:
+        return 2
+    if not args.headless:
+        from frontier.app.commands.tui_main import run_tui
+
+        return run_tui(config, session_id=args.session_id)
+    if not args.prompt:
+        print("frontier resume --headless needs --prompt TEXT (the next message)", file=sys.stderr)
+        return 2
+    from frontier.app.agent.headless_run import run_headless
+
+    return asyncio.run(
+        run_headless(
+            config,
+            prompts=[args.prompt],
+            as_json=args.json,
+            max_turns=args.max_turns,
+            session_id=args.session_id,
+        )
+    )

@@ -1,0 +1,249 @@
+"""The turn state machine against a scripted provider and a recording boundary."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator
+from typing import Any
+
+import pytest
+from frontier.app.agent.loop import AgentLoop
+from frontier.app.agent.modes import get_mode
+from frontier.app.events import (
+    Event,
+    StreamStopped,
+    ToolCall,
+    ToolFinished,
+    ToolResult,
+    TurnEnded,
+)
+from frontier.app.providers.openai import Chunk, StreamEnd
+from frontier.tools.registry import default_registry
+
+
+def text_chunks(text: str, size: int = 7) -> list[dict[str, Any]]:
+    return [
+        {"choices": [{"delta": {"content": text[i : i + size]}, "finish_reason": None}]}
+        for i in range(0, len(text), size)
+    ]
+
+
+class ScriptedProvider:
+    """Plays one scripted response per request and logs what it was sent."""
+
+    def __init__(self, responses: list[tuple[list[dict[str, Any]], str]], log: list[str]) -> None:
+        self.responses = list(responses)
+        self.requests: list[list[dict[str, Any]]] = []
+        self.log = log
+        self.served_chunks = 0
+
+    async def stream(
+        self, messages: list[dict[str, Any]], *, tools: Any = None
+    ) -> AsyncIterator[Any]:
+        self.requests.append(json.loads(json.dumps(messages)))
+        chunks, finish = self.responses.pop(0)
+        for i, chunk in enumerate(chunks):
+            self.log.append(f"chunk {i}")
+            self.served_chunks += 1
+            yield Chunk(chunk, json.dumps(chunk), 0.0)
+        yield StreamEnd(finish)
+
+
+class RecordingBoundary:
+    def __init__(self, log: list[str], kind: str = "ok") -> None:
+        self.log = log
+        self.calls: list[ToolCall] = []
+        self.kind = kind
+
+    async def run(self, call: ToolCall) -> ToolResult:
+        self.log.append(f"run {call.id}")
+        self.calls.append(call)
+        return ToolResult(call.id, call.name, self.kind, f"output of {call.id}", exit_code=0)
+
+    async def run_batch(self, calls: list[ToolCall]) -> list[ToolResult]:
+        return [await self.run(c) for c in calls]
+
+    def cancel_running(self) -> bool:
+        return False
+
+
+def make_loop(responses, mode="ctl-heredoc", kind="ok"):  # type: ignore[no-untyped-def]
+    log: list[str] = []
+    events: list[Event] = []
+    provider = ScriptedProvider(responses, log)
+    boundary = RecordingBoundary(log, kind)
+    loop = AgentLoop(
+        provider=provider,
+        boundary=boundary,
+        registry=default_registry(),
+        mode=get_mode(mode),
+        emit=events.append,
+    )
+    return loop, provider, boundary, events, log
+
+
+READ = "call c1 read\narg path a.txt\nend\n"
+DONE = (text_chunks("All done."), "stop")
+
+
+async def test_ctl_call_runs_before_the_stream_ends() -> None:
+    """Eager execution: the call starts while later chunks are still to be read."""
+    first = text_chunks("Looking.\n" + READ + "\n" * 20, size=5)
+    loop, _provider, boundary, _events, log = make_loop([(first, "stop"), DONE])
+    ended = await loop.send("read a.txt")
+    assert ended.reason == "done"
+    run_at = log.index("run c1")
+    assert run_at < log.index(f"chunk {len(first) - 1}"), log
+    assert [c.id for c in boundary.calls] == ["c1"]
+
+
+async def test_result_frame_goes_back_with_exact_byte_count() -> None:
+    loop, provider, *_ = make_loop([(text_chunks(READ), "stop"), DONE])
+    await loop.send("go")
+    feedback = provider.requests[1][-1]
+    assert feedback["role"] == "user"
+    assert feedback["content"] == "result c1 exit=0 12\noutput of c1\nend\n"
+
+
+async def test_text_after_a_call_stops_the_stream_and_is_not_kept() -> None:
+    hallucinated = READ + "result c1 exit=0 5\nhello\nend\nMore text the model invented.\n"
+    chunks = text_chunks(hallucinated, size=3)
+    loop, provider, _boundary, events, _log = make_loop([(chunks, "stop"), DONE])
+    await loop.send("go")
+    stops = [e for e in events if isinstance(e, StreamStopped)]
+    assert len(stops) == 1 and stops[0].offset == len(READ)
+    assert provider.served_chunks < len(chunks) + len(DONE[0])
+    assistant = provider.requests[1][-2]
+    assert assistant == {"role": "assistant", "content": READ}
+
+
+async def test_contract_error_is_fed_back_and_earlier_calls_stand() -> None:
+    bad = READ + "call c2 write\narg path b.txt\narg content 3\nhello\nend\n"
+    loop, provider, boundary, _events, _log = make_loop([(text_chunks(bad), "stop"), DONE])
+    ended = await loop.send("go")
+    assert ended.reason == "done"
+    assert [c.id for c in boundary.calls] == ["c1"]
+    feedback = provider.requests[1][-1]["content"]
+    assert feedback.startswith("result c1 exit=0")
+    assert "error contract (unexpected_line)" in feedback
+    assert "declared 3 bytes" in feedback
+
+
+async def test_repairs_are_bounded() -> None:
+    bad = (text_chunks("call c1 read\narg path 2\nabc\nend\n"), "stop")
+    loop, provider, *_ = make_loop([bad, bad, bad, bad, DONE])
+    ended = await loop.send("go")
+    assert ended.reason == "repair_limit"
+    assert len(provider.requests) == 4
+
+
+async def test_truncated_ctl_frame_keeps_completed_calls() -> None:
+    cut = READ + "call c2 read\narg path b."
+    loop, provider, boundary, events, _log = make_loop([(text_chunks(cut), "length"), DONE])
+    await loop.send("go")
+    assert [c.id for c in boundary.calls] == ["c1"]
+    truncated = [
+        e.result for e in events if isinstance(e, ToolFinished) and e.result.kind == "truncated"
+    ]
+    assert [r.call_id for r in truncated] == ["c2"]
+    feedback = provider.requests[1][-1]["content"]
+    assert "error truncated" in feedback and "c2" in feedback
+
+
+def native_chunks(calls: list[tuple[str, str, str]], pieces: int = 3) -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = []
+    for index, (call_id, name, args) in enumerate(calls):
+        out.append(
+            {
+                "choices": [
+                    {
+                        "delta": {
+                            "tool_calls": [
+                                {
+                                    "index": index,
+                                    "id": call_id,
+                                    "type": "function",
+                                    "function": {"name": name, "arguments": ""},
+                                }
+                            ]
+                        }
+                    }
+                ]
+            }
+        )
+        step = max(1, len(args) // pieces)
+        for i in range(0, len(args), step):
+            out.append(
+                {
+                    "choices": [
+                        {
+                            "delta": {
+                                "tool_calls": [
+                                    {"index": index, "function": {"arguments": args[i : i + step]}}
+                                ]
+                            }
+                        }
+                    ]
+                }
+            )
+    return out
+
+
+async def test_native_eos_truncation_runs_nothing() -> None:
+    chunks = native_chunks([("a", "read", '{"path": "a.txt"}'), ("b", "read", '{"path": "b')])
+    responses = [(chunks, "length"), DONE]
+    loop, provider, boundary, _events, _log = make_loop(responses, mode="native-eos")
+    await loop.send("go")
+    assert boundary.calls == []
+    assert "error truncated" in provider.requests[1][-1]["content"]
+
+
+async def test_native_inc_runs_complete_index_before_stream_end() -> None:
+    chunks = native_chunks([("a", "read", '{"path": "a.txt"}'), ("b", "read", '{"path": "b.txt"}')])
+    final = {"choices": [{"delta": {}, "finish_reason": "tool_calls"}]}
+    loop, provider, boundary, _events, log = make_loop(
+        [([*chunks, final], "tool_calls"), DONE], mode="native-inc"
+    )
+    ended = await loop.send("go")
+    assert ended.reason == "done"
+    assert [c.id for c in boundary.calls] == ["a", "b"]
+    assert log.index("run a") < log.index(f"chunk {len(chunks)}")
+    history = provider.requests[1]
+    assert history[-3]["tool_calls"][0]["function"]["name"] == "read"
+    assert [m["tool_call_id"] for m in history[-2:]] == ["a", "b"]
+
+
+async def test_persistence_failure_ends_the_turn() -> None:
+    loop, provider, _boundary, events, _log = make_loop(
+        [(text_chunks(READ), "stop"), DONE], kind="session_persistence_failed"
+    )
+    ended = await loop.send("go")
+    assert ended.reason == "session_persistence_failed"
+    assert len(provider.requests) == 1
+    assert isinstance(events[-1], TurnEnded)
+
+
+@pytest.mark.parametrize("mode", ["ctl", "ctl-heredoc", "xml", "native-eos", "native-inc"])
+def test_every_mode_has_a_prompt_or_tools(mode: str) -> None:
+    m = get_mode(mode)
+    registry = default_registry()
+    prompt = m.system_prompt(registry)
+    if m.native:
+        assert m.tools(registry)
+    else:
+        assert "apply_patch" in prompt and m.tools(registry) is None
+
+
+@pytest.mark.parametrize("mode", ["ctl", "ctl-heredoc"])
+def test_the_prompt_example_is_valid_ctl(mode: str) -> None:
+    """The example that teaches the model must itself parse to one call, no error."""
+    from frontier.app.agent.prompts import CTL_HEREDOC, CTL_LENGTH
+    from frontier.app.cst.factory import make_transducer
+
+    teach = CTL_HEREDOC if mode == "ctl-heredoc" else CTL_LENGTH
+    example = teach.split("\n", teach.count("\n"))
+    start = next(i for i, line in enumerate(example) if line.startswith("Example"))
+    text = "\n".join(example[start + 1 :])
+    transducer = make_transducer(mode)
+    events = transducer.feed(text.encode()) + transducer.finish(True)
+    assert [e.type for e in events if e.type in ("call", "error")] == ["call"]
