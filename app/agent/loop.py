@@ -60,7 +60,9 @@ class Boundary(Protocol):
 
 
 class Store(Protocol):
-    def append_message(self, session_id: str, message: dict[str, Any]) -> None: ...
+    def append_message(
+        self, session_id: str, message: dict[str, Any], *, from_user: bool | None = None
+    ) -> None: ...
     def add_assistant_text(self, session_id: str, text: str) -> None: ...
     def add_contract_error(
         self, session_id: str, kind: str, message: str, offset: int, response_id: int | None = None
@@ -181,7 +183,7 @@ class AgentLoop:
                 "their outcome as reconciled from the files and the log:)\n" + frames + "\n" + text
             )
             self.carried = []
-        self._append({"role": "user", "content": text})
+        self._append({"role": "user", "content": text}, from_user=True)
         repairs = 0
         for _ in range(self.max_turns):
             response = await self._respond()
@@ -408,10 +410,14 @@ class AgentLoop:
         if feedback:
             self._append({"role": "user", "content": feedback})
 
-    def _append(self, message: dict[str, Any]) -> None:
+    def _append(self, message: dict[str, Any], *, from_user: bool = False) -> None:
+        """Add to history and commit it; ``from_user`` marks what the person typed."""
         self.messages.append(message)
-        if self.session_id is not None:
-            self._store("append_message", self.session_id, message)
+        if self.session_id is not None and self.store is not None:
+            try:
+                self.store.append_message(self.session_id, message, from_user=from_user)
+            except Exception as exc:
+                raise PersistenceFailed(f"session store: append_message failed: {exc}") from exc
 
     def _store(self, method: str, *args: Any) -> Any:
         if self.store is None:

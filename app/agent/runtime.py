@@ -6,11 +6,9 @@ they differ only in the approver and the observer they pass in.
 
 from __future__ import annotations
 
-import shutil
 import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -18,11 +16,8 @@ from frontier.app.agent.loop import AgentLoop
 from frontier.app.agent.modes import get_mode
 from frontier.app.config import Config
 from frontier.app.events import Event, ToolResult
+from frontier.app.providers.demo_script import DEMO_MODEL, DEMO_TASK
 from frontier.tools.contract import Approver
-
-DEMO_BASE_URL = "http://demo.invalid/v1"
-DEMO_MODEL = "frontier-demo"
-DEMO_PROMPT = "Add a --shout flag to the greet CLI and run the tests."
 
 
 @dataclass
@@ -48,13 +43,9 @@ class Runtime:
 
 def demo_workspace() -> Path:
     """A scratch copy of the bundled sample project: the demo never touches user files."""
-    target = Path(tempfile.mkdtemp(prefix="frontier-demo-"))
-    source = resources.files("frontier.app") / "demo_project"
-    with resources.as_file(source) as src:
-        shutil.copytree(
-            src, target, dirs_exist_ok=True, ignore=shutil.ignore_patterns("__pycache__")
-        )
-    return target
+    from frontier.app.providers.demo import make_demo_workspace
+
+    return make_demo_workspace(Path(tempfile.mkdtemp(prefix="frontier-demo-")))
 
 
 def create_runtime(
@@ -74,6 +65,7 @@ def create_runtime(
     ``protocol`` is the mode the user asked for explicitly; without it a resumed
     session keeps its own mode and a new one uses ``config.protocol``.
     """
+    from frontier.app.providers.demo import DEMO_BASE_URL
     from frontier.app.providers.openai import OpenAIProvider
     from frontier.app.session.store import SessionStore
     from frontier.tools.boundary import ToolBoundary
@@ -101,11 +93,9 @@ def create_runtime(
         base_url = DEMO_BASE_URL if demo else config.base_url
     mode = get_mode(mode_name)
     if demo:
-        from frontier.app.providers.demo import DemoTransport
+        from frontier.app.providers.demo import demo_provider
 
-        provider = OpenAIProvider(
-            DEMO_BASE_URL, DEMO_MODEL, transport=DemoTransport(mode.name, rate=demo_rate)
-        )
+        provider = demo_provider(mode.name, demo_rate)
     else:
         if not base_url:
             raise ValueError(
@@ -143,7 +133,7 @@ def create_runtime(
         model=model,
         mode=mode.name,
         base_url=base_url,
-        demo_prompts=[DEMO_PROMPT] if demo and not messages else [],
+        demo_prompts=[DEMO_TASK] if demo and not messages else [],
         recovered=recovered,
     )
     runtime._closers.extend([provider.aclose, store.close])

@@ -1,0 +1,79 @@
+"""``frontier sessions [--json]`` — list stored sessions, newest first."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from datetime import datetime
+
+from frontier.app.session.store import SessionInfo, SessionStore, StoreError, default_path
+
+COLUMNS = ("ID", "STARTED", "WORKSPACE", "MODEL", "MODE", "TURNS", "STATE")
+
+
+def main(args: argparse.Namespace) -> int:
+    path = default_path()
+    as_json = bool(getattr(args, "json", False))
+    if not path.exists():
+        return _empty(as_json, path)
+    try:
+        with SessionStore.open(path) as store:
+            sessions = store.list_sessions()
+    except StoreError as exc:
+        print(f"frontier sessions: {exc}", file=sys.stderr)
+        return 1
+    if not sessions:
+        return _empty(as_json, path)
+    if as_json:
+        print(json.dumps([s.to_json() for s in sessions], indent=2, ensure_ascii=False))
+    else:
+        print(format_table(sessions))
+    return 0
+
+
+def _empty(as_json: bool, path: object) -> int:
+    if as_json:
+        print("[]")
+    else:
+        print(
+            f"No sessions yet (looked in {path}). Start one with `frontier`, "
+            "or watch the scripted model with `frontier demo`."
+        )
+    return 0
+
+
+def format_table(sessions: list[SessionInfo]) -> str:
+    """Aligned columns; workspaces shortened with ``~`` and from the left when long."""
+    rows = [COLUMNS] + [
+        (
+            s.id,
+            datetime.fromtimestamp(s.started).strftime("%Y-%m-%d %H:%M"),
+            _short_path(s.workspace),
+            s.model,
+            s.mode,
+            str(s.turns),
+            s.state,
+        )
+        for s in sessions
+    ]
+    widths = [max(len(r[i]) for r in rows) for i in range(len(COLUMNS))]
+    right = {COLUMNS.index("TURNS")}
+    lines = []
+    for r in rows:
+        cells = [
+            c.rjust(w) if i in right else c.ljust(w)
+            for i, (c, w) in enumerate(zip(r, widths, strict=True))
+        ]
+        lines.append("  ".join(cells).rstrip())
+    return "\n".join(lines)
+
+
+def _short_path(path: str, limit: int = 40) -> str:
+    home = os.path.expanduser("~")
+    if home not in ("", "/") and (path == home or path.startswith(home + os.sep)):
+        path = "~" + path[len(home) :]
+    if len(path) > limit:
+        path = "…" + path[-(limit - 1) :]
+    return path

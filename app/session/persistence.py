@@ -1,0 +1,67 @@
+"""The session store as the tool boundary sees it (``tools.contract.Persistence``).
+
+The boundary calls, for every call that passed prepare and gate:
+``persist_call`` (before any side effect) → ``mark_started`` (just before the
+side effect) → ``commit_result`` (before the model sees the result). Each
+commits its own transaction and raises :class:`StoreError` on failure, which
+the boundary turns into ``session_persistence_failed``.
+
+CTL call ids are chosen by the model and may repeat across responses of one
+session, so the adapter remembers which stored call row each live id refers to.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import TYPE_CHECKING
+
+from frontier.app.events import ToolCall, ToolResult
+from frontier.app.session.store import SessionStore, StoreError
+
+if TYPE_CHECKING:
+    from frontier.tools.contract import Preview, ToolSpec
+
+
+class SessionPersistence:
+    """Implements ``frontier.tools.contract.Persistence`` for one session."""
+
+    def __init__(self, store: SessionStore, session_id: str) -> None:
+        self.store = store
+        self.session_id = session_id
+        self.response_id: int | None = None
+        """Set by the loop to the response whose stream confirmed the next calls."""
+        self._refs: dict[str, int] = {}
+        self._lock = threading.Lock()
+
+    def persist_call(self, call: ToolCall, spec: ToolSpec, preview: Preview) -> None:
+        """Commit the call row with each target's pre-image and expected post-image hash."""
+        seq = self.store.add_call(
+            self.session_id, call, spec, preview, response_id=self.response_id
+        )
+        with self._lock:
+            self._refs[call.id] = seq
+
+    def mark_started(self, call_id: str) -> None:
+        """Commit that the side effect is about to begin (→ ``interrupted`` after a crash)."""
+        ref = self._ref(call_id)
+        if ref is None:
+            raise StoreError(
+                f"mark_started({call_id!r}): no persisted call with that id in session "
+                f"{self.session_id}; persist_call must be committed before execution"
+            )
+        self.store.add_started(self.session_id, ref, call_id)
+
+    def commit_result(self, result: ToolResult) -> None:
+        """Commit the result row; a call rejected before persisting gets a result row alone."""
+        ref = self._ref(result.call_id)
+        self.store.add_result(self.session_id, ref, result)
+        with self._lock:
+            if ref is not None and self._refs.get(result.call_id) == ref:
+                del self._refs[result.call_id]
+
+    def _ref(self, call_id: str) -> int | None:
+        with self._lock:
+            ref = self._refs.get(call_id)
+        if ref is None:
+            ref = self.store.find_open_call(self.session_id, call_id)
+        return ref

@@ -1,0 +1,133 @@
+"""The session database schema, versioned with ``PRAGMA user_version``.
+
+Each migration is applied once, in order, inside its own transaction, so a
+database written by an older Frontier is upgraded in place on open and a crash
+during an upgrade leaves the previous version intact. A database newer than
+this code is refused (never downgraded or half-understood).
+
+Tables (all records are append-only except ``sessions.state/updated`` and a
+response's end fields):
+
+- ``sessions``: one row per conversation (workspace, model, base URL, mode).
+- ``messages``: the exact chat message dicts sent to the model, in order.
+- ``log``: the session's timeline — ``user`` / ``assistant`` text, ``call``
+  (args, target pre/post hashes), ``started``, ``result``, ``error`` — ordered
+  by ``seq``. A ``started``/``result`` row points at its call row via ``ref``
+  (CTL call ids are chosen by the model and may repeat across responses).
+- ``responses`` / ``stream_events``: each model response's raw SSE ``data``
+  strings with arrival times, for replay and ``frontier check``.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Sequence
+
+V1 = """
+CREATE TABLE sessions (
+    id        TEXT PRIMARY KEY,
+    created   REAL NOT NULL,
+    updated   REAL NOT NULL,
+    workspace TEXT NOT NULL,
+    model     TEXT NOT NULL,
+    base_url  TEXT,
+    mode      TEXT NOT NULL,
+    state     TEXT NOT NULL DEFAULT 'active'
+);
+CREATE TABLE messages (
+    seq        INTEGER PRIMARY KEY AUTOINCREMENT,
+    session_id TEXT NOT NULL REFERENCES sessions(id),
+    t          REAL NOT NULL,
+    role       TEXT NOT NULL,
+    body       TEXT NOT NULL
+);
+CREATE INDEX messages_session ON messages(session_id, seq);
+CREATE TABLE log (
+    seq         INTEGER PRIMARY KEY AUTOINCREMENT,
+    session_id  TEXT NOT NULL REFERENCES sessions(id),
+    t           REAL NOT NULL,
+    type        TEXT NOT NULL
+                CHECK (type IN ('user', 'assistant', 'call', 'started', 'result', 'error')),
+    call_id     TEXT,
+    ref         INTEGER REFERENCES log(seq),
+    response_id INTEGER,
+    data        TEXT NOT NULL
+);
+CREATE INDEX log_session ON log(session_id, seq);
+CREATE INDEX log_ref ON log(ref);
+CREATE TABLE responses (
+    id            INTEGER PRIMARY KEY AUTOINCREMENT,
+    session_id    TEXT NOT NULL REFERENCES sessions(id),
+    t             REAL NOT NULL,
+    mode          TEXT NOT NULL,
+    model         TEXT NOT NULL,
+    request_index INTEGER NOT NULL,
+    finish_reason TEXT,
+    ended         REAL
+);
+CREATE INDEX responses_session ON responses(session_id, id);
+CREATE TABLE stream_events (
+    response_id INTEGER NOT NULL REFERENCES responses(id),
+    seq         INTEGER NOT NULL,
+    t           REAL NOT NULL,
+    data        TEXT NOT NULL,
+    PRIMARY KEY (response_id, seq)
+) WITHOUT ROWID;
+"""
+
+MIGRATIONS: Sequence[str] = (V1,)
+"""``MIGRATIONS[i]`` upgrades a database from version ``i`` to ``i + 1``. Append only."""
+
+
+class SchemaError(RuntimeError):
+    """The database cannot be used by this version of Frontier."""
+
+
+def current_version() -> int:
+    return len(MIGRATIONS)
+
+
+def migrate(conn: sqlite3.Connection, migrations: Sequence[str] | None = None) -> int:
+    """Bring ``conn``'s database up to the newest version; returns that version.
+
+    ``conn`` must be in autocommit mode (``isolation_level=None``): each step
+    runs in an explicit ``BEGIN IMMEDIATE`` transaction that re-reads the
+    version, so two processes opening a fresh database at once migrate it once.
+    """
+    steps = MIGRATIONS if migrations is None else migrations
+    target = len(steps)
+    while True:
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            version = conn.execute("PRAGMA user_version").fetchone()[0]
+            if version > target:
+                raise SchemaError(
+                    f"the session database is schema v{version} but this Frontier knows "
+                    f"only up to v{target}: upgrade Frontier, or point FRONTIER_DATA_DIR "
+                    "at another directory"
+                )
+            if version == target:
+                conn.execute("COMMIT")
+                return version
+            for statement in _statements(steps[version]):
+                conn.execute(statement)
+            conn.execute(f"PRAGMA user_version = {version + 1}")
+            conn.execute("COMMIT")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+
+
+def _statements(script: str) -> list[str]:
+    """Split a migration script into statements (``executescript`` would auto-commit)."""
+    out: list[str] = []
+    buf = ""
+    for line in script.splitlines(keepends=True):
+        buf += line
+        if sqlite3.complete_statement(buf):
+            if buf.strip():
+                out.append(buf.strip())
+            buf = ""
+    if buf.strip():
+        raise SchemaError(f"incomplete statement in migration: {buf.strip()[:60]!r}")
+    return out

@@ -1,0 +1,203 @@
+"""Recovery: calls without results are reconciled from hashes and start marks, never re-run."""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+import pytest
+from frontier.app.events import ToolCall, ToolResult
+from frontier.app.session.store import SessionStore
+from frontier.tools.contract import FilePreview, Preview, ToolSpec
+from hypothesis import given
+from hypothesis import strategies as st
+
+SHELL = ToolSpec("shell", "", {}, sequential=True, kind="exec")
+PATCH = ToolSpec("apply_patch", "", {}, sequential=True, mutates=True, kind="edit")
+
+
+def h(data: bytes | None) -> str | None:
+    return None if data is None else hashlib.sha256(data).hexdigest()
+
+
+def persist_mutation(
+    store: SessionStore, sid: str, changes: dict[str, tuple[bytes | None, bytes | None]], cid="p1"
+) -> None:
+    files = tuple(
+        FilePreview(p, None, None, "", h(pre), h(post)) for p, (pre, post) in changes.items()
+    )
+    persistence = store.persistence(sid)
+    persistence.persist_call(
+        ToolCall(cid, "apply_patch", {"patch": "…"}), PATCH, Preview("diff", files)
+    )
+    persistence.mark_started(cid)
+
+
+def put(root: Path, path: str, data: bytes | None) -> None:
+    p = root / path
+    if data is None:
+        p.unlink(missing_ok=True)
+    else:
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_bytes(data)
+
+
+@pytest.fixture
+def env(tmp_path: Path):
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    store = SessionStore.open(tmp_path / "sessions.db")
+    sid = store.create_session(str(ws), "m", None, "ctl")
+    yield store, sid, ws
+    store.close()
+
+
+CHANGES = {"a.py": (b"old a\n", b"new a\n"), "pkg/b.py": (b"old b\n", b"new b\n")}
+
+
+def test_mutation_fully_written_is_applied(env) -> None:
+    store, sid, ws = env
+    persist_mutation(store, sid, CHANGES)
+    for path, (_, post) in CHANGES.items():
+        put(ws, path, post)
+    (result,) = store.recover(sid)
+    assert result.kind == "applied" and result.ok
+    assert "Do not apply it again" in result.output
+    assert result.meta["recovered"] is True
+
+
+def test_mutation_not_written_is_not_applied(env) -> None:
+    store, sid, ws = env
+    persist_mutation(store, sid, CHANGES)
+    for path, (pre, _) in CHANGES.items():
+        put(ws, path, pre)
+    (result,) = store.recover(sid)
+    assert result.kind == "not_applied"
+    assert "Issue the change again" in result.output
+
+
+def test_half_written_mutation_is_diverged_and_names_each_file(env) -> None:
+    store, sid, ws = env
+    persist_mutation(store, sid, CHANGES)
+    put(ws, "a.py", b"new a\n")
+    put(ws, "pkg/b.py", b"old b\n")
+    (result,) = store.recover(sid)
+    assert result.kind == "diverged"
+    assert "a.py: has the approved change" in result.output
+    assert "pkg/b.py: unchanged" in result.output
+    assert result.meta["files"]["a.py"]["state"] == "applied"
+
+
+def test_file_changed_by_someone_else_is_diverged_with_hashes(env) -> None:
+    store, sid, ws = env
+    persist_mutation(store, sid, {"a.py": (b"old\n", b"new\n")})
+    put(ws, "a.py", b"edited by hand\n")
+    (result,) = store.recover(sid)
+    assert result.kind == "diverged"
+    old, new, now = h(b"old\n")[:12], h(b"new\n")[:12], h(b"edited by hand\n")[:12]
+    assert f"expected {old} before or {new} after, found {now}" in result.output
+    assert "Read these files" in result.output
+
+
+def test_creation_and_deletion_compare_by_absence(env) -> None:
+    store, sid, ws = env
+    persist_mutation(store, sid, {"new.py": (None, b"hello\n"), "gone.py": (b"bye\n", None)})
+    put(ws, "new.py", b"hello\n")
+    (result,) = store.recover(sid)
+    assert result.kind == "applied"
+    persist_mutation(store, sid, {"new2.py": (None, b"x\n"), "old.py": (b"y\n", None)}, cid="p2")
+    put(ws, "old.py", b"y\n")
+    (result,) = store.recover(sid)
+    assert result.kind == "not_applied"
+
+
+def test_exec_call_that_started_is_interrupted(env) -> None:
+    store, sid, _ = env
+    p = store.persistence(sid)
+    p.persist_call(
+        ToolCall("c1", "shell", {"command": "make"}), SHELL, Preview("command", command="make")
+    )
+    p.mark_started("c1")
+    (result,) = store.recover(sid)
+    assert result.kind == "interrupted"
+    assert "outcome unknown: check before retrying" in result.output
+
+
+def test_exec_call_never_started_is_not_executed(env) -> None:
+    store, sid, _ = env
+    p = store.persistence(sid)
+    p.persist_call(
+        ToolCall("c1", "shell", {"command": "make"}), SHELL, Preview("command", command="make")
+    )
+    (result,) = store.recover(sid)
+    assert result.kind == "not_executed"
+    assert "did not run" in result.output
+
+
+def test_recovery_is_committed_ordered_and_idempotent(env, tmp_path: Path) -> None:
+    store, sid, ws = env
+    p = store.persistence(sid)
+    p.persist_call(ToolCall("c1", "read", {"path": "x"}), ToolSpec("read", "", {}), Preview("none"))
+    p.mark_started("c1")
+    p.commit_result(ToolResult("c1", "read", "ok", "done"))
+    p.persist_call(ToolCall("c2", "shell", {}), SHELL, Preview("command", command="ls"))
+    p.mark_started("c2")
+    p.persist_call(ToolCall("c3", "shell", {}), SHELL, Preview("command", command="ls"))
+    store.close()
+    with SessionStore.open(store.path) as again:
+        results = again.recover(sid, ws)
+        assert [(r.call_id, r.kind) for r in results] == [
+            ("c2", "interrupted"),
+            ("c3", "not_executed"),
+        ]
+        assert again.recover(sid, ws) == []
+        assert [c.result.kind for c in again.calls(sid)] == ["ok", "interrupted", "not_executed"]
+    with SessionStore.open(store.path) as third:
+        assert third.unresolved_calls(sid) == []
+
+
+def test_recovery_uses_the_session_workspace_by_default(env) -> None:
+    store, sid, ws = env
+    persist_mutation(store, sid, {"a.py": (b"1", b"2")})
+    put(ws, "a.py", b"2")
+    assert store.recover(sid)[0].kind == "applied"
+
+
+STATES = st.sampled_from(["pre", "post", "other", "absent"])
+
+
+@given(states=st.lists(STATES, min_size=1, max_size=4))
+def test_recovery_kind_follows_file_states(tmp_path_factory, states: list[str]) -> None:
+    """applied iff every file is at post; not_applied iff every file is at pre; else diverged."""
+    root = tmp_path_factory.mktemp("prop")
+    ws = root / "ws"
+    ws.mkdir()
+    with SessionStore.open(root / "s.db") as store:
+        sid = store.create_session(str(ws), "m", None, "ctl")
+        changes = {
+            f"f{i}.txt": (f"pre {i}".encode(), f"post {i}".encode()) for i in range(len(states))
+        }
+        persist_mutation(store, sid, changes)
+        for (path, (pre, post)), state in zip(changes.items(), states, strict=True):
+            put(ws, path, {"pre": pre, "post": post, "other": b"zzz", "absent": None}[state])
+        (result,) = store.recover(sid)
+    expected = (
+        "applied"
+        if set(states) == {"post"}
+        else "not_applied"
+        if set(states) == {"pre"}
+        else "diverged"
+    )
+    assert result.kind == expected
+    if expected == "diverged":
+        for i, state in enumerate(states):
+            assert f"f{i}.txt" in result.output
+            assert (
+                result.meta["files"][f"f{i}.txt"]["state"]
+                == {
+                    "pre": "unchanged",
+                    "post": "applied",
+                    "other": "other",
+                    "absent": "other",
+                }[state]
+            )
