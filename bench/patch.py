@@ -1,0 +1,256 @@
+"""apply_patch vs ``git apply`` on real multi-file diffs between released package versions.
+
+Usage:  .venv/bin/python bench/patch.py [--repeat N] [--cache DIR] [--pairs NAME:OLD:NEW ...]
+
+For each pair the sdists are fetched once with ``pip download --no-deps
+--no-binary :all:`` into a cache under /tmp (never committed), their text files
+are diffed with ``git diff --no-index -M``, and in the same run we measure:
+
+* time: in-process ``apply_patch`` (what the agent pays) vs the whole-process
+  time of ``git apply`` on the same patch and tree (median of N fresh copies);
+* correctness: the patched tree equals the new version byte for byte;
+* robustness: success rate with every hunk header shifted by ±12 lines, and
+  with trailing whitespace added to every context line (git apply has no
+  tolerance for the latter unless told ``--ignore-whitespace``);
+* start-up: ``frontier apply-patch --dry-run`` on a one-line patch vs
+  ``python -c "import unidiff"`` (same interpreter).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tarfile
+import time
+from pathlib import Path
+
+from frontier.tools.patch_engine import PatchError, apply_patch
+
+PAIRS = [
+    ("six", "1.15.0", "1.16.0"),
+    ("click", "8.1.3", "8.1.7"),
+    ("requests", "2.31.0", "2.32.3"),
+    ("rich", "13.5.2", "13.7.1"),
+]
+TEXT_SUFFIXES = {".py", ".md", ".rst", ".txt", ".cfg", ".toml", ".ini", ".in", ".yml", ".yaml"}
+HEADER = re.compile(r"^@@ -(\d+)(,\d+)? \+(\d+)(,\d+)? @@", re.M)
+PY = sys.executable
+
+
+def fetch(cache: Path, name: str, version: str) -> Path:
+    tree = cache / "trees" / f"{name}-{version}"
+    if tree.is_dir():
+        return tree
+    sdists = cache / "sdists"
+    sdists.mkdir(parents=True, exist_ok=True)
+    found = list(sdists.glob(f"{name}-{version}.tar.gz"))
+    if not found:
+        subprocess.run(
+            [
+                PY,
+                "-m",
+                "pip",
+                "download",
+                "-q",
+                "--no-deps",
+                "--no-binary",
+                ":all:",
+                "-d",
+                str(sdists),
+                f"{name}=={version}",
+            ],
+            check=True,
+        )
+        found = list(sdists.glob(f"{name}-{version}.tar.gz"))
+    tmp = cache / "trees" / f".{name}-{version}.tmp"
+    shutil.rmtree(tmp, ignore_errors=True)
+    with tarfile.open(found[0]) as tar:
+        tar.extractall(tmp, filter="data")
+    (top,) = list(tmp.iterdir())
+    tree.mkdir(parents=True)
+    for path in sorted(top.rglob("*")):
+        if path.is_file() and path.suffix in TEXT_SUFFIXES and "PKG-INFO" not in path.name:
+            dest = tree / path.relative_to(top)
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(path, dest)
+    shutil.rmtree(tmp)
+    return tree
+
+
+def make_patch(cache: Path, old: Path, new: Path) -> str:
+    res = subprocess.run(
+        [
+            "git",
+            "diff",
+            "--no-index",
+            "--no-color",
+            "-M",
+            "--src-prefix=a/",
+            "--dst-prefix=b/",
+            old.name,
+            new.name,
+        ],
+        cwd=old.parent,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if res.returncode not in (0, 1):
+        raise RuntimeError(res.stderr)
+    either = f"(?:{re.escape(old.name)}|{re.escape(new.name)})"
+    text = res.stdout
+    text = re.sub(
+        rf"^diff --git a/{either}/(\S+) b/{either}/", r"diff --git a/\1 b/", text, flags=re.M
+    )
+    for head in ("--- a/", r"\+\+\+ b/", "rename from ", "rename to "):
+        text = re.sub(rf"^({head}){either}/", r"\1", text, flags=re.M)
+    return text
+
+
+def shifted(patch: str, seed: int) -> str:
+    rng = random.Random(seed)
+
+    def move(m: re.Match[str]) -> str:
+        a, c = int(m.group(1)), int(m.group(3))
+        if a == 0:
+            return m.group(0)
+        d = rng.choice([-12, -6, 6, 12])
+        return f"@@ -{max(1, a + d)}{m.group(2) or ''} +{max(1, c + d)}{m.group(4) or ''} @@"
+
+    return HEADER.sub(move, patch)
+
+
+def trailing_ws(patch: str) -> str:
+    out = []
+    in_hunk = False
+    for line in patch.splitlines(True):
+        if line.startswith("@@"):
+            in_hunk = True
+        elif line.startswith("diff --git"):
+            in_hunk = False
+        if in_hunk and line.startswith(" ") and line.endswith("\n"):
+            line = line[:-1] + "  \n"
+        out.append(line)
+    return "".join(out)
+
+
+def snapshot(root: Path) -> dict[str, bytes]:
+    return {
+        p.relative_to(root).as_posix(): p.read_bytes()
+        for p in sorted(root.rglob("*"))
+        if p.is_file()
+    }
+
+
+def run_ours(old: Path, work: Path, patch: str, fsync: bool = True) -> tuple[bool, float]:
+    """In-process apply; ``fsync=False`` stubs ``os.fsync`` to show what durability costs
+    (git apply does not fsync)."""
+    shutil.rmtree(work, ignore_errors=True)
+    shutil.copytree(old, work)
+    real_fsync = os.fsync
+    if not fsync:
+        os.fsync = lambda fd: None
+    t0 = time.perf_counter()
+    try:
+        apply_patch(work, patch)
+    except PatchError:
+        return False, time.perf_counter() - t0
+    finally:
+        os.fsync = real_fsync
+    return True, time.perf_counter() - t0
+
+
+def run_git(old: Path, work: Path, patch_file: Path) -> tuple[bool, float]:
+    shutil.rmtree(work, ignore_errors=True)
+    shutil.copytree(old, work)
+    t0 = time.perf_counter()
+    res = subprocess.run(["git", "apply", str(patch_file)], cwd=work, capture_output=True)
+    return res.returncode == 0, time.perf_counter() - t0
+
+
+def startup(cache: Path, repeat: int) -> tuple[float, float]:
+    root = cache / "startup"
+    shutil.rmtree(root, ignore_errors=True)
+    root.mkdir()
+    (root / "f.txt").write_text("a\n")
+    patch = "--- a/f.txt\n+++ b/f.txt\n@@ -1 +1 @@\n-a\n+b\n"
+    frontier = [PY, "-m", "frontier.app.cli", "apply-patch", "--root", str(root), "--dry-run"]
+    unidiff = [PY, "-c", "import unidiff"]
+    ours, ref = [], []
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        subprocess.run(frontier, input=patch, text=True, capture_output=True, check=True)
+        ours.append(time.perf_counter() - t0)
+        t0 = time.perf_counter()
+        subprocess.run(unidiff, check=True)
+        ref.append(time.perf_counter() - t0)
+    return statistics.median(ours), statistics.median(ref)
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--repeat", type=int, default=5)
+    ap.add_argument("--cache", type=Path, default=Path("/tmp/frontier-bench-patch"))
+    ap.add_argument("--pairs", nargs="*", metavar="NAME:OLD:NEW")
+    opts = ap.parse_args()
+    pairs = [tuple(p.split(":")) for p in opts.pairs] if opts.pairs else PAIRS
+    cache: Path = opts.cache
+    print(
+        f"{'pair':<26}{'files':>6}{'hunks':>6}{'ours ms':>9}{'no-fsync':>9}{'git ms':>8}"
+        f"{'ratio':>7}{'nf ratio':>9}{'same':>6}{'shift ours/git':>16}{'ws ours/git':>13}"
+    )
+    for name, v_old, v_new in pairs:
+        old, new = fetch(cache, name, v_old), fetch(cache, name, v_new)
+        patch = make_patch(cache, old, new)
+        files = patch.count("\ndiff --git ") + patch.startswith("diff --git")
+        hunks = len(HEADER.findall(patch))
+        work = cache / "work"
+        patch_file = cache / f"{name}.diff"
+        expect = snapshot(new)
+        ours_t, nosync_t, git_t, same = [], [], [], True
+        for _ in range(opts.repeat):
+            ok, t = run_ours(old, work, patch)
+            same = same and ok and snapshot(work) == expect
+            ours_t.append(t)
+            nosync_t.append(run_ours(old, work, patch, fsync=False)[1])
+            patch_file.write_text(patch)
+            ok, t = run_git(old, work, patch_file)
+            git_t.append(t)
+        variants = {}
+        for label, make in (
+            ("shift", lambda s, p=patch: shifted(p, s)),
+            ("ws", lambda s, p=patch: trailing_ws(p)),
+        ):
+            o_ok = g_ok = 0
+            trials = 3 if label == "shift" else 1
+            for seed in range(trials):
+                text = make(seed)
+                ok, _ = run_ours(old, work, text)
+                o_ok += ok and snapshot(work) == expect
+                patch_file.write_text(text)
+                ok, _ = run_git(old, work, patch_file)
+                g_ok += ok and snapshot(work) == expect
+            variants[label] = f"{100 * o_ok // trials}%/{100 * g_ok // trials}%"
+        o_ms, g_ms = statistics.median(ours_t) * 1000, statistics.median(git_t) * 1000
+        n_ms = statistics.median(nosync_t) * 1000
+        print(
+            f"{name + ' ' + v_old + '->' + v_new:<26}{files:>6}{hunks:>6}{o_ms:>9.1f}{n_ms:>9.1f}"
+            f"{g_ms:>8.1f}{o_ms / g_ms:>7.2f}{n_ms / g_ms:>9.2f}{'yes' if same else 'NO':>6}"
+            f"{variants['shift']:>16}{variants['ws']:>13}"
+        )
+    s_ours, s_ref = startup(cache, max(5, opts.repeat))
+    print(
+        f"\nstart-up: frontier apply-patch {s_ours * 1000:.0f} ms vs python -c 'import unidiff' "
+        f"{s_ref * 1000:.0f} ms (ratio {s_ours / s_ref:.2f})"
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,250 @@
+"""The whole loop against a real HTTP server on 127.0.0.1 (aiohttp), real tools and store.
+
+Each test scripts the server's stream and then checks the files on disk and the
+messages the model is sent next: confirmed calls stay executed, nothing
+unconfirmed runs, whatever the network does.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+from aiohttp import web
+from frontier.app.agent.loop import AgentLoop
+from frontier.app.agent.modes import get_mode
+from frontier.app.events import Event, Retry, ToolFinished
+from frontier.app.providers.openai import OpenAIProvider
+from frontier.app.session.store import SessionStore
+from frontier.tools.boundary import ToolBoundary
+from frontier.tools.policy import PolicyApprover
+from frontier.tools.registry import default_registry
+
+Handler = Callable[[web.Request, int], Awaitable[web.StreamResponse]]
+
+
+def sse(obj: Any) -> bytes:
+    return f"data: {json.dumps(obj)}\n\n".encode()
+
+
+def content(text: str) -> bytes:
+    return sse({"choices": [{"index": 0, "delta": {"content": text}, "finish_reason": None}]})
+
+
+def finish(reason: str = "stop") -> bytes:
+    return (
+        sse({"choices": [{"index": 0, "delta": {}, "finish_reason": reason}]}) + b"data: [DONE]\n\n"
+    )
+
+
+def write_call(call_id: str, path: str, text: str) -> str:
+    return f"call {call_id} write\narg path {path}\narg content <<EOF\n{text}\nEOF\nend\n"
+
+
+TWO_AND_A_HALF = (
+    "Writing three files.\n"
+    + write_call("c1", "one.txt", "first")
+    + write_call("c2", "two.txt", "second")
+    + "call c3 write\narg path three.txt\narg content <<EOF\nthi"
+)
+DONE_BODY = content("All done.") + finish()
+
+
+@dataclass
+class Server:
+    url: str = ""
+    handlers: list[Handler] = field(default_factory=list)
+    requests: list[dict[str, Any]] = field(default_factory=list)
+
+    async def dispatch(self, request: web.Request) -> web.StreamResponse:
+        self.requests.append(await request.json())
+        index = len(self.requests) - 1
+        handler = self.handlers[min(index, len(self.handlers) - 1)]
+        return await handler(request, index)
+
+
+@pytest.fixture
+async def server() -> AsyncIterator[Server]:
+    srv = Server()
+    app = web.Application()
+    app.router.add_post("/v1/chat/completions", srv.dispatch)
+    runner = web.AppRunner(app, shutdown_timeout=1.0)
+    await runner.setup()
+    site = web.TCPSite(runner, "127.0.0.1", 0)
+    await site.start()
+    port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+    srv.url = f"http://127.0.0.1:{port}/v1"
+    yield srv
+    await runner.cleanup()
+
+
+async def start_sse(request: web.Request) -> web.StreamResponse:
+    resp = web.StreamResponse(headers={"Content-Type": "text/event-stream"})
+    await resp.prepare(request)
+    return resp
+
+
+def body_handler(body: bytes, *, byte_by_byte: bool = False) -> Handler:
+    async def handler(request: web.Request, index: int) -> web.StreamResponse:
+        resp = await start_sse(request)
+        if byte_by_byte:
+            for i in range(len(body)):
+                await resp.write(body[i : i + 1])
+        else:
+            await resp.write(body)
+        await resp.write_eof()
+        return resp
+
+    return handler
+
+
+def dropping_handler(body: bytes) -> Handler:
+    """Send ``body`` then drop the TCP connection without finishing the response."""
+
+    async def handler(request: web.Request, index: int) -> web.StreamResponse:
+        resp = await start_sse(request)
+        await resp.write(body)
+        assert request.transport is not None
+        request.transport.close()
+        return resp
+
+    return handler
+
+
+def stalling_handler(body: bytes, release: asyncio.Event) -> Handler:
+    async def handler(request: web.Request, index: int) -> web.StreamResponse:
+        resp = await start_sse(request)
+        await resp.write(body)
+        await release.wait()
+        return resp
+
+    return handler
+
+
+@dataclass
+class Rig:
+    loop: AgentLoop
+    events: list[Event]
+    root: Path
+    store: SessionStore
+    session_id: str
+
+
+@pytest.fixture
+def make_rig(tmp_path: Path) -> Callable[..., Rig]:
+    stores: list[SessionStore] = []
+
+    def build(url: str, *, read_timeout: float = 30.0, sleep: Any = None) -> Rig:
+        root = tmp_path / "ws"
+        root.mkdir(exist_ok=True)
+        store = SessionStore.open(tmp_path / "sessions.db")
+        stores.append(store)
+        sid = store.create_session(str(root), "m", url, "ctl-heredoc")
+        events: list[Event] = []
+        registry = default_registry()
+        boundary = ToolBoundary(
+            registry, root, PolicyApprover("auto"), store.persistence(sid), emit=events.append
+        )
+        kwargs: dict[str, Any] = {"read_timeout": read_timeout}
+        if sleep is not None:
+            kwargs["sleep"] = sleep
+        provider = OpenAIProvider(url, "m", **kwargs)
+        loop = AgentLoop(
+            provider=provider,
+            boundary=boundary,
+            registry=registry,
+            mode=get_mode("ctl-heredoc"),
+            emit=events.append,
+            store=store,
+            session_id=sid,
+            model="m",
+        )
+        return Rig(loop, events, root, store, sid)
+
+    yield build  # type: ignore[misc]
+    for store in stores:
+        store.close()
+
+
+def results(rig: Rig) -> dict[str, str]:
+    return {e.result.call_id: e.result.kind for e in rig.events if isinstance(e, ToolFinished)}
+
+
+async def test_disconnect_mid_frame_keeps_confirmed_calls(server: Server, make_rig) -> None:  # type: ignore[no-untyped-def]
+    server.handlers = [dropping_handler(content(TWO_AND_A_HALF)), body_handler(DONE_BODY)]
+    rig = make_rig(server.url)
+    ended = await rig.loop.send("write the files")
+    assert ended.reason == "done"
+    assert (rig.root / "one.txt").read_text() == "first\n"
+    assert (rig.root / "two.txt").read_text() == "second\n"
+    assert not (rig.root / "three.txt").exists()
+    assert results(rig) == {"c1": "ok", "c2": "ok", "c3": "truncated"}
+    feedback = server.requests[1]["messages"][-1]["content"]
+    assert feedback.count("result c") == 2 and "error truncated" in feedback and "c3" in feedback
+    calls = rig.store.calls(rig.session_id)
+    assert sorted(c.call_id for c in calls) == ["c1", "c2"]
+
+
+async def test_read_stall_is_a_truncation(server: Server, make_rig) -> None:  # type: ignore[no-untyped-def]
+    release = asyncio.Event()
+    server.handlers = [stalling_handler(content(TWO_AND_A_HALF), release), body_handler(DONE_BODY)]
+    rig = make_rig(server.url, read_timeout=0.3)
+    try:
+        ended = await rig.loop.send("write the files")
+    finally:
+        release.set()
+    assert ended.reason == "done"
+    assert results(rig) == {"c1": "ok", "c2": "ok", "c3": "truncated"}
+    assert not (rig.root / "three.txt").exists()
+
+
+async def test_one_byte_tcp_writes_give_the_same_outcome(server: Server, make_rig) -> None:  # type: ignore[no-untyped-def]
+    text = "Two files.\n" + write_call("c1", "é.txt", "naïve ☃") + write_call("c2", "b.txt", "b")
+    body = b"".join(content(text[i : i + 3]) for i in range(0, len(text), 3)) + finish()
+    server.handlers = [body_handler(body, byte_by_byte=True), body_handler(DONE_BODY)]
+    rig = make_rig(server.url)
+    ended = await rig.loop.send("go")
+    assert ended.reason == "done"
+    assert (rig.root / "é.txt").read_text("utf-8") == "naïve ☃\n"
+    assert results(rig) == {"c1": "ok", "c2": "ok"}
+
+
+async def test_429_then_success_runs_each_call_once(server: Server, make_rig) -> None:  # type: ignore[no-untyped-def]
+    async def busy(request: web.Request, index: int) -> web.StreamResponse:
+        return web.Response(status=429, headers={"Retry-After": "1"}, text="slow down")
+
+    whole = content("One file.\n" + write_call("c1", "a.txt", "a")) + finish()
+    server.handlers = [busy, body_handler(whole), body_handler(DONE_BODY)]
+    delays: list[float] = []
+
+    async def fake_sleep(delay: float) -> None:
+        delays.append(delay)
+
+    rig = make_rig(server.url, sleep=fake_sleep)
+    ended = await rig.loop.send("go")
+    assert ended.reason == "done"
+    assert delays == [1.0]
+    assert [e.attempt for e in rig.events if isinstance(e, Retry)] == [1]
+    assert results(rig) == {"c1": "ok"}
+    assert len(rig.store.calls(rig.session_id)) == 1
+
+
+async def test_malformed_sse_lines_are_skipped(server: Server, make_rig) -> None:  # type: ignore[no-untyped-def]
+    text = write_call("c1", "a.txt", "a")
+    body = (
+        b"data: {not json\n\n"
+        + content(text[:10])
+        + b": comment\n\n"
+        + content(text[10:])
+        + finish()
+    )
+    server.handlers = [body_handler(body), body_handler(DONE_BODY)]
+    rig = make_rig(server.url)
+    ended = await rig.loop.send("go")
+    assert ended.reason == "done"
+    assert (rig.root / "a.txt").read_text() == "a\n"

@@ -1,0 +1,146 @@
+"""read / write / replace / multi acceptance cases, through the boundary."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from test_tools_fakes import call, make_boundary
+
+
+@pytest.fixture
+def f(tmp_path: Path) -> Path:
+    p = tmp_path / "f.py"
+    p.write_text("x = 1\ny = 2\nx = 1\nz = 3\n")
+    return p
+
+
+async def test_replace_two_matches_is_ambiguous_and_file_unchanged(tmp_path: Path, f: Path) -> None:
+    before = f.read_bytes()
+    r = await make_boundary(tmp_path).run(call("replace", path="f.py", old="x = 1", new="x = 9"))
+    assert r.kind == "error"
+    assert "ambiguous: 2 matches at lines 1, 3" in r.output
+    assert f.read_bytes() == before
+
+
+async def test_replace_zero_matches_is_not_found(tmp_path: Path, f: Path) -> None:
+    r = await make_boundary(tmp_path).run(call("replace", path="f.py", old="w = 0", new="w = 1"))
+    assert r.kind == "error" and "not found" in r.output
+
+
+async def test_replace_one_match_succeeds_and_reads_back(tmp_path: Path, f: Path) -> None:
+    r = await make_boundary(tmp_path).run(call("replace", path="f.py", old="y = 2", new="y = 20"))
+    assert r.kind == "ok", r.output
+    assert f.read_text() == "x = 1\ny = 20\nx = 1\nz = 3\n"
+
+
+async def test_replace_in_crlf_file_keeps_crlf(tmp_path: Path) -> None:
+    p = tmp_path / "w.txt"
+    p.write_bytes(b"a\r\nb\r\nc\r\n")
+    r = await make_boundary(tmp_path).run(call("replace", path="w.txt", old="a\nb\n", new="A\nB\n"))
+    assert r.kind == "ok", r.output
+    assert p.read_bytes() == b"A\r\nB\r\nc\r\n"
+
+
+async def test_multi_failing_in_the_middle_leaves_file_unchanged(tmp_path: Path, f: Path) -> None:
+    before = f.read_bytes()
+    edits = [
+        {"old": "y = 2", "new": "y = 3"},
+        {"old": "nope", "new": "x"},
+        {"old": "z", "new": "q"},
+    ]
+    r = await make_boundary(tmp_path).run(call("multi", path="f.py", edits=edits))
+    assert r.kind == "error" and "edit 2" in r.output and "no edit was applied" in r.output
+    assert f.read_bytes() == before
+
+
+async def test_multi_rejects_overlapping_edits(tmp_path: Path, f: Path) -> None:
+    edits = [{"old": "y = 2\nx", "new": "Y"}, {"old": "2\nx = 1\nz", "new": "Q"}]
+    r = await make_boundary(tmp_path).run(call("multi", path="f.py", edits=edits))
+    assert r.kind == "error" and "overlap" in r.output
+
+
+async def test_multi_applies_all_against_the_original(tmp_path: Path, f: Path) -> None:
+    edits = [{"old": "z = 3", "new": "z = 30"}, {"old": "y = 2", "new": "y = 20"}]
+    r = await make_boundary(tmp_path).run(call("multi", path="f.py", edits=edits))
+    assert r.kind == "ok", r.output
+    assert f.read_text() == "x = 1\ny = 20\nx = 1\nz = 30\n"
+
+
+async def test_write_creates_parents_and_keeps_mode(tmp_path: Path) -> None:
+    b = make_boundary(tmp_path)
+    r = await b.run(call("write", path="pkg/sub/new.py", content="print(1)\n"))
+    assert r.kind == "ok" and "created pkg/sub/new.py" in r.output
+    script = tmp_path / "run.sh"
+    script.write_text("old")
+    script.chmod(0o750)
+    await b.run(call("write", path="run.sh", content="new"))
+    assert script.read_text() == "new" and (script.stat().st_mode & 0o777) == 0o750
+
+
+async def test_read_window_binary_and_missing(tmp_path: Path) -> None:
+    (tmp_path / "big.txt").write_text("".join(f"row {i}\n" for i in range(1, 2001)))
+    (tmp_path / "blob.bin").write_bytes(b"\x00\x01\x02")
+    (tmp_path / "latin.txt").write_bytes(b"caf\xe9\n")
+    b = make_boundary(tmp_path)
+    r = await b.run(call("read", path="big.txt"))
+    assert r.output.splitlines()[-1] == (
+        "[showing lines 1–500 of 2000; call read with offset=501 to continue]"
+    )
+    r = await b.run(call("read", path="big.txt", offset=1999))
+    assert r.output.splitlines()[-1] == "[showing lines 1999–2000 of 2000]"
+    assert "binary" in (await b.run(call("read", path="blob.bin"))).output
+    r = await b.run(call("read", path="latin.txt"))
+    assert r.kind == "error" and "not UTF-8 text (invalid byte at offset 3)" in r.output
+    r = await b.run(call("read", path="nope.txt"))
+    assert r.kind == "error" and "no such file" in r.output
+    r = await b.run(call("read", path="big.txt", offset=5000))
+    assert "past the end" in r.output
+
+
+async def test_read_output_respects_the_byte_cap(tmp_path: Path) -> None:
+    (tmp_path / "wide.txt").write_text(("y" * 1000 + "\n") * 200)
+    r = await make_boundary(tmp_path).run(call("read", path="wide.txt"))
+    assert len(r.output.encode()) < 26 * 1024
+    assert "call read with offset=" in r.output
+
+
+ESCAPES = ["../x.txt", "/etc/passwd", "link/etc/passwd"]
+
+
+@pytest.mark.parametrize("target", ESCAPES, ids=["dotdot", "absolute", "symlink"])
+@pytest.mark.parametrize(
+    "tool,args",
+    [
+        ("read", {}),
+        ("write", {"content": "x"}),
+        ("replace", {"old": "root", "new": "toor"}),
+        ("multi", {"edits": [{"old": "root", "new": "toor"}]}),
+        ("grep", {"pattern": "root"}),
+    ],
+)
+async def test_escape_attempts_are_refused(
+    tmp_path: Path, target: str, tool: str, args: dict[str, object]
+) -> None:
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    (ws / "link").symlink_to("/")
+    r = await make_boundary(ws).run(call(tool, path=target, **args))
+    assert r.kind == "error"
+    assert "outside the workspace root" in r.output
+    assert not (tmp_path / "x.txt").exists()
+
+
+async def test_apply_patch_escape_via_symlink_is_refused(tmp_path: Path) -> None:
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    (ws / "link").symlink_to(tmp_path)
+    patch = "--- /dev/null\n+++ b/link/evil.txt\n@@ -0,0 +1 @@\n+x\n"
+    r = await make_boundary(ws).run(call("apply_patch", patch=patch))
+    assert r.kind == "error" and "outside the workspace root" in r.output
+    assert not (tmp_path / "evil.txt").exists()
+
+
+async def test_glob_refuses_escaping_patterns(tmp_path: Path) -> None:
+    r = await make_boundary(tmp_path).run(call("glob", pattern="../*"))
+    assert r.kind == "error" and "relative to the workspace" in r.output

@@ -1,0 +1,99 @@
+"""shell / python: live output, timeout, cancel (process group), env, output cap."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from pathlib import Path
+
+import pytest
+from frontier.app.events import ToolOutput
+from frontier.tools.output_cap import TOOL_OUT_CAP, CappedBuffer, cap_output
+from test_tools_fakes import call, make_boundary
+
+
+async def test_shell_streams_output_and_reports_exit(tmp_path: Path) -> None:
+    events: list = []
+    b = make_boundary(tmp_path, events=events)
+    r = await b.run(call("shell", command="echo one; echo two >&2; exit 3"))
+    assert r.kind == "error" and r.exit_code == 3
+    assert r.output.splitlines() == ["one", "two", "[exit 3]"]
+    live = "".join(e.data for e in events if isinstance(e, ToolOutput))
+    assert live == "one\ntwo\n"
+
+
+async def test_api_keys_are_not_in_the_child_env(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-secret")
+    monkeypatch.setenv("FRONTIER_API_KEY", "fk-secret")
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "ak-secret")
+    monkeypatch.setenv("HARMLESS", "visible")
+    r = await make_boundary(tmp_path).run(call("shell", command="env"))
+    assert "secret" not in r.output
+    assert "HARMLESS=visible" in r.output
+
+
+async def test_python_tool_runs_code_in_workspace(tmp_path: Path) -> None:
+    code = "import os\nprint(os.getcwd())\nprint(sum(range(10)))\n"
+    r = await make_boundary(tmp_path).run(call("python", code=code))
+    assert r.kind == "ok", r.output
+    assert r.output.splitlines() == [os.path.realpath(tmp_path), "45"]
+
+
+def _gone(pid: int) -> bool:
+    """Dead or a zombie (a container's PID 1 may never reap orphans)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().split(")")[-1].split()[0] == "Z"
+    except OSError:
+        return True
+
+
+async def test_cancel_kills_the_whole_process_group(tmp_path: Path) -> None:
+    ready = asyncio.Event()
+
+    def emit(event: object) -> None:
+        if isinstance(event, ToolOutput) and "ready" in event.data:
+            ready.set()
+
+    b = make_boundary(tmp_path)
+    b.emit = emit
+    pidfile = tmp_path / "child.pid"
+    cmd = f"sleep 60 & echo $! > {pidfile}; echo ready; wait"
+    task = asyncio.create_task(b.run(call("shell", command=cmd)))
+    await asyncio.wait_for(ready.wait(), 10)
+    assert b.cancel_running() is True
+    r = await asyncio.wait_for(task, 10)
+    assert r.kind == "cancelled" and r.exit_code == 130
+    assert "cancelled by the user" in r.output
+    child = int(pidfile.read_text())
+    for _ in range(500):
+        if _gone(child):
+            break
+        await asyncio.sleep(0.01)
+    assert _gone(child), "the background child of the cancelled shell survived"
+    assert b.cancel_running() is False
+
+
+async def test_huge_output_is_capped_60_40(tmp_path: Path) -> None:
+    cmd = "python3 -c \"print('HEAD'); print('x' * 200000); print('TAIL')\""
+    r = await make_boundary(tmp_path).run(call("shell", command=cmd))
+    assert r.kind == "ok"
+    assert len(r.output.encode()) <= TOOL_OUT_CAP
+    assert r.output.startswith("HEAD\n") and r.output.rstrip().endswith("TAIL")
+    assert "bytes of output omitted (kept first 60% and last 40%)" in r.output
+
+
+def test_capped_buffer_equals_cap_output_for_any_chunking() -> None:
+    text = "".join(f"{i} é😀\n" for i in range(20000))
+    data = text.encode()
+    for step in (1, 7, 4096):
+        buf = CappedBuffer()
+        for i in range(0, len(data), step):
+            buf.append(data[i : i + step])
+        assert buf.text() == cap_output(text)
+    assert cap_output("short") == "short"

@@ -1,0 +1,94 @@
+"""grep / glob: .gitignore respected, sorted, capped; the Python fallback is what runs here."""
+
+from __future__ import annotations
+
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+from frontier.tools import search
+from frontier.tools.gitignore import walk_files
+from test_tools_fakes import call, make_boundary
+
+
+@pytest.fixture
+def tree(tmp_path: Path) -> Path:
+    files = {
+        ".gitignore": "build/\n*.log\n!keep.log\n/top.txt\ndocs/**/draft.md\n",
+        "src/app.py": "def main():\n    return 'needle'\n",
+        "src/util.py": "needle = 1\n",
+        "build/out.py": "needle\n",
+        "debug.log": "needle\n",
+        "keep.log": "needle\n",
+        "top.txt": "needle\n",
+        "sub/top.txt": "needle\n",
+        "docs/a/b/draft.md": "needle\n",
+        "docs/a/final.md": "needle\n",
+        "sub/.gitignore": "ignored_here.py\n",
+        "sub/ignored_here.py": "needle\n",
+        ".git/config": "needle\n",
+        "blob.bin": "needle\x00\n",
+    }
+    for name, text in files.items():
+        p = tmp_path / name
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_text(text)
+    return tmp_path
+
+
+def test_walk_respects_gitignore_rules(tree: Path) -> None:
+    names = sorted(rel for rel, _ in walk_files(tree, tree))
+    assert names == [
+        ".gitignore",
+        "blob.bin",
+        "docs/a/final.md",
+        "keep.log",
+        "src/app.py",
+        "src/util.py",
+        "sub/.gitignore",
+        "sub/top.txt",
+    ]
+
+
+async def test_grep_python_fallback_sorted_and_ignoring(
+    tree: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(search.GrepTool, "use_ripgrep", False)
+    r = await make_boundary(tree).run(call("grep", pattern="needle"))
+    assert r.output.splitlines() == [
+        "docs/a/final.md:1:needle",
+        "keep.log:1:needle",
+        "src/app.py:2:    return 'needle'",
+        "src/util.py:1:needle = 1",
+        "sub/top.txt:1:needle",
+        "[5 matches in 5 files]",
+    ]
+    r = await make_boundary(tree).run(call("grep", pattern="needle", path="src", glob="app*"))
+    assert r.output.splitlines()[0] == "src/app.py:2:    return 'needle'"
+    r = await make_boundary(tree).run(call("grep", pattern="("))
+    assert r.kind == "arg" and "invalid regular expression" in r.output
+
+
+async def test_grep_caps_output(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(search.GrepTool, "use_ripgrep", False)
+    (tmp_path / "many.txt").write_text("hit\n" * 800)
+    r = await make_boundary(tmp_path).run(call("grep", pattern="hit"))
+    assert r.output.splitlines()[-1].startswith("[showing the first 500 of 800 matches")
+
+
+@pytest.mark.skipif(shutil.which("rg") is None, reason="ripgrep not installed")
+async def test_ripgrep_and_python_agree(tree: Path) -> None:
+    rg = await search.grep_rg(shutil.which("rg") or "rg", tree, tree, "needle", None)
+    py = search.grep_python(tree, tree, re.compile("needle"), None)
+    assert rg == py
+
+
+async def test_glob_matches_relative_paths(tree: Path) -> None:
+    b = make_boundary(tree)
+    r = await b.run(call("glob", pattern="**/*.py"))
+    assert r.output.splitlines() == ["src/app.py", "src/util.py", "[2 files]"]
+    r = await b.run(call("glob", pattern="*.txt"))
+    assert r.output == "no files match '*.txt'"
+    r = await b.run(call("glob", pattern="sub/*"))
+    assert r.output.splitlines()[:2] == ["sub/.gitignore", "sub/top.txt"]

@@ -1,0 +1,69 @@
+"""What a tool implementation is, as the boundary drives it.
+
+A tool turns validated arguments into a ``Prepared`` value (for mutations:
+the exact bytes it will write, shown to the approver as a ``Preview``), then
+``execute`` carries that out. Splitting the two is what binds an approval to
+content: the write uses the previewed plan and re-checks the file hashes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from frontier.app.events import ResultKind, ToolCall
+from frontier.tools.contract import Preview, ToolContext, ToolSpec
+
+
+class ToolError(Exception):
+    """A failure the model can act on; becomes a result of ``kind`` with this message."""
+
+    def __init__(self, message: str, kind: ResultKind = "error") -> None:
+        super().__init__(message)
+        self.kind: ResultKind = kind
+
+
+@dataclass(frozen=True)
+class Prepared:
+    args: Mapping[str, Any]
+    """Arguments coerced to their schema types."""
+    preview: Preview = field(default_factory=lambda: Preview(kind="none"))
+    needs_approval: bool = False
+    plan: Any = None
+    """Tool-private plan computed at prepare time (e.g. the file changes to write)."""
+
+
+@dataclass(frozen=True)
+class Outcome:
+    kind: ResultKind
+    output: str
+    exit_code: int | None = None
+    meta: Mapping[str, Any] = field(default_factory=dict)
+
+
+class CancelToken:
+    """Set by ``ToolBoundary.cancel_running`` (Esc); exec tools kill their process group."""
+
+    def __init__(self) -> None:
+        self.event = asyncio.Event()
+
+    def cancel(self) -> None:
+        self.event.set()
+
+    @property
+    def cancelled(self) -> bool:
+        return self.event.is_set()
+
+
+class Tool(Protocol):
+    spec: ToolSpec
+    bytes_args: frozenset[str]
+    """String parameters that also accept raw ``bytes`` (non-UTF-8 CTL bodies)."""
+
+    def prepare(self, args: Mapping[str, Any], ctx: ToolContext) -> Prepared: ...
+
+    async def execute(
+        self, call: ToolCall, prepared: Prepared, ctx: ToolContext, cancel: CancelToken
+    ) -> Outcome: ...

@@ -1,0 +1,337 @@
+"""The tool boundary: where a confirmed call becomes a side effect (DESIGN §5).
+
+Every call takes one path, and each step can end it with a typed result:
+
+1. prepare  — known tool? arguments coerced/valid? the tool computes its plan
+              and preview (``unknown_tool`` / ``arg`` / ``error``);
+2. gate     — ``before_hook``, then the approver for edits and exec (``denied``);
+3. persist  — ``persist_call`` with the preview (file hashes) before any side
+              effect, ``mark_started`` right before execution
+              (``session_persistence_failed``: the tool never runs);
+4. execute  — ``ok`` / ``error`` / ``runtime`` / ``timeout`` / ``cancelled``;
+5. finish   — ``after_hook`` may rewrite the result, then ``commit_result``
+              (failure: ``session_persistence_failed``, the result is withheld).
+
+The hook runs *before* the commit so the committed result is exactly the one
+the model sees. ``ToolFinished`` is emitted for every call; ``ToolStarted``
+only when execution actually begins.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from frontier.app.events import Event, ResultKind, ToolCall, ToolFinished, ToolOutput, ToolResult
+from frontier.app.events import ToolStarted as ToolStartedEvent
+from frontier.tools.base import CancelToken, Prepared, Tool, ToolError
+from frontier.tools.contract import (
+    AfterHook,
+    Approver,
+    BeforeHook,
+    Persistence,
+    ToolContext,
+    ToolSpec,
+)
+from frontier.tools.output_cap import cap_output
+from frontier.tools.policy import PolicyApprover
+from frontier.tools.registry import Registry
+from frontier.tools.schema import ArgError, coerce_args
+
+REISSUE = "Re-issue the call with corrected arguments."
+
+
+@dataclass(frozen=True)
+class _Ready:
+    call: ToolCall
+    spec: ToolSpec
+    tool: Tool
+    prepared: Prepared
+
+
+class ToolBoundary:
+    """Runs confirmed calls; never raises for a tool's failure (every call gets a result)."""
+
+    def __init__(
+        self,
+        registry: Registry,
+        root: str | Path,
+        approver: Approver,
+        persistence: Persistence | None,
+        emit: Callable[[Event], None] | None = None,
+        before_hook: BeforeHook | None = None,
+        after_hook: AfterHook | None = None,
+        *,
+        policy: str | None = None,
+        env: Mapping[str, str] | None = None,
+    ) -> None:
+        self.registry = registry
+        self.root = str(root)
+        self.approver: Approver = PolicyApprover(policy, approver) if policy else approver
+        self.persistence = persistence
+        self.emit = emit
+        self.before_hook = before_hook
+        self.after_hook = after_hook
+        self.env = dict(env or {})
+        self.persistence_failed = False
+        """Set once the store failed: the turn must end (no further calls run)."""
+        self._running: dict[str, CancelToken] = {}
+
+    # ----------------------------------------------------------------- public API
+
+    async def run(self, call: ToolCall) -> ToolResult:
+        """One call, full path: prepare → gate → persist → execute → commit."""
+        staged = await self._stage(call)
+        if isinstance(staged, ToolResult):
+            return await self._finish(call, staged, executed=False)
+        result = await self._execute(staged)
+        return await self._finish(call, result, executed=True)
+
+    async def run_batch(self, calls: Sequence[ToolCall]) -> list[ToolResult]:
+        """Segmented: consecutive parallel-safe calls run concurrently, sequential ones alone.
+
+        Results are committed in the original order. A ``session_persistence_failed``
+        result or a successful ``terminates`` tool ends the batch; the remaining
+        calls get ``not_executed`` results (still paired, never run).
+        """
+        results: list[ToolResult] = []
+        i = 0
+        while i < len(calls):
+            seg = [calls[i]]
+            if not self._sequential(calls[i]):
+                while i + len(seg) < len(calls) and not self._sequential(calls[i + len(seg)]):
+                    seg.append(calls[i + len(seg)])
+            results.extend(await self._run_segment(seg))
+            i += len(seg)
+            stop = self._stop_reason(results)
+            if stop is not None:
+                for call in calls[i:]:
+                    results.append(await self._not_executed(call, stop))
+                break
+        return results
+
+    def cancel_running(self) -> bool:
+        """Esc: cancel every running call (exec tools kill their process group)."""
+        tokens = list(self._running.values())
+        for token in tokens:
+            token.cancel()
+        return bool(tokens)
+
+    @property
+    def running(self) -> list[str]:
+        return list(self._running)
+
+    # ----------------------------------------------------------------- steps
+
+    def _sequential(self, call: ToolCall) -> bool:
+        tool = self.registry.get(call.name)
+        return bool(tool and tool.spec.sequential)
+
+    def _ctx(self) -> ToolContext:
+        def sink(call_id: str, text: str) -> None:
+            if self.emit is not None:
+                self.emit(ToolOutput(call_id=call_id, data=text))
+
+        return ToolContext(root=self.root, output=sink, env=self.env)
+
+    async def _stage(self, call: ToolCall) -> _Ready | ToolResult:
+        """prepare → gate → persist_call; a ``ToolResult`` means the call ends here."""
+        if self.persistence_failed:
+            return _result(call, "not_executed", "not executed: the session store failed earlier")
+        tool = self.registry.get(call.name)
+        if tool is None:
+            names = ", ".join(self.registry.names())
+            return _result(
+                call,
+                "unknown_tool",
+                f"unknown tool {call.name!r}. Available tools: {names}. Re-issue the call "
+                "with one of these names.",
+            )
+        spec = tool.spec
+        try:
+            args = coerce_args(spec.name, spec.parameters, call.args, tool.bytes_args)
+        except ArgError as exc:
+            return _result(call, "arg", f"invalid arguments: {exc}. {REISSUE}")
+        try:
+            prepared = tool.prepare(args, self._ctx())
+        except ToolError as exc:
+            suffix = f" {REISSUE}" if exc.kind == "arg" else ""
+            return _result(call, exc.kind, f"{exc}{suffix}")
+        except Exception as exc:
+            return _result(call, "runtime", _runtime(spec.name, "preparing", exc))
+        prepared = Prepared(
+            args=args,
+            preview=prepared.preview,
+            needs_approval=prepared.needs_approval,
+            plan=prepared.plan,
+        )
+        denied = await self._gate(call, spec, prepared)
+        if denied is not None:
+            return denied
+        if self.persistence is not None:
+            try:
+                self.persistence.persist_call(call, spec, prepared.preview)
+            except Exception as exc:
+                return self._store_failed(call, f"could not record the call ({exc})", ran=False)
+        return _Ready(call, spec, tool, prepared)
+
+    async def _gate(self, call: ToolCall, spec: ToolSpec, prepared: Prepared) -> ToolResult | None:
+        if self.before_hook is not None:
+            try:
+                verdict = await self.before_hook(call, spec)
+            except Exception as exc:
+                return _result(call, "denied", f"denied: the before_tool_call hook failed ({exc})")
+            if verdict is not None and not verdict.approved:
+                return _result(call, "denied", _denied_text(verdict.reason, "a hook"))
+        if not prepared.needs_approval:
+            return None
+        try:
+            decision = await self.approver.approve(call, spec, prepared.preview)
+        except Exception as exc:
+            return _result(call, "denied", f"denied: the approver failed ({exc})")
+        if not decision.approved:
+            return _result(call, "denied", _denied_text(decision.reason, "the user"))
+        return None
+
+    async def _execute(self, ready: _Ready) -> ToolResult:
+        call = ready.call
+        if self.persistence is not None:
+            try:
+                self.persistence.mark_started(call.id)
+            except Exception as exc:
+                return self._store_failed(call, f"could not record the start ({exc})", ran=False)
+        token = CancelToken()
+        self._running[call.id] = token
+        if self.emit is not None:
+            self.emit(ToolStartedEvent(call=call))
+        started = time.monotonic()
+        try:
+            outcome = await ready.tool.execute(call, ready.prepared, self._ctx(), token)
+        except ToolError as exc:
+            return _result(call, exc.kind, str(exc), elapsed=time.monotonic() - started)
+        except Exception as exc:
+            return _result(
+                call,
+                "runtime",
+                _runtime(ready.spec.name, "running", exc),
+                elapsed=time.monotonic() - started,
+            )
+        finally:
+            self._running.pop(call.id, None)
+        return ToolResult(
+            call_id=call.id,
+            name=call.name,
+            kind=outcome.kind,
+            output=cap_output(outcome.output),
+            exit_code=outcome.exit_code,
+            elapsed=time.monotonic() - started,
+            meta=dict(outcome.meta),
+        )
+
+    async def _finish(self, call: ToolCall, result: ToolResult, *, executed: bool) -> ToolResult:
+        """after_hook, then commit (unless the store already failed), then emit."""
+        if self.persistence_failed:
+            self._emit_finished(result)
+            return result
+        if self.after_hook is not None:
+            try:
+                changed = await self.after_hook(call, result)
+            except Exception as exc:
+                meta = {**result.meta, "after_hook_error": str(exc)}
+                changed = replace(result, meta=meta)
+            if changed is not None:
+                result = changed
+        if self.persistence is not None:
+            try:
+                self.persistence.commit_result(result)
+            except Exception as exc:
+                what = f"ran (outcome {result.kind})" if executed else "did not run"
+                result = self._store_failed(
+                    call, f"could not record the result ({exc}); the tool {what}", ran=executed
+                )
+        self._emit_finished(result)
+        return result
+
+    def _emit_finished(self, result: ToolResult) -> None:
+        if self.emit is not None:
+            self.emit(ToolFinished(result=result))
+
+    def _store_failed(self, call: ToolCall, why: str, *, ran: bool) -> ToolResult:
+        self.persistence_failed = True
+        return _result(
+            call,
+            "session_persistence_failed",
+            f"session store failure: {why}. The turn ends; check the disk and the data dir.",
+            meta={"executed": ran},
+        )
+
+    async def _run_segment(self, seg: Sequence[ToolCall]) -> list[ToolResult]:
+        if len(seg) == 1:
+            return [await self.run(seg[0])]
+        staged: list[_Ready | ToolResult] = []
+        for call in seg:
+            staged.append(await self._stage(call))
+        if self.persistence_failed:
+            outs: list[ToolResult] = []
+            for call, s in zip(seg, staged, strict=True):
+                if isinstance(s, _Ready):
+                    s = _result(call, "not_executed", "not executed: the session store failed")
+                outs.append(await self._finish(call, s, executed=False))
+            return outs
+
+        async def one(s: _Ready | ToolResult) -> ToolResult:
+            return await self._execute(s) if isinstance(s, _Ready) else s
+
+        raw = await asyncio.gather(*(one(s) for s in staged))
+        return [
+            await self._finish(call, r, executed=isinstance(s, _Ready))
+            for call, r, s in zip(seg, raw, staged, strict=True)
+        ]
+
+    def _stop_reason(self, results: Sequence[ToolResult]) -> str | None:
+        if self.persistence_failed:
+            return "the session store failed earlier in this batch"
+        last = results[-1]
+        tool = self.registry.get(last.name)
+        if tool is not None and tool.spec.terminates and last.ok:
+            return f"call {last.call_id} ({last.name}) ended the batch"
+        return None
+
+    async def _not_executed(self, call: ToolCall, why: str) -> ToolResult:
+        result = _result(call, "not_executed", f"not executed: {why}")
+        return await self._finish(call, result, executed=False)
+
+
+def _result(
+    call: ToolCall,
+    kind: ResultKind,
+    output: str,
+    *,
+    elapsed: float = 0.0,
+    meta: Mapping[str, Any] | None = None,
+) -> ToolResult:
+    return ToolResult(
+        call_id=call.id,
+        name=call.name,
+        kind=kind,
+        output=output,
+        exit_code=None,
+        elapsed=elapsed,
+        meta=dict(meta or {}),
+    )
+
+
+def _denied_text(reason: str, who: str) -> str:
+    why = reason.strip() or "no reason given"
+    return f"denied by {who}: {why}. Do not retry the same call unchanged; adjust the approach."
+
+
+def _runtime(tool: str, step: str, exc: BaseException) -> str:
+    return (
+        f"internal error while {step} {tool}: {type(exc).__name__}: {exc}. This is not caused "
+        "by your arguments; try a different approach or report it"
+    )

@@ -1,0 +1,455 @@
+"""The file tools: read, write, replace, multi and apply_patch.
+
+Every mutation is computed in full at prepare time as ``FileChange`` values
+(the exact bytes to write plus the bytes they replace); the approver sees
+their diff, and execute writes exactly those bytes after re-checking that the
+file still has the reviewed content (``patch_engine.write_changes``: hash
+check, atomic write, read-back).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from itertools import pairwise
+from typing import Any
+
+from frontier.app.events import ToolCall
+from frontier.tools import atomic
+from frontier.tools.base import CancelToken, Outcome, Prepared, ToolError
+from frontier.tools.contract import Preview, ToolContext, ToolSpec
+from frontier.tools.diffing import file_preview
+from frontier.tools.patch_engine import (
+    FileChange,
+    PatchError,
+    PatchPlan,
+    plan_patch,
+    read_bytes,
+    write_changes,
+)
+from frontier.tools.paths import PathError, WorkspacePath, resolve
+
+READ_MAX_FILE = 20 * 1024 * 1024
+READ_BYTE_CAP = 24 * 1024
+READ_LINE_CHARS = 2000
+
+
+def _resolve(ctx: ToolContext, path: str) -> WorkspacePath:
+    try:
+        wp = resolve(ctx.root, path)
+    except PathError as exc:
+        raise ToolError(str(exc)) from exc
+    if wp.real.is_dir():
+        raise ToolError(f"{wp.rel} is a directory; give a file path (use glob to list files)")
+    return wp
+
+
+def _existing(ctx: ToolContext, path: str) -> tuple[WorkspacePath, bytes]:
+    wp = _resolve(ctx, path)
+    data = read_bytes(wp.real)
+    if data is None:
+        raise ToolError(f"{wp.rel}: no such file; check the path with glob, or use write")
+    return wp, data
+
+
+def _change(wp: WorkspacePath, old: bytes | None, new: bytes) -> FileChange:
+    mode = atomic.current_mode(wp.real) if old is not None else None
+    before = old.count(b"\n") if old else 0
+    after = new.count(b"\n")
+    return FileChange(
+        path=wp.rel,
+        real=wp.real,
+        old=old,
+        new=new,
+        old_mode=mode,
+        new_mode=mode,
+        action="create" if old is None else "modify",
+        added=max(0, after - before),
+        removed=max(0, before - after),
+    )
+
+
+def _mutation(changes: list[FileChange], summary: str) -> Prepared:
+    plan = PatchPlan(tuple(changes))
+    files = tuple(file_preview(c.path, c.old, c.new) for c in changes)
+    return Prepared(
+        args={},
+        preview=Preview(kind="diff", files=files, summary=summary),
+        needs_approval=True,
+        plan=plan,
+    )
+
+
+async def _write(plan: PatchPlan, done: str) -> Outcome:
+    try:
+        write_changes(plan.changes)
+    except PatchError as exc:
+        return Outcome(kind="error", output=str(exc))
+    return Outcome(kind="ok", output=done, meta={"files": [c.path for c in plan.changes]})
+
+
+def _line_of(text: str, index: int) -> int:
+    return text.count("\n", 0, index) + 1
+
+
+# ----------------------------------------------------------------------------- read
+
+
+class ReadTool:
+    spec = ToolSpec(
+        name="read",
+        description=(
+            "Read a UTF-8 text file from the workspace as numbered lines. Long files are "
+            "windowed: use offset/limit to page."
+        ),
+        parameters={
+            "type": "object",
+            "properties": {
+                "path": {"type": "string", "description": "file path relative to the workspace"},
+                "offset": {
+                    "type": "integer",
+                    "description": "first line to show (1-based)",
+                    "default": 1,
+                    "minimum": 1,
+                },
+                "limit": {
+                    "type": "integer",
+                    "description": "maximum number of lines to show",
+                    "default": 500,
+                    "minimum": 1,
+                    "maximum": 5000,
+                },
+            },
+            "required": ["path"],
+        },
+        timeout=30.0,
+    )
+    bytes_args: frozenset[str] = frozenset()
+
+    def prepare(self, args: Mapping[str, Any], ctx: ToolContext) -> Prepared:
+        _resolve(ctx, args["path"])
+        return Prepared(args=args)
+
+    async def execute(
+        self, call: ToolCall, prepared: Prepared, ctx: ToolContext, cancel: CancelToken
+    ) -> Outcome:
+        args = prepared.args
+        wp, data = _existing(ctx, args["path"])
+        if len(data) > READ_MAX_FILE:
+            raise ToolError(
+                f"{wp.rel} is {len(data)} bytes, over the {READ_MAX_FILE} byte read limit; "
+                "use grep to find the part you need"
+            )
+        if b"\x00" in data[:8192]:
+            raise ToolError(f"{wp.rel} looks binary (contains NUL bytes); read shows text only")
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise ToolError(
+                f"{wp.rel} is not UTF-8 text (invalid byte at offset {exc.start}); "
+                "read shows UTF-8 text only"
+            ) from exc
+        return Outcome(kind="ok", output=render_window(wp.rel, text, args["offset"], args["limit"]))
+
+
+def render_window(path: str, text: str, offset: int, limit: int) -> str:
+    """Numbered lines ``offset..`` within ``limit`` lines and ``READ_BYTE_CAP`` bytes."""
+    lines = text.splitlines()
+    total = len(lines)
+    if total == 0:
+        return f"{path}: (empty file)"
+    if offset > total:
+        raise ToolError(f"offset {offset} is past the end of {path}: it has {total} lines")
+    out: list[str] = []
+    size = 0
+    last = offset - 1
+    for n in range(offset, min(total, offset + limit - 1) + 1):
+        line = lines[n - 1]
+        if len(line) > READ_LINE_CHARS:
+            line = line[:READ_LINE_CHARS] + f" … [line cut: {len(line)} chars]"
+        row = f"{n:>6}\t{line}"
+        size += len(row.encode()) + 1
+        if size > READ_BYTE_CAP and out:
+            break
+        out.append(row)
+        last = n
+    if offset > 1 or last < total:
+        more = f"; call read with offset={last + 1} to continue" if last < total else ""
+        out.append(f"[showing lines {offset}–{last} of {total}{more}]")
+    return "\n".join(out)
+
+
+# ----------------------------------------------------------------------------- write
+
+
+class WriteTool:
+    spec = ToolSpec(
+        name="write",
+        description="Create a file or replace its whole content (parent folders are created).",
+        parameters={
+            "type": "object",
+            "properties": {
+                "path": {"type": "string", "description": "file path relative to the workspace"},
+                "content": {"type": "string", "description": "the complete new file content"},
+            },
+            "required": ["path", "content"],
+        },
+        sequential=True,
+        mutates=True,
+        kind="edit",
+        timeout=30.0,
+    )
+    bytes_args = frozenset({"content"})
+
+    def prepare(self, args: Mapping[str, Any], ctx: ToolContext) -> Prepared:
+        wp = _resolve(ctx, args["path"])
+        content = args["content"]
+        new = content if isinstance(content, bytes) else content.encode("utf-8")
+        old = read_bytes(wp.real)
+        verb = "create" if old is None else "overwrite"
+        prepared = _mutation([_change(wp, old, new)], f"{verb} {wp.rel} ({len(new)} bytes)")
+        return Prepared(
+            args=args, preview=prepared.preview, needs_approval=True, plan=prepared.plan
+        )
+
+    async def execute(
+        self, call: ToolCall, prepared: Prepared, ctx: ToolContext, cancel: CancelToken
+    ) -> Outcome:
+        c = prepared.plan.changes[0]
+        if c.old == c.new:
+            return Outcome(kind="ok", output=f"{c.path} already has this content; nothing written")
+        verb = "created" if c.old is None else "wrote"
+        return await _write(prepared.plan, f"{verb} {c.path} ({len(c.new or b'')} bytes)")
+
+
+# ----------------------------------------------------------------------------- replace
+
+
+def _locate_once(path: str, text: str, old: str, what: str) -> int:
+    count = text.count(old)
+    if count == 1:
+        return text.index(old)
+    if count == 0:
+        hint = ""
+        if old.strip() and old.strip() in text:
+            hint = " (it does occur with different leading/trailing whitespace)"
+        raise ToolError(
+            f"{path}: {what} not found{hint}; the text must match the file exactly, "
+            "including indentation — re-read the file and copy the lines"
+        )
+    starts: list[int] = []
+    at = text.find(old)
+    while at != -1 and len(starts) < 10:
+        starts.append(_line_of(text, at))
+        at = text.find(old, at + 1)
+    raise ToolError(
+        f"{path}: {what} is ambiguous: {count} matches at lines "
+        f"{', '.join(map(str, starts))}{'…' if count > 10 else ''}; include more surrounding "
+        "lines so it occurs exactly once"
+    )
+
+
+def _crlf_adapt(text: str, old: str, new: str) -> tuple[str, str]:
+    """Models write ``\\n``; a CRLF file gets the edit in its own line ending."""
+    if "\r\n" in text and "\n" in old and "\r\n" not in old and text.count(old) == 0:
+        return old.replace("\n", "\r\n"), new.replace("\r\n", "\n").replace("\n", "\r\n")
+    return old, new
+
+
+def _decode(data: bytes) -> str:
+    return data.decode("utf-8", errors="surrogateescape")
+
+
+def _encode(text: str) -> bytes:
+    return text.encode("utf-8", errors="surrogateescape")
+
+
+class ReplaceTool:
+    spec = ToolSpec(
+        name="replace",
+        description=(
+            "Replace one exact occurrence of `old` with `new` in a file. `old` must occur exactly "
+            "once (include surrounding lines to make it unique). dry_run=true only shows the diff."
+        ),
+        parameters={
+            "type": "object",
+            "properties": {
+                "path": {"type": "string", "description": "file path relative to the workspace"},
+                "old": {"type": "string", "description": "exact text to replace (must be unique)"},
+                "new": {"type": "string", "description": "replacement text"},
+                "dry_run": {
+                    "type": "boolean",
+                    "description": "show the diff without writing",
+                    "default": False,
+                },
+            },
+            "required": ["path", "old", "new"],
+        },
+        sequential=True,
+        mutates=True,
+        kind="edit",
+        timeout=30.0,
+    )
+    bytes_args: frozenset[str] = frozenset()
+
+    def prepare(self, args: Mapping[str, Any], ctx: ToolContext) -> Prepared:
+        wp, data = _existing(ctx, args["path"])
+        old, new = args["old"], args["new"]
+        if old == "":
+            raise ToolError("replace: `old` is empty; give the exact text to replace", kind="arg")
+        if old == new:
+            raise ToolError("replace: `old` and `new` are identical; nothing would change", "arg")
+        text = _decode(data)
+        old, new = _crlf_adapt(text, old, new)
+        at = _locate_once(wp.rel, text, old, "`old`")
+        updated = text[:at] + new + text[at + len(old) :]
+        prepared = _mutation(
+            [_change(wp, data, _encode(updated))],
+            f"replace in {wp.rel} at line {_line_of(text, at)}",
+        )
+        return Prepared(
+            args=args,
+            preview=prepared.preview,
+            needs_approval=not args["dry_run"],
+            plan=prepared.plan,
+        )
+
+    async def execute(
+        self, call: ToolCall, prepared: Prepared, ctx: ToolContext, cancel: CancelToken
+    ) -> Outcome:
+        if prepared.args["dry_run"]:
+            diff = prepared.preview.files[0].diff
+            return Outcome(kind="ok", output=f"dry run, nothing written:\n{diff}")
+        return await _write(prepared.plan, f"{prepared.preview.summary}: done")
+
+
+# ----------------------------------------------------------------------------- multi
+
+
+class MultiTool:
+    spec = ToolSpec(
+        name="multi",
+        description=(
+            "Apply several exact replacements to one file, all or nothing. Each `old` must occur "
+            "exactly once in the ORIGINAL file and edits must not overlap."
+        ),
+        parameters={
+            "type": "object",
+            "properties": {
+                "path": {"type": "string", "description": "file path relative to the workspace"},
+                "edits": {
+                    "type": "array",
+                    "description": 'list of {"old": ..., "new": ...} replacements',
+                    "items": {
+                        "type": "object",
+                        "properties": {
+                            "old": {"type": "string", "description": "exact text (unique)"},
+                            "new": {"type": "string", "description": "replacement"},
+                        },
+                        "required": ["old", "new"],
+                    },
+                },
+            },
+            "required": ["path", "edits"],
+        },
+        sequential=True,
+        mutates=True,
+        kind="edit",
+        timeout=30.0,
+    )
+    bytes_args: frozenset[str] = frozenset()
+
+    def prepare(self, args: Mapping[str, Any], ctx: ToolContext) -> Prepared:
+        wp, data = _existing(ctx, args["path"])
+        edits = args["edits"]
+        if not edits:
+            raise ToolError("multi: `edits` is empty; give at least one {old, new}", kind="arg")
+        text = _decode(data)
+        spans: list[tuple[int, int, str, int]] = []
+        for i, edit in enumerate(edits, 1):
+            old, new = _crlf_adapt(text, edit["old"], edit["new"])
+            if old == "":
+                raise ToolError(f"multi: edit {i} has an empty `old`", kind="arg")
+            try:
+                at = _locate_once(wp.rel, text, old, f"edit {i}: `old`")
+            except ToolError as exc:
+                raise ToolError(f"{exc}; no edit was applied") from exc
+            spans.append((at, at + len(old), new, i))
+        spans.sort()
+        for (_, a1, _, ai), (b0, _, _, bi) in pairwise(spans):
+            if b0 < a1:
+                raise ToolError(
+                    f"{wp.rel}: edits {min(ai, bi)} and {max(ai, bi)} overlap (line "
+                    f"{_line_of(text, b0)}); merge them into one edit. No edit was applied"
+                )
+        pieces: list[str] = []
+        cur = 0
+        for start, end, new, _ in spans:
+            pieces.append(text[cur:start])
+            pieces.append(new)
+            cur = end
+        pieces.append(text[cur:])
+        prepared = _mutation(
+            [_change(wp, data, _encode("".join(pieces)))], f"{len(spans)} edits in {wp.rel}"
+        )
+        return Prepared(
+            args=args, preview=prepared.preview, needs_approval=True, plan=prepared.plan
+        )
+
+    async def execute(
+        self, call: ToolCall, prepared: Prepared, ctx: ToolContext, cancel: CancelToken
+    ) -> Outcome:
+        return await _write(prepared.plan, f"applied {prepared.preview.summary}")
+
+
+# ----------------------------------------------------------------------------- apply_patch
+
+
+class ApplyPatchTool:
+    spec = ToolSpec(
+        name="apply_patch",
+        description=(
+            "Apply a multi-file unified diff (git or diff -u style). Create with '--- /dev/null', "
+            "delete with '+++ /dev/null'. All hunks are checked first: either every file is "
+            "written or none is."
+        ),
+        parameters={
+            "type": "object",
+            "properties": {
+                "patch": {"type": "string", "description": "the unified diff text"},
+            },
+            "required": ["patch"],
+        },
+        sequential=True,
+        mutates=True,
+        kind="edit",
+        timeout=60.0,
+    )
+    bytes_args = frozenset({"patch"})
+
+    def prepare(self, args: Mapping[str, Any], ctx: ToolContext) -> Prepared:
+        try:
+            plan = plan_patch(ctx.root, args["patch"])
+        except PatchError as exc:
+            raise ToolError(f"apply_patch failed, nothing written: {exc}") from exc
+        return Prepared(
+            args=args,
+            preview=plan.preview(),
+            needs_approval=bool(plan.changes),
+            plan=plan,
+        )
+
+    async def execute(
+        self, call: ToolCall, prepared: Prepared, ctx: ToolContext, cancel: CancelToken
+    ) -> Outcome:
+        plan: PatchPlan = prepared.plan
+        if not plan.changes:
+            return Outcome(kind="ok", output="the patch changes nothing: files already match")
+        try:
+            write_changes(plan.changes)
+        except PatchError as exc:
+            return Outcome(kind="error", output=f"apply_patch failed: {exc}")
+        return Outcome(
+            kind="ok",
+            output="applied:\n" + "\n".join(plan.summary()),
+            meta={"files": [c.path for c in plan.changes]},
+        )

@@ -1,0 +1,281 @@
+"""shell and python: child processes in their own process group.
+
+``start_new_session`` gives every call its own process group, so a timeout or
+Esc kills the command *and* everything it spawned (``killpg``), not just the
+shell. Output (stdout and stderr merged, in order) streams live to observers
+and is kept within the 60/40 cap. The child's environment never contains an
+API key (any ``*_API_KEY`` variable is removed).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import shutil
+import signal
+import sys
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from frontier.app.events import ResultKind, ToolCall
+from frontier.tools.base import CancelToken, Outcome, Prepared, ToolError
+from frontier.tools.contract import Preview, ToolContext, ToolSpec
+from frontier.tools.output_cap import CappedBuffer, IncrementalText
+from frontier.tools.paths import real_root
+
+EXIT_CANCELLED = 130
+EXIT_TIMEOUT = 124
+KILL_GRACE = 0.5
+"""Seconds between SIGTERM and SIGKILL when stopping a process group."""
+DRAIN_AFTER_EXIT = 2.0
+"""How long to keep reading after the main process exits (a background child may hold the pipe)."""
+MAX_TIMEOUT = 3600
+
+
+def is_secret(name: str) -> bool:
+    upper = name.upper()
+    return upper.endswith("_API_KEY") or upper in ("FRONTIER_API_KEY", "OPENAI_API_KEY")
+
+
+def child_env(extra: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The parent environment minus API keys, plus ``extra`` (also filtered)."""
+    env = {k: v for k, v in os.environ.items() if not is_secret(k)}
+    env.update({k: v for k, v in (extra or {}).items() if not is_secret(k)})
+    env.setdefault("PYTHONUNBUFFERED", "1")
+    env.setdefault("PAGER", "cat")
+    env.setdefault("GIT_PAGER", "cat")
+    return env
+
+
+@dataclass(frozen=True)
+class ProcessResult:
+    kind: ResultKind
+    exit_code: int
+    output: str
+    elapsed: float
+    total_bytes: int
+
+
+def _killpg(pid: int, sig: int) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pid, sig)
+
+
+async def _stop_group(proc: asyncio.subprocess.Process) -> None:
+    _killpg(proc.pid, signal.SIGTERM)
+    try:
+        await asyncio.wait_for(proc.wait(), KILL_GRACE)
+    except TimeoutError:
+        pass
+    _killpg(proc.pid, signal.SIGKILL)
+    await proc.wait()
+
+
+async def run_process(
+    argv: list[str],
+    *,
+    cwd: str,
+    env: Mapping[str, str],
+    timeout: float,
+    cancel: CancelToken,
+    on_output: Callable[[str], None] | None = None,
+    stdin_data: bytes | None = None,
+) -> ProcessResult:
+    """Run ``argv`` to completion, timeout or cancellation; never raises for the child's fate."""
+    started = time.monotonic()
+    proc = await asyncio.create_subprocess_exec(
+        *argv,
+        cwd=cwd,
+        env=dict(env),
+        stdin=asyncio.subprocess.PIPE if stdin_data is not None else asyncio.subprocess.DEVNULL,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.STDOUT,
+        start_new_session=True,
+    )
+    buf = CappedBuffer()
+    text = IncrementalText()
+
+    async def feed_stdin() -> None:
+        assert proc.stdin is not None
+        with contextlib.suppress(BrokenPipeError, ConnectionResetError):
+            proc.stdin.write(stdin_data or b"")
+            await proc.stdin.drain()
+            proc.stdin.close()
+
+    async def read() -> None:
+        assert proc.stdout is not None
+        while True:
+            data = await proc.stdout.read(65536)
+            if not data:
+                break
+            buf.append(data)
+            chunk = text.feed(data)
+            if chunk and on_output is not None:
+                on_output(chunk)
+
+    writer = asyncio.create_task(feed_stdin()) if stdin_data is not None else None
+    reader = asyncio.create_task(read())
+    waiter = asyncio.create_task(proc.wait())
+    cancelled = asyncio.create_task(cancel.event.wait())
+    kind: ResultKind = "ok"
+    try:
+        done, _ = await asyncio.wait(
+            {waiter, cancelled}, timeout=timeout, return_when=asyncio.FIRST_COMPLETED
+        )
+        if waiter not in done:
+            kind = "cancelled" if cancelled in done else "timeout"
+            await _stop_group(proc)
+        try:
+            await asyncio.wait_for(asyncio.shield(reader), DRAIN_AFTER_EXIT)
+        except TimeoutError:
+            _killpg(proc.pid, signal.SIGKILL)
+            reader.cancel()
+    except asyncio.CancelledError:
+        await _stop_group(proc)
+        raise
+    finally:
+        for task in (cancelled, reader, writer):
+            if task is not None and not task.done():
+                task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await reader
+    code = proc.returncode if proc.returncode is not None else -1
+    if code < 0:
+        code = 128 - code
+    if kind == "cancelled":
+        code = EXIT_CANCELLED
+    elif kind == "timeout":
+        code = EXIT_TIMEOUT
+    elif code != 0:
+        kind = "error"
+    return ProcessResult(
+        kind=kind,
+        exit_code=code,
+        output=buf.text(),
+        elapsed=time.monotonic() - started,
+        total_bytes=buf.total,
+    )
+
+
+def _timeout_param(default: int) -> dict[str, Any]:
+    return {
+        "type": "integer",
+        "description": f"seconds before the process group is killed (default {default})",
+        "minimum": 1,
+        "maximum": MAX_TIMEOUT,
+    }
+
+
+def _render(res: ProcessResult, timeout: float) -> str:
+    out = res.output if res.output else "(no output)"
+    out += "" if out.endswith("\n") else "\n"
+    if res.kind == "timeout":
+        out += f"[timed out after {timeout:g}s: process group killed; output above is partial]"
+    elif res.kind == "cancelled":
+        out += "[cancelled by the user (Esc): process group killed, exit=130]"
+    elif res.kind == "error":
+        out += f"[exit {res.exit_code}]"
+    return out
+
+
+class _ExecTool:
+    spec: ToolSpec
+    bytes_args: frozenset[str] = frozenset()
+    field: str
+
+    def argv(self, args: Mapping[str, Any]) -> tuple[list[str], bytes | None]:
+        raise NotImplementedError
+
+    def prepare(self, args: Mapping[str, Any], ctx: ToolContext) -> Prepared:
+        source = args[self.field]
+        if not source.strip():
+            raise ToolError(f"{self.spec.name}: `{self.field}` is empty", kind="arg")
+        return Prepared(
+            args=args,
+            preview=Preview(kind="command", command=source, summary=f"{self.spec.name}: {source}"),
+            needs_approval=True,
+        )
+
+    async def execute(
+        self, call: ToolCall, prepared: Prepared, ctx: ToolContext, cancel: CancelToken
+    ) -> Outcome:
+        timeout = float(prepared.args.get("timeout") or self.spec.timeout)
+        argv, stdin = self.argv(prepared.args)
+        sink = ctx.output
+
+        def on_output(text: str) -> None:
+            if sink is not None:
+                sink(call.id, text)
+
+        res = await run_process(
+            argv,
+            cwd=str(real_root(ctx.root)),
+            env=child_env(ctx.env),
+            timeout=timeout,
+            cancel=cancel,
+            on_output=on_output,
+            stdin_data=stdin,
+        )
+        return Outcome(
+            kind=res.kind,
+            output=_render(res, timeout),
+            exit_code=res.exit_code,
+            meta={"bytes": res.total_bytes},
+        )
+
+
+class ShellTool(_ExecTool):
+    field = "command"
+    spec = ToolSpec(
+        name="shell",
+        description=(
+            "Run a shell command (bash -c) in the workspace root. stdout and stderr are merged; "
+            "long output keeps its first 60% and last 40%."
+        ),
+        parameters={
+            "type": "object",
+            "properties": {
+                "command": {"type": "string", "description": "the command line"},
+                "timeout": _timeout_param(120),
+            },
+            "required": ["command"],
+        },
+        sequential=True,
+        mutates=True,
+        kind="exec",
+        timeout=120.0,
+    )
+
+    def argv(self, args: Mapping[str, Any]) -> tuple[list[str], bytes | None]:
+        shell = shutil.which("bash") or "/bin/sh"
+        return [shell, "-c", args["command"]], None
+
+
+class PythonTool(_ExecTool):
+    field = "code"
+    spec = ToolSpec(
+        name="python",
+        description=(
+            "Run a Python 3 script (python3 on PATH) in the workspace root; print what you "
+            "need to see."
+        ),
+        parameters={
+            "type": "object",
+            "properties": {
+                "code": {"type": "string", "description": "the Python source to run"},
+                "timeout": _timeout_param(120),
+            },
+            "required": ["code"],
+        },
+        sequential=True,
+        mutates=True,
+        kind="exec",
+        timeout=120.0,
+    )
+
+    def argv(self, args: Mapping[str, Any]) -> tuple[list[str], bytes | None]:
+        python = shutil.which("python3") or sys.executable
+        return [python, "-u", "-"], args["code"].encode("utf-8")

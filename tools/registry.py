@@ -1,0 +1,138 @@
+"""The tool registry: one source of truth for prompts, schemas and docs.
+
+The CTL/XML system prompt's tool list (``prompt_tool_list``), the native
+``tools[]`` request field (``native_tools``) and ``docs/tools.md``
+(``tools_markdown``) are all generated from the same ``ToolSpec`` values.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from frontier.tools.base import Tool
+from frontier.tools.contract import ToolSpec
+
+
+class Registry:
+    def __init__(self, tools: Iterable[Tool] = ()) -> None:
+        self._tools: dict[str, Tool] = {}
+        for tool in tools:
+            self.add(tool)
+
+    def add(self, tool: Tool) -> None:
+        if tool.spec.name in self._tools:
+            raise ValueError(f"tool {tool.spec.name!r} is registered twice")
+        self._tools[tool.spec.name] = tool
+
+    def get(self, name: str) -> Tool | None:
+        return self._tools.get(name)
+
+    def names(self) -> list[str]:
+        return list(self._tools)
+
+    def specs(self) -> list[ToolSpec]:
+        return [t.spec for t in self._tools.values()]
+
+    def native_tools(self) -> list[dict[str, Any]]:
+        """The OpenAI chat-completions ``tools`` list."""
+        return [
+            {
+                "type": "function",
+                "function": {
+                    "name": s.name,
+                    "description": s.description,
+                    "parameters": _plain_schema(s.parameters),
+                },
+            }
+            for s in self.specs()
+        ]
+
+    def prompt_tool_list(self) -> str:
+        """Plain text describing every tool and parameter, for text-protocol system prompts."""
+        blocks: list[str] = []
+        for s in self.specs():
+            props: Mapping[str, Any] = s.parameters.get("properties", {})
+            required = set(s.parameters.get("required", []))
+            lines = [f"{s.name}: {s.description}"]
+            for name, prop in props.items():
+                lines.append(f"  - {name} ({_type_text(prop, name in required)}): {_desc(prop)}")
+            blocks.append("\n".join(lines))
+        return "\n\n".join(blocks)
+
+    def tools_markdown(self) -> str:
+        """The ``docs/tools.md`` table (regenerate with ``python -m frontier.tools.docgen``)."""
+        rows = [
+            "# Tools",
+            "",
+            "Generated from the tool registry (`frontier.tools.registry.default_registry`) by",
+            "`python -m frontier.tools.docgen > docs/tools.md`; a test keeps it in sync.",
+            "",
+            "| tool | parameters | runs | policy class | timeout | description |",
+            "|---|---|---|---|---|---|",
+        ]
+        for s in self.specs():
+            props: Mapping[str, Any] = s.parameters.get("properties", {})
+            required = set(s.parameters.get("required", []))
+            params = "<br>".join(f"`{n}` {_type_text(p, n in required)}" for n, p in props.items())
+            runs = "alone" if s.sequential else "parallel-safe"
+            kind = s.kind + (" (mutates)" if s.mutates else "")
+            desc = s.description.replace("|", "\\|")
+            rows.append(f"| `{s.name}` | {params} | {runs} | {kind} | {s.timeout:g}s | {desc} |")
+        rows.append("")
+        rows.append("## Parameter details")
+        for s in self.specs():
+            rows.append("")
+            rows.append(f"### `{s.name}`")
+            rows.append("")
+            rows.append("```json")
+            rows.append(json.dumps(_plain_schema(s.parameters), indent=2))
+            rows.append("```")
+        return "\n".join(rows) + "\n"
+
+
+def _type_text(prop: Mapping[str, Any], required: bool) -> str:
+    kind = str(prop.get("type", "any"))
+    if kind == "array" and "items" in prop:
+        kind = f"array of {prop['items'].get('type', 'any')}"
+    if required:
+        return f"{kind}, required"
+    if "default" in prop:
+        return f"{kind}, default {json.dumps(prop['default'])}"
+    return f"{kind}, optional"
+
+
+def _desc(prop: Mapping[str, Any]) -> str:
+    desc = str(prop.get("description", ""))
+    items = prop.get("items")
+    if isinstance(items, Mapping) and "properties" in items:
+        inner = ", ".join(f"{k}: {v.get('type', 'any')}" for k, v in items["properties"].items())
+        desc += f" (each item: {{{inner}}})"
+    return desc
+
+
+def _plain_schema(schema: Mapping[str, Any]) -> dict[str, Any]:
+    """A JSON-serialisable deep copy (specs may hold read-only mappings)."""
+    return json.loads(json.dumps(schema))
+
+
+def default_registry() -> Registry:
+    """Every built-in tool, in the order prompts list them."""
+    from frontier.tools.edit import ApplyPatchTool, MultiTool, ReadTool, ReplaceTool, WriteTool
+    from frontier.tools.process import PythonTool, ShellTool
+    from frontier.tools.search import GlobTool, GrepTool
+
+    return Registry(
+        [
+            ReadTool(),
+            GrepTool(),
+            GlobTool(),
+            WriteTool(),
+            ReplaceTool(),
+            MultiTool(),
+            ApplyPatchTool(),
+            ShellTool(),
+            PythonTool(),
+        ]
+    )

@@ -1,0 +1,154 @@
+"""Argument coercion and validation against a tool's JSON schema.
+
+CTL carries every argument as text, native modes as typed JSON, and a non-UTF-8
+CTL body as ``bytes``; this one function turns all three into the schema's
+types or says exactly which argument is wrong and what was expected.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Mapping
+from typing import Any
+
+_TRUE = {"true", "1", "yes", "on"}
+_FALSE = {"false", "0", "no", "off"}
+
+
+class ArgError(ValueError):
+    """An argument does not fit the schema; the message names it and the expected form."""
+
+
+def _show(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def coerce_args(
+    tool: str,
+    schema: Mapping[str, Any],
+    args: Mapping[str, Any],
+    bytes_ok: frozenset[str] = frozenset(),
+) -> dict[str, Any]:
+    """Validated, typed arguments (defaults filled in) or ``ArgError``."""
+    if not isinstance(args, Mapping):
+        raise ArgError(f"{tool}: arguments must be an object of named parameters")
+    props: Mapping[str, Any] = schema.get("properties", {})
+    required = list(schema.get("required", []))
+    unknown = [k for k in args if k not in props]
+    if unknown:
+        raise ArgError(
+            f"{tool}: unknown argument {unknown[0]!r}; parameters are: " + ", ".join(props)
+        )
+    out: dict[str, Any] = {}
+    for name, prop in props.items():
+        value = args.get(name)
+        if value is None:
+            if name in required:
+                raise ArgError(f"{tool}: missing required argument {name!r} ({_describe(prop)})")
+            if "default" in prop:
+                out[name] = prop["default"]
+            continue
+        out[name] = _coerce(f"{tool}: argument {name!r}", prop, value, name in bytes_ok)
+    return out
+
+
+def _describe(prop: Mapping[str, Any]) -> str:
+    kind = prop.get("type", "any")
+    desc = prop.get("description")
+    return f"{kind}: {desc}" if desc else str(kind)
+
+
+def _coerce(where: str, prop: Mapping[str, Any], value: Any, bytes_ok: bool) -> Any:
+    kind = prop.get("type")
+    if kind == "string":
+        if isinstance(value, bytes):
+            if bytes_ok:
+                return value
+            try:
+                return value.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                raise ArgError(f"{where} is not valid UTF-8 (byte {exc.start}); send text") from exc
+        if isinstance(value, str):
+            enum = prop.get("enum")
+            if enum and value not in enum:
+                raise ArgError(f"{where} must be one of {', '.join(enum)}, got {_show(value)}")
+            return value
+        raise ArgError(f"{where} must be a string, got {type(value).__name__} {_show(value)}")
+    if isinstance(value, bytes):
+        try:
+            value = value.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise ArgError(f"{where} is not valid UTF-8 (byte {exc.start})") from exc
+    if kind == "integer":
+        return _bounded(where, prop, _integer(where, value))
+    if kind == "number":
+        return _bounded(where, prop, _number(where, value))
+    if kind == "boolean":
+        if isinstance(value, bool):
+            return value
+        if isinstance(value, str) and value.strip().lower() in _TRUE | _FALSE:
+            return value.strip().lower() in _TRUE
+        raise ArgError(f"{where} must be true or false, got {_show(value)}")
+    if kind in ("array", "object"):
+        if isinstance(value, str):
+            try:
+                value = json.loads(value)
+            except json.JSONDecodeError as exc:
+                raise ArgError(
+                    f"{where} must be a JSON {kind}; parsing failed at character {exc.pos}: "
+                    f"{exc.msg}"
+                ) from exc
+        if kind == "array":
+            if not isinstance(value, list):
+                raise ArgError(f"{where} must be a JSON array, got {type(value).__name__}")
+            items = prop.get("items")
+            if items:
+                return [_coerce(f"{where}[{i}]", items, v, False) for i, v in enumerate(value)]
+            return value
+        if not isinstance(value, dict):
+            raise ArgError(f"{where} must be a JSON object, got {type(value).__name__}")
+        if "properties" in prop:
+            return coerce_args(where, prop, value)
+        return value
+    return value
+
+
+def _integer(where: str, value: Any) -> int:
+    if isinstance(value, bool):
+        raise ArgError(f"{where} must be an integer, got a boolean")
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, str):
+        try:
+            return int(value.strip())
+        except ValueError:
+            pass
+    raise ArgError(f"{where} must be an integer, got {_show(value)}")
+
+
+def _number(where: str, value: Any) -> float:
+    if isinstance(value, bool):
+        raise ArgError(f"{where} must be a number, got a boolean")
+    if isinstance(value, int | float):
+        return float(value)
+    if isinstance(value, str):
+        try:
+            number = float(value.strip())
+        except ValueError:
+            number = math.nan
+        if math.isfinite(number):
+            return number
+    raise ArgError(f"{where} must be a number, got {_show(value)}")
+
+
+def _bounded(where: str, prop: Mapping[str, Any], value: float) -> Any:
+    lo, hi = prop.get("minimum"), prop.get("maximum")
+    if lo is not None and value < lo:
+        raise ArgError(f"{where} must be >= {lo}, got {value:g}")
+    if hi is not None and value > hi:
+        raise ArgError(f"{where} must be <= {hi}, got {value:g}")
+    return value
