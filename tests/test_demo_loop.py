@@ -111,7 +111,7 @@ async def test_ctl_demo_story(tmp_path: Path, mode: str) -> None:
 
 
 async def test_native_inc_demo_story(tmp_path: Path) -> None:
-    events, transport, root, store, sid = await run_demo(tmp_path, "native-inc")
+    _events, transport, root, store, sid = await run_demo(tmp_path, "native-inc")
     second = sent(transport, 1)
     assert second[-3]["role"] == "assistant" and len(second[-3]["tool_calls"]) == 2
     assert [m["role"] for m in second[-2:]] == ["tool", "tool"]
