@@ -1,0 +1,82 @@
+"""``frontier check RECORDING...``: verify S1–S3 over every byte prefix.
+
+Prints one line per source and exits 1 if any property fails (naming the
+first violating offset), 2 when a source cannot be read. Framing errors in a
+recording are not violations: a model may break the contract; the transducer
+must still never run an incomplete or changing call.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from frontier.app.cst.factory import PROTOCOLS
+from frontier.app.cst.props import check_stream
+from frontier.app.session.record import Recording, RecordingError, read_recording
+
+
+class SourceError(Exception):
+    """A source argument is not a readable recording; the message says what to pass instead."""
+
+
+def load_sources(arg: str) -> list[tuple[str, Recording]]:
+    """Resolve one command-line source to (name, recording) pairs.
+
+    A recording file gives one; anything else is looked up as a stored session
+    id (or unique prefix), which gives one recording per model response.
+    """
+    path = Path(arg)
+    if path.is_dir():
+        raise SourceError(f"{arg}: is a directory; pass recording files (e.g. {arg}/*.jsonl)")
+    if not path.is_file():
+        return _session_sources(arg)
+    try:
+        return [(arg, read_recording(path))]
+    except RecordingError as exc:
+        raise SourceError(str(exc)) from exc
+    except OSError as exc:
+        raise SourceError(f"{arg}: cannot read ({exc.strerror})") from exc
+
+
+def _session_sources(arg: str) -> list[tuple[str, Recording]]:
+    try:
+        from frontier.app.session.store import StoreError, session_recordings
+    except ImportError:
+        raise SourceError(f"{arg}: no such recording file") from None
+    try:
+        found = session_recordings(arg)
+    except StoreError as exc:
+        raise SourceError(f"{arg}: no such recording file or session ({exc})") from exc
+    if not found:
+        raise SourceError(f"session {arg} has no recorded responses to check")
+    return found
+
+
+def main(args: argparse.Namespace) -> int:
+    try:
+        sources = [item for arg in args.sources for item in load_sources(arg)]
+    except SourceError as exc:
+        print(f"frontier check: {exc}", file=sys.stderr)
+        return 2
+    failed = False
+    for name, rec in sources:
+        if rec.mode not in PROTOCOLS:
+            print(f"frontier check: {name}: unknown mode {rec.mode!r}", file=sys.stderr)
+            return 2
+        report = check_stream(rec.transducer_input(), rec.mode, rec.clean)
+        errors = f" errors={','.join(report.errors)}" if report.errors else ""
+        head = (
+            f"{name}: mode={rec.mode} finish={rec.finish_reason} bytes={report.size} "
+            f"calls={report.calls}{errors} max_pending={report.max_pending}"
+        )
+        first = report.first
+        if first is None:
+            print(f"ok    {head} prefixes={report.prefixes}")
+        else:
+            failed = True
+            more = f" (+{len(report.violations) - 1} more)" if len(report.violations) > 1 else ""
+            print(f"FAIL  {head}: {first.prop} at offset {first.offset}: {first.message}{more}")
+    sys.stdout.flush()
+    return 1 if failed else 0

@@ -1,0 +1,555 @@
+"""The CTL transducer (DESIGN §3): CTL frames in assistant text -> confirmed events.
+
+Scanning is chunk-level: each piece of input is searched with ``bytes.find``
+for ``\\n`` (header lines, prose) and for ``\\nTAG\\n`` (heredoc bodies), so a
+16 MiB argument costs a few C-level scans per chunk, not a Python step per
+byte. The only buffered input is the current undecided line (at most
+``l_line`` bytes, or ``len(TAG)`` inside a heredoc); argument values of the
+call being read are the only other state, and each is capped by ``max_arg``.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import NoReturn
+
+from frontier.app.cst.base import decode_value, preview
+from frontier.app.events import (
+    ArgBytes,
+    ArgForm,
+    ArgStarted,
+    CallReady,
+    CallStarted,
+    Confirmed,
+    ContractError,
+    Event,
+    StreamStopped,
+    ToolCall,
+)
+
+L_LINE = 4096
+CTL_MAX_ARG = 1 << 20
+
+_CALL_RE = re.compile(rb"call ([A-Za-z0-9_.:-]{1,64}) ([A-Za-z_][A-Za-z0-9_.-]{0,63})")
+_ARG_RE = re.compile(rb"arg ([A-Za-z_][A-Za-z0-9_]{0,63}) (.*)", re.DOTALL)
+_ARG_NO_VALUE_RE = re.compile(rb"arg [A-Za-z_][A-Za-z0-9_]{0,63}")
+_TAG_RE = re.compile(rb"[A-Za-z0-9_]{1,32}")
+
+# Reader states.
+_OUT = 0  # at a line start outside a frame
+_PROSE = 1  # inside a prose line already known to be text
+_FRAME = 2  # at a line start inside a call: `arg ...` or `end` expected
+_LEN = 3  # inside a length-prefixed body
+_HEREDOC = 4  # at a line start inside a heredoc body
+_HLINE = 5  # inside a heredoc body line already known not to be TAG
+_DONE = 6  # stopped (text after a call) or failed (contract error)
+
+_CALL_PREFIX = b"call "
+_WS = b" \t\r"
+
+
+class _Stop(Exception):
+    """Unwinds the scanner after a stop or a contract error; ``pos`` is the new frontier."""
+
+    def __init__(self, pos: int) -> None:
+        self.pos = pos
+
+
+class CtlTransducer:
+    """Reads CTL (`call` / `arg` / `end` frames) from assistant text bytes.
+
+    Both CTL protocol modes use this class: they accept the same three
+    argument forms and differ only in what the system prompt teaches.
+    """
+
+    def __init__(self, l_line: int = L_LINE, max_arg: int = CTL_MAX_ARG) -> None:
+        self.l_line = l_line
+        self.max_arg = max_arg
+        self.frontier = 0
+        self.consumed = 0
+        self.stopped = False
+        self.unfinished: tuple[str, str] | None = None
+        """(id, name) of the call a truncated end cut off: the loop's ``truncated`` result."""
+        self._buf = b""
+        self._state = _OUT
+        self._after_call = False
+        self._call_id = ""
+        self._call_name = ""
+        self._args: dict[str, str | bytes] = {}
+        self._key = ""
+        self._form: ArgForm = "inline"
+        self._parts: list[bytes] = []
+        self._vlen = 0
+        self._declared = 0
+        self._remaining = 0
+        self._tag = b""
+        self._tag_nl = b""
+        self._nl_tag_nl = b""
+        self._after_length_body = False
+
+    # ------------------------------------------------------------------ protocol
+
+    def pending(self) -> bytes:
+        return self._buf
+
+    def pending_bound(self) -> int:
+        if self._state in (_OUT, _FRAME):
+            return self.l_line
+        if self._state == _HEREDOC:
+            return len(self._tag) + 1
+        return 0
+
+    def feed(self, data: bytes) -> list[Event]:
+        self.consumed += len(data)
+        if self.stopped or not data:
+            return []
+        s = self._buf + data if self._buf else data
+        base = self.frontier
+        events: list[Event] = []
+        try:
+            pos = self._scan(s, base, events)
+        except _Stop as stop:
+            self.frontier = base + stop.pos
+            self._buf = b""
+            return events
+        self.frontier = base + pos
+        self._buf = s[pos:]
+        return events
+
+    def finish(self, clean: bool) -> list[Event]:
+        if self.stopped:
+            return []
+        events: list[Event] = []
+        try:
+            self._finish(clean, events)
+        except _Stop:
+            pass  # the event explaining why is already in ``events``
+        return events
+
+    # ------------------------------------------------------------------ scanner
+
+    def _scan(self, s: bytes, base: int, ev: list[Event]) -> int:
+        """Consume ``s`` (byte 0 at offset ``base``); return the first unconfirmed index."""
+        pos = 0
+        n = len(s)
+        while pos < n:
+            st = self._state
+            if st == _LEN:
+                take = min(self._remaining, n - pos)
+                self._body(s[pos : pos + take], base + pos, ev)
+                pos += take
+                self._remaining -= take
+                if not self._remaining:
+                    self._end_arg()
+                    self._after_length_body = True
+                    self._state = _FRAME
+            elif st in (_HEREDOC, _HLINE):
+                pos = self._heredoc(s, pos, base, ev)
+                if self._state == _HEREDOC:
+                    return pos
+            elif st == _PROSE:
+                nl = s.find(b"\n", pos)
+                end = n if nl < 0 else nl + 1
+                ev.append(Confirmed(base + pos, "text", s[pos:end]))
+                pos = end
+                if nl >= 0:
+                    self._state = _OUT
+            elif st == _FRAME:
+                new = self._frame_line(s, pos, base, ev)
+                if new < 0:
+                    return pos
+                pos = new
+            else:  # _OUT
+                new = self._out_line(s, pos, base, ev)
+                if new < 0:
+                    return pos
+                pos = new
+        return pos
+
+    def _out_line(self, s: bytes, pos: int, base: int, ev: list[Event]) -> int:
+        """A line outside a frame; returns the next index, or -1 if it is still undecided."""
+        nl = s.find(b"\n", pos)
+        line = s[pos:nl] if nl >= 0 else s[pos:]
+        if line.startswith(_CALL_PREFIX):
+            if len(line) > self.l_line:
+                self._check_length(line, pos, base, ev)
+            if nl < 0:
+                return -1
+            self._call_line(s, pos, nl, line, base, ev)
+            return nl + 1
+        if not self._after_call:
+            if nl < 0 and _CALL_PREFIX.startswith(line):
+                return -1
+            end = len(s) if nl < 0 else nl + 1
+            ev.append(Confirmed(base + pos, "text", s[pos:end]))
+            if nl < 0:
+                self._state = _PROSE
+            return end
+        stripped = line.lstrip(_WS)
+        if not stripped:
+            self._check_length(line, pos, base, ev)
+            if nl < 0:
+                return -1
+            ev.append(Confirmed(base + pos, "frame", s[pos : nl + 1]))
+            return nl + 1
+        if nl < 0 and _CALL_PREFIX.startswith(line):
+            return -1
+        at = base + pos + len(line) - len(stripped)
+        ev.append(StreamStopped("text_after_call", at))
+        self._halt(pos)
+
+    def _frame_line(self, s: bytes, pos: int, base: int, ev: list[Event]) -> int:
+        """A line inside a call: `arg ...` or `end`; -1 if still undecided.
+
+        Decided at its newline (or when it passes ``l_line``), so an error
+        message quotes the same bytes whatever the chunking.
+        """
+        nl = s.find(b"\n", pos)
+        line = s[pos:nl] if nl >= 0 else s[pos:]
+        is_arg = line.startswith(b"arg ") or line == b"arg"
+        if len(line) > self.l_line:
+            if is_arg:
+                self._check_length(line, pos, base, ev)
+            self._unexpected(line[: self.l_line + 1], pos, base, ev)
+        if nl < 0:
+            return -1
+        if line == b"end":
+            ev.append(Confirmed(base + pos, "frame", s[pos : nl + 1]))
+            self._ready(base + nl, ev)
+            return nl + 1
+        if is_arg:
+            self._after_length_body = False
+            self._arg_line(s, pos, nl, line, base, ev)
+            return nl + 1
+        self._unexpected(s[pos : nl + 1], pos, base, ev)
+
+    def _check_length(self, line: bytes, pos: int, base: int, ev: list[Event]) -> None:
+        if len(line) > self.l_line:
+            what = "call" if self._state == _OUT and line.startswith(b"call ") else "header"
+            self._fail(
+                ev,
+                "line_too_long",
+                f"{what} line starting {preview(line, 30)} is longer than L_LINE={self.l_line} "
+                f"bytes (no newline within the limit): put long values in a length-prefixed "
+                f"or heredoc argument",
+                base + pos + self.l_line,
+                pos,
+            )
+
+    def _call_line(
+        self, s: bytes, pos: int, nl: int, line: bytes, base: int, ev: list[Event]
+    ) -> None:
+        m = _CALL_RE.fullmatch(line)
+        if m is None:
+            self._fail(
+                ev,
+                "bad_call",
+                f"malformed call line {preview(line)}: expected `call <id> <name>` with id "
+                f"[A-Za-z0-9_.:-]{{1,64}} and name [A-Za-z_][A-Za-z0-9_.-]{{0,63}}, one space "
+                f"between",
+                base + pos,
+                pos,
+            )
+        ev.append(Confirmed(base + pos, "frame", s[pos : nl + 1]))
+        self._call_id = m[1].decode("ascii")
+        self._call_name = m[2].decode("ascii")
+        self._args = {}
+        self._after_length_body = False
+        ev.append(CallStarted(self._call_id, self._call_name, base + pos))
+        self._state = _FRAME
+
+    def _arg_line(
+        self, s: bytes, pos: int, nl: int, line: bytes, base: int, ev: list[Event]
+    ) -> None:
+        where = f"call {self._call_id} ({self._call_name})"
+        m = _ARG_RE.fullmatch(line)
+        if m is None:
+            if _ARG_NO_VALUE_RE.fullmatch(line):
+                why = (
+                    "needs a space and a value after the key "
+                    "(`arg key value`, `arg key NBYTES` or `arg key <<TAG`)"
+                )
+            else:
+                why = "has no valid key: a key is [A-Za-z_][A-Za-z0-9_]{0,63}"
+            self._fail(ev, "bad_arg", f"{where}: arg line {preview(line)} {why}", base + pos, pos)
+        key = m[1].decode("ascii")
+        rest = m[2]
+        if key in self._args:
+            self._fail(
+                ev,
+                "bad_arg",
+                f'{where}: arg "{key}" given twice; send each key once',
+                base + pos,
+                pos,
+            )
+        offset = base + pos
+        if rest.isdigit():
+            declared = int(rest)
+            if declared > self.max_arg:
+                self._fail(
+                    ev,
+                    "limit",
+                    f'{where}: arg "{key}" declares {declared} bytes, over the limit of '
+                    f"{self.max_arg} bytes (CTL_MAX_ARG); split the content into smaller calls",
+                    offset,
+                    pos,
+                )
+            ev.append(Confirmed(offset, "frame", s[pos : nl + 1]))
+            self._start_arg(key, "length", declared, offset, ev)
+            if declared:
+                self._remaining = declared
+                self._state = _LEN
+            else:
+                self._end_arg()
+                self._after_length_body = True
+            return
+        if rest.startswith(b"<<"):
+            tag = rest[2:]
+            if len(tag) >= 2 and tag[:1] in (b"'", b'"') and tag[-1:] == tag[:1]:
+                tag = tag[1:-1]
+            if _TAG_RE.fullmatch(tag) is None:
+                self._fail(
+                    ev,
+                    "bad_arg",
+                    f'{where}: arg "{key}" heredoc tag {preview(rest[2:])} is invalid: a TAG is '
+                    f"1-32 of [A-Za-z0-9_], optionally in '…' or \"…\" quotes",
+                    offset,
+                    pos,
+                )
+            ev.append(Confirmed(offset, "frame", s[pos : nl + 1]))
+            self._start_arg(key, "heredoc", None, offset, ev)
+            self._tag = tag
+            self._tag_nl = tag + b"\n"
+            self._nl_tag_nl = b"\n" + tag + b"\n"
+            self._state = _HEREDOC
+            return
+        value_at = nl - len(rest)
+        if len(rest) > self.max_arg:
+            self._fail(
+                ev,
+                "limit",
+                f'{where}: inline arg "{key}" is {len(rest)} bytes, over the limit of '
+                f"{self.max_arg} bytes (CTL_MAX_ARG)",
+                base + value_at + self.max_arg,
+                pos,
+            )
+        ev.append(Confirmed(offset, "frame", s[pos : nl + 1]))
+        ev.append(ArgStarted(self._call_id, key, "inline", None, offset))
+        self._key, self._form = key, "inline"
+        if rest:
+            ev.append(ArgBytes(self._call_id, key, rest, base + value_at))
+        self._args[key] = decode_value(rest)
+
+    def _heredoc(self, s: bytes, pos: int, base: int, ev: list[Event]) -> int:
+        """Inside a heredoc body: consume all that is decided; return the new index.
+
+        One ``find`` for ``\\nTAG\\n`` per chunk; the body bytes before it (or
+        before a trailing partial line that may still become TAG) go out as
+        one piece.
+        """
+        n = len(s)
+        line = pos
+        if self._state == _HLINE:  # mid-line, known not to be TAG
+            nl = s.find(b"\n", pos)
+            if nl < 0:
+                self._heredoc_body(s, pos, n, base, ev)
+                return n
+            line = nl + 1
+        if s.startswith(self._tag_nl, line):
+            self._heredoc_body(s, pos, line, base, ev)
+            self._close_heredoc(line, base, ev)
+            return line + len(self._tag_nl)
+        j = s.find(self._nl_tag_nl, line)
+        if j >= 0:
+            self._heredoc_body(s, pos, j + 1, base, ev)
+            self._close_heredoc(j + 1, base, ev)
+            return j + 1 + len(self._tag_nl)
+        last = s.rfind(b"\n", line)
+        start = line if last < 0 else last + 1
+        if self._tag.startswith(s[start:]):
+            # The last line may still become TAG: hold it (at most len(TAG) bytes).
+            self._heredoc_body(s, pos, start, base, ev)
+            self._state = _HEREDOC
+            return start
+        self._heredoc_body(s, pos, n, base, ev)
+        self._state = _HLINE
+        return n
+
+    def _close_heredoc(self, pos: int, base: int, ev: list[Event]) -> None:
+        ev.append(Confirmed(base + pos, "frame", self._tag_nl))
+        self._end_arg()
+        self._state = _FRAME
+
+    def _heredoc_body(self, s: bytes, a: int, b: int, base: int, ev: list[Event]) -> None:
+        if a >= b:
+            return
+        if self._vlen + (b - a) > self.max_arg:
+            keep = self.max_arg - self._vlen
+            if keep:
+                self._body(s[a : a + keep], base + a, ev)
+            self._fail(
+                ev,
+                "limit",
+                f'call {self._call_id} ({self._call_name}): heredoc arg "{self._key}" grew past '
+                f"the limit of {self.max_arg} bytes (CTL_MAX_ARG); split the content into "
+                f"smaller calls",
+                base + a + keep,
+                a + keep,
+            )
+        self._body(s[a:b], base + a, ev)
+
+    def _body(self, piece: bytes, offset: int, ev: list[Event]) -> None:
+        if piece:
+            ev.append(Confirmed(offset, "body", piece))
+            ev.append(ArgBytes(self._call_id, self._key, piece, offset))
+            self._parts.append(piece)
+            self._vlen += len(piece)
+
+    def _start_arg(
+        self, key: str, form: ArgForm, declared: int | None, offset: int, ev: list[Event]
+    ) -> None:
+        self._key = key
+        self._form = form
+        self._declared = declared or 0
+        self._parts = []
+        self._vlen = 0
+        ev.append(ArgStarted(self._call_id, key, form, declared, offset))
+
+    def _end_arg(self) -> None:
+        value = self._parts[0] if len(self._parts) == 1 else b"".join(self._parts)
+        self._args[self._key] = decode_value(value)
+        self._parts = []
+
+    def _ready(self, offset: int, ev: list[Event]) -> None:
+        call = ToolCall(self._call_id, self._call_name, self._args, offset)
+        ev.append(CallReady(call))
+        self._args = {}
+        self._after_call = True
+        self._state = _OUT
+
+    def _unexpected(self, line: bytes, pos: int, base: int, ev: list[Event]) -> NoReturn:
+        where = f"call {self._call_id} ({self._call_name})"
+        if self._after_length_body and self._form == "length":
+            message = (
+                f'{where}: arg "{self._key}" declared {self._declared} bytes, but the body is '
+                f"followed by {preview(line)} instead of `arg …` or `end`: the length was "
+                f"declared too small (count bytes, not characters); resend the call"
+            )
+        elif line.startswith(b"call "):
+            message = (
+                f"{where}: a new call line {preview(line)} arrived before this call's `end`; "
+                f"close every call with a line `end`"
+            )
+        else:
+            message = f"{where}: expected `arg …` or `end`, got {preview(line)}"
+        self._fail(ev, "unexpected_line", message, base + pos, pos)
+
+    def _fail(self, ev: list[Event], kind: str, message: str, offset: int, pos: int) -> NoReturn:
+        ev.append(ContractError(kind, message, offset))
+        self._halt(pos)
+
+    def _halt(self, pos: int) -> NoReturn:
+        self.stopped = True
+        self._state = _DONE
+        raise _Stop(pos)
+
+    # ------------------------------------------------------------------ end of stream
+
+    def _finish(self, clean: bool, ev: list[Event]) -> None:
+        s = self._buf
+        base = self.frontier
+        st = self._state
+        end = self.consumed
+        where = f"call {self._call_id} ({self._call_name})"
+        if st == _OUT:
+            if not s:
+                return
+            if s.startswith(_CALL_PREFIX):
+                if clean:
+                    self._fail(
+                        ev,
+                        "bad_call",
+                        f"the stream ended inside the call line {preview(s)} (no newline)",
+                        base,
+                        0,
+                    )
+                self._truncated(ev, f"the call line {preview(s)} was cut off", end, None)
+            elif not clean:
+                return
+            elif not self._after_call:
+                ev.append(Confirmed(base, "text", s))
+                self._buf = b""
+                self.frontier += len(s)
+            elif not s.lstrip(_WS):
+                ev.append(Confirmed(base, "frame", s))
+                self._buf = b""
+                self.frontier += len(s)
+            else:
+                ev.append(StreamStopped("text_after_call", base + len(s) - len(s.lstrip(_WS))))
+                self._halt(0)
+            return
+        if st == _FRAME:
+            if clean and s == b"end":
+                ev.append(Confirmed(base, "frame", s))
+                self._buf = b""
+                self.frontier += len(s)
+                self._ready(end, ev)
+                return
+            if clean:
+                self._fail(
+                    ev,
+                    "body_eof",
+                    f"{where}: the stream ended before the call's `end` line",
+                    end,
+                    0,
+                )
+            self._truncated(ev, f"{where} was cut off before its `end` line", end, self._call_id)
+        elif st == _LEN:
+            got = self._declared - self._remaining
+            detail = (
+                f'{where}: arg "{self._key}": declared {self._declared} bytes '
+                f"but only {got} arrived"
+            )
+            if clean:
+                self._fail(
+                    ev,
+                    "body_eof",
+                    f"{detail} before the stream ended (declared too large?); resend with the "
+                    f"exact byte count",
+                    end,
+                    0,
+                )
+            self._truncated(ev, f"{detail}: the response was cut off", end, self._call_id)
+        elif st in (_HEREDOC, _HLINE):
+            tag = self._tag.decode("ascii")
+            if clean and st == _HEREDOC and s == self._tag:
+                ev.append(Confirmed(base, "frame", s))
+                self._buf = b""
+                self.frontier += len(s)
+                self._end_arg()
+                self._state = _FRAME
+                self._fail(
+                    ev,
+                    "body_eof",
+                    f'{where}: heredoc "{self._key}" closed by {tag} at the end of the stream, '
+                    f"but the call has no `end` line",
+                    end,
+                    0,
+                )
+            detail = (
+                f'{where}: heredoc arg "{self._key}" <<{tag} was never closed '
+                f"({self._vlen} body bytes arrived, no line `{tag}`)"
+            )
+            if clean:
+                self._fail(ev, "heredoc_eof", detail, end, 0)
+            self._truncated(ev, f"{detail}: the response was cut off", end, self._call_id)
+
+    def _truncated(
+        self, ev: list[Event], message: str, offset: int, call_id: str | None
+    ) -> NoReturn:
+        if call_id is not None:
+            self.unfinished = (self._call_id, self._call_name)
+        ev.append(ContractError("truncated", message + "; it did not run: resend it", offset))
+        self._state = _DONE
+        self.stopped = True
+        raise _Stop(0)

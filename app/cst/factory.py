@@ -1,0 +1,52 @@
+"""One place that maps a protocol name to its transducer (and its input shape)."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from frontier.app.cst.base import Transducer
+
+PROTOCOLS = ("ctl", "ctl-heredoc", "native-eos", "native-inc", "json-whole", "json-object", "xml")
+NATIVE_PROTOCOLS = ("native-eos", "native-inc")
+
+
+def input_kind(protocol: str) -> Literal["text", "sse"]:
+    """What the transducer reads: assistant text bytes, or an SSE body for native modes."""
+    _check(protocol)
+    return "sse" if protocol in NATIVE_PROTOCOLS else "text"
+
+
+def make_transducer(protocol: str, **options: Any) -> Transducer:
+    """A fresh transducer for one response. ``options`` go to the constructor
+    (``l_line``/``max_arg`` for CTL, ``max_bytes`` for JSON, ``max_block`` for XML)."""
+    _check(protocol)
+    if protocol in ("ctl", "ctl-heredoc"):
+        from frontier.app.cst.ctl import CtlTransducer
+
+        return CtlTransducer(**options)
+    if protocol in NATIVE_PROTOCOLS:
+        from frontier.app.cst.native import NativeSSETransducer
+
+        return NativeSSETransducer(incremental=protocol == "native-inc", **options)
+    if protocol == "json-whole":
+        from frontier.app.cst.jsonbuf import JsonWholeTransducer
+
+        return JsonWholeTransducer(**options)
+    if protocol == "json-object":
+        from frontier.app.cst.jsonbuf import JsonObjectTransducer
+
+        return JsonObjectTransducer(**options)
+    from frontier.app.cst.xml import XmlTransducer
+
+    return XmlTransducer(**options)
+
+
+def pending_size(t: Transducer) -> int:
+    """``len(t.pending())`` without building the bytes where the transducer can avoid it."""
+    size = getattr(t, "pending_size", None)
+    return int(size()) if callable(size) else len(t.pending())
+
+
+def _check(protocol: str) -> None:
+    if protocol not in PROTOCOLS:
+        raise ValueError(f"unknown protocol {protocol!r}; choose one of {', '.join(PROTOCOLS)}")

@@ -1,0 +1,333 @@
+"""Native OpenAI tool calls (modes ``native-eos`` and ``native-inc``, DESIGN §4).
+
+The accumulator takes parsed ``chat.completion.chunk`` objects. Its byte
+stream — the one its offsets count — is the concatenation, in arrival order,
+of ``delta.content`` bytes (assistant prose, confirmed at once) and
+``delta.tool_calls[].function.arguments`` bytes (confirmed when their call
+completes). ``id`` and ``name`` may arrive once, arguments in any pieces.
+
+Completion rules:
+
+* ``native-inc``: call *i* completes when a call with a higher index appears,
+  or at ``finish_reason``, or at ``[DONE]`` — and its arguments parse as a JSON
+  object (else ``bad_json`` naming the call and the parse position).
+* ``native-eos``: nothing completes before ``finish(clean=True)``; then every
+  call must parse, or none runs (the first bad one is reported).
+
+Truncation (``finish_reason == "length"`` or ``finish(clean=False)``): calls
+that never completed each get a ``ContractError(kind="truncated")`` naming the
+call (for native-eos: every call of the message), and ``truncated_calls``
+lists their ``(id, name)`` so the loop can pair each with a ``truncated`` result.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from frontier.app.cst.base import preview
+from frontier.app.cst.sse import SSEDecoder
+from frontier.app.events import CallReady, CallStarted, Confirmed, ContractError, Event, ToolCall
+
+
+@dataclass
+class _Call:
+    index: int
+    id: str = ""
+    name: str = ""
+    announced: bool = False
+    done: bool = False
+    pieces: list[tuple[int, bytes]] = field(default_factory=list)
+
+    def label(self) -> str:
+        return f"call {self.id or '?'} ({self.name or 'no name'}), index {self.index}"
+
+
+class NativeAccumulator:
+    """Accumulates ``delta.tool_calls`` of one streamed response into executable calls."""
+
+    def __init__(self, incremental: bool) -> None:
+        self.incremental = incremental
+        self.consumed = 0
+        self.stopped = False
+        self.finish_reason: str | None = None
+        self.truncated_calls: list[tuple[str, str]] = []
+        """(id, name) of each call reported ``truncated``: none of them ran."""
+        self._calls: dict[int, _Call] = {}
+        self._finished = False
+
+    # ------------------------------------------------------------------ state
+
+    @property
+    def frontier(self) -> int:
+        starts = [c.pieces[0][0] for c in self._calls.values() if not c.done and c.pieces]
+        return min(starts) if starts else self.consumed
+
+    def pending(self) -> bytes:
+        return b"".join(p for c in self._open() for _, p in c.pieces)
+
+    def pending_bound(self) -> int:
+        return self.consumed
+
+    def _open(self) -> list[_Call]:
+        return [self._calls[i] for i in sorted(self._calls) if not self._calls[i].done]
+
+    # ------------------------------------------------------------------ input
+
+    def feed_chunk(self, chunk: Mapping[str, Any]) -> list[Event]:
+        """One parsed ``chat.completion.chunk``; chunks without choices (usage) are ignored."""
+        ev: list[Event] = []
+        if self.stopped or self._finished:
+            return ev
+        choices = chunk.get("choices")
+        if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
+            return ev
+        choice = choices[0]
+        delta = choice.get("delta") or {}
+        content = delta.get("content") if isinstance(delta, dict) else None
+        if isinstance(content, str) and content:
+            data = content.encode("utf-8", "replace")
+            ev.append(Confirmed(self.consumed, "text", data))
+            self.consumed += len(data)
+        tool_calls = delta.get("tool_calls") if isinstance(delta, dict) else None
+        if isinstance(tool_calls, list):
+            for piece in tool_calls:
+                if isinstance(piece, dict) and not self._tool_piece(piece, ev):
+                    return ev
+        reason = choice.get("finish_reason")
+        if isinstance(reason, str) and reason:
+            self.finish_reason = reason
+            if self.incremental and reason != "length":
+                self._ready_open(ev)
+        return ev
+
+    def done(self) -> list[Event]:
+        """The ``[DONE]`` sentinel: in native-inc, open calls complete (unless truncated)."""
+        ev: list[Event] = []
+        live = not self.stopped and not self._finished
+        if self.incremental and live and self.finish_reason != "length":
+            self._ready_open(ev)
+        return ev
+
+    def finish(self, clean: bool) -> list[Event]:
+        ev: list[Event] = []
+        if self.stopped or self._finished:
+            return ev
+        self._finished = True
+        clean = clean and self.finish_reason != "length"
+        why = (
+            "finish_reason=length (the model hit its token limit)"
+            if self.finish_reason == "length"
+            else "the stream ended before finish_reason"
+        )
+        if self.incremental:
+            if clean:
+                self._ready_open(ev)
+            else:
+                for call in self._open():
+                    self._truncate(call, f"{call.label()} was cut off by {why}", ev)
+            return ev
+        calls = [self._calls[i] for i in sorted(self._calls)]
+        if not clean:
+            for call in calls:
+                self._truncate(
+                    call,
+                    f"{call.label()}: the response was cut off by {why}, so none of its "
+                    f"{len(calls)} call(s) ran",
+                    ev,
+                )
+            return ev
+        parsed: list[tuple[_Call, dict[str, Any]]] = []
+        for call in calls:
+            args = self._parse(call, ev)
+            if args is None:
+                return ev
+            parsed.append((call, args))
+        for call, args in parsed:
+            self._emit_ready(call, args, ev)
+        return ev
+
+    # ------------------------------------------------------------------ internals
+
+    def _tool_piece(self, piece: Mapping[str, Any], ev: list[Event]) -> bool:
+        index = piece.get("index")
+        if not isinstance(index, int):
+            ident = piece.get("id")
+            known = [c for c in self._calls.values() if ident and c.id == ident]
+            if known:
+                index = known[0].index
+            elif ident or not self._calls:
+                index = max(self._calls, default=-1) + 1
+            else:
+                index = max(self._calls)
+        call = self._calls.get(index)
+        if call is None:
+            if self.incremental:
+                for earlier in self._open():
+                    if earlier.index < index and not self._ready(earlier, ev):
+                        return False
+            call = self._calls[index] = _Call(index)
+        fn = piece.get("function")
+        fn = fn if isinstance(fn, dict) else {}
+        ident = piece.get("id")
+        if isinstance(ident, str) and ident and not call.id:
+            call.id = ident
+        name = fn.get("name")
+        if isinstance(name, str) and name and not call.name:
+            call.name = name
+        if call.name and not call.announced:
+            call.id = call.id or f"call_{index}"
+            call.announced = True
+            ev.append(CallStarted(call.id, call.name, self.consumed))
+        args = fn.get("arguments")
+        if isinstance(args, dict):
+            args = json.dumps(args, ensure_ascii=False)
+        if isinstance(args, str) and args:
+            if call.done:
+                self.stopped = True
+                ev.append(
+                    ContractError(
+                        "bad_call",
+                        f"{call.label()}: more argument bytes arrived after a later call "
+                        f"began; stream each call's arguments before starting the next",
+                        self.consumed,
+                    )
+                )
+                return False
+            data = args.encode("utf-8", "replace")
+            call.pieces.append((self.consumed, data))
+            self.consumed += len(data)
+        return True
+
+    def _ready_open(self, ev: list[Event]) -> None:
+        for call in self._open():
+            if not self._ready(call, ev):
+                return
+
+    def _ready(self, call: _Call, ev: list[Event]) -> bool:
+        args = self._parse(call, ev)
+        if args is None:
+            return False
+        self._emit_ready(call, args, ev)
+        return True
+
+    def _start(self, call: _Call) -> int:
+        return call.pieces[0][0] if call.pieces else self.consumed
+
+    def _parse(self, call: _Call, ev: list[Event]) -> dict[str, Any] | None:
+        """The call's arguments as a dict, or ``None`` after reporting why they are unusable."""
+        raw = b"".join(p for _, p in call.pieces)
+        text = raw.decode("utf-8", "replace")
+        if not call.name:
+            return self._fail(
+                "bad_call", f"{call.label()} has no function name", self._start(call), ev
+            )
+        if not text.strip():
+            return {}
+        try:
+            args = json.loads(text)
+        except json.JSONDecodeError as exc:
+            at = self._start(call) + len(text[: exc.pos].encode("utf-8"))
+            return self._fail(
+                "bad_json",
+                f"{call.label()}: arguments are not valid JSON: {exc.msg} at char {exc.pos} "
+                f"(line {exc.lineno}, column {exc.colno}) "
+                f"near {preview(raw[max(0, exc.pos - 20) :])}",
+                at,
+                ev,
+            )
+        if not isinstance(args, dict):
+            return self._fail(
+                "bad_json",
+                f"{call.label()}: arguments must be a JSON object, got {type(args).__name__}",
+                self._start(call),
+                ev,
+            )
+        return args
+
+    def _emit_ready(self, call: _Call, args: dict[str, Any], ev: list[Event]) -> None:
+        run_start, run = -1, b""
+        for offset, data in call.pieces:
+            if run and run_start + len(run) == offset:
+                run += data
+                continue
+            if run:
+                ev.append(Confirmed(run_start, "body", run))
+            run_start, run = offset, data
+        if run:
+            ev.append(Confirmed(run_start, "body", run))
+        last = call.pieces[-1][0] + len(call.pieces[-1][1]) - 1 if call.pieces else self.consumed
+        call.done = True
+        call.id = call.id or f"call_{call.index}"
+        ev.append(CallReady(ToolCall(call.id, call.name, args, max(last, 0))))
+
+    def _truncate(self, call: _Call, message: str, ev: list[Event]) -> None:
+        call.id = call.id or f"call_{call.index}"
+        self.truncated_calls.append((call.id, call.name))
+        ev.append(
+            ContractError("truncated", message + "; it did not run: resend it", self.consumed)
+        )
+
+    def _fail(self, kind: str, message: str, offset: int, ev: list[Event]) -> None:
+        self.stopped = True
+        ev.append(ContractError(kind, message + "; resend the call", offset))
+        return None
+
+
+class NativeSSETransducer:
+    """A bytes ``Transducer`` over the SSE body of a chat-completions stream.
+
+    Offsets, ``frontier`` and ``consumed`` are those of the accumulator (content
+    + argument bytes); ``sse_consumed`` counts body bytes. Data lines that are
+    not JSON objects are skipped and counted in ``skipped``.
+    """
+
+    def __init__(self, incremental: bool) -> None:
+        self.accumulator = NativeAccumulator(incremental)
+        self._sse = SSEDecoder()
+        self.sse_consumed = 0
+        self.skipped = 0
+
+    @property
+    def frontier(self) -> int:
+        return self.accumulator.frontier
+
+    @property
+    def consumed(self) -> int:
+        return self.accumulator.consumed
+
+    @property
+    def stopped(self) -> bool:
+        return self.accumulator.stopped
+
+    def pending(self) -> bytes:
+        return self.accumulator.pending()
+
+    def pending_bound(self) -> int:
+        return self.accumulator.pending_bound()
+
+    def feed(self, data: bytes) -> list[Event]:
+        self.sse_consumed += len(data)
+        events: list[Event] = []
+        for item in self._sse.feed(data):
+            events.extend(self._item(item))
+        return events
+
+    def finish(self, clean: bool) -> list[Event]:
+        self._sse.finish()
+        return self.accumulator.finish(clean)
+
+    def _item(self, item: str) -> list[Event]:
+        if item.strip() == "[DONE]":
+            return self.accumulator.done()
+        try:
+            chunk = json.loads(item)
+        except ValueError:
+            self.skipped += 1
+            return []
+        if not isinstance(chunk, dict):
+            self.skipped += 1
+            return []
+        return self.accumulator.feed_chunk(chunk)

@@ -1,0 +1,219 @@
+"""MiniMax-style XML tool calls (mode ``xml``): executed only after the stream ends.
+
+```
+<minimax:tool_call>
+<invoke name="read">
+<parameter name="path">src/app.py</parameter>
+</invoke>
+</minimax:tool_call>
+```
+
+Prose outside blocks is confirmed as it arrives. Each block is checked when
+its closing tag arrives (a malformed block is a ``bad_xml`` error at once), but
+its calls become executable only at ``finish(clean=True)``: on truncation none
+runs and each call seen so far (complete or not) gets a ``truncated`` error.
+Parameter values are the exact text between the tags, as strings; the tool
+layer coerces them to the schema types.
+"""
+
+from __future__ import annotations
+
+import re
+
+from frontier.app.cst.base import preview
+from frontier.app.events import CallReady, CallStarted, Confirmed, ContractError, Event, ToolCall
+
+OPEN = b"<minimax:tool_call>"
+CLOSE = b"</minimax:tool_call>"
+MAX_BLOCK_BYTES = 16 << 20
+
+_INVOKE_RE = re.compile(rb'<invoke name="([^"<>]*)">(.*?)</invoke>', re.DOTALL)
+_PARAM_RE = re.compile(rb'<parameter name="([^"<>]*)">(.*?)</parameter>', re.DOTALL)
+_INVOKE_START_RE = re.compile(rb'<invoke name="([^"<>]*)"')
+
+
+def _held_prefix(data: bytes, tag: bytes) -> int:
+    """How many trailing bytes of ``data`` could be the start of ``tag``."""
+    for k in range(min(len(tag) - 1, len(data)), 0, -1):
+        if data.endswith(tag[:k]):
+            return k
+    return 0
+
+
+class XmlTransducer:
+    def __init__(self, max_block: int = MAX_BLOCK_BYTES) -> None:
+        self.max_block = max_block
+        self.consumed = 0
+        self.stopped = False
+        self.truncated_calls: list[tuple[str, str]] = []
+        self._text_end = 0
+        self._tail = b""
+        self._in_block = False
+        self._block = bytearray()
+        self._block_start = 0
+        self._blocks: list[tuple[int, bytes]] = []
+        self._calls: list[ToolCall] = []
+        self._finished = False
+
+    @property
+    def frontier(self) -> int:
+        if self._blocks:
+            return self._blocks[0][0]
+        if self._in_block:
+            return self._block_start
+        return self._text_end
+
+    def pending(self) -> bytes:
+        held = b"".join(b for _, b in self._blocks)
+        return held + (bytes(self._block) if self._in_block else self._tail)
+
+    def pending_size(self) -> int:
+        held = sum(len(b) for _, b in self._blocks)
+        return held + (len(self._block) if self._in_block else len(self._tail))
+
+    def pending_bound(self) -> int:
+        return self.consumed
+
+    def feed(self, data: bytes) -> list[Event]:
+        self.consumed += len(data)
+        ev: list[Event] = []
+        if self.stopped or self._finished or not data:
+            return ev
+        s = self._tail + data if self._tail and not self._in_block else data
+        base = self.consumed - len(s) if not self._in_block else self.consumed - len(data)
+        self._tail = b""
+        pos = 0
+        while pos < len(s) and not self.stopped:
+            if self._in_block:
+                look = max(0, len(self._block) - len(CLOSE) + 1)
+                self._block += s[pos:]
+                j = self._block.find(CLOSE, look)
+                if j < 0:
+                    if len(self._block) > self.max_block:
+                        self._fail(
+                            "limit",
+                            f"a <minimax:tool_call> block passed {self.max_block} bytes",
+                            self._block_start + self.max_block,
+                            ev,
+                        )
+                    break
+                end = j + len(CLOSE)
+                overflow = len(self._block) - end
+                block = bytes(self._block[:end])
+                self._block = bytearray()
+                self._in_block = False
+                self._close_block(block, ev)
+                pos = len(s) - overflow
+                self._text_end = base + pos
+                continue
+            j = s.find(OPEN, pos)
+            if j < 0:
+                keep = _held_prefix(s[pos:], OPEN)
+                end = len(s) - keep
+                if end > pos:
+                    ev.append(Confirmed(base + pos, "text", s[pos:end]))
+                self._text_end = base + end
+                self._tail = s[end:]
+                break
+            if j > pos:
+                ev.append(Confirmed(base + pos, "text", s[pos:j]))
+            self._text_end = base + j
+            self._in_block = True
+            self._block_start = base + j
+            pos = j
+        return ev
+
+    def _close_block(self, block: bytes, ev: list[Event]) -> None:
+        start = self._block_start
+        inner = block[len(OPEN) : -len(CLOSE)]
+        found = list(_INVOKE_RE.finditer(inner))
+        junk = _INVOKE_RE.sub(b"", inner).strip()
+        if not found or junk:
+            what = "has no <invoke name=…>…</invoke>" if not found else f"has stray {preview(junk)}"
+            self._fail(
+                "bad_xml", f"the <minimax:tool_call> block at byte {start} {what}", start, ev
+            )
+            return
+        calls: list[ToolCall] = []
+        for m in found:
+            name = m[1].decode("utf-8", "replace")
+            number = len(self._calls) + len(calls) + 1
+            if not name:
+                self._fail("bad_xml", f"invoke #{number} has an empty name", start, ev)
+                return
+            args: dict[str, str] = {}
+            body = m[2]
+            stray = _PARAM_RE.sub(b"", body).strip()
+            if stray:
+                self._fail(
+                    "bad_xml",
+                    f"invoke #{number} ({name}) has stray {preview(stray)} "
+                    f"outside <parameter> tags",
+                    start,
+                    ev,
+                )
+                return
+            for p in _PARAM_RE.finditer(body):
+                key = p[1].decode("utf-8", "replace")
+                if key in args:
+                    self._fail(
+                        "bad_arg",
+                        f'invoke #{number} ({name}): parameter "{key}" given twice',
+                        start,
+                        ev,
+                    )
+                    return
+                args[key] = p[2].decode("utf-8", "replace")
+            calls.append(ToolCall(f"call_{number}", name, args, start + len(block) - 1))
+        self._blocks.append((start, block))
+        for call in calls:
+            ev.append(CallStarted(call.id, call.name, start))
+        self._calls.extend(calls)
+
+    def _fail(self, kind: str, message: str, offset: int, ev: list[Event]) -> None:
+        self.stopped = True
+        ev.append(ContractError(kind, message + "; resend the calls", offset))
+
+    def finish(self, clean: bool) -> list[Event]:
+        ev: list[Event] = []
+        if self.stopped or self._finished:
+            return ev
+        self._finished = True
+        if not clean:
+            open_names = []
+            if self._in_block:
+                open_names = [
+                    m[1].decode("utf-8", "replace") for m in _INVOKE_START_RE.finditer(self._block)
+                ]
+            everything = [(c.id, c.name) for c in self._calls]
+            everything += [(f"call_{len(everything) + i + 1}", n) for i, n in enumerate(open_names)]
+            for ident, name in everything:
+                self.truncated_calls.append((ident, name))
+                ev.append(
+                    ContractError(
+                        "truncated",
+                        f"call {ident} ({name}): the response was cut off, so none of its "
+                        f"{len(everything)} call(s) ran; resend them",
+                        self.consumed,
+                    )
+                )
+            self.stopped = True
+            return ev
+        if self._in_block:
+            self._fail(
+                "bad_xml",
+                f"the stream ended inside the <minimax:tool_call> block at byte "
+                f"{self._block_start} (no {CLOSE.decode()})",
+                self.consumed,
+                ev,
+            )
+            return ev
+        if self._tail:
+            ev.append(Confirmed(self._text_end, "text", self._tail))
+            self._text_end += len(self._tail)
+            self._tail = b""
+        for start, block in self._blocks:
+            ev.append(Confirmed(start, "frame", block))
+        self._blocks = []
+        ev.extend(CallReady(c) for c in self._calls)
+        return ev

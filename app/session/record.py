@@ -1,0 +1,284 @@
+"""Recordings: one model response as JSON lines (see ``docs/recording-format.md``).
+
+```
+{"format": "frontier-recording", "version": 1, "mode": "ctl-heredoc", "model": "m", "created": "…"}
+{"t": 0.012, "data": "{\\"choices\\": [{\\"delta\\": {\\"content\\": \\"I'll\\"}}]}"}
+…
+{"t": 1.5, "end": true, "finish_reason": "stop", "usage": {…}}
+```
+
+A recording keeps the SSE ``data`` strings exactly as they arrived, with
+their arrival times, so any transducer can be re-run over it: the text modes
+read the concatenated ``choices[0].delta.content``, the native modes the SSE
+body rebuilt from the data strings. A recording without an end line (the
+writer crashed or the connection dropped) reads as ``finish_reason
+"disconnect"``. The API key is never part of a recording.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import IO, Any
+
+FORMAT = "frontier-recording"
+VERSION = 1
+FINISH_REASONS = ("stop", "length", "tool_calls", "disconnect", "error")
+CLEAN_REASONS = ("stop", "tool_calls")
+NATIVE_MODES = ("native-eos", "native-inc")
+
+
+class RecordingError(ValueError):
+    """A recording file is unreadable; the message names the file and line."""
+
+
+@dataclass(frozen=True)
+class Recording:
+    mode: str
+    model: str
+    created: str
+    events: tuple[tuple[float, str], ...]
+    """(seconds since the request, SSE ``data`` string), in arrival order."""
+    finish_reason: str = "disconnect"
+    usage: dict[str, Any] = field(default_factory=dict)
+    end_t: float | None = None
+    meta: dict[str, Any] = field(default_factory=dict)
+    """Other header fields, kept as written."""
+
+    @property
+    def clean(self) -> bool:
+        """True when the stream ended normally (``stop`` / ``tool_calls``): EOF rules apply."""
+        return self.finish_reason in CLEAN_REASONS
+
+    def pieces(self, protocol: str | None = None) -> list[tuple[float, bytes]]:
+        """The transducer input for ``protocol`` (default: the recorded mode), one piece per
+        SSE event with its arrival time — what replay feeds, at what time."""
+        mode = protocol or self.mode
+        if mode in NATIVE_MODES:
+            return [(t, sse_event(data)) for t, data in self.events]
+        out: list[tuple[float, bytes]] = []
+        for t, data in self.events:
+            text = delta_content(data)
+            if text:
+                out.append((t, text.encode("utf-8")))
+        return out
+
+    def transducer_input(self, protocol: str | None = None) -> bytes:
+        """All input bytes for ``protocol``: assistant text, or the SSE body for native modes."""
+        return b"".join(p for _, p in self.pieces(protocol))
+
+
+def sse_event(data: str) -> bytes:
+    """One SSE event carrying ``data`` (multi-line data becomes several ``data:`` lines)."""
+    return b"".join(b"data: " + line.encode("utf-8") + b"\n" for line in data.split("\n")) + b"\n"
+
+
+def delta_content(data: str) -> str:
+    """``choices[0].delta.content`` of one SSE data string, or ``""`` (``[DONE]``, usage, junk)."""
+    try:
+        chunk = json.loads(data)
+    except ValueError:
+        return ""
+    if not isinstance(chunk, dict):
+        return ""
+    choices = chunk.get("choices")
+    if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
+        return ""
+    delta = choices[0].get("delta")
+    content = delta.get("content") if isinstance(delta, dict) else None
+    return content if isinstance(content, str) else ""
+
+
+class RecordingWriter:
+    """Appends one response to a recording file as it streams (each line flushed).
+
+    ``event(data)`` stamps the arrival time relative to the writer's creation
+    (or takes ``t``); ``end(finish_reason)`` writes the end line and closes.
+    Usable as a context manager: leaving without ``end`` writes nothing more, so
+    the file reads back as a ``disconnect``.
+    """
+
+    def __init__(
+        self,
+        path: str | os.PathLike[str],
+        mode: str,
+        model: str,
+        created: str | None = None,
+        clock: Any = time.monotonic,
+        **meta: Any,
+    ) -> None:
+        self.path = Path(path)
+        self._clock = clock
+        self._t0 = clock()
+        self._file: IO[str] | None = open(self.path, "w", encoding="utf-8")  # noqa: SIM115
+        header = {
+            "format": FORMAT,
+            "version": VERSION,
+            "mode": mode,
+            "model": model,
+            "created": created or datetime.now(UTC).isoformat(timespec="seconds"),
+            **meta,
+        }
+        self._write(header)
+
+    def elapsed(self) -> float:
+        return self._clock() - self._t0
+
+    def event(self, data: str, t: float | None = None) -> None:
+        self._write({"t": round(self.elapsed() if t is None else t, 6), "data": data})
+
+    def end(
+        self, finish_reason: str, usage: dict[str, Any] | None = None, t: float | None = None
+    ) -> None:
+        line: dict[str, Any] = {
+            "t": round(self.elapsed() if t is None else t, 6),
+            "end": True,
+            "finish_reason": finish_reason,
+        }
+        if usage:
+            line["usage"] = usage
+        self._write(line)
+        self.close()
+
+    def close(self) -> None:
+        if self._file is not None:
+            self._file.close()
+            self._file = None
+
+    def _write(self, obj: dict[str, Any]) -> None:
+        if self._file is None:
+            raise RecordingError(f"{self.path}: the recording is already closed")
+        self._file.write(json.dumps(obj, ensure_ascii=False) + "\n")
+        self._file.flush()
+
+    def __enter__(self) -> RecordingWriter:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def parse_recording(lines: Iterable[str], source: str = "<recording>") -> Recording:
+    header: dict[str, Any] | None = None
+    events: list[tuple[float, str]] = []
+    end: dict[str, Any] | None = None
+    for number, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            obj = json.loads(line)
+        except ValueError as exc:
+            if end is None and number > 1 and not line.endswith("\n"):
+                break  # a torn last line from a crash: the stream ends before it
+            raise RecordingError(f"{source}:{number}: not JSON ({exc})") from exc
+        if not isinstance(obj, dict):
+            raise RecordingError(f"{source}:{number}: expected a JSON object")
+        if header is None:
+            if obj.get("format") != FORMAT:
+                raise RecordingError(
+                    f"{source}:{number}: not a frontier recording (first line must have "
+                    f'"format": "{FORMAT}")'
+                )
+            if obj.get("version") != VERSION:
+                raise RecordingError(
+                    f"{source}: recording version {obj.get('version')!r}, this frontier reads "
+                    f"version {VERSION}"
+                )
+            header = obj
+            continue
+        if end is not None:
+            raise RecordingError(f"{source}:{number}: content after the end line")
+        if obj.get("end"):
+            end = obj
+            continue
+        data, t = obj.get("data"), obj.get("t")
+        if not isinstance(data, str) or not isinstance(t, int | float):
+            raise RecordingError(f'{source}:{number}: an event needs "t" (seconds) and "data"')
+        events.append((float(t), data))
+    if header is None:
+        raise RecordingError(f"{source}: empty file, not a recording")
+    mode = header.get("mode")
+    if not isinstance(mode, str):
+        raise RecordingError(f'{source}: the header has no "mode"')
+    known = {"format", "version", "mode", "model", "created"}
+    return Recording(
+        mode=mode,
+        model=str(header.get("model", "")),
+        created=str(header.get("created", "")),
+        events=tuple(events),
+        finish_reason=str(end.get("finish_reason", "disconnect")) if end else "disconnect",
+        usage=dict(end.get("usage") or {}) if end else {},
+        end_t=float(end["t"]) if end and isinstance(end.get("t"), int | float) else None,
+        meta={k: v for k, v in header.items() if k not in known},
+    )
+
+
+def read_recording(path: str | os.PathLike[str]) -> Recording:
+    """Read a recording file; ``RecordingError`` says what is wrong and where."""
+    p = Path(path)
+    try:
+        with open(p, encoding="utf-8") as f:
+            return parse_recording(f, str(p))
+    except UnicodeDecodeError as exc:
+        raise RecordingError(f"{p}: not UTF-8 text at byte {exc.start}") from exc
+
+
+def write_recording(path: str | os.PathLike[str], rec: Recording) -> None:
+    """Write a whole ``Recording`` (used to save synthesized or edited recordings)."""
+    reserved = {"path", "mode", "model", "created", "clock", "format", "version"}
+    meta = {k: v for k, v in rec.meta.items() if k not in reserved}
+    with RecordingWriter(path, rec.mode, rec.model, rec.created, **meta) as w:
+        for t, data in rec.events:
+            w.event(data, t)
+        if rec.finish_reason != "disconnect" or rec.end_t is not None:
+            w.end(rec.finish_reason, rec.usage or None, rec.end_t)
+
+
+def content_chunk(text: str, finish_reason: str | None = None, model: str = "") -> str:
+    """The data string of one ``chat.completion.chunk`` carrying assistant text."""
+    delta = {"content": text} if text else {}
+    return json.dumps(
+        {
+            "object": "chat.completion.chunk",
+            "model": model,
+            "choices": [{"index": 0, "delta": delta, "finish_reason": finish_reason}],
+        },
+        ensure_ascii=False,
+    )
+
+
+def synthesize(
+    text: str,
+    mode: str = "ctl-heredoc",
+    *,
+    model: str = "synthetic",
+    sizes: Sequence[int] = (7,),
+    rate: float = 0.02,
+    finish_reason: str = "stop",
+) -> Recording:
+    """A recording of a text-mode response streaming ``text`` in pieces (cycling ``sizes``
+    characters, ``rate`` seconds apart) — for examples, tests and benchmarks."""
+    events: list[tuple[float, str]] = []
+    i = k = 0
+    while i < len(text):
+        size = max(1, sizes[k % len(sizes)])
+        events.append((round(k * rate, 6), content_chunk(text[i : i + size], model=model)))
+        i += size
+        k += 1
+    t_end = round(k * rate, 6)
+    if finish_reason != "disconnect":
+        events.append((t_end, content_chunk("", finish_reason, model)))
+        events.append((t_end, "[DONE]"))
+    return Recording(
+        mode=mode,
+        model=model,
+        created="2026-01-01T00:00:00+00:00",
+        events=tuple(events),
+        finish_reason=finish_reason,
+        end_t=t_end if finish_reason != "disconnect" else None,
+    )

@@ -1,0 +1,149 @@
+"""CTL transducer throughput and memory, side by side with ``json.loads`` in the same run.
+
+    .venv/bin/python bench/transducer.py            # the issue's sizes (16 MiB, 100k calls, 64 MiB)
+    .venv/bin/python bench/transducer.py --quick    # 1/8 of the sizes, for a busy machine
+
+Cases: (a) one heredoc argument of ~80-byte lines, (b) one length-prefixed
+argument, (c) many small calls. The reference is ``json.loads`` of the
+equivalent JSON payload (one object per call: for (c) one ``json.loads`` per
+call; a single list is printed too). Ratio = reference time / transducer time,
+so >= 1.0 means CTL is at least as fast. Times are the best of ``--repeat``
+runs. Memory: peak traced allocations while feeding (input built beforehand,
+events dropped as they come) for a 1 MiB and a 64 MiB stream of 64 KiB calls.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+import tracemalloc
+from collections.abc import Callable
+
+from frontier.app.cst.ctl import CtlTransducer
+
+MiB = 1 << 20
+
+
+def best(fn: Callable[[], object], repeat: int) -> float:
+    times = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - start)
+    return min(times)
+
+
+def feed_all(data: bytes, chunk: int, max_arg: int) -> int:
+    t = CtlTransducer(max_arg=max_arg)
+    calls = 0
+    for i in range(0, len(data), chunk):
+        for event in t.feed(data[i : i + chunk]):
+            calls += event.type == "call"
+    t.finish(True)
+    return calls
+
+
+def text_lines(size: int) -> str:
+    line = "    result = compute(alpha, beta, gamma)  # a typical line of source code, ~80 B\n"
+    return line * (size // len(line))
+
+
+def case_big(
+    form: str, size: int, chunks: list[int], repeat: int
+) -> list[tuple[str, float, float]]:
+    content = text_lines(size)
+    raw = content.encode()
+    if form == "heredoc":
+        arg = b"arg content <<EOF\n" + raw + b"EOF\n"
+    else:
+        arg = b"arg content %d\n" % len(raw) + raw
+    data = b"call c1 write\narg path big.py\n" + arg + b"end\n"
+    payload = json.dumps(
+        {"id": "c1", "name": "write", "arguments": {"path": "big.py", "content": content}}
+    )
+    assert feed_all(data, 65536, 2 * size) == 1
+    ref = best(lambda: json.loads(payload), repeat)
+    rows = []
+    for chunk in chunks:
+        ours = best(lambda c=chunk: feed_all(data, c, 2 * size), repeat)
+        rows.append((f"{form} {len(raw) / MiB:.0f} MiB, chunk {chunk}", ours, ref))
+    return rows
+
+
+def case_small(count: int, chunks: list[int], repeat: int) -> list[tuple[str, float, float]]:
+    data = b"".join(
+        b"call c%d read\narg path src/module_%d.py\narg encoding utf-8\nend\n" % (i, i)
+        for i in range(count)
+    )
+    objects = [
+        json.dumps(
+            {
+                "id": f"c{i}",
+                "name": "read",
+                "arguments": {"path": f"src/module_{i}.py", "encoding": "utf-8"},
+            }
+        )
+        for i in range(count)
+    ]
+    array = "[" + ",".join(objects) + "]"
+    assert feed_all(data, 65536, MiB) == count
+    per_object = best(lambda: [json.loads(o) for o in objects], repeat)
+    one_list = best(lambda: json.loads(array), repeat)
+    rows = []
+    for chunk in chunks:
+        ours = best(lambda c=chunk: feed_all(data, c, MiB), repeat)
+        rows.append(
+            (f"{count:,} small calls, chunk {chunk} (vs loads per object)", ours, per_object)
+        )
+    rows.append(
+        (f"{count:,} small calls, chunk {chunks[-1]} (vs loads of one list)", ours, one_list)
+    )
+    return rows
+
+
+def peak_state(total: int, chunk: int = 65536, arg: int = 64 * 1024) -> tuple[int, int]:
+    """Peak traced bytes feeding a ``total``-byte stream of calls with ``arg``-byte heredocs."""
+    body = text_lines(arg).encode()
+    one = b"call c1 write\narg path f.py\narg content <<EOF\n" + body + b"EOF\nend\n"
+    data = one * max(1, total // len(one))
+    tracemalloc.start()
+    tracemalloc.reset_peak()
+    t = CtlTransducer()
+    calls = 0
+    for i in range(0, len(data), chunk):
+        calls += sum(e.type == "call" for e in t.feed(data[i : i + chunk]))
+    t.finish(True)
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    return peak, calls
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--quick", action="store_true", help="1/8 of the sizes")
+    parser.add_argument("--repeat", type=int, default=3)
+    args = parser.parse_args()
+    scale = 8 if args.quick else 1
+    big = 16 * MiB // scale
+    chunks = [4096, 65536]
+    rows = case_big("heredoc", big, chunks, args.repeat)
+    rows += case_big("length", big, chunks, args.repeat)
+    rows += case_small(100_000 // scale, chunks, args.repeat)
+    print(f"{'case':<62} {'ctl s':>8} {'json s':>8} {'ratio':>6}")
+    for name, ours, ref in rows:
+        print(f"{name:<62} {ours:8.4f} {ref:8.4f} {ref / ours:6.2f}")
+    small_peak, small_calls = peak_state(1 * MiB)
+    large_peak, large_calls = peak_state(64 * MiB // scale)
+    print()
+    print(f"peak state, 1 MiB stream ({small_calls} calls): {small_peak / 1024:8.1f} KiB")
+    print(
+        f"peak state, {64 // scale} MiB stream ({large_calls} calls): {large_peak / 1024:8.1f} KiB"
+    )
+    print(f"ratio large/small: {large_peak / small_peak:.3f} (target <= 1.10)")
+
+
+if __name__ == "__main__":
+    main()

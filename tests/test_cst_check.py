@@ -1,0 +1,95 @@
+"""The S1–S3 checker catches unsafe transducers, and ``frontier check`` reports them."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+import pytest
+from frontier.app.commands import check as check_cmd
+from frontier.app.cst import ctl, props
+from frontier.app.cst.base import Transducer
+from frontier.app.cst.props import check_stream
+from frontier.app.events import Event
+from frontier.app.session.record import synthesize, write_recording
+
+EXAMPLES = Path(__file__).parent / "examples"
+
+
+class EagerEnd(ctl.CtlTransducer):
+    """Unsafe on purpose: treats a chunk ending in ``end`` as the end line (no newline yet)."""
+
+    def feed(self, data: bytes) -> list[Event]:
+        events = super().feed(data)
+        if self._state == ctl._FRAME and self._buf == b"end":
+            self._buf = b""
+            self.frontier += 3
+            self._ready(self.frontier, events)
+        return events
+
+
+def eager_factory(protocol: str) -> Transducer:
+    return EagerEnd()
+
+
+def test_checker_flags_a_call_run_before_its_confirming_byte() -> None:
+    data = b"call c1 read\narg path a\nend\n"
+    report = check_stream(data, "ctl", True, factory=eager_factory)
+    assert not report.ok
+    first = report.first
+    assert first is not None and first.prop == "S1"
+    assert first.offset == data.index(b"end\n") + 2  # the prefix ending in "end"
+
+
+def test_checker_flags_a_call_that_the_full_stream_rejects() -> None:
+    data = b"call c1 read\narg path a\nendless\n"
+    report = check_stream(data, "ctl", True, factory=eager_factory)
+    assert "S2" in {v.prop for v in report.violations}
+    assert check_stream(data, "ctl", True).ok  # the real transducer never ran it
+
+
+def test_checker_passes_the_real_transducers_on_every_bundled_example() -> None:
+    files = sorted(EXAMPLES.glob("*.jsonl"))
+    assert len(files) >= 10
+    args = argparse.Namespace(sources=[str(f) for f in files])
+    assert check_cmd.main(args) == 0
+
+
+def test_check_exit_codes_and_output(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    rec = tmp_path / "r.jsonl"
+    write_recording(rec, synthesize("call c1 read\narg path a\nend\n", "ctl"))
+    assert check_cmd.main(argparse.Namespace(sources=[str(rec)])) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("ok ") and "calls=1" in out
+
+    assert check_cmd.main(argparse.Namespace(sources=[str(tmp_path / "missing.jsonl")])) == 2
+    assert "missing.jsonl: no such recording file or session" in capsys.readouterr().err
+    assert check_cmd.main(argparse.Namespace(sources=[str(tmp_path)])) == 2
+    assert "is a directory" in capsys.readouterr().err
+    junk = tmp_path / "junk.jsonl"
+    junk.write_text('{"hello": 1}\n')
+    assert check_cmd.main(argparse.Namespace(sources=[str(junk)])) == 2
+    assert "junk.jsonl:1: not a frontier recording" in capsys.readouterr().err
+
+
+def test_check_exit_1_names_first_violating_offset(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    data = "call c1 read\narg path a\nend\n"
+    rec = tmp_path / "r.jsonl"
+    write_recording(rec, synthesize(data, "ctl"))
+    monkeypatch.setattr(
+        check_cmd,
+        "check_stream",
+        lambda *a, **k: props.check_stream(*a, **k, factory=eager_factory),
+    )
+    assert check_cmd.main(argparse.Namespace(sources=[str(rec)])) == 1
+    out = capsys.readouterr().out
+    assert out.startswith("FAIL") and f"S1 at offset {data.index('end') + 2}" in out
+
+
+def test_long_inputs_sample_fresh_prefixes_but_check_every_prefix_incrementally() -> None:
+    data = b"".join(b"call c%d read\narg path f%d\nend\n" % (i, i) for i in range(200))
+    report = check_stream(data, "ctl", True, fresh=100, samples=50)
+    assert report.ok and report.prefixes == len(data) and report.calls == 200
+    assert 50 < report.fresh_prefixes < len(data)
