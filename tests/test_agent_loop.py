@@ -247,3 +247,15 @@ def test_the_prompt_example_is_valid_ctl(mode: str) -> None:
     transducer = make_transducer(mode)
     events = transducer.feed(text.encode()) + transducer.finish(True)
     assert [e.type for e in events if e.type in ("call", "error")] == ["call"]
+
+
+async def test_a_number_written_as_the_prompt_teaches_reaches_the_tool_as_an_int() -> None:
+    """`arg limit 4` + `200` (a one-line body) is how CTL carries a number."""
+    from frontier.tools.schema import coerce_args
+
+    text = "call c1 read\narg path a.txt\narg limit 4\n200\nend\n"
+    loop, _provider, boundary, _events, _log = make_loop([(text_chunks(text), "stop"), DONE])
+    await loop.send("go")
+    call = boundary.calls[0]
+    spec = default_registry().get("read").spec
+    assert coerce_args("read", spec.parameters, call.args)["limit"] == 200

@@ -25,7 +25,9 @@ arg <key> <value on one line>
 end
 
 - <id> is yours to choose, unique in the conversation (c1, c2, ...).
-- One `arg` per argument; every argument is text (numbers are written as digits).
+- One `arg` per argument, written `arg <key> <value>` on one line.
+- A value made only of digits is read as a byte count (see below), so write a number
+  as a one-line body: `arg limit 4`, then a line `200` (3 digits + newline = 4 bytes).
 - A call runs the moment its `end` line arrives. After your last call, stop writing:
   the results come back in the next message as
 

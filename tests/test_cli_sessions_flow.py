@@ -1,0 +1,73 @@
+"""A user's flow across commands: run the demo, list it, check it, export it.
+
+Every subprocess gets its own ``FRONTIER_DATA_DIR`` and ``TMPDIR`` under the test's
+temp dir, so the store and the demo's scratch workspace never touch the home dir.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+
+def frontier(*args: str, tmp_path: Path) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "TMPDIR": str(tmp_path), "FRONTIER_DATA_DIR": str(tmp_path / "data")}
+    return subprocess.run(
+        [sys.executable, "-m", "frontier.app.cli", *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=env,
+        stdin=subprocess.DEVNULL,
+    )
+
+
+@pytest.fixture(scope="module")
+def demo_session(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, Path]:
+    tmp = tmp_path_factory.mktemp("flow")
+    run = frontier("demo", "--headless", "--rate", "0", "--protocol", "ctl-heredoc", tmp_path=tmp)
+    assert run.returncode == 0, run.stderr
+    listing = frontier("sessions", "--json", tmp_path=tmp)
+    sessions = json.loads(listing.stdout)
+    assert len(sessions) == 1
+    return sessions[0]["id"], tmp
+
+
+def test_check_session_passes_every_response(
+    demo_session: tuple[str, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    session_id, tmp = demo_session
+    result = frontier("check", session_id, tmp_path=tmp)
+    assert result.returncode == 0, result.stdout + result.stderr
+    lines = [line for line in result.stdout.splitlines() if line.strip()]
+    assert len(lines) >= 9  # one line per recorded response of the demo story
+    assert all("ok" in line.lower() for line in lines[:9]), result.stdout
+
+
+def test_export_jsonl_pairs_every_result_with_its_call(
+    demo_session: tuple[str, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    session_id, tmp = demo_session
+    result = frontier("export", session_id, "--format", "jsonl", tmp_path=tmp)
+    assert result.returncode == 0, result.stderr
+    records = [json.loads(line) for line in result.stdout.splitlines()]
+    calls = [r for r in records if r["type"] == "call"]
+    results = [r for r in records if r["type"] == "result"]
+    errors = [r for r in records if r["type"] == "error"]
+    assert len(calls) == len(results) == 6
+    assert {r["id"] for r in results} == {c["id"] for c in calls}
+    assert [e["kind"] for e in errors] == ["body_eof", "truncated"]
+
+
+def test_unknown_session_is_a_clear_usage_error(
+    demo_session: tuple[str, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _, tmp = demo_session
+    result = frontier("check", "doesnotexist", tmp_path=tmp)
+    assert result.returncode == 2
+    assert "doesnotexist" in result.stderr and "Traceback" not in result.stderr
