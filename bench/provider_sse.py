@@ -17,6 +17,7 @@ import time
 
 import httpx
 from aiohttp import web
+
 from frontier.app.providers.demo import DemoTransport
 from frontier.app.providers.demo_script import DEMO_TASK
 from frontier.app.providers.openai import Chunk, OpenAIProvider

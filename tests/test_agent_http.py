@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 from aiohttp import web
+
 from frontier.app.agent.loop import AgentLoop
 from frontier.app.agent.modes import get_mode
 from frontier.app.events import Event, Retry, ToolFinished

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from test_tools_fakes import Approver, FakeStore, ProbeTool, call, make_boundary
+
 from frontier.app.events import ToolCall, ToolFinished, ToolStarted
 from frontier.tools.registry import Registry, default_registry
-from test_tools_fakes import Approver, FakeStore, ProbeTool, call, make_boundary
 
 
 async def test_batch_with_valid_read_and_unknown_tool_pairs_both(tmp_path: Path) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+
 from frontier.app.cst.base import calls_of, coalesce, errors_of, run_chunks, split
 from frontier.app.cst.factory import PROTOCOLS, input_kind, make_transducer
 from frontier.app.cst.jsonbuf import JsonObjectTransducer

@@ -6,6 +6,7 @@ import argparse
 from pathlib import Path
 
 import pytest
+
 from frontier.app.commands import check as check_cmd
 from frontier.app.cst import ctl, props
 from frontier.app.cst.base import Transducer

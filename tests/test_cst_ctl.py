@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import pytest
+
 from frontier.app.cst.base import calls_of, coalesce, errors_of, run_chunks, split
 from frontier.app.cst.ctl import CtlTransducer
 from frontier.app.events import (

@@ -10,6 +10,9 @@ import itertools
 import json
 from typing import Any
 
+from hypothesis import given
+from hypothesis import strategies as st
+
 from frontier.app.cst.base import calls_of, coalesce, decode_value, run_chunks
 from frontier.app.cst.ctl import CtlTransducer
 from frontier.app.cst.factory import make_transducer
@@ -17,8 +20,6 @@ from frontier.app.cst.native import NativeAccumulator
 from frontier.app.cst.props import check_stream
 from frontier.app.cst.sse import encode_sse
 from frontier.app.events import ContractError, Event
-from hypothesis import given
-from hypothesis import strategies as st
 
 KEY = st.from_regex(r"[A-Za-z_][A-Za-z0-9_]{0,6}", fullmatch=True)
 IDENT = st.from_regex(r"[A-Za-z0-9_.:-]{1,8}", fullmatch=True)

@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
+
 from frontier.app.cst.base import calls_of, run_chunks
 from frontier.app.cst.factory import make_transducer
 from frontier.app.session.record import (

@@ -12,6 +12,7 @@ from typing import Any
 
 import httpx
 import pytest
+
 from frontier.app.agent.loop import AgentLoop
 from frontier.app.agent.modes import get_mode
 from frontier.app.events import ContractError, Event, StreamStopped, ToolFinished

@@ -20,6 +20,9 @@ from typing import Any
 
 import httpx
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
 from frontier.app.providers.demo import (
     DemoTransport,
     demo_project_dir,
@@ -38,8 +41,6 @@ from frontier.app.providers.demo_script import (
     script,
 )
 from frontier.app.providers.openai import Chunk, OpenAIProvider, StreamEnd
-from hypothesis import given
-from hypothesis import strategies as st
 
 CTL_MODES = ("ctl", "ctl-heredoc")
 NATIVE_MODES = ("native-eos", "native-inc")

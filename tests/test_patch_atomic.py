@@ -6,10 +6,11 @@ import os
 from pathlib import Path
 
 import pytest
-from frontier.tools import atomic
-from frontier.tools.patch_engine import PatchError, apply_patch
 from hypothesis import given
 from hypothesis import strategies as st
+
+from frontier.tools import atomic
+from frontier.tools.patch_engine import PatchError, apply_patch
 
 FILES = {f"f{i}.txt": "".join(f"file {i} line {n}\n" for n in range(20)) for i in range(5)}
 

@@ -9,6 +9,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
+
 from frontier.tools.patch_engine import PatchError, apply_patch, plan_patch
 
 

@@ -8,9 +8,10 @@ import string
 from pathlib import Path
 from tempfile import TemporaryDirectory
 
-from frontier.tools.patch_engine import apply_patch
 from hypothesis import given
 from hypothesis import strategies as st
+
+from frontier.tools.patch_engine import apply_patch
 
 LINE = st.text(alphabet="ab \t", max_size=4)
 UNIQUE_LINE = st.text(alphabet=string.ascii_letters + " \t", min_size=1, max_size=10)

@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 from aiohttp import web
+
 from frontier.app.events import Retry
 from frontier.app.providers.errors import ProviderError
 from frontier.app.providers.openai import Chunk, OpenAIProvider, StreamEnd

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
 from frontier.app.providers.demo import DemoTransport
 from frontier.app.providers.demo_script import DEMO_TASK
 from frontier.app.providers.errors import ProviderError

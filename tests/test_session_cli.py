@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
+
 from frontier.app.cli import main
 from frontier.app.events import ToolCall, ToolResult
 from frontier.app.session.store import SessionStore

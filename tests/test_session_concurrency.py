@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 
 import pytest
+
 from frontier.app.session.store import SessionStore
 
 DRIVER = Path(__file__).parent / "session_helpers" / "driver.py"

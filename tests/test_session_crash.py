@@ -21,6 +21,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+
 from frontier.app.session.store import SessionStore
 
 sys.path.insert(0, str(Path(__file__).parent))

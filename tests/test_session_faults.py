@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
+
 from frontier.app.events import ToolCall, ToolResult
 from frontier.app.session.store import SessionStore, StoreError
 from frontier.tools.contract import FilePreview, Preview, ToolSpec

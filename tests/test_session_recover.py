@@ -6,11 +6,12 @@ import hashlib
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
 from frontier.app.events import ToolCall, ToolResult
 from frontier.app.session.store import SessionStore
 from frontier.tools.contract import FilePreview, Preview, ToolSpec
-from hypothesis import given
-from hypothesis import strategies as st
 
 SHELL = ToolSpec("shell", "", {}, sequential=True, kind="exec")
 PATCH = ToolSpec("apply_patch", "", {}, sequential=True, mutates=True, kind="edit")

@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
+
 from frontier.app.events import ToolCall, ToolResult
 from frontier.app.session.store import SessionStore
 from frontier.tools.contract import Preview, ToolSpec

@@ -8,6 +8,7 @@ import stat
 from pathlib import Path
 
 import pytest
+
 from frontier.app.events import ToolCall, ToolResult
 from frontier.app.session import schema
 from frontier.app.session.store import (

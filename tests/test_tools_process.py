@@ -7,9 +7,10 @@ import os
 from pathlib import Path
 
 import pytest
+from test_tools_fakes import call, make_boundary
+
 from frontier.app.events import ToolOutput
 from frontier.tools.output_cap import TOOL_OUT_CAP, CappedBuffer, cap_output
-from test_tools_fakes import call, make_boundary
 
 
 async def test_shell_streams_output_and_reports_exit(tmp_path: Path) -> None:

@@ -7,9 +7,10 @@ import shutil
 from pathlib import Path
 
 import pytest
+from test_tools_fakes import call, make_boundary
+
 from frontier.tools import search
 from frontier.tools.gitignore import walk_files
-from test_tools_fakes import call, make_boundary
 
 
 @pytest.fixture

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+
 from frontier.app.providers.demo_script import (
     DEMO_MODEL,
     MODES,

@@ -33,9 +33,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import httpx
+from httpx_sse import EventSource
+
 from frontier.app.events import Retry
 from frontier.app.providers.errors import ProviderError
-from httpx_sse import EventSource
 
 log = logging.getLogger(__name__)
 

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+
 from frontier.app.providers.openai import Chunk, StreamEnd
 
 Sleep = Callable[[float], Awaitable[Any]]
