@@ -194,7 +194,7 @@ class ToolBoundary:
         except Exception as exc:
             return _result(call, "denied", f"denied: the approver failed ({exc})")
         if not decision.approved:
-            return _result(call, "denied", _denied_text(decision.reason, "the user"))
+            return _result(call, "denied", _denied_text(decision.reason, decision.by))
         return None
 
     async def _execute(self, ready: _Ready) -> ToolResult:

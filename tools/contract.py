@@ -69,6 +69,8 @@ class Preview:
 class Decision:
     approved: bool
     reason: str = ""
+    by: str = "the user"
+    """Who decided, for the message the model reads (``the user``, ``policy read-only``)."""
 
 
 class Approver(Protocol):

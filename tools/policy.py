@@ -34,8 +34,8 @@ class PolicyApprover:
             what = "file edits" if spec.kind == "edit" else "commands"
             return Decision(
                 False,
-                f"policy read-only: {what} are not allowed in this session; describe the change "
-                "to the user instead",
+                f"{what} are not allowed in this session; describe the change to the user instead",
+                by="policy read-only",
             )
         if self.policy == "auto-edit" and spec.kind == "edit":
             return Decision(True, "policy auto-edit")
@@ -43,7 +43,8 @@ class PolicyApprover:
             flag = "--approval auto" if spec.kind == "exec" else "--approval auto-edit"
             return Decision(
                 False,
-                f"policy {self.policy}: {spec.name} needs approval and nobody can be asked "
+                f"{spec.name} needs approval and nobody can be asked "
                 f"(headless); the user can allow it with {flag}",
+                by=f"policy {self.policy}",
             )
         return await self.ask.approve(call, spec, preview)

@@ -123,6 +123,7 @@ class NoTerminalApprover:
             False,
             f"{call.name} needs approval but there is no terminal to ask on; rerun with "
             "--approval auto-edit (edits allowed) or --approval auto (edits and commands)",
+            by="frontier (no terminal)",
         )
 
 

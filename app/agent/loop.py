@@ -70,6 +70,7 @@ class Store(Protocol):
     def begin_response(self, session_id: str, mode: str, model: str, request_index: int) -> int: ...
     def add_stream_event(self, response_id: int, t: float, data: str) -> None: ...
     def end_response(self, response_id: int, finish_reason: str) -> None: ...
+    def set_state(self, session_id: str, state: str) -> None: ...
 
 
 class PersistenceFailed(Exception):
@@ -160,6 +161,7 @@ class AgentLoop:
         """Run one user turn to its end; the returned event says why it ended."""
         self._turn_task = asyncio.current_task()
         try:
+            self._set_state("active")
             ended = await self._turn(text)
         except asyncio.CancelledError:
             self.boundary.cancel_running()
@@ -172,8 +174,16 @@ class AgentLoop:
             ended = TurnEnded("provider_error", str(exc))
         finally:
             self._turn_task = None
+        if ended.reason != "session_persistence_failed":
+            with contextlib.suppress(PersistenceFailed):
+                self._set_state("done" if ended.reason == "done" else "failed")
         self._emit(ended)
         return ended
+
+    def _set_state(self, state: str) -> None:
+        """The session's state as ``frontier sessions`` lists it."""
+        if self.session_id is not None:
+            self._store("set_state", self.session_id, state)
 
     async def _turn(self, text: str) -> TurnEnded:
         if self.carried:
