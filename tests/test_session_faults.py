@@ -291,7 +291,12 @@ async def test_real_boundary_with_a_failing_commit(tmp_path: Path, point: str, t
     db = tmp_path / "sessions.db"
     store = SessionStore.open(db)
     sid = store.create_session(str(ws), "m", None, "ctl")
-    boundary = ToolBoundary(default_registry(), ws, PolicyApprover("auto"), store.persistence(sid))
+    persistence = store.persistence(sid)
+    if point == "started":
+        # run() records the call and its start in one commit; the separate start commit
+        # exists on the two-commit path (parallel batch segments): exercise that one.
+        persistence.persist_and_start = None  # type: ignore[assignment,method-assign]
+    boundary = ToolBoundary(default_registry(), ws, PolicyApprover("auto"), persistence)
 
     def fail(p: str) -> None:
         if p == point:

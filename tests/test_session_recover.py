@@ -124,6 +124,20 @@ def test_exec_call_that_started_is_interrupted(env) -> None:
     assert "outcome unknown: check before retrying" in result.output
 
 
+def test_call_persisted_and_started_in_one_commit_is_interrupted(env) -> None:
+    """The boundary's one-fsync path: a crash after it must never read as not_executed."""
+    store, sid, _ = env
+    rid = store.begin_response(sid, "ctl", "m", 0)
+    p = store.persistence(sid)
+    p.persist_and_start(
+        ToolCall("c1", "shell", {"command": "make"}), SHELL, Preview("command", command="make")
+    )
+    (call,) = store.calls(sid)
+    assert call.response_id == rid
+    (result,) = store.recover(sid)
+    assert result.kind == "interrupted"
+
+
 def test_exec_call_never_started_is_not_executed(env) -> None:
     store, sid, _ = env
     p = store.persistence(sid)

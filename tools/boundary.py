@@ -51,6 +51,8 @@ class _Ready:
     spec: ToolSpec
     tool: Tool
     prepared: Prepared
+    started_recorded: bool = False
+    """The call row and its start were committed together (``persist_and_start``)."""
 
 
 class ToolBoundary:
@@ -85,7 +87,7 @@ class ToolBoundary:
 
     async def run(self, call: ToolCall) -> ToolResult:
         """One call, full path: prepare → gate → persist → execute → commit."""
-        staged = await self._stage(call)
+        staged = await self._stage(call, start_now=True)
         if isinstance(staged, ToolResult):
             return await self._finish(call, staged, executed=False)
         result = await self._execute(staged)
@@ -138,8 +140,14 @@ class ToolBoundary:
 
         return ToolContext(root=self.root, output=sink, env=self.env)
 
-    async def _stage(self, call: ToolCall) -> _Ready | ToolResult:
-        """prepare → gate → persist_call; a ``ToolResult`` means the call ends here."""
+    async def _stage(self, call: ToolCall, *, start_now: bool = False) -> _Ready | ToolResult:
+        """prepare → gate → persist_call; a ``ToolResult`` means the call ends here.
+
+        ``start_now``: execution follows at once, so a store that offers
+        ``persist_and_start`` records the call and its start in one commit (one
+        fsync less between confirmation and the tool starting). Store commits run
+        in a worker thread so an fsync never freezes stream reading or the UI.
+        """
         if self.persistence_failed:
             return _result(call, "not_executed", "not executed: the session store failed earlier")
         tool = self.registry.get(call.name)
@@ -172,12 +180,20 @@ class ToolBoundary:
         denied = await self._gate(call, spec, prepared)
         if denied is not None:
             return denied
+        started = False
         if self.persistence is not None:
+            combined = getattr(self.persistence, "persist_and_start", None) if start_now else None
             try:
-                self.persistence.persist_call(call, spec, prepared.preview)
+                if combined is not None:
+                    await asyncio.to_thread(combined, call, spec, prepared.preview)
+                    started = True
+                else:
+                    await asyncio.to_thread(
+                        self.persistence.persist_call, call, spec, prepared.preview
+                    )
             except Exception as exc:
                 return self._store_failed(call, f"could not record the call ({exc})", ran=False)
-        return _Ready(call, spec, tool, prepared)
+        return _Ready(call, spec, tool, prepared, started_recorded=started)
 
     async def _gate(self, call: ToolCall, spec: ToolSpec, prepared: Prepared) -> ToolResult | None:
         if self.before_hook is not None:
@@ -199,9 +215,9 @@ class ToolBoundary:
 
     async def _execute(self, ready: _Ready) -> ToolResult:
         call = ready.call
-        if self.persistence is not None:
+        if self.persistence is not None and not ready.started_recorded:
             try:
-                self.persistence.mark_started(call.id)
+                await asyncio.to_thread(self.persistence.mark_started, call.id)
             except Exception as exc:
                 return self._store_failed(call, f"could not record the start ({exc})", ran=False)
         token = CancelToken()
@@ -247,7 +263,7 @@ class ToolBoundary:
                 result = changed
         if self.persistence is not None:
             try:
-                self.persistence.commit_result(result)
+                await asyncio.to_thread(self.persistence.commit_result, result)
             except Exception as exc:
                 what = f"ran (outcome {result.kind})" if executed else "did not run"
                 result = self._store_failed(

@@ -98,6 +98,9 @@ class Persistence(Protocol):
         """Commit the result row before the model can see it."""
         ...
 
+    # Optional: ``persist_and_start(call, spec, preview)`` commits the call row and its
+    # start in one transaction; the boundary uses it when execution follows at once.
+
 
 OutputSink = Callable[[str, str], None]
 """``sink(call_id, text)``: live output of a running tool, for observers."""

@@ -41,6 +41,14 @@ class SessionPersistence:
         with self._lock:
             self._refs[call.id] = seq
 
+    def persist_and_start(self, call: ToolCall, spec: ToolSpec, preview: Preview) -> None:
+        """``persist_call`` + ``mark_started`` in one commit, for a call that runs at once."""
+        seq = self.store.add_call(
+            self.session_id, call, spec, preview, response_id=self.response_id, started=True
+        )
+        with self._lock:
+            self._refs[call.id] = seq
+
     def mark_started(self, call_id: str) -> None:
         """Commit that the side effect is about to begin (→ ``interrupted`` after a crash)."""
         ref = self._ref(call_id)

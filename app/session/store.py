@@ -220,6 +220,8 @@ class SessionStore:
         self._stream_buf: dict[int, list[tuple[float, str]]] = {}
         self._stream_written: dict[int, int] = {}
         self._response_session: dict[int, str] = {}
+        self._latest_response: dict[str, int] = {}
+        """Per session, the response most recently begun: the one whose calls run now."""
         self.fault_hook: Callable[[str], None] | None = None
         """Test hook: called inside each write transaction just before COMMIT with
         the commit point's name (``call``, ``started``, ``result``, ``assistant``,
@@ -438,6 +440,7 @@ class SessionStore:
             self._stream_buf[rid] = []
             self._stream_written[rid] = 0
             self._response_session[rid] = session_id
+            self._latest_response[session_id] = rid
         return rid
 
     def add_stream_event(self, response_id: int, t: float, data: str) -> None:
@@ -511,8 +514,15 @@ class SessionStore:
         spec: ToolSpec | None = None,
         preview: Preview | None = None,
         response_id: int | None = None,
+        *,
+        started: bool = False,
     ) -> int:
-        """Commit a call row (with each target file's pre/post hashes); returns its ``seq``."""
+        """Commit a call row (with each target file's pre/post hashes); returns its ``seq``.
+
+        ``started`` also records, in the same transaction, that execution begins now:
+        one fsync instead of two on the path from confirmation to the tool starting.
+        A crash right after it reconciles as ``interrupted`` (the safe reading).
+        """
         targets = [
             {"path": f.path, "pre": f.old_hash, "post": f.new_hash}
             for f in (preview.files if preview is not None else ())
@@ -528,12 +538,21 @@ class SessionStore:
             "command": preview.command if preview is not None else None,
             "summary": preview.summary if preview is not None else "",
         }
-        return self._write(
-            "call",
-            lambda c: self._log(
-                c, session_id, "call", data, call_id=call.id, response_id=response_id
-            ),
-        )
+        if response_id is None:
+            response_id = self._open_response(session_id)
+
+        def insert(c: sqlite3.Connection) -> int:
+            seq = self._log(c, session_id, "call", data, call_id=call.id, response_id=response_id)
+            if started:
+                self._log(c, session_id, "started", {}, call_id=call.id, ref=seq)
+            return seq
+
+        return self._write("call", insert)
+
+    def _open_response(self, session_id: str) -> int | None:
+        """The response that confirmed the calls being recorded (the latest one begun)."""
+        with self._lock:
+            return self._latest_response.get(session_id)
 
     def add_started(self, session_id: str, ref: int, call_id: str) -> None:
         """Commit that the call at ``ref`` is about to execute."""

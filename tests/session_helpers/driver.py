@@ -63,6 +63,8 @@ class SyncPersistence(SessionPersistence):
 
     pause_before_start = False
     pause_before_result = False
+    persist_and_start = None
+    """Use the two-commit path so a kill can land between the call row and its start."""
 
     def persist_call(self, call: ToolCall, spec: ToolSpec, preview: Preview) -> None:
         super().persist_call(call, spec, preview)
