@@ -331,25 +331,27 @@ def test_migrations_apply_in_order_once(tmp_path: Path, monkeypatch) -> None:
     path = tmp_path / "sessions.db"
     with SessionStore.open(path) as s:
         sid = s.create_session("/w", "m", None, "ctl")
-    v2 = "ALTER TABLE sessions ADD COLUMN title TEXT;\nUPDATE sessions SET title = 'old';"
-    monkeypatch.setattr(schema, "MIGRATIONS", (*schema.MIGRATIONS, v2))
+    newest = len(schema.MIGRATIONS) + 1
+    extra = "ALTER TABLE sessions ADD COLUMN title TEXT;\nUPDATE sessions SET title = 'old';"
+    monkeypatch.setattr(schema, "MIGRATIONS", (*schema.MIGRATIONS, extra))
     with SessionStore.open(path) as s:
-        assert s._conn.execute("PRAGMA user_version").fetchone()[0] == 2
+        assert s._conn.execute("PRAGMA user_version").fetchone()[0] == newest
         assert s._conn.execute("SELECT title FROM sessions").fetchone()[0] == "old"
         assert s.get_session(sid).id == sid
-    with SessionStore.open(path) as s:  # re-opening does not re-run v2
-        assert s._conn.execute("PRAGMA user_version").fetchone()[0] == 2
+    with SessionStore.open(path) as s:  # re-opening does not re-run the new step
+        assert s._conn.execute("PRAGMA user_version").fetchone()[0] == newest
 
 
 def test_failed_migration_leaves_previous_version(tmp_path: Path, monkeypatch) -> None:
     path = tmp_path / "sessions.db"
     SessionStore.open(path).close()
+    before = len(schema.MIGRATIONS)
     bad = "CREATE TABLE extra (x INTEGER);\nTHIS IS NOT SQL;"
     monkeypatch.setattr(schema, "MIGRATIONS", (*schema.MIGRATIONS, bad))
     with pytest.raises(StoreError):
         SessionStore.open(path)
     conn = sqlite3.connect(path)
-    assert conn.execute("PRAGMA user_version").fetchone()[0] == 1
+    assert conn.execute("PRAGMA user_version").fetchone()[0] == before
     names = {r[0] for r in conn.execute("SELECT name FROM sqlite_master")}
     assert "extra" not in names
 
@@ -376,3 +378,45 @@ def test_stored_responses_become_recordings_for_check_and_replay(tmp_path: Path)
     assert read_recording(tmp_path / "r.jsonl").events == rec0.events
     with pytest.raises(SessionNotFound, match="no session matches"):
         session_recordings("ffffffff")
+
+
+def test_results_committed_after_the_last_round_are_undelivered(tmp_path: Path) -> None:
+    """What resume must re-send: results the model never saw, and only those."""
+    with SessionStore.open(tmp_path / "s.db") as s:
+        sid = s.create_session("/w", "m", None, "ctl")
+        s.append_message(sid, {"role": "user", "content": "go"}, from_user=True)
+        p = s.persistence(sid)
+        spec = ToolSpec("read", "", {})
+        p.persist_call(ToolCall("c1", "read", {}), spec, Preview("none"))
+        p.commit_result(ToolResult("c1", "read", "ok", "one"))
+        assert [r.call_id for r in s.undelivered_results(sid)] == ["c1"]
+        s.append_messages(
+            sid,
+            [
+                {"role": "assistant", "content": "call c1 read\nend\n"},
+                {"role": "user", "content": "result c1 exit=0 3\none\nend\n"},
+            ],
+        )
+        assert s.undelivered_results(sid) == []
+        p.persist_call(ToolCall("c2", "read", {}), spec, Preview("none"))
+        p.commit_result(ToolResult("c2", "read", "ok", "two"))
+        s.append_message(sid, {"role": "assistant", "content": "half a round"})
+        assert [r.output for r in s.undelivered_results(sid)] == ["two"]
+
+
+def test_v1_database_upgrades_with_every_old_result_counted_as_delivered(tmp_path: Path) -> None:
+    path = tmp_path / "old.db"
+    conn = sqlite3.connect(path, isolation_level=None)
+    schema.migrate(conn, schema.MIGRATIONS[:1])
+    conn.execute("INSERT INTO sessions VALUES ('s1', 0, 0, '/w', 'm', NULL, 'ctl', 'done')")
+    conn.execute(
+        "INSERT INTO log (session_id, t, type, call_id, data) VALUES "
+        "('s1', 0, 'result', 'c1', '{\"id\": \"c1\", \"kind\": \"ok\"}')"
+    )
+    conn.execute(
+        "INSERT INTO messages (session_id, t, role, body) VALUES "
+        '(\'s1\', 1, \'user\', \'{"role": "user", "content": "r"}\')'
+    )
+    conn.close()
+    with SessionStore.open(path) as s:
+        assert s.undelivered_results("s1") == []

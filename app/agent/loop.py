@@ -63,6 +63,7 @@ class Store(Protocol):
     def append_message(
         self, session_id: str, message: dict[str, Any], *, from_user: bool | None = None
     ) -> None: ...
+    def append_messages(self, session_id: str, messages: list[dict[str, Any]]) -> None: ...
     def add_assistant_text(self, session_id: str, text: str) -> None: ...
     def add_contract_error(
         self, session_id: str, kind: str, message: str, offset: int, response_id: int | None = None
@@ -189,8 +190,9 @@ class AgentLoop:
         if self.carried:
             frames = "".join(result_frame(r) for r in self.carried)
             text = (
-                "(The previous session was interrupted. These calls were in flight; "
-                "their outcome as reconciled from the files and the log:)\n" + frames + "\n" + text
+                "(The session was interrupted before these results reached you. Each is the "
+                "outcome as recorded, or as reconciled from the files for a call that was "
+                "still running:)\n" + frames + "\n" + text
             )
             self.carried = []
         self._append({"role": "user", "content": text}, from_user=True)
@@ -387,8 +389,14 @@ class AgentLoop:
         return [system, *self.messages]
 
     def _record_history(self, out: _Response, results: list[ToolResult]) -> None:
-        """Append what the model said (kept part) and what it gets back."""
+        """Append what the model said (kept part) and what it gets back, as one round.
+
+        The round is committed in one transaction: history never holds an assistant
+        message without its results, and a result committed by the boundary but not
+        yet in history is found on resume (``undelivered_results``) and re-sent.
+        """
         repair = repair_text(out.failure, mode=self.mode.name) if out.failure else ""
+        round_: list[dict[str, Any]] = []
         if self.mode.native:
             ran = {r.call_id for r in results}
             calls = [c for c in out.calls if c.id in ran]
@@ -404,21 +412,27 @@ class AgentLoop:
                     for c in calls
                 ]
             if text or calls:
-                self._append(message)
-            for result in results:
-                self._append(
-                    {"role": "tool", "tool_call_id": result.call_id, "content": result_body(result)}
-                )
+                round_.append(message)
+            round_.extend(
+                {"role": "tool", "tool_call_id": r.call_id, "content": result_body(r)}
+                for r in results
+            )
             if repair:
-                self._append({"role": "user", "content": repair})
-            return
-        end = out.kept_end if (out.stopped or out.failure) else len(out.raw)
-        text = out.raw[:end].decode("utf-8", "replace")
-        if text:
-            self._append({"role": "assistant", "content": text})
-        feedback = "".join(result_frame(r) for r in results) + repair
-        if feedback:
-            self._append({"role": "user", "content": feedback})
+                round_.append({"role": "user", "content": repair})
+        else:
+            end = out.kept_end if (out.stopped or out.failure) else len(out.raw)
+            text = out.raw[:end].decode("utf-8", "replace")
+            if text:
+                round_.append({"role": "assistant", "content": text})
+            feedback = "".join(result_frame(r) for r in results) + repair
+            if feedback:
+                round_.append({"role": "user", "content": feedback})
+        self.messages.extend(round_)
+        if round_ and self.session_id is not None and self.store is not None:
+            try:
+                self.store.append_messages(self.session_id, round_)
+            except Exception as exc:
+                raise PersistenceFailed(f"session store: append_messages failed: {exc}") from exc
 
     def _append(self, message: dict[str, Any], *, from_user: bool = False) -> None:
         """Add to history and commit it; ``from_user`` marks what the person typed."""

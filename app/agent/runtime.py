@@ -30,7 +30,7 @@ class Runtime:
     base_url: str | None
     demo_prompts: list[str] = field(default_factory=list)
     recovered: list[ToolResult] = field(default_factory=list)
-    """Calls reconciled on resume (what the model sees about an interrupted run)."""
+    """Calls reconciled on resume (in flight when the last run stopped)."""
     _closers: list[Any] = field(default_factory=list, repr=False)
 
     async def aclose(self) -> None:
@@ -77,12 +77,14 @@ def create_runtime(
     mode_name = protocol or config.protocol
     messages: list[dict[str, Any]] = []
     recovered: list[ToolResult] = []
+    undelivered: list[ToolResult] = []
     if session_id is not None:
         info = store.get_session(session_id)
         session_id = info.id
         root = Path(info.workspace)
         mode_name = protocol or info.mode
         recovered = store.recover(session_id, root)
+        undelivered = store.undelivered_results(session_id)
         messages = store.load_messages(session_id)
         model = config.model or info.model
         base_url = config.base_url or info.base_url
@@ -125,7 +127,7 @@ def create_runtime(
         max_turns=max_turns,
         messages=messages,
     )
-    loop.carried = list(recovered)
+    loop.carried = undelivered
     runtime = Runtime(
         loop=loop,
         session_id=session_id,

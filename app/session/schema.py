@@ -75,7 +75,16 @@ CREATE TABLE stream_events (
 ) WITHOUT ROWID;
 """
 
-MIGRATIONS: Sequence[str] = (V1,)
+V2 = """
+ALTER TABLE messages ADD COLUMN log_seq INTEGER;
+UPDATE messages SET log_seq = (SELECT MAX(seq) FROM log WHERE log.session_id = messages.session_id);
+"""
+"""``messages.log_seq``: the last ``log`` row of the session when the message was
+appended. Results logged after the last user/tool message never reached the model
+(a crash between committing a result and appending the round): resume sends them.
+Messages written before v2 are taken to cover every result logged before the upgrade."""
+
+MIGRATIONS: Sequence[str] = (V1, V2)
 """``MIGRATIONS[i]`` upgrades a database from version ``i`` to ``i + 1``. Append only."""
 
 

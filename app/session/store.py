@@ -29,7 +29,7 @@ import secrets as _secrets
 import sqlite3
 import threading
 import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -370,25 +370,58 @@ class SessionStore:
         ``role: user`` message counts as typed unless it is runtime feedback (it
         starts with a CTL result frame or ``error truncated``/``error contract``).
         """
-        role = message.get("role")
-        if not isinstance(role, str):
-            raise ValueError(f"a chat message needs a string 'role', got {message!r:.80}")
-        body = self._r(json.dumps(message, ensure_ascii=False, default=_json_default))
-        if from_user is None:
-            typed = role == "user" and not _RUNTIME_FEEDBACK.match(_message_text(message))
-        else:
-            typed = from_user
+        self.append_messages(session_id, [message], from_user=from_user)
+
+    def append_messages(
+        self,
+        session_id: str,
+        messages: Sequence[Mapping[str, Any]],
+        *,
+        from_user: bool | None = None,
+    ) -> None:
+        """Record several messages in one transaction (a whole round: the assistant's
+        message and the results it gets back), so history is never half a round."""
+        rows = []
+        for message in messages:
+            role = message.get("role")
+            if not isinstance(role, str):
+                raise ValueError(f"a chat message needs a string 'role', got {message!r:.80}")
+            body = self._r(json.dumps(message, ensure_ascii=False, default=_json_default))
+            if from_user is None:
+                typed = role == "user" and not _RUNTIME_FEEDBACK.match(_message_text(message))
+            else:
+                typed = from_user and role == "user"
+            rows.append((role, body, typed, _message_text(message)))
         now = time.time()
 
         def insert(c: sqlite3.Connection) -> None:
-            c.execute(
-                "INSERT INTO messages (session_id, t, role, body) VALUES (?, ?, ?, ?)",
-                (session_id, now, role, body),
-            )
-            if typed:
-                self._log(c, session_id, "user", {"text": _message_text(message)}, t=now)
+            for role, body, typed, text in rows:
+                if typed:
+                    self._log(c, session_id, "user", {"text": text}, t=now)
+                last = c.execute(
+                    "SELECT MAX(seq) FROM log WHERE session_id = ?", (session_id,)
+                ).fetchone()[0]
+                c.execute(
+                    "INSERT INTO messages (session_id, t, role, body, log_seq)"
+                    " VALUES (?, ?, ?, ?, ?)",
+                    (session_id, now, role, body, last),
+                )
 
         self._write("message", insert)
+
+    def undelivered_results(self, session_id: str) -> list[ToolResult]:
+        """Committed results the model never saw (logged after its last user/tool message).
+
+        A crash between committing a result and appending the round leaves such
+        results; resume must report them, or a model would redo a done side effect.
+        """
+        rows = self._read(
+            "SELECT data FROM log WHERE session_id = ? AND type = 'result' AND seq > "
+            "COALESCE((SELECT MAX(log_seq) FROM messages WHERE session_id = ?"
+            " AND role IN ('user', 'tool')), 0) ORDER BY seq",
+            (session_id, session_id),
+        )
+        return [result_from_json(json.loads(r[0])) for r in rows]
 
     def load_messages(self, session_id: str) -> list[dict[str, Any]]:
         """The conversation as sent to the model, in order (to resume it)."""
