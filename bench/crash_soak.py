@@ -754,7 +754,7 @@ def report(
     print(
         "results the resumed model never sees (not in its history): "
         f"{unseen['committed']} committed before the kill, {unseen['recovered']} recovered "
-        "(informational, a known gap: see docs/benchmarks/crash_soak.md)"
+        "(must be 0 with --strict; see docs/benchmarks/crash_soak.md)"
     )
     reruns = Counter(r for c in cs for r in c.rerun)
     if reruns:
