@@ -1,11 +1,15 @@
 """The CTL transducer (DESIGN §3): CTL frames in assistant text -> confirmed events.
 
 Scanning is chunk-level: each piece of input is searched with ``bytes.find``
-for ``\\n`` (header lines, prose) and for ``\\nTAG\\n`` (heredoc bodies), so a
-16 MiB argument costs a few C-level scans per chunk, not a Python step per
-byte. The only buffered input is the current undecided line (at most
-``l_line`` bytes, or ``len(TAG)`` inside a heredoc); argument values of the
-call being read are the only other state, and each is capped by ``max_arg``.
+for ``\\n`` (header lines, prose) and for ``\\nTAG\\n`` (heredoc bodies, via a
+``memchr`` for the TAG's rarest byte), so a 16 MiB argument costs a few C-level
+scans per chunk, not a Python step per byte; a chunk that is all body takes a
+short fast path in ``feed``. The only buffered input is the current undecided
+line (at most ``l_line`` bytes, or ``len(TAG)`` inside a heredoc); argument
+values of the call being read are the only other state, each capped by
+``max_arg`` and kept as the confirmed pieces until the argument ends
+(``value.assemble_value`` decodes them with one value-sized allocation).
+Measurements: docs/benchmarks/transducer.md.
 """
 
 from __future__ import annotations
@@ -14,8 +18,9 @@ import re
 from typing import NoReturn
 
 from frontier.app.cst.base import decode_value, preview
+from frontier.app.cst.fastevents import make_arg_bytes, make_confirmed
+from frontier.app.cst.value import assemble_value
 from frontier.app.events import (
-    ArgBytes,
     ArgForm,
     ArgStarted,
     CallReady,
@@ -45,6 +50,11 @@ _HLINE = 5  # inside a heredoc body line already known not to be TAG
 _DONE = 6  # stopped (text after a call) or failed (contract error)
 
 _CALL_PREFIX = b"call "
+# TAG bytes, rarest first, by their frequency in ~40 MB of Python sources and
+# docs (the stdlib and this repository): the heredoc scan memchr's for the
+# rarest byte of TAG (see ``CtlTransducer._find_close``).
+_RARITY = b"ZQJYXKWHVzqjBUMOFLGPDICR78N965TSE4Ak3xwv2by1hgmfup0_dcloinarste"
+_ANCHOR_MISSES = 3
 _WS = b" \t\r"
 
 
@@ -85,6 +95,9 @@ class CtlTransducer:
         self._tag = b""
         self._tag_nl = b""
         self._nl_tag_nl = b""
+        self._tag_heads: list[bytes] = []
+        self._anchor = b""
+        self._anchor_at = 0
         self._after_length_body = False
 
     # ------------------------------------------------------------------ protocol
@@ -100,14 +113,32 @@ class CtlTransducer:
         return 0
 
     def feed(self, data: bytes) -> list[Event]:
-        self.consumed += len(data)
-        if self.stopped or not data:
+        n = len(data)
+        self.consumed += n
+        # Fast paths for the bulk of a long argument: the whole chunk is body.
+        # They decide exactly what ``_scan`` would, in fewer Python steps.
+        state = self._state
+        if state == _LEN and 0 < n < self._remaining:
+            self._remaining -= n
+            return self._bulk(data, n)
+        if state == _HLINE and n and data.find(self._anchor) < 0:
+            # Mid-line (known not to be TAG), no TAG line in this chunk, and its
+            # last line already too long to be TAG.
+            last = data.rfind(b"\n")
+            if (last < 0 or n - last > len(self._tag_nl)) and self._vlen + n <= self.max_arg:
+                return self._bulk(data, n)
+        if self.stopped or not n:
             return []
         s = self._buf + data if self._buf else data
         base = self.frontier
         events: list[Event] = []
         try:
-            pos = self._scan(s, base, events)
+            if self._state == _HLINE:  # the bulk of a long heredoc: skip the dispatch
+                pos = self._heredoc(s, 0, base, events)
+                if pos < len(s) and self._state != _HEREDOC:
+                    pos = self._scan(s, base, events, pos)
+            else:
+                pos = self._scan(s, base, events)
         except _Stop as stop:
             self.frontier = base + stop.pos
             self._buf = b""
@@ -115,6 +146,17 @@ class CtlTransducer:
         self.frontier = base + pos
         self._buf = s[pos:]
         return events
+
+    def _bulk(self, data: bytes, n: int) -> list[Event]:
+        """All of ``data`` (``n`` bytes, nothing buffered) is confirmed value bytes."""
+        base = self.frontier
+        self.frontier = base + n
+        self._vlen += n
+        self._parts.append(data)
+        return [
+            make_confirmed(base, "body", data),
+            make_arg_bytes(self._call_id, self._key, data, base),
+        ]
 
     def finish(self, clean: bool) -> list[Event]:
         if self.stopped:
@@ -128,15 +170,14 @@ class CtlTransducer:
 
     # ------------------------------------------------------------------ scanner
 
-    def _scan(self, s: bytes, base: int, ev: list[Event]) -> int:
-        """Consume ``s`` (byte 0 at offset ``base``); return the first unconfirmed index."""
-        pos = 0
+    def _scan(self, s: bytes, base: int, ev: list[Event], pos: int = 0) -> int:
+        """Consume ``s[pos:]`` (byte 0 at offset ``base``); return the first unconfirmed index."""
         n = len(s)
         while pos < n:
             st = self._state
             if st == _LEN:
                 take = min(self._remaining, n - pos)
-                self._body(s[pos : pos + take], base + pos, ev)
+                self._body(s, pos, pos + take, base, ev)
                 pos += take
                 self._remaining -= take
                 if not self._remaining:
@@ -150,7 +191,7 @@ class CtlTransducer:
             elif st == _PROSE:
                 nl = s.find(b"\n", pos)
                 end = n if nl < 0 else nl + 1
-                ev.append(Confirmed(base + pos, "text", s[pos:end]))
+                ev.append(make_confirmed(base + pos, "text", s[pos:end]))
                 pos = end
                 if nl >= 0:
                     self._state = _OUT
@@ -181,7 +222,7 @@ class CtlTransducer:
             if nl < 0 and _CALL_PREFIX.startswith(line):
                 return -1
             end = len(s) if nl < 0 else nl + 1
-            ev.append(Confirmed(base + pos, "text", s[pos:end]))
+            ev.append(make_confirmed(base + pos, "text", s[pos:end]))
             if nl < 0:
                 self._state = _PROSE
             return end
@@ -190,7 +231,7 @@ class CtlTransducer:
             self._check_length(line, pos, base, ev)
             if nl < 0:
                 return -1
-            ev.append(Confirmed(base + pos, "frame", s[pos : nl + 1]))
+            ev.append(make_confirmed(base + pos, "frame", s[pos : nl + 1]))
             return nl + 1
         if nl < 0 and _CALL_PREFIX.startswith(line):
             return -1
@@ -214,7 +255,7 @@ class CtlTransducer:
         if nl < 0:
             return -1
         if line == b"end":
-            ev.append(Confirmed(base + pos, "frame", s[pos : nl + 1]))
+            ev.append(make_confirmed(base + pos, "frame", s[pos : nl + 1]))
             self._ready(base + nl, ev)
             return nl + 1
         if is_arg:
@@ -250,7 +291,7 @@ class CtlTransducer:
                 base + pos,
                 pos,
             )
-        ev.append(Confirmed(base + pos, "frame", s[pos : nl + 1]))
+        ev.append(make_confirmed(base + pos, "frame", s[pos : nl + 1]))
         self._call_id = m[1].decode("ascii")
         self._call_name = m[2].decode("ascii")
         self._args = {}
@@ -261,7 +302,6 @@ class CtlTransducer:
     def _arg_line(
         self, s: bytes, pos: int, nl: int, line: bytes, base: int, ev: list[Event]
     ) -> None:
-        where = f"call {self._call_id} ({self._call_name})"
         m = _ARG_RE.fullmatch(line)
         if m is None:
             if _ARG_NO_VALUE_RE.fullmatch(line):
@@ -271,14 +311,16 @@ class CtlTransducer:
                 )
             else:
                 why = "has no valid key: a key is [A-Za-z_][A-Za-z0-9_]{0,63}"
-            self._fail(ev, "bad_arg", f"{where}: arg line {preview(line)} {why}", base + pos, pos)
+            self._fail(
+                ev, "bad_arg", f"{self._where()}: arg line {preview(line)} {why}", base + pos, pos
+            )
         key = m[1].decode("ascii")
         rest = m[2]
         if key in self._args:
             self._fail(
                 ev,
                 "bad_arg",
-                f'{where}: arg "{key}" given twice; send each key once',
+                f'{self._where()}: arg "{key}" given twice; send each key once',
                 base + pos,
                 pos,
             )
@@ -289,12 +331,12 @@ class CtlTransducer:
                 self._fail(
                     ev,
                     "limit",
-                    f'{where}: arg "{key}" declares {declared} bytes, over the limit of '
+                    f'{self._where()}: arg "{key}" declares {declared} bytes, over the limit of '
                     f"{self.max_arg} bytes (CTL_MAX_ARG); split the content into smaller calls",
                     offset,
                     pos,
                 )
-            ev.append(Confirmed(offset, "frame", s[pos : nl + 1]))
+            ev.append(make_confirmed(offset, "frame", s[pos : nl + 1]))
             self._start_arg(key, "length", declared, offset, ev)
             if declared:
                 self._remaining = declared
@@ -311,16 +353,14 @@ class CtlTransducer:
                 self._fail(
                     ev,
                     "bad_arg",
-                    f'{where}: arg "{key}" heredoc tag {preview(rest[2:])} is invalid: a TAG is '
-                    f"1-32 of [A-Za-z0-9_], optionally in '…' or \"…\" quotes",
+                    f'{self._where()}: arg "{key}" heredoc tag {preview(rest[2:])} is invalid: '
+                    f"a TAG is 1-32 of [A-Za-z0-9_], optionally in '…' or \"…\" quotes",
                     offset,
                     pos,
                 )
-            ev.append(Confirmed(offset, "frame", s[pos : nl + 1]))
+            ev.append(make_confirmed(offset, "frame", s[pos : nl + 1]))
             self._start_arg(key, "heredoc", None, offset, ev)
-            self._tag = tag
-            self._tag_nl = tag + b"\n"
-            self._nl_tag_nl = b"\n" + tag + b"\n"
+            self._set_tag(tag)
             self._state = _HEREDOC
             return
         value_at = nl - len(rest)
@@ -328,82 +368,123 @@ class CtlTransducer:
             self._fail(
                 ev,
                 "limit",
-                f'{where}: inline arg "{key}" is {len(rest)} bytes, over the limit of '
+                f'{self._where()}: inline arg "{key}" is {len(rest)} bytes, over the limit of '
                 f"{self.max_arg} bytes (CTL_MAX_ARG)",
                 base + value_at + self.max_arg,
                 pos,
             )
-        ev.append(Confirmed(offset, "frame", s[pos : nl + 1]))
+        ev.append(make_confirmed(offset, "frame", s[pos : nl + 1]))
         ev.append(ArgStarted(self._call_id, key, "inline", None, offset))
         self._key, self._form = key, "inline"
         if rest:
-            ev.append(ArgBytes(self._call_id, key, rest, base + value_at))
+            ev.append(make_arg_bytes(self._call_id, key, rest, base + value_at))
         self._args[key] = decode_value(rest)
 
     def _heredoc(self, s: bytes, pos: int, base: int, ev: list[Event]) -> int:
         """Inside a heredoc body: consume all that is decided; return the new index.
 
-        One ``find`` for ``\\nTAG\\n`` per chunk; the body bytes before it (or
-        before a trailing partial line that may still become TAG) go out as
-        one piece.
+        The hot path of a long argument, so it takes few Python steps per
+        chunk: one search for ``\\nTAG\\n`` (a ``memchr`` for the TAG's rarest
+        byte, see ``_find_close``), one ``rfind`` for the last line start, and
+        the body bytes before the close (or before a trailing partial line that
+        may still become TAG) go out as one piece. A TAG line starts after a
+        ``\\n`` at or past ``pos``, or at ``pos`` itself in state ``_HEREDOC``.
         """
-        n = len(s)
-        line = pos
-        if self._state == _HLINE:  # mid-line, known not to be TAG
-            nl = s.find(b"\n", pos)
-            if nl < 0:
-                self._heredoc_body(s, pos, n, base, ev)
-                return n
-            line = nl + 1
-        if s.startswith(self._tag_nl, line):
-            self._heredoc_body(s, pos, line, base, ev)
-            self._close_heredoc(line, base, ev)
-            return line + len(self._tag_nl)
-        j = s.find(self._nl_tag_nl, line)
-        if j >= 0:
-            self._heredoc_body(s, pos, j + 1, base, ev)
-            self._close_heredoc(j + 1, base, ev)
-            return j + 1 + len(self._tag_nl)
-        last = s.rfind(b"\n", line)
-        start = line if last < 0 else last + 1
-        if self._tag.startswith(s[start:]):
-            # The last line may still become TAG: hold it (at most len(TAG) bytes).
-            self._heredoc_body(s, pos, start, base, ev)
-            self._state = _HEREDOC
-            return start
-        self._heredoc_body(s, pos, n, base, ev)
-        self._state = _HLINE
-        return n
+        at_line = self._state == _HEREDOC
+        if at_line and s.startswith(self._tag_nl, pos):
+            self._close_heredoc(pos, base, ev)
+            return pos + len(self._tag_nl)
+        i = s.find(self._anchor, pos + self._anchor_at)
+        if i >= 0:
+            j = self._find_close(s, i)
+            if j >= 0:
+                if j >= pos:
+                    self._heredoc_body(s, pos, j + 1, base, ev)
+                self._close_heredoc(j + 1, base, ev)
+                return j + 1 + len(self._tag_nl)
+        end = len(s)
+        state = _HLINE
+        last = s.rfind(b"\n", pos)
+        if last >= 0 or at_line:
+            start = last + 1 if last >= 0 else pos
+            tail = end - start
+            if tail < len(self._tag_nl) and s.startswith(self._tag_heads[tail], start):
+                # The last line may still become TAG: hold it (at most len(TAG) bytes).
+                end = start
+                state = _HEREDOC
+        if end > pos:
+            if self._vlen + (end - pos) > self.max_arg:
+                self._over_limit(s, pos, base, ev)
+            self._body(s, pos, end, base, ev)
+        self._state = state
+        return end
+
+    def _find_close(self, s: bytes, i: int) -> int:
+        """Index of the ``\\n`` opening the first ``\\nTAG\\n`` with its anchor at or past ``i``.
+
+        ``bytes.find`` of a 5-byte needle steps through the text a few bytes at
+        a time; ``memchr`` (what ``find`` does for one byte) is several times
+        faster. So the caller looks for the TAG's rarest byte (``_RARITY``)
+        first, and each hit ``i`` is tested here; a body dense in that byte
+        costs at most ``_ANCHOR_MISSES`` wasted hits before the plain search
+        takes over. -1 if there is none.
+        """
+        k = self._anchor_at
+        needle = self._nl_tag_nl
+        misses = 0
+        while i >= 0:
+            j = i - k
+            if s.startswith(needle, j):
+                return j
+            misses += 1
+            if misses == _ANCHOR_MISSES:
+                return s.find(needle, j + 1)
+            i = s.find(self._anchor, i + 1)
+        return -1
+
+    def _set_tag(self, tag: bytes) -> None:
+        self._tag = tag
+        self._tag_nl = tag + b"\n"
+        self._nl_tag_nl = b"\n" + tag + b"\n"
+        self._tag_heads = [tag[:i] for i in range(len(tag) + 1)]
+        k = min(range(1, len(tag) + 1), key=lambda i: _RARITY.find(self._nl_tag_nl[i]))
+        self._anchor_at = k
+        self._anchor = self._nl_tag_nl[k : k + 1]
 
     def _close_heredoc(self, pos: int, base: int, ev: list[Event]) -> None:
-        ev.append(Confirmed(base + pos, "frame", self._tag_nl))
+        ev.append(make_confirmed(base + pos, "frame", self._tag_nl))
         self._end_arg()
         self._state = _FRAME
 
     def _heredoc_body(self, s: bytes, a: int, b: int, base: int, ev: list[Event]) -> None:
-        if a >= b:
-            return
-        if self._vlen + (b - a) > self.max_arg:
-            keep = self.max_arg - self._vlen
-            if keep:
-                self._body(s[a : a + keep], base + a, ev)
-            self._fail(
-                ev,
-                "limit",
-                f'call {self._call_id} ({self._call_name}): heredoc arg "{self._key}" grew past '
-                f"the limit of {self.max_arg} bytes (CTL_MAX_ARG); split the content into "
-                f"smaller calls",
-                base + a + keep,
-                a + keep,
-            )
-        self._body(s[a:b], base + a, ev)
+        if a < b:
+            if self._vlen + (b - a) > self.max_arg:
+                self._over_limit(s, a, base, ev)
+            self._body(s, a, b, base, ev)
 
-    def _body(self, piece: bytes, offset: int, ev: list[Event]) -> None:
-        if piece:
-            ev.append(Confirmed(offset, "body", piece))
-            ev.append(ArgBytes(self._call_id, self._key, piece, offset))
-            self._parts.append(piece)
-            self._vlen += len(piece)
+    def _over_limit(self, s: bytes, a: int, base: int, ev: list[Event]) -> NoReturn:
+        """A heredoc value grows past ``max_arg`` at ``s[a:]``: confirm what fits, then fail."""
+        keep = self.max_arg - self._vlen
+        if keep:
+            self._body(s, a, a + keep, base, ev)
+        self._fail(
+            ev,
+            "limit",
+            f'call {self._call_id} ({self._call_name}): heredoc arg "{self._key}" grew past '
+            f"the limit of {self.max_arg} bytes (CTL_MAX_ARG); split the content into "
+            f"smaller calls",
+            base + a + keep,
+            a + keep,
+        )
+
+    def _body(self, s: bytes, a: int, b: int, base: int, ev: list[Event]) -> None:
+        """Confirm ``s[a:b]`` (non-empty) as value bytes; the value is assembled at its end."""
+        piece = s[a:b]  # no copy when it is the whole chunk
+        offset = base + a
+        ev.append(make_confirmed(offset, "body", piece))
+        ev.append(make_arg_bytes(self._call_id, self._key, piece, offset))
+        self._vlen += b - a
+        self._parts.append(piece)
 
     def _start_arg(
         self, key: str, form: ArgForm, declared: int | None, offset: int, ev: list[Event]
@@ -416,8 +497,8 @@ class CtlTransducer:
         ev.append(ArgStarted(self._call_id, key, form, declared, offset))
 
     def _end_arg(self) -> None:
-        value = self._parts[0] if len(self._parts) == 1 else b"".join(self._parts)
-        self._args[self._key] = decode_value(value)
+        """Store the value: ``str`` when all of it was UTF-8, else its raw bytes."""
+        self._args[self._key] = assemble_value(self._parts, self._vlen)
         self._parts = []
 
     def _ready(self, offset: int, ev: list[Event]) -> None:
@@ -426,6 +507,9 @@ class CtlTransducer:
         self._args = {}
         self._after_call = True
         self._state = _OUT
+
+    def _where(self) -> str:
+        return f"call {self._call_id} ({self._call_name})"
 
     def _unexpected(self, line: bytes, pos: int, base: int, ev: list[Event]) -> NoReturn:
         where = f"call {self._call_id} ({self._call_name})"
