@@ -1,6 +1,7 @@
 """apply_patch vs ``git apply`` on real multi-file diffs between released package versions.
 
-Usage:  .venv/bin/python bench/patch.py [--repeat N] [--cache DIR] [--pairs NAME:OLD:NEW ...]
+Usage:  .venv/bin/python bench/patch.py [--repeat N] [--cache DIR] [--unsynced]
+                                        [--pairs NAME:OLD:NEW ...]
 
 For each pair the sdists are fetched once with ``pip download --no-deps
 --no-binary :all:`` into a cache under /tmp (never committed), their text files
@@ -12,8 +13,15 @@ are diffed with ``git diff --no-index -M``, and in the same run we measure:
 * robustness: success rate with every hunk header shifted by ±12 lines, and
   with trailing whitespace added to every context line (git apply has no
   tolerance for the latter unless told ``--ignore-whitespace``);
+* where our time goes: unidiff parse, locating every hunk (read + resolve +
+  match + build), and the durable commit (re-check, temps + fsync, renames,
+  directory fsyncs, read-back), medians of N;
 * start-up: ``frontier apply-patch --dry-run`` on a one-line patch vs
   ``python -c "import unidiff"`` (same interpreter).
+
+Every timed run gets a fresh copy of the old tree, flushed with ``sync`` before
+the clock starts (``--unsynced`` skips that: both sides then also compete with
+the copy's own writeback, which a real workspace does not have).
 """
 
 from __future__ import annotations
@@ -30,7 +38,8 @@ import tarfile
 import time
 from pathlib import Path
 
-from frontier.tools.patch_engine import PatchError, apply_patch
+from frontier.tools.patch_engine import PatchError, apply_patch, apply_plan, plan_patch
+from frontier.tools.patch_parse import parse_patch
 
 PAIRS = [
     ("six", "1.15.0", "1.16.0"),
@@ -148,11 +157,36 @@ def snapshot(root: Path) -> dict[str, bytes]:
     }
 
 
+SYNC_COPY = True
+
+
+def fresh_copy(old: Path, work: Path) -> None:
+    """A fresh copy of the old tree, synced to disk, so the timed run does not compete with
+    the copy's own writeback (a real workspace is not seconds old); same for both sides."""
+    shutil.rmtree(work, ignore_errors=True)
+    shutil.copytree(old, work)
+    if SYNC_COPY:
+        os.sync()
+
+
+def run_phases(old: Path, work: Path, patch: str) -> tuple[float, float, float]:
+    """``(parse, locate, commit)`` seconds of one apply: locate is ``plan_patch`` minus its
+    parse; commit is ``apply_plan`` (hash re-check, durable write, read-back)."""
+    fresh_copy(old, work)
+    t0 = time.perf_counter()
+    parse_patch(patch)
+    t1 = time.perf_counter()
+    plan = plan_patch(work, patch)
+    t2 = time.perf_counter()
+    apply_plan(plan)
+    t3 = time.perf_counter()
+    return t1 - t0, (t2 - t1) - (t1 - t0), t3 - t2
+
+
 def run_ours(old: Path, work: Path, patch: str, fsync: bool = True) -> tuple[bool, float]:
     """In-process apply; ``fsync=False`` stubs ``os.fsync`` to show what durability costs
     (git apply does not fsync)."""
-    shutil.rmtree(work, ignore_errors=True)
-    shutil.copytree(old, work)
+    fresh_copy(old, work)
     real_fsync = os.fsync
     if not fsync:
         os.fsync = lambda fd: None
@@ -167,8 +201,7 @@ def run_ours(old: Path, work: Path, patch: str, fsync: bool = True) -> tuple[boo
 
 
 def run_git(old: Path, work: Path, patch_file: Path) -> tuple[bool, float]:
-    shutil.rmtree(work, ignore_errors=True)
-    shutil.copytree(old, work)
+    fresh_copy(old, work)
     t0 = time.perf_counter()
     res = subprocess.run(["git", "apply", str(patch_file)], cwd=work, capture_output=True)
     return res.returncode == 0, time.perf_counter() - t0
@@ -198,13 +231,17 @@ def main() -> int:
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--cache", type=Path, default=Path("/tmp/frontier-bench-patch"))
     ap.add_argument("--pairs", nargs="*", metavar="NAME:OLD:NEW")
+    ap.add_argument("--unsynced", action="store_true", help="do not sync the fresh copies")
     opts = ap.parse_args()
+    global SYNC_COPY
+    SYNC_COPY = not opts.unsynced
     pairs = [tuple(p.split(":")) for p in opts.pairs] if opts.pairs else PAIRS
     cache: Path = opts.cache
     print(
         f"{'pair':<26}{'files':>6}{'hunks':>6}{'ours ms':>9}{'no-fsync':>9}{'git ms':>8}"
         f"{'ratio':>7}{'nf ratio':>9}{'same':>6}{'shift ours/git':>16}{'ws ours/git':>13}"
     )
+    breakdown: list[str] = []
     for name, v_old, v_new in pairs:
         old, new = fetch(cache, name, v_old), fetch(cache, name, v_new)
         patch = make_patch(cache, old, new)
@@ -214,7 +251,9 @@ def main() -> int:
         patch_file = cache / f"{name}.diff"
         expect = snapshot(new)
         ours_t, nosync_t, git_t, same = [], [], [], True
+        phases: list[tuple[float, float, float]] = []
         for _ in range(opts.repeat):
+            phases.append(run_phases(old, work, patch))
             ok, t = run_ours(old, work, patch)
             same = same and ok and snapshot(work) == expect
             ours_t.append(t)
@@ -244,6 +283,15 @@ def main() -> int:
             f"{g_ms:>8.1f}{o_ms / g_ms:>7.2f}{n_ms / g_ms:>9.2f}{'yes' if same else 'NO':>6}"
             f"{variants['shift']:>16}{variants['ws']:>13}"
         )
+        parse_ms, locate_ms, commit_ms = (
+            statistics.median(x[k] for x in phases) * 1000 for k in range(3)
+        )
+        breakdown.append(
+            f"{name:<10} parse {parse_ms:5.1f}  locate {locate_ms:5.1f}  commit {commit_ms:5.1f}"
+        )
+    print("\nwhere our time goes (ms, medians):")
+    for line in breakdown:
+        print("  " + line)
     s_ours, s_ref = startup(cache, max(5, opts.repeat))
     print(
         f"\nstart-up: frontier apply-patch {s_ours * 1000:.0f} ms vs python -c 'import unidiff' "

@@ -1,22 +1,48 @@
 """Crash-safe multi-file writes: temp file + fsync + ``os.replace`` + directory fsync.
 
 Every new content is first written and fsynced to a temp file next to its
-target; only when all temps exist are they renamed over their targets. A
-rename is atomic, so each file is always either its old or its new version,
-never torn. If a rename or delete fails part-way, the files already changed
+target; only when all temps are durable are they renamed over their targets.
+A rename is atomic, so each file is always either its old or its new version,
+never torn. After the last rename or delete, each distinct directory (and the
+parent of each directory we created) is fsynced once, so the renames are
+durable too. If a rename or delete fails part-way, the files already changed
 are put back from their old bytes (best effort, reported if it fails) and no
 temp file is left behind in any case.
+
+Speed (an fsync costs a journal commit and a device cache flush: milliseconds
+on a VM), in the order the steps run:
+
+1. every temp is created and written first, by this thread: creating a file
+   needs a journal handle, which waits while a commit is being prepared, so
+   no fsync may be in flight yet;
+2. writeback of all of them is started at once (``_start_writeback``), then
+   they are fsynced concurrently in a shared thread pool (fsync releases the
+   GIL), so the fsyncs share one or two journal commits;
+3. the renames run here, serially and in order (fault-injection seam
+   ``_replace``), again with no fsync in flight;
+4. the directory fsyncs run concurrently while the caller's ``verify``
+   (read-back) runs here.
 """
 
 from __future__ import annotations
 
 import os
 import stat
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
+
+if TYPE_CHECKING:
+    from concurrent.futures import Future, ThreadPoolExecutor
 
 TEMP_SUFFIX = ".frontier-tmp"
+_POOL_MIN_FILES = 3
+"""Below this many files, threads cost more than they save."""
+_POOL_MAX_WORKERS = 16
+_O_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
+_O_DIRECTORY = getattr(os, "O_DIRECTORY", 0)
+_FADVISE = getattr(os, "posix_fadvise", None)
+_DONTNEED = getattr(os, "POSIX_FADV_DONTNEED", 0)
 
 
 class AtomicWriteError(OSError):
@@ -60,57 +86,109 @@ def current_mode(path: Path) -> int | None:
 
 def _fsync_dir(directory: Path) -> None:
     try:
-        fd = os.open(directory, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+        fd = os.open(directory, os.O_RDONLY | _O_DIRECTORY | _O_CLOEXEC)
     except OSError:
         return
     try:
         os.fsync(fd)
     except OSError:
-        pass
+        pass  # some filesystems refuse fsync on directories; the renames are done either way
     finally:
         os.close(fd)
 
 
-def _write_temp(path: Path, data: bytes, mode: int) -> Path:
+def _create_temp(path: Path, data: bytes, mode: int) -> tuple[Path, int]:
+    """A new temp file next to ``path`` holding ``data`` with ``mode``; returns it and its
+    still-open descriptor (not yet fsynced). Nothing is left behind if this raises."""
     for _ in range(100):
         name = path.parent / f".{path.name}.{os.urandom(6).hex()}{TEMP_SUFFIX}"
         try:
-            fd = os.open(name, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+            fd = os.open(name, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _O_CLOEXEC, 0o600)
         except FileExistsError:
             continue
         break
     else:
         raise FileExistsError(f"could not create a temp file next to {path}")
     try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fchmod(fh.fileno(), mode)
-            os.fsync(fh.fileno())
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view) :]
+        os.fchmod(fd, mode)
     except BaseException:
+        os.close(fd)
         name.unlink(missing_ok=True)
         raise
-    return name
+    return name, fd
 
 
-def _write_temps(jobs: Sequence[tuple[int, FileWrite, int]], temps: dict[int, Path]) -> None:
-    """Write and fsync the temps; in threads when there are several (fsync releases the GIL,
-    and the filesystem can commit them together)."""
-    if len(jobs) <= 2:
+def _start_writeback(fd: int) -> None:
+    """Ask the kernel to start writing the file's dirty pages now, without waiting.
+
+    Linux starts asynchronous writeback for ``POSIX_FADV_DONTNEED`` (pages still dirty or
+    under writeback are kept cached). With every temp's data already on its way, the fsyncs
+    that follow share one or two journal commits instead of queueing a commit each. Only a
+    hint: durability comes from the fsync, and a refusal is ignored.
+    """
+    if _FADVISE is not None:
+        try:
+            _FADVISE(fd, 0, 0, _DONTNEED)
+        except OSError:
+            pass  # not supported here (e.g. a pipe-like or FUSE file): the fsync still syncs
+
+
+def _sync_close(fd: int) -> None:
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+_POOL: ThreadPoolExecutor | None = None
+
+
+def _shared_pool() -> ThreadPoolExecutor:
+    """One pool for the process, made on first use: threads are started once, not per patch
+    (idle workers cost nothing and are joined at exit). Two first calls racing could each
+    make a pool; the extra one only idles, so no lock (and no ``threading`` import) here."""
+    global _POOL
+    if _POOL is None:
+        from concurrent.futures import ThreadPoolExecutor
+
+        _POOL = ThreadPoolExecutor(max_workers=_POOL_MAX_WORKERS, thread_name_prefix="fsync")
+    return _POOL
+
+
+def _write_temps(
+    jobs: Sequence[tuple[int, FileWrite, int]],
+    temps: dict[int, Path],
+    pool: ThreadPoolExecutor | None,
+) -> None:
+    """Write every temp here, start their writeback, then fsync them all (in the pool when
+    given); returns once all are durable. Creating them all first keeps the creations out of
+    the journal commits the fsyncs force (a new inode waits while a commit is prepared).
+    Every temp created is recorded in ``temps`` (also on failure) so the caller removes it."""
+    fds: list[int] = []
+    try:
         for i, w, mode in jobs:
-            temps[i] = _write_temp(w.path, w.data or b"", mode)
-        return
-    from concurrent.futures import ThreadPoolExecutor
-
-    with ThreadPoolExecutor(max_workers=min(8, len(jobs))) as pool:
-        futures = {i: pool.submit(_write_temp, w.path, w.data or b"", mode) for i, w, mode in jobs}
-    errors: list[BaseException] = []
-    for i, fut in futures.items():
-        exc = fut.exception()
-        if exc is None:
-            temps[i] = fut.result()
-        else:
-            errors.append(exc)
+            name, fd = _create_temp(w.path, w.data or b"", mode)
+            temps[i] = name
+            fds.append(fd)
+    except BaseException:
+        for fd in fds:
+            os.close(fd)
+        raise
+    for fd in fds:
+        _start_writeback(fd)
+    if pool is None:
+        errors: list[BaseException] = []
+        for fd in fds:
+            try:
+                _sync_close(fd)
+            except OSError as exc:
+                errors.append(exc)
+    else:
+        futures = [pool.submit(_sync_close, fd) for fd in fds]
+        errors = [exc for exc in (fut.exception() for fut in futures) if exc is not None]
     if errors:
         raise errors[0]
 
@@ -120,26 +198,46 @@ def write_atomic(path: Path, data: bytes, mode: int | None = None) -> None:
     commit_files([FileWrite(path=path, data=data, old=None, mode=mode)], rollback=False)
 
 
-def commit_files(writes: Sequence[FileWrite], *, rollback: bool = True) -> None:
+def commit_files(
+    writes: Sequence[FileWrite],
+    *,
+    rollback: bool = True,
+    verify: Callable[[], None] | None = None,
+) -> None:
     """Write/delete every file or (on failure) restore the ones already changed.
 
-    Raises ``AtomicWriteError`` naming the failing file; temps are always removed.
+    ``verify`` (e.g. a read-back) runs after the last rename, while the directory fsyncs
+    are still in flight; what it raises propagates once they are done (the files stay
+    written). Raises ``AtomicWriteError`` naming the failing file; temps are always removed.
     """
     temps: dict[int, Path] = {}
     created_dirs: list[Path] = []
     done: list[FileWrite] = []
+    pool: ThreadPoolExecutor | None = None
+    syncs: list[Future[None]] = []
     try:
         jobs: list[tuple[int, FileWrite, int]] = []
+        parents: set[Path] = set()
+        fallback_mode: int | None = None
         for i, w in enumerate(writes):
             if w.data is None:
                 continue
-            created_dirs.extend(_make_parents(w.path.parent))
+            parent = w.path.parent
+            if parent not in parents:
+                parents.add(parent)
+                created_dirs.extend(_make_parents(parent))
             mode = w.mode if w.mode is not None else current_mode(w.path)
-            jobs.append((i, w, default_mode() if mode is None else mode))
-        _write_temps(jobs, temps)
+            if mode is None:
+                if fallback_mode is None:
+                    fallback_mode = default_mode()
+                mode = fallback_mode
+            jobs.append((i, w, mode))
         order = [i for i, w in enumerate(writes) if w.data is not None] + [
             i for i, w in enumerate(writes) if w.data is None
         ]
+        if len(writes) >= _POOL_MIN_FILES:
+            pool = _shared_pool()
+        _write_temps(jobs, temps, pool)
         for i in order:
             w = writes[i]
             try:
@@ -154,16 +252,28 @@ def commit_files(writes: Sequence[FileWrite], *, rollback: bool = True) -> None:
                     f"writing {w.path} failed ({exc.strerror or exc}); {restored}"
                 ) from exc
             done.append(w)
-        for directory in {w.path.parent for w in writes}:
-            _fsync_dir(directory)
+        # Each directory once, after every rename (an fsync forces a journal commit, and a
+        # rename issued while one is being prepared would wait for it); a directory we created
+        # is made durable by fsyncing its parent.
+        directories = dict.fromkeys([writes[i].path.parent for i in order])
+        directories.update(dict.fromkeys(d.parent for d in created_dirs))
+        if pool is None:
+            for directory in directories:
+                _fsync_dir(directory)
+        else:
+            syncs.extend(pool.submit(_fsync_dir, directory) for directory in directories)
+        if verify is not None:
+            verify()
     except BaseException:
         for directory in reversed(created_dirs):
             try:
                 directory.rmdir()
             except OSError:
-                pass
+                pass  # not empty (the files stayed, or someone else wrote there): keep it
         raise
     finally:
+        for fut in syncs:
+            fut.result()  # _fsync_dir never raises; this only waits
         for tmp in temps.values():
             tmp.unlink(missing_ok=True)
 
