@@ -1,0 +1,102 @@
+"""``frontier replay RECORDING`` — a recorded response through the same panes.
+
+The TUI by default (space pause, +/- speed, . byte, , line, n event, e error);
+``--headless`` prints the events as text, or as JSON lines with ``--json``
+(the same ``event_to_json`` form as ``transduce`` and ``run --json``).
+Exit status: 0, 1 when the recording has a contract error (headless), 2 on
+usage errors (missing file, bad speed, unreadable recording).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import TextIO
+
+from frontier.app.events import (
+    CallReady,
+    Confirmed,
+    ContractError,
+    Event,
+    StreamBytes,
+    event_to_json,
+)
+from frontier.app.replay_player import ReplayPlayer, ReplaySource, load_source, parse_speed
+
+
+class ReplaySourceError(Exception):
+    """The replay source could not be resolved; the message says what to do."""
+
+
+def load_replay(arg: str, protocol: str | None = None) -> ReplaySource:
+    """Resolve ``RECORDING|SESSION`` to a replay source (recording files for now)."""
+    path = Path(arg)
+    if not path.exists():
+        raise ReplaySourceError(
+            f"{arg}: no such recording file (stored sessions are listed by `frontier sessions`)"
+        )
+    if not path.is_file():
+        raise ReplaySourceError(f"{arg}: not a file; pass a recording (.jsonl)")
+    try:
+        return load_source(path, protocol)
+    except (OSError, ValueError, KeyError) as exc:
+        raise ReplaySourceError(f"{arg}: cannot read the recording: {exc}") from exc
+
+
+def main(args: argparse.Namespace) -> int:
+    try:
+        speed = parse_speed(str(getattr(args, "speed", "1")))
+        source = load_replay(args.source, getattr(args, "protocol", None))
+    except (ReplaySourceError, ValueError) as exc:
+        print(f"frontier replay: {exc}", file=sys.stderr)
+        return 2
+    if getattr(args, "headless", False):
+        return print_events(ReplayPlayer(source), as_json=bool(getattr(args, "json", False)))
+    from frontier.app.commands._agent_args import config_from_args
+    from frontier.app.tui import FrontierApp
+
+    config = config_from_args(args)
+    if config is None:
+        return 2
+    app = FrontierApp(config, player=ReplayPlayer(source), speed=speed)
+    return int(app.run() or 0)
+
+
+def print_events(player: ReplayPlayer, *, as_json: bool, out: TextIO | None = None) -> int:
+    """Play the whole recording and print its events; 1 if it had a contract error."""
+    out = out or sys.stdout
+    failed = False
+    for event in player.run_all():
+        failed = failed or isinstance(event, ContractError)
+        if as_json:
+            out.write(json.dumps(event_to_json(event), ensure_ascii=False) + "\n")
+        elif not isinstance(event, StreamBytes):
+            out.write(describe(event) + "\n")
+    return 1 if failed else 0
+
+
+def describe(event: Event) -> str:
+    """One readable line per event for ``--headless`` without ``--json``."""
+    data = event_to_json(event)
+    offset = data.pop("offset", None)
+    kind = data.pop("type")
+    where = f"{offset:>8,}" if isinstance(offset, int) else " " * 8
+    if isinstance(event, Confirmed):
+        return f"{where}  confirmed {event.kind:<5} {len(event.data):,} B {_short(event.data)}"
+    if isinstance(event, CallReady):
+        args = json.dumps(event.call.json_args(), ensure_ascii=False)
+        return f"{where}  call {event.call.id} {event.call.name} {_clip(args)}"
+    if isinstance(event, ContractError):
+        return f"{where}  ERROR {event.kind}: {event.message}"
+    rest = " ".join(f"{k}={_clip(json.dumps(v, ensure_ascii=False))}" for k, v in data.items())
+    return f"{where}  {kind} {rest}".rstrip()
+
+
+def _short(data: bytes) -> str:
+    return _clip(json.dumps(data.decode("utf-8", "replace"), ensure_ascii=False))
+
+
+def _clip(text: str, limit: int = 100) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"

@@ -1,0 +1,149 @@
+"""The main screen: Transcript, Raw stream, Confirmed, Pending, Errors, Tools, input.
+
+It renders ``UiState`` on the App's flush and never reads events itself. Below
+110×32 cells the right column becomes tabs (``f2``–``f5``, or ``1``–``4`` in
+replay) so every pane stays usable at 80×24.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from rich.text import Text
+from textual import events
+from textual.app import ComposeResult
+from textual.containers import Horizontal, Vertical
+from textual.screen import Screen
+from textual.widgets import Footer, Input, Static
+
+from frontier.widgets.confirmed import ConfirmedView
+from frontier.widgets.errors_pane import ErrorsPane
+from frontier.widgets.pending import PendingView
+from frontier.widgets.raw_stream import RawStreamView
+from frontier.widgets.state import UiState
+from frontier.widgets.status_bar import StatusBar, StatusInfo
+from frontier.widgets.tools_pane import ToolsPane
+from frontier.widgets.transcript import Transcript
+
+COMPACT_WIDTH = 110
+COMPACT_HEIGHT = 32
+CSS_PATH = Path(__file__).with_name("main.tcss")
+"""Layout CSS; loaded by the App (a default screen's own CSS_PATH is not applied)."""
+TABS = (
+    ("raw", "Raw stream"),
+    ("confirmed", "Confirmed"),
+    ("pending", "Pending"),
+    ("errors", "Errors"),
+)
+
+
+class MainScreen(Screen[None]):
+    def __init__(self, clock: Callable[[], float], *, interactive: bool = True) -> None:
+        super().__init__()
+        self.clock = clock
+        self.interactive = interactive
+        self.active_tab = "raw"
+        self.shown_response: int | None = None
+        """Response shown in Raw stream when the user picked an older one (else latest)."""
+        self.highlight: int | None = None
+
+    def compose(self) -> ComposeResult:
+        with Horizontal(id="main"):
+            yield Transcript(self.clock, id="transcript")
+            with Vertical(id="right"):
+                yield Static(id="pane-tabs")
+                yield RawStreamView(id="raw")
+                with Horizontal(id="lower"):
+                    yield ConfirmedView(id="confirmed")
+                    yield PendingView(id="pending")
+                yield ErrorsPane(id="errors")
+        yield ToolsPane(self.clock, id="tools")
+        if self.interactive:
+            yield Input(placeholder="message the agent… (Enter sends)", id="prompt")
+        yield StatusBar(id="status")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        titles = {
+            "transcript": "Transcript",
+            "raw": "Raw stream",
+            "confirmed": "Confirmed",
+            "pending": "Pending",
+            "errors": "Errors",
+            "tools": "Tools",
+        }
+        for ident, title in titles.items():
+            widget = self.query_one(f"#{ident}")
+            widget.add_class("pane")
+            widget.border_title = title
+        self.query_one("#errors").add_class("-empty")
+        self._layout(self.size.width, self.size.height)
+
+    def on_resize(self, event: events.Resize) -> None:
+        self._layout(event.size.width, event.size.height)
+
+    # ------------------------------------------------------------------ layout
+    @property
+    def compact(self) -> bool:
+        return self.has_class("-compact")
+
+    def _layout(self, width: int, height: int) -> None:
+        self.set_class(width < COMPACT_WIDTH or height < COMPACT_HEIGHT, "-compact")
+        self.show_tab(self.active_tab)
+
+    def show_tab(self, name: str) -> None:
+        """Choose the pane shown in the right column in compact layout."""
+        self.active_tab = name
+        for ident, _ in TABS:
+            self.query_one(f"#{ident}").set_class(ident == name, "-active")
+        self.query_one("#lower").set_class(name in ("confirmed", "pending"), "-active")
+        bar = Text(no_wrap=True)
+        for i, (ident, title) in enumerate(TABS, start=1):
+            title = title.removesuffix(" stream")
+            style = "bold reverse" if ident == name else "dim"
+            bar.append(f" {i} {title} ", style=style)
+            bar.append(" ")
+        self.query_one("#pane-tabs", Static).update(bar)
+
+    # ------------------------------------------------------------------ flush
+    def flush(self, state: UiState, dirty: set[str], status: StatusInfo) -> None:
+        """Apply what changed since the last flush (called inside ``batch_update``)."""
+        if "transcript" in dirty:
+            self.query_one(Transcript).show(state.transcript, state.tools)
+        if "raw" in dirty:
+            raw = self.query_one(RawStreamView)
+            buffer = state.current
+            if self.shown_response is not None:
+                buffer = state.response(self.shown_response) or buffer
+            if buffer is not raw.buffer:
+                raw.show(buffer, highlight=self.highlight if self.shown_response else None)
+            else:
+                raw.sync()
+            raw.border_subtitle = f"offset {state.consumed:,} · frontier {state.frontier:,}"
+        if "confirmed" in dirty:
+            self.query_one(ConfirmedView).set_rows(state.confirmed)
+        if "pending" in dirty:
+            pending = state.pending()
+            pane = self.query_one(PendingView)
+            pane.show(pending, state.pending_bound)
+            pane.border_subtitle = f"{len(pending):,} / {state.pending_bound:,}"
+        if "tools" in dirty:
+            self.query_one(ToolsPane).show(state.tools.values())
+        if "errors" in dirty:
+            errors = self.query_one(ErrorsPane)
+            errors.show(state.errors)
+            errors.set_class(not state.errors, "-empty")
+            errors.border_subtitle = f"{len(state.errors)}" if state.errors else ""
+        self.query_one(StatusBar).show(status)
+
+    def tick(self) -> None:
+        self.query_one(ToolsPane).tick()
+
+    def highlight_error(self, state: UiState, response: int, offset: int) -> None:
+        """Show ``response`` in Raw stream with byte ``offset`` highlighted."""
+        self.highlight = offset
+        latest = state.current.index if state.current else None
+        self.shown_response = None if response == latest else response
+        raw = self.query_one(RawStreamView)
+        raw.show(state.response(response) or state.current, highlight=offset)

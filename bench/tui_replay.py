@@ -1,0 +1,170 @@
+"""Replay a large recording at "max" speed in a headless TUI and measure what users feel.
+
+Figures, side by side with references measured in the same run:
+- total replay time vs. the bare transducer on the same bytes (4 KiB chunks,
+  what ``frontier transduce`` does minus printing) and vs. the real
+  ``frontier transduce --summary`` subprocess;
+- event-loop lag: how late a 10 ms asyncio timer fires while the replay runs
+  (p50 / p99 / max), against the same timer in an idle app;
+- RSS growth of the process across the replay.
+
+Run: ``.venv/bin/python bench/tui_replay.py --mib 4`` (targets: lag p99 ≤ 50 ms,
+replay ≤ 3× transduce, RSS growth ≤ 150 MB).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from frontier.app.config import Config
+from frontier.app.cst.factory import make_transducer
+from frontier.app.replay_player import ReplayPlayer, source_from_recording
+from frontier.app.session.record import synthesize, write_recording
+from frontier.app.tui import FrontierApp
+
+PROTOCOL = "ctl-heredoc"
+
+
+def rss_mb() -> float:
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return 0.0
+
+
+def make_text(size: int) -> str:
+    """Prose plus apply_patch calls with heredoc bodies, like a long coding session."""
+    body = "".join(f"+    line {i} = compute(value_{i}, other={i * 7})\n" for i in range(60))
+    frame = (
+        "call c{n} apply_patch\narg patch <<EOF\n--- a/m.py\n+++ b/m.py\n@@ -1,1 +1,61 @@\n"
+        " x = 1\n" + body + "EOF\nend\n"
+    )
+    parts, total, n = ["I'll patch the module in many small steps.\n"], 0, 0
+    while total < size:
+        piece = frame.replace("{n}", str(n))
+        parts.append(piece)
+        total += len(piece)
+        n += 1
+    return "".join(parts)
+
+
+def check_calls(data: bytes) -> int:
+    """How many calls the bytes hold (the bench is void if the stream stops early)."""
+    transducer = make_transducer(PROTOCOL)
+    events = transducer.feed(data) + transducer.finish(True)
+    return sum(1 for e in events if e.type == "call")
+
+
+def transduce_time(data: bytes) -> float:
+    t0 = time.perf_counter()
+    transducer = make_transducer(PROTOCOL)
+    for start in range(0, len(data), 4096):
+        transducer.feed(data[start : start + 4096])
+    transducer.finish(True)
+    return time.perf_counter() - t0
+
+
+def transduce_cli_time(data: bytes) -> float:
+    with tempfile.NamedTemporaryFile(suffix=".txt") as f:
+        f.write(data)
+        f.flush()
+        t0 = time.perf_counter()
+        with open(f.name, "rb") as stdin:
+            subprocess.run(
+                [
+                    sys.executable,
+                    "-m",
+                    "frontier.app.cli",
+                    "transduce",
+                    "--protocol",
+                    PROTOCOL,
+                    "--summary",
+                ],
+                stdin=stdin,
+                stdout=subprocess.DEVNULL,
+                check=True,
+            )
+        return time.perf_counter() - t0
+
+
+async def lag_probe(stop: asyncio.Event, lags: list[float], period: float = 0.01) -> None:
+    while not stop.is_set():
+        t0 = time.perf_counter()
+        await asyncio.sleep(period)
+        lags.append(time.perf_counter() - t0 - period)
+
+
+def pct(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))] * 1000 if ordered else 0.0
+
+
+async def run_replay(player: ReplayPlayer) -> tuple[float, list[float], list[float], float]:
+    app = FrontierApp(Config(), player=player, speed=None, autostart=False, remember_theme=False)
+    async with app.run_test(size=(140, 45)) as pilot:
+        idle: list[float] = []
+        stop = asyncio.Event()
+        probe = asyncio.create_task(lag_probe(stop, idle))
+        await pilot.pause(0.5)
+        stop.set()
+        await probe
+        rss0 = rss_mb()
+        busy: list[float] = []
+        stop = asyncio.Event()
+        probe = asyncio.create_task(lag_probe(stop, busy))
+        t0 = time.perf_counter()
+        worker = app.run_worker(app._play(), name="replay")
+        await worker.wait()
+        elapsed = time.perf_counter() - t0
+        app.flush()
+        await pilot.pause()
+        stop.set()
+        await probe
+        growth = rss_mb() - rss0
+        assert player.finished and app.state.consumed == player.size
+    return elapsed, idle, busy, growth
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--mib", type=float, default=4.0, help="recording size (default 4 MiB)")
+    args = parser.parse_args()
+    text = make_text(int(args.mib * (1 << 20)))
+    recording = synthesize(text, PROTOCOL, sizes=(16,), rate=0.001)
+    with tempfile.TemporaryDirectory() as tmp:
+        write_recording(Path(tmp) / "big.jsonl", recording)
+    source = source_from_recording(recording, name="big.jsonl")
+    data = source.data
+    calls = check_calls(data)
+    assert calls == data.count(b"\nend\n"), "the bench stream stopped early"
+    ref = min(transduce_time(data) for _ in range(3))
+    cli = transduce_cli_time(data)
+    elapsed, idle, busy, growth = asyncio.run(run_replay(ReplayPlayer(source)))
+    print(
+        f"recording: {len(data) / (1 << 20):.2f} MiB of {PROTOCOL}, "
+        f"{len(source.marks):,} deltas, {calls:,} calls"
+    )
+    print(f"{'':24}{'replay (TUI)':>14}{'transducer':>14}{'transduce CLI':>15}{'ratio':>9}")
+    print(
+        f"{'total time (s)':24}{elapsed:>14.3f}{ref:>14.3f}{cli:>15.3f}"
+        f"{elapsed / ref:>8.2f}× / {elapsed / cli:.2f}× CLI"
+    )
+    print(f"{'':24}{'replaying':>14}{'idle app':>14}")
+    for label, q in (
+        ("loop lag p50 (ms)", 0.5),
+        ("loop lag p99 (ms)", 0.99),
+        ("loop lag max (ms)", 1),
+    ):
+        print(f"{label:24}{pct(busy, q):>14.1f}{pct(idle, q):>14.1f}")
+    print(f"{'RSS growth (MB)':24}{growth:>14.1f}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

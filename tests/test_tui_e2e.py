@@ -1,0 +1,126 @@
+"""End to end: the real demo runtime (rate 0) driven through the TUI with Pilot.
+
+Approve writes the file and yields ``ok``; deny with a reason leaves it untouched
+and the ``denied`` result carries the reason; Esc on a running shell ends it
+with exit 130 ``cancelled``.
+"""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Callable
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import pytest
+from textual.pilot import Pilot
+
+from frontier.app.agent.runtime import create_runtime
+from frontier.app.config import Config
+from frontier.app.events import Event, ToolFinished, ToolResult
+from frontier.app.screens.review import ReviewScreen
+from frontier.app.tui import FrontierApp
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    source = resources.files("frontier.app") / "demo_project"
+    with resources.as_file(source) as src:
+        shutil.copytree(src, tmp_path / "ws", ignore=shutil.ignore_patterns("__pycache__"))
+    return tmp_path / "ws"
+
+
+def demo_app(workspace: Path, events: list[Event]) -> FrontierApp:
+    def factory(approver: Any, observer: Callable[[Event], None]) -> Any:
+        def observe(event: Event) -> None:
+            events.append(event)
+            observer(event)
+
+        return create_runtime(
+            Config(protocol="ctl-heredoc"),
+            approver=approver,
+            observer=observe,
+            demo=True,
+            demo_rate=0,
+            workspace=workspace,
+        )
+
+    return FrontierApp(Config(), runtime_factory=factory, remember_theme=False)
+
+
+async def until(pilot: Pilot, cond: Callable[[], bool], what: str, tries: int = 1500) -> None:
+    """Poll the app (bounded, ~15 s at most) until ``cond`` holds."""
+    for i in range(tries):
+        if cond():
+            return
+        await pilot.pause(0.01 if i > 50 else None)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+def reviewing(app: FrontierApp, name: str) -> bool:
+    return isinstance(app.screen, ReviewScreen) and app.screen.call.name == name
+
+
+def results(events: list[Event], name: str) -> list[ToolResult]:
+    return [e.result for e in events if isinstance(e, ToolFinished) and e.result.name == name]
+
+
+async def test_demo_approve_writes_the_patch(project: Path) -> None:
+    events: list[Event] = []
+    app = demo_app(project, events)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await until(pilot, lambda: reviewing(app, "apply_patch"), "the patch review")
+        assert app.screen.query_one("#review").border_title == "Review patch"
+        await pilot.press("a")
+        await until(pilot, lambda: bool(results(events, "apply_patch")), "the patch result")
+        await until(pilot, lambda: reviewing(app, "shell"), "the shell review")
+        await pilot.press("escape")
+        app.runtime.loop.cancel_turn()
+        await app.workers.wait_for_complete()
+    assert "--shout" in (project / "greet" / "cli.py").read_text()
+    assert results(events, "apply_patch")[0].kind == "ok"
+
+
+async def test_demo_deny_with_reason_keeps_the_file(project: Path) -> None:
+    before = (project / "greet" / "cli.py").read_text()
+    events: list[Event] = []
+    app = demo_app(project, events)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await until(pilot, lambda: reviewing(app, "apply_patch"), "the patch review")
+        await pilot.press("d", *"keep the old flag name", "enter")
+        await until(pilot, lambda: bool(results(events, "apply_patch")), "the patch result")
+        app.runtime.loop.cancel_turn()
+        for _ in range(20):  # deny anything else the script still asks for
+            if isinstance(app.screen, ReviewScreen):
+                await pilot.press("escape")
+            await pilot.pause()
+        await app.workers.wait_for_complete()
+    assert (project / "greet" / "cli.py").read_text() == before
+    denied = results(events, "apply_patch")[0]
+    assert denied.kind == "denied"
+    assert "keep the old flag name" in denied.output
+
+
+async def test_demo_escape_cancels_the_running_shell(project: Path) -> None:
+    # a test that blocks, so the shell is certainly still running when Esc arrives
+    (project / "tests" / "test_slow.py").write_text(
+        "import time, unittest\n\n"
+        "class Slow(unittest.TestCase):\n"
+        "    def test_slow(self):\n"
+        "        time.sleep(60)\n"
+    )
+    events: list[Event] = []
+    app = demo_app(project, events)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await until(pilot, lambda: reviewing(app, "apply_patch"), "the patch review")
+        await pilot.press("a")
+        await until(pilot, lambda: reviewing(app, "shell"), "the shell review")
+        await pilot.press("a")
+        await until(pilot, lambda: bool(app.state.running_tools()), "the running shell")
+        await pilot.press("escape")
+        await until(pilot, lambda: bool(results(events, "shell")), "the shell result")
+        app.runtime.loop.cancel_turn()
+        await app.workers.wait_for_complete()
+    shell = results(events, "shell")[0]
+    assert (shell.kind, shell.exit_code) == ("cancelled", 130)

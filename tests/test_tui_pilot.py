@@ -1,0 +1,152 @@
+"""Pilot tests: what a user does in the TUI and what happens to files and results."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from textual.pilot import Pilot
+from tui_fakes import NEW, OLD, FakeRuntime, fake_factory
+
+from frontier.app.config import Config
+from frontier.app.screens.review import ReviewScreen
+from frontier.app.tui import FrontierApp
+from frontier.widgets.diff_view import DiffView
+
+
+async def wait_for(pilot: Pilot, cond: Callable[[], bool], what: str, tries: int = 400) -> None:
+    """Let the app process messages until ``cond`` holds (bounded; no wall-clock sleeps)."""
+    for _ in range(tries):
+        if cond():
+            return
+        await pilot.pause()
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+@pytest.fixture
+def workspace(tmp_path: Path) -> Path:
+    (tmp_path / "greet.py").write_text(OLD)
+    return tmp_path
+
+
+def make_app(workspace: Path, holder: list[FakeRuntime], **kw: object) -> FrontierApp:
+    return FrontierApp(
+        Config(base_url="http://127.0.0.1:9/v1", model="smollm2"),
+        runtime_factory=fake_factory(workspace, holder, **kw),  # type: ignore[arg-type]
+        remember_theme=False,
+    )
+
+
+async def send(pilot: Pilot, text: str) -> None:
+    await pilot.click("#prompt")
+    await pilot.press(*text, "enter")
+
+
+async def test_approve_writes_the_file_and_reports_ok(workspace: Path) -> None:
+    holder: list[FakeRuntime] = []
+    app = make_app(workspace, holder, block_shell=False)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await send(pilot, "add a shout flag")
+        await wait_for(pilot, lambda: isinstance(app.screen, ReviewScreen), "the review modal")
+        screen = app.screen
+        assert isinstance(screen, ReviewScreen)
+        assert screen.query_one("#review").border_title == "Review patch"
+        # the modal shows exactly the preview the core computed
+        loop = holder[0].loop
+        assert screen.preview is loop.preview
+        assert screen.query_one(DiffView).files == loop.preview.files
+        await pilot.press("a")
+        # then the shell command is reviewed in the same modal, titled for commands
+        await wait_for(
+            pilot,
+            lambda: isinstance(app.screen, ReviewScreen) and app.screen.preview.kind == "command",
+            "the command review",
+        )
+        assert app.screen.query_one("#review").border_title == "Review command"
+        await pilot.press("a")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+    assert (workspace / "greet.py").read_text() == NEW
+    results = {r.call_id: r for r in loop.results}
+    assert results["c1"].kind == "ok"
+    assert app.reviews[0].decision.approved
+    assert app.reviews[0].preview is loop.preview
+    assert app.state.tools["c1"].state == "ok"
+    assert holder[0].closed
+
+
+async def test_deny_with_reason_leaves_file_untouched(workspace: Path) -> None:
+    holder: list[FakeRuntime] = []
+    app = make_app(workspace, holder, block_shell=False)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await send(pilot, "add a shout flag")
+        await wait_for(pilot, lambda: isinstance(app.screen, ReviewScreen), "the review modal")
+        await pilot.press("d")
+        await pilot.press(*"use argparse", "enter")
+        await wait_for(
+            pilot,
+            lambda: isinstance(app.screen, ReviewScreen) and app.screen.preview.kind == "command",
+            "the command review",
+        )
+        await pilot.press("escape")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        app.flush(force=True)
+        assert app.state.tools["c1"].state == "denied"
+    assert (workspace / "greet.py").read_text() == OLD
+    result = holder[0].loop.results[0]
+    assert result.kind == "denied"
+    assert "use argparse" in result.output
+    assert app.reviews[0].decision.reason == "use argparse"
+
+
+async def test_escape_cancels_the_running_shell(workspace: Path) -> None:
+    holder: list[FakeRuntime] = []
+    app = make_app(workspace, holder)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await send(pilot, "run the tests")
+        await wait_for(pilot, lambda: isinstance(app.screen, ReviewScreen), "the review modal")
+        await pilot.press("a")
+        await wait_for(
+            pilot,
+            lambda: isinstance(app.screen, ReviewScreen) and app.screen.preview.kind == "command",
+            "the command review",
+        )
+        await pilot.press("a")
+        loop = holder[0].loop
+        await wait_for(pilot, lambda: loop.shell_started.is_set(), "the shell call")
+        app.flush(force=True)
+        assert app.state.tools["c2"].running
+        await pilot.press("escape")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+    assert loop.cancelled_tools == 1
+    shell = loop.results[-1]
+    assert (shell.kind, shell.exit_code) == ("cancelled", 130)
+    assert app.state.tools["c2"].state == "cancelled"
+    assert app.state.tools["c2"].exit_code == 130
+
+
+async def test_review_keys_split_and_hunk_navigation(workspace: Path) -> None:
+    holder: list[FakeRuntime] = []
+    app = make_app(workspace, holder, block_shell=False)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await send(pilot, "x")
+        await wait_for(pilot, lambda: isinstance(app.screen, ReviewScreen), "the review modal")
+        diff = app.screen.query_one(DiffView)
+        assert not diff.split
+        await pilot.press("s")
+        assert diff.split
+        await pilot.press("j")
+        assert diff.current == 0  # one hunk: stays on it
+        await pilot.press("escape")  # deny without a reason
+        await wait_for(
+            pilot,
+            lambda: isinstance(app.screen, ReviewScreen) and app.screen.preview.kind == "command",
+            "the command review",
+        )
+        await pilot.press("escape")
+        await app.workers.wait_for_complete()
+    assert holder[0].loop.results[0].kind == "denied"
+    assert (workspace / "greet.py").read_text() == OLD

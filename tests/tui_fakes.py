@@ -1,0 +1,195 @@
+"""Test doubles for the TUI: a scripted agent loop that emits real core events.
+
+``FakeLoop.send`` streams a CTL reply through the real ``CtlTransducer``, asks
+the approver with a real ``Preview`` for ``apply_patch`` (and writes the file
+only when approved, as the tool boundary would), and runs a "shell" call that
+blocks until ``cancel_tool`` (Esc) cancels it with exit 130.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import difflib
+import hashlib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from frontier.app.cst.ctl import CtlTransducer
+from frontier.app.events import (
+    AssistantText,
+    CallReady,
+    Event,
+    ResponseEnded,
+    ResponseStarted,
+    StreamBytes,
+    ToolCall,
+    ToolFinished,
+    ToolOutput,
+    ToolResult,
+    ToolStarted,
+    TurnEnded,
+)
+from frontier.tools.contract import FilePreview, Preview, ToolSpec
+
+OLD = 'def greet(name):\n    return f"hello {name}"\n'
+NEW = (
+    "def greet(name, shout=False):\n"
+    '    text = f"hello {name}"\n'
+    "    return text.upper() if shout else text\n"
+)
+
+
+def make_preview(path: str, old: str, new: str) -> Preview:
+    diff_lines = list(
+        difflib.unified_diff(
+            old.splitlines(keepends=True), new.splitlines(keepends=True), f"a/{path}", f"b/{path}"
+        )
+    )
+    diff = "".join(diff_lines)
+    hunk_start = next(i for i, line in enumerate(diff_lines) if line.startswith("@@"))
+    hunk = "".join(diff_lines[hunk_start:])
+    added = sum(1 for line in diff_lines[2:] if line.startswith("+"))
+    removed = sum(1 for line in diff_lines[2:] if line.startswith("-"))
+    file = FilePreview(
+        path=path,
+        old_text=old,
+        new_text=new,
+        diff=diff,
+        old_hash=hashlib.sha256(old.encode()).hexdigest(),
+        new_hash=hashlib.sha256(new.encode()).hexdigest(),
+        added=added,
+        removed=removed,
+        hunks=(hunk,),
+    )
+    return Preview(kind="diff", files=(file,), summary="add a shout flag")
+
+
+SHELL_SPEC = ToolSpec("shell", "run a command", {}, mutates=True, kind="exec")
+PATCH_SPEC = ToolSpec("apply_patch", "apply a unified diff", {}, mutates=True, kind="edit")
+
+
+def ctl_reply(patch: str) -> bytes:
+    return (
+        "I'll add the flag.\n"
+        "call c1 apply_patch\n"
+        "arg patch <<EOF\n" + patch + "EOF\n"
+        "end\n"
+        "call c2 shell\n"
+        "arg command pytest -q\n"
+        "end\n"
+    ).encode()
+
+
+@dataclass
+class FakeLoop:
+    root: Path
+    emit: Any
+    approver: Any
+    chunk: int = 7
+    results: list[ToolResult] = field(default_factory=list)
+    cancelled_tools: int = 0
+    shell_started: asyncio.Event = field(default_factory=asyncio.Event)
+    _cancel: asyncio.Event = field(default_factory=asyncio.Event)
+    transducer: CtlTransducer = field(default_factory=CtlTransducer)
+    preview: Preview | None = None
+    block_shell: bool = True
+
+    @property
+    def frontier(self) -> int:
+        return self.transducer.frontier
+
+    def pending(self) -> bytes:
+        return self.transducer.pending()
+
+    def pending_bound(self) -> int:
+        return self.transducer.pending_bound()
+
+    def cancel_tool(self) -> bool:
+        self.cancelled_tools += 1
+        self._cancel.set()
+        return True
+
+    def cancel_turn(self) -> None:
+        self._cancel.set()
+
+    async def send(self, text: str) -> TurnEnded:
+        target = self.root / "greet.py"
+        self.preview = make_preview("greet.py", target.read_text(), NEW)
+        data = ctl_reply(self.preview.files[0].diff)
+        self.emit(ResponseStarted("ctl-heredoc", 0))
+        calls: list[ToolCall] = []
+        for start in range(0, len(data), self.chunk):
+            piece = data[start : start + self.chunk]
+            self.emit(StreamBytes(start, piece))
+            for event in self.transducer.feed(piece):
+                self._emit(event, calls)
+            await asyncio.sleep(0)
+        for event in self.transducer.finish(True):
+            self._emit(event, calls)
+        self.emit(ResponseEnded("stop"))
+        for call in calls:
+            result = await self._run(call)
+            self.results.append(result)
+            self.emit(ToolFinished(result))
+        ended = TurnEnded("done")
+        self.emit(ended)
+        return ended
+
+    def _emit(self, event: Event, calls: list[ToolCall]) -> None:
+        self.emit(event)
+        if isinstance(event, CallReady):
+            calls.append(event.call)
+        elif getattr(event, "type", "") == "confirmed" and event.kind == "text":  # type: ignore[attr-defined]
+            self.emit(AssistantText(event.data.decode()))  # type: ignore[attr-defined]
+
+    async def _run(self, call: ToolCall) -> ToolResult:
+        if call.name == "apply_patch":
+            assert self.preview is not None
+            decision = await self.approver.approve(call, PATCH_SPEC, self.preview)
+            if not decision.approved:
+                return ToolResult(call.id, call.name, "denied", f"denied: {decision.reason}")
+            self.emit(ToolStarted(call))
+            (self.root / "greet.py").write_text(NEW)
+            return ToolResult(call.id, call.name, "ok", "patched greet.py", 0, 0.01)
+        command = Preview(kind="command", command=str(call.args.get("command")))
+        decision = await self.approver.approve(call, SHELL_SPEC, command)
+        if not decision.approved:
+            return ToolResult(call.id, call.name, "denied", f"denied: {decision.reason}")
+        self.emit(ToolStarted(call))
+        self.emit(ToolOutput(call.id, "collecting tests\nrunning 3 tests\n"))
+        self.shell_started.set()
+        if not self.block_shell:
+            return ToolResult(call.id, call.name, "ok", "3 passed", 0, 0.2)
+        await self._cancel.wait()
+        return ToolResult(call.id, call.name, "cancelled", "cancelled by the user", 130, 1.5)
+
+
+@dataclass
+class FakeRuntime:
+    loop: FakeLoop
+    session_id: str = "7f3a2b9c-test"
+    workspace: Path = Path(".")
+    model: str = "smollm2"
+    mode: str = "ctl-heredoc"
+    base_url: str | None = "http://127.0.0.1:9/v1"
+    demo_prompts: list[str] = field(default_factory=list)
+    closed: bool = False
+
+    async def aclose(self) -> None:
+        self.closed = True
+
+
+def fake_factory(
+    root: Path,
+    holder: list[FakeRuntime],
+    prompts: list[str] | None = None,
+    block_shell: bool = True,
+):
+    def factory(approver: Any, observer: Any) -> FakeRuntime:
+        loop = FakeLoop(root, observer, approver, block_shell=block_shell)
+        runtime = FakeRuntime(loop, workspace=root, demo_prompts=list(prompts or []))
+        holder.append(runtime)
+        return runtime
+
+    return factory

@@ -1,0 +1,102 @@
+"""The Errors pane: contract errors (kind, declared vs arrived, offset), selectable.
+
+Highlighting or selecting an error posts ``ErrorsPane.Chosen`` so the screen can
+show that response in Raw stream with the offending byte highlighted.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.containers import Vertical
+from textual.message import Message
+from textual.widgets import OptionList, Static
+from textual.widgets.option_list import Option
+
+from frontier.widgets.state import ErrorRow
+
+
+def error_label(row: ErrorRow) -> Text:
+    text = Text(no_wrap=True, overflow="ellipsis")
+    text.append(f"{row.kind}", style="bold reverse")
+    text.append(f" @{row.offset:,}", style="bold")
+    text.append(f" r{row.response} ", style="dim")
+    message = row.message if len(row.message) <= 60 else row.message[:59] + "…"
+    text.append(message)
+    return text
+
+
+class ErrorsPane(Vertical):
+    DEFAULT_CSS = """
+    ErrorsPane { background: $surface; }
+    ErrorsPane > OptionList { height: 1fr; border: none; background: $surface; }
+    ErrorsPane.-empty > OptionList { display: none; }
+    ErrorsPane > #error-detail { height: auto; max-height: 4; color: $error; padding: 0 1; }
+    """
+
+    class Chosen(Message):
+        def __init__(self, row: ErrorRow) -> None:
+            super().__init__()
+            self.row = row
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.rows: list[ErrorRow] = []
+
+    def compose(self) -> ComposeResult:
+        yield OptionList(id="error-list")
+        yield Static("no contract errors", id="error-detail")
+
+    @property
+    def option_list(self) -> OptionList:
+        return self.query_one("#error-list", OptionList)
+
+    def show(self, rows: Sequence[ErrorRow]) -> None:
+        if len(rows) == len(self.rows) and list(rows) == self.rows:
+            return
+        new = list(rows)
+        options = self.option_list
+        if new[: len(self.rows)] == self.rows:
+            options.add_options([Option(error_label(r)) for r in new[len(self.rows) :]])
+        else:
+            options.clear_options()
+            options.add_options([Option(error_label(r)) for r in new])
+        self.rows = new
+        if options.highlighted is None and new:
+            self._detail(None)
+
+    def _detail(self, row: ErrorRow | None) -> None:
+        detail = self.query_one("#error-detail", Static)
+        if row is None:
+            count = len(self.rows)
+            detail.update(
+                f"{count} contract error{'s' * (count != 1)} — select one to see its byte"
+                if count
+                else "no contract errors"
+            )
+        else:
+            detail.update(
+                Text.assemble(
+                    (f"{row.kind} ", "bold"),
+                    f"at byte {row.offset:,} of response {row.response}: ",
+                    row.message,
+                )
+            )
+
+    def select(self, index: int) -> None:
+        """Highlight error ``index`` (as if the user moved to it)."""
+        self.option_list.highlighted = index
+
+    def on_option_list_option_highlighted(self, event: OptionList.OptionHighlighted) -> None:
+        event.stop()
+        if 0 <= event.option_index < len(self.rows):
+            row = self.rows[event.option_index]
+            self._detail(row)
+            self.post_message(self.Chosen(row))
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        event.stop()
+        if 0 <= event.option_index < len(self.rows):
+            self.post_message(self.Chosen(self.rows[event.option_index]))

@@ -1,0 +1,58 @@
+"""The Pending pane: bytes that may still change meaning, and how close to the bound."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.widgets import Static
+
+SHOW_BYTES = 240
+
+_VISIBLE = {0x20: "·", 0x0A: "⏎", 0x09: "→", 0x0D: "␍"}
+_VISIBLE.update({c: chr(0x2400 + c) for c in range(0x20) if c not in _VISIBLE})
+_VISIBLE[0x7F] = "␡"
+
+
+def visible(data: bytes) -> str:
+    """Pending bytes with whitespace and non-printables made visible."""
+    return data.decode("utf-8", "replace").translate(_VISIBLE)
+
+
+def meter(n: int, bound: int, width: int = 16) -> str:
+    if bound <= 0:
+        return "▕" + "░" * width + "▏"
+    filled = min(width, round(width * n / bound)) if n else 0
+    return "▕" + "█" * filled + "░" * (width - filled) + "▏"
+
+
+def hint(n: int, bound: int) -> str:
+    """What the pending bytes are waiting for, from the bound the transducer reports."""
+    if n == 0:
+        return "nothing pending: every byte so far is confirmed"
+    if bound <= 0:
+        return "length-prefixed body: each byte confirms on arrival"
+    if bound <= 33:
+        return "heredoc body: may still become the TAG line"
+    return "may still change meaning: waits for its line's proof"
+
+
+def render_pending(data: bytes, bound: int) -> Text:
+    n = len(data)
+    text = Text()
+    shown = data[-SHOW_BYTES:]
+    if n > SHOW_BYTES:
+        text.append("…", style="dim")
+    text.append(visible(shown), style="italic underline")
+    text.append("\n")
+    text.append(meter(n, bound), style="bold")
+    text.append(f" pending {n:,} / bound {bound:,}\n", style="bold")
+    text.append(hint(n, bound), style="dim italic")
+    return text
+
+
+class PendingView(Static):
+    DEFAULT_CSS = """
+    PendingView { color: $warning; background: $surface; height: 1fr; }
+    """
+
+    def show(self, data: bytes, bound: int) -> None:
+        self.update(render_pending(data, bound), layout=False)

@@ -1,0 +1,232 @@
+"""The Raw stream pane: the transducer input with the confirmed frontier drawn in it.
+
+A line-API ``ScrollView``: the response bytes are indexed into display lines
+(split at ``\\n`` and wrapped at the pane width, never inside a UTF-8
+sequence), each line is rendered on demand into a ``Strip`` kept in an LRU,
+and a sync only refreshes the lines whose bytes or frontier changed. Confirmed
+bytes are plain, pending bytes italic + underlined, the frontier a reversed
+marker cell, a selected error offset bold + reversed — readable without colour.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_right
+from collections import OrderedDict
+from itertools import pairwise
+from typing import ClassVar
+
+from rich.segment import Segment
+from rich.style import Style
+from textual.geometry import Size
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
+
+from frontier.widgets.state import ResponseBuffer
+
+_CONTROL = {c: chr(0x2400 + c) for c in range(0x20)}
+_CONTROL[0x7F] = "␡"
+_CONTROL[0x0A] = None  # type: ignore[assignment]  # newlines never reach a display line
+MARKER = "▌"
+CACHE_LINES = 2048
+
+
+def display_text(data: bytes) -> str:
+    """Bytes as one display line: invalid UTF-8 → U+FFFD, controls → control pictures."""
+    return data.decode("utf-8", "replace").translate(_CONTROL)
+
+
+class RawStreamView(ScrollView, can_focus=True):
+    """Shows one ``ResponseBuffer``; follows the tail until the user scrolls up."""
+
+    COMPONENT_CLASSES: ClassVar[set[str]] = {
+        "raw-stream--confirmed",
+        "raw-stream--pending",
+        "raw-stream--frontier",
+        "raw-stream--highlight",
+    }
+
+    DEFAULT_CSS = """
+    RawStreamView {
+        background: $surface;
+    }
+    RawStreamView > .raw-stream--confirmed { color: $foreground; }
+    RawStreamView > .raw-stream--pending {
+        color: $warning;
+        text-style: italic underline;
+    }
+    RawStreamView > .raw-stream--frontier { color: $primary; text-style: bold; }
+    RawStreamView > .raw-stream--highlight {
+        color: $error;
+        text-style: bold reverse;
+    }
+    """
+
+    def __init__(self, *, name: str | None = None, id: str | None = None) -> None:
+        super().__init__(name=name, id=id)
+        self.buffer: ResponseBuffer | None = None
+        self.highlight: int | None = None
+        self.follow = True
+        self._starts: list[int] = []
+        self._ends: list[int] = []
+        self._newline: list[bool] = []
+        self._generation = -1
+        self._wrap = 0
+        self._indexed = 0
+        self._frontier = 0
+        self._cache: OrderedDict[tuple[int, int, int, int, int], Strip] = OrderedDict()
+
+    # ------------------------------------------------------------------ public
+    def show(self, buffer: ResponseBuffer | None, *, highlight: int | None = None) -> None:
+        """Display ``buffer`` (a new response or an older one chosen from Errors)."""
+        if buffer is not self.buffer:
+            self.buffer = buffer
+            self._generation = -1
+        self.highlight = highlight
+        self._cache.clear()
+        self.sync()
+        if highlight is not None:
+            self.follow = False
+            line = self.line_of(highlight)
+            self.scroll_to(y=max(0, line - self.size.height // 2), animate=False, immediate=True)
+            self.follow = False
+        self.refresh()
+
+    def watch_scroll_y(self, old_value: float, new_value: float) -> None:
+        super().watch_scroll_y(old_value, new_value)
+        self.follow = new_value >= self.max_scroll_y
+
+    def line_of(self, offset: int) -> int:
+        """Index of the display line holding byte ``offset``."""
+        return max(0, bisect_right(self._starts, offset) - 1)
+
+    @property
+    def line_count(self) -> int:
+        return len(self._starts)
+
+    def sync(self) -> None:
+        """Catch up with the buffer: index new bytes, refresh only changed lines."""
+        buf = self.buffer
+        width = max(8, self.scrollable_content_region.width - 1)
+        if buf is None:
+            if self._starts:
+                self._reset_index(0)
+                self.virtual_size = Size(width, 0)
+                self.refresh()
+            return
+        if buf.generation != self._generation or width != self._wrap:
+            self._wrap = width
+            self._generation = buf.generation
+            self._reset_index(buf.base)
+            self._cache.clear()
+            self._index(buf)
+            self._frontier = buf.frontier
+            self.virtual_size = Size(width, len(self._starts))
+            self.refresh()
+        else:
+            first_dirty = self._index(buf)
+            old_frontier, self._frontier = self._frontier, buf.frontier
+            lo = min(first_dirty, self.line_of(min(old_frontier, buf.frontier)))
+            self.virtual_size = Size(width, len(self._starts))
+            hi = max(self.line_count, self.line_of(max(old_frontier, buf.frontier)) + 1)
+            if lo < hi:
+                self.refresh_lines(lo, hi - lo)
+        if self.follow:
+            self.scroll_end(animate=False, immediate=True, x_axis=False)
+
+    # ------------------------------------------------------------------ index
+    def _reset_index(self, base: int) -> None:
+        self._starts, self._ends, self._newline = [], [], []
+        self._indexed = base
+
+    def _index(self, buf: ResponseBuffer) -> int:
+        """Index bytes from the last (open) line on; return the first line that changed."""
+        if self._starts and not self._newline[-1]:
+            self._indexed = self._starts.pop()
+            self._ends.pop()
+            self._newline.pop()
+        first = len(self._starts)
+        data, base, wrap = buf.data, buf.base, self._wrap
+        pos = self._indexed - base
+        size = len(data)
+        starts, ends, newline = self._starts, self._ends, self._newline
+        while pos < size:
+            nl = data.find(b"\n", pos)
+            stop = size if nl == -1 else nl
+            while stop - pos > wrap:
+                cut = pos + wrap
+                while cut > pos + 1 and (data[cut] & 0xC0) == 0x80:
+                    cut -= 1
+                starts.append(base + pos)
+                ends.append(base + cut)
+                newline.append(False)
+                pos = cut
+            starts.append(base + pos)
+            ends.append(base + stop)
+            newline.append(nl != -1)
+            if nl == -1:
+                pos = size
+                break
+            pos = nl + 1
+        self._indexed = base + pos
+        if size and data[-1:] == b"\n" and (not starts or starts[-1] != base + size):
+            # an empty open line after a final newline: where the frontier marker sits
+            starts.append(base + size)
+            ends.append(base + size)
+            newline.append(False)
+        return first
+
+    # ------------------------------------------------------------------ render
+    def notify_style_update(self) -> None:
+        super().notify_style_update()
+        self._cache.clear()
+
+    def render_line(self, y: int) -> Strip:
+        scroll_x, scroll_y = self.scroll_offset
+        index = scroll_y + y
+        width = self.scrollable_content_region.width
+        base_style = self.rich_style
+        if self.buffer is None or index >= len(self._starts):
+            return Strip.blank(width, base_style)
+        start, end = self._starts[index], self._ends[index]
+        frontier = self.buffer.frontier
+        last = index == len(self._starts) - 1
+        on_line = start <= frontier < end or (frontier == end and (self._newline[index] or last))
+        marker = frontier if on_line else -1
+        f_clamped = min(max(frontier, start), end)
+        hl = self.highlight if self.highlight is not None and start <= self.highlight <= end else -1
+        key = (start, end, f_clamped if marker < 0 else -2 - frontier, hl, width)
+        strip = self._cache.get(key)
+        if strip is None:
+            strip = self._render_strip(start, end, f_clamped, marker, hl, base_style)
+            self._cache[key] = strip
+            if len(self._cache) > CACHE_LINES:
+                self._cache.popitem(last=False)
+        else:
+            self._cache.move_to_end(key)
+        return strip.crop_extend(scroll_x, scroll_x + width, base_style)
+
+    def _render_strip(
+        self, start: int, end: int, frontier: int, marker: int, hl: int, base: Style
+    ) -> Strip:
+        assert self.buffer is not None
+        confirmed = base + self.get_component_rich_style("raw-stream--confirmed", partial=True)
+        pending = base + self.get_component_rich_style("raw-stream--pending", partial=True)
+        marker_style = base + self.get_component_rich_style("raw-stream--frontier", partial=True)
+        highlight = base + self.get_component_rich_style("raw-stream--highlight", partial=True)
+        cuts = sorted({start, frontier, end, *([hl, hl + 1] if hl >= 0 else [])})
+        segments: list[Segment] = []
+        drawn = False
+        for a, b in pairwise(cuts):
+            b = min(b, end)
+            if a >= b:
+                continue
+            if a == marker:
+                segments.append(Segment(MARKER, marker_style))
+                drawn = True
+            style = highlight if a == hl else confirmed if b <= frontier else pending
+            segments.append(Segment(display_text(self.buffer.slice(a, b)), style))
+        if marker >= 0 and not drawn:
+            segments.append(Segment(MARKER, marker_style))
+        if hl == end:
+            segments.append(Segment("⏎", highlight))
+        return Strip(segments)

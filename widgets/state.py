@@ -1,0 +1,427 @@
+"""What the panes show, built from core events without importing Textual.
+
+The observer path must be cheap (STYLE.md: arrival rate is not paint rate), so
+``UiState.apply`` only appends to bounded buffers and records which panes are
+dirty; widgets read this state on the App's ~30 Hz flush. Every buffer has a
+cap so a long session or a multi-megabyte replay keeps memory bounded.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import deque
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+
+from frontier.app.events import (
+    ArgBytes,
+    ArgStarted,
+    AssistantText,
+    CallReady,
+    CallStarted,
+    Confirmed,
+    ContractError,
+    Event,
+    RepairRequested,
+    ResponseEnded,
+    ResponseStarted,
+    Retry,
+    StreamBytes,
+    StreamStopped,
+    ToolCall,
+    ToolFinished,
+    ToolOutput,
+    ToolStarted,
+    TurnEnded,
+)
+
+RAW_WINDOW = 2 << 20
+"""Bytes of one response kept for the Raw stream pane; older bytes are dropped."""
+MAX_RESPONSES = 8
+MAX_CONFIRMED_ROWS = 2000
+MAX_TRANSCRIPT = 200
+MAX_TOOLS = 100
+MAX_ERRORS = 500
+TOOL_TAIL = 50
+"""Output lines kept per tool (the pane shows the last few)."""
+ASSISTANT_TEXT_CAP = 64_000
+"""Characters of one assistant message kept in the transcript (the head is elided)."""
+
+PANES = ("transcript", "raw", "confirmed", "pending", "tools", "errors", "status")
+
+
+@dataclass
+class ResponseBuffer:
+    """The transducer input of one model response (a sliding window of it)."""
+
+    index: int
+    mode: str
+    data: bytearray = field(default_factory=bytearray)
+    base: int = 0
+    """Stream offset of ``data[0]``; grows when the window drops old bytes."""
+    frontier: int = 0
+    generation: int = 0
+    """Bumped whenever ``base`` moves, so views rebuild their line index."""
+    finish_reason: str | None = None
+
+    @property
+    def end(self) -> int:
+        return self.base + len(self.data)
+
+    def append(self, offset: int, data: bytes, window: int = RAW_WINDOW) -> None:
+        if offset > self.end:
+            # A gap (should not happen): keep offsets honest by restarting the window.
+            self.data.clear()
+            self.base = offset
+            self.generation += 1
+        elif offset < self.end:
+            data = data[self.end - offset :]
+        self.data += data
+        if len(self.data) > window:
+            drop = len(self.data) - window // 2
+            nl = self.data.find(b"\n", drop, drop + 4096)
+            if nl != -1:
+                drop = nl + 1
+            del self.data[:drop]
+            self.base += drop
+            self.generation += 1
+
+    def slice(self, start: int, end: int) -> bytes:
+        start = max(start, self.base)
+        return bytes(self.data[start - self.base : max(start, end) - self.base])
+
+    def pending(self) -> bytes:
+        return self.slice(self.frontier, self.end)
+
+
+@dataclass
+class ConfirmedRow:
+    """One line of the Confirmed pane; byte runs merge into the previous row."""
+
+    id: int
+    kind: str
+    """``text``, ``call``, ``arg``, ``bytes``, ``ready``, ``stop``, ``error``, ``response``."""
+    label: str
+    offset: int
+    nbytes: int = 0
+    preview: str = ""
+    version: int = 0
+
+
+@dataclass
+class ToolRow:
+    call: ToolCall
+    summary: str
+    state: str = "ready"
+    """ready, review, running, or the result kind (ok, error, denied, cancelled...)."""
+    started: float | None = None
+    elapsed: float | None = None
+    exit_code: int | None = None
+    output_lines: int = 0
+    tail: deque[str] = field(default_factory=lambda: deque(maxlen=TOOL_TAIL))
+    partial: str = ""
+    message: str = ""
+
+    @property
+    def running(self) -> bool:
+        return self.state == "running"
+
+
+@dataclass
+class TranscriptEntry:
+    id: int
+    role: str
+    """``you``, ``ai``, ``call``, ``note``, ``error``."""
+    text: str
+    call_id: str | None = None
+    version: int = 0
+
+
+@dataclass(frozen=True)
+class ErrorRow:
+    response: int
+    kind: str
+    message: str
+    offset: int
+
+
+def summarize_call(call: ToolCall) -> str:
+    """The key argument of a call in a few words (what the Tools pane shows)."""
+    args = call.args
+    if call.name == "apply_patch":
+        patch = args.get("patch", "")
+        text = patch.decode("utf-8", "replace") if isinstance(patch, bytes) else str(patch)
+        files = [
+            line[4:].split("\t")[0].removeprefix("b/")
+            for line in text.splitlines()
+            if line.startswith("+++ ")
+        ]
+        if len(files) == 1:
+            return files[0]
+        return f"({len(files)} files)"
+    for key in ("command", "path", "pattern", "code", "content"):
+        if key in args:
+            value = args[key]
+            text = value.decode("utf-8", "replace") if isinstance(value, bytes) else str(value)
+            first = text.strip().splitlines()[0] if text.strip() else ""
+            return first[:80]
+    return " ".join(f"{k}={str(v)[:20]}" for k, v in list(args.items())[:2])
+
+
+def _preview(data: bytes, limit: int = 48) -> str:
+    text = data[-limit:].decode("utf-8", "replace")
+    return text.replace("\n", "⏎").replace("\t", "→")
+
+
+class UiState:
+    """Everything the panes render, updated by events; no widget ever parses bytes."""
+
+    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
+        self.clock = clock
+        self.responses: deque[ResponseBuffer] = deque(maxlen=MAX_RESPONSES)
+        self.confirmed: deque[ConfirmedRow] = deque(maxlen=MAX_CONFIRMED_ROWS)
+        self.transcript: deque[TranscriptEntry] = deque(maxlen=MAX_TRANSCRIPT)
+        self.tools: dict[str, ToolRow] = {}
+        self.errors: deque[ErrorRow] = deque(maxlen=MAX_ERRORS)
+        self.dirty: set[str] = set(PANES)
+        self.response_count = 0
+        self.bytes_seen = 0
+        self.calls_ready = 0
+        self.turn_running = False
+        self.last_turn: str = ""
+        self.pending_bound = 4096
+        self._row_ids = 0
+        self._entry_ids = 0
+        self._arrivals: deque[tuple[float, int]] = deque()
+        self._assistant: TranscriptEntry | None = None
+
+    # ------------------------------------------------------------------ queries
+    @property
+    def current(self) -> ResponseBuffer | None:
+        return self.responses[-1] if self.responses else None
+
+    @property
+    def frontier(self) -> int:
+        return self.current.frontier if self.current else 0
+
+    @property
+    def consumed(self) -> int:
+        return self.current.end if self.current else 0
+
+    def pending(self) -> bytes:
+        return self.current.pending() if self.current else b""
+
+    def response(self, index: int) -> ResponseBuffer | None:
+        for buf in self.responses:
+            if buf.index == index:
+                return buf
+        return None
+
+    def token_rate(self, window: float = 2.0) -> float:
+        """Stream deltas per second over the last ``window`` seconds (≈ tokens/s)."""
+        now = self.clock()
+        while self._arrivals and self._arrivals[0][0] < now - window:
+            self._arrivals.popleft()
+        if not self._arrivals:
+            return 0.0
+        return sum(n for _, n in self._arrivals) / window
+
+    def running_tools(self) -> list[ToolRow]:
+        return [row for row in self.tools.values() if row.running]
+
+    # ------------------------------------------------------------------ updates
+    def mark(self, *panes: str) -> None:
+        self.dirty.update(panes)
+
+    def take_dirty(self) -> set[str]:
+        dirty, self.dirty = self.dirty, set()
+        return dirty
+
+    def set_probe(self, frontier: int | None, bound: int | None) -> None:
+        """Adopt the transducer's own frontier/bound (the live loop or replay knows best)."""
+        buf = self.current
+        if buf is not None and frontier is not None and frontier != buf.frontier:
+            buf.frontier = max(buf.frontier, min(frontier, buf.end))
+            self.mark("raw", "pending", "status")
+        if bound is not None and bound != self.pending_bound:
+            self.pending_bound = bound
+            self.mark("pending")
+
+    def add_user(self, text: str) -> None:
+        self._entry("you", text)
+        self._assistant = None
+
+    def note(self, text: str, role: str = "note") -> None:
+        self._entry(role, text)
+
+    def apply_all(self, events: Iterable[Event]) -> None:
+        for event in events:
+            self.apply(event)
+
+    def apply(self, event: Event) -> None:
+        if isinstance(event, StreamBytes):
+            buf = self.current or self._new_response("?")
+            buf.append(event.offset, event.data)
+            self.bytes_seen += len(event.data)
+            self._arrivals.append((self.clock(), 1))
+            self.mark("raw", "pending", "status")
+        elif isinstance(event, Confirmed):
+            buf = self.current or self._new_response("?")
+            buf.frontier = max(buf.frontier, event.offset + len(event.data))
+            if event.kind == "text":
+                self._merge("text", "text", event.offset, event.data)
+            self.mark("raw", "pending", "status")
+        elif isinstance(event, CallStarted):
+            self._row("call", f"call {event.id} {event.name}", event.offset)
+        elif isinstance(event, ArgStarted):
+            form = event.form + (f" {event.declared}" if event.declared is not None else "")
+            self._row("arg", f"arg {event.key} ({form})", event.offset)
+        elif isinstance(event, ArgBytes):
+            self._merge("bytes", event.key, event.offset, event.data)
+        elif isinstance(event, CallReady):
+            call = event.call
+            self.calls_ready += 1
+            self._row("ready", f"ready {call.id} {call.name}", call.offset)
+            previous = self.tools.pop(call.id, None)
+            if previous is not None:
+                self._freeze_entry(previous)
+            row = ToolRow(call=call, summary=summarize_call(call))
+            self.tools[call.id] = row
+            while len(self.tools) > MAX_TOOLS:
+                oldest = next(iter(self.tools))
+                if self.tools[oldest].running:
+                    break
+                del self.tools[oldest]
+            self._assistant = None
+            self._entry("call", "", call_id=call.id)
+            self.mark("tools")
+        elif isinstance(event, ContractError):
+            index = self.current.index if self.current else 0
+            self.errors.append(ErrorRow(index, event.kind, event.message, event.offset))
+            self._row("error", f"error {event.kind}", event.offset)
+            self._entry("error", f"{event.kind} at byte {event.offset}: {event.message}")
+            self.mark("errors")
+        elif isinstance(event, StreamStopped):
+            self._row("stop", f"stop: {event.reason}", event.offset)
+        elif isinstance(event, ResponseStarted):
+            self._new_response(event.mode)
+        elif isinstance(event, ResponseEnded):
+            if self.current is not None:
+                self.current.finish_reason = event.finish_reason
+            self._row("response", f"response ended: {event.finish_reason}", self.consumed)
+            self.mark("status")
+        elif isinstance(event, AssistantText):
+            self._assistant_text(event.text)
+        elif isinstance(event, ToolStarted):
+            row = self._tool(event.call)
+            row.state = "running"
+            row.started = self.clock()
+            self._touch_call(event.call.id)
+        elif isinstance(event, ToolOutput):
+            row = self.tools.get(event.call_id)
+            if row is not None:
+                text = row.partial + event.data
+                lines = text.split("\n")
+                row.partial = lines.pop()
+                row.tail.extend(lines)
+                row.output_lines += len(lines)
+                self.mark("tools")
+        elif isinstance(event, ToolFinished):
+            result = event.result
+            row = self.tools.get(result.call_id)
+            if row is None:
+                row = self._tool(ToolCall(result.call_id, result.name, {}))
+            row.state = result.kind
+            row.exit_code = result.exit_code
+            row.elapsed = result.elapsed
+            row.message = result.output.strip().splitlines()[0][:200] if result.output else ""
+            if row.partial:
+                row.tail.append(row.partial)
+                row.output_lines += 1
+                row.partial = ""
+            self._touch_call(result.call_id)
+        elif isinstance(event, Retry):
+            self.note(f"retrying (attempt {event.attempt}, {event.delay:.1f}s): {event.reason}")
+        elif isinstance(event, RepairRequested):
+            self.note(f"repair {event.attempt}: asked the model to resend ({event.kind})")
+        elif isinstance(event, TurnEnded):
+            self.turn_running = False
+            self.last_turn = event.reason
+            if event.reason != "done":
+                self.note(f"turn ended: {event.reason} {event.message}".strip())
+            self._assistant = None
+            self.mark("status")
+
+    def set_tool_state(self, call: ToolCall, state: str) -> None:
+        row = self._tool(call)
+        row.state = state
+        self._touch_call(call.id)
+
+    # ------------------------------------------------------------------ helpers
+    def _new_response(self, mode: str) -> ResponseBuffer:
+        self.response_count += 1
+        buf = ResponseBuffer(index=self.response_count, mode=mode)
+        self.responses.append(buf)
+        self._row("response", f"response {buf.index} ({mode})", 0)
+        self.mark("raw", "pending", "status")
+        return buf
+
+    def _tool(self, call: ToolCall) -> ToolRow:
+        row = self.tools.get(call.id)
+        if row is None:
+            row = ToolRow(call=call, summary=summarize_call(call))
+            self.tools[call.id] = row
+            self._entry("call", "", call_id=call.id)
+        return row
+
+    def _freeze_entry(self, row: ToolRow) -> None:
+        """A resent call reuses its id: keep the earlier attempt's line as it ended."""
+        for entry in reversed(self.transcript):
+            if entry.call_id == row.call.id:
+                entry.call_id = None
+                entry.role = "note"
+                entry.text = f"▸ {row.call.id} {row.call.name} {row.summary}  {row.state}"
+                entry.version += 1
+                break
+
+    def _touch_call(self, call_id: str) -> None:
+        for entry in reversed(self.transcript):
+            if entry.call_id == call_id:
+                entry.version += 1
+                break
+        self.mark("tools", "transcript")
+
+    def _row(self, kind: str, label: str, offset: int) -> None:
+        self._row_ids += 1
+        self.confirmed.append(ConfirmedRow(self._row_ids, kind, label, offset))
+        self.mark("confirmed")
+
+    def _merge(self, kind: str, label: str, offset: int, data: bytes) -> None:
+        last = self.confirmed[-1] if self.confirmed else None
+        if last is not None and last.kind == kind and last.label == label:
+            last.nbytes += len(data)
+            last.preview = _preview(last.preview.encode() + data)
+            last.version += 1
+        else:
+            self._row(kind, label, offset)
+            row = self.confirmed[-1]
+            row.nbytes = len(data)
+            row.preview = _preview(data)
+        self.mark("confirmed")
+
+    def _entry(self, role: str, text: str, call_id: str | None = None) -> TranscriptEntry:
+        self._entry_ids += 1
+        entry = TranscriptEntry(self._entry_ids, role, text, call_id)
+        self.transcript.append(entry)
+        self.mark("transcript")
+        return entry
+
+    def _assistant_text(self, text: str) -> None:
+        if self._assistant is None or self._assistant is not self.transcript[-1]:
+            self._assistant = self._entry("ai", "")
+        entry = self._assistant
+        entry.text += text
+        if len(entry.text) > ASSISTANT_TEXT_CAP:
+            entry.text = "…" + entry.text[-ASSISTANT_TEXT_CAP // 2 :]
+        entry.version += 1
+        self.mark("transcript")
