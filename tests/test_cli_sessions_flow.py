@@ -71,3 +71,22 @@ def test_unknown_session_is_a_clear_usage_error(
     result = frontier("check", "doesnotexist", tmp_path=tmp)
     assert result.returncode == 2
     assert "doesnotexist" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_replay_session_headless_prints_every_response(demo_session: tuple[str, Path]) -> None:
+    session_id, tmp = demo_session
+    result = frontier("replay", session_id, "--headless", "--json", tmp_path=tmp)
+    assert result.returncode == 1  # the demo's responses include two contract errors
+    events = [json.loads(line) for line in result.stdout.splitlines()]
+    starts = [e for e in events if e["type"] == "response_started"]
+    calls = [e["id"] for e in events if e["type"] == "call"]
+    assert len(starts) >= 9
+    assert calls[:3] == ["c1", "c2", "c3"]
+
+
+def test_replay_one_response_of_a_session(demo_session: tuple[str, Path]) -> None:
+    session_id, tmp = demo_session
+    clean = frontier("replay", f"{session_id}#0", "--headless", tmp_path=tmp)
+    assert clean.returncode == 0 and "c1" in clean.stdout
+    missing = frontier("replay", f"{session_id}#99", "--headless", tmp_path=tmp)
+    assert missing.returncode == 2 and "no response #99" in missing.stderr

@@ -111,7 +111,7 @@ def test_headless_json_prints_every_event_and_exits_1_on_error(tmp_path: Path) -
     write_recording(path, synthesize(BAD, "ctl"))
     out = io.StringIO()
     code = replay_cmd.print_events(
-        replay_cmd.ReplayPlayer(replay_cmd.load_replay(str(path))), as_json=True, out=out
+        replay_cmd.ReplayPlayer(replay_cmd.load_replay(str(path))[0]), as_json=True, out=out
     )
     assert code == 1
     types = [json.loads(line)["type"] for line in out.getvalue().splitlines()]

@@ -41,16 +41,22 @@ def load_sources(arg: str) -> list[tuple[str, Recording]]:
 
 
 def _session_sources(arg: str) -> list[tuple[str, Recording]]:
+    """``SESSION`` gives every response; ``SESSION#N`` only response N (0-based)."""
+    from frontier.app.session.store import StoreError, session_recordings
+
+    session, _, index = arg.partition("#")
     try:
-        from frontier.app.session.store import StoreError, session_recordings
-    except ImportError:
-        raise SourceError(f"{arg}: no such recording file") from None
-    try:
-        found = session_recordings(arg)
+        found = session_recordings(session)
     except StoreError as exc:
         raise SourceError(f"{arg}: no such recording file or session ({exc})") from exc
     if not found:
-        raise SourceError(f"session {arg} has no recorded responses to check")
+        raise SourceError(f"session {session} has no recorded responses")
+    if index:
+        picked = [(name, rec) for name, rec in found if name.rpartition("#")[2] == index]
+        if not picked:
+            names = ", ".join(name for name, _ in found)
+            raise SourceError(f"{arg}: no response #{index} in that session (it has {names})")
+        return picked
     return found
 
 

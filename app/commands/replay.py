@@ -23,37 +23,71 @@ from frontier.app.events import (
     StreamBytes,
     event_to_json,
 )
-from frontier.app.replay_player import ReplayPlayer, ReplaySource, load_source, parse_speed
+from frontier.app.replay_player import (
+    ReplayPlayer,
+    ReplaySource,
+    load_source,
+    parse_speed,
+    source_from_recording,
+)
 
 
 class ReplaySourceError(Exception):
     """The replay source could not be resolved; the message says what to do."""
 
 
-def load_replay(arg: str, protocol: str | None = None) -> ReplaySource:
-    """Resolve ``RECORDING|SESSION`` to a replay source (recording files for now)."""
-    path = Path(arg)
-    if not path.exists():
-        raise ReplaySourceError(
-            f"{arg}: no such recording file (stored sessions are listed by `frontier sessions`)"
-        )
-    if not path.is_file():
-        raise ReplaySourceError(f"{arg}: not a file; pass a recording (.jsonl)")
+def load_replay(arg: str, protocol: str | None = None) -> list[ReplaySource]:
+    """Resolve ``RECORDING|SESSION|SESSION#N`` to replay sources, oldest response first."""
+    from frontier.app.commands.check import SourceError, load_sources
+
+    if Path(arg).is_file():
+        try:
+            return [load_source(Path(arg), protocol)]
+        except (OSError, ValueError, KeyError) as exc:
+            raise ReplaySourceError(f"{arg}: cannot read the recording: {exc}") from exc
     try:
-        return load_source(path, protocol)
-    except (OSError, ValueError, KeyError) as exc:
-        raise ReplaySourceError(f"{arg}: cannot read the recording: {exc}") from exc
+        found = load_sources(arg)
+    except SourceError as exc:
+        raise ReplaySourceError(
+            f"{exc} (recordings are .jsonl files; `frontier sessions` lists stored sessions)"
+        ) from exc
+    return [source_from_recording(rec, protocol, name) for name, rec in found]
+
+
+def _pick_for_tui(sources: list[ReplaySource], arg: str) -> ReplaySource:
+    """The TUI replays one response: the first with a contract error, else the first."""
+    if len(sources) == 1:
+        return sources[0]
+    chosen = next((s for s in sources if _has_error(s)), sources[0])
+    names = ", ".join(s.name for s in sources)
+    print(
+        f"frontier replay: {arg} has {len(sources)} responses ({names}); replaying "
+        f"{chosen.name}. Pick another with {arg.partition('#')[0]}#N.",
+        file=sys.stderr,
+    )
+    return chosen
+
+
+def _has_error(source: ReplaySource) -> bool:
+    return any(isinstance(e, ContractError) for e in ReplayPlayer(source).run_all())
 
 
 def main(args: argparse.Namespace) -> int:
     try:
         speed = parse_speed(str(getattr(args, "speed", "1")))
-        source = load_replay(args.source, getattr(args, "protocol", None))
+        sources = load_replay(args.source, getattr(args, "protocol", None))
     except (ReplaySourceError, ValueError) as exc:
         print(f"frontier replay: {exc}", file=sys.stderr)
         return 2
     if getattr(args, "headless", False):
-        return print_events(ReplayPlayer(source), as_json=bool(getattr(args, "json", False)))
+        as_json = bool(getattr(args, "json", False))
+        status = 0
+        for source in sources:
+            if len(sources) > 1 and not as_json:
+                print(f"── {source.name}")
+            status = max(status, print_events(ReplayPlayer(source), as_json=as_json))
+        return status
+    source = _pick_for_tui(sources, args.source)
     from frontier.app.commands._agent_args import config_from_args
     from frontier.app.tui import FrontierApp
 
