@@ -190,6 +190,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--prompt", metavar="TEXT", help="with --headless: the next message")
     p.add_argument("--json", action="store_true")
     p.add_argument("--max-turns", type=int, default=20, metavar="N")
+    p.add_argument(
+        "--rate",
+        type=float,
+        default=None,
+        metavar="TOK_S",
+        help="for a demo session: the scripted token rate (default 60; 0 = no delay)",
+    )
     _agent_options(p, top=False)
 
     p = add("export", "export a stored session")

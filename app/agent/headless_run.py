@@ -27,6 +27,7 @@ async def run_headless(
     demo_rate: float = 60.0,
     approver: Approver | None = None,
     workspace: Path | None = None,
+    protocol: str | None = None,
 ) -> int:
     """Exit 0 when every turn ended with the model finishing the task, else 1."""
     printer = EventPrinter(as_json=as_json)
@@ -40,6 +41,7 @@ async def run_headless(
             session_id=session_id,
             max_turns=max_turns,
             workspace=workspace,
+            protocol=protocol,
         )
     except (ValueError, StoreError) as exc:
         print(f"frontier: {exc}", file=sys.stderr)

@@ -13,10 +13,11 @@ def main(args: argparse.Namespace) -> int:
     config = config_from_args(args)
     if config is None:
         return 2
+    rate = 60.0 if args.rate is None else args.rate
     if not args.headless:
         from frontier.app.commands.tui_main import run_tui
 
-        return run_tui(config, session_id=args.session_id)
+        return run_tui(config, session_id=args.session_id, demo_rate=rate)
     if not args.prompt:
         print("frontier resume --headless needs --prompt TEXT (the next message)", file=sys.stderr)
         return 2
@@ -29,5 +30,7 @@ def main(args: argparse.Namespace) -> int:
             as_json=args.json,
             max_turns=args.max_turns,
             session_id=args.session_id,
+            demo_rate=rate,
+            protocol=getattr(args, "protocol", None),
         )
     )
