@@ -28,7 +28,10 @@ from frontier.app.events import (
 MIN_SPEED, MAX_SPEED = 0.1, 100.0
 SPEEDS = (0.1, 0.25, 0.5, 1.0, 2.0, 5.0, 10.0, 25.0, 50.0, 100.0)
 MAX_CHUNK = 16 << 10
-"""Bytes fed per step at "max" speed: small enough to keep the UI loop responsive."""
+"""Bytes fed per step at "max" speed when nobody tunes it (``run_all``, headless)."""
+MIN_CHUNK, MAX_CHUNK_ADAPTIVE = 1 << 10, 64 << 10
+SLICE_BUDGET = 0.004
+"""Seconds one "max"-speed step may hold the event loop (the TUI adapts the chunk to it)."""
 EVENT_SCAN = 4096
 """``step_event`` feeds single bytes this far, then bigger pieces (see decisions-tui.md)."""
 
@@ -189,10 +192,10 @@ class ReplayPlayer:
                 events += self.feed_to(self.size)
         return events
 
-    def advance(self, dt: float, speed: float | None) -> list[Event]:
-        """Play ``dt`` wall seconds at ``speed`` (``None`` = max: one bounded chunk)."""
+    def advance(self, dt: float, speed: float | None, chunk: int = MAX_CHUNK) -> list[Event]:
+        """Play ``dt`` wall seconds at ``speed`` (``None`` = max: one ``chunk`` of bytes)."""
         if speed is None:
-            return self.feed_to(self.position + MAX_CHUNK)
+            return self.feed_to(self.position + chunk)
         self.time += dt * speed
         i = bisect_right(self._times, self.time)
         end = self.source.marks[i - 1][1] if i else 0
@@ -245,6 +248,20 @@ class ReplayPlayer:
 
 def _err(event: Event) -> bool:
     return isinstance(event, ContractError)
+
+
+def next_chunk(chunk: int, took: float, budget: float = SLICE_BUDGET) -> int:
+    """The chunk for the next "max" step so that one step takes about half the budget.
+
+    Transducers differ in cost per byte (SSE + JSON vs. a heredoc body), and so
+    do machines: sizing by time keeps every slice short without starving
+    throughput. Halve when over budget, double when well under it.
+    """
+    if took > budget:
+        return max(MIN_CHUNK, chunk // 2)
+    if took < budget / 4:
+        return min(MAX_CHUNK_ADAPTIVE, chunk * 2)
+    return chunk
 
 
 def clamp_speed(speed: float) -> float:

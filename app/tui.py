@@ -11,7 +11,9 @@ same panes from a ``ReplayPlayer`` instead of a loop.
 from __future__ import annotations
 
 import asyncio
+import gc
 import time
+from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,7 +27,7 @@ from textual.widgets import Input
 
 from frontier.app.config import Config, save_setting
 from frontier.app.events import Event, ToolCall
-from frontier.app.replay_player import ReplayPlayer, faster, slower
+from frontier.app.replay_player import MAX_CHUNK, ReplayPlayer, faster, next_chunk, slower
 from frontier.app.screens.help import HelpScreen
 from frontier.app.screens.main import CSS_PATH as MAIN_CSS
 from frontier.app.screens.main import TABS, MainScreen
@@ -142,6 +144,8 @@ class FrontierApp(App[int]):
         self.turn_task: asyncio.Task[Any] | None = None
         self.split_diff = False
         self._resume = asyncio.Event()
+        self.replay_slices: deque[float] = deque(maxlen=4096)
+        """Seconds each replay step held the event loop (the newest 4,096; for the bench)."""
         self._ticks = 0
         self._main: MainScreen | None = None
         for theme in THEMES:
@@ -167,6 +171,7 @@ class FrontierApp(App[int]):
 
     def on_mount(self) -> None:
         self.theme_changed_signal.subscribe(self, self._theme_changed)
+        self.call_after_refresh(self._freeze_startup_objects)
         self.set_interval(1 / self.flush_hz, self.flush, name="flush")
         if self.welcome:
             self.push_screen(WelcomeScreen(), callback=self._welcome_done)
@@ -180,7 +185,14 @@ class FrontierApp(App[int]):
         elif self.autostart:
             self.start_runtime()
 
+    def _freeze_startup_objects(self) -> None:
+        """Move everything alive after the first paint (Textual's DOM and CSS, a loaded
+        recording) out of the collector's reach: a full collection then scans only what
+        the stream allocated since, and no longer stalls a flush by tens of ms."""
+        gc.freeze()
+
     async def on_unmount(self) -> None:
+        gc.unfreeze()  # this app's objects become collectable again (tests run many apps)
         if self.runtime is not None:
             runtime, self.runtime = self.runtime, None
             try:
@@ -360,7 +372,8 @@ class FrontierApp(App[int]):
     def flush(self, force: bool = False) -> None:
         """Paint what changed since the last flush (the ~30 Hz timer calls this).
 
-        ``force`` paints the slow panes now too (after a user action, and in tests).
+        ``force`` paints the slow panes and the hidden tabs now too (after a user
+        action, and in tests); otherwise hidden tabs wait until they are chosen.
         """
         if self._main is None or not self._main.is_mounted:
             return
@@ -377,8 +390,9 @@ class FrontierApp(App[int]):
                 return
         try:
             with self.batch_update():
-                self.main.flush(self.state, dirty, self.status())
+                skipped = self.main.flush(self.state, dirty, self.status(), hidden=force)
                 self.main.tick()
+            self.state.mark(*skipped)
         except NoMatches:
             # the screen is being torn down (app exiting): nothing left to paint
             self.state.mark(*dirty)
@@ -397,9 +411,13 @@ class FrontierApp(App[int]):
 
     # ------------------------------------------------------------------ replay
     async def _play(self) -> None:
+        """Feed the recording by its arrival times × speed, or at "max" as fast as the
+        loop allows in slices of about ``SLICE_BUDGET`` (the chunk adapts to the cost
+        per byte), yielding between slices so input and painting never wait long."""
         player = self.player
         assert player is not None
         last = time.monotonic()
+        chunk = MAX_CHUNK
         self.observe_all(player.start())
         while not player.finished:
             if self.paused:
@@ -408,7 +426,12 @@ class FrontierApp(App[int]):
                 last = time.monotonic()
                 continue
             now = time.monotonic()
-            self.observe_all(player.advance(now - last, self.speed))
+            started = time.perf_counter()
+            self.observe_all(player.advance(now - last, self.speed, chunk))
+            took = time.perf_counter() - started
+            self.replay_slices.append(took)
+            if self.speed is None:
+                chunk = next_chunk(chunk, took)
             last = now
             await asyncio.sleep(0 if self.speed is None else 1 / 120)
         self.state.mark("status")
@@ -462,9 +485,12 @@ class FrontierApp(App[int]):
     def action_pane(self, name: str) -> None:
         if name in dict(TABS):
             self.main.show_tab(name)
+            # paint it once the layout has given it a size (hidden panes skip flushes)
+            self.call_after_refresh(self.flush, True)
 
     def action_focus_errors(self) -> None:
         self.main.show_tab("errors")
+        self.call_after_refresh(self.flush, True)
         self.main.query_one(ErrorsPane).option_list.focus()
 
     def action_cancel(self) -> None:

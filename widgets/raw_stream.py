@@ -10,17 +10,20 @@ marker cell, a selected error offset bold + reversed — readable without colour
 
 from __future__ import annotations
 
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from collections import OrderedDict
-from itertools import pairwise
+from itertools import accumulate, compress, pairwise, repeat
+from operator import add
 from typing import ClassVar
 
 from rich.segment import Segment
 from rich.style import Style
+from textual import events
 from textual.geometry import Size
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
+from frontier.widgets.lines import set_virtual_size
 from frontier.widgets.state import ResponseBuffer
 
 _CONTROL = {c: chr(0x2400 + c) for c in range(0x20)}
@@ -91,6 +94,9 @@ class RawStreamView(ScrollView, can_focus=True):
             self.follow = False
         self.refresh()
 
+    def on_resize(self, event: events.Resize) -> None:
+        self.sync()  # re-wrap at the new width; shown again after a tab switch: follow
+
     def watch_scroll_y(self, old_value: float, new_value: float) -> None:
         super().watch_scroll_y(old_value, new_value)
         self.follow = new_value >= self.max_scroll_y
@@ -110,9 +116,11 @@ class RawStreamView(ScrollView, can_focus=True):
         if buf is None:
             if self._starts:
                 self._reset_index(0)
-                self.virtual_size = Size(width, 0)
+                set_virtual_size(self, Size(width, 0))
                 self.refresh()
             return
+        if buf.generation != self._generation and width == self._wrap:
+            self._slide(buf)
         if buf.generation != self._generation or width != self._wrap:
             self._wrap = width
             self._generation = buf.generation
@@ -120,13 +128,13 @@ class RawStreamView(ScrollView, can_focus=True):
             self._cache.clear()
             self._index(buf)
             self._frontier = buf.frontier
-            self.virtual_size = Size(width, len(self._starts))
+            set_virtual_size(self, Size(width, len(self._starts)))
             self.refresh()
         else:
             first_dirty = self._index(buf)
             old_frontier, self._frontier = self._frontier, buf.frontier
             lo = min(first_dirty, self.line_of(min(old_frontier, buf.frontier)))
-            self.virtual_size = Size(width, len(self._starts))
+            set_virtual_size(self, Size(width, len(self._starts)))
             hi = max(self.line_count, self.line_of(max(old_frontier, buf.frontier)) + 1)
             if lo < hi:
                 self.refresh_lines(lo, hi - lo)
@@ -134,12 +142,36 @@ class RawStreamView(ScrollView, can_focus=True):
             self.scroll_end(animate=False, immediate=True, x_axis=False)
 
     # ------------------------------------------------------------------ index
+    def _slide(self, buf: ResponseBuffer) -> None:
+        """The window dropped old bytes: drop their lines instead of re-indexing the rest.
+
+        The buffer cuts at a line start, so the remaining index (and the cached
+        strips, keyed by byte offsets) stay valid. A reader scrolled up keeps
+        their place. Anything else (a gap, another buffer) is left to a re-index.
+        """
+        if self._generation < 0:
+            return
+        dropped = bisect_left(self._starts, buf.base)
+        if dropped == len(self._starts) or self._starts[dropped] != buf.base:
+            return
+        del self._starts[:dropped], self._ends[:dropped], self._newline[:dropped]
+        self._generation = buf.generation
+        if dropped and not self.follow:
+            self.scroll_to(y=max(0, self.scroll_y - dropped), animate=False, immediate=True)
+            self.follow = False
+        self.refresh()
+
     def _reset_index(self, base: int) -> None:
         self._starts, self._ends, self._newline = [], [], []
         self._indexed = base
 
     def _index(self, buf: ResponseBuffer) -> int:
-        """Index bytes from the last (open) line on; return the first line that changed."""
+        """Index bytes from the last (open) line on; return the first line that changed.
+
+        Lines are found by ``split`` and their offsets by ``accumulate`` (C loops:
+        a 1 MiB re-index after the window slides takes milliseconds); only lines
+        wider than the pane are cut in Python.
+        """
         if self._starts and not self._newline[-1]:
             self._indexed = self._starts.pop()
             self._ends.pop()
@@ -148,30 +180,37 @@ class RawStreamView(ScrollView, can_focus=True):
         data, base, wrap = buf.data, buf.base, self._wrap
         pos = self._indexed - base
         size = len(data)
+        self._indexed = base + size
+        if pos >= size and not (size and data[-1] == 0x0A):
+            return first
+        # the last part is the open line (empty after a final newline: the marker's place)
+        lens = list(map(len, data[pos:].split(b"\n")))
+        count = len(lens)
+        line_starts = list(accumulate(map((1).__add__, lens[:-1]), initial=base + pos))
+        line_ends = list(map(add, line_starts, lens))
         starts, ends, newline = self._starts, self._ends, self._newline
-        while pos < size:
-            nl = data.find(b"\n", pos)
-            stop = size if nl == -1 else nl
-            while stop - pos > wrap:
-                cut = pos + wrap
-                while cut > pos + 1 and (data[cut] & 0xC0) == 0x80:
-                    cut -= 1
-                starts.append(base + pos)
+        done = 0
+        for i in compress(range(count), map(wrap.__lt__, lens)):
+            starts += line_starts[done:i]
+            ends += line_ends[done:i]
+            newline += repeat(True, i - done)
+            cut_from, stop = line_starts[i] - base, line_ends[i] - base
+            while stop - cut_from > wrap:
+                cut = cut_from + wrap
+                while cut > cut_from + 1 and (data[cut] & 0xC0) == 0x80:
+                    cut -= 1  # never inside a UTF-8 sequence
+                starts.append(base + cut_from)
                 ends.append(base + cut)
                 newline.append(False)
-                pos = cut
-            starts.append(base + pos)
+                cut_from = cut
+            starts.append(base + cut_from)
             ends.append(base + stop)
-            newline.append(nl != -1)
-            if nl == -1:
-                pos = size
-                break
-            pos = nl + 1
-        self._indexed = base + pos
-        if size and data[-1:] == b"\n" and (not starts or starts[-1] != base + size):
-            # an empty open line after a final newline: where the frontier marker sits
-            starts.append(base + size)
-            ends.append(base + size)
+            newline.append(i != count - 1)
+            done = i + 1
+        if done < count:
+            starts += line_starts[done:]
+            ends += line_ends[done:]
+            newline += repeat(True, count - done - 1)
             newline.append(False)
         return first
 

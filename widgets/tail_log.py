@@ -14,9 +14,12 @@ from typing import Generic, TypeVar
 
 from rich.console import Console
 from rich.text import Text
+from textual import events
 from textual.geometry import Size
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
+
+from frontier.widgets.lines import fit_width, set_virtual_size
 
 RowT = TypeVar("RowT")
 
@@ -40,11 +43,13 @@ class TailLog(ScrollView, Generic[RowT], can_focus=True):
 
     def set_rows(self, rows: Sequence[RowT]) -> None:
         self.rows = rows
-        width = self.scrollable_content_region.width
-        self.virtual_size = Size(width, len(rows))
+        set_virtual_size(self, Size(fit_width(self, len(rows)), len(rows)))
         if self.follow:
             self.scroll_end(animate=False, immediate=True, x_axis=False)
         self.refresh()
+
+    def on_resize(self, event: events.Resize) -> None:
+        self.set_rows(self.rows)  # new width; shown again after a tab switch: follow
 
     def watch_scroll_y(self, old_value: float, new_value: float) -> None:
         super().watch_scroll_y(old_value, new_value)

@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 
 from rich.text import Text
-from textual.containers import VerticalScroll
-from textual.widgets import Static
+from textual import events
 
+from frontier.widgets.block_view import BlockView
 from frontier.widgets.state import ToolRow
 
 _STATE_STYLE = {
@@ -41,16 +41,15 @@ def _fit(text: str, width: int) -> str:
     return text if len(text) <= width else text[: max(0, width - 1)] + "…"
 
 
-def render_tools(rows: Iterable[ToolRow], now: float, width: int = 100) -> Text:
-    """One line per call (plain ``Text``: a rich ``Table`` per flush costs too much)."""
+def tool_lines(rows: Iterable[ToolRow], now: float, width: int = 100) -> list[Text]:
+    """One line per call (plain ``Text``, cut with an ellipsis: a rich ``Table`` costs too much)."""
     rows = list(rows)
     if not rows:
-        return Text("no tool calls yet — they appear here the moment they are confirmed", "dim")
+        return [Text("no tool calls yet — they appear here the moment they are confirmed", "dim")]
     name_w = max(20, min(48, width * 2 // 5))
-    out = Text(no_wrap=True, overflow="ellipsis")
-    for i, row in enumerate(rows):
-        if i:
-            out.append("\n")
+    lines: list[Text] = []
+    for row in rows:
+        out = Text(no_wrap=True, overflow="ellipsis")
         head = f"{row.call.id} {row.call.name} {row.summary}"
         head = _fit(head, name_w).ljust(name_w)
         ident = len(row.call.id) + 1
@@ -64,36 +63,50 @@ def render_tools(rows: Iterable[ToolRow], now: float, width: int = 100) -> Text:
         clock = "" if elapsed is None else f"{elapsed:.2f}s" if elapsed < 10 else f"{elapsed:.1f}s"
         out.append(f" {clock:>7} ")
         if row.output_lines or row.partial:
-            lines = row.output_lines + (1 if row.partial else 0)
+            count = row.output_lines + (1 if row.partial else 0)
             last = (row.partial or (row.tail[-1] if row.tail else "")).strip()
-            out.append(f"{lines} lines │ {last}", style="dim")
+            out.append(f"{count} lines │ {last}", style="dim")
         elif row.message and row.state not in ("running", "ready", "review"):
             out.append(row.message, style="dim")
-    return out
+        lines.append(out)
+    return lines
 
 
-class ToolsPane(VerticalScroll):
-    """Rendered from ``UiState.tools``; a 10 Hz tick refreshes elapsed times."""
+def render_tools(rows: Iterable[ToolRow], now: float, width: int = 100) -> Text:
+    """The Tools pane as one text (``tool_lines`` joined)."""
+    lines = tool_lines(rows, now, width)
+    if len(lines) == 1:
+        return lines[0]
+    return Text("\n", no_wrap=True, overflow="ellipsis").join(lines)
+
+
+class ToolsPane(BlockView):
+    """Rendered from ``UiState.tools``, one block per call keyed by what it shows, so a
+    flush re-renders only the calls that changed; the tick refreshes elapsed times."""
 
     DEFAULT_CSS = """
     ToolsPane { background: $surface; }
-    ToolsPane > Static { width: 1fr; }
     """
 
     def __init__(self, clock: Callable[[], float], *, id: str | None = None) -> None:
         super().__init__(id=id)
         self._clock = clock
-        self._body = Static(id="tools-body")
         self._rows: list[ToolRow] = []
-
-    def compose(self):  # type: ignore[no-untyped-def]
-        yield self._body
 
     def show(self, rows: Iterable[ToolRow]) -> None:
         self._rows = list(rows)[-SHOWN_ROWS:]
-        self._body.update(render_tools(self._rows, self._clock(), self.size.width))
-        self.scroll_end(animate=False, immediate=True)
+        self._update()
 
     def tick(self) -> None:
         if any(row.running for row in self._rows):
-            self._body.update(render_tools(self._rows, self._clock(), self.size.width))
+            self._update()
+
+    def on_mount(self) -> None:
+        self._update()  # (Textual runs BlockView's handlers after these)
+
+    def on_resize(self, event: events.Resize) -> None:
+        self._update()
+
+    def _update(self) -> None:
+        lines = tool_lines(self._rows, self._clock(), self.size.width)
+        self.set_blocks([((text.plain, tuple(text.spans)), text) for text in lines])

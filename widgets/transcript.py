@@ -1,7 +1,10 @@
 """The Transcript pane: user messages, confirmed assistant prose, calls and notes.
 
-One ``Static`` per entry (at most ``MAX_TRANSCRIPT``; the oldest are removed),
-updated only when its entry's version or its call's state changed.
+A ``BlockView`` (line API): one block per entry, keyed by entry id, version and
+its call's state, so a flush measures only new entries and the pane wraps only
+the lines that are visible. Growing never lays out the screen, so a replay with
+thousands of calls costs a few look-ups per flush instead of re-wrapping the
+whole transcript.
 """
 
 from __future__ import annotations
@@ -9,13 +12,19 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 
 from rich.text import Text
-from textual.containers import VerticalScroll
-from textual.widgets import Static
 
+from frontier.widgets.block_view import Block, BlockView
 from frontier.widgets.state import ToolRow, TranscriptEntry
 from frontier.widgets.tools_pane import elapsed_of, state_label
 
 _ROLE = {"you": ("you ", "bold reverse"), "ai": ("ai  ", "bold"), "note": ("·   ", "dim")}
+_JOIN = Text("\n")
+"""Entries render as if joined by this (its wrap/overflow settings apply to every entry)."""
+PLACEHOLDER = Text(
+    "Type a message below and press Enter. Calls appear here as soon as the "
+    "model's bytes prove them complete.",
+    style="dim",
+)
 
 
 def render_entry(entry: TranscriptEntry, tool: ToolRow | None, now: float) -> Text:
@@ -45,57 +54,36 @@ SHOWN = 120
 """Entries rendered (the newest); older ones stay in ``UiState`` until its cap drops them."""
 
 
-class Transcript(VerticalScroll):
-    """One ``Static`` holding the newest entries: a single widget to lay out per flush,
-    so hundreds of calls in a fast replay never trigger a mount/remove storm."""
+class Transcript(BlockView):
+    """The newest ``SHOWN`` entries, one block each; re-rendered only when an entry's
+    version or its call's state changes."""
 
     DEFAULT_CSS = """
     Transcript { background: $surface; }
-    Transcript > #transcript-body { width: 1fr; }
     """
 
     def __init__(self, clock: Callable[[], float], *, id: str | None = None) -> None:
         super().__init__(id=id)
         self._clock = clock
-        self._cache: dict[int, tuple[object, Text]] = {}
-        self._body = Static(
-            Text(
-                "Type a message below and press Enter. Calls appear here as soon as the "
-                "model's bytes prove them complete.",
-                style="dim",
-            ),
-            id="transcript-body",
-        )
-        self._shown: tuple[object, ...] = ()
-
-    def compose(self):  # type: ignore[no-untyped-def]
-        yield self._body
+        self.set_blocks([(("placeholder",), PLACEHOLDER)])
 
     def show(self, entries: Sequence[TranscriptEntry], tools: Mapping[str, ToolRow]) -> None:
         now = self._clock()
-        recent = list(entries)[-SHOWN:]
-        cache: dict[int, tuple[object, Text]] = {}
-        parts: list[Text] = []
-        stamps: list[object] = []
-        for entry in recent:
+        known = dict(self._blocks)
+        blocks: list[Block] = []
+        for entry in list(entries)[-SHOWN:]:
             tool = tools.get(entry.call_id) if entry.call_id else None
-            stamp: object = (
+            key = (
+                entry.id,
                 entry.version,
                 None if tool is None else (tool.state, tool.exit_code, tool.elapsed),
             )
-            known = self._cache.get(entry.id)
-            text = known[1] if known is not None and known[0] == stamp else None
+            if entry.role == "you" and blocks:
+                blocks.append((("gap", entry.id), Text("")))
+            text = known.get(key)
             if text is None:
-                text = render_entry(entry, tool, now)
-            cache[entry.id] = (stamp, text)
-            if entry.role == "you" and parts:
-                parts.append(Text(""))
-            parts.append(text)
-            stamps.append((entry.id, stamp))
-        self._cache = cache
-        shown = tuple(stamps)
-        if not recent or shown == self._shown:
-            return
-        self._shown = shown
-        self._body.update(Text("\n").join(parts))
-        self.scroll_end(animate=False)
+                # rendered as one ``Static`` joining entries by newlines would show it
+                text = _JOIN.join([render_entry(entry, tool, now)])
+            blocks.append((key, text))
+        if blocks:
+            self.set_blocks(blocks)

@@ -39,6 +39,9 @@ TABS = (
 
 
 class MainScreen(Screen[None]):
+    AUTO_FOCUS = "#prompt"
+    """Typing goes to the message box from the first keystroke (not to a pane)."""
+
     def __init__(self, clock: Callable[[], float], *, interactive: bool = True) -> None:
         super().__init__()
         self.clock = clock
@@ -107,8 +110,22 @@ class MainScreen(Screen[None]):
         self.query_one("#pane-tabs", Static).update(bar)
 
     # ------------------------------------------------------------------ flush
-    def flush(self, state: UiState, dirty: set[str], status: StatusInfo) -> None:
-        """Apply what changed since the last flush (called inside ``batch_update``)."""
+    def hidden_panes(self) -> set[str]:
+        """Panes the compact layout hides right now (they paint when their tab is chosen)."""
+        if not self.compact:
+            return set()
+        return {ident for ident, _ in TABS} - {self.active_tab}
+
+    def flush(
+        self, state: UiState, dirty: set[str], status: StatusInfo, *, hidden: bool = False
+    ) -> set[str]:
+        """Apply what changed since the last flush (called inside ``batch_update``).
+
+        Panes hidden by the compact layout are painted only when ``hidden`` (a user
+        action); returns the dirty panes it left unpainted.
+        """
+        skipped = set() if hidden else dirty & self.hidden_panes()
+        dirty = dirty - skipped
         if "transcript" in dirty:
             self.query_one(Transcript).show(state.transcript, state.tools)
         if "raw" in dirty:
@@ -136,6 +153,7 @@ class MainScreen(Screen[None]):
             errors.set_class(not state.errors, "-empty")
             errors.border_subtitle = f"{len(state.errors)}" if state.errors else ""
         self.query_one(StatusBar).show(status)
+        return skipped
 
     def tick(self) -> None:
         self.query_one(ToolsPane).tick()

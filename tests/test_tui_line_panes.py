@@ -1,0 +1,186 @@
+"""The fast-stream panes: what they show after a flood of bytes, and that they get there
+without laying out the screen on every flush (docs/benchmarks/tui.md).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from textual.screen import Screen
+
+from frontier.app.config import Config
+from frontier.app.replay_player import (
+    MAX_CHUNK_ADAPTIVE,
+    MIN_CHUNK,
+    SLICE_BUDGET,
+    ReplayPlayer,
+    next_chunk,
+    source_from_recording,
+)
+from frontier.app.session.record import synthesize
+from frontier.app.tui import FrontierApp
+from frontier.widgets.confirmed import ConfirmedView
+from frontier.widgets.raw_stream import RawStreamView
+from frontier.widgets.state import RAW_WINDOW, ResponseBuffer
+from frontier.widgets.tools_pane import ToolsPane
+from frontier.widgets.transcript import Transcript
+
+CALL = "call c{n} write\narg path f{n}.txt\narg content <<EOF\nline é {n}\nEOF\nend\n"
+
+
+def many_calls(n: int) -> str:
+    return "Writing files.\n" + "".join(CALL.replace("{n}", str(i)) for i in range(n))
+
+
+def replay_app(text: str, **kw: Any) -> FrontierApp:
+    source = source_from_recording(synthesize(text, "ctl-heredoc", sizes=(16,)), name="t")
+    return FrontierApp(
+        Config(), player=ReplayPlayer(source), remember_theme=False, token_rate=0.0, **kw
+    )
+
+
+# ---------------------------------------------------------------- raw stream index
+def indexed(data: bytes, cuts: list[int], wrap: int) -> RawStreamView:
+    """Index ``data`` as it would arrive in pieces ending at ``cuts``."""
+    view = RawStreamView()
+    view._wrap = wrap
+    buf = ResponseBuffer(1, "ctl")
+    view._reset_index(0)
+    done = 0
+    for cut in [*sorted(cuts), len(data)]:
+        buf.data += data[done:cut]
+        done = max(done, cut)
+        view._index(buf)
+    return view
+
+
+@given(
+    data=st.lists(st.sampled_from([b"a", b"\n", b" ", "é".encode(), "€".encode()]), max_size=80),
+    cuts=st.lists(st.integers(0, 200), max_size=4),
+    wrap=st.integers(4, 12),  # the pane never wraps narrower than 8 bytes
+)
+def test_raw_lines_cover_every_byte_once_wrapped_and_never_split_a_character(
+    data: list[bytes], cuts: list[int], wrap: int
+) -> None:
+    raw = b"".join(data)
+    view = indexed(raw, [c for c in cuts if c <= len(raw)], wrap)
+    rebuilt = b""
+    for start, end, newline in zip(view._starts, view._ends, view._newline, strict=True):
+        line = raw[start:end]
+        assert b"\n" not in line
+        assert len(line) <= wrap
+        assert not line or (line[0] & 0xC0) != 0x80, "a line starts inside a character"
+        rebuilt += line + (b"\n" if newline else b"")
+    assert rebuilt == raw
+    # the frontier marker has a line to sit on after a final newline
+    assert not raw or view._newline[-1] is False
+
+
+def test_a_sliding_window_keeps_the_index_of_what_remains() -> None:
+    buf = ResponseBuffer(1, "ctl")
+    view = RawStreamView()
+    view._wrap = 40
+    view._generation = 0
+    view._reset_index(0)
+    line = b"x" * 30 + b"\n"
+    while buf.generation == 0:
+        buf.append(buf.end, line * 512)
+        if buf.generation == 0:
+            view._index(buf)
+    assert buf.base > 0 and len(buf.data) <= RAW_WINDOW
+    view._slide(buf)
+    view._index(buf)
+    fresh = RawStreamView()
+    fresh._wrap = 40
+    fresh._reset_index(buf.base)
+    fresh._index(buf)
+    assert (view._starts, view._ends, view._newline) == (
+        fresh._starts,
+        fresh._ends,
+        fresh._newline,
+    )
+
+
+# ---------------------------------------------------------------- replay driver
+def test_max_speed_chunks_adapt_to_the_slice_budget() -> None:
+    assert next_chunk(16 << 10, SLICE_BUDGET * 2) == 8 << 10  # too slow: halve
+    assert next_chunk(16 << 10, SLICE_BUDGET / 10) == 32 << 10  # cheap: double
+    assert next_chunk(16 << 10, SLICE_BUDGET / 2) == 16 << 10  # about right
+    assert next_chunk(MIN_CHUNK, 1.0) == MIN_CHUNK
+    assert next_chunk(MAX_CHUNK_ADAPTIVE, 0.0) == MAX_CHUNK_ADAPTIVE
+
+
+# ---------------------------------------------------------------- panes, end to end
+@pytest.mark.parametrize("size", [(80, 24), (140, 45)], ids=["80x24", "140x45"])
+async def test_a_flood_of_calls_paints_the_newest_without_a_layout_per_flush(
+    monkeypatch: pytest.MonkeyPatch, size: tuple[int, int]
+) -> None:
+    layouts: list[bool] = []
+    original = Screen._refresh_layout
+
+    def counting(self: Screen[Any], *args: Any, **kwargs: Any) -> None:
+        layouts.append(True)
+        original(self, *args, **kwargs)
+
+    monkeypatch.setattr(Screen, "_refresh_layout", counting)
+    text = many_calls(150)
+    app = replay_app(text, paused=True)
+    async with app.run_test(size=size) as pilot:
+        player = app.player
+        assert player is not None
+        await pilot.pause()
+        layouts.clear()
+        flushes = 0
+        app.observe_all(player.start())
+        while not player.finished:
+            app.observe_all(player.advance(0.0, None, 256))
+            app.flush(force=True)
+            await pilot.pause()
+            flushes += 1
+        app.flush(force=True)
+        await pilot.pause()
+        assert flushes > 40
+        # scrollbars appearing lay out once per pane; growing content never does
+        assert len(layouts) <= 8, f"{len(layouts)} layouts in {flushes} flushes"
+
+        transcript = app.screen.query_one(Transcript)
+        assert "c149" in transcript.plain_lines[-1]
+        assert transcript.follow and transcript.scroll_offset.y == transcript.max_scroll_y
+        tools = app.screen.query_one(ToolsPane)
+        assert tools.plain_lines[-1].startswith("c149 write f149.txt")
+        raw = app.screen.query_one(RawStreamView)
+        last = raw.line_count - 1 - raw.scroll_offset.y
+        assert 0 <= last < raw.size.height, "the newest bytes are in view"
+        assert raw.render_line(last).text.startswith("▌"), "with the frontier marker"
+        await pilot.press("2")  # Confirmed (a hidden tab at 80×24 paints when chosen)
+        await pilot.pause()
+        await pilot.pause()
+        confirmed = app.screen.query_one(ConfirmedView)
+        assert confirmed.rows[-1].label == "response ended: stop"
+        assert confirmed.size.height > 0
+        assert confirmed.scroll_offset.y == confirmed.max_scroll_y > 0
+
+
+async def test_a_reader_scrolled_up_in_the_transcript_stays_where_they_are() -> None:
+    app = replay_app(many_calls(100), paused=True)  # fewer entries than the pane keeps
+    async with app.run_test(size=(140, 45)) as pilot:
+        player = app.player
+        assert player is not None
+        app.observe_all(player.feed_to(player.size // 2))
+        app.flush(force=True)
+        await pilot.pause()
+        transcript = app.screen.query_one(Transcript)
+        assert transcript.max_scroll_y > 0
+        transcript.scroll_to(y=0, animate=False, immediate=True)
+        await pilot.pause()
+        first = transcript.render_line(0).text
+        app.observe_all(player.run_all())
+        app.flush(force=True)
+        await pilot.pause()
+        assert not transcript.follow
+        assert transcript.scroll_offset.y == 0
+        assert transcript.render_line(0).text == first
+        assert "c99" in transcript.plain_lines[-1]
