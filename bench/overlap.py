@@ -249,6 +249,15 @@ class TimedPersistence:
         self.inner.mark_started(call_id)
         self.marks.of(call_id).mark = (t, now())
 
+    def persist_and_start(self, call: ToolCall, spec: ToolSpec, preview: Preview) -> None:
+        """The boundary's one-commit path (call row + start mark); the start costs 0."""
+        t = now()
+        self.inner.persist_and_start(call, spec, preview)
+        end = now()
+        marks = self.marks.of(call.id)
+        marks.persist = (t, end)
+        marks.mark = (end, end)
+
     def commit_result(self, result: ToolResult) -> None:
         self.marks.of(result.call_id).exec_end = now()  # the process is over and drained
         self.inner.commit_result(result)
@@ -376,9 +385,9 @@ SEGMENTS: tuple[tuple[str, Callable[[CallMarks], float]], ...] = (
     ("run -> approve (coerce, prepare)", lambda m: m.approve[0] - m.run),
     ("approve (PolicyApprover auto)", lambda m: m.approve[1] - m.approve[0]),
     ("approve -> persist_call", lambda m: m.persist[0] - m.approve[1]),
-    ("persist_call (commit + fsync)", lambda m: m.persist[1] - m.persist[0]),
+    ("persist call [+start] (commit + fsync)", lambda m: m.persist[1] - m.persist[0]),
     ("persist_call -> mark_started", lambda m: m.mark[0] - m.persist[1]),
-    ("mark_started (commit + fsync)", lambda m: m.mark[1] - m.mark[0]),
+    ("mark_started (own commit, if any)", lambda m: m.mark[1] - m.mark[0]),
     ("mark_started -> ToolStarted", lambda m: m.started - m.mark[1]),
     ("= total (chunk -> ToolStarted)", lambda m: m.started - m.confirm),
 )

@@ -22,6 +22,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -43,6 +44,17 @@ from frontier.tools.registry import Registry
 from frontier.tools.schema import ArgError, coerce_args
 
 REISSUE = "Re-issue the call with corrected arguments."
+
+_STORE_THREAD: list[ThreadPoolExecutor] = []
+
+
+def _store_thread() -> ThreadPoolExecutor:
+    """One warm worker for store commits (they are serialised by SQLite anyway)."""
+    if not _STORE_THREAD:
+        pool = ThreadPoolExecutor(1, thread_name_prefix="frontier-store")
+        pool.submit(lambda: None).result()
+        _STORE_THREAD.append(pool)
+    return _STORE_THREAD[0]
 
 
 @dataclass(frozen=True)
@@ -82,6 +94,7 @@ class ToolBoundary:
         self.persistence_failed = False
         """Set once the store failed: the turn must end (no further calls run)."""
         self._running: dict[str, CancelToken] = {}
+        _store_thread()  # start it now, not on the first call's critical path
 
     # ----------------------------------------------------------------- public API
 
@@ -128,6 +141,14 @@ class ToolBoundary:
         return list(self._running)
 
     # ----------------------------------------------------------------- steps
+
+    async def _store_call(self, fn: Callable[..., Any], *args: Any) -> Any:
+        """Run one store commit on the boundary's own warm thread.
+
+        The fsync then never freezes stream reading or the UI, and the hop costs
+        a queue hand-off rather than the default pool's lazy thread start-up.
+        """
+        return await asyncio.get_running_loop().run_in_executor(_store_thread(), fn, *args)
 
     def _sequential(self, call: ToolCall) -> bool:
         tool = self.registry.get(call.name)
@@ -185,10 +206,10 @@ class ToolBoundary:
             combined = getattr(self.persistence, "persist_and_start", None) if start_now else None
             try:
                 if combined is not None:
-                    await asyncio.to_thread(combined, call, spec, prepared.preview)
+                    await self._store_call(combined, call, spec, prepared.preview)
                     started = True
                 else:
-                    await asyncio.to_thread(
+                    await self._store_call(
                         self.persistence.persist_call, call, spec, prepared.preview
                     )
             except Exception as exc:
@@ -217,7 +238,7 @@ class ToolBoundary:
         call = ready.call
         if self.persistence is not None and not ready.started_recorded:
             try:
-                await asyncio.to_thread(self.persistence.mark_started, call.id)
+                await self._store_call(self.persistence.mark_started, call.id)
             except Exception as exc:
                 return self._store_failed(call, f"could not record the start ({exc})", ran=False)
         token = CancelToken()
@@ -263,7 +284,7 @@ class ToolBoundary:
                 result = changed
         if self.persistence is not None:
             try:
-                await asyncio.to_thread(self.persistence.commit_result, result)
+                await self._store_call(self.persistence.commit_result, result)
             except Exception as exc:
                 what = f"ran (outcome {result.kind})" if executed else "did not run"
                 result = self._store_failed(
