@@ -17,7 +17,12 @@ are diffed with ``git diff --no-index -M``, and in the same run we measure:
   match + build), and the durable commit (re-check, temps + fsync, renames,
   directory fsyncs, read-back), medians of N;
 * start-up: ``frontier apply-patch --dry-run`` on a one-line patch vs
-  ``python -c "import unidiff"`` (same interpreter).
+  ``python -c "import unidiff"`` (same interpreter);
+* the approval preview (``PatchPlan.preview()``, computed before the review can
+  open): ours, rendered from the located hunks, vs the previous method (difflib
+  over every whole file), medians of N on the same plan; "exact" = all preview
+  diffs together, applied by our engine to the old tree, place every hunk at its
+  ``@@`` line and give the new release's bytes.
 
 Every timed run gets a fresh copy of the old tree, flushed with ``sync`` before
 the clock starts (``--unsynced`` skips that: both sides then also compete with
@@ -27,6 +32,8 @@ the copy's own writeback, which a real workspace does not have).
 from __future__ import annotations
 
 import argparse
+import difflib
+import hashlib
 import os
 import random
 import re
@@ -38,7 +45,16 @@ import tarfile
 import time
 from pathlib import Path
 
-from frontier.tools.patch_engine import PatchError, apply_patch, apply_plan, plan_patch
+from frontier.tools.contract import FilePreview
+from frontier.tools.diffing import NO_NEWLINE, decode
+from frontier.tools.patch_engine import (
+    FileChange,
+    PatchError,
+    PatchPlan,
+    apply_patch,
+    apply_plan,
+    plan_patch,
+)
 from frontier.tools.patch_parse import parse_patch
 
 PAIRS = [
@@ -207,6 +223,85 @@ def run_git(old: Path, work: Path, patch_file: Path) -> tuple[bool, float]:
     return res.returncode == 0, time.perf_counter() - t0
 
 
+def whole_file_difflib_preview(plan: PatchPlan) -> list[FilePreview]:
+    """The previous preview method, as the reference: difflib over every whole file."""
+    out = []
+    for c in plan.changes:
+        old_text, new_text = decode(c.old), decode(c.new)
+        a = (old_text or "").splitlines(True)
+        b = (new_text or "").splitlines(True)
+        src = "/dev/null" if old_text is None else f"a/{c.path}"
+        dst = "/dev/null" if new_text is None else f"b/{c.path}"
+        rows = [
+            r if r.endswith("\n") else r + "\n" + NO_NEWLINE
+            for r in difflib.unified_diff(a, b, src, dst)
+        ]
+        diff = "".join(rows)
+        out.append(
+            FilePreview(
+                path=c.path,
+                old_text=old_text,
+                new_text=new_text,
+                diff=diff,
+                old_hash=None if c.old is None else hashlib.sha256(c.old).hexdigest(),
+                new_hash=None if c.new is None else hashlib.sha256(c.new).hexdigest(),
+                added=sum(1 for r in rows[2:] if r.startswith("+")),
+                removed=sum(1 for r in rows[2:] if r.startswith("-")),
+            )
+        )
+    return out
+
+
+def run_preview(
+    old: Path, patch: str, expect: dict[str, bytes], repeat: int
+) -> tuple[float, float, float, bool]:
+    """``(ours, whole-file difflib, plan_patch)`` ms medians, and whether the preview is exact."""
+    plan = plan_patch(old, patch)
+    ours, ref, plans = [], [], []
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        preview = plan.preview()
+        t1 = time.perf_counter()
+        whole_file_difflib_preview(plan)
+        t2 = time.perf_counter()
+        plan_patch(old, patch)
+        t3 = time.perf_counter()
+        ours.append(t1 - t0)
+        ref.append(t2 - t1)
+        plans.append(t3 - t2)
+    again = plan_patch(old, "".join(f.diff for f in preview.files))
+    exact = all(not c.notes and c.new == expect.get(c.path) for c in again.changes) and {
+        c.path for c in again.changes
+    } == {c.path for c in plan.changes if c.old != c.new}
+    ms = [statistics.median(x) * 1000 for x in (ours, ref, plans)]
+    return ms[0], ms[1], ms[2], exact
+
+
+def run_text_edit_preview(repeat: int) -> str:
+    """write/replace/multi have no hunks: one line replaced in a 20,000-line file, ours
+    (difflib on the changed middle) vs difflib over the whole file."""
+    from frontier.tools.diffing import file_preview
+
+    old = "".join(f"    value_{i} = compute({i}, 'x')\n" for i in range(20_000)).encode()
+    new = old.replace(b"value_9000 =", b"value_9000: int =")
+    plan = PatchPlan((FileChange("big.py", Path("big.py"), old, new, None, None, "modify"),))
+    ours, ref = [], []
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        fp = file_preview("big.py", old, new)
+        t1 = time.perf_counter()
+        (want,) = whole_file_difflib_preview(plan)
+        t2 = time.perf_counter()
+        ours.append(t1 - t0)
+        ref.append(t2 - t1)
+    same = fp.diff == want.diff
+    o_ms, r_ms = statistics.median(ours) * 1000, statistics.median(ref) * 1000
+    return (
+        f"replace 1 line in a 20,000-line file: preview {o_ms:5.1f}  whole-file difflib "
+        f"{r_ms:5.1f}  ratio {o_ms / r_ms:4.2f}  same diff {'yes' if same else 'no'}"
+    )
+
+
 def startup(cache: Path, repeat: int) -> tuple[float, float]:
     root = cache / "startup"
     shutil.rmtree(root, ignore_errors=True)
@@ -238,10 +333,12 @@ def main() -> int:
     pairs = [tuple(p.split(":")) for p in opts.pairs] if opts.pairs else PAIRS
     cache: Path = opts.cache
     print(
-        f"{'pair':<26}{'files':>6}{'hunks':>6}{'ours ms':>9}{'no-fsync':>9}{'git ms':>8}"
+        f"{'pair':<26}{'files':>6}{'hunks':>6}{'ours ms':>9}{'preview ms':>11}"
+        f"{'no-fsync':>9}{'git ms':>8}"
         f"{'ratio':>7}{'nf ratio':>9}{'same':>6}{'shift ours/git':>16}{'ws ours/git':>13}"
     )
     breakdown: list[str] = []
+    previews: list[str] = []
     for name, v_old, v_new in pairs:
         old, new = fetch(cache, name, v_old), fetch(cache, name, v_new)
         patch = make_patch(cache, old, new)
@@ -277,9 +374,11 @@ def main() -> int:
                 g_ok += ok and snapshot(work) == expect
             variants[label] = f"{100 * o_ok // trials}%/{100 * g_ok // trials}%"
         o_ms, g_ms = statistics.median(ours_t) * 1000, statistics.median(git_t) * 1000
+        p_ms, ref_ms, plan_ms, exact = run_preview(old, patch, expect, opts.repeat)
         n_ms = statistics.median(nosync_t) * 1000
         print(
-            f"{name + ' ' + v_old + '->' + v_new:<26}{files:>6}{hunks:>6}{o_ms:>9.1f}{n_ms:>9.1f}"
+            f"{name + ' ' + v_old + '->' + v_new:<26}{files:>6}{hunks:>6}{o_ms:>9.1f}{p_ms:>11.1f}"
+            f"{n_ms:>9.1f}"
             f"{g_ms:>8.1f}{o_ms / g_ms:>7.2f}{n_ms / g_ms:>9.2f}{'yes' if same else 'NO':>6}"
             f"{variants['shift']:>16}{variants['ws']:>13}"
         )
@@ -289,9 +388,17 @@ def main() -> int:
         breakdown.append(
             f"{name:<10} parse {parse_ms:5.1f}  locate {locate_ms:5.1f}  commit {commit_ms:5.1f}"
         )
+        previews.append(
+            f"{name:<10} preview {p_ms:5.1f}  whole-file difflib {ref_ms:5.1f}  ratio "
+            f"{p_ms / ref_ms:4.2f}  exact {'yes' if exact else 'NO'}  (plan_patch {plan_ms:.1f})"
+        )
     print("\nwhere our time goes (ms, medians):")
     for line in breakdown:
         print("  " + line)
+    print("\napproval preview (ms, medians; ours from the located hunks vs difflib, whole files):")
+    for line in previews:
+        print("  " + line)
+    print("  " + run_text_edit_preview(opts.repeat))
     s_ours, s_ref = startup(cache, max(5, opts.repeat))
     print(
         f"\nstart-up: frontier apply-patch {s_ours * 1000:.0f} ms vs python -c 'import unidiff' "

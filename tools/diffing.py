@@ -3,16 +3,45 @@
 Every mutation (apply_patch, write, replace, multi) is shown to the approver
 the same way, computed from the exact bytes that will be written, so what is
 reviewed is what lands on disk (DESIGN §5: approval is bound to content).
+
+The preview sits between the confirming byte and the tool starting, so it must
+be cheap. It is built from *opcodes* (difflib's ``(tag, i1, i2, j1, j2)`` over
+the old and new lines) in one of two ways:
+
+* ``blocks`` given (apply_patch: the changed line ranges of the hunks as the
+  engine located them) — the opcodes come from them in O(changed lines), plus
+  one C-speed comparison of every unchanged run, so no diff search runs. Which
+  lines are paired inside a change is the patch's own choice (e.g. git's), only
+  narrowed by lines a hunk removes and adds back unchanged; the lines shown are
+  always the real old and new text (context as the file has it, not as the
+  patch wrote it). Blocks that do not describe the texts fall back to:
+* difflib — on the changed middle only: the common prefix and suffix lines are
+  stripped first (slice compares, C speed), offsets added back.
+
+The caller may also pass both sides' line keys (the patch engine has split the
+files already); they are checked against the texts with one join, not trusted.
+
+Either way the diff is rendered from the opcodes exactly as ``difflib.unified_diff``
+renders them (3 lines of context, hunks whose context would overlap or touch are
+merged, the same ``@@`` ranges), and every ``' '``/``'-'`` line is the old text's line
+at its position and every ``'+'`` line the new text's, so applying the diff to the
+old text gives the new text byte for byte.
 """
 
 from __future__ import annotations
 
-import difflib
 import hashlib
+from collections.abc import Iterable, Iterator, Sequence
 
 from frontier.tools.contract import FilePreview
 
 NO_NEWLINE = "\\ No newline at end of file\n"
+CONTEXT = 3
+
+Op = tuple[str, int, int, int, int]
+"""A difflib opcode: ``(tag, i1, i2, j1, j2)``, tag ``equal``/``replace``/``delete``/``insert``."""
+Block = tuple[int, int, int, int]
+"""A changed region: old lines ``[i1, i2)`` become new lines ``[j1, j2)``."""
 
 
 def sha256(data: bytes | None) -> str | None:
@@ -24,44 +53,239 @@ def decode(data: bytes | None) -> str | None:
     return None if data is None else data.decode("utf-8", errors="replace")
 
 
-def _lines(text: str) -> list[str]:
+def line_keys(text: str | None) -> list[str]:
+    """The text's lines without their ``\\n`` (a CRLF line keeps its ``\\r``), for comparing.
+
+    Split on ``\\n`` only, as the patch engine does, so line *k* here is line *k* there.
+    When the text does not end with a newline its last line gets a ``\\n`` appended — no
+    other line can contain one — so equal keys mean equal bytes, line ending included.
+    """
+    if not text:
+        return []
     parts = text.split("\n")
-    out = [p + "\n" for p in parts[:-1]]
-    if parts[-1]:
-        out.append(parts[-1])
+    last = parts.pop()
+    if last:
+        parts.append(last + "\n")
+    return parts
+
+
+# ----------------------------------------------------------------------------- opcodes
+
+
+def _common_prefix(a: Sequence[str], b: Sequence[str]) -> int:
+    """Length of the longest common prefix, by halving slice compares (O(n) at C speed)."""
+    n = min(len(a), len(b))
+    if a[:n] == b[:n]:
+        return n
+    lo, hi = 0, n  # a[:lo] == b[:lo] and a[:hi] != b[:hi]
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if a[lo:mid] == b[lo:mid]:
+            lo = mid
+        else:
+            hi = mid
+    return lo
+
+
+def _common_suffix(a: Sequence[str], b: Sequence[str], limit: int) -> int:
+    """Length of the longest common suffix, at most ``limit`` lines."""
+    la, lb = len(a), len(b)
+    if a[la - limit :] == b[lb - limit :]:
+        return limit
+    lo, hi = 0, limit
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if a[la - mid : la - lo] == b[lb - mid : lb - lo]:
+            lo = mid
+        else:
+            hi = mid
+    return lo
+
+
+def _tag(i1: int, i2: int, j1: int, j2: int) -> str:
+    if i1 < i2:
+        return "replace" if j1 < j2 else "delete"
+    return "insert"
+
+
+def difflib_opcodes(a: Sequence[str], b: Sequence[str]) -> list[Op]:
+    """difflib's opcodes for the changed middle only: exact, and O(changed region) for an edit
+    in a large file. (The alignment inside the middle is difflib's; it can differ from a
+    whole-file difflib run only in which of several equally valid alignments is chosen.)"""
+    la, lb = len(a), len(b)
+    p = _common_prefix(a, b)
+    s = _common_suffix(a, b, min(la, lb) - p)
+    ops: list[Op] = []
+    if p:
+        ops.append(("equal", 0, p, 0, p))
+    ma, mb = la - s - p, lb - s - p
+    if ma and mb:
+        from difflib import SequenceMatcher
+
+        matcher = SequenceMatcher(None, a[p : la - s], b[p : lb - s])
+        for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+            ops.append((tag, i1 + p, i2 + p, j1 + p, j2 + p))
+    elif ma or mb:
+        ops.append((_tag(p, la - s, p, lb - s), p, la - s, p, lb - s))
+    if s:
+        ops.append(("equal", la - s, la, lb - s, lb))
+    return ops
+
+
+def block_opcodes(a: Sequence[str], b: Sequence[str], blocks: Iterable[Block]) -> list[Op] | None:
+    """Opcodes from known changed regions (sorted, non-overlapping), or ``None`` if they do not
+    describe ``a`` → ``b`` (the caller then diffs the text).
+
+    Each block is narrowed by the lines it leaves unchanged at either end (a patch may remove
+    and re-add a line); every run between blocks is checked to be equal, line endings included.
+    Only the last line of either side can differ in its ending alone (a final newline added or
+    removed, see ``line_keys``); such a pair is moved into the change that follows it.
+    """
+    la, lb = len(a), len(b)
+    ops: list[Op] = []
+    i = j = 0  # ops (plus ``pending``) describe a[:i] -> b[:j]
+    pending: Block | None = None  # the last change, kept open to merge an adjacent one
+    for i1, i2, j1, j2 in [*blocks, (la, la, lb, lb)]:
+        if i1 < i or i1 - i != j1 - j or i2 < i1 or j2 < j1 or i2 > la or j2 > lb:
+            return None
+        while i1 < i2 and j1 < j2 and a[i1] == b[j1]:
+            i1, j1 = i1 + 1, j1 + 1
+        while i2 > i1 and j2 > j1 and a[i2 - 1] == b[j2 - 1]:
+            i2, j2 = i2 - 1, j2 - 1
+        if i1 > i and a[i:i1] != b[j:j1]:
+            if (i1 < la and j1 < lb) or a[i : i1 - 1] != b[j : j1 - 1]:
+                return None
+            i1, j1 = i1 - 1, j1 - 1  # the last line's ending changed: part of the change
+        if i1 == i2 and j1 == j2:
+            continue  # the block changes nothing
+        if pending is not None and (i1, j1) == (i, j):
+            i1, j1 = pending[0], pending[2]
+        else:
+            if pending is not None:
+                ops.append((_tag(*pending), *pending))
+            if i1 > i:
+                ops.append(("equal", i, i1, j, j1))
+        pending = (i1, i2, j1, j2)
+        i, j = i2, j2
+    if pending is not None:
+        ops.append((_tag(*pending), *pending))
+    if i < la:
+        ops.append(("equal", i, la, j, lb))
+    return ops
+
+
+# ----------------------------------------------------------------------------- rendering
+
+
+def _grouped(ops: list[Op], n: int) -> Iterator[list[Op]]:
+    """``difflib.SequenceMatcher.get_grouped_opcodes`` for opcodes we already have."""
+    codes = list(ops) or [("equal", 0, 1, 0, 1)]
+    if codes[0][0] == "equal":
+        tag, i1, i2, j1, j2 = codes[0]
+        codes[0] = tag, max(i1, i2 - n), i2, max(j1, j2 - n), j2
+    if codes[-1][0] == "equal":
+        tag, i1, i2, j1, j2 = codes[-1]
+        codes[-1] = tag, i1, min(i2, i1 + n), j1, min(j2, j1 + n)
+    nn = n + n
+    group: list[Op] = []
+    for tag, i1, i2, j1, j2 in codes:
+        if tag == "equal" and i2 - i1 > nn:
+            group.append((tag, i1, min(i2, i1 + n), j1, min(j2, j1 + n)))
+            yield group
+            group = []
+            i1, j1 = max(i1, i2 - n), max(j1, j2 - n)
+        group.append((tag, i1, i2, j1, j2))
+    if group and not (len(group) == 1 and group[0][0] == "equal"):
+        yield group
+
+
+def _range(start: int, stop: int) -> str:
+    """difflib's ``_format_range_unified``."""
+    length = stop - start
+    if length == 1:
+        return str(start + 1)
+    return f"{start if not length else start + 1},{length}"
+
+
+def _marked(prefix: str, keys: Sequence[str]) -> list[str]:
+    """Diff lines for ``keys`` (see ``line_keys``): only a file's last line can lack its newline."""
+    out = [f"{prefix}{k}\n" for k in keys]
+    if keys and keys[-1][-1:] == "\n":
+        out[-1] = prefix + keys[-1] + NO_NEWLINE
     return out
 
 
-def unified(path: str, old: str | None, new: str | None, context: int = 3) -> tuple[str, list[str]]:
-    """``(diff, hunks)`` with ``--- a/path`` / ``+++ b/path`` headers (``/dev/null`` sides)."""
-    a, b = _lines(old or ""), _lines(new or "")
+def render(
+    path: str, old: str | None, new: str | None, a: list[str], b: list[str], ops: list[Op]
+) -> tuple[str, list[str], int, int]:
+    """``(diff, hunks, added, removed)`` of line keys ``a`` → ``b`` in ``difflib.unified_diff``
+    form with ``--- a/path`` / ``+++ b/path`` headers (``/dev/null`` sides)."""
+    hunks: list[str] = []
+    added = removed = 0
+    for group in _grouped(ops, CONTEXT):
+        first, last = group[0], group[-1]
+        out = [f"@@ -{_range(first[1], last[2])} +{_range(first[3], last[4])} @@\n"]
+        for tag, i1, i2, j1, j2 in group:
+            if tag == "equal":
+                out += _marked(" ", a[i1:i2])
+                continue
+            if i1 < i2:
+                out += _marked("-", a[i1:i2])
+                removed += i2 - i1
+            if j1 < j2:
+                out += _marked("+", b[j1:j2])
+                added += j2 - j1
+        hunks.append("".join(out))
+    if not hunks:
+        return "", [], 0, 0
     src = "/dev/null" if old is None else f"a/{path}"
     dst = "/dev/null" if new is None else f"b/{path}"
-    body: list[str] = []
-    hunks: list[str] = []
-    current: list[str] = []
-    for line in difflib.unified_diff(a, b, src, dst, n=context, lineterm="\n"):
-        if line.startswith("@@"):
-            if current:
-                hunks.append("".join(current))
-            current = []
-        if not line.endswith("\n"):
-            line = line + "\n" + NO_NEWLINE
-        if line.startswith(("---", "+++")) and not current and not hunks:
-            body.append(line)
-            continue
-        current.append(line)
-        body.append(line)
-    if current:
-        hunks.append("".join(current))
-    return "".join(body), hunks
+    return f"--- {src}\n+++ {dst}\n" + "".join(hunks), hunks, added, removed
 
 
-def file_preview(path: str, old: bytes | None, new: bytes | None) -> FilePreview:
+def unified(path: str, old: str | None, new: str | None) -> tuple[str, list[str]]:
+    """``(diff, hunks)`` of two texts (difflib on the changed middle)."""
+    a, b = line_keys(old), line_keys(new)
+    diff, hunks, _, _ = render(path, old, new, a, b, difflib_opcodes(a, b))
+    return diff, hunks
+
+
+def _joins_to(keys: list[str], text: str | None) -> bool:
+    """``keys == line_keys(text)``, checked with one join and compare (no split). (The patch
+    engine's lines keep undecodable bytes as surrogates; shown text has U+FFFD: not equal.)"""
+    if not keys:
+        return not text
+    if text is None:
+        return False
+    joined = "\n".join(keys)
+    if keys[-1][-1:] == "\n":  # no final newline
+        return len(joined) == len(text) + 1 and joined.startswith(text)
+    return len(text) == len(joined) + 1 and text.startswith(joined) and text[-1] == "\n"
+
+
+def file_preview(
+    path: str,
+    old: bytes | None,
+    new: bytes | None,
+    blocks: Iterable[Block] | None = None,
+    keys: tuple[list[str], list[str]] | None = None,
+) -> FilePreview:
+    """The preview of ``old`` → ``new``.
+
+    ``blocks`` (changed line ranges, e.g. located patch hunks) skip the diff search when they
+    describe the change, and are ignored otherwise. ``keys`` (the caller's ``line_keys`` of both
+    texts, e.g. the patch engine's own lines) skip splitting the texts; they are checked
+    against the texts and ignored if they differ.
+    """
     old_text, new_text = decode(old), decode(new)
-    diff, hunks = unified(path, old_text, new_text)
-    added = sum(1 for h in hunks for ln in h.splitlines() if ln.startswith("+"))
-    removed = sum(1 for h in hunks for ln in h.splitlines() if ln.startswith("-"))
+    if keys is not None and _joins_to(keys[0], old_text) and _joins_to(keys[1], new_text):
+        a, b = keys
+    else:
+        a, b = line_keys(old_text), line_keys(new_text)
+    ops = block_opcodes(a, b, blocks) if blocks is not None else None
+    if ops is None:
+        ops = difflib_opcodes(a, b)
+    diff, hunks, added, removed = render(path, old_text, new_text, a, b, ops)
     return FilePreview(
         path=path,
         old_text=old_text,

@@ -34,7 +34,7 @@ from frontier.tools.patch_parse import FilePatch, Hunk, PatchParseError, parse_p
 from frontier.tools.paths import PathError, WorkspacePath, real_root, resolve
 
 if TYPE_CHECKING:
-    from frontier.tools.contract import Preview
+    from frontier.tools.contract import FilePreview, Preview
 
 Action = Literal["create", "modify", "delete"]
 
@@ -57,6 +57,17 @@ class FileChange(NamedTuple):
     removed: int = 0
     notes: tuple[str, ...] = ()
     renamed_from: str | None = None
+    layout: Layout | None = None
+    """How ``new`` was built from ``old`` by one entry's hunks, for the preview (else it diffs)."""
+
+
+class Layout(NamedTuple):
+    """The engine's own lines of a file before and after, and where each hunk was located
+    (0-based line in ``old``): the preview renders the diff from them instead of diffing."""
+
+    old: Text
+    new: Text
+    placed: tuple[tuple[int, Hunk], ...]
 
 
 class PatchPlan(NamedTuple):
@@ -82,11 +93,63 @@ class PatchPlan(NamedTuple):
         return out
 
     def preview(self) -> Preview:
+        """The diff of every file, rendered from the located hunks where there are some (no
+        diff search: O(changed lines) plus a C-speed check of the unchanged runs)."""
         from frontier.tools.contract import Preview
         from frontier.tools.diffing import file_preview
 
-        files = tuple(file_preview(c.path, c.old, c.new) for c in self.changes)
+        files = tuple(
+            file_preview(c.path, c.old, c.new) if c.layout is None else _preview(c, c.layout)
+            for c in self.changes
+        )
         return Preview(kind="diff", files=files, summary="; ".join(self.summary()))
+
+
+def _preview(c: FileChange, layout: Layout) -> FilePreview:
+    from frontier.tools.diffing import file_preview
+
+    blocks, keys = preview_hints(layout)
+    return file_preview(c.path, c.old, c.new, blocks, keys)
+
+
+def preview_hints(
+    layout: Layout,
+) -> tuple[list[tuple[int, int, int, int]], tuple[list[str], list[str]]]:
+    """The changed line ranges and both sides' line keys (``diffing.line_keys``) of a layout."""
+    a, b = layout.old.keys(), layout.new.keys()
+    blocks = _blocks(layout.placed)
+    if len(b) < len(layout.new.lines):  # an added empty last line with no newline is no line
+        blocks = [(i1, i2, j1, min(j2, len(b))) for i1, i2, j1, j2 in blocks]
+    return blocks, (a, b)
+
+
+def _blocks(placed: Sequence[tuple[int, Hunk]]) -> list[tuple[int, int, int, int]]:
+    """The changed line ranges ``(i1, i2, j1, j2)`` (old ``[i1, i2)`` → new ``[j1, j2)``) of
+    hunks located at ``placed`` positions: each run of ``-``/``+`` lines, adjacent runs merged.
+    The preview checks them against the real old and new lines, so this only aligns."""
+    out: list[tuple[int, int, int, int]] = []
+    shift = 0  # new index - old index
+    for pos, hunk in placed:
+        i = pos
+        tags = hunk.tags
+        for run in _RUNS.finditer(tags):
+            start, end = run.span()
+            k = end - start
+            tag = tags[start]
+            if tag == " ":
+                i += k
+                continue
+            i1, j1 = i, i + shift
+            if tag == "-":
+                i += k
+                shift -= k
+            else:
+                shift += k
+            if out and out[-1][1] == i1 and out[-1][3] == j1:
+                out[-1] = (out[-1][0], i, out[-1][2], i + shift)
+            else:
+                out.append((i1, i, j1, i + shift))
+    return out
 
 
 # ------------------------------------------------------------------ text helpers
@@ -124,6 +187,14 @@ class Text:
         if not self.lines:
             return ""
         return "\n".join(self.lines) + ("\n" if self.final_newline else "")
+
+    def keys(self) -> list[str]:
+        """``diffing.line_keys(self.render())`` without splitting the text again."""
+        lines = self.lines
+        if self.final_newline or not lines:
+            return lines
+        last = lines[-1]
+        return [*lines[:-1], last + "\n"] if last else lines[:-1]
 
 
 def _bare(line: str) -> str:
@@ -288,6 +359,14 @@ def _where(path: str, hunk: Hunk, total: int) -> str:
 
 def apply_hunks(path: str, text: Text, hunks: Sequence[Hunk]) -> tuple[Text, list[str]]:
     """Locate every hunk against the original lines, then build the new text."""
+    new, notes, _ = _apply_hunks(path, text, hunks)
+    return new, notes
+
+
+def _apply_hunks(
+    path: str, text: Text, hunks: Sequence[Hunk]
+) -> tuple[Text, list[str], list[tuple[int, Hunk]]]:
+    """``apply_hunks`` that also returns where each hunk was placed (for the preview)."""
     lines = text.lines
     loc = _Locator(text)
     placed: list[tuple[int, Hunk]] = []
@@ -320,7 +399,7 @@ def apply_hunks(path: str, text: Text, hunks: Sequence[Hunk]) -> tuple[Text, lis
         placed.append((pos, hunk))
         delta = pos - base
         min_pos = pos + n
-    return _assemble(text, placed), notes
+    return _assemble(text, placed), notes, placed
 
 
 def _search(
@@ -425,6 +504,8 @@ class _Slot:
         self.hunks = self.added = self.removed = 0
         self.notes: list[str] = []
         self.renamed_from: str | None = None
+        self.layout: Layout | None = None
+        """Set when ``data`` is ``orig`` changed by one entry's hunks, else None."""
 
 
 class _Tree:
@@ -519,6 +600,7 @@ def plan_patch(root: str | Path, patch: str | bytes) -> PatchPlan:
                 removed=s.removed,
                 notes=tuple(s.notes),
                 renamed_from=s.renamed_from,
+                layout=s.layout,
             )
         )
     return PatchPlan(tuple(changes))
@@ -593,9 +675,12 @@ def _plan_entry(tree: _Tree, fp: FilePatch) -> None:
                 )
         slot.data = None
         slot.mode = None
+        slot.layout = None
         slot.removed += len(text.lines)
         return
-    new_text, notes = apply_hunks(slot.path, text, fp.hunks)
+    new_text, notes, placed = _apply_hunks(slot.path, text, fp.hunks)
+    first = slot.data is slot.orig and not slot.hunks
+    slot.layout = Layout(text, new_text, tuple(placed)) if first else None
     slot.data = _enc(new_text.render())
     if fp.new_mode is not None:
         slot.mode = fp.new_mode
@@ -625,8 +710,10 @@ def _plan_move(tree: _Tree, fp: FilePatch) -> None:
     mode = fp.new_mode if fp.new_mode is not None else src.mode
     if fp.rename:
         src.data, src.mode = None, None
+        src.layout = None
         src.renamed_from = fp.old_path
     dst.data, dst.mode = data, mode
+    dst.layout = None
     dst.renamed_from = fp.old_path if fp.rename else None
     dst.hunks += len(fp.hunks)
     dst.added += sum(h.added for h in fp.hunks)
