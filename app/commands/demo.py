@@ -25,7 +25,7 @@ def main(args: argparse.Namespace) -> int:
         return 2
     rate = DEFAULT_RATE if args.rate is None else args.rate
     if not args.headless:
-        from frontier.app.commands.tui_main import run_tui
+        from frontier.app.tui import run_tui
 
         return run_tui(config, demo=True, demo_rate=rate)
     return asyncio.run(_headless(config, explicit_protocol, explicit_approval, args.json, rate))

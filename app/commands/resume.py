@@ -15,7 +15,7 @@ def main(args: argparse.Namespace) -> int:
         return 2
     rate = 60.0 if args.rate is None else args.rate
     if not args.headless:
-        from frontier.app.commands.tui_main import run_tui
+        from frontier.app.tui import run_tui
 
         return run_tui(config, session_id=args.session_id, demo_rate=rate)
     if not args.prompt:
