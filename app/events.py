@@ -273,6 +273,8 @@ def event_to_json(event: Event) -> dict[str, Any]:
                 elapsed=round(r.elapsed, 6),
                 output=r.output,
             )
+        case AssistantText(text=text):
+            out["data"] = text  # the same shape as `frontier transduce`'s text lines
         case ArgBytes(data=d):
             out.update(call_id=event.call_id, key=event.key, data=_json_value(d))
             out["offset"] = event.offset

@@ -90,3 +90,19 @@ def test_replay_one_response_of_a_session(demo_session: tuple[str, Path]) -> Non
     assert clean.returncode == 0 and "c1" in clean.stdout
     missing = frontier("replay", f"{session_id}#99", "--headless", tmp_path=tmp)
     assert missing.returncode == 2 and "no response #99" in missing.stderr
+
+
+def test_run_json_text_lines_have_the_transduce_shape(tmp_path: Path) -> None:
+    """`run --json` and `transduce` share the text/call/error/stop line shapes."""
+    result = frontier(
+        "demo", "--headless", "--json", "--rate", "0", "--protocol", "ctl", tmp_path=tmp_path
+    )
+    assert result.returncode == 0, result.stderr
+    events = [json.loads(line) for line in result.stdout.splitlines()]
+    text = next(e for e in events if e["type"] == "text")
+    call = next(e for e in events if e["type"] == "call")
+    error = next(e for e in events if e["type"] == "error")
+    assert isinstance(text["data"], str) and text["data"]
+    assert {"id", "name", "args", "offset"} <= call.keys()
+    assert {"kind", "message", "offset"} <= error.keys()
+    assert events[-1]["type"] == "turn_ended" and events[-1]["reason"] == "done"
