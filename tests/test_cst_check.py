@@ -33,6 +33,13 @@ def eager_factory(protocol: str) -> Transducer:
     return EagerEnd()
 
 
+class EndAtAnyEof(ctl.CtlTransducer):
+    """Unsafe on purpose: lets a final ``end`` without newline close a call on truncation too."""
+
+    def finish(self, clean: bool) -> list[Event]:
+        return super().finish(True)
+
+
 def test_checker_flags_a_call_run_before_its_confirming_byte() -> None:
     data = b"call c1 read\narg path a\nend\n"
     report = check_stream(data, "ctl", True, factory=eager_factory)
@@ -40,6 +47,16 @@ def test_checker_flags_a_call_run_before_its_confirming_byte() -> None:
     first = report.first
     assert first is not None and first.prop == "S1"
     assert first.offset == data.index(b"end\n") + 2  # the prefix ending in "end"
+
+
+def test_checker_flags_a_call_completed_by_a_truncated_stream() -> None:
+    data = b"call c1 read\narg path a\nend\n"
+    report = check_stream(data, "ctl", True, factory=lambda protocol: EndAtAnyEof())
+    assert [v.prop for v in report.violations][:1] == ["S1"]
+    first = report.first
+    assert first is not None and first.offset == data.index(b"end\n") + 2  # cut after "end"
+    assert "truncated after" in first.message
+    assert check_stream(data, "ctl", True).ok
 
 
 def test_checker_flags_a_call_that_the_full_stream_rejects() -> None:

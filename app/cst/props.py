@@ -3,7 +3,8 @@
 For an input stream and a protocol it verifies, at **every byte prefix**:
 
 * S1 — no incomplete call is ever executable: a call the transducer makes
-  executable after prefix *k* has its confirming byte inside the prefix.
+  executable after prefix *k* has its confirming byte inside the prefix, and a
+  stream *truncated* after prefix *k* (``finish(clean=False)``) completes no call.
 * S2 — every call executable on a prefix is byte-identical (id, name, args,
   offset) to the call at the same position on the full stream.
 * S3 — the number of executable calls never decreases as the prefix grows.
@@ -130,6 +131,17 @@ def check_stream(
         if len(got) < previous:
             add("S3", max(k - 1, 0), f"executable calls fell from {previous} to {len(got)}")
         previous = len(got)
+        if k < n:
+            # A stream cut here (finish_reason length, disconnect) must not complete a
+            # call: EOF sufficiency applies to a clean end only (DESIGN §3, §4).
+            cut = calls_of(probe.finish(False))
+            if cut:
+                add(
+                    "S1",
+                    max(k - 1, 0),
+                    f"a stream truncated after {k} bytes made {len(cut)} more call(s) "
+                    f"executable at its end, first {_show(cut[0])}",
+                )
         if got != executable[: counts[k]]:
             add(
                 "chunking",
