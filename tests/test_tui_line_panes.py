@@ -184,3 +184,13 @@ async def test_a_reader_scrolled_up_in_the_transcript_stays_where_they_are() -> 
         assert transcript.scroll_offset.y == 0
         assert transcript.render_line(0).text == first
         assert "c99" in transcript.plain_lines[-1]
+
+
+def test_pending_hint_names_the_rule_of_a_framing_without_a_bound() -> None:
+    """Teaching point: native calls wait for their index to complete; CTL waits bytes."""
+    from frontier.widgets.pending import render_pending
+
+    native = render_pending(b'{"path": "a', 11, "native-inc").plain
+    assert "index is complete" in native
+    heredoc = render_pending(b"EO", 4, "ctl-heredoc").plain
+    assert "may still become the TAG line" in heredoc

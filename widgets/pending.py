@@ -24,8 +24,21 @@ def meter(n: int, bound: int, width: int = 16) -> str:
     return "▕" + "█" * filled + "░" * (width - filled) + "▏"
 
 
-def hint(n: int, bound: int) -> str:
-    """What the pending bytes are waiting for, from the bound the transducer reports."""
+UNBOUNDED = {
+    "native-inc": "native tool calls have no structural bound: a call stays pending until "
+    "its index is complete (the next index or the finish) and its JSON parses",
+    "native-eos": "native-eos has no bound: every call stays pending until the stream ends",
+    "xml": "xml has no bound: every call stays pending until the stream ends",
+    "json-whole": "json-whole has no bound: everything stays pending until the stream ends",
+    "json-object": "json-object: an object stays pending until its closing brace parses",
+}
+"""Non-CTL framings: the bound the transducer reports is everything received so far."""
+
+
+def hint(n: int, bound: int, protocol: str | None = None) -> str:
+    """What the pending bytes are waiting for, from the protocol and the bound."""
+    if protocol in UNBOUNDED:
+        return UNBOUNDED[protocol] if n else f"nothing pending · {UNBOUNDED[protocol]}"
     if n == 0:
         return "nothing pending: every byte so far is confirmed"
     if bound <= 0:
@@ -35,7 +48,7 @@ def hint(n: int, bound: int) -> str:
     return "may still change meaning: waits for its line's proof"
 
 
-def render_pending(data: bytes, bound: int) -> Text:
+def render_pending(data: bytes, bound: int, protocol: str | None = None) -> Text:
     n = len(data)
     text = Text()
     shown = data[-SHOW_BYTES:]
@@ -45,7 +58,7 @@ def render_pending(data: bytes, bound: int) -> Text:
     text.append("\n")
     text.append(meter(n, bound), style="bold")
     text.append(f" pending {n:,} / bound {bound:,}\n", style="bold")
-    text.append(hint(n, bound), style="dim italic")
+    text.append(hint(n, bound, protocol), style="dim italic")
     return text
 
 
@@ -54,5 +67,5 @@ class PendingView(Static):
     PendingView { color: $warning; background: $surface; height: 1fr; }
     """
 
-    def show(self, data: bytes, bound: int) -> None:
-        self.update(render_pending(data, bound), layout=False)
+    def show(self, data: bytes, bound: int, protocol: str | None = None) -> None:
+        self.update(render_pending(data, bound, protocol), layout=False)

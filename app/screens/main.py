@@ -143,7 +143,8 @@ class MainScreen(Screen[None]):
         if "pending" in dirty:
             pending = state.pending()
             pane = self.query_one(PendingView)
-            pane.show(pending, state.pending_bound)
+            mode = state.current.mode if state.current else None
+            pane.show(pending, state.pending_bound, mode)
             pane.border_subtitle = f"{len(pending):,} / {state.pending_bound:,}"
         if "tools" in dirty:
             self.query_one(ToolsPane).show(state.tools.values())
