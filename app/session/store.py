@@ -258,7 +258,7 @@ class SessionStore:
         except sqlite3.Error as exc:
             raise _translate(exc, path, "opening the database") from exc
         try:
-            mode = conn.execute("PRAGMA journal_mode=WAL").fetchone()[0]
+            mode = _enable_wal(conn)
             if str(mode).lower() != "wal":
                 raise StoreError(
                     f"{path}: SQLite refused WAL mode (got {mode!r}); "
@@ -796,6 +796,25 @@ _SESSION_QUERY = (
 
 
 # --------------------------------------------------------------------------- helpers
+
+
+def _enable_wal(conn: sqlite3.Connection) -> str:
+    """Switch to WAL, waiting for another process that is doing the same.
+
+    Changing the journal mode needs an exclusive lock and SQLite reports
+    ``database is locked`` at once, without its busy handler, when a second
+    Frontier opens a fresh database at the same moment; so wait here, bounded.
+    """
+    deadline = time.monotonic() + BUSY_TIMEOUT_S
+    delay = 0.005
+    while True:
+        try:
+            return str(conn.execute("PRAGMA journal_mode=WAL").fetchone()[0])
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) or time.monotonic() + delay > deadline:
+                raise
+        time.sleep(delay)
+        delay = min(delay * 2, 0.2)
 
 
 def result_from_json(d: Mapping[str, Any]) -> ToolResult:
