@@ -1,9 +1,11 @@
-"""Replay one recorded model response through a transducer, at any speed or step.
+"""Replay recorded model responses through a transducer, at any speed or step.
 
 This is the teaching mode's engine and has no Textual in it: the TUI drives it
 from a worker, ``frontier replay --headless`` drives it in a plain loop, and
 tests drive it directly. Every step returns the events it caused, starting with
 the ``StreamBytes`` that were fed, exactly as the live agent loop emits them.
+``ReplayPlayer`` plays one response; ``PlaylistPlayer`` plays a stored session's
+responses in order behind the same interface, so the TUI drives either alike.
 """
 
 from __future__ import annotations
@@ -98,6 +100,11 @@ def default_transducer(protocol: str) -> Any:
 class ReplayPlayer:
     """Feeds a ``ReplaySource`` into a fresh transducer, by time or by step."""
 
+    index = 0
+    """Which response of the replay is playing (0-based); one response here."""
+    count = 1
+    """How many responses the replay has."""
+
     def __init__(
         self,
         source: ReplaySource,
@@ -112,6 +119,8 @@ class ReplayPlayer:
         self.started = False
         self._times = [t for t, _ in source.marks]
         self.error_offsets = self._scan_errors()
+        self.errors_seen = 0
+        """Contract errors reported so far; once all the dry run found have, none is ahead."""
         self._decoder = codecs.getincrementaldecoder("utf-8")("replace")
 
     # ------------------------------------------------------------------ state
@@ -132,6 +141,11 @@ class ReplayPlayer:
 
     def pending(self) -> bytes:
         return bytes(self.transducer.pending())
+
+    def summary(self) -> str:
+        """What the transcript says when the replay opens."""
+        name = self.source.name or "a recording"
+        return f"replaying {name} ({self.size:,} bytes, {self.source.protocol})"
 
     # ------------------------------------------------------------------ stepping
     def start(self) -> list[Event]:
@@ -180,6 +194,8 @@ class ReplayPlayer:
     def next_error(self) -> list[Event]:
         """Jump to the next contract error; to the end if there is none ahead."""
         events = self.start()
+        if self.errors_seen >= len(self.error_offsets):
+            return events + self.feed_to(self.size)  # none ahead: no byte-by-byte walk
         ahead = [o for o in self.error_offsets if o >= self.position]
         if ahead:
             events += self.feed_to(ahead[0])
@@ -225,7 +241,9 @@ class ReplayPlayer:
         out: list[Event] = []
         for event in events:
             out.append(event)
-            if isinstance(event, Confirmed) and event.kind == "text":
+            if isinstance(event, ContractError):
+                self.errors_seen += 1
+            elif isinstance(event, Confirmed) and event.kind == "text":
                 text = self._decoder.decode(event.data)
                 if text:
                     out.append(AssistantText(text))
@@ -244,6 +262,127 @@ class ReplayPlayer:
             clean = self.source.finish_reason in ("stop", "tool_calls")
             found += [e.offset for e in probe.finish(clean) if _err(e)]
         return found
+
+
+class PlaylistPlayer:
+    """Recorded responses (``ReplaySource``) played in order, as ``ReplayPlayer`` plays one.
+
+    A stored session is many responses; a teacher replays all of them. Each
+    response gets a fresh ``ReplayPlayer`` (so its own ``ResponseStarted`` and
+    offsets from 0) when play reaches it; a step that finds the current response
+    ended crosses into the next one. ``position``, ``size``, ``frontier`` and
+    ``source`` describe the response playing now; ``finished`` means the last
+    one ended. Players are made lazily: each one's error dry run happens only
+    when play or an error jump reaches it.
+    """
+
+    def __init__(
+        self,
+        sources: Sequence[ReplaySource],
+        transducer_factory: Callable[[str], Any] = default_transducer,
+        name: str = "",
+    ) -> None:
+        if not sources:
+            raise ValueError("a playlist needs at least one recorded response")
+        self.sources = tuple(sources)
+        self.name = name
+        self._factory = transducer_factory
+        self.index = 0
+        self.current = ReplayPlayer(self.sources[0], transducer_factory)
+
+    # ------------------------------------------------------------------ state
+    @property
+    def count(self) -> int:
+        return len(self.sources)
+
+    @property
+    def source(self) -> ReplaySource:
+        return self.current.source
+
+    @property
+    def transducer(self) -> Any:
+        return self.current.transducer
+
+    @property
+    def size(self) -> int:
+        return self.current.size
+
+    @property
+    def position(self) -> int:
+        return self.current.position
+
+    @property
+    def started(self) -> bool:
+        return self.current.started
+
+    @property
+    def finished(self) -> bool:
+        return self.index == self.count - 1 and self.current.finished
+
+    @property
+    def at_end(self) -> bool:
+        return self.finished
+
+    @property
+    def frontier(self) -> int:
+        return self.current.frontier
+
+    @property
+    def error_offsets(self) -> list[int]:
+        return self.current.error_offsets
+
+    def pending_bound(self) -> int:
+        return self.current.pending_bound()
+
+    def pending(self) -> bytes:
+        return self.current.pending()
+
+    def summary(self) -> str:
+        total = sum(len(s.data) for s in self.sources)
+        name = self.name or self.sources[0].name or "a session"
+        return f"replaying {name}: {self.count} responses, {total:,} bytes"
+
+    # ------------------------------------------------------------------ stepping
+    def _live(self) -> ReplayPlayer:
+        """The player the next step feeds: the next response once this one ended."""
+        if self.current.finished and self.index + 1 < self.count:
+            self.index += 1
+            self.current = ReplayPlayer(self.sources[self.index], self._factory)
+        return self.current
+
+    def start(self) -> list[Event]:
+        return self._live().start()
+
+    def feed_to(self, end: int) -> list[Event]:
+        """Feed the current response up to ``end`` (offsets of the response playing)."""
+        return self._live().feed_to(end)
+
+    def step_bytes(self, n: int = 1) -> list[Event]:
+        return self._live().step_bytes(n)
+
+    def step_line(self) -> list[Event]:
+        return self._live().step_line()
+
+    def step_event(self) -> list[Event]:
+        return self._live().step_event()
+
+    def next_error(self) -> list[Event]:
+        """Jump to the next contract error in this or a later response; else to the end."""
+        events: list[Event] = []
+        while True:
+            got = self._live().next_error()
+            events += got
+            if any(isinstance(e, ContractError) for e in got) or self.finished:
+                return events
+
+    def advance(self, dt: float, speed: float | None, chunk: int = MAX_CHUNK) -> list[Event]:
+        return self._live().advance(dt, speed, chunk)
+
+    def run_all(self) -> list[Event]:
+        events: list[Event] = []
+        while not self.finished:
+            events += self._live().run_all()
+        return events
 
 
 def _err(event: Event) -> bool:

@@ -26,8 +26,15 @@ from textual.screen import Screen
 from textual.widgets import Input
 
 from frontier.app.config import Config, save_setting
-from frontier.app.events import Event, ToolCall
-from frontier.app.replay_player import MAX_CHUNK, ReplayPlayer, faster, next_chunk, slower
+from frontier.app.events import Event, ResponseStarted, ToolCall
+from frontier.app.replay_player import (
+    MAX_CHUNK,
+    PlaylistPlayer,
+    ReplayPlayer,
+    faster,
+    next_chunk,
+    slower,
+)
 from frontier.app.screens.help import HelpScreen
 from frontier.app.screens.main import CSS_PATH as MAIN_CSS
 from frontier.app.screens.main import TABS, MainScreen
@@ -102,7 +109,7 @@ class FrontierApp(App[int]):
         config: Config | None = None,
         *,
         runtime_factory: RuntimeFactory | None = None,
-        player: ReplayPlayer | None = None,
+        player: ReplayPlayer | PlaylistPlayer | None = None,
         demo: bool = False,
         demo_rate: float = 60.0,
         session_id: str | None = None,
@@ -147,6 +154,7 @@ class FrontierApp(App[int]):
         self.replay_slices: deque[float] = deque(maxlen=4096)
         """Seconds each replay step held the event loop (the newest 4,096; for the bench)."""
         self._ticks = 0
+        self._responses_replayed = 0
         self._main: MainScreen | None = None
         for theme in THEMES:
             self.register_theme(theme)
@@ -167,6 +175,8 @@ class FrontierApp(App[int]):
 
     def get_default_screen(self) -> Screen[Any]:
         self._main = MainScreen(self.clock, interactive=not self.replaying)
+        if self.player is not None and self.player.count > 1:
+            self._main.responses_total = self.player.count
         return self._main
 
     def on_mount(self) -> None:
@@ -176,10 +186,7 @@ class FrontierApp(App[int]):
         if self.welcome:
             self.push_screen(WelcomeScreen(), callback=self._welcome_done)
         elif self.replaying:
-            self.state.note(
-                f"replaying {self.player.source.name or 'a recording'} "
-                f"({self.player.size:,} bytes, {self.player.source.protocol})"
-            )
+            self.state.note(self.player.summary())
             if self.autostart:
                 self.run_worker(self._play(), name="replay", group="replay", exit_on_error=False)
         elif self.autostart:
@@ -334,6 +341,9 @@ class FrontierApp(App[int]):
             source = self.player.source
             speed = "max" if self.speed is None else f"{self.speed:g}×"
             where = "ended" if self.player.finished else "paused" if self.paused else "playing"
+            which = ""
+            if self.player.count > 1:
+                which = f"response {self.player.index + 1} of {self.player.count} · "
             return StatusInfo(
                 model=source.model or "recording",
                 mode=source.protocol,
@@ -341,8 +351,8 @@ class FrontierApp(App[int]):
                 frontier=state.frontier,
                 pending=len(state.pending()),
                 session="",
-                activity=f"replay {source.name} {where} {speed} · byte {self.player.position:,}/"
-                f"{self.player.size:,}",
+                activity=f"{which}replay {source.name} {where} {speed} · "
+                f"byte {self.player.position:,}/{self.player.size:,}",
             )
         runtime = self.runtime
         running = state.running_tools()
@@ -418,7 +428,7 @@ class FrontierApp(App[int]):
         assert player is not None
         last = time.monotonic()
         chunk = MAX_CHUNK
-        self.observe_all(player.start())
+        self._observe_replay(player.start())
         while not player.finished:
             if self.paused:
                 self._resume.clear()
@@ -427,7 +437,7 @@ class FrontierApp(App[int]):
                 continue
             now = time.monotonic()
             started = time.perf_counter()
-            self.observe_all(player.advance(now - last, self.speed, chunk))
+            self._observe_replay(player.advance(now - last, self.speed, chunk))
             took = time.perf_counter() - started
             self.replay_slices.append(took)
             if self.speed is None:
@@ -435,6 +445,19 @@ class FrontierApp(App[int]):
             last = now
             await asyncio.sleep(0 if self.speed is None else 1 / 120)
         self.state.mark("status")
+
+    def _observe_replay(self, events: list[Event]) -> None:
+        """Apply replayed events; a session's responses each open with a transcript note."""
+        player = self.player
+        if not isinstance(player, PlaylistPlayer):
+            self.observe_all(events)
+            return
+        for event in events:
+            if isinstance(event, ResponseStarted):
+                self._responses_replayed += 1
+                name = player.sources[min(self._responses_replayed, player.count) - 1].name
+                self.state.note(f"response {self._responses_replayed} of {player.count} · {name}")
+            self.state.apply(event)
 
     def action_toggle_pause(self) -> None:
         self.paused = not self.paused
@@ -461,7 +484,7 @@ class FrontierApp(App[int]):
             "error": player.next_error,
         }[unit]
         events = step()
-        self.observe_all(events)
+        self._observe_replay(events)
         if unit == "error" and self.state.errors:
             self.state.mark("errors")
             self.flush(force=True)

@@ -1,6 +1,8 @@
-"""``frontier replay RECORDING`` — a recorded response through the same panes.
+"""``frontier replay RECORDING|SESSION[#N]`` — recorded responses through the same panes.
 
-The TUI by default (space pause, +/- speed, . byte, , line, n event, e error);
+A recording file or ``SESSION#N`` is one response; ``SESSION`` plays every
+response of the stored session in order (a ``PlaylistPlayer``). The TUI by
+default (space pause, +/- speed, . byte, , line, n event, e error);
 ``--headless`` prints the events as text, or as JSON lines with ``--json``
 (the same ``event_to_json`` form as ``transduce`` and ``run --json``).
 Exit status: 0, 1 when the recording has a contract error (headless), 2 on
@@ -24,6 +26,7 @@ from frontier.app.events import (
     event_to_json,
 )
 from frontier.app.replay_player import (
+    PlaylistPlayer,
     ReplayPlayer,
     ReplaySource,
     load_source,
@@ -54,22 +57,11 @@ def load_replay(arg: str, protocol: str | None = None) -> list[ReplaySource]:
     return [source_from_recording(rec, protocol, name) for name, rec in found]
 
 
-def _pick_for_tui(sources: list[ReplaySource], arg: str) -> ReplaySource:
-    """The TUI replays one response: the first with a contract error, else the first."""
+def make_player(sources: list[ReplaySource], name: str = "") -> ReplayPlayer | PlaylistPlayer:
+    """One response plays alone; a session's responses play in order as one playlist."""
     if len(sources) == 1:
-        return sources[0]
-    chosen = next((s for s in sources if _has_error(s)), sources[0])
-    names = ", ".join(s.name for s in sources)
-    print(
-        f"frontier replay: {arg} has {len(sources)} responses ({names}); replaying "
-        f"{chosen.name}. Pick another with {arg.partition('#')[0]}#N.",
-        file=sys.stderr,
-    )
-    return chosen
-
-
-def _has_error(source: ReplaySource) -> bool:
-    return any(isinstance(e, ContractError) for e in ReplayPlayer(source).run_all())
+        return ReplayPlayer(sources[0])
+    return PlaylistPlayer(sources, name=name)
 
 
 def main(args: argparse.Namespace) -> int:
@@ -87,14 +79,14 @@ def main(args: argparse.Namespace) -> int:
                 print(f"── {source.name}")
             status = max(status, print_events(ReplayPlayer(source), as_json=as_json))
         return status
-    source = _pick_for_tui(sources, args.source)
+    player = make_player(sources, sources[0].name.rpartition("#")[0] or args.source)
     from frontier.app.commands._agent_args import config_from_args
     from frontier.app.tui import FrontierApp
 
     config = config_from_args(args)
     if config is None:
         return 2
-    app = FrontierApp(config, player=ReplayPlayer(source), speed=speed)
+    app = FrontierApp(config, player=player, speed=speed)
     return int(app.run() or 0)
 
 

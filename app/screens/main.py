@@ -50,6 +50,8 @@ class MainScreen(Screen[None]):
         self.shown_response: int | None = None
         """Response shown in Raw stream when the user picked an older one (else latest)."""
         self.highlight: int | None = None
+        self.responses_total: int | None = None
+        """Set when replaying a session: Raw stream's title then names the response shown."""
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="main"):
@@ -135,6 +137,7 @@ class MainScreen(Screen[None]):
                 buffer = state.response(self.shown_response) or buffer
             if buffer is not raw.buffer:
                 raw.show(buffer, highlight=self.highlight if self.shown_response else None)
+                self._title_raw(raw)
             else:
                 raw.sync()
             raw.border_subtitle = f"offset {state.consumed:,} · frontier {state.frontier:,}"
@@ -166,3 +169,8 @@ class MainScreen(Screen[None]):
         self.shown_response = None if response == latest else response
         raw = self.query_one(RawStreamView)
         raw.show(state.response(response) or state.current, highlight=offset)
+        self._title_raw(raw)
+
+    def _title_raw(self, raw: RawStreamView) -> None:
+        if self.responses_total and raw.buffer is not None:
+            raw.border_title = f"Raw stream · response {raw.buffer.index} of {self.responses_total}"
