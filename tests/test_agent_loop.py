@@ -260,3 +260,43 @@ async def test_a_number_written_as_the_prompt_teaches_reaches_the_tool_as_an_int
     call = boundary.calls[0]
     spec = default_registry().get("read").spec
     assert coerce_args("read", spec.parameters, call.args)["limit"] == 200
+
+
+async def test_cancelling_the_turn_stops_queued_calls() -> None:
+    """Esc while the model is still streaming: a call still waiting (e.g. for approval)
+    never runs, even though the stream was cancelled elsewhere."""
+    import asyncio
+
+    gate = asyncio.Event()
+    hang = asyncio.Event()
+
+    class SlowBoundary(RecordingBoundary):
+        async def run(self, call: ToolCall) -> ToolResult:
+            self.log.append(f"waiting {call.id}")
+            await gate.wait()
+            return await super().run(call)
+
+    class HangingProvider:
+        async def stream(self, messages: Any, *, tools: Any = None) -> AsyncIterator[Any]:
+            for chunk in text_chunks(READ):
+                yield Chunk(chunk, json.dumps(chunk), 0.0)
+            await hang.wait()  # the model goes quiet mid-response
+            yield StreamEnd("stop")
+
+    log: list[str] = []
+    loop = AgentLoop(
+        provider=HangingProvider(),
+        boundary=SlowBoundary(log),
+        registry=default_registry(),
+        mode=get_mode("ctl-heredoc"),
+    )
+    turn = asyncio.create_task(loop.send("go"))
+    while "waiting c1" not in log:
+        await asyncio.sleep(0)
+    loop.cancel_turn()
+    ended = await turn
+    gate.set()
+    for _ in range(5):
+        await asyncio.sleep(0)
+    assert ended.reason == "cancelled"
+    assert "run c1" not in log

@@ -129,6 +129,8 @@ class AgentLoop:
         self.messages: list[dict[str, Any]] = list(messages or [])
         self._adapter: ModeAdapter | None = None
         self._turn_task: asyncio.Task[Any] | None = None
+        self._live_tasks: list[asyncio.Task[ToolResult]] = []
+        """The current response's scheduled calls (cancelled with the turn)."""
         self.request_index = 0
         self.carried: list[ToolResult] = []
         """Results reconciled on resume; the next user message reports them first."""
@@ -166,6 +168,8 @@ class AgentLoop:
             ended = await self._turn(text)
         except asyncio.CancelledError:
             self.boundary.cancel_running()
+            for task in self._live_tasks:  # queued calls and pending approvals stop too
+                task.cancel()
             if self._turn_task is not None:
                 self._turn_task.uncancel()
             ended = TurnEnded("cancelled", "turn cancelled by the user")
@@ -237,6 +241,7 @@ class AgentLoop:
             "begin_response", self.session_id, self.mode.name, self.model, index
         )
         out = _Response()
+        self._live_tasks = out.tasks
         decoder = codecs.getincrementaldecoder("utf-8")("replace")
         stream = self.provider.stream(
             self._request_messages(), tools=self.mode.tools(self.registry)
