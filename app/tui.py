@@ -15,7 +15,7 @@ import gc
 import time
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -88,6 +88,7 @@ class FrontierApp(App[int]):
         Binding("f4", "pane('pending')", "Pending", show=False),
         Binding("f5", "pane('errors')", "Errors", show=False),
         Binding("ctrl+q", "quit", "Quit"),
+        Binding("ctrl+n", "demo_native", "Demo: native-inc"),
         # replay
         Binding("space", "toggle_pause", "Pause/play"),
         Binding("plus,equals_sign", "speed(1)", "Faster", key_display="+"),
@@ -253,6 +254,29 @@ class FrontierApp(App[int]):
     async def _demo(self, prompts: list[str]) -> None:
         for prompt in prompts:
             await self.send(prompt)
+        if self.demo and self.config.protocol != "native-inc":
+            self.state.note(
+                "Next: press ctrl+n to watch the same task with native tool calls "
+                "(native-inc: delta.tool_calls, each call runs when its index is complete), "
+                "in a fresh scratch copy."
+            )
+
+    def action_demo_native(self) -> None:
+        """Demo only: the same task again in native-inc mode, in a new scratch workspace."""
+        if self.state.turn_running:
+            self.notify("wait for the demo turn to end", severity="warning")
+            return
+        old = self.runtime
+        self.config = replace(self.config, protocol="native-inc")
+        self.state.note("── the same task with native tool calls (native-inc) ──")
+
+        async def restart() -> None:
+            if old is not None:
+                await old.aclose()
+            self.start_runtime()
+            self.refresh_bindings()  # ctrl+n is done: drop it from the footer
+
+        self.run_worker(restart(), name="demo-native", group="agent", exit_on_error=False)
 
     async def send(self, text: str) -> Any:
         """Run one user turn (the worker awaits it; the UI stays live)."""
@@ -499,6 +523,8 @@ class FrontierApp(App[int]):
             return self.replaying
         if action == "cancel":
             return not self.replaying
+        if action == "demo_native":
+            return self.demo and not self.replaying and self.config.protocol != "native-inc"
         return True
 
     def action_help(self) -> None:
