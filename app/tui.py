@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import itertools
 import time
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
@@ -39,6 +40,7 @@ from frontier.app.screens.help import HelpScreen
 from frontier.app.screens.main import CSS_PATH as MAIN_CSS
 from frontier.app.screens.main import TABS, MainScreen
 from frontier.app.screens.review import ReviewScreen
+from frontier.app.screens.sessions import SessionPicker
 from frontier.app.screens.welcome import WelcomeScreen
 from frontier.themes.palette import DEFAULT_THEME, THEME_NAMES, THEMES, theme_variable
 from frontier.tools.contract import Approver, Decision, Preview, ToolSpec
@@ -225,13 +227,22 @@ class FrontierApp(App[int]):
     # ------------------------------------------------------------------ runtime
     def start_runtime(self) -> None:
         """Create the agent runtime; the demo then sends its scripted prompts."""
+        runtime = self._build_runtime()
+        if runtime is not None:
+            self._adopt_runtime(runtime)
+
+    def _build_runtime(self) -> Any:
+        """The factory's runtime, or ``None`` after telling the user why it could not start."""
         try:
             factory = self.runtime_factory or self._default_factory
-            self.runtime = factory(self.approver, self.observe)
+            return factory(self.approver, self.observe)
         except Exception as exc:
             self.state.note(f"could not start the agent: {exc}", "error")
             self.notify(str(exc), title="could not start the agent", severity="error", timeout=10)
-            return
+            return None
+
+    def _adopt_runtime(self, runtime: Any) -> None:
+        self.runtime = runtime
         self.state.mark("status")
         prompts = list(getattr(self.runtime, "demo_prompts", []) or [])
         if prompts:
@@ -572,6 +583,12 @@ class FrontierApp(App[int]):
             self._toggle_split,
         )
         yield SystemCommand("Help", "panes and keys", self.action_help)
+        if not self.replaying and not isinstance(screen, WelcomeScreen):
+            yield SystemCommand(
+                "Open session…",
+                "resume a stored session (newest first)",
+                self.action_open_session,
+            )
         if self.runtime is not None:
             for mode in ("ctl-heredoc", "ctl", "native-inc", "native-eos", "xml"):
                 yield SystemCommand(
@@ -581,13 +598,8 @@ class FrontierApp(App[int]):
                 )
             yield SystemCommand(
                 "Export session (markdown)",
-                "write the session to a .md file in the workspace",
+                "write the session to a .md file in the current directory",
                 self._export,
-            )
-            yield SystemCommand(
-                "Open session…",
-                "how to resume this or another stored session",
-                self._open_session_hint,
             )
 
     def _toggle_split(self) -> None:
@@ -605,35 +617,117 @@ class FrontierApp(App[int]):
         self.state.mark("status")
         self.notify(f"mode {name}: applies from the next message", timeout=3)
 
-    def _open_session_hint(self) -> None:
-        self.notify(
-            f"this session: {self.runtime.session_id}\nlist: frontier sessions · "
-            f"resume: frontier resume ID",
-            timeout=8,
+    def action_open_session(self) -> None:
+        """Show the session picker (the list is read off the event loop)."""
+
+        def listing() -> list[Any]:
+            from frontier.app.session.store import SessionStore
+
+            with SessionStore.open() as store:
+                return store.list_sessions()
+
+        async def run() -> None:
+            try:
+                sessions = await asyncio.to_thread(listing)
+            except Exception as exc:
+                self.notify(f"cannot list sessions: {exc}", severity="error", timeout=10)
+                return
+            current = getattr(self.runtime, "session_id", None)
+            self.push_screen(SessionPicker(sessions, current), callback=self._open_chosen)
+
+        self.run_worker(run(), name="sessions", exit_on_error=False)
+
+    def _open_chosen(self, session_id: str | None) -> None:
+        if session_id is None:
+            return
+        if self.runtime is not None and session_id == self.runtime.session_id:
+            self.notify(f"session {session_id} is already open", timeout=3)
+            return
+        if self.state.turn_running:
+            self.notify(
+                "wait for the turn to end (or press Esc to stop it) before opening another session",
+                severity="warning",
+            )
+            return
+        self.run_worker(
+            self._resume_session(session_id), name="resume", group="agent", exit_on_error=False
         )
+
+    async def _resume_session(self, session_id: str) -> None:
+        """Resume ``session_id`` in place of the current runtime (kept if resuming fails)."""
+        previous = (self.session_id, self.demo)
+        self.session_id = session_id
+        self.demo = False  # a stored session says itself whether it ran on the demo model
+        runtime = self._build_runtime()
+        if runtime is None:
+            self.session_id, self.demo = previous
+            return
+        old, self.runtime = self.runtime, None
+        self.state.note(f"── resumed session {runtime.session_id} ──")
+        self.state.note(f"{runtime.workspace} · {runtime.model or '—'} · {runtime.mode}")
+        for result in runtime.recovered:
+            self.state.note(f"reconciled {result.call_id} {result.name}: {result.kind}")
+        carried = len(getattr(runtime.loop, "carried", ()) or ())
+        if carried:
+            self.state.note(
+                f"{carried} result{'s' if carried != 1 else ''} the model has not seen "
+                "will go with your next message"
+            )
+        self._adopt_runtime(runtime)
+        self.refresh_bindings()
+        if old is not None:
+            try:
+                await old.aclose()
+            except Exception as exc:  # the new session is open; say why the old one was not
+                self.notify(f"closing the previous session failed: {exc}", severity="warning")
 
     def _export(self) -> None:
         runtime = self.runtime
-        target = Path(runtime.workspace) / f"frontier-session-{runtime.session_id[:8]}.md"
+        stem = f"frontier-session-{runtime.session_id[:8]}"
 
-        def write() -> None:
+        def write() -> Path:
             from frontier.app.commands.export import export_records, to_markdown
             from frontier.app.session.store import SessionStore
 
             with SessionStore.open() as store:
                 info = store.get_session(runtime.session_id)
                 records = list(export_records(store.records(info.id)))
-            target.write_text(to_markdown(info, records), "utf-8")
+            # the process's directory, not the workspace: the agent reads the workspace
+            return write_unique(Path.cwd(), stem, to_markdown(info, records))
 
         async def run() -> None:
             try:
-                await asyncio.to_thread(write)
+                target = await asyncio.to_thread(write)
             except Exception as exc:
                 self.notify(f"export failed: {exc}", severity="error")
             else:
                 self.notify(f"exported to {target}", timeout=5)
 
         self.run_worker(run(), name="export", exit_on_error=False)
+
+
+def write_unique(directory: Path, stem: str, text: str, suffix: str = ".md") -> Path:
+    """Create ``stem.md`` in ``directory``, else ``stem-2.md``, ``stem-3.md``…: an export
+    never overwrites a file (exclusive create, so two exports cannot race either)."""
+    for n in itertools.count(1):
+        path = directory / (f"{stem}{suffix}" if n == 1 else f"{stem}-{n}{suffix}")
+        try:
+            handle = path.open("x", encoding="utf-8")
+        except FileExistsError:
+            if n >= 10_000:
+                raise FileExistsError(
+                    f"{directory}: {stem}{suffix} through {path.name} all exist; "
+                    "move old exports away"
+                ) from None
+            continue
+        try:
+            with handle:
+                handle.write(text)
+        except BaseException:
+            path.unlink(missing_ok=True)  # no half-written export left behind
+            raise
+        return path
+    raise AssertionError("unreachable")
 
 
 def run_tui(

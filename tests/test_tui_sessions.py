@@ -1,0 +1,214 @@
+"""Palette → "Open session…" resumes a stored session; "Export session" never overwrites."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from textual.pilot import Pilot
+from textual.widgets import OptionList, Static
+
+from frontier.app.config import Config
+from frontier.app.events import ToolCall
+from frontier.app.providers.demo import DEMO_BASE_URL
+from frontier.app.providers.demo_script import DEMO_MODEL
+from frontier.app.screens.sessions import EMPTY, SessionPicker
+from frontier.app.session.store import SessionStore
+from frontier.app.tui import FrontierApp
+
+
+async def until(pilot: Pilot, cond: Callable[[], bool], what: str, tries: int = 1000) -> None:
+    for i in range(tries):
+        if cond():
+            return
+        await pilot.pause(0.01 if i > 50 else None)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+async def palette(pilot: Pilot, command: str) -> None:
+    """Run a command the way a user does: ctrl+p, type its name, Enter."""
+    await pilot.press("ctrl+p")
+    await pilot.pause()
+    await pilot.press(*command)
+    await pilot.pause(0.1)  # the palette searches in a worker; let it list the match
+    await pilot.press("enter")
+
+
+def stored_session(
+    monkeypatch: pytest.MonkeyPatch, workspace: Path, started: float, *, interrupted: bool
+) -> str:
+    """A demo-model session with one typed message (and optionally a call that was running
+    when Frontier stopped), stored exactly as a real run leaves it."""
+    workspace.mkdir()
+    with monkeypatch.context() as m:
+        m.setattr(time, "time", lambda: started)
+        with SessionStore.open() as store:
+            sid = store.create_session(str(workspace), DEMO_MODEL, DEMO_BASE_URL, "ctl-heredoc")
+            store.append_message(sid, {"role": "user", "content": "list the files"})
+            if interrupted:
+                call = ToolCall("c1", "shell", {"command": "sleep 60"})
+                store.add_call(sid, call, started=True)
+    return sid
+
+
+@pytest.fixture
+def sessions(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[str, str]:
+    """(older, newer); the older one has an interrupted call for recovery to reconcile."""
+    older = stored_session(monkeypatch, tmp_path / "ws-old", 1_700_000_000.0, interrupted=True)
+    newer = stored_session(monkeypatch, tmp_path / "ws-new", 1_700_000_100.0, interrupted=False)
+    return older, newer
+
+
+def make_app(session_id: str | None, **kw: object) -> FrontierApp:
+    return FrontierApp(
+        Config(approval="auto"),
+        session_id=session_id,
+        demo_rate=0,
+        welcome=False,
+        remember_theme=False,
+        **kw,  # type: ignore[arg-type]
+    )
+
+
+def transcript(app: FrontierApp) -> list[str]:
+    return [entry.text for entry in app.state.transcript]
+
+
+async def test_picking_the_older_session_resumes_it_with_its_reconciled_call(
+    sessions: tuple[str, str],
+) -> None:
+    older, newer = sessions
+    app = make_app(newer)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await until(pilot, lambda: app.runtime is not None, "the newer session to open")
+        first = app.runtime
+        assert first.session_id == newer
+
+        await palette(pilot, "Open session")
+        await until(pilot, lambda: isinstance(app.screen, SessionPicker), "the session picker")
+        options = app.screen.query_one(OptionList)
+        assert [options.get_option_at_index(i).id for i in range(2)] == [newer, older]
+        assert options.has_focus and options.highlighted == 0  # newest first
+        rows = [str(options.get_option_at_index(i).prompt) for i in range(2)]
+        assert rows[0].startswith(f"● {newer}")  # the open one is marked
+        assert rows[1].startswith(f"  {older}")
+        assert "1 turn · active\n" in rows[1]
+        assert "frontier-demo · ctl-heredoc · " in rows[1]
+        assert rows[1].rstrip().endswith("ws-old")
+
+        await pilot.press("j", "enter")
+        await until(
+            pilot,
+            lambda: app.runtime is not first and app.runtime is not None,
+            "the older session to be resumed",
+        )
+        assert not isinstance(app.screen, SessionPicker)
+        assert app.runtime.session_id == older
+        assert app.runtime.workspace.name == "ws-old"
+        lines = transcript(app)
+        assert f"── resumed session {older} ──" in lines
+        assert "reconciled c1 shell: interrupted" in lines
+        assert any("will go with your next message" in line for line in lines)
+        assert app.focused is not None and app.focused.id == "prompt"
+        await until(pilot, lambda: first._closers == [], "the previous runtime to close")
+
+        # choosing the session already open changes nothing
+        now = app.runtime
+        await palette(pilot, "Open session")
+        await until(pilot, lambda: isinstance(app.screen, SessionPicker), "the picker again")
+        options = app.screen.query_one(OptionList)
+        assert str(options.get_option_at_index(1).prompt).startswith("● ")  # older, open now
+        await pilot.press("j", "enter")
+        await until(
+            pilot,
+            lambda: any("already open" in n.message for n in app._notifications),
+            "the notice that it is open",
+        )
+        assert app.runtime is now
+
+
+async def test_the_picker_is_keyboard_driven_and_esc_keeps_the_session(
+    sessions: tuple[str, str],
+) -> None:
+    _, newer = sessions
+    app = make_app(newer)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: app.runtime is not None, "the session to open")
+        first = app.runtime
+        app.action_open_session()
+        await until(pilot, lambda: isinstance(app.screen, SessionPicker), "the session picker")
+        options = app.screen.query_one(OptionList)
+        await pilot.press("j")
+        assert options.highlighted == 1
+        await pilot.press("k")
+        assert options.highlighted == 0
+        await pilot.press("down")
+        assert options.highlighted == 1
+        shown = [options.render_line(y).text.rstrip() for y in range(4)]
+        assert shown[0].endswith("1 turn · active")  # every field fits at 80 columns
+        assert shown[1].endswith("ws-new") and "frontier-demo · ctl-heredoc" in shown[1]
+        await pilot.press("escape")
+        await pilot.pause()
+        assert not isinstance(app.screen, SessionPicker)
+        assert app.runtime is first and app.runtime.session_id == newer
+
+
+async def test_no_session_switch_while_a_turn_runs(sessions: tuple[str, str]) -> None:
+    older, newer = sessions
+    app = make_app(newer)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await until(pilot, lambda: app.runtime is not None, "the session to open")
+        first = app.runtime
+        app.state.turn_running = True
+        app._open_chosen(older)
+        await pilot.pause()
+        assert app.runtime is first
+        assert any("wait for the turn to end" in n.message for n in app._notifications)
+        app.state.turn_running = False
+
+
+async def test_an_empty_store_says_so_and_esc_closes() -> None:
+    app = make_app(None, autostart=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await palette(pilot, "Open session")
+        await until(pilot, lambda: isinstance(app.screen, SessionPicker), "the session picker")
+        shown = str(app.screen.query_one("#sessions-empty", Static).render())
+        assert shown == EMPTY
+        assert not app.screen.query(OptionList)
+        await pilot.press("escape")
+        await pilot.pause()
+        assert not isinstance(app.screen, SessionPicker)
+        assert app.runtime is None
+
+
+async def test_export_writes_to_the_current_directory_and_never_overwrites(
+    sessions: tuple[str, str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _, newer = sessions
+    out = tmp_path / "out"
+    out.mkdir()
+    monkeypatch.chdir(out)
+    app = make_app(newer)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await until(pilot, lambda: app.runtime is not None, "the session to open")
+        first = out / f"frontier-session-{newer[:8]}.md"
+        second = out / f"frontier-session-{newer[:8]}-2.md"
+
+        await palette(pilot, "Export session")
+        await until(pilot, first.exists, "the first export")
+        await until(
+            pilot,
+            lambda: any(str(first) in n.message for n in app._notifications),
+            "the notification naming the file",
+        )
+        text = first.read_text("utf-8")
+        assert newer in text and "list the files" in text
+
+        first.write_text("my notes\n", "utf-8")  # the user's edits must survive
+        await palette(pilot, "Export session")
+        await until(pilot, second.exists, "the second export")
+        assert first.read_text("utf-8") == "my notes\n"
+        assert newer in second.read_text("utf-8")
+        assert not (tmp_path / "ws-new" / first.name).exists()  # not in the agent's workspace
