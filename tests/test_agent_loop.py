@@ -300,3 +300,19 @@ async def test_cancelling_the_turn_stops_queued_calls() -> None:
         await asyncio.sleep(0)
     assert ended.reason == "cancelled"
     assert "run c1" not in log
+
+
+@pytest.mark.parametrize("mode", ["native-inc", "native-eos", "ctl", "xml"])
+def test_raw_stream_bytes_line_up_with_the_transducer_offsets(mode: str) -> None:
+    """The loop's StreamBytes and the transducer's Confirmed/Call offsets share one axis,
+    so the Raw stream pane's frontier marker sits on the byte the transducer means."""
+    from frontier.app.providers.demo import stream_chunks
+    from frontier.app.providers.demo_script import script
+
+    for step in script(mode):
+        adapter = get_mode(mode).adapter()
+        fed = 0
+        for chunk, _ in stream_chunks(step, mode):
+            data, _events = adapter.feed(chunk)
+            fed += len(data)
+            assert fed == adapter.transducer.consumed

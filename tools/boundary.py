@@ -129,17 +129,6 @@ class ToolBoundary:
 
     # ----------------------------------------------------------------- steps
 
-    async def _store_call(self, fn: Callable[..., Any], *args: Any) -> Any:
-        """Run one store commit, here on the event-loop thread, on purpose.
-
-        Handing a ~1 ms commit to a worker thread measured *slower* end to end: the
-        GIL hand-off to and from the worker added 0.6–1.3 ms p50 and up to the 5 ms
-        switch interval at p99 (bench/overlap.py, store on tmpfs), while a commit
-        that blocks the loop for its fsync delays the stream and the UI by the same
-        time the call has to wait anyway (the tool may not start before it).
-        """
-        return fn(*args)
-
     def _sequential(self, call: ToolCall) -> bool:
         tool = self.registry.get(call.name)
         return bool(tool and tool.spec.sequential)
@@ -157,7 +146,9 @@ class ToolBoundary:
         ``start_now``: execution follows at once, so a store that offers
         ``persist_and_start`` records the call and its start in one commit (one
         fsync less between confirmation and the tool starting). Store commits run
-        in a worker thread so an fsync never freezes stream reading or the UI.
+        on the event-loop thread on purpose: a worker thread measured slower end to
+        end (the GIL hand-off cost more than the ~1 ms fsync it would hide; see
+        docs/benchmarks/overlap.md), and the tool may not start before the commit.
         """
         if self.persistence_failed:
             return _result(call, "not_executed", "not executed: the session store failed earlier")
@@ -182,12 +173,7 @@ class ToolBoundary:
             return _result(call, exc.kind, f"{exc}{suffix}")
         except Exception as exc:
             return _result(call, "runtime", _runtime(spec.name, "preparing", exc))
-        prepared = Prepared(
-            args=args,
-            preview=prepared.preview,
-            needs_approval=prepared.needs_approval,
-            plan=prepared.plan,
-        )
+        prepared = replace(prepared, args=args)  # always the coerced arguments
         denied = await self._gate(call, spec, prepared)
         if denied is not None:
             return denied
@@ -196,12 +182,10 @@ class ToolBoundary:
             combined = getattr(self.persistence, "persist_and_start", None) if start_now else None
             try:
                 if combined is not None:
-                    await self._store_call(combined, call, spec, prepared.preview)
+                    combined(call, spec, prepared.preview)
                     started = True
                 else:
-                    await self._store_call(
-                        self.persistence.persist_call, call, spec, prepared.preview
-                    )
+                    self.persistence.persist_call(call, spec, prepared.preview)
             except Exception as exc:
                 return self._store_failed(call, f"could not record the call ({exc})", ran=False)
         return _Ready(call, spec, tool, prepared, started_recorded=started)
@@ -228,7 +212,7 @@ class ToolBoundary:
         call = ready.call
         if self.persistence is not None and not ready.started_recorded:
             try:
-                await self._store_call(self.persistence.mark_started, call.id)
+                self.persistence.mark_started(call.id)
             except Exception as exc:
                 return self._store_failed(call, f"could not record the start ({exc})", ran=False)
         token = CancelToken()
@@ -274,7 +258,7 @@ class ToolBoundary:
                 result = changed
         if self.persistence is not None:
             try:
-                await self._store_call(self.persistence.commit_result, result)
+                self.persistence.commit_result(result)
             except Exception as exc:
                 what = f"ran (outcome {result.kind})" if executed else "did not run"
                 result = self._store_failed(

@@ -22,6 +22,7 @@ from frontier.app.events import (
     ResponseStarted,
     Retry,
     StreamStopped,
+    ToolCall,
     ToolFinished,
     ToolOutput,
     ToolStarted,
@@ -104,7 +105,7 @@ class TerminalApprover:
     def __init__(self, out: TextIO | None = None) -> None:
         self.out = out or sys.stderr
 
-    async def approve(self, call, spec: ToolSpec, preview: Preview) -> Decision:  # type: ignore[no-untyped-def]
+    async def approve(self, call: ToolCall, spec: ToolSpec, preview: Preview) -> Decision:
         self.out.write(f"\n── approve {call.id} {call.name}? ──\n{render_preview(preview)}\n")
         self.out.write("[y] approve  [n] deny  (or type a reason to deny): ")
         self.out.flush()
@@ -118,7 +119,7 @@ class TerminalApprover:
 class NoTerminalApprover:
     """No terminal to ask on: deny, and say how to allow it."""
 
-    async def approve(self, call, spec: ToolSpec, preview: Preview) -> Decision:  # type: ignore[no-untyped-def]
+    async def approve(self, call: ToolCall, spec: ToolSpec, preview: Preview) -> Decision:
         return Decision(
             False,
             f"{call.name} needs approval but there is no terminal to ask on; rerun with "
@@ -127,5 +128,5 @@ class NoTerminalApprover:
         )
 
 
-def default_approver():  # type: ignore[no-untyped-def]
+def default_approver() -> TerminalApprover | NoTerminalApprover:
     return TerminalApprover() if sys.stdin.isatty() else NoTerminalApprover()

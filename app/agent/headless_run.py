@@ -8,6 +8,7 @@ from pathlib import Path
 from frontier.app.agent.headless import EventPrinter, default_approver
 from frontier.app.agent.runtime import create_runtime
 from frontier.app.config import Config
+from frontier.app.events import ToolFinished
 from frontier.app.providers.errors import ProviderError
 from frontier.app.session.store import StoreError
 from frontier.tools.contract import Approver
@@ -49,7 +50,7 @@ async def run_headless(
     if not as_json:
         print(f"session {runtime.session_id} · {runtime.mode} · workspace {runtime.workspace}")
     for result in runtime.recovered:
-        printer(_recovered(result))
+        printer(ToolFinished(result))
     try:
         for prompt in prompts or runtime.demo_prompts:
             if not as_json:
@@ -64,9 +65,3 @@ async def run_headless(
     finally:
         await runtime.aclose()
     return EXIT_OK
-
-
-def _recovered(result):  # type: ignore[no-untyped-def]
-    from frontier.app.events import ToolFinished
-
-    return ToolFinished(result)

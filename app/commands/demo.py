@@ -13,6 +13,7 @@ import asyncio
 import sys
 
 from frontier.app.commands._agent_args import config_from_args
+from frontier.app.config import Config
 
 DEFAULT_RATE = 60.0
 
@@ -31,12 +32,13 @@ def main(args: argparse.Namespace) -> int:
     return asyncio.run(_headless(config, explicit_protocol, explicit_approval, args.json, rate))
 
 
-async def _headless(config, protocol, approval, as_json, rate) -> int:  # type: ignore[no-untyped-def]
+async def _headless(
+    config: Config, protocol: str | None, approval: str | None, as_json: bool, rate: float
+) -> int:
     from dataclasses import replace
 
     from frontier.app.agent.headless_run import run_headless
 
-    approver = None
     if approval is None and not sys.stdin.isatty():
         # Nobody to ask: approve what the script does, and say so.
         config = replace(config, approval="auto")
@@ -55,7 +57,6 @@ async def _headless(config, protocol, approval, as_json, rate) -> int:  # type: 
             as_json=as_json,
             demo=True,
             demo_rate=rate,
-            approver=approver,
         )
         if code != 0:
             return code
