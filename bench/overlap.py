@@ -14,7 +14,7 @@ each mode's wire format (CTL frames / heredocs in ``content``, native
 the same number of tokens and each call takes ``--stream-ratio`` x the tool time
 to stream. Everything after the provider is real: ``AgentLoop``, the mode's
 transducer, ``ToolBoundary`` with ``PolicyApprover("auto")``, a ``SessionStore``
-(WAL, fsync) in a temp dir, ``bash`` in its own process group.
+(WAL, fsync) shared by all runs, ``bash`` in its own process group.
 
 Per mode it prints the turn's wall time (ratio vs native-eos, measured in the
 same run), and per call:
@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import math
 import os
@@ -286,7 +287,9 @@ class Run:
     calls: list[CallMarks]
 
 
-async def run_once(mode: str, args: argparse.Namespace, target_tokens: int, base: Path) -> Run:
+async def run_once(
+    mode: str, args: argparse.Namespace, target_tokens: int, base: Path, store: SessionStore
+) -> Run:
     first = padded_calls(mode, args.calls, args.tool_time, target_tokens)
     provider = SimProvider([first, closing_response()], args.rate)
     marks = Marks()
@@ -309,33 +312,29 @@ async def run_once(mode: str, args: argparse.Namespace, target_tokens: int, base
     with tempfile.TemporaryDirectory(prefix="frontier-overlap-", dir=base) as tmp:
         workspace = Path(tmp) / "ws"
         workspace.mkdir()
-        store = SessionStore.open(Path(tmp) / "sessions.db")
-        try:
-            sid = store.create_session(str(workspace), "bench-sim", None, mode)
-            registry = default_registry()
-            boundary = TimedBoundary(
-                registry,
-                workspace,
-                TimedApprover(PolicyApprover("auto"), marks),
-                TimedPersistence(store.persistence(sid), marks),
-                emit=observe,
-            )
-            boundary.marks = marks
-            loop = AgentLoop(
-                provider=provider,
-                boundary=boundary,
-                registry=registry,
-                mode=get_mode(mode),
-                emit=observe,
-                store=store,
-                session_id=sid,
-                model="bench-sim",
-            )
-            t0 = now()
-            await loop.send(TASK)
-            wall = now() - t0
-        finally:
-            store.close()
+        sid = store.create_session(str(workspace), "bench-sim", None, mode)
+        registry = default_registry()
+        boundary = TimedBoundary(
+            registry,
+            workspace,
+            TimedApprover(PolicyApprover("auto"), marks),
+            TimedPersistence(store.persistence(sid), marks),
+            emit=observe,
+        )
+        boundary.marks = marks
+        loop = AgentLoop(
+            provider=provider,
+            boundary=boundary,
+            registry=registry,
+            mode=get_mode(mode),
+            emit=observe,
+            store=store,
+            session_id=sid,
+            model="bench-sim",
+        )
+        t0 = now()
+        await loop.send(TASK)
+        wall = now() - t0
     calls = [marks.calls[i] for i in marks.order]
     check(mode, ended, calls, args.calls)
     for m in calls:
@@ -511,12 +510,17 @@ async def main_async(args: argparse.Namespace) -> int:
     print("command:", " ".join([Path(sys.executable).name, *sys.argv]))
     runs: list[Run] = []
     modes = list(args.mode_list)
-    for rep in range(args.repeats):
-        order = modes[rep % len(modes) :] + modes[: rep % len(modes)]  # spread machine noise
-        for mode in order:
-            run = await run_once(mode, args, tokens, base)
-            runs.append(run)
-            print(f"  repeat {rep + 1} {mode:<12} wall {run.wall:.3f} s", flush=True)
+    with contextlib.ExitStack() as stack:
+        # One store for every run, as a user's sessions.db lives across sessions: its WAL
+        # grows and is checkpointed as in a long session, not fresh for each run.
+        home = stack.enter_context(tempfile.TemporaryDirectory(prefix="fo-store-", dir=base))
+        store = stack.enter_context(SessionStore.open(Path(home) / "sessions.db"))
+        for rep in range(args.repeats):
+            order = modes[rep % len(modes) :] + modes[: rep % len(modes)]  # spread machine noise
+            for mode in order:
+                run = await run_once(mode, args, tokens, base, store)
+                runs.append(run)
+                print(f"  repeat {rep + 1} {mode:<12} wall {run.wall:.3f} s", flush=True)
     summary = report(runs, modes, args, tokens)
     print(f"load after: {os.getloadavg()}")
     if args.json is not None:

@@ -50,6 +50,8 @@ STATES = ("active", "done", "failed", "interrupted")
 BUSY_TIMEOUT_S = 10.0
 STREAM_FLUSH_EVENTS = 4096
 """Buffered stream events are also flushed on their own once this many pile up."""
+WAL_CAP_BYTES = 64 << 20
+"""A WAL this large is checkpointed at the next stream flush even mid-response."""
 SECRET_ENV = ("FRONTIER_API_KEY", "OPENAI_API_KEY")
 REDACTED = "[REDACTED]"
 _CREDENTIAL_PARAMS = ("key", "token", "secret", "password", "sig", "auth")
@@ -265,6 +267,9 @@ class SessionStore:
                     "put FRONTIER_DATA_DIR on a local disk"
                 )
             conn.execute("PRAGMA synchronous=FULL")
+            # Checkpoints run where nothing waits on them (:meth:`checkpoint`), never
+            # inside the commit that records a call about to start.
+            conn.execute("PRAGMA wal_autocheckpoint=0")
             conn.execute("PRAGMA foreign_keys=ON")
             conn.execute(f"PRAGMA busy_timeout={int(BUSY_TIMEOUT_S * 1000)}")
             schema.migrate(conn)
@@ -278,6 +283,27 @@ class SessionStore:
             conn.close()
             raise
         return cls(conn, path, [v for v in values if v])
+
+    def checkpoint(self) -> bool:
+        """Copy the WAL into the database file; call it where no tool is waiting to start.
+
+        SQLite's automatic checkpoint is off: it runs inside whichever commit crosses
+        1000 pages, and when that is the commit recording a call, the call waits for
+        megabytes to be written and fsync'd. The agent loop calls this before each
+        model request instead (no call can be pending then), and a long response's
+        stream flush calls it once the WAL passes ``WAL_CAP_BYTES``. A checkpointed WAL
+        is rewritten from its start, so later commits overwrite blocks already
+        allocated and their fsync need not update the file size. ``PASSIVE``: it never
+        waits for another process's readers; returns whether the whole WAL was copied.
+        """
+        with self._lock:
+            try:
+                busy, frames, copied = self._conn.execute(
+                    "PRAGMA wal_checkpoint(PASSIVE)"
+                ).fetchone()
+            except sqlite3.Error as exc:
+                raise _translate(exc, self.path, "checkpointing the WAL") from exc
+            return not busy and frames == copied
 
     def close(self) -> None:
         """Flush buffered stream events (best effort is not enough: errors raise) and close."""
@@ -488,6 +514,14 @@ class SessionStore:
             buf.append((float(t), data))
             if len(buf) >= STREAM_FLUSH_EVENTS:
                 self._write("stream", lambda c: None)
+                if self._wal_bytes() > WAL_CAP_BYTES:
+                    self.checkpoint()
+
+    def _wal_bytes(self) -> int:
+        try:
+            return os.stat(f"{self.path}-wal").st_size
+        except FileNotFoundError:
+            return 0
 
     def end_response(self, response_id: int, finish_reason: str) -> None:
         """Flush the response's stream and record how it ended."""
