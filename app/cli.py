@@ -67,7 +67,8 @@ def _agent_options(parser: argparse.ArgumentParser, *, top: bool) -> None:
         "--workspace",
         default=default,
         metavar="DIR",
-        help="workspace root (default: current directory)",
+        help="workspace root (default: current directory; for resume: where the session's "
+        "project is now, if it moved)",
     )
     parser.add_argument(
         "--theme",

@@ -116,6 +116,7 @@ class FrontierApp(App[int]):
         demo: bool = False,
         demo_rate: float = 60.0,
         session_id: str | None = None,
+        workspace: Path | None = None,
         welcome: bool | None = None,
         speed: float | None = 1.0,
         paused: bool = False,
@@ -133,6 +134,8 @@ class FrontierApp(App[int]):
         self.demo = demo
         self.demo_rate = demo_rate
         self.session_id = session_id
+        self.workspace = workspace
+        """Named on the command line: the resumed session's project now lives here."""
         self.runtime: Any = None
         self.runtime_factory = runtime_factory
         self.welcome = (
@@ -243,6 +246,8 @@ class FrontierApp(App[int]):
 
     def _adopt_runtime(self, runtime: Any) -> None:
         self.runtime = runtime
+        for note in getattr(runtime, "notes", ()) or ():
+            self.state.note(note)
         self.state.mark("status")
         prompts = list(getattr(self.runtime, "demo_prompts", []) or [])
         if prompts:
@@ -260,6 +265,7 @@ class FrontierApp(App[int]):
             demo=self.demo,
             demo_rate=self.demo_rate,
             session_id=self.session_id,
+            workspace=self.workspace,
         )
 
     async def _demo(self, prompts: list[str]) -> None:
@@ -658,6 +664,7 @@ class FrontierApp(App[int]):
         previous = (self.session_id, self.demo)
         self.session_id = session_id
         self.demo = False  # a stored session says itself whether it ran on the demo model
+        self.workspace = None  # the command line's --workspace was for the first session
         runtime = self._build_runtime()
         if runtime is None:
             self.session_id, self.demo = previous
@@ -665,6 +672,8 @@ class FrontierApp(App[int]):
         old, self.runtime = self.runtime, None
         self.state.note(f"── resumed session {runtime.session_id} ──")
         self.state.note(f"{runtime.workspace} · {runtime.model or '—'} · {runtime.mode}")
+        for note in getattr(runtime, "notes", ()) or ():
+            self.state.note(note)
         for result in runtime.recovered:
             self.state.note(f"reconciled {result.call_id} {result.name}: {result.kind}")
         carried = len(getattr(runtime.loop, "carried", ()) or ())
@@ -736,8 +745,11 @@ def run_tui(
     demo: bool = False,
     demo_rate: float = 60.0,
     session_id: str | None = None,
+    workspace: Path | None = None,
 ) -> int:
     """Entry point for ``frontier``, ``frontier demo`` and ``frontier resume`` (TUI)."""
-    app = FrontierApp(config, demo=demo, demo_rate=demo_rate, session_id=session_id)
+    app = FrontierApp(
+        config, demo=demo, demo_rate=demo_rate, session_id=session_id, workspace=workspace
+    )
     result = app.run()
     return int(result or 0)

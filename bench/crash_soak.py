@@ -302,7 +302,7 @@ def _parse(line: bytes) -> dict[str, Any] | None:
 
 @dataclass
 class RunDir:
-    """One run's isolated data dir, TMPDIR (the demo workspace lands there) and config dir."""
+    """One run's isolated data dir (the demo workspace lands there), TMPDIR and config dir."""
 
     root: Path
     pycache: Path
@@ -332,7 +332,7 @@ class RunDir:
         return env
 
     def workspaces(self) -> list[Path]:
-        return sorted((self.root / "tmp").glob("frontier-demo-*"))
+        return sorted((self.root / "data" / "demo-workspaces").glob("*"))
 
     def tests_ran_in(self, workspace: Path) -> bool:
         """Did ``python3 -m unittest`` run in this workspace (its bytecode cache says so)?"""

@@ -18,7 +18,7 @@ import pytest
 
 
 def run_demo(tmp_path: Path, protocol: str) -> tuple[list[dict[str, Any]], Path]:
-    env = {**os.environ, "TMPDIR": str(tmp_path)}  # the scratch workspace lands here
+    env = {**os.environ, "FRONTIER_DATA_DIR": str(tmp_path / "data")}  # the scratch copy too
     argv = ["demo", "--headless", "--json", "--rate", "0", "--protocol", protocol]
     proc = subprocess.run(
         [sys.executable, "-m", "frontier.app.cli", *argv, "--approval", "auto"],
@@ -30,7 +30,7 @@ def run_demo(tmp_path: Path, protocol: str) -> tuple[list[dict[str, Any]], Path]
     )
     assert proc.returncode == 0, proc.stderr[-2000:]
     events = [json.loads(line) for line in proc.stdout.splitlines() if line.startswith("{")]
-    workspaces = list(tmp_path.glob("frontier-demo-*"))
+    workspaces = list((tmp_path / "data" / "demo-workspaces").iterdir())
     assert len(workspaces) == 1, workspaces
     return events, workspaces[0]
 

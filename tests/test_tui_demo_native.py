@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from pathlib import Path
 
 from textual.pilot import Pilot
 
@@ -20,10 +19,7 @@ async def until(pilot: Pilot, cond: Callable[[], bool], what: str, tries: int = 
     raise AssertionError(f"timed out waiting for {what}")
 
 
-async def test_ctrl_n_replays_the_demo_task_with_native_tool_calls(
-    tmp_path: Path, monkeypatch
-) -> None:  # type: ignore[no-untyped-def]
-    monkeypatch.setenv("TMPDIR", str(tmp_path))  # scratch workspaces land here
+async def test_ctrl_n_replays_the_demo_task_with_native_tool_calls() -> None:
     app = FrontierApp(
         Config(protocol="ctl-heredoc", approval="auto"),
         demo=True,

@@ -49,6 +49,8 @@ async def run_headless(
         return 2
     if not as_json:
         print(f"session {runtime.session_id} · {runtime.mode} · workspace {runtime.workspace}")
+    for note in runtime.notes:  # stderr with --json: stdout stays one event per line
+        print(f"note {note}", file=sys.stderr if as_json else sys.stdout)
     for result in runtime.recovered:
         printer(ToolFinished(result))
     try:

@@ -7,10 +7,11 @@ they differ only in the approver and the observer they pass in.
 from __future__ import annotations
 
 import tempfile
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from frontier.app.agent.loop import AgentLoop
 from frontier.app.agent.modes import get_mode
@@ -18,6 +19,9 @@ from frontier.app.config import Config
 from frontier.app.events import Event, ToolResult
 from frontier.app.providers.demo_script import DEMO_MODEL, DEMO_TASK
 from frontier.tools.contract import Approver
+
+if TYPE_CHECKING:
+    from frontier.app.session.store import SessionInfo, SessionStore
 
 
 @dataclass
@@ -31,6 +35,8 @@ class Runtime:
     demo_prompts: list[str] = field(default_factory=list)
     recovered: list[ToolResult] = field(default_factory=list)
     """Calls reconciled on resume (in flight when the last run stopped)."""
+    notes: list[str] = field(default_factory=list)
+    """What setting up changed that the user should hear about (a moved workspace...)."""
     _closers: list[Any] = field(default_factory=list, repr=False)
 
     async def aclose(self) -> None:
@@ -41,11 +47,62 @@ class Runtime:
         self._closers.clear()
 
 
+DEMO_WORKSPACES = "demo-workspaces"
+"""Under the data dir: the demo's scratch copies, kept next to the sessions that use them."""
+
+
 def demo_workspace() -> Path:
-    """A scratch copy of the bundled sample project: the demo never touches user files."""
+    """A scratch copy of the bundled sample project: the demo never touches user files.
+
+    It lives in ``<data dir>/demo-workspaces/`` rather than ``$TMPDIR`` so a demo
+    session can still be resumed (and inspected) after ``$TMPDIR`` is cleaned.
+    """
+    from frontier.app.config import data_dir
     from frontier.app.providers.demo import make_demo_workspace
 
-    return make_demo_workspace(Path(tempfile.mkdtemp(prefix="frontier-demo-")))
+    parent = data_dir() / DEMO_WORKSPACES
+    parent.mkdir(parents=True, exist_ok=True)
+    stamp = time.strftime("%Y%m%d-%H%M%S-")
+    return make_demo_workspace(Path(tempfile.mkdtemp(prefix=stamp, dir=parent)))
+
+
+def _new_session_root(config: Config, workspace: Path | None, demo: bool) -> Path:
+    if workspace is None and demo:
+        return demo_workspace()
+    root = Path(workspace or config.workspace or ".").expanduser().resolve()
+    if not root.is_dir():
+        raise ValueError(
+            f"workspace {root} is not a directory: create it, or pass an existing one "
+            "with --workspace DIR"
+        )
+    return root
+
+
+def _resumed_root(
+    store: SessionStore, info: SessionInfo, workspace: Path | None, demo: bool, notes: list[str]
+) -> Path:
+    """The stored workspace, or ``workspace`` if the user moved the project (recorded)."""
+    if workspace is not None:
+        root = Path(workspace).expanduser().resolve()
+        if not root.is_dir():
+            raise ValueError(f"--workspace {root} is not a directory")
+        if str(root) != info.workspace:
+            store.set_workspace(info.id, str(root))
+            notes.append(f"workspace moved: {info.workspace} -> {root}")
+        return root
+    root = Path(info.workspace)
+    if root.is_dir():
+        return root
+    if demo:
+        from frontier.app.providers.demo import make_demo_workspace
+
+        make_demo_workspace(root)
+        notes.append(f"the demo's scratch copy {root} was gone; made a fresh one")
+        return root
+    raise ValueError(
+        f"session {info.id}'s workspace {root} no longer exists (moved or deleted?); "
+        f"resume it in another directory with `frontier resume {info.id} --workspace DIR`"
+    )
 
 
 def create_runtime(
@@ -63,34 +120,70 @@ def create_runtime(
     """Build the loop; ``session_id`` resumes a stored session (reconciling open calls).
 
     ``protocol`` is the mode the user asked for explicitly; without it a resumed
-    session keeps its own mode and a new one uses ``config.protocol``.
+    session keeps its own mode and a new one uses ``config.protocol``. ``workspace``
+    is the directory the user named explicitly: a new session's root, or where a
+    resumed session's project now lives. Raises ``ValueError`` / ``StoreError``
+    with a message for the user; nothing is left open then.
     """
+    from frontier.app.session.store import SessionStore
+
+    store = SessionStore.open(secrets=[config.api_key])
+    try:
+        return _create_runtime(
+            store,
+            config,
+            approver=approver,
+            observer=observer,
+            demo=demo,
+            demo_rate=demo_rate,
+            session_id=session_id,
+            max_turns=max_turns,
+            workspace=workspace,
+            protocol=protocol,
+        )
+    except BaseException:
+        store.close()
+        raise
+
+
+def _create_runtime(
+    store: SessionStore,
+    config: Config,
+    *,
+    approver: Approver,
+    observer: Callable[[Event], None] | None,
+    demo: bool,
+    demo_rate: float,
+    session_id: str | None,
+    max_turns: int,
+    workspace: Path | None,
+    protocol: str | None,
+) -> Runtime:
     from frontier.app.providers.demo import DEMO_BASE_URL
     from frontier.app.providers.openai import OpenAIProvider
-    from frontier.app.session.store import SessionStore
     from frontier.tools.boundary import ToolBoundary
     from frontier.tools.policy import PolicyApprover
     from frontier.tools.registry import default_registry
 
     emit = observer or (lambda event: None)
-    store = SessionStore.open(secrets=[config.api_key])
     mode_name = protocol or config.protocol
+    notes: list[str] = []
     messages: list[dict[str, Any]] = []
     recovered: list[ToolResult] = []
     undelivered: list[ToolResult] = []
     if session_id is not None:
         info = store.get_session(session_id)
         session_id = info.id
-        root = Path(info.workspace)
         mode_name = protocol or info.mode
-        recovered = store.recover(session_id, root)
-        undelivered = store.undelivered_results(session_id)
-        messages = store.load_messages(session_id)
         model = config.model or info.model
         base_url = config.base_url or info.base_url
         demo = demo or base_url == DEMO_BASE_URL
+        root = _resumed_root(store, info, workspace, demo, notes)
+        recovered = store.recover(session_id, root)
+        undelivered = store.undelivered_results(session_id)
+        messages = store.load_messages(session_id)
     else:
-        root = workspace or (demo_workspace() if demo else Path(config.workspace or ".").resolve())
+        root = _new_session_root(config, workspace, demo)
         model = DEMO_MODEL if demo else (config.model or "")
         base_url = DEMO_BASE_URL if demo else config.base_url
     mode = get_mode(mode_name)
@@ -137,6 +230,7 @@ def create_runtime(
         base_url=base_url,
         demo_prompts=[DEMO_TASK] if demo and not messages else [],
         recovered=recovered,
+        notes=notes,
     )
     runtime._closers.extend([provider.aclose, store.close])
     return runtime

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import sys
+from pathlib import Path
 
 from frontier.app.commands._agent_args import config_from_args
 
@@ -14,10 +15,11 @@ def main(args: argparse.Namespace) -> int:
     if config is None:
         return 2
     rate = 60.0 if args.rate is None else args.rate
+    workspace = Path(args.workspace) if getattr(args, "workspace", None) else None
     if not args.headless:
         from frontier.app.tui import run_tui
 
-        return run_tui(config, session_id=args.session_id, demo_rate=rate)
+        return run_tui(config, session_id=args.session_id, demo_rate=rate, workspace=workspace)
     if not args.prompt:
         print("frontier resume --headless needs --prompt TEXT (the next message)", file=sys.stderr)
         return 2
@@ -30,6 +32,7 @@ def main(args: argparse.Namespace) -> int:
             as_json=args.json,
             max_turns=args.max_turns,
             session_id=args.session_id,
+            workspace=workspace,
             demo_rate=rate,
             protocol=getattr(args, "protocol", None),
         )

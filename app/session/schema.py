@@ -5,8 +5,8 @@ database written by an older Frontier is upgraded in place on open and a crash
 during an upgrade leaves the previous version intact. A database newer than
 this code is refused (never downgraded or half-understood).
 
-Tables (all records are append-only except ``sessions.state/updated`` and a
-response's end fields):
+Tables (all records are append-only except ``sessions.state/workspace/updated``
+and a response's end fields):
 
 - ``sessions``: one row per conversation (workspace, model, base URL, mode).
 - ``messages``: the exact chat message dicts sent to the model, in order.

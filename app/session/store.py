@@ -341,6 +341,20 @@ class SessionStore:
 
         return self._write("session", insert)
 
+    def set_workspace(self, session_id: str, workspace: str) -> None:
+        """The project moved: later tools and recovery use ``workspace`` (resume --workspace)."""
+        ws = os.path.abspath(workspace)
+        self._write(
+            "workspace",
+            lambda c: self._check_rowcount(
+                c.execute(
+                    "UPDATE sessions SET workspace = ?, updated = ? WHERE id = ?",
+                    (self._r(ws), time.time(), session_id),
+                ),
+                session_id,
+            ),
+        )
+
     def set_state(self, session_id: str, state: str) -> None:
         if state not in STATES:
             raise ValueError(f"unknown session state {state!r}; one of {', '.join(STATES)}")
