@@ -8,7 +8,6 @@ unconfirmed runs, whatever the network does.
 from __future__ import annotations
 
 import asyncio
-import json
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -16,6 +15,7 @@ from typing import Any
 
 import pytest
 from aiohttp import web
+from sse_server import serve, sse, start_sse
 
 from frontier.app.agent.loop import AgentLoop
 from frontier.app.agent.modes import get_mode
@@ -27,10 +27,6 @@ from frontier.tools.policy import PolicyApprover
 from frontier.tools.registry import default_registry
 
 Handler = Callable[[web.Request, int], Awaitable[web.StreamResponse]]
-
-
-def sse(obj: Any) -> bytes:
-    return f"data: {json.dumps(obj)}\n\n".encode()
 
 
 def content(text: str) -> bytes:
@@ -72,22 +68,9 @@ class Server:
 @pytest.fixture
 async def server() -> AsyncIterator[Server]:
     srv = Server()
-    app = web.Application()
-    app.router.add_post("/v1/chat/completions", srv.dispatch)
-    runner = web.AppRunner(app, shutdown_timeout=1.0)
-    await runner.setup()
-    site = web.TCPSite(runner, "127.0.0.1", 0)
-    await site.start()
-    port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
-    srv.url = f"http://127.0.0.1:{port}/v1"
-    yield srv
-    await runner.cleanup()
-
-
-async def start_sse(request: web.Request) -> web.StreamResponse:
-    resp = web.StreamResponse(headers={"Content-Type": "text/event-stream"})
-    await resp.prepare(request)
-    return resp
+    async with serve(srv.dispatch) as url:
+        srv.url = url
+        yield srv
 
 
 def body_handler(body: bytes, *, byte_by_byte: bool = False) -> Handler:

@@ -8,7 +8,6 @@ see: the chunks, the retries (with the delays it would have waited), the final
 from __future__ import annotations
 
 import asyncio
-import json
 import socket
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
@@ -16,6 +15,7 @@ from typing import Any
 
 import pytest
 from aiohttp import web
+from sse_server import serve, sse, start_sse
 
 from frontier.app.events import Retry
 from frontier.app.providers.errors import ProviderError
@@ -23,10 +23,6 @@ from frontier.app.providers.openai import Chunk, OpenAIProvider, StreamEnd
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 MESSAGES = [{"role": "user", "content": "hi"}]
-
-
-def sse(obj: Any) -> bytes:
-    return f"data: {json.dumps(obj)}\n\n".encode()
 
 
 def delta(text: str) -> dict[str, Any]:
@@ -64,23 +60,10 @@ class Server:
 @pytest.fixture
 async def server() -> AsyncIterator[Server]:
     srv = Server()
-    app = web.Application()
-    app.router.add_post("/v1/chat/completions", srv.dispatch)
-    runner = web.AppRunner(app, shutdown_timeout=1.0)
-    await runner.setup()
-    site = web.TCPSite(runner, "127.0.0.1", 0)
-    await site.start()
-    port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
-    srv.url = f"http://127.0.0.1:{port}/v1"
-    yield srv
-    srv.release.set()
-    await runner.cleanup()
-
-
-async def start_sse(request: web.Request) -> web.StreamResponse:
-    resp = web.StreamResponse(headers={"Content-Type": "text/event-stream"})
-    await resp.prepare(request)
-    return resp
+    async with serve(srv.dispatch) as url:
+        srv.url = url
+        yield srv
+        srv.release.set()
 
 
 async def ok_stream(request: web.Request) -> web.StreamResponse:

@@ -6,6 +6,7 @@ they differ only in the approver and the observer they pass in.
 
 from __future__ import annotations
 
+import contextlib
 import tempfile
 import time
 from collections.abc import Callable
@@ -125,112 +126,83 @@ def create_runtime(
     resumed session's project now lives. Raises ``ValueError`` / ``StoreError``
     with a message for the user; nothing is left open then.
     """
-    from frontier.app.session.store import SessionStore
-
-    store = SessionStore.open(secrets=[config.api_key])
-    try:
-        return _create_runtime(
-            store,
-            config,
-            approver=approver,
-            observer=observer,
-            demo=demo,
-            demo_rate=demo_rate,
-            session_id=session_id,
-            max_turns=max_turns,
-            workspace=workspace,
-            protocol=protocol,
-        )
-    except BaseException:
-        store.close()
-        raise
-
-
-def _create_runtime(
-    store: SessionStore,
-    config: Config,
-    *,
-    approver: Approver,
-    observer: Callable[[Event], None] | None,
-    demo: bool,
-    demo_rate: float,
-    session_id: str | None,
-    max_turns: int,
-    workspace: Path | None,
-    protocol: str | None,
-) -> Runtime:
     from frontier.app.providers.demo import DEMO_BASE_URL
     from frontier.app.providers.openai import OpenAIProvider
+    from frontier.app.session.store import SessionStore
     from frontier.tools.boundary import ToolBoundary
     from frontier.tools.policy import PolicyApprover
     from frontier.tools.registry import default_registry
 
-    emit = observer or (lambda event: None)
-    mode_name = protocol or config.protocol
-    notes: list[str] = []
-    messages: list[dict[str, Any]] = []
-    recovered: list[ToolResult] = []
-    undelivered: list[ToolResult] = []
-    if session_id is not None:
-        info = store.get_session(session_id)
-        session_id = info.id
-        mode_name = protocol or info.mode
-        model = config.model or info.model
-        base_url = config.base_url or info.base_url
-        demo = demo or base_url == DEMO_BASE_URL
-        root = _resumed_root(store, info, workspace, demo, notes)
-        recovered = store.recover(session_id, root)
-        undelivered = store.undelivered_results(session_id)
-        messages = store.load_messages(session_id)
-    else:
-        root = _new_session_root(config, workspace, demo)
-        model = DEMO_MODEL if demo else (config.model or "")
-        base_url = DEMO_BASE_URL if demo else config.base_url
-    mode = get_mode(mode_name)
-    if demo:
-        from frontier.app.providers.demo import demo_provider
+    with contextlib.ExitStack() as on_error:
+        store = SessionStore.open(secrets=[config.api_key])
+        on_error.callback(store.close)  # until the runtime owns it
+        emit = observer or (lambda event: None)
+        mode_name = protocol or config.protocol
+        notes: list[str] = []
+        messages: list[dict[str, Any]] = []
+        recovered: list[ToolResult] = []
+        undelivered: list[ToolResult] = []
+        if session_id is not None:
+            info = store.get_session(session_id)
+            session_id = info.id
+            mode_name = protocol or info.mode
+            model = config.model or info.model
+            base_url = config.base_url or info.base_url
+            demo = demo or base_url == DEMO_BASE_URL
+            root = _resumed_root(store, info, workspace, demo, notes)
+            recovered = store.recover(session_id, root)
+            undelivered = store.undelivered_results(session_id)
+            messages = store.load_messages(session_id)
+        else:
+            root = _new_session_root(config, workspace, demo)
+            model = DEMO_MODEL if demo else (config.model or "")
+            base_url = DEMO_BASE_URL if demo else config.base_url
+        mode = get_mode(mode_name)
+        if demo:
+            from frontier.app.providers.demo import demo_provider
 
-        provider = demo_provider(mode.name, demo_rate)
-    else:
-        if not base_url:
-            raise ValueError(
-                "no endpoint configured: pass --base-url URL (and --model M), "
-                "or run `frontier demo`"
-            )
-        provider = OpenAIProvider(base_url, model, api_key=config.api_key)
-    if session_id is None:
-        session_id = store.create_session(str(root), model, base_url, mode.name)
-    registry = default_registry()
-    boundary = ToolBoundary(
-        registry,
-        root,
-        PolicyApprover(config.approval, approver),
-        store.persistence(session_id),
-        emit=emit,
-    )
-    loop = AgentLoop(
-        provider=provider,
-        boundary=boundary,
-        registry=registry,
-        mode=mode,
-        emit=emit,
-        store=store,
-        session_id=session_id,
-        model=model,
-        max_turns=max_turns,
-        messages=messages,
-    )
-    loop.carried = undelivered
-    runtime = Runtime(
-        loop=loop,
-        session_id=session_id,
-        workspace=root,
-        model=model,
-        mode=mode.name,
-        base_url=base_url,
-        demo_prompts=[DEMO_TASK] if demo and not messages else [],
-        recovered=recovered,
-        notes=notes,
-    )
-    runtime._closers.extend([provider.aclose, store.close])
-    return runtime
+            provider = demo_provider(mode.name, demo_rate)
+        else:
+            if not base_url:
+                raise ValueError(
+                    "no endpoint configured: pass --base-url URL (and --model M), "
+                    "or run `frontier demo`"
+                )
+            provider = OpenAIProvider(base_url, model, api_key=config.api_key)
+        if session_id is None:
+            session_id = store.create_session(str(root), model, base_url, mode.name)
+        registry = default_registry()
+        boundary = ToolBoundary(
+            registry,
+            root,
+            PolicyApprover(config.approval, approver),
+            store.persistence(session_id),
+            emit=emit,
+        )
+        loop = AgentLoop(
+            provider=provider,
+            boundary=boundary,
+            registry=registry,
+            mode=mode,
+            emit=emit,
+            store=store,
+            session_id=session_id,
+            model=model,
+            max_turns=max_turns,
+            messages=messages,
+        )
+        loop.carried = undelivered
+        runtime = Runtime(
+            loop=loop,
+            session_id=session_id,
+            workspace=root,
+            model=model,
+            mode=mode.name,
+            base_url=base_url,
+            demo_prompts=[DEMO_TASK] if demo and not messages else [],
+            recovered=recovered,
+            notes=notes,
+        )
+        runtime._closers.extend([provider.aclose, store.close])
+        on_error.pop_all()
+        return runtime
