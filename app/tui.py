@@ -143,6 +143,7 @@ class FrontierApp(App[int]):
             if welcome is not None
             else player is None
             and not demo
+            and session_id is None  # a stored session knows its own endpoint
             and runtime_factory is None
             and not self.config.has_endpoint
         )
@@ -246,14 +247,36 @@ class FrontierApp(App[int]):
 
     def _adopt_runtime(self, runtime: Any) -> None:
         self.runtime = runtime
-        for note in getattr(runtime, "notes", ()) or ():
-            self.state.note(note)
+        if getattr(runtime, "resumed", False):
+            self._announce_resume(runtime)
+        else:
+            for note in getattr(runtime, "notes", ()) or ():
+                self.state.note(note)
         self.state.mark("status")
         prompts = list(getattr(self.runtime, "demo_prompts", []) or [])
         if prompts:
             self.run_worker(self._demo(prompts), name="demo", group="agent", exit_on_error=False)
         else:
             self._focus_prompt()
+
+    def _announce_resume(self, runtime: Any) -> None:
+        """The stored conversation, then what resuming changed (reconciled calls...)."""
+        history = list(getattr(runtime, "history", ()) or ())
+        if history:
+            self.state.note(f"── earlier in session {runtime.session_id} ──")
+            self.state.add_history(history)
+        self.state.note(f"── resumed session {runtime.session_id} ──")
+        self.state.note(f"{runtime.workspace} · {runtime.model or '—'} · {runtime.mode}")
+        for note in getattr(runtime, "notes", ()) or ():
+            self.state.note(note)
+        for result in runtime.recovered:
+            self.state.note(f"reconciled {result.call_id} {result.name}: {result.kind}")
+        carried = len(getattr(runtime.loop, "carried", ()) or ())
+        if carried:
+            self.state.note(
+                f"{carried} result{'s' if carried != 1 else ''} the model has not seen "
+                "will go with your next message"
+            )
 
     def _default_factory(self, approver: Approver, observer: Observer) -> Any:
         from frontier.app.agent.runtime import create_runtime
@@ -670,18 +693,6 @@ class FrontierApp(App[int]):
             self.session_id, self.demo = previous
             return
         old, self.runtime = self.runtime, None
-        self.state.note(f"── resumed session {runtime.session_id} ──")
-        self.state.note(f"{runtime.workspace} · {runtime.model or '—'} · {runtime.mode}")
-        for note in getattr(runtime, "notes", ()) or ():
-            self.state.note(note)
-        for result in runtime.recovered:
-            self.state.note(f"reconciled {result.call_id} {result.name}: {result.kind}")
-        carried = len(getattr(runtime.loop, "carried", ()) or ())
-        if carried:
-            self.state.note(
-                f"{carried} result{'s' if carried != 1 else ''} the model has not seen "
-                "will go with your next message"
-            )
         self._adopt_runtime(runtime)
         self.refresh_bindings()
         if old is not None:

@@ -73,6 +73,16 @@ def test_unknown_session_is_a_clear_usage_error(
     assert "doesnotexist" in result.stderr and "Traceback" not in result.stderr
 
 
+def test_resuming_an_unknown_session_fails_before_any_tui(
+    demo_session: tuple[str, Path],
+) -> None:
+    _, tmp = demo_session
+    result = frontier("resume", "doesnotexist", tmp_path=tmp)
+    assert result.returncode == 2
+    assert "no session matches 'doesnotexist'" in result.stderr
+    assert "Traceback" not in result.stderr and result.stdout == ""
+
+
 def test_replay_session_headless_prints_every_response(demo_session: tuple[str, Path]) -> None:
     session_id, tmp = demo_session
     result = frontier("replay", session_id, "--headless", "--json", tmp_path=tmp)

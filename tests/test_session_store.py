@@ -273,7 +273,10 @@ def test_list_newest_first_and_prefix_lookup(store: SessionStore, monkeypatch) -
 
 def test_session_state(store: SessionStore) -> None:
     sid = store.create_session("/w", "m", None, "ctl")
+    lock = store.lock_session(sid)  # a running Frontier has it open
     assert store.get_session(sid).state == "active"
+    lock.release()
+    assert store.get_session(sid).state == "interrupted"  # active, but nobody runs it
     store.set_state(sid, "done")
     assert store.get_session(sid).state == "done"
     with pytest.raises(ValueError, match="unknown session state"):

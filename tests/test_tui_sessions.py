@@ -94,7 +94,7 @@ async def test_picking_the_older_session_resumes_it_with_its_reconciled_call(
         rows = [str(options.get_option_at_index(i).prompt) for i in range(2)]
         assert rows[0].startswith(f"● {newer}")  # the open one is marked
         assert rows[1].startswith(f"  {older}")
-        assert "1 turn · active\n" in rows[1]
+        assert "1 turn · interrupted\n" in rows[1]  # its process died mid-call
         assert "frontier-demo · ctl-heredoc · " in rows[1]
         assert rows[1].rstrip().endswith("ws-old")
 
@@ -212,3 +212,22 @@ async def test_export_writes_to_the_current_directory_and_never_overwrites(
         assert first.read_text("utf-8") == "my notes\n"
         assert newer in second.read_text("utf-8")
         assert not (tmp_path / "ws-new" / first.name).exists()  # not in the agent's workspace
+
+
+async def test_resuming_from_the_command_line_shows_the_conversation_so_far(
+    sessions: tuple[str, str],
+) -> None:
+    """`frontier resume ID` with no endpoint flags: no welcome screen, the stored
+    conversation in the transcript, the interrupted call with its reconciled outcome."""
+    older, _ = sessions
+    app = FrontierApp(Config(approval="auto"), session_id=older, remember_theme=False)
+    assert app.welcome is False  # the stored session knows its endpoint
+    async with app.run_test(size=(120, 40)) as pilot:
+        await until(pilot, lambda: app.runtime is not None, "the session to open")
+        lines = transcript(app)
+        start = lines.index(f"── earlier in session {older} ──")
+        resumed = lines.index(f"── resumed session {older} ──")
+        earlier = lines[start + 1 : resumed]
+        assert earlier[0] == "list the files"
+        assert earlier[1].startswith("▸ c1 shell sleep 60  interrupted: shell call 'c1' was")
+        assert "reconciled c1 shell: interrupted" in lines[resumed:]

@@ -12,6 +12,7 @@ import time
 from collections import deque
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from frontier.app.events import (
     ArgBytes,
@@ -34,6 +35,9 @@ from frontier.app.events import (
     ToolStarted,
     TurnEnded,
 )
+
+if TYPE_CHECKING:
+    from frontier.app.session.store import LogRecord
 
 RAW_WINDOW = 2 << 20
 """Bytes of one response kept for the Raw stream pane; older bytes are dropped."""
@@ -253,6 +257,35 @@ class UiState:
 
     def note(self, text: str, role: str = "note") -> None:
         self._entry(role, text)
+
+    def add_history(self, records: Iterable[LogRecord]) -> None:
+        """A resumed session's earlier timeline, as the transcript showed it then.
+
+        Calls become frozen one-line entries (their outcome is final), so the Tools
+        pane and the stream panes stay about what happens from now on.
+        """
+        calls: dict[int, ToolCall] = {}
+        for rec in records:
+            data = rec.data
+            if rec.type == "user":
+                self.add_user(str(data.get("text", "")))
+            elif rec.type == "assistant":
+                self._assistant = None
+                self._assistant_text(str(data.get("text", "")))
+            elif rec.type == "call":
+                args = data.get("args")
+                call = ToolCall(rec.call_id or "", str(data.get("name", "")), args or {})
+                calls[rec.seq] = call
+            elif rec.type == "result":
+                call = calls.pop(rec.ref, None) if rec.ref is not None else None
+                call = call or ToolCall(rec.call_id or "", str(data.get("name", "")), {})
+                first = str(data.get("output", "")).strip().splitlines()
+                outcome = str(data.get("kind", "?")) + (f": {first[0][:120]}" if first else "")
+                self._entry("note", f"▸ {call.id} {call.name} {summarize_call(call)}  {outcome}")
+            elif rec.type == "error":
+                where = f" at byte {data['offset']}" if "offset" in data else ""
+                self._entry("error", f"{data.get('kind', '?')}{where}: {data.get('message', '')}")
+        self._assistant = None
 
     def apply_all(self, events: Iterable[Event]) -> None:
         for event in events:

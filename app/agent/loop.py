@@ -43,6 +43,8 @@ from frontier.app.providers.errors import ProviderError
 from frontier.app.providers.openai import Chunk, StreamEnd
 from frontier.tools.registry import Registry
 
+SESSION_STATE = {"done": "done", "cancelled": "interrupted"}
+"""What ``frontier sessions`` shows after a turn ends this way (any other reason: failed)."""
 CLEAN_FINISH = ("stop", "tool_calls")
 TRUNCATED_FINISH = ("length", "disconnect")
 
@@ -182,7 +184,7 @@ class AgentLoop:
             self._turn_task = None
         if ended.reason != "session_persistence_failed":
             with contextlib.suppress(PersistenceFailed):
-                self._set_state("done" if ended.reason == "done" else "failed")
+                self._set_state(SESSION_STATE.get(ended.reason, "failed"))
         self._emit(ended)
         return ended
 

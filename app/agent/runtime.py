@@ -22,7 +22,7 @@ from frontier.app.providers.demo_script import DEMO_MODEL, DEMO_TASK
 from frontier.tools.contract import Approver
 
 if TYPE_CHECKING:
-    from frontier.app.session.store import SessionInfo, SessionStore
+    from frontier.app.session.store import LogRecord, SessionInfo, SessionStore
 
 
 @dataclass
@@ -38,6 +38,9 @@ class Runtime:
     """Calls reconciled on resume (in flight when the last run stopped)."""
     notes: list[str] = field(default_factory=list)
     """What setting up changed that the user should hear about (a moved workspace...)."""
+    history: list[LogRecord] = field(default_factory=list)
+    """A resumed session's timeline so far (after reconciling), for the transcript."""
+    resumed: bool = False
     _closers: list[Any] = field(default_factory=list, repr=False)
 
     async def aclose(self) -> None:
@@ -141,10 +144,14 @@ def create_runtime(
         notes: list[str] = []
         messages: list[dict[str, Any]] = []
         recovered: list[ToolResult] = []
+        history: list[LogRecord] = []
+        resumed = session_id is not None
         undelivered: list[ToolResult] = []
         if session_id is not None:
             info = store.get_session(session_id)
             session_id = info.id
+            lock = store.lock_session(session_id)  # before recovery touches its calls
+            on_error.callback(lock.release)
             mode_name = protocol or info.mode
             model = config.model or info.model
             base_url = config.base_url or info.base_url
@@ -153,6 +160,7 @@ def create_runtime(
             recovered = store.recover(session_id, root)
             undelivered = store.undelivered_results(session_id)
             messages = store.load_messages(session_id)
+            history = store.records(session_id)
         else:
             root = _new_session_root(config, workspace, demo)
             model = DEMO_MODEL if demo else (config.model or "")
@@ -171,6 +179,8 @@ def create_runtime(
             provider = OpenAIProvider(base_url, model, api_key=config.api_key)
         if session_id is None:
             session_id = store.create_session(str(root), model, base_url, mode.name)
+            lock = store.lock_session(session_id)
+            on_error.callback(lock.release)
         registry = default_registry()
         boundary = ToolBoundary(
             registry,
@@ -202,7 +212,9 @@ def create_runtime(
             demo_prompts=[DEMO_TASK] if demo and not messages else [],
             recovered=recovered,
             notes=notes,
+            history=history,
+            resumed=resumed,
         )
-        runtime._closers.extend([provider.aclose, store.close])
+        runtime._closers.extend([provider.aclose, store.close, lock.release])
         on_error.pop_all()
         return runtime

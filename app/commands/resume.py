@@ -17,9 +17,16 @@ def main(args: argparse.Namespace) -> int:
     rate = 60.0 if args.rate is None else args.rate
     workspace = Path(args.workspace) if getattr(args, "workspace", None) else None
     if not args.headless:
+        from frontier.app.session.store import StoreError, find_session
+
+        try:  # a wrong id is a usage error here, not a TUI that cannot start
+            session_id = find_session(args.session_id).id
+        except StoreError as exc:
+            print(f"frontier: {exc}", file=sys.stderr)
+            return 2
         from frontier.app.tui import run_tui
 
-        return run_tui(config, session_id=args.session_id, demo_rate=rate, workspace=workspace)
+        return run_tui(config, session_id=session_id, demo_rate=rate, workspace=workspace)
     if not args.prompt:
         print("frontier resume --headless needs --prompt TEXT (the next message)", file=sys.stderr)
         return 2

@@ -36,6 +36,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from frontier.app.events import ToolCall, ToolResult
+from frontier.app.session import lock as session_lock
 from frontier.app.session import schema
 
 if TYPE_CHECKING:
@@ -72,14 +73,27 @@ def session_recordings(id_or_prefix: str, path: Path | None = None) -> list[tupl
     id to. Raises :class:`SessionNotFound` (unknown or ambiguous id, or no store
     yet) with a message fit for the user.
     """
-    db = Path(path) if path is not None else default_path()
-    if not db.exists():
-        raise SessionNotFound(
-            f"{id_or_prefix!r} is not a file and there are no stored sessions yet ({db})"
-        )
+    db = _existing_store(path, f"{id_or_prefix!r} is not a file and there are")
     with SessionStore.open(db) as store:
         info = store.get_session(id_or_prefix)
         return [(r.name, r.to_recording()) for r in store.recordings(info.id)]
+
+
+def find_session(id_or_prefix: str, path: Path | None = None) -> SessionInfo:
+    """The stored session an id or unique prefix names (``SessionNotFound`` otherwise).
+
+    Never creates a database: commands check the id before opening a TUI on it.
+    """
+    db = _existing_store(path, f"no session {id_or_prefix!r}: there are")
+    with SessionStore.open(db) as store:
+        return store.get_session(id_or_prefix)
+
+
+def _existing_store(path: Path | None, problem: str) -> Path:
+    db = Path(path) if path is not None else default_path()
+    if not db.exists():
+        raise SessionNotFound(f"{problem} no stored sessions yet ({db})")
+    return db
 
 
 def default_path() -> Path:
@@ -818,7 +832,21 @@ class SessionStore:
 
     def _info(self, row: tuple[Any, ...]) -> SessionInfo:
         sid, created, workspace, model, base_url, mode, state, turns, calls = row
+        if state == "active" and not session_lock.is_held(self.path.parent, sid):
+            state = "interrupted"  # its process died mid-turn (nothing holds its lock)
         return SessionInfo(sid, created, workspace, model, base_url, mode, state, turns, calls)
+
+    def lock_session(self, session_id: str) -> session_lock.SessionLock:
+        """Open ``session_id`` for this process alone (``StoreError`` if another has it)."""
+        try:
+            return session_lock.acquire(self.path.parent, session_id)
+        except session_lock.SessionBusy as exc:
+            raise StoreError(str(exc)) from None
+        except OSError as exc:
+            raise StoreError(
+                f"cannot lock session {session_id} in {self.path.parent}: "
+                f"{exc.strerror or exc}; check permissions on the data dir"
+            ) from exc
 
     @staticmethod
     def _check_rowcount(cur: sqlite3.Cursor, session_id: str) -> None:
