@@ -89,7 +89,7 @@ class FrontierApp(App[int]):
         Binding("f3", "pane('confirmed')", "Confirmed", show=False),
         Binding("f4", "pane('pending')", "Pending", show=False),
         Binding("f5", "pane('errors')", "Errors", show=False),
-        Binding("ctrl+q", "quit", "Quit"),
+        Binding("ctrl+q", "quit", "Quit", priority=True),  # also from a review modal
         Binding("ctrl+n", "demo_native", "Demo: native-inc"),
         # replay
         Binding("space", "toggle_pause", "Pause/play"),

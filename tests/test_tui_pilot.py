@@ -101,6 +101,21 @@ async def test_deny_with_reason_leaves_file_untouched(workspace: Path) -> None:
     assert app.reviews[0].decision.reason == "use argparse"
 
 
+async def test_ctrl_q_quits_from_the_review_modal_and_nothing_is_written(
+    workspace: Path,
+) -> None:
+    holder: list[FakeRuntime] = []
+    app = make_app(workspace, holder, block_shell=False)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await send(pilot, "add a shout flag")
+        await wait_for(pilot, lambda: isinstance(app.screen, ReviewScreen), "the review modal")
+        await pilot.press("ctrl+q")
+        await wait_for(pilot, lambda: not app.is_running, "the app to quit")
+    assert (workspace / "greet.py").read_text() == OLD
+    assert holder[0].loop.results == []  # the patch waiting for review never ran
+    assert holder[0].closed
+
+
 async def test_escape_cancels_the_running_shell(workspace: Path) -> None:
     holder: list[FakeRuntime] = []
     app = make_app(workspace, holder)
