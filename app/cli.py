@@ -78,6 +78,23 @@ def _agent_options(parser: argparse.ArgumentParser, *, top: bool) -> None:
     )
 
 
+class _VersionAction(argparse.Action):
+    """``--version``: read from the installed metadata only when asked (start-up stays fast)."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str, **kwargs: object) -> None:
+        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, **kwargs)  # type: ignore[arg-type]
+
+    def __call__(self, parser: argparse.ArgumentParser, *args: object) -> None:
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            text = version("frontier-agent")
+        except PackageNotFoundError:
+            text = "unknown (not installed; run pip install -e .)"
+        print(f"frontier {text}")
+        parser.exit()
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="frontier",
@@ -87,6 +104,9 @@ def build_parser() -> argparse.ArgumentParser:
         ),
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument(
+        "--version", action=_VersionAction, help="print the installed version and exit"
     )
     _agent_options(parser, top=True)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")

@@ -51,3 +51,13 @@ def test_cli_help_is_fast_path() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip().splitlines()[-1] == "False False"
+
+
+def test_version_prints_the_installed_version_on_stdout() -> None:
+    from importlib.metadata import version
+
+    out = subprocess.run(
+        [sys.executable, "-m", "frontier.app.cli", "--version"], capture_output=True, text=True
+    )
+    assert out.returncode == 0
+    assert out.stdout == f"frontier {version('frontier-agent')}\n"
