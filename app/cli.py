@@ -136,7 +136,9 @@ def build_parser() -> argparse.ArgumentParser:
         "run", "run one task headless: same loop, events as text or JSON lines, approvals by policy"
     )
     _agent_options(p, top=False)
-    p.add_argument("--prompt", required=True, metavar="TEXT", help="the task")
+    p.add_argument(
+        "--prompt", required=True, metavar="TEXT", help="the task (- reads it from stdin)"
+    )
     p.add_argument(
         "--max-turns",
         type=int,

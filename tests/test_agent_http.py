@@ -8,6 +8,9 @@ unconfirmed runs, whatever the network does.
 from __future__ import annotations
 
 import asyncio
+import json
+import os
+import sys
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -232,3 +235,20 @@ async def test_malformed_sse_lines_are_skipped(server: Server, make_rig) -> None
     ended = await rig.loop.send("go")
     assert ended.reason == "done"
     assert (rig.root / "a.txt").read_text() == "a\n"
+
+
+async def test_run_reads_a_long_prompt_from_stdin(server: Server, tmp_path: Path) -> None:
+    """`frontier run --prompt -` as another program drives it: the task arrives on stdin."""
+    server.handlers = [body_handler(DONE_BODY)]
+    task = "Rename greet to hello.\nKeep the tests passing.\n" * 50
+    env = {**os.environ, "FRONTIER_DATA_DIR": str(tmp_path / "data")}
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "frontier.app.cli", "run", "--prompt", "-", "--json",
+        "--base-url", server.url, "--model", "m", "--workspace", str(tmp_path),
+        stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE, env=env,
+    )  # fmt: skip
+    out, err = await asyncio.wait_for(proc.communicate(task.encode()), 60)
+    assert proc.returncode == 0, err.decode()
+    assert json.loads(out.decode().splitlines()[-1])["reason"] == "done"
+    assert server.requests[0]["messages"][-1] == {"role": "user", "content": task}

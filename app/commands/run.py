@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import sys
+from pathlib import Path
 
 from frontier.app.commands._agent_args import config_from_args
 
@@ -13,7 +14,8 @@ def main(args: argparse.Namespace) -> int:
     config = config_from_args(args)
     if config is None:
         return 2
-    if not config.has_endpoint:
+    session = getattr(args, "session", None)
+    if not config.has_endpoint and session is None:  # a stored session knows its endpoint
         print(
             "frontier run: no endpoint configured. Pass --base-url URL --model M "
             "(e.g. http://127.0.0.1:8080/v1 for llama.cpp), set FRONTIER_BASE_URL, "
@@ -21,14 +23,26 @@ def main(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 2
+    prompt = args.prompt
+    if prompt == "-":
+        prompt = sys.stdin.read()
+    if not prompt.strip():
+        print(
+            "frontier run: the prompt is empty; pass --prompt TEXT (or - and the task on stdin)",
+            file=sys.stderr,
+        )
+        return 2
+    workspace = getattr(args, "workspace", None)
     from frontier.app.agent.headless_run import run_headless
 
     return asyncio.run(
         run_headless(
             config,
-            prompts=[args.prompt],
+            prompts=[prompt],
             as_json=args.json,
             max_turns=args.max_turns,
-            session_id=getattr(args, "session", None),
+            session_id=session,
+            # with --session, --workspace says where that session's project is now
+            workspace=Path(workspace) if session is not None and workspace else None,
         )
     )
