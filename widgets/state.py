@@ -269,8 +269,7 @@ class UiState:
             data = rec.data
             if rec.type == "user":
                 self.add_user(str(data.get("text", "")))
-            elif rec.type == "assistant":
-                self._assistant = None
+            elif rec.type == "assistant":  # pieces of one reply join, as they did live
                 self._assistant_text(str(data.get("text", "")))
             elif rec.type == "call":
                 args = data.get("args")
@@ -280,7 +279,8 @@ class UiState:
                 call = calls.pop(rec.ref, None) if rec.ref is not None else None
                 call = call or ToolCall(rec.call_id or "", str(data.get("name", "")), {})
                 first = str(data.get("output", "")).strip().splitlines()
-                outcome = str(data.get("kind", "?")) + (f": {first[0][:120]}" if first else "")
+                line = first[0][:120].expandtabs(2) if first else ""
+                outcome = str(data.get("kind", "?")) + (f": {line}" if line else "")
                 self._entry("note", f"▸ {call.id} {call.name} {summarize_call(call)}  {outcome}")
             elif rec.type == "error":
                 where = f" at byte {data['offset']}" if "offset" in data else ""
