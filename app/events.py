@@ -56,10 +56,11 @@ class ToolCall:
 
     def json_args(self) -> dict[str, Any]:
         """Arguments as JSON-safe values (``bytes`` become ``{"base64": ...}``)."""
-        return {k: _json_value(v) for k, v in self.args.items()}
+        return {k: json_value(v) for k, v in self.args.items()}
 
 
-def _json_value(value: ArgValue) -> Any:
+def json_value(value: ArgValue) -> Any:
+    """``bytes`` as UTF-8 text, else ``{"base64": ...}``; other values unchanged."""
     if isinstance(value, bytes):
         try:
             return value.decode("utf-8")
@@ -257,7 +258,7 @@ def event_to_json(event: Event) -> dict[str, Any]:
     match event:
         case StreamBytes(offset=o, data=d) | Confirmed(offset=o, data=d):
             out["offset"] = o
-            out["data"] = _json_value(d)
+            out["data"] = json_value(d)
             if isinstance(event, Confirmed):
                 out["kind"] = event.kind
         case CallReady(call=c):
@@ -276,10 +277,10 @@ def event_to_json(event: Event) -> dict[str, Any]:
         case AssistantText(text=text):
             out["data"] = text  # the same shape as `frontier transduce`'s text lines
         case ArgBytes(data=d):
-            out.update(call_id=event.call_id, key=event.key, data=_json_value(d))
+            out.update(call_id=event.call_id, key=event.key, data=json_value(d))
             out["offset"] = event.offset
         case _:
             for name in event.__dataclass_fields__:
                 value = getattr(event, name)
-                out[name] = _json_value(value) if isinstance(value, bytes) else value
+                out[name] = json_value(value) if isinstance(value, bytes) else value
     return out

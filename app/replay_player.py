@@ -26,6 +26,7 @@ from frontier.app.events import (
     ResponseStarted,
     StreamBytes,
 )
+from frontier.app.session.record import CLEAN_REASONS
 
 MIN_SPEED, MAX_SPEED = 0.1, 100.0
 SPEEDS = (0.1, 0.25, 0.5, 1.0, 2.0, 5.0, 10.0, 25.0, 50.0, 100.0)
@@ -228,7 +229,7 @@ class ReplayPlayer:
         self.finished = True
         events: list[Event] = []
         if not self.transducer.stopped:
-            clean = self.source.finish_reason in ("stop", "tool_calls")
+            clean = self.source.finish_reason in CLEAN_REASONS
             events += self._with_text(self.transducer.finish(clean))
         tail = self._decoder.decode(b"", final=True)
         if tail:
@@ -259,7 +260,7 @@ class ReplayPlayer:
                 break
             found += [e.offset for e in probe.feed(data[start : start + (1 << 16)]) if _err(e)]
         if not probe.stopped:
-            clean = self.source.finish_reason in ("stop", "tool_calls")
+            clean = self.source.finish_reason in CLEAN_REASONS
             found += [e.offset for e in probe.finish(clean) if _err(e)]
         return found
 

@@ -261,7 +261,8 @@ class FrontierApp(App[int]):
 
     def _announce_resume(self, runtime: Any) -> None:
         """The stored conversation, then what resuming changed (reconciled calls...)."""
-        history = list(getattr(runtime, "history", ()) or ())
+        read = getattr(runtime, "history", None)
+        history = read() if callable(read) else []
         if history:
             self.state.note(f"── earlier in session {runtime.session_id} ──")
             self.state.add_history(history)
@@ -413,7 +414,7 @@ class FrontierApp(App[int]):
                 mode=source.protocol,
                 token_rate=self._rate(),
                 frontier=state.frontier,
-                pending=len(state.pending()),
+                pending=state.pending_size,
                 session="",
                 activity=f"{which}replay {source.name} {where} {speed} · "
                 f"byte {self.player.position:,}/{self.player.size:,}",
@@ -433,7 +434,7 @@ class FrontierApp(App[int]):
             mode=getattr(runtime, "mode", "") or self.config.protocol,
             token_rate=self._rate(),
             frontier=state.frontier,
-            pending=len(state.pending()),
+            pending=state.pending_size,
             session=getattr(runtime, "session_id", "") or "",
             activity=activity,
         )
@@ -465,7 +466,6 @@ class FrontierApp(App[int]):
         try:
             with self.batch_update():
                 skipped = self.main.flush(self.state, dirty, self.status(), hidden=force)
-                self.main.tick()
             self.state.mark(*skipped)
         except NoMatches:
             # the screen is being torn down (app exiting): nothing left to paint

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from frontier.app.cst.base import calls_of, coalesce, decode_value, run_chunks
 from frontier.app.cst.ctl import CtlTransducer
-from frontier.app.cst.factory import make_transducer
+from frontier.app.cst.factory import make_transducer, pending_size
 from frontier.app.cst.native import NativeAccumulator
 from frontier.app.cst.props import check_stream
 from frontier.app.cst.sse import encode_sse
@@ -178,7 +178,9 @@ def test_native_any_split_gives_the_same_calls(
         for piece in chunked(body, cuts):
             events += t.feed(piece)
             assert len(t.pending()) <= t.pending_bound()
+            assert pending_size(t) == len(t.pending())  # the counter `check` relies on
         events += t.finish(True)
+        assert pending_size(t) == len(t.pending())
         assert coalesce(events) == whole
         assert simple(calls_of(whole)) == expected
 

@@ -68,14 +68,19 @@ def _change(wp: WorkspacePath, old: bytes | None, new: bytes) -> FileChange:
     )
 
 
-def _mutation(changes: list[FileChange], summary: str) -> Prepared:
-    plan = PatchPlan(tuple(changes))
+def _mutation(
+    args: Mapping[str, Any],
+    changes: list[FileChange],
+    summary: str,
+    *,
+    needs_approval: bool = True,
+) -> Prepared:
     files = tuple(file_preview(c.path, c.old, c.new) for c in changes)
     return Prepared(
-        args={},
+        args=args,
         preview=Preview(kind="diff", files=files, summary=summary),
-        needs_approval=True,
-        plan=plan,
+        needs_approval=needs_approval,
+        plan=PatchPlan(tuple(changes)),
     )
 
 
@@ -206,10 +211,7 @@ class WriteTool:
         new = content if isinstance(content, bytes) else content.encode("utf-8")
         old = read_bytes(wp.real)
         verb = "create" if old is None else "overwrite"
-        prepared = _mutation([_change(wp, old, new)], f"{verb} {wp.rel} ({len(new)} bytes)")
-        return Prepared(
-            args=args, preview=prepared.preview, needs_approval=True, plan=prepared.plan
-        )
+        return _mutation(args, [_change(wp, old, new)], f"{verb} {wp.rel} ({len(new)} bytes)")
 
     async def execute(
         self, call: ToolCall, prepared: Prepared, ctx: ToolContext, cancel: CancelToken
@@ -302,15 +304,11 @@ class ReplaceTool:
         old, new = _crlf_adapt(text, old, new)
         at = _locate_once(wp.rel, text, old, "`old`")
         updated = text[:at] + new + text[at + len(old) :]
-        prepared = _mutation(
+        return _mutation(
+            args,
             [_change(wp, data, _encode(updated))],
             f"replace in {wp.rel} at line {_line_of(text, at)}",
-        )
-        return Prepared(
-            args=args,
-            preview=prepared.preview,
             needs_approval=not args["dry_run"],
-            plan=prepared.plan,
         )
 
     async def execute(
@@ -388,11 +386,8 @@ class MultiTool:
             pieces.append(new)
             cur = end
         pieces.append(text[cur:])
-        prepared = _mutation(
-            [_change(wp, data, _encode("".join(pieces)))], f"{len(spans)} edits in {wp.rel}"
-        )
-        return Prepared(
-            args=args, preview=prepared.preview, needs_approval=True, plan=prepared.plan
+        return _mutation(
+            args, [_change(wp, data, _encode("".join(pieces)))], f"{len(spans)} edits in {wp.rel}"
         )
 
     async def execute(

@@ -48,8 +48,11 @@ def hint(n: int, bound: int, protocol: str | None = None) -> str:
     return "may still change meaning: waits for its line's proof"
 
 
-def render_pending(data: bytes, bound: int, protocol: str | None = None) -> Text:
-    n = len(data)
+def render_pending(
+    data: bytes, bound: int, protocol: str | None = None, size: int | None = None
+) -> Text:
+    """``data``: the pending bytes, or just their tail when ``size`` gives the total."""
+    n = len(data) if size is None else size
     text = Text()
     shown = data[-SHOW_BYTES:]
     if n > SHOW_BYTES:
@@ -67,5 +70,7 @@ class PendingView(Static):
     PendingView { color: $warning; background: $surface; height: 1fr; }
     """
 
-    def show(self, data: bytes, bound: int, protocol: str | None = None) -> None:
-        self.update(render_pending(data, bound, protocol), layout=False)
+    def show(
+        self, data: bytes, bound: int, protocol: str | None = None, size: int | None = None
+    ) -> None:
+        self.update(render_pending(data, bound, protocol, size), layout=False)

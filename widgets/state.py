@@ -97,6 +97,11 @@ class ResponseBuffer:
     def pending(self) -> bytes:
         return self.slice(self.frontier, self.end)
 
+    @property
+    def pending_size(self) -> int:
+        """``len(self.pending())`` without copying the bytes (up to the whole window)."""
+        return max(0, self.end - max(self.frontier, self.base))
+
 
 @dataclass
 class ConfirmedRow:
@@ -196,7 +201,7 @@ class UiState:
         self.pending_bound = 4096
         self._row_ids = 0
         self._entry_ids = 0
-        self._arrivals: deque[tuple[float, int]] = deque()
+        self._arrivals: deque[float] = deque()
         self._assistant: TranscriptEntry | None = None
 
     # ------------------------------------------------------------------ queries
@@ -215,6 +220,15 @@ class UiState:
     def pending(self) -> bytes:
         return self.current.pending() if self.current else b""
 
+    @property
+    def pending_size(self) -> int:
+        return self.current.pending_size if self.current else 0
+
+    def pending_tail(self, limit: int) -> bytes:
+        """The last ``limit`` pending bytes (what the Pending pane can show)."""
+        buf = self.current
+        return buf.slice(max(buf.frontier, buf.end - limit), buf.end) if buf else b""
+
     def response(self, index: int) -> ResponseBuffer | None:
         for buf in self.responses:
             if buf.index == index:
@@ -224,11 +238,9 @@ class UiState:
     def token_rate(self, window: float = 2.0) -> float:
         """Stream deltas per second over the last ``window`` seconds (≈ tokens/s)."""
         now = self.clock()
-        while self._arrivals and self._arrivals[0][0] < now - window:
+        while self._arrivals and self._arrivals[0] < now - window:
             self._arrivals.popleft()
-        if not self._arrivals:
-            return 0.0
-        return sum(n for _, n in self._arrivals) / window
+        return len(self._arrivals) / window
 
     def running_tools(self) -> list[ToolRow]:
         return [row for row in self.tools.values() if row.running]
@@ -296,7 +308,7 @@ class UiState:
             buf = self.current or self._new_response("?")
             buf.append(event.offset, event.data)
             self.bytes_seen += len(event.data)
-            self._arrivals.append((self.clock(), 1))
+            self._arrivals.append(self.clock())
             self.mark("raw", "pending", "status")
         elif isinstance(event, Confirmed):
             buf = self.current or self._new_response("?")

@@ -72,14 +72,6 @@ def tool_lines(rows: Iterable[ToolRow], now: float, width: int = 100) -> list[Te
     return lines
 
 
-def render_tools(rows: Iterable[ToolRow], now: float, width: int = 100) -> Text:
-    """The Tools pane as one text (``tool_lines`` joined)."""
-    lines = tool_lines(rows, now, width)
-    if len(lines) == 1:
-        return lines[0]
-    return Text("\n", no_wrap=True, overflow="ellipsis").join(lines)
-
-
 class ToolsPane(BlockView):
     """Rendered from ``UiState.tools``, one block per call keyed by what it shows, so a
     flush re-renders only the calls that changed; the tick refreshes elapsed times."""

@@ -13,6 +13,7 @@ import json
 import sys
 from typing import TextIO
 
+from frontier.app.agent.repair import MAX_REPAIRS
 from frontier.app.events import (
     AssistantText,
     CallReady,
@@ -85,7 +86,7 @@ def describe(event: Event) -> str | None:
         case Retry(attempt=attempt, delay=delay, reason=reason):
             return f"↻ retry {attempt} in {delay:.1f}s: {reason}"
         case RepairRequested(kind=kind, attempt=attempt):
-            return f"↺ repair {attempt}/3: asked the model to resend ({kind})"
+            return f"↺ repair {attempt}/{MAX_REPAIRS}: asked the model to resend ({kind})"
         case ResponseStarted(mode=mode, request_index=index):
             return f"── response {index + 1} ({mode})"
         case TurnEnded(reason=reason, message=message):

@@ -439,25 +439,19 @@ class AgentLoop:
             if feedback:
                 round_.append({"role": "user", "content": feedback})
         self.messages.extend(round_)
-        if round_ and self.session_id is not None and self.store is not None:
-            try:
-                self.store.append_messages(self.session_id, round_)
-            except Exception as exc:
-                raise PersistenceFailed(f"session store: append_messages failed: {exc}") from exc
+        if round_ and self.session_id is not None:
+            self._store("append_messages", self.session_id, round_)
 
     def _append(self, message: dict[str, Any], *, from_user: bool = False) -> None:
         """Add to history and commit it; ``from_user`` marks what the person typed."""
         self.messages.append(message)
-        if self.session_id is not None and self.store is not None:
-            try:
-                self.store.append_message(self.session_id, message, from_user=from_user)
-            except Exception as exc:
-                raise PersistenceFailed(f"session store: append_message failed: {exc}") from exc
+        if self.session_id is not None:
+            self._store("append_message", self.session_id, message, from_user=from_user)
 
-    def _store(self, method: str, *args: Any) -> Any:
+    def _store(self, method: str, *args: Any, **kwargs: Any) -> Any:
         if self.store is None:
             return None
         try:
-            return getattr(self.store, method)(*args)
+            return getattr(self.store, method)(*args, **kwargs)
         except Exception as exc:  # the store's own errors say what to do
             raise PersistenceFailed(f"session store: {method} failed: {exc}") from exc

@@ -11,10 +11,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from frontier.app.agent.prompts import system_prompt
+from frontier.app.config import PROTOCOLS
 from frontier.app.events import Event
 from frontier.tools.registry import Registry
 
-MODES = ("native-eos", "native-inc", "ctl", "ctl-heredoc", "xml")
+MODES = PROTOCOLS
+"""The five protocol modes (DESIGN §4), as config accepts them."""
 
 
 @dataclass(frozen=True)
@@ -29,11 +31,6 @@ class Mode:
     def eager(self) -> bool:
         """Calls run while the stream is still being read (CTL modes, native-inc)."""
         return self.name in ("ctl", "ctl-heredoc", "native-inc")
-
-    @property
-    def text_results(self) -> bool:
-        """Results go back as result frames in a user message (not ``tool`` messages)."""
-        return not self.native
 
     def system_prompt(self, registry: Registry) -> str:
         return system_prompt(self.name, registry.specs())
@@ -115,11 +112,3 @@ def native_chunk_bytes(chunk: dict[str, Any]) -> bytes:
             if isinstance(args, str):
                 parts.append(args)
     return "".join(parts).encode("utf-8")
-
-
-def finish_reason(chunk: dict[str, Any]) -> str | None:
-    choices = chunk.get("choices") or []
-    if choices and isinstance(choices[0], dict):
-        reason = choices[0].get("finish_reason")
-        return reason if isinstance(reason, str) else None
-    return None

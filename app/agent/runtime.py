@@ -38,10 +38,16 @@ class Runtime:
     """Calls reconciled on resume (in flight when the last run stopped)."""
     notes: list[str] = field(default_factory=list)
     """What setting up changed that the user should hear about (a moved workspace...)."""
-    history: list[LogRecord] = field(default_factory=list)
-    """A resumed session's timeline so far (after reconciling), for the transcript."""
     resumed: bool = False
+    store: SessionStore | None = field(default=None, repr=False)
     _closers: list[Any] = field(default_factory=list, repr=False)
+
+    def history(self) -> list[LogRecord]:
+        """A resumed session's timeline so far (after reconciling): read only when the
+        TUI shows it, never by a headless run."""
+        if not self.resumed or self.store is None:
+            return []
+        return self.store.records(self.session_id)
 
     async def aclose(self) -> None:
         for closer in self._closers:
@@ -144,7 +150,6 @@ def create_runtime(
         notes: list[str] = []
         messages: list[dict[str, Any]] = []
         recovered: list[ToolResult] = []
-        history: list[LogRecord] = []
         resumed = session_id is not None
         undelivered: list[ToolResult] = []
         if session_id is not None:
@@ -160,7 +165,6 @@ def create_runtime(
             recovered = store.recover(session_id, root)
             undelivered = store.undelivered_results(session_id)
             messages = store.load_messages(session_id)
-            history = store.records(session_id)
         else:
             root = _new_session_root(config, workspace, demo)
             model = DEMO_MODEL if demo else (config.model or "")
@@ -212,7 +216,7 @@ def create_runtime(
             demo_prompts=[DEMO_TASK] if demo and not messages else [],
             recovered=recovered,
             notes=notes,
-            history=history,
+            store=store,
             resumed=resumed,
         )
         runtime._closers.extend([provider.aclose, store.close, lock.release])

@@ -8,13 +8,12 @@ import sys
 from frontier.app.config import Config, ConfigError, load_config
 
 
-def config_from_args(args: argparse.Namespace, **extra: str | None) -> Config | None:
+def config_from_args(args: argparse.Namespace) -> Config | None:
     """Merge flags over env and config.toml; print the problem and return None on error."""
     flags = {
         name: getattr(args, name, None)
         for name in ("base_url", "model", "protocol", "approval", "workspace", "theme")
     }
-    flags.update({k: v for k, v in extra.items() if v is not None})
     try:
         return load_config(**flags)
     except ConfigError as exc:

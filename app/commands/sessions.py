@@ -50,7 +50,7 @@ def format_table(sessions: list[SessionInfo]) -> str:
         (
             s.id,
             datetime.fromtimestamp(s.started).strftime("%Y-%m-%d %H:%M"),
-            _short_path(s.workspace),
+            short_path(s.workspace),
             s.model,
             s.mode,
             str(s.turns),
@@ -70,7 +70,8 @@ def format_table(sessions: list[SessionInfo]) -> str:
     return "\n".join(lines)
 
 
-def _short_path(path: str, limit: int = 40) -> str:
+def short_path(path: str, limit: int = 40) -> str:
+    """``~`` for the home directory; long paths keep their end (the project's name)."""
     home = os.path.expanduser("~")
     if home not in ("", "/") and (path == home or path.startswith(home + os.sep)):
         path = "~" + path[len(home) :]

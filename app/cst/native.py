@@ -57,6 +57,8 @@ class NativeAccumulator:
         """(id, name) of each call reported ``truncated``: none of them ran."""
         self._calls: dict[int, _Call] = {}
         self._finished = False
+        self._pending = 0
+        """``len(self.pending())``, kept as pieces arrive and calls complete."""
 
     # ------------------------------------------------------------------ state
 
@@ -67,6 +69,9 @@ class NativeAccumulator:
 
     def pending(self) -> bytes:
         return b"".join(p for c in self._open() for _, p in c.pieces)
+
+    def pending_size(self) -> int:
+        return self._pending
 
     def pending_bound(self) -> int:
         return self.consumed
@@ -199,6 +204,7 @@ class NativeAccumulator:
             data = args.encode("utf-8", "replace")
             call.pieces.append((self.consumed, data))
             self.consumed += len(data)
+            self._pending += len(data)
         return True
 
     def _ready_open(self, ev: list[Event]) -> None:
@@ -248,18 +254,21 @@ class NativeAccumulator:
         return args
 
     def _emit_ready(self, call: _Call, args: dict[str, Any], ev: list[Event]) -> None:
-        run_start, run = -1, b""
+        # Contiguous pieces become one Confirmed run; joined once (``bytes +=`` would
+        # copy the run for every piece: quadratic in a long argument).
+        runs: list[tuple[int, list[bytes]]] = []
+        end = -1
         for offset, data in call.pieces:
-            if run and run_start + len(run) == offset:
-                run += data
-                continue
-            if run:
-                ev.append(Confirmed(run_start, "body", run))
-            run_start, run = offset, data
-        if run:
-            ev.append(Confirmed(run_start, "body", run))
+            if runs and offset == end:
+                runs[-1][1].append(data)
+            else:
+                runs.append((offset, [data]))
+            end = offset + len(data)
+        for start, parts in runs:
+            ev.append(Confirmed(start, "body", b"".join(parts)))
         last = call.pieces[-1][0] + len(call.pieces[-1][1]) - 1 if call.pieces else self.consumed
         call.done = True
+        self._pending -= sum(len(p) for _, p in call.pieces)
         call.id = call.id or f"call_{call.index}"
         ev.append(CallReady(ToolCall(call.id, call.name, args, max(last, 0))))
 
@@ -304,6 +313,9 @@ class NativeSSETransducer:
 
     def pending(self) -> bytes:
         return self.accumulator.pending()
+
+    def pending_size(self) -> int:
+        return self.accumulator.pending_size()
 
     def pending_bound(self) -> int:
         return self.accumulator.pending_bound()

@@ -17,6 +17,8 @@ from __future__ import annotations
 
 from codecs import utf_8_decode
 
+from frontier.app.cst.base import decode_value
+
 BLOCK = 256 * 1024
 """Block size for large values; values up to this size are joined and decoded at once."""
 
@@ -24,9 +26,9 @@ BLOCK = 256 * 1024
 def assemble_value(parts: list[bytes], size: int) -> str | bytes:
     """The value made of ``parts`` (``size`` bytes in all): ``str`` if UTF-8, else ``bytes``."""
     if len(parts) == 1:
-        return _decode(parts[0])
+        return decode_value(parts[0])
     if size <= BLOCK:
-        return _decode(b"".join(parts))
+        return decode_value(b"".join(parts))
     block = max(BLOCK, size // 64)
     text = ""
     tail = b""  # the bytes of a character split between two blocks
@@ -49,10 +51,3 @@ def assemble_value(parts: list[bytes], size: int) -> str | bytes:
     except UnicodeDecodeError:
         return b"".join(parts)
     return text
-
-
-def _decode(data: bytes) -> str | bytes:
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError:
-        return data

@@ -19,7 +19,7 @@ from textual.widgets import Footer, Input, Static
 
 from frontier.widgets.confirmed import ConfirmedView
 from frontier.widgets.errors_pane import ErrorsPane
-from frontier.widgets.pending import PendingView
+from frontier.widgets.pending import SHOW_BYTES, PendingView
 from frontier.widgets.raw_stream import RawStreamView
 from frontier.widgets.state import UiState
 from frontier.widgets.status_bar import StatusBar, StatusInfo
@@ -144,13 +144,16 @@ class MainScreen(Screen[None]):
         if "confirmed" in dirty:
             self.query_one(ConfirmedView).set_rows(state.confirmed)
         if "pending" in dirty:
-            pending = state.pending()
+            size = state.pending_size
             pane = self.query_one(PendingView)
             mode = state.current.mode if state.current else None
-            pane.show(pending, state.pending_bound, mode)
-            pane.border_subtitle = f"{len(pending):,} / {state.pending_bound:,}"
+            pane.show(state.pending_tail(SHOW_BYTES), state.pending_bound, mode, size=size)
+            pane.border_subtitle = f"{size:,} / {state.pending_bound:,}"
+        tools = self.query_one(ToolsPane)
         if "tools" in dirty:
-            self.query_one(ToolsPane).show(state.tools.values())
+            tools.show(state.tools.values())
+        else:
+            tools.tick()  # running rows' elapsed time
         if "errors" in dirty:
             errors = self.query_one(ErrorsPane)
             errors.show(state.errors)
@@ -158,9 +161,6 @@ class MainScreen(Screen[None]):
             errors.border_subtitle = f"{len(state.errors)}" if state.errors else ""
         self.query_one(StatusBar).show(status)
         return skipped
-
-    def tick(self) -> None:
-        self.query_one(ToolsPane).tick()
 
     def highlight_error(self, state: UiState, response: int, offset: int) -> None:
         """Show ``response`` in Raw stream with byte ``offset`` highlighted."""

@@ -6,7 +6,6 @@ never touches the store; it dismisses with the chosen id, or ``None``.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, ClassVar
@@ -19,6 +18,8 @@ from textual.screen import ModalScreen
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
+from frontier.app.commands.sessions import short_path
+
 if TYPE_CHECKING:
     from frontier.app.session.store import SessionInfo
 
@@ -27,16 +28,6 @@ EMPTY = (
     "once you have talked to the agent, it shows up here."
 )
 HINT = "↑↓ / j k choose · Enter resume · Esc close · ● open now · in-flight calls are reconciled"
-
-
-def short_path(path: str, limit: int = 60) -> str:
-    """``~`` for the home directory; long paths keep their end (the project's name)."""
-    home = os.path.expanduser("~")
-    if home not in ("", "/") and (path == home or path.startswith(home + os.sep)):
-        path = "~" + path[len(home) :]
-    if len(path) > limit:
-        path = "…" + path[-(limit - 1) :]
-    return path
 
 
 def session_prompt(info: SessionInfo, current: str | None, width: int = 100) -> Text:

@@ -12,7 +12,6 @@ session, so the adapter remembers which stored call row each live id refers to.
 
 from __future__ import annotations
 
-import threading
 from typing import TYPE_CHECKING
 
 from frontier.app.events import ToolCall, ToolResult
@@ -28,26 +27,17 @@ class SessionPersistence:
     def __init__(self, store: SessionStore, session_id: str) -> None:
         self.store = store
         self.session_id = session_id
-        self.response_id: int | None = None
-        """Set by the loop to the response whose stream confirmed the next calls."""
         self._refs: dict[str, int] = {}
-        self._lock = threading.Lock()
 
     def persist_call(self, call: ToolCall, spec: ToolSpec, preview: Preview) -> None:
         """Commit the call row with each target's pre-image and expected post-image hash."""
-        seq = self.store.add_call(
-            self.session_id, call, spec, preview, response_id=self.response_id
-        )
-        with self._lock:
-            self._refs[call.id] = seq
+        self._refs[call.id] = self.store.add_call(self.session_id, call, spec, preview)
 
     def persist_and_start(self, call: ToolCall, spec: ToolSpec, preview: Preview) -> None:
         """``persist_call`` + ``mark_started`` in one commit, for a call that runs at once."""
-        seq = self.store.add_call(
-            self.session_id, call, spec, preview, response_id=self.response_id, started=True
+        self._refs[call.id] = self.store.add_call(
+            self.session_id, call, spec, preview, started=True
         )
-        with self._lock:
-            self._refs[call.id] = seq
 
     def mark_started(self, call_id: str) -> None:
         """Commit that the side effect is about to begin (→ ``interrupted`` after a crash)."""
@@ -63,13 +53,11 @@ class SessionPersistence:
         """Commit the result row; a call rejected before persisting gets a result row alone."""
         ref = self._ref(result.call_id)
         self.store.add_result(self.session_id, ref, result)
-        with self._lock:
-            if ref is not None and self._refs.get(result.call_id) == ref:
-                del self._refs[result.call_id]
+        if ref is not None and self._refs.get(result.call_id) == ref:
+            del self._refs[result.call_id]
 
     def _ref(self, call_id: str) -> int | None:
-        with self._lock:
-            ref = self._refs.get(call_id)
+        ref = self._refs.get(call_id)
         if ref is None:
             ref = self.store.find_open_call(self.session_id, call_id)
         return ref

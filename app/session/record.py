@@ -26,11 +26,13 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO, Any
 
+from frontier.app.cst.factory import NATIVE_PROTOCOLS
+from frontier.app.cst.sse import encode_sse
+
 FORMAT = "frontier-recording"
 VERSION = 1
 FINISH_REASONS = ("stop", "length", "tool_calls", "disconnect", "error")
 CLEAN_REASONS = ("stop", "tool_calls")
-NATIVE_MODES = ("native-eos", "native-inc")
 
 
 class RecordingError(ValueError):
@@ -59,7 +61,7 @@ class Recording:
         """The transducer input for ``protocol`` (default: the recorded mode), one piece per
         SSE event with its arrival time — what replay feeds, at what time."""
         mode = protocol or self.mode
-        if mode in NATIVE_MODES:
+        if mode in NATIVE_PROTOCOLS:
             return [(t, sse_event(data)) for t, data in self.events]
         out: list[tuple[float, bytes]] = []
         for t, data in self.events:
@@ -75,7 +77,7 @@ class Recording:
 
 def sse_event(data: str) -> bytes:
     """One SSE event carrying ``data`` (multi-line data becomes several ``data:`` lines)."""
-    return b"".join(b"data: " + line.encode("utf-8") + b"\n" for line in data.split("\n")) + b"\n"
+    return encode_sse([data])
 
 
 def delta_content(data: str) -> str:

@@ -19,9 +19,7 @@ from typing import TYPE_CHECKING
 
 from frontier.app.events import ToolResult
 from frontier.app.session.hashing import file_hash, short
-
-TEMP_SUFFIX = ".frontier-tmp"
-"""Suffix of the temp files ``frontier.tools.atomic`` writes before renaming."""
+from frontier.tools.atomic import TEMP_SUFFIX  # the temp files an interrupted write left
 
 if TYPE_CHECKING:
     from frontier.app.session.store import CallRecord, SessionStore, Target

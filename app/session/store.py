@@ -21,7 +21,6 @@ URL loses its user-info and credential-like query parameters.
 
 from __future__ import annotations
 
-import base64
 import json
 import os
 import re
@@ -35,7 +34,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
-from frontier.app.events import ToolCall, ToolResult
+from frontier.app.events import ToolCall, ToolResult, json_value
 from frontier.app.session import lock as session_lock
 from frontier.app.session import schema
 
@@ -235,7 +234,6 @@ class SessionStore:
         self._secrets = _secret_forms(secret_values)
         self._stream_buf: dict[int, list[tuple[float, str]]] = {}
         self._stream_written: dict[int, int] = {}
-        self._response_session: dict[int, str] = {}
         self._latest_response: dict[str, int] = {}
         """Per session, the response most recently begun: the one whose calls run now."""
         self.fault_hook: Callable[[str], None] | None = None
@@ -526,7 +524,6 @@ class SessionStore:
         with self._lock:
             self._stream_buf[rid] = []
             self._stream_written[rid] = 0
-            self._response_session[rid] = session_id
             self._latest_response[session_id] = rid
         return rid
 
@@ -564,7 +561,6 @@ class SessionStore:
         with self._lock:
             self._stream_buf.pop(response_id, None)
             self._stream_written.pop(response_id, None)
-            self._response_session.pop(response_id, None)
 
     def recordings(self, session_id: str) -> list[RecordedResponse]:
         """Every response of the session with its raw stream, oldest first."""
@@ -952,12 +948,7 @@ def _message_text(message: Mapping[str, Any]) -> str:
 
 
 def _json_default(value: object) -> Any:
-    if isinstance(value, bytes):
-        try:
-            return value.decode("utf-8")
-        except UnicodeDecodeError:
-            return {"base64": base64.b64encode(value).decode("ascii")}
-    return str(value)
+    return json_value(value) if isinstance(value, bytes) else str(value)
 
 
 def _translate(exc: sqlite3.Error, path: Path, doing: str) -> StoreError:
