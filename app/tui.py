@@ -227,6 +227,8 @@ class FrontierApp(App[int]):
                 save_setting("theme", theme.name)
             except OSError as exc:
                 self.notify(f"could not remember the theme: {exc}", severity="warning")
+            else:  # what is saved now, so switching back is saved too
+                self.config = replace(self.config, theme=theme.name)
 
     # ------------------------------------------------------------------ runtime
     def start_runtime(self) -> None:

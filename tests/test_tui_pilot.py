@@ -165,3 +165,20 @@ async def test_review_keys_split_and_hunk_navigation(workspace: Path) -> None:
         await app.workers.wait_for_complete()
     assert holder[0].loop.results[0].kind == "denied"
     assert (workspace / "greet.py").read_text() == OLD
+
+
+async def test_the_theme_is_remembered_each_time_it_changes(workspace: Path) -> None:
+    """dark → light → dark: the next start opens in dark, not in the theme before last."""
+    from frontier.app.config import load_config
+
+    app = FrontierApp(
+        Config(base_url="http://127.0.0.1:9/v1", model="smollm2", theme="frontier-dark"),
+        runtime_factory=fake_factory(workspace, []),  # type: ignore[arg-type]
+    )
+    async with app.run_test(size=(120, 40)) as pilot:
+        app.theme = "frontier-light"
+        await pilot.pause()
+        assert load_config().theme == "frontier-light"
+        app.theme = "frontier-dark"
+        await pilot.pause()
+    assert load_config().theme == "frontier-dark"
