@@ -93,3 +93,11 @@ async def test_glob_matches_relative_paths(tree: Path) -> None:
     assert r.output == "no files match '*.txt'"
     r = await b.run(call("glob", pattern="sub/*"))
     assert r.output.splitlines()[:2] == ["sub/.gitignore", "sub/top.txt"]
+
+
+async def test_glob_runs_the_pattern_it_checked(tree: Path) -> None:
+    """A model's stray spaces: prepare trims and validates, execute must match the same."""
+    b = make_boundary(tree)
+    r = await b.run(call("glob", pattern="  src/*.py \n"))
+    assert r.kind == "ok"
+    assert r.output.splitlines() == ["src/app.py", "src/util.py", "[2 files]"]

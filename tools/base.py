@@ -28,7 +28,8 @@ class ToolError(Exception):
 @dataclass(frozen=True)
 class Prepared:
     args: Mapping[str, Any]
-    """Arguments coerced to their schema types."""
+    """What ``execute`` gets: the coerced arguments ``prepare`` received, with any
+    normalisation the tool applied (glob trims its pattern)."""
     preview: Preview = field(default_factory=lambda: Preview(kind="none"))
     needs_approval: bool = False
     plan: Any = None

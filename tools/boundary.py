@@ -173,7 +173,6 @@ class ToolBoundary:
             return _result(call, exc.kind, f"{exc}{suffix}")
         except Exception as exc:
             return _result(call, "runtime", _runtime(spec.name, "preparing", exc))
-        prepared = replace(prepared, args=args)  # always the coerced arguments
         denied = await self._gate(call, spec, prepared)
         if denied is not None:
             return denied
