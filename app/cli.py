@@ -12,6 +12,8 @@ import importlib
 import sys
 from collections.abc import Sequence
 
+from frontier.tools.patch_model import PATCH_FORMATS
+
 TEXT_PROTOCOLS = (
     "ctl",
     "ctl-heredoc",
@@ -33,9 +35,9 @@ examples:
   frontier apply-patch --root . --dry-run < change.diff
 
 configuration: config.toml in the user config dir (FRONTIER_CONFIG_DIR overrides),
-FRONTIER_BASE_URL / FRONTIER_MODEL / FRONTIER_PROTOCOL / FRONTIER_APPROVAL, and
-the key from FRONTIER_API_KEY or OPENAI_API_KEY. Sessions live in the user data
-dir (FRONTIER_DATA_DIR overrides).
+FRONTIER_BASE_URL / FRONTIER_MODEL / FRONTIER_PROTOCOL / FRONTIER_APPROVAL /
+FRONTIER_PATCH_FORMAT, and the key from FRONTIER_API_KEY or OPENAI_API_KEY.
+Sessions live in the user data dir (FRONTIER_DATA_DIR overrides).
 """
 
 
@@ -69,6 +71,14 @@ def _agent_options(parser: argparse.ArgumentParser, *, top: bool) -> None:
         metavar="DIR",
         help="workspace root (default: current directory; for resume: where the session's "
         "project is now, if it moved)",
+    )
+    parser.add_argument(
+        "--patch-format",
+        default=default,
+        choices=PATCH_FORMATS,
+        help="the patch dialect apply_patch teaches the model: auto (default: the Codex "
+        "*** Begin Patch envelope for OpenAI GPT-4.1+, o-series and codex models, a unified "
+        "diff otherwise), unified or codex; both are always accepted",
     )
     parser.add_argument(
         "--theme",
@@ -190,7 +200,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = add(
         "apply-patch",
-        "apply a unified diff from stdin with the agent's engine (exit 1 = nothing written)",
+        "apply a patch from stdin (a unified diff or a '*** Begin Patch' envelope, detected) "
+        "with the agent's engine; exit 0 = applied or already applied, 1 = nothing written",
     )
     p.add_argument(
         "--root",

@@ -12,6 +12,8 @@ from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
+from frontier.tools.patch_model import PATCH_FORMATS
+
 PROTOCOLS = ("native-eos", "native-inc", "ctl", "ctl-heredoc", "xml")
 APPROVALS = ("ask", "auto-edit", "auto", "read-only")
 DEFAULT_PROTOCOL = "ctl-heredoc"
@@ -49,6 +51,8 @@ class Config:
     approval: str = "ask"
     theme: str = "frontier-dark"
     workspace: str | None = None
+    patch_format: str = "auto"
+    """``auto`` (by model name), ``unified`` or ``codex``: the patch dialect taught."""
     api_key: str | None = field(default=None, repr=False)
     """From the environment only; ``repr`` hides it so it never lands in a log."""
 
@@ -68,6 +72,7 @@ _ENV = {
     "approval": "FRONTIER_APPROVAL",
     "theme": "FRONTIER_THEME",
     "workspace": "FRONTIER_WORKSPACE",
+    "patch_format": "FRONTIER_PATCH_FORMAT",
 }
 
 
@@ -95,6 +100,12 @@ def load_config(**overrides: Any) -> Config:
     if config.approval not in APPROVALS:
         raise ConfigError(
             f"unknown approval policy {config.approval!r}; choose one of {', '.join(APPROVALS)}"
+        )
+    if config.patch_format not in PATCH_FORMATS:
+        raise ConfigError(
+            f"unknown patch_format {config.patch_format!r}; choose one of "
+            f"{', '.join(PATCH_FORMATS)} (set by --patch-format, FRONTIER_PATCH_FORMAT "
+            f"or patch_format in {path})"
         )
     return config
 

@@ -399,6 +399,9 @@ class FrontierApp(App[int]):
         self.state.set_tool_state(call, "approved" if decision.approved else "denied")
         if not decision.approved:
             self.state.note(f"denied {call.id}: {decision.reason}")
+        elif decision.declined:
+            hunks = ", ".join(f"{path} #{index}" for path, index in decision.declined)
+            self.state.note(f"approved {call.id} without {hunks}: {decision.reason}")
         return decision
 
     # ------------------------------------------------------------------ painting

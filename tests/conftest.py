@@ -37,5 +37,6 @@ def _isolated_dirs(
         "FRONTIER_APPROVAL",
         "FRONTIER_THEME",
         "FRONTIER_WORKSPACE",
+        "FRONTIER_PATCH_FORMAT",
     ):
         monkeypatch.delenv(var, raising=False)

@@ -27,14 +27,17 @@ def test_apply_dry_run_and_failure_exit_codes(tmp_path: Path) -> None:
     res = run_cli(tmp_path, PATCH, "--dry-run")
     assert res.returncode == 0, res.stderr
     assert res.stdout.splitlines() == [
-        "M f.txt (+1 -1, 1 hunk)",
+        "M f.txt (+1 −1)",
         "dry run: every hunk located; nothing written",
     ]
     assert target.read_text() == "a\nb\nc\n"
     res = run_cli(tmp_path, PATCH)
-    assert res.returncode == 0 and res.stdout == "M f.txt (+1 -1, 1 hunk)\n"
+    assert res.returncode == 0 and res.stdout == "M f.txt (+1 −1)\n"
     assert target.read_text() == "a\nB\nc\n"
     res = run_cli(tmp_path, PATCH)
+    assert res.returncode == 0
+    assert res.stdout == "already applied: every change is already in f.txt; nothing written\n"
+    res = run_cli(tmp_path, PATCH.replace(" a\n", " x\n"))
     assert res.returncode == 1
     assert res.stderr.startswith("frontier apply-patch: nothing written: f.txt hunk 1/1")
     assert target.read_text() == "a\nB\nc\n"

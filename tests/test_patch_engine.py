@@ -37,7 +37,7 @@ def test_modify_reports_summary_and_writes(tmp_path: Path) -> None:
     (tmp_path / "f.txt").write_text(a)
     plan = apply_patch(tmp_path, udiff("f.txt", a, b))
     assert (tmp_path / "f.txt").read_text() == b
-    assert plan.summary() == ["M f.txt (+1 -1, 1 hunk)"]
+    assert plan.summary() == ["M f.txt (+1 −1)"]
     assert leftovers(tmp_path) == []
 
 
@@ -55,7 +55,7 @@ def test_hunk_far_from_hint_found_once_applies(tmp_path: Path) -> None:
     (tmp_path / "f.txt").write_text(a)
     plan = apply_patch(tmp_path, patch)
     assert (tmp_path / "f.txt").read_text() == b
-    assert any("applied at line 57 (header said 5)" in n for n in plan.changes[0].notes)
+    assert plan.changes[0].notes == ("hunk 1 at line 57 (header said 5)",)
 
 
 def test_twice_found_hunk_uses_the_nearer_hint_or_is_ambiguous(tmp_path: Path) -> None:
@@ -122,7 +122,7 @@ def test_create_and_delete_via_dev_null(tmp_path: Path) -> None:
     plan = apply_patch(tmp_path, patch)
     assert (tmp_path / "pkg/new.txt").read_text() == "hello\nworld\n"
     assert not (tmp_path / "old.txt").exists()
-    assert plan.summary() == ["A pkg/new.txt (+2 -0, 1 hunk)", "D old.txt (+0 -1)"]
+    assert plan.summary() == ["A pkg/new.txt (+2 −0)", "D old.txt (+0 −1)"]
 
 
 def test_creating_an_existing_file_is_refused(tmp_path: Path) -> None:
@@ -183,7 +183,7 @@ def test_git_diff_rename_and_headers_only_creation(tmp_path: Path) -> None:
     _tree(work, OLD)
     plan = apply_patch(work, patch)
     assert _snapshot(work) == {k: v.encode() for k, v in sorted({**NEW, "blank.txt": ""}.items())}
-    assert "R mv.txt -> moved.txt (+0 -0)" in plan.summary()
+    assert "R mv.txt → moved.txt (+0 −0)" in plan.summary()
 
 
 def test_patch_paths_cannot_escape_the_root(tmp_path: Path) -> None:
@@ -203,22 +203,27 @@ def test_not_found_error_names_file_hunk_and_differing_line(tmp_path: Path) -> N
     with pytest.raises(PatchError) as info:
         apply_patch(tmp_path, patch)
     msg = str(info.value)
-    assert "f.txt hunk 1/1 (@@ -3,3 +3,3 @@)" in msg
+    assert "f.txt hunk 1/1 (@@ -3,3 +3,3 @@, starting 'line 3')" in msg
     assert "at line 4 the file has 'line 4' but the patch expects 'line FOUR'" in msg
+    assert "Re-read f.txt" in msg
 
 
-def test_already_applied_patch_is_recognised(tmp_path: Path) -> None:
+def test_already_applied_patch_is_recognised_and_writes_nothing(tmp_path: Path) -> None:
     a, b = numbered(10), numbered(10).replace("line 5\n", "five\n")
     (tmp_path / "f.txt").write_text(b)
-    with pytest.raises(PatchError, match="looks already applied"):
-        apply_patch(tmp_path, udiff("f.txt", a, b))
+    before = os.stat(tmp_path / "f.txt").st_mtime_ns
+    plan = apply_patch(tmp_path, udiff("f.txt", a, b))
+    assert plan.already_applied and plan.already == ("f.txt",) and plan.changes == ()
+    assert os.stat(tmp_path / "f.txt").st_mtime_ns == before
 
 
 def test_malformed_patch_says_how_to_fix(tmp_path: Path) -> None:
-    with pytest.raises(PatchError, match="counts match"):
-        plan_patch(tmp_path, "--- a/f\n+++ b/f\n@@ -1,5 +1,5 @@\n a\n-b\n+c\n")
     with pytest.raises(PatchError, match="no file entries"):
         plan_patch(tmp_path, "just some prose\n")
+    with pytest.raises(PatchError, match="context diff"):
+        plan_patch(tmp_path, "*** a/f\n--- b/f\n***************\n*** 1 ****\n")
+    with pytest.raises(PatchError, match="an @@ hunk before any file header"):
+        plan_patch(tmp_path, "@@ -1 +1 @@\n-a\n+b\n")
 
 
 def test_symlink_inside_workspace_is_written_through(tmp_path: Path) -> None:

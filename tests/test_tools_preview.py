@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 from frontier.tools import diffing
 from frontier.tools.contract import FilePreview
 from frontier.tools.diffing import NO_NEWLINE, block_opcodes, file_preview, line_keys
-from frontier.tools.patch_engine import PatchError, PatchPlan, Text, apply_hunks, preview_hints
+from frontier.tools.patch_engine import PatchError, PatchPlan, Text, apply_hunks, change_blocks
 from frontier.tools.patch_engine import plan_patch as _plan_patch
 from frontier.tools.patch_parse import parse_patch
 
@@ -78,6 +78,36 @@ def strict_apply(old: str, diff: str) -> str:
     return "".join(out)
 
 
+def hunk_texts(fp: FilePreview) -> tuple[str, ...]:
+    """Each hunk's text as the preview's unified diff has it (``@@`` line included); body lines
+    start with ' ', '-', '+' or '\\', so a line starting "@@" is always a header."""
+    body = fp.diff.split("\n", 2)[2] if fp.diff else ""
+    if not body:
+        return ()
+    parts = body.split("\n@@")
+    last = len(parts) - 1
+    return tuple(
+        ("@@" if k else "") + part + ("\n" if k < last else "") for k, part in enumerate(parts)
+    )
+
+
+def check_structure(fp: FilePreview) -> None:
+    """The review's structured hunks say exactly what the diff text says."""
+    texts = hunk_texts(fp)
+    assert len(texts) == len(fp.hunks)
+    for text, h in zip(texts, fp.hunks, strict=True):
+        rows = text.split("\n")
+        assert rows.pop() == ""
+        assert rows[0] == h.header
+        body = [r for r in rows[1:] if r != MARKER]
+        assert [r[:1] for r in body] == [line.sign for line in h.lines]
+        assert [r[1:].removesuffix("\r") for r in body] == [line.text for line in h.lines]
+        marked = [rows[k - 1][:1] for k in range(1, len(rows)) if rows[k] == MARKER]
+        assert len(marked) == sum(line.no_newline for line in h.lines)
+        i1, i2, j1, j2 = h.span
+        assert (i2 - i1, j2 - j1) == (h.old_count, h.new_count)
+
+
 def check_preview(fp: FilePreview, old: bytes | None, new: bytes | None) -> None:
     """Everything the reviewer is shown agrees with the bytes that will be written."""
     assert fp.old_hash == (None if old is None else hashlib.sha256(old).hexdigest())
@@ -86,15 +116,15 @@ def check_preview(fp: FilePreview, old: bytes | None, new: bytes | None) -> None
     assert fp.new_text == (None if new is None else new.decode("utf-8", "replace"))
     assert strict_apply(fp.old_text or "", fp.diff) == (fp.new_text or "")
     body = fp.diff.split("\n", 2)[2] if fp.diff else ""
-    assert "".join(fp.hunks) == body
-    assert all(h.startswith("@@ ") for h in fp.hunks)
+    assert "".join(hunk_texts(fp)) == body
+    check_structure(fp)
     rows = body.split("\n")
     assert fp.added == sum(1 for r in rows if r.startswith("+"))
     assert fp.removed == sum(1 for r in rows if r.startswith("-"))
     if fp.old_text is not None and fp.new_text is not None and fp.diff:
         # our own engine finds every hunk exactly at its @@ line, with no tolerance used (it
         # gives added lines the file's dominant line ending, so compare texts only without CR)
-        (entry,) = parse_patch(fp.diff)
+        (entry,) = parse_patch(fp.diff).files
         result, notes = apply_hunks(fp.path, Text.parse(fp.old_text), entry.hunks)
         assert notes == []
         if "\r" not in fp.old_text + fp.new_text:
@@ -149,7 +179,11 @@ def fast_path_used(plan: PatchPlan) -> bool:
         if c.layout is None:
             return False
         a, b = line_keys(diffing.decode(c.old)), line_keys(diffing.decode(c.new))
-        blocks, keys = preview_hints(c.layout)
+        keys = (c.layout.old.keys(), c.layout.new.keys())
+        blocks = [
+            (i1, i2, j1, min(j2, len(keys[1])))
+            for i1, i2, j1, j2, _ in change_blocks(c.layout.placed, len(c.layout.old.lines))
+        ]
         if keys != (a, b) or block_opcodes(a, b, blocks) is None:
             return False
     return True
@@ -239,7 +273,9 @@ def test_context_and_removed_lines_show_the_files_whitespace(tmp_path: Path) -> 
         " def f():\n-    x = 1\n+    x = 2\n     return x\n",
     )
     (fp,) = plan.preview().files
-    assert fp.hunks == ("@@ -1,3 +1,3 @@\n def f():  \n-    x = 1   \n+    x = 2\n     return x\n",)
+    assert hunk_texts(fp) == (
+        "@@ -1,3 +1,3 @@\n def f():  \n-    x = 1   \n+    x = 2\n     return x\n",
+    )
     check_preview(fp, plan.changes[0].old, plan.changes[0].new)
 
 
@@ -251,7 +287,7 @@ def test_crlf_file_preview_shows_added_lines_with_the_files_ending(tmp_path: Pat
     )
     (fp,) = plan.preview().files
     assert plan.changes[0].new == b"one\r\n2\r\nthree\r\n"
-    assert fp.hunks == ("@@ -1,3 +1,3 @@\n one\r\n-two\r\n+2\r\n three\r\n",)
+    assert hunk_texts(fp) == ("@@ -1,3 +1,3 @@\n one\r\n-two\r\n+2\r\n three\r\n",)
     assert fast_path_used(plan)
     check_preview(fp, plan.changes[0].old, plan.changes[0].new)
 
@@ -266,7 +302,7 @@ def test_appending_after_a_last_line_without_newline_shows_that_line_changing(
     )
     (fp,) = plan.preview().files
     assert plan.changes[0].new == b"a\nb\nc\n"
-    assert fp.hunks == (f"@@ -1,2 +1,3 @@\n a\n-b\n{NO_NEWLINE}+b\n+c\n",)
+    assert hunk_texts(fp) == (f"@@ -1,2 +1,3 @@\n a\n-b\n{NO_NEWLINE}+b\n+c\n",)
     assert (fp.added, fp.removed) == (2, 1)
     assert fast_path_used(plan)
     check_preview(fp, plan.changes[0].old, plan.changes[0].new)
@@ -281,7 +317,7 @@ def test_an_empty_last_line_without_newline_is_no_line(tmp_path: Path) -> None:
     )
     (fp,) = plan.preview().files
     assert plan.changes[0].new == b"a\n"
-    assert fp.hunks == ("@@ -1,2 +1 @@\n a\n-b\n",)
+    assert hunk_texts(fp) == ("@@ -1,2 +1 @@\n a\n-b\n",)
     assert fast_path_used(plan)
 
 
@@ -292,7 +328,7 @@ def test_a_line_removed_and_added_back_is_not_shown_as_a_change(tmp_path: Path) 
         "--- a/f.txt\n+++ b/f.txt\n@@ -5,3 +5,3 @@\n-4\n-5\n-6\n+4\n+FIVE\n+6\n",
     )
     (fp,) = plan.preview().files
-    assert fp.hunks == ("@@ -3,7 +3,7 @@\n 2\n 3\n 4\n-5\n+FIVE\n 6\n 7\n 8\n",)
+    assert hunk_texts(fp) == ("@@ -3,7 +3,7 @@\n 2\n 3\n 4\n-5\n+FIVE\n 6\n 7\n 8\n",)
 
 
 def test_hunks_whose_context_touches_are_merged_as_difflib_merges_them(tmp_path: Path) -> None:
@@ -305,7 +341,7 @@ def test_hunks_whose_context_touches_are_merged_as_difflib_merges_them(tmp_path:
     plan = _plan(tmp_path, {"f.txt": old.encode()}, patch)
     (fp,) = plan.preview().files
     assert fp.diff == make_patch(old, new)
-    assert [h.split("\n", 1)[0] for h in fp.hunks] == [
+    assert [h.header for h in fp.hunks] == [
         "@@ -3,14 +3,14 @@",
         "@@ -18,7 +18,7 @@",
         "@@ -38,7 +38,7 @@",
@@ -319,7 +355,7 @@ def test_shifted_hunks_preview_where_they_apply(tmp_path: Path) -> None:
     patch = make_patch(old, new).replace("@@ -48,7 +48,7 @@", "@@ -60,7 +60,7 @@")
     plan = _plan(tmp_path, {"f.txt": old.encode()}, patch)
     (fp,) = plan.preview().files
-    assert fp.hunks[0].startswith("@@ -48,7 +48,7 @@\n")
+    assert hunk_texts(fp)[0].startswith("@@ -48,7 +48,7 @@\n")
     assert fast_path_used(plan)
     check_preview(fp, plan.changes[0].old, plan.changes[0].new)
 
@@ -339,10 +375,15 @@ def test_create_delete_rename_and_repeated_entries(tmp_path: Path) -> None:
     by_path = {fp.path: fp for fp in preview.files}
     assert set(by_path) == {"new.txt", "gone.txt", "old.txt", "moved.txt", "twice.txt"}
     for c in plan.changes:
-        check_preview(by_path[c.path], c.old, c.new)
+        if c.renamed_to is None and c.renamed_from is None:
+            check_preview(by_path[c.path], c.old, c.new)
+    assert by_path["old.txt"].moved_to == "moved.txt" and by_path["old.txt"].hunks == ()
+    moved = by_path["moved.txt"]
+    assert moved.moved_from == "old.txt" and moved.old_hash is None
+    assert moved.diff == "--- a/moved.txt\n+++ b/moved.txt\n@@ -1,2 +1,2 @@\n k\n-v\n+w\n"
     assert by_path["new.txt"].diff == "--- /dev/null\n+++ b/new.txt\n@@ -0,0 +1,2 @@\n+x\n+y\n"
     assert by_path["gone.txt"].diff == "--- a/gone.txt\n+++ /dev/null\n@@ -1 +0,0 @@\n-bye\n"
-    assert by_path["twice.txt"].hunks == ("@@ -1,2 +1,2 @@\n-1\n-2\n+one\n+two\n",)
+    assert hunk_texts(by_path["twice.txt"]) == ("@@ -1,2 +1,2 @@\n-1\n-2\n+one\n+two\n",)
 
 
 def test_mode_only_change_has_an_empty_diff(tmp_path: Path) -> None:
@@ -360,7 +401,7 @@ def test_invalid_utf8_is_shown_replaced_but_hashed_as_written(tmp_path: Path) ->
     plan = _plan(tmp_path, {"l1.txt": old}, "--- a/l1.txt\n+++ b/l1.txt\n@@ -2 +2 @@\n-ok\n+OK\n")
     (fp,) = plan.preview().files
     assert plan.changes[0].new == b"caf\xe9\nOK\n"
-    assert fp.hunks == ("@@ -1,2 +1,2 @@\n caf\ufffd\n-ok\n+OK\n",)
+    assert hunk_texts(fp) == ("@@ -1,2 +1,2 @@\n caf\ufffd\n-ok\n+OK\n",)
     check_preview(fp, old, plan.changes[0].new)
 
 
@@ -395,7 +436,7 @@ def test_text_edit_preview_diffs_only_the_changed_region(monkeypatch: pytest.Mon
     monkeypatch.setattr(difflib, "SequenceMatcher", spy)
     fp = file_preview("big.txt", old.encode(), new.encode())
     assert seen == [(2, 1)]
-    assert fp.hunks == (
+    assert hunk_texts(fp) == (
         "@@ -8998,8 +8998,7 @@\n row 8997\n row 8998\n row 8999\n-row 9000\n-row 9001\n"
         "+changed\n row 9002\n row 9003\n row 9004\n",
     )

@@ -9,8 +9,6 @@ blocks until ``cancel_tool`` (Esc) cancels it with exit 130.
 from __future__ import annotations
 
 import asyncio
-import difflib
-import hashlib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -30,7 +28,8 @@ from frontier.app.events import (
     ToolStarted,
     TurnEnded,
 )
-from frontier.tools.contract import FilePreview, Preview, ToolSpec
+from frontier.tools.contract import Preview, ToolSpec
+from frontier.tools.diffing import file_preview
 
 OLD = 'def greet(name):\n    return f"hello {name}"\n'
 NEW = (
@@ -40,29 +39,16 @@ NEW = (
 )
 
 
-def make_preview(path: str, old: str, new: str) -> Preview:
-    diff_lines = list(
-        difflib.unified_diff(
-            old.splitlines(keepends=True), new.splitlines(keepends=True), f"a/{path}", f"b/{path}"
-        )
-    )
-    diff = "".join(diff_lines)
-    hunk_start = next(i for i, line in enumerate(diff_lines) if line.startswith("@@"))
-    hunk = "".join(diff_lines[hunk_start:])
-    added = sum(1 for line in diff_lines[2:] if line.startswith("+"))
-    removed = sum(1 for line in diff_lines[2:] if line.startswith("-"))
-    file = FilePreview(
-        path=path,
-        old_text=old,
-        new_text=new,
-        diff=diff,
-        old_hash=hashlib.sha256(old.encode()).hexdigest(),
-        new_hash=hashlib.sha256(new.encode()).hexdigest(),
-        added=added,
-        removed=removed,
-        hunks=(hunk,),
-    )
-    return Preview(kind="diff", files=(file,), summary="add a shout flag")
+def make_preview(
+    path: str, old: str | None, new: str | None, summary: str = "add a shout flag"
+) -> Preview:
+    """The preview the core would show for ``old`` → ``new`` (``None``: absent)."""
+    file = file_preview(path, _bytes(old), _bytes(new))
+    return Preview(kind="diff", files=(file,), summary=summary)
+
+
+def _bytes(text: str | None) -> bytes | None:
+    return None if text is None else text.encode()
 
 
 SHELL_SPEC = ToolSpec("shell", "run a command", {}, mutates=True, kind="exec")

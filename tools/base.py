@@ -34,6 +34,11 @@ class Prepared:
     needs_approval: bool = False
     plan: Any = None
     """Tool-private plan computed at prepare time (e.g. the file changes to write)."""
+    declined: tuple[tuple[str, int], ...] = ()
+    """``(path, hunk index)`` left out in the review (hunk-level accept): ``plan`` and
+    ``preview`` are already narrowed to the rest."""
+    declined_note: str = ""
+    """What the model is told about the declined hunks (appended to the result)."""
 
 
 @dataclass(frozen=True)

@@ -33,6 +33,7 @@ from frontier.tools.contract import (
     AfterHook,
     Approver,
     BeforeHook,
+    Decision,
     Persistence,
     ToolContext,
     ToolSpec,
@@ -173,9 +174,14 @@ class ToolBoundary:
             return _result(call, exc.kind, f"{exc}{suffix}")
         except Exception as exc:
             return _result(call, "runtime", _runtime(spec.name, "preparing", exc))
-        denied = await self._gate(call, spec, prepared)
+        denied, decision = await self._gate(call, spec, prepared)
         if denied is not None:
             return denied
+        if decision is not None and decision.declined:
+            narrowed = _narrow(call, prepared, decision)
+            if isinstance(narrowed, ToolResult):
+                return narrowed
+            prepared = narrowed
         started = False
         if self.persistence is not None:
             combined = getattr(self.persistence, "persist_and_start", None) if start_now else None
@@ -189,23 +195,27 @@ class ToolBoundary:
                 return self._store_failed(call, f"could not record the call ({exc})", ran=False)
         return _Ready(call, spec, tool, prepared, started_recorded=started)
 
-    async def _gate(self, call: ToolCall, spec: ToolSpec, prepared: Prepared) -> ToolResult | None:
+    async def _gate(
+        self, call: ToolCall, spec: ToolSpec, prepared: Prepared
+    ) -> tuple[ToolResult | None, Decision | None]:
+        """``(denied result, None)`` or ``(None, the approval)`` (``None`` when none needed)."""
         if self.before_hook is not None:
             try:
                 verdict = await self.before_hook(call, spec)
             except Exception as exc:
-                return _result(call, "denied", f"denied: the before_tool_call hook failed ({exc})")
+                failed = f"denied: the before_tool_call hook failed ({exc})"
+                return _result(call, "denied", failed), None
             if verdict is not None and not verdict.approved:
-                return _result(call, "denied", _denied_text(verdict.reason, "a hook"))
+                return _result(call, "denied", _denied_text(verdict.reason, "a hook")), None
         if not prepared.needs_approval:
-            return None
+            return None, None
         try:
             decision = await self.approver.approve(call, spec, prepared.preview)
         except Exception as exc:
-            return _result(call, "denied", f"denied: the approver failed ({exc})")
+            return _result(call, "denied", f"denied: the approver failed ({exc})"), None
         if not decision.approved:
-            return _result(call, "denied", _denied_text(decision.reason, decision.by))
-        return None
+            return _result(call, "denied", _denied_text(decision.reason, decision.by)), None
+        return None, decision
 
     async def _execute(self, ready: _Ready) -> ToolResult:
         call = ready.call
@@ -232,14 +242,18 @@ class ToolBoundary:
             )
         finally:
             self._running.pop(call.id, None)
+        output, meta = outcome.output, dict(outcome.meta)
+        if ready.prepared.declined:
+            output = f"{output}\n{ready.prepared.declined_note}"
+            meta = _with_declined(meta, ready.prepared.declined)
         return ToolResult(
             call_id=call.id,
             name=call.name,
             kind=outcome.kind,
-            output=cap_output(outcome.output),
+            output=cap_output(output),
             exit_code=outcome.exit_code,
             elapsed=time.monotonic() - started,
-            meta=dict(outcome.meta),
+            meta=meta,
         )
 
     async def _finish(self, call: ToolCall, result: ToolResult, *, executed: bool) -> ToolResult:
@@ -333,6 +347,39 @@ def _result(
         elapsed=elapsed,
         meta=dict(meta or {}),
     )
+
+
+def _narrow(call: ToolCall, prepared: Prepared, decision: Decision) -> Prepared | ToolResult:
+    """The prepared mutation with the hunks the person declined left out (hunk-level accept),
+    or a ``denied`` result when nothing is left to write."""
+    from frontier.tools.hunk_select import describe, select
+    from frontier.tools.patch_engine import PatchPlan
+
+    if not isinstance(prepared.plan, PatchPlan):
+        return _result(
+            call, "denied", _denied_text("hunks declined on a call without hunks", "the user")
+        )
+    selection = select(prepared.plan, prepared.preview, decision)
+    note = describe(selection, decision.reason)
+    if selection.everything_declined:
+        return _result(call, "denied", f"denied by {decision.by}: every hunk was declined. {note}")
+    declined = tuple((d.path, d.index) for d in selection.declined)
+    return replace(
+        prepared,
+        plan=selection.plan,
+        preview=selection.preview,
+        declined=declined,
+        declined_note=note,
+    )
+
+
+def _with_declined(meta: dict[str, Any], declined: tuple[tuple[str, int], ...]) -> dict[str, Any]:
+    """``meta["changes"]`` rows get the hunk indices the person declined."""
+    rows = []
+    for row in meta.get("changes", []):
+        gone = sorted(i for p, i in declined if p == row.get("path"))
+        rows.append({**row, "declined": gone})
+    return {**meta, "changes": rows}
 
 
 def _denied_text(reason: str, who: str) -> str:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol
+from typing import Any, Literal, NamedTuple, Protocol
 
 from frontier.app.events import ToolCall, ToolResult
 
@@ -33,6 +33,67 @@ class ToolSpec:
     """Policy class: ``edit`` = file mutation (diff review), ``exec`` = shell/python."""
 
 
+class DiffLine(NamedTuple):
+    """One line of a reviewed hunk, as the file has it (context) or will have it (added).
+
+    A ``NamedTuple`` (immutable, like a frozen dataclass) because a large patch's preview
+    holds tens of thousands of them and is built between the confirming byte and the tool
+    starting: a tuple is built several times faster."""
+
+    sign: Literal[" ", "-", "+"]
+    text: str
+    """The line without its line ending (a CRLF line's ``\\r`` is dropped for display)."""
+    old_no: int | None
+    """1-based line number in the old file (context and removed lines)."""
+    new_no: int | None
+    """1-based line number in the new file (context and added lines)."""
+    no_newline: bool = False
+    """The file's last line, with no newline after it (``\\ No newline at end of file``)."""
+
+
+@dataclass(frozen=True)
+class PreviewHunk:
+    """One hunk of the review: the unit a person can accept or decline (DESIGN §5).
+
+    Computed by the core from the exact old and new bytes (3 lines of context, as
+    ``diff -u``), so declining it writes exactly its old lines back.
+    """
+
+    index: int
+    """1-based position among its file's hunks ("hunk 2/5")."""
+    old_start: int
+    """1-based first old line shown (``@@ -old_start,old_count``; 0 when ``old_count`` is 0)."""
+    old_count: int
+    new_start: int
+    new_count: int
+    lines: tuple[DiffLine, ...]
+    span: tuple[int, int, int, int]
+    """0-based half-open line ranges ``(i1, i2, j1, j2)``: old ``[i1, i2)`` becomes new
+    ``[j1, j2)``; what is outside every hunk is identical on both sides."""
+    notes: tuple[str, ...] = ()
+    """How the patch engine located the patch hunks shown here (moved, matched loosely)."""
+    depends_on: tuple[int, ...] = ()
+    """Indices of earlier hunks of this file whose changed lines this hunk's patch context
+    was matched against: declining one of them declines this one too."""
+
+    @property
+    def header(self) -> str:
+        old = _range(self.old_start, self.old_count)
+        return f"@@ -{old} +{_range(self.new_start, self.new_count)} @@"
+
+    @property
+    def added(self) -> int:
+        return sum(1 for line in self.lines if line.sign == "+")
+
+    @property
+    def removed(self) -> int:
+        return sum(1 for line in self.lines if line.sign == "-")
+
+
+def _range(start: int, count: int) -> str:
+    return str(start) if count == 1 else f"{start},{count}"
+
+
 @dataclass(frozen=True)
 class FilePreview:
     """One file as a mutation would change it; what the review widget shows."""
@@ -40,19 +101,35 @@ class FilePreview:
     path: str
     """Workspace-relative path (POSIX separators)."""
     old_text: str | None
-    """``None`` when the file does not exist yet."""
+    """The text the diff starts from (for a move, the source file's); ``None`` = absent."""
     new_text: str | None
     """``None`` when the mutation deletes the file."""
     diff: str
     """Unified diff (``--- a/path`` / ``+++ b/path``)."""
     old_hash: str | None
-    """sha256 hex of the file bytes as previewed (``None`` = absent)."""
+    """sha256 hex of the bytes at ``path`` as previewed (``None`` = absent)."""
     new_hash: str | None
     """sha256 hex of the bytes that will be written (``None`` = deleted)."""
     added: int = 0
     removed: int = 0
-    hunks: tuple[str, ...] = ()
-    """Each hunk's text (``@@`` line included), for per-hunk navigation."""
+    hunks: tuple[PreviewHunk, ...] = ()
+    old_mode: int | None = None
+    """Permission bits before (``None`` = absent or unknown)."""
+    new_mode: int | None = None
+    """Permission bits after; differs from ``old_mode`` for a mode change."""
+    moved_from: str | None = None
+    """Set when the file is renamed here from another path (the diff is from that file)."""
+    moved_to: str | None = None
+    """Set on the source of a rename: the file leaves this path (its content is shown at
+    ``moved_to``; this entry has no hunks)."""
+
+    @property
+    def action(self) -> Literal["create", "delete", "modify", "move"]:
+        if self.moved_from is not None or self.moved_to is not None:
+            return "move"
+        if self.old_text is None:
+            return "create"
+        return "delete" if self.new_text is None else "modify"
 
 
 @dataclass(frozen=True)
@@ -71,6 +148,9 @@ class Decision:
     reason: str = ""
     by: str = "the user"
     """Who decided, for the message the model reads (``the user``, ``policy read-only``)."""
+    declined: tuple[tuple[str, int], ...] = ()
+    """With ``approved``: the ``(path, hunk index)`` pairs the person declined in the review
+    (``PreviewHunk.index``); only the other hunks are written, and ``reason`` says why."""
 
 
 class Approver(Protocol):

@@ -32,8 +32,10 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Iterable, Iterator, Sequence
+from functools import partial
+from typing import Literal
 
-from frontier.tools.contract import FilePreview
+from frontier.tools.contract import DiffLine, FilePreview, PreviewHunk
 
 NO_NEWLINE = "\\ No newline at end of file\n"
 CONTEXT = 3
@@ -215,35 +217,75 @@ def _marked(prefix: str, keys: Sequence[str]) -> list[str]:
     return out
 
 
+_new_line = partial(tuple.__new__, DiffLine)
+"""``DiffLine`` from a 5-tuple without the Python-level ``__new__`` (tens of thousands a patch)."""
+_FALSE = (False,)
+
+
+def _lines(sign: Literal[" ", "-", "+"], keys: Sequence[str], a0: int, b0: int) -> list[DiffLine]:
+    """Review lines for ``keys`` numbered from old line ``a0`` / new line ``b0`` (0-based)."""
+    n = len(keys)
+    olds = [None] * n if sign == "+" else range(a0 + 1, a0 + n + 1)
+    news = [None] * n if sign == "-" else range(b0 + 1, b0 + n + 1)
+    texts = [k[:-1] if k[-1:] == "\r" else k for k in keys]
+    out = list(map(_new_line, zip([sign] * n, texts, olds, news, _FALSE * n, strict=True)))
+    if keys and keys[-1][-1:] == "\n":  # the file's last line, without a newline
+        text = keys[-1][:-1]
+        out[-1] = out[-1]._replace(text=text[:-1] if text[-1:] == "\r" else text, no_newline=True)
+    return out
+
+
 def render(
     path: str, old: str | None, new: str | None, a: list[str], b: list[str], ops: list[Op]
-) -> tuple[str, list[str], int, int]:
+) -> tuple[str, list[PreviewHunk], int, int]:
     """``(diff, hunks, added, removed)`` of line keys ``a`` → ``b`` in ``difflib.unified_diff``
     form with ``--- a/path`` / ``+++ b/path`` headers (``/dev/null`` sides)."""
-    hunks: list[str] = []
+    texts: list[str] = []
+    hunks: list[PreviewHunk] = []
     added = removed = 0
     for group in _grouped(ops, CONTEXT):
         first, last = group[0], group[-1]
-        out = [f"@@ -{_range(first[1], last[2])} +{_range(first[3], last[4])} @@\n"]
-        for tag, i1, i2, j1, j2 in group:
+        i1, i2, j1, j2 = first[1], last[2], first[3], last[4]
+        out = [f"@@ -{_range(i1, i2)} +{_range(j1, j2)} @@\n"]
+        rows: list[DiffLine] = []
+        for tag, o1, o2, n1, n2 in group:
             if tag == "equal":
-                out += _marked(" ", a[i1:i2])
+                out += _marked(" ", a[o1:o2])
+                rows += _lines(" ", a[o1:o2], o1, n1)
                 continue
-            if i1 < i2:
-                out += _marked("-", a[i1:i2])
-                removed += i2 - i1
-            if j1 < j2:
-                out += _marked("+", b[j1:j2])
-                added += j2 - j1
-        hunks.append("".join(out))
+            if o1 < o2:
+                out += _marked("-", a[o1:o2])
+                rows += _lines("-", a[o1:o2], o1, n1)
+                removed += o2 - o1
+            if n1 < n2:
+                out += _marked("+", b[n1:n2])
+                rows += _lines("+", b[n1:n2], o2, n1)
+                added += n2 - n1
+        texts.append("".join(out))
+        hunks.append(
+            PreviewHunk(
+                index=len(hunks) + 1,
+                old_start=_start(i1, i2),
+                old_count=i2 - i1,
+                new_start=_start(j1, j2),
+                new_count=j2 - j1,
+                lines=tuple(rows),
+                span=(i1, i2, j1, j2),
+            )
+        )
     if not hunks:
         return "", [], 0, 0
     src = "/dev/null" if old is None else f"a/{path}"
     dst = "/dev/null" if new is None else f"b/{path}"
-    return f"--- {src}\n+++ {dst}\n" + "".join(hunks), hunks, added, removed
+    return f"--- {src}\n+++ {dst}\n" + "".join(texts), hunks, added, removed
 
 
-def unified(path: str, old: str | None, new: str | None) -> tuple[str, list[str]]:
+def _start(start: int, stop: int) -> int:
+    """difflib's 1-based start of a range (the line before it when the range is empty)."""
+    return start if start == stop else start + 1
+
+
+def unified(path: str, old: str | None, new: str | None) -> tuple[str, list[PreviewHunk]]:
     """``(diff, hunks)`` of two texts (difflib on the changed middle)."""
     a, b = line_keys(old), line_keys(new)
     diff, hunks, _, _ = render(path, old, new, a, b, difflib_opcodes(a, b))

@@ -18,6 +18,7 @@ from frontier.tools import atomic
 from frontier.tools.base import CancelToken, Outcome, Prepared, ToolError
 from frontier.tools.contract import Preview, ToolContext, ToolSpec
 from frontier.tools.diffing import file_preview
+from frontier.tools.patch_docs import PatchDialect, apply_patch_spec
 from frontier.tools.patch_engine import (
     FileChange,
     PatchError,
@@ -84,12 +85,17 @@ def _mutation(
     )
 
 
+def change_meta(plan: PatchPlan) -> dict[str, Any]:
+    """What a finished mutation carries for the panes: the files and ``M path (+3 −1)`` rows."""
+    return {"files": [c.path for c in plan.changes], "changes": plan.meta()}
+
+
 async def _write(plan: PatchPlan, done: str) -> Outcome:
     try:
         write_changes(plan.changes)
     except PatchError as exc:
         return Outcome(kind="error", output=str(exc))
-    return Outcome(kind="ok", output=done, meta={"files": [c.path for c in plan.changes]})
+    return Outcome(kind="ok", output=done, meta=change_meta(plan))
 
 
 def _line_of(text: str, index: int) -> int:
@@ -400,26 +406,13 @@ class MultiTool:
 
 
 class ApplyPatchTool:
-    spec = ToolSpec(
-        name="apply_patch",
-        description=(
-            "Apply a multi-file unified diff (git or diff -u style). Create with '--- /dev/null', "
-            "delete with '+++ /dev/null'. All hunks are checked first: either every file is "
-            "written or none is."
-        ),
-        parameters={
-            "type": "object",
-            "properties": {
-                "patch": {"type": "string", "description": "the unified diff text"},
-            },
-            "required": ["patch"],
-        },
-        sequential=True,
-        mutates=True,
-        kind="edit",
-        timeout=60.0,
-    )
+    """A multi-file patch in either dialect (detected from the text); the spec teaches the
+    one the model knows best (``patch_format``)."""
+
     bytes_args = frozenset({"patch"})
+
+    def __init__(self, dialect: PatchDialect = "unified") -> None:
+        self.spec: ToolSpec = apply_patch_spec(dialect)
 
     def prepare(self, args: Mapping[str, Any], ctx: ToolContext) -> Prepared:
         try:
@@ -437,14 +430,17 @@ class ApplyPatchTool:
         self, call: ToolCall, prepared: Prepared, ctx: ToolContext, cancel: CancelToken
     ) -> Outcome:
         plan: PatchPlan = prepared.plan
+        if plan.already_applied:
+            names = ", ".join(plan.already[:10])
+            return Outcome(
+                kind="ok",
+                output=f"already applied: every change is already in {names}; nothing written",
+                meta={"files": [], "changes": [], "already_applied": True},
+            )
         if not plan.changes:
             return Outcome(kind="ok", output="the patch changes nothing: files already match")
         try:
             write_changes(plan.changes)
         except PatchError as exc:
             return Outcome(kind="error", output=f"apply_patch failed: {exc}")
-        return Outcome(
-            kind="ok",
-            output="applied:\n" + "\n".join(plan.summary()),
-            meta={"files": [c.path for c in plan.changes]},
-        )
+        return Outcome(kind="ok", output="\n".join(plan.summary()), meta=change_meta(plan))

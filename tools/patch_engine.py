@@ -2,35 +2,40 @@
 
 Two phases, so a failure never leaves a half-applied patch:
 
-1. ``plan_patch`` parses the diff once and locates every hunk of every file in
-   memory — at its ``@@ -a`` line (shifted by how far earlier hunks of the same
-   file moved), else by search, exact first and then ignoring trailing
-   whitespace — and builds each file's new bytes. Any problem raises
-   ``PatchError`` naming the file, the hunk and why; nothing is touched.
+1. ``plan_patch`` parses the patch once (either dialect, ``patch_parse``), then
+   places every hunk of every file in memory (``patch_place``: at its header's
+   line, else by content, exact first and then looser) and builds each file's
+   new bytes. A patch whose result is already in the files is reported as
+   such; one that is half applied, or any hunk that cannot be placed, raises
+   ``PatchError`` naming the file, the hunk and why — nothing is touched.
 2. ``apply_plan`` re-checks that every target still has the bytes the plan
    was computed from (approval is bound to content), writes all files through
    ``atomic.commit_files`` and reads them back.
 
 Line endings, a missing final newline and permission bits are preserved:
 context lines keep the file's version, added lines use the patch's text with
-the file's dominant line ending.
+the file's dominant line ending. Modes a patch sets are normalised as git does
+(0644 or 0755 under the umask; never setuid, setgid or sticky).
 
-Speed: a file is read with one open/fstat/read and split once; a hunk at its
-hint is checked with one list-slice comparison, a search is ``str.find`` over
-the file's lines joined once per key, and the new file is spliced from whole
-runs of lines, so no step walks a file line by line in Python.
+Dialect differences kept on purpose (each is what that dialect's users expect):
+a Codex ``*** Add File`` over an existing file and a ``*** Move to`` onto one
+overwrite it, as Codex does; in a unified diff both are errors. Deleting a file
+that is already gone is "already applied" in a unified diff and an error in the
+Codex envelope (Codex's own rule).
 """
 
 from __future__ import annotations
 
 import os
-import re
 import stat
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal, NamedTuple
 
-from frontier.tools.patch_parse import FilePatch, Hunk, PatchParseError, parse_patch
+from frontier.tools.patch_model import Dialect, FilePatch, Hunk, PatchParseError
+from frontier.tools.patch_parse import parse_patch
+from frontier.tools.patch_place import HunkPlaceError, Placed, Placer
+from frontier.tools.patch_summary import change_line
 from frontier.tools.paths import PathError, WorkspacePath, real_root, resolve
 
 if TYPE_CHECKING:
@@ -41,6 +46,16 @@ Action = Literal["create", "modify", "delete"]
 
 class PatchError(ValueError):
     """The patch cannot be applied; nothing was written. The message says where and why."""
+
+
+class Layout(NamedTuple):
+    """How one entry's hunks built ``new`` from ``old``: the preview renders the changed
+    regions from it (no diff search) and labels each review hunk with its notes and the
+    earlier hunks it depends on."""
+
+    old: Text
+    new: Text
+    placed: Placed
 
 
 class FileChange(NamedTuple):
@@ -58,101 +73,163 @@ class FileChange(NamedTuple):
     notes: tuple[str, ...] = ()
     renamed_from: str | None = None
     layout: Layout | None = None
-    """How ``new`` was built from ``old`` by one entry's hunks, for the preview (else it diffs)."""
+    base: bytes | None = None
+    """The bytes the diff is shown from when they are not ``old`` (a move: the source's)."""
+    renamed_to: str | None = None
+    """Set on the source of a rename (this change deletes it)."""
 
-
-class Layout(NamedTuple):
-    """The engine's own lines of a file before and after, and where each hunk was located
-    (0-based line in ``old``): the preview renders the diff from them instead of diffing."""
-
-    old: Text
-    new: Text
-    placed: tuple[tuple[int, Hunk], ...]
+    @property
+    def shown_old(self) -> bytes | None:
+        return self.base if self.renamed_from is not None else self.old
 
 
 class PatchPlan(NamedTuple):
     changes: tuple[FileChange, ...]
+    already: tuple[str, ...] = ()
+    """Files whose part of the patch is already present (nothing to write for them)."""
+    dialect: Dialect = "unified"
+    unwrapped: tuple[str, ...] = ()
+
+    @property
+    def already_applied(self) -> bool:
+        return not self.changes and bool(self.already)
 
     def summary(self) -> list[str]:
-        """One line per file (plus indented notes about hunks that moved or matched loosely)."""
+        """``M path (+3 −1)`` per file, plus indented notes on hunks that moved or matched
+        loosely (the same lines every front end shows: ``patch_summary.change_line``)."""
         out: list[str] = []
-        for c in self.changes:
-            if c.renamed_from is not None and c.action == "delete":
-                continue
-            if c.renamed_from is not None:
-                head = f"R {c.renamed_from} -> {c.path}"
-            else:
-                head = {"create": "A", "modify": "M", "delete": "D"}[c.action] + f" {c.path}"
-            detail = f"+{c.added} -{c.removed}"
-            if c.hunks:
-                detail += f", {c.hunks} hunk{'s' if c.hunks != 1 else ''}"
-            if c.old_mode is not None and c.new_mode is not None and c.old_mode != c.new_mode:
-                detail += f", mode {c.old_mode:o} -> {c.new_mode:o}"
-            out.append(f"{head} ({detail})")
+        shown = [c for c in self.changes if c.renamed_to is None]
+        for c, row in zip(shown, self.meta(), strict=True):
+            out.append(change_line(row))
             out.extend(f"  {n}" for n in c.notes)
         return out
 
-    def preview(self) -> Preview:
-        """The diff of every file, rendered from the located hunks where there are some (no
-        diff search: O(changed lines) plus a C-speed check of the unchanged runs)."""
-        from frontier.tools.contract import Preview
-        from frontier.tools.diffing import file_preview
-
-        files = tuple(
-            file_preview(c.path, c.old, c.new) if c.layout is None else _preview(c, c.layout)
+    def meta(self) -> list[dict[str, object]]:
+        """The ``changes`` list a tool result carries (what the panes summarise)."""
+        return [
+            {
+                "status": _status(c),
+                "path": c.path,
+                "from": c.renamed_from,
+                "added": c.added,
+                "removed": c.removed,
+                "hunks": c.hunks,
+                "mode": _mode(c),
+                "declined": [],
+            }
             for c in self.changes
+            if c.renamed_to is None
+        ]
+
+    def preview(self) -> Preview:
+        """The diff of every file, rendered from the placed hunks where there are some."""
+        from frontier.tools.contract import Preview
+
+        files = tuple(file_change_preview(c) for c in self.changes)
+        return Preview(kind="diff", files=files, summary="; ".join(self.summary()[:20]))
+
+
+def _status(c: FileChange) -> str:
+    if c.renamed_from is not None:
+        return "R"
+    return {"create": "A", "modify": "M", "delete": "D"}[c.action]
+
+
+def _mode(c: FileChange) -> str:
+    """A mode worth naming: a new executable file's, or a change."""
+    if c.action == "create" and c.new_mode is not None and c.new_mode & 0o111:
+        return f"{c.new_mode:o}"
+    if c.old_mode is not None and c.new_mode is not None and c.old_mode != c.new_mode:
+        return f"{c.old_mode:o} \u2192 {c.new_mode:o}"
+    return ""
+
+
+def file_change_preview(c: FileChange) -> FilePreview:
+    """One change as the review shows it: from the placed hunks when known (notes and
+    dependencies per review hunk), else by diffing; a move is shown at its destination."""
+    from dataclasses import replace
+
+    from frontier.tools.diffing import file_preview, sha256
+
+    if c.renamed_to is not None:
+        fp = file_preview(c.path, c.old, None)
+        return replace(
+            fp, diff="", hunks=(), added=0, removed=0, moved_to=c.renamed_to, old_mode=c.old_mode
         )
-        return Preview(kind="diff", files=files, summary="; ".join(self.summary()))
+    base = c.shown_old
+    fp = file_preview(c.path, base, c.new) if c.layout is None else _layout_preview(c, c.layout)
+    return replace(
+        fp,
+        old_hash=sha256(c.old),
+        old_mode=c.old_mode,
+        new_mode=c.new_mode,
+        moved_from=c.renamed_from,
+    )
 
 
-def _preview(c: FileChange, layout: Layout) -> FilePreview:
+def _layout_preview(c: FileChange, layout: Layout) -> FilePreview:
+    from dataclasses import replace
+
     from frontier.tools.diffing import file_preview
 
-    blocks, keys = preview_hints(layout)
-    return file_preview(c.path, c.old, c.new, blocks, keys)
-
-
-def preview_hints(
-    layout: Layout,
-) -> tuple[list[tuple[int, int, int, int]], tuple[list[str], list[str]]]:
-    """The changed line ranges and both sides' line keys (``diffing.line_keys``) of a layout."""
+    blocks = change_blocks(layout.placed, len(layout.old.lines))
     a, b = layout.old.keys(), layout.new.keys()
-    blocks = _blocks(layout.placed)
-    if len(b) < len(layout.new.lines):  # an added empty last line with no newline is no line
-        blocks = [(i1, i2, j1, min(j2, len(b))) for i1, i2, j1, j2 in blocks]
-    return blocks, (a, b)
+    spans = [(i1, i2, j1, min(j2, len(b))) for i1, i2, j1, j2, _ in blocks]
+    fp = file_preview(c.path, c.shown_old, c.new, spans, (a, b))
+    by_index = {p.hunk.index: p for p in layout.placed.placements}
+    owner: dict[int, int] = {}  # patch hunk index -> review hunk index
+    labelled = []
+    for h in fp.hunks:
+        i1, i2, j1, j2 = h.span
+        ids = sorted(
+            {
+                k
+                for b1, b2, c1, c2, hs in blocks
+                if b1 <= i2 and b2 >= i1 and c1 <= j2 and c2 >= j1
+                for k in hs
+            }
+        )
+        for k in ids:
+            owner.setdefault(k, h.index)
+        notes = tuple(
+            f"patch hunk {k}: {by_index[k].why}" for k in ids if k in by_index and by_index[k].why
+        )
+        labelled.append((h, ids, notes))
+    out = []
+    for h, ids, notes in labelled:
+        deps = sorted(
+            {owner[d] for k in ids if k in by_index for d in by_index[k].depends_on if d in owner}
+            - {h.index}
+        )
+        out.append(replace(h, notes=notes, depends_on=tuple(d for d in deps if d < h.index)))
+    return replace(fp, hunks=tuple(out))
 
 
-def _blocks(placed: Sequence[tuple[int, Hunk]]) -> list[tuple[int, int, int, int]]:
-    """The changed line ranges ``(i1, i2, j1, j2)`` (old ``[i1, i2)`` → new ``[j1, j2)``) of
-    hunks located at ``placed`` positions: each run of ``-``/``+`` lines, adjacent runs merged.
-    The preview checks them against the real old and new lines, so this only aligns."""
-    out: list[tuple[int, int, int, int]] = []
-    shift = 0  # new index - old index
-    for pos, hunk in placed:
-        i = pos
-        tags = hunk.tags
-        for run in _RUNS.finditer(tags):
-            start, end = run.span()
-            k = end - start
-            tag = tags[start]
-            if tag == " ":
-                i += k
-                continue
-            i1, j1 = i, i + shift
-            if tag == "-":
-                i += k
-                shift -= k
-            else:
-                shift += k
-            if out and out[-1][1] == i1 and out[-1][3] == j1:
-                out[-1] = (out[-1][0], i, out[-1][2], i + shift)
-            else:
-                out.append((i1, i, j1, i + shift))
+def change_blocks(placed: Placed, n_old: int) -> list[tuple[int, int, int, int, frozenset[int]]]:
+    """The changed regions ``(i1, i2, j1, j2, hunks)`` of a placed entry, from the origin of
+    every line (old ``[i1, i2)`` became new ``[j1, j2)``; ``hunks`` made the change)."""
+    out: list[tuple[int, int, int, int, frozenset[int]]] = []
+    i = j = 0
+
+    def change(i1: int, i2: int, j1: int, j2: int, hunks: set[int]) -> None:
+        if out and out[-1][1] == i1 and out[-1][3] == j1:
+            p1, _, q1, _, hs = out[-1]
+            out[-1] = (p1, i2, q1, j2, hs | hunks)
+        else:
+            out.append((i1, i2, j1, j2, frozenset(hunks)))
+
+    deleted = placed.deleted_by
+    for kind, x, n in placed.runs:
+        if kind == 0:
+            if x > i:
+                change(i, x, j, j, {deleted[k] for k in range(i, x) if k in deleted})
+            i, j = x + n, j + n
+        else:
+            change(i, i, j, j + n, {x})
+            j += n
+    if i < n_old:
+        change(i, n_old, j, j, {deleted[k] for k in range(i, n_old) if k in deleted})
     return out
-
-
-# ------------------------------------------------------------------ text helpers
 
 
 class Text:
@@ -253,244 +330,6 @@ def _short(text: str, n: int = 80) -> str:
     return repr(text if len(text) <= n else text[:n] + "…")
 
 
-# ------------------------------------------------------------------ hunk location
-
-
-class _Locator:
-    """Finds hunks in one file's lines.
-
-    At the hint a hunk is checked with one list-slice comparison. A search joins the file's
-    lines once (per key: exact, or trailing whitespace stripped) and finds the hunk's joined
-    lines with ``str.find``, so no per-line Python work is done for the common cases.
-    """
-
-    def __init__(self, text: Text) -> None:
-        self.lines = text.lines
-        self.has_cr = text.has_cr
-        self._hay: dict[bool, str] = {}
-        self._index: dict[str, list[int]] | None = None
-
-    @staticmethod
-    def key(text: str, loose: bool) -> str:
-        return text.rstrip() if loose else _bare(text)
-
-    def exact_at(self, old: list[str], pos: int) -> bool:
-        """The common case, checked before any search: the hunk is where it says."""
-        n = len(old)
-        if pos + n > len(self.lines):
-            return False
-        seg = self.lines[pos : pos + n]
-        if seg == old:
-            return True
-        return self.has_cr and all(a == t or _bare(a) == t for a, t in zip(seg, old, strict=True))
-
-    def _haystack(self, loose: bool) -> str:
-        """``"\\n" + keys joined by "\\n" + "\\n"``: line k starts after the k-th ``\\n``."""
-        hay = self._hay.get(loose)
-        if hay is None:
-            if loose:
-                body = "\n".join([c.rstrip() for c in self.lines])
-            else:
-                body = "\n".join(self.lines)
-                if self.has_cr:  # drop each line's final \r (CRLF vs LF is never a mismatch)
-                    body = body.replace("\r\n", "\n")
-                    if body.endswith("\r"):
-                        body = body[:-1]
-            hay = self._hay[loose] = "\n" + body + "\n"
-        return hay
-
-    def matches(self, old: Sequence[str], loose: bool) -> list[int]:
-        """Every start position where ``old`` matches (any position, sorted)."""
-        hay = self._haystack(loose)
-        needle = "\n" + "\n".join([self.key(t, loose) for t in old]) + "\n"
-        limit = len(self.lines) - len(old)
-        out: list[int] = []
-        line = last = 0
-        find, count = hay.find, hay.count
-        off = find(needle)
-        while off >= 0:
-            line += count("\n", last, off)
-            last = off
-            if line > limit:
-                break
-            out.append(line)
-            off = find(needle, off + 1)
-        return out
-
-    def closest(self, old: Sequence[str], hint: int) -> str:
-        """Describe the best partial match, to tell the model what differs."""
-        if not old:
-            return ""
-        if self._index is None:
-            self._index = {}
-            for i, c in enumerate(self.lines):
-                self._index.setdefault(self.key(c, True), []).append(i)
-        first = self.key(old[0], True)
-        starts = self._index.get(first, [])
-        if not starts:
-            return f"the hunk's first old line {_short(old[0])} does not occur in the file"
-        best_q, best_k = starts[0], -1
-        for q in starts:
-            k = 0
-            while (
-                k < len(old)
-                and q + k < len(self.lines)
-                and self.key(self.lines[q + k], True) == self.key(old[k], True)
-            ):
-                k += 1
-            if k > best_k or (k == best_k and abs(q - hint) < abs(best_q - hint)):
-                best_q, best_k = q, k
-        at = best_q + best_k
-        if at >= len(self.lines):
-            return (
-                f"closest match starts at line {best_q + 1}: the first {best_k} of {len(old)} "
-                "old lines match, then the file ends"
-            )
-        return (
-            f"closest match starts at line {best_q + 1}: the first {best_k} of {len(old)} old "
-            f"lines match; at line {at + 1} the file has {_short(_bare(self.lines[at]))} but the "
-            f"patch expects {_short(old[best_k])}"
-        )
-
-
-def _where(path: str, hunk: Hunk, total: int) -> str:
-    return f"{path} hunk {hunk.index}/{total} ({hunk.header})"
-
-
-def apply_hunks(path: str, text: Text, hunks: Sequence[Hunk]) -> tuple[Text, list[str]]:
-    """Locate every hunk against the original lines, then build the new text."""
-    new, notes, _ = _apply_hunks(path, text, hunks)
-    return new, notes
-
-
-def _apply_hunks(
-    path: str, text: Text, hunks: Sequence[Hunk]
-) -> tuple[Text, list[str], list[tuple[int, Hunk]]]:
-    """``apply_hunks`` that also returns where each hunk was placed (for the preview)."""
-    lines = text.lines
-    loc = _Locator(text)
-    placed: list[tuple[int, Hunk]] = []
-    notes: list[str] = []
-    delta = 0
-    min_pos = 0
-    for hunk in hunks:
-        old = hunk.old
-        n = len(old)
-        base = hunk.source_start - 1 if n else hunk.source_start
-        hint = max(0, base + delta)
-        if n == 0:
-            pos = min(max(hint, min_pos), len(lines))
-            if pos != base:
-                notes.append(
-                    f"hunk {hunk.index} inserted at line {pos + 1} (header said {base + 1})"
-                )
-        elif hint >= min_pos and loc.exact_at(old, hint):
-            pos = hint
-            if pos != base:
-                notes.append(
-                    f"hunk {hunk.index} applied at line {pos + 1} (header said {hunk.source_start})"
-                )
-        else:
-            pos = _search(path, hunk, len(hunks), loc, old, hint, min_pos, notes)
-            if pos != base:
-                notes.append(
-                    f"hunk {hunk.index} applied at line {pos + 1} (header said {hunk.source_start})"
-                )
-        placed.append((pos, hunk))
-        delta = pos - base
-        min_pos = pos + n
-    return _assemble(text, placed), notes, placed
-
-
-def _search(
-    path: str,
-    hunk: Hunk,
-    total: int,
-    loc: _Locator,
-    old: list[str],
-    hint: int,
-    min_pos: int,
-    notes: list[str],
-) -> int:
-    """The hunk is not at its hint: search the whole file, exact first, then ignoring
-    trailing whitespace; the match nearest the hint wins, a tie is ambiguous."""
-    for loose in (False, True):
-        every = loc.matches(old, loose)
-        found = [q for q in every if q >= min_pos]
-        if not found:
-            if every:
-                raise PatchError(
-                    f"{_where(path, hunk, total)}: its context only matches at line "
-                    f"{every[0] + 1}, which overlaps or precedes the previous hunk; hunks of one "
-                    "file must be in file order and must not overlap — merge or reorder them"
-                )
-            continue
-        if loose:
-            notes.append(f"hunk {hunk.index} matched ignoring trailing whitespace")
-        if hint in found:
-            return hint
-        if len(found) == 1:
-            return found[0]
-        found.sort(key=lambda q: abs(q - hint))
-        if abs(found[0] - hint) < abs(found[1] - hint):
-            return found[0]
-        lines_at = ", ".join(str(q + 1) for q in sorted(found)[:8])
-        raise PatchError(
-            f"{_where(path, hunk, total)}: ambiguous — its context matches {len(found)} places "
-            f"(lines {lines_at}) and the @@ line number is not nearer to one of them; add more "
-            "context lines or fix the @@ -a line number so the hunk is unique"
-        )
-    new = hunk.new
-    if new and new != old and loc.matches(new, True):
-        at = loc.matches(new, True)[0] + 1
-        raise PatchError(
-            f"{_where(path, hunk, total)}: context not found, but the hunk's result is already "
-            f"present at line {at} — the change looks already applied; re-read {path} before "
-            "sending it again"
-        )
-    raise PatchError(
-        f"{_where(path, hunk, total)}: context not found — {loc.closest(old, hint)}. Re-read "
-        f"{path} and regenerate the hunk against its current content"
-    )
-
-
-_RUNS = re.compile(r" +|-+|\++")
-"""Runs of one tag in ``Hunk.tags``: spliced with one slice each."""
-
-
-def _assemble(text: Text, placed: Sequence[tuple[int, Hunk]]) -> Text:
-    """Context lines keep the file's bytes, added lines get the file's line ending."""
-    lines, total = text.lines, len(text.lines)
-    cr = "\r" if text.crlf else ""
-    out: list[str] = []
-    last_nl = True
-    """Whether what ends ``out`` so far is followed by a newline."""
-    cur = 0
-    for pos, hunk in placed:
-        if pos > cur:
-            out.extend(lines[cur:pos])
-            last_nl = pos < total or text.final_newline
-        k = pos
-        tags = hunk.tags
-        for run in _RUNS.finditer(tags):
-            start, end = run.span()
-            if tags[start] == " ":
-                k += end - start
-                out.extend(lines[k - (end - start) : k])
-                last_nl = k < total or text.final_newline
-            elif tags[start] == "-":
-                k += end - start
-            else:
-                added = hunk.texts[start:end]
-                out.extend([t + cr for t in added] if cr else added)
-                last_nl = hunk.eols[end - 1] != ""
-        cur = k
-    if cur < total:
-        out.extend(lines[cur:])
-        last_nl = text.final_newline
-    return Text(out, last_nl, text.crlf)
-
-
 # ------------------------------------------------------------------ planning
 
 
@@ -504,8 +343,14 @@ class _Slot:
         self.hunks = self.added = self.removed = 0
         self.notes: list[str] = []
         self.renamed_from: str | None = None
+        self.renamed_to: str | None = None
+        self.base: bytes | None = None
         self.layout: Layout | None = None
         """Set when ``data`` is ``orig`` changed by one entry's hunks, else None."""
+        self.applied: list[str] = []
+        """Parts of the patch for this path that change it (``hunk 2``, ``creation``)."""
+        self.present: list[str] = []
+        """Parts whose result is already here."""
 
 
 class _Tree:
@@ -572,18 +417,23 @@ def read_bytes(path: Path) -> bytes | None:
 
 
 def plan_patch(root: str | Path, patch: str | bytes) -> PatchPlan:
-    """Locate every hunk of every file in memory; raise ``PatchError`` if any fails."""
+    """Place every hunk of every file in memory; raise ``PatchError`` if any fails or the
+    patch is half applied. A plan with no changes and ``already`` set: already applied."""
     text = _dec(patch) if isinstance(patch, bytes) else patch
     try:
-        entries = parse_patch(text)
+        parsed = parse_patch(text)
     except PatchParseError as exc:
         raise PatchError(str(exc)) from exc
     tree = _Tree(root)
-    for fp in entries:
+    for fp in parsed.files:
         _plan_entry(tree, fp)
+    _check_consistent(tree)
     changes: list[FileChange] = []
+    already: list[str] = []
     for s in tree.slots.values():
         if s.data == s.orig and s.mode == s.orig_mode:
+            if s.present and not s.applied:
+                already.append(s.path)
             continue
         action: Action = "create" if s.orig is None else "delete" if s.data is None else "modify"
         changes.append(
@@ -601,33 +451,71 @@ def plan_patch(root: str | Path, patch: str | bytes) -> PatchPlan:
                 notes=tuple(s.notes),
                 renamed_from=s.renamed_from,
                 layout=s.layout,
+                base=s.base,
+                renamed_to=s.renamed_to,
             )
         )
-    return PatchPlan(tuple(changes))
+    return PatchPlan(tuple(changes), tuple(already), parsed.dialect, parsed.unwrapped)
+
+
+def _check_consistent(tree: _Tree) -> None:
+    """Every file's part of the patch is either all still to do or all already there."""
+    mixed = [s for s in tree.slots.values() if s.applied and s.present]
+    if mixed:
+        s = mixed[0]
+        raise PatchError(
+            f"{s.path}: the patch is half applied — {', '.join(s.present)} "
+            f"{'is' if len(s.present) == 1 else 'are'} already in the file but "
+            f"{', '.join(s.applied)} "
+            f"{'is' if len(s.applied) == 1 else 'are'} not; nothing written. Re-read {s.path} "
+            "and send only the part that is still missing"
+        )
+    done = [s.path for s in tree.slots.values() if s.present]
+    todo = [s.path for s in tree.slots.values() if s.applied]
+    if done and todo:
+        raise PatchError(
+            f"the patch is half applied: {', '.join(done[:5])} already "
+            f"{'has' if len(done) == 1 else 'have'} {'its' if len(done) == 1 else 'their'} "
+            f"changes but {', '.join(todo[:5])} {'does' if len(todo) == 1 else 'do'} not; nothing "
+            "written. Send a patch for the files that still need it"
+        )
 
 
 def _is_creation(fp: FilePatch, exists: bool) -> bool:
     if fp.old_path is None:
         return True
-    zero = bool(fp.hunks) and all(h.source_start == 0 and h.source_length == 0 for h in fp.hunks)
+    hunks = fp.hunks
+    zero = bool(hunks) and all(h.old_start == 0 and h.old_count == 0 for h in hunks)
     return zero and (fp.source_epoch or not exists)
 
 
 def _is_deletion(fp: FilePatch) -> bool:
     if fp.new_path is None:
         return True
-    zero = bool(fp.hunks) and all(h.target_start == 0 and h.target_length == 0 for h in fp.hunks)
+    hunks = fp.hunks
+    zero = bool(hunks) and all(h.new_start == 0 and h.new_count == 0 for h in hunks)
     return zero and fp.target_epoch
 
 
+def git_mode(mode: int | None, umask: int | None = None) -> int | None:
+    """A mode from a patch as git applies it: executable or not, under the umask."""
+    if mode is None:
+        return None
+    if umask is None:
+        umask = os.umask(0o022)
+        os.umask(umask)
+    return (0o777 if mode & 0o111 else 0o666) & ~umask
+
+
 def _plan_entry(tree: _Tree, fp: FilePatch) -> None:
-    entry = f"{fp.name}"
+    entry = fp.name
     if fp.binary:
         raise PatchError(f"{entry}: binary patches are not supported; use the write tool instead")
     if fp.special_mode:
         raise PatchError(
             f"{entry}: git mode {fp.special_mode} (symlink or submodule) is not supported"
         )
+    fp = fp._replace(old_mode=git_mode(fp.old_mode), new_mode=git_mode(fp.new_mode))
     if fp.rename or fp.copy:
         _plan_move(tree, fp)
         return
@@ -638,53 +526,116 @@ def _plan_entry(tree: _Tree, fp: FilePatch) -> None:
         target_rel = fp.new_path if new_slot.data is not None else fp.old_path
     slot = tree.slot(target_rel, entry)
     exists = slot.data is not None
-    total = len(fp.hunks)
     if _is_creation(fp, exists):
-        bad = [h for h in fp.hunks if h.tags.strip("+")]
-        if bad:
-            raise PatchError(
-                f"{slot.path} hunk {bad[0].index}: a file creation may only contain '+' lines"
-            )
-        content = "".join([t + e for h in fp.hunks for t, e in zip(h.texts, h.eols, strict=True)])
-        data = _enc(content)
-        if exists and slot.data != data:
-            raise PatchError(
-                f"{slot.path}: the patch creates this file but it already exists; "
-                "send a modification hunk (--- a/PATH) instead, or delete it first"
-            )
-        slot.data = data
-        slot.mode = fp.new_mode if fp.new_mode is not None else slot.mode
-        slot.hunks += total
-        slot.added += sum(h.added for h in fp.hunks)
-        return
-    if not exists:
-        raise PatchError(
-            f"{slot.path}: no such file in the workspace; to create it use '--- /dev/null' and "
-            "'+++ b/PATH' with only '+' lines"
+        _plan_creation(slot, fp)
+    elif _is_deletion(fp):
+        _plan_deletion(slot, fp)
+    elif not exists:
+        hint = (
+            "to create it use '*** Add File: PATH'"
+            if fp.dialect == "codex"
+            else "to create it use '--- /dev/null' and '+++ b/PATH' with only '+' lines"
         )
+        raise PatchError(f"{slot.path}: no such file in the workspace; {hint}")
+    else:
+        _plan_update(slot, fp)
+
+
+def _plan_creation(slot: _Slot, fp: FilePatch) -> None:
+    bad = [h for h in fp.hunks if h.tags.strip("+")]
+    if bad:
+        raise PatchError(
+            f"{slot.path} hunk {bad[0].index}: a file creation may only contain '+' lines"
+        )
+    content = "".join([t + e for h in fp.hunks for t, e in zip(h.texts, h.eols, strict=True)])
+    data = _enc(content)
+    added = sum(h.added for h in fp.hunks)
+    if slot.data is not None:
+        if slot.data == data:
+            slot.present.append("its creation")
+            return
+        if fp.dialect != "codex":
+            raise PatchError(
+                f"{slot.path}: the patch creates this file but it already exists with other "
+                "content; send a modification hunk (--- a/PATH) instead, or delete it first"
+            )
+        slot.notes.append("'*** Add File' replaced the existing file's whole content")
+        slot.removed += len(Text.parse(_dec(slot.data)).lines)
+    slot.applied.append("its creation")
+    slot.data = data
+    slot.mode = fp.new_mode if fp.new_mode is not None else slot.mode
+    slot.hunks += len(fp.hunks)
+    slot.added += added
+    slot.layout = None
+
+
+def _plan_deletion(slot: _Slot, fp: FilePatch) -> None:
+    if slot.data is None:
+        if fp.dialect == "codex":
+            raise PatchError(f"{slot.path}: cannot delete it: no such file in the workspace")
+        slot.present.append("its deletion")
+        return
+    text = Text.parse(_dec(slot.data))
+    if fp.hunks:
+        old = [t.rstrip() for h in fp.hunks for t in h.old]
+        have = [c.rstrip() for c in text.lines]
+        if old != have:
+            raise PatchError(
+                f"{slot.path}: the patch deletes this file but its removed lines differ from "
+                f"the file's current content ({len(old)} vs {len(have)} lines); re-read it"
+            )
+    slot.applied.append("its deletion")
+    slot.data = None
+    slot.mode = None
+    slot.layout = None
+    slot.removed += len(text.lines)
+
+
+def _place_all(path: str, text: Text, hunks: Sequence[Hunk]) -> Placed:
+    placer = Placer(text.lines, text.final_newline, text.crlf, path)
+    total = len(hunks)
+    for hunk in hunks:
+        try:
+            placer.locate(hunk)
+        except HunkPlaceError as exc:
+            raise PatchError(f"{_where(path, hunk, total)}: {exc}") from None
+    return placer.finish()
+
+
+def _where(path: str, hunk: Hunk, total: int) -> str:
+    first = hunk.first_line.strip()
+    named = f", starting {_short(first, 60)}" if first else ""
+    return f"{path} hunk {hunk.index}/{total} ({hunk.header[:60]}{named})"
+
+
+def _record(slot: _Slot, placed: Placed) -> list[str]:
+    """Sort the placements into the slot's applied/present parts; return their notes."""
+    notes: list[str] = []
+    for p in placed.placements:
+        label = f"hunk {p.hunk.index}"
+        (slot.present if p.status == "present" else slot.applied).append(label)
+        if p.status == "placed" and p.why:
+            notes.append(f"hunk {p.hunk.index} {p.why}")
+    return notes
+
+
+def _plan_update(slot: _Slot, fp: FilePatch) -> None:
     assert slot.data is not None
     text = Text.parse(_dec(slot.data))
-    if _is_deletion(fp):
-        if fp.hunks:
-            old = [t.rstrip() for h in fp.hunks for t in h.old]
-            have = [c.rstrip() for c in text.lines]
-            if old != have:
-                raise PatchError(
-                    f"{slot.path}: the patch deletes this file but its removed lines differ from "
-                    f"the file's current content ({len(old)} vs {len(have)} lines); re-read it"
-                )
-        slot.data = None
-        slot.mode = None
-        slot.layout = None
-        slot.removed += len(text.lines)
+    placed = _place_all(slot.path, text, fp.hunks)
+    notes = _record(slot, placed)
+    if any(p.status == "present" for p in placed.placements):
         return
-    new_text, notes, placed = _apply_hunks(slot.path, text, fp.hunks)
+    new_text = Text(placed.lines, placed.last_newline, text.crlf)
     first = slot.data is slot.orig and not slot.hunks
-    slot.layout = Layout(text, new_text, tuple(placed)) if first else None
+    slot.layout = Layout(text, new_text, placed) if first else None
     slot.data = _enc(new_text.render())
-    if fp.new_mode is not None:
+    if fp.new_mode is not None and fp.new_mode != slot.mode:
         slot.mode = fp.new_mode
-    slot.hunks += total
+        slot.applied.append("its mode change")
+    elif not fp.hunks and fp.new_mode is not None:
+        slot.present.append("its mode")
+    slot.hunks += len(fp.hunks)
     slot.added += sum(h.added for h in fp.hunks)
     slot.removed += sum(h.removed for h in fp.hunks)
     slot.notes.extend(notes)
@@ -693,34 +644,69 @@ def _plan_entry(tree: _Tree, fp: FilePatch) -> None:
 def _plan_move(tree: _Tree, fp: FilePatch) -> None:
     assert fp.old_path and fp.new_path
     verb = "rename" if fp.rename else "copy"
+    what = f"{verb} {fp.old_path} -> {fp.new_path}"
     src = tree.slot(fp.old_path, fp.old_path)
     dst = tree.slot(fp.new_path, fp.new_path)
     if src.data is None:
-        raise PatchError(f"{verb} {fp.old_path} -> {fp.new_path}: {fp.old_path} does not exist")
+        if dst.data is not None and _moved_already(dst, fp):
+            dst.present.append(f"the {verb} from {fp.old_path}")
+            return
+        raise PatchError(f"{what}: {fp.old_path} does not exist")
     if dst.data is not None and dst.real != src.real:
-        raise PatchError(
-            f"{verb} {fp.old_path} -> {fp.new_path}: {fp.new_path} already exists; "
-            "delete it first or pick another name"
-        )
+        if fp.dialect != "codex":
+            raise PatchError(
+                f"{what}: {fp.new_path} already exists; delete it first or pick another name"
+            )
+        dst.notes.append(f"'*** Move to' replaced the existing {fp.new_path}")
     data = src.data
     notes: list[str] = []
     if fp.hunks:
-        new_text, notes = apply_hunks(fp.new_path, Text.parse(_dec(data)), fp.hunks)
-        data = _enc(new_text.render())
+        placed = _place_all(fp.new_path, Text.parse(_dec(data)), fp.hunks)
+        if any(p.status == "present" for p in placed.placements):
+            raise PatchError(
+                f"{what}: some hunks are already in {fp.old_path}; re-read it and send the "
+                "rename with the changes still missing"
+            )
+        notes = [f"hunk {p.hunk.index} {p.why}" for p in placed.placements if p.why]
+        text = Text.parse(_dec(data))
+        data = _enc(Text(placed.lines, placed.last_newline, text.crlf).render())
     mode = fp.new_mode if fp.new_mode is not None else src.mode
+    base = src.data
     if fp.rename:
         src.data, src.mode = None, None
         src.layout = None
-        src.renamed_from = fp.old_path
+        src.renamed_to = fp.new_path
+        src.applied.append(f"the {verb} to {fp.new_path}")
     dst.data, dst.mode = data, mode
     dst.layout = None
+    dst.base = base
     dst.renamed_from = fp.old_path if fp.rename else None
+    dst.applied.append(f"the {verb} from {fp.old_path}")
     dst.hunks += len(fp.hunks)
     dst.added += sum(h.added for h in fp.hunks)
     dst.removed += sum(h.removed for h in fp.hunks)
     dst.notes.extend(notes)
     if fp.copy:
         dst.notes.append(f"copied from {fp.old_path}")
+
+
+def _moved_already(dst: _Slot, fp: FilePatch) -> bool:
+    """The source is gone and the destination already holds every hunk's new lines."""
+    assert dst.data is not None
+    lines = [c.rstrip() for c in Text.parse(_dec(dst.data)).lines]
+    joined = "\n" + "\n".join(lines) + "\n"
+    return all(
+        ("\n" + "\n".join(t.rstrip() for t in h.new) + "\n") in joined for h in fp.hunks if h.new
+    )
+
+
+def apply_hunks(path: str, text: Text, hunks: Sequence[Hunk]) -> tuple[Text, list[str]]:
+    """Place every hunk and build the new text (for tests and one-file callers)."""
+    placed = _place_all(path, text, hunks)
+    if any(p.status == "present" for p in placed.placements):
+        raise PatchError(f"{path}: some hunks are already applied")
+    notes = [f"hunk {p.hunk.index} {p.why}" for p in placed.placements if p.why]
+    return Text(placed.lines, placed.last_newline, text.crlf), notes
 
 
 # ------------------------------------------------------------------ writing

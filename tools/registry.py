@@ -8,11 +8,13 @@ The CTL/XML system prompt's tool list (``prompt_tool_list``), the native
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
 from frontier.tools.base import Tool
 from frontier.tools.contract import ToolSpec
+from frontier.tools.patch_docs import PatchDialect, spec_dialect
 
 
 class Registry:
@@ -78,7 +80,7 @@ class Registry:
             params = "<br>".join(f"`{n}` {_type_text(p, n in required)}" for n, p in props.items())
             runs = "alone" if s.sequential else "parallel-safe"
             kind = s.kind + (" (mutates)" if s.mutates else "")
-            desc = s.description.replace("|", "\\|")
+            desc = _summary(s.description).replace("|", "\\|")
             rows.append(f"| `{s.name}` | {params} | {runs} | {kind} | {s.timeout:g}s | {desc} |")
         rows.append("")
         rows.append("## Parameter details")
@@ -86,10 +88,33 @@ class Registry:
             rows.append("")
             rows.append(f"### `{s.name}`")
             rows.append("")
+            dialect = spec_dialect(s) if s.name == "apply_patch" else None
+            if dialect is not None:
+                rows.append(
+                    f"The description teaches the {dialect} dialect; the `patch_format` setting "
+                    "(`auto`, `unified`, `codex`) chooses which one per model, and both are "
+                    "always accepted."
+                )
+                rows.append("")
+            if s.description.strip() != _summary(s.description):
+                rows += _fence(s.description.strip(), "text")
+                rows.append("")
             rows.append("```json")
             rows.append(json.dumps(_plain_schema(s.parameters), indent=2))
             rows.append("```")
         return "\n".join(rows) + "\n"
+
+
+def _summary(description: str) -> str:
+    """A description's first paragraph on one line (what a table cell can hold)."""
+    return " ".join(description.strip().split("\n\n", 1)[0].split())
+
+
+def _fence(text: str, lang: str) -> list[str]:
+    """``text`` in a code fence longer than any backtick run inside it."""
+    longest = max((len(m) for m in re.findall(r"`+", text)), default=0)
+    fence = "`" * max(3, longest + 1)
+    return [f"{fence}{lang}", text, fence]
 
 
 def _type_text(prop: Mapping[str, Any], required: bool) -> str:
@@ -117,8 +142,9 @@ def _plain_schema(schema: Mapping[str, Any]) -> dict[str, Any]:
     return json.loads(json.dumps(schema))
 
 
-def default_registry() -> Registry:
-    """Every built-in tool, in the order prompts list them."""
+def default_registry(dialect: PatchDialect = "unified") -> Registry:
+    """Every built-in tool, in the order prompts list them; ``apply_patch`` teaches
+    ``dialect`` (``patch_docs.resolve_patch_format`` picks it from the settings)."""
     from frontier.tools.edit import ApplyPatchTool, MultiTool, ReadTool, ReplaceTool, WriteTool
     from frontier.tools.process import PythonTool, ShellTool
     from frontier.tools.search import GlobTool, GrepTool
@@ -131,7 +157,7 @@ def default_registry() -> Registry:
             WriteTool(),
             ReplaceTool(),
             MultiTool(),
-            ApplyPatchTool(),
+            ApplyPatchTool(dialect),
             ShellTool(),
             PythonTool(),
         ]

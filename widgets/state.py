@@ -35,6 +35,7 @@ from frontier.app.events import (
     ToolStarted,
     TurnEnded,
 )
+from frontier.tools.patch_summary import SHOWN_CHANGES, change_lines, patch_label
 
 if TYPE_CHECKING:
     from frontier.app.session.store import LogRecord
@@ -130,6 +131,9 @@ class ToolRow:
     tail: deque[str] = field(default_factory=lambda: deque(maxlen=TOOL_TAIL))
     partial: str = ""
     message: str = ""
+    changes: tuple[str, ...] = ()
+    """A finished mutation's ``M path (+3 −1)`` lines (the first few, then ``+N more``),
+    or ``already applied``; from the result's ``meta``, never from the patch text."""
 
     @property
     def running(self) -> bool:
@@ -160,14 +164,7 @@ def summarize_call(call: ToolCall) -> str:
     if call.name == "apply_patch":
         patch = args.get("patch", "")
         text = patch.decode("utf-8", "replace") if isinstance(patch, bytes) else str(patch)
-        files = [
-            line[4:].split("\t")[0].removeprefix("b/")
-            for line in text.splitlines()
-            if line.startswith("+++ ")
-        ]
-        if len(files) == 1:
-            return files[0]
-        return f"({len(files)} files)"
+        return patch_label(text)
     for key in ("command", "path", "pattern", "code", "content"):
         if key in args:
             value = args[key]
@@ -175,6 +172,10 @@ def summarize_call(call: ToolCall) -> str:
             first = text.strip().splitlines()[0] if text.strip() else ""
             return first[:80]
     return " ".join(f"{k}={str(v)[:20]}" for k, v in list(args.items())[:2])
+
+
+def _mapping(value: object) -> dict[str, object]:
+    return value if isinstance(value, dict) else {}
 
 
 def _preview(data: bytes, limit: int = 48) -> str:
@@ -292,6 +293,9 @@ class UiState:
                 call = call or ToolCall(rec.call_id or "", str(data.get("name", "")), {})
                 first = str(data.get("output", "")).strip().splitlines()
                 line = first[0][:120].expandtabs(2) if first else ""
+                changes = change_lines(_mapping(data.get("meta")), SHOWN_CHANGES)
+                if changes:
+                    line = " · ".join(changes)
                 outcome = str(data.get("kind", "?")) + (f": {line}" if line else "")
                 self._entry("note", f"▸ {call.id} {call.name} {summarize_call(call)}  {outcome}")
             elif rec.type == "error":
@@ -380,6 +384,7 @@ class UiState:
             row.exit_code = result.exit_code
             row.elapsed = result.elapsed
             row.message = result.output.strip().splitlines()[0][:200] if result.output else ""
+            row.changes = tuple(change_lines(result.meta, SHOWN_CHANGES))
             if row.partial:
                 row.tail.append(row.partial)
                 row.output_lines += 1
@@ -426,6 +431,8 @@ class UiState:
                 entry.call_id = None
                 entry.role = "note"
                 entry.text = f"▸ {row.call.id} {row.call.name} {row.summary}  {row.state}"
+                if row.changes:
+                    entry.text += ": " + " · ".join(row.changes)
                 entry.version += 1
                 break
 

@@ -66,8 +66,9 @@ def tool_lines(rows: Iterable[ToolRow], now: float, width: int = 100) -> list[Te
             count = row.output_lines + (1 if row.partial else 0)
             last = (row.partial or (row.tail[-1] if row.tail else "")).strip()
             out.append(f"{count} lines │ {last}", style="dim")
-        elif row.message and row.state not in ("running", "ready", "review"):
-            out.append(row.message, style="dim")
+        elif row.state not in ("running", "ready", "review") and (row.changes or row.message):
+            # a mutation's files (``M path (+3 −1) · …``) say more than "applied:"
+            out.append(" · ".join(row.changes) or row.message, style="dim")
         lines.append(out)
     return lines
 

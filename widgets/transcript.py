@@ -42,6 +42,8 @@ def render_entry(entry: TranscriptEntry, tool: ToolRow | None, now: float) -> Te
         elapsed = elapsed_of(tool, now)
         if elapsed is not None and not tool.running:
             text.append(f"  {elapsed:.2f}s", style="dim")
+        for line in tool.changes:  # a finished mutation's files, one per line
+            text.append(f"\n    {line}", style="dim")
         return text
     if entry.role == "error":
         return Text.assemble(("err ", "bold reverse"), " ", (entry.text, "bold"))

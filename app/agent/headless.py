@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import json
 import sys
-from typing import TextIO
+from typing import Any, TextIO
 
 from frontier.app.agent.repair import MAX_REPAIRS
 from frontier.app.events import (
@@ -31,9 +31,12 @@ from frontier.app.events import (
     event_to_json,
 )
 from frontier.tools.contract import Decision, Preview, ToolSpec
+from frontier.tools.patch_summary import change_lines, result_changes
 
 QUIET_JSON = frozenset({"bytes", "confirmed", "call_started", "arg_started", "arg_bytes"})
 """Per-byte events left out of ``--json`` output (``transduce --events all`` shows them)."""
+PRINTED_CHANGES = 50
+"""Files of one mutation listed in the text log before ``+N more``."""
 
 
 class EventPrinter:
@@ -47,13 +50,26 @@ class EventPrinter:
         if self.as_json:
             if event.type in QUIET_JSON:
                 return
-            self.out.write(json.dumps(event_to_json(event), ensure_ascii=False) + "\n")
+            self.out.write(json.dumps(event_json(event), ensure_ascii=False) + "\n")
             self.out.flush()
             return
         line = describe(event)
         if line is not None:
             self.out.write(line + "\n")
             self.out.flush()
+
+
+def event_json(event: Event) -> dict[str, Any]:
+    """``event_to_json``, plus a mutation result's ``changes`` (``meta["changes"]`` as is)
+    and ``already_applied`` on ``tool_finished``, so a script needs no patch parsing."""
+    out = event_to_json(event)
+    if isinstance(event, ToolFinished):
+        meta = event.result.meta
+        if "changes" in meta:
+            out["changes"] = [dict(c) for c in result_changes(meta)]
+        if "already_applied" in meta:
+            out["already_applied"] = bool(meta["already_applied"])
+    return out
 
 
 def _short(value: object, width: int = 60) -> str:
@@ -78,6 +94,11 @@ def describe(event: Event) -> str | None:
             first = r.output.strip().split("\n")[0] if r.output.strip() else ""
             mark = "✓" if r.ok else "✗"
             head = f"  {mark} {r.call_id} {r.name} {r.kind}{exit_part} {r.elapsed:.2f}s"
+            changes = change_lines(r.meta, PRINTED_CHANGES)
+            if changes == ["already applied"]:
+                return f"{head}  already applied"
+            if changes:  # a mutation: its files, not the first line of "applied:\n..."
+                return "\n".join([head, *(f"      {line}" for line in changes)])
             return f"{head}  {_short(first, 70)}"
         case ContractError(kind=kind, message=message, offset=offset):
             return f"! contract error {kind} at byte {offset}: {message}"

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from frontier.tools.contract import ToolSpec
+from frontier.tools.patch_docs import PatchDialect, patch_example, patch_prompt, taught_dialect
 
 INTRO = (
     "You are Frontier, a coding agent working in a project directory (the workspace). "
@@ -38,26 +39,29 @@ end
   Never write a `result` block yourself: anything you write after a call is discarded.
 """
 
-CTL_HEREDOC = """\
+_CTL_HEREDOC_INTRO = """\
 For a multi-line value use a heredoc: `arg <key> <<TAG`, then the value's lines,
 then a line that is exactly TAG. Pick a TAG that does not occur as a line in the
 value (EOF, PATCH, END_CONTENT). Inside a heredoc everything is literal: code fences,
 indentation, lines saying `end` or `call`.
-
-Example:
-I'll add the flag.
-call c2 apply_patch
-arg patch <<PATCH
---- a/app/cli.py
-+++ b/app/cli.py
-@@ -1,3 +1,4 @@
- import argparse
-+import sys
-
- def main():
-PATCH
-end
 """
+
+
+def ctl_heredoc(dialect: PatchDialect = "unified") -> str:
+    """How heredocs are written, with an apply_patch example in ``dialect``."""
+    return (
+        f"{_CTL_HEREDOC_INTRO}\n"
+        "Example:\n"
+        "I'll add the flag.\n"
+        "call c2 apply_patch\n"
+        "arg patch <<PATCH\n"
+        f"{patch_example(dialect)}"
+        "PATCH\n"
+        "end\n"
+    )
+
+
+CTL_HEREDOC = ctl_heredoc("unified")
 
 CTL_LENGTH = """\
 For a multi-line value use a length prefix: `arg <key> <nbytes>` where <nbytes> is the
@@ -110,10 +114,14 @@ def tool_list(specs: Iterable[ToolSpec]) -> str:
 
 
 def system_prompt(mode: str, specs: Iterable[ToolSpec]) -> str:
+    """The system prompt for ``mode``; text protocols get the framing, a paragraph on
+    patches in the dialect the registry's ``apply_patch`` teaches, and the tool list."""
     specs = list(specs)
     if mode in ("native-eos", "native-inc"):
-        return INTRO
+        return INTRO  # the tools[] schema carries the descriptions
+    dialect = taught_dialect(specs)
+    editing = [patch_prompt(dialect)] if dialect is not None else []
     if mode == "xml":
-        return "\n\n".join([INTRO, XML, tool_list(specs)])
-    teach = CTL_HEREDOC if mode == "ctl-heredoc" else CTL_LENGTH
-    return "\n\n".join([INTRO, CTL_COMMON, teach, tool_list(specs)])
+        return "\n\n".join([INTRO, XML, *editing, tool_list(specs)])
+    teach = ctl_heredoc(dialect or "unified") if mode == "ctl-heredoc" else CTL_LENGTH
+    return "\n\n".join([INTRO, CTL_COMMON, teach, *editing, tool_list(specs)])

@@ -39,6 +39,8 @@ class Runtime:
     notes: list[str] = field(default_factory=list)
     """What setting up changed that the user should hear about (a moved workspace...)."""
     resumed: bool = False
+    patch_dialect: str = "unified"
+    """The patch dialect apply_patch teaches (``config.patch_format`` resolved for ``model``)."""
     store: SessionStore | None = field(default=None, repr=False)
     _closers: list[Any] = field(default_factory=list, repr=False)
 
@@ -139,6 +141,7 @@ def create_runtime(
     from frontier.app.providers.openai import OpenAIProvider
     from frontier.app.session.store import SessionStore
     from frontier.tools.boundary import ToolBoundary
+    from frontier.tools.patch_docs import resolve_patch_format
     from frontier.tools.policy import PolicyApprover
     from frontier.tools.registry import default_registry
 
@@ -185,7 +188,9 @@ def create_runtime(
             session_id = store.create_session(str(root), model, base_url, mode.name)
             lock = store.lock_session(session_id)
             on_error.callback(lock.release)
-        registry = default_registry()
+        # apply_patch teaches the dialect this model writes best (config.patch_format)
+        dialect = resolve_patch_format(config.patch_format, model)
+        registry = default_registry(dialect)
         boundary = ToolBoundary(
             registry,
             root,
@@ -218,6 +223,7 @@ def create_runtime(
             notes=notes,
             store=store,
             resumed=resumed,
+            patch_dialect=dialect,
         )
         runtime._closers.extend([provider.aclose, store.close, lock.release])
         on_error.pop_all()

@@ -1,4 +1,4 @@
-"""Shared handling of the agent flags (``--base-url`` ... ``--theme``) for commands."""
+"""Shared handling of the agent flags (``--base-url`` ... ``--patch-format``) for commands."""
 
 from __future__ import annotations
 
@@ -12,7 +12,15 @@ def config_from_args(args: argparse.Namespace) -> Config | None:
     """Merge flags over env and config.toml; print the problem and return None on error."""
     flags = {
         name: getattr(args, name, None)
-        for name in ("base_url", "model", "protocol", "approval", "workspace", "theme")
+        for name in (
+            "base_url",
+            "model",
+            "protocol",
+            "approval",
+            "workspace",
+            "theme",
+            "patch_format",
+        )
     }
     try:
         return load_config(**flags)

@@ -1,8 +1,11 @@
 """``frontier apply-patch --root DIR [--dry-run] < PATCH`` — the agent's patch engine, standalone.
 
-Exit 0: applied (or, with ``--dry-run``, every hunk located); one summary line
-per file on stdout. Exit 1: the patch could not be applied and nothing was
-written; the reason (file, hunk, why) is on stderr. Exit 2: usage error.
+Reads both dialects (a unified diff, or OpenAI Codex's ``*** Begin Patch``
+envelope), detected from the text, also inside a ```` ```diff ```` fence.
+Exit 0: applied (or, with ``--dry-run``, every hunk located), or already applied
+(nothing written, said so); one ``M path (+3 −1)`` line per file on stdout.
+Exit 1: the patch could not be applied and nothing was written; the reason
+(file, hunk, why) is on stderr. Exit 2: usage error.
 Imports only the patch engine (no Textual, no httpx) so it starts fast.
 """
 
@@ -40,8 +43,11 @@ def main(args: argparse.Namespace) -> int:
     out = sys.stdout
     for line in plan.summary():
         out.write(line + "\n")
-    if not plan.changes:
-        out.write("no changes: the files already match the patch\n")
+    if plan.already_applied:
+        names = ", ".join(plan.already[:10]) + (" …" if len(plan.already) > 10 else "")
+        out.write(f"already applied: every change is already in {names}; nothing written\n")
+    elif not plan.changes:
+        out.write("no changes: the patch changes nothing in the files\n")
     if args.dry_run:
         out.write("dry run: every hunk located; nothing written\n")
     return 0

@@ -25,6 +25,7 @@ from frontier.app.session.store import (
     default_path,
     iso_time,
 )
+from frontier.tools.patch_summary import change_lines, result_changes
 
 
 def main(args: argparse.Namespace) -> int:
@@ -92,6 +93,7 @@ def export_records(log: list[LogRecord]) -> Iterator[dict[str, Any]]:
                 "tool_kind": d.get("kind"),
                 "targets": d.get("targets", []),
                 "started": r.seq in started,
+                **({"diff": d["diff"]} if isinstance(d.get("diff"), str) else {}),
             }
         elif r.type == "result":
             meta = d.get("meta") or {}
@@ -105,6 +107,7 @@ def export_records(log: list[LogRecord]) -> Iterator[dict[str, Any]]:
                 "elapsed": d.get("elapsed"),
                 "output": d.get("output", ""),
                 "recovered": bool(meta.get("recovered")),
+                **_mutation_meta(meta),
             }
         elif r.type == "error":
             yield {
@@ -144,9 +147,8 @@ def to_markdown(info: SessionInfo, records: list[dict[str, Any]]) -> str:
         elif kind == "assistant":
             out += ["## Assistant", "", r["text"], ""]
         elif kind == "call":
-            args = json.dumps(r["args"], indent=2, ensure_ascii=False)
             note = "" if r["started"] else " (not started)"
-            out += [f"### ▸ {r['name']} `{r['id']}`{note}", "", *_fenced(args, "json"), ""]
+            out += [f"### ▸ {r['name']} `{r['id']}`{note}", "", *_call_body(r), ""]
         elif kind == "result":
             parts = [f"**result** `{r['kind']}`"]
             if r["exit"] is not None:
@@ -156,12 +158,45 @@ def to_markdown(info: SessionInfo, records: list[dict[str, Any]]) -> str:
             if r["recovered"]:
                 parts.append("(reconciled after a crash)")
             out += [f"{' · '.join(parts)} — `{r['id']}`", ""]
-            if r["output"]:
+            changes = change_lines(r)  # the record carries the result's changes keys
+            if changes:  # a mutation: its files say it better than its output
+                out += [f"- {_code(line)}" for line in changes] + [""]
+            elif r["output"]:
                 out += [*_fenced(r["output"], "text"), ""]
         elif kind == "error":
             message = str(r["message"]).replace("\n", "\n> ")
             out += [f"> **contract error** `{r['kind']}` at byte {r['offset']}: {message}", ""]
     return "\n".join(out).rstrip("\n") + "\n"
+
+
+def _mutation_meta(meta: dict[str, Any]) -> dict[str, Any]:
+    """A mutation result's ``changes`` / ``already_applied`` (DESIGN §5), when it has them."""
+    out: dict[str, Any] = {}
+    if "changes" in meta:
+        out["changes"] = [dict(c) for c in result_changes(meta)]
+    if "already_applied" in meta:
+        out["already_applied"] = bool(meta["already_applied"])
+    return out
+
+
+def _call_body(r: dict[str, Any]) -> list[str]:
+    """A patch as a ```diff block (either dialect reads fine as one); another mutation's
+    previewed diff when the record has it; else the arguments as JSON."""
+    args = r["args"]
+    patch = args.get("patch") if isinstance(args, dict) else None
+    if r["name"] == "apply_patch" and isinstance(patch, str):
+        return _fenced(patch, "diff")
+    if r.get("diff") and r.get("tool_kind") == "edit":
+        return _fenced(r["diff"], "diff")
+    return _fenced(json.dumps(args, indent=2, ensure_ascii=False), "json")
+
+
+def _code(text: str) -> str:
+    """Inline code that survives backticks in ``text`` (a path with a backtick)."""
+    longest = max((len(m) for m in re.findall(r"`+", text)), default=0)
+    tick = "`" * (longest + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    return f"{tick}{pad}{text}{pad}{tick}"
 
 
 def _fenced(text: str, lang: str) -> list[str]:

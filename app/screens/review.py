@@ -4,15 +4,22 @@ Titled "Review patch" for file mutations (every file with +/- counts, its hunks
 with syntax colours and line numbers, unified/split) and "Review command" for
 shell/python. It shows the ``Preview`` the core computed — the same content
 whose hashes the write re-checks (DESIGN §5) — and dismisses with a ``Decision``.
+
+``space`` declines (or re-accepts) the current hunk; approving then sends the
+declined ``(path, hunk index)`` pairs with the person's reason, and declining
+every hunk is a deny. Below ``NARROW_BELOW`` columns the modal fills the screen,
+the file list becomes a one-line header and the diff is unified.
 """
 
 from __future__ import annotations
 
 import json
-from typing import ClassVar
+from typing import ClassVar, Literal
 
+from rich.cells import cell_len
 from rich.syntax import Syntax
 from rich.text import Text
+from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
@@ -21,12 +28,42 @@ from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from frontier.app.events import ToolCall
-from frontier.tools.contract import Decision, Preview, ToolSpec
+from frontier.tools.contract import Decision, FilePreview, Preview, ToolSpec
 from frontier.widgets.diff_view import DiffView
 
+NARROW_BELOW = 105
+"""Screen columns below which the review is narrow (the modal would be under 100)."""
+DIFF_ACTIONS = frozenset({"split", "hunk", "file", "toggle_hunk", "wrap"})
+"""Actions that only mean something with a diff (hidden on "Review command")."""
 
-def _file_option(path: str, added: int, removed: int) -> Text:
-    return Text.assemble((f"+{added:<4}", "bold"), (f"−{removed:<4}", "bold"), path)
+Asking = Literal["deny", "approve", "deny_all"]
+PLACEHOLDERS: dict[Asking, str] = {
+    "deny": "reason for the model (optional)",
+    "approve": "why these hunks are declined (optional)",
+    "deny_all": "every hunk is declined, so this denies the call: reason (optional)",
+}
+DEFAULT_REASONS: dict[Asking, str] = {
+    "deny": "denied by the user in review",
+    "approve": "declined in review",
+    "deny_all": "every hunk declined by the user in review",
+}
+
+
+def _file_option(file: FilePreview, declined: int) -> Text:
+    text = Text.assemble((f"+{file.added:<4}", "bold"), (f"−{file.removed:<4}", "bold"), file.path)
+    if declined:
+        text.append(f" ✗{declined}", "bold")
+    return text
+
+
+def _hints(items: list[tuple[str, str]], separator: str) -> Text:
+    text = Text()
+    for n, (key, label) in enumerate(items):
+        if n:
+            text.append(separator)
+        text.append(key, "bold")
+        text.append(f" {label}")
+    return text
 
 
 class ReviewScreen(ModalScreen[Decision]):
@@ -40,12 +77,16 @@ class ReviewScreen(ModalScreen[Decision]):
         border-title-style: bold; border-title-color: $foreground;
         border-subtitle-color: $text-muted;
     }
+    ReviewScreen.-narrow #review { width: 100%; height: 100%; }
     ReviewScreen.-command #review { height: auto; max-height: 80%; }
     ReviewScreen.-command #review-body { height: auto; max-height: 30; }
     ReviewScreen.-command #command { height: auto; }
     #review-head { height: auto; padding: 0 1; background: $panel; }
+    #file-header { display: none; height: auto; padding: 0 1; background: $panel; }
+    ReviewScreen.-narrow #file-header { display: block; }
     #review-body { height: 1fr; }
     #files { width: 32; min-width: 20; border: none; border-right: solid $panel-lighten-2; }
+    ReviewScreen.-narrow #files { display: none; }
     #command { padding: 1 2; height: 1fr; }
     #reason { display: none; margin: 0 1; }
     #reason.-visible { display: block; }
@@ -55,7 +96,9 @@ class ReviewScreen(ModalScreen[Decision]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("a", "approve", "Approve"),
         Binding("d", "deny", "Deny"),
+        Binding("space", "toggle_hunk", "Accept/decline hunk"),
         Binding("s", "split", "Split/unified"),
+        Binding("w", "wrap", "Wrap/scroll"),
         Binding("j", "hunk(1)", "Next hunk"),
         Binding("k", "hunk(-1)", "Prev hunk"),
         Binding("tab", "file(1)", "Next file", show=False),
@@ -73,6 +116,7 @@ class ReviewScreen(ModalScreen[Decision]):
         added_bg: str = "#12361f",
         removed_bg: str = "#42171b",
         split: bool = False,
+        wrap: bool = True,
     ) -> None:
         super().__init__()
         self.call = call
@@ -81,32 +125,34 @@ class ReviewScreen(ModalScreen[Decision]):
         self.syntax_style = syntax_style
         self.added_bg = added_bg
         self.removed_bg = removed_bg
-        self.initial_split = split
+        self.want_split = split
+        """Split as chosen; drawn split only when the modal is wide."""
+        self.initial_wrap = wrap
+        self.asking: Asking | None = None
+        """What the reason box is open for (``None``: closed)."""
 
     @property
     def title_text(self) -> str:
-        return "Review patch" if self.preview.kind == "diff" else "Review command"
+        return "Review patch" if self.is_diff else "Review command"
+
+    @property
+    def is_diff(self) -> bool:
+        return self.preview.kind == "diff"
+
+    @property
+    def narrow(self) -> bool:
+        return self.has_class("-narrow")
 
     def compose(self) -> ComposeResult:
         preview = self.preview
         with Vertical(id="review"):
-            head = Text()
-            head.append(f"{self.call.id} ", style="dim")
-            head.append(self.call.name, style="bold")
-            if preview.kind == "diff":
-                added = sum(f.added for f in preview.files)
-                removed = sum(f.removed for f in preview.files)
-                n = len(preview.files)
-                head.append(f" · {n} file{'s' * (n != 1)} · ")
-                head.append(f"+{added} −{removed}", style="bold")
-            if preview.summary:
-                head.append(f" · {preview.summary}", style="italic")
-            yield Static(head, id="review-head")
+            yield Static(id="review-head")
+            if self.is_diff:
+                yield Static(id="file-header")
             with Horizontal(id="review-body"):
-                if preview.kind == "diff":
+                if self.is_diff:
                     yield OptionList(
-                        *[Option(_file_option(f.path, f.added, f.removed)) for f in preview.files],
-                        id="files",
+                        *[Option(_file_option(f, 0)) for f in preview.files], id="files"
                     )
                     yield DiffView(
                         preview.files,
@@ -117,22 +163,18 @@ class ReviewScreen(ModalScreen[Decision]):
                     )
                 else:
                     yield Static(self._command_view(), id="command")
-            reason = Input(
-                placeholder="reason for the model (optional) — Enter denies, Esc goes back",
-                id="reason",
-            )
+            reason = Input(id="reason")
             reason.can_focus = False
             yield reason
-            yield Static(
-                "a approve · d deny (+ reason) · s split/unified · j/k hunk · tab file · esc deny",
-                id="review-keys",
-            )
+            yield Static(id="review-keys")
 
     def _command_view(self) -> Syntax | Text:
         command = self.preview.command
         if command is None:
             args = json.dumps(self.call.json_args(), indent=2, ensure_ascii=False)
-            return Syntax(args, "json", theme=self.syntax_style, background_color="default")
+            return Syntax(
+                args, "json", theme=self.syntax_style, word_wrap=True, background_color="default"
+            )
         lexer = "python" if self.call.name == "python" else "bash"
         return Syntax(
             command, lexer, theme=self.syntax_style, word_wrap=True, background_color="default"
@@ -142,56 +184,201 @@ class ReviewScreen(ModalScreen[Decision]):
         box = self.query_one("#review")
         box.border_title = self.title_text
         box.border_subtitle = "the approval is bound to exactly this content"
-        self.set_class(self.preview.kind != "diff", "-command")
-        if self.preview.kind == "diff":
-            diff = self.query_one(DiffView)
-            diff.split = self.initial_split
+        self.set_class(not self.is_diff, "-command")
+        if self.is_diff:
+            diff = self.diff
+            diff.wrap = self.initial_wrap
             diff.focus()
+        self._layout(self.app.size.width)
+
+    def on_resize(self, event: events.Resize) -> None:
+        self._layout(event.size.width)
+
+    def _layout(self, width: int) -> None:
+        self.set_class(width < NARROW_BELOW, "-narrow")
+        if self.is_diff:
+            self.diff.split = self.want_split and not self.narrow
+        self._refresh_text()
+
+    @property
+    def diff(self) -> DiffView:
+        return self.query_one(DiffView)
+
+    # ------------------------------------------------------------------ text
+    def _refresh_text(self) -> None:
+        self.query_one("#review-head", Static).update(self._head())
+        self.query_one("#review-keys", Static).update(self._keys())
+        if self.is_diff:
+            self.query_one("#file-header", Static).update(self._file_header())
+
+    def _head(self) -> Text:
+        preview = self.preview
+        head = Text()
+        head.append(f"{self.call.id} ", style="dim")
+        head.append(self.call.name, style="bold")
+        if self.is_diff:
+            added = sum(f.added for f in preview.files)
+            removed = sum(f.removed for f in preview.files)
+            n = len(preview.files)
+            head.append(f" · {n} file{'s' * (n != 1)} · ")
+            head.append(f"+{added} −{removed}", style="bold")
+            choices = self.diff.choices
+            if choices.accepted < choices.total:
+                head.append(f" · {choices.accepted} of {choices.total} hunks accepted", "bold")
+        if preview.summary:
+            head.append(f" · {preview.summary}", style="italic")
+        return head
+
+    def _file_header(self) -> Text:
+        """The narrow layout's stand-in for the file list: where ``j``/``k``/``tab`` are."""
+        diff = self.diff
+        files = self.preview.files
+        if not files:
+            return Text("no files")
+        f = diff.current_file
+        file = files[f]
+        text = Text(f"file {f + 1}/{len(files)}: ", "dim")
+        text.append(file.path, "bold")
+        text.append(f"  +{file.added} −{file.removed}")
+        hunk = diff.current_hunk
+        if hunk is not None and file.hunks:
+            text.append(f"  hunk {hunk.index}/{len(file.hunks)}", "dim")
+        declined = diff.choices.declined_in(f)
+        if declined:
+            text.append(f"  {declined} declined", "italic")
+        return text
+
+    def _keys(self) -> Text:
+        """The hint line: only keys that work here, the longest wording that fits."""
+        if self.asking is not None:
+            verb = "approve the rest" if self.asking == "approve" else "deny"
+            return _hints([("enter", verb), ("esc", "back")], " · ")
+        if not self.is_diff:
+            return _hints([("a", "approve"), ("d", "deny (+ reason)"), ("esc", "deny")], " · ")
+        diff = self.diff
+        many = len(self.preview.files) > 1
+        full: list[tuple[str, str]] = [
+            ("a", "approve"),
+            ("d", "deny (+ reason)"),
+            ("esc", "deny"),
+            ("space", "accept/decline hunk"),
+            ("j/k", "hunk"),
+            *([("tab", "file")] if many else []),
+            *([] if self.narrow else [("s", "split/unified")]),
+            ("w", "wrap/scroll"),
+            *([] if diff.wrap else [("←/→", "scroll")]),
+        ]
+        short: list[tuple[str, str]] = [
+            ("a", "approve"),
+            ("d/esc", "deny"),
+            ("space", "✓/✗ hunk"),
+            ("j/k", "hunk"),
+            *([("tab", "file")] if many else []),
+            *([] if self.narrow else [("s", "split")]),
+            ("w", "wrap"),
+            *([] if diff.wrap else [("←→", "pan")]),
+        ]
+        screen = self.app.size.width
+        width = (screen if self.narrow else screen * 96 // 100) - 4  # border and padding
+        for hint in (_hints(full, " · "), _hints(short, " · ")):
+            if cell_len(hint.plain) <= width:
+                return hint
+        return _hints(short, "  ")
 
     # ------------------------------------------------------------------ actions
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action in DIFF_ACTIONS and not self.is_diff:
+            return False
+        if action == "file":
+            return len(self.preview.files) > 1
+        if action == "split":
+            return not self.narrow
+        return True
+
     def action_approve(self) -> None:
-        self.dismiss(Decision(True))
+        if not self.is_diff:
+            self.dismiss(Decision(True))
+            return
+        choices = self.diff.choices
+        if choices.accepted == choices.total:
+            self.dismiss(Decision(True))
+        else:
+            self._ask("deny_all" if choices.nothing_left else "approve")
 
     def action_deny(self) -> None:
+        self._ask("deny")
+
+    def _ask(self, asking: Asking) -> None:
+        self.asking = asking
         reason = self.query_one("#reason", Input)
+        reason.placeholder = PLACEHOLDERS[asking]
         reason.add_class("-visible")
         reason.can_focus = True
         reason.focus()
+        self._refresh_text()
 
     def action_escape(self) -> None:
         reason = self.query_one("#reason", Input)
-        if reason.has_class("-visible"):
+        if self.asking is not None:
+            self.asking = None
             reason.remove_class("-visible")
             reason.can_focus = False
             reason.value = ""
-            if self.preview.kind == "diff":
-                self.query_one(DiffView).focus()
+            if self.is_diff:
+                self.diff.focus()
+            self._refresh_text()
             return
-        self.dismiss(Decision(False, "denied by the user in review"))
+        self.dismiss(Decision(False, DEFAULT_REASONS["deny"]))
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()
-        reason = event.value.strip() or "denied by the user in review"
-        self.dismiss(Decision(False, reason))
+        asking = self.asking or "deny"
+        reason = event.value.strip() or DEFAULT_REASONS[asking]
+        if asking == "approve":
+            self.dismiss(Decision(True, reason, declined=self.diff.choices.pairs()))
+        else:
+            self.dismiss(Decision(False, reason))
 
     def action_split(self) -> None:
-        if self.preview.kind == "diff":
-            diff = self.query_one(DiffView)
-            diff.split = not diff.split
+        if self.is_diff:
+            self.want_split = not self.want_split
+            self.diff.split = self.want_split and not self.narrow
+
+    def action_wrap(self) -> None:
+        if self.is_diff:
+            self.diff.wrap = not self.diff.wrap
+            self._refresh_text()
+
+    def action_toggle_hunk(self) -> None:
+        if not self.is_diff:
+            return
+        diff = self.diff
+        refused = diff.toggle_current()
+        if refused:
+            self.notify(refused, severity="warning", timeout=4)
+        f = diff.current_file
+        if self.preview.files:
+            self.query_one("#files", OptionList).replace_option_prompt_at_index(
+                f, _file_option(self.preview.files[f], diff.choices.declined_in(f))
+            )
+        self._refresh_text()
 
     def action_hunk(self, delta: int) -> None:
-        if self.preview.kind == "diff":
-            diff = self.query_one(DiffView)
+        if self.is_diff:
+            diff = self.diff
             diff.goto_hunk(diff.current + delta)
             self.query_one("#files", OptionList).highlighted = diff.current_file
+            self._refresh_text()
 
     def action_file(self, delta: int) -> None:
-        if self.preview.kind == "diff" and self.preview.files:
-            diff = self.query_one(DiffView)
+        if self.is_diff and self.preview.files:
+            diff = self.diff
             index = (diff.current_file + delta) % len(self.preview.files)
             diff.goto_file(index)
             self.query_one("#files", OptionList).highlighted = index
+            self._refresh_text()
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         event.stop()
-        self.query_one(DiffView).goto_file(event.option_index)
+        self.diff.goto_file(event.option_index)
+        self._refresh_text()
