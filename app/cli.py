@@ -36,7 +36,9 @@ examples:
 
 configuration: config.toml in the user config dir (FRONTIER_CONFIG_DIR overrides),
 FRONTIER_BASE_URL / FRONTIER_MODEL / FRONTIER_PROTOCOL / FRONTIER_APPROVAL /
-FRONTIER_PATCH_FORMAT, and the key from FRONTIER_API_KEY or OPENAI_API_KEY.
+FRONTIER_PATCH_FORMAT. The key: FRONTIER_API_KEY, else api_key_command (prints it)
+or api_key_file in config.toml (keeps it out of the environment, where approved
+commands could read it), else OPENAI_API_KEY.
 Sessions live in the user data dir (FRONTIER_DATA_DIR overrides).
 """
 

@@ -1,12 +1,22 @@
 """Configuration: ``config.toml`` < ``FRONTIER_*`` environment < command-line flags.
 
-The API key is read from the environment only (``FRONTIER_API_KEY`` or
-``OPENAI_API_KEY``) and never written anywhere by Frontier.
+The API key, in this order: ``FRONTIER_API_KEY``; else ``api_key_command`` (a
+shell command that prints it) or ``api_key_file`` (a file holding it), from
+``config.toml`` or ``FRONTIER_API_KEY_COMMAND`` / ``FRONTIER_API_KEY_FILE``;
+else ``OPENAI_API_KEY``. A key in Frontier's environment can be read by any
+process of the same user through ``/proc/<pid>/environ`` — including the shell
+commands the user approves — so the command and file forms keep it out of the
+environment entirely. They are resolved once per process, when a session first
+needs an endpoint (:func:`resolve_api_key`), never for the demo or a replay.
+Frontier never writes the key anywhere.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
+import signal
+import subprocess
 import tomllib
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
@@ -53,8 +63,12 @@ class Config:
     workspace: str | None = None
     patch_format: str = "auto"
     """``auto`` (by model name), ``unified`` or ``codex``: the patch dialect taught."""
+    api_key_command: str | None = None
+    """A shell command printing the key on stdout (``pass show openai``); first line used."""
+    api_key_file: str | None = None
+    """A file holding the key (first line); relative paths are from the config dir."""
     api_key: str | None = field(default=None, repr=False)
-    """From the environment only; ``repr`` hides it so it never lands in a log."""
+    """The key itself (see the module doc); ``repr`` hides it so it never lands in a log."""
 
     @property
     def has_endpoint(self) -> bool:
@@ -73,7 +87,11 @@ _ENV = {
     "theme": "FRONTIER_THEME",
     "workspace": "FRONTIER_WORKSPACE",
     "patch_format": "FRONTIER_PATCH_FORMAT",
+    "api_key_command": "FRONTIER_API_KEY_COMMAND",
+    "api_key_file": "FRONTIER_API_KEY_FILE",
 }
+API_KEY_COMMAND_TIMEOUT = 30.0
+"""Seconds ``api_key_command`` may take (it runs without a terminal: it must not prompt)."""
 
 
 def load_config(**overrides: Any) -> Config:
@@ -85,13 +103,32 @@ def load_config(**overrides: Any) -> Config:
             data = tomllib.loads(path.read_text("utf-8"))
         except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
             raise ConfigError(f"{path}: invalid TOML ({exc}); fix or delete the file") from exc
+        if "api_key" in data:
+            raise ConfigError(
+                f"{path} sets api_key: Frontier does not read a key from config.toml; use "
+                'api_key_file = "PATH" (a file only you can read) or api_key_command = '
+                '"COMMAND" (prints the key), or export FRONTIER_API_KEY'
+            )
         known = {f.name for f in fields(Config)} - {"api_key"}
         values.update({k: v for k, v in data.items() if k in known})
     for name, var in _ENV.items():
         if os.environ.get(var):
             values[name] = os.environ[var]
     values.update({k: v for k, v in overrides.items() if v is not None})
-    values["api_key"] = os.environ.get("FRONTIER_API_KEY") or os.environ.get("OPENAI_API_KEY")
+    for name in ("api_key_command", "api_key_file"):
+        value = values.get(name)
+        if value is not None and not isinstance(value, str):
+            raise ConfigError(f"{path}: {name} must be a string, got {value!r}")
+        values[name] = value.strip() if value and value.strip() else None
+    if values["api_key_command"] and values["api_key_file"]:
+        raise ConfigError(
+            "both api_key_command and api_key_file are set (config.toml or "
+            "FRONTIER_API_KEY_COMMAND / FRONTIER_API_KEY_FILE); keep one"
+        )
+    if os.environ.get("FRONTIER_API_KEY"):
+        values["api_key"] = os.environ["FRONTIER_API_KEY"]
+    elif not (values["api_key_command"] or values["api_key_file"]):
+        values["api_key"] = os.environ.get("OPENAI_API_KEY") or None
     config = Config(**values)
     if config.protocol not in PROTOCOLS:
         raise ConfigError(
@@ -108,6 +145,110 @@ def load_config(**overrides: Any) -> Config:
             f"or patch_format in {path})"
         )
     return config
+
+
+_RESOLVED: dict[tuple[str, str], str] = {}
+"""Keys already obtained in this process, by (setting, value): a command runs once."""
+
+
+def resolve_api_key(config: Config) -> tuple[Config, list[str]]:
+    """``config`` with its key from ``api_key_command`` / ``api_key_file`` when that is
+    where it comes from, and notes for the user (a key file others can read).
+
+    Raises :class:`ConfigError` naming the setting when the command fails, times out
+    or prints nothing, or the file is missing, unreadable or empty.
+    """
+    if config.api_key or not (config.api_key_command or config.api_key_file):
+        return config, []
+    notes: list[str] = []
+    if config.api_key_command:
+        where = ("api_key_command", config.api_key_command)
+        key = _RESOLVED.get(where) or _key_from_command(config.api_key_command)
+    else:
+        path = _key_path(config.api_key_file or "")
+        where = ("api_key_file", str(path))
+        key = _RESOLVED.get(where) or _key_from_file(path)
+        notes += _key_file_warnings(path)
+    _RESOLVED[where] = key
+    return replace(config, api_key=key), notes
+
+
+def _key_path(value: str) -> Path:
+    path = Path(value).expanduser()
+    return path if path.is_absolute() else config_dir() / path
+
+
+def _first_line(text: str) -> str:
+    for line in text.splitlines():
+        if line.strip():
+            return line.strip()
+    return ""
+
+
+def _key_from_file(path: Path) -> str:
+    try:
+        text = path.read_text("utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        why = getattr(exc, "strerror", None) or str(exc)
+        raise ConfigError(
+            f"api_key_file {path}: cannot read it ({why}); fix api_key_file in "
+            f"{config_path()} (or FRONTIER_API_KEY_FILE)"
+        ) from exc
+    key = _first_line(text)
+    if not key:
+        raise ConfigError(f"api_key_file {path} is empty; put the API key on its first line")
+    return key
+
+
+def _key_file_warnings(path: Path) -> list[str]:
+    try:
+        mode = path.stat().st_mode & 0o777
+    except OSError:
+        return []
+    if not mode & 0o077:
+        return []
+    return [
+        f"api_key_file {path} can be read by other users (mode {mode:04o}); run chmod 600 {path}"
+    ]
+
+
+def _key_from_command(command: str) -> str:
+    """Run ``command`` in a shell, no terminal, bounded; its stdout's first line is the key."""
+    try:
+        proc = subprocess.Popen(
+            command,
+            shell=True,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            start_new_session=True,
+        )
+    except OSError as exc:
+        raise ConfigError(f"api_key_command {command!r} could not start: {exc}") from exc
+    try:
+        out, err = proc.communicate(timeout=API_KEY_COMMAND_TIMEOUT)
+    except subprocess.TimeoutExpired:
+        with contextlib.suppress(OSError):
+            os.killpg(proc.pid, signal.SIGKILL)
+        proc.communicate()
+        raise ConfigError(
+            f"api_key_command {command!r} did not finish within "
+            f"{API_KEY_COMMAND_TIMEOUT:g} s; it runs without a terminal, so it must not "
+            "prompt (unlock the keychain or agent first)"
+        ) from None
+    if proc.returncode != 0:
+        said = " ".join(err.strip().splitlines()[-1:])[:200]
+        raise ConfigError(
+            f"api_key_command {command!r} failed (exit {proc.returncode})"
+            + (f": {said}" if said else "")
+        )
+    key = _first_line(out)
+    if not key:
+        raise ConfigError(
+            f"api_key_command {command!r} printed nothing; it must print the API key on stdout"
+        )
+    return key
 
 
 def save_setting(key: str, value: str) -> None:
@@ -143,5 +284,6 @@ __all__ = [
     "data_dir",
     "load_config",
     "replace",
+    "resolve_api_key",
     "save_setting",
 ]

@@ -3,7 +3,7 @@
 Usage::
 
     .venv/bin/python bench/crash_soak.py [--runs 80] [--seed 1] [--rate 0]
-        [--resume-cli] [--strict] [--keep]
+        [--resume-cli] [--strict] [--keep] [--between-renames]
 
 One un-killed reference run measures the demo's duration T and its final
 workspace. Then each of N runs (``frontier demo --headless --json --protocol
@@ -27,6 +27,16 @@ again. Must be 0 (exit 1 otherwise):
 * misreconciled calls — a recovered verdict the files contradict;
 * resume failures — a resumed run that does not end in the demo's final state
   for a reason other than the demo script's own step counting (reported apart).
+
+* half-applied patches — after recovery, the demo's two-file patch is on disk for
+  one file and not the other.
+
+``--between-renames``: instead of a random instant, run *i* dies by SIGKILL at
+step ``i mod 8`` of the demo's two-file patch write (each temp, each pre-image,
+each rename, each pre-image removal): the demo runs in a child of this script
+whose ``tools.atomic`` crash seam kills the process there, so every step of a
+multi-file write is hit, and the intent journal must make recovery finish or
+undo the patch.
 
 The kill is delivered as SIGSTOP to the run's process group, then SIGKILL: the
 freeze lets the bench list the shell tool's own process group (a child in a
@@ -60,6 +70,8 @@ from typing import Any
 
 PROTOCOL = "ctl-heredoc"
 TEMP_SUFFIX = ".frontier-tmp"
+OLD_SUFFIX = ".frontier-old"
+"""Pre-images a multi-file write keeps (hard links) until it is done."""
 EXECUTED = ("ok", "applied", "diverged")
 """Result kinds that mean a mutation's change (or part of it) reached the disk."""
 MUTATION_FILES = {
@@ -109,7 +121,8 @@ class DemoStates:
 
 
 def snapshot(root: Path) -> tuple[Files, list[str]]:
-    """(files by relative path, leftover atomic-write temp files); bytecode caches skipped."""
+    """(files by relative path, leftover atomic-write temps and pre-images); bytecode caches
+    skipped."""
     files: Files = {}
     temps: list[str] = []
     if not root.is_dir():
@@ -118,7 +131,7 @@ def snapshot(root: Path) -> tuple[Files, list[str]]:
         rel = p.relative_to(root).as_posix()
         if "__pycache__" in p.parts or not p.is_file():
             continue
-        if p.name.endswith(TEMP_SUFFIX):
+        if p.name.endswith((TEMP_SUFFIX, OLD_SUFFIX)):
             temps.append(rel)
         else:
             files[rel] = p.read_bytes()
@@ -379,6 +392,8 @@ class Check:
     resume_failed: list[str] = field(default_factory=list)
     rerun: list[str] = field(default_factory=list)
     """Non-mutating steps run again after resume (informational)."""
+    half: list[str] = field(default_factory=list)
+    """After recovery: a multi-file patch on disk for some of its files only."""
     unseen: list[str] = field(default_factory=list)
     """After resume: results whose frame is not in the model-facing history (informational:
     the model cannot know those calls ran; see docs/benchmarks/crash_soak.md)."""
@@ -392,6 +407,7 @@ class Check:
             + len(self.unreconciled)
             + len(self.misreconciled)
             + len(self.resume_failed)
+            + len(self.half)
         )
 
 
@@ -546,7 +562,25 @@ def inspect_killed(run: RunDir, events: list[dict[str, Any]], states: DemoStates
         ]
         out.unreconciled += [f"temp file {t} left after recover" for t in after_temps]
         check_files(after_files, store.calls(info.id), states, out, "recover")
+        check_whole(after_files, store.calls(info.id), out)
     return out
+
+
+def check_whole(files: Files, calls: list[Any], out: Check) -> None:
+    """Every multi-file mutation is on disk for all of its files or for none."""
+    for c in calls:
+        if len(c.targets) < 2:
+            continue
+        states = {
+            "post"
+            if sha(files.get(t.path)) == t.post
+            else "pre"
+            if sha(files.get(t.path)) == t.pre
+            else "other"
+            for t in c.targets
+        }
+        if states == {"pre", "post"}:
+            out.half.append(f"{c.call_id} ({c.name}) is on disk for some files only")
 
 
 # --------------------------------------------------------------------------- resume
@@ -620,6 +654,35 @@ def resume_and_check(
         out.resume = "FAILED"
 
 
+def _demo_child(crash_at: int, rate: float) -> int:
+    """The headless demo in this process, SIGKILLed at step ``crash_at`` of its first
+    multi-file write (``tools.atomic``'s crash seam: before each temp, pre-image, rename,
+    pre-image removal). Nothing of it runs after the kill: no cleanup, no finally."""
+    from frontier.app.cli import main as frontier_main
+    from frontier.tools import atomic
+
+    real_commit = atomic.commit_files
+    state = {"steps": 0, "multi": False}
+
+    def point(step: str) -> None:
+        if state["multi"]:
+            if state["steps"] == crash_at:
+                os.kill(os.getpid(), signal.SIGKILL)
+            state["steps"] += 1
+
+    def commit(root: Any, writes: Any, **kwargs: Any) -> None:
+        state["multi"] = len(writes) > 1
+        try:
+            real_commit(root, writes, **kwargs)
+        finally:
+            state["multi"] = False
+
+    atomic._crash_point = point  # type: ignore[assignment]
+    atomic.commit_files = commit  # type: ignore[assignment]
+    argv = ["demo", "--headless", "--json", "--protocol", PROTOCOL, "--approval", "auto"]
+    return frontier_main([*argv, "--rate", f"{rate:g}"])
+
+
 def _resume_child(session_id: str, rate: float) -> int:
     """In-process resume at the soak's rate (``frontier resume`` has no --rate flag)."""
     import asyncio
@@ -657,7 +720,19 @@ def reference_run(
     return duration
 
 
-def soak(runs: int, seed: int, rate: float, cli: bool, keep: bool, strict: bool = False) -> int:
+RENAME_STEPS = 8
+"""Crash points of the demo's two-file patch: 2 temps, 2 pre-images, 2 renames, 2 removals."""
+
+
+def soak(
+    runs: int,
+    seed: int,
+    rate: float,
+    cli: bool,
+    keep: bool,
+    strict: bool = False,
+    between_renames: bool = False,
+) -> int:
     states = DemoStates.compute()
     base = Path(tempfile.mkdtemp(prefix="frontier-soak-"))
     pycache = base / "pycache"
@@ -683,12 +758,22 @@ def soak(runs: int, seed: int, rate: float, cli: bool, keep: bool, strict: bool 
     for i in range(runs):
         at = rng.uniform(0.0, duration)
         run = RunDir(base / f"run-{i:03d}", pycache)
-        proc = start_demo(run, rate)
-        try:
-            finished = proc.wait(at - (time.monotonic() - proc.t0))
-        finally:  # also on Ctrl-C: never leave a run behind
-            if proc.proc.poll() is None:
-                proc.kill()
+        if between_renames:
+            at = float(i % RENAME_STEPS)  # the step, shown in the kill@ column
+            argv = [sys.executable, __file__, "--demo-child", str(i % RENAME_STEPS)]
+            proc = DemoProcess([*argv, "--rate", f"{rate:g}"], run.env(), run.root)
+            try:
+                finished = proc.wait(RUN_TIMEOUT_S) and proc.proc.returncode == 0
+            finally:
+                if proc.proc.poll() is None:
+                    proc.kill()
+        else:
+            proc = start_demo(run, rate)
+            try:
+                finished = proc.wait(at - (time.monotonic() - proc.t0))
+            finally:  # also on Ctrl-C: never leave a run behind
+                if proc.proc.poll() is None:
+                    proc.kill()
         proc.finish()
         check = inspect_killed(run, proc.events(), states)
         if finished:
@@ -712,6 +797,7 @@ def soak(runs: int, seed: int, rate: float, cli: bool, keep: bool, strict: bool 
             + check.unreconciled
             + check.misreconciled
             + check.resume_failed
+            + check.half
         ):
             print(f"      ! {problem}")
         if not keep:
@@ -739,6 +825,7 @@ def report(
         "unreconciled calls": sum(len(c.unreconciled) for c in cs),
         "misreconciled calls": sum(len(c.misreconciled) for c in cs),
         "resume failures": sum(len(c.resume_failed) for c in cs),
+        "half-applied patches": sum(len(c.half) for c in cs),
     }
     if strict:
         totals["unseen results"] = sum(len(c.unseen) for c in cs)
@@ -800,11 +887,27 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="also fail on committed results missing from the model-facing history",
     )
+    parser.add_argument(
+        "--between-renames",
+        action="store_true",
+        help="kill each run at a step of the demo's two-file patch write (cycling through all)",
+    )
     parser.add_argument("--resume-child", metavar="ID", help=argparse.SUPPRESS)
+    parser.add_argument("--demo-child", type=int, metavar="STEP", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.resume_child:
         return _resume_child(args.resume_child, args.rate)
-    return soak(args.runs, args.seed, args.rate, args.resume_cli, args.keep, args.strict)
+    if args.demo_child is not None:
+        return _demo_child(args.demo_child, args.rate)
+    return soak(
+        args.runs,
+        args.seed,
+        args.rate,
+        args.resume_cli,
+        args.keep,
+        args.strict,
+        args.between_renames,
+    )
 
 
 if __name__ == "__main__":

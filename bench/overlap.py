@@ -263,6 +263,9 @@ class TimedPersistence:
         self.marks.of(result.call_id).exec_end = now()  # the process is over and drained
         self.inner.commit_result(result)
 
+    def journal(self, call_id: str) -> Any:
+        return self.inner.journal(call_id)
+
 
 class TimedBoundary(ToolBoundary):
     marks: Marks

@@ -108,6 +108,8 @@ def test_check_exit_1_names_first_violating_offset(
 
 def test_long_inputs_sample_fresh_prefixes_but_check_every_prefix_incrementally() -> None:
     data = b"".join(b"call c%d read\narg path f%d\nend\n" % (i, i) for i in range(200))
-    report = check_stream(data, "ctl", True, fresh=100, samples=50)
+    report = check_stream(data, "ctl", True, fresh=100, samples=50, probes=24)
     assert report.ok and report.prefixes == len(data) and report.calls == 200
-    assert 50 < report.fresh_prefixes < len(data)
+    # every prefix next to a call is compared with a piecewise-fed transducer; a bounded
+    # number of prefixes (so the cost stays linear) also with fresh ones fed at once
+    assert report.cut_prefixes >= 3 * 200 and 12 < report.fresh_prefixes <= 24 + 1

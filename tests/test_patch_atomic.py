@@ -54,14 +54,14 @@ def test_rename_fault_mid_way_restores_everything(
     calls = {"n": 0}
     real = atomic._replace
 
-    def flaky(src: str, dst: str) -> None:
+    def flaky(src: str, dst: str, dir_fd: int) -> None:
         calls["n"] += 1
         if calls["n"] == 3:
             raise OSError(28, "No space left on device")
-        real(src, dst)
+        real(src, dst, dir_fd)
 
     monkeypatch.setattr(atomic, "_replace", flaky)
-    with pytest.raises(PatchError, match=r"No space left on device.*restored"):
+    with pytest.raises(PatchError, match=r"No space left on device.*put back; nothing changed"):
         apply_patch(tmp_path, _patch())
     assert _state(tmp_path) == before
 
@@ -75,11 +75,11 @@ def test_any_rename_fault_leaves_each_file_old_or_new(
     calls = {"n": 0}
     real = atomic._replace
 
-    def flaky(src: str, dst: str) -> None:
+    def flaky(src: str, dst: str, dir_fd: int) -> None:
         calls["n"] += 1
         if calls["n"] == fail_at or (rollback_fails and calls["n"] > fail_at):
             raise OSError(5, "Input/output error")
-        real(src, dst)
+        real(src, dst, dir_fd)
 
     original = atomic._replace
     atomic._replace = flaky

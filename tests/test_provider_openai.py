@@ -163,6 +163,30 @@ async def test_malformed_sse_is_skipped_and_counted(server: Server) -> None:
     assert items[-1].skipped == 2  # the non-JSON object and the JSON array
 
 
+async def test_deeply_nested_chunks_and_bodies_never_crash_the_reader(server: Server) -> None:
+    """10,000 levels of nesting (a hostile server): skipped like any malformed event, and a
+    200 JSON body that deep is reported, never a RecursionError."""
+    deep = b"[" * 10_000 + b"]" * 10_000
+    body = b"data: " + deep + b"\n\n" + sse(delta("ok")) + sse(finish()) + b"data: [DONE]\n\n"
+
+    async def hostile(request: web.Request) -> web.StreamResponse:
+        resp = await start_sse(request)
+        await resp.write(body)
+        await resp.write_eof()
+        return resp
+
+    server.handler = hostile
+    items = await collect(OpenAIProvider(server.url, "m"))
+    assert text_of(items) == "ok" and items[-1].skipped == 1
+
+    async def deep_json(request: web.Request) -> web.Response:
+        return web.Response(body=deep, content_type="application/json")
+
+    server.handler = deep_json
+    with pytest.raises(ProviderError):
+        await collect(OpenAIProvider(server.url, "m"))
+
+
 # --------------------------------------------------------------------------- mid-stream faults
 
 

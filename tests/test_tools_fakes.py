@@ -45,6 +45,9 @@ class FakeStore:
     def commit_result(self, result: ToolResult) -> None:
         self._step("commit_result", result)
 
+    def journal(self, call_id: str) -> None:
+        return None
+
 
 class ProbeTool:
     """A read-class tool whose only effect is appending to ``fired``."""

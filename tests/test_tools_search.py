@@ -80,9 +80,17 @@ async def test_grep_caps_output(tmp_path: Path, monkeypatch: pytest.MonkeyPatch)
 
 @pytest.mark.skipif(shutil.which("rg") is None, reason="ripgrep not installed")
 async def test_ripgrep_and_python_agree(tree: Path) -> None:
-    rg = await search.grep_rg(shutil.which("rg") or "rg", tree, tree, "needle", None)
-    py = search.grep_python(tree, tree, re.compile("needle"), None)
+    """(Links, FIFOs, single files and odd bytes: ``test_tools_hostile_search.py``.)"""
+    rg = await search.grep_rg(shutil.which("rg") or "rg", tree, ".", re.compile("needle"), None)
+    py = search.grep_python(tree, ".", re.compile("needle"), None)
     assert rg == py
+    assert py.rows == [
+        "docs/a/final.md:1:needle",
+        "keep.log:1:needle",
+        "src/app.py:2:    return 'needle'",
+        "src/util.py:1:needle = 1",
+        "sub/top.txt:1:needle",
+    ]
 
 
 async def test_glob_matches_relative_paths(tree: Path) -> None:

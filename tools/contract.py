@@ -7,7 +7,7 @@ without importing each other.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, NamedTuple, Protocol
 
@@ -31,6 +31,9 @@ class ToolSpec:
     """A successful call ends the batch."""
     kind: Literal["read", "edit", "exec"] = "read"
     """Policy class: ``edit`` = file mutation (diff review), ``exec`` = shell/python."""
+    enforces_timeout: bool = False
+    """The tool kills its own work at the call's ``timeout`` argument (which may exceed
+    ``timeout`` here: shell, python), so the boundary does not bound execute again."""
 
 
 class DiffLine(NamedTuple):
@@ -178,8 +181,27 @@ class Persistence(Protocol):
         """Commit the result row before the model can see it."""
         ...
 
+    def journal(self, call_id: str) -> IntentJournal | None:
+        """Where this call's multi-file writes record their intent before the first rename
+        (``None``: this store keeps no journal)."""
+        ...
+
     # Optional: ``persist_and_start(call, spec, preview)`` commits the call row and its
     # start in one transaction; the boundary uses it when execution follows at once.
+
+
+class IntentJournal(Protocol):
+    """Where a multi-file write records its intent durably before its first rename (DESIGN
+    §5): after a crash, recovery finishes or undoes the write from these entries."""
+
+    def begin(self, entries: Sequence[Mapping[str, Any]]) -> None:
+        """Commit the plan durably: per target its path, temp, pre-image and both hashes.
+        Raising aborts the write (nothing is renamed)."""
+        ...
+
+    def end(self, outcome: str) -> None:
+        """Record that the write is over (``done``, ``rolled back``)."""
+        ...
 
 
 OutputSink = Callable[[str, str], None]
@@ -197,3 +219,5 @@ class ToolContext:
     output: OutputSink | None = None
     env: Mapping[str, str] = field(default_factory=dict)
     """Extra environment for child processes (API keys are never passed)."""
+    journal: IntentJournal | None = None
+    """The session's intent journal for this call's multi-file writes (``None``: none kept)."""

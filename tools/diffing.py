@@ -15,8 +15,11 @@ the old and new lines) in one of two ways:
   narrowed by lines a hunk removes and adds back unchanged; the lines shown are
   always the real old and new text (context as the file has it, not as the
   patch wrote it). Blocks that do not describe the texts fall back to:
-* difflib — on the changed middle only: the common prefix and suffix lines are
-  stripped first (slice compares, C speed), offsets added back.
+* a diff of the changed middle (``text_opcodes``): the common prefix and suffix lines
+  are stripped first (slice compares, C speed), offsets added back; a small middle goes to
+  difflib, a large one to ``bounded_opcodes`` (anchored on lines unique to both sides,
+  Myers for the gaps, all within a work budget linear in the size), so no input makes the
+  preview quadratic — a costly one only gets a coarser, still exact, diff.
 
 The caller may also pass both sides' line keys (the patch engine has split the
 files already); they are checked against the texts with one join, not trusted.
@@ -30,12 +33,14 @@ old text gives the new text byte for byte.
 
 from __future__ import annotations
 
-import hashlib
+from bisect import bisect_left
+from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from functools import partial
 from typing import Literal
 
 from frontier.tools.contract import DiffLine, FilePreview, PreviewHunk
+from frontier.tools.digest import sha256
 
 NO_NEWLINE = "\\ No newline at end of file\n"
 CONTEXT = 3
@@ -44,10 +49,6 @@ Op = tuple[str, int, int, int, int]
 """A difflib opcode: ``(tag, i1, i2, j1, j2)``, tag ``equal``/``replace``/``delete``/``insert``."""
 Block = tuple[int, int, int, int]
 """A changed region: old lines ``[i1, i2)`` become new lines ``[j1, j2)``."""
-
-
-def sha256(data: bytes | None) -> str | None:
-    return None if data is None else hashlib.sha256(data).hexdigest()
 
 
 def decode(data: bytes | None) -> str | None:
@@ -110,10 +111,15 @@ def _tag(i1: int, i2: int, j1: int, j2: int) -> str:
     return "insert"
 
 
-def difflib_opcodes(a: Sequence[str], b: Sequence[str]) -> list[Op]:
-    """difflib's opcodes for the changed middle only: exact, and O(changed region) for an edit
-    in a large file. (The alignment inside the middle is difflib's; it can differ from a
-    whole-file difflib run only in which of several equally valid alignments is chosen.)"""
+def text_opcodes(a: Sequence[str], b: Sequence[str]) -> list[Op]:
+    """Opcodes of ``a`` → ``b`` at a cost linear in their size (``write``/``replace``/``multi``,
+    and any change without located hunks).
+
+    The common prefix and suffix lines are stripped first (slice compares, C speed). A changed
+    middle of at most ``DIFFLIB_MAX`` old × new lines goes to ``difflib.SequenceMatcher``, as it
+    always did, so small edits show the alignment difflib (and the tests) know. A larger
+    middle — where SequenceMatcher is quadratic (a ``write`` changing every other line of
+    80,000 lines took over 300 s) — goes to ``bounded_opcodes``."""
     la, lb = len(a), len(b)
     p = _common_prefix(a, b)
     s = _common_suffix(a, b, min(la, lb) - p)
@@ -121,16 +127,241 @@ def difflib_opcodes(a: Sequence[str], b: Sequence[str]) -> list[Op]:
     if p:
         ops.append(("equal", 0, p, 0, p))
     ma, mb = la - s - p, lb - s - p
-    if ma and mb:
+    if ma and mb and ma * mb <= DIFFLIB_MAX:
         from difflib import SequenceMatcher
 
         matcher = SequenceMatcher(None, a[p : la - s], b[p : lb - s])
         for tag, i1, i2, j1, j2 in matcher.get_opcodes():
             ops.append((tag, i1 + p, i2 + p, j1 + p, j2 + p))
+    elif ma and mb:
+        ops.extend(bounded_opcodes(a, b, p, la - s, p, lb - s))
     elif ma or mb:
         ops.append((_tag(p, la - s, p, lb - s), p, la - s, p, lb - s))
     if s:
         ops.append(("equal", la - s, la, lb - s, lb))
+    return ops
+
+
+DIFFLIB_MAX = 40_000
+"""Largest changed middle (old lines × new lines) given to difflib: its worst case there is a
+few milliseconds (``bench/preview.py``)."""
+WORK_PER_LINE = 16
+"""``bounded_opcodes``' budget, in line comparisons and hash-table steps per line of input."""
+WORK_MIN = 50_000
+MYERS_MAX_D = 400
+"""Myers' search stops at this many inserted + deleted lines in one region."""
+MYERS_SMALL = 64
+"""Regions of at most this many lines (old + new) skip the anchor search."""
+
+
+class _Budget:
+    __slots__ = ("left",)
+
+    def __init__(self, left: int) -> None:
+        self.left = left
+
+
+def bounded_opcodes(
+    a: Sequence[str],
+    b: Sequence[str],
+    alo: int,
+    ahi: int,
+    blo: int,
+    bhi: int,
+    *,
+    work: int | None = None,
+    max_d: int | None = None,
+) -> list[Op]:
+    """Opcodes for ``a[alo:ahi]`` → ``b[blo:bhi]`` (offsets kept) in O(lines) work.
+
+    Patience-style: lines occurring exactly once on each side are paired, the longest run of
+    pairs in order on both sides anchors the alignment, and each gap between anchors is
+    aligned the same way (its common ends first); a gap without such lines gets a Myers
+    search bounded by ``max_d`` edits. Every step is charged to one budget (``work``,
+    default ``WORK_PER_LINE`` per line); a region left when it runs out, or that Myers cannot
+    align within its bound, is shown as replaced whole. The result is always exact (every
+    ``equal`` run is equal); a costly input only gets a coarser diff.
+    """
+    if work is None:
+        work = max(WORK_MIN, WORK_PER_LINE * (ahi - alo + bhi - blo))
+    if max_d is None:
+        max_d = MYERS_MAX_D
+    budget = _Budget(work)
+    blocks: list[tuple[int, int, int]] = []
+    stack = [(alo, ahi, blo, bhi)]
+    while stack:
+        i1, i2, j1, j2 = stack.pop()
+        i, j = i1, j1
+        while i < i2 and j < j2 and a[i] == b[j]:
+            i, j = i + 1, j + 1
+        if i > i1:
+            blocks.append((i1, j1, i - i1))
+        k = 0
+        while i2 - k > i and j2 - k > j and a[i2 - k - 1] == b[j2 - k - 1]:
+            k += 1
+        if k:
+            blocks.append((i2 - k, j2 - k, k))
+        budget.left -= (i - i1) + k + 1
+        i1, j1, i2, j2 = i, j, i2 - k, j2 - k
+        if i1 == i2 or j1 == j2 or budget.left <= 0:
+            continue
+        if i2 - i1 == 1 or j2 - j1 == 1:  # one line against several: is it among them?
+            budget.left -= i2 - i1 + j2 - j1
+            at = _find(b, a[i1], j1, j2) if i2 - i1 == 1 else _find(a, b[j1], i1, i2)
+            if at >= 0:
+                blocks.append((i1, at, 1) if i2 - i1 == 1 else (at, j1, 1))
+            continue
+        if i2 - i1 + j2 - j1 > MYERS_SMALL:
+            anchors, common = _anchors(a, b, i1, i2, j1, j2, budget)
+            if anchors:
+                pi, pj = i1, j1
+                for ai, bj in anchors:
+                    stack.append((pi, ai, pj, bj))
+                    blocks.append((ai, bj, 1))
+                    pi, pj = ai + 1, bj + 1
+                stack.append((pi, i2, pj, j2))
+                continue
+            if i2 - i1 + j2 - j1 - 2 * common > max_d:
+                continue  # Myers would need more edits than it may make: replaced whole
+        found = _myers(a, b, i1, i2, j1, j2, budget, max_d)
+        if found:
+            blocks.extend(found)
+    return _block_ops(blocks, alo, ahi, blo, bhi)
+
+
+def _find(seq: Sequence[str], line: str, lo: int, hi: int) -> int:
+    """Index of ``line`` in ``seq[lo:hi]`` (C speed), or -1."""
+    try:
+        return seq.index(line, lo, hi)
+    except ValueError:
+        return -1
+
+
+def _anchors(
+    a: Sequence[str], b: Sequence[str], i1: int, i2: int, j1: int, j2: int, budget: _Budget
+) -> tuple[list[tuple[int, int]], int]:
+    """``(anchors, common)``: the longest chain, increasing on both sides, of lines that occur
+    exactly once on each side; and how many lines the two sides could share at most (each
+    line counted as often as its rarer side has it), which bounds the edit distance below."""
+    budget.left -= 2 * (i2 - i1 + j2 - j1)
+    count_a, count_b = Counter(a[i1:i2]), Counter(b[j1:j2])
+    common = 0
+    for line, n in count_a.items():
+        if line in count_b:
+            common += min(n, count_b[line])
+    if not common:
+        return [], 0
+    only_b = {b[j]: j for j in range(j1, j2) if count_b[b[j]] == 1}
+    pairs: list[tuple[int, int]] = []  # in order of i
+    for i in range(i1, i2):
+        line = a[i]
+        if count_a[line] == 1:
+            j = only_b.get(line, -1)
+            if j >= 0:
+                pairs.append((i, j))
+    if not pairs:
+        return [], common
+    budget.left -= len(pairs) * 2
+    # the longest chain increasing in j too (patience sorting)
+    tails: list[int] = []  # j of the smallest tail of each chain length
+    tail_at: list[int] = []  # index into pairs of that tail
+    back = [-1] * len(pairs)
+    for n, (_, j) in enumerate(pairs):
+        k = bisect_left(tails, j)
+        if k == len(tails):
+            tails.append(j)
+            tail_at.append(n)
+        else:
+            tails[k] = j
+            tail_at[k] = n
+        back[n] = tail_at[k - 1] if k else -1
+    chain: list[tuple[int, int]] = []
+    n = tail_at[-1]
+    while n >= 0:
+        chain.append(pairs[n])
+        n = back[n]
+    chain.reverse()
+    return chain, common
+
+
+def _myers(
+    a: Sequence[str],
+    b: Sequence[str],
+    i1: int,
+    i2: int,
+    j1: int,
+    j2: int,
+    budget: _Budget,
+    max_d: int,
+) -> list[tuple[int, int, int]] | None:
+    """Matching blocks of a shortest edit script (Myers 1986, forward greedy), or ``None`` when
+    it needs more than ``max_d`` edits or more work than the budget has left."""
+    n, m = i2 - i1, j2 - j1
+    limit = min(max_d, n + m)
+    off = limit + 1
+    v = [0] * (2 * limit + 3)
+    trace: list[list[int]] = []
+    left = budget.left
+    for d in range(limit + 1):
+        trace.append(v.copy())
+        left -= 2 * d + 1 + len(v) // 8
+        for k in range(-d, d + 1, 2):
+            if k == -d or (k != d and v[off + k - 1] < v[off + k + 1]):
+                x = v[off + k + 1]
+            else:
+                x = v[off + k - 1] + 1
+            y = x - k
+            x0 = x
+            while x < n and y < m and a[i1 + x] == b[j1 + y]:
+                x, y = x + 1, y + 1
+            left -= x - x0
+            v[off + k] = x
+            if x >= n and y >= m:
+                budget.left = left
+                return _myers_blocks(trace, off, n, m, i1, j1)
+        if left <= 0:
+            break
+    budget.left = left
+    return None
+
+
+def _myers_blocks(
+    trace: list[list[int]], off: int, x: int, y: int, i1: int, j1: int
+) -> list[tuple[int, int, int]]:
+    """Walk Myers' trace back from ``(x, y)``: the diagonal runs, as ``(i, j, size)`` blocks."""
+    out: list[tuple[int, int, int]] = []
+    for d in range(len(trace) - 1, -1, -1):
+        v = trace[d]
+        k = x - y
+        down = k == -d or (k != d and v[off + k - 1] < v[off + k + 1])
+        pk = k + 1 if down else k - 1
+        px = v[off + pk]
+        py = px - pk
+        run = min(x - px, y - py) if d else min(x, y)
+        if run > 0:
+            out.append((i1 + x - run, j1 + y - run, run))
+        x, y = (px, py) if d else (x - run, y - run)
+    return out
+
+
+def _block_ops(
+    blocks: list[tuple[int, int, int]], alo: int, ahi: int, blo: int, bhi: int
+) -> list[Op]:
+    """difflib's ``get_opcodes`` from matching blocks (disjoint, in order on both sides)."""
+    ops: list[Op] = []
+    i, j = alo, blo
+    for bi, bj, size in [*sorted(blocks), (ahi, bhi, 0)]:
+        if bi < i or bj < j:
+            raise AssertionError("matching blocks out of order")  # a bug, never user input
+        if i < bi or j < bj:
+            ops.append((_tag(i, bi, j, bj), i, bi, j, bj))
+        if size:
+            if ops and ops[-1][0] == "equal" and ops[-1][2] == bi:
+                _, e1, _, f1, _ = ops.pop()
+                ops.append(("equal", e1, bi + size, f1, bj + size))
+            else:
+                ops.append(("equal", bi, bi + size, bj, bj + size))
+        i, j = bi + size, bj + size
     return ops
 
 
@@ -288,7 +519,7 @@ def _start(start: int, stop: int) -> int:
 def unified(path: str, old: str | None, new: str | None) -> tuple[str, list[PreviewHunk]]:
     """``(diff, hunks)`` of two texts (difflib on the changed middle)."""
     a, b = line_keys(old), line_keys(new)
-    diff, hunks, _, _ = render(path, old, new, a, b, difflib_opcodes(a, b))
+    diff, hunks, _, _ = render(path, old, new, a, b, text_opcodes(a, b))
     return diff, hunks
 
 
@@ -326,7 +557,7 @@ def file_preview(
         a, b = line_keys(old_text), line_keys(new_text)
     ops = block_opcodes(a, b, blocks) if blocks is not None else None
     if ops is None:
-        ops = difflib_opcodes(a, b)
+        ops = text_opcodes(a, b)
     diff, hunks, added, removed = render(path, old_text, new_text, a, b, ops)
     return FilePreview(
         path=path,

@@ -9,12 +9,13 @@ check, atomic write, read-back).
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Mapping
 from itertools import pairwise
 from typing import Any
 
 from frontier.app.events import ToolCall
-from frontier.tools import atomic
+from frontier.tools import beneath
 from frontier.tools.base import CancelToken, Outcome, Prepared, ToolError
 from frontier.tools.contract import Preview, ToolContext, ToolSpec
 from frontier.tools.diffing import file_preview
@@ -23,8 +24,8 @@ from frontier.tools.patch_engine import (
     FileChange,
     PatchError,
     PatchPlan,
+    os_message,
     plan_patch,
-    read_bytes,
     write_changes,
 )
 from frontier.tools.paths import PathError, WorkspacePath, resolve
@@ -39,37 +40,49 @@ def _resolve(ctx: ToolContext, path: str) -> WorkspacePath:
         wp = resolve(ctx.root, path)
     except PathError as exc:
         raise ToolError(str(exc)) from exc
+    except OSError as exc:
+        raise ToolError(os_message(path, exc)) from exc
     if wp.real.is_dir():
         raise ToolError(f"{wp.rel} is a directory; give a file path (use glob to list files)")
     return wp
 
 
-def _existing(ctx: ToolContext, path: str) -> tuple[WorkspacePath, bytes]:
+def _read(ctx: ToolContext, path: str) -> tuple[WorkspacePath, bytes | None, int | None]:
+    """The file's bytes and mode, read beneath the root now (``None`` if absent); a FIFO or
+    other non-regular file is refused, never opened for reading."""
     wp = _resolve(ctx, path)
-    data = read_bytes(wp.real)
+    try:
+        data, mode = beneath.read_file(ctx.root, wp.rel)
+    except IsADirectoryError:
+        raise ToolError(f"{wp.rel} is a directory; give a file path (use glob)") from None
+    except PathError as exc:
+        raise ToolError(str(exc)) from exc
+    except OSError as exc:
+        raise ToolError(os_message(wp.rel, exc)) from exc
+    return wp, data, mode
+
+
+def _existing(ctx: ToolContext, path: str) -> tuple[WorkspacePath, bytes, int | None]:
+    wp, data, mode = _read(ctx, path)
     if data is None:
         raise ToolError(f"{wp.rel}: no such file; check the path with glob, or use write")
-    return wp, data
+    return wp, data, mode
 
 
-def _change(wp: WorkspacePath, old: bytes | None, new: bytes) -> FileChange:
-    mode = atomic.current_mode(wp.real) if old is not None else None
-    before = old.count(b"\n") if old else 0
-    after = new.count(b"\n")
+def _change(wp: WorkspacePath, old: bytes | None, new: bytes, mode: int | None) -> FileChange:
     return FileChange(
         path=wp.rel,
         real=wp.real,
         old=old,
         new=new,
-        old_mode=mode,
-        new_mode=mode,
+        old_mode=mode if old is not None else None,
+        new_mode=mode if old is not None else None,
         action="create" if old is None else "modify",
-        added=max(0, after - before),
-        removed=max(0, before - after),
     )
 
 
 def _mutation(
+    ctx: ToolContext,
     args: Mapping[str, Any],
     changes: list[FileChange],
     summary: str,
@@ -77,11 +90,15 @@ def _mutation(
     needs_approval: bool = True,
 ) -> Prepared:
     files = tuple(file_preview(c.path, c.old, c.new) for c in changes)
+    counted = tuple(
+        c._replace(added=f.added, removed=f.removed, hunks=len(f.hunks))
+        for c, f in zip(changes, files, strict=True)
+    )
     return Prepared(
         args=args,
         preview=Preview(kind="diff", files=files, summary=summary),
         needs_approval=needs_approval,
-        plan=PatchPlan(tuple(changes)),
+        plan=PatchPlan(counted, root=str(ctx.root)),
     )
 
 
@@ -90,9 +107,15 @@ def change_meta(plan: PatchPlan) -> dict[str, Any]:
     return {"files": [c.path for c in plan.changes], "changes": plan.meta()}
 
 
-async def _write(plan: PatchPlan, done: str) -> Outcome:
+async def write_plan(plan: PatchPlan, ctx: ToolContext) -> None:
+    """Write the plan beneath the workspace, off the event loop (fsyncs take milliseconds,
+    and a slow disk must not freeze the stream and the TUI)."""
+    await asyncio.to_thread(write_changes, ctx.root, plan.changes, ctx.journal)
+
+
+async def _write(plan: PatchPlan, ctx: ToolContext, done: str) -> Outcome:
     try:
-        write_changes(plan.changes)
+        await write_plan(plan, ctx)
     except PatchError as exc:
         return Outcome(kind="error", output=str(exc))
     return Outcome(kind="ok", output=done, meta=change_meta(plan))
@@ -144,7 +167,7 @@ class ReadTool:
         self, call: ToolCall, prepared: Prepared, ctx: ToolContext, cancel: CancelToken
     ) -> Outcome:
         args = prepared.args
-        wp, data = _existing(ctx, args["path"])
+        wp, data, _ = _existing(ctx, args["path"])
         if len(data) > READ_MAX_FILE:
             raise ToolError(
                 f"{wp.rel} is {len(data)} bytes, over the {READ_MAX_FILE} byte read limit; "
@@ -212,12 +235,13 @@ class WriteTool:
     bytes_args = frozenset({"content"})
 
     def prepare(self, args: Mapping[str, Any], ctx: ToolContext) -> Prepared:
-        wp = _resolve(ctx, args["path"])
+        wp, old, mode = _read(ctx, args["path"])
         content = args["content"]
         new = content if isinstance(content, bytes) else content.encode("utf-8")
-        old = read_bytes(wp.real)
         verb = "create" if old is None else "overwrite"
-        return _mutation(args, [_change(wp, old, new)], f"{verb} {wp.rel} ({len(new)} bytes)")
+        return _mutation(
+            ctx, args, [_change(wp, old, new, mode)], f"{verb} {wp.rel} ({len(new)} bytes)"
+        )
 
     async def execute(
         self, call: ToolCall, prepared: Prepared, ctx: ToolContext, cancel: CancelToken
@@ -226,7 +250,7 @@ class WriteTool:
         if c.old == c.new:
             return Outcome(kind="ok", output=f"{c.path} already has this content; nothing written")
         verb = "created" if c.old is None else "wrote"
-        return await _write(prepared.plan, f"{verb} {c.path} ({len(c.new or b'')} bytes)")
+        return await _write(prepared.plan, ctx, f"{verb} {c.path} ({len(c.new or b'')} bytes)")
 
 
 # ----------------------------------------------------------------------------- replace
@@ -300,7 +324,7 @@ class ReplaceTool:
     bytes_args: frozenset[str] = frozenset()
 
     def prepare(self, args: Mapping[str, Any], ctx: ToolContext) -> Prepared:
-        wp, data = _existing(ctx, args["path"])
+        wp, data, mode = _existing(ctx, args["path"])
         old, new = args["old"], args["new"]
         if old == "":
             raise ToolError("replace: `old` is empty; give the exact text to replace", kind="arg")
@@ -311,8 +335,9 @@ class ReplaceTool:
         at = _locate_once(wp.rel, text, old, "`old`")
         updated = text[:at] + new + text[at + len(old) :]
         return _mutation(
+            ctx,
             args,
-            [_change(wp, data, _encode(updated))],
+            [_change(wp, data, _encode(updated), mode)],
             f"replace in {wp.rel} at line {_line_of(text, at)}",
             needs_approval=not args["dry_run"],
         )
@@ -323,7 +348,7 @@ class ReplaceTool:
         if prepared.args["dry_run"]:
             diff = prepared.preview.files[0].diff
             return Outcome(kind="ok", output=f"dry run, nothing written:\n{diff}")
-        return await _write(prepared.plan, f"{prepared.preview.summary}: done")
+        return await _write(prepared.plan, ctx, f"{prepared.preview.summary}: done")
 
 
 # ----------------------------------------------------------------------------- multi
@@ -363,7 +388,7 @@ class MultiTool:
     bytes_args: frozenset[str] = frozenset()
 
     def prepare(self, args: Mapping[str, Any], ctx: ToolContext) -> Prepared:
-        wp, data = _existing(ctx, args["path"])
+        wp, data, mode = _existing(ctx, args["path"])
         edits = args["edits"]
         if not edits:
             raise ToolError("multi: `edits` is empty; give at least one {old, new}", kind="arg")
@@ -393,13 +418,16 @@ class MultiTool:
             cur = end
         pieces.append(text[cur:])
         return _mutation(
-            args, [_change(wp, data, _encode("".join(pieces)))], f"{len(spans)} edits in {wp.rel}"
+            ctx,
+            args,
+            [_change(wp, data, _encode("".join(pieces)), mode)],
+            f"{len(spans)} edits in {wp.rel}",
         )
 
     async def execute(
         self, call: ToolCall, prepared: Prepared, ctx: ToolContext, cancel: CancelToken
     ) -> Outcome:
-        return await _write(prepared.plan, f"applied {prepared.preview.summary}")
+        return await _write(prepared.plan, ctx, f"applied {prepared.preview.summary}")
 
 
 # ----------------------------------------------------------------------------- apply_patch
@@ -440,7 +468,7 @@ class ApplyPatchTool:
         if not plan.changes:
             return Outcome(kind="ok", output="the patch changes nothing: files already match")
         try:
-            write_changes(plan.changes)
+            await write_plan(plan, ctx)
         except PatchError as exc:
             return Outcome(kind="error", output=f"apply_patch failed: {exc}")
         return Outcome(kind="ok", output="\n".join(plan.summary()), meta=change_meta(plan))

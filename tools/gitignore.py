@@ -1,19 +1,46 @@
-"""A small ``.gitignore`` matcher so grep/glob skip what git would skip.
+"""The workspace walk behind grep and glob: ``.gitignore`` respected, links never followed.
 
-Semantics kept: ``#`` comments, ``!`` negation (last match wins), trailing
-``/`` for directories only, patterns with a ``/`` anchored to their
-``.gitignore``'s folder, ``*``/``?``/``[...]``/``**``; an ignored directory is
-not descended into (git cannot re-include files below it). ``.git`` is always
-skipped.
+Semantics kept from git: ``#`` comments, ``!`` negation (last match wins), trailing
+``/`` for directories only, patterns with a ``/`` anchored to their ``.gitignore``'s
+folder, ``*``/``?``/``[...]``/``**``; an ignored directory is not descended into (git
+cannot re-include files below it). ``.git`` (a folder, or a worktree's file) is always
+skipped. A pattern that is not a valid glob (``[z-a]``) matches nothing, as in git.
+
+The workspace is untrusted input, so the walk goes beneath the root by directory
+descriptors (every folder opened ``O_DIRECTORY | O_NOFOLLOW`` relative to its parent) and
+yields only regular files found by ``lstat``: **a symbolic link met while walking is
+never followed, listed or read** — neither a file link nor a folder link, wherever it
+points (ripgrep's default, and the only rule that needs no target check to be safe; a
+link inside the workspace leads to a file the walk reaches under its real name anyway).
+FIFOs, sockets and devices are not files here either. A ``.gitignore`` is read only if it
+is itself a regular file (git does not follow a ``.gitignore`` symlink either), at most
+``GITIGNORE_MAX`` bytes, without blocking.
 """
 
 from __future__ import annotations
 
+import errno
 import os
 import re
+import stat
+import threading
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import NamedTuple
+
+from frontier.tools.beneath import NotRegularFileError, open_regular
+
+_DIR_FLAGS = (
+    os.O_RDONLY
+    | getattr(os, "O_DIRECTORY", 0)
+    | getattr(os, "O_NOFOLLOW", 0)
+    | getattr(os, "O_CLOEXEC", 0)
+)
+GITIGNORE_MAX = 1 << 20
+"""Bytes of a ``.gitignore`` read (the rest ignored): a hostile one cannot fill memory."""
+MAX_DEPTH = 100
+"""Folders deeper than this below the start are not walked (reported as skipped)."""
 
 
 @dataclass(frozen=True)
@@ -26,8 +53,30 @@ class Rule:
     """Folder of the ``.gitignore`` (workspace-relative, ``""`` for the root)."""
 
 
+class Entry(NamedTuple):
+    """A regular file found by the walk; ``dir_fd`` is open only while the walk is at it."""
+
+    rel: str
+    """Workspace-relative path, POSIX separators (names as the OS gives them)."""
+    dir_fd: int
+    name: str
+
+
+@dataclass
+class Skipped:
+    """Folders and files the walk or the search could not read, with why (for the result)."""
+
+    items: list[tuple[str, str]] = field(default_factory=list)
+
+    def add(self, rel: str, exc: OSError | str) -> None:
+        why = exc if isinstance(exc, str) else (exc.strerror or str(exc)).lower()
+        self.items.append((rel, why))
+
+
 def glob_to_regex(pattern: str) -> str:
-    """Translate a git-style glob (``**`` spans folders, ``*`` does not) to a regex."""
+    """Translate a git-style glob (``**`` spans folders, ``*`` does not) to a regex.
+
+    The regex may not compile (``[z-a]``); callers turn ``re.error`` into a message."""
     out: list[str] = []
     i, n = 0, len(pattern)
     while i < n:
@@ -53,7 +102,7 @@ def glob_to_regex(pattern: str) -> str:
                 out.append(re.escape(c))
                 i += 1
             else:
-                body = pattern[i + 1 : j].replace("\\", "\\\\")
+                body = pattern[i + 1 : j].replace("\\", "\\\\").replace("[", "\\[")
                 if body.startswith("!"):
                     body = "^" + body[1:]
                 out.append(f"[{body}]")
@@ -84,7 +133,10 @@ def parse_rules(text: str, base: str) -> list[Rule]:
             continue
         anchored = "/" in line
         line = line.lstrip("/")
-        regex = re.compile(glob_to_regex(line) + r"\Z", re.DOTALL)
+        try:
+            regex = re.compile(glob_to_regex(line) + r"\Z", re.DOTALL)
+        except re.error:
+            continue  # not a glob (a bad range): matches nothing, as in git
         rules.append(Rule(regex, negate, dir_only, anchored, base))
     return rules
 
@@ -107,51 +159,140 @@ def _ignored(rel: str, is_dir: bool, rules: list[Rule]) -> bool:
     return verdict
 
 
-def walk_files(root: Path, start: Path) -> Iterator[tuple[str, Path]]:
-    """Yield ``(workspace-relative path, real path)`` of non-ignored files under ``start``.
+def walk(
+    root: Path,
+    start_rel: str = ".",
+    *,
+    skipped: Skipped | None = None,
+    stop: threading.Event | None = None,
+    ignored: list[str] | None = None,
+) -> Iterator[Entry]:
+    """The non-ignored regular files under ``start_rel`` (a folder or a file), by descriptor.
 
-    ``.gitignore`` files from the root down to ``start`` apply, then those found
-    while walking. Symlinked folders are not followed (they may leave the workspace).
+    ``.gitignore`` files from the root down to the start apply, then those found while
+    walking. A start that is a file is yielded as it is (named explicitly, so not checked
+    against ``.gitignore``). A start that cannot be used raises the ``OSError`` that says
+    why (``FileNotFoundError``, ``NotADirectoryError``, ``PermissionError``, ``ELOOP``,
+    ``NotRegularFileError`` for a FIFO or device); what cannot be read further down is
+    recorded in ``skipped``. ``stop`` ends the walk early (the caller was cancelled).
+    ``ignored`` collects the entries left out by a rule or the depth bound (folders with a
+    trailing ``/``): what another walker must exclude to see exactly these files.
     """
-    rules: list[Rule] = []
-    start_rel = "" if start == root else start.relative_to(root).as_posix()
-    parts = start_rel.split("/") if start_rel else []
-    for depth in range(len(parts) + 1):
-        base = "/".join(parts[:depth])
-        rules.extend(_load(root, base))
-    if start.is_file():
-        if not _ignored(start_rel, False, rules):
-            yield start_rel, start
-        return
-    yield from _walk(root, start_rel, rules)
-
-
-def _load(root: Path, base: str) -> list[Rule]:
-    path = root / base / ".gitignore" if base else root / ".gitignore"
+    skipped = skipped if skipped is not None else Skipped()
+    parts = [p for p in start_rel.split("/") if p not in ("", ".")]
+    fd = os.open(root, _DIR_FLAGS)
     try:
-        return parse_rules(path.read_text("utf-8", errors="replace"), base)
+        rules = _load(fd, "")
+        base = ""
+        for k, part in enumerate(parts):
+            rel = f"{base}/{part}" if base else part
+            st = os.stat(part, dir_fd=fd, follow_symlinks=False)
+            if stat.S_ISDIR(st.st_mode):
+                sub = os.open(part, _DIR_FLAGS, dir_fd=fd)
+                os.close(fd)
+                fd, base = sub, rel
+                rules = rules + _load(fd, base)
+                continue
+            if k < len(parts) - 1:
+                raise NotADirectoryError(errno.ENOTDIR, "Not a directory", rel)
+            if stat.S_ISLNK(st.st_mode):  # resolved by the caller: replaced since
+                raise OSError(errno.ELOOP, "is a symbolic link (it changed meanwhile)", rel)
+            if not stat.S_ISREG(st.st_mode):  # never opened: opening a device can act
+                raise NotRegularFileError(errno.EINVAL, kind_of(st.st_mode), rel)
+            yield Entry(rel, fd, part)
+            return
+        yield from _walk_dir(fd, base, rules, 0, skipped, stop, ignored)
+    finally:
+        os.close(fd)
+
+
+def kind_of(mode: int) -> str:
+    """What a non-regular file is, for messages."""
+    if stat.S_ISFIFO(mode):
+        return "a FIFO (named pipe)"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    return "not a regular file"
+
+
+def walk_files(root: Path, start: Path) -> Iterator[tuple[str, Path]]:
+    """``(workspace-relative path, path)`` of the files ``walk`` yields under ``start``."""
+    start_rel = "." if start == root else start.relative_to(root).as_posix()
+    for entry in walk(root, start_rel):
+        yield entry.rel, root / entry.rel
+
+
+def _load(dir_fd: int, base: str) -> list[Rule]:
+    """The rules of ``.gitignore`` in ``dir_fd``: a regular file only, never blocking."""
+    try:
+        opened = open_regular(dir_fd, ".gitignore")
+    except OSError:  # a link, a FIFO, a folder, unreadable: no rules
+        return []
+    if opened is None:
+        return []
+    fd, _ = opened
+    try:
+        data = os.read(fd, GITIGNORE_MAX)
     except OSError:
         return []
+    finally:
+        os.close(fd)
+    return parse_rules(data.decode("utf-8", errors="replace"), base)
 
 
-def _walk(root: Path, base: str, rules: list[Rule]) -> Iterator[tuple[str, Path]]:
-    folder = root / base if base else root
+def _walk_dir(
+    fd: int,
+    base: str,
+    rules: list[Rule],
+    depth: int,
+    skipped: Skipped,
+    stop: threading.Event | None,
+    ignored: list[str] | None,
+) -> Iterator[Entry]:
     try:
-        entries = sorted(os.scandir(folder), key=lambda e: e.name)
-    except OSError:
+        with os.scandir(fd) as it:
+            entries = sorted(it, key=lambda e: e.name)
+    except OSError as exc:
+        skipped.add(f"{base}/" if base else "./", exc)
         return
-    dirs: list[str] = []
+    dirs: list[tuple[str, str]] = []
     for entry in entries:
-        rel = f"{base}/{entry.name}" if base else entry.name
-        try:
-            is_dir = entry.is_dir(follow_symlinks=False)
-            is_file = entry.is_file()
-        except OSError:
+        if stop is not None and stop.is_set():
+            return
+        name = entry.name
+        if name == ".git":
             continue
-        if is_dir:
-            if entry.name != ".git" and not _ignored(rel, True, rules):
-                dirs.append(rel)
-        elif is_file and not _ignored(rel, False, rules):
-            yield rel, Path(entry.path)
-    for d in dirs:
-        yield from _walk(root, d, rules + _load(root, d))
+        rel = f"{base}/{name}" if base else name
+        try:
+            if entry.is_dir(follow_symlinks=False):
+                if not _ignored(rel, True, rules):
+                    dirs.append((name, rel))
+                elif ignored is not None:
+                    ignored.append(f"{rel}/")
+            elif entry.is_file(follow_symlinks=False):
+                if not _ignored(rel, False, rules):
+                    yield Entry(rel, fd, name)
+                elif ignored is not None:
+                    ignored.append(rel)
+        except OSError:
+            continue  # vanished meanwhile
+    for name, rel in dirs:
+        if stop is not None and stop.is_set():
+            return
+        if depth >= MAX_DEPTH:
+            skipped.add(f"{rel}/", f"more than {MAX_DEPTH} folders deep")
+            if ignored is not None:
+                ignored.append(f"{rel}/")
+            continue
+        try:
+            sub = os.open(name, _DIR_FLAGS, dir_fd=fd)
+        except OSError as exc:  # permission denied, or swapped for a link since the listing
+            skipped.add(f"{rel}/", exc)
+            continue
+        try:
+            rules_here = rules + _load(sub, rel)
+            yield from _walk_dir(sub, rel, rules_here, depth + 1, skipped, stop, ignored)
+        finally:
+            os.close(sub)

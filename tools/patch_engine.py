@@ -27,19 +27,19 @@ Codex envelope (Codex's own rule).
 from __future__ import annotations
 
 import os
-import stat
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal, NamedTuple
 
+from frontier.tools import beneath
 from frontier.tools.patch_model import Dialect, FilePatch, Hunk, PatchParseError
 from frontier.tools.patch_parse import parse_patch
 from frontier.tools.patch_place import HunkPlaceError, Placed, Placer
 from frontier.tools.patch_summary import change_line
-from frontier.tools.paths import PathError, WorkspacePath, real_root, resolve
+from frontier.tools.paths import PathError, real_root, resolve
 
 if TYPE_CHECKING:
-    from frontier.tools.contract import FilePreview, Preview
+    from frontier.tools.contract import FilePreview, IntentJournal, Preview
 
 Action = Literal["create", "modify", "delete"]
 
@@ -89,6 +89,8 @@ class PatchPlan(NamedTuple):
     """Files whose part of the patch is already present (nothing to write for them)."""
     dialect: Dialect = "unified"
     unwrapped: tuple[str, ...] = ()
+    root: str = ""
+    """The workspace the plan was made in (the write resolves every path beneath it again)."""
 
     @property
     def already_applied(self) -> bool:
@@ -286,46 +288,6 @@ def _dec(data: bytes) -> str:
     return data.decode("utf-8", errors="surrogateescape")
 
 
-_O_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
-_O_NOATIME = getattr(os, "O_NOATIME", 0)
-"""Reads (plan, re-check, read-back) must not dirty inodes: an atime update needs a journal
-handle, which waits while a commit forced by the write's fsyncs is being prepared."""
-
-
-def read_file(path: str | os.PathLike[str]) -> tuple[bytes | None, int | None]:
-    """``(bytes, permission bits)`` with one open/fstat/read, or ``(None, None)`` if absent.
-
-    Opened with ``O_NOATIME`` when allowed (see ``_O_NOATIME``).
-
-    Raises ``IsADirectoryError`` for a directory (other ``OSError``s propagate).
-    """
-    try:
-        fd = os.open(path, os.O_RDONLY | _O_CLOEXEC | _O_NOATIME)
-    except FileNotFoundError:
-        return None, None
-    except PermissionError:
-        if not _O_NOATIME:
-            raise
-        try:  # O_NOATIME is only allowed on files we own
-            fd = os.open(path, os.O_RDONLY | _O_CLOEXEC)
-        except FileNotFoundError:
-            return None, None
-    try:
-        st = os.fstat(fd)
-        if stat.S_ISDIR(st.st_mode):
-            raise IsADirectoryError(21, "Is a directory", str(path))
-        want = st.st_size + 1
-        chunk = os.read(fd, want)
-        if len(chunk) < want:  # the common case: the whole file in one read
-            return chunk, stat.S_IMODE(st.st_mode)
-        parts = [chunk]
-        while chunk := os.read(fd, 1 << 16):
-            parts.append(chunk)
-        return b"".join(parts), stat.S_IMODE(st.st_mode)
-    finally:
-        os.close(fd)
-
-
 def _short(text: str, n: int = 80) -> str:
     return repr(text if len(text) <= n else text[:n] + "…")
 
@@ -358,62 +320,49 @@ class _Tree:
 
     def __init__(self, root: str | Path) -> None:
         self.root = root
+        self.base = real_root(root)
         self.slots: dict[Path, _Slot] = {}
-        self._dirs: dict[str, Path | None] = {}
-
-    def _resolve(self, rel: str) -> WorkspacePath:
-        """``paths.resolve`` with each directory resolved once per patch.
-
-        A plain relative path (no ``.``/``..``/empty parts) whose last part is not a symlink
-        resolves to its resolved directory plus its name, which is what ``realpath`` returns;
-        everything else (and every refusal, for its message) goes through ``resolve``.
-        """
-        parts = rel.split("/")
-        if (
-            os.path.isabs(rel)
-            or "\x00" in rel
-            or not rel.strip()
-            or any(p in ("", ".", "..") for p in parts)
-        ):
-            return resolve(self.root, rel)
-        parent = "/".join(parts[:-1])
-        if parent not in self._dirs:
-            try:
-                self._dirs[parent] = (
-                    resolve(self.root, parent).real if parent else real_root(self.root)
-                )
-            except PathError:
-                self._dirs[parent] = None
-        directory = self._dirs[parent]
-        if directory is None:
-            return resolve(self.root, rel)
-        real = directory / parts[-1]
-        if os.path.islink(real):
-            return resolve(self.root, rel)
-        return WorkspacePath(rel=rel, real=real)
 
     def slot(self, rel: str, entry: str) -> _Slot:
+        """The path's slot, read beneath the root (each path is resolved by descriptors:
+        ``beneath``; a path is one slot whatever name reaches it)."""
         try:
-            wp = self._resolve(rel)
+            wp = resolve(self.root, rel)
         except PathError as exc:
             raise PatchError(f"{entry}: {exc}") from exc
+        except OSError as exc:
+            raise PatchError(f"{entry}: {os_message(rel, exc)}") from exc
         if wp.real in self.slots:
             return self.slots[wp.real]
         try:
-            data, mode = read_file(wp.real)
+            data, mode = beneath.read_file(self.base, wp.rel)
         except IsADirectoryError:
             raise PatchError(f"{entry}: {wp.rel} is a directory, not a file") from None
+        except OSError as exc:
+            raise PatchError(f"{entry}: {os_message(wp.rel, exc)}") from exc
         s = _Slot(wp.real, wp.rel, data, mode)
         self.slots[wp.real] = s
         return s
 
 
-def read_bytes(path: Path) -> bytes | None:
-    """The file's bytes, or ``None`` if it does not exist (or is a directory)."""
-    try:
-        return read_file(path)[0]
-    except IsADirectoryError:
-        return None
+def os_message(path: str, exc: OSError) -> str:
+    """A plain message for an OS error on a workspace path (never an "internal error")."""
+    import errno
+
+    if isinstance(exc, beneath.NotRegularFileError):
+        return str(exc)
+    plain = {
+        errno.ENAMETOOLONG: "the name is too long for the file system; use a shorter name",
+        errno.ELOOP: "a symbolic link loop (or too many links) on the way; fix or remove the link",
+        errno.EACCES: "permission denied; Frontier cannot read or write it",
+        errno.EPERM: "operation not permitted on it",
+        errno.ENOSPC: "no space left on the device",
+        errno.EDQUOT: "the disk quota is exceeded",
+        errno.EROFS: "the file system is read-only",
+        errno.ENOTDIR: "a part of the path is a file, not a folder",
+        errno.EISDIR: "it is a directory, not a file",
+    }
+    return f"{path}: {plain.get(exc.errno or 0, exc.strerror or str(exc))}"
 
 
 def plan_patch(root: str | Path, patch: str | bytes) -> PatchPlan:
@@ -455,7 +404,7 @@ def plan_patch(root: str | Path, patch: str | bytes) -> PatchPlan:
                 renamed_to=s.renamed_to,
             )
         )
-    return PatchPlan(tuple(changes), tuple(already), parsed.dialect, parsed.unwrapped)
+    return PatchPlan(tuple(changes), tuple(already), parsed.dialect, parsed.unwrapped, str(root))
 
 
 def _check_consistent(tree: _Tree) -> None:
@@ -712,55 +661,52 @@ def apply_hunks(path: str, text: Text, hunks: Sequence[Hunk]) -> tuple[Text, lis
 # ------------------------------------------------------------------ writing
 
 
-def check_unchanged(changes: Sequence[FileChange]) -> None:
-    """Raise if any target's bytes differ from those the plan (and the approval) saw."""
-    for c in changes:
-        now = read_bytes(c.real)
-        if now != c.old:
-            from frontier.tools.diffing import sha256
-
-            was, cur = sha256(c.old), sha256(now)
-            raise PatchError(
-                f"file changed since review: {c.path} (sha256 {_h(was)} when reviewed, "
-                f"{_h(cur)} now); nothing written. Re-read the file and re-issue the call"
-            )
-
-
-def _h(digest: str | None) -> str:
-    return "absent" if digest is None else digest[:12]
-
-
-def write_changes(changes: Sequence[FileChange]) -> None:
-    """Atomically write every change, then read each file back and compare."""
+def write_changes(
+    root: str | Path,
+    changes: Sequence[FileChange],
+    journal: IntentJournal | None = None,
+) -> None:
+    """Write every change atomically beneath ``root`` (re-checked against the reviewed bytes
+    under a lock, read back); raises ``PatchError`` saying exactly what is on disk."""
     from frontier.tools import atomic  # the write path only: keeps --dry-run start-up fast
 
-    check_unchanged(changes)
+    base = real_root(root)
     writes = [
-        atomic.FileWrite(path=c.real, data=c.new, old=c.old, mode=c.new_mode, old_mode=c.old_mode)
+        atomic.FileWrite(
+            path=c.path,
+            data=c.new,
+            old=c.old,
+            mode=c.new_mode,
+            old_mode=c.old_mode,
+            expect=_real_rel(base, c.real),
+        )
         for c in changes
     ]
-
-    def read_back() -> None:
-        for c in changes:
-            if read_bytes(c.real) != c.new:
-                raise PatchError(
-                    f"read-back mismatch for {c.path}: the file on disk differs from what was "
-                    "written (another process may be writing it); re-read it before continuing"
-                )
-
     try:
-        atomic.commit_files(writes, verify=read_back)
+        atomic.commit_files(base, writes, journal=journal if len(writes) > 1 else None)
     except atomic.AtomicWriteError as exc:
         raise PatchError(str(exc)) from exc
+    except PathError as exc:
+        raise PatchError(f"{exc}; nothing written") from exc
+    except OSError as exc:
+        raise PatchError(f"{os_message(exc.filename or '?', exc)}; nothing written") from exc
 
 
-def apply_plan(plan: PatchPlan) -> None:
-    write_changes(plan.changes)
+def _real_rel(base: Path, real: Path) -> str:
+    try:
+        rel = real.relative_to(base).as_posix()
+    except ValueError:
+        return str(real)
+    return rel or "."
+
+
+def apply_plan(plan: PatchPlan, root: str | Path) -> None:
+    write_changes(root, plan.changes)
 
 
 def apply_patch(root: str | Path, patch: str | bytes, *, dry_run: bool = False) -> PatchPlan:
     """Plan and (unless ``dry_run``) write; raises ``PatchError`` with nothing written."""
     plan = plan_patch(root, patch)
     if not dry_run:
-        apply_plan(plan)
+        apply_plan(plan, root)
     return plan

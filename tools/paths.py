@@ -1,10 +1,13 @@
 """Workspace path resolution: every tool path must stay inside the root.
 
-A path is resolved with symlinks followed (``os.path.realpath``) and must land
-inside the real workspace root: ``../x``, ``/etc/passwd`` and a symlink that
-points out of the workspace are all refused the same way, for every tool.
-``a/../b`` that stays inside is fine. Absolute paths inside the root are
-accepted and shown relative.
+A path is resolved beneath the real root by directory descriptors
+(``beneath``): links that stay inside the workspace are followed, ``../x``,
+``/etc/passwd`` and a link that points out of the workspace are all refused
+the same way, for every tool. ``a/../b`` that stays inside is fine. Absolute
+paths inside the root are accepted and shown relative. Resolving here is a
+check for messages and previews; every read and write resolves again at the
+moment it touches the file (``beneath.parent``), so a swap in between cannot
+redirect it.
 """
 
 from __future__ import annotations
@@ -13,56 +16,33 @@ import os
 from pathlib import Path
 from typing import NamedTuple
 
+from frontier.tools.beneath import PathError, real_root, resolve_rel
 
-class PathError(ValueError):
-    """A path that is empty, malformed or outside the workspace root."""
+__all__ = ["PathError", "WorkspacePath", "real_root", "resolve"]
 
 
 class WorkspacePath(NamedTuple):
     rel: str
-    """Workspace-relative, POSIX separators: what results and previews show."""
+    """Workspace-relative, POSIX separators, as the caller named it: what results show."""
     real: Path
-    """Absolute path with symlinks resolved: where bytes are read and written."""
-
-
-def real_root(root: str | os.PathLike[str]) -> Path:
-    return Path(os.path.realpath(root))
+    """Absolute path with links resolved (as of now): identifies the file, e.g. two names of
+    one file in a patch. Reads and writes never open it: they resolve ``rel`` again."""
 
 
 def resolve(root: str | os.PathLike[str], path: str) -> WorkspacePath:
     """Resolve ``path`` (relative to ``root`` or absolute) or raise ``PathError``."""
-    if not isinstance(path, str) or not path.strip():
-        raise PathError("empty path; give a path relative to the workspace root, e.g. src/app.py")
-    if "\x00" in path:
-        raise PathError(f"path {path!r} contains a NUL byte")
     base = real_root(root)
-    joined = Path(path) if os.path.isabs(path) else base / path
-    real = Path(os.path.realpath(joined))
-    if real != base and base not in real.parents:
-        why = "is a symlink that points" if _via_symlink(base, joined) else "is"
-        raise PathError(
-            f"path {path!r} {why} outside the workspace root {str(base)!r}; "
-            "only files inside the workspace can be used"
-        )
-    rel = real.relative_to(base).as_posix() if real != base else "."
-    shown = _lexical_rel(base, joined)
-    return WorkspacePath(rel=shown or rel, real=real)
+    real_rel = resolve_rel(base, path)
+    real = base if real_rel == "." else base / real_rel
+    shown = _lexical_rel(base, Path(path) if os.path.isabs(path) else base / path)
+    return WorkspacePath(rel=shown or real_rel, real=real)
 
 
 def _lexical_rel(base: Path, joined: Path) -> str | None:
-    """The path as the caller named it (not the symlink target), relative to root."""
+    """The path as the caller named it (not the link target), relative to root."""
     norm = Path(os.path.normpath(joined))
     try:
         rel = norm.relative_to(base)
     except ValueError:
         return None
     return rel.as_posix() if str(rel) != "." else "."
-
-
-def _via_symlink(base: Path, joined: Path) -> bool:
-    norm = Path(os.path.normpath(joined))
-    try:
-        norm.relative_to(base)
-    except ValueError:
-        return False
-    return True

@@ -247,6 +247,7 @@ class ShellTool(_ExecTool):
         mutates=True,
         kind="exec",
         timeout=120.0,
+        enforces_timeout=True,
     )
 
     def argv(self, args: Mapping[str, Any]) -> tuple[list[str], bytes | None]:
@@ -274,6 +275,7 @@ class PythonTool(_ExecTool):
         mutates=True,
         kind="exec",
         timeout=120.0,
+        enforces_timeout=True,
     )
 
     def argv(self, args: Mapping[str, Any]) -> tuple[list[str], bytes | None]:

@@ -2,7 +2,10 @@
 
 CTL carries every argument as text, native modes as typed JSON, and a non-UTF-8
 CTL body as ``bytes``; this one function turns all three into the schema's
-types or says exactly which argument is wrong and what was expected.
+types or says exactly which argument is wrong and what was expected. An
+array/object sent as text is model output: it is parsed by ``safejson``, so
+1,000 levels of ``[`` are an ``ArgError`` (an ``arg`` result), not a
+``RecursionError`` escaping the boundary.
 """
 
 from __future__ import annotations
@@ -11,6 +14,8 @@ import json
 import math
 from collections.abc import Mapping
 from typing import Any
+
+from frontier.app.cst import safejson
 
 _TRUE = {"true", "1", "yes", "on"}
 _FALSE = {"false", "0", "no", "off"}
@@ -94,7 +99,9 @@ def _coerce(where: str, prop: Mapping[str, Any], value: Any, bytes_ok: bool) -> 
     if kind in ("array", "object"):
         if isinstance(value, str):
             try:
-                value = json.loads(value)
+                value = safejson.loads(value)
+            except safejson.JsonLimitError as exc:
+                raise ArgError(f"{where} must be a JSON {kind}; it is {exc}") from exc
             except json.JSONDecodeError as exc:
                 raise ArgError(
                     f"{where} must be a JSON {kind}; parsing failed at character {exc.pos}: "

@@ -1,36 +1,117 @@
 """grep and glob over the workspace, respecting ``.gitignore``.
 
-grep uses ripgrep when it is on PATH (fast on big trees) and a pure-Python walk
-otherwise; both produce the same sorted ``path:line:text`` rows and the same
-cap. glob always uses the Python walk so its pattern semantics are ours:
-matched against the workspace-relative path, ``**`` spans folders.
+The workspace is untrusted input. Which files are searched is decided by one walk
+(``gitignore.walk``: beneath the root by directory descriptors, links never followed,
+only regular files, ``.gitignore`` read safely), whichever searcher then reads them:
+
+* the pure-Python searcher reads each file by descriptor (``O_NONBLOCK | O_NOFOLLOW``,
+  ``S_ISREG`` checked on the descriptor), so a FIFO swapped in cannot block it; a single
+  file named as the path is always searched this way;
+* ripgrep, when it is on PATH, walks the folder itself but reads none of the workspace's
+  ignore files (``--no-ignore``: a ``.gitignore`` FIFO would hang it): what our walk left
+  out is handed to it as an ignore file of our own, so it sees exactly the same files.
+  ``--json`` gives paths and lines exactly, whatever characters they hold, and says which
+  files held a NUL byte; ``--encoding none`` turns off BOM transcoding. Its matching lines
+  are re-checked with Python's ``re``, and a pattern whose meaning differs between the
+  two dialects (or that ripgrep cannot compile) is searched in Python instead.
+
+Both produce the same sorted ``path:line:text`` rows: lines split on ``\\n`` only, a file
+with a NUL byte anywhere is binary and skipped, a CR before the newline is matched (as
+ripgrep does) but not shown, undecodable bytes show as U+FFFD. glob uses the same walk, so
+it lists exactly the files grep would search: a symlink (to a file or a folder, inside the
+workspace or out of it) is never listed.
 """
 
 from __future__ import annotations
 
 import asyncio
+import base64
+import contextlib
+import errno
+import json
 import os
 import re
 import shutil
-from collections.abc import Mapping
+import stat
+import tempfile
+import threading
+import warnings
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from frontier.app.events import ToolCall
 from frontier.tools.base import CancelToken, Outcome, Prepared, ToolError
+from frontier.tools.beneath import NotRegularFileError, open_regular
 from frontier.tools.contract import ToolContext, ToolSpec
-from frontier.tools.gitignore import glob_to_regex, walk_files
+from frontier.tools.gitignore import Entry, Skipped, glob_to_regex, walk
 from frontier.tools.paths import PathError, real_root, resolve
 
 MAX_MATCHES = 500
 MAX_FILES = 1000
 LINE_CHARS = 300
+READ_BLOCK = 1 << 20
+SKIPPED_SHOWN = 5
+
+_RG_DIALECT = re.compile(r"\[[^\]]*(?:\[:|&&|~~|--)|\{,")
+"""Text whose meaning differs between Python's ``re`` and ripgrep's regex (inside a ``[...]``
+class: a POSIX class, a set operation; ``{,n}``): such a pattern is searched in Python."""
+
+_ACCESS_AT = os.access in os.supports_dir_fd
+T = TypeVar("T")
 
 
-def _glob_filter(glob: str | None) -> re.Pattern[str] | None:
-    if not glob:
-        return None
-    return re.compile(glob_to_regex(glob.lstrip("/")) + r"\Z", re.DOTALL)
+@dataclass(frozen=True)
+class Found:
+    """What a search or a listing produced: sorted rows and what could not be read."""
+
+    rows: list[str]
+    skipped: tuple[tuple[str, str], ...] = ()
+
+
+# ----------------------------------------------------------------------------- arguments
+
+
+def compile_pattern(pattern: str) -> re.Pattern[str]:
+    """The model's regex; a warning (``[[`` "possible nested set") is not printed over the TUI."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return re.compile(pattern)
+    except re.error as exc:
+        raise ToolError(
+            f"grep: invalid regular expression {_quote(pattern)}: {_re_reason(exc)}. The "
+            r"pattern is Python `re` syntax: escape a literal ( [ { * + ? . | \ with a "
+            r"backslash (\( or \.).",
+            kind="arg",
+        ) from exc
+
+
+def compile_glob(glob: str, tool: str) -> re.Pattern[str]:
+    try:
+        return re.compile(glob_to_regex(glob) + r"\Z", re.DOTALL)
+    except re.error as exc:
+        raise ToolError(
+            f"{tool}: invalid glob {_quote(glob)}: {_re_reason(exc)}. Globs take * (within a "
+            "folder), ** (across folders), ? and [abc] / [a-z] character sets.",
+            kind="arg",
+        ) from exc
+
+
+def _re_reason(exc: re.error) -> str:
+    msg = exc.msg
+    if msg.startswith("bad character range"):
+        rng = msg.removeprefix("bad character range").strip()
+        return (
+            f"the range {rng} in [...] goes backwards; a range goes from the lower character "
+            "to the higher, e.g. [a-z]"
+        )
+    return msg if exc.pos is None else f"{msg} at position {exc.pos}"
+
+
+def _quote(text: str) -> str:
+    return repr(text if len(text) <= 120 else text[:100] + "…")
 
 
 def _glob_ok(rx: re.Pattern[str] | None, glob: str | None, rel: str) -> bool:
@@ -40,50 +121,302 @@ def _glob_ok(rx: re.Pattern[str] | None, glob: str | None, rel: str) -> bool:
     return rx.match(target) is not None
 
 
-def _cut(text: str) -> str:
-    return text if len(text) <= LINE_CHARS else text[:LINE_CHARS] + "…"
+def _start(ctx: ToolContext, path: str, tool: str) -> tuple[Path, str, str]:
+    """``(real root, real rel of the start, the name as given)`` or a plain ``ToolError``."""
+    try:
+        wp = resolve(ctx.root, path)
+    except PathError as exc:
+        raise ToolError(str(exc)) from exc
+    except OSError as exc:
+        raise path_problem(tool, path, exc) from exc
+    root = real_root(ctx.root)
+    rel = "." if wp.real == root else wp.real.relative_to(root).as_posix()
+    return root, rel, wp.rel
 
 
-def grep_python(root: Path, start: Path, pattern: re.Pattern[str], glob: str | None) -> list[str]:
-    """Every matching line as ``path:line:text``, sorted by path then line."""
-    rx = _glob_filter(glob)
+def path_problem(tool: str, path: str, exc: OSError) -> ToolError:
+    """A start path that cannot be searched, said plainly with what to do instead."""
+    name = _quote(path)
+    code = exc.errno
+    if isinstance(exc, NotRegularFileError):
+        what = exc.strerror if exc.strerror and exc.strerror.startswith("a ") else "special"
+        return ToolError(
+            f"{tool}: {name} is {what}, not a regular file; {tool} reads regular files only "
+            "(a pipe or device could block forever). Search its folder or a real file."
+        )
+    if code == errno.ENAMETOOLONG:
+        return ToolError(
+            f"{tool}: the path {name} is too long for the file system (a name over 255 bytes "
+            "or a path over 4096); give a shorter path.",
+            kind="arg",
+        )
+    if code == errno.ELOOP:
+        return ToolError(
+            f"{tool}: {name} is a symbolic link loop (too many levels of symbolic links); it "
+            "leads nowhere. Search another path, or the workspace (walks never follow links)."
+        )
+    if code in (errno.EACCES, errno.EPERM):
+        return ToolError(
+            f"{tool}: permission denied for {name}: Frontier's user may not read it. Search "
+            "another path, or ask the user to fix its permissions."
+        )
+    if code == errno.ENOENT:
+        return ToolError(f"{tool}: {name} does not exist; list the files with glob.")
+    if code == errno.ENOTDIR:
+        return ToolError(f"{tool}: {name}: a part of the path is a file, not a folder.")
+    return ToolError(f"{tool}: cannot search {name}: {exc.strerror or exc}.")
+
+
+# ----------------------------------------------------------------------------- searchers
+
+
+def _shown(rel: str) -> str:
+    """A name as the model reads it (undecodable bytes of a file name as U+FFFD)."""
+    if rel.isascii():
+        return rel
+    return rel.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+
+
+def _row(rel: str, n: int, line: str) -> tuple[str, int, str]:
+    text = line[:-1] if line.endswith("\r") else line
+    if len(text) > LINE_CHARS:
+        text = text[:LINE_CHARS] + "…"
+    shown = _shown(rel)
+    return shown, n, f"{shown}:{n}:{text}"
+
+
+def _sorted(rows: list[tuple[str, int, str]]) -> list[str]:
+    rows.sort(key=lambda r: (r[0], r[1]))
+    return [r[2] for r in rows]
+
+
+def search_fd(fd: int, pattern: re.Pattern[str]) -> list[tuple[int, str]] | None:
+    """``(line number, line)`` of every matching line of an open file, ``None`` if it holds a
+    NUL byte (binary). Lines are split on ``\\n`` only, decoded as UTF-8 (U+FFFD for bad
+    bytes); read in blocks, so a large file is never held whole."""
+    out: list[tuple[int, str]] = []
+    search = pattern.search
+    n = 0
+    rest: list[bytes] = []  # the unfinished last line, in pieces (a long line stays linear)
+    while block := os.read(fd, READ_BLOCK):
+        if b"\x00" in block:
+            return None
+        cut = block.rfind(b"\n")
+        if cut < 0:
+            rest.append(block)
+            continue
+        data = b"".join([*rest, block[:cut]]) if rest else block[:cut]
+        rest = [block[cut + 1 :]] if cut + 1 < len(block) else []
+        for line in data.decode("utf-8", "replace").split("\n"):
+            n += 1
+            if search(line):
+                out.append((n, line))
+    if rest:
+        line = b"".join(rest).decode("utf-8", "replace")
+        if search(line):
+            out.append((n + 1, line))
+    return out
+
+
+def _search_entry(
+    entry: Entry, pattern: re.Pattern[str], skipped: Skipped
+) -> list[tuple[int, str]]:
+    try:
+        opened = open_regular(entry.dir_fd, entry.name)
+    except (NotRegularFileError, IsADirectoryError):
+        return []  # swapped since the listing: not a file any more
+    except OSError as exc:
+        skipped.add(entry.rel, exc)
+        return []
+    if opened is None:
+        return []
+    fd, _ = opened
+    try:
+        return search_fd(fd, pattern) or []
+    except OSError as exc:
+        skipped.add(entry.rel, exc)
+        return []
+    finally:
+        os.close(fd)
+
+
+def grep_python(
+    root: Path,
+    start: str,
+    pattern: re.Pattern[str],
+    glob: str | None,
+    stop: threading.Event | None = None,
+) -> Found:
+    """Every matching line under ``start`` (workspace-relative) as ``path:line:text``."""
+    rx = compile_glob(glob.lstrip("/"), "grep") if glob else None
+    skipped = Skipped()
     rows: list[tuple[str, int, str]] = []
-    for rel, real in walk_files(root, start):
-        if not _glob_ok(rx, glob, rel):
-            continue
-        try:
-            data = real.read_bytes()
-        except OSError:
-            continue
-        if b"\x00" in data[:8192]:
-            continue
-        text = data.decode("utf-8", errors="replace")
-        for n, line in enumerate(text.splitlines(), 1):
-            if pattern.search(line):
-                rows.append((rel, n, f"{rel}:{n}:{_cut(line)}"))
-    rows.sort(key=lambda r: (r[0], r[1]))
-    return [r[2] for r in rows]
+    for entry in walk(root, start, skipped=skipped, stop=stop):
+        if stop is not None and stop.is_set():
+            break
+        if _glob_ok(rx, glob, entry.rel):
+            for n, line in _search_entry(entry, pattern, skipped):
+                rows.append(_row(entry.rel, n, line))
+    return Found(_sorted(rows), tuple(sorted(skipped.items)))
 
 
-async def grep_rg(rg: str, root: Path, start: Path, pattern: str, glob: str | None) -> list[str]:
-    rel_start = os.path.relpath(start, root)
-    cmd = [rg, "--no-heading", "--line-number", "--color=never", "--no-messages", "--hidden"]
-    cmd += ["--no-require-git", "-g", "!.git", "--no-config"]
-    if glob:
-        cmd += ["-g", glob]
-    cmd += ["-e", pattern, "--", rel_start]
+@dataclass(frozen=True)
+class RgPlan:
+    """What ripgrep must leave out to search exactly the walk's files (``rg_plan``)."""
+
+    exclude: list[str]
+    """Workspace-relative entries (folders end in ``/``): ignored, too deep, unreadable."""
+    skipped: Skipped
+    expressible: bool
+    """Every entry can be written as an ignore-file line (UTF-8, no line break)."""
+
+
+def rg_plan(
+    root: Path, start: str, glob: str | None, stop: threading.Event | None = None
+) -> RgPlan:
+    """The walk, for ripgrep: what it ignores and what cannot be read (checked with
+    ``faccessat``, so ripgrep skips exactly the files the Python searcher reports)."""
+    rx = compile_glob(glob.lstrip("/"), "grep") if glob else None
+    skipped = Skipped()
+    exclude: list[str] = []
+    for entry in walk(root, start, skipped=skipped, stop=stop, ignored=exclude):
+        if not _glob_ok(rx, glob, entry.rel):
+            continue
+        if _ACCESS_AT and not os.access(entry.name, os.R_OK, dir_fd=entry.dir_fd):
+            skipped.add(entry.rel, "permission denied")
+            exclude.append(entry.rel)
+    listed = set(exclude)  # folders that could not be listed: ripgrep leaves them too
+    exclude += [r for r, _ in skipped.items if r.endswith("/") and r != "./" and r not in listed]
+    ok = all(rel.isascii() or _utf8(rel) for rel in exclude)
+    ok = ok and not any("\n" in rel or "\r" in rel for rel in exclude)
+    return RgPlan(exclude, skipped, ok)
+
+
+def _utf8(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:  # a name with undecodable bytes (surrogates)
+        return False
+    return True
+
+
+_IGNORE_SPECIAL = re.compile(r"([\\*?\[\]{}!# ])")
+
+
+def ignore_line(rel: str) -> str:
+    """``rel`` as an anchored ignore-file pattern matching only that entry."""
+    return "/" + _IGNORE_SPECIAL.sub(r"\\\1", rel)
+
+
+def rg_dialect_ok(pattern: str) -> bool:
+    """ripgrep reads ``pattern`` as Python's ``re`` does (else the Python searcher runs)."""
+    return _RG_DIALECT.search(pattern) is None and "\n" not in pattern
+
+
+async def grep_rg(
+    rg: str,
+    root: Path,
+    start: str,
+    pattern: re.Pattern[str],
+    glob: str | None,
+    stop: threading.Event | None = None,
+) -> Found | None:
+    """The same rows as ``grep_python``, searched by ripgrep; ``None`` if ripgrep cannot do
+    this search exactly (the caller then searches in Python).
+
+    ripgrep walks ``start`` itself (its walk is parallel, and a walked file that holds a NUL
+    is reported binary at once; an explicitly named one would be searched to its end), but
+    reads no ignore file of the workspace (``--no-ignore``): the entries our walk left out
+    are given as an ignore file of our own, one anchored line each. It follows no link and
+    searches only regular files, as the walk."""
+    plan = await _threaded(rg_plan, root, start, glob, stop=stop)
+    if not plan.expressible:
+        return None
+    rx = compile_glob(glob.lstrip("/"), "grep") if glob else None
+    with tempfile.NamedTemporaryFile("w", encoding="utf-8", suffix=".ignore") as rules:
+        rules.write("".join(ignore_line(rel) + "\n" for rel in plan.exclude))
+        rules.flush()
+        found = await _run_rg(rg, root, pattern, start, rules.name)
+    if found is None:
+        return None
+    rows = [r for r in found if _glob_ok(rx, glob, r[3])]
+    return Found(_sorted([r[:3] for r in rows]), tuple(sorted(plan.skipped.items)))
+
+
+async def _run_rg(
+    rg: str, root: Path, pattern: re.Pattern[str], start: str, ignore_file: str
+) -> list[tuple[str, int, str, str]] | None:
+    """``(shown path, line, row, rel)`` of every match, or ``None`` if ripgrep did not run the
+    search (a pattern it cannot compile: there is no summary)."""
+    cmd = [rg, "--json", "--line-number", "--no-config", "--no-ignore", "--hidden"]
+    cmd += ["--ignore-file", ignore_file, "-g", "!.git", "--encoding", "none", "--no-messages"]
+    cmd += ["-e", pattern.pattern, "--", start]
     proc = await asyncio.create_subprocess_exec(
-        *cmd, cwd=root, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.DEVNULL
+        *cmd,
+        cwd=root,
+        stdin=asyncio.subprocess.DEVNULL,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.DEVNULL,
     )
-    out, _ = await proc.communicate()
-    rows = []
-    for line in out.decode("utf-8", errors="replace").splitlines():
-        path, _, rest = line.partition(":")
-        num, _, text = rest.partition(":")
-        path = path[2:] if path.startswith("./") else path
-        rows.append((path, int(num) if num.isdigit() else 0, f"{path}:{num}:{_cut(text)}"))
-    rows.sort(key=lambda r: (r[0], r[1]))
-    return [r[2] for r in rows]
+    try:
+        out, _ = await proc.communicate()
+    finally:
+        if proc.returncode is None:  # cancelled or timed out: never leave it running
+            with contextlib.suppress(ProcessLookupError):
+                proc.kill()
+            await proc.wait()
+    rows: list[tuple[str, int, str, str]] = []
+    pending: dict[str, list[tuple[str, int, str, str]]] = {}
+    summary = False
+    for raw in out.split(b"\n"):
+        if not raw:
+            continue
+        msg = json.loads(raw)
+        data = msg.get("data", {})
+        kind = msg.get("type")
+        if kind == "match":
+            rel = _rg_text(data["path"], path=True).removeprefix("./")
+            line = _rg_text(data["lines"]).removesuffix("\n")
+            if pattern.search(line):  # the two dialects agree on this line
+                pending.setdefault(rel, []).append((*_row(rel, data["line_number"], line), rel))
+        elif kind == "end":
+            rel = _rg_text(data["path"], path=True).removeprefix("./")
+            found = pending.pop(rel, [])
+            if data.get("binary_offset") is None:  # a NUL byte anywhere: binary, skipped
+                rows.extend(found)
+        elif kind == "summary":
+            summary = True
+    return rows if summary else None
+
+
+def _rg_text(value: Mapping[str, Any], *, path: bool = False) -> str:
+    """ripgrep's JSON text, or its base64 ``bytes`` (a name or line that is not UTF-8)."""
+    if "text" in value:
+        return value["text"]
+    data = base64.b64decode(value["bytes"])
+    return os.fsdecode(data) if path else data.decode("utf-8", "replace")
+
+
+async def _threaded(fn: Callable[..., T], *args: Any, stop: threading.Event | None) -> T:
+    """``fn(*args, stop=stop)`` in a worker thread; cancelling the caller (Esc, the
+    boundary's timeout) sets ``stop`` so the walk ends instead of running on unseen."""
+    stop = stop if stop is not None else threading.Event()
+    try:
+        return await asyncio.to_thread(fn, *args, stop=stop)
+    except asyncio.CancelledError:
+        stop.set()
+        raise
+
+
+def _single_file(root: Path, rel: str) -> bool:
+    try:
+        st = os.stat(root / rel, follow_symlinks=False)
+    except OSError:
+        return False
+    return not stat.S_ISDIR(st.st_mode)
+
+
+# ----------------------------------------------------------------------------- tools
 
 
 class GrepTool:
@@ -115,36 +448,36 @@ class GrepTool:
     use_ripgrep = True
 
     def prepare(self, args: Mapping[str, Any], ctx: ToolContext) -> Prepared:
-        try:
-            re.compile(args["pattern"])
-        except re.error as exc:
-            raise ToolError(f"grep: invalid regular expression: {exc}", kind="arg") from exc
-        try:
-            resolve(ctx.root, args["path"])
-        except PathError as exc:
-            raise ToolError(str(exc)) from exc
+        compile_pattern(args["pattern"])
+        if args.get("glob"):
+            compile_glob(args["glob"].lstrip("/"), "grep")
+        _start(ctx, args["path"], "grep")
         return Prepared(args=args)
 
     async def execute(
         self, call: ToolCall, prepared: Prepared, ctx: ToolContext, cancel: CancelToken
     ) -> Outcome:
         args = prepared.args
-        root = real_root(ctx.root)
-        start = resolve(ctx.root, args["path"])
-        if not start.real.exists():
-            raise ToolError(f"grep: {start.rel} does not exist")
+        pattern = compile_pattern(args["pattern"])
+        glob = args.get("glob") or None
+        root, start, shown = _start(ctx, args["path"], "grep")
         rg = shutil.which("rg") if self.use_ripgrep else None
-        if rg:
-            rows = await grep_rg(rg, root, start.real, args["pattern"], args.get("glob"))
-        else:
-            pattern = re.compile(args["pattern"])
-            rows = await asyncio.to_thread(grep_python, root, start.real, pattern, args.get("glob"))
-        return Outcome(kind="ok", output=render_rows(rows, args["pattern"], start.rel))
+        found: Found | None = None
+        try:
+            if rg and rg_dialect_ok(pattern.pattern) and not _single_file(root, start):
+                found = await grep_rg(rg, root, start, pattern, glob)
+            if found is None:
+                found = await _threaded(grep_python, root, start, pattern, glob, stop=None)
+        except OSError as exc:
+            raise path_problem("grep", shown, exc) from exc
+        return Outcome(kind="ok", output=render_rows(found, pattern.pattern, shown))
 
 
-def render_rows(rows: list[str], pattern: str, where: str) -> str:
+def render_rows(found: Found, pattern: str, where: str) -> str:
+    rows = found.rows
+    note = _skipped_note(found.skipped)
     if not rows:
-        return f"no matches for /{pattern}/ in {where}"
+        return f"no matches for /{pattern}/ in {where}" + (f"\n{note}" if note else "")
     files = len({r.partition(":")[0] for r in rows})
     shown = rows[:MAX_MATCHES]
     tail = f"[{len(rows)} matches in {files} files]"
@@ -153,7 +486,15 @@ def render_rows(rows: list[str], pattern: str, where: str) -> str:
             f"[showing the first {MAX_MATCHES} of {len(rows)} matches in {files} files; "
             "narrow the pattern, path or glob]"
         )
-    return "\n".join([*shown, tail])
+    return "\n".join([*shown, tail, *([note] if note else [])])
+
+
+def _skipped_note(skipped: tuple[tuple[str, str], ...]) -> str:
+    if not skipped:
+        return ""
+    names = ", ".join(f"{_shown(rel)} ({why})" for rel, why in skipped[:SKIPPED_SHOWN])
+    more = f" and {len(skipped) - SKIPPED_SHOWN} more" if len(skipped) > SKIPPED_SHOWN else ""
+    return f"[not searched, could not be read: {names}{more}]"
 
 
 class GlobTool:
@@ -182,24 +523,35 @@ class GlobTool:
             raise ToolError(
                 f"glob: pattern {pattern!r} must be relative to the workspace (no leading / or ..)"
             )
+        compile_glob(pattern.removeprefix("./"), "glob")
         return Prepared(args={"pattern": pattern})
 
     async def execute(
         self, call: ToolCall, prepared: Prepared, ctx: ToolContext, cancel: CancelToken
     ) -> Outcome:
         pattern = prepared.args["pattern"]
-        files = await asyncio.to_thread(glob_files, real_root(ctx.root), pattern)
+        try:
+            found = await _threaded(glob_files, real_root(ctx.root), pattern, stop=None)
+        except OSError as exc:
+            raise path_problem("glob", ".", exc) from exc
+        files = found.rows
+        note = _skipped_note(found.skipped).replace("not searched", "not listed")
         if not files:
-            return Outcome(kind="ok", output=f"no files match {pattern!r}")
+            return Outcome(
+                kind="ok", output=f"no files match {pattern!r}" + (f"\n{note}" if note else "")
+            )
         shown = files[:MAX_FILES]
         lines = [*shown, f"[{len(files)} files]"]
         if len(files) > MAX_FILES:
             lines[-1] = f"[showing the first {MAX_FILES} of {len(files)} files; narrow the pattern]"
-        return Outcome(kind="ok", output="\n".join(lines))
+        return Outcome(kind="ok", output="\n".join([*lines, *([note] if note else [])]))
 
 
-def glob_files(root: Path, pattern: str) -> list[str]:
-    if pattern.startswith("./"):
-        pattern = pattern[2:]
-    full = re.compile(glob_to_regex(pattern) + r"\Z", re.DOTALL)
-    return sorted(rel for rel, _ in walk_files(root, root) if full.match(rel))
+def glob_files(root: Path, pattern: str, stop: threading.Event | None = None) -> Found:
+    """Workspace files whose whole relative path matches ``pattern``, sorted."""
+    full = compile_glob(pattern.removeprefix("./"), "glob")
+    skipped = Skipped()
+    names = [
+        _shown(e.rel) for e in walk(root, ".", skipped=skipped, stop=stop) if full.match(e.rel)
+    ]
+    return Found(sorted(names), tuple(sorted(skipped.items)))

@@ -4,6 +4,12 @@
 happens, so another program can follow a run live. The human form is a compact
 progress log. Approvals without the TUI ask on the terminal, or deny with a
 reason naming ``--approval`` when there is no terminal to ask on.
+
+Both forms are a sink for untrusted text (the model's words, tool output), so
+every event is scrubbed before it is printed (``app/secrets.py``): a tool's live
+output through a :class:`~frontier.app.secrets.StreamScrubber` per call, so a key
+printed across output chunks is replaced whole, everything else as a whole
+string — before any shortening, so no partial key is shown either.
 """
 
 from __future__ import annotations
@@ -30,6 +36,7 @@ from frontier.app.events import (
     TurnEnded,
     event_to_json,
 )
+from frontier.app.secrets import Scrubber, StreamScrubber
 from frontier.tools.contract import Decision, Preview, ToolSpec
 from frontier.tools.patch_summary import change_lines, result_changes
 
@@ -40,20 +47,48 @@ PRINTED_CHANGES = 50
 
 
 class EventPrinter:
-    """Observer that prints events as text or JSON lines."""
+    """Observer that prints events as text or JSON lines, scrubbed of secrets."""
 
-    def __init__(self, out: TextIO | None = None, *, as_json: bool = False) -> None:
+    def __init__(
+        self,
+        out: TextIO | None = None,
+        *,
+        as_json: bool = False,
+        scrubber: Scrubber | None = None,
+    ) -> None:
         self.out = out or sys.stdout
         self.as_json = as_json
+        self.scrubber = scrubber if scrubber is not None else Scrubber.from_env()
+        self._outputs: dict[str, StreamScrubber] = {}
+        """Per running call: its live output, scrubbed across chunks."""
 
     def __call__(self, event: Event) -> None:
+        if isinstance(event, ToolOutput):
+            stream = self._outputs.setdefault(event.call_id, StreamScrubber(self.scrubber))
+            data = stream.feed(event.data)
+            if data:
+                self._print(ToolOutput(event.call_id, data))
+            return
+        if isinstance(event, ToolFinished):
+            stream = self._outputs.pop(event.result.call_id, None)
+            tail = stream.flush() if stream is not None else ""
+            if tail:
+                self._print(ToolOutput(event.result.call_id, tail))
+        self._print(event)
+
+    def text(self, text: str) -> str:
+        """A message for the terminal (an error, a note), scrubbed like the events."""
+        return self.scrubber.scrub(text)
+
+    def _print(self, event: Event) -> None:
         if self.as_json:
             if event.type in QUIET_JSON:
                 return
-            self.out.write(json.dumps(event_json(event), ensure_ascii=False) + "\n")
+            data = self.scrubber.scrub_obj(event_json(event))
+            self.out.write(json.dumps(data, ensure_ascii=False) + "\n")
             self.out.flush()
             return
-        line = describe(event)
+        line = describe(self.scrubber.scrub_obj(event))
         if line is not None:
             self.out.write(line + "\n")
             self.out.flush()

@@ -10,6 +10,7 @@ from frontier.app.agent.runtime import create_runtime
 from frontier.app.config import Config
 from frontier.app.events import ToolFinished
 from frontier.app.providers.errors import ProviderError
+from frontier.app.secrets import Scrubber, url_secrets
 from frontier.app.session.store import StoreError
 from frontier.tools.contract import Approver
 
@@ -30,8 +31,14 @@ async def run_headless(
     workspace: Path | None = None,
     protocol: str | None = None,
 ) -> int:
-    """Exit 0 when every turn ended with the model finishing the task, else 1."""
-    printer = EventPrinter(as_json=as_json)
+    """Exit 0 when every turn ended with the model finishing the task, else 1.
+
+    Whatever is printed goes through one scrubber shared with the runtime (the key,
+    even from ``api_key_command``, and URL credentials); a store that fails while
+    closing (a full disk) is reported as a message and exit 1, never a traceback.
+    """
+    scrubber = Scrubber.from_env(config.api_key, *url_secrets(config.base_url))
+    printer = EventPrinter(as_json=as_json, scrubber=scrubber)
     try:
         runtime = create_runtime(
             config,
@@ -43,27 +50,36 @@ async def run_headless(
             max_turns=max_turns,
             workspace=workspace,
             protocol=protocol,
+            scrubber=scrubber,
         )
     except (ValueError, StoreError) as exc:
-        print(f"frontier: {exc}", file=sys.stderr)
+        print(f"frontier: {printer.text(str(exc))}", file=sys.stderr)
         return 2
     if not as_json:
         print(f"session {runtime.session_id} · {runtime.mode} · workspace {runtime.workspace}")
     for note in runtime.notes:  # stderr with --json: stdout stays one event per line
-        print(f"note {note}", file=sys.stderr if as_json else sys.stdout)
+        print(f"note {printer.text(note)}", file=sys.stderr if as_json else sys.stdout)
     for result in runtime.recovered:
         printer(ToolFinished(result))
+    status = EXIT_OK
     try:
         for prompt in prompts or runtime.demo_prompts:
             if not as_json:
-                print(f"you {prompt}")
+                print(f"you {printer.text(prompt)}")
             ended = await runtime.loop.send(prompt)
             if ended.reason != "done":
-                print(f"frontier: turn ended: {ended.reason}: {ended.message}", file=sys.stderr)
-                return EXIT_FAILED
+                message = printer.text(f"turn ended: {ended.reason}: {ended.message}")
+                print(f"frontier: {message}", file=sys.stderr)
+                status = EXIT_FAILED
+                break
     except ProviderError as exc:
-        print(f"frontier: {exc}", file=sys.stderr)
-        return EXIT_FAILED
+        print(f"frontier: {printer.text(str(exc))}", file=sys.stderr)
+        status = EXIT_FAILED
     finally:
-        await runtime.aclose()
-    return EXIT_OK
+        try:
+            await runtime.aclose()
+        except Exception as exc:  # e.g. the store's last flush on a full disk
+            message = printer.text(str(exc))
+            print(f"frontier: closing the session failed: {message}", file=sys.stderr)
+            status = EXIT_FAILED
+    return status

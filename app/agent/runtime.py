@@ -16,9 +16,10 @@ from typing import TYPE_CHECKING, Any
 
 from frontier.app.agent.loop import AgentLoop
 from frontier.app.agent.modes import get_mode
-from frontier.app.config import Config
+from frontier.app.config import Config, resolve_api_key
 from frontier.app.events import Event, ToolResult
 from frontier.app.providers.demo_script import DEMO_MODEL, DEMO_TASK
+from frontier.app.secrets import REDACTED, Scrubber, url_secrets
 from frontier.tools.contract import Approver
 
 if TYPE_CHECKING:
@@ -32,7 +33,8 @@ class Runtime:
     workspace: Path
     model: str
     mode: str
-    base_url: str | None
+    base_url: str | None = field(repr=False)
+    """As configured, credentials included: never print it (``secrets.redact_url``)."""
     demo_prompts: list[str] = field(default_factory=list)
     recovered: list[ToolResult] = field(default_factory=list)
     """Calls reconciled on resume (in flight when the last run stopped)."""
@@ -42,6 +44,8 @@ class Runtime:
     patch_dialect: str = "unified"
     """The patch dialect apply_patch teaches (``config.patch_format`` resolved for ``model``)."""
     store: SessionStore | None = field(default=None, repr=False)
+    scrubber: Scrubber = field(default_factory=Scrubber, repr=False)
+    """What every sink of this runtime scrubs (the key, URL credentials, env keys)."""
     _closers: list[Any] = field(default_factory=list, repr=False)
 
     def history(self) -> list[LogRecord]:
@@ -52,11 +56,20 @@ class Runtime:
         return self.store.records(self.session_id)
 
     async def aclose(self) -> None:
+        """Close the provider, the store and the session lock — every one of them even
+        when an earlier one fails (the store's last flush on a full disk); then raise
+        the first failure, so the caller reports it instead of a traceback at exit."""
+        failures: list[Exception] = []
         for closer in self._closers:
-            result = closer()
-            if hasattr(result, "__await__"):
-                await result
+            try:
+                result = closer()
+                if hasattr(result, "__await__"):
+                    await result
+            except Exception as exc:
+                failures.append(exc)
         self._closers.clear()
+        if failures:
+            raise failures[0]
 
 
 DEMO_WORKSPACES = "demo-workspaces"
@@ -128,14 +141,17 @@ def create_runtime(
     max_turns: int = 20,
     workspace: Path | None = None,
     protocol: str | None = None,
+    scrubber: Scrubber | None = None,
 ) -> Runtime:
     """Build the loop; ``session_id`` resumes a stored session (reconciling open calls).
 
     ``protocol`` is the mode the user asked for explicitly; without it a resumed
     session keeps its own mode and a new one uses ``config.protocol``. ``workspace``
     is the directory the user named explicitly: a new session's root, or where a
-    resumed session's project now lives. Raises ``ValueError`` / ``StoreError``
-    with a message for the user; nothing is left open then.
+    resumed session's project now lives. ``scrubber`` is the caller's (its printer
+    then scrubs the key resolved here too). Raises ``ValueError`` (``ConfigError``
+    for a failing ``api_key_command``) / ``StoreError`` with a message for the user;
+    nothing is left open then.
     """
     from frontier.app.providers.demo import DEMO_BASE_URL
     from frontier.app.providers.openai import OpenAIProvider
@@ -145,8 +161,10 @@ def create_runtime(
     from frontier.tools.policy import PolicyApprover
     from frontier.tools.registry import default_registry
 
+    scrubber = scrubber if scrubber is not None else Scrubber()
+    scrubber.add(config.api_key, *url_secrets(config.base_url))
     with contextlib.ExitStack() as on_error:
-        store = SessionStore.open(secrets=[config.api_key])
+        store = SessionStore.open(secrets=scrubber)
         on_error.callback(store.close)  # until the runtime owns it
         emit = observer or (lambda event: None)
         mode_name = protocol or config.protocol
@@ -163,6 +181,11 @@ def create_runtime(
             mode_name = protocol or info.mode
             model = config.model or info.model
             base_url = config.base_url or info.base_url
+            if not config.base_url and base_url and REDACTED in base_url:
+                raise ValueError(
+                    f"session {info.id}'s base URL carried credentials, which are never "
+                    f"stored ({base_url}); resume it with --base-url URL again"
+                )
             demo = demo or base_url == DEMO_BASE_URL
             root = _resumed_root(store, info, workspace, demo, notes)
             recovered = store.recover(session_id, root)
@@ -183,6 +206,9 @@ def create_runtime(
                     "no endpoint configured: pass --base-url URL (and --model M), "
                     "or run `frontier demo`"
                 )
+            config, key_notes = resolve_api_key(config)  # api_key_command runs here, once
+            notes.extend(key_notes)
+            scrubber.add(config.api_key, *url_secrets(base_url))
             provider = OpenAIProvider(base_url, model, api_key=config.api_key)
         if session_id is None:
             session_id = store.create_session(str(root), model, base_url, mode.name)
@@ -211,6 +237,8 @@ def create_runtime(
             messages=messages,
         )
         loop.carried = undelivered
+        # A resumed session's responses continue its numbering: SESSION#N names one.
+        loop.request_index = store.next_request_index(session_id)
         runtime = Runtime(
             loop=loop,
             session_id=session_id,
@@ -224,6 +252,7 @@ def create_runtime(
             store=store,
             resumed=resumed,
             patch_dialect=dialect,
+            scrubber=scrubber,
         )
         runtime._closers.extend([provider.aclose, store.close, lock.release])
         on_error.pop_all()

@@ -3,6 +3,11 @@
 jsonl: one record per line, ``{"type": "user"|"assistant"|"call"|"result"|"error", ...}``
 in the order things happened; each result carries its ``kind`` and the ``id``
 of its call. Consecutive confirmed assistant pieces are joined into one record.
+
+The store is opened read-only (a read-only data dir can be exported). What the
+store holds was scrubbed when written; the export is scrubbed again with the
+secrets this process knows (a session stored before a key was known, or before
+this scrubbing existed).
 """
 
 from __future__ import annotations
@@ -17,35 +22,39 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from frontier.app.secrets import Scrubber
 from frontier.app.session.store import (
     LogRecord,
     SessionInfo,
     SessionStore,
     StoreError,
     default_path,
+    existing_store,
     iso_time,
 )
 from frontier.tools.patch_summary import change_lines, result_changes
 
 
 def main(args: argparse.Namespace) -> int:
-    path = default_path()
-    if not path.exists():
-        print(
-            f"frontier export: no sessions yet (looked in {path}); "
-            "start one with `frontier` or `frontier demo`",
-            file=sys.stderr,
-        )
-        return 2
     try:
-        with SessionStore.open(path) as store:
+        path = existing_store()
+        if path is None:
+            print(
+                f"frontier export: no sessions yet (looked in {default_path()}); "
+                "start one with `frontier` or `frontier demo`",
+                file=sys.stderr,
+            )
+            return 2
+        with SessionStore.open_readonly(path) as store:
             info = store.get_session(args.session_id)
             records = list(export_records(store.records(info.id)))
     except StoreError as exc:
         print(f"frontier export: {exc}", file=sys.stderr)
         return 2
     fmt = getattr(args, "format", "markdown") or "markdown"
-    text = to_jsonl(records) if fmt == "jsonl" else to_markdown(info, records)
+    scrubber = Scrubber.from_env()
+    records = [scrubber.scrub_obj(r) for r in records]
+    text = to_jsonl(records) if fmt == "jsonl" else to_markdown(scrubber.scrub_obj(info), records)
     out = getattr(args, "output", None)
     if not out or out == "-":
         sys.stdout.write(text)

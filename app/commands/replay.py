@@ -7,6 +7,10 @@ default (space pause, +/- speed, . byte, , line, n event, e error);
 (the same ``event_to_json`` form as ``transduce`` and ``run --json``).
 Exit status: 0, 1 when the recording has a contract error (headless), 2 on
 usage errors (missing file, bad speed, unreadable recording).
+
+A recording is untrusted input: before it plays, every known secret in it is
+masked in place across events (``record.scrub_recording``: same-length, so the
+offsets shown stay true), and every printed line is scrubbed as a whole.
 """
 
 from __future__ import annotations
@@ -29,10 +33,11 @@ from frontier.app.replay_player import (
     PlaylistPlayer,
     ReplayPlayer,
     ReplaySource,
-    load_source,
     parse_speed,
     source_from_recording,
 )
+from frontier.app.secrets import Scrubber
+from frontier.app.session.record import read_recording, scrub_recording
 
 
 class ReplaySourceError(Exception):
@@ -40,12 +45,16 @@ class ReplaySourceError(Exception):
 
 
 def load_replay(arg: str, protocol: str | None = None) -> list[ReplaySource]:
-    """Resolve ``RECORDING|SESSION|SESSION#N`` to replay sources, oldest response first."""
+    """Resolve ``RECORDING|SESSION|SESSION#N`` to replay sources, oldest response first,
+    with known secrets masked in place."""
     from frontier.app.commands.check import SourceError, load_sources
 
-    if Path(arg).is_file():
+    scrubber = Scrubber.from_env()
+    path = Path(arg)
+    if path.is_file():
         try:
-            return [load_source(Path(arg), protocol)]
+            rec = scrub_recording(read_recording(path), scrubber)
+            return [source_from_recording(rec, protocol, path.name)]
         except (OSError, ValueError, KeyError) as exc:
             raise ReplaySourceError(f"{arg}: cannot read the recording: {exc}") from exc
     try:
@@ -54,7 +63,9 @@ def load_replay(arg: str, protocol: str | None = None) -> list[ReplaySource]:
         raise ReplaySourceError(
             f"{exc} (recordings are .jsonl files; `frontier sessions` lists stored sessions)"
         ) from exc
-    return [source_from_recording(rec, protocol, name) for name, rec in found]
+    return [
+        source_from_recording(scrub_recording(rec, scrubber), protocol, name) for name, rec in found
+    ]
 
 
 def make_player(sources: list[ReplaySource], name: str = "") -> ReplayPlayer | PlaylistPlayer:
@@ -74,10 +85,12 @@ def main(args: argparse.Namespace) -> int:
     if getattr(args, "headless", False):
         as_json = bool(getattr(args, "json", False))
         status = 0
+        scrubber = Scrubber.from_env()
         for source in sources:
             if len(sources) > 1 and not as_json:
                 print(f"── {source.name}")
-            status = max(status, print_events(ReplayPlayer(source), as_json=as_json))
+            player = ReplayPlayer(source)
+            status = max(status, print_events(player, as_json=as_json, scrubber=scrubber))
         return status
     player = make_player(sources, sources[0].name.rpartition("#")[0] or args.source)
     from frontier.app.commands._agent_args import config_from_args
@@ -90,16 +103,26 @@ def main(args: argparse.Namespace) -> int:
     return int(app.run() or 0)
 
 
-def print_events(player: ReplayPlayer, *, as_json: bool, out: TextIO | None = None) -> int:
-    """Play the whole recording and print its events; 1 if it had a contract error."""
+def print_events(
+    player: ReplayPlayer,
+    *,
+    as_json: bool,
+    out: TextIO | None = None,
+    scrubber: Scrubber | None = None,
+) -> int:
+    """Play the whole recording and print its events; 1 if it had a contract error.
+
+    Each event is scrubbed before it is shortened for display (no partial key)."""
     out = out or sys.stdout
+    scrubber = scrubber if scrubber is not None else Scrubber.from_env()
     failed = False
     for event in player.run_all():
         failed = failed or isinstance(event, ContractError)
         if as_json:
-            out.write(json.dumps(event_to_json(event), ensure_ascii=False) + "\n")
+            data = scrubber.scrub_obj(event_to_json(event))
+            out.write(json.dumps(data, ensure_ascii=False) + "\n")
         elif not isinstance(event, StreamBytes):
-            out.write(describe(event) + "\n")
+            out.write(describe(scrubber.scrub_obj(event)) + "\n")
     return 1 if failed else 0
 
 

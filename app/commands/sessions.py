@@ -1,4 +1,8 @@
-"""``frontier sessions [--json]`` — list stored sessions, newest first."""
+"""``frontier sessions [--json]`` — list stored sessions, newest first.
+
+The store is opened read-only: listing never creates, migrates or locks anything,
+so it works on a read-only data dir.
+"""
 
 from __future__ import annotations
 
@@ -8,18 +12,24 @@ import os
 import sys
 from datetime import datetime
 
-from frontier.app.session.store import SessionInfo, SessionStore, StoreError, default_path
+from frontier.app.session.store import (
+    SessionInfo,
+    SessionStore,
+    StoreError,
+    default_path,
+    existing_store,
+)
 
 COLUMNS = ("ID", "STARTED", "WORKSPACE", "MODEL", "MODE", "TURNS", "STATE")
 
 
 def main(args: argparse.Namespace) -> int:
-    path = default_path()
     as_json = bool(getattr(args, "json", False))
-    if not path.exists():
-        return _empty(as_json, path)
     try:
-        with SessionStore.open(path) as store:
+        path = existing_store()
+        if path is None:
+            return _empty(as_json, default_path())
+        with SessionStore.open_readonly(path) as store:
             sessions = store.list_sessions()
     except StoreError as exc:
         print(f"frontier sessions: {exc}", file=sys.stderr)

@@ -5,7 +5,10 @@ for ``\\n`` (header lines, prose) and for ``\\nTAG\\n`` (heredoc bodies, via a
 ``memchr`` for the TAG's rarest byte), so a 16 MiB argument costs a few C-level
 scans per chunk, not a Python step per byte; a chunk that is all body takes a
 short fast path in ``feed``. The only buffered input is the current undecided
-line (at most ``l_line`` bytes, or ``len(TAG)`` inside a heredoc); argument
+line (at most ``l_line`` bytes, or ``len(TAG)`` inside a heredoc); while a
+header line is still growing it is appended to in place and only the new
+bytes are searched for its newline, so a line fed a byte at a time costs
+O(line), not O(line × L_LINE) (``frontier check`` feeds every byte); argument
 values of the call being read are the only other state, each capped by
 ``max_arg`` and kept as the confirmed pieces until the argument ends
 (``value.assemble_value`` decodes them with one value-sized allocation).
@@ -56,6 +59,7 @@ _CALL_PREFIX = b"call "
 _RARITY = b"ZQJYXKWHVzqjBUMOFLGPDICR78N965TSE4Ak3xwv2by1hgmfup0_dcloinarste"
 _ANCHOR_MISSES = 3
 _WS = b" \t\r"
+_WS_HEADS = (b" ", b"\t", b"\r")
 
 
 class _Stop(Exception):
@@ -80,7 +84,8 @@ class CtlTransducer:
         self.stopped = False
         self.unfinished: tuple[str, str] | None = None
         """(id, name) of the call a truncated end cut off: the loop's ``truncated`` result."""
-        self._buf = b""
+        self._buf: bytes | bytearray = b""
+        """The undecided line; a ``bytearray`` while a header line grows (see ``feed``)."""
         self._state = _OUT
         self._after_call = False
         self._call_id = ""
@@ -103,7 +108,7 @@ class CtlTransducer:
     # ------------------------------------------------------------------ protocol
 
     def pending(self) -> bytes:
-        return self._buf
+        return bytes(self._buf) if type(self._buf) is bytearray else self._buf
 
     def pending_bound(self) -> int:
         if self._state in (_OUT, _FRAME):
@@ -129,7 +134,23 @@ class CtlTransducer:
                 return self._bulk(data, n)
         if self.stopped or not n:
             return []
-        s = self._buf + data if self._buf else data
+        buf = self._buf
+        if (
+            (state == _FRAME or (state == _OUT and buf and self._still_open(buf, data)))
+            and len(buf) + n <= self.l_line
+            and data.find(b"\n") < 0
+        ):
+            # A line still growing within L_LINE stays undecided until its newline
+            # (exactly what ``_scan`` would decide). Grow it in place: no rescan, no copy.
+            if type(buf) is bytes:
+                self._buf = bytearray(buf)
+            self._buf += data
+            return []
+        if type(buf) is bytearray:
+            buf += data
+            s = bytes(buf)
+        else:
+            s = buf + data if buf else data
         base = self.frontier
         events: list[Event] = []
         try:
@@ -146,6 +167,15 @@ class CtlTransducer:
         self.frontier = base + pos
         self._buf = s[pos:]
         return events
+
+    @staticmethod
+    def _still_open(buf: bytes | bytearray, data: bytes) -> bool:
+        """Outside a frame, ``buf + data`` (no newline) is as undecided as ``buf``: a call
+        line, or a blank line after a call (a buffered line starting with a blank is one:
+        anything else there stops the stream at once) that ``data`` keeps blank."""
+        if buf[:5] == _CALL_PREFIX:
+            return True
+        return buf[:1] in _WS_HEADS and not data.translate(None, _WS)
 
     def _bulk(self, data: bytes, n: int) -> list[Event]:
         """All of ``data`` (``n`` bytes, nothing buffered) is confirmed value bytes."""
@@ -540,7 +570,7 @@ class CtlTransducer:
     # ------------------------------------------------------------------ end of stream
 
     def _finish(self, clean: bool, ev: list[Event]) -> None:
-        s = self._buf
+        s = self._buf = bytes(self._buf)
         base = self.frontier
         st = self._state
         end = self.consumed

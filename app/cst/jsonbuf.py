@@ -10,7 +10,9 @@
 
 A call is ``{"id": "c1", "name": "read", "arguments": {...}}``; ``id`` is
 optional (``call_<n>`` is generated) and ``arguments`` may also be a JSON
-string holding an object (the OpenAI shape).
+string holding an object (the OpenAI shape). All JSON is parsed by
+``safejson`` (bounded nesting: a deep document is ``bad_json``, never a
+``RecursionError``).
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from frontier.app.cst import safejson
 from frontier.app.cst.base import preview
 from frontier.app.events import CallReady, CallStarted, Confirmed, ContractError, Event, ToolCall
 
@@ -27,6 +30,41 @@ MAX_JSON_BYTES = 64 << 20
 
 _OBJ_SPECIAL = re.compile(rb'["{}]')
 _STR_SPECIAL = re.compile(rb'["\\]')
+
+
+class _Held:
+    """Bytes held until a JSON document ends.
+
+    Large pieces are kept as they are (no copy); small ones are gathered in a
+    ``bytearray``: a list entry per byte fed (``frontier check`` feeds every
+    byte) would cost 8 bytes of pointers per byte held.
+    """
+
+    SMALL = 1 << 16
+
+    def __init__(self) -> None:
+        self.parts: list[bytes] = []
+        self.tail = bytearray()
+        self.size = 0
+
+    def add(self, data: bytes) -> None:
+        self.size += len(data)
+        if len(data) < self.SMALL:
+            self.tail += data
+            if len(self.tail) < self.SMALL:
+                return
+            data, self.tail = bytes(self.tail), bytearray()
+        elif self.tail:
+            self.parts.append(bytes(self.tail))
+            self.tail = bytearray()
+        self.parts.append(data)
+
+    def value(self) -> bytes:
+        if not self.parts:
+            return bytes(self.tail)
+        if not self.tail and len(self.parts) == 1:
+            return self.parts[0]
+        return b"".join([*self.parts, self.tail])
 
 
 class CallShapeError(ValueError):
@@ -46,7 +84,9 @@ def call_from_json(value: Any, number: int, offset: int) -> ToolCall:
     args = value.get("arguments", {})
     if isinstance(args, str):
         try:
-            args = json.loads(args) if args.strip() else {}
+            args = safejson.loads(args) if args.strip() else {}
+        except safejson.JsonLimitError as exc:
+            raise CallShapeError(f'call #{number} ({name}): "arguments" string is {exc}') from exc
         except json.JSONDecodeError as exc:
             raise CallShapeError(
                 f'call #{number} ({name}): "arguments" string is not JSON: {exc.msg} at char '
@@ -55,6 +95,12 @@ def call_from_json(value: Any, number: int, offset: int) -> ToolCall:
     if not isinstance(args, Mapping):
         raise CallShapeError(f'call #{number} ({name}): "arguments" must be an object')
     return ToolCall(ident, name, dict(args), offset)
+
+
+def _limit_error(exc: safejson.JsonLimitError, text: str, base: int) -> tuple[str, str, int]:
+    """(kind, message, offset) of a document over the nesting or size limit."""
+    at = base + len(text[: exc.pos].encode("utf-8"))
+    return ("limit" if exc.kind == "size" else "bad_json"), f"the JSON is {exc}", at
 
 
 def _json_error(exc: json.JSONDecodeError, text: str, base: int) -> tuple[str, int]:
@@ -76,10 +122,10 @@ class JsonWholeTransducer:
         self.consumed = 0
         self.stopped = False
         self.truncated_calls: list[tuple[str, str]] = []
-        self._parts: list[bytes] = []
+        self._held = _Held()
 
     def pending(self) -> bytes:
-        return b"".join(self._parts)
+        return self._held.value()
 
     def pending_size(self) -> int:
         return self.consumed - self.frontier if not self.stopped else 0
@@ -93,7 +139,7 @@ class JsonWholeTransducer:
             return []
         if self.consumed > self.max_bytes:
             self.stopped = True
-            self._parts = []
+            self._held = _Held()
             return [
                 ContractError(
                     "limit",
@@ -101,18 +147,18 @@ class JsonWholeTransducer:
                     self.max_bytes,
                 )
             ]
-        self._parts.append(data)
+        self._held.add(data)
         return []
 
     def finish(self, clean: bool) -> list[Event]:
         if self.stopped:
             return []
-        raw = b"".join(self._parts)
+        raw = self._held.value()
+        self._held = _Held()
         self.stopped = True
         if not clean:
             if not raw.strip():
                 return []
-            self._parts = []
             return [
                 ContractError(
                     "truncated",
@@ -121,14 +167,16 @@ class JsonWholeTransducer:
                     self.consumed,
                 )
             ]
-        self._parts = []
         text = raw.decode("utf-8", "replace")
         body = text.strip()
         if not body.startswith(("{", "[")):
             self.frontier = self.consumed
             return [Confirmed(0, "text", raw)] if raw else []
         try:
-            value = json.loads(text)
+            value = safejson.loads(text)
+        except safejson.JsonLimitError as exc:
+            kind, message, at = _limit_error(exc, text, 0)
+            return [ContractError(kind, message + "; resend the whole message", at)]
         except json.JSONDecodeError as exc:
             message, at = _json_error(exc, text, 0)
             return [ContractError("bad_json", message + "; resend the whole message", at)]
@@ -159,8 +207,7 @@ class JsonObjectTransducer:
         self.stopped = False
         self._in_obj = False
         self._obj_start = 0
-        self._parts: list[bytes] = []
-        self._size = 0
+        self._held = _Held()
         self._depth = 0
         self._in_str = False
         self._esc = False
@@ -168,10 +215,10 @@ class JsonObjectTransducer:
         self.frontier = 0
 
     def pending(self) -> bytes:
-        return b"".join(self._parts) if self._in_obj and not self.stopped else b""
+        return self._held.value() if self._in_obj and not self.stopped else b""
 
     def pending_size(self) -> int:
-        return self._size if self._in_obj and not self.stopped else 0
+        return self._held.size if self._in_obj and not self.stopped else 0
 
     def pending_bound(self) -> int:
         return self.consumed
@@ -194,14 +241,13 @@ class JsonObjectTransducer:
                     ev.append(Confirmed(base + pos, "text", data[pos:j]))
                 self.frontier = base + j
                 self._in_obj, self._obj_start = True, base + j
-                self._parts, self._size = [], 0
+                self._held = _Held()
                 self._depth, self._in_str, self._esc = 0, False, False
                 pos = j
             end = self._scan(data, pos)
             piece = data[pos : end if end >= 0 else n]
-            self._parts.append(piece)
-            self._size += len(piece)
-            if self._size > self.max_bytes:
+            self._held.add(piece)
+            if self._held.size > self.max_bytes:
                 self.stopped = True
                 ev.append(
                     ContractError(
@@ -251,14 +297,18 @@ class JsonObjectTransducer:
         return -1
 
     def _complete(self, close_offset: int, ev: list[Event]) -> None:
-        raw = b"".join(self._parts)
+        raw = self._held.value()
         self._in_obj = False
-        self._parts, self._size = [], 0
+        self._held = _Held()
         self._count += 1
         text = raw.decode("utf-8", "replace")
         try:
-            value = json.loads(text)
+            value = safejson.loads(text)
             call = call_from_json(value, self._count, close_offset)
+        except safejson.JsonLimitError as exc:
+            kind, message, at = _limit_error(exc, text, self._obj_start)
+            self._error(kind, f"JSON call #{self._count}: {message}", at, ev)
+            return
         except json.JSONDecodeError as exc:
             message, at = _json_error(exc, text, self._obj_start)
             self._error("bad_json", f"JSON call #{self._count}: {message}", at, ev)

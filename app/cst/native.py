@@ -18,27 +18,41 @@ Truncation (``finish_reason == "length"`` or ``finish(clean=False)``): calls
 that never completed each get a ``ContractError(kind="truncated")`` naming the
 call (for native-eos: every call of the message), and ``truncated_calls``
 lists their ``(id, name)`` so the loop can pair each with a ``truncated`` result.
+
+Hostile input costs linear time and bounded memory: arguments are parsed by
+``safejson`` (nesting over ``MAX_DEPTH`` is ``bad_json``, never a
+``RecursionError``); the argument bytes held for calls not yet complete are
+capped by ``max_held`` (``limit``); open calls, ids and the frontier are kept
+in heaps and dicts, so a message with 100,000 calls costs no per-call scan.
 """
 
 from __future__ import annotations
 
+import heapq
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from frontier.app.cst import safejson
 from frontier.app.cst.base import preview
 from frontier.app.cst.sse import SSEDecoder
 from frontier.app.events import CallReady, CallStarted, Confirmed, ContractError, Event, ToolCall
+
+MAX_HELD = safejson.MAX_CHARS
+"""Argument bytes a response may hold in calls not yet complete (all of them in native-eos)."""
 
 
 @dataclass
 class _Call:
     index: int
+    seq: int = 0
+    """Creation order (a piece without ``index`` is matched to the first call with its id)."""
     id: str = ""
     name: str = ""
     announced: bool = False
     done: bool = False
+    size: int = 0
     pieces: list[tuple[int, bytes]] = field(default_factory=list)
 
     def label(self) -> str:
@@ -48,14 +62,22 @@ class _Call:
 class NativeAccumulator:
     """Accumulates ``delta.tool_calls`` of one streamed response into executable calls."""
 
-    def __init__(self, incremental: bool) -> None:
+    def __init__(self, incremental: bool, max_held: int = MAX_HELD) -> None:
         self.incremental = incremental
+        self.max_held = max_held
         self.consumed = 0
         self.stopped = False
         self.finish_reason: str | None = None
         self.truncated_calls: list[tuple[str, str]] = []
         """(id, name) of each call reported ``truncated``: none of them ran."""
         self._calls: dict[int, _Call] = {}
+        self._by_id: dict[str, _Call] = {}
+        """The first-created call with each id."""
+        self._max_index = -1
+        self._open_heap: list[int] = []
+        """Indices of calls not yet complete (completed ones are dropped lazily)."""
+        self._starts: list[tuple[int, int]] = []
+        """(offset of the first argument byte, index) of calls with arguments (lazily pruned)."""
         self._finished = False
         self._pending = 0
         """``len(self.pending())``, kept as pieces arrive and calls complete."""
@@ -64,10 +86,14 @@ class NativeAccumulator:
 
     @property
     def frontier(self) -> int:
-        starts = [c.pieces[0][0] for c in self._calls.values() if not c.done and c.pieces]
-        return min(starts) if starts else self.consumed
+        starts = self._starts
+        while starts and self._calls[starts[0][1]].done:
+            heapq.heappop(starts)
+        return starts[0][0] if starts else self.consumed
 
     def pending(self) -> bytes:
+        if self.stopped:
+            return b""
         return b"".join(p for c in self._open() for _, p in c.pieces)
 
     def pending_size(self) -> int:
@@ -77,7 +103,29 @@ class NativeAccumulator:
         return self.consumed
 
     def _open(self) -> list[_Call]:
-        return [self._calls[i] for i in sorted(self._calls) if not self._calls[i].done]
+        return [self._calls[i] for i in sorted(self._open_heap) if not self._calls[i].done]
+
+    def _next_open(self, below: int | None = None) -> _Call | None:
+        """The open call with the lowest index (``< below`` if given), or ``None``."""
+        heap = self._open_heap
+        while heap and self._calls[heap[0]].done:
+            heapq.heappop(heap)
+        if not heap or (below is not None and heap[0] >= below):
+            return None
+        return self._calls[heap[0]]
+
+    def _set_id(self, call: _Call, ident: str) -> None:
+        call.id = ident
+        known = self._by_id.get(ident)
+        if known is None or call.seq < known.seq:
+            self._by_id[ident] = call
+
+    def fail(self, kind: str, message: str) -> list[Event]:
+        """Stop reading this response with a contract error (e.g. an unreadable SSE line)."""
+        ev: list[Event] = []
+        if not self.stopped and not self._finished:
+            self._fail(kind, message, self.consumed, ev)
+        return ev
 
     # ------------------------------------------------------------------ input
 
@@ -160,30 +208,33 @@ class NativeAccumulator:
         index = piece.get("index")
         if not isinstance(index, int):
             ident = piece.get("id")
-            known = [c for c in self._calls.values() if ident and c.id == ident]
-            if known:
-                index = known[0].index
+            known = self._by_id.get(ident) if isinstance(ident, str) and ident else None
+            if known is not None:
+                index = known.index
             elif ident or not self._calls:
-                index = max(self._calls, default=-1) + 1
+                index = self._max_index + 1
             else:
-                index = max(self._calls)
+                index = self._max_index
         call = self._calls.get(index)
         if call is None:
             if self.incremental:
-                for earlier in self._open():
-                    if earlier.index < index and not self._ready(earlier, ev):
+                while (earlier := self._next_open(below=index)) is not None:
+                    if not self._ready(earlier, ev):
                         return False
-            call = self._calls[index] = _Call(index)
+            call = self._calls[index] = _Call(index, seq=len(self._calls))
+            self._max_index = max(self._max_index, index)
+            heapq.heappush(self._open_heap, index)
         fn = piece.get("function")
         fn = fn if isinstance(fn, dict) else {}
         ident = piece.get("id")
         if isinstance(ident, str) and ident and not call.id:
-            call.id = ident
+            self._set_id(call, ident)
         name = fn.get("name")
         if isinstance(name, str) and name and not call.name:
             call.name = name
         if call.name and not call.announced:
-            call.id = call.id or f"call_{index}"
+            if not call.id:
+                self._set_id(call, f"call_{index}")
             call.announced = True
             ev.append(CallStarted(call.id, call.name, self.consumed))
         args = fn.get("arguments")
@@ -202,13 +253,25 @@ class NativeAccumulator:
                 )
                 return False
             data = args.encode("utf-8", "replace")
+            if self._pending + len(data) > self.max_held:
+                self._fail(
+                    "limit",
+                    f"{call.label()}: the arguments of the calls not yet complete passed "
+                    f"{self.max_held} bytes; send smaller calls (split large content)",
+                    self.consumed + self.max_held - self._pending,
+                    ev,
+                )
+                return False
+            if not call.pieces:
+                heapq.heappush(self._starts, (self.consumed, index))
             call.pieces.append((self.consumed, data))
+            call.size += len(data)
             self.consumed += len(data)
             self._pending += len(data)
         return True
 
     def _ready_open(self, ev: list[Event]) -> None:
-        for call in self._open():
+        while (call := self._next_open()) is not None:
             if not self._ready(call, ev):
                 return
 
@@ -233,7 +296,11 @@ class NativeAccumulator:
         if not text.strip():
             return {}
         try:
-            args = json.loads(text)
+            args = safejson.loads(text)
+        except safejson.JsonLimitError as exc:
+            at = self._start(call) + len(text[: exc.pos].encode("utf-8"))
+            kind = "limit" if exc.kind == "size" else "bad_json"
+            return self._fail(kind, f"{call.label()}: arguments are {exc}", at, ev)
         except json.JSONDecodeError as exc:
             at = self._start(call) + len(text[: exc.pos].encode("utf-8"))
             return self._fail(
@@ -268,12 +335,15 @@ class NativeAccumulator:
             ev.append(Confirmed(start, "body", b"".join(parts)))
         last = call.pieces[-1][0] + len(call.pieces[-1][1]) - 1 if call.pieces else self.consumed
         call.done = True
-        self._pending -= sum(len(p) for _, p in call.pieces)
-        call.id = call.id or f"call_{call.index}"
+        self._pending -= call.size
+        call.pieces = []  # confirmed and handed on: a done call holds no bytes
+        if not call.id:
+            self._set_id(call, f"call_{call.index}")
         ev.append(CallReady(ToolCall(call.id, call.name, args, max(last, 0))))
 
     def _truncate(self, call: _Call, message: str, ev: list[Event]) -> None:
-        call.id = call.id or f"call_{call.index}"
+        if not call.id:
+            self._set_id(call, f"call_{call.index}")
         self.truncated_calls.append((call.id, call.name))
         ev.append(
             ContractError("truncated", message + "; it did not run: resend it", self.consumed)
@@ -281,6 +351,7 @@ class NativeAccumulator:
 
     def _fail(self, kind: str, message: str, offset: int, ev: list[Event]) -> None:
         self.stopped = True
+        self._pending = 0  # the rest of the message is discarded, not undecided
         ev.append(ContractError(kind, message + "; resend the call", offset))
         return None
 
@@ -293,8 +364,8 @@ class NativeSSETransducer:
     not JSON objects are skipped and counted in ``skipped``.
     """
 
-    def __init__(self, incremental: bool) -> None:
-        self.accumulator = NativeAccumulator(incremental)
+    def __init__(self, incremental: bool, max_held: int = MAX_HELD) -> None:
+        self.accumulator = NativeAccumulator(incremental, max_held)
         self._sse = SSEDecoder()
         self.sse_consumed = 0
         self.skipped = 0
@@ -325,6 +396,14 @@ class NativeSSETransducer:
         events: list[Event] = []
         for item in self._sse.feed(data):
             events.extend(self._item(item))
+        if self._sse.too_long:
+            events.extend(
+                self.accumulator.fail(
+                    "limit",
+                    f"an SSE line or event of the response passed {self._sse.max_line} bytes "
+                    f"(body byte {self.sse_consumed}); the response cannot be read: resend it",
+                )
+            )
         return events
 
     def finish(self, clean: bool) -> list[Event]:
@@ -335,7 +414,10 @@ class NativeSSETransducer:
         if item.strip() == "[DONE]":
             return self.accumulator.done()
         try:
-            chunk = json.loads(item)
+            chunk = safejson.loads(item, max_depth=safejson.ENVELOPE_DEPTH)
+        except safejson.JsonLimitError as exc:
+            # Not junk to skip: it may have carried a call's arguments.
+            return self.accumulator.fail("bad_json", f"an SSE chunk is {exc}; resend the response")
         except ValueError:
             self.skipped += 1
             return []

@@ -11,19 +11,35 @@ For an input stream and a protocol it verifies, at **every byte prefix**:
 * bound — the pending bytes never exceed ``pending_bound()``.
 
 Every prefix is observed by feeding one transducer byte by byte. Because that
-relies on the transducer giving the same answer whatever the chunking, fresh
-transducers are also run on prefixes fed in one piece — all of them for inputs
-up to ``fresh`` bytes, otherwise an even sample plus every prefix next to a
-call becoming executable — and must agree (reported as ``chunking``).
+relies on the transducer giving the same answer whatever the chunking, two
+more transducers check that view (reported as ``chunking``):
+
+* one fed in pieces that end at every *cut* — every prefix next to a call
+  becoming executable, plus ``samples`` evenly spaced ones — must have made
+  the same calls executable at each cut;
+* fresh ones fed a prefix at once (in pieces of ``PIECE`` bytes when it is
+  longer) must agree too, must never complete a call when the stream is
+  then cut off (S1), and must not run fewer calls on a longer prefix (S3):
+  every prefix for inputs up to ``fresh`` bytes, otherwise at most ``probes``
+  prefixes (the full input, cuts next to calls spread over the stream, and
+  evenly spaced ones).
+
+Cost is linear in the input, memory the transducers' state plus the calls:
+the byte-by-byte pass keeps only where calls became executable (not a count
+per byte), events are dropped as they come, and the fresh prefixes — each up
+to ``n`` bytes — are bounded in number (before, one per call: quadratic, and
+a 100 MB recording took 258 s and 1.1 GB).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from bisect import bisect_right
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
+from functools import partial
 
 from frontier.app.cst.base import Transducer, calls_of, errors_of
-from frontier.app.cst.factory import make_transducer, pending_size
+from frontier.app.cst.factory import make_transducer
 from frontier.app.events import ToolCall
 
 
@@ -48,6 +64,8 @@ class CheckReport:
     """Kinds of the contract errors on the full stream (framing errors are not violations)."""
     max_pending: int
     violations: tuple[Violation, ...]
+    cut_prefixes: int = 0
+    """Prefixes compared with a transducer fed in pieces ending at each of them."""
 
     @property
     def ok(self) -> bool:
@@ -65,6 +83,39 @@ def _show(call: ToolCall | None) -> str:
     return f"{call.id} {call.name}({args}) @ {call.offset}"
 
 
+PIECE = 1 << 14
+"""The largest piece fed at once: the full run and long fresh prefixes are fed in pieces
+of this size, so the events of one ``feed`` never hold more than about this much input
+(holding all the events of a long prefix also made the garbage collector's work grow
+faster than the input)."""
+
+
+def _pieces(data: bytes, end: int) -> Iterator[bytes]:
+    """``data[:end]`` in ``PIECE``-byte pieces (one piece, possibly empty, when it is short)."""
+    if end <= PIECE:
+        yield data[:end] if end < len(data) else data
+        return
+    for i in range(0, end, PIECE):
+        yield data[i : min(i + PIECE, end)]
+
+
+def _pending_len(t: Transducer) -> int:
+    return len(t.pending())
+
+
+def _spread(items: Sequence[int], count: int) -> list[int]:
+    """At most ``count`` of ``items``, evenly spaced, the first and the last included
+    (``items`` may be a ``range``: a list of every offset would cost ~36 bytes a byte)."""
+    if count <= 0 or not items:
+        return []
+    if len(items) <= count:
+        return list(items)
+    if count == 1:
+        return [items[-1]]
+    last = len(items) - 1
+    return sorted({items[round(j * last / (count - 1))] for j in range(count)})
+
+
 def check_stream(
     data: bytes,
     protocol: str,
@@ -72,28 +123,45 @@ def check_stream(
     *,
     fresh: int = 2048,
     samples: int = 256,
+    probes: int = 24,
     factory: Callable[[str], Transducer] = make_transducer,
     max_violations: int = 20,
 ) -> CheckReport:
     """Check S1–S3 (and the pending bound) for ``data`` read with ``protocol``."""
+    n = len(data)
     full = factory(protocol)
-    full_events = full.feed(data) + full.finish(clean)
-    full_calls = calls_of(full_events)
+    full_calls: list[ToolCall] = []
+    error_kinds: list[str] = []
+    for piece in _pieces(data, n):
+        events = full.feed(piece)
+        full_calls += calls_of(events)
+        error_kinds += [e.kind for e in errors_of(events)]
+    events = full.finish(clean)
+    full_calls += calls_of(events)
+    error_kinds += [e.kind for e in errors_of(events)]
+    del events
     violations: list[Violation] = []
 
     def add(prop: str, offset: int, message: str) -> None:
         if len(violations) < max_violations:
             violations.append(Violation(prop, offset, message))
 
+    # Every prefix, byte by byte: S1, S2 and the pending bound. Each call is compared
+    # with the full run's as it appears, so only where calls appeared is kept.
     t = factory(protocol)
-    executable: list[ToolCall] = []
-    counts = [0]
+    became: list[int] = []
+    """For the i-th call made executable byte by byte, the prefix length at which it did."""
+    same = True
     max_pending = 0
-    n = len(data)
+    # The loop runs once per input byte, so its lookups are hoisted.
+    feed, bound = t.feed, t.pending_bound
+    counter = getattr(t, "pending_size", None)
+    size_of = counter if callable(counter) else partial(_pending_len, t)
     for k in range(n):
-        for call in calls_of(t.feed(data[k : k + 1])):
-            i = len(executable)
-            executable.append(call)
+        events = feed(data[k : k + 1])
+        for call in calls_of(events) if events else ():
+            i = len(became)
+            became.append(k + 1)
             if call.offset >= t.consumed:
                 add(
                     "S1",
@@ -103,34 +171,82 @@ def check_stream(
                 )
             expected = full_calls[i] if i < len(full_calls) else None
             if call != expected:
+                same = False
                 add(
                     "S2",
                     k,
                     f"call #{i + 1} on the prefix ending at byte {k} is {_show(call)}, "
                     f"but on the full stream it is {_show(expected)}",
                 )
-        size = pending_size(t)
-        max_pending = max(max_pending, size)
-        if size > t.pending_bound():
-            add("bound", k, f"{size} bytes pending, over the bound of {t.pending_bound()}")
-        counts.append(len(executable))
+        size = size_of()
+        if size > max_pending:
+            max_pending = size
+        if size > bound():
+            add("bound", k, f"{size} bytes pending, over the bound of {bound()}")
+    del t, feed, bound, size_of, counter
 
+    def count(k: int) -> int:
+        """Calls executable, fed byte by byte, after the first ``k`` bytes."""
+        return bisect_right(became, k)
+
+    def agrees(calls: list[ToolCall], first: int) -> bool:
+        """``calls`` are the ones made executable byte by byte from number ``first`` on.
+
+        Compared with the full run's, which the byte-by-byte ones equal (else S2 is
+        already reported): no list of the byte-by-byte calls is kept.
+        """
+        return calls == full_calls[first : first + len(calls)]
+
+    changes = sorted(set(became))
     if n + 1 <= fresh:
-        cuts = list(range(n + 1))
+        fresh_cuts = list(range(n + 1))
+        cuts: list[int] = []
     else:
-        step = max(1, n // samples)
+        step = max(1, n // max(1, samples))
         picked = set(range(0, n + 1, step)) | {n}
-        for k in range(1, n + 1):
-            if counts[k] != counts[k - 1]:
-                picked.update((k - 1, k, min(n, k + 1)))
+        for c in changes:
+            picked.update((c - 1, c, min(n, c + 1)))
         cuts = sorted(picked)
-    previous = 0
+        # Half of them just before and at a call's confirming byte (where a stream cut
+        # off must not complete it), spread over the calls; the rest evenly spaced.
+        near = _spread(changes, max(1, probes // 4))
+        chosen = {n} | {k for c in near for k in (c - 1, c)}
+        chosen.update(_spread(range(n + 1), max(1, probes - len(chosen))))
+        fresh_cuts = sorted(chosen)
+
+    # Pieces ending at every cut: the same calls at each cut as byte by byte.
+    piecewise = factory(protocol)
+    made = previous = 0
     for k in cuts:
+        ok = True
+        if k > previous:
+            new = calls_of(piecewise.feed(data[previous:k]))
+            ok = agrees(new, made)
+            made += len(new)
+            previous = k
+        if not ok or made != count(k):
+            add(
+                "chunking",
+                max(k - 1, 0),
+                f"the prefix of {k} bytes fed in pieces ending at the checked cuts gives "
+                f"{made} call(s), fed byte by byte {count(k)}: the transducer depends on "
+                f"chunking",
+            )
+            break
+    del piecewise
+
+    # Fresh transducers, each fed one prefix at once: chunking, S3 and truncation (S1).
+    previous = 0
+    for k in fresh_cuts:
         probe = factory(protocol)
-        got = calls_of(probe.feed(data[:k]))
-        if len(got) < previous:
-            add("S3", max(k - 1, 0), f"executable calls fell from {previous} to {len(got)}")
-        previous = len(got)
+        made, ok = 0, True
+        for piece in _pieces(data, k):
+            new = calls_of(probe.feed(piece))
+            ok = ok and agrees(new, made)
+            made += len(new)
+        if made < previous:
+            add("S3", max(k - 1, 0), f"executable calls fell from {previous} to {made}")
+        previous = made
         if k < n:
             # A stream cut here (finish_reason length, disconnect) must not complete a
             # call: EOF sufficiency applies to a clean end only (DESIGN §3, §4).
@@ -142,23 +258,24 @@ def check_stream(
                     f"a stream truncated after {k} bytes made {len(cut)} more call(s) "
                     f"executable at its end, first {_show(cut[0])}",
                 )
-        if got != executable[: counts[k]]:
+        if not ok or made != count(k):
             add(
                 "chunking",
                 max(k - 1, 0),
-                f"the prefix of {k} bytes fed at once gives {len(got)} call(s), fed byte by "
-                f"byte {counts[k]}: the transducer depends on chunking",
+                f"the prefix of {k} bytes fed at once gives {made} call(s), fed byte by "
+                f"byte {count(k)}: the transducer depends on chunking",
             )
-    if executable != full_calls[: len(executable)]:
+    if not same:
         add("S2", n, "the calls executable on the stream differ from the full run's")
     return CheckReport(
         protocol=protocol,
         size=n,
         clean=clean,
         prefixes=n,
-        fresh_prefixes=len(cuts),
+        fresh_prefixes=len(fresh_cuts),
         calls=len(full_calls),
-        errors=tuple(e.kind for e in errors_of(full_events)),
+        errors=tuple(error_kinds),
         max_pending=max_pending,
         violations=tuple(sorted(violations, key=lambda v: v.offset)),
+        cut_prefixes=len(cuts),
     )

@@ -12,57 +12,103 @@ decoder serves recordings, ``transduce`` and ``check``, which start from bytes.
 
 from __future__ import annotations
 
+MAX_LINE = 64 << 20
+"""Bytes one line, or the ``data`` of one event, may have: a server's (or a model's) stream
+could otherwise grow the decoder's buffer without bound."""
+
+_BOM = b"\xef\xbb\xbf"
+
 
 class SSEDecoder:
-    """Feed body bytes; get the ``data`` field of each complete event."""
+    """Feed body bytes; get the ``data`` field of each complete event.
 
-    def __init__(self) -> None:
-        self._buf = b""
+    Linear in the input whatever the chunking: an unfinished line is kept as a
+    list of pieces (joined once, when its end arrives) and only the new chunk
+    is searched for line ends. A line or event over ``max_line`` bytes ends
+    decoding: ``too_long`` is set and nothing more is returned.
+    """
+
+    def __init__(self, max_line: int = MAX_LINE) -> None:
+        self.max_line = max_line
+        self._pieces: list[bytes] = []
+        """The current unfinished line, in pieces."""
+        self._size = 0
         self._data: list[str] = []
+        self._data_size = 0
         self._skip_lf = False
         self._started = False
+        self._head = b""
         self.comments = 0
         """Comment lines seen (keep-alives such as ``: ping``)."""
+        self.too_long = False
+        """A line or an event passed ``max_line`` bytes: decoding stopped there."""
 
     def feed(self, chunk: bytes) -> list[str]:
-        if not chunk:
+        if not chunk or self.too_long:
             return []
         if self._skip_lf:
             self._skip_lf = False
             if chunk[:1] == b"\n":
                 chunk = chunk[1:]
-        buf = self._buf + chunk if self._buf else chunk
+                if not chunk:
+                    return []
         if not self._started:
-            if len(buf) < 3 and b"\xef\xbb\xbf".startswith(buf):
-                self._buf = buf
+            head = self._head + chunk
+            if len(head) < 3 and _BOM.startswith(head):
+                self._head = head
                 return []
             self._started = True
-            if buf.startswith(b"\xef\xbb\xbf"):
-                buf = buf[3:]
-        lines = buf.splitlines(keepends=True)
+            self._head = b""
+            chunk = head[3:] if head.startswith(_BOM) else head
+        lines = chunk.splitlines(keepends=True)
         out: list[str] = []
-        rest = b""
-        if lines and not lines[-1].endswith((b"\n", b"\r")):
-            rest = lines.pop()
+        if not lines:
+            return out
+        tail = lines[-1]
+        open_tail = not tail.endswith((b"\n", b"\r"))
+        if open_tail:
+            lines.pop()
         for raw in lines:
-            self._line(raw[:-2] if raw.endswith(b"\r\n") else raw[:-1], out)
-        if lines and lines[-1].endswith(b"\r") and not rest:
+            line = raw[:-2] if raw.endswith(b"\r\n") else raw[:-1]
+            if self._pieces:
+                self._pieces.append(line)
+                size = self._size + len(line)
+                line = b"".join(self._pieces) if size <= self.max_line else b""
+                self._pieces, self._size = [], 0
+            else:
+                size = len(line)
+            if size > self.max_line:
+                self._overflow()
+                return out
+            self._line(line, out)
+            if self.too_long:
+                return out
+        if open_tail:
+            self._pieces.append(tail)
+            self._size += len(tail)
+            if self._size > self.max_line:
+                self._overflow()
+        elif lines[-1].endswith(b"\r"):
             # A CR ending this chunk may be the first half of CRLF.
             self._skip_lf = True
-        self._buf = rest
         return out
 
     def finish(self) -> list[str]:
         """End of body: an event without its terminating blank line is dropped (per spec)."""
-        self._buf = b""
-        self._data = []
+        self._pieces, self._size = [], 0
+        self._data, self._data_size = [], 0
         return []
+
+    def _overflow(self) -> None:
+        self.too_long = True
+        self._pieces, self._size = [], 0
+        self._data, self._data_size = [], 0
 
     def _line(self, line: bytes, out: list[str]) -> None:
         if not line:
             if self._data:
                 out.append("\n".join(self._data))
-                self._data = []
+                self._data, self._data_size = [], 0
             return
         if line[:1] == b":":
             self.comments += 1
@@ -71,6 +117,10 @@ class SSEDecoder:
         if sep and value[:1] == b" ":
             value = value[1:]
         if name == b"data":
+            self._data_size += len(value) + 1
+            if self._data_size > self.max_line:
+                self._overflow()
+                return
             self._data.append(value.decode("utf-8", "replace"))
         # ``event``, ``id`` and ``retry`` do not matter for chat-completion streams.
 

@@ -18,6 +18,13 @@ Fault policy (DESIGN §4, issue 4), decided by *when* a failure happens:
   an ``{"error": ...}`` object ends it with ``StreamEnd("error")``.
 
 Malformed SSE (non-JSON ``data``) is skipped and counted, never fatal.
+
+Secrets: every text this module produces from the server's words (error bodies,
+``{"error": ...}`` events, retry reasons, log lines) is scrubbed of the key, of
+credentials the base URL carries and of credential shapes (``Authorization:
+Bearer …``) before it leaves; URLs in messages are shown without their
+credentials (``https://***@host/v1/...``). The request URL is the base URL's path
+plus ``/chat/completions``, with the base URL's query string kept after it.
 """
 
 from __future__ import annotations
@@ -31,12 +38,15 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import aclosing
 from dataclasses import dataclass, field
 from typing import Any
+from urllib.parse import urlsplit, urlunsplit
 
 import httpx
 from httpx_sse import EventSource
 
+from frontier.app.cst import safejson
 from frontier.app.events import Retry
 from frontier.app.providers.errors import ProviderError
+from frontier.app.secrets import Scrubber, redact_url, url_secrets
 
 log = logging.getLogger(__name__)
 
@@ -111,10 +121,15 @@ class OpenAIProvider:
         backoff_base: float = 0.5,
         sleep: Sleep = asyncio.sleep,
     ) -> None:
-        self.base_url = base_url.rstrip("/")
-        self.url = f"{self.base_url}/chat/completions"
+        self._request_url = endpoint_url(base_url, "chat/completions")
+        self.base_url = redact_url(base_url.rstrip("/")) or ""
+        """The base URL as shown to people: without its credentials."""
+        self.url = redact_url(self._request_url) or ""
+        """The request URL as shown in messages (``ProviderError.url``)."""
+        self._models_url = redact_url(endpoint_url(base_url, "models")) or ""
         self.model = model
         self._api_key = api_key
+        self._scrubber = Scrubber.from_env(api_key, *url_secrets(base_url))
         self.max_retries = max_retries
         self.backoff_base = backoff_base
         self.read_timeout = read_timeout
@@ -178,9 +193,15 @@ class OpenAIProvider:
         stale_retried = False
         while True:
             status: int | None = None
-            request = self._client.build_request(
-                "POST", self.url, json=self._body(messages, tools, extra), headers=self._headers()
-            )
+            try:
+                request = self._client.build_request(
+                    "POST",
+                    self._request_url,
+                    json=self._body(messages, tools, extra),
+                    headers=self._headers(),
+                )
+            except (httpx.UnsupportedProtocol, httpx.InvalidURL) as exc:
+                raise self._invalid_url(exc) from exc
             sent = time.perf_counter()
             try:
                 response = await self._client.send(request, stream=True)
@@ -193,22 +214,17 @@ class OpenAIProvider:
                     yield Retry(
                         attempt=retries + 1,
                         delay=0.0,
-                        reason=f"connection closed before a response ({_exc_text(exc)}); "
+                        reason=f"connection closed before a response ({self._exc(exc)}); "
                         "retrying on a fresh connection",
                     )
                     continue
-                failure = f"connection closed before a response ({_exc_text(exc)})"
+                failure = f"connection closed before a response ({self._exc(exc)})"
                 delay = self._backoff(retries + 1)
             except (httpx.ConnectError, httpx.TimeoutException) as exc:
-                failure = _describe_connect_failure(exc)
+                failure = self._scrubber.scrub(_describe_connect_failure(exc))
                 delay = self._backoff(retries + 1)
             except (httpx.UnsupportedProtocol, httpx.InvalidURL) as exc:
-                raise ProviderError(
-                    "connect",
-                    f"invalid base URL {self.base_url!r}: {exc}; use e.g. http://127.0.0.1:8080/v1",
-                    url=self.url,
-                    model=self.model,
-                ) from exc
+                raise self._invalid_url(exc) from exc
             else:
                 if response.status_code == 200:
                     async with aclosing(self._read(response, sent)) as items:
@@ -216,7 +232,7 @@ class OpenAIProvider:
                             yield item
                     return
                 status = response.status_code
-                text = await _read_error_body(response)
+                text = self._scrubber.scrub(await _read_error_body(response))
                 if status in (400, 422) and self._stream_options and "stream_options" in text:
                     # Older servers reject the usage option; usage is a nicety.
                     self._stream_options = False
@@ -261,6 +277,19 @@ class OpenAIProvider:
             yield Retry(attempt=retries, delay=delay, reason=failure)
             await self._sleep(delay)
 
+    def _invalid_url(self, exc: Exception) -> ProviderError:
+        return ProviderError(
+            "connect",
+            f"invalid base URL {self.base_url!r}: {self._exc(exc, bare=True)}; "
+            "use e.g. http://127.0.0.1:8080/v1",
+            url=self.url,
+            model=self.model,
+        )
+
+    def _exc(self, exc: BaseException, *, bare: bool = False) -> str:
+        """An exception's text, scrubbed (httpx may quote the URL it was given)."""
+        return self._scrubber.scrub(str(exc).strip() if bare else _exc_text(exc))
+
     def _backoff(self, attempt: int) -> float:
         return min(MAX_BACKOFF, self.backoff_base * (2 ** (attempt - 1)))
 
@@ -268,10 +297,12 @@ class OpenAIProvider:
         says = _server_says(text)
         if status in (401, 403):
             hint = (
-                "the API key was rejected: check FRONTIER_API_KEY / OPENAI_API_KEY is valid "
+                "the API key was rejected: check that the key (FRONTIER_API_KEY, "
+                "api_key_command / api_key_file in config.toml, or OPENAI_API_KEY) is valid "
                 "for this endpoint"
                 if self._api_key
-                else "no API key is set: export FRONTIER_API_KEY (or OPENAI_API_KEY)"
+                else "no API key is set: export FRONTIER_API_KEY (or OPENAI_API_KEY), or set "
+                "api_key_command / api_key_file in config.toml"
             )
             return ProviderError(
                 "auth",
@@ -286,7 +317,7 @@ class OpenAIProvider:
             return ProviderError(
                 "not_found",
                 f"{self._where()}: HTTP 404 Not Found{says}; check --base-url (it usually "
-                f"ends in /v1) and --model (GET {self.base_url}/models lists what the server has)",
+                f"ends in /v1) and --model (GET {self._models_url} lists what the server has)",
                 url=self.url,
                 model=self.model,
                 status=status,
@@ -325,18 +356,22 @@ class OpenAIProvider:
                         if not data.strip():
                             continue
                         try:
-                            obj = json.loads(data)
+                            obj = safejson.loads(data, max_depth=safejson.ENVELOPE_DEPTH)
                         except ValueError:
                             obj = None
                         if not isinstance(obj, dict):
                             if sse.event == "error":
-                                yield StreamEnd("error", usage, error=data.strip(), skipped=skipped)
+                                error = self._scrubber.scrub(data.strip())
+                                yield StreamEnd("error", usage, error=error, skipped=skipped)
                                 return
                             skipped += 1
-                            log.debug("skipped a non-JSON SSE data line: %.120r", data)
+                            log.debug(
+                                "skipped a non-JSON SSE data line: %.120r",
+                                self._scrubber.scrub(data),
+                            )
                             continue
                         if obj.get("error") or sse.event == "error":
-                            message = _error_message(obj.get("error") or obj)
+                            message = self._scrubber.scrub(_error_message(obj.get("error") or obj))
                             yield StreamEnd("error", usage, error=message, skipped=skipped)
                             return
                         for choice in obj.get("choices") or ():
@@ -360,7 +395,7 @@ class OpenAIProvider:
                         "disconnect",
                         usage,
                         skipped=skipped,
-                        detail=f"connection dropped mid-stream ({_exc_text(exc)})",
+                        detail=f"connection dropped mid-stream ({self._exc(exc)})",
                     )
                     return
             if finish is None:
@@ -380,18 +415,19 @@ class OpenAIProvider:
     ) -> AsyncIterator[ProviderItem]:
         text = await _read_error_body(response, cap=1 << 24)
         try:
-            obj = json.loads(text)
+            obj = safejson.loads(text, max_depth=safejson.ENVELOPE_DEPTH)
         except ValueError:
             obj = None
         if isinstance(obj, dict) and obj.get("error"):
-            yield StreamEnd("error", error=_error_message(obj["error"]))
+            yield StreamEnd("error", error=self._scrubber.scrub(_error_message(obj["error"])))
             return
         choices = obj.get("choices") if isinstance(obj, dict) else None
         if not choices or not isinstance(choices[0], dict):
             raise ProviderError(
                 "protocol",
                 f"{self._where()} answered 200 with a JSON body that is not a chat completion "
-                f"({text[:200]!r}); is this an OpenAI-compatible /v1 endpoint?",
+                f"({self._scrubber.scrub(text[:200])!r}); is this an OpenAI-compatible /v1 "
+                "endpoint?",
                 url=self.url,
                 model=self.model,
                 status=200,
@@ -415,6 +451,21 @@ class OpenAIProvider:
 
 
 # ---------------------------------------------------------------------- helpers
+
+
+def endpoint_url(base_url: str, path: str) -> str:
+    """``base_url`` + ``/path``, keeping the base URL's query after the new path.
+
+    ``https://h/v1?api-version=2024-01`` → ``https://h/v1/chat/completions?api-version=2024-01``
+    (string concatenation would put the path inside the query). User-info stays:
+    httpx turns it into Basic auth.
+    """
+    try:
+        parts = urlsplit(base_url.strip())
+    except ValueError:  # unparseable: httpx says why when the request is built
+        return f"{base_url.rstrip('/')}/{path}"
+    joined = f"{parts.path.rstrip('/')}/{path}"
+    return urlunsplit((parts.scheme, parts.netloc, joined, parts.query, ""))
 
 
 async def _read_error_body(response: httpx.Response, cap: int = ERROR_BODY_CAP) -> str:
@@ -458,7 +509,7 @@ def _server_says(text: str) -> str:
     if not text:
         return ""
     try:
-        obj = json.loads(text)
+        obj = safejson.loads(text, max_depth=safejson.ENVELOPE_DEPTH)
     except ValueError:
         obj = None
     if isinstance(obj, dict) and "error" in obj:

@@ -26,6 +26,7 @@ from typing import Any
 
 import httpx
 
+from frontier.app.cst import safejson
 from frontier.app.providers.openai import Chunk, StreamEnd
 
 Sleep = Callable[[float], Awaitable[Any]]
@@ -206,7 +207,7 @@ async def replay_stream(
         if data.strip() == "[DONE]":
             break
         try:
-            obj = json.loads(data)
+            obj = safejson.loads(data, max_depth=safejson.ENVELOPE_DEPTH)
         except ValueError:
             obj = None
         if not isinstance(obj, dict):

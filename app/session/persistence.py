@@ -15,6 +15,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from frontier.app.events import ToolCall, ToolResult
+from frontier.app.session.journal import StoreJournal
 from frontier.app.session.store import SessionStore, StoreError
 
 if TYPE_CHECKING:
@@ -55,6 +56,10 @@ class SessionPersistence:
         self.store.add_result(self.session_id, ref, result)
         if ref is not None and self._refs.get(result.call_id) == ref:
             del self._refs[result.call_id]
+
+    def journal(self, call_id: str) -> StoreJournal:
+        """The intent journal for this call's multi-file writes (``contract.IntentJournal``)."""
+        return StoreJournal(self.store, self.session_id, call_id)
 
     def _ref(self, call_id: str) -> int | None:
         ref = self._refs.get(call_id)

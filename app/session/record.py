@@ -12,7 +12,12 @@ their arrival times, so any transducer can be re-run over it: the text modes
 read the concatenated ``choices[0].delta.content``, the native modes the SSE
 body rebuilt from the data strings. A recording without an end line (the
 writer crashed or the connection dropped) reads as ``finish_reason
-"disconnect"``. The API key is never part of a recording.
+"disconnect"``.
+
+The API key is never part of a recording: the writer masks every known secret in
+place across events (``app/secrets.SSEScrubber``: same-length ``*``, so offsets
+and byte counts stay valid), and :func:`scrub_recording` does the same to a
+recording read from elsewhere before it is replayed.
 """
 
 from __future__ import annotations
@@ -21,13 +26,15 @@ import json
 import os
 import time
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO, Any
 
+from frontier.app.cst import safejson
 from frontier.app.cst.factory import NATIVE_PROTOCOLS
 from frontier.app.cst.sse import encode_sse
+from frontier.app.secrets import Scrubber, SSEScrubber
 
 FORMAT = "frontier-recording"
 VERSION = 1
@@ -83,7 +90,7 @@ def sse_event(data: str) -> bytes:
 def delta_content(data: str) -> str:
     """``choices[0].delta.content`` of one SSE data string, or ``""`` (``[DONE]``, usage, junk)."""
     try:
-        chunk = json.loads(data)
+        chunk = safejson.loads(data, max_depth=safejson.ENVELOPE_DEPTH)
     except ValueError:
         return ""
     if not isinstance(chunk, dict):
@@ -103,6 +110,10 @@ class RecordingWriter:
     (or takes ``t``); ``end(finish_reason)`` writes the end line and closes.
     Usable as a context manager: leaving without ``end`` writes nothing more, so
     the file reads back as a ``disconnect``.
+
+    ``secrets`` (default: the API-key environment variables) are masked in place
+    across events; an event that may begin a secret is written once the next one
+    decides it, at the latest by ``end``/``close``.
     """
 
     def __init__(
@@ -112,9 +123,11 @@ class RecordingWriter:
         model: str,
         created: str | None = None,
         clock: Any = time.monotonic,
+        secrets: Scrubber | None = None,
         **meta: Any,
     ) -> None:
         self.path = Path(path)
+        self._sse = SSEScrubber(secrets if secrets is not None else Scrubber.from_env())
         self._clock = clock
         self._t0 = clock()
         self._file: IO[str] | None = open(self.path, "w", encoding="utf-8")  # noqa: SIM115
@@ -132,7 +145,9 @@ class RecordingWriter:
         return self._clock() - self._t0
 
     def event(self, data: str, t: float | None = None) -> None:
-        self._write({"t": round(self.elapsed() if t is None else t, 6), "data": data})
+        stamp = round(self.elapsed() if t is None else t, 6)
+        for at, masked in self._sse.feed(stamp, data):
+            self._write({"t": at, "data": masked})
 
     def end(
         self, finish_reason: str, usage: dict[str, Any] | None = None, t: float | None = None
@@ -144,13 +159,19 @@ class RecordingWriter:
         }
         if usage:
             line["usage"] = usage
+        self._flush_events()
         self._write(line)
         self.close()
 
     def close(self) -> None:
         if self._file is not None:
+            self._flush_events()
             self._file.close()
             self._file = None
+
+    def _flush_events(self) -> None:
+        for at, masked in self._sse.flush():
+            self._write({"t": at, "data": masked})
 
     def _write(self, obj: dict[str, Any]) -> None:
         if self._file is None:
@@ -173,7 +194,7 @@ def parse_recording(lines: Iterable[str], source: str = "<recording>") -> Record
         if not line.strip():
             continue
         try:
-            obj = json.loads(line)
+            obj = safejson.loads(line, max_depth=safejson.ENVELOPE_DEPTH)
         except ValueError as exc:
             if end is None and number > 1 and not line.endswith("\n"):
                 break  # a torn last line from a crash: the stream ends before it
@@ -230,9 +251,20 @@ def read_recording(path: str | os.PathLike[str]) -> Recording:
         raise RecordingError(f"{p}: not UTF-8 text at byte {exc.start}") from exc
 
 
+def scrub_recording(rec: Recording, scrubber: Scrubber | None = None) -> Recording:
+    """``rec`` with every known secret masked in place (default: the API-key
+    environment variables): what replay plays, whoever wrote the file."""
+    scrubber = scrubber if scrubber is not None else Scrubber.from_env()
+    if not scrubber:
+        return rec
+    sse = SSEScrubber(scrubber)
+    events = [e for t, data in rec.events for e in sse.feed(t, data)] + sse.flush()
+    return replace(rec, events=tuple(events))
+
+
 def write_recording(path: str | os.PathLike[str], rec: Recording) -> None:
     """Write a whole ``Recording`` (used to save synthesized or edited recordings)."""
-    reserved = {"path", "mode", "model", "created", "clock", "format", "version"}
+    reserved = {"path", "mode", "model", "created", "clock", "secrets", "format", "version"}
     meta = {k: v for k, v in rec.meta.items() if k not in reserved}
     with RecordingWriter(path, rec.mode, rec.model, rec.created, **meta) as w:
         for t, data in rec.events:

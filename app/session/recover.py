@@ -1,9 +1,12 @@
 """Crash recovery: reconcile calls that have no committed result (DESIGN §7).
 
-Nothing is re-run. A file mutation is decided exactly by content hashes of its
-target files against the pre-image and post-image hashes committed with the
-call row: all at post → ``applied``; all at pre → ``not_applied``; anything
-else → ``diverged``, naming each file and its state. Any other call becomes
+Nothing is re-run. A multi-file write that died between its renames is first
+finished or undone from its intent journal (``journal.recover_intents``), so it
+is whole or absent. Then a file mutation is decided exactly by content hashes of
+its target files (read beneath the workspace root) against the pre-image and
+post-image hashes committed with the call row: all at post → ``applied``; all at
+pre → ``not_applied``; anything else → ``diverged``, naming each file and its
+state. Any other call becomes
 ``interrupted`` if its start mark was committed (it was running: the outcome
 is unknown) or ``not_executed`` if not (it never began).
 
@@ -13,13 +16,15 @@ what the model sees when the session resumes.
 
 from __future__ import annotations
 
-import glob
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from frontier.app.events import ToolResult
-from frontier.app.session.hashing import file_hash, short
-from frontier.tools.atomic import TEMP_SUFFIX  # the temp files an interrupted write left
+from frontier.app.session.hashing import short
+from frontier.app.session.journal import recover_intents
+from frontier.tools import beneath
+from frontier.tools.atomic import remove_leftovers
+from frontier.tools.digest import sha256
 
 if TYPE_CHECKING:
     from frontier.app.session.store import CallRecord, SessionStore, Target
@@ -36,18 +41,20 @@ def recover_session(
     root = (
         Path(workspace) if workspace is not None else Path(store.get_session(session_id).workspace)
     )
+    journaled = recover_intents(store, session_id, root)
     results: list[ToolResult] = []
     for call in store.unresolved_calls(session_id):
-        result = reconcile_call(call, root)
+        result = reconcile_call(call, root, journaled.get(call.call_id))
         store.add_result(session_id, call.seq, result, point="recover")
         results.append(result)
     return results
 
 
-def reconcile_call(call: CallRecord, root: Path) -> ToolResult:
-    """The result a call without one gets after a crash (pure apart from reading files)."""
+def reconcile_call(call: CallRecord, root: Path, journaled: str | None = None) -> ToolResult:
+    """The result a call without one gets after a crash (pure apart from reading files);
+    ``journaled`` says what the intent journal's recovery did to its write."""
     if call.targets:
-        return _reconcile_mutation(call, root)
+        return _reconcile_mutation(call, root, journaled)
     if call.started is not None:
         return _result(
             call,
@@ -63,11 +70,11 @@ def reconcile_call(call: CallRecord, root: Path) -> ToolResult:
     )
 
 
-def _reconcile_mutation(call: CallRecord, root: Path) -> ToolResult:
-    removed = _remove_temps(call, root)
+def _reconcile_mutation(call: CallRecord, root: Path, journaled: str | None) -> ToolResult:
+    removed = [] if journaled else remove_leftovers(root, [t.path for t in call.targets])
     states: list[tuple[Target, str, str | None]] = []
     for target in call.targets:
-        now = file_hash(_resolve(root, target.path))
+        now = _hash(root, target.path)
         if now == target.post:
             state = "applied"
         elif now == target.pre:
@@ -81,7 +88,13 @@ def _reconcile_mutation(call: CallRecord, root: Path) -> ToolResult:
         "files": files,
         "started": call.started is not None,
         "removed_temps": removed,
+        "journal": journaled,
     }
+    how = ""
+    if journaled == "rolled forward":
+        how = " Its write was interrupted between its renames and was completed from the journal."
+    elif journaled == "rolled back":
+        how = " Its write was interrupted between its renames and was undone from the journal."
     kinds = {s for _, s, _ in states}
     n = len(states)
     noun = "file" if n == 1 else "files"
@@ -90,7 +103,7 @@ def _reconcile_mutation(call: CallRecord, root: Path) -> ToolResult:
             call,
             "applied",
             f"{call.name} call {call.call_id!r} was interrupted by a crash, but the change is "
-            f"on disk: all {n} {noun} match the approved result. Do not apply it again.",
+            f"on disk: all {n} {noun} match the approved result.{how} Do not apply it again.",
             meta,
         )
     if kinds == {"unchanged"}:
@@ -98,7 +111,7 @@ def _reconcile_mutation(call: CallRecord, root: Path) -> ToolResult:
             call,
             "not_applied",
             f"{call.name} call {call.call_id!r} was interrupted by a crash before writing: "
-            f"all {n} {noun} are unchanged. Issue the change again if it is still needed.",
+            f"all {n} {noun} are unchanged.{how} Issue the change again if it is still needed.",
             meta,
         )
     lines = [_describe(t, s, h) for t, s, h in states]
@@ -124,29 +137,15 @@ def _describe(target: Target, state: str, now: str | None) -> str:
     )
 
 
-def _remove_temps(call: CallRecord, root: Path) -> list[str]:
-    """Delete temp files a killed atomic write left next to this call's targets.
-
-    They are the tools' ``.<name>.<random>.frontier-tmp`` files: never a target's
-    content, only a half-finished copy of it, so removing them loses nothing.
-    """
-    removed: list[str] = []
-    for target in call.targets:
-        path = _resolve(root, target.path)
-        if not path.parent.is_dir():
-            continue
-        for tmp in path.parent.glob(f".{glob.escape(path.name)}.*{TEMP_SUFFIX}"):
-            try:
-                tmp.unlink()
-            except FileNotFoundError:
-                continue
-            removed.append(str(tmp.relative_to(root)) if tmp.is_relative_to(root) else str(tmp))
-    return removed
-
-
-def _resolve(root: Path, path: str) -> Path:
-    p = Path(path)
-    return p if p.is_absolute() else root / p
+def _hash(root: Path, path: str) -> str | None:
+    """sha256 of the file at ``path`` read beneath ``root`` (``None`` absent; a directory or
+    other non-regular file never matches a recorded hash)."""
+    try:
+        return sha256(beneath.read_file(root, path)[0])
+    except (IsADirectoryError, beneath.NotRegularFileError):
+        return "<not a regular file>"
+    except (OSError, ValueError):
+        return "<unreadable>"
 
 
 def _result(call: CallRecord, kind: str, output: str, meta: dict | None = None) -> ToolResult:

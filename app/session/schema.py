@@ -16,6 +16,7 @@ and a response's end fields):
   (CTL call ids are chosen by the model and may repeat across responses).
 - ``responses`` / ``stream_events``: each model response's raw SSE ``data``
   strings with arrival times, for replay and ``frontier check``.
+- ``intents``: the journal of multi-file writes in progress (v3).
 """
 
 from __future__ import annotations
@@ -84,7 +85,24 @@ appended. Results logged after the last user/tool message never reached the mode
 (a crash between committing a result and appending the round): resume sends them.
 Messages written before v2 are taken to cover every result logged before the upgrade."""
 
-MIGRATIONS: Sequence[str] = (V1, V2)
+V3 = """
+CREATE TABLE intents (
+    id         INTEGER PRIMARY KEY AUTOINCREMENT,
+    session_id TEXT NOT NULL REFERENCES sessions(id),
+    call_id    TEXT NOT NULL,
+    t          REAL NOT NULL,
+    entries    TEXT NOT NULL,
+    state      TEXT NOT NULL DEFAULT 'open',
+    ended      REAL
+);
+CREATE INDEX intents_open ON intents(session_id, state);
+"""
+"""``intents``: the journal of multi-file writes (DESIGN §5). A row is committed after
+every temp file and pre-image is durable and before the first rename: per target its
+path, temp, pre-image and both hashes. ``state`` stays ``open`` only if Frontier died
+during the renames; recovery then finishes or undoes the write from ``entries``."""
+
+MIGRATIONS: Sequence[str] = (V1, V2, V3)
 """``MIGRATIONS[i]`` upgrades a database from version ``i`` to ``i + 1``. Append only."""
 
 

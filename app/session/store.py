@@ -13,10 +13,18 @@ A failed write raises :class:`StoreError` whose message says what to do
 (``free space in <dir>``, ``close the other Frontier``…); the tool boundary
 turns it into ``session_persistence_failed`` and ends the turn.
 
-Secrets: the API key is never passed to the store, and as a second line of
-defence every string written is scrubbed of the values of ``FRONTIER_API_KEY``
-/ ``OPENAI_API_KEY`` (a model can echo a key it read from ``env``), and a base
-URL loses its user-info and credential-like query parameters.
+Secrets (``app/secrets.py``): every string written is scrubbed of the secrets
+the store was opened with (the resolved API key, base-URL credentials) and of the
+values of ``FRONTIER_API_KEY`` / ``OPENAI_API_KEY`` — a model can echo a key it
+read from ``env`` — and of credential shapes (``Authorization: Bearer …``). Raw
+stream events are masked in place with same-length masks, across event
+boundaries (:class:`~frontier.app.secrets.SSEScrubber`), so a key echoed in
+pieces is never stored in pieces and every stored offset stays valid. A base
+URL loses its user-info and credential-like query values.
+
+Commands that only read (``sessions``, ``export``, ``check``, ``replay``) open
+the database read-only (:meth:`SessionStore.open_readonly`), so a read-only data
+dir does not stop them.
 """
 
 from __future__ import annotations
@@ -32,9 +40,10 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
-from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+from urllib.parse import quote
 
 from frontier.app.events import ToolCall, ToolResult, json_value
+from frontier.app.secrets import SECRET_ENV, Scrubber, SSEScrubber, redact_url
 from frontier.app.session import lock as session_lock
 from frontier.app.session import schema
 
@@ -52,9 +61,6 @@ STREAM_FLUSH_EVENTS = 4096
 """Buffered stream events are also flushed on their own once this many pile up."""
 WAL_CAP_BYTES = 64 << 20
 """A WAL this large is checkpointed at the next stream flush even mid-response."""
-SECRET_ENV = ("FRONTIER_API_KEY", "OPENAI_API_KEY")
-REDACTED = "[REDACTED]"
-_CREDENTIAL_PARAMS = ("key", "token", "secret", "password", "sig", "auth")
 
 
 class StoreError(RuntimeError):
@@ -73,7 +79,7 @@ def session_recordings(id_or_prefix: str, path: Path | None = None) -> list[tupl
     yet) with a message fit for the user.
     """
     db = _existing_store(path, f"{id_or_prefix!r} is not a file and there are")
-    with SessionStore.open(db) as store:
+    with SessionStore.open_readonly(db) as store:
         info = store.get_session(id_or_prefix)
         return [(r.name, r.to_recording()) for r in store.recordings(info.id)]
 
@@ -84,15 +90,42 @@ def find_session(id_or_prefix: str, path: Path | None = None) -> SessionInfo:
     Never creates a database: commands check the id before opening a TUI on it.
     """
     db = _existing_store(path, f"no session {id_or_prefix!r}: there are")
-    with SessionStore.open(db) as store:
+    with SessionStore.open_readonly(db) as store:
         return store.get_session(id_or_prefix)
 
 
-def _existing_store(path: Path | None, problem: str) -> Path:
+def existing_store(path: Path | None = None) -> Path | None:
+    """The database a reading command should open, or ``None`` when there is none yet.
+
+    Raises :class:`StoreError` when the data dir is a file (rather than reporting
+    "no sessions yet" about a directory that cannot exist).
+    """
     db = Path(path) if path is not None else default_path()
-    if not db.exists():
+    check_data_dir(db.parent)
+    return db if db.exists() else None
+
+
+def _existing_store(path: Path | None, problem: str) -> Path:
+    db = existing_store(path)
+    if db is None:
+        db = Path(path) if path is not None else default_path()
         raise SessionNotFound(f"{problem} no stored sessions yet ({db})")
     return db
+
+
+def check_data_dir(directory: Path) -> None:
+    """Say plainly when the data dir (or a parent of it) is a file, not "File exists"."""
+    env = os.environ.get("FRONTIER_DATA_DIR")
+    name = "FRONTIER_DATA_DIR" if env and Path(env) == directory else "the data dir"
+    for p in (directory, *directory.parents):
+        if p.is_dir():
+            return
+        if p.exists():
+            where = f"{directory}" if p == directory else f"{directory}: {p}"
+            raise StoreError(
+                f"{name} {where} is a file, not a directory; point "
+                "FRONTIER_DATA_DIR at a directory (or move the file aside)"
+            )
 
 
 def default_path() -> Path:
@@ -226,12 +259,23 @@ class SessionStore:
     """All reads and writes of ``sessions.db``. Thread-safe; one connection per store."""
 
     def __init__(
-        self, conn: sqlite3.Connection, path: Path, secret_values: Iterable[str] = ()
+        self,
+        conn: sqlite3.Connection,
+        path: Path,
+        secret_values: Iterable[str | None] | Scrubber = (),
+        *,
+        readonly: bool = False,
     ) -> None:
         self._conn = conn
         self.path = path
+        self.readonly = readonly
         self._lock = threading.RLock()
-        self._secrets = _secret_forms(secret_values)
+        self._scrubber = (
+            secret_values if isinstance(secret_values, Scrubber) else Scrubber(secret_values)
+        )
+        """Shared with the runtime when it passes one: a key resolved later is scrubbed too."""
+        self._sse: dict[int, SSEScrubber] = {}
+        """Per open response: masks secrets across its stream events before buffering."""
         self._stream_buf: dict[int, list[tuple[float, str]]] = {}
         self._stream_written: dict[int, int] = {}
         self._latest_response: dict[str, int] = {}
@@ -245,15 +289,24 @@ class SessionStore:
     # ----------------------------------------------------------------- opening
 
     @classmethod
-    def open(cls, path: Path | None = None, *, secrets: Iterable[str | None] = ()) -> SessionStore:
+    def open(
+        cls, path: Path | None = None, *, secrets: Iterable[str | None] | Scrubber = ()
+    ) -> SessionStore:
         """Open (creating and migrating as needed) the store at ``path``.
 
         The file is created with mode 0600 in a 0700 directory. ``secrets`` adds
-        values to scrub besides the API-key environment variables.
+        values to scrub besides the API-key environment variables (the resolved
+        key, base-URL credentials); a :class:`Scrubber` is used as is, so values
+        its owner learns later are scrubbed here too.
         """
         path = Path(path) if path is not None else default_path()
-        values = [os.environ.get(name) for name in SECRET_ENV]
-        values += list(secrets)
+        env = [os.environ.get(name) for name in SECRET_ENV]
+        if isinstance(secrets, Scrubber):
+            secrets.add(*env)
+            values: Iterable[str | None] | Scrubber = secrets
+        else:
+            values = [*env, *secrets]
+        check_data_dir(path.parent)
         try:
             path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
             fd = os.open(path, os.O_CREAT | os.O_RDWR, 0o600)
@@ -294,7 +347,47 @@ class SessionStore:
         except BaseException:
             conn.close()
             raise
-        return cls(conn, path, [v for v in values if v])
+        return cls(conn, path, values)
+
+    @classmethod
+    def open_readonly(cls, path: Path | None = None) -> SessionStore:
+        """Open an existing store for reading only (``sessions``, ``export``, ``check``,
+        ``replay``): nothing is created, migrated or chmod'ed, so a read-only data dir
+        (a backup, another user's sessions) can still be listed and exported.
+
+        SQLite needs to write ``-shm`` to read a WAL database; when the directory is
+        read-only and no ``-wal`` is waiting there, the file is read as immutable.
+        """
+        path = Path(path) if path is not None else default_path()
+        check_data_dir(path.parent)
+        if not path.is_file():
+            raise SessionNotFound(f"no stored sessions yet ({path})")
+        uri = f"file:{quote(str(path.absolute()))}?mode=ro"
+        try:
+            conn = _connect_readonly(uri)
+        except sqlite3.Error as exc:
+            name = getattr(exc, "sqlite_errorname", "") or ""
+            wal = Path(f"{path}-wal")
+            waiting = wal.exists() and wal.stat().st_size > 0
+            if not name.startswith(("SQLITE_READONLY", "SQLITE_CANTOPEN")) or waiting:
+                raise _translate(exc, path, "reading", write=False) from exc
+            try:
+                conn = _connect_readonly(uri + "&immutable=1")
+            except sqlite3.Error as again:
+                raise _translate(again, path, "reading", write=False) from again
+        try:
+            version = conn.execute("PRAGMA user_version").fetchone()[0]
+        except sqlite3.Error as exc:
+            conn.close()
+            raise _translate(exc, path, "reading", write=False) from exc
+        if version > schema.current_version():
+            conn.close()
+            raise StoreError(
+                f"{path}: the session database is schema v{version} but this Frontier knows "
+                f"only up to v{schema.current_version()}: upgrade Frontier"
+            )
+        values = [os.environ.get(name) for name in SECRET_ENV]
+        return cls(conn, path, values, readonly=True)
 
     def checkpoint(self) -> bool:
         """Copy the WAL into the database file; call it where no tool is waiting to start.
@@ -308,6 +401,8 @@ class SessionStore:
         allocated and their fsync need not update the file size. ``PASSIVE``: it never
         waits for another process's readers; returns whether the whole WAL was copied.
         """
+        if self.readonly:
+            return True
         with self._lock:
             try:
                 busy, frames, copied = self._conn.execute(
@@ -318,11 +413,20 @@ class SessionStore:
             return not busy and frames == copied
 
     def close(self) -> None:
-        """Flush buffered stream events (best effort is not enough: errors raise) and close."""
+        """Flush buffered stream events (best effort is not enough: errors raise) and close.
+
+        The connection is closed even when that last flush fails (a full disk), so
+        the caller can report the :class:`StoreError` and exit without a traceback.
+        """
         with self._lock:
-            if any(self._stream_buf.values()):
-                self._write("stream", lambda c: None)
-            self._conn.close()
+            try:
+                for rid, sse in self._sse.items():
+                    self._stream_buf.setdefault(rid, []).extend(sse.flush())
+                self._sse.clear()
+                if any(self._stream_buf.values()):
+                    self._write("stream", lambda c: None)
+            finally:
+                self._conn.close()
 
     def __enter__(self) -> SessionStore:
         return self
@@ -522,21 +626,28 @@ class SessionStore:
 
         rid = self._write("response", insert)
         with self._lock:
+            self._sse[rid] = SSEScrubber(self._scrubber)
             self._stream_buf[rid] = []
             self._stream_written[rid] = 0
             self._latest_response[session_id] = rid
         return rid
 
     def add_stream_event(self, response_id: int, t: float, data: str) -> None:
-        """Buffer one SSE ``data`` string with its arrival time (seconds since the request)."""
+        """Buffer one SSE ``data`` string with its arrival time (seconds since the request).
+
+        Secrets are masked in place first, across events: an event that ends in what
+        may be the start of a secret is buffered once the next event decides it (at
+        the latest at :meth:`end_response`), so no commit writes a secret in pieces.
+        """
         with self._lock:
             buf = self._stream_buf.get(response_id)
-            if buf is None:
+            sse = self._sse.get(response_id)
+            if buf is None or sse is None:
                 raise ValueError(
                     f"response {response_id} is not open in this store: call begin_response "
                     "first (and not after end_response)"
                 )
-            buf.append((float(t), data))
+            buf.extend(sse.feed(float(t), data))
             if len(buf) >= STREAM_FLUSH_EVENTS:
                 self._write("stream", lambda c: None)
                 if self._wal_bytes() > WAL_CAP_BYTES:
@@ -551,6 +662,11 @@ class SessionStore:
     def end_response(self, response_id: int, finish_reason: str) -> None:
         """Flush the response's stream and record how it ended."""
         now = time.time()
+        with self._lock:
+            sse = self._sse.pop(response_id, None)
+            if sse is not None:
+                self._stream_buf.setdefault(response_id, []).extend(sse.flush())
+                self._stream_written.setdefault(response_id, 0)
         self._write(
             "response_end",
             lambda c: c.execute(
@@ -638,7 +754,16 @@ class SessionStore:
                 self._log(c, session_id, "started", {}, call_id=call.id, ref=seq)
             return seq
 
+        self._release_streams()
         return self._write("call", insert)
+
+    def _release_streams(self) -> None:
+        """Every buffered stream event goes into the next commit, even one whose end may
+        start a secret (masked in advance): the bytes that prove a call are durable before
+        the call runs (DESIGN §7)."""
+        with self._lock:
+            for rid, sse in self._sse.items():
+                self._stream_buf.setdefault(rid, []).extend(sse.release_all())
 
     def _open_response(self, session_id: str) -> int | None:
         """The response that confirmed the calls being recorded (the latest one begun)."""
@@ -814,7 +939,7 @@ class SessionStore:
             start = self._stream_written[rid]
             c.executemany(
                 "INSERT INTO stream_events (response_id, seq, t, data) VALUES (?, ?, ?, ?)",
-                ((rid, start + i, t, self._r(d)) for i, (t, d) in enumerate(buf)),
+                ((rid, start + i, t, d) for i, (t, d) in enumerate(buf)),
             )
             flushed[rid] = len(buf)
         return flushed
@@ -850,13 +975,21 @@ class SessionStore:
             raise SessionNotFound(f"no session {session_id!r}; `frontier sessions` lists them")
 
     def _r(self, text: str | None) -> Any:
-        """Scrub secret values out of a string about to be written."""
-        if text is None or not self._secrets:
-            return text
-        for s in self._secrets:
-            if s in text:
-                text = text.replace(s, REDACTED)
-        return text
+        """Scrub secrets (known values, credential shapes) out of a string about to be written."""
+        return text if text is None else self._scrubber.scrub(text)
+
+    def add_secrets(self, *values: str | None) -> None:
+        """Scrub these values too from now on (a key resolved after opening)."""
+        self._scrubber.add(*values)
+
+    def next_request_index(self, session_id: str) -> int:
+        """The request index the session's next response gets (resume continues the
+        numbering, so ``SESSION#N`` names one response)."""
+        rows = self._read(
+            "SELECT COALESCE(MAX(request_index) + 1, 0) FROM responses WHERE session_id = ?",
+            (session_id,),
+        )
+        return int(rows[0][0])
 
 
 _SESSION_QUERY = (
@@ -902,32 +1035,8 @@ def result_from_json(d: Mapping[str, Any]) -> ToolResult:
 
 
 def sanitize_url(url: str | None) -> str | None:
-    """Drop user-info and credential-like query values from a base URL before storing it."""
-    if not url:
-        return url
-    try:
-        parts = urlsplit(url)
-    except ValueError:
-        return url
-    netloc = parts.netloc.rsplit("@", 1)[-1]
-    query = urlencode(
-        [
-            (k, REDACTED if any(w in k.lower() for w in _CREDENTIAL_PARAMS) else v)
-            for k, v in parse_qsl(parts.query, keep_blank_values=True)
-        ],
-        safe="[]",
-    )
-    return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
-
-
-def _secret_forms(values: Iterable[str]) -> tuple[str, ...]:
-    """Each secret as written raw and as it appears inside a JSON string."""
-    forms: set[str] = set()
-    for v in values:
-        if v and len(v) >= 8:
-            forms.add(v)
-            forms.add(json.dumps(v, ensure_ascii=False)[1:-1])
-    return tuple(sorted(forms, key=len, reverse=True))
+    """A base URL as stored: user-info dropped, credential-like query values ``[REDACTED]``."""
+    return redact_url(url, userinfo="")
 
 
 _RUNTIME_FEEDBACK = re.compile(
@@ -951,7 +1060,20 @@ def _json_default(value: object) -> Any:
     return json_value(value) if isinstance(value, bytes) else str(value)
 
 
-def _translate(exc: sqlite3.Error, path: Path, doing: str) -> StoreError:
+def _connect_readonly(uri: str) -> sqlite3.Connection:
+    conn = sqlite3.connect(
+        uri, uri=True, isolation_level=None, check_same_thread=False, timeout=BUSY_TIMEOUT_S
+    )
+    try:
+        conn.execute(f"PRAGMA busy_timeout={int(BUSY_TIMEOUT_S * 1000)}")
+        conn.execute("SELECT count(*) FROM sqlite_master").fetchone()  # really open it
+    except BaseException:
+        conn.close()
+        raise
+    return conn
+
+
+def _translate(exc: sqlite3.Error, path: Path, doing: str, *, write: bool = True) -> StoreError:
     """Turn a SQLite error into one that says what to do next."""
     name = getattr(exc, "sqlite_errorname", "") or ""
     text = str(exc)
@@ -962,6 +1084,15 @@ def _translate(exc: sqlite3.Error, path: Path, doing: str) -> StoreError:
         return StoreError(
             f"{where}: the database stayed locked for {BUSY_TIMEOUT_S:.0f}s by another "
             f"process; close other Frontier instances using {path.parent} and retry"
+        )
+    if not write and (
+        name.startswith(("SQLITE_READONLY", "SQLITE_PERM", "SQLITE_CANTOPEN", "SQLITE_AUTH"))
+        or "unable to open" in text
+        or "readonly" in text
+    ):
+        return StoreError(
+            f"{where}: cannot read it ({text}); check that you may read {path} and "
+            f"{path.parent}, or make {path.parent} writable (a WAL database needs its -shm)"
         )
     if name.startswith(("SQLITE_READONLY", "SQLITE_PERM", "SQLITE_CANTOPEN")) or (
         "readonly" in text or "unable to open" in text

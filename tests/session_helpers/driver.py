@@ -120,13 +120,13 @@ async def patch(store: SessionStore, workspace: Path, stop_at: int) -> int:
     renames = 0
     real_replace = atomic._replace
 
-    def paused_replace(src: str | os.PathLike[str], dst: str | os.PathLike[str]) -> None:
+    def paused_replace(src: str, dst: str, dir_fd: int) -> None:
         nonlocal renames
         if renames == stop_at:
             say(f"PAUSED after {renames} renames")
             wait_for_test()
         renames += 1
-        real_replace(src, dst)
+        real_replace(src, dst, dir_fd)
 
     atomic._replace = paused_replace
     result = await boundary.run(ToolCall("p1", "apply_patch", {"patch": patch_text()}))  # type: ignore[attr-defined]

@@ -1,0 +1,108 @@
+"""The one way to parse JSON a model (or a server) sent: bounded depth, bounded size.
+
+``json.loads`` recurses once per nesting level, so ~1,000 levels (2 KB of
+``[``) raise ``RecursionError`` — not a ``ValueError`` — and crash whatever
+called it. ``loads`` here first runs a linear scan that respects strings and
+escapes and measures the nesting; only text within ``max_depth`` reaches
+``json.loads``, so it never recurses deep. Too deep or too large is a
+``JsonLimitError`` (a ``ValueError``), so callers that already handle bad JSON
+as a ``ValueError`` stay correct.
+
+It lives in ``app/cst`` (stdlib only, no events) because the transducers are
+its main users and ``tools/`` may already import from ``frontier.app``; the
+JSON baselines (``jsonbuf.py``) are a transducer, not a home for a helper.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+MAX_DEPTH = 64
+"""Nesting levels a tool call's arguments may have (``{"a": [1]}`` is 2)."""
+ENVELOPE_DEPTH = 80
+"""Nesting an SSE chunk or a server's JSON body may have: a chunk is ~6 levels around a
+tool call's arguments, which may themselves arrive as an object (``MAX_DEPTH``)."""
+MAX_CHARS = 64 << 20
+"""Characters one document may have (the transducers' 64 MiB message cap)."""
+
+_STEP = re.compile(r'(?:[^"\[\]{}]++|"(?:[^"\\]++|\\.)*+")*+(.)', re.DOTALL)
+"""Everything up to the next bracket — complete strings, escapes and all — in one C-level
+match; the group is that bracket, or the ``"`` of a string that never ends."""
+
+
+class JsonLimitError(ValueError):
+    """The document is nested deeper or is larger than allowed; ``json.loads`` was not run.
+
+    The message reads after "the arguments are …": ``nested 1000 levels deep;
+    at most 64 allowed`` or ``70000000 characters long; at most 67108864 allowed``.
+
+    ``pos`` is the index (in the text as given) of the first character past the
+    limit: the bracket that opened level ``max_depth + 1``, or ``max_chars``.
+    """
+
+    def __init__(self, message: str, kind: str, pos: int, depth: int = 0) -> None:
+        super().__init__(message)
+        self.kind = kind
+        """``depth`` or ``size``."""
+        self.pos = pos
+        self.depth = depth
+        """The deepest nesting found (``depth`` errors)."""
+
+
+def nesting(text: str, limit: int) -> tuple[int, int]:
+    """(deepest nesting, index of the bracket that first went past ``limit``, or -1).
+
+    Linear: one regex match per bracket (possessive, so nothing backtracks),
+    strings skipped whole. An unterminated string ends the scan: what follows
+    it is inside the string, and ``json.loads`` reports it.
+    """
+    depth = deepest = 0
+    over = -1
+    step = _STEP.match
+    i = 0
+    while (m := step(text, i)) is not None:
+        c = m[1]
+        i = m.end()
+        if c == "[" or c == "{":
+            depth += 1
+            if depth > deepest:
+                deepest = depth
+                if depth > limit and over < 0:
+                    over = i - 1
+        elif c == '"':
+            break
+        else:
+            depth -= 1
+    return deepest, over
+
+
+def check_limits(text: str, max_depth: int = MAX_DEPTH, max_chars: int = MAX_CHARS) -> None:
+    """Raise ``JsonLimitError`` if ``text`` is larger or nested deeper than allowed."""
+    if len(text) > max_chars:
+        raise JsonLimitError(
+            f"{len(text)} characters long; at most {max_chars} allowed",
+            "size",
+            max_chars,
+        )
+    # Fewer brackets than the limit cannot nest past it: skip the scan (C-level counts).
+    if text.count("[") + text.count("{") <= max_depth:
+        return
+    deepest, over = nesting(text, max_depth)
+    if over >= 0:
+        raise JsonLimitError(
+            f"nested {deepest} levels deep; at most {max_depth} allowed",
+            "depth",
+            over,
+            deepest,
+        )
+
+
+def loads(text: str, max_depth: int = MAX_DEPTH, max_chars: int = MAX_CHARS) -> Any:
+    """``json.loads`` for untrusted text: ``JsonLimitError`` before any deep recursion.
+
+    Invalid JSON raises ``json.JSONDecodeError`` as usual; both are ``ValueError``.
+    """
+    check_limits(text, max_depth, max_chars)
+    return json.loads(text)

@@ -1,0 +1,599 @@
+"""Secrets, and the one scrubber every sink uses (store, recordings, replay, export,
+headless text and JSON, logs, error messages).
+
+A *secret* is a known value — the resolved API key whatever its source, the values
+of ``FRONTIER_API_KEY`` / ``OPENAI_API_KEY``, credentials carried by the base URL
+(values shorter than ``MIN_SECRET_LEN`` are ignored: they would scrub common
+words) — or, in whole strings, something *shaped* like a credential Frontier was
+never told about (``Authorization: Bearer <token>``, ``api_key=<token>``).
+
+The model's output and the workspace are untrusted, and a model that ran ``env``
+echoes a key in whatever pieces its tokenizer makes. So there are three ways in:
+
+* :meth:`Scrubber.scrub` — a whole string whose length nobody refers to (a stored
+  message, a tool result, an error message, a printed line): known values and
+  credential shapes become ``[REDACTED]``.
+* :class:`StreamScrubber` — text that arrives in pieces (a tool's live output):
+  it holds back at most ``len(longest secret) - 1`` characters across a piece
+  boundary, so a secret split over *any* chunking is replaced whole.
+* :class:`SSEScrubber` — the raw SSE ``data`` strings of one response, which the
+  store and recordings keep for replay and ``frontier check``. Every streamed text
+  field (``delta.content``, reasoning, each tool call's ``arguments``) is followed
+  across events like a :class:`StreamScrubber`, and a secret is masked *in place*
+  by characters of the same length (``*``): every event keeps its length in the
+  decoded text and in the SSE body, so every stored byte offset (calls, contract
+  errors, the S1–S3 checks) and byte count stays valid. An event whose text might
+  still be the start of a secret waits for the event that decides it.
+
+Nothing here imports beyond the standard library (the store stays light).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass, field, fields, is_dataclass, replace
+from json.decoder import scanstring
+from typing import Any
+from urllib.parse import quote, unquote, urlsplit, urlunsplit
+
+from frontier.app.cst import safejson
+
+MIN_SECRET_LEN = 8
+REDACTED = "[REDACTED]"
+MASK = "*"
+SECRET_ENV = ("FRONTIER_API_KEY", "OPENAI_API_KEY")
+CREDENTIAL_PARAMS = ("key", "token", "secret", "password", "sig", "auth")
+"""A URL query parameter whose name contains one of these carries a credential."""
+URL_USERINFO_MASK = "***"
+
+_TOKEN = r"(?P<tok>(?=[A-Za-z0-9._~+/-]*[0-9])[A-Za-z0-9._~+/-]{8,}=*)"
+"""A credential-looking token: RFC 6750 token characters, 8 or more, with a digit
+(so ``Bearer instrument`` or ``api_key=settings.KEY`` in code is left alone)."""
+_NAMES = (
+    r"(?:api[_-]?key|apikey|key|access[_-]?token|token|secret|password|passwd|sig|signature|auth)"
+)
+_NAME = r"(?:[A-Za-z0-9.]*[_-])?" + _NAMES
+_BEARER = re.compile(r"(?i)(?P<pre>\bbearer\s+)" + _TOKEN)
+_AUTHORIZATION = re.compile(
+    r"(?i)(?P<pre>\bauthorization[\"']?\s*[:=]\s*[\"']?\s*(?:basic|token)\s+)" + _TOKEN
+)
+_ASSIGNED = re.compile(r"(?P<pre>=)" + _TOKEN)
+_ASSIGNED_NAME = re.compile(r"(?i)" + _NAME)
+_NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-")
+_BEFORE_NAME = frozenset("?&;\"'(,{ \t\n\r")
+_JSON_FIELD = re.compile(r"(?i)(?P<pre>\"" + _NAME + r"\"\s*:\s*\")" + _TOKEN)
+
+
+def _scrub_shapes(text: str) -> str:
+    """Credentials by their shape, for whole strings: the token is replaced, the name
+    kept (``Bearer <token>``, ``Authorization: Basic <token>``, ``api_key=<token>``,
+    ``"api_key": "<token>"``). Each pattern runs only if its anchor occurs at all."""
+    low = text.lower()
+    if "bearer" in low:
+        text = _BEARER.sub(_redact_token, text)
+    if "authorization" in low:
+        text = _AUTHORIZATION.sub(_redact_token, text)
+    if "=" in text:
+        source = text
+        text = _ASSIGNED.sub(lambda m: _redact_assigned(m, source), source)
+    if '":' in text or '" :' in text:
+        text = _JSON_FIELD.sub(_redact_token, text)
+    return text
+
+
+def _redact_assigned(m: re.Match[str], text: str) -> str:
+    """``name=<token>`` only when the name is a credential's (``api_key``, ``x-token``…)."""
+    end = start = m.start()
+    while start > 0 and end - start < 48 and text[start - 1] in _NAME_CHARS:
+        start -= 1
+    if start > 0 and text[start - 1] not in _BEFORE_NAME:
+        return m.group()
+    return m["pre"] + REDACTED if _ASSIGNED_NAME.fullmatch(text, start, end) else m.group()
+
+
+class Scrubber:
+    """Knows the secret values; scrubs or masks them out of text.
+
+    Matching is exact and case-sensitive on each value as written, inside a JSON
+    string (escaped) and percent-encoded.
+    """
+
+    def __init__(self, values: Iterable[str | None] = ()) -> None:
+        self._values: set[str] = set()
+        self._forms: set[str] = set()
+        self._text_re: re.Pattern[str] | None = None
+        self._any_re: re.Pattern[str] | None = None
+        self._prefixes: frozenset[str] = frozenset()
+        self.longest = 0
+        self.add(*values)
+
+    @classmethod
+    def from_env(cls, *values: str | None, environ: Mapping[str, str] | None = None) -> Scrubber:
+        """The API-key environment variables' values plus ``values``."""
+        env = os.environ if environ is None else environ
+        return cls([*(env.get(name) for name in SECRET_ENV), *values])
+
+    def add(self, *values: str | None) -> None:
+        """Learn more secret values (``None`` and values under 8 characters are skipped)."""
+        new = {v.strip() for v in values if isinstance(v, str)} - self._values
+        new = {v for v in new if len(v) >= MIN_SECRET_LEN}
+        if not new:
+            return
+        self._values |= new
+        for v in new:
+            self._forms |= {
+                v,
+                json.dumps(v, ensure_ascii=False)[1:-1],
+                json.dumps(v)[1:-1],
+                quote(v, safe=""),
+            }
+        self._text_re = _alternation(self._values)
+        self._any_re = _alternation(self._forms)
+        self._prefixes = frozenset(v[:k] for v in self._values for k in range(1, len(v)))
+        self.longest = max(len(v) for v in self._values)
+
+    @property
+    def values(self) -> frozenset[str]:
+        return frozenset(self._values)
+
+    def __bool__(self) -> bool:
+        return bool(self._values)
+
+    def __repr__(self) -> str:  # never the values themselves
+        return f"Scrubber({len(self._values)} secret(s))"
+
+    # ------------------------------------------------------------------ whole strings
+
+    def scrub(self, text: str) -> str:
+        """Known values and credential shapes → ``[REDACTED]`` (the length may change)."""
+        if not text:
+            return text
+        if self._any_re is not None:
+            text = self._any_re.sub(REDACTED, text)
+        return _scrub_shapes(text)
+
+    def mask(self, text: str) -> str:
+        """Known values → ``*`` per UTF-8 byte: byte lengths and offsets stay valid."""
+        if not text or self._any_re is None:
+            return text
+        return self._any_re.sub(lambda m: MASK * len(m.group().encode("utf-8")), text)
+
+    def mask_bytes(self, data: bytes) -> bytes:
+        """:meth:`mask` for bytes (undecodable bytes pass through unchanged)."""
+        if not data or self._any_re is None:
+            return data
+        text = data.decode("utf-8", "surrogateescape")
+        return self.mask(text).encode("utf-8", "surrogateescape")
+
+    def scrub_obj(self, obj: Any) -> Any:
+        """``scrub`` every string inside JSON-like data, events and results.
+
+        ``bytes`` are masked (same length): they come with offsets.
+        """
+        if isinstance(obj, str):
+            return self.scrub(obj)
+        if isinstance(obj, bytes):
+            return self.mask_bytes(obj)
+        if isinstance(obj, Mapping):
+            return {k: self.scrub_obj(v) for k, v in obj.items()}
+        if isinstance(obj, list | tuple):
+            return type(obj)(self.scrub_obj(v) for v in obj)
+        if is_dataclass(obj) and not isinstance(obj, type):
+            changes = {}
+            for f in fields(obj):
+                if f.init:
+                    value = getattr(obj, f.name)
+                    scrubbed = self.scrub_obj(value)
+                    if scrubbed != value:
+                        changes[f.name] = scrubbed
+            return replace(obj, **changes) if changes else obj
+        return obj
+
+    # ------------------------------------------------------------------ streams
+
+    def _split(self, text: str) -> tuple[list[tuple[int, int]], int]:
+        """Secrets wholly inside ``text`` that can be masked now, and where the
+        undecided tail (what may still become a secret) begins."""
+        if self._text_re is None:
+            return [], len(text)
+        spans = [m.span() for m in self._text_re.finditer(text)]
+        keep = len(text)
+        # A match that runs to the end may be the start of a longer secret: undecided.
+        while spans and text[spans[-1][0] :] in self._prefixes:
+            keep = spans.pop()[0]
+        # After the last match, the longest suffix that may still become a secret.
+        floor = spans[-1][1] if spans else 0
+        for k in range(min(self.longest - 1, len(text) - floor), 0, -1):
+            if text[-k:] in self._prefixes:
+                keep = min(keep, len(text) - k)
+                break
+        return spans, keep
+
+
+def _alternation(values: Iterable[str]) -> re.Pattern[str]:
+    return re.compile("|".join(re.escape(v) for v in sorted(values, key=len, reverse=True)))
+
+
+def _redact_token(m: re.Match[str]) -> str:
+    return m["pre"] + REDACTED
+
+
+class StreamScrubber:
+    """Scrub text that arrives in pieces: ``feed`` returns what is safe to show now
+    (at most ``len(longest secret) - 1`` characters are held back), ``flush`` the rest.
+
+    ``same_length`` masks with ``*`` (offsets stay valid); otherwise ``[REDACTED]``.
+    Credential *shapes* are applied by the caller to whole lines if wanted: a
+    shape has no bounded length to hold back for.
+    """
+
+    def __init__(self, scrubber: Scrubber, *, same_length: bool = False) -> None:
+        self._scrubber = scrubber
+        self._same = same_length
+        self._held = ""
+
+    def feed(self, text: str) -> str:
+        if not self._scrubber:
+            return text
+        buf = self._held + text
+        spans, keep = self._scrubber._split(buf)
+        self._held = buf[keep:]
+        return self._masked(buf[:keep], spans)
+
+    def flush(self) -> str:
+        buf, self._held = self._held, ""
+        if not buf:
+            return ""
+        spans = [m.span() for m in self._scrubber._text_re.finditer(buf)] if self._scrubber else []
+        return self._masked(buf, spans)
+
+    def _masked(self, text: str, spans: list[tuple[int, int]]) -> str:
+        if not spans:
+            return text
+        out, at = [], 0
+        for s, e in spans:
+            out.append(text[at:s])
+            out.append(MASK * len(text[s:e].encode("utf-8")) if self._same else REDACTED)
+            at = e
+        out.append(text[at:])
+        return "".join(out)
+
+
+# --------------------------------------------------------------------------- SSE data
+
+TEXT_FIELDS = ("content", "reasoning_content", "reasoning", "refusal")
+"""``choices[i].delta`` fields that stream text (followed across events)."""
+TOOL_FIELDS = ("name", "arguments")
+"""``choices[i].delta.tool_calls[j].function`` fields that stream text."""
+
+Path = tuple[str | int, ...]
+
+
+@dataclass
+class _Event:
+    t: float
+    data: str
+    undecided: int = 0
+    """Characters of this event still in some field's undecided tail."""
+    masks: list[tuple[Path, int, int]] = field(default_factory=list)
+    """(literal path, first, end) decoded character ranges to mask."""
+    released: bool = False
+    """Already handed out by ``release_all`` (its undecided characters masked in advance)."""
+
+
+@dataclass
+class _Field:
+    """One streamed text field (e.g. tool call 1's arguments) across events."""
+
+    text: str = ""
+    """The undecided tail: characters that may still be part of a secret."""
+    segments: list[tuple[int, _Event, Path, int]] = field(default_factory=list)
+    """(start in ``text``, event, literal path in the event, start in that literal)."""
+
+
+class SSEScrubber:
+    """Mask secrets in one response's raw SSE ``data`` strings, in place, across events.
+
+    ``feed(t, data)`` returns the ``(t, data)`` events now safe to keep, in arrival
+    order (an event whose streamed text ends in what may be the start of a secret
+    waits, and so does every later one); ``flush()`` returns the rest at the end of
+    the response. Each event comes out with the same length (in the decoded text and
+    in the raw string's UTF-8 bytes) as it went in.
+    """
+
+    def __init__(self, scrubber: Scrubber) -> None:
+        self._scrubber = scrubber
+        self._queue: list[_Event] = []
+        self._fields: dict[tuple[Any, ...], _Field] = {}
+
+    def feed(self, t: float, data: str) -> list[tuple[float, str]]:
+        if not self._scrubber:
+            return [(t, data)]
+        event = _Event(t, data)
+        self._queue.append(event)
+        for key, path, text in _streamed_fields(data):
+            f = self._fields.setdefault(key, _Field())
+            f.segments.append((len(f.text), event, path, 0))
+            f.text += text
+            event.undecided += len(text)
+            self._decide(f, final=False)
+        return self._release()
+
+    def flush(self) -> list[tuple[float, str]]:
+        for f in self._fields.values():
+            self._decide(f, final=True)
+        self._fields.clear()
+        return self._release()
+
+    def release_all(self) -> list[tuple[float, str]]:
+        """Every waiting event, now, with each field's undecided tail masked as if it were a
+        secret — for a commit that must hold the bytes proving a call (DESIGN §7) before the
+        call runs. The tails stay tracked, so a secret that continues in later events is
+        still masked there; a tail that turns out to be no secret stays masked (over-masking
+        a few characters in the stored stream only, never in the conversation)."""
+        for f in self._fields.values():
+            for start, event, path, lit, end in _segment_ranges(f):
+                if not event.released and end > start:
+                    event.masks.append((path, lit, lit + end - start))
+                    event.undecided -= end - start
+        return self._release()
+
+    def _decide(self, f: _Field, *, final: bool) -> None:
+        if final:
+            spans = [m.span() for m in self._scrubber._text_re.finditer(f.text)]  # type: ignore[union-attr]
+            keep = len(f.text)
+        else:
+            spans, keep = self._scrubber._split(f.text)
+        for s, e in spans:
+            for start, event, path, lit, end in _segment_ranges(f):
+                a, b = max(s, start), min(e, end)
+                if a < b and not event.released:
+                    event.masks.append((path, lit + a - start, lit + b - start))
+        # Drop the decided prefix [0, keep).
+        kept: list[tuple[int, _Event, Path, int]] = []
+        for start, event, path, lit, end in _segment_ranges(f):
+            decided = max(0, min(end, keep) - start)
+            if not event.released:
+                event.undecided -= decided
+            if end > keep:
+                kept.append((max(start, keep) - keep, event, path, lit + decided))
+        f.segments = kept
+        f.text = f.text[keep:]
+
+    def _release(self) -> list[tuple[float, str]]:
+        out = []
+        while self._queue and self._queue[0].undecided <= 0:
+            event = self._queue.pop(0)
+            event.released = True
+            data = _apply_masks(event.data, event.masks) if event.masks else event.data
+            out.append((event.t, self._scrubber.mask(data)))
+        return out
+
+
+def _segment_ranges(f: _Field) -> Iterator[tuple[int, _Event, Path, int, int]]:
+    """Each segment with its end in ``f.text``."""
+    segs = f.segments
+    for i, (start, event, path, lit) in enumerate(segs):
+        end = segs[i + 1][0] if i + 1 < len(segs) else len(f.text)
+        yield start, event, path, lit, end
+
+
+def _streamed_fields(data: str) -> Iterator[tuple[tuple[Any, ...], Path, str]]:
+    """``(field key, literal path, text)`` for each streamed text field of one event.
+
+    The key names the stream across events (a choice's ``index``, a tool call's
+    ``index``); the path finds the string literal inside this event's raw JSON.
+    """
+    try:
+        obj = safejson.loads(data, max_depth=safejson.ENVELOPE_DEPTH)
+    except ValueError:
+        return
+    if not isinstance(obj, dict) or not isinstance(obj.get("choices"), list):
+        return
+    for ci, choice in enumerate(obj["choices"]):
+        if not isinstance(choice, dict) or not isinstance(choice.get("delta"), dict):
+            continue
+        c_key = repr(choice.get("index", ci))
+        delta = choice["delta"]
+        for name in TEXT_FIELDS:
+            text = delta.get(name)
+            if isinstance(text, str) and text:
+                yield (c_key, name), ("choices", ci, "delta", name), text
+        calls = delta.get("tool_calls")
+        if not isinstance(calls, list):
+            continue
+        for tj, call in enumerate(calls):
+            fn = call.get("function") if isinstance(call, dict) else None
+            if not isinstance(fn, dict):
+                continue
+            t_key = repr(call.get("index", tj))
+            for name in TOOL_FIELDS:
+                text = fn.get(name)
+                if isinstance(text, str) and text:
+                    path = ("choices", ci, "delta", "tool_calls", tj, "function", name)
+                    yield (c_key, "tool", t_key, name), path, text
+
+
+def _apply_masks(raw: str, masks: list[tuple[Path, int, int]]) -> str:
+    """Replace the masked characters of each string literal, keeping every length."""
+    literals = _string_literals(raw)
+    edits: dict[int, tuple[int, str]] = {}
+    for path, first, end in masks:
+        span = literals.get(path)
+        if span is None:  # cannot happen for a path read from this same string
+            continue
+        units = _units(raw, *span)
+        for start, stop, char in units[first:end]:
+            edits[start] = (stop, _mask_unit(raw[start:stop], char))
+    out, at = [], 0
+    for start in sorted(edits):
+        stop, text = edits[start]
+        out.append(raw[at:start])
+        out.append(text)
+        at = stop
+    out.append(raw[at:])
+    return "".join(out)
+
+
+_WS = " \t\n\r"
+
+
+def _string_literals(raw: str) -> dict[Path, tuple[int, int]]:
+    """Path → (start, end) of every string value's contents inside the raw JSON text."""
+    out: dict[Path, tuple[int, int]] = {}
+    _scan(raw, _skip(raw, 0), (), out)
+    return out
+
+
+def _skip(s: str, i: int) -> int:
+    while i < len(s) and s[i] in _WS:
+        i += 1
+    return i
+
+
+def _scan(s: str, i: int, path: Path, out: dict[Path, tuple[int, int]]) -> int:
+    c = s[i]
+    if c == '"':
+        _, end = scanstring(s, i + 1)
+        out[path] = (i + 1, end - 1)
+        return end
+    if c in "{[":
+        close = "}" if c == "{" else "]"
+        i = _skip(s, i + 1)
+        n = 0
+        while s[i] != close:
+            if c == "{":
+                key, i = scanstring(s, i + 1)
+                i = _skip(s, _skip(s, i) + 1)  # past the ':'
+                sub: Path = (*path, key)
+            else:
+                sub = (*path, n)
+            i = _skip(s, _scan(s, i, sub, out))
+            n += 1
+            if s[i] == ",":
+                i = _skip(s, i + 1)
+        return i + 1
+    j = i
+    while j < len(s) and s[j] not in ",]} \t\n\r":
+        j += 1
+    return j
+
+
+def _units(s: str, start: int, end: int) -> list[tuple[int, int, str]]:
+    """The decoded characters of a string literal's contents with their raw spans."""
+    units = []
+    j = start
+    while j < end:
+        if s[j] != "\\":
+            units.append((j, j + 1, s[j]))
+            j += 1
+            continue
+        if s[j + 1] != "u":
+            units.append((j, j + 2, json.loads(f'"{s[j : j + 2]}"')))
+            j += 2
+            continue
+        cp = int(s[j + 2 : j + 6], 16)
+        if 0xD800 <= cp < 0xDC00 and s[j + 6 : j + 8] == "\\u":
+            low = int(s[j + 8 : j + 12], 16)
+            if 0xDC00 <= low < 0xE000:
+                units.append((j, j + 12, chr(0x10000 + ((cp - 0xD800) << 10) + (low - 0xDC00))))
+                j += 12
+                continue
+        units.append((j, j + 6, chr(cp)))
+        j += 6
+    return units
+
+
+_MASK_CHARS = {1: "*", 2: "\u00b7", 3: "\u2022", 4: "\U0001f512"}
+_MASK_ESCAPES = {1: "\\u002a", 2: "\\u00b7", 3: "\\u2022"}
+
+
+def _mask_unit(raw: str, char: str) -> str:
+    """A mask with the same raw length and the same decoded UTF-8 length as ``raw``."""
+    size = len(char.encode("utf-8", "surrogatepass"))
+    if len(raw) == 1:
+        return _MASK_CHARS[size]
+    if len(raw) == 6:
+        return _MASK_ESCAPES[size]
+    if len(raw) == 12:
+        return "\\ud83d\\udd12"
+    return "\\/"  # a two-character escape decodes to one byte: so does this one
+
+
+# --------------------------------------------------------------------------- URLs
+
+
+def url_secrets(url: str | None) -> list[str]:
+    """Credentials a base URL carries: its user-info password and credential-like
+    query values (so they are scrubbed wherever they are echoed)."""
+    if not url:
+        return []
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return []
+    found = []
+    if parts.password:
+        found += [parts.password, unquote(parts.password)]
+    for name, value in _query_pairs(parts.query):
+        if value and _is_credential(name):
+            found += [value, unquote(value)]
+    return found
+
+
+def redact_url(url: str | None, *, userinfo: str = URL_USERINFO_MASK) -> str | None:
+    """``url`` without its credentials: user-info becomes ``userinfo@`` (``""`` drops
+    it) and credential-like query values ``[REDACTED]``; any other URL is unchanged."""
+    if not url:
+        return url
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return url
+    netloc = parts.netloc
+    if "@" in netloc:
+        host = netloc.rsplit("@", 1)[1]
+        netloc = f"{userinfo}@{host}" if userinfo else host
+    query = (
+        "&".join(
+            f"{name}={REDACTED}" if _is_credential(name) and value else pair
+            for pair, (name, value) in zip(
+                parts.query.split("&"), _query_pairs(parts.query), strict=True
+            )
+        )
+        if parts.query
+        else ""
+    )
+    if netloc == parts.netloc and query == parts.query:
+        return url
+    return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
+
+
+def _query_pairs(query: str) -> list[tuple[str, str]]:
+    if not query:
+        return []
+    pairs = []
+    for pair in query.split("&"):
+        name, _, value = pair.partition("=")
+        pairs.append((unquote(name.replace("+", " ")), value))
+    return pairs
+
+
+def _is_credential(name: str) -> bool:
+    lower = name.lower()
+    return any(word in lower for word in CREDENTIAL_PARAMS)
+
+
+__all__ = [
+    "MIN_SECRET_LEN",
+    "REDACTED",
+    "SECRET_ENV",
+    "SSEScrubber",
+    "Scrubber",
+    "StreamScrubber",
+    "redact_url",
+    "url_secrets",
+]

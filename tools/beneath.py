@@ -1,0 +1,291 @@
+"""Paths resolved beneath the workspace root at the moment of use, through directory
+descriptors, so no swap of a directory for a symlink can redirect a read or a write.
+
+``openat2(RESOLVE_BENEATH)`` done by hand, portably: from a descriptor of the real
+root, every component is opened with ``O_DIRECTORY | O_NOFOLLOW`` relative to the
+previous one. A symlink met on the way is read (``readlinkat``) and its target
+walked the same way, so a link that stays inside the workspace is followed and one
+that leaves it is refused; ``..`` never climbs above the root; a component swapped
+for a link between the check and the open fails the ``O_NOFOLLOW`` open and is
+resolved again. The caller gets the descriptor of the final component's real
+parent directory and its real name: a write then creates its temp file, renames
+and fsyncs *in that descriptor* (``dir_fd=``), wherever the path points by then.
+
+Reads open the final component with ``O_NONBLOCK | O_NOFOLLOW`` and check
+``S_ISREG`` on the descriptor, so a FIFO, a device or a socket in the workspace is
+refused instead of blocking the agent forever.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import stat
+from collections import deque
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import NamedTuple
+
+_O_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
+_O_DIRECTORY = getattr(os, "O_DIRECTORY", 0)
+_O_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+_O_NONBLOCK = getattr(os, "O_NONBLOCK", 0)
+_O_NOATIME = getattr(os, "O_NOATIME", 0)
+"""Reads must not dirty inodes: an atime update needs a journal handle, which waits while a
+commit forced by a write's fsyncs is being prepared."""
+_DIR_FLAGS = os.O_RDONLY | _O_DIRECTORY | _O_NOFOLLOW | _O_CLOEXEC
+MAX_LINK_HOPS = 40
+"""As the kernel's own limit: more links than this on one path is a loop."""
+_RETRIES = 8
+"""A component that keeps changing kind between check and open: give up after this."""
+
+
+class PathError(ValueError):
+    """A path that is empty, malformed or outside the workspace root."""
+
+
+class NotRegularFileError(OSError):
+    """A FIFO, device, socket or other non-regular file: never opened for content."""
+
+
+class Parent(NamedTuple):
+    fd: int
+    """Open descriptor of the final component's real parent directory (the caller closes)."""
+    name: str
+    """The final component's real name in that directory (a link that stays inside is
+    resolved; the name may not exist yet)."""
+    rel: str
+    """The real path relative to the root, POSIX separators (``.`` for the root itself)."""
+
+
+def real_root(root: str | os.PathLike[str]) -> Path:
+    return Path(os.path.realpath(root))
+
+
+def _kind(mode: int) -> str:
+    if stat.S_ISFIFO(mode):
+        return "a FIFO (named pipe)"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    return "not a regular file"
+
+
+def _outside(path: str, base: Path, via_link: bool) -> PathError:
+    why = "is a symlink that points" if via_link else "is"
+    return PathError(
+        f"path {path!r} {why} outside the workspace root {str(base)!r}; only files inside the "
+        "workspace can be used"
+    )
+
+
+def check_name(path: object) -> str:
+    """A path the model gave, before any filesystem access: text, not empty, no NUL."""
+    if not isinstance(path, str) or not path.strip():
+        raise PathError("empty path; give a path relative to the workspace root, e.g. src/app.py")
+    if "\x00" in path:
+        raise PathError(f"path {path!r} contains a NUL byte")
+    return path
+
+
+def _inside(base: Path, target: str) -> list[str] | None:
+    """The components of absolute ``target`` below ``base``, or ``None`` if not beneath it
+    (tried as written, then with the links *outside* the workspace resolved)."""
+    for candidate in (os.path.normpath(target), os.path.realpath(target)):
+        if candidate == str(base):
+            return []
+        prefix = str(base).rstrip("/") + "/"
+        if candidate.startswith(prefix):
+            return candidate[len(prefix) :].split("/")
+    return None
+
+
+def _relative_parts(base: Path, path: str) -> list[str]:
+    if os.path.isabs(path):
+        parts = _inside(base, path)
+        if parts is None:
+            raise _outside(path, base, via_link=False)
+        return parts
+    return path.split("/")
+
+
+def _walk(
+    root: str | os.PathLike[str], path: str, *, create: bool, follow_final: bool
+) -> tuple[Parent, bool]:
+    """Resolve ``path`` beneath ``root``; ``(parent, missing_dirs)``. With ``create``, missing
+    directories are made (beneath, by descriptor); without it, a missing directory ends the
+    walk and the rest of the path is taken as written (``missing_dirs`` is then True and
+    ``fd`` is the deepest existing directory)."""
+    check_name(path)
+    base = real_root(root)
+    todo: deque[str] = deque(_relative_parts(base, path))
+    stack = [os.open(base, _DIR_FLAGS)]
+    names: list[str] = []
+    hops = retries = 0
+    try:
+        while todo:
+            part = todo.popleft()
+            if part in ("", "."):
+                continue
+            if part == "..":
+                if len(stack) == 1:
+                    raise _outside(path, base, via_link=hops > 0)
+                os.close(stack.pop())
+                names.pop()
+                continue
+            last = not any(p not in ("", ".") for p in todo)
+            here = stack[-1]
+            try:
+                st: os.stat_result | None = os.stat(part, dir_fd=here, follow_symlinks=False)
+            except FileNotFoundError:
+                st = None
+            if st is not None and stat.S_ISLNK(st.st_mode) and (follow_final or not last):
+                hops += 1
+                if hops > MAX_LINK_HOPS:
+                    raise OSError(errno.ELOOP, f"too many levels of symbolic links in {path!r}")
+                target = os.readlink(part, dir_fd=here)
+                if os.path.isabs(target):
+                    parts = _inside(base, target)
+                    if parts is None:
+                        raise _outside(path, base, via_link=True)
+                    for fd in stack[1:]:
+                        os.close(fd)
+                    del stack[1:]
+                    names.clear()
+                    todo.extendleft(reversed(parts))
+                else:
+                    todo.extendleft(reversed(target.split("/")))
+                continue
+            if last:
+                return Parent(stack.pop(), part, "/".join([*names, part])), False
+            if st is None:
+                if not create:
+                    rest = "/".join(p for p in todo if p not in ("", "."))
+                    if ".." in todo:
+                        raise PathError(
+                            f"path {path!r} goes through a folder that does not exist, then '..';"
+                            " give the path without '..'"
+                        )
+                    return Parent(
+                        stack.pop(), "/".join([part, rest]), "/".join([*names, part, rest])
+                    ), True
+                try:
+                    os.mkdir(part, 0o777, dir_fd=here)
+                except FileExistsError:
+                    pass  # made meanwhile: opened (never followed) below
+            elif not stat.S_ISDIR(st.st_mode) and not stat.S_ISLNK(st.st_mode):
+                raise NotADirectoryError(
+                    errno.ENOTDIR, f"{'/'.join([*names, part])} is a file, not a folder", path
+                )
+            try:
+                fd = os.open(part, _DIR_FLAGS, dir_fd=here)
+            except OSError as exc:  # swapped for a link (or a file) since the stat: again
+                if (
+                    exc.errno not in (errno.ELOOP, errno.ENOTDIR, errno.ENOENT)
+                    or retries > _RETRIES
+                ):
+                    raise
+                retries += 1
+                todo.appendleft(part)
+                continue
+            stack.append(fd)
+            names.append(part)
+        return Parent(stack.pop(), ".", "/".join(names) or "."), False
+    finally:
+        for fd in stack:
+            os.close(fd)
+
+
+@contextmanager
+def parent(
+    root: str | os.PathLike[str], path: str, *, create: bool = False, follow_final: bool = True
+) -> Iterator[Parent]:
+    """The real parent directory (an open descriptor, closed on exit) and name of ``path``.
+
+    ``create`` makes missing directories beneath the root. A final component that is a link
+    inside the workspace is resolved to its target unless ``follow_final`` is False.
+    """
+    found, missing = _walk(root, path, create=create, follow_final=follow_final)
+    try:
+        if missing:
+            raise FileNotFoundError(errno.ENOENT, "no such folder", path)
+        yield found
+    finally:
+        os.close(found.fd)
+
+
+def resolve_rel(root: str | os.PathLike[str], path: str) -> str:
+    """The real workspace-relative path of ``path`` (links inside the workspace resolved,
+    folders not yet made taken as written); raises ``PathError`` if it leaves the root."""
+    found, _ = _walk(root, path, create=False, follow_final=True)
+    os.close(found.fd)
+    return found.rel
+
+
+def open_regular(dir_fd: int, name: str) -> tuple[int, os.stat_result] | None:
+    """``name`` in ``dir_fd`` opened for reading, never blocking and never through a link;
+    ``None`` if absent. Raises ``NotRegularFileError`` / ``IsADirectoryError``."""
+    flags = os.O_RDONLY | _O_CLOEXEC | _O_NOFOLLOW | _O_NONBLOCK
+    try:
+        fd = os.open(name, flags | _O_NOATIME, dir_fd=dir_fd)
+    except FileNotFoundError:
+        return None
+    except PermissionError:
+        if not _O_NOATIME:
+            raise
+        try:  # O_NOATIME is only allowed on files we own
+            fd = os.open(name, flags, dir_fd=dir_fd)
+        except FileNotFoundError:
+            return None
+    except OSError as exc:
+        if exc.errno == errno.EISDIR:
+            raise IsADirectoryError(errno.EISDIR, "Is a directory", name) from None
+        raise
+    st = os.fstat(fd)
+    if stat.S_ISREG(st.st_mode):
+        return fd, st
+    os.close(fd)
+    if stat.S_ISDIR(st.st_mode):
+        raise IsADirectoryError(errno.EISDIR, "Is a directory", name)
+    raise NotRegularFileError(
+        errno.EINVAL,
+        f"{name} is {_kind(st.st_mode)}, not a regular file; Frontier reads and writes regular "
+        "files only",
+    )
+
+
+def read_fd(fd: int, size: int) -> bytes:
+    want = size + 1
+    chunk = os.read(fd, want)
+    if len(chunk) < want:  # the common case: the whole file in one read
+        return chunk
+    parts = [chunk]
+    while chunk := os.read(fd, 1 << 16):
+        parts.append(chunk)
+    return b"".join(parts)
+
+
+def read_in(dir_fd: int, name: str) -> tuple[bytes | None, int | None]:
+    """``(bytes, permission bits)`` of ``name`` in ``dir_fd``, ``(None, None)`` if absent."""
+    opened = open_regular(dir_fd, name)
+    if opened is None:
+        return None, None
+    fd, st = opened
+    try:
+        return read_fd(fd, st.st_size), stat.S_IMODE(st.st_mode)
+    finally:
+        os.close(fd)
+
+
+def read_file(root: str | os.PathLike[str], path: str) -> tuple[bytes | None, int | None]:
+    """A file's bytes and permission bits, resolved beneath ``root`` now; ``(None, None)``
+    if it (or a folder on its way) does not exist."""
+    found, missing = _walk(root, path, create=False, follow_final=True)
+    try:
+        if missing:
+            return None, None
+        return read_in(found.fd, found.name)
+    finally:
+        os.close(found.fd)
