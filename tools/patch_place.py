@@ -179,7 +179,9 @@ class Placer:
         level = next((lv for lv in LEVELS if _same(here, old, lv)), None)
         if level is None:
             return None
-        if new and new != old and hint + len(new) <= len(self):
+        if new and len(new) > len(old) and hint + len(new) <= len(self):
+            # The new lines here too (lines added at the hunk's edge): maybe applied already.
+            # New lines no longer than the old ones lie inside the old lines found: no sign.
             there = self._slice(hint, len(new))
             upto = LEVELS[: LEVELS.index(level) + 1]
             if any(_same(there, new, lv) for lv in upto):
@@ -208,6 +210,8 @@ class Placer:
             reverse = self._find(keys(new, level), level, start) if new and new != old else []
             if forward and reverse:  # the new lines inside an occurrence of the old ones: not
                 reverse = [r for r in reverse if not _inside(forward, r, r + n_new, n_old)]
+            elif reverse:  # ... even where the old lines only match at a looser level
+                reverse = self._not_inside_looser(old, reverse, n_new, level, start)
             if not forward and not reverse:
                 continue
             if forward and reverse:  # old lines inside an occurrence of the result: applied
@@ -222,6 +226,18 @@ class Placer:
             p, why = self._choose(hunk, reverse, n_new, hint, start)
             return "present", p, level, _join(why, f"found {loose}" if loose else "")
         return None
+
+    def _not_inside_looser(
+        self, old: list[str], reverse: list[int], n_new: int, level: str, start: int
+    ) -> list[int]:
+        """``reverse`` without the occurrences that lie inside an occurrence of the old lines
+        at a looser level (the file's whitespace retyped: the old lines are there)."""
+        n_old = len(old)
+        for looser in LEVELS[LEVELS.index(level) + 1 :]:
+            forward = self._find(keys(old, looser), looser, start)
+            if forward:
+                return [r for r in reverse if not _inside(forward, r, r + n_new, n_old)]
+        return reverse
 
     def _forward_or_present(
         self, hunk: Hunk, forward: list[int], reverse: list[int], hint: int
