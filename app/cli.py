@@ -36,9 +36,11 @@ examples:
 
 configuration: config.toml in the user config dir (FRONTIER_CONFIG_DIR overrides),
 FRONTIER_BASE_URL / FRONTIER_MODEL / FRONTIER_PROTOCOL / FRONTIER_APPROVAL /
-FRONTIER_PATCH_FORMAT. The key: FRONTIER_API_KEY, else api_key_command (prints it)
-or api_key_file in config.toml (keeps it out of the environment, where approved
-commands could read it), else OPENAI_API_KEY.
+FRONTIER_PATCH_FORMAT / FRONTIER_CONNECT_TIMEOUT / FRONTIER_FIRST_BYTE_TIMEOUT /
+FRONTIER_IDLE_TIMEOUT (by default a hung server is given up on within 2 minutes).
+The key: FRONTIER_API_KEY, else api_key_command (prints it) or api_key_file in
+config.toml (keeps it out of the environment, where approved commands could read
+it), else OPENAI_API_KEY.
 Sessions live in the user data dir (FRONTIER_DATA_DIR overrides).
 """
 
@@ -87,6 +89,28 @@ def _agent_options(parser: argparse.ArgumentParser, *, top: bool) -> None:
         default=default,
         metavar="NAME",
         help="TUI theme: frontier-dark, frontier-light, frontier-contrast",
+    )
+    parser.add_argument(
+        "--connect-timeout",
+        default=default,
+        type=float,
+        metavar="S",
+        help="seconds to connect to the endpoint (default 10)",
+    )
+    parser.add_argument(
+        "--first-byte-timeout",
+        default=default,
+        type=float,
+        metavar="S",
+        help="seconds from sending a request to the first byte of the answer (default 45; "
+        "raise it for a slow local model on long prompts)",
+    )
+    parser.add_argument(
+        "--idle-timeout",
+        default=default,
+        type=float,
+        metavar="S",
+        help="seconds without a byte mid-answer before it counts as a stall (default 30)",
     )
 
 

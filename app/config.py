@@ -14,6 +14,7 @@ Frontier never writes the key anywhere.
 from __future__ import annotations
 
 import contextlib
+import math
 import os
 import signal
 import subprocess
@@ -27,6 +28,9 @@ from frontier.tools.patch_model import PATCH_FORMATS
 PROTOCOLS = ("native-eos", "native-inc", "ctl", "ctl-heredoc", "xml")
 APPROVALS = ("ask", "auto-edit", "auto", "read-only")
 DEFAULT_PROTOCOL = "ctl-heredoc"
+TIMEOUTS = ("connect_timeout", "first_byte_timeout", "idle_timeout")
+"""Seconds; the provider's defaults (10, 45, 30) give up on a hung server within 115 s
+(docs/decisions-providers.md has the arithmetic)."""
 
 
 def data_dir() -> Path:
@@ -69,6 +73,13 @@ class Config:
     """A file holding the key (first line); relative paths are from the config dir."""
     api_key: str | None = field(default=None, repr=False)
     """The key itself (see the module doc); ``repr`` hides it so it never lands in a log."""
+    connect_timeout: float = 10.0
+    """Seconds to open the connection to the endpoint."""
+    first_byte_timeout: float = 45.0
+    """Seconds from sending a request to the first byte of the answer (a slow model on
+    a long prompt, e.g. llama.cpp on a CPU, may need more)."""
+    idle_timeout: float = 30.0
+    """Seconds without a byte, once the answer streams, before it counts as a stall."""
 
     @property
     def has_endpoint(self) -> bool:
@@ -89,6 +100,9 @@ _ENV = {
     "patch_format": "FRONTIER_PATCH_FORMAT",
     "api_key_command": "FRONTIER_API_KEY_COMMAND",
     "api_key_file": "FRONTIER_API_KEY_FILE",
+    "connect_timeout": "FRONTIER_CONNECT_TIMEOUT",
+    "first_byte_timeout": "FRONTIER_FIRST_BYTE_TIMEOUT",
+    "idle_timeout": "FRONTIER_IDLE_TIMEOUT",
 }
 API_KEY_COMMAND_TIMEOUT = 30.0
 """Seconds ``api_key_command`` may take (it runs without a terminal: it must not prompt)."""
@@ -111,10 +125,17 @@ def load_config(**overrides: Any) -> Config:
             )
         known = {f.name for f in fields(Config)} - {"api_key"}
         values.update({k: v for k, v in data.items() if k in known})
+    sources = dict.fromkeys(values, str(path))
     for name, var in _ENV.items():
         if os.environ.get(var):
             values[name] = os.environ[var]
-    values.update({k: v for k, v in overrides.items() if v is not None})
+            sources[name] = var
+    flags = {k: v for k, v in overrides.items() if v is not None}
+    sources.update({name: "--" + name.replace("_", "-") for name in flags})
+    values.update(flags)
+    for name in TIMEOUTS:
+        if name in values:
+            values[name] = _seconds(name, values[name], sources.get(name, name))
     for name in ("api_key_command", "api_key_file"):
         value = values.get(name)
         if value is not None and not isinstance(value, str):
@@ -145,6 +166,21 @@ def load_config(**overrides: Any) -> Config:
             f"or patch_format in {path})"
         )
     return config
+
+
+def _seconds(name: str, value: Any, source: str) -> float:
+    """A timeout setting as seconds > 0; the error names the setting and where it was set."""
+    number: float | None = None
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        number = float(value)
+    elif isinstance(value, str):
+        with contextlib.suppress(ValueError):
+            number = float(value.strip().removesuffix("s").strip())
+    if number is None or not math.isfinite(number) or number <= 0:
+        raise ConfigError(
+            f"{name} must be a number of seconds > 0, got {value!r} (set by {source})"
+        )
+    return number
 
 
 _RESOLVED: dict[tuple[str, str], str] = {}
@@ -261,18 +297,22 @@ def save_setting(key: str, value: str) -> None:
         except (tomllib.TOMLDecodeError, UnicodeDecodeError):
             data = {}
     data[key] = value
-    lines = [f"{k} = {_toml_value(v)}" for k, v in data.items() if isinstance(v, str | int | bool)]
+    lines = [
+        f"{k} = {_toml_value(v)}"
+        for k, v in data.items()
+        if isinstance(v, str | int | float | bool)
+    ]
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_suffix(".toml.tmp")
     tmp.write_text("\n".join(lines) + "\n", "utf-8")
     os.replace(tmp, path)
 
 
-def _toml_value(value: str | int | bool) -> str:
+def _toml_value(value: str | int | float | bool) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
-    if isinstance(value, int):
-        return str(value)
+    if isinstance(value, int | float):  # a timeout like 120.5 survives saving the theme
+        return repr(value)
     escaped = value.replace("\\", "\\\\").replace('"', '\\"')
     return f'"{escaped}"'
 

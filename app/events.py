@@ -16,7 +16,7 @@ from __future__ import annotations
 import base64
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Literal
+from typing import Any, ClassVar, Literal, get_args
 
 ArgValue = str | bytes | Any
 """CTL arguments are ``str`` when valid UTF-8, else ``bytes``; native/JSON
@@ -42,6 +42,24 @@ ResultKind = Literal[
     "not_applied",
     "diverged",
 ]
+
+ContractErrorKind = Literal[
+    "bad_call",
+    "bad_arg",
+    "unexpected_line",
+    "body_eof",
+    "heredoc_eof",
+    "line_too_long",
+    "limit",
+    "bad_json",
+    "bad_xml",
+    "late_arguments",
+    "truncated",
+]
+"""``ContractError.kind``: what the framing of a response broke (docs/protocol.md lists
+each). ``late_arguments``: native-inc argument bytes for a call already executable."""
+
+CONTRACT_ERROR_KINDS: tuple[str, ...] = get_args(ContractErrorKind)
 
 
 @dataclass(frozen=True)
@@ -162,6 +180,7 @@ class ContractError(Event):
 
     type: ClassVar[str] = "error"
     kind: str
+    """One of ``CONTRACT_ERROR_KINDS``."""
     message: str
     offset: int
 
@@ -193,6 +212,17 @@ class AssistantText(Event):
     """Confirmed assistant prose as a string (decoded from confirmed text bytes)."""
 
     type: ClassVar[str] = "text"
+    text: str
+
+
+@dataclass(frozen=True)
+class ReasoningText(Event):
+    """A piece of the model's reasoning (``delta.reasoning_content`` or ``delta.reasoning``,
+    streamed before the answer by DeepSeek, Qwen3, llama.cpp, vLLM): shown live as a dimmed
+    thinking block and kept in the recorded stream, but never fed to a transducer (it proves
+    nothing) and never sent back to the model (DeepSeek rejects it in later requests)."""
+
+    type: ClassVar[str] = "reasoning"
     text: str
 
 
@@ -231,6 +261,8 @@ class ResponseEnded(Event):
     type: ClassVar[str] = "response_ended"
     finish_reason: str
     usage: Mapping[str, Any] = field(default_factory=dict)
+    detail: str = ""
+    """Why a ``disconnect`` happened (``no data for 30 s (idle_timeout)``), else empty."""
 
 
 @dataclass(frozen=True)

@@ -85,6 +85,7 @@ class FrontierApp(App[int]):
         Binding("f1,question_mark", "help", "Help"),
         Binding("escape", "cancel", "Cancel tool"),
         Binding("ctrl+e", "focus_errors", "Errors", show=False),
+        Binding("ctrl+t", "toggle_thinking", "Thinking", show=False),
         Binding("f2", "pane('raw')", "Raw", show=False),
         Binding("f3", "pane('confirmed')", "Confirmed", show=False),
         Binding("f4", "pane('pending')", "Pending", show=False),
@@ -581,6 +582,11 @@ class FrontierApp(App[int]):
             self.main.show_tab(name)
             # paint it once the layout has given it a size (hidden panes skip flushes)
             self.call_after_refresh(self.flush, True)
+
+    def action_toggle_thinking(self) -> None:
+        """Show the model's reasoning blocks whole, or folded to their last lines."""
+        self.state.toggle_thinking()
+        self.call_after_refresh(self.flush, True)
 
     def action_focus_errors(self) -> None:
         self.main.show_tab("errors")

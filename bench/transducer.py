@@ -2,6 +2,16 @@
 
     .venv/bin/python bench/transducer.py            # the issue's sizes (16 MiB, 100k calls, 64 MiB)
     .venv/bin/python bench/transducer.py --quick    # 1/8 of the sizes, for a busy machine
+    .venv/bin/python bench/transducer.py --process  # only the whole-process comparison
+
+Whole processes (printed first): ``frontier transduce --protocol ctl-heredoc
+--chunk 65536 --summary`` on 64 heredoc calls of ~1 MiB each (64 MiB on
+stdin) against ``python -c 'json.loads(stdin)'`` of the same calls as one
+JSON array — start-up, imports and reading stdin included on both sides,
+best of 3, run alternately in the same run. Both get compiled bytecode (a
+private ``PYTHONPYCACHEPREFIX``, one untimed warm-up each), as an installed
+package would; with ``PYTHONDONTWRITEBYTECODE`` every edited module would be
+recompiled on each start.
 
 Cases: (a) one heredoc argument of ~80-byte lines (and the same size of real
 Python source from the stdlib, where the TAG's bytes are not rare), (b) one
@@ -25,7 +35,12 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
+import resource
+import subprocess
+import sys
 import sysconfig
+import tempfile
 import time
 import tracemalloc
 from collections.abc import Callable
@@ -174,6 +189,68 @@ def case_small(count: int, chunks: list[int], repeat: int) -> list[tuple[str, fl
     return rows
 
 
+def frontier_argv() -> list[str]:
+    """The ``frontier`` executable next to this interpreter, or ``python -m`` of the CLI."""
+    script = Path(sys.executable).with_name("frontier")
+    return [str(script)] if script.is_file() else [sys.executable, "-m", "frontier.app.cli"]
+
+
+def timed_process(argv: list[str], stdin: Path, env: dict[str, str]) -> tuple[float, bytes, int]:
+    """Wall time, stdout and minor page faults of one whole process reading ``stdin``."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_minflt
+    with stdin.open("rb") as f:
+        start = time.perf_counter()
+        proc = subprocess.run(argv, stdin=f, capture_output=True, env=env, check=True)
+        elapsed = time.perf_counter() - start
+    return elapsed, proc.stdout, resource.getrusage(resource.RUSAGE_CHILDREN).ru_minflt - before
+
+
+def case_processes(calls: int, repeat: int = 3) -> tuple[str, float, float, int, int]:
+    """``frontier transduce`` vs ``json.loads`` as whole processes (see the module doc)."""
+    content = text_lines(MiB - 4096)
+    with tempfile.TemporaryDirectory(prefix="frontier-bench-") as tmp:
+        root = Path(tmp)
+        ctl_in, json_in = root / "calls.ctl", root / "calls.json"
+        with ctl_in.open("w", encoding="utf-8") as f:
+            for i in range(calls):
+                f.write(
+                    f"call c{i} write\narg path f{i}.py\narg content <<EOF\n{content}EOF\nend\n"
+                )
+        json_in.write_text(
+            json.dumps(
+                [
+                    {
+                        "id": f"c{i}",
+                        "name": "write",
+                        "arguments": {"path": f"f{i}.py", "content": content},
+                    }
+                    for i in range(calls)
+                ]
+            ),
+            encoding="utf-8",
+        )
+        env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+        env["PYTHONPYCACHEPREFIX"] = str(root / "pycache")
+        ours = [*frontier_argv(), "transduce", "--protocol", "ctl-heredoc", "--chunk", "65536"]
+        ours.append("--summary")
+        ref = [sys.executable, "-c", "import json, sys; json.loads(sys.stdin.buffer.read())"]
+        _, out, _ = timed_process(ours, ctl_in, env)  # warm-up: bytecode is written
+        summary = json.loads(out.splitlines()[-1])
+        assert (summary["calls"], summary["errors"]) == (calls, 0), summary
+        timed_process(ref, json_in, env)
+        mine: list[tuple[float, int]] = []
+        theirs: list[tuple[float, int]] = []
+        for _ in range(repeat):
+            elapsed, _, faults = timed_process(ref, json_in, env)
+            theirs.append((elapsed, faults))
+            elapsed, _, faults = timed_process(ours, ctl_in, env)
+            mine.append((elapsed, faults))
+        size = ctl_in.stat().st_size
+    (t_ours, f_ours), (t_ref, f_ref) = min(mine), min(theirs)
+    name = f"{calls} heredoc calls of ~1 MiB ({size / MiB:.0f} MiB), chunk 65536, whole processes"
+    return name, t_ours, t_ref, f_ours, f_ref
+
+
 def peak_state(total: int, chunk: int = 65536, arg: int = 64 * 1024) -> tuple[int, int]:
     """Peak traced bytes feeding a ``total``-byte stream of calls with ``arg``-byte heredocs."""
     body = text_lines(arg).encode()
@@ -196,11 +273,19 @@ def main() -> None:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--quick", action="store_true", help="1/8 of the sizes")
+    parser.add_argument("--process", action="store_true", help="only the whole-process case")
     parser.add_argument(
         "--repeat", type=int, default=5, help="runs per 16 MiB case (small calls: at most 3)"
     )
     args = parser.parse_args()
     scale = 8 if args.quick else 1
+    name, ours, ref, f_ours, f_ref = case_processes(64)  # ~1 s: --quick keeps it whole
+    print(f"{'whole processes, best of 3':<62} {'ctl s':>8} {'json s':>8} {'ratio':>6}")
+    print(f"{name:<62} {ours:8.3f} {ref:8.3f} {ref / ours:6.2f}  (target >= 2.0)")
+    print(f"{'  minor page faults (best run)':<62} {f_ours:8d} {f_ref:8d}")
+    print()
+    if args.process:
+        return
     big = 16 * MiB // scale
     chunks = [4096, 65536]
     rows = case_big("heredoc", big, chunks, args.repeat)

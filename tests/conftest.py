@@ -38,5 +38,8 @@ def _isolated_dirs(
         "FRONTIER_THEME",
         "FRONTIER_WORKSPACE",
         "FRONTIER_PATCH_FORMAT",
+        "FRONTIER_CONNECT_TIMEOUT",
+        "FRONTIER_FIRST_BYTE_TIMEOUT",
+        "FRONTIER_IDLE_TIMEOUT",
     ):
         monkeypatch.delenv(var, raising=False)

@@ -40,11 +40,12 @@ def feed_all(acc: NativeAccumulator, chunks: list[dict]) -> list[list[Event]]:
     return [acc.feed_chunk(c) for c in chunks]
 
 
-def test_native_inc_runs_call_i_when_call_i_plus_1_appears() -> None:
+def test_native_inc_runs_call_i_when_call_i_plus_1_receives_arguments() -> None:
     acc = NativeAccumulator(incremental=True)
     per_chunk = feed_all(acc, CHUNKS)
     assert calls_of(per_chunk[2]) == []  # args complete but index 1 not seen yet
-    [first] = calls_of(per_chunk[3])
+    assert calls_of(per_chunk[3]) == []  # index 1 announced, no argument bytes: no proof
+    [first] = calls_of(per_chunk[4])
     assert (first.id, first.name, first.args) == ("call_1", "read", {"path": "a.py"})
     [second] = calls_of(per_chunk[6])  # at finish_reason
     assert second.args == {"pattern": "def"}

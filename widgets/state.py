@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from frontier.app.agent.headless import ResponseWait
 from frontier.app.events import (
     ArgBytes,
     ArgStarted,
@@ -23,6 +24,7 @@ from frontier.app.events import (
     Confirmed,
     ContractError,
     Event,
+    ReasoningText,
     RepairRequested,
     ResponseEnded,
     ResponseStarted,
@@ -50,6 +52,8 @@ MAX_ERRORS = 500
 TOOL_TAIL = 50
 """Output lines kept per tool (the pane shows the last few)."""
 ASSISTANT_TEXT_CAP = 64_000
+THINKING_TAIL = 16_000
+"""Characters of a response's reasoning the Raw stream pane keeps (the newest)."""
 """Characters of one assistant message kept in the transcript (the head is elided)."""
 
 PANES = ("transcript", "raw", "confirmed", "pending", "tools", "errors", "status")
@@ -68,6 +72,15 @@ class ResponseBuffer:
     generation: int = 0
     """Bumped whenever ``base`` moves, so views rebuild their line index."""
     finish_reason: str | None = None
+    reasoning: str = ""
+    """The newest ``THINKING_TAIL`` characters of the model's reasoning (never transducer
+    input: shown in a region of its own above the stream)."""
+    reasoning_chars: int = 0
+
+    def think(self, text: str) -> None:
+        self.reasoning_chars += len(text)
+        tail = self.reasoning + text
+        self.reasoning = tail[-THINKING_TAIL:] if len(tail) > THINKING_TAIL else tail
 
     @property
     def end(self) -> int:
@@ -204,6 +217,12 @@ class UiState:
         self._entry_ids = 0
         self._arrivals: deque[float] = deque()
         self._assistant: TranscriptEntry | None = None
+        self._thinking: TranscriptEntry | None = None
+        self.thinking_expanded = False
+        """Reasoning blocks shown whole (else folded to their last lines)."""
+        self.wait = ResponseWait()
+        """Silence of the current response (the status bar's "waiting for the first byte")."""
+        self._wait_shown = ""
 
     # ------------------------------------------------------------------ queries
     @property
@@ -246,11 +265,23 @@ class UiState:
     def running_tools(self) -> list[ToolRow]:
         return [row for row in self.tools.values() if row.running]
 
+    def waiting_label(self) -> str:
+        """``waiting for the first byte · 23 s``, ``stalled · 12 s``, ``retrying in 2 s``,
+        or empty while bytes flow or no response is open."""
+        return self.wait.label(self.clock())
+
     # ------------------------------------------------------------------ updates
     def mark(self, *panes: str) -> None:
         self.dirty.update(panes)
 
     def take_dirty(self) -> set[str]:
+        """The panes to repaint. The flush timer calls this ~30 times a second, so it is
+        also where the waiting display ticks: the status bar is marked when its seconds
+        change (no timer of its own, and no repaint while nothing changes)."""
+        label = self.waiting_label()
+        if label != self._wait_shown:
+            self._wait_shown = label
+            self.dirty.add("status")
         dirty, self.dirty = self.dirty, set()
         return dirty
 
@@ -308,6 +339,7 @@ class UiState:
             self.apply(event)
 
     def apply(self, event: Event) -> None:
+        self.wait.apply(event, self.clock)
         if isinstance(event, StreamBytes):
             buf = self.current or self._new_response("?")
             buf.append(event.offset, event.data)
@@ -342,6 +374,7 @@ class UiState:
                     break
                 del self.tools[oldest]
             self._assistant = None
+            self._thinking = None
             self._entry("call", "", call_id=call.id)
             self.mark("tools")
         elif isinstance(event, ContractError):
@@ -353,6 +386,7 @@ class UiState:
         elif isinstance(event, StreamStopped):
             self._row("stop", f"stop: {event.reason}", event.offset)
         elif isinstance(event, ResponseStarted):
+            self._thinking = None
             self._new_response(event.mode)
         elif isinstance(event, ResponseEnded):
             if self.current is not None:
@@ -360,7 +394,12 @@ class UiState:
             self._row("response", f"response ended: {event.finish_reason}", self.consumed)
             self.mark("status")
         elif isinstance(event, AssistantText):
+            self._thinking = None
             self._assistant_text(event.text)
+        elif isinstance(event, ReasoningText):
+            (self.current or self._new_response("?")).think(event.text)
+            self._thinking_text(event.text)
+            self.mark("raw")
         elif isinstance(event, ToolStarted):
             row = self._tool(event.call)
             row.state = "running"
@@ -467,6 +506,25 @@ class UiState:
         self.transcript.append(entry)
         self.mark("transcript")
         return entry
+
+    def _thinking_text(self, text: str) -> None:
+        """Reasoning grows one dimmed, collapsible block per stretch of it."""
+        if self._thinking is None or self._thinking is not self.transcript[-1]:
+            self._thinking = self._entry("thinking", "")
+        entry = self._thinking
+        entry.text += text
+        if len(entry.text) > ASSISTANT_TEXT_CAP:
+            entry.text = "…" + entry.text[-ASSISTANT_TEXT_CAP // 2 :]
+        entry.version += 1
+        self.mark("transcript")
+
+    def toggle_thinking(self) -> None:
+        """Show reasoning blocks whole, or folded to their last lines (ctrl+t)."""
+        self.thinking_expanded = not self.thinking_expanded
+        for entry in self.transcript:
+            if entry.role == "thinking":
+                entry.version += 1
+        self.mark("transcript")
 
     def _assistant_text(self, text: str) -> None:
         if self._assistant is None or self._assistant is not self.transcript[-1]:

@@ -1,4 +1,5 @@
-"""The status bar: model, mode, tokens/s, frontier, pending, session (or replay state)."""
+"""The status bar: model, mode, tokens/s, frontier, pending, session (or replay state),
+and a silent server's wait (``waiting for the first byte · 23 s``)."""
 
 from __future__ import annotations
 
@@ -18,10 +19,18 @@ class StatusInfo:
     session: str
     activity: str = ""
     """``streaming``, ``review``, ``running c3``, ``idle``, or the replay state."""
+    waiting: str = ""
+    """A silent server, live: ``waiting for the first byte · 23 s``, ``stalled · 12 s``;
+    it takes the place of ``streaming`` (the silence is the news) and follows a running
+    tool or a review."""
 
 
 def render_status(info: StatusInfo) -> Text:
     text = Text(no_wrap=True, overflow="ellipsis")
+    activity = info.activity
+    if info.waiting:
+        quiet = activity in ("", "streaming", "idle")
+        activity = info.waiting if quiet else f"{activity} · {info.waiting}"
     parts = [
         (info.model or "no model", "bold"),
         (info.mode, ""),
@@ -29,7 +38,7 @@ def render_status(info: StatusInfo) -> Text:
         (f"frontier {info.frontier:,}", "bold"),
         (f"pending {info.pending:,}", "italic underline" if info.pending else ""),
         (f"session {info.session[:8]}" if info.session else "", "dim"),
-        (info.activity, "reverse" if info.activity and info.activity != "idle" else "dim"),
+        (activity, "reverse" if activity and activity != "idle" else "dim"),
     ]
     first = True
     for value, style in parts:

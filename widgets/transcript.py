@@ -27,7 +27,29 @@ PLACEHOLDER = Text(
 )
 
 
-def render_entry(entry: TranscriptEntry, tool: ToolRow | None, now: float) -> Text:
+THINKING_FOLDED = 3
+"""Lines of a reasoning block shown while it is folded (ctrl+t shows it whole)."""
+
+
+def render_thinking(entry: TranscriptEntry, expanded: bool) -> Text:
+    """The model's reasoning: dimmed, and folded to its last lines unless expanded."""
+    lines = entry.text.strip("\n").split("\n")
+    shown = lines if expanded else lines[-THINKING_FOLDED:]
+    head = Text.assemble(("think", "dim reverse"), " ")
+    hidden = len(lines) - len(shown)
+    lines_word = "line" if hidden == 1 else "lines"
+    fold = "ctrl+t folds" if expanded else f"{hidden} more {lines_word} · ctrl+t shows all"
+    if hidden or expanded:
+        head.append(f"({len(entry.text):,} chars · {fold})\n", style="dim")
+    head.append("\n".join(shown), style="dim italic")
+    return head
+
+
+def render_entry(
+    entry: TranscriptEntry, tool: ToolRow | None, now: float, *, expanded: bool = False
+) -> Text:
+    if entry.role == "thinking":
+        return render_thinking(entry, expanded)
     if entry.role == "call":
         text = Text(no_wrap=True, overflow="ellipsis")
         text.append("▸ ", style="bold")
@@ -69,7 +91,13 @@ class Transcript(BlockView):
         self._clock = clock
         self.set_blocks([(("placeholder",), PLACEHOLDER)])
 
-    def show(self, entries: Sequence[TranscriptEntry], tools: Mapping[str, ToolRow]) -> None:
+    def show(
+        self,
+        entries: Sequence[TranscriptEntry],
+        tools: Mapping[str, ToolRow],
+        *,
+        thinking_expanded: bool = False,
+    ) -> None:
         now = self._clock()
         known = dict(self._blocks)
         blocks: list[Block] = []
@@ -85,7 +113,7 @@ class Transcript(BlockView):
             text = known.get(key)
             if text is None:
                 # rendered as one ``Static`` joining entries by newlines would show it
-                text = _JOIN.join([render_entry(entry, tool, now)])
+                text = _JOIN.join([render_entry(entry, tool, now, expanded=thinking_expanded)])
             blocks.append((key, text))
         if blocks:
             self.set_blocks(blocks)

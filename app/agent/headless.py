@@ -10,6 +10,13 @@ every event is scrubbed before it is printed (``app/secrets.py``): a tool's live
 output through a :class:`~frontier.app.secrets.StreamScrubber` per call, so a key
 printed across output chunks is replaced whole, everything else as a whole
 string — before any shortening, so no partial key is shown either.
+
+A silent server is shown, not just waited for: :class:`ResponseWait` follows a
+response from the events alone (the TUI's status bar uses it too), and the text
+log prints ``… waiting for the first byte (10 s)`` / ``… stalled: no bytes for
+10 s`` every 10 s of silence (:meth:`EventPrinter.watch` ticks it). ``--json``
+gets no such lines: it is the core's event log, one event per line as it
+happens, and a program reading it has its own clock.
 """
 
 from __future__ import annotations
@@ -17,7 +24,10 @@ from __future__ import annotations
 import asyncio
 import json
 import sys
-from typing import Any, TextIO
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Literal, TextIO
 
 from frontier.app.agent.repair import MAX_REPAIRS
 from frontier.app.events import (
@@ -25,7 +35,9 @@ from frontier.app.events import (
     CallReady,
     ContractError,
     Event,
+    ReasoningText,
     RepairRequested,
+    ResponseEnded,
     ResponseStarted,
     Retry,
     StreamStopped,
@@ -42,8 +54,78 @@ from frontier.tools.patch_summary import change_lines, result_changes
 
 QUIET_JSON = frozenset({"bytes", "confirmed", "call_started", "arg_started", "arg_bytes"})
 """Per-byte events left out of ``--json`` output (``transduce --events all`` shows them)."""
+THINKING_PRINTED = 4000
+"""Characters of one stretch of reasoning the text log prints."""
 PRINTED_CHANGES = 50
 """Files of one mutation listed in the text log before ``+N more``."""
+STALL_AFTER = 5.0
+"""Seconds without a stream byte before a streaming response shows as stalled: a model
+streams many events a second, so a 5 s gap is worth showing long before
+``idle_timeout`` (30 s by default) ends it."""
+WAIT_LINE_EVERY = 10.0
+"""Seconds between the text log's waiting / stalled lines."""
+STREAM_EVENTS = frozenset(
+    {"bytes", "reasoning", "confirmed", "call_started", "arg_started", "arg_bytes", "call"}
+    | {"error", "stop", "text"}
+)
+"""Event types only a stream byte can cause (by ``type``, so every present and future
+event of the stream counts): any of them ends a wait."""
+
+WaitPhase = Literal["", "first_byte", "retry", "streaming"]
+
+
+@dataclass
+class ResponseWait:
+    """How long the current response has been silent, known from the events alone.
+
+    From ``response_started`` to its first stream event the request waits for its first
+    byte; a ``retry`` pauses that for its delay, then the next attempt waits again from
+    zero (as ``first_byte_timeout`` counts); once bytes flow, a gap of ``STALL_AFTER``
+    seconds is a stall. ``response_ended`` and ``turn_ended`` end the watch.
+    """
+
+    phase: WaitPhase = ""
+    since: float = 0.0
+    """When the current wait began (for ``retry``: when the next attempt starts)."""
+    attempt: int = 1
+
+    def apply(self, event: Event, clock: Callable[[], float]) -> None:
+        if event.type in STREAM_EVENTS:
+            if self.phase:
+                self.phase, self.since = "streaming", clock()
+        elif isinstance(event, ResponseStarted):
+            self.phase, self.since, self.attempt = "first_byte", clock(), 1
+        elif isinstance(event, Retry):
+            if self.phase in ("first_byte", "retry"):
+                self.phase, self.since = "retry", clock() + event.delay
+                self.attempt = event.attempt + 1
+        elif isinstance(event, ResponseEnded | TurnEnded):
+            self.phase = ""
+
+    def state(self, now: float) -> tuple[Literal["first_byte", "retry", "stalled"], float] | None:
+        """What to show and its seconds (waited so far; for ``retry``: left), or None."""
+        if self.phase == "retry":
+            if now < self.since:
+                return "retry", self.since - now
+            return "first_byte", now - self.since
+        if self.phase == "first_byte":
+            return "first_byte", max(0.0, now - self.since)
+        if self.phase == "streaming" and now - self.since >= STALL_AFTER:
+            return "stalled", now - self.since
+        return None
+
+    def label(self, now: float) -> str:
+        """The status bar's words: ``waiting for the first byte · 23 s``, ``stalled · 12 s``."""
+        state = self.state(now)
+        if state is None:
+            return ""
+        what, seconds = state
+        again = f" (attempt {self.attempt})" if self.attempt > 1 else ""
+        if what == "retry":
+            return f"retrying in {max(1, round(seconds))} s{again}"
+        if what == "first_byte":
+            return f"waiting for the first byte · {int(seconds)} s{again}"
+        return f"stalled · {int(seconds)} s"
 
 
 class EventPrinter:
@@ -55,14 +137,25 @@ class EventPrinter:
         *,
         as_json: bool = False,
         scrubber: Scrubber | None = None,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.out = out or sys.stdout
         self.as_json = as_json
         self.scrubber = scrubber if scrubber is not None else Scrubber.from_env()
         self._outputs: dict[str, StreamScrubber] = {}
         """Per running call: its live output, scrubbed across chunks."""
+        self.clock = clock
+        self.wait = ResponseWait()
+        self._wait_line: tuple[str, float, int] | None = None
+        """The last waiting line printed: (what, since, multiple of 10 s)."""
+        self._thinking: list[str] = []
+        """Reasoning received since the last printed line (text mode prints it as a block)."""
 
     def __call__(self, event: Event) -> None:
+        self.wait.apply(event, self.clock)
+        if isinstance(event, ReasoningText) and not self.as_json:
+            self._thinking.append(event.text)  # printed as one block before the next line
+            return
         if isinstance(event, ToolOutput):
             stream = self._outputs.setdefault(event.call_id, StreamScrubber(self.scrubber))
             data = stream.feed(event.data)
@@ -80,6 +173,36 @@ class EventPrinter:
         """A message for the terminal (an error, a note), scrubbed like the events."""
         return self.scrubber.scrub(text)
 
+    def tick(self) -> None:
+        """Print a waiting / stalled line on each new 10 s of silence (text form only)."""
+        if self.as_json:
+            return
+        state = self.wait.state(self.clock())
+        if state is None or state[0] == "retry":  # a retry has its own line
+            return
+        what, seconds = state
+        steps = int(seconds // WAIT_LINE_EVERY)
+        key = (what, self.wait.since, steps)
+        if steps < 1 or key == self._wait_line:
+            return
+        self._wait_line = key
+        shown = steps * int(WAIT_LINE_EVERY)
+        line = (
+            f"… waiting for the first byte ({shown} s)"
+            if what == "first_byte"
+            else f"… stalled: no bytes for {shown} s"
+        )
+        self.out.write(line + "\n")
+        self.out.flush()
+
+    async def watch(
+        self, period: float = 1.0, sleep: Callable[[float], Any] = asyncio.sleep
+    ) -> None:
+        """``tick`` every ``period`` seconds until cancelled (run beside the turns)."""
+        while True:
+            await sleep(period)
+            self.tick()
+
     def _print(self, event: Event) -> None:
         if self.as_json:
             if event.type in QUIET_JSON:
@@ -90,8 +213,20 @@ class EventPrinter:
             return
         line = describe(self.scrubber.scrub_obj(event))
         if line is not None:
+            if self._thinking:
+                self.out.write(self._thinking_block() + "\n")
             self.out.write(line + "\n")
             self.out.flush()
+
+    def _thinking_block(self) -> str:
+        """The reasoning gathered so far, as one ``think`` block (capped)."""
+        text = self.scrubber.scrub("".join(self._thinking)).strip()
+        self._thinking.clear()
+        more = ""
+        if len(text) > THINKING_PRINTED:
+            more = f"\n    … ({len(text) - THINKING_PRINTED:,} more characters of reasoning)"
+            text = text[:THINKING_PRINTED]
+        return "think " + text.replace("\n", "\n      ") + more
 
 
 def event_json(event: Event) -> dict[str, Any]:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import sys
 from pathlib import Path
 
@@ -62,6 +64,7 @@ async def run_headless(
     for result in runtime.recovered:
         printer(ToolFinished(result))
     status = EXIT_OK
+    watch = asyncio.create_task(printer.watch(), name="waiting-lines")
     try:
         for prompt in prompts or runtime.demo_prompts:
             if not as_json:
@@ -76,6 +79,9 @@ async def run_headless(
         print(f"frontier: {printer.text(str(exc))}", file=sys.stderr)
         status = EXIT_FAILED
     finally:
+        watch.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await watch
         try:
             await runtime.aclose()
         except Exception as exc:  # e.g. the store's last flush on a full disk

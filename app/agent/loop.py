@@ -14,7 +14,7 @@ import asyncio
 import codecs
 import contextlib
 import json
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -99,6 +99,8 @@ class _Response:
     stopped: bool = False
     finish_reason: str = "stop"
     error: str | None = None
+    detail: str = ""
+    """Why the stream broke off (a ``disconnect``'s cause), for the truncation message."""
     tasks: list[asyncio.Task[ToolResult]] = field(default_factory=list)
     in_frame: bool = False
 
@@ -254,14 +256,15 @@ class AgentLoop:
         )
         ended = False
         try:
-            async for item in stream:
+            async for item in self._closing_on_error(stream, response_id):
                 if isinstance(item, Retry):
                     self._emit(item)
                     continue
                 if isinstance(item, StreamEnd):
                     out.finish_reason = item.finish_reason
                     out.error = item.error
-                    self._emit(ResponseEnded(item.finish_reason, item.usage or {}))
+                    out.detail = item.detail
+                    self._emit(ResponseEnded(item.finish_reason, item.usage or {}, item.detail))
                     ended = True
                     break
                 assert isinstance(item, Chunk)
@@ -286,9 +289,10 @@ class AgentLoop:
             clean = out.finish_reason in CLEAN_FINISH
             self._handle(adapter.finish(clean), out, decoder, response_id)
             if not clean and out.failure is None:
+                why = f" ({out.detail})" if out.detail else ""
                 out.failure = Failure(
                     "truncated",
-                    f"the response ended with finish_reason={out.finish_reason}",
+                    f"the response ended with finish_reason={out.finish_reason}{why}",
                     len(out.raw),
                     tuple(out.started),
                 )
@@ -296,6 +300,21 @@ class AgentLoop:
         if response_id is not None:
             self._store("end_response", response_id, out.finish_reason)
         return out
+
+    async def _closing_on_error(
+        self, stream: AsyncIterator[Any], response_id: int | None
+    ) -> AsyncIterator[Any]:
+        """The provider's items; a ``ProviderError`` first closes the stored response row
+        (``frontier sessions``/``check`` then see how it ended) and is then re-raised."""
+        try:
+            async for item in stream:
+                yield item
+        except ProviderError as exc:
+            self._emit(ResponseEnded("error", {}, exc.message))
+            if response_id is not None:
+                with contextlib.suppress(PersistenceFailed):
+                    self._store("end_response", response_id, "error")
+            raise
 
     def _handle(
         self,

@@ -12,7 +12,7 @@ from typing import Any
 
 from frontier.app.agent.prompts import system_prompt
 from frontier.app.config import PROTOCOLS
-from frontier.app.events import Event
+from frontier.app.events import Event, ReasoningText
 from frontier.tools.registry import Registry
 
 MODES = PROTOCOLS
@@ -65,15 +65,19 @@ class ModeAdapter:
             self.transducer = make_transducer(mode.name)
 
     def feed(self, chunk: dict[str, Any]) -> tuple[bytes, list[Event]]:
-        """Return the bytes this chunk adds to the transducer input, and the events."""
+        """Return the bytes this chunk adds to the transducer input, and the events.
+
+        Reasoning comes out as ``ReasoningText`` first and never reaches the transducer."""
+        thinking = chunk_reasoning(chunk)
+        head: list[Event] = [ReasoningText(thinking)] if thinking else []
         if self._native is not None:
             data = native_chunk_bytes(chunk)
-            return data, self._native.feed_chunk(chunk)
+            return data, [*head, *self._native.feed_chunk(chunk)]
         content = chunk_content(chunk)
         if not content:
-            return b"", []
+            return b"", head
         data = content.encode("utf-8")
-        return data, self.transducer.feed(data)
+        return data, [*head, *self.transducer.feed(data)]
 
     def finish(self, clean: bool) -> list[Event]:
         return self.transducer.finish(clean)
@@ -100,6 +104,20 @@ def _delta(chunk: dict[str, Any]) -> dict[str, Any]:
 def chunk_content(chunk: dict[str, Any]) -> str:
     content = _delta(chunk).get("content")
     return content if isinstance(content, str) else ""
+
+
+REASONING_FIELDS = ("reasoning_content", "reasoning")
+"""Where servers stream reasoning: DeepSeek, llama.cpp, vLLM (``reasoning_content``);
+OpenRouter, vLLM's newer API, Ollama's OpenAI endpoint (``reasoning``)."""
+
+
+def chunk_reasoning(chunk: dict[str, Any]) -> str:
+    delta = _delta(chunk)
+    for name in REASONING_FIELDS:
+        value = delta.get(name)
+        if isinstance(value, str) and value:
+            return value
+    return ""
 
 
 def native_chunk_bytes(chunk: dict[str, Any]) -> bytes:

@@ -209,7 +209,14 @@ def create_runtime(
             config, key_notes = resolve_api_key(config)  # api_key_command runs here, once
             notes.extend(key_notes)
             scrubber.add(config.api_key, *url_secrets(base_url))
-            provider = OpenAIProvider(base_url, model, api_key=config.api_key)
+            provider = OpenAIProvider(
+                base_url,
+                model,
+                api_key=config.api_key,
+                connect_timeout=config.connect_timeout,
+                first_byte_timeout=config.first_byte_timeout,
+                idle_timeout=config.idle_timeout,
+            )
         if session_id is None:
             session_id = store.create_session(str(root), model, base_url, mode.name)
             lock = store.lock_session(session_id)

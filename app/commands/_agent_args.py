@@ -1,4 +1,4 @@
-"""Shared handling of the agent flags (``--base-url`` ... ``--patch-format``) for commands."""
+"""Shared handling of the agent flags (``--base-url`` ... ``--idle-timeout``) for commands."""
 
 from __future__ import annotations
 
@@ -20,6 +20,9 @@ def config_from_args(args: argparse.Namespace) -> Config | None:
             "workspace",
             "theme",
             "patch_format",
+            "connect_timeout",
+            "first_byte_timeout",
+            "idle_timeout",
         )
     }
     try:

@@ -3,7 +3,9 @@
 Prints one line per source and exits 1 if any property fails (naming the
 first violating offset), 2 when a source cannot be read. Framing errors in a
 recording are not violations: a model may break the contract; the transducer
-must still never run an incomplete or changing call.
+must still never run an incomplete or changing call. The exception is
+``late_arguments``: bytes for a call that had already become executable, so
+the call would have changed — reported as S2 (``props.CHANGED_AFTER_READY``).
 """
 
 from __future__ import annotations

@@ -12,6 +12,11 @@ time is linear and memory is the transducer's state plus a block, whatever
 the input (a 100 MB line used to take 57 s: the held text was re-joined and
 re-searched for every chunk).
 
+Notes a transducer keeps about input it read but deliberately did not use
+(native: a chunk for a choice other than 0) are printed as ``note`` lines
+after the last event, before the summary (each names its offset), so they too
+are the same for any ``--chunk``.
+
 The summary counts ``confirmed`` (the final frontier), ``pending`` (bytes
 still undecided when the input ended, before the end-of-stream rules),
 ``max_pending`` (the largest pending size after any chunk), ``calls`` and
@@ -165,6 +170,8 @@ def main(args: argparse.Namespace) -> int:
         errors += sum(isinstance(e, ContractError) for e in events)
         printer.events(events)
         printer.flush_text()
+        for message in getattr(t, "notes", ()):
+            printer.write({"type": "note", "message": message})
         summary = {
             "type": "summary",
             "confirmed": t.frontier,

@@ -11,7 +11,9 @@ bytes are searched for its newline, so a line fed a byte at a time costs
 O(line), not O(line × L_LINE) (``frontier check`` feeds every byte); argument
 values of the call being read are the only other state, each capped by
 ``max_arg`` and kept as the confirmed pieces until the argument ends
-(``value.assemble_value`` decodes them with one value-sized allocation).
+(``value.ValueBuilder`` copies them into a scratch buffer reused from value
+to value, so no input chunk is held and a value costs one allocation: its
+``str``).
 Measurements: docs/benchmarks/transducer.md.
 """
 
@@ -22,7 +24,7 @@ from typing import NoReturn
 
 from frontier.app.cst.base import decode_value, preview
 from frontier.app.cst.fastevents import make_arg_bytes, make_confirmed
-from frontier.app.cst.value import assemble_value
+from frontier.app.cst.value import ValueBuilder
 from frontier.app.events import (
     ArgForm,
     ArgStarted,
@@ -93,7 +95,8 @@ class CtlTransducer:
         self._args: dict[str, str | bytes] = {}
         self._key = ""
         self._form: ArgForm = "inline"
-        self._parts: list[bytes] = []
+        self._value = ValueBuilder()
+        """The value of the length-prefixed or heredoc argument being read."""
         self._vlen = 0
         self._declared = 0
         self._remaining = 0
@@ -182,7 +185,7 @@ class CtlTransducer:
         base = self.frontier
         self.frontier = base + n
         self._vlen += n
-        self._parts.append(data)
+        self._value.add(data)
         return [
             make_confirmed(base, "body", data),
             make_arg_bytes(self._call_id, self._key, data, base),
@@ -508,13 +511,13 @@ class CtlTransducer:
         )
 
     def _body(self, s: bytes, a: int, b: int, base: int, ev: list[Event]) -> None:
-        """Confirm ``s[a:b]`` (non-empty) as value bytes; the value is assembled at its end."""
+        """Confirm ``s[a:b]`` (non-empty) as value bytes, copied into the value being built."""
         piece = s[a:b]  # no copy when it is the whole chunk
         offset = base + a
         ev.append(make_confirmed(offset, "body", piece))
         ev.append(make_arg_bytes(self._call_id, self._key, piece, offset))
         self._vlen += b - a
-        self._parts.append(piece)
+        self._value.add(piece)
 
     def _start_arg(
         self, key: str, form: ArgForm, declared: int | None, offset: int, ev: list[Event]
@@ -522,14 +525,12 @@ class CtlTransducer:
         self._key = key
         self._form = form
         self._declared = declared or 0
-        self._parts = []
         self._vlen = 0
         ev.append(ArgStarted(self._call_id, key, form, declared, offset))
 
     def _end_arg(self) -> None:
         """Store the value: ``str`` when all of it was UTF-8, else its raw bytes."""
-        self._args[self._key] = assemble_value(self._parts, self._vlen)
-        self._parts = []
+        self._args[self._key] = self._value.take()
 
     def _ready(self, offset: int, ev: list[Event]) -> None:
         call = ToolCall(self._call_id, self._call_name, self._args, offset)

@@ -4,32 +4,50 @@ The accumulator takes parsed ``chat.completion.chunk`` objects. Its byte
 stream — the one its offsets count — is the concatenation, in arrival order,
 of ``delta.content`` bytes (assistant prose, confirmed at once) and
 ``delta.tool_calls[].function.arguments`` bytes (confirmed when their call
-completes). ``id`` and ``name`` may arrive once, arguments in any pieces.
+completes). ``id`` and ``name`` may arrive once, arguments in any pieces;
+``arguments`` sent as a JSON value instead of a string is serialised
+compactly (``_canonical``) and read as those bytes. Only choice 0 is read: a
+chunk for another choice (``n > 1``) is ignored and noted in ``notes``.
 
 Completion rules:
 
-* ``native-inc``: call *i* completes when a call with a higher index appears,
-  or at ``finish_reason``, or at ``[DONE]`` — and its arguments parse as a JSON
-  object (else ``bad_json`` naming the call and the parse position).
+* ``native-inc``: call *i* completes when the stream finishes
+  (``finish_reason`` other than ``length``, ``[DONE]``, a clean ``finish``),
+  or when a call with a higher index has received argument *bytes* and call
+  *i*'s arguments already parse as a JSON object. A higher index that is
+  merely announced proves nothing (Gemini's endpoint announces every call in
+  its first chunk and streams the arguments afterwards), and a JSON object
+  that parses can only be followed by whitespace, so such a call can no
+  longer change. Calls complete in index order (a call waits for the lower
+  ones), so they run in the order the model wrote them. At the finish a call
+  that does not parse is ``bad_json`` (naming the call and the position).
+  Argument bytes for a call that already completed are ``late_arguments``:
+  it may have run, so the stream broke the proof and reading stops.
 * ``native-eos``: nothing completes before ``finish(clean=True)``; then every
   call must parse, or none runs (the first bad one is reported).
 
-Truncation (``finish_reason == "length"`` or ``finish(clean=False)``): calls
-that never completed each get a ``ContractError(kind="truncated")`` naming the
-call (for native-eos: every call of the message), and ``truncated_calls``
-lists their ``(id, name)`` so the loop can pair each with a ``truncated`` result.
+Truncation (``finish_reason == "length"`` or ``finish(clean=False)``; for the
+SSE transducer also a body that ended with neither ``finish_reason`` nor
+``[DONE]``): calls that never completed each get a
+``ContractError(kind="truncated")`` naming the call (for native-eos: every
+call of the message), and ``truncated_calls`` lists their ``(id, name)`` so
+the loop can pair each with a ``truncated`` result.
 
 Hostile input costs linear time and bounded memory: arguments are parsed by
 ``safejson`` (nesting over ``MAX_DEPTH`` is ``bad_json``, never a
-``RecursionError``); the argument bytes held for calls not yet complete are
-capped by ``max_held`` (``limit``); open calls, ids and the frontier are kept
-in heaps and dicts, so a message with 100,000 calls costs no per-call scan.
+``RecursionError``); whether the lowest open call's arguments have closed is
+tracked by a bracket scanner (``_Closure``) that reads each byte once, so
+they are parsed early at most once, not once per piece; the argument bytes
+held for calls not yet complete are capped by ``max_held`` (``limit``); open
+calls, ids and the frontier are kept in heaps and dicts, so a message with
+100,000 calls costs no per-call scan.
 """
 
 from __future__ import annotations
 
 import heapq
 import json
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -41,6 +59,79 @@ from frontier.app.events import CallReady, CallStarted, Confirmed, ContractError
 
 MAX_HELD = safejson.MAX_CHARS
 """Argument bytes a response may hold in calls not yet complete (all of them in native-eos)."""
+
+MAX_NOTES = 16
+"""Notes kept per response (``ignored_chunks`` keeps counting past them)."""
+
+_OUTSIDE = re.compile(rb'[][{}"]')
+"""Outside a JSON string only brackets and quotes matter to whether the value has closed."""
+_INSIDE = re.compile(rb'["\\]')
+"""Inside one, only its closing quote and escapes (UTF-8 never reuses ASCII bytes)."""
+
+
+class _Closure:
+    """Whether the JSON text fed so far (bytes, in any pieces) ends right after its closing bracket.
+
+    A JSON object parses only when its last bracket has closed and nothing but
+    whitespace follows, so the accumulator parses an open call's arguments
+    early only when this says so: once per close, not once per piece (a long
+    string of ``}`` pieces inside a JSON string would otherwise be parsed again
+    and again). Each byte is looked at once, by a C-level regex search.
+    """
+
+    __slots__ = ("broken", "depth", "escape", "in_string", "opened")
+
+    def __init__(self) -> None:
+        self.depth = 0
+        self.opened = False
+        self.in_string = False
+        self.escape = False
+        self.broken = False
+        """A bracket closed that never opened: the text can never parse."""
+
+    def feed(self, data: bytes) -> None:
+        i, n = 0, len(data)
+        if self.escape and n:
+            self.escape, i = False, 1
+        while i < n and not self.broken:
+            if self.in_string:
+                m = _INSIDE.search(data, i)
+                if m is None:
+                    return
+                i = m.end()
+                if m[0] == b"\\":
+                    if i == n:
+                        self.escape = True
+                        return
+                    i += 1
+                else:
+                    self.in_string = False
+                continue
+            m = _OUTSIDE.search(data, i)
+            if m is None:
+                return
+            i = m.end()
+            c = m[0]
+            if c == b'"':
+                self.in_string = True
+            elif c in (b"{", b"["):
+                self.depth += 1
+                self.opened = True
+            else:
+                self.depth -= 1
+                self.broken = self.depth < 0
+
+    def closed(self) -> bool:
+        return self.opened and not self.depth and not self.in_string and not self.broken
+
+
+def _canonical(value: Any) -> str:
+    """``arguments`` a server sent as a JSON value instead of a string, as the string.
+
+    Compact separators, keys in the order sent, non-ASCII as is: the bytes the
+    offsets count are then the same whichever way a server encodes the value.
+    """
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
 @dataclass
@@ -54,6 +145,14 @@ class _Call:
     done: bool = False
     size: int = 0
     pieces: list[tuple[int, bytes]] = field(default_factory=list)
+    closure: _Closure | None = None
+    """Created when the call is first tested for early completion (native-inc)."""
+    scanned: int = 0
+    """How many of ``pieces`` ``closure`` has read."""
+    settled: bool = False
+    """Its arguments closed but do not parse as an object: they never will (the finish says why)."""
+    why: str = ""
+    """What completed it, for a ``late_arguments`` message."""
 
     def label(self) -> str:
         return f"call {self.id or '?'} ({self.name or 'no name'}), index {self.index}"
@@ -70,10 +169,16 @@ class NativeAccumulator:
         self.finish_reason: str | None = None
         self.truncated_calls: list[tuple[str, str]] = []
         """(id, name) of each call reported ``truncated``: none of them ran."""
+        self.notes: list[str] = []
+        """What was read but deliberately not used (at most ``MAX_NOTES``), e.g. another choice."""
+        self.ignored_chunks = 0
+        """Chunks ignored because they belong to a choice other than 0."""
         self._calls: dict[int, _Call] = {}
         self._by_id: dict[str, _Call] = {}
         """The first-created call with each id."""
         self._max_index = -1
+        self._max_with_args = -1
+        """The highest index that has received argument bytes (native-inc completion)."""
         self._open_heap: list[int] = []
         """Indices of calls not yet complete (completed ones are dropped lazily)."""
         self._starts: list[tuple[int, int]] = []
@@ -105,14 +210,12 @@ class NativeAccumulator:
     def _open(self) -> list[_Call]:
         return [self._calls[i] for i in sorted(self._open_heap) if not self._calls[i].done]
 
-    def _next_open(self, below: int | None = None) -> _Call | None:
-        """The open call with the lowest index (``< below`` if given), or ``None``."""
+    def _next_open(self) -> _Call | None:
+        """The open call with the lowest index, or ``None``."""
         heap = self._open_heap
         while heap and self._calls[heap[0]].done:
             heapq.heappop(heap)
-        if not heap or (below is not None and heap[0] >= below):
-            return None
-        return self._calls[heap[0]]
+        return self._calls[heap[0]] if heap else None
 
     def _set_id(self, call: _Call, ident: str) -> None:
         call.id = ident
@@ -127,17 +230,34 @@ class NativeAccumulator:
             self._fail(kind, message, self.consumed, ev)
         return ev
 
+    def _note(self, message: str) -> None:
+        if len(self.notes) < MAX_NOTES:
+            self.notes.append(message)
+
     # ------------------------------------------------------------------ input
 
     def feed_chunk(self, chunk: Mapping[str, Any]) -> list[Event]:
-        """One parsed ``chat.completion.chunk``; chunks without choices (usage) are ignored."""
+        """One parsed ``chat.completion.chunk``; chunks without choices (usage) are ignored.
+
+        Only choice 0 is this response: the first choice whose ``index`` is 0
+        (or absent) is read; a chunk with none is ignored — no prose, no call,
+        no finish from it — and counted in ``ignored_chunks`` with a note.
+        """
         ev: list[Event] = []
         if self.stopped or self._finished:
             return ev
         choices = chunk.get("choices")
-        if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
+        if not isinstance(choices, list) or not choices:
             return ev
-        choice = choices[0]
+        choice = next((c for c in choices if isinstance(c, dict) and _choice_index(c) == 0), None)
+        if choice is None:
+            if isinstance(choices[0], dict):
+                self.ignored_chunks += 1
+                self._note(
+                    f"ignored a chunk for choice {choices[0].get('index')!r} at byte "
+                    f"{self.consumed}: only choice 0 is read (was n > 1 requested?)"
+                )
+            return ev
         delta = choice.get("delta") or {}
         content = delta.get("content") if isinstance(delta, dict) else None
         if isinstance(content, str) and content:
@@ -153,7 +273,7 @@ class NativeAccumulator:
         if isinstance(reason, str) and reason:
             self.finish_reason = reason
             if self.incremental and reason != "length":
-                self._ready_open(ev)
+                self._ready_open(f"at finish_reason={reason}", ev)
         return ev
 
     def done(self) -> list[Event]:
@@ -161,7 +281,7 @@ class NativeAccumulator:
         ev: list[Event] = []
         live = not self.stopped and not self._finished
         if self.incremental and live and self.finish_reason != "length":
-            self._ready_open(ev)
+            self._ready_open("at [DONE]", ev)
         return ev
 
     def finish(self, clean: bool) -> list[Event]:
@@ -173,11 +293,11 @@ class NativeAccumulator:
         why = (
             "finish_reason=length (the model hit its token limit)"
             if self.finish_reason == "length"
-            else "the stream ended before finish_reason"
+            else "the stream ending without a finish_reason"
         )
         if self.incremental:
             if clean:
-                self._ready_open(ev)
+                self._ready_open("at the end of the stream", ev)
             else:
                 for call in self._open():
                     self._truncate(call, f"{call.label()} was cut off by {why}", ev)
@@ -206,7 +326,7 @@ class NativeAccumulator:
 
     def _tool_piece(self, piece: Mapping[str, Any], ev: list[Event]) -> bool:
         index = piece.get("index")
-        if not isinstance(index, int):
+        if not isinstance(index, int) or isinstance(index, bool):
             ident = piece.get("id")
             known = self._by_id.get(ident) if isinstance(ident, str) and ident else None
             if known is not None:
@@ -217,10 +337,6 @@ class NativeAccumulator:
                 index = self._max_index
         call = self._calls.get(index)
         if call is None:
-            if self.incremental:
-                while (earlier := self._next_open(below=index)) is not None:
-                    if not self._ready(earlier, ev):
-                        return False
             call = self._calls[index] = _Call(index, seq=len(self._calls))
             self._max_index = max(self._max_index, index)
             heapq.heappush(self._open_heap, index)
@@ -238,89 +354,117 @@ class NativeAccumulator:
             call.announced = True
             ev.append(CallStarted(call.id, call.name, self.consumed))
         args = fn.get("arguments")
-        if isinstance(args, dict):
-            args = json.dumps(args, ensure_ascii=False)
-        if isinstance(args, str) and args:
-            if call.done:
-                self.stopped = True
-                ev.append(
-                    ContractError(
-                        "bad_call",
-                        f"{call.label()}: more argument bytes arrived after a later call "
-                        f"began; stream each call's arguments before starting the next",
-                        self.consumed,
-                    )
-                )
-                return False
-            data = args.encode("utf-8", "replace")
-            if self._pending + len(data) > self.max_held:
-                self._fail(
-                    "limit",
-                    f"{call.label()}: the arguments of the calls not yet complete passed "
-                    f"{self.max_held} bytes; send smaller calls (split large content)",
-                    self.consumed + self.max_held - self._pending,
-                    ev,
-                )
-                return False
-            if not call.pieces:
-                heapq.heappush(self._starts, (self.consumed, index))
-            call.pieces.append((self.consumed, data))
-            call.size += len(data)
-            self.consumed += len(data)
-            self._pending += len(data)
-        return True
-
-    def _ready_open(self, ev: list[Event]) -> None:
-        while (call := self._next_open()) is not None:
-            if not self._ready(call, ev):
-                return
-
-    def _ready(self, call: _Call, ev: list[Event]) -> bool:
-        args = self._parse(call, ev)
-        if args is None:
+        if args is not None and not isinstance(args, str):
+            args = _canonical(args)
+        if not args:
+            return True
+        data = args.encode("utf-8", "replace")
+        if call.done:
+            count = f"{len(data)} more argument byte{'s' if len(data) != 1 else ''}"
+            self._fail(
+                "late_arguments",
+                f"{call.label()}: {count} ({preview(data)}) arrived after the call became "
+                f"executable {call.why} (it may have run with the arguments it had then); the "
+                f"later bytes were not used and the rest of the response was not read. Stream "
+                f"each call's arguments whole before starting the next call's",
+                self.consumed,
+                ev,
+                resend=False,
+            )
             return False
-        self._emit_ready(call, args, ev)
+        if self._pending + len(data) > self.max_held:
+            self._fail(
+                "limit",
+                f"{call.label()}: the arguments of the calls not yet complete passed "
+                f"{self.max_held} bytes; send smaller calls (split large content)",
+                self.consumed + self.max_held - self._pending,
+                ev,
+            )
+            return False
+        if not call.pieces:
+            heapq.heappush(self._starts, (self.consumed, index))
+        call.pieces.append((self.consumed, data))
+        call.size += len(data)
+        self.consumed += len(data)
+        self._pending += len(data)
+        if self.incremental:
+            if index > self._max_with_args:
+                self._max_with_args = index
+            self._advance(ev)
         return True
+
+    def _advance(self, ev: list[Event]) -> None:
+        """Complete open calls, lowest index first, while the early rule proves them complete:
+        a higher index has argument bytes and the call's own arguments parse as an object."""
+        while (call := self._next_open()) is not None and call.index < self._max_with_args:
+            if not call.size or not call.name or call.settled:
+                return
+            closure = call.closure
+            if closure is None:
+                closure = call.closure = _Closure()
+            pieces = call.pieces
+            while call.scanned < len(pieces):
+                closure.feed(pieces[call.scanned][1])
+                call.scanned += 1
+            if closure.broken:
+                call.settled = True
+                return
+            if not closure.closed():
+                return
+            args, _ = self._decode(call)
+            if args is None:
+                call.settled = True  # a closed JSON text that does not parse never will
+                return
+            higher = self._max_with_args
+            self._emit_ready(call, args, ev, f"when index {higher}'s arguments began")
+
+    def _ready_open(self, why: str, ev: list[Event]) -> None:
+        while (call := self._next_open()) is not None:
+            args = self._parse(call, ev)
+            if args is None:
+                return
+            self._emit_ready(call, args, ev, why)
 
     def _start(self, call: _Call) -> int:
         return call.pieces[0][0] if call.pieces else self.consumed
 
-    def _parse(self, call: _Call, ev: list[Event]) -> dict[str, Any] | None:
-        """The call's arguments as a dict, or ``None`` after reporting why they are unusable."""
+    def _decode(self, call: _Call) -> tuple[dict[str, Any] | None, tuple[str, str, int]]:
+        """The arguments as a dict, or ``None`` and (kind, message, offset) saying why not."""
         raw = b"".join(p for _, p in call.pieces)
         text = raw.decode("utf-8", "replace")
         if not call.name:
-            return self._fail(
-                "bad_call", f"{call.label()} has no function name", self._start(call), ev
-            )
+            return None, ("bad_call", f"{call.label()} has no function name", self._start(call))
         if not text.strip():
-            return {}
+            return {}, ("", "", 0)
         try:
             args = safejson.loads(text)
         except safejson.JsonLimitError as exc:
             at = self._start(call) + len(text[: exc.pos].encode("utf-8"))
             kind = "limit" if exc.kind == "size" else "bad_json"
-            return self._fail(kind, f"{call.label()}: arguments are {exc}", at, ev)
+            return None, (kind, f"{call.label()}: arguments are {exc}", at)
         except json.JSONDecodeError as exc:
             at = self._start(call) + len(text[: exc.pos].encode("utf-8"))
-            return self._fail(
-                "bad_json",
+            message = (
                 f"{call.label()}: arguments are not valid JSON: {exc.msg} at char {exc.pos} "
                 f"(line {exc.lineno}, column {exc.colno}) "
-                f"near {preview(raw[max(0, exc.pos - 20) :])}",
-                at,
-                ev,
+                f"near {preview(raw[max(0, exc.pos - 20) :])}"
             )
+            return None, ("bad_json", message, at)
         if not isinstance(args, dict):
-            return self._fail(
-                "bad_json",
-                f"{call.label()}: arguments must be a JSON object, got {type(args).__name__}",
-                self._start(call),
-                ev,
-            )
+            message = f"{call.label()}: arguments must be a JSON object, got {type(args).__name__}"
+            return None, ("bad_json", message, self._start(call))
+        return args, ("", "", 0)
+
+    def _parse(self, call: _Call, ev: list[Event]) -> dict[str, Any] | None:
+        """The call's arguments as a dict, or ``None`` after reporting why they are unusable."""
+        args, (kind, message, offset) = self._decode(call)
+        if args is None:
+            self._fail(kind, message, offset, ev)
         return args
 
-    def _emit_ready(self, call: _Call, args: dict[str, Any], ev: list[Event]) -> None:
+    def _emit_ready(
+        self, call: _Call, args: dict[str, Any], ev: list[Event], why: str = "at the end"
+    ) -> None:
         # Contiguous pieces become one Confirmed run; joined once (``bytes +=`` would
         # copy the run for every piece: quadratic in a long argument).
         runs: list[tuple[int, list[bytes]]] = []
@@ -333,10 +477,16 @@ class NativeAccumulator:
             end = offset + len(data)
         for start, parts in runs:
             ev.append(Confirmed(start, "body", b"".join(parts)))
-        last = call.pieces[-1][0] + len(call.pieces[-1][1]) - 1 if call.pieces else self.consumed
+        # Its last argument byte; a call with no argument bytes is confirmed by the chunk that
+        # completed it, which adds none: then the last byte before it (0 at the very start).
+        last = (
+            call.pieces[-1][0] + len(call.pieces[-1][1]) - 1 if call.pieces else self.consumed - 1
+        )
         call.done = True
+        call.why = why
         self._pending -= call.size
         call.pieces = []  # confirmed and handed on: a done call holds no bytes
+        call.closure = None
         if not call.id:
             self._set_id(call, f"call_{call.index}")
         ev.append(CallReady(ToolCall(call.id, call.name, args, max(last, 0))))
@@ -349,11 +499,20 @@ class NativeAccumulator:
             ContractError("truncated", message + "; it did not run: resend it", self.consumed)
         )
 
-    def _fail(self, kind: str, message: str, offset: int, ev: list[Event]) -> None:
+    def _fail(
+        self, kind: str, message: str, offset: int, ev: list[Event], resend: bool = True
+    ) -> None:
         self.stopped = True
         self._pending = 0  # the rest of the message is discarded, not undecided
-        ev.append(ContractError(kind, message + "; resend the call", offset))
-        return None
+        ev.append(ContractError(kind, message + ("; resend the call" if resend else ""), offset))
+
+
+def _choice_index(choice: Mapping[str, Any]) -> int | None:
+    """A choice's ``index`` (absent counts as 0: single-choice servers often omit it)."""
+    index = choice.get("index", 0)
+    if index is None:
+        return 0
+    return index if isinstance(index, int) and not isinstance(index, bool) else None
 
 
 class NativeSSETransducer:
@@ -361,7 +520,10 @@ class NativeSSETransducer:
 
     Offsets, ``frontier`` and ``consumed`` are those of the accumulator (content
     + argument bytes); ``sse_consumed`` counts body bytes. Data lines that are
-    not JSON objects are skipped and counted in ``skipped``.
+    not JSON objects are skipped and counted in ``skipped``. A body that ends
+    with neither a ``finish_reason`` nor ``[DONE]`` was cut off, so even a
+    "clean" ``finish`` of it is a truncation: the body alone cannot prove the
+    last call complete.
     """
 
     def __init__(self, incremental: bool, max_held: int = MAX_HELD) -> None:
@@ -369,6 +531,7 @@ class NativeSSETransducer:
         self._sse = SSEDecoder()
         self.sse_consumed = 0
         self.skipped = 0
+        self.saw_done = False
 
     @property
     def frontier(self) -> int:
@@ -381,6 +544,10 @@ class NativeSSETransducer:
     @property
     def stopped(self) -> bool:
         return self.accumulator.stopped
+
+    @property
+    def notes(self) -> list[str]:
+        return self.accumulator.notes
 
     def pending(self) -> bytes:
         return self.accumulator.pending()
@@ -408,10 +575,12 @@ class NativeSSETransducer:
 
     def finish(self, clean: bool) -> list[Event]:
         self._sse.finish()
-        return self.accumulator.finish(clean)
+        ended = self.saw_done or self.accumulator.finish_reason is not None
+        return self.accumulator.finish(clean and ended)
 
     def _item(self, item: str) -> list[Event]:
         if item.strip() == "[DONE]":
+            self.saw_done = True
             return self.accumulator.done()
         try:
             chunk = safejson.loads(item, max_depth=safejson.ENVELOPE_DEPTH)

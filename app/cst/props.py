@@ -10,6 +10,11 @@ For an input stream and a protocol it verifies, at **every byte prefix**:
 * S3 — the number of executable calls never decreases as the prefix grows.
 * bound — the pending bytes never exceed ``pending_bound()``.
 
+Framing errors are not violations (a model may break the contract), with one
+exception: ``late_arguments`` (native-inc) means bytes arrived for a call the
+transducer had already made executable — the proof it ran on was wrong, so it
+is reported as the S2 violation it would have been had those bytes been used.
+
 Every prefix is observed by feeding one transducer byte by byte. Because that
 relies on the transducer giving the same answer whatever the chunking, two
 more transducers check that view (reported as ``chunking``):
@@ -83,6 +88,9 @@ def _show(call: ToolCall | None) -> str:
     return f"{call.id} {call.name}({args}) @ {call.offset}"
 
 
+CHANGED_AFTER_READY = frozenset({"late_arguments"})
+"""Error kinds that say an executable call's bytes changed afterwards: S2 violations."""
+
 PIECE = 1 << 14
 """The largest piece fed at once: the full run and long fresh prefixes are fed in pieces
 of this size, so the events of one ``feed`` never hold more than about this much input
@@ -155,6 +163,7 @@ def check_stream(
     max_pending = 0
     # The loop runs once per input byte, so its lookups are hoisted.
     feed, bound = t.feed, t.pending_bound
+    watch = not CHANGED_AFTER_READY.isdisjoint(error_kinds)
     counter = getattr(t, "pending_size", None)
     size_of = counter if callable(counter) else partial(_pending_len, t)
     for k in range(n):
@@ -162,7 +171,9 @@ def check_stream(
         for call in calls_of(events) if events else ():
             i = len(became)
             became.append(k + 1)
-            if call.offset >= t.consumed:
+            # (``consumed`` 0: no byte yet, so no call can have its byte; only a native call
+            # with no argument bytes, completed by a chunk, can be ready then.)
+            if call.offset >= t.consumed and t.consumed:
                 add(
                     "S1",
                     k,
@@ -178,6 +189,15 @@ def check_stream(
                     f"call #{i + 1} on the prefix ending at byte {k} is {_show(call)}, "
                     f"but on the full stream it is {_show(expected)}",
                 )
+        if watch and events:
+            for error in errors_of(events):
+                if error.kind in CHANGED_AFTER_READY:
+                    add(
+                        "S2",
+                        k,
+                        f"a call already executable on the prefix ending at byte {k} received "
+                        f"more bytes ({error.kind}): {error.message}",
+                    )
         size = size_of()
         if size > max_pending:
             max_pending = size

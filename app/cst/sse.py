@@ -6,7 +6,7 @@ at the start of the next are one line end); lines starting with ``:`` are
 comments; ``data`` lines of one event are joined with ``\\n``; an event is
 dispatched at the blank line that ends it; a leading UTF-8 BOM is dropped.
 Lines are decoded only once complete, so a multi-byte character split across
-chunks is never mangled. The provider uses httpx-sse on the network; this
+chunks is never mangled. The provider has its own deadline-aware reader on the network; this
 decoder serves recordings, ``transduce`` and ``check``, which start from bytes.
 """
 

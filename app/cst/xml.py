@@ -12,8 +12,9 @@ Prose outside blocks is confirmed as it arrives. Each block is checked when
 its closing tag arrives (a malformed block is a ``bad_xml`` error at once), but
 its calls become executable only at ``finish(clean=True)``: on truncation none
 runs and each call seen so far (complete or not) gets a ``truncated`` error.
-Parameter values are the exact text between the tags, as strings; the tool
-layer coerces them to the schema types.
+Parameter values are the text between the tags, as strings, less one
+padding newline at each end (``_unpad``); the tool layer coerces them to the
+schema types.
 
 A block is split into invokes and parameters by ``bytes.find`` of the tags,
 left to right, each byte looked at a bounded number of times: a regex with a
@@ -78,6 +79,24 @@ def _elements(data: bytes, tag: _Tag) -> tuple[list[tuple[bytes, bytes]], bytes]
         at = data.find(tag.start, pos)
     outside.append(data[pos:])
     return found, b"".join(outside)
+
+
+def _unpad(value: bytes) -> bytes:
+    """A parameter value less its padding: one ``\\n`` right after ``<parameter …>`` and one
+    right before ``</parameter>``; every other byte is kept.
+
+    Models trained on MiniMax's format write ``<parameter name="x">\\nvalue\\n</parameter>``
+    and its reference parser (and vLLM's) strip the padding, so keeping it sent a stray
+    newline into a ``path`` or ``command``. Stripping *all* whitespace, as they do, would
+    also eat indentation and blank lines that belong to the value, so exactly one each
+    side (a value that must end in a newline is written with two).
+    Blocks are read whole at their closing tag, so where the chunks split does not matter.
+    """
+    if value[:1] == b"\n":
+        value = value[1:]
+    if value[-1:] == b"\n":
+        value = value[:-1]
+    return value
 
 
 def _held_prefix(data: bytes, tag: bytes) -> int:
@@ -213,7 +232,7 @@ class XmlTransducer:
                         ev,
                     )
                     return
-                args[key] = value.decode("utf-8", "replace")
+                args[key] = _unpad(value).decode("utf-8", "replace")
             calls.append(ToolCall(f"call_{number}", name, args, start + len(block) - 1))
         if self._held + len(block) > self.max_held:
             self._fail(

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-ProviderErrorKind = Literal["auth", "not_found", "http", "connect", "protocol"]
+ProviderErrorKind = Literal["auth", "not_found", "http", "connect", "timeout", "protocol"]
 
 
 class ProviderError(Exception):
@@ -19,8 +19,10 @@ class ProviderError(Exception):
     ``kind`` lets the caller pick a reaction without parsing text: ``auth``
     (401/403: key missing or rejected), ``not_found`` (404: wrong base URL or model),
     ``http`` (other status, or retryable statuses after the last retry), ``connect``
-    (no connection / no response after the last retry), ``protocol`` (the server
-    answered with something that is not a chat-completions stream).
+    (no connection, or the connection closed, after the last retry), ``timeout`` (the
+    server accepted the request but sent no first byte within ``first_byte_timeout``,
+    after the last retry), ``protocol`` (the server answered 200 with something that
+    is not a chat-completions stream: a web page, plain text, foreign JSON).
     """
 
     def __init__(

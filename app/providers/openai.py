@@ -7,15 +7,24 @@ when no response could be obtained at all).
 
 Fault policy (DESIGN §4, issue 4), decided by *when* a failure happens:
 
-* before the response headers (nothing of the answer exists yet): connect errors,
+* before the first byte of the answer (nothing of it exists yet): connect errors,
   timeouts and HTTP 429/500/502/503/504 are retried with exponential backoff,
-  honouring ``Retry-After``; a pooled keep-alive connection the server already
-  closed is retried at once on a fresh connection; 401/403/404 and other
-  statuses raise ``ProviderError`` naming the URL and model;
-* after the headers of a 200 (part of the answer may have been shown and acted
-  on): a dropped connection or a read stall ends the stream with
-  ``StreamEnd("disconnect")`` — a truncation, never silently re-requested;
-  an ``{"error": ...}`` object ends it with ``StreamEnd("error")``.
+  honouring ``Retry-After``, while the retry window lasts; a pooled keep-alive
+  connection the server already closed is retried at once on a fresh connection;
+  401/403/404 and other statuses raise ``ProviderError`` naming the URL and model;
+* a 200 whose body is not an event stream (a web page behind a wrong
+  ``--base-url``, a JSON error) raises ``ProviderError`` at once: resending the
+  same request to the same page cannot help, and "repairing" it costs a turn;
+* after the first byte of an event stream (part of the answer may have been shown
+  and acted on): a dropped connection or a stall longer than ``idle_timeout`` ends
+  the stream with ``StreamEnd("disconnect")`` — a truncation, never silently
+  re-requested; an ``{"error": ...}`` object ends it with ``StreamEnd("error")``.
+
+Timeouts (docs/decisions-providers.md has the arithmetic): ``connect_timeout`` to
+connect, ``first_byte_timeout`` from sending the request to the first byte of the
+body, ``idle_timeout`` between bytes after that; no attempt starts more than
+``retry_window`` seconds after the first, so a hung server costs at most
+``retry_window + connect_timeout + first_byte_timeout`` (115 s by default).
 
 Malformed SSE (non-JSON ``data``) is skipped and counted, never fatal.
 
@@ -30,18 +39,19 @@ plus ``/chat/completions``, with the base URL's query string kept after it.
 from __future__ import annotations
 
 import asyncio
+import codecs
 import email.utils
 import json
 import logging
+import re
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable
 from contextlib import aclosing
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 import httpx
-from httpx_sse import EventSource
 
 from frontier.app.cst import safejson
 from frontier.app.events import Retry
@@ -53,13 +63,21 @@ log = logging.getLogger(__name__)
 RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
 MAX_BACKOFF = 30.0
 """Longest computed backoff between attempts (seconds)."""
-MAX_RETRY_AFTER = 120.0
-"""A ``Retry-After`` longer than this is not waited for: the request fails with the
-server's figure in the message, rather than freezing the session for an hour."""
+CONNECT_TIMEOUT = 10.0
+FIRST_BYTE_TIMEOUT = 45.0
+IDLE_TIMEOUT = 30.0
+RETRY_WINDOW = 60.0
+"""No attempt starts later than this after the first one: with the timeouts above the
+worst case is 60 + 10 + 45 = 115 s, under the two minutes a user will wait."""
+MAX_RETRIES = 4
 ERROR_BODY_CAP = 8192
+JSON_BODY_CAP = 1 << 24
+SNIFF_LIMIT = 4096
+"""Bytes of a 200 body read, at most, to tell an event stream from anything else."""
 DRAIN_TIMEOUT = 1.0
 """How long to wait for the end of the body after ``[DONE]`` (keeps the connection
 reusable; a server that holds the stream open after ``[DONE]`` is just closed)."""
+SSE_FIELDS = frozenset({b"data", b"event", b"id", b"retry"})
 
 
 @dataclass(frozen=True)
@@ -97,12 +115,23 @@ ProviderItem = Chunk | Retry | StreamEnd
 Sleep = Callable[[float], Awaitable[Any]]
 
 
-class _LenientEventSource(EventSource):
-    """Parse SSE whatever the Content-Type: some servers label streams
-    ``text/plain`` or omit the header; the body decides, not the label."""
+class _Silent(Exception):
+    """The body sent nothing for too long: before its first byte, or mid-stream."""
 
-    def _check_content_type(self) -> None:
-        return None
+    def __init__(self, first: bool) -> None:
+        super().__init__("no first byte" if first else "stalled")
+        self.first = first
+
+
+@dataclass
+class _Attempt:
+    """What one failed attempt says for the retry decision."""
+
+    failure: str
+    delay: float
+    status: int | None = None
+    timed_out: bool = False
+    """No first byte within ``first_byte_timeout`` (the give-up hint differs)."""
 
 
 class OpenAIProvider:
@@ -115,12 +144,18 @@ class OpenAIProvider:
         api_key: str | None = None,
         *,
         transport: httpx.AsyncBaseTransport | None = None,
-        connect_timeout: float = 10.0,
-        read_timeout: float = 60.0,
-        max_retries: int = 4,
+        connect_timeout: float = CONNECT_TIMEOUT,
+        first_byte_timeout: float = FIRST_BYTE_TIMEOUT,
+        idle_timeout: float = IDLE_TIMEOUT,
+        read_timeout: float | None = None,
+        max_retries: int = MAX_RETRIES,
+        retry_window: float = RETRY_WINDOW,
         backoff_base: float = 0.5,
         sleep: Sleep = asyncio.sleep,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
+        """``read_timeout`` is the old name of ``idle_timeout`` (kept for callers);
+        ``sleep`` and ``clock`` are injected by tests so backoff is never waited out."""
         self._request_url = endpoint_url(base_url, "chat/completions")
         self.base_url = redact_url(base_url.rstrip("/")) or ""
         """The base URL as shown to people: without its credentials."""
@@ -131,18 +166,36 @@ class OpenAIProvider:
         self._api_key = api_key
         self._scrubber = Scrubber.from_env(api_key, *url_secrets(base_url))
         self.max_retries = max_retries
+        self.retry_window = retry_window
         self.backoff_base = backoff_base
-        self.read_timeout = read_timeout
+        self.connect_timeout = connect_timeout
+        self.first_byte_timeout = first_byte_timeout
+        self.idle_timeout = read_timeout if read_timeout is not None else idle_timeout
         self._sleep = sleep
+        self._clock = clock
         self._stream_options = True
+        # Our own deadlines (asyncio) bound the first byte and the gaps; httpx's read
+        # timeout is only the backstop for the reads they do not cover.
+        backstop = max(first_byte_timeout, self.idle_timeout) + 1.0
         timeout = httpx.Timeout(
-            connect=connect_timeout, read=read_timeout, write=read_timeout, pool=connect_timeout
+            connect=connect_timeout, read=backstop, write=first_byte_timeout, pool=connect_timeout
         )
         self._client = httpx.AsyncClient(transport=transport, timeout=timeout)
 
     def __repr__(self) -> str:
         # Never shows the key.
         return f"OpenAIProvider(url={self.url!r}, model={self.model!r})"
+
+    @property
+    def read_timeout(self) -> float:
+        """The old name of ``idle_timeout``."""
+        return self.idle_timeout
+
+    @property
+    def worst_case_wait(self) -> float:
+        """The longest a request can take to give up before any byte arrives: the last
+        attempt starts within ``retry_window`` and lasts at most connect + first byte."""
+        return self.retry_window + self.connect_timeout + self.first_byte_timeout
 
     async def __aenter__(self) -> OpenAIProvider:
         return self
@@ -164,6 +217,14 @@ class OpenAIProvider:
         if tools:
             body["tools"] = tools
         if extra:
+            extra = dict(extra)
+            # The loop reads one choice per response: with n > 1 the server interleaves
+            # choices the transducer would splice into one text. Never requested.
+            n = extra.pop("n", None)
+            if n not in (None, 1):
+                log.warning("not requesting n=%r: Frontier reads one choice per response", n)
+            if extra.pop("stream", True) is not True:
+                log.warning("not turning streaming off: Frontier reads event streams")
             body.update(extra)
         return body
 
@@ -175,6 +236,22 @@ class OpenAIProvider:
 
     def _where(self) -> str:
         return f"{self.url} (model {self.model!r})"
+
+    def _build(
+        self,
+        messages: list[dict[str, Any]],
+        tools: list[dict[str, Any]] | None,
+        extra: dict[str, Any] | None,
+    ) -> httpx.Request:
+        try:
+            return self._client.build_request(
+                "POST",
+                self._request_url,
+                json=self._body(messages, tools, extra),
+                headers=self._headers(),
+            )
+        except (httpx.UnsupportedProtocol, httpx.InvalidURL) as exc:
+            raise self._invalid_url(exc) from exc
 
     async def stream(
         self,
@@ -189,22 +266,14 @@ class OpenAIProvider:
         HTTP response: wrap the call in ``contextlib.aclosing`` or ``aclose()``
         the iterator so the connection is released at once, not at GC time.
         """
+        began = self._clock()
         retries = 0
         stale_retried = False
         while True:
-            status: int | None = None
-            try:
-                request = self._client.build_request(
-                    "POST",
-                    self._request_url,
-                    json=self._body(messages, tools, extra),
-                    headers=self._headers(),
-                )
-            except (httpx.UnsupportedProtocol, httpx.InvalidURL) as exc:
-                raise self._invalid_url(exc) from exc
+            request = self._build(messages, tools, extra)
             sent = time.perf_counter()
             try:
-                response = await self._client.send(request, stream=True)
+                response, first_deadline = await self._send(request)
             except (httpx.RemoteProtocolError, httpx.ReadError, httpx.WriteError) as exc:
                 # The classic stale keep-alive: the server closed an idle pooled
                 # connection just as we reused it. Nothing was answered, so one
@@ -218,64 +287,127 @@ class OpenAIProvider:
                         "retrying on a fresh connection",
                     )
                     continue
-                failure = f"connection closed before a response ({self._exc(exc)})"
-                delay = self._backoff(retries + 1)
+                failed = _Attempt(
+                    f"connection closed before a response ({self._exc(exc)})",
+                    self._backoff(retries + 1),
+                )
+            except TimeoutError:
+                failed = self._no_first_byte(retries)
             except (httpx.ConnectError, httpx.TimeoutException) as exc:
-                failure = self._scrubber.scrub(_describe_connect_failure(exc))
-                delay = self._backoff(retries + 1)
+                failed = _Attempt(
+                    self._scrubber.scrub(_describe_connect_failure(exc, self.connect_timeout)),
+                    self._backoff(retries + 1),
+                )
             except (httpx.UnsupportedProtocol, httpx.InvalidURL) as exc:
                 raise self._invalid_url(exc) from exc
             else:
                 if response.status_code == 200:
-                    async with aclosing(self._read(response, sent)) as items:
-                        async for item in items:
-                            yield item
-                    return
-                status = response.status_code
-                text = self._scrubber.scrub(await _read_error_body(response))
-                if status in (400, 422) and self._stream_options and "stream_options" in text:
-                    # Older servers reject the usage option; usage is a nicety.
-                    self._stream_options = False
-                    yield Retry(
-                        attempt=retries + 1,
-                        delay=0.0,
-                        reason="the server rejected stream_options; retrying without usage",
-                    )
-                    continue
-                if status not in RETRY_STATUSES:
-                    raise self._status_error(status, text, retries + 1)
-                failure = f"HTTP {status} {_reason_phrase(status)}{_server_says(text)}"
-                after = _retry_after(response.headers.get("retry-after"))
-                if after is not None and after > MAX_RETRY_AFTER:
-                    raise ProviderError(
-                        "http",
-                        f"{self._where()} answered {failure} and asks to wait "
-                        f"{after:.0f} s before retrying (longer than {MAX_RETRY_AFTER:.0f} s); "
-                        "try again later or use another endpoint",
-                        url=self.url,
-                        model=self.model,
-                        status=status,
-                        attempts=retries + 1,
-                    )
-                delay = after if after is not None else self._backoff(retries + 1)
-            if retries >= self.max_retries:
-                kind = "http" if status is not None else "connect"
-                raise ProviderError(
-                    kind,
-                    f"{self._where()}: {failure}; gave up after {retries + 1} attempts. "
-                    + (
-                        "The server is failing or overloaded: try again later."
-                        if kind == "http"
-                        else "Is the server running and is --base-url right?"
-                    ),
-                    url=self.url,
-                    model=self.model,
-                    status=status,
-                    attempts=retries + 1,
-                )
+                    pieces = self._pieces(response, first_deadline)
+                    head: bytes | None = None
+                    try:
+                        head = await _sniff(pieces)
+                    except _Silent:
+                        pass  # no first byte: retried below, like a server that never answered
+                    finally:
+                        if head is None:
+                            await pieces.aclose()
+                            await response.aclose()
+                    if head is not None:
+                        answer = self._answer(response, pieces, head, sent)
+                        async with aclosing(answer) as items:
+                            async for item in items:
+                                yield item
+                        return
+                    failed = self._no_first_byte(retries)
+                else:
+                    status = response.status_code
+                    text = self._scrubber.scrub(await self._error_body(response))
+                    if status in (400, 422) and self._stream_options and "stream_options" in text:
+                        # Older servers reject the usage option; usage is a nicety.
+                        self._stream_options = False
+                        yield Retry(
+                            attempt=retries + 1,
+                            delay=0.0,
+                            reason="the server rejected stream_options; retrying without usage",
+                        )
+                        continue
+                    if status not in RETRY_STATUSES:
+                        raise self._status_error(status, text, retries + 1)
+                    failure = f"HTTP {status} {_reason_phrase(status)}{_server_says(text)}"
+                    after = _retry_after(response.headers.get("retry-after"))
+                    left = self.retry_window - (self._clock() - began)
+                    if after is not None and after > left:
+                        raise ProviderError(
+                            "http",
+                            f"{self._where()} answered {failure} and asks to wait "
+                            f"{after:.0f} s before retrying (past Frontier's "
+                            f"{self.retry_window:.0f} s retry window); try again later or "
+                            "use another endpoint",
+                            url=self.url,
+                            model=self.model,
+                            status=status,
+                            attempts=retries + 1,
+                        )
+                    delay = after if after is not None else self._backoff(retries + 1)
+                    failed = _Attempt(failure, delay, status)
+            waited = self._clock() - began
+            if retries >= self.max_retries or waited + failed.delay > self.retry_window:
+                raise self._give_up(failed, retries + 1, waited)
             retries += 1
-            yield Retry(attempt=retries, delay=delay, reason=failure)
-            await self._sleep(delay)
+            yield Retry(attempt=retries, delay=failed.delay, reason=failed.failure)
+            await self._sleep(failed.delay)
+
+    async def _send(self, request: httpx.Request) -> tuple[httpx.Response, float]:
+        """Send ``request``; the response (headers read) and the deadline for its first
+        body byte. Raises ``TimeoutError`` when no headers came by that deadline.
+
+        The deadline starts as connect + first byte and is moved to "first byte after
+        the request went out" when httpx reports sending it (its ``trace`` extension;
+        in-process transports do not report, and keep the first figure)."""
+        loop = asyncio.get_running_loop()
+        async with asyncio.timeout(self.connect_timeout + self.first_byte_timeout) as limit:
+
+            async def trace(name: str, info: dict[str, Any]) -> None:
+                when = limit.when()
+                if name.endswith("send_request_headers.started") and when is not None:
+                    limit.reschedule(min(when, loop.time() + self.first_byte_timeout))
+
+            request.extensions["trace"] = trace
+            response = await self._client.send(request, stream=True)
+            deadline = limit.when() or loop.time() + self.first_byte_timeout
+            limit.reschedule(None)
+        return response, deadline
+
+    def _no_first_byte(self, retries: int) -> _Attempt:
+        return _Attempt(
+            f"no first byte within {self.first_byte_timeout:g} s of sending the request "
+            "(first_byte_timeout)",
+            self._backoff(retries + 1),
+            timed_out=True,
+        )
+
+    def _give_up(self, failed: _Attempt, attempts: int, waited: float) -> ProviderError:
+        if failed.status is not None:
+            kind, hint = "http", "The server is failing or overloaded: try again later."
+        elif failed.timed_out:
+            kind = "timeout"
+            hint = (
+                "The server accepted the request but sent nothing: it may be overloaded or "
+                "stuck; a slow model on a long prompt may need longer: raise "
+                "first_byte_timeout (--first-byte-timeout S, FRONTIER_FIRST_BYTE_TIMEOUT or "
+                "config.toml)."
+            )
+        else:
+            kind, hint = "connect", "Is the server running and is --base-url right?"
+        return ProviderError(
+            kind,
+            f"{self._where()}: {failed.failure}; gave up after {attempts} attempts in "
+            f"{waited:.0f} s. {hint}",
+            url=self.url,
+            model=self.model,
+            status=failed.status,
+            attempts=attempts,
+        )
 
     def _invalid_url(self, exc: Exception) -> ProviderError:
         return ProviderError(
@@ -334,95 +466,188 @@ class OpenAIProvider:
 
     # ------------------------------------------------------------------ response
 
-    async def _read(self, response: httpx.Response, sent: float) -> AsyncIterator[ProviderItem]:
-        """Yield the chunks of a 200 response; always ends with one ``StreamEnd``."""
+    async def _pieces(
+        self, response: httpx.Response, first_deadline: float
+    ) -> AsyncGenerator[bytes, None]:
+        """The body's bytes as they arrive; raises ``_Silent`` when none arrives by
+        ``first_deadline`` (the first) or within ``idle_timeout`` (any later one)."""
+        loop = asyncio.get_running_loop()
+        raw = response.aiter_bytes()
+        deadline = first_deadline
+        first = True
+        try:
+            while True:
+                try:
+                    async with asyncio.timeout_at(deadline):
+                        piece = await anext(raw)
+                except StopAsyncIteration:
+                    return
+                except TimeoutError:
+                    raise _Silent(first) from None
+                first = False
+                deadline = loop.time() + self.idle_timeout
+                yield piece
+        finally:
+            await raw.aclose()
+
+    async def _error_body(self, response: httpx.Response, cap: int = ERROR_BODY_CAP) -> str:
+        """At most ``cap`` bytes of a body, each read bounded by ``idle_timeout``."""
+        try:
+            async with asyncio.timeout(self.idle_timeout):
+                return await _read_error_body(response, cap)
+        except TimeoutError:
+            await response.aclose()
+            return ""
+
+    async def _answer(
+        self,
+        response: httpx.Response,
+        pieces: AsyncGenerator[bytes, None],
+        head: bytes,
+        sent: float,
+    ) -> AsyncIterator[ProviderItem]:
+        """Yield what a 200 body holds, by what its first bytes are (the label lies:
+        streams come as ``text/plain``, web pages as ``200 text/html``)."""
+        try:
+            kind = _classify(head, complete=True)
+            if kind == "sse" or kind == "empty":
+                async with aclosing(self._read(pieces, head, sent)) as items:
+                    async for item in items:
+                        yield item
+                return
+            if kind == "json":
+                text = await self._rest(pieces, head, JSON_BODY_CAP)
+                for item in self._read_json(text, sent):
+                    yield item
+                return
+            text = await self._rest(pieces, head, ERROR_BODY_CAP)
+            raise self._not_a_stream(response, kind, text)
+        finally:
+            await pieces.aclose()
+            await response.aclose()
+
+    async def _rest(self, pieces: AsyncIterator[bytes], head: bytes, cap: int) -> str:
+        """``head`` and what follows it, up to ``cap`` bytes (a stall just ends it)."""
+        buf = bytearray(head)
+        try:
+            async for piece in pieces:
+                buf += piece
+                if len(buf) >= cap:
+                    break
+        except (_Silent, httpx.TransportError, httpx.DecodingError) as exc:
+            log.debug("body cut short: %s", _exc_text(exc))
+        return bytes(buf[:cap]).decode("utf-8", errors="replace")
+
+    def _not_a_stream(self, response: httpx.Response, kind: str, text: str) -> ProviderError:
+        ctype = response.headers.get("content-type", "").partition(";")[0].strip().lower()
+        label = ctype or "a body without a Content-Type"
+        if kind == "html":
+            page_type = ctype in ("text/html", "application/xhtml+xml")
+            what = label if page_type else f"{label} (an HTML page)"
+            title = _html_title(text)
+            seen = f" The page is titled {self._scrubber.scrub(title)!r}." if title else ""
+        else:
+            what = label
+            excerpt = " ".join(text.split())[:120]
+            seen = f" It begins {self._scrubber.scrub(excerpt)!r}."
+        return ProviderError(
+            "protocol",
+            f"{self._where()}: the server answered {what}, not an event stream; is --base-url "
+            f"right?{seen} It should be the API root, which usually ends in /v1 "
+            f"(GET {self._models_url} lists the models).",
+            url=self.url,
+            model=self.model,
+            status=200,
+        )
+
+    async def _read(
+        self, pieces: AsyncIterator[bytes], head: bytes, sent: float
+    ) -> AsyncIterator[ProviderItem]:
+        """Yield the chunks of an event stream; always ends with one ``StreamEnd``."""
         finish: str | None = None
         usage: dict[str, Any] = {}
         skipped = 0
         try:
-            ctype = response.headers.get("content-type", "").partition(";")[0].strip().lower()
-            if ctype == "application/json":
-                # A server that ignored stream=true (or reports an error as JSON).
-                async for item in self._read_json(response, sent):
-                    yield item
-                return
-            try:
-                async with aclosing(_LenientEventSource(response).aiter_sse()) as events:
-                    async for sse in events:
-                        data = sse.data
-                        if data.strip() == "[DONE]":
-                            await _drain(events)
-                            break
-                        if not data.strip():
-                            continue
-                        try:
-                            obj = safejson.loads(data, max_depth=safejson.ENVELOPE_DEPTH)
-                        except ValueError:
-                            obj = None
-                        if not isinstance(obj, dict):
-                            if sse.event == "error":
-                                error = self._scrubber.scrub(data.strip())
-                                yield StreamEnd("error", usage, error=error, skipped=skipped)
-                                return
-                            skipped += 1
-                            log.debug(
-                                "skipped a non-JSON SSE data line: %.120r",
-                                self._scrubber.scrub(data),
-                            )
-                            continue
-                        if obj.get("error") or sse.event == "error":
-                            message = self._scrubber.scrub(_error_message(obj.get("error") or obj))
-                            yield StreamEnd("error", usage, error=message, skipped=skipped)
+            async with aclosing(_sse_events(head, pieces)) as events:
+                async for event, data in events:
+                    if data.strip() == "[DONE]":
+                        await _drain(pieces)
+                        break
+                    if not data.strip():
+                        continue
+                    try:
+                        obj = safejson.loads(data, max_depth=safejson.ENVELOPE_DEPTH)
+                    except ValueError:
+                        obj = None
+                    if not isinstance(obj, dict):
+                        if event == "error":
+                            error = self._scrubber.scrub(data.strip())
+                            yield StreamEnd("error", usage, error=error, skipped=skipped)
                             return
-                        for choice in obj.get("choices") or ():
-                            if isinstance(choice, dict) and choice.get("finish_reason"):
-                                finish = str(choice["finish_reason"])
-                        if isinstance(obj.get("usage"), dict):
-                            usage = obj["usage"]
-                        yield Chunk(obj, data, time.perf_counter() - sent)
-            except httpx.TimeoutException:
-                if finish is None:
-                    yield StreamEnd(
-                        "disconnect",
-                        usage,
-                        skipped=skipped,
-                        detail=f"no data for {self.read_timeout:g} s (read stall)",
-                    )
-                    return
-            except (httpx.TransportError, httpx.DecodingError) as exc:
-                if finish is None:
-                    yield StreamEnd(
-                        "disconnect",
-                        usage,
-                        skipped=skipped,
-                        detail=f"connection dropped mid-stream ({self._exc(exc)})",
-                    )
-                    return
+                        skipped += 1
+                        log.debug(
+                            "skipped a non-JSON SSE data line: %.120r", self._scrubber.scrub(data)
+                        )
+                        continue
+                    if obj.get("error") or event == "error":
+                        message = self._scrubber.scrub(_error_message(obj.get("error") or obj))
+                        yield StreamEnd("error", usage, error=message, skipped=skipped)
+                        return
+                    for choice in obj.get("choices") or ():
+                        if isinstance(choice, dict) and choice.get("finish_reason"):
+                            finish = str(choice["finish_reason"])
+                    if isinstance(obj.get("usage"), dict):
+                        usage = obj["usage"]
+                    yield Chunk(obj, data, time.perf_counter() - sent)
+        except (_Silent, httpx.TimeoutException):
             if finish is None:
                 yield StreamEnd(
                     "disconnect",
                     usage,
                     skipped=skipped,
-                    detail="the stream ended without a finish_reason",
+                    detail=f"no data for {self.idle_timeout:g} s (idle_timeout: a read stall)",
                 )
                 return
-            yield StreamEnd(finish, usage, skipped=skipped)
-        finally:
-            await response.aclose()
+        except (httpx.TransportError, httpx.DecodingError) as exc:
+            if finish is None:
+                yield StreamEnd(
+                    "disconnect",
+                    usage,
+                    skipped=skipped,
+                    detail=f"connection dropped mid-stream ({self._exc(exc)})",
+                )
+                return
+        if finish is None:
+            yield StreamEnd(
+                "disconnect",
+                usage,
+                skipped=skipped,
+                detail="the stream ended without a finish_reason or [DONE]"
+                if head.strip()
+                else "the server answered 200 with an empty body",
+            )
+            return
+        yield StreamEnd(finish, usage, skipped=skipped)
 
-    async def _read_json(
-        self, response: httpx.Response, sent: float
-    ) -> AsyncIterator[ProviderItem]:
-        text = await _read_error_body(response, cap=1 << 24)
+    def _read_json(self, text: str, sent: float) -> list[ProviderItem]:
+        """A 200 JSON body: a server that ignored ``stream: true`` (re-shaped as one
+        chunk so the loop sees one shape), or an error reported as JSON."""
         try:
             obj = safejson.loads(text, max_depth=safejson.ENVELOPE_DEPTH)
         except ValueError:
             obj = None
         if isinstance(obj, dict) and obj.get("error"):
-            yield StreamEnd("error", error=self._scrubber.scrub(_error_message(obj["error"])))
-            return
+            message = self._scrubber.scrub(_error_message(obj["error"]))
+            raise ProviderError(
+                "http",
+                f"{self._where()} answered HTTP 200 with an error instead of a stream — the "
+                f"server says: {' '.join(message.split())[:300]}",
+                url=self.url,
+                model=self.model,
+                status=200,
+            )
         choices = obj.get("choices") if isinstance(obj, dict) else None
-        if not choices or not isinstance(choices[0], dict):
+        if not choices or not isinstance(choices, list) or not isinstance(choices[0], dict):
             raise ProviderError(
                 "protocol",
                 f"{self._where()} answered 200 with a JSON body that is not a chat completion "
@@ -432,7 +657,7 @@ class OpenAIProvider:
                 model=self.model,
                 status=200,
             )
-        # Re-shape a whole completion as one streamed chunk so the loop sees one shape.
+        assert isinstance(obj, dict)
         choice = choices[0]
         message = dict(choice.get("message") or {})
         for call_index, call in enumerate(message.get("tool_calls") or []):
@@ -446,8 +671,134 @@ class OpenAIProvider:
             "choices": [{"index": 0, "delta": message, "finish_reason": finish}],
         }
         usage = obj.get("usage") if isinstance(obj.get("usage"), dict) else {}
-        yield Chunk(chunk, json.dumps(chunk), time.perf_counter() - sent)
-        yield StreamEnd(finish, usage or {})
+        reshaped = Chunk(chunk, json.dumps(chunk), time.perf_counter() - sent)
+        return [reshaped, StreamEnd(finish, usage or {})]
+
+
+# --------------------------------------------------------------------- the body
+
+
+def _classify(head: bytes, *, complete: bool) -> str | None:
+    """What a 200 body is, from its first bytes: ``sse``, ``html``, ``json``, ``empty``,
+    ``other`` — or ``None`` while more bytes are needed (``complete``: no more come).
+
+    An event stream's first line is a field (``data:``, ``event:``, ``id:``, ``retry:``)
+    or a ``:`` comment; a line that is neither is tolerated if a ``data:`` line follows
+    within ``SNIFF_LIMIT`` bytes (the SSE spec ignores such lines)."""
+    text = head.removeprefix(b"\xef\xbb\xbf").lstrip()
+    if not text:
+        return "empty" if complete else None
+    if text[:1] == b"<":
+        return "html"
+    if text[:1] in (b"{", b"["):
+        return "json"
+    name = re.match(rb"[^:\r\n]*", text)
+    assert name is not None
+    if name.end() < len(text):  # the first line's field name is complete
+        if name.group() in SSE_FIELDS or not name.group():
+            return "sse"
+        if re.search(rb"[\r\n]data[:\r\n]", text):
+            return "sse"
+    if complete or len(text) >= SNIFF_LIMIT:
+        return "sse" if re.search(rb"(?:^|[\r\n])data(?:[:\r\n]|$)", text) else "other"
+    return None
+
+
+async def _sniff(pieces: AsyncIterator[bytes]) -> bytes:
+    """Read until ``_classify`` can tell (or the body ends or stalls); the bytes read.
+
+    ``_Silent(first=True)`` (no byte by the first-byte deadline) propagates: the
+    caller may retry, nothing of the answer exists. A later stall or a dropped
+    connection just ends the sniff: the body is then judged by what arrived."""
+    head = bytearray()
+    try:
+        async for piece in pieces:
+            head += piece
+            if _classify(bytes(head), complete=False) is not None:
+                break
+    except _Silent as exc:
+        if exc.first:
+            raise
+    except (httpx.TransportError, httpx.DecodingError) as exc:
+        log.debug("body cut short before it could be told apart: %s", _exc_text(exc))
+    return bytes(head)
+
+
+_EOL = re.compile(r"\r\n|\r|\n")
+
+
+async def _sse_events(head: bytes, pieces: AsyncIterator[bytes]) -> AsyncIterator[tuple[str, str]]:
+    """``(event, data)`` per dispatched server-sent event (the WHATWG parsing rules):
+    lines end at CR, LF or CRLF, ``:`` lines are comments, other non-field lines are
+    ignored, and an event without a blank line after it at EOF is dropped. UTF-8 split
+    across reads is reassembled; invalid UTF-8 becomes U+FFFD."""
+    decoder = codecs.getincrementaldecoder("utf-8")("replace")
+    state = _SSEState()
+    for item in state.feed(decoder.decode(head)):
+        yield item
+    async for piece in pieces:
+        for item in state.feed(decoder.decode(piece)):
+            yield item
+    for item in state.feed(decoder.decode(b"", final=True)):
+        yield item
+
+
+class _SSEState:
+    """Line splitting and field handling for ``_sse_events``."""
+
+    def __init__(self) -> None:
+        self._buf: list[str] = []
+        """Text after the last line end; kept as pieces so a multi-megabyte line
+        arriving in many reads is joined once, not once per read."""
+        self._event = ""
+        self._data: list[str] = []
+        self._started = False
+
+    def feed(self, text: str) -> list[tuple[str, str]]:
+        if not text:
+            return []
+        if not self._started:
+            self._started = True
+            text = text.removeprefix("\ufeff")  # the spec's optional BOM
+        if "\n" not in text and "\r" not in text:
+            self._buf.append(text)
+            return []
+        buf = "".join(self._buf) + text
+        out: list[tuple[str, str]] = []
+        pos = 0
+        for match in _EOL.finditer(buf):
+            if match.group() == "\r" and match.end() == len(buf):
+                break  # maybe the first half of a CRLF split across reads
+            event = self._line(buf[pos : match.start()])
+            if event is not None:
+                out.append(event)
+            pos = match.end()
+        self._buf = [buf[pos:]] if pos < len(buf) else []
+        return out
+
+    def _line(self, line: str) -> tuple[str, str] | None:
+        if not line:
+            if not self._data:
+                self._event = ""
+                return None
+            event = (self._event or "message", "\n".join(self._data))
+            self._event, self._data = "", []
+            return event
+        if line.startswith(":"):
+            return None
+        name, colon, value = line.partition(":")
+        if colon and value.startswith(" "):
+            value = value[1:]
+        if name == "data":
+            self._data.append(value)
+        elif name == "event":
+            self._event = value
+        return None
+
+
+def _html_title(text: str) -> str:
+    match = re.search(r"<title[^>]*>(.*?)</title>", text, re.IGNORECASE | re.DOTALL)
+    return " ".join(match.group(1).split())[:100] if match else ""
 
 
 # ---------------------------------------------------------------------- helpers
@@ -483,14 +834,14 @@ async def _read_error_body(response: httpx.Response, cap: int = ERROR_BODY_CAP) 
     return bytes(buf[:cap]).decode("utf-8", errors="replace")
 
 
-async def _drain(events: AsyncIterator[Any], limit: float = DRAIN_TIMEOUT) -> None:
+async def _drain(pieces: AsyncIterator[Any], limit: float = DRAIN_TIMEOUT) -> None:
     """Read what follows ``[DONE]`` (normally just the end of the chunked body) so the
     connection goes back to the keep-alive pool instead of being torn down."""
     try:
         async with asyncio.timeout(limit):
-            async for _ in events:
+            async for _ in pieces:
                 pass
-    except (TimeoutError, httpx.TransportError) as exc:
+    except (TimeoutError, _Silent, httpx.TransportError, httpx.DecodingError) as exc:
         log.debug("not drained after [DONE]: %s", _exc_text(exc))
 
 
@@ -543,9 +894,9 @@ def _retry_after(value: str | None) -> float | None:
     return max(0.0, when.timestamp() - time.time())
 
 
-def _describe_connect_failure(exc: httpx.HTTPError) -> str:
-    if isinstance(exc, httpx.ConnectTimeout):
-        return f"connect timed out ({_exc_text(exc)})"
+def _describe_connect_failure(exc: httpx.HTTPError, connect_timeout: float) -> str:
+    if isinstance(exc, httpx.ConnectTimeout | httpx.PoolTimeout):
+        return f"no connection within {connect_timeout:g} s (connect_timeout)"
     if isinstance(exc, httpx.ReadTimeout):
         return "no response headers before the read timeout"
     if isinstance(exc, httpx.TimeoutException):

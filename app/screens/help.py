@@ -30,6 +30,7 @@ KEYS = [
     ("Esc", "cancel the running tool (exit 130), else stop the turn"),
     ("f2 f3 f4 f5", "small terminals: show Raw stream / Confirmed / Pending / Errors"),
     ("ctrl+e", "focus the Errors list"),
+    ("ctrl+t", "show the model's reasoning (thinking) blocks whole, or folded"),
     ("ctrl+p", "command palette: theme, mode, export, session"),
     ("? / f1", "this help"),
     ("ctrl+q", "quit"),

@@ -8,6 +8,7 @@ replay) so every pane stays usable at 80×24.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 
 from rich.text import Text
@@ -21,7 +22,7 @@ from frontier.widgets.confirmed import ConfirmedView
 from frontier.widgets.errors_pane import ErrorsPane
 from frontier.widgets.pending import SHOW_BYTES, PendingView
 from frontier.widgets.raw_stream import RawStreamView
-from frontier.widgets.state import UiState
+from frontier.widgets.state import ResponseBuffer, UiState
 from frontier.widgets.status_bar import StatusBar, StatusInfo
 from frontier.widgets.tools_pane import ToolsPane
 from frontier.widgets.transcript import Transcript
@@ -58,6 +59,7 @@ class MainScreen(Screen[None]):
             yield Transcript(self.clock, id="transcript")
             with Vertical(id="right"):
                 yield Static(id="pane-tabs")
+                yield Static(id="raw-thinking")
                 yield RawStreamView(id="raw")
                 with Horizontal(id="lower"):
                     yield ConfirmedView(id="confirmed")
@@ -102,6 +104,7 @@ class MainScreen(Screen[None]):
         self.active_tab = name
         for ident, _ in TABS:
             self.query_one(f"#{ident}").set_class(ident == name, "-active")
+        self.query_one("#raw-thinking").set_class(name == "raw", "-raw-tab")
         self.query_one("#lower").set_class(name in ("confirmed", "pending"), "-active")
         bar = Text(no_wrap=True)
         for i, (ident, title) in enumerate(TABS, start=1):
@@ -129,7 +132,9 @@ class MainScreen(Screen[None]):
         skipped = set() if hidden else dirty & self.hidden_panes()
         dirty = dirty - skipped
         if "transcript" in dirty:
-            self.query_one(Transcript).show(state.transcript, state.tools)
+            self.query_one(Transcript).show(
+                state.transcript, state.tools, thinking_expanded=state.thinking_expanded
+            )
         if "raw" in dirty:
             raw = self.query_one(RawStreamView)
             buffer = state.current
@@ -140,6 +145,7 @@ class MainScreen(Screen[None]):
                 self._title_raw(raw)
             else:
                 raw.sync()
+            self._show_thinking(buffer)
             raw.border_subtitle = f"offset {state.consumed:,} · frontier {state.frontier:,}"
         if "confirmed" in dirty:
             self.query_one(ConfirmedView).set_rows(state.confirmed)
@@ -159,6 +165,9 @@ class MainScreen(Screen[None]):
             errors.show(state.errors)
             errors.set_class(not state.errors, "-empty")
             errors.border_subtitle = f"{len(state.errors)}" if state.errors else ""
+        if self.interactive and not status.waiting:
+            # A live session's silent server; a replay's pauses are the player's, not waits.
+            status = replace(status, waiting=state.waiting_label())
         self.query_one(StatusBar).show(status)
         return skipped
 
@@ -170,6 +179,22 @@ class MainScreen(Screen[None]):
         raw = self.query_one(RawStreamView)
         raw.show(state.response(response) or state.current, highlight=offset)
         self._title_raw(raw)
+
+    def _show_thinking(self, buffer: ResponseBuffer | None) -> None:
+        """The response's reasoning, in a region of its own above the stream: it is not
+        transducer input, so it has no offsets and no frontier."""
+        region = self.query_one("#raw-thinking", Static)
+        if buffer is None or not buffer.reasoning_chars:
+            region.remove_class("-shown")
+            return
+        region.add_class("-shown")
+        tail = buffer.reasoning.rstrip("\n").rsplit("\n", 2)[-2:]
+        text = Text.assemble(
+            ("thinking", "reverse"),
+            (f" {buffer.reasoning_chars:,} chars, not transducer input  ", "dim"),
+        )
+        text.append("\n" + "\n".join(line[-400:] for line in tail), style="italic")
+        region.update(text)
 
     def _title_raw(self, raw: RawStreamView) -> None:
         if self.responses_total and raw.buffer is not None:
