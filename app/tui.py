@@ -717,7 +717,7 @@ class FrontierApp(App[int]):
         stem = f"frontier-session-{runtime.session_id[:8]}"
 
         def write() -> Path:
-            from frontier.app.commands.export import export_records, to_markdown
+            from frontier.app.session.export import export_records, to_markdown
             from frontier.app.session.store import SessionStore
 
             with SessionStore.open() as store:

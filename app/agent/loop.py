@@ -39,20 +39,14 @@ from frontier.app.events import (
     ToolResult,
     TurnEnded,
 )
+from frontier.app.providers.base import Chunk, Provider, StreamEnd
 from frontier.app.providers.errors import ProviderError
-from frontier.app.providers.openai import Chunk, StreamEnd
 from frontier.tools.registry import Registry
 
 SESSION_STATE = {"done": "done", "cancelled": "interrupted"}
 """What ``frontier sessions`` shows after a turn ends this way (any other reason: failed)."""
 CLEAN_FINISH = ("stop", "tool_calls")
 TRUNCATED_FINISH = ("length", "disconnect")
-
-
-class Provider(Protocol):
-    def stream(
-        self, messages: list[dict[str, Any]], *, tools: list[dict[str, Any]] | None = None
-    ) -> Any: ...
 
 
 class Boundary(Protocol):

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 from datetime import datetime
 
+from frontier.app.session.catalogue import short_path
 from frontier.app.session.store import (
     SessionInfo,
     SessionStore,
@@ -78,13 +78,3 @@ def format_table(sessions: list[SessionInfo]) -> str:
         ]
         lines.append("  ".join(cells).rstrip())
     return "\n".join(lines)
-
-
-def short_path(path: str, limit: int = 40) -> str:
-    """``~`` for the home directory; long paths keep their end (the project's name)."""
-    home = os.path.expanduser("~")
-    if home not in ("", "/") and (path == home or path.startswith(home + os.sep)):
-        path = "~" + path[len(home) :]
-    if len(path) > limit:
-        path = "…" + path[-(limit - 1) :]
-    return path

@@ -47,7 +47,7 @@ import re
 import time
 from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable
 from contextlib import aclosing
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
@@ -55,6 +55,7 @@ import httpx
 
 from frontier.app.cst import safejson
 from frontier.app.events import Retry
+from frontier.app.providers.base import Chunk, ProviderItem, StreamEnd
 from frontier.app.providers.errors import ProviderError
 from frontier.app.secrets import Scrubber, redact_url, url_secrets
 
@@ -79,38 +80,6 @@ DRAIN_TIMEOUT = 1.0
 reusable; a server that holds the stream open after ``[DONE]`` is just closed)."""
 SSE_FIELDS = frozenset({b"data", b"event", b"id", b"retry"})
 
-
-@dataclass(frozen=True)
-class Chunk:
-    """One parsed SSE ``data:`` JSON object (a ``chat.completion.chunk``)."""
-
-    data: dict[str, Any]
-    raw: str
-    """The ``data`` string exactly as received (recordings keep this)."""
-    t: float
-    """Seconds since the request that produced it was sent."""
-
-
-@dataclass(frozen=True)
-class StreamEnd:
-    """The last item of every stream.
-
-    ``finish_reason`` is the server's (``stop``, ``length``, ``tool_calls``, ...),
-    ``disconnect`` (connection dropped, read stall, or EOF before any
-    finish_reason) or ``error`` (an ``{"error": ...}`` object in a 200 stream;
-    the server's message is in ``error``).
-    """
-
-    finish_reason: str
-    usage: dict[str, Any] = field(default_factory=dict)
-    error: str | None = None
-    skipped: int = 0
-    """SSE events skipped because their ``data`` was not a JSON object."""
-    detail: str = ""
-    """Why a ``disconnect`` happened (for logs and the UI), else empty."""
-
-
-ProviderItem = Chunk | Retry | StreamEnd
 
 Sleep = Callable[[float], Awaitable[Any]]
 

@@ -27,7 +27,7 @@ from typing import Any
 import httpx
 
 from frontier.app.cst import safejson
-from frontier.app.providers.openai import Chunk, StreamEnd
+from frontier.app.providers.base import Chunk, StreamEnd
 
 Sleep = Callable[[float], Awaitable[Any]]
 

@@ -18,7 +18,7 @@ from textual.screen import ModalScreen
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
-from frontier.app.commands.sessions import short_path
+from frontier.app.session.catalogue import short_path
 
 if TYPE_CHECKING:
     from frontier.app.session.store import SessionInfo

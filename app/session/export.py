@@ -1,0 +1,164 @@
+"""A stored session as records a person or a tool can read (jsonl / Markdown).
+
+The one home of the export format, used by ``frontier export``, the TUI's export
+key (through ``AgentSession.export``) and the tests. Record types:
+``{"type": "user"|"assistant"|"call"|"result"|"error", ...}`` in the order things
+happened; each result carries its ``kind`` and the ``id`` of its call.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from typing import Any
+
+from frontier.app.session.store import LogRecord, SessionInfo, iso_time
+from frontier.tools.patch_summary import change_lines, result_changes
+
+
+def export_records(log: list[LogRecord]) -> Iterator[dict[str, Any]]:
+    """The timeline as export records (``started`` marks fold into their call)."""
+    started = {r.ref for r in log if r.type == "started"}
+    text: list[str] = []
+    text_t = 0.0
+
+    def flush() -> Iterator[dict[str, Any]]:
+        if text:
+            yield {"type": "assistant", "t": iso_time(text_t), "text": "".join(text)}
+            text.clear()
+
+    for r in log:
+        d = r.data
+        if r.type == "assistant":
+            if not text:
+                text_t = r.t
+            text.append(str(d.get("text", "")))
+            continue
+        if r.type == "started":
+            continue
+        yield from flush()
+        t = iso_time(r.t)
+        if r.type == "user":
+            yield {"type": "user", "t": t, "text": d.get("text", "")}
+        elif r.type == "call":
+            yield {
+                "type": "call",
+                "t": t,
+                "id": d.get("id"),
+                "name": d.get("name"),
+                "args": d.get("args", {}),
+                "tool_kind": d.get("kind"),
+                "targets": d.get("targets", []),
+                "started": r.seq in started,
+                **({"diff": d["diff"]} if isinstance(d.get("diff"), str) else {}),
+            }
+        elif r.type == "result":
+            meta = d.get("meta") or {}
+            yield {
+                "type": "result",
+                "t": t,
+                "id": d.get("id"),
+                "name": d.get("name"),
+                "kind": d.get("kind"),
+                "exit": d.get("exit"),
+                "elapsed": d.get("elapsed"),
+                "output": d.get("output", ""),
+                "recovered": bool(meta.get("recovered")),
+                **_mutation_meta(meta),
+            }
+        elif r.type == "error":
+            yield {
+                "type": "error",
+                "t": t,
+                "kind": d.get("kind"),
+                "message": d.get("message"),
+                "offset": d.get("offset"),
+            }
+    yield from flush()
+
+
+def to_jsonl(records: list[dict[str, Any]]) -> str:
+    return "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records)
+
+
+def to_markdown(info: SessionInfo, records: list[dict[str, Any]]) -> str:
+    out = [
+        f"# Frontier session {info.id}",
+        "",
+        "| | |",
+        "|---|---|",
+        f"| started | {iso_time(info.started)} |",
+        f"| workspace | `{info.workspace}` |",
+        f"| model | {info.model} |",
+        f"| mode | {info.mode} |",
+        f"| turns | {info.turns} |",
+        f"| state | {info.state} |",
+        "",
+    ]
+    if not records:
+        out += ["_Nothing was recorded in this session._", ""]
+    for r in records:
+        kind = r["type"]
+        if kind == "user":
+            out += ["## You", "", r["text"], ""]
+        elif kind == "assistant":
+            out += ["## Assistant", "", r["text"], ""]
+        elif kind == "call":
+            note = "" if r["started"] else " (not started)"
+            out += [f"### ▸ {r['name']} `{r['id']}`{note}", "", *_call_body(r), ""]
+        elif kind == "result":
+            parts = [f"**result** `{r['kind']}`"]
+            if r["exit"] is not None:
+                parts.append(f"exit {r['exit']}")
+            if r["elapsed"]:
+                parts.append(f"{r['elapsed']:.2f} s")
+            if r["recovered"]:
+                parts.append("(reconciled after a crash)")
+            out += [f"{' · '.join(parts)} — `{r['id']}`", ""]
+            changes = change_lines(r)  # the record carries the result's changes keys
+            if changes:  # a mutation: its files say it better than its output
+                out += [f"- {_code(line)}" for line in changes] + [""]
+            elif r["output"]:
+                out += [*_fenced(r["output"], "text"), ""]
+        elif kind == "error":
+            message = str(r["message"]).replace("\n", "\n> ")
+            out += [f"> **contract error** `{r['kind']}` at byte {r['offset']}: {message}", ""]
+    return "\n".join(out).rstrip("\n") + "\n"
+
+
+def _mutation_meta(meta: dict[str, Any]) -> dict[str, Any]:
+    """A mutation result's ``changes`` / ``already_applied`` (DESIGN §5), when it has them."""
+    out: dict[str, Any] = {}
+    if "changes" in meta:
+        out["changes"] = [dict(c) for c in result_changes(meta)]
+    if "already_applied" in meta:
+        out["already_applied"] = bool(meta["already_applied"])
+    return out
+
+
+def _call_body(r: dict[str, Any]) -> list[str]:
+    """A patch as a ```diff block (either dialect reads fine as one); another mutation's
+    previewed diff when the record has it; else the arguments as JSON."""
+    args = r["args"]
+    patch = args.get("patch") if isinstance(args, dict) else None
+    if r["name"] == "apply_patch" and isinstance(patch, str):
+        return _fenced(patch, "diff")
+    if r.get("diff") and r.get("tool_kind") == "edit":
+        return _fenced(r["diff"], "diff")
+    return _fenced(json.dumps(args, indent=2, ensure_ascii=False), "json")
+
+
+def _code(text: str) -> str:
+    """Inline code that survives backticks in ``text`` (a path with a backtick)."""
+    longest = max((len(m) for m in re.findall(r"`+", text)), default=0)
+    tick = "`" * (longest + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    return f"{tick}{pad}{text}{pad}{tick}"
+
+
+def _fenced(text: str, lang: str) -> list[str]:
+    """A code fence longer than any backtick run inside ``text``."""
+    longest = max((len(m) for m in re.findall(r"`+", text)), default=0)
+    fence = "`" * max(3, longest + 1)
+    return [f"{fence}{lang}", text.rstrip("\n"), fence]
