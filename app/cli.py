@@ -12,19 +12,7 @@ import importlib
 import sys
 from collections.abc import Sequence
 
-from frontier.tools.patch_model import PATCH_FORMATS
-
-TEXT_PROTOCOLS = (
-    "ctl",
-    "ctl-heredoc",
-    "native-eos",
-    "native-inc",
-    "json-whole",
-    "json-object",
-    "xml",
-)
-AGENT_PROTOCOLS = ("native-eos", "native-inc", "ctl", "ctl-heredoc", "xml")
-APPROVALS = ("ask", "auto-edit", "auto", "read-only")
+from frontier.app.vocab import AGENT_MODES, APPROVALS, DEFAULT_MODE, PATCH_FORMATS, PROTOCOLS
 
 EPILOG = """\
 examples:
@@ -60,8 +48,8 @@ def _agent_options(parser: argparse.ArgumentParser, *, top: bool) -> None:
     parser.add_argument(
         "--protocol",
         default=default,
-        choices=AGENT_PROTOCOLS,
-        help="how tool calls are framed (default ctl-heredoc)",
+        choices=AGENT_MODES,
+        help=f"how tool calls are framed (default {DEFAULT_MODE})",
     )
     parser.add_argument(
         "--approval",
@@ -199,7 +187,7 @@ def build_parser() -> argparse.ArgumentParser:
     _agent_options(p, top=False)
 
     p = add("transduce", "stdin bytes -> confirmed events as JSON lines (debug a model's framing)")
-    p.add_argument("--protocol", required=True, choices=TEXT_PROTOCOLS)
+    p.add_argument("--protocol", required=True, choices=PROTOCOLS)
     p.add_argument(
         "--chunk",
         type=int,

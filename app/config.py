@@ -23,11 +23,8 @@ from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
-from frontier.tools.patch_model import PATCH_FORMATS
+from frontier.app.vocab import AGENT_MODES, APPROVALS, DEFAULT_APPROVAL, DEFAULT_MODE, PATCH_FORMATS
 
-PROTOCOLS = ("native-eos", "native-inc", "ctl", "ctl-heredoc", "xml")
-APPROVALS = ("ask", "auto-edit", "auto", "read-only")
-DEFAULT_PROTOCOL = "ctl-heredoc"
 TIMEOUTS = ("connect_timeout", "first_byte_timeout", "idle_timeout")
 """Seconds; the provider's defaults (10, 45, 30) give up on a hung server within 115 s
 (docs/decisions-providers.md has the arithmetic)."""
@@ -61,8 +58,8 @@ def config_path() -> Path:
 class Config:
     base_url: str | None = None
     model: str | None = None
-    protocol: str = DEFAULT_PROTOCOL
-    approval: str = "ask"
+    protocol: str = DEFAULT_MODE
+    approval: str = DEFAULT_APPROVAL
     theme: str = "frontier-dark"
     workspace: str | None = None
     patch_format: str = "auto"
@@ -151,9 +148,9 @@ def load_config(**overrides: Any) -> Config:
     elif not (values["api_key_command"] or values["api_key_file"]):
         values["api_key"] = os.environ.get("OPENAI_API_KEY") or None
     config = Config(**values)
-    if config.protocol not in PROTOCOLS:
+    if config.protocol not in AGENT_MODES:
         raise ConfigError(
-            f"unknown protocol {config.protocol!r}; choose one of {', '.join(PROTOCOLS)}"
+            f"unknown protocol {config.protocol!r}; choose one of {', '.join(AGENT_MODES)}"
         )
     if config.approval not in APPROVALS:
         raise ConfigError(

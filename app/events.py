@@ -42,6 +42,10 @@ ResultKind = Literal[
     "not_applied",
     "diverged",
 ]
+"""``ToolResult.kind``: how a call ended (DESIGN §5, §7); this is the one list."""
+RESULT_KINDS: tuple[str, ...] = get_args(ResultKind)
+OK_KINDS: tuple[ResultKind, ...] = ("ok", "applied")
+"""The kinds that count as success (``applied``: recovery found a mutation whole on disk)."""
 
 ContractErrorKind = Literal[
     "bad_call",
@@ -101,7 +105,7 @@ class ToolResult:
 
     @property
     def ok(self) -> bool:
-        return self.kind in ("ok", "applied")
+        return self.kind in OK_KINDS
 
 
 # --------------------------------------------------------------------------- stream

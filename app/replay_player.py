@@ -26,7 +26,7 @@ from frontier.app.events import (
     ResponseStarted,
     StreamBytes,
 )
-from frontier.app.session.record import CLEAN_REASONS
+from frontier.app.vocab import is_clean
 
 MIN_SPEED, MAX_SPEED = 0.1, 100.0
 SPEEDS = (0.1, 0.25, 0.5, 1.0, 2.0, 5.0, 10.0, 25.0, 50.0, 100.0)
@@ -130,10 +130,6 @@ class ReplayPlayer:
         return len(self.source.data)
 
     @property
-    def at_end(self) -> bool:
-        return self.finished
-
-    @property
     def frontier(self) -> int:
         return int(self.transducer.frontier)
 
@@ -229,7 +225,7 @@ class ReplayPlayer:
         self.finished = True
         events: list[Event] = []
         if not self.transducer.stopped:
-            clean = self.source.finish_reason in CLEAN_REASONS
+            clean = is_clean(self.source.finish_reason)
             events += self._with_text(self.transducer.finish(clean))
         tail = self._decoder.decode(b"", final=True)
         if tail:
@@ -260,7 +256,7 @@ class ReplayPlayer:
                 break
             found += [e.offset for e in probe.feed(data[start : start + (1 << 16)]) if _err(e)]
         if not probe.stopped:
-            clean = self.source.finish_reason in CLEAN_REASONS
+            clean = is_clean(self.source.finish_reason)
             found += [e.offset for e in probe.finish(clean) if _err(e)]
         return found
 
@@ -319,10 +315,6 @@ class PlaylistPlayer:
     @property
     def finished(self) -> bool:
         return self.index == self.count - 1 and self.current.finished
-
-    @property
-    def at_end(self) -> bool:
-        return self.finished
 
     @property
     def frontier(self) -> int:

@@ -39,7 +39,7 @@ from json.decoder import scanstring
 from typing import Any
 from urllib.parse import quote, unquote, urlsplit, urlunsplit
 
-from frontier.app.cst import safejson
+from frontier.app.wire import chunks, safejson
 
 MIN_SECRET_LEN = 8
 REDACTED = "[REDACTED]"
@@ -264,7 +264,7 @@ class StreamScrubber:
 
 # --------------------------------------------------------------------------- SSE data
 
-TEXT_FIELDS = ("content", "reasoning_content", "reasoning", "refusal")
+TEXT_FIELDS = chunks.TEXT_FIELDS
 """``choices[i].delta`` fields that stream text (followed across events)."""
 TOOL_FIELDS = ("name", "arguments")
 """``choices[i].delta.tool_calls[j].function`` fields that stream text."""

@@ -484,6 +484,7 @@ def unseen_results(calls: list[Any], messages: list[dict[str, Any]]) -> list[str
 def inspect_killed(run: RunDir, events: list[dict[str, Any]], states: DemoStates) -> Check:
     """Reopen the store after the kill, check the workspace, recover, check again."""
     from frontier.app.session.store import SessionStore
+    from frontier.tools.workspace_files import BeneathFiles
 
     out = Check()
     if events:
@@ -547,7 +548,7 @@ def inspect_killed(run: RunDir, events: list[dict[str, Any]], states: DemoStates
         ):
             out.phase = "after"  # a result was the last commit, or the script's last tool ran
         t0 = time.perf_counter()
-        recovered = store.recover(info.id, ws)
+        recovered = store.recover(info.id, ws, files=BeneathFiles)
         out.recover_ms = (time.perf_counter() - t0) * 1000
         out.recovered = [r.kind for r in recovered]
         out.detail = ", ".join(
@@ -687,8 +688,8 @@ def _resume_child(session_id: str, rate: float) -> int:
     """In-process resume at the soak's rate (``frontier resume`` has no --rate flag)."""
     import asyncio
 
-    from frontier.app.agent.headless_run import run_headless
     from frontier.app.config import load_config
+    from frontier.app.frontends.headless import run_headless
 
     config = load_config(approval="auto")
     return asyncio.run(

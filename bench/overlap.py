@@ -25,13 +25,30 @@ same run), and per call:
 * overhead: the same, but from the moment the call *could* start — the latest
   of its confirmation, the end of the stream (batch modes) and the end of the
   previous call's process (calls run one at a time, in order): Frontier's own
-  latency, which the 5 ms target is about;
+  latency (minus its durable commit: the "added" figure the targets are about);
 * spawn: ``ToolStarted`` to bash running (``$EPOCHREALTIME``), for reference;
 
 and the breakdown of the overhead along the path chunk -> transducer -> loop
 scheduling -> prepare -> approval -> persist_call -> mark_started -> ToolStarted,
 taken with thin timing wrappers around the approver, the persistence adapter
 and ``ToolBoundary.run``.
+
+The figure the targets are about splits each sample in two: **the durable commit**
+(the ``COMMIT`` statement of the transaction that records the call and its start:
+from the store's pre-commit hook to the persistence call's return, i.e. the WAL
+write and its fsync) and **Frontier's added latency** (that sample's overhead minus
+its own commit: transducer, scheduling, argument check, approval, the store's row
+building, the event). Targets: added p99 <= 1 ms at 100 tok/s; commit p99 <= 1.2x a
+bare one-row SQLite insert with the same pragmas (WAL, ``synchronous=FULL``).
+
+The bare insert is measured interleaved: after each turn a *shadow turn* replays it
+with nothing of Frontier in it, waking at the same offsets as the real turn's chunks
+and commits and doing a bare ``INSERT`` + ``COMMIT`` on its own database (same
+directory) wherever the real turn committed, so both commits see the same idle gaps
+and the same I/O history; the ones standing for a call's commit are the samples. At
+every other wake the shadow times a fixed pure-Python workload twice, right after the
+idle gap ("cold") and at once again ("hot"): the VM's slowdown of code after an idle
+gap, measured in the same run on a fixed workload.
 """
 
 from __future__ import annotations
@@ -43,6 +60,7 @@ import json
 import math
 import os
 import platform
+import sqlite3
 import statistics
 import sys
 import tempfile
@@ -59,6 +77,7 @@ from frontier.app.events import ToolStarted as ToolStartedEvent
 from frontier.app.providers.demo_script import Arg, Call, ctl_frame, xml_block
 from frontier.app.providers.openai import Chunk, StreamEnd
 from frontier.app.session.store import SessionStore
+from frontier.app.vocab import CTL_MODES, EAGER_MODES, NATIVE_MODES
 from frontier.tools.boundary import ToolBoundary
 from frontier.tools.contract import Decision, Preview, ToolSpec
 from frontier.tools.policy import PolicyApprover
@@ -66,13 +85,19 @@ from frontier.tools.registry import default_registry
 
 MODES = ("ctl", "ctl-heredoc", "native-inc", "native-eos", "xml")
 REFERENCE = "native-eos"
-BATCH = ("native-eos", "xml")
+BATCH = tuple(m for m in MODES if m not in EAGER_MODES)
 """Modes whose calls wait for the end of the stream by design."""
 TOKEN_BYTES = 4
 PROSE = "I'll run the three checks now, one after the other.\n"
 CLOSING = "All three checks passed, so the task is done; nothing else needs to change.\n"
 TASK = "Run the three checks."
-TARGET_P99_MS = 5.0
+TARGET_ADDED_P99_MS = 1.0
+"""Frontier's own latency (overhead minus the sample's durable commit), p99, at 100 tok/s."""
+TARGET_RATE = 100.0
+TARGET_COMMIT_RATIO = 1.2
+"""The store's commit p99 against a bare fsync'd one-row insert's, same run."""
+STALL_MS = 5.0
+"""A commit this slow is the host stalling the disk (both kinds get them, at random)."""
 
 now = time.perf_counter
 
@@ -108,7 +133,7 @@ def tool_piece(index: int, arguments: str, call_id: str = "", name: str = "") ->
 
 def render_calls(mode: str, commands: Sequence[str]) -> tuple[list[dict[str, Any]], str]:
     """Response 1 in ``mode``'s wire format: token chunks (the last one carries the finish)."""
-    if mode in ("native-eos", "native-inc"):
+    if mode in NATIVE_MODES:
         chunks = text_tokens(PROSE)
         for i, cmd in enumerate(commands):
             chunks.append(tool_piece(i, "", f"call_{i + 1}", "shell"))
@@ -128,7 +153,7 @@ def render_calls(mode: str, commands: Sequence[str]) -> tuple[list[dict[str, Any
         )
         for i, cmd in enumerate(commands)
     ]
-    if mode in ("ctl", "ctl-heredoc"):
+    if mode in CTL_MODES:
         text = PROSE + "".join(ctl_frame(c) for c in calls)
     elif mode == "xml":
         text = PROSE + xml_block(tuple(calls))
@@ -172,6 +197,8 @@ class SimProvider:
         """perf_counter() when the chunk the loop is processing was handed over."""
         self.stream_spans: list[tuple[float, float]] = []
         """(first request, StreamEnd yielded) per response."""
+        self.yields: list[float] = []
+        """perf_counter() of every chunk handed over (the wakes a shadow turn replays)."""
 
     async def stream(
         self, messages: list[dict[str, Any]], *, tools: Any = None
@@ -185,8 +212,10 @@ class SimProvider:
             if delay > 0:
                 await asyncio.sleep(delay)
             self.last_yield = now()
+            self.yields.append(self.last_yield)
             yield Chunk(chunk, json.dumps(chunk), self.last_yield - t0)
         self.last_yield = now()
+        self.yields.append(self.last_yield)
         self.stream_spans.append((t0, self.last_yield))
         yield StreamEnd(finish)
 
@@ -203,18 +232,42 @@ class CallMarks:
     run: float = 0.0
     approve: tuple[float, float] = (0.0, 0.0)
     persist: tuple[float, float] = (0.0, 0.0)
+    commit: tuple[float, float] = (0.0, 0.0)
+    """The durable ``COMMIT`` inside ``persist``: pre-commit hook -> the call's return."""
     mark: tuple[float, float] = (0.0, 0.0)
+    mark_commit: tuple[float, float] = (0.0, 0.0)
+    """``mark_started``'s own COMMIT, on the two-commit path (zero on the one-commit path)."""
     started: float = 0.0
     started_wall: float = 0.0
     exec_end: float = 0.0
     proc_wall: float = 0.0
     result: ToolResult | None = None
 
+    @property
+    def commit_s(self) -> float:
+        """This sample's durable commit time: its COMMIT statement(s), WAL write + fsync."""
+        return (self.commit[1] - self.commit[0]) + (self.mark_commit[1] - self.mark_commit[0])
+
 
 @dataclass
 class Marks:
     calls: dict[str, CallMarks] = field(default_factory=dict)
     order: list[str] = field(default_factory=list)
+    commits: list[tuple[float, str]] = field(default_factory=list)
+    """(perf_counter() just before COMMIT, commit point) of every store write in the turn."""
+
+    def pre_commit(self, point: str) -> None:
+        """The store's ``fault_hook``: called inside each write transaction before COMMIT."""
+        self.commits.append((now(), point))
+
+    def commit_since(self, t: float) -> float:
+        """When the latest COMMIT that began after ``t`` began (the one just made)."""
+        if not self.commits or self.commits[-1][0] < t:
+            raise SystemExit(
+                "the store committed without calling its fault_hook before COMMIT: its API "
+                "moved; adapt bench/overlap.py's commit timing (Marks.pre_commit)"
+            )
+        return self.commits[-1][0]
 
     def of(self, call_id: str) -> CallMarks:
         if call_id not in self.calls:
@@ -243,12 +296,18 @@ class TimedPersistence:
     def persist_call(self, call: ToolCall, spec: ToolSpec, preview: Preview) -> None:
         t = now()
         self.inner.persist_call(call, spec, preview)
-        self.marks.of(call.id).persist = (t, now())
+        end = now()
+        marks = self.marks.of(call.id)
+        marks.persist = (t, end)
+        marks.commit = (self.marks.commit_since(t), end)
 
     def mark_started(self, call_id: str) -> None:
         t = now()
         self.inner.mark_started(call_id)
-        self.marks.of(call_id).mark = (t, now())
+        end = now()
+        marks = self.marks.of(call_id)
+        marks.mark = (t, end)
+        marks.mark_commit = (self.marks.commit_since(t), end)
 
     def persist_and_start(self, call: ToolCall, spec: ToolSpec, preview: Preview) -> None:
         """The boundary's one-commit path (call row + start mark); the start costs 0."""
@@ -257,11 +316,15 @@ class TimedPersistence:
         end = now()
         marks = self.marks.of(call.id)
         marks.persist = (t, end)
+        marks.commit = (self.marks.commit_since(t), end)
         marks.mark = (end, end)
 
     def commit_result(self, result: ToolResult) -> None:
         self.marks.of(result.call_id).exec_end = now()  # the process is over and drained
         self.inner.commit_result(result)
+
+    def commit_rejected(self, call: ToolCall, result: ToolResult) -> None:
+        self.inner.commit_rejected(call, result)
 
     def journal(self, call_id: str) -> Any:
         return self.inner.journal(call_id)
@@ -273,6 +336,128 @@ class TimedBoundary(ToolBoundary):
     async def run(self, call: ToolCall) -> ToolResult:
         self.marks.of(call.id).run = now()
         return await super().run(call)
+
+
+# --------------------------------------------------------------------------- the shadow turn
+
+
+def fixed_workload() -> int:
+    """The same ~0.1 ms of plain Python every time (dicts, strings, calls, a closure).
+
+    Its cost right after an idle gap vs. back-to-back is the VM's idle slowdown: what
+    any code on Frontier's path pays after waiting for the next token.
+    """
+    counts: dict[str, int] = {}
+
+    def bump(key: str, n: int) -> None:
+        counts[key] = counts.get(key, 0) + n
+
+    acc = 0
+    for i in range(150):
+        word = f"tok{i % 13}"
+        bump(word, len(word))
+        acc += (i * 7) % 11
+        if word.endswith("3"):
+            acc ^= hash(word) & 0xFF
+    return acc + sum(counts.values())
+
+
+class BareStore:
+    """A bare SQLite database with the store's durability: WAL, ``synchronous=FULL``.
+
+    One ``INSERT`` of one row and its ``COMMIT``, what the cheapest durable record of a
+    call could cost on this disk at that moment. Like the store it never checkpoints
+    inside a commit (``wal_autocheckpoint=0``; checkpointed before each shadow turn, as
+    the loop checkpoints the store before each request).
+    """
+
+    def __init__(self, path: Path) -> None:
+        self.conn = sqlite3.connect(path, isolation_level=None)
+        mode = self.conn.execute("PRAGMA journal_mode=WAL").fetchone()[0]
+        if str(mode).lower() != "wal":
+            raise SystemExit(f"{path}: SQLite refused WAL (got {mode!r}); use --dir on a disk")
+        self.conn.execute("PRAGMA synchronous=FULL")
+        self.conn.execute("PRAGMA wal_autocheckpoint=0")
+        self.conn.execute("CREATE TABLE IF NOT EXISTS t (x TEXT)")
+
+    def insert(self) -> tuple[float, float]:
+        """(the whole transaction, its COMMIT alone) in seconds."""
+        t0 = now()
+        self.conn.execute("BEGIN IMMEDIATE")
+        self.conn.execute("INSERT INTO t VALUES (?)", ("call c1 shell: echo; sleep",))
+        t1 = now()
+        self.conn.execute("COMMIT")
+        t2 = now()
+        return t2 - t0, t2 - t1
+
+    def checkpoint(self) -> None:
+        self.conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
+
+    def close(self) -> None:
+        self.conn.close()
+
+
+@dataclass
+class Shadow:
+    """What one shadow turn measured."""
+
+    bare: list[tuple[float, float]] = field(default_factory=list)
+    """Per call of the real turn: the bare insert at its wake (transaction, COMMIT)."""
+    cold: list[float] = field(default_factory=list)
+    """The fixed workload right after an idle gap (one token's wait)."""
+    hot: list[float] = field(default_factory=list)
+    """The same workload at once again."""
+
+
+def shadow_plan(
+    provider: SimProvider, marks: Marks, calls: list[CallMarks], mode: str
+) -> tuple[int, list[tuple[float, str]]]:
+    """The real turn's wakes as (offset from response 1's start, what happened there).
+
+    ``call``: where a call's path woke (its confirming chunk; batch modes: the end of the
+    stream or of the previous call's process) and then committed; ``commit``: every
+    other store commit (results, responses, messages) at its own moment; ``token``:
+    every other chunk. Returns also how many commits came before the stream began.
+    """
+    s0 = provider.stream_spans[0][0]
+    end = max(m.commit[1] for m in calls)
+    call_commits = {m.commit[0] for m in calls} | {m.mark_commit[0] for m in calls}
+    frees = free_times(calls, provider.stream_spans[0][1], mode)
+    before = sum(1 for t, _ in marks.commits if t < s0)
+    events = [(f - s0, "call") for f in frees]
+    events += [
+        (t - s0, "commit") for t, _ in marks.commits if s0 <= t <= end and t not in call_commits
+    ]
+    taken = set(frees)
+    events += [(y - s0, "token") for y in provider.yields if s0 <= y <= end and y not in taken]
+    order = {"token": 0, "call": 1, "commit": 2}
+    return before, sorted(events, key=lambda e: (e[0], order[e[1]]))
+
+
+async def shadow_turn(plan: tuple[int, list[tuple[float, str]]], bare: BareStore) -> Shadow:
+    """Replay the real turn's wakes with nothing of Frontier in them (see the module doc)."""
+    before, events = plan
+    out = Shadow()
+    bare.checkpoint()
+    for _ in range(before):  # the turn's commits before the stream: message, response
+        bare.insert()
+    t0 = now()
+    for offset, what in events:
+        delay = t0 + offset - now()
+        if delay > 0:
+            await asyncio.sleep(delay)
+        if what == "call":
+            out.bare.append(bare.insert())
+        elif what == "commit":
+            bare.insert()
+        else:
+            a = now()
+            fixed_workload()
+            b = now()
+            fixed_workload()
+            out.cold.append(b - a)
+            out.hot.append(now() - b)
+    return out
 
 
 # --------------------------------------------------------------------------- one run
@@ -288,10 +473,16 @@ class Run:
     overlap: float
     """Tool execution time that happened while response 1 was still streaming."""
     calls: list[CallMarks]
+    shadow: Shadow = field(default_factory=Shadow)
 
 
 async def run_once(
-    mode: str, args: argparse.Namespace, target_tokens: int, base: Path, store: SessionStore
+    mode: str,
+    args: argparse.Namespace,
+    target_tokens: int,
+    base: Path,
+    store: SessionStore,
+    bare: BareStore,
 ) -> Run:
     first = padded_calls(mode, args.calls, args.tool_time, target_tokens)
     provider = SimProvider([first, closing_response()], args.rate)
@@ -325,6 +516,12 @@ async def run_once(
             emit=observe,
         )
         boundary.marks = marks
+        if not hasattr(store, "fault_hook"):
+            raise SystemExit(
+                "SessionStore has no fault_hook (called before each COMMIT): its API moved; "
+                "adapt bench/overlap.py's commit timing (Marks.pre_commit)"
+            )
+        store.fault_hook = marks.pre_commit
         loop = AgentLoop(
             provider=provider,
             boundary=boundary,
@@ -336,7 +533,10 @@ async def run_once(
             model="bench-sim",
         )
         t0 = now()
-        await loop.send(TASK)
+        try:
+            await loop.send(TASK)
+        finally:
+            store.fault_hook = None
         wall = now() - t0
     calls = [marks.calls[i] for i in marks.order]
     check(mode, ended, calls, args.calls)
@@ -345,7 +545,8 @@ async def run_once(
         m.proc_wall = float(m.result.output.split()[0])
     s0, s1 = provider.stream_spans[0]
     overlap = sum(max(0.0, min(m.exec_end, s1) - max(m.started, s0)) for m in calls)
-    return Run(mode, wall, s1 - s0, s1, overlap, calls)
+    shadow = await shadow_turn(shadow_plan(provider, marks, calls, mode), bare)
+    return Run(mode, wall, s1 - s0, s1, overlap, calls, shadow)
 
 
 def check(mode: str, ended: list[TurnEnded], calls: list[CallMarks], expected: int) -> None:
@@ -369,15 +570,32 @@ def pct(values: Sequence[float], q: float) -> float:
     return ordered[max(0, math.ceil(q / 100 * len(ordered)) - 1)]
 
 
-def latencies(run: Run) -> list[tuple[float, float, float]]:
-    """Per call: (confirm->start, overhead, spawn) in seconds."""
+def free_times(calls: list[CallMarks], stream_end: float, mode: str) -> list[float]:
+    """Per call, when it could start: the latest of its confirmation, the end of the
+    stream (batch modes) and the end of the previous call's process (one at a time)."""
     out = []
     prev_end = 0.0
-    stream_end = run.stream_end if run.mode in BATCH else 0.0
-    for m in run.calls:
-        free = max(m.confirm, prev_end, stream_end)
-        out.append((m.started - m.confirm, m.started - free, m.proc_wall - m.started_wall))
+    end = stream_end if mode in BATCH else 0.0
+    for m in calls:
+        out.append(max(m.confirm, prev_end, end))
         prev_end = m.exec_end
+    return out
+
+
+def latencies(run: Run) -> list[tuple[float, float, float, float, float]]:
+    """Per call: (confirm->start, overhead, spawn, commit, added = overhead - commit) in s."""
+    out = []
+    for m, free in zip(run.calls, free_times(run.calls, run.stream_end, run.mode), strict=True):
+        over = m.started - free
+        out.append(
+            (
+                m.started - m.confirm,
+                over,
+                m.proc_wall - m.started_wall,
+                m.commit_s,
+                over - m.commit_s,
+            )
+        )
     return out
 
 
@@ -386,13 +604,27 @@ SEGMENTS: tuple[tuple[str, Callable[[CallMarks], float]], ...] = (
     ("CallReady -> boundary.run (scheduling)", lambda m: m.run - m.ready),
     ("run -> approve (coerce, prepare)", lambda m: m.approve[0] - m.run),
     ("approve (PolicyApprover auto)", lambda m: m.approve[1] - m.approve[0]),
-    ("approve -> persist_call", lambda m: m.persist[0] - m.approve[1]),
-    ("persist call [+start] (commit + fsync)", lambda m: m.persist[1] - m.persist[0]),
+    ("approve -> persist", lambda m: m.persist[0] - m.approve[1]),
+    ("persist: store work before COMMIT", lambda m: m.commit[0] - m.persist[0]),
+    ("persist: COMMIT (WAL write + fsync)", lambda m: m.commit[1] - m.commit[0]),
     ("persist_call -> mark_started", lambda m: m.mark[0] - m.persist[1]),
     ("mark_started (own commit, if any)", lambda m: m.mark[1] - m.mark[0]),
     ("mark_started -> ToolStarted", lambda m: m.started - m.mark[1]),
     ("= total (chunk -> ToolStarted)", lambda m: m.started - m.confirm),
+    ("= total - COMMIT", lambda m: m.started - m.confirm - m.commit_s),
 )
+"""The path of one call, from its confirming chunk. Unlike "added" (which starts when
+the call *could* start) the scheduling row and the total include any wait for the
+previous call's process (calls run one at a time). Batch columns show the first call
+of each batch, whose scheduling row also holds the end-of-response commit."""
+
+
+def p50_p99(values: Sequence[float]) -> tuple[float, float]:
+    return statistics.median(values), pct(values, 99)
+
+
+def cell(pair: tuple[float, float], width: int = 5, digits: int = 2) -> str:
+    return f"{pair[0]:>{width}.{digits}f} / {pair[1]:>{width}.{digits}f}"
 
 
 def report(runs: list[Run], modes: Sequence[str], args: argparse.Namespace, tokens: int) -> dict:
@@ -414,28 +646,68 @@ def report(runs: list[Run], modes: Sequence[str], args: argparse.Namespace, toke
     summary: dict[str, Any] = {}
     for mode, rs in by_mode.items():
         lat = [x for r in rs for x in latencies(r)]
-        c2s = [x[0] * ms for x in lat]
-        over = [x[1] * ms for x in lat]
-        spawn = [x[2] * ms for x in lat]
+        col = [[x[i] * ms for x in lat] for i in range(5)]
         wall = statistics.median(r.wall for r in rs)
+        bare = [b for r in rs for b in r.shadow.bare]
         row = {
             "wall_s": wall,
             "ratio_vs_eos": wall / ref if ref else None,
             "stream_s": statistics.median(r.stream for r in rs),
             "overlap_s": statistics.median(r.overlap for r in rs),
-            "confirm_start_ms": (statistics.median(c2s), pct(c2s, 99)),
-            "overhead_ms": (statistics.median(over), pct(over, 99)),
-            "spawn_ms": statistics.median(spawn),
+            "confirm_start_ms": p50_p99(col[0]),
+            "overhead_ms": p50_p99(col[1]),
+            "spawn_ms": statistics.median(col[2]),
+            "commit_ms": p50_p99(col[3]),
+            "added_ms": p50_p99(col[4]),
+            "bare_commit_ms": p50_p99([b[1] * ms for b in bare]),
+            "bare_txn_ms": p50_p99([b[0] * ms for b in bare]),
             "n": len(lat),
+            "n_bare": len(bare),
         }
+        row["commit_ratio_p99"] = row["commit_ms"][1] / row["bare_commit_ms"][1]
         summary[mode] = row
         ratio = f"{row['ratio_vs_eos']:.2f}x" if ref else "-"
         print(
             f"{mode:<12} {wall:>7.3f} {ratio:>7} {row['stream_s']:>8.3f} {row['overlap_s']:>9.3f}"
-            f" {row['confirm_start_ms'][0]:>8.1f} / {row['confirm_start_ms'][1]:>7.1f}"
-            f" {row['overhead_ms'][0]:>5.2f} / {row['overhead_ms'][1]:>5.2f}"
+            f" {cell(row['confirm_start_ms'], 8, 1)} {cell(row['overhead_ms'])}"
             f" {row['spawn_ms']:>9.2f} {row['n']:>3}"
         )
+
+    print(
+        "\nthe split (ms, p50 / p99 over all calls): the durable commit of each sample, "
+        "Frontier's added latency\n(overhead - that commit), and the bare one-row insert "
+        "measured at the same wakes in the shadow turns"
+    )
+    head = (
+        f"{'mode':<12} {'commit':>15} {'added':>15} {'bare COMMIT':>15} {'bare txn':>15}"
+        f" {'commit/bare p99':>16} {'n':>4}"
+    )
+    print(head)
+    print("-" * len(head))
+    for mode, row in summary.items():
+        print(
+            f"{mode:<12} {cell(row['commit_ms'], 6, 3)} {cell(row['added_ms'], 6, 3)}"
+            f" {cell(row['bare_commit_ms'], 6, 3)} {cell(row['bare_txn_ms'], 6, 3)}"
+            f" {row['commit_ratio_p99']:>15.2f}x {row['n']:>4}"
+        )
+
+    cold = [c * ms for r in runs for c in r.shadow.cold]
+    hot = [h * ms for r in runs for h in r.shadow.hot]
+    idle = {
+        "gap_ms": 1e3 / args.rate,
+        "cold_ms": p50_p99(cold),
+        "hot_ms": p50_p99(hot),
+        "n": len(cold),
+    }
+    idle["slowdown_p50"] = idle["cold_ms"][0] / idle["hot_ms"][0]
+    idle["slowdown_p99"] = idle["cold_ms"][1] / idle["hot_ms"][1]
+    print(
+        f"\nidle slowdown, same run: a fixed pure-Python workload right after a token's idle gap "
+        f"(~{idle['gap_ms']:.0f} ms)\n  cold {cell(idle['cold_ms'], 6, 3)} ms, back-to-back "
+        f"{cell(idle['hot_ms'], 6, 3)} ms (p50 / p99, n={idle['n']}): "
+        f"{idle['slowdown_p50']:.1f}x at p50, {idle['slowdown_p99']:.1f}x at p99"
+    )
+    summary["_idle"] = idle
 
     print("\noverhead path, per call (ms, p50 / p99; batch modes: the first call of the batch)")
     cols = [m for m in modes if by_mode[m]]
@@ -445,8 +717,7 @@ def report(runs: list[Run], modes: Sequence[str], args: argparse.Namespace, toke
         for mode in cols:
             rs = by_mode[mode]
             picked = [r.calls[0] for r in rs] if mode in BATCH else [m for r in rs for m in r.calls]
-            vals = [fn(m) * ms for m in picked]
-            cells.append(f"{statistics.median(vals):>6.3f} / {pct(vals, 99):>6.3f}")
+            cells.append(cell(p50_p99([fn(m) * ms for m in picked]), 6, 3))
         print(f"{name:<44}" + "".join(f" {c:>15}" for c in cells))
 
     if "ctl" in summary and REFERENCE in summary:
@@ -460,17 +731,40 @@ def report(runs: list[Run], modes: Sequence[str], args: argparse.Namespace, toke
             f"ctl stream, incl. bash start-up: {overlap:.3f} s, saving - that = "
             f"{(saving - overlap) * 1e3:+.0f} ms)"
         )
-    worst = max(
-        (summary[m]["overhead_ms"][1] for m in summary if m not in BATCH), default=float("nan")
-    )
-    eager = ", ".join(
-        f"{m} {summary[m]['confirm_start_ms'][1]:.2f}" for m in summary if m not in BATCH
-    )
-    print(
-        f"target 2: confirm->start p99 (eager modes) {eager} ms; worst overhead p99 "
-        f"{worst:.2f} ms vs {TARGET_P99_MS:g} ms -> "
-        f"{'MET' if worst < TARGET_P99_MS else 'MISSED'}"
-    )
+    eager = [m for m in modes if m not in BATCH and by_mode[m]]
+    if eager:
+        # The commit is the same code in every mode: pool the eager modes' samples, so the
+        # p99 is not one outlier of ~100 (at 102 samples it is the 101st).
+        commits = [m.commit_s * ms for mode in eager for r in by_mode[mode] for m in r.calls]
+        bares = [b[1] * ms for mode in eager for r in by_mode[mode] for b in r.shadow.bare]
+        pooled = {
+            "commit_ms": p50_p99(commits),
+            "bare_commit_ms": p50_p99(bares),
+            "n": len(commits),
+            "n_bare": len(bares),
+        }
+        for q in (50, 90, 95, 99):
+            pooled[f"ratio_p{q}"] = pct(commits, q) / pct(bares, q)
+        pooled["stalls"] = (sum(c > STALL_MS for c in commits), sum(b > STALL_MS for b in bares))
+        summary["_commit_pooled"] = pooled
+        print(
+            "\ncommit vs bare insert, eager modes pooled: ratio at p50 / p90 / p95 / p99 "
+            + " / ".join(f"{pooled[f'ratio_p{q}']:.2f}x" for q in (50, 90, 95, 99))
+            + f"; samples over {STALL_MS:g} ms (host stalls): commit {pooled['stalls'][0]}, "
+            f"bare {pooled['stalls'][1]}"
+        )
+        worst_added = max(summary[m]["added_ms"][1] for m in eager)
+        added = ", ".join(f"{m} {summary[m]['added_ms'][1]:.3f}" for m in eager)
+        at = "" if args.rate == TARGET_RATE else f" (the target is set at {TARGET_RATE:g} tok/s)"
+        print(
+            f"target 2: added latency p99 (eager modes) {added} ms vs {TARGET_ADDED_P99_MS:g} ms"
+            f" -> {'MET' if worst_added <= TARGET_ADDED_P99_MS else 'MISSED'}{at}\n"
+            f"target 3: commit p99 {pooled['commit_ms'][1]:.3f} ms vs bare insert p99 "
+            f"{pooled['bare_commit_ms'][1]:.3f} ms (eager modes pooled, n={pooled['n']} / "
+            f"{pooled['n_bare']}): {pooled['ratio_p99']:.2f}x (p50 {pooled['ratio_p50']:.2f}x)"
+            f" vs {TARGET_COMMIT_RATIO:g}x -> "
+            f"{'MET' if pooled['ratio_p99'] <= TARGET_COMMIT_RATIO else 'MISSED'}"
+        )
     return summary
 
 
@@ -490,6 +784,14 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     ap.add_argument("--modes", default=",".join(MODES), help="comma-separated subset")
     ap.add_argument("--dir", type=Path, default=None, help="temp dir parent (the store's disk)")
     ap.add_argument("--json", type=Path, default=None, help="write raw per-call samples here")
+    ap.add_argument(
+        "--from-json",
+        type=Path,
+        default=None,
+        metavar="FILE",
+        help="re-print the figures of an earlier --json dump instead of running (pass the "
+        "flags it ran with)",
+    )
     args = ap.parse_args(argv)
     args.mode_list = [m.strip() for m in args.modes.split(",") if m.strip()]
     unknown = [m for m in args.mode_list if m not in MODES]
@@ -508,6 +810,11 @@ async def main_async(args: argparse.Namespace) -> int:
         len(render_calls(m, [command(args.tool_time, 0)] * args.calls)[0]) for m in args.mode_list
     )
     tokens = max(tokens, floor)
+    if args.from_json is not None:
+        runs = load_runs(args.from_json)
+        modes = [m for m in args.mode_list if any(r.mode == m for r in runs)]
+        report(runs, modes, args, tokens)
+        return 0
     base = args.dir or Path(tempfile.gettempdir())
     print(f"python {platform.python_version()}, {os.cpu_count()} cpus, load {os.getloadavg()}")
     print("command:", " ".join([Path(sys.executable).name, *sys.argv]))
@@ -518,10 +825,12 @@ async def main_async(args: argparse.Namespace) -> int:
         # grows and is checkpointed as in a long session, not fresh for each run.
         home = stack.enter_context(tempfile.TemporaryDirectory(prefix="fo-store-", dir=base))
         store = stack.enter_context(SessionStore.open(Path(home) / "sessions.db"))
+        bare = BareStore(Path(home) / "bare.db")  # same directory, same disk
+        stack.callback(bare.close)
         for rep in range(args.repeats):
             order = modes[rep % len(modes) :] + modes[: rep % len(modes)]  # spread machine noise
             for mode in order:
-                run = await run_once(mode, args, tokens, base, store)
+                run = await run_once(mode, args, tokens, base, store, bare)
                 runs.append(run)
                 print(f"  repeat {rep + 1} {mode:<12} wall {run.wall:.3f} s", flush=True)
     summary = report(runs, modes, args, tokens)
@@ -532,13 +841,32 @@ async def main_async(args: argparse.Namespace) -> int:
                 "mode": r.mode,
                 "wall": r.wall,
                 "stream": r.stream,
+                "stream_end": r.stream_end,
                 "overlap": r.overlap,
                 "calls": [{k: v for k, v in vars(m).items() if k != "result"} for m in r.calls],
+                "shadow": vars(r.shadow),
             }
             for r in runs
         ]
         args.json.write_text(json.dumps({"summary": summary, "runs": raw}, indent=1))
     return 0
+
+
+def load_runs(path: Path) -> list[Run]:
+    """The runs of a ``--json`` dump (dumps without ``stream_end``: eager modes only)."""
+    runs = []
+    for raw in json.loads(path.read_text())["runs"]:
+        calls = [
+            CallMarks(**{k: tuple(v) if isinstance(v, list) else v for k, v in c.items()})
+            for c in raw["calls"]
+        ]
+        shadow = Shadow(**{k: [tuple(x) if isinstance(x, list) else x for x in v]
+                           for k, v in raw.get("shadow", {}).items()})  # fmt: skip
+        end = raw.get("stream_end", 0.0)
+        runs.append(
+            Run(raw["mode"], raw["wall"], raw["stream"], end, raw["overlap"], calls, shadow)
+        )
+    return runs
 
 
 def main(argv: Sequence[str] | None = None) -> int:

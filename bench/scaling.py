@@ -31,8 +31,8 @@ from types import SimpleNamespace
 
 from frontier.app.cst.factory import make_transducer
 from frontier.app.cst.props import check_stream
-from frontier.app.cst.sse import encode_sse
 from frontier.app.session.record import synthesize
+from frontier.app.wire.sse import encode_sse
 
 KiB = 1 << 10
 MiB = 1 << 20

@@ -65,7 +65,7 @@ def store_events(store: SessionStore, sid: str, n: int, per_event_commit: bool) 
     for i in range(n):
         store.add_stream_event(rid, i * 0.001, data)
         if per_event_commit:
-            store._write("stream", lambda c: None)
+            store.db.write("stream", lambda c: None)
     store.end_response(rid, "stop")
     return time.perf_counter() - t0
 
@@ -100,7 +100,7 @@ def pct(values: list[float], q: float) -> float:
 def checkpoint_policies(base: Path, args: argparse.Namespace) -> None:
     ours = SessionStore.open(base / "ours.db")
     sqlite_default = SessionStore.open(base / "auto.db")
-    sqlite_default._conn.execute("PRAGMA wal_autocheckpoint=1000")
+    sqlite_default.db.conn.execute("PRAGMA wal_autocheckpoint=1000")
     samples: dict[str, list[float]] = {"frontier": [], "sqlite auto": []}
     try:
         sids = [s.create_session(str(base), "bench", None, "ctl") for s in (ours, sqlite_default)]

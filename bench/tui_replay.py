@@ -6,7 +6,7 @@ Figures, side by side with references measured in the same run:
   chunks, what ``frontier transduce`` does minus start-up and printing);
 - event-loop lag: how late a 10 ms asyncio timer fires while the replay runs
   (p50 / p99 / max), against the same timer in the idle app before it;
-- how long each replay step held the loop (the app's ``replay_slices``);
+- how long each replay step held the loop (the replay controller's ``slices``);
 - RSS growth of the process across the replay.
 
 Each run replays in a fresh app; the last line is the worst run against the
@@ -27,9 +27,9 @@ from pathlib import Path
 
 from frontier.app.config import Config
 from frontier.app.cst.factory import make_transducer
+from frontier.app.frontends.tui.app import FrontierApp
 from frontier.app.replay_player import ReplayPlayer, source_from_recording
 from frontier.app.session.record import synthesize, write_recording
-from frontier.app.tui import FrontierApp
 
 PROTOCOL = "ctl-heredoc"
 
@@ -132,7 +132,8 @@ async def run_replay(player: ReplayPlayer) -> Run:
         stop = asyncio.Event()
         probe = asyncio.create_task(lag_probe(stop, busy))
         t0 = time.perf_counter()
-        worker = app.run_worker(app._play(), name="replay")
+        assert app.replay is not None
+        worker = app.run_worker(app.replay.play(), name="replay")
         await worker.wait()
         elapsed = time.perf_counter() - t0
         app.flush()
@@ -141,7 +142,7 @@ async def run_replay(player: ReplayPlayer) -> Run:
         await probe
         growth = rss_mb() - rss0
         assert player.finished and app.state.consumed == player.size
-        return Run(elapsed, idle, busy, list(app.replay_slices), growth)
+        return Run(elapsed, idle, busy, list(app.replay.slices), growth)
 
 
 def main() -> int:

@@ -24,17 +24,18 @@ from frontier.app.agent.loop import AgentLoop
 from frontier.app.agent.modes import get_mode
 from frontier.app.commands import check as check_cmd
 from frontier.app.commands.transduce import TEXT_PIECE, _Printer
-from frontier.app.cst import safejson, xml
+from frontier.app.cst import xml
 from frontier.app.cst.base import calls_of, errors_of, run_chunks, split
 from frontier.app.cst.ctl import CtlTransducer
 from frontier.app.cst.factory import make_transducer
 from frontier.app.cst.jsonbuf import CallShapeError, JsonWholeTransducer, call_from_json
 from frontier.app.cst.native import NativeAccumulator, NativeSSETransducer
 from frontier.app.cst.props import check_stream
-from frontier.app.cst.sse import SSEDecoder, encode_sse
 from frontier.app.events import Confirmed, Event, ToolFinished
 from frontier.app.providers.openai import Chunk, StreamEnd
 from frontier.app.session.record import Recording, write_recording
+from frontier.app.wire import safejson
+from frontier.app.wire.sse import SSEDecoder, encode_sse
 from frontier.tools.registry import default_registry
 from frontier.tools.schema import ArgError, coerce_args
 

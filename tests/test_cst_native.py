@@ -7,8 +7,8 @@ from typing import Any
 
 from frontier.app.cst.base import calls_of, errors_of, run_chunks, split
 from frontier.app.cst.native import NativeAccumulator, NativeSSETransducer
-from frontier.app.cst.sse import SSEDecoder, encode_sse
 from frontier.app.events import CallStarted, Confirmed, Event
+from frontier.app.wire.sse import SSEDecoder, encode_sse
 
 
 def tc(index: int, args: str, ident: str | None = None, name: str | None = None) -> dict:

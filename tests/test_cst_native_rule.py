@@ -14,12 +14,13 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from frontier.app.cst import native, safejson
+from frontier.app.cst import native
 from frontier.app.cst.base import calls_of, errors_of, run_chunks, split
 from frontier.app.cst.native import NativeAccumulator, NativeSSETransducer, _Closure
 from frontier.app.cst.props import check_stream
-from frontier.app.cst.sse import encode_sse
 from frontier.app.events import CONTRACT_ERROR_KINDS, Confirmed, Event
+from frontier.app.wire import safejson
+from frontier.app.wire.sse import encode_sse
 
 
 def piece(index: int, args: Any = "", ident: str = "", name: str = "") -> dict[str, Any]:

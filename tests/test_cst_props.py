@@ -18,8 +18,8 @@ from frontier.app.cst.ctl import CtlTransducer
 from frontier.app.cst.factory import make_transducer, pending_size
 from frontier.app.cst.native import NativeAccumulator
 from frontier.app.cst.props import check_stream
-from frontier.app.cst.sse import encode_sse
 from frontier.app.events import ContractError, Event
+from frontier.app.wire.sse import encode_sse
 
 KEY = st.from_regex(r"[A-Za-z_][A-Za-z0-9_]{0,6}", fullmatch=True)
 IDENT = st.from_regex(r"[A-Za-z0-9_.:-]{1,8}", fullmatch=True)

@@ -41,10 +41,7 @@ from frontier.app.providers.demo_script import (
     script,
 )
 from frontier.app.providers.openai import Chunk, OpenAIProvider, StreamEnd
-
-CTL_MODES = ("ctl", "ctl-heredoc")
-NATIVE_MODES = ("native-eos", "native-inc")
-
+from frontier.app.vocab import CTL_MODES, NATIVE_MODES
 
 # --------------------------------------------------------------------------- driving
 

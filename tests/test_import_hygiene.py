@@ -2,23 +2,36 @@
 
 from __future__ import annotations
 
+import ast
+import os
 import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parent.parent
 CORE_PACKAGES = {
+    "app/wire": "frontier.app.wire",
     "app/cst": "frontier.app.cst",
     "app/agent": "frontier.app.agent",
     "app/session": "frontier.app.session",
     "app/providers": "frontier.app.providers",
     "tools": "frontier.tools",
 }
+CORE_TOP = [
+    "frontier.app.events",
+    "frontier.app.vocab",
+    "frontier.app.secrets",
+    "frontier.app.config",
+    "frontier.app.cli",
+    "frontier.app.replay_player",
+]
 
 
 def _core_modules() -> list[str]:
     """Every module of the core packages, found on disk so a new one is covered too."""
-    names = ["frontier.app.events", "frontier.app.config", "frontier.app.cli"]
+    names = list(CORE_TOP)
     for folder, package in CORE_PACKAGES.items():
         for path in sorted((ROOT / folder).glob("*.py")):
             names.append(package if path.stem == "__init__" else f"{package}.{path.stem}")
@@ -27,19 +40,77 @@ def _core_modules() -> list[str]:
 
 CORE_MODULES = _core_modules()
 
+# Each module is imported in a process of its own: forked from a parent that has imported
+# nothing of Frontier, so a module that loads Textual is caught by name, and one that only
+# imports because an earlier module prepared the ground is caught too. Forking keeps the
+# ~100 checks under a second or two, where one interpreter each would take ~15 s.
+_PER_MODULE = """
+import importlib, os, sys
+bad = []
+for name in sys.argv[1:]:
+    pid = os.fork()
+    if pid == 0:
+        try:
+            importlib.import_module(name)
+        except BaseException as exc:
+            print(f"{name}: import failed: {exc!r}", flush=True)
+            os._exit(2)
+        os._exit(1 if "textual" in sys.modules else 0)
+    _, status = os.waitpid(pid, 0)
+    code = os.waitstatus_to_exitcode(status)
+    if code == 1:
+        print(f"{name}: imports textual", flush=True)
+    elif code != 0 and code != 2:
+        print(f"{name}: exit {code}", flush=True)
+"""
 
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="per-module processes are forked")
 def test_core_modules_do_not_import_textual() -> None:
-    """One interpreter per package keeps this fast; each module is imported in turn."""
+    """No core module loads Textual on its own (DESIGN §1: the core runs headless)."""
+    out = subprocess.run(
+        [sys.executable, "-c", _PER_MODULE, *CORE_MODULES],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=300,
+    )
+    assert out.stdout.strip() == "", out.stdout
+    assert len(CORE_MODULES) > 30
+
+
+def test_core_imported_together_does_not_import_textual() -> None:
+    """All of the core in one interpreter, as the headless front end loads it."""
     code = (
         "import importlib, sys\n"
         f"for name in {CORE_MODULES!r}:\n"
         "    importlib.import_module(name)\n"
-        "    if 'textual' in sys.modules:\n"
-        "        print(name); break\n"
+        "print('textual' in sys.modules)\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert out.stdout.strip() == "", f"{out.stdout.strip()} imports textual"
-    assert len(CORE_MODULES) > 30
+    assert out.stdout.strip() == "False"
+
+
+def test_the_vocabulary_imports_nothing_of_frontier() -> None:
+    """``events``, ``vocab`` and ``wire`` are the bottom layer: importing any of them loads
+    no other Frontier module (the CLI reads its choices from ``vocab`` before any command)."""
+    bottom = [
+        "frontier.app.events",
+        "frontier.app.vocab",
+        "frontier.app.wire.sse",
+        "frontier.app.wire.safejson",
+        "frontier.app.wire.chunks",
+    ]
+    allowed = {"frontier", "frontier.app", "frontier.app.wire", *bottom}
+    for name in bottom:
+        code = (
+            f"import sys, {name}\nprint(sorted(m for m in sys.modules if m.startswith('frontier')))"
+        )
+        out = subprocess.run(
+            [sys.executable, "-c", code], capture_output=True, text=True, check=True
+        )
+        loaded = set(ast.literal_eval(out.stdout))
+        assert loaded <= allowed, f"{name} loads {sorted(loaded - allowed)}"
 
 
 def test_cli_help_is_fast_path() -> None:

@@ -368,8 +368,8 @@ async def test_the_runtime_registry_teaches_the_resolved_dialect(
     runtime = create_runtime(config, approver=PolicyApprover("auto"), workspace=tmp_path)
     try:
         assert runtime.patch_dialect == dialect
-        tool = runtime.loop.registry.get("apply_patch")
-        assert tool is not None and tool.spec == apply_patch_spec(dialect)  # type: ignore[arg-type]
+        spec = next((s for s in runtime.tools if s.name == "apply_patch"), None)
+        assert spec is not None and spec == apply_patch_spec(dialect)  # type: ignore[arg-type]
     finally:
         await runtime.aclose()
 

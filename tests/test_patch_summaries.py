@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from frontier.app.agent.headless import EventPrinter, describe, render_preview
 from frontier.app.cli import main
-from frontier.app.session.export import to_markdown
 from frontier.app.events import CallReady, ToolCall, ToolFinished, ToolResult, ToolStarted
+from frontier.app.frontends.headless import EventPrinter, describe, render_preview
+from frontier.app.session.export import to_markdown
 from frontier.app.session.store import LogRecord, SessionInfo, SessionStore
 from frontier.tools.contract import FilePreview, Preview, ToolSpec
 from frontier.tools.patch_summary import (

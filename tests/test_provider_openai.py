@@ -469,7 +469,6 @@ def test_provider_modules_do_not_import_textual() -> None:
     code = (
         "import sys\n"
         "import frontier.app.providers.openai, frontier.app.providers.demo\n"
-        "import frontier.app.providers.replay\n"
         "print('textual' in sys.modules)"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

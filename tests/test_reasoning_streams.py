@@ -11,9 +11,9 @@ from typing import Any
 from sse_server import sse
 from test_agent_http import Server, body_handler, content, finish, make_rig, server  # noqa: F401
 
-from frontier.app.agent.headless import EventPrinter
 from frontier.app.agent.modes import get_mode
 from frontier.app.events import AssistantText, ReasoningText, ResponseStarted, StreamBytes
+from frontier.app.frontends.headless import EventPrinter
 from frontier.widgets.state import UiState
 from frontier.widgets.transcript import render_entry
 

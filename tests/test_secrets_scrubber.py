@@ -212,7 +212,7 @@ def test_a_call_commit_stores_the_event_that_proves_it(tmp_path: Path) -> None:
         rid = store.begin_response(sid, "ctl", "m", 0)
         store.add_stream_event(rid, 0.0, sse_content("call c1 read\narg path a.txt\nend\nsk", True))
         store.add_call(sid, ToolCall("c1", "read", {"path": "a.txt"}), response_id=rid)
-        stored = store._read("SELECT data FROM stream_events WHERE response_id = ?", (rid,))
+        stored = store.db.read("SELECT data FROM stream_events WHERE response_id = ?", (rid,))
         assert [json.loads(d)["choices"][0]["delta"]["content"] for (d,) in stored] == [
             "call c1 read\narg path a.txt\nend\n**"
         ]

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-import frontier.app.session.store as store_mod
+import frontier.app.session.responses as responses_mod
 from frontier.app.agent.loop import AgentLoop
 from frontier.app.agent.modes import get_mode
 from frontier.app.events import ToolCall, ToolResult
@@ -53,8 +53,8 @@ def test_recording_a_call_never_pays_for_a_checkpoint(tmp_path: Path) -> None:
 
 
 def test_a_long_response_checkpoints_at_the_wal_cap(tmp_path: Path, monkeypatch) -> None:
-    monkeypatch.setattr(store_mod, "STREAM_FLUSH_EVENTS", 100)
-    monkeypatch.setattr(store_mod, "WAL_CAP_BYTES", 2 * MIB)
+    monkeypatch.setattr(responses_mod, "STREAM_FLUSH_EVENTS", 100)
+    monkeypatch.setattr(responses_mod, "WAL_CAP_BYTES", 2 * MIB)
     with SessionStore.open(tmp_path / "sessions.db") as store:
         sid = store.create_session(str(tmp_path), "m", None, "ctl-heredoc")
         rid = store.begin_response(sid, "ctl-heredoc", "m", 0)

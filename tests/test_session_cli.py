@@ -13,6 +13,7 @@ from frontier.app.cli import main
 from frontier.app.events import ToolCall, ToolResult
 from frontier.app.session.store import SessionStore
 from frontier.tools.contract import Preview, ToolSpec
+from frontier.tools.workspace_files import BeneathFiles
 
 SHELL = ToolSpec("shell", "", {}, kind="exec")
 
@@ -43,7 +44,7 @@ def make_session(workspace: str = "/proj", model: str = "qwen", mode: str = "ctl
             ToolCall("c2", "shell", {"command": "make"}), SHELL, Preview("command", command="make")
         )
         p.mark_started("c2")
-        store.recover(sid)
+        store.recover(sid, files=BeneathFiles)
         store.set_state(sid, "interrupted")
     return sid
 

@@ -11,79 +11,25 @@ process group, which the driver reports) — only processes the test started.
 
 from __future__ import annotations
 
+import contextlib
 import os
-import queue
 import signal
-import subprocess
 import sys
-import threading
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from frontier.app.session.store import SessionStore
+from frontier.tools.workspace_files import BeneathFiles
 
 sys.path.insert(0, str(Path(__file__).parent))
+from session_helpers import proc
 from session_helpers.driver import PATCH_FILES, patch_contents
+from session_helpers.proc import Driver
 
-DRIVER = Path(__file__).parent / "session_helpers" / "driver.py"
-WAIT_S = 30.0
+drivers = pytest.fixture(proc.drivers)
 
 pytestmark = pytest.mark.slow
-
-
-class Driver:
-    """A driver process with a bounded line reader."""
-
-    def __init__(self, *args: str) -> None:
-        self.proc = subprocess.Popen(
-            [sys.executable, str(DRIVER), *args],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-            start_new_session=True,
-        )
-        self.lines: queue.Queue[str | None] = queue.Queue()
-        threading.Thread(target=self._pump, daemon=True).start()
-
-    def _pump(self) -> None:
-        assert self.proc.stdout is not None
-        for line in self.proc.stdout:
-            self.lines.put(line.rstrip("\n"))
-        self.lines.put(None)
-
-    def expect(self, prefix: str) -> str:
-        """The next line starting with ``prefix`` (skipping others), within WAIT_S."""
-        while True:
-            try:
-                line = self.lines.get(timeout=WAIT_S)
-            except queue.Empty:
-                self.kill()
-                pytest.fail(f"driver printed no {prefix!r} within {WAIT_S}s")
-            if line is None:
-                err = self.proc.stderr.read() if self.proc.stderr else ""
-                pytest.fail(f"driver exited before {prefix!r}: {err}")
-            if line.startswith(prefix):
-                return line
-
-    def kill(self) -> None:
-        """SIGKILL the driver's process group (only what this test started)."""
-        if self.proc.poll() is None:
-            os.killpg(self.proc.pid, signal.SIGKILL)
-        self.proc.wait(timeout=WAIT_S)
-        assert self.proc.returncode in (-signal.SIGKILL, 0)
-
-
-@pytest.fixture
-def drivers() -> Iterator[list[Driver]]:
-    started: list[Driver] = []
-    yield started
-    for d in started:
-        if d.proc.poll() is None:
-            os.killpg(d.proc.pid, signal.SIGKILL)
-            d.proc.wait(timeout=WAIT_S)
 
 
 def test_sigkill_while_shell_tool_runs_is_interrupted(tmp_path: Path, drivers) -> None:
@@ -97,13 +43,15 @@ def test_sigkill_while_shell_tool_runs_is_interrupted(tmp_path: Path, drivers) -
     pid = int(d.expect("RUNNING").split()[1])
     d.kill()
     # The shell tool runs its command in its own process group: kill that too (we started it).
-    os.killpg(pid, signal.SIGKILL)
+    # Frontier's reaper may already have stopped it when the driver died.
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(pid, signal.SIGKILL)
 
     assert (ws / "probe.txt").read_text() == "started\n"  # the command really ran, once
     with SessionStore.open(db) as store:
         (call,) = store.unresolved_calls(sid)
         assert call.name == "shell" and call.started is not None
-        (result,) = store.recover(sid)
+        (result,) = store.recover(sid, files=BeneathFiles)
         assert result.kind == "interrupted"
         assert "outcome unknown: check before retrying" in result.output
         assert store.unresolved_calls(sid) == []
@@ -122,7 +70,7 @@ def test_sigkill_before_shell_started_is_not_executed(tmp_path: Path, drivers) -
 
     assert not (ws / "probe.txt").exists()
     with SessionStore.open(db) as store:
-        (result,) = store.recover(sid)
+        (result,) = store.recover(sid, files=BeneathFiles)
         assert result.kind == "not_executed"
 
 
@@ -159,7 +107,7 @@ def test_sigkill_between_the_renames_of_a_patch_is_finished_from_the_journal(
     assert states.count("post") == stop_at
 
     with SessionStore.open(db) as store:
-        (result,) = store.recover(sid)
+        (result,) = store.recover(sid, files=BeneathFiles)
         assert result.kind == EXPECTED[stop_at]
         if stop_at < len(PATCH_FILES):
             assert "completed from the journal" in result.output

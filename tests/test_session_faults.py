@@ -22,6 +22,7 @@ import pytest
 from frontier.app.events import ToolCall, ToolResult
 from frontier.app.session.store import SessionStore, StoreError
 from frontier.tools.contract import FilePreview, Preview, ToolSpec
+from frontier.tools.workspace_files import BeneathFiles
 
 WRITE = ToolSpec("write", "", {}, sequential=True, mutates=True, kind="edit")
 SHELL = ToolSpec("shell", "", {}, sequential=True, kind="exec")
@@ -204,11 +205,11 @@ def test_fault_at_commit_point(tmp_path: Path, index: int) -> None:
 
     # Restart: reopen, reconcile, compare with the probe.
     with SessionStore.open(db) as again:
-        recovered = again.recover(sid)
+        recovered = again.recover(sid, files=BeneathFiles)
         calls = {c.call_id: c for c in again.calls(sid)}
         texts = [r.data["text"] for r in again.records(sid) if r.type == "assistant"]
         assert again.unresolved_calls(sid) == []
-        assert again.recover(sid) == []  # nothing is reconciled twice
+        assert again.recover(sid, files=BeneathFiles) == []  # nothing is reconciled twice
 
     # Persist before execute: every effect has a call row.
     ran = {"write a.txt": "c1", "shell make test": "c2"}
@@ -295,7 +296,11 @@ async def test_real_boundary_with_a_failing_commit(tmp_path: Path, point: str, t
     if point == "started":
         # run() records the call and its start in one commit; the separate start commit
         # exists on the two-commit path (parallel batch segments): exercise that one.
-        persistence.persist_and_start = None  # type: ignore[assignment,method-assign]
+        def two_commits(call: ToolCall, spec: ToolSpec, preview: Preview) -> None:
+            persistence.persist_call(call, spec, preview)
+            persistence.mark_started(call.id)
+
+        persistence.persist_and_start = two_commits  # type: ignore[method-assign]
     boundary = ToolBoundary(default_registry(), ws, PolicyApprover("auto"), persistence)
 
     def fail(p: str) -> None:
@@ -319,7 +324,7 @@ async def test_real_boundary_with_a_failing_commit(tmp_path: Path, point: str, t
     assert happened == (point == "result")  # persist-before-execute: no commit, no effect
     assert (ws / "a.txt").read_bytes() in (PRE, POST)
     with SessionStore.open(db) as again:
-        recovered = again.recover(sid)
+        recovered = again.recover(sid, files=BeneathFiles)
         calls = again.calls(sid)
     if point == "call":
         assert calls == [] and recovered == []

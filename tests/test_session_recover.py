@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from frontier.app.events import ToolCall, ToolResult
 from frontier.app.session.store import SessionStore
 from frontier.tools.contract import FilePreview, Preview, ToolSpec
+from frontier.tools.workspace_files import BeneathFiles
 
 SHELL = ToolSpec("shell", "", {}, sequential=True, kind="exec")
 PATCH = ToolSpec("apply_patch", "", {}, sequential=True, mutates=True, kind="edit")
@@ -61,7 +62,7 @@ def test_mutation_fully_written_is_applied(env) -> None:
     persist_mutation(store, sid, CHANGES)
     for path, (_, post) in CHANGES.items():
         put(ws, path, post)
-    (result,) = store.recover(sid)
+    (result,) = store.recover(sid, files=BeneathFiles)
     assert result.kind == "applied" and result.ok
     assert "Do not apply it again" in result.output
     assert result.meta["recovered"] is True
@@ -72,7 +73,7 @@ def test_mutation_not_written_is_not_applied(env) -> None:
     persist_mutation(store, sid, CHANGES)
     for path, (pre, _) in CHANGES.items():
         put(ws, path, pre)
-    (result,) = store.recover(sid)
+    (result,) = store.recover(sid, files=BeneathFiles)
     assert result.kind == "not_applied"
     assert "Issue the change again" in result.output
 
@@ -82,7 +83,7 @@ def test_half_written_mutation_is_diverged_and_names_each_file(env) -> None:
     persist_mutation(store, sid, CHANGES)
     put(ws, "a.py", b"new a\n")
     put(ws, "pkg/b.py", b"old b\n")
-    (result,) = store.recover(sid)
+    (result,) = store.recover(sid, files=BeneathFiles)
     assert result.kind == "diverged"
     assert "a.py: has the approved change" in result.output
     assert "pkg/b.py: unchanged" in result.output
@@ -93,7 +94,7 @@ def test_file_changed_by_someone_else_is_diverged_with_hashes(env) -> None:
     store, sid, ws = env
     persist_mutation(store, sid, {"a.py": (b"old\n", b"new\n")})
     put(ws, "a.py", b"edited by hand\n")
-    (result,) = store.recover(sid)
+    (result,) = store.recover(sid, files=BeneathFiles)
     assert result.kind == "diverged"
     old, new, now = h(b"old\n")[:12], h(b"new\n")[:12], h(b"edited by hand\n")[:12]
     assert f"expected {old} before or {new} after, found {now}" in result.output
@@ -104,11 +105,11 @@ def test_creation_and_deletion_compare_by_absence(env) -> None:
     store, sid, ws = env
     persist_mutation(store, sid, {"new.py": (None, b"hello\n"), "gone.py": (b"bye\n", None)})
     put(ws, "new.py", b"hello\n")
-    (result,) = store.recover(sid)
+    (result,) = store.recover(sid, files=BeneathFiles)
     assert result.kind == "applied"
     persist_mutation(store, sid, {"new2.py": (None, b"x\n"), "old.py": (b"y\n", None)}, cid="p2")
     put(ws, "old.py", b"y\n")
-    (result,) = store.recover(sid)
+    (result,) = store.recover(sid, files=BeneathFiles)
     assert result.kind == "not_applied"
 
 
@@ -119,7 +120,7 @@ def test_exec_call_that_started_is_interrupted(env) -> None:
         ToolCall("c1", "shell", {"command": "make"}), SHELL, Preview("command", command="make")
     )
     p.mark_started("c1")
-    (result,) = store.recover(sid)
+    (result,) = store.recover(sid, files=BeneathFiles)
     assert result.kind == "interrupted"
     assert "outcome unknown: check before retrying" in result.output
 
@@ -134,7 +135,7 @@ def test_call_persisted_and_started_in_one_commit_is_interrupted(env) -> None:
     )
     (call,) = store.calls(sid)
     assert call.response_id == rid
-    (result,) = store.recover(sid)
+    (result,) = store.recover(sid, files=BeneathFiles)
     assert result.kind == "interrupted"
 
 
@@ -144,7 +145,7 @@ def test_exec_call_never_started_is_not_executed(env) -> None:
     p.persist_call(
         ToolCall("c1", "shell", {"command": "make"}), SHELL, Preview("command", command="make")
     )
-    (result,) = store.recover(sid)
+    (result,) = store.recover(sid, files=BeneathFiles)
     assert result.kind == "not_executed"
     assert "did not run" in result.output
 
@@ -160,12 +161,12 @@ def test_recovery_is_committed_ordered_and_idempotent(env, tmp_path: Path) -> No
     p.persist_call(ToolCall("c3", "shell", {}), SHELL, Preview("command", command="ls"))
     store.close()
     with SessionStore.open(store.path) as again:
-        results = again.recover(sid, ws)
+        results = again.recover(sid, ws, files=BeneathFiles)
         assert [(r.call_id, r.kind) for r in results] == [
             ("c2", "interrupted"),
             ("c3", "not_executed"),
         ]
-        assert again.recover(sid, ws) == []
+        assert again.recover(sid, ws, files=BeneathFiles) == []
         assert [c.result.kind for c in again.calls(sid)] == ["ok", "interrupted", "not_executed"]
     with SessionStore.open(store.path) as third:
         assert third.unresolved_calls(sid) == []
@@ -175,7 +176,7 @@ def test_recovery_uses_the_session_workspace_by_default(env) -> None:
     store, sid, ws = env
     persist_mutation(store, sid, {"a.py": (b"1", b"2")})
     put(ws, "a.py", b"2")
-    assert store.recover(sid)[0].kind == "applied"
+    assert store.recover(sid, files=BeneathFiles)[0].kind == "applied"
 
 
 STATES = st.sampled_from(["pre", "post", "other", "absent"])
@@ -195,7 +196,7 @@ def test_recovery_kind_follows_file_states(tmp_path_factory, states: list[str]) 
         persist_mutation(store, sid, changes)
         for (path, (pre, post)), state in zip(changes.items(), states, strict=True):
             put(ws, path, {"pre": pre, "post": post, "other": b"zzz", "absent": None}[state])
-        (result,) = store.recover(sid)
+        (result,) = store.recover(sid, files=BeneathFiles)
     expected = (
         "applied"
         if set(states) == {"post"}

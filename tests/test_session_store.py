@@ -50,7 +50,7 @@ def test_database_is_private_wal_and_fully_synchronous(store: SessionStore) -> N
     for suffix in ("", "-wal", "-shm"):
         mode = stat.S_IMODE(os.stat(str(store.path) + suffix).st_mode)
         assert mode == 0o600, (suffix, oct(mode))
-    conn = store._conn
+    conn = store.db.conn
     assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     assert conn.execute("PRAGMA synchronous").fetchone()[0] == 2  # FULL
     assert conn.execute("PRAGMA user_version").fetchone()[0] == schema.current_version()
@@ -238,14 +238,14 @@ def test_stream_event_for_unknown_response_is_a_clear_error(store: SessionStore)
 
 
 def test_large_streams_flush_in_bounded_batches(store: SessionStore, monkeypatch) -> None:
-    import frontier.app.session.store as store_mod
+    import frontier.app.session.responses as responses_mod
 
-    monkeypatch.setattr(store_mod, "STREAM_FLUSH_EVENTS", 10)
+    monkeypatch.setattr(responses_mod, "STREAM_FLUSH_EVENTS", 10)
     sid = store.create_session("/w", "m", None, "ctl")
     rid = store.begin_response(sid, "ctl", "m", 0)
     for i in range(25):
         store.add_stream_event(rid, i, str(i))
-    assert len(store._stream_buf[rid]) == 5
+    assert len(store.responses.pending(rid)) == 5
     store.end_response(rid, "stop")
     assert [d for _, d in store.recordings(sid)[0].events] == [str(i) for i in range(25)]
 
@@ -254,10 +254,10 @@ def test_large_streams_flush_in_bounded_batches(store: SessionStore, monkeypatch
 
 
 def test_list_newest_first_and_prefix_lookup(store: SessionStore, monkeypatch) -> None:
-    import frontier.app.session.store as store_mod
+    import frontier.app.session.catalogue as catalogue_mod
 
     ids = iter(["aa11aa11", "aa22aa22", "bb33bb33"])
-    monkeypatch.setattr(store_mod._secrets, "token_hex", lambda n: next(ids))
+    monkeypatch.setattr(catalogue_mod._secrets, "token_hex", lambda n: next(ids))
     for _ in range(3):
         store.create_session("/w", "m", None, "ctl")
     assert [s.id for s in store.list_sessions()] == ["bb33bb33", "aa22aa22", "aa11aa11"]
@@ -304,11 +304,11 @@ def test_base_url_credentials_are_not_stored() -> None:
 def test_disk_full_says_where_to_free_space(store: SessionStore) -> None:
     """A real SQLITE_FULL (the page budget exhausted) surfaces as an actionable StoreError."""
     sid = store.create_session("/w", "m", None, "ctl")
-    pages = store._conn.execute("PRAGMA page_count").fetchone()[0]
-    store._conn.execute(f"PRAGMA max_page_count = {pages}")
+    pages = store.db.conn.execute("PRAGMA page_count").fetchone()[0]
+    store.db.conn.execute(f"PRAGMA max_page_count = {pages}")
     with pytest.raises(StoreError, match=r"disk is full; free space in .*data"):
         store.add_assistant_text(sid, "x" * 200_000)
-    store._conn.execute("PRAGMA max_page_count = 1073741823")
+    store.db.conn.execute("PRAGMA max_page_count = 1073741823")
     store.add_assistant_text(sid, "after the disk was freed")
     assert [r.data["text"] for r in store.records(sid)] == ["after the disk was freed"]
 
@@ -338,11 +338,11 @@ def test_migrations_apply_in_order_once(tmp_path: Path, monkeypatch) -> None:
     extra = "ALTER TABLE sessions ADD COLUMN title TEXT;\nUPDATE sessions SET title = 'old';"
     monkeypatch.setattr(schema, "MIGRATIONS", (*schema.MIGRATIONS, extra))
     with SessionStore.open(path) as s:
-        assert s._conn.execute("PRAGMA user_version").fetchone()[0] == newest
-        assert s._conn.execute("SELECT title FROM sessions").fetchone()[0] == "old"
+        assert s.db.conn.execute("PRAGMA user_version").fetchone()[0] == newest
+        assert s.db.conn.execute("SELECT title FROM sessions").fetchone()[0] == "old"
         assert s.get_session(sid).id == sid
     with SessionStore.open(path) as s:  # re-opening does not re-run the new step
-        assert s._conn.execute("PRAGMA user_version").fetchone()[0] == newest
+        assert s.db.conn.execute("PRAGMA user_version").fetchone()[0] == newest
 
 
 def test_failed_migration_leaves_previous_version(tmp_path: Path, monkeypatch) -> None:

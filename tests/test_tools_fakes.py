@@ -39,10 +39,17 @@ class FakeStore:
     def persist_call(self, call: ToolCall, spec: ToolSpec, preview: Preview) -> None:
         self._step("persist_call", (call.id, preview))
 
+    def persist_and_start(self, call: ToolCall, spec: ToolSpec, preview: Preview) -> None:
+        self.persist_call(call, spec, preview)
+        self.mark_started(call.id)
+
     def mark_started(self, call_id: str) -> None:
         self._step("mark_started", call_id)
 
     def commit_result(self, result: ToolResult) -> None:
+        self._step("commit_result", result)
+
+    def commit_rejected(self, call: ToolCall, result: ToolResult) -> None:
         self._step("commit_result", result)
 
     def journal(self, call_id: str) -> None:

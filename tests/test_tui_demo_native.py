@@ -2,21 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
-from textual.pilot import Pilot
+from pilot_wait import until
 
 from frontier.app.config import Config
 from frontier.app.events import ResponseStarted, ToolFinished
-from frontier.app.tui import FrontierApp
-
-
-async def until(pilot: Pilot, cond: Callable[[], bool], what: str, tries: int = 3000) -> None:
-    for i in range(tries):
-        if cond():
-            return
-        await pilot.pause(0.01 if i > 50 else None)
-    raise AssertionError(f"timed out waiting for {what}")
+from frontier.app.frontends.tui.app import FrontierApp
 
 
 async def test_ctrl_n_replays_the_demo_task_with_native_tool_calls() -> None:
@@ -38,18 +28,18 @@ async def test_ctrl_n_replays_the_demo_task_with_native_tool_calls() -> None:
         await until(
             pilot,
             lambda: (
-                app.runtime is not None
+                app.session is not None
                 and not app.state.turn_running
                 and any(isinstance(e, ToolFinished) for e in seen)
             ),
             "the CTL demo",
         )
         await until(pilot, lambda: not app.state.turn_running and len(seen) > 50, "its end")
-        first = app.runtime
+        first = app.session
         await pilot.press("ctrl+n")
         await until(
             pilot,
-            lambda: app.runtime is not first and app.runtime is not None,
+            lambda: app.session is not first and app.session is not None,
             "a native-inc runtime",
         )
         await until(
@@ -61,9 +51,9 @@ async def test_ctrl_n_replays_the_demo_task_with_native_tool_calls() -> None:
             pilot,
             lambda: (
                 not app.state.turn_running
-                and "--shout" in (app.runtime.workspace / "greet" / "cli.py").read_text()
+                and "--shout" in (app.session.workspace / "greet" / "cli.py").read_text()
             ),
             "the native-inc patch",
         )
-        assert app.runtime.mode == "native-inc"
-        assert app.runtime.workspace != first.workspace
+        assert app.session.mode == "native-inc"
+        assert app.session.workspace != first.workspace

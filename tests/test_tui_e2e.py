@@ -8,19 +8,19 @@ with exit 130 ``cancelled``.
 from __future__ import annotations
 
 import shutil
-from collections.abc import Callable
 from importlib import resources
 from pathlib import Path
-from typing import Any
 
 import pytest
-from textual.pilot import Pilot
+from pilot_wait import showing, type_into, until, workers_done
 
 from frontier.app.agent.runtime import create_runtime
+from frontier.app.agent.session import AgentSession
 from frontier.app.config import Config
 from frontier.app.events import Event, ToolFinished, ToolResult
-from frontier.app.screens.review import ReviewScreen
-from frontier.app.tui import FrontierApp
+from frontier.app.frontends.tui.app import FrontierApp
+from frontier.app.frontends.tui.screens.review import ReviewScreen
+from frontier.tools.contract import Approver
 
 
 @pytest.fixture
@@ -32,34 +32,23 @@ def project(tmp_path: Path) -> Path:
 
 
 def demo_app(workspace: Path, events: list[Event]) -> FrontierApp:
-    def factory(approver: Any, observer: Callable[[Event], None]) -> Any:
-        def observe(event: Event) -> None:
-            events.append(event)
-            observer(event)
-
-        return create_runtime(
+    def factory(approver: Approver) -> AgentSession:
+        session = create_runtime(
             Config(protocol="ctl-heredoc"),
             approver=approver,
-            observer=observe,
             demo=True,
             demo_rate=0,
             workspace=workspace,
         )
+        session.subscribe(events.append)  # before the App's observer: as a second front end
+        return session
 
-    return FrontierApp(Config(), runtime_factory=factory, remember_theme=False)
-
-
-async def until(pilot: Pilot, cond: Callable[[], bool], what: str, tries: int = 1500) -> None:
-    """Poll the app (bounded, ~15 s at most) until ``cond`` holds."""
-    for i in range(tries):
-        if cond():
-            return
-        await pilot.pause(0.01 if i > 50 else None)
-    raise AssertionError(f"timed out waiting for {what}")
+    return FrontierApp(Config(), session_factory=factory, remember_theme=False)
 
 
 def reviewing(app: FrontierApp, name: str) -> bool:
-    return isinstance(app.screen, ReviewScreen) and app.screen.call.name == name
+    """The review modal for a ``name`` call is up and mounted (its title is set)."""
+    return showing(app, ReviewScreen) and app.screen.call.name == name
 
 
 def results(events: list[Event], name: str) -> list[ToolResult]:
@@ -76,8 +65,8 @@ async def test_demo_approve_writes_the_patch(project: Path) -> None:
         await until(pilot, lambda: bool(results(events, "apply_patch")), "the patch result")
         await until(pilot, lambda: reviewing(app, "shell"), "the shell review")
         await pilot.press("escape")
-        app.runtime.loop.cancel_turn()
-        await app.workers.wait_for_complete()
+        app.session.cancel_turn()
+        await workers_done(app)
     assert "--shout" in (project / "greet" / "cli.py").read_text()
     assert results(events, "apply_patch")[0].kind == "ok"
 
@@ -88,14 +77,16 @@ async def test_demo_deny_with_reason_keeps_the_file(project: Path) -> None:
     app = demo_app(project, events)
     async with app.run_test(size=(120, 40)) as pilot:
         await until(pilot, lambda: reviewing(app, "apply_patch"), "the patch review")
-        await pilot.press("d", *"keep the old flag name", "enter")
+        await pilot.press("d")
+        await type_into(pilot, lambda: app.screen.query_one("#reason"), "keep the old flag name")
+        await pilot.press("enter")
         await until(pilot, lambda: bool(results(events, "apply_patch")), "the patch result")
-        app.runtime.loop.cancel_turn()
+        app.session.cancel_turn()
         for _ in range(20):  # deny anything else the script still asks for
-            if isinstance(app.screen, ReviewScreen):
+            if showing(app, ReviewScreen):
                 await pilot.press("escape")
             await pilot.pause()
-        await app.workers.wait_for_complete()
+        await workers_done(app)
     assert (project / "greet" / "cli.py").read_text() == before
     denied = results(events, "apply_patch")[0]
     assert denied.kind == "denied"
@@ -120,7 +111,7 @@ async def test_demo_escape_cancels_the_running_shell(project: Path) -> None:
         await until(pilot, lambda: bool(app.state.running_tools()), "the running shell")
         await pilot.press("escape")
         await until(pilot, lambda: bool(results(events, "shell")), "the shell result")
-        app.runtime.loop.cancel_turn()
-        await app.workers.wait_for_complete()
+        app.session.cancel_turn()
+        await workers_done(app)
     shell = results(events, "shell")[0]
     assert (shell.kind, shell.exit_code) == ("cancelled", 130)

@@ -2,26 +2,28 @@
 
 from __future__ import annotations
 
-from types import SimpleNamespace
+from pathlib import Path
 
+from pilot_wait import until
 from textual.widgets import Input
+from tui_fakes import fake_session
 
 from frontier.app.config import Config
-from frontier.app.tui import FrontierApp
+from frontier.app.frontends.tui.app import FrontierApp
 
 
-async def test_first_keystrokes_go_to_the_message_box() -> None:
-    runtime = SimpleNamespace(
-        model="m", mode="ctl-heredoc", session_id="s1", loop=None, demo_prompts=[], base_url="x"
-    )
+async def test_first_keystrokes_go_to_the_message_box(tmp_path: Path) -> None:
     app = FrontierApp(
         Config(base_url="http://127.0.0.1:9/v1", model="m"),
-        runtime_factory=lambda approver, observer: runtime,
+        session_factory=lambda approver: fake_session(tmp_path, approver, model="m").session,
         remember_theme=False,
     )
     async with app.run_test(size=(120, 40)) as pilot:
-        await pilot.pause()
+        # the box takes the focus by itself (no click): wait for that, as a person
+        # waits for the screen to appear, then type
+        await until(pilot, lambda: isinstance(app.focused, Input), "the first focus")
         await pilot.press("h", "i")
         prompt = app.screen.query_one("#prompt", Input)
+        await until(pilot, lambda: prompt.value == "hi", "the typed text")
         assert app.focused is prompt
         assert prompt.value == "hi"

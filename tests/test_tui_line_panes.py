@@ -9,9 +9,11 @@ from typing import Any
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from pilot_wait import until
 from textual.screen import Screen
 
 from frontier.app.config import Config
+from frontier.app.frontends.tui.app import FrontierApp
 from frontier.app.replay_player import (
     MAX_CHUNK_ADAPTIVE,
     MIN_CHUNK,
@@ -21,7 +23,6 @@ from frontier.app.replay_player import (
     source_from_recording,
 )
 from frontier.app.session.record import synthesize
-from frontier.app.tui import FrontierApp
 from frontier.widgets.confirmed import ConfirmedView
 from frontier.widgets.raw_stream import RawStreamView
 from frontier.widgets.state import RAW_WINDOW, ResponseBuffer
@@ -40,6 +41,12 @@ def replay_app(text: str, **kw: Any) -> FrontierApp:
     return FrontierApp(
         Config(), player=ReplayPlayer(source), remember_theme=False, token_rate=0.0, **kw
     )
+
+
+def laid_out(app: FrontierApp) -> bool:
+    """The main screen is mounted and the layout gave the panes their sizes."""
+    screen = app.screen
+    return screen.is_mounted and screen.query_one(Transcript).size.height > 0
 
 
 # ---------------------------------------------------------------- raw stream index
@@ -129,8 +136,9 @@ async def test_a_flood_of_calls_paints_the_newest_without_a_layout_per_flush(
     text = many_calls(150)
     app = replay_app(text, paused=True)
     async with app.run_test(size=size) as pilot:
-        player = app.player
+        player = app.replay.player
         assert player is not None
+        await until(pilot, lambda: laid_out(app), "the first layout")
         await pilot.pause()
         layouts.clear()
         flushes = 0
@@ -156,9 +164,17 @@ async def test_a_flood_of_calls_paints_the_newest_without_a_layout_per_flush(
         assert 0 <= last < raw.size.height, "the newest bytes are in view"
         assert raw.render_line(last).text.startswith("▌"), "with the frontier marker"
         await pilot.press("2")  # Confirmed (a hidden tab at 80×24 paints when chosen)
-        await pilot.pause()
-        await pilot.pause()
         confirmed = app.screen.query_one(ConfirmedView)
+        await until(
+            pilot,
+            lambda: (
+                bool(confirmed.rows)
+                and confirmed.rows[-1].label == "response ended: stop"
+                and confirmed.size.height > 0
+                and confirmed.scroll_offset.y == confirmed.max_scroll_y > 0
+            ),
+            "the Confirmed tab painted at its end",
+        )
         assert confirmed.rows[-1].label == "response ended: stop"
         assert confirmed.size.height > 0
         assert confirmed.scroll_offset.y == confirmed.max_scroll_y > 0
@@ -167,8 +183,9 @@ async def test_a_flood_of_calls_paints_the_newest_without_a_layout_per_flush(
 async def test_a_reader_scrolled_up_in_the_transcript_stays_where_they_are() -> None:
     app = replay_app(many_calls(100), paused=True)  # fewer entries than the pane keeps
     async with app.run_test(size=(140, 45)) as pilot:
-        player = app.player
+        player = app.replay.player
         assert player is not None
+        await until(pilot, lambda: laid_out(app), "the first layout")
         app.observe_all(player.feed_to(player.size // 2))
         app.flush(force=True)
         await pilot.pause()

@@ -2,26 +2,23 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from pilot_wait import opened, showing, type_into, until, workers_done
 from textual.pilot import Pilot
+from textual.widget import Widget
 from tui_fakes import NEW, OLD, FakeRuntime, fake_factory
 
 from frontier.app.config import Config
-from frontier.app.screens.review import ReviewScreen
-from frontier.app.tui import FrontierApp
+from frontier.app.frontends.tui.app import FrontierApp
+from frontier.app.frontends.tui.screens.review import ReviewScreen
 from frontier.widgets.diff_view import DiffView
 
 
-async def wait_for(pilot: Pilot, cond: Callable[[], bool], what: str, tries: int = 400) -> None:
-    """Let the app process messages until ``cond`` holds (bounded; no wall-clock sleeps)."""
-    for _ in range(tries):
-        if cond():
-            return
-        await pilot.pause()
-    raise AssertionError(f"timed out waiting for {what}")
+def command_review(app: FrontierApp) -> bool:
+    """The review modal for the shell command is up and mounted."""
+    return showing(app, ReviewScreen) and app.screen.preview.kind == "command"
 
 
 @pytest.fixture
@@ -33,14 +30,20 @@ def workspace(tmp_path: Path) -> Path:
 def make_app(workspace: Path, holder: list[FakeRuntime], **kw: object) -> FrontierApp:
     return FrontierApp(
         Config(base_url="http://127.0.0.1:9/v1", model="smollm2"),
-        runtime_factory=fake_factory(workspace, holder, **kw),  # type: ignore[arg-type]
+        session_factory=fake_factory(workspace, holder, **kw),  # type: ignore[arg-type]
         remember_theme=False,
     )
 
 
 async def send(pilot: Pilot, text: str) -> None:
+    """Click the message box, type ``text`` and Enter, as a person does."""
+
+    def prompt() -> Widget:
+        return pilot.app.screen.query_one("#prompt")
+
+    await until(pilot, lambda: prompt().region.height > 0, "the message box laid out")
     await pilot.click("#prompt")
-    await pilot.press(*text, "enter")
+    await type_into(pilot, prompt, text, "enter")
 
 
 async def test_approve_writes_the_file_and_reports_ok(workspace: Path) -> None:
@@ -48,9 +51,7 @@ async def test_approve_writes_the_file_and_reports_ok(workspace: Path) -> None:
     app = make_app(workspace, holder, block_shell=False)
     async with app.run_test(size=(120, 40)) as pilot:
         await send(pilot, "add a shout flag")
-        await wait_for(pilot, lambda: isinstance(app.screen, ReviewScreen), "the review modal")
-        screen = app.screen
-        assert isinstance(screen, ReviewScreen)
+        screen = await opened(pilot, ReviewScreen, "the review modal")
         assert screen.query_one("#review").border_title == "Review patch"
         # the modal shows exactly the preview the core computed
         loop = holder[0].loop
@@ -58,14 +59,10 @@ async def test_approve_writes_the_file_and_reports_ok(workspace: Path) -> None:
         assert screen.query_one(DiffView).files == loop.preview.files
         await pilot.press("a")
         # then the shell command is reviewed in the same modal, titled for commands
-        await wait_for(
-            pilot,
-            lambda: isinstance(app.screen, ReviewScreen) and app.screen.preview.kind == "command",
-            "the command review",
-        )
+        await until(pilot, lambda: command_review(app), "the command review")
         assert app.screen.query_one("#review").border_title == "Review command"
         await pilot.press("a")
-        await app.workers.wait_for_complete()
+        await workers_done(app)
         await pilot.pause()
     assert (workspace / "greet.py").read_text() == NEW
     results = {r.call_id: r for r in loop.results}
@@ -81,16 +78,12 @@ async def test_deny_with_reason_leaves_file_untouched(workspace: Path) -> None:
     app = make_app(workspace, holder, block_shell=False)
     async with app.run_test(size=(120, 40)) as pilot:
         await send(pilot, "add a shout flag")
-        await wait_for(pilot, lambda: isinstance(app.screen, ReviewScreen), "the review modal")
+        await opened(pilot, ReviewScreen, "the review modal")
         await pilot.press("d")
-        await pilot.press(*"use argparse", "enter")
-        await wait_for(
-            pilot,
-            lambda: isinstance(app.screen, ReviewScreen) and app.screen.preview.kind == "command",
-            "the command review",
-        )
+        await type_into(pilot, lambda: app.screen.query_one("#reason"), "use argparse", "enter")
+        await until(pilot, lambda: command_review(app), "the command review")
         await pilot.press("escape")
-        await app.workers.wait_for_complete()
+        await workers_done(app)
         await pilot.pause()
         app.flush(force=True)
         assert app.state.tools["c1"].state == "denied"
@@ -108,9 +101,9 @@ async def test_ctrl_q_quits_from_the_review_modal_and_nothing_is_written(
     app = make_app(workspace, holder, block_shell=False)
     async with app.run_test(size=(120, 40)) as pilot:
         await send(pilot, "add a shout flag")
-        await wait_for(pilot, lambda: isinstance(app.screen, ReviewScreen), "the review modal")
+        await opened(pilot, ReviewScreen, "the review modal")
         await pilot.press("ctrl+q")
-        await wait_for(pilot, lambda: not app.is_running, "the app to quit")
+        await until(pilot, lambda: not app.is_running, "the app to quit")
     assert (workspace / "greet.py").read_text() == OLD
     assert holder[0].loop.results == []  # the patch waiting for review never ran
     assert holder[0].closed
@@ -121,20 +114,17 @@ async def test_escape_cancels_the_running_shell(workspace: Path) -> None:
     app = make_app(workspace, holder)
     async with app.run_test(size=(120, 40)) as pilot:
         await send(pilot, "run the tests")
-        await wait_for(pilot, lambda: isinstance(app.screen, ReviewScreen), "the review modal")
+        await opened(pilot, ReviewScreen, "the review modal")
         await pilot.press("a")
-        await wait_for(
-            pilot,
-            lambda: isinstance(app.screen, ReviewScreen) and app.screen.preview.kind == "command",
-            "the command review",
-        )
+        await until(pilot, lambda: command_review(app), "the command review")
         await pilot.press("a")
         loop = holder[0].loop
-        await wait_for(pilot, lambda: loop.shell_started.is_set(), "the shell call")
+        await until(pilot, lambda: loop.shell_started.is_set(), "the shell call")
         app.flush(force=True)
         assert app.state.tools["c2"].running
         await pilot.press("escape")
-        await app.workers.wait_for_complete()
+        await until(pilot, lambda: loop.cancelled_tools == 1, "the cancel")
+        await workers_done(app)
         await pilot.pause()
     assert loop.cancelled_tools == 1
     shell = loop.results[-1]
@@ -148,21 +138,17 @@ async def test_review_keys_split_and_hunk_navigation(workspace: Path) -> None:
     app = make_app(workspace, holder, block_shell=False)
     async with app.run_test(size=(120, 40)) as pilot:
         await send(pilot, "x")
-        await wait_for(pilot, lambda: isinstance(app.screen, ReviewScreen), "the review modal")
+        await opened(pilot, ReviewScreen, "the review modal")
         diff = app.screen.query_one(DiffView)
         assert not diff.split
         await pilot.press("s")
-        assert diff.split
+        await until(pilot, lambda: diff.split, "the split view")
         await pilot.press("j")
         assert diff.current == 0  # one hunk: stays on it
         await pilot.press("escape")  # deny without a reason
-        await wait_for(
-            pilot,
-            lambda: isinstance(app.screen, ReviewScreen) and app.screen.preview.kind == "command",
-            "the command review",
-        )
+        await until(pilot, lambda: command_review(app), "the command review")
         await pilot.press("escape")
-        await app.workers.wait_for_complete()
+        await workers_done(app)
     assert holder[0].loop.results[0].kind == "denied"
     assert (workspace / "greet.py").read_text() == OLD
 
@@ -173,12 +159,11 @@ async def test_the_theme_is_remembered_each_time_it_changes(workspace: Path) -> 
 
     app = FrontierApp(
         Config(base_url="http://127.0.0.1:9/v1", model="smollm2", theme="frontier-dark"),
-        runtime_factory=fake_factory(workspace, []),  # type: ignore[arg-type]
+        session_factory=fake_factory(workspace, []),  # type: ignore[arg-type]
     )
     async with app.run_test(size=(120, 40)) as pilot:
         app.theme = "frontier-light"
-        await pilot.pause()
-        assert load_config().theme == "frontier-light"
+        await until(pilot, lambda: load_config().theme == "frontier-light", "light saved")
         app.theme = "frontier-dark"
-        await pilot.pause()
+        await until(pilot, lambda: load_config().theme == "frontier-dark", "dark saved")
     assert load_config().theme == "frontier-dark"

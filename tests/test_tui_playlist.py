@@ -9,10 +9,12 @@ import sys
 from pathlib import Path
 
 import pytest
+from pilot_wait import replay_step, until, workers_done
 
 from frontier.app.commands import replay as replay_cmd
 from frontier.app.config import Config
 from frontier.app.events import CallReady, ContractError, ResponseStarted, StreamBytes
+from frontier.app.frontends.tui.app import FrontierApp
 from frontier.app.replay_player import (
     PlaylistPlayer,
     ReplayPlayer,
@@ -20,7 +22,6 @@ from frontier.app.replay_player import (
     source_from_recording,
 )
 from frontier.app.session.record import synthesize
-from frontier.app.tui import FrontierApp
 from frontier.widgets.raw_stream import RawStreamView
 
 FIRST = "Let me read it.\ncall c1 read\narg path app/cli.py\nend\n"
@@ -89,12 +90,12 @@ def test_run_all_plays_every_response_in_order() -> None:
 async def test_event_steps_cross_the_response_boundary() -> None:
     app = replay_app(playlist(FIRST, SECOND))
     async with app.run_test(size=(120, 40)) as pilot:
-        player = app.player
+        player = app.replay.player
         assert isinstance(player, PlaylistPlayer)
         for _ in range(50):
             if player.index == 1:
                 break
-            await pilot.press("n")
+            await replay_step(pilot, "n")
         # the step that crossed started response 2 and stopped at its first event
         assert player.index == 1 and 0 < player.position < len(SECOND)
         assert app.state.response_count == 2 and app.state.current is not None
@@ -111,27 +112,28 @@ async def test_event_steps_cross_the_response_boundary() -> None:
 async def test_byte_and_line_steps_move_exactly_one_unit_past_the_boundary() -> None:
     app = replay_app(playlist(FIRST, SECOND))
     async with app.run_test(size=(120, 40)) as pilot:
-        player = app.player
+        player = app.replay.player
         assert isinstance(player, PlaylistPlayer)
         for _ in range(FIRST.count("\n")):
-            await pilot.press("comma")
+            await replay_step(pilot, "comma")
         assert player.index == 0 and player.current.finished
-        await pilot.press("full_stop")
+        await replay_step(pilot, "full_stop")
         assert (player.index, player.position, app.state.consumed) == (1, 1, 1)
-        await pilot.press("comma")
+        await replay_step(pilot, "comma")
         assert player.position == SECOND.index("\n") + 1
 
 
 async def test_e_finds_an_error_in_a_later_response_and_highlights_it() -> None:
     app = replay_app(playlist(FIRST, SECOND, BAD))
     async with app.run_test(size=(120, 40)) as pilot:
-        await pilot.press("e")
-        await pilot.pause()
-        player = app.player
+        await replay_step(pilot, "e")
+        player = app.replay.player
         assert isinstance(player, PlaylistPlayer) and player.index == 2
         assert [row.response for row in app.state.errors] == [3]
         assert "response 3 of 3" in status_text(app)
         raw = app.screen.query_one(RawStreamView)
+        offset = app.state.errors[0].offset
+        await until(pilot, lambda: raw.highlight == offset, "the highlighted byte")
         assert raw.highlight == app.state.errors[0].offset
         assert raw.buffer is app.state.current and raw.buffer.index == 3
         assert ready_calls(app) == ["ready c1 read", "ready c2 read"]
@@ -141,9 +143,9 @@ async def test_max_speed_plays_the_whole_playlist() -> None:
     texts = (FIRST, SECOND, BAD, FIRST)
     app = replay_app(playlist(*texts), paused=False, speed=None)
     async with app.run_test(size=(120, 40)) as pilot:
-        await app.workers.wait_for_complete()
+        await workers_done(app)
         await pilot.pause()
-        player = app.player
+        player = app.replay.player
         assert player is not None and player.finished
         assert ready_calls(app) == ["ready c1 read", "ready c2 read", "ready c1 read"]
         assert app.state.response_count == 4 and len(app.state.errors) == 1
@@ -158,9 +160,11 @@ async def test_a_single_recording_keeps_the_one_response_status() -> None:
         remember_theme=False,
         token_rate=0.0,
     )
-    async with app.run_test(size=(120, 40)):
+    async with app.run_test(size=(120, 40)) as pilot:
         assert status_text(app).startswith("replay one.jsonl paused")
-        assert app.screen.query_one(RawStreamView).border_title == "Raw stream"
+        raw = app.screen.query_one(RawStreamView)
+        await until(pilot, lambda: raw.border_title == "Raw stream", "the pane titles")
+        assert raw.border_title == "Raw stream"
 
 
 # ---------------------------------------------------------------- a real stored session
@@ -202,7 +206,7 @@ async def test_replaying_a_stored_demo_session_plays_every_response(
     assert isinstance(player, PlaylistPlayer) and player.count == len(sources) >= 9
     app = FrontierApp(Config(), player=player, speed=None, remember_theme=False, token_rate=0.0)
     async with app.run_test(size=(120, 40)) as pilot:
-        await app.workers.wait_for_complete()
+        await workers_done(app)
         await pilot.pause()
         assert player.finished and app.state.response_count == player.count
         assert sorted(app.state.tools) == ["c1", "c2", "c3", "c4", "c5", "c6"]
@@ -217,7 +221,7 @@ async def test_replay_command_opens_the_session_as_a_playlist(
     opened: list[object] = []
 
     def fake_run(self: FrontierApp) -> int:
-        opened.append(self.player)
+        opened.append(self.replay.player if self.replay else None)
         return 0
 
     monkeypatch.setattr(FrontierApp, "run", fake_run)

@@ -7,9 +7,12 @@ import io
 import json
 from pathlib import Path
 
+from pilot_wait import focus_of, until
+
 from frontier.app.commands import replay as replay_cmd
 from frontier.app.config import Config
 from frontier.app.events import ContractError, StreamBytes
+from frontier.app.frontends.tui.app import FrontierApp
 from frontier.app.replay_player import (
     ReplayPlayer,
     faster,
@@ -18,7 +21,6 @@ from frontier.app.replay_player import (
     source_from_recording,
 )
 from frontier.app.session.record import synthesize, write_recording
-from frontier.app.tui import FrontierApp
 from frontier.widgets.errors_pane import ErrorsPane
 from frontier.widgets.raw_stream import RawStreamView
 
@@ -71,38 +73,51 @@ def make_replay_app(text: str) -> FrontierApp:
 async def test_replay_keys_step_the_frontier() -> None:
     app = make_replay_app(GOOD)
     async with app.run_test(size=(120, 40)) as pilot:
-        player = app.player
+        assert app.replay is not None
+        player = app.replay.player
         assert player is not None
         await pilot.press("full_stop")
+        await until(pilot, lambda: player.position == 1, "the byte step")
         assert player.position == 1
         assert app.state.consumed == 1
         await pilot.press("comma")
+        await until(pilot, lambda: player.position == GOOD.index("\n") + 1, "the line step")
         assert player.position == GOOD.index("\n") + 1
         assert app.state.frontier == player.frontier == GOOD.index("\n") + 1
         position = player.position
         await pilot.press("n")
+        await until(pilot, lambda: player.position > position, "the event step")
         assert player.position > position
         assert app.state.confirmed[-1].label.startswith(("call", "text"))
         await pilot.press("space")
-        assert not app.paused
+        await until(pilot, lambda: not app.replay.paused, "play")
+        assert not app.replay.paused
 
 
 async def test_selecting_an_error_highlights_its_offset() -> None:
     app = make_replay_app(BAD)
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.press("e")
-        await pilot.pause()
+        await until(pilot, lambda: len(app.state.errors) == 1, "the error")
         assert len(app.state.errors) == 1
         offset = app.state.errors[0].offset
         raw = app.screen.query_one(RawStreamView)
+        await until(pilot, lambda: raw.highlight == offset, "the highlighted byte")
         assert raw.highlight == offset
         # choosing it again from the list (e.g. after scrolling) highlights it again
         raw.highlight = None
-        app.screen.query_one(ErrorsPane).option_list.focus()
+        errors = app.screen.query_one(ErrorsPane).option_list
+        errors.focus()
+        await focus_of(pilot, errors, "the error list")
         await pilot.press("enter")
-        await pilot.pause()
+        await until(pilot, lambda: raw.highlight == offset, "the highlight again")
         assert raw.highlight == offset
         line = raw.line_of(offset)
+        await until(
+            pilot,
+            lambda: raw.scroll_offset.y <= line < raw.scroll_offset.y + raw.size.height,
+            "the error line in view",
+        )
         assert raw.scroll_offset.y <= line < raw.scroll_offset.y + raw.size.height
 
 

@@ -11,12 +11,13 @@ with ``pytest tests/test_tui_review.py --snapshot-update`` (never under xdist).
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import pytest
+from pilot_wait import eventually, until
+from pilot_wait import opened as opened_screen
 from pytest_textual_snapshot import SVGImageExtension
 from rich.cells import cell_len
 from rich.text import Text
@@ -27,8 +28,8 @@ from tui_fakes import NEW, OLD, PATCH_SPEC, SHELL_SPEC, make_preview
 
 from frontier.app.config import Config
 from frontier.app.events import ToolCall
-from frontier.app.screens.review import ReviewScreen
-from frontier.app.tui import FrontierApp
+from frontier.app.frontends.tui.app import FrontierApp
+from frontier.app.frontends.tui.screens.review import ReviewScreen
 from frontier.themes.palette import THEMES, theme_variable
 from frontier.tools.contract import Decision, FilePreview, Preview, ToolSpec
 from frontier.tools.diffing import file_preview
@@ -104,27 +105,17 @@ class ReviewApp(App[None]):
         )
 
 
-async def wait_for(pilot: Pilot, cond: Callable[[], bool], what: str, tries: int = 200) -> None:
-    for _ in range(tries):
-        if cond():
-            return
-        await pilot.pause()
-    raise AssertionError(f"timed out waiting for {what}")
-
-
 async def opened(pilot: Pilot) -> ReviewScreen:
-    app = pilot.app
-    await wait_for(pilot, lambda: isinstance(app.screen, ReviewScreen), "the review")
+    """The review, mounted (its titles, hints and layout class are set in ``on_mount``)."""
+    screen = await opened_screen(pilot, ReviewScreen, "the review")
     await pilot.pause()
-    screen = app.screen
-    assert isinstance(screen, ReviewScreen)
     return screen
 
 
 async def decided(pilot: Pilot) -> Decision:
     app = pilot.app
     assert isinstance(app, ReviewApp)
-    await wait_for(pilot, lambda: bool(app.decisions), "the decision")
+    await until(pilot, lambda: bool(app.decisions), "the decision")
     return app.decisions[0]
 
 
@@ -175,15 +166,19 @@ sizes = pytest.mark.parametrize("size", list(SIZES.values()), ids=list(SIZES))
 async def test_a_long_line_wraps_and_every_character_is_shown(size: tuple[int, int]) -> None:
     app = ReviewApp(diff_preview(three_hunks()))
     async with app.run_test(size=size) as pilot:
-        await opened(pilot)
+        screen = await opened(pilot)
         await pilot.press("j")  # hunk 2, the long line, scrolled to the top
-        await pilot.pause()
-        lines = screen_lines(app)
-        pieces = shown_rows(lines, "tokens=t000")
-        assert "".join(pieces) == LONG  # every character, once, in order
-        assert len(pieces) == -(-len(LONG) // len(pieces[0])) > 1  # full rows, then the rest
-        first = next(line for line in lines if "tokens=t000" in line)
-        assert re.search(r"\b18 \+ tokens", first)  # number and sign on the first row only
+        await until(pilot, lambda: screen.query_one(DiffView).current == 1, "hunk 2")
+
+        def check() -> None:
+            lines = screen_lines(app)
+            pieces = shown_rows(lines, "tokens=t000")
+            assert "".join(pieces) == LONG  # every character, once, in order
+            assert len(pieces) == -(-len(LONG) // len(pieces[0])) > 1  # full rows, then the rest
+            first = next(line for line in lines if "tokens=t000" in line)
+            assert re.search(r"\b18 \+ tokens", first)  # number and sign on the first row only
+
+        await eventually(pilot, check, "the long line shown whole")
 
 
 @sizes
@@ -192,14 +187,19 @@ async def test_without_wrapping_the_line_pans_and_numbers_stay_put(size: tuple[i
     async with app.run_test(size=size) as pilot:
         screen = await opened(pilot)
         await pilot.press("j", "w")
-        await pilot.pause()
         diff = screen.query_one(DiffView)
+        await until(pilot, lambda: diff.current == 1 and not diff.wrap, "hunk 2, unwrapped")
         assert not diff.wrap
         assert "←/→" in hint_text(screen) or "←→" in hint_text(screen)
 
         def long_row() -> str:
             return next(line for line in screen_lines(app) if re.search(r"\s18 \+", line))
 
+        def first_row() -> None:
+            row = long_row()
+            assert "tokens=t000" in row and row.rstrip(" █▁▂▃▄▅▆▇").endswith("›")
+
+        await eventually(pilot, first_row, "the long line, not wrapped")
         row = long_row()
         column = row.index("18 +")
         assert "tokens=t000" in row and row.rstrip(" █▁▂▃▄▅▆▇").endswith("›")
@@ -208,7 +208,7 @@ async def test_without_wrapping_the_line_pans_and_numbers_stay_put(size: tuple[i
             if "›" not in seen[-1]:
                 break
             await pilot.press("right")
-            await pilot.pause()
+            await until(pilot, lambda: long_row() != seen[-1], "the pan")
             seen.append(long_row())
             assert seen[-1].index("18 +") == column  # the gutter does not move
             assert "‹" in seen[-1]
@@ -216,9 +216,13 @@ async def test_without_wrapping_the_line_pans_and_numbers_stay_put(size: tuple[i
         assert seen[-1].rstrip(" █▁▂▃▄▅▆▇").endswith(LONG[-12:])
         assert len(seen) > 2
         await pilot.press(*["left"] * 40)
-        await pilot.pause()
+        await until(pilot, lambda: diff.x == 0, "panned back")
         assert diff.x == 0
-        assert "tokens=t000" in long_row()
+
+        def at_start() -> None:
+            assert "tokens=t000" in long_row()
+
+        await eventually(pilot, at_start, "the line's start")
 
 
 def test_folding_and_windows_count_cells_and_keep_every_character() -> None:
@@ -254,13 +258,22 @@ async def test_narrow_shows_a_header_line_instead_of_the_file_list(size: tuple[i
         narrow = size[0] < 100
         assert files.display is not narrow
         assert header.display is narrow
-        lines = screen_lines(app)
-        assert any("file 1/2: pkg/settings.py" in line for line in lines) is narrow
+
+        def first_file() -> None:
+            lines = screen_lines(app)
+            assert any("file 1/2: pkg/settings.py" in line for line in lines) is narrow
+            assert any("pkg/settings.py" in line for line in lines)
+
+        await eventually(pilot, first_file, "the first file shown")
         await pilot.press("tab")
-        await pilot.pause()
-        assert any("file 2/2: greet.py" in line for line in screen_lines(app)) is narrow
-        if not narrow:
-            assert files.highlighted == 1
+        await until(pilot, lambda: screen.query_one(DiffView).current_file == 1, "file 2")
+
+        def second_file() -> None:
+            assert any("file 2/2: greet.py" in line for line in screen_lines(app)) is narrow
+            if not narrow:
+                assert files.highlighted == 1
+
+        await eventually(pilot, second_file, "the second file shown")
 
 
 @sizes
@@ -273,16 +286,21 @@ async def test_the_hint_line_fits_and_names_only_keys_that_work(
     async with app.run_test(size=size) as pilot:
         screen = await opened(pilot)
         keys = screen.query_one("#review-keys", Static)
-        for press in ("", "w"):
-            if press:
-                await pilot.press(press)
-                await pilot.pause()
+        diff = screen.query_one(DiffView)
+
+        def check() -> None:
             hints = hint_text(screen)
             assert cell_len(hints) <= keys.content_size.width, hints
             assert any(hints in line for line in screen_lines(app))  # shown whole
             assert ("tab" in hints) is (files > 1)  # one file: no file key
             assert "space" in hints and "j/k" in hints
             assert ("split" in hints) is (size[0] >= 105)  # split needs a wide modal
+
+        for press in ("", "w"):
+            if press:
+                await pilot.press(press)
+                await until(pilot, lambda: not diff.wrap, "no wrapping")
+            await eventually(pilot, check, f"the hint line after {press or 'opening'!r}")
         assert "←" in hint_text(screen)  # panning only when not wrapping
         assert screen.check_action("file", ()) is (files > 1)
 
@@ -317,14 +335,17 @@ async def test_space_declines_a_hunk_and_approve_sends_the_declined_pairs(
         screen = await opened(pilot)
         assert "hunks accepted" not in head_text(screen)
         await pilot.press("j", "space")
-        await pilot.pause()
-        assert "declined" in header_text(screen, 1)
-        assert "✗" in header_text(screen, 1) and "✓" in header_text(screen, 0)
-        assert screen.query_one("#hunk-1").has_class("-declined")
-        assert "2 of 3 hunks accepted" in head_text(screen)
+
+        def check() -> None:
+            assert "declined" in header_text(screen, 1)
+            assert "✗" in header_text(screen, 1) and "✓" in header_text(screen, 0)
+            assert screen.query_one("#hunk-1").has_class("-declined")
+            assert "2 of 3 hunks accepted" in head_text(screen)
+
+        await eventually(pilot, check, "hunk 2 declined")
         await pilot.press("a")
         reason = screen.query_one("#reason", Input)
-        await wait_for(pilot, lambda: reason.has_focus, "the reason box")
+        await until(pilot, lambda: reason.has_focus, "the reason box")
         assert "enter approve the rest" in hint_text(screen)
         await pilot.press(*"keep the old value", "enter")
         decision = await decided(pilot)
@@ -344,12 +365,12 @@ async def test_approving_with_declined_hunks_and_no_reason_says_so() -> None:
     async with app.run_test(size=(80, 24)) as pilot:
         screen = await opened(pilot)
         await pilot.press("space", "a")
-        await wait_for(pilot, lambda: screen.query_one("#reason").has_focus, "the reason box")
+        await until(pilot, lambda: screen.query_one("#reason").has_focus, "the reason box")
         await pilot.press("escape")  # back to the review: nothing decided
-        await pilot.pause()
+        await until(pilot, lambda: screen.query_one(DiffView).has_focus, "the diff again")
         assert not app.decisions and screen.query_one(DiffView).has_focus
         await pilot.press("a")
-        await wait_for(pilot, lambda: screen.query_one("#reason").has_focus, "the reason box")
+        await until(pilot, lambda: screen.query_one("#reason").has_focus, "the reason box")
         await pilot.press("enter")
         decision = await decided(pilot)
     assert decision == Decision(True, "declined in review", declined=((PATH, 1),))
@@ -362,24 +383,30 @@ async def test_dependents_are_declined_with_their_base_and_marked(size: tuple[in
         screen = await opened(pilot)
         assert "shares context with hunk 2" in header_text(screen, 2)
         await pilot.press("j", "space")
-        await pilot.pause()
-        assert "declined with hunk 2 (shares context)" in header_text(screen, 2)
-        assert screen.query_one("#hunk-2").has_class("-declined")
-        assert "1 of 3 hunks accepted" in head_text(screen)
+
+        def base_declined() -> None:
+            assert "declined with hunk 2 (shares context)" in header_text(screen, 2)
+            assert screen.query_one("#hunk-2").has_class("-declined")
+            assert "1 of 3 hunks accepted" in head_text(screen)
+
+        await eventually(pilot, base_declined, "hunk 2 declined with its dependent")
         # the dependent cannot be accepted while its base stays declined
         await pilot.press("j", "space")
-        await wait_for(pilot, lambda: bool(app._notifications), "the refusal")
+        await until(pilot, lambda: bool(app._notifications), "the refusal")
         (note,) = app._notifications
         assert "accept hunk 2 first" in note.message
         assert "declined with hunk 2" in header_text(screen, 2)
         # accepting the base re-accepts it
         await pilot.press("k", "space")
-        await pilot.pause()
-        assert "declined" not in header_text(screen, 2)
-        assert not screen.query_one("#hunk-2").has_class("-declined")
-        assert "hunks accepted" not in head_text(screen)
+
+        def base_accepted() -> None:
+            assert "declined" not in header_text(screen, 2)
+            assert not screen.query_one("#hunk-2").has_class("-declined")
+            assert "hunks accepted" not in head_text(screen)
+
+        await eventually(pilot, base_accepted, "hunk 2 accepted again")
         await pilot.press("space", "a")
-        await wait_for(pilot, lambda: screen.query_one("#reason").has_focus, "the reason box")
+        await until(pilot, lambda: screen.query_one("#reason").has_focus, "the reason box")
         await pilot.press("enter")
         decision = await decided(pilot)
     assert decision.approved
@@ -392,11 +419,11 @@ async def test_declining_every_hunk_is_a_deny(size: tuple[int, int]) -> None:
     async with app.run_test(size=size) as pilot:
         screen = await opened(pilot)
         await pilot.press("space", "j", "space", "j", "space")
-        await pilot.pause()
+        await until(pilot, lambda: "0 of 3 hunks accepted" in head_text(screen), "all declined")
         assert "0 of 3 hunks accepted" in head_text(screen)
         await pilot.press("a")
         reason = screen.query_one("#reason", Input)
-        await wait_for(pilot, lambda: reason.has_focus, "the reason box")
+        await until(pilot, lambda: reason.has_focus, "the reason box")
         assert "denies" in reason.placeholder
         await pilot.press("enter")
         decision = await decided(pilot)
@@ -409,7 +436,7 @@ async def test_a_mode_change_is_still_written_when_every_hunk_is_declined() -> N
     async with app.run_test(size=(140, 45)) as pilot:
         screen = await opened(pilot)
         await pilot.press("space", "j", "space", "j", "space", "a")
-        await wait_for(pilot, lambda: screen.query_one("#reason").has_focus, "the reason box")
+        await until(pilot, lambda: screen.query_one("#reason").has_focus, "the reason box")
         await pilot.press("enter")
         decision = await decided(pilot)
     assert decision.approved
@@ -444,7 +471,7 @@ async def test_creates_deletes_moves_and_mode_changes_say_so(size: tuple[int, in
         diff = screen.query_one(DiffView)
         assert diff.choices.total == 3  # the mode change has no hunk to decline
         diff.goto_file(3)
-        await pilot.pause()
+        await until(pilot, lambda: any("mode only" in line for line in screen_lines(app)), "file 4")
         assert any("mode only" in line for line in screen_lines(app))
 
 
@@ -455,8 +482,12 @@ async def test_the_tui_review_uses_the_same_preview_as_make_preview() -> None:
     app = ReviewApp(preview)
     async with app.run_test(size=(80, 24)) as pilot:
         screen = await opened(pilot)
-        lines = screen_lines(app)
-        assert any("+ def greet(name, shout=False):" in line for line in lines)
+
+        def check() -> None:
+            lines = screen_lines(app)
+            assert any("+ def greet(name, shout=False):" in line for line in lines)
+
+        await eventually(pilot, check, "the added line shown")
         assert screen.query_one(DiffView).files == preview.files
 
 
@@ -467,7 +498,7 @@ async def test_the_app_records_and_notes_an_approval_with_declined_hunks() -> No
         worker = app.run_worker(app.review(PATCH_CALL, PATCH_SPEC, preview), exit_on_error=False)
         screen = await opened(pilot)
         await pilot.press("j", "j", "space", "a")
-        await wait_for(pilot, lambda: screen.query_one("#reason").has_focus, "the reason box")
+        await until(pilot, lambda: screen.query_one("#reason").has_focus, "the reason box")
         await pilot.press(*"not yet", "enter")
         await worker.wait()
     decision = Decision(True, "not yet", declined=((PATH, 3),))
@@ -502,10 +533,11 @@ def test_review_with_a_long_line_and_a_declined_hunk(
     app = ReviewApp(diff_preview(three_hunks(), greet), theme=theme)
 
     async def run_before(pilot: Pilot) -> None:
-        await opened(pilot)
-        for box in app.screen.query(Input):
+        screen = await opened(pilot)
+        for box in screen.query(Input):
             box.cursor_blink = False
         await pilot.press("j", "space")
+        await until(pilot, lambda: "declined" in header_text(screen, 1), "hunk 2 declined")
         await pilot.pause()
 
     assert snap_compare(app, terminal_size=SIZES[size], run_before=run_before)

@@ -3,37 +3,58 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from pilot_wait import eventually, opened, type_into, until
+from textual.command import CommandInput, CommandList, CommandPalette
 from textual.pilot import Pilot
 from textual.widgets import OptionList, Static
 
 from frontier.app.config import Config
 from frontier.app.events import ToolCall
+from frontier.app.frontends.tui.app import FrontierApp
+from frontier.app.frontends.tui.screens.sessions import EMPTY, SessionPicker
 from frontier.app.providers.demo import DEMO_BASE_URL
 from frontier.app.providers.demo_script import DEMO_MODEL
-from frontier.app.screens.sessions import EMPTY, SessionPicker
 from frontier.app.session.store import SessionStore
-from frontier.app.tui import FrontierApp
-
-
-async def until(pilot: Pilot, cond: Callable[[], bool], what: str, tries: int = 1000) -> None:
-    for i in range(tries):
-        if cond():
-            return
-        await pilot.pause(0.01 if i > 50 else None)
-    raise AssertionError(f"timed out waiting for {what}")
 
 
 async def palette(pilot: Pilot, command: str) -> None:
-    """Run a command the way a user does: ctrl+p, type its name, Enter."""
+    """Run a command the way a user does: ctrl+p, type its name, Enter (once the
+    palette's search, which runs in a worker, has highlighted that command)."""
+    app = pilot.app
     await pilot.press("ctrl+p")
-    await pilot.pause()
-    await pilot.press(*command)
-    await pilot.pause(0.1)  # the palette searches in a worker; let it list the match
+    await opened(pilot, CommandPalette, "the command palette")
+    await type_into(pilot, lambda: app.screen.query_one(CommandInput), command)
+
+    def listed() -> bool:
+        screen = app.screen
+        if not isinstance(screen, CommandPalette):
+            return False
+        if screen.query_one(CommandInput).value != command:
+            return False
+        options = screen.query_one(CommandList)
+        if options.highlighted is None:
+            return False
+        prompt = options.get_option_at_index(options.highlighted).prompt
+        return command in getattr(prompt, "plain", str(prompt))
+
+    await until(pilot, listed, f"{command!r} highlighted in the palette")
     await pilot.press("enter")
+
+
+async def picker(pilot: Pilot) -> SessionPicker:
+    """The session picker, mounted, its list focused on the newest session."""
+    screen = await opened(pilot, SessionPicker, "the session picker")
+    lists = screen.query(OptionList)
+    if lists:
+        await until(
+            pilot,
+            lambda: lists.first().has_focus and lists.first().highlighted == 0,
+            "the picker's list focused",
+        )
+    return screen
 
 
 def stored_session(
@@ -82,13 +103,13 @@ async def test_picking_the_older_session_resumes_it_with_its_reconciled_call(
     older, newer = sessions
     app = make_app(newer)
     async with app.run_test(size=(120, 40)) as pilot:
-        await until(pilot, lambda: app.runtime is not None, "the newer session to open")
-        first = app.runtime
+        await until(pilot, lambda: app.session is not None, "the newer session to open")
+        first = app.session
         assert first.session_id == newer
 
         await palette(pilot, "Open session")
-        await until(pilot, lambda: isinstance(app.screen, SessionPicker), "the session picker")
-        options = app.screen.query_one(OptionList)
+        screen = await picker(pilot)
+        options = screen.query_one(OptionList)
         assert [options.get_option_at_index(i).id for i in range(2)] == [newer, older]
         assert options.has_focus and options.highlighted == 0  # newest first
         rows = [str(options.get_option_at_index(i).prompt) for i in range(2)]
@@ -101,24 +122,28 @@ async def test_picking_the_older_session_resumes_it_with_its_reconciled_call(
         await pilot.press("j", "enter")
         await until(
             pilot,
-            lambda: app.runtime is not first and app.runtime is not None,
+            lambda: app.session is not first and app.session is not None,
             "the older session to be resumed",
         )
+        await until(pilot, lambda: not isinstance(app.screen, SessionPicker), "the picker closed")
         assert not isinstance(app.screen, SessionPicker)
-        assert app.runtime.session_id == older
-        assert app.runtime.workspace.name == "ws-old"
+        assert app.session.session_id == older
+        assert app.session.workspace.name == "ws-old"
         lines = transcript(app)
         assert f"── resumed session {older} ──" in lines
         assert "reconciled c1 shell: interrupted" in lines
         assert any("will go with your next message" in line for line in lines)
+        await until(
+            pilot, lambda: app.focused is not None and app.focused.id == "prompt", "the prompt"
+        )
         assert app.focused is not None and app.focused.id == "prompt"
-        await until(pilot, lambda: first._closers == [], "the previous runtime to close")
+        await until(pilot, lambda: first.closed, "the previous session to close")
 
         # choosing the session already open changes nothing
-        now = app.runtime
+        now = app.session
         await palette(pilot, "Open session")
-        await until(pilot, lambda: isinstance(app.screen, SessionPicker), "the picker again")
-        options = app.screen.query_one(OptionList)
+        screen = await picker(pilot)
+        options = screen.query_one(OptionList)
         assert str(options.get_option_at_index(1).prompt).startswith("● ")  # older, open now
         await pilot.press("j", "enter")
         await until(
@@ -126,7 +151,7 @@ async def test_picking_the_older_session_resumes_it_with_its_reconciled_call(
             lambda: any("already open" in n.message for n in app._notifications),
             "the notice that it is open",
         )
-        assert app.runtime is now
+        assert app.session is now
 
 
 async def test_the_picker_is_keyboard_driven_and_esc_keeps_the_session(
@@ -135,36 +160,43 @@ async def test_the_picker_is_keyboard_driven_and_esc_keeps_the_session(
     _, newer = sessions
     app = make_app(newer)
     async with app.run_test(size=(80, 24)) as pilot:
-        await until(pilot, lambda: app.runtime is not None, "the session to open")
-        first = app.runtime
+        await until(pilot, lambda: app.session is not None, "the session to open")
+        first = app.session
         app.action_open_session()
-        await until(pilot, lambda: isinstance(app.screen, SessionPicker), "the session picker")
-        options = app.screen.query_one(OptionList)
+        screen = await picker(pilot)
+        options = screen.query_one(OptionList)
         await pilot.press("j")
+        await until(pilot, lambda: options.highlighted == 1, "j")
         assert options.highlighted == 1
         await pilot.press("k")
+        await until(pilot, lambda: options.highlighted == 0, "k")
         assert options.highlighted == 0
         await pilot.press("down")
+        await until(pilot, lambda: options.highlighted == 1, "down")
         assert options.highlighted == 1
-        shown = [options.render_line(y).text.rstrip() for y in range(4)]
-        assert shown[0].endswith("1 turn · active")  # every field fits at 80 columns
-        assert shown[1].endswith("ws-new") and "frontier-demo · ctl-heredoc" in shown[1]
+
+        def fits() -> None:
+            shown = [options.render_line(y).text.rstrip() for y in range(4)]
+            assert shown[0].endswith("1 turn · active")  # every field fits at 80 columns
+            assert shown[1].endswith("ws-new") and "frontier-demo · ctl-heredoc" in shown[1]
+
+        await eventually(pilot, fits, "the two lines of the session")
         await pilot.press("escape")
-        await pilot.pause()
+        await until(pilot, lambda: not isinstance(app.screen, SessionPicker), "the picker closed")
         assert not isinstance(app.screen, SessionPicker)
-        assert app.runtime is first and app.runtime.session_id == newer
+        assert app.session is first and app.session.session_id == newer
 
 
 async def test_no_session_switch_while_a_turn_runs(sessions: tuple[str, str]) -> None:
     older, newer = sessions
     app = make_app(newer)
     async with app.run_test(size=(120, 40)) as pilot:
-        await until(pilot, lambda: app.runtime is not None, "the session to open")
-        first = app.runtime
+        await until(pilot, lambda: app.session is not None, "the session to open")
+        first = app.session
         app.state.turn_running = True
-        app._open_chosen(older)
+        app.live.open_chosen(older)
         await pilot.pause()
-        assert app.runtime is first
+        assert app.session is first
         assert any("wait for the turn to end" in n.message for n in app._notifications)
         app.state.turn_running = False
 
@@ -173,14 +205,14 @@ async def test_an_empty_store_says_so_and_esc_closes() -> None:
     app = make_app(None, autostart=False)
     async with app.run_test(size=(80, 24)) as pilot:
         await palette(pilot, "Open session")
-        await until(pilot, lambda: isinstance(app.screen, SessionPicker), "the session picker")
-        shown = str(app.screen.query_one("#sessions-empty", Static).render())
+        screen = await picker(pilot)
+        shown = str(screen.query_one("#sessions-empty", Static).render())
         assert shown == EMPTY
-        assert not app.screen.query(OptionList)
+        assert not screen.query(OptionList)
         await pilot.press("escape")
-        await pilot.pause()
+        await until(pilot, lambda: not isinstance(app.screen, SessionPicker), "the picker closed")
         assert not isinstance(app.screen, SessionPicker)
-        assert app.runtime is None
+        assert app.session is None
 
 
 async def test_export_writes_to_the_current_directory_and_never_overwrites(
@@ -192,7 +224,7 @@ async def test_export_writes_to_the_current_directory_and_never_overwrites(
     monkeypatch.chdir(out)
     app = make_app(newer)
     async with app.run_test(size=(120, 40)) as pilot:
-        await until(pilot, lambda: app.runtime is not None, "the session to open")
+        await until(pilot, lambda: app.session is not None, "the session to open")
         first = out / f"frontier-session-{newer[:8]}.md"
         second = out / f"frontier-session-{newer[:8]}-2.md"
 
@@ -223,7 +255,7 @@ async def test_resuming_from_the_command_line_shows_the_conversation_so_far(
     app = FrontierApp(Config(approval="auto"), session_id=older, remember_theme=False)
     assert app.welcome is False  # the stored session knows its endpoint
     async with app.run_test(size=(120, 40)) as pilot:
-        await until(pilot, lambda: app.runtime is not None, "the session to open")
+        await until(pilot, lambda: app.session is not None, "the session to open")
         lines = transcript(app)
         start = lines.index(f"── earlier in session {older} ──")
         resumed = lines.index(f"── resumed session {older} ──")

@@ -10,17 +10,16 @@ the rendering does. Update with ``pytest tests/test_tui_snapshots.py
 from __future__ import annotations
 
 from pathlib import Path
-from types import SimpleNamespace
 from typing import Any
 
 import pytest
+from pilot_wait import opened, replay_step, until
 from pytest_textual_snapshot import SVGImageExtension
 from textual.pilot import Pilot
 from textual.widgets import Input
-from tui_fakes import NEW, OLD, PATCH_SPEC, make_preview
+from tui_fakes import NEW, OLD, PATCH_SPEC, FakeLoop, fake_session, make_preview
 
 from frontier.app.config import Config
-from frontier.app.cst.ctl import CtlTransducer
 from frontier.app.events import (
     AssistantText,
     CallReady,
@@ -30,9 +29,11 @@ from frontier.app.events import (
     ToolOutput,
     ToolStarted,
 )
+from frontier.app.frontends.tui.app import FrontierApp
+from frontier.app.frontends.tui.screens.review import ReviewScreen
 from frontier.app.replay_player import ReplayPlayer, source_from_recording
 from frontier.app.session.record import synthesize
-from frontier.app.tui import FrontierApp
+from frontier.widgets.raw_stream import RawStreamView
 
 SIZES = {"80x24": (80, 24), "140x45": (140, 45)}
 THEMES = ("frontier-dark", "frontier-light")
@@ -59,7 +60,7 @@ def _snapshots_in_tests_snapshots(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(SVGImageExtension, "dirname", classmethod(dirname))
 
 
-def live_app(theme: str) -> FrontierApp:
+def live_app(theme: str) -> tuple[FrontierApp, FakeLoop]:
     app = FrontierApp(
         Config(model="smollm2", theme=theme),
         welcome=False,
@@ -68,10 +69,11 @@ def live_app(theme: str) -> FrontierApp:
         token_rate=68.0,
         remember_theme=False,
     )
-    app.runtime = SimpleNamespace(
-        model="smollm2", mode="ctl-heredoc", session_id="7f3a2b9c", loop=None
-    )
-    return app
+    # a session nobody sends to: the scenes are applied to the App's state directly
+    fake = fake_session(Path("."), session_id="7f3a2b9c")
+    assert app.live is not None
+    app.live.session = fake.session
+    return app, fake.loop
 
 
 def replay_app(theme: str, text: str) -> FrontierApp:
@@ -84,6 +86,7 @@ def replay_app(theme: str, text: str) -> FrontierApp:
 async def settle(pilot: Pilot) -> None:
     app = pilot.app
     assert isinstance(app, FrontierApp)
+    await until(pilot, lambda: app.main.is_mounted, "the main screen")
     for prompt in app.query(Input):
         prompt.cursor_blink = False
     app.flush(force=True)
@@ -92,12 +95,13 @@ async def settle(pilot: Pilot) -> None:
     await pilot.pause()
 
 
-def mid_stream(app: FrontierApp) -> None:
-    """A reply streamed up to the middle of a heredoc, c1 done, a shell still running."""
+def mid_stream(app: FrontierApp, loop: FakeLoop) -> None:
+    """A reply streamed up to the middle of a heredoc, c1 done, a shell still running;
+    through ``loop``'s transducer, whose frontier the status bar probes."""
     state = app.state
     state.add_user("add a --shout flag and run the tests")
     state.apply(ResponseStarted("ctl-heredoc", 0))
-    transducer = CtlTransducer()
+    transducer = loop.transducer
     data = REPLY.encode()
     for start in range(0, len(data), 9):
         piece = data[start : start + 9]
@@ -119,10 +123,10 @@ def mid_stream(app: FrontierApp) -> None:
 @pytest.mark.parametrize("theme", THEMES)
 @pytest.mark.parametrize("size", list(SIZES), ids=list(SIZES))
 def test_main_screen_mid_stream(snap_compare: Any, size: str, theme: str) -> None:
-    app = live_app(theme)
+    app, loop = live_app(theme)
 
     async def run_before(pilot: Pilot) -> None:
-        mid_stream(app)
+        mid_stream(app, loop)
         await settle(pilot)
 
     assert snap_compare(app, terminal_size=SIZES[size], run_before=run_before)
@@ -131,14 +135,14 @@ def test_main_screen_mid_stream(snap_compare: Any, size: str, theme: str) -> Non
 @pytest.mark.parametrize("theme", THEMES)
 @pytest.mark.parametrize("size", list(SIZES), ids=list(SIZES))
 def test_review_modal(snap_compare: Any, size: str, theme: str) -> None:
-    app = live_app(theme)
+    app, loop = live_app(theme)
     preview = make_preview("greet.py", OLD, NEW)
     call = ToolCall("c2", "apply_patch", {"patch": preview.files[0].diff}, 412)
 
     async def run_before(pilot: Pilot) -> None:
-        mid_stream(app)
+        mid_stream(app, loop)
         app.run_worker(app.review(call, PATCH_SPEC, preview), exit_on_error=False)
-        await pilot.pause()
+        await opened(pilot, ReviewScreen, "the review modal")
         await settle(pilot)
 
     assert snap_compare(app, terminal_size=SIZES[size], run_before=run_before)
@@ -150,7 +154,18 @@ def test_errors_view(snap_compare: Any, size: str, theme: str) -> None:
     app = replay_app(theme, BAD)
 
     async def run_before(pilot: Pilot) -> None:
-        await pilot.press("e", "4")
+        await replay_step(pilot, "e")
+        await pilot.press("4")
+        raw = app.screen.query_one(RawStreamView)
+        await until(
+            pilot,
+            lambda: (
+                app.main.active_tab == "errors"
+                and bool(app.state.errors)
+                and raw.highlight == app.state.errors[0].offset
+            ),
+            "the error chosen in the Errors tab",
+        )
         await settle(pilot)
 
     assert snap_compare(app, terminal_size=SIZES[size], run_before=run_before)
@@ -162,7 +177,8 @@ def test_replay_paused(snap_compare: Any, size: str, theme: str) -> None:
     app = replay_app(theme, REPLY + "F\nend\n")
 
     async def run_before(pilot: Pilot) -> None:
-        await pilot.press(*["comma"] * 9, "full_stop", "full_stop")
+        for key in [*["comma"] * 9, "full_stop", "full_stop"]:
+            await replay_step(pilot, key)
         await settle(pilot)
 
     assert snap_compare(app, terminal_size=SIZES[size], run_before=run_before)

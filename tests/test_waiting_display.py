@@ -9,10 +9,11 @@ import io
 from pathlib import Path
 
 import pytest
+from pilot_wait import until
 from tui_fakes import FakeRuntime, fake_factory
 
 from frontier.app import events as core_events
-from frontier.app.agent.headless import EventPrinter, ResponseWait
+from frontier.app.agent.wait import ResponseWait
 from frontier.app.config import Config
 from frontier.app.events import (
     AssistantText,
@@ -23,6 +24,7 @@ from frontier.app.events import (
     ToolOutput,
     TurnEnded,
 )
+from frontier.app.frontends.headless import EventPrinter
 from frontier.widgets.state import UiState
 from frontier.widgets.status_bar import StatusInfo, render_status
 
@@ -126,13 +128,13 @@ def test_status_bar_puts_the_wait_in_place_of_streaming() -> None:
 async def test_pilot_status_bar_ticks_with_the_clock(tmp_path: Path, clock: Clock) -> None:
     """The live TUI: events go through the app's observer, the clock moves, a flush
     paints the status bar (the flush timer's job; called directly here)."""
-    from frontier.app.tui import FrontierApp
+    from frontier.app.frontends.tui.app import FrontierApp
     from frontier.widgets.status_bar import StatusBar
 
     holder: list[FakeRuntime] = []
     app = FrontierApp(
         Config(base_url="http://127.0.0.1:9/v1", model="smollm2"),
-        runtime_factory=fake_factory(tmp_path, holder),  # type: ignore[arg-type]
+        session_factory=fake_factory(tmp_path, holder),  # type: ignore[arg-type]
         remember_theme=False,
         clock=clock,
     )
@@ -141,6 +143,7 @@ async def test_pilot_status_bar_ticks_with_the_clock(tmp_path: Path, clock: Cloc
         return str(app.screen.query_one(StatusBar).render())
 
     async with app.run_test(size=(120, 40)) as pilot:
+        await until(pilot, lambda: app.main.is_mounted, "the main screen")  # else no flush
         app.observe(ResponseStarted("ctl-heredoc", 0))
         clock.now += 23
         app.flush(force=True)

@@ -3,7 +3,8 @@
 ``FakeLoop.send`` streams a CTL reply through the real ``CtlTransducer``, asks
 the approver with a real ``Preview`` for ``apply_patch`` (and writes the file
 only when approved, as the tool boundary would), and runs a "shell" call that
-blocks until ``cancel_tool`` (Esc) cancels it with exit 130.
+blocks until ``cancel_tool`` (Esc) cancels it with exit 130. The TUI gets it
+inside a real ``AgentSession`` (``fake_session``), exactly as it gets the real loop.
 """
 
 from __future__ import annotations
@@ -13,6 +14,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from frontier.app.agent.modes import Mode
+from frontier.app.agent.session import AgentSession, EventHub
 from frontier.app.cst.ctl import CtlTransducer
 from frontier.app.events import (
     AssistantText,
@@ -80,6 +83,8 @@ class FakeLoop:
     transducer: CtlTransducer = field(default_factory=CtlTransducer)
     preview: Preview | None = None
     block_shell: bool = True
+    carried: list[ToolResult] = field(default_factory=list)
+    mode: Mode | None = None
 
     @property
     def frontier(self) -> int:
@@ -98,6 +103,9 @@ class FakeLoop:
 
     def cancel_turn(self) -> None:
         self._cancel.set()
+
+    def set_mode(self, mode: Mode) -> None:
+        self.mode = mode
 
     async def send(self, text: str) -> TurnEnded:
         target = self.root / "greet.py"
@@ -153,17 +161,39 @@ class FakeLoop:
 
 @dataclass
 class FakeRuntime:
-    loop: FakeLoop
-    session_id: str = "7f3a2b9c-test"
-    workspace: Path = Path(".")
-    model: str = "smollm2"
-    mode: str = "ctl-heredoc"
-    base_url: str | None = "http://127.0.0.1:9/v1"
-    demo_prompts: list[str] = field(default_factory=list)
-    closed: bool = False
+    """What a test keeps of one session the TUI started: the scripted loop inside it."""
 
-    async def aclose(self) -> None:
-        self.closed = True
+    loop: FakeLoop
+    session: AgentSession
+
+    @property
+    def closed(self) -> bool:
+        return self.session.closed
+
+
+def fake_session(
+    root: Path,
+    approver: Any = None,
+    *,
+    prompts: list[str] | None = None,
+    block_shell: bool = True,
+    session_id: str = "7f3a2b9c-test",
+    model: str = "smollm2",
+    mode: str = "ctl-heredoc",
+) -> FakeRuntime:
+    """A real ``AgentSession`` around a ``FakeLoop`` that emits into the session's hub."""
+    events = EventHub()
+    loop = FakeLoop(root, events.emit, approver, block_shell=block_shell)
+    session = AgentSession(
+        loop,
+        events,
+        session_id=session_id,
+        workspace=root,
+        model=model,
+        mode=mode,
+        demo_prompts=list(prompts or []),
+    )
+    return FakeRuntime(loop, session)
 
 
 def fake_factory(
@@ -172,10 +202,9 @@ def fake_factory(
     prompts: list[str] | None = None,
     block_shell: bool = True,
 ):
-    def factory(approver: Any, observer: Any) -> FakeRuntime:
-        loop = FakeLoop(root, observer, approver, block_shell=block_shell)
-        runtime = FakeRuntime(loop, workspace=root, demo_prompts=list(prompts or []))
+    def factory(approver: Any) -> AgentSession:
+        runtime = fake_session(root, approver, prompts=prompts, block_shell=block_shell)
         holder.append(runtime)
-        return runtime
+        return runtime.session
 
     return factory

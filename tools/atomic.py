@@ -260,13 +260,6 @@ def _make_dirs(found: beneath.Parent) -> tuple[beneath.Parent, list[tuple[int, s
     return beneath.Parent(fd, name, found.rel), made
 
 
-def write_atomic(
-    root: str | os.PathLike[str], path: str, data: bytes, mode: int | None = None
-) -> None:
-    """One file, atomically (no check of its previous content)."""
-    commit_files(root, [FileWrite(path, data, old=None, mode=mode)], check=False)
-
-
 def commit_files(
     root: str | os.PathLike[str],
     writes: Sequence[FileWrite],
@@ -629,11 +622,3 @@ def remove_leftovers(root: str | os.PathLike[str], paths: Sequence[str]) -> list
         finally:
             os.close(found.fd)
     return removed
-
-
-def read_current(root: str | os.PathLike[str], path: str) -> bytes | None:
-    """The bytes at ``path`` beneath ``root`` now (``None`` if absent or not a file)."""
-    try:
-        return beneath.read_file(root, path)[0]
-    except (IsADirectoryError, beneath.NotRegularFileError):
-        return None

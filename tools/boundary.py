@@ -153,12 +153,12 @@ class ToolBoundary:
     async def _stage(self, call: ToolCall, *, start_now: bool = False) -> _Ready | ToolResult:
         """prepare → gate → persist_call; a ``ToolResult`` means the call ends here.
 
-        ``start_now``: execution follows at once, so a store that offers
-        ``persist_and_start`` records the call and its start in one commit (one
-        fsync less between confirmation and the tool starting). Store commits run
-        on the event-loop thread on purpose: a worker thread measured slower end to
-        end (the GIL hand-off cost more than the ~1 ms fsync it would hide; see
-        docs/benchmarks/overlap.md), and the tool may not start before the commit.
+        ``start_now``: execution follows at once, so ``persist_and_start`` records the
+        call and its start in one commit (one fsync less between confirmation and the
+        tool starting). Store commits run on the event-loop thread on purpose: a worker
+        thread measured slower end to end (the GIL hand-off cost more than the ~1 ms
+        fsync it would hide; see docs/benchmarks/overlap.md), and the tool may not
+        start before the commit.
         """
         if self.persistence_failed:
             return _result(call, "not_executed", "not executed: the session store failed earlier")
@@ -198,18 +198,15 @@ class ToolBoundary:
             if isinstance(narrowed, ToolResult):
                 return narrowed
             prepared = narrowed
-        started = False
         if self.persistence is not None:
-            combined = getattr(self.persistence, "persist_and_start", None) if start_now else None
             try:
-                if combined is not None:
-                    combined(call, spec, prepared.preview)
-                    started = True
+                if start_now:
+                    self.persistence.persist_and_start(call, spec, prepared.preview)
                 else:
                     self.persistence.persist_call(call, spec, prepared.preview)
             except Exception as exc:
                 return self._store_failed(call, f"could not record the call ({exc})", ran=False)
-        return _Ready(call, spec, tool, prepared, started_recorded=started)
+        return _Ready(call, spec, tool, prepared, started_recorded=start_now)
 
     async def _prepare(self, tool: Tool, args: Mapping[str, Any]) -> Prepared:
         """The tool's own prepare: inline when it is small, else off the loop.
@@ -338,7 +335,10 @@ class ToolBoundary:
                 result = changed
         if self.persistence is not None:
             try:
-                self.persistence.commit_result(result)
+                if executed:
+                    self.persistence.commit_result(result)
+                else:  # never persisted: rejected at prepare or gate, or a stopped batch
+                    self.persistence.commit_rejected(call, result)
             except Exception as exc:
                 what = f"ran (outcome {result.kind})" if executed else "did not run"
                 result = self._store_failed(

@@ -173,6 +173,12 @@ class Persistence(Protocol):
         """Commit the call row (with pre/post hashes of target files) before any side effect."""
         ...
 
+    def persist_and_start(self, call: ToolCall, spec: ToolSpec, preview: Preview) -> None:
+        """``persist_call`` and ``mark_started`` in one commit (one fsync less between
+        confirmation and the tool starting): the boundary's path when execution follows
+        at once. A store that cannot combine them may simply make both commits."""
+        ...
+
     def mark_started(self, call_id: str) -> None:
         """Commit that execution is about to begin (distinguishes interrupted from not_executed)."""
         ...
@@ -181,13 +187,15 @@ class Persistence(Protocol):
         """Commit the result row before the model can see it."""
         ...
 
+    def commit_rejected(self, call: ToolCall, result: ToolResult) -> None:
+        """Commit the result of a call that never got a call row (rejected at prepare or
+        gate, or left unrun by a stopped batch), keeping the call's arguments with it."""
+        ...
+
     def journal(self, call_id: str) -> IntentJournal | None:
         """Where this call's multi-file writes record their intent before the first rename
         (``None``: this store keeps no journal)."""
         ...
-
-    # Optional: ``persist_and_start(call, spec, preview)`` commits the call row and its
-    # start in one transaction; the boundary uses it when execution follows at once.
 
 
 class IntentJournal(Protocol):

@@ -41,8 +41,10 @@ from typing import Literal
 
 from frontier.tools.contract import DiffLine, FilePreview, PreviewHunk
 from frontier.tools.digest import sha256
+from frontier.tools.patch_model import NO_NEWLINE_MARKER
 
-NO_NEWLINE = "\\ No newline at end of file\n"
+NO_NEWLINE = NO_NEWLINE_MARKER + "\n"
+"""The marker line as a rendered diff carries it."""
 CONTEXT = 3
 
 Op = tuple[str, int, int, int, int]

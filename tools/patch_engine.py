@@ -276,10 +276,6 @@ class Text:
         return [*lines[:-1], last + "\n"] if last else lines[:-1]
 
 
-def _bare(line: str) -> str:
-    return line[:-1] if line.endswith("\r") else line
-
-
 def _enc(text: str) -> bytes:
     return text.encode("utf-8", errors="surrogateescape")
 

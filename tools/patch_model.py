@@ -11,12 +11,16 @@ fast and importing ``dataclasses`` (which pulls in ``inspect``) costs ~15 ms.
 
 from __future__ import annotations
 
-from typing import Literal, NamedTuple
+from typing import NamedTuple
 
-Dialect = Literal["unified", "codex"]
-PATCH_FORMATS = ("auto", "unified", "codex")
-"""Values of the ``patch_format`` setting: a dialect to teach, or ``auto`` (by model name).
-The one home of this vocabulary: light to import, so the CLI and the config use it too."""
+from frontier.app.vocab import PATCH_FORMATS, Dialect
+
+__all__ = ["PATCH_FORMATS", "Dialect"]  # re-exported: the tools' own name for them
+
+
+NO_NEWLINE_MARKER = "\\ No newline at end of file"
+"""The line a unified diff puts after a last line that has no newline: read by the parser,
+written by the preview and drawn by the review widget (one spelling for all three)."""
 
 
 class PatchParseError(ValueError):

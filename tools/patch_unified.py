@@ -20,7 +20,6 @@ from operator import itemgetter
 from frontier.tools.patch_model import FilePatch, Hunk, PatchParseError
 
 DEV_NULL = "/dev/null"
-NO_NEWLINE_MARKER = "\\ No newline at end of file"
 _HEADER = re.compile(r"^@@+ *-(\d+)(?:,(\d+))? +\+(\d+)(?:,(\d+))? *(?:@@+)?(.*)$")
 _EPOCH = re.compile(r"^\s*(1970-01-01|1969-12-31|Thu Jan\s+1 \d\d:\d\d:\d\d(\.\d+)? 1970)")
 _TRAILING_TS = re.compile(

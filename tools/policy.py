@@ -13,9 +13,11 @@ denied with a reason that says which flag allows it.
 from __future__ import annotations
 
 from frontier.app.events import ToolCall
+from frontier.app.vocab import APPROVALS
 from frontier.tools.contract import Approver, Decision, Preview, ToolSpec
 
-POLICIES = ("ask", "auto-edit", "auto", "read-only")
+POLICIES = APPROVALS
+"""The policy names; ``frontier.app.vocab.APPROVALS`` is their home (CLI, config, TUI)."""
 
 
 class PolicyApprover:

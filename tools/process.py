@@ -5,20 +5,29 @@ Esc kills the command *and* everything it spawned (``killpg``), not just the
 shell. Output (stdout and stderr merged, in order) streams live to observers
 and is kept within the 60/40 cap. The child's environment never contains an
 API key (any ``*_API_KEY`` variable is removed).
+
+A running call's group also dies with Frontier, however Frontier dies (``kill
+-9`` included): a small reaper process, started once, holds the read end of a
+pipe only Frontier can write to and is told each running group; when the pipe
+closes (the kernel closes it when Frontier's process ends) it stops the groups
+still listed. See ``docs/decisions-tools.md``, "A running tool dies with Frontier".
 """
 
 from __future__ import annotations
 
 import asyncio
+import atexit
 import contextlib
 import os
 import shutil
 import signal
+import subprocess
 import sys
+import threading
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 from frontier.app.events import ResultKind, ToolCall
 from frontier.tools.base import CancelToken, Outcome, Prepared, ToolError
@@ -59,6 +68,146 @@ class ProcessResult:
     total_bytes: int
 
 
+REAPER_SCRIPT = f"""\
+# tool-group reaper: stops the listed process groups when stdin closes
+import os, signal, sys, time
+groups = set()
+for line in sys.stdin.buffer:
+    try:
+        pgid = int(line[1:])
+    except ValueError:
+        continue
+    (groups.add if line[:1] == b"+" else groups.discard)(pgid)
+def signal_all(sig):
+    alive = False
+    for pgid in groups:
+        try:
+            os.killpg(pgid, sig)
+            alive = True
+        except OSError:
+            pass
+    return alive
+if signal_all(signal.SIGTERM):
+    time.sleep({KILL_GRACE!r})
+    signal_all(signal.SIGKILL)
+"""
+"""The reaper's whole program: ``+PGID`` / ``-PGID`` lines, then TERM, grace, KILL at EOF.
+
+It reads until end of file, which comes only when every copy of the pipe's write
+end is closed: Frontier's descriptor is non-inheritable (closed on exec, and in a
+forked child by ``_GroupReaper._after_fork``), so that is when Frontier's process
+ends, by ``exit`` or by ``SIGKILL``. The stop is the same TERM → 0.5 s → KILL as a
+timeout or Esc, so a command can clean up (``git`` removes its lock file).
+"""
+
+
+class _GroupReaper:
+    """Frontier's side of the reaper: one per process, started at the first tool call.
+
+    Why a watcher process rather than ``prctl(PR_SET_PDEATHSIG)`` in the child:
+    the death signal reaches only the direct child (a shell's ``sleep 1000 &`` or
+    pipeline would survive), it needs code between ``fork`` and ``exec`` (a
+    ``preexec_fn``, not safe in a threaded process), it fires when the *thread*
+    that forked exits, and macOS has no equivalent. A pipe's end of file is
+    portable, and the reaper kills the whole group.
+    """
+
+    _lock: ClassVar[threading.Lock] = threading.Lock()
+    _proc: ClassVar[subprocess.Popen[bytes] | None] = None
+    _fd: ClassVar[int | None] = None
+    _groups: ClassVar[set[int]] = set()
+    """The groups listed now, so a replacement reaper can be told all of them."""
+    _failed: ClassVar[bool] = False
+    """A start failed (no interpreter, out of processes): tools still run, unguarded."""
+
+    @classmethod
+    def watch(cls, pgid: int) -> None:
+        """List ``pgid`` as running: the reaper stops it if Frontier dies before ``release``."""
+        with cls._lock:
+            cls._groups.add(pgid)
+            cls._send(f"+{pgid}\n".encode())
+
+    @classmethod
+    def release(cls, pgid: int) -> None:
+        """The call is over (its group stopped, or left to finish as it always could)."""
+        with cls._lock:
+            cls._groups.discard(pgid)
+            if cls._fd is not None:
+                cls._send(f"-{pgid}\n".encode())
+
+    @classmethod
+    def _send(cls, line: bytes) -> None:
+        for _ in range(2):  # a reaper somebody killed is replaced once
+            if cls._fd is None:
+                if not cls._start():
+                    return
+                line = b"".join(f"+{pgid}\n".encode() for pgid in sorted(cls._groups))
+                if not line:
+                    return
+            assert cls._fd is not None
+            try:
+                os.write(cls._fd, line)  # a few lines, < PIPE_BUF: one atomic write
+                return
+            except OSError:  # EPIPE: the reaper is gone
+                cls._close()
+
+    @classmethod
+    def _start(cls) -> bool:
+        if cls._failed or not sys.executable:
+            return False
+        read_end, write_end = os.pipe()  # both non-inheritable (PEP 446)
+        try:
+            cls._proc = subprocess.Popen(
+                [sys.executable, "-I", "-S", "-c", REAPER_SCRIPT],
+                stdin=read_end,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+                cwd="/",
+                env=child_env(),
+                start_new_session=True,  # no terminal signals; outlives Frontier's group
+            )
+        except OSError:
+            os.close(write_end)
+            cls._failed = True
+            return False
+        finally:
+            os.close(read_end)
+        cls._fd = write_end
+        return True
+
+    @classmethod
+    def _close(cls) -> None:
+        if cls._fd is not None:
+            with contextlib.suppress(OSError):
+                os.close(cls._fd)
+            cls._fd = None
+        proc, cls._proc = cls._proc, None
+        if proc is not None:
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                proc.wait(KILL_GRACE + 1.0)  # at once unless a group was still running
+
+    @classmethod
+    def shutdown(cls) -> None:
+        """At a clean exit: close the pipe (the reaper stops what is still listed) and reap it."""
+        with cls._lock:
+            cls._close()
+
+    @classmethod
+    def _after_fork(cls) -> None:
+        """A forked child must not hold the pipe open (the reaper would wait for it too)."""
+        if cls._fd is not None:
+            with contextlib.suppress(OSError):
+                os.close(cls._fd)
+        cls._fd = None
+        cls._proc = None
+        cls._groups = set()  # the parent's calls, not the child's
+        cls._lock = threading.Lock()  # another thread may have held it at the fork
+
+
+atexit.register(_GroupReaper.shutdown)
+os.register_at_fork(after_in_child=_GroupReaper._after_fork)
+
+
 def _killpg(pid: int, sig: int) -> None:
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(pid, sig)
@@ -95,6 +244,23 @@ async def run_process(
         stderr=asyncio.subprocess.STDOUT,
         start_new_session=True,
     )
+    # After the spawn, so the first call's start does not wait for the reaper's.
+    _GroupReaper.watch(proc.pid)
+    try:
+        return await _supervise(proc, started, timeout, cancel, on_output, stdin_data)
+    finally:
+        _GroupReaper.release(proc.pid)
+
+
+async def _supervise(
+    proc: asyncio.subprocess.Process,
+    started: float,
+    timeout: float,
+    cancel: CancelToken,
+    on_output: Callable[[str], None] | None,
+    stdin_data: bytes | None,
+) -> ProcessResult:
+    """Stream the output and wait for exit, timeout or cancel; stop the group if needed."""
     buf = CappedBuffer()
     text = IncrementalText()
 

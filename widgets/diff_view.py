@@ -32,6 +32,7 @@ from textual.reactive import reactive
 from textual.widgets import Static
 
 from frontier.tools.contract import DiffLine, FilePreview, PreviewHunk
+from frontier.tools.patch_model import NO_NEWLINE_MARKER
 
 HIGHLIGHT_LIMIT = 256_000
 """Files larger than this (characters) are shown without syntax colours."""
@@ -41,7 +42,6 @@ TAB_SIZE = 4
 WRAPPED = "↪"
 MORE_LEFT = "‹"
 MORE_RIGHT = "›"
-NO_NEWLINE = "\\ No newline at end of file"
 PICTURES = {c: 0x2400 + c for c in range(32) if c != 9} | {0x7F: 0x2421}
 """C0 controls (tab aside) and DEL as control pictures: one character each, so spans hold."""
 
@@ -191,7 +191,7 @@ def side_rows(line: DiffLine, code: Text, numbers: Text, width: int, look: Look)
         row.append(MORE_RIGHT if right else " ", "bold")
         rows.append(row)
     if line.no_newline:
-        marker = Text(NO_NEWLINE, style="dim italic")
+        marker = Text(NO_NEWLINE_MARKER, style="dim italic")
         pieces = fold(marker, cw) if look.wrap else [window(marker, 0, cw)[0]]
         rows += [_blank(gutter) + _tinted(p, width - gutter, None) for p in pieces]
     return rows

@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from frontier.app.agent.headless import ResponseWait
+from frontier.app.agent.wait import ResponseWait
 from frontier.app.events import (
     ArgBytes,
     ArgStarted,
@@ -40,7 +40,7 @@ from frontier.app.events import (
 from frontier.tools.patch_summary import SHOWN_CHANGES, change_lines, patch_label
 
 if TYPE_CHECKING:
-    from frontier.app.session.store import LogRecord
+    from frontier.app.session.timeline import LogRecord
 
 RAW_WINDOW = 2 << 20
 """Bytes of one response kept for the Raw stream pane; older bytes are dropped."""

@@ -23,7 +23,7 @@ def exit_code_of(result: ToolResult) -> int:
 def result_body(result: ToolResult) -> str:
     """The output the model reads; a failure starts with its kind so it can react to it."""
     body = cap_output(result.output)
-    if result.kind in ("ok", "applied"):
+    if result.ok:
         return body
     return f"[{result.kind}] {body}" if body else f"[{result.kind}]"
 

@@ -14,7 +14,7 @@ import asyncio
 import codecs
 import contextlib
 import json
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -41,12 +41,11 @@ from frontier.app.events import (
 )
 from frontier.app.providers.base import Chunk, Provider, StreamEnd
 from frontier.app.providers.errors import ProviderError
+from frontier.app.vocab import is_clean
 from frontier.tools.registry import Registry
 
 SESSION_STATE = {"done": "done", "cancelled": "interrupted"}
 """What ``frontier sessions`` shows after a turn ends this way (any other reason: failed)."""
-CLEAN_FINISH = ("stop", "tool_calls")
-TRUNCATED_FINISH = ("length", "disconnect")
 
 
 class Boundary(Protocol):
@@ -55,7 +54,13 @@ class Boundary(Protocol):
     def cancel_running(self) -> bool: ...
 
 
-class Store(Protocol):
+class SessionRecorder(Protocol):
+    """The session store as a turn records itself (``session.store.SessionStore``).
+
+    Every method commits before it returns and raises on failure; the loop turns a
+    failure into ``PersistenceFailed`` and the turn ends ``session_persistence_failed``.
+    """
+
     def append_message(
         self, session_id: str, message: dict[str, Any], *, from_user: bool | None = None
     ) -> None: ...
@@ -73,6 +78,15 @@ class Store(Protocol):
 
 class PersistenceFailed(Exception):
     """The store could not commit; the turn ends ``session_persistence_failed``."""
+
+
+@contextlib.contextmanager
+def _committing(what: str) -> Iterator[None]:
+    """Any failure of the store call inside becomes ``PersistenceFailed`` naming it."""
+    try:
+        yield
+    except Exception as exc:  # the store's own errors say what to do
+        raise PersistenceFailed(f"session store: {what} failed: {exc}") from exc
 
 
 @dataclass
@@ -110,7 +124,7 @@ class AgentLoop:
         registry: Registry,
         mode: Mode,
         emit: Callable[[Event], None] | None = None,
-        store: Store | None = None,
+        store: SessionRecorder | None = None,
         session_id: str | None = None,
         model: str = "",
         max_turns: int = 20,
@@ -186,8 +200,9 @@ class AgentLoop:
 
     def _set_state(self, state: str) -> None:
         """The session's state as ``frontier sessions`` lists it."""
-        if self.session_id is not None:
-            self._store("set_state", self.session_id, state)
+        if self.store is not None and self.session_id is not None:
+            with _committing("set_state"):
+                self.store.set_state(self.session_id, state)
 
     async def _turn(self, text: str) -> TurnEnded:
         if self.carried:
@@ -238,10 +253,15 @@ class AgentLoop:
         self._emit(ResponseStarted(self.mode.name, index))
         # No call of this turn can be waiting to start now: the one moment the store's
         # WAL checkpoint (milliseconds of writes + fsync) delays nothing that matters.
-        self._store("checkpoint")
-        response_id = self._store(
-            "begin_response", self.session_id, self.mode.name, self.model, index
-        )
+        response_id: int | None = None
+        if self.store is not None:
+            with _committing("checkpoint"):
+                self.store.checkpoint()
+            if self.session_id is not None:
+                with _committing("begin_response"):
+                    response_id = self.store.begin_response(
+                        self.session_id, self.mode.name, self.model, index
+                    )
         out = _Response()
         self._live_tasks = out.tasks
         decoder = codecs.getincrementaldecoder("utf-8")("replace")
@@ -262,8 +282,9 @@ class AgentLoop:
                     ended = True
                     break
                 assert isinstance(item, Chunk)
-                if response_id is not None:
-                    self._store("add_stream_event", response_id, item.t, item.raw)
+                if self.store is not None and response_id is not None:
+                    with _committing("add_stream_event"):
+                        self.store.add_stream_event(response_id, item.t, item.raw)
                 data, events = adapter.feed(item.data)
                 if data:
                     self._emit(StreamBytes(len(out.raw), data))
@@ -280,7 +301,7 @@ class AgentLoop:
             out.finish_reason = "stopped"
             self._emit(ResponseEnded("stopped"))
         elif not out.stopped and out.finish_reason != "error":
-            clean = out.finish_reason in CLEAN_FINISH
+            clean = is_clean(out.finish_reason)
             self._handle(adapter.finish(clean), out, decoder, response_id)
             if not clean and out.failure is None:
                 why = f" ({out.detail})" if out.detail else ""
@@ -291,8 +312,9 @@ class AgentLoop:
                     tuple(out.started),
                 )
         self._flush_prose(out, decoder, final=True)
-        if response_id is not None:
-            self._store("end_response", response_id, out.finish_reason)
+        if self.store is not None and response_id is not None:
+            with _committing("end_response"):
+                self.store.end_response(response_id, out.finish_reason)
         return out
 
     async def _closing_on_error(
@@ -305,9 +327,9 @@ class AgentLoop:
                 yield item
         except ProviderError as exc:
             self._emit(ResponseEnded("error", {}, exc.message))
-            if response_id is not None:
-                with contextlib.suppress(PersistenceFailed):
-                    self._store("end_response", response_id, "error")
+            if self.store is not None and response_id is not None:
+                with contextlib.suppress(PersistenceFailed), _committing("end_response"):
+                    self.store.end_response(response_id, "error")
             raise
 
     def _handle(
@@ -340,15 +362,11 @@ class AgentLoop:
                         out.tasks.append(self._schedule(call, out.tasks))
                 case ContractError(kind=kind, message=message, offset=offset):
                     out.failure = Failure(kind, message, offset, tuple(out.started))
-                    if self.session_id is not None:
-                        self._store(
-                            "add_contract_error",
-                            self.session_id,
-                            kind,
-                            message,
-                            offset,
-                            response_id,
-                        )
+                    if self.store is not None and self.session_id is not None:
+                        with _committing("add_contract_error"):
+                            self.store.add_contract_error(
+                                self.session_id, kind, message, offset, response_id
+                            )
                     out.stopped = True
                     return True
                 case StreamStopped():
@@ -389,8 +407,9 @@ class AgentLoop:
         out.prose.clear()
         if text.strip():
             self._emit(AssistantText(text))
-            if self.session_id is not None:
-                self._store("add_assistant_text", self.session_id, text)
+            if self.store is not None and self.session_id is not None:
+                with _committing("add_assistant_text"):
+                    self.store.add_assistant_text(self.session_id, text)
 
     async def _results(self, out: _Response) -> list[ToolResult]:
         """Every confirmed call paired with its result, in confirmation order."""
@@ -452,19 +471,13 @@ class AgentLoop:
             if feedback:
                 round_.append({"role": "user", "content": feedback})
         self.messages.extend(round_)
-        if round_ and self.session_id is not None:
-            self._store("append_messages", self.session_id, round_)
+        if round_ and self.store is not None and self.session_id is not None:
+            with _committing("append_messages"):
+                self.store.append_messages(self.session_id, round_)
 
     def _append(self, message: dict[str, Any], *, from_user: bool = False) -> None:
         """Add to history and commit it; ``from_user`` marks what the person typed."""
         self.messages.append(message)
-        if self.session_id is not None:
-            self._store("append_message", self.session_id, message, from_user=from_user)
-
-    def _store(self, method: str, *args: Any, **kwargs: Any) -> Any:
-        if self.store is None:
-            return None
-        try:
-            return getattr(self.store, method)(*args, **kwargs)
-        except Exception as exc:  # the store's own errors say what to do
-            raise PersistenceFailed(f"session store: {method} failed: {exc}") from exc
+        if self.store is not None and self.session_id is not None:
+            with _committing("append_message"):
+                self.store.append_message(self.session_id, message, from_user=from_user)

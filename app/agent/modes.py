@@ -11,12 +11,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from frontier.app.agent.prompts import system_prompt
-from frontier.app.config import PROTOCOLS
 from frontier.app.events import Event, ReasoningText
+from frontier.app.vocab import AGENT_MODES, EAGER_MODES, NATIVE_MODES
+from frontier.app.wire.chunks import content, native_bytes, reasoning
 from frontier.tools.registry import Registry
 
-MODES = PROTOCOLS
-"""The five protocol modes (DESIGN §4), as config accepts them."""
+MODES = AGENT_MODES
+"""The five protocol modes (DESIGN §4); ``frontier.app.vocab`` is their home."""
 
 
 @dataclass(frozen=True)
@@ -25,12 +26,13 @@ class Mode:
 
     @property
     def native(self) -> bool:
-        return self.name.startswith("native")
+        """Calls come as ``delta.tool_calls`` and the request sends ``tools[]``."""
+        return self.name in NATIVE_MODES
 
     @property
     def eager(self) -> bool:
         """Calls run while the stream is still being read (CTL modes, native-inc)."""
-        return self.name in ("ctl", "ctl-heredoc", "native-inc")
+        return self.name in EAGER_MODES
 
     def system_prompt(self, registry: Registry) -> str:
         return system_prompt(self.name, registry.specs())
@@ -68,15 +70,15 @@ class ModeAdapter:
         """Return the bytes this chunk adds to the transducer input, and the events.
 
         Reasoning comes out as ``ReasoningText`` first and never reaches the transducer."""
-        thinking = chunk_reasoning(chunk)
+        thinking = reasoning(chunk)
         head: list[Event] = [ReasoningText(thinking)] if thinking else []
         if self._native is not None:
-            data = native_chunk_bytes(chunk)
+            data = native_bytes(chunk)
             return data, [*head, *self._native.feed_chunk(chunk)]
-        content = chunk_content(chunk)
-        if not content:
+        text = content(chunk)
+        if not text:
             return b"", head
-        data = content.encode("utf-8")
+        data = text.encode("utf-8")
         return data, [*head, *self.transducer.feed(data)]
 
     def finish(self, clean: bool) -> list[Event]:
@@ -91,42 +93,3 @@ class ModeAdapter:
 
     def pending_bound(self) -> int:
         return int(self.transducer.pending_bound())
-
-
-def _delta(chunk: dict[str, Any]) -> dict[str, Any]:
-    choices = chunk.get("choices") or []
-    if not choices or not isinstance(choices[0], dict):
-        return {}
-    delta = choices[0].get("delta") or {}
-    return delta if isinstance(delta, dict) else {}
-
-
-def chunk_content(chunk: dict[str, Any]) -> str:
-    content = _delta(chunk).get("content")
-    return content if isinstance(content, str) else ""
-
-
-REASONING_FIELDS = ("reasoning_content", "reasoning")
-"""Where servers stream reasoning: DeepSeek, llama.cpp, vLLM (``reasoning_content``);
-OpenRouter, vLLM's newer API, Ollama's OpenAI endpoint (``reasoning``)."""
-
-
-def chunk_reasoning(chunk: dict[str, Any]) -> str:
-    delta = _delta(chunk)
-    for name in REASONING_FIELDS:
-        value = delta.get(name)
-        if isinstance(value, str) and value:
-            return value
-    return ""
-
-
-def native_chunk_bytes(chunk: dict[str, Any]) -> bytes:
-    """Content then argument pieces, in the order the native accumulator reads them."""
-    delta = _delta(chunk)
-    parts = [chunk_content(chunk)]
-    for piece in delta.get("tool_calls") or []:
-        if isinstance(piece, dict):
-            args = (piece.get("function") or {}).get("arguments")
-            if isinstance(args, str):
-                parts.append(args)
-    return "".join(parts).encode("utf-8")

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from frontier.app.vocab import NATIVE_MODES
 from frontier.tools.contract import ToolSpec
 from frontier.tools.patch_docs import PatchDialect, patch_example, patch_prompt, taught_dialect
 
@@ -117,7 +118,7 @@ def system_prompt(mode: str, specs: Iterable[ToolSpec]) -> str:
     """The system prompt for ``mode``; text protocols get the framing, a paragraph on
     patches in the dialect the registry's ``apply_patch`` teaches, and the tool list."""
     specs = list(specs)
-    if mode in ("native-eos", "native-inc"):
+    if mode in NATIVE_MODES:
         return INTRO  # the tools[] schema carries the descriptions
     dialect = taught_dialect(specs)
     editing = [patch_prompt(dialect)] if dialect is not None else []

@@ -1,7 +1,9 @@
 """Assemble a working agent from a ``Config``: workspace, provider, store, tools, loop.
 
 The TUI and the headless commands both start here, so they run the same core;
-they differ only in the approver and the observer they pass in.
+they differ only in the approver they pass in and the observer they subscribe.
+What comes out is an :class:`~frontier.app.agent.session.AgentSession`, the one
+thing of the core a front end holds.
 """
 
 from __future__ import annotations
@@ -9,67 +11,21 @@ from __future__ import annotations
 import contextlib
 import tempfile
 import time
-from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from frontier.app.agent.loop import AgentLoop
 from frontier.app.agent.modes import get_mode
+from frontier.app.agent.session import AgentSession, EventHub
 from frontier.app.config import Config, resolve_api_key
-from frontier.app.events import Event, ToolResult
+from frontier.app.events import ToolResult
 from frontier.app.providers.demo_script import DEMO_MODEL, DEMO_TASK
 from frontier.app.secrets import REDACTED, Scrubber, url_secrets
 from frontier.tools.contract import Approver
+from frontier.tools.workspace_files import BeneathFiles
 
 if TYPE_CHECKING:
-    from frontier.app.session.store import LogRecord, SessionInfo, SessionStore
-
-
-@dataclass
-class Runtime:
-    loop: AgentLoop
-    session_id: str
-    workspace: Path
-    model: str
-    mode: str
-    base_url: str | None = field(repr=False)
-    """As configured, credentials included: never print it (``secrets.redact_url``)."""
-    demo_prompts: list[str] = field(default_factory=list)
-    recovered: list[ToolResult] = field(default_factory=list)
-    """Calls reconciled on resume (in flight when the last run stopped)."""
-    notes: list[str] = field(default_factory=list)
-    """What setting up changed that the user should hear about (a moved workspace...)."""
-    resumed: bool = False
-    patch_dialect: str = "unified"
-    """The patch dialect apply_patch teaches (``config.patch_format`` resolved for ``model``)."""
-    store: SessionStore | None = field(default=None, repr=False)
-    scrubber: Scrubber = field(default_factory=Scrubber, repr=False)
-    """What every sink of this runtime scrubs (the key, URL credentials, env keys)."""
-    _closers: list[Any] = field(default_factory=list, repr=False)
-
-    def history(self) -> list[LogRecord]:
-        """A resumed session's timeline so far (after reconciling): read only when the
-        TUI shows it, never by a headless run."""
-        if not self.resumed or self.store is None:
-            return []
-        return self.store.records(self.session_id)
-
-    async def aclose(self) -> None:
-        """Close the provider, the store and the session lock — every one of them even
-        when an earlier one fails (the store's last flush on a full disk); then raise
-        the first failure, so the caller reports it instead of a traceback at exit."""
-        failures: list[Exception] = []
-        for closer in self._closers:
-            try:
-                result = closer()
-                if hasattr(result, "__await__"):
-                    await result
-            except Exception as exc:
-                failures.append(exc)
-        self._closers.clear()
-        if failures:
-            raise failures[0]
+    from frontier.app.session.store import SessionInfo, SessionStore
 
 
 DEMO_WORKSPACES = "demo-workspaces"
@@ -134,7 +90,6 @@ def create_runtime(
     config: Config,
     *,
     approver: Approver,
-    observer: Callable[[Event], None] | None = None,
     demo: bool = False,
     demo_rate: float = 60.0,
     session_id: str | None = None,
@@ -142,8 +97,11 @@ def create_runtime(
     workspace: Path | None = None,
     protocol: str | None = None,
     scrubber: Scrubber | None = None,
-) -> Runtime:
-    """Build the loop; ``session_id`` resumes a stored session (reconciling open calls).
+) -> AgentSession:
+    """Build the session; ``session_id`` resumes a stored one (reconciling open calls).
+
+    Nothing is emitted while building: a front end subscribes its observer to the
+    returned session before its first ``send`` and sees every event.
 
     ``protocol`` is the mode the user asked for explicitly; without it a resumed
     session keeps its own mode and a new one uses ``config.protocol``. ``workspace``
@@ -166,7 +124,7 @@ def create_runtime(
     with contextlib.ExitStack() as on_error:
         store = SessionStore.open(secrets=scrubber)
         on_error.callback(store.close)  # until the runtime owns it
-        emit = observer or (lambda event: None)
+        events = EventHub()
         mode_name = protocol or config.protocol
         notes: list[str] = []
         messages: list[dict[str, Any]] = []
@@ -188,7 +146,7 @@ def create_runtime(
                 )
             demo = demo or base_url == DEMO_BASE_URL
             root = _resumed_root(store, info, workspace, demo, notes)
-            recovered = store.recover(session_id, root)
+            recovered = store.recover(session_id, root, files=BeneathFiles)
             undelivered = store.undelivered_results(session_id)
             messages = store.load_messages(session_id)
         else:
@@ -224,19 +182,16 @@ def create_runtime(
         # apply_patch teaches the dialect this model writes best (config.patch_format)
         dialect = resolve_patch_format(config.patch_format, model)
         registry = default_registry(dialect)
+        policy = PolicyApprover(config.approval, approver)
         boundary = ToolBoundary(
-            registry,
-            root,
-            PolicyApprover(config.approval, approver),
-            store.persistence(session_id),
-            emit=emit,
+            registry, root, policy, store.persistence(session_id), emit=events.emit
         )
         loop = AgentLoop(
             provider=provider,
             boundary=boundary,
             registry=registry,
             mode=mode,
-            emit=emit,
+            emit=events.emit,
             store=store,
             session_id=session_id,
             model=model,
@@ -246,21 +201,23 @@ def create_runtime(
         loop.carried = undelivered
         # A resumed session's responses continue its numbering: SESSION#N names one.
         loop.request_index = store.next_request_index(session_id)
-        runtime = Runtime(
-            loop=loop,
+        session = AgentSession(
+            loop,
+            events,
             session_id=session_id,
             workspace=root,
             model=model,
             mode=mode.name,
-            base_url=base_url,
-            demo_prompts=[DEMO_TASK] if demo and not messages else [],
-            recovered=recovered,
-            notes=notes,
-            store=store,
             resumed=resumed,
+            notes=notes,
+            recovered=recovered,
+            demo_prompts=[DEMO_TASK] if demo and not messages else [],
             patch_dialect=dialect,
+            tools=registry.specs(),
+            policy=policy,
+            store=store,
             scrubber=scrubber,
+            closers=[provider.aclose, store.close, lock.release],
         )
-        runtime._closers.extend([provider.aclose, store.close, lock.release])
         on_error.pop_all()
-        return runtime
+        return session

@@ -43,7 +43,8 @@ def load_sources(arg: str) -> list[tuple[str, Recording]]:
 
 
 def _session_sources(arg: str) -> list[tuple[str, Recording]]:
-    """``SESSION`` gives every response; ``SESSION#N`` only response N (0-based)."""
+    """``SESSION`` gives every response; ``SESSION#N`` only response N (0-based). A call
+    that was running when the session's process died is named (``interrupted=ID``)."""
     from frontier.app.session.store import StoreError, session_recordings
 
     session, _, index = arg.partition("#")
@@ -75,9 +76,12 @@ def main(args: argparse.Namespace) -> int:
             return 2
         report = check_stream(rec.transducer_input(), rec.mode, rec.clean)
         errors = f" errors={','.join(report.errors)}" if report.errors else ""
+        running = rec.meta.get("interrupted")
+        ids = [str(i) for i in running] if isinstance(running, list) else []
+        interrupted = f" interrupted={','.join(ids)}" if ids else ""
         head = (
             f"{name}: mode={rec.mode} finish={rec.finish_reason} bytes={report.size} "
-            f"calls={report.calls}{errors} max_pending={report.max_pending}"
+            f"calls={report.calls}{errors}{interrupted} max_pending={report.max_pending}"
         )
         first = report.first
         if first is None:

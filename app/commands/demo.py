@@ -26,7 +26,7 @@ def main(args: argparse.Namespace) -> int:
         return 2
     rate = DEFAULT_RATE if args.rate is None else args.rate
     if not args.headless:
-        from frontier.app.tui import run_tui
+        from frontier.app.frontends.tui.app import run_tui
 
         return run_tui(config, demo=True, demo_rate=rate)
     return asyncio.run(_headless(config, explicit_protocol, explicit_approval, args.json, rate))
@@ -37,7 +37,7 @@ async def _headless(
 ) -> int:
     from dataclasses import replace
 
-    from frontier.app.agent.headless_run import run_headless
+    from frontier.app.frontends.headless import run_headless
 
     if approval is None and not sys.stdin.isatty():
         # Nobody to ask: approve what the script does, and say so.

@@ -4,10 +4,11 @@ jsonl: one record per line, ``{"type": "user"|"assistant"|"call"|"result"|"error
 in the order things happened; each result carries its ``kind`` and the ``id``
 of its call. Consecutive confirmed assistant pieces are joined into one record.
 
-The store is opened read-only (a read-only data dir can be exported). What the
-store holds was scrubbed when written; the export is scrubbed again with the
-secrets this process knows (a session stored before a key was known, or before
-this scrubbing existed).
+The store is opened read-only (a read-only data dir can be exported), and a call
+whose process died before its result reads as ``interrupted`` without a resume
+(``session.export.read_session``). What the store holds was scrubbed when written;
+the export is scrubbed again with the secrets this process knows (a session stored
+before a key was known, or before this scrubbing existed).
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ import tempfile
 from pathlib import Path
 
 from frontier.app.secrets import Scrubber
-from frontier.app.session.export import export_records, to_jsonl, to_markdown
+from frontier.app.session.export import read_session, to_jsonl, to_markdown
 from frontier.app.session.store import (
     SessionStore,
     StoreError,
@@ -39,8 +40,7 @@ def main(args: argparse.Namespace) -> int:
             )
             return 2
         with SessionStore.open_readonly(path) as store:
-            info = store.get_session(args.session_id)
-            records = list(export_records(store.records(info.id)))
+            info, records = read_session(store, args.session_id)
     except StoreError as exc:
         print(f"frontier export: {exc}", file=sys.stderr)
         return 2

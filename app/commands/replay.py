@@ -94,7 +94,7 @@ def main(args: argparse.Namespace) -> int:
         return status
     player = make_player(sources, sources[0].name.rpartition("#")[0] or args.source)
     from frontier.app.commands._agent_args import config_from_args
-    from frontier.app.tui import FrontierApp
+    from frontier.app.frontends.tui.app import FrontierApp
 
     config = config_from_args(args)
     if config is None:

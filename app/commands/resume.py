@@ -24,13 +24,13 @@ def main(args: argparse.Namespace) -> int:
         except StoreError as exc:
             print(f"frontier: {exc}", file=sys.stderr)
             return 2
-        from frontier.app.tui import run_tui
+        from frontier.app.frontends.tui.app import run_tui
 
         return run_tui(config, session_id=session_id, demo_rate=rate, workspace=workspace)
     if not args.prompt:
         print("frontier resume --headless needs --prompt TEXT (the next message)", file=sys.stderr)
         return 2
-    from frontier.app.agent.headless_run import run_headless
+    from frontier.app.frontends.headless import run_headless
 
     return asyncio.run(
         run_headless(

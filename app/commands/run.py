@@ -33,7 +33,7 @@ def main(args: argparse.Namespace) -> int:
         )
         return 2
     workspace = getattr(args, "workspace", None)
-    from frontier.app.agent.headless_run import run_headless
+    from frontier.app.frontends.headless import run_headless
 
     return asyncio.run(
         run_headless(

@@ -1,7 +1,9 @@
 """``frontier sessions [--json]`` — list stored sessions, newest first.
 
 The store is opened read-only: listing never creates, migrates or locks anything,
-so it works on a read-only data dir.
+so it works on a read-only data dir. A session whose process died shows ``interrupted``,
+and the calls it was running are named below the table (``interrupted_calls`` in
+``--json``), without a resume.
 """
 
 from __future__ import annotations
@@ -40,7 +42,20 @@ def main(args: argparse.Namespace) -> int:
         print(json.dumps([s.to_json() for s in sessions], indent=2, ensure_ascii=False))
     else:
         print(format_table(sessions))
+        for s in sessions:
+            if s.interrupted_calls:
+                print(interrupted_note(s))
     return 0
+
+
+def interrupted_note(info: SessionInfo) -> str:
+    """What a session whose process died mid-call left behind (outcome unknown)."""
+    n = info.interrupted_calls
+    calls = "a call was" if n == 1 else f"{n} calls were"
+    return (
+        f"{info.id}: {calls} running when its Frontier stopped: outcome unknown "
+        f"(interrupted); `frontier resume {info.id}` reconciles it"
+    )
 
 
 def _empty(as_json: bool, path: object) -> int:

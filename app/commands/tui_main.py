@@ -14,6 +14,6 @@ def main(args: argparse.Namespace) -> int:
     config = config_from_args(args)
     if config is None:
         return 2
-    from frontier.app.tui import run_tui
+    from frontier.app.frontends.tui.app import run_tui
 
     return run_tui(config)

@@ -1,30 +1,33 @@
-"""One place that maps a protocol name to its transducer (and its input shape)."""
+"""One place that maps a protocol name to its transducer (and its input shape).
+
+The names themselves live in ``frontier.app.vocab`` (``PROTOCOLS``).
+"""
 
 from __future__ import annotations
 
 from typing import Any, Literal
 
 from frontier.app.cst.base import Transducer
+from frontier.app.vocab import CTL_MODES, NATIVE_MODES, PROTOCOLS
 
-PROTOCOLS = ("ctl", "ctl-heredoc", "native-eos", "native-inc", "json-whole", "json-object", "xml")
-NATIVE_PROTOCOLS = ("native-eos", "native-inc")
+__all__ = ["PROTOCOLS", "input_kind", "make_transducer", "pending_size"]
 
 
 def input_kind(protocol: str) -> Literal["text", "sse"]:
     """What the transducer reads: assistant text bytes, or an SSE body for native modes."""
     _check(protocol)
-    return "sse" if protocol in NATIVE_PROTOCOLS else "text"
+    return "sse" if protocol in NATIVE_MODES else "text"
 
 
 def make_transducer(protocol: str, **options: Any) -> Transducer:
     """A fresh transducer for one response. ``options`` go to the constructor
     (``l_line``/``max_arg`` for CTL, ``max_bytes`` for JSON, ``max_block`` for XML)."""
     _check(protocol)
-    if protocol in ("ctl", "ctl-heredoc"):
+    if protocol in CTL_MODES:
         from frontier.app.cst.ctl import CtlTransducer
 
         return CtlTransducer(**options)
-    if protocol in NATIVE_PROTOCOLS:
+    if protocol in NATIVE_MODES:
         from frontier.app.cst.native import NativeSSETransducer
 
         return NativeSSETransducer(incremental=protocol == "native-inc", **options)

@@ -52,10 +52,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from frontier.app.cst import safejson
 from frontier.app.cst.base import preview
-from frontier.app.cst.sse import SSEDecoder
 from frontier.app.events import CallReady, CallStarted, Confirmed, ContractError, Event, ToolCall
+from frontier.app.wire import safejson
+from frontier.app.wire.sse import SSEDecoder
 
 MAX_HELD = safejson.MAX_CHARS
 """Argument bytes a response may hold in calls not yet complete (all of them in native-eos)."""

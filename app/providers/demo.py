@@ -35,6 +35,8 @@ from frontier.app.providers.demo_script import (
     script,
 )
 from frontier.app.providers.openai import OpenAIProvider
+from frontier.app.vocab import NATIVE_MODES
+from frontier.app.wire.sse import encode_sse
 
 DEMO_BASE_URL = "http://demo.invalid/v1"
 """Never resolved: requests go to the transport, not the network."""
@@ -106,7 +108,7 @@ def stream_chunks(
     step: Step, mode: str, *, model: str = DEMO_MODEL, index: int = 0, prompt_tokens: int = 0
 ) -> Iterator[tuple[dict[str, Any], int]]:
     """The step as ``(chunk, tokens)`` pairs in stream order; ``tokens`` paces it."""
-    native = mode in ("native-eos", "native-inc")
+    native = mode in NATIVE_MODES
     yield _chunk(model, index, {"role": "assistant", "content": ""}), 0
     text = step.prose if native else render_text(step, mode)
     completion = 0
@@ -160,8 +162,8 @@ class _PacedSSE(httpx.AsyncByteStream):
                     await self._sleep(delay)
             else:
                 await asyncio.sleep(0)  # as fast as possible, but let the UI and tools run
-            yield f"data: {json.dumps(chunk, ensure_ascii=False)}\n\n".encode()
-        yield b"data: [DONE]\n\n"
+            yield encode_sse([json.dumps(chunk, ensure_ascii=False)])
+        yield encode_sse(["[DONE]"])
 
     async def aclose(self) -> None:
         if self._gen is not None:
@@ -181,7 +183,7 @@ class DemoTransport(httpx.AsyncBaseTransport):
     ) -> None:
         if mode not in MODES:
             raise ValueError(
-                f"the demo model has no script for protocol {mode!r}; use one of {MODES}"
+                f"the demo model has no script for protocol {mode!r}; use one of {', '.join(MODES)}"
             )
         if rate < 0:
             raise ValueError(f"demo token rate must be >= 0 tokens/s (0 = no delay), got {rate}")

@@ -21,9 +21,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+from frontier.app.vocab import AGENT_MODES, CTL_MODES, NATIVE_MODES
+
 DEMO_TASK = "Add a --shout flag to the greet CLI and run the tests."
 DEMO_MODEL = "frontier-demo"
-MODES = ("ctl", "ctl-heredoc", "native-eos", "native-inc", "xml")
+MODES = AGENT_MODES
+"""Every protocol mode has a script (``frontier.app.vocab`` is the list's home)."""
 
 ArgForm = Literal["inline", "length", "heredoc"]
 
@@ -236,19 +239,21 @@ def _xml_steps() -> tuple[Step, ...]:
 
 def script(mode: str) -> tuple[Step, ...]:
     """The demo's responses for ``mode``, in order (index = model request number)."""
-    if mode in ("ctl", "ctl-heredoc"):
+    if mode in CTL_MODES:
         return _ctl_steps(mode)
-    if mode in ("native-eos", "native-inc"):
+    if mode in NATIVE_MODES:
         return _native_steps()
     if mode == "xml":
         return _xml_steps()
-    raise ValueError(f"the demo model has no script for protocol {mode!r}; use one of {MODES}")
+    raise ValueError(
+        f"the demo model has no script for protocol {mode!r}; use one of {', '.join(MODES)}"
+    )
 
 
 def closing_step(mode: str, *, declined: bool) -> Step:
     """What the demo says past the end of its script, or after a denied approval."""
     text = DECLINED if declined else FINISHED
-    if mode in ("native-eos", "native-inc"):
+    if mode in NATIVE_MODES:
         text = text.rstrip("\n")
     return Step("the end of the script", text)
 
@@ -258,7 +263,7 @@ def closing_step(mode: str, *, declined: bool) -> Step:
 
 def render_text(step: Step, mode: str) -> str:
     """The assistant text of a text-mode step (CTL frames or MiniMax XML), cut if scripted."""
-    if mode in ("ctl", "ctl-heredoc"):
+    if mode in CTL_MODES:
         text = step.prose + "".join(ctl_frame(c) for c in step.calls)
     elif mode == "xml":
         text = step.prose + (xml_block(step.calls) if step.calls else "")

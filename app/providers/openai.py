@@ -39,7 +39,6 @@ plus ``/chat/completions``, with the base URL's query string kept after it.
 from __future__ import annotations
 
 import asyncio
-import codecs
 import email.utils
 import json
 import logging
@@ -53,11 +52,12 @@ from urllib.parse import urlsplit, urlunsplit
 
 import httpx
 
-from frontier.app.cst import safejson
 from frontier.app.events import Retry
 from frontier.app.providers.base import Chunk, ProviderItem, StreamEnd
 from frontier.app.providers.errors import ProviderError
 from frontier.app.secrets import Scrubber, redact_url, url_secrets
+from frontier.app.wire import safejson
+from frontier.app.wire.sse import SSEDecoder, SSEEvent
 
 log = logging.getLogger(__name__)
 
@@ -536,8 +536,9 @@ class OpenAIProvider:
         finish: str | None = None
         usage: dict[str, Any] = {}
         skipped = 0
+        decoder = SSEDecoder()
         try:
-            async with aclosing(_sse_events(head, pieces)) as events:
+            async with aclosing(_sse_events(head, pieces, decoder)) as events:
                 async for event, data in events:
                     if data.strip() == "[DONE]":
                         await _drain(pieces)
@@ -586,6 +587,15 @@ class OpenAIProvider:
                     detail=f"connection dropped mid-stream ({self._exc(exc)})",
                 )
                 return
+        if decoder.too_long and finish is None:
+            yield StreamEnd(
+                "disconnect",
+                usage,
+                skipped=skipped,
+                detail=f"an SSE line or event passed {decoder.max_line:,} bytes; the stream "
+                "cannot be read past it",
+            )
+            return
         if finish is None:
             yield StreamEnd(
                 "disconnect",
@@ -693,76 +703,23 @@ async def _sniff(pieces: AsyncIterator[bytes]) -> bytes:
     return bytes(head)
 
 
-_EOL = re.compile(r"\r\n|\r|\n")
-
-
-async def _sse_events(head: bytes, pieces: AsyncIterator[bytes]) -> AsyncIterator[tuple[str, str]]:
-    """``(event, data)`` per dispatched server-sent event (the WHATWG parsing rules):
-    lines end at CR, LF or CRLF, ``:`` lines are comments, other non-field lines are
-    ignored, and an event without a blank line after it at EOF is dropped. UTF-8 split
-    across reads is reassembled; invalid UTF-8 becomes U+FFFD."""
-    decoder = codecs.getincrementaldecoder("utf-8")("replace")
-    state = _SSEState()
-    for item in state.feed(decoder.decode(head)):
+async def _sse_events(
+    head: bytes, pieces: AsyncIterator[bytes], decoder: SSEDecoder | None = None
+) -> AsyncIterator[SSEEvent]:
+    """``(event, data)`` per dispatched server-sent event, read by the one SSE decoder
+    (``frontier.app.wire.sse``: the WHATWG rules) from the sniffed ``head`` and the
+    deadline-bounded pieces after it. Stops at a line over the decoder's limit
+    (``decoder.too_long``): the caller ends the stream there."""
+    decoder = decoder if decoder is not None else SSEDecoder()
+    for item in decoder.feed_events(head):
         yield item
+    if decoder.too_long:
+        return
     async for piece in pieces:
-        for item in state.feed(decoder.decode(piece)):
+        for item in decoder.feed_events(piece):
             yield item
-    for item in state.feed(decoder.decode(b"", final=True)):
-        yield item
-
-
-class _SSEState:
-    """Line splitting and field handling for ``_sse_events``."""
-
-    def __init__(self) -> None:
-        self._buf: list[str] = []
-        """Text after the last line end; kept as pieces so a multi-megabyte line
-        arriving in many reads is joined once, not once per read."""
-        self._event = ""
-        self._data: list[str] = []
-        self._started = False
-
-    def feed(self, text: str) -> list[tuple[str, str]]:
-        if not text:
-            return []
-        if not self._started:
-            self._started = True
-            text = text.removeprefix("\ufeff")  # the spec's optional BOM
-        if "\n" not in text and "\r" not in text:
-            self._buf.append(text)
-            return []
-        buf = "".join(self._buf) + text
-        out: list[tuple[str, str]] = []
-        pos = 0
-        for match in _EOL.finditer(buf):
-            if match.group() == "\r" and match.end() == len(buf):
-                break  # maybe the first half of a CRLF split across reads
-            event = self._line(buf[pos : match.start()])
-            if event is not None:
-                out.append(event)
-            pos = match.end()
-        self._buf = [buf[pos:]] if pos < len(buf) else []
-        return out
-
-    def _line(self, line: str) -> tuple[str, str] | None:
-        if not line:
-            if not self._data:
-                self._event = ""
-                return None
-            event = (self._event or "message", "\n".join(self._data))
-            self._event, self._data = "", []
-            return event
-        if line.startswith(":"):
-            return None
-        name, colon, value = line.partition(":")
-        if colon and value.startswith(" "):
-            value = value[1:]
-        if name == "data":
-            self._data.append(value)
-        elif name == "event":
-            self._event = value
-        return None
+        if decoder.too_long:
+            return
 
 
 def _html_title(text: str) -> str:

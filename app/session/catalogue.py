@@ -1,12 +1,274 @@
-"""The session catalogue as people read it: shared by ``frontier sessions`` and the picker.
+"""The session catalogue: which sessions exist, how they stand, and the look-ups commands make.
 
-Lives in the core so the TUI's picker and the CLI command both import it, and
-neither imports the other.
+``frontier sessions``, the TUI's picker, ``resume``, ``check SESSION`` and ``replay
+SESSION`` all read sessions through here, so a session reads the same everywhere:
+its ``state`` says ``interrupted`` when the store says ``active`` but no process
+holds its lock (its process died), and ``interrupted_calls`` counts the calls that
+were running then (``inflight.py``). The look-ups open the database read-only and
+never create one. Lives in the core so the picker and the CLI command both import
+it, and neither imports the other.
 """
 
 from __future__ import annotations
 
 import os
+import secrets as _secrets
+import sqlite3
+import time
+from collections import defaultdict
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from frontier.app.secrets import redact_url
+from frontier.app.session import lock as session_lock
+from frontier.app.session.calls import CallLedger
+from frontier.app.session.db import (
+    Database,
+    SessionNotFound,
+    StoreError,
+    default_path,
+    existing_store,
+)
+from frontier.app.session.responses import Responses
+from frontier.app.session.timeline import iso_time
+
+if TYPE_CHECKING:
+    from frontier.app.session.record import Recording
+
+STATES = ("active", "done", "failed", "interrupted")
+
+
+@dataclass(frozen=True)
+class SessionInfo:
+    """One row of ``frontier sessions``."""
+
+    id: str
+    started: float
+    workspace: str
+    model: str
+    base_url: str | None
+    mode: str
+    state: str
+    turns: int
+    """User messages typed by the person (not result frames or repair prompts)."""
+    calls: int = 0
+    interrupted_calls: int = 0
+    """Calls that had started and have no result while no process holds the session:
+    their outcome is unknown until a resume reconciles them (0 while one holds it)."""
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "started": iso_time(self.started),
+            "workspace": self.workspace,
+            "model": self.model,
+            "mode": self.mode,
+            "turns": self.turns,
+            "state": self.state,
+            "base_url": self.base_url,
+            "calls": self.calls,
+            "interrupted_calls": self.interrupted_calls,
+        }
+
+
+_SESSION_QUERY = (
+    "SELECT s.id, s.created, s.workspace, s.model, s.base_url, s.mode, s.state,"
+    " (SELECT count(*) FROM log l WHERE l.session_id = s.id AND l.type = 'user'),"
+    " (SELECT count(*) FROM log l WHERE l.session_id = s.id AND l.type = 'call'),"
+    " (SELECT count(*) FROM log c WHERE c.session_id = s.id AND c.type = 'call'"
+    "   AND EXISTS (SELECT 1 FROM log x WHERE x.ref = c.seq AND x.type = 'started')"
+    "   AND NOT EXISTS (SELECT 1 FROM log x WHERE x.ref = c.seq AND x.type = 'result'))"
+    " FROM sessions s"
+)
+
+
+def sanitize_url(url: str | None) -> str | None:
+    """A base URL as stored: user-info dropped, credential-like query values ``[REDACTED]``."""
+    return redact_url(url, userinfo="")
+
+
+class Catalogue:
+    """The ``sessions`` table, and who holds each session."""
+
+    def __init__(self, db: Database) -> None:
+        self.db = db
+
+    def create_session(self, workspace: str, model: str, base_url: str | None, mode: str) -> str:
+        """A new session; returns its short hex id."""
+        now = time.time()
+        ws = os.path.abspath(workspace)
+        url = sanitize_url(base_url)
+        scrub = self.db.scrub
+
+        def insert(c: sqlite3.Connection) -> str:
+            for _ in range(16):
+                sid = _secrets.token_hex(4)
+                if c.execute("SELECT 1 FROM sessions WHERE id = ?", (sid,)).fetchone():
+                    continue
+                c.execute(
+                    "INSERT INTO sessions (id, created, updated, workspace, model, base_url,"
+                    " mode, state) VALUES (?, ?, ?, ?, ?, ?, ?, 'active')",
+                    (
+                        sid,
+                        now,
+                        now,
+                        scrub(ws),
+                        scrub(model),
+                        None if url is None else scrub(url),
+                        mode,
+                    ),
+                )
+                return sid
+            raise StoreError("could not allocate a unique session id after 16 tries")
+
+        return self.db.write("session", insert)
+
+    def set_workspace(self, session_id: str, workspace: str) -> None:
+        """The project moved: later tools and recovery use ``workspace`` (resume --workspace)."""
+        ws = os.path.abspath(workspace)
+        self._update(
+            "workspace",
+            session_id,
+            "UPDATE sessions SET workspace = ?, updated = ? WHERE id = ?",
+            (self.db.scrub(ws), time.time(), session_id),
+        )
+
+    def set_state(self, session_id: str, state: str) -> None:
+        if state not in STATES:
+            raise ValueError(f"unknown session state {state!r}; one of {', '.join(STATES)}")
+        self._update(
+            "state",
+            session_id,
+            "UPDATE sessions SET state = ?, updated = ? WHERE id = ?",
+            (state, time.time(), session_id),
+        )
+
+    def list_sessions(self) -> list[SessionInfo]:
+        """Every session, newest first."""
+        return [self._info(r) for r in self.db.read(_SESSION_QUERY + " ORDER BY s.created DESC")]
+
+    def get_session(self, id_or_prefix: str) -> SessionInfo:
+        """The session with this id, or the only one whose id starts with it."""
+        key = id_or_prefix.strip().lower()
+        if not key:
+            raise SessionNotFound("no session id given; `frontier sessions` lists them")
+        rows = self.db.read(_SESSION_QUERY + " WHERE s.id = ?", (key,))
+        if not rows:
+            escaped = key.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+            rows = self.db.read(
+                _SESSION_QUERY + " WHERE s.id LIKE ? ESCAPE '\\' ORDER BY s.created DESC",
+                (escaped + "%",),
+            )
+        if not rows:
+            raise SessionNotFound(
+                f"no session matches {id_or_prefix!r} in {self.db.path}; "
+                "`frontier sessions` lists them"
+            )
+        if len(rows) > 1:
+            ids = ", ".join(r[0] for r in rows[:5])
+            raise SessionNotFound(
+                f"{id_or_prefix!r} matches {len(rows)} sessions ({ids}); give more characters"
+            )
+        return self._info(rows[0])
+
+    def is_held(self, session_id: str) -> bool:
+        """Does a running Frontier (this process included) have the session open?
+
+        A lock file this process may not open (another user's data dir) proves nothing
+        either way: the session reads as held, i.e. as stored, never as died."""
+        try:
+            return session_lock.is_held(self.db.path.parent, session_id)
+        except OSError:
+            return True
+
+    def lock_session(self, session_id: str) -> session_lock.SessionLock:
+        """Open ``session_id`` for this process alone (``StoreError`` if another has it)."""
+        try:
+            return session_lock.acquire(self.db.path.parent, session_id)
+        except session_lock.SessionBusy as exc:
+            raise StoreError(str(exc)) from None
+        except OSError as exc:
+            raise StoreError(
+                f"cannot lock session {session_id} in {self.db.path.parent}: "
+                f"{exc.strerror or exc}; check permissions on the data dir"
+            ) from exc
+
+    def _update(self, point: str, session_id: str, sql: str, params: tuple[Any, ...]) -> None:
+        def update(c: sqlite3.Connection) -> None:
+            if c.execute(sql, params).rowcount == 0:
+                raise SessionNotFound(f"no session {session_id!r}; `frontier sessions` lists them")
+
+        self.db.write(point, update)
+
+    def _info(self, row: tuple[Any, ...]) -> SessionInfo:
+        sid, created, workspace, model, base_url, mode, state, turns, calls, running = row
+        held = (state == "active" or running > 0) and self.is_held(sid)
+        if state == "active" and not held:
+            state = "interrupted"  # its process died mid-turn (nothing holds its lock)
+        return SessionInfo(
+            sid,
+            created,
+            workspace,
+            model,
+            base_url,
+            mode,
+            state,
+            turns,
+            calls,
+            0 if held else running,
+        )
+
+
+# --------------------------------------------------------------------------- look-ups
+
+
+def find_session(id_or_prefix: str, path: Path | None = None) -> SessionInfo:
+    """The stored session an id or unique prefix names (``SessionNotFound`` otherwise).
+
+    Never creates a database: commands check the id before opening a TUI on it.
+    """
+    db = Database.open_readonly(_existing_store(path, f"no session {id_or_prefix!r}: there are"))
+    try:
+        return Catalogue(db).get_session(id_or_prefix)
+    finally:
+        db.close()
+
+
+def session_recordings(id_or_prefix: str, path: Path | None = None) -> list[tuple[str, Recording]]:
+    """``(name, Recording)`` for every response of a stored session, oldest first.
+
+    What ``frontier check SESSION`` / ``frontier replay SESSION`` resolve a session
+    id to. A response whose calls were running when the session's process died
+    carries their ids as ``meta["interrupted"]``. Raises :class:`SessionNotFound`
+    (unknown or ambiguous id, or no store yet) with a message fit for the user.
+    """
+    where = _existing_store(path, f"{id_or_prefix!r} is not a file and there are")
+    db = Database.open_readonly(where)
+    try:
+        catalogue = Catalogue(db)
+        info = catalogue.get_session(id_or_prefix)
+        responses = Responses(db)
+        running: dict[int | None, list[str]] = defaultdict(list)
+        if not catalogue.is_held(info.id):
+            for call in CallLedger(db, responses).unresolved_calls(info.id):
+                if call.started is not None:
+                    running[call.response_id].append(call.call_id)
+        out = []
+        for r in responses.recordings(info.id):
+            meta = {"interrupted": running[r.id]} if running.get(r.id) else {}
+            out.append((r.name, r.to_recording(**meta)))
+        return out
+    finally:
+        db.close()
+
+
+def _existing_store(path: Path | None, problem: str) -> Path:
+    db = existing_store(path)
+    if db is None:
+        db = Path(path) if path is not None else default_path()
+        raise SessionNotFound(f"{problem} no stored sessions yet ({db})")
+    return db
 
 
 def short_path(path: str, limit: int = 40) -> str:

@@ -4,6 +4,11 @@ The one home of the export format, used by ``frontier export``, the TUI's export
 key (through ``AgentSession.export``) and the tests. Record types:
 ``{"type": "user"|"assistant"|"call"|"result"|"error", ...}`` in the order things
 happened; each result carries its ``kind`` and the ``id`` of its call.
+
+A session nobody holds is exported as a reader must see it (:func:`read_session`):
+a call its dead process left without a result ends in an ``interrupted`` (or
+``not_executed``) result marked ``"inferred": true`` — nothing is written, and a
+resume commits the reconciled result in its place.
 """
 
 from __future__ import annotations
@@ -13,8 +18,19 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from frontier.app.session.store import LogRecord, SessionInfo, iso_time
+from frontier.app.session.catalogue import SessionInfo
+from frontier.app.session.store import SessionStore
+from frontier.app.session.timeline import LogRecord, iso_time
 from frontier.tools.patch_summary import change_lines, result_changes
+
+
+def read_session(
+    store: SessionStore, id_or_prefix: str
+) -> tuple[SessionInfo, list[dict[str, Any]]]:
+    """The session an id (or unique prefix) names and its export records, as a reader
+    sees them (``SessionStore.records_as_read``)."""
+    info = store.get_session(id_or_prefix)
+    return info, list(export_records(store.records_as_read(info.id)))
 
 
 def export_records(log: list[LogRecord]) -> Iterator[dict[str, Any]]:
@@ -55,6 +71,17 @@ def export_records(log: list[LogRecord]) -> Iterator[dict[str, Any]]:
             }
         elif r.type == "result":
             meta = d.get("meta") or {}
+            if r.ref is None and isinstance(d.get("args"), dict):  # rejected, never persisted
+                yield {
+                    "type": "call",
+                    "t": t,
+                    "id": d.get("id"),
+                    "name": d.get("name"),
+                    "args": d["args"],
+                    "tool_kind": None,
+                    "targets": [],
+                    "started": False,
+                }
             yield {
                 "type": "result",
                 "t": t,
@@ -65,6 +92,7 @@ def export_records(log: list[LogRecord]) -> Iterator[dict[str, Any]]:
                 "elapsed": d.get("elapsed"),
                 "output": d.get("output", ""),
                 "recovered": bool(meta.get("recovered")),
+                **({"inferred": True} if meta.get("inferred") else {}),
                 **_mutation_meta(meta),
             }
         elif r.type == "error":
@@ -115,6 +143,8 @@ def to_markdown(info: SessionInfo, records: list[dict[str, Any]]) -> str:
                 parts.append(f"{r['elapsed']:.2f} s")
             if r["recovered"]:
                 parts.append("(reconciled after a crash)")
+            if r.get("inferred"):
+                parts.append("(its Frontier stopped; not reconciled yet)")
             out += [f"{' · '.join(parts)} — `{r['id']}`", ""]
             changes = change_lines(r)  # the record carries the result's changes keys
             if changes:  # a mutation: its files say it better than its output

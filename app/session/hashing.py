@@ -8,13 +8,6 @@ current hash says, exactly, whether the write happened. ``None`` stands for
 
 from __future__ import annotations
 
-import hashlib
-
-
-def bytes_hash(data: bytes) -> str:
-    """sha256 hex of ``data`` (the same form as ``FilePreview.old_hash``/``new_hash``)."""
-    return hashlib.sha256(data).hexdigest()
-
 
 def short(h: str | None) -> str:
     """A hash for messages: the first 12 hex digits, or ``absent``."""

@@ -2,12 +2,15 @@
 
 The boundary calls, for every call that passed prepare and gate:
 ``persist_call`` (before any side effect) → ``mark_started`` (just before the
-side effect) → ``commit_result`` (before the model sees the result). Each
-commits its own transaction and raises :class:`StoreError` on failure, which
-the boundary turns into ``session_persistence_failed``.
+side effect) → ``commit_result`` (before the model sees the result), or
+``persist_and_start`` for the first two in one commit when execution follows at
+once. Each commits its own transaction and raises :class:`StoreError` on failure,
+which the boundary turns into ``session_persistence_failed``.
 
 CTL call ids are chosen by the model and may repeat across responses of one
 session, so the adapter remembers which stored call row each live id refers to.
+It is built on the call ledger alone (and the intent journal beside it), not on
+the whole store.
 """
 
 from __future__ import annotations
@@ -15,8 +18,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from frontier.app.events import ToolCall, ToolResult
+from frontier.app.session.calls import CallLedger
+from frontier.app.session.db import StoreError
 from frontier.app.session.journal import StoreJournal
-from frontier.app.session.store import SessionStore, StoreError
 
 if TYPE_CHECKING:
     from frontier.tools.contract import Preview, ToolSpec
@@ -25,18 +29,18 @@ if TYPE_CHECKING:
 class SessionPersistence:
     """Implements ``frontier.tools.contract.Persistence`` for one session."""
 
-    def __init__(self, store: SessionStore, session_id: str) -> None:
-        self.store = store
+    def __init__(self, ledger: CallLedger, session_id: str) -> None:
+        self.ledger = ledger
         self.session_id = session_id
         self._refs: dict[str, int] = {}
 
     def persist_call(self, call: ToolCall, spec: ToolSpec, preview: Preview) -> None:
         """Commit the call row with each target's pre-image and expected post-image hash."""
-        self._refs[call.id] = self.store.add_call(self.session_id, call, spec, preview)
+        self._refs[call.id] = self.ledger.add_call(self.session_id, call, spec, preview)
 
     def persist_and_start(self, call: ToolCall, spec: ToolSpec, preview: Preview) -> None:
         """``persist_call`` + ``mark_started`` in one commit, for a call that runs at once."""
-        self._refs[call.id] = self.store.add_call(
+        self._refs[call.id] = self.ledger.add_call(
             self.session_id, call, spec, preview, started=True
         )
 
@@ -48,21 +52,25 @@ class SessionPersistence:
                 f"mark_started({call_id!r}): no persisted call with that id in session "
                 f"{self.session_id}; persist_call must be committed before execution"
             )
-        self.store.add_started(self.session_id, ref, call_id)
+        self.ledger.add_started(self.session_id, ref, call_id)
 
     def commit_result(self, result: ToolResult) -> None:
         """Commit the result row; a call rejected before persisting gets a result row alone."""
         ref = self._ref(result.call_id)
-        self.store.add_result(self.session_id, ref, result)
+        self.ledger.add_result(self.session_id, ref, result)
         if ref is not None and self._refs.get(result.call_id) == ref:
             del self._refs[result.call_id]
 
+    def commit_rejected(self, call: ToolCall, result: ToolResult) -> None:
+        """Commit the result of a call that was never persisted, with its arguments."""
+        self.ledger.add_rejected(self.session_id, call, result)
+
     def journal(self, call_id: str) -> StoreJournal:
         """The intent journal for this call's multi-file writes (``contract.IntentJournal``)."""
-        return StoreJournal(self.store, self.session_id, call_id)
+        return StoreJournal(self.ledger.db, self.session_id, call_id)
 
     def _ref(self, call_id: str) -> int | None:
         ref = self._refs.get(call_id)
         if ref is None:
-            ref = self.store.find_open_call(self.session_id, call_id)
+            ref = self.ledger.find_open_call(self.session_id, call_id)
         return ref

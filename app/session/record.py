@@ -31,15 +31,14 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO, Any
 
-from frontier.app.cst import safejson
-from frontier.app.cst.factory import NATIVE_PROTOCOLS
-from frontier.app.cst.sse import encode_sse
 from frontier.app.secrets import Scrubber, SSEScrubber
+from frontier.app.vocab import DEFAULT_MODE, NATIVE_MODES, is_clean
+from frontier.app.wire import safejson
+from frontier.app.wire.chunks import data_content
+from frontier.app.wire.sse import encode_sse
 
 FORMAT = "frontier-recording"
 VERSION = 1
-FINISH_REASONS = ("stop", "length", "tool_calls", "disconnect", "error")
-CLEAN_REASONS = ("stop", "tool_calls")
 
 
 class RecordingError(ValueError):
@@ -62,17 +61,17 @@ class Recording:
     @property
     def clean(self) -> bool:
         """True when the stream ended normally (``stop`` / ``tool_calls``): EOF rules apply."""
-        return self.finish_reason in CLEAN_REASONS
+        return is_clean(self.finish_reason)
 
     def pieces(self, protocol: str | None = None) -> list[tuple[float, bytes]]:
         """The transducer input for ``protocol`` (default: the recorded mode), one piece per
         SSE event with its arrival time — what replay feeds, at what time."""
         mode = protocol or self.mode
-        if mode in NATIVE_PROTOCOLS:
+        if mode in NATIVE_MODES:
             return [(t, sse_event(data)) for t, data in self.events]
         out: list[tuple[float, bytes]] = []
         for t, data in self.events:
-            text = delta_content(data)
+            text = data_content(data)
             if text:
                 out.append((t, text.encode("utf-8")))
         return out
@@ -85,22 +84,6 @@ class Recording:
 def sse_event(data: str) -> bytes:
     """One SSE event carrying ``data`` (multi-line data becomes several ``data:`` lines)."""
     return encode_sse([data])
-
-
-def delta_content(data: str) -> str:
-    """``choices[0].delta.content`` of one SSE data string, or ``""`` (``[DONE]``, usage, junk)."""
-    try:
-        chunk = safejson.loads(data, max_depth=safejson.ENVELOPE_DEPTH)
-    except ValueError:
-        return ""
-    if not isinstance(chunk, dict):
-        return ""
-    choices = chunk.get("choices")
-    if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
-        return ""
-    delta = choices[0].get("delta")
-    content = delta.get("content") if isinstance(delta, dict) else None
-    return content if isinstance(content, str) else ""
 
 
 class RecordingWriter:
@@ -288,7 +271,7 @@ def content_chunk(text: str, finish_reason: str | None = None, model: str = "") 
 
 def synthesize(
     text: str,
-    mode: str = "ctl-heredoc",
+    mode: str = DEFAULT_MODE,
     *,
     model: str = "synthetic",
     sizes: Sequence[int] = (7,),

@@ -1,7 +1,7 @@
 """Crash recovery: reconcile calls that have no committed result (DESIGN §7).
 
 Nothing is re-run. A multi-file write that died between its renames is first
-finished or undone from its intent journal (``journal.recover_intents``), so it
+finished or undone from its intent journal (:func:`recover_intents`), so it
 is whole or absent. Then a file mutation is decided exactly by content hashes of
 its target files (read beneath the workspace root) against the pre-image and
 post-image hashes committed with the call row: all at post → ``applied``; all at
@@ -11,70 +11,89 @@ state. Any other call becomes
 is unknown) or ``not_executed`` if not (it never began).
 
 The reconciled result is committed like any other result, so it is exactly
-what the model sees when the session resumes.
+what the model sees when the session resumes. Until then a reader shows the same
+verdict for a call that is not a mutation, without writing (``inflight.py``).
+
+This is the one module of the session layer that touches the workspace: it reads
+target files beneath the root and lets the atomic writer (``tools.atomic``) finish
+or undo its own interrupted writes, since only the writer knows its temp and
+pre-image files.
 """
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import TYPE_CHECKING
+from collections.abc import Mapping, Sequence
+from typing import Any, Protocol
 
-from frontier.app.events import ToolResult
+from frontier.app.events import ResultKind, ToolResult
+from frontier.app.session.calls import CallLedger, CallRecord, Target
+from frontier.app.session.db import Database
 from frontier.app.session.hashing import short
-from frontier.app.session.journal import recover_intents
-from frontier.tools import beneath
-from frontier.tools.atomic import remove_leftovers
-from frontier.tools.digest import sha256
-
-if TYPE_CHECKING:
-    from frontier.app.session.store import CallRecord, SessionStore, Target
+from frontier.app.session.inflight import outcome_unknown
+from frontier.app.session.journal import close_intent, open_intents
 
 
-def recover_session(
-    store: SessionStore, session_id: str, workspace: str | Path | None = None
-) -> list[ToolResult]:
-    """Reconcile, commit and return a result for every unresolved call, in call order.
+class WorkspaceFiles(Protocol):
+    """The file operations recovery needs, on the session's workspace (paths relative to
+    it). The tool layer wrote those files and implements this
+    (``frontier.tools.workspace_files.BeneathFiles``); the runtime passes it in, so the
+    session layer never imports the tools."""
 
-    ``workspace`` defaults to the session's recorded workspace; target paths are
-    relative to it.
-    """
-    root = (
-        Path(workspace) if workspace is not None else Path(store.get_session(session_id).workspace)
-    )
-    journaled = recover_intents(store, session_id, root)
+    def digest(self, path: str) -> str | None:
+        """sha256 of the file now (``None`` when absent; a marker string when unreadable)."""
+        ...
+
+    def finish_write(self, entries: Sequence[Mapping[str, Any]]) -> str:
+        """Roll an interrupted multi-file write forward or back; say which."""
+        ...
+
+    def remove_leftovers(self, paths: Sequence[str]) -> list[str]:
+        """Remove a killed write's temps and pre-images; the names removed."""
+        ...
+
+
+def recover_session(ledger: CallLedger, session_id: str, files: WorkspaceFiles) -> list[ToolResult]:
+    """Reconcile, commit and return a result for every unresolved call, in call order;
+    target paths are relative to the workspace ``files`` works on."""
+    journaled = recover_intents(ledger.db, session_id, files)
     results: list[ToolResult] = []
-    for call in store.unresolved_calls(session_id):
-        result = reconcile_call(call, root, journaled.get(call.call_id))
-        store.add_result(session_id, call.seq, result, point="recover")
+    for call in ledger.unresolved_calls(session_id):
+        result = reconcile_call(call, files, journaled.get(call.call_id))
+        ledger.add_result(session_id, call.seq, result, point="recover")
         results.append(result)
     return results
 
 
-def reconcile_call(call: CallRecord, root: Path, journaled: str | None = None) -> ToolResult:
+def recover_intents(db: Database, session_id: str, files: WorkspaceFiles) -> dict[str, str]:
+    """Finish or undo every write a crash interrupted; ``call id → what was done``."""
+    done: dict[str, str] = {}
+    for intent in open_intents(db, session_id):
+        try:
+            outcome = files.finish_write(intent.entries)
+        except OSError as exc:
+            outcome = f"could not be completed nor undone ({exc.strerror or exc})"
+        close_intent(db, intent.id, outcome)
+        done[intent.call_id] = outcome
+    return done
+
+
+def reconcile_call(
+    call: CallRecord, files: WorkspaceFiles, journaled: str | None = None
+) -> ToolResult:
     """The result a call without one gets after a crash (pure apart from reading files);
     ``journaled`` says what the intent journal's recovery did to its write."""
     if call.targets:
-        return _reconcile_mutation(call, root, journaled)
-    if call.started is not None:
-        return _result(
-            call,
-            "interrupted",
-            f"{call.name} call {call.call_id!r} was running when Frontier stopped: outcome "
-            "unknown: check before retrying (it may have partly or fully run)",
-        )
-    return _result(
-        call,
-        "not_executed",
-        f"{call.name} call {call.call_id!r} was recorded but never started when Frontier "
-        "stopped: it did not run; issue it again if it is still needed",
-    )
+        return _reconcile_mutation(call, files, journaled)
+    return outcome_unknown(call, {"recovered": True, "started": call.started is not None})
 
 
-def _reconcile_mutation(call: CallRecord, root: Path, journaled: str | None) -> ToolResult:
-    removed = [] if journaled else remove_leftovers(root, [t.path for t in call.targets])
+def _reconcile_mutation(
+    call: CallRecord, files: WorkspaceFiles, journaled: str | None
+) -> ToolResult:
+    removed = [] if journaled else files.remove_leftovers([t.path for t in call.targets])
     states: list[tuple[Target, str, str | None]] = []
     for target in call.targets:
-        now = _hash(root, target.path)
+        now = files.digest(target.path)
         if now == target.post:
             state = "applied"
         elif now == target.pre:
@@ -83,7 +102,7 @@ def _reconcile_mutation(call: CallRecord, root: Path, journaled: str | None) -> 
             state = "other"
         states.append((target, state, now))
     files = {t.path: {"state": s, "pre": t.pre, "post": t.post, "now": h} for t, s, h in states}
-    meta = {
+    meta: dict[str, Any] = {
         "recovered": True,
         "files": files,
         "started": call.started is not None,
@@ -137,24 +156,5 @@ def _describe(target: Target, state: str, now: str | None) -> str:
     )
 
 
-def _hash(root: Path, path: str) -> str | None:
-    """sha256 of the file at ``path`` read beneath ``root`` (``None`` absent; a directory or
-    other non-regular file never matches a recorded hash)."""
-    try:
-        return sha256(beneath.read_file(root, path)[0])
-    except (IsADirectoryError, beneath.NotRegularFileError):
-        return "<not a regular file>"
-    except (OSError, ValueError):
-        return "<unreadable>"
-
-
-def _result(call: CallRecord, kind: str, output: str, meta: dict | None = None) -> ToolResult:
-    return ToolResult(
-        call_id=call.call_id,
-        name=call.name,
-        kind=kind,  # type: ignore[arg-type]
-        output=output,
-        exit_code=None,
-        elapsed=0.0,
-        meta=meta if meta is not None else {"recovered": True, "started": call.started is not None},
-    )
+def _result(call: CallRecord, kind: ResultKind, output: str, meta: dict[str, Any]) -> ToolResult:
+    return ToolResult(call.call_id, call.name, kind, output, exit_code=None, elapsed=0.0, meta=meta)

@@ -20,6 +20,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import difflib
+import json
 import os
 import sys
 from pathlib import Path
@@ -63,8 +64,11 @@ class SyncPersistence(SessionPersistence):
 
     pause_before_start = False
     pause_before_result = False
-    persist_and_start = None
-    """Use the two-commit path so a kill can land between the call row and its start."""
+
+    def persist_and_start(self, call: ToolCall, spec: ToolSpec, preview: Preview) -> None:
+        """Two commits, not one, so a kill can land between the call row and its start."""
+        self.persist_call(call, spec, preview)
+        self.mark_started(call.id)
 
     def persist_call(self, call: ToolCall, spec: ToolSpec, preview: Preview) -> None:
         super().persist_call(call, spec, preview)
@@ -90,7 +94,13 @@ def boundary_for(store: SessionStore, workspace: Path, mode: str) -> tuple[objec
     from frontier.tools.registry import default_registry
 
     sid = store.create_session(str(workspace), "driver", None, mode)
-    persistence = SyncPersistence(store, sid)
+    store.lock_session(sid)  # held as Frontier holds it: until this process ends
+    rid = store.begin_response(sid, mode, "driver", 0)  # the response that confirmed the call
+    text = f"call c1 shell\narg command {SHELL_COMMAND}\nend\n"
+    store.add_stream_event(
+        rid, 0.0, json.dumps({"choices": [{"index": 0, "delta": {"content": text}}]})
+    )
+    persistence = SyncPersistence(store.ledger, sid)
     boundary = ToolBoundary(default_registry(), workspace, PolicyApprover("auto"), persistence)
     return boundary, persistence
 

@@ -8,9 +8,10 @@ escapes and measures the nesting; only text within ``max_depth`` reaches
 ``JsonLimitError`` (a ``ValueError``), so callers that already handle bad JSON
 as a ``ValueError`` stay correct.
 
-It lives in ``app/cst`` (stdlib only, no events) because the transducers are
-its main users and ``tools/`` may already import from ``frontier.app``; the
-JSON baselines (``jsonbuf.py``) are a transducer, not a home for a helper.
+It lives in ``app/wire`` (stdlib only, below every layer) because its users
+sit in several: the transducers, the provider, the recorder, the secret scrubber
+and the tools' argument coercion. In ``app/cst`` it made each of them import the
+transducer package sideways.
 """
 
 from __future__ import annotations

@@ -1,4 +1,8 @@
-"""Headless presentation: an event printer and terminal approvers.
+"""The headless front end: run turns without the TUI, print events, approve by policy.
+
+``run_headless`` is what ``frontier run``, ``frontier demo --headless`` and
+``frontier resume --headless`` run: it holds one ``AgentSession`` (as the TUI
+does), subscribes an :class:`EventPrinter` to it and sends the prompts.
 
 ``--json`` writes one ``event_to_json`` object per line, flushed as each event
 happens, so another program can follow a run live. The human form is a compact
@@ -11,25 +15,30 @@ output through a :class:`~frontier.app.secrets.StreamScrubber` per call, so a ke
 printed across output chunks is replaced whole, everything else as a whole
 string — before any shortening, so no partial key is shown either.
 
-A silent server is shown, not just waited for: :class:`ResponseWait` follows a
-response from the events alone (the TUI's status bar uses it too), and the text
-log prints ``… waiting for the first byte (10 s)`` / ``… stalled: no bytes for
-10 s`` every 10 s of silence (:meth:`EventPrinter.watch` ticks it). ``--json``
-gets no such lines: it is the core's event log, one event per line as it
-happens, and a program reading it has its own clock.
+A silent server is shown, not just waited for: ``ResponseWait``
+(``app/agent/wait.py``) follows a response from the events alone (the TUI's
+status bar uses it too), and the text log prints ``… waiting for the first byte
+(10 s)`` / ``… stalled: no bytes for 10 s`` every 10 s of silence
+(:meth:`EventPrinter.watch` ticks it). ``--json`` gets no such lines: it is the
+core's event log, one event per line as it happens, and a program reading it has
+its own clock.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import sys
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Any, Literal, TextIO
+from pathlib import Path
+from typing import Any, TextIO
 
 from frontier.app.agent.repair import MAX_REPAIRS
+from frontier.app.agent.runtime import create_runtime
+from frontier.app.agent.wait import ResponseWait
+from frontier.app.config import Config
 from frontier.app.events import (
     AssistantText,
     CallReady,
@@ -37,7 +46,6 @@ from frontier.app.events import (
     Event,
     ReasoningText,
     RepairRequested,
-    ResponseEnded,
     ResponseStarted,
     Retry,
     StreamStopped,
@@ -48,8 +56,10 @@ from frontier.app.events import (
     TurnEnded,
     event_to_json,
 )
-from frontier.app.secrets import Scrubber, StreamScrubber
-from frontier.tools.contract import Decision, Preview, ToolSpec
+from frontier.app.providers.errors import ProviderError
+from frontier.app.secrets import Scrubber, StreamScrubber, url_secrets
+from frontier.app.session.db import StoreError
+from frontier.tools.contract import Approver, Decision, Preview, ToolSpec
 from frontier.tools.patch_summary import change_lines, result_changes
 
 QUIET_JSON = frozenset({"bytes", "confirmed", "call_started", "arg_started", "arg_bytes"})
@@ -58,74 +68,8 @@ THINKING_PRINTED = 4000
 """Characters of one stretch of reasoning the text log prints."""
 PRINTED_CHANGES = 50
 """Files of one mutation listed in the text log before ``+N more``."""
-STALL_AFTER = 5.0
-"""Seconds without a stream byte before a streaming response shows as stalled: a model
-streams many events a second, so a 5 s gap is worth showing long before
-``idle_timeout`` (30 s by default) ends it."""
 WAIT_LINE_EVERY = 10.0
 """Seconds between the text log's waiting / stalled lines."""
-STREAM_EVENTS = frozenset(
-    {"bytes", "reasoning", "confirmed", "call_started", "arg_started", "arg_bytes", "call"}
-    | {"error", "stop", "text"}
-)
-"""Event types only a stream byte can cause (by ``type``, so every present and future
-event of the stream counts): any of them ends a wait."""
-
-WaitPhase = Literal["", "first_byte", "retry", "streaming"]
-
-
-@dataclass
-class ResponseWait:
-    """How long the current response has been silent, known from the events alone.
-
-    From ``response_started`` to its first stream event the request waits for its first
-    byte; a ``retry`` pauses that for its delay, then the next attempt waits again from
-    zero (as ``first_byte_timeout`` counts); once bytes flow, a gap of ``STALL_AFTER``
-    seconds is a stall. ``response_ended`` and ``turn_ended`` end the watch.
-    """
-
-    phase: WaitPhase = ""
-    since: float = 0.0
-    """When the current wait began (for ``retry``: when the next attempt starts)."""
-    attempt: int = 1
-
-    def apply(self, event: Event, clock: Callable[[], float]) -> None:
-        if event.type in STREAM_EVENTS:
-            if self.phase:
-                self.phase, self.since = "streaming", clock()
-        elif isinstance(event, ResponseStarted):
-            self.phase, self.since, self.attempt = "first_byte", clock(), 1
-        elif isinstance(event, Retry):
-            if self.phase in ("first_byte", "retry"):
-                self.phase, self.since = "retry", clock() + event.delay
-                self.attempt = event.attempt + 1
-        elif isinstance(event, ResponseEnded | TurnEnded):
-            self.phase = ""
-
-    def state(self, now: float) -> tuple[Literal["first_byte", "retry", "stalled"], float] | None:
-        """What to show and its seconds (waited so far; for ``retry``: left), or None."""
-        if self.phase == "retry":
-            if now < self.since:
-                return "retry", self.since - now
-            return "first_byte", now - self.since
-        if self.phase == "first_byte":
-            return "first_byte", max(0.0, now - self.since)
-        if self.phase == "streaming" and now - self.since >= STALL_AFTER:
-            return "stalled", now - self.since
-        return None
-
-    def label(self, now: float) -> str:
-        """The status bar's words: ``waiting for the first byte · 23 s``, ``stalled · 12 s``."""
-        state = self.state(now)
-        if state is None:
-            return ""
-        what, seconds = state
-        again = f" (attempt {self.attempt})" if self.attempt > 1 else ""
-        if what == "retry":
-            return f"retrying in {max(1, round(seconds))} s{again}"
-        if what == "first_byte":
-            return f"waiting for the first byte · {int(seconds)} s{again}"
-        return f"stalled · {int(seconds)} s"
 
 
 class EventPrinter:
@@ -322,3 +266,78 @@ class NoTerminalApprover:
 
 def default_approver() -> TerminalApprover | NoTerminalApprover:
     return TerminalApprover() if sys.stdin.isatty() else NoTerminalApprover()
+
+
+EXIT_OK = 0
+EXIT_FAILED = 1
+
+
+async def run_headless(
+    config: Config,
+    *,
+    prompts: list[str],
+    as_json: bool = False,
+    max_turns: int = 20,
+    session_id: str | None = None,
+    demo: bool = False,
+    demo_rate: float = 60.0,
+    approver: Approver | None = None,
+    workspace: Path | None = None,
+    protocol: str | None = None,
+) -> int:
+    """Exit 0 when every turn ended with the model finishing the task, else 1.
+
+    Whatever is printed goes through one scrubber shared with the session (the key,
+    even from ``api_key_command``, and URL credentials); a store that fails while
+    closing (a full disk) is reported as a message and exit 1, never a traceback.
+    """
+    scrubber = Scrubber.from_env(config.api_key, *url_secrets(config.base_url))
+    printer = EventPrinter(as_json=as_json, scrubber=scrubber)
+    try:
+        session = create_runtime(
+            config,
+            approver=approver or default_approver(),
+            demo=demo,
+            demo_rate=demo_rate,
+            session_id=session_id,
+            max_turns=max_turns,
+            workspace=workspace,
+            protocol=protocol,
+            scrubber=scrubber,
+        )
+    except (ValueError, StoreError) as exc:
+        print(f"frontier: {printer.text(str(exc))}", file=sys.stderr)
+        return 2
+    session.subscribe(printer)
+    if not as_json:
+        print(f"session {session.session_id} · {session.mode} · workspace {session.workspace}")
+    for note in session.notes:  # stderr with --json: stdout stays one event per line
+        print(f"note {printer.text(note)}", file=sys.stderr if as_json else sys.stdout)
+    for result in session.recovered:
+        printer(ToolFinished(result))
+    status = EXIT_OK
+    watch = asyncio.create_task(printer.watch(), name="waiting-lines")
+    try:
+        for prompt in prompts or session.demo_prompts:
+            if not as_json:
+                print(f"you {printer.text(prompt)}")
+            ended = await session.send(prompt)
+            if ended.reason != "done":
+                message = printer.text(f"turn ended: {ended.reason}: {ended.message}")
+                print(f"frontier: {message}", file=sys.stderr)
+                status = EXIT_FAILED
+                break
+    except ProviderError as exc:
+        print(f"frontier: {printer.text(str(exc))}", file=sys.stderr)
+        status = EXIT_FAILED
+    finally:
+        watch.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await watch
+        try:
+            await session.close()
+        except Exception as exc:  # e.g. the store's last flush on a full disk
+            message = printer.text(str(exc))
+            print(f"frontier: closing the session failed: {message}", file=sys.stderr)
+            status = EXIT_FAILED
+    return status

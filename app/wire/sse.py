@@ -1,16 +1,26 @@
-"""An incremental Server-Sent Events decoder: body bytes in any chunking -> ``data`` strings.
+"""The one Server-Sent Events reader: body bytes in any chunking -> events (and the writer).
 
 It follows the WHATWG event-stream rules that matter for chat-completion
 streams: lines end in LF, CRLF or CR (a CR at the end of one chunk and the LF
 at the start of the next are one line end); lines starting with ``:`` are
-comments; ``data`` lines of one event are joined with ``\\n``; an event is
-dispatched at the blank line that ends it; a leading UTF-8 BOM is dropped.
-Lines are decoded only once complete, so a multi-byte character split across
-chunks is never mangled. The provider has its own deadline-aware reader on the network; this
-decoder serves recordings, ``transduce`` and ``check``, which start from bytes.
+comments; ``data`` lines of one event are joined with ``\\n``; ``event`` names
+the event (``message`` when absent); an event is dispatched at the blank line
+that ends it, and one without that blank line at the end of the body is
+dropped; a leading UTF-8 BOM is dropped. Lines are decoded only once complete,
+so a multi-byte character split across chunks is never mangled; invalid UTF-8
+becomes U+FFFD, never an exception.
+
+Every reader of SSE uses it: the provider on the network (``feed_events``: it
+needs the ``event`` name, ``event: error``), feeding it the bytes its own
+deadline-aware body reader returns; the native transducers over a recorded or
+piped body (``feed``: only ``data`` matters to them); ``transduce`` and
+``check`` through those. ``encode_sse`` is the one writer (recordings rebuilt
+as a body, the demo model, tests).
 """
 
 from __future__ import annotations
+
+from typing import Any
 
 MAX_LINE = 64 << 20
 """Bytes one line, or the ``data`` of one event, may have: a server's (or a model's) stream
@@ -18,9 +28,13 @@ could otherwise grow the decoder's buffer without bound."""
 
 _BOM = b"\xef\xbb\xbf"
 
+SSEEvent = tuple[str, str]
+"""``(event name, data)`` of one dispatched event."""
+
 
 class SSEDecoder:
-    """Feed body bytes; get the ``data`` field of each complete event.
+    """Feed body bytes; get each complete event (``feed_events``) or just its ``data``
+    (``feed``).
 
     Linear in the input whatever the chunking: an unfinished line is kept as a
     list of pieces (joined once, when its end arrives) and only the new chunk
@@ -35,6 +49,9 @@ class SSEDecoder:
         self._size = 0
         self._data: list[str] = []
         self._data_size = 0
+        self._event = ""
+        self._named = False
+        """What the call being served returns: ``(event, data)`` pairs, or ``data`` alone."""
         self._skip_lf = False
         self._started = False
         self._head = b""
@@ -44,6 +61,17 @@ class SSEDecoder:
         """A line or an event passed ``max_line`` bytes: decoding stopped there."""
 
     def feed(self, chunk: bytes) -> list[str]:
+        """The ``data`` of each event this chunk completes (the transducers' hot path:
+        no pair is built per event)."""
+        self._named = False
+        return self._feed(chunk)
+
+    def feed_events(self, chunk: bytes) -> list[SSEEvent]:
+        """``(event, data)`` for each event this chunk completes."""
+        self._named = True
+        return self._feed(chunk)
+
+    def _feed(self, chunk: bytes) -> list[Any]:
         if not chunk or self.too_long:
             return []
         if self._skip_lf:
@@ -61,7 +89,7 @@ class SSEDecoder:
             self._head = b""
             chunk = head[3:] if head.startswith(_BOM) else head
         lines = chunk.splitlines(keepends=True)
-        out: list[str] = []
+        out: list[Any] = []
         if not lines:
             return out
         tail = lines[-1]
@@ -96,19 +124,21 @@ class SSEDecoder:
     def finish(self) -> list[str]:
         """End of body: an event without its terminating blank line is dropped (per spec)."""
         self._pieces, self._size = [], 0
-        self._data, self._data_size = [], 0
+        self._data, self._data_size, self._event = [], 0, ""
         return []
 
     def _overflow(self) -> None:
         self.too_long = True
         self._pieces, self._size = [], 0
-        self._data, self._data_size = [], 0
+        self._data, self._data_size, self._event = [], 0, ""
 
-    def _line(self, line: bytes, out: list[str]) -> None:
+    def _line(self, line: bytes, out: list[Any]) -> None:
         if not line:
             if self._data:
-                out.append("\n".join(self._data))
+                data = "\n".join(self._data)
+                out.append((self._event or "message", data) if self._named else data)
                 self._data, self._data_size = [], 0
+            self._event = ""
             return
         if line[:1] == b":":
             self.comments += 1
@@ -122,7 +152,10 @@ class SSEDecoder:
                 self._overflow()
                 return
             self._data.append(value.decode("utf-8", "replace"))
-        # ``event``, ``id`` and ``retry`` do not matter for chat-completion streams.
+        elif name == b"event":
+            self._event = value.decode("utf-8", "replace")
+        # ``id`` and ``retry`` do not matter for chat-completion streams; any other line
+        # is ignored, as the spec says.
 
 
 def encode_sse(data_items: list[str]) -> bytes:

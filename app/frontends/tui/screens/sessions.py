@@ -21,7 +21,7 @@ from textual.widgets.option_list import Option
 from frontier.app.session.catalogue import short_path
 
 if TYPE_CHECKING:
-    from frontier.app.session.store import SessionInfo
+    from frontier.app.session.catalogue import SessionInfo
 
 EMPTY = (
     "No stored sessions yet. Every conversation is saved as you go; "

@@ -1,0 +1,1 @@
+"""Front ends: the headless printer and the Textual TUI, each holding one AgentSession."""

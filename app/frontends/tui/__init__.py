@@ -1,0 +1,1 @@
+"""The Textual front end: the App, its per-mode controllers (live, replay) and its screens."""

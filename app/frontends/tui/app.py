@@ -1,0 +1,431 @@
+"""The Textual App: an observer of core events plus an approver (DESIGN §8).
+
+The App itself is what every mode shares: the panes and the ~30 Hz paint, the
+keys, the palette, themes, help and the review modal. What differs per mode
+lives in one controller the App holds:
+
+- :class:`~frontier.app.frontends.tui.live.LiveController` — live, demo, resume
+  and the welcome screen (whose "demo" starts a live session): the one
+  ``AgentSession`` the TUI holds, and every operation on it;
+- :class:`~frontier.app.frontends.tui.replay.ReplayController` — a recording or
+  a stored session replayed through the same panes.
+
+The session's events only update ``UiState`` (bounded buffers and dirty flags)
+in :meth:`FrontierApp.observe`; a timer paints what changed inside
+``batch_update()``, so a fast stream never stalls input. Approvals push the
+review modal and await its ``Decision`` while the stream keeps being read.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+import time
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any, ClassVar
+
+from textual.app import App, SystemCommand
+from textual.binding import Binding, BindingType
+from textual.css.query import NoMatches
+from textual.screen import Screen
+from textual.theme import Theme
+from textual.widgets import Input
+
+from frontier.app.agent.session import AgentSession
+from frontier.app.config import Config, save_setting
+from frontier.app.events import Event, ToolCall
+from frontier.app.frontends.tui.live import LiveController, SessionFactory
+from frontier.app.frontends.tui.replay import ReplayController, Step
+from frontier.app.frontends.tui.screens.help import HelpScreen
+from frontier.app.frontends.tui.screens.main import CSS_PATH as MAIN_CSS
+from frontier.app.frontends.tui.screens.main import TABS, MainScreen
+from frontier.app.frontends.tui.screens.review import ReviewScreen
+from frontier.app.frontends.tui.screens.welcome import WelcomeScreen
+from frontier.app.replay_player import PlaylistPlayer, ReplayPlayer
+from frontier.themes.palette import DEFAULT_THEME, THEME_NAMES, THEMES, theme_variable
+from frontier.tools.contract import Decision, Preview, ToolSpec
+from frontier.widgets.errors_pane import ErrorsPane
+from frontier.widgets.state import UiState
+from frontier.widgets.status_bar import StatusInfo
+
+FLUSH_HZ = 30.0
+SLOW_PANES = frozenset({"transcript", "tools", "errors"})
+
+
+@dataclass(frozen=True)
+class ReviewRecord:
+    """One approval as it happened: what was shown and what the user decided."""
+
+    call: ToolCall
+    preview: Preview
+    decision: Decision
+
+
+class FrontierApp(App[int]):
+    """Live agent (``session_factory``), demo, welcome screen, resume, or replay (``player``)."""
+
+    TITLE = "Frontier"
+    ENABLE_COMMAND_PALETTE = True
+    CSS_PATH: ClassVar[list[str | Path]] = [MAIN_CSS]
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("f1,question_mark", "help", "Help"),
+        Binding("escape", "cancel", "Cancel tool"),
+        Binding("ctrl+e", "focus_errors", "Errors", show=False),
+        Binding("ctrl+t", "toggle_thinking", "Thinking", show=False),
+        Binding("f2", "pane('raw')", "Raw", show=False),
+        Binding("f3", "pane('confirmed')", "Confirmed", show=False),
+        Binding("f4", "pane('pending')", "Pending", show=False),
+        Binding("f5", "pane('errors')", "Errors", show=False),
+        Binding("ctrl+q", "quit", "Quit", priority=True),  # also from a review modal
+        Binding("ctrl+n", "demo_native", "Demo: native-inc"),
+        # replay
+        Binding("space", "toggle_pause", "Pause/play"),
+        Binding("plus,equals_sign", "speed(1)", "Faster", key_display="+"),
+        Binding("minus", "speed(-1)", "Slower", key_display="-"),
+        Binding("full_stop", "step('byte')", "Byte", key_display="."),
+        Binding("comma", "step('line')", "Line", key_display=","),
+        Binding("n", "step('event')", "Event"),
+        Binding("e", "step('error')", "Next error"),
+        Binding("1", "pane('raw')", show=False),
+        Binding("2", "pane('confirmed')", show=False),
+        Binding("3", "pane('pending')", show=False),
+        Binding("4", "pane('errors')", show=False),
+        Binding("q", "quit", "Quit", show=False),
+    ]
+    REPLAY_ACTIONS = frozenset({"toggle_pause", "speed", "step"})
+
+    def __init__(
+        self,
+        config: Config | None = None,
+        *,
+        session_factory: SessionFactory | None = None,
+        player: ReplayPlayer | PlaylistPlayer | None = None,
+        demo: bool = False,
+        demo_rate: float = 60.0,
+        session_id: str | None = None,
+        workspace: Path | None = None,
+        welcome: bool | None = None,
+        speed: float | None = 1.0,
+        paused: bool = False,
+        clock: Callable[[], float] = time.monotonic,
+        token_rate: float | None = None,
+        remember_theme: bool = True,
+        flush_hz: float = FLUSH_HZ,
+        autostart: bool = True,
+    ) -> None:
+        super().__init__()
+        self.config = config or Config()
+        self.clock = clock
+        self.state = UiState(clock)
+        self.replay: ReplayController | None = None
+        """Set when replaying; then ``live`` is None."""
+        self.live: LiveController | None = None
+        """Set in every other mode (live, demo, resume, welcome)."""
+        if player is not None:
+            self.replay = ReplayController(self, player, speed=speed, paused=paused)
+        else:
+            self.live = LiveController(
+                self,
+                factory=session_factory,
+                demo=demo,
+                demo_rate=demo_rate,
+                session_id=session_id,
+                workspace=workspace,
+            )
+        self.welcome = (
+            welcome
+            if welcome is not None
+            else player is None
+            and not demo
+            and session_id is None  # a stored session knows its own endpoint
+            and session_factory is None
+            and not self.config.has_endpoint
+        )
+        self.token_rate_override = token_rate
+        self.remember_theme = remember_theme
+        self.flush_hz = flush_hz
+        self.autostart = autostart
+        self.reviews: list[ReviewRecord] = []
+        self.split_diff = False
+        self._ticks = 0
+        self._main: MainScreen | None = None
+        for theme in THEMES:
+            self.register_theme(theme)
+
+    # ------------------------------------------------------------------ lifecycle
+    @property
+    def replaying(self) -> bool:
+        return self.replay is not None
+
+    @property
+    def session(self) -> AgentSession | None:
+        """The agent session the TUI holds now (None while replaying or not started)."""
+        return self.live.session if self.live is not None else None
+
+    @property
+    def main(self) -> MainScreen:
+        assert self._main is not None
+        return self._main
+
+    def on_load(self) -> None:
+        name = self.config.theme if self.config.theme in self.available_themes else DEFAULT_THEME
+        self.theme = name
+
+    def get_default_screen(self) -> Screen[Any]:
+        self._main = MainScreen(self.clock, interactive=not self.replaying)
+        if self.replay is not None and self.replay.responses > 1:
+            self._main.responses_total = self.replay.responses
+        return self._main
+
+    def on_mount(self) -> None:
+        self.theme_changed_signal.subscribe(self, self._theme_changed)
+        self.call_after_refresh(self._freeze_startup_objects)
+        self.set_interval(1 / self.flush_hz, self.flush, name="flush")
+        if self.welcome:
+            self.push_screen(WelcomeScreen(), callback=self._welcome_done)
+        elif self.replay is not None:
+            self.replay.start(self.autostart)
+        elif self.live is not None and self.autostart:
+            self.live.start()
+
+    def _freeze_startup_objects(self) -> None:
+        """Move everything alive after the first paint (Textual's DOM and CSS, a loaded
+        recording) out of the collector's reach: a full collection then scans only what
+        the stream allocated since, and no longer stalls a flush by tens of ms."""
+        gc.freeze()
+
+    async def on_unmount(self) -> None:
+        gc.unfreeze()  # this app's objects become collectable again (tests run many apps)
+        if self.live is not None:
+            try:
+                await self.live.close()
+            except Exception as exc:  # closing must not hide the reason the app exits
+                self.log.error(f"closing the session failed: {exc!r}")
+
+    def _welcome_done(self, choice: str | None) -> None:
+        if choice == "demo" and self.live is not None:
+            self.live.demo = True
+            self.live.start()
+        else:
+            self.exit(0)
+
+    def _theme_changed(self, theme: Theme) -> None:
+        if self.remember_theme and theme.name in THEME_NAMES and theme.name != self.config.theme:
+            try:
+                save_setting("theme", theme.name)
+            except OSError as exc:
+                self.notify(f"could not remember the theme: {exc}", severity="warning")
+            else:  # what is saved now, so switching back is saved too
+                self.config = replace(self.config, theme=theme.name)
+
+    def focus_prompt(self) -> None:
+        prompts = self.main.query("#prompt")
+        if prompts:
+            prompts.first().focus()
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        if event.input.id != "prompt" or self.live is None:
+            return
+        text = event.value.strip()
+        if text and self.live.submit(text):
+            event.input.value = ""
+
+    # ------------------------------------------------------------------ events
+    def observe(self, event: Event) -> None:
+        """The core's observer: cheap; painting happens on the next flush."""
+        self.state.apply(event)
+
+    def observe_all(self, events: Iterable[Event]) -> None:
+        self.state.apply_all(events)
+
+    async def review(self, call: ToolCall, spec: ToolSpec | None, preview: Preview) -> Decision:
+        """Show the review modal for ``call`` and wait for the user's decision."""
+        self.state.set_tool_state(call, "review")
+        future: asyncio.Future[Decision] = asyncio.get_running_loop().create_future()
+
+        def done(decision: Decision | None) -> None:
+            if not future.done():
+                future.set_result(decision or Decision(False, "review closed without a decision"))
+
+        theme = self.current_theme
+        screen = ReviewScreen(
+            call,
+            spec,
+            preview,
+            syntax_style=theme_variable(theme, "syntax-style", "monokai"),
+            added_bg=theme_variable(theme, "diff-added-bg", "#12361f"),
+            removed_bg=theme_variable(theme, "diff-removed-bg", "#42171b"),
+            split=self.split_diff,
+        )
+        self.push_screen(screen, callback=done)
+        decision = await future
+        self.reviews.append(ReviewRecord(call, preview, decision))
+        self.state.set_tool_state(call, "approved" if decision.approved else "denied")
+        if not decision.approved:
+            self.state.note(f"denied {call.id}: {decision.reason}")
+        elif decision.declined:
+            hunks = ", ".join(f"{path} #{index}" for path, index in decision.declined)
+            self.state.note(f"approved {call.id} without {hunks}: {decision.reason}")
+        return decision
+
+    # ------------------------------------------------------------------ painting
+    def status(self) -> StatusInfo:
+        rate = self._rate()
+        if self.replay is not None:
+            return self.replay.status(rate)
+        assert self.live is not None
+        return self.live.status(rate)
+
+    def _rate(self) -> float:
+        if self.token_rate_override is not None:
+            return self.token_rate_override
+        return self.state.token_rate()
+
+    def flush(self, force: bool = False) -> None:
+        """Paint what changed since the last flush (the ~30 Hz timer calls this).
+
+        ``force`` paints the slow panes and the hidden tabs now too (after a user
+        action, and in tests); otherwise hidden tabs wait until they are chosen.
+        """
+        if self._main is None or not self._main.is_mounted:
+            return
+        self._probe()
+        self._ticks += 1
+        dirty = self.state.take_dirty()
+        if self._ticks % 3 and not force:
+            # the stream panes paint at 30 Hz; the layout-heavy ones at 10 Hz
+            slow = dirty & SLOW_PANES
+            if slow:
+                self.state.mark(*slow)
+                dirty -= slow
+            if not dirty:
+                return
+        try:
+            with self.batch_update():
+                skipped = self.main.flush(self.state, dirty, self.status(), hidden=force)
+            self.state.mark(*skipped)
+        except NoMatches:
+            # the screen is being torn down (app exiting): nothing left to paint
+            self.state.mark(*dirty)
+
+    def _probe(self) -> None:
+        """Adopt the transducer's own frontier and bound (covers native/eos modes)."""
+        source = self.replay or self.live
+        probe = source.probe() if source is not None else None
+        if probe is not None:
+            self.state.set_probe(*probe)
+
+    # ------------------------------------------------------------------ actions
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action in self.REPLAY_ACTIONS:
+            return self.replaying
+        if action == "cancel":
+            return not self.replaying
+        if action == "demo_native":
+            return self.live is not None and self.live.can_demo_native
+        return True
+
+    def action_help(self) -> None:
+        if not isinstance(self.screen, HelpScreen):
+            self.push_screen(HelpScreen())
+
+    def action_pane(self, name: str) -> None:
+        if name in dict(TABS):
+            self.main.show_tab(name)
+            # paint it once the layout has given it a size (hidden panes skip flushes)
+            self.call_after_refresh(self.flush, True)
+
+    def action_toggle_thinking(self) -> None:
+        """Show the model's reasoning blocks whole, or folded to their last lines."""
+        self.state.toggle_thinking()
+        self.call_after_refresh(self.flush, True)
+
+    def action_focus_errors(self) -> None:
+        self.main.show_tab("errors")
+        self.call_after_refresh(self.flush, True)
+        self.main.query_one(ErrorsPane).option_list.focus()
+
+    def on_errors_pane_chosen(self, message: ErrorsPane.Chosen) -> None:
+        self.main.highlight_error(self.state, message.row.response, message.row.offset)
+
+    def action_cancel(self) -> None:
+        if self.live is not None:
+            self.live.cancel()
+
+    def action_demo_native(self) -> None:
+        if self.live is not None:
+            self.live.demo_native()
+
+    def action_open_session(self) -> None:
+        if self.live is not None:
+            self.live.open_picker()
+
+    def action_toggle_pause(self) -> None:
+        if self.replay is not None:
+            self.replay.toggle_pause()
+
+    def action_speed(self, direction: int) -> None:
+        if self.replay is not None:
+            self.replay.change_speed(direction)
+
+    def action_step(self, unit: Step) -> None:
+        if self.replay is not None:
+            self.replay.step(unit)
+
+    # ------------------------------------------------------------------ palette
+    def get_system_commands(self, screen: Screen[Any]) -> Iterator[SystemCommand]:
+        yield from super().get_system_commands(screen)
+        for name in THEME_NAMES:
+            yield SystemCommand(
+                f"Theme: {name}",
+                f"switch to the {name} theme (remembered)",
+                lambda name=name: setattr(self, "theme", name),
+            )
+        yield SystemCommand(
+            "Diff: toggle split view by default",
+            "review modals open split (side by side) or unified",
+            self._toggle_split,
+        )
+        yield SystemCommand("Help", "panes and keys", self.action_help)
+        live = self.live
+        if live is None:
+            return
+        if not isinstance(screen, WelcomeScreen):
+            yield SystemCommand(
+                "Open session…", "resume a stored session (newest first)", live.open_picker
+            )
+        session = live.session
+        if session is not None:
+            for mode in session.modes:
+                yield SystemCommand(
+                    f"Mode: {mode}",
+                    "tool-call protocol for the next model request",
+                    lambda mode=mode: live.set_mode(mode),
+                )
+            yield SystemCommand(
+                "Export session (markdown)",
+                "write the session to a .md file in the current directory",
+                live.export,
+            )
+
+    def _toggle_split(self) -> None:
+        self.split_diff = not self.split_diff
+        self.notify(f"diffs open {'split' if self.split_diff else 'unified'}", timeout=2)
+
+
+def run_tui(
+    config: Config,
+    *,
+    demo: bool = False,
+    demo_rate: float = 60.0,
+    session_id: str | None = None,
+    workspace: Path | None = None,
+) -> int:
+    """Entry point for ``frontier``, ``frontier demo`` and ``frontier resume`` (TUI)."""
+    app = FrontierApp(
+        config, demo=demo, demo_rate=demo_rate, session_id=session_id, workspace=workspace
+    )
+    result = app.run()
+    return int(result or 0)

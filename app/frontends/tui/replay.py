@@ -1,0 +1,161 @@
+"""Replay in the TUI: a recording (or a whole stored session) through the live panes.
+
+The App holds one :class:`ReplayController` instead of a live session when it was
+given a player. It drives the player — by recorded arrival times × speed, or at
+"max" in slices the player sizes to the cost per byte — and applies what it
+yields to the same ``UiState`` a live session feeds; the keys pause, change speed
+and step by byte / line / event / error. ``app/replay_player.py`` does the
+stepping and knows no Textual; this module only schedules it and reports it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections import deque
+from typing import TYPE_CHECKING, Literal
+
+from frontier.app.events import Event, ResponseStarted
+from frontier.app.replay_player import (
+    MAX_CHUNK,
+    PlaylistPlayer,
+    ReplayPlayer,
+    faster,
+    next_chunk,
+    slower,
+)
+from frontier.widgets.errors_pane import ErrorsPane
+from frontier.widgets.status_bar import StatusInfo
+
+if TYPE_CHECKING:
+    from frontier.app.frontends.tui.app import FrontierApp
+
+Step = Literal["byte", "line", "event", "error"]
+
+
+class ReplayController:
+    """The replay mode's half of the App: the player, its speed, pause and steps."""
+
+    def __init__(
+        self,
+        app: FrontierApp,
+        player: ReplayPlayer | PlaylistPlayer,
+        *,
+        speed: float | None = 1.0,
+        paused: bool = False,
+    ) -> None:
+        self.app = app
+        self.player = player
+        self.speed = speed
+        """Times real time; ``None`` is "max" (as fast as the event loop allows)."""
+        self.paused = paused
+        self.slices: deque[float] = deque(maxlen=4096)
+        """Seconds each replay step held the event loop (the newest 4,096; for the bench)."""
+        self._resume = asyncio.Event()
+        self._responses_replayed = 0
+
+    @property
+    def responses(self) -> int:
+        """How many responses the player plays (a stored session's, else 1)."""
+        return self.player.count
+
+    def start(self, autostart: bool) -> None:
+        """Say what is replayed; with ``autostart``, start playing it."""
+        self.app.state.note(self.player.summary())
+        if autostart:
+            self.app.run_worker(self.play(), name="replay", group="replay", exit_on_error=False)
+
+    async def play(self) -> None:
+        """Feed the recording by its arrival times × speed, or at "max" as fast as the
+        loop allows in slices of about ``SLICE_BUDGET`` (the chunk adapts to the cost
+        per byte), yielding between slices so input and painting never wait long."""
+        player = self.player
+        last = time.monotonic()
+        chunk = MAX_CHUNK
+        self.observe(player.start())
+        while not player.finished:
+            if self.paused:
+                self._resume.clear()
+                await self._resume.wait()
+                last = time.monotonic()
+                continue
+            now = time.monotonic()
+            started = time.perf_counter()
+            self.observe(player.advance(now - last, self.speed, chunk))
+            took = time.perf_counter() - started
+            self.slices.append(took)
+            if self.speed is None:
+                chunk = next_chunk(chunk, took)
+            last = now
+            await asyncio.sleep(0 if self.speed is None else 1 / 120)
+        self.app.state.mark("status")
+
+    def observe(self, events: list[Event]) -> None:
+        """Apply replayed events; a session's responses each open with a transcript note."""
+        player = self.player
+        state = self.app.state
+        if not isinstance(player, PlaylistPlayer):
+            self.app.observe_all(events)
+            return
+        for event in events:
+            if isinstance(event, ResponseStarted):
+                self._responses_replayed += 1
+                name = player.sources[min(self._responses_replayed, player.count) - 1].name
+                state.note(f"response {self._responses_replayed} of {player.count} · {name}")
+            state.apply(event)
+
+    # ------------------------------------------------------------------ keys
+    def toggle_pause(self) -> None:
+        self.paused = not self.paused
+        if not self.paused:
+            self._resume.set()
+        self.app.state.mark("status")
+
+    def change_speed(self, direction: int) -> None:
+        self.speed = faster(self.speed) if direction > 0 else slower(self.speed)
+        self.app.state.mark("status")
+        label = "max" if self.speed is None else f"{self.speed:g}×"
+        self.app.notify(f"speed {label}", timeout=1.5)
+
+    def step(self, unit: Step) -> None:
+        """Pause and step one byte / line / event, or jump to the next contract error."""
+        app, player = self.app, self.player
+        self.paused = True
+        step = {
+            "byte": player.step_bytes,
+            "line": player.step_line,
+            "event": player.step_event,
+            "error": player.next_error,
+        }[unit]
+        self.observe(step())
+        if unit == "error" and app.state.errors:
+            app.state.mark("errors")
+            app.flush(force=True)
+            errors = app.main.query_one(ErrorsPane)
+            errors.select(len(app.state.errors) - 1)
+        app.state.mark("status")
+        app.flush(force=True)
+
+    # ------------------------------------------------------------------ the status bar
+    def status(self, token_rate: float) -> StatusInfo:
+        player, state = self.player, self.app.state
+        source = player.source
+        speed = "max" if self.speed is None else f"{self.speed:g}×"
+        where = "ended" if player.finished else "paused" if self.paused else "playing"
+        which = ""
+        if player.count > 1:
+            which = f"response {player.index + 1} of {player.count} · "
+        return StatusInfo(
+            model=source.model or "recording",
+            mode=source.protocol,
+            token_rate=token_rate,
+            frontier=state.frontier,
+            pending=state.pending_size,
+            session="",
+            activity=f"{which}replay {source.name} {where} {speed} · "
+            f"byte {player.position:,}/{player.size:,}",
+        )
+
+    def probe(self) -> tuple[int, int]:
+        """The player's transducer: its frontier and pending bound."""
+        return int(self.player.frontier), int(self.player.pending_bound())

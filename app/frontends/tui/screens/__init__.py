@@ -1,0 +1,1 @@
+"""The TUI's screens: main, review, session picker, welcome, help."""

@@ -1,0 +1,241 @@
+"""Calls and results: the rows of persist-before-execute (DESIGN §7).
+
+A call row is committed before any side effect, with each target file's pre-image
+and expected post-image hash (recovery decides a crashed mutation by them); a
+``started`` row just before the side effect (a crash after it reads as
+``interrupted``, before it as ``not_executed``); the result row before the model can
+see it. A call row always commits together with the stream bytes that proved it
+(:meth:`Responses.release_held` first, then the rows ride in the same transaction).
+
+CTL call ids are chosen by the model (``c1`` in every response is normal), so a
+``started``/``result`` row points at its call row by ``ref`` (the call's ``seq``),
+never by id; a result for a call that was never persisted (rejected at prepare or
+gate) is stored with ``ref = NULL``. A call has exactly one result: a second is
+refused.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from frontier.app.events import ToolCall, ToolResult
+from frontier.app.session.db import Database, StoreError
+from frontier.app.session.responses import Responses
+from frontier.app.session.timeline import append_log
+
+if TYPE_CHECKING:
+    from frontier.tools.contract import Preview, ToolSpec
+
+
+@dataclass(frozen=True)
+class Target:
+    """A file a mutation changes, with the hashes recovery compares against."""
+
+    path: str
+    pre: str | None
+    """sha256 of the file as previewed/approved (``None`` = did not exist)."""
+    post: str | None
+    """sha256 the approved change produces (``None`` = the change deletes it)."""
+
+
+@dataclass(frozen=True)
+class CallRecord:
+    """A persisted call with its start mark and (if committed) its result."""
+
+    seq: int
+    call_id: str
+    name: str
+    args: Mapping[str, Any]
+    t: float
+    kind: str
+    """``read`` / ``edit`` / ``exec`` (the tool's policy class)."""
+    mutates: bool
+    targets: tuple[Target, ...]
+    command: str | None
+    started: float | None
+    result: ToolResult | None
+    response_id: int | None = None
+
+
+def result_to_json(result: ToolResult) -> dict[str, Any]:
+    """A result as its timeline row stores it."""
+    return {
+        "id": result.call_id,
+        "name": result.name,
+        "kind": result.kind,
+        "output": result.output,
+        "exit": result.exit_code,
+        "elapsed": result.elapsed,
+        "meta": dict(result.meta),
+    }
+
+
+def result_from_json(d: Mapping[str, Any]) -> ToolResult:
+    return ToolResult(
+        call_id=d["id"],
+        name=d.get("name", ""),
+        kind=d["kind"],
+        output=d.get("output", ""),
+        exit_code=d.get("exit"),
+        elapsed=float(d.get("elapsed") or 0.0),
+        meta=d.get("meta") or {},
+    )
+
+
+class CallLedger:
+    """The call, ``started`` and result rows of every session."""
+
+    def __init__(self, db: Database, responses: Responses) -> None:
+        self.db = db
+        self.responses = responses
+
+    def add_call(
+        self,
+        session_id: str,
+        call: ToolCall,
+        spec: ToolSpec | None = None,
+        preview: Preview | None = None,
+        response_id: int | None = None,
+        *,
+        started: bool = False,
+    ) -> int:
+        """Commit a call row (with each target file's pre/post hashes); returns its ``seq``.
+
+        ``started`` also records, in the same transaction, that execution begins now:
+        one fsync instead of two on the path from confirmation to the tool starting.
+        A crash right after it reconciles as ``interrupted`` (the safe reading).
+        """
+        targets = [
+            {"path": f.path, "pre": f.old_hash, "post": f.new_hash}
+            for f in (preview.files if preview is not None else ())
+        ]
+        data = {
+            "id": call.id,
+            "name": call.name,
+            "args": call.json_args(),
+            "offset": call.offset,
+            "kind": spec.kind if spec is not None else "read",
+            "mutates": bool(spec.mutates) if spec is not None else False,
+            "targets": targets,
+            "command": preview.command if preview is not None else None,
+            "summary": preview.summary if preview is not None else "",
+        }
+        if response_id is None:
+            response_id = self.responses.latest(session_id)
+
+        def insert(c: sqlite3.Connection) -> int:
+            seq = append_log(
+                self.db, c, session_id, "call", data, call_id=call.id, response_id=response_id
+            )
+            if started:
+                append_log(self.db, c, session_id, "started", {}, call_id=call.id, ref=seq)
+            return seq
+
+        self.responses.release_held()
+        return self.db.write("call", insert)
+
+    def add_started(self, session_id: str, ref: int, call_id: str) -> None:
+        """Commit that the call at ``ref`` is about to execute."""
+        self.db.write(
+            "started",
+            lambda c: append_log(self.db, c, session_id, "started", {}, call_id=call_id, ref=ref),
+        )
+
+    def add_result(
+        self, session_id: str, ref: int | None, result: ToolResult, *, point: str = "result"
+    ) -> None:
+        """Commit a result row (``ref`` = its call's ``seq``; ``None``: never persisted)."""
+        data = result_to_json(result)
+
+        def insert(c: sqlite3.Connection) -> int:
+            if (
+                ref is not None
+                and c.execute(
+                    "SELECT 1 FROM log WHERE ref = ? AND type = 'result'", (ref,)
+                ).fetchone()
+            ):
+                raise StoreError(
+                    f"call {result.call_id!r} (row {ref}) already has a committed result; "
+                    "a call is paired with exactly one result"
+                )
+            return append_log(
+                self.db, c, session_id, "result", data, call_id=result.call_id, ref=ref
+            )
+
+        self.db.write(point, insert)
+
+    def add_rejected(self, session_id: str, call: ToolCall, result: ToolResult) -> None:
+        """Commit the result of a call that never got a call row (``ref = NULL``); the row
+        keeps the call's arguments, so an export still shows what was denied."""
+        data = {**result_to_json(result), "args": call.json_args()}
+        self.db.write(
+            "result",
+            lambda c: append_log(
+                self.db, c, session_id, "result", data, call_id=result.call_id, ref=None
+            ),
+        )
+
+    def find_open_call(self, session_id: str, call_id: str) -> int | None:
+        """``seq`` of the newest call row with this id that has no result yet."""
+        rows = self.db.read(
+            "SELECT c.seq FROM log c WHERE c.session_id = ? AND c.type = 'call'"
+            " AND c.call_id = ? AND NOT EXISTS"
+            " (SELECT 1 FROM log r WHERE r.ref = c.seq AND r.type = 'result')"
+            " ORDER BY c.seq DESC LIMIT 1",
+            (session_id, call_id),
+        )
+        return int(rows[0][0]) if rows else None
+
+    def calls(self, session_id: str) -> list[CallRecord]:
+        """Every persisted call of the session, in order, with start mark and result."""
+        rows = self.db.read(
+            "SELECT c.seq, c.t, c.response_id, c.data,"
+            " (SELECT s.t FROM log s WHERE s.ref = c.seq AND s.type = 'started' LIMIT 1),"
+            " (SELECT r.data FROM log r WHERE r.ref = c.seq AND r.type = 'result' LIMIT 1)"
+            " FROM log c WHERE c.session_id = ? AND c.type = 'call' ORDER BY c.seq",
+            (session_id,),
+        )
+        out = []
+        for seq, t, rid, data, started, result in rows:
+            d = json.loads(data)
+            out.append(
+                CallRecord(
+                    seq=seq,
+                    call_id=d["id"],
+                    name=d["name"],
+                    args=d.get("args", {}),
+                    t=t,
+                    kind=d.get("kind", "read"),
+                    mutates=bool(d.get("mutates")),
+                    targets=tuple(
+                        Target(x["path"], x.get("pre"), x.get("post")) for x in d.get("targets", ())
+                    ),
+                    command=d.get("command"),
+                    started=started,
+                    result=result_from_json(json.loads(result)) if result else None,
+                    response_id=rid,
+                )
+            )
+        return out
+
+    def unresolved_calls(self, session_id: str) -> list[CallRecord]:
+        """Calls persisted without a committed result (what recovery reconciles)."""
+        return [c for c in self.calls(session_id) if c.result is None]
+
+    def undelivered_results(self, session_id: str) -> list[ToolResult]:
+        """Committed results the model never saw (logged after its last user/tool message).
+
+        A crash between committing a result and appending the round leaves such
+        results; resume must report them, or a model would redo a done side effect.
+        """
+        rows = self.db.read(
+            "SELECT data FROM log WHERE session_id = ? AND type = 'result' AND seq > "
+            "COALESCE((SELECT MAX(log_seq) FROM messages WHERE session_id = ?"
+            " AND role IN ('user', 'tool')), 0) ORDER BY seq",
+            (session_id, session_id),
+        )
+        return [result_from_json(json.loads(r[0])) for r in rows]

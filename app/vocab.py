@@ -1,0 +1,76 @@
+"""The small vocabularies every layer names: protocol modes, approval policies, finish reasons.
+
+One home each, so a mode added here is accepted by the CLI, the config, the agent
+loop, the transducer factory and the demo alike, and a reader finds the list in
+one place. The CLI parses its ``choices`` from here before any command runs, so
+this module imports nothing but ``typing`` (``frontier --help`` stays fast) and
+belongs to the bottom layer with ``events.py`` and ``wire/``: anything may import
+it, it imports nothing of Frontier.
+
+Result kinds are the event vocabulary's (``frontier.app.events.ResultKind``): a
+``ToolResult`` carries them.
+"""
+
+from __future__ import annotations
+
+from typing import Literal, get_args
+
+# --------------------------------------------------------------------- protocol modes
+
+AgentMode = Literal["native-eos", "native-inc", "ctl", "ctl-heredoc", "xml"]
+"""The five protocol modes an agent session runs in (DESIGN §4, ``--protocol``)."""
+AGENT_MODES: tuple[AgentMode, ...] = get_args(AgentMode)
+"""In the order the CLI and the error messages list them."""
+DEFAULT_MODE: AgentMode = "ctl-heredoc"
+
+ProtocolName = Literal[
+    "ctl", "ctl-heredoc", "native-eos", "native-inc", "json-whole", "json-object", "xml"
+]
+"""What a transducer can read (``frontier transduce --protocol``, ``check``): the five
+modes plus the two JSON baselines, which exist for experiments, never for a session."""
+PROTOCOLS: tuple[ProtocolName, ...] = get_args(ProtocolName)
+BASELINES: tuple[ProtocolName, ...] = ("json-whole", "json-object")
+
+NATIVE_MODES: tuple[AgentMode, ...] = ("native-eos", "native-inc")
+"""Calls arrive as SSE ``delta.tool_calls`` (the request sends ``tools[]``); the
+transducer reads the SSE body rather than assistant text."""
+CTL_MODES: tuple[AgentMode, ...] = ("ctl", "ctl-heredoc")
+"""Calls are CTL frames in the assistant text; the two differ only in what the
+system prompt teaches."""
+EAGER_MODES: tuple[AgentMode, ...] = ("ctl", "ctl-heredoc", "native-inc")
+"""A call runs the moment it is confirmed, while the stream is still read; in the
+others (native-eos, xml) every call of a response waits for the stream to end."""
+
+# --------------------------------------------------------------------- approvals
+
+Approval = Literal["ask", "auto-edit", "auto", "read-only"]
+"""Who says yes before a mutation or a command runs (``--approval``;
+``tools/policy.py`` says what each means)."""
+APPROVALS: tuple[Approval, ...] = get_args(Approval)
+"""In the order shift+Tab cycles and the help lists them."""
+DEFAULT_APPROVAL: Approval = "ask"
+
+# --------------------------------------------------------------------- finish reasons
+
+CLEAN_FINISH: tuple[str, ...] = ("stop", "tool_calls")
+"""The stream ended normally: CTL's EOF sufficiency rules apply (DESIGN §3)."""
+TRUNCATED_FINISH: tuple[str, ...] = ("length", "disconnect")
+"""The stream was cut off (token limit, dropped or stalled connection): never EOF-sufficient;
+unfinished calls are reported ``truncated`` (DESIGN §4)."""
+FINISH_REASONS: tuple[str, ...] = (*CLEAN_FINISH, *TRUNCATED_FINISH, "error")
+"""Every ``finish_reason`` a response can end with here; ``error`` is an ``{"error": …}``
+object in the stream."""
+
+
+def is_clean(finish_reason: str | None) -> bool:
+    """True when a response that ended this way may use the EOF sufficiency rules."""
+    return finish_reason in CLEAN_FINISH
+
+
+# --------------------------------------------------------------------- patch dialects
+
+Dialect = Literal["unified", "codex"]
+"""The two patch dialects apply_patch reads (both, always) and can teach."""
+PATCH_FORMATS: tuple[str, ...] = ("auto", "unified", "codex")
+"""Values of the ``patch_format`` setting: a dialect to teach, or ``auto`` (by model name).
+Here, not in ``tools/``, because the CLI and the config name it before any tool loads."""

@@ -1,0 +1,61 @@
+"""One home per vocabulary (``app/vocab.py``): every layer that names a mode, a policy or a
+finish reason accepts exactly the vocabulary's list — no copy can drift."""
+
+from __future__ import annotations
+
+import argparse
+
+import pytest
+
+from frontier.app import cli, vocab
+from frontier.app.agent.modes import get_mode
+from frontier.app.config import Config, ConfigError, load_config
+from frontier.app.cst.factory import make_transducer
+from frontier.app.events import OK_KINDS, RESULT_KINDS
+from frontier.app.providers.demo_script import script
+from frontier.tools.policy import PolicyApprover
+
+
+def _choices(parser: argparse.ArgumentParser, flag: str) -> tuple[str, ...]:
+    action = next(a for a in parser._actions if flag in a.option_strings)
+    return tuple(action.choices or ())
+
+
+def test_the_cli_offers_exactly_the_vocabulary() -> None:
+    parser = cli.build_parser()
+    assert _choices(parser, "--protocol") == vocab.AGENT_MODES
+    assert _choices(parser, "--approval") == vocab.APPROVALS
+
+
+def test_every_mode_has_a_mode_a_transducer_and_a_demo_script() -> None:
+    for name in vocab.AGENT_MODES:
+        mode = get_mode(name)
+        assert mode.native == (name in vocab.NATIVE_MODES)
+        assert mode.eager == (name in vocab.EAGER_MODES)
+        assert script(name)
+    for name in vocab.PROTOCOLS:
+        assert make_transducer(name).frontier == 0
+    assert set(vocab.PROTOCOLS) == {*vocab.AGENT_MODES, *vocab.BASELINES}
+    with pytest.raises(ValueError, match="unknown protocol"):
+        get_mode("json-whole")  # a baseline, not a session mode
+
+
+def test_policies_and_config_accept_the_vocabulary_and_nothing_else(
+    monkeypatch: pytest.MonkeyPatch, tmp_path
+) -> None:  # type: ignore[no-untyped-def]
+    for name in vocab.APPROVALS:
+        assert PolicyApprover(name).policy == name
+    with pytest.raises(ValueError, match="unknown approval policy"):
+        PolicyApprover("yolo")
+    monkeypatch.setenv("FRONTIER_CONFIG_DIR", str(tmp_path))
+    monkeypatch.setenv("FRONTIER_APPROVAL", "yolo")
+    with pytest.raises(ConfigError, match="choose one of ask, auto-edit, auto, read-only"):
+        load_config()
+    assert (Config().protocol, Config().approval) == (vocab.DEFAULT_MODE, vocab.DEFAULT_APPROVAL)
+
+
+def test_finish_reasons_and_result_kinds() -> None:
+    assert [r for r in vocab.FINISH_REASONS if vocab.is_clean(r)] == list(vocab.CLEAN_FINISH)
+    assert not any(vocab.is_clean(r) for r in vocab.TRUNCATED_FINISH)
+    assert not vocab.is_clean(None)
+    assert set(OK_KINDS) <= set(RESULT_KINDS)
