@@ -12,12 +12,20 @@ import importlib
 import sys
 from collections.abc import Sequence
 
-from frontier.app.vocab import AGENT_MODES, APPROVALS, DEFAULT_MODE, PATCH_FORMATS, PROTOCOLS
+from frontier.app.vocab import (
+    AGENT_MODES,
+    APPROVALS,
+    DEFAULT_MODE,
+    PATCH_FORMATS,
+    PROTOCOLS,
+    THEME_NAMES,
+)
 
 EPILOG = """\
 examples:
   frontier demo                         watch the built-in scripted model (no network, no key)
   frontier --base-url http://127.0.0.1:8080/v1 --model qwen
+  frontier -c                           continue this workspace's last session
   frontier run --prompt "add a --verbose flag" --approval auto-edit --json
   frontier transduce --protocol ctl --chunk 1 < reply.txt
   frontier apply-patch --root . --dry-run < change.diff
@@ -33,73 +41,105 @@ Sessions live in the user data dir (FRONTIER_DATA_DIR overrides).
 """
 
 
-def _agent_options(parser: argparse.ArgumentParser, *, top: bool) -> None:
-    """Endpoint/mode/policy flags, accepted before or after the subcommand."""
+AGENT_OPTIONS = (
+    "base_url",
+    "model",
+    "protocol",
+    "approval",
+    "workspace",
+    "patch_format",
+    "theme",
+    "connect_timeout",
+    "first_byte_timeout",
+    "idle_timeout",
+)
+"""Every endpoint/mode/policy flag, as its ``argparse`` dest (``--base-url`` → ``base_url``)."""
+ENDPOINT = frozenset(AGENT_OPTIONS) - {"theme"}
+OFFERED: dict[str | None, frozenset[str]] = {
+    None: frozenset(AGENT_OPTIONS),
+    "demo": frozenset({"protocol", "approval", "theme"}),
+    "run": ENDPOINT,
+    "resume": frozenset(AGENT_OPTIONS),
+    "replay": frozenset({"protocol", "theme"}),
+}
+"""Which agent flags each command uses; a command offers only those, so a flag it would
+ignore (``replay --approval``, ``run --theme``, ``demo --workspace``) is an error, not a
+silent no-op. The demo's model, endpoint and timeouts are built in and its workspace is
+a scratch copy; a replay only re-reads bytes (``--protocol`` re-frames them)."""
+
+
+def _flag(dest: str) -> str:
+    return "--" + dest.replace("_", "-")
+
+
+def _positive_int(text: str) -> int:
+    """``--max-turns``: a whole number of model requests, at least one."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(
+            f"must be at least 1 (got {value}): it counts the model requests a task may make"
+        )
+    return value
+
+
+def _agent_options(
+    parser: argparse.ArgumentParser, *, top: bool, only: frozenset[str] = frozenset(AGENT_OPTIONS)
+) -> None:
+    """The endpoint/mode/policy flags in ``only``, accepted before or after the subcommand."""
     default = None if top else argparse.SUPPRESS
-    parser.add_argument(
-        "--base-url",
-        default=default,
-        metavar="URL",
-        help="OpenAI-compatible endpoint, e.g. http://127.0.0.1:8080/v1",
-    )
-    parser.add_argument(
-        "--model", default=default, metavar="M", help="model name sent to the endpoint"
-    )
-    parser.add_argument(
-        "--protocol",
-        default=default,
-        choices=AGENT_MODES,
-        help=f"how tool calls are framed (default {DEFAULT_MODE})",
-    )
-    parser.add_argument(
-        "--approval",
-        default=default,
-        choices=APPROVALS,
-        help="ask (default), auto-edit, auto or read-only",
-    )
-    parser.add_argument(
-        "--workspace",
-        default=default,
-        metavar="DIR",
-        help="workspace root (default: current directory; for resume: where the session's "
-        "project is now, if it moved)",
-    )
-    parser.add_argument(
-        "--patch-format",
-        default=default,
-        choices=PATCH_FORMATS,
-        help="the patch dialect apply_patch teaches the model: auto (default: the Codex "
-        "*** Begin Patch envelope for OpenAI GPT-4.1+, o-series and codex models, a unified "
-        "diff otherwise), unified or codex; both are always accepted",
-    )
-    parser.add_argument(
-        "--theme",
-        default=default,
-        metavar="NAME",
-        help="TUI theme: frontier-dark, frontier-light, frontier-contrast",
-    )
-    parser.add_argument(
-        "--connect-timeout",
-        default=default,
-        type=float,
-        metavar="S",
-        help="seconds to connect to the endpoint (default 10)",
-    )
-    parser.add_argument(
-        "--first-byte-timeout",
-        default=default,
-        type=float,
-        metavar="S",
-        help="seconds from sending a request to the first byte of the answer (default 45; "
-        "raise it for a slow local model on long prompts)",
-    )
-    parser.add_argument(
-        "--idle-timeout",
-        default=default,
-        type=float,
-        metavar="S",
-        help="seconds without a byte mid-answer before it counts as a stall (default 30)",
-    )
+    specs: dict[str, dict[str, object]] = {
+        "base_url": {
+            "metavar": "URL",
+            "help": "OpenAI-compatible endpoint, e.g. http://127.0.0.1:8080/v1",
+        },
+        "model": {"metavar": "M", "help": "model name sent to the endpoint"},
+        "protocol": {
+            "choices": AGENT_MODES,
+            "help": f"how tool calls are framed (default {DEFAULT_MODE})",
+        },
+        "approval": {
+            "choices": APPROVALS,
+            "help": "ask (default), auto-edit, auto or read-only",
+        },
+        "workspace": {
+            "metavar": "DIR",
+            "help": "workspace root (default: current directory; for resume: where the "
+            "session's project is now, if it moved)",
+        },
+        "patch_format": {
+            "choices": PATCH_FORMATS,
+            "help": "the patch dialect apply_patch teaches the model: auto (default: the Codex "
+            "*** Begin Patch envelope for OpenAI GPT-4.1+, o-series and codex models, a "
+            "unified diff otherwise), unified or codex; both are always accepted",
+        },
+        "theme": {
+            "choices": THEME_NAMES,
+            "metavar": "NAME",
+            "help": f"TUI theme: {', '.join(THEME_NAMES)} (remembered when changed in the TUI)",
+        },
+        "connect_timeout": {
+            "type": float,
+            "metavar": "S",
+            "help": "seconds to connect to the endpoint (default 10)",
+        },
+        "first_byte_timeout": {
+            "type": float,
+            "metavar": "S",
+            "help": "seconds from sending a request to the first byte of the answer (default "
+            "45; raise it for a slow local model on long prompts)",
+        },
+        "idle_timeout": {
+            "type": float,
+            "metavar": "S",
+            "help": "seconds without a byte mid-answer before it counts as a stall (default 30)",
+        },
+    }
+    for dest in AGENT_OPTIONS:
+        if dest in only:
+            parser.add_argument(_flag(dest), dest=dest, default=default, **specs[dest])  # type: ignore[arg-type]
 
 
 class _VersionAction(argparse.Action):
@@ -119,6 +159,20 @@ class _VersionAction(argparse.Action):
         parser.exit()
 
 
+CHECK_PROPERTIES = """\
+The properties, checked at every byte prefix of each recorded stream:
+  S1  no incomplete call is ever executable: a call becomes runnable only once its
+      confirming byte has arrived, and a stream cut off there completes no call
+  S2  a call executable on a prefix is byte-identical (id, name, args, offset) to
+      the same call on the whole stream: nothing that ran can change afterwards
+  S3  the number of executable calls never decreases as the prefix grows
+  bound  the pending (undecided) bytes never exceed the protocol's bound
+A model breaking the framing is not a violation (the runtime reports it); bytes that
+arrive for a call already executable are (S2).
+exit status: 0 every property holds, 1 a violation (the first offset is named),
+2 a source cannot be read."""
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="frontier",
@@ -132,20 +186,34 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--version", action=_VersionAction, help="print the installed version and exit"
     )
+    parser.add_argument(
+        "-c",
+        "--continue",
+        dest="continue_last",
+        action="store_true",
+        help="continue the session of this workspace used last (as `frontier resume --last`)",
+    )
     _agent_options(parser, top=True)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
-    def add(name: str, help_text: str) -> argparse.ArgumentParser:
-        p = sub.add_parser(name, help=help_text, description=help_text)
-        return p
+    def add(name: str, help_text: str, epilog: str | None = None) -> argparse.ArgumentParser:
+        return sub.add_parser(
+            name,
+            help=help_text,
+            description=help_text,
+            epilog=epilog,
+            formatter_class=argparse.RawDescriptionHelpFormatter,
+        )
 
     p = add(
         "demo",
         "the built-in scripted model in a scratch copy of a sample project (no network, no key)",
     )
-    _agent_options(p, top=False)
+    _agent_options(p, top=False, only=OFFERED["demo"])
     p.add_argument(
-        "--headless", action="store_true", help="print events instead of opening the TUI"
+        "--headless",
+        action="store_true",
+        help="print events instead of opening the TUI (the default when stdout is not a terminal)",
     )
     p.add_argument("--json", action="store_true", help="with --headless: one JSON event per line")
     p.add_argument(
@@ -159,35 +227,57 @@ def build_parser() -> argparse.ArgumentParser:
     p = add(
         "run", "run one task headless: same loop, events as text or JSON lines, approvals by policy"
     )
-    _agent_options(p, top=False)
+    _agent_options(p, top=False, only=OFFERED["run"])
     p.add_argument(
         "--prompt", required=True, metavar="TEXT", help="the task (- reads it from stdin)"
     )
     p.add_argument(
         "--max-turns",
-        type=int,
+        type=_positive_int,
         default=20,
         metavar="N",
-        help="model requests before giving up (default 20)",
+        help="model requests before giving up (at least 1; default 20)",
     )
     p.add_argument(
-        "--json", action="store_true", help="one JSON event per line, flushed as it happens"
+        "--json",
+        action="store_true",
+        help="one JSON event per line, flushed as it happens; the first line names the session",
     )
     p.add_argument(
         "--session", metavar="ID", help="continue this session instead of starting a new one"
     )
 
     p = add("replay", "replay a recording or a stored session")
-    p.add_argument("source", metavar="RECORDING|SESSION")
+    p.add_argument(
+        "source",
+        metavar="RECORDING|SESSION",
+        help="a recording file, a session id (or unique prefix), or SESSION#N for one response",
+    )
     p.add_argument(
         "--headless", action="store_true", help="print the events instead of opening the TUI"
     )
     p.add_argument("--json", action="store_true", help="with --headless: JSON lines")
-    p.add_argument("--speed", default="1", help="initial speed: 0.1..100 or max")
-    _agent_options(p, top=False)
+    p.add_argument(
+        "--speed",
+        default="1",
+        help="initial speed: 0.1, 0.25, 0.5, 1, 2, 5, 10, 25, 50, 100 or max (default 1)",
+    )
+    _agent_options(p, top=False, only=OFFERED["replay"])
 
-    p = add("transduce", "stdin bytes -> confirmed events as JSON lines (debug a model's framing)")
-    p.add_argument("--protocol", required=True, choices=PROTOCOLS)
+    p = add(
+        "transduce",
+        "stdin bytes -> confirmed events as JSON lines (debug a model's framing)",
+        epilog="exit status: with --summary, 1 when the input has contract errors (the "
+        "summary counts them), else 0; the event stream exits 0 (its errors are records "
+        "in the output); 2 usage error, or a native-mode input without an SSE data: line",
+    )
+    p.add_argument(
+        "--protocol",
+        required=True,
+        choices=PROTOCOLS,
+        help="how the input is framed: assistant text for ctl, ctl-heredoc, json-whole, "
+        "json-object and xml; the SSE body (data: lines) for native-eos and native-inc",
+    )
     p.add_argument(
         "--chunk",
         type=int,
@@ -209,8 +299,18 @@ def build_parser() -> argparse.ArgumentParser:
         help="all = also call_started/arg_started/arg_bytes",
     )
 
-    p = add("check", "verify S1–S3 over every byte prefix of recordings or stored sessions")
-    p.add_argument("sources", nargs="+", metavar="RECORDING|SESSION")
+    p = add(
+        "check",
+        "verify S1–S3 at every byte prefix of recordings or stored sessions: no call runs "
+        "incomplete (S1), changes once runnable (S2) or disappears (S3)",
+        epilog=CHECK_PROPERTIES,
+    )
+    p.add_argument(
+        "sources",
+        nargs="+",
+        metavar="RECORDING|SESSION",
+        help="recording files, session ids (every response) or SESSION#N (one response)",
+    )
 
     p = add(
         "apply-patch",
@@ -229,15 +329,36 @@ def build_parser() -> argparse.ArgumentParser:
         help="locate every hunk and print the result, write nothing",
     )
 
-    p = add("sessions", "list stored sessions, newest first")
-    p.add_argument("--json", action="store_true")
+    p = add("sessions", "list stored sessions, newest first, with their first prompt")
+    p.add_argument("--json", action="store_true", help="a JSON array instead of the table")
 
-    p = add("resume", "continue a stored session")
-    p.add_argument("session_id", metavar="ID")
-    p.add_argument("--headless", action="store_true")
+    p = add(
+        "resume",
+        "continue a stored session (the TUI unless --headless)",
+        epilog="`frontier -c` is `frontier resume --last`.",
+    )
+    p.add_argument(
+        "session_id",
+        metavar="ID",
+        nargs="?",
+        help="the session id or a unique prefix (`frontier sessions` lists them)",
+    )
+    p.add_argument(
+        "--last",
+        action="store_true",
+        help="the session of this workspace (--workspace DIR, else the current directory) "
+        "used last",
+    )
+    p.add_argument("--headless", action="store_true", help="send --prompt and print events, no TUI")
     p.add_argument("--prompt", metavar="TEXT", help="with --headless: the next message")
-    p.add_argument("--json", action="store_true")
-    p.add_argument("--max-turns", type=int, default=20, metavar="N")
+    p.add_argument("--json", action="store_true", help="with --headless: one JSON event per line")
+    p.add_argument(
+        "--max-turns",
+        type=_positive_int,
+        default=20,
+        metavar="N",
+        help="with --headless: model requests before giving up (at least 1; default 20)",
+    )
     p.add_argument(
         "--rate",
         type=float,
@@ -245,14 +366,61 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="TOK_S",
         help="for a demo session: the scripted token rate (default 60; 0 = no delay)",
     )
-    _agent_options(p, top=False)
+    _agent_options(p, top=False, only=OFFERED["resume"])
 
     p = add("export", "export a stored session")
-    p.add_argument("session_id", metavar="ID")
-    p.add_argument("--format", choices=("jsonl", "markdown"), default="markdown")
+    p.add_argument("session_id", metavar="ID", help="the session id or a unique prefix")
+    p.add_argument(
+        "--format",
+        choices=("jsonl", "markdown"),
+        default="markdown",
+        help="markdown (default, for reading) or jsonl (one record per line, for programs)",
+    )
     p.add_argument("--output", "-o", metavar="FILE", help="write here instead of stdout")
 
     return parser
+
+
+def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
+    """Parse, then refuse an agent flag given before a command that would ignore it
+    (``frontier --theme x run``): a flag that does nothing is an error, not a surprise."""
+    parser = build_parser()
+    args, extra = parser.parse_known_args(argv)
+    if extra:
+        _refuse_unknown(parser, args.command, extra)
+    offered = OFFERED.get(args.command, frozenset())
+    for dest in AGENT_OPTIONS:
+        if dest not in offered and getattr(args, dest, None) is not None:
+            if args.command == "transduce" and dest == "protocol":
+                continue  # transduce's own --protocol (required), not the agent flag
+            parser.error(f"{_flag(dest)} does not apply to `frontier {args.command}`")
+    if args.continue_last and args.command is not None:
+        parser.error(
+            f"-c/--continue opens the TUI; for `frontier {args.command}` use "
+            "`frontier resume --last`"
+        )
+    return args
+
+
+def _refuse_unknown(
+    parser: argparse.ArgumentParser, command: str | None, extra: Sequence[str]
+) -> None:
+    """Unknown arguments, reported by the command they were given to; an agent flag the
+    command does not take says so rather than "unrecognized"."""
+    target = parser
+    if command is not None:
+        for action in parser._subparsers._group_actions if parser._subparsers else ():
+            if isinstance(action, argparse._SubParsersAction):
+                target = action.choices.get(command, parser)
+    flags = {_flag(dest) for dest in AGENT_OPTIONS}
+    for arg in extra:
+        name = arg.split("=", 1)[0]
+        if command is not None and name in flags:
+            target.error(
+                f"{name} does not apply to `frontier {command}` (`frontier {command} --help` "
+                "lists what it takes)"
+            )
+    target.error(f"unrecognized arguments: {' '.join(extra)}")
 
 
 _HANDLERS = {
@@ -270,8 +438,7 @@ _HANDLERS = {
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    args = parse_args(argv)
     module = importlib.import_module(f"frontier.app.commands.{_HANDLERS[args.command]}")
     try:
         return int(module.main(args) or 0)

@@ -23,7 +23,15 @@ from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
-from frontier.app.vocab import AGENT_MODES, APPROVALS, DEFAULT_APPROVAL, DEFAULT_MODE, PATCH_FORMATS
+from frontier.app.vocab import (
+    AGENT_MODES,
+    APPROVALS,
+    DEFAULT_APPROVAL,
+    DEFAULT_MODE,
+    DEFAULT_THEME,
+    PATCH_FORMATS,
+    THEME_NAMES,
+)
 
 TIMEOUTS = ("connect_timeout", "first_byte_timeout", "idle_timeout")
 """Seconds; the provider's defaults (10, 45, 30) give up on a hung server within 115 s
@@ -60,7 +68,7 @@ class Config:
     model: str | None = None
     protocol: str = DEFAULT_MODE
     approval: str = DEFAULT_APPROVAL
-    theme: str = "frontier-dark"
+    theme: str = DEFAULT_THEME
     workspace: str | None = None
     patch_format: str = "auto"
     """``auto`` (by model name), ``unified`` or ``codex``: the patch dialect taught."""
@@ -161,6 +169,11 @@ def load_config(**overrides: Any) -> Config:
             f"unknown patch_format {config.patch_format!r}; choose one of "
             f"{', '.join(PATCH_FORMATS)} (set by --patch-format, FRONTIER_PATCH_FORMAT "
             f"or patch_format in {path})"
+        )
+    if config.theme not in THEME_NAMES:
+        raise ConfigError(
+            f"unknown theme {config.theme!r}; choose one of {', '.join(THEME_NAMES)} (set by "
+            f"{sources.get('theme', 'theme')}; the TUI saves the one you pick in its palette)"
         )
     return config
 
@@ -314,13 +327,119 @@ def _toml_value(value: str | int | float | bool) -> str:
     return f'"{escaped}"'
 
 
+# --------------------------------------------------------------------- remembered approvals
+
+APPROVALS_FILE = "approvals.toml"
+"""Beside ``config.toml``: the "always allow" rules remembered per workspace.
+
+Outside every workspace on purpose: the agent writes files in its workspace (under
+``auto-edit`` without asking), so a rules file there would let a model approve its own
+commands. One ``[[workspace]]`` table per root (its real path), holding lists of
+strings: ``commands`` (exact), ``command_prefixes`` (a prefix and plain arguments),
+``python`` (exact code) and ``edits`` (folders relative to the root, ``.`` = all of
+it); ``tools/approval_rules.py`` says what each allows."""
+
+
+def approvals_path() -> Path:
+    return config_dir() / APPROVALS_FILE
+
+
+def load_approvals(root: Path) -> tuple[dict[str, Any], list[str]]:
+    """The approvals file's entry for ``root`` (``{}`` when none) and notes for the user
+    about a file that cannot be read (its rules are then not used: nothing is allowed)."""
+    path = approvals_path()
+    try:
+        text = path.read_text("utf-8")
+    except FileNotFoundError:
+        return {}, []
+    except (OSError, UnicodeDecodeError) as exc:
+        return {}, [f"{path}: cannot read it ({exc}); remembered approvals are not used"]
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        return {}, [f"{path}: invalid TOML ({exc}); remembered approvals are not used"]
+    key = str(Path(root).resolve())
+    for entry in _workspace_entries(data):
+        if entry.get("root") == key:
+            return entry, []
+    return {}, []
+
+
+def save_approvals(root: Path, rules: dict[str, list[str]]) -> Path:
+    """Replace ``root``'s remembered rules (all lists empty: drop its entry), keeping every
+    other workspace's; a lock file serialises two Frontiers saving at once. Returns the path."""
+    import fcntl
+
+    path = approvals_path()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path.with_suffix(".toml.lock"), "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        entries: list[dict[str, Any]] = []
+        if path.is_file():
+            try:
+                entries = _workspace_entries(tomllib.loads(path.read_text("utf-8")))
+            except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+                raise ConfigError(
+                    f"{path}: invalid TOML ({exc}); fix or delete it before remembering a rule"
+                ) from exc
+        key = str(Path(root).resolve())
+        entries = [entry for entry in entries if entry.get("root") != key]
+        kept = {name: list(values) for name, values in rules.items() if values}
+        if kept:
+            entries.append({"root": key, **kept})
+        lines = [
+            "# Frontier: always-allow rules remembered per workspace (a review's shift+A;",
+            "# revoke from the command palette). Commands match exactly: see",
+            "# docs/decisions-tui.md (Approvals that learn).",
+        ]
+        for entry in entries:
+            lines += ["", "[[workspace]]", f"root = {_toml_string(str(entry.get('root', '')))}"]
+            for name, values in entry.items():
+                if name != "root" and isinstance(values, list):
+                    items = ", ".join(_toml_string(str(v)) for v in values)
+                    lines.append(f"{name} = [{items}]")
+        tmp = path.with_suffix(".toml.tmp")
+        tmp.write_text("\n".join(lines) + "\n", "utf-8")
+        os.replace(tmp, path)
+    return path
+
+
+def _workspace_entries(data: dict[str, Any]) -> list[dict[str, Any]]:
+    entries = data.get("workspace", [])
+    if not isinstance(entries, list):
+        return []
+    return [entry for entry in entries if isinstance(entry, dict)]
+
+
+def _toml_string(value: str) -> str:
+    """A TOML basic string: quotes, backslashes and every control character escaped (a
+    command may hold a newline or a tab)."""
+    out = ['"']
+    for ch in value:
+        if ch in ('"', "\\"):
+            out.append("\\" + ch)
+        elif ch == "\n":
+            out.append("\\n")
+        elif ch == "\t":
+            out.append("\\t")
+        elif ord(ch) < 0x20 or ord(ch) == 0x7F:
+            out.append(f"\\u{ord(ch):04X}")
+        else:
+            out.append(ch)
+    out.append('"')
+    return "".join(out)
+
+
 __all__ = [
     "Config",
     "ConfigError",
+    "approvals_path",
     "config_dir",
     "data_dir",
+    "load_approvals",
     "load_config",
     "replace",
     "resolve_api_key",
+    "save_approvals",
     "save_setting",
 ]

@@ -268,6 +268,47 @@ class ResponseEnded(Event):
     detail: str = ""
     """Why a ``disconnect`` happened (``no data for 30 s (idle_timeout)``), else empty."""
 
+    @property
+    def tokens(self) -> TokenUsage:
+        """``usage`` read as numbers (what a status bar shows)."""
+        return TokenUsage.from_usage(self.usage)
+
+
+@dataclass(frozen=True)
+class TokenUsage:
+    """A response's token counts from the server's ``usage`` object, ``None`` where the
+    server did not say (many local servers send no usage unless asked, some never).
+
+    ``cached`` is the part of the prompt the server answered from its prompt cache:
+    OpenAI's and vLLM's ``prompt_tokens_details.cached_tokens``, DeepSeek's
+    ``prompt_cache_hit_tokens`` or an Anthropic-style ``cache_read_input_tokens``.
+    """
+
+    prompt: int | None = None
+    completion: int | None = None
+    cached: int | None = None
+
+    @classmethod
+    def from_usage(cls, usage: Mapping[str, Any]) -> TokenUsage:
+        details = usage.get("prompt_tokens_details")
+        cached = _count(details.get("cached_tokens")) if isinstance(details, Mapping) else None
+        for key in ("prompt_cache_hit_tokens", "cache_read_input_tokens"):
+            if cached is None:
+                cached = _count(usage.get(key))
+        prompt, completion = usage.get("prompt_tokens"), usage.get("completion_tokens")
+        return cls(_count(prompt), _count(completion), cached)
+
+    @property
+    def known(self) -> bool:
+        return self.prompt is not None or self.completion is not None
+
+
+def _count(value: object) -> int | None:
+    """A token count as the server sent it, or ``None`` for anything but an int >= 0."""
+    if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
+        return value
+    return None
+
 
 @dataclass(frozen=True)
 class RepairRequested(Event):
@@ -286,6 +327,19 @@ class TurnEnded(Event):
     """``done`` (model finished), ``max_turns``, ``repair_limit``,
     ``session_persistence_failed``, ``provider_error``, ``cancelled``."""
     message: str = ""
+
+
+@dataclass(frozen=True)
+class QueuedDelivered(Event):
+    """Messages the user queued while the agent worked (``AgentSession.queue``) went to
+    the model as one user message, with the request that follows (or, when the turn
+    they were typed in ended first, with the next turn's first request)."""
+
+    type: ClassVar[str] = "queued_delivered"
+    texts: tuple[str, ...]
+    """Each message as typed, oldest first."""
+    notes: tuple[str, ...] = ()
+    """What went with them: ``attached PATH (N bytes)``, or why an ``@path`` was not."""
 
 
 def event_to_json(event: Event) -> dict[str, Any]:

@@ -74,3 +74,12 @@ Dialect = Literal["unified", "codex"]
 PATCH_FORMATS: tuple[str, ...] = ("auto", "unified", "codex")
 """Values of the ``patch_format`` setting: a dialect to teach, or ``auto`` (by model name).
 Here, not in ``tools/``, because the CLI and the config name it before any tool loads."""
+
+# --------------------------------------------------------------------- themes
+
+THEME_NAMES: tuple[str, ...] = ("frontier-dark", "frontier-light", "frontier-contrast")
+"""The TUI's themes (``--theme``, ``theme`` in config.toml). Named here because the CLI
+and the config check a name before Textual loads; ``themes/palette.py`` defines them
+and a test keeps the two lists equal. Only these are offered: each passes the contrast
+check in ``tests/test_themes_contrast.py``."""
+DEFAULT_THEME = "frontier-dark"

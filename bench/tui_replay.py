@@ -9,9 +9,16 @@ Figures, side by side with references measured in the same run:
 - how long each replay step held the loop (the replay controller's ``slices``);
 - RSS growth of the process across the replay.
 
-Each run replays in a fresh app; the last line is the worst run against the
-targets. Run: ``.venv/bin/python bench/tui_replay.py --mib 4 --runs 3``
-(targets: lag p99 ≤ 50 ms, replay ≤ 3× transduce, RSS growth ≤ 150 MB).
+Two shapes of recording, each replayed ``--runs`` times in a fresh app, the
+Transcript rendering prose as Markdown as it streams:
+- ``calls``: one line of prose, then back-to-back apply_patch calls (``--mib``; CTL
+  stops a response at prose after a call, so calls and prose cannot interleave);
+- ``markdown``: one long Markdown reply — headings, emphasis, lists, tables, fenced
+  python — and no call (``--markdown-mib``, 1 MiB by default: "fast on a 1 MB reply").
+
+The last line of each shape is its worst run against the targets. Run:
+``.venv/bin/python bench/tui_replay.py --mib 4 --runs 3`` (targets: lag p99 ≤ 50 ms,
+replay ≤ 3× transduce, RSS growth ≤ 150 MB); ``--shape calls`` runs one shape.
 """
 
 from __future__ import annotations
@@ -55,6 +62,34 @@ def make_text(size: int) -> str:
         total += len(piece)
         n += 1
     return "".join(parts)
+
+
+def make_markdown(size: int) -> str:
+    """One long Markdown reply without calls: the shapes a model writes, over and over."""
+    parts, total, n = [], 0, 0
+    while total < size:
+        piece = (
+            f"## Part {n}\n\n"
+            f"The module *grows* in part {n}: **compute** takes `value_{n}` and a factor, "
+            "and each caller passes it on. This paragraph is long enough to wrap in the "
+            "Transcript at every width, as explanations are.\n\n"
+            "- the parser keeps its flags\n- `greet()` gains an argument\n"
+            "  that the tests cover\n- nothing else changes\n\n"
+            "| file | change | lines |\n|------|--------|------:|\n"
+            f"| m.py | compute({n}) | {n % 97} |\n| test_m.py | a test | 12 |\n\n"
+            "```python\n"
+            f"def compute_{n}(value: int, factor: int = {n % 7 + 1}) -> int:\n"
+            '    """Scale ``value``."""\n'
+            "    return value * factor\n"
+            "```\n\n"
+        )
+        parts.append(piece)
+        total += len(piece)
+        n += 1
+    return "".join(parts)
+
+
+SHAPES = {"calls": make_text, "markdown": make_markdown}
 
 
 def check_calls(data: bytes) -> int:
@@ -145,12 +180,9 @@ async def run_replay(player: ReplayPlayer) -> Run:
         return Run(elapsed, idle, busy, list(app.replay.slices), growth)
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--mib", type=float, default=4.0, help="recording size (default 4 MiB)")
-    parser.add_argument("--runs", type=int, default=3, help="replays, each in a fresh app")
-    args = parser.parse_args()
-    text = make_text(int(args.mib * (1 << 20)))
+def bench_shape(shape: str, size: int, runs: int) -> None:
+    """Replay one shape of recording ``runs`` times and print a row per run."""
+    text = SHAPES[shape](size)
     recording = synthesize(text, PROTOCOL, sizes=(16,), rate=0.001)
     with tempfile.TemporaryDirectory() as tmp:
         write_recording(Path(tmp) / "big.jsonl", recording)
@@ -162,7 +194,7 @@ def main() -> int:
     ref = min(transduce_time(data) for _ in range(3))
     cli = min(transduce_cli_time(data) for _ in range(3))
     print(
-        f"recording: {len(data) / (1 << 20):.2f} MiB of {PROTOCOL}, "
+        f"{shape}: {len(data) / (1 << 20):.2f} MiB of {PROTOCOL}, "
         f"{len(source.marks):,} deltas, {calls:,} calls; "
         f"transducer {ref:.3f} s in process, `frontier transduce` {cli:.3f} s (best of 3)"
     )
@@ -171,24 +203,42 @@ def main() -> int:
         f"{'lag p50':>9}{'lag p99':>9}{'lag max':>9}{'idle p99':>10}"
         f"{'slice p99':>11}{'slice max':>11}{'steps':>7}{'RSS +MB':>9}"
     )
-    runs = []
-    for i in range(1, args.runs + 1):
+    results = []
+    for i in range(1, runs + 1):
         run = asyncio.run(run_replay(ReplayPlayer(source)))
-        runs.append(run)
+        results.append(run)
         print(
             f"{i:>3}{run.elapsed:>10.3f}{run.elapsed / cli:>6.2f}×{run.elapsed / ref:>7.1f}×"
             f"{pct(run.busy, 0.5):>9.1f}{pct(run.busy, 0.99):>9.1f}{pct(run.busy, 1):>9.1f}"
             f"{pct(run.idle, 0.99):>10.1f}{pct(run.slices, 0.99):>11.2f}"
             f"{pct(run.slices, 1):>11.2f}{len(run.slices):>7}{run.growth:>9.1f}"
         )
-    worst_ratio = max(r.elapsed for r in runs) / cli
-    worst_p99 = max(pct(r.busy, 0.99) for r in runs)
-    worst_rss = max(r.growth for r in runs)
+    worst_ratio = max(r.elapsed for r in results) / cli
+    worst_p99 = max(pct(r.busy, 0.99) for r in results)
+    worst_rss = max(r.growth for r in results)
     print(
-        f"worst of {len(runs)}: replay {worst_ratio:.2f}× `frontier transduce` (target ≤ 3×), "
-        f"lag p99 {worst_p99:.1f} ms (≤ 50), RSS +{worst_rss:.1f} MB (≤ 150); "
+        f"{shape}, worst of {len(results)}: replay {worst_ratio:.2f}× `frontier transduce` "
+        f"(target ≤ 3×), lag p99 {worst_p99:.1f} ms (≤ 50), RSS +{worst_rss:.1f} MB (≤ 150); "
         "lag and slices in ms"
     )
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument(
+        "--mib", type=float, default=4.0, help="calls recording size (default 4 MiB)"
+    )
+    parser.add_argument(
+        "--markdown-mib", type=float, default=1.0, help="markdown reply size (default 1 MiB)"
+    )
+    parser.add_argument("--runs", type=int, default=3, help="replays, each in a fresh app")
+    parser.add_argument(
+        "--shape", choices=[*SHAPES, "all"], default="all", help="which recording (default all)"
+    )
+    args = parser.parse_args()
+    for shape in SHAPES if args.shape == "all" else [args.shape]:
+        mib = args.markdown_mib if shape == "markdown" else args.mib
+        bench_shape(shape, int(mib * (1 << 20)), args.runs)
     return 0
 
 

@@ -338,7 +338,7 @@ def test_transduce_check_and_replay_report_deep_arguments_without_crashing(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     proc = run_cli("transduce", "--protocol", "native-inc", data=deep_sse())
-    assert proc.returncode == 0, proc.stderr.decode()[-500:]
+    assert proc.returncode == 0, proc.stderr.decode()[-500:]  # a contract error, as a record
     lines = [json.loads(x) for x in proc.stdout.decode().splitlines()]
     assert lines[0]["kind"] == "bad_json" and TOO_DEEP in lines[0]["message"]
     rec = deep_recording(tmp_path / "deep.jsonl")

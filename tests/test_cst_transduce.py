@@ -36,9 +36,11 @@ def test_transduce_prints_text_calls_and_summary_the_same_for_any_chunk() -> Non
     assert 0 < by_byte[-1]["max_pending"] <= len("PATCH") + 1 + len("arg patch <<PATCH")
 
 
-def test_transduce_errors_are_output_not_failures() -> None:
-    code, out, _ = transduce(b"call c1 w\narg a 5\nhello world\nend\n", "--protocol", "ctl")
-    assert code == 0
+def test_transduce_errors_are_output_and_the_summary_exits_1() -> None:
+    data = b"call c1 w\narg a 5\nhello world\nend\n"
+    code, out, _ = transduce(data, "--protocol", "ctl")
+    assert code == 0  # the event stream: errors are records its reader consumes
+    assert transduce(data, "--protocol", "ctl", "--summary")[0] == 1  # the verdict
     [err] = [x for x in out if x["type"] == "error"]
     assert err["kind"] == "unexpected_line" and err["offset"] == len(b"call c1 w\narg a 5\nhello")
 
@@ -46,7 +48,7 @@ def test_transduce_errors_are_output_not_failures() -> None:
 def test_transduce_truncated_eof_and_summary_only() -> None:
     data = b"call c1 w\narg a <<E\nx\nE\nend"
     code, out, _ = transduce(data, "--protocol", "ctl", "--eof", "truncated", "--summary")
-    assert code == 0 and len(out) == 1
+    assert code == 1 and len(out) == 1
     expected = {"confirmed": len(data) - 3, "pending": 3, "max_pending": 3, "calls": 0}
     assert out[0] == {"type": "summary", **expected, "errors": 1}
 

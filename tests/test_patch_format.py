@@ -307,7 +307,6 @@ def test_an_invalid_value_is_a_clear_config_error(
         ["--patch-format", "codex"],
         ["run", "--patch-format", "codex", "--prompt", "x"],
         ["--patch-format", "codex", "run", "--prompt", "x"],
-        ["demo", "--patch-format", "codex"],
         ["resume", "abc", "--patch-format", "codex"],
     ],
 )
@@ -320,7 +319,7 @@ def test_the_flag_reaches_the_config(monkeypatch: pytest.MonkeyPatch, argv: list
 
 def test_without_the_flag_the_env_stands(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("FRONTIER_PATCH_FORMAT", "codex")
-    for argv in ([], ["run", "--prompt", "x"], ["demo"]):
+    for argv in ([], ["run", "--prompt", "x"], ["resume", "abc"]):
         config = config_from_args(cli.build_parser().parse_args(argv))
         assert config is not None and config.patch_format == "codex"
 
@@ -340,7 +339,7 @@ def test_a_bad_env_value_is_reported_not_raised(
     assert "unknown patch_format 'git'" in capsys.readouterr().err
 
 
-@pytest.mark.parametrize("argv", [["--help"], ["run", "--help"], ["demo", "--help"]])
+@pytest.mark.parametrize("argv", [["--help"], ["run", "--help"], ["resume", "--help"]])
 def test_help_shows_the_flag(capsys: pytest.CaptureFixture[str], argv: list[str]) -> None:
     with pytest.raises(SystemExit):
         cli.main(argv)

@@ -67,8 +67,9 @@ async def test_resume_after_the_project_moved_reconciles_in_the_new_place(tmp_pa
 
 
 async def test_demo_copies_live_in_the_data_dir_and_come_back_if_deleted(tmp_path: Path) -> None:
-    runtime = create_runtime(Config(), approver=PolicyApprover("auto"), demo=True)
+    runtime = create_runtime(Config(), approver=PolicyApprover("auto"), demo=True, demo_rate=0)
     root, sid = runtime.workspace, runtime.session_id
+    await runtime.send("hello")  # answered, so closing keeps it (an unused one is discarded)
     await runtime.aclose()
     assert root.parent == data_dir() / "demo-workspaces"
     assert (root / "README.md").is_file()

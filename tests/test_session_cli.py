@@ -62,9 +62,12 @@ def test_sessions_lists_newest_first(capsys) -> None:
     second = make_session(workspace="/other", model="second-model", mode="native-inc")
     assert main(["sessions"]) == 0
     lines = capsys.readouterr().out.splitlines()
-    assert lines[0].split() == ["ID", "STARTED", "WORKSPACE", "MODEL", "MODE", "TURNS", "STATE"]
+    assert lines[0].split() == [
+        "ID", "STARTED", "WORKSPACE", "MODEL", "MODE", "TURNS", "STATE", "PROMPT"
+    ]  # fmt: skip
     assert lines[1].startswith(second) and "second-model" in lines[1] and "native-inc" in lines[1]
-    assert lines[2].startswith(first) and lines[2].split()[-2:] == ["1", "interrupted"]
+    assert lines[2].startswith(first)
+    assert lines[2].split()[-5:] == ["1", "interrupted", "run", "the", "tests"]
 
     assert main(["sessions", "--json"]) == 0
     rows = json.loads(capsys.readouterr().out)

@@ -100,7 +100,8 @@ def test_sigkill_mid_shell_call_reads_interrupted_everywhere_without_a_resume(
     (row,) = json.loads(out)
     assert (row["state"], row["interrupted_calls"]) == ("interrupted", 1)
     code, out, _ = cli(capsys, "sessions")
-    assert out.splitlines()[1].split()[-1] == "interrupted"
+    header, row_line = out.splitlines()[:2]
+    assert row_line[header.index("STATE") :].split()[0] == "interrupted"
     assert f"{sid}: a call was running when its Frontier stopped: outcome unknown" in out
 
     code, out, err = cli(capsys, "check", sid)

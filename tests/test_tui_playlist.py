@@ -225,6 +225,7 @@ async def test_replay_command_opens_the_session_as_a_playlist(
         return 0
 
     monkeypatch.setattr(FrontierApp, "run", fake_run)
+    monkeypatch.setattr("frontier.app.commands._agent_args.terminal_problem", lambda: None)
     args = argparse.Namespace(source=sid, headless=False, speed="max", protocol=None)
     assert replay_cmd.main(args) == 0
     args = argparse.Namespace(source=f"{sid}#3", headless=False, speed="1", protocol=None)

@@ -45,14 +45,14 @@ async def palette(pilot: Pilot, command: str) -> None:
 
 
 async def picker(pilot: Pilot) -> SessionPicker:
-    """The session picker, mounted, its list focused on the newest session."""
+    """The session picker, mounted, its filter box focused, the newest session highlighted."""
     screen = await opened(pilot, SessionPicker, "the session picker")
     lists = screen.query(OptionList)
     if lists:
         await until(
             pilot,
-            lambda: lists.first().has_focus and lists.first().highlighted == 0,
-            "the picker's list focused",
+            lambda: screen.filter_box.has_focus and lists.first().highlighted == 0,
+            "the picker's filter focused",
         )
     return screen
 
@@ -111,15 +111,15 @@ async def test_picking_the_older_session_resumes_it_with_its_reconciled_call(
         screen = await picker(pilot)
         options = screen.query_one(OptionList)
         assert [options.get_option_at_index(i).id for i in range(2)] == [newer, older]
-        assert options.has_focus and options.highlighted == 0  # newest first
+        assert screen.filter_box.has_focus and options.highlighted == 0  # newest first
         rows = [str(options.get_option_at_index(i).prompt) for i in range(2)]
-        assert rows[0].startswith(f"● {newer}")  # the open one is marked
-        assert rows[1].startswith(f"  {older}")
+        assert rows[0].startswith(f"● {newer}  list the files\n")  # the open one is marked
+        assert rows[1].startswith(f"  {older}  list the files\n")  # with its first prompt
         assert "1 turn · interrupted\n" in rows[1]  # its process died mid-call
         assert "frontier-demo · ctl-heredoc · " in rows[1]
         assert rows[1].rstrip().endswith("ws-old")
 
-        await pilot.press("j", "enter")
+        await pilot.press("down", "enter")
         await until(
             pilot,
             lambda: app.session is not first and app.session is not None,
@@ -145,7 +145,7 @@ async def test_picking_the_older_session_resumes_it_with_its_reconciled_call(
         screen = await picker(pilot)
         options = screen.query_one(OptionList)
         assert str(options.get_option_at_index(1).prompt).startswith("● ")  # older, open now
-        await pilot.press("j", "enter")
+        await pilot.press("down", "enter")
         await until(
             pilot,
             lambda: any("already open" in n.message for n in app._notifications),
@@ -165,22 +165,20 @@ async def test_the_picker_is_keyboard_driven_and_esc_keeps_the_session(
         app.action_open_session()
         screen = await picker(pilot)
         options = screen.query_one(OptionList)
-        await pilot.press("j")
-        await until(pilot, lambda: options.highlighted == 1, "j")
-        assert options.highlighted == 1
-        await pilot.press("k")
-        await until(pilot, lambda: options.highlighted == 0, "k")
-        assert options.highlighted == 0
         await pilot.press("down")
         await until(pilot, lambda: options.highlighted == 1, "down")
         assert options.highlighted == 1
+        await pilot.press("up")
+        await until(pilot, lambda: options.highlighted == 0, "up")
+        assert options.highlighted == 0
 
         def fits() -> None:
-            shown = [options.render_line(y).text.rstrip() for y in range(4)]
-            assert shown[0].endswith("1 turn · active")  # every field fits at 80 columns
-            assert shown[1].endswith("ws-new") and "frontier-demo · ctl-heredoc" in shown[1]
+            shown = [options.render_line(y).text.rstrip() for y in range(6)]
+            assert shown[0].endswith("list the files")  # every field fits at 80 columns
+            assert shown[1].endswith("1 turn · active")
+            assert shown[2].endswith("ws-new") and "frontier-demo · ctl-heredoc" in shown[2]
 
-        await eventually(pilot, fits, "the two lines of the session")
+        await eventually(pilot, fits, "the three lines of the session")
         await pilot.press("escape")
         await until(pilot, lambda: not isinstance(app.screen, SessionPicker), "the picker closed")
         assert not isinstance(app.screen, SessionPicker)

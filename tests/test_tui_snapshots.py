@@ -1,4 +1,4 @@
-"""How the TUI looks: four scenes at 80×24 and 140×45, in the dark and light themes.
+"""How the TUI looks: four scenes at 80×24 and 140×45, in every theme.
 
 Each app gets a fixed theme before mount, a frozen clock and token rate, no
 cursor blink and no live runtime: scenes are built from real core events
@@ -16,7 +16,7 @@ import pytest
 from pilot_wait import opened, replay_step, until
 from pytest_textual_snapshot import SVGImageExtension
 from textual.pilot import Pilot
-from textual.widgets import Input
+from textual.widgets import Input, TextArea
 from tui_fakes import NEW, OLD, PATCH_SPEC, FakeLoop, fake_session, make_preview
 
 from frontier.app.config import Config
@@ -33,10 +33,11 @@ from frontier.app.frontends.tui.app import FrontierApp
 from frontier.app.frontends.tui.screens.review import ReviewScreen
 from frontier.app.replay_player import ReplayPlayer, source_from_recording
 from frontier.app.session.record import synthesize
+from frontier.app.vocab import THEME_NAMES
 from frontier.widgets.raw_stream import RawStreamView
 
 SIZES = {"80x24": (80, 24), "140x45": (140, 45)}
-THEMES = ("frontier-dark", "frontier-light")
+THEMES = THEME_NAMES  # every theme: dark, light and contrast
 NOW = 1000.0
 
 REPLY = (
@@ -87,8 +88,8 @@ async def settle(pilot: Pilot) -> None:
     app = pilot.app
     assert isinstance(app, FrontierApp)
     await until(pilot, lambda: app.main.is_mounted, "the main screen")
-    for prompt in app.query(Input):
-        prompt.cursor_blink = False
+    for box in [*app.query(Input), *app.query(TextArea)]:  # the message box is a TextArea
+        box.cursor_blink = False
     app.flush(force=True)
     await pilot.pause()
     app.flush(force=True)

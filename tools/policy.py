@@ -8,12 +8,18 @@
 
 Without an interactive approver (headless ``run``), what would be asked is
 denied with a reason that says which flag allows it.
+
+"Always allow" rules (``tools/approval_rules.py``) approve a matching call under
+``ask`` and ``auto-edit`` before anyone is asked — headless too, so a command
+remembered for the workspace runs in ``frontier run`` as in the TUI; they never
+override ``read-only``.
 """
 
 from __future__ import annotations
 
 from frontier.app.events import ToolCall
 from frontier.app.vocab import APPROVALS
+from frontier.tools.approval_rules import ApprovalRules
 from frontier.tools.contract import Approver, Decision, Preview, ToolSpec
 
 POLICIES = APPROVALS
@@ -21,11 +27,15 @@ POLICIES = APPROVALS
 
 
 class PolicyApprover:
-    def __init__(self, policy: str, ask: Approver | None = None) -> None:
+    def __init__(
+        self, policy: str, ask: Approver | None = None, rules: ApprovalRules | None = None
+    ) -> None:
         if policy not in POLICIES:
             raise ValueError(f"unknown approval policy {policy!r}; choose {', '.join(POLICIES)}")
         self.policy = policy
         self.ask = ask
+        self.rules = rules
+        """The session's "always allow" rules (``None``: none can be made)."""
 
     async def approve(self, call: ToolCall, spec: ToolSpec, preview: Preview) -> Decision:
         if spec.kind == "read" and not spec.mutates:
@@ -39,6 +49,9 @@ class PolicyApprover:
                 f"{what} are not allowed in this session; describe the change to the user instead",
                 by="policy read-only",
             )
+        rule = self.rules.match(call, spec, preview) if self.rules is not None else None
+        if rule is not None:
+            return Decision(True, f"always allowed: {rule.describe()}", by="an always-allow rule")
         if self.policy == "auto-edit" and spec.kind == "edit":
             return Decision(True, "policy auto-edit")
         if self.ask is None:

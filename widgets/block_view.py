@@ -7,14 +7,25 @@ flush only measures new blocks (one line when it fits, no wrapping needed),
 and ``render_line`` wraps a block the first time one of its lines is visible,
 keeping the strips in an LRU. Text is wrapped and styled exactly as a
 ``Static`` would (``lines.text_strips``), so the panes look the same.
+
+A block that is costly to render (a reply's Markdown, ~1 ms each) may offer
+``estimate(width) -> int``: it then counts as that many lines until it is
+rendered, and only the blocks that come into view are rendered — so a flush
+that brings hundreds of new Markdown blocks (a replay at full speed) renders
+the dozen on screen, not all of them. Once rendered, a block's real height
+replaces the estimate; the blocks in view are always rendered first, so what
+is on screen is laid out exactly, and a wrong guess above the view only moves
+the scrollbar.
 """
 
 from __future__ import annotations
 
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from collections import OrderedDict
 from collections.abc import Hashable, Sequence
+from itertools import accumulate
 
+from rich.console import RenderableType
 from rich.text import Text
 from textual import events
 from textual.geometry import Size
@@ -23,9 +34,14 @@ from textual.strip import Strip
 
 from frontier.widgets.lines import fit_width, set_virtual_size, text_strips
 
-Block = tuple[Hashable, Text]
-"""``(key, text)``: the key must change whenever the text (or its styles) does."""
+Block = tuple[Hashable, Text | RenderableType]
+"""``(key, text)``: the key must change whenever the text (or its styles) does. Any rich
+renderable may stand in for the text (a Transcript reply's Markdown); it is measured by
+rendering it — or by its ``estimate(width)`` until it comes into view — where a
+one-line ``Text`` is measured by its length."""
 CACHE_BLOCKS = 512
+SETTLE_ROUNDS = 64
+"""Bound on render-the-view passes per reflow (each renders at least one block)."""
 
 
 class BlockView(ScrollView, can_focus=True):
@@ -36,9 +52,15 @@ class BlockView(ScrollView, can_focus=True):
         self._blocks: list[Block] = []
         self._keys: list[Hashable] = []
         self._starts: list[int] = []
+        self._sizes: list[int] = []
+        self._guessed: list[bool] = []
+        """Per block: its size is an estimate (it has not been rendered at this width)."""
         self._total = 0
         self._width = 0
         self._heights: dict[Hashable, int] = {}
+        """Real heights at ``_width`` of the blocks rendered or measured."""
+        self._guesses: dict[Hashable, int] = {}
+        """Estimated heights at ``_width`` of the blocks not rendered yet."""
         self._strips: OrderedDict[Hashable, list[Strip]] = OrderedDict()
         self.follow = True
 
@@ -70,6 +92,7 @@ class BlockView(ScrollView, can_focus=True):
         if fit_width(self, total) != width:
             width = fit_width(self, total)
             total = self._measure(width)
+        total = self._settle()
         set_virtual_size(self, Size(width, total))
         self.refresh()
         if self.follow:
@@ -79,19 +102,70 @@ class BlockView(ScrollView, can_focus=True):
         if width != self._width:
             self._width = width
             self._heights.clear()
+            self._guesses.clear()
             self._strips.clear()
         known, heights = self._heights, {}
-        starts: list[int] = []
-        y = 0
+        guesses, kept_guesses = self._guesses, {}
+        sizes: list[int] = []
+        guessed: list[bool] = []
         for i, (key, text) in enumerate(self._blocks):
             height = known.get(key)
+            guess = False
             if height is None:
-                height = _fits(text, width) or len(self._block_strips(i))
-            heights[key] = height
-            starts.append(y)
-            y += height
-        self._heights, self._starts, self._total = heights, starts, y
-        return y
+                height = _fits(text, width)
+                if not height:
+                    estimate = getattr(text, "estimate", None)
+                    if callable(estimate):
+                        height = guesses.get(key) or max(1, int(estimate(width)))
+                        kept_guesses[key] = height
+                        guess = True
+                    else:
+                        height = len(self._block_strips(i))
+            if not guess:
+                heights[key] = height
+            sizes.append(height)
+            guessed.append(guess)
+        self._heights, self._sizes, self._guessed = heights, sizes, guessed
+        self._guesses = kept_guesses
+        return self._place()
+
+    def _place(self) -> int:
+        """Block start lines from their sizes; the total."""
+        self._starts = [0, *accumulate(self._sizes)][:-1] if self._sizes else []
+        self._total = sum(self._sizes)
+        return self._total
+
+    def _settle(self) -> int:
+        """Render the estimated blocks the view shows (the tail when following) until
+        every line on screen belongs to a block of known height; the new total."""
+        height = max(1, self.scrollable_content_region.height)
+        for _ in range(SETTLE_ROUNDS):
+            top = max(0, self._total - height) if self.follow else int(self.scroll_offset.y)
+            top = min(top, max(0, self._total - height))
+            guessed = [i for i in self._in_view(top, height) if self._guessed[i]]
+            if not guessed:
+                break
+            for i in guessed:
+                self._exact(i)
+            self._place()
+        return self._total
+
+    def _in_view(self, top: int, height: int) -> range:
+        if not self._starts:
+            return range(0)
+        first = max(0, bisect_right(self._starts, top) - 1)
+        last = bisect_left(self._starts, top + height)
+        return range(first, last)
+
+    def _exact(self, index: int) -> bool:
+        """Render block ``index`` and adopt its real height; True when that changed it."""
+        key = self._blocks[index][0]
+        height = len(self._block_strips(index))
+        self._heights[key] = height
+        self._guessed[index] = False
+        changed = height != self._sizes[index]
+        self._sizes[index] = height
+        return changed
 
     def _block_strips(self, index: int) -> list[Strip]:
         key, text = self._blocks[index]
@@ -104,6 +178,17 @@ class BlockView(ScrollView, can_focus=True):
         else:
             self._strips.move_to_end(key)
         return strips
+
+    def _resettle(self) -> None:
+        """The view reached estimated blocks (a scroll): render them and lay out again."""
+        if not self.is_mounted:
+            return
+        before = self._total
+        self._place()
+        total = self._settle()
+        if total != before:
+            set_virtual_size(self, Size(self._width, total))
+        self.refresh()
 
     # ------------------------------------------------------------------ textual
     def on_mount(self) -> None:
@@ -120,11 +205,15 @@ class BlockView(ScrollView, can_focus=True):
     def watch_scroll_y(self, old_value: float, new_value: float) -> None:
         super().watch_scroll_y(old_value, new_value)
         self.follow = new_value >= self.max_scroll_y
+        if not self.follow and any(self._guessed):
+            self._resettle()
 
     def render_line(self, y: int) -> Strip:
         index = self.scroll_offset.y + y
         if 0 <= index < self._total:
             block = bisect_right(self._starts, index) - 1
+            if self._guessed[block] and self._exact(block):
+                self.call_later(self._resettle)  # in view before it was settled: fix next frame
             strips = self._block_strips(block)
             offset = index - self._starts[block]
             if offset < len(strips):
@@ -132,9 +221,11 @@ class BlockView(ScrollView, can_focus=True):
         return Strip.blank(self.scrollable_content_region.width, self.rich_style)
 
 
-def _fits(text: Text, width: int) -> int:
+def _fits(text: Text | RenderableType, width: int) -> int:
     """1 when ``text`` is one line that fits ``width``, else 0: wrap it to know.
 
     (A ``Static`` wraps even a ``no_wrap`` rich ``Text``, and so do we.)
     """
+    if not isinstance(text, Text):
+        return 0
     return int("\n" not in text.plain and text.cell_len <= width)

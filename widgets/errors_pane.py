@@ -64,7 +64,7 @@ class ErrorsPane(Vertical):
             options.clear_options()
             options.add_options([Option(error_label(r)) for r in new])
         self.rows = new
-        if options.highlighted is None and new:
+        if options.highlighted is None:  # (also when a new session emptied the list)
             self._detail(None)
 
     def _detail(self, row: ErrorRow | None) -> None:

@@ -9,6 +9,7 @@ text exactly as a ``Static`` would, one cached block at a time.
 
 from __future__ import annotations
 
+from rich.console import RenderableType
 from rich.text import Text
 from textual.geometry import Size
 from textual.scroll_view import ScrollView
@@ -33,8 +34,9 @@ def set_virtual_size(view: ScrollView, size: Size) -> None:
     view.refresh()
 
 
-def text_strips(widget: Widget, text: Text, width: int) -> list[Strip]:
-    """``text`` wrapped and styled at ``width`` cells exactly as a ``Static`` shows it."""
+def text_strips(widget: Widget, text: Text | RenderableType, width: int) -> list[Strip]:
+    """``text`` (or any rich renderable) wrapped and styled at ``width`` cells exactly as
+    a ``Static`` shows it."""
     return Visual.to_strips(widget, visualize(widget, text), width, None, widget.visual_style)
 
 

@@ -8,6 +8,7 @@ cap so a long session or a multi-megabyte replay keeps memory bounded.
 
 from __future__ import annotations
 
+import codecs
 import time
 from collections import deque
 from collections.abc import Callable, Iterable
@@ -37,7 +38,10 @@ from frontier.app.events import (
     ToolStarted,
     TurnEnded,
 )
+from frontier.app.vocab import is_clean
 from frontier.tools.patch_summary import SHOWN_CHANGES, change_lines, patch_label
+from frontier.widgets.progress import TurnProgress
+from frontier.widgets.prose import ProseBlocks
 
 if TYPE_CHECKING:
     from frontier.app.session.timeline import LogRecord
@@ -129,6 +133,9 @@ class ConfirmedRow:
     nbytes: int = 0
     preview: str = ""
     version: int = 0
+    tail: bytes = b""
+    """The run's last raw bytes: the preview is cut from these, never from ``preview``
+    (re-encoding its ``⏎`` and cutting it split characters into ``�``)."""
 
 
 @dataclass
@@ -144,6 +151,9 @@ class ToolRow:
     tail: deque[str] = field(default_factory=lambda: deque(maxlen=TOOL_TAIL))
     partial: str = ""
     message: str = ""
+    output: str = ""
+    """The finished call's whole result text as the model got it (capped by the tool
+    boundary): what "copy" puts on the clipboard."""
     changes: tuple[str, ...] = ()
     """A finished mutation's ``M path (+3 −1)`` lines (the first few, then ``+N more``),
     or ``already applied``; from the result's ``meta``, never from the patch text."""
@@ -153,14 +163,42 @@ class ToolRow:
         return self.state == "running"
 
 
-@dataclass
 class TranscriptEntry:
-    id: int
-    role: str
-    """``you``, ``ai``, ``call``, ``note``, ``error``."""
-    text: str
-    call_id: str | None = None
-    version: int = 0
+    """One entry of the Transcript.
+
+    ``role``: ``you``, ``ai``, ``thinking``, ``call``, ``note``, ``stop`` (the stream
+    stopped, a cut-off response, a repair: one line each), ``session`` (a new session
+    starts below), ``error``. An ``ai`` entry's prose is Markdown kept as
+    :class:`~frontier.widgets.prose.ProseBlocks`, so a growing reply re-renders only its
+    last block; ``text`` reads it back as one string.
+    """
+
+    def __init__(self, id: int, role: str, text: str = "", call_id: str | None = None) -> None:
+        self.id = id
+        self.role = role
+        self.call_id = call_id
+        self.version = 0
+        self.prose: ProseBlocks | None = ProseBlocks() if role == "ai" else None
+        self.interrupted = False
+        """``ai``: the turn was stopped (Esc) while this reply streamed; what was
+        confirmed is kept and marked."""
+        self._text = ""
+        self.text = text
+
+    @property
+    def text(self) -> str:
+        return self.prose.text if self.prose is not None else self._text
+
+    @text.setter
+    def text(self, value: str) -> None:
+        if self.prose is not None:
+            self.prose = ProseBlocks()
+            self.prose.append(value)
+        else:
+            self._text = value
+
+    def __repr__(self) -> str:
+        return f"TranscriptEntry({self.id}, {self.role!r}, {self.text[:40]!r}, {self.call_id!r})"
 
 
 @dataclass(frozen=True)
@@ -191,9 +229,41 @@ def _mapping(value: object) -> dict[str, object]:
     return value if isinstance(value, dict) else {}
 
 
-def _preview(data: bytes, limit: int = 48) -> str:
-    text = data[-limit:].decode("utf-8", "replace")
+PREVIEW_BYTES = 48
+
+
+def _preview(data: bytes, limit: int = PREVIEW_BYTES) -> str:
+    """The last ``limit`` bytes as one line, starting at a character (a cut through a
+    multi-byte character is moved past it rather than shown as ``�``)."""
+    tail = data[-limit:]
+    start = 0
+    while start < min(3, len(tail)) and tail[start] & 0xC0 == 0x80 and len(data) > limit:
+        start += 1
+    text = tail[start:].decode("utf-8", "replace")
     return text.replace("\n", "⏎").replace("\t", "→")
+
+
+def stop_line(reason: str, offset: int, call_id: str) -> str:
+    """The Transcript's one line for a stream the transducer stopped reading."""
+    if reason == "text_after_call":
+        after = f"call {call_id}" if call_id else "its call"
+        return (
+            f"■ stream stopped at byte {offset:,}: text after {after} dropped (a made-up result?)"
+        )
+    return f"■ stream stopped at byte {offset:,}: {reason}"
+
+
+def cut_line(reason: str, detail: str, offset: int, open_calls: dict[str, str]) -> str:
+    """The Transcript's one line for a response that ended before it was complete."""
+    why = f"{reason}: {detail}" if detail else reason
+    unfinished = ", ".join(f"{cid} {name}" for cid, name in open_calls.items())
+    outcome = f"{unfinished} never ran" if unfinished else "no call was cut"
+    return f"✂ response cut off at byte {offset:,} (finish_reason {why}): {outcome}"
+
+
+def repair_line(kind: str, attempt: int) -> str:
+    """The Transcript's one line for a repair request sent back to the model."""
+    return f"↺ repair {attempt}: the model was sent the {kind} error and asked to resend"
 
 
 class UiState:
@@ -215,14 +285,30 @@ class UiState:
         self.pending_bound = 4096
         self._row_ids = 0
         self._entry_ids = 0
-        self._arrivals: deque[float] = deque()
+        self.progress = TurnProgress()
+        """The status bar's turn timer, tokens/s and token counts."""
         self._assistant: TranscriptEntry | None = None
         self._thinking: TranscriptEntry | None = None
         self.thinking_expanded = False
         """Reasoning blocks shown whole (else folded to their last lines)."""
+        self.epoch = 0
+        """Bumped by :meth:`new_session`: views drop what they kept of the earlier one."""
+        self._decoder = codecs.getincrementaldecoder("utf-8")("replace")
+        self._streamed: list[str] = []
+        """Prose decoded from ``Confirmed`` text and shown, not yet reported as an
+        ``AssistantText`` (the loop reports it at a call and at the end)."""
+        self._expected: str | None = None
+        """The stretch the loop reports right after a ``CallStarted`` (already shown)."""
+        self._streaming = False
+        """A response is open (started, not ended): an Esc now interrupts its prose."""
+        self._open_calls: dict[str, str] = {}
+        """This response's calls whose header was confirmed but not yet ready (id -> name)."""
+        self._last_call = ""
+        self._cut_shown = False
+        """This response's ✂ line is in the Transcript (its ``truncated`` error is not)."""
         self.wait = ResponseWait()
         """Silence of the current response (the status bar's "waiting for the first byte")."""
-        self._wait_shown = ""
+        self._wait_shown: tuple[str, tuple[int, int] | None] = ("", None)
 
     # ------------------------------------------------------------------ queries
     @property
@@ -255,12 +341,10 @@ class UiState:
                 return buf
         return None
 
-    def token_rate(self, window: float = 2.0) -> float:
-        """Stream deltas per second over the last ``window`` seconds (≈ tokens/s)."""
-        now = self.clock()
-        while self._arrivals and self._arrivals[0] < now - window:
-            self._arrivals.popleft()
-        return len(self._arrivals) / window
+    def token_rate(self) -> float:
+        """Tokens/s of the latest response: the server's ``usage`` once it came, else
+        chunks/s so far (``widgets/progress.py``); 0 before any response."""
+        return self.progress.rate or 0.0
 
     def running_tools(self) -> list[ToolRow]:
         return [row for row in self.tools.values() if row.running]
@@ -276,9 +360,11 @@ class UiState:
 
     def take_dirty(self) -> set[str]:
         """The panes to repaint. The flush timer calls this ~30 times a second, so it is
-        also where the waiting display ticks: the status bar is marked when its seconds
-        change (no timer of its own, and no repaint while nothing changes)."""
-        label = self.waiting_label()
+        also where the waiting display and the turn timer tick: the status bar is marked
+        when its seconds or spinner frame change (no timer of its own, and no repaint while
+        nothing changes)."""
+        now = self.clock()
+        label = (self.wait.label(now), self.progress.ticker(now))
         if label != self._wait_shown:
             self._wait_shown = label
             self.dirty.add("status")
@@ -315,6 +401,8 @@ class UiState:
                 self.add_user(str(data.get("text", "")))
             elif rec.type == "assistant":  # pieces of one reply join, as they did live
                 self._assistant_text(str(data.get("text", "")))
+                if data.get("interrupted") and self._assistant is not None:
+                    self._assistant.interrupted = True
             elif rec.type == "call":
                 args = data.get("args")
                 call = ToolCall(rec.call_id or "", str(data.get("name", "")), args or {})
@@ -344,16 +432,18 @@ class UiState:
             buf = self.current or self._new_response("?")
             buf.append(event.offset, event.data)
             self.bytes_seen += len(event.data)
-            self._arrivals.append(self.clock())
+            self.progress.chunk(self.clock())
             self.mark("raw", "pending", "status")
         elif isinstance(event, Confirmed):
             buf = self.current or self._new_response("?")
             buf.frontier = max(buf.frontier, event.offset + len(event.data))
             if event.kind == "text":
                 self._merge("text", "text", event.offset, event.data)
+                self._stream_prose(event.data)
             self.mark("raw", "pending", "status")
         elif isinstance(event, CallStarted):
             self._row("call", f"call {event.id} {event.name}", event.offset)
+            self._call_started(event.id, event.name)
         elif isinstance(event, ArgStarted):
             form = event.form + (f" {event.declared}" if event.declared is not None else "")
             self._row("arg", f"arg {event.key} ({form})", event.offset)
@@ -361,6 +451,8 @@ class UiState:
             self._merge("bytes", event.key, event.offset, event.data)
         elif isinstance(event, CallReady):
             call = event.call
+            self._open_calls.pop(call.id, None)
+            self._last_call = call.id
             self.calls_ready += 1
             self._row("ready", f"ready {call.id} {call.name}", call.offset)
             previous = self.tools.pop(call.id, None)
@@ -381,23 +473,30 @@ class UiState:
             index = self.current.index if self.current else 0
             self.errors.append(ErrorRow(index, event.kind, event.message, event.offset))
             self._row("error", f"error {event.kind}", event.offset)
-            self._entry("error", f"{event.kind} at byte {event.offset}: {event.message}")
+            if not (event.kind == "truncated" and self._cut_shown):  # the ✂ line said it
+                self._entry("error", f"{event.kind} at byte {event.offset}: {event.message}")
             self.mark("errors")
         elif isinstance(event, StreamStopped):
             self._row("stop", f"stop: {event.reason}", event.offset)
+            self.note(stop_line(event.reason, event.offset, self._last_call), "stop")
         elif isinstance(event, ResponseStarted):
+            self.progress.response_started()
             self._thinking = None
+            self._response_started()
             self._new_response(event.mode)
         elif isinstance(event, ResponseEnded):
             if self.current is not None:
                 self.current.finish_reason = event.finish_reason
+            self.progress.response_ended(event.tokens)
             self._row("response", f"response ended: {event.finish_reason}", self.consumed)
+            self._response_ended(event.finish_reason, event.detail)
             self.mark("status")
         elif isinstance(event, AssistantText):
             self._thinking = None
-            self._assistant_text(event.text)
+            self._reported_prose(event.text)
         elif isinstance(event, ReasoningText):
             (self.current or self._new_response("?")).think(event.text)
+            self.progress.chunk(self.clock())
             self._thinking_text(event.text)
             self.mark("raw")
         elif isinstance(event, ToolStarted):
@@ -417,12 +516,15 @@ class UiState:
         elif isinstance(event, ToolFinished):
             result = event.result
             row = self.tools.get(result.call_id)
-            if row is None:
-                row = self._tool(ToolCall(result.call_id, result.name, {}))
+            if row is None:  # a call cut off before it was ready: the ✂ line may name it
+                call = ToolCall(result.call_id, result.name, {})
+                said = result.kind == "truncated" and self._cut_shown
+                row = self._tool(call, entry=not said)
             row.state = result.kind
             row.exit_code = result.exit_code
             row.elapsed = result.elapsed
             row.message = result.output.strip().splitlines()[0][:200] if result.output else ""
+            row.output = result.output
             row.changes = tuple(change_lines(result.meta, SHOWN_CHANGES))
             if row.partial:
                 row.tail.append(row.partial)
@@ -432,14 +534,27 @@ class UiState:
         elif isinstance(event, Retry):
             self.note(f"retrying (attempt {event.attempt}, {event.delay:.1f}s): {event.reason}")
         elif isinstance(event, RepairRequested):
-            self.note(f"repair {event.attempt}: asked the model to resend ({event.kind})")
+            self.note(repair_line(event.kind, event.attempt), "stop")
         elif isinstance(event, TurnEnded):
             self.turn_running = False
+            self.progress.end_turn()
             self.last_turn = event.reason
+            self._turn_ended(event.reason)
+            self._end_unfinished_calls()
             if event.reason != "done":
                 self.note(f"turn ended: {event.reason} {event.message}".strip())
             self._assistant = None
             self.mark("status")
+
+    def _end_unfinished_calls(self) -> None:
+        """A turn that ended (ctrl+c, an error) ends its calls: a cancelled task reports
+        no result, so a row still running, in review or waiting would say so forever."""
+        for row in self.tools.values():
+            if row.state in ("running", "review", "ready"):
+                row.state = "cancelled" if row.state == "running" else "not run"
+                if row.started is not None and row.elapsed is None:
+                    row.elapsed = max(0.0, self.clock() - row.started)
+                self._touch_call(row.call.id)
 
     def set_tool_state(self, call: ToolCall, state: str) -> None:
         row = self._tool(call)
@@ -455,12 +570,13 @@ class UiState:
         self.mark("raw", "pending", "status")
         return buf
 
-    def _tool(self, call: ToolCall) -> ToolRow:
+    def _tool(self, call: ToolCall, *, entry: bool = True) -> ToolRow:
         row = self.tools.get(call.id)
         if row is None:
             row = ToolRow(call=call, summary=summarize_call(call))
             self.tools[call.id] = row
-            self._entry("call", "", call_id=call.id)
+            if entry:
+                self._entry("call", "", call_id=call.id)
         return row
 
     def _freeze_entry(self, row: ToolRow) -> None:
@@ -491,13 +607,15 @@ class UiState:
         last = self.confirmed[-1] if self.confirmed else None
         if last is not None and last.kind == kind and last.label == label:
             last.nbytes += len(data)
-            last.preview = _preview(last.preview.encode() + data)
+            last.tail = (last.tail + data)[-PREVIEW_BYTES - 3 :]
+            last.preview = _preview(last.tail)
             last.version += 1
         else:
             self._row(kind, label, offset)
             row = self.confirmed[-1]
             row.nbytes = len(data)
-            row.preview = _preview(data)
+            row.tail = data[-PREVIEW_BYTES - 3 :]
+            row.preview = _preview(row.tail)
         self.mark("confirmed")
 
     def _entry(self, role: str, text: str, call_id: str | None = None) -> TranscriptEntry:
@@ -527,11 +645,115 @@ class UiState:
         self.mark("transcript")
 
     def _assistant_text(self, text: str) -> None:
+        """Add prose to the reply being shown (a new ``ai`` entry after anything else)."""
         if self._assistant is None or self._assistant is not self.transcript[-1]:
+            if not text.strip():
+                return  # whitespace before a reply shows nothing (and the loop reports none)
             self._assistant = self._entry("ai", "")
         entry = self._assistant
-        entry.text += text
-        if len(entry.text) > ASSISTANT_TEXT_CAP:
-            entry.text = "…" + entry.text[-ASSISTANT_TEXT_CAP // 2 :]
+        assert entry.prose is not None
+        entry.prose.append(text)  # bounded: whole blocks drop off the head
         entry.version += 1
         self.mark("transcript")
+
+    # ------------------------------------------------------------------ live prose
+    # The loop reports prose (``AssistantText``) only when a call starts and when the
+    # response ends, so the Transcript streams it from the ``Confirmed`` text itself,
+    # decoded as the loop decodes it; the report that follows is then matched against
+    # what is already shown (replay and the test loop report each piece as it comes).
+    # Only confirmed bytes ever become prose: the pending tail is not shown here.
+
+    def _stream_prose(self, data: bytes) -> None:
+        piece = self._decoder.decode(data)
+        if piece:
+            self._streamed.append(piece)
+            self._assistant_text(piece)
+
+    def _call_started(self, call_id: str, name: str) -> None:
+        # the loop reports the prose before a call right after the call's header (when
+        # it is more than whitespace): that report is expected, and already shown
+        stretch = "".join(self._streamed)
+        self._streamed.clear()
+        self._expected = stretch if stretch.strip() else None
+        self._assistant = None
+        self._open_calls[call_id] = name
+        self._last_call = call_id
+
+    def _reported_prose(self, text: str) -> None:
+        """An ``AssistantText``: show only what streaming has not shown already."""
+        if self._expected is not None:
+            shown, self._expected = self._expected, None
+        elif self._streamed:
+            shown = "".join(self._streamed)
+            self._streamed.clear()
+        else:
+            self._assistant_text(text)  # nothing streamed (history, another source)
+            return
+        if text.startswith(shown):
+            extra = text[len(shown) :]  # the loop's decoder flushed a cut-off character
+        elif shown.startswith(text):
+            self._streamed.insert(0, shown[len(text) :])
+            extra = ""
+        else:
+            extra = text
+        if extra:
+            self._assistant_text(extra)
+
+    def _reset_prose(self) -> None:
+        self._decoder = codecs.getincrementaldecoder("utf-8")("replace")
+        self._streamed.clear()
+        self._expected = None
+
+    def _response_started(self) -> None:
+        self._assistant = None  # one reply per response (consecutive ones never merge)
+        self._reset_prose()
+        self._streaming = True
+        self._open_calls.clear()
+        self._cut_shown = False
+
+    def _response_ended(self, reason: str, detail: str) -> None:
+        self._streaming = False
+        if not is_clean(reason) and reason not in ("error", "stopped"):
+            self.note(cut_line(reason, detail, self.consumed, self._open_calls), "stop")
+            self._cut_shown = True
+
+    def _turn_ended(self, reason: str) -> None:
+        if reason == "cancelled" and self._streaming and self._assistant is not None:
+            # Esc while the reply streamed: the loop kept what was confirmed; say so
+            self._assistant.interrupted = True
+            self._assistant.version += 1
+            self.mark("transcript")
+        self._streaming = False
+        self._reset_prose()
+
+    # ------------------------------------------------------------------ sessions
+    def new_session(self, heading: str) -> None:
+        """Another session replaces the one shown (ctrl+n, the picker, a resume).
+
+        The Transcript keeps the earlier conversation above ``heading`` (its calls
+        frozen as they ended, since their rows go); every other pane starts empty
+        and responses are numbered from 1 again, so no row of the earlier session
+        mixes with the new one's.
+        """
+        for row in list(self.tools.values()):
+            self._freeze_entry(row)
+        self.tools.clear()
+        self.responses.clear()
+        self.confirmed.clear()
+        self.errors.clear()
+        self.response_count = 0
+        self.bytes_seen = 0
+        self.calls_ready = 0
+        self.last_turn = ""
+        self.pending_bound = 4096
+        self.wait = ResponseWait()
+        self.progress = TurnProgress()
+        self._assistant = None
+        self._thinking = None
+        self._streaming = False
+        self._open_calls.clear()
+        self._last_call = ""
+        self._reset_prose()
+        self.epoch += 1
+        self._entry("session", heading)
+        self.mark(*PANES)

@@ -1,19 +1,49 @@
-"""The status bar: model, mode, tokens/s, frontier, pending, session (or replay state),
-and a silent server's wait (``waiting for the first byte · 23 s``)."""
+"""The status bar: what the agent is doing, the approval policy, model, mode, tokens/s,
+frontier, pending, token counts, the context used, the session — fitted to one line.
+
+At 80 columns not everything fits, so each field offers a short and a full form and
+the bar is built greedily by priority: a list of steps ("show the session id short",
+"spell the timer out in full"...), most important first, each taken when the line
+still fits. What matters depends on the moment: while a turn runs the timer, the
+interrupt key and the stream's frontier and pending come first and the model, mode
+and session id give way; between turns the session id, model, mode and token counts
+do. Fields keep their display order whatever was dropped.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+from rich.cells import cell_len
 from rich.text import Text
+from textual import events
 from textual.widgets import Static
+
+from frontier.widgets.progress import clock_text, count_text
+
+SEPARATOR = " · "
+ORDER = (
+    "activity",
+    "approval",
+    "model",
+    "mode",
+    "rate",
+    "frontier",
+    "pending",
+    "tokens",
+    "context",
+    "session",
+    "hints",
+)
+"""Display order (left to right), whatever is dropped."""
 
 
 @dataclass(frozen=True)
 class StatusInfo:
     model: str
     mode: str
-    token_rate: float
+    token_rate: float | None
+    """Tokens/s of the latest response, ``None`` before any (nothing is shown)."""
     frontier: int
     pending: int
     session: str
@@ -23,32 +53,157 @@ class StatusInfo:
     """A silent server, live: ``waiting for the first byte · 23 s``, ``stalled · 12 s``;
     it takes the place of ``streaming`` (the silence is the news) and follows a running
     tool or a review."""
+    approval: str = ""
+    """The approval policy (live sessions; shift+Tab cycles it), else empty."""
+    working: float | None = None
+    """Seconds the running turn has taken (``None``: no turn runs)."""
+    spinner: str = ""
+    rate_estimated: bool = False
+    """``token_rate`` counts chunks (no ``usage`` from the server yet): shown with ``~``."""
+    tokens_in: int | None = None
+    """Prompt tokens of the session so far; ``None`` when the server never said."""
+    tokens_out: int = 0
+    tokens_cached: int = 0
+    context: float | None = None
+    """Share of the model's context window the latest response used, when the window is
+    known (a setting); ``None`` shows nothing."""
+    interrupt_key: str = "esc"
 
 
-def render_status(info: StatusInfo) -> Text:
-    text = Text(no_wrap=True, overflow="ellipsis")
+Step = tuple[int, str, Text]
+"""``(priority, field, text)``: show ``field`` as ``text`` (replacing a shorter form)."""
+
+
+def _text(value: str, style: str = "") -> Text:
+    return Text(value, style=style)
+
+
+def _steps(info: StatusInfo) -> list[Step]:
+    """Every field's forms with the priority of showing each (short forms first)."""
+    working = info.working is not None
+    busy = working or info.activity not in ("", "idle")
+    """The stream is the news (a turn, a running tool, a replay): its fields first."""
+    steps: list[Step] = []
+
+    def add(field: str, priority: int, short: Text, full: Text | None, upgrade: int) -> None:
+        steps.append((priority, field, short))
+        if full is not None and full.plain != short.plain:
+            steps.append((upgrade, field, full))
+
     activity = info.activity
-    if info.waiting:
-        quiet = activity in ("", "streaming", "idle")
-        activity = info.waiting if quiet else f"{activity} · {info.waiting}"
-    parts = [
-        (info.model or "no model", "bold"),
-        (info.mode, ""),
-        (f"{info.token_rate:,.0f} tok/s", ""),
-        (f"frontier {info.frontier:,}", "bold"),
-        (f"pending {info.pending:,}", "italic underline" if info.pending else ""),
-        (f"session {info.session[:8]}" if info.session else "", "dim"),
-        (activity, "reverse" if activity and activity != "idle" else "dim"),
-    ]
+    if working:
+        # short: the clock and the key; mid: the words of the issue ("Working 1m05s · esc to
+        # interrupt"); full: what runs (the Tools pane and a review show that too). A silent
+        # server's wait is news, so every form keeps it.
+        sub = "" if activity in ("", "streaming", "idle") else activity
+        wait = f" · {info.waiting}" if info.waiting else ""
+        clock = clock_text(info.working or 0.0)
+        key = info.interrupt_key
+        short = f"{info.spinner} {clock}{wait} · {key}"
+        mid = f"{info.spinner} Working {clock}{wait} · {key} to interrupt"
+        full = f"{info.spinner} Working {clock}" + (f" · {sub}" if sub else "")
+        full += f"{wait} · {key} to interrupt"
+        add("activity", 100, _text(short, "reverse"), _text(mid, "reverse"), 95)
+        if full != mid:
+            steps.append((70, "activity", _text(full, "reverse")))
+    elif activity or info.waiting:
+        if info.waiting:
+            quiet = activity in ("", "streaming", "idle")
+            activity = info.waiting if quiet else f"{activity} · {info.waiting}"
+        style = "reverse" if activity != "idle" else "dim"
+        add("activity", 100, _text(activity, style), None, 0)
+    if info.approval:
+        style = "bold reverse" if info.approval == "auto" else "bold"
+        add(
+            "approval",
+            90 if busy else 95,
+            _text(info.approval, style),
+            Text.assemble(("approval ", "dim"), (info.approval, style)),
+            13 if busy else 26,
+        )
+    model = info.model or "no model"
+    short_model = model if len(model) <= 14 else model[:13] + "…"
+    add("model", 55 if busy else 90, _text(short_model, "bold"), _text(model, "bold"), 9)
+    if info.mode:
+        add("mode", 60 if busy else 88, _text(info.mode), None, 0)
+    if info.token_rate is not None:
+        rate = f"{'~' if info.rate_estimated else ''}{info.token_rate:,.0f} tok/s"
+        add("rate", 75 if busy else 70, _text(rate), None, 0)
+    add(
+        "frontier",
+        78 if busy else 50,
+        _text(f"fr {info.frontier:,}", "bold"),
+        _text(f"frontier {info.frontier:,}", "bold"),
+        15 if busy else 20,
+    )
+    pending_style = "italic underline" if info.pending else ""
+    add(
+        "pending",
+        80 if busy else 48,
+        _text(f"pend {info.pending:,}", pending_style),
+        _text(f"pending {info.pending:,}", pending_style),
+        14 if busy else 19,
+    )
+    if info.tokens_in is not None:
+        short = f"{count_text(info.tokens_in)}↑ {count_text(info.tokens_out)}↓"
+        full = f"{count_text(info.tokens_in)} in · {count_text(info.tokens_out)} out"
+        if info.tokens_cached:
+            full += f" · {count_text(info.tokens_cached)} cached"
+        add("tokens", 45 if busy else 82, _text(short), _text(full), 12 if busy else 28)
+    if info.context is not None:
+        style = "bold" if info.context > 0.8 else ""
+        add("context", 50 if busy else 84, _text(f"ctx {info.context:.0%}", style), None, 0)
+    if info.session:
+        add(
+            "session",
+            40 if busy else 86,
+            _text(info.session[:8], "dim"),
+            _text(f"session {info.session[:8]}", "dim"),
+            11 if busy else 30,
+        )
+    hints = _text("? help  ^p palette", "dim")
+    add("hints", 20 if busy else 65, _text("? help", "dim"), hints, 5)
+    return steps
+
+
+def _width(chosen: dict[str, Text]) -> int:
+    if not chosen:
+        return 0
+    separators = cell_len(SEPARATOR) * (len(chosen) - 1)
+    return sum(text.cell_len for text in chosen.values()) + separators
+
+
+def fit_status(info: StatusInfo, width: int) -> dict[str, Text]:
+    """The fields shown at ``width`` cells and the form of each (see the module doc)."""
+    chosen: dict[str, Text] = {}
+    seen: set[str] = set()
+    for _, field, text in sorted(_steps(info), key=lambda step: -step[0]):
+        if field in seen and field not in chosen:
+            continue  # its short form did not fit: a longer one cannot
+        seen.add(field)
+        before = chosen.get(field)
+        chosen[field] = text
+        if _width(chosen) > width:
+            if before is None:
+                del chosen[field]
+            else:
+                chosen[field] = before
+    return chosen
+
+
+def render_status(info: StatusInfo, width: int = 1000) -> Text:
+    """The bar's line at ``width`` cells: fields by priority, in display order."""
+    chosen = fit_status(info, width)
+    text = Text(no_wrap=True, overflow="ellipsis")
     first = True
-    for value, style in parts:
-        if not value:
+    for field in ORDER:
+        part = chosen.get(field)
+        if part is None:
             continue
         if not first:
-            text.append(" · ", style="dim")
-        text.append(value, style=style)
+            text.append(SEPARATOR, style="dim")
+        text.append_text(part)
         first = False
-    text.append("   ? help  ^p palette", style="dim")
     return text
 
 
@@ -57,5 +212,19 @@ class StatusBar(Static):
     StatusBar { height: 1; background: $panel; color: $foreground; padding: 0 1; }
     """
 
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.info: StatusInfo | None = None
+
     def show(self, info: StatusInfo) -> None:
-        self.update(render_status(info), layout=False)
+        self.info = info
+        self._paint()
+
+    def on_resize(self, event: events.Resize) -> None:
+        self._paint()
+
+    def _paint(self) -> None:
+        if self.info is None:
+            return
+        width = self.content_size.width or max(1, self.app.size.width - 2)
+        self.update(render_status(self.info, width), layout=False)

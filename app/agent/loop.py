@@ -65,7 +65,9 @@ class SessionRecorder(Protocol):
         self, session_id: str, message: dict[str, Any], *, from_user: bool | None = None
     ) -> None: ...
     def append_messages(self, session_id: str, messages: list[dict[str, Any]]) -> None: ...
-    def add_assistant_text(self, session_id: str, text: str) -> None: ...
+    def add_assistant_text(
+        self, session_id: str, text: str, *, interrupted: bool = False
+    ) -> None: ...
     def add_contract_error(
         self, session_id: str, kind: str, message: str, offset: int, response_id: int | None = None
     ) -> None: ...
@@ -74,6 +76,16 @@ class SessionRecorder(Protocol):
     def end_response(self, response_id: int, finish_reason: str) -> None: ...
     def set_state(self, session_id: str, state: str) -> None: ...
     def checkpoint(self) -> bool: ...
+
+
+class Inbox(Protocol):
+    """Messages the user queued while the turn runs (``AgentSession.queue``)."""
+
+    def waiting(self) -> bool: ...
+    def take(self) -> tuple[str, Event] | None:
+        """Everything queued, as one user message's content, and the event that tells the
+        front ends (emitted once that message is committed); ``None`` when nothing is."""
+        ...
 
 
 class PersistenceFailed(Exception):
@@ -147,6 +159,8 @@ class AgentLoop:
         self.request_index = 0
         self.carried: list[ToolResult] = []
         """Results reconciled on resume; the next user message reports them first."""
+        self.inbox: Inbox | None = None
+        """Set by ``AgentSession``: what the user queued goes in before the next request."""
 
     # ------------------------------------------------------------------ state for the UI
 
@@ -215,7 +229,9 @@ class AgentLoop:
             self.carried = []
         self._append({"role": "user", "content": text}, from_user=True)
         repairs = 0
-        for _ in range(self.max_turns):
+        for request in range(self.max_turns):
+            if request:
+                self._deliver_queued()
             response = await self._respond()
             if response.finish_reason == "error":
                 return TurnEnded("provider_error", response.error or "the server reported an error")
@@ -237,6 +253,8 @@ class AgentLoop:
                 )
                 continue
             repairs = 0
+            if self.inbox is not None and self.inbox.waiting():
+                continue  # the user wrote meanwhile: the turn goes on with that
             if not response.calls:
                 return TurnEnded("done")
             if any(r.meta.get("terminates") for r in results):
@@ -294,6 +312,11 @@ class AgentLoop:
                     break
                 if len(out.tasks) > scheduled:
                     await asyncio.sleep(0)  # let the confirmed call start before reading on
+        except asyncio.CancelledError:
+            # Esc mid-reply: the prose confirmed so far was said; keep it, marked
+            with contextlib.suppress(PersistenceFailed):
+                self._flush_prose(out, decoder, final=True, interrupted=True)
+            raise
         finally:
             with contextlib.suppress(Exception):
                 await stream.aclose()
@@ -397,8 +420,17 @@ class AgentLoop:
         return asyncio.create_task(run_after(), name=f"tool-{call.id}")
 
     def _flush_prose(
-        self, out: _Response, decoder: codecs.IncrementalDecoder, final: bool = False
+        self,
+        out: _Response,
+        decoder: codecs.IncrementalDecoder,
+        final: bool = False,
+        *,
+        interrupted: bool = False,
     ) -> None:
+        """Report and store the confirmed prose not yet reported (at a call, at the end,
+        and — ``interrupted`` — when the turn is cancelled while the reply streams: the
+        stored piece is then marked, so the timeline and the export say the reply was
+        cut short by the user; the model's history is left as it was)."""
         if final:
             tail = decoder.decode(b"", final=True)
             out.prose.append(tail)
@@ -409,7 +441,10 @@ class AgentLoop:
             self._emit(AssistantText(text))
             if self.store is not None and self.session_id is not None:
                 with _committing("add_assistant_text"):
-                    self.store.add_assistant_text(self.session_id, text)
+                    if interrupted:
+                        self.store.add_assistant_text(self.session_id, text, interrupted=True)
+                    else:
+                        self.store.add_assistant_text(self.session_id, text)
 
     async def _results(self, out: _Response) -> list[ToolResult]:
         """Every confirmed call paired with its result, in confirmation order."""
@@ -474,6 +509,17 @@ class AgentLoop:
         if round_ and self.store is not None and self.session_id is not None:
             with _committing("append_messages"):
                 self.store.append_messages(self.session_id, round_)
+
+    def _deliver_queued(self) -> None:
+        """At a request boundary — the round's results are in history, the next request
+        is not yet made — what the user queued becomes one user message, stored as any
+        typed message is (docs/decisions-tui.md, "Queued messages")."""
+        taken = self.inbox.take() if self.inbox is not None else None
+        if taken is None:
+            return
+        content, delivered = taken
+        self._append({"role": "user", "content": content}, from_user=True)
+        self._emit(delivered)
 
     def _append(self, message: dict[str, Any], *, from_user: bool = False) -> None:
         """Add to history and commit it; ``from_user`` marks what the person typed."""

@@ -9,6 +9,7 @@ thing of the core a front end holds.
 from __future__ import annotations
 
 import contextlib
+import functools
 import tempfile
 import time
 from pathlib import Path
@@ -17,10 +18,12 @@ from typing import TYPE_CHECKING, Any
 from frontier.app.agent.loop import AgentLoop
 from frontier.app.agent.modes import get_mode
 from frontier.app.agent.session import AgentSession, EventHub
-from frontier.app.config import Config, resolve_api_key
+from frontier.app.config import Config, load_approvals, resolve_api_key, save_approvals
 from frontier.app.events import ToolResult
 from frontier.app.providers.demo_script import DEMO_MODEL, DEMO_TASK
 from frontier.app.secrets import REDACTED, Scrubber, url_secrets
+from frontier.app.session.prompt_history import DEMO_KEY, PromptHistory
+from frontier.tools.approval_rules import AllowedRule, ApprovalRules, rules_from_data
 from frontier.tools.contract import Approver
 from frontier.tools.workspace_files import BeneathFiles
 
@@ -84,6 +87,28 @@ def _resumed_root(
         f"session {info.id}'s workspace {root} no longer exists (moved or deleted?); "
         f"resume it in another directory with `frontier resume {info.id} --workspace DIR`"
     )
+
+
+def _workspace_rules(root: Path, notes: list[str]) -> ApprovalRules:
+    """The "always allow" rules remembered for ``root`` (``approvals.toml`` beside the
+    config); a rule that cannot be kept (a folder outside the workspace) becomes a note."""
+    data, file_notes = load_approvals(root)
+    rules, refused = rules_from_data(root, data)
+    notes.extend(file_notes)
+    notes.extend(f"remembered approvals: {note}" for note in refused)
+    return ApprovalRules(root, (AllowedRule(rule, True) for rule in rules))
+
+
+def _discard_if_empty(store: SessionStore, session_id: str) -> None:
+    """Closing a new session the model never answered deletes it (a first connection that
+    failed, a TUI opened and closed): nothing in it can be continued, and an empty
+    ``failed`` row would head ``frontier sessions`` and be what ``frontier -c`` picks
+    (docs/decisions-session.md). Best effort: a store that cannot delete keeps the row."""
+    from frontier.app.session.store import StoreError
+
+    with contextlib.suppress(StoreError):
+        store.responses.release_all()  # stream bytes still held back count as an answer
+        store.catalogue.discard_if_empty(session_id)
 
 
 def create_runtime(
@@ -182,7 +207,8 @@ def create_runtime(
         # apply_patch teaches the dialect this model writes best (config.patch_format)
         dialect = resolve_patch_format(config.patch_format, model)
         registry = default_registry(dialect)
-        policy = PolicyApprover(config.approval, approver)
+        rules = _workspace_rules(root, notes)
+        policy = PolicyApprover(config.approval, approver, rules)
         boundary = ToolBoundary(
             registry, root, policy, store.persistence(session_id), emit=events.emit
         )
@@ -217,7 +243,18 @@ def create_runtime(
             policy=policy,
             store=store,
             scrubber=scrubber,
-            closers=[provider.aclose, store.close, lock.release],
+            closers=[
+                provider.aclose,
+                *([] if resumed else [functools.partial(_discard_if_empty, store, session_id)]),
+                store.close,
+                lock.release,
+            ],
+            rules_saver=lambda data: save_approvals(root, data),
+            context_window=getattr(config, "context_window", None),
+            # ↑/↓ recall per workspace; every demo run is a fresh scratch copy, so one key
+            prompt_history=PromptHistory.for_workspace(
+                DEMO_KEY if demo else str(root), scrubber=scrubber
+            ),
         )
         on_error.pop_all()
         return session

@@ -22,14 +22,19 @@ from __future__ import annotations
 
 import asyncio
 import inspect
+import itertools
 from collections.abc import Awaitable, Callable, Iterable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal, Protocol
 
+from frontier.app.agent.attachments import Prepared, prepare, workspace_files
 from frontier.app.agent.modes import Mode, get_mode
-from frontier.app.events import Event, ToolResult, TurnEnded
+from frontier.app.events import Event, QueuedDelivered, ToolResult, TurnEnded
 from frontier.app.secrets import Scrubber
+from frontier.app.session.prompt_history import PromptHistory
 from frontier.app.vocab import AGENT_MODES, APPROVALS
+from frontier.tools.approval_rules import AllowedRule, ApprovalRules, Rule, rules_to_data
 from frontier.tools.contract import ToolSpec
 from frontier.tools.policy import PolicyApprover
 
@@ -38,11 +43,27 @@ if TYPE_CHECKING:
 
 Observer = Callable[[Event], None]
 Closer = Callable[[], Awaitable[None] | None]
+RulesSaver = Callable[[dict[str, list[str]]], object]
+"""Writes the workspace's remembered "always allow" rules (``config.save_approvals``)."""
 ExportFormat = Literal["markdown", "jsonl"]
 
 
 class SessionBusy(RuntimeError):
     """An operation that must wait for the turn to end (switching mode) came during one."""
+
+
+class NotQueued(LookupError):
+    """A queued message that is no longer queued: it was delivered (or removed) meanwhile."""
+
+
+@dataclass(frozen=True)
+class QueuedMessage:
+    """A message typed while the agent works, waiting for the next request."""
+
+    id: int
+    """Stable for the session (1, 2, ...): what ``edit_queued`` / ``remove_queued`` name."""
+    text: str
+    """As typed; ``@path`` mentions are attached when it is delivered."""
 
 
 class TurnLoop(Protocol):
@@ -117,6 +138,9 @@ class AgentSession:
         store: SessionStore | None = None,
         scrubber: Scrubber | None = None,
         closers: Sequence[Closer] = (),
+        rules_saver: RulesSaver | None = None,
+        context_window: int | None = None,
+        prompt_history: PromptHistory | None = None,
     ) -> None:
         self._loop = loop
         self._events = events
@@ -136,6 +160,10 @@ class AgentSession:
         """The patch dialect apply_patch teaches (``config.patch_format`` resolved)."""
         self.tools: tuple[ToolSpec, ...] = tuple(tools)
         """The tools this session offers the model, as it is taught them."""
+        self.context_window = context_window
+        """The model's context window in tokens when known (a setting), else ``None``: the
+        status bar then shows no share of it rather than a guess."""
+        self._rules_saver = rules_saver
         self._mode = mode
         self._policy = policy
         self._store = store
@@ -143,6 +171,15 @@ class AgentSession:
         self._closers: list[Closer] = list(closers)
         self._closed = False
         self._busy = False
+        self.prompt_history = (
+            prompt_history if prompt_history is not None else PromptHistory(scrubber=self._scrubber)
+        )
+        """What the user typed in this workspace (↑/↓, ctrl+r), scrubbed; the front end adds."""
+        self._queue: list[QueuedMessage] = []
+        self._queue_ids = itertools.count(1)
+        # the loop takes queued messages at its request boundaries (AgentLoop.inbox);
+        # a loop without an inbox (a test's script) leaves them for the next send
+        loop.inbox = _Inbox(self)  # type: ignore[attr-defined]
 
     # ------------------------------------------------------------------ facts that change
     @property
@@ -185,12 +222,82 @@ class AgentSession:
 
     # ------------------------------------------------------------------ operations
     async def send(self, text: str) -> TurnEnded:
-        """Run one user turn to its end; the returned event says why it ended."""
+        """Run one user turn to its end; the returned event says why it ended.
+
+        Messages still queued from a turn that ended before they could go (it was
+        cancelled, failed, or ran out of requests) were typed first, so they open this
+        turn's message (``QueuedDelivered`` says so); ``text`` may then be empty.
+        """
+        earlier = self._take_queued()
+        if earlier is not None:
+            content, delivered = earlier
+            self._events.emit(delivered)
+            text = f"{content}\n\n{text}" if text else content
         self._busy = True
         try:
             return await self._loop.send(text)
         finally:
             self._busy = False
+
+    # ------------------------------------------------------------------ the queue
+    def queue(self, text: str) -> QueuedMessage:
+        """Hold ``text`` for the next model request of the running turn — after the
+        results of the tool round in progress, before the model is asked again; or, when
+        the model answers without a call, as the next request of the same turn (the turn
+        goes on instead of ending). With no turn running it waits for the next ``send``.
+        """
+        if not text.strip():
+            raise ValueError("an empty message cannot be queued")
+        if self._closed:
+            raise ValueError(f"session {self.session_id} is closed")
+        message = QueuedMessage(next(self._queue_ids), text)
+        self._queue.append(message)
+        return message
+
+    def queued(self) -> tuple[QueuedMessage, ...]:
+        """What waits for the next request, oldest first."""
+        return tuple(self._queue)
+
+    def edit_queued(self, message_id: int, text: str) -> QueuedMessage:
+        """Replace a queued message's text (it keeps its place in the queue); raises
+        :class:`NotQueued` when it was delivered meanwhile."""
+        if not text.strip():
+            raise ValueError("a queued message cannot be empty: remove it instead")
+        for i, message in enumerate(self._queue):
+            if message.id == message_id:
+                self._queue[i] = QueuedMessage(message_id, text)
+                return self._queue[i]
+        raise NotQueued(f"queued message {message_id} was already delivered")
+
+    def remove_queued(self, message_id: int) -> QueuedMessage:
+        """Take a message out of the queue unsent; raises :class:`NotQueued` when it was
+        delivered meanwhile."""
+        for i, message in enumerate(self._queue):
+            if message.id == message_id:
+                return self._queue.pop(i)
+        raise NotQueued(f"queued message {message_id} was already delivered")
+
+    def _take_queued(self) -> tuple[str, QueuedDelivered] | None:
+        """Empty the queue into one user message's content (files attached as of now),
+        with the event that tells the front ends; ``None`` when nothing was queued."""
+        taken, self._queue = self._queue, []
+        if not taken:
+            return None
+        prepared = [self.attach(message.text) for message in taken]
+        content = "\n\n".join(p.text for p in prepared)
+        notes = tuple(note for p in prepared for note in p.notes())
+        return content, QueuedDelivered(tuple(m.text for m in taken), notes)
+
+    # ------------------------------------------------------------------ @path
+    def attach(self, text: str) -> Prepared:
+        """``text`` with the workspace files it mentions as ``@path`` attached (capped;
+        ``app/agent/attachments.py``). Reads the files: a front end calls it off its loop."""
+        return prepare(self.workspace, text)
+
+    def workspace_files(self) -> list[str]:
+        """The paths ``@`` completion offers (``.gitignore``-aware, beneath the root,
+        capped). Walks the tree: a front end calls it off its event loop."""
+        return workspace_files(self.workspace)
 
     def cancel_turn(self) -> None:
         """Stop the running turn (its calls are cancelled; the session reads interrupted)."""
@@ -222,6 +329,52 @@ class AgentSession:
         if self._policy is None:
             raise ValueError("this session has no approval gate to change")
         self._policy.policy = policy
+
+    # ------------------------------------------------------------------ always allow
+    @property
+    def approval_rules(self) -> tuple[AllowedRule, ...]:
+        """The "always allow" rules in force, each saying whether it is remembered for
+        the workspace (else it ends with the session)."""
+        rules = self._rules()
+        return tuple(rules) if rules is not None else ()
+
+    @property
+    def can_allow_always(self) -> bool:
+        """Rules can be made here (the session has a gate that keeps them)."""
+        return self._rules() is not None
+
+    def allow_always(self, rule: Rule, *, remember: bool = False) -> AllowedRule:
+        """Approve calls matching ``rule`` from now on without asking (``ask`` and
+        ``auto-edit``; never under ``read-only``); ``remember`` also saves it for the
+        workspace. Raises ``RuleError`` (a ``ValueError``) for a rule that would reach
+        outside the workspace; a failed save raises ``OSError`` / ``ConfigError`` with
+        the rule still in force for this session."""
+        rules = self._rules()
+        if rules is None:
+            raise ValueError("this session has no approval gate to remember a rule in")
+        kept = rules.add(rule, remember=remember)
+        if remember:
+            self._save_rules(rules)
+        return AllowedRule(kept, kept in rules.remembered())
+
+    def revoke_rule(self, rule: Rule) -> bool:
+        """Stop allowing ``rule`` (and forget it for the workspace if it was remembered);
+        False when it was not in force."""
+        rules = self._rules()
+        if rules is None:
+            return False
+        remembered = rule in rules.remembered()
+        removed = rules.remove(rule)
+        if removed and remembered:
+            self._save_rules(rules)
+        return removed
+
+    def _rules(self) -> ApprovalRules | None:
+        return self._policy.rules if self._policy is not None else None
+
+    def _save_rules(self, rules: ApprovalRules) -> None:
+        if self._rules_saver is not None:
+            self._rules_saver(rules_to_data(rules.remembered()))
 
     # ------------------------------------------------------------------ the record
     def history(self) -> list[LogRecord]:
@@ -291,3 +444,17 @@ def stored_sessions() -> list[SessionInfo]:
         return []
     with SessionStore.open_readonly(path) as store:
         return store.list_sessions()
+
+
+class _Inbox:
+    """The loop's side of the queue (``AgentLoop.inbox``): whether a message waits, and
+    taking them all. Private, so a front end cannot deliver on the loop's behalf."""
+
+    def __init__(self, session: AgentSession) -> None:
+        self._session = session
+
+    def waiting(self) -> bool:
+        return bool(self._session._queue)
+
+    def take(self) -> tuple[str, Event] | None:
+        return self._session._take_queued()

@@ -30,3 +30,30 @@ def config_from_args(args: argparse.Namespace) -> Config | None:
     except ConfigError as exc:
         print(f"frontier: {exc}", file=sys.stderr)
         return None
+
+
+def model_missing(config: Config, command: str) -> bool:
+    """A new session against a real endpoint needs a model name: without one the server
+    would be asked for model ``''`` and answer with an error that hides the cause. Say
+    so and return True; a stored session (resume, ``run --session``) knows its model."""
+    if not config.has_endpoint or config.model:
+        return False
+    print(
+        f"frontier{command}: no model: pass --model M with --base-url (the name the "
+        f"server serves; {config.base_url}/models lists them, and llama.cpp accepts any "
+        "name), or set FRONTIER_MODEL or model in config.toml",
+        file=sys.stderr,
+    )
+    return True
+
+
+def terminal_problem() -> str | None:
+    """Why the TUI cannot open here (stdin or stdout is not a terminal), else None.
+
+    Textual would take over a pipe and wait for keys that never come, so a TUI command
+    without a terminal refuses (or, for the demo, runs headless) instead of hanging."""
+    if not sys.stdout.isatty():
+        return "stdout is not a terminal"
+    if not sys.stdin.isatty():
+        return "stdin is not a terminal"
+    return None

@@ -1,5 +1,10 @@
 """``frontier check RECORDING...``: verify S1–S3 over every byte prefix.
 
+S1: no incomplete call is ever executable; S2: a call executable on a prefix is
+byte-identical to the same call on the whole stream; S3: the number of executable
+calls never decreases as the prefix grows (``app/cst/props.py``; ``--help`` prints
+them too).
+
 Prints one line per source and exits 1 if any property fails (naming the
 first violating offset), 2 when a source cannot be read. Framing errors in a
 recording are not violations: a model may break the contract; the transducer
@@ -17,6 +22,16 @@ from pathlib import Path
 from frontier.app.cst.factory import PROTOCOLS
 from frontier.app.cst.props import check_stream
 from frontier.app.session.record import Recording, RecordingError, read_recording
+
+PROPERTIES = {
+    "S1": "an incomplete call was executable",
+    "S2": "a call changed after it became executable",
+    "S3": "the executable calls decreased as the stream grew",
+    "bound": "the pending bytes passed their bound",
+    "chunking": "the calls depend on how the bytes were chunked",
+}
+"""What each property's violation means, printed with it (``frontier check --help``
+defines them; so does the README)."""
 
 
 class SourceError(Exception):
@@ -89,6 +104,10 @@ def main(args: argparse.Namespace) -> int:
         else:
             failed = True
             more = f" (+{len(report.violations) - 1} more)" if len(report.violations) > 1 else ""
-            print(f"FAIL  {head}: {first.prop} at offset {first.offset}: {first.message}{more}")
+            meaning = PROPERTIES.get(first.prop)
+            what = f" ({meaning})" if meaning else ""
+            print(
+                f"FAIL  {head}: {first.prop} at offset {first.offset}{what}: {first.message}{more}"
+            )
     sys.stdout.flush()
     return 1 if failed else 0

@@ -1,6 +1,8 @@
 """``frontier demo``: the built-in scripted model in a scratch workspace.
 
-The TUI by default; ``--headless`` prints the story as events. Without an
+The TUI by default; ``--headless`` prints the story as events, and so does a demo
+whose stdout or stdin is not a terminal (``frontier demo | less``): a TUI there would
+wait for keys that never come. Without an
 explicit ``--protocol`` the headless demo tells the story twice: in
 ctl-heredoc (eager CTL frames, a framing error and its repair, a hallucinated
 result, a truncation) and then the same task with native-inc tool calls.
@@ -12,7 +14,7 @@ import argparse
 import asyncio
 import sys
 
-from frontier.app.commands._agent_args import config_from_args
+from frontier.app.commands._agent_args import config_from_args, terminal_problem
 from frontier.app.config import Config
 
 DEFAULT_RATE = 60.0
@@ -25,7 +27,15 @@ def main(args: argparse.Namespace) -> int:
     if config is None:
         return 2
     rate = DEFAULT_RATE if args.rate is None else args.rate
-    if not args.headless:
+    headless = bool(args.headless)
+    if not headless and (problem := terminal_problem()) is not None:
+        print(
+            f"frontier demo: {problem}, so the demo runs headless (as `frontier demo "
+            "--headless`); run it in a terminal for the TUI",
+            file=sys.stderr,
+        )
+        headless = True
+    if not headless:
         from frontier.app.frontends.tui.app import run_tui
 
         return run_tui(config, demo=True, demo_rate=rate)

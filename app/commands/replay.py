@@ -92,8 +92,17 @@ def main(args: argparse.Namespace) -> int:
             player = ReplayPlayer(source)
             status = max(status, print_events(player, as_json=as_json, scrubber=scrubber))
         return status
+    from frontier.app.commands._agent_args import config_from_args, terminal_problem
+
+    problem = terminal_problem()
+    if problem is not None:
+        print(
+            f"frontier replay: the TUI needs a terminal ({problem}); print the events with "
+            f"`frontier replay {args.source} --headless` (--json for JSON lines)",
+            file=sys.stderr,
+        )
+        return 2
     player = make_player(sources, sources[0].name.rpartition("#")[0] or args.source)
-    from frontier.app.commands._agent_args import config_from_args
     from frontier.app.frontends.tui.app import FrontierApp
 
     config = config_from_args(args)

@@ -7,7 +7,7 @@ import asyncio
 import sys
 from pathlib import Path
 
-from frontier.app.commands._agent_args import config_from_args
+from frontier.app.commands._agent_args import config_from_args, model_missing
 
 
 def main(args: argparse.Namespace) -> int:
@@ -22,6 +22,8 @@ def main(args: argparse.Namespace) -> int:
             "or try the built-in model: frontier demo --headless",
             file=sys.stderr,
         )
+        return 2
+    if session is None and model_missing(config, " run"):
         return 2
     prompt = args.prompt
     if prompt == "-":

@@ -1,4 +1,8 @@
-"""``frontier sessions [--json]`` — list stored sessions, newest first.
+"""``frontier sessions [--json]`` — list stored sessions, newest first, with the first prompt.
+
+The PROMPT column is what the person typed first, on one line and cut to fit (a
+session is recognised by its task, not its id); ``--json`` has it whole
+(``first_prompt``). ``frontier -c`` continues the session of this workspace used last.
 
 The store is opened read-only: listing never creates, migrates or locks anything,
 so it works on a read-only data dir. A session whose process died shows ``interrupted``,
@@ -10,10 +14,11 @@ from __future__ import annotations
 
 import argparse
 import json
+import shutil
 import sys
 from datetime import datetime
 
-from frontier.app.session.catalogue import short_path
+from frontier.app.session.catalogue import one_line, short_path
 from frontier.app.session.store import (
     SessionInfo,
     SessionStore,
@@ -22,7 +27,9 @@ from frontier.app.session.store import (
     existing_store,
 )
 
-COLUMNS = ("ID", "STARTED", "WORKSPACE", "MODEL", "MODE", "TURNS", "STATE")
+COLUMNS = ("ID", "STARTED", "WORKSPACE", "MODEL", "MODE", "TURNS", "STATE", "PROMPT")
+PROMPT_WIDTH = 50
+"""Characters of the first prompt shown in the table (``--json`` has all of it)."""
 
 
 def main(args: argparse.Namespace) -> int:
@@ -41,7 +48,8 @@ def main(args: argparse.Namespace) -> int:
     if as_json:
         print(json.dumps([s.to_json() for s in sessions], indent=2, ensure_ascii=False))
     else:
-        print(format_table(sessions))
+        width = shutil.get_terminal_size().columns if sys.stdout.isatty() else None
+        print(format_table(sessions, width))
         for s in sessions:
             if s.interrupted_calls:
                 print(interrupted_note(s))
@@ -69,9 +77,11 @@ def _empty(as_json: bool, path: object) -> int:
     return 0
 
 
-def format_table(sessions: list[SessionInfo]) -> str:
-    """Aligned columns; workspaces shortened with ``~`` and from the left when long."""
-    rows = [COLUMNS] + [
+def format_table(sessions: list[SessionInfo], width: int | None = None) -> str:
+    """Aligned columns; workspaces shortened with ``~`` and from the left when long; the
+    prompt cut to ``PROMPT_WIDTH``, or to what is left of a terminal ``width`` (at least
+    20), so a row stays on one line."""
+    rows = [
         (
             s.id,
             datetime.fromtimestamp(s.started).strftime("%Y-%m-%d %H:%M"),
@@ -83,6 +93,13 @@ def format_table(sessions: list[SessionInfo]) -> str:
         )
         for s in sessions
     ]
+    head = COLUMNS[:-1]
+    fixed = [max(len(r[i]) for r in [head, *rows]) for i in range(len(head))]
+    room = PROMPT_WIDTH
+    if width is not None:
+        room = max(20, min(PROMPT_WIDTH, width - sum(fixed) - 2 * len(fixed)))
+    prompts = [one_line(s.first_prompt, room) if s.first_prompt else "—" for s in sessions]
+    rows = [COLUMNS] + [(*r, p) for r, p in zip(rows, prompts, strict=True)]
     widths = [max(len(r[i]) for r in rows) for i in range(len(COLUMNS))]
     right = {COLUMNS.index("TURNS")}
     lines = []

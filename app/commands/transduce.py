@@ -5,7 +5,8 @@ SSE body for native modes) in chunks of ``--chunk`` bytes and see exactly
 what the runtime would confirm, run, stop on or reject. Confirmed prose is
 printed one line of text at a time (a line longer than ``TEXT_PIECE`` bytes in
 pieces cut at the same places), so the output is the same for any
-``--chunk``. Framing errors are output, not failures: exit 0; 2 = usage error.
+``--chunk``. In the event stream framing errors are output (records), not failures;
+see the exit status below.
 
 Input is read and fed as it arrives and prose is held only up to a piece, so
 time is linear and memory is the transducer's state plus a block, whatever
@@ -21,6 +22,13 @@ The summary counts ``confirmed`` (the final frontier), ``pending`` (bytes
 still undecided when the input ended, before the end-of-stream rules),
 ``max_pending`` (the largest pending size after any chunk), ``calls`` and
 ``errors``.
+
+Exit status: with ``--summary`` (the verdict a script asks for) 1 when the input has
+contract errors, else 0; the event stream (the default) exits 0 whatever it found,
+because its errors are records of the output that its consumer reads (the shared
+conformance runner and every tool that pipes events depend on that); 2 for a usage
+error — including a native-mode input without a single SSE ``data:`` line (likely
+assistant text fed to ``native-*``, which read the raw SSE body), said on stderr.
 """
 
 from __future__ import annotations
@@ -42,6 +50,7 @@ from frontier.app.events import (
     StreamStopped,
     event_to_json,
 )
+from frontier.app.vocab import NATIVE_MODES
 
 _ALWAYS = (CallReady, ContractError, StreamStopped)
 _DETAIL = (CallStarted, ArgStarted, ArgBytes)
@@ -49,6 +58,26 @@ TEXT_PIECE = 64 << 10
 """The longest ``text`` line printed; a longer line of prose is split (at a UTF-8
 character boundary), so the printer never holds more than about this much."""
 READ_BLOCK = 64 << 10
+NO_DATA_LINE = (
+    "no SSE `data:` line in the input: {protocol} reads the raw SSE body of a response "
+    '(lines like `data: {{"choices": ...}}`); for an assistant\'s text use --protocol '
+    "ctl-heredoc, ctl or xml"
+)
+
+
+class _DataLineSeen:
+    """Whether the bytes fed so far hold a line starting ``data:`` (across chunk edges)."""
+
+    def __init__(self) -> None:
+        self.seen = False
+        self._tail = b"\n"  # the input's start counts as a line start
+
+    def feed(self, data: bytes) -> None:
+        if self.seen or not data:
+            return
+        window = self._tail + data
+        self.seen = window.startswith(b"data:") or b"\ndata:" in window
+        self._tail = window[-5:]
 
 
 def _char_start(data: bytes, cut: int) -> int:
@@ -146,6 +175,7 @@ def main(args: argparse.Namespace) -> int:
     chunk = args.chunk
     block = chunk * max(1, READ_BLOCK // chunk)
     rest = b""  # bytes short of a whole chunk (a short read): the chunks stay those of the input
+    data_lines = _DataLineSeen() if args.protocol in NATIVE_MODES else None
 
     def feed(piece: bytes) -> None:
         nonlocal calls, errors, max_pending
@@ -157,6 +187,8 @@ def main(args: argparse.Namespace) -> int:
 
     try:
         while data := source.read(block):
+            if data_lines is not None:
+                data_lines.feed(data)
             data = rest + data if rest else data
             whole = len(data) - len(data) % chunk
             for i in range(0, whole, chunk):
@@ -184,4 +216,8 @@ def main(args: argparse.Namespace) -> int:
         out.flush()
     except BrokenPipeError:
         sys.stderr.close()  # the reader went away (e.g. `| head`): not an error
-    return 0
+        return 0
+    if data_lines is not None and not data_lines.seen:
+        print(f"frontier transduce: {NO_DATA_LINE.format(protocol=args.protocol)}", file=sys.stderr)
+        return 2
+    return 1 if errors and args.summary else 0

@@ -5,7 +5,10 @@
 does), subscribes an :class:`EventPrinter` to it and sends the prompts.
 
 ``--json`` writes one ``event_to_json`` object per line, flushed as each event
-happens, so another program can follow a run live. The human form is a compact
+happens, so another program can follow a run live; the first line is
+``{"type": "session", "id": …}`` (:func:`session_json`), naming the session to
+resume or export. A turn that fails is said once: its ``turn_ended`` line (``--json``)
+or ``frontier: turn ended: …`` on stderr (text). The human form is a compact
 progress log. Approvals without the TUI ask on the terminal, or deny with a
 reason naming ``--approval`` when there is no terminal to ask on.
 
@@ -37,6 +40,7 @@ from typing import Any, TextIO
 
 from frontier.app.agent.repair import MAX_REPAIRS
 from frontier.app.agent.runtime import create_runtime
+from frontier.app.agent.session import AgentSession
 from frontier.app.agent.wait import ResponseWait
 from frontier.app.config import Config
 from frontier.app.events import (
@@ -82,8 +86,11 @@ class EventPrinter:
         as_json: bool = False,
         scrubber: Scrubber | None = None,
         clock: Callable[[], float] = time.monotonic,
+        err: TextIO | None = None,
     ) -> None:
         self.out = out or sys.stdout
+        self.err = err
+        """Where the text form's failure line goes (``sys.stderr`` when None)."""
         self.as_json = as_json
         self.scrubber = scrubber if scrubber is not None else Scrubber.from_env()
         self._outputs: dict[str, StreamScrubber] = {}
@@ -156,6 +163,13 @@ class EventPrinter:
             self.out.flush()
             return
         line = describe(self.scrubber.scrub_obj(event))
+        if isinstance(event, TurnEnded) and event.reason != "done" and line is not None:
+            # A failure is said once, where a person looks for errors (stdout may be a
+            # log file); run_headless then only sets the exit status.
+            err = self.err or sys.stderr
+            err.write(f"frontier: {line}\n")
+            err.flush()
+            return
         if line is not None:
             if self._thinking:
                 self.out.write(self._thinking_block() + "\n")
@@ -264,6 +278,20 @@ class NoTerminalApprover:
         )
 
 
+def session_json(session: AgentSession) -> dict[str, Any]:
+    """The first line of ``--json`` output: which session the events belong to, so a
+    program can ``frontier resume`` or ``export`` it without parsing the text form."""
+    return {
+        "type": "session",
+        "id": session.session_id,
+        "resumed": session.resumed,
+        "workspace": str(session.workspace),
+        "model": session.model,
+        "mode": session.mode,
+        "approval": session.approval,
+    }
+
+
 def default_approver() -> TerminalApprover | NoTerminalApprover:
     return TerminalApprover() if sys.stdin.isatty() else NoTerminalApprover()
 
@@ -309,7 +337,10 @@ async def run_headless(
         print(f"frontier: {printer.text(str(exc))}", file=sys.stderr)
         return 2
     session.subscribe(printer)
-    if not as_json:
+    if as_json:
+        printer.out.write(json.dumps(printer.scrubber.scrub_obj(session_json(session))) + "\n")
+        printer.out.flush()
+    else:
         print(f"session {session.session_id} · {session.mode} · workspace {session.workspace}")
     for note in session.notes:  # stderr with --json: stdout stays one event per line
         print(f"note {printer.text(note)}", file=sys.stderr if as_json else sys.stdout)
@@ -322,9 +353,7 @@ async def run_headless(
             if not as_json:
                 print(f"you {printer.text(prompt)}")
             ended = await session.send(prompt)
-            if ended.reason != "done":
-                message = printer.text(f"turn ended: {ended.reason}: {ended.message}")
-                print(f"frontier: {message}", file=sys.stderr)
+            if ended.reason != "done":  # the printer has said why (once)
                 status = EXIT_FAILED
                 break
     except ProviderError as exc:

@@ -20,6 +20,7 @@ import math
 import re
 import shutil
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from dataclasses import replace
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -27,7 +28,9 @@ from typing import Any
 import httpx
 
 from frontier.app.providers.demo_script import (
+    DECLINED,
     DEMO_MODEL,
+    FINISHED,
     MODES,
     Step,
     closing_step,
@@ -60,14 +63,42 @@ def split_tokens(text: str) -> list[str]:
 
 
 def step_index(messages: list[dict[str, Any]]) -> int:
-    """Which scripted response this request asks for.
+    """Which scripted response this request asks for, if every step so far succeeded.
 
     One per assistant message so far; the count of user messages after the task
     covers a response whose kept text was empty (a loop may then append only the
-    feedback message).
+    feedback message). :func:`pick_step` also accounts for steps that must be redone.
     """
     roles = [m.get("role") for m in messages if isinstance(m, dict)]
     return max(roles.count("assistant"), roles.count("user") - 1, 0)
+
+
+UNFINISHED = ("denied", "cancelled", "interrupted", "not_executed", "not_applied")
+"""Result kinds that mean a step's work did not happen: the story does not move past it."""
+_KINDS = "|".join(UNFINISHED)
+_UNFINISHED_FRAME = re.compile(r"result [A-Za-z0-9_.:-]{1,64} exit=\S+ \d+\n\[(" + _KINDS + r")\]")
+_UNFINISHED_TOOL = re.compile(r"\[(" + _KINDS + r")\]")
+_CARRIED_FRAME = re.compile(r"(^|\n)result [A-Za-z0-9_.:-]{1,64} exit=\S+ \d+\n")
+_FEEDBACK = re.compile(r"result [A-Za-z0-9_.:-]{1,64} exit=\S+ \d+\n|error (truncated|contract)\b")
+"""A ``user`` message the loop wrote (result frames, repair prompts), not one a person typed
+(the same test as the session store's, ``session/timeline.py``)."""
+CLOSING_PROSE = (DECLINED[:40], FINISHED[:40])
+RESUMED_PREFIX = "Picking up where we stopped. "
+"""Said before a step offered again because its work did not happen."""
+
+
+def _text(message: dict[str, Any]) -> str:
+    content = message.get("content")
+    return content if isinstance(content, str) else ""
+
+
+def _reports_unfinished(message: dict[str, Any]) -> bool:
+    """A result in ``message`` says its call's work did not happen (denied, cancelled…):
+    a native ``tool`` message starting ``[kind]``, or a CTL frame whose body does."""
+    text = _text(message)
+    if message.get("role") == "tool":
+        return _UNFINISHED_TOOL.match(text) is not None
+    return _UNFINISHED_FRAME.search(text) is not None
 
 
 def was_declined(messages: list[dict[str, Any]]) -> bool:
@@ -81,14 +112,64 @@ def was_declined(messages: list[dict[str, Any]]) -> bool:
     return False
 
 
+def story_position(messages: list[dict[str, Any]]) -> tuple[int, bool]:
+    """``(step, redo)``: where the story stands, read from the conversation alone.
+
+    Each response moves the story one step on, unless its feedback says its work did
+    not happen (a call denied, cancelled, interrupted, never run): that step is then
+    offered again when the person next speaks (``redo``), so the story never claims
+    work that was denied or never ran. A run that stopped before recording its last
+    response carries that response's results into the next typed message: they move
+    the story on when they are done (the work happened: never do it twice), and leave
+    it there, as a redo, when one is not. With no result at all (stopped before a call
+    ran, or during its review) the step is simply offered again. A closing reply
+    (declined, script complete) moves nothing.
+    A response whose kept text was empty left only its feedback: that counts as it.
+    """
+    position = 0
+    redo = False
+    in_response = False  # the messages since the last typed one belong to a response
+    held_back = False  # this response's step was already taken back
+    for message in messages:
+        if not isinstance(message, dict):
+            continue
+        role = message.get("role")
+        text = _text(message)
+        feedback = role == "tool" or (role == "user" and _FEEDBACK.match(text) is not None)
+        if role == "assistant" or (feedback and not in_response):
+            in_response, held_back = True, False
+            if role == "assistant" and text.startswith(CLOSING_PROSE):
+                held_back = True  # a closing reply is no step
+                continue
+            position += 1
+            redo = False
+        if feedback and not held_back and _reports_unfinished(message):
+            position, redo, held_back = max(0, position - 1), True, True
+        elif role == "user" and not feedback:
+            in_response = False
+            if _CARRIED_FRAME.search(text):
+                # results carried over from a run that stopped before recording its last
+                # response: that step's work happened unless a result says otherwise
+                if _reports_unfinished(message):
+                    redo = True
+                else:
+                    position, redo = position + 1, False
+    return position, redo
+
+
 def pick_step(mode: str, messages: list[dict[str, Any]]) -> Step:
+    """The response for this request: the next step of the story, the step whose work
+    did not happen (offered again once the person speaks), or a closing reply."""
     steps = script(mode)
-    index = step_index(messages)
-    if index > 0 and was_declined(messages):
+    position, redo = story_position(messages)
+    if was_declined(messages):
         return closing_step(mode, declined=True)
-    if index < len(steps):
-        return steps[index]
-    return closing_step(mode, declined=False)
+    if position >= len(steps):
+        return closing_step(mode, declined=False)
+    step = steps[position]
+    if redo:
+        return replace(step, prose=RESUMED_PREFIX + step.prose)
+    return step
 
 
 # --------------------------------------------------------------------------- wire form

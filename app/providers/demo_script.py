@@ -124,8 +124,10 @@ FINISHED = (
 )
 DECLINED = (
     "You declined that change, so I have stopped here; nothing else was modified. "
-    "Run the demo again to see the rest of the script.\n"
+    "Send another message (say, go on) and I will offer the same step again.\n"
 )
+"""After a denied call. The demo model then offers that step again on the next message
+(``demo.story_position``): it never goes on as if the denied work had been done."""
 
 
 def _ctl_steps(mode: str) -> tuple[Step, ...]:

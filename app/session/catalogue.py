@@ -11,6 +11,7 @@ it, and neither imports the other.
 
 from __future__ import annotations
 
+import json
 import os
 import secrets as _secrets
 import sqlite3
@@ -56,6 +57,11 @@ class SessionInfo:
     interrupted_calls: int = 0
     """Calls that had started and have no result while no process holds the session:
     their outcome is unknown until a resume reconciles them (0 while one holds it)."""
+    first_prompt: str = ""
+    """What the person typed first, as typed ("" before the first message): how a
+    person recognises a session in a list, where an id and a time say little."""
+    updated: float = 0.0
+    """When the session last changed state (a turn began or ended): "used last"."""
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -69,6 +75,8 @@ class SessionInfo:
             "base_url": self.base_url,
             "calls": self.calls,
             "interrupted_calls": self.interrupted_calls,
+            "first_prompt": self.first_prompt,
+            "updated": iso_time(self.updated or self.started),
         }
 
 
@@ -78,7 +86,10 @@ _SESSION_QUERY = (
     " (SELECT count(*) FROM log l WHERE l.session_id = s.id AND l.type = 'call'),"
     " (SELECT count(*) FROM log c WHERE c.session_id = s.id AND c.type = 'call'"
     "   AND EXISTS (SELECT 1 FROM log x WHERE x.ref = c.seq AND x.type = 'started')"
-    "   AND NOT EXISTS (SELECT 1 FROM log x WHERE x.ref = c.seq AND x.type = 'result'))"
+    "   AND NOT EXISTS (SELECT 1 FROM log x WHERE x.ref = c.seq AND x.type = 'result')),"
+    " (SELECT l.data FROM log l WHERE l.session_id = s.id AND l.type = 'user'"
+    "   ORDER BY l.seq LIMIT 1),"
+    " s.updated"
     " FROM sessions s"
 )
 
@@ -148,6 +159,56 @@ class Catalogue:
         """Every session, newest first."""
         return [self._info(r) for r in self.db.read(_SESSION_QUERY + " ORDER BY s.created DESC")]
 
+    def last_used(self, workspace: str | Path) -> SessionInfo | None:
+        """The session of ``workspace`` used last (``frontier -c``, ``resume --last``), or
+        None. The directory matches as typed or with its symlinks resolved, since a
+        session stores the absolute path it was started in."""
+        keys = sorted({os.path.abspath(workspace), os.path.realpath(workspace)})
+        marks = ", ".join("?" for _ in keys)
+        rows = self.db.read(
+            _SESSION_QUERY + f" WHERE s.workspace IN ({marks})"
+            " ORDER BY s.updated DESC, s.created DESC LIMIT 1",
+            tuple(self.db.scrub(k) for k in keys),
+        )
+        return self._info(rows[0]) if rows else None
+
+    def discard_if_empty(self, session_id: str) -> bool:
+        """Delete ``session_id`` if the model never sent it a byte and it holds nothing
+        but the person's own messages (a first connection that failed, or a TUI opened
+        and closed); True when it was deleted.
+
+        Such a session cannot be continued in any useful way, and leaving it would put a
+        ``failed`` row with nothing in it at the top of ``frontier sessions`` and make it
+        what ``frontier -c`` continues. Checked and deleted in one transaction, so a
+        session that got an answer meanwhile is never lost (docs/decisions-session.md).
+        """
+
+        def discard(c: sqlite3.Connection) -> bool:
+            answered = c.execute(
+                "SELECT 1 FROM stream_events e JOIN responses r ON r.id = e.response_id"
+                " WHERE r.session_id = ? LIMIT 1",
+                (session_id,),
+            ).fetchone()
+            recorded = c.execute(
+                "SELECT 1 FROM log WHERE session_id = ? AND type != 'user' LIMIT 1",
+                (session_id,),
+            ).fetchone()
+            journal = c.execute(
+                "SELECT 1 FROM intents WHERE session_id = ? LIMIT 1", (session_id,)
+            ).fetchone()
+            if answered or recorded or journal:
+                return False
+            c.execute(
+                "DELETE FROM stream_events WHERE response_id IN"
+                " (SELECT id FROM responses WHERE session_id = ?)",
+                (session_id,),
+            )
+            for table in ("responses", "messages", "log"):
+                c.execute(f"DELETE FROM {table} WHERE session_id = ?", (session_id,))
+            return c.execute("DELETE FROM sessions WHERE id = ?", (session_id,)).rowcount > 0
+
+        return self.db.write("discard", discard)
+
     def get_session(self, id_or_prefix: str) -> SessionInfo:
         """The session with this id, or the only one whose id starts with it."""
         key = id_or_prefix.strip().lower()
@@ -202,7 +263,8 @@ class Catalogue:
         self.db.write(point, update)
 
     def _info(self, row: tuple[Any, ...]) -> SessionInfo:
-        sid, created, workspace, model, base_url, mode, state, turns, calls, running = row
+        sid, created, workspace, model, base_url, mode, state, turns, calls, running = row[:10]
+        first, updated = row[10:12]
         held = (state == "active" or running > 0) and self.is_held(sid)
         if state == "active" and not held:
             state = "interrupted"  # its process died mid-turn (nothing holds its lock)
@@ -217,7 +279,21 @@ class Catalogue:
             turns,
             calls,
             0 if held else running,
+            _prompt_text(first),
+            updated or created,
         )
+
+
+def _prompt_text(data: str | None) -> str:
+    """The ``text`` of a stored ``user`` row ("" when there is none or it is unreadable)."""
+    if not data:
+        return ""
+    try:
+        value = json.loads(data)
+    except ValueError:
+        return ""
+    text = value.get("text") if isinstance(value, dict) else None
+    return text if isinstance(text, str) else ""
 
 
 # --------------------------------------------------------------------------- look-ups
@@ -233,6 +309,40 @@ def find_session(id_or_prefix: str, path: Path | None = None) -> SessionInfo:
         return Catalogue(db).get_session(id_or_prefix)
     finally:
         db.close()
+
+
+def last_used_session(workspace: str | Path, path: Path | None = None) -> SessionInfo | None:
+    """The session of ``workspace`` used last, or None (no store yet, or none there).
+
+    Read-only, like every look-up here: ``frontier -c`` never creates a database."""
+    where = existing_store(path)
+    if where is None:
+        return None
+    db = Database.open_readonly(where)
+    try:
+        return Catalogue(db).last_used(workspace)
+    finally:
+        db.close()
+
+
+def newest_session(path: Path | None = None) -> SessionInfo | None:
+    """The newest stored session anywhere (to point at when this workspace has none)."""
+    where = existing_store(path)
+    if where is None:
+        return None
+    db = Database.open_readonly(where)
+    try:
+        rows = db.read(_SESSION_QUERY + " ORDER BY s.updated DESC, s.created DESC LIMIT 1")
+        return Catalogue(db)._info(rows[0]) if rows else None
+    finally:
+        db.close()
+
+
+def one_line(text: str, limit: int) -> str:
+    """``text`` on one line (runs of whitespace as one space), cut to ``limit`` with ``…``:
+    a first prompt in a table or a picker row."""
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: max(1, limit - 1)] + "…"
 
 
 def session_recordings(id_or_prefix: str, path: Path | None = None) -> list[tuple[str, Recording]]:

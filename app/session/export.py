@@ -23,6 +23,11 @@ from frontier.app.session.store import SessionStore
 from frontier.app.session.timeline import LogRecord, iso_time
 from frontier.tools.patch_summary import change_lines, result_changes
 
+INTERRUPTED_NOTE = (
+    "⏹ interrupted: the user stopped the turn while this reply streamed; "
+    "the text above is what was confirmed until then"
+)
+
 
 def read_session(
     store: SessionStore, id_or_prefix: str
@@ -38,11 +43,21 @@ def export_records(log: list[LogRecord]) -> Iterator[dict[str, Any]]:
     started = {r.ref for r in log if r.type == "started"}
     text: list[str] = []
     text_t = 0.0
+    interrupted = False
 
     def flush() -> Iterator[dict[str, Any]]:
+        nonlocal interrupted
         if text:
-            yield {"type": "assistant", "t": iso_time(text_t), "text": "".join(text)}
+            record: dict[str, Any] = {
+                "type": "assistant",
+                "t": iso_time(text_t),
+                "text": "".join(text),
+            }
+            if interrupted:  # the user stopped the turn while this reply streamed
+                record["interrupted"] = True
+            yield record
             text.clear()
+            interrupted = False
 
     for r in log:
         d = r.data
@@ -50,6 +65,7 @@ def export_records(log: list[LogRecord]) -> Iterator[dict[str, Any]]:
             if not text:
                 text_t = r.t
             text.append(str(d.get("text", "")))
+            interrupted = interrupted or bool(d.get("interrupted"))
             continue
         if r.type == "started":
             continue
@@ -131,7 +147,9 @@ def to_markdown(info: SessionInfo, records: list[dict[str, Any]]) -> str:
         if kind == "user":
             out += ["## You", "", r["text"], ""]
         elif kind == "assistant":
-            out += ["## Assistant", "", r["text"], ""]
+            out += ["## Assistant", "", _closed_fences(r["text"]), ""]
+            if r.get("interrupted"):
+                out += [f"_{INTERRUPTED_NOTE}_", ""]
         elif kind == "call":
             note = "" if r["started"] else " (not started)"
             out += [f"### ▸ {r['name']} `{r['id']}`{note}", "", *_call_body(r), ""]
@@ -177,6 +195,31 @@ def _call_body(r: dict[str, Any]) -> list[str]:
     if r.get("diff") and r.get("tool_kind") == "edit":
         return _fenced(r["diff"], "diff")
     return _fenced(json.dumps(args, indent=2, ensure_ascii=False), "json")
+
+
+_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
+
+
+def _closed_fences(text: str) -> str:
+    """``text`` with a code fence it leaves open closed (a reply cut off or interrupted
+    inside a code block would otherwise swallow the rest of the export)."""
+    open_fence = ""
+    for line in text.split("\n"):
+        match = _FENCE.match(line)
+        if match is None:
+            continue
+        fence = match.group(1)
+        if not open_fence:
+            open_fence = fence
+        elif (
+            fence[0] == open_fence[0]
+            and len(fence) >= len(open_fence)
+            and not line.strip(fence[0] + " \t")
+        ):
+            open_fence = ""
+    if not open_fence:
+        return text
+    return text.rstrip("\n") + "\n" + open_fence
 
 
 def _code(text: str) -> str:

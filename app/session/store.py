@@ -183,8 +183,8 @@ class SessionStore:
     def load_messages(self, session_id: str) -> list[dict[str, Any]]:
         return self.timeline.load_messages(session_id)
 
-    def add_assistant_text(self, session_id: str, text: str) -> None:
-        self.timeline.add_assistant_text(session_id, text)
+    def add_assistant_text(self, session_id: str, text: str, *, interrupted: bool = False) -> None:
+        self.timeline.add_assistant_text(session_id, text, interrupted=interrupted)
 
     def add_contract_error(
         self,

@@ -149,13 +149,19 @@ class Timeline:
         )
         return [json.loads(r[0]) for r in rows]
 
-    def add_assistant_text(self, session_id: str, text: str) -> None:
-        """Confirmed assistant prose (consecutive pieces are joined on export)."""
+    def add_assistant_text(self, session_id: str, text: str, *, interrupted: bool = False) -> None:
+        """Confirmed assistant prose (consecutive pieces are joined on export).
+
+        ``interrupted``: the user stopped the turn while this reply streamed; the row is
+        the prose confirmed until then, marked ``"interrupted": true`` so the export and
+        a resumed Transcript say the reply was cut short.
+        """
         if not text:
             return
+        data: dict[str, Any] = {"text": text, **({"interrupted": True} if interrupted else {})}
         self.db.write(
             "assistant",
-            lambda c: append_log(self.db, c, session_id, "assistant", {"text": text}),
+            lambda c: append_log(self.db, c, session_id, "assistant", data),
         )
 
     def add_contract_error(

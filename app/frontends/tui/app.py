@@ -31,13 +31,14 @@ from textual.binding import Binding, BindingType
 from textual.css.query import NoMatches
 from textual.screen import Screen
 from textual.theme import Theme
-from textual.widgets import Input
+from textual.widgets import Input, TextArea
 
 from frontier.app.agent.session import AgentSession
-from frontier.app.config import Config, save_setting
+from frontier.app.config import Config, data_dir, save_setting
 from frontier.app.events import Event, ToolCall
-from frontier.app.frontends.tui.live import LiveController, SessionFactory
+from frontier.app.frontends.tui.live import APPROVAL_MEANING, LiveController, SessionFactory
 from frontier.app.frontends.tui.replay import ReplayController, Step
+from frontier.app.frontends.tui.screens.copy import CopyItem, CopyScreen, copy_items
 from frontier.app.frontends.tui.screens.help import HelpScreen
 from frontier.app.frontends.tui.screens.main import CSS_PATH as MAIN_CSS
 from frontier.app.frontends.tui.screens.main import TABS, MainScreen
@@ -47,6 +48,7 @@ from frontier.app.replay_player import PlaylistPlayer, ReplayPlayer
 from frontier.themes.palette import DEFAULT_THEME, THEME_NAMES, THEMES, theme_variable
 from frontier.tools.contract import Decision, Preview, ToolSpec
 from frontier.widgets.errors_pane import ErrorsPane
+from frontier.widgets.prompt_input import PromptInput
 from frontier.widgets.state import UiState
 from frontier.widgets.status_bar import StatusInfo
 
@@ -70,24 +72,36 @@ class FrontierApp(App[int]):
     ENABLE_COMMAND_PALETTE = True
     CSS_PATH: ClassVar[list[str | Path]] = [MAIN_CSS]
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("f1,question_mark", "help", "Help"),
-        Binding("escape", "cancel", "Cancel tool"),
-        Binding("ctrl+e", "focus_errors", "Errors", show=False),
+        Binding("f1", "help", "Help"),
+        # replay's footer is full of its own keys: f1 and ctrl+o work there unadvertised
+        Binding("f1", "help(True)", "Help", show=False),
+        # not a priority binding: checked when the key reaches the message box, in order
+        # after the keys typed before it. The box lets `?` through only while it is empty
+        # (PromptInput.check_consume_key), and check_action says the same for any text box
+        Binding("question_mark", "help_key", "Help", show=False),
+        Binding("escape", "cancel", "Interrupt"),
+        # from every screen, modals included; a text selection is copied instead (check_action)
+        Binding("ctrl+c", "interrupt", "Interrupt", show=False, priority=True),
+        Binding("shift+tab", "cycle_approval", "Approval", key_display="⇧tab", priority=True),
+        Binding("ctrl+o", "copy", "Copy"),
+        Binding("ctrl+o", "copy(True)", "Copy", show=False),
+        Binding("ctrl+e", "focus_errors", "Errors", show=False),  # the box's own ctrl+e: line end
         Binding("ctrl+t", "toggle_thinking", "Thinking", show=False),
         Binding("f2", "pane('raw')", "Raw", show=False),
         Binding("f3", "pane('confirmed')", "Confirmed", show=False),
         Binding("f4", "pane('pending')", "Pending", show=False),
         Binding("f5", "pane('errors')", "Errors", show=False),
-        Binding("ctrl+q", "quit", "Quit", priority=True),  # also from a review modal
+        # also from a review modal; not in the footer (ctrl+c twice quits too, and says so)
+        Binding("ctrl+q", "quit", "Quit", priority=True, show=False),
         Binding("ctrl+n", "demo_native", "Demo: native-inc"),
         # replay
-        Binding("space", "toggle_pause", "Pause/play"),
+        Binding("space", "toggle_pause", "Pause"),  # short: replay's keys fit 80 columns
         Binding("plus,equals_sign", "speed(1)", "Faster", key_display="+"),
         Binding("minus", "speed(-1)", "Slower", key_display="-"),
         Binding("full_stop", "step('byte')", "Byte", key_display="."),
         Binding("comma", "step('line')", "Line", key_display=","),
         Binding("n", "step('event')", "Event"),
-        Binding("e", "step('error')", "Next error"),
+        Binding("e", "step('error')", "Error"),
         Binding("1", "pane('raw')", show=False),
         Binding("2", "pane('confirmed')", show=False),
         Binding("3", "pane('pending')", show=False),
@@ -95,6 +109,10 @@ class FrontierApp(App[int]):
         Binding("q", "quit", "Quit", show=False),
     ]
     REPLAY_ACTIONS = frozenset({"toggle_pause", "speed", "step"})
+    EMPTY_PROMPT_ACTIONS = frozenset({"help_key"})
+    """Keys that are also text: they act only when the message box is empty or unfocused."""
+    QUIT_WINDOW = 2.0
+    """Seconds within which a second ctrl+c quits."""
 
     def __init__(
         self,
@@ -148,8 +166,12 @@ class FrontierApp(App[int]):
         self.flush_hz = flush_hz
         self.autostart = autostart
         self.reviews: list[ReviewRecord] = []
+        self.last_session_id: str | None = None
+        """The session open when the app closed: ``run_tui`` prints how to resume it."""
         self.split_diff = False
         self._ticks = 0
+        self._ctrl_c_at: float | None = None
+        """When ctrl+c was last pressed (a second one within ``QUIT_WINDOW`` quits)."""
         self._main: MainScreen | None = None
         for theme in THEMES:
             self.register_theme(theme)
@@ -199,6 +221,8 @@ class FrontierApp(App[int]):
     async def on_unmount(self) -> None:
         gc.unfreeze()  # this app's objects become collectable again (tests run many apps)
         if self.live is not None:
+            if self.live.session is not None:
+                self.last_session_id = self.live.session.session_id
             try:
                 await self.live.close()
             except Exception as exc:  # closing must not hide the reason the app exits
@@ -225,12 +249,11 @@ class FrontierApp(App[int]):
         if prompts:
             prompts.first().focus()
 
-    def on_input_submitted(self, event: Input.Submitted) -> None:
-        if event.input.id != "prompt" or self.live is None:
-            return
-        text = event.value.strip()
-        if text and self.live.submit(text):
-            event.input.value = ""
+    def on_prompt_input_submitted(self, event: PromptInput.Submitted) -> None:
+        """Enter in the message box: send, queue while the agent works, or save an edit
+        of a queued message; the box is emptied only when the text was taken."""
+        if self.live is not None and self.live.submit(event.text, editing=event.editing):
+            event.prompt.clear_prompt()
 
     # ------------------------------------------------------------------ events
     def observe(self, event: Event) -> None:
@@ -258,10 +281,19 @@ class FrontierApp(App[int]):
             added_bg=theme_variable(theme, "diff-added-bg", "#12361f"),
             removed_bg=theme_variable(theme, "diff-removed-bg", "#42171b"),
             split=self.split_diff,
+            always_allow=self.session is not None and self.session.can_allow_always,
         )
         self.push_screen(screen, callback=done)
-        decision = await future
+        try:
+            decision = await future
+        except asyncio.CancelledError:  # the turn stopped: its question goes with it
+            if screen.is_attached:
+                screen.answer(Decision(False, "the turn was interrupted"))
+            self.state.set_tool_state(call, "cancelled")  # it never ran
+            raise
         self.reviews.append(ReviewRecord(call, preview, decision))
+        if decision.approved and screen.always is not None and self.live is not None:
+            self.live.allow_always(screen.always.rule, screen.always.remember)
         self.state.set_tool_state(call, "approved" if decision.approved else "denied")
         if not decision.approved:
             self.state.note(f"denied {call.id}: {decision.reason}")
@@ -270,18 +302,28 @@ class FrontierApp(App[int]):
             self.state.note(f"approved {call.id} without {hunks}: {decision.reason}")
         return decision
 
+    def close_review(self, decision: Decision) -> None:
+        """Answer the review modal on top (if one is) with ``decision``."""
+        for screen in self.screen_stack:
+            if isinstance(screen, ReviewScreen) and screen.is_attached:
+                screen.answer(decision)
+
     # ------------------------------------------------------------------ painting
     def status(self) -> StatusInfo:
-        rate = self._rate()
+        rate, estimated = self._rate()
         if self.replay is not None:
-            return self.replay.status(rate)
-        assert self.live is not None
-        return self.live.status(rate)
+            info = self.replay.status(rate)
+        else:
+            assert self.live is not None
+            info = self.live.status(rate)
+        return replace(info, rate_estimated=True) if estimated else info
 
-    def _rate(self) -> float:
+    def _rate(self) -> tuple[float | None, bool]:
+        """Tokens/s to show and whether it is an estimate (chunks, no ``usage`` yet)."""
         if self.token_rate_override is not None:
-            return self.token_rate_override
-        return self.state.token_rate()
+            return self.token_rate_override, False
+        progress = self.state.progress
+        return progress.rate, progress.rate is not None and not progress.rate_exact
 
     def flush(self, force: bool = False) -> None:
         """Paint what changed since the last flush (the ~30 Hz timer calls this).
@@ -322,14 +364,83 @@ class FrontierApp(App[int]):
         if action in self.REPLAY_ACTIONS:
             return self.replaying
         if action == "cancel":
-            return not self.replaying
+            return not self.replaying and self.state.turn_running
+        if action in self.EMPTY_PROMPT_ACTIONS:
+            return self.screen is self._main and not self._typing()
+        if action == "interrupt":
+            return not self._selection()
+        if action == "cycle_approval":
+            # a modal's own shift+Tab (the review's previous file) comes first
+            return self.screen is self._main and self.session is not None
+        if action in ("help", "copy"):  # the shown binding live, its quiet twin in replay
+            quiet = bool(parameters and parameters[0])
+            here = action == "help" or self.screen is self._main
+            return here and quiet is self.replaying
         if action == "demo_native":
             return self.live is not None and self.live.can_demo_native
         return True
 
-    def action_help(self) -> None:
+    def _typing(self) -> bool:
+        """The focus is in a text box that holds text (an ``Input`` or ``TextArea``,
+        whichever the message box is): a key there is a character, not a command."""
+        focused = self.focused
+        if isinstance(focused, TextArea):
+            return bool(focused.text)
+        if isinstance(focused, Input):
+            return bool(focused.value)
+        return False
+
+    def _selection(self) -> bool:
+        """Text is selected (in a text box, or with the mouse on the screen): ctrl+c then
+        copies it, as Textual does, instead of interrupting."""
+        focused = self.focused
+        if isinstance(focused, TextArea | Input) and focused.selected_text:
+            return True
+        try:
+            return bool(self.screen.get_selected_text())
+        except Exception:  # a screen being torn down has nothing selected
+            return False
+
+    def action_help(self, quiet: bool = False) -> None:
         if not isinstance(self.screen, HelpScreen):
             self.push_screen(HelpScreen())
+
+    def action_help_key(self) -> None:
+        self.action_help()
+
+    async def action_interrupt(self) -> None:
+        """ctrl+c: stop the running turn; a second ctrl+c within 2 s quits (as in Claude
+        Code). With no turn running the first press only says how to quit."""
+        now = self.clock()
+        last, self._ctrl_c_at = self._ctrl_c_at, now
+        if last is not None and now - last <= self.QUIT_WINDOW:
+            await self.action_quit()
+            return
+        if self.live is not None and self.live.interrupt():
+            self.notify("interrupted · press ctrl+c again to quit", timeout=self.QUIT_WINDOW)
+        else:
+            self.notify("press ctrl+c again to quit", timeout=self.QUIT_WINDOW)
+
+    def action_cycle_approval(self) -> None:
+        if self.live is not None:
+            self.live.cycle_approval()
+
+    def action_copy(self, quiet: bool = False) -> None:
+        """Open the copy picker: a transcript entry, a tool's output or a reviewed diff."""
+        items = copy_items(self.state, self.reviews)
+        if not items:
+            self.notify("nothing to copy yet", timeout=2)
+            return
+        self.push_screen(CopyScreen(items), callback=self._copy_chosen)
+
+    def _copy_chosen(self, item: CopyItem | None) -> None:
+        if item is None:
+            return
+        self.copy_to_clipboard(item.text)
+        self.notify(
+            f"copied {item.kind} ({len(item.text):,} characters) via the terminal (OSC 52)",
+            timeout=3,
+        )
 
     def action_pane(self, name: str) -> None:
         if name in dict(TABS):
@@ -376,7 +487,17 @@ class FrontierApp(App[int]):
 
     # ------------------------------------------------------------------ palette
     def get_system_commands(self, screen: Screen[Any]) -> Iterator[SystemCommand]:
-        yield from super().get_system_commands(screen)
+        # Textual's own theme picker is left out: it offers themes that were never
+        # contrast-checked for these panes and would not be remembered; "Theme: NAME"
+        # below offers ours and saves the choice. Its Screenshot is replaced by ours.
+        for command in super().get_system_commands(screen):
+            if command.title not in ("Theme", "Screenshot"):
+                yield command
+        yield SystemCommand(
+            "Screenshot",
+            f"save an SVG of the screen in {screenshot_dir()}",
+            lambda: self.set_timer(0.1, self.deliver_screenshot),
+        )
         for name in THEME_NAMES:
             yield SystemCommand(
                 f"Theme: {name}",
@@ -404,11 +525,49 @@ class FrontierApp(App[int]):
                     "tool-call protocol for the next model request",
                     lambda mode=mode: live.set_mode(mode),
                 )
+            for policy in session.approvals:
+                if policy != session.approval:
+                    yield SystemCommand(
+                        f"Approval: {policy}",
+                        f"{APPROVAL_MEANING[policy]} (shift+Tab cycles)",
+                        lambda policy=policy: live.set_approval(policy),
+                    )
+            for allowed in session.approval_rules:
+                where = "saved for this workspace" if allowed.remembered else "this session"
+                yield SystemCommand(
+                    f"Revoke always-allow: {allowed.rule.describe()}",
+                    f"approved without asking ({where}); revoke it",
+                    lambda rule=allowed.rule: live.revoke(rule),
+                )
             yield SystemCommand(
                 "Export session (markdown)",
                 "write the session to a .md file in the current directory",
                 live.export,
             )
+
+    def deliver_screenshot(
+        self,
+        filename: str | None = None,
+        path: str | None = None,
+        time_format: str | None = None,
+    ) -> str | None:
+        """Save an SVG of the screen and say where: in ``<data dir>/screenshots`` unless a
+        ``path`` is given. Textual's default is ``~/Downloads``, which many machines (a
+        server, a container) do not have; the failure then went unexplained."""
+        directory = Path(path) if path else screenshot_dir()
+        try:
+            directory.mkdir(parents=True, exist_ok=True)
+            saved = self.save_screenshot(filename, str(directory), time_format)
+        except OSError as exc:
+            self.notify(
+                f"could not save the screenshot in {directory}: {exc.strerror or exc}",
+                title="Screenshot",
+                severity="error",
+                timeout=10,
+            )
+            return None
+        self.notify(f"saved to {saved}", title="Screenshot", timeout=8)
+        return saved
 
     def _toggle_split(self) -> None:
         self.split_diff = not self.split_diff
@@ -428,4 +587,27 @@ def run_tui(
         config, demo=demo, demo_rate=demo_rate, session_id=session_id, workspace=workspace
     )
     result = app.run()
+    _say_how_to_resume(app.last_session_id)
     return int(result or 0)
+
+
+def screenshot_dir() -> Path:
+    """Where the palette's Screenshot saves: beside the sessions, a folder that exists
+    (or can be made) wherever Frontier runs."""
+    return data_dir() / "screenshots"
+
+
+def _say_how_to_resume(session_id: str | None) -> None:
+    """After the terminal is restored: the command that continues the session, as
+    Codex and Claude Code print on exit. Nothing when no session was open or closing
+    deleted it (the model never answered: nothing to continue)."""
+    if session_id is None:
+        return
+    from frontier.app.session.catalogue import find_session
+    from frontier.app.session.db import StoreError
+
+    try:
+        find_session(session_id)
+    except StoreError:
+        return
+    print(f"Session {session_id} saved. Continue it with: frontier resume {session_id}")

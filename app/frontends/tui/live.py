@@ -18,10 +18,13 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from frontier.app.agent.session import AgentSession, SessionBusy, stored_sessions
-from frontier.app.events import ToolCall, TurnEnded
+from frontier.app.agent.attachments import Prepared
+from frontier.app.agent.session import AgentSession, NotQueued, SessionBusy, stored_sessions
+from frontier.app.events import Event, QueuedDelivered, ToolCall, TurnEnded
 from frontier.app.frontends.tui.screens.sessions import SessionPicker
+from frontier.tools.approval_rules import Rule
 from frontier.tools.contract import Approver, Decision, Preview, ToolSpec
+from frontier.widgets.prompt_input import PromptBox
 from frontier.widgets.status_bar import StatusInfo
 
 if TYPE_CHECKING:
@@ -29,6 +32,13 @@ if TYPE_CHECKING:
 
 SessionFactory = Callable[[Approver], AgentSession]
 """``factory(approver) -> AgentSession``; ``create_runtime`` by default, a fake in tests."""
+APPROVAL_MEANING = {
+    "ask": "every edit and command is reviewed first",
+    "auto-edit": "file edits run without asking; commands are reviewed",
+    "auto": "everything runs without asking",
+    "read-only": "edits and commands are refused; reads still run",
+}
+"""What each policy means, said when shift+Tab switches to it (``tools/policy.py``)."""
 
 
 class TuiApprover:
@@ -65,6 +75,9 @@ class LiveController:
         self.approver = TuiApprover(app)
         self.session: AgentSession | None = None
         self._unsubscribe: Callable[[], None] | None = None
+        self._after_queued: Prepared | None = None
+        """A message sent while earlier ones were still queued: shown once they are."""
+        self._history_warned = False
 
     # ------------------------------------------------------------------ starting
     def start(self) -> None:
@@ -101,9 +114,19 @@ class LiveController:
         """Make ``session`` the one the UI shows: its events, its notes, its demo prompts."""
         if self._unsubscribe is not None:
             self._unsubscribe()  # the previous session's events no longer reach the panes
-        self.session = session
-        self._unsubscribe = session.subscribe(self.app.observe)
+        left = len(self.session.queued()) if self.session is not None else 0
+        if left:
+            self.app.state.note(
+                f"{left} queued message{'s' if left != 1 else ''} of session "
+                f"{self.session.session_id if self.session else ''} not sent: the session changed"
+            )
+        previous, self.session = self.session, session
+        self._unsubscribe = session.subscribe(self._observe)
+        self._wire_prompt()
         state = self.app.state
+        if previous is not None and previous is not session:
+            # every pane starts over; the Transcript keeps the earlier talk above a rule
+            state.new_session(f"new session {session.session_id} · {session.mode}")
         if session.resumed:
             self._announce_resume(session)
         else:
@@ -162,12 +185,13 @@ class LiveController:
             return
         old = self.session
         app.config = replace(app.config, protocol="native-inc")
-        app.state.note("── the same task with native tool calls (native-inc) ──")
 
         async def restart() -> None:
             if old is not None:
                 await old.close()
             self.start()
+            if self.session is not old:  # below the new session's rule
+                app.state.note("── the same task with native tool calls (native-inc) ──")
             app.refresh_bindings()  # ctrl+n is done: drop it from the footer
 
         app.run_worker(restart(), name="demo-native", group="agent", exit_on_error=False)
@@ -179,36 +203,156 @@ class LiveController:
         if session is None:
             return None
         state = self.app.state
-        state.add_user(text)
         state.turn_running = True
+        state.progress.start_turn(state.clock())
         state.mark("status")
+        self.app.refresh_bindings()  # esc interrupts now (the footer says so)
         try:
-            return await session.send(text)
+            # @path files are read off the event loop; what goes to the model is shown
+            prepared = await asyncio.to_thread(session.attach, text) if text else None
+            if session.queued():  # typed earlier, so they come first (QueuedDelivered)
+                self._after_queued = prepared
+            elif prepared is not None:
+                self._show_sent(prepared)
+            return await session.send(prepared.text if prepared is not None else "")
         except Exception as exc:
             state.note(f"the turn failed: {exc!r}", "error")
             self.app.notify(f"the turn failed: {exc}", severity="error", timeout=10)
             return None
         finally:
             state.turn_running = False
+            state.progress.end_turn()
             state.mark("status")
+            self.app.refresh_bindings()
 
-    def submit(self, text: str) -> bool:
-        """The message box's Enter: start a turn, or say why not. True when it started."""
+    def submit(self, text: str, *, editing: int | None = None) -> bool:
+        """The message box's Enter: start a turn; while the agent works, queue the message
+        for its next request; ``editing`` saves (or, emptied, removes) a queued message.
+        True when the text was taken (the box is then emptied)."""
         app = self.app
-        if self.session is None:
+        session = self.session
+        if session is None:
             app.notify(
                 "no agent is running: configure an endpoint (see `frontier --help`) "
                 "or run `frontier demo`",
                 severity="warning",
             )
             return False
-        if app.state.turn_running:
-            app.notify(
-                "the agent is still working — wait, or press Esc to stop it", severity="warning"
-            )
+        text = text.rstrip().lstrip("\n")
+        if editing is not None:
+            return self._save_queued(session, editing, text)
+        if not text:
+            if session.queued() and not app.state.turn_running:
+                # Enter on an empty prompt sends what a stopped turn left queued
+                app.run_worker(self.send(""), name="turn", group="agent", exit_on_error=False)
+                return True
             return False
+        self._remember(session, text)
+        if app.state.turn_running:
+            session.queue(text)
+            self._show_queue()
+            return True
         app.run_worker(self.send(text), name="turn", group="agent", exit_on_error=False)
         return True
+
+    # ------------------------------------------------------------------ the message box
+    def _observe(self, event: Event) -> None:
+        """The session's events: the panes' state first, then what the box shows."""
+        self.app.observe(event)
+        if isinstance(event, QueuedDelivered):
+            state = self.app.state
+            for text in event.texts:
+                state.add_user(text)
+            for note in event.notes:
+                state.note(note)
+            if self._after_queued is not None:
+                self._show_sent(self._after_queued)
+                self._after_queued = None
+            self._show_queue()
+        elif isinstance(event, TurnEnded) and self.session is not None:
+            left = len(self.session.queued())
+            if left:
+                self.app.state.note(
+                    f"{left} queued message{'s' if left != 1 else ''} not delivered "
+                    f"(the turn ended: {event.reason}): they go with your next message — "
+                    "Enter on an empty prompt sends them now, ↑ edits them"
+                )
+
+    def _show_sent(self, prepared: Prepared) -> None:
+        """The transcript's "you" entry, and a line per attached file (or why not)."""
+        state = self.app.state
+        state.add_user(prepared.typed)
+        for note in prepared.notes():
+            state.note(note)
+
+    def _remember(self, session: AgentSession, text: str) -> None:
+        """Keep ``text`` for ↑/ctrl+r (scrubbed, per workspace); say once if it cannot be."""
+        history = session.prompt_history
+        history.add(text)
+        box = self._prompt_box()
+        if box is not None:
+            box.prompt.prompts = history.entries()
+        if history.problem and not self._history_warned:
+            self._history_warned = True
+            self.app.notify(
+                f"{history.problem}; earlier prompts are kept for this run only",
+                severity="warning",
+                timeout=8,
+            )
+
+    def _save_queued(self, session: AgentSession, message_id: int, text: str) -> bool:
+        """Enter while editing queued message ``message_id``: save it in place, or remove
+        it when emptied. Delivered meanwhile: the edit becomes a new message."""
+        try:
+            if not text:
+                session.remove_queued(message_id)
+                self.app.notify(f"removed queued message #{message_id}", timeout=3)
+            else:
+                session.edit_queued(message_id, text)
+        except NotQueued:
+            if not text:
+                self.app.notify(f"queued message #{message_id} had already gone to the model")
+            else:
+                self.app.notify(
+                    f"queued message #{message_id} had already gone to the model; "
+                    "your edit is sent as a new message",
+                    timeout=5,
+                )
+                return self.submit(text)
+        self._show_queue()
+        return True
+
+    def _prompt_box(self) -> PromptBox | None:
+        try:
+            boxes = self.app.main.query(PromptBox)
+        except Exception:  # no main screen (yet)
+            return None
+        return boxes.first() if boxes else None
+
+    def _wire_prompt(self, tries: int = 50) -> None:
+        """Give the message box this session's history, queue and workspace files (once
+        the main screen is mounted: at start-up the session can come first)."""
+        box = self._prompt_box()
+        if box is None or not box.is_mounted:
+            if tries > 0:
+                self.app.call_after_refresh(self._wire_prompt, tries - 1)
+            return
+        prompt = box.prompt
+        session = self.session
+        prompt.prompts = session.prompt_history.entries() if session is not None else []
+        prompt.queued_source = self._queued_pairs
+        prompt.file_source = session.workspace_files if session is not None else None
+        prompt.forget_files()
+        self._show_queue()
+
+    def _queued_pairs(self) -> list[tuple[int, str]]:
+        session = self.session
+        return [(m.id, m.text) for m in session.queued()] if session is not None else []
+
+    def _show_queue(self) -> None:
+        box = self._prompt_box()
+        if box is not None and box.is_mounted:
+            box.show_queue(self._queued_pairs())
 
     def cancel(self) -> None:
         """Esc: cancel the running tool (exit 130); with none running, stop the turn."""
@@ -223,6 +367,76 @@ class LiveController:
         elif state.turn_running:
             session.cancel_turn()
             self.app.notify("stopping the turn…", timeout=2)
+
+    def interrupt(self) -> bool:
+        """ctrl+c: stop the running turn — a review waiting for an answer is denied
+        first, so the call never runs and the modal does not outlive its turn. False
+        when no turn was running."""
+        session = self.session
+        if session is None or not self.app.state.turn_running:
+            return False
+        self.app.close_review(Decision(False, "interrupted by the user (ctrl+c)"))
+        session.cancel_turn()
+        return True
+
+    # ------------------------------------------------------------------ approvals
+    def cycle_approval(self) -> None:
+        """shift+Tab: the next approval policy (``app/vocab.py`` order), from the next call."""
+        session = self.session
+        if session is None:
+            return
+        policies = list(session.approvals)
+        current = session.approval
+        following = policies[(policies.index(current) + 1) % len(policies)]
+        self.set_approval(following)
+
+    def set_approval(self, policy: str) -> None:
+        """Gate the next calls with ``policy``; a review already open keeps its question."""
+        session = self.session
+        if session is None:
+            return
+        try:
+            session.set_approval(policy)
+        except ValueError as exc:
+            self.app.notify(str(exc), severity="warning")
+            return
+        self.app.state.mark("status")
+        self.app.notify(f"approval {policy}: {APPROVAL_MEANING[policy]}", timeout=3)
+
+    def allow_always(self, rule: Rule, remember: bool) -> None:
+        """A review's "always allow": the rule stands for this session (and the workspace)."""
+        session = self.session
+        if session is None:
+            return
+        try:
+            allowed = session.allow_always(rule, remember=remember)
+        except ValueError as exc:  # RuleError, ConfigError: nothing outside the workspace
+            self.app.notify(f"cannot always allow that: {exc}", severity="warning", timeout=8)
+            return
+        except OSError as exc:
+            self.app.notify(
+                f"allowed for this session only: saving failed ({exc})", severity="warning"
+            )
+            return
+        where = "in this workspace (saved)" if allowed.remembered else "for this session"
+        self.app.state.note(f"always allowed {where}: {allowed.rule.describe()}")
+        self.app.notify(
+            f"always allowed {where}: {allowed.rule.describe()} — revoke from ^p", timeout=5
+        )
+
+    def revoke(self, rule: Rule) -> None:
+        """The palette's "Revoke": the rule no longer approves anything (nor is remembered)."""
+        session = self.session
+        if session is None:
+            return
+        try:
+            removed = session.revoke_rule(rule)
+        except (OSError, ValueError) as exc:
+            self.app.notify(f"revoked for this session; saving failed: {exc}", severity="warning")
+            return
+        if removed:
+            self.app.state.note(f"no longer always allowed: {rule.describe()}")
+            self.app.notify(f"revoked: {rule.describe()}", timeout=3)
 
     def set_mode(self, name: str) -> None:
         """The palette's "Mode: NAME": applies from the next model request."""
@@ -310,9 +524,15 @@ class LiveController:
         self.app.run_worker(run(), name="export", exit_on_error=False)
 
     # ------------------------------------------------------------------ the status bar
-    def status(self, token_rate: float) -> StatusInfo:
+    def status(self, token_rate: float | None) -> StatusInfo:
         app, session = self.app, self.session
         state = app.state
+        progress = state.progress
+        now = state.clock()
+        working = progress.elapsed(now) if state.turn_running else None
+        window = session.context_window if session is not None else None
+        used = progress.context_used
+        context = min(1.0, used / window) if window and used is not None else None
         running = state.running_tools()
         if any(row.state == "review" for row in state.tools.values()):
             activity = "review"
@@ -330,6 +550,15 @@ class LiveController:
             pending=state.pending_size,
             session=session.session_id if session else "",
             activity=activity,
+            approval=session.approval if session else "",
+            working=working,
+            spinner=progress.spinner(now),
+            tokens_in=progress.tokens_in if progress.usage_seen else None,
+            tokens_out=progress.tokens_out,
+            tokens_cached=progress.tokens_cached,
+            context=context,
+            # a review modal answers esc itself (deny): ctrl+c is what stops the turn there
+            interrupt_key="ctrl+c" if activity == "review" else "esc",
         )
 
     def probe(self) -> tuple[int, int] | None:

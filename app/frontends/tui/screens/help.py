@@ -26,24 +26,62 @@ PANES = [
 ]
 
 KEYS = [
-    ("Enter", "send the message"),
+    ("Enter", "send the message; while the agent works it is queued for its next request"),
+    (
+        "ctrl+j",
+        "new line (shift+Enter too where the terminal tells them apart — many send the "
+        "same key for both, tmux included; ctrl+j works everywhere)",
+    ),
+    ("↑ / ↓", "earlier prompts of this workspace (on the first / last line of the box)"),
+    ("ctrl+r", "search earlier prompts"),
+    ("@path", "attach a workspace file (Tab or Enter completes; up to 32 KiB of each is sent)"),
+    (
+        "queued",
+        "↑ on an empty box edits the newest queued message in place · Enter saves · "
+        "empty Enter removes it · Esc leaves it",
+    ),
     ("Esc", "cancel the running tool (exit 130), else stop the turn"),
+    ("ctrl+c", "stop the turn (a review waiting is denied); twice within 2 s quits"),
+    ("shift+tab", "approval policy: ask → auto-edit → auto → read-only (status bar)"),
+    ("ctrl+o", "copy a message, reply, tool output or reviewed diff to the clipboard"),
     ("f2 f3 f4 f5", "small terminals: show Raw stream / Confirmed / Pending / Errors"),
-    ("ctrl+e", "focus the Errors list"),
+    ("ctrl+e", "focus the Errors list (from a pane; in the message box it ends the line)"),
     ("ctrl+t", "show the model's reasoning (thinking) blocks whole, or folded"),
-    ("ctrl+p", "command palette: theme, mode, export, session"),
-    ("? / f1", "this help"),
+    ("ctrl+p", "command palette: theme, mode, approval, revoke always-allow, export"),
+    ("? / f1", "this help (? when the message box is empty)"),
     ("ctrl+q", "quit"),
     ("", ""),
     (
         "Review",
-        "a approve · d deny (type a reason, Enter) · s split/unified · "
-        "j/k hunk · tab file · Esc deny",
+        "a approve · A approve and always allow (1 this session, 2 also this workspace) · "
+        "d deny (type a reason, Enter) · y copy · s split/unified · j/k hunk · tab file · "
+        "Esc deny",
     ),
     (
         "Replay",
         "space pause · + / - speed (0.1×–100×, max) · . byte · , line · "
         "n next event · e next error · 1–4 panes",
+    ),
+]
+
+SELECTING = [
+    (
+        "Copy",
+        "ctrl+o (and y in a review) copies exact text through the terminal (OSC 52): "
+        "allow clipboard access in its settings; in tmux `set -g set-clipboard on`",
+    ),
+    (
+        "Select",
+        "Frontier takes the mouse, so a plain drag does not select: hold shift while "
+        "dragging (iTerm2: option; some terminals: fn) for the terminal's own selection. "
+        "It copies what the screen shows — wrapped lines, pane borders and the pane "
+        "beside it included; ctrl+o copies one entry cleanly",
+    ),
+    (
+        "Status bar",
+        "activity and turn timer · approval · model · mode · tokens/s (~ = counted "
+        "from chunks until the server's usage says) · frontier · pending · tokens "
+        "in/out (↑↓) · context used · session; fields give way at 80 columns",
     ),
 ]
 
@@ -58,6 +96,10 @@ def help_text() -> Table:
     table.add_row("", "")
     table.add_row(Text("Keys", style="bold underline"), "")
     for key, what in KEYS:
+        table.add_row(key, what)
+    table.add_row("", "")
+    table.add_row(Text("Copy and select", style="bold underline"), "")
+    for key, what in SELECTING:
         table.add_row(key, what)
     return table
 

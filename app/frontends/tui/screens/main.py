@@ -16,11 +16,12 @@ from textual import events
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
-from textual.widgets import Footer, Input, Static
+from textual.widgets import Footer, Static
 
 from frontier.widgets.confirmed import ConfirmedView
 from frontier.widgets.errors_pane import ErrorsPane
 from frontier.widgets.pending import SHOW_BYTES, PendingView
+from frontier.widgets.prompt_input import PromptBox
 from frontier.widgets.raw_stream import RawStreamView
 from frontier.widgets.state import ResponseBuffer, UiState
 from frontier.widgets.status_bar import StatusBar, StatusInfo
@@ -53,6 +54,8 @@ class MainScreen(Screen[None]):
         self.highlight: int | None = None
         self.responses_total: int | None = None
         """Set when replaying a session: Raw stream's title then names the response shown."""
+        self._epoch = 0
+        """``UiState.epoch`` last painted (a new session resets what Raw stream shows)."""
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="main"):
@@ -67,7 +70,7 @@ class MainScreen(Screen[None]):
                 yield ErrorsPane(id="errors")
         yield ToolsPane(self.clock, id="tools")
         if self.interactive:
-            yield Input(placeholder="message the agent… (Enter sends)", id="prompt")
+            yield PromptBox(id="prompt-box")  # queued messages, @path list, the prompt
         yield StatusBar(id="status")
         yield Footer()
 
@@ -106,13 +109,28 @@ class MainScreen(Screen[None]):
             self.query_one(f"#{ident}").set_class(ident == name, "-active")
         self.query_one("#raw-thinking").set_class(name == "raw", "-raw-tab")
         self.query_one("#lower").set_class(name in ("confirmed", "pending"), "-active")
-        bar = Text(no_wrap=True)
-        for i, (ident, title) in enumerate(TABS, start=1):
-            title = title.removesuffix(" stream")
-            style = "bold reverse" if ident == name else "dim"
-            bar.append(f" {i} {title} ", style=style)
-            bar.append(" ")
-        self.query_one("#pane-tabs", Static).update(bar)
+        self.query_one("#pane-tabs", Static).update(self._tab_bar(name))
+
+    def _tab_bar(self, name: str) -> Text:
+        """The compact layout's tabs, each naming the key that shows it here: 1-4 would
+        type into the message box, so a live session names f2-f5 (replay has no box, so
+        1-4 work there). All four fit the right column at 80 columns: the gaps go first,
+        then the long titles are cut."""
+        room = self.size.width - max(28, self.size.width * 2 // 5) - 2  # beside Transcript
+        for gap, cut in ((" ", False), ("", False), ("", True)):
+            bar = Text(no_wrap=True)
+            for i, (ident, title) in enumerate(TABS, start=1):
+                title = title.removesuffix(" stream")
+                if cut:
+                    title = title[:4]
+                style = "bold reverse" if ident == name else "dim"
+                key = f"f{i + 1}" if self.interactive else str(i)
+                bar.append(f" {key} {title} ", style=style)
+                if i < len(TABS):
+                    bar.append(gap)
+            if bar.cell_len <= room:
+                break
+        return bar
 
     # ------------------------------------------------------------------ flush
     def hidden_panes(self) -> set[str]:
@@ -129,6 +147,9 @@ class MainScreen(Screen[None]):
         Panes hidden by the compact layout are painted only when ``hidden`` (a user
         action); returns the dirty panes it left unpainted.
         """
+        if state.epoch != self._epoch:  # a new session: nothing of the earlier one stays
+            self._epoch = state.epoch
+            self.shown_response = self.highlight = None
         skipped = set() if hidden else dirty & self.hidden_panes()
         dirty = dirty - skipped
         if "transcript" in dirty:

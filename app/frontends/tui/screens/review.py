@@ -9,11 +9,18 @@ whose hashes the write re-checks (DESIGN §5) — and dismisses with a ``Decisio
 declined ``(path, hunk index)`` pairs with the person's reason, and declining
 every hunk is a deny. Below ``NARROW_BELOW`` columns the modal fills the screen,
 the file list becomes a one-line header and the diff is unified.
+
+``A`` approves and offers to always allow what this call is — exactly this
+command, or edits under the folder holding every file it touches
+(``tools/approval_rules.offer``) — for the session (``1``) or also remembered
+for the workspace (``2``); the line above the keys says which rule that would
+be before it is pressed. ``y`` copies the diff (or the command).
 """
 
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from typing import ClassVar, Literal
 
 from rich.cells import cell_len
@@ -21,6 +28,7 @@ from rich.syntax import Syntax
 from rich.text import Text
 from textual import events
 from textual.app import ComposeResult
+from textual.await_complete import AwaitComplete
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
@@ -28,6 +36,7 @@ from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from frontier.app.events import ToolCall
+from frontier.tools.approval_rules import Rule, offer
 from frontier.tools.contract import Decision, FilePreview, Preview, ToolSpec
 from frontier.widgets.diff_view import DiffView
 
@@ -35,6 +44,15 @@ NARROW_BELOW = 105
 """Screen columns below which the review is narrow (the modal would be under 100)."""
 DIFF_ACTIONS = frozenset({"split", "hunk", "file", "toggle_hunk", "wrap"})
 """Actions that only mean something with a diff (hidden on "Review command")."""
+
+
+@dataclass(frozen=True)
+class AlwaysAllow:
+    """The review's "always allow" answer: the rule, and whether the workspace keeps it."""
+
+    rule: Rule
+    remember: bool
+
 
 Asking = Literal["deny", "approve", "deny_all"]
 PLACEHOLDERS: dict[Asking, str] = {
@@ -90,6 +108,7 @@ class ReviewScreen(ModalScreen[Decision]):
     #command { padding: 1 2; height: 1fr; }
     #reason { display: none; margin: 0 1; }
     #reason.-visible { display: block; }
+    #review-more { height: 1; padding: 0 1; background: $panel; color: $text-muted; }
     #review-keys { height: 1; padding: 0 1; background: $panel; color: $text-muted; }
     """
 
@@ -104,6 +123,10 @@ class ReviewScreen(ModalScreen[Decision]):
         Binding("tab", "file(1)", "Next file", show=False),
         Binding("shift+tab", "file(-1)", "Prev file", show=False),
         Binding("escape", "escape", "Deny/back"),
+        Binding("A,shift+a", "always", "Always allow", show=False),
+        Binding("1", "always_choose(False)", "This session", show=False),
+        Binding("2", "always_choose(True)", "This workspace", show=False),
+        Binding("y", "copy", "Copy", show=False),
     ]
 
     def __init__(
@@ -117,6 +140,7 @@ class ReviewScreen(ModalScreen[Decision]):
         removed_bg: str = "#42171b",
         split: bool = False,
         wrap: bool = True,
+        always_allow: bool = False,
     ) -> None:
         super().__init__()
         self.call = call
@@ -130,6 +154,14 @@ class ReviewScreen(ModalScreen[Decision]):
         self.initial_wrap = wrap
         self.asking: Asking | None = None
         """What the reason box is open for (``None``: closed)."""
+        self.offer: Rule | None = offer(call, spec, preview) if always_allow else None
+        """The rule ``A`` would make (``None``: no session to keep one, or none fits)."""
+        self.choosing = False
+        """``A`` was pressed: ``1`` / ``2`` say for how long."""
+        self.always: AlwaysAllow | None = None
+        """Set when the person approved with "always allow" (the App then keeps the rule)."""
+        self.answered = False
+        """Dismissed already: a second dismiss would pop whatever screen is on top."""
 
     @property
     def title_text(self) -> str:
@@ -166,6 +198,7 @@ class ReviewScreen(ModalScreen[Decision]):
             reason = Input(id="reason")
             reason.can_focus = False
             yield reason
+            yield Static(id="review-more")
             yield Static(id="review-keys")
 
     def _command_view(self) -> Syntax | Text:
@@ -207,6 +240,7 @@ class ReviewScreen(ModalScreen[Decision]):
     # ------------------------------------------------------------------ text
     def _refresh_text(self) -> None:
         self.query_one("#review-head", Static).update(self._head())
+        self.query_one("#review-more", Static).update(self._more())
         self.query_one("#review-keys", Static).update(self._keys())
         if self.is_diff:
             self.query_one("#file-header", Static).update(self._file_header())
@@ -248,8 +282,31 @@ class ReviewScreen(ModalScreen[Decision]):
             text.append(f"  {declined} declined", "italic")
         return text
 
+    def _more(self) -> Text:
+        """The line above the keys: what ``A`` would always allow, and ``y`` copy."""
+        what = "diff" if self.is_diff else "command"
+        if self.choosing and self.offer is not None:
+            return Text(
+                f"Always allow {self.offer.describe()}?",
+                style="bold",
+                no_wrap=True,
+                overflow="ellipsis",
+            )
+        items: list[tuple[str, str]] = []
+        if self.offer is not None:
+            items.append(("A", f"approve and always allow {self.offer.describe()}"))
+        items.append(("y", f"copy the {what}"))
+        text = _hints(items, " · ")
+        text.no_wrap, text.overflow = True, "ellipsis"  # a long command is cut, not wrapped
+        return text
+
     def _keys(self) -> Text:
         """The hint line: only keys that work here, the longest wording that fits."""
+        if self.choosing:
+            return _hints(
+                [("1", "this session"), ("2", "also remember for this workspace"), ("esc", "back")],
+                " · ",
+            )
         if self.asking is not None:
             verb = "approve the rest" if self.asking == "approve" else "deny"
             return _hints([("enter", verb), ("esc", "back")], " · ")
@@ -285,8 +342,28 @@ class ReviewScreen(ModalScreen[Decision]):
                 return hint
         return _hints(short, "  ")
 
+    # ------------------------------------------------------------------ answering
+    def dismiss(self, result: Decision | None = None) -> AwaitComplete:
+        self.answered = True
+        return super().dismiss(result)
+
+    def answer(self, decision: Decision) -> None:
+        """Answer from outside (ctrl+c stopping the turn): once, and with any screen
+        opened above the review (help) closed first, so only the review goes."""
+        if self.answered or not self.is_attached:
+            return
+        if self.app.screen is not self:
+            self.pop_until_active()
+        self.dismiss(decision)
+
     # ------------------------------------------------------------------ actions
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "always_choose":
+            return self.choosing
+        if action == "always":
+            return self.offer is not None and self.asking is None
+        if self.choosing and action not in ("escape", "copy"):
+            return False  # 1 / 2 / esc answer the question first
         if action in DIFF_ACTIONS and not self.is_diff:
             return False
         if action == "file":
@@ -308,6 +385,37 @@ class ReviewScreen(ModalScreen[Decision]):
     def action_deny(self) -> None:
         self._ask("deny")
 
+    def action_always(self) -> None:
+        """Ask how long "always allow" lasts (every hunk must be accepted: a rule
+        approves whole edits)."""
+        if self.offer is None:
+            return
+        if self.is_diff and self.diff.choices.accepted < self.diff.choices.total:
+            self.notify(
+                "accept every hunk to always allow (a rule approves whole edits)",
+                severity="warning",
+                timeout=4,
+            )
+            return
+        self.choosing = True
+        self.refresh_bindings()
+        self._refresh_text()
+
+    def action_always_choose(self, remember: bool) -> None:
+        if self.offer is None:
+            return
+        self.always = AlwaysAllow(self.offer, remember)
+        self.dismiss(Decision(True))
+
+    def action_copy(self) -> None:
+        """Copy the diff being reviewed (every file) or the command to the clipboard."""
+        if self.is_diff:
+            text, what = "".join(file.diff for file in self.preview.files), "diff"
+        else:
+            text, what = self.preview.command or json.dumps(self.call.json_args()), "command"
+        self.app.copy_to_clipboard(text)
+        self.notify(f"copied the {what} ({len(text):,} characters, OSC 52)", timeout=3)
+
     def _ask(self, asking: Asking) -> None:
         self.asking = asking
         reason = self.query_one("#reason", Input)
@@ -319,6 +427,11 @@ class ReviewScreen(ModalScreen[Decision]):
 
     def action_escape(self) -> None:
         reason = self.query_one("#reason", Input)
+        if self.choosing:
+            self.choosing = False
+            self.refresh_bindings()
+            self._refresh_text()
+            return
         if self.asking is not None:
             self.asking = None
             reason.remove_class("-visible")

@@ -2,6 +2,12 @@
 
 The App reads the list (off the event loop) and passes it in, so this screen
 never touches the store; it dismisses with the chosen id, or ``None``.
+
+Each session shows what the person first asked, which is how a session is
+recognised (an id and a time say little). Typing filters the list at once: every
+word typed must appear in the session's id, first prompt, workspace, model, mode,
+state or start date (case ignored), so ``greet shout`` finds the demo's session.
+The filter box keeps the focus; ↑↓ move the highlight and Enter opens it.
 """
 
 from __future__ import annotations
@@ -15,10 +21,10 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.screen import ModalScreen
-from textual.widgets import OptionList, Static
+from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
-from frontier.app.session.catalogue import short_path
+from frontier.app.session.catalogue import one_line, short_path
 
 if TYPE_CHECKING:
     from frontier.app.session.catalogue import SessionInfo
@@ -27,46 +33,84 @@ EMPTY = (
     "No stored sessions yet. Every conversation is saved as you go; "
     "once you have talked to the agent, it shows up here."
 )
-HINT = "↑↓ / j k choose · Enter resume · Esc close · ● open now · in-flight calls are reconciled"
+HINT = "type to filter · ↑↓ choose · Enter resume · Esc close · ● open now"
+NO_PROMPT = "(no message yet)"
+INDENT = "    "
+
+
+def started(info: SessionInfo) -> str:
+    return datetime.fromtimestamp(info.started).strftime("%Y-%m-%d %H:%M")
 
 
 def session_prompt(info: SessionInfo, current: str | None, width: int = 100) -> Text:
-    """Two lines per session so every field fits at 80 columns: id, start, turns, state;
-    then model · mode · workspace (shortened from the left to the width). The session
-    already open is marked ``●``."""
+    """Three lines per session, each within ``width`` so it fits at 80 columns: the id
+    and the first prompt; start, turns and state; model · mode · workspace (shortened
+    from the left). The session already open is marked ``●``."""
     text = Text()
     text.append("● " if info.id == current else "  ", style="bold")
-    text.append(f"{info.id:<9}", style="bold")
-    text.append(datetime.fromtimestamp(info.started).strftime("%Y-%m-%d %H:%M  "))
+    text.append(f"{info.id:<9} ", style="bold")
+    room = max(10, width - 12)
+    if info.first_prompt:
+        text.append(one_line(info.first_prompt, room))
+    else:
+        text.append(NO_PROMPT, style="italic")
+    text.append(f"\n{INDENT}{started(info)} · ")
     text.append(f"{info.turns} turn{'' if info.turns == 1 else 's'} · ")
     text.append(info.state, style="" if info.state == "active" else "italic")
     where = f"{info.model or '—'} · {info.mode} · "
-    text.append(f"\n           {where}", style="dim")
-    text.append(short_path(info.workspace, max(16, width - 11 - len(where))), style="dim")
+    text.append(f"\n{INDENT}{where}", style="dim")
+    text.append(short_path(info.workspace, max(16, width - len(INDENT) - len(where))), style="dim")
     return text
 
 
+def haystack(info: SessionInfo) -> str:
+    """What the filter searches in a session, lower-cased."""
+    fields = (
+        info.id,
+        info.first_prompt,
+        info.workspace,
+        info.model,
+        info.mode,
+        info.state,
+        started(info),
+    )
+    return "\n".join(fields).lower()
+
+
+def matches(info: SessionInfo, query: str) -> bool:
+    """Every word of ``query`` appears somewhere in the session (``""`` matches all)."""
+    hay = haystack(info)
+    return all(word in hay for word in query.lower().split())
+
+
 class SessionPicker(ModalScreen[str | None]):
-    """Stored sessions, newest first; Enter opens one, Esc closes."""
+    """Stored sessions, newest first, filtered as you type; Enter opens one, Esc closes."""
 
     DEFAULT_CSS = """
     SessionPicker { align: center middle; }
     #sessions { width: 100; max-width: 96%; height: auto; max-height: 90%;
                 border: thick $primary; background: $surface; padding: 0 1; }
+    #sessions-filter { margin: 0 0 1 0; }
     #sessions OptionList { height: auto; max-height: 24; border: none; padding: 0; }
     #sessions-hint { color: $text-muted; }
-    #sessions-empty { padding: 1 0; }
+    #sessions-empty, #sessions-none { padding: 1 0; }
+    #sessions-none { display: none; }
+    #sessions-none.-shown { display: block; }
     """
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape,q", "close", "Close"),
-        Binding("j", "move(1)", "Down", show=False),
-        Binding("k", "move(-1)", "Up", show=False),
+        Binding("escape", "close", "Close"),
+        Binding("down", "move(1)", "Down", show=False),
+        Binding("up", "move(-1)", "Up", show=False),
+        Binding("pagedown", "move(5)", show=False),
+        Binding("pageup", "move(-5)", show=False),
     ]
 
     def __init__(self, sessions: Sequence[SessionInfo], current: str | None = None) -> None:
         super().__init__()
         self.sessions = list(sessions)
         self.current = current
+        self.shown: list[SessionInfo] = list(self.sessions)
+        """The sessions the filter lets through, in the list's order."""
 
     def compose(self) -> ComposeResult:
         with Vertical(id="sessions") as box:
@@ -75,32 +119,70 @@ class SessionPicker(ModalScreen[str | None]):
                 yield Static(EMPTY, id="sessions-empty")
                 yield Static("Esc close", id="sessions-hint")
                 return
-            box.border_subtitle = f"{len(self.sessions)} stored · newest first"
-            width = min(100, int(self.app.size.width * 0.96)) - 6
-            yield OptionList(
-                *(
-                    Option(session_prompt(info, self.current, width), id=info.id)
-                    for info in self.sessions
-                )
+            box.border_subtitle = self._subtitle()
+            yield Input(
+                placeholder="filter: words from the prompt, id, folder…", id="sessions-filter"
             )
+            yield OptionList(*self._options(self.sessions))
+            yield Static("", id="sessions-none")
             yield Static(HINT, id="sessions-hint")
+
+    def _width(self) -> int:
+        return min(100, int(self.app.size.width * 0.96)) - 6
+
+    def _options(self, sessions: Sequence[SessionInfo]) -> list[Option]:
+        width = self._width()
+        return [Option(session_prompt(info, self.current, width), id=info.id) for info in sessions]
+
+    def _subtitle(self) -> str:
+        total = len(self.sessions)
+        if len(self.shown) == total:
+            return f"{total} stored · newest first"
+        return f"{len(self.shown)} of {total} match · newest first"
 
     def on_mount(self) -> None:
         lists = self.query(OptionList)
         if lists:
             lists.first().highlighted = 0
-            lists.first().focus()
+            self.query_one("#sessions-filter", Input).focus()
 
     @property
     def options(self) -> OptionList:
         return self.query_one(OptionList)
 
+    @property
+    def filter_box(self) -> Input:
+        return self.query_one("#sessions-filter", Input)
+
+    def on_input_changed(self, event: Input.Changed) -> None:
+        """Filter as the person types: the list shows only the sessions that match."""
+        event.stop()
+        query = event.value.strip()
+        self.shown = [info for info in self.sessions if matches(info, query)]
+        options = self.options
+        options.clear_options()
+        options.add_options(self._options(self.shown))
+        if self.shown:
+            options.highlighted = 0
+        none = self.query_one("#sessions-none", Static)
+        none.update(f"No session matches “{query}”; Esc closes, or change the filter.")
+        none.set_class(not self.shown, "-shown")
+        box = self.query_one("#sessions", Vertical)
+        box.border_subtitle = self._subtitle()
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        """Enter in the filter box opens the highlighted session."""
+        event.stop()
+        index = self.options.highlighted
+        if self.shown and index is not None and 0 <= index < len(self.shown):
+            self.dismiss(self.shown[index].id)
+
     def action_move(self, delta: int) -> None:
-        if self.sessions:
-            if delta > 0:
-                self.options.action_cursor_down()
-            else:
-                self.options.action_cursor_up()
+        if not self.shown:
+            return
+        options = self.options
+        index = options.highlighted if options.highlighted is not None else 0
+        options.highlighted = max(0, min(len(self.shown) - 1, index + delta))
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         event.stop()

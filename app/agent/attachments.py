@@ -1,0 +1,220 @@
+"""``@path`` in a typed message: workspace files attached to it, capped (issue 14).
+
+A person writes ``look at @app/cli.py`` and the model gets the message followed by
+the file's content, so it need not spend a request on ``read``. The rules:
+
+* A mention is ``@`` at the start of the message or after whitespace, then a path
+  (``@"a path with spaces"`` quoted); trailing ``.,;:!?)`` are not part of it when
+  the path without them names a file (``see @a.py.`` attaches ``a.py``).
+* The path is resolved **beneath the workspace root** by directory descriptors
+  (``tools/beneath.py``: a link that leaves the workspace, ``..`` above the root,
+  a FIFO or a device are refused), exactly as the ``read`` tool resolves it. A file
+  named explicitly is attached even when ``.gitignore`` hides it from completion.
+* Caps (the context window of a local model is small): each file at most
+  :data:`FILE_MAX` bytes (cut at a line break, and the message says how much was
+  left out), at most :data:`FILES_MAX` files and :data:`TOTAL_MAX` bytes per
+  message; a file that is not UTF-8 text is not attached. A mention that names
+  nothing attachable stays in the text as typed, and :attr:`Prepared.problems`
+  says why, for the front end to show.
+
+Completion offers :func:`workspace_files`: the ``.gitignore``-aware walk of the
+``grep``/``glob`` tools (``tools/gitignore.walk``: links never followed, ``.git``
+skipped), at most :data:`COMPLETION_MAX` paths.
+"""
+
+from __future__ import annotations
+
+import codecs
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from frontier.tools import beneath
+from frontier.tools.gitignore import walk
+
+FILE_MAX = 32 * 1024
+"""Bytes of one attached file sent to the model (the rest is cut, and said so)."""
+TOTAL_MAX = 128 * 1024
+"""Bytes of attached files in one message."""
+FILES_MAX = 8
+"""Files attached to one message."""
+COMPLETION_MAX = 20_000
+"""Workspace paths ``@`` completion looks through (a huge tree is cut, not walked whole)."""
+
+_MENTION = re.compile(r'(?<!\S)@(?:"([^"\n]+)"|([^\s"]+))')
+_TRAILING = ".,;:!?)]}'"
+
+
+@dataclass(frozen=True)
+class Attachment:
+    """One file attached to a message."""
+
+    path: str
+    """Workspace-relative, as typed (``./`` and such removed)."""
+    size: int
+    """The file's size in bytes."""
+    sent: int
+    """Bytes of it in the message (``< size`` when cut at :data:`FILE_MAX`)."""
+
+    @property
+    def cut(self) -> bool:
+        return self.sent < self.size
+
+    def label(self) -> str:
+        """``app/cli.py (2,345 bytes)`` / ``big.log (first 32,700 of 1,048,576 bytes)``."""
+        if self.cut:
+            return f"{self.path} (first {self.sent:,} of {self.size:,} bytes)"
+        return f"{self.path} ({self.size:,} byte{'s' if self.size != 1 else ''})"
+
+
+@dataclass(frozen=True)
+class Prepared:
+    """A typed message made ready for the model."""
+
+    typed: str
+    """What the person wrote (what the transcript and the prompt history show)."""
+    text: str
+    """What the model gets: ``typed``, then each attached file in a fenced block."""
+    attachments: tuple[Attachment, ...] = ()
+    problems: tuple[str, ...] = ()
+    """One line per mention that was not attached, and why."""
+
+    def notes(self) -> list[str]:
+        """The transcript lines that say what went with the message."""
+        return [f"attached {a.label()}" for a in self.attachments] + list(self.problems)
+
+
+def mentions(text: str) -> list[str]:
+    """The paths ``text`` mentions with ``@``, in order, each once (as written)."""
+    found: list[str] = []
+    for match in _MENTION.finditer(text):
+        path = match.group(1) or match.group(2)
+        if path and path not in found:
+            found.append(path)
+    return found
+
+
+def prepare(root: Path, text: str) -> Prepared:
+    """``text`` with the files it mentions attached (see the module docstring)."""
+    attached: list[Attachment] = []
+    blocks: list[str] = []
+    problems: list[str] = []
+    seen: set[str] = set()
+    total = 0
+    for mention in mentions(text):
+        read = _read_mention(root, mention)
+        if isinstance(read, str):
+            problems.append(f"@{mention}: {read}; sent as typed")
+            continue
+        rel, size, data = read
+        if rel in seen:
+            continue
+        seen.add(rel)
+        if len(attached) >= FILES_MAX:
+            problems.append(f"@{mention}: not attached, {FILES_MAX} files per message at most")
+            continue
+        room = min(FILE_MAX, TOTAL_MAX - total)
+        if room <= 0:
+            problems.append(
+                f"@{mention}: not attached, the message already carries "
+                f"{TOTAL_MAX // 1024} KiB of files"
+            )
+            continue
+        body = _text(data, room, size)
+        if body is None:
+            problems.append(f"@{mention}: not attached, it is not UTF-8 text")
+            continue
+        content, sent = body
+        total += sent
+        attachment = Attachment(rel, size, sent)
+        attached.append(attachment)
+        blocks.append(_block(attachment, content))
+    full = text if not blocks else text.rstrip("\n") + "\n\n" + "\n\n".join(blocks)
+    return Prepared(text, full, tuple(attached), tuple(problems))
+
+
+def _read_mention(root: Path, mention: str) -> tuple[str, int, bytes] | str:
+    """``(relative path, size, up to FILE_MAX + 1 bytes)``, or why it cannot be attached.
+
+    A mention with trailing punctuation is tried as written first, then without it."""
+    candidates = [mention]
+    stripped = mention.rstrip(_TRAILING)
+    if stripped and stripped != mention:
+        candidates.append(stripped)
+    why = "no such file in the workspace"
+    for candidate in candidates:
+        try:
+            with beneath.parent(root, candidate) as found:
+                opened = beneath.open_regular(found.fd, found.name)
+                if opened is None:
+                    continue
+                fd, st = opened
+                try:
+                    data = os.read(fd, FILE_MAX + 1)
+                finally:
+                    os.close(fd)
+                return _shown(candidate), st.st_size, data
+        except FileNotFoundError:
+            continue
+        except IsADirectoryError:
+            why = "a folder, not a file (name a file inside it)"
+        except beneath.PathError:
+            why = "outside the workspace"
+        except OSError as exc:
+            why = (exc.strerror or str(exc)).lower()
+    return why
+
+
+def _shown(path: str) -> str:
+    """The path as the transcript and the model see it (no ``./``, POSIX separators)."""
+    return os.path.normpath(path).replace(os.sep, "/")
+
+
+def _text(data: bytes, room: int, size: int) -> tuple[str, int] | None:
+    """The part of ``data`` that fits in ``room`` bytes, cut at a line break when cut,
+    decoded; ``None`` for a file that is not UTF-8 text (a NUL byte, invalid UTF-8)."""
+    whole = len(data) <= room and size <= room
+    part = data if whole else data[:room]
+    if not whole:
+        newline = part.rfind(b"\n")
+        if newline >= room // 2:
+            part = part[: newline + 1]
+    if b"\0" in part:
+        return None
+    decoder = codecs.getincrementaldecoder("utf-8")("strict")
+    try:
+        text = decoder.decode(part, final=whole)
+    except UnicodeDecodeError:
+        return None
+    return text, len(text.encode("utf-8"))
+
+
+def _block(attachment: Attachment, content: str) -> str:
+    """One attached file as the model reads it: a header line, then a fence longer than
+    any run of backticks inside (so the content cannot close it)."""
+    longest = max((len(m) for m in re.findall(r"`+", content)), default=0)
+    fence = "`" * max(3, longest + 1)
+    if attachment.cut:
+        head = (
+            f"Attached file {attachment.path} (the first {attachment.sent:,} of "
+            f"{attachment.size:,} bytes; read the file for the rest):"
+        )
+    else:
+        head = f"Attached file {attachment.path} ({attachment.size:,} bytes):"
+    body = content if content.endswith("\n") or not content else content + "\n"
+    return f"{head}\n{fence}\n{body}{fence}"
+
+
+def workspace_files(root: Path, limit: int = COMPLETION_MAX) -> list[str]:
+    """Workspace-relative paths for ``@`` completion: not ignored by ``.gitignore``, no
+    links, beneath the root; at most ``limit`` (sorted, folders walked in name order)."""
+    out: list[str] = []
+    try:
+        for entry in walk(root):
+            out.append(entry.rel)
+            if len(out) >= limit:
+                break
+    except OSError:
+        return out
+    return out

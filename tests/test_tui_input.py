@@ -1,0 +1,230 @@
+"""The message box as a person uses it: Enter, ctrl+j, a bracketed paste, ↑/↓ across a
+restart, ctrl+r, ``@path`` completion and attachment (Pilot, real ``AgentSession``)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from pilot_wait import eventually, focus_of, opened, until, workers_done
+from textual import events
+from textual.pilot import Pilot
+from tui_input_fakes import EchoRuntime, echo_factory
+
+from frontier.app.config import Config
+from frontier.app.frontends.tui.app import FrontierApp
+from frontier.widgets.prompt_input import CompletionList, HistorySearch, PromptInput
+
+
+def make_app(root: Path, holder: list[EchoRuntime], **kw: object) -> FrontierApp:
+    return FrontierApp(
+        Config(base_url="http://127.0.0.1:9/v1", model="echo"),
+        session_factory=echo_factory(root, holder, **kw),  # type: ignore[arg-type]
+        remember_theme=False,
+    )
+
+
+def prompt_of(app: FrontierApp) -> PromptInput:
+    return app.main.query_one("#prompt", PromptInput)
+
+
+async def ready(pilot: Pilot) -> PromptInput:
+    app = pilot.app
+    assert isinstance(app, FrontierApp)
+    await until(pilot, lambda: app.session is not None, "the session")
+    await focus_of(pilot, lambda: prompt_of(app), "the message box")
+    return prompt_of(app)
+
+
+async def type_text(pilot: Pilot, text: str) -> None:
+    """Type ``text`` key by key (a newline in it is typed as ctrl+j)."""
+    for line_no, line in enumerate(text.split("\n")):
+        if line_no:
+            await pilot.press("ctrl+j")
+        await pilot.press(*line)
+
+
+def you_entries(app: FrontierApp) -> list[str]:
+    return [e.text for e in app.state.transcript if e.role == "you"]
+
+
+async def test_enter_sends_ctrl_j_and_shift_enter_insert_newlines(tmp_path: Path) -> None:
+    holder: list[EchoRuntime] = []
+    app = make_app(tmp_path, holder)
+    async with app.run_test(size=(120, 40)) as pilot:
+        prompt = await ready(pilot)
+        await pilot.press("o", "n", "e", "ctrl+j", "t", "w", "o", "shift+enter", "3")
+        await until(pilot, lambda: prompt.text == "one\ntwo\n3", "three lines in the box")
+        await pilot.press("enter")
+        await until(pilot, lambda: holder[0].loop.sent == ["one\ntwo\n3"], "the whole message")
+        assert prompt.text == ""
+        await workers_done(app)
+        assert you_entries(app) == ["one\ntwo\n3"]
+
+
+async def test_a_bracketed_paste_keeps_every_line_and_the_box_grows_then_scrolls(
+    tmp_path: Path,
+) -> None:
+    holder: list[EchoRuntime] = []
+    app = make_app(tmp_path, holder)
+    async with app.run_test(size=(120, 40)) as pilot:
+        prompt = await ready(pilot)
+        one_line = prompt.outer_size.height
+        # what the driver posts for a bracketed paste (ESC [200~ … ESC [201~)
+        app.post_message(events.Paste("line1\nline2\nline3"))
+        await until(pilot, lambda: prompt.text == "line1\nline2\nline3", "the pasted lines")
+        await eventually(
+            pilot, lambda: _equal(prompt.outer_size.height, one_line + 2), "the box grown"
+        )
+        app.post_message(events.Paste("\n" + "\n".join(f"more {n}" for n in range(30))))
+        await until(pilot, lambda: prompt.text.count("\n") == 32, "the long paste")
+        await eventually(pilot, lambda: _equal(prompt.outer_size.height, 8), "the box capped")
+        assert prompt.max_scroll_y > 0  # the rest scrolls inside the box
+        await pilot.press("enter")
+        await until(pilot, lambda: bool(holder[0].loop.sent), "the send")
+        assert holder[0].loop.sent[0].splitlines()[:3] == ["line1", "line2", "line3"]
+        assert len(holder[0].loop.sent[0].splitlines()) == 33
+
+
+def _equal(actual: int, expected: int) -> None:
+    assert actual == expected, f"{actual} != {expected}"
+
+
+async def test_up_and_down_recall_prompts_after_a_restart(tmp_path: Path) -> None:
+    holder: list[EchoRuntime] = []
+    key = str(tmp_path)
+    first = make_app(tmp_path, holder, history_key=key)
+    async with first.run_test(size=(120, 40)) as pilot:
+        prompt = await ready(pilot)
+        for text in ["add a --shout flag", "now run\nthe tests"]:
+            await type_text(pilot, text)
+            await pilot.press("enter")
+            await until(pilot, lambda t=text: t in holder[-1].loop.sent, f"sent {text!r}")
+            await workers_done(first)
+    second = make_app(tmp_path, holder, history_key=key)
+    async with second.run_test(size=(120, 40)) as pilot:
+        prompt = await ready(pilot)
+        await pilot.press("d", "r", "a", "f", "t")
+        await pilot.press("up")  # the cursor is on the (only) first line: the newest prompt
+        await until(pilot, lambda: prompt.text == "now run\nthe tests", "the newest prompt")
+        assert prompt.cursor_location == (0, len("now run"))  # the next ↑ goes on back
+        await pilot.press("up")
+        await until(pilot, lambda: prompt.text == "add a --shout flag", "the older prompt")
+        await pilot.press("up")  # the oldest: it stays
+        assert prompt.text == "add a --shout flag"
+        await pilot.press("down")
+        await until(pilot, lambda: prompt.text == "now run\nthe tests", "forward again")
+        assert prompt.cursor_location == (1, len("the tests"))  # last line: ↓ goes on
+        await pilot.press("down")
+        await until(pilot, lambda: prompt.text == "draft", "the draft back")
+
+
+async def test_up_inside_a_multi_line_prompt_moves_the_cursor_not_the_history(
+    tmp_path: Path,
+) -> None:
+    holder: list[EchoRuntime] = []
+    app = make_app(tmp_path, holder)
+    async with app.run_test(size=(120, 40)) as pilot:
+        prompt = await ready(pilot)
+        assert holder[0].session.prompt_history.add("an earlier prompt")
+        app.live._wire_prompt()  # type: ignore[union-attr]  # the box takes the history
+        await type_text(pilot, "first\nsecond")
+        await pilot.press("up")
+        await until(pilot, lambda: prompt.cursor_location[0] == 0, "the cursor up a line")
+        assert prompt.text == "first\nsecond"
+        await pilot.press("up")
+        await until(pilot, lambda: prompt.text == "an earlier prompt", "then the history")
+
+
+async def test_ctrl_r_finds_an_earlier_prompt(tmp_path: Path) -> None:
+    holder: list[EchoRuntime] = []
+    app = make_app(tmp_path, holder, history_key=str(tmp_path))
+    async with app.run_test(size=(120, 40)) as pilot:
+        prompt = await ready(pilot)
+        history = holder[0].session.prompt_history
+        for text in ["run the tests", "fix the parser\nin cli.py", "lint everything"]:
+            history.add(text)
+        app.live._wire_prompt()  # type: ignore[union-attr]
+        await pilot.press("ctrl+r")
+        search = await opened(pilot, HistorySearch, "the history search")
+        await pilot.press(*"PARS")
+        await until(pilot, lambda: search.matches == ["fix the parser\nin cli.py"], "the match")
+        await pilot.press("enter")
+        await until(pilot, lambda: prompt.text == "fix the parser\nin cli.py", "it recalled")
+        await focus_of(pilot, prompt, "the box again")
+        # Esc closes the search and leaves the box as it was
+        await pilot.press("ctrl+r")
+        await opened(pilot, HistorySearch)
+        await pilot.press("down", "escape")
+        await until(pilot, lambda: app.screen is app.main, "the search closed")
+        assert prompt.text == "fix the parser\nin cli.py"
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    root = tmp_path / "proj"
+    (root / "greet").mkdir(parents=True)
+    (root / "greet" / "cli.py").write_text("def main():\n    print('hi')\n")
+    (root / "greet" / "core.py").write_text("X = 1\n")
+    (root / "README.md").write_text("# greet\n")
+    (root / ".gitignore").write_text("build/\n")
+    (root / "build").mkdir()
+    (root / "build" / "cli.py").write_text("generated\n")
+    return root
+
+
+async def test_at_completes_workspace_files_and_attaches_the_chosen_one(project: Path) -> None:
+    holder: list[EchoRuntime] = []
+    app = make_app(project, holder)
+    async with app.run_test(size=(120, 40)) as pilot:
+        prompt = await ready(pilot)
+        listing = app.main.query_one(CompletionList)
+        await pilot.press(*"see", "space", "@", *"cli")
+        await until(pilot, lambda: listing.has_class("-open"), "the completion list")
+        await eventually(
+            pilot,
+            lambda: _same([o.id for o in listing.options], ["greet/cli.py"]),
+            "only the tracked cli.py (build/ is ignored)",
+        )
+        await pilot.press("tab")
+        await until(pilot, lambda: prompt.text == "see @greet/cli.py ", "the accepted path")
+        assert not listing.has_class("-open")
+        await pilot.press(*"and", "space", "@", *"co", "down", "up", "enter")  # enter accepts
+        await until(pilot, lambda: prompt.text.endswith("@greet/core.py "), "the second path")
+        await pilot.press("@", *"READ", "escape")  # Esc closes the list, keeps the text
+        await until(pilot, lambda: not listing.has_class("-open"), "the list closed")
+        assert prompt.text.endswith("@READ")
+        await pilot.press("enter")
+        await until(pilot, lambda: bool(holder[0].loop.sent), "the send")
+        await workers_done(app)
+    sent = holder[0].loop.sent[0]
+    assert sent.startswith("see @greet/cli.py and @greet/core.py @READ\n\n")
+    assert "Attached file greet/cli.py (28 bytes):\n```\ndef main():\n    print('hi')\n```" in sent
+    assert "Attached file greet/core.py (6 bytes):" in sent
+    notes = [e.text for e in app.state.transcript if e.role == "note"]
+    assert "attached greet/cli.py (28 bytes)" in notes
+    assert "attached greet/core.py (6 bytes)" in notes
+    assert "@READ: no such file in the workspace; sent as typed" in notes
+    assert you_entries(app) == ["see @greet/cli.py and @greet/core.py @READ"]
+
+
+def _same(actual: object, expected: object) -> None:
+    assert actual == expected, f"{actual!r} != {expected!r}"
+
+
+async def test_question_mark_on_an_empty_box_is_not_typed(tmp_path: Path) -> None:
+    holder: list[EchoRuntime] = []
+    app = make_app(tmp_path, holder)
+    async with app.run_test(size=(120, 40)) as pilot:
+        prompt = await ready(pilot)
+        assert prompt.is_empty
+        await pilot.press("question_mark")
+        await pilot.pause()
+        assert prompt.text == ""  # it went to the app's bindings (help), not the text
+        await until(pilot, lambda: app.screen is not app.main, "the help")
+        await pilot.press("escape")
+        await until(pilot, lambda: app.screen is app.main, "back")
+        await focus_of(pilot, prompt, "the box")
+        await pilot.press("w", "h", "y", "question_mark")
+        await until(pilot, lambda: prompt.text == "why?", "a typed ?")
+        assert not prompt.is_empty

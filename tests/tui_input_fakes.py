@@ -1,0 +1,116 @@
+"""A scripted loop for the message-box tests: it records what each turn was sent.
+
+``EchoLoop`` answers every turn at once — or, with ``hold`` set, only when the test
+releases it, so the agent is "working" while the test types. At the release it
+takes what was queued through the session's inbox, exactly where ``AgentLoop`` does
+(the request boundary after a tool round), so the TUI sees the real
+``QueuedDelivered`` event from the real ``AgentSession``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from frontier.app.agent.modes import Mode
+from frontier.app.agent.session import AgentSession, EventHub
+from frontier.app.events import (
+    AssistantText,
+    Event,
+    ResponseEnded,
+    ResponseStarted,
+    ToolResult,
+    TurnEnded,
+)
+from frontier.app.session.prompt_history import PromptHistory
+
+
+@dataclass
+class EchoLoop:
+    emit: Callable[[Event], None]
+    hold: bool = False
+    sent: list[str] = field(default_factory=list)
+    """The user message content of each model request, in order."""
+    carried: list[ToolResult] = field(default_factory=list)
+    inbox: Any = None
+    release: asyncio.Event = field(default_factory=asyncio.Event)
+    started: asyncio.Event = field(default_factory=asyncio.Event)
+    cancelled: bool = False
+    frontier: int = 0
+
+    def pending_bound(self) -> int:
+        return 0
+
+    def cancel_turn(self) -> None:
+        self.cancelled = True
+        self.release.set()
+
+    def cancel_tool(self) -> bool:
+        return False
+
+    def set_mode(self, mode: Mode) -> None:
+        pass
+
+    async def send(self, text: str) -> TurnEnded:
+        self.sent.append(text)
+        self.emit(ResponseStarted("ctl-heredoc", len(self.sent) - 1))
+        self.started.set()
+        if self.hold:
+            await self.release.wait()
+            self.release.clear()
+        if self.cancelled:
+            self.cancelled = False
+            ended = TurnEnded("cancelled", "turn cancelled by the user")
+            self.emit(ended)
+            return ended
+        self.emit(AssistantText(f"ok: {text[:20]}"))
+        self.emit(ResponseEnded("stop"))
+        taken = self.inbox.take() if self.inbox is not None else None
+        if taken is not None:  # the next request of this turn carries them
+            content, delivered = taken
+            self.sent.append(content)
+            self.emit(delivered)
+            self.emit(ResponseStarted("ctl-heredoc", len(self.sent) - 1))
+            self.emit(AssistantText("noted"))
+            self.emit(ResponseEnded("stop"))
+        ended = TurnEnded("done")
+        self.emit(ended)
+        return ended
+
+
+@dataclass
+class EchoRuntime:
+    loop: EchoLoop
+    session: AgentSession
+
+
+def echo_factory(
+    root: Path,
+    holder: list[EchoRuntime],
+    *,
+    hold: bool = False,
+    history_key: str | None = None,
+) -> Callable[[Any], AgentSession]:
+    """A factory for ``FrontierApp(session_factory=...)``; ``history_key`` persists the
+    prompt history (under the suite's FRONTIER_DATA_DIR) like ``create_runtime`` does."""
+
+    def factory(approver: Any) -> AgentSession:
+        events = EventHub()
+        loop = EchoLoop(events.emit, hold=hold)
+        history = PromptHistory.for_workspace(history_key) if history_key else None
+        session = AgentSession(
+            loop,
+            events,
+            session_id=f"echo-{len(holder) + 1}",
+            workspace=root,
+            model="echo",
+            mode="ctl-heredoc",
+            prompt_history=history,
+        )
+        holder.append(EchoRuntime(loop, session))
+        return session
+
+    return factory

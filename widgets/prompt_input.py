@@ -1,0 +1,596 @@
+"""The message box: a multi-line prompt, its history, ``@path`` completion and the queue.
+
+:class:`PromptInput` is a ``TextArea`` (DESIGN §8; issue 14):
+
+* **Enter** sends; **shift+Enter** and **ctrl+j** insert a newline. Many terminals
+  send the same byte for shift+Enter as for Enter (tmux, most without the kitty
+  keyboard protocol), so ctrl+j is the newline that works everywhere.
+* A **bracketed paste** arrives as one ``Paste`` event and is inserted whole,
+  every line of it (the old one-line ``Input`` kept the first line, silently).
+* **↑ / ↓** on the first / last (visual) line recall earlier prompts, as a shell
+  does: the text typed before the first ↑ is kept and comes back after the newest.
+  With messages queued and the prompt empty, ↑ first edits the queue (below).
+* **ctrl+r** opens :class:`HistorySearch`, a small modal that filters the history
+  as you type (newest first).
+* **@** starts completion of a workspace path: the list above the prompt narrows as
+  you type; ↑↓ choose, Tab or Enter accept, Esc closes.
+* **Queued messages** (typed while the agent works) are listed above the prompt. ↑
+  on an empty prompt loads the newest into the prompt to edit it in place (↑↓ step
+  to the others while it is unchanged); Enter saves it, Enter on an emptied prompt
+  removes it, Esc leaves it as it was.
+* ``?`` on an empty prompt is not typed: it goes to the app's bindings (help), and
+  :attr:`PromptInput.is_empty` says when that is.
+
+The widget knows nothing of sessions: the screen gives it the history, a function
+listing the queue and one listing the workspace files, and it posts
+:class:`PromptInput.Submitted`.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Callable, Sequence
+from typing import ClassVar
+
+from rich.text import Text
+from textual import events, work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical
+from textual.message import Message
+from textual.screen import ModalScreen
+from textual.widgets import Input, OptionList, Static, TextArea
+from textual.widgets.option_list import Option
+
+PLACEHOLDER = "message the agent… (Enter sends · ctrl+j newline · @ attach a file · ↑ history)"
+COMPLETIONS_SHOWN = 8
+"""Rows of the ``@path`` list."""
+FILES_STALE = 10.0
+"""Seconds after which the next ``@`` lists the workspace files again."""
+QUEUE_SHOWN = 4
+"""Queued messages listed above the prompt (then "and N more")."""
+
+_AT_QUOTED = re.compile(r'(?:^|(?<=\s))@"([^"\n]*)$')
+_AT_BARE = re.compile(r'(?:^|(?<=\s))@([^\s"]*)$')
+
+QueuedSource = Callable[[], Sequence[tuple[int, str]]]
+"""``() -> [(id, text), ...]``: the messages queued now, oldest first."""
+FileSource = Callable[[], list[str]]
+"""``() -> [path, ...]``: workspace paths for completion (blocking: run in a thread)."""
+
+
+def one_row(text: str, width: int = 80) -> str:
+    """A prompt as one row of a list: its lines joined by ``⏎``, cut at ``width`` (two
+    prompts that share a first line still look different)."""
+    row = " ⏎ ".join(line.strip() for line in text.strip("\n").split("\n"))
+    return row if len(row) <= width else row[: width - 1] + "…"
+
+
+def rank_paths(files: Sequence[str], query: str, limit: int = COMPLETIONS_SHOWN) -> list[str]:
+    """The best ``limit`` paths for ``query``: the file name starting with it first,
+    then the path starting with it, then containing it (name, then path), then its
+    characters in order; shorter paths first within each."""
+    q = query.casefold()
+    scored: list[tuple[int, int, str]] = []
+    for path in files:
+        low = path.casefold()
+        name = low.rsplit("/", 1)[-1]
+        if not q or name.startswith(q):
+            rank = 0
+        elif low.startswith(q):
+            rank = 1
+        elif q in name:
+            rank = 2
+        elif q in low:
+            rank = 3
+        elif _in_order(q, low):
+            rank = 4
+        else:
+            continue
+        scored.append((rank, len(path), path))
+    scored.sort()
+    return [path for _, _, path in scored[:limit]]
+
+
+def _in_order(needle: str, hay: str) -> bool:
+    it = iter(hay)
+    return all(ch in it for ch in needle)
+
+
+def mention_text(path: str) -> str:
+    """How an accepted completion is written: ``@path``, quoted when it has a space."""
+    return f'@"{path}"' if any(ch.isspace() for ch in path) else f"@{path}"
+
+
+class PromptInput(TextArea):
+    """The multi-line prompt (see the module docstring for every key)."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("ctrl+r", "search_history", "Search history", show=False),
+    ]
+
+    class Submitted(Message):
+        """Enter: send (or queue) ``text``; ``editing`` names the queued message it edits."""
+
+        def __init__(self, prompt: PromptInput, text: str, editing: int | None) -> None:
+            super().__init__()
+            self.prompt = prompt
+            self.text = text
+            self.editing = editing
+
+        @property
+        def control(self) -> PromptInput:
+            return self.prompt
+
+    def __init__(self, *, id: str | None = None, placeholder: str = PLACEHOLDER) -> None:
+        super().__init__(
+            id=id,
+            placeholder=placeholder,
+            soft_wrap=True,
+            tab_behavior="focus",
+            highlight_cursor_line=False,
+            show_line_numbers=False,
+        )
+        self.prompts: list[str] = []
+        """Earlier prompts, oldest first (the screen keeps it current)."""
+        self.queued_source: QueuedSource = lambda: ()
+        self.file_source: FileSource | None = None
+        self.editing: int | None = None
+        """The queued message being edited in the prompt, if any."""
+        self._editing_text = ""
+        self._history_index: int | None = None
+        self._draft = ""
+        self._files: list[str] = []
+        self._files_at = -FILES_STALE
+        self._files_loading = False
+        self._completion: tuple[int, int, str] | None = None
+        self._typed = False
+        """The last key typed text (only typing opens the ``@path`` list)."""
+        """The ``@`` token being completed: (row, column of the ``@``, query)."""
+
+    # ------------------------------------------------------------------ facts
+    @property
+    def is_empty(self) -> bool:
+        """Nothing typed: ``?`` then opens help instead of being typed."""
+        return not self.text
+
+    @property
+    def completing(self) -> bool:
+        """The ``@path`` list is open."""
+        return self._completion is not None and bool(self._completion_list().options)
+
+    def _completion_list(self) -> CompletionList:
+        assert isinstance(self.parent, PromptBox)
+        return self.parent.query_one(CompletionList)
+
+    # ------------------------------------------------------------------ keys
+    def check_consume_key(self, key: str, character: str | None = None) -> bool:
+        """``?`` on an empty prompt is not text: Textual then keeps the app's ``?``
+        binding (help) in the chain instead of hiding it behind the text box."""
+        if key == "question_mark" and self.is_empty:
+            return False
+        return super().check_consume_key(key, character)
+
+    async def _on_key(self, event: events.Key) -> None:
+        key = event.key
+        handled = True
+        self._typed = event.is_printable or key in ("backspace", "delete")
+        if key == "enter" and self.completing and self._completion_typed_out():
+            self._close_completion()  # the path is typed out already: Enter sends
+        if self.completing and key in ("up", "down", "tab", "enter", "escape"):
+            self._completion_key(key)
+        elif key == "enter":
+            self.post_message(self.Submitted(self, self.text, self.editing))
+        elif key in ("shift+enter", "ctrl+j"):
+            self._newline()
+        elif key == "question_mark" and self.is_empty:
+            handled = False  # not typed: the app's `?` binding (help) gets it
+            event.prevent_default()
+        elif key == "escape" and self.editing is not None:
+            self.stop_editing()
+        elif key == "up" and self._on_first_row():
+            handled = self._up()
+        elif key == "down" and self._on_last_row():
+            handled = self._down()
+        else:
+            handled = False
+        if handled:
+            event.stop()
+            event.prevent_default()
+
+    def _newline(self) -> None:
+        start, end = self.selection
+        self.replace("\n", start, end, maintain_selection_offset=False)
+
+    def _on_first_row(self) -> bool:
+        return self.selection.is_empty and self.navigator.is_first_wrapped_line(
+            self.cursor_location
+        )
+
+    def _on_last_row(self) -> bool:
+        return self.selection.is_empty and self.navigator.is_last_wrapped_line(self.cursor_location)
+
+    def _up(self) -> bool:
+        """↑ on the first row: the queued message before this one, or the newest when the
+        prompt is empty; else the previous prompt. False: an ordinary cursor move."""
+        queued = list(self.queued_source())
+        if self.editing is not None:
+            ids = [qid for qid, _ in queued]
+            if self.text == self._editing_text and self.editing in ids:
+                at = ids.index(self.editing)
+                if at > 0:
+                    self.edit_queued(*queued[at - 1])
+            return True
+        if queued and self.is_empty and self._history_index is None:
+            self.edit_queued(*queued[-1])
+            return True
+        if not self.prompts:
+            return False
+        if self._history_index is None:
+            self._draft = self.text
+            index = len(self.prompts) - 1
+        elif self._history_index > 0:
+            index = self._history_index - 1
+        else:
+            return True  # the oldest: stay
+        self._history_index = index
+        self._show(self.prompts[index], at_end=False)
+        return True
+
+    def _down(self) -> bool:
+        """↓ on the last row: the next queued message or prompt; past the newest, back to
+        what was typed before (or an empty prompt after editing the queue)."""
+        if self.editing is not None:
+            queued = list(self.queued_source())
+            ids = [qid for qid, _ in queued]
+            if self.text == self._editing_text:
+                at = ids.index(self.editing) if self.editing in ids else len(ids)
+                if at + 1 < len(ids):
+                    self.edit_queued(*queued[at + 1])
+                else:
+                    self.stop_editing()
+            return True
+        if self._history_index is None:
+            return False
+        if self._history_index + 1 < len(self.prompts):
+            self._history_index += 1
+            self._show(self.prompts[self._history_index], at_end=True)
+        else:
+            self._history_index = None
+            self._show(self._draft, at_end=True)
+        return True
+
+    def _show(self, text: str, *, at_end: bool) -> None:
+        """Put ``text`` in the prompt: the cursor at its end, or at the end of its first
+        line (so the next ↑ goes on back at once)."""
+        self._close_completion()
+        self.load_text(text)
+        if at_end:
+            self.move_cursor(self.document.end)
+        else:
+            self.move_cursor((0, len(self.document[0])))
+
+    # ------------------------------------------------------------------ the queue
+    def edit_queued(self, message_id: int, text: str) -> None:
+        """Load queued message ``message_id`` into the prompt to edit it in place."""
+        self.editing = message_id
+        self._editing_text = text
+        self._history_index = None
+        self._show(text, at_end=True)
+        self.border_title = (
+            f"editing queued #{message_id} · Enter saves · empty Enter removes · Esc keeps it"
+        )
+
+    def stop_editing(self) -> None:
+        """Leave the queued message as it is; the prompt is empty again."""
+        self.editing = None
+        self._editing_text = ""
+        self.border_title = None
+        self._close_completion()
+        self.load_text("")
+
+    def clear_prompt(self) -> None:
+        """After a send: empty, out of history browsing and queue editing."""
+        self.editing = None
+        self._editing_text = ""
+        self.border_title = None
+        self._history_index = None
+        self._draft = ""
+        self._close_completion()
+        self.load_text("")
+
+    def forget_files(self) -> None:
+        """Another workspace: the next ``@`` lists its files afresh."""
+        self._files = []
+        self._files_at = -FILES_STALE
+
+    def recall(self, text: str) -> None:
+        """Put an earlier prompt in the box (ctrl+r's choice), cursor at the end."""
+        self._history_index = None
+        self._show(text, at_end=True)
+
+    # ------------------------------------------------------------------ ctrl+r
+    def action_search_history(self) -> None:
+        if not self.prompts:
+            self.notify("no earlier prompts in this workspace yet", timeout=3)
+            return
+
+        def chosen(text: str | None) -> None:
+            if text is not None:
+                self.recall(text)
+            self.focus()
+
+        self.app.push_screen(HistorySearch(self.prompts, self.text), callback=chosen)
+
+    # ------------------------------------------------------------------ @path completion
+    def on_text_area_changed(self, event: TextArea.Changed) -> None:
+        # only typing opens the list: a recalled prompt ending in `@path` does not
+        typed, self._typed = self._typed, False
+        if typed or self._completion is not None:
+            self._update_completion()
+
+    def on_text_area_selection_changed(self, event: TextArea.SelectionChanged) -> None:
+        if self._completion is not None:  # the cursor left the token: close the list
+            self._update_completion()
+
+    def _token(self) -> tuple[int, int, str] | None:
+        """The ``@`` token the cursor is at the end of: (row, column of ``@``, query)."""
+        if not self.selection.is_empty:
+            return None
+        row, col = self.cursor_location
+        before = self.document[row][:col]
+        match = _AT_QUOTED.search(before) or _AT_BARE.search(before)
+        if match is None:
+            return None
+        return row, match.start(), match.group(1)
+
+    def _update_completion(self) -> None:
+        token = self._token()
+        if token is None:
+            self._close_completion()
+            return
+        fresh = self._completion is None or self._completion[:2] != token[:2]
+        self._completion = token
+        if fresh and time.monotonic() - self._files_at > FILES_STALE:
+            self._load_files()
+        self._show_matches()
+
+    def _show_matches(self) -> None:
+        if self._completion is None:
+            return
+        listing = self._completion_list()
+        matches = rank_paths(self._files, self._completion[2])
+        listing.show_paths(matches, loading=self._files_loading and not self._files)
+
+    def _close_completion(self) -> None:
+        self._completion = None
+        if isinstance(self.parent, PromptBox):
+            self._completion_list().show_paths([])
+
+    @work(thread=True, exclusive=True, group="prompt-files", exit_on_error=False)
+    def _load_files(self) -> None:
+        """List the workspace off the event loop; the list is refreshed when it is back."""
+        source = self.file_source
+        if source is None:
+            return
+        self._files_loading = True
+        try:
+            files = source()
+        except Exception as exc:  # the tree moved, permissions: complete from what we had
+            self.app.call_from_thread(self.notify, f"cannot list the workspace: {exc}")
+            files = self._files
+        finally:
+            self._files_loading = False
+        self.app.call_from_thread(self._files_loaded, files)
+
+    def _files_loaded(self, files: list[str]) -> None:
+        self._files = files
+        self._files_at = time.monotonic()
+        self._show_matches()
+
+    def _completion_key(self, key: str) -> None:
+        listing = self._completion_list()
+        if key == "escape":
+            self._close_completion()
+        elif key == "up":
+            listing.action_cursor_up()
+        elif key == "down":
+            listing.action_cursor_down()
+        else:
+            path = listing.chosen()
+            if path is not None:
+                self.accept_completion(path)
+
+    def _completion_typed_out(self) -> bool:
+        return self._completion is not None and (
+            self._completion_list().chosen() == self._completion[2]
+        )
+
+    def accept_completion(self, path: str) -> None:
+        """Replace the ``@`` token at the cursor with ``@path `` and close the list."""
+        token = self._completion or self._token()
+        if token is None:
+            return
+        row, start, _ = token
+        line = self.document[row]
+        end = self.cursor_location[1]
+        while end < len(line) and not line[end].isspace():
+            end += 1  # the rest of the token after the cursor goes too
+        self._completion = None
+        self.replace(mention_text(path) + " ", (row, start), (row, end))
+        self._close_completion()
+
+
+class CompletionList(OptionList):
+    """The ``@path`` choices above the prompt; the focus stays in the prompt."""
+
+    can_focus = False
+
+    def show_paths(self, paths: Sequence[str], *, loading: bool = False) -> None:
+        self.clear_options()
+        if loading:
+            self.add_option(
+                Option(Text("listing the workspace files…", style="dim"), disabled=True)
+            )
+        else:
+            self.add_options(Option(path, id=path) for path in paths)
+            if paths:
+                self.highlighted = 0
+        self.set_class(bool(paths) or loading, "-open")
+
+    def chosen(self) -> str | None:
+        if self.highlighted is None or not self.option_count:
+            return None
+        option = self.get_option_at_index(self.highlighted)
+        return option.id if not option.disabled else None
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        """A click on a path accepts it."""
+        event.stop()
+        if event.option.id is not None and isinstance(self.parent, PromptBox):
+            prompt = self.parent.query_one(PromptInput)
+            prompt.accept_completion(event.option.id)
+            prompt.focus()
+
+
+class PromptBox(Vertical):
+    """The queued messages, the ``@path`` list and the prompt, stacked at the bottom."""
+
+    DEFAULT_CSS = """
+    PromptBox { height: auto; }
+    PromptBox #prompt-queue {
+        display: none; height: auto; max-height: 6; padding: 0 1;
+        color: $text-muted; background: $panel;
+    }
+    PromptBox #prompt-queue.-shown { display: block; }
+    PromptBox CompletionList {
+        display: none; height: auto; max-height: 10;
+        border: round $border-blurred; background: $surface;
+    }
+    PromptBox CompletionList.-open { display: block; }
+    PromptBox PromptInput {
+        height: auto; min-height: 3; max-height: 8; border: tall $border-blurred;
+    }
+    PromptBox PromptInput:focus { border: tall $border; }
+    """
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+
+    def compose(self) -> ComposeResult:
+        yield Static(id="prompt-queue")
+        yield CompletionList(id="prompt-complete")
+        yield PromptInput(id="prompt")
+
+    @property
+    def prompt(self) -> PromptInput:
+        return self.query_one(PromptInput)
+
+    def show_queue(self, queued: Sequence[tuple[int, str]]) -> None:
+        """List what waits for the next request (or hide the list when nothing does)."""
+        strip = self.query_one("#prompt-queue", Static)
+        strip.set_class(bool(queued), "-shown")
+        if not queued:
+            strip.update("")
+            return
+        text = Text(no_wrap=True, overflow="ellipsis")
+        shown = list(queued)[-QUEUE_SHOWN:]
+        hidden = len(queued) - len(shown)
+        if hidden:
+            text.append(f"… {hidden} earlier queued\n", style="dim")
+        for message_id, body in shown:
+            text.append("⧗ queued ", style="bold")
+            text.append(f"#{message_id} ", style="dim")
+            text.append(one_row(body, 200) + "\n")
+        text.append(
+            "they go with the next request · ↑ on an empty prompt edits them", style="dim italic"
+        )
+        strip.update(text)
+
+
+class HistorySearch(ModalScreen[str | None]):
+    """ctrl+r: type to filter earlier prompts (newest first); Enter takes one, Esc none."""
+
+    DEFAULT_CSS = """
+    HistorySearch { align: center bottom; }
+    HistorySearch > Vertical {
+        width: 90%; max-width: 110; height: auto; max-height: 70%;
+        border: round $primary; background: $surface; margin-bottom: 4;
+    }
+    HistorySearch #history-query, HistorySearch #history-query:focus {
+        border: none; height: 1; padding: 0 1; background: $surface;
+    }
+    HistorySearch OptionList { height: auto; max-height: 16; border: none; }
+    HistorySearch #history-empty { color: $text-muted; padding: 0 1; }
+    """
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "cancel", "Close", show=False),
+        Binding("down,ctrl+r", "move(1)", "Older", show=False),
+        Binding("up,ctrl+s", "move(-1)", "Newer", show=False),
+    ]
+
+    def __init__(self, history: Sequence[str], query: str = "") -> None:
+        super().__init__()
+        self.prompts = list(history)
+        self.query_text = query if "\n" not in query else ""
+        self.matches: list[str] = []
+
+    def compose(self) -> ComposeResult:
+        with Vertical() as box:
+            box.border_title = "Search earlier prompts"
+            box.border_subtitle = "↑↓ choose · Enter puts it in the prompt · Esc closes"
+            yield Input(value=self.query_text, placeholder="type to filter…", id="history-query")
+            yield OptionList(id="history-matches")
+            yield Static("", id="history-empty")
+
+    def on_mount(self) -> None:
+        self.query_one(Input).focus()
+        self._filter(self.query_text)
+
+    def on_input_changed(self, event: Input.Changed) -> None:
+        self._filter(event.value)
+
+    def _filter(self, query: str) -> None:
+        needle = query.casefold()
+        seen: set[str] = set()
+        self.matches = []
+        for text in reversed(self.prompts):
+            if text not in seen and needle in text.casefold():
+                seen.add(text)
+                self.matches.append(text)
+        listing = self.query_one(OptionList)
+        listing.clear_options()
+        for text in self.matches[:200]:
+            row = Text(one_row(text, 100))
+            if query:
+                row.highlight_regex(re.compile(re.escape(query), re.IGNORECASE), "bold reverse")
+            listing.add_option(Option(row))
+        if self.matches:
+            listing.highlighted = 0
+        self.query_one("#history-empty", Static).update(
+            "" if self.matches else f"no earlier prompt contains {query!r}"
+        )
+
+    def action_move(self, step: int) -> None:
+        listing = self.query_one(OptionList)
+        if not listing.option_count:
+            return
+        current = listing.highlighted or 0
+        listing.highlighted = max(0, min(listing.option_count - 1, current + step))
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        self._take(self.query_one(OptionList).highlighted)
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        event.stop()
+        self._take(event.option_index)
+
+    def _take(self, index: int | None) -> None:
+        if index is None or not 0 <= index < len(self.matches):
+            return
+        self.dismiss(self.matches[index])
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
