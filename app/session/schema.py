@@ -102,7 +102,35 @@ every temp file and pre-image is durable and before the first rename: per target
 path, temp, pre-image and both hashes. ``state`` stays ``open`` only if Frontier died
 during the renames; recovery then finishes or undoes the write from ``entries``."""
 
-MIGRATIONS: Sequence[str] = (V1, V2, V3)
+V4 = """
+CREATE TABLE compactions (
+    id         INTEGER PRIMARY KEY AUTOINCREMENT,
+    session_id TEXT NOT NULL REFERENCES sessions(id),
+    t          REAL NOT NULL,
+    step       TEXT NOT NULL CHECK (step IN ('stub', 'summary')),
+    upto       INTEGER NOT NULL,
+    messages   TEXT NOT NULL,
+    detail     TEXT NOT NULL
+);
+CREATE INDEX compactions_session ON compactions(session_id, id);
+"""
+"""``compactions`` (issue 15, owned by the context budget): each step that shortened the
+history sent to the model. ``upto`` is the last ``messages.seq`` it covers; ``messages``
+the JSON list that replaces the stored messages up to and including ``upto``; ``detail``
+JSON (tokens before/after, rounds stubbed or summarised, the summary request's response
+id). The original messages are never changed: the export and the timeline keep them."""
+
+V5 = """
+CREATE TABLE preimages (
+    hash TEXT PRIMARY KEY,
+    size INTEGER NOT NULL,
+    body BLOB NOT NULL
+) WITHOUT ROWID;
+"""
+"""``preimages`` (issue 15, owned by undo): file contents before a mutation, keyed and
+deduplicated by their content hash (the ``pre`` hash a call row records), capped in size."""
+
+MIGRATIONS: Sequence[str] = (V1, V2, V3, V4, V5)
 """``MIGRATIONS[i]`` upgrades a database from version ``i`` to ``i + 1``. Append only."""
 
 
