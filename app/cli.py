@@ -33,7 +33,11 @@ examples:
 configuration: config.toml in the user config dir (FRONTIER_CONFIG_DIR overrides),
 FRONTIER_BASE_URL / FRONTIER_MODEL / FRONTIER_PROTOCOL / FRONTIER_APPROVAL /
 FRONTIER_PATCH_FORMAT / FRONTIER_CONNECT_TIMEOUT / FRONTIER_FIRST_BYTE_TIMEOUT /
-FRONTIER_IDLE_TIMEOUT (by default a hung server is given up on within 2 minutes).
+FRONTIER_IDLE_TIMEOUT (by default a hung server is given up on within 2 minutes) /
+FRONTIER_CONTEXT_WINDOW / FRONTIER_COMPACT_THRESHOLD (compact the history before a
+request would pass this share of the window; default 0.8) /
+FRONTIER_MAX_TOKENS / FRONTIER_PREFILL (auto|on|off: continue a ctl reply cut by the
+token limit from its last byte instead of asking for a resend; docs/protocol.md).
 The key: FRONTIER_API_KEY, else api_key_command (prints it) or api_key_file in
 config.toml (keeps it out of the environment, where approved commands could read
 it), else OPENAI_API_KEY.
@@ -52,15 +56,21 @@ AGENT_OPTIONS = (
     "connect_timeout",
     "first_byte_timeout",
     "idle_timeout",
+    "instructions",
+    "prefill",
+    "max_tokens",
+    "context_window",
 )
-"""Every endpoint/mode/policy flag, as its ``argparse`` dest (``--base-url`` → ``base_url``)."""
+"""Every endpoint/mode/policy flag, as its ``argparse`` dest (``--base-url`` → ``base_url``;
+``instructions`` is ``--no-instructions``)."""
 ENDPOINT = frozenset(AGENT_OPTIONS) - {"theme"}
 OFFERED: dict[str | None, frozenset[str]] = {
     None: frozenset(AGENT_OPTIONS),
-    "demo": frozenset({"protocol", "approval", "theme"}),
+    "demo": frozenset({"protocol", "approval", "theme", "instructions", "prefill"}),
     "run": ENDPOINT,
     "resume": frozenset(AGENT_OPTIONS),
     "replay": frozenset({"protocol", "theme"}),
+    "undo": frozenset({"workspace"}),
 }
 """Which agent flags each command uses; a command offers only those, so a flag it would
 ignore (``replay --approval``, ``run --theme``, ``demo --workspace``) is an error, not a
@@ -69,6 +79,8 @@ a scratch copy; a replay only re-reads bytes (``--protocol`` re-frames them)."""
 
 
 def _flag(dest: str) -> str:
+    if dest == "instructions":
+        return "--no-instructions"  # on by default: the flag only turns it off
     return "--" + dest.replace("_", "-")
 
 
@@ -136,6 +148,30 @@ def _agent_options(
             "metavar": "S",
             "help": "seconds without a byte mid-answer before it counts as a stall (default 30)",
         },
+        "instructions": {
+            "action": "store_const",
+            "const": False,
+            "help": "leave the project's AGENTS.md, CLAUDE.md and .frontier/instructions.md "
+            "(workspace and parents up to the repository root) out of the system prompt "
+            "(also instructions = false in config.toml, or FRONTIER_INSTRUCTIONS=0)",
+        },
+        "prefill": {
+            "choices": ("auto", "on", "off"),
+            "help": "resume a ctl/ctl-heredoc response cut by max_tokens from its last byte, by "
+            "continuing it as a trailing assistant message: auto (default: where the server "
+            "does — llama.cpp, vLLM, OpenRouter), on, or off (resend it instead)",
+        },
+        "max_tokens": {
+            "type": int,
+            "metavar": "N",
+            "help": "max_tokens sent with each request (default: the server's)",
+        },
+        "context_window": {
+            "type": int,
+            "metavar": "N",
+            "help": "the model's context window in tokens (default: asked from the server, "
+            "else 8192); the history is compacted before a request would pass 80%% of it",
+        },
     }
     for dest in AGENT_OPTIONS:
         if dest in only:
@@ -171,6 +207,17 @@ A model breaking the framing is not a violation (the runtime reports it); bytes 
 arrive for a call already executable are (S2).
 exit status: 0 every property holds, 1 a violation (the first offset is named),
 2 a source cannot be read."""
+
+
+UNDO_EPILOG = """\
+Repeated undos walk back through the session; naming an undo (u1) brings its change back.
+A file created by the change is deleted, one it deleted is recreated. The diff is shown
+and asked about on the terminal (--yes skips that; without a terminal it is shown and not
+applied). The model is told with the next message of `frontier resume SESSION`.
+exit status: 0 restored; 1 nothing written (a file changed since the change, its earlier
+version was not kept, nothing to undo, denied, or the write failed: the message says what
+is on disk); 2 no such session or call, the session is open elsewhere, or its workspace
+is gone."""
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -368,6 +415,27 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _agent_options(p, top=False, only=OFFERED["resume"])
 
+    p = add(
+        "undo",
+        "put back the files of a stored session's last change (or of CALL), only if each "
+        "still has the content that change left; reviewed, recorded, atomic",
+        epilog=UNDO_EPILOG,
+    )
+    p.add_argument("session_id", metavar="SESSION", help="the session id or a unique prefix")
+    p.add_argument(
+        "call",
+        metavar="CALL",
+        nargs="?",
+        help="the call to undo (c4; u1 undoes an undo); default: the newest change in effect",
+    )
+    p.add_argument(
+        "--yes", "-y", action="store_true", help="approve without asking (the diff is not shown)"
+    )
+    p.add_argument(
+        "--list", action="store_true", help="list the session's file changes and write nothing"
+    )
+    _agent_options(p, top=False, only=OFFERED["undo"])
+
     p = add("export", "export a stored session")
     p.add_argument("session_id", metavar="ID", help="the session id or a unique prefix")
     p.add_argument(
@@ -434,6 +502,7 @@ _HANDLERS = {
     "sessions": "sessions",
     "resume": "resume",
     "export": "export",
+    "undo": "undo",
 }
 
 

@@ -85,6 +85,20 @@ class Config:
     a long prompt, e.g. llama.cpp on a CPU, may need more)."""
     idle_timeout: float = 30.0
     """Seconds without a byte, once the answer streams, before it counts as a stall."""
+    instructions: bool = True
+    """Put the project's AGENTS.md / CLAUDE.md / .frontier/instructions.md in the system
+    prompt (``app/agent/instructions.py``); ``--no-instructions`` turns it off."""
+    prefill: str = "auto"
+    """``auto`` | ``on`` | ``off``: resume a CTL response cut by ``length`` by continuing
+    it as a trailing assistant message, where the endpoint does (``auto``: llama.cpp,
+    vLLM, OpenRouter, detected); else it is resent (docs/protocol.md, "Continuation")."""
+    max_tokens: int | None = None
+    """``max_tokens`` sent with every request (none: the server's default)."""
+    context_window: int | None = None
+    """The model's context window in tokens; unset, the server is asked (llama.cpp
+    ``/props``, ``/models``), else 8192 is assumed (docs/context-budget.md)."""
+    compact_threshold: float = 0.8
+    """Compact the history before a request would use more than this share of the window."""
 
     @property
     def has_endpoint(self) -> bool:
@@ -108,6 +122,11 @@ _ENV = {
     "connect_timeout": "FRONTIER_CONNECT_TIMEOUT",
     "first_byte_timeout": "FRONTIER_FIRST_BYTE_TIMEOUT",
     "idle_timeout": "FRONTIER_IDLE_TIMEOUT",
+    "instructions": "FRONTIER_INSTRUCTIONS",
+    "prefill": "FRONTIER_PREFILL",
+    "max_tokens": "FRONTIER_MAX_TOKENS",
+    "context_window": "FRONTIER_CONTEXT_WINDOW",
+    "compact_threshold": "FRONTIER_COMPACT_THRESHOLD",
 }
 API_KEY_COMMAND_TIMEOUT = 30.0
 """Seconds ``api_key_command`` may take (it runs without a terminal: it must not prompt)."""
@@ -141,6 +160,24 @@ def load_config(**overrides: Any) -> Config:
     for name in TIMEOUTS:
         if name in values:
             values[name] = _seconds(name, values[name], sources.get(name, name))
+    if "instructions" in values:
+        values["instructions"] = _switch(
+            "instructions", values["instructions"], sources.get("instructions", "instructions")
+        )
+    if "prefill" in values:
+        values["prefill"] = _prefill(values["prefill"], sources.get("prefill", "prefill"))
+    if values.get("max_tokens") is not None:
+        values["max_tokens"] = _tokens(
+            "max_tokens", values["max_tokens"], sources.get("max_tokens", "max_tokens")
+        )
+    if values.get("context_window") is not None:
+        values["context_window"] = _tokens(
+            "context_window", values["context_window"], sources.get("context_window", "")
+        )
+    if "compact_threshold" in values:
+        values["compact_threshold"] = _share(
+            "compact_threshold", values["compact_threshold"], sources.get("compact_threshold", "")
+        )
     for name in ("api_key_command", "api_key_file"):
         value = values.get(name)
         if value is not None and not isinstance(value, str):
@@ -189,6 +226,62 @@ def _seconds(name: str, value: Any, source: str) -> float:
     if number is None or not math.isfinite(number) or number <= 0:
         raise ConfigError(
             f"{name} must be a number of seconds > 0, got {value!r} (set by {source})"
+        )
+    return number
+
+
+def _switch(name: str, value: Any, source: str) -> bool:
+    """An on/off setting: a TOML boolean, or ``1/true/yes/on`` / ``0/false/no/off``."""
+    if isinstance(value, bool):
+        return value
+    text = str(value).strip().lower()
+    if text in ("1", "true", "yes", "on"):
+        return True
+    if text in ("0", "false", "no", "off"):
+        return False
+    raise ConfigError(f"{name} must be true or false, got {value!r} (set by {source})")
+
+
+def _prefill(value: Any, source: str) -> str:
+    """``prefill``: ``auto``, ``on`` or ``off`` (a TOML boolean means on/off)."""
+    if isinstance(value, bool):
+        return "on" if value else "off"
+    text = str(value).strip().lower()
+    text = {"true": "on", "yes": "on", "1": "on", "false": "off", "no": "off", "0": "off"}.get(
+        text, text
+    )
+    if text not in ("auto", "on", "off"):
+        raise ConfigError(f"prefill must be auto, on or off, got {value!r} (set by {source})")
+    return text
+
+
+def _tokens(name: str, value: Any, source: str) -> int:
+    """A token count > 0 (``max_tokens``); the error names the setting and where it was set."""
+    number: int | None = None
+    if isinstance(value, int) and not isinstance(value, bool):
+        number = value
+    elif isinstance(value, str) and value.strip().isdigit():
+        number = int(value.strip())
+    if number is None or number <= 0:
+        raise ConfigError(
+            f"{name} must be a whole number of tokens > 0, got {value!r} (set by {source})"
+        )
+    return number
+
+
+def _share(name: str, value: Any, source: str) -> float:
+    """A share of a whole: ``0.8``, ``"0.8"`` or ``"80%"``, above 0 and at most 1."""
+    number: float | None = None
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        number = float(value)
+    elif isinstance(value, str):
+        text = value.strip()
+        with contextlib.suppress(ValueError):
+            number = float(text[:-1]) / 100 if text.endswith("%") else float(text)
+    if number is None or not math.isfinite(number) or not 0 < number <= 1:
+        raise ConfigError(
+            f"{name} must be a share of the window between 0 and 1 (0.8 or 80%), got "
+            f"{value!r} (set by {source or name})"
         )
     return number
 

@@ -342,6 +342,73 @@ class QueuedDelivered(Event):
     """What went with them: ``attached PATH (N bytes)``, or why an ``@path`` was not."""
 
 
+@dataclass(frozen=True)
+class ContextUsage(Event):
+    """How much of the model's context window the next request uses (the server's last
+    count plus an estimate of what was added since; docs/context-budget.md)."""
+
+    type: ClassVar[str] = "context_usage"
+    used: int
+    """Tokens."""
+    window: int
+    """The model's context window in tokens."""
+    source: str = ""
+    """Where the window figure came from: ``config``, ``server (...)``, ``default``..."""
+
+
+@dataclass(frozen=True)
+class Summarising(Event):
+    """The oldest rounds are being summarised by the model in a separate request (it
+    can take a while on a slow model); a ``Compacted`` follows."""
+
+    type: ClassVar[str] = "summarising"
+    rounds: int
+    before: int
+    """Tokens the request would use."""
+    window: int
+
+
+@dataclass(frozen=True)
+class Compacted(Event):
+    """The history sent to the model was shortened before a request (and stored as a
+    compaction; the original messages stay in the store and the export)."""
+
+    type: ClassVar[str] = "compacted"
+    step: str
+    """``stub`` (old tool results replaced by one-line stubs) or ``summary`` (the oldest
+    rounds replaced by a summary the model wrote in a separate request)."""
+    before: int
+    """Tokens the request would have used."""
+    after: int
+    window: int
+    rounds: int
+    """Rounds whose results were stubbed, or rounds summarised."""
+    reason: str = "threshold"
+    """``threshold`` (the budget's share was passed) or ``overflow`` (the server said the
+    request was too long; it is retried once)."""
+    detail: str = ""
+    """What happened in words (how many results, the summary's source)."""
+
+
+@dataclass(frozen=True)
+class ResponseContinued(Event):
+    """A response cut by ``length`` goes on from its frontier: the next request ended with
+    the bytes so far as an assistant message, and its stream feeds the same transducer
+    from ``offset`` on (docs/protocol.md, "Continuation"). No ``ResponseEnded`` comes
+    between: one response, joined."""
+
+    type: ClassVar[str] = "response_continued"
+    offset: int
+    """Transducer input bytes before the join (the continuation's bytes follow)."""
+    echo_skipped: int = 0
+    """Bytes the server sent back first (its echo of the prefix), skipped, never fed."""
+    attempt: int = 1
+    """Which continuation of this response (1, 2, ...)."""
+    usage: Mapping[str, Any] = field(default_factory=dict)
+    """The server's ``usage`` for the stream that was cut (the final ``ResponseEnded``
+    carries the last stream's)."""
+
+
 def event_to_json(event: Event) -> dict[str, Any]:
     """The JSON-lines form used by ``transduce``, ``run --json`` and recordings."""
     out: dict[str, Any] = {"type": event.type}

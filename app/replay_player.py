@@ -22,11 +22,12 @@ from frontier.app.events import (
     Confirmed,
     ContractError,
     Event,
+    ResponseContinued,
     ResponseEnded,
     ResponseStarted,
     StreamBytes,
 )
-from frontier.app.vocab import is_clean
+from frontier.app.vocab import NATIVE_MODES, is_clean
 
 MIN_SPEED, MAX_SPEED = 0.1, 100.0
 SPEEDS = (0.1, 0.25, 0.5, 1.0, 2.0, 5.0, 10.0, 25.0, 50.0, 100.0)
@@ -50,6 +51,9 @@ class ReplaySource:
     finish_reason: str = "stop"
     model: str = ""
     name: str = ""
+    joins: tuple[tuple[int, int], ...] = ()
+    """``(offset, echo_skipped)`` where a continued response was joined (a
+    ``ResponseContinued`` is played there)."""
 
     @property
     def duration(self) -> float:
@@ -62,13 +66,16 @@ def source_from_chunks(
     finish_reason: str = "stop",
     model: str = "",
     name: str = "",
+    joins: Sequence[tuple[int, int]] = (),
 ) -> ReplaySource:
     data = bytearray()
     marks: list[tuple[float, int]] = []
     for t, piece in chunks:
         data += piece
         marks.append((t, len(data)))
-    return ReplaySource(protocol, bytes(data), tuple(marks), finish_reason, model, name)
+    return ReplaySource(
+        protocol, bytes(data), tuple(marks), finish_reason, model, name, tuple(joins)
+    )
 
 
 def load_source(path: str | Path, protocol: str | None = None) -> ReplaySource:
@@ -87,8 +94,10 @@ def source_from_recording(
 ) -> ReplaySource:
     """A ``frontier.app.session.record.Recording`` as replay input for ``protocol``."""
     mode = protocol or recording.mode
+    joins = recording.joins() if mode not in NATIVE_MODES else []
+    found = [(j.offset, j.echo_skipped) for j in joins]
     return source_from_chunks(
-        mode, recording.pieces(mode), recording.finish_reason, recording.model or "", name
+        mode, recording.pieces(mode), recording.finish_reason, recording.model or "", name, found
     )
 
 
@@ -123,6 +132,8 @@ class ReplayPlayer:
         self.errors_seen = 0
         """Contract errors reported so far; once all the dry run found have, none is ahead."""
         self._decoder = codecs.getincrementaldecoder("utf-8")("replace")
+        self._joined = 0
+        """Joins already played (``ResponseContinued`` emitted)."""
 
     # ------------------------------------------------------------------ state
     @property
@@ -155,15 +166,27 @@ class ReplayPlayer:
         """Feed the bytes up to ``end`` (and finish the stream when it is reached)."""
         events = self.start()
         end = min(end, self.size)
-        if end > self.position and not self.finished:
-            piece = self.source.data[self.position : end]
+        while end > self.position and not self.finished:
+            events += self._joins_here()
+            stop = min([end, *(o for o, _ in self.source.joins if self.position < o < end)])
+            piece = self.source.data[self.position : stop]
             events.append(StreamBytes(self.position, piece))
-            self.position = end
+            self.position = stop
             if not self.transducer.stopped:
                 events += self._with_text(self.transducer.feed(piece))
         if self.position >= self.size and not self.finished:
+            events += self._joins_here()
             events += self._finish()
         return events
+
+    def _joins_here(self) -> list[Event]:
+        """A join at the current position, once, before the bytes after it."""
+        out: list[Event] = []
+        for attempt, (offset, echo) in enumerate(self.source.joins, 1):
+            if offset == self.position and attempt > self._joined:
+                self._joined = attempt
+                out.append(ResponseContinued(offset, echo, attempt))
+        return out
 
     def step_bytes(self, n: int = 1) -> list[Event]:
         return self.feed_to(self.position + n)

@@ -41,5 +41,8 @@ def _isolated_dirs(
         "FRONTIER_CONNECT_TIMEOUT",
         "FRONTIER_FIRST_BYTE_TIMEOUT",
         "FRONTIER_IDLE_TIMEOUT",
+        "FRONTIER_INSTRUCTIONS",
+        "FRONTIER_CONTEXT_WINDOW",
+        "FRONTIER_COMPACT_THRESHOLD",
     ):
         monkeypatch.delenv(var, raising=False)

@@ -78,6 +78,9 @@ async def test_demo_copies_live_in_the_data_dir_and_come_back_if_deleted(tmp_pat
     resumed = create_runtime(Config(), approver=PolicyApprover("auto"), session_id=sid)
     try:
         assert (root / "README.md").is_file()
-        assert resumed.notes == [f"the demo's scratch copy {root} was gone; made a fresh one"]
+        assert resumed.notes == [
+            f"the demo's scratch copy {root} was gone; made a fresh one",
+            "project instructions: AGENTS.md (256 B)",  # the fresh copy's, read again
+        ]
     finally:
         await resumed.aclose()

@@ -138,7 +138,7 @@ def offer(call: ToolCall, spec: ToolSpec | None, preview: Preview) -> Rule | Non
             return None
     if preview.kind != "diff" or not preview.files:
         return None
-    if spec is not None and spec.kind != "edit":
+    if spec is not None and (spec.kind != "edit" or spec.internal):
         return None
     folders: list[list[str]] = []
     for path in touched_paths(preview):

@@ -481,6 +481,9 @@ def _prepare_off_loop(spec: ToolSpec, args: Mapping[str, Any], root: str) -> boo
     if size > INLINE_PREPARE_BYTES:
         return True
     paths = [args["path"]] if isinstance(args.get("path"), str) else []
+    for entry in args.get("files") or ():  # undo: every file it puts back
+        if isinstance(entry, Mapping) and isinstance(entry.get("path"), str):
+            paths.append(entry["path"])
     patch = args.get("patch")
     if isinstance(patch, (str, bytes)):
         from frontier.tools.patch_summary import patch_paths

@@ -34,6 +34,9 @@ class ToolSpec:
     enforces_timeout: bool = False
     """The tool kills its own work at the call's ``timeout`` argument (which may exceed
     ``timeout`` here: shell, python), so the boundary does not bound execute again."""
+    internal: bool = False
+    """Run for the user through the boundary (``undo``), never offered to the model: its
+    review offers no "always allow" rule (the rule would approve the *model's* calls)."""
 
 
 class DiffLine(NamedTuple):
@@ -125,6 +128,10 @@ class FilePreview:
     moved_to: str | None = None
     """Set on the source of a rename: the file leaves this path (its content is shown at
     ``moved_to``; this entry has no hunks)."""
+    old_bytes: bytes | None = field(default=None, repr=False, compare=False)
+    """The exact bytes ``old_hash`` hashes (``None``: absent, or not carried). The call row
+    keeps them as the mutation's pre-image (``app/session/preimages.py``), what an undo
+    puts back; never shown."""
 
     @property
     def action(self) -> Literal["create", "delete", "modify", "move"]:

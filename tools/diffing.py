@@ -571,4 +571,5 @@ def file_preview(
         added=added,
         removed=removed,
         hunks=tuple(hunks),
+        old_bytes=old,
     )

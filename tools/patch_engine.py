@@ -163,6 +163,7 @@ def file_change_preview(c: FileChange) -> FilePreview:
     return replace(
         fp,
         old_hash=sha256(c.old),
+        old_bytes=c.old,
         old_mode=c.old_mode,
         new_mode=c.new_mode,
         moved_from=c.renamed_from,

@@ -102,6 +102,9 @@ class Registry:
             rows.append("```json")
             rows.append(json.dumps(_plain_schema(s.parameters), indent=2))
             rows.append("```")
+        from frontier.tools.undo import internal_tools_markdown  # never offered to the model
+
+        rows += internal_tools_markdown()
         return "\n".join(rows) + "\n"
 
 

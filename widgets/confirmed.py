@@ -16,6 +16,7 @@ _STYLE = {
     "stop": "italic",
     "error": "bold reverse red",
     "response": "dim italic",
+    "continued": "italic",
 }
 
 

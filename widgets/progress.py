@@ -62,7 +62,8 @@ class TurnProgress:
     usage_seen: bool = False
     """The server sent ``usage`` at least once (the counts mean something)."""
     context_used: int | None = None
-    """Prompt + completion tokens of the latest response: how full the context is."""
+    """How full the context is: prompt + completion tokens of the latest response, or the
+    budget's count for the next request (``ContextUsage``, after a compaction)."""
     _first: float | None = None
     _last: float | None = None
     _chunks: int = 0

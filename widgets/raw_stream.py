@@ -30,6 +30,8 @@ _CONTROL = {c: chr(0x2400 + c) for c in range(0x20)}
 _CONTROL[0x7F] = "␡"
 _CONTROL[0x0A] = None  # type: ignore[assignment]  # newlines never reach a display line
 MARKER = "▌"
+JOIN = "⟂"
+"""Drawn before the first byte of a continuation (where a cut response was joined)."""
 CACHE_LINES = 2048
 
 
@@ -46,6 +48,7 @@ class RawStreamView(ScrollView, can_focus=True):
         "raw-stream--pending",
         "raw-stream--frontier",
         "raw-stream--highlight",
+        "raw-stream--join",
     }
 
     DEFAULT_CSS = """
@@ -62,6 +65,7 @@ class RawStreamView(ScrollView, can_focus=True):
         color: $error;
         text-style: bold reverse;
     }
+    RawStreamView > .raw-stream--join { color: $secondary; text-style: bold; }
     """
 
     def __init__(self, *, name: str | None = None, id: str | None = None) -> None:
@@ -233,10 +237,12 @@ class RawStreamView(ScrollView, can_focus=True):
         marker = frontier if on_line else -1
         f_clamped = min(max(frontier, start), end)
         hl = self.highlight if self.highlight is not None and start <= self.highlight <= end else -1
-        key = (start, end, f_clamped if marker < 0 else -2 - frontier, hl, width)
+        at_end = self._newline[index] or last
+        joins = tuple(j for j, _ in self.buffer.joins if start <= j < end or (j == end and at_end))
+        key = (start, end, f_clamped if marker < 0 else -2 - frontier, hl, width, joins)
         strip = self._cache.get(key)
         if strip is None:
-            strip = self._render_strip(start, end, f_clamped, marker, hl, base_style)
+            strip = self._render_strip(start, end, f_clamped, marker, hl, base_style, joins)
             self._cache[key] = strip
             if len(self._cache) > CACHE_LINES:
                 self._cache.popitem(last=False)
@@ -245,25 +251,37 @@ class RawStreamView(ScrollView, can_focus=True):
         return strip.crop_extend(scroll_x, scroll_x + width, base_style)
 
     def _render_strip(
-        self, start: int, end: int, frontier: int, marker: int, hl: int, base: Style
+        self,
+        start: int,
+        end: int,
+        frontier: int,
+        marker: int,
+        hl: int,
+        base: Style,
+        joins: tuple[int, ...] = (),
     ) -> Strip:
         assert self.buffer is not None
         confirmed = base + self.get_component_rich_style("raw-stream--confirmed", partial=True)
         pending = base + self.get_component_rich_style("raw-stream--pending", partial=True)
         marker_style = base + self.get_component_rich_style("raw-stream--frontier", partial=True)
         highlight = base + self.get_component_rich_style("raw-stream--highlight", partial=True)
-        cuts = sorted({start, frontier, end, *([hl, hl + 1] if hl >= 0 else [])})
+        join_style = base + self.get_component_rich_style("raw-stream--join", partial=True)
+        cuts = sorted({start, frontier, end, *joins, *([hl, hl + 1] if hl >= 0 else [])})
         segments: list[Segment] = []
         drawn = False
         for a, b in pairwise(cuts):
             b = min(b, end)
             if a >= b:
                 continue
+            if a in joins:
+                segments.append(Segment(JOIN, join_style))
             if a == marker:
                 segments.append(Segment(MARKER, marker_style))
                 drawn = True
             style = highlight if a == hl else confirmed if b <= frontier else pending
             segments.append(Segment(display_text(self.buffer.slice(a, b)), style))
+        if end in joins:
+            segments.append(Segment(JOIN, join_style))  # joined just before the line's end
         if marker >= 0 and not drawn:
             segments.append(Segment(MARKER, marker_style))
         if hl == end:

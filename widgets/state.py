@@ -22,16 +22,20 @@ from frontier.app.events import (
     AssistantText,
     CallReady,
     CallStarted,
+    Compacted,
     Confirmed,
+    ContextUsage,
     ContractError,
     Event,
     ReasoningText,
     RepairRequested,
+    ResponseContinued,
     ResponseEnded,
     ResponseStarted,
     Retry,
     StreamBytes,
     StreamStopped,
+    Summarising,
     ToolCall,
     ToolFinished,
     ToolOutput,
@@ -80,6 +84,9 @@ class ResponseBuffer:
     """The newest ``THINKING_TAIL`` characters of the model's reasoning (never transducer
     input: shown in a region of its own above the stream)."""
     reasoning_chars: int = 0
+    joins: list[tuple[int, int]] = field(default_factory=list)
+    """``(offset, echo_skipped)`` where the response was continued after a cut (the Raw
+    stream pane marks each)."""
 
     def think(self, text: str) -> None:
         self.reasoning_chars += len(text)
@@ -261,9 +268,32 @@ def cut_line(reason: str, detail: str, offset: int, open_calls: dict[str, str]) 
     return f"✂ response cut off at byte {offset:,} (finish_reason {why}): {outcome}"
 
 
+def continued_line(event: ResponseContinued) -> str:
+    """The Transcript's line where a response cut by ``length`` was continued."""
+    echo = f" (the server's echo of {event.echo_skipped:,} bytes skipped)"
+    return (
+        f"⟂ continued at byte {event.offset:,} (continuation {event.attempt}): the reply hit "
+        f"the token limit and goes on from there; nothing resent"
+        + (echo if event.echo_skipped else "")
+    )
+
+
 def repair_line(kind: str, attempt: int) -> str:
     """The Transcript's one line for a repair request sent back to the model."""
     return f"↺ repair {attempt}: the model was sent the {kind} error and asked to resend"
+
+
+def _rounds(n: int) -> str:
+    return "1 earlier round" if n == 1 else f"{n} earlier rounds"
+
+
+def compaction_line(event: Compacted) -> str:
+    """The Transcript's one line for a compaction of the history sent to the model."""
+    why = "the server said it was too long" if event.reason == "overflow" else "context budget"
+    return (
+        f"⇣ compacted ({why}): {event.detail}; {event.before:,} → {event.after:,} of "
+        f"{event.window:,} tokens (the originals stay in the session)"
+    )
 
 
 class UiState:
@@ -535,6 +565,25 @@ class UiState:
             self.note(f"retrying (attempt {event.attempt}, {event.delay:.1f}s): {event.reason}")
         elif isinstance(event, RepairRequested):
             self.note(repair_line(event.kind, event.attempt), "stop")
+        elif isinstance(event, ResponseContinued):
+            (self.current or self._new_response("?")).joins.append(
+                (event.offset, event.echo_skipped)
+            )
+            self._row("continued", f"⟂ continued at byte {event.offset:,}", event.offset)
+            self.note(continued_line(event), "stop")
+            self.mark("raw")
+        elif isinstance(event, ContextUsage):
+            self.progress.context_used = event.used
+            self.mark("status")
+        elif isinstance(event, Summarising):
+            self.note(
+                f"⇣ summarising {_rounds(event.rounds)} to fit the context "
+                f"({event.before:,} of {event.window:,} tokens)…"
+            )
+        elif isinstance(event, Compacted):
+            self.note(compaction_line(event))
+            self.progress.context_used = event.after
+            self.mark("status")
         elif isinstance(event, TurnEnded):
             self.turn_running = False
             self.progress.end_turn()

@@ -16,8 +16,9 @@ import contextlib
 import json
 from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
+from frontier.app.agent.continuation import Prefill, open_stream
 from frontier.app.agent.frames import result_body, result_frame
 from frontier.app.agent.modes import Mode, ModeAdapter
 from frontier.app.agent.repair import MAX_REPAIRS, Failure, repair_text
@@ -43,6 +44,9 @@ from frontier.app.providers.base import Chunk, Provider, StreamEnd
 from frontier.app.providers.errors import ProviderError
 from frontier.app.vocab import is_clean
 from frontier.tools.registry import Registry
+
+if TYPE_CHECKING:
+    from frontier.app.agent.compactor import Compactor
 
 SESSION_STATE = {"done": "done", "cancelled": "interrupted"}
 """What ``frontier sessions`` shows after a turn ends this way (any other reason: failed)."""
@@ -123,6 +127,8 @@ class _Response:
     """Why the stream broke off (a ``disconnect``'s cause), for the truncation message."""
     tasks: list[asyncio.Task[ToolResult]] = field(default_factory=list)
     in_frame: bool = False
+    usage: dict[str, Any] = field(default_factory=dict)
+    """The server's ``usage`` for the request (the context budget counts it)."""
 
 
 class AgentLoop:
@@ -141,6 +147,7 @@ class AgentLoop:
         model: str = "",
         max_turns: int = 20,
         messages: list[dict[str, Any]] | None = None,
+        instructions: str = "",
     ) -> None:
         self.provider = provider
         self.boundary = boundary
@@ -152,6 +159,9 @@ class AgentLoop:
         self.model = model
         self.max_turns = max_turns
         self.messages: list[dict[str, Any]] = list(messages or [])
+        self.instructions = instructions
+        """The project's instructions section of the system prompt (``instructions.py``):
+        read from the workspace when the session is built or resumed, never stored."""
         self._adapter: ModeAdapter | None = None
         self._turn_task: asyncio.Task[Any] | None = None
         self._live_tasks: list[asyncio.Task[ToolResult]] = []
@@ -161,6 +171,12 @@ class AgentLoop:
         """Results reconciled on resume; the next user message reports them first."""
         self.inbox: Inbox | None = None
         """Set by ``AgentSession``: what the user queued goes in before the next request."""
+        self.compactor: Compactor | None = None
+        """Set by the runtime: the context budget (``compactor.py``) counts each request and
+        compacts the history before one would pass it; ``None``: no budget."""
+        self.prefill: Prefill | None = None
+        """Set by the runtime: a CTL response cut by ``length`` is continued from its
+        frontier where the endpoint can (``continuation.py``); ``None`` resends it."""
 
     # ------------------------------------------------------------------ state for the UI
 
@@ -228,11 +244,13 @@ class AgentLoop:
             )
             self.carried = []
         self._append({"role": "user", "content": text}, from_user=True)
+        if self.prefill is not None:
+            self.prefill.new_turn()  # MAX_CONTINUATIONS per turn
         repairs = 0
         for request in range(self.max_turns):
             if request:
                 self._deliver_queued()
-            response = await self._respond()
+            response = await self._respond_in_budget()
             if response.finish_reason == "error":
                 return TurnEnded("provider_error", response.error or "the server reported an error")
             results = await self._results(response)
@@ -263,6 +281,29 @@ class AgentLoop:
 
     # ------------------------------------------------------------------ one response
 
+    async def _respond_in_budget(self) -> _Response:
+        """``_respond`` within the context budget: the history is compacted first when the
+        request would pass it, and compacted and retried once when the server refuses the
+        request as too long; a second refusal ends the turn with the server's words."""
+        compactor = self.compactor
+        if compactor is None:
+            return await self._respond()
+        await compactor.before_request(self)
+        try:
+            response = await self._respond()
+        except ProviderError as exc:
+            overflow = compactor.overflow_in(exc)
+            if overflow is None or not await compactor.after_overflow(self, overflow):
+                raise
+            response = await self._respond()
+        else:  # the same refusal inside a 200 stream (an ``{"error": ...}`` event)
+            failed = response.error if response.finish_reason == "error" else None
+            overflow = compactor.overflow_in(failed)
+            if overflow is not None and await compactor.after_overflow(self, overflow):
+                response = await self._respond()
+        compactor.counted(response.usage)
+        return response
+
     async def _respond(self) -> _Response:
         adapter = self.mode.adapter()
         self._adapter = adapter
@@ -283,8 +324,14 @@ class AgentLoop:
         out = _Response()
         self._live_tasks = out.tasks
         decoder = codecs.getincrementaldecoder("utf-8")("replace")
-        stream = self.provider.stream(
-            self._request_messages(), tools=self.mode.tools(self.registry)
+        stream = open_stream(  # continued from the frontier when cut (continuation.py)
+            self.provider,
+            self._request_messages(),
+            tools=self.mode.tools(self.registry),
+            mode=self.mode.name,
+            prefill=self.prefill,
+            resumable=lambda: None if out.stopped or out.failure else bytes(out.raw),
+            emit=self._emit,
         )
         ended = False
         try:
@@ -296,6 +343,7 @@ class AgentLoop:
                     out.finish_reason = item.finish_reason
                     out.error = item.error
                     out.detail = item.detail
+                    out.usage = dict(item.usage or {})
                     self._emit(ResponseEnded(item.finish_reason, item.usage or {}, item.detail))
                     ended = True
                     break
@@ -462,8 +510,13 @@ class AgentLoop:
 
     # ------------------------------------------------------------------ history
 
+    def system_prompt(self) -> str:
+        """The system prompt of the next request: the mode's, then the project's
+        instructions (so compacting the messages never drops them)."""
+        return self.mode.system_prompt(self.registry, self.instructions)
+
     def _request_messages(self) -> list[dict[str, Any]]:
-        system = {"role": "system", "content": self.mode.system_prompt(self.registry)}
+        system = {"role": "system", "content": self.system_prompt()}
         return [system, *self.messages]
 
     def _record_history(self, out: _Response, results: list[ToolResult]) -> None:

@@ -34,8 +34,9 @@ class Mode:
         """Calls run while the stream is still being read (CTL modes, native-inc)."""
         return self.name in EAGER_MODES
 
-    def system_prompt(self, registry: Registry) -> str:
-        return system_prompt(self.name, registry.specs())
+    def system_prompt(self, registry: Registry, instructions: str = "") -> str:
+        """``instructions``: the project's section (``app/agent/instructions.py``), last."""
+        return system_prompt(self.name, registry.specs(), instructions)
 
     def tools(self, registry: Registry) -> list[dict[str, Any]] | None:
         return registry.native_tools() if self.native else None

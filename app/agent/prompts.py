@@ -114,15 +114,17 @@ def tool_list(specs: Iterable[ToolSpec]) -> str:
     return "# Tools\n\n" + "\n\n".join(blocks)
 
 
-def system_prompt(mode: str, specs: Iterable[ToolSpec]) -> str:
+def system_prompt(mode: str, specs: Iterable[ToolSpec], instructions: str = "") -> str:
     """The system prompt for ``mode``; text protocols get the framing, a paragraph on
-    patches in the dialect the registry's ``apply_patch`` teaches, and the tool list."""
+    patches in the dialect the registry's ``apply_patch`` teaches, and the tool list.
+    ``instructions`` (the project's AGENTS.md…, ``app/agent/instructions.py``) come last."""
     specs = list(specs)
+    project = [instructions] if instructions else []
     if mode in NATIVE_MODES:
-        return INTRO  # the tools[] schema carries the descriptions
+        return "\n\n".join([INTRO, *project])  # the tools[] schema carries the descriptions
     dialect = taught_dialect(specs)
     editing = [patch_prompt(dialect)] if dialect is not None else []
     if mode == "xml":
-        return "\n\n".join([INTRO, XML, *editing, tool_list(specs)])
+        return "\n\n".join([INTRO, XML, *editing, tool_list(specs), *project])
     teach = ctl_heredoc(dialect or "unified") if mode == "ctl-heredoc" else CTL_LENGTH
-    return "\n\n".join([INTRO, CTL_COMMON, teach, *editing, tool_list(specs)])
+    return "\n\n".join([INTRO, CTL_COMMON, teach, *editing, tool_list(specs), *project])

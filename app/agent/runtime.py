@@ -15,6 +15,11 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from frontier.app.agent.budget import ContextBudget
+from frontier.app.agent.compactor import Compactor
+from frontier.app.agent.continuation import Prefill
+from frontier.app.agent.instructions import NONE as NO_INSTRUCTIONS
+from frontier.app.agent.instructions import load_instructions
 from frontier.app.agent.loop import AgentLoop
 from frontier.app.agent.modes import get_mode
 from frontier.app.agent.session import AgentSession, EventHub
@@ -111,6 +116,36 @@ def _discard_if_empty(store: SessionStore, session_id: str) -> None:
         store.catalogue.discard_if_empty(session_id)
 
 
+def _prefill(config: Config, provider: Any, *, demo: bool) -> Prefill | None:
+    """How a CTL response cut by ``length`` goes on (``continuation.py``): detected from
+    the endpoint on first need (``auto``), forced (``on``), or never (``off``). The demo
+    model continues only when asked (``--prefill on``), so its story shows the resend."""
+    from frontier.app.providers.prefill import detect_prefill
+
+    if config.prefill == "off" or (demo and config.prefill != "on"):
+        return None
+    probing = callable(getattr(provider, "probe_json", None))
+    return Prefill(config.prefill, functools.partial(detect_prefill, provider) if probing else None)
+
+
+DEMO_CONTEXT_WINDOW = 32768
+"""The demo model's window: its whole story uses a few thousand tokens, so it never
+compacts unless a test sets ``context_window`` lower."""
+
+
+def _context_budget(config: Config, provider: object, *, demo: bool) -> ContextBudget:
+    """The session's budget: ``config.context_window`` when set, the demo's own window,
+    else the server is asked before the first request (``probe_context_window``)."""
+    budget = ContextBudget(threshold=config.compact_threshold)
+    if config.context_window:
+        budget.window, budget.source = config.context_window, "config"
+    elif demo:
+        budget.window, budget.source = DEMO_CONTEXT_WINDOW, "demo"
+    else:
+        budget.probe = getattr(provider, "probe_context_window", None)
+    return budget
+
+
 def create_runtime(
     config: Config,
     *,
@@ -122,6 +157,7 @@ def create_runtime(
     workspace: Path | None = None,
     protocol: str | None = None,
     scrubber: Scrubber | None = None,
+    offline: bool = False,
 ) -> AgentSession:
     """Build the session; ``session_id`` resumes a stored one (reconciling open calls).
 
@@ -132,9 +168,10 @@ def create_runtime(
     session keeps its own mode and a new one uses ``config.protocol``. ``workspace``
     is the directory the user named explicitly: a new session's root, or where a
     resumed session's project now lives. ``scrubber`` is the caller's (its printer
-    then scrubs the key resolved here too). Raises ``ValueError`` (``ConfigError``
-    for a failing ``api_key_command``) / ``StoreError`` with a message for the user;
-    nothing is left open then.
+    then scrubs the key resolved here too). ``offline`` builds no provider and resolves
+    no key (``frontier undo``: a stored session opened only to change its files). Raises
+    ``ValueError`` (``ConfigError`` for a failing ``api_key_command``) / ``StoreError``
+    with a message for the user; nothing is left open then.
     """
     from frontier.app.providers.demo import DEMO_BASE_URL
     from frontier.app.providers.openai import OpenAIProvider
@@ -164,7 +201,7 @@ def create_runtime(
             mode_name = protocol or info.mode
             model = config.model or info.model
             base_url = config.base_url or info.base_url
-            if not config.base_url and base_url and REDACTED in base_url:
+            if not offline and not config.base_url and base_url and REDACTED in base_url:
                 raise ValueError(
                     f"session {info.id}'s base URL carried credentials, which are never "
                     f"stored ({base_url}); resume it with --base-url URL again"
@@ -182,7 +219,12 @@ def create_runtime(
         if demo:
             from frontier.app.providers.demo import demo_provider
 
-            provider = demo_provider(mode.name, demo_rate)
+            # --prefill on: the scripted model continues a cut response, as llama.cpp does
+            provider = demo_provider(mode.name, demo_rate, prefill=config.prefill == "on")
+        elif offline:
+            from frontier.app.agent.undo import NoModel
+
+            provider = NoModel()  # type: ignore[assignment]
         else:
             if not base_url:
                 raise ValueError(
@@ -199,11 +241,15 @@ def create_runtime(
                 connect_timeout=config.connect_timeout,
                 first_byte_timeout=config.first_byte_timeout,
                 idle_timeout=config.idle_timeout,
+                max_tokens=config.max_tokens,
             )
         if session_id is None:
             session_id = store.create_session(str(root), model, base_url, mode.name)
             lock = store.lock_session(session_id)
             on_error.callback(lock.release)
+        # the project's AGENTS.md…, read again on every start and resume (never stored)
+        project = load_instructions(root) if config.instructions else NO_INSTRUCTIONS
+        notes.extend(scrubber.scrub(note) for note in project.notes())
         # apply_patch teaches the dialect this model writes best (config.patch_format)
         dialect = resolve_patch_format(config.patch_format, model)
         registry = default_registry(dialect)
@@ -223,10 +269,17 @@ def create_runtime(
             model=model,
             max_turns=max_turns,
             messages=messages,
+            instructions=project.prompt(),
         )
         loop.carried = undelivered
+        loop.prefill = _prefill(config, provider, demo=demo)
         # A resumed session's responses continue its numbering: SESSION#N names one.
         loop.request_index = store.next_request_index(session_id)
+        # the context budget (docs/context-budget.md): the window from the settings, the
+        # server (asked before the first request) or the default; compaction before overflow
+        budget = _context_budget(config, provider, demo=demo)
+        if not offline:
+            loop.compactor = Compactor(budget, store=store, session_id=session_id, emit=events.emit)
         session = AgentSession(
             loop,
             events,
@@ -237,6 +290,7 @@ def create_runtime(
             resumed=resumed,
             notes=notes,
             recovered=recovered,
+            instructions=project.files,
             demo_prompts=[DEMO_TASK] if demo and not messages else [],
             patch_dialect=dialect,
             tools=registry.specs(),
@@ -250,7 +304,7 @@ def create_runtime(
                 lock.release,
             ],
             rules_saver=lambda data: save_approvals(root, data),
-            context_window=getattr(config, "context_window", None),
+            budget=budget,
             # ↑/↓ recall per workspace; every demo run is a fresh scratch copy, so one key
             prompt_history=PromptHistory.for_workspace(
                 DEMO_KEY if demo else str(root), scrubber=scrubber

@@ -3,7 +3,7 @@
 The TUI (live, demo, welcome → demo, resume), headless ``run``/``demo`` and
 ``resume`` each hold an ``AgentSession`` and nothing else of the core. A front
 end sends operations — ``send``, ``cancel_turn``, ``cancel_tool``, ``set_mode``,
-``set_approval``, ``close`` — and receives the core's events through one
+``set_approval``, ``undo``, ``close`` — and receives the core's events through one
 subscription (``subscribe``); what it shows about the session (id, workspace,
 model, mode, what resuming reconciled…) is typed attributes, never the loop, the
 store or the provider. Codex's core protocol is the model: typed ops in, typed
@@ -29,7 +29,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Literal, Protocol
 
 from frontier.app.agent.attachments import Prepared, prepare, workspace_files
+from frontier.app.agent.instructions import InstructionFile
 from frontier.app.agent.modes import Mode, get_mode
+from frontier.app.agent.undo import UndoOutcome, run_undo, split_undone, with_notices
 from frontier.app.events import Event, QueuedDelivered, ToolResult, TurnEnded
 from frontier.app.secrets import Scrubber
 from frontier.app.session.prompt_history import PromptHistory
@@ -39,6 +41,7 @@ from frontier.tools.contract import ToolSpec
 from frontier.tools.policy import PolicyApprover
 
 if TYPE_CHECKING:
+    from frontier.app.agent.budget import ContextBudget
     from frontier.app.session.store import LogRecord, SessionInfo, SessionStore
 
 Observer = Callable[[Event], None]
@@ -131,6 +134,7 @@ class AgentSession:
         resumed: bool = False,
         notes: Iterable[str] = (),
         recovered: Iterable[ToolResult] = (),
+        instructions: Iterable[InstructionFile] = (),
         demo_prompts: Iterable[str] = (),
         patch_dialect: str = "unified",
         tools: Iterable[ToolSpec] = (),
@@ -140,6 +144,7 @@ class AgentSession:
         closers: Sequence[Closer] = (),
         rules_saver: RulesSaver | None = None,
         context_window: int | None = None,
+        budget: ContextBudget | None = None,
         prompt_history: PromptHistory | None = None,
     ) -> None:
         self._loop = loop
@@ -154,15 +159,18 @@ class AgentSession:
         """What setting up changed that the user should hear about (a moved workspace...)."""
         self.recovered: list[ToolResult] = list(recovered)
         """Calls reconciled on resume (they were in flight when the last run stopped)."""
+        self.instructions: tuple[InstructionFile, ...] = tuple(instructions)
+        """The project's instruction files found at start (or resume), outermost first,
+        each saying whether the system prompt carries it whole, capped, or not; ``notes``
+        lists them too (``InstructionFile.note``), so every front end shows them."""
         self.demo_prompts: list[str] = list(demo_prompts)
         """What the front end sends by itself (the demo's scripted task), in order."""
         self.patch_dialect = patch_dialect
         """The patch dialect apply_patch teaches (``config.patch_format`` resolved)."""
         self.tools: tuple[ToolSpec, ...] = tuple(tools)
         """The tools this session offers the model, as it is taught them."""
-        self.context_window = context_window
-        """The model's context window in tokens when known (a setting), else ``None``: the
-        status bar then shows no share of it rather than a guess."""
+        self._context_window = context_window
+        self._budget = budget
         self._rules_saver = rules_saver
         self._mode = mode
         self._policy = policy
@@ -180,12 +188,25 @@ class AgentSession:
         # the loop takes queued messages at its request boundaries (AgentLoop.inbox);
         # a loop without an inbox (a test's script) leaves them for the next send
         loop.inbox = _Inbox(self)  # type: ignore[attr-defined]
+        # an undo the model has not heard of (made with `frontier undo`, or before the last
+        # run stopped) is told as a note with the next message, not as a result frame
+        loop.carried, self._notices = split_undone(loop.carried)
 
     # ------------------------------------------------------------------ facts that change
     @property
     def mode(self) -> str:
         """The protocol mode of the next model request."""
         return self._mode
+
+    @property
+    def context_window(self) -> int | None:
+        """The model's context window in tokens once known (the setting, the demo's, the
+        server's answer or the default, settled before the first request; the server's
+        own overflow error corrects it), else ``None``: the status bar then shows no
+        share of it rather than a guess."""
+        if self._budget is not None and self._budget.window:
+            return self._budget.window
+        return self._context_window
 
     @property
     def approval(self) -> str:
@@ -205,6 +226,11 @@ class AgentSession:
     def carried(self) -> int:
         """How many results the model has not seen yet: they go with the next message."""
         return len(self._loop.carried)
+
+    @property
+    def notices(self) -> tuple[str, ...]:
+        """What the next message tells the model first (an undo the user made)."""
+        return tuple(self._notices)
 
     @property
     def busy(self) -> bool:
@@ -233,11 +259,39 @@ class AgentSession:
             content, delivered = earlier
             self._events.emit(delivered)
             text = f"{content}\n\n{text}" if text else content
+        text, self._notices = with_notices(self._notices, text), []
         self._busy = True
         try:
             return await self._loop.send(text)
         finally:
             self._busy = False
+
+    async def undo(self, call: str | None = None) -> UndoOutcome:
+        """Put back the files of call ``call`` (its id, e.g. ``c4``), or of the newest file
+        change still in effect — only if every file still has the content that call left;
+        otherwise nothing is written and the outcome names the file (``app/agent/undo.py``).
+
+        The undo is a call of its own (``u1``…): reviewed by the person whatever the
+        approval policy, recorded, written atomically, undoable. When it changes files the
+        model is told with the next message (:attr:`notices`). Raises :class:`SessionBusy`
+        during a turn (the model's calls could be writing the same files)."""
+        if self._busy:
+            raise SessionBusy("wait for the turn to end (or stop it) before undoing")
+        if self._closed:
+            raise ValueError(f"session {self.session_id} is closed")
+        if self._store is None:
+            raise ValueError(f"session {self.session_id} is not stored: nothing to undo")
+        self._busy = True
+        try:
+            ask = self._policy.ask if self._policy is not None else None
+            outcome = await run_undo(
+                self._store, self.session_id, self.workspace, ask, self._events.emit, call
+            )
+        finally:
+            self._busy = False
+        if outcome.notice is not None:
+            self._notices.append(outcome.notice)
+        return outcome
 
     # ------------------------------------------------------------------ the queue
     def queue(self, text: str) -> QueuedMessage:

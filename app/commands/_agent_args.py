@@ -23,6 +23,10 @@ def config_from_args(args: argparse.Namespace) -> Config | None:
             "connect_timeout",
             "first_byte_timeout",
             "idle_timeout",
+            "instructions",  # --no-instructions (False) or absent (None)
+            "prefill",
+            "max_tokens",
+            "context_window",
         )
     }
     try:

@@ -11,6 +11,11 @@ recording are not violations: a model may break the contract; the transducer
 must still never run an incomplete or changing call. The exception is
 ``late_arguments``: bytes for a call that had already become executable, so
 the call would have changed — reported as S2 (``props.CHANGED_AFTER_READY``).
+
+A response continued after a ``length`` cut (docs/protocol.md, "Continuation") is
+checked as the one stream its transducer was fed: the recording's join markers drop
+the server's echo (``Recording.pieces``) and the line names the joins
+(``continued_at=OFFSET,…``).
 """
 
 from __future__ import annotations
@@ -94,9 +99,12 @@ def main(args: argparse.Namespace) -> int:
         running = rec.meta.get("interrupted")
         ids = [str(i) for i in running] if isinstance(running, list) else []
         interrupted = f" interrupted={','.join(ids)}" if ids else ""
+        joins = rec.joins()  # a continued response is checked as the one stream it fed
+        continued = f" continued_at={','.join(str(j.offset) for j in joins)}" if joins else ""
         head = (
             f"{name}: mode={rec.mode} finish={rec.finish_reason} bytes={report.size} "
-            f"calls={report.calls}{errors}{interrupted} max_pending={report.max_pending}"
+            f"calls={report.calls}{errors}{interrupted}{continued} "
+            f"max_pending={report.max_pending}"
         )
         first = report.first
         if first is None:

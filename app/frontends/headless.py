@@ -46,13 +46,18 @@ from frontier.app.config import Config
 from frontier.app.events import (
     AssistantText,
     CallReady,
+    Compacted,
+    ContextUsage,
     ContractError,
     Event,
     ReasoningText,
     RepairRequested,
+    ResponseContinued,
+    ResponseEnded,
     ResponseStarted,
     Retry,
     StreamStopped,
+    Summarising,
     ToolCall,
     ToolFinished,
     ToolOutput,
@@ -101,9 +106,12 @@ class EventPrinter:
         """The last waiting line printed: (what, since, multiple of 10 s)."""
         self._thinking: list[str] = []
         """Reasoning received since the last printed line (text mode prints it as a block)."""
+        self.context: tuple[int, int] | None = None
+        """(tokens used, window) as last known: the text form says it when a turn ends."""
 
     def __call__(self, event: Event) -> None:
         self.wait.apply(event, self.clock)
+        self._count_context(event)
         if isinstance(event, ReasoningText) and not self.as_json:
             self._thinking.append(event.text)  # printed as one block before the next line
             return
@@ -119,6 +127,21 @@ class EventPrinter:
             if tail:
                 self._print(ToolOutput(event.result.call_id, tail))
         self._print(event)
+
+    def _count_context(self, event: Event) -> None:
+        """Follow how full the context is; the text form prints it before a turn's end."""
+        if isinstance(event, ContextUsage | Compacted):
+            used = event.used if isinstance(event, ContextUsage) else event.after
+            self.context = (used, event.window)
+        elif isinstance(event, ResponseEnded) and self.context is not None:
+            tokens = event.tokens
+            if tokens.prompt is not None:
+                self.context = (tokens.prompt + (tokens.completion or 0), self.context[1])
+        elif isinstance(event, TurnEnded) and not self.as_json and self.context is not None:
+            used, window = self.context
+            if window:
+                self.out.write(f"context {used:,} of {window:,} tokens ({used / window:.0%})\n")
+                self.out.flush()
 
     def text(self, text: str) -> str:
         """A message for the terminal (an error, a note), scrubbed like the events."""
@@ -236,11 +259,26 @@ def describe(event: Event) -> str | None:
             return f"↻ retry {attempt} in {delay:.1f}s: {reason}"
         case RepairRequested(kind=kind, attempt=attempt):
             return f"↺ repair {attempt}/{MAX_REPAIRS}: asked the model to resend ({kind})"
+        case Summarising(rounds=rounds, before=before, window=window):
+            return (
+                f"⇣ summarising {_rounds(rounds)} to fit the context "
+                f"({before:,} of {window:,} tokens)…"
+            )
+        case Compacted(reason=reason, detail=detail, before=before, after=after, window=window):
+            why = " after the server said the request was too long" if reason == "overflow" else ""
+            return f"⇣ compacted{why}: {detail}; {before:,} → {after:,} of {window:,} tokens"
+        case ResponseContinued(offset=offset, echo_skipped=echo, attempt=attempt):
+            skipped = f", its echo of {echo:,} bytes skipped" if echo else ""
+            return f"⟂ continued at byte {offset:,} (continuation {attempt}{skipped})"
         case ResponseStarted(mode=mode, request_index=index):
             return f"── response {index + 1} ({mode})"
         case TurnEnded(reason=reason, message=message):
             return f"turn ended: {reason}" + (f" — {message}" if message else "")
     return None
+
+
+def _rounds(n: int) -> str:
+    return "1 earlier round" if n == 1 else f"{n} earlier rounds"
 
 
 def render_preview(preview: Preview) -> str:
@@ -289,6 +327,10 @@ def session_json(session: AgentSession) -> dict[str, Any]:
         "model": session.model,
         "mode": session.mode,
         "approval": session.approval,
+        "instructions": [
+            {"path": f.path, "status": f.status, "size": f.size, "sent": f.sent, "reason": f.reason}
+            for f in session.instructions
+        ],
     }
 
 

@@ -157,6 +157,14 @@ def story_position(messages: list[dict[str, Any]]) -> tuple[int, bool]:
     return position, redo
 
 
+def _last_reply(messages: list[dict[str, Any]]) -> str | None:
+    """The text of the last assistant message, if any."""
+    for message in reversed(messages):
+        if isinstance(message, dict) and message.get("role") == "assistant":
+            return _text(message)
+    return None
+
+
 def pick_step(mode: str, messages: list[dict[str, Any]]) -> Step:
     """The response for this request: the next step of the story, the step whose work
     did not happen (offered again once the person speaks), or a closing reply."""
@@ -164,6 +172,11 @@ def pick_step(mode: str, messages: list[dict[str, Any]]) -> Step:
     position, redo = story_position(messages)
     if was_declined(messages):
         return closing_step(mode, declined=True)
+    cut = steps[position - 1] if 0 < position < len(steps) else None
+    if cut is not None and cut.finish == "length" and mode not in NATIVE_MODES:
+        whole = render_text(replace(cut, cut_before=None), mode)
+        if _last_reply(messages) == whole:
+            position += 1  # the cut step was continued to its end (prefill): no resend is due
     if position >= len(steps):
         return closing_step(mode, declined=False)
     step = steps[position]
@@ -186,27 +199,51 @@ def _chunk(model: str, index: int, delta: dict[str, Any], finish: str | None = N
 
 
 def stream_chunks(
-    step: Step, mode: str, *, model: str = DEMO_MODEL, index: int = 0, prompt_tokens: int = 0
+    step: Step,
+    mode: str,
+    *,
+    model: str = DEMO_MODEL,
+    index: int = 0,
+    prompt_tokens: int = 0,
+    max_tokens: int | None = None,
+    prefix: str | None = None,
+    echo: bool = True,
 ) -> Iterator[tuple[dict[str, Any], int]]:
-    """The step as ``(chunk, tokens)`` pairs in stream order; ``tokens`` paces it."""
+    """The step as ``(chunk, tokens)`` pairs in stream order; ``tokens`` paces it.
+
+    ``max_tokens`` cuts the text after that many pieces (``finish_reason: length``), as
+    a server does. ``prefix``: the request ended with this assistant message and the
+    step *continues* it (a text mode's whole rendering, uncut, after the prefix; from
+    the start if the prefix is not the step's) — ``echo`` sends the prefix back first,
+    merged with the first new piece, as llama.cpp does (docs/protocol.md, "Continuation").
+    """
     native = mode in NATIVE_MODES
     yield _chunk(model, index, {"role": "assistant", "content": ""}), 0
-    text = step.prose if native else render_text(step, mode)
-    completion = 0
-    for piece in split_tokens(text):
-        completion += 1
-        yield _chunk(model, index, {"content": piece}), 1
+    finish = step.finish
+    if prefix is not None and not native:
+        full = render_text(replace(step, cut_before=None), mode)
+        text = full[len(prefix) :] if full.startswith(prefix) else full
+        finish = "stop" if step.finish == "length" else step.finish
+    else:
+        text = step.prose if native else render_text(step, mode)
+    deltas: list[dict[str, Any]] = [{"content": piece} for piece in split_tokens(text)]
     if native:
         for i, call in enumerate(step.calls):
             head = {"index": i, "id": call.id, "type": "function"}
             head["function"] = {"name": call.name, "arguments": ""}
-            completion += 1
-            yield _chunk(model, index, {"tool_calls": [head]}), 1
+            deltas.append({"tool_calls": [head]})
             for piece in split_tokens(json.dumps(call.arguments())):
-                completion += 1
-                delta = {"tool_calls": [{"index": i, "function": {"arguments": piece}}]}
-                yield _chunk(model, index, delta), 1
-    yield _chunk(model, index, {}, step.finish), 0
+                deltas.append({"tool_calls": [{"index": i, "function": {"arguments": piece}}]})
+    if max_tokens is not None and len(deltas) > max_tokens:
+        deltas, finish = deltas[:max_tokens], "length"
+    if prefix and echo and not native:
+        first = deltas[0]["content"] if deltas else ""
+        deltas[:1] = [{"content": prefix + first}]  # the echo is no token
+    completion = 0
+    for delta in deltas:
+        completion += 1
+        yield _chunk(model, index, delta), 1
+    yield _chunk(model, index, {}, finish), 0
     usage = {
         "prompt_tokens": prompt_tokens,
         "completion_tokens": completion,
@@ -251,8 +288,18 @@ class _PacedSSE(httpx.AsyncByteStream):
             await self._gen.aclose()  # type: ignore[attr-defined]
 
 
+Responder = Callable[[list[dict[str, Any]]], Step]
+"""Picks the step for a request's messages (default: the demo story, ``pick_step``)."""
+
+
 class DemoTransport(httpx.AsyncBaseTransport):
-    """The scripted model for ``mode`` (one of ``MODES``) at ``rate`` tokens/s (0 = no delay)."""
+    """The scripted model for ``mode`` (one of ``MODES``) at ``rate`` tokens/s (0 = no delay).
+
+    ``prefill``: the model continues a request's trailing assistant message (and says so
+    like llama.cpp: ``GET /props`` answers), echoing it back first when ``echo``.
+    ``responder`` replaces the demo story (tests and benchmarks script their own).
+    Every request honours ``max_tokens``.
+    """
 
     def __init__(
         self,
@@ -261,6 +308,9 @@ class DemoTransport(httpx.AsyncBaseTransport):
         *,
         ttft: float | None = None,
         sleep: Sleep = asyncio.sleep,
+        prefill: bool = False,
+        echo: bool = True,
+        responder: Responder | None = None,
     ) -> None:
         if mode not in MODES:
             raise ValueError(
@@ -273,12 +323,19 @@ class DemoTransport(httpx.AsyncBaseTransport):
         self.ttft = DEFAULT_TTFT if ttft is None else ttft
         self._sleep = sleep
         self.requests = 0
+        self.prefill = prefill
+        self.echo = echo
+        self.responder = responder
+        self.bodies: list[dict[str, Any]] = []
+        """Every chat request's JSON body, in order (tests read what was sent)."""
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
         path = request.url.path.rstrip("/")
         if request.method == "GET" and path.endswith("/models"):
             listing = {"object": "list", "data": [{"id": DEMO_MODEL, "object": "model"}]}
             return httpx.Response(200, json=listing)
+        if request.method == "GET" and path == "/props" and self.prefill:
+            return httpx.Response(200, json={"model_path": DEMO_MODEL, "total_slots": 1})
         if request.method != "POST" or not path.endswith("/chat/completions"):
             error = {
                 "error": {"message": f"the demo model serves POST /chat/completions, not {path}"}
@@ -294,8 +351,15 @@ class DemoTransport(httpx.AsyncBaseTransport):
             return httpx.Response(400, json=error)
         index = self.requests
         self.requests += 1
-        step = pick_step(self.mode, messages)
+        self.bodies.append(body)
+        prefix: str | None = None
+        last = messages[-1] if messages and isinstance(messages[-1], dict) else {}
+        if self.prefill and last.get("role") == "assistant":
+            prefix = str(last.get("content") or "")
+            messages = messages[:-1]  # the step is the one that message began
+        step = self.responder(messages) if self.responder else pick_step(self.mode, messages)
         prompt_tokens = math.ceil(len(json.dumps(messages)) / 4)
+        max_tokens = body.get("max_tokens")
         chunks = list(
             stream_chunks(
                 step,
@@ -303,6 +367,9 @@ class DemoTransport(httpx.AsyncBaseTransport):
                 model=str(body.get("model") or DEMO_MODEL),
                 index=index,
                 prompt_tokens=prompt_tokens,
+                max_tokens=max_tokens if isinstance(max_tokens, int) and max_tokens > 0 else None,
+                prefix=prefix,
+                echo=self.echo,
             )
         )
         return httpx.Response(

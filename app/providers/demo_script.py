@@ -10,7 +10,8 @@ CTL script (``ctl`` / ``ctl-heredoc``; docs/decisions-providers.md explains each
 · 3 ``write`` with a miscounted length prefix (contract error) · 4 the same write
 as a heredoc · 5 a call followed by a hallucinated ``result`` frame (stream
 stopped) · 6 a frame cut off mid-argument (``length``) · 7 the complete resend ·
-8 the closing summary (no call: task done).
+8 the closing summary (no call: task done). With ``--prefill on`` step 6 is
+continued from its frontier instead and step 7 is skipped (``demo.pick_step``).
 
 Native (``native-eos`` / ``native-inc``) and ``xml``: two ``read``\\ s in one
 response · ``apply_patch`` · ``shell`` · summary.

@@ -8,7 +8,10 @@ holds only what stops the request from producing a response at all.
 
 from __future__ import annotations
 
-from typing import Literal
+import json
+import re
+from dataclasses import dataclass
+from typing import Any, Literal
 
 ProviderErrorKind = Literal["auth", "not_found", "http", "connect", "timeout", "protocol"]
 
@@ -34,6 +37,7 @@ class ProviderError(Exception):
         model: str = "",
         status: int | None = None,
         attempts: int = 1,
+        overflow: ContextOverflow | None = None,
     ) -> None:
         super().__init__(message)
         self.kind: ProviderErrorKind = kind
@@ -42,6 +46,9 @@ class ProviderError(Exception):
         self.model = model
         self.status = status
         self.attempts = attempts
+        self.overflow = overflow
+        """Set when the server refused the request as longer than the model's context
+        window (:func:`context_overflow`): the loop compacts and retries once."""
 
     def __repr__(self) -> str:
         return (
@@ -49,4 +56,94 @@ class ProviderError(Exception):
         )
 
 
-__all__ = ["ProviderError", "ProviderErrorKind"]
+@dataclass(frozen=True)
+class ContextOverflow:
+    """A server's "the request is longer than the context window", with its numbers when
+    it gave them (they are the window's real size: the budget learns it)."""
+
+    window: int | None = None
+    """The context size in tokens the server has (per slot for llama.cpp)."""
+    requested: int | None = None
+    """Tokens the request needed (prompt, or prompt + completion for vLLM/OpenAI)."""
+
+
+OVERFLOW_CODES = frozenset({"context_length_exceeded", "exceed_context_size_error"})
+"""OpenAI's (and Groq's, DeepSeek's) ``code`` and llama.cpp's ``type`` for an overflow."""
+_OVERFLOW_TEXT = re.compile(
+    r"maximum context length|context length|context window|context size|"
+    r"maximum model length|prompt is too long|too large for model with",
+    re.IGNORECASE,
+)
+_N = r"(\d[\d,]*)"
+_WINDOW = [
+    re.compile(p, re.IGNORECASE)
+    for p in (
+        rf"maximum context length is {_N}",  # OpenAI, vLLM, DeepSeek
+        rf"available context size \({_N} tokens\)",  # llama.cpp
+        rf"\(context length {_N}\)",  # vLLM: "too long to fit into the model (context length N)"
+        rf"maximum model length of {_N}",  # vLLM: "is longer than the maximum model length of N"
+        rf"model's context length(?: of)? {_N}",
+        rf"tokens > {_N} maximum",  # Anthropic through OpenAI-compatible proxies
+        rf"with {_N} maximum context length",  # Mistral
+        rf"context window of {_N}",
+    )
+]
+_REQUESTED = [
+    re.compile(p, re.IGNORECASE)
+    for p in (
+        rf"(?:resulted in|you requested) {_N} tokens",  # OpenAI, vLLM
+        rf"request \({_N} tokens\)",  # llama.cpp
+        rf"\((?:total )?length {_N}\)",  # vLLM
+        rf"prompt is too long: {_N} tokens",
+        rf"contains {_N} tokens",  # Mistral
+    )
+]
+
+
+def context_overflow(text: str) -> ContextOverflow | None:
+    """Whether an error body (JSON or plain text) says the request does not fit the
+    model's context window, and the numbers it gives.
+
+    Matched: OpenAI/Groq/DeepSeek ``{"error": {"code": "context_length_exceeded",
+    "message": "This model's maximum context length is 8192 tokens. However, your
+    messages resulted in 9000 tokens..."}}``; llama.cpp ``{"error": {"code": 400,
+    "message": "request (6033 tokens) exceeds the available context size (4096 tokens),
+    try increasing it", "type": "exceed_context_size_error", "n_prompt_tokens": 6033,
+    "n_ctx": 4096}}``; vLLM ``This model's maximum context length is 2048 tokens.
+    However, you requested 2100 tokens ...`` and ``... is longer than the maximum model
+    length of 2048``; Mistral's and Anthropic-style wordings (docs/context-budget.md).
+    """
+    obj: Any = None
+    try:
+        obj = json.loads(text)
+    except ValueError:
+        obj = None
+    error = obj.get("error", obj) if isinstance(obj, dict) else None
+    message = text
+    fields: dict[str, Any] = {}
+    if isinstance(error, dict):
+        fields = error
+        message = str(error.get("message") or error.get("detail") or text)
+    elif isinstance(error, str):
+        message = error
+    codes = {str(fields.get("code") or ""), str(fields.get("type") or "")}
+    if not (codes & OVERFLOW_CODES or _OVERFLOW_TEXT.search(message)):
+        return None
+    window = _count(fields.get("n_ctx")) or _first(_WINDOW, message)
+    requested = _count(fields.get("n_prompt_tokens")) or _first(_REQUESTED, message)
+    return ContextOverflow(window, requested)
+
+
+def _first(patterns: list[re.Pattern[str]], text: str) -> int | None:
+    for pattern in patterns:
+        match = pattern.search(text)
+        if match:
+            return int(match.group(1).replace(",", ""))
+    return None
+
+
+def _count(value: object) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else None
+
+
+__all__ = ["ContextOverflow", "ProviderError", "ProviderErrorKind", "context_overflow"]

@@ -39,6 +39,7 @@ plus ``/chat/completions``, with the base URL's query string kept after it.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import email.utils
 import json
 import logging
@@ -54,7 +55,8 @@ import httpx
 
 from frontier.app.events import Retry
 from frontier.app.providers.base import Chunk, ProviderItem, StreamEnd
-from frontier.app.providers.errors import ProviderError
+from frontier.app.providers.context_window import PROBE_TIMEOUT, WindowInfo, probe_window
+from frontier.app.providers.errors import ProviderError, context_overflow
 from frontier.app.secrets import Scrubber, redact_url, url_secrets
 from frontier.app.wire import safejson
 from frontier.app.wire.sse import SSEDecoder, SSEEvent
@@ -119,6 +121,7 @@ class OpenAIProvider:
         read_timeout: float | None = None,
         max_retries: int = MAX_RETRIES,
         retry_window: float = RETRY_WINDOW,
+        max_tokens: int | None = None,
         backoff_base: float = 0.5,
         sleep: Sleep = asyncio.sleep,
         clock: Callable[[], float] = time.monotonic,
@@ -143,6 +146,8 @@ class OpenAIProvider:
         self._sleep = sleep
         self._clock = clock
         self._stream_options = True
+        self.max_tokens = max_tokens
+        """Sent as ``max_tokens`` when set (``--max-tokens``): a cap on each response."""
         # Our own deadlines (asyncio) bound the first byte and the gaps; httpx's read
         # timeout is only the backstop for the reads they do not cover.
         backstop = max(first_byte_timeout, self.idle_timeout) + 1.0
@@ -175,6 +180,29 @@ class OpenAIProvider:
     async def aclose(self) -> None:
         await self._client.aclose()
 
+    async def probe_context_window(self, timeout: float = PROBE_TIMEOUT) -> WindowInfo | None:
+        """Ask the server for the model's context window (``context_window.py``): llama.cpp's
+        ``/props``, else ``/models``; ``None`` when neither says. Never raises."""
+        headers = {k: v for k, v in self._headers().items() if k != "Accept"}
+        return await probe_window(
+            self._client, self._request_url, self.model, headers=headers, timeout=timeout
+        )
+
+    async def probe_json(self, path: str, *, root: bool = False, timeout: float = 3.0) -> Any:
+        """``GET`` a JSON document beside the chat endpoint (``models``) or, with ``root``,
+        at the server root (llama.cpp's ``props``): its body, or ``None`` for anything but
+        a 200 JSON answer. Never raises (prefill detection, ``prefill.py``)."""
+        from frontier.app.providers.context_window import sibling_url
+
+        url = sibling_url(self._request_url, path, root=root)
+        headers = {**self._headers(), "Accept": "application/json"}
+        with contextlib.suppress(Exception):  # a probe only helps
+            async with asyncio.timeout(timeout):
+                response = await self._client.get(url, headers=headers)
+                if response.status_code == 200 and len(response.content) <= JSON_BODY_CAP:
+                    return safejson.loads(response.text, max_depth=safejson.ENVELOPE_DEPTH)
+        return None
+
     # ------------------------------------------------------------------ request
 
     def _body(
@@ -183,6 +211,8 @@ class OpenAIProvider:
         body: dict[str, Any] = {"model": self.model, "messages": messages, "stream": True}
         if self._stream_options:
             body["stream_options"] = {"include_usage": True}
+        if self.max_tokens:
+            body["max_tokens"] = self.max_tokens
         if tools:
             body["tools"] = tools
         if extra:
@@ -424,6 +454,7 @@ class OpenAIProvider:
                 status=status,
                 attempts=attempts,
             )
+        overflow = context_overflow(text) if status in (400, 413, 422) else None
         return ProviderError(
             "http",
             f"{self._where()}: HTTP {status} {_reason_phrase(status)}{says}",
@@ -431,6 +462,7 @@ class OpenAIProvider:
             model=self.model,
             status=status,
             attempts=attempts,
+            overflow=overflow,
         )
 
     # ------------------------------------------------------------------ response

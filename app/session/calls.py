@@ -24,6 +24,8 @@ from typing import TYPE_CHECKING, Any
 
 from frontier.app.events import ToolCall, ToolResult
 from frontier.app.session.db import Database, StoreError
+from frontier.app.session.preimages import Preimages
+from frontier.app.session.preimages import insert as insert_preimages
 from frontier.app.session.responses import Responses
 from frontier.app.session.timeline import append_log
 
@@ -40,6 +42,8 @@ class Target:
     """sha256 of the file as previewed/approved (``None`` = did not exist)."""
     post: str | None
     """sha256 the approved change produces (``None`` = the change deletes it)."""
+    mode: int | None = None
+    """Permission bits before (``None``: absent or not recorded): what an undo restores."""
 
 
 @dataclass(frozen=True)
@@ -89,9 +93,12 @@ def result_from_json(d: Mapping[str, Any]) -> ToolResult:
 class CallLedger:
     """The call, ``started`` and result rows of every session."""
 
-    def __init__(self, db: Database, responses: Responses) -> None:
+    def __init__(
+        self, db: Database, responses: Responses, preimages: Preimages | None = None
+    ) -> None:
         self.db = db
         self.responses = responses
+        self.preimages = preimages if preimages is not None else Preimages(db)
 
     def add_call(
         self,
@@ -108,11 +115,15 @@ class CallLedger:
         ``started`` also records, in the same transaction, that execution begins now:
         one fsync instead of two on the path from confirmation to the tool starting.
         A crash right after it reconciles as ``interrupted`` (the safe reading).
+        A mutation's pre-images (the files' bytes before it) commit in the same
+        transaction (``preimages.py``): durable before the tool starts.
         """
+        files = preview.files if preview is not None else ()
         targets = [
-            {"path": f.path, "pre": f.old_hash, "post": f.new_hash}
-            for f in (preview.files if preview is not None else ())
+            {"path": f.path, "pre": f.old_hash, "post": f.new_hash, "mode": f.old_mode}
+            for f in files
         ]
+        kept = self.preimages.rows(files) if spec is not None and spec.mutates else []
         data = {
             "id": call.id,
             "name": call.name,
@@ -131,6 +142,7 @@ class CallLedger:
             seq = append_log(
                 self.db, c, session_id, "call", data, call_id=call.id, response_id=response_id
             )
+            insert_preimages(c, kept)
             if started:
                 append_log(self.db, c, session_id, "started", {}, call_id=call.id, ref=seq)
             return seq
@@ -212,7 +224,8 @@ class CallLedger:
                     kind=d.get("kind", "read"),
                     mutates=bool(d.get("mutates")),
                     targets=tuple(
-                        Target(x["path"], x.get("pre"), x.get("post")) for x in d.get("targets", ())
+                        Target(x["path"], x.get("pre"), x.get("post"), x.get("mode"))
+                        for x in d.get("targets", ())
                     ),
                     command=d.get("command"),
                     started=started,
@@ -221,6 +234,16 @@ class CallLedger:
                 )
             )
         return out
+
+    def ids_with_prefix(self, session_id: str, prefix: str) -> list[str]:
+        """Every call id of the session that starts with ``prefix``, calls and results alike
+        (a call rejected before its row was written leaves only a result)."""
+        rows = self.db.read(
+            "SELECT DISTINCT call_id FROM log WHERE session_id = ? AND type IN ('call', 'result')"
+            " AND substr(call_id, 1, ?) = ?",
+            (session_id, len(prefix), prefix),
+        )
+        return [str(r[0]) for r in rows]
 
     def unresolved_calls(self, session_id: str) -> list[CallRecord]:
         """Calls persisted without a committed result (what recovery reconciles)."""

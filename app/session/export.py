@@ -15,11 +15,12 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 from frontier.app.session.catalogue import SessionInfo
-from frontier.app.session.store import SessionStore
+from frontier.app.session.compactions import CompactionRecord
+from frontier.app.session.store import SessionStore, StoreError
 from frontier.app.session.timeline import LogRecord, iso_time
 from frontier.tools.patch_summary import change_lines, result_changes
 
@@ -35,12 +36,21 @@ def read_session(
     """The session an id (or unique prefix) names and its export records, as a reader
     sees them (``SessionStore.records_as_read``)."""
     info = store.get_session(id_or_prefix)
-    return info, list(export_records(store.records_as_read(info.id)))
+    try:
+        compactions = store.compactions.all(info.id)
+    except StoreError:  # a database older than schema v4, read without migrating
+        compactions = []
+    return info, list(export_records(store.records_as_read(info.id), compactions))
 
 
-def export_records(log: list[LogRecord]) -> Iterator[dict[str, Any]]:
-    """The timeline as export records (``started`` marks fold into their call)."""
+def export_records(
+    log: list[LogRecord], compactions: Sequence[CompactionRecord] = ()
+) -> Iterator[dict[str, Any]]:
+    """The timeline as export records (``started`` marks fold into their call), with a
+    ``compaction`` record where the history sent to the model was shortened (the
+    records around it are the originals)."""
     started = {r.ref for r in log if r.type == "started"}
+    marks = sorted(compactions, key=lambda c: (c.log_seq or 0, c.id))
     text: list[str] = []
     text_t = 0.0
     interrupted = False
@@ -61,6 +71,9 @@ def export_records(log: list[LogRecord]) -> Iterator[dict[str, Any]]:
 
     for r in log:
         d = r.data
+        while marks and (marks[0].log_seq or 0) < r.seq:
+            yield from flush()
+            yield compaction_record(marks.pop(0))
         if r.type == "assistant":
             if not text:
                 text_t = r.t
@@ -120,6 +133,25 @@ def export_records(log: list[LogRecord]) -> Iterator[dict[str, Any]]:
                 "offset": d.get("offset"),
             }
     yield from flush()
+    for mark in marks:
+        yield compaction_record(mark)
+
+
+def compaction_record(c: CompactionRecord) -> dict[str, Any]:
+    """A compaction as an export record (what it replaced, by how much)."""
+    d = c.detail
+    return {
+        "type": "compaction",
+        "t": iso_time(c.t),
+        "step": c.step,
+        "reason": d.get("reason"),
+        "before": d.get("before"),
+        "after": d.get("after"),
+        "window": d.get("window"),
+        "rounds": d.get("rounds"),
+        "messages": len(c.messages),
+        **({"source": d["source"]} if d.get("source") else {}),
+    }
 
 
 def to_jsonl(records: list[dict[str, Any]]) -> str:
@@ -169,6 +201,16 @@ def to_markdown(info: SessionInfo, records: list[dict[str, Any]]) -> str:
                 out += [f"- {_code(line)}" for line in changes] + [""]
             elif r["output"]:
                 out += [*_fenced(r["output"], "text"), ""]
+        elif kind == "compaction":
+            what = "old tool results stubbed" if r["step"] == "stub" else "oldest rounds summarised"
+            why = " (the server said the request was too long)" if r["reason"] == "overflow" else ""
+            out += [
+                f"> ⇣ **compacted**{why}: {what} ({r['rounds'] or 0} rounds), "
+                f"{r['before'] or 0:,} → {r['after'] or 0:,} of {r['window'] or 0:,} tokens; "
+                "from here on the model was sent "
+                "the shortened history, the records above are the originals",
+                "",
+            ]
         elif kind == "error":
             message = str(r["message"]).replace("\n", "\n> ")
             out += [f"> **contract error** `{r['kind']}` at byte {r['offset']}: {message}", ""]

@@ -34,7 +34,7 @@ from typing import IO, Any
 from frontier.app.secrets import Scrubber, SSEScrubber
 from frontier.app.vocab import DEFAULT_MODE, NATIVE_MODES, is_clean
 from frontier.app.wire import safejson
-from frontier.app.wire.chunks import data_content
+from frontier.app.wire.continuation import Join, text_pieces
 from frontier.app.wire.sse import encode_sse
 
 FORMAT = "frontier-recording"
@@ -69,12 +69,12 @@ class Recording:
         mode = protocol or self.mode
         if mode in NATIVE_MODES:
             return [(t, sse_event(data)) for t, data in self.events]
-        out: list[tuple[float, bytes]] = []
-        for t, data in self.events:
-            text = data_content(data)
-            if text:
-                out.append((t, text.encode("utf-8")))
-        return out
+        return text_pieces(self.events)[0]
+
+    def joins(self) -> list[Join]:
+        """Where a continued response was joined (text modes; docs/recording-format.md,
+        "Continued responses"): the continuation's echo is already out of ``pieces``."""
+        return text_pieces(self.events)[1]
 
     def transducer_input(self, protocol: str | None = None) -> bytes:
         """All input bytes for ``protocol``: assistant text, or the SSE body for native modes."""

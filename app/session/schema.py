@@ -17,6 +17,7 @@ and a response's end fields):
 - ``responses`` / ``stream_events``: each model response's raw SSE ``data``
   strings with arrival times, for replay and ``frontier check``.
 - ``intents``: the journal of multi-file writes in progress (v3).
+- ``preimages``: file contents before each mutation, by hash, for undo (v5).
 """
 
 from __future__ import annotations
@@ -124,11 +125,16 @@ V5 = """
 CREATE TABLE preimages (
     hash TEXT PRIMARY KEY,
     size INTEGER NOT NULL,
-    body BLOB NOT NULL
-) WITHOUT ROWID;
+    body BLOB,
+    skipped TEXT
+);
 """
 """``preimages`` (issue 15, owned by undo): file contents before a mutation, keyed and
-deduplicated by their content hash (the ``pre`` hash a call row records), capped in size."""
+deduplicated by their content hash (the ``pre`` hash a call row records), committed in the
+call row's own transaction (so before the mutation's first rename). Capped: a file over the
+cap, or one holding a secret, gets ``body`` NULL and ``skipped`` saying why, so an undo can
+say why it is unavailable (``app/session/preimages.py``). A rowid table, not ``WITHOUT
+ROWID``: SQLite advises against the latter for rows of large blobs."""
 
 MIGRATIONS: Sequence[str] = (V1, V2, V3, V4, V5)
 """``MIGRATIONS[i]`` upgrades a database from version ``i`` to ``i + 1``. Append only."""

@@ -14,6 +14,10 @@ gives front ends, commands and tests one object to open and close:
 - ``calls.py`` — call, ``started`` and result rows; ``persistence.py`` is the tool
   boundary's view of them (``tools.contract.Persistence``) and ``journal.py`` the
   intent journal of multi-file writes;
+- ``preimages.py`` — each mutation's files as they were before it, by hash, capped (what
+  an undo puts back), committed with the call row;
+- ``compactions.py`` — the steps that shortened the history sent to the model (old
+  results stubbed, old rounds summarised); ``load_messages`` applies the latest;
 - ``recover.py`` — reconciling calls without a result after a crash; ``inflight.py``
   what a reader shows for them before that.
 
@@ -46,6 +50,7 @@ from frontier.app.session.catalogue import (
     sanitize_url,
     session_recordings,
 )
+from frontier.app.session.compactions import Compactions
 from frontier.app.session.db import (
     DB_NAME,
     Database,
@@ -55,6 +60,7 @@ from frontier.app.session.db import (
     existing_store,
 )
 from frontier.app.session.persistence import SessionPersistence
+from frontier.app.session.preimages import Preimages
 from frontier.app.session.recover import WorkspaceFiles, recover_session
 from frontier.app.session.responses import RecordedResponse, Responses
 from frontier.app.session.timeline import LogRecord, Timeline, iso_time
@@ -91,7 +97,11 @@ class SessionStore:
         self.catalogue = Catalogue(db)
         self.timeline = Timeline(db)
         self.responses = Responses(db)
-        self.ledger = CallLedger(db, self.responses)
+        self.preimages = Preimages(db)
+        """Each mutation's files as they were before it, for undo (``preimages.py``)."""
+        self.ledger = CallLedger(db, self.responses, self.preimages)
+        self.compactions = Compactions(db)
+        """Each step that shortened the history sent to the model (``compactions.py``)."""
 
     @classmethod
     def open(
@@ -181,7 +191,9 @@ class SessionStore:
         self.timeline.append_messages(session_id, messages, from_user=from_user)
 
     def load_messages(self, session_id: str) -> list[dict[str, Any]]:
-        return self.timeline.load_messages(session_id)
+        """The conversation as the model is sent it: the latest compaction applied
+        (``compactions.py``); ``timeline.load_messages`` has the originals."""
+        return self.compactions.history(session_id)
 
     def add_assistant_text(self, session_id: str, text: str, *, interrupted: bool = False) -> None:
         self.timeline.add_assistant_text(session_id, text, interrupted=interrupted)

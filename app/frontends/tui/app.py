@@ -544,6 +544,12 @@ class FrontierApp(App[int]):
                 "write the session to a .md file in the current directory",
                 live.export,
             )
+            yield SystemCommand(
+                "Undo last file change",
+                "put back the files of the newest change still in effect, reviewed first "
+                "(/undo CALL undoes a named one)",
+                live.undo,
+            )
 
     def deliver_screenshot(
         self,

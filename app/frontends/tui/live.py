@@ -78,6 +78,8 @@ class LiveController:
         self._after_queued: Prepared | None = None
         """A message sent while earlier ones were still queued: shown once they are."""
         self._history_warned = False
+        self._undoing = False
+        """An undo is under review or being written: no turn starts meanwhile."""
 
     # ------------------------------------------------------------------ starting
     def start(self) -> None:
@@ -154,6 +156,8 @@ class LiveController:
             state.note(note)
         for result in session.recovered:
             state.note(f"reconciled {result.call_id} {result.name}: {result.kind}")
+        for notice in session.notices:
+            state.note(f"the model is told with your next message: {notice}")
         carried = session.carried
         if carried:
             state.note(
@@ -241,6 +245,11 @@ class LiveController:
         text = text.rstrip().lstrip("\n")
         if editing is not None:
             return self._save_queued(session, editing, text)
+        if text == "/undo" or text.startswith("/undo "):
+            return self._undo_typed(session, text)
+        if self._undoing:
+            app.notify("wait for the undo to finish", severity="warning", timeout=3)
+            return False
         if not text:
             if session.queued() and not app.state.turn_running:
                 # Enter on an empty prompt sends what a stopped turn left queued
@@ -254,6 +263,57 @@ class LiveController:
             return True
         app.run_worker(self.send(text), name="turn", group="agent", exit_on_error=False)
         return True
+
+    # ------------------------------------------------------------------ undo
+    def _undo_typed(self, session: AgentSession, text: str) -> bool:
+        """``/undo [CALL]`` typed in the message box (kept in ↑ history)."""
+        if self.app.state.turn_running or self._undoing:
+            self.app.notify(
+                "wait for the turn to end (or press Esc to stop it) before undoing",
+                severity="warning",
+            )
+            return False
+        self._remember(session, text)
+        self.undo(text[len("/undo") :].strip() or None)
+        return True
+
+    def undo(self, call: str | None = None) -> None:
+        """``/undo [CALL]`` and the palette's "Undo": put back the files of the newest change
+        still in effect (or of ``CALL``), reviewed first; a refusal says which file changed."""
+        session = self.session
+        app = self.app
+        if session is None:
+            return
+        if app.state.turn_running or self._undoing:
+            app.notify("wait for the turn to end before undoing", severity="warning")
+            return
+        self._undoing = True
+
+        async def run() -> None:
+            state = app.state
+            try:
+                outcome = await session.undo(call)
+            except (SessionBusy, ValueError) as exc:
+                app.notify(str(exc), severity="warning")
+                return
+            except Exception as exc:
+                state.note(f"the undo failed: {exc!r}", "error")
+                app.notify(f"the undo failed: {exc}", severity="error", timeout=10)
+                return
+            finally:
+                self._undoing = False
+                app.focus_prompt()
+            if outcome.undone:
+                head = outcome.message.splitlines()[0]
+                state.note(f"{head} — the model is told with your next message")
+                app.notify(f"{head} (/undo {outcome.undo_id} puts it back)", timeout=5)
+            elif outcome.kind == "denied":
+                app.notify("undo denied: nothing written", timeout=3)
+            else:
+                state.note(f"undo: {outcome.message}")
+                app.notify(outcome.message, title="undo", severity="warning", timeout=10)
+
+        app.run_worker(run(), name="undo", exit_on_error=False)
 
     # ------------------------------------------------------------------ the message box
     def _observe(self, event: Event) -> None:

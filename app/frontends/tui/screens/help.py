@@ -47,7 +47,12 @@ KEYS = [
     ("f2 f3 f4 f5", "small terminals: show Raw stream / Confirmed / Pending / Errors"),
     ("ctrl+e", "focus the Errors list (from a pane; in the message box it ends the line)"),
     ("ctrl+t", "show the model's reasoning (thinking) blocks whole, or folded"),
-    ("ctrl+p", "command palette: theme, mode, approval, revoke always-allow, export"),
+    ("ctrl+p", "command palette: theme, mode, approval, revoke always-allow, export, undo"),
+    (
+        "/undo [CALL]",
+        "put back the files of the last change (or of CALL, e.g. c4) if nobody changed them "
+        "since; reviewed first, and the model is told",
+    ),
     ("? / f1", "this help (? when the message box is empty)"),
     ("ctrl+q", "quit"),
     ("", ""),

@@ -165,6 +165,8 @@ class ReviewScreen(ModalScreen[Decision]):
 
     @property
     def title_text(self) -> str:
+        if self.spec is not None and self.spec.internal:  # the person's own undo
+            return f"Review {self.call.name} {self.call.args.get('call', '')}".rstrip()
         return "Review patch" if self.is_diff else "Review command"
 
     @property

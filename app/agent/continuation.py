@@ -1,0 +1,292 @@
+"""Truncation resumed from the frontier (docs/protocol.md, "Continuation").
+
+When a CTL response is cut by ``finish_reason: "length"``, every byte so far has been
+fed to the transducer, and the calls it confirmed may already have run. Where the
+endpoint continues a trailing assistant message (``providers/prefill.py``), the
+response is not resent: :func:`open_stream` makes a second request that ends with
+those bytes as an assistant message and feeds its stream to the *same* transducer,
+so it resumes in the state it was in — a heredoc body keeps its confirmed lines, a
+length-prefixed body its counted bytes, and no call runs twice.
+
+To the loop the joined streams are one stream of provider items: the first
+stream's chunks, then a *join marker* chunk (``wire/continuation.py``: recorded,
+never fed), then the continuation's chunks with the server's echo of the prefix
+cut out of their ``delta.content`` (:class:`~frontier.app.agent.echo.EchoSkipper`)
+while their ``raw`` strings stay as the server sent them, so the recording holds the
+echo and the marker says how much to skip. The cut stream's ``StreamEnd`` is
+swallowed (a ``ResponseContinued`` event tells the front ends instead); only the
+last stream's end reaches the loop.
+
+At most :data:`MAX_CONTINUATIONS` per turn; past them, or when the endpoint cannot
+continue, is not known to, refuses the request, or answers with something that is
+not the message going on (an echo that diverges), the cut stream's own end is what
+the loop sees, and the truncation is resent as before (DESIGN §6). A refusal or a
+bad echo turns prefill off for the rest of the session (remembered in
+:class:`Prefill`).
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import replace
+from typing import Any
+
+from frontier.app.agent.echo import EchoSkipper
+from frontier.app.events import Event, ResponseContinued
+from frontier.app.providers.base import Chunk, Provider, ProviderItem, StreamEnd
+from frontier.app.providers.errors import ProviderError
+from frontier.app.providers.prefill import PREFILL_SETTINGS, PrefillSupport
+from frontier.app.vocab import CTL_MODES
+from frontier.app.wire.chunks import content
+from frontier.app.wire.continuation import Join, join_data
+
+log = logging.getLogger(__name__)
+
+MAX_CONTINUATIONS = 3
+"""Continuations per user turn; a continuation cut by ``length`` again uses another."""
+
+
+class Prefill:
+    """One endpoint's continuation capability: configured, detected once, and learned.
+
+    ``setting``: ``off`` never continues; ``on`` always does (detection still runs, for
+    what the request needs: vLLM's fields); ``auto`` continues where ``detect`` finds a
+    server that does. What a continuation shows is remembered for the session: whether
+    the server echoes, and that it cannot continue (after a refusal or a bad echo).
+    """
+
+    def __init__(
+        self,
+        setting: str = "auto",
+        detect: Callable[[], Awaitable[PrefillSupport]] | None = None,
+        *,
+        limit: int = MAX_CONTINUATIONS,
+    ) -> None:
+        if setting not in PREFILL_SETTINGS:
+            raise ValueError(
+                f"prefill must be one of {', '.join(PREFILL_SETTINGS)}, not {setting!r}"
+            )
+        self.setting = setting
+        self.limit = limit
+        self.used = 0
+        """Continuations made in the current turn."""
+        self._detect = detect
+        self._support: PrefillSupport | None = None
+        if setting == "off":
+            self._support = PrefillSupport(False, reason="prefill = off")
+
+    @property
+    def known(self) -> PrefillSupport | None:
+        """What is known so far (``None``: not yet detected)."""
+        return self._support
+
+    async def support(self) -> PrefillSupport:
+        """The capability, detected on first use (a probe failure means off)."""
+        if self._support is None:
+            found = PrefillSupport(False, reason="no way to ask the endpoint")
+            if self._detect is not None:
+                try:
+                    found = await self._detect()
+                except Exception as exc:  # a probe never fails the turn
+                    found = PrefillSupport(False, reason=f"detection failed: {exc}")
+            if self.setting == "on" and not found.enabled:
+                found = replace(found, enabled=True, reason="prefill = on")
+            self._support = found
+            log.info("prefill %s: %s", "on" if found.enabled else "off", found.reason)
+        return self._support
+
+    def new_turn(self) -> None:
+        self.used = 0
+
+    def turn_off(self, reason: str) -> None:
+        """The endpoint did not continue as it should: resend from now on."""
+        known = self._support or PrefillSupport(False)
+        self._support = replace(known, enabled=False, reason=reason)
+        log.warning("prefill turned off: %s", reason)
+
+    def saw(self, echo: bool) -> None:
+        """A continuation showed whether this server echoes the prefix."""
+        if self._support is not None and self._support.echo is None:
+            self._support = replace(self._support, echo=echo)
+
+
+def open_stream(
+    provider: Provider,
+    messages: list[dict[str, Any]],
+    *,
+    tools: list[dict[str, Any]] | None,
+    mode: str,
+    prefill: Prefill | None,
+    resumable: Callable[[], bytes | None],
+    emit: Callable[[Event], None],
+) -> AsyncIterator[ProviderItem]:
+    """The provider's stream for ``messages``, continued from the frontier when cut.
+
+    ``resumable`` is asked when a stream ends with ``length``: the transducer input so
+    far if the response may go on from it (nothing stopped or broke it), else ``None``.
+    Modes other than the CTL ones get the provider's stream as it is: a trailing
+    assistant message cannot resume native ``tool_calls``, and XML calls run only after
+    the stream.
+    """
+    if prefill is None or mode not in CTL_MODES:
+        return provider.stream(messages, tools=tools)
+    return _joined(provider, messages, tools, prefill, resumable, emit)
+
+
+class _Gate:
+    """A continuation's first chunks, held until the echo is decided."""
+
+    def __init__(self, prefix: bytes, attempt: int, echo: bool | None, t: float) -> None:
+        self.skipper = EchoSkipper(prefix, echo)
+        self.offset = len(prefix)
+        self.attempt = attempt
+        self.t = t
+        self.held: list[Chunk] = []
+        self.open = True
+        """Still holding (undecided)."""
+        self.seen = 0
+        """Content bytes of the continuation so far (echo included)."""
+
+    def feed(self, chunk: Chunk) -> list[Chunk]:
+        self.held.append(chunk)
+        data = content(chunk.data).encode("utf-8")
+        self.seen += len(data)
+        self.skipper.feed(data)
+        return self.release() if self.skipper.decided else []
+
+    def finish(self) -> list[Chunk]:
+        self.skipper.finish()
+        return self.release()
+
+    def release(self) -> list[Chunk]:
+        """The marker, then the held chunks with the echo cut out of their content."""
+        self.open = False
+        if self.skipper.outcome == "mismatch":
+            return []
+        join = Join(self.offset, self.skipper.skipped, self.attempt)
+        out = [Chunk({}, join_data(join), self.t)]
+        skip = join.echo_skipped
+        for chunk in self.held:
+            if skip:
+                piece = content(chunk.data).encode("utf-8")
+                cut = min(skip, len(piece))
+                skip -= cut
+                if cut:
+                    chunk = replace(chunk, data=_with_content(chunk.data, piece[cut:]))
+            out.append(chunk)
+        self.held.clear()
+        return out
+
+
+def _seen(gate: _Gate | None) -> int:
+    return gate.seen if gate is not None else 0
+
+
+def _told(
+    gate: _Gate, released: list[Chunk], cut: StreamEnd | None, emit: Callable[[Event], None]
+) -> list[Chunk]:
+    """``released``, after telling the front ends that the response was joined."""
+    if released:
+        usage = cut.usage if cut is not None else {}
+        emit(ResponseContinued(gate.offset, gate.skipper.skipped, gate.attempt, usage))
+    return released
+
+
+def _with_content(data: dict[str, Any], rest: bytes) -> dict[str, Any]:
+    """``data`` with ``choices[0].delta.content`` replaced by ``rest`` (other fields kept)."""
+    choices = list(data.get("choices") or [])
+    first = dict(choices[0])
+    delta = dict(first.get("delta") or {})
+    delta["content"] = rest.decode("utf-8")
+    first["delta"] = delta
+    choices[0] = first
+    return {**data, "choices": choices}
+
+
+async def _joined(
+    provider: Provider,
+    messages: list[dict[str, Any]],
+    tools: list[dict[str, Any]] | None,
+    prefill: Prefill,
+    resumable: Callable[[], bytes | None],
+    emit: Callable[[Event], None],
+) -> AsyncIterator[ProviderItem]:
+    began = time.perf_counter()
+    shift = 0.0
+    """Seconds from the first request to the current one: recorded times stay one clock."""
+    last = 0.0
+    attempt = 0
+    cut: StreamEnd | None = None
+    """The end of the stream the current continuation goes on from."""
+    gate: _Gate | None = None
+    stream = provider.stream(messages, tools=tools)
+    while True:
+        end: StreamEnd | None = None
+        failed = ""
+        try:
+            async for item in stream:
+                if isinstance(item, StreamEnd):
+                    end = item
+                    break
+                if not isinstance(item, Chunk):
+                    yield item  # a Retry of the request
+                    continue
+                last = max(last, shift + item.t)
+                item = replace(item, t=last)
+                if gate is None or not gate.open:
+                    yield item
+                    continue
+                for released in _told(gate, gate.feed(item), cut, emit):
+                    yield released
+                if gate.skipper.outcome == "mismatch":
+                    failed = gate.skipper.detail
+                    break
+        except ProviderError as exc:
+            if gate is None or not gate.open:
+                raise
+            failed = f"the continuation request failed: {exc.message}"
+        finally:
+            await stream.aclose()  # type: ignore[attr-defined]
+        refused = end is not None and end.finish_reason == "error" and not _seen(gate)
+        if gate is not None and gate.open and not failed and refused:
+            assert end is not None
+            failed = f"the continuation request failed: {end.error or 'an error event'}"
+        if gate is not None and gate.open and not failed:
+            for released in _told(gate, gate.finish(), cut, emit):  # ended while undecided
+                yield released
+            failed = gate.skipper.detail if gate.skipper.outcome == "mismatch" else ""
+        if failed:
+            assert cut is not None
+            prefill.turn_off(failed)
+            why = f"not continued: {failed}; prefill is off for this session"
+            yield replace(cut, detail=f"{cut.detail}; {why}" if cut.detail else why)
+            return
+        if gate is not None:
+            if gate.seen:  # what the server does with a prefix, learned from bytes only
+                prefill.saw(gate.skipper.outcome == "echo")
+            gate = None
+        if end is None:
+            return  # the provider always ends with a StreamEnd; nothing to add if not
+        prefix = resumable() if end.finish_reason == "length" else None
+        if not prefix or prefill.used >= prefill.limit:
+            yield end
+            return
+        support = await prefill.support()
+        if not support.enabled:
+            yield end
+            return
+        prefill.used += 1
+        attempt += 1
+        cut = end
+        shift = time.perf_counter() - began
+        gate = _Gate(prefix, attempt, support.echo, max(last, shift))
+        request = [*messages, {"role": "assistant", "content": prefix.decode("utf-8")}]
+        if support.body:
+            stream = provider.stream(request, tools=tools, extra=dict(support.body))  # type: ignore[call-arg]
+        else:
+            stream = provider.stream(request, tools=tools)
+
+
+__all__ = ["MAX_CONTINUATIONS", "Prefill", "open_stream"]

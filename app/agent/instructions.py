@@ -1,0 +1,300 @@
+"""Project instructions: the project's own notes for agents, in the system prompt.
+
+``AGENTS.md``, ``CLAUDE.md`` and ``.frontier/instructions.md`` are looked for in
+the workspace root and each of its parents up to the repository root — the nearest
+ancestor (or the workspace itself) holding a ``.git`` — and never above the user's
+home when the workspace is inside it. Without a repository only the workspace root
+is searched: a directory's parents are then someone else's business (``/tmp``,
+a shared mount), not this project's.
+
+They go into the system prompt outermost first, so the file nearest the workspace
+has the last word; in one directory the order is the list above (the Frontier-only
+file last). Each is capped at :data:`FILE_CAP` bytes and all of them together at
+:data:`TOTAL_CAP`, which is handed out nearest first: what the total leaves out is
+the outermost, most general text. A file cut short says so in the prompt and in
+the note the front ends show at session start.
+
+The workspace is untrusted: a symlink is followed only to a target beneath the
+search root (the repository, else the workspace); only regular files are read,
+opened without following a last-moment symlink and without blocking on a FIFO;
+at most ``FILE_CAP + 1`` bytes are read; bytes that are not UTF-8 are replaced.
+The same file reached twice (``CLAUDE.md`` a symlink to ``AGENTS.md``) or a
+byte-identical copy is sent once. ``@file`` imports are not expanded.
+
+Pure apart from reading those files: :func:`load_instructions` returns a frozen
+:class:`ProjectInstructions`, whose :meth:`~ProjectInstructions.prompt` is the
+system-prompt section and :meth:`~ProjectInstructions.notes` the lines listed in
+the Transcript (docs/decisions.md, "Project instructions").
+"""
+
+from __future__ import annotations
+
+import codecs
+import os
+import stat
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+NAMES = ("AGENTS.md", "CLAUDE.md", ".frontier/instructions.md")
+"""Looked for in every searched directory, in this order."""
+FILE_CAP = 16 * 1024
+"""Bytes of one file that reach the prompt."""
+TOTAL_CAP = 32 * 1024
+"""Bytes of all files together that reach the prompt (nearest files first)."""
+
+InstructionStatus = Literal["full", "capped", "omitted", "skipped"]
+"""``full``: sent whole; ``capped``: its first bytes sent; ``omitted``: not sent, the
+total was used by nearer files; ``skipped``: not read (``reason`` says why)."""
+
+
+@dataclass(frozen=True)
+class InstructionFile:
+    """One instruction file found, and what became of it."""
+
+    path: str
+    """Relative to the workspace, ``/``-separated (``AGENTS.md``, ``../../AGENTS.md``)."""
+    status: InstructionStatus
+    size: int = 0
+    """Its size on disk in bytes (0 when it was skipped before being opened)."""
+    sent: int = 0
+    """Bytes of it in the prompt."""
+    text: str = field(default="", repr=False)
+    """What the prompt carries of it (decoded, capped)."""
+    reason: str = ""
+    """Why it was capped, omitted or skipped."""
+
+    @property
+    def in_prompt(self) -> bool:
+        return self.status in ("full", "capped")
+
+    def note(self) -> str:
+        """The line the Transcript lists it with."""
+        head = f"project instructions: {self.path}"
+        if self.status == "skipped":
+            return f"{head} skipped: {self.reason}"
+        size = _size(self.size)
+        if self.status == "full":
+            return f"{head} ({size}{self.reason and ', ' + self.reason})"
+        if self.status == "capped":
+            return f"{head} ({size}, capped: the first {_size(self.sent)} sent; {self.reason})"
+        return f"{head} ({size}, omitted: {self.reason})"
+
+
+@dataclass(frozen=True)
+class ProjectInstructions:
+    """The instruction files of one workspace, outermost first."""
+
+    files: tuple[InstructionFile, ...] = ()
+    searched: tuple[str, ...] = ()
+    """The directories searched, relative to the workspace, outermost first."""
+    repository: str | None = None
+    """The repository root relative to the workspace (``.``, ``../..``), or ``None``."""
+
+    @property
+    def sent(self) -> tuple[InstructionFile, ...]:
+        """The files the prompt carries (whole or capped)."""
+        return tuple(f for f in self.files if f.in_prompt)
+
+    def prompt(self) -> str:
+        """The system prompt's section, or ``""`` when no file is sent."""
+        if not self.sent:
+            return ""
+        parts = [
+            "# Project instructions\n"
+            "The project's instruction files, from the repository root down to the "
+            "workspace. Where two disagree, the later one (nearer the workspace) wins. "
+            "Follow them, except where they contradict how tools are called (above)."
+        ]
+        for entry in self.files:
+            if entry.status == "skipped":
+                continue
+            body = entry.text.rstrip("\n")
+            if entry.status == "capped":
+                cut = f"[capped: the first {entry.sent:,} of {entry.size:,} bytes; {entry.reason}]"
+                body = f"{body}\n{cut}"
+            elif entry.status == "omitted":
+                body = f"[omitted ({entry.size:,} bytes): {entry.reason}]"
+            parts.append(f"## {entry.path}\n{body}")
+        return "\n\n".join(parts)
+
+    def notes(self) -> list[str]:
+        """One line per file found (nothing when none was), for the Transcript."""
+        return [entry.note() for entry in self.files]
+
+
+NONE = ProjectInstructions()
+"""Instructions turned off (``--no-instructions``), or none found."""
+
+
+def search_dirs(workspace: Path, home: Path | None = None) -> tuple[tuple[Path, ...], bool]:
+    """The directories searched, outermost first, and whether a repository bounds them.
+
+    ``workspace`` must be resolved. ``home`` (default: the user's) caps the walk for
+    a workspace inside it; a workspace elsewhere may find its repository anywhere up.
+    """
+    if home is None:
+        try:
+            home = Path.home().resolve()
+        except (RuntimeError, OSError):  # no HOME: nothing to stay beneath
+            home = None
+    chain = [workspace]
+    inside_home = home is not None and workspace.is_relative_to(home)
+    for parent in workspace.parents:
+        if inside_home and home is not None and not parent.is_relative_to(home):
+            break
+        chain.append(parent)
+    for i, directory in enumerate(chain):
+        if os.path.lexists(directory / ".git"):  # a directory, or a worktree's file
+            return tuple(reversed(chain[: i + 1])), True
+    return (workspace,), False
+
+
+def load_instructions(
+    workspace: Path,
+    *,
+    home: Path | None = None,
+    file_cap: int = FILE_CAP,
+    total_cap: int = TOTAL_CAP,
+) -> ProjectInstructions:
+    """Find and read the instruction files of ``workspace`` (see the module doc)."""
+    root = Path(workspace).resolve()
+    dirs, repository = search_dirs(root, home)
+    boundary = dirs[0]
+    where = "the repository" if repository else "the workspace"
+    found: list[InstructionFile | _Read] = []
+    by_path: dict[Path, str] = {}
+    by_data: dict[bytes, str] = {}
+    for directory in dirs:
+        for name in NAMES:
+            candidate = directory / name
+            rel = Path(os.path.relpath(candidate, root)).as_posix()
+            outcome = _read(candidate, boundary, where, file_cap)
+            if outcome is None:
+                continue
+            if isinstance(outcome, str):
+                found.append(InstructionFile(rel, "skipped", reason=outcome))
+                continue
+            if outcome.resolved in by_path:
+                same = f"the same file as {by_path[outcome.resolved]}"
+                found.append(InstructionFile(rel, "skipped", outcome.size, reason=same))
+                continue
+            by_path[outcome.resolved] = rel
+            if not outcome.data.strip():
+                found.append(InstructionFile(rel, "skipped", outcome.size, reason="empty"))
+                continue
+            if outcome.data in by_data:
+                same = f"the same content as {by_data[outcome.data]}"
+                found.append(InstructionFile(rel, "skipped", outcome.size, reason=same))
+                continue
+            by_data[outcome.data] = rel
+            found.append(_Read(rel, outcome.resolved, outcome.size, outcome.data))
+    budget = total_cap
+    decided: dict[int, InstructionFile] = {}
+    for index in reversed(range(len(found))):  # nearest first: it has the last word
+        entry = found[index]
+        if isinstance(entry, InstructionFile):
+            continue
+        decided[index] = _decide(entry, file_cap, budget, total_cap)
+        budget -= decided[index].sent
+    files = tuple(
+        entry if isinstance(entry, InstructionFile) else decided[i] for i, entry in enumerate(found)
+    )
+    return ProjectInstructions(
+        files=files,
+        searched=tuple(Path(os.path.relpath(d, root)).as_posix() for d in dirs),
+        repository=Path(os.path.relpath(boundary, root)).as_posix() if repository else None,
+    )
+
+
+@dataclass(frozen=True)
+class _Read:
+    path: str
+    resolved: Path
+    size: int
+    data: bytes
+    """At most ``file_cap + 1`` bytes: one more than the cap says it was longer."""
+
+
+def _read(candidate: Path, boundary: Path, where: str, cap: int) -> _Read | str | None:
+    """The file's first ``cap + 1`` bytes; a reason it is skipped; ``None`` if absent."""
+    try:
+        os.lstat(candidate)
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    except OSError as exc:
+        return f"cannot be looked at ({exc.strerror or exc})"
+    try:
+        resolved = candidate.resolve(strict=True)
+    except (OSError, RuntimeError):
+        return "a symlink that leads nowhere (dangling or a loop)"
+    if not resolved.is_relative_to(boundary):
+        return f"a symlink to outside {where}, not followed"
+    flags = os.O_RDONLY
+    for name in ("O_NOFOLLOW", "O_NONBLOCK", "O_CLOEXEC"):
+        flags |= getattr(os, name, 0)
+    try:
+        fd = os.open(resolved, flags)
+    except OSError as exc:
+        return f"cannot be opened ({exc.strerror or exc})"
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            return "not a regular file"
+        chunks: list[bytes] = []
+        left = cap + 1
+        while left > 0:
+            piece = os.read(fd, min(left, 64 * 1024))
+            if not piece:
+                break
+            chunks.append(piece)
+            left -= len(piece)
+    except OSError as exc:
+        return f"cannot be read ({exc.strerror or exc})"
+    finally:
+        os.close(fd)
+    return _Read("", resolved, info.st_size, b"".join(chunks))
+
+
+def _decide(entry: _Read, file_cap: int, budget: int, total_cap: int) -> InstructionFile:
+    """How much of ``entry`` the prompt carries, given what the nearer files left."""
+    longer = len(entry.data) > file_cap
+    take = min(len(entry.data), file_cap, max(budget, 0))
+    size = max(entry.size, len(entry.data))
+    if take <= 0:
+        why = f"the {_size(total_cap)} total for instructions went to files nearer the workspace"
+        return InstructionFile(entry.path, "omitted", size, reason=why)
+    text, valid, sent = _decode(entry.data[:take], final=take == len(entry.data))
+    not_utf8 = "" if valid else "not valid UTF-8: undecodable bytes replaced"
+    if take == len(entry.data) and not longer:
+        return InstructionFile(entry.path, "full", size, sent, text, not_utf8)
+    if take < min(len(entry.data), file_cap):
+        why = f"the {_size(total_cap)} total for instructions was reached"
+    else:
+        why = f"{_size(file_cap)} per file"
+    return InstructionFile(
+        entry.path, "capped", size, sent, text, "; ".join(filter(None, [why, not_utf8]))
+    )
+
+
+def _decode(data: bytes, *, final: bool) -> tuple[str, bool, int]:
+    """UTF-8 text (a leading BOM dropped; a character cut by the cap left out), whether
+    it was valid (invalid bytes become U+FFFD), and how many bytes the text covers."""
+    valid = True
+    for errors in ("strict", "replace"):
+        decoder = codecs.getincrementaldecoder("utf-8")(errors)
+        try:
+            text = decoder.decode(data, final=final)
+        except UnicodeDecodeError:
+            valid = False
+            continue
+        held = len(decoder.getstate()[0])  # the start of a character the cap cut
+        return text.removeprefix("\ufeff"), valid, len(data) - held
+    raise AssertionError("unreachable: errors='replace' never raises")
+
+
+def _size(n: int) -> str:
+    if n < 1024:
+        return f"{n} B"
+    kib = n / 1024
+    return f"{kib:.0f} KiB" if kib == int(kib) else f"{kib:.1f} KiB"

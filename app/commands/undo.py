@@ -1,0 +1,179 @@
+"""``frontier undo SESSION [CALL]``: put back the files of a stored session's last change.
+
+Opens the session as ``frontier resume`` does — its lock (so no running Frontier writes
+it meanwhile), crash recovery first (a call left without a result is reconciled) — but
+without a model (no endpoint contacted, no key resolved), and calls the same
+:meth:`AgentSession.undo` the TUI's ``/undo`` calls: the newest file change still in
+effect, or ``CALL`` (``c4``; ``u1`` undoes an undo). It restores the files only if each
+still has the content that call left; otherwise it names the file that changed since
+and writes nothing. The undo is shown as a diff and asked about on the terminal
+(``--yes`` approves it without asking), then recorded in the session, so the model is
+told with the next message of ``frontier resume``.
+
+``--list`` prints the session's file changes, each in effect, undone (by which undo) or
+changed since (a file no longer has what it left, so its undo would be refused), and
+which one a plain ``frontier undo`` takes; it writes nothing.
+
+Exit status: 0 the files were restored; 1 nothing was written (refused: a file changed
+since, an earlier version not kept, nothing to undo; denied at the review; or the write
+failed, the message saying what is on disk); 2 usage (no such session or call, the
+session is open in another Frontier, its workspace is gone).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from frontier.app.commands._agent_args import config_from_args
+
+if TYPE_CHECKING:
+    from frontier.app.events import ToolCall
+    from frontier.tools.contract import Approver, Decision, Preview, ToolSpec
+
+EXIT_UNDONE = 0
+EXIT_NOTHING_WRITTEN = 1
+EXIT_USAGE = 2
+
+
+def main(args: argparse.Namespace) -> int:
+    from frontier.app.session.store import StoreError, default_path, existing_store
+
+    try:
+        store_path = existing_store()
+    except StoreError as exc:
+        print(f"frontier undo: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    if store_path is None:
+        print(
+            f"frontier undo: no sessions yet (looked in {default_path()}); "
+            "start one with `frontier` or `frontier demo`",
+            file=sys.stderr,
+        )
+        return EXIT_USAGE
+    if args.list:
+        return _list(store_path, args.session_id)
+    config = config_from_args(args)
+    if config is None:
+        return EXIT_USAGE
+    return asyncio.run(_undo(config, args))
+
+
+async def _undo(config: object, args: argparse.Namespace) -> int:
+    from frontier.app.agent.runtime import create_runtime
+    from frontier.app.config import Config, ConfigError
+    from frontier.app.session.store import StoreError
+
+    assert isinstance(config, Config)
+    workspace = Path(args.workspace) if getattr(args, "workspace", None) else None
+    try:
+        session = create_runtime(
+            config,
+            approver=_approver(args.yes),
+            session_id=args.session_id,
+            workspace=workspace,
+            offline=True,
+        )
+    except (StoreError, ValueError, ConfigError) as exc:
+        print(f"frontier undo: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    try:
+        for result in session.recovered:
+            print(
+                f"recovered {result.call_id} {result.name} (in flight when its process "
+                f"stopped): {result.kind}",
+                file=sys.stderr,
+            )
+        outcome = await session.undo(args.call)
+    finally:
+        try:
+            await session.close()
+        except StoreError as exc:
+            print(f"frontier undo: closing the session store failed: {exc}", file=sys.stderr)
+    sid = session.session_id
+    if outcome.undone:
+        print(outcome.message)
+        print(
+            f"recorded as call {outcome.undo_id} of session {sid}: the model is told with the "
+            f"next message (`frontier resume {sid}`); `frontier undo {sid} {outcome.undo_id}` "
+            "puts the changes back"
+        )
+        return EXIT_UNDONE
+    print(f"frontier undo: {_failure(outcome.kind, outcome.message)}", file=sys.stderr)
+    return EXIT_USAGE if outcome.kind == "not_found" else EXIT_NOTHING_WRITTEN
+
+
+def _failure(kind: str, message: str) -> str:
+    if kind == "denied":
+        return f"not undone, {message.split('. Do not retry')[0]}; nothing written"
+    if kind == "not_found":
+        return f"{message} (`frontier undo SESSION --list` lists them)"
+    return message
+
+
+def _approver(yes: bool) -> Approver:
+    from frontier.app.agent.undo import Approve
+
+    if yes:
+        return Approve()
+    if sys.stdin.isatty():
+        from frontier.app.frontends.headless import TerminalApprover
+
+        return TerminalApprover(sys.stdout)
+    return _ShowAndDecline()
+
+
+class _ShowAndDecline:
+    """No terminal to ask on: show what the undo would write, and decline it."""
+
+    async def approve(self, call: ToolCall, spec: ToolSpec, preview: Preview) -> Decision:
+        from frontier.app.frontends.headless import render_preview
+        from frontier.tools.contract import Decision
+
+        print(f"── {call.id} would write ──\n{render_preview(preview)}")
+        return Decision(
+            False,
+            "there is no terminal to ask on: rerun with --yes to apply the undo shown above",
+            by="frontier",
+        )
+
+
+def _list(store_path: Path, session: str) -> int:
+    """The session's file changes, oldest first, each in effect or undone (read-only)."""
+    from frontier.app.agent.undo import UNDO_TOOL, UndoOutcome, choose, undone_by, wrote_files
+    from frontier.app.session.store import SessionStore, StoreError
+    from frontier.tools.workspace_files import BeneathFiles
+
+    try:
+        with SessionStore.open_readonly(store_path) as store:
+            info = store.get_session(session)
+            calls = store.ledger.calls(info.id)
+    except StoreError as exc:
+        print(f"frontier undo: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    undone = undone_by(calls)
+    chosen = choose(calls, None)
+    nxt = None if isinstance(chosen, UndoOutcome) else chosen
+    rows = [c for c in calls if wrote_files(c)]
+    if not rows:
+        print(f"session {info.id} changed no file")
+        return 0
+    print(f"file changes of session {info.id} ({info.workspace}), oldest first:")
+    files_now = BeneathFiles(info.workspace)
+    for c in rows:
+        files = ", ".join(t.path for t in c.targets)
+        if c.seq in undone:
+            state = f"undone by {undone[c.seq].call_id}"
+        elif any(files_now.digest(t.path) != t.post for t in c.targets):
+            state = "changed since"
+        else:
+            state = "in effect"
+        mark = "→" if c is nxt else " "
+        what = f"undoes {c.args.get('call')}" if c.name == UNDO_TOOL else c.name
+        print(f" {mark} {c.call_id:<8} {what:<14} {state:<16} {files}")
+    if nxt is not None:
+        print(f"`frontier undo {info.id}` undoes {nxt.call_id} (marked →)")
+    return 0

@@ -1,0 +1,157 @@
+"""Learning a model's context window from the server it runs on.
+
+Asked once per session, before its first request, with a short timeout, and never
+fatal: an answer that says nothing leaves the window to the configuration or the
+documented default (``agent/budget.py``, docs/context-budget.md). Two places are read,
+both with the provider's own client and headers (its key, its transport):
+
+- llama.cpp's ``GET /props`` (at the server root, beside ``/v1``):
+  ``default_generation_settings.n_ctx`` — the context of *one slot*, which is what a
+  request gets (``-c 8192 -np 2`` gives 4096); older builds put ``n_ctx`` at the top;
+- ``GET {base}/models``, the entry for the model (or the only one): vLLM's
+  ``max_model_len``, OpenRouter's and others' ``context_length`` / ``context_window`` /
+  ``max_context_length``, llama.cpp's ``meta.n_ctx`` (else its training length
+  ``meta.n_ctx_train``, the least certain figure).
+
+llama.cpp's ``/props`` wins when both answer (it is per slot); the two requests run
+concurrently, so a server that answers neither costs one timeout at most.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import urlsplit, urlunsplit
+
+import httpx
+
+PROBE_TIMEOUT = 3.0
+"""Seconds for each of the two look-ups (they run at the same time)."""
+BODY_CAP = 1 << 20
+"""Bytes of a look-up's answer read at most (a /models listing can be long)."""
+MODEL_KEYS = ("max_model_len", "context_length", "context_window", "max_context_length")
+"""Keys of a ``/models`` entry that give the window, most specific first."""
+
+
+@dataclass(frozen=True)
+class WindowInfo:
+    """A window the server told, and where it said so (for notes and docs)."""
+
+    tokens: int
+    source: str
+    """``GET /props default_generation_settings.n_ctx`` and the like."""
+
+
+def sibling_url(request_url: str, path: str, *, root: bool = False) -> str:
+    """The URL beside ``.../chat/completions``: ``{base}/{path}``, or with ``root`` the
+    server root's ``/{path}`` (the base URL's trailing ``/v1`` dropped); query kept."""
+    parts = urlsplit(request_url)
+    base = parts.path.removesuffix("/").removesuffix("/chat/completions")
+    if root:
+        base = base.removesuffix("/v1")
+    return urlunsplit((parts.scheme, parts.netloc, f"{base}/{path}", parts.query, ""))
+
+
+def window_from_props(obj: object) -> int | None:
+    """llama.cpp's ``/props``: the per-slot ``n_ctx``."""
+    if not isinstance(obj, Mapping):
+        return None
+    settings = obj.get("default_generation_settings")
+    if isinstance(settings, Mapping) and _tokens(settings.get("n_ctx")):
+        return _tokens(settings.get("n_ctx"))
+    return _tokens(obj.get("n_ctx"))
+
+
+def window_from_models(obj: object, model: str) -> tuple[int, str] | None:
+    """A ``/models`` listing: the window of ``model`` (or of the only model listed) and
+    the key that gave it."""
+    data = obj.get("data") if isinstance(obj, Mapping) else None
+    if not isinstance(data, list):
+        return None
+    entries = [e for e in data if isinstance(e, Mapping)]
+    named = [e for e in entries if model and model in (e.get("id"), e.get("name"))]
+    picked = named or (entries if len(entries) == 1 else [])
+    for entry in picked:
+        for key in MODEL_KEYS:
+            if _tokens(entry.get(key)):
+                return _tokens(entry.get(key)) or 0, key
+        meta = entry.get("meta")
+        if isinstance(meta, Mapping):
+            for key in ("n_ctx", "n_ctx_train"):
+                if _tokens(meta.get(key)):
+                    return _tokens(meta.get(key)) or 0, f"meta.{key}"
+    return None
+
+
+async def probe_window(
+    client: httpx.AsyncClient,
+    request_url: str,
+    model: str,
+    *,
+    headers: Mapping[str, str] | None = None,
+    timeout: float = PROBE_TIMEOUT,
+) -> WindowInfo | None:
+    """Ask the server behind ``request_url`` (its chat-completions URL) for ``model``'s
+    window; ``None`` when it does not say, cannot be reached or answers nonsense."""
+    props_url = sibling_url(request_url, "props", root=True)
+    models_url = sibling_url(request_url, "models")
+    props, models = await asyncio.gather(
+        _get_json(client, props_url, headers, timeout),
+        _get_json(client, models_url, headers, timeout),
+    )
+    tokens = window_from_props(props)
+    if tokens:
+        return WindowInfo(tokens, "GET /props default_generation_settings.n_ctx")
+    found = window_from_models(models, model)
+    if found:
+        return WindowInfo(found[0], f"GET /models {found[1]}")
+    return None
+
+
+async def _get_json(
+    client: httpx.AsyncClient, url: str, headers: Mapping[str, str] | None, timeout: float
+) -> Any:
+    """The JSON body of ``GET url``, or ``None`` for anything else (errors included)."""
+    with contextlib.suppress(Exception):  # never fatal: a probe only helps
+        async with asyncio.timeout(timeout):
+            request = client.build_request(
+                "GET", url, headers={**(headers or {}), "Accept": "application/json"}
+            )
+            response = await client.send(request, stream=True)
+            try:
+                if response.status_code != 200:
+                    return None
+                body = bytearray()
+                async for piece in response.aiter_bytes():
+                    body += piece
+                    if len(body) > BODY_CAP:
+                        return None
+                return json.loads(bytes(body))
+            finally:
+                await response.aclose()
+    return None
+
+
+def _tokens(value: object) -> int | None:
+    """A window size as a server sends it (an int > 0, sometimes a numeric string)."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value if value > 0 else None
+    if isinstance(value, str) and value.strip().isdigit():
+        return int(value.strip()) or None
+    return None
+
+
+__all__ = [
+    "PROBE_TIMEOUT",
+    "WindowInfo",
+    "probe_window",
+    "sibling_url",
+    "window_from_models",
+    "window_from_props",
+]

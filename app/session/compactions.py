@@ -1,0 +1,159 @@
+"""Compactions: each step that shortened the history sent to the model (issue 15).
+
+A row of ``compactions`` (schema v4) says: from now on, the stored messages up to and
+including ``messages.seq = upto`` are sent as ``messages`` (a JSON list) instead. The
+original messages are never changed — the export and the timeline keep showing them —
+so the history a resumed session sends (:meth:`Compactions.history`) is the latest
+compaction's list followed by every message stored after its ``upto``.
+
+``detail`` (JSON) records what the step did: ``before``/``after`` (tokens), ``window``,
+``rounds``, the stubbed results (``stubbed``: call id, tool, bytes, log row), the
+summary request's response id (``response_id``), ``reason`` (``threshold`` or
+``overflow``), ``log_seq`` (the last timeline row when it happened: where the export
+puts its marker) and ``log_seqs`` — for each message of the list, the timeline row
+that was last when the message was first stored (``messages.log_seq``), so a later
+stub can still say where its result is kept.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from frontier.app.session.db import Database
+from frontier.app.session.timeline import to_json
+
+STEPS = ("stub", "summary")
+
+
+@dataclass(frozen=True)
+class CompactionRecord:
+    id: int
+    session_id: str
+    t: float
+    step: str
+    """``stub`` (old results replaced by stubs) or ``summary`` (old rounds summarised)."""
+    upto: int
+    """The last ``messages.seq`` the step covers."""
+    messages: list[dict[str, Any]]
+    detail: Mapping[str, Any]
+
+    @property
+    def log_seq(self) -> int | None:
+        """The timeline row after which it happened (``None`` for an empty timeline)."""
+        value = self.detail.get("log_seq")
+        return value if isinstance(value, int) else None
+
+
+class Compactions:
+    """The ``compactions`` table, and the history with the latest one applied."""
+
+    def __init__(self, db: Database) -> None:
+        self.db = db
+
+    def add(
+        self,
+        session_id: str,
+        step: str,
+        messages: Sequence[Mapping[str, Any]],
+        detail: Mapping[str, Any],
+        *,
+        log_seqs: Sequence[int | None] = (),
+    ) -> CompactionRecord:
+        """Commit a step that replaces *every* message stored so far with ``messages``
+        (``log_seqs``: each one's timeline position, see the module doc)."""
+        if step not in STEPS:
+            raise ValueError(f"unknown compaction step {step!r}; one of {', '.join(STEPS)}")
+        body = self.db.scrub(to_json(list(messages)))
+        now = time.time()
+
+        def insert(c: sqlite3.Connection) -> CompactionRecord:
+            upto = c.execute(
+                "SELECT COALESCE(MAX(seq), 0) FROM messages WHERE session_id = ?", (session_id,)
+            ).fetchone()[0]
+            last = c.execute(
+                "SELECT MAX(seq) FROM log WHERE session_id = ?", (session_id,)
+            ).fetchone()[0]
+            full = {**detail, "log_seq": last, "log_seqs": list(log_seqs)}
+            cur = c.execute(
+                "INSERT INTO compactions (session_id, t, step, upto, messages, detail)"
+                " VALUES (?, ?, ?, ?, ?, ?)",
+                (session_id, now, step, int(upto), body, self.db.scrub(to_json(full))),
+            )
+            return CompactionRecord(
+                int(cur.lastrowid or 0), session_id, now, step, int(upto), json.loads(body), full
+            )
+
+        return self.db.write("compaction", insert)
+
+    def all(self, session_id: str) -> list[CompactionRecord]:
+        """Every compaction of the session, oldest first."""
+        rows = self.db.read(
+            "SELECT id, session_id, t, step, upto, messages, detail FROM compactions"
+            " WHERE session_id = ? ORDER BY id",
+            (session_id,),
+        )
+        return [_record(row) for row in rows]
+
+    def latest(self, session_id: str) -> CompactionRecord | None:
+        rows = self.db.read(
+            "SELECT id, session_id, t, step, upto, messages, detail FROM compactions"
+            " WHERE session_id = ? ORDER BY id DESC LIMIT 1",
+            (session_id,),
+        )
+        return _record(rows[0]) if rows else None
+
+    def history(self, session_id: str) -> list[dict[str, Any]]:
+        """The conversation as the model is sent it now: the latest compaction's list, then
+        every message stored after it (all stored messages when there is none)."""
+        return [message for message, _ in self.positioned(session_id)]
+
+    def positioned(self, session_id: str) -> list[tuple[dict[str, Any], int | None]]:
+        """:meth:`history` with each message's timeline position (``messages.log_seq``):
+        the results a message carries are the latest result rows at or before it."""
+        latest = self.latest(session_id)
+        upto = latest.upto if latest is not None else 0
+        out: list[tuple[dict[str, Any], int | None]] = []
+        if latest is not None:
+            seqs = list(latest.detail.get("log_seqs") or ())
+            for i, message in enumerate(latest.messages):
+                seq = seqs[i] if i < len(seqs) else None
+                out.append((message, seq if isinstance(seq, int) else None))
+        rows = self.db.read(
+            "SELECT body, log_seq FROM messages WHERE session_id = ? AND seq > ? ORDER BY seq",
+            (session_id, upto),
+        )
+        out += [(json.loads(body), log_seq) for body, log_seq in rows]
+        return out
+
+    def result_row(self, session_id: str, call_id: str, log_seq: int | None) -> tuple[int, str]:
+        """``(log seq, tool name)`` of the result of ``call_id`` that a message stored at
+        timeline position ``log_seq`` carries (the newest one at or before it), or
+        ``(0, "")`` when there is none."""
+        rows = self.db.read(
+            "SELECT seq, data FROM log WHERE session_id = ? AND type = 'result'"
+            " AND call_id = ? AND seq <= ? ORDER BY seq DESC LIMIT 1",
+            (session_id, call_id, log_seq if log_seq is not None else 1 << 62),
+        )
+        if not rows:
+            return 0, ""
+        seq, data = rows[0]
+        try:
+            name = str(json.loads(data).get("name") or "")
+        except (ValueError, AttributeError):
+            name = ""
+        return int(seq), name
+
+
+def _record(row: tuple[Any, ...]) -> CompactionRecord:
+    rid, sid, t, step, upto, messages, detail = row
+    return CompactionRecord(
+        int(rid), sid, float(t), step, int(upto), json.loads(messages), json.loads(detail)
+    )
+
+
+__all__ = ["STEPS", "CompactionRecord", "Compactions"]

@@ -1,0 +1,511 @@
+"""Exact undo (issue 15): pre-images kept with the call row, undo as a reviewed, recorded,
+atomic mutation that refuses when a file changed since, and the model told next time.
+
+The mutations run through the session's real tool boundary (``write``, ``replace``,
+``apply_patch`` against a real store); the undo through ``AgentSession.undo``, which the
+TUI's ``/undo`` and ``frontier undo`` both call.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import itertools
+import json
+import os
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from frontier.app.agent.runtime import create_runtime
+from frontier.app.agent.session import AgentSession
+from frontier.app.agent.undo import UNDO_TOOL, split_undone
+from frontier.app.cli import main as cli
+from frontier.app.config import Config
+from frontier.app.events import Event, ToolCall, ToolFinished, ToolResult
+from frontier.app.session import preimages
+from frontier.app.session.store import SessionStore
+from frontier.tools import undo as undo_tool
+from frontier.tools.contract import Decision, Preview, ToolSpec
+
+
+def sha(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+class Reviews:
+    """The person at the review: records what was shown, answers ``answer``."""
+
+    def __init__(self) -> None:
+        self.shown: list[tuple[ToolCall, ToolSpec, Preview]] = []
+        self.answer = Decision(True)
+
+    async def approve(self, call: ToolCall, spec: ToolSpec, preview: Preview) -> Decision:
+        self.shown.append((call, spec, preview))
+        return self.answer
+
+
+class Agent:
+    """A stored session in ``ws`` whose mutations run through its real tool boundary."""
+
+    def __init__(self, session: AgentSession, reviews: Reviews, ws: Path) -> None:
+        self.session = session
+        self.reviews = reviews
+        self.ws = ws
+        self.events: list[Event] = []
+        session.subscribe(self.events.append)
+        self._ids = itertools.count(1)
+
+    async def run(self, name: str, **args: Any) -> ToolResult:
+        call = ToolCall(f"c{next(self._ids)}", name, args)
+        result = await self.session._loop.boundary.run(call)  # type: ignore[attr-defined]
+        assert result.ok, result.output
+        return result
+
+    @property
+    def store(self) -> SessionStore:
+        return self.session._store  # type: ignore[return-value]
+
+    def calls(self) -> list[Any]:
+        return self.store.ledger.calls(self.session.session_id)
+
+
+@pytest.fixture
+async def agent(tmp_path: Path) -> AsyncIterator[Agent]:
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    reviews = Reviews()
+    # the model's calls are approved by policy; the undo still asks the person
+    session = create_runtime(Config(approval="auto"), approver=reviews, workspace=ws, offline=True)
+    try:
+        yield Agent(session, reviews, ws)
+    finally:
+        await session.close()
+
+
+def patch_text() -> str:
+    return (
+        "--- a/a.py\n+++ b/a.py\n@@ -1,2 +1,2 @@\n-one\n+ONE\n two\n"
+        "--- /dev/null\n+++ b/new.py\n@@ -0,0 +1 @@\n+fresh\n"
+        "--- a/old.py\n+++ /dev/null\n@@ -1 +0,0 @@\n-gone soon\n"
+    )
+
+
+# --------------------------------------------------------------------------- undo a patch
+
+
+async def test_undo_after_a_patch_restores_deletes_and_recreates(agent: Agent) -> None:
+    ws = agent.ws
+    (ws / "a.py").write_text("one\ntwo\n")
+    (ws / "old.py").write_text("gone soon\n")
+    os.chmod(ws / "old.py", 0o755)
+    await agent.run("apply_patch", patch=patch_text())
+    assert not (ws / "old.py").exists() and (ws / "new.py").read_text() == "fresh\n"
+
+    outcome = await agent.session.undo()
+
+    assert outcome.undone and outcome.call == "c1" and outcome.undo_id == "u1"
+    assert (ws / "a.py").read_text() == "one\ntwo\n"
+    assert not (ws / "new.py").exists()
+    assert (ws / "old.py").read_text() == "gone soon\n"
+    assert (ws / "old.py").stat().st_mode & 0o777 == 0o755  # the mode it had before
+    # reviewed first, as a diff from the files now to the files as they were
+    (call, spec, preview) = agent.reviews.shown[0]
+    assert (call.name, spec.internal) == (UNDO_TOOL, True)
+    assert {f.path: f.action for f in preview.files} == {
+        "a.py": "modify",
+        "new.py": "delete",
+        "old.py": "create",
+    }
+    assert outcome.message.splitlines()[0] == (
+        "undid c1 apply_patch: restored a.py; deleted new.py; recreated old.py"
+    )
+    assert agent.session.notices == (
+        "(The user undid call c1 apply_patch: restored a.py; deleted new.py; recreated "
+        "old.py. Those files are as they were before that call; re-read them before "
+        "editing them.)",
+    )
+    # recorded like any call: its row carries pre/post hashes, its result is committed
+    undo_row = agent.calls()[-1]
+    assert undo_row.name == UNDO_TOOL and undo_row.result is not None and undo_row.result.ok
+    assert {t.path: (t.pre, t.post) for t in undo_row.targets} == {
+        "a.py": (sha(b"ONE\ntwo\n"), sha(b"one\ntwo\n")),
+        "new.py": (sha(b"fresh\n"), None),
+        "old.py": (None, sha(b"gone soon\n")),
+    }
+    finished = [e.result for e in agent.events if isinstance(e, ToolFinished)]
+    assert finished[-1].call_id == "u1" and finished[-1].ok
+
+
+async def test_undo_after_a_write_deletes_a_new_file_and_restores_an_overwritten_one(
+    agent: Agent,
+) -> None:
+    ws = agent.ws
+    (ws / "keep.txt").write_bytes(b"original\r\nbytes\x00\xff")
+    await agent.run("write", path="made/new.txt", content="brand new\n")
+    await agent.run("write", path="keep.txt", content="overwritten\n")
+
+    first = await agent.session.undo()
+    assert first.call == "c2" and first.undone
+    assert (ws / "keep.txt").read_bytes() == b"original\r\nbytes\x00\xff"  # exactly
+
+    second = await agent.session.undo()
+    assert second.call == "c1" and second.undone
+    assert not (ws / "made" / "new.txt").exists()
+    assert second.message.startswith("undid c1 write: deleted made/new.txt")
+
+    third = await agent.session.undo()
+    assert third.kind == "refused" and third.message.startswith("nothing to undo")
+
+
+# --------------------------------------------------------------------------- refusals
+
+
+async def test_an_external_edit_is_refused_naming_the_file_and_nothing_is_written(
+    agent: Agent,
+) -> None:
+    ws = agent.ws
+    (ws / "src").mkdir()
+    (ws / "src" / "a.py").write_text("v1\n")
+    (ws / "b.py").write_text("b1\n")
+    await agent.run(
+        "apply_patch",
+        patch="--- a/src/a.py\n+++ b/src/a.py\n@@ -1 +1 @@\n-v1\n+v2\n"
+        "--- a/b.py\n+++ b/b.py\n@@ -1 +1 @@\n-b1\n+b2\n",
+    )
+    (ws / "src" / "a.py").write_text("edited by hand\n")
+    before = len(agent.calls())
+
+    outcome = await agent.session.undo()
+
+    now, left = sha(b"edited by hand\n")[:12], sha(b"v2\n")[:12]
+    assert outcome.kind == "refused" and outcome.call == "c1"
+    assert outcome.message == (
+        f"refused: src/a.py changed since c1 wrote it (now sha256:{now}, c1 left "
+        f"sha256:{left}); nothing written"
+    )
+    assert (ws / "src" / "a.py").read_text() == "edited by hand\n"
+    assert (ws / "b.py").read_text() == "b2\n"  # the other file is not touched either
+    assert agent.reviews.shown == [] and len(agent.calls()) == before  # nothing recorded
+    assert agent.session.notices == ()
+
+
+async def test_a_later_change_of_the_session_is_named_in_the_refusal(agent: Agent) -> None:
+    (agent.ws / "a.py").write_text("x = 1\n")
+    await agent.run("write", path="a.py", content="x = 2\n")
+    await agent.run("replace", path="a.py", old="x = 2", new="x = 3")
+
+    outcome = await agent.session.undo("c1")
+
+    assert outcome.kind == "refused"
+    assert outcome.message.endswith("c2 replace changed it after c1: undo c2 first")
+    assert (agent.ws / "a.py").read_text() == "x = 3\n"
+
+
+async def test_a_deleted_file_that_came_back_is_refused(agent: Agent) -> None:
+    (agent.ws / "old.py").write_text("gone soon\n")
+    await agent.run("apply_patch", patch="--- a/old.py\n+++ /dev/null\n@@ -1 +0,0 @@\n-gone soon\n")
+    (agent.ws / "old.py").write_text("someone else's\n")
+
+    outcome = await agent.session.undo()
+
+    assert outcome.kind == "refused"
+    assert outcome.message.startswith("refused: old.py exists again since c1 deleted it (now sha")
+    assert (agent.ws / "old.py").read_text() == "someone else's\n"
+
+
+async def test_what_cannot_be_undone_says_why(agent: Agent) -> None:
+    (agent.ws / "a.py").write_text("x\n")
+    await agent.run("read", path="a.py")
+    await agent.run("replace", path="a.py", old="x", new="y", dry_run=True)
+
+    assert (await agent.session.undo()).message.startswith("nothing to undo")
+    shell = await agent.session.undo("c1")
+    assert shell.message == (
+        "c1 is a read call: only file changes (write, replace, multi, apply_patch, undo) can "
+        "be undone"
+    )
+    dry = await agent.session.undo("c2")
+    assert dry.kind == "refused" and dry.message.startswith("c2 replace changed no file")
+    missing = await agent.session.undo("c9")
+    assert missing.kind == "not_found" and missing.message.startswith("no call 'c9'")
+
+
+async def test_a_denied_review_writes_nothing_and_tells_the_model_nothing(agent: Agent) -> None:
+    await agent.run("write", path="a.py", content="new\n")
+    agent.reviews.answer = Decision(False, "keep it")
+
+    outcome = await agent.session.undo()
+
+    assert outcome.kind == "denied" and "keep it" in outcome.message
+    assert (agent.ws / "a.py").read_text() == "new\n"
+    assert agent.session.notices == ()
+    agent.reviews.answer = Decision(True)
+    assert (await agent.session.undo()).undone  # c1 is still in effect: undone now
+
+
+# --------------------------------------------------------------------------- named calls
+
+
+async def test_the_named_call_form_and_undo_of_an_undo(agent: Agent) -> None:
+    ws = agent.ws
+    await agent.run("write", path="a.py", content="a\n")
+    await agent.run("write", path="b.py", content="b\n")
+
+    named = await agent.session.undo("c1")  # an older change, on another file
+    assert named.undone and not (ws / "a.py").exists() and (ws / "b.py").exists()
+    again = await agent.session.undo("c1")
+    assert again.message == "c1 was already undone by u1; to bring its changes back, undo u1"
+
+    redo = await agent.session.undo("u1")  # undoing the undo brings c1 back
+    assert redo.undone and (ws / "a.py").read_text() == "a\n"
+    assert redo.message.startswith("undid u1 (the undo of c1 write): recreated a.py")
+    assert redo.notice is not None
+    assert redo.notice.startswith(
+        "(The user undid call u1 (their undo of c1 write), so the changes it had undone are "
+        "back: recreated a.py."
+    )
+    # repeated undos walk back through what is in effect: c2, then c1 again
+    assert (await agent.session.undo()).call == "c2"
+    assert (await agent.session.undo()).call == "c1"
+    assert not (ws / "a.py").exists() and not (ws / "b.py").exists()
+
+
+async def test_undo_is_refused_during_a_turn(agent: Agent) -> None:
+    from frontier.app.agent.session import SessionBusy
+
+    agent.session._busy = True  # as while send() runs
+    with pytest.raises(SessionBusy):
+        await agent.session.undo()
+
+
+# --------------------------------------------------------------------------- pre-images
+
+
+async def test_preimages_are_kept_once_per_version_with_the_call_row(agent: Agent) -> None:
+    ws = agent.ws
+    (ws / "x.txt").write_text("same\n")
+    (ws / "y.txt").write_text("same\n")
+    await agent.run("write", path="x.txt", content="x2\n")
+    await agent.run("write", path="y.txt", content="y2\n")
+    await agent.run("write", path="x.txt", content="x3\n")
+
+    kept = agent.store.preimages
+    assert kept.get(sha(b"same\n")) == b"same\n"
+    assert kept.get(sha(b"x2\n")) == b"x2\n"
+    assert kept.total() == (2, len(b"same\n") + len(b"x2\n"))  # "same" once, not twice
+    rows = agent.store.db.read("SELECT hash FROM preimages")
+    assert sorted(r[0] for r in rows) == sorted([sha(b"same\n"), sha(b"x2\n")])
+
+
+async def test_a_file_over_the_cap_is_not_kept_and_its_undo_says_why(
+    agent: Agent, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(preimages, "FILE_CAP", 1024)
+    ws = agent.ws
+    (ws / "big.bin").write_bytes(b"x" * 2048)
+    (ws / "small.txt").write_text("s\n")
+    await agent.run(
+        "apply_patch",
+        patch="--- a/small.txt\n+++ b/small.txt\n@@ -1 +1 @@\n-s\n+t\n",
+    )
+    await agent.run("write", path="big.bin", content="y" * 10)
+
+    status = agent.store.preimages.status(sha(b"x" * 2048))
+    assert status is not None and not status.kept and status.size == 2048
+    assert status.skipped == "0.0 MiB, over the 0.0 MiB cap on a kept file"
+    outcome = await agent.session.undo()
+    assert outcome.kind == "refused"
+    assert outcome.message == (
+        "undo unavailable: c2's earlier content of big.bin was not kept (0.0 MiB, over the "
+        "0.0 MiB cap on a kept file); nothing written"
+    )
+    assert (ws / "big.bin").read_bytes() == b"y" * 10
+    assert (await agent.session.undo("c1")).undone  # the small change still can be
+
+
+async def test_the_per_call_cap_and_secrets_keep_nothing_they_should_not(
+    agent: Agent, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(preimages, "CALL_CAP", 10)
+    ws = agent.ws
+    (ws / "a.txt").write_text("aaaaaaaa\n")  # 9 bytes: fits
+    (ws / "b.txt").write_text("bbbbbbbb\n")  # would pass 10 in the same call
+    (ws / ".env").write_text("api_key=sk12345678secret\n")
+    await agent.run(
+        "apply_patch",
+        patch="--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-aaaaaaaa\n+A\n"
+        "--- a/b.txt\n+++ b/b.txt\n@@ -1 +1 @@\n-bbbbbbbb\n+B\n",
+    )
+    monkeypatch.setattr(preimages, "CALL_CAP", 1 << 20)
+    await agent.run("write", path=".env", content="api_key=\n")
+
+    kept = agent.store.preimages
+    assert kept.get(sha(b"aaaaaaaa\n")) == b"aaaaaaaa\n"
+    b_status = kept.status(sha(b"bbbbbbbb\n"))
+    assert b_status is not None and not b_status.kept
+    assert "cap per call" in (b_status.skipped or "")
+    secret = kept.status(sha(b"api_key=sk12345678secret\n"))
+    assert secret is not None and not secret.kept and "secret" in (secret.skipped or "")
+    blobs = b"".join(bytes(r[0]) for r in agent.store.db.read("SELECT body FROM preimages") if r[0])
+    assert b"sk12345678secret" not in blobs  # the store never holds the secret
+    refused = await agent.session.undo()
+    assert refused.kind == "refused" and "holds a secret" in refused.message
+
+
+def test_the_documented_caps_are_the_caps() -> None:
+    doc = " ".join(undo_tool.internal_tools_markdown())
+    assert f"over {preimages.FILE_CAP // (1 << 20)} MiB" in doc
+    assert f"past {preimages.CALL_CAP // (1 << 20)} MiB" in doc
+
+
+# --------------------------------------------------------------------------- the model
+
+
+async def test_the_model_is_told_in_the_next_request(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from frontier.app.providers import demo
+
+    sent: list[list[dict[str, Any]]] = []
+    real = demo.DemoTransport.handle_async_request
+
+    async def recording(self: Any, request: Any) -> Any:
+        sent.append(json.loads(request.content)["messages"])
+        return await real(self, request)
+
+    monkeypatch.setattr(demo.DemoTransport, "handle_async_request", recording)
+    reviews = Reviews()
+    session = create_runtime(
+        Config(approval="auto", protocol="ctl-heredoc"), approver=reviews, demo=True, demo_rate=0
+    )
+    try:
+        await session.send(session.demo_prompts[0])
+        outcome = await session.undo()
+        assert outcome.undone and outcome.call is not None
+        sent.clear()
+        await session.send("what is left?")
+        user = [m for m in sent[0] if m["role"] == "user"][-1]
+        assert user["content"] == f"{outcome.notice}\n\nwhat is left?"
+        assert outcome.notice is not None and outcome.notice.startswith(
+            f"(The user undid call {outcome.call} "
+        )
+        assert session.notices == ()  # told once
+        sent.clear()
+        await session.send("and now?")
+        assert [m for m in sent[0] if m["role"] == "user"][-1]["content"] == "and now?"
+    finally:
+        await session.close()
+
+
+def test_undelivered_undo_results_become_notes_not_result_frames() -> None:
+    ok = ToolResult(
+        "u1",
+        UNDO_TOOL,
+        "ok",
+        "undid c4 apply_patch: restored a.py",
+        meta={
+            "files": ["a.py"],
+            "undo": {"call": "c4", "name": "apply_patch", "restored": ["a.py"]},
+        },
+    )
+    denied = ToolResult("u2", UNDO_TOOL, "denied", "denied by the user")
+    crashed = ToolResult("u3", UNDO_TOOL, "applied", "...", meta={"files": {"b.py": {}}})
+    other = ToolResult("c5", "shell", "ok", "done")
+    rest, notes = split_undone([ok, denied, other, crashed])
+    assert rest == [other]
+    assert notes[0].startswith("(The user undid call c4 apply_patch: restored a.py.")
+    assert notes[1].startswith("(An undo the user ran (u3) was interrupted by a crash and finished")
+
+
+# --------------------------------------------------------------------------- the CLI
+
+
+async def demo_session() -> tuple[str, Path]:
+    """A stored demo session (its story ran to the end), closed again."""
+    session = create_runtime(
+        Config(approval="auto", protocol="ctl-heredoc"), approver=Reviews(), demo=True, demo_rate=0
+    )
+    try:
+        await session.send(session.demo_prompts[0])
+        return session.session_id, session.workspace
+    finally:
+        await session.close()
+
+
+def test_cli_undo_restores_and_a_later_resume_tells_the_model(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    sid, ws = asyncio.run(demo_session())
+    readme = (ws / "README.md").read_text()
+    assert "--shout" in readme
+
+    assert cli(["undo", sid, "--yes"]) == 0
+
+    out = capsys.readouterr().out
+    assert out.startswith("undid c6 replace: restored README.md\nM README.md (+0 −1)\n")
+    assert f"recorded as call u1 of session {sid}" in out
+    assert "--shout" not in (ws / "README.md").read_text()
+    asyncio.run(resume_and_send(sid))
+
+
+async def resume_and_send(sid: str) -> None:
+    resumed = create_runtime(
+        Config(approval="auto"), approver=Reviews(), session_id=sid, demo_rate=0
+    )
+    try:
+        assert resumed.notices == (
+            "(The user undid call c6 replace: restored README.md. Those files are as they were "
+            "before that call; re-read them before editing them.)",
+        )
+        assert resumed.carried == 0  # a note, not a result frame
+        await resumed.send("thanks")
+        with SessionStore.open() as store:
+            last = [m for m in store.load_messages(sid) if m["role"] == "user"][-1]
+        assert last["content"].startswith("(The user undid call c6 replace")
+        assert last["content"].endswith("\n\nthanks")
+    finally:
+        await resumed.close()
+
+
+def test_cli_refusals_and_exit_codes(capsys: pytest.CaptureFixture[str]) -> None:
+    sid, ws = asyncio.run(demo_session())
+    (ws / "README.md").write_text("mine now\n")
+
+    assert cli(["undo", sid, "--yes"]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith(
+        "frontier undo: refused: README.md changed since c6 wrote it (now sha256:"
+    )
+    assert err.rstrip().endswith("nothing written")
+    assert (ws / "README.md").read_text() == "mine now\n"
+
+    assert cli(["undo", sid, "c42", "--yes"]) == 2
+    assert "no call 'c42'" in capsys.readouterr().err
+    assert cli(["undo", "nosuchsession", "--yes"]) == 2
+    capsys.readouterr()
+
+    assert cli(["undo", sid, "c4", "--yes"]) == 0  # NOTES.md: an older, untouched change
+    assert not (ws / "NOTES.md").exists()
+    capsys.readouterr()
+    assert cli(["undo", sid, "--list"]) == 0
+    listing = capsys.readouterr().out
+    assert "c4       write          undone by u1" in listing
+    assert " → c6       replace        changed since" in listing
+    assert "   c2       apply_patch    in effect" in listing
+
+
+def test_cli_without_a_terminal_shows_the_diff_and_writes_nothing(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    sid, ws = asyncio.run(demo_session())
+    monkeypatch.setattr("sys.stdin.isatty", lambda: False)
+
+    assert cli(["undo", sid]) == 1
+
+    captured = capsys.readouterr()
+    assert "── u1 would write ──\n--- a/README.md\n+++ b/README.md" in captured.out
+    assert "rerun with --yes" in captured.err
+    assert "--shout" in (ws / "README.md").read_text()
