@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import os
 import sqlite3
+import stat
 import threading
 import time
 from collections.abc import Callable, Iterable
@@ -67,14 +68,17 @@ def check_data_dir(directory: Path) -> None:
     env = os.environ.get("FRONTIER_DATA_DIR")
     name = "FRONTIER_DATA_DIR" if env and Path(env) == directory else "the data dir"
     for p in (directory, *directory.parents):
-        if p.is_dir():
+        try:
+            st = p.stat()  # one stat: another Frontier may be creating the dir right now
+        except OSError:
+            continue  # absent (or under a file, which a parent's turn reports)
+        if stat.S_ISDIR(st.st_mode):
             return
-        if p.exists():
-            where = f"{directory}" if p == directory else f"{directory}: {p}"
-            raise StoreError(
-                f"{name} {where} is a file, not a directory; point "
-                "FRONTIER_DATA_DIR at a directory (or move the file aside)"
-            )
+        where = f"{directory}" if p == directory else f"{directory}: {p}"
+        raise StoreError(
+            f"{name} {where} is a file, not a directory; point "
+            "FRONTIER_DATA_DIR at a directory (or move the file aside)"
+        )
 
 
 def existing_store(path: Path | None = None) -> Path | None:
