@@ -24,6 +24,8 @@ from frontier.app.vocab import (
 EPILOG = """\
 examples:
   frontier demo                         watch the built-in scripted model (no network, no key)
+  frontier demo --tour                  a guided tour of the demo for teaching (space, b)
+  frontier serve                        the demo in a browser, on http://127.0.0.1:8470/
   frontier --base-url http://127.0.0.1:8080/v1 --model qwen
   frontier -c                           continue this workspace's last session
   frontier run --prompt "add a --verbose flag" --approval auto-edit --json
@@ -178,6 +180,62 @@ def _agent_options(
             parser.add_argument(_flag(dest), dest=dest, default=default, **specs[dest])  # type: ignore[arg-type]
 
 
+EVAL_OPTIONS: dict[str, dict[str, object]] = {
+    "--calls": {
+        "metavar": "FILE",
+        "help": "the workload: a JSON list of {name, args} (default: a built-in mix of reads, "
+        "edits, a 5 KB write and a multi-file patch)",
+    },
+    "--session": {"metavar": "ID", "help": "the workload: the calls of a stored session"},
+    "--framings": {
+        "metavar": "LIST",
+        "help": f"a comma-separated subset (default all: {','.join(PROTOCOLS)})",
+    },
+    "--cuts": {"type": int, "metavar": "N", "help": "relative cut points (default 200)"},
+    "--every-byte": {
+        "action": "store_true",
+        "help": "also cut at every byte of every rendering (each pass reads byte by byte)",
+    },
+    "--chunk": {
+        "metavar": "LIST",
+        "help": "chunk sizes, one feed each; all must agree at every cut (default 1,7,64)",
+    },
+    "--token": {
+        "type": int,
+        "metavar": "N",
+        "help": "characters per streamed chunk of native arguments (default 4)",
+    },
+    "--json": {"action": "store_true", "help": "print the report as JSON"},
+    "--plot": {
+        "metavar": "FILE",
+        "help": "also write the chart to FILE, .svg or .png (needs the plots extra: "
+        "pip install 'frontier-agent[plots]')",
+    },
+    "--tui": {
+        "action": "store_true",
+        "help": "show the chart in the terminal, in a Textual screen (plots extra)",
+    },
+}
+"""``frontier eval``'s options; ``None`` when not given (the command fills in defaults)."""
+EVAL_FRAMINGS = (
+    "--calls",
+    "--session",
+    "--framings",
+    "--cuts",
+    "--every-byte",
+    "--chunk",
+    "--token",
+)
+EVAL_COMMON = ("--json", "--plot", "--tui")
+
+
+def _eval_options(parser: argparse.ArgumentParser, *, top: bool, only: Sequence[str]) -> None:
+    """``frontier eval``'s options, accepted before or after its experiment's name."""
+    for flag in only:
+        default = None if top else argparse.SUPPRESS
+        parser.add_argument(flag, default=default, **EVAL_OPTIONS[flag])  # type: ignore[arg-type]
+
+
 class _VersionAction(argparse.Action):
     """``--version``: read from the installed metadata only when asked (start-up stays fast)."""
 
@@ -207,6 +265,27 @@ A model breaking the framing is not a violation (the runtime reports it); bytes 
 arrive for a call already executable are (S2).
 exit status: 0 every property holds, 1 a violation (the first offset is named),
 2 a source cannot be read."""
+
+
+SERVE_EPILOG = """\
+Every page load starts a new session: a new process, and for the demo a new scratch
+workspace (kept with the sessions in the data dir). Whoever can open the page drives an
+agent that runs shell commands in the workspace: keep the default 127.0.0.1 unless the
+network is yours; the page must come from this server (a page of another site open in
+the same browser is refused). Ctrl+C stops the server and every session.
+examples:
+  frontier serve                                     the demo, on http://127.0.0.1:8470/
+  frontier serve --port 0 -- demo --rate 30          any free port, a slower demo
+  frontier serve -- --base-url http://127.0.0.1:8080/v1 --model qwen"""
+
+
+EVAL_EPILOG = """\
+examples:
+  frontier eval                                   the built-in workload in every framing
+  frontier eval framings --calls calls.json --cuts 500 --chunk 1,3 --plot c.svg
+  frontier eval counts SESSION other.jsonl --json
+exit status: 0 ok; 1 a framing broke S1/S2 or its chunk sizes disagreed; 2 usage error,
+unreadable source, or a missing optional library (the message says what to install)."""
 
 
 UNDO_EPILOG = """\
@@ -269,6 +348,12 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         metavar="TOK_S",
         help="scripted token rate (default 60 tokens/s; 0 = as fast as possible)",
+    )
+    p.add_argument(
+        "--tour",
+        action="store_true",
+        help="a guided tour for teaching: the story stops at each moment that shows CST at "
+        "work, highlights the panes and explains (space next, b back); --headless prints it",
     )
 
     p = add(
@@ -358,6 +443,13 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="RECORDING|SESSION",
         help="recording files, session ids (every response) or SESSION#N (one response)",
     )
+    p.add_argument(
+        "--explain",
+        action="store_true",
+        help="also explain each contract error: the bytes around it (text and hex), the "
+        "frame as parsed so far, the feedback sent to the model and (for a stored "
+        "session) its next attempt",
+    )
 
     p = add(
         "apply-patch",
@@ -446,6 +538,83 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--output", "-o", metavar="FILE", help="write here instead of stdout")
 
+    p = add(
+        "eval",
+        "the experiments behind CTL as a command: one workload in every framing, cut at the "
+        "same points (framings, the default), and the byte counts models write (counts)",
+        epilog=EVAL_EPILOG,
+    )
+    _eval_options(p, top=True, only=EVAL_FRAMINGS + EVAL_COMMON)
+    experiments = p.add_subparsers(dest="experiment", metavar="EXPERIMENT")
+    q = experiments.add_parser(
+        "framings",
+        help="the same calls rendered in every framing and cut at the same relative points "
+        "(the default)",
+        description="Experiment C: render one workload in every framing, cut each rendering "
+        "at the same relative points, and compare calls executable, changed (S2), pending "
+        "bytes and the share of the workload salvaged.",
+        epilog=EVAL_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    _eval_options(q, top=False, only=EVAL_FRAMINGS + EVAL_COMMON)
+    q = experiments.add_parser(
+        "counts",
+        help="declared vs arrived bytes of every length-prefixed CTL argument in recordings "
+        "or stored sessions",
+        description="Experiment D: every `arg <key> <nbytes>` the model wrote — declared vs "
+        "arrived bytes, the signed miss, and whether the next response repaired it.",
+        epilog=EVAL_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    q.add_argument(
+        "sources",
+        nargs="+",
+        metavar="SOURCE",
+        help="recording files (one sequence, in the order given), session ids (every "
+        "response) or SESSION#N",
+    )
+    _eval_options(q, top=False, only=EVAL_COMMON)
+
+    p = add(
+        "serve",
+        "serve the TUI in a browser (textual-serve), on 127.0.0.1 only unless --host is "
+        "given; `frontier demo` by default, or the frontier command after --",
+        epilog=SERVE_EPILOG,
+    )
+    p.add_argument(
+        "--port",
+        type=int,
+        default=8470,  # not textual-serve's 8000 nor 8080, which every dev server tries first
+        metavar="N",
+        help="port to listen on (default 8470; 0 picks a free one and prints it)",
+    )
+    p.add_argument(
+        "--host",
+        metavar="H",
+        help="address to listen on (default 127.0.0.1); any other lets whoever reaches it "
+        "drive the agent, so it warns",
+    )
+    p.add_argument(
+        "--public-url",
+        metavar="URL",
+        help="the address browsers use, when it is not http://HOST:PORT (a proxy, or "
+        "--host 0.0.0.0 reached by this machine's name)",
+    )
+    p.add_argument(
+        "--max-sessions",
+        type=int,
+        default=4,
+        metavar="N",
+        help="browser sessions (processes) open at once (default 4)",
+    )
+    p.add_argument(
+        "served",
+        nargs="*",
+        metavar="-- FRONTIER_ARGS",
+        help="what to serve, after --: e.g. -- --base-url URL --model M, or -- demo --rate 30 "
+        "(default: demo)",
+    )
+
     return parser
 
 
@@ -503,6 +672,8 @@ _HANDLERS = {
     "resume": "resume",
     "export": "export",
     "undo": "undo",
+    "eval": "eval",
+    "serve": "serve",
 }
 
 

@@ -59,6 +59,14 @@ class ReplaySource:
     def duration(self) -> float:
         return self.marks[-1][0] if self.marks else 0.0
 
+    def pieces(self) -> list[bytes]:
+        """The input in the pieces it arrived in (what the inspector re-feeds)."""
+        out, start = [], 0
+        for _, end in self.marks:
+            out.append(self.data[start:end])
+            start = end
+        return out
+
 
 def source_from_chunks(
     protocol: str,

@@ -96,10 +96,14 @@ def resending(step: Step):  # type: ignore[no-untyped-def]
 class Seeded:
     """A real endpoint whose fresh requests begin the frame (see the module doc)."""
 
-    def __init__(self, inner: OpenAIProvider, temperature: float, seed: int) -> None:
+    def __init__(
+        self, inner: OpenAIProvider, temperature: float, seed: int, prefix: str = SEED
+    ) -> None:
         self.inner = inner
         self.extra = {"temperature": temperature, "seed": seed}
         self.base_url = inner.base_url
+        self.prefix = prefix
+        """The frame's start (``bench/eval_counts.py`` seeds up to a length prefix)."""
 
     async def probe_json(self, path: str, *, root: bool = False) -> Any:
         return await self.inner.probe_json(path, root=root)
@@ -114,7 +118,7 @@ class Seeded:
         last = messages[-1]
         fresh = last.get("role") == "user" and not str(last.get("content")).startswith("result ")
         if fresh:  # the task, or a resend asked for after a cut or a framing error
-            messages = [*messages, {"role": "assistant", "content": SEED}]
+            messages = [*messages, {"role": "assistant", "content": self.prefix}]
         return self.inner.stream(messages, tools=tools, extra={**self.extra, **(extra or {})})
 
     async def aclose(self) -> None:

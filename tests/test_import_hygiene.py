@@ -17,6 +17,7 @@ CORE_PACKAGES = {
     "app/agent": "frontier.app.agent",
     "app/session": "frontier.app.session",
     "app/providers": "frontier.app.providers",
+    "app/evaluation": "frontier.app.evaluation",
     "tools": "frontier.tools",
 }
 CORE_TOP = [

@@ -1,7 +1,8 @@
 """The Errors pane: contract errors (kind, declared vs arrived, offset), selectable.
 
 Highlighting or selecting an error posts ``ErrorsPane.Chosen`` so the screen can
-show that response in Raw stream with the offending byte highlighted.
+show that response in Raw stream with the offending byte highlighted; Enter on one
+also posts ``ErrorsPane.Inspect`` (the App opens the framing-error inspector).
 """
 
 from __future__ import annotations
@@ -37,6 +38,13 @@ class ErrorsPane(Vertical):
     """
 
     class Chosen(Message):
+        def __init__(self, row: ErrorRow) -> None:
+            super().__init__()
+            self.row = row
+
+    class Inspect(Message):
+        """Enter on a row: open the framing-error inspector on it."""
+
         def __init__(self, row: ErrorRow) -> None:
             super().__init__()
             self.row = row
@@ -100,3 +108,4 @@ class ErrorsPane(Vertical):
         event.stop()
         if 0 <= event.option_index < len(self.rows):
             self.post_message(self.Chosen(self.rows[event.option_index]))
+            self.post_message(self.Inspect(self.rows[event.option_index]))

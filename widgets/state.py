@@ -87,6 +87,9 @@ class ResponseBuffer:
     joins: list[tuple[int, int]] = field(default_factory=list)
     """``(offset, echo_skipped)`` where the response was continued after a cut (the Raw
     stream pane marks each)."""
+    request_index: int = 0
+    """The session's number for the response (``ResponseStarted.request_index``: the
+    ``N`` of ``SESSION#N``), so the inspector can look it up in the store."""
 
     def think(self, text: str) -> None:
         self.reasoning_chars += len(text)
@@ -513,7 +516,7 @@ class UiState:
             self.progress.response_started()
             self._thinking = None
             self._response_started()
-            self._new_response(event.mode)
+            self._new_response(event.mode, event.request_index)
         elif isinstance(event, ResponseEnded):
             if self.current is not None:
                 self.current.finish_reason = event.finish_reason
@@ -611,9 +614,9 @@ class UiState:
         self._touch_call(call.id)
 
     # ------------------------------------------------------------------ helpers
-    def _new_response(self, mode: str) -> ResponseBuffer:
+    def _new_response(self, mode: str, request_index: int = 0) -> ResponseBuffer:
         self.response_count += 1
-        buf = ResponseBuffer(index=self.response_count, mode=mode)
+        buf = ResponseBuffer(index=self.response_count, mode=mode, request_index=request_index)
         self.responses.append(buf)
         self._row("response", f"response {buf.index} ({mode})", 0)
         self.mark("raw", "pending", "status")

@@ -42,6 +42,7 @@ from frontier.tools.policy import PolicyApprover
 
 if TYPE_CHECKING:
     from frontier.app.agent.budget import ContextBudget
+    from frontier.app.agent.explain import Explanation
     from frontier.app.session.store import LogRecord, SessionInfo, SessionStore
 
 Observer = Callable[[Event], None]
@@ -449,6 +450,17 @@ class AgentSession:
             raise ValueError(f"session {self.session_id} is not stored, so it cannot be exported")
         path = self._store.path
         return await asyncio.to_thread(_export_text, path, self.session_id, fmt, self._scrubber)
+
+    async def explain(self, request_index: int) -> list[Explanation]:
+        """The contract errors of response ``request_index`` of this session, explained
+        (the framing-error inspector: bytes, frame, feedback, next attempt), read off the
+        event loop through a read-only connection, as ``export`` reads."""
+        if self._store is None:
+            raise ValueError(f"session {self.session_id} is not stored: nothing to explain")
+        from frontier.app.agent.explain import explain_stored
+
+        path = self._store.path
+        return await asyncio.to_thread(explain_stored, self.session_id, request_index, path)
 
     # ------------------------------------------------------------------ closing
     async def close(self) -> None:

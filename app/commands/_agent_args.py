@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 
 from frontier.app.config import Config, ConfigError, load_config
@@ -55,9 +56,19 @@ def terminal_problem() -> str | None:
     """Why the TUI cannot open here (stdin or stdout is not a terminal), else None.
 
     Textual would take over a pipe and wait for keys that never come, so a TUI command
-    without a terminal refuses (or, for the demo, runs headless) instead of hanging."""
+    without a terminal refuses (or, for the demo, runs headless) instead of hanging.
+    Served in a browser (``frontier serve``, textual-serve), Textual's web driver speaks
+    its own protocol over the pipes and the browser is the terminal."""
+    if served_in_browser():
+        return None
     if not sys.stdout.isatty():
         return "stdout is not a terminal"
     if not sys.stdin.isatty():
         return "stdin is not a terminal"
     return None
+
+
+def served_in_browser() -> bool:
+    """True under textual-serve (``frontier serve``): it starts each session with
+    ``TEXTUAL_DRIVER`` naming Textual's web driver, which App.run() then uses."""
+    return os.environ.get("TEXTUAL_DRIVER", "").startswith("textual.drivers.web_driver")

@@ -16,6 +16,11 @@ A response continued after a ``length`` cut (docs/protocol.md, "Continuation") i
 checked as the one stream its transducer was fed: the recording's join markers drop
 the server's echo (``Recording.pieces``) and the line names the joins
 (``continued_at=OFFSET,…``).
+
+``--explain`` follows each line with one block per contract error (the framing-error
+inspector in text: ``app/agent/explain.py``): the bytes around the offset in text and
+hex, the frame as parsed so far, the feedback sent to the model and, for a stored
+session, the model's next attempt.
 """
 
 from __future__ import annotations
@@ -23,10 +28,14 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from frontier.app.cst.factory import PROTOCOLS
 from frontier.app.cst.props import check_stream
 from frontier.app.session.record import Recording, RecordingError, read_recording
+
+if TYPE_CHECKING:
+    from frontier.app.agent.explain import Explanation
 
 PROPERTIES = {
     "S1": "an incomplete call was executable",
@@ -84,8 +93,10 @@ def _session_sources(arg: str) -> list[tuple[str, Recording]]:
 
 
 def main(args: argparse.Namespace) -> int:
+    explain = bool(getattr(args, "explain", False))
     try:
         sources = [item for arg in args.sources for item in load_sources(arg)]
+        explained = _explanations(args.sources) if explain else {}
     except SourceError as exc:
         print(f"frontier check: {exc}", file=sys.stderr)
         return 2
@@ -117,5 +128,38 @@ def main(args: argparse.Namespace) -> int:
             print(
                 f"FAIL  {head}: {first.prop} at offset {first.offset}{what}: {first.message}{more}"
             )
+        if explain:
+            _print_explanations(explained.get(name, []))
     sys.stdout.flush()
     return 1 if failed else 0
+
+
+def _explanations(args: list[str]) -> dict[str, list[Explanation]]:
+    """``--explain``: each source's contract errors, by the name its check line prints
+    (a stored session's with the feedback it got and its next attempt)."""
+    from frontier.app.agent.explain import explain_recording, explain_session
+    from frontier.app.session.store import StoreError
+
+    out: dict[str, list[Explanation]] = {}
+    for arg in args:
+        if Path(arg).is_file():
+            found = explain_recording(arg, read_recording(arg))
+        else:
+            try:
+                found = explain_session(arg)
+            except (StoreError, LookupError) as exc:
+                raise SourceError(f"{arg}: {exc}") from exc
+        for item in found:
+            out.setdefault(item.source, []).append(item)
+    return out
+
+
+def _print_explanations(found: list[Explanation]) -> None:
+    """The ``--explain`` blocks, plain text (no colour: CI logs and bug reports), with
+    known secrets masked as ``replay`` masks them."""
+    from frontier.app.agent.explain import format_explanation
+    from frontier.app.secrets import Scrubber
+
+    scrubber = Scrubber.from_env()
+    for item in found:
+        print(scrubber.scrub(format_explanation(item)), end="")

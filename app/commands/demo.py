@@ -35,6 +35,10 @@ def main(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         headless = True
+    if getattr(args, "tour", False):
+        from frontier.app.commands.demo_tour import tour
+
+        return tour(args, config, headless=headless, rate=rate)
     if not headless:
         from frontier.app.frontends.tui.app import run_tui
 

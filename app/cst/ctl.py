@@ -24,6 +24,7 @@ from typing import NoReturn
 
 from frontier.app.cst.base import decode_value, preview
 from frontier.app.cst.fastevents import make_arg_bytes, make_confirmed
+from frontier.app.cst.snapshot import ArgState, FrameSnapshot, head
 from frontier.app.cst.value import ValueBuilder
 from frontier.app.events import (
     ArgForm,
@@ -93,6 +94,8 @@ class CtlTransducer:
         self._call_id = ""
         self._call_name = ""
         self._args: dict[str, str | bytes] = {}
+        self._forms: dict[str, ArgForm] = {}
+        """Each argument's form, for ``snapshot`` (the inspector)."""
         self._key = ""
         self._form: ArgForm = "inline"
         self._value = ValueBuilder()
@@ -119,6 +122,59 @@ class CtlTransducer:
         if self._state == _HEREDOC:
             return len(self._tag) + 1
         return 0
+
+    def snapshot(self) -> FrameSnapshot:
+        """The frame parsed so far, in words (the inspector's view; changes nothing)."""
+        st = self._state
+        line = head(self._buf)
+        if st == _DONE:
+            return FrameSnapshot("stopped", self.frontier, self.consumed)
+        if st in (_OUT, _PROSE):
+            if self._buf[:5] == _CALL_PREFIX:
+                where = "in a call line (not yet ended by its newline)"
+            elif st == _PROSE:
+                where = "in a line of prose"
+            else:
+                where = "between frames" if self._after_call else "in the prose before a call"
+            return FrameSnapshot(where, self.frontier, self.consumed, len(self._buf), line=line)
+        args = [
+            ArgState(
+                k,
+                self._forms.get(k, "inline"),
+                len(v.encode("utf-8")) if isinstance(v, str) else len(v),
+                head(v),
+                self._declared if k == self._key and self._form == "length" else None,
+            )
+            for k, v in self._args.items()
+        ]
+        tag = None
+        if st == _FRAME:
+            where = "expecting `arg …` or `end`"
+            if self._after_length_body and self._form == "length":
+                where = f'right after the {self._declared}-byte body of arg "{self._key}": ' + where
+        elif st == _LEN:
+            where = f'in the length-prefixed body of arg "{self._key}"'
+            got = self._declared - self._remaining
+            args.append(ArgState(self._key, "length", got, declared=self._declared, complete=False))
+        else:
+            tag = self._tag.decode("ascii")
+            where = (
+                f'in the heredoc body of arg "{self._key}", at a line start (it may still be {tag})'
+                if st == _HEREDOC
+                else f'in the heredoc body of arg "{self._key}", in a line that is not {tag}'
+            )
+            args.append(ArgState(self._key, "heredoc", self._vlen, complete=False))
+        return FrameSnapshot(
+            where,
+            self.frontier,
+            self.consumed,
+            len(self._buf),
+            call_id=self._call_id,
+            tool=self._call_name,
+            args=tuple(args),
+            tag=tag,
+            line=line,
+        )
 
     def feed(self, data: bytes) -> list[Event]:
         n = len(data)
@@ -328,6 +384,7 @@ class CtlTransducer:
         self._call_id = m[1].decode("ascii")
         self._call_name = m[2].decode("ascii")
         self._args = {}
+        self._forms = {}
         self._after_length_body = False
         ev.append(CallStarted(self._call_id, self._call_name, base + pos))
         self._state = _FRAME
@@ -409,6 +466,7 @@ class CtlTransducer:
         ev.append(make_confirmed(offset, "frame", s[pos : nl + 1]))
         ev.append(ArgStarted(self._call_id, key, "inline", None, offset))
         self._key, self._form = key, "inline"
+        self._forms[key] = "inline"
         if rest:
             ev.append(make_arg_bytes(self._call_id, key, rest, base + value_at))
         self._args[key] = decode_value(rest)
@@ -524,6 +582,7 @@ class CtlTransducer:
     ) -> None:
         self._key = key
         self._form = form
+        self._forms[key] = form
         self._declared = declared or 0
         self._vlen = 0
         ev.append(ArgStarted(self._call_id, key, form, declared, offset))

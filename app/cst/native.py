@@ -53,6 +53,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from frontier.app.cst.base import preview
+from frontier.app.cst.snapshot import PREVIEW, ArgState, FrameSnapshot
 from frontier.app.events import CallReady, CallStarted, Confirmed, ContractError, Event, ToolCall
 from frontier.app.wire import safejson
 from frontier.app.wire.sse import SSEDecoder
@@ -209,6 +210,49 @@ class NativeAccumulator:
 
     def _open(self) -> list[_Call]:
         return [self._calls[i] for i in sorted(self._open_heap) if not self._calls[i].done]
+
+    def snapshot(self) -> FrameSnapshot:
+        """The call whose arguments the stream must complete next, and its JSON so far
+        (the inspector's view: the open calls' pieces are the only copy of their bytes)."""
+        open_calls = [] if self._finished and self.stopped else self._open()
+        held = tuple(piece for c in open_calls for piece in c.pieces)
+        if open_calls:
+            call = open_calls[0]
+            where = f"in the arguments of {call.label()}"
+        elif self._calls:
+            call = self._calls[self._max_index]
+            where = f"after {call.label()} became executable {call.why}".rstrip()
+        else:
+            return FrameSnapshot("in prose (no tool call yet)", self.frontier, self.consumed)
+        closure = _Closure()
+        for _, data in call.pieces:
+            closure.feed(data)
+        if not call.pieces:
+            state = "no argument bytes held" if call.done else "no argument bytes yet"
+        elif closure.broken:
+            state = "broken: a bracket closed that never opened"
+        elif closure.closed():
+            state = "a complete JSON value"
+        else:
+            inside = ", inside a string" if closure.in_string else ""
+            state = f"open: {closure.depth} bracket(s) unclosed{inside}"
+        first = bytearray()
+        for _, data in call.pieces:
+            first += data[: PREVIEW - len(first)]
+            if len(first) >= PREVIEW:
+                break
+        arg = ArgState("arguments", "json", call.size, bytes(first), complete=call.done)
+        return FrameSnapshot(
+            where,
+            self.frontier,
+            self.consumed,
+            self._pending,
+            call_id=call.id or None,
+            tool=call.name or None,
+            args=(arg,),
+            json=state,
+            held=held,
+        )
 
     def _next_open(self) -> _Call | None:
         """The open call with the lowest index, or ``None``."""
@@ -554,6 +598,9 @@ class NativeSSETransducer:
 
     def pending_size(self) -> int:
         return self.accumulator.pending_size()
+
+    def snapshot(self) -> FrameSnapshot:
+        return self.accumulator.snapshot()
 
     def pending_bound(self) -> int:
         return self.accumulator.pending_bound()

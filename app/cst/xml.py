@@ -28,6 +28,7 @@ from __future__ import annotations
 import re
 
 from frontier.app.cst.base import preview
+from frontier.app.cst.snapshot import ArgState, FrameSnapshot, head
 from frontier.app.events import CallReady, CallStarted, Confirmed, ContractError, Event, ToolCall
 
 OPEN = b"<minimax:tool_call>"
@@ -142,6 +143,68 @@ class XmlTransducer:
 
     def pending_bound(self) -> int:
         return self.consumed
+
+    def snapshot(self) -> FrameSnapshot:
+        """The element being read and the invoke's parameters so far (the inspector's view)."""
+        held = len(self._calls)
+        if not self._in_block:
+            where = "stopped" if self.stopped else "outside a <minimax:tool_call> block"
+            return FrameSnapshot(
+                where, self.frontier, self.consumed, self.pending_size(), line=head(self._tail)
+            )
+        block = bytes(self._block)
+        path = ["minimax:tool_call"]
+        tool = call_id = None
+        args: list[ArgState] = []
+        at = block.rfind(_INVOKE.start)
+        if at >= 0 and block.find(_INVOKE.close, at) >= 0:
+            found = _elements(block, _INVOKE)[0]  # all closed: the block's last invoke
+            if found:
+                name, body = found[-1]
+                tool = name.decode("utf-8", "replace")
+                call_id = f"call_{held + len(found)}"
+                path.append(f'after invoke name="{tool}"')
+                args = [
+                    ArgState(k.decode("utf-8", "replace"), "xml", len(_unpad(v)), head(_unpad(v)))
+                    for k, v in _elements(body, _PARAM)[0]
+                ]
+        elif at >= 0:
+            done = len(_elements(block[:at], _INVOKE)[0])
+            call_id = f"call_{held + done + 1}"
+            m = _INVOKE.open.match(block, at)
+            if m is None:
+                path.append("invoke (its open tag not yet complete)")
+            else:
+                tool = m[1].decode("utf-8", "replace")
+                path.append(f'invoke name="{tool}"')
+                body = block[m.end() :]
+                p_at = body.rfind(_PARAM.start)
+                open_param = p_at >= 0 and body.find(_PARAM.close, p_at) < 0
+                params, _ = _elements(body[:p_at] if open_param else body, _PARAM)
+                args = [
+                    ArgState(k.decode("utf-8", "replace"), "xml", len(_unpad(v)), head(_unpad(v)))
+                    for k, v in params
+                ]
+                if open_param:
+                    pm = _PARAM.open.match(body, p_at)
+                    if pm is None:
+                        path.append("parameter (its open tag not yet complete)")
+                    else:
+                        key = pm[1].decode("utf-8", "replace")
+                        path.append(f'parameter name="{key}"')
+                        value = body[pm.end() :]
+                        args.append(ArgState(key, "xml", len(value), head(value), complete=False))
+        return FrameSnapshot(
+            f"in the <minimax:tool_call> block at byte {self._block_start}",
+            self.frontier,
+            self.consumed,
+            self.pending_size(),
+            call_id=call_id,
+            tool=tool,
+            args=tuple(args),
+            element=" > ".join(path),
+            line=head(block[-48:]),
+        )
 
     def feed(self, data: bytes) -> list[Event]:
         self.consumed += len(data)

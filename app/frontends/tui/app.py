@@ -33,6 +33,7 @@ from textual.screen import Screen
 from textual.theme import Theme
 from textual.widgets import Input, TextArea
 
+from frontier.app.agent.explain import Explanation
 from frontier.app.agent.session import AgentSession
 from frontier.app.config import Config, data_dir, save_setting
 from frontier.app.events import Event, ToolCall
@@ -40,6 +41,7 @@ from frontier.app.frontends.tui.live import APPROVAL_MEANING, LiveController, Se
 from frontier.app.frontends.tui.replay import ReplayController, Step
 from frontier.app.frontends.tui.screens.copy import CopyItem, CopyScreen, copy_items
 from frontier.app.frontends.tui.screens.help import HelpScreen
+from frontier.app.frontends.tui.screens.inspector import InspectorAction, InspectorScreen
 from frontier.app.frontends.tui.screens.main import CSS_PATH as MAIN_CSS
 from frontier.app.frontends.tui.screens.main import TABS, MainScreen
 from frontier.app.frontends.tui.screens.review import ReviewScreen
@@ -49,7 +51,7 @@ from frontier.themes.palette import DEFAULT_THEME, THEME_NAMES, THEMES, theme_va
 from frontier.tools.contract import Decision, Preview, ToolSpec
 from frontier.widgets.errors_pane import ErrorsPane
 from frontier.widgets.prompt_input import PromptInput
-from frontier.widgets.state import UiState
+from frontier.widgets.state import ErrorRow, UiState
 from frontier.widgets.status_bar import StatusInfo
 
 FLUSH_HZ = 30.0
@@ -362,7 +364,8 @@ class FrontierApp(App[int]):
     # ------------------------------------------------------------------ actions
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action in self.REPLAY_ACTIONS:
-            return self.replaying
+            # not behind the inspector: its e is "next error", and a step would move on
+            return self.replaying and not isinstance(self.screen, InspectorScreen)
         if action == "cancel":
             return not self.replaying and self.state.turn_running
         if action in self.EMPTY_PROMPT_ACTIONS:
@@ -460,6 +463,61 @@ class FrontierApp(App[int]):
 
     def on_errors_pane_chosen(self, message: ErrorsPane.Chosen) -> None:
         self.main.highlight_error(self.state, message.row.response, message.row.offset)
+
+    # ------------------------------------------------------------------ the inspector
+    def on_errors_pane_inspect(self, message: ErrorsPane.Inspect) -> None:
+        self.open_inspector(message.row)
+
+    def open_inspector(self, row: ErrorRow) -> None:
+        """Explain ``row`` (off the event loop: it re-reads the response) and show it."""
+        self.run_worker(
+            self._inspect(row), name="inspect", group="inspect", exclusive=True, exit_on_error=False
+        )
+
+    async def _inspect(self, row: ErrorRow) -> None:
+        controller = self.replay or self.live
+        explanation = await controller.explain(row) if controller is not None else None
+        if explanation is None:
+            self.notify(
+                f"cannot inspect {row.kind} at byte {row.offset:,}: response {row.response} "
+                "is no longer held here and was not stored",
+                severity="warning",
+                timeout=5,
+            )
+            return
+        if isinstance(self.screen, InspectorScreen):
+            self.screen.dismiss(None)
+        screen = InspectorScreen(explanation, replay=self.replaying)
+        self.push_screen(screen, callback=lambda action: self._inspected(row, explanation, action))
+
+    def _inspected(
+        self, row: ErrorRow, explanation: Explanation, action: InspectorAction | None
+    ) -> None:
+        if action == "jump":
+            self.jump_to_error(row, explanation.replay_command)
+        elif action == "next" and self.replay is not None:
+            self.replay.inspect_next()
+
+    def jump_to_error(self, row: ErrorRow, replay_command: str) -> None:
+        """``g`` in the inspector: the Raw stream, showing that response with the byte
+        highlighted; live, a toast names the command that replays it (and says so when
+        the byte has left the Raw stream's window)."""
+        main = self.main
+        main.show_tab("raw")
+        main.highlight_error(self.state, row.response, row.offset)
+        self.call_after_refresh(self.flush, True)
+        buffer = self.state.response(row.response)
+        if buffer is None or row.offset < buffer.base:
+            self.notify(
+                f"byte {row.offset:,} is no longer in the Raw stream window: "
+                f"`{replay_command}` shows it",
+                timeout=6,
+            )
+        elif self.live is not None:
+            self.notify(
+                f"byte {row.offset:,} highlighted · `{replay_command}` steps through that response",
+                timeout=6,
+            )
 
     def action_cancel(self) -> None:
         if self.live is not None:

@@ -4,8 +4,9 @@ Live, demo, resume and the welcome screen's demo are one mode here. The App hold
 one :class:`LiveController` (in every mode but replay), which starts or swaps the
 session, sends what the user types and the demo's scripted prompts, cancels,
 switches mode, opens another stored session and exports. It knows nothing of the
-core but :class:`~frontier.app.agent.session.AgentSession` and
-:func:`~frontier.app.agent.session.stored_sessions`: no loop, no store, no
+core but :class:`~frontier.app.agent.session.AgentSession`,
+:func:`~frontier.app.agent.session.stored_sessions` and the pure explanation of a
+response's bytes (``app/agent/explain.py``, the inspector's): no loop, no store, no
 command module, so a change inside the core cannot break the TUI at run time.
 """
 
@@ -19,12 +20,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from frontier.app.agent.attachments import Prepared
+from frontier.app.agent.explain import Explanation, explain_stream, pick
 from frontier.app.agent.session import AgentSession, NotQueued, SessionBusy, stored_sessions
 from frontier.app.events import Event, QueuedDelivered, ToolCall, TurnEnded
 from frontier.app.frontends.tui.screens.sessions import SessionPicker
+from frontier.app.vocab import NATIVE_MODES
 from frontier.tools.approval_rules import Rule
 from frontier.tools.contract import Approver, Decision, Preview, ToolSpec
 from frontier.widgets.prompt_input import PromptBox
+from frontier.widgets.state import ErrorRow
 from frontier.widgets.status_bar import StatusInfo
 
 if TYPE_CHECKING:
@@ -620,6 +624,28 @@ class LiveController:
             # a review modal answers esc itself (deny): ctrl+c is what stops the turn there
             interrupt_key="ctrl+c" if activity == "review" else "esc",
         )
+
+    async def explain(self, row: ErrorRow) -> Explanation | None:
+        """The inspector's explanation of ``row``: from the session's store (with the
+        feedback and the next attempt), else from the bytes still in the Raw stream."""
+        buffer = self.app.state.response(row.response)
+        if buffer is None:
+            return None
+        found: list[Explanation] = []
+        if self.session is not None:
+            try:
+                found = await self.session.explain(buffer.request_index)
+            except (ValueError, LookupError, RuntimeError, OSError):
+                found = []  # not stored (or the store is unreadable): the bytes still say a lot
+        chosen = pick(found, row.kind, row.offset, row.message)
+        if chosen is None and buffer.base == 0 and buffer.mode not in NATIVE_MODES:
+            name = f"response {row.response}"
+            if self.session is not None:
+                name = f"{self.session.session_id}#{buffer.request_index}"
+            pieces = [bytes(buffer.data)]
+            found = explain_stream(name, buffer.mode, pieces, buffer.finish_reason or "stop")
+            chosen = pick(found, row.kind, row.offset, row.message)
+        return chosen
 
     def probe(self) -> tuple[int, int] | None:
         """The transducer's own frontier and bound (covers native/eos modes)."""

@@ -15,6 +15,7 @@ import time
 from collections import deque
 from typing import TYPE_CHECKING, Literal
 
+from frontier.app.agent.explain import Explanation, explain_stored, explain_stream, pick
 from frontier.app.events import Event, ResponseStarted
 from frontier.app.replay_player import (
     MAX_CHUNK,
@@ -25,6 +26,7 @@ from frontier.app.replay_player import (
     slower,
 )
 from frontier.widgets.errors_pane import ErrorsPane
+from frontier.widgets.state import ErrorRow
 from frontier.widgets.status_bar import StatusInfo
 
 if TYPE_CHECKING:
@@ -53,6 +55,8 @@ class ReplayController:
         """Seconds each replay step held the event loop (the newest 4,096; for the bench)."""
         self._resume = asyncio.Event()
         self._responses_replayed = 0
+        self._at_error: tuple[int, int, int] | None = None
+        """Where ``e`` last stopped at an error (response, byte, errors seen)."""
 
     @property
     def responses(self) -> int:
@@ -118,8 +122,14 @@ class ReplayController:
         self.app.notify(f"speed {label}", timeout=1.5)
 
     def step(self, unit: Step) -> None:
-        """Pause and step one byte / line / event, or jump to the next contract error."""
+        """Pause and step one byte / line / event, or jump to the next contract error.
+
+        ``e`` at the error it just jumped to (nothing stepped since) opens the inspector
+        on it instead: press ``e`` to go to an error, ``e`` again to look at it."""
         app, player = self.app, self.player
+        if unit == "error" and app.state.errors and self._at_error == self._where():
+            app.open_inspector(app.state.errors[-1])
+            return
         self.paused = True
         step = {
             "byte": player.step_bytes,
@@ -127,7 +137,14 @@ class ReplayController:
             "event": player.step_event,
             "error": player.next_error,
         }[unit]
+        before = len(app.state.errors)
         self.observe(step())
+        found = len(app.state.errors) > before
+        self._at_error = self._where() if unit == "error" and found else None
+        if unit == "error" and not found and app.state.errors:
+            app.notify(
+                "no contract error ahead · the Errors pane (4), enter: inspect one", timeout=4
+            )
         if unit == "error" and app.state.errors:
             app.state.mark("errors")
             app.flush(force=True)
@@ -135,6 +152,43 @@ class ReplayController:
             errors.select(len(app.state.errors) - 1)
         app.state.mark("status")
         app.flush(force=True)
+
+    def inspect_next(self) -> None:
+        """``e`` in the inspector: on to the next contract error, and inspect it."""
+        before = len(self.app.state.errors)
+        self._at_error = None
+        self.step("error")
+        if len(self.app.state.errors) > before:  # else ``step`` said none is ahead
+            self.app.open_inspector(self.app.state.errors[-1])
+
+    def _where(self) -> tuple[int, int, int]:
+        return self.player.index, self.player.position, len(self.app.state.errors)
+
+    # ------------------------------------------------------------------ the inspector
+    async def explain(self, row: ErrorRow) -> Explanation | None:
+        """The inspector's explanation of ``row``, off the event loop."""
+        return await asyncio.to_thread(self._explain, row)
+
+    def _explain(self, row: ErrorRow) -> Explanation | None:
+        """From the recorded response the row belongs to; a stored session's response
+        (``SESSION#N``) also gets the feedback and the next attempt from the store."""
+        player = self.player
+        sources = player.sources if isinstance(player, PlaylistPlayer) else (player.source,)
+        if not 0 < row.response <= len(sources):
+            return None
+        source = sources[row.response - 1]
+        found: list[Explanation] = []
+        session, _, index = source.name.partition("#")
+        if index.isdigit():
+            try:
+                found = explain_stored(session, int(index))
+            except (LookupError, RuntimeError, OSError):
+                found = []  # not a stored session after all (a file named like one)
+        if pick(found, row.kind, row.offset, row.message) is None:
+            found = explain_stream(
+                source.name, source.protocol, source.pieces(), source.finish_reason
+            )
+        return pick(found, row.kind, row.offset, row.message)
 
     # ------------------------------------------------------------------ the status bar
     def status(self, token_rate: float) -> StatusInfo:

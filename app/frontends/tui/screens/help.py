@@ -22,7 +22,11 @@ PANES = [
     ("Confirmed", "irreversible events in order: text, call, arg, + bytes, ready"),
     ("Pending", "bytes that may still change meaning, and pending / bound"),
     ("Tools", "each call: state, elapsed time, output tail, exit / result kind"),
-    ("Errors", "contract errors; select one to highlight its byte in Raw stream"),
+    (
+        "Errors",
+        "contract errors; select one to highlight its byte in Raw stream, Enter inspects "
+        "it (bytes, frame, feedback, next attempt)",
+    ),
 ]
 
 KEYS = [
@@ -65,8 +69,10 @@ KEYS = [
     (
         "Replay",
         "space pause · + / - speed (0.1×–100×, max) · . byte · , line · "
-        "n next event · e next error · 1–4 panes",
+        "n next event · e next error (again: inspect it) · 1–4 panes",
     ),
+    ("Inspector", "g jump to the byte · e next error (replay) · y copy · Esc close"),
+    ("Tour", "space next moment (while playing: skip ahead) · b back · 1–4 panes · q quit"),
 ]
 
 SELECTING = [

@@ -1,0 +1,435 @@
+"""The framing-error inspector's contract: one :class:`Explanation` per contract error.
+
+An explanation joins what the bytes say (``app/cst/explain.py``: the window around the
+offset, the frame as parsed so far) with what the runtime did about it: the exact
+feedback the agent loop sends (``repair.repair_text``), the next user message the
+store recorded, and the model's next attempt — the next response of the same session
+— with whether it succeeded (the same call id and tool confirmed without error). It
+lives with the agent because repair is the agent's, and it is the one place both
+views read: ``frontier check --explain`` prints :func:`format_explanation`, the TUI's
+inspector screen renders the same object with styles. Neither recomputes anything.
+
+Sources: a recording file (no session: the feedback is what the runtime *would* send,
+and there is no next attempt to look at), or a stored session (``SESSION`` for every
+response, ``SESSION#N`` for one).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from frontier.app.agent.repair import Failure, repair_text
+from frontier.app.cst.explain import (
+    ErrorSite,
+    Span,
+    StreamReport,
+    hex_rows,
+    locate_errors,
+    text_lines,
+)
+from frontier.app.session.explain import StoredResponse, StoredSession, load_session
+from frontier.app.session.record import Recording
+from frontier.app.vocab import is_clean
+
+REPLAY_KEYS = "e jumps to the error, e again inspects it, g there highlights its byte"
+
+
+@dataclass(frozen=True)
+class NextAttempt:
+    """The response after the failed one, in the same session."""
+
+    name: str
+    """``SESSION#N`` of that response ("" when there is none)."""
+    outcome: str
+    """``repaired`` (the same call, or for a call with no id the same tool, confirmed),
+    ``failed`` (it broke the framing again, before resending it), ``other`` (it did
+    something else), ``none`` (no later response was stored)."""
+    summary: str
+    """One line in words."""
+    call: tuple[str, str] | None = None
+    """``(id, tool)`` of the call it confirmed in place of the failed one."""
+    offset: int | None = None
+    """Where that call was confirmed (its last byte)."""
+    result: str | None = None
+    """How that call then ended, as stored (``ok``, ``error``…; ``None``: no result)."""
+    errors: tuple[str, ...] = ()
+    """Its own contract errors, ``kind at byte N``."""
+
+    @property
+    def succeeded(self) -> bool:
+        return self.outcome == "repaired"
+
+
+@dataclass(frozen=True)
+class Explanation:
+    source: str
+    """The recording file, or ``SESSION#N``."""
+    mode: str
+    finish_reason: str
+    site: ErrorSite
+    feedback: str
+    """The user message text the agent loop sends for this error (``repair_text``); for
+    a second error of one response, the first's (the loop reports the first)."""
+    recorded: str | None = None
+    """The next runtime user message the store recorded after the response (``None``:
+    not a stored session, or none was stored)."""
+    attempt: NextAttempt | None = None
+    """``None`` for a recording file (no session to look in)."""
+    session: str | None = None
+    request_index: int | None = None
+
+    @property
+    def recorded_matches(self) -> bool | None:
+        """The stored message carries this feedback (``None``: nothing to compare)."""
+        return None if self.recorded is None else self.feedback in self.recorded
+
+    @property
+    def replay_command(self) -> str:
+        return f"frontier replay {self.source}"
+
+
+# --------------------------------------------------------------------------- building
+
+
+def explain_stream(
+    source: str,
+    mode: str,
+    pieces: Sequence[bytes],
+    finish_reason: str,
+    *,
+    session: StoredSession | None = None,
+    request_index: int | None = None,
+) -> list[Explanation]:
+    """Every contract error of one response (its transducer input ``pieces`` in arrival
+    order); with ``session`` and ``request_index``, also the stored feedback and the
+    next attempt."""
+    report = locate_errors(pieces, mode, is_clean(finish_reason))
+    if not report.errors:
+        return []
+    first = report.errors[0]
+    failure = Failure(
+        first.kind, first.message, first.offset, tuple(i for i, _ in first.open_calls)
+    )
+    feedback = repair_text(failure, mode=mode)
+    stored = (
+        session.find(request_index) if session is not None and request_index is not None else None
+    )
+    recorded = stored.feedback if stored is not None else None
+    out = []
+    for site in report.errors:
+        attempt = None
+        if session is not None and request_index is not None:
+            attempt = _next_attempt(site, session.after(request_index))
+        out.append(
+            Explanation(
+                source,
+                mode,
+                finish_reason,
+                site,
+                feedback,
+                recorded,
+                attempt,
+                session.session_id if session is not None else None,
+                request_index,
+            )
+        )
+    return out
+
+
+def explain_recording(source: str, rec: Recording) -> list[Explanation]:
+    """A recording file's errors (no session: no stored feedback, no next attempt)."""
+    pieces = [p for _, p in rec.pieces()]
+    return explain_stream(source, rec.mode, pieces, rec.finish_reason)
+
+
+def explain_session(arg: str, path: Path | None = None) -> list[Explanation]:
+    """``SESSION`` (every response) or ``SESSION#N`` (response N): their errors with the
+    stored feedback and the next attempt. Raises ``StoreError`` / ``SessionNotFound``
+    (a ``LookupError`` names a missing ``#N``)."""
+    session_arg, _, index = arg.partition("#")
+    session = load_session(session_arg, path)
+    responses = session.responses
+    if index:
+        responses = tuple(r for r in responses if str(r.request_index) == index)
+        if not responses:
+            names = ", ".join(r.name for r in session.responses) or "none"
+            raise LookupError(f"{arg}: no response #{index} in that session (it has {names})")
+    out: list[Explanation] = []
+    for response in responses:
+        out += _explain_stored(session, response)
+    return out
+
+
+def explain_stored(
+    session_id: str, request_index: int, path: Path | None = None
+) -> list[Explanation]:
+    """One stored response's errors (what the live TUI's inspector opens)."""
+    session = load_session(session_id, path)
+    response = session.find(request_index)
+    return _explain_stored(session, response) if response is not None else []
+
+
+def pick(
+    explanations: Sequence[Explanation], kind: str, offset: int, message: str = ""
+) -> Explanation | None:
+    """The explanation of the error ``kind`` at ``offset`` (the message breaks a tie)."""
+    found = [e for e in explanations if e.site.kind == kind and e.site.offset == offset]
+    exact = [e for e in found if e.site.message == message]
+    return (exact or found or [None])[0]
+
+
+def _explain_stored(session: StoredSession, response: StoredResponse) -> list[Explanation]:
+    rec = response.recording
+    return explain_stream(
+        response.name,
+        rec.mode,
+        [p for _, p in rec.pieces()],
+        rec.finish_reason,
+        session=session,
+        request_index=response.request_index,
+    )
+
+
+def _next_attempt(site: ErrorSite, nxt: StoredResponse | None) -> NextAttempt:
+    if nxt is None:
+        return NextAttempt(
+            "", "none", "no later response was stored: the turn or the session ended here"
+        )
+    rec = nxt.recording
+    report: StreamReport = locate_errors([p for _, p in rec.pieces()], rec.mode, rec.clean)
+    errors = tuple(f"{e.kind} at byte {e.offset}" for e in report.errors)
+    target = site.call
+    match = None
+    if target is not None:
+        match = next((c for c in report.calls if (c.id, c.name) == target), None)
+        if match is None and rec.mode in ("native-eos", "native-inc", "xml"):
+            match = next((c for c in report.calls if c.name == target[1]), None)  # new ids
+    elif not report.errors and report.calls:
+        match = report.calls[0]
+    if match is not None:
+        result = next((c.result for c in nxt.calls if c.call_id == match.id), None)
+        ran = f", then ran: {result}" if result else ", no result stored"
+        more = f"; later in it: {', '.join(errors)}" if errors else ""
+        return NextAttempt(
+            nxt.name,
+            "repaired",
+            f"repaired: {match.id} {match.name} confirmed at byte {match.offset}{ran}{more}",
+            (match.id, match.name),
+            match.offset,
+            result,
+            errors,
+        )
+    if report.errors:
+        e = report.errors[0]
+        return NextAttempt(
+            nxt.name,
+            "failed",
+            f"failed again: {e.kind} at byte {e.offset}: {e.message}",
+            errors=errors,
+        )
+    what = ", ".join(f"{c.id} {c.name}" for c in report.calls) or "no call"
+    missing = f"{target[0]} {target[1]} was not resent" if target else "nothing was resent"
+    return NextAttempt(nxt.name, "other", f"{missing}; it confirmed {what}", errors=errors)
+
+
+# --------------------------------------------------------------------------- the text view
+
+LABEL = 10
+MARK_FRONTIER = "«F»"
+MARK_ERROR = "«E»"
+MARK_END = "«E: end of stream»"
+
+
+def format_explanation(exp: Explanation, *, per_row: int = 16) -> str:
+    """The explanation as plain text: one ``label  value`` line per field, continuation
+    lines indented, no colour (``frontier check --explain``; the TUI copies it too)."""
+    site, frame = exp.site, exp.site.frame
+    out = [
+        f"explain {exp.source} error {site.number}/{site.count} {site.kind} at byte {site.offset}"
+    ]
+
+    def field(label: str, *lines: str) -> None:
+        if not lines:
+            return
+        out.append(f"  {label:<{LABEL}}{lines[0]}".rstrip())
+        out.extend(f"  {'':<{LABEL}}{line}".rstrip() for line in lines[1:])
+
+    when = "at the end of the stream" if site.at_finish else "by a byte"
+    field("mode", f"{exp.mode} · finish {exp.finish_reason} · {site.size:,} bytes · raised {when}")
+    field("message", site.message)
+    field(
+        "offset", f"{site.offset} · frontier {frame.frontier} (the bytes before it are confirmed)"
+    )
+    field("state", frame.state)
+    field("call", call_line(exp))
+    field("args", *arg_lines(exp))
+    length = length_line(exp)
+    if length:
+        field("length", length)
+    if frame.tag:
+        field("tag", f"{frame.tag} (the body ends at a line that is exactly {frame.tag})")
+    if frame.element:
+        field("element", frame.element)
+    if frame.json:
+        field("json", f"{frame.json} · {frame.pending:,} argument bytes held")
+    if frame.line:
+        field("pending", f"{_quote(frame.line)} (held, undecided)")
+    field(
+        "hex",
+        f"bytes {site.window_start}–{site.window_start + len(site.window)} of {site.size}; "
+        "| = frontier, ^^ = error offset",
+        *_hex_text(site, per_row),
+    )
+    field("text", f"{MARK_FRONTIER} = frontier, {MARK_ERROR} = error offset", *_text_text(site))
+    field("feedback", *exp.feedback.splitlines())
+    field("recorded", *recorded_lines(exp))
+    field("next", next_line(exp))
+    field("replay", f"{exp.replay_command}   ({REPLAY_KEYS})")
+    return "\n".join(out) + "\n"
+
+
+def call_line(exp: Explanation) -> str:
+    """The call the error is about (and the frame's, when the transducer was in another)."""
+    site, frame = exp.site, exp.site.frame
+    if site.call is None:
+        return "none (no call had started)"
+    line = f"{site.call[0]} {site.call[1]}"
+    if frame.call_id and frame.call_id != site.call[0]:
+        tool = f" {frame.tool}" if frame.tool else ""
+        line += f" (the frame below is {frame.call_id}{tool}, open then)"
+    return line
+
+
+def arg_lines(exp: Explanation) -> list[str]:
+    """One line per argument of the frame: key, form, size, the value's head."""
+    lines = []
+    for arg in exp.site.frame.args:
+        size = f"{arg.size:,} B"
+        declared = f" of {arg.declared:,} declared" if arg.declared is not None else ""
+        state = "" if arg.complete else " (open)"
+        value = _quote(arg.head, more=arg.size > len(arg.head)) if arg.head else ""
+        lines.append(f"{arg.key:<10} {arg.form:<8} {size}{declared}{state} {value}".rstrip())
+    return lines or ["none yet"]
+
+
+def length_line(exp: Explanation) -> str:
+    """Declared vs arrived for a length-prefixed argument, or what arrived of a heredoc."""
+    site = exp.site
+    arg = site.counted
+    if arg is None:
+        return ""
+    if arg.form == "heredoc":
+        tag = site.frame.tag or "its TAG"
+        return f'arg "{arg.key}": {arg.size:,} body bytes arrived, no line {tag} yet'
+    if arg.declared is None:
+        return ""
+    line = f'arg "{arg.key}": declared {arg.declared:,} bytes, {arg.size:,} arrived'
+    if site.written is not None:
+        miss = site.written - arg.declared
+        line += f"; the model wrote ≈{site.written:,} (up to the next end/arg line: {miss:+,})"
+    elif arg.size < arg.declared:
+        line += f" ({arg.declared - arg.size:,} missing)"
+    return line
+
+
+def recorded_lines(exp: Explanation) -> list[str]:
+    if exp.session is None:
+        return ["not a stored session: the feedback above is what the runtime sends"]
+    if exp.recorded is None:
+        return ["no runtime message was stored after this response"]
+    verdict = (
+        "the store's next user message carries this feedback:"
+        if exp.recorded_matches
+        else "the store's next user message (it differs from the feedback above):"
+    )
+    return [verdict, *exp.recorded.splitlines()]
+
+
+def next_line(exp: Explanation) -> str:
+    attempt = exp.attempt
+    if attempt is None:
+        return "unknown: a recording file (explain the session that recorded it to see it)"
+    if not attempt.name:
+        return attempt.summary
+    return f"{attempt.name}: {attempt.summary}"
+
+
+def _hex_text(site: ErrorSite, per_row: int) -> list[str]:
+    lines = []
+    for row in hex_rows(site, per_row):
+        pad = row.offset % per_row
+        cells = ["   "] * pad
+        for i, byte in enumerate(row.data):
+            sep = "|" if row.frontier == i else " "
+            cells.append(f"{sep}{byte:02x}")
+        end_sep = "|" if row.frontier == len(row.data) else " "
+        cells.append(end_sep)
+        cells += ["   "] * (per_row - pad - len(row.data))
+        text = "".join(chr(b) if 0x20 <= b < 0x7F else "." for b in row.data)
+        lines.append(f"{row.offset:>8} {''.join(cells)}  {' ' * pad}{text}")
+        if row.error is not None:
+            col = 9 + 3 * (pad + row.error) + 1
+            ascii_col = 9 + 3 * per_row + 1 + 2 + pad + row.error
+            marker = [" "] * (ascii_col + 1)
+            marker[col : col + 2] = "^^"
+            marker[ascii_col] = "^"
+            lines.append("".join(marker).rstrip())
+    return lines
+
+
+def _text_text(site: ErrorSite) -> list[str]:
+    lines = []
+    at = site.window_start
+    first = True
+    for spans in text_lines(site):
+        parts = []
+        for span in spans:
+            if span.kind == "frontier":
+                parts.append(MARK_FRONTIER)
+            elif span.kind == "end":
+                parts.append(MARK_END)
+            elif span.kind == "error":
+                parts.append(MARK_ERROR + printable(span.data))
+            else:
+                parts.append(printable(span.data))
+        lead = "…" if first and at > 0 else ""  # the window may start mid-line
+        lines.append(f"{at:>8}  {lead}{''.join(parts)}")
+        at += sum(len(s.data) for s in spans)
+        first = False
+    return lines
+
+
+def printable(data: bytes) -> str:
+    """Bytes as one line of text: ``⏎`` for a newline, escapes for other controls."""
+    out = []
+    for ch in data.decode("utf-8", "replace"):
+        if ch == "\n":
+            out.append("⏎")
+        elif ch == "\t":
+            out.append("\\t")
+        elif ch == "\r":
+            out.append("\\r")
+        elif ord(ch) < 0x20 or ord(ch) == 0x7F:
+            out.append(f"\\x{ord(ch):02x}")
+        else:
+            out.append(ch)
+    return "".join(out)
+
+
+def _quote(data: bytes, *, more: bool = False) -> str:
+    return "'" + printable(data) + ("…" if more else "") + "'"
+
+
+__all__ = [
+    "Explanation",
+    "NextAttempt",
+    "Span",
+    "explain_recording",
+    "explain_session",
+    "explain_stored",
+    "explain_stream",
+    "format_explanation",
+    "pick",
+]
