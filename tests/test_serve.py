@@ -12,6 +12,7 @@ import socket
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import pytest
 from serve_helpers import serving
@@ -166,6 +167,15 @@ async def _handshake(url: str, origin: str | None) -> tuple[int, bytes]:
             return exc.status, b""
 
 
+@needs_textual_serve
+def test_the_page_template_loads_no_outside_font(tmp_path: Path) -> None:
+    """A projected page must not call an outside host (privacy; offline classrooms)."""
+    out = serve.offline_templates(tmp_path)
+    page = (out / "app_index.html").read_text(encoding="utf-8")
+    assert "{{ config.static.url }}js/textual.js" in page  # the rest of the template kept
+    assert "fonts.googleapis.com" not in page
+
+
 @pytest.mark.slow
 @needs_textual_serve
 def test_serve_listens_on_loopback_refuses_other_sites_and_stops_on_ctrl_c() -> None:
@@ -175,6 +185,14 @@ def test_serve_listens_on_loopback_refuses_other_sites_and_stops_on_ctrl_c() -> 
         status, _ = asyncio.run(_handshake(served.url, "https://evil.example"))
         assert status == 403
         served.wait_for_line(r"refused a page from 'https://evil.example'")
+
+        async def page() -> str:
+            async with aiohttp.ClientSession() as client, client.get(served.url + "/") as r:
+                return await r.text()
+
+        html = asyncio.run(page())
+        assert "textual.js" in html  # the real page, served from our own templates
+        assert "googleapis" not in html and "gstatic" not in html  # nothing from outside
 
         async def one_session_then_a_second() -> tuple[int, bytes, int]:
             headers = {"Origin": served.url}

@@ -19,10 +19,13 @@ import asyncio
 import errno
 import ipaddress
 import logging
+import re
 import shlex
 import socket
 import sys
+import tempfile
 from collections.abc import Sequence
+from pathlib import Path
 from urllib.parse import urlsplit
 
 DEFAULT_HOST = "127.0.0.1"
@@ -66,12 +69,14 @@ def main(args: argparse.Namespace) -> int:
     public_url = args.public_url or f"http://{url_host}:{port}"
     command = served_command(served)
     server_class = _server_class(Server)
+    templates = tempfile.TemporaryDirectory(prefix="frontier-serve-")
     server = server_class(
         command,
         host=host,
         port=port,
         title="Frontier · " + shlex.join(["frontier", *served]),
         public_url=public_url.rstrip("/"),
+        templates_path=offline_templates(Path(templates.name)),
     )
     server.frontier_setup(
         served=served,
@@ -85,8 +90,30 @@ def main(args: argparse.Namespace) -> int:
     except OSError as exc:  # lost the port between the check and the bind
         print(f"frontier serve: {_bind_problem(host, port, exc)}", file=sys.stderr)
         return 2
+    finally:
+        templates.cleanup()
     print("frontier serve: stopped", flush=True)
     return 0
+
+
+OUTSIDE_FONT = re.compile(
+    r"<link\b[^>]*\bhref=\"https?://fonts\.(?:googleapis|gstatic)\.com[^\"]*\"[^>]*>", re.S
+)
+"""textual-serve's page loads Roboto Mono from Google Fonts: a projected page would tell an
+outside host who is watching (and wait on it in an offline classroom). The page's CSS falls
+back to the local monospace fonts it already names (menlo, monospace)."""
+
+
+def offline_templates(dest: Path) -> Path:
+    """textual-serve's templates, copied into ``dest`` with every outside font link removed;
+    a template that no longer has such a link is copied as it is."""
+    import textual_serve
+
+    source = Path(textual_serve.__file__).parent / "templates"
+    for template in source.glob("*.html"):
+        text = template.read_text(encoding="utf-8")
+        (dest / template.name).write_text(OUTSIDE_FONT.sub("", text), encoding="utf-8")
+    return dest
 
 
 def served_command(served: Sequence[str]) -> str:
