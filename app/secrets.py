@@ -106,8 +106,11 @@ class Scrubber:
         self._forms: set[str] = set()
         self._text_re: re.Pattern[str] | None = None
         self._any_re: re.Pattern[str] | None = None
+        self._bytes_re: re.Pattern[bytes] | None = None
         self._prefixes: frozenset[str] = frozenset()
         self.longest = 0
+        self.longest_bytes = 0
+        """UTF-8 bytes of the longest form (escaped, percent-encoded) of any value."""
         self.add(*values)
 
     @classmethod
@@ -132,6 +135,11 @@ class Scrubber:
             }
         self._text_re = _alternation(self._values)
         self._any_re = _alternation(self._forms)
+        encoded = {f.encode("utf-8", "surrogateescape") for f in self._forms}
+        self._bytes_re = re.compile(
+            b"|".join(re.escape(f) for f in sorted(encoded, key=len, reverse=True))
+        )
+        self.longest_bytes = max(len(f) for f in encoded)
         self._prefixes = frozenset(v[:k] for v in self._values for k in range(1, len(v)))
         self.longest = max(len(v) for v in self._values)
 
@@ -167,6 +175,23 @@ class Scrubber:
             return data
         text = data.decode("utf-8", "surrogateescape")
         return self.mask(text).encode("utf-8", "surrogateescape")
+
+    def mask_buffer(self, buf: bytearray, start: int = 0) -> bool:
+        """Mask known values (every form) in ``buf[start:]`` *in place*, ``*`` per byte;
+        ``True`` if anything was masked.
+
+        For byte buffers that grow in chunks and whose offsets are shown (the TUI's Raw
+        stream and Pending panes): the length never changes, so every offset, frontier
+        and count stays true, and a value split across chunks is masked once its last
+        byte arrives if the caller re-scans from ``len(buf) - len(new) -
+        (longest_bytes - 1)`` after each append (linear in what arrives).
+        """
+        if self._bytes_re is None or start >= len(buf):
+            return False
+        spans = [m.span() for m in self._bytes_re.finditer(buf, max(0, start))]
+        for s, e in spans:
+            buf[s:e] = MASK.encode() * (e - s)
+        return bool(spans)
 
     def scrub_obj(self, obj: Any) -> Any:
         """``scrub`` every string inside JSON-like data, events and results.
