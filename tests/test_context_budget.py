@@ -31,7 +31,6 @@ from frontier.app.agent.modes import get_mode
 from frontier.app.config import load_config
 from frontier.app.events import Compacted, ContextUsage, Event, Summarising, TurnEnded
 from frontier.app.providers.context_window import (
-    probe_window,
     window_from_models,
     window_from_props,
 )
@@ -549,16 +548,41 @@ async def test_the_server_is_asked_for_its_window(
 
 
 async def test_the_window_defaults_when_the_server_says_nothing() -> None:
-    async with httpx.AsyncClient() as client:
-        assert (
-            await probe_window(client, "http://127.0.0.1:9/v1/chat/completions", "m", timeout=2)
-            is None
-        )
-    budget = ContextBudget(
-        probe=lambda: probe_window(httpx.AsyncClient(), "http://127.0.0.1:9/v1/x", "m")
-    )
-    await budget.learn()
+    async with OpenAIProvider("http://127.0.0.1:9/v1", "m") as provider:  # nothing listens
+        assert await provider.probe_context_window(timeout=2) is None
+        budget = ContextBudget(probe=provider.probe_context_window)
+        await budget.learn()
     assert (budget.window, budget.source) == (DEFAULT_WINDOW, "default")
+
+
+async def test_props_is_asked_once_for_the_window_and_for_prefill() -> None:
+    """Both the context budget and prefill detection read llama.cpp's /props: one GET."""
+    asked: list[str] = []
+
+    async def handle(request: httpx.Request) -> httpx.Response:
+        asked.append(request.url.path)
+        if request.url.path == "/props":
+            return httpx.Response(200, json={"default_generation_settings": {"n_ctx": 4096}})
+        return httpx.Response(404)
+
+    transport = httpx.MockTransport(handle)
+    async with OpenAIProvider("http://test/v1", "m", transport=transport) as provider:
+        window = await provider.probe_context_window()
+        props = await provider.probe_json("props", root=True)
+    assert window is not None and window.tokens == 4096
+    assert props == {"default_generation_settings": {"n_ctx": 4096}}
+    assert asked.count("/props") == 1 and asked.count("/v1/models") == 1
+
+
+async def test_a_deeply_nested_probe_answer_is_ignored() -> None:
+    """The server's answer is untrusted: a body nested past the envelope depth is no window."""
+
+    async def handle(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(200, content=b"[" * 100_000 + b"]" * 100_000)
+
+    transport = httpx.MockTransport(handle)
+    async with OpenAIProvider("http://test/v1", "m", transport=transport) as provider:
+        assert await provider.probe_context_window() is None
 
 
 async def test_the_first_request_learns_the_window_from_the_server(

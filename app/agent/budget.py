@@ -20,7 +20,7 @@ from __future__ import annotations
 import json
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 DEFAULT_WINDOW = 8192
 """Tokens assumed when neither the settings nor the server say: the smallest window of
@@ -36,9 +36,11 @@ MESSAGE_OVERHEAD = 4
 RATIO_BOUNDS = (0.25, 4.0)
 """How far the server's count may scale the estimate (a count outside is not believed)."""
 
-Probe = Callable[[], Awaitable[Any]]
-"""Asks the server for the window: returns something with ``tokens`` and ``source``
-(``providers.context_window.WindowInfo``) or ``None``."""
+if TYPE_CHECKING:
+    from frontier.app.providers.context_window import WindowInfo
+
+Probe = Callable[[], Awaitable["WindowInfo | None"]]
+"""Asks the server for the window (``OpenAIProvider.probe_context_window``)."""
 
 Messages = Sequence[Mapping[str, Any]]
 
@@ -98,9 +100,8 @@ class ContextBudget:
                 info = await self.probe()
             except Exception:  # a probe only helps; the default is documented
                 info = None
-        tokens = getattr(info, "tokens", None)
-        if isinstance(tokens, int) and tokens > 0:
-            self.window, self.source = tokens, f"server ({getattr(info, 'source', '')})"
+        if info is not None and info.tokens > 0:
+            self.window, self.source = info.tokens, f"server ({info.source})"
         else:
             self.window, self.source = DEFAULT_WINDOW, "default"
 

@@ -33,6 +33,7 @@ from frontier.tools.contract import Approver
 from frontier.tools.workspace_files import BeneathFiles
 
 if TYPE_CHECKING:
+    from frontier.app.providers.openai import OpenAIProvider
     from frontier.app.session.store import SessionInfo, SessionStore
 
 
@@ -116,7 +117,7 @@ def _discard_if_empty(store: SessionStore, session_id: str) -> None:
         store.catalogue.discard_if_empty(session_id)
 
 
-def _prefill(config: Config, provider: Any, *, demo: bool) -> Prefill | None:
+def _prefill(config: Config, provider: OpenAIProvider, *, demo: bool) -> Prefill | None:
     """How a CTL response cut by ``length`` goes on (``continuation.py``): detected from
     the endpoint on first need (``auto``), forced (``on``), or never (``off``). The demo
     model continues only when asked (``--prefill on``), so its story shows the resend."""
@@ -124,8 +125,7 @@ def _prefill(config: Config, provider: Any, *, demo: bool) -> Prefill | None:
 
     if config.prefill == "off" or (demo and config.prefill != "on"):
         return None
-    probing = callable(getattr(provider, "probe_json", None))
-    return Prefill(config.prefill, functools.partial(detect_prefill, provider) if probing else None)
+    return Prefill(config.prefill, functools.partial(detect_prefill, provider))
 
 
 DEMO_CONTEXT_WINDOW = 32768
@@ -133,7 +133,7 @@ DEMO_CONTEXT_WINDOW = 32768
 compacts unless a test sets ``context_window`` lower."""
 
 
-def _context_budget(config: Config, provider: object, *, demo: bool) -> ContextBudget:
+def _context_budget(config: Config, provider: OpenAIProvider, *, demo: bool) -> ContextBudget:
     """The session's budget: ``config.context_window`` when set, the demo's own window,
     else the server is asked before the first request (``probe_context_window``)."""
     budget = ContextBudget(threshold=config.compact_threshold)
@@ -142,7 +142,7 @@ def _context_budget(config: Config, provider: object, *, demo: bool) -> ContextB
     elif demo:
         budget.window, budget.source = DEMO_CONTEXT_WINDOW, "demo"
     else:
-        budget.probe = getattr(provider, "probe_context_window", None)
+        budget.probe = provider.probe_context_window
     return budget
 
 

@@ -21,13 +21,14 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 import httpx
+
+from frontier.app.wire import safejson
 
 PROBE_TIMEOUT = 3.0
 """Seconds for each of the two look-ups (they run at the same time)."""
@@ -87,22 +88,9 @@ def window_from_models(obj: object, model: str) -> tuple[int, str] | None:
     return None
 
 
-async def probe_window(
-    client: httpx.AsyncClient,
-    request_url: str,
-    model: str,
-    *,
-    headers: Mapping[str, str] | None = None,
-    timeout: float = PROBE_TIMEOUT,
-) -> WindowInfo | None:
-    """Ask the server behind ``request_url`` (its chat-completions URL) for ``model``'s
-    window; ``None`` when it does not say, cannot be reached or answers nonsense."""
-    props_url = sibling_url(request_url, "props", root=True)
-    models_url = sibling_url(request_url, "models")
-    props, models = await asyncio.gather(
-        _get_json(client, props_url, headers, timeout),
-        _get_json(client, models_url, headers, timeout),
-    )
+def window_from(props: object, models: object, model: str) -> WindowInfo | None:
+    """The window ``/props`` and ``/models`` (their bodies, ``None`` where absent) tell:
+    llama.cpp's per-slot ``n_ctx`` first, else the model's ``/models`` entry."""
     tokens = window_from_props(props)
     if tokens:
         return WindowInfo(tokens, "GET /props default_generation_settings.n_ctx")
@@ -112,10 +100,12 @@ async def probe_window(
     return None
 
 
-async def _get_json(
+async def get_json(
     client: httpx.AsyncClient, url: str, headers: Mapping[str, str] | None, timeout: float
 ) -> Any:
-    """The JSON body of ``GET url``, or ``None`` for anything else (errors included)."""
+    """The JSON body of ``GET url``, or ``None`` for anything else (errors included): read
+    at most ``BODY_CAP`` bytes and parsed with the envelope depth limit, since a server's
+    answer is untrusted input like its stream."""
     with contextlib.suppress(Exception):  # never fatal: a probe only helps
         async with asyncio.timeout(timeout):
             request = client.build_request(
@@ -130,7 +120,8 @@ async def _get_json(
                     body += piece
                     if len(body) > BODY_CAP:
                         return None
-                return json.loads(bytes(body))
+                text = body.decode("utf-8", "replace")
+                return safejson.loads(text, max_depth=safejson.ENVELOPE_DEPTH)
             finally:
                 await response.aclose()
     return None
@@ -150,8 +141,9 @@ def _tokens(value: object) -> int | None:
 __all__ = [
     "PROBE_TIMEOUT",
     "WindowInfo",
-    "probe_window",
+    "get_json",
     "sibling_url",
+    "window_from",
     "window_from_models",
     "window_from_props",
 ]

@@ -39,7 +39,6 @@ plus ``/chat/completions``, with the base URL's query string kept after it.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import email.utils
 import json
 import logging
@@ -55,7 +54,13 @@ import httpx
 
 from frontier.app.events import Retry
 from frontier.app.providers.base import Chunk, ProviderItem, StreamEnd
-from frontier.app.providers.context_window import PROBE_TIMEOUT, WindowInfo, probe_window
+from frontier.app.providers.context_window import (
+    PROBE_TIMEOUT,
+    WindowInfo,
+    get_json,
+    sibling_url,
+    window_from,
+)
 from frontier.app.providers.errors import ProviderError, context_overflow
 from frontier.app.secrets import Scrubber, redact_url, url_secrets
 from frontier.app.wire import safejson
@@ -155,6 +160,8 @@ class OpenAIProvider:
             connect=connect_timeout, read=backstop, write=first_byte_timeout, pool=connect_timeout
         )
         self._client = httpx.AsyncClient(transport=transport, timeout=timeout)
+        self._probes: dict[str, asyncio.Future[Any]] = {}
+        """``probe_json`` answers by URL (one GET per path for the provider's life)."""
 
     def __repr__(self) -> str:
         # Never shows the key.
@@ -183,25 +190,24 @@ class OpenAIProvider:
     async def probe_context_window(self, timeout: float = PROBE_TIMEOUT) -> WindowInfo | None:
         """Ask the server for the model's context window (``context_window.py``): llama.cpp's
         ``/props``, else ``/models``; ``None`` when neither says. Never raises."""
-        headers = {k: v for k, v in self._headers().items() if k != "Accept"}
-        return await probe_window(
-            self._client, self._request_url, self.model, headers=headers, timeout=timeout
+        props, models = await asyncio.gather(
+            self.probe_json("props", root=True, timeout=timeout),
+            self.probe_json("models", timeout=timeout),
         )
+        return window_from(props, models, self.model)
 
-    async def probe_json(self, path: str, *, root: bool = False, timeout: float = 3.0) -> Any:
+    async def probe_json(
+        self, path: str, *, root: bool = False, timeout: float = PROBE_TIMEOUT
+    ) -> Any:
         """``GET`` a JSON document beside the chat endpoint (``models``) or, with ``root``,
         at the server root (llama.cpp's ``props``): its body, or ``None`` for anything but
-        a 200 JSON answer. Never raises (prefill detection, ``prefill.py``)."""
-        from frontier.app.providers.context_window import sibling_url
-
+        a 200 JSON answer. Never raises. Asked once per provider and path: the context
+        window and prefill detection both read ``/props``, and a session needs one answer."""
         url = sibling_url(self._request_url, path, root=root)
-        headers = {**self._headers(), "Accept": "application/json"}
-        with contextlib.suppress(Exception):  # a probe only helps
-            async with asyncio.timeout(timeout):
-                response = await self._client.get(url, headers=headers)
-                if response.status_code == 200 and len(response.content) <= JSON_BODY_CAP:
-                    return safejson.loads(response.text, max_depth=safejson.ENVELOPE_DEPTH)
-        return None
+        if url not in self._probes:
+            headers = {k: v for k, v in self._headers().items() if k != "Accept"}
+            self._probes[url] = asyncio.ensure_future(get_json(self._client, url, headers, timeout))
+        return await asyncio.shield(self._probes[url])
 
     # ------------------------------------------------------------------ request
 
