@@ -14,6 +14,11 @@ their keys and nothing is re-rendered when the head goes.
 
 Only what the transducer confirmed ever reaches here (``UiState`` feeds it from
 ``Confirmed`` text), so a fence or a table is only as complete as the frontier.
+With a ``scrub`` function (``UiState`` passes its scrubber's), every finished block is
+scrubbed once as it is cut and the growing tail each time it is read: a block ends at a
+line end, and a forced cut of a very long line keeps its last ``CUT_GUARD`` characters
+for the next block, so a secret (never a newline) lies whole in one block.
+
 No Textual and no rich: ``widgets/state.py`` owns it, ``widgets/transcript.py``
 renders it.
 """
@@ -22,8 +27,8 @@ from __future__ import annotations
 
 import re
 from collections import deque
-from collections.abc import Iterator
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, replace
 
 BLOCK_LIMIT = 4096
 """Characters after which a growing block is cut at its next line (render cost bound)."""
@@ -31,6 +36,8 @@ LINE_LIMIT = 16_384
 """An unfinished line longer than this is treated as a line (a reply with no newlines)."""
 KEPT_CHARS = 64_000
 """Characters of one reply kept (whole blocks; the oldest go first)."""
+CUT_GUARD = 512
+"""Characters of an over-long line kept back when it is cut (a secret is never split)."""
 
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$")
 _HEADING = re.compile(r"^#{1,6}(?:[ \t]|$)")
@@ -61,8 +68,16 @@ class ProseBlock:
 class ProseBlocks:
     """A reply as it grows: ``finished`` blocks (never change) and the ``tail`` block."""
 
-    def __init__(self, *, block_limit: int = BLOCK_LIMIT, kept: int = KEPT_CHARS) -> None:
+    def __init__(
+        self,
+        *,
+        block_limit: int = BLOCK_LIMIT,
+        kept: int = KEPT_CHARS,
+        scrub: Callable[[str], str] | None = None,
+    ) -> None:
         self.block_limit = block_limit
+        self.scrub = scrub
+        """Applied to each block's text (secrets out of what is shown and copied)."""
         self.kept = kept
         self.finished: deque[ProseBlock] = deque()
         self.version = 0
@@ -89,12 +104,25 @@ class ProseBlocks:
         """The block still growing (``None`` when nothing follows the last finished one)."""
         body = "".join(self._lines) + self._partial
         if self._fence is not None:
-            return ProseBlock(
-                self._next, "code", body, self._lang, self._opens, False, self._fence_text
+            return self._scrubbed(
+                ProseBlock(
+                    self._next, "code", body, self._lang, self._opens, False, self._fence_text
+                )
             )
         if not self._has_content() and not self._partial.strip():
             return None
-        return ProseBlock(self._next, "md", body, repeated=self._repeated)
+        return self._scrubbed(ProseBlock(self._next, "md", body, repeated=self._repeated))
+
+    def _scrubbed(self, block: ProseBlock) -> ProseBlock:
+        scrub = self.scrub
+        if scrub is None:
+            return block
+        if block.repeated:  # the repeated header keeps its own (scrubbed) length
+            head = scrub(block.text[: block.repeated])
+            text = head + scrub(block.text[block.repeated :])
+            return replace(block, text=text, repeated=len(head))
+        text = scrub(block.text)
+        return block if text == block.text else replace(block, text=text)
 
     def blocks(self) -> Iterator[ProseBlock]:
         yield from self.finished
@@ -126,7 +154,8 @@ class ProseBlocks:
         for line in lines:
             self._line(line + "\n")
         if len(self._partial) > LINE_LIMIT:
-            line, self._partial = self._partial, ""
+            cut = len(self._partial) - CUT_GUARD
+            line, self._partial = self._partial[:cut], self._partial[cut:]
             self._line(line)
         self._trim()
 
@@ -210,6 +239,7 @@ class ProseBlocks:
         self._repeated = 0
 
     def _push(self, block: ProseBlock) -> None:
+        block = self._scrubbed(block)
         self.finished.append(block)
         self._chars += len(block.text)
         self._next += 1

@@ -80,6 +80,7 @@ class RawStreamView(ScrollView, can_focus=True):
         self._wrap = 0
         self._indexed = 0
         self._frontier = 0
+        self._masked = 0
         self._cache: OrderedDict[tuple[int, int, int, int, int], Strip] = OrderedDict()
 
     # ------------------------------------------------------------------ public
@@ -123,6 +124,10 @@ class RawStreamView(ScrollView, can_focus=True):
                 set_virtual_size(self, Size(width, 0))
                 self.refresh()
             return
+        if buf.masked != self._masked:  # a secret masked in bytes already drawn
+            self._masked = buf.masked
+            self._cache.clear()
+            self.refresh()
         if buf.generation != self._generation and width == self._wrap:
             self._slide(buf)
         if buf.generation != self._generation or width != self._wrap:

@@ -4,6 +4,12 @@ The observer path must be cheap (STYLE.md: arrival rate is not paint rate), so
 ``UiState.apply`` only appends to bounded buffers and records which panes are
 dirty; widgets read this state on the App's ~30 Hz flush. Every buffer has a
 cap so a long session or a multi-megabyte replay keeps memory bounded.
+
+Secrets never reach a pane (docs/decisions-tui.md, "Secrets on screen"): with a
+``scrubber`` (the session's), stream bytes are masked in place with ``*`` of the same
+length — after each append the tail window that could end a value split across chunks
+is re-scanned — and every string a pane shows or copies (prose, reasoning, notes, tool
+output, errors, call summaries, row labels) is scrubbed as accumulated text.
 """
 
 from __future__ import annotations
@@ -48,7 +54,24 @@ from frontier.widgets.progress import TurnProgress
 from frontier.widgets.prose import ProseBlocks
 
 if TYPE_CHECKING:
+    from frontier.app.secrets import Scrubber
     from frontier.app.session.timeline import LogRecord
+
+Scrub = Callable[[str], str]
+
+SHAPE_MARGIN = 64
+"""Characters before a new piece re-scrubbed with it (beyond the longest secret), so a
+credential *shape* such as ``Bearer <token>`` split over two pieces is still seen."""
+
+
+def scrub_append(text: str, piece: str, scrub: Scrub | None, window: int) -> str:
+    """``text + piece`` scrubbed, re-scanning only the last ``window`` characters of the
+    already scrubbed ``text`` (where a secret completed by ``piece`` may begin)."""
+    if scrub is None:
+        return text + piece
+    cut = max(0, len(text) - window)
+    return text[:cut] + scrub(text[cut:] + piece)
+
 
 RAW_WINDOW = 2 << 20
 """Bytes of one response kept for the Raw stream pane; older bytes are dropped."""
@@ -90,17 +113,27 @@ class ResponseBuffer:
     request_index: int = 0
     """The session's number for the response (``ResponseStarted.request_index``: the
     ``N`` of ``SESSION#N``), so the inspector can look it up in the store."""
+    masked: int = 0
+    """Bumped whenever a secret is masked in ``data`` (maybe in bytes already shown: a
+    value split across chunks), so views drop what they drew of the old bytes."""
 
-    def think(self, text: str) -> None:
+    def think(self, text: str, scrub: Scrub | None = None, window: int = 0) -> None:
         self.reasoning_chars += len(text)
-        tail = self.reasoning + text
+        tail = scrub_append(self.reasoning, text, scrub, window)
         self.reasoning = tail[-THINKING_TAIL:] if len(tail) > THINKING_TAIL else tail
 
     @property
     def end(self) -> int:
         return self.base + len(self.data)
 
-    def append(self, offset: int, data: bytes, window: int = RAW_WINDOW) -> None:
+    def append(
+        self, offset: int, data: bytes, window: int = RAW_WINDOW, scrubber: Scrubber | None = None
+    ) -> bool:
+        """Add stream bytes; ``True`` if the scrubber masked any (maybe earlier) bytes.
+
+        Masking is in place and same-length, so offsets and the frontier stay true; only
+        the tail a secret ending in ``data`` can start in is re-scanned.
+        """
         if offset > self.end:
             # A gap (should not happen): keep offsets honest by restarting the window.
             self.data.clear()
@@ -117,6 +150,13 @@ class ResponseBuffer:
             del self.data[:drop]
             self.base += drop
             self.generation += 1
+        if not scrubber or not data:
+            return False
+        start = len(self.data) - len(data) - (scrubber.longest_bytes - 1)
+        if not scrubber.mask_buffer(self.data, max(0, start)):
+            return False
+        self.masked += 1
+        return True
 
     def slice(self, start: int, end: int) -> bytes:
         start = max(start, self.base)
@@ -183,12 +223,21 @@ class TranscriptEntry:
     last block; ``text`` reads it back as one string.
     """
 
-    def __init__(self, id: int, role: str, text: str = "", call_id: str | None = None) -> None:
+    def __init__(
+        self,
+        id: int,
+        role: str,
+        text: str = "",
+        call_id: str | None = None,
+        scrub: Scrub | None = None,
+    ) -> None:
         self.id = id
+        self.scrub = scrub
+        """Applied to all text set here and to every prose block (secrets out)."""
         self.role = role
         self.call_id = call_id
         self.version = 0
-        self.prose: ProseBlocks | None = ProseBlocks() if role == "ai" else None
+        self.prose: ProseBlocks | None = ProseBlocks(scrub=scrub) if role == "ai" else None
         self.interrupted = False
         """``ai``: the turn was stopped (Esc) while this reply streamed; what was
         confirmed is kept and marked."""
@@ -202,10 +251,14 @@ class TranscriptEntry:
     @text.setter
     def text(self, value: str) -> None:
         if self.prose is not None:
-            self.prose = ProseBlocks()
+            self.prose = ProseBlocks(scrub=self.scrub)
             self.prose.append(value)
         else:
-            self._text = value
+            self._text = self.scrub(value) if self.scrub is not None else value
+
+    def append_text(self, piece: str, window: int) -> None:
+        """Grow a non-prose entry (reasoning): only the tail is scrubbed again."""
+        self._text = scrub_append(self._text, piece, self.scrub, window)
 
     def __repr__(self) -> str:
         return f"TranscriptEntry({self.id}, {self.role!r}, {self.text[:40]!r}, {self.call_id!r})"
@@ -302,8 +355,12 @@ def compaction_line(event: Compacted) -> str:
 class UiState:
     """Everything the panes render, updated by events; no widget ever parses bytes."""
 
-    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self, clock: Callable[[], float] = time.monotonic, scrubber: Scrubber | None = None
+    ) -> None:
         self.clock = clock
+        self.scrubber = scrubber
+        """The session's secrets: masked out of bytes, scrubbed out of text (or ``None``)."""
         self.responses: deque[ResponseBuffer] = deque(maxlen=MAX_RESPONSES)
         self.confirmed: deque[ConfirmedRow] = deque(maxlen=MAX_CONFIRMED_ROWS)
         self.transcript: deque[TranscriptEntry] = deque(maxlen=MAX_TRANSCRIPT)
@@ -387,6 +444,27 @@ class UiState:
         or empty while bytes flow or no response is open."""
         return self.wait.label(self.clock())
 
+    # ------------------------------------------------------------------ secrets
+    def scrub(self, text: str) -> str:
+        """``text`` without the known secrets and credential shapes (for any pane)."""
+        scrubber = self.scrubber
+        return scrubber.scrub(text) if scrubber and text else text
+
+    def _scrub_window(self) -> int:
+        """Characters of scrubbed text re-scanned when a piece is appended to it."""
+        scrubber = self.scrubber
+        return scrubber.longest_bytes + SHAPE_MARGIN if scrubber else 0
+
+    def _mask_tail(self, tail: bytes, data: bytes, keep: int) -> bytes:
+        """``tail + data`` masked, the last ``keep`` bytes plus the longest secret kept
+        (so a secret whose end is still to come is masked when it arrives)."""
+        scrubber = self.scrubber
+        if not scrubber:
+            return (tail + data)[-keep:]
+        joined = bytearray(tail + data)
+        scrubber.mask_buffer(joined, max(0, len(tail) - scrubber.longest_bytes + 1))
+        return bytes(joined[-(keep + scrubber.longest_bytes) :])
+
     # ------------------------------------------------------------------ updates
     def mark(self, *panes: str) -> None:
         self.dirty.update(panes)
@@ -463,7 +541,7 @@ class UiState:
         self.wait.apply(event, self.clock)
         if isinstance(event, StreamBytes):
             buf = self.current or self._new_response("?")
-            buf.append(event.offset, event.data)
+            buf.append(event.offset, event.data, scrubber=self.scrubber)
             self.bytes_seen += len(event.data)
             self.progress.chunk(self.clock())
             self.mark("raw", "pending", "status")
@@ -491,7 +569,7 @@ class UiState:
             previous = self.tools.pop(call.id, None)
             if previous is not None:
                 self._freeze_entry(previous)
-            row = ToolRow(call=call, summary=summarize_call(call))
+            row = ToolRow(call=call, summary=self.scrub(summarize_call(call)))
             self.tools[call.id] = row
             while len(self.tools) > MAX_TOOLS:
                 oldest = next(iter(self.tools))
@@ -504,7 +582,8 @@ class UiState:
             self.mark("tools")
         elif isinstance(event, ContractError):
             index = self.current.index if self.current else 0
-            self.errors.append(ErrorRow(index, event.kind, event.message, event.offset))
+            message = self.scrub(event.message)
+            self.errors.append(ErrorRow(index, event.kind, message, event.offset))
             self._row("error", f"error {event.kind}", event.offset)
             if not (event.kind == "truncated" and self._cut_shown):  # the ✂ line said it
                 self._entry("error", f"{event.kind} at byte {event.offset}: {event.message}")
@@ -528,7 +607,8 @@ class UiState:
             self._thinking = None
             self._reported_prose(event.text)
         elif isinstance(event, ReasoningText):
-            (self.current or self._new_response("?")).think(event.text)
+            buf = self.current or self._new_response("?")
+            buf.think(event.text, self.scrub if self.scrubber else None, self._scrub_window())
             self.progress.chunk(self.clock())
             self._thinking_text(event.text)
             self.mark("raw")
@@ -542,8 +622,8 @@ class UiState:
             if row is not None:
                 text = row.partial + event.data
                 lines = text.split("\n")
-                row.partial = lines.pop()
-                row.tail.extend(lines)
+                row.partial = self.scrub(lines.pop())  # a prefix of a key waits for the rest
+                row.tail.extend(map(self.scrub, lines))
                 row.output_lines += len(lines)
                 self.mark("tools")
         elif isinstance(event, ToolFinished):
@@ -556,11 +636,12 @@ class UiState:
             row.state = result.kind
             row.exit_code = result.exit_code
             row.elapsed = result.elapsed
-            row.message = result.output.strip().splitlines()[0][:200] if result.output else ""
-            row.output = result.output
-            row.changes = tuple(change_lines(result.meta, SHOWN_CHANGES))
+            output = self.scrub(result.output)
+            row.message = output.strip().splitlines()[0][:200] if output else ""
+            row.output = output
+            row.changes = tuple(map(self.scrub, change_lines(result.meta, SHOWN_CHANGES)))
             if row.partial:
-                row.tail.append(row.partial)
+                row.tail.append(self.scrub(row.partial))
                 row.output_lines += 1
                 row.partial = ""
             self._touch_call(result.call_id)
@@ -625,7 +706,7 @@ class UiState:
     def _tool(self, call: ToolCall, *, entry: bool = True) -> ToolRow:
         row = self.tools.get(call.id)
         if row is None:
-            row = ToolRow(call=call, summary=summarize_call(call))
+            row = ToolRow(call=call, summary=self.scrub(summarize_call(call)))
             self.tools[call.id] = row
             if entry:
                 self._entry("call", "", call_id=call.id)
@@ -652,27 +733,27 @@ class UiState:
 
     def _row(self, kind: str, label: str, offset: int) -> None:
         self._row_ids += 1
-        self.confirmed.append(ConfirmedRow(self._row_ids, kind, label, offset))
+        self.confirmed.append(ConfirmedRow(self._row_ids, kind, self.scrub(label), offset))
         self.mark("confirmed")
 
     def _merge(self, kind: str, label: str, offset: int, data: bytes) -> None:
         last = self.confirmed[-1] if self.confirmed else None
         if last is not None and last.kind == kind and last.label == label:
             last.nbytes += len(data)
-            last.tail = (last.tail + data)[-PREVIEW_BYTES - 3 :]
+            last.tail = self._mask_tail(last.tail, data, PREVIEW_BYTES + 3)
             last.preview = _preview(last.tail)
             last.version += 1
         else:
             self._row(kind, label, offset)
             row = self.confirmed[-1]
             row.nbytes = len(data)
-            row.tail = data[-PREVIEW_BYTES - 3 :]
+            row.tail = self._mask_tail(b"", data, PREVIEW_BYTES + 3)
             row.preview = _preview(row.tail)
         self.mark("confirmed")
 
     def _entry(self, role: str, text: str, call_id: str | None = None) -> TranscriptEntry:
         self._entry_ids += 1
-        entry = TranscriptEntry(self._entry_ids, role, text, call_id)
+        entry = TranscriptEntry(self._entry_ids, role, text, call_id, self.scrub)
         self.transcript.append(entry)
         self.mark("transcript")
         return entry
@@ -682,7 +763,7 @@ class UiState:
         if self._thinking is None or self._thinking is not self.transcript[-1]:
             self._thinking = self._entry("thinking", "")
         entry = self._thinking
-        entry.text += text
+        entry.append_text(text, self._scrub_window())
         if len(entry.text) > ASSISTANT_TEXT_CAP:
             entry.text = "…" + entry.text[-ASSISTANT_TEXT_CAP // 2 :]
         entry.version += 1

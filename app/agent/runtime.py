@@ -133,7 +133,9 @@ DEMO_CONTEXT_WINDOW = 32768
 compacts unless a test sets ``context_window`` lower."""
 
 
-def _context_budget(config: Config, provider: OpenAIProvider, *, demo: bool) -> ContextBudget:
+def _context_budget(
+    config: Config, provider: OpenAIProvider | None, *, demo: bool
+) -> ContextBudget:
     """The session's budget: ``config.context_window`` when set, the demo's own window,
     else the server is asked before the first request (``probe_context_window``)."""
     budget = ContextBudget(threshold=config.compact_threshold)
@@ -141,7 +143,7 @@ def _context_budget(config: Config, provider: OpenAIProvider, *, demo: bool) -> 
         budget.window, budget.source = config.context_window, "config"
     elif demo:
         budget.window, budget.source = DEMO_CONTEXT_WINDOW, "demo"
-    else:
+    elif provider is not None:  # ``None``: a session opened without a model (undo)
         budget.probe = provider.probe_context_window
     return budget
 
@@ -272,12 +274,12 @@ def create_runtime(
             instructions=project.prompt(),
         )
         loop.carried = undelivered
-        loop.prefill = _prefill(config, provider, demo=demo)
+        loop.prefill = None if offline else _prefill(config, provider, demo=demo)
         # A resumed session's responses continue its numbering: SESSION#N names one.
         loop.request_index = store.next_request_index(session_id)
         # the context budget (docs/context-budget.md): the window from the settings, the
         # server (asked before the first request) or the default; compaction before overflow
-        budget = _context_budget(config, provider, demo=demo)
+        budget = _context_budget(config, None if offline else provider, demo=demo)
         if not offline:
             loop.compactor = Compactor(budget, store=store, session_id=session_id, emit=events.emit)
         session = AgentSession(

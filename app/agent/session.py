@@ -195,6 +195,12 @@ class AgentSession:
 
     # ------------------------------------------------------------------ facts that change
     @property
+    def scrubber(self) -> Scrubber:
+        """The session's secrets (API key, URL credentials, secret-looking env values):
+        a front end scrubs what it shows with it (the TUI's ``UiState``)."""
+        return self._scrubber
+
+    @property
     def mode(self) -> str:
         """The protocol mode of the next model request."""
         return self._mode

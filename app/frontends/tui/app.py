@@ -47,6 +47,7 @@ from frontier.app.frontends.tui.screens.main import TABS, MainScreen
 from frontier.app.frontends.tui.screens.review import ReviewScreen
 from frontier.app.frontends.tui.screens.welcome import WelcomeScreen
 from frontier.app.replay_player import PlaylistPlayer, ReplayPlayer
+from frontier.app.secrets import Scrubber, url_secrets
 from frontier.themes.palette import DEFAULT_THEME, THEME_NAMES, THEMES, theme_variable
 from frontier.tools.contract import Decision, Preview, ToolSpec
 from frontier.widgets.errors_pane import ErrorsPane
@@ -138,7 +139,12 @@ class FrontierApp(App[int]):
         super().__init__()
         self.config = config or Config()
         self.clock = clock
-        self.state = UiState(clock)
+        # the config's secrets until a session brings its own scrubber (live.py); replay's
+        # recordings are masked already, so this is a second net there
+        self.state = UiState(
+            clock,
+            scrubber=Scrubber.from_env(self.config.api_key, *url_secrets(self.config.base_url)),
+        )
         self.replay: ReplayController | None = None
         """Set when replaying; then ``live`` is None."""
         self.live: LiveController | None = None
@@ -435,6 +441,11 @@ class FrontierApp(App[int]):
             self.notify("nothing to copy yet", timeout=2)
             return
         self.push_screen(CopyScreen(items), callback=self._copy_chosen)
+
+    def copy_to_clipboard(self, text: str) -> None:
+        """Every copy (OSC 52: the terminal, or a browser under ``frontier serve``) is
+        scrubbed once more here, whichever screen asked (diffs, commands, explanations)."""
+        super().copy_to_clipboard(self.state.scrub(text))
 
     def _copy_chosen(self, item: CopyItem | None) -> None:
         if item is None:

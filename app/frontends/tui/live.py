@@ -114,6 +114,9 @@ class LiveController:
             demo_rate=self.demo_rate,
             session_id=self.session_id,
             workspace=self.workspace,
+            # the app's scrubber (the config's key, URL credentials and secret-looking
+            # environment values, as headless uses): the store and the panes mask the same
+            scrubber=self.app.state.scrubber,
         )
 
     def _adopt(self, session: AgentSession) -> None:
@@ -130,6 +133,7 @@ class LiveController:
         self._unsubscribe = session.subscribe(self._observe)
         self._wire_prompt()
         state = self.app.state
+        state.scrubber = session.scrubber  # secrets never reach a pane (or the clipboard)
         if previous is not None and previous is not session:
             # every pane starts over; the Transcript keeps the earlier talk above a rule
             state.new_session(f"new session {session.session_id} · {session.mode}")

@@ -318,7 +318,7 @@ def fresh(app: FrontierApp) -> None:
     the old one's and its epoch is the next: the panes cache rows by id, so a rebuilt
     row must never look like one they already drew."""
     old = app.state
-    new = UiState(old.clock)
+    new = UiState(old.clock, scrubber=old.scrubber)
     new._row_ids = old._row_ids  # the ids are the panes' cache keys
     new._entry_ids = old._entry_ids
     new.epoch = old.epoch + 1

@@ -1,0 +1,177 @@
+"""Known secrets never reach a TUI pane: ``UiState`` masks stream bytes in place (same
+length, across any chunking) and scrubs every string it shows or copies."""
+
+from __future__ import annotations
+
+import pytest
+
+from frontier.app.events import (
+    CallReady,
+    CallStarted,
+    Confirmed,
+    ContractError,
+    ReasoningText,
+    ResponseStarted,
+    StreamBytes,
+    ToolCall,
+    ToolFinished,
+    ToolOutput,
+    ToolResult,
+    ToolStarted,
+    TurnEnded,
+)
+from frontier.app.frontends.tui.screens.copy import copy_items
+from frontier.app.secrets import Scrubber
+from frontier.widgets.state import ResponseBuffer, UiState
+
+KEY = "sk-test-0123456789abcdef"
+PROSE = f"Here is the key: {KEY} and more text.\n\nDone.\n".encode()
+
+
+def _texts(state: UiState) -> list[str]:
+    """Everything a pane (or the copy picker) can show, as strings."""
+    out: list[str] = []
+    for buf in state.responses:
+        out += [bytes(buf.data).decode("utf-8", "replace"), buf.reasoning]
+    out.append(state.pending().decode("utf-8", "replace"))
+    out.append(state.pending_tail(4096).decode("utf-8", "replace"))
+    for row in state.confirmed:
+        out += [row.label, row.preview, row.tail.decode("utf-8", "replace")]
+    for entry in state.transcript:
+        out.append(entry.text)
+        if entry.prose is not None:
+            out += [block.text for block in entry.prose.blocks()]
+    for tool in state.tools.values():
+        out += [tool.summary, tool.message, tool.output, tool.partial, *tool.tail, *tool.changes]
+    for error in state.errors:
+        out.append(error.message)
+    out += [item.text for item in copy_items(state, [])]
+    out += [item.label for item in copy_items(state, [])]
+    return out
+
+
+def _assert_clean(state: UiState) -> None:
+    leaked = [text for text in _texts(state) if KEY in text]
+    assert not leaked, leaked
+
+
+def _cuts(n: int) -> list[list[int]]:
+    """Every way to split ``PROSE`` into 2 chunks, and 3 chunks around the key."""
+    at = PROSE.index(KEY.encode())
+    two = [[c] for c in range(1, n)]
+    three = [[a, b] for a in range(at, at + len(KEY)) for b in range(a + 1, at + len(KEY) + 1)]
+    return two + three
+
+
+def _feed(state: UiState, data: bytes, cuts: list[int]) -> None:
+    done = 0
+    for cut in [*cuts, len(data)]:
+        state.apply(StreamBytes(done, data[done:cut]))
+        done = cut
+
+
+def test_stream_bytes_split_anywhere_are_masked_same_length() -> None:
+    for cuts in _cuts(len(PROSE)):
+        state = UiState(scrubber=Scrubber([KEY]))
+        state.apply(ResponseStarted("ctl"))
+        _feed(state, PROSE, cuts)
+        buf = state.current
+        assert buf is not None
+        assert len(buf.data) == len(PROSE) and buf.end == len(PROSE), cuts
+        assert state.pending_size == len(PROSE) and state.frontier == 0
+        assert bytes(buf.data) == PROSE.replace(KEY.encode(), b"*" * len(KEY)), cuts
+        # confirmed in pieces too (the prose is decoded from these), cut the same way
+        done = 0
+        for cut in [*cuts, len(PROSE)]:
+            state.apply(Confirmed(done, "text", PROSE[done:cut]))
+            done = cut
+        assert state.frontier == len(PROSE) and state.consumed == len(PROSE)
+        assert state.confirmed[-1].nbytes == len(PROSE)
+        _assert_clean(state)
+
+
+def test_tools_errors_reasoning_and_notes_are_scrubbed() -> None:
+    state = UiState(scrubber=Scrubber([KEY]))
+    state.apply(ResponseStarted("ctl"))
+    for piece in ("thinking about sk-test-0123", "456789abcdef now"):
+        state.apply(ReasoningText(piece))
+    call = ToolCall("c1", "shell", {"command": f"echo {KEY}"})
+    state.apply(CallStarted("c1", "shell", 0))
+    state.apply(CallReady(call))
+    state.apply(ToolStarted(call))
+    for piece in ("out: sk-te", "st-0123456789", "abcdef\nsecond line ", KEY[:5], KEY[5:]):
+        state.apply(ToolOutput("c1", piece))
+    state.apply(ToolFinished(ToolResult("c1", "shell", "ok", f"{KEY}\nout: {KEY}", 0)))
+    state.apply(ContractError("bad_arg", f"argument carried {KEY}", 12))
+    state.note(f"a note with {KEY}")
+    state.apply(TurnEnded("error", f"failed: {KEY}"))
+    _assert_clean(state)
+    assert any("[REDACTED]" in text for text in _texts(state))
+
+
+def test_without_a_scrubber_nothing_changes() -> None:
+    state = UiState()
+    state.apply(ResponseStarted("ctl"))
+    _feed(state, PROSE, [20, 30])
+    assert state.current is not None and bytes(state.current.data) == PROSE
+
+
+def test_a_retroactive_mask_bumps_the_buffer() -> None:
+    buf = ResponseBuffer(1, "ctl")
+    scrubber = Scrubber([KEY])
+    data = PROSE
+    at = data.index(KEY.encode()) + 5
+    assert not buf.append(0, data[:at], scrubber=scrubber)
+    assert buf.append(at, data[at:], scrubber=scrubber)
+    assert buf.masked == 1 and KEY.encode() not in buf.data
+
+
+def test_mask_buffer_is_same_length_and_starts_where_told() -> None:
+    scrubber = Scrubber([KEY])
+    buf = bytearray(f"{KEY} x {KEY}".encode())
+    assert scrubber.mask_buffer(buf, len(KEY))
+    assert buf == f"{KEY} x {'*' * len(KEY)}".encode()
+    assert not Scrubber().mask_buffer(buf)
+
+
+def test_the_checks_see_a_leak() -> None:
+    state = UiState()
+    state.apply(ResponseStarted("ctl"))
+    _feed(state, PROSE, [])
+    assert any(KEY in text for text in _texts(state))
+
+
+def test_every_copy_is_scrubbed() -> None:
+    from frontier.app.config import Config
+    from frontier.app.frontends.tui.app import FrontierApp
+    from frontier.app.replay_player import ReplayPlayer, source_from_recording
+    from frontier.app.session.record import synthesize
+
+    source = source_from_recording(synthesize("hi\n", "ctl-heredoc", sizes=(16,)), name="t")
+    app = FrontierApp(Config(), player=ReplayPlayer(source), remember_theme=False)
+    app.state.scrubber = Scrubber([KEY])
+    app.copy_to_clipboard(f"copied {KEY}")
+    assert KEY not in app.clipboard and "[REDACTED]" in app.clipboard
+
+
+async def test_the_live_session_and_the_panes_mask_the_same_secrets(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The TUI's session is built with the app's scrubber (the environment's key included),
+    so what the store keeps and what the panes show are masked alike."""
+    from pilot_wait import until
+
+    from frontier.app.config import Config
+    from frontier.app.frontends.tui.app import FrontierApp
+
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+    app = FrontierApp(Config(), demo=True, demo_rate=0, remember_theme=False)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await until(
+            pilot, lambda: app.live is not None and app.live.session is not None, "the session"
+        )
+        session = app.live.session
+        assert session is not None and session.scrubber is app.state.scrubber
+        assert KEY not in session.scrubber.scrub(f"echo {KEY}")
+        app.state.apply(StreamBytes(0, f"the key is {KEY}\n".encode()))
+        assert all(KEY not in text for text in _texts(app.state))
