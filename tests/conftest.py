@@ -44,5 +44,6 @@ def _isolated_dirs(
         "FRONTIER_INSTRUCTIONS",
         "FRONTIER_CONTEXT_WINDOW",
         "FRONTIER_COMPACT_THRESHOLD",
+        "FRONTIER_TOOL_ENV_ALLOW",
     ):
         monkeypatch.delenv(var, raising=False)

@@ -35,6 +35,31 @@ async def test_api_keys_are_not_in_the_child_env(
     assert "HARMLESS=visible" in r.output
 
 
+async def test_tokens_passwords_and_cloud_secrets_are_not_in_the_child_env(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A command the model writes cannot print the user's other credentials either."""
+    for name in ("GITHUB_TOKEN", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "DB_PASSWORD"):
+        monkeypatch.setenv(name, f"hidden-{name.lower()}")
+    monkeypatch.setenv("AWS_PROFILE", "visible-profile")
+    monkeypatch.delenv("FRONTIER_TOOL_ENV_ALLOW", raising=False)
+    r = await make_boundary(tmp_path).run(call("shell", command="env"))
+    assert "hidden-" not in r.output
+    assert "AWS_PROFILE=visible-profile" in r.output
+
+
+async def test_the_user_can_let_a_named_variable_through_but_never_frontiers_key(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("GITHUB_TOKEN", "passed-on-purpose")
+    monkeypatch.setenv("NPM_TOKEN", "hidden-npm")
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-hidden-always")
+    monkeypatch.setenv("FRONTIER_TOOL_ENV_ALLOW", "github_token, OPENAI_API_KEY")
+    r = await make_boundary(tmp_path).run(call("shell", command="env"))
+    assert "GITHUB_TOKEN=passed-on-purpose" in r.output
+    assert "hidden" not in r.output
+
+
 async def test_python_tool_runs_code_in_workspace(tmp_path: Path) -> None:
     code = "import os\nprint(os.getcwd())\nprint(sum(range(10)))\n"
     r = await make_boundary(tmp_path).run(call("python", code=code))

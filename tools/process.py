@@ -3,8 +3,9 @@
 ``start_new_session`` gives every call its own process group, so a timeout or
 Esc kills the command *and* everything it spawned (``killpg``), not just the
 shell. Output (stdout and stderr merged, in order) streams live to observers
-and is kept within the 60/40 cap. The child's environment never contains an
-API key (any ``*_API_KEY`` variable is removed).
+and is kept within the 60/40 cap. The child's environment never contains a
+secret-named variable (``*KEY*``, ``*SECRET*``, ``*TOKEN*``, ``*PASSWORD*``, … unless the user
+lets one through with ``FRONTIER_TOOL_ENV_ALLOW``; Frontier's own key never).
 
 A running call's group also dies with Frontier, however Frontier dies (``kill
 -9`` included): a small reaper process, started once, holds the read end of a
@@ -44,15 +45,37 @@ DRAIN_AFTER_EXIT = 2.0
 MAX_TIMEOUT = 3600
 
 
-def is_secret(name: str) -> bool:
+SECRET_NAME_PARTS = ("KEY", "SECRET", "TOKEN", "PASSWORD", "PASSWD", "CREDENTIAL")
+"""A variable whose name holds one of these (any case) is kept from a tool's process: a
+command the model writes must not read ``GITHUB_TOKEN`` or ``AWS_SECRET_ACCESS_KEY`` and
+print them into the conversation (Codex CLI's default excludes are ``*KEY*``, ``*SECRET*``,
+``*TOKEN*``)."""
+NEVER_PASSED = ("FRONTIER_API_KEY", "OPENAI_API_KEY")
+"""Frontier's own key: kept from every tool, whatever ``FRONTIER_TOOL_ENV_ALLOW`` says."""
+ALLOW_ENV = "FRONTIER_TOOL_ENV_ALLOW"
+"""Comma-separated names the user lets through anyway (``GITHUB_TOKEN,AWS_PROFILE``)."""
+
+
+def is_secret(name: str, allowed: frozenset[str] = frozenset()) -> bool:
     upper = name.upper()
-    return upper.endswith("_API_KEY") or upper in ("FRONTIER_API_KEY", "OPENAI_API_KEY")
+    if upper in NEVER_PASSED:
+        return True
+    if upper in allowed:
+        return False
+    return any(part in upper for part in SECRET_NAME_PARTS)
+
+
+def _allowed() -> frozenset[str]:
+    raw = os.environ.get(ALLOW_ENV, "")
+    return frozenset(name.strip().upper() for name in raw.split(",") if name.strip())
 
 
 def child_env(extra: Mapping[str, str] | None = None) -> dict[str, str]:
-    """The parent environment minus API keys, plus ``extra`` (also filtered)."""
-    env = {k: v for k, v in os.environ.items() if not is_secret(k)}
-    env.update({k: v for k, v in (extra or {}).items() if not is_secret(k)})
+    """The parent environment minus secret-named variables (``SECRET_NAME_PARTS``, except
+    those ``FRONTIER_TOOL_ENV_ALLOW`` names), plus ``extra`` (filtered the same way)."""
+    allowed = _allowed()
+    env = {k: v for k, v in os.environ.items() if not is_secret(k, allowed)}
+    env.update({k: v for k, v in (extra or {}).items() if not is_secret(k, allowed)})
     env.setdefault("PYTHONUNBUFFERED", "1")
     env.setdefault("PAGER", "cat")
     env.setdefault("GIT_PAGER", "cat")
