@@ -65,6 +65,7 @@ from frontier.app.events import (
     TurnEnded,
     event_to_json,
 )
+from frontier.app.frontends.terminal_text import terminal_safe
 from frontier.app.providers.errors import ProviderError
 from frontier.app.secrets import Scrubber, StreamScrubber, url_secrets
 from frontier.app.session.db import StoreError
@@ -145,7 +146,7 @@ class EventPrinter:
 
     def text(self, text: str) -> str:
         """A message for the terminal (an error, a note), scrubbed like the events."""
-        return self.scrubber.scrub(text)
+        return terminal_safe(self.scrubber.scrub(text))
 
     def tick(self) -> None:
         """Print a waiting / stalled line on each new 10 s of silence (text form only)."""
@@ -186,6 +187,7 @@ class EventPrinter:
             self.out.flush()
             return
         line = describe(self.scrubber.scrub_obj(event))
+        line = terminal_safe(line) if line is not None else None
         if isinstance(event, TurnEnded) and event.reason != "done" and line is not None:
             # A failure is said once, where a person looks for errors (stdout may be a
             # log file); run_headless then only sets the exit status.
@@ -195,7 +197,7 @@ class EventPrinter:
             return
         if line is not None:
             if self._thinking:
-                self.out.write(self._thinking_block() + "\n")
+                self.out.write(terminal_safe(self._thinking_block()) + "\n")
             self.out.write(line + "\n")
             self.out.flush()
 
@@ -294,7 +296,8 @@ class TerminalApprover:
         self.out = out or sys.stderr
 
     async def approve(self, call: ToolCall, spec: ToolSpec, preview: Preview) -> Decision:
-        self.out.write(f"\n── approve {call.id} {call.name}? ──\n{render_preview(preview)}\n")
+        shown = terminal_safe(render_preview(preview))  # nothing in it may hide the rest
+        self.out.write(f"\n── approve {call.id} {call.name}? ──\n{shown}\n")
         self.out.write("[y] approve  [n] deny  (or type a reason to deny): ")
         self.out.flush()
         answer = (await asyncio.to_thread(sys.stdin.readline)).strip()
