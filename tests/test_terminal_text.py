@@ -52,3 +52,19 @@ def test_the_person_approving_sees_the_whole_command(monkeypatch: pytest.MonkeyP
     decision = asyncio.run(approver.approve(call, spec, Preview("command", command=HIDING)))
     assert not decision.approved
     assert "rm -rf ~ #\\r\\x1b[2Kls" in out.getvalue() and "\r" not in out.getvalue()
+
+
+def test_the_tui_transcript_shows_control_pictures_not_escapes() -> None:
+    """Seen in tmux before the fix: a reply with ``\\x1b[2J`` and ``\\r`` tore the layout."""
+    from frontier.app.events import Confirmed, ResponseStarted, StreamBytes
+    from frontier.widgets.state import UiState
+
+    reply = "All clean.\x1b[2J\r\x1b[2KNothing to see.\n"
+    state = UiState()
+    state.apply(ResponseStarted("ctl-heredoc", 0))
+    state.apply(StreamBytes(0, reply.encode()))
+    state.apply(Confirmed(0, "text", reply.encode()))
+    state.apply(AssistantText(reply))
+    texts = [entry.text for entry in state.transcript] + [row.label for row in state.confirmed]
+    assert texts and all("\x1b" not in t and "\r" not in t for t in texts)
+    assert any("␛[2J␍␛[2K" in t for t in texts)

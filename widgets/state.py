@@ -48,6 +48,7 @@ from frontier.app.events import (
     ToolStarted,
     TurnEnded,
 )
+from frontier.app.frontends.terminal_text import pictured
 from frontier.app.vocab import is_clean
 from frontier.tools.patch_summary import SHOWN_CHANGES, change_lines, patch_label
 from frontier.widgets.progress import TurnProgress
@@ -446,9 +447,14 @@ class UiState:
 
     # ------------------------------------------------------------------ secrets
     def scrub(self, text: str) -> str:
-        """``text`` without the known secrets and credential shapes (for any pane)."""
+        """``text`` without the known secrets and credential shapes, and with every
+        character a terminal would act on (ESC, CR, bidi overrides) shown as a picture
+        instead (``terminal_text.pictured``): the model's prose reaches a pane as text,
+        never as a command to the terminal (for any pane)."""
+        if not text:
+            return text
         scrubber = self.scrubber
-        return scrubber.scrub(text) if scrubber and text else text
+        return pictured(scrubber.scrub(text) if scrubber else text)
 
     def _scrub_window(self) -> int:
         """Characters of scrubbed text re-scanned when a piece is appended to it."""

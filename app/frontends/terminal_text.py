@@ -28,3 +28,18 @@ def _visible(match: re.Match[str]) -> str:
 def terminal_safe(text: str) -> str:
     """``text`` with every character a terminal would act on shown instead (linear)."""
     return _UNSAFE.sub(_visible, text)
+
+
+def _pictured(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    if code < 0x20:
+        return chr(0x2400 + code)  # ␛ ␍ ␇: the control pictures the Raw pane uses too
+    if code == 0x7F:
+        return "\u2421"  # ␡
+    return f"\\x{code:02x}" if code <= 0xFF else f"\\u{code:04x}"
+
+
+def pictured(text: str) -> str:
+    """``text`` for a TUI pane: the same characters as :func:`terminal_safe`, shown as
+    Unicode control pictures (one cell each) where there is one, else as escapes."""
+    return _UNSAFE.sub(_pictured, text)
