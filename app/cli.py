@@ -13,12 +13,14 @@ import sys
 from collections.abc import Sequence
 
 from frontier.app.vocab import (
-    AGENT_MODES,
     APPROVALS,
     DEFAULT_MODE,
     PATCH_FORMATS,
+    PROTOCOL_SETTINGS,
     PROTOCOLS,
     THEME_NAMES,
+    WIRE_SETTINGS,
+    WIRES,
 )
 
 EPILOG = """\
@@ -27,12 +29,17 @@ examples:
   frontier demo --tour                  a guided tour of the demo for teaching (space, b)
   frontier serve                        the demo in a browser, on http://127.0.0.1:8470/
   frontier --base-url http://127.0.0.1:8080/v1 --model qwen
+  frontier --provider openai --model gpt-4.1          (OPENAI_API_KEY; Responses API)
+  frontier --provider anthropic --model claude-sonnet-4-5   (ANTHROPIC_API_KEY)
+  frontier --provider ollama --model qwen2.5-coder:7b       (a local Ollama; no key)
   frontier -c                           continue this workspace's last session
   frontier run --prompt "add a --verbose flag" --approval auto-edit --json
   frontier transduce --protocol ctl --chunk 1 < reply.txt
   frontier apply-patch --root . --dry-run < change.diff
 
-configuration: config.toml in the user config dir (FRONTIER_CONFIG_DIR overrides),
+configuration: config.toml in the user config dir (FRONTIER_CONFIG_DIR overrides), with
+[providers.NAME] tables for named endpoints (docs/models.md; built in: openai, anthropic,
+openrouter, ollama, llamacpp), FRONTIER_PROVIDER / FRONTIER_WIRE /
 FRONTIER_BASE_URL / FRONTIER_MODEL / FRONTIER_PROTOCOL / FRONTIER_APPROVAL /
 FRONTIER_PATCH_FORMAT / FRONTIER_CONNECT_TIMEOUT / FRONTIER_FIRST_BYTE_TIMEOUT /
 FRONTIER_IDLE_TIMEOUT (by default a hung server is given up on within 2 minutes) /
@@ -42,15 +49,18 @@ FRONTIER_MAX_TOKENS / FRONTIER_PREFILL (auto|on|off: continue a ctl reply cut by
 token limit from its last byte instead of asking for a resend; docs/protocol.md).
 The key: FRONTIER_API_KEY, else api_key_command (prints it) or api_key_file in
 config.toml (keeps it out of the environment, where approved commands could read
-it), else OPENAI_API_KEY. Tools run without variables named *KEY*, *SECRET*, *TOKEN*,
+it), else OPENAI_API_KEY; a provider's key_command / key_file / key_env replace
+those. Tools run without variables named *KEY*, *SECRET*, *TOKEN*,
 *PASSWORD*; FRONTIER_TOOL_ENV_ALLOW=GITHUB_TOKEN,... lets named ones through.
 Sessions live in the user data dir (FRONTIER_DATA_DIR overrides).
 """
 
 
 AGENT_OPTIONS = (
+    "provider",
     "base_url",
     "model",
+    "wire",
     "protocol",
     "approval",
     "workspace",
@@ -67,6 +77,9 @@ AGENT_OPTIONS = (
 """Every endpoint/mode/policy flag, as its ``argparse`` dest (``--base-url`` → ``base_url``;
 ``instructions`` is ``--no-instructions``)."""
 ENDPOINT = frozenset(AGENT_OPTIONS) - {"theme"}
+SUBCOMMAND_OWN = {"transduce": frozenset({"protocol", "wire"})}
+"""Agent flags' names a subcommand uses for its own options (``transduce --protocol``,
+``--wire``: how its input is framed), not the agent's."""
 OFFERED: dict[str | None, frozenset[str]] = {
     None: frozenset(AGENT_OPTIONS),
     "demo": frozenset({"protocol", "approval", "theme", "instructions", "prefill"}),
@@ -78,7 +91,8 @@ OFFERED: dict[str | None, frozenset[str]] = {
 """Which agent flags each command uses; a command offers only those, so a flag it would
 ignore (``replay --approval``, ``run --theme``, ``demo --workspace``) is an error, not a
 silent no-op. The demo's model, endpoint and timeouts are built in and its workspace is
-a scratch copy; a replay only re-reads bytes (``--protocol`` re-frames them)."""
+a scratch copy; a replay only re-reads bytes (``--protocol`` re-frames them; the
+recording names its wire, so ``--wire`` and ``--provider`` do not apply)."""
 
 
 def _flag(dest: str) -> str:
@@ -106,14 +120,28 @@ def _agent_options(
     """The endpoint/mode/policy flags in ``only``, accepted before or after the subcommand."""
     default = None if top else argparse.SUPPRESS
     specs: dict[str, dict[str, object]] = {
+        "provider": {
+            "metavar": "NAME",
+            "help": "a named endpoint: openai, anthropic, openrouter, ollama, llamacpp, or a "
+            "[providers.NAME] table in config.toml (base URL, wire, key, timeouts, model); "
+            "the flags below override its values",
+        },
         "base_url": {
             "metavar": "URL",
-            "help": "OpenAI-compatible endpoint, e.g. http://127.0.0.1:8080/v1",
+            "help": "the endpoint, e.g. http://127.0.0.1:8080/v1 or https://api.openai.com/v1",
         },
         "model": {"metavar": "M", "help": "model name sent to the endpoint"},
+        "wire": {
+            "choices": WIRE_SETTINGS,
+            "help": "the API spoken: auto (default: anthropic-messages for api.anthropic.com, "
+            "openai-responses for api.openai.com and codex models, else openai-chat), "
+            f"{', '.join(WIRES)}",
+        },
         "protocol": {
-            "choices": AGENT_MODES,
-            "help": f"how tool calls are framed (default {DEFAULT_MODE})",
+            "choices": PROTOCOL_SETTINGS,
+            "help": "how tool calls are framed: auto (default: native-inc where the model "
+            f"catalogue or the server says the model has native tools, else {DEFAULT_MODE}) "
+            "or a mode",
         },
         "approval": {
             "choices": APPROVALS,
@@ -173,7 +201,8 @@ def _agent_options(
             "type": int,
             "metavar": "N",
             "help": "the model's context window in tokens (default: asked from the server, "
-            "else 8192); the history is compacted before a request would pass 80%% of it",
+            "else the model catalogue, else 8192, assumed and said); the history is "
+            "compacted before a request would pass 80%% of it",
         },
     }
     for dest in AGENT_OPTIONS:
@@ -412,6 +441,13 @@ def build_parser() -> argparse.ArgumentParser:
         "json-object and xml; the SSE body (data: lines) for native-eos and native-inc",
     )
     p.add_argument(
+        "--wire",
+        choices=WIRES,
+        default=None,
+        help="the API whose SSE body the input is (default openai-chat for the native "
+        "protocols); with a text protocol, read the assistant text of that wire's SSE body",
+    )
+    p.add_argument(
         "--chunk",
         type=int,
         default=4096,
@@ -629,8 +665,8 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     offered = OFFERED.get(args.command, frozenset())
     for dest in AGENT_OPTIONS:
         if dest not in offered and getattr(args, dest, None) is not None:
-            if args.command == "transduce" and dest == "protocol":
-                continue  # transduce's own --protocol (required), not the agent flag
+            if dest in SUBCOMMAND_OWN.get(args.command or "", frozenset()):
+                continue  # e.g. transduce's own --protocol and --wire, not the agent flags
             parser.error(f"{_flag(dest)} does not apply to `frontier {args.command}`")
     if args.continue_last and args.command is not None:
         parser.error(

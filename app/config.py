@@ -1,14 +1,28 @@
-"""Configuration: ``config.toml`` < ``FRONTIER_*`` environment < command-line flags.
+"""Configuration: ``config.toml`` < a named provider < ``FRONTIER_*`` environment < flags.
 
-The API key, in this order: ``FRONTIER_API_KEY``; else ``api_key_command`` (a
-shell command that prints it) or ``api_key_file`` (a file holding it), from
-``config.toml`` or ``FRONTIER_API_KEY_COMMAND`` / ``FRONTIER_API_KEY_FILE``;
-else ``OPENAI_API_KEY``. A key in Frontier's environment can be read by any
-process of the same user through ``/proc/<pid>/environ`` — including the shell
-commands the user approves — so the command and file forms keep it out of the
-environment entirely. They are resolved once per process, when a session first
-needs an endpoint (:func:`resolve_api_key`), never for the demo or a replay.
-Frontier never writes the key anywhere.
+**Providers** (in the shape of Codex's ``model_providers``): a ``[providers.NAME]`` table
+in ``config.toml`` names an endpoint — ``base_url``, ``wire``, where its key comes from
+(``key_env``, ``key_command``, ``key_file``), its timeouts, ``max_tokens``,
+``context_window`` and a default ``model``. ``--provider NAME`` (``FRONTIER_PROVIDER``,
+``provider`` in config.toml) selects one; its values sit above the file's top level and
+below the environment and the flags. Five are built in (:data:`BUILTIN_PROVIDERS`:
+openai, anthropic, openrouter, ollama, llamacpp); a table of the same name overrides
+them key by key. docs/models.md has examples.
+
+The API key, in this order: ``FRONTIER_API_KEY``; else ``api_key_command`` (a shell
+command that prints it) or ``api_key_file`` (a file holding it), from ``config.toml`` or
+``FRONTIER_API_KEY_COMMAND`` / ``FRONTIER_API_KEY_FILE`` — or, with a provider, its
+``key_command`` / ``key_file``, which replace config.toml's; else an environment
+variable: the provider's ``key_env``, or, with no provider, ``OPENAI_API_KEY``
+(``ANTHROPIC_API_KEY`` for api.anthropic.com, ``OPENROUTER_API_KEY`` first for
+openrouter.ai: one vendor's key is never sent to another). A provider without a key
+source sends no key (local servers). A key in Frontier's environment can be read by any
+process of the same user through ``/proc/<pid>/environ`` — including the shell commands
+the user approves — so the command and file forms keep it out of the environment
+entirely. They are resolved once per process, when a session first needs an endpoint
+(:func:`resolve_api_key`), never for the demo or a replay; a provider's ``key_env``
+that is unset is an error then, naming the variable. Frontier never writes the key
+anywhere; :func:`secret_env_names` lists the variables whose values the scrubber masks.
 """
 
 from __future__ import annotations
@@ -16,6 +30,7 @@ from __future__ import annotations
 import contextlib
 import math
 import os
+import re
 import signal
 import subprocess
 import tomllib
@@ -24,13 +39,15 @@ from pathlib import Path
 from typing import Any
 
 from frontier.app.vocab import (
-    AGENT_MODES,
     APPROVALS,
     DEFAULT_APPROVAL,
-    DEFAULT_MODE,
+    DEFAULT_PROTOCOL_SETTING,
     DEFAULT_THEME,
+    DEFAULT_WIRE_SETTING,
     PATCH_FORMATS,
+    PROTOCOL_SETTINGS,
     THEME_NAMES,
+    WIRE_SETTINGS,
 )
 
 TIMEOUTS = ("connect_timeout", "first_byte_timeout", "idle_timeout")
@@ -66,12 +83,22 @@ def config_path() -> Path:
 class Config:
     base_url: str | None = None
     model: str | None = None
-    protocol: str = DEFAULT_MODE
+    protocol: str = DEFAULT_PROTOCOL_SETTING
+    """``auto`` or a mode (``vocab.PROTOCOL_SETTINGS``); a new session resolves ``auto``
+    to a concrete mode (``app/model/catalogue.py`` ``resolve_protocol``) and stores that."""
     approval: str = DEFAULT_APPROVAL
     theme: str = DEFAULT_THEME
     workspace: str | None = None
     patch_format: str = "auto"
     """``auto`` (by model name), ``unified`` or ``codex``: the patch dialect taught."""
+    wire: str = DEFAULT_WIRE_SETTING
+    """``auto`` or a wire (``vocab.WIRE_SETTINGS``): the API spoken to the endpoint;
+    ``auto`` resolves by host and model (``app/model/catalogue.py`` ``resolve_wire``)."""
+    provider: str | None = None
+    """The named provider whose values were applied (``--provider``), if any."""
+    key_env: str | None = None
+    """The selected provider's key variable (its ``key_env``); set only by a provider.
+    Unset when a session needs the key: :func:`resolve_api_key` says so."""
     api_key_command: str | None = None
     """A shell command printing the key on stdout (``pass show openai``); first line used."""
     api_key_file: str | None = None
@@ -96,7 +123,8 @@ class Config:
     """``max_tokens`` sent with every request (none: the server's default)."""
     context_window: int | None = None
     """The model's context window in tokens; unset, the server is asked (llama.cpp
-    ``/props``, ``/models``), else 8192 is assumed (docs/context-budget.md)."""
+    ``/props``, ``/models``), then the model catalogue, else 8192 is assumed and said
+    (docs/context-budget.md, docs/models.md)."""
     compact_threshold: float = 0.8
     """Compact the history before a request would use more than this share of the window."""
 
@@ -117,6 +145,8 @@ _ENV = {
     "theme": "FRONTIER_THEME",
     "workspace": "FRONTIER_WORKSPACE",
     "patch_format": "FRONTIER_PATCH_FORMAT",
+    "wire": "FRONTIER_WIRE",
+    "provider": "FRONTIER_PROVIDER",
     "api_key_command": "FRONTIER_API_KEY_COMMAND",
     "api_key_file": "FRONTIER_API_KEY_FILE",
     "connect_timeout": "FRONTIER_CONNECT_TIMEOUT",
@@ -131,32 +161,247 @@ _ENV = {
 API_KEY_COMMAND_TIMEOUT = 30.0
 """Seconds ``api_key_command`` may take (it runs without a terminal: it must not prompt)."""
 
+_TOP_LEVEL = frozenset(f.name for f in fields(Config)) - {"api_key", "key_env"}
+"""Settings config.toml's top level may hold (``key_env`` belongs to a provider)."""
+
+
+# --------------------------------------------------------------------- providers
+
+
+@dataclass(frozen=True)
+class Provider:
+    """A named endpoint (``[providers.NAME]`` or built in): the values it sets."""
+
+    name: str
+    base_url: str | None = None
+    wire: str | None = None
+    """``auto`` or a wire; ``None``: the provider does not say (the setting's own value)."""
+    key_env: str | None = None
+    """The environment variable holding its key (``ANTHROPIC_API_KEY``)."""
+    key_command: str | None = None
+    key_file: str | None = None
+    connect_timeout: float | None = None
+    first_byte_timeout: float | None = None
+    idle_timeout: float | None = None
+    max_tokens: int | None = None
+    context_window: int | None = None
+    model: str | None = None
+    """The model used when no ``--model`` / ``FRONTIER_MODEL`` / ``model`` names one."""
+    defined_by: str = "built in"
+    """Where it comes from: ``built in``, ``[providers.NAME] in PATH``, or both."""
+    from_table: frozenset[str] = frozenset()
+    """The keys its config.toml table set (the rest are built in)."""
+
+    @property
+    def has_key_source(self) -> bool:
+        return bool(self.key_env or self.key_command or self.key_file)
+
+
+BUILTIN_PROVIDERS: dict[str, Provider] = {
+    "openai": Provider(
+        "openai", "https://api.openai.com/v1", "openai-responses", key_env="OPENAI_API_KEY"
+    ),
+    "anthropic": Provider(
+        "anthropic",
+        "https://api.anthropic.com/v1",
+        "anthropic-messages",
+        key_env="ANTHROPIC_API_KEY",
+    ),
+    "openrouter": Provider(
+        "openrouter", "https://openrouter.ai/api/v1", "openai-chat", key_env="OPENROUTER_API_KEY"
+    ),
+    "ollama": Provider("ollama", "http://127.0.0.1:11434/v1", "openai-chat"),
+    "llamacpp": Provider("llamacpp", "http://127.0.0.1:8080/v1", "openai-chat"),
+}
+"""Usable by name with no config: ``frontier --provider anthropic --model claude-…``.
+The local ones send no key (a table with ``key_env`` adds one)."""
+
+PROVIDER_KEYS = (
+    "base_url",
+    "wire",
+    "key_env",
+    "key_command",
+    "key_file",
+    "connect_timeout",
+    "first_byte_timeout",
+    "idle_timeout",
+    "max_tokens",
+    "context_window",
+    "model",
+)
+"""What a ``[providers.NAME]`` table may set."""
+_PROVIDER_SETTING = {"key_command": "api_key_command", "key_file": "api_key_file"}
+"""A provider key whose setting has another name; the others are the setting's own."""
+_FOREIGN_KEYS = {
+    "env_key": "key_env (the name of the variable holding the key)",
+    "wire_api": 'wire ("openai-responses", "openai-chat" or "anthropic-messages")',
+    "stream_idle_timeout_ms": "idle_timeout (in seconds)",
+    "api_key_command": "key_command",
+    "api_key_file": "key_file",
+    "name": "the table's own name ([providers.NAME])",
+}
+"""Keys users bring from Codex's ``model_providers`` or the top level: the error names
+Frontier's word."""
+_ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+_HOST_KEY_ENVS = {
+    "api.anthropic.com": ("ANTHROPIC_API_KEY",),
+    "openrouter.ai": ("OPENROUTER_API_KEY", "OPENAI_API_KEY"),
+}
+"""With no provider, the variables the key is read from for these hosts (in order);
+``OPENAI_API_KEY`` for every other."""
+SECRET_ENV_NAMES = ("FRONTIER_API_KEY", "OPENAI_API_KEY", "ANTHROPIC_API_KEY", "OPENROUTER_API_KEY")
+
+
+def _table_error(name: str, path: Path, text: str) -> ConfigError:
+    return ConfigError(f"[providers.{name}] in {path}: {text}")
+
+
+def _provider_from_table(name: str, table: Any, path: Path) -> Provider:
+    """``[providers.NAME]`` over the built-in of that name (if any), validated: every
+    error names the table and the key."""
+    if not isinstance(table, dict):
+        raise ConfigError(
+            f"{path}: providers.{name} must be a table ([providers.{name}] with keys "
+            f"{', '.join(PROVIDER_KEYS)})"
+        )
+    if "api_key" in table:
+        raise _table_error(
+            name,
+            path,
+            "sets api_key: Frontier does not read a key from config.toml; use key_env = "
+            '"VARIABLE", key_file = "PATH" or key_command = "COMMAND"',
+        )
+    for key in table:
+        if key not in PROVIDER_KEYS:
+            hint = f" (Frontier calls it {_FOREIGN_KEYS[key]})" if key in _FOREIGN_KEYS else ""
+            raise _table_error(
+                name, path, f"unknown setting {key!r}{hint}; known: {', '.join(PROVIDER_KEYS)}"
+            )
+    source = f"[providers.{name}] in {path}"
+    values: dict[str, Any] = {}
+    for key, value in table.items():
+        if key in TIMEOUTS:
+            values[key] = _seconds(key, value, source)
+        elif key in ("max_tokens", "context_window"):
+            values[key] = _tokens(key, value, source)
+        elif not isinstance(value, str):
+            raise _table_error(name, path, f"{key} must be a string, got {type(value).__name__}")
+        elif key == "key_env":
+            var = value.strip()
+            if var and not _ENV_NAME.match(var):  # never echo it: it may be the key itself
+                raise _table_error(
+                    name,
+                    path,
+                    "key_env must name an environment variable (like ANTHROPIC_API_KEY), "
+                    "not hold the key; put the key in a file (key_file) or a command "
+                    "(key_command)",
+                )
+            values[key] = var or None  # "" removes a built-in's variable
+        elif key == "wire":
+            if value.strip() not in WIRE_SETTINGS:
+                raise _table_error(
+                    name, path, f"unknown wire {value!r}; choose one of {', '.join(WIRE_SETTINGS)}"
+                )
+            values[key] = value.strip()
+        else:
+            values[key] = value.strip() or None
+            if key == "base_url" and values[key] and "://" not in values[key]:
+                raise _table_error(
+                    name, path, f"base_url must be a URL like https://host/v1, got {value!r}"
+                )
+    if values.get("key_command") and values.get("key_file"):
+        raise _table_error(name, path, "sets both key_command and key_file; keep one")
+    builtin = BUILTIN_PROVIDERS.get(name)
+    if builtin is None and not values.get("base_url"):
+        raise _table_error(name, path, 'needs base_url = "https://host/v1"')
+    base = builtin or Provider(name)
+    defined_by = f"built in, overridden by {source}" if builtin else source
+    return replace(base, **values, defined_by=defined_by, from_table=frozenset(values))
+
+
+def _providers(data: dict[str, Any], path: Path) -> dict[str, Provider]:
+    """The built-ins, then every ``[providers.NAME]`` table of ``data`` over them."""
+    tables = data.get("providers", {})
+    if not isinstance(tables, dict):
+        raise ConfigError(f"{path}: providers must be tables ([providers.NAME]), not a value")
+    found = dict(BUILTIN_PROVIDERS)
+    for name, table in tables.items():
+        found[name] = _provider_from_table(name, table, path)
+    return found
+
+
+def load_providers() -> dict[str, Provider]:
+    """Every provider usable by name: the built-ins and config.toml's tables (which
+    override a built-in of the same name key by key). Raises :class:`ConfigError`."""
+    path = config_path()
+    return _providers(_read_config(path), path)
+
+
+def _provider_layer(provider: Provider, path: Path) -> tuple[dict[str, Any], dict[str, str]]:
+    """The settings ``provider`` sets, and where each was set (for error messages)."""
+    values: dict[str, Any] = {}
+    sources: dict[str, str] = {}
+    for key in PROVIDER_KEYS:
+        value = getattr(provider, key)
+        if value is None:
+            continue
+        setting = _PROVIDER_SETTING.get(key, key)
+        values[setting] = value
+        sources[setting] = (
+            f"[providers.{provider.name}] in {path}"
+            if key in provider.from_table
+            else f"the built-in provider {provider.name!r}"
+        )
+    return values, sources
+
+
+def _read_config(path: Path) -> dict[str, Any]:
+    """config.toml as a dict (``{}`` when there is none); a key in it is refused."""
+    if not path.is_file():
+        return {}
+    try:
+        data = tomllib.loads(path.read_text("utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{path}: invalid TOML ({exc}); fix or delete the file") from exc
+    if "api_key" in data:
+        raise ConfigError(
+            f"{path} sets api_key: Frontier does not read a key from config.toml; use "
+            'api_key_file = "PATH" (a file only you can read) or api_key_command = '
+            '"COMMAND" (prints the key), or export FRONTIER_API_KEY'
+        )
+    return data
+
 
 def load_config(**overrides: Any) -> Config:
-    """Merge file, environment and non-``None`` ``overrides`` (the CLI flags)."""
-    values: dict[str, Any] = {}
+    """Merge config.toml, the selected provider, the environment and non-``None``
+    ``overrides`` (the CLI flags), in that order."""
     path = config_path()
-    if path.is_file():
-        try:
-            data = tomllib.loads(path.read_text("utf-8"))
-        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-            raise ConfigError(f"{path}: invalid TOML ({exc}); fix or delete the file") from exc
-        if "api_key" in data:
-            raise ConfigError(
-                f"{path} sets api_key: Frontier does not read a key from config.toml; use "
-                'api_key_file = "PATH" (a file only you can read) or api_key_command = '
-                '"COMMAND" (prints the key), or export FRONTIER_API_KEY'
-            )
-        known = {f.name for f in fields(Config)} - {"api_key"}
-        values.update({k: v for k, v in data.items() if k in known})
+    data = _read_config(path)
+    values: dict[str, Any] = {k: v for k, v in data.items() if k in _TOP_LEVEL}
     sources = dict.fromkeys(values, str(path))
-    for name, var in _ENV.items():
-        if os.environ.get(var):
-            values[name] = os.environ[var]
-            sources[name] = var
+    env = {name: os.environ[var] for name, var in _ENV.items() if os.environ.get(var)}
     flags = {k: v for k, v in overrides.items() if v is not None}
-    sources.update({name: "--" + name.replace("_", "-") for name in flags})
+    providers = _providers(data, path)
+    provider: Provider | None = None
+    for layer, where in ((flags, "--provider"), (env, _ENV["provider"]), (values, str(path))):
+        if layer.get("provider") is not None:
+            provider = _select_provider(layer["provider"], where, providers, path)
+            break
+    if provider is not None:
+        # the provider's key source (or its having none) replaces config.toml's
+        for name in ("api_key_command", "api_key_file"):
+            values.pop(name, None)
+            sources.pop(name, None)
+        layer_values, layer_sources = _provider_layer(provider, path)
+        values.update(layer_values)
+        sources.update(layer_sources)
+    values.update(env)
+    sources.update({name: _ENV[name] for name in env})
     values.update(flags)
+    sources.update({name: "--" + name.replace("_", "-") for name in flags})
+    if provider is not None:
+        values["provider"] = provider.name
     for name in TIMEOUTS:
         if name in values:
             values[name] = _seconds(name, values[name], sources.get(name, name))
@@ -178,25 +423,27 @@ def load_config(**overrides: Any) -> Config:
         values["compact_threshold"] = _share(
             "compact_threshold", values["compact_threshold"], sources.get("compact_threshold", "")
         )
+    for name, choices in (("protocol", PROTOCOL_SETTINGS), ("wire", WIRE_SETTINGS)):
+        if name in values:
+            values[name] = _choice(name, values[name], choices, sources.get(name, name))
     for name in ("api_key_command", "api_key_file"):
         value = values.get(name)
         if value is not None and not isinstance(value, str):
-            raise ConfigError(f"{path}: {name} must be a string, got {value!r}")
+            raise ConfigError(
+                f"{name} must be a string, got {value!r} (set by {sources.get(name, name)})"
+            )
         values[name] = value.strip() if value and value.strip() else None
     if values["api_key_command"] and values["api_key_file"]:
         raise ConfigError(
-            "both api_key_command and api_key_file are set (config.toml or "
-            "FRONTIER_API_KEY_COMMAND / FRONTIER_API_KEY_FILE); keep one"
+            "both api_key_command and api_key_file are set (api_key_command by "
+            f"{sources.get('api_key_command')}, api_key_file by {sources.get('api_key_file')}); "
+            "keep one"
         )
     if os.environ.get("FRONTIER_API_KEY"):
         values["api_key"] = os.environ["FRONTIER_API_KEY"]
     elif not (values["api_key_command"] or values["api_key_file"]):
-        values["api_key"] = os.environ.get("OPENAI_API_KEY") or None
+        values["api_key"] = _key_from_env(provider, values.get("base_url"))
     config = Config(**values)
-    if config.protocol not in AGENT_MODES:
-        raise ConfigError(
-            f"unknown protocol {config.protocol!r}; choose one of {', '.join(AGENT_MODES)}"
-        )
     if config.approval not in APPROVALS:
         raise ConfigError(
             f"unknown approval policy {config.approval!r}; choose one of {', '.join(APPROVALS)}"
@@ -213,6 +460,60 @@ def load_config(**overrides: Any) -> Config:
             f"{sources.get('theme', 'theme')}; the TUI saves the one you pick in its palette)"
         )
     return config
+
+
+def _select_provider(
+    value: Any, source: str, providers: dict[str, Provider], path: Path
+) -> Provider:
+    """The provider named ``value``, or an error listing the known ones."""
+    name = value.strip() if isinstance(value, str) else value
+    if isinstance(name, str) and name in providers:
+        return providers[name]
+    raise ConfigError(
+        f"unknown provider {value!r} (set by {source}); known: {', '.join(sorted(providers))}; "
+        f"define others as [providers.NAME] with a base_url in {path}"
+    )
+
+
+def _key_from_env(provider: Provider | None, base_url: str | None) -> str | None:
+    """The key an environment variable holds: the provider's ``key_env`` (a provider
+    without one gets none), or with no provider the variables for the base URL's host."""
+    if provider is not None:
+        return os.environ.get(provider.key_env) or None if provider.key_env else None
+    for var in _host_key_envs(base_url):
+        if os.environ.get(var):
+            return os.environ[var]
+    return None
+
+
+def _host_key_envs(base_url: str | None) -> tuple[str, ...]:
+    from urllib.parse import urlsplit
+
+    try:
+        host = (urlsplit(base_url).hostname or "").lower() if base_url else ""
+    except ValueError:
+        host = ""
+    return _HOST_KEY_ENVS.get(host, ("OPENAI_API_KEY",))
+
+
+def secret_env_names(config: Config | None = None) -> tuple[str, ...]:
+    """Every environment variable whose value the scrubber must mask: Frontier's own,
+    the built-in providers' key variables, and ``config``'s provider's ``key_env``."""
+    names = list(SECRET_ENV_NAMES)
+    names += [p.key_env for p in BUILTIN_PROVIDERS.values() if p.key_env]
+    if config is not None and config.key_env:
+        names.append(config.key_env)
+    return tuple(dict.fromkeys(names))
+
+
+def _choice(name: str, value: Any, choices: tuple[str, ...], source: str) -> str:
+    """A setting with a fixed vocabulary; the error lists it and names where it was set."""
+    text = value.strip() if isinstance(value, str) else value
+    if text not in choices:
+        raise ConfigError(
+            f"unknown {name} {value!r}; choose one of {', '.join(choices)} (set by {source})"
+        )
+    return str(text)
 
 
 def _seconds(name: str, value: Any, source: str) -> float:
@@ -295,10 +596,24 @@ def resolve_api_key(config: Config) -> tuple[Config, list[str]]:
     where it comes from, and notes for the user (a key file others can read).
 
     Raises :class:`ConfigError` naming the setting when the command fails, times out
-    or prints nothing, or the file is missing, unreadable or empty.
+    or prints nothing, or the file is missing, unreadable or empty — and naming the
+    variable when the provider reads its key from one that is not set (the moment a
+    session needs the key: the demo and replays never ask).
     """
-    if config.api_key or not (config.api_key_command or config.api_key_file):
+    if config.api_key:
         return config, []
+    if not (config.api_key_command or config.api_key_file):
+        if not config.key_env:
+            return config, []  # no key to send: a local server, or one that needs none
+        key = os.environ.get(config.key_env, "").strip()
+        if not key:
+            raise ConfigError(
+                f"provider {config.provider!r} reads its API key from ${config.key_env}, "
+                f"which is not set: export {config.key_env}=… (or set key_file or "
+                f"key_command in [providers.{config.provider}] in {config_path()}, or "
+                "FRONTIER_API_KEY)"
+            )
+        return replace(config, api_key=key), []
     notes: list[str] = []
     if config.api_key_command:
         where = ("api_key_command", config.api_key_command)
@@ -391,24 +706,100 @@ def _key_from_command(command: str) -> str:
 
 
 def save_setting(key: str, value: str) -> None:
-    """Remember one setting (e.g. the theme) in ``config.toml``, keeping the others."""
+    """Remember one top-level setting (e.g. the theme) in ``config.toml``, keeping
+    everything else — other settings, ``[providers.NAME]`` tables and comments.
+
+    The setting's line is replaced in place (or added at the end of the top level, before
+    the first table); the result is parsed back and must equal the old file plus the one
+    change, else the file is rewritten from its parsed form (comments lost, values kept)."""
     path = config_path()
+    text = ""
     data: dict[str, Any] = {}
     if path.is_file():
+        text = path.read_text("utf-8")
         try:
-            data = tomllib.loads(path.read_text("utf-8"))
+            data = tomllib.loads(text)
         except (tomllib.TOMLDecodeError, UnicodeDecodeError):
-            data = {}
-    data[key] = value
-    lines = [
-        f"{k} = {_toml_value(v)}"
-        for k, v in data.items()
-        if isinstance(v, str | int | float | bool)
-    ]
+            text, data = "", {}  # an unreadable file: start again (load_config said why)
+    wanted = {**data, key: value}
+    candidate = _set_top_level_line(text, key, f"{key} = {_toml_value(value)}")
+    try:
+        ok = tomllib.loads(candidate) == wanted
+    except tomllib.TOMLDecodeError:
+        ok = False
+    if not ok:
+        candidate = _dump_toml(wanted)
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_suffix(".toml.tmp")
-    tmp.write_text("\n".join(lines) + "\n", "utf-8")
+    tmp.write_text(candidate, "utf-8")
     os.replace(tmp, path)
+
+
+_KEY_LINE = re.compile(r"^\s*(?:\"(?P<quoted>[^\"]*)\"|(?P<bare>[A-Za-z0-9_-]+))\s*=")
+
+
+def _set_top_level_line(text: str, key: str, line: str) -> str:
+    """``text`` with the top-level ``key = …`` line replaced by ``line`` (added after the
+    last top-level setting when there is none)."""
+    lines = text.splitlines()
+    last_setting = -1
+    for i, current in enumerate(lines):
+        stripped = current.strip()
+        if stripped.startswith("["):
+            break  # the first table: the top level ends here
+        match = _KEY_LINE.match(current)
+        if match:
+            if (match.group("quoted") or match.group("bare")) == key:
+                lines[i] = line
+                return "\n".join(lines) + "\n"
+            last_setting = i
+    lines.insert(last_setting + 1, line)
+    return "\n".join(lines) + "\n"
+
+
+def _dump_toml(data: dict[str, Any]) -> str:
+    """``data`` as TOML: scalars and arrays first, then each table (``[a.b]``) and array
+    of tables — what tomllib read from a config file, written back."""
+    out: list[str] = []
+    _dump_table(data, (), out)
+    return "\n".join(out).lstrip("\n") + "\n"
+
+
+def _dump_table(data: dict[str, Any], prefix: tuple[str, ...], out: list[str]) -> None:
+    def is_table(v: Any) -> bool:
+        return isinstance(v, dict)
+
+    def is_table_array(v: Any) -> bool:
+        return isinstance(v, list) and bool(v) and all(isinstance(x, dict) for x in v)
+
+    for k, v in data.items():
+        if not is_table(v) and not is_table_array(v):
+            out.append(f"{_toml_key(k)} = {_toml_any(v)}")
+    for k, v in data.items():
+        name = (*prefix, k)
+        if is_table(v):
+            out += ["", "[" + ".".join(_toml_key(p) for p in name) + "]"]
+            _dump_table(v, name, out)
+        elif is_table_array(v):
+            for item in v:
+                out += ["", "[[" + ".".join(_toml_key(p) for p in name) + "]]"]
+                _dump_table(item, name, out)
+
+
+def _toml_key(key: str) -> str:
+    return key if re.fullmatch(r"[A-Za-z0-9_-]+", key) else _toml_string(key)
+
+
+def _toml_any(value: Any) -> str:
+    if isinstance(value, str):
+        return _toml_string(value)
+    if isinstance(value, bool | int | float):
+        return _toml_value(value)
+    if isinstance(value, list):
+        return "[" + ", ".join(_toml_any(v) for v in value) + "]"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{_toml_key(k)} = {_toml_any(v)}" for k, v in value.items()) + "}"
+    return _toml_string(str(value))  # dates and times: kept as their text
 
 
 def _toml_value(value: str | int | float | bool) -> str:
@@ -524,15 +915,20 @@ def _toml_string(value: str) -> str:
 
 
 __all__ = [
+    "BUILTIN_PROVIDERS",
+    "PROVIDER_KEYS",
     "Config",
     "ConfigError",
+    "Provider",
     "approvals_path",
     "config_dir",
     "data_dir",
     "load_approvals",
     "load_config",
+    "load_providers",
     "replace",
     "resolve_api_key",
     "save_approvals",
     "save_setting",
+    "secret_env_names",
 ]

@@ -146,6 +146,10 @@ class CallStarted(Event):
     id: str
     name: str
     offset: int = 0
+    replaces: str = ""
+    """The id this call was announced under, when its wire changed it before the call
+    completed (a Responses ``call_id`` that differs between ``added`` and ``done``): the
+    same call, renamed; nothing is open under the old id any more."""
 
 
 @dataclass(frozen=True)
@@ -231,6 +235,16 @@ class ReasoningText(Event):
 
 
 @dataclass(frozen=True)
+class ServerTool(Event):
+    """The provider ran a tool of its own inside the response (Responses
+    ``web_search_call``, Anthropic ``server_tool_use``): shown, never run by Frontier."""
+
+    type: ClassVar[str] = "server_tool"
+    name: str
+    id: str = ""
+
+
+@dataclass(frozen=True)
 class ToolStarted(Event):
     type: ClassVar[str] = "tool_started"
     call: ToolCall
@@ -259,25 +273,10 @@ class ResponseStarted(Event):
 
 
 @dataclass(frozen=True)
-class ResponseEnded(Event):
-    """The model response ended: ``finish_reason`` as reported, or ``disconnect``."""
-
-    type: ClassVar[str] = "response_ended"
-    finish_reason: str
-    usage: Mapping[str, Any] = field(default_factory=dict)
-    detail: str = ""
-    """Why a ``disconnect`` happened (``no data for 30 s (idle_timeout)``), else empty."""
-
-    @property
-    def tokens(self) -> TokenUsage:
-        """``usage`` read as numbers (what a status bar shows)."""
-        return TokenUsage.from_usage(self.usage)
-
-
-@dataclass(frozen=True)
 class TokenUsage:
-    """A response's token counts from the server's ``usage`` object, ``None`` where the
-    server did not say (many local servers send no usage unless asked, some never).
+    """A response's token counts, the same on every wire (each wire adapter reads its
+    API's usage object into one), ``None`` where the server did not say (many local
+    servers send no usage unless asked, some never).
 
     ``cached`` is the part of the prompt the server answered from its prompt cache:
     OpenAI's and vLLM's ``prompt_tokens_details.cached_tokens``, DeepSeek's
@@ -292,7 +291,7 @@ class TokenUsage:
     def from_usage(cls, usage: Mapping[str, Any]) -> TokenUsage:
         details = usage.get("prompt_tokens_details")
         cached = _count(details.get("cached_tokens")) if isinstance(details, Mapping) else None
-        for key in ("prompt_cache_hit_tokens", "cache_read_input_tokens"):
+        for key in ("cached_tokens", "prompt_cache_hit_tokens", "cache_read_input_tokens"):
             if cached is None:
                 cached = _count(usage.get(key))
         prompt, completion = usage.get("prompt_tokens"), usage.get("completion_tokens")
@@ -301,6 +300,29 @@ class TokenUsage:
     @property
     def known(self) -> bool:
         return self.prompt is not None or self.completion is not None
+
+    def to_json(self) -> dict[str, int]:
+        """The counts the server gave, by name (recordings, ``--json``)."""
+        out = {"prompt_tokens": self.prompt, "completion_tokens": self.completion}
+        out["cached_tokens"] = self.cached
+        return {k: v for k, v in out.items() if v is not None}
+
+
+@dataclass(frozen=True)
+class ResponseEnded(Event):
+    """The model response ended: ``finish_reason`` as reported, or ``disconnect``."""
+
+    type: ClassVar[str] = "response_ended"
+    finish_reason: str
+    """Normalised over every wire (``app/model/stream.FinishReason``)."""
+    usage: TokenUsage = field(default_factory=lambda: TokenUsage())
+    detail: str = ""
+    """Why a ``disconnect`` happened (``no data for 30 s (idle_timeout)``), else empty."""
+
+    @property
+    def tokens(self) -> TokenUsage:
+        """The response's token counts (what a status bar shows)."""
+        return self.usage
 
 
 def _count(value: object) -> int | None:
@@ -404,9 +426,9 @@ class ResponseContinued(Event):
     """Bytes the server sent back first (its echo of the prefix), skipped, never fed."""
     attempt: int = 1
     """Which continuation of this response (1, 2, ...)."""
-    usage: Mapping[str, Any] = field(default_factory=dict)
-    """The server's ``usage`` for the stream that was cut (the final ``ResponseEnded``
-    carries the last stream's)."""
+    usage: TokenUsage = field(default_factory=lambda: TokenUsage())
+    """The token counts of the stream that was cut (the final ``ResponseEnded`` carries
+    the last stream's)."""
 
 
 def event_to_json(event: Event) -> dict[str, Any]:
@@ -439,5 +461,7 @@ def event_to_json(event: Event) -> dict[str, Any]:
         case _:
             for name in event.__dataclass_fields__:
                 value = getattr(event, name)
+                if isinstance(value, TokenUsage):
+                    value = value.to_json()
                 out[name] = json_value(value) if isinstance(value, bytes) else value
     return out

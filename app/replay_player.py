@@ -15,7 +15,7 @@ from bisect import bisect_right
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from frontier.app.events import (
     AssistantText,
@@ -27,7 +27,11 @@ from frontier.app.events import (
     ResponseStarted,
     StreamBytes,
 )
-from frontier.app.vocab import NATIVE_MODES, is_clean
+from frontier.app.transducers import transducer_factory as transducer_factory_for
+from frontier.app.vocab import DEFAULT_WIRE, NATIVE_MODES, is_clean
+
+if TYPE_CHECKING:
+    from frontier.app.session.record import Recording
 
 MIN_SPEED, MAX_SPEED = 0.1, 100.0
 SPEEDS = (0.1, 0.25, 0.5, 1.0, 2.0, 5.0, 10.0, 25.0, 50.0, 100.0)
@@ -54,6 +58,8 @@ class ReplaySource:
     joins: tuple[tuple[int, int], ...] = ()
     """``(offset, echo_skipped)`` where a continued response was joined (a
     ``ResponseContinued`` is played there)."""
+    wire: str = DEFAULT_WIRE
+    """The API the response was spoken on: the native protocols read its SSE body."""
 
     @property
     def duration(self) -> float:
@@ -75,6 +81,7 @@ def source_from_chunks(
     model: str = "",
     name: str = "",
     joins: Sequence[tuple[int, int]] = (),
+    wire: str = DEFAULT_WIRE,
 ) -> ReplaySource:
     data = bytearray()
     marks: list[tuple[float, int]] = []
@@ -82,15 +89,15 @@ def source_from_chunks(
         data += piece
         marks.append((t, len(data)))
     return ReplaySource(
-        protocol, bytes(data), tuple(marks), finish_reason, model, name, tuple(joins)
+        protocol, bytes(data), tuple(marks), finish_reason, model, name, tuple(joins), wire
     )
 
 
 def load_source(path: str | Path, protocol: str | None = None) -> ReplaySource:
     """Read a recording file (docs/recording-format.md) as replay input.
 
-    Text modes replay the concatenated ``delta.content``; native modes replay
-    the SSE body, which is what their transducer reads.
+    Text modes replay the assistant text the recording's wire carries; native modes
+    replay the SSE body, which is what their transducer reads.
     """
     from frontier.app.session.record import read_recording
 
@@ -98,21 +105,21 @@ def load_source(path: str | Path, protocol: str | None = None) -> ReplaySource:
 
 
 def source_from_recording(
-    recording: Any, protocol: str | None = None, name: str = ""
+    recording: Recording, protocol: str | None = None, name: str = ""
 ) -> ReplaySource:
     """A ``frontier.app.session.record.Recording`` as replay input for ``protocol``."""
     mode = protocol or recording.mode
     joins = recording.joins() if mode not in NATIVE_MODES else []
     found = [(j.offset, j.echo_skipped) for j in joins]
     return source_from_chunks(
-        mode, recording.pieces(mode), recording.finish_reason, recording.model or "", name, found
+        mode,
+        recording.pieces(mode),
+        recording.finish_reason,
+        recording.model or "",
+        name,
+        found,
+        recording.wire,
     )
-
-
-def default_transducer(protocol: str) -> Any:
-    from frontier.app.cst.factory import make_transducer
-
-    return make_transducer(protocol)
 
 
 class ReplayPlayer:
@@ -126,9 +133,13 @@ class ReplayPlayer:
     def __init__(
         self,
         source: ReplaySource,
-        transducer_factory: Callable[[str], Any] = default_transducer,
+        transducer_factory: Callable[[str], Any] | None = None,
     ) -> None:
+        """``transducer_factory``: protocol → fresh transducer (default: the one that
+        reads the source's wire)."""
         self.source = source
+        if transducer_factory is None:
+            transducer_factory = transducer_factory_for(source.wire)
         self.transducer = transducer_factory(source.protocol)
         self._factory = transducer_factory
         self.position = 0
@@ -307,7 +318,7 @@ class PlaylistPlayer:
     def __init__(
         self,
         sources: Sequence[ReplaySource],
-        transducer_factory: Callable[[str], Any] = default_transducer,
+        transducer_factory: Callable[[str], Any] | None = None,
         name: str = "",
     ) -> None:
         if not sources:

@@ -2,7 +2,8 @@
 headless text and JSON, logs, error messages).
 
 A *secret* is a known value — the resolved API key whatever its source, the values
-of ``FRONTIER_API_KEY`` / ``OPENAI_API_KEY``, credentials carried by the base URL
+of the key variables (``SECRET_ENV``: ``FRONTIER_API_KEY``, ``OPENAI_API_KEY``,
+``ANTHROPIC_API_KEY``, ``OPENROUTER_API_KEY``), credentials carried by the base URL
 (values shorter than ``MIN_SECRET_LEN`` are ignored: they would scrub common
 words) — or, in whole strings, something *shaped* like a credential Frontier was
 never told about (``Authorization: Bearer <token>``, ``api_key=<token>``).
@@ -17,15 +18,17 @@ echoes a key in whatever pieces its tokenizer makes. So there are three ways in:
   it holds back at most ``len(longest secret) - 1`` characters across a piece
   boundary, so a secret split over *any* chunking is replaced whole.
 * :class:`SSEScrubber` — the raw SSE ``data`` strings of one response, which the
-  store and recordings keep for replay and ``frontier check``. Every streamed text
-  field (``delta.content``, reasoning, each tool call's ``arguments``) is followed
+  store and recordings keep for replay and ``frontier check``. Every string the
+  model wrote (text, reasoning, each tool call's arguments: where they sit in an
+  event is the wire's knowledge, passed in as its ``streamed_text``) is followed
   across events like a :class:`StreamScrubber`, and a secret is masked *in place*
   by characters of the same length (``*``): every event keeps its length in the
   decoded text and in the SSE body, so every stored byte offset (calls, contract
   errors, the S1–S3 checks) and byte count stays valid. An event whose text might
   still be the start of a secret waits for the event that decides it.
 
-Nothing here imports beyond the standard library (the store stays light).
+Nothing here imports beyond the standard library (the store stays light), and nothing
+here knows any model API's JSON.
 """
 
 from __future__ import annotations
@@ -33,18 +36,18 @@ from __future__ import annotations
 import json
 import os
 import re
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, fields, is_dataclass, replace
-from json.decoder import scanstring
+from json.decoder import scanstring  # type: ignore[attr-defined]  # not in typeshed
 from typing import Any
 from urllib.parse import quote, unquote, urlsplit, urlunsplit
-
-from frontier.app.wire import chunks, safejson
 
 MIN_SECRET_LEN = 8
 REDACTED = "[REDACTED]"
 MASK = "*"
-SECRET_ENV = ("FRONTIER_API_KEY", "OPENAI_API_KEY")
+SECRET_ENV = ("FRONTIER_API_KEY", "OPENAI_API_KEY", "ANTHROPIC_API_KEY", "OPENROUTER_API_KEY")
+"""The environment variables whose values are masked wherever Frontier writes (the keys of
+every API a wire speaks, and of the providers people point it at)."""
 CREDENTIAL_PARAMS = ("key", "token", "secret", "password", "sig", "auth")
 """A URL query parameter whose name contains one of these carries a credential."""
 URL_USERINFO_MASK = "***"
@@ -272,7 +275,8 @@ class StreamScrubber:
         buf, self._held = self._held, ""
         if not buf:
             return ""
-        spans = [m.span() for m in self._scrubber._text_re.finditer(buf)] if self._scrubber else []
+        text_re = self._scrubber._text_re
+        spans = [m.span() for m in text_re.finditer(buf)] if text_re is not None else []
         return self._masked(buf, spans)
 
     def _masked(self, text: str, spans: list[tuple[int, int]]) -> str:
@@ -289,12 +293,14 @@ class StreamScrubber:
 
 # --------------------------------------------------------------------------- SSE data
 
-TEXT_FIELDS = chunks.TEXT_FIELDS
-"""``choices[i].delta`` fields that stream text (followed across events)."""
-TOOL_FIELDS = ("name", "arguments")
-"""``choices[i].delta.tool_calls[j].function`` fields that stream text."""
-
 Path = tuple[str | int, ...]
+"""Where a string literal sits inside one event's JSON: keys and list indices from the root."""
+StreamedText = Callable[[str], Iterable[tuple[tuple[Any, ...], Path, str]]]
+"""A wire's ``streamed_text``: for one SSE ``data`` string, ``(stream key, path, text)`` for
+each string the model wrote in it. ``text`` is the decoded value of the string literal at
+``path``; the key names the stream it continues across events (the text, the reasoning,
+one call's arguments). ``app/model/wires/base.WireCodec.streamed_text`` is the contract;
+this module knows no API's JSON."""
 
 
 @dataclass
@@ -322,6 +328,9 @@ class _Field:
 class SSEScrubber:
     """Mask secrets in one response's raw SSE ``data`` strings, in place, across events.
 
+    ``fields`` is the response's wire's ``streamed_text`` (:data:`StreamedText`): it says
+    which strings of an event the model wrote and which stream each continues.
+
     ``feed(t, data)`` returns the ``(t, data)`` events now safe to keep, in arrival
     order (an event whose streamed text ends in what may be the start of a secret
     waits, and so does every later one); ``flush()`` returns the rest at the end of
@@ -329,8 +338,9 @@ class SSEScrubber:
     in the raw string's UTF-8 bytes) as it went in.
     """
 
-    def __init__(self, scrubber: Scrubber) -> None:
+    def __init__(self, scrubber: Scrubber, *, fields: StreamedText) -> None:
         self._scrubber = scrubber
+        self._text = fields
         self._queue: list[_Event] = []
         self._fields: dict[tuple[Any, ...], _Field] = {}
 
@@ -339,7 +349,7 @@ class SSEScrubber:
             return [(t, data)]
         event = _Event(t, data)
         self._queue.append(event)
-        for key, path, text in _streamed_fields(data):
+        for key, path, text in self._text(data):
             f = self._fields.setdefault(key, _Field())
             f.segments.append((len(f.text), event, path, 0))
             f.text += text
@@ -404,42 +414,6 @@ def _segment_ranges(f: _Field) -> Iterator[tuple[int, _Event, Path, int, int]]:
     for i, (start, event, path, lit) in enumerate(segs):
         end = segs[i + 1][0] if i + 1 < len(segs) else len(f.text)
         yield start, event, path, lit, end
-
-
-def _streamed_fields(data: str) -> Iterator[tuple[tuple[Any, ...], Path, str]]:
-    """``(field key, literal path, text)`` for each streamed text field of one event.
-
-    The key names the stream across events (a choice's ``index``, a tool call's
-    ``index``); the path finds the string literal inside this event's raw JSON.
-    """
-    try:
-        obj = safejson.loads(data, max_depth=safejson.ENVELOPE_DEPTH)
-    except ValueError:
-        return
-    if not isinstance(obj, dict) or not isinstance(obj.get("choices"), list):
-        return
-    for ci, choice in enumerate(obj["choices"]):
-        if not isinstance(choice, dict) or not isinstance(choice.get("delta"), dict):
-            continue
-        c_key = repr(choice.get("index", ci))
-        delta = choice["delta"]
-        for name in TEXT_FIELDS:
-            text = delta.get(name)
-            if isinstance(text, str) and text:
-                yield (c_key, name), ("choices", ci, "delta", name), text
-        calls = delta.get("tool_calls")
-        if not isinstance(calls, list):
-            continue
-        for tj, call in enumerate(calls):
-            fn = call.get("function") if isinstance(call, dict) else None
-            if not isinstance(fn, dict):
-                continue
-            t_key = repr(call.get("index", tj))
-            for name in TOOL_FIELDS:
-                text = fn.get(name)
-                if isinstance(text, str) and text:
-                    path = ("choices", ci, "delta", "tool_calls", tj, "function", name)
-                    yield (c_key, "tool", t_key, name), path, text
 
 
 def _apply_masks(raw: str, masks: list[tuple[Path, int, int]]) -> str:
@@ -619,6 +593,7 @@ __all__ = [
     "SSEScrubber",
     "Scrubber",
     "StreamScrubber",
+    "StreamedText",
     "redact_url",
     "url_secrets",
 ]

@@ -22,6 +22,15 @@ AgentMode = Literal["native-eos", "native-inc", "ctl", "ctl-heredoc", "xml"]
 AGENT_MODES: tuple[AgentMode, ...] = get_args(AgentMode)
 """In the order the CLI and the error messages list them."""
 DEFAULT_MODE: AgentMode = "ctl-heredoc"
+"""The mode a session runs in when nothing says the model has native tools (and the
+demo's, the tour's and teaching's mode)."""
+
+PROTOCOL_SETTINGS: tuple[str, ...] = ("auto", *AGENT_MODES)
+"""Values of the ``protocol`` setting (``--protocol``, ``FRONTIER_PROTOCOL``, config):
+a mode, or ``auto`` — native-inc where the model catalogue or the server says the model
+has native tools, :data:`DEFAULT_MODE` otherwise (``app/model/catalogue.py``
+``resolve_protocol``). A session stores the concrete mode, never ``auto``."""
+DEFAULT_PROTOCOL_SETTING = "auto"
 
 ProtocolName = Literal[
     "ctl", "ctl-heredoc", "native-eos", "native-inc", "json-whole", "json-object", "xml"
@@ -41,6 +50,20 @@ EAGER_MODES: tuple[AgentMode, ...] = ("ctl", "ctl-heredoc", "native-inc")
 """A call runs the moment it is confirmed, while the stream is still read; in the
 others (native-eos, xml) every call of a response waits for the stream to end."""
 
+# --------------------------------------------------------------------- wires
+
+Wire = Literal["openai-chat", "openai-responses", "anthropic-messages"]
+"""The model APIs Frontier speaks (DESIGN §4a, ``--wire``): each has one adapter in
+``app/model/wires/``."""
+WIRES: tuple[Wire, ...] = get_args(Wire)
+DEFAULT_WIRE: Wire = "openai-chat"
+"""What a recording or session from before wires were named was spoken over."""
+WIRE_SETTINGS: tuple[str, ...] = ("auto", *WIRES)
+"""Values of the ``wire`` setting (``--wire``, ``FRONTIER_WIRE``, config, a provider's
+``wire``): a wire, or ``auto`` — by the base URL's host, then the model catalogue
+(``app/model/catalogue.py`` ``resolve_wire``)."""
+DEFAULT_WIRE_SETTING = "auto"
+
 # --------------------------------------------------------------------- approvals
 
 Approval = Literal["ask", "auto-edit", "auto", "read-only"]
@@ -52,14 +75,16 @@ DEFAULT_APPROVAL: Approval = "ask"
 
 # --------------------------------------------------------------------- finish reasons
 
-CLEAN_FINISH: tuple[str, ...] = ("stop", "tool_calls")
-"""The stream ended normally: CTL's EOF sufficiency rules apply (DESIGN §3)."""
+CLEAN_FINISH: tuple[str, ...] = ("stop", "tool_calls", "pause")
+"""The stream ended normally: CTL's EOF sufficiency rules apply (DESIGN §3). ``pause``:
+the server paused a long turn (Anthropic ``pause_turn``), nothing was cut."""
 TRUNCATED_FINISH: tuple[str, ...] = ("length", "disconnect")
 """The stream was cut off (token limit, dropped or stalled connection): never EOF-sufficient;
 unfinished calls are reported ``truncated`` (DESIGN §4)."""
-FINISH_REASONS: tuple[str, ...] = (*CLEAN_FINISH, *TRUNCATED_FINISH, "error")
-"""Every ``finish_reason`` a response can end with here; ``error`` is an ``{"error": …}``
-object in the stream."""
+FINISH_REASONS: tuple[str, ...] = (*CLEAN_FINISH, *TRUNCATED_FINISH, "content_filter", "error")
+"""Every normalised ``finish_reason`` a response can end with (``app/model/stream.py``
+says what each wire's words become); ``error`` is an error the server reported in the
+stream, ``content_filter`` a refusal or the provider's filter."""
 
 
 def is_clean(finish_reason: str | None) -> bool:

@@ -40,7 +40,7 @@ import asyncio
 import statistics
 import tempfile
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -59,10 +59,14 @@ from frontier.app.events import (
     ToolFinished,
     ToolResult,
 )
-from frontier.app.providers.demo import DEMO_BASE_URL, DemoTransport
-from frontier.app.providers.demo_script import Arg, Call, Step
-from frontier.app.providers.openai import OpenAIProvider
-from frontier.app.providers.prefill import PrefillSupport
+from frontier.app.model.conversation import AssistantTurn, ToolResults, UserText
+from frontier.app.model.demo_script import Arg, Call, Step
+from frontier.app.model.prefill import PrefillSupport
+from frontier.app.model.registry import codec
+from frontier.app.model.request import ModelRequest
+from frontier.app.model.stream import StreamItem
+from frontier.app.model.transport import ModelClient
+from frontier.app.model.wires.demo import DEMO_BASE_URL, DemoTransport
 from frontier.app.session.store import SessionStore
 from frontier.tools.boundary import ToolBoundary
 from frontier.tools.policy import PolicyApprover
@@ -94,12 +98,15 @@ def resending(step: Step):  # type: ignore[no-untyped-def]
 
 
 class Seeded:
-    """A real endpoint whose fresh requests begin the frame (see the module doc)."""
+    """A real endpoint whose fresh requests begin the frame (see the module doc): a model
+    client (``app.model.client.Client``) around the real one."""
 
     def __init__(
-        self, inner: OpenAIProvider, temperature: float, seed: int, prefix: str = SEED
+        self, inner: ModelClient, temperature: float, seed: int, prefix: str = SEED
     ) -> None:
         self.inner = inner
+        self.wire = inner.wire
+        self.model = inner.model
         self.extra = {"temperature": temperature, "seed": seed}
         self.base_url = inner.base_url
         self.prefix = prefix
@@ -108,18 +115,14 @@ class Seeded:
     async def probe_json(self, path: str, *, root: bool = False) -> Any:
         return await self.inner.probe_json(path, root=root)
 
-    def stream(
-        self,
-        messages: list[dict[str, Any]],
-        *,
-        tools: Any = None,
-        extra: dict[str, Any] | None = None,
-    ) -> AsyncIterator[Any]:
-        last = messages[-1]
-        fresh = last.get("role") == "user" and not str(last.get("content")).startswith("result ")
-        if fresh:  # the task, or a resend asked for after a cut or a framing error
-            messages = [*messages, {"role": "assistant", "content": self.prefix}]
-        return self.inner.stream(messages, tools=tools, extra={**self.extra, **(extra or {})})
+    def stream(self, request: ModelRequest) -> AsyncGenerator[StreamItem, None]:
+        last = request.items[-1] if request.items else None
+        # the task, or a resend asked for after a cut or a framing error (no result
+        # frames); a continuation already ends with its prefill
+        fresh = isinstance(last, UserText) or (isinstance(last, ToolResults) and not last.results)
+        if fresh and not request.prefill:
+            request = replace(request, prefill=self.prefix)
+        return self.inner.stream(replace(request, extra={**self.extra, **request.extra}))
 
     async def aclose(self) -> None:
         await self.inner.aclose()
@@ -167,17 +170,18 @@ async def one_run(args: argparse.Namespace, max_tokens: int, continued: bool, ru
         base = args.base_url or DEMO_BASE_URL
         sid = store.create_session(str(root), args.model, base, MODE)
         events: list[Event] = []
-        provider: Any
+        client: Any
+        wire = codec("openai-chat")
         if args.base_url:
-            inner = OpenAIProvider(args.base_url, args.model, max_tokens=max_tokens)
-            provider = Seeded(inner, args.temperature, run)
+            inner = ModelClient(wire, args.base_url, args.model, max_tokens=max_tokens)
+            client = Seeded(inner, args.temperature, run)
             task = REAL_TASK
         else:
             transport = DemoTransport(
                 MODE, 0, prefill=True, echo=True, responder=resending(scripted_step(args.lines))
             )
-            provider = OpenAIProvider(
-                DEMO_BASE_URL, "demo", transport=transport, max_tokens=max_tokens
+            client = ModelClient(
+                wire, DEMO_BASE_URL, "demo", transport=transport, max_tokens=max_tokens
             )
             task = "Write the release notes."
         registry = default_registry()
@@ -186,8 +190,12 @@ async def one_run(args: argparse.Namespace, max_tokens: int, continued: bool, ru
                 registry, root, PolicyApprover("auto"), store.persistence(sid), emit=events.append
             )
         )
+
+        async def known() -> PrefillSupport:
+            return PrefillSupport(True, "bench", "bench: prefill on")
+
         loop = AgentLoop(
-            provider=provider,
+            client=client,
             boundary=boundary,
             registry=registry,
             mode=get_mode(MODE),
@@ -195,21 +203,15 @@ async def one_run(args: argparse.Namespace, max_tokens: int, continued: bool, ru
             store=store,
             session_id=sid,
             max_turns=args.max_requests,
+            can_prefill=wire.can_prefill,
+            prefill=Prefill("on", known, limit=args.continuations) if continued else None,
         )
-        if continued:
-
-            async def known() -> PrefillSupport:
-                return PrefillSupport(True, "bench", "bench: prefill on")
-
-            loop.prefill = Prefill("on", known, limit=args.continuations)
         began = time.perf_counter()
         ended = await loop.send(task)
         out.seconds = time.perf_counter() - began
         out.reasons.append(ended.reason)
         kept = sum(
-            len(str(m.get("content") or "").encode())
-            for m in loop.messages
-            if m.get("role") == "assistant"
+            len(item.text.encode()) for item in loop.history if isinstance(item, AssistantTurn)
         )
         for event in events:
             if isinstance(event, StreamBytes):
@@ -220,18 +222,20 @@ async def one_run(args: argparse.Namespace, max_tokens: int, continued: bool, ru
                 out.requests += 1
                 out.joins += 1
                 out.echo += event.echo_skipped
-                out.tokens += int(event.usage.get("completion_tokens") or 0)
+                out.tokens += event.usage.completion or 0
             elif isinstance(event, ResponseEnded):
-                out.tokens += int(event.usage.get("completion_tokens") or 0)
+                out.tokens += event.usage.completion or 0
             elif isinstance(event, ToolFinished) and event.result.call_id == "c1":
                 out.done = out.done or event.result.kind == "ok"
         out.resent = out.generated - kept
         for recorded in store.responses.recordings(sid):
             rec = recorded.to_recording()
-            if not check_stream(rec.transducer_input(), rec.mode, rec.clean).ok:
+            if not check_stream(
+                rec.transducer_input(), rec.mode, rec.clean, wire=codec(rec.wire)
+            ).ok:
                 out.check_failed += 1
         store.close()
-        await provider.aclose()
+        await client.aclose()
     return out
 
 

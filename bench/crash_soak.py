@@ -53,7 +53,6 @@ import json
 import os
 import queue
 import random
-import re
 import shutil
 import signal
 import statistics
@@ -101,8 +100,8 @@ class DemoStates:
     @classmethod
     def compute(cls) -> DemoStates:
         """Derive both states from the bundled project and the script itself."""
-        from frontier.app.providers.demo import demo_project_dir
-        from frontier.app.providers.demo_script import NOTES, README_NEW, README_OLD, SHOUT_PATCH
+        from frontier.app.model.demo_script import NOTES, README_NEW, README_OLD, SHOUT_PATCH
+        from frontier.app.model.wires.demo import demo_project_dir
         from frontier.tools.patch_engine import plan_patch
 
         root = demo_project_dir()
@@ -140,7 +139,7 @@ def snapshot(root: Path) -> tuple[Files, list[str]]:
 
 def step_of(name: str, args: Mapping[str, Any]) -> str:
     """Which demo step a call row belongs to (by tool and arguments)."""
-    from frontier.app.providers.demo_script import TEST_COMMAND, TRY_COMMAND
+    from frontier.app.model.demo_script import TEST_COMMAND, TRY_COMMAND
 
     if name == "read":
         return "read"
@@ -457,21 +456,20 @@ def check_verdicts(results: list[Any], calls: list[Any], files: Files, out: Chec
             out.misreconciled.append(f"{call.call_id} started={call.started} → {result.kind}")
 
 
-_FRAME = re.compile(r"(?m)^result (\S+) exit=\S+ \d+$")
-
-
-def unseen_results(calls: list[Any], messages: list[dict[str, Any]]) -> list[str]:
-    """Call rows with a committed result that no result frame in the history reports.
+def unseen_results(calls: list[Any], items: list[Any]) -> list[str]:
+    """Call rows with a committed result that no result in the history reports.
 
     Per call id, the newest results are the unreported ones (history is appended in
     order, so a crash can only leave a tail out). Each is labelled ``recovered``
     (reconciled after the crash) or ``committed`` (its own result, committed before
     the crash, whose history append the crash cut off).
     """
+    from frontier.app.model.conversation import ToolResults
+
     framed: Counter[str] = Counter()
-    for m in messages:
-        if m.get("role") == "user" and isinstance(m.get("content"), str):
-            framed.update(_FRAME.findall(m["content"]))
+    for item in items:
+        if isinstance(item, ToolResults):
+            framed.update(r.call_id for r in item.results)
     out: list[str] = []
     done = [c for c in calls if c.result is not None]
     for call_id, n in (Counter(c.call_id for c in done) - framed).items():
@@ -620,7 +618,7 @@ def resume_and_check(
     ended = [e for e in proc.events() if e["type"] == "turn_ended"]
     with SessionStore.open(run.db) as store:
         calls = store.calls(out.session)
-        out.unseen += unseen_results(calls, store.load_messages(out.session))
+        out.unseen += unseen_results(calls, store.load_items(out.session))
     out.unreconciled += [
         f"after resume: {c.call_id} ({c.name}) has no result" for c in calls if c.result is None
     ]

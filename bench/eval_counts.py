@@ -19,8 +19,8 @@ holding the frame up to the length prefix, ``call c1 write`` / ``arg path NOTES.
 ``arg content `` — llama.cpp continues it (and echoes it, so it is part of the recorded
 response), and the model writes the byte count, the body and ``end`` itself. The loop
 is the real ``AgentLoop`` (ctl, read-only approvals: a write is denied, which ends the
-frame's story) with the store in ``--out``; the prefill provider is
-``bench/continuation.py``'s ``Seeded``.
+frame's story) with the store in ``--out``; the prefilling client is
+``bench/continuation.py``'s ``Seeded`` around a ``ModelClient`` on the Chat Completions wire.
 """
 
 from __future__ import annotations
@@ -123,7 +123,8 @@ def run_frame(
 
     from frontier.app.agent.loop import AgentLoop
     from frontier.app.agent.modes import get_mode
-    from frontier.app.providers.openai import OpenAIProvider
+    from frontier.app.model.registry import codec
+    from frontier.app.model.transport import ModelClient
     from frontier.app.session.store import DB_NAME, SessionStore
     from frontier.tools.boundary import ToolBoundary
     from frontier.tools.policy import PolicyApprover
@@ -136,14 +137,15 @@ def run_frame(
     sid = store.create_session(str(ws), model, base_url, "ctl")
 
     async def go() -> str:
-        inner = OpenAIProvider(base_url, model, max_tokens=max_tokens)
-        provider = Seeded(inner, temperature, i, prefix=FRAME_SEED)
+        wire = codec("openai-chat")
+        inner = ModelClient(wire, base_url, model, max_tokens=max_tokens)
+        client = Seeded(inner, temperature, i, prefix=FRAME_SEED)
         registry = default_registry()
         boundary = ToolBoundary(
             registry, ws, PolicyApprover("read-only"), store.persistence(sid), emit=lambda e: None
         )
         loop = AgentLoop(
-            provider=provider,
+            client=client,
             boundary=boundary,
             registry=registry,
             mode=get_mode("ctl"),
@@ -151,12 +153,13 @@ def run_frame(
             store=store,
             session_id=sid,
             max_turns=turns,
+            can_prefill=wire.can_prefill,
         )
         try:
             ended = await loop.send(FRAME_TASKS[task])
             return ended.reason
         finally:
-            await provider.aclose()
+            await client.aclose()
 
     start = time.monotonic()
     reason = asyncio.run(go())

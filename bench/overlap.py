@@ -12,14 +12,14 @@ closing sentence (no call: the turn is done). The same content is rendered in
 each mode's wire format (CTL frames / heredocs in ``content``, native
 ``delta.tool_calls`` pieces, a MiniMax XML block), padded so every mode streams
 the same number of tokens and each call takes ``--stream-ratio`` x the tool time
-to stream. Everything after the provider is real: ``AgentLoop``, the mode's
+to stream. Everything after the model client is real: ``AgentLoop``, the mode's
 transducer, ``ToolBoundary`` with ``PolicyApprover("auto")``, a ``SessionStore``
 (WAL, fsync) shared by all runs, ``bash`` in its own process group.
 
 Per mode it prints the turn's wall time (ratio vs native-eos, measured in the
 same run), and per call:
 
-* confirm->start: from the provider yielding the chunk that held the call's
+* confirm->start: from the simulated client receiving the chunk that held the call's
   confirming byte (for native-eos and xml: the end of the stream) to the
   boundary's ``ToolStarted`` event;
 * overhead: the same, but from the moment the call *could* start — the latest
@@ -74,8 +74,10 @@ from frontier.app.agent.loop import AgentLoop
 from frontier.app.agent.modes import get_mode
 from frontier.app.events import CallReady, Event, ToolCall, ToolFinished, ToolResult, TurnEnded
 from frontier.app.events import ToolStarted as ToolStartedEvent
-from frontier.app.providers.demo_script import Arg, Call, ctl_frame, xml_block
-from frontier.app.providers.openai import Chunk, StreamEnd
+from frontier.app.model.demo_script import Arg, Call, ctl_frame, xml_block
+from frontier.app.model.registry import codec
+from frontier.app.model.request import ModelRequest
+from frontier.app.model.stream import StreamEnd, StreamItem, WireEvent
 from frontier.app.session.store import SessionStore
 from frontier.app.vocab import CTL_MODES, EAGER_MODES, NATIVE_MODES
 from frontier.tools.boundary import ToolBoundary
@@ -187,10 +189,19 @@ def padded_calls(
     return render_calls(mode, [command(tool_time, p) for p in pads])
 
 
-class SimProvider:
-    """Plays the scripted responses at a fixed token rate and notes when it yields what."""
+class SimClient:
+    """Plays the scripted responses at a fixed token rate and notes when it yields what.
+
+    A model client (``app.model.client.Client``) on the Chat Completions wire: each chunk
+    is decoded by the wire's own adapter *after* its arrival is stamped (as
+    ``ModelClient`` decodes a server-sent event once its bytes arrive), so the decoding
+    counts in Frontier's latency, as the native transducer's JSON parsing did before."""
+
+    wire = "openai-chat"
+    model = "bench-sim"
 
     def __init__(self, responses: list[tuple[list[dict[str, Any]], str]], rate: float) -> None:
+        self.codec = codec(self.wire)
         self.responses = list(responses)
         self.interval = 1.0 / rate
         self.last_yield = 0.0
@@ -200,12 +211,11 @@ class SimProvider:
         self.yields: list[float] = []
         """perf_counter() of every chunk handed over (the wakes a shadow turn replays)."""
 
-    async def stream(
-        self, messages: list[dict[str, Any]], *, tools: Any = None
-    ) -> AsyncIterator[Chunk | StreamEnd]:
+    async def stream(self, request: ModelRequest) -> AsyncIterator[StreamItem]:
         if not self.responses:
             raise RuntimeError("the simulated model was asked for more responses than scripted")
         chunks, finish = self.responses.pop(0)
+        decoder = self.codec.decoder()
         t0 = now()
         for i, chunk in enumerate(chunks):
             delay = t0 + (i + 1) * self.interval - now()
@@ -213,11 +223,15 @@ class SimProvider:
                 await asyncio.sleep(delay)
             self.last_yield = now()
             self.yields.append(self.last_yield)
-            yield Chunk(chunk, json.dumps(chunk), self.last_yield - t0)
+            raw = json.dumps(chunk)
+            yield WireEvent(raw, self.last_yield - t0, tuple(decoder.feed("message", raw)))
         self.last_yield = now()
         self.yields.append(self.last_yield)
         self.stream_spans.append((t0, self.last_yield))
         yield StreamEnd(finish)
+
+    async def aclose(self) -> None:
+        pass
 
 
 # --------------------------------------------------------------------------- timing wrappers
@@ -410,7 +424,7 @@ class Shadow:
 
 
 def shadow_plan(
-    provider: SimProvider, marks: Marks, calls: list[CallMarks], mode: str
+    provider: SimClient, marks: Marks, calls: list[CallMarks], mode: str
 ) -> tuple[int, list[tuple[float, str]]]:
     """The real turn's wakes as (offset from response 1's start, what happened there).
 
@@ -485,7 +499,7 @@ async def run_once(
     bare: BareStore,
 ) -> Run:
     first = padded_calls(mode, args.calls, args.tool_time, target_tokens)
-    provider = SimProvider([first, closing_response()], args.rate)
+    provider = SimClient([first, closing_response()], args.rate)
     marks = Marks()
     ended: list[TurnEnded] = []
 
@@ -523,14 +537,13 @@ async def run_once(
             )
         store.fault_hook = marks.pre_commit
         loop = AgentLoop(
-            provider=provider,
+            client=provider,
             boundary=boundary,
             registry=registry,
             mode=get_mode(mode),
             emit=observe,
             store=store,
             session_id=sid,
-            model="bench-sim",
         )
         t0 = now()
         try:

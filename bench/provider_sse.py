@@ -1,9 +1,11 @@
-"""Provider overhead: chunks/s through OpenAIProvider vs a bare httpx line reader.
+"""Client overhead: chunks/s through ``ModelClient`` (Chat Completions wire) vs a bare
+httpx line reader.
 
 Both read the same SSE body (N content chunks + finish + [DONE]) from the same
 aiohttp server on 127.0.0.1 in the same run; the bare reader is the reference
-(``aiter_lines`` + ``json.loads``, no fault handling). Also reports the demo
-transport at rate 0 (no socket). Figures: best of R runs.
+(``aiter_lines`` + ``json.loads``, no fault handling). The client does the whole
+path: the transport's sniff and SSE decoding, the wire adapter's deltas. Also
+reports the demo transport at rate 0 (no socket). Figures: best of R runs.
 
     .venv/bin/python bench/provider_sse.py [--chunks 20000] [--runs 3]
 """
@@ -18,9 +20,13 @@ import time
 import httpx
 from aiohttp import web
 
-from frontier.app.providers.demo import DemoTransport
-from frontier.app.providers.demo_script import DEMO_TASK
-from frontier.app.providers.openai import Chunk, OpenAIProvider
+from frontier.app.model.conversation import AssistantTurn, Item, UserText
+from frontier.app.model.demo_script import DEMO_TASK
+from frontier.app.model.registry import codec
+from frontier.app.model.request import ModelRequest
+from frontier.app.model.stream import WireEvent
+from frontier.app.model.transport import ModelClient
+from frontier.app.model.wires.demo import DEMO_BASE_URL, DemoTransport
 
 
 def body(n: int) -> bytes:
@@ -43,25 +49,26 @@ async def bare(url: str) -> int:
     return count
 
 
-async def provider(url: str, transport: httpx.AsyncBaseTransport | None = None) -> int:
-    p = OpenAIProvider(url, "m", transport=transport)
+async def client(url: str, transport: httpx.AsyncBaseTransport | None = None) -> int:
+    c = ModelClient(codec("openai-chat"), url, "m", transport=transport)
     count = 0
-    async for item in p.stream([{"role": "user", "content": DEMO_TASK}]):
-        count += isinstance(item, Chunk)
-    await p.aclose()
+    request = ModelRequest(system="", items=(UserText(DEMO_TASK),))
+    async for item in c.stream(request):
+        count += isinstance(item, WireEvent)
+    await c.aclose()
     return count
 
 
 async def demo_script_run() -> int:
-    """The whole ctl demo script (9 responses) through the provider at rate 0."""
-    p = OpenAIProvider("http://demo.invalid/v1", "m", transport=DemoTransport("ctl", 0))
-    messages: list[dict] = [{"role": "user", "content": DEMO_TASK}]
+    """The whole ctl demo script (9 responses) through the client at rate 0."""
+    c = ModelClient(codec("openai-chat"), DEMO_BASE_URL, "m", transport=DemoTransport("ctl", 0))
+    items: list[Item] = [UserText(DEMO_TASK)]
     count = 0
     for _ in range(9):
-        async for item in p.stream(messages):
-            count += isinstance(item, Chunk)
-        messages += [{"role": "assistant", "content": "x"}, {"role": "user", "content": "r"}]
-    await p.aclose()
+        async for item in c.stream(ModelRequest(system="", items=tuple(items))):
+            count += isinstance(item, WireEvent)
+        items += [AssistantTurn("x"), UserText("r")]
+    await c.aclose()
     return count
 
 
@@ -98,14 +105,14 @@ async def main() -> None:
     url = f"http://127.0.0.1:{site._server.sockets[0].getsockname()[1]}/v1"  # type: ignore[union-attr]
     try:
         t_ref, n_ref = await best(lambda: bare(url), args.runs)
-        t_prov, n_prov = await best(lambda: provider(url), args.runs)
+        t_prov, n_prov = await best(lambda: client(url), args.runs)
         t_demo, n_demo = await best(demo_script_run, args.runs)
     finally:
         await runner.cleanup()
     print(f"{'reader':<34}{'chunks':>8}{'seconds':>10}{'chunks/s':>12}{'vs bare':>9}")
     for name, t, n in (
         ("bare httpx aiter_lines+json", t_ref, n_ref),
-        ("OpenAIProvider.stream (127.0.0.1)", t_prov, n_prov),
+        ("ModelClient.stream (127.0.0.1)", t_prov, n_prov),
         ("demo script, 9 responses (rate 0)", t_demo, n_demo),
     ):
         ratio = (n / t) / (n_ref / t_ref)

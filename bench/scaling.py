@@ -13,7 +13,8 @@ constant memory ≈ 1×; anything over 5× is flagged ``SUPERLINEAR``.
 
 Only stdlib and the public transducer APIs are used, so the same file runs
 against an older checkout (``PYTHONPATH=<old tree as frontier/>``) for the
-"before" figures.
+"before" figures. The native cases read the Chat Completions wire (its adapter is
+passed as ``wire=`` where the checkout has wires; an older one took no wire).
 """
 
 from __future__ import annotations
@@ -33,6 +34,13 @@ from frontier.app.cst.factory import make_transducer
 from frontier.app.cst.props import check_stream
 from frontier.app.session.record import synthesize
 from frontier.app.wire.sse import encode_sse
+
+try:  # wires exist (issue 20): the native transducers read one wire's SSE body
+    from frontier.app.model.registry import codec
+
+    NATIVE_WIRE: dict[str, object] = {"wire": codec("openai-chat")}
+except ImportError:  # an older checkout: native meant Chat Completions
+    NATIVE_WIRE = {}
 
 KiB = 1 << 10
 MiB = 1 << 20
@@ -105,7 +113,7 @@ def native_long_line(size: int) -> Callable[[], object]:
     }
     end = {"choices": [{"delta": {}, "finish_reason": "tool_calls"}]}
     body = encode_sse([json.dumps(chunk), json.dumps(end), "[DONE]"])
-    return feed("native-inc", chunked(body, 64))
+    return feed("native-inc", chunked(body, 64), **NATIVE_WIRE)
 
 
 def native_many_calls(count: int) -> Callable[[], object]:
@@ -116,7 +124,7 @@ def native_many_calls(count: int) -> Callable[[], object]:
         piece = {"index": i, "id": f"c{i}", "function": fn}
         items.append(json.dumps({"choices": [{"delta": {"tool_calls": [piece]}}]}))
     items += [json.dumps({"choices": [{"delta": {}, "finish_reason": "tool_calls"}]}), "[DONE]"]
-    return feed("native-inc", chunked(encode_sse(items), 4 * KiB))
+    return feed("native-inc", chunked(encode_sse(items), 4 * KiB), **NATIVE_WIRE)
 
 
 def xml_block(count: int, closed: bool) -> Callable[[], object]:
@@ -209,7 +217,7 @@ def check_native(count: int) -> Callable[[], object]:
         )
     items += [json.dumps({"choices": [{"delta": {}, "finish_reason": "tool_calls"}]}), "[DONE]"]
     data = encode_sse(items)
-    return lambda: check_stream(data, "native-inc", True)
+    return lambda: check_stream(data, "native-inc", True, **NATIVE_WIRE)  # type: ignore[arg-type]
 
 
 def cases(scale: float) -> list[Case]:

@@ -23,7 +23,8 @@ from sse_server import serve, sse, start_sse
 from frontier.app.agent.loop import AgentLoop
 from frontier.app.agent.modes import get_mode
 from frontier.app.events import Event, Retry, ToolFinished
-from frontier.app.providers.openai import OpenAIProvider
+from frontier.app.model.registry import codec
+from frontier.app.model.transport import ModelClient, Timeouts
 from frontier.app.session.store import SessionStore
 from frontier.tools.boundary import ToolBoundary
 from frontier.tools.policy import PolicyApprover
@@ -126,30 +127,29 @@ class Rig:
 def make_rig(tmp_path: Path) -> Callable[..., Rig]:
     stores: list[SessionStore] = []
 
-    def build(url: str, *, read_timeout: float = 30.0, sleep: Any = None) -> Rig:
+    def build(url: str, *, idle_timeout: float = 30.0, sleep: Any = None) -> Rig:
         root = tmp_path / "ws"
         root.mkdir(exist_ok=True)
         store = SessionStore.open(tmp_path / "sessions.db")
         stores.append(store)
-        sid = store.create_session(str(root), "m", url, "ctl-heredoc")
+        sid = store.create_session(str(root), "m", url, "ctl-heredoc", wire="openai-chat")
         events: list[Event] = []
         registry = default_registry()
         boundary = ToolBoundary(
             registry, root, PolicyApprover("auto"), store.persistence(sid), emit=events.append
         )
-        kwargs: dict[str, Any] = {"read_timeout": read_timeout}
+        kwargs: dict[str, Any] = {"timeouts": Timeouts(idle=idle_timeout)}
         if sleep is not None:
             kwargs["sleep"] = sleep
-        provider = OpenAIProvider(url, "m", **kwargs)
+        client = ModelClient(codec("openai-chat"), url, "m", **kwargs)
         loop = AgentLoop(
-            provider=provider,
+            client=client,
             boundary=boundary,
             registry=registry,
             mode=get_mode("ctl-heredoc"),
             emit=events.append,
             store=store,
             session_id=sid,
-            model="m",
         )
         return Rig(loop, events, root, store, sid)
 
@@ -171,7 +171,12 @@ async def test_disconnect_mid_frame_keeps_confirmed_calls(server: Server, make_r
     assert (rig.root / "two.txt").read_text() == "second\n"
     assert not (rig.root / "three.txt").exists()
     assert results(rig) == {"c1": "ok", "c2": "ok", "c3": "truncated"}
-    feedback = server.requests[1]["messages"][-1]["content"]
+    second = server.requests[1]["messages"]
+    # the cut reply is kept up to its last confirmed call, and the results and the
+    # truncation note go back as one user message (roles alternate)
+    assert [m["role"] for m in second] == ["system", "user", "assistant", "user"]
+    assert second[2]["content"].endswith(write_call("c2", "two.txt", "second"))
+    feedback = second[-1]["content"]
     assert feedback.count("result c") == 2 and "error truncated" in feedback and "c3" in feedback
     calls = rig.store.calls(rig.session_id)
     assert sorted(c.call_id for c in calls) == ["c1", "c2"]
@@ -180,7 +185,7 @@ async def test_disconnect_mid_frame_keeps_confirmed_calls(server: Server, make_r
 async def test_read_stall_is_a_truncation(server: Server, make_rig) -> None:  # type: ignore[no-untyped-def]
     release = asyncio.Event()
     server.handlers = [stalling_handler(content(TWO_AND_A_HALF), release), body_handler(DONE_BODY)]
-    rig = make_rig(server.url, read_timeout=0.3)
+    rig = make_rig(server.url, idle_timeout=0.3)
     try:
         ended = await rig.loop.send("write the files")
     finally:

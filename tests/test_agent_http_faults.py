@@ -6,6 +6,7 @@ the model is asked to resend."""
 from __future__ import annotations
 
 import asyncio
+import itertools
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -18,7 +19,8 @@ from sse_server import serve, sse, start_sse
 from frontier.app.agent.loop import AgentLoop
 from frontier.app.agent.modes import get_mode
 from frontier.app.events import Event, RepairRequested, ResponseEnded, Retry
-from frontier.app.providers.openai import OpenAIProvider
+from frontier.app.model.registry import codec
+from frontier.app.model.transport import ModelClient, Timeouts
 from frontier.tools.boundary import ToolBoundary
 from frontier.tools.policy import PolicyApprover
 from frontier.tools.registry import default_registry
@@ -88,16 +90,15 @@ async def no_sleep(delay: float) -> None:
     return None
 
 
-def make_loop(url: str, root: Path, events: list[Event], **provider: Any) -> AgentLoop:
+def make_loop(url: str, root: Path, events: list[Event], **client: Any) -> AgentLoop:
     registry = default_registry()
     boundary = ToolBoundary(registry, root, PolicyApprover("auto"), None, emit=events.append)
     return AgentLoop(
-        provider=OpenAIProvider(url, "m", sleep=no_sleep, **provider),
+        client=ModelClient(codec("openai-chat"), url, "m", sleep=no_sleep, **client),
         boundary=boundary,
         registry=registry,
         mode=get_mode("ctl-heredoc"),
         emit=events.append,
-        model="m",
     )
 
 
@@ -108,7 +109,7 @@ async def test_html_200_ends_the_turn_without_repair_or_another_request(
     events: list[Event] = []
     loop = make_loop(server.url, tmp_path, events)
     ended = await loop.send("hello")
-    await loop.provider.aclose()  # type: ignore[attr-defined]
+    await loop.client.aclose()
     assert ended.reason == "provider_error"
     assert "the server answered text/html, not an event stream; is --base-url right?" in (
         ended.message
@@ -124,7 +125,7 @@ async def test_json_error_with_200_is_shown_as_the_servers_message(
     events: list[Event] = []
     loop = make_loop(server.url, tmp_path, events)
     ended = await loop.send("hello")
-    await loop.provider.aclose()  # type: ignore[attr-defined]
+    await loop.client.aclose()
     assert ended.reason == "provider_error"
     assert "the server says: quota exhausted for this key" in ended.message
     assert len(server.requests) == 1
@@ -137,7 +138,7 @@ async def test_stream_without_done_or_finish_reason_is_a_truncation(
     events: list[Event] = []
     loop = make_loop(server.url, tmp_path, events)
     ended = await loop.send("hello")
-    await loop.provider.aclose()  # type: ignore[attr-defined]
+    await loop.client.aclose()
     assert ended.reason == "done"
     assert [e.finish_reason for e in events if isinstance(e, ResponseEnded)] == [
         "disconnect",
@@ -145,6 +146,10 @@ async def test_stream_without_done_or_finish_reason_is_a_truncation(
     ]
     repairs = [e for e in events if isinstance(e, RepairRequested)]
     assert [r.kind for r in repairs] == ["truncated"] and len(server.requests) == 2
+    roles = [m["role"] for m in server.requests[1]["messages"]]
+    assert roles[:2] == ["system", "user"] and roles[-1] == "user"
+    assert all(a != b for a, b in itertools.pairwise(roles)), roles
+    assert "error truncated" in server.requests[1]["messages"][-1]["content"]
 
 
 async def test_hung_server_ends_the_turn_after_first_byte_timeout(
@@ -152,9 +157,9 @@ async def test_hung_server_ends_the_turn_after_first_byte_timeout(
 ) -> None:
     server.answers = [hangs]
     events: list[Event] = []
-    loop = make_loop(server.url, tmp_path, events, first_byte_timeout=0.2, max_retries=1)
+    loop = make_loop(server.url, tmp_path, events, timeouts=Timeouts(first_byte=0.2), max_retries=1)
     ended = await loop.send("hello")
-    await loop.provider.aclose()  # type: ignore[attr-defined]
+    await loop.client.aclose()
     assert ended.reason == "provider_error" and "first_byte_timeout" in ended.message
     assert len(server.requests) == 2
     assert [e.attempt for e in events if isinstance(e, Retry)] == [1]

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
+from scripted import ScriptedClient, chat_event
 
 from frontier.app.agent.loop import AgentLoop
 from frontier.app.agent.modes import get_mode
@@ -18,7 +18,7 @@ from frontier.app.events import (
     ToolResult,
     TurnEnded,
 )
-from frontier.app.providers.openai import Chunk, StreamEnd
+from frontier.app.model.stream import StreamEnd
 from frontier.tools.registry import default_registry
 
 
@@ -27,27 +27,6 @@ def text_chunks(text: str, size: int = 7) -> list[dict[str, Any]]:
         {"choices": [{"delta": {"content": text[i : i + size]}, "finish_reason": None}]}
         for i in range(0, len(text), size)
     ]
-
-
-class ScriptedProvider:
-    """Plays one scripted response per request and logs what it was sent."""
-
-    def __init__(self, responses: list[tuple[list[dict[str, Any]], str]], log: list[str]) -> None:
-        self.responses = list(responses)
-        self.requests: list[list[dict[str, Any]]] = []
-        self.log = log
-        self.served_chunks = 0
-
-    async def stream(
-        self, messages: list[dict[str, Any]], *, tools: Any = None
-    ) -> AsyncIterator[Any]:
-        self.requests.append(json.loads(json.dumps(messages)))
-        chunks, finish = self.responses.pop(0)
-        for i, chunk in enumerate(chunks):
-            self.log.append(f"chunk {i}")
-            self.served_chunks += 1
-            yield Chunk(chunk, json.dumps(chunk), 0.0)
-        yield StreamEnd(finish)
 
 
 class RecordingBoundary:
@@ -67,14 +46,19 @@ class RecordingBoundary:
     def cancel_running(self) -> bool:
         return False
 
+    @property
+    def running(self) -> list[str]:
+
+        return []
+
 
 def make_loop(responses, mode="ctl-heredoc", kind="ok"):  # type: ignore[no-untyped-def]
     log: list[str] = []
     events: list[Event] = []
-    provider = ScriptedProvider(responses, log)
+    provider = ScriptedClient(responses, log)
     boundary = RecordingBoundary(log, kind)
     loop = AgentLoop(
-        provider=provider,
+        client=provider,
         boundary=boundary,
         registry=default_registry(),
         mode=get_mode(mode),
@@ -232,7 +216,7 @@ def test_every_mode_has_a_prompt_or_tools(mode: str) -> None:
     if m.native:
         assert m.tools(registry)
     else:
-        assert "apply_patch" in prompt and m.tools(registry) is None
+        assert "apply_patch" in prompt and m.tools(registry) == ()
 
 
 @pytest.mark.parametrize("mode", ["ctl", "ctl-heredoc"])
@@ -277,15 +261,21 @@ async def test_cancelling_the_turn_stops_queued_calls() -> None:
             return await super().run(call)
 
     class HangingProvider:
-        async def stream(self, messages: Any, *, tools: Any = None) -> AsyncIterator[Any]:
+        wire = "openai-chat"
+        model = "test"
+
+        async def stream(self, request: Any) -> AsyncIterator[Any]:
             for chunk in text_chunks(READ):
-                yield Chunk(chunk, json.dumps(chunk), 0.0)
+                yield chat_event(chunk)
             await hang.wait()  # the model goes quiet mid-response
             yield StreamEnd("stop")
 
+        async def aclose(self) -> None:
+            return None
+
     log: list[str] = []
     loop = AgentLoop(
-        provider=HangingProvider(),
+        client=HangingProvider(),
         boundary=SlowBoundary(log),
         registry=default_registry(),
         mode=get_mode("ctl-heredoc"),
@@ -306,13 +296,15 @@ async def test_cancelling_the_turn_stops_queued_calls() -> None:
 def test_raw_stream_bytes_line_up_with_the_transducer_offsets(mode: str) -> None:
     """The loop's StreamBytes and the transducer's Confirmed/Call offsets share one axis,
     so the Raw stream pane's frontier marker sits on the byte the transducer means."""
-    from frontier.app.providers.demo import stream_chunks
-    from frontier.app.providers.demo_script import script
+    from frontier.app.model.demo_script import script
+    from frontier.app.model.wires.demo import stream_chunks
+    from frontier.app.model.wires.openai_chat import ChatDecoder
 
     for step in script(mode):
         adapter = get_mode(mode).adapter()
         fed = 0
+        decoder = ChatDecoder()
         for chunk, _ in stream_chunks(step, mode):
-            data, _events = adapter.feed(chunk)
+            data, _events = adapter.feed(chat_event(chunk, decoder=decoder).deltas)
             fed += len(data)
             assert fed == adapter.transducer.consumed

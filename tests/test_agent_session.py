@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from frontier.app.agent.modes import Mode
+from frontier.app.agent.modes import Mode, get_mode
 from frontier.app.agent.runtime import create_runtime
 from frontier.app.agent.session import AgentSession, EventHub, SessionBusy, stored_sessions
 from frontier.app.config import Config
@@ -26,7 +26,7 @@ from frontier.tools.policy import PolicyApprover
 class ScriptedLoop:
     emit: EventHub
     carried: list[ToolResult] = field(default_factory=list)
-    mode: Mode | None = None
+    mode: Mode = field(default_factory=lambda: get_mode("ctl"))
     release: asyncio.Event = field(default_factory=asyncio.Event)
     cancelled: int = 0
 
@@ -61,7 +61,6 @@ def scripted(closers: list[object] | None = None) -> tuple[ScriptedLoop, AgentSe
         session_id="s1",
         workspace=Path("."),
         model="m",
-        mode="ctl",
         closers=closers or [],  # type: ignore[arg-type]
     )
     return loop, session
@@ -84,6 +83,7 @@ async def test_one_subscription_fans_out_in_order_until_unsubscribed() -> None:
 
 async def test_mode_switches_only_between_turns_and_only_to_a_known_mode() -> None:
     loop, session = scripted()
+    assert session.mode == "ctl"  # the session reads the loop's mode (issue 20)
     turn = asyncio.create_task(session.send("hi"))
     await asyncio.sleep(0)
     assert session.busy

@@ -10,6 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from frontier.app.agent.modes import get_mode
 from frontier.app.agent.session import AgentSession, EventHub
 from frontier.app.config import approvals_path, load_approvals, save_approvals
 from frontier.app.events import ToolCall
@@ -337,6 +338,7 @@ class _Loop:
 
     def __init__(self) -> None:
         self.carried: list[object] = []
+        self.mode = get_mode("ctl")
 
     def pending_bound(self) -> int:
         return 0
@@ -350,7 +352,6 @@ def session_with_rules(root: Path, saved: list[dict[str, list[str]]]) -> AgentSe
         session_id="s1",
         workspace=root,
         model="m",
-        mode="ctl",
         policy=policy,
         rules_saver=saved.append,
     )

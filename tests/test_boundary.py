@@ -194,7 +194,7 @@ async def test_policy_read_only_denies_and_auto_edit_asks_for_shell(tmp_path: Pa
 async def test_registry_generates_native_tools_and_prompt_list() -> None:
     reg = default_registry()
     native = reg.native_tools()
-    names = [t["function"]["name"] for t in native]
+    names = [name for name, _, _ in native]
     assert names == [
         "read",
         "grep",
@@ -206,7 +206,7 @@ async def test_registry_generates_native_tools_and_prompt_list() -> None:
         "shell",
         "python",
     ]
-    assert native[0]["function"]["parameters"]["required"] == ["path"]
+    assert native[0][2]["required"] == ["path"]
     text = reg.prompt_tool_list()
     assert "apply_patch:" in text and "  - patch (string, required)" in text
     assert "  - offset (integer, default 1)" in text

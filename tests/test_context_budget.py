@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -15,27 +16,54 @@ from typing import Any
 import httpx
 import pytest
 from aiohttp import web
+from request_validity import chat_problems
+from scripted import chat_messages
 from sse_server import serve, sse, start_sse
 
-from frontier.app.agent.budget import DEFAULT_WINDOW, ContextBudget, estimate_tokens
+from frontier.app.agent.budget import (
+    ASSUMED,
+    DEFAULT_WINDOW,
+    MESSAGE_OVERHEAD,
+    ContextBudget,
+    estimate_items,
+    estimate_tokens,
+)
 from frontier.app.agent.compaction import (
     SUMMARY_MARK,
-    frames,
     is_stub,
     is_summary,
     pairing_problems,
 )
 from frontier.app.agent.compactor import SUMMARY_PROMPT, Compactor
-from frontier.app.agent.loop import AgentLoop
+from frontier.app.agent.loop import AgentLoop, RequestCounter
 from frontier.app.agent.modes import get_mode
 from frontier.app.config import load_config
-from frontier.app.events import Compacted, ContextUsage, Event, Summarising, TurnEnded
-from frontier.app.providers.context_window import (
+from frontier.app.events import (
+    Compacted,
+    ContextUsage,
+    Event,
+    Summarising,
+    TokenUsage,
+    TurnEnded,
+)
+from frontier.app.model.catalogue import lookup
+from frontier.app.model.conversation import (
+    AssistantTurn,
+    Item,
+    ResultEntry,
+    ToolResults,
+    UserText,
+)
+from frontier.app.model.errors import context_overflow
+from frontier.app.model.probe import (
+    WindowInfo,
     window_from_models,
     window_from_props,
 )
-from frontier.app.providers.errors import context_overflow
-from frontier.app.providers.openai import OpenAIProvider
+from frontier.app.model.registry import codec
+from frontier.app.model.request import ModelRequest, ToolSchema
+from frontier.app.model.stream import StreamItem
+from frontier.app.model.transport import ModelClient
 from frontier.app.session.export import read_session, to_markdown
 from frontier.app.session.store import SessionStore
 from frontier.tools.boundary import ToolBoundary
@@ -104,6 +132,47 @@ class Script:
         return httpx.Response(200, headers=headers, content=sse_body(reply, prompt_tokens(body)))
 
 
+def is_summary_request(request: ModelRequest) -> bool:
+    return request.system.startswith(SUMMARY_PROMPT[:40])
+
+
+class Sent:
+    """The rig's model client: the real chat client, keeping every typed request the loop
+    and the compactor hand it (what each wire encodes), beside the chat bodies the
+    scripted server reads."""
+
+    def __init__(self, client: ModelClient) -> None:
+        self.client = client
+        self.wire = client.wire
+        self.model = client.model
+        self.sent: list[ModelRequest] = []
+
+    def stream(self, request: ModelRequest) -> AsyncIterator[StreamItem]:
+        self.sent.append(request)
+        return self.client.stream(request)
+
+    async def aclose(self) -> None:
+        await self.client.aclose()
+
+    @property
+    def turns(self) -> list[ModelRequest]:
+        """The loop's requests (summary requests left out), in order."""
+        return [r for r in self.sent if not is_summary_request(r)]
+
+    @property
+    def summaries(self) -> list[ModelRequest]:
+        return [r for r in self.sent if is_summary_request(r)]
+
+
+def chat_client(url: str, **kwargs: Any) -> ModelClient:
+    """A Chat Completions client for ``url`` (``transport=``: a mock server)."""
+    return ModelClient(codec("openai-chat"), url, "m", **kwargs)
+
+
+def mock_client(handle: Callable[..., Any], **kwargs: Any) -> ModelClient:
+    return chat_client("http://test/v1", transport=httpx.MockTransport(handle), **kwargs)
+
+
 @dataclass
 class Rig:
     loop: AgentLoop
@@ -112,19 +181,21 @@ class Rig:
     session_id: str
     root: Path
     budget: ContextBudget
+    client: Sent
 
 
 @pytest.fixture
-def make_rig(tmp_path: Path) -> AsyncIterator[Callable[..., Rig]]:
+async def make_rig(tmp_path: Path) -> AsyncIterator[Callable[..., Rig]]:
     stores: list[SessionStore] = []
+    clients: list[ModelClient] = []
 
     def build(
-        provider: OpenAIProvider,
+        client: ModelClient,
         *,
         mode: str = "ctl-heredoc",
         window: int | None = None,
         keep_rounds: int = 1,
-        messages: list[dict[str, Any]] | None = None,
+        history: list[Item] | None = None,
     ) -> Rig:
         root = tmp_path / "ws"
         root.mkdir(exist_ok=True)
@@ -132,32 +203,41 @@ def make_rig(tmp_path: Path) -> AsyncIterator[Callable[..., Rig]]:
         store = SessionStore.open(tmp_path / "sessions.db")
         stores.append(store)
         sid = store.create_session(str(root), "m", "http://test/v1", mode)
-        if messages:
-            store.append_messages(sid, messages)
+        if history:
+            store.append_items(sid, history)
         events: list[Event] = []
         registry = default_registry()
         boundary = ToolBoundary(
             registry, root, PolicyApprover("auto"), store.persistence(sid), emit=events.append
         )
+        budget = ContextBudget(
+            window=window, source="config" if window else "", keep_rounds=keep_rounds
+        )
+        budget.probe = client.probe_context_window
+        clients.append(client)
+        sent = Sent(client)
+        requests = RequestCounter()
+        compactor = Compactor(
+            budget, client=sent, requests=requests, store=store, session_id=sid, emit=events.append
+        )
         loop = AgentLoop(
-            provider=provider,
+            client=sent,
             boundary=boundary,
             registry=registry,
             mode=get_mode(mode),
             emit=events.append,
             store=store,
             session_id=sid,
-            model="m",
-            messages=messages,
+            history=history or (),
+            signals_call_done=client.codec.signals_call_done,
+            compactor=compactor,
+            requests=requests,
         )
-        budget = ContextBudget(
-            window=window, source="config" if window else "", keep_rounds=keep_rounds
-        )
-        budget.probe = provider.probe_context_window
-        loop.compactor = Compactor(budget, store=store, session_id=sid, emit=events.append)
-        return Rig(loop, events, store, sid, root, budget)
+        return Rig(loop, events, store, sid, root, budget, sent)
 
-    yield build  # type: ignore[misc]
+    yield build
+    for client in clients:
+        await client.aclose()
     for store in stores:
         store.close()
 
@@ -174,6 +254,29 @@ def system_of(body: dict[str, Any]) -> dict[str, Any]:
     return body["messages"][0]
 
 
+@dataclass(frozen=True)
+class Frame:
+    call_id: str
+    body: bytes
+
+
+_FRAME = re.compile(rb"result ([A-Za-z0-9_.:-]{1,64}) exit=(-?\d+) (\d+)\n")
+
+
+def frames(text: str) -> tuple[list[Frame], bytes]:
+    """The result frames a request's user message starts with, and what follows them:
+    read from what went over the wire (compaction no longer parses frames; a frame is
+    written from its result's body when a request is encoded)."""
+    data, pos, found = text.encode("utf-8"), 0, []
+    while (match := _FRAME.match(data, pos)) is not None:
+        end = match.end() + int(match.group(3))
+        if data[end : end + 5] != b"\nend\n":
+            break
+        found.append(Frame(match.group(1).decode(), data[match.end() : end]))
+        pos = end + 5
+    return found, data[pos:]
+
+
 # --------------------------------------------------------------------------- threshold: stubs
 
 
@@ -181,8 +284,7 @@ async def test_old_results_become_stubs_before_the_request_that_would_pass_the_b
     make_rig: Callable[..., Rig],
 ) -> None:
     script = Script([read_call("c1"), read_call("c2"), read_call("c3"), "All read."])
-    provider = OpenAIProvider("http://test/v1", "m", transport=httpx.MockTransport(script.handle))
-    rig = make_rig(provider, window=6000, keep_rounds=1)
+    rig = make_rig(mock_client(script.handle), window=6000, keep_rounds=1)
     ended = await rig.loop.send("read big.txt three times")
     assert ended.reason == "done"
     compacted = [e for e in rig.events if isinstance(e, Compacted)]
@@ -191,11 +293,16 @@ async def test_old_results_become_stubs_before_the_request_that_would_pass_the_b
     assert all(e.before > 0.8 * 6000 for e in compacted)
 
     first = script.requests[0]
-    for body in script.requests:
+    assert len(rig.client.turns) == len(script.requests)
+    for body, request in zip(script.requests, rig.client.turns, strict=True):
         # the system prompt is never compacted; the user's message stays first, verbatim
         assert system_of(body) == system_of(first)
         assert body["messages"][1] == {"role": "user", "content": "read big.txt three times"}
-        assert pairing_problems(body["messages"][1:]) == []
+        assert request.items[0] == UserText("read big.txt three times")
+        # the typed history never splits a call from its result; the body is one the
+        # API accepts
+        assert pairing_problems(request.items) == []
+        assert chat_problems(body) == []
     last = script.requests[-1]["messages"][1:]
     feedback = [m["content"] for m in last if m["role"] == "user"][1:]
     (old,), _ = frames(feedback[0])
@@ -211,10 +318,11 @@ async def test_old_results_become_stubs_before_the_request_that_would_pass_the_b
     # recorded: the compaction rows, the history a resume sends, the originals kept
     rows = rig.store.compactions.all(rig.session_id)
     assert [r.step for r in rows] == ["stub"] * len(compacted)
-    assert rig.store.load_messages(rig.session_id) == rig.loop.messages
-    originals = rig.store.timeline.load_messages(rig.session_id)
-    assert len(originals) == len(rig.loop.messages)
-    assert sum(is_stub(f.body.decode()) for m in originals for f in frames(m["content"])[0]) == 0
+    assert rig.store.load_items(rig.session_id) == rig.loop.history
+    originals = rig.store.timeline.load_items(rig.session_id)
+    assert len(originals) == len(rig.loop.history)
+    bodies = [r.body for i in originals if isinstance(i, ToolResults) for r in i.results]
+    assert len(bodies) == 3 and sum(is_stub(b) for b in bodies) == 0
 
 
 async def test_native_tool_messages_keep_their_ids_when_stubbed(
@@ -227,12 +335,12 @@ async def test_native_tool_messages_keep_their_ids_when_stubbed(
         ]
 
     script = Script([read("call_1"), read("call_2"), read("call_3"), "All read."])
-    provider = OpenAIProvider("http://test/v1", "m", transport=httpx.MockTransport(script.handle))
-    rig = make_rig(provider, mode="native-eos", window=6000, keep_rounds=1)
+    rig = make_rig(mock_client(script.handle), mode="native-eos", window=6000, keep_rounds=1)
     assert (await rig.loop.send("read it")).reason == "done"
     assert any(isinstance(e, Compacted) for e in rig.events)
+    assert pairing_problems(rig.client.turns[-1].items) == []
+    assert chat_problems(script.requests[-1]) == []
     last = script.requests[-1]["messages"][1:]
-    assert pairing_problems(last) == []
     tools = [m for m in last if m["role"] == "tool"]
     assert [m["tool_call_id"] for m in tools] == ["call_1", "call_2", "call_3"]
     assert tools[0]["content"].startswith("[result of call_1 read (ok, ")
@@ -247,8 +355,7 @@ async def test_the_oldest_rounds_are_summarised_by_the_model_when_stubs_are_not_
 ) -> None:
     names = ["a.txt", "b.txt", "c.txt", "d.txt"]
     script = Script([write_call(f"c{i}", n) for i, n in enumerate(names, 1)] + ["Written."])
-    provider = OpenAIProvider("http://test/v1", "m", transport=httpx.MockTransport(script.handle))
-    rig = make_rig(provider, window=6000, keep_rounds=1)
+    rig = make_rig(mock_client(script.handle), window=6000, keep_rounds=1)
     assert (await rig.loop.send("write four notes")).reason == "done"
     assert [(rig.root / n).read_text() for n in names] == [BIG] * 4
 
@@ -258,28 +365,33 @@ async def test_the_oldest_rounds_are_summarised_by_the_model_when_stubs_are_not_
     assert "tools" not in ask and [m["role"] for m in ask["messages"]] == ["system", "user"]
     assert "call c1 write" in ask["messages"][1]["content"]
     assert 128 <= ask["max_tokens"] <= 6000 // 8
+    (typed_ask, *_) = rig.client.summaries
+    assert typed_ask.tools == () and typed_ask.max_tokens == ask["max_tokens"]
 
     steps = [e for e in rig.events if isinstance(e, Compacted)]
     assert "summary" in [e.step for e in steps]
     assert any(isinstance(e, Summarising) for e in rig.events)
     # the next request: system prompt, the summary (marked), the user's message verbatim,
     # then the kept round(s), paired
-    after = next(b for b in script.requests if any(is_summary(m) for m in b["messages"][1:]))
+    turns = rig.client.turns
+    at = next(i for i, r in enumerate(turns) if any(is_summary(item) for item in r.items))
+    after, typed = script.requests[at], turns[at]
     assert system_of(after) == system_of(script.requests[0])
+    assert is_summary(typed.items[0])
     sent = after["messages"][1:]
     assert sent[0]["content"].startswith(SUMMARY_MARK) and SUMMARY in sent[0]["content"]
     assert [m["role"] for m in sent[:3]] == ["user", "assistant", "user"]
     assert sent[2] == {"role": "user", "content": "write four notes"}
-    assert pairing_problems(sent) == []
-    assert estimate_tokens(after["messages"]) < 0.8 * 6000
+    assert pairing_problems(typed.items) == [] and chat_problems(after) == []
+    assert estimate_tokens(typed) < 0.8 * 6000
 
     # stored: the summary's own response (marked by its compaction row), originals intact
     row = next(r for r in rig.store.compactions.all(rig.session_id) if r.step == "summary")
     assert row.detail["source"] == "model" and row.detail["response_id"]
     recorded = {r.id: r for r in rig.store.recordings(rig.session_id)}
     assert SUMMARY[:20] in "".join(d for _, d in recorded[row.detail["response_id"]].events)
-    originals = rig.store.timeline.load_messages(rig.session_id)
-    assert sum(m["role"] == "assistant" and "write" in m["content"] for m in originals) == 4
+    originals = rig.store.timeline.load_items(rig.session_id)
+    assert sum(isinstance(i, AssistantTurn) and "write" in i.text for i in originals) == 4
     info, records = read_session(rig.store, rig.session_id)
     assert [r["name"] for r in records if r["type"] == "call"] == ["write"] * 4
     assert any(r["type"] == "compaction" and r["step"] == "summary" for r in records)
@@ -296,15 +408,14 @@ async def test_a_failed_summary_request_falls_back_to_frontiers_own(
             return httpx.Response(500, json={"error": {"message": "boom"}})
         return await script.handle(request)
 
-    provider = OpenAIProvider(
-        "http://test/v1", "m", transport=httpx.MockTransport(handle), max_retries=0
-    )
-    rig = make_rig(provider, window=4200, keep_rounds=1)
+    rig = make_rig(mock_client(handle, max_retries=0), window=4200, keep_rounds=1)
     assert (await rig.loop.send("write two")).reason == "done"
     summary = next(e for e in rig.events if isinstance(e, Compacted) and e.step == "summary")
     assert "Frontier" in summary.detail and "failed" in summary.detail
+    first = rig.client.turns[-1].items[0]
+    assert is_summary(first) and isinstance(first, UserText) and "called write (c1)" in first.text
     sent = script.requests[-1]["messages"][1:]
-    assert is_summary(sent[0]) and "called write (c1)" in sent[0]["content"]
+    assert sent[0]["content"].startswith(SUMMARY_MARK) and "called write (c1)" in sent[0]["content"]
 
 
 # --------------------------------------------------------------------------- overflow (400)
@@ -335,23 +446,29 @@ async def loopback() -> AsyncIterator[Loopback]:
         yield server
 
 
-def long_history() -> list[dict[str, Any]]:
+def long_history() -> list[Item]:
     """Four earlier rounds of big reads: plenty to compact."""
-    out: list[dict[str, Any]] = [{"role": "user", "content": "read it four times"}]
+    out: list[Item] = [UserText("read it four times")]
     for i in range(1, 5):
-        out.append({"role": "assistant", "content": read_call(f"c{i}")})
-        body = BIG.encode()
-        out.append({"role": "user", "content": f"result c{i} exit=0 {len(body)}\n{BIG}\nend\n"})
-    out.append({"role": "assistant", "content": "Read four times."})
+        out.append(AssistantTurn(read_call(f"c{i}")))
+        out.append(ToolResults((ResultEntry(f"c{i}", "read", "ok", 0, BIG),), framed=True))
+    out.append(AssistantTurn("Read four times."))
     return out
+
+
+def test_the_long_history_is_sent_as_result_frames() -> None:
+    """The typed history above goes over the wire as the chat history it stands for."""
+    body = BIG.encode()
+    sent = chat_messages(ModelRequest("s", tuple(long_history())))[1:]
+    assert sent[2] == {"role": "user", "content": f"result c1 exit=0 {len(body)}\n{BIG}\nend\n"}
+    assert [m["role"] for m in sent] == ["user", *["assistant", "user"] * 4, "assistant"]
 
 
 async def test_a_context_overflow_400_compacts_and_retries_once(
     loopback: Loopback, make_rig: Callable[..., Rig]
 ) -> None:
     loopback.answers = [(400, LLAMA_OVERFLOW), (200, "Done.")]
-    provider = OpenAIProvider(loopback.url, "m")
-    rig = make_rig(provider, window=32000, messages=long_history())
+    rig = make_rig(chat_client(loopback.url), window=32000, history=long_history())
     ended = await rig.loop.send("and now summarise the file")
     assert ended.reason == "done", ended.message
     assert len(loopback.requests) == 2
@@ -362,7 +479,9 @@ async def test_a_context_overflow_400_compacts_and_retries_once(
     retried = loopback.requests[1]["messages"]
     assert retried[0] == loopback.requests[0]["messages"][0]  # the system prompt
     assert retried[-1] == {"role": "user", "content": "and now summarise the file"}
-    assert pairing_problems(retried[1:]) == []
+    (_refused, retry) = rig.client.turns
+    assert retry.items[-1] == UserText("and now summarise the file")
+    assert pairing_problems(retry.items) == [] and chat_problems(loopback.requests[1]) == []
     assert len(json.dumps(retried)) < len(json.dumps(loopback.requests[0]["messages"]))
     assert next(r.step for r in rig.store.compactions.all(rig.session_id)) == "stub"
 
@@ -371,14 +490,20 @@ async def test_a_second_overflow_fails_the_turn_with_the_servers_message(
     loopback: Loopback, make_rig: Callable[..., Rig]
 ) -> None:
     loopback.answers = [(400, LLAMA_OVERFLOW)]
-    provider = OpenAIProvider(loopback.url, "m")
-    rig = make_rig(provider, window=32000, messages=long_history())
+    rig = make_rig(chat_client(loopback.url), window=32000, history=long_history())
     ended = await rig.loop.send("again")
     assert ended.reason == "provider_error"
     assert "exceeds the available context size (4096 tokens)" in ended.message
     # compacted once and retried once, never more
     assert len(loopback.requests) == 2
     assert rig.events[-1] == ended and isinstance(ended, TurnEnded)
+    # the failed reply is kept as an assistant turn with its marker (issue 20): the next
+    # message the person types never follows theirs, and the model learns it failed
+    kept = rig.loop.history[-1]
+    assert isinstance(kept, AssistantTurn) and kept.cut.startswith("[Reply failed:")
+    assert "exceeds the available context size" in kept.cut
+    assert rig.loop.history[-2] == UserText("again")
+    assert rig.store.load_items(rig.session_id) == rig.loop.history
 
 
 async def test_an_overflow_from_one_huge_reply_summarises_all_but_the_users_message(
@@ -388,11 +513,8 @@ async def test_an_overflow_from_one_huge_reply_summarises_all_but_the_users_mess
     next request passed the window. The last resort summarises everything but the user's
     last message instead of failing the turn."""
     loopback.answers = [(400, LLAMA_OVERFLOW), (200, "It rambled about files."), (200, "Done.")]
-    earlier = [
-        {"role": "user", "content": "read notes.txt"},
-        {"role": "assistant", "content": "Here is some code. " * 900},
-    ]
-    rig = make_rig(OpenAIProvider(loopback.url, "m"), window=32000, messages=earlier)
+    earlier: list[Item] = [UserText("read notes.txt"), AssistantTurn("Here is some code. " * 900)]
+    rig = make_rig(chat_client(loopback.url), window=32000, history=earlier)
     ended = await rig.loop.send("just read it")
     assert ended.reason == "done", ended.message
     assert len(loopback.requests) == 3
@@ -400,7 +522,9 @@ async def test_an_overflow_from_one_huge_reply_summarises_all_but_the_users_mess
     assert "tools" not in summary_request and "Here is some code." in json.dumps(summary_request)
     sent = loopback.requests[2]["messages"][1:]
     assert [m["role"] for m in sent] == ["user", "assistant", "user", "assistant"][: len(sent)]
-    assert is_summary(sent[0]) and "It rambled about files." in sent[0]["content"]
+    assert is_summary(rig.client.turns[-1].items[0])
+    assert sent[0]["content"].startswith(SUMMARY_MARK)
+    assert "It rambled about files." in sent[0]["content"]
     assert sent[2] == {"role": "user", "content": "just read it"}
 
 
@@ -408,9 +532,11 @@ async def test_an_overflow_with_nothing_to_compact_fails_at_once(
     loopback: Loopback, make_rig: Callable[..., Rig]
 ) -> None:
     loopback.answers = [(400, LLAMA_OVERFLOW)]
-    rig = make_rig(OpenAIProvider(loopback.url, "m"), window=32000)
+    rig = make_rig(chat_client(loopback.url), window=32000)
     ended = await rig.loop.send("x" * 100)
     assert ended.reason == "provider_error" and len(loopback.requests) == 1
+    kept = rig.loop.history[-1]  # the failed reply, marked (issue 20)
+    assert isinstance(kept, AssistantTurn) and kept.cut.startswith("[Reply failed:")
 
 
 @pytest.mark.parametrize(
@@ -539,20 +665,57 @@ async def test_the_server_is_asked_for_its_window(
 ) -> None:
     runner, url = await window_server(routes)
     try:
-        provider = OpenAIProvider(url, "m", api_key="sk-test-123")
-        info = await provider.probe_context_window(timeout=5)
-        await provider.aclose()
+        client = chat_client(url, api_key="sk-test-123")
+        info = await client.probe_context_window(timeout=5)
+        await client.aclose()
     finally:
         await runner.cleanup()
     assert (None if info is None else (info.tokens, info.source)) == expected
 
 
-async def test_the_window_defaults_when_the_server_says_nothing() -> None:
-    async with OpenAIProvider("http://127.0.0.1:9/v1", "m") as provider:  # nothing listens
-        assert await provider.probe_context_window(timeout=2) is None
-        budget = ContextBudget(probe=provider.probe_context_window)
+async def test_the_window_is_assumed_when_the_server_says_nothing() -> None:
+    """Nobody said (no setting, a silent server, a model the catalogue does not know): the
+    default is used and marked *assumed* (issue 20: it was "default", silently)."""
+    async with chat_client("http://127.0.0.1:9/v1") as client:  # nothing listens
+        assert await client.probe_context_window(timeout=2) is None
+        budget = ContextBudget(probe=client.probe_context_window)
         await budget.learn()
-    assert (budget.window, budget.source) == (DEFAULT_WINDOW, "default")
+    assert (budget.window, budget.source) == (DEFAULT_WINDOW, ASSUMED) == (8192, "assumed")
+    assert budget.assumed
+
+
+async def test_the_window_comes_from_the_setting_then_the_server_then_the_catalogue() -> None:
+    gpt = lookup("gpt-4.1")
+    assert gpt is not None and gpt.context_window == 1_047_576
+    catalogue = (gpt.context_window, gpt.source)
+    asked: list[str] = []
+
+    async def server() -> WindowInfo | None:
+        asked.append("server")
+        return WindowInfo(4096, "GET /props default_generation_settings.n_ctx")
+
+    async def silent() -> WindowInfo | None:
+        asked.append("silent")
+        return None
+
+    async def broken() -> WindowInfo | None:
+        raise RuntimeError("boom")  # a probe only helps: never fatal
+
+    configured = ContextBudget(window=2048, source="config", probe=server, catalogue=catalogue)
+    await configured.learn()
+    assert (configured.window, configured.source, asked) == (2048, "config", [])
+    served = ContextBudget(probe=server, catalogue=catalogue)
+    await served.learn()
+    assert (served.window, served.source) == (
+        4096,
+        "server (GET /props default_generation_settings.n_ctx)",
+    )
+    for probe in (silent, broken):
+        listed = ContextBudget(probe=probe, catalogue=catalogue)
+        await listed.learn()
+        assert (listed.window, listed.source) == (1_047_576, "catalogue (gpt-4.1)")
+        assert not listed.assumed
+    assert asked == ["server", "silent"]  # the setting asks no server
 
 
 async def test_props_is_asked_once_for_the_window_and_for_prefill() -> None:
@@ -565,10 +728,9 @@ async def test_props_is_asked_once_for_the_window_and_for_prefill() -> None:
             return httpx.Response(200, json={"default_generation_settings": {"n_ctx": 4096}})
         return httpx.Response(404)
 
-    transport = httpx.MockTransport(handle)
-    async with OpenAIProvider("http://test/v1", "m", transport=transport) as provider:
-        window = await provider.probe_context_window()
-        props = await provider.probe_json("props", root=True)
+    async with mock_client(handle) as client:
+        window = await client.probe_context_window()
+        props = await client.probe_json("props", root=True)
     assert window is not None and window.tokens == 4096
     assert props == {"default_generation_settings": {"n_ctx": 4096}}
     assert asked.count("/props") == 1 and asked.count("/v1/models") == 1
@@ -580,9 +742,8 @@ async def test_a_deeply_nested_probe_answer_is_ignored() -> None:
     async def handle(request: httpx.Request) -> httpx.Response:
         return httpx.Response(200, content=b"[" * 100_000 + b"]" * 100_000)
 
-    transport = httpx.MockTransport(handle)
-    async with OpenAIProvider("http://test/v1", "m", transport=transport) as provider:
-        assert await provider.probe_context_window() is None
+    async with mock_client(handle) as client:
+        assert await client.probe_context_window() is None
 
 
 async def test_the_first_request_learns_the_window_from_the_server(
@@ -600,8 +761,7 @@ async def test_the_first_request_learns_the_window_from_the_server(
             content=sse_body("Hi.", prompt_tokens(body)),
         )
 
-    provider = OpenAIProvider("http://test/v1", "m", transport=httpx.MockTransport(handle))
-    rig = make_rig(provider)
+    rig = make_rig(mock_client(handle))
     assert (await rig.loop.send("hello")).reason == "done"
     (usage,) = [e for e in rig.events if isinstance(e, ContextUsage)]
     assert usage.window == 4096 and usage.source.startswith("server (GET /props")
@@ -610,15 +770,52 @@ async def test_the_first_request_learns_the_window_from_the_server(
 
 def test_the_budget_counts_usage_plus_an_estimate_of_what_was_added() -> None:
     budget = ContextBudget(window=10_000)
-    request = [{"role": "system", "content": "s" * 4000}, {"role": "user", "content": "hi"}]
+    request = ModelRequest("s" * 4000, (UserText("hi"),))
     budget.sending(request)
-    budget.counted({"prompt_tokens": 2000, "completion_tokens": 5})  # the server's count
+    budget.counted(TokenUsage(prompt=2000, completion=5))  # the server's count
     assert budget.ratio == pytest.approx(2000 / estimate_tokens(request))
-    later = [*request, {"role": "assistant", "content": "a" * 400}]
-    added = estimate_tokens(later[2:]) * budget.ratio
+    later = ModelRequest(request.system, (*request.items, AssistantTurn("a" * 400)))
+    added = estimate_items(later.items[1:]) * budget.ratio
     assert budget.used(later) == 2000 + round(added)
     budget.rewritten()  # after a compaction the whole request is estimated again
     assert budget.used(later) == round(estimate_tokens(later) * budget.ratio)
+
+
+def test_the_estimate_counts_the_system_prompt_the_items_and_the_tools() -> None:
+    items = (UserText("u" * 400), AssistantTurn("a" * 400))
+    assert estimate_items(items) == 200 + 2 * MESSAGE_OVERHEAD
+    bare = ModelRequest("", items)
+    assert estimate_tokens(bare) == estimate_items(items)
+    system = ModelRequest("s" * 400, items)
+    assert estimate_tokens(system) == 300 + 3 * MESSAGE_OVERHEAD
+    schema = ToolSchema("read", "Read a file.", {"type": "object", "properties": {}})
+    tools = ModelRequest(system.system, items, (schema,))
+    assert estimate_tokens(tools) > estimate_tokens(system)  # tools[] is sent too
+    cut = ModelRequest(system.system, items, prefill="p" * 400)
+    assert estimate_tokens(cut) > estimate_tokens(system)  # so is the reply it continues
+
+
+def test_a_request_without_a_count_leaves_the_estimate_alone() -> None:
+    budget = ContextBudget(window=1000)
+    budget.counted(TokenUsage(prompt=500))  # nothing was sent: nothing to compare
+    request = ModelRequest("s" * 4000, (UserText("hi"),))
+    budget.sending(request)
+    budget.counted(TokenUsage(completion=5))  # a server that counts no prompt
+    assert budget.ratio == 1.0 and budget.used(request) == estimate_tokens(request)
+    budget.counted(TokenUsage(prompt=100 * estimate_tokens(request)))  # not believed
+    assert budget.ratio == 1.0
+    assert budget.over(request) == (estimate_tokens(request) > 800)
+
+
+def test_an_overflow_sets_the_window_and_corrects_the_estimate() -> None:
+    budget = ContextBudget(window=32_000)
+    request = ModelRequest("s" * 4000, (UserText("hi"),))
+    budget.sending(request)
+    budget.counted(TokenUsage(prompt=estimate_tokens(request)))
+    budget.overflowed(4096, 2 * estimate_tokens(request))
+    assert (budget.window, budget.source) == (4096, "overflow")
+    assert budget.ratio == pytest.approx(2.0)
+    assert budget.used(request) == round(2 * estimate_tokens(request))  # the count is gone
 
 
 def test_settings_for_the_window_and_the_threshold(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -639,18 +836,17 @@ async def test_a_resumed_session_starts_from_the_compacted_history(
     make_rig: Callable[..., Rig], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     script = Script([read_call("c1"), read_call("c2"), read_call("c3"), "All read."])
-    provider = OpenAIProvider("http://test/v1", "m", transport=httpx.MockTransport(script.handle))
-    rig = make_rig(provider, window=6000, keep_rounds=1)
+    rig = make_rig(mock_client(script.handle), window=6000, keep_rounds=1)
     assert (await rig.loop.send("read it")).reason == "done"
-    compacted = list(rig.loop.messages)
+    compacted = list(rig.loop.history)
     assert rig.store.compactions.latest(rig.session_id) is not None
-    rig.store.append_message(rig.session_id, {"role": "user", "content": "later"})
+    rig.store.append_items(rig.session_id, [UserText("later")])
     sid, db = rig.session_id, rig.store.path
     rig.store.close()
 
     with SessionStore.open(db) as store:
-        assert store.load_messages(sid) == [*compacted, {"role": "user", "content": "later"}]
-        assert len(store.timeline.load_messages(sid)) == len(compacted) + 1  # originals too
+        assert store.load_items(sid) == [*compacted, UserText("later")]
+        assert len(store.timeline.load_items(sid)) == len(compacted) + 1  # originals too
 
     from frontier.app.agent.runtime import create_runtime
     from frontier.app.config import Config
@@ -662,8 +858,8 @@ async def test_a_resumed_session_starts_from_the_compacted_history(
         session_id=sid,
     )
     try:
-        assert session._loop.messages == [*compacted, {"role": "user", "content": "later"}]  # type: ignore[attr-defined]
-        assert session.context_window == 6000
+        assert session._loop.history == [*compacted, UserText("later")]  # type: ignore[attr-defined]
+        assert session.context_window == 6000 and not session.context_assumed
     finally:
         await session.close()
 
@@ -704,3 +900,31 @@ def test_the_headless_log_says_compaction_and_the_context_at_the_end_of_a_turn()
     assert lines[0].startswith("⇣ compacted after the server said the request was too long")
     assert lines[1] == "context 2,000 of 4,096 tokens (49%)"
     assert lines[2] == "turn ended: done"
+
+
+def test_an_assumed_window_is_said_once_by_the_transcript_and_the_headless_log() -> None:
+    """Issue 20: a window nobody said (no setting, a silent server, a model the catalogue
+    does not know) is not used silently; both front ends say so, with the fix, once."""
+    import io
+
+    from frontier.app.frontends.headless import EventPrinter
+    from frontier.widgets.state import UiState
+
+    told = "context window assumed: 8,192 — set --context-window"
+    state = UiState(clock=lambda: 0.0)
+    state.apply(ContextUsage(1000, 8192, ASSUMED))
+    state.apply(ContextUsage(2000, 8192, ASSUMED))
+    assert [e.text for e in state.transcript].count(told) == 1
+    out = io.StringIO()
+    printer = EventPrinter(out)
+    printer(ContextUsage(1000, 8192, ASSUMED))
+    printer(ContextUsage(2000, 8192, ASSUMED))
+    printer(TurnEnded("done"))
+    assert out.getvalue().splitlines() == [
+        told,
+        "context 2,000 of 8,192 tokens (24%)",
+        "turn ended: done",
+    ]
+    quiet = io.StringIO()
+    EventPrinter(quiet)(ContextUsage(1000, 8192, "config"))
+    assert "assumed" not in quiet.getvalue()

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import argparse
 import json
+from collections.abc import AsyncGenerator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -16,8 +18,9 @@ import httpx
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from scripted import ScriptedClient
 
-from frontier.app.agent.continuation import MAX_CONTINUATIONS, Prefill
+from frontier.app.agent.continuation import MAX_CONTINUATIONS, Prefill, open_stream
 from frontier.app.agent.echo import ECHO_MIN, EchoSkipper
 from frontier.app.agent.loop import AgentLoop
 from frontier.app.agent.modes import get_mode
@@ -30,18 +33,32 @@ from frontier.app.events import (
     ResponseContinued,
     ResponseEnded,
     StreamBytes,
+    TokenUsage,
     ToolFinished,
 )
-from frontier.app.providers.demo import DEMO_BASE_URL, DemoTransport
-from frontier.app.providers.demo_script import Arg, Call, Step, ctl_frame
-from frontier.app.providers.openai import OpenAIProvider
-from frontier.app.providers.prefill import (
+from frontier.app.model.conversation import AssistantTurn, ToolResults, UserText
+from frontier.app.model.demo_script import Arg, Call, Step, ctl_frame
+from frontier.app.model.prefill import (
     VLLM_BODY,
     PrefillSupport,
     detect_prefill,
     from_models,
     from_props,
 )
+from frontier.app.model.registry import codec
+from frontier.app.model.request import ModelRequest
+from frontier.app.model.stream import (
+    End,
+    Finish,
+    StreamEnd,
+    StreamItem,
+    TextDelta,
+    UsageDelta,
+    WireEvent,
+    text_of,
+)
+from frontier.app.model.transport import ModelClient
+from frontier.app.model.wires.demo import DEMO_BASE_URL, DemoTransport
 from frontier.app.replay_player import ReplayPlayer, source_from_recording
 from frontier.app.session.record import write_recording
 from frontier.app.session.store import SessionStore
@@ -184,12 +201,77 @@ def test_the_join_marker_round_trips_and_text_pieces_drop_the_echo() -> None:
 
     events = [(0.0, chunk("abc")), (0.1, chunk("de")), (0.2, join_data(join))]
     events += [(0.3, chunk("ab")), (0.4, chunk("cdeF")), (0.5, chunk("G"))]
-    pieces, joins = text_pieces(events)
+    seen: list[str] = []
+
+    def text_of(data: str) -> str:  # what the wire's decoder would read; never a marker
+        seen.append(data)
+        return str(json.loads(data)["choices"][0]["delta"]["content"])
+
+    pieces, joins = text_pieces(events, text_of)
     assert b"".join(p for _, p in pieces) == b"abcdeFG"
     assert joins == [join]
+    assert seen == [data for _, data in events if data != join_data(join)]
     # a marker whose offset is not the input so far shifts nothing
     forged = [(0.0, chunk("abc")), (0.1, join_data(Join(1, 2))), (0.2, chunk("xy"))]
-    assert b"".join(p for _, p in text_pieces(forged)[0]) == b"abcxy"
+    assert b"".join(p for _, p in text_pieces(forged, text_of)[0]) == b"abcxy"
+
+
+def _chat(text: str) -> dict[str, Any]:
+    return {"choices": [{"index": 0, "delta": {"content": text}, "finish_reason": None}]}
+
+
+async def test_the_joined_stream_is_neutral_events_with_the_echo_cut_from_text_deltas() -> None:
+    """What ``open_stream`` yields for a continued response, whatever the wire: the cut
+    stream's events, the join marker (a ``WireEvent`` whose ``raw`` is the marker and
+    which carries no deltas: recorded, never fed), then the continuation's events with
+    their ``raw`` as the server sent it (echo included, for the recording) and the echo
+    cut out of their ``TextDelta``\\ s only. The cut stream's end is swallowed."""
+    prefix = "call c1 read\narg path READ"
+    client = ScriptedClient(
+        [
+            ([_chat("call c1 re"), _chat("ad\narg path READ")], "length"),
+            ([_chat("call c1 read\narg pa"), _chat("th READ" + "ME.md\nend\n")], "stop"),
+        ]
+    )
+
+    async def llama() -> PrefillSupport:
+        return PrefillSupport(True, "llama.cpp", "test")
+
+    told: list[Event] = []
+    request = ModelRequest("system", (UserText("read the readme"),))
+    items: list[StreamItem] = [
+        item
+        async for item in open_stream(
+            client,
+            request,
+            mode="ctl",
+            prefill=Prefill("auto", llama),
+            can_prefill=True,
+            resumable=lambda: prefix.encode(),
+            emit=told.append,
+        )
+    ]
+    assert [type(i) for i in items] == [WireEvent] * 5 + [StreamEnd]
+    end = items[-1]
+    assert isinstance(end, StreamEnd) and end.finish_reason == "stop"
+    events = [i for i in items if isinstance(i, WireEvent)]
+    join = Join(len(prefix), len(prefix), 1)
+    assert (events[2].raw, events[2].deltas) == (join_data(join), ())
+    # the raw strings are the server's, untouched (the recording holds the echo) ...
+    assert [json.loads(e.raw) for e in events[3:]] == [
+        _chat("call c1 read\narg pa"),
+        _chat("th READ" + "ME.md\nend\n"),
+    ]
+    # ... while the text fed on is the message going on, once
+    assert events[3].deltas == ()  # all echo: its text delta is gone
+    assert events[4].deltas == (TextDelta("ME.md\nend\n"),)
+    assert "".join(text_of(e.deltas) for e in events) == prefix + "ME.md\nend\n"
+    (continued,) = [e for e in told if isinstance(e, ResponseContinued)]
+    assert (continued.offset, continued.echo_skipped, continued.attempt) == (26, 26, 1)
+    # the continuation is the same request with the bytes so far to go on from
+    assert client.sent[1] == replace(request, prefill=prefix)
+    assert client.requests[1][-1] == {"role": "assistant", "content": prefix}
+    assert client.requests[0][-1]["role"] == "user"
 
 
 # --------------------------------------------------------------------------- the loop
@@ -214,6 +296,13 @@ def resending(step: Step):  # type: ignore[no-untyped-def]
     return pick
 
 
+def demo_chat(transport: DemoTransport, *, max_tokens: int | None = None) -> ModelClient:
+    """A Chat Completions client whose server is ``transport`` (the demo model)."""
+    return ModelClient(
+        codec("openai-chat"), DEMO_BASE_URL, "demo", transport=transport, max_tokens=max_tokens
+    )
+
+
 class Run:
     def __init__(
         self,
@@ -236,9 +325,8 @@ class Run:
         self.transport = DemoTransport(
             mode, rate=0, prefill=server_prefill, echo=echo, responder=responder or resending(step)
         )
-        provider = OpenAIProvider(
-            DEMO_BASE_URL, "demo", transport=self.transport, max_tokens=max_tokens
-        )
+        client = demo_chat(self.transport, max_tokens=max_tokens)
+        self.client = client
         registry = default_registry()
         boundary = ToolBoundary(
             registry,
@@ -248,16 +336,16 @@ class Run:
             emit=self.events.append,
         )
         self.loop = AgentLoop(
-            provider=provider,
+            client=client,
             boundary=boundary,
             registry=registry,
             mode=get_mode(mode),
             emit=self.events.append,
             store=self.store,
             session_id=self.sid,
+            can_prefill=client.codec.can_prefill,
+            prefill=None if prefill is None else Prefill(prefill, lambda: detect_prefill(client)),
         )
-        if prefill is not None:
-            self.loop.prefill = Prefill(prefill, lambda: detect_prefill(provider))
 
     async def send(self, text: str = "write the notes") -> str:
         ended = await self.loop.send(text)
@@ -306,6 +394,8 @@ async def test_a_cut_heredoc_is_resumed_and_its_confirmed_lines_kept(tmp_path: P
     text = "Reading, then writing the notes.\n" + ctl_frame(READ) + ctl_frame(write_call("heredoc"))
     assistant = [m for m in requests[-1] if m["role"] == "assistant"]
     assert assistant == [{"role": "assistant", "content": text}]
+    kept = [i for i in run.loop.history if isinstance(i, AssistantTurn)]
+    assert kept[0] == AssistantTurn(text)  # the typed history: the joined reply, once
 
 
 @pytest.mark.parametrize("echo", [True, False])
@@ -438,10 +528,171 @@ async def test_native_modes_are_never_continued(tmp_path: Path) -> None:
     assert all(m[-1]["role"] != "assistant" for m in run.requests())
 
 
+# --------------------------------------------------------------------------- Anthropic Messages
+
+ANTHROPIC = codec("anthropic-messages")
+WRITTEN = "Writing the notes.\n" + ctl_frame(write_call("heredoc"))
+
+
+def messages_events(text: str, stop: str) -> list[str]:
+    """An Anthropic Messages stream of ``text`` (in pieces of 24 characters) ending with
+    ``stop`` (``max_tokens``, ``end_turn``)."""
+    pieces = [text[i : i + 24] for i in range(0, len(text), 24)]
+    usage = {"input_tokens": 100, "output_tokens": 1}
+    events: list[dict[str, Any]] = [
+        {"type": "message_start", "message": {"id": "msg_1", "role": "assistant", "usage": usage}},
+        {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}},
+    ]
+    events += [
+        {"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": p}}
+        for p in pieces
+    ]
+    events += [
+        {"type": "content_block_stop", "index": 0},
+        {
+            "type": "message_delta",
+            "delta": {"stop_reason": stop},
+            "usage": {"output_tokens": len(pieces)},
+        },
+        {"type": "message_stop"},
+    ]
+    return [json.dumps(e) for e in events]
+
+
+class MessagesModel:
+    """A scripted model on the Anthropic Messages wire. Each request is encoded by that
+    wire's adapter first, as the transport does (a prefill the API would refuse raises
+    ``ValueError`` there), then answered by ``respond`` with Messages events read by the
+    wire's own decoder. ``cut_at``: the first response stops there (``max_tokens``)."""
+
+    wire = "anthropic-messages"
+    model = "claude-test"
+    base_url = "https://api.anthropic.invalid/v1"
+
+    def __init__(self, cut_at: int) -> None:
+        self.cut_at = cut_at
+        self.sent: list[ModelRequest] = []
+        self.bodies: list[dict[str, Any]] = []
+
+    def respond(self, request: ModelRequest) -> tuple[str, str]:
+        if request.prefill:  # the message goes on from its frontier (never echoed)
+            assert WRITTEN.startswith(request.prefill)
+            return WRITTEN[len(request.prefill) :], "end_turn"
+        last = request.items[-1]
+        if isinstance(last, ToolResults) and last.results:
+            return "Done.\n", "end_turn"
+        if len(self.bodies) == 1:  # the first response is cut by the token limit
+            return WRITTEN[: self.cut_at], "max_tokens"
+        return WRITTEN, "end_turn"  # a resend, whole
+
+    async def probe_json(self, path: str, *, root: bool = False) -> Any:
+        raise AssertionError("the Messages API continues by design: nothing is probed")
+
+    async def stream(self, request: ModelRequest) -> AsyncGenerator[StreamItem, None]:
+        self.sent.append(request)
+        self.bodies.append(ANTHROPIC.body(request, self.model))
+        text, stop = self.respond(request)
+        decoder = ANTHROPIC.decoder()
+        finish, usage = "disconnect", TokenUsage()
+        for data in messages_events(text, stop):
+            deltas = tuple(decoder.feed("message", data))
+            for delta in deltas:
+                if isinstance(delta, Finish):
+                    finish = delta.reason
+                elif isinstance(delta, UsageDelta):
+                    usage = delta.usage
+            if any(not isinstance(d, End) for d in deltas):
+                yield WireEvent(data, 0.0, deltas)
+        yield StreamEnd(finish, usage)
+
+    async def aclose(self) -> None:
+        return None
+
+
+def messages_run(tmp_path: Path, model: MessagesModel) -> Run:
+    run = Run(tmp_path, Step("unused", ""), max_tokens=None)
+    run.loop.client = model
+    run.loop.signals_call_done = ANTHROPIC.signals_call_done
+    run.loop.can_prefill = ANTHROPIC.can_prefill
+    run.loop.prefill = Prefill("auto", lambda: detect_prefill(model))
+    return run
+
+
+async def test_a_cut_response_on_anthropic_messages_is_continued_from_its_frontier(
+    tmp_path: Path,
+) -> None:
+    """Anthropic continues a final assistant message by design (and never echoes it): the
+    cut CTL response goes on from its frontier in a request whose ``prefill`` is the
+    bytes so far, sent as the final assistant message, and the heredoc keeps its lines."""
+    cut_at = WRITTEN.index("line 12 of the") + len("line 12 of")  # mid-line: no whitespace
+    model = MessagesModel(cut_at)
+    run = messages_run(tmp_path, model)
+    assert await run.send() == "done"
+    assert run.runs() == ["c2"]
+    assert (run.root / "NOTES.md").read_text() == NOTES
+    assert not run.of(RepairRequested)
+    (continued,) = run.of(ResponseContinued)
+    assert (continued.offset, continued.echo_skipped) == (len(WRITTEN[:cut_at].encode()), 0)
+    known = run.loop.prefill.known if run.loop.prefill is not None else None
+    assert known is not None and (known.enabled, known.server, known.echo) == (
+        True,
+        "Anthropic",
+        False,
+    )
+    # the continuation: the same history, with the frontier as the prefill ...
+    first, again = model.sent[0], model.sent[1]
+    assert first.prefill == "" and again.prefill == WRITTEN[:cut_at]
+    assert again.items == first.items
+    # ... which the wire sends as the final assistant message
+    assert model.bodies[1]["messages"][-1] == {
+        "role": "assistant",
+        "content": [{"type": "text", "text": WRITTEN[:cut_at]}],
+    }
+    assert model.bodies[0]["messages"][-1]["role"] == "user"
+    # one response, joined: its end is the continuation's, the history holds it once
+    assert run.of(ResponseEnded)[0].finish_reason == "stop"
+    assert [i for i in model.sent[-1].items if isinstance(i, AssistantTurn)] == [
+        AssistantTurn(WRITTEN)
+    ]
+    # recorded on its wire, with the join: read back as the one stream that was fed
+    (joined, _done) = run.recordings()
+    assert joined.wire == "anthropic-messages" and joined.finish_reason == "stop"
+    assert [(j.offset, j.echo_skipped) for j in joined.joins()] == [(continued.offset, 0)]
+    assert joined.transducer_input() == WRITTEN.encode()
+
+
+async def test_a_prefix_ending_in_whitespace_is_resent_on_anthropic_messages(
+    tmp_path: Path,
+) -> None:
+    """The Messages API refuses a final assistant message that ends in whitespace: the
+    adapter will not encode it (``ValueError``), so this truncation is resent as without
+    prefill — nothing of a refused request goes out — and prefill stays on for the next."""
+    cut_at = WRITTEN.index("line 12 of the")  # right after a newline
+    assert WRITTEN[cut_at - 1] == "\n"
+    model = MessagesModel(cut_at)
+    run = messages_run(tmp_path, model)
+    assert await run.send() == "done"
+    assert run.runs() == ["c2"]
+    assert (run.root / "NOTES.md").read_text() == NOTES
+    assert not run.of(ResponseContinued)
+    assert [r.kind for r in run.of(RepairRequested)] == ["truncated"]
+    cut = run.of(ResponseEnded)[0]
+    assert cut.finish_reason == "length"
+    assert "not continued" in cut.detail and "ends in whitespace" in cut.detail
+    # the continuation was asked for, refused by the adapter, and never sent
+    assert model.sent[1].prefill == WRITTEN[:cut_at]
+    assert len(model.bodies) == len(model.sent) - 1
+    assert all(body["messages"][-1]["role"] == "user" for body in model.bodies)
+    known = run.loop.prefill.known if run.loop.prefill is not None else None
+    assert known is not None and known.enabled  # only this prefix could not be sent
+
+
 # --------------------------------------------------------------------------- detection
 
 
 class FakeProbe:
+    wire = "openai-chat"
+
     def __init__(self, base_url: str, answers: dict[str, Any]) -> None:
         self.base_url = base_url
         self.answers = answers
@@ -509,12 +760,12 @@ async def test_a_vllm_continuation_sends_continue_final_message(tmp_path: Path) 
     assert bodies[1]["max_tokens"] == 100
 
 
-async def test_the_provider_probes_the_demo_like_llama_cpp() -> None:
-    provider = OpenAIProvider(DEMO_BASE_URL, "d", transport=DemoTransport("ctl", 0, prefill=True))
-    assert (await detect_prefill(provider)).server == "llama.cpp"
-    plain = OpenAIProvider(DEMO_BASE_URL, "d", transport=DemoTransport("ctl", 0))
+async def test_the_client_probes_the_demo_like_llama_cpp() -> None:
+    client = demo_chat(DemoTransport("ctl", 0, prefill=True))
+    assert (await detect_prefill(client)).server == "llama.cpp"
+    plain = demo_chat(DemoTransport("ctl", 0))
     assert not (await detect_prefill(plain)).enabled
-    await provider.aclose()
+    await client.aclose()
     await plain.aclose()
 
 
@@ -551,9 +802,9 @@ async def test_a_refused_continuation_falls_back_to_the_resend(tmp_path: Path, e
     run.transport = Refusing(
         "ctl-heredoc", rate=0, prefill=True, responder=resending(step), event=event
     )
-    provider = OpenAIProvider(DEMO_BASE_URL, "demo", transport=run.transport, max_tokens=100)
-    run.loop.provider = provider
-    run.loop.prefill = Prefill("on", lambda: detect_prefill(provider))
+    client = demo_chat(run.transport, max_tokens=100)
+    run.loop.client = client
+    run.loop.prefill = Prefill("on", lambda: detect_prefill(client))
     assert await run.send() == "repair_limit"
     cut = run.of(ResponseEnded)[0]
     assert "not continued: the continuation request failed" in cut.detail
@@ -595,14 +846,19 @@ def test_prefill_and_max_tokens_settings(monkeypatch: pytest.MonkeyPatch) -> Non
 
 
 async def test_max_tokens_goes_in_every_request_body() -> None:
+    go = ModelRequest("", (UserText("go"),))
     transport = DemoTransport("ctl", 0)
-    provider = OpenAIProvider(DEMO_BASE_URL, "d", transport=transport, max_tokens=7)
-    items = [item async for item in provider.stream([{"role": "user", "content": "go"}])]
+    client = demo_chat(transport, max_tokens=7)
+    items = [item async for item in client.stream(go)]
     assert transport.bodies[0]["max_tokens"] == 7
-    assert items[-1].finish_reason == "length"
+    end = items[-1]
+    assert isinstance(end, StreamEnd) and end.finish_reason == "length"
     plain = DemoTransport("ctl", 0)
-    provider2 = OpenAIProvider(DEMO_BASE_URL, "d", transport=plain)
-    _ = [item async for item in provider2.stream([{"role": "user", "content": "go"}])]
+    client2 = demo_chat(plain)
+    _ = [item async for item in client2.stream(go)]
     assert "max_tokens" not in plain.bodies[0]
-    await provider.aclose()
-    await provider2.aclose()
+    # a request's own cap wins over the client's
+    capped = [item async for item in client.stream(ModelRequest("", go.items, max_tokens=3))]
+    assert transport.bodies[1]["max_tokens"] == 3 and isinstance(capped[-1], StreamEnd)
+    await client.aclose()
+    await client2.aclose()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from chat_wire import CHAT
 
 from frontier.app.cst.base import calls_of, coalesce, errors_of, run_chunks, split
 from frontier.app.cst.factory import PROTOCOLS, input_kind, make_transducer
@@ -103,7 +104,7 @@ def test_xml_malformed_blocks_are_errors(block: bytes) -> None:
 
 def test_factory_covers_every_protocol() -> None:
     for protocol in PROTOCOLS:
-        t = make_transducer(protocol)
+        t = make_transducer(protocol, wire=CHAT)
         assert t.feed(b"") == [] and t.frontier == 0
         assert input_kind(protocol) in ("text", "sse")
     with pytest.raises(ValueError, match="unknown protocol 'nope'"):

@@ -13,11 +13,12 @@ import json
 import subprocess
 import sys
 import tracemalloc
-from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from chat_wire import CHAT, ChatAccumulator, chat_sse
+from scripted import ScriptedClient
 from test_tools_fakes import make_boundary
 
 from frontier.app.agent.loop import AgentLoop
@@ -29,10 +30,8 @@ from frontier.app.cst.base import calls_of, errors_of, run_chunks, split
 from frontier.app.cst.ctl import CtlTransducer
 from frontier.app.cst.factory import make_transducer
 from frontier.app.cst.jsonbuf import CallShapeError, JsonWholeTransducer, call_from_json
-from frontier.app.cst.native import NativeAccumulator, NativeSSETransducer
 from frontier.app.cst.props import check_stream
 from frontier.app.events import Confirmed, Event, ToolFinished
-from frontier.app.providers.openai import Chunk, StreamEnd
 from frontier.app.session.record import Recording, write_recording
 from frontier.app.wire import safejson
 from frontier.app.wire.sse import SSEDecoder, encode_sse
@@ -115,7 +114,7 @@ def test_safejson_scan_is_one_regex_step_per_bracket() -> None:
 
 @pytest.mark.parametrize("protocol", ["native-inc", "native-eos"])
 def test_native_deep_arguments_are_a_contract_error_for_that_call(protocol: str) -> None:
-    events = run_chunks(make_transducer(protocol), split(deep_sse(), 512))
+    events = run_chunks(make_transducer(protocol, wire=CHAT), split(deep_sse(), 512))
     assert calls_of(events) == []
     [error] = errors_of(events)
     assert error.kind == "bad_json"
@@ -124,16 +123,26 @@ def test_native_deep_arguments_are_a_contract_error_for_that_call(protocol: str)
 
 
 def test_native_deep_arguments_sent_as_an_object_or_a_deep_chunk() -> None:
-    acc = NativeAccumulator(incremental=True)
-    deep_obj: Any = 1
-    for _ in range(100):  # within Python's own limit: the provider parsed it
-        deep_obj = [deep_obj]
-    chunk = tool_chunk("")
-    chunk["choices"][0]["delta"]["tool_calls"][0]["function"]["arguments"] = {"edits": deep_obj}
+    def object_chunk(levels: int) -> dict[str, Any]:
+        deep_obj: Any = 1
+        for _ in range(levels):
+            deep_obj = [deep_obj]
+        chunk = tool_chunk("")
+        chunk["choices"][0]["delta"]["tool_calls"][0]["function"]["arguments"] = {"edits": deep_obj}
+        return chunk
+
+    # within the envelope's limit (the chunk is 8 + 70 levels deep): the wire parsed it,
+    # and the arguments object (71 levels) is that call's error
+    acc = ChatAccumulator(incremental=True)
+    chunk = object_chunk(70)
     [error] = errors_of(acc.feed_chunk(chunk) + acc.feed_chunk(FINISH) + acc.finish(True))
-    assert error.kind == "bad_json" and "nested 101 levels deep; at most 64" in error.message
+    assert error.kind == "bad_json" and "nested 71 levels deep; at most 64" in error.message
+    # past the envelope's limit the chunk itself is refused, still as bad_json
+    acc = ChatAccumulator(incremental=True)
+    [error] = errors_of(acc.feed_chunk(object_chunk(100)) + acc.finish(True))
+    assert error.kind == "bad_json" and "an SSE chunk is nested 108 levels deep" in error.message
     # an SSE data line nested 10^4 deep (not a string): an error, not skipped as junk
-    t = NativeSSETransducer(incremental=True)
+    t = chat_sse(incremental=True)
     events = run_chunks(t, [encode_sse(['{"choices": ' + NESTED + "}", "[DONE]"])])
     [error] = errors_of(events)
     assert error.kind == "bad_json" and error.message.startswith("an SSE chunk is nested 10001")
@@ -141,7 +150,7 @@ def test_native_deep_arguments_sent_as_an_object_or_a_deep_chunk() -> None:
 
 
 def test_native_held_arguments_are_capped() -> None:
-    acc = NativeAccumulator(incremental=False, max_held=1000)
+    acc = ChatAccumulator(incremental=False, max_held=1000)
     events: list[Event] = []
     for i in range(10):
         events += acc.feed_chunk(tool_chunk('{"content": "' + "x" * 150, index=i, name="write"))
@@ -170,7 +179,7 @@ class CountingDict(dict):
 
 @pytest.mark.parametrize("incremental", [True, False])
 def test_native_many_calls_cost_no_scan_per_call(incremental: bool) -> None:
-    acc = NativeAccumulator(incremental=incremental)
+    acc = ChatAccumulator(incremental=incremental)
     acc._calls = CountingDict()
     CountingDict.scans = 0
     ready = 0
@@ -205,7 +214,7 @@ def test_sse_line_over_the_limit_stops_with_bounded_memory() -> None:
     for _ in range(100):
         assert decoder.feed(b"data: " + b"x" * 1000) == []
     assert decoder.too_long and decoder._size == 0
-    t = NativeSSETransducer(incremental=True)
+    t = chat_sse(incremental=True)
     t._sse = SSEDecoder(max_line=10_000)
     events = t.feed(b"data: " + b"x" * 20_000)
     [error] = errors_of(events)
@@ -267,19 +276,6 @@ async def test_boundary_answers_a_deep_edits_value_with_an_arg_result(
     assert (tmp_path / "a.txt").read_text() == "hello\n"
 
 
-class Scripted:
-    def __init__(self, responses: list[list[dict[str, Any]]]) -> None:
-        self.responses = responses
-        self.requests: list[list[dict[str, Any]]] = []
-
-    async def stream(self, messages: list[dict[str, Any]], *, tools: Any = None) -> AsyncIterator:
-        self.requests.append(json.loads(json.dumps(messages)))
-        chunks = self.responses.pop(0)
-        for chunk in chunks:
-            yield Chunk(chunk, json.dumps(chunk), 0.0)
-        yield StreamEnd(chunks[-1]["choices"][0].get("finish_reason") or "stop")
-
-
 def text(content: str, finish: str | None = None) -> dict[str, Any]:
     return {"choices": [{"delta": {"content": content}, "finish_reason": finish}]}
 
@@ -295,10 +291,11 @@ async def test_the_loop_survives_deep_arguments_and_tells_the_model(
         reply = f"call c1 multi\narg path a.txt\narg edits <<EOF\n{NESTED}\nEOF\nend\n"
         first = [text(reply[i : i + 500]) for i in range(0, len(reply), 500)]
         first[-1]["choices"][0]["finish_reason"] = "stop"
-    provider = Scripted([first, [text("Done.", "stop")]])
+    finish = first[-1]["choices"][0]["finish_reason"]
+    client = ScriptedClient([(first, finish), ([text("Done.", "stop")], "stop")])
     events: list[Event] = []
     loop = AgentLoop(
-        provider=provider,
+        client=client,
         boundary=make_boundary(tmp_path, events=events),
         registry=default_registry(),
         mode=get_mode(mode),
@@ -306,7 +303,7 @@ async def test_the_loop_survives_deep_arguments_and_tells_the_model(
     )
     ended = await loop.send("edit a.txt")
     assert ended.reason == "done"
-    fed_back = json.dumps(provider.requests[1][-1])
+    fed_back = json.dumps(client.requests[1][-1])
     assert "nested 10000 levels deep; at most 64 allowed" in fed_back or TOO_DEEP in fed_back
     if mode == "ctl-heredoc":  # the confirmed call got its result
         [finished] = [e for e in events if isinstance(e, ToolFinished)]

@@ -5,8 +5,10 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from chat_wire import ChatAccumulator, chat_sse, cut_calls
+
 from frontier.app.cst.base import calls_of, errors_of, run_chunks, split
-from frontier.app.cst.native import NativeAccumulator, NativeSSETransducer
+from frontier.app.cst.native import NativeAccumulator
 from frontier.app.events import CallStarted, Confirmed, Event
 from frontier.app.wire.sse import SSEDecoder, encode_sse
 
@@ -41,7 +43,7 @@ def feed_all(acc: NativeAccumulator, chunks: list[dict]) -> list[list[Event]]:
 
 
 def test_native_inc_runs_call_i_when_call_i_plus_1_receives_arguments() -> None:
-    acc = NativeAccumulator(incremental=True)
+    acc = ChatAccumulator(incremental=True)
     per_chunk = feed_all(acc, CHUNKS)
     assert calls_of(per_chunk[2]) == []  # args complete but index 1 not seen yet
     assert calls_of(per_chunk[3]) == []  # index 1 announced, no argument bytes: no proof
@@ -53,7 +55,7 @@ def test_native_inc_runs_call_i_when_call_i_plus_1_receives_arguments() -> None:
 
 
 def test_native_eos_runs_nothing_until_a_clean_end() -> None:
-    acc = NativeAccumulator(incremental=False)
+    acc = ChatAccumulator(incremental=False)
     per_chunk = feed_all(acc, CHUNKS)
     assert all(calls_of(events) == [] for events in per_chunk)
     assert acc.pending() == b'{"path": "a.py"}{"pattern": "def"}'
@@ -61,7 +63,7 @@ def test_native_eos_runs_nothing_until_a_clean_end() -> None:
 
 
 def test_native_offsets_count_content_then_argument_bytes() -> None:
-    acc = NativeAccumulator(incremental=True)
+    acc = ChatAccumulator(incremental=True)
     events = [e for chunk in feed_all(acc, CHUNKS) for e in chunk]
     text = [e for e in events if isinstance(e, Confirmed) and e.kind == "text"]
     assert text == [Confirmed(0, "text", b"Let me look.")]
@@ -73,21 +75,21 @@ def test_native_offsets_count_content_then_argument_bytes() -> None:
 
 def test_truncation_length_finish_reason() -> None:
     chunks = [*CHUNKS[:5], finish("length")]
-    inc = NativeAccumulator(incremental=True)
+    inc = ChatAccumulator(incremental=True)
     events = [e for chunk in feed_all(inc, chunks) for e in chunk] + inc.finish(True)
     assert [c.id for c in calls_of(events)] == ["call_1"]
     [err] = errors_of(events)
     assert err.kind == "truncated" and "call_2" in err.message
-    assert inc.truncated_calls == [("call_2", "grep")]
+    assert cut_calls(inc) == [("call_2", "grep")]
 
-    eos = NativeAccumulator(incremental=False)
+    eos = ChatAccumulator(incremental=False)
     events = [e for chunk in feed_all(eos, chunks) for e in chunk] + eos.finish(True)
     assert calls_of(events) == []
-    assert eos.truncated_calls == [("call_1", "read"), ("call_2", "grep")]
+    assert cut_calls(eos) == [("call_1", "read"), ("call_2", "grep")]
 
 
 def test_bad_json_names_the_call_and_parse_position() -> None:
-    acc = NativeAccumulator(incremental=True)
+    acc = ChatAccumulator(incremental=True)
     per_chunk = feed_all(acc, [tc(0, '{"path" "a"}', "c9", "read"), finish("stop")])
     [err] = errors_of([e for chunk in per_chunk for e in chunk])
     assert err.kind == "bad_json"
@@ -96,14 +98,14 @@ def test_bad_json_names_the_call_and_parse_position() -> None:
 
 
 def test_eos_with_one_bad_call_runs_none() -> None:
-    acc = NativeAccumulator(incremental=False)
+    acc = ChatAccumulator(incremental=False)
     feed_all(acc, [tc(0, "{}", "a", "read"), tc(1, "[1]", "b", "read"), finish("tool_calls")])
     events = acc.finish(True)
     assert calls_of(events) == [] and errors_of(events)[0].kind == "bad_json"
 
 
 def test_missing_ids_are_generated_and_empty_arguments_are_an_empty_object() -> None:
-    acc = NativeAccumulator(incremental=True)
+    acc = ChatAccumulator(incremental=True)
     feed_all(acc, [tc(0, "", None, "list_files")])
     [call] = calls_of(acc.finish(True))
     assert call.id == "call_0" and call.args == {}
@@ -113,13 +115,13 @@ SSE_BODY = encode_sse([json.dumps(c) for c in CHUNKS] + ["[DONE]"])
 
 
 def test_sse_transducer_is_the_same_for_every_chunk_size_and_line_ending() -> None:
-    reference = calls_of(run_chunks(NativeSSETransducer(True), [SSE_BODY]))
+    reference = calls_of(run_chunks(chat_sse(True), [SSE_BODY]))
     assert len(reference) == 2
     crlf = SSE_BODY.replace(b"\n", b"\r\n")
     cr = SSE_BODY.replace(b"\n", b"\r")
     for body in (SSE_BODY, crlf, cr, b": keep-alive\n\n" + SSE_BODY):
         for size in (1, 2, 7, 4096):
-            assert calls_of(run_chunks(NativeSSETransducer(True), split(body, size))) == reference
+            assert calls_of(run_chunks(chat_sse(True), split(body, size))) == reference
 
 
 def test_sse_decoder_keeps_split_utf8_and_skips_junk() -> None:
@@ -127,6 +129,6 @@ def test_sse_decoder_keeps_split_utf8_and_skips_junk() -> None:
     decoder = SSEDecoder()
     out = [item for i in range(len(body)) for item in decoder.feed(body[i : i + 1])]
     assert out == ['{"x": "héllo €"}', "not json"]
-    t = NativeSSETransducer(True)
+    t = chat_sse(True)
     t.feed(body)
     assert t.skipped == 1  # the non-JSON data line; a chunk without choices is just ignored

@@ -11,12 +11,13 @@ import json
 from typing import Any
 
 import pytest
+from chat_wire import CHAT, ChatAccumulator, chat_sse, cut_calls
 from hypothesis import given
 from hypothesis import strategies as st
 
 from frontier.app.cst import native
 from frontier.app.cst.base import calls_of, errors_of, run_chunks, split
-from frontier.app.cst.native import NativeAccumulator, NativeSSETransducer, _Closure
+from frontier.app.cst.native import NativeAccumulator, _Closure
 from frontier.app.cst.props import check_stream
 from frontier.app.events import CONTRACT_ERROR_KINDS, Confirmed, Event
 from frontier.app.wire import safejson
@@ -67,7 +68,7 @@ ANNOUNCED_TOGETHER = [
 
 def test_an_announced_higher_index_proves_nothing() -> None:
     """Gemini announces every call first: index 0 must not run with `{}` at the announcement."""
-    acc = NativeAccumulator(incremental=True)
+    acc = ChatAccumulator(incremental=True)
     events = per_chunk(acc, ANNOUNCED_TOGETHER)
     assert calls_of(events[0]) == [] and calls_of(events[1]) == []
     [paris] = calls_of(events[2])  # index 1's first argument bytes: index 0 is complete
@@ -80,7 +81,7 @@ def test_an_announced_higher_index_proves_nothing() -> None:
 def test_a_higher_index_with_bytes_does_not_complete_unparsable_arguments() -> None:
     """Interleaved pieces: index 0 is not a JSON object yet when index 1 begins; it waits
     (no bad_json), and index 1, complete first, waits for it: calls run in index order."""
-    acc = NativeAccumulator(incremental=True)
+    acc = ChatAccumulator(incremental=True)
     events = per_chunk(
         acc,
         [
@@ -100,13 +101,13 @@ def test_a_higher_index_with_bytes_does_not_complete_unparsable_arguments() -> N
 
 
 def test_an_open_call_whose_arguments_parse_still_waits_without_a_later_call() -> None:
-    acc = NativeAccumulator(incremental=True)
+    acc = ChatAccumulator(incremental=True)
     assert calls_of(acc.feed_chunk(chunk(piece(0, "{}", "c0", "ls")))) == []
     assert [c.id for c in calls_of(acc.feed_chunk(FINISH))] == ["c0"]
 
 
 def test_arguments_that_never_parse_are_bad_json_at_the_finish_and_block_later_calls() -> None:
-    acc = NativeAccumulator(incremental=True)
+    acc = ChatAccumulator(incremental=True)
     events = per_chunk(
         acc, [chunk(piece(0, '{"a" 1}', "c0", "f")), chunk(piece(1, "{}", "c1", "f")), FINISH]
     )
@@ -128,7 +129,7 @@ LATE = [
 
 def test_bytes_for_an_executed_call_are_late_arguments() -> None:
     assert "late_arguments" in CONTRACT_ERROR_KINDS
-    acc = NativeAccumulator(incremental=True)
+    acc = ChatAccumulator(incremental=True)
     events = flat(per_chunk(acc, LATE)) + acc.finish(True)
     assert [c.id for c in calls_of(events)] == ["c0"]  # c1 is never read to its end
     [error] = errors_of(events)
@@ -139,14 +140,14 @@ def test_bytes_for_an_executed_call_are_late_arguments() -> None:
 
 
 def test_check_reports_late_arguments_as_s2() -> None:
-    report = check_stream(sse(LATE), "native-inc", clean=True)
+    report = check_stream(sse(LATE), "native-inc", clean=True, wire=CHAT)
     assert report.errors == ("late_arguments",)
     assert [v.prop for v in report.violations] == ["S2"]
     assert "late_arguments" in report.violations[0].message
 
 
 def test_a_well_behaved_stream_has_no_s2_in_check() -> None:
-    report = check_stream(sse(ANNOUNCED_TOGETHER), "native-inc", clean=True)
+    report = check_stream(sse(ANNOUNCED_TOGETHER), "native-inc", clean=True, wire=CHAT)
     assert report.ok and report.calls == 2, report.violations
 
 
@@ -154,7 +155,7 @@ def test_a_well_behaved_stream_has_no_s2_in_check() -> None:
 
 
 def test_arguments_sent_as_an_object_are_serialised_canonically() -> None:
-    acc = NativeAccumulator(incremental=False)
+    acc = ChatAccumulator(incremental=False)
     events = flat(per_chunk(acc, [chunk(piece(0, {"path": "é", "n": 1}, "c0", "read"))]))
     events += acc.finish(True)
     [call] = calls_of(events)
@@ -165,7 +166,7 @@ def test_arguments_sent_as_an_object_are_serialised_canonically() -> None:
 
 
 def test_arguments_sent_as_a_non_object_value_are_bad_json_not_an_empty_call() -> None:
-    acc = NativeAccumulator(incremental=True)
+    acc = ChatAccumulator(incremental=True)
     events = flat(per_chunk(acc, [chunk(piece(0, ["a.py"], "c0", "read")), FINISH]))
     assert calls_of(events) == []
     [error] = errors_of(events)
@@ -173,7 +174,7 @@ def test_arguments_sent_as_a_non_object_value_are_bad_json_not_an_empty_call() -
 
 
 def test_chunks_for_another_choice_are_ignored_with_a_note() -> None:
-    acc = NativeAccumulator(incremental=True)
+    acc = ChatAccumulator(incremental=True)
     other = chunk(piece(0, '{"cmd": "rm -rf /"}', "x", "shell"), choice=1)
     other["choices"][0]["delta"]["content"] = "choice one's prose"
     events = acc.feed_chunk(other)
@@ -185,13 +186,13 @@ def test_chunks_for_another_choice_are_ignored_with_a_note() -> None:
     [call] = calls_of(acc.feed_chunk(FINISH))
     assert (call.id, call.name) == ("c0", "ls")
     # a missing index is choice 0 (single-choice servers often omit it)
-    bare = NativeAccumulator(incremental=True)
+    bare = ChatAccumulator(incremental=True)
     bare.feed_chunk(chunk(piece(0, "{}", "c0", "ls"), choice=None))
     assert len(calls_of(bare.finish(True))) == 1 and bare.notes == []
 
 
 def test_notes_are_bounded() -> None:
-    acc = NativeAccumulator(incremental=True)
+    acc = ChatAccumulator(incremental=True)
     for _ in range(1000):
         acc.feed_chunk(chunk(piece(0, "{}", "x", "f"), choice=3))
     assert acc.ignored_chunks == 1000 and len(acc.notes) == native.MAX_NOTES
@@ -200,15 +201,15 @@ def test_notes_are_bounded() -> None:
 @pytest.mark.parametrize("incremental", [True, False])
 def test_a_body_without_done_or_finish_reason_is_a_truncation(incremental: bool) -> None:
     body = sse([chunk(piece(0, '{"path": "a.py"}', "c0", "read"))], done=False)
-    t = NativeSSETransducer(incremental)
+    t = chat_sse(incremental)
     events = run_chunks(t, split(body, 7), clean=True)
     assert calls_of(events) == []
     [error] = errors_of(events)
     assert error.kind == "truncated" and "c0" in error.message
-    assert t.accumulator.truncated_calls == [("c0", "read")]
+    assert cut_calls(t.accumulator) == [("c0", "read")]
     # either end marker alone is a finish
     for chunks, done in (([*chunks_of(body)], True), ([*chunks_of(body), FINISH], False)):
-        assert len(calls_of(run_chunks(NativeSSETransducer(incremental), [sse(chunks, done)]))) == 1
+        assert len(calls_of(run_chunks(chat_sse(incremental), [sse(chunks, done)]))) == 1
 
 
 def chunks_of(body: bytes) -> list[dict[str, Any]]:
@@ -216,7 +217,7 @@ def chunks_of(body: bytes) -> list[dict[str, Any]]:
 
 
 def test_an_unclean_finish_never_runs_an_open_call_even_if_it_parses() -> None:
-    acc = NativeAccumulator(incremental=True)
+    acc = ChatAccumulator(incremental=True)
     acc.feed_chunk(chunk(piece(0, '{"path": "a.py"}', "c0", "read")))
     events = acc.finish(False)
     assert calls_of(events) == [] and [e.kind for e in errors_of(events)] == ["truncated"]
@@ -233,11 +234,12 @@ def test_a_covered_call_is_parsed_early_at_most_once(monkeypatch: pytest.MonkeyP
 
     def counting(text: str, *args: Any, **kwargs: Any) -> Any:
         nonlocal parses
-        parses += 1
+        if "max_depth" not in kwargs:  # an argument parse (chunks are parsed as envelopes)
+            parses += 1
         return real(text, *args, **kwargs)
 
     monkeypatch.setattr(native.safejson, "loads", counting)
-    acc = NativeAccumulator(incremental=True)
+    acc = ChatAccumulator(incremental=True)
     acc.feed_chunk(chunk(piece(0, '{"content": "', "c0", "write")))
     acc.feed_chunk(chunk(piece(1, "{", "c1", "write")))
     for _ in range(20_000):

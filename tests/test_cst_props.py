@@ -10,13 +10,13 @@ import itertools
 import json
 from typing import Any
 
+from chat_wire import CHAT, ChatAccumulator
 from hypothesis import given
 from hypothesis import strategies as st
 
 from frontier.app.cst.base import calls_of, coalesce, decode_value, run_chunks
 from frontier.app.cst.ctl import CtlTransducer
 from frontier.app.cst.factory import make_transducer, pending_size
-from frontier.app.cst.native import NativeAccumulator
 from frontier.app.cst.props import check_stream
 from frontier.app.events import ContractError, Event
 from frontier.app.wire.sse import encode_sse
@@ -172,8 +172,8 @@ def test_native_any_split_gives_the_same_calls(
     chunks, expected = stream
     body = sse_body(chunks)
     for protocol in ("native-inc", "native-eos"):
-        whole = coalesce(run_chunks(make_transducer(protocol), [body]))
-        t = make_transducer(protocol)
+        whole = coalesce(run_chunks(make_transducer(protocol, wire=CHAT), [body]))
+        t = make_transducer(protocol, wire=CHAT)
         events = []
         for piece in chunked(body, cuts):
             events += t.feed(piece)
@@ -192,12 +192,12 @@ def test_native_s1_s3_and_truncation_rules(
     chunks, expected = stream
     body = sse_body(chunks)
     for protocol in ("native-inc", "native-eos"):
-        report = check_stream(body, protocol, clean=True, fresh=32, samples=12)
+        report = check_stream(body, protocol, clean=True, fresh=32, samples=12, wire=CHAT)
         assert report.ok, report.violations
     # truncated after some chunks: eos runs nothing, inc only calls already complete
     keep = cut % (len(chunks) + 1)
-    eos = NativeAccumulator(incremental=False)
-    inc = NativeAccumulator(incremental=True)
+    eos = ChatAccumulator(incremental=False)
+    inc = ChatAccumulator(incremental=True)
     eos_events: list[Event] = []
     inc_events: list[Event] = []
     for chunk in chunks[:keep]:

@@ -16,9 +16,10 @@ import pytest
 from frontier.app.agent.loop import AgentLoop
 from frontier.app.agent.modes import get_mode
 from frontier.app.events import ContractError, Event, StreamStopped, ToolFinished
-from frontier.app.providers.demo import DEMO_BASE_URL, DemoTransport, make_demo_workspace
-from frontier.app.providers.demo_script import DEMO_TASK
-from frontier.app.providers.openai import OpenAIProvider
+from frontier.app.model.demo_script import DEMO_TASK
+from frontier.app.model.registry import codec
+from frontier.app.model.transport import ModelClient
+from frontier.app.model.wires.demo import DEMO_BASE_URL, DemoTransport, make_demo_workspace
 from frontier.app.session.store import SessionStore
 from frontier.tools.boundary import ToolBoundary
 from frontier.tools.policy import PolicyApprover
@@ -42,12 +43,12 @@ async def run_demo(
 ) -> tuple[list[Event], Capturing, Path, SessionStore, str]:
     root = make_demo_workspace(tmp_path / "ws")
     store = SessionStore.open(tmp_path / "s.db")
-    sid = store.create_session(str(root), "demo", DEMO_BASE_URL, mode)
+    sid = store.create_session(str(root), "demo", DEMO_BASE_URL, mode, wire="openai-chat")
     events: list[Event] = []
     transport = Capturing(DemoTransport(mode, rate=0))
     registry = default_registry()
     loop = AgentLoop(
-        provider=OpenAIProvider(DEMO_BASE_URL, "demo", transport=transport),
+        client=ModelClient(codec("openai-chat"), DEMO_BASE_URL, "demo", transport=transport),
         boundary=ToolBoundary(
             registry, root, PolicyApprover("auto"), store.persistence(sid), emit=events.append
         ),

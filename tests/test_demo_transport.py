@@ -1,5 +1,6 @@
-"""The built-in demo model, driven exactly as the agent loop drives it: through
-``OpenAIProvider`` with ``DemoTransport`` (no socket), step by step.
+"""The built-in demo model, driven exactly as the agent loop drives it: through the
+transport (``ModelClient`` on the chat wire) with ``DemoTransport`` (no socket), step
+by step.
 
 Each test asserts what a viewer of the demo is promised: the streamed text or
 tool calls decode to the scripted step, the framing mistakes are the scripted
@@ -23,15 +24,17 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from frontier.app.providers.demo import (
-    DemoTransport,
-    demo_project_dir,
-    make_demo_workspace,
-    pick_step,
-    split_tokens,
-    step_index,
+from frontier.app.agent.modes import get_mode
+from frontier.app.model.conversation import (
+    AssistantTurn,
+    CallEntry,
+    Item,
+    ResultEntry,
+    ToolResults,
+    UserText,
 )
-from frontier.app.providers.demo_script import (
+from frontier.app.model.demo_script import (
+    DEMO_MODEL,
     DEMO_TASK,
     NOTES,
     README_NEW,
@@ -40,70 +43,110 @@ from frontier.app.providers.demo_script import (
     TEST_COMMAND,
     script,
 )
-from frontier.app.providers.openai import Chunk, OpenAIProvider, StreamEnd
+from frontier.app.model.registry import codec
+from frontier.app.model.request import ModelRequest
+from frontier.app.model.stream import CallArgs, CallStart, StreamEnd, WireEvent, text_of
+from frontier.app.model.transport import ModelClient
+from frontier.app.model.wires.demo import (
+    DEMO_BASE_URL,
+    DemoTransport,
+    demo_client,
+    demo_project_dir,
+    make_demo_workspace,
+    pick_step,
+    split_tokens,
+    step_index,
+)
 from frontier.app.vocab import CTL_MODES, NATIVE_MODES
+from frontier.tools.registry import default_registry
 
 # --------------------------------------------------------------------------- driving
 
 
+def raw_calls(event: WireEvent) -> list[dict[str, Any]]:
+    """The ``delta.tool_calls`` pieces of one chat chunk, as the server sent them."""
+    chunk = json.loads(event.raw)
+    return (chunk["choices"] or [{}])[0].get("delta", {}).get("tool_calls") or []
+
+
 class Response:
-    """One streamed response, decoded the way a client reads it."""
+    """One streamed response, decoded the way a client reads it (the chat wire's deltas)."""
 
     def __init__(self, items: list[Any]) -> None:
-        self.chunks = [i for i in items if isinstance(i, Chunk)]
+        self.events = [i for i in items if isinstance(i, WireEvent)]
         self.end: StreamEnd = items[-1]
         assert isinstance(self.end, StreamEnd)
-        self.text = ""
+        self.text = "".join(text_of(e.deltas) for e in self.events)
         calls: dict[int, dict[str, Any]] = {}
-        self.call_pieces = 0
-        for chunk in self.chunks:
-            for choice in chunk.data["choices"]:
-                d = choice["delta"]
-                self.text += d.get("content") or ""
-                for tc in d.get("tool_calls") or ():
-                    self.call_pieces += 1
-                    slot = calls.setdefault(tc["index"], {"arguments": ""})
-                    if "id" in tc:
-                        slot["id"] = tc["id"]
-                        slot["name"] = tc["function"]["name"]
-                    slot["arguments"] += tc["function"].get("arguments", "")
+        for event in self.events:
+            for d in event.deltas:
+                if isinstance(d, CallStart):
+                    slot = calls.setdefault(d.key, {"arguments": ""})
+                    slot["id"], slot["name"] = d.id, d.name
+                elif isinstance(d, CallArgs):
+                    calls.setdefault(d.key, {"arguments": ""})["arguments"] += d.data
+        self.call_pieces = sum(len(raw_calls(e)) for e in self.events)
         self.tool_calls = [calls[i] for i in sorted(calls)]
 
 
-async def conversation(mode: str, replies: int) -> list[Response]:
-    """Ask the demo ``replies`` times, appending its answer and a feedback message."""
-    provider = OpenAIProvider(
-        "http://demo.invalid/v1", "demo", transport=DemoTransport(mode, rate=0)
-    )
-    messages: list[dict[str, Any]] = [
-        {"role": "system", "content": "system prompt"},
-        {"role": "user", "content": DEMO_TASK},
-    ]
+def demo(transport: DemoTransport) -> ModelClient:
+    return ModelClient(codec("openai-chat"), DEMO_BASE_URL, "demo", transport=transport)
+
+
+def ask(*items: Item, mode: str = "ctl") -> ModelRequest:
+    """A request as the loop makes it in ``mode`` (tools offered natively or not)."""
+    tools = get_mode(mode).tools(default_registry())
+    return ModelRequest("system prompt", items, tools=tools)
+
+
+async def conversation(
+    mode: str, replies: int, transport: DemoTransport | None = None
+) -> list[Response]:
+    """Ask the demo ``replies`` times, appending its answer and the results (natively,
+    or as a result frame in a user message), as the loop does."""
+    client = demo(transport or DemoTransport(mode, rate=0))
+    items: list[Item] = [UserText(DEMO_TASK)]
     out: list[Response] = []
     try:
         for _ in range(replies):
-            response = Response([i async for i in provider.stream(messages)])
+            response = Response([i async for i in client.stream(ask(*items, mode=mode))])
             out.append(response)
             if mode in NATIVE_MODES:
-                calls = [
-                    {
-                        "id": c["id"],
-                        "type": "function",
-                        "function": {"name": c["name"], "arguments": c["arguments"]},
-                    }
+                calls = tuple(
+                    CallEntry(c["id"], c["name"], json.loads(c["arguments"]))
                     for c in response.tool_calls
-                ]
-                messages.append(
-                    {"role": "assistant", "content": response.text, "tool_calls": calls}
                 )
-                for c in response.tool_calls:
-                    messages.append({"role": "tool", "tool_call_id": c["id"], "content": "ok"})
+                items.append(AssistantTurn(response.text, calls))
+                results = tuple(ResultEntry(c.id, c.name, "ok", 0, "ok") for c in calls)
+                items.append(ToolResults(results))
             else:
-                messages.append({"role": "assistant", "content": response.text})
-                messages.append({"role": "user", "content": "result c1 exit=0 2\nok\nend\n"})
+                items.append(AssistantTurn(response.text))
+                items.append(ToolResults((ResultEntry("c1", "read", "ok", 0, "ok"),), framed=True))
     finally:
-        await provider.aclose()
+        await client.aclose()
     return out
+
+
+async def test_the_demo_reads_the_requests_the_wire_sends() -> None:
+    """The conversation above reaches the demo as the chat wire encodes the typed history:
+    native calls with ``tool`` results, or a result frame in a user message."""
+    native = DemoTransport("native-inc", rate=0)
+    await conversation("native-inc", 2, native)
+    sent = native.bodies[1]["messages"]
+    assert {t["function"]["name"] for t in native.bodies[1]["tools"]} >= {"read", "shell"}
+    assert [m["role"] for m in sent] == ["system", "user", "assistant", "tool", "tool"]
+    assert sent[0] == {"role": "system", "content": "system prompt"}
+    assert [c["id"] for c in sent[2]["tool_calls"]] == ["call_1", "call_2"]
+    assert [(m["tool_call_id"], m["content"]) for m in sent[3:]] == [
+        ("call_1", "ok"),
+        ("call_2", "ok"),
+    ]
+    ctl = DemoTransport("ctl", rate=0)
+    await conversation("ctl", 2, ctl)
+    sent = ctl.bodies[1]["messages"]
+    assert "tools" not in ctl.bodies[1]
+    assert [m["role"] for m in sent] == ["system", "user", "assistant", "user"]
+    assert sent[-1]["content"] == "result c1 exit=0 2\nok\nend\n"
 
 
 # --------------------------------------------------------------------------- a reference CTL reader
@@ -176,15 +219,16 @@ def parse_ctl(text: str, *, clean: bool) -> dict[str, Any]:
 
 @pytest.mark.parametrize("mode", CTL_MODES)
 async def test_ctl_script_streams_each_step_as_rendered(mode: str) -> None:
-    from frontier.app.providers.demo_script import render_text
+    from frontier.app.model.demo_script import render_text
 
     steps = script(mode)
     responses = await conversation(mode, len(steps))
     for step, response in zip(steps, responses, strict=True):
         assert response.text == render_text(step, mode)
         assert response.end.finish_reason == step.finish
-        assert response.end.usage["completion_tokens"] > 0
-        assert len(response.chunks) > 5  # streamed in token-sized pieces, not one blob
+        assert response.end.usage.completion is not None and response.end.usage.completion > 0
+        assert response.end.usage.prompt is not None and response.end.usage.prompt > 0
+        assert len(response.events) > 5  # streamed in token-sized pieces, not one blob
 
 
 @pytest.mark.parametrize("mode", CTL_MODES)
@@ -235,8 +279,8 @@ async def test_ctl_script_through_the_real_transducer(mode: str) -> None:
     for r in responses:
         t = ctl.CtlTransducer()
         events: list[Any] = []
-        for chunk in r.chunks:
-            piece = (chunk.data["choices"] or [{}])[0].get("delta", {}).get("content")
+        for event in r.events:
+            piece = text_of(event.deltas)
             if piece and not t.stopped:
                 events += t.feed(piece.encode())
         if not t.stopped:
@@ -343,13 +387,11 @@ async def test_native_script_streams_real_tool_call_deltas(mode: str) -> None:
         # arguments arrive split: more pieces than calls (id/name once, then fragments)
         assert r.call_pieces == 0 or r.call_pieces > 2 * len(r.tool_calls)
     # id and name are sent once per call, in the first piece only
-    first = [
-        tc
-        for ch in responses[0].chunks
-        for tc in (ch.data["choices"] or [{}])[0].get("delta", {}).get("tool_calls") or ()
-        if "id" in tc
-    ]
+    first = [tc for ev in responses[0].events for tc in raw_calls(ev) if "id" in tc]
     assert [tc["index"] for tc in first] == [0, 1]
+    assert all("name" in tc["function"] for tc in first)
+    later = [tc for ev in responses[0].events for tc in raw_calls(ev) if "id" not in tc]
+    assert later and not any("name" in tc["function"] for tc in later)
 
 
 async def test_xml_script_uses_minimax_blocks() -> None:
@@ -422,10 +464,11 @@ async def test_rate_paces_tokens_without_real_waiting() -> None:
         delays.append(seconds)
 
     transport = DemoTransport("ctl", rate=100.0, ttft=0.25, sleep=fake_sleep)
-    provider = OpenAIProvider("http://demo.invalid/v1", "demo", transport=transport)
-    items = [i async for i in provider.stream([{"role": "user", "content": DEMO_TASK}])]
-    await provider.aclose()
-    tokens = items[-1].usage["completion_tokens"]
+    client = demo(transport)
+    items = [i async for i in client.stream(ask(UserText(DEMO_TASK)))]
+    await client.aclose()
+    tokens = items[-1].usage.completion
+    assert tokens is not None and tokens > 0
     # The clock did not move, so each delay is that token's time since the start.
     assert delays == sorted(delays)
     assert delays[0] == pytest.approx(0.25 + 1 / 100, abs=0.05)
@@ -433,16 +476,33 @@ async def test_rate_paces_tokens_without_real_waiting() -> None:
 
 
 async def test_closing_early_stops_the_scripted_stream() -> None:
-    provider = OpenAIProvider("http://demo.invalid/v1", "demo", transport=DemoTransport("ctl", 0))
-    stream = provider.stream([{"role": "user", "content": DEMO_TASK}])
+    client = demo(DemoTransport("ctl", 0))
+    stream = client.stream(ask(UserText(DEMO_TASK)))
     seen = 0
     async for item in stream:
-        seen += isinstance(item, Chunk)
+        seen += isinstance(item, WireEvent)
         if seen == 3:
             break
-    await stream.aclose()  # type: ignore[attr-defined]
-    await provider.aclose()
+    await stream.aclose()
+    await client.aclose()
     assert seen == 3
+
+
+async def test_demo_client_is_the_chat_wire_on_the_demo_transport() -> None:
+    """``demo_client`` (what ``frontier demo`` uses): the chat wire, the demo model."""
+    client = demo_client("ctl", 0)
+    try:
+        assert (client.wire, client.model, client.base_url) == (
+            "openai-chat",
+            DEMO_MODEL,
+            DEMO_BASE_URL,
+        )
+        response = Response([i async for i in client.stream(ask(UserText(DEMO_TASK)))])
+    finally:
+        await client.aclose()
+    assert "call c1 read" in response.text and response.end.finish_reason == "stop"
+    with pytest.raises(ValueError, match="ctl-heredoc"):
+        demo_client("json-whole")
 
 
 async def test_models_listing_and_unknown_paths() -> None:
@@ -463,13 +523,13 @@ def test_unknown_mode_is_refused_with_the_choices() -> None:
 async def test_concurrent_conversations_do_not_interfere() -> None:
     """Stateless: two sessions on one transport each get their own step."""
     transport = DemoTransport("ctl", 0)
-    provider = OpenAIProvider("http://demo.invalid/v1", "demo", transport=transport)
-    first = [{"role": "user", "content": DEMO_TASK}]
-    second = [*first, {"role": "assistant", "content": "x"}, {"role": "user", "content": "r"}]
+    client = demo(transport)
+    first = ask(UserText(DEMO_TASK))
+    second = ask(UserText(DEMO_TASK), AssistantTurn("x"), UserText("r"))
 
-    async def text(messages: list[dict[str, Any]]) -> str:
-        return Response([i async for i in provider.stream(messages)]).text
+    async def text(request: ModelRequest) -> str:
+        return Response([i async for i in client.stream(request)]).text
 
     a, b = await asyncio.gather(text(first), text(second))
-    await provider.aclose()
+    await client.aclose()
     assert "call c1 read" in a and "call c2 apply_patch" in b

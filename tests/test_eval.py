@@ -359,7 +359,7 @@ def test_counts_on_the_demo_story_finds_its_miscounted_body(tmp_path: Path) -> N
     assert out.returncode == 0, out.stderr
     value = json.loads(out.stdout)
     [miss] = [a for a in value["args"] if a["status"] == "miscount"]
-    from frontier.app.providers.demo_script import NOTES, NOTES_MISCOUNT
+    from frontier.app.model.demo_script import NOTES, NOTES_MISCOUNT
 
     assert miss["name"] == "write" and miss["key"] == "content"
     assert miss["arrived"] == len(NOTES.encode()) and miss["miss"] == -NOTES_MISCOUNT

@@ -28,15 +28,17 @@ from frontier.app.agent.repair import Failure, repair_text
 from frontier.app.cli import main as cli_main
 from frontier.app.cst.base import split
 from frontier.app.cst.explain import hex_rows, locate_errors, text_lines
-from frontier.app.cst.factory import make_transducer
 from frontier.app.cst.snapshot import Snapshotting
 from frontier.app.events import CONTRACT_ERROR_KINDS
-from frontier.app.providers.demo import DEMO_BASE_URL, DemoTransport, make_demo_workspace
-from frontier.app.providers.demo_script import DEMO_TASK
-from frontier.app.providers.openai import OpenAIProvider
+from frontier.app.model.conversation import AssistantTurn, Item, UserText
+from frontier.app.model.demo_script import DEMO_TASK
+from frontier.app.model.registry import codec
+from frontier.app.model.transport import ModelClient
+from frontier.app.model.wires.demo import DEMO_BASE_URL, DemoTransport, make_demo_workspace
 from frontier.app.session.db import default_path
 from frontier.app.session.record import read_recording, synthesize
 from frontier.app.session.store import SessionStore
+from frontier.app.transducers import transducer_factory
 from frontier.tools.boundary import ToolBoundary
 from frontier.tools.policy import PolicyApprover
 from frontier.tools.registry import default_registry
@@ -107,9 +109,10 @@ def test_a_snapshot_changes_nothing() -> None:
     for path in sorted(Path(__file__).with_name("examples").glob("*.jsonl")):
         rec = read_recording(path)
         data = rec.transducer_input()
-        plain = make_transducer(rec.mode)
+        fresh = transducer_factory(rec.wire)
+        plain = fresh(rec.mode)
         expected = [e for b in split(data, 1) for e in plain.feed(b)] + plain.finish(rec.clean)
-        t = make_transducer(rec.mode)
+        t = fresh(rec.mode)
         got = []
         for b in split(data, 1):
             if isinstance(t, Snapshotting):
@@ -153,7 +156,9 @@ async def _demo_session(tmp_path: Path, mode: str) -> str:
     sid = store.create_session(str(root), "demo", DEMO_BASE_URL, mode)
     registry = default_registry()
     loop = AgentLoop(
-        provider=OpenAIProvider(DEMO_BASE_URL, "demo", transport=DemoTransport(mode, rate=0)),
+        client=ModelClient(
+            codec("openai-chat"), DEMO_BASE_URL, "demo", transport=DemoTransport(mode, rate=0)
+        ),
         boundary=ToolBoundary(registry, root, PolicyApprover("auto"), store.persistence(sid)),
         registry=registry,
         mode=get_mode(mode),
@@ -222,10 +227,10 @@ def _stored(texts: list[tuple[str, str | None]], mode: str = "ctl") -> str:
         for site in locate_errors([text.encode()], mode, True).errors:
             store.add_contract_error(sid, site.kind, site.message, site.offset, rid)
         store.end_response(rid, "stop")
-        round_ = [{"role": "assistant", "content": text}]
+        round_: list[Item] = [AssistantTurn(text)]
         if feedback is not None:
-            round_.append({"role": "user", "content": feedback})
-        store.append_messages(sid, round_)
+            round_.append(UserText(feedback, "feedback"))
+        store.append_items(sid, round_)
     store.close()
     return sid
 

@@ -16,7 +16,8 @@ CORE_PACKAGES = {
     "app/cst": "frontier.app.cst",
     "app/agent": "frontier.app.agent",
     "app/session": "frontier.app.session",
-    "app/providers": "frontier.app.providers",
+    "app/model": "frontier.app.model",
+    "app/model/wires": "frontier.app.model.wires",
     "app/evaluation": "frontier.app.evaluation",
     "tools": "frontier.tools",
 }
@@ -100,7 +101,6 @@ def test_the_vocabulary_imports_nothing_of_frontier() -> None:
         "frontier.app.vocab",
         "frontier.app.wire.sse",
         "frontier.app.wire.safejson",
-        "frontier.app.wire.chunks",
     ]
     allowed = {"frontier", "frontier.app", "frontier.app.wire", *bottom}
     for name in bottom:
@@ -112,6 +112,43 @@ def test_the_vocabulary_imports_nothing_of_frontier() -> None:
         )
         loaded = set(ast.literal_eval(out.stdout))
         assert loaded <= allowed, f"{name} loads {sorted(loaded - allowed)}"
+
+
+def test_the_neutral_stream_imports_only_the_vocabulary() -> None:
+    """``app.model.stream`` (the deltas ``app.cst`` reads, where the chat chunk reader
+    ``wire.chunks`` was) loads nothing of Frontier but the vocabulary (``events``,
+    ``vocab``): no wire adapter, no transport, no httpx."""
+    code = (
+        "import sys, frontier.app.model.stream\n"
+        "print(sorted(m for m in sys.modules if m.startswith('frontier')), 'httpx' in sys.modules)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    loaded_text, _, httpx_loaded = out.stdout.strip().rpartition(" ")
+    loaded = set(ast.literal_eval(loaded_text))
+    allowed = {
+        "frontier",
+        "frontier.app",
+        "frontier.app.events",
+        "frontier.app.vocab",
+        "frontier.app.model",
+        "frontier.app.model.stream",
+    }
+    assert loaded <= allowed, f"loads {sorted(loaded - allowed)}"
+    assert httpx_loaded == "False"
+
+
+def test_no_module_names_the_removed_provider_layer() -> None:
+    """``app/providers`` and ``app/wire/chunks`` are gone (issue 20): the module lists
+    above name ``app/model`` and its wires instead (an import of the old ones would fail
+    the per-module check)."""
+    assert not (ROOT / "app" / "providers").exists()
+    assert not (ROOT / "app" / "wire" / "chunks.py").exists()
+    assert not any(
+        name.startswith(("frontier.app.providers", "frontier.app.wire.chunks"))
+        for name in CORE_MODULES
+    )
+    assert "frontier.app.model.transport" in CORE_MODULES
+    assert "frontier.app.model.wires.openai_chat" in CORE_MODULES
 
 
 def test_cli_help_is_fast_path() -> None:

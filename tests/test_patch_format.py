@@ -201,9 +201,9 @@ def test_the_taught_example_applies_with_the_engine(tmp_path: Path, dialect: str
 
 def _native_description(model: str | None) -> str:
     registry = default_registry(resolve_patch_format("auto", model))
-    tools = get_mode("native-inc").tools(registry) or []
-    (patch,) = [t["function"] for t in tools if t["function"]["name"] == "apply_patch"]
-    return patch["description"] + patch["parameters"]["properties"]["patch"]["description"]
+    tools = get_mode("native-inc").tools(registry)
+    (patch,) = [t for t in tools if t.name == "apply_patch"]
+    return patch.description + patch.parameters["properties"]["patch"]["description"]
 
 
 def test_native_tools_teach_the_codex_envelope_to_a_gpt_model() -> None:

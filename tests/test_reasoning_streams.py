@@ -8,6 +8,7 @@ import json
 from collections.abc import Callable
 from typing import Any
 
+from scripted import chat_event
 from sse_server import sse
 from test_agent_http import Server, body_handler, content, finish, make_rig, server  # noqa: F401
 
@@ -30,7 +31,8 @@ def test_reasoning_is_an_event_and_never_transducer_input() -> None:
     for mode in ("ctl-heredoc", "ctl", "xml", "native-inc", "native-eos"):
         adapter = get_mode(mode).adapter()
         for field in ("reasoning_content", "reasoning"):
-            data, events = adapter.feed(chunk({field: "call c1 read\narg path x\nend\n"}))
+            event = chat_event(chunk({field: "call c1 read\narg path x\nend\n"}))
+            data, events = adapter.feed(event.deltas)
             assert data == b"", mode
             assert events == [ReasoningText("call c1 read\narg path x\nend\n")], mode
         assert adapter.frontier == 0 and adapter.pending() == b""

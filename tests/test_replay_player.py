@@ -15,27 +15,34 @@ from typing import Any
 
 import pytest
 
-from frontier.app.cst.factory import make_transducer
 from frontier.app.events import CallReady, ContractError, ResponseEnded, StreamBytes
-from frontier.app.providers.demo import DemoTransport
-from frontier.app.providers.demo_script import DEMO_TASK
-from frontier.app.providers.openai import Chunk, OpenAIProvider, StreamEnd
+from frontier.app.model.conversation import UserText
+from frontier.app.model.demo_script import DEMO_TASK
+from frontier.app.model.registry import codec
+from frontier.app.model.request import ModelRequest
+from frontier.app.model.stream import StreamEnd, WireEvent
+from frontier.app.model.transport import ModelClient
+from frontier.app.model.wires.demo import DemoTransport
 from frontier.app.replay_player import ReplayPlayer, load_source, source_from_recording
 from frontier.app.session.record import Recording, RecordingWriter, read_recording
+from frontier.app.transducers import transducer_factory
 from frontier.app.vocab import AGENT_MODES
 
 
 async def record_demo(mode: str, path: Path) -> Recording:
     """Record the demo model's first response through the real client path, as the loop's
     recorder does: every SSE ``data`` string with its arrival time, then the end."""
-    provider = OpenAIProvider("http://demo.invalid/v1", "demo", transport=DemoTransport(mode, 0))
-    with RecordingWriter(path, mode, "demo") as writer:
-        async for item in provider.stream([{"role": "user", "content": DEMO_TASK}]):
-            if isinstance(item, Chunk):
+    client = ModelClient(
+        codec("openai-chat"), "http://demo.invalid/v1", "demo", transport=DemoTransport(mode, 0)
+    )
+    request = ModelRequest(system="", items=(UserText(DEMO_TASK),))
+    with RecordingWriter(path, mode, "demo", wire=client.wire) as writer:
+        async for item in client.stream(request):
+            if isinstance(item, WireEvent):
                 writer.event(item.raw, t=item.t)
             elif isinstance(item, StreamEnd):
-                writer.end(item.finish_reason, item.usage or None)
-    await provider.aclose()
+                writer.end(item.finish_reason, item.usage.to_json() or None)
+    await client.aclose()
     return read_recording(path)
 
 
@@ -49,7 +56,8 @@ def calls(events: list[Any]) -> list[tuple[str, str, dict[str, Any]]]:
 async def test_a_recorded_live_stream_replays_to_the_same_calls(mode: str, tmp_path: Path) -> None:
     rec = await record_demo(mode, tmp_path / "r.jsonl")
     assert rec.finish_reason in ("stop", "tool_calls") and rec.events
-    live = make_transducer(mode)
+    assert rec.wire == "openai-chat"
+    live = transducer_factory(rec.wire)(mode)
     expected = calls(live.feed(rec.transducer_input()) + live.finish(rec.clean))
     assert expected, "the demo's first response makes calls"
 

@@ -14,17 +14,24 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from frontier.app.model.registry import codec
 from frontier.app.secrets import (
+    SECRET_ENV,
     Scrubber,
-    SSEScrubber,
     StreamScrubber,
     redact_url,
     url_secrets,
 )
+from frontier.app.secrets import SSEScrubber as _SSEScrubber
 from frontier.app.session.record import Recording
 
 KEY = "sk-frontier-TEST-9f2c1e7d4b3a"
 SECRETS = (KEY, "abcabcab", "xyzzy-42-plugh")
+
+
+def SSEScrubber(scrubber: Scrubber) -> _SSEScrubber:
+    """The scrubber of a response on the chat wire (these events are chat chunks)."""
+    return _SSEScrubber(scrubber, fields=codec("openai-chat").streamed_text)
 
 
 def texts() -> st.SearchStrategy[str]:
@@ -137,6 +144,16 @@ def test_an_event_is_held_only_while_it_may_start_a_secret() -> None:
     released = sse.feed(1.0, sse_content("ed", True))  # "sked": it does not
     assert [json.loads(d)["choices"][0]["delta"]["content"] for _, d in released] == ["ask", "ed"]
     assert sse.feed(2.0, "[DONE]") == [(2.0, "[DONE]")]
+
+
+@pytest.mark.parametrize(
+    "var", ["FRONTIER_API_KEY", "OPENAI_API_KEY", "ANTHROPIC_API_KEY", "OPENROUTER_API_KEY"]
+)
+def test_every_wires_key_variable_is_a_secret(var: str) -> None:
+    assert var in SECRET_ENV
+    scrubber = Scrubber.from_env(environ={var: KEY, "UNRELATED_VALUE": "some-value-123"})
+    assert scrubber.values == {KEY}
+    assert scrubber.scrub(f"echo {KEY}") == "echo [REDACTED]"
 
 
 def test_scrub_replaces_values_and_credential_shapes() -> None:

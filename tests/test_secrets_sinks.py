@@ -277,19 +277,28 @@ def test_a_base_url_with_credentials_is_never_shown_or_stored(capfd, monkeypatch
 
 
 def _provider(base_url: str, handler: Callable[[httpx.Request], httpx.Response]) -> Any:
-    from frontier.app.providers.openai import OpenAIProvider
+    from frontier.app.model.registry import codec
+    from frontier.app.model.transport import ModelClient
 
     async def no_sleep(delay: float) -> None:
         return None
 
-    return OpenAIProvider(
-        base_url, "m", api_key=KEY, transport=httpx.MockTransport(handler), sleep=no_sleep
+    return ModelClient(
+        codec("openai-chat"),
+        base_url,
+        "m",
+        api_key=KEY,
+        transport=httpx.MockTransport(handler),
+        sleep=no_sleep,
     )
 
 
 async def _drain(provider: Any) -> list[Any]:
+    from frontier.app.model.conversation import UserText
+    from frontier.app.model.request import ModelRequest
+
     items = []
-    async for item in provider.stream([{"role": "user", "content": "hi"}]):
+    async for item in provider.stream(ModelRequest("", (UserText("hi"),))):
         items.append(item)
     await provider.aclose()
     return items
@@ -323,11 +332,14 @@ async def test_retry_reasons_and_errors_never_quote_the_key() -> None:
 
     provider = _provider(f"http://127.0.0.1:9/v1?api_key={KEY}", handler)
     from frontier.app.events import Retry
-    from frontier.app.providers.errors import ProviderError
+    from frontier.app.model.errors import ModelError
 
     items: list[Any] = []
-    with pytest.raises(ProviderError) as err:
-        async for item in provider.stream([{"role": "user", "content": "hi"}]):
+    from frontier.app.model.conversation import UserText
+    from frontier.app.model.request import ModelRequest
+
+    with pytest.raises(ModelError) as err:
+        async for item in provider.stream(ModelRequest("", (UserText("hi"),))):
             items.append(item)
     await provider.aclose()
     (retry,) = [i for i in items if isinstance(i, Retry)]

@@ -4,17 +4,18 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
 from pathlib import Path
-from typing import Any
 
 import pytest
+from scripted import chat_event
 
 import frontier.app.session.responses as responses_mod
 from frontier.app.agent.loop import AgentLoop
 from frontier.app.agent.modes import get_mode
 from frontier.app.events import ToolCall, ToolResult
-from frontier.app.providers.openai import Chunk, StreamEnd
+from frontier.app.model.request import ModelRequest
+from frontier.app.model.stream import StreamEnd, StreamItem
 from frontier.app.session.store import SessionStore
 from frontier.tools.contract import Preview, ToolSpec
 from frontier.tools.registry import default_registry
@@ -66,25 +67,27 @@ def test_a_long_response_checkpoints_at_the_wal_cap(tmp_path: Path, monkeypatch)
         assert len(store.recordings(sid)[0].events) == 10_000
 
 
-class _Provider:
+class _Client:
     """Each response: ~100 KiB of prose, then one read call; the last: prose only."""
+
+    wire = "openai-chat"
+    model = "m"
 
     def __init__(self, responses: int) -> None:
         self.left = responses
 
-    async def stream(
-        self, messages: list[dict[str, Any]], *, tools: Any = None
-    ) -> AsyncIterator[Any]:
+    async def stream(self, request: ModelRequest) -> AsyncGenerator[StreamItem, None]:
         self.left -= 1
         text = "Reading the next file now. " * 40 + "\n"
         for _ in range(100):
-            chunk = {"choices": [{"delta": {"content": text}, "finish_reason": None}]}
-            yield Chunk(chunk, json.dumps(chunk), 0.0)
+            yield chat_event({"choices": [{"delta": {"content": text}, "finish_reason": None}]})
         if self.left > 0:
             frame = f"call r{self.left} read\narg path a.txt\nend\n"
-            chunk = {"choices": [{"delta": {"content": frame}, "finish_reason": None}]}
-            yield Chunk(chunk, json.dumps(chunk), 0.0)
+            yield chat_event({"choices": [{"delta": {"content": frame}, "finish_reason": None}]})
         yield StreamEnd("stop")
+
+    async def aclose(self) -> None:
+        return None
 
 
 class _Boundary:
@@ -103,6 +106,11 @@ class _Boundary:
     def cancel_running(self) -> bool:
         return False
 
+    @property
+    def running(self) -> list[str]:
+
+        return []
+
 
 @pytest.mark.parametrize("requests", [40])
 async def test_a_long_session_keeps_its_wal_bounded(tmp_path: Path, requests: int) -> None:
@@ -110,7 +118,7 @@ async def test_a_long_session_keeps_its_wal_bounded(tmp_path: Path, requests: in
     with SessionStore.open(tmp_path / "sessions.db") as store:
         sid = store.create_session(str(tmp_path), "m", None, "ctl-heredoc")
         loop = AgentLoop(
-            provider=_Provider(requests),
+            client=_Client(requests),
             boundary=_Boundary(store, sid),
             registry=default_registry(),
             mode=get_mode("ctl-heredoc"),

@@ -11,6 +11,7 @@ import pytest
 
 from frontier.app.cli import main
 from frontier.app.events import ToolCall, ToolResult
+from frontier.app.model.conversation import ResultEntry, ToolResults, UserText
 from frontier.app.session.store import SessionStore
 from frontier.tools.contract import Preview, ToolSpec
 from frontier.tools.workspace_files import BeneathFiles
@@ -21,7 +22,7 @@ SHELL = ToolSpec("shell", "", {}, kind="exec")
 def make_session(workspace: str = "/proj", model: str = "qwen", mode: str = "ctl-heredoc") -> str:
     with SessionStore.open() as store:
         sid = store.create_session(workspace, model, None, mode)
-        store.append_message(sid, {"role": "user", "content": "run the tests"})
+        store.append_items(sid, [UserText("run the tests")])
         store.add_assistant_text(sid, "I'll run ")
         store.add_assistant_text(sid, "them.")
         p = store.persistence(sid)
@@ -34,8 +35,8 @@ def make_session(workspace: str = "/proj", model: str = "qwen", mode: str = "ctl
         p.commit_result(
             ToolResult("c1", "shell", "ok", "3 passed\n```\n", exit_code=0, elapsed=1.5)
         )
-        store.append_message(
-            sid, {"role": "user", "content": "result c1 exit=0 9\n3 passed\nend\n"}, from_user=False
+        store.append_items(
+            sid, [ToolResults((ResultEntry("c1", "shell", "ok", 0, "3 passed\n"),), framed=True)]
         )
         store.add_contract_error(
             sid, "body_eof", 'arg "content": declared 495 bytes but only 438 arrived', 812

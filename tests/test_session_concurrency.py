@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from frontier.app.model.conversation import UserText
 from frontier.app.session.store import SessionStore
 
 DRIVER = Path(__file__).parent / "session_helpers" / "driver.py"
@@ -71,10 +72,8 @@ def test_two_processes_share_one_database_without_corruption(tmp_path: Path) -> 
                 c.result is not None and c.result.output == f"content {i}"
                 for i, c in enumerate(calls)
             )
-            messages = store.load_messages(sid)
-            assert (
-                len(messages) == ROUNDS and len({m["content"].split()[-1] for m in messages}) == 1
-            )
+            texts = [m.text for m in store.load_items(sid) if isinstance(m, UserText)]
+            assert len(texts) == ROUNDS and len({t.split()[-1] for t in texts}) == 1
             recs = store.recordings(sid)
             assert [r.finish_reason for r in recs] == ["stop"] * ROUNDS
             assert all(len(r.events) == 5 for r in recs)

@@ -20,6 +20,7 @@ from pathlib import Path
 import pytest
 
 from frontier.app.events import ToolCall, ToolResult
+from frontier.app.model.conversation import UserText
 from frontier.app.session.store import SessionStore, StoreError
 from frontier.tools.contract import FilePreview, Preview, ToolSpec
 from frontier.tools.workspace_files import BeneathFiles
@@ -118,7 +119,7 @@ def run_turn(store: SessionStore, sid: str, ws: Path) -> Turn:
         return go
 
     steps = [
-        lambda: store.append_message(sid, {"role": "user", "content": "bump the version"}),
+        lambda: store.append_items(sid, [UserText("bump the version")]),
         text(TEXTS[0]),
         call(ToolCall("c1", "write", {"path": "a.txt"}), WRITE, preview, write_effect),
         text(TEXTS[1]),

@@ -3,23 +3,23 @@
 from __future__ import annotations
 
 import asyncio
-import json
 import os
 import signal
 import subprocess
 import sys
 import textwrap
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
 from pathlib import Path
-from typing import Any
 
 import pytest
+from scripted import chat_event
 
 from frontier.app.agent.loop import AgentLoop
 from frontier.app.agent.modes import get_mode
 from frontier.app.agent.runtime import create_runtime
 from frontier.app.config import Config
-from frontier.app.providers.openai import Chunk, StreamEnd
+from frontier.app.model.request import ModelRequest
+from frontier.app.model.stream import StreamEnd, StreamItem
 from frontier.app.session.store import SessionStore, StoreError
 from frontier.tools.boundary import ToolBoundary
 from frontier.tools.policy import PolicyApprover
@@ -73,21 +73,26 @@ def test_a_second_process_cannot_open_a_running_session_and_a_killed_one_is_inte
         asyncio.run(runtime.aclose())
 
 
-class _QuietProvider:
+class _QuietClient:
     """Streams a sentence, then the model goes silent until the user gives up."""
 
-    async def stream(self, messages: Any, *, tools: Any = None) -> AsyncIterator[Any]:
-        chunk = {"choices": [{"delta": {"content": "Thinking"}, "finish_reason": None}]}
-        yield Chunk(chunk, json.dumps(chunk), 0.0)
+    wire = "openai-chat"
+    model = "m"
+
+    async def stream(self, request: ModelRequest) -> AsyncGenerator[StreamItem, None]:
+        yield chat_event({"choices": [{"delta": {"content": "Thinking"}, "finish_reason": None}]})
         await asyncio.Event().wait()
         yield StreamEnd("stop")
+
+    async def aclose(self) -> None:
+        return None
 
 
 async def test_a_turn_the_user_cancels_leaves_the_session_interrupted(tmp_path: Path) -> None:
     with SessionStore.open() as store:
         sid = store.create_session(str(tmp_path), "m", None, "ctl")
         loop = AgentLoop(
-            provider=_QuietProvider(),
+            client=_QuietClient(),
             boundary=ToolBoundary(default_registry(), tmp_path, PolicyApprover("auto"), None),
             registry=default_registry(),
             mode=get_mode("ctl"),

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from frontier.app.events import ToolCall, ToolResult
+from frontier.app.model.conversation import AssistantTurn, UserText
 from frontier.app.session.store import SessionStore
 from frontier.tools.contract import Preview, ToolSpec
 
@@ -27,14 +28,15 @@ def _db_bytes(path: Path) -> bytes:
     return data
 
 
-@pytest.mark.parametrize("var", ["FRONTIER_API_KEY", "OPENAI_API_KEY"])
+@pytest.mark.parametrize(
+    "var", ["FRONTIER_API_KEY", "OPENAI_API_KEY", "ANTHROPIC_API_KEY", "OPENROUTER_API_KEY"]
+)
 def test_api_key_never_written(tmp_path: Path, monkeypatch, var: str) -> None:
     monkeypatch.setenv(var, KEY)
     db = tmp_path / "sessions.db"
     store = SessionStore.open(db)
     sid = store.create_session(str(tmp_path), "gpt-x", f"https://user:{KEY}@api.example/v1", "ctl")
-    store.append_message(sid, {"role": "system", "content": "You are a coding agent."})
-    store.append_message(sid, {"role": "user", "content": "print the environment"})
+    store.append_items(sid, [UserText("print the environment")])
     rid = store.begin_response(sid, "ctl", "gpt-x", 0)
     for piece in ("I'll run ", "env.\n", "call c1 shell\n", "arg command env\n", "end\n"):
         store.add_stream_event(rid, 0.01, _chunk(piece))
@@ -47,13 +49,14 @@ def test_api_key_never_written(tmp_path: Path, monkeypatch, var: str) -> None:
     p.commit_result(ToolResult("c1", "shell", "ok", f"HOME=/root\n{var}={KEY}\n", exit_code=0))
     store.add_stream_event(rid, 0.02, _chunk(f"your key is {KEY}"))
     store.end_response(rid, "stop")
-    store.append_message(sid, {"role": "assistant", "content": f"your key is {KEY}"})
+    store.append_items(sid, [AssistantTurn(f"your key is {KEY}")])
     store.add_contract_error(sid, "bad_arg", f"arg {KEY!r} is odd", 12, rid)
 
     raw = _db_bytes(db)
     assert b"print the environment" in raw  # ordinary text is stored (the grep is meaningful)
     assert KEY.encode() not in raw
     assert KEY.encode("utf-16-le") not in raw
-    assert "[REDACTED]" in store.load_messages(sid)[-1]["content"]
+    last = store.load_items(sid)[-1]
+    assert isinstance(last, AssistantTurn) and "[REDACTED]" in last.text
     store.close()
     assert KEY.encode() not in _db_bytes(db)

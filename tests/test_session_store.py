@@ -10,6 +10,14 @@ from pathlib import Path
 import pytest
 
 from frontier.app.events import ToolCall, ToolResult
+from frontier.app.model.conversation import (
+    AssistantTurn,
+    CallEntry,
+    ResultEntry,
+    ToolResults,
+    UserText,
+    frame,
+)
 from frontier.app.session import schema
 from frontier.app.session.store import (
     SessionNotFound,
@@ -46,7 +54,7 @@ def test_default_location_honours_frontier_data_dir(tmp_path: Path, monkeypatch)
 
 def test_database_is_private_wal_and_fully_synchronous(store: SessionStore) -> None:
     sid = store.create_session("/w", "m", None, "ctl")
-    store.append_message(sid, {"role": "user", "content": "hi"})
+    store.append_items(sid, [UserText("hi")])
     for suffix in ("", "-wal", "-shm"):
         mode = stat.S_IMODE(os.stat(str(store.path) + suffix).st_mode)
         assert mode == 0o600, (suffix, oct(mode))
@@ -67,7 +75,7 @@ def test_existing_world_readable_database_is_tightened(tmp_path: Path) -> None:
 def test_every_write_is_committed_before_it_returns(store: SessionStore) -> None:
     sid = store.create_session("/w", "m", None, "ctl")
     other = _other_connection(store.path)
-    store.append_message(sid, {"role": "user", "content": "add a flag"})
+    store.append_items(sid, [UserText("add a flag")])
     store.add_assistant_text(sid, "I'll add it.")
     persistence = store.persistence(sid)
     persistence.persist_call(ToolCall("c1", "read", {"path": "a.py"}), READ, Preview("none"))
@@ -79,57 +87,51 @@ def test_every_write_is_committed_before_it_returns(store: SessionStore) -> None
     assert types == ["user", "assistant", "call", "started", "result"]
 
 
-def test_messages_round_trip_exactly_and_in_order(store: SessionStore) -> None:
+def test_items_round_trip_exactly_and_in_order(store: SessionStore) -> None:
     sid = store.create_session("/w", "m", None, "native-inc")
-    messages = [
-        {"role": "system", "content": "you are a coding agent"},
-        {"role": "user", "content": "résumé ✓ 日本"},
-        {
-            "role": "assistant",
-            "content": None,
-            "tool_calls": [
-                {
-                    "id": "call_1",
-                    "type": "function",
-                    "function": {"name": "read", "arguments": '{"path": "a.py"}'},
-                }
-            ],
-        },
-        {"role": "tool", "tool_call_id": "call_1", "content": "1\tprint('hi')"},
+    items = [
+        UserText("résumé ✓ 日本"),
+        AssistantTurn("", (CallEntry("call_1", "read", {"path": "a.py"}),)),
+        ToolResults((ResultEntry("call_1", "read", "ok", 0, "1\tprint('hi')"),)),
+        AssistantTurn("Done.", cut="[Reply interrupted by the user]"),
+        UserText("result frames only", "feedback"),
     ]
-    for m in messages:
-        store.append_message(sid, m)
+    store.append_items(sid, items[:3])  # one round, one commit
+    store.append_items(sid, items[3:])
+    roles = store.db.read("SELECT role FROM messages WHERE session_id = ? ORDER BY seq", (sid,))
+    assert [r for (r,) in roles] == ["user", "assistant", "results", "assistant", "user"]
     store.close()
     with SessionStore.open(store.path) as again:
-        assert again.load_messages(sid) == messages
+        assert again.load_items(sid) == items
+        assert again.timeline.load_items(sid) == items
         assert again.get_session(sid).turns == 1
 
 
-def test_result_frames_do_not_count_as_user_turns(store: SessionStore) -> None:
+def test_only_the_persons_text_is_a_turn(store: SessionStore) -> None:
     sid = store.create_session("/w", "m", None, "ctl")
-    store.append_message(sid, {"role": "user", "content": "task"})
-    store.append_message(sid, {"role": "assistant", "content": "call c1 read\nend\n"})
-    frame = {"role": "user", "content": "result c1 exit=0 2\nok\nend\n"}
-    store.append_message(sid, frame, from_user=False)
+    store.append_items(sid, [UserText("task")])
+    framed = ToolResults((ResultEntry("c1", "read", "ok", 0, "ok"),), framed=True)
+    store.append_items(
+        sid,
+        [
+            AssistantTurn("call c1 read\nend\n"),
+            framed,
+            UserText("error contract (bad_arg) at byte 7", "feedback"),
+            UserText("[Frontier compacted the conversation: ...]", "summary"),
+            UserText("undo: a.py put back", "notice"),
+            UserText("results that arrived late", "carried"),
+        ],
+    )
     assert store.get_session(sid).turns == 1
-    assert [r.type for r in store.records(sid)] == ["user"]
-    assert store.load_messages(sid)[-1] == frame
+    assert [(r.type, r.data["text"]) for r in store.records(sid)] == [("user", "task")]
+    assert store.load_items(sid)[2] == framed
 
 
-@pytest.mark.parametrize(
-    "content",
-    [
-        "result c1 exit=0 2\nok\nend\n",
-        "error truncated: your response was cut off at byte 40 before c2 was complete",
-        "error contract (bad_arg) at byte 7: arg key. Resend the failed call.",
-    ],
-)
-def test_runtime_feedback_is_recognised_without_a_hint(store: SessionStore, content: str) -> None:
+def test_a_non_item_is_refused_before_anything_is_written(store: SessionStore) -> None:
     sid = store.create_session("/w", "m", None, "ctl")
-    store.append_message(sid, {"role": "user", "content": "fix the bug"})
-    store.append_message(sid, {"role": "user", "content": content})
-    assert store.get_session(sid).turns == 1
-    assert len(store.load_messages(sid)) == 2
+    with pytest.raises(TypeError, match="not a conversation item"):
+        store.append_items(sid, [UserText("ok"), {"role": "user", "content": "a dict"}])  # type: ignore[list-item]
+    assert store.load_items(sid) == [] and store.records(sid) == []
 
 
 def test_calls_pair_with_results_even_when_ids_repeat(store: SessionStore) -> None:
@@ -387,24 +389,59 @@ def test_results_committed_after_the_last_round_are_undelivered(tmp_path: Path) 
     """What resume must re-send: results the model never saw, and only those."""
     with SessionStore.open(tmp_path / "s.db") as s:
         sid = s.create_session("/w", "m", None, "ctl")
-        s.append_message(sid, {"role": "user", "content": "go"}, from_user=True)
+        s.append_items(sid, [UserText("go")])
         p = s.persistence(sid)
         spec = ToolSpec("read", "", {})
         p.persist_call(ToolCall("c1", "read", {}), spec, Preview("none"))
         p.commit_result(ToolResult("c1", "read", "ok", "one"))
         assert [r.call_id for r in s.undelivered_results(sid)] == ["c1"]
-        s.append_messages(
-            sid,
-            [
-                {"role": "assistant", "content": "call c1 read\nend\n"},
-                {"role": "user", "content": "result c1 exit=0 3\none\nend\n"},
-            ],
-        )
+        one = ResultEntry("c1", "read", "ok", 0, "one")
+        s.append_items(sid, [AssistantTurn(frame(one)), ToolResults((one,), framed=True)])
         assert s.undelivered_results(sid) == []
         p.persist_call(ToolCall("c2", "read", {}), spec, Preview("none"))
         p.commit_result(ToolResult("c2", "read", "ok", "two"))
-        s.append_message(sid, {"role": "assistant", "content": "half a round"})
+        s.append_items(sid, [AssistantTurn("half a round")])
         assert [r.output for r in s.undelivered_results(sid)] == ["two"]
+
+
+def test_undelivered_results_come_with_the_calls_they_answer(tmp_path: Path) -> None:
+    """Resume keeps an interrupted native call's entry with its result attached: each
+    undelivered result is paired with its own call row, even when ids repeat."""
+    with SessionStore.open(tmp_path / "s.db") as s:
+        sid = s.create_session("/w", "m", None, "native-inc", wire="openai-chat")
+        p = s.persistence(sid)
+        spec = ToolSpec("read", "", {})
+        p.persist_call(ToolCall("c1", "read", {"path": "old.py"}, 11), spec, Preview("none"))
+        p.commit_result(ToolResult("c1", "read", "ok", "old"))
+        s.append_items(
+            sid,
+            [
+                AssistantTurn("", (CallEntry("c1", "read", {"path": "old.py"}),)),
+                ToolResults((ResultEntry("c1", "read", "ok", 0, "old"),)),
+            ],
+        )
+        assert s.undelivered(sid) == []
+        # the next response reuses the id c1; the process dies before the round is stored
+        p.persist_and_start(
+            ToolCall("c1", "write", {"path": "new.py", "content": b"\xff"}, 42),
+            spec,
+            Preview("none"),
+        )
+        p.commit_result(ToolResult("c1", "write", "interrupted", "outcome unknown"))
+        denied = ToolCall("c2", "shell", {"command": "rm -rf /"})
+        p.commit_rejected(denied, ToolResult("c2", "shell", "denied", "no"))
+        p.commit_result(ToolResult("c3", "read", "truncated", "cut off"))  # never persisted
+        pairs = s.undelivered(sid)
+        assert [(c, r.call_id, r.kind) for c, r in pairs] == [
+            (
+                ToolCall("c1", "write", {"path": "new.py", "content": {"base64": "/w=="}}, 42),
+                "c1",
+                "interrupted",
+            ),
+            (ToolCall("c2", "shell", {"command": "rm -rf /"}), "c2", "denied"),
+            (None, "c3", "truncated"),
+        ]
+        assert s.undelivered_results(sid) == [r for _, r in pairs]
 
 
 def test_v1_database_upgrades_with_every_old_result_counted_as_delivered(tmp_path: Path) -> None:

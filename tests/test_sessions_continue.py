@@ -20,8 +20,9 @@ from frontier.app.commands import resume
 from frontier.app.config import Config
 from frontier.app.frontends.tui import app as tui_app
 from frontier.app.frontends.tui.app import FrontierApp
-from frontier.app.providers.demo import DEMO_BASE_URL
-from frontier.app.providers.demo_script import DEMO_MODEL
+from frontier.app.model.conversation import UserText
+from frontier.app.model.demo_script import DEMO_MODEL
+from frontier.app.model.wires.demo import DEMO_BASE_URL
 from frontier.app.session.store import SessionStore
 
 
@@ -47,7 +48,7 @@ def stored(
                 "ctl-heredoc",
             )
             if prompt is not None:
-                store.append_message(sid, {"role": "user", "content": prompt})
+                store.append_items(sid, [UserText(prompt)])
             if answered:
                 rid = store.begin_response(sid, "ctl-heredoc", DEMO_MODEL, 0)
                 store.add_stream_event(rid, 0.1, '{"choices": []}')
@@ -168,7 +169,7 @@ def test_only_a_session_the_model_never_answered_is_discarded(
         assert store.catalogue.discard_if_empty(answered) is False
         assert store.catalogue.discard_if_empty(asked) is True
         assert [s.id for s in store.list_sessions()] == [answered]
-        assert store.records(asked) == [] and store.load_messages(asked) == []
+        assert store.records(asked) == [] and store.load_items(asked) == []
 
 
 async def test_closing_a_new_session_nobody_used_discards_it(tmp_path: Path) -> None:

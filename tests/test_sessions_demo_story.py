@@ -10,8 +10,8 @@ import pytest
 from frontier.app.agent.runtime import create_runtime
 from frontier.app.config import Config
 from frontier.app.events import AssistantText, Event, ToolFinished
-from frontier.app.providers.demo import RESUMED_PREFIX, pick_step, story_position
-from frontier.app.providers.demo_script import DECLINED, DEMO_TASK, SUMMARY, script
+from frontier.app.model.demo_script import DECLINED, DEMO_TASK, SUMMARY, script
+from frontier.app.model.wires.demo import RESUMED_PREFIX, pick_step, story_position
 from frontier.tools.contract import Decision, Preview, ToolSpec
 
 TASK = {"role": "user", "content": DEMO_TASK}

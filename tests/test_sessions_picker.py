@@ -13,8 +13,9 @@ from frontier.app.agent.session import stored_sessions
 from frontier.app.config import Config
 from frontier.app.frontends.tui.app import FrontierApp
 from frontier.app.frontends.tui.screens.sessions import NO_PROMPT, SessionPicker, matches
-from frontier.app.providers.demo import DEMO_BASE_URL
-from frontier.app.providers.demo_script import DEMO_MODEL
+from frontier.app.model.conversation import UserText
+from frontier.app.model.demo_script import DEMO_MODEL
+from frontier.app.model.wires.demo import DEMO_BASE_URL
 from frontier.app.session.catalogue import SessionInfo
 from frontier.app.session.store import SessionStore
 
@@ -26,7 +27,7 @@ def stored(monkeypatch: pytest.MonkeyPatch, workspace: Path, when: float, prompt
         with SessionStore.open() as store:
             sid = store.create_session(str(workspace), DEMO_MODEL, DEMO_BASE_URL, "ctl-heredoc")
             if prompt:
-                store.append_message(sid, {"role": "user", "content": prompt})
+                store.append_items(sid, [UserText(prompt)])
             store.set_state(sid, "done")
     return sid
 

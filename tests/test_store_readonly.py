@@ -17,6 +17,7 @@ import pytest
 
 from frontier.app.cli import main
 from frontier.app.config import data_dir
+from frontier.app.model.conversation import UserText
 from frontier.app.session.store import (
     SessionStore,
     StoreError,
@@ -28,7 +29,7 @@ from frontier.app.session.store import (
 def make_session() -> str:
     with SessionStore.open() as store:
         sid = store.create_session("/proj", "qwen", None, "ctl")
-        store.append_message(sid, {"role": "user", "content": "list the files"})
+        store.append_items(sid, [UserText("list the files")])
         rid = store.begin_response(sid, "ctl", "qwen", 0)
         store.add_stream_event(rid, 0.01, '{"choices": [{"delta": {"content": "Done.\\n"}}]}')
         store.end_response(rid, "stop")

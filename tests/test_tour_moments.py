@@ -31,7 +31,7 @@ from frontier.app.events import (
     ToolOutput,
     ToolStarted,
 )
-from frontier.app.providers import demo as demo_provider
+from frontier.app.model.wires import demo as demo_provider
 
 STORY = ["first_call", "heredoc_tag", "miscount", "eager_call", "made_up_result", "truncation"]
 ROOT = Path(__file__).resolve().parent.parent

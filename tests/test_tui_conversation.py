@@ -28,6 +28,7 @@ from frontier.app.agent.session import AgentSession
 from frontier.app.config import Config
 from frontier.app.events import CallReady, Event, ResponseEnded, ResponseStarted, TurnEnded
 from frontier.app.frontends.tui.app import FrontierApp
+from frontier.app.model.catalogue import assumed_window_text
 from frontier.tools.contract import Approver
 from frontier.widgets.confirmed import ConfirmedView
 from frontier.widgets.errors_pane import ErrorsPane
@@ -158,7 +159,10 @@ async def test_prose_streams_into_the_transcript_as_markdown(reply: Reply, tmp_p
         lines = transcript_lines(app)
         assert sum(line.startswith("ai ") for line in lines) == 1  # one reply, nothing twice
         assert sum("add a --shout flag" in line for line in lines) == 1
-        assert [e.role for e in app.state.transcript] == ["you", "ai"]
+        # the server reports no context window: the Transcript says, once, that it is
+        # only assumed (issue 20), before the reply
+        assert [e.role for e in app.state.transcript] == ["you", "stop", "ai"]
+        assert app.state.transcript[1].text == assumed_window_text()
         assert app.state.transcript[-1].text == HEAD + REST
         await workers_done(app)
 

@@ -1,10 +1,11 @@
 """An interrupted reply is kept in the store and the export, marked (the loop's half).
 
-The real loop, provider and store against a loopback server that streams part of
+The real loop, model client and store against a loopback server that streams part of
 a reply and then waits: cancelling the turn (what Esc does) keeps the confirmed
 prose as an ``assistant`` row marked ``interrupted``; ``frontier export`` shows it
 marked (an open code fence closed, so the note is not swallowed), and a resumed
-Transcript shows it marked too. Prose after a finished reply is not marked.
+Transcript shows it marked too. The history the model is sent next keeps the reply as
+an assistant turn carrying the interruption marker. Prose after a finished reply is not marked.
 """
 
 from __future__ import annotations
@@ -23,11 +24,13 @@ import pytest
 from aiohttp import web
 from sse_server import serve, sse, start_sse
 
-from frontier.app.agent.loop import AgentLoop
+from frontier.app.agent.loop import INTERRUPTED, AgentLoop
 from frontier.app.agent.modes import get_mode
 from frontier.app.config import data_dir
 from frontier.app.events import AssistantText, Confirmed, Event, TurnEnded
-from frontier.app.providers.openai import OpenAIProvider
+from frontier.app.model.conversation import AssistantTurn, UserText
+from frontier.app.model.registry import codec
+from frontier.app.model.transport import ModelClient
 from frontier.app.session.export import INTERRUPTED_NOTE, export_records, to_markdown
 from frontier.app.session.store import SessionStore
 from frontier.tools.boundary import ToolBoundary
@@ -90,26 +93,36 @@ async def test_a_cancelled_turn_keeps_its_confirmed_prose_marked(
         boundary = ToolBoundary(
             registry, root, PolicyApprover("auto"), store.persistence(sid), emit=emit
         )
+        client = ModelClient(codec("openai-chat"), url, "m")
         loop = AgentLoop(
-            provider=OpenAIProvider(url, "m"),
+            client=client,
             boundary=boundary,
             registry=registry,
             mode=get_mode("ctl-heredoc"),
             emit=emit,
             store=store,
             session_id=sid,
-            model="m",
         )
         turn = asyncio.create_task(loop.send("plan it"))
-        await asyncio.wait_for(confirmed.wait(), 30)
-        loop.cancel_turn()
-        ended = await asyncio.wait_for(turn, 30)
+        try:
+            await asyncio.wait_for(confirmed.wait(), 30)
+            loop.cancel_turn()
+            ended = await asyncio.wait_for(turn, 30)
+        finally:
+            await client.aclose()
         assert ended == TurnEnded("cancelled", "turn cancelled by the user")
         assert [e.text for e in events if isinstance(e, AssistantText)] == [SAID]
 
         said = [r.data for r in store.records(sid) if r.type == "assistant"]
         assert said == [{"text": SAID, "interrupted": True}]
         assert store.get_session(sid).state == "interrupted"
+        # the history the model is sent next keeps the reply, marked (issue 20: the next
+        # message never follows a user message, and the model learns it was cut)
+        assert store.load_items(sid) == [
+            UserText("plan it"),
+            AssistantTurn(SAID, cut=INTERRUPTED),
+        ]
+        assert loop.history == store.load_items(sid)
         records = list(export_records(store.records(sid)))
         assert records[-1]["type"] == "assistant" and records[-1]["interrupted"] is True
         markdown = to_markdown(store.get_session(sid), records)

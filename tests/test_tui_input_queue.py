@@ -9,14 +9,14 @@ HTTP on 127.0.0.1 through the TUI); the message box on the real ``AgentSession``
 from __future__ import annotations
 
 import asyncio
-import json
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncGenerator, Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 import pytest
 from aiohttp import web
 from pilot_wait import eventually, focus_of, until, workers_done
+from scripted import ScriptedClient
 from sse_server import serve, sse, start_sse
 from textual.pilot import Pilot
 from textual.widgets import Static
@@ -24,6 +24,7 @@ from tui_input_fakes import EchoRuntime, echo_factory
 
 from frontier.app.agent.loop import AgentLoop
 from frontier.app.agent.modes import get_mode
+from frontier.app.agent.queue import MessageQueue
 from frontier.app.agent.session import AgentSession, EventHub, NotQueued
 from frontier.app.config import Config
 from frontier.app.events import (
@@ -34,7 +35,15 @@ from frontier.app.events import (
     ToolResult,
 )
 from frontier.app.frontends.tui.app import FrontierApp
-from frontier.app.providers.base import Chunk, StreamEnd
+from frontier.app.model.conversation import (
+    AssistantTurn,
+    ResultEntry,
+    ToolResults,
+    UserText,
+    frame,
+)
+from frontier.app.model.request import ModelRequest
+from frontier.app.model.stream import StreamItem, WireEvent
 from frontier.app.session.db import default_path
 from frontier.app.session.store import SessionStore
 from frontier.tools.registry import default_registry
@@ -58,29 +67,27 @@ def native_call(call_id: str, name: str, args: str) -> list[dict[str, Any]]:
     ]
 
 
-class Provider:
+class Client(ScriptedClient):
     """One scripted response per request; ``during(request, chunk)`` runs as each chunk
-    is served (the user typing while the model streams)."""
+    is served (the user typing while the model streams). ``requests``: what each request
+    sent, as chat messages; ``sent``: the same requests as the loop made them."""
 
     def __init__(
         self,
-        responses: list[tuple[list[dict[str, Any]], str]],
+        responses: Sequence[tuple[Sequence[dict[str, Any]], str]],
         during: Callable[[int, int], None] = lambda request, chunk: None,
     ) -> None:
-        self.responses = list(responses)
+        super().__init__(responses)
         self.during = during
-        self.requests: list[list[dict[str, Any]]] = []
 
-    async def stream(
-        self, messages: list[dict[str, Any]], *, tools: Any = None
-    ) -> AsyncIterator[Any]:
-        self.requests.append(json.loads(json.dumps(messages)))
-        request = len(self.requests) - 1
-        chunks, finish = self.responses.pop(0)
-        for i, chunk in enumerate(chunks):
-            self.during(request, i)
-            yield Chunk(chunk, json.dumps(chunk), 0.0)
-        yield StreamEnd(finish)
+    async def stream(self, request: ModelRequest) -> AsyncGenerator[StreamItem, None]:
+        index = len(self.sent)
+        chunk = 0
+        async for item in super().stream(request):
+            if isinstance(item, WireEvent):
+                self.during(index, chunk)
+                chunk += 1
+            yield item
 
 
 class Boundary:
@@ -100,26 +107,41 @@ class Boundary:
     def cancel_running(self) -> bool:
         return False
 
+    @property
+    def running(self) -> list[str]:
+
+        return []
+
 
 def session_around(
-    provider: Provider, boundary: Boundary, mode: str = "ctl-heredoc", max_turns: int = 20
+    client: Client, boundary: Boundary, mode: str = "ctl-heredoc", max_turns: int = 20
 ) -> tuple[AgentSession, list[Event]]:
     hub = EventHub()
     seen: list[Event] = []
     hub.subscribe(seen.append)
+    queue = MessageQueue(Path("."))
     loop = AgentLoop(
-        provider=provider,  # type: ignore[arg-type]
+        client=client,
         boundary=boundary,
         registry=default_registry(),
         mode=get_mode(mode),
         emit=hub.emit,
         max_turns=max_turns,
+        inbox=queue,
     )
-    session = AgentSession(loop, hub, session_id="s1", workspace=Path("."), model="m", mode=mode)
+    session = AgentSession(loop, hub, session_id="s1", workspace=Path("."), model="m", queue=queue)
+    assert session.mode == mode  # the session reads it from the loop
     return session, seen
 
 
 DONE = (text_chunks("All done."), "stop")
+RESULT_C1 = ToolResults((ResultEntry("c1", "read", "ok", 0, "output of c1"),), framed=True)
+"""What the history holds after ``Boundary`` ran ``READ`` (a text protocol: framed)."""
+
+
+def frames(results: ToolResults) -> str:
+    """``results`` as the result frames a text protocol sends."""
+    return "".join(frame(r) for r in results.results)
 
 
 # ---------------------------------------------------------------------- the loop
@@ -128,15 +150,22 @@ DONE = (text_chunks("All done."), "stop")
 async def test_queued_during_a_tool_round_goes_after_its_results_before_the_next_request() -> None:
     holder: dict[str, AgentSession] = {}
     boundary = Boundary(lambda call: holder["s"].queue("also check b.txt"))
-    provider = Provider([(text_chunks("Reading.\n" + READ), "stop"), DONE])
-    session, seen = session_around(provider, boundary)
+    client = Client([(text_chunks("Reading.\n" + READ), "stop"), DONE])
+    session, seen = session_around(client, boundary)
     holder["s"] = session
     ended = await session.send("read a.txt")
     assert ended.reason == "done"
-    second = provider.requests[1]
-    assert second[-3] == {"role": "assistant", "content": "Reading.\n" + READ}
-    assert second[-2]["role"] == "user" and second[-2]["content"].startswith("result c1 ")
-    assert second[-1] == {"role": "user", "content": "also check b.txt"}
+    # in the history: the reply, its results, then the queued message
+    assert client.sent[1].items[-3:] == (
+        AssistantTurn("Reading.\n" + READ),
+        RESULT_C1,
+        UserText("also check b.txt"),
+    )
+    # on the wire the results and the message are one user message (roles alternate),
+    # the results first
+    second = client.requests[1]
+    assert second[-2] == {"role": "assistant", "content": "Reading.\n" + READ}
+    assert second[-1] == {"role": "user", "content": frames(RESULT_C1) + "\n\nalso check b.txt"}
     assert session.queued() == ()
     delivered = [e for e in seen if isinstance(e, QueuedDelivered)]
     assert delivered == [QueuedDelivered(("also check b.txt",))]
@@ -152,14 +181,14 @@ async def test_queued_while_the_final_answer_streams_keeps_the_turn_going() -> N
         if request == 0 and chunk == 1:
             holder["s"].queue("one more thing")
 
-    provider = Provider([(text_chunks("All done, nothing to run."), "stop"), DONE], typing)
-    session, _seen = session_around(provider, Boundary())
+    client = Client([(text_chunks("All done, nothing to run."), "stop"), DONE], typing)
+    session, _seen = session_around(client, Boundary())
     holder["s"] = session
     ended = await session.send("hello")
     assert ended.reason == "done"
-    assert len(provider.requests) == 2  # the model was asked again, in the same turn
-    assert provider.requests[1][-2] == {"role": "assistant", "content": "All done, nothing to run."}
-    assert provider.requests[1][-1] == {"role": "user", "content": "one more thing"}
+    assert len(client.requests) == 2  # the model was asked again, in the same turn
+    assert client.requests[1][-2] == {"role": "assistant", "content": "All done, nothing to run."}
+    assert client.requests[1][-1] == {"role": "user", "content": "one more thing"}
 
 
 async def test_several_queued_messages_go_as_one_user_message_in_order() -> None:
@@ -173,11 +202,15 @@ async def test_several_queued_messages_go_as_one_user_message_in_order() -> None
         session.edit_queued(first.id, "first, edited")
         session.remove_queued(third.id)
 
-    provider = Provider([(text_chunks(READ), "stop"), DONE])
-    session, _seen = session_around(provider, Boundary(typing))
+    client = Client([(text_chunks(READ), "stop"), DONE])
+    session, _seen = session_around(client, Boundary(typing))
     holder["s"] = session
     await session.send("go")
-    assert provider.requests[1][-1] == {"role": "user", "content": "first, edited\n\nsecond"}
+    assert client.sent[1].items[-2:] == (RESULT_C1, UserText("first, edited\n\nsecond"))
+    assert client.requests[1][-1] == {
+        "role": "user",
+        "content": frames(RESULT_C1) + "\n\nfirst, edited\n\nsecond",
+    }
 
 
 async def test_in_native_modes_it_follows_the_tool_messages() -> None:
@@ -185,11 +218,11 @@ async def test_in_native_modes_it_follows_the_tool_messages() -> None:
     boundary = Boundary(lambda call: holder["s"].queue("steer: use b.txt"))
     chunks = native_call("a", "read", '{"path": "a.txt"}')
     final = {"choices": [{"delta": {}, "finish_reason": "tool_calls"}]}
-    provider = Provider([([*chunks, final], "tool_calls"), DONE])
-    session, _seen = session_around(provider, boundary, mode="native-inc")
+    client = Client([([*chunks, final], "tool_calls"), DONE])
+    session, _seen = session_around(client, boundary, mode="native-inc")
     holder["s"] = session
     await session.send("go")
-    second = provider.requests[1]
+    second = client.requests[1]
     assert second[-3]["tool_calls"][0]["id"] == "a"
     assert second[-2]["role"] == "tool" and second[-2]["tool_call_id"] == "a"
     assert second[-1] == {"role": "user", "content": "steer: use b.txt"}
@@ -198,16 +231,19 @@ async def test_in_native_modes_it_follows_the_tool_messages() -> None:
 async def test_what_a_turn_could_not_deliver_opens_the_next_turn() -> None:
     holder: dict[str, AgentSession] = {}
     boundary = Boundary(lambda call: holder["s"].queue("typed during the last request"))
-    provider = Provider([(text_chunks(READ), "stop"), DONE])
-    session, seen = session_around(provider, boundary, max_turns=1)
+    client = Client([(text_chunks(READ), "stop"), DONE])
+    session, seen = session_around(client, boundary, max_turns=1)
     holder["s"] = session
     ended = await session.send("go")
     assert ended.reason == "max_turns"  # no request left to carry it
     assert [m.text for m in session.queued()] == ["typed during the last request"]
     await session.send("and now this")
-    assert provider.requests[1][-1] == {
+    opened = UserText("typed during the last request\n\nand now this")
+    assert client.sent[1].items[-2:] == (RESULT_C1, opened)
+    # the last turn's results and this message go as one user message (roles alternate)
+    assert client.requests[1][-1] == {
         "role": "user",
-        "content": "typed during the last request\n\nand now this",
+        "content": frames(RESULT_C1) + "\n\n" + opened.text,
     }
     assert session.queued() == ()
     assert any(isinstance(e, QueuedDelivered) for e in seen)
@@ -219,8 +255,8 @@ async def test_a_delivered_message_can_no_longer_be_edited_or_removed() -> None:
     def typing(call: ToolCall) -> None:
         holder["m"] = holder["s"].queue("soon gone")
 
-    provider = Provider([(text_chunks(READ), "stop"), DONE])
-    session, _seen = session_around(provider, Boundary(typing))
+    client = Client([(text_chunks(READ), "stop"), DONE])
+    session, _seen = session_around(client, Boundary(typing))
     holder["s"] = session
     await session.send("go")
     with pytest.raises(NotQueued, match="already delivered"):
@@ -429,16 +465,22 @@ async def test_over_http_the_queued_message_follows_the_tool_results_and_is_stor
             await workers_done(app)
             session_id = session.session_id
     messages = requests[1]["messages"]
-    assert messages[-2]["role"] == "user" and messages[-2]["content"].startswith("result c1 ")
-    assert messages[-1] == {
-        "role": "user",
-        "content": "then look at @b.txt\n\nAttached file b.txt (6 bytes):\n```\nbravo\n```",
-    }
+    queued = "then look at @b.txt\n\nAttached file b.txt (6 bytes):\n```\nbravo\n```"
+    # the results and the queued message, results first, as one user message (roles
+    # alternate: issue 20)
+    assert messages[-2] == {"role": "assistant", "content": "Reading a.txt.\n" + READ}
+    assert messages[-1]["role"] == "user"
+    assert messages[-1]["content"].startswith("result c1 ")
+    assert messages[-1]["content"].endswith("\nend\n\n\n" + queued)
     notes = [e.text for e in app.state.transcript if e.role == "note"]
     assert "attached b.txt (6 bytes)" in notes
     with SessionStore.open_readonly(default_path()) as store:
-        stored = store.load_messages(session_id)
+        stored = store.load_items(session_id)
         typed = [r.data["text"] for r in store.records(session_id) if r.type == "user"]
-    assert stored[-2] == messages[-1]  # stored like any message, then the model's answer
-    assert stored[-1] == {"role": "assistant", "content": "Both read."}
-    assert typed == ["read a.txt", messages[-1]["content"]]
+    results = stored[-3]
+    assert isinstance(results, ToolResults)
+    assert [(r.call_id, r.kind) for r in results.results] == [("c1", "ok")]
+    assert messages[-1]["content"] == frames(results) + "\n\n" + queued
+    assert stored[-2] == UserText(queued)  # stored like any message, after the results
+    assert stored[-1] == AssistantTurn("Both read.")  # then the model's answer
+    assert typed == ["read a.txt", queued]

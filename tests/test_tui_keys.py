@@ -82,7 +82,6 @@ def gated_factory(root: Path, holder: list[FakeRuntime], policy: str = "ask", **
             session_id="7f3a2b9c-keys",
             workspace=root,
             model="smollm2",
-            mode="ctl-heredoc",
             policy=gate,
             rules_saver=lambda data: save_approvals(root, data),
         )

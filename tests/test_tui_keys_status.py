@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from scripted import chat_event
 
 from frontier.app.events import (
     ReasoningText,
@@ -15,6 +16,7 @@ from frontier.app.events import (
     TokenUsage,
     TurnEnded,
 )
+from frontier.app.model.stream import UsageDelta
 from frontier.widgets.progress import clock_text, count_text
 from frontier.widgets.state import UiState
 from frontier.widgets.status_bar import StatusInfo, fit_status, render_status
@@ -47,7 +49,11 @@ def test_usage_is_read_from_every_dialect_servers_speak() -> None:
     assert TokenUsage.from_usage({"prompt_tokens": 5, "prompt_cache_hit_tokens": 3}).cached == 3
     assert TokenUsage.from_usage({"completion_tokens": True, "prompt_tokens": -1}) == TokenUsage()
     assert not TokenUsage.from_usage({}).known
-    assert ResponseEnded("stop", openai).tokens.prompt == 1200
+    # the chat wire reads the server's usage into the counts the event carries (issue 20:
+    # ``ResponseEnded`` holds a ``TokenUsage``, read by each wire adapter)
+    (delta,) = chat_event({"choices": [], "usage": openai}).deltas
+    assert delta == UsageDelta(TokenUsage(1200, 80, 1024))
+    assert ResponseEnded("stop", delta.usage).tokens.prompt == 1200
 
 
 def test_the_rate_is_the_servers_count_over_the_streamed_span() -> None:
@@ -59,7 +65,7 @@ def test_the_rate_is_the_servers_count_over_the_streamed_span() -> None:
     assert state.token_rate() == pytest.approx(20.0)
     assert not state.progress.rate_exact
     # the server made 42 tokens (two a chunk): its usage corrects the estimate
-    state.apply(ResponseEnded("stop", {"prompt_tokens": 900, "completion_tokens": 42}))
+    state.apply(ResponseEnded("stop", TokenUsage(prompt=900, completion=42)))
     assert state.progress.rate_exact
     assert state.token_rate() == pytest.approx(40.0)
 
@@ -92,9 +98,7 @@ def test_tokens_add_up_over_the_session_and_the_context_is_the_latest_response()
     state = UiState(clock)
     for prompt, completion in ((1000, 100), (1300, 50)):
         state.apply(ResponseStarted("ctl", 0))
-        state.apply(
-            ResponseEnded("stop", {"prompt_tokens": prompt, "completion_tokens": completion})
-        )
+        state.apply(ResponseEnded("stop", TokenUsage(prompt=prompt, completion=completion)))
     progress = state.progress
     assert (progress.tokens_in, progress.tokens_out, progress.context_used) == (2300, 150, 1350)
     assert progress.usage_seen

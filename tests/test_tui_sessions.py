@@ -15,8 +15,9 @@ from frontier.app.config import Config
 from frontier.app.events import ToolCall
 from frontier.app.frontends.tui.app import FrontierApp
 from frontier.app.frontends.tui.screens.sessions import EMPTY, SessionPicker
-from frontier.app.providers.demo import DEMO_BASE_URL
-from frontier.app.providers.demo_script import DEMO_MODEL
+from frontier.app.model.conversation import UserText
+from frontier.app.model.demo_script import DEMO_MODEL
+from frontier.app.model.wires.demo import DEMO_BASE_URL
 from frontier.app.session.store import SessionStore
 
 
@@ -67,7 +68,7 @@ def stored_session(
         m.setattr(time, "time", lambda: started)
         with SessionStore.open() as store:
             sid = store.create_session(str(workspace), DEMO_MODEL, DEMO_BASE_URL, "ctl-heredoc")
-            store.append_message(sid, {"role": "user", "content": "list the files"})
+            store.append_items(sid, [UserText("list the files")])
             if interrupted:
                 call = ToolCall("c1", "shell", {"command": "sleep 60"})
                 store.add_call(sid, call, started=True)

@@ -16,6 +16,7 @@ from frontier.app.config import Config
 from frontier.app.events import Event, ToolFinished, TurnEnded
 from frontier.app.frontends.tui.app import FrontierApp
 from frontier.app.frontends.tui.screens.review import ReviewScreen
+from frontier.app.model.conversation import UserMessage, wire_messages
 from frontier.app.session.store import SessionStore
 from frontier.tools.contract import Approver
 from frontier.widgets.prompt_input import PromptInput
@@ -100,8 +101,10 @@ async def test_slash_undo_reviews_restores_and_tells_the_model(project: Path) ->
         await workers_done(app)
         session_id = app.session.session_id if app.session else ""
     with SessionStore.open() as store:
-        last = [m for m in store.load_messages(session_id) if m["role"] == "user"][-1]
-    assert last["content"] == (
+        items = store.load_items(session_id)
+    sent = wire_messages(items, native=False, wire="openai-chat")
+    last = [m for m in sent if isinstance(m, UserMessage)][-1]
+    assert last.text == (
         "(The user undid call c6 replace: restored README.md. Those files are as they were "
         "before that call; re-read them before editing them.)\n\nthanks"
     )

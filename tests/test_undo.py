@@ -25,6 +25,7 @@ from frontier.app.agent.undo import UNDO_TOOL, split_undone
 from frontier.app.cli import main as cli
 from frontier.app.config import Config
 from frontier.app.events import Event, ToolCall, ToolFinished, ToolResult
+from frontier.app.model.conversation import UserMessage, wire_messages
 from frontier.app.session import preimages
 from frontier.app.session.store import SessionStore
 from frontier.tools import undo as undo_tool
@@ -367,7 +368,7 @@ def test_the_documented_caps_are_the_caps() -> None:
 async def test_the_model_is_told_in_the_next_request(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from frontier.app.providers import demo
+    from frontier.app.model.wires import demo
 
     sent: list[list[dict[str, Any]]] = []
     real = demo.DemoTransport.handle_async_request
@@ -463,9 +464,11 @@ async def resume_and_send(sid: str) -> None:
         assert resumed.carried == 0  # a note, not a result frame
         await resumed.send("thanks")
         with SessionStore.open() as store:
-            last = [m for m in store.load_messages(sid) if m["role"] == "user"][-1]
-        assert last["content"].startswith("(The user undid call c6 replace")
-        assert last["content"].endswith("\n\nthanks")
+            items = store.load_items(sid)
+        sent = wire_messages(items, native=False, wire="openai-chat")
+        last = [m for m in sent if isinstance(m, UserMessage)][-1]
+        assert last.text.startswith("(The user undid call c6 replace")
+        assert last.text.endswith("\n\nthanks")
     finally:
         await resumed.close()
 

@@ -12,7 +12,8 @@ from frontier.app.agent.modes import get_mode
 from frontier.app.config import Config, ConfigError, load_config
 from frontier.app.cst.factory import make_transducer
 from frontier.app.events import OK_KINDS, RESULT_KINDS
-from frontier.app.providers.demo_script import script
+from frontier.app.model.demo_script import script
+from frontier.app.model.registry import codec
 from frontier.tools.policy import PolicyApprover
 
 
@@ -23,7 +24,10 @@ def _choices(parser: argparse.ArgumentParser, flag: str) -> tuple[str, ...]:
 
 def test_the_cli_offers_exactly_the_vocabulary() -> None:
     parser = cli.build_parser()
-    assert _choices(parser, "--protocol") == vocab.AGENT_MODES
+    # the protocol setting is a mode or "auto" (resolved per model/server; issue 20)
+    assert _choices(parser, "--protocol") == vocab.PROTOCOL_SETTINGS
+    assert ("auto", *vocab.AGENT_MODES) == vocab.PROTOCOL_SETTINGS
+    assert _choices(parser, "--wire") == vocab.WIRE_SETTINGS
     assert _choices(parser, "--approval") == vocab.APPROVALS
 
 
@@ -34,7 +38,12 @@ def test_every_mode_has_a_mode_a_transducer_and_a_demo_script() -> None:
         assert mode.eager == (name in vocab.EAGER_MODES)
         assert script(name)
     for name in vocab.PROTOCOLS:
-        assert make_transducer(name).frontier == 0
+        # the native transducers read a wire's SSE body: they need the wire's adapter
+        wire = codec("openai-chat") if name in vocab.NATIVE_MODES else None
+        assert make_transducer(name, wire=wire).frontier == 0
+    for name in vocab.NATIVE_MODES:
+        with pytest.raises(ValueError, match="wire"):
+            make_transducer(name)
     assert set(vocab.PROTOCOLS) == {*vocab.AGENT_MODES, *vocab.BASELINES}
     with pytest.raises(ValueError, match="unknown protocol"):
         get_mode("json-whole")  # a baseline, not a session mode
@@ -51,7 +60,19 @@ def test_policies_and_config_accept_the_vocabulary_and_nothing_else(
     monkeypatch.setenv("FRONTIER_APPROVAL", "yolo")
     with pytest.raises(ConfigError, match="choose one of ask, auto-edit, auto, read-only"):
         load_config()
-    assert (Config().protocol, Config().approval) == (vocab.DEFAULT_MODE, vocab.DEFAULT_APPROVAL)
+    monkeypatch.setenv("FRONTIER_APPROVAL", "auto")
+    monkeypatch.setenv("FRONTIER_PROTOCOL", "native-json")
+    with pytest.raises(ConfigError, match="auto, native-eos, native-inc, ctl, ctl-heredoc, xml"):
+        load_config()
+    for name in vocab.PROTOCOL_SETTINGS:
+        monkeypatch.setenv("FRONTIER_PROTOCOL", name)
+        assert load_config().protocol == name
+    # the default is "auto" now (issue 20): a session stores the mode it resolves to
+    assert (Config().protocol, Config().approval) == (
+        vocab.DEFAULT_PROTOCOL_SETTING,
+        vocab.DEFAULT_APPROVAL,
+    )
+    assert vocab.DEFAULT_PROTOCOL_SETTING == "auto" and vocab.DEFAULT_MODE in vocab.AGENT_MODES
 
 
 def test_finish_reasons_and_result_kinds() -> None:

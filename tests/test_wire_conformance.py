@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from chat_wire import CHAT
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -81,7 +82,7 @@ def test_every_wire_case_passes(tmp_path: Path) -> None:
 def run(protocol: str, pieces: list[bytes]) -> tuple[list[ToolCall], list[str]]:
     """The calls and error kinds of ``pieces`` fed in turn; fails if a call becomes
     executable before the byte that confirms it has arrived (S1)."""
-    t = make_transducer(protocol)
+    t = make_transducer(protocol, wire=CHAT)
     calls: list[ToolCall] = []
     kinds: list[str] = []
     for piece in [*pieces, None]:
@@ -110,7 +111,7 @@ def test_random_chunkings_of_real_streams_never_change_a_call(pick: int, cuts: l
 def test_s1_to_s3_hold_on_every_real_stream(clean: bool) -> None:
     bad: list[Any] = []
     for case, protocol, data in jobs():
-        report = check_stream(data, protocol, clean)
+        report = check_stream(data, protocol, clean, wire=CHAT)
         if not report.ok:
             bad.append((case, protocol, report.first))
     assert not bad

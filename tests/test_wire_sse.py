@@ -1,4 +1,4 @@
-"""The one SSE reader (``app/wire/sse.py``): both of its shapes agree, and the provider
+"""The one SSE reader (``app/wire/sse.py``): both of its shapes agree, and the transport
 ends a stream at the decoder's line bound instead of buffering without end."""
 
 from __future__ import annotations
@@ -10,8 +10,12 @@ from collections.abc import AsyncIterator
 import httpx
 import pytest
 
-from frontier.app.providers import openai
-from frontier.app.providers.openai import Chunk, OpenAIProvider, StreamEnd
+from frontier.app.model import transport
+from frontier.app.model.conversation import UserText
+from frontier.app.model.registry import codec
+from frontier.app.model.request import ModelRequest
+from frontier.app.model.stream import StreamEnd, TextDelta, WireEvent
+from frontier.app.model.transport import ModelClient
 from frontier.app.wire.sse import SSEDecoder, encode_sse
 
 BODY = (
@@ -58,17 +62,19 @@ class _Transport(httpx.AsyncBaseTransport):
         )
 
 
-async def test_the_provider_ends_a_stream_at_an_overlong_line(
+async def test_the_transport_ends_a_stream_at_an_overlong_line(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setattr(openai, "SSEDecoder", functools.partial(SSEDecoder, max_line=1000))
+    monkeypatch.setattr(transport, "SSEDecoder", functools.partial(SSEDecoder, max_line=1000))
     ok = json.dumps({"choices": [{"index": 0, "delta": {"content": "hi"}}]})
     parts = [encode_sse([ok]), b"data: " + b"x" * 600, b"x" * 600, encode_sse(["[DONE]"])]
-    provider = OpenAIProvider("http://sse.invalid/v1", "m", transport=_Transport(parts))
-    items = [i async for i in provider.stream([{"role": "user", "content": "hi"}])]
-    await provider.aclose()
-    assert [c.data["choices"][0]["delta"]["content"] for c in items if isinstance(c, Chunk)] == [
-        "hi"
+    model = ModelClient(
+        codec("openai-chat"), "http://sse.invalid/v1", "m", transport=_Transport(parts)
+    )
+    items = [i async for i in model.stream(ModelRequest("", (UserText("hi"),)))]
+    await model.aclose()
+    assert [(e.raw, e.deltas) for e in items if isinstance(e, WireEvent)] == [
+        (ok, (TextDelta("hi"),))
     ]
     end = items[-1]
     assert isinstance(end, StreamEnd) and end.finish_reason == "disconnect"

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from frontier.app.agent.modes import Mode
+from frontier.app.agent.modes import Mode, get_mode
 from frontier.app.agent.session import AgentSession, EventHub
 from frontier.app.cst.ctl import CtlTransducer
 from frontier.app.events import (
@@ -84,7 +84,8 @@ class FakeLoop:
     preview: Preview | None = None
     block_shell: bool = True
     carried: list[ToolResult] = field(default_factory=list)
-    mode: Mode | None = None
+    mode: Mode = field(default_factory=lambda: get_mode("ctl-heredoc"))
+    """What the session reports as its mode (``AgentSession.mode`` reads the loop's)."""
 
     @property
     def frontier(self) -> int:
@@ -183,14 +184,13 @@ def fake_session(
 ) -> FakeRuntime:
     """A real ``AgentSession`` around a ``FakeLoop`` that emits into the session's hub."""
     events = EventHub()
-    loop = FakeLoop(root, events.emit, approver, block_shell=block_shell)
+    loop = FakeLoop(root, events.emit, approver, block_shell=block_shell, mode=get_mode(mode))
     session = AgentSession(
         loop,
         events,
         session_id=session_id,
         workspace=root,
         model=model,
-        mode=mode,
         demo_prompts=list(prompts or []),
     )
     return FakeRuntime(loop, session)

@@ -15,7 +15,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from frontier.app.agent.modes import Mode
+from frontier.app.agent.modes import Mode, get_mode
+from frontier.app.agent.queue import MessageQueue
 from frontier.app.agent.session import AgentSession, EventHub
 from frontier.app.events import (
     AssistantText,
@@ -36,6 +37,8 @@ class EchoLoop:
     """The user message content of each model request, in order."""
     carried: list[ToolResult] = field(default_factory=list)
     inbox: Any = None
+    """The session's queue (``AgentLoop.inbox``): given to both by ``echo_factory``."""
+    mode: Mode = field(default_factory=lambda: get_mode("ctl-heredoc"))
     release: asyncio.Event = field(default_factory=asyncio.Event)
     started: asyncio.Event = field(default_factory=asyncio.Event)
     cancelled: bool = False
@@ -52,7 +55,7 @@ class EchoLoop:
         return False
 
     def set_mode(self, mode: Mode) -> None:
-        pass
+        self.mode = mode
 
     async def send(self, text: str) -> TurnEnded:
         self.sent.append(text)
@@ -99,7 +102,8 @@ def echo_factory(
 
     def factory(approver: Any) -> AgentSession:
         events = EventHub()
-        loop = EchoLoop(events.emit, hold=hold)
+        queue = MessageQueue(root)
+        loop = EchoLoop(events.emit, hold=hold, inbox=queue)
         history = PromptHistory.for_workspace(history_key) if history_key else None
         session = AgentSession(
             loop,
@@ -107,8 +111,8 @@ def echo_factory(
             session_id=f"echo-{len(holder) + 1}",
             workspace=root,
             model="echo",
-            mode="ctl-heredoc",
             prompt_history=history,
+            queue=queue,
         )
         holder.append(EchoRuntime(loop, session))
         return session

@@ -20,7 +20,7 @@ from frontier.tools.patch_engine import FileChange, PatchPlan, file_change_previ
 
 class Declined(NamedTuple):
     path: str
-    index: int
+    index: int  # type: ignore[assignment]  # a field, shadowing tuple.index (unused here)
     header: str
     because: int | None = None
     """The declined hunk this one depends on, when it was not declined itself."""

@@ -61,8 +61,10 @@ def codex_model(model: str | None) -> bool:
 
 def resolve_patch_format(setting: str, model: str | None) -> PatchDialect:
     """The dialect to teach: ``setting`` when explicit, else the one ``model`` knows best."""
-    if setting == "unified" or setting == "codex":
-        return setting
+    if setting == "unified":
+        return "unified"
+    if setting == "codex":
+        return "codex"
     if setting == "auto":
         return "codex" if codex_model(model) else "unified"
     raise ValueError(f"unknown patch_format {setting!r}; choose one of {', '.join(PATCH_FORMATS)}")

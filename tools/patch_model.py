@@ -31,7 +31,7 @@ class Hunk(NamedTuple):
     """One hunk (a Codex chunk) as parallel columns, one entry per body line, so the
     engine compares and splices whole runs of lines with slices."""
 
-    index: int
+    index: int  # type: ignore[assignment]  # a field, shadowing tuple.index (unused here)
     """1-based position in its file entry."""
     tags: str
     """One character per body line: ``" "`` context, ``"-"`` removed, ``"+"`` added."""

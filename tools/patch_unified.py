@@ -365,7 +365,8 @@ def _octal(value: str | None) -> int | None:
 
 def _file(entry: _Entry) -> FilePatch:
     modes: dict[str, str] = {}
-    rename_from = rename_to = None
+    rename_from: str | None = None
+    rename_to: str | None = None
     rename = copy = binary = False
     created = deleted = False
     for line in entry.info:
@@ -388,6 +389,8 @@ def _file(entry: _Entry) -> FilePatch:
             rename |= word == "rename"
             copy |= word == "copy"
         binary |= line.startswith(("GIT binary patch", "Binary files "))
+    old: str | None
+    new: str | None
     if (rename or copy) and rename_from and rename_to:
         old, new = rename_from, rename_to
     elif entry.has_names:

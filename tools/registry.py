@@ -1,7 +1,7 @@
 """The tool registry: one source of truth for prompts, schemas and docs.
 
-The CTL/XML system prompt's tool list (``prompt_tool_list``), the native
-``tools[]`` request field (``native_tools``) and ``docs/tools.md``
+The CTL/XML system prompt's tool list (``prompt_tool_list``), the native tool list
+every wire encodes (``native_tools``) and ``docs/tools.md``
 (``tools_markdown``) are all generated from the same ``ToolSpec`` values.
 """
 
@@ -37,19 +37,10 @@ class Registry:
     def specs(self) -> list[ToolSpec]:
         return [t.spec for t in self._tools.values()]
 
-    def native_tools(self) -> list[dict[str, Any]]:
-        """The OpenAI chat-completions ``tools`` list."""
-        return [
-            {
-                "type": "function",
-                "function": {
-                    "name": s.name,
-                    "description": s.description,
-                    "parameters": _plain_schema(s.parameters),
-                },
-            }
-            for s in self.specs()
-        ]
+    def native_tools(self) -> list[tuple[str, str, Mapping[str, Any]]]:
+        """``(name, description, JSON-schema parameters)`` of every tool offered natively:
+        what each wire encodes as its API's tool list (``app/model/wires/``)."""
+        return [(s.name, s.description, _plain_schema(s.parameters)) for s in self.specs()]
 
     def prompt_tool_list(self) -> str:
         """Plain text describing every tool and parameter, for text-protocol system prompts."""

@@ -25,7 +25,7 @@ The bytes to restore come from the session store's pre-images, passed in as a
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, Protocol
+from typing import Any, Literal, Protocol
 
 from frontier.app.events import ToolCall
 from frontier.tools import beneath
@@ -199,6 +199,7 @@ class UndoTool:
         new_mode = old_mode if old_mode is not None else (mode if now is not None else None)
         if new == now and new_mode == mode:
             return None  # nothing to put back here (a mode change already reverted…)
+        action: Literal["create", "modify", "delete"]
         if new is None:
             action = "delete"
         elif now is None:

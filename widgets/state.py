@@ -21,6 +21,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from frontier.app.agent.budget import ASSUMED
 from frontier.app.agent.wait import ResponseWait
 from frontier.app.events import (
     ArgBytes,
@@ -39,6 +40,7 @@ from frontier.app.events import (
     ResponseEnded,
     ResponseStarted,
     Retry,
+    ServerTool,
     StreamBytes,
     StreamStopped,
     Summarising,
@@ -49,6 +51,7 @@ from frontier.app.events import (
     TurnEnded,
 )
 from frontier.app.frontends.terminal_text import pictured
+from frontier.app.model.catalogue import assumed_window_text
 from frontier.app.vocab import is_clean
 from frontier.tools.patch_summary import SHOWN_CHANGES, change_lines, patch_label
 from frontier.widgets.progress import TurnProgress
@@ -369,6 +372,8 @@ class UiState:
         self.errors: deque[ErrorRow] = deque(maxlen=MAX_ERRORS)
         self.dirty: set[str] = set(PANES)
         self.response_count = 0
+        self._assumed_told = False
+        """The Transcript said the context window is only assumed (once a session)."""
         self.bytes_seen = 0
         self.calls_ready = 0
         self.turn_running = False
@@ -559,6 +564,8 @@ class UiState:
                 self._stream_prose(event.data)
             self.mark("raw", "pending", "status")
         elif isinstance(event, CallStarted):
+            if event.replaces:  # the same call under the id its wire settled on
+                self._open_calls.pop(event.replaces, None)
             self._row("call", f"call {event.id} {event.name}", event.offset)
             self._call_started(event.id, event.name)
         elif isinstance(event, ArgStarted):
@@ -612,6 +619,9 @@ class UiState:
         elif isinstance(event, AssistantText):
             self._thinking = None
             self._reported_prose(event.text)
+        elif isinstance(event, ServerTool):
+            # the provider ran it inside the response; Frontier never does
+            self.note(f"⚙ the provider ran its own tool {self.scrub(event.name)} (not run here)")
         elif isinstance(event, ReasoningText):
             buf = self.current or self._new_response("?")
             buf.think(event.text, self.scrub if self.scrubber else None, self._scrub_window())
@@ -664,6 +674,9 @@ class UiState:
             self.mark("raw")
         elif isinstance(event, ContextUsage):
             self.progress.context_used = event.used
+            if event.source == ASSUMED and not self._assumed_told:
+                self._assumed_told = True
+                self.note(assumed_window_text(event.window), "stop")
             self.mark("status")
         elif isinstance(event, Summarising):
             self.note(

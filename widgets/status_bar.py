@@ -65,6 +65,8 @@ class StatusInfo:
     tokens_out: int = 0
     tokens_cached: int = 0
     context: float | None = None
+    context_assumed: bool = False
+    """The window behind ``context`` is only assumed (nobody said): shown as such."""
     """Share of the model's context window the latest response used, when the window is
     known (a setting); ``None`` shows nothing."""
     interrupt_key: str = "esc"
@@ -152,7 +154,10 @@ def _steps(info: StatusInfo) -> list[Step]:
         add("tokens", 45 if busy else 82, _text(short), _text(full), 12 if busy else 28)
     if info.context is not None:
         style = "bold" if info.context > 0.8 else ""
-        add("context", 50 if busy else 84, _text(f"ctx {info.context:.0%}", style), None, 0)
+        mark = "?" if info.context_assumed else ""  # of a window nobody said: see the note
+        short = _text(f"ctx {info.context:.0%}{mark}", style)
+        full = _text(f"ctx {info.context:.0%} of an assumed window", style) if mark else None
+        add("context", 50 if busy else 84, short, full, 0)
     if info.session:
         add(
             "session",

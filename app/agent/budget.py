@@ -2,29 +2,36 @@
 
 The window (tokens) comes from, in this order: the ``context_window`` setting
 (``--context-window N``, ``FRONTIER_CONTEXT_WINDOW``, ``config.toml``); the server,
-asked once per session before its first request (``providers/context_window.py``);
-else :data:`DEFAULT_WINDOW`. A server that refuses a request as too long and says its
-size (``ProviderError.overflow``) sets it exactly, whatever the source was.
+asked once per session before its first request (``model/probe.py``); the model
+catalogue (``model/catalogue.py``); else :data:`DEFAULT_WINDOW`, *assumed* — and shown
+as such, with how to set it. A server that refuses a request as too long and says its size
+(``ModelError.overflow``) sets it exactly, whatever the source was.
 
-What a request uses is counted, not guessed, where the server says: the
-``prompt_tokens`` of the last request's ``usage`` covers everything sent then; only
-what was added since is estimated, at :data:`BYTES_PER_TOKEN` UTF-8 bytes per token
-plus :data:`MESSAGE_OVERHEAD` per message, scaled by how far that estimate was off on
-the last request the server counted (``ratio``). With no count yet (the first request,
-a server that sends no ``usage``, right after a compaction) the whole request is
-estimated that way. docs/context-budget.md has the figures and why.
+What a request uses is counted, not guessed, where the server says: the prompt tokens
+of the last request's usage cover everything sent then; only the items added since are
+estimated, at :data:`BYTES_PER_TOKEN` UTF-8 bytes per token plus
+:data:`MESSAGE_OVERHEAD` per item, scaled by how far that estimate was off on the last
+request the server counted (``ratio``). With no count yet (the first request, a server
+that sends no usage, right after a compaction) the whole request is estimated that way.
+The estimate reads the typed :class:`ModelRequest`, not any wire's JSON, so it is the
+same whichever API the request goes to. docs/context-budget.md has the figures and why.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from frontier.app.model.conversation import Item, item_bytes
+from frontier.app.model.request import ModelRequest, ToolSchema
 
 DEFAULT_WINDOW = 8192
 """Tokens assumed when neither the settings nor the server say: the smallest window of
 the models people commonly run locally today (Llama 3 8B's, many llama.cpp setups)."""
+ASSUMED = "assumed"
+"""The window's source when nobody said: the settings, the server, the catalogue."""
 DEFAULT_THRESHOLD = 0.8
 """Compact before a request would use more than this share of the window: the rest is
 left for the answer (and for the estimate's error)."""
@@ -32,34 +39,45 @@ DEFAULT_KEEP_ROUNDS = 3
 """Rounds (model responses and their results) always kept whole by compaction."""
 BYTES_PER_TOKEN = 4.0
 MESSAGE_OVERHEAD = 4
-"""Tokens a chat template adds around each message (role markers, separators)."""
+"""Tokens a chat template adds around each message (role markers, separators); counted
+per item, which a wire may join into fewer messages: a little over, never under."""
 RATIO_BOUNDS = (0.25, 4.0)
 """How far the server's count may scale the estimate (a count outside is not believed)."""
 
 if TYPE_CHECKING:
-    from frontier.app.providers.context_window import WindowInfo
+    from frontier.app.events import TokenUsage
+    from frontier.app.model.probe import WindowInfo
 
 Probe = Callable[[], Awaitable["WindowInfo | None"]]
 """Asks the server for the window (``OpenAIProvider.probe_context_window``)."""
 
-Messages = Sequence[Mapping[str, Any]]
+
+def estimate_items(items: Iterable[Item]) -> int:
+    """Tokens ``items`` take in a request, estimated from their bytes (what the budget
+    adds to the server's last count, and what a compaction step measures)."""
+    size = count = 0
+    for item in items:
+        size += item_bytes(item)
+        count += 1
+    return int(size / BYTES_PER_TOKEN) + MESSAGE_OVERHEAD * count
 
 
-def estimate_tokens(messages: Messages, tools: Sequence[Any] | None = None) -> int:
-    """Tokens ``messages`` (and a native ``tools[]`` schema) take, estimated from bytes."""
-    size = 0
-    for message in messages:
-        content = message.get("content")
-        if isinstance(content, str):
-            size += len(content.encode("utf-8"))
-        elif content is not None:
-            size += len(json.dumps(content, ensure_ascii=False).encode("utf-8"))
-        calls = message.get("tool_calls")
-        if calls:
-            size += len(json.dumps(calls, ensure_ascii=False).encode("utf-8"))
-    if tools:
-        size += len(json.dumps(list(tools), ensure_ascii=False).encode("utf-8"))
-    return int(size / BYTES_PER_TOKEN) + MESSAGE_OVERHEAD * len(messages)
+def estimate_tokens(request: ModelRequest) -> int:
+    """Tokens ``request`` takes, estimated from bytes: its system prompt, its items, the
+    assistant text it continues (``prefill``: sent too, and a cut reply can be long) and
+    the tool schemas it offers, as JSON."""
+    size = len(request.system.encode("utf-8")) + len(request.prefill.encode("utf-8"))
+    count = (1 if request.system else 0) + (1 if request.prefill else 0)
+    for item in request.items:
+        size += item_bytes(item)
+        count += 1
+    if request.tools:
+        size += len(json.dumps([_schema(t) for t in request.tools], ensure_ascii=False).encode())
+    return int(size / BYTES_PER_TOKEN) + MESSAGE_OVERHEAD * count
+
+
+def _schema(tool: ToolSchema) -> dict[str, object]:
+    return {"name": tool.name, "description": tool.description, "parameters": dict(tool.parameters)}
 
 
 @dataclass
@@ -74,13 +92,16 @@ class ContextBudget:
     threshold: float = DEFAULT_THRESHOLD
     keep_rounds: int = DEFAULT_KEEP_ROUNDS
     probe: Probe | None = None
+    catalogue: tuple[int, str] | None = None
+    """``(tokens, source)`` from the model catalogue: used when the server says nothing
+    (the server knows what it runs: a llama.cpp slot is often smaller than the model)."""
     ratio: float = 1.0
     """Server tokens per estimated token, from the last request the server counted."""
     _learned: bool = False
     _anchor: tuple[int, int, int] | None = field(default=None, repr=False)
-    """(prompt tokens the server counted, messages in that request, estimate of them)."""
-    _sent: tuple[list[Mapping[str, Any]], int] | None = field(default=None, repr=False)
-    """The last request checked (its messages and the tool schema's estimate)."""
+    """(prompt tokens the server counted, items in that request, estimate of it)."""
+    _sent: tuple[int, int] | None = field(default=None, repr=False)
+    """The last request checked: its number of items and its estimate."""
 
     @property
     def limit(self) -> int | None:
@@ -98,43 +119,53 @@ class ContextBudget:
         if self.probe is not None:
             try:
                 info = await self.probe()
-            except Exception:  # a probe only helps; the default is documented
+            except Exception:  # a probe only helps; the catalogue or the default follow
                 info = None
         if info is not None and info.tokens > 0:
             self.window, self.source = info.tokens, f"server ({info.source})"
+        elif self.catalogue is not None:
+            self.window, self.source = self.catalogue
         else:
-            self.window, self.source = DEFAULT_WINDOW, "default"
+            self.window, self.source = DEFAULT_WINDOW, ASSUMED
 
-    def used(self, request: Messages, tools: Sequence[Any] | None = None) -> int:
-        """Tokens ``request`` (the whole message list, system prompt first) will take."""
+    @property
+    def assumed(self) -> bool:
+        """The window is only the default: nobody said (shown as such, with the fix)."""
+        return self.source == ASSUMED
+
+    def used(self, request: ModelRequest) -> int:
+        """Tokens ``request`` will take: the server's count of the last request plus an
+        estimate of the items added since (the history only grows between compactions,
+        which call :meth:`rewritten`), else the whole request estimated."""
         anchor = self._anchor
-        if anchor is not None and anchor[1] <= len(request):
+        if anchor is not None and anchor[1] <= len(request.items):
             prompt, count, _ = anchor
-            added = estimate_tokens(request[count:])
+            added = estimate_items(request.items[count:])
             return prompt + round(added * self.ratio)
-        return round(estimate_tokens(request, tools) * self.ratio)
+        return round(estimate_tokens(request) * self.ratio)
 
-    def over(self, request: Messages, tools: Sequence[Any] | None = None) -> bool:
+    def over(self, request: ModelRequest) -> bool:
         limit = self.limit
-        return limit is not None and self.used(request, tools) > limit
+        return limit is not None and self.used(request) > limit
 
-    def sending(self, request: Messages, tools: Sequence[Any] | None = None) -> None:
-        """The request about to go out (its ``usage`` is read by :meth:`counted`)."""
-        self._sent = (list(request), estimate_tokens(request, tools))
+    def sending(self, request: ModelRequest) -> None:
+        """The request about to go out (the server's count of it is read by :meth:`counted`)."""
+        self._sent = (len(request.items), estimate_tokens(request))
 
-    def counted(self, usage: Mapping[str, Any]) -> None:
-        """The server's ``usage`` for the request last passed to :meth:`sending`."""
-        prompt = usage.get("prompt_tokens")
-        if self._sent is None or not isinstance(prompt, int) or isinstance(prompt, bool):
+    def counted(self, usage: TokenUsage) -> None:
+        """The server's count for the request last passed to :meth:`sending` (its prompt
+        tokens; a wire that reported none leaves the estimate as it was)."""
+        prompt = usage.prompt
+        if self._sent is None or prompt is None:
             return
-        request, estimate = self._sent
+        count, estimate = self._sent
         if prompt <= 0 or estimate <= 0:
             return
         ratio = prompt / estimate
         low, high = RATIO_BOUNDS
         if low <= ratio <= high:
             self.ratio = ratio
-        self._anchor = (prompt, len(request), estimate)
+        self._anchor = (prompt, count, estimate)
 
     def rewritten(self) -> None:
         """The history was replaced (compacted): the server's last count no longer applies."""
@@ -162,6 +193,8 @@ __all__ = [
     "DEFAULT_KEEP_ROUNDS",
     "DEFAULT_THRESHOLD",
     "DEFAULT_WINDOW",
+    "MESSAGE_OVERHEAD",
     "ContextBudget",
+    "estimate_items",
     "estimate_tokens",
 ]

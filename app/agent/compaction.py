@@ -1,67 +1,70 @@
-"""Choosing what to compact in a chat history: pure functions, messages in, messages out.
+"""Choosing what to compact in the history: pure functions, items in, items out.
 
-The history is the list of chat messages the loop sends after its system prompt
-(``AgentLoop.messages``). It is read as *units* that are never split:
+The history is the loop's list of typed items (``model/conversation.py``): what every
+wire encodes after the system prompt. It is read as *units* that are never split, so
+that a compacted history still pairs every call with its result on every wire:
 
-- a **round**: one assistant message (one model response) and the results it got
-  back — its ``tool`` messages (native modes), or the ``user`` message of result
-  frames and repair text that follows it (text modes, ``frames.py``); a feedback
-  message whose response kept no text is a round of its own;
-- a **user** unit: one message the person typed (or queued);
-- a **summary** unit: an earlier compaction's summary message and its acknowledgement.
+- a **round**: one :class:`AssistantTurn` (one model response) and the
+  :class:`ToolResults` that follows it, native or framed, with any runtime feedback
+  right after it (a repair request answers that response as its results do). Results or
+  feedback with no turn before them (a response that kept no text) are a round of their
+  own;
+- a **user** unit: one :class:`UserText` the *person* typed or queued (origin
+  ``person``). Runtime texts (``notice``, ``carried``) are ``other`` units: the person
+  did not type them, so they never stand for "the last thing the person said";
+- a **summary** unit: an earlier compaction's summary (origin ``summary``) and the
+  assistant's acknowledgement of it.
 
 Two steps shorten it (docs/context-budget.md):
 
-1. :func:`stub_results` — every tool result of a round older than the last
-   ``keep_rounds`` rounds becomes a one-line stub naming the call, its tool, how
-   it ended, its size and where the full result is stored. A CTL result frame
-   stays a well-formed frame (its byte count is the stub's), a ``tool`` message
-   keeps its ``tool_call_id``. A result is stubbed only when the stub is shorter.
+1. :func:`stub_results` — every result of a round older than the last ``keep_rounds``
+   rounds gets a one-line stub body naming the call, its tool, how it ended, its size and
+   where the full result is stored. The entry keeps its call id, tool, kind and exit
+   code, and a framed result stays framed: a wire writes the frame from the body, so its
+   byte count is the stub's without any frame being parsed here. A result is stubbed only
+   when the stub is shorter.
 2. :func:`plan_summary` / :func:`apply_summary` — the units before the last
-   ``keep_rounds`` rounds are replaced by one marked summary message (written by
-   the model in a separate request; see ``compactor.py``), acknowledged by an
-   assistant message when the next kept message is the user's, so roles still
-   alternate.
+   ``keep_rounds`` rounds are replaced by one summary item (written by the model in a
+   separate request; see ``compactor.py``), acknowledged by an assistant turn when the
+   next kept item is on the user's side, so the summary stays a message of its own.
 
 Invariants (``tests/test_compaction_props.py`` checks them over random histories): a
-call is never split from its result; the last message the person typed is kept
-verbatim; the result is never longer than the input (stubs; a summary shorter than
-what it replaces); stubbing twice changes nothing more. The system prompt (and the
+call is never split from its result (:func:`pairing_problems`); the last item the
+person typed is kept verbatim; the estimated size never grows (stubs; a summary shorter
+than what it replaces); stubbing twice changes nothing more. The system prompt (and the
 project instructions in it) is not part of the history, so nothing here can drop it.
+Nothing here knows any wire: :func:`~frontier.app.model.conversation.wire_messages`
+makes the result valid for each.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
-from typing import Any, Literal
+from dataclasses import dataclass, replace
+from typing import Literal
 
-from frontier.app.events import RESULT_KINDS
-
-Message = Mapping[str, Any]
-UnitKind = Literal["round", "user", "summary", "other"]
-
-FEEDBACK = re.compile(r"result [A-Za-z0-9_.:-]{1,64} exit=\S+ \d+\n|error (truncated|contract)\b")
-"""A ``user`` message the loop wrote (result frames, repair prompts): the session store's
-test too (``session/timeline.py``)."""
-_FRAME = re.compile(rb"result ([A-Za-z0-9_.:-]{1,64}) exit=(\S+) (\d+)\n")
-_CTL_CALL = re.compile(
-    r"^call ([A-Za-z0-9_.:-]{1,64}) ([A-Za-z_][A-Za-z0-9_.-]{0,63})[ \t]*$", re.M
+from frontier.app.model.conversation import (
+    SUMMARY_MARK,
+    AssistantTurn,
+    Item,
+    ResultEntry,
+    ToolResults,
+    UserText,
+    assistant_text,
+    call_text,
 )
-_KIND = re.compile(r"^\[(" + "|".join(map(re.escape, RESULT_KINDS)) + r")\]")
+
+UnitKind = Literal["round", "user", "summary", "other"]
 
 STUB_HEAD = "[result of "
 STUB_TAIL = " elided to save context"
-SUMMARY_MARK = "[Frontier compacted the conversation:"
-"""How a summary message starts (a resumed history, the export and the TUI know it by this)."""
 SUMMARY_ACK = "Understood; I will continue from that summary."
-"""The assistant message after a summary when the next kept message is the user's."""
+"""The assistant turn after a summary when the next kept item is on the user's side."""
 
 
 @dataclass(frozen=True)
 class Unit:
-    """Messages ``[start, end)`` of a history that stay together."""
+    """Items ``[start, end)`` of a history that stay together."""
 
     start: int
     end: int
@@ -73,19 +76,19 @@ class Stub:
     """One result replaced by a stub."""
 
     index: int
-    """The message holding it."""
+    """The :class:`ToolResults` item holding it."""
     call_id: str
     name: str
     kind: str
     """How the call ended (``ok``, ``error``, ``denied``...)."""
     nbytes: int
-    """The size of the result the model no longer sees (UTF-8 bytes)."""
+    """The size of the result the model no longer sees (UTF-8 bytes of its body)."""
     where: str
-    """Where the full result is kept (``session 1a2b3c4d #log 57``), or empty."""
+    """Where the full result is kept (``session 1a2b3c4d log #57``), or empty."""
 
 
 Locate = Callable[[int, str], tuple[str, str] | None]
-"""``(message index, call id)`` → ``(where the result is stored, the call's tool name)``."""
+"""``(item index, call id)`` → ``(where the result is stored, the call's tool name)``."""
 
 
 @dataclass(frozen=True)
@@ -93,12 +96,12 @@ class SummaryPlan:
     """What :func:`apply_summary` replaces."""
 
     summarised: tuple[int, ...]
-    """Indices of the messages the summary replaces, in order."""
+    """Indices of the items the summary replaces, in order."""
     kept_user: int | None
-    """The last message the person typed, when it lies in the replaced part: it is kept
+    """The last item the person typed, when it lies in the replaced part: it is kept
     verbatim, right after the summary."""
     rest: int
-    """Messages from here on are kept as they are (the last ``keep_rounds`` rounds)."""
+    """Items from here on are kept as they are (the last ``keep_rounds`` rounds)."""
     rounds: int
     """Rounds (model responses) summarised."""
 
@@ -106,139 +109,73 @@ class SummaryPlan:
 # --------------------------------------------------------------------------- reading
 
 
-def text_of(message: Message) -> str:
-    content = message.get("content")
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        return "".join(
-            str(p.get("text", "")) for p in content if isinstance(p, Mapping) and "text" in p
-        )
-    return ""
-
-
-def is_feedback(message: Message) -> bool:
-    """A ``user`` message the loop wrote: result frames and/or a repair prompt."""
-    return message.get("role") == "user" and FEEDBACK.match(text_of(message)) is not None
-
-
-def is_summary(message: Message) -> bool:
-    return message.get("role") == "user" and text_of(message).startswith(SUMMARY_MARK)
+def is_summary(item: Item) -> bool:
+    """A compaction's summary. Known by its origin, not its text, so a person who types
+    :data:`SUMMARY_MARK` is still the person."""
+    return isinstance(item, UserText) and item.origin == "summary"
 
 
 def is_stub(body: str) -> bool:
+    """A result body :func:`stub_results` wrote (never stubbed again)."""
     return body.startswith(STUB_HEAD) and STUB_TAIL in body and body.endswith("]")
 
 
-def units(messages: Sequence[Message]) -> list[Unit]:
-    """The history as units that are never split (see the module doc)."""
+def _is_ack(item: Item) -> bool:
+    return (
+        isinstance(item, AssistantTurn)
+        and item.text == SUMMARY_ACK
+        and not item.calls
+        and not item.cut
+    )
+
+
+def _is_feedback(item: Item) -> bool:
+    return isinstance(item, UserText) and item.origin == "feedback"
+
+
+def units(items: Sequence[Item]) -> list[Unit]:
+    """The history as units that are never split (see the module doc), in one pass."""
     out: list[Unit] = []
-    n = len(messages)
+    n = len(items)
     i = 0
     while i < n:
-        role = messages[i].get("role")
+        item = items[i]
         j = i + 1
-        if role == "assistant":
-            while j < n and messages[j].get("role") == "tool":
-                j += 1
-            if j < n and is_feedback(messages[j]):
-                j += 1
-            kind: UnitKind = "round"
-        elif role == "user" and is_summary(messages[i]):
-            if j < n and _is_ack(messages[j]):
+        kind: UnitKind
+        if isinstance(item, UserText) and item.origin == "summary":
+            if j < n and _is_ack(items[j]):
                 j += 1
             kind = "summary"
-        elif role == "user":
-            kind = "round" if is_feedback(messages[i]) else "user"
-        elif role == "tool":  # not written by the loop: kept together, never paired
-            while j < n and messages[j].get("role") == "tool":
+        elif isinstance(item, UserText) and item.origin == "person":
+            kind = "user"
+        elif isinstance(item, UserText) and item.origin != "feedback":
+            kind = "other"
+        else:  # a turn, results, or feedback: the round goes on to what answered it
+            if isinstance(item, AssistantTurn) and j < n and isinstance(items[j], ToolResults):
                 j += 1
-            kind = "other"
-        else:
-            kind = "other"
+            while j < n and _is_feedback(items[j]):
+                j += 1
+            kind = "round"
         out.append(Unit(i, j, kind))
         i = j
     return out
 
 
-def _is_ack(message: Message) -> bool:
-    return (
-        message.get("role") == "assistant"
-        and text_of(message) == SUMMARY_ACK
-        and not message.get("tool_calls")
-    )
-
-
-def last_user(messages: Sequence[Message]) -> int | None:
-    """Index of the last message the person typed (never compacted), else ``None``."""
-    for unit in reversed(units(messages)):
-        if unit.kind == "user":
-            return unit.start
+def last_user(items: Sequence[Item]) -> int | None:
+    """Index of the last item the person typed (never compacted), else ``None``."""
+    for i in range(len(items) - 1, -1, -1):
+        item = items[i]
+        if isinstance(item, UserText) and item.origin == "person":
+            return i
     return None
-
-
-def call_names(message: Message) -> dict[str, str]:
-    """Call id → tool name, from an assistant message (``tool_calls`` or CTL ``call`` lines)."""
-    names: dict[str, str] = {}
-    for call in message.get("tool_calls") or ():
-        if isinstance(call, Mapping):
-            function = call.get("function")
-            name = function.get("name") if isinstance(function, Mapping) else None
-            if isinstance(call.get("id"), str):
-                names[call["id"]] = str(name or "")
-    for match in _CTL_CALL.finditer(text_of(message)):
-        names.setdefault(match.group(1), match.group(2))
-    return names
-
-
-@dataclass(frozen=True)
-class Frame:
-    """One ``result`` frame inside a feedback message (byte offsets into its UTF-8)."""
-
-    call_id: str
-    exit: str
-    body: bytes
-    start: int
-    end: int
-
-
-def frames(text: str) -> tuple[list[Frame], bytes]:
-    """The result frames a feedback message starts with, and what follows them (repair
-    text). Parsing stops at the first thing that is not a well-formed frame."""
-    data = text.encode("utf-8")
-    found: list[Frame] = []
-    pos = 0
-    while True:
-        match = _FRAME.match(data, pos)
-        if match is None:
-            break
-        size = int(match.group(3))
-        body_end = match.end() + size
-        if data[body_end : body_end + 5] != b"\nend\n":
-            break
-        found.append(
-            Frame(
-                match.group(1).decode(),
-                match.group(2).decode(),
-                data[match.end() : body_end],
-                pos,
-                body_end + 5,
-            )
-        )
-        pos = body_end + 5
-    return found, data[pos:]
-
-
-def result_kind(body: str) -> str:
-    """How a result ended, from the body the model reads (``[kind] ...`` for failures)."""
-    match = _KIND.match(body)
-    return match.group(1) if match else "ok"
 
 
 # --------------------------------------------------------------------------- step 1
 
 
 def stub_text(call_id: str, name: str, kind: str, nbytes: int, where: str) -> str:
+    """The one line a result becomes: enough for the model to know what it had and to
+    call again for it, and for ``frontier export`` to find the original."""
     what = f"{call_id} {name}" if name else call_id
     place = f"; stored in {where}" if where else "; kept in the session store"
     return (
@@ -247,49 +184,36 @@ def stub_text(call_id: str, name: str, kind: str, nbytes: int, where: str) -> st
     )
 
 
-def _frame(call_id: str, exit_: str, body: str) -> bytes:
-    data = body.encode("utf-8")
-    return f"result {call_id} exit={exit_} {len(data)}\n".encode() + data + b"\nend\n"
-
-
 def stub_results(
-    messages: Sequence[Message], *, keep_rounds: int, locate: Locate | None = None
-) -> tuple[list[dict[str, Any]], tuple[Stub, ...]]:
+    items: Sequence[Item], *, keep_rounds: int, locate: Locate | None = None
+) -> tuple[list[Item], tuple[Stub, ...]]:
     """Step 1: the history with every result older than the last ``keep_rounds`` rounds
-    replaced by a stub (only where the stub is shorter), and what was stubbed."""
-    out = [dict(m) for m in messages]
+    given a stub body (only where the stub is shorter), and what was stubbed.
+
+    Only result bodies change, so every item keeps its place, type, call ids and notes:
+    the pairing, the framing and the person's words cannot be touched by this step."""
+    out = list(items)
     stubs: list[Stub] = []
-    rounds = [u for u in units(messages) if u.kind == "round"]
-    old = rounds[: max(0, len(rounds) - max(0, keep_rounds))]
-    for unit in old:
-        head = messages[unit.start]
-        names = call_names(head) if head.get("role") == "assistant" else {}
-        for k in range(unit.start + 1, unit.end):
-            message = messages[k]
-            if message.get("role") == "tool":
-                body = text_of(message)
-                call_id = str(message.get("tool_call_id", ""))
-                stub = _stub_for(k, call_id, body, names, locate)
-                if stub is not None:
-                    out[k]["content"] = stub_text(*_args(stub))
-                    stubs.append(stub)
-            elif is_feedback(message) and isinstance(message.get("content"), str):
-                found, rest = frames(message["content"])
-                if not found:
+    rounds = [u for u in units(items) if u.kind == "round"]
+    for unit in rounds[: max(0, len(rounds) - max(0, keep_rounds))]:
+        head = items[unit.start]
+        names = {c.id: c.name for c in head.calls} if isinstance(head, AssistantTurn) else {}
+        for k in range(unit.start, unit.end):
+            item = items[k]
+            if not isinstance(item, ToolResults):
+                continue
+            entries: list[ResultEntry] = []
+            changed = False
+            for entry in item.results:
+                stub = _stub_for(k, entry, names, locate)
+                if stub is None:
+                    entries.append(entry)
                     continue
-                parts: list[bytes] = []
-                changed = False
-                for frame in found:
-                    body = frame.body.decode("utf-8", "replace")
-                    stub = _stub_for(k, frame.call_id, body, names, locate)
-                    if stub is None:
-                        parts.append(_frame(frame.call_id, frame.exit, body))
-                        continue
-                    parts.append(_frame(frame.call_id, frame.exit, stub_text(*_args(stub))))
-                    stubs.append(stub)
-                    changed = True
-                if changed:
-                    out[k]["content"] = (b"".join(parts) + rest).decode("utf-8", "replace")
+                entries.append(replace(entry, body=stub_text(*_args(stub))))
+                stubs.append(stub)
+                changed = True
+            if changed:
+                out[k] = replace(item, results=tuple(entries))
     return out, tuple(stubs)
 
 
@@ -298,19 +222,21 @@ def _args(stub: Stub) -> tuple[str, str, str, int, str]:
 
 
 def _stub_for(
-    index: int, call_id: str, body: str, names: Mapping[str, str], locate: Locate | None
+    index: int, entry: ResultEntry, names: Mapping[str, str], locate: Locate | None
 ) -> Stub | None:
-    """The stub for one result, or ``None`` when it is one already or would not be shorter."""
-    if is_stub(body):
+    """The stub for one result, or ``None`` when it is one already or would not be
+    shorter. The store's tool name wins (a result read back from an old session may not
+    carry one), then the entry's, then the calling turn's."""
+    if is_stub(entry.body):
         return None
-    located = locate(index, call_id) if locate is not None else None
+    located = locate(index, entry.call_id) if locate is not None else None
     where, name = located if located is not None else ("", "")
     stub = Stub(
         index,
-        call_id,
-        name or names.get(call_id, ""),
-        result_kind(body),
-        len(body.encode("utf-8")),
+        entry.call_id,
+        name or entry.name or names.get(entry.call_id, ""),
+        entry.kind or "ok",
+        len(entry.body.encode("utf-8")),
         where,
     )
     if len(stub_text(*_args(stub)).encode("utf-8")) >= stub.nbytes:
@@ -321,15 +247,15 @@ def _stub_for(
 # --------------------------------------------------------------------------- step 2
 
 
-def plan_summary(messages: Sequence[Message], *, keep_rounds: int) -> SummaryPlan | None:
+def plan_summary(items: Sequence[Item], *, keep_rounds: int) -> SummaryPlan | None:
     """Step 2's choice: every unit before the last ``keep_rounds`` rounds, except the last
-    message the person typed; ``None`` when that holds no round (nothing to gain)."""
-    all_units = units(messages)
+    item the person typed; ``None`` when that holds no round (nothing worth a summary)."""
+    all_units = units(items)
     rounds = [u for u in all_units if u.kind == "round"]
     keep = max(0, keep_rounds)
     if len(rounds) <= keep:
         return None
-    cut = rounds[len(rounds) - keep].start if keep else len(messages)
+    cut = rounds[len(rounds) - keep].start if keep else len(items)
     protected = next((u for u in reversed(all_units) if u.kind == "user"), None)
     span = [u for u in all_units if u.end <= cut]
     summarised = [u for u in span if u != protected]
@@ -341,61 +267,89 @@ def plan_summary(messages: Sequence[Message], *, keep_rounds: int) -> SummaryPla
     return SummaryPlan(indices, kept_user, cut, n_rounds)
 
 
-def summary_message(summary: str, plan: SummaryPlan) -> dict[str, Any]:
+def summary_item(summary: str, plan: SummaryPlan) -> UserText:
+    """The summary as the model reads it: marked, so the model (and a resumed session,
+    the export, the TUI) know it stands for earlier rounds kept in the store."""
     latest = " The user's latest message follows it verbatim." if plan.kept_user is not None else ""
     rounds = "1 earlier round" if plan.rounds == 1 else f"{plan.rounds} earlier rounds"
     head = (
         f"{SUMMARY_MARK} {rounds} ({len(plan.summarised)} messages) replaced by this summary "
         f"to save context; the originals stay in the session store.{latest}]"
     )
-    return {"role": "user", "content": f"{head}\n\n{summary.strip()}"}
+    return UserText(f"{head}\n\n{summary.strip()}", "summary")
 
 
-def apply_summary(
-    messages: Sequence[Message], plan: SummaryPlan, summary: str
-) -> list[dict[str, Any]]:
-    """Step 2: the history with ``plan``'s messages replaced by one summary message."""
-    tail = [dict(messages[plan.kept_user])] if plan.kept_user is not None else []
-    tail += [dict(m) for m in messages[plan.rest :]]
-    out = [summary_message(summary, plan)]
-    if tail and tail[0].get("role") != "assistant":
-        out.append({"role": "assistant", "content": SUMMARY_ACK})
+def apply_summary(items: Sequence[Item], plan: SummaryPlan, summary: str) -> list[Item]:
+    """Step 2: the history with ``plan``'s items replaced by one summary item, then the
+    person's last item (when it was in the replaced part) and the kept rounds.
+
+    The acknowledgement keeps the summary a message of its own: without it a wire would
+    join it to the user-side item after it (roles alternate), and the person's words
+    would read as part of the summary."""
+    tail: list[Item] = [items[plan.kept_user]] if plan.kept_user is not None else []
+    tail += items[plan.rest :]
+    out: list[Item] = [summary_item(summary, plan)]
+    if tail and not isinstance(tail[0], AssistantTurn):
+        out.append(AssistantTurn(SUMMARY_ACK))
     return out + tail
 
 
 # --------------------------------------------------------------------------- what to summarise
 
 
-ROLE_LABEL = {"user": "USER", "assistant": "ASSISTANT", "tool": "TOOL RESULT", "system": "SYSTEM"}
-
-
-def transcript(messages: Sequence[Message], indices: Sequence[int], cap: int) -> str:
-    """The messages to summarise as plain text for the summariser, at most about ``cap``
-    characters: each message is cut to an equal share (its head and tail kept), and
-    messages in the middle are left out when even that does not fit."""
-    picked = [messages[i] for i in indices]
-    if not picked:
+def transcript(items: Sequence[Item], indices: Sequence[int], cap: int) -> str:
+    """The items to summarise as plain text for the summariser, at most about ``cap``
+    characters: each piece (a text, a reply with its calls, one result) is cut to an
+    equal share, head and tail kept, and pieces in the middle are left out when even that
+    does not fit — the start (what was asked) and the end (what was being done) matter
+    most to a summary."""
+    pieces = [piece for i in indices for piece in _pieces(items[i])]
+    if not pieces:
         return ""
-    share = max(200, cap // len(picked))
-    lines: list[str] = []
-    for message in picked:
-        role = str(message.get("role", ""))
-        label = ROLE_LABEL.get(role, role.upper())
-        if role == "tool":
-            label += f" {message.get('tool_call_id', '')}"
-        body = text_of(message)
-        for call in message.get("tool_calls") or ():
-            function = call.get("function") if isinstance(call, Mapping) else None
-            if isinstance(function, Mapping):
-                body += f"\n[calls {function.get('name')} {function.get('arguments', '')}]"
-        lines.append(f"{label}: {_cut(body.strip(), share)}")
-    dropped = 0
-    while len(lines) > 2 and sum(len(line) + 2 for line in lines) > cap:
-        del lines[len(lines) // 2]
-        dropped += 1
-    if dropped:
-        lines.insert(len(lines) // 2, f"[… {dropped} messages left out …]")
-    return "\n\n".join(lines)
+    share = max(200, cap // len(pieces))
+    lines = [f"{label}: {_cut(body.strip(), share)}" for label, body in pieces]
+    head, tail = _fit(lines, cap)
+    if head + tail == len(lines):
+        return "\n\n".join(lines)
+    dropped = len(lines) - head - tail
+    gap = f"[… {dropped} messages left out …]"
+    return "\n\n".join([*lines[:head], gap, *lines[len(lines) - tail :]])
+
+
+def _pieces(item: Item) -> list[tuple[str, str]]:
+    """``(label, text)`` for each thing an item says, empty ones left out."""
+    if isinstance(item, UserText):
+        return [("USER", item.text)] if item.text.strip() else []
+    if isinstance(item, AssistantTurn):
+        text = "\n".join(
+            p for p in (assistant_text(item), *map(call_text, item.calls)) if p.strip()
+        )
+        return [("ASSISTANT", text)] if text else []
+    out = [
+        (f"TOOL RESULT {r.call_id} {r.name}" if r.name else f"TOOL RESULT {r.call_id}", r.body)
+        for r in item.results
+    ]
+    if item.note.strip():
+        out.append(("USER", item.note))
+    return out
+
+
+def _fit(lines: Sequence[str], cap: int) -> tuple[int, int]:
+    """How many lines to keep from the start and from the end so the text fits ``cap``:
+    the middle goes first, one line at a time, never the first and last line. Linear:
+    the kept size is updated, never summed again."""
+    n = len(lines)
+    sizes = [len(line) + 2 for line in lines]
+    head, tail = (n + 1) // 2, n // 2
+    total = sum(sizes)
+    while head + tail > 2 and total > cap:
+        if head > tail:  # dropping alternates: the later of the two middle lines first
+            head -= 1
+            total -= sizes[head]
+        else:
+            total -= sizes[n - tail]
+            tail -= 1
+    return head, tail
 
 
 def _cut(text: str, limit: int) -> str:
@@ -406,37 +360,35 @@ def _cut(text: str, limit: int) -> str:
     return f"{text[:head]}\n[… {len(text) - limit:,} characters left out …]\n{text[-tail:]}"
 
 
-def mechanical_summary(messages: Sequence[Message], indices: Sequence[int]) -> str:
+def mechanical_summary(items: Sequence[Item], indices: Sequence[int]) -> str:
     """A summary written without the model (when the summary request fails): what the
     person asked, what the assistant said first, and each call with how it ended."""
     lines: list[str] = []
     for i in indices:
-        message = messages[i]
-        role = message.get("role")
-        text = " ".join(text_of(message).split())
-        if is_summary(message):
-            lines.append(f"- an earlier summary: {_short(text, 600)}")
-        elif role == "user" and not is_feedback(message):
-            lines.append(f"- the user wrote: {_short(text, 300)}")
-        elif role == "assistant":
-            prose = text.split(" call ", 1)[0] if text else ""
-            if prose and prose != SUMMARY_ACK:
+        item = items[i]
+        if isinstance(item, UserText):
+            text = " ".join(item.text.split())
+            if item.origin == "summary":
+                lines.append(f"- an earlier summary: {_short(text, 600)}")
+            elif item.origin == "person":
+                lines.append(f"- the user wrote: {_short(text, 300)}")
+            elif item.origin != "feedback":  # a repair request says nothing worth keeping
+                lines.append(f"- Frontier told the assistant: {_short(text, 200)}")
+        elif isinstance(item, AssistantTurn):
+            text = " ".join(item.text.split())
+            prose = text.split(" call ", 1)[0] if text else ""  # a text protocol's calls
+            if prose and not _is_ack(item):
                 lines.append(f"- the assistant said: {_short(prose, 200)}")
-            for call_id, name in call_names(message).items():
-                lines.append(f"  - called {name} ({call_id})")
-        elif role == "tool":
-            body = text_of(message)
-            lines.append(
-                f"  - result {message.get('tool_call_id', '')}: {result_kind(body)}, "
-                f"{len(body.encode('utf-8')):,} bytes"
-            )
-        if role == "user" and is_feedback(message):
-            found, _ = frames(text_of(message))
-            for frame in found:
-                body = frame.body.decode("utf-8", "replace")
-                lines.append(
-                    f"  - result {frame.call_id}: {result_kind(body)}, {len(frame.body):,} bytes"
-                )
+            lines.extend(f"  - called {c.name} ({c.id})" for c in item.calls)
+        else:
+            before = items[i - 1] if i > 0 else None
+            native = {c.id for c in before.calls} if isinstance(before, AssistantTurn) else set()
+            for r in item.results:
+                how = f"{r.kind or 'ok'}, {len(r.body.encode('utf-8')):,} bytes"
+                if r.call_id in native:
+                    lines.append(f"  - result {r.call_id}: {how}")
+                else:  # a call written in the reply's text: named here
+                    lines.append(f"  - called {r.name or 'a tool'} ({r.call_id}): {how}")
     return "(Written by Frontier, not the model: the summary request failed.)\n" + "\n".join(lines)
 
 
@@ -447,67 +399,57 @@ def _short(text: str, limit: int) -> str:
 # --------------------------------------------------------------------------- checking
 
 
-def pairing_problems(messages: Sequence[Message]) -> list[str]:
-    """Every way ``messages`` splits a call from its result (empty when none): a ``tool``
-    message not right after its assistant's ``tool_calls``, a call without its ``tool``
-    message, a result frame not right after an assistant message that made the call."""
+def pairing_problems(items: Sequence[Item]) -> list[str]:
+    """Every way ``items`` splits a call from its result (empty when none).
+
+    An assistant turn's native calls must be answered, each exactly once, by the native
+    (not framed) :class:`ToolResults` right after it; results must follow the turn that
+    called: native results a turn with those calls, framed results a turn at all (their
+    calls are in its text). Anything else a wire would patch (a ``not_executed`` result,
+    results sent as text) and the model would read a call without its outcome."""
     problems: list[str] = []
-    for unit in units(messages):
-        head = messages[unit.start]
-        if unit.kind == "other" and head.get("role") == "tool":
-            problems.append(f"message {unit.start}: tool results without their call")
-            continue
-        if unit.kind != "round":
-            continue
-        calls = (
-            [c.get("id") for c in head.get("tool_calls") or () if isinstance(c, Mapping)]
-            if head.get("role") == "assistant"
-            else []
-        )
-        answered = [
-            messages[k].get("tool_call_id")
-            for k in range(unit.start, unit.end)
-            if messages[k].get("role") == "tool"
-        ]
-        if sorted(map(str, calls)) != sorted(map(str, answered)):
-            problems.append(f"message {unit.start}: calls {calls} but results for {answered}")
-        names = call_names(head) if head.get("role") == "assistant" else {}
-        for k in range(unit.start, unit.end):
-            message = messages[k]
-            if not is_feedback(message):
+    for k, item in enumerate(items):
+        if isinstance(item, AssistantTurn) and item.calls:
+            ids = [c.id for c in item.calls]
+            if len(set(ids)) != len(ids):
+                problems.append(f"item {k}: calls {ids} use an id twice")
+            after = items[k + 1] if k + 1 < len(items) else None
+            if not isinstance(after, ToolResults) or after.framed:
+                problems.append(f"item {k}: calls {ids} without their results right after")
                 continue
-            found, _ = frames(text_of(message))
-            if found and head.get("role") != "assistant":
-                problems.append(f"message {k}: result frames without the message that called")
-            ctl = _CTL_CALL.search(text_of(head)) is not None
-            for frame in found:
-                if ctl and frame.call_id not in names:
-                    problems.append(
-                        f"message {k}: result {frame.call_id} for no call of {unit.start}"
-                    )
+            answered = [r.call_id for r in after.results]
+            if sorted(answered) != sorted(ids):
+                problems.append(f"item {k + 1}: results for {answered}, but item {k} called {ids}")
+        elif isinstance(item, ToolResults) and item.results:
+            before = items[k - 1] if k > 0 else None
+            answered = [r.call_id for r in item.results]
+            if not isinstance(before, AssistantTurn):
+                problems.append(f"item {k}: results for {answered} without the reply that called")
+            elif not item.framed and not before.calls:
+                problems.append(f"item {k}: results for {answered} but item {k - 1} made no call")
     return problems
 
 
 __all__ = [
+    "STUB_HEAD",
+    "STUB_TAIL",
     "SUMMARY_ACK",
     "SUMMARY_MARK",
-    "Frame",
+    "Locate",
     "Stub",
     "SummaryPlan",
     "Unit",
+    "UnitKind",
     "apply_summary",
-    "call_names",
-    "frames",
-    "is_feedback",
     "is_stub",
     "is_summary",
     "last_user",
     "mechanical_summary",
     "pairing_problems",
     "plan_summary",
-    "result_kind",
     "stub_results",
     "stub_text",
+    "summary_item",
     "transcript",
     "units",
 ]

@@ -1,21 +1,23 @@
 """The loop's context budget at work: count before each request, compact when needed.
 
-:class:`Compactor` is what ``AgentLoop`` consults (``loop.compactor``; ``runtime.py``
-builds it): before every model request it settles the window (once), counts what the
-request would use, and — past the budget's threshold — shortens ``loop.messages`` in
-steps (``compaction.py`` chooses what), each one recorded in the store
-(``session/compactions.py``) and announced with a ``Compacted`` event:
+:class:`Compactor` is what ``AgentLoop`` consults (given to it at construction;
+``runtime.py`` builds both): before every model request it settles the window (once),
+counts what the request would use, and — past the budget's threshold — plans a shorter
+history in steps (``compaction.py`` chooses what), each one recorded in the store
+(``session/compactions.py``) and announced with a ``Compacted`` event. It returns the
+compacted history and the loop adopts it: the loop owns the history, the compactor
+only reads the request it is shown.
 
 1. ``stub``: old tool results become one-line stubs;
 2. ``summary``: if still over, the oldest rounds are summarised by the model in a
-   separate, tool-less request through the same provider (its stream is recorded
+   separate, tool-less request through the same client (its stream is recorded
    as a response like any other; the compaction row names it), falling back to a
    summary Frontier writes itself when that request fails;
 3. if still over, both again keeping only the latest round whole;
 4. if the request would still not fit the window at all (or the server refused it),
    everything but the person's last message is summarised.
 
-A server that refuses a request as too long (``ProviderError.overflow``, or the same
+A server that refuses a request as too long (``ModelError.overflow``, or the same
 words in a stream's ``error``) teaches the budget the real window and triggers the
 same steps unconditionally; the loop then retries once (docs/context-budget.md).
 """
@@ -23,9 +25,8 @@ same steps unconditionally; the loop then retries once (docs/context-budget.md).
 from __future__ import annotations
 
 import contextlib
-import inspect
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from frontier.app.agent.budget import BYTES_PER_TOKEN, ContextBudget, estimate_tokens
@@ -38,14 +39,15 @@ from frontier.app.agent.compaction import (
     transcript,
     units,
 )
-from frontier.app.agent.loop import PersistenceFailed
-from frontier.app.events import Compacted, ContextUsage, Event, Retry, Summarising
-from frontier.app.providers.base import Chunk, StreamEnd
-from frontier.app.providers.errors import ContextOverflow, ProviderError, context_overflow
-from frontier.app.wire.chunks import content
+from frontier.app.agent.loop import PersistenceFailed, RequestCounter
+from frontier.app.events import Compacted, ContextUsage, Event, Retry, Summarising, TokenUsage
+from frontier.app.model.client import Client
+from frontier.app.model.conversation import Item, UserText, role_of
+from frontier.app.model.errors import ContextOverflow, ModelError, context_overflow
+from frontier.app.model.request import ModelRequest
+from frontier.app.model.stream import StreamEnd, WireEvent, text_of
 
 if TYPE_CHECKING:
-    from frontier.app.agent.loop import AgentLoop
     from frontier.app.session.store import SessionStore
 
 SUMMARY_PROMPT = """\
@@ -83,84 +85,97 @@ class Compactor:
         self,
         budget: ContextBudget,
         *,
+        client: Client,
+        requests: RequestCounter,
         store: SessionStore | None = None,
         session_id: str | None = None,
         emit: Callable[[Event], None] | None = None,
     ) -> None:
+        """``client``: where summary requests go (the session's own); ``requests``: the
+        numbering the loop's requests share (a summary is response N of the session)."""
         self.budget = budget
+        self.client = client
+        self.requests = requests
         self.store = store
         self.session_id = session_id
         self._emit = emit or (lambda event: None)
 
     # ------------------------------------------------------------------ the loop's hooks
 
-    async def before_request(self, loop: AgentLoop) -> None:
-        """Settle the window, compact if the request would pass the threshold, and say
-        how full the context is (``ContextUsage``)."""
+    async def before_request(self, request: ModelRequest, mode: str) -> list[Item] | None:
+        """Settle the window, and — when ``request`` would pass the threshold — the
+        compacted history the loop should send instead (``None``: send it as it is);
+        says how full the context is (``ContextUsage``)."""
         await self.budget.learn()
-        if self.budget.over(*self._request(loop)):
-            await self._compact(loop, "threshold", force=False)
-        self._sending(loop)
+        compacted = None
+        if self.budget.over(request):
+            compacted = await self._compact(request, mode, "threshold", force=False)
+        self._sending(request if compacted is None else _with(request, compacted))
+        return compacted
 
-    async def after_overflow(self, loop: AgentLoop, overflow: ContextOverflow) -> bool:
-        """The server refused the request as too long: learn its numbers and compact
-        whatever is over; whether anything changed (the loop then retries once)."""
+    async def after_overflow(
+        self, request: ModelRequest, mode: str, overflow: ContextOverflow
+    ) -> list[Item] | None:
+        """The server refused ``request`` as too long: learn its numbers and compact
+        whatever is over; the history to retry with (once), or ``None`` if nothing
+        could be shortened."""
         self.budget.overflowed(overflow.window, overflow.requested)
-        changed = await self._compact(loop, "overflow", force=True)
-        if changed:
-            self._sending(loop)
-        return changed
+        compacted = await self._compact(request, mode, "overflow", force=True)
+        if compacted is not None:
+            self._sending(_with(request, compacted))
+        return compacted
 
-    def counted(self, usage: dict[str, Any]) -> None:
-        """The server's ``usage`` for the request just answered."""
+    def counted(self, usage: TokenUsage) -> None:
+        """The server's token counts for the request just answered."""
         self.budget.counted(usage)
 
     @staticmethod
-    def overflow_in(error: ProviderError | str | None) -> ContextOverflow | None:
-        """The overflow a provider error (or a stream's ``error`` text) reports, if any."""
-        if isinstance(error, ProviderError):
+    def overflow_in(error: ModelError | str | None) -> ContextOverflow | None:
+        """The overflow a model error (or a stream's error text) reports, if any."""
+        if isinstance(error, ModelError):
             return error.overflow
         return context_overflow(error) if error else None
 
     # ------------------------------------------------------------------ counting
 
-    def _request(self, loop: AgentLoop) -> tuple[list[dict[str, Any]], Any]:
-        return loop._request_messages(), loop.mode.tools(loop.registry)
-
-    def _used(self, loop: AgentLoop) -> int:
-        return self.budget.used(*self._request(loop))
-
-    def _sending(self, loop: AgentLoop) -> None:
-        request, tools = self._request(loop)
-        used = self.budget.used(request, tools)
-        self.budget.sending(request, tools)
+    def _sending(self, request: ModelRequest) -> None:
+        used = self.budget.used(request)
+        self.budget.sending(request)
         if self.budget.window:
             self._emit(ContextUsage(used, self.budget.window, self.budget.source))
 
     # ------------------------------------------------------------------ compacting
 
-    async def _compact(self, loop: AgentLoop, reason: str, *, force: bool) -> bool:
-        """The steps of the module doc until the request fits; whether any applied."""
+    async def _compact(
+        self, request: ModelRequest, mode: str, reason: str, *, force: bool
+    ) -> list[Item] | None:
+        """The steps of the module doc until the request fits; the compacted history, or
+        ``None`` when no step applied."""
+        items = list(request.items)
         changed = False
         keeps = sorted({self.budget.keep_rounds, 1, 0}, reverse=True)
         for keep in keeps:
             # keeping no round whole (all but the user's message summarised) is the last
             # resort: only when the request would not fit the window at all
-            if keep == 0 and not (force or self._used(loop) > (self.budget.window or 0)):
+            current = _with(request, items)
+            if keep == 0 and not (force or self.budget.used(current) > (self.budget.window or 0)):
                 break
-            if self._stub(loop, keep, reason):
-                changed = True
-            if (changed or not force) and not self.budget.over(*self._request(loop)):
-                return changed
-            if await self._summarise(loop, keep, reason):
-                changed = True
-            if not self.budget.over(*self._request(loop)):
-                return changed
-        return changed
+            stubbed = self._stub(current, keep, reason)
+            if stubbed is not None:
+                items, changed = stubbed, True
+            if (changed or not force) and not self.budget.over(_with(request, items)):
+                return items if changed else None
+            summarised = await self._summarise(_with(request, items), mode, keep, reason)
+            if summarised is not None:
+                items, changed = summarised, True
+            if not self.budget.over(_with(request, items)):
+                return items if changed else None
+        return items if changed else None
 
-    def _stub(self, loop: AgentLoop, keep: int, reason: str) -> bool:
-        before = self._used(loop)
-        positions = self._positions(loop.messages)
+    def _stub(self, request: ModelRequest, keep: int, reason: str) -> list[Item] | None:
+        items = list(request.items)
+        before = self.budget.used(request)
+        positions = self._positions(items)
         sid = self.session_id or ""
 
         def locate(index: int, call_id: str) -> tuple[str, str] | None:
@@ -170,12 +185,12 @@ class Compactor:
             seq, name = self.store.compactions.result_row(sid, call_id, log_seq)
             return (f"session {sid[:8]} log #{seq}" if seq else f"session {sid[:8]}"), name
 
-        stubbed, stubs = stub_results(loop.messages, keep_rounds=keep, locate=locate)
+        stubbed, stubs = stub_results(items, keep_rounds=keep, locate=locate)
         if not stubs:
-            return False
-        rounds = len({_unit_of(loop.messages, s.index) for s in stubs})
-        self._replace(loop, stubbed)
-        after = self._used(loop)
+            return None
+        rounds = len({_unit_of(items, s.index) for s in stubs})
+        self.budget.rewritten()  # the server's last count is of the history before this
+        after = self.budget.used(_with(request, stubbed))
         saved = sum(s.nbytes for s in stubs)
         detail = {
             "reason": reason,
@@ -202,24 +217,28 @@ class Compactor:
                 f"{_count(rounds, 'round')} {_older_than(keep)} replaced by stubs",
             )
         )
-        return True
+        return stubbed
 
-    async def _summarise(self, loop: AgentLoop, keep: int, reason: str) -> bool:
-        messages = list(loop.messages)
-        plan = plan_summary(messages, keep_rounds=keep)
+    async def _summarise(
+        self, request: ModelRequest, mode: str, keep: int, reason: str
+    ) -> list[Item] | None:
+        items = list(request.items)
+        plan = plan_summary(items, keep_rounds=keep)
         if plan is None:
-            return False
-        replaced = estimate_tokens([messages[i] for i in plan.summarised])
+            return None
+        replaced = estimate_tokens(ModelRequest("", tuple(items[i] for i in plan.summarised)))
         if replaced < 2 * SUMMARY_TOKENS[0]:
-            return False  # too little to be worth a request: a summary would not be shorter
-        before = self._used(loop)
+            return None  # too little to be worth a request: a summary would not be shorter
+        before = self.budget.used(request)
         self._emit(Summarising(plan.rounds, before, self.budget.window or 0))
-        summary = await self._ask_for_summary(loop, messages, plan, replaced)
-        compacted = apply_summary(messages, plan, summary.text)
-        if estimate_tokens(compacted) >= estimate_tokens(messages):
-            return False  # a summary longer than what it replaces helps nobody
-        positions = self._positions(messages)
-        kept: list[int | None] = [None] * (len(compacted) - len(messages[plan.rest :]))
+        summary = await self._ask_for_summary(items, plan, replaced, mode)
+        compacted = apply_summary(items, plan, summary.text)
+        if estimate_tokens(ModelRequest("", tuple(compacted))) >= estimate_tokens(
+            ModelRequest("", tuple(items))
+        ):
+            return None  # a summary longer than what it replaces helps nobody
+        positions = self._positions(items)
+        kept: list[int | None] = [None] * (len(compacted) - len(items[plan.rest :]))
         if plan.kept_user is not None:
             kept[-1] = positions[plan.kept_user] if positions is not None else None
         new_positions = (
@@ -227,8 +246,8 @@ class Compactor:
             if positions is not None
             else [None] * len(compacted)
         )
-        self._replace(loop, compacted)
-        after = self._used(loop)
+        self.budget.rewritten()  # the server's last count is of the history before this
+        after = self.budget.used(_with(request, compacted))
         detail = {
             "reason": reason,
             "before": before,
@@ -254,41 +273,35 @@ class Compactor:
                 f"{_older_than(keep)} summarised by {who}",
             )
         )
-        return True
+        return compacted
 
     async def _ask_for_summary(
-        self,
-        loop: AgentLoop,
-        messages: Sequence[dict[str, Any]],
-        plan: SummaryPlan,
-        replaced: int,
+        self, items: Sequence[Item], plan: SummaryPlan, replaced: int, mode: str
     ) -> Summary:
         """The summary, from the model in its own request (recorded as a response), else
-        written by Frontier from the messages. Its answer may take an eighth of the window,
+        written by Frontier from the items. Its answer may take an eighth of the window,
         and at most half the tokens it replaces."""
         window = self.budget.window or 0
         answer = max(SUMMARY_TOKENS[0], min(SUMMARY_TOKENS[1], window // 8, replaced // 2))
         system = SUMMARY_PROMPT.format(words=int(answer * 0.6))
-        room = int(window * SUMMARY_SHARE) - answer - estimate_tokens([{"content": system}]) - 32
+        room = int(window * SUMMARY_SHARE) - answer - estimate_tokens(ModelRequest(system, ())) - 32
         cap = max(1000, int(room * BYTES_PER_TOKEN / max(self.budget.ratio, 0.25)))
-        text = transcript(messages, plan.summarised, cap)
-        request = [
-            {"role": "system", "content": system},
-            {"role": "user", "content": SUMMARY_REQUEST.format(transcript=text)},
-        ]
-        index = loop.request_index
-        loop.request_index += 1
+        text = transcript(items, plan.summarised, cap)
+        request = ModelRequest(
+            system,
+            (UserText(SUMMARY_REQUEST.format(transcript=text), "notice"),),
+            max_tokens=answer,
+        )
+        index = self.requests.take()
         rid: int | None = None
         if self.store is not None and self.session_id is not None:
             with _committing("begin_response"):
-                rid = self.store.begin_response(self.session_id, loop.mode.name, loop.model, index)
-        kwargs: dict[str, Any] = {}
-        with contextlib.suppress(TypeError, ValueError):
-            if "extra" in inspect.signature(loop.provider.stream).parameters:
-                kwargs["extra"] = {"max_tokens": answer}
+                rid = self.store.begin_response(
+                    self.session_id, mode, self.client.model, index, wire=self.client.wire
+                )
         pieces: list[str] = []
         finish, failure = "stopped", ""
-        stream = loop.provider.stream(request, tools=None, **kwargs)
+        stream = self.client.stream(request)
         try:
             async for item in stream:
                 if isinstance(item, Retry):
@@ -296,51 +309,47 @@ class Compactor:
                 elif isinstance(item, StreamEnd):
                     finish, failure = item.finish_reason, item.error or ""
                     break
-                elif isinstance(item, Chunk):
+                elif isinstance(item, WireEvent):
                     if rid is not None and self.store is not None:
                         with _committing("add_stream_event"):
                             self.store.add_stream_event(rid, item.t, item.raw)
-                    pieces.append(content(item.data))
+                    pieces.append(text_of(item.deltas))
                     if sum(map(len, pieces)) > answer * 6:  # a server ignoring max_tokens
                         break
-        except ProviderError as exc:
+        except ModelError as exc:
             finish, failure = "error", exc.message
         finally:
             with contextlib.suppress(Exception):
-                await stream.aclose()  # type: ignore[attr-defined]
+                await stream.aclose()
             if rid is not None and self.store is not None:
                 with _committing("end_response"):
                     self.store.end_response(rid, finish)
         said = "".join(pieces).strip()
         if finish == "error" or not said:
             why = failure or f"the answer was empty (finish_reason={finish})"
-            text = mechanical_summary(messages, plan.summarised)
+            text = mechanical_summary(items, plan.summarised)
             return Summary(text, f"Frontier (the summary request failed: {why[:200]})", rid)
         source = "model (cut at max_tokens)" if finish == "length" else "model"
         return Summary(said, source, rid)
 
     # ------------------------------------------------------------------ the store
 
-    def _positions(self, messages: Sequence[dict[str, Any]]) -> list[int | None] | None:
-        """Each message's timeline position, when the store's history is ``messages``."""
+    def _positions(self, items: Sequence[Item]) -> list[int | None] | None:
+        """Each item's timeline position, when the store's history is ``items``."""
         if self.store is None or self.session_id is None:
             return None
         with _committing("reading the history"):
             stored = self.store.compactions.positioned(self.session_id)
-        if len(stored) != len(messages):
+        if len(stored) != len(items):
             return None
-        if any(m.get("role") != s.get("role") for m, (s, _) in zip(messages, stored, strict=True)):
+        if any(role_of(m) != role_of(s) for m, (s, _) in zip(items, stored, strict=True)):
             return None
         return [seq for _, seq in stored]
-
-    def _replace(self, loop: AgentLoop, messages: list[dict[str, Any]]) -> None:
-        loop.messages[:] = messages
-        self.budget.rewritten()
 
     def _record(
         self,
         step: str,
-        messages: list[dict[str, Any]],
+        items: list[Item],
         detail: dict[str, Any],
         positions: Sequence[int | None] | None,
     ) -> None:
@@ -350,10 +359,14 @@ class Compactor:
             self.store.compactions.add(
                 self.session_id,
                 step,
-                messages,
+                items,
                 detail,
                 log_seqs=list(positions) if positions is not None else [],
             )
+
+
+def _with(request: ModelRequest, items: Sequence[Item]) -> ModelRequest:
+    return replace(request, items=tuple(items))
 
 
 def _count(n: int, what: str) -> str:
@@ -366,8 +379,8 @@ def _older_than(keep: int) -> str:
     return "before the latest" if keep == 1 else f"before the latest {keep}"
 
 
-def _unit_of(messages: Sequence[dict[str, Any]], index: int) -> int:
-    for unit in units(messages):
+def _unit_of(items: Sequence[Item], index: int) -> int:
+    for unit in units(items):
         if unit.start <= index < unit.end:
             return unit.start
     return index

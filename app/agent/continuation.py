@@ -2,17 +2,19 @@
 
 When a CTL response is cut by ``finish_reason: "length"``, every byte so far has been
 fed to the transducer, and the calls it confirmed may already have run. Where the
-endpoint continues a trailing assistant message (``providers/prefill.py``), the
-response is not resent: :func:`open_stream` makes a second request that ends with
-those bytes as an assistant message and feeds its stream to the *same* transducer,
+endpoint continues a trailing assistant message (a wire that can take one —
+``WireCodec.can_prefill``: Chat Completions on a server ``model/prefill.py`` detects,
+Anthropic Messages — and the server does), the response is not resent:
+:func:`open_stream` makes a second request that ends with those bytes as an assistant
+message and feeds its stream to the *same* transducer,
 so it resumes in the state it was in — a heredoc body keeps its confirmed lines, a
 length-prefixed body its counted bytes, and no call runs twice.
 
-To the loop the joined streams are one stream of provider items: the first
-stream's chunks, then a *join marker* chunk (``wire/continuation.py``: recorded,
-never fed), then the continuation's chunks with the server's echo of the prefix
-cut out of their ``delta.content`` (:class:`~frontier.app.agent.echo.EchoSkipper`)
-while their ``raw`` strings stay as the server sent them, so the recording holds the
+To the loop the joined streams are one stream of items: the first stream's events,
+then a *join marker* event (``wire/continuation.py``: recorded, never fed), then the
+continuation's events with the server's echo of the prefix cut out of their text
+deltas (:class:`~frontier.app.agent.echo.EchoSkipper`) while their ``raw`` strings
+stay as the server sent them, so the recording holds the
 echo and the marker says how much to skip. The cut stream's ``StreamEnd`` is
 swallowed (a ``ResponseContinued`` event tells the front ends instead); only the
 last stream's end reaches the loop.
@@ -29,17 +31,17 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncGenerator, Awaitable, Callable
 from dataclasses import replace
-from typing import Any
 
 from frontier.app.agent.echo import EchoSkipper
-from frontier.app.events import Event, ResponseContinued
-from frontier.app.providers.base import Chunk, Provider, ProviderItem, StreamEnd
-from frontier.app.providers.errors import ProviderError
-from frontier.app.providers.prefill import PREFILL_SETTINGS, PrefillSupport
+from frontier.app.events import Event, ResponseContinued, TokenUsage
+from frontier.app.model.client import Client
+from frontier.app.model.errors import ModelError
+from frontier.app.model.prefill import PREFILL_SETTINGS, PrefillSupport
+from frontier.app.model.request import ModelRequest
+from frontier.app.model.stream import Delta, StreamEnd, StreamItem, TextDelta, WireEvent, text_of
 from frontier.app.vocab import CTL_MODES
-from frontier.app.wire.chunks import content
 from frontier.app.wire.continuation import Join, join_data
 
 log = logging.getLogger(__name__)
@@ -113,71 +115,84 @@ class Prefill:
 
 
 def open_stream(
-    provider: Provider,
-    messages: list[dict[str, Any]],
+    client: Client,
+    request: ModelRequest,
     *,
-    tools: list[dict[str, Any]] | None,
     mode: str,
     prefill: Prefill | None,
+    can_prefill: bool,
     resumable: Callable[[], bytes | None],
     emit: Callable[[Event], None],
-) -> AsyncIterator[ProviderItem]:
-    """The provider's stream for ``messages``, continued from the frontier when cut.
+) -> AsyncGenerator[StreamItem, None]:
+    """The client's stream for ``request``, continued from the frontier when cut.
 
     ``resumable`` is asked when a stream ends with ``length``: the transducer input so
     far if the response may go on from it (nothing stopped or broke it), else ``None``.
-    Modes other than the CTL ones get the provider's stream as it is: a trailing
-    assistant message cannot resume native ``tool_calls``, and XML calls run only after
-    the stream.
+    Modes other than the CTL ones get the client's stream as it is: a trailing
+    assistant message cannot resume native tool calls, and XML calls run only after
+    the stream; so does a wire that cannot take a trailing assistant message.
     """
-    if prefill is None or mode not in CTL_MODES:
-        return provider.stream(messages, tools=tools)
-    return _joined(provider, messages, tools, prefill, resumable, emit)
+    if prefill is None or mode not in CTL_MODES or not can_prefill:
+        return client.stream(request)
+    return _joined(client, request, prefill, resumable, emit)
 
 
 class _Gate:
-    """A continuation's first chunks, held until the echo is decided."""
+    """A continuation's first events, held until the echo is decided."""
 
     def __init__(self, prefix: bytes, attempt: int, echo: bool | None, t: float) -> None:
         self.skipper = EchoSkipper(prefix, echo)
         self.offset = len(prefix)
         self.attempt = attempt
         self.t = t
-        self.held: list[Chunk] = []
+        self.held: list[WireEvent] = []
         self.open = True
         """Still holding (undecided)."""
         self.seen = 0
-        """Content bytes of the continuation so far (echo included)."""
+        """Text bytes of the continuation so far (echo included)."""
 
-    def feed(self, chunk: Chunk) -> list[Chunk]:
-        self.held.append(chunk)
-        data = content(chunk.data).encode("utf-8")
+    def feed(self, event: WireEvent) -> list[WireEvent]:
+        self.held.append(event)
+        data = text_of(event.deltas).encode("utf-8")
         self.seen += len(data)
         self.skipper.feed(data)
         return self.release() if self.skipper.decided else []
 
-    def finish(self) -> list[Chunk]:
+    def finish(self) -> list[WireEvent]:
         self.skipper.finish()
         return self.release()
 
-    def release(self) -> list[Chunk]:
-        """The marker, then the held chunks with the echo cut out of their content."""
+    def release(self) -> list[WireEvent]:
+        """The marker, then the held events with the echo cut out of their text."""
         self.open = False
         if self.skipper.outcome == "mismatch":
             return []
         join = Join(self.offset, self.skipper.skipped, self.attempt)
-        out = [Chunk({}, join_data(join), self.t)]
+        out = [WireEvent(join_data(join), self.t)]
         skip = join.echo_skipped
-        for chunk in self.held:
+        for event in self.held:
             if skip:
-                piece = content(chunk.data).encode("utf-8")
-                cut = min(skip, len(piece))
-                skip -= cut
-                if cut:
-                    chunk = replace(chunk, data=_with_content(chunk.data, piece[cut:]))
-            out.append(chunk)
+                event, skip = _without_echo(event, skip)
+            out.append(event)
         self.held.clear()
         return out
+
+
+def _without_echo(event: WireEvent, skip: int) -> tuple[WireEvent, int]:
+    """``event`` with its first ``skip`` bytes of text dropped; the bytes still to drop."""
+    deltas: list[Delta] = []
+    for delta in event.deltas:
+        if skip and type(delta) is TextDelta:
+            assert isinstance(delta, TextDelta)
+            piece = delta.text.encode("utf-8")
+            cut = min(skip, len(piece))
+            skip -= cut
+            rest = piece[cut:].decode("utf-8")
+            if rest:
+                deltas.append(TextDelta(rest))
+            continue
+        deltas.append(delta)
+    return replace(event, deltas=tuple(deltas)), skip
 
 
 def _seen(gate: _Gate | None) -> int:
@@ -185,34 +200,22 @@ def _seen(gate: _Gate | None) -> int:
 
 
 def _told(
-    gate: _Gate, released: list[Chunk], cut: StreamEnd | None, emit: Callable[[Event], None]
-) -> list[Chunk]:
+    gate: _Gate, released: list[WireEvent], cut: StreamEnd | None, emit: Callable[[Event], None]
+) -> list[WireEvent]:
     """``released``, after telling the front ends that the response was joined."""
     if released:
-        usage = cut.usage if cut is not None else {}
+        usage = cut.usage if cut is not None else TokenUsage()
         emit(ResponseContinued(gate.offset, gate.skipper.skipped, gate.attempt, usage))
     return released
 
 
-def _with_content(data: dict[str, Any], rest: bytes) -> dict[str, Any]:
-    """``data`` with ``choices[0].delta.content`` replaced by ``rest`` (other fields kept)."""
-    choices = list(data.get("choices") or [])
-    first = dict(choices[0])
-    delta = dict(first.get("delta") or {})
-    delta["content"] = rest.decode("utf-8")
-    first["delta"] = delta
-    choices[0] = first
-    return {**data, "choices": choices}
-
-
 async def _joined(
-    provider: Provider,
-    messages: list[dict[str, Any]],
-    tools: list[dict[str, Any]] | None,
+    client: Client,
+    request: ModelRequest,
     prefill: Prefill,
     resumable: Callable[[], bytes | None],
     emit: Callable[[Event], None],
-) -> AsyncIterator[ProviderItem]:
+) -> AsyncGenerator[StreamItem, None]:
     began = time.perf_counter()
     shift = 0.0
     """Seconds from the first request to the current one: recorded times stay one clock."""
@@ -221,7 +224,7 @@ async def _joined(
     cut: StreamEnd | None = None
     """The end of the stream the current continuation goes on from."""
     gate: _Gate | None = None
-    stream = provider.stream(messages, tools=tools)
+    stream = client.stream(request)
     while True:
         end: StreamEnd | None = None
         failed = ""
@@ -230,7 +233,7 @@ async def _joined(
                 if isinstance(item, StreamEnd):
                     end = item
                     break
-                if not isinstance(item, Chunk):
+                if not isinstance(item, WireEvent):
                     yield item  # a Retry of the request
                     continue
                 last = max(last, shift + item.t)
@@ -243,12 +246,20 @@ async def _joined(
                 if gate.skipper.outcome == "mismatch":
                     failed = gate.skipper.detail
                     break
-        except ProviderError as exc:
+        except ModelError as exc:
             if gate is None or not gate.open:
                 raise
             failed = f"the continuation request failed: {exc.message}"
+        except ValueError as exc:
+            # the wire cannot send this prefix (Anthropic refuses one ending in
+            # whitespace): resend this time, as without prefill, and try again next time
+            if gate is None or not gate.open or cut is None:
+                raise
+            log.info("not continued: %s", exc)
+            yield replace(cut, detail=f"{cut.detail}; not continued: {exc}".lstrip("; "))
+            return
         finally:
-            await stream.aclose()  # type: ignore[attr-defined]
+            await stream.aclose()
         refused = end is not None and end.finish_reason == "error" and not _seen(gate)
         if gate is not None and gate.open and not failed and refused:
             assert end is not None
@@ -268,7 +279,7 @@ async def _joined(
                 prefill.saw(gate.skipper.outcome == "echo")
             gate = None
         if end is None:
-            return  # the provider always ends with a StreamEnd; nothing to add if not
+            return  # the client always ends with a StreamEnd; nothing to add if not
         prefix = resumable() if end.finish_reason == "length" else None
         if not prefix or prefill.used >= prefill.limit:
             yield end
@@ -277,16 +288,29 @@ async def _joined(
         if not support.enabled:
             yield end
             return
+        continued = _continuation(request, prefix, support)
+        if continued is None:
+            yield end
+            return
         prefill.used += 1
         attempt += 1
         cut = end
         shift = time.perf_counter() - began
         gate = _Gate(prefix, attempt, support.echo, max(last, shift))
-        request = [*messages, {"role": "assistant", "content": prefix.decode("utf-8")}]
-        if support.body:
-            stream = provider.stream(request, tools=tools, extra=dict(support.body))  # type: ignore[call-arg]
-        else:
-            stream = provider.stream(request, tools=tools)
+        stream = client.stream(continued)
+
+
+def _continuation(
+    request: ModelRequest, prefix: bytes, support: PrefillSupport
+) -> ModelRequest | None:
+    """``request`` asking the answer to go on from ``prefix``, or ``None`` when the bytes
+    cannot be sent as text (a prefix cut inside a UTF-8 character cannot be)."""
+    try:
+        text = prefix.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    extra = {**request.extra, **support.body} if support.body else request.extra
+    return replace(request, prefill=text, extra=extra)
 
 
 __all__ = ["MAX_CONTINUATIONS", "Prefill", "open_stream"]

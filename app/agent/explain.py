@@ -29,6 +29,7 @@ from frontier.app.cst.explain import (
     locate_errors,
     text_lines,
 )
+from frontier.app.model.registry import codec
 from frontier.app.session.explain import StoredResponse, StoredSession, load_session
 from frontier.app.session.record import Recording
 from frontier.app.vocab import is_clean
@@ -101,11 +102,13 @@ def explain_stream(
     *,
     session: StoredSession | None = None,
     request_index: int | None = None,
+    wire: str | None = None,
 ) -> list[Explanation]:
     """Every contract error of one response (its transducer input ``pieces`` in arrival
-    order); with ``session`` and ``request_index``, also the stored feedback and the
-    next attempt."""
-    report = locate_errors(pieces, mode, is_clean(finish_reason))
+    order; a native protocol's is the SSE body of ``wire``, default Chat Completions);
+    with ``session`` and ``request_index``, also the stored feedback and the next
+    attempt."""
+    report = locate_errors(pieces, mode, is_clean(finish_reason), codec(wire))
     if not report.errors:
         return []
     first = report.errors[0]
@@ -141,7 +144,7 @@ def explain_stream(
 def explain_recording(source: str, rec: Recording) -> list[Explanation]:
     """A recording file's errors (no session: no stored feedback, no next attempt)."""
     pieces = [p for _, p in rec.pieces()]
-    return explain_stream(source, rec.mode, pieces, rec.finish_reason)
+    return explain_stream(source, rec.mode, pieces, rec.finish_reason, wire=rec.wire)
 
 
 def explain_session(arg: str, path: Path | None = None) -> list[Explanation]:
@@ -177,7 +180,7 @@ def pick(
     """The explanation of the error ``kind`` at ``offset`` (the message breaks a tie)."""
     found = [e for e in explanations if e.site.kind == kind and e.site.offset == offset]
     exact = [e for e in found if e.site.message == message]
-    return (exact or found or [None])[0]
+    return next(iter(exact or found), None)
 
 
 def _explain_stored(session: StoredSession, response: StoredResponse) -> list[Explanation]:
@@ -189,6 +192,7 @@ def _explain_stored(session: StoredSession, response: StoredResponse) -> list[Ex
         rec.finish_reason,
         session=session,
         request_index=response.request_index,
+        wire=rec.wire,
     )
 
 
@@ -198,7 +202,8 @@ def _next_attempt(site: ErrorSite, nxt: StoredResponse | None) -> NextAttempt:
             "", "none", "no later response was stored: the turn or the session ended here"
         )
     rec = nxt.recording
-    report: StreamReport = locate_errors([p for _, p in rec.pieces()], rec.mode, rec.clean)
+    pieces = [p for _, p in rec.pieces()]
+    report: StreamReport = locate_errors(pieces, rec.mode, rec.clean, codec(rec.wire))
     errors = tuple(f"{e.kind} at byte {e.offset}" for e in report.errors)
     target = site.call
     match = None

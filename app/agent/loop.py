@@ -2,10 +2,15 @@
 
 One user turn = model requests until the model answers without a call (done),
 the repair budget runs out, ``max_turns`` is reached, or persistence fails.
-Per response: provider chunks -> mode adapter -> transducer events; a call
-runs the moment its CallReady arrives in eager modes (in confirmation order,
-while the stream keeps being read) or after the stream in batch modes; results
-go back as result frames (text modes) or ``tool`` messages (native modes).
+Per response: the client's events (neutral deltas, whatever the wire) -> mode adapter
+-> transducer events; a call runs the moment its CallReady arrives in eager modes (in
+confirmation order, while the stream keeps being read) or after the stream in batch
+modes; results go back as result frames (text modes) or native results.
+
+The history is the typed conversation (``app/model/conversation.py``): the loop owns it
+and every round is one stored commit. It stays valid for every wire: a reply that was
+interrupted, failed or lost in a crash is kept as an assistant turn with its marker
+(``cut``), and every call keeps exactly one result.
 """
 
 from __future__ import annotations
@@ -13,13 +18,12 @@ from __future__ import annotations
 import asyncio
 import codecs
 import contextlib
-import json
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
 from frontier.app.agent.continuation import Prefill, open_stream
-from frontier.app.agent.frames import result_body, result_frame
+from frontier.app.agent.frames import exit_code_of, result_body
 from frontier.app.agent.modes import Mode, ModeAdapter
 from frontier.app.agent.repair import MAX_REPAIRS, Failure, repair_text
 from frontier.app.events import (
@@ -35,13 +39,25 @@ from frontier.app.events import (
     Retry,
     StreamBytes,
     StreamStopped,
+    TokenUsage,
     ToolCall,
     ToolFinished,
     ToolResult,
     TurnEnded,
 )
-from frontier.app.providers.base import Chunk, Provider, StreamEnd
-from frontier.app.providers.errors import ProviderError
+from frontier.app.model.client import Client
+from frontier.app.model.conversation import (
+    AssistantTurn,
+    CallEntry,
+    Item,
+    Reasoning,
+    ResultEntry,
+    ToolResults,
+    UserText,
+)
+from frontier.app.model.errors import ModelError
+from frontier.app.model.request import ModelRequest
+from frontier.app.model.stream import StreamEnd, WireEvent
 from frontier.app.vocab import is_clean
 from frontier.tools.registry import Registry
 
@@ -51,11 +67,29 @@ if TYPE_CHECKING:
 SESSION_STATE = {"done": "done", "cancelled": "interrupted"}
 """What ``frontier sessions`` shows after a turn ends this way (any other reason: failed)."""
 
+INTERRUPTED = "[Reply interrupted by the user]"
+"""The marker an interrupted reply keeps in the history (as Claude Code does): the model
+learns it was cut, and the next user message never follows a user message."""
+CRASHED = (
+    "[Reply cut short: the session stopped while these calls ran; their results, as "
+    "recorded or reconciled from the files, follow]"
+)
+
+
+def failed_marker(why: str) -> str:
+    """The marker of a reply that failed (the server's error, a dropped request)."""
+    return f"[Reply failed: {' '.join(why.split())[:300]}]"
+
 
 class Boundary(Protocol):
     async def run(self, call: ToolCall) -> ToolResult: ...
     async def run_batch(self, calls: list[ToolCall]) -> list[ToolResult]: ...
     def cancel_running(self) -> bool: ...
+
+    @property
+    def running(self) -> list[str]:
+        """The ids of the calls executing now (past their gate and their start commit)."""
+        ...
 
 
 class SessionRecorder(Protocol):
@@ -65,17 +99,16 @@ class SessionRecorder(Protocol):
     failure into ``PersistenceFailed`` and the turn ends ``session_persistence_failed``.
     """
 
-    def append_message(
-        self, session_id: str, message: dict[str, Any], *, from_user: bool | None = None
-    ) -> None: ...
-    def append_messages(self, session_id: str, messages: list[dict[str, Any]]) -> None: ...
+    def append_items(self, session_id: str, items: Sequence[Item]) -> None: ...
     def add_assistant_text(
         self, session_id: str, text: str, *, interrupted: bool = False
     ) -> None: ...
     def add_contract_error(
         self, session_id: str, kind: str, message: str, offset: int, response_id: int | None = None
     ) -> None: ...
-    def begin_response(self, session_id: str, mode: str, model: str, request_index: int) -> int: ...
+    def begin_response(
+        self, session_id: str, mode: str, model: str, request_index: int, *, wire: str = ...
+    ) -> int: ...
     def add_stream_event(self, response_id: int, t: float, data: str) -> None: ...
     def end_response(self, response_id: int, finish_reason: str) -> None: ...
     def set_state(self, session_id: str, state: str) -> None: ...
@@ -90,6 +123,28 @@ class Inbox(Protocol):
         """Everything queued, as one user message's content, and the event that tells the
         front ends (emitted once that message is committed); ``None`` when nothing is."""
         ...
+
+
+class RequestCounter:
+    """Numbers a session's model requests (``SESSION#N`` names response N): the loop's
+    and the compactor's summary requests share one count."""
+
+    def __init__(self, start: int = 0) -> None:
+        self.next = start
+
+    def take(self) -> int:
+        index = self.next
+        self.next += 1
+        return index
+
+
+@dataclass(frozen=True)
+class Carried:
+    """A result the model never saw (the session stopped first) and the call it answers
+    (``None`` when the call row could not be found)."""
+
+    call: ToolCall | None
+    result: ToolResult
 
 
 class PersistenceFailed(Exception):
@@ -115,7 +170,7 @@ class _Response:
     prose: list[str] = field(default_factory=list)
     """Confirmed prose not yet emitted as an AssistantText."""
     text: list[str] = field(default_factory=list)
-    """All confirmed prose of the response (native modes send it as ``content``)."""
+    """All confirmed prose of the response (native modes keep it as the turn's text)."""
     calls: list[ToolCall] = field(default_factory=list)
     started: dict[str, str] = field(default_factory=dict)
     """Calls whose header was confirmed but which never became ready (id -> name)."""
@@ -127,58 +182,75 @@ class _Response:
     """Why the stream broke off (a ``disconnect``'s cause), for the truncation message."""
     tasks: list[asyncio.Task[ToolResult]] = field(default_factory=list)
     in_frame: bool = False
-    usage: dict[str, Any] = field(default_factory=dict)
-    """The server's ``usage`` for the request (the context budget counts it)."""
+    usage: TokenUsage = field(default_factory=TokenUsage)
+    """The server's token counts for the request (the context budget counts them)."""
+    adapter: ModeAdapter | None = None
 
 
 class AgentLoop:
-    """Runs user turns against a provider through a tool boundary."""
+    """Runs user turns against a model client through a tool boundary."""
 
     def __init__(
         self,
         *,
-        provider: Provider,
+        client: Client,
         boundary: Boundary,
         registry: Registry,
         mode: Mode,
         emit: Callable[[Event], None] | None = None,
         store: SessionRecorder | None = None,
         session_id: str | None = None,
-        model: str = "",
         max_turns: int = 20,
-        messages: list[dict[str, Any]] | None = None,
+        history: Sequence[Item] = (),
         instructions: str = "",
+        signals_call_done: bool = False,
+        can_prefill: bool = False,
+        compactor: Compactor | None = None,
+        prefill: Prefill | None = None,
+        inbox: Inbox | None = None,
+        carried: Sequence[Carried] = (),
+        requests: RequestCounter | None = None,
+        settle: Callable[[], Awaitable[Mode | None]] | None = None,
     ) -> None:
-        self.provider = provider
+        """``compactor``: the context budget (``compactor.py``), ``None`` for none;
+        ``prefill``: continuing a CTL response cut by ``length`` (``continuation.py``),
+        ``None`` to resend it; ``inbox``: what the user queues during a turn; ``carried``:
+        results reconciled on resume, reported with the next message;
+        ``signals_call_done`` / ``can_prefill``: what the client's wire does
+        (``WireCodec``); ``settle``: asked once before the first request, the mode
+        ``--protocol auto`` settles on when only the server can say (``None``: keep it)."""
+        self.client = client
         self.boundary = boundary
         self.registry = registry
         self.mode = mode
         self._emit = emit or (lambda event: None)
         self.store = store
         self.session_id = session_id
-        self.model = model
         self.max_turns = max_turns
-        self.messages: list[dict[str, Any]] = list(messages or [])
+        self.history: list[Item] = list(history)
         self.instructions = instructions
         """The project's instructions section of the system prompt (``instructions.py``):
         read from the workspace when the session is built or resumed, never stored."""
+        self.signals_call_done = signals_call_done
+        self.can_prefill = can_prefill
+        self.compactor = compactor
+        self.prefill = prefill
+        self.inbox = inbox
+        self.carried: list[Carried] = list(carried)
+        self.requests = requests if requests is not None else RequestCounter()
+        self._settle = settle
         self._adapter: ModeAdapter | None = None
         self._turn_task: asyncio.Task[Any] | None = None
-        self._live_tasks: list[asyncio.Task[ToolResult]] = []
-        """The current response's scheduled calls (cancelled with the turn)."""
-        self.request_index = 0
-        self.carried: list[ToolResult] = []
-        """Results reconciled on resume; the next user message reports them first."""
-        self.inbox: Inbox | None = None
-        """Set by ``AgentSession``: what the user queued goes in before the next request."""
-        self.compactor: Compactor | None = None
-        """Set by the runtime: the context budget (``compactor.py``) counts each request and
-        compacts the history before one would pass it; ``None``: no budget."""
-        self.prefill: Prefill | None = None
-        """Set by the runtime: a CTL response cut by ``length`` is continued from its
-        frontier where the endpoint can (``continuation.py``); ``None`` resends it."""
+        self._current: _Response | None = None
+        """The response streaming now (what an interrupted turn keeps of it)."""
+        self._recorded: _Response | None = None
+        """The last response whose round is in the history already."""
 
     # ------------------------------------------------------------------ state for the UI
+
+    @property
+    def model(self) -> str:
+        return self.client.model
 
     @property
     def frontier(self) -> int:
@@ -206,20 +278,30 @@ class AgentLoop:
     async def send(self, text: str) -> TurnEnded:
         """Run one user turn to its end; the returned event says why it ended."""
         self._turn_task = asyncio.current_task()
+        self._current = self._recorded = None
         try:
             self._set_state("active")
             ended = await self._turn(text)
         except asyncio.CancelledError:
+            # a call executing now is stopped by the boundary (its process group killed)
+            # and returns its own ``cancelled`` result, committed like any result; the
+            # calls still queued, preparing or waiting for approval never start
+            executing = set(self.boundary.running)
             self.boundary.cancel_running()
-            for task in self._live_tasks:  # queued calls and pending approvals stop too
-                task.cancel()
+            out = self._current
+            if out is not None:
+                for call, task in zip(out.calls, out.tasks, strict=False):
+                    if call.id not in executing:
+                        task.cancel()
             if self._turn_task is not None:
                 self._turn_task.uncancel()
             ended = TurnEnded("cancelled", "turn cancelled by the user")
+            await self._keep_cut(INTERRUPTED)
         except PersistenceFailed as exc:
             ended = TurnEnded("session_persistence_failed", str(exc))
-        except ProviderError as exc:
+        except ModelError as exc:
             ended = TurnEnded("provider_error", str(exc))
+            await self._keep_cut(failed_marker(exc.message))
         finally:
             self._turn_task = None
         if ended.reason != "session_persistence_failed":
@@ -235,15 +317,15 @@ class AgentLoop:
                 self.store.set_state(self.session_id, state)
 
     async def _turn(self, text: str) -> TurnEnded:
-        if self.carried:
-            frames = "".join(result_frame(r) for r in self.carried)
-            text = (
-                "(The session was interrupted before these results reached you. Each is the "
-                "outcome as recorded, or as reconciled from the files for a call that was "
-                "still running:)\n" + frames + "\n" + text
-            )
-            self.carried = []
-        self._append({"role": "user", "content": text}, from_user=True)
+        items: list[Item] = self._carried_items()
+        self.carried = []
+        items.append(UserText(text, "person"))
+        self._append(items)
+        if self._settle is not None:
+            settle, self._settle = self._settle, None
+            settled = await settle()
+            if settled is not None:
+                self.mode = settled
         if self.prefill is not None:
             self.prefill.new_turn()  # MAX_CONTINUATIONS per turn
         repairs = 0
@@ -251,12 +333,14 @@ class AgentLoop:
             if request:
                 self._deliver_queued()
             response = await self._respond_in_budget()
-            if response.finish_reason == "error":
-                return TurnEnded("provider_error", response.error or "the server reported an error")
             results = await self._results(response)
             if any(r.kind == "session_persistence_failed" for r in results):
                 failed = next(r for r in results if r.kind == "session_persistence_failed")
                 return TurnEnded("session_persistence_failed", failed.output)
+            if response.finish_reason == "error":
+                why = response.error or "the server reported an error"
+                self._record_history(response, results, cut=failed_marker(why))
+                return TurnEnded("provider_error", why)
             self._record_history(response, results)
             if response.failure is not None:
                 repairs += 1
@@ -279,7 +363,40 @@ class AgentLoop:
                 return TurnEnded("done", "a tool ended the task")
         return TurnEnded("max_turns", f"stopped after {self.max_turns} model requests")
 
+    def _carried_items(self) -> list[Item]:
+        """Results the model never saw (the session stopped first), as the reply they
+        answer — its calls, marked cut short — and the results, so a native call keeps
+        its entry with its result attached and roles still alternate."""
+        if not self.carried:
+            return []
+        native = self.mode.native  # a text protocol's results answer calls in the text
+        calls = tuple(
+            CallEntry(c.call.id, c.call.name, c.call.json_args())
+            for c in self.carried
+            if c.call is not None and native
+        )
+        explained = (
+            "(The session was interrupted before these results reached you. Each is the "
+            "outcome as recorded, or as reconciled from the files for a call that was still "
+            "running.)"
+        )
+        results = tuple(_entry(c.result) for c in self.carried)
+        return [
+            AssistantTurn(calls=calls, cut=CRASHED),
+            ToolResults(results, explained, framed=not native),
+        ]
+
     # ------------------------------------------------------------------ one response
+
+    def request(self) -> ModelRequest:
+        """The next request: the system prompt, the history, the tools offered."""
+        return ModelRequest(
+            self.system_prompt(), tuple(self.history), self.mode.tools(self.registry)
+        )
+
+    def replace_history(self, items: Sequence[Item]) -> None:
+        """Adopt a compacted history (the compactor has stored it)."""
+        self.history[:] = items
 
     async def _respond_in_budget(self) -> _Response:
         """``_respond`` within the context budget: the history is compacted first when the
@@ -288,27 +405,36 @@ class AgentLoop:
         compactor = self.compactor
         if compactor is None:
             return await self._respond()
-        await compactor.before_request(self)
+        self._adopt(await compactor.before_request(self.request(), self.mode.name))
         try:
             response = await self._respond()
-        except ProviderError as exc:
+        except ModelError as exc:
             overflow = compactor.overflow_in(exc)
-            if overflow is None or not await compactor.after_overflow(self, overflow):
+            if overflow is None or not self._adopt(
+                await compactor.after_overflow(self.request(), self.mode.name, overflow)
+            ):
                 raise
             response = await self._respond()
-        else:  # the same refusal inside a 200 stream (an ``{"error": ...}`` event)
+        else:  # the same refusal inside a 200 stream (an error event)
             failed = response.error if response.finish_reason == "error" else None
             overflow = compactor.overflow_in(failed)
-            if overflow is not None and await compactor.after_overflow(self, overflow):
+            if overflow is not None and self._adopt(
+                await compactor.after_overflow(self.request(), self.mode.name, overflow)
+            ):
                 response = await self._respond()
         compactor.counted(response.usage)
         return response
 
+    def _adopt(self, compacted: Sequence[Item] | None) -> bool:
+        if compacted is None:
+            return False
+        self.replace_history(compacted)
+        return True
+
     async def _respond(self) -> _Response:
-        adapter = self.mode.adapter()
+        adapter = self.mode.adapter(signals_done=self.signals_call_done)
         self._adapter = adapter
-        index = self.request_index
-        self.request_index += 1
+        index = self.requests.take()
         self._emit(ResponseStarted(self.mode.name, index))
         # No call of this turn can be waiting to start now: the one moment the store's
         # WAL checkpoint (milliseconds of writes + fsync) delays nothing that matters.
@@ -319,17 +445,17 @@ class AgentLoop:
             if self.session_id is not None:
                 with _committing("begin_response"):
                     response_id = self.store.begin_response(
-                        self.session_id, self.mode.name, self.model, index
+                        self.session_id, self.mode.name, self.model, index, wire=self.client.wire
                     )
-        out = _Response()
-        self._live_tasks = out.tasks
+        out = _Response(adapter=adapter)
+        self._current = out
         decoder = codecs.getincrementaldecoder("utf-8")("replace")
         stream = open_stream(  # continued from the frontier when cut (continuation.py)
-            self.provider,
-            self._request_messages(),
-            tools=self.mode.tools(self.registry),
+            self.client,
+            self.request(),
             mode=self.mode.name,
             prefill=self.prefill,
+            can_prefill=self.can_prefill,
             resumable=lambda: None if out.stopped or out.failure else bytes(out.raw),
             emit=self._emit,
         )
@@ -343,15 +469,15 @@ class AgentLoop:
                     out.finish_reason = item.finish_reason
                     out.error = item.error
                     out.detail = item.detail
-                    out.usage = dict(item.usage or {})
-                    self._emit(ResponseEnded(item.finish_reason, item.usage or {}, item.detail))
+                    out.usage = item.usage
+                    self._emit(ResponseEnded(item.finish_reason, item.usage, item.detail))
                     ended = True
                     break
-                assert isinstance(item, Chunk)
+                assert isinstance(item, WireEvent)
                 if self.store is not None and response_id is not None:
                     with _committing("add_stream_event"):
                         self.store.add_stream_event(response_id, item.t, item.raw)
-                data, events = adapter.feed(item.data)
+                data, events = adapter.feed(item.deltas)
                 if data:
                     self._emit(StreamBytes(len(out.raw), data))
                     out.raw += data
@@ -374,30 +500,44 @@ class AgentLoop:
         elif not out.stopped and out.finish_reason != "error":
             clean = is_clean(out.finish_reason)
             self._handle(adapter.finish(clean), out, decoder, response_id)
-            if not clean and out.failure is None:
-                why = f" ({out.detail})" if out.detail else ""
-                out.failure = Failure(
-                    "truncated",
-                    f"the response ended with finish_reason={out.finish_reason}{why}",
-                    len(out.raw),
-                    tuple(out.started),
-                )
+            if not clean:
+                self._truncated(out, adapter)
         self._flush_prose(out, decoder, final=True)
         if self.store is not None and response_id is not None:
             with _committing("end_response"):
                 self.store.end_response(response_id, out.finish_reason)
         return out
 
+    def _truncated(self, out: _Response, adapter: ModeAdapter) -> None:
+        """The failure of a response cut off (token limit, disconnect): which calls were
+        cut, and — native-eos — which were complete and held back only because no call
+        of a cut-off response runs (the model may resend those unchanged)."""
+        if out.failure is not None and out.failure.kind != "truncated":
+            return
+        why = f" ({out.detail})" if out.detail else ""
+        message = (
+            out.failure.message
+            if out.failure is not None
+            else f"the response ended with finish_reason={out.finish_reason}{why}"
+        )
+        cut = adapter.truncated_calls
+        if cut:
+            incomplete = tuple(i for i, _, whole in cut if not whole)
+            complete = tuple(i for i, _, whole in cut if whole)
+        else:
+            incomplete, complete = tuple(out.started), ()
+        out.failure = Failure("truncated", message, len(out.raw), incomplete, complete)
+
     async def _closing_on_error(
         self, stream: AsyncIterator[Any], response_id: int | None
     ) -> AsyncIterator[Any]:
-        """The provider's items; a ``ProviderError`` first closes the stored response row
+        """The client's items; a ``ModelError`` first closes the stored response row
         (``frontier sessions``/``check`` then see how it ended) and is then re-raised."""
         try:
             async for item in stream:
                 yield item
-        except ProviderError as exc:
-            self._emit(ResponseEnded("error", {}, exc.message))
+        except ModelError as exc:
+            self._emit(ResponseEnded("error", TokenUsage(), exc.message))
             if self.store is not None and response_id is not None:
                 with contextlib.suppress(PersistenceFailed), _committing("end_response"):
                     self.store.end_response(response_id, "error")
@@ -420,8 +560,9 @@ class AgentLoop:
                     out.text.append(piece)
                     if not out.in_frame:
                         out.kept_end = max(out.kept_end, offset + len(data))
-                case CallStarted(id=call_id, name=name):
+                case CallStarted(id=call_id, name=name, replaces=was):
                     self._flush_prose(out, decoder)
+                    out.started.pop(was, None)
                     out.started[call_id] = name
                     out.in_frame = True
                 case CallReady(call=call):
@@ -432,14 +573,16 @@ class AgentLoop:
                     if self.mode.eager:
                         out.tasks.append(self._schedule(call, out.tasks))
                 case ContractError(kind=kind, message=message, offset=offset):
-                    out.failure = Failure(kind, message, offset, tuple(out.started))
-                    if self.store is not None and self.session_id is not None:
-                        with _committing("add_contract_error"):
-                            self.store.add_contract_error(
-                                self.session_id, kind, message, offset, response_id
-                            )
-                    out.stopped = True
-                    return True
+                    if out.failure is None:
+                        out.failure = Failure(kind, message, offset, tuple(out.started))
+                        if self.store is not None and self.session_id is not None:
+                            with _committing("add_contract_error"):
+                                self.store.add_contract_error(
+                                    self.session_id, kind, message, offset, response_id
+                                )
+                    out.stopped = out.stopped or kind != "truncated"
+                    if kind != "truncated":
+                        return True
                 case StreamStopped():
                     out.stopped = True
                     return True
@@ -478,7 +621,7 @@ class AgentLoop:
         """Report and store the confirmed prose not yet reported (at a call, at the end,
         and — ``interrupted`` — when the turn is cancelled while the reply streams: the
         stored piece is then marked, so the timeline and the export say the reply was
-        cut short by the user; the model's history is left as it was)."""
+        cut short by the user)."""
         if final:
             tail = decoder.decode(b"", final=True)
             out.prose.append(tail)
@@ -502,9 +645,7 @@ class AgentLoop:
                 self._emit(ToolFinished(cut))
         if self.mode.eager:
             return list(await asyncio.gather(*out.tasks)) if out.tasks else []
-        if out.failure is not None and out.failure.kind == "truncated":
-            return []
-        if out.failure is not None:
+        if out.failure is not None or out.finish_reason == "error":
             return []
         return list(await self.boundary.run_batch(out.calls)) if out.calls else []
 
@@ -512,56 +653,64 @@ class AgentLoop:
 
     def system_prompt(self) -> str:
         """The system prompt of the next request: the mode's, then the project's
-        instructions (so compacting the messages never drops them)."""
+        instructions (so compacting the history never drops them)."""
         return self.mode.system_prompt(self.registry, self.instructions)
 
-    def _request_messages(self) -> list[dict[str, Any]]:
-        system = {"role": "system", "content": self.system_prompt()}
-        return [system, *self.messages]
-
-    def _record_history(self, out: _Response, results: list[ToolResult]) -> None:
-        """Append what the model said (kept part) and what it gets back, as one round.
-
-        The round is committed in one transaction: history never holds an assistant
-        message without its results, and a result committed by the boundary but not
-        yet in history is found on resume (``undelivered_results``) and re-sent.
-        """
+    def _round(self, out: _Response, results: Sequence[ToolResult], cut: str = "") -> list[Item]:
+        """What the model said (the kept part) and what it gets back, as items."""
         repair = repair_text(out.failure, mode=self.mode.name) if out.failure else ""
-        round_: list[dict[str, Any]] = []
+        reasoning = tuple(
+            Reasoning(self.client.wire, data)
+            for data in (out.adapter.reasoning if out.adapter is not None else ())
+        )
+        answered = {r.call_id for r in results}
         if self.mode.native:
-            ran = {r.call_id for r in results}
-            calls = [c for c in out.calls if c.id in ran]
-            text = "".join(out.text)
-            message: dict[str, Any] = {"role": "assistant", "content": text or None}
-            if calls:
-                message["tool_calls"] = [
-                    {
-                        "id": c.id,
-                        "type": "function",
-                        "function": {"name": c.name, "arguments": json.dumps(c.json_args())},
-                    }
-                    for c in calls
-                ]
-            if text or calls:
-                round_.append(message)
-            round_.extend(
-                {"role": "tool", "tool_call_id": r.call_id, "content": result_body(r)}
-                for r in results
+            calls = tuple(
+                CallEntry(c.id, c.name, c.json_args()) for c in out.calls if c.id in answered
             )
-            if repair:
-                round_.append({"role": "user", "content": repair})
+            turn = AssistantTurn("".join(out.text), calls, reasoning, cut)
         else:
-            end = out.kept_end if (out.stopped or out.failure) else len(out.raw)
-            text = out.raw[:end].decode("utf-8", "replace")
-            if text:
-                round_.append({"role": "assistant", "content": text})
-            feedback = "".join(result_frame(r) for r in results) + repair
-            if feedback:
-                round_.append({"role": "user", "content": feedback})
-        self.messages.extend(round_)
-        if round_ and self.store is not None and self.session_id is not None:
-            with _committing("append_messages"):
-                self.store.append_messages(self.session_id, round_)
+            end = out.kept_end if (out.stopped or out.failure or cut) else len(out.raw)
+            turn = AssistantTurn(out.raw[:end].decode("utf-8", "replace"), (), reasoning, cut)
+        round_: list[Item] = [turn]
+        if results or repair:
+            entries = tuple(_entry(r) for r in results)
+            round_.append(ToolResults(entries, repair, framed=not self.mode.native))
+        return round_
+
+    def _record_history(
+        self, out: _Response, results: Sequence[ToolResult], *, cut: str = ""
+    ) -> None:
+        """Append the round and commit it in one transaction: history never holds an
+        assistant turn without its results, and a result committed by the boundary but
+        not yet in history is found on resume (``undelivered``) and re-sent."""
+        self._recorded = out
+        self._append(self._round(out, results, cut))
+
+    async def _keep_cut(self, marker: str) -> None:
+        """A turn ended without the reply's round in the history (interrupted, failed):
+        keep what the model said, marked, with a result for each call that was confirmed
+        (its own if it finished, else ``cancelled``), so roles alternate and every call
+        is paired. Best effort: a store that fails here, or a second cancellation, leaves
+        the history as it was (a resumed session repairs alternation when encoding)."""
+        with contextlib.suppress(PersistenceFailed, asyncio.CancelledError):
+            out = self._current
+            if out is None or out is self._recorded:
+                self._append([AssistantTurn(cut=marker)])
+                return
+            results: list[ToolResult] = []
+            if out.tasks:
+                done = await asyncio.gather(*out.tasks, return_exceptions=True)
+                for call, result in zip(out.calls, done, strict=False):
+                    if isinstance(result, ToolResult):
+                        results.append(result)
+                    else:  # cancelled before it started: it never ran
+                        results.append(
+                            ToolResult(
+                                call.id, call.name, "cancelled", "not run: the turn was interrupted"
+                            )
+                        )
+            self._record_history(out, results, cut=marker)
 
     def _deliver_queued(self) -> None:
         """At a request boundary — the round's results are in history, the next request
@@ -571,12 +720,35 @@ class AgentLoop:
         if taken is None:
             return
         content, delivered = taken
-        self._append({"role": "user", "content": content}, from_user=True)
+        self._append([UserText(content, "person")])
         self._emit(delivered)
 
-    def _append(self, message: dict[str, Any], *, from_user: bool = False) -> None:
-        """Add to history and commit it; ``from_user`` marks what the person typed."""
-        self.messages.append(message)
+    def _append(self, items: Sequence[Item]) -> None:
+        """Add to history and commit it (one transaction)."""
+        if not items:
+            return
+        self.history.extend(items)
         if self.store is not None and self.session_id is not None:
-            with _committing("append_message"):
-                self.store.append_message(self.session_id, message, from_user=from_user)
+            with _committing("append_items"):
+                self.store.append_items(self.session_id, items)
+
+
+def _entry(result: ToolResult) -> ResultEntry:
+    """A result as the model reads it (capped; a failure headed by its kind)."""
+    return ResultEntry(
+        result.call_id, result.name, result.kind, exit_code_of(result), result_body(result)
+    )
+
+
+__all__ = [
+    "CRASHED",
+    "INTERRUPTED",
+    "AgentLoop",
+    "Boundary",
+    "Carried",
+    "Inbox",
+    "PersistenceFailed",
+    "RequestCounter",
+    "SessionRecorder",
+    "failed_marker",
+]

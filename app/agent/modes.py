@@ -1,19 +1,27 @@
 """The five protocol modes (DESIGN §4): request shape, transducer, when calls run.
 
-A ``ModeAdapter`` turns one provider chunk into transducer-input bytes and
-events, so the loop treats native ``delta.tool_calls`` and text-carried
-frames (CTL, XML) the same way.
+A ``ModeAdapter`` turns the neutral deltas of one server-sent event (whatever the
+wire) into transducer-input bytes and events, so the loop treats native tool calls and
+text-carried frames (CTL, XML) the same way.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from frontier.app.agent.prompts import system_prompt
-from frontier.app.events import Event, ReasoningText
+from frontier.app.cst.base import Transducer
+from frontier.app.events import Event, ReasoningText, ServerTool
+from frontier.app.model.request import ToolSchema
+from frontier.app.model.stream import (
+    Delta,
+    ReasoningBlock,
+    ReasoningDelta,
+    ServerToolCall,
+    TextDelta,
+)
 from frontier.app.vocab import AGENT_MODES, EAGER_MODES, NATIVE_MODES
-from frontier.app.wire.chunks import content, native_bytes, reasoning
 from frontier.tools.registry import Registry
 
 MODES = AGENT_MODES
@@ -26,7 +34,7 @@ class Mode:
 
     @property
     def native(self) -> bool:
-        """Calls come as ``delta.tool_calls`` and the request sends ``tools[]``."""
+        """Calls come as the wire's native tool calls and the request offers tools."""
         return self.name in NATIVE_MODES
 
     @property
@@ -36,13 +44,20 @@ class Mode:
 
     def system_prompt(self, registry: Registry, instructions: str = "") -> str:
         """``instructions``: the project's section (``app/agent/instructions.py``), last."""
+        from frontier.app.agent.prompts import system_prompt
+
         return system_prompt(self.name, registry.specs(), instructions)
 
-    def tools(self, registry: Registry) -> list[dict[str, Any]] | None:
-        return registry.native_tools() if self.native else None
+    def tools(self, registry: Registry) -> tuple[ToolSchema, ...]:
+        """The tools offered natively (none for the text protocols)."""
+        if not self.native:
+            return ()
+        return tuple(ToolSchema(*spec) for spec in registry.native_tools())
 
-    def adapter(self) -> ModeAdapter:
-        return ModeAdapter(self)
+    def adapter(self, *, signals_done: bool = False) -> ModeAdapter:
+        """A fresh adapter for one response; ``signals_done``: the wire says when each
+        native call is complete (``WireCodec.signals_call_done``)."""
+        return ModeAdapter(self, signals_done=signals_done)
 
 
 def get_mode(name: str) -> Mode:
@@ -52,38 +67,66 @@ def get_mode(name: str) -> Mode:
 
 
 class ModeAdapter:
-    """One response's transducer, fed from provider chunks."""
+    """One response's transducer, fed the deltas of each event.
 
-    def __init__(self, mode: Mode) -> None:
+    Reasoning comes out as ``ReasoningText`` first and never reaches the transducer; a
+    tool the provider ran itself comes out as ``ServerTool``; reasoning blocks the API
+    wants back are kept (``reasoning``) for the history."""
+
+    def __init__(self, mode: Mode, *, signals_done: bool = False) -> None:
         self.mode = mode
+        self.reasoning: list[Mapping[str, Any]] = []
+        """The reasoning blocks of this response, in order (``ReasoningBlock.data``)."""
         if mode.native:
             from frontier.app.cst.native import NativeAccumulator
 
-            self._native = NativeAccumulator(incremental=mode.name == "native-inc")
+            self._native: NativeAccumulator | None = NativeAccumulator(
+                incremental=mode.name == "native-inc", signals_done=signals_done
+            )
             self.transducer: Any = self._native
         else:
             from frontier.app.cst.factory import make_transducer
 
             self._native = None
-            self.transducer = make_transducer(mode.name)
+            self._text: Transducer = make_transducer(mode.name)
+            self.transducer = self._text
 
-    def feed(self, chunk: dict[str, Any]) -> tuple[bytes, list[Event]]:
-        """Return the bytes this chunk adds to the transducer input, and the events.
+    @property
+    def truncated_calls(self) -> list[tuple[str, str, bool]]:
+        """Native calls reported ``truncated``: ``(id, name, complete)`` (none in text modes)."""
+        return list(self._native.truncated_calls) if self._native is not None else []
 
-        Reasoning comes out as ``ReasoningText`` first and never reaches the transducer."""
-        thinking = reasoning(chunk)
-        head: list[Event] = [ReasoningText(thinking)] if thinking else []
+    def feed(self, deltas: Iterable[Delta]) -> tuple[bytes, list[Event]]:
+        """The bytes these deltas add to the transducer input, and the events."""
+        deltas = tuple(deltas)
+        head: list[Event] = []
+        thinking: list[str] = []
+        for delta in deltas:
+            kind = type(delta)
+            if kind is ReasoningDelta:
+                assert isinstance(delta, ReasoningDelta)
+                thinking.append(delta.text)
+            elif kind is ReasoningBlock:
+                assert isinstance(delta, ReasoningBlock)
+                self.reasoning.append(delta.data)
+            elif kind is ServerToolCall:
+                assert isinstance(delta, ServerToolCall)
+                head.append(ServerTool(delta.name, delta.id))
+        text = "".join(thinking)
+        if text:
+            head.insert(0, ReasoningText(text))
         if self._native is not None:
-            data = native_bytes(chunk)
-            return data, [*head, *self._native.feed_chunk(chunk)]
-        text = content(chunk)
-        if not text:
+            data, events = self._native.feed(deltas)
+            return data, [*head, *events]
+        piece = "".join(d.text for d in deltas if type(d) is TextDelta)  # type: ignore[union-attr]
+        if not piece:
             return b"", head
-        data = text.encode("utf-8")
-        return data, [*head, *self.transducer.feed(data)]
+        data = piece.encode("utf-8")
+        return data, [*head, *self._text.feed(data)]
 
     def finish(self, clean: bool) -> list[Event]:
-        return self.transducer.finish(clean)
+        events: list[Event] = self.transducer.finish(clean)
+        return events
 
     @property
     def frontier(self) -> int:

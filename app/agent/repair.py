@@ -16,16 +16,34 @@ class Failure:
     message: str
     offset: int | None = None
     call_ids: tuple[str, ...] = ()
+    """The calls the failure cut (truncated: not complete when the response ended)."""
+    complete_ids: tuple[str, ...] = ()
+    """Calls that were complete but did not run because the response was cut off
+    (native-eos runs no call of a cut-off response): they may be resent unchanged."""
 
 
 def repair_text(failure: Failure, *, mode: str) -> str:
     """The user-message text that asks the model to resend, naming the error."""
     where = f" at byte {failure.offset}" if failure.offset is not None else ""
     if failure.kind == "truncated":
+        held = ""
+        if failure.complete_ids:
+            whole = ", ".join(failure.complete_ids)
+            one = len(failure.complete_ids) == 1
+            held = (
+                f" {whole} {'was' if one else 'were'} complete but did not run either: no call "
+                "of a cut-off response runs. Resend "
+                f"{'it' if one else 'them'} unchanged."
+            )
+        if not failure.call_ids and failure.complete_ids:
+            return (
+                f"error truncated: your response was cut off{where}, so none of its calls "
+                f"ran.{held} Keep arguments short enough to fit."
+            )
         calls = ", ".join(failure.call_ids) or "the last call"
         return (
             f"error truncated: your response was cut off{where} before {calls} was complete, "
-            "so it did not run. Resend that call complete (and anything after it); "
+            f"so it did not run.{held} Resend that call complete (and anything after it); "
             "keep arguments short enough to fit."
         )
     hint = {

@@ -1,4 +1,9 @@
-"""Assemble a working agent from a ``Config``: workspace, provider, store, tools, loop.
+"""Assemble a working agent from a ``Config``: workspace, model client, store, tools, loop.
+
+The client comes from the wire registry (``app/model/registry.py``: ``--wire``, a
+provider entry, or ``auto`` by host and model), the window and the protocol from the
+settings, the server and the model catalogue (``app/model/catalogue.py``); every
+collaborator of the loop is given to it here, at construction.
 
 The TUI and the headless commands both start here, so they run the same core;
 they differ only in the approver they pass in and the observer they subscribe.
@@ -12,20 +17,28 @@ import contextlib
 import functools
 import tempfile
 import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from frontier.app.agent.budget import ContextBudget
 from frontier.app.agent.compactor import Compactor
 from frontier.app.agent.continuation import Prefill
 from frontier.app.agent.instructions import NONE as NO_INSTRUCTIONS
 from frontier.app.agent.instructions import load_instructions
-from frontier.app.agent.loop import AgentLoop
-from frontier.app.agent.modes import get_mode
+from frontier.app.agent.loop import AgentLoop, Carried, RequestCounter
+from frontier.app.agent.modes import Mode, get_mode
+from frontier.app.agent.queue import MessageQueue
 from frontier.app.agent.session import AgentSession, EventHub
+from frontier.app.agent.undo import split_undone
 from frontier.app.config import Config, load_approvals, resolve_api_key, save_approvals
-from frontier.app.events import ToolResult
-from frontier.app.providers.demo_script import DEMO_MODEL, DEMO_TASK
+from frontier.app.events import ToolCall, ToolResult
+from frontier.app.model.catalogue import ModelInfo, lookup, resolve_protocol, resolve_wire
+from frontier.app.model.client import Client
+from frontier.app.model.conversation import Item
+from frontier.app.model.demo_script import DEMO_BASE_URL, DEMO_MODEL, DEMO_TASK
+from frontier.app.model.wires.base import WireCodec
 from frontier.app.secrets import REDACTED, Scrubber, url_secrets
 from frontier.app.session.prompt_history import DEMO_KEY, PromptHistory
 from frontier.tools.approval_rules import AllowedRule, ApprovalRules, rules_from_data
@@ -33,7 +46,7 @@ from frontier.tools.contract import Approver
 from frontier.tools.workspace_files import BeneathFiles
 
 if TYPE_CHECKING:
-    from frontier.app.providers.openai import OpenAIProvider
+    from frontier.app.model.transport import ModelClient
     from frontier.app.session.store import SessionInfo, SessionStore
 
 
@@ -48,7 +61,7 @@ def demo_workspace() -> Path:
     session can still be resumed (and inspected) after ``$TMPDIR`` is cleaned.
     """
     from frontier.app.config import data_dir
-    from frontier.app.providers.demo import make_demo_workspace
+    from frontier.app.model.wires.demo import make_demo_workspace
 
     parent = data_dir() / DEMO_WORKSPACES
     parent.mkdir(parents=True, exist_ok=True)
@@ -84,7 +97,7 @@ def _resumed_root(
     if root.is_dir():
         return root
     if demo:
-        from frontier.app.providers.demo import make_demo_workspace
+        from frontier.app.model.wires.demo import make_demo_workspace
 
         make_demo_workspace(root)
         notes.append(f"the demo's scratch copy {root} was gone; made a fresh one")
@@ -117,15 +130,26 @@ def _discard_if_empty(store: SessionStore, session_id: str) -> None:
         store.catalogue.discard_if_empty(session_id)
 
 
-def _prefill(config: Config, provider: OpenAIProvider, *, demo: bool) -> Prefill | None:
-    """How a CTL response cut by ``length`` goes on (``continuation.py``): detected from
-    the endpoint on first need (``auto``), forced (``on``), or never (``off``). The demo
-    model continues only when asked (``--prefill on``), so its story shows the resend."""
-    from frontier.app.providers.prefill import detect_prefill
+ANTHROPIC_MAX_TOKENS = 32_000
+"""The answer's cap sent to Anthropic when nobody set one (the API needs one): the
+model's own limit from the catalogue, at most this (what Claude Code asks for)."""
 
-    if config.prefill == "off" or (demo and config.prefill != "on"):
+
+def _prefill(
+    config: Config, client: ModelClient, codec: WireCodec, info: ModelInfo | None, *, demo: bool
+) -> Prefill | None:
+    """How a CTL response cut by ``length`` goes on (``continuation.py``): detected from
+    the endpoint on first need (``auto``), forced (``on``), or never (``off``). Only a
+    wire that takes a trailing assistant message can continue; a model the catalogue
+    says refuses one (Claude 4.6 and later) is resent unless ``prefill = on``. The demo
+    model continues only when asked (``--prefill on``), so its story shows the resend."""
+    from frontier.app.model.prefill import detect_prefill
+
+    if config.prefill == "off" or (demo and config.prefill != "on") or not codec.can_prefill:
         return None
-    return Prefill(config.prefill, functools.partial(detect_prefill, provider))
+    if config.prefill == "auto" and info is not None and not info.can_prefill():
+        return None
+    return Prefill(config.prefill, functools.partial(detect_prefill, client))
 
 
 DEMO_CONTEXT_WINDOW = 32768
@@ -134,18 +158,142 @@ compacts unless a test sets ``context_window`` lower."""
 
 
 def _context_budget(
-    config: Config, provider: OpenAIProvider | None, *, demo: bool
+    config: Config, client: ModelClient | None, info: ModelInfo | None, *, demo: bool
 ) -> ContextBudget:
     """The session's budget: ``config.context_window`` when set, the demo's own window,
-    else the server is asked before the first request (``probe_context_window``)."""
+    else the server is asked before the first request (``probe_context_window``), then
+    the catalogue's figure, else the default — *assumed*, and said so."""
     budget = ContextBudget(threshold=config.compact_threshold)
     if config.context_window:
         budget.window, budget.source = config.context_window, "config"
     elif demo:
         budget.window, budget.source = DEMO_CONTEXT_WINDOW, "demo"
-    elif provider is not None:  # ``None``: a session opened without a model (undo)
-        budget.probe = provider.probe_context_window
+    elif client is not None:  # ``None``: a session opened without a model (undo)
+        budget.probe = client.probe_context_window
+        if info is not None and info.context_window > 0:
+            budget.catalogue = (info.context_window, info.source)
     return budget
+
+
+def server_has_tools(props: object) -> bool | None:
+    """Whether llama.cpp's ``GET /props`` says its chat template renders tools (newer
+    builds: ``chat_template_caps.supports_tools``; older: the template names ``tools``);
+    ``None`` when the answer says nothing either way."""
+    if not isinstance(props, dict):
+        return None
+    caps = props.get("chat_template_caps")
+    if isinstance(caps, dict) and isinstance(caps.get("supports_tools"), bool):
+        return bool(caps["supports_tools"])
+    template = props.get("chat_template")
+    if isinstance(template, str) and template:
+        return "tools" in template
+    return None
+
+
+@dataclass
+class _Plan:
+    """What a new or resumed session starts from, before the client exists."""
+
+    root: Path
+    model: str
+    base_url: str | None
+    wire: str
+    mode: str
+    """A concrete mode, or ``auto`` (settled by the catalogue now or the server later)."""
+    resumed: bool = False
+    session_id: str | None = None
+    history: list[Item] = field(default_factory=list)
+    carried: list[Carried] = field(default_factory=list)
+    notices: list[str] = field(default_factory=list)
+    recovered: list[ToolResult] = field(default_factory=list)
+
+
+def _new_plan(config: Config, *, workspace: Path | None, protocol: str | None, demo: bool) -> _Plan:
+    root = _new_session_root(config, workspace, demo)
+    if demo:
+        # the demo, the tour and teaching show the text protocol unless told otherwise
+        setting = protocol or config.protocol
+        mode = "ctl-heredoc" if setting == "auto" else setting
+        return _Plan(root, DEMO_MODEL, DEMO_BASE_URL, "openai-chat", mode)
+    model = config.model or ""
+    wire = resolve_wire(config.wire, config.base_url, lookup(model))
+    return _Plan(root, model, config.base_url, wire, protocol or config.protocol)
+
+
+def _open_client(
+    config: Config,
+    plan: _Plan,
+    info: ModelInfo | None,
+    *,
+    demo: bool,
+    demo_rate: float,
+    offline: bool,
+    mode: str,
+    scrubber: Scrubber,
+    notes: list[str],
+) -> tuple[Client, WireCodec, ModelClient | None]:
+    """The session's model client (and its wire's adapter; the HTTP client itself when
+    there is one, for probes and prefill detection)."""
+    from frontier.app.model.registry import codec
+    from frontier.app.model.transport import ModelClient, Timeouts
+
+    adapter = codec(plan.wire)
+    if demo:
+        from frontier.app.model.wires.demo import demo_client
+
+        # --prefill on: the scripted model continues a cut response, as llama.cpp does
+        made = demo_client(mode, demo_rate, prefill=config.prefill == "on")
+        return made, made.codec, made
+    if offline:
+        from frontier.app.agent.undo import NoModel
+
+        return NoModel(plan.model, plan.wire), adapter, None
+    if not plan.base_url:
+        raise ValueError(
+            "no endpoint configured: pass --base-url URL (and --model M), "
+            "--provider NAME, or run `frontier demo`"
+        )
+    config, key_notes = resolve_api_key(config)  # api_key_command runs here, once
+    notes.extend(key_notes)
+    scrubber.add(config.api_key, *url_secrets(plan.base_url))
+    max_tokens = config.max_tokens
+    if max_tokens is None and plan.wire == "anthropic-messages":
+        limit = info.max_output_tokens if info is not None else None
+        max_tokens = min(limit or ANTHROPIC_MAX_TOKENS, ANTHROPIC_MAX_TOKENS)
+    timeouts = Timeouts(config.connect_timeout, config.first_byte_timeout, config.idle_timeout)
+    client = ModelClient(
+        adapter,
+        plan.base_url,
+        plan.model,
+        api_key=config.api_key,
+        timeouts=timeouts,
+        max_tokens=max_tokens,
+    )
+    return client, adapter, client
+
+
+def _settle_mode(
+    client: ModelClient | None,
+    store: SessionStore,
+    session_id: str,
+    info: ModelInfo | None,
+) -> Callable[[], Awaitable[Mode | None]] | None:
+    """``--protocol auto`` for a model the catalogue does not know: before the first
+    request, ask the server (llama.cpp's ``/props``, the same answer the window probe
+    reads) whether its template renders tools; native-inc if so."""
+    if client is None or info is not None:
+        return None
+    http = client
+
+    async def settle() -> Mode | None:
+        tools = server_has_tools(await http.probe_json("props", root=True))
+        mode = resolve_protocol("auto", None, tools)
+        if mode == "ctl-heredoc":
+            return None
+        store.set_mode(session_id, mode)
+        return get_mode(mode)
+
+    return settle
 
 
 def create_runtime(
@@ -167,16 +315,16 @@ def create_runtime(
     returned session before its first ``send`` and sees every event.
 
     ``protocol`` is the mode the user asked for explicitly; without it a resumed
-    session keeps its own mode and a new one uses ``config.protocol``. ``workspace``
-    is the directory the user named explicitly: a new session's root, or where a
-    resumed session's project now lives. ``scrubber`` is the caller's (its printer
-    then scrubs the key resolved here too). ``offline`` builds no provider and resolves
-    no key (``frontier undo``: a stored session opened only to change its files). Raises
-    ``ValueError`` (``ConfigError`` for a failing ``api_key_command``) / ``StoreError``
-    with a message for the user; nothing is left open then.
+    session keeps its own mode and a new one uses ``config.protocol`` (``auto``: the
+    catalogue, else the server before the first request, says whether the model has
+    native tools). ``workspace`` is the directory the user named explicitly: a new
+    session's root, or where a resumed session's project now lives. ``scrubber`` is the
+    caller's (its printer then scrubs the key resolved here too). ``offline`` builds no
+    client and resolves no key (``frontier undo``: a stored session opened only to
+    change its files). Raises ``ValueError`` (``ConfigError`` for a failing
+    ``api_key_command`` or an unset provider key) / ``StoreError`` with a message for
+    the user; nothing is left open then.
     """
-    from frontier.app.providers.demo import DEMO_BASE_URL
-    from frontier.app.providers.openai import OpenAIProvider
     from frontier.app.session.store import SessionStore
     from frontier.tools.boundary import ToolBoundary
     from frontier.tools.patch_docs import resolve_patch_format
@@ -189,119 +337,111 @@ def create_runtime(
         store = SessionStore.open(secrets=scrubber)
         on_error.callback(store.close)  # until the runtime owns it
         events = EventHub()
-        mode_name = protocol or config.protocol
         notes: list[str] = []
-        messages: list[dict[str, Any]] = []
-        recovered: list[ToolResult] = []
-        resumed = session_id is not None
-        undelivered: list[ToolResult] = []
         if session_id is not None:
             info = store.get_session(session_id)
-            session_id = info.id
-            lock = store.lock_session(session_id)  # before recovery touches its calls
+            lock = store.lock_session(info.id)  # before recovery touches its calls
             on_error.callback(lock.release)
-            mode_name = protocol or info.mode
-            model = config.model or info.model
-            base_url = config.base_url or info.base_url
-            if not offline and not config.base_url and base_url and REDACTED in base_url:
-                raise ValueError(
-                    f"session {info.id}'s base URL carried credentials, which are never "
-                    f"stored ({base_url}); resume it with --base-url URL again"
-                )
-            demo = demo or base_url == DEMO_BASE_URL
-            root = _resumed_root(store, info, workspace, demo, notes)
-            recovered = store.recover(session_id, root, files=BeneathFiles)
-            undelivered = store.undelivered_results(session_id)
-            messages = store.load_messages(session_id)
+            plan, demo = _resumed(store, info, config, workspace, protocol, demo, offline, notes)
         else:
-            root = _new_session_root(config, workspace, demo)
-            model = DEMO_MODEL if demo else (config.model or "")
-            base_url = DEMO_BASE_URL if demo else config.base_url
-        mode = get_mode(mode_name)
-        if demo:
-            from frontier.app.providers.demo import demo_provider
-
-            # --prefill on: the scripted model continues a cut response, as llama.cpp does
-            provider = demo_provider(mode.name, demo_rate, prefill=config.prefill == "on")
-        elif offline:
-            from frontier.app.agent.undo import NoModel
-
-            provider = NoModel()  # type: ignore[assignment]
-        else:
-            if not base_url:
-                raise ValueError(
-                    "no endpoint configured: pass --base-url URL (and --model M), "
-                    "or run `frontier demo`"
-                )
-            config, key_notes = resolve_api_key(config)  # api_key_command runs here, once
-            notes.extend(key_notes)
-            scrubber.add(config.api_key, *url_secrets(base_url))
-            provider = OpenAIProvider(
-                base_url,
-                model,
-                api_key=config.api_key,
-                connect_timeout=config.connect_timeout,
-                first_byte_timeout=config.first_byte_timeout,
-                idle_timeout=config.idle_timeout,
-                max_tokens=config.max_tokens,
+            plan = _new_plan(config, workspace=workspace, protocol=protocol, demo=demo)
+        model_info = None if demo else lookup(plan.model)
+        mode_name = resolve_protocol(plan.mode, model_info, None)
+        client, adapter, http = _open_client(
+            config,
+            plan,
+            model_info,
+            demo=demo,
+            demo_rate=demo_rate,
+            offline=offline,
+            mode=mode_name,
+            scrubber=scrubber,
+            notes=notes,
+        )
+        if plan.session_id is None:
+            plan.session_id = store.create_session(
+                str(plan.root), plan.model, plan.base_url, mode_name, wire=plan.wire
             )
-        if session_id is None:
-            session_id = store.create_session(str(root), model, base_url, mode.name)
-            lock = store.lock_session(session_id)
+            lock = store.lock_session(plan.session_id)
             on_error.callback(lock.release)
+        session_id = plan.session_id
+        root = plan.root
         # the project's AGENTS.md…, read again on every start and resume (never stored)
         project = load_instructions(root) if config.instructions else NO_INSTRUCTIONS
         notes.extend(scrubber.scrub(note) for note in project.notes())
         # apply_patch teaches the dialect this model writes best (config.patch_format)
-        dialect = resolve_patch_format(config.patch_format, model)
+        dialect = resolve_patch_format(config.patch_format, plan.model)
         registry = default_registry(dialect)
         rules = _workspace_rules(root, notes)
         policy = PolicyApprover(config.approval, approver, rules)
         boundary = ToolBoundary(
             registry, root, policy, store.persistence(session_id), emit=events.emit
         )
+        # A resumed session's responses continue its numbering: SESSION#N names one.
+        requests = RequestCounter(store.next_request_index(session_id))
+        # the context budget (docs/context-budget.md): the window from the settings, the
+        # server (asked before the first request), the catalogue, or assumed; compaction
+        budget = _context_budget(config, http, model_info, demo=demo)
+        compactor = None
+        if not offline:
+            compactor = Compactor(
+                budget,
+                client=client,
+                requests=requests,
+                store=store,
+                session_id=session_id,
+                emit=events.emit,
+            )
+        queue = MessageQueue(root)
+        settle = None
+        if plan.mode == "auto" and not demo and not offline:
+            settle = _settle_mode(http, store, session_id, model_info)
         loop = AgentLoop(
-            provider=provider,
+            client=client,
             boundary=boundary,
             registry=registry,
-            mode=mode,
+            mode=get_mode(mode_name),
             emit=events.emit,
             store=store,
             session_id=session_id,
-            model=model,
             max_turns=max_turns,
-            messages=messages,
+            history=plan.history,
             instructions=project.prompt(),
+            signals_call_done=adapter.signals_call_done,
+            can_prefill=adapter.can_prefill,
+            compactor=compactor,
+            prefill=None
+            if offline or http is None
+            else _prefill(config, http, adapter, model_info, demo=demo),
+            inbox=queue,
+            carried=plan.carried,
+            requests=requests,
+            settle=settle,
         )
-        loop.carried = undelivered
-        loop.prefill = None if offline else _prefill(config, provider, demo=demo)
-        # A resumed session's responses continue its numbering: SESSION#N names one.
-        loop.request_index = store.next_request_index(session_id)
-        # the context budget (docs/context-budget.md): the window from the settings, the
-        # server (asked before the first request) or the default; compaction before overflow
-        budget = _context_budget(config, None if offline else provider, demo=demo)
-        if not offline:
-            loop.compactor = Compactor(budget, store=store, session_id=session_id, emit=events.emit)
         session = AgentSession(
             loop,
             events,
             session_id=session_id,
             workspace=root,
-            model=model,
-            mode=mode.name,
-            resumed=resumed,
+            model=plan.model,
+            wire=plan.wire,
+            resumed=plan.resumed,
             notes=notes,
-            recovered=recovered,
+            recovered=plan.recovered,
             instructions=project.files,
-            demo_prompts=[DEMO_TASK] if demo and not messages else [],
+            demo_prompts=[DEMO_TASK] if demo and not plan.history else [],
             patch_dialect=dialect,
             tools=registry.specs(),
             policy=policy,
             store=store,
             scrubber=scrubber,
             closers=[
-                provider.aclose,
-                *([] if resumed else [functools.partial(_discard_if_empty, store, session_id)]),
+                client.aclose,
+                *(
+                    []
+                    if plan.resumed
+                    else [functools.partial(_discard_if_empty, store, session_id)]
+                ),
                 store.close,
                 lock.release,
             ],
@@ -311,6 +451,52 @@ def create_runtime(
             prompt_history=PromptHistory.for_workspace(
                 DEMO_KEY if demo else str(root), scrubber=scrubber
             ),
+            queue=queue,
+            notices=plan.notices,
         )
         on_error.pop_all()
         return session
+
+
+def _resumed(
+    store: SessionStore,
+    info: SessionInfo,
+    config: Config,
+    workspace: Path | None,
+    protocol: str | None,
+    demo: bool,
+    offline: bool,
+    notes: list[str],
+) -> tuple[_Plan, bool]:
+    """A stored session (already locked), reconciled: its history, what the model never
+    saw (with the calls they answer; undo notices apart), its wire unless ``--wire``
+    names another (the history is typed, so any wire can continue it)."""
+    model = config.model or info.model
+    base_url = config.base_url or info.base_url
+    if not offline and not config.base_url and base_url and REDACTED in base_url:
+        raise ValueError(
+            f"session {info.id}'s base URL carried credentials, which are never "
+            f"stored ({base_url}); resume it with --base-url URL again"
+        )
+    demo = demo or base_url == DEMO_BASE_URL
+    root = _resumed_root(store, info, workspace, demo, notes)
+    recovered = store.recover(info.id, root, files=BeneathFiles)
+    pairs: list[tuple[ToolCall | None, ToolResult]] = store.undelivered(info.id)
+    rest, notices = split_undone([result for _, result in pairs])
+    kept = {id(result) for result in rest}
+    carried = [Carried(call, result) for call, result in pairs if id(result) in kept]
+    wire = config.wire if config.wire != "auto" and not demo else info.wire
+    plan = _Plan(
+        root,
+        model,
+        base_url,
+        wire,
+        protocol or info.mode,
+        resumed=True,
+        session_id=info.id,
+        history=store.load_items(info.id),
+        carried=carried,
+        notices=notices,
+        recovered=recovered,
+    )
+    return plan, demo

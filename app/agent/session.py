@@ -22,17 +22,16 @@ from __future__ import annotations
 
 import asyncio
 import inspect
-import itertools
 from collections.abc import Awaitable, Callable, Iterable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal, Protocol
 
 from frontier.app.agent.attachments import Prepared, prepare, workspace_files
 from frontier.app.agent.instructions import InstructionFile
 from frontier.app.agent.modes import Mode, get_mode
-from frontier.app.agent.undo import UndoOutcome, run_undo, split_undone, with_notices
-from frontier.app.events import Event, QueuedDelivered, ToolResult, TurnEnded
+from frontier.app.agent.queue import MessageQueue, NotQueued, QueuedMessage
+from frontier.app.agent.undo import UndoOutcome, run_undo, with_notices
+from frontier.app.events import Event, ToolResult, TurnEnded
 from frontier.app.secrets import Scrubber
 from frontier.app.session.prompt_history import PromptHistory
 from frontier.app.vocab import AGENT_MODES, APPROVALS
@@ -56,25 +55,13 @@ class SessionBusy(RuntimeError):
     """An operation that must wait for the turn to end (switching mode) came during one."""
 
 
-class NotQueued(LookupError):
-    """A queued message that is no longer queued: it was delivered (or removed) meanwhile."""
-
-
-@dataclass(frozen=True)
-class QueuedMessage:
-    """A message typed while the agent works, waiting for the next request."""
-
-    id: int
-    """Stable for the session (1, 2, ...): what ``edit_queued`` / ``remove_queued`` name."""
-    text: str
-    """As typed; ``@path`` mentions are attached when it is delivered."""
-
-
 class TurnLoop(Protocol):
     """What the façade drives: ``AgentLoop``, or a test's scripted loop."""
 
-    carried: list[ToolResult]
-    """Results reconciled on resume that the model has not seen yet."""
+    @property
+    def carried(self) -> Sequence[object]:
+        """Results reconciled on resume that the model has not seen yet."""
+        ...
 
     @property
     def frontier(self) -> int: ...
@@ -83,6 +70,11 @@ class TurnLoop(Protocol):
     def cancel_turn(self) -> None: ...
     def cancel_tool(self) -> bool: ...
     def set_mode(self, mode: Mode) -> None: ...
+
+    @property
+    def mode(self) -> Mode:
+        """The protocol mode of the next model request."""
+        ...
 
 
 class EventHub:
@@ -131,7 +123,7 @@ class AgentSession:
         session_id: str,
         workspace: Path,
         model: str,
-        mode: str,
+        wire: str = "openai-chat",
         resumed: bool = False,
         notes: Iterable[str] = (),
         recovered: Iterable[ToolResult] = (),
@@ -147,13 +139,21 @@ class AgentSession:
         context_window: int | None = None,
         budget: ContextBudget | None = None,
         prompt_history: PromptHistory | None = None,
+        queue: MessageQueue | None = None,
+        notices: Iterable[str] = (),
     ) -> None:
+        """``queue``: the messages typed during a turn, shared with the loop (its
+        ``inbox``); without one a queued message waits for the next ``send``.
+        ``notices``: what the next message tells the model first (an undo it has not
+        heard of, made with ``frontier undo`` or before the last run stopped)."""
         self._loop = loop
         self._events = events
         self.session_id = session_id
         self.workspace = workspace
         """Where the tools run (for a resumed session: where its project lives now)."""
         self.model = model
+        self.wire = wire
+        """The model API the session speaks (``--wire``)."""
         self.resumed = resumed
         """A stored session continued (``frontier resume``, the picker), not a new one."""
         self.notes: list[str] = list(notes)
@@ -173,7 +173,6 @@ class AgentSession:
         self._context_window = context_window
         self._budget = budget
         self._rules_saver = rules_saver
-        self._mode = mode
         self._policy = policy
         self._store = store
         self._scrubber = scrubber if scrubber is not None else Scrubber()
@@ -184,14 +183,8 @@ class AgentSession:
             prompt_history if prompt_history is not None else PromptHistory(scrubber=self._scrubber)
         )
         """What the user typed in this workspace (↑/↓, ctrl+r), scrubbed; the front end adds."""
-        self._queue: list[QueuedMessage] = []
-        self._queue_ids = itertools.count(1)
-        # the loop takes queued messages at its request boundaries (AgentLoop.inbox);
-        # a loop without an inbox (a test's script) leaves them for the next send
-        loop.inbox = _Inbox(self)  # type: ignore[attr-defined]
-        # an undo the model has not heard of (made with `frontier undo`, or before the last
-        # run stopped) is told as a note with the next message, not as a result frame
-        loop.carried, self._notices = split_undone(loop.carried)
+        self._queue = queue if queue is not None else MessageQueue(workspace)
+        self._notices: list[str] = list(notices)
 
     # ------------------------------------------------------------------ facts that change
     @property
@@ -202,8 +195,9 @@ class AgentSession:
 
     @property
     def mode(self) -> str:
-        """The protocol mode of the next model request."""
-        return self._mode
+        """The protocol mode of the next model request (``--protocol auto`` settles it
+        before the first request)."""
+        return self._loop.mode.name
 
     @property
     def context_window(self) -> int | None:
@@ -214,6 +208,12 @@ class AgentSession:
         if self._budget is not None and self._budget.window:
             return self._budget.window
         return self._context_window
+
+    @property
+    def context_assumed(self) -> bool:
+        """The window is only the default: neither the settings, the server nor the model
+        catalogue said (the front ends say so, with how to set it)."""
+        return self._budget is not None and self._budget.assumed
 
     @property
     def approval(self) -> str:
@@ -261,7 +261,7 @@ class AgentSession:
         cancelled, failed, or ran out of requests) were typed first, so they open this
         turn's message (``QueuedDelivered`` says so); ``text`` may then be empty.
         """
-        earlier = self._take_queued()
+        earlier = self._queue.take()
         if earlier is not None:
             content, delivered = earlier
             self._events.emit(delivered)
@@ -311,43 +311,23 @@ class AgentSession:
             raise ValueError("an empty message cannot be queued")
         if self._closed:
             raise ValueError(f"session {self.session_id} is closed")
-        message = QueuedMessage(next(self._queue_ids), text)
-        self._queue.append(message)
-        return message
+        return self._queue.add(text)
 
     def queued(self) -> tuple[QueuedMessage, ...]:
         """What waits for the next request, oldest first."""
-        return tuple(self._queue)
+        return self._queue.items()
 
     def edit_queued(self, message_id: int, text: str) -> QueuedMessage:
         """Replace a queued message's text (it keeps its place in the queue); raises
         :class:`NotQueued` when it was delivered meanwhile."""
         if not text.strip():
             raise ValueError("a queued message cannot be empty: remove it instead")
-        for i, message in enumerate(self._queue):
-            if message.id == message_id:
-                self._queue[i] = QueuedMessage(message_id, text)
-                return self._queue[i]
-        raise NotQueued(f"queued message {message_id} was already delivered")
+        return self._queue.edit(message_id, text)
 
     def remove_queued(self, message_id: int) -> QueuedMessage:
         """Take a message out of the queue unsent; raises :class:`NotQueued` when it was
         delivered meanwhile."""
-        for i, message in enumerate(self._queue):
-            if message.id == message_id:
-                return self._queue.pop(i)
-        raise NotQueued(f"queued message {message_id} was already delivered")
-
-    def _take_queued(self) -> tuple[str, QueuedDelivered] | None:
-        """Empty the queue into one user message's content (files attached as of now),
-        with the event that tells the front ends; ``None`` when nothing was queued."""
-        taken, self._queue = self._queue, []
-        if not taken:
-            return None
-        prepared = [self.attach(message.text) for message in taken]
-        content = "\n\n".join(p.text for p in prepared)
-        notes = tuple(note for p in prepared for note in p.notes())
-        return content, QueuedDelivered(tuple(m.text for m in taken), notes)
+        return self._queue.remove(message_id)
 
     # ------------------------------------------------------------------ @path
     def attach(self, text: str) -> Prepared:
@@ -380,7 +360,6 @@ class AgentSession:
         if self._busy:
             raise SessionBusy("wait for the turn to end before switching mode")
         self._loop.set_mode(mode)
-        self._mode = mode.name
 
     def set_approval(self, policy: str) -> None:
         """Gate the next calls with ``policy`` (``ask``, ``auto-edit``, ``auto``,
@@ -518,15 +497,13 @@ def stored_sessions() -> list[SessionInfo]:
         return store.list_sessions()
 
 
-class _Inbox:
-    """The loop's side of the queue (``AgentLoop.inbox``): whether a message waits, and
-    taking them all. Private, so a front end cannot deliver on the loop's behalf."""
-
-    def __init__(self, session: AgentSession) -> None:
-        self._session = session
-
-    def waiting(self) -> bool:
-        return bool(self._session._queue)
-
-    def take(self) -> tuple[str, Event] | None:
-        return self._session._take_queued()
+__all__ = [
+    "AgentSession",
+    "EventHub",
+    "ExportFormat",
+    "NotQueued",
+    "QueuedMessage",
+    "SessionBusy",
+    "TurnLoop",
+    "stored_sessions",
+]

@@ -26,12 +26,14 @@ the model (DESIGN §5, issue 15).
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncGenerator, Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from frontier.app.events import Event, ToolCall, ToolResult
+from frontier.app.model.request import ModelRequest
+from frontier.app.model.stream import StreamEnd, StreamItem
 
 if TYPE_CHECKING:
     from frontier.app.session.calls import CallRecord, Target
@@ -412,14 +414,14 @@ def with_notices(notices: Sequence[str], text: str) -> str:
 
 
 class NoModel:
-    """The provider of a session opened only to undo (``frontier undo``): no endpoint is
+    """The client of a session opened only to undo (``frontier undo``): no endpoint is
     contacted, no key resolved; a request would say so."""
 
-    async def stream(
-        self, messages: list[dict[str, Any]], *, tools: list[dict[str, Any]] | None = None
-    ) -> AsyncIterator[Any]:
-        from frontier.app.providers.base import StreamEnd
+    def __init__(self, model: str = "", wire: str = "openai-chat") -> None:
+        self.model = model
+        self.wire = wire
 
+    async def stream(self, request: ModelRequest) -> AsyncGenerator[StreamItem, None]:
         yield StreamEnd(
             "error",
             error="this session was opened without a model (frontier undo); resume it with "

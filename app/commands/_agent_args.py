@@ -1,4 +1,5 @@
-"""Shared handling of the agent flags (``--base-url`` ... ``--idle-timeout``) for commands."""
+"""Shared handling of the agent flags (``--provider``, ``--base-url`` ... ``--idle-timeout``)
+for commands."""
 
 from __future__ import annotations
 
@@ -14,8 +15,10 @@ def config_from_args(args: argparse.Namespace) -> Config | None:
     flags = {
         name: getattr(args, name, None)
         for name in (
+            "provider",
             "base_url",
             "model",
+            "wire",
             "protocol",
             "approval",
             "workspace",
@@ -43,10 +46,11 @@ def model_missing(config: Config, command: str) -> bool:
     so and return True; a stored session (resume, ``run --session``) knows its model."""
     if not config.has_endpoint or config.model:
         return False
+    where = f" or in [providers.{config.provider}]" if config.provider else ""
     print(
         f"frontier{command}: no model: pass --model M with --base-url (the name the "
         f"server serves; {config.base_url}/models lists them, and llama.cpp accepts any "
-        "name), or set FRONTIER_MODEL or model in config.toml",
+        f"name), or set FRONTIER_MODEL or model in config.toml{where}",
         file=sys.stderr,
     )
     return True

@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING
 
 from frontier.app.cst.factory import PROTOCOLS
 from frontier.app.cst.props import check_stream
+from frontier.app.model.registry import codec
 from frontier.app.session.record import Recording, RecordingError, read_recording
 
 if TYPE_CHECKING:
@@ -105,7 +106,7 @@ def main(args: argparse.Namespace) -> int:
         if rec.mode not in PROTOCOLS:
             print(f"frontier check: {name}: unknown mode {rec.mode!r}", file=sys.stderr)
             return 2
-        report = check_stream(rec.transducer_input(), rec.mode, rec.clean)
+        report = check_stream(rec.transducer_input(), rec.mode, rec.clean, wire=codec(rec.wire))
         errors = f" errors={','.join(report.errors)}" if report.errors else ""
         running = rec.meta.get("interrupted")
         ids = [str(i) for i in running] if isinstance(running, list) else []

@@ -101,7 +101,7 @@ def continue_last(args: argparse.Namespace) -> int:
 
 
 def _is_demo(info: SessionInfo) -> bool:
-    from frontier.app.providers.demo import DEMO_BASE_URL
+    from frontier.app.model.demo_script import DEMO_BASE_URL
 
     return info.base_url == DEMO_BASE_URL
 

@@ -1,10 +1,11 @@
 """``frontier transduce``: stdin bytes -> confirmed events as JSON lines.
 
 For debugging a model's framing: feed a saved reply (assistant text, or the
-SSE body for native modes) in chunks of ``--chunk`` bytes and see exactly
-what the runtime would confirm, run, stop on or reject. Confirmed prose is
-printed one line of text at a time (a line longer than ``TEXT_PIECE`` bytes in
-pieces cut at the same places), so the output is the same for any
+SSE body for native modes — of the API ``--wire`` names, Chat Completions by default;
+with ``--wire`` a text protocol also reads that wire's SSE body) in chunks of
+``--chunk`` bytes and see exactly what the runtime would confirm, run, stop on or
+reject. Confirmed prose is printed one line of text at a time (a line longer than
+``TEXT_PIECE`` bytes in pieces cut at the same places), so the output is the same for any
 ``--chunk``. In the event stream framing errors are output (records), not failures;
 see the exit status below.
 
@@ -50,6 +51,7 @@ from frontier.app.events import (
     StreamStopped,
     event_to_json,
 )
+from frontier.app.model.registry import codec
 from frontier.app.vocab import NATIVE_MODES
 
 _ALWAYS = (CallReady, ContractError, StreamStopped)
@@ -60,8 +62,8 @@ character boundary), so the printer never holds more than about this much."""
 READ_BLOCK = 64 << 10
 NO_DATA_LINE = (
     "no SSE `data:` line in the input: {protocol} reads the raw SSE body of a response "
-    '(lines like `data: {{"choices": ...}}`); for an assistant\'s text use --protocol '
-    "ctl-heredoc, ctl or xml"
+    "(lines like `data: {{...}}`); for an assistant's text use --protocol ctl-heredoc, "
+    "ctl or xml without --wire"
 )
 
 
@@ -170,12 +172,15 @@ def main(args: argparse.Namespace) -> int:
     source = sys.stdin.buffer
     out = sys.stdout.buffer
     printer = _Printer(out, detail=args.events == "all", quiet=args.summary)
-    t = make_transducer(args.protocol)
+    wire = args.wire
+    reads_sse = args.protocol in NATIVE_MODES or wire is not None
+    adapter = codec(wire) if reads_sse else None  # a text protocol's text needs no wire
+    t = make_transducer(args.protocol, wire=adapter, sse=wire is not None)
     calls = errors = max_pending = 0
     chunk = args.chunk
     block = chunk * max(1, READ_BLOCK // chunk)
     rest = b""  # bytes short of a whole chunk (a short read): the chunks stay those of the input
-    data_lines = _DataLineSeen() if args.protocol in NATIVE_MODES else None
+    data_lines = _DataLineSeen() if args.protocol in NATIVE_MODES or wire else None
 
     def feed(piece: bytes) -> None:
         nonlocal calls, errors, max_pending

@@ -32,9 +32,20 @@ class Transducer(Protocol):
     pending any more.
     """
 
-    frontier: int
-    consumed: int
-    stopped: bool
+    @property
+    def frontier(self) -> int:
+        """The offset up to which input is confirmed (irreversible)."""
+        ...
+
+    @property
+    def consumed(self) -> int:
+        """Input bytes fed so far."""
+        ...
+
+    @property
+    def stopped(self) -> bool:
+        """The rest of the input is ignored (a stop or a contract error)."""
+        ...
 
     def feed(self, data: bytes) -> list[Event]:
         """Take the next piece of input (any size, any split) and return new events."""

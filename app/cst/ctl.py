@@ -114,7 +114,7 @@ class CtlTransducer:
     # ------------------------------------------------------------------ protocol
 
     def pending(self) -> bytes:
-        return bytes(self._buf) if type(self._buf) is bytearray else self._buf
+        return bytes(self._buf) if isinstance(self._buf, bytearray) else self._buf
 
     def pending_bound(self) -> int:
         if self._state in (_OUT, _FRAME):
@@ -205,7 +205,7 @@ class CtlTransducer:
                 self._buf = bytearray(buf)
             self._buf += data
             return []
-        if type(buf) is bytearray:
+        if isinstance(buf, bytearray):
             buf += data
             s = bytes(buf)
         else:

@@ -32,6 +32,7 @@ from itertools import pairwise
 from typing import Literal
 
 from frontier.app.cst.factory import make_transducer
+from frontier.app.cst.native import DeltaSource
 from frontier.app.cst.snapshot import ArgState, FrameSnapshot, Snapshotting
 from frontier.app.events import (
     CallReady,
@@ -126,16 +127,19 @@ class StreamReport:
     errors: tuple[ErrorSite, ...]
 
 
-def locate_errors(pieces: Sequence[bytes], mode: str, clean: bool) -> StreamReport:
+def locate_errors(
+    pieces: Sequence[bytes], mode: str, clean: bool, wire: DeltaSource | None = None
+) -> StreamReport:
     """Every contract error of the response whose transducer input is ``pieces`` (in
-    arrival order), each with its window and frame; ``clean``: finish_reason ``stop``."""
-    fatal, first_events = _first_error(pieces, mode, clean)
+    arrival order), each with its window and frame; ``clean``: finish_reason ``stop``;
+    ``wire``: the adapter of the API a native protocol's SSE body is in."""
+    fatal, first_events = _first_error(pieces, mode, clean, wire)
     calls = tuple(e.call for e in first_events if isinstance(e, CallReady))
     if fatal is None:
         return StreamReport(mode, clean, _size(pieces, mode, first_events), calls, ())
     at_finish = fatal == len(pieces)
-    cut = 0 if at_finish else _cut_in(pieces, fatal, mode)
-    t = make_transducer(mode)
+    cut = 0 if at_finish else _cut_in(pieces, fatal, mode, wire)
+    t = make_transducer(mode, wire=wire)
     seen = _Seen(mode)
     for piece in pieces[:fatal]:
         seen.add(t.feed(piece))
@@ -264,10 +268,12 @@ def text_lines(site: ErrorSite) -> list[list[Span]]:
 # --------------------------------------------------------------------------- the passes
 
 
-def _first_error(pieces: Sequence[bytes], mode: str, clean: bool) -> tuple[int | None, list[Event]]:
+def _first_error(
+    pieces: Sequence[bytes], mode: str, clean: bool, wire: DeltaSource | None
+) -> tuple[int | None, list[Event]]:
     """Pass 1: the index of the piece that raised the first error (``len(pieces)`` for
     the end of stream; ``None``: no error), and the events up to it."""
-    t = make_transducer(mode)
+    t = make_transducer(mode, wire=wire)
     events: list[Event] = []
     for k, piece in enumerate(pieces):
         got = t.feed(piece)
@@ -281,10 +287,10 @@ def _first_error(pieces: Sequence[bytes], mode: str, clean: bool) -> tuple[int |
     return (len(pieces) if any(isinstance(e, ContractError) for e in got) else None), events
 
 
-def _cut_in(pieces: Sequence[bytes], fatal: int, mode: str) -> int:
+def _cut_in(pieces: Sequence[bytes], fatal: int, mode: str, wire: DeltaSource | None) -> int:
     """Pass 2: how many bytes of piece ``fatal`` go in before the step that raises the
     error (a byte at a time for ``STEP_BYTES``, then doubling)."""
-    t = make_transducer(mode)
+    t = make_transducer(mode, wire=wire)
     for piece in pieces[:fatal]:
         t.feed(piece)
     piece = pieces[fatal]
@@ -313,6 +319,7 @@ class _Seen:
     def add(self, events: Iterable[Event]) -> None:
         for event in events:
             if isinstance(event, CallStarted):
+                self.open.pop(event.replaces, None)
                 self.open[event.id] = event.name
             elif isinstance(event, CallReady):
                 self.open.pop(event.call.id, None)

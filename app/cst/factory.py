@@ -5,10 +5,13 @@ The names themselves live in ``frontier.app.vocab`` (``PROTOCOLS``).
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from frontier.app.cst.base import Transducer
 from frontier.app.vocab import CTL_MODES, NATIVE_MODES, PROTOCOLS
+
+if TYPE_CHECKING:
+    from frontier.app.cst.native import DeltaSource
 
 __all__ = ["PROTOCOLS", "input_kind", "make_transducer", "pending_size"]
 
@@ -19,10 +22,24 @@ def input_kind(protocol: str) -> Literal["text", "sse"]:
     return "sse" if protocol in NATIVE_MODES else "text"
 
 
-def make_transducer(protocol: str, **options: Any) -> Transducer:
+def make_transducer(
+    protocol: str, *, wire: DeltaSource | None = None, sse: bool = False, **options: Any
+) -> Transducer:
     """A fresh transducer for one response. ``options`` go to the constructor
-    (``l_line``/``max_arg`` for CTL, ``max_bytes`` for JSON, ``max_block`` for XML)."""
+    (``l_line``/``max_arg`` for CTL, ``max_bytes`` for JSON, ``max_block`` for XML).
+
+    The native protocols read one wire's SSE body: ``wire`` is that wire's adapter
+    (``app/model/registry.codec``; CST imports no wire). ``app/transducers.py``
+    gives a one-argument factory bound to a wire, as replay and ``check`` take it.
+    ``sse``: a text protocol reads the assistant text of ``wire``'s SSE body instead of
+    the text itself (``frontier transduce --wire``)."""
     _check(protocol)
+    if sse and protocol not in NATIVE_MODES:
+        if wire is None:
+            raise ValueError("reading an SSE body needs the wire's adapter")
+        from frontier.app.cst.sse_text import TextSSETransducer
+
+        return TextSSETransducer(make_transducer(protocol, **options), wire)
     if protocol in CTL_MODES:
         from frontier.app.cst.ctl import CtlTransducer
 
@@ -30,7 +47,9 @@ def make_transducer(protocol: str, **options: Any) -> Transducer:
     if protocol in NATIVE_MODES:
         from frontier.app.cst.native import NativeSSETransducer
 
-        return NativeSSETransducer(incremental=protocol == "native-inc", **options)
+        if wire is None:
+            raise ValueError(f"{protocol} reads a wire's SSE body: pass the wire's adapter")
+        return NativeSSETransducer(protocol == "native-inc", wire, **options)
     if protocol == "json-whole":
         from frontier.app.cst.jsonbuf import JsonWholeTransducer
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import fields
+from typing import cast
 
 from frontier.app.events import ArgBytes, Confirmed
 
@@ -50,9 +51,11 @@ def _verified(cls: type, maker: Callable[..., object], sample: tuple[object, ...
     )
 
 
-make_confirmed: Callable[[int, str, bytes], Confirmed] = (
-    _confirmed if _verified(Confirmed, _confirmed, (7, "body", b"x")) else Confirmed
+make_confirmed = cast(
+    Callable[[int, str, bytes], Confirmed],
+    _confirmed if _verified(Confirmed, _confirmed, (7, "body", b"x")) else Confirmed,
 )
-make_arg_bytes: Callable[[str, str, bytes, int], ArgBytes] = (
-    _arg_bytes if _verified(ArgBytes, _arg_bytes, ("c", "k", b"x", 7)) else ArgBytes
+make_arg_bytes = cast(
+    Callable[[str, str, bytes, int], ArgBytes],
+    _arg_bytes if _verified(ArgBytes, _arg_bytes, ("c", "k", b"x", 7)) else ArgBytes,
 )

@@ -1,60 +1,78 @@
-"""Native OpenAI tool calls (modes ``native-eos`` and ``native-inc``, DESIGN §4).
+"""Native tool calls on every wire (modes ``native-eos`` and ``native-inc``, DESIGN §4).
 
-The accumulator takes parsed ``chat.completion.chunk`` objects. Its byte
-stream — the one its offsets count — is the concatenation, in arrival order,
-of ``delta.content`` bytes (assistant prose, confirmed at once) and
-``delta.tool_calls[].function.arguments`` bytes (confirmed when their call
-completes). ``id`` and ``name`` may arrive once, arguments in any pieces;
-``arguments`` sent as a JSON value instead of a string is serialised
-compactly (``_canonical``) and read as those bytes. Only choice 0 is read: a
-chunk for another choice (``n > 1``) is ignored and noted in ``notes``.
+The accumulator reads neutral deltas (``app/model/stream.py``), whatever API sent them.
+Its byte stream — the one its offsets count — is the concatenation, in arrival order,
+of assistant text (confirmed at once) and each call's argument bytes (confirmed when
+the call completes). A call's id and name may arrive once, its arguments in any
+pieces; a wire that repeats the arguments whole when the call ends (``CallDone``)
+is believed over its pieces (some servers send no pieces at all: the whole arguments
+then enter the byte stream there).
 
-Completion rules:
+Completion rules, native-inc:
 
-* ``native-inc``: call *i* completes when the stream finishes
-  (``finish_reason`` other than ``length``, ``[DONE]``, a clean ``finish``),
-  or when a call with a higher index has received argument *bytes* and call
-  *i*'s arguments already parse as a JSON object. A higher index that is
-  merely announced proves nothing (Gemini's endpoint announces every call in
-  its first chunk and streams the arguments afterwards), and a JSON object
-  that parses can only be followed by whitespace, so such a call can no
-  longer change. Calls complete in index order (a call waits for the lower
-  ones), so they run in the order the model wrote them. At the finish a call
-  that does not parse is ``bad_json`` (naming the call and the position).
-  Argument bytes for a call that already completed are ``late_arguments``:
-  it may have run, so the stream broke the proof and reading stops.
-* ``native-eos``: nothing completes before ``finish(clean=True)``; then every
-  call must parse, or none runs (the first bad one is reported).
+* a wire that says when a call is complete (Responses ``output_item.done``, Anthropic
+  ``content_block_stop``; ``CallDone`` with ``proof``) completes it then. A ``CallDone``
+  without proof (``status: incomplete`` / ``in_progress``) leaves the call to the end
+  of the response;
+* a wire that does not (Chat Completions) completes call *i* when a call with a higher
+  key has received argument *bytes* and call *i*'s arguments already parse as a JSON
+  object. A higher key merely *announced* proves nothing (Gemini's endpoint announces
+  every call in its first chunk and streams the arguments afterwards), and a JSON
+  object that parses can only be followed by whitespace, so such a call can no longer
+  change;
+* on every wire, the calls still open complete at a clean end (``Finish`` stop /
+  tool_calls / pause, the terminal event, or a clean ``finish``).
 
-Truncation (``finish_reason == "length"`` or ``finish(clean=False)``; for the
-SSE transducer also a body that ended with neither ``finish_reason`` nor
-``[DONE]``): calls that never completed each get a
-``ContractError(kind="truncated")`` naming the call (for native-eos: every
-call of the message), and ``truncated_calls`` lists their ``(id, name)`` so
-the loop can pair each with a ``truncated`` result.
+Calls complete in key order (a call waits for the lower ones), so they run in the
+order the model wrote them. At the end a call that does not parse is ``bad_json``
+(naming the call and the position). Argument bytes for a call that already completed
+are ``late_arguments``: it may have run, so the stream broke the proof and reading
+stops.
+
+native-eos: nothing completes before ``finish(clean=True)``; then every call must
+parse, or none runs (the first bad one is reported).
+
+Truncation (``Finish(length)`` or ``finish(clean=False)``; for the SSE transducer also
+a body that ended with neither a finish nor its terminal event): calls that never
+completed each get a ``ContractError(kind="truncated")`` naming the call — and in
+native-eos saying which calls were complete and held back only by the all-or-none rule,
+so the model may resend those unchanged — and ``truncated_calls`` lists
+``(id, name, complete)`` so the loop can pair each with a ``truncated`` result.
 
 Hostile input costs linear time and bounded memory: arguments are parsed by
-``safejson`` (nesting over ``MAX_DEPTH`` is ``bad_json``, never a
-``RecursionError``); whether the lowest open call's arguments have closed is
-tracked by a bracket scanner (``_Closure``) that reads each byte once, so
-they are parsed early at most once, not once per piece; the argument bytes
-held for calls not yet complete are capped by ``max_held`` (``limit``); open
-calls, ids and the frontier are kept in heaps and dicts, so a message with
-100,000 calls costs no per-call scan.
+``safejson`` (nesting over ``MAX_DEPTH`` is ``bad_json``, never a ``RecursionError``);
+whether the lowest open call's arguments have closed is tracked by a bracket scanner
+(``_Closure``) that reads each byte once, so they are parsed early at most once, not
+once per piece; the argument bytes held for calls not yet complete are capped by
+``max_held`` (``limit``); open calls, ids and the frontier are kept in heaps and dicts,
+so a message with 100,000 calls costs no per-call scan.
 """
 
 from __future__ import annotations
 
+import hashlib
 import heapq
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from frontier.app.cst.base import preview
 from frontier.app.cst.snapshot import PREVIEW, ArgState, FrameSnapshot
 from frontier.app.events import CallReady, CallStarted, Confirmed, ContractError, Event, ToolCall
+from frontier.app.model.stream import (
+    CallArgs,
+    CallDone,
+    CallStart,
+    Delta,
+    End,
+    Finish,
+    Ignored,
+    Malformed,
+    TextDelta,
+)
+from frontier.app.vocab import is_clean
 from frontier.app.wire import safejson
 from frontier.app.wire.sse import SSEDecoder
 
@@ -126,20 +144,14 @@ class _Closure:
         return self.opened and not self.depth and not self.in_string and not self.broken
 
 
-def _canonical(value: Any) -> str:
-    """``arguments`` a server sent as a JSON value instead of a string, as the string.
-
-    Compact separators, keys in the order sent, non-ASCII as is: the bytes the
-    offsets count are then the same whichever way a server encodes the value.
-    """
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+def _digest(data: bytes) -> bytes:
+    return hashlib.blake2b(data, digest_size=16).digest()
 
 
 @dataclass
 class _Call:
     index: int
-    seq: int = 0
-    """Creation order (a piece without ``index`` is matched to the first call with its id)."""
+    """The wire's key for the call (its order in the response)."""
     id: str = ""
     name: str = ""
     announced: bool = False
@@ -155,35 +167,48 @@ class _Call:
     why: str = ""
     """What completed it, for a ``late_arguments`` message."""
 
+    proven: bool = False
+    """The wire said the call is complete (``CallDone`` with proof): it completes as soon
+    as every lower call has."""
+    closed: bool = False
+    """The wire ended the call (``CallDone``, proof or not): more argument bytes are late."""
+    digest: bytes = b""
+    """A digest of the arguments it ran with (once done): a wire repeating them is checked
+    against it without keeping the bytes."""
+
     def label(self) -> str:
         return f"call {self.id or '?'} ({self.name or 'no name'}), index {self.index}"
 
 
 class NativeAccumulator:
-    """Accumulates ``delta.tool_calls`` of one streamed response into executable calls."""
+    """Accumulates the native tool calls of one streamed response into executable calls."""
 
-    def __init__(self, incremental: bool, max_held: int = MAX_HELD) -> None:
+    def __init__(
+        self, incremental: bool, *, signals_done: bool = False, max_held: int = MAX_HELD
+    ) -> None:
+        """``signals_done``: the wire says when each call is complete (Responses,
+        Anthropic), so the Chat Completions early rule is not used."""
         self.incremental = incremental
+        self.signals_done = signals_done
         self.max_held = max_held
         self.consumed = 0
         self.stopped = False
         self.finish_reason: str | None = None
-        self.truncated_calls: list[tuple[str, str]] = []
-        """(id, name) of each call reported ``truncated``: none of them ran."""
+        self.truncated_calls: list[tuple[str, str, bool]] = []
+        """``(id, name, complete)`` of each call reported ``truncated``: none of them ran;
+        ``complete``: its arguments had all arrived (native-eos held it back)."""
         self.notes: list[str] = []
         """What was read but deliberately not used (at most ``MAX_NOTES``), e.g. another choice."""
         self.ignored_chunks = 0
-        """Chunks ignored because they belong to a choice other than 0."""
+        """Events ignored because they belong to a choice other than 0."""
         self._calls: dict[int, _Call] = {}
-        self._by_id: dict[str, _Call] = {}
-        """The first-created call with each id."""
         self._max_index = -1
         self._max_with_args = -1
-        """The highest index that has received argument bytes (native-inc completion)."""
+        """The highest key that has received argument bytes (Chat's early rule)."""
         self._open_heap: list[int] = []
-        """Indices of calls not yet complete (completed ones are dropped lazily)."""
+        """Keys of calls not yet complete (completed ones are dropped lazily)."""
         self._starts: list[tuple[int, int]] = []
-        """(offset of the first argument byte, index) of calls with arguments (lazily pruned)."""
+        """(offset of the first argument byte, key) of calls with arguments (lazily pruned)."""
         self._finished = False
         self._pending = 0
         """``len(self.pending())``, kept as pieces arrive and calls complete."""
@@ -255,17 +280,11 @@ class NativeAccumulator:
         )
 
     def _next_open(self) -> _Call | None:
-        """The open call with the lowest index, or ``None``."""
+        """The open call with the lowest key, or ``None``."""
         heap = self._open_heap
         while heap and self._calls[heap[0]].done:
             heapq.heappop(heap)
         return self._calls[heap[0]] if heap else None
-
-    def _set_id(self, call: _Call, ident: str) -> None:
-        call.id = ident
-        known = self._by_id.get(ident)
-        if known is None or call.seq < known.seq:
-            self._by_id[ident] = call
 
     def fail(self, kind: str, message: str) -> list[Event]:
         """Stop reading this response with a contract error (e.g. an unreadable SSE line)."""
@@ -280,65 +299,74 @@ class NativeAccumulator:
 
     # ------------------------------------------------------------------ input
 
-    def feed_chunk(self, chunk: Mapping[str, Any]) -> list[Event]:
-        """One parsed ``chat.completion.chunk``; chunks without choices (usage) are ignored.
+    def feed(self, deltas: Iterable[Delta]) -> tuple[bytes, list[Event]]:
+        """The deltas of one event: the bytes they add to the byte stream, and the events.
 
-        Only choice 0 is this response: the first choice whose ``index`` is 0
-        (or absent) is read; a chunk with none is ignored — no prose, no call,
-        no finish from it — and counted in ``ignored_chunks`` with a note.
-        """
+        Reasoning, usage and server errors mean nothing here (the loop and the transport
+        read them); text is confirmed at once; call deltas follow the rules above."""
         ev: list[Event] = []
+        added: list[bytes] = []
         if self.stopped or self._finished:
-            return ev
-        choices = chunk.get("choices")
-        if not isinstance(choices, list) or not choices:
-            return ev
-        choice = next((c for c in choices if isinstance(c, dict) and _choice_index(c) == 0), None)
-        if choice is None:
-            if isinstance(choices[0], dict):
+            return b"", ev
+        for delta in deltas:
+            kind = type(delta)
+            if kind is TextDelta:
+                assert isinstance(delta, TextDelta)
+                if delta.text:
+                    data = delta.text.encode("utf-8", "replace")
+                    ev.append(Confirmed(self.consumed, "text", data))
+                    self.consumed += len(data)
+                    added.append(data)
+            elif kind is CallStart:
+                assert isinstance(delta, CallStart)
+                self._start_call(delta, ev)
+            elif kind is CallArgs:
+                assert isinstance(delta, CallArgs)
+                if delta.data:
+                    data = delta.data.encode("utf-8", "replace")
+                    if not self._arguments(self._call(delta.key), data, ev):
+                        return b"".join(added), ev
+                    added.append(data)
+            elif kind is CallDone:
+                assert isinstance(delta, CallDone)
+                done = self._call_done(delta, ev)
+                if done is None:
+                    return b"".join(added), ev
+                added.append(done)
+            elif kind is Finish:
+                assert isinstance(delta, Finish)
+                self.finish_reason = delta.reason
+                if self.incremental and is_clean(delta.reason):
+                    self._ready_open(f"at finish_reason={delta.raw or delta.reason}", ev)
+            elif kind is End:
+                live = not self.stopped and not self._finished
+                ended_clean = self.finish_reason is None or is_clean(self.finish_reason)
+                if self.incremental and live and ended_clean:
+                    self._ready_open("at the end of the stream", ev)
+            elif kind is Malformed:
+                assert isinstance(delta, Malformed)
+                self._fail("bad_json", delta.message, self.consumed, ev)
+            elif kind is Ignored:
+                assert isinstance(delta, Ignored)
                 self.ignored_chunks += 1
-                self._note(
-                    f"ignored a chunk for choice {choices[0].get('index')!r} at byte "
-                    f"{self.consumed}: only choice 0 is read (was n > 1 requested?)"
-                )
-            return ev
-        delta = choice.get("delta") or {}
-        content = delta.get("content") if isinstance(delta, dict) else None
-        if isinstance(content, str) and content:
-            data = content.encode("utf-8", "replace")
-            ev.append(Confirmed(self.consumed, "text", data))
-            self.consumed += len(data)
-        tool_calls = delta.get("tool_calls") if isinstance(delta, dict) else None
-        if isinstance(tool_calls, list):
-            for piece in tool_calls:
-                if isinstance(piece, dict) and not self._tool_piece(piece, ev):
-                    return ev
-        reason = choice.get("finish_reason")
-        if isinstance(reason, str) and reason:
-            self.finish_reason = reason
-            if self.incremental and reason != "length":
-                self._ready_open(f"at finish_reason={reason}", ev)
-        return ev
-
-    def done(self) -> list[Event]:
-        """The ``[DONE]`` sentinel: in native-inc, open calls complete (unless truncated)."""
-        ev: list[Event] = []
-        live = not self.stopped and not self._finished
-        if self.incremental and live and self.finish_reason != "length":
-            self._ready_open("at [DONE]", ev)
-        return ev
+                self._note(f"{delta.note} (at byte {self.consumed})")
+            if self.stopped:
+                break
+        return b"".join(added), ev
 
     def finish(self, clean: bool) -> list[Event]:
         ev: list[Event] = []
         if self.stopped or self._finished:
             return ev
         self._finished = True
-        clean = clean and self.finish_reason != "length"
-        why = (
-            "finish_reason=length (the model hit its token limit)"
-            if self.finish_reason == "length"
-            else "the stream ending without a finish_reason"
-        )
+        cut_by = self.finish_reason if not is_clean(self.finish_reason) else None
+        clean = clean and (self.finish_reason is None or is_clean(self.finish_reason))
+        if cut_by == "length":
+            why = "finish_reason=length (the model hit its token limit)"
+        elif cut_by:
+            why = f"finish_reason={cut_by}"
+        else:
+            why = "the stream ending without a finish_reason"
         if self.incremental:
             if clean:
                 self._ready_open("at the end of the stream", ev)
@@ -348,11 +376,21 @@ class NativeAccumulator:
             return ev
         calls = [self._calls[i] for i in sorted(self._calls)]
         if not clean:
+            whole = [c for c in calls if self._complete(c)]
+            held = (
+                f"; {', '.join(c.id for c in whole)} {'was' if len(whole) == 1 else 'were'} "
+                "complete and did not run only because no call of a cut-off response runs "
+                "(native-eos): resend "
+                f"{'it' if len(whole) == 1 else 'them'} unchanged"
+                if whole
+                else ""
+            )
             for call in calls:
+                state = "was complete" if self._complete(call) else "was cut off"
                 self._truncate(
                     call,
-                    f"{call.label()}: the response was cut off by {why}, so none of its "
-                    f"{len(calls)} call(s) ran",
+                    f"{call.label()} {state}: the response was cut off by {why}, so none "
+                    f"of its {len(calls)} call(s) ran{held}",
                     ev,
                 )
             return ev
@@ -368,53 +406,47 @@ class NativeAccumulator:
 
     # ------------------------------------------------------------------ internals
 
-    def _tool_piece(self, piece: Mapping[str, Any], ev: list[Event]) -> bool:
-        index = piece.get("index")
-        if not isinstance(index, int) or isinstance(index, bool):
-            ident = piece.get("id")
-            known = self._by_id.get(ident) if isinstance(ident, str) and ident else None
-            if known is not None:
-                index = known.index
-            elif ident or not self._calls:
-                index = self._max_index + 1
-            else:
-                index = self._max_index
-        call = self._calls.get(index)
+    def _call(self, key: int) -> _Call:
+        call = self._calls.get(key)
         if call is None:
-            call = self._calls[index] = _Call(index, seq=len(self._calls))
-            self._max_index = max(self._max_index, index)
-            heapq.heappush(self._open_heap, index)
-        fn = piece.get("function")
-        fn = fn if isinstance(fn, dict) else {}
-        ident = piece.get("id")
-        if isinstance(ident, str) and ident and not call.id:
-            self._set_id(call, ident)
-        name = fn.get("name")
-        if isinstance(name, str) and name and not call.name:
-            call.name = name
-        if call.name and not call.announced:
+            call = self._calls[key] = _Call(key)
+            self._max_index = max(self._max_index, key)
+            heapq.heappush(self._open_heap, key)
+        return call
+
+    def _start_call(self, delta: CallStart, ev: list[Event]) -> None:
+        call = self._call(delta.key)
+        if delta.id and not call.id:
+            call.id = delta.id
+        if delta.name and not call.name:
+            call.name = delta.name
+        self._announce(call, ev)
+
+    def _announce(self, call: _Call, ev: list[Event]) -> None:
+        if call.name and not call.announced and not call.done:
             if not call.id:
-                self._set_id(call, f"call_{index}")
+                call.id = f"call_{call.index}"
             call.announced = True
             ev.append(CallStarted(call.id, call.name, self.consumed))
-        args = fn.get("arguments")
-        if args is not None and not isinstance(args, str):
-            args = _canonical(args)
-        if not args:
-            return True
-        data = args.encode("utf-8", "replace")
-        if call.done:
-            count = f"{len(data)} more argument byte{'s' if len(data) != 1 else ''}"
-            self._fail(
-                "late_arguments",
-                f"{call.label()}: {count} ({preview(data)}) arrived after the call became "
-                f"executable {call.why} (it may have run with the arguments it had then); the "
-                f"later bytes were not used and the rest of the response was not read. Stream "
-                f"each call's arguments whole before starting the next call's",
-                self.consumed,
-                ev,
-                resend=False,
-            )
+
+    def _late(self, call: _Call, data: bytes, ev: list[Event]) -> None:
+        count = f"{len(data)} more argument byte{'s' if len(data) != 1 else ''}"
+        when = f"became executable {call.why}" if call.done else "was closed by its wire"
+        self._fail(
+            "late_arguments",
+            f"{call.label()}: {count} ({preview(data)}) arrived after the call {when} (it "
+            f"may have run with the arguments it had then); the later bytes were not used "
+            f"and the rest of the response was not read. Stream each call's arguments "
+            f"whole before starting the next call's",
+            self.consumed,
+            ev,
+            resend=False,
+        )
+
+    def _arguments(self, call: _Call, data: bytes, ev: list[Event]) -> bool:
+        """Hold ``data`` for ``call``; False when reading must stop (a contract error)."""
+        if call.done or call.closed:
+            self._late(call, data, ev)
             return False
         if self._pending + len(data) > self.max_held:
             self._fail(
@@ -426,20 +458,70 @@ class NativeAccumulator:
             )
             return False
         if not call.pieces:
-            heapq.heappush(self._starts, (self.consumed, index))
+            heapq.heappush(self._starts, (self.consumed, call.index))
         call.pieces.append((self.consumed, data))
         call.size += len(data)
         self.consumed += len(data)
         self._pending += len(data)
-        if self.incremental:
-            if index > self._max_with_args:
-                self._max_with_args = index
+        if self.incremental and not self.signals_done:
+            if call.index > self._max_with_args:
+                self._max_with_args = call.index
             self._advance(ev)
         return True
 
+    def _call_done(self, delta: CallDone, ev: list[Event]) -> bytes | None:
+        """The wire ended call ``delta.key``: its final id, name and arguments (which win
+        over the pieces). The bytes this adds to the stream, or ``None`` to stop."""
+        call = self._call(delta.key)
+        if call.done:
+            # a wire may repeat the arguments after the call was proven (Responses: the
+            # item's done after the arguments' done): the same bytes are no news
+            if delta.arguments is not None:
+                repeated = delta.arguments.encode("utf-8", "replace")
+                if _digest(repeated) != call.digest:
+                    self._late(call, repeated, ev)
+                    return None
+            return b""
+        if delta.id and delta.id != call.id:
+            was, call.id = call.id, delta.id
+            if call.announced:  # the same call under its final id (the wire's word wins)
+                ev.append(CallStarted(call.id, call.name, self.consumed, replaces=was))
+        if delta.name and not call.name:
+            call.name = delta.name
+        self._announce(call, ev)
+        added = b""
+        if delta.arguments is not None:
+            final = delta.arguments.encode("utf-8", "replace")
+            held = b"".join(p for _, p in call.pieces)
+            if final != held:
+                if held:
+                    self._note(
+                        f"{call.label()}: the arguments the wire repeated when the call ended "
+                        f"differ from its {call.size} streamed bytes; the repeated ones are used"
+                    )
+                    self._pending -= call.size
+                    call.pieces, call.size, call.closure, call.scanned = [], 0, None, 0
+                if final and not self._arguments(call, final, ev):
+                    return None
+                added = final
+        call.closed = True
+        if delta.proof:
+            call.proven = True
+            if self.incremental:
+                self._ready_proven(ev)
+        return added
+
+    def _ready_proven(self, ev: list[Event]) -> None:
+        """Complete the lowest open calls while the wire has proven them."""
+        while (call := self._next_open()) is not None and call.proven:
+            args = self._parse(call, ev)
+            if args is None:
+                return
+            self._emit_ready(call, args, ev, "when its wire said it was complete")
+
     def _advance(self, ev: list[Event]) -> None:
-        """Complete open calls, lowest index first, while the early rule proves them complete:
-        a higher index has argument bytes and the call's own arguments parse as an object."""
+        """Complete open calls, lowest key first, while the early rule proves them complete:
+        a higher key has argument bytes and the call's own arguments parse as an object."""
         while (call := self._next_open()) is not None and call.index < self._max_with_args:
             if not call.size or not call.name or call.settled:
                 return
@@ -471,6 +553,10 @@ class NativeAccumulator:
 
     def _start(self, call: _Call) -> int:
         return call.pieces[0][0] if call.pieces else self.consumed
+
+    def _complete(self, call: _Call) -> bool:
+        """Its arguments had all arrived (they parse as an object): only the rules held it."""
+        return self._decode(call)[0] is not None
 
     def _decode(self, call: _Call) -> tuple[dict[str, Any] | None, tuple[str, str, int]]:
         """The arguments as a dict, or ``None`` and (kind, message, offset) saying why not."""
@@ -521,27 +607,27 @@ class NativeAccumulator:
             end = offset + len(data)
         for start, parts in runs:
             ev.append(Confirmed(start, "body", b"".join(parts)))
-        # Its last argument byte; a call with no argument bytes is confirmed by the chunk that
-        # completed it, which adds none: then the last byte before it (0 at the very start).
+        # Its last argument byte; a call with no argument bytes is confirmed by the event
+        # that completed it, which adds none: then the last byte before it (0 at the start).
         last = (
             call.pieces[-1][0] + len(call.pieces[-1][1]) - 1 if call.pieces else self.consumed - 1
         )
         call.done = True
         call.why = why
+        call.digest = _digest(b"".join(p for _, p in call.pieces))
         self._pending -= call.size
         call.pieces = []  # confirmed and handed on: a done call holds no bytes
         call.closure = None
         if not call.id:
-            self._set_id(call, f"call_{call.index}")
+            call.id = f"call_{call.index}"
         ev.append(CallReady(ToolCall(call.id, call.name, args, max(last, 0))))
 
     def _truncate(self, call: _Call, message: str, ev: list[Event]) -> None:
         if not call.id:
-            self._set_id(call, f"call_{call.index}")
-        self.truncated_calls.append((call.id, call.name))
-        ev.append(
-            ContractError("truncated", message + "; it did not run: resend it", self.consumed)
-        )
+            call.id = f"call_{call.index}"
+        self.truncated_calls.append((call.id, call.name, self._complete(call)))
+        resend = "it did not run: resend it" if "resend" not in message else "it did not run"
+        ev.append(ContractError("truncated", f"{message}; {resend}", self.consumed))
 
     def _fail(
         self, kind: str, message: str, offset: int, ev: list[Event], resend: bool = True
@@ -551,31 +637,45 @@ class NativeAccumulator:
         ev.append(ContractError(kind, message + ("; resend the call" if resend else ""), offset))
 
 
-def _choice_index(choice: Mapping[str, Any]) -> int | None:
-    """A choice's ``index`` (absent counts as 0: single-choice servers often omit it)."""
-    index = choice.get("index", 0)
-    if index is None:
-        return 0
-    return index if isinstance(index, int) and not isinstance(index, bool) else None
+class DeltaDecoder(Protocol):
+    """One response's wire decoder (``app/model/wires/base.EventDecoder``)."""
+
+    skipped: int
+
+    def feed(self, event: str, data: str) -> list[Delta]: ...
+
+
+class DeltaSource(Protocol):
+    """A wire adapter as the SSE transducer needs it (``app/model/wires/base.WireCodec``):
+    CST imports no wire, so the caller passes one in (``app/model/registry.codec``)."""
+
+    signals_call_done: bool
+
+    def decoder(self) -> DeltaDecoder: ...
 
 
 class NativeSSETransducer:
-    """A bytes ``Transducer`` over the SSE body of a chat-completions stream.
+    """A bytes ``Transducer`` over the SSE body of one response, on any wire.
 
-    Offsets, ``frontier`` and ``consumed`` are those of the accumulator (content
-    + argument bytes); ``sse_consumed`` counts body bytes. Data lines that are
-    not JSON objects are skipped and counted in ``skipped``. A body that ends
-    with neither a ``finish_reason`` nor ``[DONE]`` was cut off, so even a
-    "clean" ``finish`` of it is a truncation: the body alone cannot prove the
-    last call complete.
+    Offsets, ``frontier`` and ``consumed`` are those of the accumulator (text + argument
+    bytes); ``sse_consumed`` counts body bytes. Events the wire cannot read are skipped
+    and counted in ``skipped``. A body that ends with neither a finish nor the wire's
+    terminal event was cut off, so even a "clean" ``finish`` of it is a truncation: the
+    body alone cannot prove the last call complete.
     """
 
-    def __init__(self, incremental: bool, max_held: int = MAX_HELD) -> None:
-        self.accumulator = NativeAccumulator(incremental, max_held)
+    def __init__(self, incremental: bool, wire: DeltaSource, max_held: int = MAX_HELD) -> None:
+        self.accumulator = NativeAccumulator(
+            incremental, signals_done=wire.signals_call_done, max_held=max_held
+        )
+        self._decoder = wire.decoder()
         self._sse = SSEDecoder()
         self.sse_consumed = 0
-        self.skipped = 0
-        self.saw_done = False
+        self.saw_end = False
+
+    @property
+    def skipped(self) -> int:
+        return self._decoder.skipped
 
     @property
     def frontier(self) -> int:
@@ -608,8 +708,11 @@ class NativeSSETransducer:
     def feed(self, data: bytes) -> list[Event]:
         self.sse_consumed += len(data)
         events: list[Event] = []
-        for item in self._sse.feed(data):
-            events.extend(self._item(item))
+        for name, item in self._sse.feed_events(data):
+            deltas = self._decoder.feed(name, item)
+            if any(type(d) is End for d in deltas):
+                self.saw_end = True
+            events.extend(self.accumulator.feed(deltas)[1])
         if self._sse.too_long:
             events.extend(
                 self.accumulator.fail(
@@ -622,22 +725,5 @@ class NativeSSETransducer:
 
     def finish(self, clean: bool) -> list[Event]:
         self._sse.finish()
-        ended = self.saw_done or self.accumulator.finish_reason is not None
+        ended = self.saw_end or self.accumulator.finish_reason is not None
         return self.accumulator.finish(clean and ended)
-
-    def _item(self, item: str) -> list[Event]:
-        if item.strip() == "[DONE]":
-            self.saw_done = True
-            return self.accumulator.done()
-        try:
-            chunk = safejson.loads(item, max_depth=safejson.ENVELOPE_DEPTH)
-        except safejson.JsonLimitError as exc:
-            # Not junk to skip: it may have carried a call's arguments.
-            return self.accumulator.fail("bad_json", f"an SSE chunk is {exc}; resend the response")
-        except ValueError:
-            self.skipped += 1
-            return []
-        if not isinstance(chunk, dict):
-            self.skipped += 1
-            return []
-        return self.accumulator.feed_chunk(chunk)

@@ -38,6 +38,7 @@ a 100 MB recording took 258 s and 1.1 GB).
 
 from __future__ import annotations
 
+import functools
 from bisect import bisect_right
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
@@ -45,6 +46,7 @@ from functools import partial
 
 from frontier.app.cst.base import Transducer, calls_of, errors_of
 from frontier.app.cst.factory import make_transducer
+from frontier.app.cst.native import DeltaSource
 from frontier.app.events import ToolCall
 
 
@@ -132,10 +134,14 @@ def check_stream(
     fresh: int = 2048,
     samples: int = 256,
     probes: int = 24,
-    factory: Callable[[str], Transducer] = make_transducer,
+    factory: Callable[[str], Transducer] | None = None,
+    wire: DeltaSource | None = None,
     max_violations: int = 20,
 ) -> CheckReport:
-    """Check S1–S3 (and the pending bound) for ``data`` read with ``protocol``."""
+    """Check S1–S3 (and the pending bound) for ``data`` read with ``protocol``; a native
+    protocol reads ``wire``'s SSE body (its adapter: CST imports no wire)."""
+    if factory is None:
+        factory = functools.partial(make_transducer, wire=wire)
     n = len(data)
     full = factory(protocol)
     full_calls: list[ToolCall] = []

@@ -44,6 +44,7 @@ from frontier.app.events import (
     Event,
     ToolCall,
 )
+from frontier.app.model.registry import codec
 from frontier.app.session.record import Recording
 from frontier.app.vocab import CTL_MODES, PROTOCOLS
 
@@ -149,7 +150,7 @@ class _Read:
 
 
 def _read(rec: Recording, mode: str) -> _Read:
-    t = make_transducer(mode)
+    t = make_transducer(mode, wire=codec(rec.wire))
     data = rec.transducer_input(mode)
     events = t.feed(data) + t.finish(rec.clean)
     return _Read(events, data, rec.clean)

@@ -40,10 +40,11 @@ from itertools import accumulate
 from typing import Any
 
 from frontier.app.cst.base import Transducer, calls_of, errors_of
-from frontier.app.cst.factory import make_transducer, pending_size
+from frontier.app.cst.factory import pending_size
 from frontier.app.evaluation.render import FRAMINGS, TOKEN_CHARS, Rendering, render
 from frontier.app.evaluation.workload import WorkCall, value_text
 from frontier.app.events import CallReady, ContractError, Event, ToolCall
+from frontier.app.transducers import transducer_factory
 
 DEFAULT_CUTS = 200
 DEFAULT_CHUNKS: tuple[int, ...] = (1, 7, 64)
@@ -207,9 +208,11 @@ def evaluate_rendering(
     every_byte: bool = False,
     chunks: Sequence[int] = DEFAULT_CHUNKS,
     probes: int = PROBES,
-    factory: Callable[[str], Transducer] = make_transducer,
+    factory: Callable[[str], Transducer] | None = None,
 ) -> FramingResult:
     data, framing = rendering.data, rendering.framing
+    if factory is None:  # the rendering's native framing is a Chat Completions body
+        factory = transducer_factory("openai-chat")
     n = len(data)
     whole = factory(framing)
     events = whole.feed(data) + whole.finish(True)
@@ -283,7 +286,7 @@ def run_framings(
     chunks: Sequence[int] = DEFAULT_CHUNKS,
     token: int = TOKEN_CHARS,
     description: str = "",
-    factory: Callable[[str], Transducer] = make_transducer,
+    factory: Callable[[str], Transducer] | None = None,
 ) -> FramingsReport:
     """Experiment C over ``framings``; see the module docstring for each figure."""
     from frontier.app.evaluation.workload import describe

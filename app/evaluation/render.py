@@ -32,9 +32,10 @@ import json
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Literal
 
 from frontier.app.evaluation.workload import WorkCall, value_text
+from frontier.app.model.wires.openai_chat import scripted_events
 from frontier.app.vocab import NATIVE_MODES, PROTOCOLS
 from frontier.app.wire.sse import encode_sse
 
@@ -138,37 +139,17 @@ def _json_call(call_id: str, call: WorkCall) -> str:
 # --------------------------------------------------------------------------- native SSE
 
 
-def _chunk(delta: dict[str, Any], finish: str | None = None) -> str:
-    return json.dumps(
-        {
-            "object": "chat.completion.chunk",
-            "model": "eval",
-            "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
-        },
-        ensure_ascii=False,
-    )
-
-
 def _pieces(text: str, size: int) -> list[str]:
     return [text[i : i + size] for i in range(0, len(text), max(1, size))]
 
 
 def native_sse(calls: Sequence[WorkCall], ids: Sequence[str], token: int) -> bytes:
-    """The SSE body of a stream whose calls come as ``delta.tool_calls`` pieces."""
-    events = [_chunk({"role": "assistant", "content": ""})]
-    events += [_chunk({"content": piece}) for piece in _pieces(PROSE, token)]
-    for index, (call_id, call) in enumerate(zip(ids, calls, strict=True)):
-        head = {"index": index, "id": call_id, "type": "function"}
-        head["function"] = {"name": call.name, "arguments": ""}
-        events.append(_chunk({"tool_calls": [head]}))
-        arguments = json.dumps(dict(call.args), ensure_ascii=False)
-        for piece in _pieces(arguments, token):
-            events.append(
-                _chunk({"tool_calls": [{"index": index, "function": {"arguments": piece}}]})
-            )
-    events.append(_chunk({}, "tool_calls"))
-    events.append("[DONE]")
-    return encode_sse(events)
+    """The SSE body of a Chat Completions stream whose calls come as tool call pieces."""
+    scripted = [
+        (call_id, call.name, _pieces(json.dumps(dict(call.args), ensure_ascii=False), token))
+        for call_id, call in zip(ids, calls, strict=True)
+    ]
+    return encode_sse(scripted_events(_pieces(PROSE, token), scripted, model="eval"))
 
 
 # --------------------------------------------------------------------------- MiniMax XML

@@ -38,6 +38,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TextIO
 
+from frontier.app.agent.budget import ASSUMED
 from frontier.app.agent.repair import MAX_REPAIRS
 from frontier.app.agent.runtime import create_runtime
 from frontier.app.agent.session import AgentSession
@@ -56,6 +57,7 @@ from frontier.app.events import (
     ResponseEnded,
     ResponseStarted,
     Retry,
+    ServerTool,
     StreamStopped,
     Summarising,
     ToolCall,
@@ -66,7 +68,8 @@ from frontier.app.events import (
     event_to_json,
 )
 from frontier.app.frontends.terminal_text import terminal_safe
-from frontier.app.providers.errors import ProviderError
+from frontier.app.model.catalogue import assumed_window_text
+from frontier.app.model.errors import ModelError
 from frontier.app.secrets import Scrubber, StreamScrubber, url_secrets
 from frontier.app.session.db import StoreError
 from frontier.tools.contract import Approver, Decision, Preview, ToolSpec
@@ -109,6 +112,8 @@ class EventPrinter:
         """Reasoning received since the last printed line (text mode prints it as a block)."""
         self.context: tuple[int, int] | None = None
         """(tokens used, window) as last known: the text form says it when a turn ends."""
+        self._assumed = False
+        """The text form said the window is only assumed (once)."""
 
     def __call__(self, event: Event) -> None:
         self.wait.apply(event, self.clock)
@@ -131,6 +136,11 @@ class EventPrinter:
 
     def _count_context(self, event: Event) -> None:
         """Follow how full the context is; the text form prints it before a turn's end."""
+        if isinstance(event, ContextUsage) and event.source == ASSUMED and not self._assumed:
+            self._assumed = True
+            if not self.as_json:
+                self.out.write(assumed_window_text(event.window) + "\n")
+                self.out.flush()
         if isinstance(event, ContextUsage | Compacted):
             used = event.used if isinstance(event, ContextUsage) else event.after
             self.context = (used, event.window)
@@ -259,6 +269,8 @@ def describe(event: Event) -> str | None:
             return f"■ stream stopped at byte {offset}: {reason}"
         case Retry(attempt=attempt, delay=delay, reason=reason):
             return f"↻ retry {attempt} in {delay:.1f}s: {reason}"
+        case ServerTool(name=name):
+            return f"⚙ the provider ran its own tool {name} (never run by Frontier)"
         case RepairRequested(kind=kind, attempt=attempt):
             return f"↺ repair {attempt}/{MAX_REPAIRS}: asked the model to resend ({kind})"
         case Summarising(rounds=rounds, before=before, window=window):
@@ -401,7 +413,7 @@ async def run_headless(
             if ended.reason != "done":  # the printer has said why (once)
                 status = EXIT_FAILED
                 break
-    except ProviderError as exc:
+    except ModelError as exc:
         print(f"frontier: {printer.text(str(exc))}", file=sys.stderr)
         status = EXIT_FAILED
     finally:

@@ -250,15 +250,51 @@ class CallLedger:
         return [c for c in self.calls(session_id) if c.result is None]
 
     def undelivered_results(self, session_id: str) -> list[ToolResult]:
-        """Committed results the model never saw (logged after its last user/tool message).
+        """Committed results the model never saw (logged after the last stored item that
+        carries results or a person's text to the model: ``results`` / ``user``, and a
+        chat ``tool`` message in sessions from before typed items).
 
         A crash between committing a result and appending the round leaves such
         results; resume must report them, or a model would redo a done side effect.
         """
+        return [result for _, result in self.undelivered(session_id)]
+
+    def undelivered(self, session_id: str) -> list[tuple[ToolCall | None, ToolResult]]:
+        """:meth:`undelivered_results`, each with the call it answers as its ``call`` row
+        stored it (id, name, arguments as stored, offset): the row the result points at
+        (``ref``), which for a live call is the most recent call row with that id at or
+        before the result (ids repeat across responses). A call rejected before it was
+        persisted is rebuilt from its result row, which keeps the arguments; ``None`` when
+        no call was recorded at all (a result committed for a call never persisted)."""
         rows = self.db.read(
-            "SELECT data FROM log WHERE session_id = ? AND type = 'result' AND seq > "
+            "SELECT r.data, c.data FROM log r LEFT JOIN log c"
+            " ON c.seq = r.ref AND c.type = 'call' AND c.session_id = r.session_id"
+            " WHERE r.session_id = ? AND r.type = 'result' AND r.seq > "
             "COALESCE((SELECT MAX(log_seq) FROM messages WHERE session_id = ?"
-            " AND role IN ('user', 'tool')), 0) ORDER BY seq",
+            " AND role IN ('user', 'results', 'tool')), 0) ORDER BY r.seq",
             (session_id, session_id),
         )
-        return [result_from_json(json.loads(r[0])) for r in rows]
+        out: list[tuple[ToolCall | None, ToolResult]] = []
+        for result_data, call_data in rows:
+            d = json.loads(result_data)
+            result = result_from_json(d)
+            if call_data is not None:
+                call: ToolCall | None = call_from_json(json.loads(call_data))
+            elif isinstance(d.get("args"), dict):  # rejected: the result row keeps the args
+                call = ToolCall(result.call_id, result.name, d["args"])
+            else:
+                call = None
+            out.append((call, result))
+        return out
+
+
+def call_from_json(d: Mapping[str, Any]) -> ToolCall:
+    """A call as its ``call`` row stores it (arguments JSON-safe, as stored: bytes that
+    were not UTF-8 read ``{"base64": ...}``)."""
+    offset = d.get("offset")
+    return ToolCall(
+        id=str(d.get("id") or ""),
+        name=str(d.get("name") or ""),
+        args=dict(d.get("args") or {}),
+        offset=offset if isinstance(offset, int) else 0,
+    )

@@ -33,6 +33,7 @@ from frontier.app.session.db import (
 )
 from frontier.app.session.responses import Responses
 from frontier.app.session.timeline import iso_time
+from frontier.app.vocab import DEFAULT_WIRE, WIRES
 
 if TYPE_CHECKING:
     from frontier.app.session.record import Recording
@@ -62,6 +63,8 @@ class SessionInfo:
     person recognises a session in a list, where an id and a time say little."""
     updated: float = 0.0
     """When the session last changed state (a turn began or ended): "used last"."""
+    wire: str = DEFAULT_WIRE
+    """The model API the session speaks (``openai-chat`` for sessions from before wires)."""
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -70,6 +73,7 @@ class SessionInfo:
             "workspace": self.workspace,
             "model": self.model,
             "mode": self.mode,
+            "wire": self.wire,
             "turns": self.turns,
             "state": self.state,
             "base_url": self.base_url,
@@ -89,9 +93,10 @@ _SESSION_QUERY = (
     "   AND NOT EXISTS (SELECT 1 FROM log x WHERE x.ref = c.seq AND x.type = 'result')),"
     " (SELECT l.data FROM log l WHERE l.session_id = s.id AND l.type = 'user'"
     "   ORDER BY l.seq LIMIT 1),"
-    " s.updated"
+    " s.updated, {wire}"
     " FROM sessions s"
 )
+"""``{wire}``: ``s.wire``, or ``NULL`` in a database older than v6 read without migrating."""
 
 
 def sanitize_url(url: str | None) -> str | None:
@@ -105,8 +110,19 @@ class Catalogue:
     def __init__(self, db: Database) -> None:
         self.db = db
 
-    def create_session(self, workspace: str, model: str, base_url: str | None, mode: str) -> str:
-        """A new session; returns its short hex id."""
+    def create_session(
+        self,
+        workspace: str,
+        model: str,
+        base_url: str | None,
+        mode: str,
+        *,
+        wire: str | None = None,
+    ) -> str:
+        """A new session speaking ``wire`` (``None``: ``openai-chat``, stored as NULL);
+        returns its short hex id."""
+        if wire is not None and wire not in WIRES:
+            raise ValueError(f"unknown wire {wire!r}; one of {', '.join(WIRES)}")
         now = time.time()
         ws = os.path.abspath(workspace)
         url = sanitize_url(base_url)
@@ -119,7 +135,7 @@ class Catalogue:
                     continue
                 c.execute(
                     "INSERT INTO sessions (id, created, updated, workspace, model, base_url,"
-                    " mode, state) VALUES (?, ?, ?, ?, ?, ?, ?, 'active')",
+                    " mode, state, wire) VALUES (?, ?, ?, ?, ?, ?, ?, 'active', ?)",
                     (
                         sid,
                         now,
@@ -128,6 +144,7 @@ class Catalogue:
                         scrub(model),
                         None if url is None else scrub(url),
                         mode,
+                        wire,
                     ),
                 )
                 return sid
@@ -145,6 +162,16 @@ class Catalogue:
             (self.db.scrub(ws), time.time(), session_id),
         )
 
+    def set_mode(self, session_id: str, mode: str) -> None:
+        """The protocol mode the session settled on (``--protocol auto`` asks the server
+        before the first request; the row was made with the mode assumed until then)."""
+        self._update(
+            "mode",
+            session_id,
+            "UPDATE sessions SET mode = ?, updated = ? WHERE id = ?",
+            (mode, time.time(), session_id),
+        )
+
     def set_state(self, session_id: str, state: str) -> None:
         if state not in STATES:
             raise ValueError(f"unknown session state {state!r}; one of {', '.join(STATES)}")
@@ -155,9 +182,14 @@ class Catalogue:
             (state, time.time(), session_id),
         )
 
+    def query(self) -> str:
+        """The ``SELECT`` every :class:`SessionInfo` is read with (see ``_SESSION_QUERY``)."""
+        has_wire = self.db.has_column("sessions", "wire")
+        return _SESSION_QUERY.format(wire="s.wire" if has_wire else "NULL")
+
     def list_sessions(self) -> list[SessionInfo]:
         """Every session, newest first."""
-        return [self._info(r) for r in self.db.read(_SESSION_QUERY + " ORDER BY s.created DESC")]
+        return [self._info(r) for r in self.db.read(self.query() + " ORDER BY s.created DESC")]
 
     def last_used(self, workspace: str | Path) -> SessionInfo | None:
         """The session of ``workspace`` used last (``frontier -c``, ``resume --last``), or
@@ -166,7 +198,7 @@ class Catalogue:
         keys = sorted({os.path.abspath(workspace), os.path.realpath(workspace)})
         marks = ", ".join("?" for _ in keys)
         rows = self.db.read(
-            _SESSION_QUERY + f" WHERE s.workspace IN ({marks})"
+            self.query() + f" WHERE s.workspace IN ({marks})"
             " ORDER BY s.updated DESC, s.created DESC LIMIT 1",
             tuple(self.db.scrub(k) for k in keys),
         )
@@ -214,11 +246,11 @@ class Catalogue:
         key = id_or_prefix.strip().lower()
         if not key:
             raise SessionNotFound("no session id given; `frontier sessions` lists them")
-        rows = self.db.read(_SESSION_QUERY + " WHERE s.id = ?", (key,))
+        rows = self.db.read(self.query() + " WHERE s.id = ?", (key,))
         if not rows:
             escaped = key.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
             rows = self.db.read(
-                _SESSION_QUERY + " WHERE s.id LIKE ? ESCAPE '\\' ORDER BY s.created DESC",
+                self.query() + " WHERE s.id LIKE ? ESCAPE '\\' ORDER BY s.created DESC",
                 (escaped + "%",),
             )
         if not rows:
@@ -264,7 +296,7 @@ class Catalogue:
 
     def _info(self, row: tuple[Any, ...]) -> SessionInfo:
         sid, created, workspace, model, base_url, mode, state, turns, calls, running = row[:10]
-        first, updated = row[10:12]
+        first, updated, wire = row[10:13]
         held = (state == "active" or running > 0) and self.is_held(sid)
         if state == "active" and not held:
             state = "interrupted"  # its process died mid-turn (nothing holds its lock)
@@ -281,6 +313,7 @@ class Catalogue:
             0 if held else running,
             _prompt_text(first),
             updated or created,
+            wire or DEFAULT_WIRE,
         )
 
 
@@ -332,8 +365,9 @@ def newest_session(path: Path | None = None) -> SessionInfo | None:
         return None
     db = Database.open_readonly(where)
     try:
-        rows = db.read(_SESSION_QUERY + " ORDER BY s.updated DESC, s.created DESC LIMIT 1")
-        return Catalogue(db)._info(rows[0]) if rows else None
+        catalogue = Catalogue(db)
+        rows = db.read(catalogue.query() + " ORDER BY s.updated DESC, s.created DESC LIMIT 1")
+        return catalogue._info(rows[0]) if rows else None
     finally:
         db.close()
 

@@ -1,17 +1,19 @@
 """Compactions: each step that shortened the history sent to the model (issue 15).
 
-A row of ``compactions`` (schema v4) says: from now on, the stored messages up to and
-including ``messages.seq = upto`` are sent as ``messages`` (a JSON list) instead. The
-original messages are never changed — the export and the timeline keep showing them —
-so the history a resumed session sends (:meth:`Compactions.history`) is the latest
-compaction's list followed by every message stored after its ``upto``.
+A row of ``compactions`` (schema v4) says: from now on, the stored history up to and
+including ``messages.seq = upto`` is sent as ``messages`` (a JSON list of conversation
+items, ``conversation.item_to_json``; rows from before typed items hold chat message
+dicts, converted when read) instead. The original items are never changed — the export
+and the timeline keep showing them — so the history a resumed session sends
+(:meth:`Compactions.history`) is the latest compaction's items followed by every item
+stored after its ``upto``.
 
 ``detail`` (JSON) records what the step did: ``before``/``after`` (tokens), ``window``,
 ``rounds``, the stubbed results (``stubbed``: call id, tool, bytes, log row), the
 summary request's response id (``response_id``), ``reason`` (``threshold`` or
 ``overflow``), ``log_seq`` (the last timeline row when it happened: where the export
-puts its marker) and ``log_seqs`` — for each message of the list, the timeline row
-that was last when the message was first stored (``messages.log_seq``), so a later
+puts its marker) and ``log_seqs`` — for each item of the list, the timeline row
+that was last when the item was first stored (``messages.log_seq``), so a later
 stub can still say where its result is kept.
 """
 
@@ -24,8 +26,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from frontier.app.model.conversation import Item, item_to_json
 from frontier.app.session.db import Database
-from frontier.app.session.timeline import to_json
+from frontier.app.session.timeline import Timeline, decode_items, loads_body, to_json
 
 STEPS = ("stub", "summary")
 
@@ -39,8 +42,17 @@ class CompactionRecord:
     """``stub`` (old results replaced by stubs) or ``summary`` (old rounds summarised)."""
     upto: int
     """The last ``messages.seq`` the step covers."""
-    messages: list[dict[str, Any]]
+    items: list[Item]
+    """The history that replaces every stored item up to ``upto``."""
     detail: Mapping[str, Any]
+    positions: tuple[int | None, ...] = ()
+    """Each item's timeline position (from ``detail["log_seqs"]``; ``None``: unknown)."""
+
+    def positioned(self) -> list[tuple[Item, int | None]]:
+        """Each item with its timeline position."""
+        seqs = list(self.positions[: len(self.items)])
+        seqs += [None] * (len(self.items) - len(seqs))
+        return list(zip(self.items, seqs, strict=True))
 
     @property
     def log_seq(self) -> int | None:
@@ -59,16 +71,16 @@ class Compactions:
         self,
         session_id: str,
         step: str,
-        messages: Sequence[Mapping[str, Any]],
+        items: Sequence[Item],
         detail: Mapping[str, Any],
         *,
         log_seqs: Sequence[int | None] = (),
     ) -> CompactionRecord:
-        """Commit a step that replaces *every* message stored so far with ``messages``
+        """Commit a step that replaces *every* item stored so far with ``items``
         (``log_seqs``: each one's timeline position, see the module doc)."""
         if step not in STEPS:
             raise ValueError(f"unknown compaction step {step!r}; one of {', '.join(STEPS)}")
-        body = self.db.scrub(to_json(list(messages)))
+        body = self.db.scrub(to_json([item_to_json(item) for item in items]))
         now = time.time()
 
         def insert(c: sqlite3.Connection) -> CompactionRecord:
@@ -84,8 +96,16 @@ class Compactions:
                 " VALUES (?, ?, ?, ?, ?, ?)",
                 (session_id, now, step, int(upto), body, self.db.scrub(to_json(full))),
             )
+            decoded = _decoded(body, full["log_seqs"])
             return CompactionRecord(
-                int(cur.lastrowid or 0), session_id, now, step, int(upto), json.loads(body), full
+                int(cur.lastrowid or 0),
+                session_id,
+                now,
+                step,
+                int(upto),
+                [item for item, _ in decoded],
+                full,
+                tuple(seq for _, seq in decoded),
             )
 
         return self.db.write("compaction", insert)
@@ -107,27 +127,20 @@ class Compactions:
         )
         return _record(rows[0]) if rows else None
 
-    def history(self, session_id: str) -> list[dict[str, Any]]:
-        """The conversation as the model is sent it now: the latest compaction's list, then
-        every message stored after it (all stored messages when there is none)."""
-        return [message for message, _ in self.positioned(session_id)]
+    def history(self, session_id: str) -> list[Item]:
+        """The conversation as the model is sent it now: the latest compaction's items, then
+        every item stored after it (all stored items when there is none)."""
+        return [item for item, _ in self.positioned(session_id)]
 
-    def positioned(self, session_id: str) -> list[tuple[dict[str, Any], int | None]]:
-        """:meth:`history` with each message's timeline position (``messages.log_seq``):
-        the results a message carries are the latest result rows at or before it."""
+    def positioned(self, session_id: str) -> list[tuple[Item, int | None]]:
+        """:meth:`history` with each item's timeline position (``messages.log_seq``): the
+        results an item carries are the latest result rows at or before it."""
         latest = self.latest(session_id)
         upto = latest.upto if latest is not None else 0
-        out: list[tuple[dict[str, Any], int | None]] = []
+        out: list[tuple[Item, int | None]] = []
         if latest is not None:
-            seqs = list(latest.detail.get("log_seqs") or ())
-            for i, message in enumerate(latest.messages):
-                seq = seqs[i] if i < len(seqs) else None
-                out.append((message, seq if isinstance(seq, int) else None))
-        rows = self.db.read(
-            "SELECT body, log_seq FROM messages WHERE session_id = ? AND seq > ? ORDER BY seq",
-            (session_id, upto),
-        )
-        out += [(json.loads(body), log_seq) for body, log_seq in rows]
+            out += latest.positioned()
+        out += [(s.item, s.log_seq) for s in Timeline(self.db).stored_items(session_id, after=upto)]
         return out
 
     def result_row(self, session_id: str, call_id: str, log_seq: int | None) -> tuple[int, str]:
@@ -150,10 +163,32 @@ class Compactions:
 
 
 def _record(row: tuple[Any, ...]) -> CompactionRecord:
-    rid, sid, t, step, upto, messages, detail = row
+    rid, sid, t, step, upto, body, detail_json = row
+    detail = json.loads(detail_json)
+    seqs = detail.get("log_seqs") if isinstance(detail, dict) else None
+    decoded = _decoded(body, seqs if isinstance(seqs, list) else [])
     return CompactionRecord(
-        int(rid), sid, float(t), step, int(upto), json.loads(messages), json.loads(detail)
+        int(rid),
+        sid,
+        float(t),
+        step,
+        int(upto),
+        [item for item, _ in decoded],
+        detail,
+        tuple(seq for _, seq in decoded),
     )
+
+
+def _decoded(body: str, seqs: Sequence[object]) -> list[tuple[Item, int | None]]:
+    """A stored list's items (a list of chat dicts from before typed items converted),
+    each with its entry of ``seqs`` (``log_seqs``: one per stored entry)."""
+    value = loads_body(body)
+    entries = value if isinstance(value, list) else []
+    places: list[int | None] = []
+    for i in range(len(entries)):
+        seq = seqs[i] if i < len(seqs) else None
+        places.append(seq if isinstance(seq, int) else None)
+    return decode_items(list(zip(entries, places, strict=True)))
 
 
 __all__ = ["STEPS", "CompactionRecord", "Compactions"]

@@ -112,6 +112,7 @@ class Database:
         )
         """Shared with the runtime when it passes one: a key resolved later is scrubbed too."""
         self.riders: list[Rider] = []
+        self._columns: set[tuple[str, str]] = set()
         self.fault_hook: Callable[[str], None] | None = None
         """Test hook: called inside each write transaction just before COMMIT with
         the commit point's name (``call``, ``started``, ``result``, ``assistant``,
@@ -253,6 +254,16 @@ class Database:
                 return self.conn.execute(sql, params).fetchall()
             except sqlite3.Error as exc:
                 raise translate(exc, self.path, "reading") from exc
+
+    def has_column(self, table: str, column: str) -> bool:
+        """Does ``table`` have ``column``? A database opened read-only is never migrated,
+        so a reader of an older schema asks before it selects a newer column."""
+        if (table, column) in self._columns:
+            return True
+        rows = self.read("SELECT 1 FROM pragma_table_info(?) WHERE name = ?", (table, column))
+        if rows:
+            self._columns.add((table, column))  # columns are only ever added
+        return bool(rows)
 
     def scrub(self, text: str) -> str:
         """``text`` without secrets (known values, credential shapes): for every string

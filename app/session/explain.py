@@ -9,25 +9,27 @@ work?). This module reads those, read-only, and returns plain records; running a
 transducer over them is the agent layer's part (``app/agent/explain.py``), since the
 store never imports transducers.
 
-Messages carry no response id. A round's messages are committed after its response
-ended and before the next response began (``AgentLoop._record_history``), so the
-feedback of response *r* is the first runtime-feedback ``user`` message (a result frame
-or a repair prompt, as the timeline tells them from typed messages) stored between
-*r*'s end and the start of the response after it.
+History items carry no response id. A round's items are committed after its response
+ended and before the next response began (the agent loop appends each round whole), so
+the feedback of response *r* is the first item of runtime feedback stored between *r*'s
+end and the start of the response after it: result frames (with the repair request
+after them), a repair request alone (``UserText`` of origin ``feedback``), or the repair
+note that rides with native results; its text is what the model read.
 """
 
 from __future__ import annotations
 
-import json
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from frontier.app.model.conversation import Item, ToolResults, UserText, user_text
 from frontier.app.session.calls import CallLedger
 from frontier.app.session.catalogue import Catalogue, _existing_store
 from frontier.app.session.db import Database
 from frontier.app.session.record import Recording
 from frontier.app.session.responses import Responses
-from frontier.app.session.timeline import _RUNTIME_FEEDBACK, _message_text
+from frontier.app.session.timeline import StoredItem, Timeline
 
 
 @dataclass(frozen=True)
@@ -83,9 +85,7 @@ def load_session(id_or_prefix: str, path: Path | None = None) -> StoredSession:
                 "SELECT id, t, ended FROM responses WHERE session_id = ?", (info.id,)
             )
         }
-        messages = db.read(
-            "SELECT t, role, body FROM messages WHERE session_id = ? ORDER BY seq", (info.id,)
-        )
+        stored = Timeline(db).stored_items(info.id)
         calls: dict[int | None, list[StoredCall]] = {}
         for record in CallLedger(db, responses).calls(info.id):
             result = record.result
@@ -106,7 +106,7 @@ def load_session(id_or_prefix: str, path: Path | None = None) -> StoredSession:
                     name=r.name,
                     request_index=r.request_index,
                     recording=r.to_recording(),
-                    feedback=_feedback(messages, ended if ended is not None else begun, until),
+                    feedback=_feedback(stored, ended if ended is not None else begun, until),
                     calls=tuple(calls.get(r.id, ())),
                 )
             )
@@ -115,15 +115,25 @@ def load_session(id_or_prefix: str, path: Path | None = None) -> StoredSession:
         db.close()
 
 
-def _feedback(
-    messages: list[tuple[float, str, str]], since: float, until: float | None
-) -> str | None:
-    for t, role, body in messages:
-        if t < since or role != "user":
+def _feedback(stored: Sequence[StoredItem], since: float, until: float | None) -> str | None:
+    for entry in stored:
+        if entry.t < since:
             continue
-        if until is not None and t > until:
+        if until is not None and entry.t > until:
             return None
-        text = _message_text(json.loads(body))
-        if _RUNTIME_FEEDBACK.match(text):
+        text = feedback_text(entry.item)
+        if text is not None:
             return text
+    return None
+
+
+def feedback_text(item: Item) -> str | None:
+    """The runtime feedback ``item`` carries as the model read it, or ``None`` when it
+    carries none (the person's text, a reply, native results without a repair note)."""
+    if isinstance(item, UserText):
+        return item.text if item.origin == "feedback" else None
+    if isinstance(item, ToolResults):
+        if item.framed:
+            return user_text(item)
+        return item.note or None
     return None

@@ -22,6 +22,7 @@ from frontier.app.session.catalogue import SessionInfo
 from frontier.app.session.compactions import CompactionRecord
 from frontier.app.session.store import SessionStore, StoreError
 from frontier.app.session.timeline import LogRecord, iso_time
+from frontier.app.vocab import DEFAULT_WIRE
 from frontier.tools.patch_summary import change_lines, result_changes
 
 INTERRUPTED_NOTE = (
@@ -149,7 +150,7 @@ def compaction_record(c: CompactionRecord) -> dict[str, Any]:
         "after": d.get("after"),
         "window": d.get("window"),
         "rounds": d.get("rounds"),
-        "messages": len(c.messages),
+        "messages": len(c.items),  # the history items it left (the key predates items)
         **({"source": d["source"]} if d.get("source") else {}),
     }
 
@@ -168,6 +169,7 @@ def to_markdown(info: SessionInfo, records: list[dict[str, Any]]) -> str:
         f"| workspace | `{info.workspace}` |",
         f"| model | {info.model} |",
         f"| mode | {info.mode} |",
+        *([f"| wire | {info.wire} |"] if info.wire != DEFAULT_WIRE else []),
         f"| turns | {info.turns} |",
         f"| state | {info.state} |",
         "",

@@ -9,9 +9,10 @@
 
 A recording keeps the SSE ``data`` strings exactly as they arrived, with
 their arrival times, so any transducer can be re-run over it: the text modes
-read the concatenated ``choices[0].delta.content``, the native modes the SSE
-body rebuilt from the data strings. A recording without an end line (the
-writer crashed or the connection dropped) reads as ``finish_reason
+read the assistant text of each event as the recording's wire decodes it (header
+``"wire"``, absent = ``openai-chat``: ``choices[0].delta.content``), the native
+modes the SSE body rebuilt from the data strings. A recording without an end line
+(the writer crashed or the connection dropped) reads as ``finish_reason
 "disconnect"``.
 
 The API key is never part of a recording: the writer masks every known secret in
@@ -25,14 +26,16 @@ from __future__ import annotations
 import json
 import os
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO, Any
 
+from frontier.app.model import registry
+from frontier.app.model.stream import text_of
 from frontier.app.secrets import Scrubber, SSEScrubber
-from frontier.app.vocab import DEFAULT_MODE, NATIVE_MODES, is_clean
+from frontier.app.vocab import DEFAULT_MODE, DEFAULT_WIRE, NATIVE_MODES, WIRES, is_clean
 from frontier.app.wire import safejson
 from frontier.app.wire.continuation import Join, text_pieces
 from frontier.app.wire.sse import encode_sse
@@ -57,6 +60,9 @@ class Recording:
     end_t: float | None = None
     meta: dict[str, Any] = field(default_factory=dict)
     """Other header fields, kept as written."""
+    wire: str = DEFAULT_WIRE
+    """The API the response was spoken on (header ``"wire"``; absent = ``openai-chat``):
+    whose decoder reads its events' text, whose ``streamed_text`` the scrubber follows."""
 
     @property
     def clean(self) -> bool:
@@ -65,16 +71,20 @@ class Recording:
 
     def pieces(self, protocol: str | None = None) -> list[tuple[float, bytes]]:
         """The transducer input for ``protocol`` (default: the recorded mode), one piece per
-        SSE event with its arrival time — what replay feeds, at what time."""
+        SSE event with its arrival time — what replay feeds, at what time.
+
+        Native protocols read the SSE body rebuilt from the data strings; text protocols
+        the assistant text of each event as the wire's decoder reads it, with the echo of
+        a continuation dropped (:func:`~frontier.app.wire.continuation.text_pieces`)."""
         mode = protocol or self.mode
         if mode in NATIVE_MODES:
             return [(t, sse_event(data)) for t, data in self.events]
-        return text_pieces(self.events)[0]
+        return text_pieces(self.events, text_reader(self.wire))[0]
 
     def joins(self) -> list[Join]:
         """Where a continued response was joined (text modes; docs/recording-format.md,
         "Continued responses"): the continuation's echo is already out of ``pieces``."""
-        return text_pieces(self.events)[1]
+        return text_pieces(self.events, text_reader(self.wire))[1]
 
     def transducer_input(self, protocol: str | None = None) -> bytes:
         """All input bytes for ``protocol``: assistant text, or the SSE body for native modes."""
@@ -84,6 +94,20 @@ class Recording:
 def sse_event(data: str) -> bytes:
     """One SSE event carrying ``data`` (multi-line data becomes several ``data:`` lines)."""
     return encode_sse([data])
+
+
+def text_reader(wire: str | None = None) -> Callable[[str], str]:
+    """``data -> assistant text`` for one response spoken on ``wire`` (default
+    ``openai-chat``): a fresh decoder of that wire, fed each data string in order as an
+    unnamed (``message``) event, as a text protocol's transducer is fed live."""
+    decoder = registry.codec(wire).decoder()
+    return lambda data: text_of(decoder.feed("message", data))
+
+
+def stream_scrubber(scrubber: Scrubber, wire: str | None = None) -> SSEScrubber:
+    """The :class:`SSEScrubber` of one response spoken on ``wire`` (default
+    ``openai-chat``): it follows the strings that wire's events carry the model's text in."""
+    return SSEScrubber(scrubber, fields=registry.codec(wire).streamed_text)
 
 
 class RecordingWriter:
@@ -97,6 +121,10 @@ class RecordingWriter:
     ``secrets`` (default: the API-key environment variables) are masked in place
     across events; an event that may begin a secret is written once the next one
     decides it, at the latest by ``end``/``close``.
+
+    ``wire``: the API the response is spoken on, written in the header (``None``
+    writes none: the reader takes ``openai-chat``, as for every recording made before
+    wires were named); it says where the model's text sits for the scrubber.
     """
 
     def __init__(
@@ -107,10 +135,13 @@ class RecordingWriter:
         created: str | None = None,
         clock: Any = time.monotonic,
         secrets: Scrubber | None = None,
+        *,
+        wire: str | None = None,
         **meta: Any,
     ) -> None:
         self.path = Path(path)
-        self._sse = SSEScrubber(secrets if secrets is not None else Scrubber.from_env())
+        scrubber = secrets if secrets is not None else Scrubber.from_env()
+        self._sse = stream_scrubber(scrubber, wire)  # an unknown wire fails before the file
         self._clock = clock
         self._t0 = clock()
         self._file: IO[str] | None = open(self.path, "w", encoding="utf-8")  # noqa: SIM115
@@ -120,6 +151,7 @@ class RecordingWriter:
             "mode": mode,
             "model": model,
             "created": created or datetime.now(UTC).isoformat(timespec="seconds"),
+            **({"wire": wire} if wire is not None else {}),
             **meta,
         }
         self._write(header)
@@ -211,7 +243,13 @@ def parse_recording(lines: Iterable[str], source: str = "<recording>") -> Record
     mode = header.get("mode")
     if not isinstance(mode, str):
         raise RecordingError(f'{source}: the header has no "mode"')
-    known = {"format", "version", "mode", "model", "created"}
+    wire = header.get("wire", DEFAULT_WIRE)
+    if wire not in WIRES:
+        raise RecordingError(
+            f"{source}: the response was recorded on wire {wire!r}, which this frontier does "
+            f"not read (it knows {', '.join(WIRES)})"
+        )
+    known = {"format", "version", "mode", "model", "created", "wire"}
     return Recording(
         mode=mode,
         model=str(header.get("model", "")),
@@ -221,6 +259,7 @@ def parse_recording(lines: Iterable[str], source: str = "<recording>") -> Record
         usage=dict(end.get("usage") or {}) if end else {},
         end_t=float(end["t"]) if end and isinstance(end.get("t"), int | float) else None,
         meta={k: v for k, v in header.items() if k not in known},
+        wire=str(wire),
     )
 
 
@@ -240,24 +279,32 @@ def scrub_recording(rec: Recording, scrubber: Scrubber | None = None) -> Recordi
     scrubber = scrubber if scrubber is not None else Scrubber.from_env()
     if not scrubber:
         return rec
-    sse = SSEScrubber(scrubber)
+    sse = stream_scrubber(scrubber, rec.wire)
     events = [e for t, data in rec.events for e in sse.feed(t, data)] + sse.flush()
     return replace(rec, events=tuple(events))
 
 
 def write_recording(path: str | os.PathLike[str], rec: Recording) -> None:
-    """Write a whole ``Recording`` (used to save synthesized or edited recordings)."""
-    reserved = {"path", "mode", "model", "created", "clock", "secrets", "format", "version"}
+    """Write a whole ``Recording`` (used to save synthesized or edited recordings); the
+    header names its wire unless it is ``openai-chat`` (the reading of no name)."""
+    reserved = {"path", "mode", "model", "created", "clock", "secrets", "format", "version", "wire"}
     meta = {k: v for k, v in rec.meta.items() if k not in reserved}
-    with RecordingWriter(path, rec.mode, rec.model, rec.created, **meta) as w:
+    wire = None if rec.wire == DEFAULT_WIRE else rec.wire
+    with RecordingWriter(path, rec.mode, rec.model, rec.created, wire=wire, **meta) as w:
         for t, data in rec.events:
             w.event(data, t)
         if rec.finish_reason != "disconnect" or rec.end_t is not None:
             w.end(rec.finish_reason, rec.usage or None, rec.end_t)
 
 
+# ----------------------------------------------------------------- chat-wire helpers
+# For examples, tests and benchmarks: recordings spoken on ``openai-chat`` (the wire of
+# every recording made before wires were named), so their chunks are built here.
+
+
 def content_chunk(text: str, finish_reason: str | None = None, model: str = "") -> str:
-    """The data string of one ``chat.completion.chunk`` carrying assistant text."""
+    """The data string of one ``chat.completion.chunk`` carrying assistant text (the
+    ``openai-chat`` wire)."""
     delta = {"content": text} if text else {}
     return json.dumps(
         {
@@ -279,7 +326,8 @@ def synthesize(
     finish_reason: str = "stop",
 ) -> Recording:
     """A recording of a text-mode response streaming ``text`` in pieces (cycling ``sizes``
-    characters, ``rate`` seconds apart) — for examples, tests and benchmarks."""
+    characters, ``rate`` seconds apart) on the ``openai-chat`` wire — for examples, tests
+    and benchmarks."""
     events: list[tuple[float, str]] = []
     i = k = 0
     while i < len(text):
@@ -298,4 +346,5 @@ def synthesize(
         events=tuple(events),
         finish_reason=finish_reason,
         end_t=t_end if finish_reason != "disconnect" else None,
+        wire="openai-chat",
     )

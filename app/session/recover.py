@@ -101,10 +101,10 @@ def _reconcile_mutation(
         else:
             state = "other"
         states.append((target, state, now))
-    files = {t.path: {"state": s, "pre": t.pre, "post": t.post, "now": h} for t, s, h in states}
+    seen = {t.path: {"state": s, "pre": t.pre, "post": t.post, "now": h} for t, s, h in states}
     meta: dict[str, Any] = {
         "recovered": True,
-        "files": files,
+        "files": seen,
         "started": call.started is not None,
         "removed_temps": removed,
         "journal": journaled,

@@ -11,10 +11,11 @@ can lose only stream events after the last commit — never a call, a result or 
 a failed transaction leaves the buffer intact.
 
 Secrets are masked in place before buffering, across events, by one
-:class:`~frontier.app.secrets.SSEScrubber` per open response (same-length masks, so
-every stored offset stays valid); before a call row is committed every held event is
-released with its undecided tail masked in advance (docs/decisions-session.md,
-"Durability kept").
+:class:`~frontier.app.secrets.SSEScrubber` per open response, following the strings the
+response's wire carries the model's text in (``responses.wire``, NULL = ``openai-chat``;
+same-length masks, so every stored offset stays valid); before a call row is committed
+every held event is released with its undecided tail masked in advance
+(docs/decisions-session.md, "Durability kept").
 """
 
 from __future__ import annotations
@@ -25,9 +26,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from frontier.app.model import registry
 from frontier.app.secrets import SSEScrubber
 from frontier.app.session.db import Database
 from frontier.app.session.timeline import iso_time
+from frontier.app.vocab import DEFAULT_WIRE
 
 if TYPE_CHECKING:
     from frontier.app.session.record import Recording
@@ -52,6 +55,8 @@ class RecordedResponse:
     """``None`` when the process died before the response ended."""
     events: tuple[tuple[float, str], ...] = field(default=())
     """``(seconds since the request, SSE data string)`` in arrival order."""
+    wire: str = DEFAULT_WIRE
+    """The API the response was spoken on (a NULL column: ``openai-chat``)."""
 
     @property
     def name(self) -> str:
@@ -71,6 +76,7 @@ class RecordedResponse:
             events=self.events,
             finish_reason=self.finish_reason or "disconnect",
             meta={"session": self.session_id, "request_index": self.request_index, **meta},
+            wire=self.wire,
         )
 
 
@@ -87,21 +93,31 @@ class Responses:
         """Per session, the response most recently begun: the one whose calls run now."""
         db.riders.append(self)
 
-    def begin_response(self, session_id: str, mode: str, model: str, request_index: int) -> int:
-        """Start recording one model response; returns its id."""
+    def begin_response(
+        self,
+        session_id: str,
+        mode: str,
+        model: str,
+        request_index: int,
+        *,
+        wire: str | None = None,
+    ) -> int:
+        """Start recording one model response spoken on ``wire`` (``None``: ``openai-chat``,
+        stored as NULL); returns its id. An unknown wire is a ``ValueError``."""
+        fields = registry.codec(wire).streamed_text
         now = time.time()
 
         def insert(c: sqlite3.Connection) -> int:
             cur = c.execute(
-                "INSERT INTO responses (session_id, t, mode, model, request_index)"
-                " VALUES (?, ?, ?, ?, ?)",
-                (session_id, now, mode, self.db.scrub(model), request_index),
+                "INSERT INTO responses (session_id, t, mode, model, request_index, wire)"
+                " VALUES (?, ?, ?, ?, ?, ?)",
+                (session_id, now, mode, self.db.scrub(model), request_index, wire),
             )
             return int(cur.lastrowid or 0)
 
         rid = self.db.write("response", insert)
         with self.db.lock:
-            self._sse[rid] = SSEScrubber(self.db.scrubber)
+            self._sse[rid] = SSEScrubber(self.db.scrubber, fields=fields)
             self._buf[rid] = []
             self._written[rid] = 0
             self._latest[session_id] = rid
@@ -198,13 +214,14 @@ class Responses:
 
     def recordings(self, session_id: str) -> list[RecordedResponse]:
         """Every response of the session with its raw stream, oldest first."""
+        wire_column = "wire" if self.db.has_column("responses", "wire") else "NULL"
         rows = self.db.read(
-            "SELECT id, session_id, mode, model, request_index, t, finish_reason"
+            f"SELECT id, session_id, mode, model, request_index, t, finish_reason, {wire_column}"
             " FROM responses WHERE session_id = ? ORDER BY id",
             (session_id,),
         )
         out: list[RecordedResponse] = []
-        for rid, sid, mode, model, index, t, finish in rows:
+        for rid, sid, mode, model, index, t, finish, wire in rows:
             events = self.db.read(
                 "SELECT t, data FROM stream_events WHERE response_id = ? ORDER BY seq", (rid,)
             )
@@ -218,6 +235,7 @@ class Responses:
                     created=t,
                     finish_reason=finish,
                     events=tuple((float(a), b) for a, b in events) + self.pending(rid),
+                    wire=wire or DEFAULT_WIRE,
                 )
             )
         return out

@@ -8,8 +8,12 @@ this code is refused (never downgraded or half-understood).
 Tables (all records are append-only except ``sessions.state/workspace/updated``
 and a response's end fields):
 
-- ``sessions``: one row per conversation (workspace, model, base URL, mode).
-- ``messages``: the exact chat message dicts sent to the model, in order.
+- ``sessions``: one row per conversation (workspace, model, base URL, mode, wire).
+- ``messages``: the history sent to the model, one typed conversation item per row
+  (``role`` = ``user`` / ``assistant`` / ``results``, ``body`` = the item's stored JSON:
+  ``app/model/conversation.item_to_json``), in order. Rows written before typed items
+  hold chat message dicts (``role`` = ``user`` / ``assistant`` / ``tool``); readers
+  convert them (``timeline.py``).
 - ``log``: the session's timeline — ``user`` / ``assistant`` text, ``call``
   (args, target pre/post hashes), ``started``, ``result``, ``error`` — ordered
   by ``seq``. A ``started``/``result`` row points at its call row via ``ref``
@@ -18,6 +22,7 @@ and a response's end fields):
   strings with arrival times, for replay and ``frontier check``.
 - ``intents``: the journal of multi-file writes in progress (v3).
 - ``preimages``: file contents before each mutation, by hash, for undo (v5).
+- ``sessions.wire`` / ``responses.wire``: the model API spoken (v6).
 """
 
 from __future__ import annotations
@@ -136,7 +141,17 @@ cap, or one holding a secret, gets ``body`` NULL and ``skipped`` saying why, so 
 say why it is unavailable (``app/session/preimages.py``). A rowid table, not ``WITHOUT
 ROWID``: SQLite advises against the latter for rows of large blobs."""
 
-MIGRATIONS: Sequence[str] = (V1, V2, V3, V4, V5)
+V6 = """
+ALTER TABLE sessions ADD COLUMN wire TEXT;
+ALTER TABLE responses ADD COLUMN wire TEXT;
+"""
+"""``sessions.wire`` and ``responses.wire`` (issue 20, owned by the wires): the model API a
+session speaks and each response was spoken on (``openai-chat``, ``openai-responses``,
+``anthropic-messages``: DESIGN §4a), which says how a response's stream events are read
+(replay, ``check``, the secret scrubber). NULL, as every row written before v6 has it,
+means ``openai-chat``: the only wire there was."""
+
+MIGRATIONS: Sequence[str] = (V1, V2, V3, V4, V5, V6)
 """``MIGRATIONS[i]`` upgrades a database from version ``i`` to ``i + 1``. Append only."""
 
 

@@ -7,7 +7,8 @@ gives front ends, commands and tests one object to open and close:
   write method commits its own ``BEGIN IMMEDIATE`` … ``COMMIT`` before it returns),
   checkpoints, secrets scrubbing, errors that say what to do;
 - ``catalogue.py`` — sessions: create, state, list/get, who holds one, CLI look-ups;
-- ``timeline.py`` — the exact model-facing messages and the session's timeline;
+- ``timeline.py`` — the history sent to the model (typed conversation items) and the
+  session's timeline;
 - ``responses.py`` — each model response's raw stream, buffered per token and
   written inside the next commit of any kind (so a call lands with the bytes that
   proved it);
@@ -17,7 +18,7 @@ gives front ends, commands and tests one object to open and close:
 - ``preimages.py`` — each mutation's files as they were before it, by hash, capped (what
   an undo puts back), committed with the call row;
 - ``compactions.py`` — the steps that shortened the history sent to the model (old
-  results stubbed, old rounds summarised); ``load_messages`` applies the latest;
+  results stubbed, old rounds summarised); ``load_items`` applies the latest;
 - ``recover.py`` — reconciling calls without a result after a crash; ``inflight.py``
   what a reader shows for them before that.
 
@@ -34,11 +35,12 @@ into ``session_persistence_failed`` and ends the turn. Commands that only read
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from frontier.app.events import ToolCall, ToolResult
+from frontier.app.model.conversation import Item
 from frontier.app.secrets import Scrubber
 from frontier.app.session import inflight
 from frontier.app.session.calls import CallLedger, CallRecord, Target
@@ -156,14 +158,25 @@ class SessionStore:
 
     # ----------------------------------------------------------------- sessions
 
-    def create_session(self, workspace: str, model: str, base_url: str | None, mode: str) -> str:
-        return self.catalogue.create_session(workspace, model, base_url, mode)
+    def create_session(
+        self,
+        workspace: str,
+        model: str,
+        base_url: str | None,
+        mode: str,
+        *,
+        wire: str | None = None,
+    ) -> str:
+        return self.catalogue.create_session(workspace, model, base_url, mode, wire=wire)
 
     def set_workspace(self, session_id: str, workspace: str) -> None:
         self.catalogue.set_workspace(session_id, workspace)
 
     def set_state(self, session_id: str, state: str) -> None:
         self.catalogue.set_state(session_id, state)
+
+    def set_mode(self, session_id: str, mode: str) -> None:
+        self.catalogue.set_mode(session_id, mode)
 
     def list_sessions(self) -> list[SessionInfo]:
         return self.catalogue.list_sessions()
@@ -174,25 +187,15 @@ class SessionStore:
     def lock_session(self, session_id: str) -> session_lock.SessionLock:
         return self.catalogue.lock_session(session_id)
 
-    # ----------------------------------------------------------------- messages & text
+    # ----------------------------------------------------------------- history & text
 
-    def append_message(
-        self, session_id: str, message: Mapping[str, Any], *, from_user: bool | None = None
-    ) -> None:
-        self.timeline.append_message(session_id, message, from_user=from_user)
+    def append_items(self, session_id: str, items: Sequence[Item]) -> None:
+        """Store history items in one commit (``Timeline.append_items``)."""
+        self.timeline.append_items(session_id, items)
 
-    def append_messages(
-        self,
-        session_id: str,
-        messages: Sequence[Mapping[str, Any]],
-        *,
-        from_user: bool | None = None,
-    ) -> None:
-        self.timeline.append_messages(session_id, messages, from_user=from_user)
-
-    def load_messages(self, session_id: str) -> list[dict[str, Any]]:
+    def load_items(self, session_id: str) -> list[Item]:
         """The conversation as the model is sent it: the latest compaction applied
-        (``compactions.py``); ``timeline.load_messages`` has the originals."""
+        (``compactions.py``); ``timeline.load_items`` has the originals."""
         return self.compactions.history(session_id)
 
     def add_assistant_text(self, session_id: str, text: str, *, interrupted: bool = False) -> None:
@@ -222,8 +225,16 @@ class SessionStore:
 
     # ----------------------------------------------------------------- responses
 
-    def begin_response(self, session_id: str, mode: str, model: str, request_index: int) -> int:
-        return self.responses.begin_response(session_id, mode, model, request_index)
+    def begin_response(
+        self,
+        session_id: str,
+        mode: str,
+        model: str,
+        request_index: int,
+        *,
+        wire: str | None = None,
+    ) -> int:
+        return self.responses.begin_response(session_id, mode, model, request_index, wire=wire)
 
     def add_stream_event(self, response_id: int, t: float, data: str) -> None:
         self.responses.add_stream_event(response_id, t, data)
@@ -268,6 +279,10 @@ class SessionStore:
 
     def undelivered_results(self, session_id: str) -> list[ToolResult]:
         return self.ledger.undelivered_results(session_id)
+
+    def undelivered(self, session_id: str) -> list[tuple[ToolCall | None, ToolResult]]:
+        """Results the model never saw, each with the call it answers (``CallLedger``)."""
+        return self.ledger.undelivered(session_id)
 
     def recover(
         self,

@@ -1,30 +1,47 @@
-"""Messages and the timeline: what was said, in the one order it happened.
+"""The history and the timeline: what was said, in the one order it happened.
 
-Two tables, two readers. ``messages`` holds the exact chat message dicts sent to
-the model, so a resumed session continues the same conversation. ``log`` is the
-session's timeline — ``user`` / ``assistant`` text, ``call``, ``started``,
-``result``, ``error`` — ordered by one autoincrement ``seq`` that export, the call
-ledger and recovery all read, so nothing ever merges tables by timestamp. Every
-timeline row is inserted by :func:`append_log`, which scrubs it.
+Two tables, two readers. ``messages`` holds the history the model is sent, one typed
+conversation item per row (``app/model/conversation.py``: ``role`` is
+:func:`~frontier.app.model.conversation.role_of` the item, ``body`` its stored JSON),
+so a resumed session continues the same conversation on any wire. ``log`` is the
+session's timeline — ``user`` / ``assistant`` text, ``call``, ``started``, ``result``,
+``error`` — ordered by one autoincrement ``seq`` that export, the call ledger and
+recovery all read, so nothing ever merges tables by timestamp. Every timeline row is
+inserted by :func:`append_log`, which scrubs it.
 
-A ``role: user`` message is also a ``user`` timeline entry (a *turn* in
-``frontier sessions``) when the person typed it; result frames and repair prompts
-are runtime feedback and are not (``from_user``; without the hint they are known by
-their fixed openings).
+A :class:`~frontier.app.model.conversation.UserText` the person wrote (``origin
+"person"``) is also a ``user`` timeline entry (a *turn* in ``frontier sessions``);
+results, repair requests, notices and summaries are the runtime's and are not.
+
+Sessions stored before typed items kept chat message dicts (``role`` ``user`` /
+``assistant`` / ``tool``); :func:`decode_items` reads them back as items, each run of
+them at once (a ``tool`` message belongs to the assistant message before it).
 """
 
 from __future__ import annotations
 
 import json
-import re
 import sqlite3
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from frontier.app.events import json_value
+from frontier.app.model.conversation import (
+    AssistantTurn,
+    Item,
+    ToolResults,
+    UserText,
+    is_item_json,
+    item_from_json,
+    item_to_json,
+    role_of,
+)
+from frontier.app.model.wires.openai_chat import items_from_messages
 from frontier.app.session.db import Database, StoreError
+
+P = TypeVar("P")
 
 
 @dataclass(frozen=True)
@@ -40,10 +57,15 @@ class LogRecord:
     data: Mapping[str, Any]
 
 
-_RUNTIME_FEEDBACK = re.compile(
-    r"result [A-Za-z0-9_.:-]{1,64} exit=\S+ \d+\n|error (truncated|contract)\b"
-)
-"""What the agent loop sends back as a ``user`` message: result frames and repair prompts."""
+@dataclass(frozen=True)
+class StoredItem:
+    """One item of the history as stored: when, and where in the timeline."""
+
+    item: Item
+    t: float
+    log_seq: int | None
+    """The last timeline row when the item was stored (``messages.log_seq``): the results
+    it carries are the newest result rows at or before it."""
 
 
 def iso_time(t: float) -> str:
@@ -92,45 +114,25 @@ class Timeline:
     def __init__(self, db: Database) -> None:
         self.db = db
 
-    def append_message(
-        self, session_id: str, message: Mapping[str, Any], *, from_user: bool | None = None
-    ) -> None:
-        """Record one chat message exactly as it is (or will be) sent to the model.
+    def append_items(self, session_id: str, items: Sequence[Item]) -> None:
+        """Record history items in one transaction (a whole round: the reply and the
+        results it gets back), so the history is never half a round.
 
-        ``from_user`` says whether a ``role: user`` message was typed by the person
-        (it then also appears as a ``user`` entry in the timeline and counts as a
-        turn); pass ``False`` for result frames and repair prompts. Default: a
-        ``role: user`` message counts as typed unless it is runtime feedback (it
-        starts with a CTL result frame or ``error truncated``/``error contract``).
-        """
-        self.append_messages(session_id, [message], from_user=from_user)
-
-    def append_messages(
-        self,
-        session_id: str,
-        messages: Sequence[Mapping[str, Any]],
-        *,
-        from_user: bool | None = None,
-    ) -> None:
-        """Record several messages in one transaction (a whole round: the assistant's
-        message and the results it gets back), so history is never half a round."""
-        rows = []
-        for message in messages:
-            role = message.get("role")
-            if not isinstance(role, str):
-                raise ValueError(f"a chat message needs a string 'role', got {message!r:.80}")
-            body = self.db.scrub(to_json(message))
-            if from_user is None:
-                typed = role == "user" and not _RUNTIME_FEEDBACK.match(_message_text(message))
-            else:
-                typed = from_user and role == "user"
-            rows.append((role, body, typed, _message_text(message)))
+        Each is stored as its JSON (scrubbed); a ``UserText`` the person wrote (``origin
+        "person"``) also becomes a ``user`` timeline entry, a turn."""
+        rows: list[tuple[str, str, str | None]] = []
+        for item in items:
+            if not isinstance(item, UserText | AssistantTurn | ToolResults):
+                raise TypeError(f"not a conversation item: {item!r:.80}")
+            body = self.db.scrub(to_json(item_to_json(item)))
+            typed = item.text if isinstance(item, UserText) and item.origin == "person" else None
+            rows.append((role_of(item), body, typed))
         now = time.time()
 
         def insert(c: sqlite3.Connection) -> None:
-            for role, body, typed, text in rows:
-                if typed:
-                    append_log(self.db, c, session_id, "user", {"text": text}, t=now)
+            for role, body, typed in rows:
+                if typed is not None:
+                    append_log(self.db, c, session_id, "user", {"text": typed}, t=now)
                 last = c.execute(
                     "SELECT MAX(seq) FROM log WHERE session_id = ?", (session_id,)
                 ).fetchone()[0]
@@ -142,12 +144,21 @@ class Timeline:
 
         self.db.write("message", insert)
 
-    def load_messages(self, session_id: str) -> list[dict[str, Any]]:
-        """The conversation as sent to the model, in order (to resume it)."""
+    def load_items(self, session_id: str) -> list[Item]:
+        """Every item stored, in order (the originals: no compaction applied)."""
+        return [s.item for s in self.stored_items(session_id)]
+
+    def stored_items(self, session_id: str, *, after: int = 0) -> list[StoredItem]:
+        """The items stored after ``messages.seq = after``, with when and where each was
+        stored (rows from before typed items converted: :func:`decode_items`)."""
         rows = self.db.read(
-            "SELECT body FROM messages WHERE session_id = ? ORDER BY seq", (session_id,)
+            "SELECT body, t, log_seq FROM messages WHERE session_id = ? AND seq > ? ORDER BY seq",
+            (session_id, after),
         )
-        return [json.loads(r[0]) for r in rows]
+        decoded = decode_items(
+            [(loads_body(body), (float(t), log_seq)) for body, t, log_seq in rows]
+        )
+        return [StoredItem(item, t, log_seq) for item, (t, log_seq) in decoded]
 
     def add_assistant_text(self, session_id: str, text: str, *, interrupted: bool = False) -> None:
         """Confirmed assistant prose (consecutive pieces are joined on export).
@@ -191,15 +202,64 @@ class Timeline:
         ]
 
 
-def _message_text(message: Mapping[str, Any]) -> str:
-    content = message.get("content")
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        return "".join(
-            p.get("text", "") for p in content if isinstance(p, Mapping) and p.get("type") == "text"
-        )
-    return ""
+def decode_items(stored: Sequence[tuple[object, P]]) -> list[tuple[Item, P]]:
+    """Stored history entries (each decoded JSON with its place ``P``) as items.
+
+    An item's JSON is read as it is; a run of chat message dicts (sessions before typed
+    items) is converted whole by ``openai_chat.items_from_messages``, each item placed
+    where its message was (a run of ``tool`` messages becomes one ``ToolResults``, placed
+    at its last message). Anything else (unreadable) is skipped."""
+    out: list[tuple[Item, P]] = []
+    run: list[tuple[Mapping[str, Any], P]] = []
+
+    def convert() -> None:
+        if not run:
+            return
+        items = items_from_messages([message for message, _ in run])
+        places = _legacy_places(run)
+        if len(places) != len(items):  # never: the walk below mirrors the converter
+            places = [run[-1][1]] * len(items)
+        out.extend(zip(items, places, strict=True))
+        run.clear()
+
+    for body, place in stored:
+        if is_item_json(body):
+            assert isinstance(body, Mapping)
+            convert()
+            out.append((item_from_json(body), place))
+        elif isinstance(body, Mapping) and isinstance(body.get("role"), str):
+            run.append((body, place))
+    convert()
+    return out
+
+
+def _legacy_places(run: Sequence[tuple[Mapping[str, Any], P]]) -> list[P]:
+    """Where each item ``items_from_messages`` makes of ``run`` was stored: a ``user`` or
+    ``assistant`` message is one item; consecutive ``tool`` messages one ``ToolResults``
+    (closed by any other message); other roles (``system``) none."""
+    places: list[P] = []
+    tools: list[P] = []
+    for message, place in run:
+        role = message.get("role")
+        if role == "tool":
+            tools.append(place)
+            continue
+        if tools:
+            places.append(tools[-1])
+            tools = []
+        if role in ("user", "assistant"):
+            places.append(place)
+    if tools:
+        places.append(tools[-1])
+    return places
+
+
+def loads_body(body: str) -> object:
+    """A stored JSON body, or ``None`` when it is unreadable (skipped by the readers)."""
+    try:
+        return json.loads(body)
+    except ValueError:
+        return None
 
 
 def _json_default(value: object) -> Any:

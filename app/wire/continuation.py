@@ -11,7 +11,7 @@ skipped, so a reader rebuilds the transducer input the live loop fed, byte for b
     {"object":"frontier.continuation","offset":1234,"echo_skipped":1234,"attempt":1}
 
 ``offset`` is the transducer input so far (where the continuation's bytes go on);
-``echo_skipped`` the bytes at the start of the continuation's ``delta.content`` that
+``echo_skipped`` the bytes at the start of the continuation's assistant text that
 were the server's echo and are not input; ``attempt`` counts the continuations of the
 response (1, 2, ...). A marker whose ``offset`` is not the input so far is ignored
 (an edited recording, or a server sending such an object itself cannot shift bytes).
@@ -20,11 +20,10 @@ response (1, 2, ...). A marker whose ``offset`` is not the input so far is ignor
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from frontier.app.wire import safejson
-from frontier.app.wire.chunks import content
 
 JOIN_OBJECT = "frontier.continuation"
 
@@ -69,11 +68,14 @@ def read_join(data: str) -> Join | None:
 
 def text_pieces(
     events: Iterable[tuple[float, str]],
+    text_of: Callable[[str], str],
 ) -> tuple[list[tuple[float, bytes]], list[Join]]:
-    """A text mode's transducer input, one piece per event with content, and the joins.
+    """A text mode's transducer input, one piece per event with text, and the joins.
 
-    The content after a join loses its first ``echo_skipped`` bytes (the echo may span
-    several events)."""
+    ``text_of`` reads the assistant text of one SSE ``data`` string as the response's
+    wire decodes it (``app/model``: this layer knows no API); it is given every string
+    in order but the join markers. The text after a join loses its first
+    ``echo_skipped`` bytes (the echo may span several events)."""
     pieces: list[tuple[float, bytes]] = []
     joins: list[Join] = []
     size = skip = 0
@@ -84,11 +86,7 @@ def text_pieces(
                 joins.append(join)
                 skip = join.echo_skipped
             continue
-        try:
-            chunk = safejson.loads(data, max_depth=safejson.ENVELOPE_DEPTH)
-        except ValueError:
-            continue
-        text = content(chunk) if isinstance(chunk, dict) else ""
+        text = text_of(data)
         if not text:
             continue
         piece = text.encode("utf-8")

@@ -26,6 +26,7 @@ import sys
 from pathlib import Path
 
 from frontier.app.events import ToolCall, ToolResult
+from frontier.app.model.conversation import UserText
 from frontier.app.session.persistence import SessionPersistence
 from frontier.app.session.store import SessionStore
 from frontier.tools.contract import Preview, ToolSpec
@@ -151,7 +152,7 @@ def writer(store: SessionStore, workspace: Path, count: int) -> int:
     wait_for_test()  # a start barrier, so both writers really overlap
     persistence = store.persistence(sid)
     for i in range(count):
-        store.append_message(sid, {"role": "user", "content": f"task {i} from {os.getpid()}"})
+        store.append_items(sid, [UserText(f"task {i} from {os.getpid()}")])
         rid = store.begin_response(sid, "native-inc", "driver", i)
         for k in range(5):
             store.add_stream_event(rid, k * 0.01, f'{{"i": {i}, "k": {k}}}')

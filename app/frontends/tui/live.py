@@ -625,6 +625,7 @@ class LiveController:
             tokens_out=progress.tokens_out,
             tokens_cached=progress.tokens_cached,
             context=context,
+            context_assumed=session.context_assumed if session is not None else False,
             # a review modal answers esc itself (deny): ctrl+c is what stops the turn there
             interrupt_key="ctrl+c" if activity == "review" else "esc",
         )

@@ -1,6 +1,7 @@
 """Does an endpoint continue a trailing assistant message? (``prefill`` = auto | on | off)
 
-A chat request that ends with an assistant message asks some servers to *continue*
+Anthropic Messages always does (and never echoes it). For Chat Completions it depends
+on the server: a chat request that ends with an assistant message asks some servers to *continue*
 that message rather than answer after it: llama.cpp's ``llama-server`` does so for
 any such request (and echoes the message back first), vLLM when the request says
 ``continue_final_message`` (and ``add_generation_prompt: false``), OpenRouter for
@@ -46,9 +47,10 @@ class PrefillSupport:
 
 
 class Probing(Protocol):
-    """What detection needs of a provider (``OpenAIProvider`` has it)."""
+    """What detection needs of a client (``transport.ModelClient`` has it)."""
 
     base_url: str
+    wire: str
 
     async def probe_json(self, path: str, *, root: bool = False) -> Any: ...
 
@@ -84,8 +86,19 @@ def from_models(obj: Any) -> PrefillSupport | None:
     return None
 
 
+ANTHROPIC = PrefillSupport(
+    True, "Anthropic", "the Messages API continues a trailing assistant message", echo=False
+)
+"""Anthropic's API continues a final assistant message by design (it never echoes it)."""
+
+
 async def detect_prefill(provider: Probing) -> PrefillSupport:
-    """Probe ``provider``'s endpoint (``auto``); off unless the server is one that continues."""
+    """Probe ``provider``'s endpoint (``auto``); off unless the server is one that continues.
+
+    Anthropic Messages continues one by design; on Chat Completions it depends on the
+    server; the Responses API cannot take one (the loop never asks there)."""
+    if provider.wire == "anthropic-messages":
+        return ANTHROPIC
     if openrouter(provider.base_url):
         return PrefillSupport(True, "OpenRouter", "OpenRouter (by host)")
     found = from_props(await provider.probe_json("props", root=True))

@@ -1,4 +1,4 @@
-"""Learning a model's context window from the server it runs on.
+"""Asking the server beside a wire's endpoint: the model's context window, its props.
 
 Asked once per session, before its first request, with a short timeout, and never
 fatal: an answer that says nothing leaves the window to the configuration or the
@@ -26,8 +26,7 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
-import httpx
-
+from frontier.app.model.http import httpx
 from frontier.app.wire import safejson
 
 PROBE_TIMEOUT = 3.0
@@ -47,11 +46,19 @@ class WindowInfo:
     """``GET /props default_generation_settings.n_ctx`` and the like."""
 
 
-def sibling_url(request_url: str, path: str, *, root: bool = False) -> str:
-    """The URL beside ``.../chat/completions``: ``{base}/{path}``, or with ``root`` the
-    server root's ``/{path}`` (the base URL's trailing ``/v1`` dropped); query kept."""
-    parts = urlsplit(request_url)
-    base = parts.path.removesuffix("/").removesuffix("/chat/completions")
+def endpoint_url(base_url: str, path: str, *, root: bool = False) -> str:
+    """``base_url`` + ``/path``, keeping the base URL's query after the new path; with
+    ``root``, the server root's ``/path`` (the base URL's trailing ``/v1`` dropped).
+
+    ``https://h/v1?api-version=2024-01`` → ``https://h/v1/chat/completions?api-version=2024-01``
+    (string concatenation would put the path inside the query). User-info stays: httpx
+    turns it into Basic auth.
+    """
+    try:
+        parts = urlsplit(base_url.strip())
+    except ValueError:  # unparseable: httpx says why when the request is built
+        return f"{base_url.rstrip('/')}/{path}"
+    base = parts.path.rstrip("/")
     if root:
         base = base.removesuffix("/v1")
     return urlunsplit((parts.scheme, parts.netloc, f"{base}/{path}", parts.query, ""))
@@ -141,8 +148,8 @@ def _tokens(value: object) -> int | None:
 __all__ = [
     "PROBE_TIMEOUT",
     "WindowInfo",
+    "endpoint_url",
     "get_json",
-    "sibling_url",
     "window_from",
     "window_from_models",
     "window_from_props",

@@ -26,6 +26,9 @@ from frontier.app.vocab import AGENT_MODES, CTL_MODES, NATIVE_MODES
 
 DEMO_TASK = "Add a --shout flag to the greet CLI and run the tests."
 DEMO_MODEL = "frontier-demo"
+DEMO_BASE_URL = "http://demo.invalid/v1"
+"""Never resolved: requests go to the demo's transport (``wires/demo.py``), not the
+network. Here, with the model's name, so knowing a session is the demo's loads no HTTP."""
 MODES = AGENT_MODES
 """Every protocol mode has a script (``frontier.app.vocab`` is the list's home)."""
 

@@ -1,8 +1,9 @@
-"""OpenAIProvider against a real HTTP server on 127.0.0.1 (aiohttp), one fault per test.
+"""The generic transport (``ModelClient``) through the chat wire, against a real HTTP
+server on 127.0.0.1 (aiohttp), one fault per test.
 
 Each test scripts the server's behaviour and asserts what the agent loop would
-see: the chunks, the retries (with the delays it would have waited), the final
-``StreamEnd`` or the ``ProviderError`` message a user reads.
+see: the wire events and their deltas, the retries (with the delays it would have
+waited), the final ``StreamEnd`` or the ``ModelError`` message a user reads.
 """
 
 from __future__ import annotations
@@ -18,12 +19,34 @@ import pytest
 from aiohttp import web
 from sse_server import serve, sse, start_sse
 
-from frontier.app.events import Retry
-from frontier.app.providers.errors import ProviderError
-from frontier.app.providers.openai import Chunk, OpenAIProvider, StreamEnd
+from frontier.app.events import Retry, TokenUsage
+from frontier.app.model import stream as neutral
+from frontier.app.model.conversation import UserText
+from frontier.app.model.errors import (
+    AuthRefused,
+    ConnectFailed,
+    EndpointNotFound,
+    ModelError,
+    NoFirstByte,
+    NotAStream,
+    StatusError,
+)
+from frontier.app.model.registry import codec
+from frontier.app.model.request import ModelRequest, ToolSchema
+from frontier.app.model.stream import (
+    End,
+    Finish,
+    Malformed,
+    ServerError,
+    StreamEnd,
+    TextDelta,
+    UsageDelta,
+    WireEvent,
+)
+from frontier.app.model.transport import ModelClient, Timeouts
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
-MESSAGES = [{"role": "user", "content": "hi"}]
+REQUEST = ModelRequest(system="", items=(UserText("hi"),))
 
 
 def delta(text: str) -> dict[str, Any]:
@@ -35,7 +58,18 @@ def finish(reason: str = "stop") -> dict[str, Any]:
 
 
 USAGE = {"choices": [], "usage": {"prompt_tokens": 3, "completion_tokens": 2, "total_tokens": 5}}
+USED = TokenUsage(prompt=3, completion=2)
 HELLO_BODY = sse(delta("Hel")) + sse(delta("lo")) + sse(finish()) + sse(USAGE) + b"data: [DONE]\n\n"
+
+
+def end(reason: str, usage: TokenUsage | None = None, **kw: Any) -> StreamEnd:
+    """The ``StreamEnd`` of a clean chat stream (the raw finish reason kept beside it)."""
+    return StreamEnd(reason, usage or TokenUsage(), raw_reason=reason, **kw)
+
+
+def client(url: str, model: str = "m", api_key: str | None = None, **kw: Any) -> ModelClient:
+    """A chat-completions client on the generic transport."""
+    return ModelClient(codec("openai-chat"), url, model, api_key, **kw)
 
 
 @dataclass
@@ -81,19 +115,22 @@ class Sleeps(list[float]):
         self.append(delay)
 
 
-async def collect(provider: OpenAIProvider, **kw: Any) -> list[Chunk | Retry | StreamEnd]:
+async def collect(
+    model: ModelClient, request: ModelRequest = REQUEST
+) -> list[WireEvent | Retry | StreamEnd]:
     try:
-        return [item async for item in provider.stream(MESSAGES, **kw)]
+        return [item async for item in model.stream(request)]
     finally:
-        await provider.aclose()
+        await model.aclose()
 
 
 def text_of(items: list[Any]) -> str:
-    return "".join(
-        c.data["choices"][0]["delta"].get("content") or ""
-        for c in items
-        if isinstance(c, Chunk) and c.data.get("choices")
-    )
+    """The assistant text the wire events carry (their ``TextDelta``\\ s)."""
+    return "".join(neutral.text_of(i.deltas) for i in items if isinstance(i, WireEvent))
+
+
+def wire_events(items: list[Any]) -> list[WireEvent]:
+    return [i for i in items if isinstance(i, WireEvent)]
 
 
 # --------------------------------------------------------------------------- happy path
@@ -101,28 +138,62 @@ def text_of(items: list[Any]) -> str:
 
 async def test_request_shape_and_usage(server: Server) -> None:
     server.handler = ok_stream
-    tools = [{"type": "function", "function": {"name": "read", "parameters": {}}}]
-    items = await collect(
-        OpenAIProvider(server.url, "qwen", api_key="sk-secret"),
-        tools=tools,
+    params = {"type": "object", "properties": {"path": {"type": "string"}}}
+    request = ModelRequest(
+        system="be brief",
+        items=(UserText("hi"),),
+        tools=(ToolSchema("read", "Read a file.", params),),
         extra={"temperature": 0},
     )
+    items = await collect(client(server.url, "qwen", api_key="sk-secret"), request)
     body = server.requests[0]
     assert body["model"] == "qwen" and body["stream"] is True
     assert body["stream_options"] == {"include_usage": True}
-    assert body["tools"] == tools and body["temperature"] == 0
+    assert body["messages"] == [
+        {"role": "system", "content": "be brief"},
+        {"role": "user", "content": "hi"},
+    ]
+    assert body["tools"] == [
+        {
+            "type": "function",
+            "function": {"name": "read", "description": "Read a file.", "parameters": params},
+        }
+    ]
+    assert body["temperature"] == 0 and "max_tokens" not in body
     assert server.headers[0]["Authorization"] == "Bearer sk-secret"
+    assert server.headers[0]["Accept"] == "text/event-stream"
     assert text_of(items) == "Hello"
-    end = items[-1]
-    assert end == StreamEnd("stop", USAGE["usage"])
-    assert all(isinstance(i, Chunk) for i in items[:-1])
-    ts = [i.t for i in items if isinstance(i, Chunk)]
+    assert items[-1] == end("stop", USED)
+    events = items[:-1]
+    assert all(isinstance(i, WireEvent) for i in events)
+    # each SSE event's data is kept exactly, with its deltas; [DONE] carries nothing and
+    # is not an event of its own
+    assert [e.raw for e in wire_events(events)] == [
+        sse(c).decode()[len("data: ") : -2] for c in (delta("Hel"), delta("lo"), finish(), USAGE)
+    ]
+    assert [e.deltas for e in wire_events(events)] == [
+        (TextDelta("Hel"),),
+        (TextDelta("lo"),),
+        (Finish("stop", "stop"),),
+        (UsageDelta(USED),),
+    ]
+    ts = [i.t for i in wire_events(items)]
     assert ts == sorted(ts) and ts[0] >= 0
+
+
+async def test_max_tokens_is_the_clients_cap_unless_the_request_names_one(
+    server: Server,
+) -> None:
+    server.handler = ok_stream
+    await collect(client(server.url, max_tokens=77))
+    await collect(client(server.url, max_tokens=77), ModelRequest("", REQUEST.items, max_tokens=5))
+    await collect(client(server.url))
+    assert [b.get("max_tokens") for b in server.requests] == [77, 5, None]
 
 
 async def test_no_authorization_header_without_key(server: Server) -> None:
     server.handler = ok_stream
-    await collect(OpenAIProvider(server.url, "local"))
+    await collect(client(server.url, "local"))
     assert "Authorization" not in server.headers[0]
 
 
@@ -138,9 +209,9 @@ async def test_one_byte_tcp_writes_reassemble_exactly(server: Server) -> None:
         return resp
 
     server.handler = trickle
-    items = await collect(OpenAIProvider(server.url, "m"))
+    items = await collect(client(server.url))
     assert text_of(items) == "héllo ✓ wörld"
-    assert items[-1] == StreamEnd("stop", {})
+    assert items[-1] == end("stop")
 
 
 async def test_malformed_sse_is_skipped_and_counted(server: Server) -> None:
@@ -158,15 +229,19 @@ async def test_malformed_sse_is_skipped_and_counted(server: Server) -> None:
         return resp
 
     server.handler = messy
-    items = await collect(OpenAIProvider(server.url, "m"))
+    items = await collect(client(server.url))
     assert text_of(items) == "ok!"
     assert items[-1].finish_reason == "stop"
     assert items[-1].skipped == 2  # the non-JSON object and the JSON array
+    # what carries nothing (the comment, the stray line, the empty ping) is no event
+    assert len(wire_events(items)) == 3
 
 
 async def test_deeply_nested_chunks_and_bodies_never_crash_the_reader(server: Server) -> None:
-    """10,000 levels of nesting (a hostile server): skipped like any malformed event, and a
-    200 JSON body that deep is reported, never a RecursionError."""
+    """10,000 levels of nesting (a hostile server): never a RecursionError. An event that
+    deep is not junk to skip (it may have carried a call's arguments): it comes through
+    as a ``Malformed`` delta the native accumulator stops at, uncounted; a 200 JSON body
+    that deep is reported."""
     deep = b"[" * 10_000 + b"]" * 10_000
     body = b"data: " + deep + b"\n\n" + sse(delta("ok")) + sse(finish()) + b"data: [DONE]\n\n"
 
@@ -177,15 +252,20 @@ async def test_deeply_nested_chunks_and_bodies_never_crash_the_reader(server: Se
         return resp
 
     server.handler = hostile
-    items = await collect(OpenAIProvider(server.url, "m"))
-    assert text_of(items) == "ok" and items[-1].skipped == 1
+    items = await collect(client(server.url))
+    assert text_of(items) == "ok" and items[-1].skipped == 0
+    assert items[-1].finish_reason == "stop"
+    first = wire_events(items)[0]
+    assert first.raw == deep.decode() and len(first.deltas) == 1
+    assert isinstance(first.deltas[0], Malformed) and "resend" in first.deltas[0].message
 
     async def deep_json(request: web.Request) -> web.Response:
         return web.Response(body=deep, content_type="application/json")
 
     server.handler = deep_json
-    with pytest.raises(ProviderError):
-        await collect(OpenAIProvider(server.url, "m"))
+    with pytest.raises(NotAStream) as info:
+        await collect(client(server.url))
+    assert info.value.kind == "protocol" and info.value.status == 200
 
 
 # --------------------------------------------------------------------------- mid-stream faults
@@ -203,7 +283,7 @@ async def test_disconnect_mid_frame_is_a_truncation(server: Server) -> None:
         return resp
 
     server.handler = dies
-    items = await collect(OpenAIProvider(server.url, "m"))
+    items = await collect(client(server.url))
     assert text_of(items) == "call c1 read\narg path "
     end = items[-1]
     assert isinstance(end, StreamEnd) and end.finish_reason == "disconnect"
@@ -219,7 +299,7 @@ async def test_read_stall_is_a_disconnect(server: Server) -> None:
         return resp
 
     server.handler = stalls
-    items = await collect(OpenAIProvider(server.url, "m", idle_timeout=0.2))
+    items = await collect(client(server.url, timeouts=Timeouts(idle=0.2)))
     assert text_of(items) == "partial"
     assert items[-1].finish_reason == "disconnect"
     assert "read stall" in items[-1].detail and "idle_timeout" in items[-1].detail
@@ -233,8 +313,10 @@ async def test_eof_without_finish_reason_is_a_disconnect(server: Server) -> None
         return resp
 
     server.handler = short
-    items = await collect(OpenAIProvider(server.url, "m"))
+    items = await collect(client(server.url))
+    assert text_of(items) == "half"
     assert items[-1].finish_reason == "disconnect"
+    assert items[-1].detail == "the stream ended without a finish or its end event"
 
 
 async def test_error_object_inside_200_stream(server: Server) -> None:
@@ -247,11 +329,16 @@ async def test_error_object_inside_200_stream(server: Server) -> None:
         return resp
 
     server.handler = errs
-    items = await collect(OpenAIProvider(server.url, "m"))
+    items = await collect(client(server.url))
     assert text_of(items) == "Some text"
-    end = items[-1]
-    assert end.finish_reason == "error"
-    assert end.error is not None and "upstream overloaded" in end.error
+    last = items[-1]
+    assert isinstance(last, StreamEnd) and last.finish_reason == "error"
+    assert last.error is not None and "upstream overloaded" in last.error
+    # the error event itself is yielded (recorded) just before the end; nothing after it
+    error_event = items[-2]
+    assert isinstance(error_event, WireEvent) and "upstream overloaded" in error_event.raw
+    assert error_event.deltas == (ServerError("upstream overloaded (502)"),)
+    assert len(items) == 3
 
 
 async def test_length_finish_passes_through_with_usage(server: Server) -> None:
@@ -263,8 +350,8 @@ async def test_length_finish_passes_through_with_usage(server: Server) -> None:
         return resp
 
     server.handler = cut
-    items = await collect(OpenAIProvider(server.url, "m"))
-    assert items[-1] == StreamEnd("length", USAGE["usage"])
+    items = await collect(client(server.url))
+    assert items[-1] == end("length", USED)
 
 
 # --------------------------------------------------------------------------- before the first byte
@@ -284,7 +371,7 @@ async def test_429_with_retry_after_then_success(server: Server) -> None:
 
     server.handler = limited
     sleeps = Sleeps()
-    items = await collect(OpenAIProvider(server.url, "m", sleep=sleeps))
+    items = await collect(client(server.url, sleep=sleeps))
     retries = [i for i in items if isinstance(i, Retry)]
     assert len(retries) == 1
     assert retries[0].attempt == 1 and retries[0].delay == 2.0
@@ -299,12 +386,12 @@ async def test_500_three_times_then_give_up(server: Server) -> None:
 
     server.handler = broken
     sleeps = Sleeps()
-    provider = OpenAIProvider(server.url, "big-model", max_retries=2, sleep=sleeps)
+    model = client(server.url, "big-model", max_retries=2, sleep=sleeps)
     seen: list[Any] = []
-    with pytest.raises(ProviderError) as info:
-        async for item in provider.stream(MESSAGES):
+    with pytest.raises(StatusError) as info:
+        async for item in model.stream(REQUEST):
             seen.append(item)
-    await provider.aclose()
+    await model.aclose()
     err = info.value
     assert len(server.requests) == 3
     assert err.kind == "http" and err.status == 500 and err.attempts == 3
@@ -319,32 +406,32 @@ async def test_huge_retry_after_fails_fast_with_the_figure(server: Server) -> No
 
     server.handler = later
     sleeps = Sleeps()
-    with pytest.raises(ProviderError, match="3600 s"):
-        await collect(OpenAIProvider(server.url, "m", sleep=sleeps))
-    assert sleeps == []
+    with pytest.raises(StatusError, match="3600 s") as info:
+        await collect(client(server.url, sleep=sleeps))
+    assert sleeps == [] and info.value.status == 503 and len(server.requests) == 1
 
 
 @pytest.mark.parametrize(
-    ("status", "kind", "key", "hint"),
+    ("status", "kind", "cls", "key", "hint"),
     [
-        (401, "auth", None, "export FRONTIER_API_KEY"),
-        (403, "auth", "sk-bad-key-123", "key was rejected"),
-        (404, "not_found", None, "check --base-url"),
-        (400, "http", None, "context too long"),
+        (401, "auth", AuthRefused, None, "export FRONTIER_API_KEY"),
+        (403, "auth", AuthRefused, "sk-bad-key-123", "key was rejected"),
+        (404, "not_found", EndpointNotFound, None, "check --base-url"),
+        (400, "http", StatusError, None, "context too long"),
     ],
     ids=["401-no-key", "403-bad-key", "404", "400"],
 )
 async def test_client_errors_name_url_model_and_fix(
-    server: Server, status: int, kind: str, key: str | None, hint: str
+    server: Server, status: int, kind: str, cls: type[ModelError], key: str | None, hint: str
 ) -> None:
     async def refuse(request: web.Request) -> web.StreamResponse:
         return web.json_response({"error": {"message": "context too long"}}, status=status)
 
     server.handler = refuse
-    with pytest.raises(ProviderError) as info:
-        await collect(OpenAIProvider(server.url, "qwen-7b", api_key=key, sleep=Sleeps()))
+    with pytest.raises(ModelError) as info:
+        await collect(client(server.url, "qwen-7b", api_key=key, sleep=Sleeps()))
     err = info.value
-    assert err.kind == kind and err.status == status
+    assert type(err) is cls and err.kind == kind and err.status == status
     assert len(server.requests) == 1  # never retried
     text = str(err)
     assert f"{server.url}/chat/completions" in text and "qwen-7b" in text and hint in text
@@ -367,10 +454,10 @@ async def test_stale_keep_alive_connection_retried_on_a_fresh_one(server: Server
 
     server.handler = closes_reused
     sleeps = Sleeps()
-    provider = OpenAIProvider(server.url, "m", sleep=sleeps)
-    first = [i async for i in provider.stream(MESSAGES)]
-    second = [i async for i in provider.stream(MESSAGES)]
-    await provider.aclose()
+    model = client(server.url, sleep=sleeps)
+    first = [i async for i in model.stream(REQUEST)]
+    second = [i async for i in model.stream(REQUEST)]
+    await model.aclose()
     assert text_of(first) == text_of(second) == "Hello"
     assert server.connections[1] == server.connections[0]  # the pooled one was reused
     assert server.connections[2] != server.connections[0]  # the retry used a fresh one
@@ -389,13 +476,13 @@ def _unused_port() -> int:
 async def test_connection_refused_retries_then_explains() -> None:
     url = f"http://127.0.0.1:{_unused_port()}/v1"
     sleeps = Sleeps()
-    provider = OpenAIProvider(url, "m", max_retries=3, sleep=sleeps)
+    model = client(url, max_retries=3, sleep=sleeps)
     retries: list[Any] = []
-    with pytest.raises(ProviderError) as info:
-        async for item in provider.stream(MESSAGES):
+    with pytest.raises(ConnectFailed) as info:
+        async for item in model.stream(REQUEST):
             retries.append(item)
-    await provider.aclose()
-    assert info.value.kind == "connect"
+    await model.aclose()
+    assert info.value.kind == "connect" and info.value.attempts == 4
     assert "Is the server running" in str(info.value) and url in str(info.value)
     assert [r.attempt for r in retries] == [1, 2, 3] and sleeps == [0.5, 1.0, 2.0]
 
@@ -406,14 +493,23 @@ async def test_server_ignoring_stream_true_still_works(server: Server) -> None:
             {
                 "id": "x",
                 "choices": [{"index": 0, "message": {"role": "assistant", "content": "All done."}}],
-                "usage": {"total_tokens": 4},
+                "usage": {"prompt_tokens": 3, "completion_tokens": 1, "total_tokens": 4},
             }
         )
 
     server.handler = whole
-    items = await collect(OpenAIProvider(server.url, "m"))
+    items = await collect(client(server.url))
     assert text_of(items) == "All done."
-    assert items[-1] == StreamEnd("stop", {"total_tokens": 4})
+    # the whole answer is one wire event carrying every delta a stream would have
+    (event,) = wire_events(items)
+    assert event.raw.startswith('{"id": "x"') and len(items) == 2
+    assert event.deltas == (
+        TextDelta("All done."),
+        Finish("stop", "stop"),
+        UsageDelta(TokenUsage(prompt=3, completion=1)),
+        End(),
+    )
+    assert items[-1] == end("stop", TokenUsage(prompt=3, completion=1))
 
 
 async def test_stopping_early_closes_the_response(server: Server) -> None:
@@ -431,16 +527,16 @@ async def test_stopping_early_closes_the_response(server: Server) -> None:
         return resp
 
     server.handler = endless
-    provider = OpenAIProvider(server.url, "m")
-    stream = provider.stream(MESSAGES)
+    model = client(server.url)
+    stream = model.stream(REQUEST)
     got = 0
     async for item in stream:
-        got += isinstance(item, Chunk)
+        got += isinstance(item, WireEvent)
         if got == 3:
             break
-    await stream.aclose()  # type: ignore[attr-defined]
+    await stream.aclose()
     await asyncio.wait_for(closed.wait(), 5)
-    await provider.aclose()
+    await model.aclose()
 
 
 async def test_invalid_utf8_never_crashes_the_stream(server: Server) -> None:
@@ -457,18 +553,19 @@ async def test_invalid_utf8_never_crashes_the_stream(server: Server) -> None:
         return resp
 
     server.handler = invalid
-    items = await collect(OpenAIProvider(server.url, "m"))
+    items = await collect(client(server.url))
     assert text_of(items) == "bad \ufffd\ufffd byte"
     assert items[-1].finish_reason == "stop"
 
 
-def test_provider_modules_do_not_import_textual() -> None:
+def test_model_modules_do_not_import_textual() -> None:
     import subprocess
     import sys
 
     code = (
         "import sys\n"
-        "import frontier.app.providers.openai, frontier.app.providers.demo\n"
+        "import frontier.app.model.transport, frontier.app.model.wires.openai_chat\n"
+        "import frontier.app.model.wires.demo, frontier.app.model.registry\n"
         "print('textual' in sys.modules)"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
@@ -483,15 +580,15 @@ NGINX_PAGE = (
 )
 
 
-async def collect_error(provider: OpenAIProvider) -> tuple[ProviderError, list[Any]]:
-    """The ``ProviderError`` a stream ends with, and every item it yielded before."""
+async def collect_error(model: ModelClient) -> tuple[ModelError, list[Any]]:
+    """The ``ModelError`` a stream ends with, and every item it yielded before."""
     seen: list[Any] = []
     try:
-        with pytest.raises(ProviderError) as info:
-            async for item in provider.stream(MESSAGES):
+        with pytest.raises(ModelError) as info:
+            async for item in model.stream(REQUEST):
                 seen.append(item)
     finally:
-        await provider.aclose()
+        await model.aclose()
     return info.value, seen
 
 
@@ -503,8 +600,8 @@ async def test_html_page_with_200_ends_at_once_naming_base_url(server: Server) -
 
     server.handler = page
     sleeps = Sleeps()
-    err, seen = await collect_error(OpenAIProvider(server.url, "m", sleep=sleeps))
-    assert err.kind == "protocol" and err.status == 200
+    err, seen = await collect_error(client(server.url, sleep=sleeps))
+    assert isinstance(err, NotAStream) and err.kind == "protocol" and err.status == 200
     text = str(err)
     assert "the server answered text/html, not an event stream; is --base-url right?" in text
     assert "Welcome to nginx!" in text and f"{server.url}/chat/completions" in text
@@ -523,8 +620,8 @@ async def test_html_body_under_another_label_is_still_not_a_stream(
         return resp
 
     server.handler = page
-    err, _ = await collect_error(OpenAIProvider(server.url, "m", sleep=Sleeps()))
-    assert err.kind == "protocol"
+    err, _ = await collect_error(client(server.url, sleep=Sleeps()))
+    assert isinstance(err, NotAStream) and err.kind == "protocol"
     assert "(an HTML page), not an event stream" in str(err)
     assert "The page is titled 'Sign in'" in str(err)
     assert len(server.requests) == 1
@@ -535,8 +632,8 @@ async def test_plain_text_body_is_not_a_stream_and_quoted(server: Server) -> Non
         return web.Response(text="Hello from the captive portal\nplease log in\n")
 
     server.handler = text
-    err, _ = await collect_error(OpenAIProvider(server.url, "m", sleep=Sleeps()))
-    assert err.kind == "protocol"
+    err, _ = await collect_error(client(server.url, sleep=Sleeps()))
+    assert isinstance(err, NotAStream) and err.kind == "protocol"
     assert "text/plain, not an event stream; is --base-url right?" in str(err)
     assert "It begins 'Hello from the captive portal please log in'" in str(err)
     assert len(server.requests) == 1
@@ -553,22 +650,22 @@ async def test_event_stream_under_an_html_label_is_parsed(server: Server) -> Non
         return resp
 
     server.handler = mislabelled
-    items = await collect(OpenAIProvider(server.url, "m"))
+    items = await collect(client(server.url))
     assert text_of(items) == "Hello" and items[-1].finish_reason == "stop"
 
 
 @pytest.mark.parametrize("ctype", ["application/json", "text/event-stream"])
 async def test_json_error_with_200_is_the_servers_message(server: Server, ctype: str) -> None:
     """``{"error": ...}`` with HTTP 200 (as JSON, or bare inside a "stream"): nothing of an
-    answer exists, so it is a ProviderError with the server's words, after one request."""
+    answer exists, so it is a ModelError with the server's words, after one request."""
 
     async def refuses(request: web.Request) -> web.Response:
         body = '{"error": {"message": "model \\"qwen\\" is not loaded", "code": "model_not_found"}}'
         return web.Response(text=body, headers={"Content-Type": ctype})
 
     server.handler = refuses
-    err, seen = await collect_error(OpenAIProvider(server.url, "m", sleep=Sleeps()))
-    assert err.kind == "http" and err.status == 200
+    err, seen = await collect_error(client(server.url, sleep=Sleeps()))
+    assert isinstance(err, StatusError) and err.kind == "http" and err.status == 200
     assert 'the server says: model "qwen" is not loaded (model_not_found)' in str(err)
     assert len(server.requests) == 1 and seen == []
 
@@ -578,8 +675,10 @@ async def test_json_that_is_not_a_completion_is_a_protocol_error(server: Server)
         return web.json_response({"object": "list", "data": [{"id": "qwen"}]})
 
     server.handler = other
-    err, _ = await collect_error(OpenAIProvider(server.url, "m"))
-    assert err.kind == "protocol" and "not a chat completion" in str(err)
+    err, _ = await collect_error(client(server.url))
+    assert isinstance(err, NotAStream) and err.kind == "protocol" and err.status == 200
+    assert "a JSON body that is not an openai-chat answer" in str(err)
+    assert "is --wire right" in str(err) and len(server.requests) == 1
 
 
 async def test_empty_200_body_is_a_disconnect(server: Server) -> None:
@@ -589,7 +688,7 @@ async def test_empty_200_body_is_a_disconnect(server: Server) -> None:
         return resp
 
     server.handler = empty
-    items = await collect(OpenAIProvider(server.url, "m"))
+    items = await collect(client(server.url))
     assert items == [StreamEnd("disconnect", detail="the server answered 200 with an empty body")]
 
 
@@ -616,14 +715,14 @@ async def test_crlf_and_cr_line_ends_split_across_writes(server: Server) -> None
         return resp
 
     server.handler = crlf
-    items = await collect(OpenAIProvider(server.url, "m"))
-    assert text_of(items) == "ab" and items[-1] == StreamEnd("stop", {})
+    items = await collect(client(server.url))
+    assert text_of(items) == "ab" and items[-1] == end("stop")
 
 
 async def test_sse_parse_is_the_same_wherever_the_reads_split() -> None:
     """Every split point of a body with CRLF, CR, LF, a BOM, a comment, a multi-line
     ``data`` and a UTF-8 character gives the same events (no server: pure parsing)."""
-    from frontier.app.providers.openai import _sse_events
+    from frontier.app.model.transport import _sse_events
 
     body = "\ufeff: c\r\n\r\nevent: error\rdata: a\r\ndata: é✓\n\ndata:b\r\rid: 1\n\n".encode()
     expected = [("error", "a\né✓"), ("message", "b")]
@@ -653,7 +752,7 @@ async def test_multi_line_data_and_a_two_megabyte_line(server: Server) -> None:
         return resp
 
     server.handler = large
-    items = await collect(OpenAIProvider(server.url, "m"))
+    items = await collect(client(server.url))
     assert text_of(items) == big + "!"
 
 
@@ -667,24 +766,23 @@ async def test_eof_after_finish_reason_without_done_stands(server: Server) -> No
         return resp
 
     server.handler = no_done
-    items = await collect(OpenAIProvider(server.url, "m"))
-    assert items[-1] == StreamEnd("tool_calls", {})
+    items = await collect(client(server.url))
+    assert items[-1] == end("tool_calls")
 
 
 # --------------------------------------------------------------------------- request body
 
 
-async def test_n_above_one_is_never_requested(
-    server: Server, caplog: pytest.LogCaptureFixture
-) -> None:
-    """The loop reads one choice; n > 1 would splice several answers into one text."""
+async def test_n_above_one_is_never_requested(server: Server) -> None:
+    """The loop reads one choice; n > 1 would splice several answers into one text.
+    (The chat wire drops ``n`` and ``stream`` from ``extra`` silently now: no caller puts
+    them there, so the old warnings are gone.)"""
     server.handler = ok_stream
-    provider = OpenAIProvider(server.url, "m")
-    with caplog.at_level("WARNING", logger="frontier.app.providers.openai"):
-        await collect(provider, extra={"n": 3, "temperature": 0.2, "stream": False})
+    request = ModelRequest("", REQUEST.items, extra={"n": 3, "temperature": 0.2, "stream": False})
+    items = await collect(client(server.url), request)
     body = server.requests[0]
     assert "n" not in body and body["stream"] is True and body["temperature"] == 0.2
-    assert "not requesting n=3" in caplog.text and "not turning streaming off" in caplog.text
+    assert text_of(items) == "Hello"
 
 
 # --------------------------------------------------------------------------- hung servers
@@ -700,20 +798,18 @@ async def test_server_that_never_sends_headers_gives_up_after_one_retry(server: 
 
     server.handler = hangs
     sleeps = Sleeps()
-    provider = OpenAIProvider(
+    model = client(
         server.url,
-        "m",
-        connect_timeout=30.0,
-        first_byte_timeout=0.2,
-        idle_timeout=5.0,
+        timeouts=Timeouts(connect=30.0, first_byte=0.2, idle=5.0),
         max_retries=1,
         sleep=sleeps,
     )
     began = time.monotonic()
-    err, seen = await collect_error(provider)
+    err, seen = await collect_error(model)
     # The first-byte clock starts when the request is sent, not when connecting began
     # (connect + first byte would be 2 × 30.2 s here).
     assert time.monotonic() - began < 30.0
+    assert isinstance(err, NoFirstByte)
     assert err.kind == "timeout" and err.attempts == 2 and len(server.requests) == 2
     assert "no first byte within 0.2 s of sending the request (first_byte_timeout)" in str(err)
     assert "--first-byte-timeout" in str(err)
@@ -731,10 +827,11 @@ async def test_headers_then_silence_is_a_first_byte_timeout_too(server: Server) 
         return resp
 
     server.handler = stalls_at_once
-    provider = OpenAIProvider(
-        server.url, "m", first_byte_timeout=0.2, idle_timeout=5.0, max_retries=0, sleep=Sleeps()
+    model = client(
+        server.url, timeouts=Timeouts(first_byte=0.2, idle=5.0), max_retries=0, sleep=Sleeps()
     )
-    err, seen = await collect_error(provider)
+    err, seen = await collect_error(model)
+    assert isinstance(err, NoFirstByte)
     assert err.kind == "timeout" and len(server.requests) == 1 and seen == []
 
 
@@ -752,8 +849,8 @@ async def test_idle_timeout_applies_only_after_the_first_byte(server: Server) ->
         return resp
 
     server.handler = slow_start
-    provider = OpenAIProvider(server.url, "m", first_byte_timeout=5.0, idle_timeout=0.1)
-    items = await collect(provider)
+    model = client(server.url, timeouts=Timeouts(first_byte=5.0, idle=0.1))
+    items = await collect(model)
     assert first.is_set() and text_of(items) == "late"
     assert items[-1].finish_reason == "disconnect"
     assert "no data for 0.1 s (idle_timeout" in items[-1].detail
@@ -784,8 +881,8 @@ async def test_no_attempt_starts_after_the_retry_window(server: Server) -> None:
         clock.now += delay
 
     server.handler = unavailable
-    provider = OpenAIProvider(server.url, "m", backoff_base=20.0, sleep=sleep, clock=clock)
-    err, _ = await collect_error(provider)
+    model = client(server.url, backoff_base=20.0, sleep=sleep, clock=clock)
+    err, _ = await collect_error(model)
     assert len(server.requests) == 3 and sleeps == [20.0, 30.0]
     assert err.kind == "http" and "gave up after 3 attempts in 50 s" in str(err)
 
@@ -796,7 +893,8 @@ async def test_retry_after_past_the_window_fails_with_the_figure(server: Server)
 
     server.handler = later
     sleeps = Sleeps()
-    err, _ = await collect_error(OpenAIProvider(server.url, "m", sleep=sleeps))
+    err, _ = await collect_error(client(server.url, sleep=sleeps))
+    assert err.kind == "http" and err.status == 429
     assert "asks to wait 75 s" in str(err) and "60 s retry window" in str(err)
     assert sleeps == [] and len(server.requests) == 1
 
@@ -806,11 +904,194 @@ def test_default_timeouts_give_up_within_two_minutes() -> None:
     60 s window and lasts at most connect (10 s) + first byte (45 s)."""
     from frontier.app.config import Config
 
-    provider = OpenAIProvider("http://127.0.0.1:9/v1", "m")
-    assert provider.worst_case_wait == 60 + 10 + 45 < 120
+    model = client("http://127.0.0.1:9/v1")
+    assert model.worst_case_wait == model.timeouts.worst_case_wait == 60 + 10 + 45 < 120
+    assert model.timeouts == Timeouts()
     config = Config()
     assert (config.connect_timeout, config.first_byte_timeout, config.idle_timeout) == (
-        provider.connect_timeout,
-        provider.first_byte_timeout,
-        provider.idle_timeout,
+        model.timeouts.connect,
+        model.timeouts.first_byte,
+        model.timeouts.idle,
     )
+
+
+# --------------------------------------------------------------------------- wire adjustments
+
+
+async def test_529_overloaded_is_retried_like_a_5xx(server: Server) -> None:
+    """Anthropic's "overloaded" status: worth another attempt, on every wire."""
+    calls = 0
+
+    async def overloaded(request: web.Request) -> web.StreamResponse:
+        nonlocal calls
+        calls += 1
+        if calls == 1:
+            return web.json_response({"error": {"message": "overloaded"}}, status=529)
+        return await ok_stream(request)
+
+    server.handler = overloaded
+    sleeps = Sleeps()
+    items = await collect(client(server.url, sleep=sleeps))
+    retries = [i for i in items if isinstance(i, Retry)]
+    assert [(r.attempt, r.delay) for r in retries] == [(1, 0.5)] and sleeps == [0.5]
+    assert "HTTP 529" in retries[0].reason and "overloaded" in retries[0].reason
+    assert text_of(items) == "Hello" and len(server.requests) == 2
+
+
+async def test_a_server_rejecting_stream_options_is_asked_again_without_it(
+    server: Server,
+) -> None:
+    """An older server refuses ``stream_options`` (400 naming it): resent at once without
+    the usage option, and never sent again by that client."""
+
+    async def old_server(request: web.Request) -> web.StreamResponse:
+        if "stream_options" in server.requests[-1]:
+            return web.json_response(
+                {"error": {"message": "Unrecognized request argument: stream_options"}},
+                status=400,
+            )
+        return await ok_stream(request)
+
+    server.handler = old_server
+    sleeps = Sleeps()
+    model = client(server.url, sleep=sleeps)
+    first = [i async for i in model.stream(REQUEST)]
+    second = [i async for i in model.stream(REQUEST)]
+    await model.aclose()
+    assert ["stream_options" in b for b in server.requests] == [True, False, False]
+    retries = [i for i in first if isinstance(i, Retry)]
+    assert len(retries) == 1 and retries[0].delay == 0.0 and sleeps == []
+    assert "rejected stream_options" in retries[0].reason
+    assert text_of(first) == text_of(second) == "Hello"
+    assert first[-1] == second[-1] == end("stop", USED)
+    assert not any(isinstance(i, Retry) for i in second)
+
+
+async def test_a_400_that_does_not_name_stream_options_is_final(server: Server) -> None:
+    async def refuse(request: web.Request) -> web.StreamResponse:
+        return web.json_response({"error": {"message": "bad temperature"}}, status=400)
+
+    server.handler = refuse
+    err, seen = await collect_error(client(server.url, sleep=Sleeps()))
+    assert isinstance(err, StatusError) and err.status == 400 and err.overflow is None
+    assert len(server.requests) == 1 and seen == []
+    assert "stream_options" in server.requests[0]
+
+
+async def test_an_overflow_400_carries_the_window(server: Server) -> None:
+    """The server's "longer than the context window": the error says so, with numbers."""
+
+    async def too_long(request: web.Request) -> web.StreamResponse:
+        error = {
+            "code": "context_length_exceeded",
+            "message": "This model's maximum context length is 8192 tokens. However, your "
+            "messages resulted in 9000 tokens.",
+        }
+        return web.json_response({"error": error}, status=400)
+
+    server.handler = too_long
+    err, _ = await collect_error(client(server.url, sleep=Sleeps()))
+    assert isinstance(err, StatusError) and err.overflow is not None
+    assert (err.overflow.window, err.overflow.requested) == (8192, 9000)
+
+
+# --------------------------------------------------------------------------- after [DONE]
+
+
+async def test_a_stream_held_open_after_done_ends_at_done(server: Server) -> None:
+    """``[DONE]`` ends the response even when the server keeps the body open: the rest
+    is drained briefly, never waited out to the idle timeout."""
+
+    async def lingers(request: web.Request) -> web.StreamResponse:
+        resp = await start_sse(request)
+        await resp.write(HELLO_BODY)
+        await server.release.wait()
+        return resp
+
+    server.handler = lingers
+    began = time.monotonic()
+    items = await collect(client(server.url, timeouts=Timeouts(idle=20.0)))
+    assert time.monotonic() - began < 10.0
+    assert text_of(items) == "Hello" and items[-1] == end("stop", USED)
+    assert not any(e.raw.strip() == "[DONE]" for e in wire_events(items))
+
+
+async def test_the_end_of_the_body_is_drained_so_the_connection_is_reused(
+    server: Server,
+) -> None:
+    """What follows ``[DONE]`` (here the end of the chunked body, a little later) is read,
+    so the keep-alive connection goes back to the pool for the next request."""
+
+    async def late_eof(request: web.Request) -> web.StreamResponse:
+        resp = await start_sse(request)
+        await resp.write(HELLO_BODY)
+        await asyncio.sleep(0.1)
+        await resp.write(b": trailing comment\n\n")
+        await resp.write_eof()
+        return resp
+
+    server.handler = late_eof
+    model = client(server.url)
+    first = [i async for i in model.stream(REQUEST)]
+    second = [i async for i in model.stream(REQUEST)]
+    await model.aclose()
+    assert first[-1] == second[-1] == end("stop", USED)
+    assert server.connections[0] == server.connections[1]
+
+
+# --------------------------------------------------------------------------- secrets
+
+
+KEY = "sk-transport-SECRET-0123456789"
+
+
+async def test_the_key_is_never_quoted_in_retries_errors_or_stream_errors(
+    server: Server,
+) -> None:
+    """A server that echoes the key (in an error body, in an error event): every text the
+    transport makes of the server's words is scrubbed."""
+    calls = 0
+
+    async def echoes(request: web.Request) -> web.StreamResponse:
+        nonlocal calls
+        calls += 1
+        if calls == 1:
+            return web.Response(status=500, text=f"upstream said Authorization: Bearer {KEY}")
+        resp = await start_sse(request)
+        await resp.write(sse(delta("partial")))
+        await resp.write(sse({"error": {"message": f"key {KEY} is over quota"}}))
+        await resp.write_eof()
+        return resp
+
+    server.handler = echoes
+    items = await collect(client(server.url, api_key=KEY, sleep=Sleeps()))
+    (retry,) = [i for i in items if isinstance(i, Retry)]
+    assert KEY not in retry.reason and "HTTP 500" in retry.reason
+    last = items[-1]
+    assert isinstance(last, StreamEnd) and last.finish_reason == "error"
+    assert last.error is not None and "over quota" in last.error and KEY not in last.error
+
+    async def refuses(request: web.Request) -> web.StreamResponse:
+        return web.Response(status=403, text=f"key {KEY} revoked")
+
+    server.handler = refuses
+    err, _ = await collect_error(client(server.url, api_key=KEY, sleep=Sleeps()))
+    assert isinstance(err, AuthRefused) and "revoked" in str(err)
+    assert KEY not in str(err) and KEY not in repr(err)
+    assert KEY not in repr(client(server.url, api_key=KEY))
+
+
+async def test_credentials_in_the_base_url_are_never_shown(server: Server) -> None:
+    password = "url-pass-SECRET-42"
+    url = server.url.replace("http://", f"http://user:{password}@")
+
+    async def missing(request: web.Request) -> web.StreamResponse:
+        return web.Response(status=404, text=f"no such route (you sent {password})")
+
+    server.handler = missing
+    model = client(url, sleep=Sleeps())
+    assert password not in model.url and password not in repr(model)
+    assert model.url == server.url.replace("http://", "http://***@") + "/chat/completions"
+    err, _ = await collect_error(model)
+    assert isinstance(err, EndpointNotFound)
+    assert password not in str(err) and "***@" in str(err) and password not in err.url

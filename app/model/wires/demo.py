@@ -1,9 +1,9 @@
 """The built-in demo model: a scripted chat-completions server inside an httpx transport.
 
-``DemoTransport`` speaks the real wire format (SSE ``chat.completion.chunk``\\ s,
+``DemoTransport`` speaks the real Chat Completions wire (SSE ``chat.completion.chunk``\\ s,
 ``delta.content`` or ``delta.tool_calls`` pieces, ``finish_reason``, a usage chunk,
-``[DONE]``) so the *whole* client path — ``OpenAIProvider``, SSE parsing, the mode
-adapters, the transducers — runs exactly as against a real endpoint, with no
+``[DONE]``) so the *whole* client path — the transport, SSE parsing, the chat wire's
+adapter, the mode adapters, the transducers — runs exactly as against a real endpoint, with no
 socket, key or network. It is stateless: the step is derived from the request's
 ``messages`` (one model response per assistant message already there), so
 resumed sessions and repairs land on the right step.
@@ -25,10 +25,9 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-import httpx
-
-from frontier.app.providers.demo_script import (
+from frontier.app.model.demo_script import (
     DECLINED,
+    DEMO_BASE_URL,
     DEMO_MODEL,
     FINISHED,
     MODES,
@@ -37,12 +36,12 @@ from frontier.app.providers.demo_script import (
     render_text,
     script,
 )
-from frontier.app.providers.openai import OpenAIProvider
+from frontier.app.model.http import httpx
+from frontier.app.model.registry import codec
+from frontier.app.model.transport import ModelClient
 from frontier.app.vocab import NATIVE_MODES
 from frontier.app.wire.sse import encode_sse
 
-DEMO_BASE_URL = "http://demo.invalid/v1"
-"""Never resolved: requests go to the transport, not the network."""
 DEFAULT_RATE = 60.0
 """Tokens per second, about a local 7B model on a laptop GPU."""
 DEFAULT_TTFT = 0.3
@@ -83,6 +82,9 @@ _FEEDBACK = re.compile(r"result [A-Za-z0-9_.:-]{1,64} exit=\S+ \d+\n|error (trun
 """A ``user`` message the loop wrote (result frames, repair prompts), not one a person typed
 (the same test as the session store's, ``session/timeline.py``)."""
 CLOSING_PROSE = (DECLINED[:40], FINISHED[:40])
+_CUT_SHORT = re.compile(r"\[Reply (interrupted|failed)\b[^\n]*\]\Z")
+"""The marker the loop keeps after a reply the person interrupted or the server failed
+(``agent/loop.py``): that reply did not do its step."""
 RESUMED_PREFIX = "Picking up where we stopped. "
 """Said before a step offered again because its work did not happen."""
 
@@ -138,8 +140,10 @@ def story_position(messages: list[dict[str, Any]]) -> tuple[int, bool]:
         feedback = role == "tool" or (role == "user" and _FEEDBACK.match(text) is not None)
         if role == "assistant" or (feedback and not in_response):
             in_response, held_back = True, False
-            if role == "assistant" and text.startswith(CLOSING_PROSE):
-                held_back = True  # a closing reply is no step
+            if role == "assistant" and (
+                text.startswith(CLOSING_PROSE) or _CUT_SHORT.search(text.rstrip())
+            ):
+                held_back = True  # a closing reply, or one cut short, is no step
                 continue
             position += 1
             redo = False
@@ -379,9 +383,10 @@ class DemoTransport(httpx.AsyncBaseTransport):
         )
 
 
-def demo_provider(mode: str, rate: float = DEFAULT_RATE, **kwargs: Any) -> OpenAIProvider:
-    """An ``OpenAIProvider`` wired to the demo model (what ``frontier demo`` uses)."""
-    return OpenAIProvider(DEMO_BASE_URL, DEMO_MODEL, transport=DemoTransport(mode, rate, **kwargs))
+def demo_client(mode: str, rate: float = DEFAULT_RATE, **kwargs: Any) -> ModelClient:
+    """A Chat Completions client wired to the demo model (what ``frontier demo`` uses)."""
+    transport = DemoTransport(mode, rate, **kwargs)
+    return ModelClient(codec("openai-chat"), DEMO_BASE_URL, DEMO_MODEL, transport=transport)
 
 
 # --------------------------------------------------------------------------- sample project
@@ -413,8 +418,8 @@ __all__ = [
     "DEFAULT_RATE",
     "DEMO_BASE_URL",
     "DemoTransport",
+    "demo_client",
     "demo_project_dir",
-    "demo_provider",
     "make_demo_workspace",
     "pick_step",
     "split_tokens",

@@ -1,4 +1,4 @@
-"""Provider failures that end a request (after any retries).
+"""Model-request failures that end a request (after any retries), on every wire.
 
 Failures that are part of a response (a disconnect, a read stall, an ``{"error": ...}``
 object inside a 200 stream) are *not* exceptions: they end the stream with a
@@ -8,29 +8,33 @@ holds only what stops the request from producing a response at all.
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass
 from typing import Any, Literal
 
-ProviderErrorKind = Literal["auth", "not_found", "http", "connect", "timeout", "protocol"]
+from frontier.app.wire import safejson
+
+ModelErrorKind = Literal["auth", "not_found", "http", "connect", "timeout", "protocol"]
 
 
-class ProviderError(Exception):
+class ModelError(Exception):
     """The endpoint could not produce a response; the message says what to do next.
 
-    ``kind`` lets the caller pick a reaction without parsing text: ``auth``
-    (401/403: key missing or rejected), ``not_found`` (404: wrong base URL or model),
-    ``http`` (other status, or retryable statuses after the last retry), ``connect``
-    (no connection, or the connection closed, after the last retry), ``timeout`` (the
-    server accepted the request but sent no first byte within ``first_byte_timeout``,
-    after the last retry), ``protocol`` (the server answered 200 with something that
-    is not a chat-completions stream: a web page, plain text, foreign JSON).
+    The root of every model-request failure, on every wire (as ``httpx.HTTPError`` is
+    httpx's). ``kind`` lets the caller pick a reaction without parsing text, and names
+    the subclass: ``auth`` (:class:`AuthRefused`: 401/403, key missing or rejected),
+    ``not_found`` (:class:`EndpointNotFound`: 404, wrong base URL or model), ``http``
+    (:class:`StatusError`: another status, or retryable statuses after the last retry),
+    ``connect`` (:class:`ConnectFailed`: no connection, or it closed, after the last
+    retry), ``timeout`` (:class:`NoFirstByte`: the server accepted the request but sent
+    nothing within ``first_byte_timeout``, after the last retry), ``protocol``
+    (:class:`NotAStream`: a 200 that is not this API's stream: a web page, plain text,
+    foreign JSON).
     """
 
     def __init__(
         self,
-        kind: ProviderErrorKind,
+        kind: ModelErrorKind,
         message: str,
         *,
         url: str = "",
@@ -40,7 +44,7 @@ class ProviderError(Exception):
         overflow: ContextOverflow | None = None,
     ) -> None:
         super().__init__(message)
-        self.kind: ProviderErrorKind = kind
+        self.kind: ModelErrorKind = kind
         self.message = message
         self.url = url
         self.model = model
@@ -51,9 +55,47 @@ class ProviderError(Exception):
         window (:func:`context_overflow`): the loop compacts and retries once."""
 
     def __repr__(self) -> str:
-        return (
-            f"ProviderError(kind={self.kind!r}, status={self.status!r}, message={self.message!r})"
-        )
+        name = type(self).__name__
+        return f"{name}(kind={self.kind!r}, status={self.status!r}, message={self.message!r})"
+
+
+class AuthRefused(ModelError):
+    """401/403: the key is missing or was rejected."""
+
+
+class EndpointNotFound(ModelError):
+    """404: the base URL or the model is wrong."""
+
+
+class StatusError(ModelError):
+    """Another HTTP status (retryable ones after the last retry)."""
+
+
+class ConnectFailed(ModelError):
+    """No connection, or it closed before an answer, after the last retry."""
+
+
+class NoFirstByte(ModelError):
+    """The server took the request but sent nothing in time, after the last retry."""
+
+
+class NotAStream(ModelError):
+    """A 200 that is not this API's event stream (a web page, foreign JSON)."""
+
+
+ERROR_CLASSES: dict[str, type[ModelError]] = {
+    "auth": AuthRefused,
+    "not_found": EndpointNotFound,
+    "http": StatusError,
+    "connect": ConnectFailed,
+    "timeout": NoFirstByte,
+    "protocol": NotAStream,
+}
+
+
+def model_error(kind: ModelErrorKind, message: str, **fields: Any) -> ModelError:
+    """The subclass of :class:`ModelError` for ``kind``."""
+    return ERROR_CLASSES[kind](kind, message, **fields)
 
 
 @dataclass(frozen=True)
@@ -115,7 +157,7 @@ def context_overflow(text: str) -> ContextOverflow | None:
     """
     obj: Any = None
     try:
-        obj = json.loads(text)
+        obj = safejson.loads(text, max_depth=safejson.ENVELOPE_DEPTH)
     except ValueError:
         obj = None
     error = obj.get("error", obj) if isinstance(obj, dict) else None
@@ -146,4 +188,16 @@ def _count(value: object) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else None
 
 
-__all__ = ["ContextOverflow", "ProviderError", "ProviderErrorKind", "context_overflow"]
+__all__ = [
+    "AuthRefused",
+    "ConnectFailed",
+    "ContextOverflow",
+    "EndpointNotFound",
+    "ModelError",
+    "ModelErrorKind",
+    "NoFirstByte",
+    "NotAStream",
+    "StatusError",
+    "context_overflow",
+    "model_error",
+]

@@ -1,0 +1,59 @@
+"""A text protocol read from a wire's SSE body (``frontier transduce --wire W --protocol
+ctl``): the body's events are decoded by the wire's adapter and their assistant text is
+fed to the text transducer, whose offsets (into the text) are the ones reported."""
+
+from __future__ import annotations
+
+from frontier.app.cst.base import Transducer
+from frontier.app.cst.native import DeltaSource
+from frontier.app.events import Event
+from frontier.app.model.stream import End, Finish, TextDelta
+from frontier.app.vocab import is_clean
+from frontier.app.wire.sse import SSEDecoder
+
+
+class TextSSETransducer:
+    """``inner`` (a text protocol's transducer) fed the assistant text of an SSE body."""
+
+    def __init__(self, inner: Transducer, wire: DeltaSource) -> None:
+        self.inner = inner
+        self._decoder = wire.decoder()
+        self._sse = SSEDecoder()
+        self.finish_reason: str | None = None
+        self.saw_end = False
+
+    @property
+    def frontier(self) -> int:
+        return self.inner.frontier
+
+    @property
+    def consumed(self) -> int:
+        return self.inner.consumed
+
+    @property
+    def stopped(self) -> bool:
+        return self.inner.stopped
+
+    def pending(self) -> bytes:
+        return self.inner.pending()
+
+    def pending_bound(self) -> int:
+        return self.inner.pending_bound()
+
+    def feed(self, data: bytes) -> list[Event]:
+        events: list[Event] = []
+        for name, item in self._sse.feed_events(data):
+            for delta in self._decoder.feed(name, item):
+                if type(delta) is TextDelta and not self.inner.stopped:
+                    events += self.inner.feed(delta.text.encode("utf-8"))
+                elif type(delta) is Finish:
+                    self.finish_reason = delta.reason
+                elif type(delta) is End:
+                    self.saw_end = True
+        return events
+
+    def finish(self, clean: bool) -> list[Event]:
+        """``clean`` holds only if the body itself ended cleanly (a finish that is clean,
+        or the wire's terminal event without a finish)."""
+        ended = is_clean(self.finish_reason) or (self.saw_end and self.finish_reason is None)
+        return self.inner.finish(clean and ended)

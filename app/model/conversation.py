@@ -1,0 +1,395 @@
+"""The typed conversation: what was said, from which every wire encodes its request.
+
+The loop keeps the history as a list of :data:`Item` (never a wire's JSON); the store
+keeps each item as JSON (:func:`item_to_json`); the compactor plans over the items; a
+wire adapter turns them into its API's messages through :func:`wire_messages`, which
+makes any history valid for every API:
+
+- roles alternate: consecutive user-side items (a typed message, results, runtime
+  feedback) become one user message, consecutive assistant turns one assistant message;
+  an assistant turn with nothing in it reads ``[no reply]``;
+- every call has exactly one result: a call the history has no result for gets a
+  ``not_executed`` one, a result for no call of the turn before it is sent as text;
+- reasoning blocks an API requires back go back to that API only, before the turn's
+  text and calls (Anthropic's thinking-before-``tool_use`` rule);
+- an interrupted or failed reply keeps what was said, with its marker (``cut``), so
+  the model learns it was cut and the next user message never follows a user message.
+
+A reply's calls travel natively only when the request offers tools; otherwise (a text
+protocol, after the session switched modes) they are written as text, and results as
+result frames.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+Origin = Literal["person", "feedback", "summary", "notice", "carried"]
+"""Who wrote a user-side text: the ``person`` (typed or queued); the runtime
+(``feedback``: a repair request; ``notice``: an undo the person made; ``carried``:
+results that reached the model late, after a crash); a compaction's ``summary``."""
+
+NO_REPLY = "[no reply]"
+SUMMARY_MARK = "[Frontier compacted the conversation:"
+"""How a compaction's summary message starts (``agent/compaction.py`` writes it; a stored
+history from before typed items is read back by it)."""
+NOT_EXECUTED = "[not_executed] no result was recorded for this call; it may not have run"
+
+
+@dataclass(frozen=True)
+class UserText:
+    """Text on the user's side of the conversation."""
+
+    text: str
+    origin: Origin = "person"
+
+
+@dataclass(frozen=True)
+class CallEntry:
+    """A native tool call the model made (JSON-safe arguments)."""
+
+    id: str
+    name: str
+    arguments: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Reasoning:
+    """A reasoning block an API requires back (opaque: ``data`` is the block as its
+    ``wire`` sent it; no other wire is ever sent it)."""
+
+    wire: str
+    data: Mapping[str, Any]
+
+
+@dataclass(frozen=True)
+class AssistantTurn:
+    """One model reply as kept: its text (for the text protocols the raw text up to the
+    last confirmed call, frames included), the native calls that were run, reasoning
+    blocks to send back, and ``cut``: the marker sentence when the reply is not whole
+    (``[Reply interrupted by the user]``), shown to the model after the text."""
+
+    text: str = ""
+    calls: tuple[CallEntry, ...] = ()
+    reasoning: tuple[Reasoning, ...] = ()
+    cut: str = ""
+
+
+@dataclass(frozen=True)
+class ResultEntry:
+    """The result of one call as the model reads it."""
+
+    call_id: str
+    name: str
+    kind: str
+    """How the call ended (``ok``, ``error``, ``denied``, ... ``events.ResultKind``)."""
+    exit_code: int
+    body: str
+    """The text the model reads: capped, a failure headed by its ``[kind]``."""
+
+
+@dataclass(frozen=True)
+class ToolResults:
+    """The results answering the assistant turn before it, and runtime text that goes
+    with them (a repair request, the carried results' explanation).
+
+    ``framed``: the text protocols send results as result frames inside a user message
+    (DESIGN §3), not as the API's native tool results."""
+
+    results: tuple[ResultEntry, ...] = ()
+    note: str = ""
+    framed: bool = False
+
+
+Item = UserText | AssistantTurn | ToolResults
+"""One entry of the history."""
+
+
+# --------------------------------------------------------------------------- text forms
+
+
+def frame(entry: ResultEntry) -> str:
+    """A result as a CTL result frame: ``result <id> exit=<code> <nbytes>\\n<body>\\nend\\n``
+    (``nbytes`` counts exactly the UTF-8 bytes of the body sent)."""
+    body = entry.body.encode("utf-8")
+    return f"result {entry.call_id} exit={entry.exit_code} {len(body)}\n{entry.body}\nend\n"
+
+
+def call_text(call: CallEntry) -> str:
+    """A native call written as text, for a request that offers no tools."""
+    args = json.dumps(dict(call.arguments), ensure_ascii=False, separators=(",", ":"))
+    return f"[called {call.name} (id {call.id}) with {args}]"
+
+
+def user_text(item: UserText | ToolResults) -> str:
+    """The user-side text of an item sent without native results."""
+    if isinstance(item, UserText):
+        return item.text
+    return "".join(frame(r) for r in item.results) + item.note
+
+
+def assistant_text(turn: AssistantTurn) -> str:
+    """The turn's text with its cut marker (``[no reply]`` when it has neither)."""
+    if turn.cut:
+        return f"{turn.text}\n\n{turn.cut}" if turn.text.strip() else turn.cut
+    return turn.text
+
+
+# --------------------------------------------------------------------------- for wires
+
+
+@dataclass(frozen=True)
+class UserMessage:
+    """One user-role message: native results first (answering the assistant message
+    before it), then texts in order."""
+
+    results: tuple[ResultEntry, ...] = ()
+    texts: tuple[str, ...] = ()
+
+    @property
+    def text(self) -> str:
+        return "\n\n".join(t for t in self.texts if t)
+
+
+@dataclass(frozen=True)
+class AssistantMessage:
+    """One assistant-role message: reasoning blocks for this wire, text, native calls."""
+
+    text: str = ""
+    calls: tuple[CallEntry, ...] = ()
+    reasoning: tuple[Mapping[str, Any], ...] = ()
+
+
+Message = UserMessage | AssistantMessage
+
+
+def wire_messages(items: Iterable[Item], *, native: bool, wire: str) -> list[Message]:
+    """The history as alternating messages every API accepts (see the module doc).
+
+    ``native``: the request offers tools, so calls and results travel natively;
+    ``wire``: reasoning blocks made by this wire are kept, others dropped. The first
+    message is always a user message and no message is empty."""
+    out: list[Message] = []
+    calls_open: tuple[CallEntry, ...] = ()
+    """Native calls of the last assistant message still waiting for their results."""
+
+    def user(results: Sequence[ResultEntry] = (), text: str = "") -> None:
+        texts = (text,) if text else ()
+        if out and isinstance(out[-1], UserMessage):
+            prev = out[-1]
+            out[-1] = UserMessage(prev.results + tuple(results), prev.texts + texts)
+        elif results or texts:
+            out.append(UserMessage(tuple(results), texts))
+
+    def close_calls() -> None:
+        nonlocal calls_open
+        if calls_open:
+            missing = [
+                ResultEntry(c.id, c.name, "not_executed", 1, NOT_EXECUTED) for c in calls_open
+            ]
+            user(missing)
+            calls_open = ()
+
+    for item in items:
+        if isinstance(item, AssistantTurn):
+            close_calls()
+            calls = item.calls if native else ()
+            text = assistant_text(item)
+            if item.calls and not native:
+                written = "\n".join(call_text(c) for c in item.calls)
+                text = f"{text}\n\n{written}" if text.strip() else written
+            reasoning = tuple(r.data for r in item.reasoning if r.wire == wire)
+            if out and isinstance(out[-1], AssistantMessage):
+                prev = out[-1]
+                joined = "\n\n".join(t for t in (prev.text, text) if t.strip())
+                out[-1] = AssistantMessage(joined, prev.calls + calls, prev.reasoning + reasoning)
+            else:
+                if not out:
+                    out.append(UserMessage(texts=("(The conversation continues.)",)))
+                out.append(AssistantMessage(text, calls, reasoning))
+            calls_open = calls
+        elif isinstance(item, ToolResults) and native and not item.framed and calls_open:
+            wanted = {c.id: c for c in calls_open}
+            answered: dict[str, ResultEntry] = {}
+            strays: list[ResultEntry] = []
+            for r in item.results:
+                if r.call_id in wanted and r.call_id not in answered:
+                    answered[r.call_id] = r
+                else:
+                    strays.append(r)
+            paired = [
+                answered.get(c.id) or ResultEntry(c.id, c.name, "not_executed", 1, NOT_EXECUTED)
+                for c in calls_open
+            ]
+            calls_open = ()
+            stray_text = "".join(frame(r) for r in strays)
+            user(paired, stray_text + item.note)
+        else:
+            close_calls()
+            assert isinstance(item, UserText | ToolResults)
+            user((), user_text(item))
+    close_calls()
+    for i, message in enumerate(out):
+        if isinstance(message, AssistantMessage) and not message.text.strip() and not message.calls:
+            out[i] = AssistantMessage(NO_REPLY, (), message.reasoning)
+    return out
+
+
+# --------------------------------------------------------------------------- storage
+
+
+def item_to_json(item: Item) -> dict[str, Any]:
+    """The stored form of an item (``"item"`` names its type)."""
+    if isinstance(item, UserText):
+        return {"item": "user", "text": item.text, "origin": item.origin}
+    if isinstance(item, AssistantTurn):
+        out: dict[str, Any] = {"item": "assistant", "text": item.text}
+        if item.calls:
+            out["calls"] = [
+                {"id": c.id, "name": c.name, "arguments": dict(c.arguments)} for c in item.calls
+            ]
+        if item.reasoning:
+            out["reasoning"] = [{"wire": r.wire, "data": dict(r.data)} for r in item.reasoning]
+        if item.cut:
+            out["cut"] = item.cut
+        return out
+    out = {
+        "item": "results",
+        "results": [
+            {"id": r.call_id, "name": r.name, "kind": r.kind, "exit": r.exit_code, "body": r.body}
+            for r in item.results
+        ],
+    }
+    if item.note:
+        out["note"] = item.note
+    if item.framed:
+        out["framed"] = True
+    return out
+
+
+ITEM_ROLES = {"user": "user", "assistant": "assistant", "results": "results"}
+"""The ``role`` column the store files each stored item under."""
+
+
+def role_of(item: Item) -> str:
+    if isinstance(item, UserText):
+        return "user"
+    return "assistant" if isinstance(item, AssistantTurn) else "results"
+
+
+def is_item_json(obj: object) -> bool:
+    """True for an item's stored form (sessions before issue 20 stored chat messages)."""
+    return isinstance(obj, Mapping) and obj.get("item") in ITEM_ROLES
+
+
+def item_from_json(obj: Mapping[str, Any]) -> Item:
+    """The item a stored form holds; ``ValueError`` for anything else."""
+    kind = obj.get("item")
+    if kind == "user":
+        origin = obj.get("origin", "person")
+        if origin not in ("person", "feedback", "summary", "notice", "carried"):
+            origin = "person"
+        return UserText(_str(obj.get("text")), origin)
+    if kind == "assistant":
+        calls = tuple(
+            CallEntry(_str(c.get("id")), _str(c.get("name")), _dict(c.get("arguments")))
+            for c in _list(obj.get("calls"))
+            if isinstance(c, Mapping)
+        )
+        reasoning = tuple(
+            Reasoning(_str(r.get("wire")), _dict(r.get("data")))
+            for r in _list(obj.get("reasoning"))
+            if isinstance(r, Mapping)
+        )
+        return AssistantTurn(_str(obj.get("text")), calls, reasoning, _str(obj.get("cut")))
+    if kind == "results":
+        results = tuple(
+            ResultEntry(
+                _str(r.get("id")),
+                _str(r.get("name")),
+                _str(r.get("kind")) or "ok",
+                r["exit"] if isinstance(r.get("exit"), int) else 0,
+                _str(r.get("body")),
+            )
+            for r in _list(obj.get("results"))
+            if isinstance(r, Mapping)
+        )
+        return ToolResults(results, _str(obj.get("note")), bool(obj.get("framed")))
+    raise ValueError(f"not a conversation item: {str(obj)[:80]}")
+
+
+def _str(value: object) -> str:
+    return value if isinstance(value, str) else ""
+
+
+def _list(value: object) -> list[Any]:
+    return value if isinstance(value, list) else []
+
+
+def _dict(value: object) -> dict[str, Any]:
+    return dict(value) if isinstance(value, Mapping) else {}
+
+
+# --------------------------------------------------------------------------- measures
+
+
+def item_bytes(item: Item) -> int:
+    """UTF-8 bytes an item puts in a request (its text, calls' arguments, results)."""
+    if isinstance(item, UserText):
+        return len(item.text.encode("utf-8"))
+    if isinstance(item, AssistantTurn):
+        size = len(item.text.encode("utf-8")) + len(item.cut.encode("utf-8"))
+        for call in item.calls:
+            args = json.dumps(dict(call.arguments), ensure_ascii=False)
+            size += len(call.name) + len(call.id) + len(args.encode("utf-8"))
+        for block in item.reasoning:
+            size += len(json.dumps(dict(block.data), ensure_ascii=False).encode("utf-8"))
+        return size
+    size = len(item.note.encode("utf-8"))
+    for r in item.results:
+        size += len(r.body.encode("utf-8")) + len(r.call_id) + 24
+    return size
+
+
+def text_items(items: Sequence[Item]) -> str:
+    """The whole history as plain text (a summary request's transcript source)."""
+    parts: list[str] = []
+    for item in items:
+        if isinstance(item, AssistantTurn):
+            parts.append(assistant_text(item))
+            parts.extend(call_text(c) for c in item.calls)
+        else:
+            parts.append(user_text(item))
+    return "\n\n".join(p for p in parts if p)
+
+
+__all__ = [
+    "NOT_EXECUTED",
+    "NO_REPLY",
+    "SUMMARY_MARK",
+    "AssistantMessage",
+    "AssistantTurn",
+    "CallEntry",
+    "Item",
+    "Message",
+    "Origin",
+    "Reasoning",
+    "ResultEntry",
+    "ToolResults",
+    "UserMessage",
+    "UserText",
+    "assistant_text",
+    "call_text",
+    "frame",
+    "is_item_json",
+    "item_bytes",
+    "item_from_json",
+    "item_to_json",
+    "role_of",
+    "text_items",
+    "user_text",
+    "wire_messages",
+]

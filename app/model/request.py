@@ -1,0 +1,48 @@
+"""What the loop asks a model for, whatever the wire: one :class:`ModelRequest`.
+
+The agent builds it (system prompt, the typed history, the tools it offers); a wire
+adapter encodes it as its API's JSON body. Nothing here knows any API.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from frontier.app.model.conversation import Item
+
+
+@dataclass(frozen=True)
+class ToolSchema:
+    """A tool offered natively: its name, what it does, its JSON-schema parameters
+    (from the tool registry: one source for the prompt, every wire's schema and the docs)."""
+
+    name: str
+    description: str
+    parameters: Mapping[str, Any]
+
+
+@dataclass(frozen=True)
+class ModelRequest:
+    """One request: the system prompt, the history, and how to answer.
+
+    ``tools`` empty means none are offered (the text protocols). ``prefill``: the
+    assistant text the answer must continue (a response cut by its token limit, resumed
+    from the frontier: ``agent/continuation.py``); only wires that can continue a
+    message take it. ``extra``: fields merged into the body as they are (vLLM's
+    ``continue_final_message``), for the wire that asked for them."""
+
+    system: str
+    items: tuple[Item, ...]
+    tools: tuple[ToolSchema, ...] = ()
+    prefill: str = ""
+    max_tokens: int | None = None
+    extra: Mapping[str, Any] = field(default_factory=dict)
+
+    @property
+    def native(self) -> bool:
+        return bool(self.tools)
+
+
+__all__ = ["ModelRequest", "ToolSchema"]

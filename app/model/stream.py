@@ -1,0 +1,247 @@
+"""The neutral stream: what every wire's response becomes, and what every consumer reads.
+
+A wire adapter (``app/model/wires/<wire>.py``) decodes each server-sent event of its API
+into a tuple of *deltas* (below); the transport wraps them, with the event's raw ``data``
+string and its arrival time, in a :class:`WireEvent`. The loop, the transducers (through
+the mode adapter), the recorder, replay and ``frontier check`` read deltas only, so none
+of them knows which API produced them.
+
+Calls are keyed per response by the wire's own handle (``key``: Chat Completions' tool
+call ``index``, a Responses ``output_index``, an Anthropic content block ``index``), an
+int that orders the calls as the model wrote them; ``id`` is what the API wants a result
+to name (``tool_call_id``, ``call_id``, ``tool_use_id``).
+
+This module imports nothing of Frontier but the event vocabulary (``TokenUsage``):
+``app/cst`` may import it (the native accumulator consumes deltas).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from frontier.app.events import Retry, TokenUsage
+
+FinishReason = Literal[
+    "stop",
+    "tool_calls",
+    "pause",
+    "length",
+    "content_filter",
+    "error",
+    "disconnect",
+    "stopped",
+    "other",
+]
+"""A response's end, normalised over every wire (the raw reason is kept beside it):
+
+- ``stop``: the model ended its turn (Chat ``stop``, Anthropic ``end_turn`` /
+  ``stop_sequence``, Responses ``completed`` without a call);
+- ``tool_calls``: it ended to have calls run (Chat ``tool_calls``, Anthropic ``tool_use``,
+  Responses ``completed`` with a function call);
+- ``pause``: the server paused a long turn (Anthropic ``pause_turn``): clean, nothing cut;
+- ``length``: cut by the token limit (Chat ``length``, Anthropic ``max_tokens``,
+  Responses ``incomplete`` for ``max_output_tokens``);
+- ``content_filter``: cut by the provider's filter or a refusal;
+- ``error``: the server reported an error inside the stream;
+- ``disconnect``: the connection dropped, stalled, or ended before any end was sent;
+- ``stopped``: Frontier stopped reading (text after a confirmed call, a contract error);
+- ``other``: a word Frontier does not know: not clean, so nothing is taken as proven by it.
+"""
+
+
+@dataclass(frozen=True, slots=True)
+class TextDelta:
+    """Assistant text (what the text protocols' transducers read)."""
+
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class ReasoningDelta:
+    """A piece of the model's reasoning: shown and recorded, never transduced."""
+
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class ReasoningBlock:
+    """A whole reasoning item or block the API requires back in later requests, as the
+    API sent it (Anthropic ``thinking`` with its ``signature``, ``redacted_thinking``;
+    a Responses ``reasoning`` item with its ``encrypted_content``). Opaque to everyone
+    but the wire that made it; kept in the conversation with that wire's name."""
+
+    data: Mapping[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class CallStart:
+    """A native tool call was announced (its id or name is known)."""
+
+    key: int
+    id: str
+    name: str
+
+
+@dataclass(frozen=True, slots=True)
+class CallArgs:
+    """A piece of a call's JSON arguments text."""
+
+    key: int
+    data: str
+
+
+@dataclass(frozen=True, slots=True)
+class CallDone:
+    """The wire says call ``key`` is complete (Responses ``output_item.done``, Anthropic
+    ``content_block_stop`` of a ``tool_use`` block).
+
+    ``arguments``, when the wire repeats them whole, are authoritative (some servers send
+    no argument pieces at all); ``id`` and ``name`` likewise override what the start said
+    (the Responses ``call_id`` can change between ``added`` and ``done``). ``proof`` is
+    false when the event closes the call without proving it whole (``status:
+    incomplete`` or ``in_progress``): the call then waits for a clean end of the
+    response, like a Chat Completions call."""
+
+    key: int
+    id: str = ""
+    name: str = ""
+    arguments: str | None = None
+    proof: bool = True
+
+
+@dataclass(frozen=True, slots=True)
+class ServerToolCall:
+    """A tool the provider runs itself (Responses ``web_search_call``, Anthropic
+    ``server_tool_use``): shown, never executed by Frontier."""
+
+    name: str
+    id: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class UsageDelta:
+    """Token counts for the request (the last one of a response wins)."""
+
+    usage: TokenUsage
+
+
+@dataclass(frozen=True, slots=True)
+class Finish:
+    """Why the response ended, normalised (``raw``: the wire's own word)."""
+
+    reason: FinishReason
+    raw: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class ServerError:
+    """The server reported an error inside the stream; the response ends ``error``."""
+
+    message: str
+
+
+@dataclass(frozen=True, slots=True)
+class Malformed:
+    """An event the wire could not read that may have carried model output (JSON nested
+    past the limit): the native accumulator stops there rather than guess."""
+
+    message: str
+
+
+@dataclass(frozen=True, slots=True)
+class Ignored:
+    """Input read and deliberately not used (a chunk for a second choice), with why."""
+
+    note: str
+
+
+@dataclass(frozen=True, slots=True)
+class End:
+    """The wire's terminal event (``[DONE]``, ``response.completed``/``incomplete``/
+    ``failed``, ``message_stop``): nothing more belongs to this response."""
+
+
+Delta = (
+    TextDelta
+    | ReasoningDelta
+    | ReasoningBlock
+    | CallStart
+    | CallArgs
+    | CallDone
+    | ServerToolCall
+    | UsageDelta
+    | Finish
+    | ServerError
+    | Malformed
+    | Ignored
+    | End
+)
+"""What one server-sent event can mean, on any wire."""
+
+
+@dataclass(frozen=True, slots=True)
+class WireEvent:
+    """One server-sent event: its raw ``data`` (recorded exactly) and what it means."""
+
+    raw: str
+    t: float
+    """Seconds since the request that produced it was sent."""
+    deltas: tuple[Delta, ...] = ()
+
+
+@dataclass(frozen=True)
+class StreamEnd:
+    """The last item of every stream.
+
+    ``finish_reason`` is normalised (:data:`FinishReason`); ``raw_reason`` is the wire's
+    word for it. ``error``: the server's message for an ``error`` end. ``detail``: why a
+    ``disconnect`` happened (for logs and the UI).
+    """
+
+    finish_reason: str
+    usage: TokenUsage = field(default_factory=TokenUsage)
+    error: str | None = None
+    skipped: int = 0
+    """Events skipped because their ``data`` was not JSON the wire could read."""
+    detail: str = ""
+    raw_reason: str = ""
+
+
+StreamItem = WireEvent | Retry | StreamEnd
+"""What a model client's stream yields: events, retries of the request, then one end."""
+
+
+def text_of(deltas: tuple[Delta, ...] | list[Delta]) -> str:
+    """The assistant text among ``deltas`` (what a text protocol reads of one event)."""
+    return "".join(d.text for d in deltas if type(d) is TextDelta)
+
+
+def reasoning_of(deltas: tuple[Delta, ...] | list[Delta]) -> str:
+    return "".join(d.text for d in deltas if type(d) is ReasoningDelta)
+
+
+__all__ = [
+    "CallArgs",
+    "CallDone",
+    "CallStart",
+    "Delta",
+    "End",
+    "Finish",
+    "FinishReason",
+    "Ignored",
+    "Malformed",
+    "ReasoningBlock",
+    "ReasoningDelta",
+    "Retry",
+    "ServerError",
+    "ServerToolCall",
+    "StreamEnd",
+    "StreamItem",
+    "TextDelta",
+    "UsageDelta",
+    "WireEvent",
+    "reasoning_of",
+    "text_of",
+]

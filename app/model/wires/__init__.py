@@ -1,0 +1,1 @@
+"""One adapter per model API: the only code that knows an API's JSON (DESIGN §4a)."""

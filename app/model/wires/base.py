@@ -1,0 +1,77 @@
+"""What a wire adapter is: the contract every ``app/model/wires/<wire>.py`` fulfils.
+
+A wire adapter is pure JSON work (no HTTP: ``app/model/transport.py`` does that for
+every wire): it encodes a :class:`~frontier.app.model.request.ModelRequest` as its API's
+body, decodes each server-sent event of a response into neutral deltas
+(``app/model/stream.py``), says where model-written text sits in an event (so secrets
+are masked there, in place), and reads its API's error bodies. docs/ARCHITECTURE.md,
+"Adding a wire", walks through writing one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any, Protocol
+
+from frontier.app.model.request import ModelRequest
+from frontier.app.model.stream import Delta
+
+TextField = tuple[tuple[Any, ...], tuple[str | int, ...], str]
+"""``(stream key, path, text)``: one string an event carries that the model wrote.
+
+The key names the text stream across a response's events (text, reasoning, one call's
+arguments: the scrubber follows a secret split across events along it); the path finds
+the string literal inside the event's JSON (keys and list indices from the root)."""
+
+
+class EventDecoder(Protocol):
+    """One response's decoder (stateful: it follows calls across events)."""
+
+    skipped: int
+    """Events ignored because their ``data`` was not JSON of this API."""
+
+    def feed(self, event: str, data: str) -> list[Delta]:
+        """The deltas of one event (``event``: its SSE name, ``message`` when absent)."""
+        ...
+
+
+class WireCodec(Protocol):
+    """One API's JSON: request bodies, stream events, error bodies."""
+
+    name: str
+    """The wire's name (``openai-chat``): ``--wire``, recordings, sessions."""
+    path: str
+    """The endpoint under the base URL (``chat/completions``)."""
+    signals_call_done: bool
+    """The API says when each call is complete (Responses, Anthropic); else the
+    native accumulator proves it from the stream (Chat Completions' rule, DESIGN §4)."""
+    can_prefill: bool
+    """A request may end with an assistant message for the answer to continue."""
+
+    def headers(self, api_key: str | None) -> dict[str, str]: ...
+
+    def body(self, request: ModelRequest, model: str) -> dict[str, Any]: ...
+
+    def decoder(self) -> EventDecoder: ...
+
+    def streamed_text(self, data: str) -> Iterator[TextField]:
+        """Every model-written string in one event's ``data`` (see :data:`TextField`)."""
+        ...
+
+    def error_text(self, obj: Any) -> str:
+        """The human part of an error object or body of this API."""
+        ...
+
+    def json_answer(self, obj: Any) -> list[Delta] | None:
+        """A whole (non-streamed) answer of this API, as the deltas a stream would have
+        carried; ``None`` when ``obj`` is not one (the transport then says so)."""
+        ...
+
+    def rejected(self, status: int, text: str) -> str | None:
+        """The server refused a request (``status``, body ``text``): if the wire can send
+        it differently (an optional field an older server rejects), adjust and say why;
+        ``None`` to treat the refusal as final."""
+        ...
+
+
+__all__ = ["EventDecoder", "TextField", "WireCodec"]

@@ -1,0 +1,517 @@
+"""OpenAI Chat Completions (``POST {base_url}/chat/completions``): the wire every
+OpenAI-compatible server speaks (llama.cpp, vLLM, Ollama, OpenRouter, DeepSeek, ...).
+
+Requests: the system prompt as the first message; each user-side message as ``user``
+(native results first, as ``tool`` messages naming their ``tool_call_id``); assistant
+replies with ``content`` and ``tool_calls``; tools as ``{"type": "function",
+"function": {...}}``; ``stream_options.include_usage`` (dropped for a server that
+rejects it); a trailing assistant message when the answer continues one (prefill).
+Reasoning is never sent back (DeepSeek rejects it).
+
+Events: ``chat.completion.chunk`` objects. Only choice 0 is read (another choice's chunk
+is ``Ignored``, noted); ``delta.content`` is text; ``delta.reasoning_content`` or
+``delta.reasoning`` (the first present) is reasoning; ``delta.tool_calls`` pieces are
+calls keyed by their ``index`` — a piece without one is matched to the first call with
+its ``id``, or is a new call when it names a new id, else continues the last call;
+``arguments`` sent as a JSON value instead of a string is read as its compact text
+(``_canonical``). ``finish_reason`` is the finish; a ``usage`` object the usage;
+``[DONE]`` the end; an ``{"error": ...}`` object (or an ``event: error``) a server error.
+Chat carries no per-call completion signal: the native accumulator proves calls itself.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Any
+
+from frontier.app.events import TokenUsage
+from frontier.app.model.conversation import (
+    SUMMARY_MARK,
+    AssistantMessage,
+    AssistantTurn,
+    CallEntry,
+    Item,
+    ResultEntry,
+    ToolResults,
+    UserText,
+    wire_messages,
+)
+from frontier.app.model.request import ModelRequest
+from frontier.app.model.stream import (
+    CallArgs,
+    CallStart,
+    Delta,
+    End,
+    Finish,
+    FinishReason,
+    Ignored,
+    Malformed,
+    ReasoningDelta,
+    ServerError,
+    TextDelta,
+    UsageDelta,
+)
+from frontier.app.model.wires.base import TextField
+from frontier.app.wire import safejson
+
+REASONING_FIELDS = ("reasoning_content", "reasoning")
+"""Where servers stream reasoning: DeepSeek, llama.cpp, vLLM (``reasoning_content``);
+OpenRouter, vLLM's newer API, Ollama's OpenAI endpoint (``reasoning``). The first
+one present wins (vLLM sends both with the same text during its migration)."""
+TEXT_FIELDS = ("content", *REASONING_FIELDS, "refusal")
+"""Every ``choices[i].delta`` field that streams model-written text (scrubbed)."""
+TOOL_FIELDS = ("name", "arguments")
+"""``choices[i].delta.tool_calls[j].function`` fields that stream model-written text."""
+
+FINISH: Mapping[str, FinishReason] = {
+    "stop": "stop",
+    "tool_calls": "tool_calls",
+    "function_call": "tool_calls",
+    "length": "length",
+    "content_filter": "content_filter",
+}
+"""Chat's finish reasons, normalised; any other word is ``other`` (never proof)."""
+
+
+class Codec:
+    """The Chat Completions wire (see the module doc). One per client: it remembers a
+    server that rejected ``stream_options``."""
+
+    name = "openai-chat"
+    path = "chat/completions"
+    signals_call_done = False
+    can_prefill = True
+
+    def __init__(self) -> None:
+        self.stream_options = True
+
+    # ------------------------------------------------------------------ requests
+
+    def headers(self, api_key: str | None) -> dict[str, str]:
+        headers = {"Accept": "text/event-stream", "Cache-Control": "no-store"}
+        if api_key:
+            headers["Authorization"] = f"Bearer {api_key}"
+        return headers
+
+    def body(self, request: ModelRequest, model: str) -> dict[str, Any]:
+        messages: list[dict[str, Any]] = [{"role": "system", "content": request.system}]
+        messages += encode_messages(request.items, native=request.native, wire=self.name)
+        if request.prefill:
+            messages.append({"role": "assistant", "content": request.prefill})
+        body: dict[str, Any] = {"model": model, "messages": messages, "stream": True}
+        if self.stream_options:
+            body["stream_options"] = {"include_usage": True}
+        if request.max_tokens:
+            body["max_tokens"] = request.max_tokens
+        if request.tools:
+            body["tools"] = [
+                {
+                    "type": "function",
+                    "function": {
+                        "name": t.name,
+                        "description": t.description,
+                        "parameters": dict(t.parameters),
+                    },
+                }
+                for t in request.tools
+            ]
+        extra = dict(request.extra)
+        # The loop reads one choice per response; streaming is never turned off.
+        extra.pop("n", None)
+        extra.pop("stream", None)
+        body.update(extra)
+        return body
+
+    def rejected(self, status: int, text: str) -> str | None:
+        if status in (400, 422) and self.stream_options and "stream_options" in text:
+            self.stream_options = False  # older servers reject the usage option
+            return "the server rejected stream_options; retrying without usage"
+        return None
+
+    # ------------------------------------------------------------------ responses
+
+    def decoder(self) -> ChatDecoder:
+        return ChatDecoder()
+
+    def streamed_text(self, data: str) -> Iterator[TextField]:
+        try:
+            obj = safejson.loads(data, max_depth=safejson.ENVELOPE_DEPTH)
+        except ValueError:
+            return
+        if not isinstance(obj, dict) or not isinstance(obj.get("choices"), list):
+            return
+        for ci, choice in enumerate(obj["choices"]):
+            if not isinstance(choice, dict) or not isinstance(choice.get("delta"), dict):
+                continue
+            c_key = repr(choice.get("index", ci))
+            delta = choice["delta"]
+            for name in TEXT_FIELDS:
+                text = delta.get(name)
+                if isinstance(text, str) and text:
+                    yield (c_key, name), ("choices", ci, "delta", name), text
+            calls = delta.get("tool_calls")
+            if not isinstance(calls, list):
+                continue
+            for tj, call in enumerate(calls):
+                fn = call.get("function") if isinstance(call, dict) else None
+                if not isinstance(fn, dict):
+                    continue
+                t_key = repr(call.get("index", tj))
+                for name in TOOL_FIELDS:
+                    text = fn.get(name)
+                    if isinstance(text, str) and text:
+                        path = ("choices", ci, "delta", "tool_calls", tj, "function", name)
+                        yield (c_key, "tool", t_key, name), path, text
+
+    def error_text(self, obj: Any) -> str:
+        return error_message(obj.get("error", obj) if isinstance(obj, dict) else obj)
+
+    def json_answer(self, obj: Any) -> list[Delta] | None:
+        """A ``chat.completion`` object (a server that ignored ``stream: true``)."""
+        choices = obj.get("choices") if isinstance(obj, dict) else None
+        if not choices or not isinstance(choices, list) or not isinstance(choices[0], dict):
+            return None
+        choice = choices[0]
+        message = choice.get("message") or {}
+        message = message if isinstance(message, dict) else {}
+        out: list[Delta] = []
+        for name in REASONING_FIELDS:
+            if isinstance(message.get(name), str) and message[name]:
+                out.append(ReasoningDelta(message[name]))
+                break
+        if isinstance(message.get("content"), str) and message["content"]:
+            out.append(TextDelta(message["content"]))
+        for index, call in enumerate(message.get("tool_calls") or []):
+            if not isinstance(call, dict):
+                continue
+            fn = call.get("function")
+            fn = fn if isinstance(fn, dict) else {}
+            ident = call.get("id") if isinstance(call.get("id"), str) else ""
+            out.append(CallStart(index, ident or "", str(fn.get("name") or "")))
+            args = fn.get("arguments")
+            if args is not None and not isinstance(args, str):
+                args = _canonical(args)
+            if args:
+                out.append(CallArgs(index, args))
+        raw = str(choice.get("finish_reason") or "stop")
+        out.append(Finish(FINISH.get(raw, "other"), raw))
+        if isinstance(obj.get("usage"), dict):
+            out.append(UsageDelta(TokenUsage.from_usage(obj["usage"])))
+        out.append(End())
+        return out
+
+
+class ChatDecoder:
+    """One chat-completions response: chunks in, deltas out (see the module doc)."""
+
+    def __init__(self) -> None:
+        self.skipped = 0
+        self._by_id: dict[str, int] = {}
+        """The first call with each id (a piece without ``index`` finds its call here)."""
+        self._calls: set[int] = set()
+        self._named: set[int] = set()
+        self._max_index = -1
+
+    def feed(self, event: str, data: str) -> list[Delta]:
+        stripped = data.strip()
+        if stripped == "[DONE]":
+            return [End()]
+        if not stripped:
+            return []
+        try:
+            obj = safejson.loads(data, max_depth=safejson.ENVELOPE_DEPTH)
+        except safejson.JsonLimitError as exc:
+            # Not junk to skip: it may have carried a call's arguments.
+            return [Malformed(f"an SSE chunk is {exc}; resend the response")]
+        except ValueError:
+            obj = None
+        if not isinstance(obj, dict):
+            if event == "error":
+                return [ServerError(stripped)]
+            self.skipped += 1
+            return []
+        if obj.get("error") or event == "error":
+            return [ServerError(error_message(obj.get("error") or obj))]
+        out: list[Delta] = []
+        choices = obj.get("choices")
+        if isinstance(choices, list) and choices:
+            choice = next(
+                (c for c in choices if isinstance(c, dict) and _choice_index(c) == 0), None
+            )
+            if choice is None:
+                if isinstance(choices[0], dict):
+                    out.append(
+                        Ignored(
+                            f"ignored a chunk for choice {choices[0].get('index')!r}: only "
+                            "choice 0 is read (was n > 1 requested?)"
+                        )
+                    )
+            else:
+                self._choice(choice, out)
+        if isinstance(obj.get("usage"), dict):
+            out.append(UsageDelta(TokenUsage.from_usage(obj["usage"])))
+        return out
+
+    def _choice(self, choice: Mapping[str, Any], out: list[Delta]) -> None:
+        delta = choice.get("delta") or {}
+        if isinstance(delta, dict):
+            for name in REASONING_FIELDS:
+                value = delta.get(name)
+                if isinstance(value, str) and value:
+                    out.append(ReasoningDelta(value))
+                    break
+            content = delta.get("content")
+            if isinstance(content, str) and content:
+                out.append(TextDelta(content))
+            pieces = delta.get("tool_calls")
+            if isinstance(pieces, list):
+                for piece in pieces:
+                    if isinstance(piece, dict):
+                        self._piece(piece, out)
+        reason = choice.get("finish_reason")
+        if isinstance(reason, str) and reason:
+            out.append(Finish(FINISH.get(reason, "other"), reason))
+
+    def _piece(self, piece: Mapping[str, Any], out: list[Delta]) -> None:
+        index = piece.get("index")
+        ident = piece.get("id")
+        ident = ident if isinstance(ident, str) and ident else ""
+        if not isinstance(index, int) or isinstance(index, bool):
+            known = self._by_id.get(ident) if ident else None
+            if known is not None:
+                index = known
+            elif ident or not self._calls:
+                index = self._max_index + 1
+            else:
+                index = self._max_index
+        if index not in self._calls:
+            self._calls.add(index)
+            self._max_index = max(self._max_index, index)
+        if ident and ident not in self._by_id:
+            self._by_id[ident] = index
+        fn = piece.get("function")
+        fn = fn if isinstance(fn, dict) else {}
+        name = fn.get("name")
+        name = name if isinstance(name, str) else ""
+        if ident or name:
+            out.append(CallStart(index, ident, name))
+        args = fn.get("arguments")
+        if args is not None and not isinstance(args, str):
+            args = _canonical(args)
+        if args:
+            out.append(CallArgs(index, args))
+
+
+def _choice_index(choice: Mapping[str, Any]) -> int | None:
+    """A choice's ``index`` (absent counts as 0: single-choice servers often omit it)."""
+    index = choice.get("index", 0)
+    if index is None:
+        return 0
+    return index if isinstance(index, int) and not isinstance(index, bool) else None
+
+
+def _canonical(value: Any) -> str:
+    """``arguments`` a server sent as a JSON value instead of a string, as the string.
+
+    Compact separators, keys in the order sent, non-ASCII as is: the bytes the
+    offsets count are then the same whichever way a server encodes the value.
+    """
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def error_message(error: Any) -> str:
+    """The human part of an OpenAI-style error (``{"message": ..., "code": ...}``)."""
+    if isinstance(error, dict):
+        message = error.get("message") or error.get("error") or json.dumps(error)
+        code = error.get("code") or error.get("type")
+        text = str(message) if not isinstance(message, dict) else error_message(message)
+        return f"{text} ({code})" if code and str(code) not in text else text
+    return str(error)
+
+
+# --------------------------------------------------------------------------- scripted streams
+
+
+def chunk_data(delta: Mapping[str, Any], finish: str | None = None, model: str = "") -> str:
+    """The ``data`` string of one ``chat.completion.chunk`` carrying ``delta``."""
+    return json.dumps(
+        {
+            "object": "chat.completion.chunk",
+            "model": model,
+            "choices": [{"index": 0, "delta": dict(delta), "finish_reason": finish}],
+        },
+        ensure_ascii=False,
+    )
+
+
+def scripted_events(
+    text: Sequence[str],
+    calls: Sequence[tuple[str, str, Sequence[str]]] = (),
+    *,
+    finish: str | None = None,
+    model: str = "",
+) -> list[str]:
+    """The ``data`` strings of a response streaming ``text`` pieces, then each call
+    ``(id, name, argument pieces)`` as ``delta.tool_calls`` pieces, a finish and
+    ``[DONE]`` — what the evaluation, benchmarks and tests stream (``finish`` defaults to
+    ``tool_calls`` when there are calls, else ``stop``)."""
+    events = [chunk_data({"role": "assistant", "content": ""}, model=model)]
+    events += [chunk_data({"content": piece}, model=model) for piece in text]
+    for index, (call_id, name, pieces) in enumerate(calls):
+        head = {"index": index, "id": call_id, "type": "function"}
+        head["function"] = {"name": name, "arguments": ""}
+        events.append(chunk_data({"tool_calls": [head]}, model=model))
+        for piece in pieces:
+            piece_delta = {"index": index, "function": {"arguments": piece}}
+            events.append(chunk_data({"tool_calls": [piece_delta]}, model=model))
+    end = finish or ("tool_calls" if calls else "stop")
+    events.append(chunk_data({}, end, model=model))
+    events.append("[DONE]")
+    return events
+
+
+# --------------------------------------------------------------------------- messages
+
+
+def encode_messages(items: Sequence[Item], *, native: bool, wire: str) -> list[dict[str, Any]]:
+    """The history as chat messages (after the system message)."""
+    out: list[dict[str, Any]] = []
+    for message in wire_messages(items, native=native, wire=wire):
+        if isinstance(message, AssistantMessage):
+            encoded: dict[str, Any] = {"role": "assistant", "content": message.text or None}
+            if message.calls:
+                encoded["tool_calls"] = [
+                    {
+                        "id": c.id,
+                        "type": "function",
+                        "function": {
+                            "name": c.name,
+                            "arguments": json.dumps(dict(c.arguments), ensure_ascii=False),
+                        },
+                    }
+                    for c in message.calls
+                ]
+            out.append(encoded)
+            continue
+        out.extend(
+            {"role": "tool", "tool_call_id": r.call_id, "content": r.body} for r in message.results
+        )
+        if message.text:
+            out.append({"role": "user", "content": message.text})
+    return out
+
+
+# --------------------------------------------------------------------------- legacy sessions
+
+_FRAME = re.compile(r"result ([A-Za-z0-9_.:-]{1,64}) exit=(-?\d+) (\d+)\n")
+_KIND = re.compile(r"^\[([a-z_]+)\]")
+
+
+def items_from_messages(messages: Sequence[Mapping[str, Any]]) -> list[Item]:
+    """A history stored as chat messages (sessions before issue 20) as typed items.
+
+    Native rounds keep their calls and results; a text protocol's feedback message is
+    read back into its result frames (and the repair text after them), so compaction can
+    stub them as it does new ones; a user message the runtime did not write is the
+    person's."""
+    out: list[Item] = []
+    results: list[ResultEntry] = []
+    names: dict[str, str] = {}
+    for message in messages:
+        role = message.get("role")
+        text = _text(message)
+        if role == "tool":
+            call_id = str(message.get("tool_call_id") or "")
+            kind = _KIND.match(text)
+            results.append(
+                ResultEntry(
+                    call_id,
+                    names.get(call_id, ""),
+                    kind.group(1) if kind else "ok",
+                    1 if kind else 0,
+                    text,
+                )
+            )
+            continue
+        if results:
+            out.append(ToolResults(tuple(results)))
+            results = []
+        if role == "assistant":
+            calls = tuple(_call_entry(c) for c in message.get("tool_calls") or () if c)
+            names.update({c.id: c.name for c in calls})
+            out.append(AssistantTurn(text, calls))
+        elif role == "user":
+            out.append(_user_item(text))
+    if results:
+        out.append(ToolResults(tuple(results)))
+    return out
+
+
+def _text(message: Mapping[str, Any]) -> str:
+    content = message.get("content")
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "".join(
+            str(p.get("text", "")) for p in content if isinstance(p, Mapping) and "text" in p
+        )
+    return ""
+
+
+def _call_entry(call: Any) -> CallEntry:
+    call = call if isinstance(call, Mapping) else {}
+    fn = call.get("function") if isinstance(call.get("function"), Mapping) else {}
+    try:
+        args = json.loads(fn.get("arguments") or "{}")
+    except (TypeError, ValueError):
+        args = {}
+    return CallEntry(
+        str(call.get("id") or ""),
+        str(fn.get("name") or ""),
+        args if isinstance(args, dict) else {},
+    )
+
+
+def _user_item(text: str) -> UserText | ToolResults:
+    """A stored user message: result frames (and the repair after them), a repair alone,
+    a compaction summary, or what the person typed."""
+    if text.startswith(SUMMARY_MARK):
+        return UserText(text, "summary")
+    if text.startswith(("error truncated", "error contract")):
+        return UserText(text, "feedback")
+    results: list[ResultEntry] = []
+    raw = text.encode("utf-8")
+    at = 0
+    while True:
+        head = _FRAME.match(raw[at:].decode("utf-8", "replace"))
+        if head is None:
+            break
+        start = at + len(head.group(0).encode("utf-8"))
+        size = int(head.group(3))
+        end = start + size
+        if raw[end : end + 5] != b"\nend\n":
+            break
+        body = raw[start:end].decode("utf-8", "replace")
+        kind = _KIND.match(body)
+        results.append(
+            ResultEntry(
+                head.group(1), "", kind.group(1) if kind else "ok", int(head.group(2)), body
+            )
+        )
+        at = end + 5
+    if not results:
+        return UserText(text)
+    return ToolResults(tuple(results), raw[at:].decode("utf-8", "replace"), framed=True)
+
+
+__all__ = [
+    "ChatDecoder",
+    "Codec",
+    "chunk_data",
+    "encode_messages",
+    "error_message",
+    "items_from_messages",
+    "scripted_events",
+]

@@ -1,0 +1,940 @@
+"""The real runtime (``create_runtime`` + ``AgentSession.send``, real tools and store)
+against scripted servers on 127.0.0.1 speaking each wire: OpenAI Responses
+(``/v1/responses``), Anthropic Messages (``/v1/messages``) and Chat Completions
+(``/v1/chat/completions``), in both native modes (issue 20, "How it is checked").
+
+Covered per wire: eager start with prose after a call (a gate holds the rest of the
+body until the test has seen the state it waits for: never a sleep), truncation by the
+token limit, errors in the stream and before it, context overflow, reasoning, and a
+server that enforces strict role alternation. Every request any server received must be
+one its API accepts (``tests/request_validity.py``). The response bodies are written
+wire-neutrally and encoded by ``tests/wire_scripts.py``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TypeVar
+
+import httpx
+import pytest
+from wire_scripts import (
+    ALTERNATE,
+    PATHS,
+    WIRES,
+    Call,
+    Hosted,
+    Part,
+    Seen,
+    Text,
+    Think,
+    WireServer,
+    args,
+    overflow_body,
+    overloaded_body,
+    refusing_socket,
+    script,
+    serve_wire,
+    sse_data,
+    sse_event,
+    status,
+    stream,
+)
+
+from frontier.app.agent.loop import INTERRUPTED
+from frontier.app.agent.runtime import create_runtime
+from frontier.app.agent.session import AgentSession
+from frontier.app.config import Config, data_dir
+from frontier.app.events import (
+    AssistantText,
+    CallStarted,
+    Compacted,
+    Event,
+    ReasoningText,
+    RepairRequested,
+    ResponseEnded,
+    Retry,
+    ServerTool,
+    StreamBytes,
+    Summarising,
+    ToolFinished,
+    ToolStarted,
+    TurnEnded,
+)
+from frontier.app.model import transport
+from frontier.app.secrets import REDACTED
+from frontier.tools.policy import PolicyApprover
+
+NEW_WIRES = ("openai-responses", "anthropic-messages")
+MODES = ("native-inc", "native-eos")
+KEY = "sk-loopback-0123456789abcdefXYZ"
+WAIT = 10.0
+"""The longest any awaited state may take: past it the test fails (it never passes by
+waiting)."""
+NOTES = "alpha beta gamma\n"
+
+T = TypeVar("T")
+
+
+# --------------------------------------------------------------------------- the rig
+
+
+class Watch:
+    """Every event the session emits, in order, and waits for a state among them."""
+
+    def __init__(self) -> None:
+        self.events: list[Event] = []
+        self._waiting: list[tuple[Callable[[Event], bool], asyncio.Future[Event]]] = []
+
+    def __call__(self, event: Event) -> None:
+        self.events.append(event)
+        for wanted, future in self._waiting:
+            if not future.done() and wanted(event):
+                future.set_result(event)
+
+    async def until(self, wanted: Callable[[Event], bool], what: str) -> Event:
+        for event in self.events:
+            if wanted(event):
+                return event
+        future: asyncio.Future[Event] = asyncio.get_running_loop().create_future()
+        self._waiting.append((wanted, future))
+        return await bounded(future, what)
+
+    def of(self, kind: type[T]) -> list[T]:
+        return [e for e in self.events if isinstance(e, kind)]
+
+    def index(self, wanted: Callable[[Event], bool]) -> int:
+        return next(i for i, e in enumerate(self.events) if wanted(e))
+
+    def streamed(self) -> bytes:
+        """Every byte that reached the transducer."""
+        return b"".join(e.data for e in self.of(StreamBytes))
+
+    def has_streamed(self, marker: bytes) -> Callable[[Event], bool]:
+        """A state: ``marker`` has reached the transducer (in one piece or several)."""
+        return lambda event: isinstance(event, StreamBytes) and marker in self.streamed()
+
+    def streamed_at(self, marker: bytes) -> int:
+        """The index of the event with which ``marker`` had wholly reached the transducer."""
+        seen = b""
+        for i, event in enumerate(self.events):
+            if isinstance(event, StreamBytes):
+                seen += event.data
+                if marker in seen:
+                    return i
+        raise AssertionError(f"{marker!r} never streamed")
+
+
+async def bounded(awaitable: Awaitable[T], what: str) -> T:
+    task = asyncio.ensure_future(awaitable)
+    done, _ = await asyncio.wait({task}, timeout=WAIT)
+    if not done:
+        task.cancel()
+        with contextlib.suppress(BaseException):
+            await task
+        pytest.fail(f"timed out after {WAIT} s waiting for {what}")
+    return task.result()
+
+
+@dataclass
+class Rig:
+    server: WireServer
+    session: AgentSession
+    watch: Watch
+    root: Path
+    listen: Callable[[], Awaitable[None]]
+    config: Config
+    stack: contextlib.AsyncExitStack
+    turns: list[TurnEnded] = field(default_factory=list)
+
+    async def resume(self) -> None:
+        """Close the session and open it again from the store (``frontier resume``)."""
+        sid = self.session.session_id
+        await self.session.close()
+        self.session = create_runtime(self.config, approver=PolicyApprover("auto"), session_id=sid)
+        self.stack.push_async_callback(self.session.close)
+        self.session.subscribe(self.watch)
+
+    @property
+    def wire(self) -> str:
+        return self.server.wire
+
+    def begin(self, text: str) -> asyncio.Task[TurnEnded]:
+        return asyncio.create_task(self.session.send(text))
+
+    async def turn(self, text: str) -> TurnEnded:
+        ended = await bounded(self.begin(text), f"the turn {text!r} to end")
+        self.turns.append(ended)
+        return ended
+
+    def answer(self, *replies: Any) -> None:
+        """Queue what the server answers to the next requests (the last one repeats)."""
+        self.server.answer(*replies)
+
+    def assert_valid(self) -> None:
+        assert self.server.problems() == [], "a request the API would refuse"
+        assert {r.path for r in self.server.requests} == {PATHS[self.wire]}
+
+
+Make = Callable[..., Awaitable[Rig]]
+
+
+@pytest.fixture
+async def make(tmp_path: Path) -> AsyncIterator[Make]:
+    async with contextlib.AsyncExitStack() as stack:
+
+        async def build(
+            wire: str, mode: str = "native-inc", *, strict: bool = False, refuse: bool = False,
+            **config: Any,
+        ) -> Rig:  # fmt: skip
+            server = WireServer(wire, strict=strict)
+            sock = refusing_socket() if refuse else None
+            if sock is None:
+                await stack.enter_async_context(serve_wire(server))
+            else:
+                stack.callback(sock.close)
+                server.url = f"http://127.0.0.1:{sock.getsockname()[1]}/v1"
+
+            async def listen() -> None:
+                assert sock is not None
+                await stack.enter_async_context(serve_wire(server, sock))
+
+            root = tmp_path / "ws"
+            root.mkdir(exist_ok=True)
+            (root / "notes.txt").write_text(NOTES)
+            settings: dict[str, Any] = {
+                "base_url": server.url,
+                "model": "test-model",
+                "wire": wire,
+                "protocol": mode,
+                "approval": "auto",
+                "api_key": KEY,
+                "context_window": 100_000,
+                "instructions": False,
+                **config,
+            }
+            config = Config(**settings)
+            session = create_runtime(config, approver=PolicyApprover("auto"), workspace=root)
+            stack.push_async_callback(session.close)
+            watch = Watch()
+            session.subscribe(watch)
+            return Rig(server, session, watch, root, listen, config, stack)
+
+        yield build
+
+
+def reply(wire: str, *parts: Part, **options: Any) -> Any:
+    return stream(script(wire, parts, **options))
+
+
+def done(wire: str, text: str = "All done.") -> Any:
+    return reply(wire, Text(text))
+
+
+def history_text(seen: Seen) -> str:
+    """The request's history as text (every wire's JSON, whatever its shape)."""
+    body = dict(seen.body)
+    for key in ("system", "instructions", "tools"):
+        body.pop(key, None)
+    if seen.body.get("messages") and seen.body["messages"][0].get("role") == "system":
+        body["messages"] = seen.body["messages"][1:]
+    return json.dumps(body, ensure_ascii=False)
+
+
+def roles(seen: Seen) -> list[str]:
+    """The roles of the request's messages, in order, as the API reads them."""
+    body = seen.body
+    if "messages" in body:
+        out = [m["role"] for m in body["messages"] if m["role"] != "system"]
+        return ["user" if r == "tool" else r for r in out]
+    out = []
+    for item in body["input"]:
+        kind = item.get("type", "message")
+        role = item.get("role") if kind == "message" else None
+        out.append(role or ("user" if kind == "function_call_output" else "assistant"))
+    return out
+
+
+def merged(seq: list[str]) -> list[str]:
+    """Consecutive same roles as one (Chat's tool messages, Responses' items)."""
+    return [r for i, r in enumerate(seq) if i == 0 or seq[i - 1] != r]
+
+
+def result_kinds(watch: Watch) -> dict[str, str]:
+    return {e.result.call_id: e.result.kind for e in watch.of(ToolFinished)}
+
+
+def read_notes(call_id: str = "call_r1") -> Call:
+    return Call(call_id, "read", args(path="notes.txt"))
+
+
+# --------------------------------------------------------------------------- the basics
+
+
+@pytest.mark.parametrize("wire", WIRES)
+async def test_each_wire_sends_its_path_auth_and_body(make: Make, wire: str) -> None:
+    rig = await make(wire)
+    rig.answer(reply(wire, Text("Reading."), read_notes()), done(wire))
+    ended = await rig.turn("what is in notes.txt?")
+    assert ended.reason == "done", ended.message
+    assert result_kinds(rig.watch) == {"call_r1": "ok"}
+    first, second = rig.server.requests
+    assert first.path == PATHS[wire]
+    headers = {k.lower(): v for k, v in first.headers.items()}
+    if wire == "anthropic-messages":
+        assert headers["x-api-key"] == KEY and headers["anthropic-version"] == "2023-06-01"
+        assert "authorization" not in headers
+        assert first.body["max_tokens"] > 0 and first.body["system"]
+        assert {t["name"] for t in first.body["tools"]} >= {"read", "write"}
+        assert all("input_schema" in t for t in first.body["tools"])
+    else:
+        assert headers["authorization"] == f"Bearer {KEY}" and "x-api-key" not in headers
+    if wire == "openai-responses":
+        assert first.body["store"] is False
+        assert first.body["include"] == ["reasoning.encrypted_content"]
+        assert first.body["instructions"] and first.body["input"][0]["role"] == "user"
+        assert all(t["type"] == "function" and "name" in t for t in first.body["tools"])
+    if wire == "openai-chat":
+        assert first.body["messages"][0]["role"] == "system"
+    assert first.body["model"] == "test-model" and first.body["stream"] is True
+    # the result goes back natively, paired with its call, holding what the file says
+    assert "alpha beta gamma" in history_text(second)
+    assert "call_r1" in history_text(second)
+    rig.assert_valid()
+
+
+# --------------------------------------------------------------------------- 1. eager start
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("wire", WIRES)
+async def test_a_complete_call_starts_while_prose_after_it_still_streams(
+    make: Make, wire: str, mode: str
+) -> None:
+    """Responses (``output_item.done``) and Anthropic (``content_block_stop``) prove a call
+    whole the moment it ends: native-inc runs it while the prose after it is still held by
+    the server. native-eos runs it only after the end. Chat carries no per-call signal:
+    with prose after the call, native-inc starts it at the finish chunk, after the prose."""
+    rig = await make(wire, mode)
+    gate = asyncio.Event()
+    rig.answer(
+        reply(
+            wire,
+            Text("Let me look. "),
+            read_notes(),
+            Text("While that runs: "),
+            gate,
+            Text("here is a long explanation that comes after the call."),
+        ),
+        done(wire, "It says alpha beta gamma."),
+    )
+    eager = mode == "native-inc" and wire in NEW_WIRES
+    task = rig.begin("what is in notes.txt?")
+    try:
+        if eager:
+            await rig.watch.until(lambda e: isinstance(e, ToolStarted), "the call to start")
+        else:
+            await rig.watch.until(
+                rig.watch.has_streamed(b"While that runs"), "the prose before the gate"
+            )
+            assert not rig.watch.of(ToolStarted), "the call started before the stream ended"
+        assert b"here is" not in rig.watch.streamed()
+        gate.set()
+        ended = await bounded(task, "the turn to end")
+    finally:
+        gate.set()
+    assert ended.reason == "done", ended.message
+    w = rig.watch
+    started = w.index(lambda e: isinstance(e, ToolStarted))
+    prose_after = w.streamed_at(b"here is")
+    end = w.index(lambda e: isinstance(e, ResponseEnded))
+    if eager:
+        assert started < prose_after < end
+    elif mode == "native-inc":  # Chat: completed by the finish chunk, after all the prose
+        assert prose_after < started
+    else:  # native-eos: run after the stream ended
+        assert prose_after < end < started
+    # the tool really ran in the workspace, once, and its output went back
+    (finished,) = w.of(ToolFinished)
+    assert finished.result.kind == "ok" and "alpha beta gamma" in finished.result.output
+    assert "alpha beta gamma" in history_text(rig.server.requests[1])
+    said = "".join(e.text for e in w.of(AssistantText))
+    assert "Let me look." in said and "long explanation" in said
+    rig.assert_valid()
+
+
+async def test_chat_proves_a_call_when_the_next_calls_arguments_begin(make: Make) -> None:
+    """Chat's own eager rule over HTTP: call 0 starts once call 1's arguments begin
+    (its JSON has closed), while the rest of call 1 is still held by the server."""
+    wire = "openai-chat"
+    rig = await make(wire, "native-inc")
+    gate = asyncio.Event()
+    whole = args(path="notes.txt")
+
+    def chunk(delta: dict[str, Any], finish: str | None = None) -> bytes:
+        return sse_data({"choices": [{"index": 0, "delta": delta, "finish_reason": finish}]})
+
+    def head(index: int, call_id: str) -> bytes:
+        function = {"name": "read", "arguments": ""}
+        return chunk({"tool_calls": [{"index": index, "id": call_id, "function": function}]})
+
+    def piece(index: int, text: str) -> bytes:
+        return chunk({"tool_calls": [{"index": index, "function": {"arguments": text}}]})
+
+    rig.answer(
+        stream(
+            [
+                chunk({"role": "assistant", "content": ""}),
+                head(0, "call_r1"),
+                piece(0, whole),
+                head(1, "call_r2"),
+                piece(1, whole[:5]),
+                gate,
+                piece(1, whole[5:]),
+                chunk({}, "tool_calls"),
+                b"data: [DONE]\n\n",
+            ]
+        ),
+        done(wire),
+    )
+    task = rig.begin("read it")
+    try:
+        await rig.watch.until(lambda e: isinstance(e, ToolStarted), "call 0 to start")
+        assert rig.watch.of(ToolStarted)[0].call.id == "call_r1"
+        gate.set()
+        ended = await bounded(task, "the turn to end")
+    finally:
+        gate.set()
+    assert ended.reason == "done", ended.message
+    assert [e.call.id for e in rig.watch.of(ToolStarted)] == ["call_r1", "call_r2"]
+    assert result_kinds(rig.watch) == {"call_r1": "ok", "call_r2": "ok"}
+    rig.assert_valid()
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_a_call_id_changed_at_done_is_the_one_answered(make: Make, mode: str) -> None:
+    """Responses: ``output_item.added`` may name another ``call_id`` than the item's
+    ``done``: the done's is the one the result must name."""
+    wire = "openai-responses"
+    rig = await make(wire, mode)
+    moved = Call("call_new", "read", args(path="notes.txt"), first_id="call_old")
+    rig.answer(reply(wire, moved), done(wire))
+    ended = await rig.turn("read it")
+    assert ended.reason == "done", ended.message
+    assert [e.call.id for e in rig.watch.of(ToolStarted)] == ["call_new"]
+    outputs = [i for i in rig.server.requests[1].body["input"] if "output" in i]
+    assert [i["call_id"] for i in outputs] == ["call_new"]
+    assert "alpha beta gamma" in outputs[0]["output"]
+    rig.assert_valid()
+
+
+@pytest.mark.parametrize("end", ["stop", "length"])
+async def test_a_call_whose_id_changed_is_never_reported_as_not_run(make: Make, end: str) -> None:
+    wire = "openai-responses"
+    rig = await make(wire, "native-inc")
+    moved = Call("call_new", "read", args(path="notes.txt"), first_id="call_old")
+    parts: list[Part] = [moved]
+    if end == "length":
+        parts.append(Call("call_w2", "write", args(path="b.txt", content="x")[:-4], cut=True))
+    rig.answer(reply(wire, *parts, end=end), done(wire))
+    assert (await rig.turn("read it")).reason == "done"
+    kinds = result_kinds(rig.watch)
+    assert kinds.pop("call_new") == "ok"
+    assert kinds == ({"call_w2": "truncated"} if end == "length" else {})
+    # every call the front ends saw announced is heard of again under its final id
+    # (the renamed one was re-announced with ``replaces``)
+    started = rig.watch.of(CallStarted)
+    announced = {e.id for e in started} - {e.replaces for e in started}
+    assert {e.replaces for e in started if e.replaces} == {"call_old"}
+    assert announced <= {e.result.call_id for e in rig.watch.of(ToolFinished)}
+
+
+# --------------------------------------------------------------------------- 2. truncation
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("wire", WIRES)
+async def test_a_call_cut_by_the_token_limit_never_runs(make: Make, wire: str, mode: str) -> None:
+    rig = await make(wire, mode)
+    cut = Call("call_w1", "write", args(path="out.txt", content="hello there")[:-12], cut=True)
+    rig.answer(
+        reply(wire, Text("Writing it."), cut, end="length"),
+        done(wire, "Sorry, I will keep it short."),
+    )
+    ended = await rig.turn("write out.txt")
+    assert ended.reason == "done", ended.message
+    assert not rig.watch.of(ToolStarted)
+    assert not (rig.root / "out.txt").exists()
+    assert [e.finish_reason for e in rig.watch.of(ResponseEnded)] == ["length", "stop"]
+    assert result_kinds(rig.watch) == {"call_w1": "truncated"}
+    assert [r.kind for r in rig.watch.of(RepairRequested)] == ["truncated"]
+    again = history_text(rig.server.requests[1])
+    assert "error truncated" in again and "call_w1" in again and "did not run" in again
+    assert "Writing it." in again  # what the model said is kept
+    rig.assert_valid()
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("wire", WIRES)
+async def test_two_calls_the_second_cut(make: Make, wire: str, mode: str) -> None:
+    """native-inc runs the complete first call; native-eos runs neither and says the
+    first may be resent unchanged."""
+    rig = await make(wire, mode)
+    first = Call("call_w1", "write", args(path="a.txt", content="first"))
+    second = Call("call_w2", "write", args(path="b.txt", content="second")[:-8], cut=True)
+    rig.answer(reply(wire, first, second, end="length"), done(wire))
+    ended = await rig.turn("write a.txt and b.txt")
+    assert ended.reason == "done", ended.message
+    assert not (rig.root / "b.txt").exists()
+    repair = rig.server.requests[1]
+    text = history_text(repair)
+    if mode == "native-inc":
+        assert (rig.root / "a.txt").read_text() == "first"
+        assert result_kinds(rig.watch) == {"call_w1": "ok", "call_w2": "truncated"}
+        assert "before call_w2 was complete" in text
+        assert "unchanged" not in text
+    else:
+        assert not (rig.root / "a.txt").exists()
+        assert not rig.watch.of(ToolStarted)
+        assert result_kinds(rig.watch) == {"call_w1": "truncated", "call_w2": "truncated"}
+        assert "before call_w2 was complete" in text
+        assert "call_w1 was complete but did not run either" in text
+        assert "Resend it unchanged" in text
+    rig.assert_valid()
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("wire", WIRES)
+async def test_a_dropped_connection_cuts_the_call_that_was_streaming(
+    make: Make, wire: str, mode: str
+) -> None:
+    """A disconnect is a truncation too: the call whose arguments were streaming never
+    runs; native-inc keeps the one proven before it (Chat: by the next call's bytes)."""
+    rig = await make(wire, mode)
+    first = Call("call_w1", "write", args(path="a.txt", content="first"))
+    second = Call("call_w2", "write", args(path="b.txt", content="second")[:-8], cut=True)
+    rig.answer(reply(wire, first, second, end="drop"), done(wire))
+    ended = await rig.turn("write a.txt and b.txt")
+    assert ended.reason == "done", ended.message
+    assert [e.finish_reason for e in rig.watch.of(ResponseEnded)] == ["disconnect", "stop"]
+    assert not (rig.root / "b.txt").exists()
+    kinds = result_kinds(rig.watch)
+    assert kinds["call_w2"] == "truncated"
+    assert kinds["call_w1"] == ("ok" if mode == "native-inc" else "truncated")
+    assert (rig.root / "a.txt").exists() == (mode == "native-inc")
+    text = history_text(rig.server.requests[1])
+    assert "error truncated" in text and "before call_w2 was complete" in text
+    rig.assert_valid()
+
+
+# --------------------------------------------------------------------------- 3. server errors
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("wire", WIRES)
+async def test_an_error_event_mid_stream_ends_the_turn_and_history_still_alternates(
+    make: Make, wire: str, mode: str
+) -> None:
+    rig = await make(wire, mode)
+    message = f"Internal failure while sampling (request signed with {KEY})"
+    rig.answer(
+        reply(wire, Text("Reading the notes. "), read_notes(), error=message),
+        done(wire, "Back again."),
+    )
+    ended = await rig.turn("read notes.txt")
+    assert ended.reason == "provider_error"
+    assert "Internal failure while sampling" in ended.message
+    assert KEY not in ended.message and REDACTED in ended.message
+    assert all(KEY not in repr(e) for e in rig.watch.events)
+    # native-inc ran the call proven before the error (Responses, Anthropic); eos never
+    ran = mode == "native-inc" and wire in NEW_WIRES
+    assert result_kinds(rig.watch) == ({"call_r1": "ok"} if ran else {})
+
+    ended = await rig.turn("try again")
+    assert ended.reason == "done", ended.message
+    again = rig.server.requests[1]
+    said = history_text(again)
+    assert "Reading the notes." in said and "[Reply failed:" in said
+    assert "Internal failure while sampling" in said and KEY not in said
+    assert merged(roles(again)) == ["user", "assistant", "user"]
+    assert ("alpha beta gamma" in said) == ran
+    # the store (its recorded raw events included) never holds the key either
+    stored = b"".join(f.read_bytes() for f in data_dir().rglob("*") if f.is_file())
+    assert b"Internal failure while sampling" in stored and KEY.encode() not in stored
+    rig.assert_valid()
+
+
+@pytest.mark.parametrize("wire", WIRES)
+async def test_overloaded_before_the_stream_is_retried(make: Make, wire: str) -> None:
+    rig = await make(wire, "native-eos")
+    now = {"Retry-After": "0"}
+    rig.answer(
+        status(529, overloaded_body(wire), now),
+        status(503, overloaded_body(wire), now),
+        done(wire),
+    )
+    ended = await rig.turn("hello")
+    assert ended.reason == "done", ended.message
+    retries = rig.watch.of(Retry)
+    assert [r.attempt for r in retries] == [1, 2]
+    assert "529" in retries[0].reason and "503" in retries[1].reason
+    bodies = [r.body for r in rig.server.requests]
+    assert len(bodies) == 3 and bodies[0] == bodies[1] == bodies[2]
+    rig.assert_valid()
+
+
+async def test_a_failed_response_ends_the_turn_with_its_error(make: Make) -> None:
+    """Responses' own failure end (``response.failed``) is a server error, like ``error``."""
+    wire = "openai-responses"
+    rig = await make(wire, "native-inc")
+    failed = {
+        "type": "response.failed",
+        "response": {
+            "id": "resp_1",
+            "object": "response",
+            "status": "failed",
+            "error": {"code": "server_error", "message": f"The model crashed ({KEY})"},
+            "output": [],
+        },
+    }
+    body = [*script(wire, [Text("Half a sen")])[:-1], sse_event("response.failed", failed)]
+    rig.answer(stream(body), done(wire))
+    ended = await rig.turn("hello")
+    assert ended.reason == "provider_error"
+    assert "The model crashed" in ended.message and KEY not in ended.message
+    ended = await rig.turn("again")
+    assert ended.reason == "done", ended.message
+    said = history_text(rig.server.requests[1])
+    assert "Half a sen" in said and "[Reply failed: The model crashed" in said
+    assert merged(roles(rig.server.requests[1])) == ["user", "assistant", "user"]
+    rig.assert_valid()
+
+
+# --------------------------------------------------------------------------- 4. overflow
+
+
+BIG = "".join(f"line {i}: " + "lorem ipsum dolor sit amet " * 8 + "\n" for i in range(60))
+
+
+async def seed_long_history(rig: Rig) -> None:
+    """One turn of four big reads: rounds enough that compaction has results to stub."""
+    (rig.root / "big.txt").write_text(BIG)
+    wire = rig.wire
+    rig.answer(
+        *(reply(wire, Call(f"call_b{i}", "read", args(path="big.txt"))) for i in range(4)),
+        done(wire, "Read it four times."),
+    )
+    ended = await rig.turn("read big.txt four times")
+    assert ended.reason == "done", ended.message
+    assert len(rig.server.requests) == 5
+
+
+@pytest.mark.parametrize("wire", WIRES)
+async def test_an_overflow_400_compacts_and_retries_once(make: Make, wire: str) -> None:
+    rig = await make(wire)
+    await seed_long_history(rig)
+    rig.answer(status(400, overflow_body(wire)), done(wire, "Summarised."))
+    ended = await rig.turn("now summarise it")
+    assert ended.reason == "done", ended.message
+    refused, retried = rig.server.requests[5:]
+    assert len(rig.server.requests) == 7
+    (step,) = rig.watch.of(Compacted)
+    assert step.reason == "overflow" and step.step == "stub"
+    assert not rig.watch.of(Summarising)
+    assert len(retried.text) < len(refused.text) - 2 * len(BIG)
+    assert "elided to save context" in history_text(retried)
+    assert "now summarise it" in history_text(retried)
+    if wire == "anthropic-messages":  # the server's numbers: the window is learned
+        assert rig.session.context_window == 200_000
+    rig.assert_valid()
+
+
+@pytest.mark.parametrize("wire", WIRES)
+async def test_a_second_overflow_ends_the_turn_with_the_servers_words(
+    make: Make, wire: str
+) -> None:
+    rig = await make(wire)
+    await seed_long_history(rig)
+    rig.answer(status(400, overflow_body(wire)))
+    ended = await rig.turn("now summarise it")
+    assert ended.reason == "provider_error"
+    assert "HTTP 400" in ended.message
+    assert len(rig.server.requests) == 7  # compacted and retried once, never more
+    rig.assert_valid()
+
+
+@pytest.mark.parametrize("wire", WIRES)
+async def test_an_overflow_reported_in_the_stream_compacts_and_retries(
+    make: Make, wire: str
+) -> None:
+    """The same refusal as an ``error`` event inside a 200 stream."""
+    rig = await make(wire)
+    await seed_long_history(rig)
+    body = overflow_body(wire)["error"]
+    rig.answer(reply(wire, error=body["message"]), done(wire, "Summarised."))
+    ended = await rig.turn("now summarise it")
+    assert ended.reason == "done", ended.message
+    assert len(rig.server.requests) == 7
+    (step,) = rig.watch.of(Compacted)
+    assert step.reason == "overflow"
+    assert "elided to save context" in history_text(rig.server.requests[6])
+    rig.assert_valid()
+
+
+# --------------------------------------------------------------------------- 5. reasoning
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("wire", WIRES)
+async def test_reasoning_is_shown_never_transduced_and_sent_back_as_the_api_wants(
+    make: Make, wire: str, mode: str
+) -> None:
+    rig = await make(wire, mode)
+    thought = "The user wants notes.txt; reading it first."
+    secret = "EncryptedBlob-or-Signature-42=="
+    rig.answer(
+        reply(wire, Think(thought, secret), read_notes()),
+        done(wire, "It says alpha beta gamma."),
+    )
+    ended = await rig.turn("what is in notes.txt?")
+    assert ended.reason == "done", ended.message
+    w = rig.watch
+    assert "".join(e.text for e in w.of(ReasoningText)) == thought
+    assert b"reading it first" not in w.streamed()
+    assert all("reading it first" not in e.text for e in w.of(AssistantText))
+    assert result_kinds(w) == {"call_r1": "ok"}
+    after = rig.server.requests[1].body
+    if wire == "anthropic-messages":
+        (assistant,) = [m for m in after["messages"] if m["role"] == "assistant"]
+        kinds = [b["type"] for b in assistant["content"]]
+        assert kinds == ["thinking", "tool_use"]
+        assert assistant["content"][0] == {
+            "type": "thinking",
+            "thinking": thought,
+            "signature": secret,
+        }
+    elif wire == "openai-responses":
+        assert after["store"] is False and after["include"] == ["reasoning.encrypted_content"]
+        kinds = [i.get("type", "message") for i in after["input"]]
+        assert kinds == ["message", "reasoning", "function_call", "function_call_output"]
+        sent = after["input"][1]
+        assert sent == {
+            "type": "reasoning",
+            "summary": [{"type": "summary_text", "text": thought}],
+            "encrypted_content": secret,
+        }
+    else:  # Chat: never sent back (DeepSeek rejects it)
+        assert thought not in json.dumps(after)
+    rig.assert_valid()
+
+
+@pytest.mark.parametrize("wire", NEW_WIRES)
+async def test_a_tool_the_provider_runs_is_shown_never_run(make: Make, wire: str) -> None:
+    rig = await make(wire, "native-inc")
+    rig.answer(reply(wire, Hosted("srvtoolu_01", "frontier agent"), Text("Found it.")))
+    ended = await rig.turn("search the web")
+    assert ended.reason == "done", ended.message
+    (shown,) = rig.watch.of(ServerTool)
+    assert shown.name in ("web_search", "web_search_call") and shown.id == "srvtoolu_01"
+    assert not rig.watch.of(ToolStarted) and not rig.watch.of(ToolFinished)
+    assert len(rig.server.requests) == 1
+    rig.assert_valid()
+
+
+@pytest.mark.parametrize("wire", WIRES)
+async def test_the_text_protocol_runs_over_every_wires_text(make: Make, wire: str) -> None:
+    """ctl-heredoc reads the calls from the text any wire streams; no tools are offered
+    and the results go back as result frames in a user message."""
+    rig = await make(wire, "ctl-heredoc")
+    call = "call c1 write\narg path out.txt\narg content <<EOF\nhello\nEOF\nend\n"
+    rig.answer(reply(wire, Text("Writing it.\n" + call)), done(wire))
+    ended = await rig.turn("write out.txt")
+    assert ended.reason == "done", ended.message
+    assert (rig.root / "out.txt").read_text() == "hello\n"
+    first, second = rig.server.requests
+    assert "tools" not in first.body
+    assert "result c1 exit=0" in history_text(second)
+    assert merged(roles(second)) == ["user", "assistant", "user"]
+    rig.assert_valid()
+
+
+# --------------------------------------------------------------------------- 6. alternation
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("wire", WIRES)
+async def test_after_an_interrupted_reply_the_next_message_is_accepted(
+    make: Make, wire: str, mode: str
+) -> None:
+    rig = await make(wire, mode, strict=True)
+    gate = asyncio.Event()
+    rig.answer(
+        reply(wire, Text("First words of a long answer. "), gate, Text("never sent")),
+        done(wire, "Sure."),
+    )
+    task = rig.begin("explain everything")
+    try:
+        await rig.watch.until(rig.watch.has_streamed(b"First"), "the first text delta")
+        rig.session.cancel_turn()
+        ended = await bounded(task, "the interrupted turn to end")
+    finally:
+        gate.set()
+    assert ended.reason == "cancelled"
+    ended = await rig.turn("something shorter, please")
+    assert ended.reason == "done", ended.message
+    assert rig.server.refused == []
+    again = rig.server.requests[1]
+    said = history_text(again)
+    assert "First words of a long answer." in said and INTERRUPTED in said
+    assert "never sent" not in said
+    assert merged(roles(again)) == ["user", "assistant", "user"]
+    rig.assert_valid()
+
+
+@pytest.mark.parametrize("wire", WIRES)
+async def test_after_a_reply_interrupted_before_its_first_word_the_next_is_accepted(
+    make: Make, wire: str
+) -> None:
+    rig = await make(wire, "native-eos", strict=True)
+    gate = asyncio.Event()
+    rig.answer(reply(wire, gate, Text("never sent")), done(wire, "Sure."))
+    task = rig.begin("explain everything")
+    try:
+        await bounded(rig.server.held.wait(), "the server to hold the reply")
+        rig.session.cancel_turn()
+        ended = await bounded(task, "the interrupted turn to end")
+    finally:
+        gate.set()
+    assert ended.reason == "cancelled"
+    ended = await rig.turn("something shorter, please")
+    assert ended.reason == "done", ended.message
+    assert rig.server.refused == []
+    said = history_text(rig.server.requests[1])
+    assert INTERRUPTED in said and "never sent" not in said
+    assert merged(roles(rig.server.requests[1])) == ["user", "assistant", "user"]
+    rig.assert_valid()
+
+
+async def interrupt_a_running_call(rig: Rig) -> TurnEnded:
+    """native-inc: the wire proves a ``sleep 30`` call, it starts while the reply still
+    streams, and the person presses Esc."""
+    gate = asyncio.Event()
+    running = Call("call_s1", "shell", args(command="sleep 30"))
+    rig.answer(reply(rig.wire, running, Text("Waiting for it. "), gate, Text("never")))
+    task = rig.begin("run it")
+    try:
+        await rig.watch.until(lambda e: isinstance(e, ToolStarted), "the call to start")
+        rig.session.cancel_turn()
+        return await bounded(task, "the interrupted turn to end")
+    finally:
+        gate.set()
+
+
+@pytest.mark.parametrize("wire", NEW_WIRES)
+async def test_interrupting_a_call_that_runs_while_the_reply_streams_keeps_it_paired(
+    make: Make, wire: str
+) -> None:
+    """Esc while a call the wire proved runs and the reply still streams: the call keeps
+    its entry with a result, and the next message is accepted."""
+    rig = await make(wire, "native-inc", strict=True)
+    ended = await interrupt_a_running_call(rig)
+    assert ended.reason == "cancelled"
+    rig.answer(done(wire))
+    ended = await rig.turn("never mind")
+    assert ended.reason == "done", ended.message
+    assert rig.server.refused == []
+    said = history_text(rig.server.requests[1])
+    assert "call_s1" in said and INTERRUPTED in said and "never mind" in said
+    rig.assert_valid()
+
+
+@pytest.mark.parametrize("wire", NEW_WIRES)
+async def test_an_interrupted_running_call_is_recorded_as_cancelled(make: Make, wire: str) -> None:
+    rig = await make(wire, "native-inc")
+    assert (await interrupt_a_running_call(rig)).reason == "cancelled"
+    # the front ends hear how the call they saw start ended; the store keeps its result
+    assert result_kinds(rig.watch) == {"call_s1": "cancelled"}
+    (call,) = rig.session._store.calls(rig.session.session_id)  # type: ignore[union-attr]
+    assert call.result is not None
+    rig.answer(done(wire))
+    assert (await rig.turn("never mind")).reason == "done"
+    assert "not run" not in history_text(rig.server.requests[1])
+
+
+@pytest.mark.parametrize("wire", NEW_WIRES)
+async def test_resuming_after_an_interrupted_running_call_sends_each_call_once(
+    make: Make, wire: str
+) -> None:
+    rig = await make(wire, "native-inc", strict=True)
+    assert (await interrupt_a_running_call(rig)).reason == "cancelled"
+    await rig.resume()
+    rig.answer(done(wire))
+    ended = await rig.turn("never mind")
+    last = rig.server.requests[-1]
+    named = [i["call_id"] for i in last.body.get("input", []) if i.get("type") == "function_call"]
+    for message in last.body.get("messages", []):
+        named += [b["id"] for b in message["content"] if b.get("type") == "tool_use"]
+    assert named == ["call_s1"]
+    assert ended.reason == "done", ended.message
+    rig.assert_valid()
+
+
+@pytest.mark.parametrize("wire", WIRES)
+async def test_after_a_request_that_failed_five_times_the_next_message_is_accepted(
+    make: Make, wire: str
+) -> None:
+    rig = await make(wire, strict=True)
+    failing = status(500, {"error": {"message": "backend exploded"}}, {"Retry-After": "0"})
+    rig.answer(*[failing] * 5, done(wire, "Working again."))
+    ended = await rig.turn("first")
+    assert ended.reason == "provider_error" and "backend exploded" in ended.message
+    assert len(rig.server.requests) == 5
+    ended = await rig.turn("second")
+    assert ended.reason == "done", ended.message
+    assert rig.server.refused == []
+    said = history_text(rig.server.requests[5])
+    assert "[Reply failed:" in said and "first" in said and "second" in said
+    assert merged(roles(rig.server.requests[5])) == ["user", "assistant", "user"]
+    rig.assert_valid()
+
+
+@pytest.mark.parametrize("wire", WIRES)
+async def test_after_a_refused_connection_the_next_message_is_accepted(
+    make: Make, wire: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # connect failures back off 0.5 s, 1 s, 2 s, 4 s: not waited out here
+    monkeypatch.setattr(transport.ModelClient, "_backoff", lambda self, attempt: 0.0)
+    rig = await make(wire, strict=True, refuse=True)
+    ended = await rig.turn("first")
+    assert ended.reason == "provider_error"
+    assert "cannot connect" in ended.message and len(rig.watch.of(Retry)) == 4
+    await rig.listen()
+    rig.answer(done(wire, "Connected."))
+    ended = await rig.turn("second")
+    assert ended.reason == "done", ended.message
+    assert rig.server.refused == [] and len(rig.server.requests) == 1
+    (seen,) = rig.server.requests
+    said = history_text(seen)
+    assert "[Reply failed:" in said and "first" in said and "second" in said
+    assert merged(roles(seen)) == ["user", "assistant", "user"]
+    rig.assert_valid()
+
+
+async def test_the_strict_server_refuses_what_it_should(make: Make) -> None:
+    """The strict server is a real check: two user messages in a row are refused."""
+    rig = await make("anthropic-messages", strict=True)
+    said = [{"type": "text", "text": "hello"}]
+    body = {
+        "model": "m",
+        "max_tokens": 10,
+        "messages": [{"role": "user", "content": said}, {"role": "user", "content": said}],
+    }
+    async with httpx.AsyncClient() as client:
+        answer = await client.post(f"{rig.server.url}/messages", json=body)
+    assert answer.status_code == 400 and ALTERNATE in answer.text
+    assert rig.server.refused == [["message 1: two user messages in a row"]]
