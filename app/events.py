@@ -375,7 +375,8 @@ class ContextUsage(Event):
     window: int
     """The model's context window in tokens."""
     source: str = ""
-    """Where the window figure came from: ``config``, ``server (...)``, ``default``..."""
+    """Where the window figure came from: ``config``, ``server (...)``, ``catalogue (...)``,
+    ``assumed`` (nobody said: the front ends say so), ``demo``, ``overflow``."""
 
 
 @dataclass(frozen=True)

@@ -45,5 +45,13 @@ def _isolated_dirs(
         "FRONTIER_CONTEXT_WINDOW",
         "FRONTIER_COMPACT_THRESHOLD",
         "FRONTIER_TOOL_ENV_ALLOW",
+        "FRONTIER_WIRE",
+        "FRONTIER_PROVIDER",
+        "FRONTIER_API_KEY_COMMAND",
+        "FRONTIER_API_KEY_FILE",
+        "FRONTIER_PREFILL",
+        "FRONTIER_MAX_TOKENS",
+        "ANTHROPIC_API_KEY",
+        "OPENROUTER_API_KEY",
     ):
         monkeypatch.delenv(var, raising=False)

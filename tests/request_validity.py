@@ -108,6 +108,7 @@ def anthropic_problems(body: dict[str, Any]) -> list[str]:
     if not messages or messages[0]["role"] != "user":
         out.append("the first message is not the user's")
     open_ids: list[str] = []
+    used: set[str] = set()
     for i, m in enumerate(messages):
         if i and m["role"] == messages[i - 1]["role"]:
             out.append(f"message {i}: two {m['role']} messages in a row")
@@ -133,6 +134,10 @@ def anthropic_problems(body: dict[str, Any]) -> list[str]:
                 if kind not in ("thinking", "redacted_thinking"):
                     seen_other = True
             open_ids = [b["id"] for b in blocks if b.get("type") == "tool_use"]
+            for ident in open_ids:  # the API refuses a repeated id ("must be unique")
+                if ident in used:
+                    out.append(f"message {i}: tool_use id {ident} used before")
+                used.add(ident)
         for b in blocks:
             if b.get("type") == "text" and not str(b.get("text", "")).strip():
                 out.append(f"message {i}: an empty text block")

@@ -901,3 +901,33 @@ def test_any_history_encodes_to_valid_messages(items: list[Item], native: bool) 
             assert results == list(range(len(results))), "results come before text"
             if i == 0:
                 assert not results
+
+
+def test_a_call_id_another_server_reused_is_made_unique_with_its_result() -> None:
+    """LM Studio and scripted servers reuse ``call_0`` in every response; the Messages
+    API refuses a request naming one ``tool_use`` id twice."""
+    from frontier.app.model.conversation import (
+        AssistantTurn,
+        CallEntry,
+        ResultEntry,
+        ToolResults,
+        UserText,
+    )
+    from frontier.app.model.request import ModelRequest, ToolSchema
+    from frontier.app.model.wires.anthropic_messages import Codec as Messages
+
+    def round_(text: str) -> list[object]:
+        call = CallEntry("call_0", "read", {"path": text})
+        return [
+            AssistantTurn("", (call,)),
+            ToolResults((ResultEntry("call_0", "read", "ok", 0, text),)),
+        ]
+
+    items = [UserText("go"), *round_("a"), *round_("b"), UserText("and?")]
+    tools = (ToolSchema("read", "read a file", {"type": "object"}),)
+    body = Messages().body(ModelRequest("s", tuple(items), tools), "m")  # type: ignore[arg-type]
+    uses = [b for m in body["messages"] for b in m["content"] if b["type"] == "tool_use"]
+    results = [b for m in body["messages"] for b in m["content"] if b["type"] == "tool_result"]
+    assert [u["id"] for u in uses] == ["call_0", "call_0_2"]
+    assert [r["tool_use_id"] for r in results] == ["call_0", "call_0_2"]
+    assert [r["content"] for r in results] == ["a", "b"]

@@ -87,8 +87,9 @@ class ContextBudget:
     window: int | None = None
     """Tokens, once known (set, learned or defaulted at the first request)."""
     source: str = ""
-    """Where ``window`` came from: ``config``, ``server (GET /props ...)``, ``default``,
-    ``demo``, ``overflow`` (the server's own error said it)."""
+    """Where ``window`` came from: ``config``, ``server (GET /props ...)``, ``catalogue
+    (gpt-4.1)``, ``assumed`` (nobody said), ``demo``, ``overflow`` (the server's own error
+    said it)."""
     threshold: float = DEFAULT_THRESHOLD
     keep_rounds: int = DEFAULT_KEEP_ROUNDS
     probe: Probe | None = None

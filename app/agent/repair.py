@@ -40,6 +40,11 @@ def repair_text(failure: Failure, *, mode: str) -> str:
                 f"error truncated: your response was cut off{where}, so none of its calls "
                 f"ran.{held} Keep arguments short enough to fit."
             )
+        if not failure.call_ids:
+            return (
+                f"error truncated: your response was cut off{where} before any call "
+                "began (nothing ran). Go on from where you stopped, more briefly."
+            )
         calls = ", ".join(failure.call_ids) or "the last call"
         return (
             f"error truncated: your response was cut off{where} before {calls} was complete, "

@@ -518,16 +518,18 @@ def encode_messages(items: Sequence[Item], *, native: bool, wire: str) -> list[d
     ``tool_use`` answered by one ``tool_result`` in the next message (``wire_messages``
     makes the history so; this only writes the blocks)."""
     out: list[dict[str, Any]] = []
+    ids = _UniqueIds()
     for message in wire_messages(items, native=native, wire=wire):
         content: list[dict[str, Any]] = []
         if isinstance(message, AssistantMessage):
+            ids.new_turn()
             content.extend(dict(block) for block in message.reasoning)
             if message.text.strip():
                 content.append({"type": "text", "text": message.text})
             content.extend(
                 {
                     "type": "tool_use",
-                    "id": tool_id(c.id),
+                    "id": ids.use(c.id),
                     "name": c.name,
                     "input": dict(c.arguments),
                 }
@@ -540,7 +542,7 @@ def encode_messages(items: Sequence[Item], *, native: bool, wire: str) -> list[d
         content.extend(
             {
                 "type": "tool_result",
-                "tool_use_id": tool_id(r.call_id),
+                "tool_use_id": ids.answer(r.call_id),
                 "content": r.body or EMPTY_RESULT,
                 "is_error": r.kind not in ("ok", "applied"),
             }
@@ -554,6 +556,36 @@ def encode_messages(items: Sequence[Item], *, native: bool, wire: str) -> list[d
     if not out:  # the API wants at least one message
         out.append({"role": "user", "content": [{"type": "text", "text": EMPTY_MESSAGE}]})
     return out
+
+
+class _UniqueIds:
+    """``tool_use`` ids unique within one request, as the API requires ("tool_use ids must
+    be unique"): other servers reuse ids across responses (LM Studio's ``call_0``, a
+    scripted ``call_1``), so a later call with an id used before is sent as ``ID_2`` and
+    the result right after it names it the same way."""
+
+    def __init__(self) -> None:
+        self._used: set[str] = set()
+        self._current: dict[str, str] = {}
+        """The ids of the last assistant message: what its results answer."""
+
+    def use(self, ident: str) -> str:
+        base = tool_id(ident)
+        unique, n = base, 1
+        while unique in self._used:
+            n += 1
+            unique = f"{base}_{n}"
+        self._used.add(unique)
+        self._current.setdefault(ident, unique)
+        return unique
+
+    def new_turn(self) -> None:
+        """An assistant message begins: its results answer its own calls."""
+        self._current = {}
+
+    def answer(self, ident: str) -> str:
+        found = self._current.get(ident)
+        return found if found is not None else tool_id(ident)
 
 
 def tool_id(ident: str) -> str:
