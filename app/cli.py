@@ -73,6 +73,7 @@ AGENT_OPTIONS = (
     "prefill",
     "max_tokens",
     "context_window",
+    "max_calls",
 )
 """Every endpoint/mode/policy flag, as its ``argparse`` dest (``--base-url`` → ``base_url``;
 ``instructions`` is ``--no-instructions``)."""
@@ -177,7 +178,8 @@ def _agent_options(
         "idle_timeout": {
             "type": float,
             "metavar": "S",
-            "help": "seconds without a byte mid-answer before it counts as a stall (default 30)",
+            "help": "seconds without content mid-answer before it counts as a stall; "
+            "keep-alives do not count (default 30)",
         },
         "instructions": {
             "action": "store_const",
@@ -203,6 +205,13 @@ def _agent_options(
             "help": "the model's context window in tokens (default: asked from the server, "
             "else the model catalogue, else 8192, assumed and said); the history is "
             "compacted before a request would pass 80%% of it",
+        },
+        "max_calls": {
+            "type": int,
+            "metavar": "N",
+            "help": "the most tool calls one model response may make (default 64): a call "
+            "past it is not run, the model is told so, and the rest of that response is "
+            "not read",
         },
     }
     for dest in AGENT_OPTIONS:

@@ -34,10 +34,12 @@ import re
 import signal
 import subprocess
 import tomllib
+import unicodedata
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
+from frontier.app.files import write_atomic
 from frontier.app.vocab import (
     APPROVALS,
     DEFAULT_APPROVAL,
@@ -111,7 +113,8 @@ class Config:
     """Seconds from sending a request to the first byte of the answer (a slow model on
     a long prompt, e.g. llama.cpp on a CPU, may need more)."""
     idle_timeout: float = 30.0
-    """Seconds without a byte, once the answer streams, before it counts as a stall."""
+    """Seconds without content (keep-alives and empty events do not count), once the
+    answer streams, before it counts as a stall."""
     instructions: bool = True
     """Put the project's AGENTS.md / CLAUDE.md / .frontier/instructions.md in the system
     prompt (``app/agent/instructions.py``); ``--no-instructions`` turns it off."""
@@ -127,6 +130,13 @@ class Config:
     (docs/context-budget.md, docs/models.md)."""
     compact_threshold: float = 0.8
     """Compact the history before a request would use more than this share of the window."""
+    max_calls: int = 64
+    """The most tool calls one model response may make (``app/agent/loop.py``
+    ``MAX_CALLS``): a call past it is not run and the model is told so."""
+    api_key_from: str = field(default="", compare=False)
+    """Where ``api_key`` was read (``$FRONTIER_API_KEY``, ``api_key_file PATH``…), so an
+    invalid key is reported by its source, never by its value; set with the key, and
+    not part of what makes two configs equal (the same key from elsewhere is the same)."""
 
     @property
     def has_endpoint(self) -> bool:
@@ -157,11 +167,12 @@ _ENV = {
     "max_tokens": "FRONTIER_MAX_TOKENS",
     "context_window": "FRONTIER_CONTEXT_WINDOW",
     "compact_threshold": "FRONTIER_COMPACT_THRESHOLD",
+    "max_calls": "FRONTIER_MAX_CALLS",
 }
 API_KEY_COMMAND_TIMEOUT = 30.0
 """Seconds ``api_key_command`` may take (it runs without a terminal: it must not prompt)."""
 
-_TOP_LEVEL = frozenset(f.name for f in fields(Config)) - {"api_key", "key_env"}
+_TOP_LEVEL = frozenset(f.name for f in fields(Config)) - {"api_key", "key_env", "api_key_from"}
 """Settings config.toml's top level may hold (``key_env`` belongs to a provider)."""
 
 
@@ -419,6 +430,10 @@ def load_config(**overrides: Any) -> Config:
         values["context_window"] = _tokens(
             "context_window", values["context_window"], sources.get("context_window", "")
         )
+    if values.get("max_calls") is not None:
+        values["max_calls"] = _tokens(
+            "max_calls", values["max_calls"], sources.get("max_calls", ""), unit="calls"
+        )
     if "compact_threshold" in values:
         values["compact_threshold"] = _share(
             "compact_threshold", values["compact_threshold"], sources.get("compact_threshold", "")
@@ -441,8 +456,11 @@ def load_config(**overrides: Any) -> Config:
         )
     if os.environ.get("FRONTIER_API_KEY"):
         values["api_key"] = os.environ["FRONTIER_API_KEY"]
+        values["api_key_from"] = "$FRONTIER_API_KEY"
     elif not (values["api_key_command"] or values["api_key_file"]):
-        values["api_key"] = _key_from_env(provider, values.get("base_url"))
+        var = _key_env_set(provider, values.get("base_url"))
+        if var is not None:
+            values["api_key"], values["api_key_from"] = os.environ[var], f"${var}"
     config = Config(**values)
     if config.approval not in APPROVALS:
         raise ConfigError(
@@ -475,14 +493,15 @@ def _select_provider(
     )
 
 
-def _key_from_env(provider: Provider | None, base_url: str | None) -> str | None:
-    """The key an environment variable holds: the provider's ``key_env`` (a provider
-    without one gets none), or with no provider the variables for the base URL's host."""
+def _key_env_set(provider: Provider | None, base_url: str | None) -> str | None:
+    """The environment variable the key is read from, if it is set: the provider's
+    ``key_env`` (a provider without one reads none), or with no provider the first set
+    of the variables for the base URL's host."""
     if provider is not None:
-        return os.environ.get(provider.key_env) or None if provider.key_env else None
+        return provider.key_env if provider.key_env and os.environ.get(provider.key_env) else None
     for var in _host_key_envs(base_url):
         if os.environ.get(var):
-            return os.environ[var]
+            return var
     return None
 
 
@@ -556,8 +575,9 @@ def _prefill(value: Any, source: str) -> str:
     return text
 
 
-def _tokens(name: str, value: Any, source: str) -> int:
-    """A token count > 0 (``max_tokens``); the error names the setting and where it was set."""
+def _tokens(name: str, value: Any, source: str, *, unit: str = "tokens") -> int:
+    """A count > 0 (``max_tokens``, ``max_calls``: ``unit`` says of what); the error names
+    the setting and where it was set."""
     number: int | None = None
     if isinstance(value, int) and not isinstance(value, bool):
         number = value
@@ -565,7 +585,7 @@ def _tokens(name: str, value: Any, source: str) -> int:
         number = int(value.strip())
     if number is None or number <= 0:
         raise ConfigError(
-            f"{name} must be a whole number of tokens > 0, got {value!r} (set by {source})"
+            f"{name} must be a whole number of {unit} > 0, got {value!r} (set by {source})"
         )
     return number
 
@@ -601,7 +621,8 @@ def resolve_api_key(config: Config) -> tuple[Config, list[str]]:
     session needs the key: the demo and replays never ask).
     """
     if config.api_key:
-        return config, []
+        key = valid_key(config.api_key, config.api_key_from or "the API key")
+        return replace(config, api_key=key), []
     if not (config.api_key_command or config.api_key_file):
         if not config.key_env:
             return config, []  # no key to send: a local server, or one that needs none
@@ -613,18 +634,67 @@ def resolve_api_key(config: Config) -> tuple[Config, list[str]]:
                 f"key_command in [providers.{config.provider}] in {config_path()}, or "
                 "FRONTIER_API_KEY)"
             )
-        return replace(config, api_key=key), []
+        source = f"${config.key_env}"
+        return replace(config, api_key=valid_key(key, source), api_key_from=source), []
     notes: list[str] = []
     if config.api_key_command:
         where = ("api_key_command", config.api_key_command)
-        key = _RESOLVED.get(where) or _key_from_command(config.api_key_command)
+        source = f"the output of api_key_command {config.api_key_command!r}"
+        key = _RESOLVED.get(where) or valid_key(_key_from_command(config.api_key_command), source)
     else:
         path = _key_path(config.api_key_file or "")
         where = ("api_key_file", str(path))
-        key = _RESOLVED.get(where) or _key_from_file(path)
+        source = f"api_key_file {path}"
+        key = _RESOLVED.get(where) or valid_key(_key_from_file(path), source)
         notes += _key_file_warnings(path)
     _RESOLVED[where] = key
-    return replace(config, api_key=key), notes
+    return replace(config, api_key=key, api_key_from=source), notes
+
+
+def valid_key(value: str, source: str) -> str:
+    """``value`` as an API key that can go in an HTTP header, or a :class:`ConfigError`
+    naming ``source`` (a variable, a setting) and the position — never the value.
+
+    A key pasted from a web page or a chat often carries what the eye cannot see: a
+    trailing newline or no-break space, a zero-width space (U+200B) or a byte-order mark.
+    httpx then fails deep inside with a traceback (a header must be ASCII). Whitespace
+    at either end and format characters (Unicode category Cf) anywhere are removed; any
+    other character but printable ASCII (``!`` to ``~``: every provider's key alphabet,
+    JWTs included) is refused, a space inside the key too (two things were pasted)."""
+    start, end = 0, len(value)
+    while start < end and _invisible(value[start]):
+        start += 1
+    while end > start and _invisible(value[end - 1]):
+        end -= 1
+    kept: list[str] = []
+    for at in range(start, end):
+        char = value[at]
+        if unicodedata.category(char) == "Cf":
+            continue
+        if not "!" <= char <= "~":
+            raise ConfigError(
+                f"{source} holds a character an API key cannot contain at position {at + 1} "
+                f"of {len(value)} ({_char_name(char)}); an API key is printable ASCII without "
+                "spaces: copy it again from the provider's page"
+            )
+        kept.append(char)
+    if not kept:
+        raise ConfigError(
+            f"{source} holds no API key: only spaces or invisible characters "
+            f"({len(value)} in all); copy the key again from the provider's page"
+        )
+    return "".join(kept)
+
+
+def _invisible(char: str) -> bool:
+    """Whitespace or a format character (U+200B, U+FEFF, U+2060…): never part of a key."""
+    return char.isspace() or unicodedata.category(char) == "Cf"
+
+
+def _char_name(char: str) -> str:
+    """``U+00E9 LATIN SMALL LETTER E WITH ACUTE``: a character named without printing it
+    (it may be a control character, or look like another)."""
+    return f"U+{ord(char):04X} {unicodedata.name(char, 'a control character')}"
 
 
 def _key_path(value: str) -> Path:
@@ -711,7 +781,8 @@ def save_setting(key: str, value: str) -> None:
 
     The setting's line is replaced in place (or added at the end of the top level, before
     the first table); the result is parsed back and must equal the old file plus the one
-    change, else the file is rewritten from its parsed form (comments lost, values kept)."""
+    change, else the file is rewritten from its parsed form (comments lost, values kept).
+    The file is replaced atomically and durably (``app/files.write_atomic``)."""
     path = config_path()
     text = ""
     data: dict[str, Any] = {}
@@ -730,9 +801,7 @@ def save_setting(key: str, value: str) -> None:
     if not ok:
         candidate = _dump_toml(wanted)
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(".toml.tmp")
-    tmp.write_text(candidate, "utf-8")
-    os.replace(tmp, path)
+    write_atomic(path, candidate)  # whole or not at all, and its mode kept (chmod 600)
 
 
 _KEY_LINE = re.compile(r"^\s*(?:\"(?P<quoted>[^\"]*)\"|(?P<bare>[A-Za-z0-9_-]+))\s*=")
@@ -882,9 +951,8 @@ def save_approvals(root: Path, rules: dict[str, list[str]]) -> Path:
                 if name != "root" and isinstance(values, list):
                     items = ", ".join(_toml_string(str(v)) for v in values)
                     lines.append(f"{name} = [{items}]")
-        tmp = path.with_suffix(".toml.tmp")
-        tmp.write_text("\n".join(lines) + "\n", "utf-8")
-        os.replace(tmp, path)
+        # whole or not at all: a rule cut in half could allow more than was approved
+        write_atomic(path, "\n".join(lines) + "\n")
     return path
 
 
@@ -931,4 +999,5 @@ __all__ = [
     "save_approvals",
     "save_setting",
     "secret_env_names",
+    "valid_key",
 ]

@@ -38,6 +38,7 @@ class Blocking(ProbeTool):
         self.block_prepare = False
         self.go = asyncio.Event()
         self.cancelled = False
+        self.stopped_by_token = False
 
     def prepare(self, args: Mapping[str, Any], ctx: ToolContext) -> Prepared:
         self.prepare_threads.append(threading.get_ident())
@@ -48,11 +49,18 @@ class Blocking(ProbeTool):
     async def execute(
         self, call: ToolCall, prepared: Prepared, ctx: ToolContext, cancel: CancelToken
     ) -> Outcome:
+        go, stop = asyncio.ensure_future(self.go.wait()), asyncio.ensure_future(cancel.event.wait())
         try:
-            await asyncio.wait_for(self.go.wait(), BOUND)
+            await asyncio.wait({go, stop}, timeout=BOUND, return_when=asyncio.FIRST_COMPLETED)
         except asyncio.CancelledError:
             self.cancelled = True
             raise
+        finally:
+            go.cancel()
+            stop.cancel()
+        if cancel.cancelled and not self.go.is_set():
+            self.stopped_by_token = True
+            return Outcome(kind="cancelled", output="slow: stopped before doing anything")
         return Outcome(kind="ok", output="done")
 
 
@@ -150,10 +158,16 @@ async def test_execute_past_the_spec_timeout_is_stopped(tmp_path: Path) -> None:
     assert tool.cancelled
 
 
-async def test_a_mutation_that_times_out_says_to_check_its_files(tmp_path: Path) -> None:
+async def test_a_mutation_past_its_deadline_is_asked_to_stop_and_waited_for(
+    tmp_path: Path,
+) -> None:
+    """Issue 21, item 4: a mutation is never abandoned at its deadline (its writer thread
+    would land the write after a result saying it was stopped): its token is cancelled and
+    its own outcome awaited (tests/test_write_stop.py has the real writer)."""
     tool = Blocking(kind="edit", mutates=True, timeout=0.05)
     r = await asyncio.wait_for(boundary_with(tmp_path, tool).run(call("slow")), BOUND)
-    assert r.kind == "timeout" and "re-read the files it names before retrying" in r.output
+    assert r.kind == "timeout" and r.output == "slow: stopped before doing anything"
+    assert tool.stopped_by_token and not tool.cancelled
 
 
 async def test_a_tool_that_enforces_its_own_timeout_is_not_cut_short(tmp_path: Path) -> None:

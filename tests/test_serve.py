@@ -122,31 +122,39 @@ def test_the_web_driver_counts_as_a_terminal(monkeypatch: pytest.MonkeyPatch) ->
 
 # --- who may drive a session ------------------------------------------------------------
 
-LOCAL = {"loopback": True, "public_url": "http://127.0.0.1:8470"}
+LOCAL = serve.ServerAddress("127.0.0.1", 8470, "http://127.0.0.1:8470")
+LOCAL_V6 = serve.ServerAddress("::1", 8470, "http://[::1]:8470")
+
+
+def _drives(address: serve.ServerAddress, origin: str | None, host: str) -> bool:
+    """Would a web socket handshake with these headers start a session?"""
+    return address.host_problem(host) is None and address.origin_problem(origin, host) is None
 
 
 @pytest.mark.parametrize(
-    ("origin", "host", "allowed"),
+    ("address", "origin", "host", "allowed"),
     [
-        ("http://127.0.0.1:8470", "127.0.0.1:8470", True),
-        ("http://localhost:8470", "127.0.0.1:8470", True),  # page by name, socket by address
-        ("http://[::1]:8470", "[::1]:8470", True),
-        (None, "127.0.0.1:8470", True),  # no Origin: not a browser
-        ("https://evil.example", "127.0.0.1:8470", False),  # another site's page
-        ("http://evil.example:8470", "evil.example:8470", False),  # DNS rebinding
-        ("null", "127.0.0.1:8470", False),  # a file:// or sandboxed page
+        (LOCAL, "http://127.0.0.1:8470", "127.0.0.1:8470", True),
+        (LOCAL, "http://localhost:8470", "127.0.0.1:8470", True),  # page by name, socket by address
+        (LOCAL_V6, "http://[::1]:8470", "[::1]:8470", True),
+        (LOCAL, None, "127.0.0.1:8470", True),  # no Origin: not a browser
+        (LOCAL, "https://evil.example", "127.0.0.1:8470", False),  # another site's page
+        (LOCAL, "http://evil.example:8470", "evil.example:8470", False),  # DNS rebinding
+        (LOCAL, "null", "127.0.0.1:8470", False),  # a file:// or sandboxed page
     ],
     ids=["same", "localhost-name", "ipv6", "no-origin", "other-site", "rebinding", "null"],
 )
-def test_origin_on_loopback(origin: str | None, host: str, allowed: bool) -> None:
-    assert serve.origin_allowed(origin, host, **LOCAL) is allowed  # type: ignore[arg-type]
+def test_origin_on_loopback(
+    address: serve.ServerAddress, origin: str | None, host: str, allowed: bool
+) -> None:
+    assert _drives(address, origin, host) is allowed
 
 
 def test_origin_when_exposed() -> None:
-    public = {"loopback": False, "public_url": "https://class.example"}
-    assert serve.origin_allowed("http://10.0.0.5:8470", "10.0.0.5:8470", **public)  # type: ignore[arg-type]
-    assert serve.origin_allowed("https://class.example", "10.0.0.5:8470", **public)  # type: ignore[arg-type]
-    assert not serve.origin_allowed("https://evil.example", "10.0.0.5:8470", **public)  # type: ignore[arg-type]
+    exposed = serve.ServerAddress("0.0.0.0", 8470, "https://class.example")
+    assert _drives(exposed, "http://10.0.0.5:8470", "10.0.0.5:8470")
+    assert _drives(exposed, "https://class.example", "class.example")  # behind a TLS proxy
+    assert not _drives(exposed, "https://evil.example", "10.0.0.5:8470")
 
 
 # --- the server -------------------------------------------------------------------------

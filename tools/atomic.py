@@ -22,18 +22,37 @@ the write. In order:
    fsynced again, every file read back, the pre-images removed, and the journal
    closed.
 
-A failure in step 6 puts back every file already changed (renaming its pre-image
-back: no space needed) and the error says exactly what is on disk. No temp or
-pre-image file is ever left behind, unless a crash leaves it for recovery.
+A failure in step 6 (or Ctrl-C between two renames) puts back every file already
+changed (renaming its pre-image back: no space needed) and the error says exactly what
+is on disk. No temp or pre-image file is ever left behind, unless a crash leaves it for
+recovery. They are removed *before* the journal is closed, so a journal that cannot be
+closed (``JournalNotClosed``: the store failing) names nothing recovery could act on.
+
+The journal is untrusted when read back (a store travels; a data dir can be edited), so
+what the writer writes is also checked here (``check_intent``), and ``recover_intent``
+acts only on entries that pass and whose own temps or pre-images are on disk.
+
+**Stopping** (issue 21, item 4). A write run for a tool call gets the call's deadline and
+its Esc through a ``WriteStop`` (passed in, or the ambient ``CALL_STOP`` the tool boundary
+sets for the call). Until step 5 the writer gives up when asked — the locks are waited for
+with it ("the folder is locked by another process"), and it is checked once more right
+before the journal commit (before the first rename when there is no journal) — and
+nothing is written: ``WriteStopped``. From that point on it is never interrupted: it runs
+to its real outcome, which the boundary waits for and records. So "stopped" always means
+nothing was written, and a write never lands after its call's result.
 """
 
 from __future__ import annotations
 
 import errno
 import os
+import re
 import stat
+import threading
+import time
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any, NamedTuple
+from contextvars import ContextVar
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
 from frontier.tools import beneath
 from frontier.tools.digest import sha256
@@ -45,6 +64,9 @@ if TYPE_CHECKING:
 
 TEMP_SUFFIX = ".frontier-tmp"
 OLD_SUFFIX = ".frontier-old"
+_NAME_CUT = 180
+"""A temp or pre-image is named after its target (``_new_name``): this many characters
+of the target's name are kept."""
 _POOL_MIN_FILES = 3
 """Below this many files, threads cost more than they save."""
 _POOL_MAX_WORKERS = 16
@@ -60,6 +82,131 @@ class AtomicWriteError(OSError):
 
 class ChangedSinceReview(AtomicWriteError):
     """A target no longer has the bytes the approval was bound to; nothing was written."""
+
+
+class JournalNotClosed(AtomicWriteError):
+    """The write is over — the message says what is on disk — but its intent journal could
+    not record it (``IntentJournal.end`` raised: the session store or the journal file).
+
+    Raised, never swallowed: a journal that cannot be written is a failing store, and the
+    one running the write must hear of it (the tool boundary ends the turn as a session
+    store failure, as for any other record it could not make; ``frontier apply-patch``
+    prints it and fails). Raised only once the write is whole (new or put back) and its
+    temps and pre-images are gone, so the open journal is harmless: recovery at the next
+    start finds none of its leftovers and touches nothing."""
+
+    def __str__(self) -> str:
+        return str(self.strerror)  # read by people and models: no "[Errno 5]" prefix
+
+
+class WriteStopped(AtomicWriteError):
+    """The write was asked to stop (deadline, Esc) before its point of no return; nothing
+    was written."""
+
+    def __str__(self) -> str:
+        return str(self.strerror)  # read by people and models: no "[Errno 125]" prefix
+
+
+StopReason = Literal["timeout", "cancelled"]
+
+
+class WriteStop:
+    """How a call's deadline and its cancellation reach the writer's thread.
+
+    Also the writer's one report back to the boundary, ``unrecorded`` (read once the
+    writer has returned).
+
+    Thread-safe: the event loop asks (``request``), the writer's thread checks (``check``,
+    ``commit``). The two race only over one decision, made under a lock: either the
+    request comes first and the writer gives up at its next check (nothing written,
+    ``gave_up`` says where it was), or the writer passed its point of no return first
+    (``committed``) and will finish. ``request`` returns which, so the caller knows
+    whether "stopped" will be true before it says so. ``deadline`` (``time.monotonic``)
+    stops the writer on time even if the loop that would ask is late.
+    """
+
+    def __init__(self, deadline: float | None = None) -> None:
+        self.deadline = deadline
+        self._lock = threading.Lock()
+        self._wake = threading.Event()
+        self._reason: StopReason | None = None
+        self.committed = False
+        """The writer passed its point of no return: it finishes whatever is asked."""
+        self.gave_up: str | None = None
+        """Where the writer was when it stopped (``waiting for the folder 'src', which is
+        locked by another process``); ``None`` unless it stopped."""
+        self.unrecorded: JournalNotClosed | None = None
+        """Set by the writer when its write is over but its intent journal could not record
+        it (``JournalNotClosed``, also raised): the one thing the boundary must learn
+        whatever the tool makes of the error — it ends the turn as a store failure."""
+
+    @property
+    def reason(self) -> StopReason | None:
+        """Why a stop was asked (``timeout`` also when the deadline passed by itself)."""
+        return self._reason
+
+    def request(self, reason: StopReason) -> bool:
+        """Ask the writer to stop; ``False`` when it is already past its point of no return."""
+        with self._lock:
+            if self._reason is None:
+                self._reason = reason
+            self._wake.set()
+            return not self.committed
+
+    def until_requested(self, timeout: float) -> bool:
+        """Block until a stop is asked (or ``timeout`` seconds): for progress and tests."""
+        return self._wake.wait(timeout)
+
+    def _due(self) -> StopReason | None:
+        late = self.deadline is not None and time.monotonic() >= self.deadline
+        if self._reason is None and late:
+            self._reason = "timeout"
+            self._wake.set()
+        return self._reason
+
+    def check(self, doing: str) -> None:
+        """Raise ``WriteStopped`` if a stop was asked; ``doing`` says where the writer is."""
+        with self._lock:
+            why = self._due()
+            if why is None or self.committed:
+                return
+            self.gave_up = doing
+        raise WriteStopped(errno.ECANCELED, _stopped_text(why, doing))
+
+    def commit(self) -> None:
+        """The point of no return: raise ``WriteStopped`` if a stop came first, else mark
+        the write committed (from here it is never stopped)."""
+        with self._lock:
+            why = self._due()
+            if why is None:
+                self.committed = True
+                return
+            self.gave_up = "about to write"
+        raise WriteStopped(errno.ECANCELED, _stopped_text(why, "about to write"))
+
+    def wait(self, seconds: float) -> None:
+        """Sleep up to ``seconds``, waking at once when a stop is asked or at the deadline."""
+        if self.deadline is not None:
+            seconds = min(seconds, max(0.0, self.deadline - time.monotonic()))
+        self._wake.wait(seconds)
+
+
+def _stopped_text(why: StopReason, doing: str) -> str:
+    cause = "its time limit passed" if why == "timeout" else "it was cancelled"
+    return f"stopped because {cause} while {doing}; nothing was written"
+
+
+CALL_STOP: ContextVar[WriteStop | None] = ContextVar("frontier_call_stop", default=None)
+"""The running tool call's ``WriteStop``, set by the tool boundary for the call's task.
+
+Ambient on purpose: a tool reaches ``commit_files`` through layers that carry no token
+(``edit.write_plan`` → ``patch_engine.write_changes``, the undo tool), and every one of
+them must honour the call's deadline. ``asyncio.to_thread`` copies the context, so the
+writer's thread sees the value of the call it runs for."""
+
+LOCK_POLL_MAX = 0.1
+"""Seconds between attempts at a folder lock another process holds (the first after 5 ms;
+a stop wakes the wait at once)."""
 
 
 class FileWrite(NamedTuple):
@@ -111,7 +258,7 @@ def _fsync_dir(fd: int) -> None:
 
 
 def _new_name(target: str, suffix: str) -> str:
-    return f".{target[:180]}.{os.urandom(6).hex()}{suffix}"
+    return f".{target[:_NAME_CUT]}.{os.urandom(6).hex()}{suffix}"
 
 
 def _create(dir_fd: int, target: str, suffix: str, data: bytes, mode: int) -> tuple[str, int]:
@@ -173,6 +320,17 @@ def _shared_pool() -> ThreadPoolExecutor:
 
         _POOL = ThreadPoolExecutor(max_workers=_POOL_MAX_WORKERS, thread_name_prefix="fsync")
     return _POOL
+
+
+def _forget_pool_in_child() -> None:
+    """A forked child has none of the parent's pool threads, yet the pool would count them
+    as idle and never start one: work submitted there would wait forever. The child makes
+    its own pool on first use."""
+    global _POOL
+    _POOL = None
+
+
+os.register_at_fork(after_in_child=_forget_pool_in_child)
 
 
 def _sync_all(fds: list[int], pool: ThreadPoolExecutor | None) -> None:
@@ -267,22 +425,34 @@ def commit_files(
     journal: IntentJournal | None = None,
     check: bool = True,
     read_back: bool = True,
+    stop: WriteStop | None = None,
 ) -> None:
     """Write/delete every file beneath ``root``, or none of them; raises ``AtomicWriteError``
-    (``ChangedSinceReview`` when a target changed since the review) saying what is on disk."""
+    (``ChangedSinceReview`` when a target changed since the review, ``WriteStopped`` when
+    ``stop`` — default: the running call's ``CALL_STOP`` — was asked before the point of no
+    return, ``JournalNotClosed`` when the write is over but ``journal`` could not record
+    it) saying what is on disk. Without any stop, a folder lock is waited for as long as it
+    takes (the CLI: Ctrl-C interrupts it)."""
+    if stop is None:
+        stop = CALL_STOP.get()
     targets: list[_Target] = []
     locked: list[int] = []
     began = renamed = False
+    failure: BaseException | None = None
     try:
+        if stop is not None:
+            stop.check("starting")
         for w in writes:
             targets.append(_open_target(root, w))
-        locked = _lock_dirs(targets)
+        _lock_dirs(targets, locked, stop)
         if check:
             _check(targets)
         _write_temps(targets, _shared_pool() if len(writes) >= _POOL_MIN_FILES else None)
         _keep_pre_images(targets)
         for fd in _dirs(targets):
             _fsync_dir(fd)
+        if stop is not None:
+            stop.commit()  # the point of no return: after it, the write is finished
         if journal is not None:
             journal.begin([_entry(t) for t in targets])
             began = True
@@ -297,31 +467,75 @@ def commit_files(
                 _crash_point("drop pre-image")
                 os.unlink(t.backup, dir_fd=t.fd)
                 t.backup = None
-        if journal is not None:
-            journal.end("done")
-    except BaseException:
+    except BaseException as exc:
+        failure = exc
         if not renamed:
             _undo_folders(targets)
-        if began and journal is not None:
-            try:
-                journal.end("done" if renamed else "rolled back")
-            except Exception:  # the journal stays open: recovery checks the files at next start
-                pass
         raise
     finally:
-        for t in targets:
-            for name in (t.temp, t.backup):
-                if name is not None:
-                    try:
-                        os.unlink(name, dir_fd=t.fd)
-                    except FileNotFoundError:
-                        pass
-        for fd in locked:
-            _unlock(fd)
-        for t in targets:
-            os.close(t.fd)
-            for fd, _ in t.made:
-                os.close(fd)
+        try:
+            _remove_copies(targets)  # before the journal is closed: see _close_journal
+            if began and journal is not None:
+                _close_journal(journal, renamed=renamed, failure=failure, stop=stop)
+        finally:
+            for fd in locked:
+                _unlock(fd)
+            for t in targets:
+                os.close(t.fd)
+                for fd, _ in t.made:
+                    os.close(fd)
+
+
+def _remove_copies(targets: Sequence[_Target]) -> None:
+    """The temps and pre-images still there (a write that failed or was stopped)."""
+    for t in targets:
+        for name in (t.temp, t.backup):
+            if name is not None:
+                try:
+                    os.unlink(name, dir_fd=t.fd)
+                except FileNotFoundError:
+                    pass
+
+
+def _close_journal(
+    journal: IntentJournal,
+    *,
+    renamed: bool,
+    failure: BaseException | None,
+    stop: WriteStop | None,
+) -> None:
+    """Record the write's end (``done`` or ``rolled back``) in its journal; if that fails,
+    raise ``JournalNotClosed`` saying what is on disk (see its docstring for why it is
+    raised, never swallowed).
+
+    Called once the write's temps and pre-images are gone, so a journal left open holds
+    nothing recovery could act on: at the next start it finds none of the journal's
+    leftovers and touches nothing (``NOTHING_TO_FINISH``), whichever way the write went.
+    The failure is also left on ``stop`` (``WriteStop.unrecorded``) for the tool boundary.
+    An interruption in flight (Ctrl-C, a cancellation: not an ``Exception``) is not
+    replaced: it carries the journal's failure as a note."""
+    try:
+        journal.end("done" if renamed else "rolled back")
+    except Exception as exc:
+        if isinstance(failure, AtomicWriteError):  # it says what is on disk
+            on_disk = str(failure.strerror or failure)
+        elif renamed:
+            on_disk = "the write is complete: every file has its new content"
+        else:  # interrupted between its renames: put back (``_rename_all``'s note says)
+            notes = "; ".join(getattr(failure, "__notes__", ()))
+            on_disk = f"the write was interrupted ({type(failure).__name__}) {notes}".strip()
+        closing = JournalNotClosed(
+            exc.errno if isinstance(exc, OSError) and exc.errno else errno.EIO,
+            f"{on_disk}. But its intent journal could not be closed ({exc}): the session "
+            "store (or the journal file) is failing; check the disk and the data dir. The "
+            "files are as just said, and recovery will leave them so",
+        )
+        if stop is not None:
+            stop.unrecorded = closing
+        if failure is not None and not isinstance(failure, Exception):
+            failure.add_note(str(closing))
+            return
+        raise closing from exc
 
 
 def _dirs(targets: Sequence[_Target]) -> list[int]:
@@ -334,19 +548,54 @@ def _dirs(targets: Sequence[_Target]) -> list[int]:
     return list(seen.values())
 
 
-def _lock_dirs(targets: Sequence[_Target]) -> list[int]:
-    import fcntl
-
-    keyed: dict[tuple[int, int], int] = {}
+def _lock_dirs(targets: Sequence[_Target], locked: list[int], stop: WriteStop | None) -> None:
+    """Lock every target's folder (in a fixed order), appending each to ``locked`` as soon
+    as it is held (so the caller releases exactly those if a later one fails)."""
+    keyed: dict[tuple[int, int], _Target] = {}
     for t in targets:
         st = os.fstat(t.fd)
-        keyed.setdefault((st.st_dev, st.st_ino), t.fd)
-    locked: list[int] = []
+        keyed.setdefault((st.st_dev, st.st_ino), t)
     for key in sorted(keyed):
-        fd = keyed[key]
+        t = keyed[key]
+        _lock(t.fd, _folder_of(t.rel), stop)
+        locked.append(t.fd)
+
+
+def _folder_of(rel: str) -> str:
+    """How a target's folder is named in a message: ``the folder 'src'``, or the root."""
+    folder = rel.rsplit("/", 1)[0] if "/" in rel else ""
+    return f"the folder {folder!r}" if folder else "the workspace folder"
+
+
+def _waiting_for_lock(folder: str) -> None:
+    """A seam for tests: called once when a folder's lock is held by someone else."""
+
+
+def _lock(fd: int, folder: str, stop: WriteStop | None) -> None:
+    """``flock`` the folder; while another process holds it, wait — with ``stop``, only
+    until it is asked to stop (``WriteStopped``: the folder is locked by another process)."""
+    import fcntl
+
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        return
+    except BlockingIOError:
+        pass
+    _waiting_for_lock(folder)
+    if stop is None:
         fcntl.flock(fd, fcntl.LOCK_EX)
-        locked.append(fd)
-    return locked
+        return
+    doing = f"waiting for {folder}, which is locked by another process"
+    delay = 0.005
+    while True:
+        stop.check(doing)
+        stop.wait(delay)
+        stop.check(doing)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return
+        except BlockingIOError:
+            delay = min(delay * 2, LOCK_POLL_MAX)
 
 
 def _unlock(fd: int) -> None:
@@ -459,6 +708,9 @@ def _rename_all(targets: Sequence[_Target]) -> None:
                 exc.errno or errno.EIO,
                 f"writing {t.write.path} failed ({exc.strerror or exc}); {state}",
             ) from exc
+        except BaseException as exc:  # Ctrl-C between two renames (the CLI's main thread)
+            exc.add_note(f"interrupted before writing {t.write.path}; {_roll_back(targets)}")
+            raise
         t.done = True
 
 
@@ -510,6 +762,153 @@ def _undo_folders(targets: Sequence[_Target]) -> None:
                 pass  # not empty (the file stayed, or someone else wrote there): keep it
 
 
+# ------------------------------------------------------------- journal entries, checked
+#
+# An intent journal is untrusted input: it comes from a session store (which people send
+# each other to debug a session) or from a file in the data dir, and recovery renames and
+# deletes the files it names. The writer is the one that knows what it writes, so the
+# check lives here, next to ``_entry`` and ``_new_name``, and ``recover_intent`` applies
+# it itself, whoever calls it (``workspace_files.BeneathFiles``, ``file_journal``, a test).
+
+
+ENTRY_KEYS = ("path", "dir", "name", "temp", "pre_image", "before", "after")
+"""What ``_entry`` writes for each target. Other keys are ignored (recovery never
+reads them), so a journal written by a later version that adds one still recovers."""
+NOTHING_TO_FINISH = "nothing to finish (none of the temp or pre-image files it names is left)"
+"""What an open journal comes to when none of its own leftovers exists: the write was
+finished (or recovered) before the journal could be closed, or the journal was not written
+here. Either way no file is touched."""
+_HASH = re.compile(r"[0-9a-f]{64}")
+_RANDOM = r"\.[0-9a-f]{12}"
+"""``_new_name``'s random part: ``os.urandom(6).hex()``, after a dot."""
+_SHOWN = 80
+
+
+class InvalidIntent(ValueError):
+    """A journal entry the writer could not have written; nothing was touched."""
+
+
+def check_intent(entries: object) -> str | None:
+    """Why ``entries`` is not a journal ``commit_files`` could have written (``None`` when
+    it is). Pure: reads no file, so it can run before anything is touched."""
+    if not isinstance(entries, list):
+        return f"its entries are {type(entries).__name__}, not a list"
+    for n, entry in enumerate(entries, 1):
+        problem = _check_entry(entry)
+        if problem is not None:
+            return f"entry {n} of {len(entries)}: {problem}"
+    return None
+
+
+def _check_entry(entry: object) -> str | None:
+    if not isinstance(entry, dict):
+        return f"it is {type(entry).__name__}, not an object"
+    missing = [k for k in ENTRY_KEYS if k not in entry]
+    if missing:
+        return "it has no " + ", ".join(missing)
+    path, folder, name = entry["path"], entry["dir"], entry["name"]
+    if not isinstance(path, str) or not path or "\x00" in path:
+        return f"path {_shown(path)} is not a file path"
+    problem = _check_folder(folder) or _check_component("name", name)
+    if problem is not None:
+        return problem
+    assert isinstance(name, str)
+    for key in ("before", "after"):
+        value = entry[key]
+        if value is not None and not (isinstance(value, str) and _HASH.fullmatch(value)):
+            return f"{key} {_shown(value)} is not a sha256 (64 lowercase hex digits) or null"
+    for key, suffix, hash_key, why in (
+        ("temp", TEMP_SUFFIX, "after", "new content"),
+        ("pre_image", OLD_SUFFIX, "before", "old content"),
+    ):
+        value = entry[key]
+        if (value is None) != (entry[hash_key] is None):
+            return (
+                f"{key} {_shown(value)} does not go with {hash_key} {_shown(entry[hash_key])}"
+                f" (the writer keeps a {key.replace('_', '-')} exactly when there is {why})"
+            )
+        if value is not None and not _own_name(value, name, suffix):
+            return (
+                f"{key} {_shown(value)} is not a {key.replace('_', '-')} name the writer makes "
+                f"for {_shown(name)} (.NAME.<12 hex digits>{suffix}, in the same folder)"
+            )
+    return None
+
+
+def _check_folder(folder: object) -> str | None:
+    """``dir``: ``.`` or a relative path of plain components (the writer records the real
+    path of the target's folder relative to the root: never absolute, never ``..``)."""
+    if folder == ".":
+        return None
+    if not isinstance(folder, str) or not folder:
+        return f"dir {_shown(folder)} is not a folder path"
+    if folder.startswith("/"):
+        return f"dir {_shown(folder)} is absolute, not a folder beneath the workspace root"
+    for part in folder.split("/"):
+        problem = _check_component("dir", part, whole=folder)
+        if problem is not None:
+            return problem
+    return None
+
+
+def _check_component(key: str, part: object, whole: object = None) -> str | None:
+    """One file or folder name: text, not empty, not ``.`` or ``..``, no ``/`` or NUL."""
+    shown = _shown(part if whole is None else whole)
+    if not isinstance(part, str) or not part:
+        return f"{key} {shown} has an empty or missing name"
+    if part in (".", ".."):
+        return f"{key} {shown} leaves its folder ({part!r})"
+    if "/" in part or "\x00" in part:
+        return f"{key} {shown} is not a single file name"
+    return None
+
+
+def _own_name(value: object, target: str, suffix: str) -> bool:
+    """Exactly ``_new_name(target, suffix)``'s shape: ``.TARGET[:180].<hex12>SUFFIX``."""
+    if not isinstance(value, str):
+        return False
+    pattern = re.escape(f".{target[:_NAME_CUT]}") + _RANDOM + re.escape(suffix)
+    return re.fullmatch(pattern, value) is not None
+
+
+def _shown(value: object) -> str:
+    """A value from the journal as it may be shown: ``repr`` (control and bidi characters
+    escaped), cut short (a crafted entry can be any size)."""
+    text = repr(value)
+    return text if len(text) <= _SHOWN else text[: _SHOWN - 1] + "…"
+
+
+def _any_leftover(root: str | os.PathLike[str], entries: Sequence[Mapping[str, Any]]) -> bool:
+    """Whether a temp or pre-image the journal names is a regular file beneath the root.
+
+    Every journal the writer commits has such files until its last step (dropping the
+    pre-images, when every target already has its new content): so a journal without
+    any needs nothing done, and one naming files nobody made (crafted) gets nothing."""
+    for e in entries:
+        names = [e[k] for k in ("temp", "pre_image") if e[k] is not None]
+        if not names:
+            continue
+        try:
+            found, missing = beneath._walk(
+                root, f"{e['dir']}/{e['name']}", create=False, follow_final=False
+            )
+        except (OSError, beneath.PathError):
+            continue  # its folder is gone or leads outside: nothing of it to act on
+        try:
+            if missing:
+                continue
+            for name in names:
+                try:
+                    st = os.stat(name, dir_fd=found.fd, follow_symlinks=False)
+                except FileNotFoundError:
+                    continue
+                if stat.S_ISREG(st.st_mode):
+                    return True
+        finally:
+            os.close(found.fd)
+    return False
+
+
 # ----------------------------------------------------------------------------- recovery
 
 
@@ -518,7 +917,19 @@ def recover_intent(root: str | os.PathLike[str], entries: Sequence[Mapping[str, 
 
     Forward when every target not yet renamed still has its complete temp (the temps were
     fsynced before the journal was committed); otherwise back, every renamed target from its
-    pre-image. Temps and pre-images are removed either way. Returns what was done."""
+    pre-image. Temps and pre-images are removed either way. Returns what was done.
+
+    The entries are untrusted, whoever passes them: ``InvalidIntent`` (nothing touched) for
+    any the writer could not have written (``check_intent``), and ``NOTHING_TO_FINISH``
+    (nothing touched) when none of the temps and pre-images they name is left, since then
+    it is no write interrupted here — every journal the writer commits has such files until
+    its last step, and a made-up one (right shapes, invented names) has none: without this,
+    a well-formed crafted "deletion" would have recovery delete a file it names."""
+    problem = check_intent(entries)
+    if problem is not None:
+        raise InvalidIntent(problem)
+    if not _any_leftover(root, entries):
+        return NOTHING_TO_FINISH
     opened: list[tuple[Mapping[str, Any], int]] = []
     try:
         for e in entries:
@@ -610,7 +1021,7 @@ def remove_leftovers(root: str | os.PathLike[str], paths: Sequence[str]) -> list
         try:
             if missing:
                 continue
-            prefix = f".{found.name[:180]}."
+            prefix = f".{found.name[:_NAME_CUT]}."
             folder = found.rel.rsplit("/", 1)[0] + "/" if "/" in found.rel else ""
             for entry in os.scandir(found.fd):
                 if entry.name.startswith(prefix) and entry.name.endswith((TEMP_SUFFIX, OLD_SUFFIX)):

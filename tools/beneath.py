@@ -14,6 +14,16 @@ and fsyncs *in that descriptor* (``dir_fd=``), wherever the path points by then.
 Reads open the final component with ``O_NONBLOCK | O_NOFOLLOW`` and check
 ``S_ISREG`` on the descriptor, so a FIFO, a device or a socket in the workspace is
 refused instead of blocking the agent forever.
+
+**The root itself is pinned** (issue 21, item 9). Resolving the root by its path on
+every call let a swap of the workspace folder for a symlink (``mv ws ws.old; ln -s
+/elsewhere ws``, one shell call) redirect every later read and write. A session opens
+its root once (``pin_root``: ``O_DIRECTORY | O_NOFOLLOW`` on the real path) and every
+walk starts from that descriptor, never from the path; each walk also checks that the
+path still names the pinned folder (same ``st_dev``/``st_ino``, not a link) and refuses
+with ``WorkspaceReplaced`` — "the workspace folder was replaced" — if not. The pin is
+carried by the root value itself (``PinnedPath``, ``PinnedRoot``), so code that only
+passes the root along (``patch_engine``, ``search``) keeps it without knowing.
 """
 
 from __future__ import annotations
@@ -21,10 +31,12 @@ from __future__ import annotations
 import errno
 import os
 import stat
+import threading
+import weakref
 from collections import deque
 from collections.abc import Iterator
 from contextlib import contextmanager
-from pathlib import Path
+from pathlib import Path, PosixPath
 from typing import NamedTuple
 
 _O_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
@@ -59,8 +71,174 @@ class Parent(NamedTuple):
     """The real path relative to the root, POSIX separators (``.`` for the root itself)."""
 
 
+class WorkspaceReplaced(PathError):
+    """The pinned workspace folder is no longer at its path (moved, deleted, or swapped for
+    a link or another folder): every tool refuses, nothing is read or written."""
+
+
+class Pin:
+    """The workspace folder as it was when the session started: an open descriptor of it
+    and its identity. Holding the descriptor keeps the inode allocated, so a folder deleted
+    and re-created cannot come back with the same ``(st_dev, st_ino)`` and pass the check.
+
+    Why a descriptor rather than only comparing ``(st_dev, st_ino)`` on each call: a
+    comparison leaves a window between the check and the open in which the folder can be
+    swapped; a walk that starts from the descriptor has no window. The comparison is kept
+    as well, so a replaced folder is *refused* with a clear message instead of silently
+    working on a folder that is no longer at the path the user and the store know.
+    """
+
+    def __init__(self, path: str, fd: int) -> None:
+        st = os.fstat(fd)
+        self.path = path
+        """The folder's real path when pinned (no symlink on it then)."""
+        self.dev, self.ino = st.st_dev, st.st_ino
+        self._fd = fd
+        self._lock = threading.Lock()
+        self._closer = weakref.finalize(self, os.close, fd)
+        """Closes the descriptor at ``close()``, or when the pin is collected."""
+
+    def check(self) -> None:
+        """Raise ``WorkspaceReplaced`` unless ``path`` still names the pinned folder."""
+        try:
+            st: os.stat_result | None = os.stat(self.path, follow_symlinks=False)
+        except OSError:
+            st = None
+        if (
+            st is not None
+            and stat.S_ISDIR(st.st_mode)
+            and (st.st_dev, st.st_ino) == (self.dev, self.ino)
+        ):
+            return
+        raise WorkspaceReplaced(_replaced(self.path, st))
+
+    def open_dir(self) -> int:
+        """A new descriptor of the pinned folder, opened from the pin (never by path).
+
+        A new open file description, not a ``dup``: a ``flock`` taken on it is its own,
+        so two writes in this process still exclude each other (a lock on a shared
+        description would be shared)."""
+        with self._lock:
+            if not self._closer.alive:
+                raise OSError(
+                    errno.EBADF, "the workspace is no longer open (its session was closed)"
+                )
+            self.check()
+            return os.open(".", _DIR_FLAGS, dir_fd=self._fd)
+
+    def close(self) -> None:
+        """Release the descriptor (the session ended); later walks fail with ``EBADF``."""
+        with self._lock:
+            self._closer()
+
+    @property
+    def closed(self) -> bool:
+        return not self._closer.alive
+
+    def as_path(self) -> PinnedPath:
+        carrier = PinnedPath(self.path)
+        carrier.pin = self
+        return carrier
+
+    def as_text(self) -> PinnedRoot:
+        carrier = PinnedRoot(self.path)
+        carrier.pin = self
+        return carrier
+
+
+class PinnedPath(PosixPath):
+    """The root as a ``Path`` that carries its ``Pin`` (what ``pin_root`` and
+    ``real_root`` return): walks from it start at the pinned descriptor. Paths derived
+    from it (``root / "a"``, ``.parent``) carry none (class default)."""
+
+    pin: Pin | None = None
+
+    def unpin(self) -> None:
+        """Release the pin's descriptor (the session closed); later walks fail (``EBADF``)."""
+        if self.pin is not None:
+            self.pin.close()
+
+
+class PinnedRoot(str):
+    """The root as text that carries its ``Pin``: ``ToolContext.root`` is a ``str``."""
+
+    pin: Pin | None = None
+
+
+def pin_of(root: object) -> Pin | None:
+    """The pin ``root`` carries, if any."""
+    pin = getattr(root, "pin", None)
+    return pin if isinstance(pin, Pin) else None
+
+
+def pin_root(root: str | os.PathLike[str]) -> PinnedPath:
+    """``root`` pinned: its real path opened ``O_DIRECTORY | O_NOFOLLOW`` now (a root that
+    already carries a pin keeps it). Raises ``OSError`` if it is not a folder."""
+    return _pin(root).as_path()
+
+
+def pin_text(root: str | os.PathLike[str]) -> PinnedRoot:
+    """``pin_root`` as text (``ToolContext.root``)."""
+    return _pin(root).as_text()
+
+
+def _pin(root: str | os.PathLike[str]) -> Pin:
+    pin = pin_of(root)
+    if pin is not None:
+        return pin
+    real = os.path.realpath(root)
+    fd = os.open(real, _DIR_FLAGS)
+    try:
+        return Pin(real, fd)
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def check_root(root: object) -> None:
+    """Raise ``WorkspaceReplaced`` if ``root`` is pinned and its folder was replaced."""
+    pin = pin_of(root)
+    if pin is not None:
+        pin.check()
+
+
+def open_root(root: str | os.PathLike[str]) -> int:
+    """A descriptor of the root folder: from its pin (checked) when it carries one, else
+    opened by its real path. For walkers that start at the root (the caller closes it)."""
+    pin = pin_of(root)
+    if pin is not None:
+        return pin.open_dir()
+    return os.open(real_root(root), _DIR_FLAGS)
+
+
 def real_root(root: str | os.PathLike[str]) -> Path:
+    """The root's real path; a pinned root is checked (``WorkspaceReplaced``) and keeps
+    its pin, so what is resolved from it walks from the pinned descriptor too."""
+    pin = pin_of(root)
+    if pin is not None:
+        pin.check()
+        return pin.as_path()
     return Path(os.path.realpath(root))
+
+
+def _replaced(path: str, st: os.stat_result | None) -> str:
+    if st is None:
+        now = "no longer exists (moved or deleted)"
+    elif stat.S_ISLNK(st.st_mode):
+        try:
+            now = f"is now a symbolic link to {os.readlink(path)!r}"
+        except OSError:
+            now = "is now a symbolic link"
+    elif stat.S_ISDIR(st.st_mode):
+        now = "is now a different folder"
+    else:
+        now = "is now a file, not a folder"
+    return (
+        f"the workspace folder was replaced since the session started: {path!r} {now}; "
+        "nothing was read or written. Stop and tell the user: every tool refuses until the "
+        "folder is put back (to work in another folder, the user resumes the session there "
+        "with --workspace DIR)"
+    )
 
 
 def _kind(mode: int) -> str:
@@ -119,9 +297,10 @@ def _walk(
     walk and the rest of the path is taken as written (``missing_dirs`` is then True and
     ``fd`` is the deepest existing directory)."""
     check_name(path)
-    base = real_root(root)
+    pin = pin_of(root)
+    base = Path(pin.path) if pin is not None else real_root(root)
     todo: deque[str] = deque(_relative_parts(base, path))
-    stack = [os.open(base, _DIR_FLAGS)]
+    stack = [pin.open_dir() if pin is not None else os.open(base, _DIR_FLAGS)]
     names: list[str] = []
     hops = retries = 0
     try:

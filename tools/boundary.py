@@ -11,17 +11,30 @@ Every call takes one path, and each step can end it with a typed result:
               (``session_persistence_failed``: the tool never runs);
 4. execute  — ``ok`` / ``error`` / ``runtime`` / ``timeout`` / ``cancelled``, bounded
               by the tool's ``spec.timeout`` unless it enforces its own (exec tools);
+              at the deadline (or Esc) a file mutation is *asked* to stop and waited
+              for: it stops before its point of no return, and then nothing was
+              written, or it finishes and its real outcome is recorded (``_execute``);
+              a write whose intent journal the store could not close is a
+              ``session_persistence_failed`` saying what is on disk;
 5. finish   — ``after_hook`` may rewrite the result, then ``commit_result``
               (failure: ``session_persistence_failed``, the result is withheld).
 
 The hook runs *before* the commit so the committed result is exactly the one
 the model sees. ``ToolFinished`` is emitted for every call; ``ToolStarted``
 only when execution actually begins.
+
+The workspace root is pinned when the boundary is made (``beneath.pin_root``; the
+runtime pins it at session start and passes it in): tools get it as ``ctx.root``, a
+``PinnedRoot`` whose walks start at the pinned descriptor, and every call is refused —
+"the workspace folder was replaced" — once the folder at the root's path is not the
+pinned one (checked before prepare and again before execute, since an approval can take
+minutes).
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import errno
 import os
 import time
@@ -32,7 +45,9 @@ from typing import Any
 
 from frontier.app.events import Event, ResultKind, ToolCall, ToolFinished, ToolOutput, ToolResult
 from frontier.app.events import ToolStarted as ToolStartedEvent
-from frontier.tools.base import CancelToken, Prepared, Tool, ToolError
+from frontier.tools import beneath
+from frontier.tools.atomic import CALL_STOP, JournalNotClosed, StopReason, WriteStop
+from frontier.tools.base import CancelToken, Outcome, Prepared, Tool, ToolError
 from frontier.tools.contract import (
     AfterHook,
     Approver,
@@ -61,6 +76,19 @@ class _Ready:
     """The call row and its start were committed together (``persist_and_start``)."""
 
 
+@dataclass(frozen=True)
+class _Running:
+    """What stops a running call: its token (exec tools kill their process group) and its
+    ``WriteStop`` (a file write gives up before its point of no return)."""
+
+    token: CancelToken
+    stop: WriteStop
+
+    def stop_now(self, reason: StopReason) -> None:
+        self.token.cancel()
+        self.stop.request(reason)
+
+
 class ToolBoundary:
     """Runs confirmed calls; never raises for a tool's failure (every call gets a result)."""
 
@@ -78,7 +106,9 @@ class ToolBoundary:
         env: Mapping[str, str] | None = None,
     ) -> None:
         self.registry = registry
-        self.root = str(root)
+        self.root: str = _pinned(root)
+        """As tools get it (``ctx.root``): a ``PinnedRoot`` unless the folder could not be
+        opened (then tools fail on it as before, each with its own message)."""
         self.approver: Approver = PolicyApprover(policy, approver) if policy else approver
         self.persistence = persistence
         self.emit = emit
@@ -87,7 +117,7 @@ class ToolBoundary:
         self.env = dict(env or {})
         self.persistence_failed = False
         """Set once the store failed: the turn must end (no further calls run)."""
-        self._running: dict[str, CancelToken] = {}
+        self._running: dict[str, _Running] = {}
 
     # ----------------------------------------------------------------- public API
 
@@ -123,11 +153,12 @@ class ToolBoundary:
         return results
 
     def cancel_running(self) -> bool:
-        """Esc: cancel every running call (exec tools kill their process group)."""
-        tokens = list(self._running.values())
-        for token in tokens:
-            token.cancel()
-        return bool(tokens)
+        """Esc: cancel every running call (exec tools kill their process group; a file
+        write stops unless it is already past its point of no return, then it finishes)."""
+        running = list(self._running.values())
+        for run in running:
+            run.stop_now("cancelled")
+        return bool(running)
 
     @property
     def running(self) -> list[str]:
@@ -162,6 +193,9 @@ class ToolBoundary:
         """
         if self.persistence_failed:
             return _result(call, "not_executed", "not executed: the session store failed earlier")
+        replaced = self._root_replaced()
+        if replaced is not None:
+            return _result(call, "error", replaced)
         tool = self.registry.get(call.name)
         if tool is None:
             names = ", ".join(self.registry.names())
@@ -183,6 +217,8 @@ class ToolBoundary:
             return _result(call, exc.kind, f"{exc}{suffix}")
         except _PrepareTimeout:
             return _result(call, "timeout", _prepare_timed_out(spec))
+        except beneath.WorkspaceReplaced as exc:  # swapped since the check above
+            return _result(call, "error", str(exc))
         except OSError as exc:
             if exc.errno not in FILE_ERRNOS:
                 return _result(call, "runtime", _runtime(spec.name, "preparing", exc))
@@ -249,7 +285,25 @@ class ToolBoundary:
             return _result(call, "denied", _denied_text(decision.reason, decision.by)), None
         return None, decision
 
+    def _root_replaced(self) -> str | None:
+        """The refusal when the pinned workspace folder is no longer at its path."""
+        try:
+            beneath.check_root(self.root)
+        except beneath.WorkspaceReplaced as exc:
+            return str(exc)
+        return None
+
     async def _execute(self, ready: _Ready) -> ToolResult:
+        """Run the tool to its real outcome; a result never precedes the tool's end.
+
+        The tool runs as its own task. At the deadline (``spec.timeout``, unless the tool
+        enforces its own) or on Esc it is asked to stop: its token is cancelled and its
+        ``WriteStop`` — ambient in the task (``atomic.CALL_STOP``), so it reaches the
+        writer's thread — is requested. A file mutation is then *waited for*, never
+        abandoned: cancelling the coroutine would leave its ``asyncio.to_thread`` writer
+        running, and the write would land after a result that said it was stopped (issue
+        21, item 4). A read is cancelled as before (its walker stops on cancellation).
+        """
         call = ready.call
         if self.persistence is not None and not ready.started_recorded:
             try:
@@ -260,50 +314,92 @@ class ToolBoundary:
             journal = self._journal(call.id)
         except Exception as exc:
             return self._store_failed(call, f"could not open the write journal ({exc})", ran=False)
-        token = CancelToken()
-        self._running[call.id] = token
-        if self.emit is not None:
-            self.emit(ToolStartedEvent(call=call))
+        replaced = self._root_replaced()  # the approval may have taken minutes
+        if replaced is not None:
+            return _result(call, "error", replaced)
         started = time.monotonic()
         limit = None if ready.spec.enforces_timeout else ready.spec.timeout
+        run = _Running(CancelToken(), WriteStop(None if limit is None else started + limit))
+        self._running[call.id] = run
+        if self.emit is not None:
+            self.emit(ToolStartedEvent(call=call))
+        context = contextvars.copy_context()
+        context.run(CALL_STOP.set, run.stop)
+        work = asyncio.get_running_loop().create_task(
+            ready.tool.execute(call, ready.prepared, self._ctx(journal), run.token),
+            context=context,
+        )
         try:
-            async with asyncio.timeout(limit) as deadline:
-                ctx = self._ctx(journal)
-                outcome = await ready.tool.execute(call, ready.prepared, ctx, token)
-        except TimeoutError as exc:
-            if not deadline.expired():  # the tool's own TimeoutError (an OSError)
-                return self._failed(ready, exc, started)
-            token.cancel()
-            return _result(
-                call,
-                "timeout",
-                _execute_timed_out(ready.spec, limit or 0.0),
-                elapsed=time.monotonic() - started,
-            )
-        except ToolError as exc:
-            return _result(call, exc.kind, str(exc), elapsed=time.monotonic() - started)
-        except OSError as exc:
-            return self._failed(ready, exc, started)
-        except Exception as exc:
-            return _result(
-                call,
-                "runtime",
-                _runtime(ready.spec.name, "running", exc),
-                elapsed=time.monotonic() - started,
-            )
+            timed_out = await _outcome_of(work, run, limit, mutates=ready.spec.mutates)
         finally:
             self._running.pop(call.id, None)
+        result = self._result_of(ready, work, run.stop, limit, started, timed_out=timed_out)
+        if run.stop.unrecorded is not None:
+            return self._journal_not_closed(call, run.stop.unrecorded, result)
+        return result
+
+    def _journal_not_closed(
+        self, call: ToolCall, failed: JournalNotClosed, result: ToolResult
+    ) -> ToolResult:
+        """The write is over but the store could not record its end (``IntentJournal.end``
+        failed; the writer reports it on the call's ``WriteStop``, whatever the tool made of
+        the error it raised): a store failure like any other record the boundary could not
+        make — the turn ends, and the result, which the store could not take, is not
+        committed. The text says what is on disk (the writer's own words); recovery at the
+        next start decides the call from its files, and the open journal, whose temps and
+        pre-images are gone, touches nothing."""
+        why = f"{failed} (the tool reported {result.kind})"
+        return self._store_failed(call, why, ran=True)
+
+    def _result_of(
+        self,
+        ready: _Ready,
+        work: asyncio.Task[Outcome],
+        stop: WriteStop,
+        limit: float | None,
+        started: float,
+        *,
+        timed_out: bool,
+    ) -> ToolResult:
+        """The result for what the finished tool task really did."""
+        call, spec = ready.call, ready.spec
+        elapsed = time.monotonic() - started
+        if work.cancelled():  # a read stopped at its deadline
+            return _result(call, "timeout", _execute_timed_out(spec, limit or 0.0), elapsed=elapsed)
+        if stop.gave_up is not None:  # a write stopped before its point of no return
+            kind: ResultKind = "timeout" if stop.reason == "timeout" else "cancelled"
+            text = _write_stopped(spec, kind, limit or 0.0, stop.gave_up)
+            return _result(call, kind, text, elapsed=elapsed, meta={"written": False})
+        exc = work.exception()
+        if isinstance(exc, beneath.WorkspaceReplaced):
+            return _result(call, "error", str(exc), elapsed=elapsed)
+        if isinstance(exc, ToolError):
+            return _result(call, exc.kind, str(exc), elapsed=elapsed)
+        if isinstance(exc, OSError):  # a TimeoutError here is the tool's own (ETIMEDOUT)
+            return self._failed(ready, exc, started)
+        if exc is not None:
+            return _result(call, "runtime", _runtime(spec.name, "running", exc), elapsed=elapsed)
+        outcome = work.result()
         output, meta = outcome.output, dict(outcome.meta)
+        kind = outcome.kind
+        if timed_out and kind == "cancelled":  # stopped by its token, its own way
+            kind = "timeout"
+        elif timed_out and spec.mutates:
+            output = f"{output}\n{_finished_late(limit or 0.0, committed=stop.committed)}"
+            meta["overran"] = limit
+        elif stop.reason == "cancelled" and spec.mutates and stop.committed:
+            output = f"{output}\n{ESC_TOO_LATE}"
+            meta["esc_too_late"] = True
         if ready.prepared.declined:
             output = f"{output}\n{ready.prepared.declined_note}"
             meta = _with_declined(meta, ready.prepared.declined)
         return ToolResult(
             call_id=call.id,
             name=call.name,
-            kind=outcome.kind,
+            kind=kind,
             output=cap_output(output),
             exit_code=outcome.exit_code,
-            elapsed=time.monotonic() - started,
+            elapsed=elapsed,
             meta=meta,
         )
 
@@ -416,6 +512,59 @@ def _result(
     )
 
 
+def _pinned(root: str | Path) -> str:
+    """``root`` as tools get it: carrying its pin (the runtime's, made at session start, or
+    one made now). A root that cannot be opened stays plain text: the tools then report
+    it on each call as they always did, and a test can build a boundary without one."""
+    try:
+        return beneath.pin_text(root)
+    except OSError:
+        return str(root)
+
+
+async def _outcome_of(
+    work: asyncio.Task[Outcome], run: _Running, limit: float | None, *, mutates: bool
+) -> bool:
+    """Wait for the tool task to end, asking it to stop at ``limit``; whether it timed out.
+
+    Once asked, a mutation is waited for until it ends (it stops before its point of no
+    return or finishes); anything else is cancelled too, and waited for until its task
+    has unwound. Cancelling *this* wait (the session closing) asks the tool to stop the
+    same way and still waits before re-raising, so no tool outlives its call.
+    """
+    try:
+        done, _ = await asyncio.wait({work}, timeout=limit)
+    except asyncio.CancelledError:
+        run.stop_now("cancelled")
+        if not mutates:
+            work.cancel()
+        try:
+            await _until_done(work)
+        finally:
+            if work.done() and not work.cancelled():
+                work.exception()  # seen: the result goes with the cancellation (recovery)
+        raise
+    if done:
+        return False
+    run.stop_now("timeout")
+    if not mutates:
+        work.cancel()
+    await _until_done(work)
+    return True
+
+
+async def _until_done(work: asyncio.Task[Outcome]) -> None:
+    """Wait for ``work`` even through cancellations of the caller, then re-raise one."""
+    cancelled = False
+    while not work.done():
+        try:
+            await asyncio.wait({work})
+        except asyncio.CancelledError:
+            cancelled = True
+    if cancelled:
+        raise asyncio.CancelledError
+
+
 def _narrow(call: ToolCall, prepared: Prepared, decision: Decision) -> Prepared | ToolResult:
     """The prepared mutation with the hunks the person declined left out (hunk-level accept),
     or a ``denied`` result when nothing is left to write."""
@@ -520,12 +669,37 @@ def _prepare_timed_out(spec: ToolSpec) -> str:
 
 def _execute_timed_out(spec: ToolSpec, limit: float) -> str:
     what = f"{spec.name}: timed out after {limit:g} s and was stopped"
-    if spec.mutates:
-        return (
-            f"{what}; a write already under way may still have completed, so re-read the "
-            "files it names before retrying."
-        )
     return f"{what}; nothing was returned. Narrow the request (a smaller path, glob or window)."
+
+
+def _write_stopped(spec: ToolSpec, kind: ResultKind, limit: float, doing: str) -> str:
+    """A mutation stopped before its point of no return: true only if nothing was written,
+    which is exactly when the writer says it gave up (``WriteStop.gave_up``)."""
+    if kind == "timeout":
+        what = f"{spec.name}: timed out after {limit:g} s and was stopped"
+    else:
+        what = f"{spec.name}: cancelled by the user (Esc)"
+    advice = "Re-issue the call"
+    if "locked" in doing:
+        advice += (
+            " once the other process (another Frontier session, an editor or a build writing "
+            "there) has finished"
+        )
+    return f"{what} while {doing}; nothing was written. {advice}."
+
+
+ESC_TOO_LATE = (
+    "(Esc came after it had begun writing, so it was finished, not stopped; the outcome "
+    "above is what happened.)"
+)
+
+
+def _finished_late(limit: float, *, committed: bool) -> str:
+    if committed:
+        why = "it had already begun writing when the limit came, so it was finished, not stopped"
+    else:
+        why = "it ended after the limit without having to be stopped"
+    return f"(It ran past its {limit:g} s limit: {why}; the outcome above is what happened.)"
 
 
 FILE_ERRNOS = frozenset(

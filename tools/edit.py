@@ -109,7 +109,13 @@ def change_meta(plan: PatchPlan) -> dict[str, Any]:
 
 async def write_plan(plan: PatchPlan, ctx: ToolContext) -> None:
     """Write the plan beneath the workspace, off the event loop (fsyncs take milliseconds,
-    and a slow disk must not freeze the stream and the TUI)."""
+    and a slow disk must not freeze the stream and the TUI).
+
+    The writer's thread runs in a copy of this task's context, so it sees the call's
+    ``atomic.CALL_STOP`` (set by the boundary): at the deadline or on Esc it gives up
+    before its point of no return, and the boundary waits for this await to end rather
+    than cancelling it — a cancelled await would leave the thread writing after the call's
+    result (issue 21, item 4)."""
     await asyncio.to_thread(write_changes, ctx.root, plan.changes, ctx.journal)
 
 

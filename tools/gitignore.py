@@ -4,7 +4,9 @@ Semantics kept from git: ``#`` comments, ``!`` negation (last match wins), trail
 ``/`` for directories only, patterns with a ``/`` anchored to their ``.gitignore``'s
 folder, ``*``/``?``/``[...]``/``**``; an ignored directory is not descended into (git
 cannot re-include files below it). ``.git`` (a folder, or a worktree's file) is always
-skipped. A pattern that is not a valid glob (``[z-a]``) matches nothing, as in git.
+skipped. A pattern that is not a valid glob (``[z-a]``) matches nothing, as in git. A rule
+is matched by ``globmatch`` in time linear in the name (never by a backtracking regex: a
+repository's ``*a*a*a*a*a*a*a*b`` against one long file name froze every search).
 
 The workspace is untrusted input, so the walk goes beneath the root by directory
 descriptors (every folder opened ``O_DIRECTORY | O_NOFOLLOW`` relative to its parent) and
@@ -30,6 +32,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from frontier.tools.beneath import NotRegularFileError, open_regular
+from frontier.tools.globmatch import Glob, GlobError
 
 _DIR_FLAGS = (
     os.O_RDONLY
@@ -45,7 +48,7 @@ MAX_DEPTH = 100
 
 @dataclass(frozen=True)
 class Rule:
-    regex: re.Pattern[str]
+    matcher: Glob
     negate: bool
     dir_only: bool
     anchored: bool
@@ -76,7 +79,9 @@ class Skipped:
 def glob_to_regex(pattern: str) -> str:
     """Translate a git-style glob (``**`` spans folders, ``*`` does not) to a regex.
 
-    The regex may not compile (``[z-a]``); callers turn ``re.error`` into a message."""
+    The regex may not compile (``[z-a]``); callers turn ``re.error`` into a message. It is
+    never used to match (a backtracking match of a hostile glob does not end): it says what
+    a glob means, ``globmatch`` matches exactly that, and its errors are the messages."""
     out: list[str] = []
     i, n = 0, len(pattern)
     while i < n:
@@ -134,10 +139,10 @@ def parse_rules(text: str, base: str) -> list[Rule]:
         anchored = "/" in line
         line = line.lstrip("/")
         try:
-            regex = re.compile(glob_to_regex(line) + r"\Z", re.DOTALL)
-        except re.error:
+            matcher = Glob(line)
+        except GlobError:
             continue  # not a glob (a bad range): matches nothing, as in git
-        rules.append(Rule(regex, negate, dir_only, anchored, base))
+        rules.append(Rule(matcher, negate, dir_only, anchored, base))
     return rules
 
 
@@ -154,7 +159,7 @@ def _ignored(rel: str, is_dir: bool, rules: list[Rule]) -> bool:
         else:
             sub = rel
         target = sub if rule.anchored else name
-        if rule.regex.match(target):
+        if rule.matcher.match(target):
             verdict = not rule.negate
     return verdict
 

@@ -12,8 +12,16 @@ only regular files, ``.gitignore`` read safely), whichever searcher then reads t
   out is handed to it as an ignore file of our own, so it sees exactly the same files.
   ``--json`` gives paths and lines exactly, whatever characters they hold, and says which
   files held a NUL byte; ``--encoding none`` turns off BOM transcoding. Its matching lines
-  are re-checked with Python's ``re``, and a pattern whose meaning differs between the
-  two dialects (or that ripgrep cannot compile) is searched in Python instead.
+  are decided again as Python's ``re`` reads the pattern (``regex_guard``), and a pattern
+  whose meaning differs between the two dialects (or that ripgrep cannot compile) is
+  searched in Python instead. The model's glob is never handed to ripgrep: its files are
+  filtered here, and the ignore file written for it holds only escaped literal paths.
+
+The model's pattern and glob are untrusted too (issue 21, item 3): a regex is never run as a
+backtracking match in this process — ``regex_guard.LinePattern`` decides lines with RE2, or
+with Python's ``re`` in a child process that Esc and the timeout kill — and a glob is matched
+by ``globmatch`` in linear time. Esc (the call's ``CancelToken``) stops a search or a listing
+at once: the walk's thread is told to stop, ripgrep and the regex child are killed.
 
 Both produce the same sorted ``path:line:text`` rows: lines split on ``\\n`` only, a file
 with a NUL byte anywhere is binary and skipped, a CR before the newline is matched (as
@@ -36,7 +44,7 @@ import stat
 import tempfile
 import threading
 import warnings
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
@@ -45,8 +53,10 @@ from frontier.app.events import ToolCall
 from frontier.tools.base import CancelToken, Outcome, Prepared, ToolError
 from frontier.tools.beneath import NotRegularFileError, open_regular
 from frontier.tools.contract import ToolContext, ToolSpec
-from frontier.tools.gitignore import Entry, Skipped, glob_to_regex, walk
+from frontier.tools.gitignore import Entry, Skipped, walk
+from frontier.tools.globmatch import Glob, GlobError
 from frontier.tools.paths import PathError, real_root, resolve
+from frontier.tools.regex_guard import LinePattern, PatternStopped, RegexUnavailable
 
 MAX_MATCHES = 500
 MAX_FILES = 1000
@@ -54,9 +64,9 @@ LINE_CHARS = 300
 READ_BLOCK = 1 << 20
 SKIPPED_SHOWN = 5
 
-_RG_DIALECT = re.compile(r"\[[^\]]*(?:\[:|&&|~~|--)|\{,")
-"""Text whose meaning differs between Python's ``re`` and ripgrep's regex (inside a ``[...]``
-class: a POSIX class, a set operation; ``{,n}``): such a pattern is searched in Python."""
+_RG_CLASS_DIGRAPHS = ("[:", "&&", "~~", "--")
+"""Inside a ``[...]``, text whose meaning differs between Python's ``re`` and ripgrep's regex
+(a POSIX class, a set operation); with ``{,n}``, such a pattern is searched in Python."""
 
 _ACCESS_AT = os.access in os.supports_dir_fd
 T = TypeVar("T")
@@ -74,7 +84,8 @@ class Found:
 
 
 def compile_pattern(pattern: str) -> re.Pattern[str]:
-    """The model's regex; a warning (``[[`` "possible nested set") is not printed over the TUI."""
+    """The model's regex, checked (compiled, never matched here: ``line_pattern`` matches);
+    a warning (``[[`` "possible nested set") is not printed over the TUI."""
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
@@ -86,17 +97,33 @@ def compile_pattern(pattern: str) -> re.Pattern[str]:
             r"backslash (\( or \.).",
             kind="arg",
         ) from exc
-
-
-def compile_glob(glob: str, tool: str) -> re.Pattern[str]:
-    try:
-        return re.compile(glob_to_regex(glob) + r"\Z", re.DOTALL)
-    except re.error as exc:
+    except (RecursionError, OverflowError, MemoryError) as exc:  # thousands of nested groups
         raise ToolError(
-            f"{tool}: invalid glob {_quote(glob)}: {_re_reason(exc)}. Globs take * (within a "
-            "folder), ** (across folders), ? and [abc] / [a-z] character sets.",
+            f"grep: the regular expression {_quote(pattern)} is too deeply nested or too large "
+            "to compile; write a simpler pattern.",
             kind="arg",
         ) from exc
+
+
+def line_pattern(pattern: re.Pattern[str], timeout: float) -> LinePattern:
+    """``pattern`` as grep runs it: RE2 here, else Python's ``re`` in a child process whose
+    CPU time is bounded a little past the call's ``timeout`` (so an orphan ends too)."""
+    return LinePattern(pattern.pattern, pattern.flags, cpu_seconds=int(timeout) + 5)
+
+
+def compile_glob(glob: str, tool: str) -> Glob:
+    """The model's glob, matched in linear time (``globmatch``, never a regex)."""
+    try:
+        return Glob(glob)
+    except GlobError as exc:
+        cause = exc.__cause__
+        ranged = isinstance(cause, re.error) and cause.msg.startswith("bad character range")
+        reason = _re_reason(cause) if ranged and isinstance(cause, re.error) else str(exc)
+    raise ToolError(
+        f"{tool}: invalid glob {_quote(glob)}: {reason}. Globs take * (within a "
+        "folder), ** (across folders), ? and [abc] / [a-z] character sets.",
+        kind="arg",
+    )
 
 
 def _re_reason(exc: re.error) -> str:
@@ -114,11 +141,11 @@ def _quote(text: str) -> str:
     return repr(text if len(text) <= 120 else text[:100] + "…")
 
 
-def _glob_ok(rx: re.Pattern[str] | None, glob: str | None, rel: str) -> bool:
-    if rx is None or glob is None:
+def _glob_ok(matcher: Glob | None, glob: str | None, rel: str) -> bool:
+    if matcher is None or glob is None:
         return True
     target = rel if "/" in glob.strip("/") else rel.rsplit("/", 1)[-1]
-    return rx.match(target) is not None
+    return matcher.match(target)
 
 
 def _start(ctx: ToolContext, path: str, tool: str) -> tuple[Path, str, str]:
@@ -190,12 +217,12 @@ def _sorted(rows: list[tuple[str, int, str]]) -> list[str]:
     return [r[2] for r in rows]
 
 
-def search_fd(fd: int, pattern: re.Pattern[str]) -> list[tuple[int, str]] | None:
+def search_fd(fd: int, pattern: LinePattern) -> list[tuple[int, str]] | None:
     """``(line number, line)`` of every matching line of an open file, ``None`` if it holds a
     NUL byte (binary). Lines are split on ``\\n`` only, decoded as UTF-8 (U+FFFD for bad
-    bytes); read in blocks, so a large file is never held whole."""
+    bytes); read in blocks, so a large file is never held whole, and each block of whole
+    lines is decided at once (``LinePattern.matching``)."""
     out: list[tuple[int, str]] = []
-    search = pattern.search
     n = 0
     rest: list[bytes] = []  # the unfinished last line, in pieces (a long line stays linear)
     while block := os.read(fd, READ_BLOCK):
@@ -207,20 +234,25 @@ def search_fd(fd: int, pattern: re.Pattern[str]) -> list[tuple[int, str]] | None
             continue
         data = b"".join([*rest, block[:cut]]) if rest else block[:cut]
         rest = [block[cut + 1 :]] if cut + 1 < len(block) else []
-        for line in data.decode("utf-8", "replace").split("\n"):
-            n += 1
-            if search(line):
-                out.append((n, line))
+        n = _decide(pattern, data, n, out)
     if rest:
-        line = b"".join(rest).decode("utf-8", "replace")
-        if search(line):
-            out.append((n + 1, line))
+        _decide(pattern, b"".join(rest), n, out)
     return out
 
 
-def _search_entry(
-    entry: Entry, pattern: re.Pattern[str], skipped: Skipped
-) -> list[tuple[int, str]]:
+def _decide(pattern: LinePattern, data: bytes, n: int, out: list[tuple[int, str]]) -> int:
+    """Append the matching lines of ``data`` (whole lines; the first is line ``n + 1``) to
+    ``out``; the number of the last line."""
+    text = data.decode("utf-8", "replace")
+    raw = data if data.isascii() else text.encode("utf-8")  # valid UTF-8, as decoded
+    hits = pattern.matching(raw)
+    if hits:
+        lines = text.split("\n")
+        out.extend((n + 1 + i, lines[i]) for i in hits)
+    return n + 1 + raw.count(b"\n")
+
+
+def _search_entry(entry: Entry, pattern: LinePattern, skipped: Skipped) -> list[tuple[int, str]]:
     try:
         opened = open_regular(entry.dir_fd, entry.name)
     except (NotRegularFileError, IsADirectoryError):
@@ -243,20 +275,28 @@ def _search_entry(
 def grep_python(
     root: Path,
     start: str,
-    pattern: re.Pattern[str],
+    pattern: re.Pattern[str] | LinePattern,
     glob: str | None,
     stop: threading.Event | None = None,
 ) -> Found:
-    """Every matching line under ``start`` (workspace-relative) as ``path:line:text``."""
-    rx = compile_glob(glob.lstrip("/"), "grep") if glob else None
+    """Every matching line under ``start`` (workspace-relative) as ``path:line:text``.
+
+    ``pattern`` is decided by ``LinePattern`` (a compiled ``re`` pattern is wrapped, and its
+    child, if one was needed, ended here); ``PatternStopped`` if it was closed meanwhile."""
+    lines = LinePattern.of(pattern)
+    matcher = compile_glob(glob.lstrip("/"), "grep") if glob else None
     skipped = Skipped()
     rows: list[tuple[str, int, str]] = []
-    for entry in walk(root, start, skipped=skipped, stop=stop):
-        if stop is not None and stop.is_set():
-            break
-        if _glob_ok(rx, glob, entry.rel):
-            for n, line in _search_entry(entry, pattern, skipped):
-                rows.append(_row(entry.rel, n, line))
+    try:
+        for entry in walk(root, start, skipped=skipped, stop=stop):
+            if stop is not None and stop.is_set():
+                break
+            if _glob_ok(matcher, glob, entry.rel):
+                for n, line in _search_entry(entry, lines, skipped):
+                    rows.append(_row(entry.rel, n, line))
+    finally:
+        if lines is not pattern:
+            lines.close()
     return Found(_sorted(rows), tuple(sorted(skipped.items)))
 
 
@@ -276,11 +316,11 @@ def rg_plan(
 ) -> RgPlan:
     """The walk, for ripgrep: what it ignores and what cannot be read (checked with
     ``faccessat``, so ripgrep skips exactly the files the Python searcher reports)."""
-    rx = compile_glob(glob.lstrip("/"), "grep") if glob else None
+    matcher = compile_glob(glob.lstrip("/"), "grep") if glob else None
     skipped = Skipped()
     exclude: list[str] = []
     for entry in walk(root, start, skipped=skipped, stop=stop, ignored=exclude):
-        if not _glob_ok(rx, glob, entry.rel):
+        if not _glob_ok(matcher, glob, entry.rel):
             continue
         if _ACCESS_AT and not os.access(entry.name, os.R_OK, dir_fd=entry.dir_fd):
             skipped.add(entry.rel, "permission denied")
@@ -309,20 +349,31 @@ def ignore_line(rel: str) -> str:
 
 
 def rg_dialect_ok(pattern: str) -> bool:
-    """ripgrep reads ``pattern`` as Python's ``re`` does (else the Python searcher runs)."""
-    return _RG_DIALECT.search(pattern) is None and "\n" not in pattern
+    """ripgrep reads ``pattern`` as Python's ``re`` does (else the Python searcher runs).
+
+    A plain scan, linear in the pattern (it was a regex, ``\\[[^\\]]*(?:\\[:|&&|~~|--)``,
+    quadratic in a pattern of many ``[``): in each stretch between two ``]``, a digraph after
+    that stretch's first ``[``."""
+    if "\n" in pattern or "{," in pattern:
+        return False
+    for stretch in pattern.split("]"):
+        first = stretch.find("[")
+        if first >= 0 and any(stretch.find(d, first + 1) >= 0 for d in _RG_CLASS_DIGRAPHS):
+            return False
+    return True
 
 
 async def grep_rg(
     rg: str,
     root: Path,
     start: str,
-    pattern: re.Pattern[str],
+    pattern: re.Pattern[str] | LinePattern,
     glob: str | None,
     stop: threading.Event | None = None,
 ) -> Found | None:
     """The same rows as ``grep_python``, searched by ripgrep; ``None`` if ripgrep cannot do
-    this search exactly (the caller then searches in Python).
+    this search exactly (the caller then searches in Python). The lines ripgrep found are
+    decided again by ``pattern`` as Python reads it (``LinePattern``, off the event loop).
 
     ripgrep walks ``start`` itself (its walk is parallel, and a walked file that holds a NUL
     is reported binary at once; an explicitly named one would be searched to its end), but
@@ -332,25 +383,47 @@ async def grep_rg(
     plan = await _threaded(rg_plan, root, start, glob, stop=stop)
     if not plan.expressible:
         return None
-    rx = compile_glob(glob.lstrip("/"), "grep") if glob else None
-    with tempfile.NamedTemporaryFile("w", encoding="utf-8", suffix=".ignore") as rules:
-        rules.write("".join(ignore_line(rel) + "\n" for rel in plan.exclude))
-        rules.flush()
-        found = await _run_rg(rg, root, pattern, start, rules.name)
-    if found is None:
-        return None
-    rows = [r for r in found if _glob_ok(rx, glob, r[3])]
+    matcher = compile_glob(glob.lstrip("/"), "grep") if glob else None
+    lines = LinePattern.of(pattern)
+    try:
+        with tempfile.NamedTemporaryFile("w", encoding="utf-8", suffix=".ignore") as rules:
+            rules.write("".join(ignore_line(rel) + "\n" for rel in plan.exclude))
+            rules.flush()
+            found = await _run_rg(rg, root, lines, start, rules.name)
+        if found is None:
+            return None
+        found = [r for r in found if _glob_ok(matcher, glob, r[3])]
+        rows = await _threaded(_agreed, lines, found, stop=stop)
+    finally:
+        if lines is not pattern:
+            lines.close()
     return Found(_sorted([r[:3] for r in rows]), tuple(sorted(plan.skipped.items)))
 
 
+RgMatch = tuple[str, int, str, str, str]
+"""``(shown path, line number, row, rel, the whole line)`` of a line ripgrep found."""
+
+
+def _agreed(
+    pattern: LinePattern, found: list[RgMatch], *, stop: threading.Event | None = None
+) -> list[RgMatch]:
+    """The lines ripgrep found that ``pattern`` matches as Python reads it (the two dialects
+    agree on them), decided at once; never a backtracking ``re`` match in this process."""
+    if not found:
+        return []
+    hits = pattern.matching("\n".join(r[4] for r in found).encode("utf-8", "replace"))
+    return [found[i] for i in hits]
+
+
 async def _run_rg(
-    rg: str, root: Path, pattern: re.Pattern[str], start: str, ignore_file: str
-) -> list[tuple[str, int, str, str]] | None:
-    """``(shown path, line, row, rel)`` of every match, or ``None`` if ripgrep did not run the
-    search (a pattern it cannot compile: there is no summary)."""
+    rg: str, root: Path, pattern: re.Pattern[str] | LinePattern, start: str, ignore_file: str
+) -> list[RgMatch] | None:
+    """Every line ripgrep found (not yet decided by Python's reading: ``_agreed``), or
+    ``None`` if ripgrep did not run the search (a pattern it cannot compile: no summary)."""
+    source = pattern.source if isinstance(pattern, LinePattern) else pattern.pattern
     cmd = [rg, "--json", "--line-number", "--no-config", "--no-ignore", "--hidden"]
     cmd += ["--ignore-file", ignore_file, "-g", "!.git", "--encoding", "none", "--no-messages"]
-    cmd += ["-e", pattern.pattern, "--", start]
+    cmd += ["-e", source, "--", start]
     proc = await asyncio.create_subprocess_exec(
         *cmd,
         cwd=root,
@@ -365,8 +438,8 @@ async def _run_rg(
             with contextlib.suppress(ProcessLookupError):
                 proc.kill()
             await proc.wait()
-    rows: list[tuple[str, int, str, str]] = []
-    pending: dict[str, list[tuple[str, int, str, str]]] = {}
+    rows: list[RgMatch] = []
+    pending: dict[str, list[RgMatch]] = {}
     summary = False
     for raw in out.split(b"\n"):
         if not raw:
@@ -377,8 +450,8 @@ async def _run_rg(
         if kind == "match":
             rel = _rg_text(data["path"], path=True).removeprefix("./")
             line = _rg_text(data["lines"]).removesuffix("\n")
-            if pattern.search(line):  # the two dialects agree on this line
-                pending.setdefault(rel, []).append((*_row(rel, data["line_number"], line), rel))
+            row = (*_row(rel, data["line_number"], line), rel, line)
+            pending.setdefault(rel, []).append(row)
         elif kind == "end":
             rel = _rg_text(data["path"], path=True).removeprefix("./")
             found = pending.pop(rel, [])
@@ -462,15 +535,81 @@ class GrepTool:
         glob = args.get("glob") or None
         root, start, shown = _start(ctx, args["path"], "grep")
         rg = shutil.which("rg") if self.use_ripgrep else None
-        found: Found | None = None
+        lines = line_pattern(pattern, self.spec.timeout)
         try:
-            if rg and rg_dialect_ok(pattern.pattern) and not _single_file(root, start):
-                found = await grep_rg(rg, root, start, pattern, glob)
-            if found is None:
-                found = await _threaded(grep_python, root, start, pattern, glob, stop=None)
+            search = self._search(rg, root, start, lines, glob)
+            found = await _unless_cancelled(search, cancel, lines.close)
         except OSError as exc:
             raise path_problem("grep", shown, exc) from exc
+        except RegexUnavailable as exc:
+            raise ToolError(
+                f"grep: the pattern {_quote(pattern.pattern)} needs Python's re for some lines "
+                "(RE2 has no look-around, back-references or atomic groups, and reads \\b and "
+                "(?i) differently beyond ASCII), and the process that runs it could not be "
+                f"started ({exc}). Re-issue the call; if it fails again, write the pattern "
+                "without those or search with the shell."
+            ) from exc
+        except PatternStopped as exc:
+            if not cancel.cancelled:
+                raise ToolError(
+                    f"grep: the process running the pattern {_quote(pattern.pattern)} with "
+                    "Python's re ended before it finished (it ran out of CPU time or memory: "
+                    "the pattern backtracks catastrophically, like (a+)+$). Write a simpler "
+                    "pattern: no nested repeats, no look-around or back-references."
+                ) from exc
+            found = None
+        finally:
+            lines.close()
+        if found is None:
+            return Outcome(kind="cancelled", output=_cancelled("grep"))
         return Outcome(kind="ok", output=render_rows(found, pattern.pattern, shown))
+
+    @staticmethod
+    async def _search(
+        rg: str | None, root: Path, start: str, lines: LinePattern, glob: str | None
+    ) -> Found:
+        stop = threading.Event()
+        found: Found | None = None
+        if rg and rg_dialect_ok(lines.source) and not _single_file(root, start):
+            found = await grep_rg(rg, root, start, lines, glob, stop)
+        if found is None:
+            found = await _threaded(grep_python, root, start, lines, glob, stop=stop)
+        return found
+
+
+async def _unless_cancelled(
+    work: Awaitable[T], cancel: CancelToken, on_cancel: Callable[[], None] | None = None
+) -> T | None:
+    """``work``'s result, or ``None`` once Esc set ``cancel`` first. Either way a stopped
+    ``work`` is cancelled (a walk's thread told to stop, ripgrep killed) and waited for
+    until it has unwound, after ``on_cancel`` (which kills the regex child); the boundary's
+    timeout (cancelling this) does the same, then re-raises."""
+    task = asyncio.ensure_future(work)
+    esc = asyncio.ensure_future(cancel.event.wait())
+    try:
+        done, _ = await asyncio.wait({task, esc}, return_when=asyncio.FIRST_COMPLETED)
+    except asyncio.CancelledError:
+        await _stop(task, on_cancel)
+        raise
+    finally:
+        esc.cancel()
+    if task in done:
+        return task.result()
+    await _stop(task, on_cancel)
+    return None
+
+
+async def _stop(task: asyncio.Future[Any], on_cancel: Callable[[], None] | None) -> None:
+    if on_cancel is not None:
+        on_cancel()
+    task.cancel()
+    await asyncio.wait({task})
+    if not task.cancelled():
+        task.exception()  # seen: what a stopped search raised (PatternStopped) says nothing
+
+
+def _cancelled(tool: str) -> str:
+    return f"{tool}: cancelled by the user (Esc); nothing was returned."
 
 
 def render_rows(found: Found, pattern: str, where: str) -> str:
@@ -531,9 +670,12 @@ class GlobTool:
     ) -> Outcome:
         pattern = prepared.args["pattern"]
         try:
-            found = await _threaded(glob_files, real_root(ctx.root), pattern, stop=None)
+            listing = _threaded(glob_files, real_root(ctx.root), pattern, stop=None)
+            found = await _unless_cancelled(listing, cancel)
         except OSError as exc:
             raise path_problem("glob", ".", exc) from exc
+        if found is None:
+            return Outcome(kind="cancelled", output=_cancelled("glob"))
         files = found.rows
         note = _skipped_note(found.skipped).replace("not searched", "not listed")
         if not files:
@@ -548,7 +690,8 @@ class GlobTool:
 
 
 def glob_files(root: Path, pattern: str, stop: threading.Event | None = None) -> Found:
-    """Workspace files whose whole relative path matches ``pattern``, sorted."""
+    """Workspace files whose whole relative path matches ``pattern``, sorted (matched by
+    ``globmatch``: linear in each path, runs of ``**/`` merged)."""
     full = compile_glob(pattern.removeprefix("./"), "glob")
     skipped = Skipped()
     names = [

@@ -1,9 +1,13 @@
-"""The Confirmed pane: the irreversible events, one row each, byte runs merged."""
+"""The Confirmed pane: the irreversible events, one row each, byte runs merged.
+
+A row's label holds names the model chose (a call id, a tool name, an argument key): it
+is display text (``display.display_preview``, one row, bounded) before it is drawn."""
 
 from __future__ import annotations
 
 from rich.text import Text
 
+from frontier.widgets.display import display_preview
 from frontier.widgets.state import ConfirmedRow
 from frontier.widgets.tail_log import TailLog
 
@@ -20,6 +24,10 @@ _STYLE = {
 }
 
 
+LABEL_CHARS = 400
+"""Characters of a row's label drawn (the pane crops at its width anyway)."""
+
+
 def render_row(row: ConfirmedRow) -> Text:
     text = Text(no_wrap=True)
     text.append(f"{row.offset:>7,} ", style="dim")
@@ -28,7 +36,8 @@ def render_row(row: ConfirmedRow) -> Text:
         text.append(f"{label} {row.nbytes:,} B ", style="bold" if row.kind == "text" else "")
         text.append(repr_preview(row.preview), style="dim")
     else:
-        text.append(row.label, style=_STYLE.get(row.kind, ""))
+        label = display_preview(row.label, one_line=True, limit=LABEL_CHARS)
+        text.append(label, style=_STYLE.get(row.kind, ""))
     return text
 
 

@@ -9,7 +9,12 @@ docstring is still coloured right) and picking lines by number.
 
 Nothing is cut off silently: long lines wrap at the cell with a ``↪`` in the
 gutter, or (``w``) stay on one row and pan with ←/→, ``‹``/``›`` marking what
-is off to either side. Control characters show as Unicode control pictures.
+is off to either side. Every line, file name and note goes through
+``widgets/display.display_preview`` before it becomes rich text: control characters
+show as Unicode control pictures (C1 and bidi controls as escapes), and a line longer
+than 4,000 characters shows its first and last 2,000 with ``… N characters …``
+between — rich wraps a line character by character, and one 20 MB line froze the
+review before it opened.
 """
 
 from __future__ import annotations
@@ -33,6 +38,7 @@ from textual.widgets import Static
 
 from frontier.tools.contract import DiffLine, FilePreview, PreviewHunk
 from frontier.tools.patch_model import NO_NEWLINE_MARKER
+from frontier.widgets.display import display_preview
 
 HIGHLIGHT_LIMIT = 256_000
 """Files larger than this (characters) are shown without syntax colours."""
@@ -42,17 +48,21 @@ TAB_SIZE = 4
 WRAPPED = "↪"
 MORE_LEFT = "‹"
 MORE_RIGHT = "›"
-PICTURES = {c: 0x2400 + c for c in range(32) if c != 9} | {0x7F: 0x2421}
-"""C0 controls (tab aside) and DEL as control pictures: one character each, so spans hold."""
+
+
+def shown_line(text: str) -> str:
+    """One line of a file as the review draws it (cut if long, controls pictured)."""
+    return display_preview(text)
+
+
+def shown_name(text: str) -> str:
+    """A file name (or a note) as one row: a newline in a name is pictured too."""
+    return display_preview(text, one_line=True)
 
 
 def _cells(text: str) -> int:
-    """Cells ``text`` takes as shown (tabs expanded, controls as pictures)."""
-    return cell_len(text.translate(PICTURES).expandtabs(TAB_SIZE))
-
-
-def _has_control(text: str) -> bool:
-    return text.translate(PICTURES) != text
+    """Cells ``text`` takes as shown (cut, controls as pictures, tabs expanded)."""
+    return cell_len(shown_line(text).expandtabs(TAB_SIZE))
 
 
 @lru_cache(maxsize=512)
@@ -94,15 +104,20 @@ class Highlighter:
         """The line as shown: highlighted when the file's line is it, tabs expanded."""
         text = None
         source, number = (self.new, line.new_no) if line.sign == "+" else (self.old, line.old_no)
-        if source is not None and number is not None and 0 < number <= len(source):
+        shown = shown_line(line.text)
+        if (
+            shown == line.text  # nothing pictured or cut: the highlighted line is the line
+            and source is not None
+            and number is not None
+            and 0 < number <= len(source)
+        ):
             candidate = source[number - 1]
-            if candidate.plain.rstrip("\r") == line.text and not _has_control(line.text):
+            if candidate.plain.rstrip("\r") == line.text:
                 text = candidate.copy()
                 if len(text.plain) > len(line.text):  # a CRLF line's "\r"
                     text.right_crop(len(text.plain) - len(line.text))
         if text is None:
-            # rich drops some control codes from Text: picture them first
-            text = Text(line.text.translate(PICTURES))
+            text = Text(shown)
         text.expand_tabs(TAB_SIZE)
         return text
 
@@ -374,7 +389,7 @@ def file_state(preview: FilePreview) -> str:
         parts.append("deleted")
     else:
         if action == "move":
-            parts.append(f"R {preview.moved_from} → {preview.path}")
+            parts.append(f"R {shown_name(str(preview.moved_from))} → {shown_name(preview.path)}")
         old, new = preview.old_mode, preview.new_mode
         if old is not None and new is not None and old != new:
             parts.append(f"mode {_mode(old)} → {_mode(new)}")
@@ -386,7 +401,7 @@ def file_state(preview: FilePreview) -> str:
 def file_title(preview: FilePreview) -> Text:
     title = Text()
     if preview.action != "move":
-        title.append(preview.path, "bold")
+        title.append(shown_name(preview.path), "bold")
         title.append("  ")
     title.append(file_state(preview), "bold" if preview.action == "move" else "")
     title.append("  ")
@@ -419,7 +434,7 @@ def hunk_header(
     elif hunk.depends_on:
         text.append(f" · shares context with {_hunk_list(hunk.depends_on)}", "dim")
     for note in hunk.notes:
-        text.append(f" · {note}", "dim italic")
+        text.append(f" · {shown_name(note)}", "dim italic")
     return text
 
 

@@ -1,5 +1,8 @@
 """The Errors pane: contract errors (kind, declared vs arrived, offset), selectable.
 
+A message can quote what the model sent (a line of the stream): it is display text
+(``display.display_preview``: long lines cut to their ends, one row in the list).
+
 Highlighting or selecting an error posts ``ErrorsPane.Chosen`` so the screen can
 show that response in Raw stream with the offending byte highlighted; Enter on one
 also posts ``ErrorsPane.Inspect`` (the App opens the framing-error inspector).
@@ -16,6 +19,7 @@ from textual.message import Message
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
+from frontier.widgets.display import display_preview
 from frontier.widgets.state import ErrorRow
 
 
@@ -24,8 +28,7 @@ def error_label(row: ErrorRow) -> Text:
     text.append(f"{row.kind}", style="bold reverse")
     text.append(f" @{row.offset:,}", style="bold")
     text.append(f" r{row.response} ", style="dim")
-    message = row.message if len(row.message) <= 60 else row.message[:59] + "…"
-    text.append(message)
+    text.append(display_preview(row.message, one_line=True, limit=60))
     return text
 
 
@@ -89,7 +92,7 @@ class ErrorsPane(Vertical):
                 Text.assemble(
                     (f"{row.kind} ", "bold"),
                     f"at byte {row.offset:,} of response {row.response}: ",
-                    row.message,
+                    display_preview(row.message),  # may quote a long line of the stream
                 )
             )
 

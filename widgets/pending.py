@@ -5,6 +5,8 @@ from __future__ import annotations
 from rich.text import Text
 from textual.widgets import Static
 
+from frontier.widgets.display import display_preview
+
 SHOW_BYTES = 240
 
 _VISIBLE = {0x20: "·", 0x0A: "⏎", 0x09: "→", 0x0D: "␍"}
@@ -13,8 +15,9 @@ _VISIBLE[0x7F] = "␡"
 
 
 def visible(data: bytes) -> str:
-    """Pending bytes with whitespace and non-printables made visible."""
-    return data.decode("utf-8", "replace").translate(_VISIBLE)
+    """Pending bytes with whitespace and non-printables made visible (C1 controls and
+    bidi overrides as escapes: ``display.display_preview``)."""
+    return display_preview(data.decode("utf-8", "replace").translate(_VISIBLE))
 
 
 def meter(n: int, bound: int, width: int = 16) -> str:

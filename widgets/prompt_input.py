@@ -43,6 +43,8 @@ from textual.screen import ModalScreen
 from textual.widgets import Input, OptionList, Static, TextArea
 from textual.widgets.option_list import Option
 
+from frontier.widgets.display import display_preview
+
 PLACEHOLDER = "message the agent… (Enter sends · ctrl+j newline · @ attach a file · ↑ history)"
 COMPLETIONS_SHOWN = 8
 """Rows of the ``@path`` list."""
@@ -62,9 +64,10 @@ FileSource = Callable[[], list[str]]
 
 def one_row(text: str, width: int = 80) -> str:
     """A prompt as one row of a list: its lines joined by ``⏎``, cut at ``width`` (two
-    prompts that share a first line still look different)."""
+    prompts that share a first line still look different). A pasted prompt can hold a
+    file's escapes, and history is stored: display text (``display_preview``)."""
     row = " ⏎ ".join(line.strip() for line in text.strip("\n").split("\n"))
-    return row if len(row) <= width else row[: width - 1] + "…"
+    return display_preview(row, one_line=True, limit=width)
 
 
 def rank_paths(files: Sequence[str], query: str, limit: int = COMPLETIONS_SHOWN) -> list[str]:
@@ -434,7 +437,10 @@ class CompletionList(OptionList):
                 Option(Text("listing the workspace files…", style="dim"), disabled=True)
             )
         else:
-            self.add_options(Option(path, id=path) for path in paths)
+            # a file name is text from the workspace: shown, never obeyed (nor markup)
+            self.add_options(
+                Option(Text(display_preview(path, one_line=True)), id=path) for path in paths
+            )
             if paths:
                 self.highlighted = 0
         self.set_class(bool(paths) or loading, "-open")

@@ -23,6 +23,7 @@ from textual.geometry import Size
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
+from frontier.widgets.display import display_preview
 from frontier.widgets.lines import set_virtual_size
 from frontier.widgets.state import ResponseBuffer
 
@@ -36,8 +37,12 @@ CACHE_LINES = 2048
 
 
 def display_text(data: bytes) -> str:
-    """Bytes as one display line: invalid UTF-8 → U+FFFD, controls → control pictures."""
-    return data.decode("utf-8", "replace").translate(_CONTROL)
+    """Bytes as one display line: invalid UTF-8 → U+FFFD, C0 controls → control pictures
+    (one cell each, so a row keeps its width), C1 controls and bidi overrides → escapes
+    (``display.display_preview``: ``\\x9b`` is a CSI to a terminal, U+202E reverses
+    what follows). A row dense with those is wider than its bytes and is cropped at the
+    pane's edge: the Raw stream is a view of the bytes, not a place to approve them."""
+    return display_preview(data.decode("utf-8", "replace").translate(_CONTROL))
 
 
 class RawStreamView(ScrollView, can_focus=True):

@@ -54,6 +54,8 @@ from frontier.app.frontends.terminal_text import pictured
 from frontier.app.model.catalogue import assumed_window_text
 from frontier.app.vocab import is_clean
 from frontier.tools.patch_summary import SHOWN_CHANGES, change_lines, patch_label
+from frontier.widgets import display
+from frontier.widgets.display import LINE_KEEP, line_count, more_lines
 from frontier.widgets.progress import TurnProgress
 from frontier.widgets.prose import ProseBlocks
 
@@ -86,6 +88,8 @@ MAX_TOOLS = 100
 MAX_ERRORS = 500
 TOOL_TAIL = 50
 """Output lines kept per tool (the pane shows the last few)."""
+OPEN_LINE_LIMIT = 2 * LINE_KEEP + 64
+"""Characters of a tool's open output line kept whole; beyond, its head and tail."""
 ASSISTANT_TEXT_CAP = 64_000
 THINKING_TAIL = 16_000
 """Characters of a response's reasoning the Raw stream pane keeps (the newest)."""
@@ -203,7 +207,12 @@ class ToolRow:
     exit_code: int | None = None
     output_lines: int = 0
     tail: deque[str] = field(default_factory=lambda: deque(maxlen=TOOL_TAIL))
+    """The last output lines, scrubbed, each cut to its ends (``display.cut_line``)."""
     partial: str = ""
+    """The open output line, scrubbed: all of it, or (past ``OPEN_LINE_LIMIT``) its end,
+    with ``partial_head`` and ``partial_dropped`` saying what came before."""
+    partial_head: str = ""
+    partial_dropped: int = 0
     message: str = ""
     output: str = ""
     """The finished call's whole result text as the model got it (capped by the tool
@@ -212,9 +221,40 @@ class ToolRow:
     """A finished mutation's ``M path (+3 −1)`` lines (the first few, then ``+N more``),
     or ``already applied``; from the result's ``meta``, never from the patch text."""
 
+    more: int = 0
+    """Lines of the key argument beyond the one ``summary`` shows (``(+41 lines)``)."""
+
     @property
     def running(self) -> bool:
         return self.state == "running"
+
+    @property
+    def open_line(self) -> str:
+        """The open output line as a pane may show it (its middle cut when long)."""
+        if not self.partial_dropped:
+            return display.cut_line(self.partial)
+        hidden = self.partial_dropped + max(0, len(self.partial) - LINE_KEEP)
+        return f"{self.partial_head} … {hidden:,} characters … {self.partial[-LINE_KEEP:]}"
+
+    def grow(self, piece: str, scrub: Scrub | None, window: int) -> None:
+        """Add ``piece`` to the open line: only the tail a secret may span is scrubbed
+        again, and past ``OPEN_LINE_LIMIT`` only the head and the tail are kept — one
+        20 MB line streamed in 64 KiB chunks was scrubbed whole at every chunk
+        (quadratic), and a pane only ever shows its ends."""
+        self.partial = scrub_append(self.partial, piece, scrub, window)
+        if len(self.partial) > OPEN_LINE_LIMIT + window:
+            keep = LINE_KEEP + window  # what is shown, and what the next piece re-scans
+            if not self.partial_dropped:
+                self.partial_head = self.partial[:LINE_KEEP]
+                self.partial = self.partial[LINE_KEEP:]
+            self.partial_dropped += len(self.partial) - keep
+            self.partial = self.partial[-keep:]
+
+    def end_line(self) -> str:
+        """Close the open line: what the tail keeps of it."""
+        line = self.open_line
+        self.partial, self.partial_head, self.partial_dropped = "", "", 0
+        return line
 
 
 class TranscriptEntry:
@@ -276,20 +316,50 @@ class ErrorRow:
     offset: int
 
 
-def summarize_call(call: ToolCall) -> str:
-    """The key argument of a call in a few words (what the Tools pane shows)."""
+SUMMARY_CHARS = 80
+"""Characters of a call's key argument a Transcript or Tools row shows."""
+
+
+def _first_line(text: str) -> str:
+    """The first line of ``text`` with something on it (split at ``\n`` only)."""
+    start = 0
+    while True:
+        end = text.find("\n", start)
+        line = text[start:] if end == -1 else text[start:end]
+        if line.strip(" \t"):
+            return line.strip(" \t")
+        if end == -1:
+            return ""
+        start = end + 1
+
+
+def call_summary(call: ToolCall) -> tuple[str, int]:
+    """The key argument of a call in a few words, and how many more lines it has.
+
+    The count is what a one-row summary cannot show: ``echo safe`` with 40 blank lines
+    and ``touch PWNED`` after it is ``echo safe`` and 41 more lines, and a row says so
+    (``(+41 lines)``, :func:`~frontier.widgets.display.more_lines`)."""
     args = call.args
     if call.name == "apply_patch":
         patch = args.get("patch", "")
         text = patch.decode("utf-8", "replace") if isinstance(patch, bytes) else str(patch)
-        return patch_label(text)
+        return patch_label(text), 0
     for key in ("command", "path", "pattern", "code", "content"):
         if key in args:
             value = args[key]
             text = value.decode("utf-8", "replace") if isinstance(value, bytes) else str(value)
-            first = text.strip().splitlines()[0] if text.strip() else ""
-            return first[:80]
-    return " ".join(f"{k}={str(v)[:20]}" for k, v in list(args.items())[:2])
+            first = _first_line(text)
+            if len(first) > SUMMARY_CHARS:
+                first = first[: SUMMARY_CHARS - 1] + "…"
+            return first, max(0, line_count(text) - 1)
+    return " ".join(f"{k}={str(v)[:20]}" for k, v in list(args.items())[:2]), 0
+
+
+def summarize_call(call: ToolCall) -> str:
+    """The key argument of a call in a few words (what the Tools pane shows), with
+    ``(+N lines)`` when it has more lines than the one shown."""
+    first, more = call_summary(call)
+    return first + more_lines(more)
 
 
 def _mapping(value: object) -> dict[str, object]:
@@ -307,7 +377,7 @@ def _preview(data: bytes, limit: int = PREVIEW_BYTES) -> str:
     while start < min(3, len(tail)) and tail[start] & 0xC0 == 0x80 and len(data) > limit:
         start += 1
     text = tail[start:].decode("utf-8", "replace")
-    return text.replace("\n", "⏎").replace("\t", "→")
+    return pictured(text).replace("\n", "⏎").replace("\t", "→")
 
 
 def stop_line(reason: str, offset: int, call_id: str) -> str:
@@ -582,7 +652,7 @@ class UiState:
             previous = self.tools.pop(call.id, None)
             if previous is not None:
                 self._freeze_entry(previous)
-            row = ToolRow(call=call, summary=self.scrub(summarize_call(call)))
+            row = self._new_row(call)
             self.tools[call.id] = row
             while len(self.tools) > MAX_TOOLS:
                 oldest = next(iter(self.tools))
@@ -636,11 +706,7 @@ class UiState:
         elif isinstance(event, ToolOutput):
             row = self.tools.get(event.call_id)
             if row is not None:
-                text = row.partial + event.data
-                lines = text.split("\n")
-                row.partial = self.scrub(lines.pop())  # a prefix of a key waits for the rest
-                row.tail.extend(map(self.scrub, lines))
-                row.output_lines += len(lines)
+                self._tool_output(row, event.data)
                 self.mark("tools")
         elif isinstance(event, ToolFinished):
             result = event.result
@@ -657,9 +723,8 @@ class UiState:
             row.output = output
             row.changes = tuple(map(self.scrub, change_lines(result.meta, SHOWN_CHANGES)))
             if row.partial:
-                row.tail.append(self.scrub(row.partial))
+                row.tail.append(row.end_line())
                 row.output_lines += 1
-                row.partial = ""
             self._touch_call(result.call_id)
         elif isinstance(event, Retry):
             self.note(f"retrying (attempt {event.attempt}, {event.delay:.1f}s): {event.reason}")
@@ -708,6 +773,20 @@ class UiState:
                     row.elapsed = max(0.0, self.clock() - row.started)
                 self._touch_call(row.call.id)
 
+    def _tool_output(self, row: ToolRow, data: str) -> None:
+        """A running tool's output: complete lines join the tail (scrubbed, then cut to
+        their ends), the open line grows; a prefix of a key waits for the rest of it."""
+        scrub = self.scrub if self.scrubber is not None else pictured
+        window = self._scrub_window()
+        pieces = data.split("\n")
+        row.grow(pieces[0], scrub, window)
+        if len(pieces) == 1:
+            return
+        row.tail.append(row.end_line())
+        row.tail.extend(display.cut_line(self.scrub(line)) for line in pieces[1:-1])
+        row.output_lines += len(pieces) - 1
+        row.grow(pieces[-1], scrub, window)
+
     def set_tool_state(self, call: ToolCall, state: str) -> None:
         row = self._tool(call)
         row.state = state
@@ -725,11 +804,15 @@ class UiState:
     def _tool(self, call: ToolCall, *, entry: bool = True) -> ToolRow:
         row = self.tools.get(call.id)
         if row is None:
-            row = ToolRow(call=call, summary=self.scrub(summarize_call(call)))
+            row = self._new_row(call)
             self.tools[call.id] = row
             if entry:
                 self._entry("call", "", call_id=call.id)
         return row
+
+    def _new_row(self, call: ToolCall) -> ToolRow:
+        summary, more = call_summary(call)
+        return ToolRow(call=call, summary=self.scrub(summary), more=more)
 
     def _freeze_entry(self, row: ToolRow) -> None:
         """A resent call reuses its id: keep the earlier attempt's line as it ended."""
@@ -737,7 +820,8 @@ class UiState:
             if entry.call_id == row.call.id:
                 entry.call_id = None
                 entry.role = "note"
-                entry.text = f"▸ {row.call.id} {row.call.name} {row.summary}  {row.state}"
+                summary = row.summary + more_lines(row.more)
+                entry.text = f"▸ {row.call.id} {row.call.name} {summary}  {row.state}"
                 if row.changes:
                     entry.text += ": " + " · ".join(row.changes)
                 entry.version += 1

@@ -8,17 +8,22 @@ still fits. What matters depends on the moment: while a turn runs the timer, the
 interrupt key and the stream's frontier and pending come first and the model, mode
 and session id give way; between turns the session id, model, mode and token counts
 do. Fields keep their display order whatever was dropped.
+
+The model name, the mode, the session id and the activity (``running c3``: the call id
+is the model's) can come from a stored session or the model, so they go through
+``display.display_preview`` (one row each) before they are measured or drawn.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from rich.cells import cell_len
 from rich.text import Text
 from textual import events
 from textual.widgets import Static
 
+from frontier.widgets.display import display_preview
 from frontier.widgets.progress import clock_text, count_text
 
 SEPARATOR = " · "
@@ -80,8 +85,21 @@ def _text(value: str, style: str = "") -> Text:
     return Text(value, style=style)
 
 
+def _shown(text: str) -> str:
+    return display_preview(text, one_line=True, limit=80)
+
+
 def _steps(info: StatusInfo) -> list[Step]:
     """Every field's forms with the priority of showing each (short forms first)."""
+    info = replace(
+        info,
+        model=_shown(info.model),
+        mode=_shown(info.mode),
+        session=_shown(info.session),
+        activity=_shown(info.activity),
+        waiting=_shown(info.waiting),
+        approval=_shown(info.approval),
+    )
     working = info.working is not None
     busy = working or info.activity not in ("", "idle")
     """The stream is the news (a turn, a running tool, a replay): its fields first."""

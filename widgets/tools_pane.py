@@ -1,4 +1,11 @@
-"""The Tools pane: every call with its state, ticking elapsed time and output tail."""
+"""The Tools pane: every call with its state, ticking elapsed time and output tail.
+
+A row never hides that a call's key argument has more lines than it shows: the
+``(+41 lines)`` after the summary is kept when the row is cut (the summary gives way).
+The call's id and name, which the model chose, are shown through
+``display.display_preview`` like every other string from the model; the output tail
+arrives scrubbed, pictured and cut from ``UiState``.
+"""
 
 from __future__ import annotations
 
@@ -8,6 +15,7 @@ from rich.text import Text
 from textual import events
 
 from frontier.widgets.block_view import BlockView
+from frontier.widgets.display import NEWLINE, display_preview, more_lines
 from frontier.widgets.state import ToolRow
 
 _STATE_STYLE = {
@@ -17,6 +25,8 @@ _STATE_STYLE = {
     "ok": "bold",
     "applied": "bold",
 }
+SCROLLBAR = 2
+"""Cells a row leaves for the pane's scrollbar (a row one cell too wide wraps)."""
 SHOWN_ROWS = 24
 """Newest calls shown; the pane is a few lines tall and a rich Table is not free."""
 
@@ -41,6 +51,14 @@ def _fit(text: str, width: int) -> str:
     return text if len(text) <= width else text[: max(0, width - 1)] + "…"
 
 
+def _fit_keeping(text: str, end: str, width: int) -> str:
+    """``text + end`` in ``width`` characters, ``text`` cut first: ``end`` (the
+    ``(+41 lines)`` marker) is what must not be lost."""
+    if len(text) + len(end) <= width or not end:
+        return _fit(text + end, width)
+    return _fit(text, max(1, width - len(end))) + end
+
+
 def tool_lines(rows: Iterable[ToolRow], now: float, width: int = 100) -> list[Text]:
     """One line per call (plain ``Text``, cut with an ellipsis: a rich ``Table`` costs too much)."""
     rows = list(rows)
@@ -50,12 +68,14 @@ def tool_lines(rows: Iterable[ToolRow], now: float, width: int = 100) -> list[Te
     lines: list[Text] = []
     for row in rows:
         out = Text(no_wrap=True, overflow="ellipsis")
-        head = f"{row.call.id} {row.call.name} {row.summary}"
-        head = _fit(head, name_w).ljust(name_w)
-        ident = len(row.call.id) + 1
+        call_id = display_preview(row.call.id, one_line=True, limit=24)
+        name = display_preview(row.call.name, one_line=True, limit=24)
+        head = f"{call_id} {name} {row.summary}"
+        head = _fit_keeping(head, more_lines(row.more), name_w).ljust(name_w)
+        ident = len(call_id) + 1
         out.append(head[:ident], style="dim")
-        out.append(head[ident : ident + len(row.call.name)], style="bold")
-        out.append(head[ident + len(row.call.name) :])
+        out.append(head[ident : ident + len(name)], style="bold")
+        out.append(head[ident + len(name) :])
         state_style = _STATE_STYLE.get(row.state, "bold underline")
         out.append(" ")
         out.append(_fit(state_label(row), 15).ljust(15), style=state_style)
@@ -64,11 +84,18 @@ def tool_lines(rows: Iterable[ToolRow], now: float, width: int = 100) -> list[Te
         out.append(f" {clock:>7} ")
         if row.output_lines or row.partial:
             count = row.output_lines + (1 if row.partial else 0)
-            last = (row.partial or (row.tail[-1] if row.tail else "")).strip()
-            out.append(f"{count} lines │ {last}", style="dim")
+            last = (row.open_line if row.partial else (row.tail[-1] if row.tail else "")).strip()
+            tail = Text(f"{count} lines │ {last}", style="dim")
+            # an output line keeps up to 4,000 characters (``UiState``) and the pane draws
+            # through Textual, which wraps a long ``Text`` whatever its ``no_wrap``: one
+            # call was 40 rows. At most a row's width of it (the row itself may still take
+            # a second row, as the snapshots record)
+            tail.truncate(max(1, width - SCROLLBAR), overflow="ellipsis")
+            out.append_text(tail)
         elif row.state not in ("running", "ready", "review") and (row.changes or row.message):
             # a mutation's files (``M path (+3 −1) · …``) say more than "applied:"
-            out.append(" · ".join(row.changes) or row.message, style="dim")
+            done = display_preview(" · ".join(row.changes) or row.message, limit=400)
+            out.append(done.replace("\n", NEWLINE), style="dim")  # one row (a tab stays)
         lines.append(out)
     return lines
 

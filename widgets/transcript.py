@@ -29,6 +29,7 @@ from rich.text import Text
 
 from frontier.themes.palette import theme_variable
 from frontier.widgets.block_view import Block, BlockView
+from frontier.widgets.display import cut_lines, display_preview, more_lines
 from frontier.widgets.prose import ProseBlock
 from frontier.widgets.state import ToolRow, TranscriptEntry
 from frontier.widgets.tools_pane import elapsed_of, state_label
@@ -60,7 +61,7 @@ def render_thinking(entry: TranscriptEntry, expanded: bool) -> Text:
     fold = "ctrl+t folds" if expanded else f"{hidden} more {lines_word} · ctrl+t shows all"
     if hidden or expanded:
         head.append(f"({len(entry.text):,} chars · {fold})\n", style="dim")
-    head.append("\n".join(shown), style="dim italic")
+    head.append(cut_lines("\n".join(shown)), style="dim italic")  # a line's ends only
     return head
 
 
@@ -74,28 +75,33 @@ def render_entry(
         text = Text(no_wrap=True, overflow="ellipsis")
         text.append("▸ ", style="bold")
         if tool is None:
-            text.append(entry.call_id or "?")
+            text.append(display_preview(entry.call_id or "?", one_line=True, limit=40))
             return text
-        text.append(f"{tool.call.id} ", style="dim")
-        text.append(f"{tool.call.name} ", style="bold")
-        text.append(f"{tool.summary}  ")
+        text.append(f"{display_preview(tool.call.id, one_line=True, limit=40)} ", style="dim")
+        text.append(f"{display_preview(tool.call.name, one_line=True, limit=40)} ", style="bold")
+        text.append(tool.summary)
+        text.append(more_lines(tool.more), style="bold")  # `echo safe` is not all that runs
+        text.append("  ")
         failed = tool.state not in ("ok", "applied", "running", "ready", "review")
         text.append(state_label(tool), style="bold underline" if failed else "italic")
         elapsed = elapsed_of(tool, now)
         if elapsed is not None and not tool.running:
             text.append(f"  {elapsed:.2f}s", style="dim")
         for line in tool.changes:  # a finished mutation's files, one per line
-            text.append(f"\n    {line}", style="dim")
+            text.append(f"\n    {display_preview(line, one_line=True)}", style="dim")
         return text
     if entry.role == "error":
-        return Text.assemble(("err ", "bold reverse"), " ", (entry.text, "bold"))
+        return Text.assemble(("err ", "bold reverse"), " ", (cut_lines(entry.text), "bold"))
     if entry.role == "stop":  # a stopped stream, a cut-off response, a repair: one line
         glyph, _, rest = entry.text.partition(" ")
-        return Text.assemble((glyph, "bold"), "    ", (rest, "italic"))
+        return Text.assemble((glyph, "bold"), "    ", (cut_lines(rest), "italic"))
     if entry.role == "session":
-        return Text.assemble(("━━ ", "bold"), (entry.text, "bold"), (" ━━", "bold"))
+        heading = display_preview(entry.text, one_line=True)
+        return Text.assemble(("━━ ", "bold"), (heading, "bold"), (" ━━", "bold"))
     label, style = _ROLE.get(entry.role, ("    ", ""))
-    body = Text(entry.text, style="dim italic" if entry.role == "note" else "")
+    # a note or a message can hold a file's line (a tool's first output line, a pasted
+    # file): only its ends reach rich's wrapping
+    body = Text(cut_lines(entry.text), style="dim italic" if entry.role == "note" else "")
     return Text.assemble((label, style), " ", body)
 
 
@@ -292,7 +298,8 @@ class Transcript(BlockView):
             text = known.get(key)
             if text is None and entry.role == "stop":  # wrapped under its words, not its glyph
                 glyph, _, rest = entry.text.partition(" ")
-                text = _labelled(Text(glyph, style="bold"), Text(rest, style="italic"))
+                body = Text(cut_lines(rest), style="italic")  # a server's detail: its ends
+                text = _labelled(Text(glyph, style="bold"), body)
             elif text is None:
                 # rendered as one ``Static`` joining entries by newlines would show it
                 text = _JOIN.join([render_entry(entry, tool, now, expanded=thinking_expanded)])

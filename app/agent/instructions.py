@@ -14,6 +14,19 @@ file last). Each is capped at :data:`FILE_CAP` bytes and all of them together at
 the outermost, most general text. A file cut short says so in the prompt and in
 the note the front ends show at session start.
 
+Other users are not trusted, as git has not trusted them since CVE-2022-24765
+(``safe.directory``): on a shared machine anyone may create ``/tmp/.git`` and
+``/tmp/AGENTS.md``, and a workspace under ``/tmp`` would take them as its repository and
+its instructions. So the walk up never enters a world-writable folder (``/tmp``, sticky
+or not: anyone can put files in it), a ``.git`` owned by another user is not taken as the
+repository root (without a trusted one only the workspace is searched), and an
+instruction file owned by another user is not read. Root counts as no other user: root
+can already change everything this user runs, Frontier itself included, so a file it
+owns adds no power it lacks, and refusing it would only break repositories a system
+(a container image, a provisioning script) checked out as root. Run as root through
+``sudo``, the invoking user (``SUDO_UID``) is trusted too, as git does. Each ``.git`` or
+file left out this way is listed as ``skipped`` with the reason.
+
 The workspace is untrusted: a symlink is followed only to a target beneath the
 search root (the repository, else the workspace); only regular files are read,
 opened without following a last-moment symlink and without blocking on a FIFO;
@@ -32,6 +45,7 @@ from __future__ import annotations
 import codecs
 import os
 import stat
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
@@ -127,27 +141,123 @@ NONE = ProjectInstructions()
 """Instructions turned off (``--no-instructions``), or none found."""
 
 
-def search_dirs(workspace: Path, home: Path | None = None) -> tuple[tuple[Path, ...], bool]:
-    """The directories searched, outermost first, and whether a repository bounds them.
+def trusted_owners(environ: Mapping[str, str] | None = None) -> frozenset[int] | None:
+    """The owners whose ``.git`` and instruction files are trusted: this user and root
+    (and, for root through ``sudo``, the invoking user); ``None`` where files have no
+    owners to compare (Windows), so nothing is checked."""
+    geteuid = getattr(os, "geteuid", None)
+    if geteuid is None:
+        return None
+    euid = geteuid()
+    owners = {euid, 0}
+    sudo = (os.environ if environ is None else environ).get("SUDO_UID", "")
+    if euid == 0 and sudo.isdigit():
+        owners.add(int(sudo))
+    return frozenset(owners)
+
+
+@dataclass(frozen=True)
+class SearchPath:
+    """Where the instruction files are looked for, and what the walk up refused."""
+
+    dirs: tuple[Path, ...]
+    """The directories searched, outermost first (the workspace last)."""
+    repository: bool
+    """Whether a trusted ``.git`` bounds them (else only the workspace is searched)."""
+    refused: tuple[tuple[Path, str], ...] = ()
+    """A ``.git`` or instruction file the walk did not trust, and why, outermost first."""
+
+
+def search_dirs(
+    workspace: Path,
+    home: Path | None = None,
+    owners: Collection[int] | None = None,
+) -> SearchPath:
+    """The directories searched: from the repository root (the nearest ancestor, or the
+    workspace itself, holding a ``.git``) down to ``workspace``, else ``workspace`` alone.
 
     ``workspace`` must be resolved. ``home`` (default: the user's) caps the walk for
-    a workspace inside it; a workspace elsewhere may find its repository anywhere up.
+    a workspace inside it; a workspace elsewhere may find its repository anywhere up,
+    short of a world-writable folder. A ``.git`` whose owner (or whose folder's owner) is
+    not in ``owners`` (default: :func:`trusted_owners`) ends the search with no repository.
     """
+    if owners is None:
+        owners = trusted_owners()
     if home is None:
         try:
             home = Path.home().resolve()
         except (RuntimeError, OSError):  # no HOME: nothing to stay beneath
             home = None
     chain = [workspace]
+    shared: tuple[Path, str] | None = None
     inside_home = home is not None and workspace.is_relative_to(home)
     for parent in workspace.parents:
         if inside_home and home is not None and not parent.is_relative_to(home):
             break
+        if (why := _shared_folder(parent)) is not None:
+            shared = (parent, why)
+            break
         chain.append(parent)
     for i, directory in enumerate(chain):
-        if os.path.lexists(directory / ".git"):  # a directory, or a worktree's file
-            return tuple(reversed(chain[: i + 1])), True
-    return (workspace,), False
+        git = directory / ".git"
+        try:
+            info = os.lstat(git)  # a directory, or a worktree's file
+        except OSError:
+            continue
+        foreign = _foreign_owner(info.st_uid, owners)
+        if foreign is None and (held := _foreign_owner(_owner(directory), owners)):
+            foreign = f"its folder is {held}"
+        if foreign is not None:
+            why = f"{foreign}: not taken as the repository root, so only the workspace is read"
+            return SearchPath((workspace,), False, ((git, why),))
+        return SearchPath(tuple(reversed(chain[: i + 1])), True)
+    refused: list[tuple[Path, str]] = []
+    if shared is not None and os.path.lexists(shared[0] / ".git"):
+        # It would have been the repository root: say why it is not, and what it held.
+        folder, why = shared
+        refused.append((folder / ".git", f"{why}: not taken as the repository root"))
+        refused += [
+            (folder / name, f"{why}: not read") for name in NAMES if os.path.lexists(folder / name)
+        ]
+    return SearchPath((workspace,), False, tuple(refused))
+
+
+def _shared_folder(directory: Path) -> str | None:
+    """Why the walk up stops at ``directory`` (anyone may put files in it), or ``None``.
+    A folder that cannot be looked at stops it too: nothing above it can be vouched for."""
+    try:
+        mode = os.stat(directory).st_mode
+    except OSError as exc:
+        return f"its folder cannot be looked at ({exc.strerror or exc})"
+    if not mode & stat.S_IWOTH:
+        return None
+    kind = "world-writable and sticky (like /tmp)" if mode & stat.S_ISVTX else "world-writable"
+    return f"its folder is {kind}: anyone can put files there"
+
+
+def _owner(path: Path) -> int | None:
+    try:
+        return os.stat(path).st_uid
+    except OSError:
+        return None
+
+
+def _foreign_owner(uid: int | None, owners: Collection[int] | None) -> str | None:
+    """``owned by another user (…)`` when ``uid`` is not trusted, else ``None``."""
+    if owners is None or uid is None or uid in owners:
+        return None
+    return f"owned by another user ({_user_name(uid)})"
+
+
+def _user_name(uid: int) -> str:
+    try:
+        import pwd
+    except ImportError:  # no user database (Windows, where owners are never compared)
+        return f"uid {uid}"
+    try:
+        return f"{pwd.getpwuid(uid).pw_name}, uid {uid}"
+    except KeyError:
+        return f"uid {uid}"
 
 
 def load_instructions(
@@ -156,20 +266,29 @@ def load_instructions(
     home: Path | None = None,
     file_cap: int = FILE_CAP,
     total_cap: int = TOTAL_CAP,
+    owners: Collection[int] | None = None,
 ) -> ProjectInstructions:
-    """Find and read the instruction files of ``workspace`` (see the module doc)."""
+    """Find and read the instruction files of ``workspace`` (see the module doc).
+
+    ``owners``: the user ids whose ``.git`` and files are trusted (default:
+    :func:`trusted_owners`)."""
     root = Path(workspace).resolve()
-    dirs, repository = search_dirs(root, home)
+    trusted = trusted_owners() if owners is None else owners
+    walk = search_dirs(root, home, trusted)
+    dirs, repository = walk.dirs, walk.repository
     boundary = dirs[0]
     where = "the repository" if repository else "the workspace"
-    found: list[InstructionFile | _Read] = []
+    found: list[InstructionFile | _Read] = [
+        InstructionFile(Path(os.path.relpath(path, root)).as_posix(), "skipped", reason=why)
+        for path, why in walk.refused
+    ]
     by_path: dict[Path, str] = {}
     by_data: dict[bytes, str] = {}
     for directory in dirs:
         for name in NAMES:
             candidate = directory / name
             rel = Path(os.path.relpath(candidate, root)).as_posix()
-            outcome = _read(candidate, boundary, where, file_cap)
+            outcome = _read(candidate, boundary, where, file_cap, trusted)
             if outcome is None:
                 continue
             if isinstance(outcome, str):
@@ -216,8 +335,13 @@ class _Read:
     """At most ``file_cap + 1`` bytes: one more than the cap says it was longer."""
 
 
-def _read(candidate: Path, boundary: Path, where: str, cap: int) -> _Read | str | None:
-    """The file's first ``cap + 1`` bytes; a reason it is skipped; ``None`` if absent."""
+def _read(
+    candidate: Path, boundary: Path, where: str, cap: int, owners: Collection[int] | None
+) -> _Read | str | None:
+    """The file's first ``cap + 1`` bytes; a reason it is skipped; ``None`` if absent.
+
+    The owner is checked on the open descriptor, so a file swapped in after the check
+    cannot slip past it."""
     try:
         os.lstat(candidate)
     except (FileNotFoundError, NotADirectoryError):
@@ -241,6 +365,8 @@ def _read(candidate: Path, boundary: Path, where: str, cap: int) -> _Read | str 
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):
             return "not a regular file"
+        if (foreign := _foreign_owner(info.st_uid, owners)) is not None:
+            return f"{foreign}: not trusted (if it is yours, take it back with chown)"
         chunks: list[bytes] = []
         left = cap + 1
         while left > 0:

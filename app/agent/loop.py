@@ -64,6 +64,13 @@ from frontier.tools.registry import Registry
 if TYPE_CHECKING:
     from frontier.app.agent.compactor import Compactor
 
+MAX_CALLS = 64
+"""The most calls one response may make (``max_calls``, ``--max-calls``,
+``FRONTIER_MAX_CALLS``; ``Config.max_calls`` has the same default). A model can stream
+thousands of calls in one reply and each one runs, costs an approval or a process and
+fills the history: the first call past the limit gets a ``not_executed`` result saying
+so and the loop stops reading the response there (issue 21, item 12)."""
+
 SESSION_STATE = {"done": "done", "cancelled": "interrupted"}
 """What ``frontier sessions`` shows after a turn ends this way (any other reason: failed)."""
 
@@ -74,6 +81,20 @@ CRASHED = (
     "[Reply cut short: the session stopped while these calls ran; their results, as "
     "recorded or reconciled from the files, follow]"
 )
+
+
+def over_limit(call: ToolCall, limit: int) -> ToolResult:
+    """The result of a call past the per-response limit: never run, and the model is
+    told why and what to do, so it can send the rest after reading these results."""
+    return ToolResult(
+        call.id,
+        call.name,
+        "not_executed",
+        f"not executed: this response already made {limit} calls, the most one response "
+        f"may make (max_calls); this call and any after it in the response were not run. "
+        f"Read the results above, then issue the remaining calls again, at most {limit} "
+        "per response.",
+    )
 
 
 def failed_marker(why: str) -> str:
@@ -180,7 +201,12 @@ class _Response:
     error: str | None = None
     detail: str = ""
     """Why the stream broke off (a ``disconnect``'s cause), for the truncation message."""
-    tasks: list[asyncio.Task[ToolResult]] = field(default_factory=list)
+    tasks: list[asyncio.Future[ToolResult]] = field(default_factory=list)
+    """One per call in ``calls``, in order: the task running it (eager modes), or its
+    result already (a call past ``max_calls``)."""
+    refused: dict[str, ToolResult] = field(default_factory=dict)
+    """Calls past the per-response limit (``max_calls``), by id, and their
+    ``not_executed`` results: paired like any call, never given to the boundary."""
     in_frame: bool = False
     usage: TokenUsage = field(default_factory=TokenUsage)
     """The server's token counts for the request (the context budget counts them)."""
@@ -211,6 +237,7 @@ class AgentLoop:
         carried: Sequence[Carried] = (),
         requests: RequestCounter | None = None,
         settle: Callable[[], Awaitable[Mode | None]] | None = None,
+        max_calls: int = MAX_CALLS,
     ) -> None:
         """``compactor``: the context budget (``compactor.py``), ``None`` for none;
         ``prefill``: continuing a CTL response cut by ``length`` (``continuation.py``),
@@ -218,7 +245,10 @@ class AgentLoop:
         results reconciled on resume, reported with the next message;
         ``signals_call_done`` / ``can_prefill``: what the client's wire does
         (``WireCodec``); ``settle``: asked once before the first request, the mode
-        ``--protocol auto`` settles on when only the server can say (``None``: keep it)."""
+        ``--protocol auto`` settles on when only the server can say (``None``: keep it);
+        ``max_calls``: the most calls one response may make (:data:`MAX_CALLS`)."""
+        if max_calls < 1:
+            raise ValueError(f"max_calls must be at least 1, got {max_calls}")
         self.client = client
         self.boundary = boundary
         self.registry = registry
@@ -227,6 +257,7 @@ class AgentLoop:
         self.store = store
         self.session_id = session_id
         self.max_turns = max_turns
+        self.max_calls = max_calls
         self.history: list[Item] = list(history)
         self.instructions = instructions
         """The project's instructions section of the system prompt (``instructions.py``):
@@ -570,6 +601,9 @@ class AgentLoop:
                     out.calls.append(call)
                     out.in_frame = False
                     out.kept_end = max(out.kept_end, min(call.offset + 1, len(out.raw)))
+                    if len(out.calls) > self.max_calls:
+                        self._refuse(call, out)
+                        return True
                     if self.mode.eager:
                         out.tasks.append(self._schedule(call, out.tasks))
                 case ContractError(kind=kind, message=message, offset=offset):
@@ -588,8 +622,28 @@ class AgentLoop:
                     return True
         return False
 
+    def _refuse(self, call: ToolCall, out: _Response) -> None:
+        """``call`` is past the per-response limit: it gets its ``not_executed`` result
+        (eager modes: as a task already done, so ``out.tasks`` stays one per call) and the
+        response is read no further (``stopped``: the history keeps it up to this call,
+        and a cut reply is not continued from a later byte)."""
+        refused = over_limit(call, self.max_calls)
+        out.refused[call.id] = refused
+        out.stopped = True
+        if self.mode.eager:
+            done: asyncio.Future[ToolResult] = asyncio.get_running_loop().create_future()
+            done.set_result(refused)  # done already: cancelling the turn cannot change it
+            out.tasks.append(done)
+
+    def _report_refused(self, out: _Response, results: Sequence[ToolResult]) -> None:
+        """Tell the front ends about the refused calls among ``results``, after the
+        calls before them finished (their rows close in confirmation order)."""
+        for result in results:
+            if result.call_id in out.refused:
+                self._emit(ToolFinished(result))
+
     def _schedule(
-        self, call: ToolCall, earlier: list[asyncio.Task[ToolResult]]
+        self, call: ToolCall, earlier: list[asyncio.Future[ToolResult]]
     ) -> asyncio.Task[ToolResult]:
         """Run ``call`` after every earlier call of this response (confirmation order)."""
         previous = earlier[-1] if earlier else None
@@ -638,16 +692,22 @@ class AgentLoop:
                         self.store.add_assistant_text(self.session_id, text)
 
     async def _results(self, out: _Response) -> list[ToolResult]:
-        """Every confirmed call paired with its result, in confirmation order."""
+        """Every confirmed call paired with its result, in confirmation order (a call past
+        ``max_calls`` with its ``not_executed`` one: never given to the boundary)."""
         if out.failure is not None and out.failure.kind == "truncated":
             for call_id, name in out.started.items():
                 cut = ToolResult(call_id, name, "truncated", "not run: the response was cut off")
                 self._emit(ToolFinished(cut))
         if self.mode.eager:
-            return list(await asyncio.gather(*out.tasks)) if out.tasks else []
-        if out.failure is not None or out.finish_reason == "error":
+            results = list(await asyncio.gather(*out.tasks)) if out.tasks else []
+        elif out.failure is not None or out.finish_reason == "error":
             return []
-        return list(await self.boundary.run_batch(out.calls)) if out.calls else []
+        else:
+            allowed = [c for c in out.calls if c.id not in out.refused]
+            results = list(await self.boundary.run_batch(allowed)) if allowed else []
+            results += [out.refused[c.id] for c in out.calls if c.id in out.refused]
+        self._report_refused(out, results)
+        return results
 
     # ------------------------------------------------------------------ history
 
@@ -710,6 +770,7 @@ class AgentLoop:
                                 call.id, call.name, "cancelled", "not run: the turn was interrupted"
                             )
                         )
+                self._report_refused(out, results)
             self._record_history(out, results, cut=marker)
 
     def _deliver_queued(self) -> None:
@@ -743,6 +804,7 @@ def _entry(result: ToolResult) -> ResultEntry:
 __all__ = [
     "CRASHED",
     "INTERRUPTED",
+    "MAX_CALLS",
     "AgentLoop",
     "Boundary",
     "Carried",
@@ -751,4 +813,5 @@ __all__ = [
     "RequestCounter",
     "SessionRecorder",
     "failed_marker",
+    "over_limit",
 ]

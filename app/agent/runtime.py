@@ -42,6 +42,7 @@ from frontier.app.model.wires.base import WireCodec
 from frontier.app.secrets import REDACTED, Scrubber, url_secrets
 from frontier.app.session.prompt_history import DEMO_KEY, PromptHistory
 from frontier.tools.approval_rules import AllowedRule, ApprovalRules, rules_from_data
+from frontier.tools.beneath import pin_root
 from frontier.tools.contract import Approver
 from frontier.tools.workspace_files import BeneathFiles
 
@@ -206,6 +207,7 @@ class _Plan:
     carried: list[Carried] = field(default_factory=list)
     notices: list[str] = field(default_factory=list)
     recovered: list[ToolResult] = field(default_factory=list)
+    recovery_notes: list[str] = field(default_factory=list)
 
 
 def _new_plan(config: Config, *, workspace: Path | None, protocol: str | None, demo: bool) -> _Plan:
@@ -365,7 +367,15 @@ def create_runtime(
             lock = store.lock_session(plan.session_id)
             on_error.callback(lock.release)
         session_id = plan.session_id
-        root = plan.root
+        # Issue 21, item 9: the workspace is pinned here, once per session — a descriptor
+        # every tool walks from (tools/beneath.py) — so swapping the folder for a symlink
+        # mid-session redirects nothing; every tool refuses ("the workspace folder was
+        # replaced"). Released when the session closes.
+        try:
+            root = pin_root(plan.root)
+        except OSError as exc:
+            raise ValueError(f"workspace {plan.root} cannot be opened: {exc.strerror}") from exc
+        on_error.callback(root.unpin)
         # the project's AGENTS.md…, read again on every start and resume (never stored)
         project = load_instructions(root) if config.instructions else NO_INSTRUCTIONS
         notes.extend(scrubber.scrub(note) for note in project.notes())
@@ -417,6 +427,7 @@ def create_runtime(
             carried=plan.carried,
             requests=requests,
             settle=settle,
+            max_calls=config.max_calls,
         )
         session = AgentSession(
             loop,
@@ -428,6 +439,7 @@ def create_runtime(
             resumed=plan.resumed,
             notes=notes,
             recovered=plan.recovered,
+            recovery_notes=plan.recovery_notes,
             instructions=project.files,
             demo_prompts=[DEMO_TASK] if demo and not plan.history else [],
             patch_dialect=dialect,
@@ -444,6 +456,7 @@ def create_runtime(
                 ),
                 store.close,
                 lock.release,
+                root.unpin,  # issue 21, item 9: the workspace pin
             ],
             rules_saver=lambda data: save_approvals(root, data),
             budget=budget,
@@ -480,7 +493,12 @@ def _resumed(
         )
     demo = demo or base_url == DEMO_BASE_URL
     root = _resumed_root(store, info, workspace, demo, notes)
-    recovered = store.recover(info.id, root, files=BeneathFiles)
+    from frontier.app.session.recover import recover
+
+    # reconciled results go to the model; what no result reports (a journal row refused or
+    # acted on for a call awaiting none) is told to the person, as a session note
+    recovery = recover(store.ledger, info.id, BeneathFiles(root))
+    notes.extend(recovery.notes)
     pairs: list[tuple[ToolCall | None, ToolResult]] = store.undelivered(info.id)
     rest, notices = split_undone([result for _, result in pairs])
     kept = {id(result) for result in rest}
@@ -497,6 +515,7 @@ def _resumed(
         history=store.load_items(info.id),
         carried=carried,
         notices=notices,
-        recovered=recovered,
+        recovered=list(recovery.results),
+        recovery_notes=list(recovery.notes),
     )
     return plan, demo

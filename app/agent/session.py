@@ -127,6 +127,7 @@ class AgentSession:
         resumed: bool = False,
         notes: Iterable[str] = (),
         recovered: Iterable[ToolResult] = (),
+        recovery_notes: Iterable[str] = (),
         instructions: Iterable[InstructionFile] = (),
         demo_prompts: Iterable[str] = (),
         patch_dialect: str = "unified",
@@ -160,6 +161,9 @@ class AgentSession:
         """What setting up changed that the user should hear about (a moved workspace...)."""
         self.recovered: list[ToolResult] = list(recovered)
         """Calls reconciled on resume (they were in flight when the last run stopped)."""
+        self.recovery_notes: tuple[str, ...] = tuple(recovery_notes)
+        """What recovery did that no reconciled result reports (a refused journal row):
+        also in ``notes``; kept apart for commands that print only these (``undo``)."""
         self.instructions: tuple[InstructionFile, ...] = tuple(instructions)
         """The project's instruction files found at start (or resume), outermost first,
         each saying whether the system prompt carries it whole, capped, or not; ``notes``

@@ -8,6 +8,7 @@ import os
 import sys
 
 from frontier.app.config import Config, ConfigError, load_config
+from frontier.app.frontends.terminal_text import safe_print
 
 
 def config_from_args(args: argparse.Namespace) -> Config | None:
@@ -31,12 +32,13 @@ def config_from_args(args: argparse.Namespace) -> Config | None:
             "prefill",
             "max_tokens",
             "context_window",
+            "max_calls",
         )
     }
     try:
         return load_config(**flags)
     except ConfigError as exc:
-        print(f"frontier: {exc}", file=sys.stderr)
+        safe_print(f"frontier: {exc}", file=sys.stderr)
         return None
 
 
@@ -47,7 +49,7 @@ def model_missing(config: Config, command: str) -> bool:
     if not config.has_endpoint or config.model:
         return False
     where = f" or in [providers.{config.provider}]" if config.provider else ""
-    print(
+    safe_print(
         f"frontier{command}: no model: pass --model M with --base-url (the name the "
         f"server serves; {config.base_url}/models lists them, and llama.cpp accepts any "
         f"name), or set FRONTIER_MODEL or model in config.toml{where}",

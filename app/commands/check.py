@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING
 
 from frontier.app.cst.factory import PROTOCOLS
 from frontier.app.cst.props import check_stream
+from frontier.app.frontends.terminal_text import safe_print
 from frontier.app.model.registry import codec
 from frontier.app.session.record import Recording, RecordingError, read_recording
 
@@ -99,12 +100,12 @@ def main(args: argparse.Namespace) -> int:
         sources = [item for arg in args.sources for item in load_sources(arg)]
         explained = _explanations(args.sources) if explain else {}
     except SourceError as exc:
-        print(f"frontier check: {exc}", file=sys.stderr)
+        safe_print(f"frontier check: {exc}", file=sys.stderr)
         return 2
     failed = False
     for name, rec in sources:
         if rec.mode not in PROTOCOLS:
-            print(f"frontier check: {name}: unknown mode {rec.mode!r}", file=sys.stderr)
+            safe_print(f"frontier check: {name}: unknown mode {rec.mode!r}", file=sys.stderr)
             return 2
         report = check_stream(rec.transducer_input(), rec.mode, rec.clean, wire=codec(rec.wire))
         errors = f" errors={','.join(report.errors)}" if report.errors else ""
@@ -120,13 +121,13 @@ def main(args: argparse.Namespace) -> int:
         )
         first = report.first
         if first is None:
-            print(f"ok    {head} prefixes={report.prefixes}")
+            safe_print(f"ok    {head} prefixes={report.prefixes}")
         else:
             failed = True
             more = f" (+{len(report.violations) - 1} more)" if len(report.violations) > 1 else ""
             meaning = PROPERTIES.get(first.prop)
             what = f" ({meaning})" if meaning else ""
-            print(
+            safe_print(
                 f"FAIL  {head}: {first.prop} at offset {first.offset}{what}: {first.message}{more}"
             )
         if explain:
@@ -157,10 +158,11 @@ def _explanations(args: list[str]) -> dict[str, list[Explanation]]:
 
 def _print_explanations(found: list[Explanation]) -> None:
     """The ``--explain`` blocks, plain text (no colour: CI logs and bug reports), with
-    known secrets masked as ``replay`` masks them."""
+    known secrets masked as ``replay`` masks them; ``safe_print`` shows what the model,
+    the recording's file name or the store put in them as escapes."""
     from frontier.app.agent.explain import format_explanation
     from frontier.app.secrets import Scrubber
 
     scrubber = Scrubber.from_env()
     for item in found:
-        print(scrubber.scrub(format_explanation(item)), end="")
+        safe_print(scrubber.scrub(format_explanation(item)), end="")

@@ -16,6 +16,7 @@ import sys
 
 from frontier.app.commands._agent_args import config_from_args, terminal_problem
 from frontier.app.config import Config
+from frontier.app.frontends.terminal_text import safe_print
 
 DEFAULT_RATE = 60.0
 
@@ -29,7 +30,7 @@ def main(args: argparse.Namespace) -> int:
     rate = DEFAULT_RATE if args.rate is None else args.rate
     headless = bool(args.headless)
     if not headless and (problem := terminal_problem()) is not None:
-        print(
+        safe_print(
             f"frontier demo: {problem}, so the demo runs headless (as `frontier demo "
             "--headless`); run it in a terminal for the TUI",
             file=sys.stderr,
@@ -57,14 +58,14 @@ async def _headless(
         # Nobody to ask: approve what the script does, and say so.
         config = replace(config, approval="auto")
         if not as_json:
-            print(
+            safe_print(
                 "(no terminal on stdin: the demo approves its own patch and command; "
                 "run it in a terminal to be asked, or open the TUI with `frontier demo`)"
             )
     modes = [protocol] if protocol else ["ctl-heredoc", "native-inc"]
     for mode in modes:
         if not as_json:
-            print(f"\n═══ demo in {mode} mode ═══")
+            safe_print(f"\n═══ demo in {mode} mode ═══")
         code = await run_headless(
             replace(config, protocol=mode),
             prompts=[],

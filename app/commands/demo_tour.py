@@ -12,10 +12,10 @@ text, for a handout or a CI log; ``--json`` prints one object per moment.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 
 from frontier.app.config import Config
+from frontier.app.frontends.terminal_text import dumps, safe_print
 from frontier.app.vocab import CTL_MODES
 
 TOUR_PROTOCOLS = CTL_MODES
@@ -27,7 +27,7 @@ def tour(args: argparse.Namespace, config: Config, *, headless: bool, rate: floa
 
     protocol = getattr(args, "protocol", None) or TOUR_MODE
     if protocol not in TOUR_PROTOCOLS:
-        print(
+        safe_print(
             f"frontier demo --tour: the tour tells a CTL story, so --protocol must be one of "
             f"{', '.join(TOUR_PROTOCOLS)} (got {protocol}); `frontier demo --protocol "
             f"{protocol}` plays that mode's story without the tour",
@@ -36,7 +36,7 @@ def tour(args: argparse.Namespace, config: Config, *, headless: bool, rate: floa
         return 2
     for option in ("approval", "prefill"):
         if getattr(args, option, None) is not None:
-            print(
+            safe_print(
                 f"frontier demo --tour: --{option} does not apply: the tour plays a recording "
                 "of the demo story, whose tools ran without asking and whose cut-off reply "
                 f"is resent; `frontier demo --{option} …` runs the story live",
@@ -65,8 +65,8 @@ def _print_cards(protocol: str, *, as_json: bool) -> int:
                 "response": moment.response,
                 "panes": list(moment.panes),
             }
-            print(json.dumps(row, ensure_ascii=False))
+            safe_print(dumps(row))
         else:
-            print(f"moment {k}/{len(moments)} · {moment.title} (response {moment.response})")
-            print(f"  {moment.text}\n")
+            safe_print(f"moment {k}/{len(moments)} · {moment.title} (response {moment.response})")
+            safe_print(f"  {moment.text}\n")
     return 0

@@ -9,20 +9,22 @@ whether the next response repaired it (``frontier.app.evaluation.counts``).
 
 Output: an aligned table (default) or ``--json``; ``--plot FILE`` writes the chart as
 SVG/PNG and ``--tui`` shows it in the terminal (both need the ``plots`` extra).
-Exit status: 0; 1 when a framing broke S1/S2 or its chunk sizes disagreed; 2 for a
+Both forms are written through ``safe_print`` / ``dumps``: a workload's file name, a
+session's call arguments and a recording's name are untrusted and reach the terminal as
+escapes. Exit status: 0; 1 when a framing broke S1/S2 or its chunk sizes disagreed; 2 for a
 usage error, an unreadable source or a missing optional library.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 from typing import Any
 
 from frontier.app.evaluation.counts import CountsReport
 from frontier.app.evaluation.framings import FramingsReport
+from frontier.app.frontends.terminal_text import dumps, safe_print
 
 FRAMINGS_ONLY = ("calls", "session", "framings", "cuts", "every_byte", "chunk", "token")
 
@@ -144,15 +146,14 @@ def main(args: argparse.Namespace) -> int:
             _counts_report(args) if counts else _framings_report(args)
         )
     except (UsageError, SourceProblem, PlotError, MissingExtra) as exc:
-        print(f"frontier eval: {exc}", file=sys.stderr)
+        safe_print(f"frontier eval: {exc}", file=sys.stderr)
         return 2
     if args.json:
         value = framings_json(report) if isinstance(report, FramingsReport) else counts_json(report)
-        json.dump(value, sys.stdout, ensure_ascii=False, indent=2)
-        sys.stdout.write("\n")
+        safe_print(dumps(value, indent=2))
     else:
         text = framings_text(report) if isinstance(report, FramingsReport) else counts_text(report)
-        sys.stdout.write(text)
+        safe_print(text, end="")
     sys.stdout.flush()
     if args.plot:
         from frontier.app.evaluation.plot import write_plot
@@ -160,9 +161,9 @@ def main(args: argparse.Namespace) -> int:
         try:
             path = write_plot(report, args.plot)
         except (PlotError, MissingExtra) as exc:
-            print(f"frontier eval: {exc}", file=sys.stderr)
+            safe_print(f"frontier eval: {exc}", file=sys.stderr)
             return 2
-        print(f"chart written to {path}", file=sys.stderr)
+        safe_print(f"chart written to {path}", file=sys.stderr)
     if args.tui:
         from frontier.app.frontends.eval_view import EvalApp
 

@@ -9,16 +9,22 @@ whose process died before its result reads as ``interrupted`` without a resume
 (``session.export.read_session``). What the store holds was scrubbed when written;
 the export is scrubbed again with the secrets this process knows (a session stored
 before a key was known, or before this scrubbing existed).
+
+A stored session is untrusted input, and both forms end up on terminals (``export ID``
+prints, ``-o`` files are ``cat``-ed or rendered), so the Markdown is made
+``terminal_safe`` (escapes shown as ``\\x1b``, ``\\u202e``) and the jsonl ``json_safe``
+(the same characters as ``\\u`` escapes: it parses to exactly the stored values), the same
+text whether printed or written to ``-o``.
 """
 
 from __future__ import annotations
 
 import argparse
-import os
 import sys
-import tempfile
 from pathlib import Path
 
+from frontier.app.files import write_atomic
+from frontier.app.frontends.terminal_text import json_safe, safe_print, terminal_safe
 from frontier.app.secrets import Scrubber
 from frontier.app.session.export import read_session, to_jsonl, to_markdown
 from frontier.app.session.store import (
@@ -33,7 +39,7 @@ def main(args: argparse.Namespace) -> int:
     try:
         path = existing_store()
         if path is None:
-            print(
+            safe_print(
                 f"frontier export: no sessions yet (looked in {default_path()}); "
                 "start one with `frontier` or `frontier demo`",
                 file=sys.stderr,
@@ -42,33 +48,30 @@ def main(args: argparse.Namespace) -> int:
         with SessionStore.open_readonly(path) as store:
             info, records = read_session(store, args.session_id)
     except StoreError as exc:
-        print(f"frontier export: {exc}", file=sys.stderr)
+        safe_print(f"frontier export: {exc}", file=sys.stderr)
         return 2
     fmt = getattr(args, "format", "markdown") or "markdown"
     scrubber = Scrubber.from_env()
     records = [scrubber.scrub_obj(r) for r in records]
-    text = to_jsonl(records) if fmt == "jsonl" else to_markdown(scrubber.scrub_obj(info), records)
+    if fmt == "jsonl":
+        text = json_safe(to_jsonl(records))
+    else:
+        text = terminal_safe(to_markdown(scrubber.scrub_obj(info), records))
     out = getattr(args, "output", None)
     if not out or out == "-":
-        sys.stdout.write(text)
+        safe_print(text, end="")
         return 0
     try:
         _write_atomic(Path(out), text)
     except OSError as exc:
-        print(f"frontier export: cannot write {out}: {exc.strerror or exc}", file=sys.stderr)
+        safe_print(f"frontier export: cannot write {out}: {exc.strerror or exc}", file=sys.stderr)
         return 1
-    print(f"wrote {len(records)} records of session {info.id} to {out}", file=sys.stderr)
+    safe_print(f"wrote {len(records)} records of session {info.id} to {out}", file=sys.stderr)
     return 0
 
 
 def _write_atomic(path: Path, text: str) -> None:
+    """``-o FILE``: replaced whole or not at all, and on disk when this returns
+    (``app/files.write_atomic``: temp, fsync, rename, fsync of the folder)."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+    write_atomic(path, text)  # not a terminal: a file, its text made safe by main()

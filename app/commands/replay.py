@@ -10,13 +10,14 @@ usage errors (missing file, bad speed, unreadable recording).
 
 A recording is untrusted input: before it plays, every known secret in it is
 masked in place across events (``record.scrub_recording``: same-length, so the
-offsets shown stay true), and every printed line is scrubbed as a whole.
+offsets shown stay true), and every printed line is scrubbed as a whole — then
+written through ``safe_print`` / ``dumps``, so what the model or the file name holds
+(ESC, C1, bidi overrides) is shown as escapes, never obeyed by the terminal.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 from typing import TextIO
@@ -29,6 +30,7 @@ from frontier.app.events import (
     StreamBytes,
     event_to_json,
 )
+from frontier.app.frontends.terminal_text import dumps, safe_print
 from frontier.app.replay_player import (
     PlaylistPlayer,
     ReplayPlayer,
@@ -80,7 +82,7 @@ def main(args: argparse.Namespace) -> int:
         speed = parse_speed(str(getattr(args, "speed", "1")))
         sources = load_replay(args.source, getattr(args, "protocol", None))
     except (ReplaySourceError, ValueError) as exc:
-        print(f"frontier replay: {exc}", file=sys.stderr)
+        safe_print(f"frontier replay: {exc}", file=sys.stderr)
         return 2
     if getattr(args, "headless", False):
         as_json = bool(getattr(args, "json", False))
@@ -88,7 +90,7 @@ def main(args: argparse.Namespace) -> int:
         scrubber = Scrubber.from_env()
         for source in sources:
             if len(sources) > 1 and not as_json:
-                print(f"── {source.name}")
+                safe_print(f"── {source.name}")
             player = ReplayPlayer(source)
             status = max(status, print_events(player, as_json=as_json, scrubber=scrubber))
         return status
@@ -96,7 +98,7 @@ def main(args: argparse.Namespace) -> int:
 
     problem = terminal_problem()
     if problem is not None:
-        print(
+        safe_print(
             f"frontier replay: the TUI needs a terminal ({problem}); print the events with "
             f"`frontier replay {args.source} --headless` (--json for JSON lines)",
             file=sys.stderr,
@@ -128,10 +130,9 @@ def print_events(
     for event in player.run_all():
         failed = failed or isinstance(event, ContractError)
         if as_json:
-            data = scrubber.scrub_obj(event_to_json(event))
-            out.write(json.dumps(data, ensure_ascii=False) + "\n")
+            safe_print(dumps(scrubber.scrub_obj(event_to_json(event))), file=out)
         elif not isinstance(event, StreamBytes):
-            out.write(describe(scrubber.scrub_obj(event)) + "\n")
+            safe_print(describe(scrubber.scrub_obj(event)), file=out)
     return 1 if failed else 0
 
 
@@ -144,16 +145,16 @@ def describe(event: Event) -> str:
     if isinstance(event, Confirmed):
         return f"{where}  confirmed {event.kind:<5} {len(event.data):,} B {_short(event.data)}"
     if isinstance(event, CallReady):
-        args = json.dumps(event.call.json_args(), ensure_ascii=False)
+        args = dumps(event.call.json_args())
         return f"{where}  call {event.call.id} {event.call.name} {_clip(args)}"
     if isinstance(event, ContractError):
         return f"{where}  ERROR {event.kind}: {event.message}"
-    rest = " ".join(f"{k}={_clip(json.dumps(v, ensure_ascii=False))}" for k, v in data.items())
+    rest = " ".join(f"{k}={_clip(dumps(v))}" for k, v in data.items())
     return f"{where}  {kind} {rest}".rstrip()
 
 
 def _short(data: bytes) -> str:
-    return _clip(json.dumps(data.decode("utf-8", "replace"), ensure_ascii=False))
+    return _clip(dumps(data.decode("utf-8", "replace")))
 
 
 def _clip(text: str, limit: int = 100) -> str:

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from frontier.app.commands._agent_args import config_from_args, terminal_problem
+from frontier.app.frontends.terminal_text import safe_print
 
 if TYPE_CHECKING:
     from frontier.app.session.catalogue import SessionInfo
@@ -24,13 +25,13 @@ if TYPE_CHECKING:
 def main(args: argparse.Namespace) -> int:
     last = bool(getattr(args, "last", False))
     if last and args.session_id:
-        print(
+        safe_print(
             f"frontier resume: give a session id or --last, not both ({args.session_id!r})",
             file=sys.stderr,
         )
         return 2
     if not last and not args.session_id:
-        print(
+        safe_print(
             "frontier resume: which session? give its ID (`frontier sessions` lists them) "
             "or --last for the one of this workspace used last",
             file=sys.stderr,
@@ -53,11 +54,11 @@ def main(args: argparse.Namespace) -> int:
         try:  # a wrong id is a usage error here, not a TUI that cannot start
             session_id = find_session(args.session_id).id
         except StoreError as exc:
-            print(f"frontier: {exc}", file=sys.stderr)
+            safe_print(f"frontier: {exc}", file=sys.stderr)
             return 2
         problem = terminal_problem()
         if problem is not None:
-            print(
+            safe_print(
                 f"frontier resume: the TUI needs a terminal ({problem}); continue without it "
                 f'with `frontier resume {session_id} --headless --prompt "..."`',
                 file=sys.stderr,
@@ -67,7 +68,9 @@ def main(args: argparse.Namespace) -> int:
 
         return run_tui(config, session_id=session_id, demo_rate=rate, workspace=workspace)
     if not args.prompt:
-        print("frontier resume --headless needs --prompt TEXT (the next message)", file=sys.stderr)
+        safe_print(
+            "frontier resume --headless needs --prompt TEXT (the next message)", file=sys.stderr
+        )
         return 2
     from frontier.app.frontends.headless import run_headless
 
@@ -116,14 +119,14 @@ def _last_session_id(workspace: Path) -> str | None:
         info = last_used_session(where)
         other = newest_session() if info is None else None
     except StoreError as exc:
-        print(f"frontier: {exc}", file=sys.stderr)
+        safe_print(f"frontier: {exc}", file=sys.stderr)
         return None
     if info is not None:
         return info.id
     if other is not None and _is_demo(other):
         # The demo works in a scratch copy nobody cds into: it belongs to no directory,
         # so where nothing else was started, "the session used last" is the demo.
-        print(
+        safe_print(
             f"frontier: no session in {where}; continuing the demo "
             f"session {other.id} you used last",
             file=sys.stderr,
@@ -137,5 +140,5 @@ def _last_session_id(workspace: Path) -> str | None:
         )
     else:
         message += "; start one with `frontier` (or watch `frontier demo`)"
-    print(message, file=sys.stderr)
+    safe_print(message, file=sys.stderr)
     return None

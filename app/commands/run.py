@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 from frontier.app.commands._agent_args import config_from_args, model_missing
+from frontier.app.frontends.terminal_text import safe_print
 
 
 def main(args: argparse.Namespace) -> int:
@@ -16,7 +17,7 @@ def main(args: argparse.Namespace) -> int:
         return 2
     session = getattr(args, "session", None)
     if not config.has_endpoint and session is None:  # a stored session knows its endpoint
-        print(
+        safe_print(
             "frontier run: no endpoint configured. Pass --base-url URL --model M "
             "(e.g. http://127.0.0.1:8080/v1 for llama.cpp), set FRONTIER_BASE_URL, "
             "or try the built-in model: frontier demo --headless",
@@ -29,7 +30,7 @@ def main(args: argparse.Namespace) -> int:
     if prompt == "-":
         prompt = sys.stdin.read()
     if not prompt.strip():
-        print(
+        safe_print(
             "frontier run: the prompt is empty; pass --prompt TEXT (or - and the task on stdin)",
             file=sys.stderr,
         )

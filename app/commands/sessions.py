@@ -13,11 +13,11 @@ and the calls it was running are named below the table (``interrupted_calls`` in
 from __future__ import annotations
 
 import argparse
-import json
 import shutil
 import sys
 from datetime import datetime
 
+from frontier.app.frontends.terminal_text import dumps, safe_print, terminal_safe
 from frontier.app.session.catalogue import one_line, short_path
 from frontier.app.session.store import (
     SessionInfo,
@@ -41,18 +41,18 @@ def main(args: argparse.Namespace) -> int:
         with SessionStore.open_readonly(path) as store:
             sessions = store.list_sessions()
     except StoreError as exc:
-        print(f"frontier sessions: {exc}", file=sys.stderr)
+        safe_print(f"frontier sessions: {exc}", file=sys.stderr)
         return 1
     if not sessions:
         return _empty(as_json, path)
     if as_json:
-        print(json.dumps([s.to_json() for s in sessions], indent=2, ensure_ascii=False))
+        safe_print(dumps([s.to_json() for s in sessions], indent=2))
     else:
         width = shutil.get_terminal_size().columns if sys.stdout.isatty() else None
-        print(format_table(sessions, width))
+        safe_print(format_table(sessions, width))
         for s in sessions:
             if s.interrupted_calls:
-                print(interrupted_note(s))
+                safe_print(interrupted_note(s))
     return 0
 
 
@@ -68,9 +68,9 @@ def interrupted_note(info: SessionInfo) -> str:
 
 def _empty(as_json: bool, path: object) -> int:
     if as_json:
-        print("[]")
+        safe_print("[]")
     else:
-        print(
+        safe_print(
             f"No sessions yet (looked in {path}). Start one with `frontier`, "
             "or watch the scripted model with `frontier demo`."
         )
@@ -80,16 +80,20 @@ def _empty(as_json: bool, path: object) -> int:
 def format_table(sessions: list[SessionInfo], width: int | None = None) -> str:
     """Aligned columns; workspaces shortened with ``~`` and from the left when long; the
     prompt cut to ``PROMPT_WIDTH``, or to what is left of a terminal ``width`` (at least
-    20), so a row stays on one line."""
+    20), so a row stays on one line.
+
+    Every cell that came from the store is made :func:`terminal_safe` before the widths
+    are measured: a stored session is untrusted (its prompt, model, workspace and mode
+    can hold escapes), and escaping after measuring would misalign the columns."""
     rows = [
         (
-            s.id,
+            terminal_safe(s.id),
             datetime.fromtimestamp(s.started).strftime("%Y-%m-%d %H:%M"),
-            short_path(s.workspace),
-            s.model,
-            s.mode,
+            short_path(terminal_safe(s.workspace)),
+            terminal_safe(s.model),
+            terminal_safe(s.mode),
             str(s.turns),
-            s.state,
+            terminal_safe(s.state),
         )
         for s in sessions
     ]
@@ -98,7 +102,9 @@ def format_table(sessions: list[SessionInfo], width: int | None = None) -> str:
     room = PROMPT_WIDTH
     if width is not None:
         room = max(20, min(PROMPT_WIDTH, width - sum(fixed) - 2 * len(fixed)))
-    prompts = [one_line(s.first_prompt, room) if s.first_prompt else "—" for s in sessions]
+    prompts = [
+        one_line(terminal_safe(s.first_prompt), room) if s.first_prompt else "—" for s in sessions
+    ]
     rows = [COLUMNS] + [(*r, p) for r, p in zip(rows, prompts, strict=True)]
     widths = [max(len(r[i]) for r in rows) for i in range(len(COLUMNS))]
     right = {COLUMNS.index("TURNS")}

@@ -24,6 +24,10 @@ still undecided when the input ended, before the end-of-stream rules),
 ``max_pending`` (the largest pending size after any chunk), ``calls`` and
 ``errors``.
 
+The input is a model's reply, untrusted: each line is written with ``dumps``, which
+escapes DEL, the C1 controls and the bidi overrides as JSON does C0 (``\\u009b``), so
+the output parses to the same events and is harmless on a terminal.
+
 Exit status: with ``--summary`` (the verdict a script asks for) 1 when the input has
 contract errors, else 0; the event stream (the default) exits 0 whatever it found,
 because its errors are records of the output that its consumer reads (the shared
@@ -35,7 +39,6 @@ assistant text fed to ``native-*``, which read the raw SSE body), said on stderr
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from typing import IO, Any
 
@@ -51,6 +54,7 @@ from frontier.app.events import (
     StreamStopped,
     event_to_json,
 )
+from frontier.app.frontends.terminal_text import dumps, safe_print
 from frontier.app.model.registry import codec
 from frontier.app.vocab import NATIVE_MODES
 
@@ -113,7 +117,7 @@ class _Printer:
                 continue
             if isinstance(event, _ALWAYS) or (self.detail and isinstance(event, _DETAIL)):
                 self.flush_text()
-                self.write(event_to_json(event))
+                self.record(event_to_json(event))
 
     def _add_text(self, event: Confirmed) -> None:
         data = event.data
@@ -156,18 +160,19 @@ class _Printer:
 
     def _emit_text(self, data: bytes) -> None:
         value = data.decode("utf-8", "replace")
-        self.write({"type": "text", "offset": self._text_at, "data": value})
+        self.record({"type": "text", "offset": self._text_at, "data": value})
         self._text_at += len(data)
 
-    def write(self, obj: dict[str, Any], force: bool = False) -> None:
+    def record(self, obj: dict[str, Any], force: bool = False) -> None:
+        """Write one JSON line (unless ``--summary`` keeps only the forced summary)."""
         if self.quiet and not force:
             return
-        self.out.write(json.dumps(obj, ensure_ascii=False).encode("utf-8") + b"\n")
+        self.out.write(dumps(obj).encode("utf-8") + b"\n")
 
 
 def main(args: argparse.Namespace) -> int:
     if args.chunk < 1:
-        print("frontier transduce: --chunk must be at least 1 byte", file=sys.stderr)
+        safe_print("frontier transduce: --chunk must be at least 1 byte", file=sys.stderr)
         return 2
     source = sys.stdin.buffer
     out = sys.stdout.buffer
@@ -208,7 +213,7 @@ def main(args: argparse.Namespace) -> int:
         printer.events(events)
         printer.flush_text()
         for message in getattr(t, "notes", ()):
-            printer.write({"type": "note", "message": message})
+            printer.record({"type": "note", "message": message})
         summary = {
             "type": "summary",
             "confirmed": t.frontier,
@@ -217,12 +222,14 @@ def main(args: argparse.Namespace) -> int:
             "calls": calls,
             "errors": errors,
         }
-        printer.write(summary, force=True)
+        printer.record(summary, force=True)
         out.flush()
     except BrokenPipeError:
         sys.stderr.close()  # the reader went away (e.g. `| head`): not an error
         return 0
     if data_lines is not None and not data_lines.seen:
-        print(f"frontier transduce: {NO_DATA_LINE.format(protocol=args.protocol)}", file=sys.stderr)
+        safe_print(
+            f"frontier transduce: {NO_DATA_LINE.format(protocol=args.protocol)}", file=sys.stderr
+        )
         return 2
     return 1 if errors and args.summary else 0

@@ -10,6 +10,7 @@ import argparse
 import sys
 
 from frontier.app.commands._agent_args import config_from_args, model_missing, terminal_problem
+from frontier.app.frontends.terminal_text import safe_print
 
 
 def main(args: argparse.Namespace) -> int:
@@ -24,7 +25,7 @@ def main(args: argparse.Namespace) -> int:
         return 2
     problem = terminal_problem()
     if problem is not None:
-        print(
+        safe_print(
             f"frontier: the TUI needs a terminal ({problem}); for one task without it use "
             '`frontier run --prompt "..."`, or `frontier demo --headless`',
             file=sys.stderr,

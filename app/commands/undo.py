@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from frontier.app.commands._agent_args import config_from_args
+from frontier.app.frontends.terminal_text import safe_print, terminal_safe
 
 if TYPE_CHECKING:
     from frontier.app.events import ToolCall
@@ -45,10 +46,10 @@ def main(args: argparse.Namespace) -> int:
     try:
         store_path = existing_store()
     except StoreError as exc:
-        print(f"frontier undo: {exc}", file=sys.stderr)
+        safe_print(f"frontier undo: {exc}", file=sys.stderr)
         return EXIT_USAGE
     if store_path is None:
-        print(
+        safe_print(
             f"frontier undo: no sessions yet (looked in {default_path()}); "
             "start one with `frontier` or `frontier demo`",
             file=sys.stderr,
@@ -78,11 +79,13 @@ async def _undo(config: object, args: argparse.Namespace) -> int:
             offline=True,
         )
     except (StoreError, ValueError, ConfigError) as exc:
-        print(f"frontier undo: {exc}", file=sys.stderr)
+        safe_print(f"frontier undo: {exc}", file=sys.stderr)
         return EXIT_USAGE
     try:
+        for note in session.recovery_notes:  # a refused journal row no call speaks of
+            safe_print(f"note {note}", file=sys.stderr)
         for result in session.recovered:
-            print(
+            safe_print(
                 f"recovered {result.call_id} {result.name} (in flight when its process "
                 f"stopped): {result.kind}",
                 file=sys.stderr,
@@ -92,17 +95,17 @@ async def _undo(config: object, args: argparse.Namespace) -> int:
         try:
             await session.close()
         except StoreError as exc:
-            print(f"frontier undo: closing the session store failed: {exc}", file=sys.stderr)
+            safe_print(f"frontier undo: closing the session store failed: {exc}", file=sys.stderr)
     sid = session.session_id
     if outcome.undone:
-        print(outcome.message)
-        print(
+        safe_print(outcome.message)
+        safe_print(
             f"recorded as call {outcome.undo_id} of session {sid}: the model is told with the "
             f"next message (`frontier resume {sid}`); `frontier undo {sid} {outcome.undo_id}` "
             "puts the changes back"
         )
         return EXIT_UNDONE
-    print(f"frontier undo: {_failure(outcome.kind, outcome.message)}", file=sys.stderr)
+    safe_print(f"frontier undo: {_failure(outcome.kind, outcome.message)}", file=sys.stderr)
     return EXIT_USAGE if outcome.kind == "not_found" else EXIT_NOTHING_WRITTEN
 
 
@@ -127,13 +130,14 @@ def _approver(yes: bool) -> Approver:
 
 
 class _ShowAndDecline:
-    """No terminal to ask on: show what the undo would write, and decline it."""
+    """No terminal to ask on: show what the undo would write (escapes shown: the diff is
+    the workspace's and the model's text), and decline it."""
 
     async def approve(self, call: ToolCall, spec: ToolSpec, preview: Preview) -> Decision:
         from frontier.app.frontends.headless import render_preview
         from frontier.tools.contract import Decision
 
-        print(f"── {call.id} would write ──\n{render_preview(preview)}")
+        safe_print(f"── {call.id} would write ──\n{render_preview(preview)}")
         return Decision(
             False,
             "there is no terminal to ask on: rerun with --yes to apply the undo shown above",
@@ -142,7 +146,8 @@ class _ShowAndDecline:
 
 
 def _list(store_path: Path, session: str) -> int:
-    """The session's file changes, oldest first, each in effect or undone (read-only)."""
+    """The session's file changes, oldest first, each in effect or undone (read-only).
+    File names, call ids and the workspace come from the store: untrusted, printed safe."""
     from frontier.app.agent.undo import UNDO_TOOL, UndoOutcome, choose, undone_by, wrote_files
     from frontier.app.session.store import SessionStore, StoreError
     from frontier.tools.workspace_files import BeneathFiles
@@ -152,16 +157,16 @@ def _list(store_path: Path, session: str) -> int:
             info = store.get_session(session)
             calls = store.ledger.calls(info.id)
     except StoreError as exc:
-        print(f"frontier undo: {exc}", file=sys.stderr)
+        safe_print(f"frontier undo: {exc}", file=sys.stderr)
         return EXIT_USAGE
     undone = undone_by(calls)
     chosen = choose(calls, None)
     nxt = None if isinstance(chosen, UndoOutcome) else chosen
     rows = [c for c in calls if wrote_files(c)]
     if not rows:
-        print(f"session {info.id} changed no file")
+        safe_print(f"session {info.id} changed no file")
         return 0
-    print(f"file changes of session {info.id} ({info.workspace}), oldest first:")
+    safe_print(f"file changes of session {info.id} ({info.workspace}), oldest first:")
     files_now = BeneathFiles(info.workspace)
     for c in rows:
         files = ", ".join(t.path for t in c.targets)
@@ -173,7 +178,8 @@ def _list(store_path: Path, session: str) -> int:
             state = "in effect"
         mark = "→" if c is nxt else " "
         what = f"undoes {c.args.get('call')}" if c.name == UNDO_TOOL else c.name
-        print(f" {mark} {c.call_id:<8} {what:<14} {state:<16} {files}")
+        call_id, what, state = (terminal_safe(x) for x in (c.call_id, what, state))  # then padded
+        safe_print(f" {mark} {call_id:<8} {what:<14} {state:<16} {files}")
     if nxt is not None:
-        print(f"`frontier undo {info.id}` undoes {nxt.call_id} (marked →)")
+        safe_print(f"`frontier undo {info.id}` undoes {nxt.call_id} (marked →)")
     return 0

@@ -13,12 +13,14 @@ D: the signed misses (declared − arrived) of the miscounted length prefixes.
 
 from __future__ import annotations
 
+import io
 from pathlib import Path
 from typing import Any
 
 from frontier.app.evaluation.counts import CountsReport
 from frontier.app.evaluation.framings import FramingsReport
 from frontier.app.evaluation.report import miss_histogram
+from frontier.app.files import write_atomic
 
 PLOTS_EXTRA = "pip install 'frontier-agent[plots]'"
 FORMATS = ("svg", "png")
@@ -71,15 +73,19 @@ def plot_format(path: str | Path) -> str:
 
 
 def _save(fig: Any, path: str | Path) -> None:
+    """Render the chart in memory, then write it whole or not at all
+    (``app/files.write_atomic``): a failed write never leaves half an image."""
     fmt = plot_format(path)
     metadata: dict[str, Any] = {"Date": None} if fmt == "svg" else {}
     import matplotlib
 
+    image = io.BytesIO()
     with matplotlib.rc_context({"svg.hashsalt": "frontier-eval", "svg.fonttype": "none"}):
-        try:
-            fig.savefig(path, format=fmt, dpi=150, metadata=metadata)
-        except OSError as exc:
-            raise PlotError(f"{path}: cannot write the chart ({exc.strerror})") from exc
+        fig.savefig(image, format=fmt, dpi=150, metadata=metadata)
+    try:
+        write_atomic(path, image.getvalue())
+    except OSError as exc:
+        raise PlotError(f"{path}: cannot write the chart ({exc.strerror or exc})") from exc
 
 
 def framings_figure(report: FramingsReport) -> Any:

@@ -16,7 +16,10 @@ Both forms are a sink for untrusted text (the model's words, tool output), so
 every event is scrubbed before it is printed (``app/secrets.py``): a tool's live
 output through a :class:`~frontier.app.secrets.StreamScrubber` per call, so a key
 printed across output chunks is replaced whole, everything else as a whole
-string — before any shortening, so no partial key is shown either.
+string — before any shortening, so no partial key is shown either. Then every line
+leaves through ``safe_print`` (text) or ``dumps`` (JSON): the model's text, tool output,
+file names and the workspace's name reach the terminal with ESC, C1 and the bidi
+controls shown as escapes (``terminal_text``), never obeyed.
 
 A silent server is shown, not just waited for: ``ResponseWait``
 (``app/agent/wait.py``) follows a response from the events alone (the TUI's
@@ -31,7 +34,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import sys
 import time
 from collections.abc import Callable
@@ -67,7 +69,7 @@ from frontier.app.events import (
     TurnEnded,
     event_to_json,
 )
-from frontier.app.frontends.terminal_text import terminal_safe
+from frontier.app.frontends.terminal_text import dumps, safe_print, terminal_safe
 from frontier.app.model.catalogue import assumed_window_text
 from frontier.app.model.errors import ModelError
 from frontier.app.secrets import Scrubber, StreamScrubber, url_secrets
@@ -139,8 +141,7 @@ class EventPrinter:
         if isinstance(event, ContextUsage) and event.source == ASSUMED and not self._assumed:
             self._assumed = True
             if not self.as_json:
-                self.out.write(assumed_window_text(event.window) + "\n")
-                self.out.flush()
+                safe_print(assumed_window_text(event.window), file=self.out, flush=True)
         if isinstance(event, ContextUsage | Compacted):
             used = event.used if isinstance(event, ContextUsage) else event.after
             self.context = (used, event.window)
@@ -151,8 +152,8 @@ class EventPrinter:
         elif isinstance(event, TurnEnded) and not self.as_json and self.context is not None:
             used, window = self.context
             if window:
-                self.out.write(f"context {used:,} of {window:,} tokens ({used / window:.0%})\n")
-                self.out.flush()
+                line = f"context {used:,} of {window:,} tokens ({used / window:.0%})"
+                safe_print(line, file=self.out, flush=True)
 
     def text(self, text: str) -> str:
         """A message for the terminal (an error, a note), scrubbed like the events."""
@@ -177,8 +178,7 @@ class EventPrinter:
             if what == "first_byte"
             else f"… stalled: no bytes for {shown} s"
         )
-        self.out.write(line + "\n")
-        self.out.flush()
+        safe_print(line, file=self.out, flush=True)
 
     async def watch(
         self, period: float = 1.0, sleep: Callable[[float], Any] = asyncio.sleep
@@ -192,24 +192,19 @@ class EventPrinter:
         if self.as_json:
             if event.type in QUIET_JSON:
                 return
-            data = self.scrubber.scrub_obj(event_json(event))
-            self.out.write(json.dumps(data, ensure_ascii=False) + "\n")
-            self.out.flush()
+            safe_print(dumps(self.scrubber.scrub_obj(event_json(event))), file=self.out, flush=True)
             return
         line = describe(self.scrubber.scrub_obj(event))
         line = terminal_safe(line) if line is not None else None
         if isinstance(event, TurnEnded) and event.reason != "done" and line is not None:
             # A failure is said once, where a person looks for errors (stdout may be a
             # log file); run_headless then only sets the exit status.
-            err = self.err or sys.stderr
-            err.write(f"frontier: {line}\n")
-            err.flush()
+            safe_print(f"frontier: {line}", file=self.err or sys.stderr, flush=True)
             return
         if line is not None:
             if self._thinking:
-                self.out.write(terminal_safe(self._thinking_block()) + "\n")
-            self.out.write(line + "\n")
-            self.out.flush()
+                safe_print(self._thinking_block(), file=self.out)
+            safe_print(line, file=self.out, flush=True)
 
     def _thinking_block(self) -> str:
         """The reasoning gathered so far, as one ``think`` block (capped)."""
@@ -309,8 +304,8 @@ class TerminalApprover:
 
     async def approve(self, call: ToolCall, spec: ToolSpec, preview: Preview) -> Decision:
         shown = terminal_safe(render_preview(preview))  # nothing in it may hide the rest
-        self.out.write(f"\n── approve {call.id} {call.name}? ──\n{shown}\n")
-        self.out.write("[y] approve  [n] deny  (or type a reason to deny): ")
+        safe_print(f"\n── approve {call.id} {call.name}? ──\n{shown}", file=self.out)
+        safe_print("[y] approve  [n] deny  (or type a reason to deny): ", end="", file=self.out)
         self.out.flush()
         answer = (await asyncio.to_thread(sys.stdin.readline)).strip()
         if answer.lower() in ("y", "yes"):
@@ -391,16 +386,16 @@ async def run_headless(
             scrubber=scrubber,
         )
     except (ValueError, StoreError) as exc:
-        print(f"frontier: {printer.text(str(exc))}", file=sys.stderr)
+        safe_print(f"frontier: {printer.text(str(exc))}", file=sys.stderr)
         return 2
     session.subscribe(printer)
     if as_json:
-        printer.out.write(json.dumps(printer.scrubber.scrub_obj(session_json(session))) + "\n")
+        safe_print(dumps(printer.scrubber.scrub_obj(session_json(session))), file=printer.out)
         printer.out.flush()
     else:
-        print(f"session {session.session_id} · {session.mode} · workspace {session.workspace}")
+        safe_print(f"session {session.session_id} · {session.mode} · workspace {session.workspace}")
     for note in session.notes:  # stderr with --json: stdout stays one event per line
-        print(f"note {printer.text(note)}", file=sys.stderr if as_json else sys.stdout)
+        safe_print(f"note {printer.text(note)}", file=sys.stderr if as_json else sys.stdout)
     for result in session.recovered:
         printer(ToolFinished(result))
     status = EXIT_OK
@@ -408,13 +403,13 @@ async def run_headless(
     try:
         for prompt in prompts or session.demo_prompts:
             if not as_json:
-                print(f"you {printer.text(prompt)}")
+                safe_print(f"you {printer.text(prompt)}")
             ended = await session.send(prompt)
             if ended.reason != "done":  # the printer has said why (once)
                 status = EXIT_FAILED
                 break
     except ModelError as exc:
-        print(f"frontier: {printer.text(str(exc))}", file=sys.stderr)
+        safe_print(f"frontier: {printer.text(str(exc))}", file=sys.stderr)
         status = EXIT_FAILED
     finally:
         watch.cancel()
@@ -424,6 +419,6 @@ async def run_headless(
             await session.close()
         except Exception as exc:  # e.g. the store's last flush on a full disk
             message = printer.text(str(exc))
-            print(f"frontier: closing the session failed: {message}", file=sys.stderr)
+            safe_print(f"frontier: closing the session failed: {message}", file=sys.stderr)
             status = EXIT_FAILED
     return status

@@ -1,18 +1,34 @@
-"""Text from the model or the workspace made safe to print on a terminal.
+"""Text from the model, the workspace or a stored session made safe to show on a terminal.
 
-The model's output, tool output and file contents are untrusted. Printed raw, an escape
+The model's output, tool output, file contents, file and folder names and whatever a session
+store holds are untrusted (people send each other sessions to debug). Printed raw, an escape
 sequence could clear the screen, retitle the window, write the clipboard (OSC 52) or —
 worst — hide what a command really does from the person approving it: ``rm -rf ~ #``
-followed by ``\\r\\x1b[2K`` and ``ls`` shows only ``ls``. So every control character but
-newline and tab, DEL, the C1 controls and the bidirectional overrides ("Trojan Source")
-are printed as visible escapes (``\\x1b``, ``\\r``, ``\\u202e``) instead of being obeyed.
+followed by ``\\r\\x1b[2K`` and ``ls`` shows only ``ls``. So one character class — every
+control character but newline and tab, DEL, the C1 controls, the directional marks and the
+bidirectional embeddings, overrides and isolates ("Trojan Source") — is never written raw:
+
+- :func:`terminal_safe` shows each as a visible escape (``\\x1b``, ``\\r``, ``\\u202e``):
+  every line the CLI prints, through :func:`safe_print`;
+- :func:`json_safe` / :func:`dumps` write each as a JSON ``\\uXXXX`` escape, so a JSON line
+  on a terminal is as harmless and still parses to exactly the same value;
+- :func:`pictured` shows each as a one-cell control picture (``␛``, ``␍``) in a TUI pane.
+
+The rule is applied where a string becomes display text, so a command calls
+:func:`safe_print` (or :func:`dumps`) instead of ``print``/``json.dumps``; a test walks the
+commands' sources and refuses a bare ``print`` (``tests/test_cli_hostile_sinks.py``).
 """
 
 from __future__ import annotations
 
+import json
 import re
+import sys
+from typing import TextIO
 
-_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+"""The one character class a terminal (or a bidi-aware viewer) acts on: C0 but ``\\n`` and
+``\\t``, DEL, C1, U+200E/F (LRM/RLM), U+202A–E (embeddings, overrides), U+2066–9 (isolates)."""
 _NAMED = {"\r": "\\r", "\x1b": "\\x1b", "\x00": "\\0"}
 
 
@@ -27,7 +43,49 @@ def _visible(match: re.Match[str]) -> str:
 
 def terminal_safe(text: str) -> str:
     """``text`` with every character a terminal would act on shown instead (linear)."""
-    return _UNSAFE.sub(_visible, text)
+    return UNSAFE.sub(_visible, text)
+
+
+def _json_escape(match: re.Match[str]) -> str:
+    return f"\\u{ord(match.group()):04x}"
+
+
+def json_safe(text: str) -> str:
+    """JSON text with every character of the class written as a ``\\uXXXX`` escape.
+
+    ``json.dumps(..., ensure_ascii=False)`` escapes C0 but writes DEL, C1 and the bidi
+    controls raw, and JSON lines are read on terminals too. Outside strings JSON has only
+    ASCII punctuation, so each such character is inside a string, where its escape means
+    the same character: the result parses to exactly the value ``text`` does."""
+    return UNSAFE.sub(_json_escape, text)
+
+
+def dumps(value: object, *, indent: int | None = None) -> str:
+    """``json.dumps(value, ensure_ascii=False)`` (readable UTF-8), made :func:`json_safe`:
+    what every JSON output of the CLI is written with."""
+    return json_safe(json.dumps(value, ensure_ascii=False, indent=indent))
+
+
+def safe_print(
+    *values: object,
+    sep: str = " ",
+    end: str = "\n",
+    file: TextIO | None = None,
+    flush: bool = False,
+) -> None:
+    """``print`` for the CLI: the whole text made :func:`terminal_safe` as it is written.
+
+    Applied to the line as it leaves, not to each value that went into it, so a message
+    that quotes an exception, a file name or a server's words is covered without its
+    author having to know which part came from where; Frontier's own text never holds a
+    character of the class, and the escapes are plain text (``terminal_safe`` of its own
+    output changes nothing), so a line made safe earlier is written unchanged."""
+    stream = sys.stdout if file is None else file
+    if stream is None:  # as print: no stdout (pythonw, a closed descriptor)
+        return
+    stream.write(terminal_safe(sep.join(str(v) for v in values) + end))
+    if flush:
+        stream.flush()
 
 
 def _pictured(match: re.Match[str]) -> str:
@@ -42,4 +100,4 @@ def _pictured(match: re.Match[str]) -> str:
 def pictured(text: str) -> str:
     """``text`` for a TUI pane: the same characters as :func:`terminal_safe`, shown as
     Unicode control pictures (one cell each) where there is one, else as escapes."""
-    return _UNSAFE.sub(_pictured, text)
+    return UNSAFE.sub(_pictured, text)

@@ -27,10 +27,12 @@ Fault policy (DESIGN §4, issue 4), decided by *when* a failure happens:
 
 Timeouts (:class:`Timeouts`, docs/decisions-providers.md has the arithmetic):
 ``connect`` to connect, ``first_byte`` from sending the request to the first byte of
-the body, ``idle`` between bytes after that; no attempt starts more than
+the body (none: retried) and on to its first *content-bearing* event, ``idle`` between
+content-bearing events after that (``_Deadline``); no attempt starts more than
 ``retry_window`` seconds after the first, so a hung server costs at most
-``retry_window + connect + first_byte`` (115 s by default). The idle deadline moves
-only when bytes arrive.
+``retry_window + connect + first_byte`` (115 s by default). Keep-alive comments,
+``ping`` events and empty deltas are read but move no deadline, so a server that sends
+only those ends the stream ``disconnect`` like a silent one (issue 21).
 
 Malformed SSE (``data`` the wire cannot read) is skipped and counted, never fatal.
 
@@ -58,8 +60,11 @@ from frontier.app.model.http import httpx
 from frontier.app.model.probe import PROBE_TIMEOUT, WindowInfo, endpoint_url, get_json, window_from
 from frontier.app.model.request import ModelRequest
 from frontier.app.model.stream import (
+    Delta,
     End,
     Finish,
+    Ignored,
+    Malformed,
     ServerError,
     StreamEnd,
     StreamItem,
@@ -104,9 +109,11 @@ class Timeouts:
 
     connect: float = CONNECT_TIMEOUT
     first_byte: float = FIRST_BYTE_TIMEOUT
-    """From sending a request to the first byte of its answer."""
+    """From sending a request to the first byte of its answer (no byte: retried) and
+    to its first content-bearing event (only keep-alives: ``disconnect``)."""
     idle: float = IDLE_TIMEOUT
-    """Between bytes once the answer streams."""
+    """Between content-bearing events once the answer streams (keep-alives and empty
+    deltas do not count)."""
     retry_window: float = RETRY_WINDOW
     """No attempt starts later than this after the first."""
 
@@ -117,12 +124,47 @@ class Timeouts:
         return self.retry_window + self.connect + self.first_byte
 
 
-class _Silent(Exception):
-    """The body sent nothing for too long: before its first byte, or mid-stream."""
+class _Deadline:
+    """When the wait for a response's body gives up, moved only by what carries content.
 
-    def __init__(self, first: bool) -> None:
-        super().__init__("no first byte" if first else "stalled")
+    Until the first content-bearing event (text, reasoning, call bytes, a finish,
+    usage: a :class:`WireEvent` with a delta other than ``Ignored`` or ``Malformed``)
+    the deadline is ``first_byte_timeout`` after the request went out; after each one
+    it is ``idle_timeout`` later. Bytes alone move nothing: a server that sends only
+    SSE comments (``: keep-alive``), Anthropic ``ping`` events, Responses
+    ``in_progress`` events or Chat chunks with an empty or role-only delta is read,
+    but waited on no longer than a silent one (issue 21, item 11) — else it holds the
+    turn forever. ``read`` counts the bytes since the deadline last moved, so the
+    message can say keep-alives arrived rather than nothing."""
+
+    def __init__(self, first: float, idle: float) -> None:
+        self.when = first
+        """The loop time (``asyncio`` clock) at which the wait ends."""
+        self.idle = idle
+        self.content = False
+        """A content-bearing event has arrived (``first_byte_timeout`` no longer runs)."""
+        self.read = 0
+        """Bytes read since the deadline was last set: keep-alives, empty events."""
+
+    def bytes_read(self, count: int) -> None:
+        self.read += count
+
+    def moved(self) -> None:
+        """Content arrived: the next must come within ``idle`` seconds."""
+        self.when = asyncio.get_running_loop().time() + self.idle
+        self.content = True
+        self.read = 0
+
+
+class _Silent(Exception):
+    """The body carried no content for too long: before its first content-bearing event
+    (``first``), or after the last one. ``read``: the bytes that did arrive meanwhile
+    (keep-alives, empty events; 0 means the connection was silent)."""
+
+    def __init__(self, first: bool, read: int = 0) -> None:
+        super().__init__("no first content" if first else "stalled")
         self.first = first
+        self.read = read
 
 
 @dataclass
@@ -287,18 +329,20 @@ class ModelClient:
                 raise self._invalid_url(exc) from exc
             else:
                 if response.status_code == 200:
-                    pieces = self._pieces(response, first_deadline)
+                    deadline = _Deadline(first_deadline, self.timeouts.idle)
+                    pieces = self._pieces(response, deadline)
                     head: bytes | None = None
                     try:
                         head = await _sniff(pieces)
                     except _Silent:
-                        pass  # no first byte: retried below, like a server that never answered
+                        # not one byte: retried below, like a server that never answered
+                        log.debug("no first byte within first_byte_timeout")
                     finally:
                         if head is None:
                             await pieces.aclose()
                             await response.aclose()
                     if head is not None:
-                        answer = self._answer(response, pieces, head, sent)
+                        answer = self._answer(response, pieces, head, sent, deadline)
                         async with aclosing(answer) as items:
                             async for item in items:
                                 yield item
@@ -470,25 +514,28 @@ class ModelClient:
     # ------------------------------------------------------------------ response
 
     async def _pieces(
-        self, response: httpx.Response, first_deadline: float
+        self, response: httpx.Response, deadline: _Deadline
     ) -> AsyncGenerator[bytes, None]:
-        """The body's bytes as they arrive; raises ``_Silent`` when none arrives by
-        ``first_deadline`` (the first) or within ``idle`` (any later one)."""
+        """The body's bytes as they arrive; raises ``_Silent`` once ``deadline`` passes.
+
+        The deadline is the consumer's to move (``_Deadline.moved``, on content): a byte
+        read here only counts. It is checked before every read as well as bounding it: a
+        server that always has a keep-alive ready would otherwise complete each read
+        before the timeout's cancellation could land."""
         loop = asyncio.get_running_loop()
         raw = response.aiter_bytes()
-        deadline = first_deadline
-        first = True
         try:
             while True:
+                if loop.time() >= deadline.when:
+                    raise _Silent(not deadline.content, deadline.read)
                 try:
-                    async with asyncio.timeout_at(deadline):
+                    async with asyncio.timeout_at(deadline.when):
                         piece = await anext(raw)
                 except StopAsyncIteration:
                     return
                 except TimeoutError:
-                    raise _Silent(first) from None
-                first = False
-                deadline = loop.time() + self.timeouts.idle
+                    raise _Silent(not deadline.content, deadline.read) from None
+                deadline.bytes_read(len(piece))
                 yield piece
         finally:
             await raw.aclose()  # type: ignore[attr-defined]
@@ -508,32 +555,37 @@ class ModelClient:
         pieces: AsyncGenerator[bytes, None],
         head: bytes,
         sent: float,
+        deadline: _Deadline,
     ) -> AsyncGenerator[StreamItem, None]:
         """Yield what a 200 body holds, by what its first bytes are (the label lies:
         streams come as ``text/plain``, web pages as ``200 text/html``)."""
         try:
             kind = _classify(head, complete=True)
             if kind == "sse" or kind == "empty":
-                async with aclosing(self._read(pieces, head, sent)) as items:
+                async with aclosing(self._read(pieces, head, sent, deadline)) as items:
                     async for item in items:
                         yield item
                 return
             if kind == "json":
-                text = await self._rest(pieces, head, JSON_BODY_CAP)
+                text = await self._rest(pieces, head, JSON_BODY_CAP, deadline)
                 for item in self._read_json(text, sent):
                     yield item
                 return
-            text = await self._rest(pieces, head, ERROR_BODY_CAP)
+            text = await self._rest(pieces, head, ERROR_BODY_CAP, deadline)
             raise self._not_a_stream(response, kind or "other", text)
         finally:
             await pieces.aclose()
             await response.aclose()
 
-    async def _rest(self, pieces: AsyncIterator[bytes], head: bytes, cap: int) -> str:
-        """``head`` and what follows it, up to ``cap`` bytes (a stall just ends it)."""
+    async def _rest(
+        self, pieces: AsyncIterator[bytes], head: bytes, cap: int, deadline: _Deadline
+    ) -> str:
+        """``head`` and what follows it, up to ``cap`` bytes (a stall just ends it). A
+        body that is not an event stream has no keep-alives: every byte is content."""
         buf = bytearray(head)
         try:
             async for piece in pieces:
+                deadline.moved()
                 buf += piece
                 if len(buf) >= cap:
                     break
@@ -564,9 +616,13 @@ class ModelClient:
         )
 
     async def _read(
-        self, pieces: AsyncIterator[bytes], head: bytes, sent: float
+        self, pieces: AsyncIterator[bytes], head: bytes, sent: float, deadline: _Deadline
     ) -> AsyncGenerator[StreamItem, None]:
-        """Yield the events of an event stream; always ends with one ``StreamEnd``."""
+        """Yield the events of an event stream; always ends with one ``StreamEnd``.
+
+        Only an event that carries content moves ``deadline`` (see :class:`_Deadline`):
+        the wire adapters decode keep-alives and empty deltas to no delta at all, and a
+        chunk read and deliberately not used to ``Ignored``."""
         finish: str | None = None
         raw_reason = ""
         usage = TokenUsage()
@@ -576,6 +632,8 @@ class ModelClient:
             async with aclosing(_sse_events(head, pieces, sse)) as events:
                 async for name, data in events:
                     deltas = decoder.feed(name, data)
+                    if _carries_content(deltas):
+                        deadline.moved()
                     error: str | None = None
                     ended = False
                     for delta in deltas:
@@ -607,7 +665,13 @@ class ModelClient:
                     if ended:
                         await _drain(pieces)
                         break
-        except (_Silent, httpx.TimeoutException):
+        except _Silent as exc:
+            if finish is None:
+                yield StreamEnd(
+                    "disconnect", usage, skipped=decoder.skipped, detail=self._silence(exc)
+                )
+                return
+        except httpx.TimeoutException:
             if finish is None:
                 yield StreamEnd(
                     "disconnect",
@@ -646,6 +710,25 @@ class ModelClient:
             return
         yield StreamEnd(finish, usage, skipped=decoder.skipped, raw_reason=raw_reason)
 
+    def _silence(self, exc: _Silent) -> str:
+        """Why a stream that went without content ended: which timeout ran out, and
+        whether the server was silent or kept the connection busy without content."""
+        t = self.timeouts
+        if exc.first:
+            which = (
+                f"no content within {t.first_byte:g} s of sending the request (first_byte_timeout)"
+            )
+            if not exc.read:
+                return f"{which}: the server sent nothing after the response headers"
+        else:
+            if not exc.read:
+                return f"no data for {t.idle:g} s (idle_timeout: a read stall)"
+            which = f"no content for {t.idle:g} s (idle_timeout)"
+        return (
+            f"{which}: the server sent only keep-alives or empty events ({exc.read:,} "
+            "bytes); it is connected but not answering"
+        )
+
     def _read_json(self, text: str, sent: float) -> list[StreamItem]:
         """A 200 JSON body: a server that ignored ``stream: true`` (read as one event of
         the whole answer, so the loop sees one shape), or an error reported as JSON."""
@@ -682,6 +765,19 @@ class ModelClient:
                 usage = delta.usage
         event = WireEvent(text, time.perf_counter() - sent, tuple(deltas))
         return [event, StreamEnd(finish, usage, raw_reason=raw)]
+
+
+def _carries_content(deltas: list[Delta]) -> bool:
+    """An event that moves the deadlines: any delta but ``Ignored`` and ``Malformed``
+    (so text, reasoning, call bytes, a finish, usage, an error, the end). Keep-alives and
+    empty deltas decode to none on every wire (Anthropic ``ping``, Responses
+    ``response.created`` / ``in_progress``, Chat ``{"delta": {}}`` and role-only deltas);
+    an event too deep to read is no more an answer than one for another choice (the text
+    modes drop it: a server sending only those would be waited on forever)."""
+    return any(type(delta) not in _NOT_CONTENT for delta in deltas)
+
+
+_NOT_CONTENT: frozenset[type] = frozenset({Ignored, Malformed})
 
 
 def _merged(old: TokenUsage, new: TokenUsage) -> TokenUsage:
@@ -726,9 +822,11 @@ def _classify(head: bytes, *, complete: bool) -> str | None:
 async def _sniff(pieces: AsyncIterator[bytes]) -> bytes:
     """Read until ``_classify`` can tell (or the body ends or stalls); the bytes read.
 
-    ``_Silent(first=True)`` (no byte by the first-byte deadline) propagates: the
-    caller may retry, nothing of the answer exists. A later stall or a dropped
-    connection just ends the sniff: the body is then judged by what arrived."""
+    ``_Silent`` with not one byte read (none by the first-byte deadline) propagates:
+    the caller may retry, nothing of the answer exists. Bytes that never become
+    something to classify (blank lines only), a later stall or a dropped connection
+    just end the sniff: the body is then judged by what arrived (the reader then meets
+    the passed deadline and ends the stream ``disconnect``)."""
     head = bytearray()
     try:
         async for piece in pieces:
@@ -736,8 +834,9 @@ async def _sniff(pieces: AsyncIterator[bytes]) -> bytes:
             if _classify(bytes(head), complete=False) is not None:
                 break
     except _Silent as exc:
-        if exc.first:
+        if not head:
             raise
+        log.debug("no content before the body could be told apart: %s", exc)
     except (httpx.TransportError, httpx.DecodingError) as exc:
         log.debug("body cut short before it could be told apart: %s", _exc_text(exc))
     return bytes(head)

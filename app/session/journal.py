@@ -9,6 +9,11 @@ missing rename still possible) or undoes it from the pre-images
 hashes — so after any crash a patch is wholly applied or wholly absent
 (``recover.recover_intents``).
 
+A row is read as untrusted input: a session store travels (people send each other
+sessions to debug), and recovery renames and deletes the files a row names. So this
+module only parses rows; the tool layer, which knows what its writer writes, checks every
+entry before anything is touched, and a row it refuses is closed ``invalid: …``.
+
 It writes through the database's one write path (``Database.write``): one
 connection, one lock, one place that turns SQLite errors into ``StoreError``.
 """
@@ -27,7 +32,12 @@ from frontier.app.session.db import Database
 class OpenIntent(NamedTuple):
     id: int
     call_id: str
-    entries: list[dict[str, Any]]
+    entries: object
+    """The entries as stored: parsed, never trusted. A store is untrusted input (people send
+    each other sessions to debug), so recovery has the tool layer check them
+    (``recover.WorkspaceFiles.check_write``) before any file is touched."""
+    problem: str | None = None
+    """Why the row could not be read at all (not JSON): then nothing is touched."""
 
 
 class StoreJournal:
@@ -66,10 +76,21 @@ def close_intent(db: Database, intent: int, outcome: str) -> None:
 
 
 def open_intents(db: Database, session_id: str) -> list[OpenIntent]:
-    """The writes a crash interrupted between their renames, oldest first."""
+    """The writes a crash interrupted between their renames, oldest first; a row whose
+    entries are not JSON comes back with its ``problem`` said, not as an exception that
+    would stop every later row (and the session) from being recovered."""
     rows = db.read(
         "SELECT id, call_id, entries FROM intents WHERE session_id = ? AND state = 'open' "
         "ORDER BY id",
         (session_id,),
     )
-    return [OpenIntent(int(i), str(cid), json.loads(body)) for i, cid, body in rows]
+    return [_open_intent(int(i), str(cid), body) for i, cid, body in rows]
+
+
+def _open_intent(intent: int, call_id: str, body: object) -> OpenIntent:
+    if not isinstance(body, str):
+        return OpenIntent(intent, call_id, None, f"its entries are {type(body).__name__}")
+    try:
+        return OpenIntent(intent, call_id, json.loads(body))
+    except (ValueError, RecursionError) as exc:  # not JSON, a huge number, deep nesting
+        return OpenIntent(intent, call_id, None, f"its entries are not JSON ({exc})")

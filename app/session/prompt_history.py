@@ -28,7 +28,6 @@ and says why once in :attr:`PromptHistory.problem`; it never fails a send.
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import json
 import os
@@ -36,6 +35,7 @@ import re
 import time
 from pathlib import Path
 
+from frontier.app.files import write_atomic
 from frontier.app.secrets import Scrubber
 
 HISTORY_DIR = "prompt-history"
@@ -167,23 +167,12 @@ class PromptHistory:
             self.problem = f"cannot write the prompt history {path}: {exc.strerror or exc}"
 
     def _compact(self, path: Path) -> None:
-        """Rewrite the file with the newest ``cap`` entries (temp file, then rename: a
-        crash leaves the old file or the new one, never half of one)."""
-        temp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+        """Rewrite the file with the newest ``cap`` entries (``app/files.write_atomic``:
+        a crash leaves the old file or the new one, never half of one; private, 0600)."""
         now = round(time.time(), 3)
         body = "".join(
             json.dumps({"t": now, "text": text}, ensure_ascii=False) + "\n"
             for text in self._entries
         )
-        try:
-            fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o600)
-            try:
-                os.write(fd, body.encode("utf-8", "surrogateescape"))
-            finally:
-                os.close(fd)
-            os.replace(temp, path)
-        except OSError:
-            with contextlib.suppress(OSError):
-                temp.unlink()
-            raise
+        write_atomic(path, body, mode=0o600)
         self._lines = len(self._entries)

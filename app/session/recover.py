@@ -17,13 +17,19 @@ verdict for a call that is not a mutation, without writing (``inflight.py``).
 This is the one module of the session layer that touches the workspace: it reads
 target files beneath the root and lets the atomic writer (``tools.atomic``) finish
 or undo its own interrupted writes, since only the writer knows its temp and
-pre-image files.
+pre-image files. A store is untrusted input (a session can come from someone else), so
+the writer's side checks every journal entry first; one it refuses is closed
+``invalid: …`` with nothing touched, and the call's reconciled result says so. A row
+whose call has no result to carry that (a crafted row naming a call that already has
+one, or no call at all) becomes a note for the person instead (:func:`recover`):
+whatever recovery did or refused is said somewhere.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, Protocol
+from dataclasses import dataclass
+from typing import Any, NamedTuple, Protocol
 
 from frontier.app.events import ResultKind, ToolResult
 from frontier.app.session.calls import CallLedger, CallRecord, Target
@@ -31,6 +37,14 @@ from frontier.app.session.db import Database
 from frontier.app.session.hashing import short
 from frontier.app.session.inflight import outcome_unknown
 from frontier.app.session.journal import close_intent, open_intents
+
+INVALID = "invalid"
+"""How a journal row recovery refused begins (``invalid: why; nothing was touched``): the
+state it is closed with, and the start of what ``reconcile_call`` is told."""
+_UNTOUCHED = "; nothing was touched"
+REFUSED_HEAD = "Intent journal refused (crafted or damaged): no file was touched."
+"""The first line of a reconciled result whose journal was refused: the headless printer
+shows a result's first line, and this is what a person must not miss."""
 
 
 class WorkspaceFiles(Protocol):
@@ -43,8 +57,14 @@ class WorkspaceFiles(Protocol):
         """sha256 of the file now (``None`` when absent; a marker string when unreadable)."""
         ...
 
+    def check_write(self, entries: object) -> str | None:
+        """Why ``entries`` (a journal row as stored: untrusted) is not one the writer could
+        have written; ``None`` when it is. Reads no file."""
+        ...
+
     def finish_write(self, entries: Sequence[Mapping[str, Any]]) -> str:
-        """Roll an interrupted multi-file write forward or back; say which."""
+        """Roll an interrupted multi-file write forward or back; say which. Raises
+        ``ValueError`` (nothing touched) for entries ``check_write`` refuses."""
         ...
 
     def remove_leftovers(self, paths: Sequence[str]) -> list[str]:
@@ -52,29 +72,105 @@ class WorkspaceFiles(Protocol):
         ...
 
 
-def recover_session(ledger: CallLedger, session_id: str, files: WorkspaceFiles) -> list[ToolResult]:
-    """Reconcile, commit and return a result for every unresolved call, in call order;
-    target paths are relative to the workspace ``files`` works on."""
-    journaled = recover_intents(ledger.db, session_id, files)
+@dataclass(frozen=True)
+class Recovery:
+    """What recovering a session did: a committed result per call that had none, and a
+    note for the person per journal row no such result reports."""
+
+    results: tuple[ToolResult, ...]
+    """In call order; each committed, so it is exactly what the model sees next."""
+    notes: tuple[str, ...]
+    """A journal row recovery refused, or acted on, for a call it reconciled no result for
+    (so the model is never told, and only the person can be): front ends show these with
+    the session's other notes (``AgentSession.notes``: headless and the TUI)."""
+
+
+class Closed(NamedTuple):
+    """One intent row recovery closed, and what it came to."""
+
+    call_id: str
+    outcome: str
+
+
+def recover(ledger: CallLedger, session_id: str, files: WorkspaceFiles) -> Recovery:
+    """Reconcile, commit and return a result for every unresolved call, in call order
+    (target paths are relative to the workspace ``files`` works on), and the notes for
+    journal rows no result reports."""
+    closed = recover_intents(ledger.db, session_id, files)
+    journaled = {row.call_id: row.outcome for row in closed}
     results: list[ToolResult] = []
     for call in ledger.unresolved_calls(session_id):
         result = reconcile_call(call, files, journaled.get(call.call_id))
         ledger.add_result(session_id, call.seq, result, point="recover")
         results.append(result)
-    return results
+    answered = {result.call_id for result in results}
+    reported = {row.call_id: row for row in closed}  # the row a call's result speaks of
+    notes = [
+        _unanswered(row)
+        for row in closed
+        if row.call_id not in answered or reported[row.call_id] is not row
+    ]
+    return Recovery(tuple(results), tuple(note for note in notes if note is not None))
 
 
-def recover_intents(db: Database, session_id: str, files: WorkspaceFiles) -> dict[str, str]:
-    """Finish or undo every write a crash interrupted; ``call id → what was done``."""
-    done: dict[str, str] = {}
+def recover_session(ledger: CallLedger, session_id: str, files: WorkspaceFiles) -> list[ToolResult]:
+    """:func:`recover`'s results (``SessionStore.recover``; the runtime calls
+    :func:`recover` itself, to show its notes too)."""
+    return list(recover(ledger, session_id, files).results)
+
+
+def _unanswered(row: Closed) -> str | None:
+    """The note for a journal row no reconciled result speaks of (its call has a result
+    already, there is no such call, or the call has another row: rows someone wrote into
+    the store), ``None`` when recovery found nothing to do with it. The call id comes from
+    the store: shown as ``repr``."""
+    call = repr(row.call_id if len(row.call_id) <= 60 else row.call_id[:59] + "…")
+    row_of = (
+        f"the session store's intent journal row for call {call}, which no interrupted call "
+        "accounts for"
+    )
+    if row.outcome.startswith(f"{INVALID}: "):
+        why = row.outcome.removeprefix(f"{INVALID}: ").removesuffix(_UNTOUCHED)
+        return (
+            f"{REFUSED_HEAD} Recovery refused {row_of}: it is not one Frontier writes "
+            f"({why}). If this session came from someone else, its store may have been edited"
+        )
+    if row.outcome.startswith(("rolled", "could not")):
+        return (
+            f"Recovery acted on {row_of}, as on an interrupted write: {row.outcome}. Check "
+            "the files it names before going on"
+        )
+    return None
+
+
+def recover_intents(db: Database, session_id: str, files: WorkspaceFiles) -> list[Closed]:
+    """Finish or undo every write a crash interrupted; each row and what was done.
+
+    Every row is checked first (``files.check_write``): a row naming anything the writer
+    never writes (a temp ``../victim.txt``, an absolute pre-image, a hash that is no
+    sha256) is closed as invalid and touches nothing, whatever the other rows say."""
+    done: list[Closed] = []
     for intent in open_intents(db, session_id):
-        try:
-            outcome = files.finish_write(intent.entries)
-        except OSError as exc:
-            outcome = f"could not be completed nor undone ({exc.strerror or exc})"
+        entries = intent.entries
+        if not isinstance(entries, list):
+            kind = type(entries).__name__
+            outcome = _invalid(intent.problem or f"its entries are {kind}, not a list")
+        elif (problem := files.check_write(entries)) is not None:
+            outcome = _invalid(problem)
+        else:
+            try:
+                outcome = files.finish_write(entries)
+            except ValueError as exc:  # refused before touching anything (or a path gone bad)
+                outcome = _invalid(str(exc))
+            except OSError as exc:
+                outcome = f"could not be completed nor undone ({exc.strerror or exc})"
         close_intent(db, intent.id, outcome)
-        done[intent.call_id] = outcome
+        done.append(Closed(intent.call_id, outcome))
     return done
+
+
+def _invalid(problem: str) -> str:
+    return f"{INVALID}: {problem}{_UNTOUCHED}"
 
 
 def reconcile_call(
@@ -109,11 +205,18 @@ def _reconcile_mutation(
         "removed_temps": removed,
         "journal": journaled,
     }
-    how = ""
+    how = head = ""
     if journaled == "rolled forward":
         how = " Its write was interrupted between its renames and was completed from the journal."
     elif journaled == "rolled back":
         how = " Its write was interrupted between its renames and was undone from the journal."
+    elif journaled is not None and journaled.startswith(f"{INVALID}: "):
+        why = journaled.removeprefix(f"{INVALID}: ").removesuffix(_UNTOUCHED)
+        head = REFUSED_HEAD + "\n"  # first: a front end that shows one line shows this one
+        how = (
+            " Its intent journal in the session store is not one Frontier writes "
+            f"({why}), so recovery touched no file: the files are as found."
+        )
     kinds = {s for _, s, _ in states}
     n = len(states)
     noun = "file" if n == 1 else "files"
@@ -121,15 +224,15 @@ def _reconcile_mutation(
         return _result(
             call,
             "applied",
-            f"{call.name} call {call.call_id!r} was interrupted by a crash, but the change is "
-            f"on disk: all {n} {noun} match the approved result.{how} Do not apply it again.",
+            f"{head}{call.name} call {call.call_id!r} was interrupted by a crash, but the change "
+            f"is on disk: all {n} {noun} match the approved result.{how} Do not apply it again.",
             meta,
         )
     if kinds == {"unchanged"}:
         return _result(
             call,
             "not_applied",
-            f"{call.name} call {call.call_id!r} was interrupted by a crash before writing: "
+            f"{head}{call.name} call {call.call_id!r} was interrupted by a crash before writing: "
             f"all {n} {noun} are unchanged.{how} Issue the change again if it is still needed.",
             meta,
         )
@@ -137,7 +240,7 @@ def _reconcile_mutation(
     return _result(
         call,
         "diverged",
-        f"{call.name} call {call.call_id!r} was interrupted by a crash and the files match "
+        f"{head}{call.name} call {call.call_id!r} was interrupted by a crash and the files match "
         "neither the state before it nor the approved result:\n"
         + "\n".join(lines)
         + "\nRead these files before editing them again.",

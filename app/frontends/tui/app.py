@@ -20,15 +20,18 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import os
 import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, replace
+from datetime import datetime
 from pathlib import Path
 from typing import Any, ClassVar
 
 from textual.app import App, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.css.query import NoMatches
+from textual.notifications import SeverityLevel
 from textual.screen import Screen
 from textual.theme import Theme
 from textual.widgets import Input, TextArea
@@ -37,6 +40,7 @@ from frontier.app.agent.explain import Explanation
 from frontier.app.agent.session import AgentSession
 from frontier.app.config import Config, data_dir, save_setting
 from frontier.app.events import Event, ToolCall
+from frontier.app.files import write_atomic
 from frontier.app.frontends.tui.live import APPROVAL_MEANING, LiveController, SessionFactory
 from frontier.app.frontends.tui.replay import ReplayController, Step
 from frontier.app.frontends.tui.screens.copy import CopyItem, CopyScreen, copy_items
@@ -50,6 +54,7 @@ from frontier.app.replay_player import PlaylistPlayer, ReplayPlayer
 from frontier.app.secrets import Scrubber, url_secrets
 from frontier.themes.palette import DEFAULT_THEME, THEME_NAMES, THEMES, theme_variable
 from frontier.tools.contract import Decision, Preview, ToolSpec
+from frontier.widgets.display import display_preview, rule_text
 from frontier.widgets.errors_pane import ErrorsPane
 from frontier.widgets.prompt_input import PromptInput
 from frontier.widgets.state import ErrorRow, UiState
@@ -251,6 +256,31 @@ class FrontierApp(App[int]):
                 self.notify(f"could not remember the theme: {exc}", severity="warning")
             else:  # what is saved now, so switching back is saved too
                 self.config = replace(self.config, theme=theme.name)
+
+    def notify(
+        self,
+        message: str,
+        *,
+        title: str = "",
+        severity: SeverityLevel = "information",
+        timeout: float | None = None,
+        markup: bool = True,
+    ) -> None:
+        """Every toast, from every screen (``Widget.notify`` comes here): its text is
+        display text (``display_preview``), never markup.
+
+        Toasts carry file names (``exported to …``), rules made from the model's
+        commands, error messages quoting a stored session or a server: one more sink
+        for text a terminal must not obey. And no toast here is written as markup, so
+        ``markup`` is ignored: a ``[`` in a file name is text, not a style (nor a
+        markup error)."""
+        super().notify(
+            display_preview(message),
+            title=display_preview(title, one_line=True),
+            severity=severity,
+            timeout=timeout,
+            markup=False,
+        )
 
     def focus_prompt(self) -> None:
         prompts = self.main.query("#prompt")
@@ -603,8 +633,9 @@ class FrontierApp(App[int]):
                     )
             for allowed in session.approval_rules:
                 where = "saved for this workspace" if allowed.remembered else "this session"
+                rule = rule_text(allowed.rule)  # the model's command: one bounded row
                 yield SystemCommand(
-                    f"Revoke always-allow: {allowed.rule.describe()}",
+                    f"Revoke always-allow: {rule}",
                     f"approved without asking ({where}); revoke it",
                     lambda rule=allowed.rule: live.revoke(rule),
                 )
@@ -619,6 +650,19 @@ class FrontierApp(App[int]):
                 "(/undo CALL undoes a named one)",
                 live.undo,
             )
+
+    def save_screenshot(
+        self,
+        filename: str | None = None,
+        path: str | None = None,
+        time_format: str | None = None,
+    ) -> str:
+        """Textual's screenshot, named as Textual names it, but written whole or not at all
+        (``app/files.write_atomic``): a full disk leaves no half an SVG behind."""
+        name = filename or _screenshot_name(self.title, time_format)
+        target = os.path.expanduser(os.path.join(path or "./", name))
+        write_atomic(target, self.export_screenshot())
+        return target
 
     def deliver_screenshot(
         self,
@@ -686,3 +730,14 @@ def _say_how_to_resume(session_id: str | None) -> None:
     except StoreError:
         return
     print(f"Session {session_id} saved. Continue it with: frontier resume {session_id}")
+
+
+def _screenshot_name(title: str, time_format: str | None) -> str:
+    """``TITLE 2025-01-31T12_00_00_000000.svg``: Textual's naming for a screenshot (its
+    ``generate_datetime_filename``, private to it), characters no file name may hold
+    replaced by ``_``."""
+    stamp = datetime.now().strftime(time_format) if time_format else datetime.now().isoformat()
+    stem = f"{title} {stamp}"
+    for reserved in ' <>:"/\\|?*.':
+        stem = stem.replace(reserved, "_")
+    return f"{stem}.svg"

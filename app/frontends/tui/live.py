@@ -23,10 +23,12 @@ from frontier.app.agent.attachments import Prepared
 from frontier.app.agent.explain import Explanation, explain_stream, pick
 from frontier.app.agent.session import AgentSession, NotQueued, SessionBusy, stored_sessions
 from frontier.app.events import Event, QueuedDelivered, ToolCall, TurnEnded
+from frontier.app.files import write_atomic
 from frontier.app.frontends.tui.screens.sessions import SessionPicker
 from frontier.app.vocab import NATIVE_MODES
 from frontier.tools.approval_rules import Rule
 from frontier.tools.contract import Approver, Decision, Preview, ToolSpec
+from frontier.widgets.display import rule_text
 from frontier.widgets.prompt_input import PromptBox
 from frontier.widgets.state import ErrorRow
 from frontier.widgets.status_bar import StatusInfo
@@ -487,10 +489,9 @@ class LiveController:
             )
             return
         where = "in this workspace (saved)" if allowed.remembered else "for this session"
-        self.app.state.note(f"always allowed {where}: {allowed.rule.describe()}")
-        self.app.notify(
-            f"always allowed {where}: {allowed.rule.describe()} — revoke from ^p", timeout=5
-        )
+        rule_shown = rule_text(allowed.rule)
+        self.app.state.note(f"always allowed {where}: {rule_shown}")
+        self.app.notify(f"always allowed {where}: {rule_shown} — revoke from ^p", timeout=5)
 
     def revoke(self, rule: Rule) -> None:
         """The palette's "Revoke": the rule no longer approves anything (nor is remembered)."""
@@ -503,8 +504,8 @@ class LiveController:
             self.app.notify(f"revoked for this session; saving failed: {exc}", severity="warning")
             return
         if removed:
-            self.app.state.note(f"no longer always allowed: {rule.describe()}")
-            self.app.notify(f"revoked: {rule.describe()}", timeout=3)
+            self.app.state.note(f"no longer always allowed: {rule_text(rule)}")
+            self.app.notify(f"revoked: {rule_text(rule)}", timeout=3)
 
     def set_mode(self, name: str) -> None:
         """The palette's "Mode: NAME": applies from the next model request."""
@@ -670,23 +671,16 @@ class LiveController:
 
 def write_unique(directory: Path, stem: str, text: str, suffix: str = ".md") -> Path:
     """Create ``stem.md`` in ``directory``, else ``stem-2.md``, ``stem-3.md``…: an export
-    never overwrites a file (exclusive create, so two exports cannot race either)."""
+    never overwrites a file (exclusive create, so two exports cannot race either), and
+    is on disk whole when this returns (``app/files.write_atomic``)."""
     for n in itertools.count(1):
         path = directory / (f"{stem}{suffix}" if n == 1 else f"{stem}-{n}{suffix}")
         try:
-            handle = path.open("x", encoding="utf-8")
+            return write_atomic(path, text, exclusive=True)
         except FileExistsError:
             if n >= 10_000:
                 raise FileExistsError(
                     f"{directory}: {stem}{suffix} through {path.name} all exist; "
                     "move old exports away"
                 ) from None
-            continue
-        try:
-            with handle:
-                handle.write(text)
-        except BaseException:
-            path.unlink(missing_ok=True)  # no half-written export left behind
-            raise
-        return path
     raise AssertionError("unreachable")

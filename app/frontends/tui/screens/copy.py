@@ -24,6 +24,7 @@ from textual.screen import ModalScreen
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
+from frontier.widgets.display import display_preview
 from frontier.widgets.state import UiState
 
 if TYPE_CHECKING:
@@ -77,8 +78,11 @@ def copy_items(state: UiState, reviews: Iterable[ReviewRecord]) -> list[CopyItem
 
 
 def _row(item: CopyItem, width: int) -> Text:
-    """One row of the list, cut to ``width`` cells (an option list would wrap it)."""
-    first = item.label.strip().splitlines()[0] if item.label.strip() else ""
+    """One row of the list, cut to ``width`` cells (an option list would wrap it); the
+    label (a message, a call id the model chose) is display text (``display_preview``)."""
+    label = item.label.strip()
+    first = label[: label.find("\n")] if "\n" in label else label
+    first = display_preview(first, one_line=True, limit=max(20, width))
     lines = item.text.count("\n") + 1
     size = f"{lines} lines" if lines > 1 else f"{len(item.text)} chars"
     text = Text.assemble((f"{item.kind:<7}", "bold"), (f"{size:>10}  ", "dim"), first)

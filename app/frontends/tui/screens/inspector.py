@@ -13,6 +13,11 @@ session the same, with the command that replays the response); ``e`` (replay) mo
 on to the next error and inspects that one; ``y`` copies the explanation as text;
 ``↑↓`` / page keys scroll; ``esc`` closes. It fits 80×24 (it fills the screen there
 and scrolls); hex rows are 16 bytes from 80 columns, 8 below.
+
+Everything in an explanation may quote the model's bytes or a stored session (the
+message, the frame, the feedback, the next attempt, the source's name), so every string
+goes through ``display.display_preview`` where it becomes rich text: ``printable``
+escapes C0 controls, and this adds C1 and the bidi overrides.
 """
 
 from __future__ import annotations
@@ -38,8 +43,15 @@ from frontier.app.agent.explain import (
     recorded_lines,
 )
 from frontier.app.cst.explain import hex_rows, text_lines
+from frontier.widgets.display import display_preview
 
 InspectorAction = Literal["jump", "next"]
+
+
+def _one(text: str) -> str:
+    return display_preview(text, one_line=True)
+
+
 WIDE = 80
 """Columns from which hex rows hold 16 bytes (8 below)."""
 STYLES = ("confirmed", "pending", "error", "unread", "frontier", "label", "good", "bad")
@@ -91,9 +103,9 @@ class InspectorScreen(ModalScreen["InspectorAction | None"]):
         site = exp.site
         with Vertical(id="inspector") as box:
             box.border_title = (
-                f"Error {site.number}/{site.count} · {site.kind} at byte {site.offset:,}"
+                f"Error {site.number}/{site.count} · {_one(site.kind)} at byte {site.offset:,}"
             )
-            box.border_subtitle = exp.source
+            box.border_subtitle = _one(exp.source)
             with VerticalScroll(id="inspector-body"):
                 yield Static(id="inspector-message")
                 yield Static(id="inspector-where")
@@ -129,17 +141,18 @@ class InspectorScreen(ModalScreen["InspectorAction | None"]):
         exp, site = self.explanation, self.explanation.site
         frame = site.frame
         label = self._style("label")
-        self.query_one("#inspector-message", Static).update(Text(site.message))
+        self.query_one("#inspector-message", Static).update(Text(display_preview(site.message)))
         when = "at the end of the stream" if site.at_finish else "by a byte"
         where = Text()
         where.append("offset ", label)
         where.append(f"{site.offset:,} of {site.size:,} · ")
         where.append("frontier ", label)
         where.append(
-            f"{frame.frontier:,} · raised {when} · {exp.mode}, finish {exp.finish_reason}\n"
+            f"{frame.frontier:,} · raised {when} · {_one(exp.mode)}, "
+            f"finish {_one(exp.finish_reason)}\n"
         )
         where.append("state ", label)
-        where.append(frame.state)
+        where.append(_one(frame.state))
         self.query_one("#inspector-where", Static).update(where)
 
         rows: list[tuple[str, str]] = []
@@ -167,8 +180,8 @@ class InspectorScreen(ModalScreen["InspectorAction | None"]):
 
         feedback = Text()
         feedback.append("Feedback sent to the model\n", label)
-        feedback.append(exp.feedback + "\n")
-        recorded = recorded_lines(exp)
+        feedback.append(display_preview(exp.feedback) + "\n")
+        recorded = [display_preview(line) for line in recorded_lines(exp)]
         matches = exp.recorded_matches
         style = (
             self._style("good") if matches else self._style("bad") if matches is False else Style()
@@ -184,9 +197,9 @@ class InspectorScreen(ModalScreen["InspectorAction | None"]):
         if attempt is not None and attempt.outcome in ("repaired", "failed", "other"):
             ok = attempt.succeeded
             nxt.append("✓ " if ok else "✗ ", self._style("good" if ok else "bad"))
-        nxt.append(next_line(exp) + "\n")
+        nxt.append(display_preview(next_line(exp)) + "\n")
         nxt.append("replay ", label)
-        nxt.append(exp.replay_command)
+        nxt.append(_one(exp.replay_command))
         self.query_one("#inspector-next", Static).update(nxt)
 
     def _table(self, title: str, rows: list[tuple[str, str]]) -> Text:
@@ -196,7 +209,7 @@ class InspectorScreen(ModalScreen["InspectorAction | None"]):
         for key, value in rows:
             text.append("\n")
             text.append(f"{key:<8}", label)
-            text.append(value)
+            text.append(display_preview(value))
         return text
 
     def _hex(self) -> Text:
@@ -244,7 +257,7 @@ class InspectorScreen(ModalScreen["InspectorAction | None"]):
                 elif span.kind == "end":
                     text.append("◀ end of stream", styles["error"])
                 else:
-                    text.append(printable(span.data), styles[span.kind])
+                    text.append(display_preview(printable(span.data)), styles[span.kind])
         return text
 
     # ------------------------------------------------------------------ keys

@@ -14,7 +14,17 @@ the file list becomes a one-line header and the diff is unified.
 command, or edits under the folder holding every file it touches
 (``tools/approval_rules.offer``) — for the session (``1``) or also remembered
 for the workspace (``2``); the line above the keys says which rule that would
-be before it is pressed. ``y`` copies the diff (or the command).
+be before it is pressed, a many-line command by its first and last lines and how
+many there are (``display.rule_text``: `` `echo safe` … `touch PWNED` (42 lines, 40
+blank)``), never joined into one row the screen's edge cuts. ``y`` copies the diff (or the command).
+
+"Review command" shows every line that approving runs (``widgets/command_view.py``):
+the head counts them (``shell: 42 lines``), the body scrolls inside a height the
+screen bounds (so the head and the key hints stay on screen at any size), a line
+below the body says how many lines are still below (``↓ 41 more lines below``), and
+``a`` / ``A`` approve only once the end has been on screen — until then the hint line
+says to scroll to the end. Every string shown here that came from the model, a file or
+a file name goes through ``widgets/display.display_preview`` first.
 """
 
 from __future__ import annotations
@@ -24,13 +34,13 @@ from dataclasses import dataclass
 from typing import ClassVar, Literal
 
 from rich.cells import cell_len
-from rich.syntax import Syntax
 from rich.text import Text
 from textual import events
 from textual.app import ComposeResult
 from textual.await_complete import AwaitComplete
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
+from textual.geometry import Size
 from textual.screen import ModalScreen
 from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
@@ -38,10 +48,16 @@ from textual.widgets.option_list import Option
 from frontier.app.events import ToolCall
 from frontier.tools.approval_rules import Rule, offer
 from frontier.tools.contract import Decision, FilePreview, Preview, ToolSpec
+from frontier.widgets.command_view import CommandView
 from frontier.widgets.diff_view import DiffView
+from frontier.widgets.display import GIST_LINE, display_preview, rule_text
 
 NARROW_BELOW = 105
 """Screen columns below which the review is narrow (the modal would be under 100)."""
+GIST_LIMITS = (GIST_LINE, 24, 12)
+"""Characters of each end of a command the "always allow" line tries, longest first."""
+SUMMARY_CHARS = 400
+"""Characters of a preview's summary the one-row head draws (it is cut at the edge)."""
 DIFF_ACTIONS = frozenset({"split", "hunk", "file", "toggle_hunk", "wrap"})
 """Actions that only mean something with a diff (hidden on "Review command")."""
 
@@ -67,8 +83,15 @@ DEFAULT_REASONS: dict[Asking, str] = {
 }
 
 
+def shown(text: str, limit: int | None = None) -> str:
+    """A string from the model, a file name or a rule as one row of this modal."""
+    return display_preview(text, one_line=True, limit=limit)
+
+
 def _file_option(file: FilePreview, declined: int) -> Text:
-    text = Text.assemble((f"+{file.added:<4}", "bold"), (f"−{file.removed:<4}", "bold"), file.path)
+    text = Text.assemble(
+        (f"+{file.added:<4}", "bold"), (f"−{file.removed:<4}", "bold"), shown(file.path)
+    )
     if declined:
         text.append(f" ✗{declined}", "bold")
     return text
@@ -96,16 +119,18 @@ class ReviewScreen(ModalScreen[Decision]):
         border-subtitle-color: $text-muted;
     }
     ReviewScreen.-narrow #review { width: 100%; height: 100%; }
-    ReviewScreen.-command #review { height: auto; max-height: 80%; }
-    ReviewScreen.-command #review-body { height: auto; max-height: 30; }
-    ReviewScreen.-command #command { height: auto; }
-    #review-head { height: auto; padding: 0 1; background: $panel; }
-    #file-header { display: none; height: auto; padding: 0 1; background: $panel; }
+    ReviewScreen.-command #review { height: auto; max-height: 90%; }
+    ReviewScreen.-command.-narrow #review { max-height: 100%; }
+    ReviewScreen.-command #review-body { height: auto; padding: 1 0 0 1; }
+    #review-head { height: 1; padding: 0 1; background: $panel; }
+    #file-header { display: none; height: 1; padding: 0 1; background: $panel; }
     ReviewScreen.-narrow #file-header { display: block; }
     #review-body { height: 1fr; }
     #files { width: 32; min-width: 20; border: none; border-right: solid $panel-lighten-2; }
     ReviewScreen.-narrow #files { display: none; }
-    #command { padding: 1 2; height: 1fr; }
+    #command-end { display: none; height: 1; padding: 0 1; }
+    #command-end.-shown { display: block; }
+    #command-end.-unseen { text-style: bold; color: $text-warning; }
     #reason { display: none; margin: 0 1; }
     #reason.-visible { display: block; }
     #review-more { height: 1; padding: 0 1; background: $panel; color: $text-muted; }
@@ -196,48 +221,80 @@ class ReviewScreen(ModalScreen[Decision]):
                         id="diff",
                     )
                 else:
-                    yield Static(self._command_view(), id="command")
+                    source, lexer = self._command_source()
+                    yield CommandView(source, lexer, syntax_style=self.syntax_style, id="command")
+            if not self.is_diff:
+                yield Static(id="command-end")
             reason = Input(id="reason")
             reason.can_focus = False
             yield reason
             yield Static(id="review-more")
             yield Static(id="review-keys")
 
-    def _command_view(self) -> Syntax | Text:
+    def _command_source(self) -> tuple[str, str]:
+        """What "Review command" shows and its lexer: the command or the python tool's
+        code, else every argument of the call as JSON (what approving passes on)."""
         command = self.preview.command
         if command is None:
-            args = json.dumps(self.call.json_args(), indent=2, ensure_ascii=False)
-            return Syntax(
-                args, "json", theme=self.syntax_style, word_wrap=True, background_color="default"
-            )
-        lexer = "python" if self.call.name == "python" else "bash"
-        return Syntax(
-            command, lexer, theme=self.syntax_style, word_wrap=True, background_color="default"
-        )
+            return json.dumps(self.call.json_args(), indent=2, ensure_ascii=False), "json"
+        return command, "python" if self.call.name == "python" else "bash"
 
     def on_mount(self) -> None:
         box = self.query_one("#review")
-        box.border_title = self.title_text
+        box.border_title = shown(self.title_text)
         box.border_subtitle = "the approval is bound to exactly this content"
         self.set_class(not self.is_diff, "-command")
         if self.is_diff:
             diff = self.diff
             diff.wrap = self.initial_wrap
             diff.focus()
-        self._layout(self.app.size.width)
+        else:
+            self.command.focus()
+        self._layout(self.app.size)
 
     def on_resize(self, event: events.Resize) -> None:
-        self._layout(event.size.width)
+        self._layout(event.size)
 
-    def _layout(self, width: int) -> None:
-        self.set_class(width < NARROW_BELOW, "-narrow")
+    def _layout(self, size: Size) -> None:
+        self.set_class(size.width < NARROW_BELOW, "-narrow")
         if self.is_diff:
             self.diff.split = self.want_split and not self.narrow
+        else:
+            self._fit_command(size.height)
         self._refresh_text()
+
+    def _fit_command(self, height: int) -> None:
+        """Bound the command's body so the head, the "more" line and the key hints always
+        fit: the modal's height (90 %, or the whole screen when narrow) less its border,
+        the head, the body's top padding, the reason box when open and the three lines
+        below the body."""
+        box = height if self.narrow else height * 9 // 10
+        reason = 3 if self.asking is not None else 0
+        self.command.styles.max_height = max(3, box - 2 - 1 - 1 - reason - 3)
 
     @property
     def diff(self) -> DiffView:
         return self.query_one(DiffView)
+
+    @property
+    def command(self) -> CommandView:
+        return self.query_one(CommandView)
+
+    @property
+    def end_seen(self) -> bool:
+        """Approving is allowed: a diff (its own keys move through it), or a command
+        whose last line has been on screen."""
+        if self.is_diff:
+            return True
+        view = self.command
+        if not view.end_seen and view.at_end():
+            view.end_seen = True
+        return view.end_seen
+
+    def on_command_view_moved(self, event: CommandView.Moved) -> None:
+        event.stop()
+        self._refresh_text()
+        self.refresh_bindings()
 
     # ------------------------------------------------------------------ text
     def _refresh_text(self) -> None:
@@ -246,12 +303,45 @@ class ReviewScreen(ModalScreen[Decision]):
         self.query_one("#review-keys", Static).update(self._keys())
         if self.is_diff:
             self.query_one("#file-header", Static).update(self._file_header())
+        else:
+            self._command_end()
+
+    def _command_end(self) -> None:
+        """The line below the command: how much is still below, and that approving waits
+        for the end; hidden when the whole command fits."""
+        view = self.command
+        line = self.query_one("#command-end", Static)
+        line.set_class(view.overflows or view.lines_below() > 0, "-shown")
+        seen = self.end_seen
+        line.set_class(not seen, "-unseen")
+        below = view.lines_below()
+        if below:
+            text = f"↓ {below:,} more line{'s' * (below != 1)} below"
+            if not seen:
+                text += " · scroll to the end to approve"
+        else:
+            text = f"■ end of the {self._what} · {view.total:,} line{'s' * (view.total != 1)}"
+        line.update(Text(text, no_wrap=True, overflow="ellipsis"))
+
+    @property
+    def _what(self) -> str:
+        if self.preview.command is None:
+            return "arguments"
+        return "code" if self.call.name == "python" else "command"
 
     def _head(self) -> Text:
         preview = self.preview
-        head = Text()
-        head.append(f"{self.call.id} ", style="dim")
-        head.append(self.call.name, style="bold")
+        head = Text(no_wrap=True, overflow="ellipsis")
+        head.append(f"{shown(self.call.id, 40)} ", style="dim")
+        head.append(shown(self.call.name, 40), style="bold")
+        if not self.is_diff:
+            total = self.command.total
+            what = "" if preview.command is not None else " of arguments"
+            head.append(f": {total:,} line{'s' * (total != 1)}{what}", style="bold")
+            default = f"{self.call.name}: {preview.command}"
+            if preview.summary and preview.summary != default:
+                head.append(f" · {shown(preview.summary, SUMMARY_CHARS)}", style="italic")
+            return head
         if self.is_diff:
             added = sum(f.added for f in preview.files)
             removed = sum(f.removed for f in preview.files)
@@ -262,7 +352,7 @@ class ReviewScreen(ModalScreen[Decision]):
             if choices.accepted < choices.total:
                 head.append(f" · {choices.accepted} of {choices.total} hunks accepted", "bold")
         if preview.summary:
-            head.append(f" · {preview.summary}", style="italic")
+            head.append(f" · {shown(preview.summary, SUMMARY_CHARS)}", style="italic")
         return head
 
     def _file_header(self) -> Text:
@@ -273,8 +363,8 @@ class ReviewScreen(ModalScreen[Decision]):
             return Text("no files")
         f = diff.current_file
         file = files[f]
-        text = Text(f"file {f + 1}/{len(files)}: ", "dim")
-        text.append(file.path, "bold")
+        text = Text(f"file {f + 1}/{len(files)}: ", "dim", no_wrap=True, overflow="ellipsis")
+        text.append(shown(file.path), "bold")
         text.append(f"  +{file.added} −{file.removed}")
         hunk = diff.current_hunk
         if hunk is not None and file.hunks:
@@ -285,22 +375,33 @@ class ReviewScreen(ModalScreen[Decision]):
         return text
 
     def _more(self) -> Text:
-        """The line above the keys: what ``A`` would always allow, and ``y`` copy."""
+        """The line above the keys: what ``A`` would always allow, and ``y`` copy.
+
+        The rule is named by ``display.rule_text`` — a many-line command as its first and
+        last lines and its line count — in the longest wording that fits the modal, so
+        the count is never what the screen's edge cuts off."""
         what = "diff" if self.is_diff else "command"
+        width = self._inner_width()
         if self.choosing and self.offer is not None:
-            return Text(
-                f"Always allow {self.offer.describe()}?",
-                style="bold",
-                no_wrap=True,
-                overflow="ellipsis",
-            )
-        items: list[tuple[str, str]] = []
-        if self.offer is not None:
-            items.append(("A", f"approve and always allow {self.offer.describe()}"))
-        items.append(("y", f"copy the {what}"))
-        text = _hints(items, " · ")
-        text.no_wrap, text.overflow = True, "ellipsis"  # a long command is cut, not wrapped
+            questions = [f"Always allow {rule_text(self.offer, n)}?" for n in GIST_LIMITS]
+            question = next((q for q in questions if cell_len(q) <= width), questions[-1])
+            return Text(question, style="bold", no_wrap=True, overflow="ellipsis")
+        copy = ("y", f"copy the {what}")
+        choices: list[list[tuple[str, str]]] = [[copy]]
+        if self.offer is not None and self.end_seen:
+            choices = []
+            for rule in (rule_text(self.offer, n) for n in GIST_LIMITS):  # whole lines first
+                approve = ("A", f"approve and always allow {rule}")
+                choices += [[approve, copy], [approve], [("A", f"always allow {rule}")]]
+        hints = [_hints(items, " · ") for items in choices]
+        text = next((hint for hint in hints if cell_len(hint.plain) <= width), hints[-1])
+        text.no_wrap, text.overflow = True, "ellipsis"  # cut, never wrapped
         return text
+
+    def _inner_width(self) -> int:
+        """Cells inside the modal's border and padding (what one row of text can use)."""
+        screen = self.app.size.width
+        return (screen if self.narrow else screen * 96 // 100) - 4
 
     def _keys(self) -> Text:
         """The hint line: only keys that work here, the longest wording that fits."""
@@ -313,6 +414,9 @@ class ReviewScreen(ModalScreen[Decision]):
             verb = "approve the rest" if self.asking == "approve" else "deny"
             return _hints([("enter", verb), ("esc", "back")], " · ")
         if not self.is_diff:
+            if not self.end_seen:
+                scroll = ("↓/end", "scroll to the end to approve")
+                return _hints([scroll, ("d", "deny (+ reason)"), ("esc", "deny")], " · ")
             return _hints([("a", "approve"), ("d", "deny (+ reason)"), ("esc", "deny")], " · ")
         diff = self.diff
         many = len(self.preview.files) > 1
@@ -337,8 +441,7 @@ class ReviewScreen(ModalScreen[Decision]):
             ("w", "wrap"),
             *([] if diff.wrap else [("←→", "pan")]),
         ]
-        screen = self.app.size.width
-        width = (screen if self.narrow else screen * 96 // 100) - 4  # border and padding
+        width = self._inner_width()
         for hint in (_hints(full, " · "), _hints(short, " · ")):
             if cell_len(hint.plain) <= width:
                 return hint
@@ -363,7 +466,7 @@ class ReviewScreen(ModalScreen[Decision]):
         if action == "always_choose":
             return self.choosing
         if action == "always":
-            return self.offer is not None and self.asking is None
+            return self.offer is not None and self.asking is None and self.end_seen
         if self.choosing and action not in ("escape", "copy"):
             return False  # 1 / 2 / esc answer the question first
         if action in DIFF_ACTIONS and not self.is_diff:
@@ -376,6 +479,16 @@ class ReviewScreen(ModalScreen[Decision]):
 
     def action_approve(self) -> None:
         if not self.is_diff:
+            if not self.end_seen:
+                below = self.command.lines_below()
+                self.notify(
+                    f"scroll to the end of the {self._what} before approving: "
+                    f"{below:,} more line{'s' * (below != 1)} below",
+                    severity="warning",
+                    timeout=4,
+                )
+                self._refresh_text()
+                return
             self.dismiss(Decision(True))
             return
         choices = self.diff.choices
@@ -390,7 +503,7 @@ class ReviewScreen(ModalScreen[Decision]):
     def action_always(self) -> None:
         """Ask how long "always allow" lasts (every hunk must be accepted: a rule
         approves whole edits)."""
-        if self.offer is None:
+        if self.offer is None or not self.end_seen:
             return
         if self.is_diff and self.diff.choices.accepted < self.diff.choices.total:
             self.notify(
@@ -404,7 +517,7 @@ class ReviewScreen(ModalScreen[Decision]):
         self._refresh_text()
 
     def action_always_choose(self, remember: bool) -> None:
-        if self.offer is None:
+        if self.offer is None or not self.end_seen:
             return
         self.always = AlwaysAllow(self.offer, remember)
         self.dismiss(Decision(True))
@@ -425,6 +538,8 @@ class ReviewScreen(ModalScreen[Decision]):
         reason.add_class("-visible")
         reason.can_focus = True
         reason.focus()
+        if not self.is_diff:
+            self._fit_command(self.app.size.height)
         self._refresh_text()
 
     def action_escape(self) -> None:
@@ -441,6 +556,9 @@ class ReviewScreen(ModalScreen[Decision]):
             reason.value = ""
             if self.is_diff:
                 self.diff.focus()
+            else:
+                self._fit_command(self.app.size.height)
+                self.command.focus()
             self._refresh_text()
             return
         self.dismiss(Decision(False, DEFAULT_REASONS["deny"]))

@@ -8,6 +8,11 @@ recognised (an id and a time say little). Typing filters the list at once: every
 word typed must appear in the session's id, first prompt, workspace, model, mode,
 state or start date (case ignored), so ``greet shout`` finds the demo's session.
 The filter box keeps the focus; ↑↓ move the highlight and Enter opens it.
+
+A store is untrusted input (people send each other sessions to debug): every field
+shown — the id, the first prompt, the model, the mode, the state, the workspace — goes
+through ``display.display_preview`` (one row each), so a stored ESC or bidi override is
+shown, never obeyed.
 """
 
 from __future__ import annotations
@@ -25,6 +30,7 @@ from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from frontier.app.session.catalogue import one_line, short_path
+from frontier.widgets.display import display_preview
 
 if TYPE_CHECKING:
     from frontier.app.session.catalogue import SessionInfo
@@ -38,6 +44,10 @@ NO_PROMPT = "(no message yet)"
 INDENT = "    "
 
 
+def _shown(text: str) -> str:
+    return display_preview(text, one_line=True)
+
+
 def started(info: SessionInfo) -> str:
     return datetime.fromtimestamp(info.started).strftime("%Y-%m-%d %H:%M")
 
@@ -48,18 +58,19 @@ def session_prompt(info: SessionInfo, current: str | None, width: int = 100) -> 
     from the left). The session already open is marked ``●``."""
     text = Text()
     text.append("● " if info.id == current else "  ", style="bold")
-    text.append(f"{info.id:<9} ", style="bold")
+    text.append(f"{_shown(info.id):<9} ", style="bold")
     room = max(10, width - 12)
     if info.first_prompt:
-        text.append(one_line(info.first_prompt, room))
+        text.append(_shown(one_line(info.first_prompt, room)))
     else:
         text.append(NO_PROMPT, style="italic")
     text.append(f"\n{INDENT}{started(info)} · ")
     text.append(f"{info.turns} turn{'' if info.turns == 1 else 's'} · ")
-    text.append(info.state, style="" if info.state == "active" else "italic")
-    where = f"{info.model or '—'} · {info.mode} · "
+    text.append(_shown(info.state), style="" if info.state == "active" else "italic")
+    where = f"{_shown(info.model or '—')} · {_shown(info.mode)} · "
     text.append(f"\n{INDENT}{where}", style="dim")
-    text.append(short_path(info.workspace, max(16, width - len(INDENT) - len(where))), style="dim")
+    room = max(16, width - len(INDENT) - len(where))
+    text.append(_shown(short_path(info.workspace, room)), style="dim")
     return text
 
 
@@ -165,7 +176,9 @@ class SessionPicker(ModalScreen[str | None]):
         if self.shown:
             options.highlighted = 0
         none = self.query_one("#sessions-none", Static)
-        none.update(f"No session matches “{query}”; Esc closes, or change the filter.")
+        none.update(
+            Text(f"No session matches “{_shown(query)}”; Esc closes, or change the filter.")
+        )
         none.set_class(not self.shown, "-shown")
         box = self.query_one("#sessions", Vertical)
         box.border_subtitle = self._subtitle()
