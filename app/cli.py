@@ -18,6 +18,7 @@ from frontier.app.vocab import (
     PATCH_FORMATS,
     PROTOCOL_SETTINGS,
     PROTOCOLS,
+    SANDBOXES,
     THEME_NAMES,
     WIRE_SETTINGS,
     WIRES,
@@ -74,6 +75,8 @@ AGENT_OPTIONS = (
     "max_tokens",
     "context_window",
     "max_calls",
+    "sandbox",
+    "sandbox_network",
 )
 """Every endpoint/mode/policy flag, as its ``argparse`` dest (``--base-url`` → ``base_url``;
 ``instructions`` is ``--no-instructions``)."""
@@ -83,7 +86,9 @@ SUBCOMMAND_OWN = {"transduce": frozenset({"protocol", "wire"})}
 ``--wire``: how its input is framed), not the agent's."""
 OFFERED: dict[str | None, frozenset[str]] = {
     None: frozenset(AGENT_OPTIONS),
-    "demo": frozenset({"protocol", "approval", "theme", "instructions", "prefill"}),
+    "demo": frozenset(
+        {"protocol", "approval", "theme", "instructions", "prefill", "sandbox", "sandbox_network"}
+    ),
     "run": ENDPOINT,
     "resume": frozenset(AGENT_OPTIONS),
     "replay": frozenset({"protocol", "theme"}),
@@ -212,6 +217,17 @@ def _agent_options(
             "help": "the most tool calls one model response may make (default 64): a call "
             "past it is not run, the model is told so, and the rest of that response is "
             "not read",
+        },
+        "sandbox": {
+            "choices": SANDBOXES,
+            "help": "where shell and python run: workspace-write (default: in an OS sandbox "
+            "that may write only the workspace, .git and .frontier read-only, credentials "
+            "hidden), read-only (may write nothing) or off (unconfined, as your user). Where "
+            "no sandbox can start, every command is asked first; see docs/sandbox.md",
+        },
+        "sandbox_network": {
+            "choices": ("off", "on"),
+            "help": "whether sandboxed commands may use the network (default off)",
         },
     }
     for dest in AGENT_OPTIONS:

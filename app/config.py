@@ -44,10 +44,12 @@ from frontier.app.vocab import (
     APPROVALS,
     DEFAULT_APPROVAL,
     DEFAULT_PROTOCOL_SETTING,
+    DEFAULT_SANDBOX,
     DEFAULT_THEME,
     DEFAULT_WIRE_SETTING,
     PATCH_FORMATS,
     PROTOCOL_SETTINGS,
+    SANDBOXES,
     THEME_NAMES,
     WIRE_SETTINGS,
 )
@@ -133,6 +135,17 @@ class Config:
     max_calls: int = 64
     """The most tool calls one model response may make (``app/agent/loop.py``
     ``MAX_CALLS``): a call past it is not run and the model is told so."""
+    sandbox: str = DEFAULT_SANDBOX
+    """Where ``shell`` and ``python`` run (``vocab.SANDBOXES``; ``docs/sandbox.md``):
+    ``workspace-write`` (default), ``read-only`` or ``off`` (unconfined)."""
+    sandbox_network: bool = False
+    """A sandboxed command may use the network (``--sandbox-network on``)."""
+    sandbox_writable: tuple[str, ...] = ()
+    """Folders beside the workspace a sandboxed command may write (config.toml only)."""
+    sandbox_readable: tuple[str, ...] = ()
+    """Hidden places (``~/.ssh``…) a sandboxed command may read after all (config.toml only)."""
+    sandbox_hidden: tuple[str, ...] = ()
+    """More places to hide from sandboxed commands (config.toml only)."""
     api_key_from: str = field(default="", compare=False)
     """Where ``api_key`` was read (``$FRONTIER_API_KEY``, ``api_key_file PATH``…), so an
     invalid key is reported by its source, never by its value; set with the key, and
@@ -168,7 +181,12 @@ _ENV = {
     "context_window": "FRONTIER_CONTEXT_WINDOW",
     "compact_threshold": "FRONTIER_COMPACT_THRESHOLD",
     "max_calls": "FRONTIER_MAX_CALLS",
+    "sandbox": "FRONTIER_SANDBOX",
+    "sandbox_network": "FRONTIER_SANDBOX_NETWORK",
 }
+SANDBOX_LISTS = ("sandbox_writable", "sandbox_readable", "sandbox_hidden")
+"""Lists of paths only config.toml sets (no flag, no variable): what a sandboxed command
+may also write, may read after all, and may not see."""
 API_KEY_COMMAND_TIMEOUT = 30.0
 """Seconds ``api_key_command`` may take (it runs without a terminal: it must not prompt)."""
 
@@ -438,7 +456,18 @@ def load_config(**overrides: Any) -> Config:
         values["compact_threshold"] = _share(
             "compact_threshold", values["compact_threshold"], sources.get("compact_threshold", "")
         )
-    for name, choices in (("protocol", PROTOCOL_SETTINGS), ("wire", WIRE_SETTINGS)):
+    if "sandbox_network" in values:
+        values["sandbox_network"] = _switch(
+            "sandbox_network", values["sandbox_network"], sources.get("sandbox_network", "")
+        )
+    for name in SANDBOX_LISTS:
+        if name in values:
+            values[name] = _paths(name, values[name], sources.get(name, str(path)))
+    for name, choices in (
+        ("protocol", PROTOCOL_SETTINGS),
+        ("wire", WIRE_SETTINGS),
+        ("sandbox", SANDBOXES),
+    ):
         if name in values:
             values[name] = _choice(name, values[name], choices, sources.get(name, name))
     for name in ("api_key_command", "api_key_file"):
@@ -560,6 +589,29 @@ def _switch(name: str, value: Any, source: str) -> bool:
     if text in ("0", "false", "no", "off"):
         return False
     raise ConfigError(f"{name} must be true or false, got {value!r} (set by {source})")
+
+
+def _paths(name: str, value: Any, source: str) -> tuple[str, ...]:
+    """A list of paths (``sandbox_writable``…): a TOML array of non-empty strings."""
+    if isinstance(value, str) or not isinstance(value, list | tuple):
+        raise ConfigError(
+            f'{name} must be a list of paths, e.g. {name} = ["~/.cache/pip"], got {value!r} '
+            f"(set by {source})"
+        )
+    out: list[str] = []
+    for item in value:
+        if not isinstance(item, str) or not item.strip():
+            raise ConfigError(
+                f"{name} must be a list of paths (non-empty strings); {item!r} is not one "
+                f"(set by {source})"
+            )
+        out.append(item.strip())
+    return tuple(out)
+
+
+def key_file_path(config: Config) -> Path | None:
+    """Where ``api_key_file`` points (relative paths are from the config dir), if set."""
+    return _key_path(config.api_key_file) if config.api_key_file else None
 
 
 def _prefill(value: Any, source: str) -> str:
@@ -991,6 +1043,7 @@ __all__ = [
     "approvals_path",
     "config_dir",
     "data_dir",
+    "key_file_path",
     "load_approvals",
     "load_config",
     "load_providers",

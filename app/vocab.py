@@ -73,6 +73,18 @@ APPROVALS: tuple[Approval, ...] = get_args(Approval)
 """In the order shift+Tab cycles and the help lists them."""
 DEFAULT_APPROVAL: Approval = "ask"
 
+# --------------------------------------------------------------------- sandbox
+
+Sandbox = Literal["workspace-write", "read-only", "off"]
+"""Where ``shell`` and ``python`` run (``--sandbox``, issue 22; ``tools/sandbox.py`` builds
+it, ``docs/sandbox.md`` says what each allows): ``workspace-write`` — inside an OS sandbox
+that may write only the workspace; ``read-only`` — inside one that may write nothing;
+``off`` — unconfined, as before the sandbox."""
+SANDBOXES: tuple[Sandbox, ...] = get_args(Sandbox)
+"""In the order the CLI and the error messages list them (``tools/sandbox.py``
+``SANDBOX_MODES`` is the same list; a test keeps them equal)."""
+DEFAULT_SANDBOX: Sandbox = "workspace-write"
+
 # --------------------------------------------------------------------- finish reasons
 
 CLEAN_FINISH: tuple[str, ...] = ("stop", "tool_calls", "pause")

@@ -127,10 +127,12 @@ async def test_sigkill_of_frontier_kills_the_running_tool_and_its_children(
     ws = tmp_path / "ws"
     ws.mkdir()
     env = {**os.environ, "FRONTIER_DATA_DIR": str(tmp_path / "data")}
+    # unconfined: the pids the command writes are the host's (in the sandbox they are the
+    # PID namespace's; the sandbox's own death with Frontier is in tests/test_sandbox.py)
     frontier = await asyncio.create_subprocess_exec(
         sys.executable, "-m", "frontier.app.cli", "run", "--prompt", "go", "--json",
-        "--approval", "auto", "--protocol", "ctl", "--base-url", model_url["url"],
-        "--model", "m", "--workspace", str(ws),
+        "--approval", "auto", "--sandbox", "off", "--protocol", "ctl",
+        "--base-url", model_url["url"], "--model", "m", "--workspace", str(ws),
         stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.PIPE, env=env,
         start_new_session=True,
     )  # fmt: skip

@@ -93,6 +93,9 @@ def config(server: WireServer) -> Config:
         wire="openai-chat",
         protocol="native-inc",
         approval="auto",
+        # the OS sandbox would refuse the model's `mv ws …` itself (tests/test_sandbox.py):
+        # off here, so the pin is what stops every later call
+        sandbox="off",
         api_key="sk-loopback-0123456789",
         context_window=100_000,
         instructions=False,

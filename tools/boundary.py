@@ -29,6 +29,11 @@ runtime pins it at session start and passes it in): tools get it as ``ctx.root``
 "the workspace folder was replaced" — once the folder at the root's path is not the
 pinned one (checked before prepare and again before execute, since an approval can take
 minutes).
+
+Commands run in the session's OS sandbox (``sandbox``, ``tools/sandbox.py``; issue 22): the
+command's preview says so (``Preview.sandbox``) before approval, and when the sandbox
+stopped one (``meta["sandbox_stopped"]``) the person may be asked once to run it outside
+(``_escalate``): the same call, run again unconfined, one result.
 """
 
 from __future__ import annotations
@@ -41,7 +46,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from frontier.app.events import Event, ResultKind, ToolCall, ToolFinished, ToolOutput, ToolResult
 from frontier.app.events import ToolStarted as ToolStartedEvent
@@ -55,6 +60,7 @@ from frontier.tools.contract import (
     Decision,
     IntentJournal,
     Persistence,
+    Preview,
     ToolContext,
     ToolSpec,
 )
@@ -62,6 +68,9 @@ from frontier.tools.output_cap import cap_output
 from frontier.tools.policy import PolicyApprover
 from frontier.tools.registry import Registry
 from frontier.tools.schema import ArgError, coerce_args
+
+if TYPE_CHECKING:
+    from frontier.tools.sandbox import Sandbox
 
 REISSUE = "Re-issue the call with corrected arguments."
 
@@ -104,12 +113,17 @@ class ToolBoundary:
         *,
         policy: str | None = None,
         env: Mapping[str, str] | None = None,
+        sandbox: Sandbox | None = None,
     ) -> None:
         self.registry = registry
         self.root: str = _pinned(root)
         """As tools get it (``ctx.root``): a ``PinnedRoot`` unless the folder could not be
         opened (then tools fail on it as before, each with its own message)."""
-        self.approver: Approver = PolicyApprover(policy, approver) if policy else approver
+        self.sandbox = sandbox
+        """Where exec tools run (``ctx.sandbox``); ``None``: unconfined (``--sandbox off``)."""
+        self.approver: Approver = (
+            PolicyApprover(policy, approver, sandbox=sandbox) if policy else approver
+        )
         self.persistence = persistence
         self.emit = emit
         self.before_hook = before_hook
@@ -127,6 +141,7 @@ class ToolBoundary:
         if isinstance(staged, ToolResult):
             return await self._finish(call, staged, executed=False)
         result = await self._execute(staged)
+        result = await self._escalate(staged, result)
         return await self._finish(call, result, executed=True)
 
     async def run_batch(self, calls: Sequence[ToolCall]) -> list[ToolResult]:
@@ -170,12 +185,26 @@ class ToolBoundary:
         tool = self.registry.get(call.name)
         return bool(tool and tool.spec.sequential)
 
-    def _ctx(self, journal: IntentJournal | None = None) -> ToolContext:
+    def _ctx(self, journal: IntentJournal | None = None, *, outside: bool = False) -> ToolContext:
+        """``outside``: the one run of a command the person approved outside the sandbox."""
+
         def sink(call_id: str, text: str) -> None:
             if self.emit is not None:
                 self.emit(ToolOutput(call_id=call_id, data=text))
 
-        return ToolContext(root=self.root, output=sink, env=self.env, journal=journal)
+        sandbox = None if outside else self.sandbox
+        return ToolContext(
+            root=self.root, output=sink, env=self.env, journal=journal, sandbox=sandbox
+        )
+
+    def _inside(self, spec: ToolSpec, prepared: Prepared) -> Prepared:
+        """An exec call's preview, saying it will run inside the sandbox (its label)."""
+        sandbox = self.sandbox
+        if spec.kind != "exec" or sandbox is None or not sandbox.active:
+            return prepared
+        if prepared.preview.kind != "command":
+            return prepared
+        return replace(prepared, preview=replace(prepared.preview, sandbox=sandbox.label))
 
     def _journal(self, call_id: str) -> IntentJournal | None:
         """The store's intent journal for this call's multi-file writes, if it keeps one."""
@@ -226,6 +255,7 @@ class ToolBoundary:
             return _result(call, kind, _os_failure(spec.name, "preparing", exc))
         except Exception as exc:
             return _result(call, "runtime", _runtime(spec.name, "preparing", exc))
+        prepared = self._inside(spec, prepared)
         denied, decision = await self._gate(call, spec, prepared)
         if denied is not None:
             return denied
@@ -293,7 +323,51 @@ class ToolBoundary:
             return str(exc)
         return None
 
-    async def _execute(self, ready: _Ready) -> ToolResult:
+    async def _escalate(self, ready: _Ready, first: ToolResult) -> ToolResult:
+        """After the sandbox stopped a command: ask the person (``ask``/``auto-edit`` with
+        someone to ask; :meth:`PolicyApprover.escalate`) to run it once outside. Approved:
+        the same call runs again unconfined — not persisted again, one result: the
+        sandboxed attempt's output, a line saying the person approved, the second run's
+        output. Denied: the sandboxed result stands, with the reason."""
+        what = first.meta.get("sandbox_stopped")
+        if not what or ready.spec.kind != "exec" or self.persistence_failed:
+            return first
+        escalate = getattr(self.approver, "escalate", None)
+        if escalate is None:
+            return first
+        call = ready.call
+        preview = Preview(
+            kind="command",
+            command=ready.prepared.preview.command,
+            summary="run outside the sandbox",
+            sandbox=None,
+            escalation=str(what),
+        )
+        try:
+            decision: Decision | None = await escalate(call, ready.spec, preview)
+        except Exception as exc:
+            decision = Decision(False, f"the approver failed ({exc})", by="frontier")
+        if decision is None:
+            return first
+        if not decision.approved:
+            why = decision.reason.strip() or "no reason given"
+            note = (
+                f"[not run outside the sandbox: denied by {decision.by}: {why}. Do not retry "
+                "the same command unchanged; adjust the approach.]"
+            )
+            return replace(first, output=f"{first.output}\n{note}")
+        second = await self._execute(replace(ready, started_recorded=True), outside=True)
+        if second.kind == "session_persistence_failed":
+            return second
+        meta = {k: v for k, v in second.meta.items() if k != "sandbox_stopped"}
+        meta["sandbox"] = {"mode": "escalated", "network": True}
+        meta["escalated_from"] = first.meta.get("sandbox")
+        output = f"{first.output}\n{ESCALATED}\n{second.output}"
+        return replace(
+            second, output=cap_output(output), elapsed=first.elapsed + second.elapsed, meta=meta
+        )
+
+    async def _execute(self, ready: _Ready, *, outside: bool = False) -> ToolResult:
         """Run the tool to its real outcome; a result never precedes the tool's end.
 
         The tool runs as its own task. At the deadline (``spec.timeout``, unless the tool
@@ -305,6 +379,7 @@ class ToolBoundary:
         21, item 4). A read is cancelled as before (its walker stops on cancellation).
         """
         call = ready.call
+        # ``outside``: the escalated second run of a call whose start is already recorded
         if self.persistence is not None and not ready.started_recorded:
             try:
                 self.persistence.mark_started(call.id)
@@ -326,7 +401,9 @@ class ToolBoundary:
         context = contextvars.copy_context()
         context.run(CALL_STOP.set, run.stop)
         work = asyncio.get_running_loop().create_task(
-            ready.tool.execute(call, ready.prepared, self._ctx(journal), run.token),
+            ready.tool.execute(
+                call, ready.prepared, self._ctx(journal, outside=outside), run.token
+            ),
             context=context,
         )
         try:
@@ -471,7 +548,9 @@ class ToolBoundary:
             return outs
 
         async def one(s: _Ready | ToolResult) -> ToolResult:
-            return await self._execute(s) if isinstance(s, _Ready) else s
+            if not isinstance(s, _Ready):
+                return s
+            return await self._escalate(s, await self._execute(s))
 
         raw = await asyncio.gather(*(one(s) for s in staged))
         return [
@@ -687,6 +766,9 @@ def _write_stopped(spec: ToolSpec, kind: ResultKind, limit: float, doing: str) -
         )
     return f"{what} while {doing}; nothing was written. {advice}."
 
+
+ESCALATED = "[the person approved running it outside the sandbox]"
+"""Between the sandboxed attempt's output and the escalated run's (``_escalate``)."""
 
 ESC_TOO_LATE = (
     "(Esc came after it had begun writing, so it was finished, not stopped; the outcome "

@@ -9,9 +9,12 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal, NamedTuple, Protocol
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple, Protocol
 
 from frontier.app.events import ToolCall, ToolResult
+
+if TYPE_CHECKING:
+    from frontier.tools.sandbox import Sandbox
 
 
 @dataclass(frozen=True)
@@ -150,6 +153,12 @@ class Preview:
     files: tuple[FilePreview, ...] = ()
     command: str | None = None
     summary: str = ""
+    sandbox: str | None = None
+    """For a command: where it will run — the sandbox's label (``workspace-write · net
+    off``) when inside, ``None`` when outside (sandbox off, unavailable, or escalated)."""
+    escalation: str | None = None
+    """Set when the person is asked to run a command *outside* the sandbox after the
+    sandbox stopped it: what the sandbox refused (``tools/sandbox.py`` ``stopped_by``)."""
 
 
 @dataclass(frozen=True)
@@ -236,3 +245,6 @@ class ToolContext:
     """Extra environment for child processes (API keys are never passed)."""
     journal: IntentJournal | None = None
     """The session's intent journal for this call's multi-file writes (``None``: none kept)."""
+    sandbox: Sandbox | None = None
+    """Where ``shell`` and ``python`` run (``tools/sandbox.py``): ``None`` — unconfined
+    (``--sandbox off``, or one command the person approved to run outside)."""

@@ -12,6 +12,13 @@ A running call's group also dies with Frontier, however Frontier dies (``kill
 pipe only Frontier can write to and is told each running group; when the pipe
 closes (the kernel closes it when Frontier's process ends) it stops the groups
 still listed. See ``docs/decisions-tools.md``, "A running tool dies with Frontier".
+
+With a sandbox (``ctx.sandbox``, ``tools/sandbox.py``) the command runs inside ``bwrap``:
+bwrap is the group's leader and the command runs in a PID namespace of its own, in its own
+session. A stop (timeout, Esc) sends SIGTERM to every process below bwrap (the command and
+whatever it started, ``setsid`` or not), waits the same grace, then kills bwrap's group:
+bwrap's death takes the whole namespace with it (``--die-with-parent``), and so does the
+command's own end, so no background job outlives the call.
 """
 
 from __future__ import annotations
@@ -35,6 +42,7 @@ from frontier.tools.base import CancelToken, Outcome, Prepared, ToolError
 from frontier.tools.contract import Preview, ToolContext, ToolSpec
 from frontier.tools.output_cap import CappedBuffer, IncrementalText
 from frontier.tools.paths import real_root
+from frontier.tools.sandbox import SandboxRecord, tidy
 
 EXIT_CANCELLED = 130
 EXIT_TIMEOUT = 124
@@ -236,8 +244,51 @@ def _killpg(pid: int, sig: int) -> None:
         os.killpg(pid, sig)
 
 
-async def _stop_group(proc: asyncio.subprocess.Process) -> None:
-    _killpg(proc.pid, signal.SIGTERM)
+def _process_tree() -> dict[int, list[int]]:
+    """Each process's children, read from ``/proc`` (empty where there is none)."""
+    children: dict[int, list[int]] = {}
+    try:
+        entries = list(os.scandir("/proc"))
+    except OSError:
+        return children
+    for entry in entries:
+        if not entry.name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry.name}/stat", "rb") as f:
+                stat = f.read()
+            ppid = int(stat.rsplit(b")", 1)[1].split()[1])
+        except (OSError, ValueError, IndexError):
+            continue  # gone meanwhile
+        children.setdefault(ppid, []).append(int(entry.name))
+    return children
+
+
+def _descendants(pid: int, tree: Mapping[int, list[int]]) -> list[int]:
+    """Every process below ``pid`` in ``tree``."""
+    out: list[int] = []
+    todo = [pid]
+    while todo:
+        for child in tree.get(todo.pop(), ()):
+            out.append(child)
+            todo.append(child)
+    return out
+
+
+async def _stop_group(proc: asyncio.subprocess.Process, contained: bool = False) -> None:
+    """TERM, grace, KILL. ``contained``: ``proc`` is bwrap, which would die of the TERM at
+    once and take the sandbox with it (KILL, no grace); so the TERM goes to every process
+    inside but bwrap's init (whose end, too, ends everything at once), and the KILL to
+    bwrap's group."""
+    if contained:
+        tree = _process_tree()
+        init = set(tree.get(proc.pid, ()))
+        for pid in _descendants(proc.pid, tree):
+            if pid not in init:
+                with contextlib.suppress(ProcessLookupError, PermissionError):
+                    os.kill(pid, signal.SIGTERM)
+    else:
+        _killpg(proc.pid, signal.SIGTERM)
     try:
         await asyncio.wait_for(proc.wait(), KILL_GRACE)
     except TimeoutError:
@@ -255,8 +306,10 @@ async def run_process(
     cancel: CancelToken,
     on_output: Callable[[str], None] | None = None,
     stdin_data: bytes | None = None,
+    contained: bool = False,
 ) -> ProcessResult:
-    """Run ``argv`` to completion, timeout or cancellation; never raises for the child's fate."""
+    """Run ``argv`` to completion, timeout or cancellation; never raises for the child's fate.
+    ``contained``: ``argv`` is a sandbox's (``Sandbox.wrap``), stopped from the inside."""
     started = time.monotonic()
     proc = await asyncio.create_subprocess_exec(
         *argv,
@@ -270,7 +323,7 @@ async def run_process(
     # After the spawn, so the first call's start does not wait for the reaper's.
     _GroupReaper.watch(proc.pid)
     try:
-        return await _supervise(proc, started, timeout, cancel, on_output, stdin_data)
+        return await _supervise(proc, started, timeout, cancel, on_output, stdin_data, contained)
     finally:
         _GroupReaper.release(proc.pid)
 
@@ -282,6 +335,7 @@ async def _supervise(
     cancel: CancelToken,
     on_output: Callable[[str], None] | None,
     stdin_data: bytes | None,
+    contained: bool = False,
 ) -> ProcessResult:
     """Stream the output and wait for exit, timeout or cancel; stop the group if needed."""
     buf = CappedBuffer()
@@ -316,14 +370,14 @@ async def _supervise(
         )
         if waiter not in done:
             kind = "cancelled" if cancelled in done else "timeout"
-            await _stop_group(proc)
+            await _stop_group(proc, contained)
         try:
             await asyncio.wait_for(asyncio.shield(reader), DRAIN_AFTER_EXIT)
         except TimeoutError:
             _killpg(proc.pid, signal.SIGKILL)
             reader.cancel()
     except asyncio.CancelledError:
-        await _stop_group(proc)
+        await _stop_group(proc, contained)
         raise
     finally:
         for task in (cancelled, reader, writer):
@@ -393,27 +447,44 @@ class _ExecTool:
     ) -> Outcome:
         timeout = float(prepared.args.get("timeout") or self.spec.timeout)
         argv, stdin = self.argv(prepared.args)
+        root = str(real_root(ctx.root))
+        env = child_env(ctx.env)
         sink = ctx.output
 
         def on_output(text: str) -> None:
             if sink is not None:
                 sink(call.id, text)
 
-        res = await run_process(
-            argv,
-            cwd=str(real_root(ctx.root)),
-            env=child_env(ctx.env),
-            timeout=timeout,
-            cancel=cancel,
-            on_output=on_output,
-            stdin_data=stdin,
-        )
-        return Outcome(
-            kind=res.kind,
-            output=_render(res, timeout),
-            exit_code=res.exit_code,
-            meta={"bytes": res.total_bytes},
-        )
+        # No sandbox object: unconfined by choice (``--sandbox off``, or one command the
+        # person approved to run outside). One that cannot start: unconfined too, but only
+        # after the policy asked, and recorded as ``unavailable``.
+        sandbox = ctx.sandbox
+        record = sandbox.record if sandbox is not None else SandboxRecord("off")
+        contained = sandbox is not None and sandbox.active
+        made: list[str] = []
+        if sandbox is not None and contained:
+            argv, env, made = sandbox.wrap(argv, root, env)
+        try:
+            res = await run_process(
+                argv,
+                cwd=root,
+                env=env,
+                timeout=timeout,
+                cancel=cancel,
+                on_output=on_output,
+                stdin_data=stdin,
+                contained=contained,
+            )
+        finally:
+            tidy(made)
+        output = _render(res, timeout)
+        meta: dict[str, Any] = {"bytes": res.total_bytes, "sandbox": record.as_meta()}
+        if res.kind == "error" and sandbox is not None and contained:
+            what = sandbox.stopped_by(res.output)
+            if what is not None:
+                output += f"\n[stopped by the sandbox: {what}]"
+                meta["sandbox_stopped"] = what
+        return Outcome(kind=res.kind, output=output, exit_code=res.exit_code, meta=meta)
 
 
 class ShellTool(_ExecTool):

@@ -12,13 +12,21 @@ do. Fields keep their display order whatever was dropped.
 The model name, the mode, the session id and the activity (``running c3``: the call id
 is the model's) can come from a stored session or the model, so they go through
 ``display.display_preview`` (one row each) before they are measured or drawn.
+
+The sandbox (issue 22) sits beside the approval policy, the two together say what runs
+without asking: ``sandbox: workspace-write · net off`` in full, ``sbx ws-write·net off``
+when the line is short (``docs/decisions.md``, "The sandbox in an 80-column status
+bar"); ``sandbox: unavailable`` (Frontier asks before every command) is a warning, drawn
+in the theme's warning colour and kept before everything but the activity.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from typing import ClassVar
 
 from rich.cells import cell_len
+from rich.style import Style
 from rich.text import Text
 from textual import events
 from textual.widgets import Static
@@ -30,6 +38,7 @@ SEPARATOR = " · "
 ORDER = (
     "activity",
     "approval",
+    "sandbox",
     "model",
     "mode",
     "rate",
@@ -75,6 +84,9 @@ class StatusInfo:
     """Share of the model's context window the latest response used, when the window is
     known (a setting); ``None`` shows nothing."""
     interrupt_key: str = "esc"
+    sandbox: str = ""
+    """Where commands run (``Sandbox.label``): ``workspace-write · net off``, ``off``,
+    ``unavailable: <reason>``; empty shows nothing (a replay: no commands run)."""
 
 
 Step = tuple[int, str, Text]
@@ -89,7 +101,36 @@ def _shown(text: str) -> str:
     return display_preview(text, one_line=True, limit=80)
 
 
-def _steps(info: StatusInfo) -> list[Step]:
+SANDBOX_SHORT = {"workspace-write": "ws-write", "read-only": "read-only"}
+"""The short form's name of each mode (``sbx ws-write·net off``)."""
+WARNING = "bold reverse"
+"""The style of a warning field when the bar is drawn without a theme (tests, plain
+``render_status``); the ``StatusBar`` passes its theme's ``status-bar--warning``."""
+
+
+def sandbox_forms(label: str, warning: Style | str = WARNING) -> tuple[Text, Text, bool]:
+    """The sandbox field's short and full forms, and whether it is a warning."""
+    mode, _, rest = label.partition(" · ")
+    if mode == "unavailable" or label.startswith("unavailable"):
+        reason = label.partition(":")[2].strip()
+        full = f"sandbox: unavailable ({reason})" if reason else "sandbox: unavailable"
+        return Text("sandbox: unavailable", warning), Text(full, warning), True
+    if mode in SANDBOX_SHORT and rest:
+        return (
+            Text.assemble(("sbx ", "dim"), f"{SANDBOX_SHORT[mode]}·{rest}"),
+            Text.assemble(("sandbox: ", "dim"), label),
+            False,
+        )
+    if label == "off":
+        return (
+            Text.assemble(("sbx ", "dim"), "off"),
+            Text.assemble(("sandbox: ", "dim"), "off"),
+            False,
+        )
+    return Text(f"sbx {label}"), Text(f"sandbox: {label}"), False
+
+
+def _steps(info: StatusInfo, warning: Style | str = WARNING) -> list[Step]:
     """Every field's forms with the priority of showing each (short forms first)."""
     info = replace(
         info,
@@ -99,6 +140,7 @@ def _steps(info: StatusInfo) -> list[Step]:
         activity=_shown(info.activity),
         waiting=_shown(info.waiting),
         approval=_shown(info.approval),
+        sandbox=_shown(info.sandbox),
     )
     working = info.working is not None
     busy = working or info.activity not in ("", "idle")
@@ -141,6 +183,12 @@ def _steps(info: StatusInfo) -> list[Step]:
             Text.assemble(("approval ", "dim"), (info.approval, style)),
             13 if busy else 26,
         )
+    if info.sandbox:
+        short, full, warns = sandbox_forms(info.sandbox, warning)
+        if warns:  # commands are not confined: news whatever else is going on
+            add("sandbox", 97, short, full, 25 if busy else 60)
+        else:
+            add("sandbox", 72 if busy else 92, short, full, 10 if busy else 81)
     model = info.model or "no model"
     short_model = model if len(model) <= 14 else model[:13] + "…"
     add("model", 55 if busy else 90, _text(short_model, "bold"), _text(model, "bold"), 9)
@@ -196,11 +244,11 @@ def _width(chosen: dict[str, Text]) -> int:
     return sum(text.cell_len for text in chosen.values()) + separators
 
 
-def fit_status(info: StatusInfo, width: int) -> dict[str, Text]:
+def fit_status(info: StatusInfo, width: int, warning: Style | str = WARNING) -> dict[str, Text]:
     """The fields shown at ``width`` cells and the form of each (see the module doc)."""
     chosen: dict[str, Text] = {}
     seen: set[str] = set()
-    for _, field, text in sorted(_steps(info), key=lambda step: -step[0]):
+    for _, field, text in sorted(_steps(info, warning), key=lambda step: -step[0]):
         if field in seen and field not in chosen:
             continue  # its short form did not fit: a longer one cannot
         seen.add(field)
@@ -214,9 +262,9 @@ def fit_status(info: StatusInfo, width: int) -> dict[str, Text]:
     return chosen
 
 
-def render_status(info: StatusInfo, width: int = 1000) -> Text:
+def render_status(info: StatusInfo, width: int = 1000, warning: Style | str = WARNING) -> Text:
     """The bar's line at ``width`` cells: fields by priority, in display order."""
-    chosen = fit_status(info, width)
+    chosen = fit_status(info, width, warning)
     text = Text(no_wrap=True, overflow="ellipsis")
     first = True
     for field in ORDER:
@@ -231,8 +279,10 @@ def render_status(info: StatusInfo, width: int = 1000) -> Text:
 
 
 class StatusBar(Static):
+    COMPONENT_CLASSES: ClassVar[set[str]] = {"status-bar--warning"}
     DEFAULT_CSS = """
     StatusBar { height: 1; background: $panel; color: $foreground; padding: 0 1; }
+    StatusBar > .status-bar--warning { background: $warning; color: $panel; text-style: bold; }
     """
 
     def __init__(self, *, id: str | None = None) -> None:
@@ -250,4 +300,5 @@ class StatusBar(Static):
         if self.info is None:
             return
         width = self.content_size.width or max(1, self.app.size.width - 2)
-        self.update(render_status(self.info, width), layout=False)
+        warning = self.get_component_rich_style("status-bar--warning", partial=True)
+        self.update(render_status(self.info, width, warning), layout=False)

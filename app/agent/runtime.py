@@ -32,7 +32,15 @@ from frontier.app.agent.modes import Mode, get_mode
 from frontier.app.agent.queue import MessageQueue
 from frontier.app.agent.session import AgentSession, EventHub
 from frontier.app.agent.undo import split_undone
-from frontier.app.config import Config, load_approvals, resolve_api_key, save_approvals
+from frontier.app.config import (
+    Config,
+    config_dir,
+    data_dir,
+    key_file_path,
+    load_approvals,
+    resolve_api_key,
+    save_approvals,
+)
 from frontier.app.events import ToolCall, ToolResult
 from frontier.app.model.catalogue import ModelInfo, lookup, resolve_protocol, resolve_wire
 from frontier.app.model.client import Client
@@ -44,6 +52,7 @@ from frontier.app.session.prompt_history import DEMO_KEY, PromptHistory
 from frontier.tools.approval_rules import AllowedRule, ApprovalRules, rules_from_data
 from frontier.tools.beneath import pin_root
 from frontier.tools.contract import Approver
+from frontier.tools.sandbox import Sandbox, SandboxSettings, make_sandbox
 from frontier.tools.workspace_files import BeneathFiles
 
 if TYPE_CHECKING:
@@ -117,6 +126,37 @@ def _workspace_rules(root: Path, notes: list[str]) -> ApprovalRules:
     notes.extend(file_notes)
     notes.extend(f"remembered approvals: {note}" for note in refused)
     return ApprovalRules(root, (AllowedRule(rule, True) for rule in rules))
+
+
+def session_sandbox(config: Config, notes: list[str], *, demo: bool = False) -> Sandbox:
+    """The session's command sandbox (issue 22; ``tools/sandbox.py``) from the settings,
+    hiding Frontier's own data dir, config dir and key file from every command. When it
+    was asked for but cannot start here, ``notes`` says so: every command is asked then
+    (``tools/policy.py``)."""
+    private = [str(data_dir()), str(config_dir())]
+    key_file = key_file_path(config)
+    if key_file is not None:
+        private.append(str(key_file))
+    settings = SandboxSettings(
+        mode=config.sandbox,  # type: ignore[arg-type]  # checked against vocab.SANDBOXES
+        network=config.sandbox_network,
+        writable=tuple(config.sandbox_writable),
+        readable=tuple(config.sandbox_readable),
+        hidden=tuple(config.sandbox_hidden),
+        private=tuple(private),
+    )
+    sandbox = make_sandbox(settings)
+    if settings.mode != "off" and not sandbox.active and demo:
+        notes.append(
+            f"sandbox unavailable: {sandbox.unavailable} — the demo's own scripted commands "
+            "run unconfined; a model's commands would each be asked first"
+        )
+    elif settings.mode != "off" and not sandbox.active:
+        notes.append(
+            f"sandbox unavailable: {sandbox.unavailable} — every command will be asked "
+            "before it runs (--sandbox off runs them unconfined without asking)"
+        )
+    return sandbox
 
 
 def _discard_if_empty(store: SessionStore, session_id: str) -> None:
@@ -383,9 +423,21 @@ def create_runtime(
         dialect = resolve_patch_format(config.patch_format, plan.model)
         registry = default_registry(dialect)
         rules = _workspace_rules(root, notes)
-        policy = PolicyApprover(config.approval, approver, rules)
+        # issue 22: shell and python run in an OS sandbox; the policy knows whether it runs
+        sandbox = session_sandbox(config, [] if offline else notes, demo=demo)
+        on_error.callback(sandbox.close)
+        # The demo's commands are its own script's (the bundled sample's tests), never a
+        # model's: where no sandbox can start they run unconfined, said in a note, rather
+        # than the first command of `frontier demo` on a fresh machine being refused.
+        asks_for = None if demo and not sandbox.active else sandbox
+        policy = PolicyApprover(config.approval, approver, rules, sandbox=asks_for)
         boundary = ToolBoundary(
-            registry, root, policy, store.persistence(session_id), emit=events.emit
+            registry,
+            root,
+            policy,
+            store.persistence(session_id),
+            emit=events.emit,
+            sandbox=sandbox,
         )
         # A resumed session's responses continue its numbering: SESSION#N names one.
         requests = RequestCounter(store.next_request_index(session_id))
@@ -457,6 +509,7 @@ def create_runtime(
                 store.close,
                 lock.release,
                 root.unpin,  # issue 21, item 9: the workspace pin
+                sandbox.close,  # issue 22: the sandbox's private temp folder
             ],
             rules_saver=lambda data: save_approvals(root, data),
             budget=budget,
@@ -466,6 +519,8 @@ def create_runtime(
             ),
             queue=queue,
             notices=plan.notices,
+            sandbox_label=sandbox.label,
+            sandbox_active=sandbox.active,
         )
         on_error.pop_all()
         return session

@@ -142,6 +142,8 @@ class AgentSession:
         prompt_history: PromptHistory | None = None,
         queue: MessageQueue | None = None,
         notices: Iterable[str] = (),
+        sandbox_label: str = "off",
+        sandbox_active: bool = False,
     ) -> None:
         """``queue``: the messages typed during a turn, shared with the loop (its
         ``inbox``); without one a queued message waits for the next ``send``.
@@ -189,6 +191,12 @@ class AgentSession:
         """What the user typed in this workspace (↑/↓, ctrl+r), scrubbed; the front end adds."""
         self._queue = queue if queue is not None else MessageQueue(workspace)
         self._notices: list[str] = list(notices)
+        self.sandbox_label: str = sandbox_label
+        """Where ``shell`` and ``python`` run, in the status bar's words (issue 22):
+        ``workspace-write · net off``, ``read-only · net on``, ``off`` or
+        ``unavailable: <reason>`` (then every command is asked first)."""
+        self.sandbox_active: bool = sandbox_active
+        """Commands run inside the OS sandbox (``sandbox_label`` says which)."""
 
     # ------------------------------------------------------------------ facts that change
     @property

@@ -33,6 +33,8 @@ def config_from_args(args: argparse.Namespace) -> Config | None:
             "max_tokens",
             "context_window",
             "max_calls",
+            "sandbox",
+            "sandbox_network",
         )
     }
     try:

@@ -292,7 +292,15 @@ def _rounds(n: int) -> str:
 
 def render_preview(preview: Preview) -> str:
     if preview.kind == "command":
-        return f"$ {preview.command}"
+        shown = f"$ {preview.command}"
+        if preview.escalation is not None:
+            return (
+                f"{shown}\nthe sandbox stopped it: {preview.escalation}\n"
+                "run it again OUTSIDE the sandbox (unconfined, network on)?"
+            )
+        if preview.sandbox is not None:
+            return f"{shown}\n(inside the sandbox: {preview.sandbox})"
+        return f"{shown}\n(outside any sandbox)"
     return "\n".join(f.diff for f in preview.files) or preview.summary
 
 
@@ -317,6 +325,9 @@ class TerminalApprover:
 class NoTerminalApprover:
     """No terminal to ask on: deny, and say how to allow it."""
 
+    interactive = False
+    """Nobody is asked (``tools/policy.py``): what needs a person is refused, saying why."""
+
     async def approve(self, call: ToolCall, spec: ToolSpec, preview: Preview) -> Decision:
         return Decision(
             False,
@@ -337,6 +348,7 @@ def session_json(session: AgentSession) -> dict[str, Any]:
         "model": session.model,
         "mode": session.mode,
         "approval": session.approval,
+        "sandbox": session.sandbox_label,
         "instructions": [
             {"path": f.path, "status": f.status, "size": f.size, "sent": f.sent, "reason": f.reason}
             for f in session.instructions
@@ -393,7 +405,10 @@ async def run_headless(
         safe_print(dumps(printer.scrubber.scrub_obj(session_json(session))), file=printer.out)
         printer.out.flush()
     else:
-        safe_print(f"session {session.session_id} · {session.mode} · workspace {session.workspace}")
+        safe_print(
+            f"session {session.session_id} · {session.mode} · workspace {session.workspace}"
+            f" · sandbox {session.sandbox_label}"
+        )
     for note in session.notes:  # stderr with --json: stdout stays one event per line
         safe_print(f"note {printer.text(note)}", file=sys.stderr if as_json else sys.stdout)
     for result in session.recovered:

@@ -124,6 +124,7 @@ def export_records(
                 "recovered": bool(meta.get("recovered")),
                 **({"inferred": True} if meta.get("inferred") else {}),
                 **_mutation_meta(meta),
+                **_sandbox_meta(meta),
             }
         elif r.type == "error":
             yield {
@@ -197,6 +198,12 @@ def to_markdown(info: SessionInfo, records: list[dict[str, Any]]) -> str:
                 parts.append("(reconciled after a crash)")
             if r.get("inferred"):
                 parts.append("(its Frontier stopped; not reconciled yet)")
+            if r.get("sandbox"):
+                parts.append(f"sandbox: {r['sandbox']}")
+            if r.get("escalated"):
+                parts.append("escalated: approved outside the sandbox")
+            elif r.get("sandbox_stopped"):
+                parts.append(f"stopped by the sandbox: {r['sandbox_stopped']}")
             out += [f"{' · '.join(parts)} — `{r['id']}`", ""]
             changes = change_lines(r)  # the record carries the result's changes keys
             if changes:  # a mutation: its files say it better than its output
@@ -227,6 +234,37 @@ def _mutation_meta(meta: dict[str, Any]) -> dict[str, Any]:
     if "already_applied" in meta:
         out["already_applied"] = bool(meta["already_applied"])
     return out
+
+
+def _sandbox_meta(meta: dict[str, Any]) -> dict[str, Any]:
+    """An exec result's sandbox (issue 22): ``sandbox`` — its label (``workspace-write ·
+    net off``, ``off``, ``unavailable``, ``outside the sandbox (approved)``);
+    ``escalated`` — the person approved running it outside after the sandbox stopped it
+    (``escalated_from``: the first attempt's sandbox); ``sandbox_stopped`` — what the
+    sandbox refused when it stood."""
+    raw = meta.get("sandbox")
+    if not isinstance(raw, dict):
+        return {}
+    out: dict[str, Any] = {"sandbox": sandbox_label(raw)}
+    if raw.get("mode") == "escalated":
+        out["escalated"] = True
+        first = meta.get("escalated_from")
+        if isinstance(first, dict):
+            out["escalated_from"] = sandbox_label(first)
+    elif meta.get("sandbox_stopped"):
+        out["sandbox_stopped"] = str(meta["sandbox_stopped"])
+    return out
+
+
+def sandbox_label(raw: dict[str, Any]) -> str:
+    """A stored ``{"mode", "network"}`` in words, as ``tools/sandbox.py`` ``SandboxRecord``
+    labels it (the store does not import the tools)."""
+    mode = str(raw.get("mode", ""))
+    if mode in ("workspace-write", "read-only"):
+        return f"{mode} · net {'on' if raw.get('network') else 'off'}"
+    if mode == "escalated":
+        return "outside the sandbox (approved)"
+    return mode or "unknown"
 
 
 def _call_body(r: dict[str, Any]) -> list[str]:

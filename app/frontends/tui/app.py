@@ -39,10 +39,11 @@ from textual.widgets import Input, TextArea
 from frontier.app.agent.explain import Explanation
 from frontier.app.agent.session import AgentSession
 from frontier.app.config import Config, data_dir, save_setting
-from frontier.app.events import Event, ToolCall
+from frontier.app.events import Event, ToolCall, ToolFinished
 from frontier.app.files import write_atomic
 from frontier.app.frontends.tui.live import APPROVAL_MEANING, LiveController, SessionFactory
 from frontier.app.frontends.tui.replay import ReplayController, Step
+from frontier.app.frontends.tui.sandbox_text import ran_under
 from frontier.app.frontends.tui.screens.copy import CopyItem, CopyScreen, copy_items
 from frontier.app.frontends.tui.screens.help import HelpScreen
 from frontier.app.frontends.tui.screens.inspector import InspectorAction, InspectorScreen
@@ -179,6 +180,8 @@ class FrontierApp(App[int]):
         self.flush_hz = flush_hz
         self.autostart = autostart
         self.reviews: list[ReviewRecord] = []
+        self.sandboxes: dict[str, tuple[str, ...]] = {}
+        """Per finished command: where it ran (``sandbox_text.ran_under``), by call id."""
         self.last_session_id: str | None = None
         """The session open when the app closed: ``run_tui`` prints how to resume it."""
         self.split_diff = False
@@ -297,9 +300,24 @@ class FrontierApp(App[int]):
     def observe(self, event: Event) -> None:
         """The core's observer: cheap; painting happens on the next flush."""
         self.state.apply(event)
+        if isinstance(event, ToolFinished):
+            self._ran_under(event)
 
     def observe_all(self, events: Iterable[Event]) -> None:
-        self.state.apply_all(events)
+        for event in events:
+            self.observe(event)
+
+    def _ran_under(self, event: ToolFinished) -> None:
+        """A finished command's sandbox (``sandbox: workspace-write · net off``, ``outside
+        the sandbox (approved)``…) under its line in the Transcript, beside a mutation's
+        files; kept for the inspector too (``sandbox_text.ran_under``)."""
+        result = event.result
+        lines = tuple(map(self.state.scrub, ran_under(result.meta)))
+        row = self.state.tools.get(result.call_id)
+        if not lines or row is None:
+            return
+        self.sandboxes[result.call_id] = lines
+        row.changes = (*row.changes, *lines)
 
     async def review(self, call: ToolCall, spec: ToolSpec | None, preview: Preview) -> Decision:
         """Show the review modal for ``call`` and wait for the user's decision."""
@@ -528,7 +546,10 @@ class FrontierApp(App[int]):
             return
         if isinstance(self.screen, InspectorScreen):
             self.screen.dismiss(None)
-        screen = InspectorScreen(explanation, replay=self.replaying)
+        attempt = explanation.attempt
+        repaired = attempt.call[0] if attempt is not None and attempt.call else None
+        sandbox = self.sandboxes.get(repaired, ()) if repaired else ()
+        screen = InspectorScreen(explanation, replay=self.replaying, sandbox=sandbox)
         self.push_screen(screen, callback=lambda action: self._inspected(row, explanation, action))
 
     def _inspected(

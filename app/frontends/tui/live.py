@@ -620,6 +620,9 @@ class LiveController:
             session=session.session_id if session else "",
             activity=activity,
             approval=session.approval if session else "",
+            # ``AgentSession.sandbox_label`` (issue 22): ``workspace-write · net off``,
+            # ``off``, ``unavailable: <reason>``
+            sandbox=session.sandbox_label if session else "",
             working=working,
             spinner=progress.spinner(now),
             tokens_in=progress.tokens_in if progress.usage_seen else None,

@@ -91,10 +91,16 @@ class InspectorScreen(ModalScreen["InspectorAction | None"]):
         Binding("y", "copy", "Copy"),
     ]
 
-    def __init__(self, explanation: Explanation, *, replay: bool) -> None:
+    def __init__(
+        self, explanation: Explanation, *, replay: bool, sandbox: tuple[str, ...] = ()
+    ) -> None:
         super().__init__()
         self.explanation = explanation
         self.replay = replay
+        self.sandbox = sandbox
+        """Where the call the next attempt confirmed ran (``sandbox: workspace-write · net
+        off``, ``outside the sandbox (approved)``…: ``sandbox_text.ran_under``), when this
+        front end saw it finish; empty otherwise."""
         """In replay ``e`` moves on to the next error; live, ``g`` also names the replay."""
 
     # ------------------------------------------------------------------ layout
@@ -198,6 +204,9 @@ class InspectorScreen(ModalScreen["InspectorAction | None"]):
             ok = attempt.succeeded
             nxt.append("✓ " if ok else "✗ ", self._style("good" if ok else "bad"))
         nxt.append(display_preview(next_line(exp)) + "\n")
+        for line in self.sandbox:  # where that call ran, as its result said
+            nxt.append("ran ", label)
+            nxt.append(_one(line) + "\n")
         nxt.append("replay ", label)
         nxt.append(_one(exp.replay_command))
         self.query_one("#inspector-next", Static).update(nxt)

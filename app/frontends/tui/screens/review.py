@@ -25,6 +25,14 @@ below the body says how many lines are still below (``↓ 41 more lines below``)
 ``a`` / ``A`` approve only once the end has been on screen — until then the hint line
 says to scroll to the end. Every string shown here that came from the model, a file or
 a file name goes through ``widgets/display.display_preview`` first.
+
+A command's review says where it will run (issue 22), on the line below the head:
+``runs inside the sandbox (workspace-write · net off)`` when ``Preview.sandbox`` names
+one, ``runs OUTSIDE the sandbox`` in the warning style when it is ``None``. A command the
+sandbox stopped, offered once outside it (``Preview.escalation``), is headed by the plain
+question — ``The sandbox stopped this command: <what>. Run it once outside the
+sandbox?`` — with the command shown as always and ``a`` / ``d``; "always allow" is not
+offered for it (one approval, one run: a rule would make the next escalation silent).
 """
 
 from __future__ import annotations
@@ -123,6 +131,12 @@ class ReviewScreen(ModalScreen[Decision]):
     ReviewScreen.-command.-narrow #review { max-height: 100%; }
     ReviewScreen.-command #review-body { height: auto; padding: 1 0 0 1; }
     #review-head { height: 1; padding: 0 1; background: $panel; }
+    #review-escalation {
+        height: auto; max-height: 3; padding: 0 1; background: $warning 20%;
+        color: $text-warning; text-style: bold;
+    }
+    #review-where { height: 1; padding: 0 1; color: $text-muted; }
+    #review-where.-outside { color: $text-warning; text-style: bold; }
     #file-header { display: none; height: 1; padding: 0 1; background: $panel; }
     ReviewScreen.-narrow #file-header { display: block; }
     #review-body { height: 1fr; }
@@ -179,8 +193,10 @@ class ReviewScreen(ModalScreen[Decision]):
         self.initial_wrap = wrap
         self.asking: Asking | None = None
         """What the reason box is open for (``None``: closed)."""
-        self.offer: Rule | None = offer(call, spec, preview) if always_allow else None
-        """The rule ``A`` would make (``None``: no session to keep one, or none fits)."""
+        allow = always_allow and preview.escalation is None  # one run outside, never a rule
+        self.offer: Rule | None = offer(call, spec, preview) if allow else None
+        """The rule ``A`` would make (``None``: no session to keep one, none fits, or an
+        escalation)."""
         self.choosing = False
         """``A`` was pressed: ``1`` / ``2`` say for how long."""
         self.always: AlwaysAllow | None = None
@@ -205,7 +221,11 @@ class ReviewScreen(ModalScreen[Decision]):
     def compose(self) -> ComposeResult:
         preview = self.preview
         with Vertical(id="review"):
+            if self.escalation is not None:
+                yield Static(self._escalation_text(), id="review-escalation")
             yield Static(id="review-head")
+            if self.runs_command:
+                yield Static(self._where(), id="review-where", classes=self._where_class())
             if self.is_diff:
                 yield Static(id="file-header")
             with Horizontal(id="review-body"):
@@ -231,6 +251,41 @@ class ReviewScreen(ModalScreen[Decision]):
             yield Static(id="review-more")
             yield Static(id="review-keys")
 
+    @property
+    def escalation(self) -> str | None:
+        """What the sandbox refused, when this review offers one run outside it."""
+        return self.preview.escalation if not self.is_diff else None
+
+    @property
+    def runs_command(self) -> bool:
+        """A command or code that runs as a process (``shell``, ``python``): the review
+        says where — inside the sandbox or outside it."""
+        if self.is_diff:
+            return False
+        if self.spec is not None:
+            return self.spec.kind == "exec"
+        return self.preview.command is not None
+
+    def _escalation_text(self) -> Text:
+        what = shown(self.escalation or "", 200)
+        return Text(
+            f"The sandbox stopped this command: {what}. Run it once outside the sandbox?",
+            overflow="ellipsis",
+        )
+
+    def _where(self) -> Text:
+        if self.preview.sandbox is not None:
+            return Text(
+                f"runs inside the sandbox ({shown(self.preview.sandbox, 80)})",
+                no_wrap=True,
+                overflow="ellipsis",
+            )
+        once = " · this once, as you approve" if self.escalation is not None else ""
+        return Text(f"runs OUTSIDE the sandbox{once}", no_wrap=True, overflow="ellipsis")
+
+    def _where_class(self) -> str:
+        return "-outside" if self.preview.sandbox is None else ""
+
     def _command_source(self) -> tuple[str, str]:
         """What "Review command" shows and its lexer: the command or the python tool's
         code, else every argument of the call as JSON (what approving passes on)."""
@@ -241,7 +296,10 @@ class ReviewScreen(ModalScreen[Decision]):
 
     def on_mount(self) -> None:
         box = self.query_one("#review")
-        box.border_title = shown(self.title_text)
+        title = self.title_text
+        if self.escalation is not None:
+            title += " · outside the sandbox"
+        box.border_title = shown(title)
         box.border_subtitle = "the approval is bound to exactly this content"
         self.set_class(not self.is_diff, "-command")
         if self.is_diff:
@@ -270,7 +328,16 @@ class ReviewScreen(ModalScreen[Decision]):
         below the body."""
         box = height if self.narrow else height * 9 // 10
         reason = 3 if self.asking is not None else 0
-        self.command.styles.max_height = max(3, box - 2 - 1 - 1 - reason - 3)
+        where = 1 if self.runs_command else 0
+        escalation = self._escalation_rows()
+        self.command.styles.max_height = max(3, box - 2 - 1 - 1 - reason - 3 - where - escalation)
+
+    def _escalation_rows(self) -> int:
+        """Rows the escalation question takes (it wraps, at most 3)."""
+        if self.escalation is None:
+            return 0
+        width = max(1, self._inner_width() - 2)
+        return min(3, -(-cell_len(self._escalation_text().plain) // width))
 
     @property
     def diff(self) -> DiffView:
@@ -417,6 +484,9 @@ class ReviewScreen(ModalScreen[Decision]):
             if not self.end_seen:
                 scroll = ("↓/end", "scroll to the end to approve")
                 return _hints([scroll, ("d", "deny (+ reason)"), ("esc", "deny")], " · ")
+            if self.escalation is not None:
+                run = ("a", "run once outside the sandbox")
+                return _hints([run, ("d", "deny (+ reason)"), ("esc", "deny")], " · ")
             return _hints([("a", "approve"), ("d", "deny (+ reason)"), ("esc", "deny")], " · ")
         diff = self.diff
         many = len(self.preview.files) > 1

