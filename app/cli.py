@@ -10,9 +10,10 @@ from __future__ import annotations
 import argparse
 import importlib
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from frontier.app.vocab import (
+    APPROVAL_MEANINGS,
     APPROVALS,
     DEFAULT_MODE,
     PATCH_FORMATS,
@@ -34,7 +35,9 @@ examples:
   frontier --provider anthropic --model claude-sonnet-4-5   (ANTHROPIC_API_KEY)
   frontier --provider ollama --model qwen2.5-coder:7b       (a local Ollama; no key)
   frontier -c                           continue this workspace's last session
-  frontier run --prompt "add a --verbose flag" --approval auto-edit --json
+  frontier "add a --verbose flag" --approval auto-edit   run one task headless and exit
+  frontier -p "what does app/cli.py do?"                 print only the final answer
+  frontier run "add a --verbose flag" --json             events as JSON lines (docs/headless.md)
   frontier transduce --protocol ctl --chunk 1 < reply.txt
   frontier apply-patch --root . --dry-run < change.diff
 
@@ -151,7 +154,9 @@ def _agent_options(
         },
         "approval": {
             "choices": APPROVALS,
-            "help": "ask (default), auto-edit, auto or read-only",
+            "help": "who says yes before an edit or command runs: "
+            + "; ".join(f"{name}: {meaning}" for name, meaning in APPROVAL_MEANINGS.items())
+            + " (default ask)",
         },
         "workspace": {
             "metavar": "DIR",
@@ -339,8 +344,9 @@ examples:
   frontier eval                                   the built-in workload in every framing
   frontier eval framings --calls calls.json --cuts 500 --chunk 1,3 --plot c.svg
   frontier eval counts SESSION other.jsonl --json
-exit status: 0 ok; 1 a framing broke S1/S2 or its chunk sizes disagreed; 2 usage error,
-unreadable source, or a missing optional library (the message says what to install)."""
+exit status: 0 ok; 1 a framing changed a ready call, made one ready only because the reply
+was cut, or gave different calls for different chunk sizes; 2 usage error, unreadable
+source, or a missing optional library (the message says what to install)."""
 
 
 UNDO_EPILOG = """\
@@ -352,6 +358,14 @@ exit status: 0 restored; 1 nothing written (a file changed since the change, its
 version was not kept, nothing to undo, denied, or the write failed: the message says what
 is on disk); 2 no such session or call, the session is open elsewhere, or its workspace
 is gone."""
+
+
+RUN_EPILOG = """\
+The text form streams the model's prose to stdout as it arrives and its reasoning to
+stderr; --json writes one event per line (the format is versioned: docs/headless.md).
+exit status: 0 the task ended with the model done; 1 a turn failed (the reason is on
+stderr); 2 usage or setup error; 3 a call needed approval and nobody could be asked (no
+terminal): stderr names the --approval that allows it."""
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -412,11 +426,26 @@ def build_parser() -> argparse.ArgumentParser:
     )
 
     p = add(
-        "run", "run one task headless: same loop, events as text or JSON lines, approvals by policy"
+        "run",
+        "run one task headless: same loop, events as text or JSON lines, approvals by policy "
+        "(`frontier PROMPT` is `frontier run PROMPT`)",
+        epilog=RUN_EPILOG,
     )
     _agent_options(p, top=False, only=OFFERED["run"])
     p.add_argument(
-        "--prompt", required=True, metavar="TEXT", help="the task (- reads it from stdin)"
+        "task",
+        nargs="?",
+        metavar="PROMPT",
+        help="the task (- reads it from stdin; so does no prompt when stdin is not a terminal)",
+    )
+    p.add_argument("--prompt", metavar="TEXT", help="the task, as a flag (same as PROMPT)")
+    p.add_argument(
+        "-p",
+        "--print",
+        dest="print_mode",
+        action="store_true",
+        help="print only the final answer on stdout (progress and reasoning are not shown; "
+        "failures go to stderr), as `claude -p`",
     )
     p.add_argument(
         "--max-turns",
@@ -602,8 +631,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = add(
         "eval",
-        "the experiments behind CTL as a command: one workload in every framing, cut at the "
-        "same points (framings, the default), and the byte counts models write (counts)",
+        "compare ways of writing tool calls: how much of the work each keeps runnable when a "
+        "reply is cut short (framings, the default), and how well models count bytes (counts)",
         epilog=EVAL_EPILOG,
     )
     _eval_options(p, top=True, only=EVAL_FRAMINGS + EVAL_COMMON)
@@ -612,9 +641,9 @@ def build_parser() -> argparse.ArgumentParser:
         "framings",
         help="the same calls rendered in every framing and cut at the same relative points "
         "(the default)",
-        description="Experiment C: render one workload in every framing, cut each rendering "
-        "at the same relative points, and compare calls executable, changed (S2), pending "
-        "bytes and the share of the workload salvaged.",
+        description="Write one workload in every framing, cut each at the same relative "
+        "points, and compare the calls ready to run at each cut, calls that changed after "
+        "being ready (must be none), bytes held undecided, and the share of the work kept.",
         epilog=EVAL_EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -623,8 +652,8 @@ def build_parser() -> argparse.ArgumentParser:
         "counts",
         help="declared vs arrived bytes of every length-prefixed CTL argument in recordings "
         "or stored sessions",
-        description="Experiment D: every `arg <key> <nbytes>` the model wrote — declared vs "
-        "arrived bytes, the signed miss, and whether the next response repaired it.",
+        description="Every `arg <key> <nbytes>` the model wrote: the byte count it said vs "
+        "the bytes it sent, how far off, and whether its next reply got it right.",
         epilog=EVAL_EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -680,10 +709,76 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+RUN_ONLY = frozenset({"-p", "--print", "--json", "--max-turns", "--session", "--prompt"})
+"""``run``'s own flags: given without a command (``echo task | frontier -p``) they mean
+``run``."""
+
+
+def _subparsers(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:
+    for action in parser._subparsers._group_actions if parser._subparsers else ():
+        if isinstance(action, argparse._SubParsersAction):
+            return dict(action.choices)
+    return {}
+
+
+def prompt_as_run(parser: argparse.ArgumentParser, argv: Sequence[str]) -> list[str] | None:
+    """``argv`` as a ``run`` command line when its first positional is a prompt rather
+    than a command (``frontier "fix the bug" --approval auto-edit``), or when it has
+    ``run``'s own flags and no command (``frontier -p < task.txt``); else ``None``.
+
+    A first positional that names a command stays that command; a prompt that looks
+    like one is given after ``--`` (``frontier -- "demo please"``) or to ``run``. Option
+    values are skipped by asking the parsers which options take one, so
+    ``frontier --model demo "hi"`` is the prompt ``hi``, not the demo."""
+    commands = _subparsers(parser)
+    run = commands["run"]
+    given = list(argv)
+    own = False
+    i = 0
+    while i < len(given):
+        token = given[i]
+        if token == "--":
+            if i + 1 == len(given):
+                return None
+            return ["run", *given[:i], "--", *given[i + 1 :]]
+        if token.startswith("-") and token != "-":
+            name = token.split("=", 1)[0]
+            action = parser._option_string_actions.get(name) or run._option_string_actions.get(name)
+            own = own or name in RUN_ONLY
+            if action is not None and action.nargs != 0 and "=" not in token:
+                i += 1  # its value, whatever it looks like
+            i += 1
+            continue
+        if token in commands:
+            return None
+        _refuse_a_typo(parser, token, commands)
+        return ["run", *given[:i], *given[i + 1 :], "--", token]
+    return ["run", *given] if own else None
+
+
+def _refuse_a_typo(
+    parser: argparse.ArgumentParser, token: str, commands: Mapping[str, object]
+) -> None:
+    """A one-word "prompt" that is nearly a command (``frontier sesions``) is a typo."""
+    if any(c.isspace() for c in token):
+        return
+    import difflib
+
+    close = difflib.get_close_matches(token, list(commands), n=1, cutoff=0.75)
+    if close:
+        parser.error(
+            f"unknown command {token!r}; did you mean `frontier {close[0]}`? (to send it "
+            f"to the model as a prompt: `frontier run {token}`)"
+        )
+
+
 def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     """Parse, then refuse an agent flag given before a command that would ignore it
-    (``frontier --theme x run``): a flag that does nothing is an error, not a surprise."""
+    (``frontier --theme x run``): a flag that does nothing is an error, not a surprise.
+    A prompt in place of a command is ``run`` (:func:`prompt_as_run`)."""
     parser = build_parser()
+    argv = list(sys.argv[1:] if argv is None else argv)
+    argv = prompt_as_run(parser, argv) or argv
     args, extra = parser.parse_known_args(argv)
     if extra:
         _refuse_unknown(parser, args.command, extra)

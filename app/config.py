@@ -43,10 +43,12 @@ from frontier.app.files import write_atomic
 from frontier.app.vocab import (
     APPROVALS,
     DEFAULT_APPROVAL,
+    DEFAULT_LAYOUT,
     DEFAULT_PROTOCOL_SETTING,
     DEFAULT_SANDBOX,
     DEFAULT_THEME,
     DEFAULT_WIRE_SETTING,
+    LAYOUTS,
     PATCH_FORMATS,
     PROTOCOL_SETTINGS,
     SANDBOXES,
@@ -92,6 +94,9 @@ class Config:
     to a concrete mode (``app/model/catalogue.py`` ``resolve_protocol``) and stores that."""
     approval: str = DEFAULT_APPROVAL
     theme: str = DEFAULT_THEME
+    layout: str = DEFAULT_LAYOUT
+    """The TUI's layout for a live session (``vocab.LAYOUTS``); the layout key (f6) saves
+    the one picked, as the palette saves the theme."""
     workspace: str | None = None
     patch_format: str = "auto"
     """``auto`` (by model name), ``unified`` or ``codex``: the patch dialect taught."""
@@ -166,6 +171,7 @@ _ENV = {
     "protocol": "FRONTIER_PROTOCOL",
     "approval": "FRONTIER_APPROVAL",
     "theme": "FRONTIER_THEME",
+    "layout": "FRONTIER_LAYOUT",
     "workspace": "FRONTIER_WORKSPACE",
     "patch_format": "FRONTIER_PATCH_FORMAT",
     "wire": "FRONTIER_WIRE",
@@ -467,6 +473,7 @@ def load_config(**overrides: Any) -> Config:
         ("protocol", PROTOCOL_SETTINGS),
         ("wire", WIRE_SETTINGS),
         ("sandbox", SANDBOXES),
+        ("layout", LAYOUTS),
     ):
         if name in values:
             values[name] = _choice(name, values[name], choices, sources.get(name, name))

@@ -115,6 +115,12 @@ class ToolResult:
 class Event:
     type: ClassVar[str] = "event"
 
+    def json_fields(self) -> dict[str, Any] | None:
+        """The event's fields in ``event_to_json``'s form, for an event defined above
+        this module (``tools/contract.py``'s approval events) whose fields are not plain
+        values; ``None``: every field as it is."""
+        return None
+
 
 @dataclass(frozen=True)
 class StreamBytes(Event):
@@ -213,6 +219,8 @@ class Retry(Event):
     attempt: int
     delay: float
     reason: str
+    limit: int = 0
+    """Retries the provider makes at most (``0``: not said): ``retrying (3/5)``."""
 
 
 @dataclass(frozen=True)
@@ -352,6 +360,15 @@ class TurnEnded(Event):
 
 
 @dataclass(frozen=True)
+class UserMessage(Event):
+    """A message the person wrote, as a turn began (a resumed session's history replays
+    its ``user`` rows as these: ``app/agent/history_events.py``)."""
+
+    type: ClassVar[str] = "user_message"
+    text: str
+
+
+@dataclass(frozen=True)
 class QueuedDelivered(Event):
     """Messages the user queued while the agent worked (``AgentSession.queue``) went to
     the model as one user message, with the request that follows (or, when the turn
@@ -435,6 +452,10 @@ class ResponseContinued(Event):
 def event_to_json(event: Event) -> dict[str, Any]:
     """The JSON-lines form used by ``transduce``, ``run --json`` and recordings."""
     out: dict[str, Any] = {"type": event.type}
+    custom = event.json_fields()
+    if custom is not None:
+        out.update(custom)
+        return out
     match event:
         case StreamBytes(offset=o, data=d) | Confirmed(offset=o, data=d):
             out["offset"] = o

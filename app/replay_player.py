@@ -60,6 +60,9 @@ class ReplaySource:
     ``ResponseContinued`` is played there)."""
     wire: str = DEFAULT_WIRE
     """The API the response was spoken on: the native protocols read its SSE body."""
+    recorded: str = ""
+    """The protocol the response was streamed in (``""``: not known); when it is not
+    ``protocol``, :func:`protocol_warning` says what the replay cannot show."""
 
     @property
     def duration(self) -> float:
@@ -82,6 +85,7 @@ def source_from_chunks(
     name: str = "",
     joins: Sequence[tuple[int, int]] = (),
     wire: str = DEFAULT_WIRE,
+    recorded: str = "",
 ) -> ReplaySource:
     data = bytearray()
     marks: list[tuple[float, int]] = []
@@ -89,7 +93,15 @@ def source_from_chunks(
         data += piece
         marks.append((t, len(data)))
     return ReplaySource(
-        protocol, bytes(data), tuple(marks), finish_reason, model, name, tuple(joins), wire
+        protocol,
+        bytes(data),
+        tuple(marks),
+        finish_reason,
+        model,
+        name,
+        tuple(joins),
+        wire,
+        recorded or protocol,
     )
 
 
@@ -119,6 +131,45 @@ def source_from_recording(
         name,
         found,
         recording.wire,
+        recording.mode,
+    )
+
+
+def protocol_warning(sources: Sequence[ReplaySource]) -> str | None:
+    """What a replay under another protocol than the one the responses were streamed in
+    cannot show, in one sentence (``None`` when every response plays as recorded).
+
+    Re-framing a recording is a fair experiment (what would ctl make of this prose?),
+    so replay does it; but the calls it drops or misreads are the point of the session,
+    so this is said where the person looks (the Transcript, stderr), never left silent.
+    """
+    off = [s for s in sources if s.recorded and s.recorded != s.protocol]
+    if not off:
+        return None
+    protocol = off[0].protocol
+    recorded = sorted({s.recorded for s in off})
+    streamed = " and ".join(recorded)
+    whose = "this session's responses were" if len(sources) > 1 else "this response was"
+    native_then = any(r in NATIVE_MODES for r in recorded)
+    if protocol in NATIVE_MODES and native_then:
+        when = "once its arguments close" if protocol == "native-inc" else "when the reply ends"
+        what = f"the same calls play, but under {protocol} each is confirmed {when}"
+    elif native_then:
+        what = (
+            f"under {protocol} no call can be confirmed from them: their calls travelled in "
+            f"the API's tool-call fields, and {protocol} reads only the prose"
+        )
+    elif protocol in NATIVE_MODES:
+        what = (
+            f"under {protocol} only the API's tool-call fields make calls: the calls written "
+            "in the text stay prose"
+        )
+    else:
+        what = f"under {protocol} the calls framed for {streamed} may read as prose or errors"
+    back = f" (or with --protocol {recorded[0]})" if len(recorded) == 1 else ""
+    return (
+        f"{whose} streamed in {streamed}; {what}. To see them as they ran, replay without "
+        f"--protocol{back}."
     )
 
 
@@ -153,6 +204,8 @@ class ReplayPlayer:
         self._decoder = codecs.getincrementaldecoder("utf-8")("replace")
         self._joined = 0
         """Joins already played (``ResponseContinued`` emitted)."""
+        self._read_bytes = 0
+        """Bytes of transducer input a native source's SSE body has carried so far."""
 
     # ------------------------------------------------------------------ state
     @property
@@ -189,14 +242,30 @@ class ReplayPlayer:
             events += self._joins_here()
             stop = min([end, *(o for o, _ in self.source.joins if self.position < o < end)])
             piece = self.source.data[self.position : stop]
-            events.append(StreamBytes(self.position, piece))
+            events += self._read(piece)
             self.position = stop
-            if not self.transducer.stopped:
-                events += self._with_text(self.transducer.feed(piece))
         if self.position >= self.size and not self.finished:
             events += self._joins_here()
             events += self._finish()
         return events
+
+    def _read(self, piece: bytes) -> list[Event]:
+        """``StreamBytes`` of what the transducer reads of ``piece``, then its events.
+
+        A native transducer reads an SSE body but its input (offsets, frontier, pending)
+        is the text and argument bytes the body carries: those are what the live loop
+        shows in the Raw stream, so they are what replay shows too, never the JSON."""
+        transducer = self.transducer
+        reader = getattr(transducer, "feed_input", None)
+        if reader is None:
+            head: list[Event] = [StreamBytes(self.position, piece)]
+            return head + ([] if transducer.stopped else self._with_text(transducer.feed(piece)))
+        if transducer.stopped:
+            return []
+        data, found = reader(piece)
+        head = [StreamBytes(self._read_bytes, data)] if data else []
+        self._read_bytes += len(data)
+        return head + self._with_text(found)
 
     def _joins_here(self) -> list[Event]:
         """A join at the current position, once, before the bytes after it."""

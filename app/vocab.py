@@ -72,6 +72,20 @@ Approval = Literal["ask", "auto-edit", "auto", "read-only"]
 APPROVALS: tuple[Approval, ...] = get_args(Approval)
 """In the order shift+Tab cycles and the help lists them."""
 DEFAULT_APPROVAL: Approval = "ask"
+APPROVAL_MEANINGS: dict[Approval, str] = {
+    "ask": "every edit and command is reviewed first",
+    "auto-edit": "file edits run without asking; commands run without asking inside the "
+    "sandbox, else they are reviewed",
+    "auto": "everything runs without asking",
+    "read-only": "edits and commands are refused; reads still run",
+}
+"""What each policy means, in one place: the help screen, ``--help``, the status bar's
+toast when shift+Tab cycles, the ``/approval`` menu (``tools/policy.py`` enforces it)."""
+assert set(APPROVAL_MEANINGS) == set(APPROVALS), "every approval policy says what it means"
+
+ApprovalChoice = Literal["approve", "deny", "hunks", "always", "outside-sandbox"]
+"""The answers an ``ApprovalRequested`` event may offer (``app/agent/approvals.py``)."""
+APPROVAL_CHOICES: tuple[ApprovalChoice, ...] = get_args(ApprovalChoice)
 
 # --------------------------------------------------------------------- sandbox
 
@@ -120,3 +134,16 @@ and the config check a name before Textual loads; ``themes/palette.py`` defines 
 and a test keeps the two lists equal. Only these are offered: each passes the contrast
 check in ``tests/test_themes_contrast.py``."""
 DEFAULT_THEME = "frontier-dark"
+
+# --------------------------------------------------------------------- layouts
+
+Layout = Literal["conversation", "split", "lab"]
+"""How the TUI's main screen shares its room (``layout`` in config.toml,
+``FRONTIER_LAYOUT``; docs/tui-layouts.md): ``conversation`` — the Transcript at full width
+with a one-line CST strip; ``split`` — the Transcript beside the lab panes; ``lab`` —
+every CST pane, for watching the boundary."""
+LAYOUTS: tuple[Layout, ...] = get_args(Layout)
+"""In the order the layout key cycles them."""
+DEFAULT_LAYOUT: Layout = "conversation"
+"""A live session's layout until the user picks another (demo, tour, replay and serve
+open in ``lab`` whatever is remembered)."""

@@ -28,6 +28,9 @@ def _isolated_dirs(
     base = tmp_path_factory.mktemp("frontier-home")
     monkeypatch.setenv("FRONTIER_DATA_DIR", str(base / "data"))
     monkeypatch.setenv("FRONTIER_CONFIG_DIR", str(base / "config"))
+    # the environment section (OS, date, git) differs by machine and day: tests that want
+    # it turn it on (tests/test_environment_context.py)
+    monkeypatch.setenv("FRONTIER_ENVIRONMENT", "0")
     for var in (
         "FRONTIER_API_KEY",
         "OPENAI_API_KEY",
@@ -36,6 +39,7 @@ def _isolated_dirs(
         "FRONTIER_PROTOCOL",
         "FRONTIER_APPROVAL",
         "FRONTIER_THEME",
+        "FRONTIER_LAYOUT",
         "FRONTIER_WORKSPACE",
         "FRONTIER_PATCH_FORMAT",
         "FRONTIER_CONNECT_TIMEOUT",

@@ -19,8 +19,6 @@ from frontier.app.agent.session import AgentSession
 from frontier.app.config import Config
 from frontier.app.frontends.headless import run_headless
 from frontier.app.frontends.tui.app import FrontierApp
-from frontier.tools.contract import Approver
-from frontier.tools.policy import PolicyApprover
 from frontier.widgets.transcript import Transcript
 
 ROOT_RULES = "Use tabs for indentation.\n"
@@ -140,7 +138,7 @@ async def test_resume_reads_them_again(
 
 
 async def test_the_demo_project_has_instructions_of_its_own() -> None:
-    session = create_runtime(Config(), approver=PolicyApprover("auto"), demo=True, demo_rate=0)
+    session = create_runtime(Config(approval="auto"), demo=True, demo_rate=0)
     try:
         assert [(f.path, f.status) for f in session.instructions] == [("AGENTS.md", "full")]
         assert session.notes[0].startswith("project instructions: AGENTS.md (")
@@ -152,8 +150,8 @@ async def test_the_demo_project_has_instructions_of_its_own() -> None:
 
 
 def tui(model: Model, make: Any) -> FrontierApp:
-    def factory(approver: Approver) -> AgentSession:
-        return make(approver)  # type: ignore[no-any-return]
+    def factory() -> AgentSession:
+        return make()  # type: ignore[no-any-return]
 
     return FrontierApp(config(model), session_factory=factory, remember_theme=False)
 
@@ -165,8 +163,8 @@ def transcript(app: FrontierApp) -> str:
 async def test_the_tui_lists_them_at_start_and_after_a_resume(
     model: Model, workspace: Path
 ) -> None:
-    def fresh(approver: Approver) -> AgentSession:
-        return create_runtime(config(model), approver=approver, workspace=workspace)
+    def fresh() -> AgentSession:
+        return create_runtime(config(model), interactive=True, workspace=workspace)
 
     app = tui(model, fresh)
     async with app.run_test(size=(120, 40)) as pilot:
@@ -190,8 +188,8 @@ async def test_the_tui_lists_them_at_start_and_after_a_resume(
 
     (workspace / "CLAUDE.md").write_text("A new rule.\n")
 
-    def resumed(approver: Approver) -> AgentSession:
-        return create_runtime(config(model), approver=approver, session_id=session_id)
+    def resumed() -> AgentSession:
+        return create_runtime(config(model), interactive=True, session_id=session_id)
 
     app = tui(model, resumed)
     async with app.run_test(size=(120, 40)) as pilot:

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from frontier.app.agent.history_events import history_events
 from frontier.app.cli import main
 from frontier.app.events import CallReady, ToolCall, ToolFinished, ToolResult, ToolStarted
 from frontier.app.frontends.headless import EventPrinter, describe, render_preview
@@ -232,7 +233,7 @@ def test_tools_pane_row_shows_the_files_of_the_result() -> None:
     assert row.summary == "(3 files)"  # from the call's headers, while it was a call
     assert row.changes == ("M app/cli.py (+3 −1)", "A NOTES.md (+1 −0)")
     (line,) = tool_lines([row], now=100.0, width=160)
-    assert line.plain.startswith("c2 apply_patch (3 files)")
+    assert line.plain.startswith("▸ c2 apply_patch (3 files)")
     assert line.plain.rstrip().endswith("M app/cli.py (+3 −1) · A NOTES.md (+1 −0)")
     assert "applied:" not in line.plain
 
@@ -264,8 +265,8 @@ def test_transcript_lists_the_files_under_the_call() -> None:
     state = finished_state({"changes": TWO})
     entry = next(e for e in state.transcript if e.call_id == "c2")
     lines = render_entry(entry, state.tools["c2"], 100.0).plain.split("\n")
-    assert lines[0].startswith("▸ c2 apply_patch (3 files)  ok")
-    assert lines[1:] == ["    M app/cli.py (+3 −1)", "    A NOTES.md (+1 −0)"]
+    assert lines[0] == "▸ c2 apply_patch (3 files)"
+    assert lines[1:] == ["  M app/cli.py (+3 −1)", "  A NOTES.md (+1 −0)", "  ok exit=0 · 0.03 s"]
 
 
 def test_a_codex_patch_call_is_labelled_from_its_headers() -> None:
@@ -283,15 +284,18 @@ def test_a_resumed_sessions_history_shows_the_changes() -> None:
         "meta": {"changes": TWO},
     }
     state = UiState()
-    state.add_history(
-        [
-            LogRecord(1, "call", 0.0, "c2", None, None, call),
-            LogRecord(2, "result", 0.0, "c2", 1, None, result),
-        ]
-    )
-    assert state.transcript[-1].text == (
-        "▸ c2 apply_patch (3 files)  ok: M app/cli.py (+3 −1) · A NOTES.md (+1 −0)"
-    )
+    records = [
+        LogRecord(1, "call", 0.0, "c2", None, None, call),
+        LogRecord(2, "result", 0.0, "c2", 1, None, result),
+    ]
+    state.show_history(history_events(records))
+    entry = state.transcript[-1]
+    assert entry.role == "call" and entry.tool is not None and not state.tools
+    assert render_entry(entry, entry.tool, 0.0).plain.split("\n")[:3] == [
+        "▸ c2 apply_patch (3 files)",
+        "  M app/cli.py (+3 −1)",
+        "  A NOTES.md (+1 −0)",
+    ]
 
 
 # ----------------------------------------------------------------------------- headless

@@ -82,10 +82,12 @@ def test_the_transcript_shows_a_folded_thinking_block_and_the_raw_pane_its_tail(
     assert state.thinking_expanded
 
 
-def test_headless_text_prints_reasoning_as_one_block() -> None:
-    out = io.StringIO()
-    printer = EventPrinter(out)
+def test_headless_text_streams_reasoning_to_stderr_as_one_block() -> None:
+    out, err = io.StringIO(), io.StringIO()
+    printer = EventPrinter(out, err=err)
     for piece in ("Let me ", "think.\nYes."):
         printer(ReasoningText(piece))
+    assert err.getvalue() == "think Let me think.\n      Yes."  # live, before the answer
     printer(AssistantText("Answer"))
-    assert out.getvalue().splitlines() == ["think Let me think.", "      Yes.", "ai  Answer"]
+    assert err.getvalue().splitlines() == ["think Let me think.", "      Yes."]
+    assert out.getvalue().splitlines() == ["ai  Answer"]

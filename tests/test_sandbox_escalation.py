@@ -17,10 +17,10 @@ from typing import Any
 import pytest
 from wire_scripts import Call, Text, WireServer, args, script, serve_wire, stream
 
+from frontier.app.agent.approvals import ApprovalDesk
 from frontier.app.agent.runtime import create_runtime
 from frontier.app.config import Config
 from frontier.app.events import ToolCall, ToolResult
-from frontier.app.frontends.headless import NoTerminalApprover
 from frontier.tools.boundary import ESCALATED, ToolBoundary
 from frontier.tools.contract import Decision, Preview, ToolSpec
 from frontier.tools.policy import PolicyApprover
@@ -32,6 +32,9 @@ needs_sandbox = pytest.mark.skipif(
     not _PROBE.active, reason=f"no sandbox here: {_PROBE.unavailable}"
 )
 WAIT = 30.0
+
+NOBODY = ApprovalDesk(lambda event: None, interactive=False)
+"""A session's desk with nobody to answer it (headless without a terminal)."""
 
 
 class Person:
@@ -152,7 +155,11 @@ def test_never_under_auto_or_headless(
     places: tuple[Path, Path], sandbox: Sandbox, policy: str, who: str
 ) -> None:
     person = Person()  # any question would fail: it has no answers
-    ask = {"person": person, "nobody": None, "no-terminal": NoTerminalApprover()}[who]
+    ask = {
+        "person": person,
+        "nobody": None,
+        "no-terminal": NOBODY,
+    }[who]
     result, store = run_write(places, sandbox, policy, ask)
     assert person.seen == []
     assert not (places[1] / "f.txt").exists()
@@ -300,8 +307,6 @@ async def test_headless_names_the_sandbox_in_its_header(
             instructions=False,
             sandbox="off",
         )
-        code = await run_headless(
-            config, prompts=["hi"], approver=NoTerminalApprover(), workspace=tmp_path
-        )
+        code = await run_headless(config, prompts=["hi"], workspace=tmp_path)
     header = capsys.readouterr().out.splitlines()[0]
     assert code == 0 and header.endswith(f"workspace {tmp_path} · sandbox off")

@@ -15,8 +15,8 @@ from typing import Any
 
 import pytest
 
+from frontier.app.agent.approvals import ApprovalDesk
 from frontier.app.events import ToolCall
-from frontier.app.frontends.headless import NoTerminalApprover
 from frontier.tools.boundary import ToolBoundary
 from frontier.tools.contract import Decision, FilePreview, Preview, ToolSpec
 from frontier.tools.policy import PolicyApprover, is_protected
@@ -26,6 +26,9 @@ from frontier.tools.sandbox import Sandbox, SandboxSettings
 SHELL = ToolSpec("shell", "", {}, sequential=True, mutates=True, kind="exec")
 PYTHON = ToolSpec("python", "", {}, sequential=True, mutates=True, kind="exec")
 RUN = Preview("command", command="make test", summary="shell: make test")
+
+NOBODY = ApprovalDesk(lambda event: None, interactive=False)
+"""A session's desk with nobody to answer it (headless without a terminal)."""
 
 
 def active() -> Sandbox:
@@ -99,7 +102,11 @@ EXPECTED = {
 @pytest.mark.parametrize(("policy", "where"), list(EXPECTED), ids="-".join)
 def test_exec_matrix(policy: str, where: str, who: str, spec: ToolSpec) -> None:
     person = Person()
-    ask = {"person": person, "nobody": None, "no-terminal": NoTerminalApprover()}[who]
+    ask = {
+        "person": person,
+        "nobody": None,
+        "no-terminal": NOBODY,
+    }[who]
     approver = PolicyApprover(policy, ask, sandbox=SANDBOXES[where]())
     decision = decide(approver, spec, RUN)
     expected = EXPECTED[(policy, where)]
@@ -196,7 +203,7 @@ def test_a_protected_path_is_reviewed_under_every_policy(tool: str, policy: str)
 
 @pytest.mark.parametrize("tool", EDIT_TOOLS)
 @pytest.mark.parametrize("policy", ["auto", "auto-edit"])
-@pytest.mark.parametrize("ask", [None, NoTerminalApprover()], ids=["none", "no-terminal"])
+@pytest.mark.parametrize("ask", [None, NOBODY], ids=["none", "no-terminal"])
 def test_a_protected_path_is_refused_headless(tool: str, policy: str, ask: Any) -> None:
     spec = ToolSpec(tool, "", {}, mutates=True, kind="edit")
     approver = PolicyApprover(policy, ask, AlwaysRule(), sandbox=active())  # type: ignore[arg-type]

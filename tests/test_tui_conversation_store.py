@@ -24,6 +24,7 @@ import pytest
 from aiohttp import web
 from sse_server import serve, sse, start_sse
 
+from frontier.app.agent.history_events import history_events
 from frontier.app.agent.loop import INTERRUPTED, AgentLoop
 from frontier.app.agent.modes import get_mode
 from frontier.app.config import data_dir
@@ -131,7 +132,7 @@ async def test_a_cancelled_turn_keeps_its_confirmed_prose_marked(
 
         # a resumed Transcript shows the reply marked too
         state = UiState()
-        state.add_history(store.records(sid))
+        state.show_history(history_events(store.records(sid)))
         reply = next(e for e in state.transcript if e.role == "ai")
         assert reply.interrupted and reply.text == SAID
     finally:

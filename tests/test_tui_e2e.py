@@ -20,7 +20,6 @@ from frontier.app.config import Config
 from frontier.app.events import Event, ToolFinished, ToolResult
 from frontier.app.frontends.tui.app import FrontierApp
 from frontier.app.frontends.tui.screens.review import ReviewScreen
-from frontier.tools.contract import Approver
 
 
 @pytest.fixture
@@ -32,10 +31,10 @@ def project(tmp_path: Path) -> Path:
 
 
 def demo_app(workspace: Path, events: list[Event]) -> FrontierApp:
-    def factory(approver: Approver) -> AgentSession:
+    def factory() -> AgentSession:
         session = create_runtime(
             Config(protocol="ctl-heredoc"),
-            approver=approver,
+            interactive=True,
             demo=True,
             demo_rate=0,
             workspace=workspace,

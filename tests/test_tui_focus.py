@@ -15,7 +15,7 @@ from frontier.widgets.prompt_input import PromptInput
 async def test_first_keystrokes_go_to_the_message_box(tmp_path: Path) -> None:
     app = FrontierApp(
         Config(base_url="http://127.0.0.1:9/v1", model="m"),
-        session_factory=lambda approver: fake_session(tmp_path, approver, model="m").session,
+        session_factory=lambda: fake_session(tmp_path, model="m").session,
         remember_theme=False,
     )
     async with app.run_test(size=(120, 40)) as pilot:

@@ -10,12 +10,14 @@ that the 20 MB review opens, shows both ends and answers keys; how fast is measu
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
 from pilot_wait import eventually, opened, until
 from textual.app import App, ComposeResult
 from textual.widgets import Static
+from tui_fakes import ask, asking_factory
 
 from frontier.app.config import Config
 from frontier.app.events import CallReady, ToolCall, ToolOutput
@@ -45,9 +47,10 @@ def screen_text(app: Any) -> str:
 
 
 def app_for_review() -> FrontierApp:
-    return FrontierApp(
-        Config(model="smollm2"), welcome=False, autostart=False, remember_theme=False
-    )
+    """The TUI over a scripted session that sends nothing: questions reach its review
+    through the session's ``ApprovalRequested`` events (``tui_fakes.ask``)."""
+    factory, _ = asking_factory(Path.cwd())
+    return FrontierApp(Config(model="smollm2"), session_factory=factory, remember_theme=False)
 
 
 @pytest.fixture(scope="module")
@@ -66,7 +69,7 @@ async def test_the_review_of_a_20_mb_line_opens_with_both_ends(
     app = app_for_review()
     call = ToolCall("c1", "write", {"path": "dist/app.min.js", "content": "…"})
     async with app.run_test(size=size) as pilot:
-        worker = app.run_worker(app.review(call, PATCH_SPEC, minified), exit_on_error=False)
+        worker = app.run_worker(ask(app, call, PATCH_SPEC, minified), exit_on_error=False)
         screen = await opened(pilot, ReviewScreen, "the review of the 20 MB line")
         diff = screen.query_one(DiffView)
         await eventually(pilot, lambda: "- axxxx" in screen_text(app), "the old line's start")
@@ -94,7 +97,7 @@ async def test_a_20_mb_command_line_is_cut_to_its_ends(size: tuple[int, int]) ->
     call = ToolCall("c2", "shell", {"command": command})
     preview = Preview(kind="command", command=command, summary=f"shell: {command}")
     async with app.run_test(size=size) as pilot:
-        worker = app.run_worker(app.review(call, SHELL_SPEC, preview), exit_on_error=False)
+        worker = app.run_worker(ask(app, call, SHELL_SPEC, preview), exit_on_error=False)
         screen = await opened(pilot, ReviewScreen, "the review of a 20 MB command")
         view = screen.query_one(CommandView)
         await until(pilot, lambda: view.row_count > 0 and view.size.height > 0, "laid out")
@@ -164,7 +167,7 @@ def test_a_finished_calls_files_stay_one_row_each() -> None:
     assert "\n" not in line.plain and len(line.plain) < 3 * LINE_KEEP
     (entry,) = [e for e in state.transcript if e.call_id == "c4"]
     shown = render_entry(entry, row, 5.0).plain.split("\n")
-    assert len(shown) == 2 and "docs/a⏎b.md" in shown[1] and "characters …" in shown[1]
+    assert len(shown) == 3 and "docs/a⏎b.md" in shown[1] and "characters …" in shown[1]
     assert len(shown[1]) < 3 * LINE_KEEP
 
 

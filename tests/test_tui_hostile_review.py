@@ -10,6 +10,7 @@ Tests read the screen as the terminal shows it and wait on states, never on time
 
 from __future__ import annotations
 
+import asyncio
 import json
 import re
 from pathlib import Path
@@ -19,11 +20,11 @@ import pytest
 from pilot_wait import eventually, opened, until
 from textual.pilot import Pilot
 from textual.worker import Worker
+from tui_fakes import asking_factory
 
 from frontier.app.config import Config
 from frontier.app.events import ToolCall, ToolResult
 from frontier.app.frontends.tui.app import FrontierApp
-from frontier.app.frontends.tui.live import TuiApprover
 from frontier.app.frontends.tui.screens.review import ReviewScreen
 from frontier.tools.approval_rules import CommandRule, EditRule
 from frontier.tools.boundary import ToolBoundary
@@ -55,16 +56,24 @@ def on_screen(app: Any, needle: str) -> bool:
 
 
 def app_for_review() -> FrontierApp:
-    return FrontierApp(
-        Config(model="smollm2"), welcome=False, autostart=False, remember_theme=False
-    )
+    """The TUI over a scripted session that sends nothing: questions reach its review
+    through the session's ``ApprovalRequested`` events (``tui_fakes.ask``)."""
+    factory, _ = asking_factory(Path.cwd())
+    return FrontierApp(Config(model="smollm2"), session_factory=factory, remember_theme=False)
 
 
 def run_call(app: FrontierApp, root: Path, call: ToolCall) -> Worker[ToolResult]:
     """The call through the real boundary, the App's review as its approver (what a live
     session does): it runs only if the review approves it."""
-    boundary = ToolBoundary(default_registry(), root, TuiApprover(app), None)
-    return app.run_worker(boundary.run(call), exit_on_error=False)
+
+    async def run() -> ToolResult:
+        while app.session is None:  # the state the call needs, not a time
+            await asyncio.sleep(0)
+        desk = app.session._approvals
+        assert desk is not None
+        return await ToolBoundary(default_registry(), root, desk, None).run(call)
+
+    return app.run_worker(run(), exit_on_error=False)
 
 
 async def review_of(pilot: Pilot[Any]) -> ReviewScreen:

@@ -28,7 +28,6 @@ from frontier.app.frontends.tui.screens.inspector import InspectorScreen
 from frontier.app.frontends.tui.screens.main import MainScreen
 from frontier.app.replay_player import PlaylistPlayer, ReplayPlayer, source_from_recording
 from frontier.app.session.record import read_recording, synthesize
-from frontier.tools.contract import Approver
 from frontier.widgets.errors_pane import ErrorsPane
 from frontier.widgets.raw_stream import RawStreamView
 
@@ -162,9 +161,9 @@ async def test_live_errors_pane_inspects_with_the_next_attempt(project: Path) ->
     """The demo (ctl-heredoc, approvals auto) runs its story; Enter on its miscounted
     write in the Errors pane shows the stored feedback and the resend that worked."""
 
-    def factory(approver: Approver) -> AgentSession:
+    def factory() -> AgentSession:
         config = Config(protocol="ctl-heredoc", approval="auto")
-        return create_runtime(config, approver=approver, demo=True, demo_rate=0, workspace=project)
+        return create_runtime(config, interactive=True, demo=True, demo_rate=0, workspace=project)
 
     app = FrontierApp(Config(), session_factory=factory, remember_theme=False)
     async with app.run_test(size=SIZE) as pilot:

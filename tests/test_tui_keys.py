@@ -20,6 +20,7 @@ from textual.pilot import Pilot
 from textual.widget import Widget
 from tui_fakes import NEW, OLD, FakeLoop, FakeRuntime
 
+from frontier.app.agent.approvals import ApprovalDesk
 from frontier.app.agent.session import AgentSession, EventHub
 from frontier.app.config import Config, load_approvals, save_approvals
 from frontier.app.cst.ctl import CtlTransducer
@@ -72,9 +73,10 @@ def gated_factory(root: Path, holder: list[FakeRuntime], policy: str = "ask", **
     """Sessions whose calls pass a real ``PolicyApprover`` (policy, rules, then the TUI's
     review), remembering rules in the test's own approvals file, as ``create_runtime`` wires."""
 
-    def factory(approver: Any) -> AgentSession:
+    def factory() -> AgentSession:
         events = EventHub()
-        gate = PolicyApprover(policy, approver, ApprovalRules(root))
+        desk = ApprovalDesk(events.emit, interactive=True, rules_possible=lambda: True)
+        gate = PolicyApprover(policy, desk, ApprovalRules(root))
         loop = StoppableLoop(root, events.emit, gate, **kw)
         session = AgentSession(
             loop,
@@ -83,6 +85,7 @@ def gated_factory(root: Path, holder: list[FakeRuntime], policy: str = "ask", **
             workspace=root,
             model="smollm2",
             policy=gate,
+            approvals=desk,
             rules_saver=lambda data: save_approvals(root, data),
         )
         holder.append(FakeRuntime(loop, session))
@@ -97,12 +100,19 @@ def workspace(tmp_path: Path) -> Path:
     return tmp_path
 
 
-def make_app(workspace: Path, holder: list[FakeRuntime], clock: Clock | None = None, **kw: Any):
+def make_app(
+    workspace: Path,
+    holder: list[FakeRuntime],
+    clock: Clock | None = None,
+    layout: str | None = None,
+    **kw: Any,
+):
     return FrontierApp(
         Config(base_url="http://127.0.0.1:9/v1", model="smollm2"),
         session_factory=gated_factory(workspace, holder, **kw),
         remember_theme=False,
         clock=clock or Clock(),
+        layout=layout,
     )
 
 
@@ -242,7 +252,7 @@ async def test_the_compact_tabs_name_the_keys_that_work_and_all_four_fit(
     workspace: Path,
 ) -> None:
     holder: list[FakeRuntime] = []
-    app = make_app(workspace, holder)
+    app = make_app(workspace, holder, layout="lab")  # the tabs are the lab's
     async with app.run_test(size=(80, 24)) as pilot:
         await focus_of(pilot, lambda: prompt_of(pilot), "the message box")
         tabs = next(line for line in screen_lines(app) if "f2 Raw" in line)

@@ -158,7 +158,7 @@ async def test_a_flood_of_calls_paints_the_newest_without_a_layout_per_flush(
         assert "c149" in transcript.plain_lines[-1]
         assert transcript.follow and transcript.scroll_offset.y == transcript.max_scroll_y
         tools = app.screen.query_one(ToolsPane)
-        assert tools.plain_lines[-1].startswith("c149 write f149.txt")
+        assert tools.plain_lines[-1].startswith("• c149 write f149.txt")
         raw = app.screen.query_one(RawStreamView)
         last = raw.line_count - 1 - raw.scroll_offset.y
         assert 0 <= last < raw.size.height, "the newest bytes are in view"

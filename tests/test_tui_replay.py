@@ -150,7 +150,9 @@ def test_a_resent_call_keeps_the_earlier_attempt_in_the_transcript() -> None:
     state.apply(ToolFinished(ToolResult("c6", "replace", "truncated", "cut off")))
     state.apply(CallReady(call))
     state.apply(ToolFinished(ToolResult("c6", "replace", "ok", "done")))
-    lines = [(e.role, e.call_id, e.text) for e in state.transcript]
-    assert lines[0][0] == "note" and "truncated" in lines[0][2]
-    assert lines[1][:2] == ("call", "c6")
+    earlier, later = state.transcript
+    # the earlier attempt keeps its own row as it ended; only the new one answers to c6
+    assert earlier.role == "call" and earlier.call_id is None
+    assert earlier.tool is not None and earlier.tool.state == "truncated"
+    assert (later.role, later.call_id) == ("call", "c6") and later.tool is state.tools["c6"]
     assert state.tools["c6"].state == "ok"

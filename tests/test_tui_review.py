@@ -24,7 +24,7 @@ from rich.text import Text
 from textual.app import App
 from textual.pilot import Pilot
 from textual.widgets import Input, OptionList, Static
-from tui_fakes import NEW, OLD, PATCH_SPEC, SHELL_SPEC, make_preview
+from tui_fakes import NEW, OLD, PATCH_SPEC, SHELL_SPEC, ask, asking_factory, make_preview
 
 from frontier.app.config import Config
 from frontier.app.events import ToolCall
@@ -492,10 +492,12 @@ async def test_the_tui_review_uses_the_same_preview_as_make_preview() -> None:
 
 
 async def test_the_app_records_and_notes_an_approval_with_declined_hunks() -> None:
-    app = FrontierApp(Config(model="smollm2"), welcome=False, autostart=False, remember_theme=False)
+    factory, _ = asking_factory(Path.cwd())
+    app = FrontierApp(Config(model="smollm2"), session_factory=factory, remember_theme=False)
     preview = diff_preview(three_hunks(depends=False))
     async with app.run_test(size=(80, 24)) as pilot:
-        worker = app.run_worker(app.review(PATCH_CALL, PATCH_SPEC, preview), exit_on_error=False)
+        # the question as a session's gate puts it: an ApprovalRequested event
+        worker = app.run_worker(ask(app, PATCH_CALL, PATCH_SPEC, preview), exit_on_error=False)
         screen = await opened(pilot)
         await pilot.press("j", "j", "space", "a")
         await until(pilot, lambda: screen.query_one("#reason").has_focus, "the reason box")

@@ -131,8 +131,8 @@ def make_app(
     ``AgentSession.sandbox_label`` / ``sandbox_active``)."""
     make = fake_factory(workspace, holder, **kw)
 
-    def factory(approver: Any) -> AgentSession:
-        session = make(approver)
+    def factory() -> AgentSession:
+        session = make()
         session.sandbox_label, session.sandbox_active = label, active
         return session
 
@@ -358,7 +358,7 @@ async def test_the_transcript_says_where_a_command_ran(
             await until(pilot, lambda s=screen: not s.is_attached, "the review closed")
         await workers_done(app)
         await until(pilot, lambda: app.state.tools["c2"].state == "ok", "the command ran")
-        assert app.state.tools["c2"].changes[-1] == shown
+        assert app.state.tools["c2"].ran == (shown,)
         assert app.sandboxes["c2"] == (shown,)
 
         # the Transcript is ~30 columns at 80: the line wraps, its start is on one row

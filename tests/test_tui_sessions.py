@@ -260,5 +260,8 @@ async def test_resuming_from_the_command_line_shows_the_conversation_so_far(
         resumed = lines.index(f"── resumed session {older} ──")
         earlier = lines[start + 1 : resumed]
         assert earlier[0] == "list the files"
-        assert earlier[1].startswith("▸ c1 shell sleep 60  interrupted: shell call 'c1' was")
+        call = next(e for e in app.state.transcript if e.role == "call")
+        assert call.tool is not None and earlier[1] == ""  # a tool row: it draws itself
+        assert call.tool.state == "interrupted" and call.tool.summary == "sleep 60"
+        assert call.tool.whole().startswith("shell call 'c1' was")  # opens in the pager
         assert "reconciled c1 shell: interrupted" in lines[resumed:]

@@ -34,6 +34,7 @@ from frontier.app.frontends.tui.screens.review import ReviewScreen
 from frontier.app.replay_player import ReplayPlayer, source_from_recording
 from frontier.app.session.record import synthesize
 from frontier.app.vocab import THEME_NAMES
+from frontier.tools.contract import ApprovalRequested
 from frontier.widgets.raw_stream import RawStreamView
 
 SIZES = {"80x24": (80, 24), "140x45": (140, 45)}
@@ -69,6 +70,7 @@ def live_app(theme: str) -> tuple[FrontierApp, FakeLoop]:
         clock=lambda: NOW,
         token_rate=68.0,
         remember_theme=False,
+        layout="lab",  # these scenes are about the CST panes (the lab layout)
     )
     # a session nobody sends to: the scenes are applied to the App's state directly
     fake = fake_session(Path("."), session_id="7f3a2b9c")
@@ -142,7 +144,8 @@ def test_review_modal(snap_compare: Any, size: str, theme: str) -> None:
 
     async def run_before(pilot: Pilot) -> None:
         mid_stream(app, loop)
-        app.run_worker(app.review(call, PATCH_SPEC, preview), exit_on_error=False)
+        # the question as the session puts it (an ApprovalRequested event)
+        app.review(ApprovalRequested("q1", call, PATCH_SPEC, preview, ("approve", "deny", "hunks")))
         await opened(pilot, ReviewScreen, "the review modal")
         await settle(pilot)
 

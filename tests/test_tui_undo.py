@@ -18,7 +18,6 @@ from frontier.app.frontends.tui.app import FrontierApp
 from frontier.app.frontends.tui.screens.review import ReviewScreen
 from frontier.app.model.conversation import UserMessage, wire_messages
 from frontier.app.session.store import SessionStore
-from frontier.tools.contract import Approver
 from frontier.widgets.prompt_input import PromptInput
 
 
@@ -31,11 +30,11 @@ def project(tmp_path: Path) -> Path:
 
 
 def demo_app(workspace: Path, events: list[Event]) -> FrontierApp:
-    def factory(approver: Approver) -> AgentSession:
+    def factory() -> AgentSession:
         session = create_runtime(
             # the model's calls run without asking; the undo is still reviewed
             Config(protocol="ctl-heredoc", approval="auto"),
-            approver=approver,
+            interactive=True,
             demo=True,
             demo_rate=0,
             workspace=workspace,

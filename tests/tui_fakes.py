@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from frontier.app.agent.approvals import ApprovalDesk, answer_with
 from frontier.app.agent.modes import Mode, get_mode
 from frontier.app.agent.session import AgentSession, EventHub
 from frontier.app.cst.ctl import CtlTransducer
@@ -31,7 +32,7 @@ from frontier.app.events import (
     ToolStarted,
     TurnEnded,
 )
-from frontier.tools.contract import Preview, ToolSpec
+from frontier.tools.contract import Decision, Preview, ToolSpec
 from frontier.tools.diffing import file_preview
 
 OLD = 'def greet(name):\n    return f"hello {name}"\n'
@@ -86,6 +87,24 @@ class FakeLoop:
     carried: list[ToolResult] = field(default_factory=list)
     mode: Mode = field(default_factory=lambda: get_mode("ctl-heredoc"))
     """What the session reports as its mode (``AgentSession.mode`` reads the loop's)."""
+    sent: list[str] = field(default_factory=list)
+    """The user message of each turn (slash templates are checked here)."""
+    history: list[Any] = field(default_factory=list)
+    """What the model would be sent (``/clear`` empties it: ``session_ops.HistoryLoop``)."""
+    compactions: int = 0
+    script_tools: bool = True
+    """False: every turn is a one-line reply with no call (nothing to review)."""
+
+    def replace_history(self, items: Any) -> None:
+        self.history[:] = list(items)
+
+    async def compact_now(self) -> bool:
+        """``/compact``: one compaction when there is history to shorten."""
+        if len(self.history) < 2:
+            return False
+        self.compactions += 1
+        self.history[:] = self.history[-1:]
+        return True
 
     @property
     def frontier(self) -> int:
@@ -109,6 +128,15 @@ class FakeLoop:
         self.mode = mode
 
     async def send(self, text: str) -> TurnEnded:
+        self.sent.append(text)
+        self.history.append(text)
+        if not self.script_tools:
+            self.emit(ResponseStarted("ctl-heredoc", len(self.sent) - 1))
+            self.emit(AssistantText(f"ok: {text[:20]}"))
+            self.emit(ResponseEnded("stop"))
+            quiet = TurnEnded("done")
+            self.emit(quiet)
+            return quiet
         target = self.root / "greet.py"
         self.preview = make_preview("greet.py", target.read_text(), NEW)
         data = ctl_reply(self.preview.files[0].diff)
@@ -184,7 +212,10 @@ def fake_session(
 ) -> FakeRuntime:
     """A real ``AgentSession`` around a ``FakeLoop`` that emits into the session's hub."""
     events = EventHub()
-    loop = FakeLoop(root, events.emit, approver, block_shell=block_shell, mode=get_mode(mode))
+    # issue 23: the loop asks through the session's events; the TUI (or ``approver``,
+    # through the same events) answers with ``AgentSession.answer``
+    desk = ApprovalDesk(events.emit, interactive=True)
+    loop = FakeLoop(root, events.emit, desk, block_shell=block_shell, mode=get_mode(mode))
     session = AgentSession(
         loop,
         events,
@@ -192,7 +223,10 @@ def fake_session(
         workspace=root,
         model=model,
         demo_prompts=list(prompts or []),
+        approvals=desk,
     )
+    if approver is not None:
+        answer_with(session, approver)
     return FakeRuntime(loop, session)
 
 
@@ -202,9 +236,28 @@ def fake_factory(
     prompts: list[str] | None = None,
     block_shell: bool = True,
 ):
-    def factory(approver: Any) -> AgentSession:
-        runtime = fake_session(root, approver, prompts=prompts, block_shell=block_shell)
+    def factory() -> AgentSession:
+        runtime = fake_session(root, prompts=prompts, block_shell=block_shell)
         holder.append(runtime)
         return runtime.session
 
     return factory
+
+
+def asking_factory(root: Path) -> tuple[Any, list[FakeRuntime]]:
+    """A session factory for review tests: the TUI starts a scripted session that sends
+    nothing; :func:`ask` then puts a question to it through the session's own
+    ``ApprovalRequested`` path (what a live call's gate does)."""
+    holder: list[FakeRuntime] = []
+    return fake_factory(root, holder), holder
+
+
+async def ask(app: Any, call: ToolCall, spec: ToolSpec, preview: Preview) -> Decision:
+    """Ask the App's person about ``call`` as a session's gate does (run it in a worker;
+    it returns the answer the review gave). Waits for the session the App starts."""
+    while app.session is None:  # the state this needs, not a time
+        await asyncio.sleep(0)
+    desk = app.session._approvals
+    assert isinstance(desk, ApprovalDesk)
+    decision: Decision = await desk.approve(call, spec, preview)
+    return decision

@@ -96,11 +96,11 @@ def echo_factory(
     *,
     hold: bool = False,
     history_key: str | None = None,
-) -> Callable[[Any], AgentSession]:
+) -> Callable[[], AgentSession]:
     """A factory for ``FrontierApp(session_factory=...)``; ``history_key`` persists the
     prompt history (under the suite's FRONTIER_DATA_DIR) like ``create_runtime`` does."""
 
-    def factory(approver: Any) -> AgentSession:
+    def factory() -> AgentSession:
         events = EventHub()
         queue = MessageQueue(root)
         loop = EchoLoop(events.emit, hold=hold, inbox=queue)

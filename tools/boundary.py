@@ -312,7 +312,9 @@ class ToolBoundary:
         except Exception as exc:
             return _result(call, "denied", f"denied: the approver failed ({exc})"), None
         if not decision.approved:
-            return _result(call, "denied", _denied_text(decision.reason, decision.by)), None
+            text = _denied_text(decision.reason, decision.by)
+            meta = {"unanswered": decision.unanswered} if decision.unanswered is not None else None
+            return _result(call, "denied", text, meta=meta), None
         return None, decision
 
     def _root_replaced(self) -> str | None:

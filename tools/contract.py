@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal, NamedTuple, Protocol
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, NamedTuple, Protocol
 
-from frontier.app.events import ToolCall, ToolResult
+from frontier.app.events import Event, ToolCall, ToolResult
 
 if TYPE_CHECKING:
     from frontier.tools.sandbox import Sandbox
@@ -170,6 +170,73 @@ class Decision:
     declined: tuple[tuple[str, int], ...] = ()
     """With ``approved``: the ``(path, hunk index)`` pairs the person declined in the review
     (``PreviewHunk.index``); only the other hunks are written, and ``reason`` says why."""
+    unanswered: str | None = None
+    """Set when refused only because it needed a person and nobody could be asked
+    (headless without a terminal): the setting that would allow it (``--approval
+    auto-edit``, ``--sandbox off``), ``""`` when none can. The boundary keeps it in the
+    denied result's ``meta["unanswered"]``, so a front end need not parse the reason."""
+
+
+@dataclass(frozen=True)
+class ApprovalRequested(Event):
+    """A call needs a person's answer before it may run (issue 23: approvals are session
+    events). Every front end gets it like any other event and answers with
+    ``AgentSession.answer(request_id, ...)``; the call waits, the stream goes on.
+
+    ``choices`` say which answers apply (``app/vocab.py`` ``APPROVAL_CHOICES``): always
+    ``approve`` and ``deny``; ``hunks`` for a diff (some hunks declined), ``always`` when
+    an "always allow" rule may be made, ``outside-sandbox`` when the sandbox stopped the
+    command and the question is whether to run it once unconfined. It lives here, beside
+    ``Preview`` and ``Decision``, because the vocabulary module imports nothing."""
+
+    type: ClassVar[str] = "approval_requested"
+    request_id: str
+    call: ToolCall
+    spec: ToolSpec
+    preview: Preview
+    choices: tuple[str, ...]
+
+    def json_fields(self) -> dict[str, Any]:
+        call, preview = self.call, self.preview
+        return {
+            "request_id": self.request_id,
+            "id": call.id,
+            "name": call.name,
+            "args": call.json_args(),
+            "tool_kind": self.spec.kind,
+            "preview": preview.kind,
+            "command": preview.command,
+            "files": [f.path for f in preview.files],
+            "sandbox": preview.sandbox,
+            "escalation": preview.escalation,
+            "choices": list(self.choices),
+        }
+
+
+@dataclass(frozen=True)
+class ApprovalResolved(Event):
+    """The question ``request_id`` is closed: answered, or withdrawn because the turn
+    stopped (``withdrawn``; the call never runs). Front ends close what they showed."""
+
+    type: ClassVar[str] = "approval_resolved"
+    request_id: str
+    call_id: str
+    approved: bool
+    reason: str = ""
+    by: str = "the user"
+    declined: tuple[tuple[str, int], ...] = ()
+    withdrawn: bool = False
+
+    def json_fields(self) -> dict[str, Any]:
+        return {
+            "request_id": self.request_id,
+            "id": self.call_id,
+            "approved": self.approved,
+            "reason": self.reason,
+            "by": self.by,
+            "declined": [list(pair) for pair in self.declined],
+            "withdrawn": self.withdrawn,
+        }
 
 
 class Approver(Protocol):

@@ -139,7 +139,7 @@ class PolicyApprover:
         person = self.person
         if protected:
             if person is None:
-                return Decision(False, protected_reason(protected), by="frontier")
+                return Decision(False, protected_reason(protected), by="frontier", unanswered="")
             return await person.approve(call, spec, preview)
         missing = self.sandbox_missing if spec.kind == "exec" else None
         if missing is not None:
@@ -150,6 +150,7 @@ class PolicyApprover:
                     "person's approval and nobody can be asked (headless); the user can run "
                     "commands unconfined with --sandbox off",
                     by="frontier",
+                    unanswered="--sandbox off",
                 )
             return await person.approve(call, spec, preview)
         if self.policy == "auto":
@@ -161,20 +162,22 @@ class PolicyApprover:
             return Decision(True, "policy auto-edit")
         if self.policy == "auto-edit" and spec.kind == "exec" and self.sandbox_active:
             return Decision(True, "policy auto-edit, inside the sandbox")
-        if self.ask is None:
+        if person is None:
             if spec.kind != "exec":
-                flag = "--approval auto-edit"
+                flag = setting = "--approval auto-edit"
             elif self.sandbox_active:
                 flag = "--approval auto-edit (inside the sandbox) or --approval auto"
+                setting = "--approval auto-edit"
             else:
-                flag = "--approval auto"
+                flag = setting = "--approval auto"
             return Decision(
                 False,
                 f"{spec.name} needs approval and nobody can be asked "
                 f"(headless); the user can allow it with {flag}",
                 by=f"policy {self.policy}",
+                unanswered=setting,
             )
-        return await self.ask.approve(call, spec, preview)
+        return await person.approve(call, spec, preview)
 
     @property
     def can_escalate(self) -> bool:

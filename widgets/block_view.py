@@ -20,6 +20,7 @@ the scrollbar.
 
 from __future__ import annotations
 
+import time
 from bisect import bisect_left, bisect_right
 from collections import OrderedDict
 from collections.abc import Hashable, Sequence
@@ -38,10 +39,15 @@ Block = tuple[Hashable, Text | RenderableType]
 """``(key, text)``: the key must change whenever the text (or its styles) does. Any rich
 renderable may stand in for the text (a Transcript reply's Markdown); it is measured by
 rendering it — or by its ``estimate(width)`` until it comes into view — where a
-one-line ``Text`` is measured by its length."""
+one-line ``Text`` (or a renderable whose ``fits(width)`` says it is one row) is measured
+without rendering."""
 CACHE_BLOCKS = 512
 SETTLE_ROUNDS = 64
 """Bound on render-the-view passes per reflow (each renders at least one block)."""
+SETTLE_BUDGET = 0.008
+"""Seconds of rendering per event-loop turn when a flush brings many blocks into view (a
+fast stream): the rest is rendered on the next turns, keys handled between them, and the
+view moves once every block in it is drawn (``docs/tui-speed.md``)."""
 
 
 class BlockView(ScrollView, can_focus=True):
@@ -63,6 +69,10 @@ class BlockView(ScrollView, can_focus=True):
         """Estimated heights at ``_width`` of the blocks not rendered yet."""
         self._strips: OrderedDict[Hashable, list[Strip]] = OrderedDict()
         self.follow = True
+        self._unsettled = False
+        """The last budgeted ``_settle`` stopped with blocks in view still estimated."""
+        self._reflows = 0
+        """Generation of the newest reflow (a continuation of an older one stops)."""
 
     # ------------------------------------------------------------------ public
     def set_blocks(self, blocks: Sequence[Block]) -> None:
@@ -92,8 +102,19 @@ class BlockView(ScrollView, can_focus=True):
         if fit_width(self, total) != width:
             width = fit_width(self, total)
             total = self._measure(width)
-        total = self._settle()
-        set_virtual_size(self, Size(width, total))
+        self._reflows += 1
+        self._settle_some(self._reflows)
+
+    def _settle_some(self, generation: int) -> None:
+        """Render the view's new blocks for up to ``SETTLE_BUDGET``; then show them, or
+        go on in a later turn of the event loop (the view stays as it was meanwhile)."""
+        if generation != self._reflows or not self.is_mounted:
+            return  # a newer reflow took over
+        total = self._settle(time.perf_counter() + SETTLE_BUDGET)
+        if self._unsettled:
+            self.call_later(self._settle_some, generation)
+            return
+        set_virtual_size(self, Size(self._width, total))
         self.refresh()
         if self.follow:
             self.scroll_end(animate=False, immediate=True, x_axis=False)
@@ -135,10 +156,13 @@ class BlockView(ScrollView, can_focus=True):
         self._total = sum(self._sizes)
         return self._total
 
-    def _settle(self) -> int:
+    def _settle(self, deadline: float | None = None) -> int:
         """Render the estimated blocks the view shows (the tail when following) until
-        every line on screen belongs to a block of known height; the new total."""
+        every line on screen belongs to a block of known height; the new total. Past a
+        ``deadline`` (``perf_counter``) it stops after at least one block and sets
+        ``_unsettled``."""
         height = max(1, self.scrollable_content_region.height)
+        self._unsettled = False
         for _ in range(SETTLE_ROUNDS):
             top = max(0, self._total - height) if self.follow else int(self.scroll_offset.y)
             top = min(top, max(0, self._total - height))
@@ -147,7 +171,12 @@ class BlockView(ScrollView, can_focus=True):
                 break
             for i in guessed:
                 self._exact(i)
+                if deadline is not None and time.perf_counter() > deadline:
+                    self._unsettled = True
+                    break
             self._place()
+            if self._unsettled:
+                break
         return self._total
 
     def _in_view(self, top: int, height: int) -> range:
@@ -227,5 +256,6 @@ def _fits(text: Text | RenderableType, width: int) -> int:
     (A ``Static`` wraps even a ``no_wrap`` rich ``Text``, and so do we.)
     """
     if not isinstance(text, Text):
-        return 0
+        fits = getattr(text, "fits", None)  # a renderable that knows (``Hanging``)
+        return int(fits(width)) if callable(fits) else 0
     return int("\n" not in text.plain and text.cell_len <= width)

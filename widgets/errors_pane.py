@@ -6,6 +6,10 @@ A message can quote what the model sent (a line of the stream): it is display te
 Highlighting or selecting an error posts ``ErrorsPane.Chosen`` so the screen can
 show that response in Raw stream with the offending byte highlighted; Enter on one
 also posts ``ErrorsPane.Inspect`` (the App opens the framing-error inspector).
+
+The list has a selection the moment it has rows (the newest error, followed while
+the user has not moved), so Enter inspects at once after ctrl+e; that selection is
+quiet: it moves no Raw stream until the user picks a row.
 """
 
 from __future__ import annotations
@@ -36,6 +40,9 @@ class ErrorsPane(Vertical):
     DEFAULT_CSS = """
     ErrorsPane { background: $surface; }
     ErrorsPane > OptionList { height: 1fr; border: none; background: $surface; }
+    /* the pane's border shows the focus: a focused list's own tall border took the two
+       rows a 7-row pane has for its errors (none were shown at 120×40) */
+    ErrorsPane > OptionList:focus { border: none; }
     ErrorsPane.-empty > OptionList { display: none; }
     ErrorsPane > #error-detail { height: auto; max-height: 4; color: $error; padding: 0 1; }
     """
@@ -55,6 +62,10 @@ class ErrorsPane(Vertical):
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.rows: list[ErrorRow] = []
+        self._follow = True
+        """The selection is the list's own (the newest row), not one the user picked."""
+        self._quiet: int | None = None
+        """A highlight the pane set itself: it posts no ``Chosen``."""
 
     def compose(self) -> ComposeResult:
         yield OptionList(id="error-list")
@@ -75,7 +86,14 @@ class ErrorsPane(Vertical):
             options.clear_options()
             options.add_options([Option(error_label(r)) for r in new])
         self.rows = new
-        if options.highlighted is None:  # (also when a new session emptied the list)
+        if not new:  # a new session emptied the list
+            self._follow = True
+        if new and (self._follow or options.highlighted is None):
+            self._follow = True
+            if options.highlighted != len(new) - 1:
+                self._quiet = len(new) - 1
+                options.highlighted = len(new) - 1
+        elif options.highlighted is None:
             self._detail(None)
 
     def _detail(self, row: ErrorRow | None) -> None:
@@ -98,6 +116,13 @@ class ErrorsPane(Vertical):
 
     def select(self, index: int) -> None:
         """Highlight error ``index`` (as if the user moved to it)."""
+        self._follow = False
+        if self.option_list.highlighted == index:  # already there, quietly: say it now
+            self._quiet = None
+            if 0 <= index < len(self.rows):
+                self._detail(self.rows[index])
+                self.post_message(self.Chosen(self.rows[index]))
+            return
         self.option_list.highlighted = index
 
     def on_option_list_option_highlighted(self, event: OptionList.OptionHighlighted) -> None:
@@ -105,6 +130,10 @@ class ErrorsPane(Vertical):
         if 0 <= event.option_index < len(self.rows):
             row = self.rows[event.option_index]
             self._detail(row)
+            if event.option_index == self._quiet:
+                self._quiet = None
+                return
+            self._follow = False
             self.post_message(self.Chosen(row))
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:

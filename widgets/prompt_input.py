@@ -18,6 +18,11 @@
   on an empty prompt loads the newest into the prompt to edit it in place (↑↓ step
   to the others while it is unchanged); Enter saves it, Enter on an emptied prompt
   removes it, Esc leaves it as it was.
+* **/** at the start of an empty prompt opens the slash-command menu
+  (:class:`~frontier.widgets.slash_menu.SlashMenu`): it narrows as the name is typed;
+  ↑↓ choose, Tab completes ``/name ``, Enter runs the command (or completes it when it
+  needs an argument), Esc closes the menu only. The commands come from
+  :attr:`PromptInput.command_source` (read off the event loop, like the files).
 * ``?`` on an empty prompt is not typed: it goes to the app's bindings (help), and
   :attr:`PromptInput.is_empty` says when that is.
 
@@ -43,7 +48,9 @@ from textual.screen import ModalScreen
 from textual.widgets import Input, OptionList, Static, TextArea
 from textual.widgets.option_list import Option
 
+from frontier.app.agent.slash import BUILTINS, SlashCommand, matching
 from frontier.widgets.display import display_preview
+from frontier.widgets.slash_menu import SlashMenu
 
 PLACEHOLDER = "message the agent… (Enter sends · ctrl+j newline · @ attach a file · ↑ history)"
 COMPLETIONS_SHOWN = 8
@@ -55,11 +62,15 @@ QUEUE_SHOWN = 4
 
 _AT_QUOTED = re.compile(r'(?:^|(?<=\s))@"([^"\n]*)$')
 _AT_BARE = re.compile(r'(?:^|(?<=\s))@([^\s"]*)$')
+_SLASH = re.compile(r"/([A-Za-z0-9_-]*)")
+"""The whole prompt while the slash menu is open: ``/`` and the name typed so far."""
 
 QueuedSource = Callable[[], Sequence[tuple[int, str]]]
 """``() -> [(id, text), ...]``: the messages queued now, oldest first."""
 FileSource = Callable[[], list[str]]
 """``() -> [path, ...]``: workspace paths for completion (blocking: run in a thread)."""
+CommandSource = Callable[[], object]
+"""``() -> slash.Commands``: the session's slash commands (blocking: run in a thread)."""
 
 
 def one_row(text: str, width: int = 80) -> str:
@@ -150,6 +161,10 @@ class PromptInput(TextArea):
         self._completion: tuple[int, int, str] | None = None
         self._typed = False
         """The last key typed text (only typing opens the ``@path`` list)."""
+        self.command_source: CommandSource | None = None
+        self.commands: tuple[SlashCommand, ...] = BUILTINS
+        """What the slash menu offers (the built-ins until the session's are read)."""
+        self._commands_at = -FILES_STALE
         """The ``@`` token being completed: (row, column of the ``@``, query)."""
 
     # ------------------------------------------------------------------ facts
@@ -167,6 +182,17 @@ class PromptInput(TextArea):
         assert isinstance(self.parent, PromptBox)
         return self.parent.query_one(CompletionList)
 
+    @property
+    def slash_open(self) -> bool:
+        """The slash-command menu is open."""
+        menu = self._slash_menu()
+        return menu is not None and menu.is_open
+
+    def _slash_menu(self) -> SlashMenu | None:
+        if not isinstance(self.parent, PromptBox):
+            return None
+        return self.parent.query_one(SlashMenu)
+
     # ------------------------------------------------------------------ keys
     def check_consume_key(self, key: str, character: str | None = None) -> bool:
         """``?`` on an empty prompt is not text: Textual then keeps the app's ``?``
@@ -181,7 +207,9 @@ class PromptInput(TextArea):
         self._typed = event.is_printable or key in ("backspace", "delete")
         if key == "enter" and self.completing and self._completion_typed_out():
             self._close_completion()  # the path is typed out already: Enter sends
-        if self.completing and key in ("up", "down", "tab", "enter", "escape"):
+        if self.slash_open and key in ("up", "down", "tab", "enter", "escape"):
+            self._slash_key(key)
+        elif self.completing and key in ("up", "down", "tab", "enter", "escape"):
             self._completion_key(key)
         elif key == "enter":
             self.post_message(self.Submitted(self, self.text, self.editing))
@@ -268,6 +296,7 @@ class PromptInput(TextArea):
         """Put ``text`` in the prompt: the cursor at its end, or at the end of its first
         line (so the next ↑ goes on back at once)."""
         self._close_completion()
+        self._close_slash()
         self.load_text(text)
         if at_end:
             self.move_cursor(self.document.end)
@@ -301,6 +330,7 @@ class PromptInput(TextArea):
         self._history_index = None
         self._draft = ""
         self._close_completion()
+        self._close_slash()
         self.load_text("")
 
     def forget_files(self) -> None:
@@ -332,10 +362,14 @@ class PromptInput(TextArea):
         typed, self._typed = self._typed, False
         if typed or self._completion is not None:
             self._update_completion()
+        if typed or self.slash_open:
+            self._update_slash()
 
     def on_text_area_selection_changed(self, event: TextArea.SelectionChanged) -> None:
         if self._completion is not None:  # the cursor left the token: close the list
             self._update_completion()
+        if self.slash_open:
+            self._update_slash()
 
     def _token(self) -> tuple[int, int, str] | None:
         """The ``@`` token the cursor is at the end of: (row, column of ``@``, query)."""
@@ -424,6 +458,91 @@ class PromptInput(TextArea):
         self.replace(mention_text(path) + " ", (row, start), (row, end))
         self._close_completion()
 
+    # ------------------------------------------------------------------ the slash menu
+    def _slash_query(self) -> str | None:
+        """The name typed after a leading ``/`` while the prompt holds nothing else and
+        the cursor is at its end; ``None`` when the menu should be closed."""
+        if self.editing is not None or not self.selection.is_empty:
+            return None
+        match = _SLASH.fullmatch(self.text)
+        if match is None or self.cursor_location != self.document.end:
+            return None
+        return match.group(1)
+
+    def _update_slash(self) -> None:
+        menu = self._slash_menu()
+        if menu is None:
+            return
+        query = self._slash_query()
+        if query is None:
+            menu.close()
+            return
+        stale = time.monotonic() - self._commands_at > FILES_STALE
+        if stale and self.command_source is not None:
+            self._commands_at = time.monotonic()
+            self._load_commands()
+        menu.show_commands(matching(self.commands, query))
+
+    def _close_slash(self) -> None:
+        menu = self._slash_menu()
+        if menu is not None:
+            menu.close()
+
+    @work(thread=True, exclusive=True, group="prompt-commands", exit_on_error=False)
+    def _load_commands(self) -> None:
+        """Read the session's commands (custom ones are files) off the event loop."""
+        source = self.command_source
+        if source is None:
+            return
+        try:
+            found = source()
+        except Exception as exc:  # an unreadable folder: the built-ins still work
+            self.app.call_from_thread(self.notify, f"cannot read the slash commands: {exc}")
+            return
+        commands = getattr(found, "commands", found)
+        self.app.call_from_thread(self._commands_loaded, tuple(commands))
+
+    def _commands_loaded(self, commands: tuple[SlashCommand, ...]) -> None:
+        self.commands = commands
+        if self._slash_query() is not None:  # a custom name may match what is typed now
+            self._update_slash()
+
+    def _slash_key(self, key: str) -> None:
+        menu = self._slash_menu()
+        if menu is None:
+            return
+        if key == "escape":
+            menu.close()
+        elif key == "up":
+            menu.action_cursor_up()
+        elif key == "down":
+            menu.action_cursor_down()
+        else:
+            # what is typed now, not what the menu last showed: keys typed fast (a paste,
+            # tmux) can reach Enter before the menu has narrowed to them
+            query = self._slash_query()
+            if query is not None:
+                exact = next((c for c in self.commands if c.name == query), None)
+                if exact is not None:
+                    self.pick_command(exact, run=key == "enter")
+                    return
+                menu.show_commands(matching(self.commands, query))
+            command = menu.chosen()
+            if command is not None:
+                self.pick_command(command, run=key == "enter")
+
+    def pick_command(self, command: SlashCommand, *, run: bool) -> None:
+        """Tab (``run`` false): complete ``/name ``. Enter: run ``/name`` — unless it
+        needs an argument, which is completed instead so it can be typed."""
+        self._close_slash()
+        if run and not command.needs_argument:
+            self.load_text(f"/{command.name}")
+            self.move_cursor(self.document.end)
+            self.post_message(self.Submitted(self, self.text, self.editing))
+            return
+        self.load_text(f"/{command.name} ")
+        self.move_cursor(self.document.end)
+
 
 class CompletionList(OptionList):
     """The ``@path`` choices above the prompt; the focus stays in the prompt."""
@@ -487,11 +606,19 @@ class PromptBox(Vertical):
     def compose(self) -> ComposeResult:
         yield Static(id="prompt-queue")
         yield CompletionList(id="prompt-complete")
+        yield SlashMenu(id="prompt-slash")
         yield PromptInput(id="prompt")
 
     @property
     def prompt(self) -> PromptInput:
         return self.query_one(PromptInput)
+
+    def on_slash_menu_picked(self, event: SlashMenu.Picked) -> None:
+        """A click on a command: as Enter on it."""
+        event.stop()
+        prompt = self.prompt
+        prompt.pick_command(event.command, run=True)
+        prompt.focus()
 
     def show_queue(self, queued: Sequence[tuple[int, str]]) -> None:
         """List what waits for the next request (or hide the list when nothing does)."""

@@ -17,9 +17,9 @@ from __future__ import annotations
 import codecs
 import time
 from collections import deque
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from frontier.app.agent.budget import ASSUMED
 from frontier.app.agent.wait import ResponseWait
@@ -34,6 +34,7 @@ from frontier.app.events import (
     ContextUsage,
     ContractError,
     Event,
+    QueuedDelivered,
     ReasoningText,
     RepairRequested,
     ResponseContinued,
@@ -49,10 +50,13 @@ from frontier.app.events import (
     ToolOutput,
     ToolStarted,
     TurnEnded,
+    UserMessage,
 )
 from frontier.app.frontends.terminal_text import pictured
+from frontier.app.frontends.tui.sandbox_text import ran_under
 from frontier.app.model.catalogue import assumed_window_text
 from frontier.app.vocab import is_clean
+from frontier.tools.contract import ApprovalRequested, ApprovalResolved
 from frontier.tools.patch_summary import SHOWN_CHANGES, change_lines, patch_label
 from frontier.widgets import display
 from frontier.widgets.display import LINE_KEEP, line_count, more_lines
@@ -61,7 +65,6 @@ from frontier.widgets.prose import ProseBlocks
 
 if TYPE_CHECKING:
     from frontier.app.secrets import Scrubber
-    from frontier.app.session.timeline import LogRecord
 
 Scrub = Callable[[str], str]
 
@@ -88,6 +91,14 @@ MAX_TOOLS = 100
 MAX_ERRORS = 500
 TOOL_TAIL = 50
 """Output lines kept per tool (the pane shows the last few)."""
+FOLD = 4
+"""Output lines a Transcript tool row shows (``… N more lines`` says the rest)."""
+STREAM_KEEP = 1 << 20
+"""Characters of a running call's streamed output kept for the pager (the newest)."""
+OUTPUT_BUDGET = 16 << 20
+"""Characters of finished calls' whole results kept for the pager, over all rows: past
+it the oldest rows keep only their fold (``ToolRow.output_dropped`` says how much went;
+the copy picker and the export still have the session's record)."""
 OPEN_LINE_LIMIT = 2 * LINE_KEEP + 64
 """Characters of a tool's open output line kept whole; beyond, its head and tail."""
 ASSISTANT_TEXT_CAP = 64_000
@@ -96,6 +107,7 @@ THINKING_TAIL = 16_000
 """Characters of one assistant message kept in the transcript (the head is elided)."""
 
 PANES = ("transcript", "raw", "confirmed", "pending", "tools", "errors", "status")
+STREAM_PANES = frozenset({"raw", "pending", "status"})
 
 
 @dataclass
@@ -223,10 +235,88 @@ class ToolRow:
 
     more: int = 0
     """Lines of the key argument beyond the one ``summary`` shows (``(+41 lines)``)."""
+    where: str = ""
+    """Where a finished command ran, in a word or two (``sandbox``, ``outside``...: the
+    Tools pane's field); empty for a call that ran no command."""
+    ran: tuple[str, ...] = ()
+    """The same in full (``sandbox_text.ran_under``): lines under the Transcript row."""
+    streamed: deque[str] = field(default_factory=deque)
+    """A running call's complete output lines (scrubbed, each cut to its ends), the
+    newest ``STREAM_KEEP`` characters: what the pager shows until the result comes."""
+    streamed_chars: int = 0
+    fold: tuple[str, ...] = ()
+    """A finished call's lines the Transcript shows: the first ``FOLD``, or for a failed
+    call the last (an error and a test summary come at the end)."""
+    lines: int = 0
+    """Lines of the finished result."""
+    output_dropped: int = 0
+    """Characters of ``output`` let go past ``OUTPUT_BUDGET`` (the fold stays)."""
+    version: int = 0
+    """Bumped with each piece of output (the Transcript's live tail re-renders)."""
 
     @property
     def running(self) -> bool:
         return self.state == "running"
+
+    @property
+    def finished(self) -> bool:
+        return self.state not in ("ready", "review", "running", "approved")
+
+    @property
+    def failed(self) -> bool:
+        """Ended other than ok, or a command that exited non-zero."""
+        if not self.finished:
+            return False
+        return self.state not in ("ok", "applied") or self.exit_code not in (None, 0)
+
+    @property
+    def opens(self) -> bool:
+        """There is output to read in the pager (the ``▸`` marker says so)."""
+        return bool(
+            self.output or self.output_dropped or self.streamed or self.tail or self.partial
+        )
+
+    def whole(self) -> str:
+        """What the pager shows: the result as the model got it once finished (or a note
+        that it was let go), else the output streamed so far."""
+        if self.output:
+            return self.output
+        if self.output_dropped:
+            kept = "\n".join(self.fold)
+            return (
+                f"[the whole output ({self.output_dropped:,} characters) is no longer held "
+                f"here; the export has it. Shown in the Transcript:]\n{kept}"
+            )
+        streamed = self.streamed or self.tail
+        return "\n".join([*streamed, self.open_line] if self.partial else streamed)
+
+    def live_tail(self, count: int = FOLD) -> list[str]:
+        """The last ``count`` output lines of a running call, the open line included."""
+        lines = list(self.tail)[-count:]
+        if self.partial:
+            lines = [*lines, self.open_line][-count:]
+        return lines
+
+    def finish(self, output: str) -> None:
+        """Keep ``output`` (scrubbed) whole and fold it; the streamed copy goes."""
+        self.output = output
+        self.streamed.clear()
+        self.streamed_chars = 0
+        lines = output.rstrip("\n").split("\n") if output.strip() else []
+        self.lines = len(lines)
+        shown = lines[-FOLD:] if self.failed else lines[:FOLD]
+        self.fold = tuple(display.cut_line(line) for line in shown)
+        self.version += 1
+
+    def add_lines(self, lines: Iterable[str]) -> None:
+        """Complete output lines: the pane's tail and the pager's bounded copy."""
+        for line in lines:
+            self.tail.append(line)
+            self.streamed.append(line)
+            self.streamed_chars += len(line) + 1
+            self.output_lines += 1
+        while self.streamed_chars > STREAM_KEEP and len(self.streamed) > 1:
+            self.streamed_chars -= len(self.streamed.popleft()) + 1
 
     @property
     def open_line(self) -> str:
@@ -274,8 +364,12 @@ class TranscriptEntry:
         text: str = "",
         call_id: str | None = None,
         scrub: Scrub | None = None,
+        tool: ToolRow | None = None,
     ) -> None:
         self.id = id
+        self.tool = tool
+        """A ``call`` entry's row, kept by the entry itself: a row the Tools pane let go
+        (a resent id, a new session, history) still folds and opens in the pager."""
         self.scrub = scrub
         """Applied to all text set here and to every prose block (secrets out)."""
         self.role = role
@@ -283,8 +377,10 @@ class TranscriptEntry:
         self.version = 0
         self.prose: ProseBlocks | None = ProseBlocks(scrub=scrub) if role == "ai" else None
         self.interrupted = False
-        """``ai``: the turn was stopped (Esc) while this reply streamed; what was
-        confirmed is kept and marked."""
+        """``ai``: the turn was stopped while this reply streamed; what was confirmed is
+        kept and marked."""
+        self.interrupted_by = ""
+        """The key that stopped it (``Esc``, ``ctrl+c``); empty when not known (history)."""
         self._text = ""
         self.text = text
 
@@ -413,6 +509,52 @@ def repair_line(kind: str, attempt: int) -> str:
     return f"↺ repair {attempt}: the model was sent the {kind} error and asked to resend"
 
 
+def retry_line(event: Retry, reason: str) -> str:
+    """``↻ retrying (3/5) in 4 s: HTTP 503 Service Unavailable — the server says: …``
+    (the attempt of how many when the event says; the server's words cut to a row)."""
+    of = f"/{event.limit}" if event.limit else ""
+    when = (
+        "now"
+        if event.delay <= 0
+        else f"in {event.delay:.0f} s"
+        if event.delay >= 1
+        else (f"in {event.delay:.1f} s")
+    )
+    shown = reason if len(reason) <= RETRY_CHARS else reason[: RETRY_CHARS - 1] + "…"
+    return f"↻ retrying ({event.attempt}{of}) {when}: {shown}"
+
+
+RETRY_CHARS = 160
+"""Characters of a retry's reason the Transcript shows (a server's page can be long)."""
+
+
+def interrupted_words(key: str) -> str:
+    """``interrupted (ctrl+c)``, or ``interrupted`` when the key is not known."""
+    return f"interrupted ({key})" if key else "interrupted"
+
+
+_SANDBOX_WORDS = {
+    "workspace-write": "sandbox",
+    "read-only": "read-only",
+    "escalated": "outside",
+    "off": "no sandbox",
+    "unavailable": "no sandbox",
+}
+
+
+def sandbox_word(meta: Mapping[str, Any] | None) -> str:
+    """Where a command ran, in the Tools pane's few cells: ``sandbox``, ``sandbox+net``,
+    ``read-only``, ``outside`` (approved to run unconfined), ``no sandbox``; empty for a
+    result that ran no command (``sandbox_text.ran_under`` has the full words)."""
+    record = meta.get("sandbox") if meta else None
+    if not isinstance(record, Mapping) or not isinstance(record.get("mode"), str):
+        return ""
+    word = _SANDBOX_WORDS.get(record["mode"], record["mode"][:10])
+    if record.get("network") and record["mode"] in ("workspace-write", "read-only"):
+        word += "+net"
+    return word
+
+
 def _rounds(n: int) -> str:
     return "1 earlier round" if n == 1 else f"{n} earlier rounds"
 
@@ -475,6 +617,14 @@ class UiState:
         self.wait = ResponseWait()
         """Silence of the current response (the status bar's "waiting for the first byte")."""
         self._wait_shown: tuple[str, tuple[int, int] | None] = ("", None)
+        self.stop_key = ""
+        """The key that is stopping the turn (``stopping``), named when it ends."""
+        self._retry: TranscriptEntry | None = None
+        """The line counting the retries of the request being retried."""
+        self._retry_failure = ""
+        self._outputs: deque[ToolRow] = deque()
+        """Finished rows holding a whole result, oldest first (``_keep_output``)."""
+        self._output_chars = 0
 
     # ------------------------------------------------------------------ queries
     @property
@@ -580,188 +730,222 @@ class UiState:
     def note(self, text: str, role: str = "note") -> None:
         self._entry(role, text)
 
-    def add_history(self, records: Iterable[LogRecord]) -> None:
-        """A resumed session's earlier timeline, as the transcript showed it then.
+    def stopping(self, key: str) -> None:
+        """The person pressed ``key`` (``Esc``, ``ctrl+c``) to stop the turn: the one line
+        that says the turn was interrupted names it."""
+        self.stop_key = key
 
-        Calls become frozen one-line entries (their outcome is final), so the Tools
-        pane and the stream panes stay about what happens from now on.
-        """
-        calls: dict[int, ToolCall] = {}
-        for rec in records:
-            data = rec.data
-            if rec.type == "user":
-                self.add_user(str(data.get("text", "")))
-            elif rec.type == "assistant":  # pieces of one reply join, as they did live
-                self._assistant_text(str(data.get("text", "")))
-                if data.get("interrupted") and self._assistant is not None:
-                    self._assistant.interrupted = True
-            elif rec.type == "call":
-                args = data.get("args")
-                call = ToolCall(rec.call_id or "", str(data.get("name", "")), args or {})
-                calls[rec.seq] = call
-            elif rec.type == "result":
-                call = calls.pop(rec.ref, None) if rec.ref is not None else None
-                call = call or ToolCall(rec.call_id or "", str(data.get("name", "")), {})
-                first = str(data.get("output", "")).strip().splitlines()
-                line = first[0][:120].expandtabs(2) if first else ""
-                changes = change_lines(_mapping(data.get("meta")), SHOWN_CHANGES)
-                if changes:
-                    line = " · ".join(changes)
-                outcome = str(data.get("kind", "?")) + (f": {line}" if line else "")
-                self._entry("note", f"▸ {call.id} {call.name} {summarize_call(call)}  {outcome}")
-            elif rec.type == "error":
-                where = f" at byte {data['offset']}" if "offset" in data else ""
-                self._entry("error", f"{data.get('kind', '?')}{where}: {data.get('message', '')}")
-        self._assistant = None
+    def show_history(self, events: Iterable[Event]) -> None:
+        """A resumed session's earlier conversation (``AgentSession.history_events``),
+        applied through the same dispatch as a live turn's events; then the panes about
+        the stream (Tools, Raw stream, Confirmed, Errors, the status) start empty — they
+        are about what happens from now on — while the Transcript keeps every call's row
+        (it folds and opens in the pager like a live one)."""
+        for event in events:
+            self.apply(event)
+        self._reset_panes()
+        self.mark(*PANES)
 
     def apply_all(self, events: Iterable[Event]) -> None:
         for event in events:
             self.apply(event)
 
     def apply(self, event: Event) -> None:
+        """One event: its handler from ``HANDLERS`` (by exact type; an event type the
+        state does not show is in ``IGNORED``, and a test checks every type is one or
+        the other)."""
         self.wait.apply(event, self.clock)
-        if isinstance(event, StreamBytes):
-            buf = self.current or self._new_response("?")
-            buf.append(event.offset, event.data, scrubber=self.scrubber)
-            self.bytes_seen += len(event.data)
-            self.progress.chunk(self.clock())
-            self.mark("raw", "pending", "status")
-        elif isinstance(event, Confirmed):
-            buf = self.current or self._new_response("?")
-            buf.frontier = max(buf.frontier, event.offset + len(event.data))
-            if event.kind == "text":
-                self._merge("text", "text", event.offset, event.data)
-                self._stream_prose(event.data)
-            self.mark("raw", "pending", "status")
-        elif isinstance(event, CallStarted):
-            if event.replaces:  # the same call under the id its wire settled on
-                self._open_calls.pop(event.replaces, None)
-            self._row("call", f"call {event.id} {event.name}", event.offset)
-            self._call_started(event.id, event.name)
-        elif isinstance(event, ArgStarted):
-            form = event.form + (f" {event.declared}" if event.declared is not None else "")
-            self._row("arg", f"arg {event.key} ({form})", event.offset)
-        elif isinstance(event, ArgBytes):
-            self._merge("bytes", event.key, event.offset, event.data)
-        elif isinstance(event, CallReady):
-            call = event.call
-            self._open_calls.pop(call.id, None)
-            self._last_call = call.id
-            self.calls_ready += 1
-            self._row("ready", f"ready {call.id} {call.name}", call.offset)
-            previous = self.tools.pop(call.id, None)
-            if previous is not None:
-                self._freeze_entry(previous)
-            row = self._new_row(call)
-            self.tools[call.id] = row
-            while len(self.tools) > MAX_TOOLS:
-                oldest = next(iter(self.tools))
-                if self.tools[oldest].running:
-                    break
-                del self.tools[oldest]
-            self._assistant = None
-            self._thinking = None
-            self._entry("call", "", call_id=call.id)
-            self.mark("tools")
-        elif isinstance(event, ContractError):
-            index = self.current.index if self.current else 0
-            message = self.scrub(event.message)
-            self.errors.append(ErrorRow(index, event.kind, message, event.offset))
-            self._row("error", f"error {event.kind}", event.offset)
-            if not (event.kind == "truncated" and self._cut_shown):  # the ✂ line said it
-                self._entry("error", f"{event.kind} at byte {event.offset}: {event.message}")
-            self.mark("errors")
-        elif isinstance(event, StreamStopped):
-            self._row("stop", f"stop: {event.reason}", event.offset)
-            self.note(stop_line(event.reason, event.offset, self._last_call), "stop")
-        elif isinstance(event, ResponseStarted):
-            self.progress.response_started()
-            self._thinking = None
-            self._response_started()
-            self._new_response(event.mode, event.request_index)
-        elif isinstance(event, ResponseEnded):
-            if self.current is not None:
-                self.current.finish_reason = event.finish_reason
-            self.progress.response_ended(event.tokens)
-            self._row("response", f"response ended: {event.finish_reason}", self.consumed)
-            self._response_ended(event.finish_reason, event.detail)
-            self.mark("status")
-        elif isinstance(event, AssistantText):
-            self._thinking = None
-            self._reported_prose(event.text)
-        elif isinstance(event, ServerTool):
-            # the provider ran it inside the response; Frontier never does
-            self.note(f"⚙ the provider ran its own tool {self.scrub(event.name)} (not run here)")
-        elif isinstance(event, ReasoningText):
-            buf = self.current or self._new_response("?")
-            buf.think(event.text, self.scrub if self.scrubber else None, self._scrub_window())
-            self.progress.chunk(self.clock())
-            self._thinking_text(event.text)
-            self.mark("raw")
-        elif isinstance(event, ToolStarted):
-            row = self._tool(event.call)
-            row.state = "running"
-            row.started = self.clock()
-            self._touch_call(event.call.id)
-        elif isinstance(event, ToolOutput):
-            row = self.tools.get(event.call_id)
-            if row is not None:
-                self._tool_output(row, event.data)
-                self.mark("tools")
-        elif isinstance(event, ToolFinished):
-            result = event.result
-            row = self.tools.get(result.call_id)
-            if row is None:  # a call cut off before it was ready: the ✂ line may name it
-                call = ToolCall(result.call_id, result.name, {})
-                said = result.kind == "truncated" and self._cut_shown
-                row = self._tool(call, entry=not said)
-            row.state = result.kind
-            row.exit_code = result.exit_code
-            row.elapsed = result.elapsed
-            output = self.scrub(result.output)
-            row.message = output.strip().splitlines()[0][:200] if output else ""
-            row.output = output
-            row.changes = tuple(map(self.scrub, change_lines(result.meta, SHOWN_CHANGES)))
-            if row.partial:
-                row.tail.append(row.end_line())
-                row.output_lines += 1
-            self._touch_call(result.call_id)
-        elif isinstance(event, Retry):
-            self.note(f"retrying (attempt {event.attempt}, {event.delay:.1f}s): {event.reason}")
-        elif isinstance(event, RepairRequested):
-            self.note(repair_line(event.kind, event.attempt), "stop")
-        elif isinstance(event, ResponseContinued):
-            (self.current or self._new_response("?")).joins.append(
-                (event.offset, event.echo_skipped)
-            )
-            self._row("continued", f"⟂ continued at byte {event.offset:,}", event.offset)
-            self.note(continued_line(event), "stop")
-            self.mark("raw")
-        elif isinstance(event, ContextUsage):
-            self.progress.context_used = event.used
-            if event.source == ASSUMED and not self._assumed_told:
-                self._assumed_told = True
-                self.note(assumed_window_text(event.window), "stop")
-            self.mark("status")
-        elif isinstance(event, Summarising):
-            self.note(
-                f"⇣ summarising {_rounds(event.rounds)} to fit the context "
-                f"({event.before:,} of {event.window:,} tokens)…"
-            )
-        elif isinstance(event, Compacted):
-            self.note(compaction_line(event))
-            self.progress.context_used = event.after
-            self.mark("status")
-        elif isinstance(event, TurnEnded):
-            self.turn_running = False
-            self.progress.end_turn()
-            self.last_turn = event.reason
-            self._turn_ended(event.reason)
-            self._end_unfinished_calls()
-            if event.reason != "done":
-                self.note(f"turn ended: {event.reason} {event.message}".strip())
-            self._assistant = None
-            self.mark("status")
+        handler = HANDLERS.get(type(event))
+        if handler is not None:
+            handler(self, event)
+
+    # ------------------------------------------------------------------ handlers
+    def _on_stream_bytes(self, event: StreamBytes) -> None:
+        buf = self.current or self._new_response("?")
+        buf.append(event.offset, event.data, scrubber=self.scrubber)
+        self.bytes_seen += len(event.data)
+        self.progress.chunk(self.clock())
+        self.dirty.update(STREAM_PANES)
+
+    def _on_confirmed(self, event: Confirmed) -> None:
+        buf = self.current or self._new_response("?")
+        buf.frontier = max(buf.frontier, event.offset + len(event.data))
+        if event.kind == "text":
+            self._merge("text", "text", event.offset, event.data)
+            self._stream_prose(event.data)
+        self.dirty.update(STREAM_PANES)
+
+    def _on_call_started(self, event: CallStarted) -> None:
+        if event.replaces:  # the same call under the id its wire settled on
+            self._open_calls.pop(event.replaces, None)
+        self._row("call", f"call {event.id} {event.name}", event.offset)
+        self._call_started(event.id, event.name)
+
+    def _on_arg_started(self, event: ArgStarted) -> None:
+        form = event.form + (f" {event.declared}" if event.declared is not None else "")
+        self._row("arg", f"arg {event.key} ({form})", event.offset)
+
+    def _on_arg_bytes(self, event: ArgBytes) -> None:
+        self._merge("bytes", event.key, event.offset, event.data)
+
+    def _on_call_ready(self, event: CallReady) -> None:
+        call = event.call
+        self._open_calls.pop(call.id, None)
+        self._last_call = call.id
+        self.calls_ready += 1
+        self._row("ready", f"ready {call.id} {call.name}", call.offset)
+        previous = self.tools.pop(call.id, None)
+        if previous is not None:
+            self._freeze_entry(previous)
+        row = self._new_row(call)
+        self.tools[call.id] = row
+        while len(self.tools) > MAX_TOOLS:
+            oldest = next(iter(self.tools))
+            if self.tools[oldest].running:
+                break
+            del self.tools[oldest]
+        self._assistant = None
+        self._thinking = None
+        self._entry("call", "", call_id=call.id, tool=row)
+        self.mark("tools")
+
+    def _on_contract_error(self, event: ContractError) -> None:
+        index = self.current.index if self.current else 0
+        message = self.scrub(event.message)
+        self.errors.append(ErrorRow(index, event.kind, message, event.offset))
+        self._row("error", f"error {event.kind}", event.offset)
+        if not (event.kind == "truncated" and self._cut_shown):  # the ✂ line said it
+            self._entry("error", f"{event.kind} at byte {event.offset}: {event.message}")
+        self.mark("errors")
+
+    def _on_stream_stopped(self, event: StreamStopped) -> None:
+        self._row("stop", f"stop: {event.reason}", event.offset)
+        self.note(stop_line(event.reason, event.offset, self._last_call), "stop")
+
+    def _on_response_started(self, event: ResponseStarted) -> None:
+        self.progress.response_started()
+        self._thinking = None
+        self._retry = None
+        self._response_started()
+        self._new_response(event.mode, event.request_index)
+
+    def _on_response_ended(self, event: ResponseEnded) -> None:
+        if self.current is not None:
+            self.current.finish_reason = event.finish_reason
+        self.progress.response_ended(event.tokens)
+        self._row("response", f"response ended: {event.finish_reason}", self.consumed)
+        self._response_ended(event.finish_reason, event.detail)
+        self.mark("status")
+
+    def _on_assistant_text(self, event: AssistantText) -> None:
+        self._thinking = None
+        self._reported_prose(event.text)
+
+    def _on_user_message(self, event: UserMessage) -> None:
+        self.add_user(event.text)
+
+    def _on_server_tool(self, event: ServerTool) -> None:
+        # the provider ran it inside the response; Frontier never does
+        self.note(f"⚙ the provider ran its own tool {self.scrub(event.name)} (not run here)")
+
+    def _on_reasoning_text(self, event: ReasoningText) -> None:
+        buf = self.current or self._new_response("?")
+        buf.think(event.text, self.scrub if self.scrubber else None, self._scrub_window())
+        self.progress.chunk(self.clock())
+        self._thinking_text(event.text)
+        self.mark("raw")
+
+    def _on_tool_started(self, event: ToolStarted) -> None:
+        row = self._tool(event.call)
+        row.state = "running"
+        row.started = self.clock()
+        self._touch_call(event.call.id)
+
+    def _on_tool_output(self, event: ToolOutput) -> None:
+        row = self.tools.get(event.call_id)
+        if row is not None:
+            self._tool_output(row, event.data)
+            row.version += 1
+            self.mark("tools", "transcript")
+
+    def _on_tool_finished(self, event: ToolFinished) -> None:
+        result = event.result
+        row = self.tools.get(result.call_id)
+        if row is None:  # a call cut off before it was ready: the ✂ line may name it
+            call = ToolCall(result.call_id, result.name, {})
+            said = result.kind == "truncated" and self._cut_shown
+            row = self._tool(call, entry=not said)
+        row.state = result.kind
+        row.exit_code = result.exit_code
+        row.elapsed = result.elapsed
+        output = self.scrub(result.output)
+        row.message = output.strip().splitlines()[0][:200] if output else ""
+        if row.partial:
+            row.add_lines([row.end_line()])
+        row.finish(output)
+        self._keep_output(row)
+        row.changes = tuple(map(self.scrub, change_lines(result.meta, SHOWN_CHANGES)))
+        row.ran = tuple(map(self.scrub, ran_under(result.meta)))
+        row.where = sandbox_word(result.meta)
+        self._touch_call(result.call_id)
+
+    def _on_retry(self, event: Retry) -> None:
+        """Retries of one failure are one line that counts them (the server's message
+        once, not once per attempt)."""
+        reason = self.scrub(" ".join(event.reason.split()))
+        failure = reason.split(" — ", 1)[0]
+        text = retry_line(event, reason)
+        entry = self._retry
+        if entry is not None and self._retry_failure == failure and entry in self.transcript:
+            entry.text = text
+            entry.version += 1
+            self.mark("transcript")
+        else:
+            self._retry = self._entry("stop", text)
+            self._retry_failure = failure
+
+    def _on_repair_requested(self, event: RepairRequested) -> None:
+        self.note(repair_line(event.kind, event.attempt), "stop")
+
+    def _on_response_continued(self, event: ResponseContinued) -> None:
+        (self.current or self._new_response("?")).joins.append((event.offset, event.echo_skipped))
+        self._row("continued", f"⟂ continued at byte {event.offset:,}", event.offset)
+        self.note(continued_line(event), "stop")
+        self.mark("raw")
+
+    def _on_context_usage(self, event: ContextUsage) -> None:
+        self.progress.context_used = event.used
+        if event.source == ASSUMED and not self._assumed_told:
+            self._assumed_told = True
+            self.note(assumed_window_text(event.window), "stop")
+        self.mark("status")
+
+    def _on_summarising(self, event: Summarising) -> None:
+        self.note(
+            f"⇣ summarising {_rounds(event.rounds)} to fit the context "
+            f"({event.before:,} of {event.window:,} tokens)…"
+        )
+
+    def _on_compacted(self, event: Compacted) -> None:
+        self.note(compaction_line(event))
+        self.progress.context_used = event.after
+        self.mark("status")
+
+    def _on_turn_ended(self, event: TurnEnded) -> None:
+        self.turn_running = False
+        self.progress.end_turn()
+        self.last_turn = event.reason
+        self._retry = None
+        marked = self._turn_ended(event.reason)
+        self._end_unfinished_calls()
+        if event.reason == "cancelled":
+            if not marked:  # said once: on the reply it cut, or here
+                self.note(f"⏹ {interrupted_words(self.stop_key)}: the turn stopped", "stop")
+        elif event.reason != "done":
+            self.note(f"turn ended: {event.reason} {event.message}".strip())
+        self.stop_key = ""
+        self._assistant = None
+        self.mark("status")
 
     def _end_unfinished_calls(self) -> None:
         """A turn that ended (ctrl+c, an error) ends its calls: a cancelled task reports
@@ -782,10 +966,19 @@ class UiState:
         row.grow(pieces[0], scrub, window)
         if len(pieces) == 1:
             return
-        row.tail.append(row.end_line())
-        row.tail.extend(display.cut_line(self.scrub(line)) for line in pieces[1:-1])
-        row.output_lines += len(pieces) - 1
+        row.add_lines([row.end_line(), *(display.cut_line(self.scrub(x)) for x in pieces[1:-1])])
         row.grow(pieces[-1], scrub, window)
+
+    def _keep_output(self, row: ToolRow) -> None:
+        """Hold ``row``'s whole result for the pager within ``OUTPUT_BUDGET``: the
+        oldest rows' results go first (their fold stays)."""
+        self._outputs.append(row)
+        self._output_chars += len(row.output)
+        while self._output_chars > OUTPUT_BUDGET and len(self._outputs) > 1:
+            old = self._outputs.popleft()
+            self._output_chars -= len(old.output)
+            old.output_dropped, old.output = len(old.output), ""
+            old.version += 1
 
     def set_tool_state(self, call: ToolCall, state: str) -> None:
         row = self._tool(call)
@@ -807,7 +1000,7 @@ class UiState:
             row = self._new_row(call)
             self.tools[call.id] = row
             if entry:
-                self._entry("call", "", call_id=call.id)
+                self._entry("call", "", call_id=call.id, tool=row)
         return row
 
     def _new_row(self, call: ToolCall) -> ToolRow:
@@ -815,15 +1008,11 @@ class UiState:
         return ToolRow(call=call, summary=self.scrub(summary), more=more)
 
     def _freeze_entry(self, row: ToolRow) -> None:
-        """A resent call reuses its id: keep the earlier attempt's line as it ended."""
+        """A resent call reuses its id: the earlier attempt's entry keeps its own row as
+        it ended (``TranscriptEntry.tool``) and no longer answers to the id."""
         for entry in reversed(self.transcript):
             if entry.call_id == row.call.id:
                 entry.call_id = None
-                entry.role = "note"
-                summary = row.summary + more_lines(row.more)
-                entry.text = f"▸ {row.call.id} {row.call.name} {summary}  {row.state}"
-                if row.changes:
-                    entry.text += ": " + " · ".join(row.changes)
                 entry.version += 1
                 break
 
@@ -854,9 +1043,11 @@ class UiState:
             row.preview = _preview(row.tail)
         self.mark("confirmed")
 
-    def _entry(self, role: str, text: str, call_id: str | None = None) -> TranscriptEntry:
+    def _entry(
+        self, role: str, text: str, call_id: str | None = None, tool: ToolRow | None = None
+    ) -> TranscriptEntry:
         self._entry_ids += 1
-        entry = TranscriptEntry(self._entry_ids, role, text, call_id, self.scrub)
+        entry = TranscriptEntry(self._entry_ids, role, text, call_id, self.scrub, tool)
         self.transcript.append(entry)
         self.mark("transcript")
         return entry
@@ -953,14 +1144,26 @@ class UiState:
             self.note(cut_line(reason, detail, self.consumed, self._open_calls), "stop")
             self._cut_shown = True
 
-    def _turn_ended(self, reason: str) -> None:
-        if reason == "cancelled" and self._streaming and self._assistant is not None:
-            # Esc while the reply streamed: the loop kept what was confirmed; say so
-            self._assistant.interrupted = True
-            self._assistant.version += 1
+    def _turn_ended(self, reason: str) -> bool:
+        """True when a cancelled turn cut the reply it ends with (which is then marked:
+        the loop kept what was confirmed). That reply is the newest entry: live, it was
+        streaming; from history, the stored reply was marked interrupted."""
+        reply = self._assistant
+        cut = (
+            reason == "cancelled"
+            and reply is not None
+            and (self._streaming or self.current is None)  # (history: no response)
+            and bool(self.transcript)
+            and self.transcript[-1] is reply
+        )
+        if cut and reply is not None:
+            reply.interrupted = True
+            reply.interrupted_by = self.stop_key
+            reply.version += 1
             self.mark("transcript")
         self._streaming = False
         self._reset_prose()
+        return cut
 
     # ------------------------------------------------------------------ sessions
     def new_session(self, heading: str) -> None:
@@ -971,6 +1174,14 @@ class UiState:
         and responses are numbered from 1 again, so no row of the earlier session
         mixes with the new one's.
         """
+        self._reset_panes()
+        self.epoch += 1
+        self._entry("session", heading)
+        self.mark(*PANES)
+
+    def _reset_panes(self) -> None:
+        """Every pane but the Transcript starts empty; the calls in the Transcript keep
+        their rows (``TranscriptEntry.tool``) but no longer answer to their ids."""
         for row in list(self.tools.values()):
             self._freeze_entry(row)
         self.tools.clear()
@@ -989,7 +1200,47 @@ class UiState:
         self._streaming = False
         self._open_calls.clear()
         self._last_call = ""
+        self._retry = None
         self._reset_prose()
-        self.epoch += 1
-        self._entry("session", heading)
-        self.mark(*PANES)
+
+
+Handler = Callable[[UiState, Any], None]
+HANDLERS: dict[type[Event], Handler] = {
+    StreamBytes: UiState._on_stream_bytes,
+    Confirmed: UiState._on_confirmed,
+    CallStarted: UiState._on_call_started,
+    ArgStarted: UiState._on_arg_started,
+    ArgBytes: UiState._on_arg_bytes,
+    CallReady: UiState._on_call_ready,
+    ContractError: UiState._on_contract_error,
+    StreamStopped: UiState._on_stream_stopped,
+    ResponseStarted: UiState._on_response_started,
+    ResponseEnded: UiState._on_response_ended,
+    AssistantText: UiState._on_assistant_text,
+    UserMessage: UiState._on_user_message,
+    ServerTool: UiState._on_server_tool,
+    ReasoningText: UiState._on_reasoning_text,
+    ToolStarted: UiState._on_tool_started,
+    ToolOutput: UiState._on_tool_output,
+    ToolFinished: UiState._on_tool_finished,
+    Retry: UiState._on_retry,
+    RepairRequested: UiState._on_repair_requested,
+    ResponseContinued: UiState._on_response_continued,
+    ContextUsage: UiState._on_context_usage,
+    Summarising: UiState._on_summarising,
+    Compacted: UiState._on_compacted,
+    TurnEnded: UiState._on_turn_ended,
+}
+"""Event type -> the ``UiState`` method that applies it (built once; ``apply`` looks the
+exact type up, so the hot ``StreamBytes`` costs one dict look-up)."""
+IGNORED: frozenset[type[Event]] = frozenset(
+    {
+        # the live controller shows these (the messages as typed, with their notes)
+        QueuedDelivered,
+        # the App's review modal asks and closes (``app.review``) and sets the row's state
+        ApprovalRequested,
+        ApprovalResolved,
+    }
+)
+"""Event types no pane state shows: listed, so a new event type must be one or the other
+(``tests/test_tui_tool_output.py`` checks every class in ``app/events.py``)."""

@@ -23,6 +23,7 @@ in the theme's warning colour and kept before everything but the activity.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from functools import lru_cache
 from typing import ClassVar
 
 from rich.cells import cell_len
@@ -97,7 +98,9 @@ def _text(value: str, style: str = "") -> Text:
     return Text(value, style=style)
 
 
+@lru_cache(maxsize=256)
 def _shown(text: str) -> str:
+    """One row of display text (cached: the bar offers the same few names every flush)."""
     return display_preview(text, one_line=True, limit=80)
 
 
@@ -248,17 +251,17 @@ def fit_status(info: StatusInfo, width: int, warning: Style | str = WARNING) -> 
     """The fields shown at ``width`` cells and the form of each (see the module doc)."""
     chosen: dict[str, Text] = {}
     seen: set[str] = set()
+    used = -cell_len(SEPARATOR)  # cells of the chosen fields and their separators
+    gap = cell_len(SEPARATOR)
     for _, field, text in sorted(_steps(info, warning), key=lambda step: -step[0]):
         if field in seen and field not in chosen:
             continue  # its short form did not fit: a longer one cannot
         seen.add(field)
         before = chosen.get(field)
-        chosen[field] = text
-        if _width(chosen) > width:
-            if before is None:
-                del chosen[field]
-            else:
-                chosen[field] = before
+        grown = used + text.cell_len + (gap if before is None else -before.cell_len)
+        if grown <= width:
+            chosen[field] = text
+            used = grown
     return chosen
 
 
@@ -288,6 +291,9 @@ class StatusBar(Static):
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.info: StatusInfo | None = None
+        self._shown: tuple[StatusInfo, int, Style] | None = None
+        """What the bar shows now: every flush offers the status, few change it."""
+        self._warning: Style | None = None
 
     def show(self, info: StatusInfo) -> None:
         self.info = info
@@ -296,9 +302,23 @@ class StatusBar(Static):
     def on_resize(self, event: events.Resize) -> None:
         self._paint()
 
+    def notify_style_update(self) -> None:
+        super().notify_style_update()
+        self._shown = self._warning = None  # a theme change restyles the warning field
+
     def _paint(self) -> None:
+        """Draw the bar, unless it would look as it does: the flush timer offers the
+        status ~30 times a second, and an unchanged bar must cost no repaint (idle CPU)."""
         if self.info is None:
             return
         width = self.content_size.width or max(1, self.app.size.width - 2)
-        warning = self.get_component_rich_style("status-bar--warning", partial=True)
+        warning = self._warning
+        if warning is None:
+            warning = self._warning = self.get_component_rich_style(
+                "status-bar--warning", partial=True
+            )
+        key = (self.info, width, warning)
+        if key == self._shown:
+            return
+        self._shown = key
         self.update(render_status(self.info, width, warning), layout=False)

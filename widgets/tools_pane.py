@@ -1,5 +1,10 @@
 """The Tools pane: every call with its state, ticking elapsed time and output tail.
 
+One row per call, always (cut with ``…`` to the pane's width, never wrapped): ``▸``
+(its output opens in the pager: Enter on the row ↑↓ chose, or a click) or ``•``, the
+call, its state, elapsed time, where a command ran (``sandbox``, ``outside``...) and
+its last output line.
+
 A row never hides that a call's key argument has more lines than it shows: the
 ``(+41 lines)`` after the summary is kept when the row is cut (the summary gives way).
 The call's id and name, which the model chose, are shown through
@@ -10,13 +15,25 @@ arrives scrubbed, pictured and cut from ``UiState``.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from typing import ClassVar
 
 from rich.text import Text
 from textual import events
+from textual.binding import Binding, BindingType
+from textual.message import Message
 
 from frontier.widgets.block_view import BlockView
-from frontier.widgets.display import NEWLINE, display_preview, more_lines
+from frontier.widgets.display import NEWLINE, TAB, display_preview, more_lines
 from frontier.widgets.state import ToolRow
+
+
+class OpenToolOutput(Message):
+    """Show ``row``'s whole output in the pager (from the Transcript or the Tools pane)."""
+
+    def __init__(self, row: ToolRow) -> None:
+        super().__init__()
+        self.row = row
+
 
 _STATE_STYLE = {
     "ready": "dim",
@@ -59,15 +76,25 @@ def _fit_keeping(text: str, end: str, width: int) -> str:
     return _fit(text, max(1, width - len(end))) + end
 
 
-def tool_lines(rows: Iterable[ToolRow], now: float, width: int = 100) -> list[Text]:
-    """One line per call (plain ``Text``, cut with an ellipsis: a rich ``Table`` costs too much)."""
+WHERE = 11
+"""Cells of the "where it ran" field (``sandbox+net``), when any row has one."""
+
+
+def tool_lines(
+    rows: Iterable[ToolRow], now: float, width: int = 100, cursor: int | None = None
+) -> list[Text]:
+    """One row per call (plain ``Text`` cut to ``width`` less the scrollbar: a rich
+    ``Table`` costs too much, and Textual wraps a ``Text`` whatever its ``no_wrap``);
+    ``cursor``: the index of the row ↑↓ chose, shown reversed."""
     rows = list(rows)
     if not rows:
         return [Text("no tool calls yet — they appear here the moment they are confirmed", "dim")]
     name_w = max(20, min(48, width * 2 // 5))
+    where = any(row.where for row in rows)
     lines: list[Text] = []
-    for row in rows:
+    for index, row in enumerate(rows):
         out = Text(no_wrap=True, overflow="ellipsis")
+        out.append("▸ " if row.opens else "• ", style="bold reverse" if index == cursor else "bold")
         call_id = display_preview(row.call.id, one_line=True, limit=24)
         name = display_preview(row.call.name, one_line=True, limit=24)
         head = f"{call_id} {name} {row.summary}"
@@ -82,20 +109,20 @@ def tool_lines(rows: Iterable[ToolRow], now: float, width: int = 100) -> list[Te
         elapsed = elapsed_of(row, now)
         clock = "" if elapsed is None else f"{elapsed:.2f}s" if elapsed < 10 else f"{elapsed:.1f}s"
         out.append(f" {clock:>7} ")
+        if where:
+            out.append(f"{row.where:<{WHERE}} ", style="dim")
         if row.output_lines or row.partial:
             count = row.output_lines + (1 if row.partial else 0)
             last = (row.open_line if row.partial else (row.tail[-1] if row.tail else "")).strip()
-            tail = Text(f"{count} lines │ {last}", style="dim")
-            # an output line keeps up to 4,000 characters (``UiState``) and the pane draws
-            # through Textual, which wraps a long ``Text`` whatever its ``no_wrap``: one
-            # call was 40 rows. At most a row's width of it (the row itself may still take
-            # a second row, as the snapshots record)
-            tail.truncate(max(1, width - SCROLLBAR), overflow="ellipsis")
-            out.append_text(tail)
+            last = last.replace("\t", TAB)  # a tab would widen the row past its cut
+            out.append_text(Text(f"{count} lines │ {last[: width * 2]}", style="dim"))
         elif row.state not in ("running", "ready", "review") and (row.changes or row.message):
             # a mutation's files (``M path (+3 −1) · …``) say more than "applied:"
             done = display_preview(" · ".join(row.changes) or row.message, limit=400)
-            out.append(done.replace("\n", NEWLINE), style="dim")  # one row (a tab stays)
+            out.append(done.replace("\n", NEWLINE).replace("\t", TAB), style="dim")
+        # an output line keeps up to 4,000 characters (``UiState``) and Textual wraps a
+        # long ``Text`` whatever its ``no_wrap``: one call was 40 rows. One row, always
+        out.truncate(max(1, width - SCROLLBAR), overflow="ellipsis")
         lines.append(out)
     return lines
 
@@ -107,15 +134,60 @@ class ToolsPane(BlockView):
     DEFAULT_CSS = """
     ToolsPane { background: $surface; }
     """
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("up", "move(-1)", "Previous call", show=False),
+        Binding("down", "move(1)", "Next call", show=False),
+        Binding("enter", "open", "Open output", show=False),
+    ]
 
     def __init__(self, clock: Callable[[], float], *, id: str | None = None) -> None:
         super().__init__(id=id)
         self._clock = clock
         self._rows: list[ToolRow] = []
+        self.chosen: ToolRow | None = None
+        """The row ↑↓ chose (Enter opens it), shown reversed while the pane has focus."""
 
     def show(self, rows: Iterable[ToolRow]) -> None:
         self._rows = list(rows)[-SHOWN_ROWS:]
         self._update()
+
+    @property
+    def cursor(self) -> int | None:
+        """Index of the chosen row among those shown (``None`` when unfocused)."""
+        if not self.has_focus or not self._rows:
+            return None
+        if self.chosen is None or self.chosen not in self._rows:
+            self.chosen = self._rows[-1]
+        return self._rows.index(self.chosen)
+
+    def on_focus(self, event: events.Focus) -> None:
+        self._update()
+
+    def on_blur(self, event: events.Blur) -> None:
+        self._update()
+
+    def action_move(self, step: int) -> None:
+        at = self.cursor
+        if at is None:
+            return
+        self.chosen = self._rows[max(0, min(len(self._rows) - 1, at + step))]
+        self._update()
+        self.scroll_to(y=self._rows.index(self.chosen), animate=False, immediate=True)
+
+    def action_open(self) -> None:
+        at = self.cursor
+        if at is not None and self._rows[at].opens:
+            self.post_message(OpenToolOutput(self._rows[at]))
+
+    def on_click(self, event: events.Click) -> None:
+        offset = event.get_content_offset(self)
+        if offset is None:
+            return
+        index = int(self.scroll_offset.y) + offset.y
+        if 0 <= index < len(self._rows):
+            self.chosen = self._rows[index]
+            if self.chosen.opens:
+                self.post_message(OpenToolOutput(self.chosen))
 
     def tick(self) -> None:
         if any(row.running for row in self._rows):
@@ -128,5 +200,5 @@ class ToolsPane(BlockView):
         self._update()
 
     def _update(self) -> None:
-        lines = tool_lines(self._rows, self._clock(), self.size.width)
+        lines = tool_lines(self._rows, self._clock(), self.size.width, self.cursor)
         self.set_blocks([((text.plain, tuple(text.spans)), text) for text in lines])

@@ -16,6 +16,7 @@ reply streams at the cost of its last few kilobytes per paint.
 from __future__ import annotations
 
 import io
+from bisect import bisect_right
 from collections.abc import Callable, Hashable, Iterator, Mapping, Sequence
 from typing import ClassVar
 
@@ -26,17 +27,18 @@ from rich.segment import Segment
 from rich.syntax import Syntax
 from rich.table import Table
 from rich.text import Text
+from textual import events
+from textual.binding import Binding, BindingType
 
 from frontier.themes.palette import theme_variable
 from frontier.widgets.block_view import Block, BlockView
 from frontier.widgets.display import cut_lines, display_preview, more_lines
 from frontier.widgets.prose import ProseBlock
-from frontier.widgets.state import ToolRow, TranscriptEntry
-from frontier.widgets.tools_pane import elapsed_of, state_label
+from frontier.widgets.prose_render import ProseMarkdown, render_code
+from frontier.widgets.state import FOLD, ToolRow, TranscriptEntry, interrupted_words
+from frontier.widgets.tools_pane import OpenToolOutput, state_label
 
 _ROLE = {"you": ("you ", "bold reverse"), "ai": ("ai  ", "bold"), "note": ("·   ", "dim")}
-_JOIN = Text("\n")
-"""Entries render as if joined by this (its wrap/overflow settings apply to every entry)."""
 PLACEHOLDER = Text(
     "Type a message below and press Enter. Calls appear here as soon as the "
     "model's bytes prove them complete.",
@@ -44,7 +46,9 @@ PLACEHOLDER = Text(
 )
 GUTTER = 5
 """Cells left of a reply's Markdown (``ai`` and a space, then the hanging indent)."""
-INTERRUPTED = "⏹ interrupted (Esc): the reply stopped here; what was confirmed is kept"
+INTERRUPTED = "the reply stopped here; what was confirmed is kept"
+CALL_GUTTER = 2
+"""Cells of a tool row's marker (``▸ ``): its output and result line hang under its name."""
 
 
 THINKING_FOLDED = 3
@@ -72,24 +76,7 @@ def render_entry(
     if entry.role == "thinking":
         return render_thinking(entry, expanded)
     if entry.role == "call":
-        text = Text(no_wrap=True, overflow="ellipsis")
-        text.append("▸ ", style="bold")
-        if tool is None:
-            text.append(display_preview(entry.call_id or "?", one_line=True, limit=40))
-            return text
-        text.append(f"{display_preview(tool.call.id, one_line=True, limit=40)} ", style="dim")
-        text.append(f"{display_preview(tool.call.name, one_line=True, limit=40)} ", style="bold")
-        text.append(tool.summary)
-        text.append(more_lines(tool.more), style="bold")  # `echo safe` is not all that runs
-        text.append("  ")
-        failed = tool.state not in ("ok", "applied", "running", "ready", "review")
-        text.append(state_label(tool), style="bold underline" if failed else "italic")
-        elapsed = elapsed_of(tool, now)
-        if elapsed is not None and not tool.running:
-            text.append(f"  {elapsed:.2f}s", style="dim")
-        for line in tool.changes:  # a finished mutation's files, one per line
-            text.append(f"\n    {display_preview(line, one_line=True)}", style="dim")
-        return text
+        return render_call(entry, tool)
     if entry.role == "error":
         return Text.assemble(("err ", "bold reverse"), " ", (cut_lines(entry.text), "bold"))
     if entry.role == "stop":  # a stopped stream, a cut-off response, a repair: one line
@@ -103,6 +90,111 @@ def render_entry(
     # file): only its ends reach rich's wrapping
     body = Text(cut_lines(entry.text), style="dim italic" if entry.role == "note" else "")
     return Text.assemble((label, style), " ", body)
+
+
+def _seconds(elapsed: float) -> str:
+    return f"{elapsed:.2f} s" if elapsed < 10 else f"{elapsed:.1f} s"
+
+
+def _lines_word(count: int) -> str:
+    return f"{count:,} line{'s' * (count != 1)}"
+
+
+def render_call(entry: TranscriptEntry, tool: ToolRow | None, *, selected: bool = False) -> Text:
+    """A tool row: ``▸`` (it opens in the pager) or ``•``, the call, then its output
+    folded — the first ``FOLD`` lines, or a failed call's last, and how many more — or a
+    running call's live tail, then the result line (``ok exit=0 · 1.20 s``). A finished
+    mutation lists its files instead of its output. Every line after the first is one
+    row (cut with ``…``: ``Hanging``), each output line display text."""
+    text = Text()
+    marker = "▸ " if tool is not None and tool.opens else "• "
+    text.append(marker, style="bold reverse" if selected else "bold")
+    if tool is None:
+        text.append(display_preview(entry.call_id or "?", one_line=True, limit=40))
+        return text
+    text.append(f"{display_preview(tool.call.id, one_line=True, limit=40)} ", style="dim")
+    text.append(f"{display_preview(tool.call.name, one_line=True, limit=40)} ", style="bold")
+    text.append(tool.summary, style="bold" if selected else "")
+    text.append(more_lines(tool.more), style="bold")  # `echo safe` is not all that runs
+    if not tool.finished:
+        text.append(f"  {state_label(tool)}", style="italic")
+        earlier = tool.output_lines + bool(tool.partial) - FOLD
+        if tool.running and earlier > 0:
+            text.append(f"\n  … {_lines_word(earlier)} earlier", style="dim")
+        for line in tool.live_tail() if tool.running else ():
+            text.append(f"\n  {display_preview(line, one_line=True)}", style="dim italic")
+        return text
+    if tool.changes:  # a finished mutation's files, one per line
+        for line in tool.changes:
+            text.append(f"\n  {display_preview(line, one_line=True)}", style="dim")
+    else:
+        hidden = tool.lines - len(tool.fold)
+        if hidden > 0 and tool.failed:
+            text.append(f"\n  … {_lines_word(hidden)} earlier", style="dim")
+        for line in tool.fold:
+            text.append(f"\n  {display_preview(line, one_line=True)}", style="dim")
+        if hidden > 0 and not tool.failed:
+            text.append(f"\n  … {hidden:,} more line{'s' * (hidden != 1)}", style="dim")
+    text.append("\n  ")
+    text.append(state_label(tool), style="bold underline" if tool.failed else "bold")
+    if tool.elapsed is not None:
+        text.append(f" · {_seconds(tool.elapsed)}", style="dim")
+    for n, line in enumerate(tool.ran):
+        text.append((" · " if n == 0 else "\n  ") + display_preview(line, one_line=True), "dim")
+    return text
+
+
+class Hanging:
+    """An entry with its label in a gutter and every wrapped line hanging under its text
+    (not under the label), for every role. ``single``: every line after the first is one
+    row, cut with ``…`` (a tool row's output lines and result: a row never wraps)."""
+
+    def __init__(self, text: Text, gutter: int, *, single: bool = False) -> None:
+        self.text = text
+        self.gutter = gutter
+        self.single = single
+
+    def fits(self, width: int) -> bool:
+        """One row at ``width`` (``BlockView`` then needs no render to measure it)."""
+        return "\n" not in self.text.plain and self.text.cell_len <= width
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        width = max(self.gutter + 8, options.max_width)
+        room = width - self.gutter
+        label, body = self.text[: self.gutter], self.text[self.gutter :]
+        pad = Text(" " * label.cell_len)  # a wide glyph (⏹) takes two cells
+        for n, line in enumerate(body.split("\n", allow_blank=True)):
+            if n and self.single:
+                line.truncate(room, overflow="ellipsis")
+                rows = [line]
+            else:
+                rows = list(line.wrap(console, room)) or [Text()]
+            for m, row in enumerate(rows):
+                out = Text.assemble(label if n == m == 0 else pad, row, no_wrap=True, end="")
+                yield from out.render(console, end="")
+                yield Segment.line()
+
+
+def hanging(entry: TranscriptEntry, text: Text) -> Text | Hanging:
+    """``text`` laid out with its hanging indent (thinking and a session rule as they are)."""
+    if entry.role == "call":
+        return Hanging(text, CALL_GUTTER, single=True)
+    if entry.role in ("thinking", "session"):
+        return text
+    return Hanging(text, GUTTER)
+
+
+def entry_text(
+    entry: TranscriptEntry, tool: ToolRow | None, width: int, now: float = 0.0
+) -> list[str]:
+    """The rows of ``entry`` at ``width`` cells as a user reads them (tests, and the
+    text of the Transcript without a screen)."""
+    console = Console(width=width, file=io.StringIO(), color_system=None, legacy_windows=False)
+    shown = hanging(entry, render_entry(entry, tool, now))
+    return [
+        "".join(s.text for s in line).rstrip()
+        for line in console.render_lines(shown, console.options, pad=False)
+    ]
 
 
 # ---------------------------------------------------------------------- Markdown replies
@@ -149,11 +241,8 @@ def render_prose(block: ProseBlock, code_theme: str) -> RenderableType:
     """One block of a reply: Markdown, or a piece of a fenced code block (highlighted as
     its language says; the pieces of a long fence draw as one)."""
     if block.kind == "code":
-        code = block.text.rstrip("\n")
-        return Syntax(
-            code or " ", block.lang or "text", theme=code_theme, word_wrap=True, padding=(0, 1)
-        )
-    return _Trimmed(_Markdown(block.text, code_theme=code_theme, hyperlinks=False))
+        return render_code(block, code_theme)
+    return _Trimmed(ProseMarkdown(block.text, code_theme=code_theme))  # prose_render.py
 
 
 class _Lazy:
@@ -234,8 +323,11 @@ def prose_blocks(
     if first:  # nothing but whitespace yet
         yield (entry.id, "empty"), lambda: Text("ai", style="bold")
     if entry.interrupted:
-        mark = Text(INTERRUPTED, style="dim italic")
-        yield (entry.id, "interrupted"), lambda: Padding(mark, (0, 0, 0, GUTTER))
+        mark = Text(f"⏹ {interrupted_words(entry.interrupted_by)}: {INTERRUPTED}", "dim italic")
+        yield (
+            (entry.id, "interrupted", entry.interrupted_by),
+            lambda: Padding(mark, (0, 0, 0, GUTTER)),
+        )
 
 
 SHOWN = 120
@@ -250,9 +342,20 @@ class Transcript(BlockView):
     Transcript { background: $surface; }
     """
 
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("up", "select(-1)", "Previous tool", show=False),
+        Binding("down", "select(1)", "Next tool", show=False),
+        Binding("enter", "open", "Open output", show=False),
+    ]
+
     def __init__(self, clock: Callable[[], float], *, id: str | None = None) -> None:
         super().__init__(id=id)
         self._clock = clock
+        self.selected: int | None = None
+        """The id of the tool row ↑↓ chose (Enter opens it); marked while focused."""
+        self._owners: list[TranscriptEntry | None] = []
+        """The entry each block belongs to (``None``: a gap)."""
+        self._shown: tuple[Sequence[TranscriptEntry], Mapping[str, ToolRow], bool] | None = None
         self.set_blocks([(("placeholder",), PLACEHOLDER)])
 
     def on_mount(self) -> None:
@@ -277,32 +380,128 @@ class Transcript(BlockView):
         *,
         thinking_expanded: bool = False,
     ) -> None:
+        self._shown = (entries, tools, thinking_expanded)
         now = self._clock()
         known = dict(self._blocks)
         code_theme = self.code_theme
         blocks: list[Block] = []
+        owners: list[TranscriptEntry | None] = []
+        selected = self.selected if self.has_focus else None
         for entry in list(entries)[-SHOWN:]:
             if entry.role == "you" and blocks:
                 blocks.append((("gap", entry.id), Text("")))
+                owners.append(None)
             if entry.prose is not None:
                 for key, render in prose_blocks(entry, code_theme):
                     renderable = known.get(key)
                     blocks.append((key, renderable if renderable is not None else render()))
+                    owners.append(entry)
                 continue
-            tool = tools.get(entry.call_id) if entry.call_id else None
+            tool = tool_of(entry, tools)
+            chosen = entry.id == selected
             key = (
                 entry.id,
                 entry.version,
-                None if tool is None else (tool.state, tool.exit_code, tool.elapsed),
+                None if tool is None else (tool.state, tool.exit_code, tool.elapsed, tool.version),
+                chosen,
             )
-            text = known.get(key)
-            if text is None and entry.role == "stop":  # wrapped under its words, not its glyph
-                glyph, _, rest = entry.text.partition(" ")
-                body = Text(cut_lines(rest), style="italic")  # a server's detail: its ends
-                text = _labelled(Text(glyph, style="bold"), body)
-            elif text is None:
-                # rendered as one ``Static`` joining entries by newlines would show it
-                text = _JOIN.join([render_entry(entry, tool, now, expanded=thinking_expanded)])
-            blocks.append((key, text))
+            shown = known.get(key)
+            if shown is None:
+                if entry.role == "call":
+                    text = render_call(entry, tool, selected=chosen)
+                else:
+                    text = render_entry(entry, tool, now, expanded=thinking_expanded)
+                shown = hanging(entry, text)
+            blocks.append((key, shown))
+            owners.append(entry)
+        self._owners = owners
         if blocks:
             self.set_blocks(blocks)
+
+    # ------------------------------------------------------------------ opening a tool row
+    def openable(self) -> list[TranscriptEntry]:
+        """The tool rows shown that open in the pager, oldest first."""
+        seen: set[int] = set()
+        rows: list[TranscriptEntry] = []
+        tools = self._shown[1] if self._shown else {}
+        for entry in self._owners:
+            if entry is None or entry.role != "call" or entry.id in seen:
+                continue
+            seen.add(entry.id)
+            tool = tool_of(entry, tools)
+            if tool is not None and tool.opens:
+                rows.append(entry)
+        return rows
+
+    def _repaint(self) -> None:
+        if self._shown is not None:
+            entries, tools, expanded = self._shown
+            self.show(entries, tools, thinking_expanded=expanded)
+
+    def on_focus(self, event: events.Focus) -> None:
+        rows = self.openable()
+        if rows and self.selected not in {e.id for e in rows}:
+            self.selected = rows[-1].id  # the newest, where the work is
+        self._repaint()
+        self._reveal()
+
+    def on_blur(self, event: events.Blur) -> None:
+        self._repaint()
+
+    def action_select(self, step: int) -> None:
+        """↑/↓: the previous / next tool row that opens (the view follows it)."""
+        rows = self.openable()
+        if not rows:
+            return
+        ids = [e.id for e in rows]
+        at = ids.index(self.selected) if self.selected in ids else len(ids)
+        self.selected = ids[max(0, min(len(ids) - 1, at + step))]
+        self._repaint()
+        self._reveal()
+
+    def action_open(self) -> None:
+        """Enter: the selected tool row's whole output in the pager."""
+        rows = {e.id: e for e in self.openable()}
+        entry = rows.get(self.selected) if self.selected is not None else None
+        if entry is None and rows:
+            entry = list(rows.values())[-1]
+        if entry is not None:
+            self._open(entry)
+
+    def on_click(self, event: events.Click) -> None:
+        """A click on a tool row opens it (and selects it)."""
+        offset = event.get_content_offset(self)
+        if offset is None:
+            return
+        line = self.scroll_offset.y + offset.y
+        if not (0 <= line < self.line_count) or not self._starts:
+            return
+        index = bisect_right(self._starts, line) - 1
+        entry = self._owners[index] if 0 <= index < len(self._owners) else None
+        tool = tool_of(entry, self._shown[1]) if entry is not None and self._shown else None
+        if entry is not None and tool is not None and tool.opens:
+            self.selected = entry.id
+            self._open(entry)
+
+    def _open(self, entry: TranscriptEntry) -> None:
+        tool = tool_of(entry, self._shown[1] if self._shown else {})
+        if tool is not None:
+            self.post_message(OpenToolOutput(tool))
+
+    def _reveal(self) -> None:
+        """Scroll the selected row into view (its first line at least)."""
+        for index, entry in enumerate(self._owners):
+            if entry is not None and entry.id == self.selected and index < len(self._starts):
+                top, size = self._starts[index], self._sizes[index]
+                height = self.scrollable_content_region.height
+                y = int(self.scroll_offset.y)
+                if top < y or top + min(size, height) > y + height:
+                    self.scroll_to(y=max(0, top - 1), animate=False, immediate=True)
+                return
+
+
+def tool_of(entry: TranscriptEntry, tools: Mapping[str, ToolRow]) -> ToolRow | None:
+    """A ``call`` entry's row: its own (``entry.tool``), else the live one by id."""
+    if entry.tool is not None:
+        return entry.tool
+    return tools.get(entry.call_id) if entry.call_id else None

@@ -125,6 +125,25 @@ class Compactor:
             self._sending(_with(request, compacted))
         return compacted
 
+    async def compact_now(self, request: ModelRequest, mode: str) -> list[Item] | None:
+        """``/compact``: stub old results and summarise the rounds before the latest
+        ``keep_rounds``, over the threshold or not (reason ``manual``); the compacted
+        history, or ``None`` when nothing could be shortened."""
+        await self.budget.learn()
+        keep = self.budget.keep_rounds
+        items = list(request.items)
+        changed = False
+        stubbed = self._stub(_with(request, items), keep, "manual")
+        if stubbed is not None:
+            items, changed = stubbed, True
+        summarised = await self._summarise(_with(request, items), mode, keep, "manual")
+        if summarised is not None:
+            items, changed = summarised, True
+        if not changed:
+            return None
+        self._sending(_with(request, items))
+        return items
+
     def counted(self, usage: TokenUsage) -> None:
         """The server's token counts for the request just answered."""
         self.budget.counted(usage)

@@ -304,6 +304,26 @@ class AgentLoop:
     def set_mode(self, mode: Mode) -> None:
         self.mode = mode
 
+    def use_client(
+        self, client: Client, *, signals_call_done: bool, can_prefill: bool, prefill: Prefill | None
+    ) -> None:
+        """``/model``: later requests go to ``client`` (another model, wire or endpoint);
+        the typed history goes with them unchanged. Between turns only (the session
+        refuses a switch during one)."""
+        self.client = client
+        self.signals_call_done = signals_call_done
+        self.can_prefill = can_prefill
+        self.prefill = prefill
+        if self.compactor is not None:
+            self.compactor.client = client  # summaries ask the model the session talks to
+
+    async def compact_now(self) -> bool:
+        """``/compact``: compact the history now, whatever the threshold (the compactor
+        records and announces it); False when there was nothing to compact."""
+        if self.compactor is None:
+            return False
+        return self._adopt(await self.compactor.compact_now(self.request(), self.mode.name))
+
     # ------------------------------------------------------------------ turns
 
     async def send(self, text: str) -> TurnEnded:

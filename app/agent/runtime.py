@@ -6,7 +6,8 @@ settings, the server and the model catalogue (``app/model/catalogue.py``); every
 collaborator of the loop is given to it here, at construction.
 
 The TUI and the headless commands both start here, so they run the same core;
-they differ only in the approver they pass in and the observer they subscribe.
+they differ only in the observers they subscribe — one of which answers the
+session's ``ApprovalRequested`` events (``interactive=True``) when a person can.
 What comes out is an :class:`~frontier.app.agent.session.AgentSession`, the one
 thing of the core a front end holds.
 """
@@ -18,19 +19,22 @@ import functools
 import tempfile
 import time
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from frontier.app.agent.approvals import Answerer, ApprovalDesk, answer_with
 from frontier.app.agent.budget import ContextBudget
 from frontier.app.agent.compactor import Compactor
 from frontier.app.agent.continuation import Prefill
+from frontier.app.agent.environment import gather_environment, with_environment
 from frontier.app.agent.instructions import NONE as NO_INSTRUCTIONS
 from frontier.app.agent.instructions import load_instructions
 from frontier.app.agent.loop import AgentLoop, Carried, RequestCounter
 from frontier.app.agent.modes import Mode, get_mode
 from frontier.app.agent.queue import MessageQueue
 from frontier.app.agent.session import AgentSession, EventHub
+from frontier.app.agent.session_ops import ModelSwitched
 from frontier.app.agent.undo import split_undone
 from frontier.app.config import (
     Config,
@@ -51,7 +55,6 @@ from frontier.app.secrets import REDACTED, Scrubber, url_secrets
 from frontier.app.session.prompt_history import DEMO_KEY, PromptHistory
 from frontier.tools.approval_rules import AllowedRule, ApprovalRules, rules_from_data
 from frontier.tools.beneath import pin_root
-from frontier.tools.contract import Approver
 from frontier.tools.sandbox import Sandbox, SandboxSettings, make_sandbox
 from frontier.tools.workspace_files import BeneathFiles
 
@@ -341,7 +344,8 @@ def _settle_mode(
 def create_runtime(
     config: Config,
     *,
-    approver: Approver,
+    interactive: bool = False,
+    approver: Answerer | None = None,
     demo: bool = False,
     demo_rate: float = 60.0,
     session_id: str | None = None,
@@ -366,6 +370,11 @@ def create_runtime(
     change its files). Raises ``ValueError`` (``ConfigError`` for a failing
     ``api_key_command`` or an unset provider key) / ``StoreError`` with a message for
     the user; nothing is left open then.
+
+    ``interactive``: a person answers the session's ``ApprovalRequested`` events (the
+    caller subscribes and calls ``AgentSession.answer``); otherwise what needs a person
+    is refused, saying how to allow it. ``approver`` is a convenience for scripts and
+    tests: it answers through that same event path (``approvals.answer_with``).
     """
     from frontier.app.session.store import SessionStore
     from frontier.tools.boundary import ToolBoundary
@@ -419,6 +428,10 @@ def create_runtime(
         # the project's AGENTS.md…, read again on every start and resume (never stored)
         project = load_instructions(root) if config.instructions else NO_INSTRUCTIONS
         notes.extend(scrubber.scrub(note) for note in project.notes())
+        # the OS, date, shell, git status and top level (app/agent/environment.py)
+        environment = None if demo or offline else gather_environment(root)
+        if environment is not None:
+            notes.append(scrubber.scrub(environment.note()))
         # apply_patch teaches the dialect this model writes best (config.patch_format)
         dialect = resolve_patch_format(config.patch_format, plan.model)
         registry = default_registry(dialect)
@@ -430,7 +443,11 @@ def create_runtime(
         # model's: where no sandbox can start they run unconfined, said in a note, rather
         # than the first command of `frontier demo` on a fresh machine being refused.
         asks_for = None if demo and not sandbox.active else sandbox
-        policy = PolicyApprover(config.approval, approver, rules, sandbox=asks_for)
+        # issue 23: the person is asked through the session's events (ApprovalRequested
+        # out, AgentSession.answer in); no front-end object reaches the gate
+        answered = interactive or approver is not None
+        desk = ApprovalDesk(events.emit, interactive=answered, rules_possible=lambda: True)
+        policy = PolicyApprover(config.approval, desk, rules, sandbox=asks_for)
         boundary = ToolBoundary(
             registry,
             root,
@@ -468,7 +485,7 @@ def create_runtime(
             session_id=session_id,
             max_turns=max_turns,
             history=plan.history,
-            instructions=project.prompt(),
+            instructions=with_environment(project.prompt(), environment),
             signals_call_done=adapter.signals_call_done,
             can_prefill=adapter.can_prefill,
             compactor=compactor,
@@ -521,7 +538,15 @@ def create_runtime(
             notices=plan.notices,
             sandbox_label=sandbox.label,
             sandbox_active=sandbox.active,
+            approvals=desk,
         )
+        if approver is not None and answered:
+            answer_with(session, approver)
+        session.provider = config.provider
+        if not demo and not offline:  # /model (issue 23); the demo's model is scripted
+            session.model_switcher = functools.partial(
+                _switch_model, config, store, session_id, loop, compactor, scrubber
+            )
         on_error.pop_all()
         return session
 
@@ -574,3 +599,106 @@ def _resumed(
         recovery_notes=list(recovery.notes),
     )
     return plan, demo
+
+
+# --------------------------------------------------------------------------- /model
+
+
+async def _switch_model(
+    config: Config,
+    store: SessionStore,
+    session_id: str,
+    loop: AgentLoop,
+    compactor: Compactor | None,
+    scrubber: Scrubber,
+    model: str,
+    provider: str | None,
+) -> ModelSwitched:
+    """``AgentSession.switch_model``: a client for ``model`` (at ``provider``'s endpoint
+    when named, else the session's) through the wire registry, given to the loop with
+    the new model's context budget, and recorded in the session so a resume uses it.
+    Nothing changes when the client cannot be made (an unset key, an unknown provider)."""
+    switched = _switched_config(config, model, provider)
+    info = lookup(model)
+    wire = resolve_wire(switched.wire, switched.base_url, info)
+    plan = _Plan(Path(), model, switched.base_url, wire, loop.mode.name)
+    notes: list[str] = []
+    client, adapter, http = _open_client(
+        switched,
+        plan,
+        info,
+        demo=False,
+        demo_rate=0.0,
+        offline=False,
+        mode=loop.mode.name,
+        scrubber=scrubber,
+        notes=notes,
+    )
+    budget = _context_budget(switched, http, info, demo=False)
+    prefill = None if http is None else _prefill(switched, http, adapter, info, demo=False)
+    try:
+        store.catalogue.set_model(session_id, model, switched.base_url, wire)
+    except Exception:
+        await client.aclose()
+        raise
+    old = loop.client
+    loop.use_client(
+        client,
+        signals_call_done=adapter.signals_call_done,
+        can_prefill=adapter.can_prefill,
+        prefill=prefill,
+    )
+    if compactor is not None:
+        compactor.budget = budget
+    with contextlib.suppress(Exception):  # closing the old pool is tidying, not the switch
+        await old.aclose()
+    from frontier.app.session.catalogue import sanitize_url
+
+    return ModelSwitched(
+        model,
+        wire,
+        switched.provider,
+        sanitize_url(switched.base_url),
+        budget,
+        client.aclose,
+        tuple(notes),
+    )
+
+
+def _switched_config(config: Config, model: str, provider: str | None) -> Config:
+    """The settings for the new client: the session's own with ``model``, or — with a
+    provider named — that provider's endpoint, wire, key source and limits (config.toml's
+    ``[providers.NAME]`` or a built-in). The old model's window is not kept: the server
+    or the catalogue says the new one's."""
+    import os
+
+    from frontier.app.config import load_providers
+
+    if provider is None:
+        return replace(config, model=model, context_window=None)
+    providers = load_providers()
+    chosen = providers.get(provider)
+    if chosen is None:
+        raise ValueError(
+            f"unknown provider {provider!r}; known: {', '.join(sorted(providers))} "
+            "(define others as [providers.NAME] in config.toml)"
+        )
+    key_env = chosen.key_env
+    api_key = os.environ.get(key_env) if key_env else None
+    return replace(
+        config,
+        model=model,
+        provider=chosen.name,
+        base_url=chosen.base_url,
+        wire=chosen.wire or "auto",
+        key_env=key_env,
+        api_key_command=chosen.key_command,
+        api_key_file=chosen.key_file,
+        api_key=api_key or None,
+        api_key_from=f"${key_env}" if api_key else "",
+        connect_timeout=chosen.connect_timeout or config.connect_timeout,
+        first_byte_timeout=chosen.first_byte_timeout or config.first_byte_timeout,
+        idle_timeout=chosen.idle_timeout or config.idle_timeout,
+        max_tokens=chosen.max_tokens,
+        context_window=chosen.context_window,
+    )

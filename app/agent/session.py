@@ -26,17 +26,28 @@ from collections.abc import Awaitable, Callable, Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal, Protocol
 
+from frontier.app.agent.approvals import Answer, AnswerOutcome, ApprovalDesk
 from frontier.app.agent.attachments import Prepared, prepare, workspace_files
 from frontier.app.agent.instructions import InstructionFile
 from frontier.app.agent.modes import Mode, get_mode
 from frontier.app.agent.queue import MessageQueue, NotQueued, QueuedMessage
+from frontier.app.agent.session_ops import (
+    Cleared,
+    CompactingLoop,
+    ModelSwitched,
+    ModelSwitcher,
+    SessionDiff,
+    clear_history,
+    session_diff,
+)
+from frontier.app.agent.slash import Commands, load_commands
 from frontier.app.agent.undo import UndoOutcome, run_undo, with_notices
 from frontier.app.events import Event, ToolResult, TurnEnded
 from frontier.app.secrets import Scrubber
 from frontier.app.session.prompt_history import PromptHistory
 from frontier.app.vocab import AGENT_MODES, APPROVALS
 from frontier.tools.approval_rules import AllowedRule, ApprovalRules, Rule, rules_to_data
-from frontier.tools.contract import ToolSpec
+from frontier.tools.contract import Decision, ToolSpec
 from frontier.tools.policy import PolicyApprover
 
 if TYPE_CHECKING:
@@ -144,6 +155,7 @@ class AgentSession:
         notices: Iterable[str] = (),
         sandbox_label: str = "off",
         sandbox_active: bool = False,
+        approvals: ApprovalDesk | None = None,
     ) -> None:
         """``queue``: the messages typed during a turn, shared with the loop (its
         ``inbox``); without one a queued message waits for the next ``send``.
@@ -197,6 +209,7 @@ class AgentSession:
         ``unavailable: <reason>`` (then every command is asked first)."""
         self.sandbox_active: bool = sandbox_active
         """Commands run inside the OS sandbox (``sandbox_label`` says which)."""
+        self._approvals = approvals
 
     # ------------------------------------------------------------------ facts that change
     @property
@@ -302,7 +315,7 @@ class AgentSession:
             raise ValueError(f"session {self.session_id} is not stored: nothing to undo")
         self._busy = True
         try:
-            ask = self._policy.ask if self._policy is not None else None
+            ask = self._policy.person if self._policy is not None else None
             outcome = await run_undo(
                 self._store, self.session_id, self.workspace, ask, self._events.emit, call
             )
@@ -409,6 +422,42 @@ class AgentSession:
             self._save_rules(rules)
         return AllowedRule(kept, kept in rules.remembered())
 
+    # ------------------------------------------------------------------ approvals
+    @property
+    def interactive(self) -> bool:
+        """A person answers this session's ``ApprovalRequested`` events (set when it was
+        made; without one, what needs a person is refused and says how to allow it)."""
+        return self._approvals is not None and self._approvals.interactive
+
+    @property
+    def waiting_approvals(self) -> tuple[str, ...]:
+        """The ``request_id`` of every question still waiting for ``answer``."""
+        return self._approvals.waiting if self._approvals is not None else ()
+
+    def answer(self, request_id: str, answer: Answer | Decision) -> AnswerOutcome:
+        """Answer the question ``request_id`` (an ``ApprovalRequested`` event): approve or
+        deny (``Decision``), with the hunks declined, and with an approval optionally an
+        "always allow" rule (``Answer.always``; ``remember`` saves it for the workspace).
+
+        The rule is made first, so the call that made it is recorded as approved by the
+        person and the next matching call is not asked; a rule that cannot be made or
+        saved leaves the decision standing and says why (``AnswerOutcome.problem``)."""
+        if isinstance(answer, Decision):
+            answer = Answer(answer)
+        desk = self._approvals
+        if desk is None or desk.call_of(request_id) is None:
+            return AnswerOutcome(False)
+        allowed: AllowedRule | None = None
+        problem: str | None = None
+        if answer.always is not None and answer.decision.approved:
+            try:
+                allowed = self.allow_always(answer.always, remember=answer.remember)
+            except ValueError as exc:  # RuleError, ConfigError: nothing outside the workspace
+                problem = f"cannot always allow that: {exc}"
+            except OSError as exc:
+                problem = f"allowed for this session only: saving failed ({exc})"
+        return AnswerOutcome(desk.answer(request_id, answer), allowed, problem)
+
     def revoke_rule(self, rule: Rule) -> bool:
         """Stop allowing ``rule`` (and forget it for the workspace if it was remembered);
         False when it was not in force."""
@@ -459,6 +508,84 @@ class AgentSession:
         path = self._store.path
         return await asyncio.to_thread(explain_stored, self.session_id, request_index, path)
 
+    # ------------------------------------------------------------------ slash commands
+    # (issue 23; the work is in ``session_ops.py``, the vocabulary in ``slash.py``)
+    model_switcher: ModelSwitcher | None = None
+    """Switches the model (``create_runtime`` sets it; ``None``: this session cannot)."""
+    provider: str | None = None
+    """The named provider the model is reached through (``--provider``, ``/model``)."""
+
+    async def switch_model(self, model: str, provider: str | None = None) -> ModelSwitched:
+        """Use ``model`` (through ``provider``'s endpoint, when named) from the next
+        request on; recorded in the session, so ``frontier resume`` continues with it. The
+        conversation is typed, so any wire continues it. Raises :class:`SessionBusy`
+        during a turn and ``ValueError`` (``ConfigError``) with the reason otherwise,
+        having changed nothing."""
+        if self._busy:
+            raise SessionBusy("wait for the turn to end (or stop it) before switching model")
+        if self._closed:
+            raise ValueError(f"session {self.session_id} is closed")
+        if self.model_switcher is None:
+            raise ValueError("this session's model cannot be switched (the demo's is scripted)")
+        if not model.strip():
+            raise ValueError("name the model: /model NAME [--provider P]")
+        self._busy = True
+        try:
+            switched = await self.model_switcher(model.strip(), provider)
+        finally:
+            self._busy = False
+        self.model, self.wire = switched.model, switched.wire
+        self.provider = switched.provider
+        if switched.budget is not None:
+            self._budget = switched.budget
+        if switched.closer is not None:
+            self._closers.insert(0, switched.closer)
+        return switched
+
+    def known_models(self) -> tuple[str, ...]:
+        """The model catalogue's entries (``app/model/catalogue.py``), for ``/model``."""
+        from frontier.app.model.catalogue import entries
+
+        return tuple(info.id for info in entries())
+
+    def clear_context(self) -> Cleared:
+        """``/clear``: the model gets an empty conversation from the next request on; the
+        session, its record, its undo history and its queue stay (stored as a compaction,
+        so a resumed session agrees). Raises :class:`SessionBusy` during a turn."""
+        if self._busy:
+            raise SessionBusy("wait for the turn to end (or stop it) before clearing the context")
+        return clear_history(self._loop, self._store, self.session_id)
+
+    async def compact(self) -> bool:
+        """``/compact``: stub old results and summarise older rounds now, whatever the
+        threshold (``Compactor.compact_now``; announced with ``Compacted``). False when
+        there was nothing to compact. Raises :class:`SessionBusy` during a turn."""
+        if self._busy:
+            raise SessionBusy("wait for the turn to end (or stop it) before compacting")
+        loop = self._loop
+        if not isinstance(loop, CompactingLoop):
+            raise ValueError("this session has no context budget to compact with")
+        self._busy = True
+        try:
+            return await loop.compact_now()
+        finally:
+            self._busy = False
+
+    async def diff(self) -> SessionDiff:
+        """``/diff``: every file this session changed, from before its first change to
+        now, as one diff (``session_ops.session_diff``); read off the event loop."""
+        if self._store is None:
+            raise ValueError(f"session {self.session_id} is not stored: no changes recorded")
+        store = self._store
+        return await asyncio.to_thread(session_diff, store, self.session_id, self.workspace)
+
+    def slash_commands(self) -> Commands:
+        """The built-in slash commands and this workspace's and user's custom ones
+        (``slash.load_commands``). Reads files: a front end calls it off its loop."""
+        from frontier.app.config import config_dir
+
+        return load_commands(self.workspace, config_dir())
+
     # ------------------------------------------------------------------ closing
     async def close(self) -> None:
         """Close the provider, the store and the session lock — every one of them even
@@ -480,6 +607,14 @@ class AgentSession:
 
     aclose = close
     """For ``contextlib.aclosing(session)``."""
+
+    def history_events(self) -> list[Event]:
+        """A resumed session's timeline so far as the events it emitted live
+        (``history_events.history_events``): a front end shows it through the same path
+        as a live turn. Empty for a new session."""
+        from frontier.app.agent.history_events import history_events
+
+        return list(history_events(self.history()))
 
 
 def _export_text(path: Path, session_id: str, fmt: ExportFormat, scrubber: Scrubber) -> str:

@@ -275,6 +275,7 @@ class ReviewFirst:
                 "an undo is reviewed first and nobody can be asked here: use /undo in the "
                 "TUI, run `frontier undo` in a terminal, or pass --yes",
                 by="frontier",
+                unanswered="--yes",
             )
         return await self.ask.approve(call, spec, preview)
 

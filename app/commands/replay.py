@@ -36,6 +36,7 @@ from frontier.app.replay_player import (
     ReplayPlayer,
     ReplaySource,
     parse_speed,
+    protocol_warning,
     source_from_recording,
 )
 from frontier.app.secrets import Scrubber
@@ -48,9 +49,12 @@ class ReplaySourceError(Exception):
 
 def load_replay(arg: str, protocol: str | None = None) -> list[ReplaySource]:
     """Resolve ``RECORDING|SESSION|SESSION#N`` to replay sources, oldest response first,
-    with known secrets masked in place."""
+    with known secrets masked in place. ``protocol`` ``None`` or ``auto``: each response
+    in the protocol it was streamed in."""
     from frontier.app.commands.check import SourceError, load_sources
 
+    if protocol == "auto":
+        protocol = None
     scrubber = Scrubber.from_env()
     path = Path(arg)
     if path.is_file():
@@ -84,7 +88,10 @@ def main(args: argparse.Namespace) -> int:
     except (ReplaySourceError, ValueError) as exc:
         safe_print(f"frontier replay: {exc}", file=sys.stderr)
         return 2
+    warning = protocol_warning(sources)
     if getattr(args, "headless", False):
+        if warning is not None:  # stderr: --json keeps stdout one event per line
+            safe_print(f"frontier replay: warning: {warning}", file=sys.stderr)
         as_json = bool(getattr(args, "json", False))
         status = 0
         scrubber = Scrubber.from_env()

@@ -1,4 +1,5 @@
-"""``frontier run --prompt TEXT``: one task headless, same loop as the TUI."""
+"""``frontier run PROMPT`` (also ``frontier PROMPT``, ``--prompt TEXT``, ``-`` or a piped
+stdin): one task headless, same loop as the TUI; ``-p`` prints only the final answer."""
 
 from __future__ import annotations
 
@@ -26,14 +27,11 @@ def main(args: argparse.Namespace) -> int:
         return 2
     if session is None and model_missing(config, " run"):
         return 2
-    prompt = args.prompt
-    if prompt == "-":
-        prompt = sys.stdin.read()
-    if not prompt.strip():
-        safe_print(
-            "frontier run: the prompt is empty; pass --prompt TEXT (or - and the task on stdin)",
-            file=sys.stderr,
-        )
+    if args.print_mode and args.json:
+        safe_print("frontier run: -p/--print and --json are two outputs; pick one", file=sys.stderr)
+        return 2
+    prompt = task(args)
+    if prompt is None:
         return 2
     workspace = getattr(args, "workspace", None)
     from frontier.app.frontends.headless import run_headless
@@ -43,9 +41,30 @@ def main(args: argparse.Namespace) -> int:
             config,
             prompts=[prompt],
             as_json=args.json,
+            print_mode=args.print_mode,
             max_turns=args.max_turns,
             session_id=session,
             # with --session, --workspace says where that session's project is now
             workspace=Path(workspace) if session is not None and workspace else None,
         )
     )
+
+
+def task(args: argparse.Namespace) -> str | None:
+    """The prompt from PROMPT or ``--prompt`` (``-``: stdin), else a piped stdin; ``None``
+    after saying what is wrong (none, two, or empty)."""
+    given = [p for p in (args.task, args.prompt) if p is not None]
+    if len(given) > 1:
+        safe_print("frontier run: give the prompt once (PROMPT or --prompt)", file=sys.stderr)
+        return None
+    prompt = given[0] if given else None
+    if prompt == "-" or (prompt is None and not sys.stdin.isatty()):
+        prompt = sys.stdin.read()
+    if prompt is None or not prompt.strip():
+        safe_print(
+            'frontier run: no prompt; pass it as an argument (frontier "fix the bug"), '
+            "--prompt TEXT, or - and the task on stdin",
+            file=sys.stderr,
+        )
+        return None
+    return prompt

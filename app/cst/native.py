@@ -706,13 +706,22 @@ class NativeSSETransducer:
         return self.accumulator.pending_bound()
 
     def feed(self, data: bytes) -> list[Event]:
+        return self.feed_input(data)[1]
+
+    def feed_input(self, data: bytes) -> tuple[bytes, list[Event]]:
+        """``feed``, and the bytes the body added to the transducer's input (text and
+        argument bytes, at offset ``consumed`` before): what the live loop shows as the
+        raw stream, so a replay shows that rather than the SSE JSON."""
         self.sse_consumed += len(data)
         events: list[Event] = []
+        added: list[bytes] = []
         for name, item in self._sse.feed_events(data):
             deltas = self._decoder.feed(name, item)
             if any(type(d) is End for d in deltas):
                 self.saw_end = True
-            events.extend(self.accumulator.feed(deltas)[1])
+            piece, found = self.accumulator.feed(deltas)
+            added.append(piece)
+            events.extend(found)
         if self._sse.too_long:
             events.extend(
                 self.accumulator.fail(
@@ -721,7 +730,7 @@ class NativeSSETransducer:
                     f"(body byte {self.sse_consumed}); the response cannot be read: resend it",
                 )
             )
-        return events
+        return b"".join(added), events
 
     def finish(self, clean: bool) -> list[Event]:
         self._sse.finish()

@@ -1,4 +1,8 @@
-"""The reports of experiments C and D as aligned text tables and as JSON-ready values."""
+"""The reports of experiments C and D as aligned text tables and as JSON-ready values.
+
+The tables are read by developers choosing a protocol for a model, not by the people who
+named the safety properties: column heads say what was measured, a legend says what
+each column means, and the verdict is a sentence. ``--json`` keeps the field names."""
 
 from __future__ import annotations
 
@@ -9,19 +13,31 @@ from dataclasses import asdict
 from typing import Any
 
 from frontier.app.evaluation.counts import CountsReport
-from frontier.app.evaluation.framings import FramingsReport
+from frontier.app.evaluation.framings import FramingResult, FramingsReport
 
 FRAMINGS_COLUMNS = (
     "framing",
-    "input",
-    "bytes",
-    "calls@cut",
+    "parsed from",
+    "size",
+    "ready at cut",
     "changed",
-    "pending mean",
-    "pending max",
-    "salvaged bytes",
-    "salvaged calls",
+    "held avg",
+    "held max",
+    "kept bytes",
+    "kept calls",
 )
+FRAMINGS_LEGEND = (
+    ("framing", "how the calls are written: in the reply text (ctl, ctl-heredoc, json-*, xml)"),
+    ("", "or in the API's tool-call fields (native-eos runs them at the end, -inc as each ends)"),
+    ("parsed from", "text: the reply's text; sse: the raw event stream the API sends"),
+    ("size", "bytes the framing takes to write the whole workload"),
+    ("ready at cut", "calls complete and safe to run if the reply stops at a cut (average)"),
+    ("changed", "calls that were ready, then changed: must be 0 (a ready call is final)"),
+    ("held avg/max", "bytes received but not yet decided at a cut (native: argument bytes)"),
+    ("kept", "share of the work runnable at a cut (average), by payload bytes and by calls:"),
+    ("", "the higher, the less a reply cut off by a token limit or a dropped link wastes"),
+)
+"""One line per column: what it measures, in the words of someone comparing protocols."""
 
 
 def table(rows: Sequence[Sequence[str]], right: Sequence[bool]) -> list[str]:
@@ -48,11 +64,11 @@ def framings_rows(report: FramingsReport) -> list[list[str]]:
             [
                 r.framing,
                 r.input,
-                f"{r.size:,}",
+                f"{r.size:,} B",
                 f"{r.executable_mean:.2f}/{report.calls}",
                 str(r.changed),
-                f"{r.pending_mean:,.0f}",
-                f"{r.pending_max:,}",
+                f"{r.pending_mean:,.0f} B",
+                f"{r.pending_max:,} B",
                 _pct(r.salvaged_bytes),
                 _pct(r.salvaged_calls),
             ]
@@ -60,13 +76,22 @@ def framings_rows(report: FramingsReport) -> list[list[str]]:
     return rows
 
 
+def _sizes(values: Sequence[int]) -> str:
+    """``1, 7 and 64``."""
+    words = [str(v) for v in values]
+    return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " and " + words[-1]
+
+
 def framings_text(report: FramingsReport) -> str:
-    chunks = ",".join(str(c) for c in report.chunks)
-    every = " + every byte" if report.every_byte else ""
+    every = " and at every byte" if report.every_byte else ""
     head = [
-        f"experiment C, framings under truncation: {report.workload}",
-        f"cut at {report.cuts} relative points{every}; chunk sizes {chunks}; native "
-        f"arguments streamed {report.token} characters a chunk",
+        f"How each way of writing tool calls survives a reply cut short: {report.workload}",
+        *textwrap.wrap(
+            f"The same calls in every framing, each cut at {report.cuts} points from start to "
+            f"end{every}, fed in chunks of {_sizes(report.chunks)} bytes; native arguments "
+            f"arrive {report.token} characters at a time.",
+            width=96,
+        ),
         "",
     ]
     right = [False, False, *([True] * (len(FRAMINGS_COLUMNS) - 2))]
@@ -74,34 +99,39 @@ def framings_text(report: FramingsReport) -> str:
     bad = [r for r in report.results if not r.ok]
     unfaithful = [r.framing for r in report.results if not r.faithful]
     lines.append("")
-    lines += textwrap.wrap(
-        "calls@cut: calls executable when the stream is cut there (mean); changed: calls that "
-        "were executable and then changed (S2, must be 0); pending: undecided bytes at the cut "
-        "(native: argument bytes); salvaged: share of the workload executable at the cut "
-        "(mean), by payload bytes and by calls",
-        width=96,
-    )
+    width = max(len(name) for name, _ in FRAMINGS_LEGEND)
+    lines += [f"{name:<{width}}  {meaning}" for name, meaning in FRAMINGS_LEGEND]
+    lines.append("")
     if unfaithful:
         lines.append(
-            f"not faithful (the whole stream's calls differ from the workload): "
+            f"not faithful (the whole reply's calls differ from the workload): "
             f"{', '.join(unfaithful)}"
         )
     for r in report.results:
         if r.errors:
-            lines.append(f"{r.framing}: contract errors on the whole stream: {', '.join(r.errors)}")
+            lines.append(f"{r.framing}: contract errors on the whole reply: {', '.join(r.errors)}")
     if bad:
         for r in bad:
-            lines.append(
-                f"FAIL {r.framing}: S2 changed={r.changed}, S1 truncation={r.s1}, "
-                f"chunking={r.chunking}"
-            )
+            lines.append(f"FAIL {r.framing}: {_failure(r)}")
     else:
         lines += textwrap.wrap(
-            f"ok: S2 = 0 in every framing; truncation probes made no call executable (S1); "
-            f"every chunk size ({chunks}) agreed at every cut",
+            f"ok: no ready call ever changed; no cut made a call ready by itself; chunks of "
+            f"{_sizes(report.chunks)} bytes gave the same calls at every cut",
             width=96,
         )
     return "\n".join(lines) + "\n"
+
+
+def _failure(r: FramingResult) -> str:
+    """What broke, in words (the JSON keeps ``changed``, ``s1``, ``chunking``)."""
+    said = []
+    if r.changed:
+        said.append(f"{r.changed} ready call(s) changed afterwards")
+    if r.s1:
+        said.append(f"{r.s1} call(s) became ready only because the reply was cut")
+    if r.chunking:
+        said.append(f"the chunk sizes disagreed at {r.chunking} cut(s)")
+    return "; ".join(said) or "see --json"
 
 
 def framings_json(report: FramingsReport, samples: bool = True) -> dict[str, Any]:
@@ -121,13 +151,20 @@ COUNTS_COLUMNS = (
     "source",
     "call",
     "tool",
-    "key",
-    "declared",
-    "arrived",
-    "miss",
-    "status",
-    "repair",
+    "argument",
+    "said",
+    "sent",
+    "off by",
+    "outcome",
+    "next try",
 )
+COUNTS_LEGEND = (
+    ("said / sent", "the byte count the model wrote before the value / the bytes it then sent"),
+    ("off by", "said − sent; ≥ / ≤ mark bounds: the reply was closed at the error"),
+    ("outcome", "ok, miscount (with the error it caused), or cut (the reply ended inside it)"),
+    ("next try", "whether the model's next reply sent that argument right"),
+)
+"""What the counts table's less obvious columns mean."""
 
 
 def counts_rows(report: CountsReport) -> list[list[str]]:
@@ -169,9 +206,10 @@ def counts_text(report: CountsReport) -> str:
     sources = report.sources
     named = ", ".join(sources[:3]) + (f", … ({len(sources)} sources)" if len(sources) > 3 else "")
     lines = [
-        f"experiment D, byte counts written by models: {named}",
-        f"{report.responses} CTL response(s) ({report.skipped} in other modes skipped), "
-        f"{report.calls} call(s) started, {report.executable} executable",
+        f"How well models count the bytes of a ctl argument (arg KEY N): {named}",
+        f"{report.responses} ctl {'reply' if report.responses == 1 else 'replies'} read "
+        f"({report.skipped} in other protocols skipped), "
+        f"{report.calls} call(s) started, {report.executable} ready to run",
     ]
     if not n:
         lines.append("no length-prefixed argument (arg <key> <nbytes>) in these responses")
@@ -187,24 +225,27 @@ def counts_text(report: CountsReport) -> str:
     if report.misses:
         hist = ", ".join(f"{m:+d}×{k}" for m, k in miss_histogram(report))
         lines += textwrap.wrap(
-            f"miss = declared − arrived: min {s['min']:+d}, median {s['median']:+g}, "
-            f"max {s['max']:+d}, mean |miss| {s['mean_abs']:.1f}; by value: {hist}",
+            f"off by (said − sent): min {s['min']:+d}, median {s['median']:+g}, "
+            f"max {s['max']:+d}, average size {s['mean_abs']:.1f} bytes; how often: {hist}",
             width=96,
         )
         if report.bounded:
             lines.append(
-                f"{report.bounded} of the misses are bounds (≤): the stream was closed at the "
-                "error before the body's real end arrived"
+                f"{report.bounded} of the misses are bounds (≤): the reply was closed at the "
+                "error before the value's real end arrived"
             )
         tried, ok = report.repairs
         untried = len(report.miscounts) - tried
         lines.append(
-            f"repairs: {ok} of {tried} succeeded on the next try"
-            + (f" ({untried} had no next response)" if untried else "")
+            f"sent right on the next try: {ok} of {tried}"
+            + (f" ({untried} had no next reply)" if untried else "")
         )
     lines.append("")
     right = [False, False, False, False, True, True, True, False, False]
     lines += table(counts_rows(report), right)
+    lines.append("")
+    width = max(len(name) for name, _ in COUNTS_LEGEND)
+    lines += [f"{name:<{width}}  {meaning}" for name, meaning in COUNTS_LEGEND]
     return "\n".join(lines) + "\n"
 
 

@@ -72,20 +72,20 @@ class EvalApp(App[None]):
         report = self.report
         plot = self._plot_class
         if isinstance(report, FramingsReport):
-            yield Static(f"Framings under truncation: {report.workload}", id="title")
+            yield Static(f"Tool-call framings, cut short: {report.workload}", id="title")
             with TabbedContent(id="tabs"):
-                with TabPane("Salvaged", id="salvaged"):
+                with TabPane("Work kept", id="salvaged"):
                     yield plot(id="salvaged-plot")
-                with TabPane("Pending", id="pending"):
+                with TabPane("Bytes held", id="pending"):
                     yield plot(id="pending-plot")
                 with TabPane("Table", id="table"), VerticalScroll():
                     yield Static(framings_text(report), classes="table", markup=False)
         else:
             n = len(report.sources)
             named = ", ".join(report.sources[:3]) + (f", … ({n} sources)" if n > 3 else "")
-            yield Static(f"Byte counts written by models: {named}", id="title")
+            yield Static(f"Byte counts models wrote: {named}", id="title")
             with TabbedContent(id="tabs"):
-                with TabPane("Misses", id="misses"):
+                with TabPane("Off by", id="misses"):
                     yield plot(id="misses-plot")
                 with TabPane("Table", id="table"), VerticalScroll():
                     yield Static(counts_text(report), classes="table", markup=False)
@@ -119,10 +119,10 @@ class EvalApp(App[None]):
             logs = [math.log10(max(1, s.pending)) for s in r.samples]
             top = max(top, math.ceil(max(logs, default=0)))
             pending.plot(xs, logs, label=r.framing, color=color, marker="braille")
-        salvaged.title("workload executable at the cut (% of payload bytes)")
+        salvaged.title("work runnable if the reply stops here (% of payload bytes)")
         salvaged.xlabel("cut position (% of the rendering received)")
         salvaged.ylim(0, 100)
-        pending.title("pending bytes at the cut (log scale; 0 drawn as 1)")
+        pending.title("bytes received, not yet decided (log scale; 0 drawn as 1)")
         pending.xlabel("cut position (% of the rendering received)")
         pending.ylim(0, top)
         pending.yticks(list(range(top + 1)), [_bytes(10**e) for e in range(top + 1)])
@@ -132,6 +132,6 @@ class EvalApp(App[None]):
         hist = miss_histogram(report)
         if hist:
             misses.bar([str(m) for m, _ in hist], [k for _, k in hist], color=_rgb("#d62728"))
-            misses.title("miscounted length prefixes by miss = declared − arrived (bytes)")
+            misses.title("miscounted arguments by how far off: said − sent (bytes)")
         else:
-            misses.title(f"no miscount in {len(report.counted)} length-prefixed argument(s)")
+            misses.title(f"no miscount in {len(report.counted)} byte-counted argument(s)")

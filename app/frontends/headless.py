@@ -37,9 +37,11 @@ import contextlib
 import sys
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any, Literal, TextIO
 
+from frontier.app.agent.approvals import Answerer
 from frontier.app.agent.budget import ASSUMED
 from frontier.app.agent.repair import MAX_REPAIRS
 from frontier.app.agent.runtime import create_runtime
@@ -49,7 +51,9 @@ from frontier.app.config import Config
 from frontier.app.events import (
     AssistantText,
     CallReady,
+    CallStarted,
     Compacted,
+    Confirmed,
     ContextUsage,
     ContractError,
     Event,
@@ -65,16 +69,18 @@ from frontier.app.events import (
     ToolCall,
     ToolFinished,
     ToolOutput,
+    ToolResult,
     ToolStarted,
     TurnEnded,
     event_to_json,
 )
+from frontier.app.frontends.prose import LiveProse
 from frontier.app.frontends.terminal_text import dumps, safe_print, terminal_safe
 from frontier.app.model.catalogue import assumed_window_text
 from frontier.app.model.errors import ModelError
 from frontier.app.secrets import Scrubber, StreamScrubber, url_secrets
 from frontier.app.session.db import StoreError
-from frontier.tools.contract import Approver, Decision, Preview, ToolSpec
+from frontier.tools.contract import Decision, Preview, ToolSpec
 from frontier.tools.patch_summary import change_lines, result_changes
 
 QUIET_JSON = frozenset({"bytes", "confirmed", "call_started", "arg_started", "arg_bytes"})
@@ -88,21 +94,25 @@ WAIT_LINE_EVERY = 10.0
 
 
 class EventPrinter:
-    """Observer that prints events as text or JSON lines, scrubbed of secrets."""
+    """Observer that prints events as text, JSON lines or (print mode) the final answer,
+    scrubbed of secrets; prose and reasoning as they arrive (``app/frontends/prose.py``)."""
 
     def __init__(
         self,
         out: TextIO | None = None,
         *,
         as_json: bool = False,
+        print_mode: bool = False,
         scrubber: Scrubber | None = None,
         clock: Callable[[], float] = time.monotonic,
         err: TextIO | None = None,
     ) -> None:
         self.out = out or sys.stdout
         self.err = err
-        """Where the text form's failure line goes (``sys.stderr`` when None)."""
+        """Where failures and (text form) reasoning go (``sys.stderr`` when None)."""
         self.as_json = as_json
+        self.print_mode = print_mode and not as_json
+        """``-p``: only the final answer on ``out`` (:meth:`finish`); failures on ``err``."""
         self.scrubber = scrubber if scrubber is not None else Scrubber.from_env()
         self._outputs: dict[str, StreamScrubber] = {}
         """Per running call: its live output, scrubbed across chunks."""
@@ -110,18 +120,46 @@ class EventPrinter:
         self.wait = ResponseWait()
         self._wait_line: tuple[str, float, int] | None = None
         """The last waiting line printed: (what, since, multiple of 10 s)."""
-        self._thinking: list[str] = []
-        """Reasoning received since the last printed line (text mode prints it as a block)."""
+        self.prose = LiveProse()
+        self._stretch: _Stretch | None = None
+        """The prose or reasoning being written live (text form) or scrubbed (JSON)."""
+        self._answer: list[str] = []
+        """Print mode: the prose of the latest response that had any."""
+        self._answer_open = False
         self.context: tuple[int, int] | None = None
         """(tokens used, window) as last known: the text form says it when a turn ends."""
         self._assumed = False
         """The text form said the window is only assumed (once)."""
+        self.unanswered: list[Unanswered] = []
+        """Calls denied because nobody could be asked (no terminal): said once at the end."""
+
+    @property
+    def errors(self) -> TextIO:
+        return self.err or sys.stderr
 
     def __call__(self, event: Event) -> None:
         self.wait.apply(event, self.clock)
         self._count_context(event)
-        if isinstance(event, ReasoningText) and not self.as_json:
-            self._thinking.append(event.text)  # printed as one block before the next line
+        if isinstance(event, ResponseStarted):
+            self._end_stretch()
+            self.prose.reset()
+            self._answer_open = False
+        if isinstance(event, Confirmed):
+            if event.kind == "text":
+                self._prose("ai", self.prose.confirmed(event.data))
+            return
+        if isinstance(event, CallStarted):
+            self.prose.call_started()
+            self._end_stretch()
+            return
+        if isinstance(event, AssistantText):
+            self._prose("ai", self.prose.reported(event.text))
+            if self.as_json:
+                self._end_stretch()  # its deltas first, then the whole stretch
+                self._print(event)
+            return
+        if isinstance(event, ReasoningText):
+            self._prose("think", event.text)
             return
         if isinstance(event, ToolOutput):
             stream = self._outputs.setdefault(event.call_id, StreamScrubber(self.scrubber))
@@ -134,14 +172,73 @@ class EventPrinter:
             tail = stream.flush() if stream is not None else ""
             if tail:
                 self._print(ToolOutput(event.result.call_id, tail))
+            if (found := unanswered(event.result)) is not None:
+                self.unanswered.append(found)
+        if isinstance(event, TurnEnded):
+            self.prose.reset()
         self._print(event)
+
+    # ------------------------------------------------------------------ live prose
+    def _prose(self, kind: StretchKind, text: str) -> None:
+        """Show ``text`` of a ``kind`` stretch now (text: on its line; JSON: a delta)."""
+        if not text:
+            return
+        if self.print_mode:
+            if kind == "ai":
+                if not self._answer_open:
+                    self._answer, self._answer_open = [], True
+                self._answer.append(text)
+            return
+        stretch = self._stretch
+        if stretch is None or stretch.kind != kind:
+            self._end_stretch()
+            stretch = self._stretch = _Stretch(kind, StreamScrubber(self.scrubber))
+        self._emit_piece(stretch, stretch.scrub.feed(text))
+
+    def _emit_piece(self, stretch: _Stretch, text: str) -> None:
+        if not text:
+            return
+        if self.as_json:
+            kind = "text_delta" if stretch.kind == "ai" else "reasoning_delta"
+            safe_print(dumps({"type": kind, "text": text}), file=self.out, flush=True)
+            return
+        stream = self.out if stretch.kind == "ai" else self.errors
+        shown = stretch.take(text)
+        if shown:
+            stream.write(terminal_safe(shown))
+            stream.flush()
+
+    def _end_stretch(self) -> None:
+        """Close the live stretch: its held-back tail, then (text form) the line end."""
+        stretch, self._stretch = self._stretch, None
+        if stretch is None:
+            return
+        self._emit_piece(stretch, stretch.scrub.flush())
+        if not self.as_json and stretch.started:
+            stream = self.out if stretch.kind == "ai" else self.errors
+            safe_print(stretch.closing(), file=stream, flush=True)
+
+    def finish(self) -> None:
+        """The run is over: close what is open; print mode prints the answer now."""
+        self._end_stretch()
+        if self.print_mode and self._answer:
+            text = self.scrubber.scrub("".join(self._answer)).strip()
+            if text:
+                safe_print(text, file=self.out, flush=True)
+
+    # ------------------------------------------------------------------ lines
+    def _line(self, text: str, stream: TextIO | None = None) -> None:
+        """A whole line of the text form, after closing any live stretch."""
+        self._end_stretch()
+        safe_print(text, file=stream or self.out, flush=True)
 
     def _count_context(self, event: Event) -> None:
         """Follow how full the context is; the text form prints it before a turn's end."""
+        text_form = not self.as_json and not self.print_mode
         if isinstance(event, ContextUsage) and event.source == ASSUMED and not self._assumed:
             self._assumed = True
-            if not self.as_json:
-                safe_print(assumed_window_text(event.window), file=self.out, flush=True)
+            if text_form:
+                self._line(assumed_window_text(event.window))
         if isinstance(event, ContextUsage | Compacted):
             used = event.used if isinstance(event, ContextUsage) else event.after
             self.context = (used, event.window)
@@ -149,11 +246,10 @@ class EventPrinter:
             tokens = event.tokens
             if tokens.prompt is not None:
                 self.context = (tokens.prompt + (tokens.completion or 0), self.context[1])
-        elif isinstance(event, TurnEnded) and not self.as_json and self.context is not None:
+        elif isinstance(event, TurnEnded) and text_form and self.context is not None:
             used, window = self.context
             if window:
-                line = f"context {used:,} of {window:,} tokens ({used / window:.0%})"
-                safe_print(line, file=self.out, flush=True)
+                self._line(f"context {used:,} of {window:,} tokens ({used / window:.0%})")
 
     def text(self, text: str) -> str:
         """A message for the terminal (an error, a note), scrubbed like the events."""
@@ -161,7 +257,7 @@ class EventPrinter:
 
     def tick(self) -> None:
         """Print a waiting / stalled line on each new 10 s of silence (text form only)."""
-        if self.as_json:
+        if self.as_json or self.print_mode:
             return
         state = self.wait.state(self.clock())
         if state is None or state[0] == "retry":  # a retry has its own line
@@ -178,7 +274,7 @@ class EventPrinter:
             if what == "first_byte"
             else f"… stalled: no bytes for {shown} s"
         )
-        safe_print(line, file=self.out, flush=True)
+        self._line(line)
 
     async def watch(
         self, period: float = 1.0, sleep: Callable[[float], Any] = asyncio.sleep
@@ -192,29 +288,106 @@ class EventPrinter:
         if self.as_json:
             if event.type in QUIET_JSON:
                 return
+            if isinstance(event, ResponseEnded | TurnEnded):
+                self._end_stretch()  # every delta of a response before its end
             safe_print(dumps(self.scrubber.scrub_obj(event_json(event))), file=self.out, flush=True)
             return
+        if describe(event) is None:
+            return  # per-byte noise, or an event the log does not show
+        # scrubbed before describe shortens anything, so no part of a key is shown
         line = describe(self.scrubber.scrub_obj(event))
         line = terminal_safe(line) if line is not None else None
         if isinstance(event, TurnEnded) and event.reason != "done" and line is not None:
             # A failure is said once, where a person looks for errors (stdout may be a
             # log file); run_headless then only sets the exit status.
-            safe_print(f"frontier: {line}", file=self.err or sys.stderr, flush=True)
+            self._line(f"frontier: {line}", self.errors)
             return
-        if line is not None:
-            if self._thinking:
-                safe_print(self._thinking_block(), file=self.out)
-            safe_print(line, file=self.out, flush=True)
+        if line is not None and not self.print_mode:
+            self._line(line)
 
-    def _thinking_block(self) -> str:
-        """The reasoning gathered so far, as one ``think`` block (capped)."""
-        text = self.scrubber.scrub("".join(self._thinking)).strip()
-        self._thinking.clear()
-        more = ""
-        if len(text) > THINKING_PRINTED:
-            more = f"\n    … ({len(text) - THINKING_PRINTED:,} more characters of reasoning)"
-            text = text[:THINKING_PRINTED]
-        return "think " + text.replace("\n", "\n      ") + more
+
+StretchKind = Literal["ai", "think"]
+
+
+@dataclass
+class _Stretch:
+    """One run of prose or reasoning written as it arrives: ``ai  `` / ``think `` on its
+    first line, later lines indented under it; whitespace before the first word and at
+    the end is not printed (as the whole-text form did); reasoning is cut at
+    :data:`THINKING_PRINTED` characters, the rest counted."""
+
+    kind: StretchKind
+    scrub: StreamScrubber
+    started: bool = False
+    held: str = ""
+    """Trailing whitespace, printed only if more text follows."""
+    shown: int = 0
+    hidden: int = 0
+
+    def take(self, text: str) -> str:
+        """What to write of ``text`` now (prefix and indentation included)."""
+        if not self.started:
+            text = text.lstrip()
+            if not text:
+                return ""
+        text = self.held + text
+        body = text.rstrip()
+        self.held = text[len(body) :]
+        if not body:
+            return ""
+        if self.kind == "think":
+            room = max(THINKING_PRINTED - self.shown, 0)
+            if len(body) > room:
+                self.hidden += len(body) - room
+                body, self.held = body[:room], ""
+            self.shown += len(body)
+            if not body:
+                return ""
+        indent = "\n" + " " * (4 if self.kind == "ai" else 6)
+        prefix = ""
+        if not self.started:
+            self.started = True
+            prefix = "ai  " if self.kind == "ai" else "think "
+        return prefix + body.replace("\n", indent)
+
+    def closing(self) -> str:
+        """The end of the stretch's last line (and what reasoning was not printed)."""
+        if self.hidden:
+            return f"\n      … ({self.hidden:,} more characters of reasoning)"
+        return ""
+
+
+@dataclass(frozen=True)
+class Unanswered:
+    """A call refused because it needed a person and nobody could be asked."""
+
+    name: str
+    flag: str
+    """The setting that would allow it (``--approval auto-edit``), or ``""``."""
+
+
+def unanswered(result: ToolResult) -> Unanswered | None:
+    """The ``denied`` result of a call nobody could be asked about (``ask`` or a missing
+    sandbox, headless without a terminal): the boundary keeps the setting that would
+    allow it in ``meta["unanswered"]`` (``tools/contract.py`` ``Decision.unanswered``);
+    ``None`` for any other result."""
+    if result.kind != "denied":
+        return None
+    flag = result.meta.get("unanswered")
+    return Unanswered(result.name, flag) if isinstance(flag, str) else None
+
+
+def unanswered_line(found: list[Unanswered]) -> str:
+    """The one stderr line naming the tools and the flag that would have allowed them."""
+    names = list(dict.fromkeys(u.name for u in found))
+    flags = list(dict.fromkeys(u.flag for u in found if u.flag))
+    if "--approval auto" in flags:  # allows what auto-edit does, and commands
+        flags = [f for f in flags if f != "--approval auto-edit"]
+    verb = "needs" if len(names) == 1 else "need"
+    fix = f"rerun with {' and '.join(flags)}" if flags else "run it in a terminal to be asked"
+    return (
+        f"frontier: {', '.join(names)} {verb} approval and nobody can be asked (no terminal); {fix}"
+    )
 
 
 def event_json(event: Event) -> dict[str, Any]:
@@ -305,7 +478,8 @@ def render_preview(preview: Preview) -> str:
 
 
 class TerminalApprover:
-    """Ask y/n on the controlling terminal, showing the diff or the command."""
+    """Ask y/n on the controlling terminal, showing the diff or the command: it answers
+    the session's ``ApprovalRequested`` events (``approvals.answer_with``)."""
 
     def __init__(self, out: TextIO | None = None) -> None:
         self.out = out or sys.stderr
@@ -322,26 +496,12 @@ class TerminalApprover:
         return Decision(False, reason or "denied by the user")
 
 
-class NoTerminalApprover:
-    """No terminal to ask on: deny, and say how to allow it."""
-
-    interactive = False
-    """Nobody is asked (``tools/policy.py``): what needs a person is refused, saying why."""
-
-    async def approve(self, call: ToolCall, spec: ToolSpec, preview: Preview) -> Decision:
-        return Decision(
-            False,
-            f"{call.name} needs approval but there is no terminal to ask on; rerun with "
-            "--approval auto-edit (edits allowed) or --approval auto (edits and commands)",
-            by="frontier (no terminal)",
-        )
-
-
 def session_json(session: AgentSession) -> dict[str, Any]:
     """The first line of ``--json`` output: which session the events belong to, so a
     program can ``frontier resume`` or ``export`` it without parsing the text form."""
     return {
         "type": "session",
+        "v": JSON_VERSION,
         "id": session.session_id,
         "resumed": session.resumed,
         "workspace": str(session.workspace),
@@ -356,12 +516,21 @@ def session_json(session: AgentSession) -> dict[str, Any]:
     }
 
 
-def default_approver() -> TerminalApprover | NoTerminalApprover:
-    return TerminalApprover() if sys.stdin.isatty() else NoTerminalApprover()
+def default_approver() -> TerminalApprover | None:
+    """Who answers the session's questions: the terminal, or nobody (no terminal: what
+    needs a person is refused and says which ``--approval`` allows it)."""
+    return TerminalApprover() if sys.stdin.isatty() else None
 
 
+JSON_VERSION = 1
+"""The ``--json`` format's version, on its first line (docs/headless.md): raised only
+when a type or field is removed or changes meaning, or an order guarantee is dropped."""
 EXIT_OK = 0
 EXIT_FAILED = 1
+EXIT_USAGE = 2
+EXIT_NEEDS_APPROVAL = 3
+"""A call needed approval and nobody could be asked (no terminal): rerun with the
+``--approval`` named on stderr. Wins over a turn's failure (the denial is usually why)."""
 
 
 async def run_headless(
@@ -373,21 +542,28 @@ async def run_headless(
     session_id: str | None = None,
     demo: bool = False,
     demo_rate: float = 60.0,
-    approver: Approver | None = None,
+    approver: Answerer | None = None,
     workspace: Path | None = None,
     protocol: str | None = None,
+    print_mode: bool = False,
 ) -> int:
-    """Exit 0 when every turn ended with the model finishing the task, else 1.
+    """Exit 0 when every turn ended with the model finishing the task, 1 when one did
+    not, 3 (:data:`EXIT_NEEDS_APPROVAL`) when a call was refused for want of someone
+    to ask, with one line on stderr saying which ``--approval`` allows it.
+
+    ``print_mode`` (``-p``): stdout gets only the final answer; notes, progress and
+    reasoning are not printed, failures still go to stderr.
 
     Whatever is printed goes through one scrubber shared with the session (the key,
     even from ``api_key_command``, and URL credentials); a store that fails while
     closing (a full disk) is reported as a message and exit 1, never a traceback.
     """
     scrubber = Scrubber.from_env(config.api_key, *url_secrets(config.base_url))
-    printer = EventPrinter(as_json=as_json, scrubber=scrubber)
+    printer = EventPrinter(as_json=as_json, print_mode=print_mode, scrubber=scrubber)
     try:
         session = create_runtime(
             config,
+            # issue 23: answered through the session's ApprovalRequested events
             approver=approver or default_approver(),
             demo=demo,
             demo_rate=demo_rate,
@@ -399,17 +575,18 @@ async def run_headless(
         )
     except (ValueError, StoreError) as exc:
         safe_print(f"frontier: {printer.text(str(exc))}", file=sys.stderr)
-        return 2
+        return EXIT_USAGE
     session.subscribe(printer)
     if as_json:
         safe_print(dumps(printer.scrubber.scrub_obj(session_json(session))), file=printer.out)
         printer.out.flush()
-    else:
+    elif not print_mode:
         safe_print(
             f"session {session.session_id} · {session.mode} · workspace {session.workspace}"
             f" · sandbox {session.sandbox_label}"
         )
-    for note in session.notes:  # stderr with --json: stdout stays one event per line
+    for note in () if print_mode else session.notes:
+        # stderr with --json: stdout stays one event per line
         safe_print(f"note {printer.text(note)}", file=sys.stderr if as_json else sys.stdout)
     for result in session.recovered:
         printer(ToolFinished(result))
@@ -417,7 +594,7 @@ async def run_headless(
     watch = asyncio.create_task(printer.watch(), name="waiting-lines")
     try:
         for prompt in prompts or session.demo_prompts:
-            if not as_json:
+            if not as_json and not print_mode:
                 safe_print(f"you {printer.text(prompt)}")
             ended = await session.send(prompt)
             if ended.reason != "done":  # the printer has said why (once)
@@ -430,6 +607,10 @@ async def run_headless(
         watch.cancel()
         with contextlib.suppress(asyncio.CancelledError):
             await watch
+        printer.finish()
+        if printer.unanswered:
+            safe_print(unanswered_line(printer.unanswered), file=sys.stderr, flush=True)
+            status = EXIT_NEEDS_APPROVAL
         try:
             await session.close()
         except Exception as exc:  # e.g. the store's last flush on a full disk

@@ -378,7 +378,7 @@ class ModelClient:
             if retries >= self.max_retries or waited + failed.delay > self.timeouts.retry_window:
                 raise self._give_up(failed, retries + 1, waited)
             retries += 1
-            yield Retry(attempt=retries, delay=failed.delay, reason=failed.failure)
+            yield Retry(retries, failed.delay, failed.failure, limit=self.max_retries)
             await self._sleep(failed.delay)
 
     async def _send(self, request: httpx.Request) -> tuple[httpx.Response, float]:

@@ -172,6 +172,20 @@ class Catalogue:
             (mode, time.time(), session_id),
         )
 
+    def set_model(self, session_id: str, model: str, base_url: str | None, wire: str) -> None:
+        """``/model`` switched the model (and maybe the endpoint and wire): a resume
+        continues with it (issue 23). The URL is stored without credentials."""
+        if wire not in WIRES:
+            raise ValueError(f"unknown wire {wire!r}; one of {', '.join(WIRES)}")
+        url = sanitize_url(base_url)
+        scrub = self.db.scrub
+        self._update(
+            "model",
+            session_id,
+            "UPDATE sessions SET model = ?, base_url = ?, wire = ?, updated = ? WHERE id = ?",
+            (scrub(model), None if url is None else scrub(url), wire, time.time(), session_id),
+        )
+
     def set_state(self, session_id: str, state: str) -> None:
         if state not in STATES:
             raise ValueError(f"unknown session state {state!r}; one of {', '.join(STATES)}")

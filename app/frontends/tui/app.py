@@ -18,7 +18,6 @@ review modal and await its ``Decision`` while the stream keeps being read.
 
 from __future__ import annotations
 
-import asyncio
 import gc
 import os
 import time
@@ -34,35 +33,51 @@ from textual.css.query import NoMatches
 from textual.notifications import SeverityLevel
 from textual.screen import Screen
 from textual.theme import Theme
+from textual.timer import Timer
 from textual.widgets import Input, TextArea
 
+from frontier.app.agent.approvals import Answer
 from frontier.app.agent.explain import Explanation
 from frontier.app.agent.session import AgentSession
 from frontier.app.config import Config, data_dir, save_setting
 from frontier.app.events import Event, ToolCall, ToolFinished
 from frontier.app.files import write_atomic
-from frontier.app.frontends.tui.live import APPROVAL_MEANING, LiveController, SessionFactory
+from frontier.app.frontends.tui.live import LiveController, SessionFactory
 from frontier.app.frontends.tui.replay import ReplayController, Step
 from frontier.app.frontends.tui.sandbox_text import ran_under
 from frontier.app.frontends.tui.screens.copy import CopyItem, CopyScreen, copy_items
 from frontier.app.frontends.tui.screens.help import HelpScreen
 from frontier.app.frontends.tui.screens.inspector import InspectorAction, InspectorScreen
 from frontier.app.frontends.tui.screens.main import CSS_PATH as MAIN_CSS
-from frontier.app.frontends.tui.screens.main import TABS, MainScreen
+from frontier.app.frontends.tui.screens.main import LAYOUT_HELP, TABS, MainScreen
+from frontier.app.frontends.tui.screens.pager import tool_pager
 from frontier.app.frontends.tui.screens.review import ReviewScreen
 from frontier.app.frontends.tui.screens.welcome import WelcomeScreen
 from frontier.app.replay_player import PlaylistPlayer, ReplayPlayer
 from frontier.app.secrets import Scrubber, url_secrets
+from frontier.app.vocab import APPROVAL_MEANINGS, LAYOUTS
 from frontier.themes.palette import DEFAULT_THEME, THEME_NAMES, THEMES, theme_variable
-from frontier.tools.contract import Decision, Preview, ToolSpec
+from frontier.tools.contract import ApprovalRequested, ApprovalResolved, Decision, Preview
+from frontier.widgets.cst_strip import CstStrip
 from frontier.widgets.display import display_preview, rule_text
 from frontier.widgets.errors_pane import ErrorsPane
 from frontier.widgets.prompt_input import PromptInput
 from frontier.widgets.state import ErrorRow, UiState
 from frontier.widgets.status_bar import StatusInfo
+from frontier.widgets.tools_pane import OpenToolOutput
 
 FLUSH_HZ = 30.0
 SLOW_PANES = frozenset({"transcript", "tools", "errors"})
+SLOW_SHARE = 0.25
+"""The share of the event loop the slow panes may take: after a paint of them that took
+``t``, the next waits ``t / SLOW_SHARE`` (a burst of Markdown never starves the keys)."""
+GC_YOUNG = 10_000
+"""Allocations between young collections while the TUI runs (Python's default: 700)."""
+IDLE_TICKS = 30
+"""Quiet flushes (about a second) after which the timer slows to ``IDLE_HZ``."""
+IDLE_HZ = 4.0
+"""The flush timer's rate while nothing changes: a change made without an event (a
+note, a tool's state after a review) still shows within a quarter of a second."""
 
 
 @dataclass(frozen=True)
@@ -102,8 +117,16 @@ class FrontierApp(App[int]):
         Binding("f5", "pane('errors')", "Errors", show=False),
         # also from a review modal; not in the footer (ctrl+c twice quits too, and says so)
         Binding("ctrl+q", "quit", "Quit", priority=True, show=False),
+        # ctrl+d on an empty prompt quits, as EOF does in a shell (check_action); with text
+        # in the box it is the box's own ctrl+d (delete right)
+        Binding("ctrl+d", "quit_empty", "Quit", priority=True, show=False),
+        # conversation → split → lab (remembered); replay's footer has no room: quiet twin.
+        # Priority: the message box (a TextArea) binds f6 to "select line"
+        Binding("f6", "cycle_layout", "Layout", priority=True),
+        Binding("f6", "cycle_layout(True)", "Layout", show=False, priority=True),
         Binding("ctrl+n", "demo_native", "Demo: native-inc"),
-        # replay
+        # replay (and the tour): never in a live session, where the keyboard belongs to the
+        # prompt (MainScreen.on_key types them there; check_action refuses them too)
         Binding("space", "toggle_pause", "Pause"),  # short: replay's keys fit 80 columns
         Binding("plus,equals_sign", "speed(1)", "Faster", key_display="+"),
         Binding("minus", "speed(-1)", "Slower", key_display="-"),
@@ -111,13 +134,15 @@ class FrontierApp(App[int]):
         Binding("comma", "step('line')", "Line", key_display=","),
         Binding("n", "step('event')", "Event"),
         Binding("e", "step('error')", "Error"),
-        Binding("1", "pane('raw')", show=False),
-        Binding("2", "pane('confirmed')", show=False),
-        Binding("3", "pane('pending')", show=False),
-        Binding("4", "pane('errors')", show=False),
-        Binding("q", "quit", "Quit", show=False),
+        Binding("1", "watch_pane('raw')", show=False),
+        Binding("2", "watch_pane('confirmed')", show=False),
+        Binding("3", "watch_pane('pending')", show=False),
+        Binding("4", "watch_pane('errors')", show=False),
+        Binding("q", "watch_quit", "Quit", show=False),
     ]
     REPLAY_ACTIONS = frozenset({"toggle_pause", "speed", "step"})
+    WATCH_ACTIONS = frozenset({"watch_pane", "watch_quit"})
+    """Bare keys of the modes without a prompt (replay, the tour): never in a live session."""
     EMPTY_PROMPT_ACTIONS = frozenset({"help_key"})
     """Keys that are also text: they act only when the message box is empty or unfocused."""
     QUIT_WINDOW = 2.0
@@ -139,6 +164,7 @@ class FrontierApp(App[int]):
         clock: Callable[[], float] = time.monotonic,
         token_rate: float | None = None,
         remember_theme: bool = True,
+        layout: str | None = None,
         flush_hz: float = FLUSH_HZ,
         autostart: bool = True,
     ) -> None:
@@ -177,15 +203,33 @@ class FrontierApp(App[int]):
         )
         self.token_rate_override = token_rate
         self.remember_theme = remember_theme
+        """Also the layout: tests turn both off to leave the config dir alone."""
+        self.layout_choice = layout or ("lab" if player is not None or demo else self.config.layout)
+        """The main screen's first layout: given, else ``lab`` to watch the boundary (demo,
+        replay, ``serve``; the tour's screen is always lab), else the remembered one."""
+        self._layout_given = layout is not None
         self.flush_hz = flush_hz
         self.autostart = autostart
         self.reviews: list[ReviewRecord] = []
+        self._reviews_open: dict[str, ReviewScreen] = {}
+        """The review modals showing a session question, by ``request_id``."""
         self.sandboxes: dict[str, tuple[str, ...]] = {}
         """Per finished command: where it ran (``sandbox_text.ran_under``), by call id."""
         self.last_session_id: str | None = None
         """The session open when the app closed: ``run_tui`` prints how to resume it."""
         self.split_diff = False
         self._ticks = 0
+        self._held: set[str] = set()
+        """Changed panes the layout hides: painted once shown, never a reason to paint."""
+        self._quiet = 0
+        """Flushes in a row with nothing to paint (the timer slows after ``IDLE_TICKS``)."""
+        self._flush_timer: Timer | None = None
+        self._gc_threshold: tuple[int, ...] | None = None
+        """The collector's thresholds before this app raised them (restored on unmount)."""
+        self.flush_rate = flush_hz
+        """Flushes a second now: ``flush_hz`` while anything changes, ``IDLE_HZ`` idle."""
+        self._slow_until = 0.0
+        """``perf_counter`` before which the slow panes wait (``SLOW_SHARE``)."""
         self._ctrl_c_at: float | None = None
         """When ctrl+c was last pressed (a second one within ``QUIT_WINDOW`` quits)."""
         self._main: MainScreen | None = None
@@ -212,7 +256,11 @@ class FrontierApp(App[int]):
         self.theme = name
 
     def get_default_screen(self) -> Screen[Any]:
-        self._main = MainScreen(self.clock, interactive=not self.replaying)
+        if self.is_web and not self._layout_given:
+            self.layout_choice = "lab"  # `frontier serve`: a page projected to watch CST
+        self._main = MainScreen(
+            self.clock, interactive=not self.replaying, layout=self.layout_choice
+        )
         if self.replay is not None and self.replay.responses > 1:
             self._main.responses_total = self.replay.responses
         return self._main
@@ -220,7 +268,7 @@ class FrontierApp(App[int]):
     def on_mount(self) -> None:
         self.theme_changed_signal.subscribe(self, self._theme_changed)
         self.call_after_refresh(self._freeze_startup_objects)
-        self.set_interval(1 / self.flush_hz, self.flush, name="flush")
+        self._flush_timer = self.set_interval(1 / self.flush_hz, self._tick, name="flush")
         if self.welcome:
             self.push_screen(WelcomeScreen(), callback=self._welcome_done)
         elif self.replay is not None:
@@ -231,11 +279,20 @@ class FrontierApp(App[int]):
     def _freeze_startup_objects(self) -> None:
         """Move everything alive after the first paint (Textual's DOM and CSS, a loaded
         recording) out of the collector's reach: a full collection then scans only what
-        the stream allocated since, and no longer stalls a flush by tens of ms."""
+        the stream allocated since, and no longer stalls a flush by tens of ms. The young
+        generation's threshold is raised too (``GC_YOUNG``): a fast stream's short-lived
+        objects die between collections, and a full collection, which holds the loop for
+        up to ~100 ms at 1,000 tok/s, comes that many times less often."""
         gc.freeze()
+        threshold = gc.get_threshold()
+        if self._gc_threshold is None and threshold[0] < GC_YOUNG:
+            self._gc_threshold = threshold
+            gc.set_threshold(GC_YOUNG, *threshold[1:])
 
     async def on_unmount(self) -> None:
         gc.unfreeze()  # this app's objects become collectable again (tests run many apps)
+        if self._gc_threshold is not None:
+            gc.set_threshold(*self._gc_threshold)
         if self.live is not None:
             if self.live.session is not None:
                 self.last_session_id = self.live.session.session_id
@@ -247,6 +304,7 @@ class FrontierApp(App[int]):
     def _welcome_done(self, choice: str | None) -> None:
         if choice == "demo" and self.live is not None:
             self.live.demo = True
+            self.set_layout("lab", remember=False)  # the demo is for watching the boundary
             self.live.start()
         else:
             self.exit(0)
@@ -300,8 +358,15 @@ class FrontierApp(App[int]):
     def observe(self, event: Event) -> None:
         """The core's observer: cheap; painting happens on the next flush."""
         self.state.apply(event)
+        if self.flush_rate != self.flush_hz:
+            self._wake()
         if isinstance(event, ToolFinished):
             self._ran_under(event)
+        elif isinstance(event, ApprovalRequested):
+            if self.live is not None:  # a replay shows recorded questions, never asks
+                self.review(event)
+        elif isinstance(event, ApprovalResolved):
+            self._resolved(event)
 
     def observe_all(self, events: Iterable[Event]) -> None:
         for event in events:
@@ -316,47 +381,83 @@ class FrontierApp(App[int]):
         row = self.state.tools.get(result.call_id)
         if not lines or row is None:
             return
-        self.sandboxes[result.call_id] = lines
-        row.changes = (*row.changes, *lines)
+        self.sandboxes[result.call_id] = lines  # the row shows them itself (ToolRow.ran)
 
-    async def review(self, call: ToolCall, spec: ToolSpec | None, preview: Preview) -> Decision:
-        """Show the review modal for ``call`` and wait for the user's decision."""
+    def review(self, request: ApprovalRequested) -> None:
+        """Show the review modal for ``request`` (the session's ``ApprovalRequested``);
+        the person's answer goes back through ``AgentSession.answer`` (issue 23). The
+        stream keeps being read meanwhile: nothing here waits."""
+        call = request.call
         self.state.set_tool_state(call, "review")
-        future: asyncio.Future[Decision] = asyncio.get_running_loop().create_future()
-
-        def done(decision: Decision | None) -> None:
-            if not future.done():
-                future.set_result(decision or Decision(False, "review closed without a decision"))
-
         theme = self.current_theme
         screen = ReviewScreen(
             call,
-            spec,
-            preview,
+            request.spec,
+            request.preview,
             syntax_style=theme_variable(theme, "syntax-style", "monokai"),
             added_bg=theme_variable(theme, "diff-added-bg", "#12361f"),
             removed_bg=theme_variable(theme, "diff-removed-bg", "#42171b"),
             split=self.split_diff,
-            always_allow=self.session is not None and self.session.can_allow_always,
+            always_allow="always" in request.choices,
         )
-        self.push_screen(screen, callback=done)
-        try:
-            decision = await future
-        except asyncio.CancelledError:  # the turn stopped: its question goes with it
-            if screen.is_attached:
-                screen.answer(Decision(False, "the turn was interrupted"))
-            self.state.set_tool_state(call, "cancelled")  # it never ran
-            raise
-        self.reviews.append(ReviewRecord(call, preview, decision))
-        if decision.approved and screen.always is not None and self.live is not None:
-            self.live.allow_always(screen.always.rule, screen.always.remember)
-        self.state.set_tool_state(call, "approved" if decision.approved else "denied")
-        if not decision.approved:
-            self.state.note(f"denied {call.id}: {decision.reason}")
-        elif decision.declined:
-            hunks = ", ".join(f"{path} #{index}" for path, index in decision.declined)
-            self.state.note(f"approved {call.id} without {hunks}: {decision.reason}")
-        return decision
+        self._reviews_open[request.request_id] = screen
+        self.push_screen(
+            screen, callback=lambda decision: self._answered(request, screen, decision)
+        )
+
+    def _answered(
+        self, request: ApprovalRequested, screen: ReviewScreen, decision: Decision | None
+    ) -> None:
+        """The modal closed: answer the session (unless the question was withdrawn)."""
+        self._reviews_open.pop(request.request_id, None)
+        session = self.session
+        if session is None:
+            return
+        decision = decision or Decision(False, "review closed without a decision")
+        always = screen.always if decision.approved else None
+        outcome = session.answer(
+            request.request_id,
+            Answer(
+                decision,
+                always.rule if always is not None else None,
+                always.remember if always is not None else False,
+            ),
+        )
+        if not outcome.taken:
+            return  # withdrawn meanwhile (the turn stopped): ApprovalResolved said so
+        call = request.call
+        self.reviews.append(ReviewRecord(call, request.preview, decision))
+        if outcome.problem is not None:
+            self.notify(outcome.problem, severity="warning", timeout=8)
+        if outcome.allowed is not None:
+            where = (
+                "in this workspace (saved)" if outcome.allowed.remembered else "for this session"
+            )
+            rule_shown = rule_text(outcome.allowed.rule)
+            self.state.note(f"always allowed {where}: {rule_shown}")
+            self.notify(f"always allowed {where}: {rule_shown} — revoke from ^p", timeout=5)
+
+    def _resolved(self, event: ApprovalResolved) -> None:
+        """A question closed (answered here, or withdrawn because the turn stopped): the
+        Tools row and the notes say how; a modal still showing it is closed."""
+        row = self.state.tools.get(event.call_id)
+        screen = self._reviews_open.pop(event.request_id, None)
+        if screen is not None:
+            # after the modal has finished mounting (answered elsewhere the moment it was
+            # asked, it may not have); its own answer is then not taken
+            self.call_after_refresh(screen.answer, Decision(False, event.reason))
+        if row is None:
+            return
+        if event.withdrawn:
+            self.state.set_tool_state(row.call, "cancelled")  # it never ran
+        elif not event.approved:
+            self.state.set_tool_state(row.call, "denied")
+            self.state.note(f"denied {event.call_id}: {event.reason}")
+        else:
+            self.state.set_tool_state(row.call, "approved")
+            if event.declined:
+                hunks = ", ".join(f"{path} #{index}" for path, index in event.declined)
+                self.state.note(f"approved {event.call_id} without {hunks}: {event.reason}")
 
     def close_review(self, decision: Decision) -> None:
         """Answer the review modal on top (if one is) with ``decision``."""
@@ -384,29 +485,67 @@ class FrontierApp(App[int]):
     def flush(self, force: bool = False) -> None:
         """Paint what changed since the last flush (the ~30 Hz timer calls this).
 
-        ``force`` paints the slow panes and the hidden tabs now too (after a user
-        action, and in tests); otherwise hidden tabs wait until they are chosen.
+        ``force`` paints the slow panes and the hidden ones now too (after a user
+        action, and in tests); otherwise a pane the layout hides waits until it is
+        shown, and a changed hidden pane is no reason to paint: the screen is left
+        alone, so an idle TUI costs nothing but the cursor's blink.
         """
         if self._main is None or not self._main.is_mounted:
             return
         self._probe()
         self._ticks += 1
-        dirty = self.state.take_dirty()
-        if self._ticks % 3 and not force:
-            # the stream panes paint at 30 Hz; the layout-heavy ones at 10 Hz
-            slow = dirty & SLOW_PANES
-            if slow:
-                self.state.mark(*slow)
-                dirty -= slow
+        dirty = self.state.take_dirty() | self._held
+        self._held = set()
+        if not force:
+            hidden = self._main.hidden_panes()
+            self._held = dirty & hidden
+            dirty -= hidden
+            now = time.perf_counter()
+            if self._ticks % 3 or now < self._slow_until:
+                # the stream panes paint at 30 Hz; the layout-heavy ones at 10 Hz at most,
+                # and less while painting them is costly (``SLOW_SHARE``)
+                slow = dirty & SLOW_PANES
+                if slow:
+                    self.state.mark(*slow)
+                    dirty -= slow
             if not dirty:
+                self._quiet += 1
                 return
+        if self.flush_rate != self.flush_hz:
+            self._wake()  # a change no event announced (a playlist replay, a note)
+        self._quiet = 0
+        started = time.perf_counter()
         try:
             with self.batch_update():
                 skipped = self.main.flush(self.state, dirty, self.status(), hidden=force)
-            self.state.mark(*skipped)
+            self._held |= skipped
         except NoMatches:
             # the screen is being torn down (app exiting): nothing left to paint
             self.state.mark(*dirty)
+            return
+        if dirty & SLOW_PANES:
+            spent = time.perf_counter() - started
+            self._slow_until = started + spent / SLOW_SHARE
+
+    def _tick(self) -> None:
+        """The flush timer: a flush, and after ``IDLE_TICKS`` quiet ones a slower timer
+        (``IDLE_HZ``) until the next event wakes it (:meth:`observe`)."""
+        self.flush()
+        idle = self._quiet >= IDLE_TICKS and not self.state.turn_running
+        if idle and self.flush_rate != IDLE_HZ:
+            self._restart_timer(IDLE_HZ)
+
+    def _wake(self) -> None:
+        """An event after a quiet spell: back to the full rate, painting on the next tick."""
+        self._quiet = 0
+        self._restart_timer(self.flush_hz)
+
+    def _restart_timer(self, hz: float) -> None:
+        if self._flush_timer is None:
+            return
+        self.flush_rate = hz
+        self._flush_timer.stop()
+        self._flush_timer = self.set_interval(1 / hz, self._tick, name="flush")
 
     def _probe(self) -> None:
         """Adopt the transducer's own frontier and bound (covers native/eos modes)."""
@@ -420,6 +559,13 @@ class FrontierApp(App[int]):
         if action in self.REPLAY_ACTIONS:
             # not behind the inspector: its e is "next error", and a step would move on
             return self.replaying and not isinstance(self.screen, InspectorScreen)
+        if action in self.WATCH_ACTIONS:
+            return self.live is None  # a replay or the tour: no prompt owns the keyboard
+        if action == "quit_empty":
+            return self.live is not None and self.screen is self._main and self._prompt_empty()
+        if action == "cycle_layout":  # the footer's key live, its quiet twin in replay
+            quiet = bool(parameters and parameters[0])
+            return self.screen is self._main and quiet is self.replaying
         if action == "cancel":
             return not self.replaying and self.state.turn_running
         if action in self.EMPTY_PROMPT_ACTIONS:
@@ -436,6 +582,12 @@ class FrontierApp(App[int]):
         if action == "demo_native":
             return self.live is not None and self.live.can_demo_native
         return True
+
+    def _prompt_empty(self) -> bool:
+        """The message box holds no text (whichever widget has the focus)."""
+        prompts = self.main.query("#prompt").results(TextArea)
+        prompt = next(prompts, None)
+        return prompt is not None and not prompt.text
 
     def _typing(self) -> bool:
         """The focus is in a text box that holds text (an ``Input`` or ``TextArea``,
@@ -510,6 +662,52 @@ class FrontierApp(App[int]):
             # paint it once the layout has given it a size (hidden panes skip flushes)
             self.call_after_refresh(self.flush, True)
 
+    def action_watch_pane(self, name: str) -> None:
+        """``1``–``4`` in a replay or the tour (a live session types them)."""
+        self.action_pane(name)
+
+    async def action_watch_quit(self) -> None:
+        """``q`` in a replay or the tour; a live session quits only on purpose."""
+        await self.action_quit()
+
+    async def action_quit_empty(self) -> None:
+        """ctrl+d on an empty message box: quit, as EOF ends a shell (the session is
+        kept; ``frontier resume`` continues it)."""
+        await self.action_quit()
+
+    def action_cycle_layout(self, quiet: bool = False) -> None:
+        """f6: conversation → split → lab → conversation; remembered in a live session."""
+        names = list(LAYOUTS)
+        current = self.main.layout_name
+        self.set_layout(names[(names.index(current) + 1) % len(names)])
+
+    def set_layout(self, name: str, *, remember: bool = True) -> None:
+        """Show the main screen in layout ``name``, paint the panes it uncovers now, and
+        remember it (``save_setting``) when a live session chose it: the demo, the tour,
+        a replay and ``serve`` open in ``lab`` whatever is remembered."""
+        if name not in LAYOUTS or self._main is None:
+            return
+        self.layout_choice = name
+        self.main.set_layout(name)
+        self.call_after_refresh(self.flush, True)
+        live = self.live
+        if not (remember and self.remember_theme and live is not None and not live.demo):
+            return
+        if self.is_web:
+            return  # a served page shares the config dir with the terminal: not its choice
+        if name == self.config.layout:
+            return
+        try:
+            save_setting("layout", name)
+        except OSError as exc:
+            self.notify(f"could not remember the layout: {exc}", severity="warning")
+        else:
+            self.config = replace(self.config, layout=name)
+
+    def on_cst_strip_pressed(self, message: CstStrip.Pressed) -> None:
+        """A click on the CST strip opens the lab panes (what f6 does from there)."""
+        self.action_cycle_layout()
+
     def action_toggle_thinking(self) -> None:
         """Show the model's reasoning blocks whole, or folded to their last lines."""
         self.state.toggle_thinking()
@@ -519,6 +717,11 @@ class FrontierApp(App[int]):
         self.main.show_tab("errors")
         self.call_after_refresh(self.flush, True)
         self.main.query_one(ErrorsPane).option_list.focus()
+
+    def on_open_tool_output(self, message: OpenToolOutput) -> None:
+        """Enter or a click on a tool row (Transcript, Tools pane): its whole output in
+        the pager; closing it gives the keyboard back to the prompt."""
+        self.push_screen(tool_pager(message.row), callback=lambda _: self.focus_prompt())
 
     def on_errors_pane_chosen(self, message: ErrorsPane.Chosen) -> None:
         self.main.highlight_error(self.state, message.row.response, message.row.offset)
@@ -630,6 +833,14 @@ class FrontierApp(App[int]):
             self._toggle_split,
         )
         yield SystemCommand("Help", "panes and keys", self.action_help)
+        if isinstance(screen, MainScreen):
+            for name in LAYOUTS:
+                if name != screen.layout_name:
+                    yield SystemCommand(
+                        f"Layout: {name}",
+                        f"{LAYOUT_HELP[name]} (f6 cycles; remembered)",
+                        lambda name=name: self.set_layout(name),
+                    )
         live = self.live
         if live is None:
             return
@@ -649,7 +860,7 @@ class FrontierApp(App[int]):
                 if policy != session.approval:
                     yield SystemCommand(
                         f"Approval: {policy}",
-                        f"{APPROVAL_MEANING[policy]} (shift+Tab cycles)",
+                        f"{APPROVAL_MEANINGS[policy]} (shift+Tab cycles)",
                         lambda policy=policy: live.set_approval(policy),
                     )
             for allowed in session.approval_rules:

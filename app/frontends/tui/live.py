@@ -22,12 +22,12 @@ from typing import TYPE_CHECKING
 from frontier.app.agent.attachments import Prepared
 from frontier.app.agent.explain import Explanation, explain_stream, pick
 from frontier.app.agent.session import AgentSession, NotQueued, SessionBusy, stored_sessions
-from frontier.app.events import Event, QueuedDelivered, ToolCall, TurnEnded
+from frontier.app.events import Event, QueuedDelivered, TurnEnded
 from frontier.app.files import write_atomic
 from frontier.app.frontends.tui.screens.sessions import SessionPicker
-from frontier.app.vocab import NATIVE_MODES
+from frontier.app.vocab import APPROVAL_MEANINGS, NATIVE_MODES
 from frontier.tools.approval_rules import Rule
-from frontier.tools.contract import Approver, Decision, Preview, ToolSpec
+from frontier.tools.contract import Decision
 from frontier.widgets.display import rule_text
 from frontier.widgets.prompt_input import PromptBox
 from frontier.widgets.state import ErrorRow
@@ -36,25 +36,9 @@ from frontier.widgets.status_bar import StatusInfo
 if TYPE_CHECKING:
     from frontier.app.frontends.tui.app import FrontierApp
 
-SessionFactory = Callable[[Approver], AgentSession]
-"""``factory(approver) -> AgentSession``; ``create_runtime`` by default, a fake in tests."""
-APPROVAL_MEANING = {
-    "ask": "every edit and command is reviewed first",
-    "auto-edit": "file edits run without asking; commands are reviewed",
-    "auto": "everything runs without asking",
-    "read-only": "edits and commands are refused; reads still run",
-}
-"""What each policy means, said when shift+Tab switches to it (``tools/policy.py``)."""
-
-
-class TuiApprover:
-    """``tools.contract.Approver`` that asks the user in the review modal."""
-
-    def __init__(self, app: FrontierApp) -> None:
-        self.app = app
-
-    async def approve(self, call: ToolCall, spec: ToolSpec, preview: Preview) -> Decision:
-        return await self.app.review(call, spec, preview)
+SessionFactory = Callable[[], AgentSession]
+"""``factory() -> AgentSession`` (interactive: the App answers its ``ApprovalRequested``
+events); ``create_runtime`` by default, a fake in tests."""
 
 
 class LiveController:
@@ -78,7 +62,6 @@ class LiveController:
         """The stored session to resume on start (``frontier resume``, the picker)."""
         self.workspace = workspace
         """Named on the command line: the resumed session's project now lives here."""
-        self.approver = TuiApprover(app)
         self.session: AgentSession | None = None
         self._unsubscribe: Callable[[], None] | None = None
         self._after_queued: Prepared | None = None
@@ -98,7 +81,7 @@ class LiveController:
         """The factory's session, or ``None`` after telling the user why it could not start."""
         try:
             factory = self.factory or self._default_factory
-            return factory(self.approver)
+            return factory()
         except Exception as exc:
             self.app.state.note(f"could not start the agent: {exc}", "error")
             self.app.notify(
@@ -106,12 +89,12 @@ class LiveController:
             )
             return None
 
-    def _default_factory(self, approver: Approver) -> AgentSession:
+    def _default_factory(self) -> AgentSession:
         from frontier.app.agent.runtime import create_runtime
 
         return create_runtime(
             self.app.config,
-            approver=approver,
+            interactive=True,  # the App answers the session's ApprovalRequested events
             demo=self.demo,
             demo_rate=self.demo_rate,
             session_id=self.session_id,
@@ -156,10 +139,10 @@ class LiveController:
     def _announce_resume(self, session: AgentSession) -> None:
         """The stored conversation, then what resuming changed (reconciled calls...)."""
         state = self.app.state
-        history = session.history()
+        history = session.history_events()
         if history:
             state.note(f"── earlier in session {session.session_id} ──")
-            state.add_history(history)
+            state.show_history(history)
         state.note(f"── resumed session {session.session_id} ──")
         state.note(f"{session.workspace} · {session.model or '—'} · {session.mode}")
         for note in session.notes:
@@ -177,14 +160,19 @@ class LiveController:
 
     # ------------------------------------------------------------------ the demo
     async def _demo(self, prompts: list[str]) -> None:
-        for prompt in prompts:
-            await self.send(prompt)
-        if self.demo and self.app.config.protocol != "native-inc":
-            self.app.state.note(
-                "Next: press ctrl+n to watch the same task with native tool calls "
-                "(native-inc: delta.tool_calls, each call runs when its index is complete), "
-                "in a fresh scratch copy."
-            )
+        from frontier.app.frontends.demo_ending import DemoOutcome, demo_ending
+
+        outcome = DemoOutcome()  # the ending says what happened, a denial included
+        stop = self.session.subscribe(outcome.observe) if self.session is not None else None
+        try:
+            for prompt in prompts:
+                await self.send(prompt)
+        finally:
+            if stop is not None:
+                stop()
+        note = demo_ending(outcome, offer_native=self.can_demo_native) if self.demo else None
+        if note is not None:
+            self.app.state.note(note)
 
     @property
     def can_demo_native(self) -> bool:
@@ -255,8 +243,12 @@ class LiveController:
         text = text.rstrip().lstrip("\n")
         if editing is not None:
             return self._save_queued(session, editing, text)
-        if text == "/undo" or text.startswith("/undo "):
-            return self._undo_typed(session, text)
+        if text.startswith("/"):  # slash commands: app/frontends/tui/slash_actions.py
+            from frontier.app.frontends.tui.slash_actions import run_slash
+
+            taken = run_slash(self, session, text)
+            if taken is not None:
+                return taken
         if self._undoing:
             app.notify("wait for the undo to finish", severity="warning", timeout=3)
             return False
@@ -412,6 +404,7 @@ class LiveController:
         prompt.prompts = session.prompt_history.entries() if session is not None else []
         prompt.queued_source = self._queued_pairs
         prompt.file_source = session.workspace_files if session is not None else None
+        prompt.command_source = session.slash_commands if session is not None else None
         prompt.forget_files()
         self._show_queue()
 
@@ -435,6 +428,7 @@ class LiveController:
             call = running[-1].call
             self.app.notify(f"cancelling {call.id} {call.name}…", timeout=2)
         elif state.turn_running:
+            state.stopping("Esc")
             session.cancel_turn()
             self.app.notify("stopping the turn…", timeout=2)
 
@@ -446,6 +440,7 @@ class LiveController:
         if session is None or not self.app.state.turn_running:
             return False
         self.app.close_review(Decision(False, "interrupted by the user (ctrl+c)"))
+        self.app.state.stopping("ctrl+c")
         session.cancel_turn()
         return True
 
@@ -471,27 +466,7 @@ class LiveController:
             self.app.notify(str(exc), severity="warning")
             return
         self.app.state.mark("status")
-        self.app.notify(f"approval {policy}: {APPROVAL_MEANING[policy]}", timeout=3)
-
-    def allow_always(self, rule: Rule, remember: bool) -> None:
-        """A review's "always allow": the rule stands for this session (and the workspace)."""
-        session = self.session
-        if session is None:
-            return
-        try:
-            allowed = session.allow_always(rule, remember=remember)
-        except ValueError as exc:  # RuleError, ConfigError: nothing outside the workspace
-            self.app.notify(f"cannot always allow that: {exc}", severity="warning", timeout=8)
-            return
-        except OSError as exc:
-            self.app.notify(
-                f"allowed for this session only: saving failed ({exc})", severity="warning"
-            )
-            return
-        where = "in this workspace (saved)" if allowed.remembered else "for this session"
-        rule_shown = rule_text(allowed.rule)
-        self.app.state.note(f"always allowed {where}: {rule_shown}")
-        self.app.notify(f"always allowed {where}: {rule_shown} — revoke from ^p", timeout=5)
+        self.app.notify(f"approval {policy}: {APPROVAL_MEANINGS[policy]}", timeout=3)
 
     def revoke(self, rule: Rule) -> None:
         """The palette's "Revoke": the rule no longer approves anything (nor is remembered)."""

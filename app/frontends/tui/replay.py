@@ -23,6 +23,7 @@ from frontier.app.replay_player import (
     ReplayPlayer,
     faster,
     next_chunk,
+    protocol_warning,
     slower,
 )
 from frontier.widgets.errors_pane import ErrorsPane
@@ -64,8 +65,17 @@ class ReplayController:
         return self.player.count
 
     def start(self, autostart: bool) -> None:
-        """Say what is replayed; with ``autostart``, start playing it."""
-        self.app.state.note(self.player.summary())
+        """Say what is replayed (and, loudly, what a re-framed replay cannot show); with
+        ``autostart``, start playing it."""
+        player = self.player
+        self.app.state.note(player.summary())
+        sources = player.sources if isinstance(player, PlaylistPlayer) else (player.source,)
+        warning = protocol_warning(sources)
+        if warning is not None:
+            self.app.state.note(f"⚠ {warning}", "stop")
+            self.app.notify(
+                warning, title="replayed under another protocol", severity="warning", timeout=12
+            )
         if autostart:
             self.app.run_worker(self.play(), name="replay", group="replay", exit_on_error=False)
 

@@ -26,6 +26,7 @@ from textual.widgets.option_list import Option
 
 from frontier.widgets.display import display_preview
 from frontier.widgets.state import UiState
+from frontier.widgets.transcript import tool_of
 
 if TYPE_CHECKING:
     from frontier.app.frontends.tui.app import ReviewRecord
@@ -53,9 +54,9 @@ def copy_items(state: UiState, reviews: Iterable[ReviewRecord]) -> list[CopyItem
         reviewed[record.call.id] = record
     items: list[CopyItem] = []
     for entry in state.transcript:
-        if entry.role == "call" and entry.call_id:
-            row = state.tools.get(entry.call_id)
-            record = reviewed.get(entry.call_id)
+        if entry.role == "call":
+            row = tool_of(entry, state.tools)
+            record = reviewed.get(row.call.id) if row is not None else None
             if record is not None:
                 preview = record.preview
                 if preview.kind == "diff" and preview.files:
@@ -65,7 +66,7 @@ def copy_items(state: UiState, reviews: Iterable[ReviewRecord]) -> list[CopyItem
                     label = f"{record.call.id} {record.call.name}"
                     items.append(CopyItem("command", label, preview.command))
             if row is not None:
-                output = row.output or "\n".join([*row.tail, row.partial]).strip("\n")
+                output = row.whole().strip("\n")
                 if output:
                     label = f"{row.call.id} {row.call.name} {row.summary}"
                     items.append(CopyItem("output", label, output))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import ClassVar
 
 from rich.table import Table
@@ -12,8 +13,17 @@ from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
+from frontier.app.agent.slash import BUILTINS, SlashCommand
+from frontier.app.vocab import APPROVAL_MEANINGS, APPROVALS
+from frontier.widgets.display import display_preview
+
 PANES = [
     ("Transcript", "your messages, the model's confirmed prose, each call and its result"),
+    (
+        "CST strip",
+        "the conversation layout's one line: frontier offset, pending / bound, the call "
+        "running, the last contract error; f6 (or a click) shows the panes below",
+    ),
     (
         "Raw stream",
         "the bytes the transducer read; plain = confirmed, italic underlined = "
@@ -46,19 +56,29 @@ KEYS = [
     ),
     ("Esc", "cancel the running tool (exit 130), else stop the turn"),
     ("ctrl+c", "stop the turn (a review waiting is denied); twice within 2 s quits"),
-    ("shift+tab", "approval policy: ask → auto-edit → auto → read-only (status bar)"),
+    ("shift+tab", "approval policy: " + " → ".join(APPROVALS) + " (status bar; below)"),
     ("ctrl+o", "copy a message, reply, tool output or reviewed diff to the clipboard"),
+    (
+        "f6",
+        "layout: conversation (Transcript at full width, CST strip) → split (beside the "
+        "CST panes) → lab (every pane); remembered. Demo, tour, replay and serve open in lab",
+    ),
     ("f2 f3 f4 f5", "small terminals: show Raw stream / Confirmed / Pending / Errors"),
     ("ctrl+e", "focus the Errors list (from a pane; in the message box it ends the line)"),
     ("ctrl+t", "show the model's reasoning (thinking) blocks whole, or folded"),
     ("ctrl+p", "command palette: theme, mode, approval, revoke always-allow, export, undo"),
     (
-        "/undo [CALL]",
-        "put back the files of the last change (or of CALL, e.g. c4) if nobody changed them "
-        "since; reviewed first, and the model is told",
+        "/",
+        "at the start of the box: the slash commands (below); Tab completes, Enter runs; "
+        "//text sends /text as a message",
     ),
     ("? / f1", "this help (? when the message box is empty)"),
-    ("ctrl+q", "quit"),
+    (
+        "typing",
+        "in a session every printable key goes to the message box, whichever pane has "
+        "the focus: no letter is a command there",
+    ),
+    ("ctrl+q / ctrl+d", "quit (ctrl+d when the message box is empty; /exit too)"),
     ("", ""),
     (
         "Review",
@@ -69,7 +89,7 @@ KEYS = [
     (
         "Replay",
         "space pause · + / - speed (0.1×–100×, max) · . byte · , line · "
-        "n next event · e next error (again: inspect it) · 1–4 panes",
+        "n next event · e next error (again: inspect it) · 1–4 panes · q quit",
     ),
     ("Inspector", "g jump to the byte · e next error (replay) · y copy · Esc close"),
     ("Tour", "space next moment (while playing: skip ahead) · b back · 1–4 panes · q quit"),
@@ -97,7 +117,7 @@ SELECTING = [
 ]
 
 
-def help_text() -> Table:
+def help_text(commands: Sequence[SlashCommand] = BUILTINS) -> Table:
     table = Table.grid(padding=(0, 2))
     table.add_column(style="bold", no_wrap=True)
     table.add_column()
@@ -108,6 +128,21 @@ def help_text() -> Table:
     table.add_row(Text("Keys", style="bold underline"), "")
     for key, what in KEYS:
         table.add_row(key, what)
+    table.add_row("", "")
+    table.add_row(Text("Approval", style="bold underline"), "")
+    for policy, meaning in APPROVAL_MEANINGS.items():  # the vocabulary's own words
+        table.add_row(policy, meaning)
+    table.add_row("", "")
+    table.add_row(Text("Slash commands", style="bold underline"), "")
+    for command in commands:
+        what = (
+            command.help if command.source == "built in" else f"{command.help} ({command.source})"
+        )
+        # a custom command's name and help come from a file: shown, never markup
+        table.add_row(
+            Text(display_preview(command.label, one_line=True, limit=40)),
+            Text(display_preview(what, one_line=True, limit=200)),
+        )
     table.add_row("", "")
     table.add_row(Text("Copy and select", style="bold underline"), "")
     for key, what in SELECTING:
@@ -125,10 +160,15 @@ class HelpScreen(ModalScreen[None]):
         Binding("escape,q,question_mark,f1", "close", "Close"),
     ]
 
+    def __init__(self, commands: Sequence[SlashCommand] = BUILTINS) -> None:
+        """``commands``: the slash commands listed (``/help`` passes the session's)."""
+        super().__init__()
+        self.commands = tuple(commands)
+
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="help") as box:
             box.border_title = "Frontier — help"
-            yield Static(help_text())
+            yield Static(help_text(self.commands))
 
     def action_close(self) -> None:
         self.dismiss(None)

@@ -1,8 +1,11 @@
 """The main screen: Transcript, Raw stream, Confirmed, Pending, Errors, Tools, input.
 
-It renders ``UiState`` on the App's flush and never reads events itself. Below
-110×32 cells the right column becomes tabs (``f2``–``f5``, or ``1``–``4`` in
-replay) so every pane stays usable at 80×24.
+It renders ``UiState`` on the App's flush and never reads events itself. Three
+layouts share the same widgets (docs/tui-layouts.md): ``conversation`` (the
+Transcript at full width over a one-line CST strip; the lab panes stay in the DOM,
+hidden, and are not painted), ``split`` (the Transcript beside the lab panes) and
+``lab`` (every pane). Below 110×32 cells the right column becomes tabs (``f2``–``f5``,
+or ``1``–``4`` in replay) so every pane stays usable at 80×24.
 """
 
 from __future__ import annotations
@@ -16,16 +19,19 @@ from textual import events
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
-from textual.widgets import Footer, Static
+from textual.widget import Widget
+from textual.widgets import Footer, Input, Static, TextArea
 
+from frontier.app.vocab import LAYOUTS
 from frontier.widgets.confirmed import ConfirmedView
+from frontier.widgets.cst_strip import CstStrip, StripInfo, error_label, running_label
 from frontier.widgets.errors_pane import ErrorsPane
 from frontier.widgets.pending import SHOW_BYTES, PendingView
 from frontier.widgets.prompt_input import PromptBox
 from frontier.widgets.raw_stream import RawStreamView
 from frontier.widgets.state import ResponseBuffer, UiState
 from frontier.widgets.status_bar import StatusBar, StatusInfo
-from frontier.widgets.tools_pane import ToolsPane
+from frontier.widgets.tools_pane import ToolsPane, elapsed_of
 from frontier.widgets.transcript import Transcript
 
 COMPACT_WIDTH = 110
@@ -38,16 +44,30 @@ TABS = (
     ("pending", "Pending"),
     ("errors", "Errors"),
 )
+LAYOUT_HELP = {
+    "conversation": "the Transcript at full width, a one-line CST strip",
+    "split": "the Transcript beside the CST panes",
+    "lab": "every CST pane: Raw stream, Confirmed, Pending, Errors, Tools",
+}
+"""One line per layout, for the palette and the help."""
+LAB_PANES = frozenset({*(ident for ident, _ in TABS), "tools"})
+"""What the conversation layout hides (the Transcript and the prompt stay)."""
 
 
 class MainScreen(Screen[None]):
     AUTO_FOCUS = "#prompt"
     """Typing goes to the message box from the first keystroke (not to a pane)."""
+    ALLOW_IN_MAXIMIZED_VIEW = "#prompt-box, #status, Footer"
+    """A maximised pane keeps the prompt, the status bar and the keys below it."""
 
-    def __init__(self, clock: Callable[[], float], *, interactive: bool = True) -> None:
+    def __init__(
+        self, clock: Callable[[], float], *, interactive: bool = True, layout: str = "lab"
+    ) -> None:
         super().__init__()
         self.clock = clock
         self.interactive = interactive
+        self.layout_name = layout if layout in LAYOUTS else "lab"
+        """``conversation``, ``split`` or ``lab`` (``vocab.LAYOUTS``)."""
         self.active_tab = "raw"
         self.shown_response: int | None = None
         """Response shown in Raw stream when the user picked an older one (else latest)."""
@@ -68,6 +88,7 @@ class MainScreen(Screen[None]):
                     yield ConfirmedView(id="confirmed")
                     yield PendingView(id="pending")
                 yield ErrorsPane(id="errors")
+        yield CstStrip(id="cst-strip")
         yield ToolsPane(self.clock, id="tools")
         if self.interactive:
             yield PromptBox(id="prompt-box")  # queued messages, @path list, the prompt
@@ -88,7 +109,7 @@ class MainScreen(Screen[None]):
             widget.add_class("pane")
             widget.border_title = title
         self.query_one("#errors").add_class("-empty")
-        self._layout(self.size.width, self.size.height)
+        self.set_layout(self.layout_name)
 
     def on_resize(self, event: events.Resize) -> None:
         self._layout(event.size.width, event.size.height)
@@ -98,11 +119,30 @@ class MainScreen(Screen[None]):
     def compact(self) -> bool:
         return self.has_class("-compact")
 
+    def set_layout(self, name: str) -> None:
+        """Show the screen in layout ``name``; the App paints the panes it uncovers."""
+        self.layout_name = name if name in LAYOUTS else "lab"
+        for layout in LAYOUTS:
+            self.set_class(layout == self.layout_name, f"-{layout}")
+        if self.layout_name == "conversation" and self.maximized is not None:
+            self.minimize()  # a maximised lab pane would otherwise stay over the Transcript
+        self._layout(self.size.width, self.size.height)
+
     def _layout(self, width: int, height: int) -> None:
         self.set_class(width < COMPACT_WIDTH or height < COMPACT_HEIGHT, "-compact")
-        self.show_tab(self.active_tab)
+        self._select_tab(self.active_tab)
 
     def show_tab(self, name: str) -> None:
+        """Show pane ``name`` (a key, a jump to an error's byte). The conversation layout
+        hides the lab panes, so it gives way to the split layout first (for this session:
+        only the layout key changes what is remembered)."""
+        if self.layout_name == "conversation":
+            self.active_tab = name
+            self.set_layout("split")
+        else:
+            self._select_tab(name)
+
+    def _select_tab(self, name: str) -> None:
         """Choose the pane shown in the right column in compact layout."""
         self.active_tab = name
         for ident, _ in TABS:
@@ -116,7 +156,9 @@ class MainScreen(Screen[None]):
         type into the message box, so a live session names f2-f5 (replay has no box, so
         1-4 work there). All four fit the right column at 80 columns: the gaps go first,
         then the long titles are cut."""
-        room = self.size.width - max(28, self.size.width * 2 // 5) - 2  # beside Transcript
+        width = self.size.width
+        transcript = width // 2 if self.layout_name == "split" else width * 2 // 5
+        room = width - max(28, transcript) - 2  # beside the Transcript
         for gap, cut in ((" ", False), ("", False), ("", True)):
             bar = Text(no_wrap=True)
             for i, (ident, title) in enumerate(TABS, start=1):
@@ -134,7 +176,10 @@ class MainScreen(Screen[None]):
 
     # ------------------------------------------------------------------ flush
     def hidden_panes(self) -> set[str]:
-        """Panes the compact layout hides right now (they paint when their tab is chosen)."""
+        """Panes the layout hides right now: every lab pane in the conversation layout,
+        the other tabs in the compact one (they paint when they are shown)."""
+        if self.layout_name == "conversation":
+            return set(LAB_PANES)
         if not self.compact:
             return set()
         return {ident for ident, _ in TABS} - {self.active_tab}
@@ -179,8 +224,10 @@ class MainScreen(Screen[None]):
         tools = self.query_one(ToolsPane)
         if "tools" in dirty:
             tools.show(state.tools.values())
-        else:
+        elif "tools" not in skipped and "tools" not in self.hidden_panes():
             tools.tick()  # running rows' elapsed time
+        if self.layout_name == "conversation":
+            self.query_one(CstStrip).show(self.strip_info(state))
         if "errors" in dirty:
             errors = self.query_one(ErrorsPane)
             errors.show(state.errors)
@@ -191,6 +238,66 @@ class MainScreen(Screen[None]):
             status = replace(status, waiting=state.waiting_label())
         self.query_one(StatusBar).show(status)
         return skipped
+
+    def strip_info(self, state: UiState) -> StripInfo:
+        """The CST strip's line: the boundary, the newest running call, the last error."""
+        running = state.running_tools()
+        label, short = None, ""
+        if running:
+            row = running[-1]
+            label, short = running_label(
+                row.call.id, row.call.name, row.summary, elapsed_of(row, self.clock())
+            )
+        last = state.errors[-1] if state.errors else None
+        return StripInfo(
+            frontier=state.frontier,
+            pending=state.pending_size,
+            bound=state.pending_bound,
+            running=label,
+            running_short=short,
+            running_more=max(0, len(running) - 1),
+            error=error_label(last.kind, last.offset) if last is not None else None,
+            errors=len(state.errors),
+        )
+
+    # ------------------------------------------------------------------ keys
+    def on_key(self, event: events.Key) -> None:
+        """In a live session the keyboard belongs to the prompt: a printable key pressed
+        while a pane has the focus is typed into the prompt (which takes the focus), so
+        no letter is lost and none reaches a binding (replay's ``q``, ``n``, ``e``…).
+
+        Keys bubble from the focused widget to the screen before the App's bindings are
+        looked up, so stopping one here keeps it from every non-priority binding."""
+        if not self.interactive or not event.is_printable or event.character is None:
+            return
+        focused = self.focused
+        if isinstance(focused, TextArea | Input):
+            return  # a text box typed it, or let it through on purpose (`?` on empty)
+        boxes = self.query("#prompt-box")
+        if focused is not None and boxes and boxes.first() in focused.ancestors_with_self:
+            return  # the prompt's own lists (@path completion, the / menu) keep their keys
+        prompts = self.query("#prompt").results(TextArea)
+        prompt = next(prompts, None)
+        if prompt is None or prompt.read_only or prompt.disabled:
+            return
+        event.stop()
+        event.prevent_default()
+        prompt.insert(event.character)
+        self.set_focus(prompt)
+
+    def action_maximize(self) -> None:
+        """The palette's Maximize: the focused pane fills the screen above the prompt,
+        the status bar and the keys (``ALLOW_IN_MAXIMIZED_VIEW``); from the prompt it is
+        the Transcript that grows. Esc (or the palette's Minimize) restores."""
+        target: Widget | None = self.focused
+        boxes = self.query("#prompt-box")
+        if target is None or (boxes and boxes.first() in target.ancestors_with_self):
+            target = self.query_one(Transcript)
+        for node in target.ancestors_with_self:
+            if isinstance(node, Widget) and node.has_class("pane"):
+                target = node
+                break
+        self.maximize(target, container=False)
 
     def highlight_error(self, state: UiState, response: int, offset: int) -> None:
         """Show ``response`` in Raw stream with byte ``offset`` highlighted."""

@@ -19,35 +19,47 @@ from frontier.app.config import config_path
 
 
 def setup_text() -> Text:
+    """What README.md says, in the same words: the demo, the providers, the settings
+    file and where the key comes from (checked by tests/test_tui_layouts.py)."""
     path = config_path()
     text = Text()
     text.append("Frontier", style="bold")
-    text.append(" runs a tool call the moment the model's bytes prove it complete.\n\n")
-    text.append("No endpoint is configured yet.", style="bold underline")
-    text.append(" Try the built-in demo (no network, no key), or point Frontier at a model:\n\n")
+    text.append(
+        " is a terminal coding agent whose tool calls become irreversible only when the "
+        "bytes the model has streamed prove they can no longer change. You review every "
+        "patch before it is written.\n\n"
+    )
+    text.append("No model is configured yet.", style="bold underline")
+    text.append(
+        " Try the built-in demo (a scripted model on a scratch copy of a small sample "
+        "project: no network, no key), or point Frontier at a model:\n\n"
+    )
     rows = [
-        ("llama.cpp", "frontier --base-url http://127.0.0.1:8080/v1 --model qwen"),
-        ("Ollama", "frontier --base-url http://127.0.0.1:11434/v1 --model qwen2.5-coder"),
+        ("OpenAI", "frontier --provider openai --model gpt-4.1          # OPENAI_API_KEY"),
         (
-            "hosted",
-            "export OPENAI_API_KEY=sk-…   # or FRONTIER_API_KEY\n"
-            "            frontier --base-url https://api.openai.com/v1 --model gpt-4o-mini",
+            "Anthropic",
+            "frontier --provider anthropic --model claude-sonnet-4-5  # ANTHROPIC_API_KEY",
         ),
+        ("Ollama", "frontier --provider ollama --model qwen2.5-coder:7b   # no key"),
+        ("llama.cpp", "frontier --base-url http://127.0.0.1:8080/v1 --model qwen2.5-coder"),
     ]
     for name, command in rows:
-        text.append(f"  {name:<10}", style="bold")
+        text.append(f"  {name:<11}", style="bold")
         text.append(f"{command}\n", style="italic")
-    text.append("\nTo remember it, put this in ")
+    text.append("\nTo remember it, put it in ")
     text.append(str(path), style="bold")
     text.append(":\n\n")
     text.append(
-        '  base_url = "http://127.0.0.1:8080/v1"\n  model = "qwen"\n'
-        '  protocol = "ctl-heredoc"   # or native-inc, native-eos, ctl, xml\n',
+        '  provider = "ollama"\n  model = "qwen2.5-coder:7b"\n'
+        '  # protocol = "auto" (native tool calls where the model has them, else ctl-heredoc)\n',
         style="italic",
     )
     text.append(
-        "\nor set FRONTIER_BASE_URL / FRONTIER_MODEL. The API key is read from the "
-        "environment only and never stored."
+        "\nor set FRONTIER_PROVIDER / FRONTIER_BASE_URL / FRONTIER_MODEL. The key comes from "
+        "FRONTIER_API_KEY, else api_key_command or api_key_file in config.toml, else the "
+        "provider's variable; it is scrubbed from everything Frontier stores or shows. "
+        "A session opens on the conversation with a one-line CST strip; f6 shows the CST "
+        "panes (the demo opens with them)."
     )
     return text
 

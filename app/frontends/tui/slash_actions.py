@@ -1,0 +1,389 @@
+"""What each slash command does in the TUI (issue 23; the vocabulary is ``app/agent/slash.py``).
+
+``LiveController.submit`` hands every line starting with ``/`` to :func:`run_slash`
+first. A command is an operation on the session (``AgentSession`` methods, or the
+controller's own for undo, export, mode and approval) and never reaches the model —
+except a prompt template (``/init``, custom commands), whose expansion is sent as the
+user's message and shown in the Transcript as sent. An unknown ``/word`` is refused and
+stays in the box; a path-like ``/usr/bin is odd`` is an ordinary message; ``//text``
+sends ``/text``. What this module says goes to the Transcript as notes (kept, copyable)
+or to a toast when it is only a refusal.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import shlex
+from collections.abc import Callable, Coroutine
+from typing import TYPE_CHECKING, Any
+
+from frontier.app.agent.session import AgentSession, SessionBusy
+from frontier.app.agent.slash import (
+    BUILTINS,
+    Commands,
+    Invocation,
+    Message,
+    SlashCommand,
+    Unknown,
+    resolve,
+)
+from frontier.app.vocab import AGENT_MODES, APPROVAL_MEANINGS, APPROVALS, SANDBOXES
+
+if TYPE_CHECKING:
+    from frontier.app.frontends.tui.live import LiveController
+
+MODELS_LISTED = 40
+"""Catalogue models named by ``/model`` (the rest counted)."""
+
+Action = Callable[["SlashContext", str], bool]
+
+
+class SlashContext:
+    """One submitted command: the controller, its session and the typed text."""
+
+    def __init__(self, controller: LiveController, session: AgentSession, typed: str) -> None:
+        self.controller = controller
+        self.session = session
+        self.typed = typed
+        self.app = controller.app
+
+    # ------------------------------------------------------------------ saying things
+    def note(self, text: str) -> None:
+        self.app.state.note(text)
+
+    def warn(self, text: str) -> bool:
+        """A refusal: a toast, the text stays in the box (False)."""
+        self.app.notify(text, severity="warning", timeout=6)
+        return False
+
+    def idle(self, what: str) -> bool:
+        """No turn or undo is running (else say to wait: False)."""
+        if self.app.state.turn_running or self.controller._undoing:
+            self.warn(f"wait for the turn to end (or press Esc to stop it) before {what}")
+            return False
+        return True
+
+    def remember(self) -> None:
+        """Keep the typed command in ↑ history, as any prompt."""
+        self.controller._remember(self.session, self.typed)
+
+    def work(self, job: Coroutine[Any, Any, None], name: str) -> None:
+        self.app.run_worker(job, name=name, group="slash", exit_on_error=False)
+
+    def send(self, text: str) -> bool:
+        """Send ``text`` as the user's message (queued while a turn runs)."""
+        controller = self.controller
+        if controller._undoing:
+            return self.warn("wait for the undo to finish")
+        self.remember()
+        if self.app.state.turn_running:
+            self.session.queue(text)
+            controller._show_queue()
+            return True
+        self.app.run_worker(controller.send(text), name="turn", group="agent", exit_on_error=False)
+        return True
+
+
+# --------------------------------------------------------------------------- routing
+
+
+def run_slash(controller: LiveController, session: AgentSession, text: str) -> bool | None:
+    """Handle a submitted line starting with ``/``: True when it was taken (the box is
+    emptied), False when refused (the text stays), ``None`` when it is an ordinary
+    message for the usual path (path-like: ``/usr/bin is odd``)."""
+    known = _cached_commands(controller)
+    found = resolve(text, known)
+    ctx = SlashContext(controller, session, text)
+    if isinstance(found, Message):
+        return None if found.text == text else ctx.send(found.text)  # `//x` sends `/x`
+    if isinstance(found, Unknown):
+        # a custom command added since the menu read the folders: look once more
+        ctx.work(_late_lookup(ctx, found), "slash-lookup")
+        return False
+    return _run(ctx, found)
+
+
+def _run(ctx: SlashContext, found: Invocation) -> bool:
+    if found.text is not None:  # a prompt template: its expansion is the message
+        return ctx.send(found.text)
+    action = ACTIONS.get(found.command.name)
+    if action is None:
+        return ctx.warn(f"/{found.command.name} does nothing here")
+    return action(ctx, found.arguments)
+
+
+async def _late_lookup(ctx: SlashContext, unknown: Unknown) -> None:
+    commands = await _load(ctx)
+    found = resolve(ctx.typed, commands.commands)
+    if isinstance(found, Invocation) and found.text is not None:
+        box = ctx.controller._prompt_box()
+        if ctx.send(found.text) and box is not None and box.prompt.text.strip() == ctx.typed:
+            box.prompt.clear_prompt()
+        return
+    ctx.warn(unknown.message)
+
+
+async def _load(ctx: SlashContext) -> Commands:
+    """The session's commands, read off the loop; the menu's list is refreshed too."""
+    commands = await asyncio.to_thread(ctx.session.slash_commands)
+    box = ctx.controller._prompt_box()
+    if box is not None:
+        box.prompt.commands = commands.commands
+    return commands
+
+
+def _cached_commands(controller: LiveController) -> tuple[SlashCommand, ...]:
+    box = controller._prompt_box()
+    return box.prompt.commands if box is not None else BUILTINS
+
+
+# --------------------------------------------------------------------------- the commands
+
+
+def _help(ctx: SlashContext, args: str) -> bool:
+    from frontier.app.frontends.tui.screens.help import HelpScreen
+
+    async def show() -> None:
+        try:
+            commands = await _load(ctx)
+        except OSError as exc:
+            ctx.note(f"custom commands could not be read: {exc}")
+            commands = Commands()
+        for problem in commands.problems:
+            ctx.note(f"custom commands: {problem}")
+        ctx.app.push_screen(HelpScreen(commands.commands))
+
+    ctx.work(show(), "slash-help")
+    return True
+
+
+def _model(ctx: SlashContext, args: str) -> bool:
+    session = ctx.session
+    try:
+        words = shlex.split(args)
+    except ValueError as exc:
+        return ctx.warn(f"/model: {exc}")
+    provider: str | None = None
+    names: list[str] = []
+    it = iter(words)
+    for word in it:
+        if word == "--provider":
+            provider = next(it, "")
+        elif word.startswith("--provider="):
+            provider = word.split("=", 1)[1]
+        else:
+            names.append(word)
+    if provider == "" or len(names) > 1 or (provider and not names):
+        return ctx.warn("usage: /model [NAME] [--provider P]")
+    if not names:
+        ctx.remember()
+        window = session.context_window
+        ctx.note(
+            f"model {session.model or '—'} · provider {session.provider or '—'} · wire "
+            f"{session.wire} · window {f'{window:,} tokens' if window else 'not known yet'}"
+        )
+        known = session.known_models()
+        shown = ", ".join(known[:MODELS_LISTED])
+        more = f" … and {len(known) - MODELS_LISTED} more" if len(known) > MODELS_LISTED else ""
+        ctx.note(f"the catalogue knows: {shown}{more} — /model NAME [--provider P] switches")
+        return True
+    if not ctx.idle("switching model"):
+        return False
+    ctx.remember()
+
+    async def switch() -> None:
+        try:
+            switched = await session.switch_model(names[0], provider)
+        except (SessionBusy, ValueError) as exc:
+            ctx.warn(f"model not switched: {exc}")
+            return
+        except Exception as exc:  # a store failure: said, never a traceback
+            ctx.app.notify(f"model not switched: {exc}", severity="error", timeout=10)
+            return
+        for note in switched.notes:
+            ctx.note(note)
+        via = f" via {switched.provider}" if switched.provider else ""
+        ctx.note(
+            f"model {switched.model}{via} ({switched.wire}) from the next request — recorded, "
+            "so `frontier -c` continues with it"
+        )
+        ctx.app.state.mark("status")
+
+    ctx.work(switch(), "slash-model")
+    return True
+
+
+def _mode(ctx: SlashContext, args: str) -> bool:
+    if not args:
+        ctx.remember()
+        ctx.note(f"mode {ctx.session.mode} · modes: {', '.join(AGENT_MODES)} — /mode NAME switches")
+        return True
+    if args not in AGENT_MODES:
+        return ctx.warn(f"unknown mode {args!r}; choose {', '.join(AGENT_MODES)}")
+    if not ctx.idle("switching mode"):
+        return False
+    ctx.remember()
+    ctx.controller.set_mode(args)
+    return True
+
+
+def _approval(ctx: SlashContext, args: str) -> bool:
+    if not args:
+        ctx.remember()
+        current = ctx.session.approval
+        ctx.note(f"approval {current}: {APPROVAL_MEANINGS.get(current, '')}")  # type: ignore[call-overload]
+        for policy in APPROVALS:
+            if policy != current:
+                ctx.note(f"  /approval {policy}: {APPROVAL_MEANINGS[policy]}")
+        return True
+    if args not in APPROVALS:
+        return ctx.warn(f"unknown approval policy {args!r}; choose {', '.join(APPROVALS)}")
+    ctx.remember()
+    ctx.controller.set_approval(args)
+    return True
+
+
+def _sandbox(ctx: SlashContext, args: str) -> bool:
+    session = ctx.session
+    if args and args not in SANDBOXES:
+        return ctx.warn(f"unknown sandbox {args!r}; choose {', '.join(SANDBOXES)}")
+    ctx.remember()
+    ctx.note(f"sandbox: {session.sandbox_label}")
+    if args:
+        # the sandbox is built with the session and runs every command: it is not
+        # swapped under a running session (docs/slash-commands.md)
+        ctx.note(
+            f"the sandbox is set when a session starts: quit (ctrl+q) and continue with "
+            f"`frontier -c --sandbox {args}`"
+        )
+    return True
+
+
+def _compact(ctx: SlashContext, args: str) -> bool:
+    if not ctx.idle("compacting"):
+        return False
+    ctx.remember()
+    ctx.note("compacting the context…")
+
+    async def compact() -> None:
+        try:
+            done = await ctx.session.compact()
+        except (SessionBusy, ValueError) as exc:
+            ctx.warn(f"not compacted: {exc}")
+            return
+        except Exception as exc:  # PersistenceFailed and the like: said, not raised
+            ctx.app.notify(f"compaction failed: {exc}", severity="error", timeout=10)
+            return
+        if not done:
+            ctx.note("nothing to compact: the conversation is already short")
+
+    ctx.work(compact(), "slash-compact")
+    return True
+
+
+def _clear(ctx: SlashContext, args: str) -> bool:
+    if not ctx.idle("clearing the context"):
+        return False
+    try:
+        cleared = ctx.session.clear_context()
+    except (SessionBusy, ValueError) as exc:
+        return ctx.warn(f"not cleared: {exc}")
+    except Exception as exc:  # the store could not record it: nothing was forgotten
+        ctx.app.notify(f"not cleared: {exc}", severity="error", timeout=10)
+        return False
+    ctx.remember()
+    ctx.app.state.progress.context_used = None
+    ctx.app.state.mark("status")
+    ctx.note(
+        f"context cleared: the model forgets the {cleared.items} earlier message"
+        f"{'s' if cleared.items != 1 else ''} from your next one on; this session, its "
+        "record and /undo stay"
+    )
+    return True
+
+
+def _new(ctx: SlashContext, args: str) -> bool:
+    if not ctx.idle("starting a new session"):
+        return False
+    ctx.remember()
+    controller = ctx.controller
+
+    async def start() -> None:
+        old = controller.session
+        previous = (controller.session_id, controller.workspace)
+        controller.session_id = None  # a new session…
+        if old is not None and not controller.demo:
+            controller.workspace = old.workspace  # …in the same workspace
+        session = controller._build()
+        if session is None:
+            controller.session_id, controller.workspace = previous
+            return
+        controller._adopt(session)
+        ctx.app.refresh_bindings()
+        if old is not None:
+            try:
+                await old.close()
+            except Exception as exc:  # the new one is open; say why the old one was not
+                ctx.app.notify(f"closing the previous session failed: {exc}", severity="warning")
+
+    ctx.work(start(), "slash-new")
+    return True
+
+
+def _diff(ctx: SlashContext, args: str) -> bool:
+    from frontier.app.frontends.tui.screens.session_diff import SessionDiffScreen
+
+    ctx.remember()
+    session = ctx.session
+
+    async def show() -> None:
+        try:
+            diff = await session.diff()
+        except Exception as exc:  # not stored, unreadable store: said
+            ctx.warn(f"no diff: {exc}")
+            return
+        for note in diff.notes:
+            ctx.note(f"/diff: {note}")
+        if not diff.files:
+            ctx.note("/diff: this session has changed no file (or every change is undone)")
+            return
+        ctx.app.push_screen(SessionDiffScreen(diff, session.session_id))
+
+    ctx.work(show(), "slash-diff")
+    return True
+
+
+def _undo(ctx: SlashContext, args: str) -> bool:
+    return ctx.controller._undo_typed(ctx.session, ctx.typed)
+
+
+def _export(ctx: SlashContext, args: str) -> bool:
+    ctx.remember()
+    ctx.controller.export()
+    return True
+
+
+def _exit(ctx: SlashContext, args: str) -> bool:
+    ctx.app.exit()
+    return True
+
+
+ACTIONS: dict[str, Action] = {
+    "help": _help,
+    "model": _model,
+    "mode": _mode,
+    "approval": _approval,
+    "sandbox": _sandbox,
+    "compact": _compact,
+    "clear": _clear,
+    "new": _new,
+    "diff": _diff,
+    "undo": _undo,
+    "export": _export,
+    "exit": _exit,
+}
+"""Every built-in operation (``/init`` is a template: it is sent)."""
+assert set(ACTIONS) == {c.name for c in BUILTINS if not c.is_template}
+
+
+__all__ = ["ACTIONS", "SlashContext", "run_slash"]

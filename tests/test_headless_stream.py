@@ -1,0 +1,210 @@
+"""Headless streams (issue 23): prose reaches stdout while the reply is still coming, in
+text and in ``--json`` (``text_delta`` before ``response_ended``, a versioned first
+line); a prompt is an argument; a call nobody could approve ends the run with one
+stderr line naming ``--approval`` and exit status 3."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import sys
+import time
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+from aiohttp import web
+from sse_server import serve, sse, start_sse
+
+from frontier.app.config import Config
+from frontier.app.frontends.headless import EXIT_NEEDS_APPROVAL, JSON_VERSION, run_headless
+
+TIMEOUT = 30.0
+
+
+def delta(text: str) -> bytes:
+    return sse({"choices": [{"index": 0, "delta": {"content": text}}]})
+
+
+STOP = sse({"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]}) + b"data: [DONE]\n\n"
+
+
+@dataclass
+class Model:
+    """A chat endpoint that answers from a script of replies, holding the first reply
+    after its first piece until the test releases it."""
+
+    replies: list[list[str]]
+    hold: bool = False
+    url: str = ""
+    bodies: list[dict[str, Any]] = field(default_factory=list)
+    release: asyncio.Event = field(default_factory=asyncio.Event)
+
+    async def dispatch(self, request: web.Request) -> web.StreamResponse:
+        self.bodies.append(await request.json())
+        pieces = self.replies[min(len(self.bodies), len(self.replies)) - 1]
+        resp = await start_sse(request)
+        for i, piece in enumerate(pieces):
+            await resp.write(delta(piece))
+            if i == 0 and self.hold and len(self.bodies) == 1:
+                await asyncio.wait_for(self.release.wait(), TIMEOUT)
+        await resp.write(STOP)
+        await resp.write_eof()
+        return resp
+
+
+@pytest.fixture
+async def model() -> AsyncIterator[Model]:
+    found = Model([["Reading it ", "now.\nAll done."]], hold=True)
+    async with serve(found.dispatch) as url:
+        found.url = url
+        yield found
+
+
+def config(model: Model, **extra: Any) -> Config:
+    return Config(
+        base_url=model.url,
+        model="m",
+        protocol="ctl-heredoc",
+        approval="auto",
+        instructions=False,
+        sandbox="off",
+        context_window=100_000,
+        **extra,
+    )
+
+
+async def until(cond: Callable[[], bool], what: str) -> None:
+    """Let the loop run until ``cond()`` holds; fail naming ``what`` after TIMEOUT."""
+    deadline = time.monotonic() + TIMEOUT
+    while not cond():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        await asyncio.sleep(0.005)
+
+
+class Captured:
+    """Everything printed so far (capsys hands out output only once)."""
+
+    def __init__(self, capsys: pytest.CaptureFixture[str]) -> None:
+        self.capsys = capsys
+        self.out = ""
+        self.err = ""
+
+    def read(self) -> str:
+        got = self.capsys.readouterr()
+        self.out += got.out
+        self.err += got.err
+        return self.out
+
+
+async def test_text_reaches_stdout_before_the_reply_ends(
+    model: Model, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    seen = Captured(capsys)
+    run = asyncio.create_task(run_headless(config(model), prompts=["hi"], workspace=tmp_path))
+    await until(lambda: "ai  Reading it" in seen.read(), "the first words on stdout")
+    assert "turn ended" not in seen.out and not run.done()  # the reply is still open
+    model.release.set()
+    assert await asyncio.wait_for(run, TIMEOUT) == 0
+    seen.read()
+    lines = seen.out.splitlines()
+    start = lines.index("ai  Reading it now.")
+    assert lines[start + 1] == "    All done."
+    assert lines[-1] == "turn ended: done"
+    assert seen.out.count("Reading it") == 1  # the loop's later report is not printed again
+
+
+async def test_json_deltas_come_before_response_ended_under_a_versioned_first_line(
+    model: Model, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    seen = Captured(capsys)
+    run = asyncio.create_task(
+        run_headless(config(model), prompts=["hi"], workspace=tmp_path, as_json=True)
+    )
+    await until(lambda: '"text_delta"' in seen.read(), "a text_delta line")
+    assert '"response_ended"' not in seen.out
+    model.release.set()
+    assert await asyncio.wait_for(run, TIMEOUT) == 0
+    seen.read()
+    events = [json.loads(line) for line in seen.out.splitlines()]
+    assert events[0]["type"] == "session" and events[0]["v"] == JSON_VERSION
+    types = [e["type"] for e in events]
+    deltas = [e["text"] for e in events if e["type"] == "text_delta"]
+    assert "".join(deltas) == "Reading it now.\nAll done."
+    last_delta = max(i for i, t in enumerate(types) if t == "text_delta")
+    assert types.index("response_started") < types.index("text_delta")
+    assert last_delta < types.index("response_ended") < types.index("turn_ended")
+    assert [e["data"] for e in events if e["type"] == "text"] == ["Reading it now.\nAll done."]
+
+
+async def test_the_system_prompt_ends_with_the_environment(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("FRONTIER_ENVIRONMENT")
+    (tmp_path / "setup.py").write_text("")
+    found = Model([["ok"]])
+    async with serve(found.dispatch) as url:
+        found.url = url
+        assert await run_headless(config(found), prompts=["hi"], workspace=tmp_path) == 0
+    system = found.bodies[0]["messages"][0]["content"]
+    section = system[system.index("# Environment") :]
+    assert "- Date: " in section and section.rstrip().endswith("setup.py")
+    notes = [line for line in capsys.readouterr().out.splitlines() if "environment:" in line]
+    assert len(notes) == 1 and notes[0].endswith("· 1 entry")
+
+
+async def frontier(*argv: str, cwd: Path) -> tuple[int, str, str]:
+    """The real command, with no terminal on stdin (as a script or CI runs it)."""
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "frontier.app.cli",
+        *argv,
+        cwd=cwd,
+        stdin=asyncio.subprocess.DEVNULL,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+        env=dict(os.environ),
+    )
+    out, err = await asyncio.wait_for(proc.communicate(), 120)
+    assert proc.returncode is not None
+    return proc.returncode, out.decode(), err.decode()
+
+
+WRITE = "I'll write it.\ncall c1 write\narg path a.txt\narg content <<EOF\nhi\nEOF\nend\n"
+
+
+async def test_a_prompt_argument_with_nobody_to_approve_exits_3_naming_the_flag(
+    tmp_path: Path,
+) -> None:
+    found = Model([[WRITE], ["Could not write it."]])
+    async with serve(found.dispatch) as url:
+        endpoint = ["--base-url", url, "--model", "m", "--protocol", "ctl-heredoc"]
+        code, out, err = await frontier(
+            "write a.txt", *endpoint, "--workspace", str(tmp_path), "--sandbox", "off", cwd=tmp_path
+        )
+    assert code == EXIT_NEEDS_APPROVAL, out + err
+    assert found.bodies[0]["messages"][-1]["content"].endswith("write a.txt")
+    assert not (tmp_path / "a.txt").exists()
+    lines = [line for line in err.splitlines() if "needs approval" in line]
+    assert lines == [
+        "frontier: write needs approval and nobody can be asked (no terminal); "
+        "rerun with --approval auto-edit"
+    ]
+    assert "ai  Could not write it." in out
+
+
+async def test_print_mode_prints_only_the_final_answer(tmp_path: Path) -> None:
+    found = Model([["Reading", " it.\ncall c1 read\narg path a.txt\nend\n"], ["The answer: 42."]])
+    (tmp_path / "a.txt").write_text("42\n")
+    async with serve(found.dispatch) as url:
+        code, out, err = await frontier(
+            "-p", "what is in a.txt?", "--base-url", url, "--model", "m",
+            "--protocol", "ctl-heredoc", "--workspace", str(tmp_path), cwd=tmp_path,
+        )  # fmt: skip
+    assert code == 0, err
+    assert out == "The answer: 42.\n"

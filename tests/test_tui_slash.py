@@ -1,0 +1,388 @@
+"""Slash commands in the TUI (issue 23): the ``/`` menu, Tab and Enter, what each command
+does, and that none of them reaches the model unless it is a prompt template."""
+
+from __future__ import annotations
+
+import shutil
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import pytest
+from pilot_wait import focus_of, opened, until, workers_done
+from pytest_textual_snapshot import SVGImageExtension
+from textual.pilot import Pilot
+from textual.widgets import TextArea
+from tui_fakes import OLD, FakeRuntime, fake_session
+
+from frontier.app.agent.runtime import create_runtime
+from frontier.app.agent.session import AgentSession
+from frontier.app.agent.session_ops import ModelSwitched
+from frontier.app.config import Config
+from frontier.app.events import Event, ToolFinished
+from frontier.app.frontends.tui.app import FrontierApp
+from frontier.app.frontends.tui.screens.help import HelpScreen
+from frontier.app.frontends.tui.screens.session_diff import SessionDiffScreen
+from frontier.widgets.prompt_input import PromptInput
+from frontier.widgets.slash_menu import SlashMenu
+
+SIZES = {"80x24": (80, 24), "140x45": (140, 45)}
+
+
+@pytest.fixture(autouse=True)
+def _snapshots_in_tests_snapshots(monkeypatch: pytest.MonkeyPatch) -> None:
+    root = Path(__file__).parent / "snapshots"
+
+    def dirname(cls: Any, *, test_location: Any) -> str:
+        return str(root / test_location.basename)
+
+    monkeypatch.setattr(SVGImageExtension, "dirname", classmethod(dirname))
+
+
+@pytest.fixture
+def workspace(tmp_path: Path) -> Path:
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    (ws / "greet.py").write_text(OLD)
+    return ws
+
+
+def make_app(workspace: Path, holder: list[FakeRuntime], **config: Any) -> FrontierApp:
+    def factory() -> AgentSession:
+        runtime = fake_session(workspace, block_shell=False)
+        runtime.loop.script_tools = False  # these tests are about commands, not reviews
+        holder.append(runtime)
+        return runtime.session
+
+    return FrontierApp(
+        Config(base_url="http://127.0.0.1:9/v1", model="smollm2", **config),
+        session_factory=factory,
+        remember_theme=False,
+    )
+
+
+def prompt_of(app: FrontierApp) -> PromptInput:
+    return app.main.query_one("#prompt", PromptInput)
+
+
+def menu_of(app: FrontierApp) -> SlashMenu:
+    return app.main.query_one(SlashMenu)
+
+
+def menu_names(app: FrontierApp) -> list[str]:
+    menu = menu_of(app)
+    return [c.name for c in menu.commands] if menu.is_open else []
+
+
+def notes(app: FrontierApp) -> list[str]:
+    return [e.text for e in app.state.transcript if e.role == "note"]
+
+
+def toasts(app: FrontierApp) -> list[str]:
+    return [str(n.message) for n in app._notifications]
+
+
+async def ready(pilot: Pilot[Any]) -> PromptInput:
+    app = pilot.app
+    assert isinstance(app, FrontierApp)
+    await until(pilot, lambda: app.session is not None, "the session")
+    await focus_of(pilot, lambda: prompt_of(app), "the message box")
+    return prompt_of(app)
+
+
+async def test_slash_opens_the_menu_typing_filters_tab_completes(workspace: Path) -> None:
+    app = make_app(workspace, [])
+    async with app.run_test(size=(100, 30)) as pilot:
+        prompt = await ready(pilot)
+        await pilot.press("/")
+        await until(pilot, lambda: len(menu_names(app)) >= 13, "the menu with every command")
+        assert menu_names(app)[:3] == ["help", "model", "mode"]
+        await pilot.press("e")
+        await until(pilot, lambda: menu_names(app)[:2] == ["export", "exit"], "prefix first")
+        assert "help" in menu_names(app)  # then the names containing "e"
+        await pilot.press("x", "i")
+        await until(pilot, lambda: menu_names(app) == ["exit"], "only /exit")
+        await pilot.press("backspace", "backspace", "backspace", "m", "o")
+        await until(pilot, lambda: menu_names(app) == ["model", "mode"], "/mo")
+        await pilot.press("down", "tab")
+        await until(pilot, lambda: prompt.text == "/mode ", "/mode completed")
+        assert not menu_of(app).is_open  # arguments follow: the menu is closed
+        prompt.clear_prompt()
+        await pilot.press("/", "h")
+        await until(pilot, lambda: menu_names(app) == ["help"], "the menu again")
+        await pilot.press("escape")
+        await until(pilot, lambda: not menu_of(app).is_open, "Esc closed the menu")
+        assert prompt.text == "/h"  # only the menu closed; the text and the session stay
+        assert not app.state.turn_running
+
+
+async def test_a_slash_in_the_middle_or_a_recalled_prompt_opens_no_menu(workspace: Path) -> None:
+    app = make_app(workspace, [])
+    async with app.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
+        await pilot.press("a", "/", "b")
+        await pilot.pause()
+        assert not menu_of(app).is_open
+
+
+async def test_enter_runs_help_which_lists_the_commands(workspace: Path) -> None:
+    holder: list[FakeRuntime] = []
+    app = make_app(workspace, holder)
+    async with app.run_test(size=(100, 30)) as pilot:
+        prompt = await ready(pilot)
+        await pilot.press("/", "h", "e")
+        await until(pilot, lambda: menu_names(app) == ["help"], "/help in the menu")
+        await pilot.press("enter")
+        screen = await opened(pilot, HelpScreen, "the help screen")
+        assert [c.name for c in screen.commands][:2] == ["help", "model"]
+        assert prompt.text == ""
+        assert holder[0].loop.sent == []  # never sent to the model
+
+
+async def test_enter_runs_what_is_typed_even_before_the_menu_has_narrowed(
+    workspace: Path,
+) -> None:
+    """Keys typed fast (tmux, a paste) can reach Enter while the menu still shows its
+    first entry (/help): Enter runs the name typed, not the stale highlight."""
+    holder: list[FakeRuntime] = []
+    app = make_app(workspace, holder)
+    async with app.run_test(size=(120, 30)) as pilot:
+        prompt = await ready(pilot)
+        await pilot.press("/")
+        await until(pilot, lambda: menu_of(app).is_open, "the menu")
+        assert menu_names(app)[0] == "help"
+        prompt.load_text("/approval")  # the menu has not seen this yet
+        prompt.move_cursor(prompt.document.end)
+        prompt._slash_key("enter")
+        await until(pilot, lambda: any(n.startswith("approval ask: ") for n in notes(app)), "ran")
+        assert not isinstance(app.screen, HelpScreen)
+
+
+async def test_an_unknown_command_is_refused_and_stays_in_the_box(workspace: Path) -> None:
+    holder: list[FakeRuntime] = []
+    app = make_app(workspace, holder)
+    async with app.run_test(size=(100, 30)) as pilot:
+        prompt = await ready(pilot)
+        await pilot.press(*"/hepl me", "enter")
+        await until(
+            pilot,
+            lambda: "unknown command /hepl — /help lists them" in toasts(app),
+            "the refusal",
+        )
+        await workers_done(app)
+        assert prompt.text == "/hepl me"
+        assert holder[0].loop.sent == []
+
+
+async def test_a_path_and_a_double_slash_are_sent_as_messages(workspace: Path) -> None:
+    holder: list[FakeRuntime] = []
+    app = make_app(workspace, holder, approval="auto")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
+        await pilot.press(*"/usr/bin is odd", "enter")
+        await until(pilot, lambda: holder[0].loop.sent == ["/usr/bin is odd"], "the path sent")
+        await until(pilot, lambda: not app.state.turn_running, "the turn to end")
+        await workers_done(app)
+        await pilot.press(*"//help me", "enter")
+        await until(pilot, lambda: holder[0].loop.sent[-1:] == ["/help me"], "/help me sent")
+
+
+async def test_a_custom_template_is_expanded_and_sent(workspace: Path) -> None:
+    commands = workspace / ".frontier" / "commands"
+    commands.mkdir(parents=True)
+    (commands / "review.md").write_text("# review a file\nReview $ARGUMENTS for bugs.\n")
+    holder: list[FakeRuntime] = []
+    app = make_app(workspace, holder, approval="auto")
+    async with app.run_test(size=(100, 30)) as pilot:
+        prompt = await ready(pilot)
+        await pilot.press("/", "r", "e", "v")
+        await until(pilot, lambda: menu_names(app) == ["review"], "the project command")
+        row = str(menu_of(app).get_option_at_index(0).prompt)
+        assert "review a file" in row and "(project)" in row
+        await pilot.press("enter")  # it takes arguments: Enter completes
+        await until(pilot, lambda: prompt.text == "/review ", "completed, not run")
+        await pilot.press(*"greet.py", "enter")
+        expanded = "# review a file\nReview greet.py for bugs."
+        await until(pilot, lambda: holder[0].loop.sent == [expanded], "the expansion sent")
+        you = [e.text for e in app.state.transcript if e.role == "you"]
+        assert you == [expanded]  # the Transcript shows what was sent
+        assert prompt.prompts[-1] == "/review greet.py"  # ↑ recalls what was typed
+
+
+async def test_clear_empties_the_models_context_and_says_so(workspace: Path) -> None:
+    holder: list[FakeRuntime] = []
+    app = make_app(workspace, holder, approval="auto")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
+        await pilot.press(*"hello", "enter")
+        await until(pilot, lambda: holder[0].loop.sent == ["hello"], "a first turn")
+        await until(pilot, lambda: not app.state.turn_running, "the turn to end")
+        await workers_done(app)
+        loop = holder[0].loop
+        assert loop.history == ["hello"]
+        await pilot.press(*"/clear", "enter")
+        await until(
+            pilot, lambda: any(n.startswith("context cleared") for n in notes(app)), "the note"
+        )
+        assert loop.history == []
+        assert loop.sent == ["hello"]  # /clear never went to the model
+        assert app.session is holder[0].session  # the same session
+
+
+async def test_compact_compacts_now(workspace: Path) -> None:
+    holder: list[FakeRuntime] = []
+    app = make_app(workspace, holder, approval="auto")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
+        await pilot.press(*"/compact", "enter")
+        await until(pilot, lambda: any("nothing to compact" in n for n in notes(app)), "nothing")
+        holder[0].loop.history[:] = ["a", "b", "c"]
+        await pilot.press(*"/compact", "enter")
+        await until(pilot, lambda: holder[0].loop.compactions == 1, "a compaction")
+
+
+async def test_model_switches_and_is_refused_during_a_turn(workspace: Path) -> None:
+    holder: list[FakeRuntime] = []
+    asked: list[tuple[str, str | None]] = []
+    app = make_app(workspace, holder)
+    async with app.run_test(size=(120, 30)) as pilot:
+        await ready(pilot)
+        session = holder[0].session
+
+        async def switch(model: str, provider: str | None) -> ModelSwitched:
+            asked.append((model, provider))
+            return ModelSwitched(model, "anthropic-messages", provider)
+
+        session.model_switcher = switch
+        await pilot.press(*"/model other --provider anthropic", "enter")
+        await until(pilot, lambda: session.model == "other", "the switch")
+        assert asked == [("other", "anthropic")]
+        assert session.wire == "anthropic-messages" and session.provider == "anthropic"
+        assert any(
+            n.startswith("model other via anthropic (anthropic-messages)") for n in notes(app)
+        )
+        assert app.live is not None
+        assert app.live.status(None).model == "other"
+        await pilot.press(*"/model", "enter")
+        await until(
+            pilot,
+            lambda: any(n.startswith("model other · provider anthropic") for n in notes(app)),
+            "shown",
+        )
+        assert any(n.startswith("the catalogue knows: ") for n in notes(app))
+        assert holder[0].loop.sent == []
+
+
+async def test_mode_and_approval_show_and_switch(workspace: Path) -> None:
+    holder: list[FakeRuntime] = []
+    app = make_app(workspace, holder)
+    async with app.run_test(size=(120, 30)) as pilot:
+        await ready(pilot)
+        session = holder[0].session
+        await pilot.press(*"/approval", "enter")
+        await until(pilot, lambda: any(n.startswith("approval ask: ") for n in notes(app)), "shown")
+        assert any(n.startswith("  /approval auto: ") for n in notes(app))
+        await pilot.press(*"/approval never", "enter")
+        await until(pilot, lambda: any("unknown approval policy" in t for t in toasts(app)), "no")
+        prompt_of(app).clear_prompt()
+        await pilot.press(*"/mode xml", "enter")
+        await until(pilot, lambda: session.mode == "xml", "mode xml")
+        await pilot.press(*"/mode bogus", "enter")
+        await until(pilot, lambda: any("unknown mode 'bogus'" in t for t in toasts(app)), "refused")
+        assert prompt_of(app).text == "/mode bogus"
+        prompt_of(app).clear_prompt()
+        await pilot.press(*"/sandbox read-only", "enter")
+        await until(
+            pilot, lambda: any("frontier -c --sandbox read-only" in n for n in notes(app)), "how"
+        )
+        assert holder[0].loop.sent == []
+
+
+# --------------------------------------------------------------------------- /diff, real session
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    source = resources.files("frontier.app") / "demo_project"
+    with resources.as_file(source) as src:
+        shutil.copytree(src, tmp_path / "demo", ignore=shutil.ignore_patterns("__pycache__"))
+    return tmp_path / "demo"
+
+
+async def test_diff_shows_what_the_session_changed(project: Path) -> None:
+    events: list[Event] = []
+    before = {p.relative_to(project): p.read_bytes() for p in project.rglob("*") if p.is_file()}
+
+    def factory() -> AgentSession:
+        session = create_runtime(
+            Config(protocol="ctl-heredoc", approval="auto"),
+            interactive=True,
+            demo=True,
+            demo_rate=0,
+            workspace=project,
+        )
+        session.subscribe(events.append)
+        return session
+
+    app = FrontierApp(Config(), session_factory=factory, remember_theme=False)
+    async with app.run_test(size=(120, 40)) as pilot:
+        done = lambda: any(  # noqa: E731
+            isinstance(e, ToolFinished) and e.result.call_id == "c6" for e in events
+        )
+        await until(pilot, done, "the demo's last edit")
+        await until(pilot, lambda: not app.state.turn_running, "the demo turn to end")
+        await workers_done(app)
+        await focus_of(pilot, lambda: prompt_of(app), "the message box")
+        await pilot.press(*"/diff", "enter")
+        screen = await opened(pilot, SessionDiffScreen, "the session's diff")
+        changed = {
+            str(p.relative_to(project))
+            for p in project.rglob("*")
+            if p.is_file() and before.get(p.relative_to(project)) != p.read_bytes()
+        }
+        assert {f.path for f in screen.diff.files} == changed
+        assert "README.md" in changed
+        assert screen.diff.text.count("--- ") >= len(changed)
+        await pilot.press("y")
+        await until(
+            pilot, lambda: "the session's diff is on the clipboard" in toasts(app), "copied"
+        )
+        await pilot.press("escape")
+        await until(pilot, lambda: not isinstance(app.screen, SessionDiffScreen), "closed")
+
+
+# --------------------------------------------------------------------------- snapshots
+
+
+def snapshot_app(theme: str) -> FrontierApp:
+    app = FrontierApp(
+        Config(model="smollm2", theme=theme),
+        welcome=False,
+        autostart=False,
+        clock=lambda: 1000.0,
+        token_rate=68.0,
+        remember_theme=False,
+    )
+    fake = fake_session(Path("."), session_id="7f3a2b9c")
+    assert app.live is not None
+    app.live.session = fake.session
+    return app
+
+
+@pytest.mark.parametrize("size", list(SIZES), ids=list(SIZES))
+def test_slash_menu_snapshot(snap_compare: Any, size: str) -> None:
+    async def run_before(pilot: Pilot[Any]) -> None:
+        app = pilot.app
+        assert isinstance(app, FrontierApp)
+        await until(pilot, lambda: app.main.is_mounted, "the main screen")
+        for box in app.query(TextArea):
+            box.cursor_blink = False
+        prompt = prompt_of(app)
+        prompt.focus()
+        await pilot.press("/", "m")
+        await until(pilot, lambda: menu_names(app) == ["model", "mode", "compact"], "/m")
+        app.flush(force=True)
+        await pilot.pause()
+
+    app = snapshot_app("frontier-dark")
+    assert snap_compare(app, terminal_size=SIZES[size], run_before=run_before)

@@ -1,0 +1,386 @@
+"""Tool output you can read (issue 23): a tool row in the Transcript folds its output,
+Enter or a click opens it whole in a searchable pager (from the Tools pane too); the
+Tools pane keeps one row per call and says where a command ran; retries of one failure
+are one line; an interrupted turn is said once, naming the key; one dispatch table."""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+from pathlib import Path
+from typing import Any
+
+import pytest
+from pilot_wait import focus_of, opened, until
+from pytest_textual_snapshot import SVGImageExtension
+from textual.pilot import Pilot
+from textual.widgets import Input, TextArea
+from tui_fakes import fake_session
+
+from frontier.app.config import Config
+from frontier.app.events import (
+    AssistantText,
+    CallReady,
+    Confirmed,
+    Event,
+    ResponseStarted,
+    Retry,
+    ToolCall,
+    ToolFinished,
+    ToolOutput,
+    ToolResult,
+    ToolStarted,
+    TurnEnded,
+    UserMessage,
+)
+from frontier.app.frontends.tui.app import FrontierApp
+from frontier.app.frontends.tui.screens.pager import PagerScreen, PagerView
+from frontier.widgets import state as state_module
+from frontier.widgets.state import FOLD, HANDLERS, IGNORED, UiState
+from frontier.widgets.tools_pane import ToolsPane, tool_lines
+from frontier.widgets.transcript import Transcript, entry_text, tool_of
+
+NOW = 1000.0
+SIZES = {"80x24": (80, 24), "140x45": (140, 45)}
+NEEDLE_LINE = 150
+OUTPUT = "".join(
+    f"tests/test_m.py::test_{i} {'FAILED needle here' if i == NEEDLE_LINE else 'PASSED'}\n"
+    for i in range(240)
+)
+SANDBOXED = {"sandbox": {"mode": "workspace-write", "network": False}}
+
+
+@pytest.fixture(autouse=True)
+def _snapshots_in_tests_snapshots(monkeypatch: pytest.MonkeyPatch) -> None:
+    root = Path(__file__).parent / "snapshots"
+
+    def dirname(cls: Any, *, test_location: Any) -> str:
+        return str(root / test_location.basename)
+
+    monkeypatch.setattr(SVGImageExtension, "dirname", classmethod(dirname))
+
+
+def shell(call_id: str = "c1", command: str = "pytest -q") -> ToolCall:
+    return ToolCall(call_id, "shell", {"command": command})
+
+
+def finished(state: UiState, output: str = OUTPUT, kind: str = "ok", exit_code: int = 0) -> None:
+    """The user asks, the model runs ``pytest -q``, which prints ``output``."""
+    call = shell()
+    state.apply(UserMessage("run the tests"))
+    state.apply(ResponseStarted("ctl-heredoc", 0))
+    state.apply(Confirmed(0, "text", b"Running them.\n"))
+    state.apply(AssistantText("Running them.\n"))
+    state.apply(CallReady(call))
+    state.apply(ToolStarted(call))
+    state.apply(ToolFinished(ToolResult("c1", "shell", kind, output, exit_code, 1.2, SANDBOXED)))  # type: ignore[arg-type]
+
+
+def rows(state: UiState, width: int = 80) -> list[str]:
+    return [
+        line
+        for entry in state.transcript
+        for line in entry_text(entry, tool_of(entry, state.tools), width)
+    ]
+
+
+# ----------------------------------------------------------------------------- the fold
+
+
+def test_a_finished_row_folds_to_its_first_lines_and_says_how_many_more() -> None:
+    state = UiState(clock=lambda: NOW)
+    finished(state)
+    call = next(e for e in state.transcript if e.role == "call")
+    assert entry_text(call, call.tool, 80) == [
+        "▸ c1 shell pytest -q",
+        "    tests/test_m.py::test_0 PASSED",
+        "    tests/test_m.py::test_1 PASSED",
+        "    tests/test_m.py::test_2 PASSED",
+        "    tests/test_m.py::test_3 PASSED",
+        f"    … {240 - FOLD} more lines",
+        "    ok exit=0 · 1.20 s · sandbox: workspace-write · net off",
+    ]
+
+
+def test_a_failed_command_shows_its_last_lines() -> None:
+    state = UiState(clock=lambda: NOW)
+    finished(state, "".join(f"line {i}\n" for i in range(30)) + "1 failed, 29 passed\n", "ok", 1)
+    call = next(e for e in state.transcript if e.role == "call")
+    assert entry_text(call, call.tool, 80)[1:] == [
+        "    … 27 lines earlier",
+        "    line 27",
+        "    line 28",
+        "    line 29",
+        "    1 failed, 29 passed",
+        "    ok exit=1 · 1.20 s · sandbox: workspace-write · net off",
+    ]
+
+
+def test_a_running_command_shows_its_live_tail() -> None:
+    state = UiState(clock=lambda: NOW)
+    call = shell()
+    state.apply(CallReady(call))
+    state.apply(ToolStarted(call))
+    state.apply(ToolOutput("c1", "".join(f"step {i}\n" for i in range(10)) + "step 10 runs"))
+    (entry,) = state.transcript
+    assert entry_text(entry, entry.tool, 80) == [
+        "▸ c1 shell pytest -q  running",
+        "    … 7 lines earlier",
+        "    step 7",
+        "    step 8",
+        "    step 9",
+        "    step 10 runs",
+    ]
+    assert state.tools["c1"].whole().endswith("step 9\nstep 10 runs")  # what the pager shows
+
+
+def test_only_rows_that_open_have_the_marker() -> None:
+    state = UiState(clock=lambda: NOW)
+    state.apply(CallReady(shell("c2", "make")))
+    state.set_tool_state(shell("c2", "make"), "review")
+    (entry,) = state.transcript
+    assert entry_text(entry, entry.tool, 80) == ["• c2 shell make  review…"]
+    (line,) = tool_lines(state.tools.values(), NOW, 80)
+    assert line.plain.startswith("• c2 shell make")
+
+
+def test_every_role_hangs_its_wrapped_lines_under_its_text() -> None:
+    state = UiState(clock=lambda: NOW)
+    words = "the quick brown fox jumps over the lazy dog " * 3
+    state.add_user(words)
+    state.note(words)
+    state.note(f"bad_json at byte 3: {words}", "error")
+    shown = rows(state, 40)
+    assert shown[0].startswith("you  the quick")
+    assert all(
+        line.startswith("     ") for line in shown[1:] if line[:4].strip() not in ("·", "err")
+    )
+    continued = [line for line in shown if not line.startswith(("you", "·", "err"))]
+    assert len(continued) >= 6 and all(line[:5] == "     " and line[5] != " " for line in continued)
+
+
+def test_the_whole_output_is_kept_within_a_budget(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(state_module, "OUTPUT_BUDGET", len(OUTPUT) * 2)
+    state = UiState(clock=lambda: NOW)
+    for n in range(3):
+        call = shell(f"c{n}")
+        state.apply(CallReady(call))
+        state.apply(ToolFinished(ToolResult(call.id, "shell", "ok", OUTPUT, 0, 0.1)))
+    first, second, third = (state.tools[f"c{n}"] for n in range(3))
+    assert second.output == third.output == OUTPUT
+    assert first.output == "" and first.output_dropped == len(OUTPUT)
+    assert first.fold and "no longer held" in first.whole() and first.opens
+
+
+# ----------------------------------------------------------------------------- Tools pane
+
+
+def test_the_tools_pane_keeps_one_row_and_says_where_it_ran() -> None:
+    state = UiState(clock=lambda: NOW)
+    call = shell("c1", "pytest -q " + "x" * 300)
+    state.apply(CallReady(call))
+    state.apply(ToolStarted(call))
+    state.apply(ToolOutput("c1", "col\t" * 200 + "\n"))
+    state.apply(ToolFinished(ToolResult("c1", "shell", "ok", "done\n", 0, 0.5, SANDBOXED)))
+    (line,) = tool_lines(state.tools.values(), NOW, 80)
+    assert "\n" not in line.plain and "\t" not in line.plain and line.cell_len <= 78
+    assert line.plain.startswith("▸ c1 shell pytest -q xxx")
+    assert " sandbox " in line.plain
+    escalated = {"sandbox": {"mode": "escalated", "network": True}}
+    state.apply(CallReady(shell("c2")))
+    state.apply(ToolFinished(ToolResult("c2", "shell", "ok", "x\n", 0, 0.5, escalated)))
+    assert state.tools["c2"].where == "outside"
+
+
+# ----------------------------------------------------------------------------- Transcript
+
+
+def test_retries_of_one_failure_are_one_line_that_updates() -> None:
+    state = UiState(clock=lambda: NOW)
+    reason = "HTTP 503 Service Unavailable — the server says: overloaded, try later"
+    for attempt, delay in ((1, 1.0), (2, 2.0), (3, 4.0)):
+        state.apply(Retry(attempt, delay, reason, limit=5))
+    (entry,) = state.transcript
+    assert entry.text == f"↻ retrying (3/5) in 4 s: {reason}"
+    assert entry.version == 2  # updated in place twice
+    state.apply(Retry(4, 8.0, "connection closed before a response (reset)", limit=5))
+    assert len(state.transcript) == 2  # another failure: another line
+
+
+def test_an_interrupted_turn_is_said_once_naming_the_key() -> None:
+    state = UiState(clock=lambda: NOW)
+    state.apply(UserMessage("plan it"))
+    state.apply(ResponseStarted("ctl-heredoc", 0))
+    state.apply(Confirmed(0, "text", b"First I will "))
+    state.stopping("ctrl+c")
+    state.apply(TurnEnded("cancelled", "turn cancelled by the user"))
+    reply = state.transcript[-1]
+    assert reply.role == "ai" and reply.interrupted and reply.interrupted_by == "ctrl+c"
+    assert not any("cancelled" in e.text for e in state.transcript)
+    # with no reply cut, one line says it
+    state.apply(UserMessage("again"))
+    state.stopping("Esc")
+    state.apply(TurnEnded("cancelled", "turn cancelled by the user"))
+    assert state.transcript[-1].text == "⏹ interrupted (Esc): the turn stopped"
+
+
+def _event_classes() -> set[type[Event]]:
+    found: set[type[Event]] = set()
+    for name in ("frontier.app.events", "frontier.tools.contract"):
+        for _, value in inspect.getmembers(importlib.import_module(name), inspect.isclass):
+            if issubclass(value, Event) and value is not Event:
+                found.add(value)
+    return found
+
+
+def test_the_dispatch_table_covers_every_event_class() -> None:
+    """A new event type must get a handler or be listed as ignored on purpose."""
+    classes = _event_classes()
+    assert classes, "no event classes found"
+    missing = {cls.__name__ for cls in classes - set(HANDLERS) - IGNORED}
+    assert not missing, f"UiState has no handler for {sorted(missing)} (add one, or to IGNORED)"
+    assert not set(HANDLERS) & IGNORED
+
+
+# ----------------------------------------------------------------------------- Pilot
+
+
+def live_app() -> FrontierApp:
+    app = FrontierApp(
+        Config(model="smollm2", theme="frontier-dark"),
+        welcome=False,
+        autostart=False,
+        clock=lambda: NOW,
+        token_rate=68.0,
+        remember_theme=False,
+    )
+    assert app.live is not None
+    app.live.session = fake_session(Path("."), session_id="7f3a2b9c").session
+    return app
+
+
+async def settle(pilot: Pilot[Any]) -> FrontierApp:
+    app = pilot.app
+    assert isinstance(app, FrontierApp)
+    await until(pilot, lambda: app.main.is_mounted, "the main screen")
+    for box in [*app.query(Input), *app.query(TextArea)]:
+        box.cursor_blink = False
+    for _ in range(2):
+        app.flush(force=True)
+        await pilot.pause()
+    return app
+
+
+def prompt_focused(app: FrontierApp) -> bool:
+    focused = app.focused
+    return focused is not None and focused.id == "prompt"
+
+
+async def test_enter_on_a_tool_row_opens_the_whole_output_and_search_finds_a_far_line() -> None:
+    app = live_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        finished(app.state)
+        app.flush(force=True)
+        transcript = app.main.query_one(Transcript)
+        transcript.focus()
+        await focus_of(pilot, transcript, "the Transcript")
+        await pilot.press("enter")
+        pager = await opened(pilot, PagerScreen, "the pager")
+        view = pager.query_one(PagerView)
+        assert view.lines == OUTPUT.rstrip("\n").split("\n")  # the whole output, as sent
+        assert view.row_count > view.scrollable_content_region.height  # beyond one screen
+        await pilot.press("slash")
+        box = pager.query_one("#pager-search", Input)
+        await focus_of(pilot, box, "the search box")
+        await pilot.press(*"NEEDLE", "enter")
+        await until(pilot, lambda: view.current is not None, "a match")
+        assert len(view.matches) == 1 and view.matches[0][0] == NEEDLE_LINE
+        row = view.row_of(NEEDLE_LINE, view.matches[0][1])
+        top = int(view.scroll_offset.y)
+        assert top > 0 and top <= row < top + view.scrollable_content_region.height
+        current = view.get_component_rich_style("pager--current", partial=True)
+        assert current.bgcolor is not None
+        assert any(style.bgcolor == current.bgcolor for style in view.row_styles(row))
+        await pilot.press("n")  # one match: n stays on it
+        assert view.current == 0
+        await pilot.press("escape")
+        await until(pilot, lambda: not isinstance(app.screen, PagerScreen), "the pager to close")
+        await until(pilot, lambda: prompt_focused(app), "the prompt to get the keyboard back")
+
+
+async def test_a_click_on_a_tool_row_opens_it() -> None:
+    app = live_app()
+    async with app.run_test(size=(140, 45)) as pilot:
+        await settle(pilot)
+        finished(app.state)
+        app.flush(force=True)
+        await pilot.pause()
+        transcript = app.main.query_one(Transcript)
+        line = next(i for i, text in enumerate(transcript.plain_lines) if text.startswith("▸ c1"))
+        top = transcript.content_region.y - transcript.region.y  # below its border
+        left = transcript.content_region.x - transcript.region.x
+        y = top + line - int(transcript.scroll_offset.y)
+        await pilot.click(Transcript, offset=(left + 4, y))
+        pager = await opened(pilot, PagerScreen, "the pager")
+        assert pager.query_one(PagerView).lines[NEEDLE_LINE].endswith("FAILED needle here")
+        await pilot.press("q")
+        await until(pilot, lambda: not isinstance(app.screen, PagerScreen), "the pager to close")
+
+
+async def test_enter_in_the_tools_pane_opens_the_chosen_call() -> None:
+    app = live_app()
+    async with app.run_test(size=(140, 45)) as pilot:
+        await settle(pilot)
+        finished(app.state)
+        other = shell("c2", "ls")
+        app.state.apply(CallReady(other))
+        app.state.apply(ToolFinished(ToolResult("c2", "shell", "ok", "README.md\n", 0, 0.1)))
+        if hasattr(app.main, "set_layout"):
+            app.main.set_layout("lab")  # the Tools pane is a lab pane
+        app.flush(force=True)
+        await pilot.pause()
+        pane = app.main.query_one(ToolsPane)
+        pane.focus()
+        await focus_of(pilot, pane, "the Tools pane")
+        await pilot.press("up", "enter")  # from the newest (c2) to c1
+        pager = await opened(pilot, PagerScreen, "the pager")
+        assert "c1 shell pytest -q" in str(pager.query_one("#pager").border_title)
+        assert pager.query_one(PagerView).lines[NEEDLE_LINE].endswith("FAILED needle here")
+        await pilot.press("escape")
+        await until(pilot, lambda: prompt_focused(app), "the prompt to get the keyboard back")
+
+
+# ----------------------------------------------------------------------------- snapshots
+
+
+@pytest.mark.parametrize("size", list(SIZES), ids=list(SIZES))
+def test_snapshot_folded_row(snap_compare: Any, size: str) -> None:
+    app = live_app()
+
+    async def run_before(pilot: Pilot[Any]) -> None:
+        await settle(pilot)
+        finished(app.state)
+        await settle(pilot)
+
+    assert snap_compare(app, terminal_size=SIZES[size], run_before=run_before)
+
+
+@pytest.mark.parametrize("size", list(SIZES), ids=list(SIZES))
+def test_snapshot_pager_with_a_match(snap_compare: Any, size: str) -> None:
+    app = live_app()
+
+    async def run_before(pilot: Pilot[Any]) -> None:
+        await settle(pilot)
+        finished(app.state)
+        await settle(pilot)
+        app.push_screen(PagerScreen("c1 shell pytest -q", OUTPUT, subtitle="ok exit=0 · 1.20 s"))
+        pager = await opened(pilot, PagerScreen, "the pager")
+        await pilot.press("slash", *"needle", "enter")
+        view = pager.query_one(PagerView)
+        await until(pilot, lambda: view.current is not None, "a match")
+        for box in pager.query(Input):
+            box.cursor_blink = False
+        await pilot.pause()
+
+    assert snap_compare(app, terminal_size=SIZES[size], run_before=run_before)
