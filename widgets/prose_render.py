@@ -18,10 +18,10 @@ from typing import ClassVar
 
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
-from pygments.lexer import Lexer
-from pygments.lexers import get_lexer_by_name
-from pygments.lexers.special import TextLexer
-from pygments.util import ClassNotFound
+from pygments.lexer import Lexer  # type: ignore[import-untyped]
+from pygments.lexers import get_lexer_by_name  # type: ignore[import-untyped]
+from pygments.lexers.special import TextLexer  # type: ignore[import-untyped]
+from pygments.util import ClassNotFound  # type: ignore[import-untyped]
 from rich.console import Console, ConsoleOptions, JustifyMethod, RenderableType, RenderResult
 from rich.markdown import BlockQuote, Heading, Markdown, MarkdownContext, MarkdownElement
 from rich.segment import Segment
