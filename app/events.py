@@ -366,6 +366,9 @@ class UserMessage(Event):
 
     type: ClassVar[str] = "user_message"
     text: str
+    """What the person typed (nothing the session added for the model)."""
+    notices: tuple[str, ...] = ()
+    """What the session told the model first with it (an undo the person made)."""
 
 
 @dataclass(frozen=True)

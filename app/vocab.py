@@ -72,7 +72,7 @@ Approval = Literal["ask", "auto-edit", "auto", "read-only"]
 APPROVALS: tuple[Approval, ...] = get_args(Approval)
 """In the order shift+Tab cycles and the help lists them."""
 DEFAULT_APPROVAL: Approval = "ask"
-APPROVAL_MEANINGS: dict[Approval, str] = {
+APPROVAL_MEANINGS: dict[str, str] = {
     "ask": "every edit and command is reviewed first",
     "auto-edit": "file edits run without asking; commands run without asking inside the "
     "sandbox, else they are reviewed",

@@ -160,6 +160,8 @@ class TmuxApp:
             "TERM": "xterm-256color",
             "COLORTERM": "truecolor",
         }
+        if os.environ.get("PYTHONPATH"):  # a baseline tree: PYTHONPATH=/tmp/base bench/...
+            env["PYTHONPATH"] = os.environ["PYTHONPATH"]
         exports = " ".join(f"{key}={shlex.quote(value)}" for key, value in env.items())
         command = f"cd {shlex.quote(str(self.home))} && exec env {exports} {shlex.join(self.argv)}"
         size = ("-x", str(self.width), "-y", str(self.height))

@@ -118,7 +118,10 @@ class Screen:
 
 
 def _tool_line(name: str, state: str) -> Callable[[str], bool]:
-    pattern = re.compile(rf"^│?\s*{re.escape(name)}\s.*\s{re.escape(state)}\s", re.MULTILINE)
+    # a row opens its output (▸) or not (•): the marker comes first
+    pattern = re.compile(
+        rf"^│?\s*(?:[▸•]\s)?{re.escape(name)}\s.*\s{re.escape(state)}\s", re.MULTILINE
+    )
     return lambda text: bool(pattern.search(text))
 
 
@@ -171,7 +174,11 @@ def test_the_demo_plays_in_chromium_and_a_review_is_approved_by_keys(tmp_path: P
                 )
                 screen.press("a")
                 screen.wait_for("the write's result", _tool_line("c4 write", "ok"))
-                assert "body_eof" in screen.text and "1 contract error" in screen.text
+                # the Errors pane paints at the slow panes' rate: wait for it, not a time
+                screen.wait_for(
+                    "the contract error in the Errors pane",
+                    lambda t: "body_eof @217" in t,  # the Errors pane's row: kind @byte
+                )
                 shot = Path(os.environ.get("FRONTIER_BROWSER_SCREENSHOT") or tmp_path / "b.png")
                 shot.parent.mkdir(parents=True, exist_ok=True)
                 page.screenshot(path=str(shot))

@@ -160,7 +160,11 @@ async def test_prose_streams_into_the_transcript_as_markdown(reply: Reply, tmp_p
         assert sum("add a --shout flag" in line for line in lines) == 1
         # the server reports no context window: the Transcript says, once, that it is
         # only assumed (issue 20), before the reply
-        assert [e.role for e in app.state.transcript] == ["you", "stop", "ai"]
+        assert [e.role for e in app.state.transcript] == [
+            "you",
+            "note",
+            "ai",
+        ]  # the assumed window: a note row
         assert app.state.transcript[1].text == assumed_window_text()
         assert app.state.transcript[-1].text == HEAD + REST
         await workers_done(app)

@@ -27,6 +27,7 @@ from frontier.widgets.prompt_input import PromptInput
 from frontier.widgets.slash_menu import SlashMenu
 
 SIZES = {"80x24": (80, 24), "140x45": (140, 45)}
+THEMES = ("frontier-dark", "frontier-light")  # a dark one and the light one (issue 23)
 
 
 @pytest.fixture(autouse=True)
@@ -369,8 +370,9 @@ def snapshot_app(theme: str) -> FrontierApp:
     return app
 
 
+@pytest.mark.parametrize("theme", THEMES)
 @pytest.mark.parametrize("size", list(SIZES), ids=list(SIZES))
-def test_slash_menu_snapshot(snap_compare: Any, size: str) -> None:
+def test_slash_menu_snapshot(snap_compare: Any, size: str, theme: str) -> None:
     async def run_before(pilot: Pilot[Any]) -> None:
         app = pilot.app
         assert isinstance(app, FrontierApp)
@@ -384,5 +386,5 @@ def test_slash_menu_snapshot(snap_compare: Any, size: str) -> None:
         app.flush(force=True)
         await pilot.pause()
 
-    app = snapshot_app("frontier-dark")
+    app = snapshot_app(theme)
     assert snap_compare(app, terminal_size=SIZES[size], run_before=run_before)

@@ -42,6 +42,7 @@ from frontier.widgets.transcript import Transcript, entry_text, tool_of
 
 NOW = 1000.0
 SIZES = {"80x24": (80, 24), "140x45": (140, 45)}
+THEMES = ("frontier-dark", "frontier-light")  # a dark one and the light one (issue 23)
 NEEDLE_LINE = 150
 OUTPUT = "".join(
     f"tests/test_m.py::test_{i} {'FAILED needle here' if i == NEEDLE_LINE else 'PASSED'}\n"
@@ -245,9 +246,9 @@ def test_the_dispatch_table_covers_every_event_class() -> None:
 # ----------------------------------------------------------------------------- Pilot
 
 
-def live_app() -> FrontierApp:
+def live_app(theme: str = "frontier-dark") -> FrontierApp:
     app = FrontierApp(
-        Config(model="smollm2", theme="frontier-dark"),
+        Config(model="smollm2", theme=theme),
         welcome=False,
         autostart=False,
         clock=lambda: NOW,
@@ -354,9 +355,10 @@ async def test_enter_in_the_tools_pane_opens_the_chosen_call() -> None:
 # ----------------------------------------------------------------------------- snapshots
 
 
+@pytest.mark.parametrize("theme", THEMES)
 @pytest.mark.parametrize("size", list(SIZES), ids=list(SIZES))
-def test_snapshot_folded_row(snap_compare: Any, size: str) -> None:
-    app = live_app()
+def test_snapshot_folded_row(snap_compare: Any, size: str, theme: str) -> None:
+    app = live_app(theme)
 
     async def run_before(pilot: Pilot[Any]) -> None:
         await settle(pilot)
@@ -366,9 +368,10 @@ def test_snapshot_folded_row(snap_compare: Any, size: str) -> None:
     assert snap_compare(app, terminal_size=SIZES[size], run_before=run_before)
 
 
+@pytest.mark.parametrize("theme", THEMES)
 @pytest.mark.parametrize("size", list(SIZES), ids=list(SIZES))
-def test_snapshot_pager_with_a_match(snap_compare: Any, size: str) -> None:
-    app = live_app()
+def test_snapshot_pager_with_a_match(snap_compare: Any, size: str, theme: str) -> None:
+    app = live_app(theme)
 
     async def run_before(pilot: Pilot[Any]) -> None:
         await settle(pilot)

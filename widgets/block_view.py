@@ -24,7 +24,7 @@ import time
 from bisect import bisect_left, bisect_right
 from collections import OrderedDict
 from collections.abc import Hashable, Sequence
-from itertools import accumulate
+from itertools import accumulate, islice
 
 from rich.console import RenderableType
 from rich.text import Text
@@ -33,7 +33,7 @@ from textual.geometry import Size
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from frontier.widgets.lines import fit_width, set_virtual_size, text_strips
+from frontier.widgets.lines import PaintStyle, fit_width, set_virtual_size, text_strips
 
 Block = tuple[Hashable, Text | RenderableType]
 """``(key, text)``: the key must change whenever the text (or its styles) does. Any rich
@@ -50,7 +50,7 @@ fast stream): the rest is rendered on the next turns, keys handled between them,
 view moves once every block in it is drawn (``docs/tui-speed.md``)."""
 
 
-class BlockView(ScrollView, can_focus=True):
+class BlockView(PaintStyle, ScrollView, can_focus=True):
     """Shows ``set_blocks(...)``; follows the tail until the user scrolls up."""
 
     def __init__(self, *, id: str | None = None) -> None:
@@ -67,11 +67,20 @@ class BlockView(ScrollView, can_focus=True):
         """Real heights at ``_width`` of the blocks rendered or measured."""
         self._guesses: dict[Hashable, int] = {}
         """Estimated heights at ``_width`` of the blocks not rendered yet."""
+        self._measured: list[Hashable] = []
+        """The keys ``_sizes`` belongs to (the last measure's)."""
+        self._measured_at: dict[Hashable, int] = {}
+        """Each of those keys' index."""
         self._strips: OrderedDict[Hashable, list[Strip]] = OrderedDict()
         self.follow = True
         self._unsettled = False
         """The last budgeted ``_settle`` stopped with blocks in view still estimated."""
         self._reflows = 0
+        self._frame: tuple[list[Block], list[int], int] | None = None
+        """What the screen shows: the blocks, their start lines and the total of the last
+        settled layout. A reflow still rendering (``SETTLE_BUDGET``) has measured new
+        blocks and dropped old ones, and the view has not moved yet: a paint meanwhile
+        draws this, not the half-measured layout at the old scroll offset."""
         """Generation of the newest reflow (a continuation of an older one stops)."""
 
     # ------------------------------------------------------------------ public
@@ -114,23 +123,41 @@ class BlockView(ScrollView, can_focus=True):
         if self._unsettled:
             self.call_later(self._settle_some, generation)
             return
+        self._frame = (self._blocks, self._starts, total)
         set_virtual_size(self, Size(self._width, total))
         self.refresh()
         if self.follow:
             self.scroll_end(animate=False, immediate=True, x_axis=False)
 
     def _measure(self, width: int) -> int:
+        """Sizes of the blocks at ``width``; the total.
+
+        The blocks a previous measure saw keep their sizes without a look-up: the
+        new list is found in the old one (its first key, then the run of keys that
+        match), so a paint that adds blocks at the tail or drops some at the head
+        (a long reply streaming) measures only the new ones."""
         if width != self._width:
             self._width = width
             self._heights.clear()
             self._guesses.clear()
             self._strips.clear()
-        known, heights = self._heights, {}
-        guesses, kept_guesses = self._guesses, {}
-        sizes: list[int] = []
-        guessed: list[bool] = []
-        for i, (key, text) in enumerate(self._blocks):
-            height = known.get(key)
+            self._measured = []
+        keys, old = self._keys, self._measured
+        at = self._measured_at.get(keys[0]) if keys and old else None
+        same = 0
+        if at is not None:
+            for before, now in zip(islice(old, at, None), keys, strict=False):
+                if before != now:
+                    break
+                same += 1
+        else:
+            at = 0
+        sizes = self._sizes[at : at + same]
+        guessed = self._guessed[at : at + same]
+        heights, guesses = self._heights, self._guesses
+        for i in range(same, len(keys)):
+            key, text = self._blocks[i]
+            height = heights.get(key)
             guess = False
             if height is None:
                 height = _fits(text, width)
@@ -138,7 +165,7 @@ class BlockView(ScrollView, can_focus=True):
                     estimate = getattr(text, "estimate", None)
                     if callable(estimate):
                         height = guesses.get(key) or max(1, int(estimate(width)))
-                        kept_guesses[key] = height
+                        guesses[key] = height
                         guess = True
                     else:
                         height = len(self._block_strips(i))
@@ -146,8 +173,13 @@ class BlockView(ScrollView, can_focus=True):
                 heights[key] = height
             sizes.append(height)
             guessed.append(guess)
-        self._heights, self._sizes, self._guessed = heights, sizes, guessed
-        self._guesses = kept_guesses
+        if len(heights) + len(guesses) > 2 * len(keys) + 64:  # blocks gone from the list
+            shown = set(keys)
+            self._heights = {k: h for k, h in heights.items() if k in shown}
+            self._guesses = {k: h for k, h in guesses.items() if k in shown}
+        self._sizes, self._guessed = sizes, guessed
+        self._measured = keys
+        self._measured_at = dict(zip(keys, range(len(keys)), strict=True))
         return self._place()
 
     def _place(self) -> int:
@@ -177,7 +209,23 @@ class BlockView(ScrollView, can_focus=True):
             self._place()
             if self._unsettled:
                 break
+        if not self._unsettled:
+            self._warm(height, deadline)
         return self._total
+
+    def _warm(self, height: int, deadline: float | None) -> None:
+        """Draw the blocks in view that were measured without a render (a one-row
+        tool call), so the screen update that shows them only copies strips: at
+        replay speed a dozen new rows a paint, each a rich render, held that update."""
+        top = max(0, self._total - height) if self.follow else int(self.scroll_offset.y)
+        top = min(top, max(0, self._total - height))
+        strips = self._strips
+        for i in self._in_view(top, height):
+            if self._keys[i] not in strips:
+                self._block_strips(i)
+                if deadline is not None and time.perf_counter() > deadline:
+                    self._unsettled = True
+                    return
 
     def _in_view(self, top: int, height: int) -> range:
         if not self._starts:
@@ -197,7 +245,9 @@ class BlockView(ScrollView, can_focus=True):
         return changed
 
     def _block_strips(self, index: int) -> list[Strip]:
-        key, text = self._blocks[index]
+        return self._strips_of(*self._blocks[index])
+
+    def _strips_of(self, key: Hashable, text: Text | RenderableType) -> list[Strip]:
         strips = self._strips.get(key)
         if strips is None:
             strips = text_strips(self, text, self._width)
@@ -215,6 +265,7 @@ class BlockView(ScrollView, can_focus=True):
         before = self._total
         self._place()
         total = self._settle()
+        self._frame = (self._blocks, self._starts, total)
         if total != before:
             set_virtual_size(self, Size(self._width, total))
         self.refresh()
@@ -239,12 +290,17 @@ class BlockView(ScrollView, can_focus=True):
 
     def render_line(self, y: int) -> Strip:
         index = self.scroll_offset.y + y
-        if 0 <= index < self._total:
-            block = bisect_right(self._starts, index) - 1
-            if self._guessed[block] and self._exact(block):
-                self.call_later(self._resettle)  # in view before it was settled: fix next frame
-            strips = self._block_strips(block)
-            offset = index - self._starts[block]
+        frame = self._frame
+        blocks, starts, total = frame if frame is not None else (self._blocks, self._starts, 0)
+        if 0 <= index < total:
+            block = bisect_right(starts, index) - 1
+            if starts is self._starts:  # the layout on screen is the current one
+                if self._guessed[block] and self._exact(block):
+                    self.call_later(self._resettle)  # in view before it was settled
+                strips = self._block_strips(block)
+            else:
+                strips = self._strips_of(*blocks[block])
+            offset = index - starts[block]
             if offset < len(strips):
                 return strips[offset]
         return Strip.blank(self.scrollable_content_region.width, self.rich_style)

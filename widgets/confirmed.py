@@ -8,6 +8,7 @@ from __future__ import annotations
 from rich.text import Text
 
 from frontier.widgets.display import display_preview
+from frontier.widgets.lines import PaintStyle
 from frontier.widgets.state import ConfirmedRow
 from frontier.widgets.tail_log import TailLog
 
@@ -45,7 +46,7 @@ def repr_preview(preview: str) -> str:
     return f"“{preview}”" if preview else ""
 
 
-class ConfirmedView(TailLog[ConfirmedRow]):
+class ConfirmedView(PaintStyle, TailLog[ConfirmedRow]):
     """Follows the newest confirmed event; scroll up to read history (2,000 rows)."""
 
     DEFAULT_CSS = """

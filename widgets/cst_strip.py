@@ -17,9 +17,11 @@ from dataclasses import dataclass
 from rich.text import Text
 from textual import events
 from textual.message import Message
+from textual.timer import Timer
 from textual.widgets import Static
 
 from frontier.widgets.display import display_preview
+from frontier.widgets.pacing import Pacer
 
 SEPARATOR = " · "
 
@@ -121,18 +123,46 @@ class CstStrip(Static):
         super().__init__(id=id)
         self.info: StripInfo | None = None
         self._width = 0
+        self._pacer = Pacer(("frontier", "pending"))
+        self._latest: StripInfo | None = None
+        """The newest info offered; differs from ``info`` while a pace holds it back."""
+        self._deferred: Timer | None = None
 
-    def show(self, info: StripInfo) -> None:
-        """Draw ``info`` unless it is what the strip shows already (a flush is ~30 Hz)."""
+    def show(self, info: StripInfo, paced: bool = True) -> None:
+        """Draw ``info`` unless it is what the strip shows already (a flush is ~30 Hz);
+        a change of only the frontier and pending numbers waits for its pace
+        (``widgets/pacing.py``: at most 10 repaints a second while a stream runs)."""
         width = max(0, self.size.width - 2)
+        self._latest = info
         if info == self.info and width == self._width:
             return
+        if paced and width == self._width:
+            wait = self._pacer.wait(self.info, info)
+            if wait > 0:
+                if self._deferred is None:
+                    self._deferred = self.set_timer(wait, self._show_deferred)
+                return
+        if self._deferred is not None:
+            self._deferred.stop()
+            self._deferred = None
+        self._pacer.painted(self.info if width == self._width else None, info)
         self.info, self._width = info, width
         self.update(strip_text(info, width or 80), layout=False)
 
+    def paint_now(self) -> None:
+        """Draw the newest info even if a pace holds it (a forced flush)."""
+        if self._latest is not None:
+            self.show(self._latest, paced=False)
+
+    def _show_deferred(self) -> None:
+        self._deferred = None
+        if self._latest is not None:
+            self.show(self._latest)
+
     def on_resize(self, event: events.Resize) -> None:
-        if self.info is not None:
-            info, self.info = self.info, None
+        info = self._latest or self.info
+        if info is not None:
+            self.info = None
             self.show(info)
 
     def on_click(self, event: events.Click) -> None:

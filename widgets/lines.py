@@ -10,8 +10,9 @@ text exactly as a ``Static`` would, one cached block at a time.
 from __future__ import annotations
 
 from rich.console import RenderableType
+from rich.style import Style
 from rich.text import Text
-from textual.geometry import Size
+from textual.geometry import Region, Size
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.visual import Visual, visualize
@@ -49,3 +50,29 @@ def fit_width(view: ScrollView, lines: int) -> int:
     ):
         width -= view.styles.scrollbar_size_vertical
     return max(1, width)
+
+
+class PaintStyle:
+    """Mixin (first base) for a line-API widget: its ``rich_style`` is looked up once per paint.
+
+    ``rich_style`` walks every ancestor's styles (~0.1 ms on the shared box); a
+    ``render_line`` that asks for it (a blank row, a new strip's base) paid that for
+    each line, and at replay speed every visible line is new on each paint
+    (``docs/tui-speed.md``). During ``render_lines`` the value is kept; outside a
+    paint it is looked up as before, so a style change is never missed. Not a
+    ``Widget`` itself: Textual inherits ``DEFAULT_CSS`` along the first DOM base only,
+    which must stay the widget's own."""
+
+    _paint_style: Style | None = None
+
+    @property
+    def rich_style(self) -> Style:
+        kept = self._paint_style
+        return kept if kept is not None else Widget.rich_style.fget(self)  # type: ignore[attr-defined]
+
+    def render_lines(self, crop: Region) -> list[Strip]:
+        self._paint_style = Widget.rich_style.fget(self)  # type: ignore[attr-defined]
+        try:
+            return super().render_lines(crop)  # type: ignore[misc]
+        finally:
+            self._paint_style = None

@@ -59,6 +59,12 @@ FILES_STALE = 10.0
 """Seconds after which the next ``@`` lists the workspace files again."""
 QUEUE_SHOWN = 4
 """Queued messages listed above the prompt (then "and N more")."""
+BLINK_REST = 10.0
+"""Seconds without input after which the cursor stops blinking and stays shown (GTK's
+``gtk-cursor-blink-timeout`` is the same 10 s). Each blink repaints the prompt's line,
+and Textual then asks every top-level widget of the screen for its (cached) lines and
+the text area re-applies its theme: 2-3 ms twice a second, most of an idle TUI's CPU
+(issue 23). A key, a paste, a click or focus starts the blinking again."""
 
 _AT_QUOTED = re.compile(r'(?:^|(?<=\s))@"([^"\n]*)$')
 _AT_BARE = re.compile(r'(?:^|(?<=\s))@([^\s"]*)$')
@@ -166,6 +172,21 @@ class PromptInput(TextArea):
         """What the slash menu offers (the built-ins until the session's are read)."""
         self._commands_at = -FILES_STALE
         """The ``@`` token being completed: (row, column of the ``@``, query)."""
+
+    # ------------------------------------------------------------------ cursor blink
+    _blink_since = 0.0
+    """``monotonic`` time of the last input (the blink rests ``BLINK_REST`` after it)."""
+
+    def _restart_blink(self) -> None:
+        # Textual calls this on every key, paste, mouse up and focus
+        self._blink_since = time.monotonic()
+        super()._restart_blink()
+
+    def _toggle_cursor_blink_visible(self) -> None:
+        if time.monotonic() - self._blink_since >= BLINK_REST:
+            self._pause_blink(visible=True)  # solid until the next input restarts it
+            return
+        super()._toggle_cursor_blink_visible()
 
     # ------------------------------------------------------------------ facts
     @property
@@ -522,11 +543,13 @@ class PromptInput(TextArea):
             # tmux) can reach Enter before the menu has narrowed to them
             query = self._slash_query()
             if query is not None:
-                exact = next((c for c in self.commands if c.name == query), None)
-                if exact is not None:
-                    self.pick_command(exact, run=key == "enter")
-                    return
-                menu.show_commands(matching(self.commands, query))
+                wanted = tuple(matching(self.commands, query))
+                if wanted != menu.commands:  # stale: the arrows chose among other rows
+                    exact = next((c for c in wanted if c.name == query), None)
+                    if exact is not None:
+                        self.pick_command(exact, run=key == "enter")
+                        return
+                    menu.show_commands(wanted)
             command = menu.chosen()
             if command is not None:
                 self.pick_command(command, run=key == "enter")

@@ -19,7 +19,7 @@ from typing import ClassVar
 from rich.segment import Segment
 from rich.style import Style
 from textual import events
-from textual.geometry import Size
+from textual.geometry import Region, Size
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
@@ -87,6 +87,8 @@ class RawStreamView(ScrollView, can_focus=True):
         self._frontier = 0
         self._masked = 0
         self._cache: OrderedDict[tuple[int, int, int, int, int], Strip] = OrderedDict()
+        self._pass: _Pass | None = None
+        """The styles and width of the paint in progress (``render_lines``), else ``None``."""
 
     # ------------------------------------------------------------------ public
     def show(self, buffer: ResponseBuffer | None, *, highlight: int | None = None) -> None:
@@ -233,11 +235,24 @@ class RawStreamView(ScrollView, can_focus=True):
         super().notify_style_update()
         self._cache.clear()
 
+    def render_lines(self, crop: Region) -> list[Strip]:
+        """One paint: the styles and the width are looked up once, not per line.
+
+        ``rich_style`` walks every ancestor's styles (~0.1 ms); at "max" replay speed
+        every visible line is new on each paint, so per line it was most of the pane's
+        render time (``docs/tui-speed.md``)."""
+        self._pass = _Pass(self)
+        try:
+            return super().render_lines(crop)
+        finally:
+            self._pass = None
+
     def render_line(self, y: int) -> Strip:
         scroll_x, scroll_y = self.scroll_offset
         index = scroll_y + y
-        width = self.scrollable_content_region.width
-        base_style = self.rich_style
+        styles = self._pass or _Pass(self)
+        width = styles.width
+        base_style = styles.base
         if self.buffer is None or index >= len(self._starts):
             return Strip.blank(width, base_style)
         start, end = self._starts[index], self._ends[index]
@@ -252,7 +267,7 @@ class RawStreamView(ScrollView, can_focus=True):
         key = (start, end, f_clamped if marker < 0 else -2 - frontier, hl, width, joins)
         strip = self._cache.get(key)
         if strip is None:
-            strip = self._render_strip(start, end, f_clamped, marker, hl, base_style, joins)
+            strip = self._render_strip(start, end, f_clamped, marker, hl, styles, joins)
             self._cache[key] = strip
             if len(self._cache) > CACHE_LINES:
                 self._cache.popitem(last=False)
@@ -267,15 +282,12 @@ class RawStreamView(ScrollView, can_focus=True):
         frontier: int,
         marker: int,
         hl: int,
-        base: Style,
+        styles: _Pass,
         joins: tuple[int, ...] = (),
     ) -> Strip:
         assert self.buffer is not None
-        confirmed = base + self.get_component_rich_style("raw-stream--confirmed", partial=True)
-        pending = base + self.get_component_rich_style("raw-stream--pending", partial=True)
-        marker_style = base + self.get_component_rich_style("raw-stream--frontier", partial=True)
-        highlight = base + self.get_component_rich_style("raw-stream--highlight", partial=True)
-        join_style = base + self.get_component_rich_style("raw-stream--join", partial=True)
+        confirmed, pending = styles.confirmed, styles.pending
+        marker_style, highlight, join_style = styles.marker, styles.highlight, styles.join
         cuts = sorted({start, frontier, end, *joins, *([hl, hl + 1] if hl >= 0 else [])})
         segments: list[Segment] = []
         drawn = False
@@ -297,3 +309,20 @@ class RawStreamView(ScrollView, can_focus=True):
         if hl == end:
             segments.append(Segment("⏎", highlight))
         return Strip(segments)
+
+
+class _Pass:
+    """A paint's look-ups: the pane's style, its parts' styles and its width."""
+
+    __slots__ = ("base", "confirmed", "highlight", "join", "marker", "pending", "width")
+
+    def __init__(self, view: RawStreamView) -> None:
+        base: Style = view.rich_style
+        self.base = base
+        self.width = view.scrollable_content_region.width
+        part = view.get_component_rich_style
+        self.confirmed = base + part("raw-stream--confirmed", partial=True)
+        self.pending = base + part("raw-stream--pending", partial=True)
+        self.marker = base + part("raw-stream--frontier", partial=True)
+        self.highlight = base + part("raw-stream--highlight", partial=True)
+        self.join = base + part("raw-stream--join", partial=True)

@@ -559,9 +559,13 @@ def _rounds(n: int) -> str:
     return "1 earlier round" if n == 1 else f"{n} earlier rounds"
 
 
+COMPACTION_WHY = {"overflow": "the server said it was too long", "manual": "/compact"}
+"""Why a compaction happened, in the Transcript's words (else the budget's threshold)."""
+
+
 def compaction_line(event: Compacted) -> str:
     """The Transcript's one line for a compaction of the history sent to the model."""
-    why = "the server said it was too long" if event.reason == "overflow" else "context budget"
+    why = COMPACTION_WHY.get(event.reason, "context budget")
     return (
         f"⇣ compacted ({why}): {event.detail}; {event.before:,} → {event.after:,} of "
         f"{event.window:,} tokens (the originals stay in the session)"
@@ -842,7 +846,10 @@ class UiState:
         self._reported_prose(event.text)
 
     def _on_user_message(self, event: UserMessage) -> None:
-        self.add_user(event.text)
+        for notice in event.notices:  # the session's words, not the person's: a note
+            self.note(f"the model was told with this message: {notice}")
+        if event.text or not event.notices:
+            self.add_user(event.text)
 
     def _on_server_tool(self, event: ServerTool) -> None:
         # the provider ran it inside the response; Frontier never does
@@ -917,7 +924,7 @@ class UiState:
         self.progress.context_used = event.used
         if event.source == ASSUMED and not self._assumed_told:
             self._assumed_told = True
-            self.note(assumed_window_text(event.window), "stop")
+            self.note(assumed_window_text(event.window))
         self.mark("status")
 
     def _on_summarising(self, event: Summarising) -> None:

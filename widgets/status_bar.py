@@ -30,9 +30,11 @@ from rich.cells import cell_len
 from rich.style import Style
 from rich.text import Text
 from textual import events
+from textual.timer import Timer
 from textual.widgets import Static
 
 from frontier.widgets.display import display_preview
+from frontier.widgets.pacing import Pacer
 from frontier.widgets.progress import clock_text, count_text
 
 SEPARATOR = " · "
@@ -51,6 +53,18 @@ ORDER = (
     "hints",
 )
 """Display order (left to right), whatever is dropped."""
+MOVING = (
+    "token_rate",
+    "frontier",
+    "pending",
+    "working",
+    "spinner",
+    "tokens_in",
+    "tokens_out",
+    "tokens_cached",
+)
+"""Fields a stream changes many times a second: a change of only these is paced
+(``widgets/pacing.py``: at most 10 repaints a second)."""
 
 
 @dataclass(frozen=True)
@@ -294,9 +308,21 @@ class StatusBar(Static):
         self._shown: tuple[StatusInfo, int, Style] | None = None
         """What the bar shows now: every flush offers the status, few change it."""
         self._warning: Style | None = None
+        self._pacer = Pacer(MOVING)
+        self._deferred: Timer | None = None
+        """The paint of the latest status a pace held back (``paint_now`` does it now)."""
 
     def show(self, info: StatusInfo) -> None:
         self.info = info
+        self._paint()
+
+    def paint_now(self) -> None:
+        """Draw the latest status even if only its moving numbers changed (a forced
+        flush: after a user action, in tests)."""
+        self._paint(paced=False)
+
+    def _paint_deferred(self) -> None:
+        self._deferred = None
         self._paint()
 
     def on_resize(self, event: events.Resize) -> None:
@@ -306,9 +332,10 @@ class StatusBar(Static):
         super().notify_style_update()
         self._shown = self._warning = None  # a theme change restyles the warning field
 
-    def _paint(self) -> None:
+    def _paint(self, paced: bool = True) -> None:
         """Draw the bar, unless it would look as it does: the flush timer offers the
-        status ~30 times a second, and an unchanged bar must cost no repaint (idle CPU)."""
+        status ~30 times a second, and an unchanged bar must cost no repaint (idle CPU).
+        A change of only the moving numbers waits for its pace (``MOVING``)."""
         if self.info is None:
             return
         width = self.content_size.width or max(1, self.app.size.width - 2)
@@ -317,8 +344,31 @@ class StatusBar(Static):
             warning = self._warning = self.get_component_rich_style(
                 "status-bar--warning", partial=True
             )
-        key = (self.info, width, warning)
+        key = (as_shown(self.info), width, warning)
         if key == self._shown:
             return
+        if paced and self._shown is not None and self._shown[1:] == key[1:]:
+            wait = self._pacer.wait(self._shown[0], key[0])
+            if wait > 0:
+                if self._deferred is None:
+                    self._deferred = self.set_timer(wait, self._paint_deferred)
+                return
+        if self._deferred is not None:
+            self._deferred.stop()
+            self._deferred = None
+        if self._shown is not None and self._shown[1:] == key[1:]:
+            self._pacer.painted(self._shown[0], key[0])
+        else:
+            self._pacer.painted(None, key[0])
         self._shown = key
         self.update(render_status(self.info, width, warning), layout=False)
+
+
+def as_shown(info: StatusInfo) -> StatusInfo:
+    """``info`` at the precision the bar draws it (whole seconds, whole tokens/s): a
+    status that differs only below it draws the same bar and costs no repaint."""
+    working = None if info.working is None else float(int(info.working))
+    rate = None if info.token_rate is None else round(info.token_rate)
+    if working == info.working and rate == info.token_rate:
+        return info
+    return replace(info, working=working, token_rate=rate)

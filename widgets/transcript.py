@@ -18,6 +18,7 @@ from __future__ import annotations
 import io
 from bisect import bisect_right
 from collections.abc import Callable, Hashable, Iterator, Mapping, Sequence
+from itertools import repeat
 from typing import ClassVar
 
 from rich.console import Console, ConsoleOptions, JustifyMethod, RenderableType, RenderResult
@@ -285,10 +286,14 @@ def _gap(block: ProseBlock, previous: ProseBlock | None) -> int:
 
 
 def prose_blocks(
-    entry: TranscriptEntry, code_theme: str
-) -> Iterator[tuple[Hashable, Callable[[], RenderableType]]]:
+    entry: TranscriptEntry, code_theme: str, memo: dict[int, Block] | None = None
+) -> Iterator[tuple[Hashable, Callable[[], RenderableType]] | Block]:
     """A reply's blocks as ``(key, render)``: finished blocks keep their key for good,
-    the growing one changes it with every piece, so only that one is rendered again."""
+    the growing one changes it with every piece, so only that one is rendered again.
+
+    With a ``memo`` (the Transcript's, per reply), a finished block that is not the
+    first one shown is yielded as the ``(key, renderable)`` it was made into before (and
+    recorded there the first time), so a paint builds only its new blocks' keys."""
     prose = entry.prose
     assert prose is not None
     label = Text("ai", style="bold")
@@ -305,9 +310,18 @@ def prose_blocks(
     tail = prose.tail
     growing = tail.index if tail is not None else -1
     for block in prose.blocks():
-        version = prose.version if block.index == growing else 0
+        index = block.index
+        steady = memo is not None and previous is not None and index != growing
+        if steady:
+            hit = memo.get(index)  # type: ignore[union-attr]
+            if hit is not None:
+                yield hit
+                first = False
+                previous = block
+                continue
+        version = prose.version if index == growing else 0
         gap = 0 if first else _gap(block, previous)
-        key = (entry.id, block.index, version, first, gap, code_theme)
+        key = (entry.id, index, version, first, gap, code_theme)
 
         def render(
             block: ProseBlock = block, first: bool = first, gap: int = gap
@@ -317,7 +331,12 @@ def prose_blocks(
                 return _labelled(label, body)
             return Padding(body, (gap, 0, 0, GUTTER))
 
-        yield key, lambda render=render, block=block, gap=gap: _Lazy(render, block, gap)
+        if steady:
+            made: Block = (key, _Lazy(render, block, gap))
+            memo[index] = made  # type: ignore[index]
+            yield made
+        else:
+            yield key, lambda render=render, block=block, gap=gap: _Lazy(render, block, gap)
         first = False
         previous = block
     if first:  # nothing but whitespace yet
@@ -332,6 +351,15 @@ def prose_blocks(
 
 SHOWN = 120
 """Entries rendered (the newest); older ones stay in ``UiState`` until its cap drops them."""
+
+
+def _pruned(memo: dict[int, Block], entry: TranscriptEntry) -> dict[int, Block]:
+    """``memo`` without the blocks the reply dropped from its head (once they add up)."""
+    prose = entry.prose
+    if prose is None or len(memo) <= len(prose.finished) + 64:
+        return memo
+    first = prose.finished[0].index if prose.finished else 0
+    return {index: block for index, block in memo.items() if index >= first}
 
 
 class Transcript(BlockView):
@@ -356,6 +384,14 @@ class Transcript(BlockView):
         self._owners: list[TranscriptEntry | None] = []
         """The entry each block belongs to (``None``: a gap)."""
         self._shown: tuple[Sequence[TranscriptEntry], Mapping[str, ToolRow], bool] | None = None
+        self._made: dict[int, tuple[TranscriptEntry, Block]] = {}
+        """Per entry id, the block last made for an entry that is not a reply."""
+        self._replies: dict[int, tuple[TranscriptEntry, dict[int, Block]]] = {}
+        """Per reply, its finished blocks by index (``prose_blocks``' memo): a paint
+        builds only the blocks new since the last one, not the whole kept reply's keys."""
+        self._kept: dict[Hashable, RenderableType] = {}
+        """The last paint's reply blocks not in a memo (the first, the growing one), by key."""
+        self._theme = ""
         self.set_blocks([(("placeholder",), PLACEHOLDER)])
 
     def on_mount(self) -> None:
@@ -382,8 +418,15 @@ class Transcript(BlockView):
     ) -> None:
         self._shown = (entries, tools, thinking_expanded)
         now = self._clock()
-        known = dict(self._blocks)
+        known = self._made
+        made: dict[int, tuple[TranscriptEntry, Block]] = {}
         code_theme = self.code_theme
+        if code_theme != self._theme:
+            self._theme = code_theme
+            self._replies.clear()
+            known = {}
+        replies: dict[int, tuple[TranscriptEntry, dict[int, Block]]] = {}
+        kept: dict[Hashable, RenderableType] = {}
         blocks: list[Block] = []
         owners: list[TranscriptEntry | None] = []
         selected = self.selected if self.has_focus else None
@@ -392,10 +435,23 @@ class Transcript(BlockView):
                 blocks.append((("gap", entry.id), Text("")))
                 owners.append(None)
             if entry.prose is not None:
-                for key, render in prose_blocks(entry, code_theme):
-                    renderable = known.get(key)
-                    blocks.append((key, renderable if renderable is not None else render()))
-                    owners.append(entry)
+                reply = self._replies.get(entry.id)
+                if reply is None or reply[0] is not entry:
+                    reply = (entry, {})
+                memo = _pruned(reply[1], entry)
+                replies[entry.id] = (entry, memo)
+                start = len(blocks)
+                for item in prose_blocks(entry, code_theme, memo):
+                    key, made_or_render = item
+                    if isinstance(made_or_render, _Lazy):
+                        blocks.append(item)  # a finished block, made once (the memo)
+                        continue
+                    renderable = self._kept.get(key)
+                    if renderable is None:
+                        renderable = made_or_render()  # type: ignore[operator]
+                    kept[key] = renderable
+                    blocks.append((key, renderable))
+                owners.extend(repeat(entry, len(blocks) - start))
                 continue
             tool = tool_of(entry, tools)
             chosen = entry.id == selected
@@ -405,15 +461,20 @@ class Transcript(BlockView):
                 None if tool is None else (tool.state, tool.exit_code, tool.elapsed, tool.version),
                 chosen,
             )
-            shown = known.get(key)
-            if shown is None:
+            before = known.get(entry.id)
+            if before is not None and before[0] is entry and before[1][0] == key:
+                block = before[1]
+            else:
                 if entry.role == "call":
                     text = render_call(entry, tool, selected=chosen)
                 else:
                     text = render_entry(entry, tool, now, expanded=thinking_expanded)
-                shown = hanging(entry, text)
-            blocks.append((key, shown))
+                block = (key, hanging(entry, text))
+            made[entry.id] = (entry, block)
+            blocks.append(block)
             owners.append(entry)
+        self._made, self._replies = made, replies
+        self._kept = kept
         self._owners = owners
         if blocks:
             self.set_blocks(blocks)

@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
+from frontier.app.agent.undo import split_notices
 from frontier.app.events import (
     AssistantText,
     CallReady,
@@ -34,15 +35,17 @@ if TYPE_CHECKING:
 
 def history_events(records: Iterable[LogRecord]) -> Iterator[Event]:
     """The events of ``records`` (a session timeline in commit order): ``user`` →
-    :class:`UserMessage`, ``assistant`` → :class:`AssistantText` (+ ``TurnEnded
-    cancelled`` when it was interrupted), ``call``/``started``/``result`` →
+    :class:`UserMessage` (what the person typed; the undo notes sent with it apart),
+    ``assistant`` → :class:`AssistantText` (+ ``TurnEnded cancelled`` when it was
+    interrupted), ``call``/``started``/``result`` →
     :class:`CallReady`/:class:`ToolStarted`/:class:`ToolFinished`, ``error`` →
     :class:`ContractError`. Unknown row types are skipped (a newer store's rows)."""
     calls: dict[int, ToolCall] = {}
     for rec in records:
         data = rec.data
-        if rec.type == "user":
-            yield UserMessage(str(data.get("text", "")))
+        if rec.type == "user":  # stored as the model got it: the undo notes come apart
+            notices, typed = split_notices(str(data.get("text", "")))
+            yield UserMessage(typed, notices)
         elif rec.type == "assistant":
             yield AssistantText(str(data.get("text", "")))
             if data.get("interrupted"):

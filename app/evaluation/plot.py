@@ -6,9 +6,12 @@ imported only here and only when a chart is asked for, and a missing one is a
 (no GUI, no pyplot state) and written without a date, so the same report gives the
 same file.
 
-C: two panels over the cut position (share of each rendering read before the cut):
-the share of the workload executable there, and the pending bytes (log scale).
-D: the signed misses (declared − arrived) of the miscounted length prefixes.
+C: two panels over the cut position (share of each rendering received): the work
+kept there (runnable, by payload bytes), and the bytes held (received, not yet decided;
+log scale). D: how far off the miscounted byte counts were (said − sent).
+
+The words are the table's (``report.py``: ``ready at cut``, ``held``, ``kept``, ``off
+by``) and the terminal chart's (``eval_view.py``), so a slide reads like the report.
 """
 
 from __future__ import annotations
@@ -35,6 +38,8 @@ STYLE: dict[str, tuple[str, str]] = {
     "xml": ("#9467bd", ":"),
 }
 """Colour and line style per framing (the same in the terminal chart's order)."""
+CUT_AXIS = "cut position (% of the rendering received)"
+"""The x axis of both C panels, as the terminal chart words it."""
 
 
 class MissingExtra(RuntimeError):
@@ -100,16 +105,16 @@ def framings_figure(report: FramingsReport) -> Any:
                 xs, ys, where="post", color=color, linestyle=style, linewidth=1.6, label=r.framing
             )
     salvage.set(
-        xlabel="cut position (% of the rendering received)",
-        ylabel="workload executable at the cut (% of payload bytes)",
-        title="Salvaged when the stream is cut",
+        xlabel=CUT_AXIS,
+        ylabel="kept: work runnable at the cut (% of payload bytes)",
+        title="Work kept if the reply stops here",
         xlim=(0, 100),
         ylim=(-2, 102),
     )
     pending.set(
-        xlabel="cut position (% of the rendering received)",
-        ylabel="pending (undecided) bytes at the cut",
-        title="Pending bytes (log scale)",
+        xlabel=CUT_AXIS,
+        ylabel="held: bytes received, not yet decided",
+        title="Bytes held (log scale)",
         xlim=(0, 100),
     )
     pending.set_yscale("symlog", linthresh=10)
@@ -117,7 +122,10 @@ def framings_figure(report: FramingsReport) -> Any:
     for ax in (salvage, pending):
         ax.grid(True, alpha=0.3)
     salvage.legend(loc="upper left", fontsize="small")
-    fig.suptitle(f"Framings under truncation: {report.workload}", fontsize="medium")
+    fig.suptitle(
+        f"How each way of writing tool calls survives a reply cut short: {report.workload}",
+        fontsize="medium",
+    )
     return fig
 
 
@@ -140,7 +148,7 @@ def counts_figure(report: CountsReport) -> Any:
             rwidth=0.85,
             color=["#d62728", "#ff9896"],
             hatch=["", "//"],
-            label=["exact", "bound (≤: the stream closed before the body ended)"],
+            label=["exact", "bound (≤: the reply was closed at the error)"],
         )
         ax.axvline(0, color="#333333", linewidth=0.8)
         ax.legend(loc="upper right", fontsize="small")
@@ -149,7 +157,7 @@ def counts_figure(report: CountsReport) -> Any:
         ax.text(
             0.5,
             0.5,
-            f"no miscount in {counted} length-prefixed argument(s)",
+            f"no miscount in {counted} byte-counted argument(s)",
             ha="center",
             va="center",
             transform=ax.transAxes,
@@ -159,12 +167,12 @@ def counts_figure(report: CountsReport) -> Any:
     what = (
         f"{len(report.miscounts)} of {counted} miscounted"
         + (f" ({100 * rate:.1f} %)" if rate is not None else "")
-        + (f"; repaired on the next try: {ok} of {tried}" if tried else "")
+        + (f"; sent right on the next try: {ok} of {tried}" if tried else "")
     )
     ax.set(
-        xlabel="miss = declared − arrived (bytes; < 0: declared too small)",
-        ylabel="length-prefixed arguments",
-        title=f"Byte counts written by models\n{what}",
+        xlabel="off by: said − sent (bytes; < 0: said too few)",
+        ylabel="byte-counted arguments",
+        title=f"How well models count the bytes of a ctl argument\n{what}",
     )
     from matplotlib.ticker import MaxNLocator
 

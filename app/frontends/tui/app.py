@@ -27,6 +27,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, ClassVar
 
+from textual import events, on
 from textual.app import App, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.css.query import NoMatches
@@ -42,6 +43,14 @@ from frontier.app.agent.session import AgentSession
 from frontier.app.config import Config, data_dir, save_setting
 from frontier.app.events import Event, ToolCall, ToolFinished
 from frontier.app.files import write_atomic
+from frontier.app.frontends.tui.host import (
+    BindingsChanged,
+    FocusPrompt,
+    Inspect,
+    Quit,
+    Repaint,
+    ShowErrors,
+)
 from frontier.app.frontends.tui.live import LiveController, SessionFactory
 from frontier.app.frontends.tui.replay import ReplayController, Step
 from frontier.app.frontends.tui.sandbox_text import ran_under
@@ -61,9 +70,9 @@ from frontier.tools.contract import ApprovalRequested, ApprovalResolved, Decisio
 from frontier.widgets.cst_strip import CstStrip
 from frontier.widgets.display import display_preview, rule_text
 from frontier.widgets.errors_pane import ErrorsPane
-from frontier.widgets.prompt_input import PromptInput
+from frontier.widgets.prompt_input import PromptBox, PromptInput
 from frontier.widgets.state import ErrorRow, UiState
-from frontier.widgets.status_bar import StatusInfo
+from frontier.widgets.status_bar import StatusBar, StatusInfo
 from frontier.widgets.tools_pane import OpenToolOutput
 
 FLUSH_HZ = 30.0
@@ -73,6 +82,10 @@ SLOW_SHARE = 0.25
 ``t``, the next waits ``t / SLOW_SHARE`` (a burst of Markdown never starves the keys)."""
 GC_YOUNG = 10_000
 """Allocations between young collections while the TUI runs (Python's default: 700)."""
+TYPING_HOLD = 0.5
+"""Seconds after a key during which the slow panes wait, and the longest they wait: the
+keys typed while a fast stream renders come before the Transcript's paints, which still
+show at least twice a second (issue 23; ``docs/tui-speed.md``)."""
 IDLE_TICKS = 30
 """Quiet flushes (about a second) after which the timer slows to ``IDLE_HZ``."""
 IDLE_HZ = 4.0
@@ -229,6 +242,10 @@ class FrontierApp(App[int]):
         self.flush_rate = flush_hz
         """Flushes a second now: ``flush_hz`` while anything changes, ``IDLE_HZ`` idle."""
         self._slow_until = 0.0
+        self._key_at = float("-inf")
+        """``perf_counter`` of the last key (``TYPING_HOLD``)."""
+        self._slow_at = float("-inf")
+        """``perf_counter`` of the last paint of the slow panes."""
         """``perf_counter`` before which the slow panes wait (``SLOW_SHARE``)."""
         self._ctrl_c_at: float | None = None
         """When ctrl+c was last pressed (a second one within ``QUIT_WINDOW`` quits)."""
@@ -459,11 +476,41 @@ class FrontierApp(App[int]):
                 hunks = ", ".join(f"{path} #{index}" for path, index in event.declined)
                 self.state.note(f"approved {event.call_id} without {hunks}: {event.reason}")
 
-    def close_review(self, decision: Decision) -> None:
-        """Answer the review modal on top (if one is) with ``decision``."""
-        for screen in self.screen_stack:
-            if isinstance(screen, ReviewScreen) and screen.is_attached:
-                screen.answer(decision)
+    # ------------------------------------------------------------------ controllers
+    # What a controller asks of the App's own widgets comes up as a message (host.py):
+    # the controllers see a narrow ``Host``, never the App's screens.
+    def prompt_box(self) -> PromptBox | None:
+        """The message box of the main screen (``None`` before it is mounted)."""
+        if self._main is None:
+            return None
+        boxes = self._main.query(PromptBox)
+        return boxes.first() if boxes else None
+
+    @on(FocusPrompt)
+    def _focus_prompt_asked(self) -> None:
+        self.focus_prompt()
+
+    @on(BindingsChanged)
+    def _bindings_changed(self) -> None:
+        self.refresh_bindings()
+
+    @on(Repaint)
+    def _repaint_asked(self) -> None:
+        self.flush(force=True)
+
+    @on(ShowErrors)
+    def _show_errors_asked(self) -> None:
+        self.flush(force=True)
+        errors = self.main.query_one(ErrorsPane)
+        errors.select(len(self.state.errors) - 1)
+
+    @on(Inspect)
+    def _inspect_asked(self, message: Inspect) -> None:
+        self.open_inspector(message.row)
+
+    @on(Quit)
+    def _quit_asked(self) -> None:
+        self.exit()
 
     # ------------------------------------------------------------------ painting
     def status(self) -> StatusInfo:
@@ -501,9 +548,11 @@ class FrontierApp(App[int]):
             self._held = dirty & hidden
             dirty -= hidden
             now = time.perf_counter()
-            if self._ticks % 3 or now < self._slow_until:
+            typing = now - self._key_at < TYPING_HOLD and now - self._slow_at < TYPING_HOLD
+            if self._ticks % 3 or now < self._slow_until or typing:
                 # the stream panes paint at 30 Hz; the layout-heavy ones at 10 Hz at most,
-                # and less while painting them is costly (``SLOW_SHARE``)
+                # less while painting them is costly (``SLOW_SHARE``), and at 2 Hz while
+                # keys arrive (``TYPING_HOLD``)
                 slow = dirty & SLOW_PANES
                 if slow:
                     self.state.mark(*slow)
@@ -518,6 +567,9 @@ class FrontierApp(App[int]):
         try:
             with self.batch_update():
                 skipped = self.main.flush(self.state, dirty, self.status(), hidden=force)
+                if force:  # the readouts' paced numbers too (``widgets/pacing.py``)
+                    for readout in (*self.main.query(StatusBar), *self.main.query(CstStrip)):
+                        readout.paint_now()
             self._held |= skipped
         except NoMatches:
             # the screen is being torn down (app exiting): nothing left to paint
@@ -526,6 +578,12 @@ class FrontierApp(App[int]):
         if dirty & SLOW_PANES:
             spent = time.perf_counter() - started
             self._slow_until = started + spent / SLOW_SHARE
+            self._slow_at = started
+
+    async def on_event(self, event: events.Event) -> None:
+        if isinstance(event, events.Key):
+            self._key_at = time.perf_counter()  # the slow panes wait (``TYPING_HOLD``)
+        await super().on_event(event)
 
     def _tick(self) -> None:
         """The flush timer: a flush, and after ``IDLE_TICKS`` quiet ones a slower timer

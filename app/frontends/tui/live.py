@@ -24,17 +24,17 @@ from frontier.app.agent.explain import Explanation, explain_stream, pick
 from frontier.app.agent.session import AgentSession, NotQueued, SessionBusy, stored_sessions
 from frontier.app.events import Event, QueuedDelivered, TurnEnded
 from frontier.app.files import write_atomic
+from frontier.app.frontends.tui.host import BindingsChanged, FocusPrompt
 from frontier.app.frontends.tui.screens.sessions import SessionPicker
 from frontier.app.vocab import APPROVAL_MEANINGS, NATIVE_MODES
 from frontier.tools.approval_rules import Rule
-from frontier.tools.contract import Decision
 from frontier.widgets.display import rule_text
 from frontier.widgets.prompt_input import PromptBox
 from frontier.widgets.state import ErrorRow
 from frontier.widgets.status_bar import StatusInfo
 
 if TYPE_CHECKING:
-    from frontier.app.frontends.tui.app import FrontierApp
+    from frontier.app.frontends.tui.host import Host
 
 SessionFactory = Callable[[], AgentSession]
 """``factory() -> AgentSession`` (interactive: the App answers its ``ApprovalRequested``
@@ -46,7 +46,7 @@ class LiveController:
 
     def __init__(
         self,
-        app: FrontierApp,
+        app: Host,
         *,
         factory: SessionFactory | None = None,
         demo: bool = False,
@@ -134,7 +134,7 @@ class LiveController:
                 self._demo(prompts), name="demo", group="agent", exit_on_error=False
             )
         else:
-            self.app.focus_prompt()
+            self.app.post_message(FocusPrompt())
 
     def _announce_resume(self, session: AgentSession) -> None:
         """The stored conversation, then what resuming changed (reconciled calls...)."""
@@ -194,7 +194,7 @@ class LiveController:
             self.start()
             if self.session is not old:  # below the new session's rule
                 app.state.note("── the same task with native tool calls (native-inc) ──")
-            app.refresh_bindings()  # ctrl+n is done: drop it from the footer
+            app.post_message(BindingsChanged())  # ctrl+n is done: drop it from the footer
 
         app.run_worker(restart(), name="demo-native", group="agent", exit_on_error=False)
 
@@ -208,7 +208,7 @@ class LiveController:
         state.turn_running = True
         state.progress.start_turn(state.clock())
         state.mark("status")
-        self.app.refresh_bindings()  # esc interrupts now (the footer says so)
+        self.app.post_message(BindingsChanged())  # esc interrupts now (the footer says so)
         try:
             # @path files are read off the event loop; what goes to the model is shown
             prepared = await asyncio.to_thread(session.attach, text) if text else None
@@ -225,7 +225,7 @@ class LiveController:
             state.turn_running = False
             state.progress.end_turn()
             state.mark("status")
-            self.app.refresh_bindings()
+            self.app.post_message(BindingsChanged())
 
     def submit(self, text: str, *, editing: int | None = None) -> bool:
         """The message box's Enter: start a turn; while the agent works, queue the message
@@ -304,7 +304,7 @@ class LiveController:
                 return
             finally:
                 self._undoing = False
-                app.focus_prompt()
+                app.post_message(FocusPrompt())
             if outcome.undone:
                 head = outcome.message.splitlines()[0]
                 state.note(f"{head} — the model is told with your next message")
@@ -385,11 +385,7 @@ class LiveController:
         return True
 
     def _prompt_box(self) -> PromptBox | None:
-        try:
-            boxes = self.app.main.query(PromptBox)
-        except Exception:  # no main screen (yet)
-            return None
-        return boxes.first() if boxes else None
+        return self.app.prompt_box()
 
     def _wire_prompt(self, tries: int = 50) -> None:
         """Give the message box this session's history, queue and workspace files (once
@@ -433,13 +429,12 @@ class LiveController:
             self.app.notify("stopping the turn…", timeout=2)
 
     def interrupt(self) -> bool:
-        """ctrl+c: stop the running turn — a review waiting for an answer is denied
-        first, so the call never runs and the modal does not outlive its turn. False
-        when no turn was running."""
+        """ctrl+c: stop the running turn — a question waiting for an answer is withdrawn
+        with it (``ApprovalResolved(withdrawn)``: the modal closes, the call never runs).
+        False when no turn was running."""
         session = self.session
         if session is None or not self.app.state.turn_running:
             return False
-        self.app.close_review(Decision(False, "interrupted by the user (ctrl+c)"))
         self.app.state.stopping("ctrl+c")
         session.cancel_turn()
         return True
@@ -541,7 +536,7 @@ class LiveController:
             return
         old = self.session
         self._adopt(session)
-        self.app.refresh_bindings()
+        self.app.post_message(BindingsChanged())
         if old is not None:
             try:
                 await old.close()

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Literal
 
 from frontier.app.agent.explain import Explanation, explain_stored, explain_stream, pick
 from frontier.app.events import Event, ResponseStarted
+from frontier.app.frontends.tui.host import Inspect, Repaint, ShowErrors
 from frontier.app.replay_player import (
     MAX_CHUNK,
     PlaylistPlayer,
@@ -26,12 +27,11 @@ from frontier.app.replay_player import (
     protocol_warning,
     slower,
 )
-from frontier.widgets.errors_pane import ErrorsPane
 from frontier.widgets.state import ErrorRow
 from frontier.widgets.status_bar import StatusInfo
 
 if TYPE_CHECKING:
-    from frontier.app.frontends.tui.app import FrontierApp
+    from frontier.app.frontends.tui.host import Host
 
 Step = Literal["byte", "line", "event", "error"]
 
@@ -41,7 +41,7 @@ class ReplayController:
 
     def __init__(
         self,
-        app: FrontierApp,
+        app: Host,
         player: ReplayPlayer | PlaylistPlayer,
         *,
         speed: float | None = 1.0,
@@ -138,7 +138,7 @@ class ReplayController:
         on it instead: press ``e`` to go to an error, ``e`` again to look at it."""
         app, player = self.app, self.player
         if unit == "error" and app.state.errors and self._at_error == self._where():
-            app.open_inspector(app.state.errors[-1])
+            app.post_message(Inspect(app.state.errors[-1]))
             return
         self.paused = True
         step = {
@@ -157,11 +157,9 @@ class ReplayController:
             )
         if unit == "error" and app.state.errors:
             app.state.mark("errors")
-            app.flush(force=True)
-            errors = app.main.query_one(ErrorsPane)
-            errors.select(len(app.state.errors) - 1)
+            app.post_message(ShowErrors())  # painted, with the newest row selected
         app.state.mark("status")
-        app.flush(force=True)
+        app.post_message(Repaint())
 
     def inspect_next(self) -> None:
         """``e`` in the inspector: on to the next contract error, and inspect it."""
@@ -169,7 +167,7 @@ class ReplayController:
         self._at_error = None
         self.step("error")
         if len(self.app.state.errors) > before:  # else ``step`` said none is ahead
-            self.app.open_inspector(self.app.state.errors[-1])
+            self.app.post_message(Inspect(self.app.state.errors[-1]))
 
     def _where(self) -> tuple[int, int, int]:
         return self.player.index, self.player.position, len(self.app.state.errors)

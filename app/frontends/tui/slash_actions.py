@@ -27,6 +27,7 @@ from frontier.app.agent.slash import (
     Unknown,
     resolve,
 )
+from frontier.app.frontends.tui.host import BindingsChanged, Quit
 from frontier.app.vocab import AGENT_MODES, APPROVAL_MEANINGS, APPROVALS, SANDBOXES
 
 if TYPE_CHECKING:
@@ -319,7 +320,7 @@ def _new(ctx: SlashContext, args: str) -> bool:
             controller.session_id, controller.workspace = previous
             return
         controller._adopt(session)
-        ctx.app.refresh_bindings()
+        ctx.app.post_message(BindingsChanged())
         if old is not None:
             try:
                 await old.close()
@@ -364,7 +365,7 @@ def _export(ctx: SlashContext, args: str) -> bool:
 
 
 def _exit(ctx: SlashContext, args: str) -> bool:
-    ctx.app.exit()
+    ctx.app.post_message(Quit())
     return True
 
 

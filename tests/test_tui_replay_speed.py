@@ -1,0 +1,77 @@
+"""The second speed pass (issue 23) keeps what a paint builds, never what it shows.
+
+A long reply streams past the kept window (its head dropped) while the Transcript
+keeps its finished blocks per reply and measures only new blocks: every paint must
+show exactly what a Transcript built from nothing shows for the same entries.
+"""
+
+from __future__ import annotations
+
+from textual.app import App, ComposeResult
+
+from frontier.widgets.prose import ProseBlocks
+from frontier.widgets.state import TranscriptEntry
+from frontier.widgets.transcript import Transcript, prose_blocks
+from tests.pilot_wait import until
+
+PART = (
+    "## Part {n}\n\nThe module *grows* in part {n}: **compute** takes `value_{n}`.\n\n"
+    "- the parser keeps its flags\n- nothing else changes\n\n"
+    "| file | lines |\n|------|------:|\n| m.py | {n} |\n\n"
+    "```python\ndef compute_{n}(value: int) -> int:\n    return value * {n}\n```\n\n"
+)
+
+
+def reply(kept: int) -> TranscriptEntry:
+    entry = TranscriptEntry(1, "ai")
+    entry.prose = ProseBlocks(kept=kept)
+    return entry
+
+
+def test_a_reply_keeps_the_keys_it_would_build_again() -> None:
+    entry = reply(kept=2_000)
+    memo: dict = {}
+    for n in range(60):
+        assert entry.prose is not None
+        entry.prose.append(PART.format(n=n)[: 40 + n % 7 * 30])  # cut mid-block too
+        entry.prose.append(PART.format(n=n)[40 + n % 7 * 30 :])
+        kept = [item[0] for item in prose_blocks(entry, "monokai", memo)]
+        fresh = [item[0] for item in prose_blocks(entry, "monokai")]
+        assert kept == fresh
+    assert entry.prose is not None and entry.prose.dropped  # the head did go
+
+
+class One(App[None]):
+    def __init__(self) -> None:
+        super().__init__()
+        self.view = Transcript(lambda: 0.0)
+
+    def compose(self) -> ComposeResult:
+        yield self.view
+
+
+async def test_a_growing_reply_paints_like_a_fresh_transcript() -> None:
+    entry = reply(kept=3_000)
+    calls = [TranscriptEntry(2 + n, "note", f"note {n}") for n in range(3)]
+    app, fresh = One(), One()
+    async with app.run_test(size=(90, 30)) as pilot:
+        for n in range(40):
+            assert entry.prose is not None
+            entry.prose.append(PART.format(n=n))
+            app.view.show([*calls, entry], {})
+            if n % 5 == 0:
+                await pilot.pause()
+        await until(pilot, lambda: not app.view._unsettled, "the view settled")
+        await pilot.pause()
+        shown, on_screen = app.view.plain_lines, screen_lines(app.view)
+    async with fresh.run_test(size=(90, 30)) as pilot:
+        fresh.view.show([*calls, entry], {})
+        await until(pilot, lambda: not fresh.view._unsettled, "the view settled")
+        await pilot.pause()
+        assert shown == fresh.view.plain_lines
+        assert on_screen == screen_lines(fresh.view)
+        assert any("Part 39" in line for line in on_screen)  # following the tail
+
+
+def screen_lines(view: Transcript) -> list[str]:
+    return [view.render_line(y).text for y in range(view.scrollable_content_region.height)]
