@@ -84,7 +84,12 @@ AGENT_OPTIONS = (
 """Every endpoint/mode/policy flag, as its ``argparse`` dest (``--base-url`` → ``base_url``;
 ``instructions`` is ``--no-instructions``)."""
 ENDPOINT = frozenset(AGENT_OPTIONS) - {"theme"}
-SUBCOMMAND_OWN = {"transduce": frozenset({"protocol", "wire"})}
+SUBCOMMAND_OWN = {
+    "transduce": frozenset({"protocol", "wire"}),
+    "check": frozenset({"protocol", "wire"}),
+    "import": frozenset({"protocol", "wire"}),
+    "replay": frozenset({"wire"}),
+}
 """Agent flags' names a subcommand uses for its own options (``transduce --protocol``,
 ``--wire``: how its input is framed), not the agent's."""
 OFFERED: dict[str | None, frozenset[str]] = {
@@ -102,6 +107,23 @@ ignore (``replay --approval``, ``run --theme``, ``demo --workspace``) is an erro
 silent no-op. The demo's model, endpoint and timeouts are built in and its workspace is
 a scratch copy; a replay only re-reads bytes (``--protocol`` re-frames them; the
 recording names its wire, so ``--wire`` and ``--provider`` do not apply)."""
+
+
+def _capture_options(p: argparse.ArgumentParser) -> None:
+    """``--wire`` / ``--protocol`` for reading a capture (override what is detected)."""
+    p.add_argument(
+        "--wire",
+        choices=WIRES,
+        default=None,
+        help="a capture's wire (default: detected from its events or endpoint)",
+    )
+    p.add_argument(
+        "--protocol",
+        choices=PROTOCOLS,
+        default=None,
+        help="a capture's protocol (default: what the request offered, else native for "
+        "a stream with native tool calls, else the text's own call markers)",
+    )
 
 
 def _flag(dest: str) -> str:
@@ -246,7 +268,11 @@ EVAL_OPTIONS: dict[str, dict[str, object]] = {
         "help": "the workload: a JSON list of {name, args} (default: a built-in mix of reads, "
         "edits, a 5 KB write and a multi-file patch)",
     },
-    "--session": {"metavar": "ID", "help": "the workload: the calls of a stored session"},
+    "--session": {
+        "metavar": "ID|CAPTURE",
+        "help": "the workload: the calls of a stored session, or of a recording or capture "
+        "file (raw SSE, HAR, chunk log; - for stdin)",
+    },
     "--framings": {
         "metavar": "LIST",
         "help": f"a comma-separated subset (default all: {','.join(PROTOCOLS)})",
@@ -463,11 +489,18 @@ def build_parser() -> argparse.ArgumentParser:
         "--session", metavar="ID", help="continue this session instead of starting a new one"
     )
 
-    p = add("replay", "replay a recording or a stored session")
+    p = add("replay", "replay a recording, a capture or a stored session")
     p.add_argument(
         "source",
-        metavar="RECORDING|SESSION",
-        help="a recording file, a session id (or unique prefix), or SESSION#N for one response",
+        metavar="SOURCE",
+        help="a recording or capture file (raw SSE, HAR, chunk log; - for stdin; FILE#N), a "
+        "session id (or unique prefix), or SESSION#N for one response",
+    )
+    p.add_argument(
+        "--wire",
+        choices=WIRES,
+        default=None,
+        help="a capture's wire, when detection from its events should not decide",
     )
     p.add_argument(
         "--headless", action="store_true", help="print the events instead of opening the TUI"
@@ -531,15 +564,39 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "sources",
         nargs="+",
-        metavar="RECORDING|SESSION",
-        help="recording files, session ids (every response) or SESSION#N (one response)",
+        metavar="SOURCE",
+        help="recording or capture files (raw SSE, HAR, a JSON-lines chunk log; - for stdin; "
+        "FILE#N for one response of several), session ids (every response) or SESSION#N",
     )
+    _capture_options(p)
     p.add_argument(
         "--explain",
         action="store_true",
         help="also explain each contract error: the bytes around it (text and hex), the "
         "frame as parsed so far, the feedback sent to the model and (for a stored "
         "session) its next attempt",
+    )
+
+    p = add(
+        "import",
+        "turn a capture (raw SSE, HAR, a JSON-lines chunk log) into a documented Frontier "
+        "recording: provenance in the header, never a header value",
+    )
+    p.add_argument("capture", metavar="CAPTURE", help="the capture file (- for stdin; FILE#N)")
+    p.add_argument(
+        "-o",
+        "--output",
+        metavar="OUT",
+        help="where to write (default CAPTURE.recording.jsonl; with several responses, "
+        "OUT gets -N before its suffix)",
+    )
+    _capture_options(p)
+    p.add_argument(
+        "--rate",
+        type=float,
+        default=None,
+        metavar="EVENTS_S",
+        help="pace a capture without timing at this many events per second (default 50)",
     )
 
     p = add(
@@ -824,6 +881,7 @@ _HANDLERS = {
     "replay": "replay",
     "transduce": "transduce",
     "check": "check",
+    "import": "import_capture",
     "apply-patch": "apply_patch",
     "sessions": "sessions",
     "resume": "resume",

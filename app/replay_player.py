@@ -106,14 +106,18 @@ def source_from_chunks(
 
 
 def load_source(path: str | Path, protocol: str | None = None) -> ReplaySource:
-    """Read a recording file (docs/recording-format.md) as replay input.
+    """Read a recording file (docs/recording-format.md) or a one-response capture (raw
+    SSE, a chunk log, ``FILE#N`` of a HAR: ``app/session/capture.py``) as replay input.
 
     Text modes replay the assistant text the recording's wire carries; native modes
     replay the SSE body, which is what their transducer reads.
     """
-    from frontier.app.session.record import read_recording
+    from frontier.app.session.capture import capture_sources
 
-    return source_from_recording(read_recording(Path(path)), protocol, Path(path).name)
+    found = capture_sources(str(path), protocol=protocol)
+    if len(found) != 1:
+        raise ValueError(f"{path}: holds {len(found)} responses; pick one with FILE#N")
+    return source_from_recording(found[0].recording, protocol, Path(found[0].name).name)
 
 
 def source_from_recording(

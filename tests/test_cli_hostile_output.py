@@ -337,6 +337,15 @@ def test_replay(frontier: Callable[..., Ran], seeded: Seeded) -> None:
     assert no_terminal.code == 2 and SHOWN in no_terminal.err
 
 
+@walks("import")
+def test_import(frontier: Callable[..., Ran], tmp_path: Path) -> None:
+    capture = tmp_path / f"cap{NAME}.sse"
+    capture.write_bytes(b"".join(content_events(f"{PROSE}call c1 read\narg path {H}\nend\n")))
+    wrote = frontier("import", str(capture), "-o", str(tmp_path / f"out{NAME}.jsonl"))
+    assert wrote.code == 0 and SHOWN in wrote.out and "capture: raw SSE" in wrote.err
+    assert frontier("import", f"{capture}{H}").code == 2
+
+
 @walks("undo")
 def test_undo(frontier: Callable[..., Ran], seeded: Seeded) -> None:
     listed = frontier("undo", seeded.sid, "--list")

@@ -53,10 +53,10 @@ async def test_a_burst_of_buffered_events_lets_the_event_loop_run(
     """A scripted stream never suspends (like a socket buffer full after a stall): with a
     slice of 0 s the turn yields between events, so another task (a key) runs mid-reply,
     and the reply is the same."""
-    monkeypatch.setattr(loop_module, "SLICE_SECONDS", 0.0)
     monkeypatch.setattr(loop_module, "RESUMED_SECONDS", float("inf"))
     text = "The parser keeps its flags. " * 8
     loop, _, _, events, log = make_loop([(text_chunks(text), "stop")])
+    loop.slice_seconds = 0.0
     stop = asyncio.Event()
 
     async def other_task() -> None:

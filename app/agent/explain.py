@@ -16,11 +16,12 @@ response, ``SESSION#N`` for one).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from frontier.app.agent.repair import Failure, repair_text
+from frontier.app.agent.wire_story import ServerError, WireStory, wire_story
 from frontier.app.cst.explain import (
     ErrorSite,
     Span,
@@ -29,10 +30,20 @@ from frontier.app.cst.explain import (
     locate_errors,
     text_lines,
 )
+from frontier.app.cst.snapshot import FrameSnapshot
 from frontier.app.model.registry import codec
 from frontier.app.session.explain import StoredResponse, StoredSession, load_session
 from frontier.app.session.record import Recording
 from frontier.app.vocab import is_clean
+
+SERVER_FRAMING = "server_framing"
+"""The kind of an explanation about the server's framing (the wire's own rules broken),
+never a model contract error: nothing is sent to the model for it."""
+
+SERVER_FEEDBACK = (
+    "none: the server broke its wire's own rules, not the model; the runtime tells the "
+    "model nothing about it (the codec reads past such events)"
+)
 
 REPLAY_KEYS = "e jumps to the error, e again inspects it, g there highlights its byte"
 
@@ -80,6 +91,13 @@ class Explanation:
     """``None`` for a recording file (no session to look in)."""
     session: str | None = None
     request_index: int | None = None
+    wire: WireStory | None = None
+    """A native response retold in its wire's events (``None``: a text protocol)."""
+
+    @property
+    def server(self) -> bool:
+        """About the server's framing, not the model's."""
+        return self.site.kind == SERVER_FRAMING
 
     @property
     def recorded_matches(self) -> bool | None:
@@ -108,9 +126,24 @@ def explain_stream(
     order; a native protocol's is the SSE body of ``wire``, default Chat Completions);
     with ``session`` and ``request_index``, also the stored feedback and the next
     attempt."""
-    report = locate_errors(pieces, mode, is_clean(finish_reason), codec(wire))
+    clean = is_clean(finish_reason)
+    report = locate_errors(pieces, mode, clean, codec(wire))
+    story = wire_story(pieces, mode, clean, codec(wire))
+    server = [
+        Explanation(
+            source,
+            mode,
+            finish_reason,
+            _server_site(e, n, story, report),
+            SERVER_FEEDBACK,
+            session=session.session_id if session is not None else None,
+            request_index=request_index,
+            wire=story,
+        )
+        for n, e in enumerate(story.server if story is not None else (), 1)
+    ]
     if not report.errors:
-        return []
+        return server
     first = report.errors[0]
     failure = Failure(
         first.kind, first.message, first.offset, tuple(i for i, _ in first.open_calls)
@@ -136,9 +169,38 @@ def explain_stream(
                 attempt,
                 session.session_id if session is not None else None,
                 request_index,
+                story,
             )
         )
-    return out
+    return server + out
+
+
+def _server_site(
+    error: ServerError, number: int, story: WireStory | None, report: StreamReport
+) -> ErrorSite:
+    """A server framing error as a site: at the byte the stream had reached, with the
+    frame of the model's first error when there is one (else nothing was open)."""
+    count = len(story.server) if story is not None else 1
+    frame = (
+        report.errors[0].frame
+        if report.errors
+        else FrameSnapshot("between events", error.offset, error.offset)
+    )
+    return ErrorSite(
+        kind=SERVER_FRAMING,
+        message=f"server framing error: {error.message}",
+        offset=error.offset,
+        number=number,
+        count=count,
+        at_finish=False,
+        frame=frame,
+        window_start=error.offset,
+        window=b"",
+        size=report.size,
+        call=None,
+        open_calls=(),
+        confirmed=report.calls,
+    )
 
 
 def explain_recording(source: str, rec: Recording) -> list[Explanation]:
@@ -242,6 +304,8 @@ def _next_attempt(site: ErrorSite, nxt: StoredResponse | None) -> NextAttempt:
 # --------------------------------------------------------------------------- the text view
 
 LABEL = 10
+ARGS_SHOWN = 120
+"""Argument bytes of a call quoted in the wire's view."""
 MARK_FRONTIER = "«F»"
 MARK_ERROR = "«E»"
 MARK_END = "«E: end of stream»"
@@ -251,9 +315,10 @@ def format_explanation(exp: Explanation, *, per_row: int = 16) -> str:
     """The explanation as plain text: one ``label  value`` line per field, continuation
     lines indented, no colour (``frontier check --explain``; the TUI copies it too)."""
     site, frame = exp.site, exp.site.frame
-    out = [
-        f"explain {exp.source} error {site.number}/{site.count} {site.kind} at byte {site.offset}"
-    ]
+    what = "server framing error" if exp.server else f"error {site.number}/{site.count} {site.kind}"
+    if exp.server:
+        what += f" {site.number}/{site.count}"
+    out = [f"explain {exp.source} {what} at byte {site.offset}"]
 
     def field(label: str, *lines: str) -> None:
         if not lines:
@@ -261,6 +326,14 @@ def format_explanation(exp: Explanation, *, per_row: int = 16) -> str:
         out.append(f"  {label:<{LABEL}}{lines[0]}".rstrip())
         out.extend(f"  {'':<{LABEL}}{line}".rstrip() for line in lines[1:])
 
+    if exp.server:
+        field("mode", f"{exp.mode} · finish {exp.finish_reason} · wire {_wire_name(exp)}")
+        field("message", site.message)
+        field("whose", "the server's: the wire's own rules were broken (not a model error)")
+        field("feedback", exp.feedback)
+        _wire_fields(exp, field)
+        field("replay", f"{exp.replay_command}   ({REPLAY_KEYS})")
+        return "\n".join(out) + "\n"
     when = "at the end of the stream" if site.at_finish else "by a byte"
     field("mode", f"{exp.mode} · finish {exp.finish_reason} · {site.size:,} bytes · raised {when}")
     field("message", site.message)
@@ -281,6 +354,7 @@ def format_explanation(exp: Explanation, *, per_row: int = 16) -> str:
         field("json", f"{frame.json} · {frame.pending:,} argument bytes held")
     if frame.line:
         field("pending", f"{_quote(frame.line)} (held, undecided)")
+    _wire_fields(exp, field)
     field(
         "hex",
         f"bytes {site.window_start}–{site.window_start + len(site.window)} of {site.size}; "
@@ -293,6 +367,61 @@ def format_explanation(exp: Explanation, *, per_row: int = 16) -> str:
     field("next", next_line(exp))
     field("replay", f"{exp.replay_command}   ({REPLAY_KEYS})")
     return "\n".join(out) + "\n"
+
+
+def _wire_name(exp: Explanation) -> str:
+    return exp.wire.wire if exp.wire is not None else "?"
+
+
+def _wire_fields(exp: Explanation, field: Callable[..., None]) -> None:
+    if exp.wire is None:
+        return
+    field("wire", *wire_lines(exp))
+    field("calls", *wire_call_lines(exp))
+    field("client", *client_lines(exp))
+
+
+def wire_lines(exp: Explanation) -> list[str]:
+    """Where the framing broke, in the wire's events (native protocols)."""
+    story = exp.wire
+    if story is None:
+        return []
+    head = f"{story.wire} · {story.events} SSE event(s)"
+    if exp.server:
+        return [head]
+    return [head, *(story.broke or ("the events alone do not place this error",))]
+
+
+def wire_call_lines(exp: Explanation) -> list[str]:
+    """Each call as parsed so far: the wire's name for it, its argument bytes, whether
+    they were a complete JSON object."""
+    story = exp.wire
+    if story is None:
+        return []
+    lines = []
+    for call in story.calls:
+        state = "complete JSON" if call.json_complete else "not complete JSON"
+        more = len(call.args) > ARGS_SHOWN
+        lines.append(call.label)
+        lines.append(
+            f"  {len(call.args):,} argument bytes, {state}: "
+            + _quote(call.args[:ARGS_SHOWN], more=more)
+        )
+    return lines or ["no tool call"]
+
+
+def client_lines(exp: Explanation) -> list[str]:
+    """What a confirming client would and would not have run, and at which event."""
+    story = exp.wire
+    if story is None:
+        return []
+    lines = list(story.steps)
+    for call in story.calls:
+        if call.ran_at:
+            lines.append(f"ran: {call.id} {call.name} (at {call.ran_at})")
+        else:
+            lines.append(f"held back: {call.id} {call.name}: {call.held}")
+    return lines or ["no call, nothing to run"]
 
 
 def call_line(exp: Explanation) -> str:
@@ -353,6 +482,8 @@ def recorded_lines(exp: Explanation) -> list[str]:
 
 
 def next_line(exp: Explanation) -> str:
+    if exp.server:
+        return "not a model error: no attempt is asked of the model for it"
     attempt = exp.attempt
     if attempt is None:
         return "unknown: a recording file (explain the session that recorded it to see it)"
@@ -428,13 +559,17 @@ def _quote(data: bytes, *, more: bool = False) -> str:
 
 
 __all__ = [
+    "SERVER_FRAMING",
     "Explanation",
     "NextAttempt",
     "Span",
+    "client_lines",
     "explain_recording",
     "explain_session",
     "explain_stored",
     "explain_stream",
     "format_explanation",
     "pick",
+    "wire_call_lines",
+    "wire_lines",
 ]

@@ -248,6 +248,7 @@ class AgentLoop:
         requests: RequestCounter | None = None,
         settle: Callable[[], Awaitable[Mode | None]] | None = None,
         max_calls: int = MAX_CALLS,
+        slice_seconds: float | None = SLICE_SECONDS,
     ) -> None:
         """``compactor``: the context budget (``compactor.py``), ``None`` for none;
         ``prefill``: continuing a CTL response cut by ``length`` (``continuation.py``),
@@ -268,6 +269,9 @@ class AgentLoop:
         self.session_id = session_id
         self.max_turns = max_turns
         self.max_calls = max_calls
+        self.slice_seconds = slice_seconds
+        """``SLICE_SECONDS``, or ``None``: read a burst whole (the demo at full speed, whose
+        recordings must be the same every run: a yield lets a tool finish mid-burst)."""
         self.history: list[Item] = list(history)
         self.instructions = instructions
         """The project's instructions section of the system prompt (``instructions.py``):
@@ -599,13 +603,15 @@ class AgentLoop:
         were already buffered (the read never suspended), so a burst cannot hold it."""
         try:
             sliced = asked = time.perf_counter()
+            budget = self.slice_seconds
             async for item in stream:
                 now = time.perf_counter()
-                if now - asked > RESUMED_SECONDS:
-                    sliced = now  # the read suspended: the loop ran meanwhile
-                elif now - sliced > SLICE_SECONDS:
-                    await asyncio.sleep(0)  # a burst: let keys and paints through
-                    sliced = time.perf_counter()
+                if budget is not None:  # (None: a burst is read whole)
+                    if now - asked > RESUMED_SECONDS:
+                        sliced = now  # the read suspended: the loop ran meanwhile
+                    elif now - sliced > budget:
+                        await asyncio.sleep(0)  # a burst: let keys and paints through
+                        sliced = time.perf_counter()
                 yield item
                 asked = time.perf_counter()
         except ModelError as exc:

@@ -30,7 +30,7 @@ from frontier.app.agent.continuation import Prefill
 from frontier.app.agent.environment import gather_environment, with_environment
 from frontier.app.agent.instructions import NONE as NO_INSTRUCTIONS
 from frontier.app.agent.instructions import load_instructions
-from frontier.app.agent.loop import AgentLoop, Carried, RequestCounter
+from frontier.app.agent.loop import SLICE_SECONDS, AgentLoop, Carried, RequestCounter
 from frontier.app.agent.modes import Mode, get_mode
 from frontier.app.agent.queue import MessageQueue
 from frontier.app.agent.session import AgentSession, EventHub
@@ -497,6 +497,9 @@ def create_runtime(
             requests=requests,
             settle=settle,
             max_calls=config.max_calls,
+            # the demo at full speed is one scripted burst whose story (and the tour's
+            # recording) must be the same every run: read whole, never sliced
+            slice_seconds=None if demo and demo_rate == 0 else SLICE_SECONDS,
         )
         session = AgentSession(
             loop,

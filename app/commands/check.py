@@ -1,4 +1,8 @@
-"""``frontier check RECORDING...``: verify S1–S3 over every byte prefix.
+"""``frontier check SOURCE...``: verify S1–S3 over every byte prefix.
+
+A source is a recording, a capture (raw SSE, HAR, a chunk log; ``-`` for stdin;
+``FILE#N``: ``app/session/capture.py``, what was detected printed first on stderr,
+``--wire``/``--protocol`` override it) or a stored session.
 
 S1: no incomplete call is ever executable; S2: a call executable on a prefix is
 byte-identical to the same call on the whole stream; S3: the number of executable
@@ -34,7 +38,7 @@ from frontier.app.cst.factory import PROTOCOLS
 from frontier.app.cst.props import check_stream
 from frontier.app.frontends.terminal_text import safe_print
 from frontier.app.model.registry import codec
-from frontier.app.session.record import Recording, RecordingError, read_recording
+from frontier.app.session.record import Recording, RecordingError
 
 if TYPE_CHECKING:
     from frontier.app.agent.explain import Explanation
@@ -54,23 +58,37 @@ class SourceError(Exception):
     """A source argument is not a readable recording; the message says what to pass instead."""
 
 
-def load_sources(arg: str) -> list[tuple[str, Recording]]:
+def load_sources(
+    arg: str,
+    *,
+    wire: str | None = None,
+    protocol: str | None = None,
+    detected: list[str] | None = None,
+) -> list[tuple[str, Recording]]:
     """Resolve one command-line source to (name, recording) pairs.
 
-    A recording file gives one; anything else is looked up as a stored session
-    id (or unique prefix), which gives one recording per model response.
+    A file (or ``-``, stdin) is a Frontier recording or a capture (raw SSE, HAR, a
+    chunk log: ``app/session/capture.py``), one pair per response (``FILE#N`` picks
+    one); anything else is looked up as a stored session id (or unique prefix), which
+    gives one recording per model response. ``wire``/``protocol`` override what is
+    detected in a capture; the line saying what was detected is appended to
+    ``detected``.
     """
-    path = Path(arg)
-    if path.is_dir():
+    from frontier.app.session.capture import CaptureError, capture_sources, is_capture_arg
+
+    if Path(arg).is_dir():
         raise SourceError(f"{arg}: is a directory; pass recording files (e.g. {arg}/*.jsonl)")
-    if not path.is_file():
+    if not is_capture_arg(arg):
         return _session_sources(arg)
     try:
-        return [(arg, read_recording(path))]
+        found = capture_sources(arg, wire=wire, protocol=protocol)
     except RecordingError as exc:
         raise SourceError(str(exc)) from exc
-    except OSError as exc:
-        raise SourceError(f"{arg}: cannot read ({exc.strerror})") from exc
+    except CaptureError as exc:
+        raise SourceError(f"{arg}: {exc}") from exc
+    if detected is not None:
+        detected += [f"{s.name}: {s.summary}" for s in found if s.summary]
+    return [(s.name, s.recording) for s in found]
 
 
 def _session_sources(arg: str) -> list[tuple[str, Recording]]:
@@ -96,12 +114,23 @@ def _session_sources(arg: str) -> list[tuple[str, Recording]]:
 
 def main(args: argparse.Namespace) -> int:
     explain = bool(getattr(args, "explain", False))
+    detected: list[str] = []
+    wire, protocol = getattr(args, "wire", None), getattr(args, "protocol", None)
     try:
-        sources = [item for arg in args.sources for item in load_sources(arg)]
-        explained = _explanations(args.sources) if explain else {}
+        if sum(arg.partition("#")[0] == "-" for arg in args.sources) > 1:
+            raise SourceError("stdin (-) can be given once")
+        given = [
+            (arg, load_sources(arg, wire=wire, protocol=protocol, detected=detected))
+            for arg in args.sources
+        ]
+        sources = [item for _, found in given for item in found]
+        explained = _explanations(given) if explain else {}
     except SourceError as exc:
         safe_print(f"frontier check: {exc}", file=sys.stderr)
         return 2
+    for line in detected:  # what was detected is said first
+        safe_print(line, file=sys.stderr)
+    sys.stderr.flush()
     failed = False
     for name, rec in sources:
         if rec.mode not in PROTOCOLS:
@@ -136,16 +165,20 @@ def main(args: argparse.Namespace) -> int:
     return 1 if failed else 0
 
 
-def _explanations(args: list[str]) -> dict[str, list[Explanation]]:
+def _explanations(
+    given: list[tuple[str, list[tuple[str, Recording]]]],
+) -> dict[str, list[Explanation]]:
     """``--explain``: each source's contract errors, by the name its check line prints
-    (a stored session's with the feedback it got and its next attempt)."""
+    (a stored session's with the feedback it got and its next attempt; a file's — a
+    recording or a capture, already read — from its recording alone)."""
     from frontier.app.agent.explain import explain_recording, explain_session
+    from frontier.app.session.capture import is_capture_arg
     from frontier.app.session.store import StoreError
 
     out: dict[str, list[Explanation]] = {}
-    for arg in args:
-        if Path(arg).is_file():
-            found = explain_recording(arg, read_recording(arg))
+    for arg, recordings in given:
+        if is_capture_arg(arg):
+            found = [e for name, rec in recordings for e in explain_recording(name, rec)]
         else:
             try:
                 found = explain_session(arg)

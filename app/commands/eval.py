@@ -20,11 +20,14 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from frontier.app.evaluation.counts import CountsReport
 from frontier.app.evaluation.framings import FramingsReport
 from frontier.app.frontends.terminal_text import dumps, safe_print
+
+if TYPE_CHECKING:
+    from frontier.app.evaluation.workload import WorkCall
 
 FRAMINGS_ONLY = ("calls", "session", "framings", "cuts", "every_byte", "chunk", "token")
 
@@ -74,6 +77,9 @@ def _framings_report(args: argparse.Namespace) -> FramingsReport:
         if args.calls:
             calls = workload.load_calls(args.calls)
             source = f"{args.calls}: "
+        elif args.session and _is_file_source(args.session):
+            calls = _capture_calls(args.session)
+            source = f"{args.session}: "
         elif args.session:
             calls = workload.session_calls(args.session)
             source = f"session {args.session}: "
@@ -96,6 +102,35 @@ def _framings_report(args: argparse.Namespace) -> FramingsReport:
         )
     except RenderError as exc:
         raise SourceProblem(str(exc)) from exc
+
+
+def _is_file_source(arg: str) -> bool:
+    from frontier.app.session.capture import is_capture_arg
+
+    return is_capture_arg(arg)
+
+
+def _capture_calls(arg: str) -> tuple[WorkCall, ...]:
+    """``--session FILE``: the calls a recording or a capture's responses make, each
+    read in its (detected) protocol, oldest first — a real model's calls as the workload."""
+    from frontier.app.commands.check import SourceError, load_sources
+    from frontier.app.cst.base import calls_of
+    from frontier.app.cst.factory import make_transducer
+    from frontier.app.evaluation.workload import WorkCall, WorkloadError
+    from frontier.app.model.registry import codec
+
+    try:
+        found = load_sources(arg)
+    except SourceError as exc:
+        raise WorkloadError(str(exc)) from exc
+    calls: list[WorkCall] = []
+    for _, rec in found:
+        t = make_transducer(rec.mode, wire=codec(rec.wire))
+        events = [*t.feed(rec.transducer_input()), *t.finish(rec.clean)]
+        calls += [WorkCall(c.name, c.json_args()) for c in calls_of(events)]
+    if not calls:
+        raise WorkloadError(f"{arg}: its responses make no tool call")
+    return tuple(calls)
 
 
 def _counts_report(args: argparse.Namespace) -> CountsReport:

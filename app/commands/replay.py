@@ -1,6 +1,8 @@
-"""``frontier replay RECORDING|SESSION[#N]`` — recorded responses through the same panes.
+"""``frontier replay SOURCE`` — recorded responses through the same panes.
 
-A recording file or ``SESSION#N`` is one response; ``SESSION`` plays every
+A recording file, a capture (raw SSE, HAR, a chunk log; ``-`` for stdin; ``FILE#N``:
+``app/session/capture.py``, what was detected printed first on stderr) or
+``SESSION#N`` is one response; ``SESSION`` plays every
 response of the stored session in order (a ``PlaylistPlayer``). The TUI by
 default (space pause, +/- speed, . byte, , line, n event, e error);
 ``--headless`` prints the events as text, or as JSON lines with ``--json``
@@ -40,35 +42,41 @@ from frontier.app.replay_player import (
     source_from_recording,
 )
 from frontier.app.secrets import Scrubber
-from frontier.app.session.record import read_recording, scrub_recording
+from frontier.app.session.record import scrub_recording
 
 
 class ReplaySourceError(Exception):
     """The replay source could not be resolved; the message says what to do."""
 
 
-def load_replay(arg: str, protocol: str | None = None) -> list[ReplaySource]:
-    """Resolve ``RECORDING|SESSION|SESSION#N`` to replay sources, oldest response first,
-    with known secrets masked in place. ``protocol`` ``None`` or ``auto``: each response
-    in the protocol it was streamed in."""
+def load_replay(
+    arg: str,
+    protocol: str | None = None,
+    *,
+    wire: str | None = None,
+    detected: list[str] | None = None,
+) -> list[ReplaySource]:
+    """Resolve ``RECORDING|CAPTURE|-|SESSION|SESSION#N`` to replay sources, oldest
+    response first, with known secrets masked in place. ``protocol`` ``None`` or
+    ``auto``: each response in the protocol it was streamed in (a capture's: detected,
+    ``app/session/capture.py``). What was detected in a capture is appended to
+    ``detected``."""
     from frontier.app.commands.check import SourceError, load_sources
+    from frontier.app.session.capture import is_capture_arg
 
     if protocol == "auto":
         protocol = None
     scrubber = Scrubber.from_env()
-    path = Path(arg)
-    if path.is_file():
-        try:
-            rec = scrub_recording(read_recording(path), scrubber)
-            return [source_from_recording(rec, protocol, path.name)]
-        except (OSError, ValueError, KeyError) as exc:
-            raise ReplaySourceError(f"{arg}: cannot read the recording: {exc}") from exc
     try:
-        found = load_sources(arg)
+        found = load_sources(arg, wire=wire, protocol=protocol, detected=detected)
     except SourceError as exc:
+        if is_capture_arg(arg):
+            raise ReplaySourceError(f"cannot read the recording: {exc}") from exc
         raise ReplaySourceError(
             f"{exc} (recordings are .jsonl files; `frontier sessions` lists stored sessions)"
         ) from exc
+    if is_capture_arg(arg):  # a file's responses are named by the file, not its folder
+        found = [(Path(name).name, rec) for name, rec in found]
     return [
         source_from_recording(scrub_recording(rec, scrubber), protocol, name) for name, rec in found
     ]
@@ -84,10 +92,18 @@ def make_player(sources: list[ReplaySource], name: str = "") -> ReplayPlayer | P
 def main(args: argparse.Namespace) -> int:
     try:
         speed = parse_speed(str(getattr(args, "speed", "1")))
-        sources = load_replay(args.source, getattr(args, "protocol", None))
+        detected: list[str] = []
+        sources = load_replay(
+            args.source,
+            getattr(args, "protocol", None),
+            wire=getattr(args, "wire", None),
+            detected=detected,
+        )
     except (ReplaySourceError, ValueError) as exc:
         safe_print(f"frontier replay: {exc}", file=sys.stderr)
         return 2
+    for line in detected:  # what was detected is said first (stderr: --json stays clean)
+        safe_print(line, file=sys.stderr)
     warning = protocol_warning(sources)
     if getattr(args, "headless", False):
         if warning is not None:  # stderr: --json keeps stdout one event per line
@@ -117,7 +133,7 @@ def main(args: argparse.Namespace) -> int:
     config = config_from_args(args)
     if config is None:
         return 2
-    app = FrontierApp(config, player=player, speed=speed)
+    app = FrontierApp(config, player=player, speed=speed, detected=detected)
     return int(app.run() or 0)
 
 

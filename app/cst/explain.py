@@ -44,9 +44,10 @@ from frontier.app.events import (
 )
 from frontier.app.vocab import NATIVE_MODES
 
-_NAMED = re.compile(r"call (\S+) \(([^)]*)\)[:;,]")
+NAMED_CALL = re.compile(r"call (\S+) \(([^)]*)\)[:;,]")
 """How an error message names the call it is about: ``call c1 (write): …`` (CTL,
 XML truncation) and ``call call_a (read), index 0: …`` (native)."""
+_NAMED = NAMED_CALL
 
 WINDOW_BEFORE = 96
 """Bytes of the stream kept before an error's offset (six hex rows)."""

@@ -21,7 +21,7 @@ from __future__ import annotations
 import gc
 import os
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
@@ -174,6 +174,7 @@ class FrontierApp(App[int]):
         welcome: bool | None = None,
         speed: float | None = 1.0,
         paused: bool = False,
+        detected: Sequence[str] = (),
         clock: Callable[[], float] = time.monotonic,
         token_rate: float | None = None,
         remember_theme: bool = True,
@@ -195,7 +196,9 @@ class FrontierApp(App[int]):
         self.live: LiveController | None = None
         """Set in every other mode (live, demo, resume, welcome)."""
         if player is not None:
-            self.replay = ReplayController(self, player, speed=speed, paused=paused)
+            self.replay = ReplayController(
+                self, player, speed=speed, paused=paused, detected=detected
+            )
         else:
             self.live = LiveController(
                 self,

@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections import deque
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Literal
 
 from frontier.app.agent.explain import Explanation, explain_stored, explain_stream, pick
@@ -46,8 +47,11 @@ class ReplayController:
         *,
         speed: float | None = 1.0,
         paused: bool = False,
+        detected: Sequence[str] = (),
     ) -> None:
         self.app = app
+        self.detected = tuple(detected)
+        """What was detected in a capture (kind, wire, protocol), said first (issue 25)."""
         self.player = player
         self.speed = speed
         """Times real time; ``None`` is "max" (as fast as the event loop allows)."""
@@ -68,6 +72,8 @@ class ReplayController:
         """Say what is replayed (and, loudly, what a re-framed replay cannot show); with
         ``autostart``, start playing it."""
         player = self.player
+        for line in self.detected:  # a capture: what was read, before what plays
+            self.app.state.note(line)
         self.app.state.note(player.summary())
         sources = player.sources if isinstance(player, PlaylistPlayer) else (player.source,)
         warning = protocol_warning(sources)

@@ -36,11 +36,14 @@ from frontier.app.agent.explain import (
     Explanation,
     arg_lines,
     call_line,
+    client_lines,
     format_explanation,
     length_line,
     next_line,
     printable,
     recorded_lines,
+    wire_call_lines,
+    wire_lines,
 )
 from frontier.app.cst.explain import hex_rows, text_lines
 from frontier.widgets.display import display_preview
@@ -177,6 +180,12 @@ class InspectorScreen(ModalScreen["InspectorAction | None"]):
             rows.append(("json", f"{frame.json} · {frame.pending:,} argument bytes held"))
         if frame.line:
             rows.append(("pending", f"'{printable(frame.line)}'  (held, undecided)"))
+        for name, lines in (  # a native stream in its wire's events (the server's, too)
+            ("wire", wire_lines(exp)),
+            ("calls", wire_call_lines(exp)),
+            ("client", client_lines(exp)),
+        ):
+            rows += [(name if i == 0 else "", line) for i, line in enumerate(lines)]
         self.query_one("#inspector-frame", Static).update(
             self._table("Frame as parsed so far", rows)
         )

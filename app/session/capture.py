@@ -1,0 +1,368 @@
+"""Captures as sources: what kind a file is, which wire and protocol it speaks, and the
+``Recording`` each of its responses becomes (issue 25, ``docs/captures.md``).
+
+``check``, ``replay``, ``eval`` and ``import`` read any capture through
+:func:`capture_sources`, so a ``curl -N`` body, a HAR file or a chunk log is checked
+and replayed exactly as a recording Frontier made itself. The kind is detected from
+the bytes, never the file name; the wire from the events (or the endpoint path); the
+protocol from what the request offered, else the stream's own look. Every guess is
+said (:attr:`CaptureSource.summary`), and ``--wire`` / ``--protocol`` override it.
+
+A capture is untrusted input: the file is capped (:data:`MAX_CAPTURE`), lines and
+events are capped, JSON depth is bounded, and no header of any kind reaches a
+``Recording``: provenance is the capture's kind, entry, endpoint path and what was
+detected how.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+import sys
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from frontier.app.model import registry
+from frontier.app.model.stream import CallStart, End, Finish, ServerError, text_of
+from frontier.app.session.capture_raw import CaptureKind, RawResponse
+from frontier.app.session.capture_sse import CaptureError, EmptyCapture, sse_response
+from frontier.app.session.record import FORMAT, Recording, RecordingError, parse_recording
+from frontier.app.vocab import DEFAULT_MODE, PROTOCOLS, WIRES
+from frontier.app.wire import safejson
+
+MAX_CAPTURE = 64 << 20
+"""Bytes a capture file (or stdin) may have: refused beyond, naming the cap."""
+DEFAULT_RATE = 50.0
+"""Events per second a capture without timing is paced at (``import --rate``)."""
+KIND_NAMES: dict[str, str] = {
+    "sse": "raw SSE",
+    "har": "HAR",
+    "jsonl": "JSON-lines chunk log",
+    "recording": "Frontier recording",
+    "session": "stored session",
+}
+ENDPOINTS = {
+    "chat/completions": "openai-chat",
+    "responses": "openai-responses",
+    "messages": "anthropic-messages",
+}
+"""The URL path's last segments that name a wire (``/v1/chat/completions`` …)."""
+ANTHROPIC_TYPES = frozenset(
+    {
+        "message_start",
+        "content_block_start",
+        "content_block_delta",
+        "content_block_stop",
+        "message_delta",
+        "message_stop",
+    }
+)
+NATIVE_SIGN = {
+    "openai-chat": "a tool_calls delta",
+    "openai-responses": "a function_call item",
+    "anthropic-messages": "a tool_use block",
+}
+_CTL_CALL = re.compile(rb"^call \S+ \S+", re.MULTILINE)
+_XML_CALL = re.compile(rb"<call[\s>]")
+_HAR_START = re.compile(rb'\{\s*"log"\s*:')
+
+
+@dataclass(frozen=True)
+class CaptureSource:
+    """One response of a capture, ready for ``check`` / ``replay``: its name (``FILE``,
+    or ``FILE#N`` when the file holds several), its recording, and the line that says
+    what was detected (printed first)."""
+
+    name: str
+    recording: Recording
+    summary: str
+
+
+def read_capture_bytes(arg: str) -> bytes:
+    """The bytes of ``arg`` (a path, or ``-`` for stdin), refused past :data:`MAX_CAPTURE`."""
+    try:
+        if arg == "-":
+            data = sys.stdin.buffer.read(MAX_CAPTURE + 1)
+        else:
+            with open(arg, "rb") as f:
+                data = f.read(MAX_CAPTURE + 1)
+    except OSError as exc:
+        raise CaptureError(f"cannot read ({exc.strerror})") from exc
+    except ValueError as exc:  # a NUL in the name
+        raise CaptureError("cannot read (not a file name)") from exc
+    if len(data) > MAX_CAPTURE:
+        raise CaptureError(
+            f"over {_size(MAX_CAPTURE)}, the cap for a capture; cut it to the response you "
+            "want to check"
+        )
+    return data
+
+
+def _size(n: int) -> str:
+    return f"{n >> 20} MiB" if n >= 1 << 20 else f"{n:,} bytes"
+
+
+def split_pick(arg: str) -> tuple[str, int | None]:
+    """``FILE#N`` → (``FILE``, N), only when ``arg`` itself is not an existing file and
+    ``FILE`` is (a session's ``SESSION#N`` stays whole)."""
+    if arg == "-" or Path(arg).is_file() or "#" not in arg:
+        return arg, None
+    path, _, index = arg.rpartition("#")
+    if (path == "-" or Path(path).is_file()) and index.isdigit():
+        return path, int(index)
+    return arg, None
+
+
+def is_capture_arg(arg: str) -> bool:
+    """Whether ``arg`` names bytes to read (a file, ``-``, ``FILE#N``) rather than a
+    stored session."""
+    path, _ = split_pick(arg)
+    return path == "-" or Path(path).is_file()
+
+
+def detect_kind(data: bytes) -> CaptureKind:
+    """What a capture is, from its content (never its name)."""
+    text = data[3:] if data.startswith(b"\xef\xbb\xbf") else data
+    text = text.lstrip()
+    if text.startswith(b"{"):
+        first = text.split(b"\n", 1)[0]
+        obj = _json(first)
+        if isinstance(obj, dict):
+            if obj.get("format") == FORMAT:
+                return "recording"
+            if isinstance(obj.get("log"), dict):
+                return "har"
+            return "jsonl"
+        if _HAR_START.match(text):  # HAR 1.2's one top-level key; the HAR reader parses
+            return "har"
+        return "jsonl"  # a torn or bad first line: the reader names it
+    for line in text.splitlines()[:64]:
+        if line.startswith((b"data:", b"event:", b":", b"id:", b"retry:")):
+            return "sse"
+    raise CaptureError(
+        "not a capture Frontier reads: expected a raw SSE body (data: lines), a HAR file, "
+        "a JSON-lines chunk log or a Frontier recording"
+    )
+
+
+def _json(data: bytes) -> Any:
+    try:
+        return safejson.loads(data.decode("utf-8", "replace"), max_depth=safejson.ENVELOPE_DEPTH)
+    except ValueError:
+        return None
+
+
+def raw_responses(data: bytes, kind: CaptureKind, pick: int | None = None) -> list[RawResponse]:
+    """Every streamed response of a capture of ``kind`` (a HAR may hold several)."""
+    if kind == "sse":
+        return [sse_response(data)]
+    if kind == "jsonl":
+        from frontier.app.session.capture_jsonl import jsonl_response
+
+        return [jsonl_response(data)]
+    if kind == "har":
+        try:
+            from frontier.app.session.capture_har import har_responses
+        except ImportError as exc:
+            raise CaptureError("HAR support is not available in this Frontier") from exc
+        return har_responses(data, pick)
+    raise CaptureError(f"a {KIND_NAMES.get(kind, kind)} is not a capture")
+
+
+def detect_wire(raw: RawResponse) -> tuple[str, str]:
+    """(wire, how it was told) from the events' shapes, else the endpoint path."""
+    for ev in raw.events[:256]:
+        if ev.event in ANTHROPIC_TYPES:
+            return "anthropic-messages", "event names"
+        if ev.event and ev.event.startswith("response."):
+            return "openai-responses", "event names"
+        obj = _json(ev.data.encode()) if ev.data.lstrip().startswith("{") else None
+        if not isinstance(obj, dict):
+            continue
+        kind = obj.get("type")
+        if isinstance(kind, str) and kind.startswith("response."):
+            return "openai-responses", "event types"
+        if kind in ANTHROPIC_TYPES:
+            return "anthropic-messages", "event types"
+        if kind == "error" and isinstance(obj.get("error"), dict):
+            return "anthropic-messages", "its error event's shape"  # Responses': flat
+        if "choices" in obj or str(obj.get("object", "")).startswith("chat.completion"):
+            return "openai-chat", "choices chunks"
+    if raw.endpoint:
+        for tail, wire in ENDPOINTS.items():
+            if raw.endpoint.rstrip("/").endswith(tail):
+                return wire, f"endpoint {raw.endpoint}"
+    raise CaptureError("cannot tell which wire it was spoken on; pass --wire")
+
+
+@dataclass(frozen=True)
+class _Read:
+    """What one pass of the wire's decoder over the events found."""
+
+    finish: str
+    native: bool
+    text: bytes
+
+
+def _decode(raw: RawResponse, wire: str) -> _Read:
+    decoder = registry.codec(wire).decoder()
+    finish: str | None = None
+    ended = native = False
+    text: list[str] = []
+    for ev in raw.events:
+        deltas = decoder.feed(ev.event or "message", ev.data)
+        text.append(text_of(deltas))
+        for d in deltas:
+            if isinstance(d, Finish):
+                finish = d.reason
+            elif isinstance(d, ServerError):
+                finish = "error"
+            elif isinstance(d, CallStart):
+                native = True
+            elif isinstance(d, End):
+                ended = True
+    if finish is None:
+        finish = "stop" if ended and not raw.torn else "disconnect"
+    return _Read(finish, native, "".join(text).encode("utf-8", "replace"))
+
+
+def detect_protocol(raw: RawResponse, wire: str, read: _Read) -> tuple[str, str]:
+    """(protocol, why): what the request offered, else a native stream's tool calls,
+    else the text protocols' own markers, else the default text mode."""
+    request = raw.request
+    if isinstance(request, dict) and request.get("tools"):
+        return "native-inc", "the request offered tools"
+    if read.native:
+        return "native-inc", NATIVE_SIGN.get(wire, "native tool calls")
+    ctl, xml = _CTL_CALL.search(read.text), _XML_CALL.search(read.text)
+    if ctl and (not xml or ctl.start() < xml.start()):
+        return "ctl-heredoc", "a `call ID NAME` line"
+    if xml:
+        return "xml", "a <call> tag"
+    why = "no call in the text" if request is None else "the request offered no tools"
+    return DEFAULT_MODE, f"{why}: the default text mode"
+
+
+def to_recording(
+    raw: RawResponse,
+    *,
+    wire: str | None = None,
+    protocol: str | None = None,
+    rate: float = DEFAULT_RATE,
+) -> tuple[Recording, str]:
+    """One response as a ``Recording`` with provenance in ``meta``, and the line saying
+    what was detected. Events without a time are paced ``1/rate`` seconds apart."""
+    if wire is not None and wire not in WIRES:
+        raise CaptureError(f"unknown wire {wire!r}; choose one of {', '.join(WIRES)}")
+    if protocol is not None and protocol not in PROTOCOLS:
+        raise CaptureError(f"unknown protocol {protocol!r}; choose one of {', '.join(PROTOCOLS)}")
+    wire_how = "--wire"
+    if wire is None:
+        wire, wire_how = detect_wire(raw)
+    read = _decode(raw, wire)
+    proto_how = "--protocol"
+    if protocol is None:
+        protocol, proto_how = detect_protocol(raw, wire, read)
+    timed = any(ev.t is not None for ev in raw.events)
+    step = 1.0 / rate if rate > 0 else 0.0
+    events: list[tuple[float, str]] = []
+    last = 0.0
+    for i, ev in enumerate(raw.events):
+        t = (ev.t if ev.t is not None else last) if timed else round(i * step, 6)
+        last = max(last, t)
+        events.append((last, ev.data))
+    meta: dict[str, Any] = {
+        "source": raw.kind,
+        "entry": raw.entry,
+        "endpoint": raw.endpoint,
+        "protocol": protocol,
+        "detected": {"wire": wire_how, "protocol": proto_how},
+        "timing": "capture" if timed else f"paced {rate:g} events/s",
+    }
+    if raw.torn:
+        meta["torn"] = True
+    if raw.notes:
+        meta["notes"] = list(raw.notes)
+    rec = Recording(
+        mode=protocol,
+        model=raw.model,
+        created="",
+        events=tuple(events),
+        finish_reason=read.finish,
+        end_t=last if read.finish != "disconnect" else None,
+        meta=meta,
+        wire=wire,
+    )
+    entry = f" #{raw.entry}" if raw.entry is not None else ""
+    summary = (
+        f"capture: {KIND_NAMES[raw.kind]}{entry} · {wire} (from {wire_how}) · {protocol} "
+        f"({proto_how}) · {len(events)} events · finish {read.finish}"
+    )
+    if raw.notes:
+        summary += " · " + "; ".join(raw.notes)
+    return rec, summary
+
+
+def capture_sources(
+    arg: str,
+    *,
+    wire: str | None = None,
+    protocol: str | None = None,
+    rate: float = DEFAULT_RATE,
+) -> list[CaptureSource]:
+    """Every response ``arg`` (a path, ``-``, or ``FILE#N``) holds, as check and replay
+    read it. A Frontier recording reads as before (no summary line; ``--protocol``
+    re-frames it only where the caller does so)."""
+    path, pick = split_pick(arg)
+    data = read_capture_bytes(path)
+    name = "<stdin>" if path == "-" else path
+    kind = detect_kind(data)
+    if kind == "recording":
+        if pick is not None:
+            raise CaptureError(f"a recording holds one response; drop #{pick}")
+        try:  # read as a text file is read (``read_recording``): only line ends split
+            rec = parse_recording(io.TextIOWrapper(io.BytesIO(data), encoding="utf-8"), name)
+        except UnicodeDecodeError as exc:
+            raise CaptureError(f"not UTF-8 text at byte {exc.start}") from exc
+        return [CaptureSource(name, rec, "")]
+    try:
+        found = raw_responses(data, kind, pick)
+    except EmptyCapture as exc:
+        if kind != "jsonl":
+            raise
+        raise RecordingError(
+            f'{name}:1: not a frontier recording (first line must have "format": "{FORMAT}") '
+            f"nor a chunk log ({exc})"
+        ) from exc
+    if pick is not None and kind != "har" and pick != 1:
+        raise CaptureError(f"it holds one response; #{pick} does not exist")
+    if not found:
+        raise CaptureError(f"no streamed response in this {KIND_NAMES[kind]}")
+    out: list[CaptureSource] = []
+    for i, raw in enumerate(found, 1):
+        label = name if len(found) == 1 and pick is None else f"{name}#{raw.entry or i}"
+        rec, summary = to_recording(raw, wire=wire, protocol=protocol, rate=rate)
+        out.append(CaptureSource(label, rec, summary))
+    return out
+
+
+def summaries(sources: Iterable[CaptureSource]) -> list[str]:
+    """The non-empty detection lines of ``sources``, each named."""
+    return [f"{s.name}: {s.summary}" for s in sources if s.summary]
+
+
+__all__ = [
+    "CaptureError",
+    "CaptureSource",
+    "RecordingError",
+    "capture_sources",
+    "detect_kind",
+    "detect_protocol",
+    "detect_wire",
+    "is_capture_arg",
+    "read_capture_bytes",
+    "split_pick",
+    "to_recording",
+]

@@ -1,0 +1,262 @@
+"""A HAR file (HAR 1.2, as Chromium, Firefox, mitmproxy and Charles save it) as capture
+responses (issue 25).
+
+Every entry whose response is ``text/event-stream`` to a known endpoint path (one ending in
+``/chat/completions``, ``/responses`` or ``/messages``, whatever the prefix) is one
+:class:`RawResponse`. What is kept of an entry: the URL's *path*, the request body (it says
+which tools and which protocol were offered) and the response body's SSE events. Headers,
+cookies, the host and the query string are never kept: the only header read is
+``Content-Type``, and only to decide whether the entry is a stream (a HAR's headers hold
+``Authorization`` and ``x-api-key``, and its query strings ``?key=``).
+
+A HAR is untrusted input: its size, its JSON nesting and its entry count are bounded, every
+step is linear in its size, and a file that is not a HAR gives one :class:`HarError`
+(``not a HAR file: ...``) whose text never quotes the file. See ``docs/captures-har.md``.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+import math
+from collections.abc import Mapping
+from typing import Any
+from urllib.parse import urlsplit
+
+from frontier.app.session.capture_raw import RawEvent, RawResponse
+from frontier.app.session.capture_sse import CaptureError
+from frontier.app.wire import safejson
+from frontier.app.wire.sse import SSEDecoder
+
+MAX_HAR_BYTES = 128 << 20
+"""The largest HAR read: a day of devtools traffic with bodies embedded fits; a bigger
+file is refused before it is parsed."""
+MAX_ENTRIES = 10_000
+"""Entries read; the rest are left out (with a note on each response)."""
+HAR_DEPTH = 200
+"""JSON nesting a HAR may have: a HAR is ~6 levels deep, but Chromium's ``_initiator``
+keeps async stacks as a chain of ``parent`` objects (two levels each). Far below the
+~1,000 levels where ``json.loads`` would exhaust the stack."""
+MAX_REQUEST_CHARS = 16 << 20
+"""A request body larger than this is not parsed (the stream is still read)."""
+MAX_PATH = 4096
+"""A URL longer than this is no model endpoint; the entry is skipped."""
+MAX_MODEL = 200
+ENDPOINTS = ("/chat/completions", "/responses", "/messages")
+"""The paths (suffixes) of the three wires; ``/v1``, ``/openai/v1``... may precede them."""
+_STREAM = "text/event-stream"
+
+
+class HarError(CaptureError):
+    """The file is not a HAR, is too large, or ``#N`` names no streamed entry (a
+    :class:`CaptureError`, so every command reports it as it reports any capture's). The
+    message never quotes the file (it could hold a key)."""
+
+
+def har_responses(data: bytes, entry: int | None = None) -> list[RawResponse]:
+    """Each streamed response of the HAR in ``data``, in file order; ``entry`` (1-based,
+    among all the HAR's entries): only that one.
+
+    Raises :class:`HarError` when ``data`` is not a HAR, when no entry is a stream to a
+    known endpoint, or when ``entry`` is not one of those that are.
+    """
+    entries = _entries(data)
+    notes: tuple[str, ...] = ()
+    if len(entries) > MAX_ENTRIES:
+        notes = (f"the HAR has {len(entries)} entries; only the first {MAX_ENTRIES} were read",)
+        entries = entries[:MAX_ENTRIES]
+    streamed = [i for i, e in enumerate(entries, 1) if _endpoint(e) is not None]
+    if not streamed:
+        raise HarError(
+            f"no entry of this HAR ({len(entries)} read) is a {_STREAM} response to "
+            + ", ".join(ENDPOINTS)
+        )
+    if entry is not None:
+        if entry not in streamed:
+            raise HarError(
+                f"entry #{entry} is not a streamed model response; the HAR's are "
+                + _numbers(streamed)
+            )
+        streamed = [entry]
+    return [_response(entries[i - 1], i, notes) for i in streamed]
+
+
+def _numbers(entries: list[int]) -> str:
+    shown = ", ".join(f"#{i}" for i in entries[:20])
+    return shown + (f" and {len(entries) - 20} more" if len(entries) > 20 else "")
+
+
+def _entries(data: bytes) -> list[Any]:
+    if len(data) > MAX_HAR_BYTES:
+        raise HarError(
+            f"not a HAR file: {len(data)} bytes; at most {MAX_HAR_BYTES >> 20} MiB are read"
+        )
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise HarError(f"not a HAR file: not UTF-8 text (byte {exc.start})") from None
+    try:
+        doc = safejson.loads(text, max_depth=HAR_DEPTH, max_chars=MAX_HAR_BYTES)
+    except safejson.JsonLimitError as exc:
+        raise HarError(f"not a HAR file: {exc}") from None
+    except json.JSONDecodeError as exc:
+        # The message names a position, never the text there.
+        raise HarError(f"not a HAR file: not JSON ({exc.msg} at line {exc.lineno})") from None
+    log = doc.get("log") if isinstance(doc, dict) else None
+    entries = log.get("entries") if isinstance(log, dict) else None
+    if not isinstance(entries, list):
+        raise HarError("not a HAR file: it has no log.entries list")
+    return entries
+
+
+def _get(obj: Any, *keys: str) -> Any:
+    """``obj[k1][k2]...`` through dicts only, else ``None`` (a HAR's fields are all
+    optional in practice)."""
+    for key in keys:
+        if not isinstance(obj, dict):
+            return None
+        obj = obj.get(key)
+    return obj
+
+
+def _endpoint(entry: Any) -> str | None:
+    """The URL path of a streamed entry to a known endpoint, else ``None``."""
+    url = _get(entry, "request", "url")
+    if not isinstance(url, str) or len(url) > MAX_PATH or not _is_stream(entry):
+        return None
+    try:
+        path = urlsplit(url).path
+    except ValueError:
+        return None
+    return path if path.rstrip("/").endswith(ENDPOINTS) else None
+
+
+def _is_stream(entry: Any) -> bool:
+    """By ``response.content.mimeType``, else by the ``Content-Type`` header's value (no
+    other header is looked at, and nothing of it is kept)."""
+    mime = _get(entry, "response", "content", "mimeType")
+    if isinstance(mime, str) and _STREAM in mime.lower():
+        return True
+    headers = _get(entry, "response", "headers")
+    for header in headers if isinstance(headers, list) else ():
+        name = _get(header, "name")
+        if isinstance(name, str) and name.lower() == "content-type":
+            value = _get(header, "value")
+            if isinstance(value, str) and _STREAM in value.lower():
+                return True
+    return False
+
+
+def _response(entry: Mapping[str, Any], index: int, notes: tuple[str, ...]) -> RawResponse:
+    said = list(notes)
+    body = _body(entry, said)
+    events, torn = _events(body, said)
+    request = _request(entry, said)
+    model = request.get("model") if request else None
+    return RawResponse(
+        kind="har",
+        events=tuple(_time(entry, events)),
+        entry=index,
+        endpoint=_endpoint(entry),
+        request=request,
+        model=model[:MAX_MODEL] if isinstance(model, str) else "",
+        torn=torn,
+        notes=tuple(said),
+    )
+
+
+def _body(entry: Mapping[str, Any], notes: list[str]) -> bytes:
+    content = _get(entry, "response", "content")
+    text = _get(content, "text")
+    if not isinstance(text, str) or not text:
+        notes.append(
+            "the HAR holds no body for this response (Chromium may not keep an event "
+            "stream's body; save the HAR after the stream has ended)"
+        )
+        return b""
+    encoding = _get(content, "encoding")
+    if isinstance(encoding, str) and encoding.lower() == "base64":
+        try:
+            body = base64.b64decode(text, validate=False)
+        except (binascii.Error, ValueError):
+            notes.append("the response body's base64 does not decode; it was not read")
+            return b""
+    else:
+        body = text.encode("utf-8", "surrogatepass")
+    size = _get(content, "size")
+    if isinstance(size, int) and not isinstance(size, bool) and size > len(body):
+        notes.append(
+            f"the HAR holds {len(body)} of the body's {size} bytes (truncated by the tool "
+            "that saved it)"
+        )
+    return body
+
+
+def _events(body: bytes, notes: list[str]) -> tuple[list[RawEvent], bool]:
+    """The body's events, and whether it ended inside one (that event is dropped)."""
+    decoder = SSEDecoder()
+    pairs = decoder.feed_events(body)
+    if decoder.too_long:
+        notes.append("an event of the body is over the size limit; reading stopped there")
+        torn = False
+    else:
+        # Ending the body with a blank line dispatches an event left open: it was torn.
+        torn = bool(decoder.feed_events(b"\n\n"))
+        if torn:
+            notes.append("the body ends inside an event; that event was dropped")
+    # The decoder names an unnamed event ``message``, as the spec does; Chat Completions
+    # sends no names, so ``message`` is read as none.
+    events = [RawEvent(data=d, event=None if e == "message" else e) for e, d in pairs]
+    return events, torn
+
+
+def _request(entry: Mapping[str, Any], notes: list[str]) -> dict[str, Any] | None:
+    text = _get(entry, "request", "postData", "text")
+    if not isinstance(text, str) or not text:
+        return None
+    try:
+        obj = safejson.loads(text, max_depth=safejson.ENVELOPE_DEPTH, max_chars=MAX_REQUEST_CHARS)
+    except safejson.JsonLimitError as exc:
+        notes.append(f"the request body was not read: {exc}")
+        return None
+    except json.JSONDecodeError:
+        notes.append("the request body is not JSON; it was not read")
+        return None
+    if not isinstance(obj, dict):
+        notes.append("the request body is not a JSON object; it was not read")
+        return None
+    return obj
+
+
+def _ms(value: Any) -> float | None:
+    """A HAR time in ms as a number, ``None`` when absent or -1 ("does not apply")."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    value = float(value)
+    return value if math.isfinite(value) and value >= 0 else None
+
+
+def _time(entry: Mapping[str, Any], events: list[RawEvent]) -> list[RawEvent]:
+    """Events with ``t`` (seconds since the request was sent): a HAR has no per-event
+    times, only when the first byte came (``blocked + dns + connect + send + wait``) and
+    how long the body took (``receive``), so the events are spread evenly over
+    ``receive``: the first at the first byte, the last at the end. No usable timings:
+    ``t`` stays ``None``."""
+    timings = _get(entry, "timings")
+    wait = _ms(_get(timings, "wait"))
+    receive = _ms(_get(timings, "receive"))
+    if wait is None or receive is None or not events:
+        return events
+    # ``ssl`` is part of ``connect`` (HAR 1.2), so it is not added again.
+    start = sum(_ms(_get(timings, k)) or 0.0 for k in ("blocked", "dns", "connect", "send"))
+    first = start + wait
+    last = len(events) - 1
+    return [
+        RawEvent(
+            data=e.data,
+            event=e.event,
+            t=round((first + (receive * i / last if last else 0.0)) / 1000, 6),
+        )
+        for i, e in enumerate(events)
+    ]

@@ -1,0 +1,49 @@
+"""One model response as a capture holds it, before Frontier reads it (issue 25).
+
+Every capture reader (a ``curl -N`` SSE body, a HAR file, a JSON-lines chunk log)
+produces :class:`RawResponse` values; one place (``capture.py``) detects the wire and
+the protocol and turns each into a ``Recording``, so ``check``, ``replay``, the
+inspector and ``eval`` read a capture exactly as they read Frontier's own recordings.
+
+A capture is untrusted input: readers bound sizes and depth and never keep a request
+or response header — only the request *body* (which tools and which protocol were
+offered) and the response's SSE events.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+CaptureKind = Literal["sse", "har", "jsonl", "recording", "session"]
+
+
+@dataclass(frozen=True)
+class RawEvent:
+    """One SSE event of the response: its ``event:`` name (``None`` when the line had
+    none, as Chat Completions sends), its ``data`` string verbatim, and when it arrived
+    (seconds since the request, ``None`` when the capture has no timing)."""
+
+    data: str
+    event: str | None = None
+    t: float | None = None
+
+
+@dataclass(frozen=True)
+class RawResponse:
+    """One streamed response found in a capture."""
+
+    kind: CaptureKind
+    events: tuple[RawEvent, ...]
+    entry: int | None = None
+    """Which entry of a file holding several (a HAR's ``#N``, 1-based), else ``None``."""
+    endpoint: str | None = None
+    """The request's URL path (``/v1/chat/completions``, ``/v1/responses``,
+    ``/v1/messages``) when the capture says; never the host, query or headers."""
+    request: dict[str, Any] | None = None
+    """The request body as JSON when the capture has it (tools, model, stream options)."""
+    model: str = ""
+    torn: bool = False
+    """The capture ended inside an event (a torn last line): that event is dropped."""
+    notes: tuple[str, ...] = field(default_factory=tuple)
+    """What the reader skipped or bounded, in words for the person (never a header)."""

@@ -1,0 +1,264 @@
+"""HAR files as captures (issue 25): every streamed response to a model endpoint is read,
+with its request body and its events; no header, cookie or query string survives; a
+malformed or hostile HAR gives one clear error."""
+
+from __future__ import annotations
+
+import base64
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from frontier.app.session import capture_har
+from frontier.app.session.capture_har import HarError, har_responses
+
+KEY = "sk-secret-HAR-0123456789abcdef"
+XKEY = "xk-secret-HAR-fedcba9876543210"
+AZKEY = "az-secret-HAR-5555aaaa5555"
+COOKIE = "session=cookie-secret-HAR-77"
+SETCOOKIE = "sid=set-cookie-secret-HAR-88; HttpOnly"
+QKEY = "q-secret-HAR-999"
+SECRETS = (KEY, XKEY, AZKEY, "cookie-secret-HAR-77", "set-cookie-secret-HAR-88", QKEY)
+
+CHAT = (
+    'data: {"choices":[{"delta":{"content":"Hi"}}]}\n\n'
+    'data: {"choices":[{"delta":{},"finish_reason":"stop"}]}\n\n'
+    "data: [DONE]\n\n"
+)
+RESPONSES = (
+    'event: response.created\ndata: {"type":"response.created"}\n\n'
+    "event: response.output_text.delta\n"
+    'data: {"type":"response.output_text.delta","delta":"Hi"}\n\n'
+    'event: response.completed\ndata: {"type":"response.completed"}\n\n'
+)
+ANTHROPIC = (
+    'event: message_start\r\ndata: {"type":"message_start"}\r\n\r\n'
+    ": keep-alive\r\n\r\n"
+    'event: ping\r\ndata: {"type":"ping"}\r\n\r\n'
+    'event: message_stop\r\ndata: {"type":"message_stop"}\r\n\r\n'
+)
+
+
+def entry(
+    url: str,
+    body: str | None,
+    *,
+    mime: str = "text/event-stream",
+    request: dict[str, Any] | None = None,
+    timings: dict[str, float] | None = None,
+    secrets: bool = True,
+    **content: Any,
+) -> dict[str, Any]:
+    """One HAR entry as Chromium writes it, carrying every kind of credential a HAR holds."""
+    headers = [{"name": "Content-Type", "value": "application/json"}]
+    if secrets:
+        headers += [
+            {"name": "Authorization", "value": f"Bearer {KEY}"},
+            {"name": "x-api-key", "value": XKEY},
+            {"name": "api-key", "value": AZKEY},
+            {"name": "Cookie", "value": COOKIE},
+        ]
+    got: dict[str, Any] = {"mimeType": mime, "size": len(body or ""), **content}
+    if body is not None:
+        got["text"] = body
+    return {
+        "startedDateTime": "2026-01-01T00:00:00.000Z",
+        "time": 120,
+        "request": {
+            "method": "POST",
+            "url": url + (f"?key={QKEY}" if secrets else ""),
+            "headers": headers,
+            "cookies": [{"name": "session", "value": "cookie-secret-HAR-77"}],
+            "queryString": [{"name": "key", "value": QKEY}] if secrets else [],
+            **(
+                {"postData": {"mimeType": "application/json", "text": json.dumps(request)}}
+                if request is not None
+                else {}
+            ),
+        },
+        "response": {
+            "status": 200,
+            "headers": [
+                {"name": "content-type", "value": mime},
+                {"name": "set-cookie", "value": SETCOOKIE},
+            ],
+            "cookies": [{"name": "sid", "value": "set-cookie-secret-HAR-88"}],
+            "content": got,
+        },
+        "timings": timings
+        if timings is not None
+        else {"blocked": 1, "dns": -1, "connect": -1, "send": 1, "wait": 8, "receive": 90},
+    }
+
+
+def har(*entries: dict[str, Any]) -> bytes:
+    return json.dumps({"log": {"version": "1.2", "entries": list(entries)}}).encode()
+
+
+def three_wires() -> bytes:
+    page = entry("https://api.example.com/index.html", "<html>", mime="text/html")
+    return har(
+        page,
+        entry(
+            "https://api.example.com/v1/chat/completions",
+            CHAT,
+            request={"model": "gpt-x", "stream": True, "tools": []},
+        ),
+        entry("https://api.example.com/v1/events", "data: x\n\n"),  # a stream, no model endpoint
+        entry(
+            "https://gw.example.com/openai/v1/responses",
+            RESPONSES,
+            request={"model": "o-y", "stream": True},
+        ),
+        entry(
+            "https://api.anthropic.com/v1/messages",
+            ANTHROPIC,
+            mime="text/event-stream; charset=utf-8",
+            request={"model": "claude-z", "stream": True},
+        ),
+    )
+
+
+def test_every_streamed_model_response_is_one_response_with_its_events() -> None:
+    chat, responses, anthropic = har_responses(three_wires())
+
+    assert [r.entry for r in (chat, responses, anthropic)] == [2, 4, 5]
+    assert [r.endpoint for r in (chat, responses, anthropic)] == [
+        "/v1/chat/completions",
+        "/openai/v1/responses",
+        "/v1/messages",
+    ]
+    assert [r.model for r in (chat, responses, anthropic)] == ["gpt-x", "o-y", "claude-z"]
+    assert all(r.kind == "har" and not r.torn and not r.notes for r in (chat, responses))
+    assert chat.request == {"model": "gpt-x", "stream": True, "tools": []}
+    assert [(e.event, e.data) for e in chat.events][-1] == (None, "[DONE]")
+    assert len(chat.events) == 3
+    assert [e.event for e in responses.events] == [
+        "response.created",
+        "response.output_text.delta",
+        "response.completed",
+    ]
+    # CRLF and a keep-alive comment, as Anthropic's servers send them
+    assert [e.event for e in anthropic.events] == ["message_start", "ping", "message_stop"]
+    assert anthropic.events[0].data == '{"type":"message_start"}'
+
+
+def test_events_are_spread_over_the_receive_time() -> None:
+    (chat,) = har_responses(three_wires(), entry=2)
+    # first byte at blocked 1 + send 1 + wait 8 = 10 ms; the body took 90 ms
+    assert [e.t for e in chat.events] == [0.01, 0.055, 0.1]
+
+
+def test_without_timings_events_have_no_time() -> None:
+    data = har(entry("http://h/v1/chat/completions", CHAT, timings={}))
+    assert [e.t for e in har_responses(data)[0].events] == [None, None, None]
+
+
+def test_no_header_cookie_or_query_survives() -> None:
+    data = three_wires()
+    assert all(s.encode() in data for s in SECRETS)  # the HAR holds every one
+
+    out = har_responses(data)
+    shown = repr(out) + "".join(json.dumps(r.request) + " ".join(r.notes) for r in out)
+    for secret in SECRETS:
+        assert secret not in shown
+    for wrong in (99, 1, 3):
+        with pytest.raises(HarError) as caught:
+            har_responses(data, entry=wrong)
+        assert not any(s in str(caught.value) for s in SECRETS)
+        assert "#2, #4, #5" in str(caught.value)
+
+
+def test_a_stream_is_known_by_its_content_type_header_alone() -> None:
+    e = entry("http://127.0.0.1:8080/chat/completions", CHAT, mime="")
+    e["response"]["headers"][0]["value"] = "text/event-stream; charset=utf-8"
+    (r,) = har_responses(har(e))
+    assert r.endpoint == "/chat/completions" and len(r.events) == 3
+
+
+def test_a_base64_body_is_decoded() -> None:
+    body = base64.b64encode(CHAT.encode()).decode()
+    (r,) = har_responses(har(entry("http://h/v1/chat/completions", body, encoding="base64")))
+    assert [e.data for e in r.events][-1] == "[DONE]"
+
+
+def test_an_empty_or_truncated_body_is_said_in_notes_not_an_error() -> None:
+    empty = entry("http://h/v1/chat/completions", None)
+    cut = entry("http://h/v1/chat/completions", CHAT[:60], size=len(CHAT))
+    first, second = har_responses(har(empty, cut))
+
+    assert first.events == () and "no body" in first.notes[0]
+    assert second.torn and len(second.events) == 1
+    assert any(f"60 of the body's {len(CHAT)} bytes" in n for n in second.notes)
+    assert any("ends inside an event" in n for n in second.notes)
+
+
+def test_a_request_body_that_is_not_json_or_too_deep_is_left_out() -> None:
+    bad = entry("http://h/v1/chat/completions", CHAT)
+    bad["request"]["postData"] = {"text": "model=x"}
+    deep = entry("http://h/v1/chat/completions", CHAT)
+    deep["request"]["postData"] = {"text": "[" * 5000 + "]" * 5000}
+    first, second = har_responses(har(bad, deep))
+    assert first.request is None and "not JSON" in first.notes[0]
+    assert second.request is None and "nested" in second.notes[0]
+    assert len(second.events) == 3
+
+
+@pytest.mark.parametrize(
+    ("data", "said"),
+    [
+        (b"", "not JSON"),
+        (b"\xff\xfe{}", "not UTF-8"),
+        (b'{"log": {"entries": {}}}', "no log.entries"),
+        (b"[1, 2]", "no log.entries"),
+        (b"[" * 100_000 + b"]" * 100_000, "nested"),
+        (b'{"log": {"entries": [' + b'"x",' * 5 + b'{"url": 1}]}}', "no entry of this HAR"),
+    ],
+)
+def test_a_malformed_har_gives_one_clear_error(data: bytes, said: str) -> None:
+    with pytest.raises(HarError, match=said) as caught:
+        har_responses(data)
+    if said != "no entry of this HAR":
+        assert str(caught.value).startswith("not a HAR file: ")
+
+
+def test_size_and_entry_caps(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(capture_har, "MAX_HAR_BYTES", 1000)
+    with pytest.raises(HarError, match=r"not a HAR file: .* at most"):
+        har_responses(b" " * 1001)
+    monkeypatch.setattr(capture_har, "MAX_HAR_BYTES", 128 << 20)
+
+    monkeypatch.setattr(capture_har, "MAX_ENTRIES", 2)
+    streams = [entry(f"http://h/v1/chat/completions#{i}", CHAT, secrets=False) for i in range(3)]
+    out = har_responses(har(*streams))
+    assert [r.entry for r in out] == [1, 2]
+    assert out[0].notes == ("the HAR has 3 entries; only the first 2 were read",)
+
+
+def test_many_entries_are_read_in_one_pass() -> None:
+    """10,000 entries (the cap) with one stream among them: read, not refused."""
+    filler = {"request": {"url": "http://h/a.js"}, "response": {"content": {"mimeType": "x"}}}
+    data = har(*([filler] * 9_999), entry("http://h/v1/messages", ANTHROPIC, secrets=False))
+    (r,) = har_responses(data)
+    assert r.entry == 10_000 and len(r.events) == 3
+
+
+def test_check_and_import_never_print_or_write_a_secret(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from frontier.app.cli import main
+
+    capture = tmp_path / "devtools.har"
+    capture.write_bytes(three_wires())
+    main(["check", "--explain", str(capture)])
+    main(["check", f"{capture}#1"])
+    main(["import", str(capture), "-o", str(tmp_path / "lesson.jsonl")])
+    written = sorted(tmp_path.glob("lesson*.jsonl"))
+    out = capsys.readouterr()
+    assert len(written) == 3, out
+    assert "#2, #4, #5" in out.err  # the refused #1 names the streamed entries
+    for text in (out.out, out.err, *(p.read_text() for p in written)):
+        for secret in SECRETS:
+            assert secret not in text

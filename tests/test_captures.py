@@ -1,0 +1,247 @@
+"""Captures as sources (issue 25): a ``curl -N`` body or a chunk log from anywhere is
+checked, replayed, imported and evaluated as Frontier's own recordings are, with what
+was detected said first and no header ever written or shown."""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from frontier.app.cli import main
+from frontier.app.session import capture
+from frontier.app.session.capture import capture_sources, detect_kind
+from frontier.app.session.capture_sse import CaptureError
+from frontier.app.session.record import read_recording, synthesize, write_recording
+
+SECRET = "sk-live-0123456789abcdef"
+
+
+def chat(delta: dict[str, Any], finish: str | None = None) -> dict[str, Any]:
+    return {
+        "object": "chat.completion.chunk",
+        "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
+    }
+
+
+CHAT_CALL = [
+    chat({"tool_calls": [{"index": 0, "id": "c1", "function": {"name": "read"}}]}),
+    chat({"tool_calls": [{"index": 0, "function": {"arguments": '{"path": "a.txt"}'}}]}),
+    chat({}, "tool_calls"),
+]
+RESPONSES_CALL = [
+    ("response.created", {"type": "response.created", "response": {"id": "r1"}}),
+    (
+        "response.output_item.added",
+        {
+            "type": "response.output_item.added",
+            "output_index": 0,
+            "item": {"type": "function_call", "id": "fc1", "call_id": "c1", "name": "read"},
+        },
+    ),
+    (
+        "response.function_call_arguments.delta",
+        {
+            "type": "response.function_call_arguments.delta",
+            "output_index": 0,
+            "item_id": "fc1",
+            "delta": '{"path": "a.txt"}',
+        },
+    ),
+    (
+        "response.output_item.done",
+        {
+            "type": "response.output_item.done",
+            "output_index": 0,
+            "item": {
+                "type": "function_call",
+                "id": "fc1",
+                "call_id": "c1",
+                "name": "read",
+                "arguments": '{"path": "a.txt"}',
+            },
+        },
+    ),
+    (
+        "response.completed",
+        {"type": "response.completed", "response": {"id": "r1", "status": "completed"}},
+    ),
+]
+
+
+def chat_sse(chunks: list[dict[str, Any]], eol: bytes = b"\n", done: bool = True) -> bytes:
+    body = b": keep-alive" + eol + eol
+    for c in chunks:
+        body += b"data: " + json.dumps(c).encode() + eol + eol
+    return body + (b"data: [DONE]" + eol + eol if done else b"")
+
+
+def named_sse(events: list[tuple[str, dict[str, Any]]]) -> bytes:
+    return b"".join(f"event: {name}\ndata: {json.dumps(obj)}\n\n".encode() for name, obj in events)
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.mark.parametrize("eol", [b"\n", b"\r\n"], ids=["lf", "crlf"])
+@pytest.mark.parametrize("done", [True, False], ids=["done", "no-done"])
+def test_a_curl_chat_body_checks_with_what_was_detected_said_first(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], eol: bytes, done: bool
+) -> None:
+    path = tmp_path / "body.txt"  # the kind comes from the bytes, not the name
+    path.write_bytes(chat_sse(CHAT_CALL, eol, done))
+    code, out, err = run(capsys, "check", str(path))
+    assert code == 0 and out.startswith("ok ") and "calls=1" in out
+    assert "finish=tool_calls" in out and "mode=native-inc" in out
+    assert "capture: raw SSE · openai-chat (from choices chunks)" in err
+    events = 4 if done else 3
+    assert "native-inc (a tool_calls delta)" in err and f"{events} events" in err
+    assert "1 comment or keep-alive line(s) skipped" in err
+
+
+def test_a_responses_body_with_a_torn_last_event_says_so(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "cap"
+    path.write_bytes(named_sse(RESPONSES_CALL) + b'event: response.completed\ndata: {"ty')
+    (source,) = capture_sources(str(path))
+    assert source.recording.meta["torn"] is True and source.recording.wire == "openai-responses"
+    code, out, err = run(capsys, "check", str(path))
+    assert code == 0 and "calls=1" in out
+    assert "openai-responses (from event names) · native-inc (a function_call item)" in err
+    assert "a torn end" in err
+
+
+def test_stdin_and_overrides(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    body = chat_sse(CHAT_CALL)
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(body)))
+    code, out, err = run(capsys, "check", "-", "--protocol", "native-eos")
+    assert code == 0 and "<stdin>: mode=native-eos" in out and "native-eos (--protocol)" in err
+    path = tmp_path / "cap.sse"
+    path.write_bytes(body)
+    code, _, err = run(capsys, "check", str(path), "--wire", "openai-chat")
+    assert code == 0 and "openai-chat (from --wire)" in err
+
+
+@pytest.mark.parametrize(
+    ("text", "protocol", "why"),
+    [
+        ("I'll read it.\ncall c1 read\narg path a\nend\n", "ctl-heredoc", "a `call ID NAME` line"),
+        ('<call name="read"><arg name="path">a</arg></call>', "xml", "a <call> tag"),
+        ("Just prose.", "ctl-heredoc", "the default text mode"),
+    ],
+)
+def test_a_text_stream_is_read_by_its_own_markers(
+    tmp_path: Path, text: str, protocol: str, why: str
+) -> None:
+    chunks = [chat({"content": text[i : i + 5]}) for i in range(0, len(text), 5)]
+    path = tmp_path / "cap"
+    path.write_bytes(chat_sse([*chunks, chat({}, "stop")]))
+    (source,) = capture_sources(str(path))
+    assert source.recording.mode == protocol and why in source.summary
+
+
+def test_a_chunk_log_with_timestamps_and_headers_imports_without_the_headers(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    lines = [
+        json.dumps({"t": 10.0, "chunk": CHAT_CALL[0], "headers": {"Authorization": SECRET}}),
+        json.dumps({"timestamp": 10.25, "data": CHAT_CALL[1]}),
+        "[10.5] " + json.dumps(CHAT_CALL[2]),
+        json.dumps({"t": 10.5, "data": "[DONE]", "headers": {"x-api-key": SECRET}}),
+    ]
+    log = tmp_path / "sdk.log"
+    log.write_text("\n".join(lines) + "\n")
+    assert detect_kind(log.read_bytes()) == "jsonl"
+    out_path = tmp_path / "lesson.jsonl"
+    code, out, err = run(capsys, "import", str(log), "-o", str(out_path))
+    assert code == 0 and "JSON-lines chunk log" in err
+    written = out_path.read_text()
+    assert SECRET not in written + out + err and "Authorization" not in written
+    rec = read_recording(out_path)
+    assert [t for t, _ in rec.events] == [0.0, 0.25, 0.5, 0.5]  # the log's own clock
+    assert rec.meta["source"] == "jsonl" and rec.meta["timing"] == "capture"
+    assert rec.meta["detected"] == {"wire": "choices chunks", "protocol": "a tool_calls delta"}
+    assert rec.wire == "openai-chat" and rec.mode == "native-inc"
+    code, out, _ = run(capsys, "check", str(out_path))  # the lesson checks as a recording
+    assert code == 0 and "calls=1" in out
+
+
+def test_import_paces_an_untimed_capture_at_the_chosen_rate(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    cap = tmp_path / "cap.sse"
+    cap.write_bytes(chat_sse(CHAT_CALL))
+    code, out, _ = run(capsys, "import", str(cap), "--rate", "10")
+    made = tmp_path / "cap.sse.recording.jsonl"
+    assert code == 0 and str(made) in out
+    rec = read_recording(made)
+    assert [t for t, _ in rec.events] == [0.0, 0.1, 0.2, 0.3]
+    assert rec.meta["timing"] == "paced 10 events/s" and rec.finish_reason == "tool_calls"
+
+
+def test_replay_headless_and_eval_read_a_capture(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    cap = tmp_path / "cap.sse"
+    cap.write_bytes(chat_sse(CHAT_CALL))
+    code, out, err = run(capsys, "replay", str(cap), "--headless")
+    assert code == 0 and "call c1 read" in out and "capture: raw SSE" in err
+    code, out, _ = run(capsys, "eval", "--session", str(cap), "--cuts", "2", "--json")
+    assert code == 0 and json.loads(out)["workload"].startswith(f"{cap}: 1 calls")
+
+
+def test_recordings_and_picks_keep_working(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    rec = tmp_path / "odd#1.jsonl"  # a '#' in an existing file's name is not a pick
+    write_recording(rec, synthesize("call c1 read\narg path a\nend\n", "ctl"))
+    code, out, err = run(capsys, "check", str(rec))
+    assert code == 0 and "calls=1" in out and err == ""
+    cap = tmp_path / "cap.sse"
+    cap.write_bytes(chat_sse(CHAT_CALL))
+    code, out, _ = run(capsys, "check", f"{cap}#1")
+    assert code == 0 and f"{cap}#1: mode=native-inc" in out
+    code, _, err = run(capsys, "check", f"{cap}#2")
+    assert code == 2 and "#2 does not exist" in err
+
+
+def test_untrusted_captures_are_bounded(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    deep = tmp_path / "deep.jsonl"
+    deep.write_text('{"chunk": ' + "[" * 5000 + "]" * 5000 + "}\n")
+    code, _, err = run(capsys, "check", str(deep))
+    assert code == 2 and "nested" in err
+    monkeypatch.setattr(capture, "MAX_CAPTURE", 1 << 10)
+    big = tmp_path / "big.sse"
+    big.write_bytes(chat_sse(CHAT_CALL * 20))
+    code, _, err = run(capsys, "check", str(big))
+    assert code == 2 and "over 1,024 bytes, the cap for a capture" in err
+    with pytest.raises(CaptureError, match="not a capture"):
+        detect_kind(b"hello\nworld\n")
+
+
+def test_import_masks_a_key_the_environment_knows(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A capture is someone else's bytes: a key it holds (a model echoing it, a log that
+    kept it) is masked before the recording exists, as Frontier's own recordings are."""
+    key = "sk-capture-0123456789abcdef"
+    monkeypatch.setenv("OPENAI_API_KEY", key)
+    chunk = {"choices": [{"index": 0, "delta": {"content": f"the key is {key}"}}]}
+    stop = {"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]}
+    cap = tmp_path / "leak.sse"
+    cap.write_bytes(f"data: {json.dumps(chunk)}\n\ndata: {json.dumps(stop)}\n\n".encode())
+    code, out, err = run(capsys, "import", str(cap), "-o", str(tmp_path / "leak.jsonl"))
+    assert code == 0 and key not in out + err
+    text = (tmp_path / "leak.jsonl").read_text()
+    assert key not in text and "the key is" in text
