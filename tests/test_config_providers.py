@@ -524,7 +524,7 @@ def test_the_commands_that_talk_to_a_model_take_provider_and_wire(argv: list[str
     [
         (["demo", "--provider", "openai"], "--provider", "demo"),
         (["demo", "--wire", "openai-chat"], "--wire", "demo"),
-        (["replay", "x.jsonl", "--wire", "openai-chat"], "--wire", "replay"),
+        (["replay", "x.jsonl", "--provider", "openai"], "--provider", "replay"),
         (["--provider", "openai", "sessions"], "--provider", "sessions"),
     ],
 )
@@ -535,6 +535,13 @@ def test_commands_that_do_not_talk_to_a_model_refuse_them(
         cli.parse_args(argv)
     assert info.value.code == 2
     assert f"{flag} does not apply to `frontier {command}`" in capsys.readouterr().err
+
+
+def test_replay_takes_wire_as_the_captures_own() -> None:
+    """``replay --wire`` names the wire a capture was spoken on (issue 25: a raw SSE body
+    says it only by its events); it talks to no model, so ``--provider`` stays refused."""
+    args = cli.parse_args(["replay", "body.sse", "--wire", "anthropic-messages"])
+    assert args.wire == "anthropic-messages"
 
 
 def test_flags_reach_the_config(monkeypatch: pytest.MonkeyPatch) -> None:
