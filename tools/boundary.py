@@ -200,7 +200,9 @@ class ToolBoundary:
     def _inside(self, spec: ToolSpec, prepared: Prepared) -> Prepared:
         """An exec call's preview, saying it will run inside the sandbox (its label)."""
         sandbox = self.sandbox
-        if spec.kind != "exec" or sandbox is None or not sandbox.active:
+        if spec.kind != "exec" or spec.source != "builtin" or sandbox is None:
+            return prepared  # an MCP server's tool runs in its server, never in the sandbox
+        if not sandbox.active:
             return prepared
         if prepared.preview.kind != "command":
             return prepared

@@ -40,6 +40,9 @@ class ToolSpec:
     internal: bool = False
     """Run for the user through the boundary (``undo``), never offered to the model: its
     review offers no "always allow" rule (the rule would approve the *model's* calls)."""
+    source: str = "builtin"
+    """Where the tool comes from: ``builtin``, or ``mcp`` (a server's tool, issue 26: asked
+    under every policy but ``auto``)."""
 
 
 class DiffLine(NamedTuple):

@@ -26,6 +26,9 @@ Two things a person reviews under every policy, ``auto`` and the rules included
   here: it would run unconfined, so every command is asked (headless: refused, saying
   why); ``--sandbox off`` keeps the policies above exactly.
 
+An MCP server's tool (``ToolSpec.source == "mcp"``) is approved unasked only under
+``auto``; under ``ask`` and ``auto-edit`` a person is asked (headless: refused).
+
 After the sandbox stopped a command, :meth:`PolicyApprover.escalate` asks the person
 whether to run it once outside (``ask`` and ``auto-edit`` with a person only; never under
 ``auto``, never headless).
@@ -137,6 +140,8 @@ class PolicyApprover:
             )
         protected = protected_paths(preview) if spec.kind == "edit" else []
         person = self.person
+        if spec.source == "mcp":
+            return await self._mcp(call, spec, preview, person)
         if protected:
             if person is None:
                 return Decision(False, protected_reason(protected), by="frontier", unanswered="")
@@ -176,6 +181,23 @@ class PolicyApprover:
                 f"(headless); the user can allow it with {flag}",
                 by=f"policy {self.policy}",
                 unanswered=setting,
+            )
+        return await person.approve(call, spec, preview)
+
+    async def _mcp(
+        self, call: ToolCall, spec: ToolSpec, preview: Preview, person: Approver | None
+    ) -> Decision:
+        """An MCP server's tool (issue 26): it runs outside the sandbox and does whatever its
+        server does, so only ``auto`` approves it unasked (``auto-edit`` asks too)."""
+        if self.policy == "auto":
+            return Decision(True, "policy auto")
+        if person is None:
+            return Decision(
+                False,
+                f"{spec.name} is an MCP server's tool: it needs approval and nobody can be "
+                "asked (headless); the user can allow it with --approval auto",
+                by=f"policy {self.policy}",
+                unanswered="--approval auto",
             )
         return await person.approve(call, spec, preview)
 

@@ -28,6 +28,17 @@ class Registry:
             raise ValueError(f"tool {tool.spec.name!r} is registered twice")
         self._tools[tool.spec.name] = tool
 
+    def extend(self, tools: Iterable[Tool]) -> list[str]:
+        """Add tools from outside the code (MCP servers, issue 26); the names already taken
+        are skipped and returned, so a server cannot shadow a built-in."""
+        taken: list[str] = []
+        for tool in tools:
+            if tool.spec.name in self._tools:
+                taken.append(tool.spec.name)
+            else:
+                self._tools[tool.spec.name] = tool
+        return taken
+
     def get(self, name: str) -> Tool | None:
         return self._tools.get(name)
 

@@ -61,6 +61,8 @@ from frontier.tools.workspace_files import BeneathFiles
 if TYPE_CHECKING:
     from frontier.app.model.transport import ModelClient
     from frontier.app.session.store import SessionInfo, SessionStore
+    from frontier.tools.mcp_servers import McpHost
+    from frontier.tools.registry import Registry
 
 
 DEMO_WORKSPACES = "demo-workspaces"
@@ -435,6 +437,10 @@ def create_runtime(
         # apply_patch teaches the dialect this model writes best (config.patch_format)
         dialect = resolve_patch_format(config.patch_format, plan.model)
         registry = default_registry(dialect)
+        # issue 26: MCP servers' tools join the one registry (none for demo and offline)
+        mcp = None if demo or offline else _start_mcp(registry, notes)
+        if mcp is not None:
+            on_error.callback(mcp.close)
         rules = _workspace_rules(root, notes)
         # issue 22: shell and python run in an OS sandbox; the policy knows whether it runs
         sandbox = session_sandbox(config, [] if offline else notes, demo=demo)
@@ -530,6 +536,7 @@ def create_runtime(
                 lock.release,
                 root.unpin,  # issue 21, item 9: the workspace pin
                 sandbox.close,  # issue 22: the sandbox's private temp folder
+                *([] if mcp is None else [mcp.close]),  # issue 26: the MCP servers
             ],
             rules_saver=lambda data: save_approvals(root, data),
             budget=budget,
@@ -552,6 +559,21 @@ def create_runtime(
             )
         on_error.pop_all()
         return session
+
+
+def _start_mcp(registry: Registry, notes: list[str]) -> McpHost | None:
+    """Start config.toml's enabled MCP servers and add their tools (``None``: none)."""
+    from frontier.app.mcp_config import load_mcp_servers
+    from frontier.tools.mcp_servers import McpHost
+
+    servers = [s for s in load_mcp_servers() if s.enabled]
+    if not servers:
+        return None
+    host = McpHost(data_dir() / "mcp-logs")
+    taken = registry.extend(host.start(servers))
+    notes.extend(host.notes)
+    notes.extend(f"MCP tool {name} skipped: the name is taken" for name in taken)
+    return host
 
 
 def _resumed(
