@@ -15,8 +15,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
-import shutil
 import subprocess
 import sys
 import threading
@@ -26,6 +24,7 @@ from pathlib import Path
 
 import pytest
 from aiohttp import web
+from browser_helpers import CHROMIUM, CHROMIUM_ARGS, require_chromium
 from wire_scripts import PATHS, WIRES, Call, Part, Text, WireServer, args, script, stream
 
 from frontier.app.session.capture_har import har_responses
@@ -35,25 +34,10 @@ sync_api = pytest.importorskip(
     "playwright.sync_api", reason="Playwright is not installed (pip install -e '.[test]')"
 )
 
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
-if not os.path.exists(CHROMIUM):
-    pytest.skip(
-        "Debian's Chromium is not installed (apt-get install chromium; .ci/run installs it), "
-        "so the browser test of HAR captures is skipped",
-        allow_module_level=True,
-    )
+require_chromium("the browser test of HAR captures")
 
 pytestmark = pytest.mark.slow
 
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 KEY = "sk-secret-browser-0123456789abcdefXYZ"
 XKEY = "xk-secret-browser-fedcba9876543210"
 WAIT = 30.0

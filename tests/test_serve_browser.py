@@ -14,12 +14,12 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
 import time
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from browser_helpers import CHROMIUM, CHROMIUM_ARGS, require_chromium
 from serve_helpers import serving
 
 pytest.importorskip("textual_serve", reason="textual-serve is not installed (the serve extra)")
@@ -27,27 +27,10 @@ sync_api = pytest.importorskip(
     "playwright.sync_api", reason="Playwright is not installed (pip install -e '.[test]')"
 )
 
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
-if not os.path.exists(CHROMIUM):
-    pytest.skip(
-        "Debian's Chromium is not installed (apt-get install chromium; .ci/run installs it), "
-        "so the browser test of frontier serve is skipped",
-        allow_module_level=True,
-    )
+require_chromium("the browser test of frontier serve")
 
 pytestmark = pytest.mark.slow
 
-CHROMIUM_ARGS = [
-    # As root in this sandbox: no sandbox, no GPU, and nothing that phones home (the
-    # closed network refuses those connections, and Chromium retries them).
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 VIEWPORT = {"width": 1280, "height": 800}  # a projector's size; a ~120 KB PNG
 
 FIND_TERMINAL = """function () {
