@@ -422,3 +422,10 @@ def test_a_responses_stream_without_output_index_is_matched_by_item_id() -> None
     found = check_events("openai-responses", events)
     assert [v.rule for v in found] == ["missing_index"]
     assert "carries no output_index" in found[0].message and "event 1" in found[0].message
+
+
+def test_a_deeply_nested_event_is_bounded_not_a_crash() -> None:
+    """A capture is untrusted: an event nested 200,000 levels deep is read as not JSON
+    (bounded before any recursion), never a ``RecursionError``."""
+    for wire in ("anthropic-messages", "openai-responses", "openai-chat"):
+        assert check_events(wire, [("content_block_delta", "[" * 200_000)]) == []

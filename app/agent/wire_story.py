@@ -10,7 +10,6 @@ layer nor its wires.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -20,6 +19,7 @@ from frontier.app.events import CallReady, CallStarted, ContractError
 from frontier.app.model.stream import CallArgs, CallDone, CallStart, End, Finish
 from frontier.app.model.wires.rules import WireRules, rules_for
 from frontier.app.vocab import NATIVE_MODES
+from frontier.app.wire import safejson
 from frontier.app.wire.sse import SSEDecoder
 
 
@@ -194,7 +194,7 @@ def _wire_call(
     name = known.name if known is not None else ""
     data = "".join(pieces).encode("utf-8", "replace")
     try:
-        complete = isinstance(json.loads(data or b"null"), dict)
+        complete = isinstance(safejson.loads(data.decode("utf-8") or "null"), dict)
     except ValueError:
         complete = False
     held = ""

@@ -15,9 +15,10 @@ compare with a repeated ``.done``), bounded by the body itself.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from typing import Any
+
+from frontier.app.wire import safejson
 
 RULES = (
     "out_of_order",
@@ -76,9 +77,21 @@ def _short(text: str) -> str:
     return text if len(text) <= HEAD else text[: HEAD - 1] + "…"
 
 
+def _typed(event: str, data: str) -> tuple[dict[str, Any], str] | str:
+    """An event-typed wire's JSON and its ``type`` (the SSE event name when the JSON has
+    none, or none that is a string); else the label of what could not be read."""
+    if data == "[DONE]":
+        return "data: [DONE]"
+    obj = _load(data)
+    if obj is None:
+        return f"`{event}` (not JSON)"
+    kind = obj.get("type")
+    return obj, kind if isinstance(kind, str) else event
+
+
 def _load(data: str) -> dict[str, Any] | None:
-    try:
-        obj = json.loads(data)
+    try:  # a capture is untrusted: bounded before any recursion
+        obj = safejson.loads(data, max_depth=safejson.ENVELOPE_DEPTH)
     except ValueError:
         return None
     return obj if isinstance(obj, dict) else None
@@ -95,7 +108,7 @@ def _differ(final: str, streamed: str) -> str:
     if final == streamed:
         return ""
     try:
-        same = json.loads(final) == json.loads(streamed)
+        same = safejson.loads(final) == safejson.loads(streamed)
     except ValueError:
         same = False
     return " (the same JSON in other bytes)" if same else ""
@@ -186,12 +199,10 @@ class AnthropicRules(WireRules):
         return f"the Anthropic tool_use block at index {key}{who}"
 
     def _feed(self, event: str, data: str) -> str:
-        if data == "[DONE]":
-            return "data: [DONE]"
-        obj = _load(data)
-        if obj is None:
-            return f"`{event}` (not JSON)"
-        kind = obj.get("type") if isinstance(obj.get("type"), str) else event
+        typed = _typed(event, data)
+        if isinstance(typed, str):
+            return typed
+        obj, kind = typed
         index = _int(obj.get("index"))
         if self.ended and kind != "ping":
             return self._after_end(f"`{kind}`", f"message_stop (event {self.ended})")
@@ -285,12 +296,10 @@ class ResponsesRules(WireRules):
         )
 
     def _feed(self, event: str, data: str) -> str:
-        if data == "[DONE]":
-            return "data: [DONE]"
-        obj = _load(data)
-        if obj is None:
-            return f"`{event}` (not JSON)"
-        kind = obj.get("type") if isinstance(obj.get("type"), str) else event
+        typed = _typed(event, data)
+        if isinstance(typed, str):
+            return typed
+        obj, kind = typed
         index = _int(obj.get("output_index"))
         if self.ended:
             return self._after_end(f"`{kind}`", f"the response ended (event {self.ended})")
