@@ -101,6 +101,7 @@ OFFERED: dict[str | None, frozenset[str]] = {
     "resume": frozenset(AGENT_OPTIONS),
     "replay": frozenset({"protocol", "theme"}),
     "undo": frozenset({"workspace"}),
+    "mcp": frozenset({"workspace"}),
 }
 """Which agent flags each command uses; a command offers only those, so a flag it would
 ignore (``replay --approval``, ``run --theme``, ``demo --workspace``) is an error, not a
@@ -384,6 +385,18 @@ exit status: 0 restored; 1 nothing written (a file changed since the change, its
 version was not kept, nothing to undo, denied, or the write failed: the message says what
 is on disk); 2 no such session or call, the session is open elsewhere, or its workspace
 is gone."""
+
+
+MCP_EPILOG = """\
+Servers come from [mcp_servers.NAME] in config.toml and from the workspace's
+.frontier/mcp.toml; a project server starts only once trusted here (`trust` shows what it
+runs first; a change to what it runs asks again). docs/mcp.md has every key.
+  frontier mcp list                  servers, state and tools (starts them, then stops)
+  frontier mcp test tracker          start, list tools, ping, with timings
+  frontier mcp trust                 review and trust the project's new servers
+  frontier mcp allow tracker__search always allow one tool (tracker__* : all of them)
+exit status: 0 ok; 1 a test failed or trust declined; 2 usage or config error; 3 trust
+needed an answer and there was no terminal (--yes)."""
 
 
 RUN_EPILOG = """\
@@ -676,6 +689,35 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _agent_options(p, top=False, only=OFFERED["undo"])
 
+    p = add(
+        "mcp",
+        "MCP servers as tools: list them with their tools, test one, trust a project's "
+        "servers, always allow a tool",
+        epilog=MCP_EPILOG,
+    )
+    _agent_options(p, top=False, only=OFFERED["mcp"])
+    servers = p.add_subparsers(dest="mcp_command", metavar="ACTION")
+    q = servers.add_parser(
+        "list", help="start the servers a session here would start; their state and tools"
+    )
+    q.add_argument("--json", action="store_true", help="one JSON object")
+    q = servers.add_parser("test", help="start one server, list its tools and ping it")
+    q.add_argument("name", metavar="NAME", help="the server's name")
+    q = servers.add_parser(
+        "trust",
+        help="show what .frontier/mcp.toml's servers run and trust them for this workspace",
+    )
+    q.add_argument(
+        "names", metavar="NAME", nargs="*", help="these servers (default: every new one)"
+    )
+    q.add_argument("--yes", "-y", action="store_true", help="trust without asking")
+    q.add_argument("--forget", action="store_true", help="withdraw the trust instead")
+    q = servers.add_parser(
+        "allow", help="always allow an MCP tool (srv__tool) or every tool of a server (srv__*)"
+    )
+    q.add_argument("tool", metavar="TOOL", help="srv__tool or srv__*")
+    q.add_argument("--forget", action="store_true", help="remove the rule instead")
+
     p = add("export", "export a stored session")
     p.add_argument("session_id", metavar="ID", help="the session id or a unique prefix")
     p.add_argument(
@@ -886,6 +928,7 @@ _HANDLERS = {
     "sessions": "sessions",
     "resume": "resume",
     "export": "export",
+    "mcp": "mcp",
     "undo": "undo",
     "eval": "eval",
     "serve": "serve",

@@ -978,8 +978,10 @@ def load_approvals(root: Path) -> tuple[dict[str, Any], list[str]]:
 
 
 def save_approvals(root: Path, rules: dict[str, list[str]]) -> Path:
-    """Replace ``root``'s remembered rules (all lists empty: drop its entry), keeping every
-    other workspace's; a lock file serialises two Frontiers saving at once. Returns the path."""
+    """Replace the lists ``rules`` names in ``root``'s entry (all lists empty: drop its
+    entry), keeping its other lists (the MCP servers trusted, issue 26: ``mcp_servers``)
+    and every other workspace's; a lock file serialises two Frontiers saving at once.
+    Returns the path."""
     import fcntl
 
     path = approvals_path()
@@ -995,8 +997,15 @@ def save_approvals(root: Path, rules: dict[str, list[str]]) -> Path:
                     f"{path}: invalid TOML ({exc}); fix or delete it before remembering a rule"
                 ) from exc
         key = str(Path(root).resolve())
+        before = [entry for entry in entries if entry.get("root") == key]
         entries = [entry for entry in entries if entry.get("root") != key]
-        kept = {name: list(values) for name, values in rules.items() if values}
+        merged = {**(before[0] if before else {}), **rules}
+        merged.pop("root", None)
+        kept = {
+            name: list(values)
+            for name, values in merged.items()
+            if isinstance(values, list) and values
+        }
         if kept:
             entries.append({"root": key, **kept})
         lines = [

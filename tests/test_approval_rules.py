@@ -20,6 +20,7 @@ from frontier.tools.approval_rules import (
     CommandRule,
     EditRule,
     RuleError,
+    ToolRule,
     clean_folder,
     command_matches,
     command_rule,
@@ -271,6 +272,7 @@ def test_rules_round_trip_through_the_file_data(root: Path) -> None:
         CommandRule("python", "print('a\\n')"),
         EditRule("src"),
         EditRule(""),
+        ToolRule("tracker__*"),
     ]
     data = rules_to_data(rules)
     assert data == {
@@ -278,6 +280,7 @@ def test_rules_round_trip_through_the_file_data(root: Path) -> None:
         "command_prefixes": ["pytest"],
         "python": ["print('a\\n')"],
         "edits": ["src", "."],
+        "mcp_tools": ["tracker__*"],
     }
     back, notes = rules_from_data(root, data)
     assert back == [
@@ -286,6 +289,7 @@ def test_rules_round_trip_through_the_file_data(root: Path) -> None:
         CommandRule("python", "print('a\\n')"),
         EditRule("src"),
         EditRule(""),
+        ToolRule("tracker__*"),
     ]
     assert notes == []
 

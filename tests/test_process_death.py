@@ -25,6 +25,7 @@ from pathlib import Path
 
 import pytest
 from aiohttp import web
+from async_wait import gone
 from sse_server import serve, sse, start_sse
 
 from frontier.tools.base import CancelToken
@@ -72,18 +73,6 @@ def ctl_call(tool: str, arg: str, body: str) -> str:
 def chunk(text: str, finish: str | None = None) -> bytes:
     delta = {"content": text} if text else {}
     return sse({"choices": [{"index": 0, "delta": delta, "finish_reason": finish}]})
-
-
-def gone(pid: int) -> bool:
-    """Dead or a zombie (this VM's PID 1 may reap orphans late, or never)."""
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return True
-    try:
-        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[-1].split()[0] == "Z"
-    except OSError:
-        return True
 
 
 def pgid_of(pid: int) -> int | None:

@@ -15,6 +15,9 @@ a rule lasts for the session or is also remembered for the workspace:
                  backquote, quote, glob, brace, ``~`` or newline can smuggle a
                  second command or an expansion in, and no word names a path
                  outside the workspace (absolute, ``~`` or with a ``..`` part).
+``ToolRule``     an MCP server's tool by its full name (``srv__search``), or every
+                 tool of one server (``srv__*``, written by hand): the person chose
+                 to trust what that server does with those calls (issue 26).
 ``EditRule``     a file mutation whose every touched path (each file, both ends
                  of a move) lies beneath this workspace folder — resolved beneath
                  the root now, links inside the workspace followed, so a link
@@ -82,7 +85,29 @@ class EditRule:
         return f"edits under {self.folder}/" if self.folder else "edits anywhere in the workspace"
 
 
-Rule = CommandRule | EditRule
+@dataclass(frozen=True)
+class ToolRule:
+    """Calls of the MCP tool ``name`` (``srv__tool``), or of any tool of a server
+    (``srv__*``)."""
+
+    name: str
+
+    def describe(self) -> str:
+        if self.name.endswith(SERVER_WILDCARD):
+            return f"every tool of MCP server {self.name[: -len(SERVER_WILDCARD)]}"
+        return f"MCP tool {self.name}"
+
+    def matches(self, tool: str) -> bool:
+        if self.name.endswith(SERVER_WILDCARD):
+            return tool.startswith(self.name[:-1])
+        return tool == self.name
+
+
+SERVER_WILDCARD = "__*"
+MCP_TOOL_NAME = re.compile(r"[a-z0-9][a-z0-9_-]{0,31}__(\*|[A-Za-z0-9_-]{1,64})")
+"""What a ``ToolRule`` may name: ``server__tool`` or ``server__*``."""
+
+Rule = CommandRule | EditRule | ToolRule
 
 
 # --------------------------------------------------------------------- making rules
@@ -124,13 +149,26 @@ def command_rule(tool: str, command: str, *, prefix: bool = False) -> CommandRul
     return CommandRule(tool, text, prefix)
 
 
+def tool_rule(name: str) -> ToolRule:
+    """A checked ``ToolRule``; raises :class:`RuleError` for a name no MCP tool can have."""
+    text = name.strip()
+    if not MCP_TOOL_NAME.fullmatch(text):
+        raise RuleError(f"{text!r} is not an MCP tool (server__tool) or server (server__*)")
+    return ToolRule(text)
+
+
 def offer(call: ToolCall, spec: ToolSpec | None, preview: Preview) -> Rule | None:
     """The rule a review offers for this call, or ``None`` when none fits.
 
-    A command: exactly its text. An edit: the deepest folder holding every path it
-    touches (``""`` when they only share the root). Nothing is offered for a path
-    that is absolute, climbs with ``..`` or lies inside ``.git``.
+    An MCP server's tool: that tool. A command: exactly its text. An edit: the deepest
+    folder holding every path it touches (``""`` when they only share the root). Nothing
+    is offered for a path that is absolute, climbs with ``..`` or lies inside ``.git``.
     """
+    if spec is not None and spec.source == "mcp":
+        try:
+            return tool_rule(call.name)
+        except RuleError:
+            return None
     if preview.kind == "command" and preview.command and call.name in COMMAND_TOOLS:
         try:
             return command_rule(call.name, preview.command)
@@ -263,6 +301,8 @@ class ApprovalRules:
         """Allow ``rule`` (checked and normalised first); returns the rule as kept."""
         if isinstance(rule, EditRule):
             rule = EditRule(clean_folder(self.root, rule.folder))
+        elif isinstance(rule, ToolRule):
+            rule = tool_rule(rule.name)
         else:
             rule = command_rule(rule.tool, rule.command, prefix=rule.prefix)
         self._rules[rule] = self._rules.get(rule, False) or remember
@@ -278,7 +318,10 @@ class ApprovalRules:
     def match(self, call: ToolCall, spec: ToolSpec, preview: Preview) -> Rule | None:
         """The first rule that allows this call, or ``None``."""
         for rule in self._rules:
-            if isinstance(rule, CommandRule):
+            if isinstance(rule, ToolRule):
+                if spec.source == "mcp" and rule.matches(call.name):
+                    return rule
+            elif isinstance(rule, CommandRule):
                 command = preview.command if preview.kind == "command" else None
                 if command is not None and command_matches(rule, call.name, command):
                     return rule
@@ -289,7 +332,7 @@ class ApprovalRules:
 
 # --------------------------------------------------------------------- the file's data
 
-RULE_KEYS = ("commands", "command_prefixes", "python", "edits")
+RULE_KEYS = ("commands", "command_prefixes", "python", "edits", "mcp_tools")
 """What a workspace's entry in the approvals file holds (lists of strings)."""
 
 
@@ -299,6 +342,8 @@ def rules_to_data(rules: Sequence[Rule]) -> dict[str, list[str]]:
     for rule in rules:
         if isinstance(rule, EditRule):
             data["edits"].append(rule.folder or ".")
+        elif isinstance(rule, ToolRule):
+            data["mcp_tools"].append(rule.name)
         elif rule.tool == "python":
             data["python"].append(rule.command)
         else:
@@ -325,6 +370,8 @@ def rules_from_data(
             try:
                 if key == "edits":
                     rules.append(EditRule(clean_folder(root, value)))
+                elif key == "mcp_tools":
+                    rules.append(tool_rule(value))
                 else:
                     tool = "python" if key == "python" else "shell"
                     rules.append(command_rule(tool, value, prefix=key == "command_prefixes"))

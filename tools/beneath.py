@@ -468,3 +468,33 @@ def read_file(root: str | os.PathLike[str], path: str) -> tuple[bytes | None, in
         return read_in(found.fd, found.name)
     finally:
         os.close(found.fd)
+
+
+def read_capped(
+    root: str | os.PathLike[str], path: str, cap: int
+) -> tuple[bytes | None, int | None]:
+    """As :func:`read_file`, for a file the workspace controls and Frontier only needs small
+    (a project's settings): ``(None, size)`` without reading it when it holds more than
+    ``cap`` bytes, so a hostile gigabyte costs nothing."""
+    found, missing = _walk(root, path, create=False, follow_final=True)
+    try:
+        if missing:
+            return None, None
+        opened = open_regular(found.fd, found.name)
+        if opened is None:
+            return None, None
+        fd, st = opened
+        try:
+            if st.st_size > cap:
+                return None, st.st_size
+            parts: list[bytes] = []
+            left = cap + 1  # one byte more tells a file that grew past the cap
+            while left > 0 and (chunk := os.read(fd, min(left, 1 << 16))):
+                parts.append(chunk)
+                left -= len(chunk)
+            data = b"".join(parts)
+            return (None, len(data)) if len(data) > cap else (data, len(data))
+        finally:
+            os.close(fd)
+    finally:
+        os.close(found.fd)

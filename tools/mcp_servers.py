@@ -1,31 +1,51 @@
-"""MCP stdio servers as tools (issue 26): each server tool is one more ``Tool`` of the
-registry, so its calls take the same path as the built-ins (prepare → gate → persist →
-execute → commit) and its results are capped and scrubbed like theirs.
+"""MCP servers as tools (issue 26): each server tool is one more ``Tool`` of the registry,
+so its calls take the same path as the built-ins (prepare → gate → persist → execute →
+commit) and its results are capped and scrubbed like theirs.
 
 The SDK's client lives inside anyio task groups that must be entered and left by one
 task, and ``create_runtime`` is synchronous; so every server runs in one private event
 loop on a daemon thread (:class:`McpHost`), and a call crosses over with
 ``run_coroutine_threadsafe``. A server that fails to start is a note, never fatal.
+
+A server is local (stdio: ``command``, run inside the session's sandbox when there is
+one) or remote (streamable HTTP: ``url`` and ``headers``, whose values may name
+``${VARIABLES}`` of Frontier's environment and never appear in a note, a log line, a
+repr or an error). ``notifications/tools/list_changed`` re-lists that server's tools, at
+most one re-list in flight and one a second per server, and replaces them in the
+registry (copy-on-write, so a loop iterating the specs on another thread is safe).
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import contextvars
+import dataclasses
 import json
+import logging
+import math
+import os
 import re
+import shlex
 import threading
-from collections.abc import Mapping, Sequence
+import time
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, Literal
+from urllib.parse import urlsplit
 
 from frontier.app.events import ToolCall
 from frontier.tools.base import CancelToken, Outcome, Prepared, ToolError
 from frontier.tools.contract import Preview, ToolContext, ToolSpec
+from frontier.tools.output_cap import cap_output
 from frontier.tools.process import child_env
+
+if TYPE_CHECKING:
+    from frontier.tools.registry import Registry
+    from frontier.tools.sandbox import Sandbox
 
 SEPARATOR = "__"
 """``NAME__tool``: the server's name, then the tool's own."""
@@ -34,18 +54,43 @@ MAX_SCHEMA_DEPTH = 32
 MAX_SCHEMA_BYTES = 64 * 1024
 MAX_DESCRIPTION = 2000
 """A server's tool description is cut here: it goes into every system prompt."""
+MAX_TOOLS = 256
+"""Tools taken from one server (more are skipped with one note): each costs prompt room."""
+MAX_PAGES = 20
+"""``tools/list`` pages read from one server (a cursor that never ends is bounded)."""
+REFRESH_INTERVAL = 1.0
+"""Seconds between two re-lists of one server, whatever its ``list_changed`` rate."""
+MAX_REFRESH_NOTES = 20
+"""Notes kept about one server's changing tool list; after them, one saying so."""
+MAX_SSE_EVENT = 16 * 1024 * 1024
+"""Bytes of one streamable-HTTP event (the SDK's default, 1 MiB, fails a large result
+outright; the boundary caps what the model sees anyway)."""
+MAX_MESSAGE = 64 * 1024 * 1024
+"""Bytes of one message (one line) from a local server: a longer one is dropped unread
+(its request then times out) and noted, so a hostile server cannot make Frontier hold
+gigabytes."""
+ENV_REF = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
+"""``${NAME}`` in a header value: taken from Frontier's environment when the server starts."""
+
+Transport = Literal["stdio", "http"]
+
+
+class HeaderError(ValueError):
+    """A header cannot be made (a missing variable): the message names the header and the
+    variable, never a value."""
 
 
 @dataclass(frozen=True)
 class ServerSettings:
-    """One ``[mcp_servers.NAME]`` table, validated (``app/mcp_config.py``)."""
+    """One ``[mcp_servers.NAME]`` table, validated (``app/mcp_config.py``): exactly one of
+    ``command`` (stdio) and ``url`` (streamable HTTP)."""
 
     name: str
-    command: str
+    command: str | None = None
     args: tuple[str, ...] = ()
-    env: Mapping[str, str] = field(default_factory=dict)
+    env: Mapping[str, str] = field(default_factory=dict, repr=False)
     """Set for the server as given: the only way a withheld (secret-named) variable
-    reaches it."""
+    reaches it (kept out of the repr: it may hold a token)."""
     cwd: str | None = None
     enabled: bool = True
     startup_timeout: float = 10.0
@@ -53,6 +98,146 @@ class ServerSettings:
     allow: tuple[str, ...] | None = None
     """Only these tools (``None``: all)."""
     deny: tuple[str, ...] = ()
+    url: str | None = field(default=None, repr=False)
+    """Out of the repr (its query string may hold a token): :attr:`target` shows it."""
+    headers: Mapping[str, str] = field(default_factory=dict, repr=False)
+    """Sent with every HTTP request; ``${NAME}`` in a value is Frontier's variable."""
+    trusted: bool = False
+    """The person vouches for the server: its ``readOnlyHint`` makes a tool a read."""
+    sandbox: bool = True
+    """A local server runs inside the session's sandbox, when there is one."""
+    network: bool = False
+    """A sandboxed local server gets the network."""
+
+    @property
+    def transport(self) -> Transport:
+        return "http" if self.url is not None else "stdio"
+
+    @property
+    def target(self) -> str:
+        """What a person is shown: the command line, or the URL without its query string,
+        fragment or credentials (a token may hide there); never a header."""
+        if self.url is None:
+            return shlex.join([self.command or "", *self.args])
+        return public_url(self.url)
+
+
+def public_url(url: str) -> str:
+    """``url`` as it may be shown: scheme, host, port and path."""
+    try:
+        parts = urlsplit(url)
+        port = f":{parts.port}" if parts.port is not None else ""
+    except ValueError:
+        return "<unparsable URL>"
+    return f"{parts.scheme}://{parts.hostname or ''}{port}{parts.path}"
+
+
+def expand_headers(headers: Mapping[str, str], environ: Mapping[str, str]) -> dict[str, str]:
+    """The headers with every ``${NAME}`` replaced from ``environ``; a variable that is not
+    set, or a value with a line break, is a :class:`HeaderError` naming no value."""
+    out: dict[str, str] = {}
+    for key, raw in headers.items():
+
+        def value_of(match: re.Match[str], key: str = key) -> str:
+            name = match.group(1)
+            if name not in environ:
+                raise HeaderError(
+                    f"header {key} names ${{{name}}}, which is not set in Frontier's environment"
+                )
+            return environ[name]
+
+        value = ENV_REF.sub(value_of, raw)
+        if any(ch in value for ch in "\r\n\0"):
+            raise HeaderError(f"header {key} has a line break or NUL in its value")
+        out[key] = value
+    return out
+
+
+_DROPPED: contextvars.ContextVar[Callable[[int], None] | None] = contextvars.ContextVar(
+    "mcp_dropped", default=None
+)
+"""Told the size of each over-long line dropped; set by the server's task, so the SDK's
+reader task (started inside it) inherits it."""
+
+
+class WholeLines:
+    """The SDK's stdio reader, fed whole lines: it stands in for anyio's
+    ``TextReceiveStream`` in ``mcp.client.stdio`` (:func:`_linear_stdio`).
+
+    The SDK joins each 64 KiB pipe chunk to the partial line before it (``buffer +
+    chunk``), which is quadratic: a 50 MB result took over a minute. Here the pieces of a
+    line are kept in a list and joined once, and a line over :data:`MAX_MESSAGE` bytes is
+    skipped as it arrives, never held."""
+
+    def __init__(self, stream: Any, encoding: str = "utf-8", errors: str = "strict") -> None:
+        self._stream = stream
+        self._encoding, self._errors = encoding, errors
+        self._parts: list[bytes] = []
+        self._size = 0
+        self._skipping = False
+
+    def __aiter__(self) -> WholeLines:
+        return self
+
+    async def __anext__(self) -> str:
+        import anyio
+
+        while True:
+            try:
+                chunk: bytes = await self._stream.receive()
+            except anyio.EndOfStream:
+                raise StopAsyncIteration from None
+            lines = self._feed(chunk)
+            if lines:
+                return "".join(lines)
+
+    def _feed(self, chunk: bytes) -> list[str]:
+        out, start = [], 0
+        while (end := chunk.find(b"\n", start)) != -1:
+            self._take(chunk[start:end])
+            if not self._skipping:
+                line, self._parts = b"".join(self._parts), []
+                out.append(line.decode(self._encoding, self._errors) + "\n")
+                del line
+            elif (told := _DROPPED.get()) is not None:
+                told(self._size)
+            self._parts, self._size, self._skipping = [], 0, False
+            start = end + 1
+        self._take(chunk[start:])
+        return out
+
+    def _take(self, piece: bytes) -> None:
+        self._size += len(piece)
+        if self._skipping or not piece:
+            return
+        if self._size > MAX_MESSAGE:
+            self._parts, self._skipping = [], True
+        else:
+            self._parts.append(piece)
+
+
+def _linear_stdio() -> None:
+    """Make the SDK's stdio client read through :class:`WholeLines` (idempotent)."""
+    from mcp.client import stdio
+
+    stdio.TextReceiveStream = WholeLines  # type: ignore[assignment,misc,unused-ignore]
+
+
+@dataclass(frozen=True)
+class ServerState:
+    """One server as ``frontier mcp list`` and ``/mcp`` show it."""
+
+    name: str
+    transport: Transport
+    target: str
+    state: Literal["running", "dead"]
+    why: str | None
+    tools: tuple[str, ...]
+    """Full ``NAME__tool`` names offered to the model."""
+    log: Path
+    sandbox: str | None = None
+    """The boundary a local server runs in (``workspace-write · net off``), ``None``:
+    unconfined (or remote)."""
 
 
 def server_env(settings: ServerSettings) -> dict[str, str]:
@@ -68,14 +253,14 @@ def schema_problem(schema: Any) -> str | None:
         return "its input schema is not an object"
     if schema.get("type", "object") != "object":
         return "its input schema is not of type object"
+    if _depth(schema) > MAX_SCHEMA_DEPTH:
+        return f"its input schema nests deeper than {MAX_SCHEMA_DEPTH} levels"
     try:
         size = len(json.dumps(schema).encode())
     except (TypeError, ValueError, RecursionError) as exc:
         return f"its input schema is not JSON ({type(exc).__name__})"
     if size > MAX_SCHEMA_BYTES:
         return f"its input schema is {size} bytes (at most {MAX_SCHEMA_BYTES})"
-    if _depth(schema) > MAX_SCHEMA_DEPTH:
-        return f"its input schema nests deeper than {MAX_SCHEMA_DEPTH} levels"
     return None
 
 
@@ -98,22 +283,49 @@ def _shown(text: str) -> str:
     return repr(text[:80])
 
 
-class McpServer:
-    """One running server: its client session lives in the host loop's ``_serve`` task."""
+def _listing(names: Sequence[str], limit: int = 12) -> str:
+    if not names:
+        return "none"
+    shown = ", ".join(names[:limit])
+    return shown + (f" and {len(names) - limit} more" if len(names) > limit else "")
 
-    def __init__(self, settings: ServerSettings, log_path: Path) -> None:
+
+class McpServer:
+    """One server: its client session lives in the host loop's ``_serve`` task."""
+
+    def __init__(self, host: McpHost, settings: ServerSettings, log_path: Path) -> None:
+        self.host = host
         self.settings = settings
         self.log_path = log_path
         self.session: Any = None
         self.dead: str | None = None
         """Why the server cannot be called any more (``None``: it can)."""
+        self.tools: tuple[str, ...] = ()
+        """The full names of its tools in use now."""
+        self.refreshes = 0
+        """Re-lists done after ``list_changed`` (bounded by :data:`REFRESH_INTERVAL`)."""
+        self.offered: list[McpTool] = []
+        """Its tools as last listed and accepted (before the registry's name check)."""
+        self.sandbox: Sandbox | None = None
+        """The server's own sandbox (``None``: unconfined or remote)."""
+        self._made: list[str] = []
+        """Mount points its sandbox made in the workspace, removed when it stops."""
+        self._secrets: tuple[str, ...] = ()
+        """The header values sent, scrubbed from any reason shown."""
         self._stop = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
+        self._ready: asyncio.Future[list[Any]] | None = None
+        self._dirty = False
+        self._refresher: asyncio.Task[None] | None = None
+        self._last_refresh = -math.inf
+        self._noted: set[str] = set()
+        self._change_notes = 0
 
     async def start(self) -> list[Any]:
-        """Spawn, ``initialize`` and ``tools/list`` within ``startup_timeout``."""
+        """Connect, ``initialize`` and ``tools/list`` within ``startup_timeout``."""
         loop = asyncio.get_running_loop()
         ready: asyncio.Future[list[Any]] = loop.create_future()
+        self._ready = ready
         self._task = loop.create_task(self._serve(ready))
         try:
             return await asyncio.wait_for(asyncio.shield(ready), self.settings.startup_timeout)
@@ -123,43 +335,225 @@ class McpServer:
             raise
 
     async def _serve(self, ready: asyncio.Future[list[Any]]) -> None:
-        from mcp import ClientSession, StdioServerParameters
-        from mcp.client.stdio import stdio_client
+        from mcp import ClientSession
 
-        s = self.settings
-        params = StdioServerParameters(
-            command=s.command, args=list(s.args), env=server_env(s), cwd=s.cwd
-        )
         self.log_path.parent.mkdir(parents=True, exist_ok=True)
         try:
-            with self.log_path.open("a", encoding="utf-8") as errlog:
-                async with (
-                    stdio_client(params, errlog=errlog) as (read, write),
-                    ClientSession(read, write) as session,
-                ):
-                    await session.initialize()
-                    listed = await session.list_tools()
-                    self.session = session
-                    ready.set_result(list(listed.tools))
-                    await self._stop.wait()
+            async with contextlib.AsyncExitStack() as stack:
+                read, write = await self._connect(stack)
+                session = await stack.enter_async_context(
+                    ClientSession(read, write, message_handler=self._on_message)
+                )
+                await session.initialize()
+                listed = await self._list(session)
+                self.session = session
+                ready.set_result(listed)
+                await self._stop.wait()
         except BaseException as exc:
-            self.dead = self.dead or f"stopped ({type(exc).__name__}: {exc})"
-            if not ready.done():
+            started = ready.done()
+            self.dead = self.dead or (
+                f"stopped ({self.reason(exc)})" if started else self.reason(exc)
+            )
+            if not started:
                 ready.set_exception(RuntimeError(self.dead))
             if isinstance(exc, asyncio.CancelledError | KeyboardInterrupt | SystemExit):
                 raise
         finally:
             self.session = None
             self.dead = self.dead or "stopped"
+            self._log_line(f"stopped: {self.dead}")
+            self._unconfine()
+
+    async def _connect(self, stack: contextlib.AsyncExitStack) -> Any:
+        """The transport's read and write streams, their lifetimes entered on ``stack``."""
+        s = self.settings
+        if s.url is not None:
+            from mcp.client.streamable_http import streamable_http_client
+            from mcp.shared._httpx_utils import create_mcp_http_client
+
+            headers = expand_headers(s.headers, os.environ)
+            self._secrets = tuple(v for v in headers.values() if len(v) >= 4)
+            self._log_line(f"connecting to {s.target}")
+            client = await stack.enter_async_context(create_mcp_http_client(headers=headers))
+            return await stack.enter_async_context(
+                streamable_http_client(s.url, http_client=client, max_sse_event_size=MAX_SSE_EVENT)
+            )
+        from mcp import StdioServerParameters
+        from mcp.client.stdio import stdio_client
+
+        assert s.command is not None
+        argv, env, cwd = [s.command, *s.args], server_env(s), s.cwd
+        outer = self.host.sandbox
+        if outer is not None and outer.active and s.sandbox:
+            from frontier.tools.sandbox import Sandbox
+
+            root = str(self.host.root or Path.cwd())
+            inner = dataclasses.replace(outer.settings, network=s.network)
+            self.sandbox = Sandbox(inner, bwrap=outer.bwrap)
+            wrapped, env, made = self.sandbox.wrap(argv, root, env)
+            self._made = made
+            if cwd is not None:  # bwrap's last --chdir wins: the server's own folder
+                at = wrapped.index("--")
+                wrapped[at:at] = ["--chdir", cwd]
+            argv, cwd = wrapped, None
+        self._log_line(f"starting {s.target}" + (" (sandboxed)" if self.sandbox else ""))
+        errlog = stack.enter_context(self.log_path.open("a", encoding="utf-8"))
+        params = StdioServerParameters(
+            command=argv[0], args=argv[1:], env=env, cwd=cwd, encoding_error_handler="replace"
+        )
+        _linear_stdio()
+        _DROPPED.set(self._dropped)
+        return await stack.enter_async_context(stdio_client(params, errlog=errlog))
+
+    def _dropped(self, size: int) -> None:
+        """A message over :data:`MAX_MESSAGE` was skipped (on the reader's task)."""
+        self._log_line(f"dropped a message of {size} bytes (over {MAX_MESSAGE})")
+        self.note_once(
+            "dropped",
+            f"MCP server {self.settings.name} sent a message over {MAX_MESSAGE // 2**20} MiB; "
+            f"it was dropped (the call it answered times out); see {self.log_path}",
+        )
+
+    def _unconfine(self) -> None:
+        """Remove what the server's sandbox made (its temp folder, empty mount points)."""
+        if self.sandbox is None:
+            return
+        from frontier.tools.sandbox import tidy
+
+        tidy(self._made)
+        self.sandbox.close()
+
+    def reason(self, exc: BaseException) -> str:
+        """``exc`` as a note may say it: no header value, no URL query string."""
+        text = str(exc) if isinstance(exc, HeaderError) else f"{type(exc).__name__}: {exc}"
+        if isinstance(exc, BaseExceptionGroup) and exc.exceptions:
+            text = self.reason(exc.exceptions[0])
+        return self.scrub(text)
+
+    def scrub(self, text: str) -> str:
+        url = self.settings.url
+        if url is not None and url in text:
+            text = text.replace(url, public_url(url))
+        for secret in self._secrets:
+            text = text.replace(secret, "[header value]")
+        return " ".join(text.split())[:500]
+
+    def _log_line(self, text: str) -> None:
+        stamp = time.strftime("%Y-%m-%d %H:%M:%S")
+        with contextlib.suppress(OSError), self.log_path.open("a", encoding="utf-8") as log:
+            log.write(f"[frontier {stamp}] {self.scrub(text)}\n")
+
+    async def _list(self, session: Any) -> list[Any]:
+        """Every page of ``tools/list`` (bounded by :data:`MAX_PAGES` and :data:`MAX_TOOLS`)."""
+        from mcp_types import PaginatedRequestParams
+
+        tools: list[Any] = []
+        cursor: str | None = None
+        for _ in range(MAX_PAGES):
+            params = None if cursor is None else PaginatedRequestParams(cursor=cursor)
+            page = await session.list_tools(params=params)
+            tools.extend(page.tools)
+            cursor = page.next_cursor
+            if cursor is None or len(tools) > MAX_TOOLS:
+                break
+        return tools
+
+    async def _on_message(self, message: Any) -> None:
+        """The session's notifications: a changed tool list schedules a re-list; a message
+        the SDK could not read fails a start at once (its request would never be answered)
+        and is noted later."""
+        from mcp_types import ToolListChangedNotification
+
+        if isinstance(message, Exception):
+            why = f"sent a message that could not be read ({self.reason(message)})"
+            self._log_line(why)
+            ready = self._ready
+            if ready is not None and not ready.done() and self._task is not None:
+                self.dead = why
+                ready.set_exception(RuntimeError(why))
+                self._task.cancel()
+            else:
+                self.note_once("unreadable", f"MCP server {self.settings.name} {why}")
+            return
+        if isinstance(message, ToolListChangedNotification):
+            self._dirty = True
+            if self._refresher is None or self._refresher.done():
+                self._refresher = asyncio.get_running_loop().create_task(self._refresh())
+
+    @property
+    def refreshing(self) -> bool:
+        """A re-list is in flight or due."""
+        return self._dirty or (self._refresher is not None and not self._refresher.done())
+
+    async def _refresh(self) -> None:
+        """Re-list while a ``list_changed`` came since the last one: one at a time, at most
+        one per :data:`REFRESH_INTERVAL` (a flood costs one re-list a second)."""
+        loop = asyncio.get_running_loop()
+        while self._dirty and self.dead is None and self.session is not None:
+            wait = self._last_refresh + REFRESH_INTERVAL - loop.time()
+            if wait > 0:
+                await asyncio.sleep(wait)  # rate limit, not a wait for a state
+            self._dirty = False
+            self._last_refresh = loop.time()
+            try:
+                listed = await asyncio.wait_for(
+                    self._list(self.session), self.settings.startup_timeout
+                )
+            except Exception as exc:
+                self.note_once(
+                    f"relist failed: {type(exc).__name__}",
+                    f"MCP server {self.settings.name}: re-listing its tools failed "
+                    f"({self.reason(exc)}); its tools are unchanged",
+                )
+                continue
+            self.refreshes += 1
+            self.host._install(self, listed)
+
+    def note_once(self, key: str, text: str) -> None:
+        """A note about this server, kept once however often it recurs."""
+        if key not in self._noted:
+            self._noted.add(key)
+            self.host._note(text)
+
+    def changed(self, before: Sequence[str], after: Sequence[str]) -> None:
+        """Note a changed tool list (bounded by :data:`MAX_REFRESH_NOTES`)."""
+        name = self.settings.name
+        self._change_notes += 1
+        if self._change_notes > MAX_REFRESH_NOTES:
+            self.note_once(
+                "changes",
+                f"MCP server {name}: its tool list keeps changing; further changes are not noted",
+            )
+            return
+        short = [t.split(SEPARATOR, 1)[1] for t in after]
+        added = [t.split(SEPARATOR, 1)[1] for t in after if t not in before]
+        removed = [t.split(SEPARATOR, 1)[1] for t in before if t not in after]
+        what = [f"added {_listing(added)}"] if added else []
+        what += [f"removed {_listing(removed)}"] if removed else []
+        self.host._note(f"MCP server {name}: tools now {_listing(short)} ({'; '.join(what)})")
 
     async def call(self, tool: str, args: Mapping[str, Any]) -> Any:
         if self.dead is not None or self.session is None:
             raise ToolError(f"MCP server {self.settings.name!r} is not running: {self.dead}")
         return await self.session.call_tool(tool, dict(args))
 
+    async def ping(self) -> float:
+        """Seconds one ``ping`` took (a failure marks the server dead and raises)."""
+        if self.dead is not None or self.session is None:
+            raise ToolError(f"MCP server {self.settings.name!r} is not running: {self.dead}")
+        began = time.monotonic()
+        try:
+            await self.session.send_ping()
+        except Exception as exc:
+            self.dead = self.dead or f"ping failed ({self.reason(exc)})"
+            raise ToolError(f"MCP server {self.settings.name!r}: {self.dead}") from None
+        return time.monotonic() - began
+
     async def stop(self) -> None:
         self.dead = self.dead or "stopped"
         self._stop.set()
+        if self._refresher is not None:
+            self._refresher.cancel()
         task = self._task
         if task is None or task.done():
             return
@@ -172,12 +566,32 @@ class McpServer:
 
 
 class McpHost:
-    """The servers of one session and the thread whose event loop runs them."""
+    """The servers of one session and the thread whose event loop runs them.
 
-    def __init__(self, log_dir: Path) -> None:
+    ``sandbox`` and ``root``: a local server runs inside the session's sandbox with the
+    workspace as its root (unless its ``sandbox = false``). ``on_note``: called on the
+    host's thread with each note made after :meth:`start` (a refreshed tool list, a
+    failed re-list), beside :attr:`notes`, which keeps them all.
+    """
+
+    def __init__(
+        self,
+        log_dir: Path,
+        *,
+        sandbox: Sandbox | None = None,
+        root: Path | None = None,
+        on_note: Callable[[str], None] | None = None,
+    ) -> None:
         self.log_dir = log_dir
+        self.sandbox = sandbox
+        self.root = root
+        self.on_note = on_note
         self.servers: dict[str, McpServer] = {}
         self.notes: list[str] = []
+        self.registry: Registry | None = None
+        """Where refreshed tools go (the one given to :meth:`start`)."""
+        self._started = False
+        _sdk_log_to(log_dir / "sdk.log")
         self._loop = asyncio.new_event_loop()
         self._thread = threading.Thread(target=self._loop.run_forever, name="mcp", daemon=True)
         self._thread.start()
@@ -185,53 +599,129 @@ class McpHost:
     def submit(self, coro: Any) -> Future[Any]:
         return asyncio.run_coroutine_threadsafe(coro, self._loop)
 
-    def start(self, settings: Sequence[ServerSettings]) -> list[McpTool]:
-        """Start every enabled server at once; their tools (bad ones are notes, skipped)."""
+    def start(
+        self, settings: Sequence[ServerSettings], registry: Registry | None = None
+    ) -> list[McpTool]:
+        """Start every enabled server at once; their tools (bad ones are notes, skipped).
+
+        With ``registry`` the tools are added to it here (a name already taken is a note)
+        and a server's ``list_changed`` later replaces its tools there; without one the
+        caller adds them, and refreshes only change :meth:`states`."""
+        self.registry = registry
         wanted = [s for s in settings if s.enabled]
         if not wanted:
             return []
         limit = max(s.startup_timeout for s in wanted) + 10.0
         try:
-            listed = self.submit(self._start_all(wanted)).result(limit)
+            self.submit(self._start_all(wanted)).result(limit)
         except FutureTimeout:
             self.notes.append("MCP servers did not start in time; none are used")
             return []
         tools: list[McpTool] = []
-        for s, found in zip(wanted, listed, strict=True):
-            if isinstance(found, BaseException):
-                why = self.servers[s.name].dead or f"{type(found).__name__}: {found}"
-                self.notes.append(
-                    f"MCP server {s.name} did not start ({why}); see {self._log(s.name)}"
-                )
-                continue
-            tools.extend(self._tools_of(s, found))
+        for s in wanted:
+            server = self.servers[s.name]
+            tools.extend(t for t in server.offered if t.spec.name in server.tools)
+        self._started = True
         return tools
 
-    async def _start_all(self, settings: Sequence[ServerSettings]) -> list[Any]:
+    async def _start_all(self, settings: Sequence[ServerSettings]) -> None:
         for s in settings:
-            self.servers[s.name] = McpServer(s, self._log(s.name))
+            self.servers[s.name] = McpServer(self, s, self._log(s.name))
         starts = [self.servers[s.name].start() for s in settings]
-        return list(await asyncio.gather(*starts, return_exceptions=True))
+        listed = await asyncio.gather(*starts, return_exceptions=True)
+        for s, found in zip(settings, listed, strict=True):
+            server = self.servers[s.name]
+            if isinstance(found, BaseException):
+                why = server.dead or server.reason(found)
+                self._note(f"MCP server {s.name} did not start ({why}); see {server.log_path}")
+            else:
+                self._install(server, found)
 
     def _log(self, name: str) -> Path:
         return self.log_dir / f"{name}.log"
 
-    def _tools_of(self, s: ServerSettings, listed: Sequence[Any]) -> list[McpTool]:
+    def _note(self, text: str) -> None:
+        self.notes.append(text)
+        if self._started and self.on_note is not None:
+            self.on_note(text)
+
+    def _install(self, server: McpServer, listed: Sequence[Any]) -> None:
+        """Make ``listed`` the server's tools (in the registry too, when there is one)."""
+        tools = self._tools_of(server, listed)
+        server.offered = tools
+        if self.registry is None:
+            names = tuple(t.spec.name for t in tools)
+        else:
+            taken = self.registry.replace_source(server.settings.name, tools)
+            for name in taken:
+                server.note_once(f"taken {name}", f"MCP tool {name} skipped: the name is taken")
+            names = tuple(t.spec.name for t in tools if t.spec.name not in taken)
+        before, server.tools = server.tools, names
+        if self._started and before != names:
+            server.changed(before, names)
+
+    def _tools_of(self, server: McpServer, listed: Sequence[Any]) -> list[McpTool]:
+        s = server.settings
         out: list[McpTool] = []
         for tool in listed:
             name = str(tool.name)
             if not TOOL_NAME.fullmatch(name):
-                self.notes.append(f"MCP server {s.name}: tool {_shown(name)} skipped (bad name)")
+                server.note_once(
+                    f"name {name}",
+                    f"MCP server {s.name}: tool {_shown(name)} skipped (bad name)",
+                )
                 continue
             if (s.allow is not None and name not in s.allow) or name in s.deny:
                 continue
             problem = schema_problem(tool.input_schema)
             if problem is not None:
-                self.notes.append(f"MCP server {s.name}: tool {name} skipped: {problem}")
+                server.note_once(
+                    f"schema {name} {problem}",
+                    f"MCP server {s.name}: tool {name} skipped: {problem}",
+                )
                 continue
-            server = self.servers[s.name]
-            out.append(McpTool(self, server, name, tool.description or "", tool.input_schema))
+            if len(out) >= MAX_TOOLS:
+                server.note_once(
+                    "too many",
+                    f"MCP server {s.name}: only its first {MAX_TOOLS} tools are used",
+                )
+                break
+            hints = getattr(tool, "annotations", None)
+            out.append(
+                McpTool(self, server, name, tool.description or "", tool.input_schema, hints)
+            )
         return out
+
+    def states(self) -> list[ServerState]:
+        """Every server started (or tried), in start order."""
+        out = []
+        for server in list(self.servers.values()):
+            s = server.settings
+            alive = server.dead is None and server.session is not None
+            box = server.sandbox
+            out.append(
+                ServerState(
+                    name=s.name,
+                    transport=s.transport,
+                    target=s.target,
+                    state="running" if alive else "dead",
+                    why=None if alive else server.dead,
+                    tools=server.tools,
+                    log=server.log_path,
+                    sandbox=box.label if box is not None else None,
+                )
+            )
+        return out
+
+    def ping(self, name: str, timeout: float = 10.0) -> float:
+        """Seconds one ``ping`` to server ``name`` took; a :class:`ToolError` saying why not."""
+        server = self.servers.get(name)
+        if server is None:
+            raise ToolError(f"no MCP server {name!r} was started")
+        try:
+            return float(self.submit(asyncio.wait_for(server.ping(), timeout)).result(timeout + 5))
+        except (TimeoutError, FutureTimeout):
+            raise ToolError(f"MCP server {name!r} did not answer a ping in {timeout:g} s") from None
 
     def close(self) -> None:
         """Stop every server, then the loop (a session closer)."""
@@ -251,6 +741,36 @@ class McpHost:
             self._loop.close()
 
 
+class _SdkLog(logging.Handler):
+    """The SDK's own warnings (a message it could not parse, a failed session end), kept in
+    the latest host's ``sdk.log`` rather than written to the terminal a TUI draws on."""
+
+    path: Path | None = None
+
+    def emit(self, record: logging.LogRecord) -> None:
+        path = self.path
+        if path is None:
+            return
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            with path.open("a", encoding="utf-8") as log:
+                log.write(self.format(record) + "\n")
+        except OSError:
+            return  # the log is a courtesy; a full disk must not break a call
+
+
+_SDK_LOG = _SdkLog(logging.WARNING)
+_SDK_LOG.setFormatter(logging.Formatter("%(asctime)s %(name)s %(levelname)s %(message)s"))
+
+
+def _sdk_log_to(path: Path) -> None:
+    _SDK_LOG.path = path
+    sdk = logging.getLogger("mcp")
+    if _SDK_LOG not in sdk.handlers:
+        sdk.addHandler(_SDK_LOG)
+        sdk.propagate = False
+
+
 class McpTool:
     """One server tool as the boundary drives it."""
 
@@ -263,20 +783,28 @@ class McpTool:
         tool: str,
         description: str,
         schema: Mapping[str, Any],
+        hints: Any = None,
     ) -> None:
         self.host = host
         self.server = server
         self.tool = tool
-        name = server.settings.name
+        settings = server.settings
+        name = settings.name
         text = " ".join(description.split())[:MAX_DESCRIPTION]
+        # A hint is the server's word: it counts only for a server the person trusts.
+        read = (
+            settings.trusted
+            and getattr(hints, "read_only_hint", None) is True
+            and getattr(hints, "destructive_hint", None) is not True
+        )
         self.spec = ToolSpec(
             name=f"{name}{SEPARATOR}{tool}",
             description=f"{text} (MCP server {name})" if text else f"MCP server {name}: {tool}",
             parameters=json.loads(json.dumps(schema)),
-            sequential=True,
-            mutates=True,
-            timeout=server.settings.tool_timeout,
-            kind="exec",
+            sequential=not read,
+            mutates=not read,
+            timeout=settings.tool_timeout,
+            kind="read" if read else "exec",
             enforces_timeout=True,
             source="mcp",
         )
@@ -284,10 +812,14 @@ class McpTool:
     def prepare(self, args: Mapping[str, Any], ctx: ToolContext) -> Prepared:
         shown = json.dumps(dict(args), ensure_ascii=False, sort_keys=True)
         command = f"{self.server.settings.name} · {self.tool} {shown}"
+        box = self.server.sandbox  # where the server runs, so where this call does
+        where = f"MCP server {self.server.settings.name}: {box.label}" if box else None
         return Prepared(
             args=args,
-            preview=Preview(kind="command", command=command, summary=f"MCP {command}"),
-            needs_approval=True,
+            preview=Preview(
+                kind="command", command=command, summary=f"MCP {command}", sandbox=where
+            ),
+            needs_approval=self.spec.kind != "read",
         )
 
     async def execute(
@@ -314,9 +846,10 @@ class McpTool:
         if isinstance(exc, ToolError):
             raise exc
         if exc is not None:
-            self.server.dead = self.server.dead or f"{type(exc).__name__}: {exc}"
+            why = self.server.reason(exc)
+            self.server.dead = self.server.dead or why
             raise ToolError(
-                f"MCP server {server} failed during {self.tool} ({type(exc).__name__}: {exc}); "
+                f"MCP server {server} failed during {self.tool} ({why}); "
                 f"it is marked dead, its log is {self.server.log_path}"
             )
         return _outcome(work.result())
@@ -343,7 +876,7 @@ def _outcome(result: Any) -> Outcome:
     structured = getattr(result, "structured_content", None)
     if not parts and structured is not None:
         parts.append(json.dumps(structured, ensure_ascii=False))
-    text = "\n".join(parts)
+    text = cap_output("\n".join(parts))  # as the boundary would: the copies it makes stay small
     if result.is_error:
         return Outcome("error", text or "the tool reported an error")
     return Outcome("ok", text)

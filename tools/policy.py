@@ -27,7 +27,9 @@ Two things a person reviews under every policy, ``auto`` and the rules included
   why); ``--sandbox off`` keeps the policies above exactly.
 
 An MCP server's tool (``ToolSpec.source == "mcp"``) is approved unasked only under
-``auto``; under ``ask`` and ``auto-edit`` a person is asked (headless: refused).
+``auto`` or by an "always allow" rule naming it or its server; under ``ask`` and
+``auto-edit`` a person is asked otherwise (headless: refused). A trusted server's
+read-only tool is a read (``kind="read"``) and never asks.
 
 After the sandbox stopped a command, :meth:`PolicyApprover.escalate` asks the person
 whether to run it once outside (``ask`` and ``auto-edit`` with a person only; never under
@@ -188,14 +190,19 @@ class PolicyApprover:
         self, call: ToolCall, spec: ToolSpec, preview: Preview, person: Approver | None
     ) -> Decision:
         """An MCP server's tool (issue 26): it runs outside the sandbox and does whatever its
-        server does, so only ``auto`` approves it unasked (``auto-edit`` asks too)."""
+        server does, so only ``auto`` or an "always allow" rule for that tool or server
+        approves it unasked (``auto-edit`` asks too)."""
         if self.policy == "auto":
             return Decision(True, "policy auto")
+        rule = self.rules.match(call, spec, preview) if self.rules is not None else None
+        if rule is not None:
+            return Decision(True, f"always allowed: {rule.describe()}", by="an always-allow rule")
         if person is None:
             return Decision(
                 False,
                 f"{spec.name} is an MCP server's tool: it needs approval and nobody can be "
-                "asked (headless); the user can allow it with --approval auto",
+                "asked (headless); the user can allow it with --approval auto or "
+                f"`frontier mcp allow {spec.name}`",
                 by=f"policy {self.policy}",
                 unanswered="--approval auto",
             )

@@ -18,6 +18,10 @@ from frontier.tools.patch_docs import PatchDialect, spec_dialect
 
 
 class Registry:
+    """Tools by name. Every change builds a new dict and assigns it (copy-on-write): an MCP
+    server's refresh (issue 26) runs on another thread than the agent loop iterating
+    :meth:`specs`, which then sees the old dict or the new one, never one changing size."""
+
     def __init__(self, tools: Iterable[Tool] = ()) -> None:
         self._tools: dict[str, Tool] = {}
         for tool in tools:
@@ -26,17 +30,44 @@ class Registry:
     def add(self, tool: Tool) -> None:
         if tool.spec.name in self._tools:
             raise ValueError(f"tool {tool.spec.name!r} is registered twice")
-        self._tools[tool.spec.name] = tool
+        self._tools = {**self._tools, tool.spec.name: tool}
 
     def extend(self, tools: Iterable[Tool]) -> list[str]:
         """Add tools from outside the code (MCP servers, issue 26); the names already taken
         are skipped and returned, so a server cannot shadow a built-in."""
         taken: list[str] = []
+        new = dict(self._tools)
         for tool in tools:
-            if tool.spec.name in self._tools:
+            if tool.spec.name in new:
                 taken.append(tool.spec.name)
             else:
-                self._tools[tool.spec.name] = tool
+                new[tool.spec.name] = tool
+        self._tools = new
+        return taken
+
+    def replace_source(self, prefix: str, tools: Iterable[Tool]) -> list[str]:
+        """Make ``tools`` the ``prefix__*`` tools (an MCP server's, refreshed): every
+        ``prefix__`` tool not built in is dropped, the new ones take the first one's place
+        (or go last); a name still taken (a built-in) is skipped and returned."""
+        mark = f"{prefix}__"
+
+        def owned(tool: Tool) -> bool:
+            return tool.spec.name.startswith(mark) and tool.spec.source != "builtin"
+
+        new: dict[str, Tool] = {}
+        incoming = list(tools)
+        placed = False
+        for name, tool in self._tools.items():
+            if owned(tool):
+                if not placed:
+                    new.update((t.spec.name, t) for t in incoming if t.spec.name not in new)
+                    placed = True
+                continue
+            new[name] = tool
+        taken = [t.spec.name for t in incoming if t.spec.name in new and new[t.spec.name] is not t]
+        if not placed:
+            new.update((t.spec.name, t) for t in incoming if t.spec.name not in new)
+        self._tools = new
         return taken
 
     def get(self, name: str) -> Tool | None:

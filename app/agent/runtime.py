@@ -437,14 +437,15 @@ def create_runtime(
         # apply_patch teaches the dialect this model writes best (config.patch_format)
         dialect = resolve_patch_format(config.patch_format, plan.model)
         registry = default_registry(dialect)
-        # issue 26: MCP servers' tools join the one registry (none for demo and offline)
-        mcp = None if demo or offline else _start_mcp(registry, notes)
-        if mcp is not None:
-            on_error.callback(mcp.close)
         rules = _workspace_rules(root, notes)
         # issue 22: shell and python run in an OS sandbox; the policy knows whether it runs
         sandbox = session_sandbox(config, [] if offline else notes, demo=demo)
         on_error.callback(sandbox.close)
+        # issue 26: MCP servers' tools join the one registry (none for demo and offline);
+        # a local server runs in the sandbox too
+        mcp = None if demo or offline else _start_mcp(registry, root, sandbox, notes)
+        if mcp is not None:
+            on_error.callback(mcp.close)
         # The demo's commands are its own script's (the bundled sample's tests), never a
         # model's: where no sandbox can start they run unconfined, said in a note, rather
         # than the first command of `frontier demo` on a fresh machine being refused.
@@ -522,6 +523,7 @@ def create_runtime(
             demo_prompts=[DEMO_TASK] if demo and not plan.history else [],
             patch_dialect=dialect,
             tools=registry.specs(),
+            mcp=mcp,
             policy=policy,
             store=store,
             scrubber=scrubber,
@@ -561,18 +563,23 @@ def create_runtime(
         return session
 
 
-def _start_mcp(registry: Registry, notes: list[str]) -> McpHost | None:
-    """Start config.toml's enabled MCP servers and add their tools (``None``: none)."""
+def _start_mcp(
+    registry: Registry, root: Path, sandbox: Sandbox, notes: list[str]
+) -> McpHost | None:
+    """Start config.toml's enabled MCP servers and the project's trusted ones
+    (``app/mcp_project.py``), their tools added to ``registry`` and kept current on
+    ``list_changed`` (``None``: no server). Notes made later (a changed tool list) are
+    kept on the host: ``/mcp`` shows them."""
     from frontier.app.mcp_config import load_mcp_servers
+    from frontier.app.mcp_project import session_servers
     from frontier.tools.mcp_servers import McpHost
 
-    servers = [s for s in load_mcp_servers() if s.enabled]
+    servers = session_servers(root, load_mcp_servers(), notes)
     if not servers:
         return None
-    host = McpHost(data_dir() / "mcp-logs")
-    taken = registry.extend(host.start(servers))
+    host = McpHost(data_dir() / "mcp-logs", sandbox=sandbox, root=root)
+    host.start(servers, registry)
     notes.extend(host.notes)
-    notes.extend(f"MCP tool {name} skipped: the name is taken" for name in taken)
     return host
 
 

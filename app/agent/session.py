@@ -54,6 +54,7 @@ if TYPE_CHECKING:
     from frontier.app.agent.budget import ContextBudget
     from frontier.app.agent.explain import Explanation
     from frontier.app.session.store import LogRecord, SessionInfo, SessionStore
+    from frontier.tools.mcp_servers import McpHost
 
 Observer = Callable[[Event], None]
 Closer = Callable[[], Awaitable[None] | None]
@@ -156,6 +157,7 @@ class AgentSession:
         sandbox_label: str = "off",
         sandbox_active: bool = False,
         approvals: ApprovalDesk | None = None,
+        mcp: McpHost | None = None,
     ) -> None:
         """``queue``: the messages typed during a turn, shared with the loop (its
         ``inbox``); without one a queued message waits for the next ``send``.
@@ -188,6 +190,8 @@ class AgentSession:
         """The patch dialect apply_patch teaches (``config.patch_format`` resolved)."""
         self.tools: tuple[ToolSpec, ...] = tuple(tools)
         """The tools this session offers the model, as it is taught them."""
+        self.mcp = mcp
+        """The session's MCP servers (``None``: none configured, issue 26): ``/mcp``."""
         self._context_window = context_window
         self._budget = budget
         self._rules_saver = rules_saver

@@ -115,6 +115,11 @@ BUILTINS: tuple[SlashCommand, ...] = (
         "show where commands run (and how to change it)",
         "[workspace-write|read-only|off]",
     ),
+    SlashCommand(
+        "mcp",
+        "the MCP servers: state, tools and logs; `trust` the project's waiting ones",
+        "[trust]",
+    ),
     SlashCommand("compact", "compact the model's context now (summarise older rounds)"),
     SlashCommand("clear", "new context, same session: the model forgets the conversation"),
     SlashCommand("new", "start a new session in this workspace"),

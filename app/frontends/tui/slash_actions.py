@@ -260,6 +260,40 @@ def _sandbox(ctx: SlashContext, args: str) -> bool:
     return True
 
 
+def _mcp(ctx: SlashContext, args: str) -> bool:
+    """The session's MCP servers and the project's waiting ones; ``trust`` trusts those
+    waiting (shown first, as ``frontier mcp trust``); they start with the next session."""
+    from frontier.app.mcp_project import project_servers, trust
+    from frontier.app.mcp_status import state_lines, waiting_lines, what_runs
+
+    if args not in ("", "trust"):
+        return ctx.warn(f"/mcp takes nothing or `trust`, not {args!r}")
+    ctx.remember()
+    session = ctx.session
+    project, notes = project_servers(session.workspace)
+    host = session.mcp
+    states = host.states() if host is not None else []
+    started = {st.name for st in states}
+    if args == "trust":
+        waiting = [p for p in project if not p.trusted and p.settings.name not in started]
+        if not waiting:
+            ctx.note("/mcp trust: no project server is waiting for trust")
+            return True
+        path = trust(session.workspace, waiting)
+        for p in waiting:
+            ctx.note(f"/mcp trust: {p.settings.name}: {what_runs(p.settings)}")
+        ctx.note(
+            f"/mcp trust: trusted for this workspace in {path}; they start with the next "
+            "session (/new)"
+        )
+        return True
+    lines = [*state_lines(states), *waiting_lines(project, started)]
+    if not lines:
+        lines = ["no MCP servers: [mcp_servers.NAME] in config.toml or .frontier/mcp.toml"]
+    ctx.note("\n".join(["/mcp", *lines, *notes, *(host.notes if host is not None else [])]))
+    return True
+
+
 def _compact(ctx: SlashContext, args: str) -> bool:
     if not ctx.idle("compacting"):
         return False
@@ -375,6 +409,7 @@ ACTIONS: dict[str, Action] = {
     "mode": _mode,
     "approval": _approval,
     "sandbox": _sandbox,
+    "mcp": _mcp,
     "compact": _compact,
     "clear": _clear,
     "new": _new,

@@ -1,0 +1,171 @@
+"""A project's own MCP servers, ``.frontier/mcp.toml`` (issue 26): started only once the
+person trusted them for this workspace.
+
+A repository is untrusted input, and a server it declares is a program it asks Frontier
+to run (or an address to send the workspace's data to). So a project server starts only
+after the person approved exactly *that* server for *this* workspace: the approval is a
+fingerprint of everything that decides what runs and with what (command, args, env,
+cwd, url, headers, sandbox, network, trust hints, allow/deny lists — not the timeouts),
+remembered in ``approvals.toml`` beside config.toml as ``mcp_servers = ["NAME sha256:…"]``
+in the workspace's entry. It lives outside every workspace for the reason the "always
+allow" rules do: the agent writes the workspace, and a trust record there would let a
+model trust a server it wrote. A file changed since (a new argument, another URL) makes
+the server wait for the person again, and says so.
+
+The file is read beneath the root, at most :data:`MAX_PROJECT_BYTES`; a file Frontier
+cannot use is a note, never a failed start. config.toml's servers win a name both use.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import tomllib
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from frontier.app.config import ConfigError, load_approvals, save_approvals
+from frontier.app.mcp_config import parse_mcp_servers
+from frontier.tools.beneath import PathError, read_capped
+from frontier.tools.mcp_servers import ServerSettings
+
+PROJECT_FILE = ".frontier/mcp.toml"
+MAX_PROJECT_BYTES = 64 * 1024
+TRUST_KEY = "mcp_servers"
+"""The list in a workspace's ``approvals.toml`` entry: ``"NAME sha256:HEX"`` per server."""
+UNFINGERPRINTED = ("enabled", "startup_timeout", "tool_timeout")
+"""Settings that change nothing about what runs: editing them keeps the trust."""
+
+TrustState = Literal["trusted", "new", "changed"]
+
+
+@dataclass(frozen=True)
+class ProjectServer:
+    """One server of the project file and whether the person trusted it as it is now."""
+
+    settings: ServerSettings
+    fingerprint: str
+    state: TrustState
+
+    @property
+    def trusted(self) -> bool:
+        return self.state == "trusted"
+
+
+def fingerprint(settings: ServerSettings) -> str:
+    """``sha256:HEX`` of what decides what the server runs and with what."""
+    fields = dataclasses.asdict(settings)
+    for name in UNFINGERPRINTED:
+        fields.pop(name, None)
+    text = json.dumps(fields, sort_keys=True, default=str, ensure_ascii=False)
+    return "sha256:" + hashlib.sha256(text.encode()).hexdigest()
+
+
+def project_servers(root: Path) -> tuple[list[ProjectServer], list[str]]:
+    """The servers ``.frontier/mcp.toml`` declares, each with its trust state, and notes
+    for a file that cannot be used (none of its servers is then started)."""
+    shown = f"{PROJECT_FILE} (project MCP servers)"
+    try:
+        data, size = read_capped(root, PROJECT_FILE, MAX_PROJECT_BYTES)
+    except (PathError, OSError) as exc:
+        return [], [f"{shown}: cannot be read ({exc}); its servers are not started"]
+    if data is None:
+        if size is None:
+            return [], []
+        return [], [
+            f"{shown}: {size:,} bytes, more than {MAX_PROJECT_BYTES:,}; its servers are not started"
+        ]
+    try:
+        doc = tomllib.loads(data.decode("utf-8"))
+        settings = parse_mcp_servers(doc, Path(PROJECT_FILE), base=Path(root))
+    except UnicodeDecodeError:
+        return [], [f"{shown}: not UTF-8 text; its servers are not started"]
+    except tomllib.TOMLDecodeError as exc:
+        return [], [f"{shown}: invalid TOML ({exc}); its servers are not started"]
+    except ConfigError as exc:
+        return [], [f"{exc}; the project's servers are not started"]
+    remembered, file_notes = load_approvals(root)
+    trusted = _trusted(remembered.get(TRUST_KEY, []))
+    servers = []
+    for s in settings:
+        print_ = fingerprint(s)
+        state: TrustState = (
+            "trusted"
+            if trusted.get(s.name) == print_
+            else ("changed" if s.name in trusted else "new")
+        )
+        servers.append(ProjectServer(s, print_, state))
+    return servers, file_notes
+
+
+def _trusted(values: object) -> dict[str, str]:
+    """``NAME -> fingerprint`` from the approvals file's list (malformed rows ignored: they
+    trust nothing)."""
+    out: dict[str, str] = {}
+    if isinstance(values, list):
+        for value in values:
+            if isinstance(value, str) and value.count(" ") == 1:
+                name, print_ = value.split(" ")
+                out[name] = print_
+    return out
+
+
+def trust(root: Path, servers: Iterable[ProjectServer]) -> Path:
+    """Remember these servers, as they are now, as trusted for ``root``; the file written."""
+    remembered, _ = load_approvals(root)
+    rows = _trusted(remembered.get(TRUST_KEY, []))
+    for server in servers:
+        rows[server.settings.name] = server.fingerprint
+    return save_approvals(root, {TRUST_KEY: [f"{n} {p}" for n, p in sorted(rows.items())]})
+
+
+def forget(root: Path, names: Sequence[str]) -> Path:
+    """Withdraw the trust given to these servers of ``root``'s project file."""
+    remembered, _ = load_approvals(root)
+    rows = _trusted(remembered.get(TRUST_KEY, []))
+    for name in names:
+        rows.pop(name, None)
+    return save_approvals(root, {TRUST_KEY: [f"{n} {p}" for n, p in sorted(rows.items())]})
+
+
+def waiting_note(servers: Sequence[ProjectServer]) -> str | None:
+    """The note a session start gives for project servers not started (``None``: none)."""
+    waiting = [s for s in servers if not s.trusted]
+    if not waiting:
+        return None
+    names = ", ".join(
+        s.settings.name + (" (changed since you trusted it)" if s.state == "changed" else "")
+        for s in waiting
+    )
+    return (
+        f"{PROJECT_FILE} declares MCP servers not started until you trust them for this "
+        f"workspace: {names}; review and trust them with `frontier mcp trust` (or /mcp)"
+    )
+
+
+def session_servers(
+    root: Path, configured: Sequence[ServerSettings], notes: list[str]
+) -> list[ServerSettings]:
+    """The servers a session starts: config.toml's enabled ones, then the project's
+    enabled and trusted ones whose names config.toml does not use."""
+    chosen = [s for s in configured if s.enabled]
+    taken = {s.name for s in configured}
+    project, file_notes = project_servers(root)
+    notes.extend(file_notes)
+    for server in project:
+        if server.settings.name in taken:
+            notes.append(
+                f"{PROJECT_FILE}: server {server.settings.name} is also in config.toml; "
+                "config.toml's is used"
+            )
+        elif server.trusted and server.settings.enabled:
+            chosen.append(server.settings)
+    waiting = waiting_note(
+        [p for p in project if p.settings.name not in taken and p.settings.enabled]
+    )
+    if waiting is not None:
+        notes.append(waiting)
+    return chosen

@@ -1,0 +1,78 @@
+"""How MCP servers are described to a person: one vocabulary for ``frontier mcp`` and
+``/mcp`` (issue 26), so both say the same words for the same state.
+
+Everything here is display text built from a server's settings or state: a header
+value (a token) is never part of it — only header *names* — and every string that came
+from a file or a server is made terminal-safe by the caller's sink.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from frontier.app.mcp_project import ProjectServer
+from frontier.tools.mcp_servers import ServerSettings, ServerState
+
+TOOLS_SHOWN = 12
+"""Tool names listed per server before ``… and N more``."""
+
+
+def what_runs(s: ServerSettings) -> str:
+    """What starting ``s`` runs or reaches: the command line or the URL, and the settings
+    that widen what it may do (env names, cwd, sandbox, network, trusted hints)."""
+    head = f"{s.transport} {s.target}"  # a URL without query or credentials
+    if s.url is not None:
+        extra = [f"headers: {', '.join(sorted(s.headers))}"] if s.headers else []
+    else:
+        extra = []
+        if s.cwd:
+            extra.append(f"cwd {s.cwd}")
+        extra.append("unconfined" if not s.sandbox else "sandboxed")
+        if s.network:
+            extra.append("network on")
+    if s.env:
+        extra.append(f"env: {', '.join(sorted(s.env))}")
+    if s.trusted:
+        extra.append("trusted: read-only hints honoured")
+    if s.allow is not None:
+        extra.append(f"only {', '.join(s.allow)}")
+    if s.deny:
+        extra.append(f"never {', '.join(s.deny)}")
+    return head + (f" ({'; '.join(extra)})" if extra else "")
+
+
+def state_lines(states: Sequence[ServerState]) -> list[str]:
+    """One block per started server: name, state, tools, log."""
+    lines: list[str] = []
+    for st in states:
+        head = f"{st.name}  {st.transport}  {st.state}"
+        if st.why:
+            head += f": {st.why}"
+        if st.transport == "stdio":
+            head += f"  sandbox {st.sandbox}" if st.sandbox else "  unconfined"
+        lines.append(head)
+        lines.append(f"  {st.target}")
+        if st.tools:
+            shown = ", ".join(st.tools[:TOOLS_SHOWN])
+            more = len(st.tools) - TOOLS_SHOWN
+            lines.append(
+                f"  tools ({len(st.tools)}): {shown}" + (f" … and {more} more" if more > 0 else "")
+            )
+        else:
+            lines.append("  no tools")
+        lines.append(f"  log {st.log}")
+    return lines
+
+
+def waiting_lines(project: Sequence[ProjectServer], taken: set[str]) -> list[str]:
+    """The project servers not started because the person has not trusted them."""
+    lines: list[str] = []
+    for p in project:
+        if p.trusted or p.settings.name in taken:
+            continue
+        why = "changed since you trusted it" if p.state == "changed" else "not trusted yet"
+        lines.append(f"{p.settings.name}  project  {why}")
+        lines.append(f"  {what_runs(p.settings)}")
+    if lines:
+        lines.append("trust them for this workspace: frontier mcp trust (it shows each first)")
+    return lines

@@ -1,0 +1,190 @@
+"""A hostile MCP server (tests/mcp_hostile_server.py) through the real boundary (issue 26):
+each attack is bounded, reported, loses nothing, and the next call still works."""
+
+from __future__ import annotations
+
+import re
+import resource
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from async_wait import until
+from test_tools_fakes import Approver, call, make_boundary
+
+from frontier.tools import mcp_servers
+from frontier.tools.boundary import ToolBoundary
+from frontier.tools.mcp_servers import MAX_TOOLS, McpHost, ServerSettings
+from frontier.tools.output_cap import TOOL_OUT_CAP
+from frontier.tools.registry import Registry, default_registry
+
+HERE = Path(__file__).parent
+HOSTILE = str(HERE / "mcp_hostile_server.py")
+FIXTURE = str(HERE / "mcp_server_fixture.py")
+
+
+def hostile(name: str, *args: str, tool_timeout: float = 20.0) -> ServerSettings:
+    return ServerSettings(
+        name=name,
+        command=sys.executable,
+        args=(HOSTILE, *args),
+        startup_timeout=20.0,
+        tool_timeout=tool_timeout,
+    )
+
+
+def good(name: str = "good") -> ServerSettings:
+    return ServerSettings(name=name, command=sys.executable, args=(FIXTURE,), startup_timeout=20)
+
+
+@pytest.fixture(scope="module")
+def shared(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[McpHost, Registry]]:
+    """One hostile server (1 s tool timeout) and one good one, for the tests that leave
+    both running."""
+    host = McpHost(tmp_path_factory.mktemp("mcp-logs"))
+    registry = default_registry()
+    host.start([hostile("bad", tool_timeout=1.0), good()], registry)
+    yield host, registry
+    host.close()
+
+
+def boundary(tmp_path: Path, registry: Registry) -> ToolBoundary:
+    return make_boundary(tmp_path, registry=registry, approver=Approver())
+
+
+async def test_a_50_mb_result_reaches_the_model_capped_and_the_next_call_works(
+    tmp_path: Path, shared: tuple[McpHost, Registry]
+) -> None:
+    _, registry = shared
+    b = boundary(tmp_path, registry)
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+    began = time.monotonic()
+    r = await b.run(call("bad__huge"))
+    took = time.monotonic() - began
+    grew = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024 - peak
+    assert r.kind == "ok" and took < 10
+    assert r.output.startswith("HEAD") and r.output.endswith("TAIL")
+    assert "bytes of output omitted (kept first 60% and last 40%)" in r.output
+    assert len(r.output.encode()) <= TOOL_OUT_CAP
+    assert grew < 1024**3  # a few copies of the 50 MB message at most, never unbounded
+    assert (await b.run(call("bad__ok", 2, text="after"))).output == "after"
+
+
+async def test_a_tool_that_never_answers_times_out_and_the_server_still_answers(
+    tmp_path: Path, shared: tuple[McpHost, Registry]
+) -> None:
+    _, registry = shared
+    b = boundary(tmp_path, registry)
+    r = await b.run(call("bad__hang"))
+    assert r.kind == "timeout" and "bad" in r.output and "hang" in r.output
+    assert (await b.run(call("bad__ok", 2, text="still"))).output == "still"
+
+
+def test_a_tool_named_with_control_characters_is_skipped_and_shown_escaped(
+    shared: tuple[McpHost, Registry],
+) -> None:
+    host, registry = shared
+    (note,) = [n for n in host.notes if "bad name" in n]
+    assert note == r"MCP server bad: tool 'evil\x1b[31m\x07name' skipped (bad name)"
+    assert not any("\x1b" in n or "\x07" in n for n in host.notes)
+    assert not any("evil" in name for name in registry.names())
+    assert "bad__ok" in registry.names() and "good__echo" in registry.names()
+
+
+async def test_a_server_that_exits_mid_call_is_reported_and_the_others_keep_working(
+    tmp_path: Path,
+) -> None:
+    host = McpHost(tmp_path / "mcp-logs")
+    try:
+        registry = Registry()
+        host.start([hostile("bad"), good()], registry)
+        b = boundary(tmp_path, registry)
+        r = await b.run(call("bad__die"))
+        assert r.kind == "error"
+        assert "MCP server bad failed during die" in r.output
+        assert str(tmp_path / "mcp-logs" / "bad.log") in r.output
+        again = await b.run(call("bad__ok", 2, text="x"))
+        assert again.kind == "error" and "not running" in again.output
+        assert (await b.run(call("good__echo", 3, text="fine"))).output == "fine"
+        states = {s.name: s for s in host.states()}
+        assert states["bad"].state == "dead" and states["good"].state == "running"
+    finally:
+        host.close()
+
+
+async def test_deep_schemas_are_skipped_or_the_server_reported_and_others_work(
+    tmp_path: Path,
+) -> None:
+    host = McpHost(tmp_path / "mcp-logs")
+    try:
+        registry = Registry()
+        servers = [hostile("d60", "deep", "60"), hostile("d100", "deep", "100")]
+        servers += [hostile("d200", "deep", "200"), good()]
+        host.start(servers, registry)
+        # 60 levels reach Frontier: that tool alone is skipped, its server's others stay
+        assert (
+            "MCP server d60: tool deep skipped: its input schema nests deeper than 32 levels"
+            in (host.notes)
+        )
+        assert "d60__ok" in registry.names() and "d60__deep" not in registry.names()
+        # 100: the SDK's client cannot read the listing; 200: the SDK's server cannot send it
+        # (it answers tools/list with an error). Either way: not started, said at once.
+        (d100,) = [n for n in host.notes if n.startswith("MCP server d100 did not start")]
+        assert "could not be read" in d100 and "recursion limit" in d100
+        (d200,) = [n for n in host.notes if n.startswith("MCP server d200 did not start")]
+        assert "Maximum serialization depth exceeded" in d200
+        assert not any(n.startswith(("d100__", "d200__")) for n in registry.names())
+        b = boundary(tmp_path, registry)
+        assert (await b.run(call("good__echo", text="ok"))).output == "ok"
+        assert (await b.run(call("d60__ok", 2, text="ok"))).output == "ok"
+    finally:
+        host.close()
+
+
+async def test_a_list_changed_flood_costs_a_few_relists_and_notes(tmp_path: Path) -> None:
+    host = McpHost(tmp_path / "mcp-logs")
+    try:
+        registry = default_registry()
+        host.start([hostile("fl")], registry)
+        notes_at_start = len(host.notes)
+        server = host.servers["fl"]
+        b = boundary(tmp_path, registry)
+        began = time.monotonic()
+        r = await b.run(call("fl__flood", count=5000))
+        assert r.output == "sent 5000"
+        await until(lambda: not server.refreshing, "the re-lists to settle")
+        took = time.monotonic() - began
+        # at most one re-list a second (plus the first), however many notifications came
+        assert 1 <= server.refreshes <= 2 + took
+        new = host.notes[notes_at_start:]
+        assert len(new) <= server.refreshes + 1
+        assert any(n.startswith("MCP server fl: tools now ok, huge") for n in new)
+        assert new.count(f"MCP server fl: only its first {MAX_TOOLS} tools are used") == 1
+        assert len([n for n in registry.names() if n.startswith("fl__")]) == MAX_TOOLS
+        assert (await b.run(call("fl__ok", 2, text="calm"))).output == "calm"
+        assert (await b.run(call("fl__f0", 3))).output == "flooded"
+    finally:
+        host.close()
+
+
+async def test_a_message_over_the_limit_is_dropped_unread_and_the_next_call_works(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(mcp_servers, "MAX_MESSAGE", 1024 * 1024)
+    host = McpHost(tmp_path / "mcp-logs")
+    try:
+        registry = Registry()
+        host.start([hostile("big", tool_timeout=2.0)], registry)
+        b = boundary(tmp_path, registry)
+        r = await b.run(call("big__huge"))
+        assert r.kind == "timeout"
+        (note,) = [n for n in host.notes if "dropped" in n]
+        assert note.startswith("MCP server big sent a message over 1 MiB; it was dropped")
+        assert (await b.run(call("big__ok", 2, text="next"))).output == "next"
+        log = (tmp_path / "mcp-logs" / "big.log").read_text("utf-8")
+        (size,) = re.findall(r"dropped a message of (\d+) bytes \(over 1048576\)", log)
+        assert int(size) > 50 * 1024 * 1024
+    finally:
+        host.close()

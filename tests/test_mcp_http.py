@@ -1,0 +1,163 @@
+"""MCP servers over streamable HTTP (issue 26): a real SDK server (tests/mcp_server_fixture.py
+``http``) on 127.0.0.1, started once for the module; its tools called through a real
+ToolBoundary, a header taken from Frontier's environment reaching it and never shown."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from test_tools_fakes import Approver, call, make_boundary
+
+from frontier.app.config import ConfigError, config_path
+from frontier.app.mcp_config import load_mcp_servers
+from frontier.tools.mcp_servers import McpHost, ServerSettings, expand_headers
+from frontier.tools.registry import Registry
+
+FIXTURE = Path(__file__).with_name("mcp_server_fixture.py")
+TOKEN = "tok-3f9a1c77e0d2b4"
+
+
+@pytest.fixture(scope="module")
+def url() -> Iterator[str]:
+    """The fixture server's endpoint; the port is printed once its socket listens."""
+    proc = subprocess.Popen(
+        [sys.executable, str(FIXTURE), "http"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        stdin=subprocess.DEVNULL,
+        text=True,
+    )
+    try:
+        assert proc.stdout is not None
+        port = int(proc.stdout.readline())
+        yield f"http://127.0.0.1:{port}/mcp"
+    finally:
+        proc.kill()
+        proc.wait(10)
+
+
+@pytest.fixture
+def host(tmp_path: Path) -> Iterator[McpHost]:
+    made = McpHost(tmp_path / "mcp-logs")
+    yield made
+    made.close()
+
+
+def write_config(url: str, extra: str = "") -> None:
+    path = config_path()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(
+        f"[mcp_servers.web]\nurl = {json.dumps(url + '?key=q-secret')}\n"
+        'headers = { X-Token = "Bearer ${FRONTIER_TEST_MCP_TOKEN}" }\n'
+        "startup_timeout = 20\ntool_timeout = 20\n" + extra,
+        "utf-8",
+    )
+
+
+async def test_http_tools_are_called_through_the_boundary_with_the_header_from_the_environment(
+    tmp_path: Path, host: McpHost, url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("FRONTIER_TEST_MCP_TOKEN", TOKEN)
+    write_config(url)
+    registry = Registry()
+    host.start(load_mcp_servers(), registry)
+    assert host.notes == []
+    assert registry.names()[:2] == ["web__echo", "web__env"]
+    b = make_boundary(tmp_path, registry=registry, approver=Approver())
+    r = await b.run(call("web__echo", text="over http"))
+    assert (r.kind, r.output) == ("ok", "over http")
+    r = await b.run(call("web__header", 2, name="X-Token"))
+    assert r.output == f"Bearer {TOKEN}"
+    # the token is in no note, repr, state or log line; the URL is shown without its query
+    (state,) = host.states()
+    assert (state.transport, state.state, state.target) == ("http", "running", url)
+    assert "web__header" in state.tools
+    assert host.ping("web") >= 0
+    shown = [*host.notes, repr(state), repr(load_mcp_servers()), state.log.read_text("utf-8")]
+    assert not any(TOKEN in text or "q-secret" in text for text in shown)
+
+
+def test_a_missing_variable_is_a_note_naming_it(
+    host: McpHost, url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("FRONTIER_TEST_MCP_TOKEN", raising=False)
+    write_config(url)
+    assert host.start(load_mcp_servers(), Registry()) == []
+    (note,) = host.notes
+    assert "web did not start" in note and "${FRONTIER_TEST_MCP_TOKEN}" in note
+    assert "not set" in note and "q-secret" not in note
+    (state,) = host.states()
+    assert state.state == "dead" and "FRONTIER_TEST_MCP_TOKEN" in (state.why or "")
+
+
+def test_a_server_that_refuses_connections_is_a_note_without_secrets(
+    host: McpHost, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import socket
+
+    with socket.socket() as sock:  # a port nothing listens on (bound, never listening)
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+        monkeypatch.setenv("FRONTIER_TEST_MCP_TOKEN", TOKEN)
+        write_config(f"http://127.0.0.1:{port}/mcp")
+        assert host.start(load_mcp_servers()) == []
+    (note,) = host.notes
+    assert "web did not start" in note
+    assert TOKEN not in note and "q-secret" not in note
+
+
+async def test_a_trusted_servers_read_only_tool_is_a_read_and_is_not_asked(
+    tmp_path: Path, host: McpHost, url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("FRONTIER_TEST_MCP_TOKEN", TOKEN)
+    write_config(url, "trusted = true\n")
+    registry = Registry()
+    host.start(load_mcp_servers(), registry)
+    peek, echo = registry.get("web__peek"), registry.get("web__echo")
+    assert peek is not None and echo is not None
+    assert (peek.spec.kind, peek.spec.mutates) == ("read", False)
+    assert (echo.spec.kind, echo.spec.mutates) == ("exec", True)  # no hint: still asked
+    nobody = Approver(approve_all=False, reason="no")
+    b = make_boundary(tmp_path, registry=registry, approver=nobody, policy="ask")
+    assert (await b.run(call("web__peek"))).output == "peeked"
+    assert (await b.run(call("web__echo", 2, text="x"))).kind == "denied"
+    assert [c.name for c, _ in nobody.seen] == ["web__echo"]
+
+
+def test_headers_expand_from_the_environment_and_a_missing_name_says_which() -> None:
+    env = {"A": "one"}
+    assert expand_headers({"X": "pre ${A} post"}, env) == {"X": "pre one post"}
+    with pytest.raises(ValueError, match=r"header X names \$\{B\}, which is not set"):
+        expand_headers({"X": "${B}"}, env)
+    with pytest.raises(ValueError, match="line break") as err:
+        expand_headers({"X": "${A}"}, {"A": "evil\r\nInjected: 1"})
+    assert "evil" not in str(err.value)
+
+
+def test_settings_never_show_header_or_env_values() -> None:
+    s = ServerSettings(name="w", url="https://h/mcp?t=1", headers={"K": "v-secret"})
+    assert "v-secret" not in repr(s) and s.target == "https://h/mcp"
+    local = ServerSettings(name="l", command="srv", env={"TOKEN": "e-secret"})
+    assert "e-secret" not in repr(local)
+
+
+@pytest.mark.parametrize(
+    ("table", "says"),
+    [
+        ('url = "http://h"\nheaders = { X = 3 }\n', "headers must be a table of strings"),
+        ('url = "http://h"\nheaders = { X = "a\\nb" }\n', "control character"),
+        ('url = "http://:80"\n', "with a host"),
+        ('command = "x"\nheaders = { X = "1" }\n', "headers are for an HTTP server"),
+    ],
+)
+def test_http_config_errors_name_the_key_and_never_the_value(table: str, says: str) -> None:
+    config_path().parent.mkdir(parents=True, exist_ok=True)
+    config_path().write_text("[mcp_servers.web]\n" + table, "utf-8")
+    with pytest.raises(ConfigError, match=says) as err:
+        load_mcp_servers()
+    assert "a\\nb" not in str(err.value) and "a\nb" not in str(err.value)
