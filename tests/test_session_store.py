@@ -256,10 +256,10 @@ def test_large_streams_flush_in_bounded_batches(store: SessionStore, monkeypatch
 
 
 def test_list_newest_first_and_prefix_lookup(store: SessionStore, monkeypatch) -> None:
-    import frontier.app.session.catalogue as catalogue_mod
+    import secrets  # the catalogue imports it where it makes an id
 
     ids = iter(["aa11aa11", "aa22aa22", "bb33bb33"])
-    monkeypatch.setattr(catalogue_mod._secrets, "token_hex", lambda n: next(ids))
+    monkeypatch.setattr(secrets, "token_hex", lambda n: next(ids))
     for _ in range(3):
         store.create_session("/w", "m", None, "ctl")
     assert [s.id for s in store.list_sessions()] == ["bb33bb33", "aa22aa22", "aa11aa11"]

@@ -15,7 +15,9 @@ Every call takes one path, and each step can end it with a typed result:
               for: it stops before its point of no return, and then nothing was
               written, or it finishes and its real outcome is recorded (``_execute``);
               a write whose intent journal the store could not close is a
-              ``session_persistence_failed`` saying what is on disk;
+              ``session_persistence_failed`` saying what is on disk; a mutation's
+              pre-images are stored on a worker thread meanwhile (off the confirm →
+              start path) and awaited before the result (``_keep_preimages``);
 5. finish   — ``after_hook`` may rewrite the result, then ``commit_result``
               (failure: ``session_persistence_failed``, the result is withheld).
 
@@ -59,6 +61,7 @@ from frontier.tools.contract import (
     BeforeHook,
     Decision,
     IntentJournal,
+    KeepsPreimages,
     Persistence,
     Preview,
     ToolContext,
@@ -410,14 +413,40 @@ class ToolBoundary:
             ),
             context=context,
         )
+        keeping = None if outside else self._keep_preimages(ready)
         try:
             timed_out = await _outcome_of(work, run, limit, mutates=ready.spec.mutates)
+        except BaseException:
+            if keeping is not None:  # the session is closing: the thread finishes on its own
+                keeping.add_done_callback(_retrieved)
+            raise
         finally:
             self._running.pop(call.id, None)
         result = self._result_of(ready, work, run.stop, limit, started, timed_out=timed_out)
         if run.stop.unrecorded is not None:
+            if keeping is not None:
+                keeping.add_done_callback(_retrieved)
             return self._journal_not_closed(call, run.stop.unrecorded, result)
+        if keeping is not None:
+            try:
+                await keeping
+            except Exception as exc:
+                why = (
+                    f"could not keep the files' earlier content for undo ({exc}); the tool "
+                    f"ran (outcome {result.kind})"
+                )
+                return self._store_failed(call, why, ran=True)
         return result
+
+    def _keep_preimages(self, ready: _Ready) -> asyncio.Future[None] | None:
+        """A mutation's pre-images, stored on a worker thread while the tool runs: their
+        secret scan, hash check and blob commit grow with the files' size, so they are
+        kept off the confirm → start path (issue 24) and awaited before the result
+        commits (a store that is not ``KeepsPreimages`` keeps them in ``commit_result``)."""
+        store = self.persistence
+        if not isinstance(store, KeepsPreimages) or not ready.spec.mutates:
+            return None
+        return asyncio.ensure_future(asyncio.to_thread(store.keep_preimages, ready.call.id))
 
     def _journal_not_closed(
         self, call: ToolCall, failed: JournalNotClosed, result: ToolResult
@@ -634,6 +663,13 @@ async def _outcome_of(
         work.cancel()
     await _until_done(work)
     return True
+
+
+def _retrieved(future: asyncio.Future[None]) -> None:
+    """Mark a pre-image keeping nobody awaits any more as seen (no "never retrieved"
+    warning): its call ends without a committed result, and recovery decides it."""
+    if not future.cancelled():
+        future.exception()
 
 
 async def _until_done(work: asyncio.Task[Outcome]) -> None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, ClassVar, Literal, NamedTuple, Protocol
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, NamedTuple, Protocol, runtime_checkable
 
 from frontier.app.events import Event, ToolCall, ToolResult
 
@@ -282,6 +282,15 @@ class Persistence(Protocol):
         """Where this call's multi-file writes record their intent before the first rename
         (``None``: this store keeps no journal)."""
         ...
+
+
+@runtime_checkable
+class KeepsPreimages(Protocol):
+    """A store that keeps a mutation's pre-images off the confirm → start path (issue 24):
+    the boundary calls this on a worker thread while the tool runs and awaits it before
+    the result commits. A store without it keeps them in ``commit_result``."""
+
+    def keep_preimages(self, call_id: str) -> None: ...
 
 
 class IntentJournal(Protocol):

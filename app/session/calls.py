@@ -115,8 +115,8 @@ class CallLedger:
         ``started`` also records, in the same transaction, that execution begins now:
         one fsync instead of two on the path from confirmation to the tool starting.
         A crash right after it reconciles as ``interrupted`` (the safe reading).
-        A mutation's pre-images (the files' bytes before it) commit in the same
-        transaction (``preimages.py``): durable before the tool starts.
+        A mutation's pre-images ride in the same transaction as placeholders only (hash and
+        size); their bytes are stored once the tool has started (``preimages.py``).
         """
         files = preview.files if preview is not None else ()
         targets = [

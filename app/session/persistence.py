@@ -7,6 +7,12 @@ side effect) → ``commit_result`` (before the model sees the result), or
 once. Each commits its own transaction and raises :class:`StoreError` on failure,
 which the boundary turns into ``session_persistence_failed``.
 
+A mutation's pre-images are kept in two steps (``preimages.py``): the call row carries
+placeholders only, so its commit does not grow with the files' size, and
+:meth:`SessionPersistence.keep_preimages` stores the bytes once the tool has started —
+the boundary runs it on a worker thread while the tool runs; ``commit_result`` runs it
+first if nobody did, so a result never commits before its call's pre-images.
+
 CTL call ids are chosen by the model and may repeat across responses of one
 session, so the adapter remembers which stored call row each live id refers to.
 It is built on the call ledger alone (and the intent journal beside it), not on
@@ -23,7 +29,7 @@ from frontier.app.session.db import StoreError
 from frontier.app.session.journal import StoreJournal
 
 if TYPE_CHECKING:
-    from frontier.tools.contract import Preview, ToolSpec
+    from frontier.tools.contract import FilePreview, Preview, ToolSpec
 
 
 class SessionPersistence:
@@ -33,16 +39,35 @@ class SessionPersistence:
         self.ledger = ledger
         self.session_id = session_id
         self._refs: dict[str, int] = {}
+        self._unkept: dict[str, tuple[FilePreview, ...]] = {}
+        """Per live call id: the files whose pre-images still wait for ``keep_preimages``."""
 
     def persist_call(self, call: ToolCall, spec: ToolSpec, preview: Preview) -> None:
         """Commit the call row with each target's pre-image and expected post-image hash."""
         self._refs[call.id] = self.ledger.add_call(self.session_id, call, spec, preview)
+        self._note_unkept(call.id, spec, preview)
 
     def persist_and_start(self, call: ToolCall, spec: ToolSpec, preview: Preview) -> None:
         """``persist_call`` + ``mark_started`` in one commit, for a call that runs at once."""
         self._refs[call.id] = self.ledger.add_call(
             self.session_id, call, spec, preview, started=True
         )
+        self._note_unkept(call.id, spec, preview)
+
+    def keep_preimages(self, call_id: str) -> None:
+        """Store the bytes behind the call's placeholders (scan, hash check, one commit):
+        safe on a worker thread; a second call, or one for a call without any, does
+        nothing. Raises :class:`StoreError` when the store fails."""
+        files = self._unkept.pop(call_id, None)
+        if files:
+            self.ledger.preimages.keep(files)
+
+    def _note_unkept(self, call_id: str, spec: ToolSpec, preview: Preview) -> None:
+        files = tuple(f for f in preview.files if f.old_bytes is not None)
+        if spec.mutates and files:
+            self._unkept[call_id] = files
+        else:
+            self._unkept.pop(call_id, None)  # an id reused by a model: not the old call's
 
     def mark_started(self, call_id: str) -> None:
         """Commit that the side effect is about to begin (→ ``interrupted`` after a crash)."""
@@ -55,7 +80,9 @@ class SessionPersistence:
         self.ledger.add_started(self.session_id, ref, call_id)
 
     def commit_result(self, result: ToolResult) -> None:
-        """Commit the result row; a call rejected before persisting gets a result row alone."""
+        """Commit the result row, after the call's pre-images (``keep_preimages``, if still
+        due); a call rejected before persisting gets a result row alone."""
+        self.keep_preimages(result.call_id)
         ref = self._ref(result.call_id)
         self.ledger.add_result(self.session_id, ref, result)
         if ref is not None and self._refs.get(result.call_id) == ref:

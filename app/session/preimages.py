@@ -3,10 +3,26 @@
 A mutation's call row records each target's sha256 before and after (``calls.py``);
 this part keeps the *bytes* behind the "before" hash, in table ``preimages`` (schema
 v5), deduplicated by that hash: a file edited ten times costs ten versions, the same
-version touched twice costs one. The rows are written inside the call row's own
-transaction (:meth:`Preimages.rows` before it, :func:`insert` in it), so a pre-image
-is durable before the tool starts and therefore before the mutation's first rename —
-one fsync, not two, on the path from confirmation to the write.
+version touched twice costs one.
+
+Kept in two steps, so nothing that grows with a file's size sits between the
+confirmation and the tool's start (issue 24; docs/decisions-preimages.md):
+
+1. with the call row, in its transaction (:meth:`Preimages.rows`, :func:`insert`): a
+   *placeholder* per version the store lacks — hash and size, no bytes, ``skipped``
+   saying the content is not recorded yet. One indexed lookup per file; no byte is
+   read, hashed or scanned;
+2. after the tool has started and before its result commits (:meth:`Preimages.keep`,
+   run by the boundary on a worker thread while the tool runs, or by
+   ``SessionPersistence.commit_result`` at the latest): each body is checked against
+   its hash, scanned for secrets and written, in its own transaction.
+
+The bytes kept are the very bytes scanned and hashed (the preview's ``old_bytes``, the
+content the approval is bound to), never a re-read of the file: a file that changes on
+disk after the preview — even one that gains a secret — cannot get into the store,
+because the store never looks at the disk, and the write itself then fails ("file
+changed since review"). A crash between the two steps leaves the placeholder, so the
+undo of that call says its earlier content was not recorded.
 
 Capped, and the store still never holds a secret:
 
@@ -25,6 +41,7 @@ mutation deletes it.
 
 from __future__ import annotations
 
+import hashlib
 import sqlite3
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -39,6 +56,10 @@ FILE_CAP = 4 * 1024 * 1024
 """Bytes: a file larger than this is not kept (its undo is unavailable, and says so)."""
 CALL_CAP = 32 * 1024 * 1024
 """Bytes of new pre-images one call may add; files past it are not kept."""
+
+PENDING = "its content was not recorded: Frontier stopped while the call ran, before storing it"
+"""``skipped`` of a placeholder row (:meth:`Preimages.rows`) until :meth:`Preimages.keep`
+settles it; what an undo says when a crash came in between."""
 
 Row = tuple[str, int, bytes | None, str | None]
 """``(hash, size, body, skipped)`` as inserted."""
@@ -59,6 +80,12 @@ def _mib(n: int) -> str:
     return f"{n / (1024 * 1024):.1f} MiB"
 
 
+def _over_file_cap(size: int) -> str | None:
+    if size > FILE_CAP:
+        return f"{_mib(size)}, over the {_mib(FILE_CAP)} cap on a kept file"
+    return None
+
+
 class Preimages:
     """Table ``preimages``: the bytes behind a call row's "before" hashes."""
 
@@ -66,12 +93,13 @@ class Preimages:
         self.db = db
 
     def rows(self, files: Iterable[FilePreview]) -> list[Row]:
-        """The rows to insert with a call row, for the files it changes: one per version
-        the store does not hold yet (kept, or with why not). Reads the store and scans the
-        files for secrets; the caller inserts them in the call row's transaction."""
+        """The rows to insert with a call row: a placeholder (no bytes, :data:`PENDING`) per
+        version the store does not hold yet, or the final row of one over :data:`FILE_CAP`.
+        Size-independent on purpose — one indexed lookup per file, no byte read, hashed or
+        scanned: it runs inside the commit between the confirmation and the tool's start.
+        :meth:`keep` fills the placeholders in once the tool has started."""
         rows: list[Row] = []
         seen: set[str] = set()
-        budget = CALL_CAP
         for f in files:
             digest, body = f.old_hash, f.old_bytes
             if digest is None or body is None or digest in seen:
@@ -80,11 +108,34 @@ class Preimages:
             if self._has_body(digest):
                 continue
             size = len(body)
+            rows.append((digest, size, None, _over_file_cap(size) or PENDING))
+        return rows
+
+    def keep(self, files: Iterable[FilePreview]) -> list[Row]:
+        """Keep the bytes behind each file's "before" hash, in a transaction of their own
+        (after the tool started, before its result commits); returns the rows written.
+
+        Each body is checked against its hash and scanned for secrets *as held in
+        memory* — the bytes the approval was bound to — and those same bytes are what is
+        stored: nothing is re-read from the disk, so what is kept is always what was
+        scanned. A version already kept is left as it is; a placeholder or an earlier
+        "not kept" row gets this verdict."""
+        rows: list[Row] = []
+        seen: set[str] = set()
+        budget = CALL_CAP
+        for f in files:
+            digest, body = f.old_hash, f.old_bytes
+            if digest is None or body is None or digest in seen:
+                continue
+            seen.add(digest)
+            size = len(body)
+            if size > FILE_CAP or self._has_body(digest):
+                continue  # its final row went with the call row, or kept already
             why = None
-            if size > FILE_CAP:
-                why = f"{_mib(size)}, over the {_mib(FILE_CAP)} cap on a kept file"
-            elif size > budget:
+            if size > budget:
                 why = f"the call's pre-images passed the {_mib(CALL_CAP)} cap per call"
+            elif hashlib.sha256(body).hexdigest() != digest:
+                why = "its bytes did not match the hash the call recorded"
             elif self._holds_secret(body):
                 why = "it holds a secret (a key, or something shaped like a credential)"
             if why is None:
@@ -92,6 +143,8 @@ class Preimages:
                 rows.append((digest, size, body, None))
             else:
                 rows.append((digest, size, None, why))
+        if rows:
+            self.db.write("preimages", lambda c: _settle(c, rows))
         return rows
 
     def _has_body(self, digest: str) -> bool:
@@ -131,11 +184,22 @@ class Preimages:
 
 
 def insert(c: sqlite3.Connection, rows: Iterable[Row]) -> None:
-    """Insert ``rows`` inside the open transaction. A version already kept stays as it is;
-    one recorded as not kept gets its body when a later call could keep it."""
+    """Insert the call row's ``rows`` (:meth:`Preimages.rows`) inside its open transaction.
+    A version that already has a row keeps it: :meth:`Preimages.keep` settles it."""
     c.executemany(
         "INSERT INTO preimages (hash, size, body, skipped) VALUES (?, ?, ?, ?)"
         " ON CONFLICT (hash) DO UPDATE SET body = excluded.body, skipped = excluded.skipped"
         " WHERE preimages.body IS NULL AND excluded.body IS NOT NULL",
+        list(rows),
+    )
+
+
+def _settle(c: sqlite3.Connection, rows: Iterable[Row]) -> None:
+    """:meth:`Preimages.keep`'s verdicts: a body or a reason replaces a placeholder (or an
+    older reason); a version already kept is never touched."""
+    c.executemany(
+        "INSERT INTO preimages (hash, size, body, skipped) VALUES (?, ?, ?, ?)"
+        " ON CONFLICT (hash) DO UPDATE SET body = excluded.body, skipped = excluded.skipped"
+        " WHERE preimages.body IS NULL",
         list(rows),
     )

@@ -264,7 +264,14 @@ class SessionStore:
         *,
         started: bool = False,
     ) -> int:
-        return self.ledger.add_call(session_id, call, spec, preview, response_id, started=started)
+        """The call row and, for a mutation, its pre-images at once (the live path splits
+        them: ``SessionPersistence.keep_preimages`` runs while the tool runs, issue 24)."""
+        ref = self.ledger.add_call(session_id, call, spec, preview, response_id, started=started)
+        if spec is not None and spec.mutates and preview is not None:
+            files = tuple(f for f in preview.files if f.old_bytes is not None)
+            if files:
+                self.ledger.preimages.keep(files)
+        return ref
 
     def add_result(
         self, session_id: str, ref: int | None, result: ToolResult, *, point: str = "result"
