@@ -8,21 +8,36 @@ assistant text; for native modes the concatenated tool-call argument bytes).
 The *frontier* is the offset up to which input is confirmed; the pending bytes
 are ``input[frontier:]``.
 
-Nothing here imports anything beyond the standard library.
+Nothing here imports anything beyond the standard library and ``stream_events``, the
+half of this vocabulary a transducer emits (re-exported here: import from either).
 """
 
 from __future__ import annotations
 
-import base64
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Literal, get_args
 
-ArgValue = str | bytes | Any
-"""CTL arguments are ``str`` when valid UTF-8, else ``bytes``; native/JSON
-arguments are whatever the JSON decoded to."""
-
-ArgForm = Literal["length", "inline", "heredoc", "json"]
+# The stream events live in ``stream_events`` so that ``frontier transduce`` builds only
+# those (each frozen dataclass compiles its methods at import); they are this vocabulary.
+from frontier.app.stream_events import (  # noqa: F401 (re-exported)
+    CONTRACT_ERROR_KINDS,
+    ArgBytes,
+    ArgForm,
+    ArgStarted,
+    ArgValue,
+    CallReady,
+    CallStarted,
+    Confirmed,
+    ContractError,
+    ContractErrorKind,
+    Event,
+    StreamBytes,
+    StreamStopped,
+    ToolCall,
+    json_value,
+)
+from frontier.app.stream_events import event_to_json as _stream_event_to_json
 
 ResultKind = Literal[
     "ok",
@@ -47,49 +62,6 @@ RESULT_KINDS: tuple[str, ...] = get_args(ResultKind)
 OK_KINDS: tuple[ResultKind, ...] = ("ok", "applied")
 """The kinds that count as success (``applied``: recovery found a mutation whole on disk)."""
 
-ContractErrorKind = Literal[
-    "bad_call",
-    "bad_arg",
-    "unexpected_line",
-    "body_eof",
-    "heredoc_eof",
-    "line_too_long",
-    "limit",
-    "bad_json",
-    "bad_xml",
-    "late_arguments",
-    "truncated",
-]
-"""``ContractError.kind``: what the framing of a response broke (docs/protocol.md lists
-each). ``late_arguments``: native-inc argument bytes for a call already executable."""
-
-CONTRACT_ERROR_KINDS: tuple[str, ...] = get_args(ContractErrorKind)
-
-
-@dataclass(frozen=True)
-class ToolCall:
-    """A call that the transducer has proven complete: it can no longer change."""
-
-    id: str
-    name: str
-    args: Mapping[str, ArgValue]
-    offset: int = 0
-    """Offset of the byte that confirmed the call (the ``\\n`` of ``end``)."""
-
-    def json_args(self) -> dict[str, Any]:
-        """Arguments as JSON-safe values (``bytes`` become ``{"base64": ...}``)."""
-        return {k: json_value(v) for k, v in self.args.items()}
-
-
-def json_value(value: ArgValue) -> Any:
-    """``bytes`` as UTF-8 text, else ``{"base64": ...}``; other values unchanged."""
-    if isinstance(value, bytes):
-        try:
-            return value.decode("utf-8")
-        except UnicodeDecodeError:
-            return {"base64": base64.b64encode(value).decode("ascii")}
-    return value
-
 
 @dataclass(frozen=True)
 class ToolResult:
@@ -106,106 +78,6 @@ class ToolResult:
     @property
     def ok(self) -> bool:
         return self.kind in OK_KINDS
-
-
-# --------------------------------------------------------------------------- stream
-
-
-@dataclass(frozen=True)
-class Event:
-    type: ClassVar[str] = "event"
-
-    def json_fields(self) -> dict[str, Any] | None:
-        """The event's fields in ``event_to_json``'s form, for an event defined above
-        this module (``tools/contract.py``'s approval events) whose fields are not plain
-        values; ``None``: every field as it is."""
-        return None
-
-
-@dataclass(frozen=True)
-class StreamBytes(Event):
-    """Raw bytes arrived at the transducer (before any confirmation)."""
-
-    type: ClassVar[str] = "bytes"
-    offset: int
-    data: bytes
-
-
-@dataclass(frozen=True)
-class Confirmed(Event):
-    """Bytes ``[offset, offset+len(data))`` became irreversible.
-
-    ``kind`` says what they were: ``text`` (prose outside a frame), ``frame``
-    (call/arg/end header lines and blank lines), ``body`` (argument value bytes).
-    After this event the frontier is ``offset + len(data)``.
-    """
-
-    type: ClassVar[str] = "confirmed"
-    offset: int
-    kind: Literal["text", "frame", "body"]
-    data: bytes
-
-
-@dataclass(frozen=True)
-class CallStarted(Event):
-    type: ClassVar[str] = "call_started"
-    id: str
-    name: str
-    offset: int = 0
-    replaces: str = ""
-    """The id this call was announced under, when its wire changed it before the call
-    completed (a Responses ``call_id`` that differs between ``added`` and ``done``): the
-    same call, renamed; nothing is open under the old id any more."""
-
-
-@dataclass(frozen=True)
-class ArgStarted(Event):
-    type: ClassVar[str] = "arg_started"
-    call_id: str
-    key: str
-    form: ArgForm
-    declared: int | None = None
-    """Declared byte count for length-prefixed arguments."""
-    offset: int = 0
-
-
-@dataclass(frozen=True)
-class ArgBytes(Event):
-    """Confirmed bytes of an argument value (may arrive in many pieces)."""
-
-    type: ClassVar[str] = "arg_bytes"
-    call_id: str
-    key: str
-    data: bytes
-    offset: int = 0
-
-
-@dataclass(frozen=True)
-class CallReady(Event):
-    """The call is complete and may execute (CTL: at ``end\\n``)."""
-
-    type: ClassVar[str] = "call"
-    call: ToolCall
-
-
-@dataclass(frozen=True)
-class ContractError(Event):
-    """A framing error; nothing after it in this message is processed."""
-
-    type: ClassVar[str] = "error"
-    kind: str
-    """One of ``CONTRACT_ERROR_KINDS``."""
-    message: str
-    offset: int
-
-
-@dataclass(frozen=True)
-class StreamStopped(Event):
-    """The transducer stopped reading (e.g. text after a confirmed call)."""
-
-    type: ClassVar[str] = "stop"
-    reason: str
-    offset: int
 
 
 # --------------------------------------------------------------------------- loop
@@ -454,39 +326,25 @@ class ResponseContinued(Event):
 
 def event_to_json(event: Event) -> dict[str, Any]:
     """The JSON-lines form used by ``transduce``, ``run --json`` and recordings."""
-    out: dict[str, Any] = {"type": event.type}
-    custom = event.json_fields()
-    if custom is not None:
-        out.update(custom)
-        return out
     match event:
-        case StreamBytes(offset=o, data=d) | Confirmed(offset=o, data=d):
-            out["offset"] = o
-            out["data"] = json_value(d)
-            if isinstance(event, Confirmed):
-                out["kind"] = event.kind
-        case CallReady(call=c):
-            out.update(id=c.id, name=c.name, args=c.json_args(), offset=c.offset)
         case ToolStarted(call=c):
+            out: dict[str, Any] = {"type": event.type}
             out.update(id=c.id, name=c.name, args=c.json_args())
+            return out
         case ToolFinished(result=r):
-            out.update(
-                id=r.call_id,
-                name=r.name,
-                kind=r.kind,
-                exit=r.exit_code,
-                elapsed=round(r.elapsed, 6),
-                output=r.output,
-            )
+            return {
+                "type": event.type,
+                "id": r.call_id,
+                "name": r.name,
+                "kind": r.kind,
+                "exit": r.exit_code,
+                "elapsed": round(r.elapsed, 6),
+                "output": r.output,
+            }
         case AssistantText(text=text):
-            out["data"] = text  # the same shape as `frontier transduce`'s text lines
-        case ArgBytes(data=d):
-            out.update(call_id=event.call_id, key=event.key, data=json_value(d))
-            out["offset"] = event.offset
-        case _:
-            for name in event.__dataclass_fields__:
-                value = getattr(event, name)
-                if isinstance(value, TokenUsage):
-                    value = value.to_json()
-                out[name] = json_value(value) if isinstance(value, bytes) else value
+            return {"type": event.type, "data": text}  # the shape of `transduce`'s text lines
+    out = _stream_event_to_json(event)
+    for name, value in out.items():
+        if isinstance(value, TokenUsage):
+            out[name] = value.to_json()
     return out

@@ -3,12 +3,14 @@
     .venv/bin/python bench/transducer.py            # the issue's sizes (16 MiB, 100k calls, 64 MiB)
     .venv/bin/python bench/transducer.py --quick    # 1/8 of the sizes, for a busy machine
     .venv/bin/python bench/transducer.py --process  # only the whole-process comparison
+    .venv/bin/python bench/transducer.py --start 15  # only `transduce` start-up, empty input
 
 Whole processes (printed first): ``frontier transduce --protocol ctl-heredoc
 --chunk 65536 --summary`` on 64 heredoc calls of ~1 MiB each (64 MiB on
 stdin) against ``python -c 'json.loads(stdin)'`` of the same calls as one
 JSON array — start-up, imports and reading stdin included on both sides,
-best of 3, run alternately in the same run. Both get compiled bytecode (a
+best of ``--best-of`` (5), run alternately in the same run (with ``--baseline DIR``
+an earlier tree's ``frontier transduce`` too). Both get compiled bytecode (a
 private ``PYTHONPYCACHEPREFIX``, one untimed warm-up each), as an installed
 package would; with ``PYTHONDONTWRITEBYTECODE`` every edited module would be
 recompiled on each start.
@@ -205,8 +207,14 @@ def timed_process(argv: list[str], stdin: Path, env: dict[str, str]) -> tuple[fl
     return elapsed, proc.stdout, resource.getrusage(resource.RUSAGE_CHILDREN).ru_minflt - before
 
 
-def case_processes(calls: int, repeat: int = 3) -> tuple[str, float, float, int, int]:
-    """``frontier transduce`` vs ``json.loads`` as whole processes (see the module doc)."""
+def case_processes(
+    calls: int, repeat: int = 5, baselines: list[str] | None = None
+) -> list[tuple[str, float, float, int, int]]:
+    """``frontier transduce`` vs ``json.loads`` as whole processes (see the module doc).
+
+    For each of ``baselines`` (a directory holding a ``frontier`` package, e.g. ``git
+    archive`` of an earlier commit) that tree's ``frontier transduce`` runs too, with
+    ``PYTHONPATH`` set to it, in the same rounds. Each row: best of ``repeat``."""
     content = text_lines(MiB - 4096)
     with tempfile.TemporaryDirectory(prefix="frontier-bench-") as tmp:
         root = Path(tmp)
@@ -230,25 +238,67 @@ def case_processes(calls: int, repeat: int = 3) -> tuple[str, float, float, int,
             encoding="utf-8",
         )
         env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+        env.pop("PYTHONPATH", None)
         env["PYTHONPYCACHEPREFIX"] = str(root / "pycache")
         ours = [*frontier_argv(), "transduce", "--protocol", "ctl-heredoc", "--chunk", "65536"]
         ours.append("--summary")
         ref = [sys.executable, "-c", "import json, sys; json.loads(sys.stdin.buffer.read())"]
-        _, out, _ = timed_process(ours, ctl_in, env)  # warm-up: bytecode is written
-        summary = json.loads(out.splitlines()[-1])
-        assert (summary["calls"], summary["errors"]) == (calls, 0), summary
+        trees = [("this tree", env)]
+        for tree in baselines or []:
+            trees.append((tree, {**env, "PYTHONPATH": tree}))
+        for _, tree_env in trees:
+            _, out, _ = timed_process(ours, ctl_in, tree_env)  # warm-up: bytecode is written
+            summary = json.loads(out.splitlines()[-1])
+            assert (summary["calls"], summary["errors"]) == (calls, 0), summary
         timed_process(ref, json_in, env)
-        mine: list[tuple[float, int]] = []
         theirs: list[tuple[float, int]] = []
+        mine: dict[str, list[tuple[float, int]]] = {label: [] for label, _ in trees}
         for _ in range(repeat):
             elapsed, _, faults = timed_process(ref, json_in, env)
             theirs.append((elapsed, faults))
-            elapsed, _, faults = timed_process(ours, ctl_in, env)
-            mine.append((elapsed, faults))
+            for label, tree_env in trees:
+                elapsed, _, faults = timed_process(ours, ctl_in, tree_env)
+                mine[label].append((elapsed, faults))
         size = ctl_in.stat().st_size
-    (t_ours, f_ours), (t_ref, f_ref) = min(mine), min(theirs)
-    name = f"{calls} heredoc calls of ~1 MiB ({size / MiB:.0f} MiB), chunk 65536, whole processes"
-    return name, t_ours, t_ref, f_ours, f_ref
+    t_ref, f_ref = min(theirs)
+    what = f"{calls} heredoc calls of ~1 MiB ({size / MiB:.0f} MiB)"
+    rows = []
+    for label, runs in mine.items():
+        t_ours, f_ours = min(runs)
+        rows.append((f"{label}: {what}", t_ours, t_ref, f_ours, f_ref))
+    return rows
+
+
+def case_start(runs: int, baselines: list[str] | None) -> list[tuple[str, float, float]]:
+    """``frontier transduce --protocol ctl-heredoc --summary`` on empty input (start-up and
+    exit alone), each tree and ``python -c pass`` alternating; (name, min, p50) seconds."""
+    with tempfile.TemporaryDirectory(prefix="frontier-bench-") as tmp:
+        empty = Path(tmp) / "empty"
+        empty.write_bytes(b"")
+        env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+        env.pop("PYTHONPATH", None)
+        env["PYTHONPYCACHEPREFIX"] = str(Path(tmp) / "pycache")
+        ours = [*frontier_argv(), "transduce", "--protocol", "ctl-heredoc", "--summary"]
+        runs_of: list[tuple[str, list[str], dict[str, str]]] = [
+            ("python -c pass", [sys.executable, "-c", "pass"], env),
+            ("this tree", ours, env),
+        ]
+        runs_of += [(tree, ours, {**env, "PYTHONPATH": tree}) for tree in baselines or []]
+        times: dict[str, list[float]] = {name: [] for name, _, _ in runs_of}
+        for _, argv, run_env in runs_of:
+            timed_process(argv, empty, run_env)  # warm-up: bytecode is written
+        for _ in range(runs):
+            for name, argv, run_env in runs_of:
+                times[name].append(timed_process(argv, empty, run_env)[0])
+    return [(name, min(ts), sorted(ts)[len(ts) // 2]) for name, ts in times.items()]
+
+
+def loadavg() -> str:
+    """The 1-minute load average (the machine is shared: say how busy it was)."""
+    try:
+        return Path("/proc/loadavg").read_text().split()[0]
+    except OSError:
+        return "?"
 
 
 def peak_state(total: int, chunk: int = 65536, arg: int = 64 * 1024) -> tuple[int, int]:
@@ -277,12 +327,40 @@ def main() -> None:
     parser.add_argument(
         "--repeat", type=int, default=5, help="runs per 16 MiB case (small calls: at most 3)"
     )
+    parser.add_argument(
+        "--best-of", type=int, default=5, help="rounds of the whole-process case (best of N)"
+    )
+    parser.add_argument(
+        "--baseline",
+        metavar="DIR",
+        action="append",
+        help="also run that tree's frontier (PYTHONPATH=DIR) in the same rounds, e.g. after "
+        "git archive HEAD | tar -x -C DIR/frontier (repeatable)",
+    )
+    parser.add_argument(
+        "--start",
+        type=int,
+        metavar="N",
+        help="only the start-up on empty input, N alternating runs per tree",
+    )
     args = parser.parse_args()
+    if args.start:
+        load = loadavg()
+        rows_start = case_start(args.start, args.baseline)
+        print(f"frontier transduce on empty input, {args.start} runs (load {load} -> {loadavg()})")
+        print(f"{'process':<40} {'min s':>8} {'p50 s':>8}")
+        for name, low, mid in rows_start:
+            print(f"{name:<40} {low:8.3f} {mid:8.3f}")
+        return
     scale = 8 if args.quick else 1
-    name, ours, ref, f_ours, f_ref = case_processes(64)  # ~1 s: --quick keeps it whole
-    print(f"{'whole processes, best of 3':<62} {'ctl s':>8} {'json s':>8} {'ratio':>6}")
-    print(f"{name:<62} {ours:8.3f} {ref:8.3f} {ref / ours:6.2f}  (target >= 2.0)")
-    print(f"{'  minor page faults (best run)':<62} {f_ours:8d} {f_ref:8d}")
+    load = loadavg()
+    rows = case_processes(64, args.best_of, args.baseline)  # ~1 s a round: --quick keeps it whole
+    head = f"whole processes, best of {args.best_of} (load {load} -> {loadavg()})"
+    print(f"{head:<62} {'ctl s':>8} {'json s':>8} {'ratio':>6}  {'faults ctl/json':>15}")
+    for name, ours, ref, f_ours, f_ref in rows:
+        faults = f"{f_ours}/{f_ref}"
+        print(f"{name:<62} {ours:8.3f} {ref:8.3f} {ref / ours:6.2f}  {faults:>15}")
+    print("(target: ratio >= 2.0)")
     print()
     if args.process:
         return

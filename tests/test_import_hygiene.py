@@ -23,6 +23,7 @@ CORE_PACKAGES = {
 }
 CORE_TOP = [
     "frontier.app.events",
+    "frontier.app.stream_events",
     "frontier.app.vocab",
     "frontier.app.secrets",
     "frontier.app.config",
@@ -98,6 +99,7 @@ def test_the_vocabulary_imports_nothing_of_frontier() -> None:
     no other Frontier module (the CLI reads its choices from ``vocab`` before any command)."""
     bottom = [
         "frontier.app.events",
+        "frontier.app.stream_events",
         "frontier.app.vocab",
         "frontier.app.wire.sse",
         "frontier.app.wire.safejson",
@@ -129,6 +131,7 @@ def test_the_neutral_stream_imports_only_the_vocabulary() -> None:
         "frontier",
         "frontier.app",
         "frontier.app.events",
+        "frontier.app.stream_events",
         "frontier.app.vocab",
         "frontier.app.model",
         "frontier.app.model.stream",

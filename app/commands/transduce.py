@@ -43,7 +43,8 @@ import sys
 from typing import IO, Any
 
 from frontier.app.cst.factory import make_transducer, pending_size
-from frontier.app.events import (
+from frontier.app.frontends.terminal_text import dumps, safe_print
+from frontier.app.stream_events import (
     ArgBytes,
     ArgStarted,
     CallReady,
@@ -54,8 +55,6 @@ from frontier.app.events import (
     StreamStopped,
     event_to_json,
 )
-from frontier.app.frontends.terminal_text import dumps, safe_print
-from frontier.app.model.registry import codec
 from frontier.app.vocab import NATIVE_MODES
 
 _ALWAYS = (CallReady, ContractError, StreamStopped)
@@ -110,6 +109,8 @@ class _Printer:
         self._text_at = 0
 
     def events(self, events: list[Event]) -> None:
+        if self.quiet:
+            return  # `--summary`: nothing but the summary is printed, so nothing is held
         for event in events:
             if isinstance(event, Confirmed):
                 if event.kind == "text":
@@ -179,7 +180,11 @@ def main(args: argparse.Namespace) -> int:
     printer = _Printer(out, detail=args.events == "all", quiet=args.summary)
     wire = args.wire
     reads_sse = args.protocol in NATIVE_MODES or wire is not None
-    adapter = codec(wire) if reads_sse else None  # a text protocol's text needs no wire
+    adapter = None  # a text protocol's text needs no wire (nor its import)
+    if reads_sse:
+        from frontier.app.model.registry import codec
+
+        adapter = codec(wire)
     t = make_transducer(args.protocol, wire=adapter, sse=wire is not None)
     calls = errors = max_pending = 0
     chunk = args.chunk
@@ -187,12 +192,21 @@ def main(args: argparse.Namespace) -> int:
     rest = b""  # bytes short of a whole chunk (a short read): the chunks stay those of the input
     data_lines = _DataLineSeen() if args.protocol in NATIVE_MODES or wire else None
 
+    size = getattr(t, "pending_size", None)
+    pending_now = size if callable(size) else lambda: pending_size(t)
+
     def feed(piece: bytes) -> None:
+        # Once per chunk (a thousand times for 64 MiB): one pass over the events.
         nonlocal calls, errors, max_pending
         events = t.feed(piece)
-        max_pending = max(max_pending, pending_size(t))
-        calls += sum(isinstance(e, CallReady) for e in events)
-        errors += sum(isinstance(e, ContractError) for e in events)
+        pending = pending_now()
+        if pending > max_pending:
+            max_pending = pending
+        for event in events:
+            if isinstance(event, CallReady):
+                calls += 1
+            elif isinstance(event, ContractError):
+                errors += 1
         printer.events(events)
 
     try:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Protocol, runtime_checkable
 
-from frontier.app.events import (
+from frontier.app.stream_events import (
     ArgBytes,
     CallReady,
     Confirmed,

@@ -20,13 +20,12 @@ Measurements: docs/benchmarks/transducer.md.
 from __future__ import annotations
 
 import re
-from typing import NoReturn
+from typing import TYPE_CHECKING, NoReturn
 
 from frontier.app.cst.base import decode_value, preview
 from frontier.app.cst.fastevents import make_arg_bytes, make_confirmed
-from frontier.app.cst.snapshot import ArgState, FrameSnapshot, head
 from frontier.app.cst.value import ValueBuilder
-from frontier.app.events import (
+from frontier.app.stream_events import (
     ArgForm,
     ArgStarted,
     CallReady,
@@ -37,6 +36,9 @@ from frontier.app.events import (
     StreamStopped,
     ToolCall,
 )
+
+if TYPE_CHECKING:
+    from frontier.app.cst.snapshot import FrameSnapshot
 
 L_LINE = 4096
 CTL_MAX_ARG = 1 << 20
@@ -116,6 +118,10 @@ class CtlTransducer:
     def pending(self) -> bytes:
         return bytes(self._buf) if isinstance(self._buf, bytearray) else self._buf
 
+    def pending_size(self) -> int:
+        """``len(self.pending())`` without copying a growing line (asked after every chunk)."""
+        return len(self._buf)
+
     def pending_bound(self) -> int:
         if self._state in (_OUT, _FRAME):
             return self.l_line
@@ -125,6 +131,8 @@ class CtlTransducer:
 
     def snapshot(self) -> FrameSnapshot:
         """The frame parsed so far, in words (the inspector's view; changes nothing)."""
+        from frontier.app.cst.snapshot import ArgState, FrameSnapshot, head  # the inspector's
+
         st = self._state
         line = head(self._buf)
         if st == _DONE:

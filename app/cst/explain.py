@@ -34,7 +34,7 @@ from typing import Literal
 from frontier.app.cst.factory import make_transducer
 from frontier.app.cst.native import DeltaSource
 from frontier.app.cst.snapshot import ArgState, FrameSnapshot, Snapshotting
-from frontier.app.events import (
+from frontier.app.stream_events import (
     CallReady,
     CallStarted,
     Confirmed,

@@ -16,7 +16,7 @@ from collections.abc import Callable
 from dataclasses import fields
 from typing import cast
 
-from frontier.app.events import ArgBytes, Confirmed
+from frontier.app.stream_events import ArgBytes, Confirmed
 
 _new = object.__new__
 _set = object.__setattr__

@@ -23,7 +23,14 @@ from collections.abc import Mapping
 from typing import Any
 
 from frontier.app.cst.base import preview
-from frontier.app.events import CallReady, CallStarted, Confirmed, ContractError, Event, ToolCall
+from frontier.app.stream_events import (
+    CallReady,
+    CallStarted,
+    Confirmed,
+    ContractError,
+    Event,
+    ToolCall,
+)
 from frontier.app.wire import safejson
 
 MAX_JSON_BYTES = 64 << 20

@@ -60,7 +60,6 @@ from typing import Any, Protocol
 
 from frontier.app.cst.base import preview
 from frontier.app.cst.snapshot import PREVIEW, ArgState, FrameSnapshot
-from frontier.app.events import CallReady, CallStarted, Confirmed, ContractError, Event, ToolCall
 from frontier.app.model.stream import (
     CallArgs,
     CallDone,
@@ -71,6 +70,14 @@ from frontier.app.model.stream import (
     Ignored,
     Malformed,
     TextDelta,
+)
+from frontier.app.stream_events import (
+    CallReady,
+    CallStarted,
+    Confirmed,
+    ContractError,
+    Event,
+    ToolCall,
 )
 from frontier.app.vocab import is_clean
 from frontier.app.wire import safejson

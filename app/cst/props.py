@@ -47,7 +47,7 @@ from functools import partial
 from frontier.app.cst.base import Transducer, calls_of, errors_of
 from frontier.app.cst.factory import make_transducer
 from frontier.app.cst.native import DeltaSource
-from frontier.app.events import ToolCall
+from frontier.app.stream_events import ToolCall
 
 
 @dataclass(frozen=True)

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from frontier.app.cst.base import Transducer
 from frontier.app.cst.native import DeltaSource
-from frontier.app.events import Event
 from frontier.app.model.stream import End, Finish, TextDelta
+from frontier.app.stream_events import Event
 from frontier.app.vocab import is_clean
 from frontier.app.wire.sse import SSEDecoder
 

@@ -29,7 +29,14 @@ import re
 
 from frontier.app.cst.base import preview
 from frontier.app.cst.snapshot import ArgState, FrameSnapshot, head
-from frontier.app.events import CallReady, CallStarted, Confirmed, ContractError, Event, ToolCall
+from frontier.app.stream_events import (
+    CallReady,
+    CallStarted,
+    Confirmed,
+    ContractError,
+    Event,
+    ToolCall,
+)
 
 OPEN = b"<minimax:tool_call>"
 CLOSE = b"</minimax:tool_call>"

@@ -1,0 +1,283 @@
+"""The stream half of the event vocabulary: what a transducer emits.
+
+``app/events.py`` is the one vocabulary and re-exports every name here; the
+transducers (``app/cst``) and ``frontier transduce`` import this module instead,
+so a process that only transduces does not build the turn's two dozen other
+event classes (a frozen dataclass costs ~1 ms to create: its methods are
+compiled from source at import, and that was a fifth of ``frontier transduce``'s
+start-up). Same classes, same fields; see ``app/events.py`` for the conventions.
+
+Nothing here imports anything beyond the standard library.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, fields
+from typing import Any, ClassVar, Literal, get_args
+
+ArgValue = str | bytes | Any
+"""CTL arguments are ``str`` when valid UTF-8, else ``bytes``; native/JSON
+arguments are whatever the JSON decoded to."""
+
+ArgForm = Literal["length", "inline", "heredoc", "json"]
+
+ContractErrorKind = Literal[
+    "bad_call",
+    "bad_arg",
+    "unexpected_line",
+    "body_eof",
+    "heredoc_eof",
+    "line_too_long",
+    "limit",
+    "bad_json",
+    "bad_xml",
+    "late_arguments",
+    "truncated",
+]
+"""``ContractError.kind``: what the framing of a response broke (docs/protocol.md lists
+each). ``late_arguments``: native-inc argument bytes for a call already executable."""
+
+CONTRACT_ERROR_KINDS: tuple[str, ...] = get_args(ContractErrorKind)
+
+
+@dataclass(frozen=True)
+class ToolCall:
+    """A call that the transducer has proven complete: it can no longer change."""
+
+    id: str
+    name: str
+    args: Mapping[str, ArgValue]
+    offset: int = 0
+    """Offset of the byte that confirmed the call (the ``\\n`` of ``end``)."""
+
+    def json_args(self) -> dict[str, Any]:
+        """Arguments as JSON-safe values (``bytes`` become ``{"base64": ...}``)."""
+        return {k: json_value(v) for k, v in self.args.items()}
+
+
+def json_value(value: ArgValue) -> Any:
+    """``bytes`` as UTF-8 text, else ``{"base64": ...}``; other values unchanged."""
+    if isinstance(value, bytes):
+        try:
+            return value.decode("utf-8")
+        except UnicodeDecodeError:
+            import base64  # only for bytes that are not UTF-8
+
+            return {"base64": base64.b64encode(value).decode("ascii")}
+    return value
+
+
+# --------------------------------------------------------------------------- stream
+
+
+_set = object.__setattr__
+_names: dict[type, tuple[str, ...]] = {}
+
+
+def _field_names(cls: type) -> tuple[str, ...]:
+    """The dataclass fields of ``cls``, in order (``ClassVar`` s excluded), cached."""
+    names = _names.get(cls)
+    if names is None:
+        names = _names[cls] = tuple(f.name for f in fields(cls))
+    return names
+
+
+@dataclass(frozen=True, repr=False, eq=False)
+class Event:
+    """Every event: a frozen dataclass whose ``type`` names it in JSON.
+
+    The stream events below are declared ``init=False, repr=False, eq=False`` with their
+    ``__init__`` written out and ``__repr__``, ``__eq__`` and ``__hash__`` taken from
+    here, which do what the generated ones do (``tests/test_transduce_startup.py``
+    compares them): ``dataclass`` compiles every method it generates from source at
+    import, ~0.2 ms apiece, while written out they come from the bytecode cache, so
+    these classes cost a third as much to create. Events declared the ordinary way
+    (``app/events.py``) get the generated methods, which override these.
+    """
+
+    type: ClassVar[str] = "event"
+
+    def __repr__(self) -> str:
+        shown = ", ".join(f"{n}={getattr(self, n)!r}" for n in _field_names(type(self)))
+        return f"{type(self).__qualname__}({shown})"
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        names = _field_names(type(self))
+        return tuple(getattr(self, n) for n in names) == tuple(getattr(other, n) for n in names)
+
+    def __hash__(self) -> int:
+        return hash(tuple(getattr(self, n) for n in _field_names(type(self))))
+
+    def json_fields(self) -> dict[str, Any] | None:
+        """The event's fields in ``event_to_json``'s form, for an event defined above
+        this module (``tools/contract.py``'s approval events) whose fields are not plain
+        values; ``None``: every field as it is."""
+        return None
+
+
+@dataclass(frozen=True, init=False, repr=False, eq=False)
+class StreamBytes(Event):
+    """Raw bytes arrived at the transducer (before any confirmation)."""
+
+    type: ClassVar[str] = "bytes"
+    offset: int
+    data: bytes
+
+    def __init__(self, offset: int, data: bytes) -> None:
+        _set(self, "offset", offset)
+        _set(self, "data", data)
+
+
+@dataclass(frozen=True, init=False, repr=False, eq=False)
+class Confirmed(Event):
+    """Bytes ``[offset, offset+len(data))`` became irreversible.
+
+    ``kind`` says what they were: ``text`` (prose outside a frame), ``frame``
+    (call/arg/end header lines and blank lines), ``body`` (argument value bytes).
+    After this event the frontier is ``offset + len(data)``.
+    """
+
+    type: ClassVar[str] = "confirmed"
+    offset: int
+    kind: Literal["text", "frame", "body"]
+    data: bytes
+
+    def __init__(self, offset: int, kind: Literal["text", "frame", "body"], data: bytes) -> None:
+        _set(self, "offset", offset)
+        _set(self, "kind", kind)
+        _set(self, "data", data)
+
+
+@dataclass(frozen=True, init=False, repr=False, eq=False)
+class CallStarted(Event):
+    """A call's header was confirmed: its id and tool name can no longer change."""
+
+    type: ClassVar[str] = "call_started"
+    id: str
+    name: str
+    offset: int = 0
+    replaces: str = ""
+    """The id this call was announced under, when its wire changed it before the call
+    completed (a Responses ``call_id`` that differs between ``added`` and ``done``): the
+    same call, renamed; nothing is open under the old id any more."""
+
+    def __init__(self, id: str, name: str, offset: int = 0, replaces: str = "") -> None:
+        _set(self, "id", id)
+        _set(self, "name", name)
+        _set(self, "offset", offset)
+        _set(self, "replaces", replaces)
+
+
+@dataclass(frozen=True, init=False, repr=False, eq=False)
+class ArgStarted(Event):
+    """An argument's header was confirmed: its key and form (its bytes follow)."""
+
+    type: ClassVar[str] = "arg_started"
+    call_id: str
+    key: str
+    form: ArgForm
+    declared: int | None = None
+    """Declared byte count for length-prefixed arguments."""
+    offset: int = 0
+
+    def __init__(
+        self,
+        call_id: str,
+        key: str,
+        form: ArgForm,
+        declared: int | None = None,
+        offset: int = 0,
+    ) -> None:
+        _set(self, "call_id", call_id)
+        _set(self, "key", key)
+        _set(self, "form", form)
+        _set(self, "declared", declared)
+        _set(self, "offset", offset)
+
+
+@dataclass(frozen=True, init=False, repr=False, eq=False)
+class ArgBytes(Event):
+    """Confirmed bytes of an argument value (may arrive in many pieces)."""
+
+    type: ClassVar[str] = "arg_bytes"
+    call_id: str
+    key: str
+    data: bytes
+    offset: int = 0
+
+    def __init__(self, call_id: str, key: str, data: bytes, offset: int = 0) -> None:
+        _set(self, "call_id", call_id)
+        _set(self, "key", key)
+        _set(self, "data", data)
+        _set(self, "offset", offset)
+
+
+@dataclass(frozen=True, init=False, repr=False, eq=False)
+class CallReady(Event):
+    """The call is complete and may execute (CTL: at ``end\\n``)."""
+
+    type: ClassVar[str] = "call"
+    call: ToolCall
+
+    def __init__(self, call: ToolCall) -> None:
+        _set(self, "call", call)
+
+
+@dataclass(frozen=True, init=False, repr=False, eq=False)
+class ContractError(Event):
+    """A framing error; nothing after it in this message is processed."""
+
+    type: ClassVar[str] = "error"
+    kind: str
+    """One of ``CONTRACT_ERROR_KINDS``."""
+    message: str
+    offset: int
+
+    def __init__(self, kind: str, message: str, offset: int) -> None:
+        _set(self, "kind", kind)
+        _set(self, "message", message)
+        _set(self, "offset", offset)
+
+
+@dataclass(frozen=True, init=False, repr=False, eq=False)
+class StreamStopped(Event):
+    """The transducer stopped reading (e.g. text after a confirmed call)."""
+
+    type: ClassVar[str] = "stop"
+    reason: str
+    offset: int
+
+    def __init__(self, reason: str, offset: int) -> None:
+        _set(self, "reason", reason)
+        _set(self, "offset", offset)
+
+
+def event_to_json(event: Event) -> dict[str, Any]:
+    """The JSON-lines form of a stream event, as ``frontier transduce`` prints it.
+
+    ``app/events.event_to_json`` is this plus the turn's events (``run --json``,
+    recordings): one form for both."""
+    out: dict[str, Any] = {"type": event.type}
+    custom = event.json_fields()
+    if custom is not None:
+        out.update(custom)
+        return out
+    match event:
+        case StreamBytes(offset=o, data=d) | Confirmed(offset=o, data=d):
+            out["offset"] = o
+            out["data"] = json_value(d)
+            if isinstance(event, Confirmed):
+                out["kind"] = event.kind
+        case CallReady(call=c):
+            out.update(id=c.id, name=c.name, args=c.json_args(), offset=c.offset)
+        case ArgBytes(data=d):
+            out.update(call_id=event.call_id, key=event.key, data=json_value(d))
+            out["offset"] = event.offset
+        case _:
+            for name in event.__dataclass_fields__:
+                value = getattr(event, name)
+                out[name] = json_value(value) if isinstance(value, bytes) else value
+    return out
