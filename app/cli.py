@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 
 from frontier.app.vocab import (
     APPROVAL_MEANINGS,
@@ -407,6 +407,89 @@ stderr); 2 usage or setup error; 3 a call needed approval and nobody could be as
 terminal): stderr names the --approval that allows it."""
 
 
+class _Formatter(argparse.RawDescriptionHelpFormatter):
+    """argparse's formatter, told the terminal's width: argparse asks ``shutil`` for it, and
+    importing ``shutil`` (with ``bz2``, ``lzma``) was a quarter of what a command added to
+    the interpreter's start-up. Same answer: ``COLUMNS``, else the terminal, else 80."""
+
+    def __init__(
+        self,
+        prog: str,
+        indent_increment: int = 2,
+        max_help_position: int = 24,
+        width: int | None = None,
+    ) -> None:
+        if width is None:
+            width = _columns() - 2  # as argparse does
+        super().__init__(prog, indent_increment, max_help_position, width)
+
+
+def _columns() -> int:
+    """``shutil.get_terminal_size().columns``, without importing ``shutil``."""
+    import os
+
+    try:
+        columns = int(os.environ["COLUMNS"])
+    except (KeyError, ValueError):
+        columns = 0
+    if columns <= 0:
+        try:
+            columns = os.get_terminal_size(sys.__stdout__.fileno()).columns  # type: ignore[union-attr]
+        except (AttributeError, ValueError, OSError):
+            columns = 0
+    return columns or 80
+
+
+class _Parsers(Mapping[str, argparse.ArgumentParser]):
+    """The commands' parsers, each built when first looked up: ``frontier sessions`` builds
+    one parser, ``frontier --help`` none (building all fifteen took ~20 ms, most of what
+    ``--help`` added to the interpreter's own start-up)."""
+
+    def __init__(self, action: _LazyCommands) -> None:
+        self._action = action
+        self._built: dict[str, argparse.ArgumentParser] = {}
+
+    def __getitem__(self, name: str) -> argparse.ArgumentParser:
+        built = self._built.get(name)
+        if built is None:
+            help_text, epilog, fill = COMMANDS[name]  # KeyError: not a command
+            built = self._action.build(name, help_text, epilog)
+            fill(built)
+            self._built[name] = built
+        return built
+
+    def __contains__(self, name: object) -> bool:
+        return name in COMMANDS
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(COMMANDS)
+
+    def __len__(self) -> int:
+        return len(COMMANDS)
+
+
+class _LazyCommands(argparse._SubParsersAction):  # type: ignore[type-arg]
+    """The ``COMMAND`` positional: every command is listed (in ``--help``, as a choice,
+    in errors) from ``COMMANDS``; a command's own parser is built only when it is used."""
+
+    def __init__(self, *args: object, **kwargs: object) -> None:
+        super().__init__(*args, **kwargs)  # type: ignore[arg-type]
+        self._name_parser_map = _Parsers(self)  # type: ignore[assignment]
+        self.choices = self._name_parser_map
+        for name, (help_text, _, _) in COMMANDS.items():
+            self._choices_actions.append(self._ChoicesPseudoAction(name, (), help_text))
+
+    def build(self, name: str, help_text: str, epilog: str | None) -> argparse.ArgumentParser:
+        """One command's empty parser, as ``add_parser`` makes it (prog, formatter); not
+        listed again, the listing is made once above."""
+        return self._parser_class(
+            prog=f"{self._prog_prefix} {name}",
+            description=help_text,
+            epilog=epilog,
+            formatter_class=_Formatter,
+        )
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="frontier",
@@ -415,7 +498,7 @@ def build_parser() -> argparse.ArgumentParser:
             "the model's bytes prove them complete."
         ),
         epilog=EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        formatter_class=_Formatter,
     )
     parser.add_argument(
         "--version", action=_VersionAction, help="print the installed version and exit"
@@ -428,21 +511,13 @@ def build_parser() -> argparse.ArgumentParser:
         help="continue the session of this workspace used last (as `frontier resume --last`)",
     )
     _agent_options(parser, top=True)
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    parser.register("action", "lazy_parsers", _LazyCommands)
+    parser.add_subparsers(dest="command", metavar="COMMAND", action="lazy_parsers")
 
-    def add(name: str, help_text: str, epilog: str | None = None) -> argparse.ArgumentParser:
-        return sub.add_parser(
-            name,
-            help=help_text,
-            description=help_text,
-            epilog=epilog,
-            formatter_class=argparse.RawDescriptionHelpFormatter,
-        )
+    return parser
 
-    p = add(
-        "demo",
-        "the built-in scripted model in a scratch copy of a sample project (no network, no key)",
-    )
+
+def _demo_command(p: argparse.ArgumentParser) -> None:
     _agent_options(p, top=False, only=OFFERED["demo"])
     p.add_argument(
         "--headless",
@@ -464,12 +539,8 @@ def build_parser() -> argparse.ArgumentParser:
         "work, highlights the panes and explains (space next, b back); --headless prints it",
     )
 
-    p = add(
-        "run",
-        "run one task headless: same loop, events as text or JSON lines, approvals by policy "
-        "(`frontier PROMPT` is `frontier run PROMPT`)",
-        epilog=RUN_EPILOG,
-    )
+
+def _run_command(p: argparse.ArgumentParser) -> None:
     _agent_options(p, top=False, only=OFFERED["run"])
     p.add_argument(
         "task",
@@ -502,7 +573,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--session", metavar="ID", help="continue this session instead of starting a new one"
     )
 
-    p = add("replay", "replay a recording, a capture or a stored session")
+
+def _replay_command(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "source",
         metavar="SOURCE",
@@ -526,13 +598,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _agent_options(p, top=False, only=OFFERED["replay"])
 
-    p = add(
-        "transduce",
-        "stdin bytes -> confirmed events as JSON lines (debug a model's framing)",
-        epilog="exit status: with --summary, 1 when the input has contract errors (the "
-        "summary counts them), else 0; the event stream exits 0 (its errors are records "
-        "in the output); 2 usage error, or a native-mode input without an SSE data: line",
-    )
+
+def _transduce_command(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--protocol",
         required=True,
@@ -568,12 +635,8 @@ def build_parser() -> argparse.ArgumentParser:
         help="all = also call_started/arg_started/arg_bytes",
     )
 
-    p = add(
-        "check",
-        "verify S1–S3 at every byte prefix of recordings or stored sessions: no call runs "
-        "incomplete (S1), changes once runnable (S2) or disappears (S3)",
-        epilog=CHECK_PROPERTIES,
-    )
+
+def _check_command(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "sources",
         nargs="+",
@@ -590,11 +653,8 @@ def build_parser() -> argparse.ArgumentParser:
         "session) its next attempt",
     )
 
-    p = add(
-        "import",
-        "turn a capture (raw SSE, HAR, a JSON-lines chunk log) into a documented Frontier "
-        "recording: provenance in the header, never a header value",
-    )
+
+def _import_command(p: argparse.ArgumentParser) -> None:
     p.add_argument("capture", metavar="CAPTURE", help="the capture file (- for stdin; FILE#N)")
     p.add_argument(
         "-o",
@@ -612,11 +672,8 @@ def build_parser() -> argparse.ArgumentParser:
         help="pace a capture without timing at this many events per second (default 50)",
     )
 
-    p = add(
-        "apply-patch",
-        "apply a patch from stdin (a unified diff or a '*** Begin Patch' envelope, detected) "
-        "with the agent's engine; exit 0 = applied or already applied, 1 = nothing written",
-    )
+
+def _apply_patch_command(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--root",
         required=True,
@@ -629,14 +686,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="locate every hunk and print the result, write nothing",
     )
 
-    p = add("sessions", "list stored sessions, newest first, with their first prompt")
+
+def _sessions_command(p: argparse.ArgumentParser) -> None:
     p.add_argument("--json", action="store_true", help="a JSON array instead of the table")
 
-    p = add(
-        "resume",
-        "continue a stored session (the TUI unless --headless)",
-        epilog="`frontier -c` is `frontier resume --last`.",
-    )
+
+def _resume_command(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "session_id",
         metavar="ID",
@@ -668,12 +723,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _agent_options(p, top=False, only=OFFERED["resume"])
 
-    p = add(
-        "undo",
-        "put back the files of a stored session's last change (or of CALL), only if each "
-        "still has the content that change left; reviewed, recorded, atomic",
-        epilog=UNDO_EPILOG,
-    )
+
+def _undo_command(p: argparse.ArgumentParser) -> None:
     p.add_argument("session_id", metavar="SESSION", help="the session id or a unique prefix")
     p.add_argument(
         "call",
@@ -689,12 +740,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _agent_options(p, top=False, only=OFFERED["undo"])
 
-    p = add(
-        "mcp",
-        "MCP servers as tools: list them with their tools, test one, trust a project's "
-        "servers, always allow a tool",
-        epilog=MCP_EPILOG,
-    )
+
+def _mcp_command(p: argparse.ArgumentParser) -> None:
     _agent_options(p, top=False, only=OFFERED["mcp"])
     servers = p.add_subparsers(dest="mcp_command", metavar="ACTION")
     q = servers.add_parser(
@@ -718,7 +765,8 @@ def build_parser() -> argparse.ArgumentParser:
     q.add_argument("tool", metavar="TOOL", help="srv__tool or srv__*")
     q.add_argument("--forget", action="store_true", help="remove the rule instead")
 
-    p = add("export", "export a stored session")
+
+def _export_command(p: argparse.ArgumentParser) -> None:
     p.add_argument("session_id", metavar="ID", help="the session id or a unique prefix")
     p.add_argument(
         "--format",
@@ -728,12 +776,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--output", "-o", metavar="FILE", help="write here instead of stdout")
 
-    p = add(
-        "eval",
-        "compare ways of writing tool calls: how much of the work each keeps runnable when a "
-        "reply is cut short (framings, the default), and how well models count bytes (counts)",
-        epilog=EVAL_EPILOG,
-    )
+
+def _eval_command(p: argparse.ArgumentParser) -> None:
     _eval_options(p, top=True, only=EVAL_FRAMINGS + EVAL_COMMON)
     experiments = p.add_subparsers(dest="experiment", metavar="EXPERIMENT")
     q = experiments.add_parser(
@@ -744,7 +788,7 @@ def build_parser() -> argparse.ArgumentParser:
         "points, and compare the calls ready to run at each cut, calls that changed after "
         "being ready (must be none), bytes held undecided, and the share of the work kept.",
         epilog=EVAL_EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        formatter_class=_Formatter,
     )
     _eval_options(q, top=False, only=EVAL_FRAMINGS + EVAL_COMMON)
     q = experiments.add_parser(
@@ -754,7 +798,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="Every `arg <key> <nbytes>` the model wrote: the byte count it said vs "
         "the bytes it sent, how far off, and whether its next reply got it right.",
         epilog=EVAL_EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        formatter_class=_Formatter,
     )
     q.add_argument(
         "sources",
@@ -765,12 +809,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _eval_options(q, top=False, only=EVAL_COMMON)
 
-    p = add(
-        "serve",
-        "serve the TUI in a browser (textual-serve), on 127.0.0.1 only unless --host is "
-        "given; `frontier demo` by default, or the frontier command after --",
-        epilog=SERVE_EPILOG,
-    )
+
+def _serve_command(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--port",
         type=int,
@@ -805,7 +845,89 @@ def build_parser() -> argparse.ArgumentParser:
         "(default: demo)",
     )
 
-    return parser
+
+COMMANDS: dict[str, tuple[str, str | None, Callable[[argparse.ArgumentParser], None]]] = {
+    "demo": (
+        "the built-in scripted model in a scratch copy of a sample project (no network, no key)",
+        None,
+        _demo_command,
+    ),
+    "run": (
+        "run one task headless: same loop, events as text or JSON lines, approvals by policy "
+        "(`frontier PROMPT` is `frontier run PROMPT`)",
+        RUN_EPILOG,
+        _run_command,
+    ),
+    "replay": (
+        "replay a recording, a capture or a stored session",
+        None,
+        _replay_command,
+    ),
+    "transduce": (
+        "stdin bytes -> confirmed events as JSON lines (debug a model's framing)",
+        "exit status: with --summary, 1 when the input has contract errors (the "
+        "summary counts them), else 0; the event stream exits 0 (its errors are records "
+        "in the output); 2 usage error, or a native-mode input without an SSE data: line",
+        _transduce_command,
+    ),
+    "check": (
+        "verify S1–S3 at every byte prefix of recordings or stored sessions: no call runs "
+        "incomplete (S1), changes once runnable (S2) or disappears (S3)",
+        CHECK_PROPERTIES,
+        _check_command,
+    ),
+    "import": (
+        "turn a capture (raw SSE, HAR, a JSON-lines chunk log) into a documented Frontier "
+        "recording: provenance in the header, never a header value",
+        None,
+        _import_command,
+    ),
+    "apply-patch": (
+        "apply a patch from stdin (a unified diff or a '*** Begin Patch' envelope, detected) "
+        "with the agent's engine; exit 0 = applied or already applied, 1 = nothing written",
+        None,
+        _apply_patch_command,
+    ),
+    "sessions": (
+        "list stored sessions, newest first, with their first prompt",
+        None,
+        _sessions_command,
+    ),
+    "resume": (
+        "continue a stored session (the TUI unless --headless)",
+        "`frontier -c` is `frontier resume --last`.",
+        _resume_command,
+    ),
+    "undo": (
+        "put back the files of a stored session's last change (or of CALL), only if each "
+        "still has the content that change left; reviewed, recorded, atomic",
+        UNDO_EPILOG,
+        _undo_command,
+    ),
+    "mcp": (
+        "MCP servers as tools: list them with their tools, test one, trust a project's "
+        "servers, always allow a tool",
+        MCP_EPILOG,
+        _mcp_command,
+    ),
+    "export": (
+        "export a stored session",
+        None,
+        _export_command,
+    ),
+    "eval": (
+        "compare ways of writing tool calls: how much of the work each keeps runnable when a "
+        "reply is cut short (framings, the default), and how well models count bytes (counts)",
+        EVAL_EPILOG,
+        _eval_command,
+    ),
+    "serve": (
+        "serve the TUI in a browser (textual-serve), on 127.0.0.1 only unless --host is "
+        "given; `frontier demo` by default, or the frontier command after --",
+        SERVE_EPILOG,
+        _serve_command,
+    ),
+}
 
 
 RUN_ONLY = frozenset({"-p", "--print", "--json", "--max-turns", "--session", "--prompt"})
@@ -813,10 +935,11 @@ RUN_ONLY = frozenset({"-p", "--print", "--json", "--max-turns", "--session", "--
 ``run``."""
 
 
-def _subparsers(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:
+def _subparsers(parser: argparse.ArgumentParser) -> Mapping[str, argparse.ArgumentParser]:
+    """The commands' parsers by name (built when looked up: see ``_Parsers``)."""
     for action in parser._subparsers._group_actions if parser._subparsers else ():
         if isinstance(action, argparse._SubParsersAction):
-            return dict(action.choices)
+            return action.choices  # type: ignore[return-value]
     return {}
 
 
@@ -830,7 +953,6 @@ def prompt_as_run(parser: argparse.ArgumentParser, argv: Sequence[str]) -> list[
     values are skipped by asking the parsers which options take one, so
     ``frontier --model demo "hi"`` is the prompt ``hi``, not the demo."""
     commands = _subparsers(parser)
-    run = commands["run"]
     given = list(argv)
     own = False
     i = 0
@@ -842,7 +964,9 @@ def prompt_as_run(parser: argparse.ArgumentParser, argv: Sequence[str]) -> list[
             return ["run", *given[:i], "--", *given[i + 1 :]]
         if token.startswith("-") and token != "-":
             name = token.split("=", 1)[0]
-            action = parser._option_string_actions.get(name) or run._option_string_actions.get(name)
+            action = parser._option_string_actions.get(name)
+            if action is None:  # run's own flag (built only for an option the top lacks)
+                action = commands["run"]._option_string_actions.get(name)
             own = own or name in RUN_ONLY
             if action is not None and action.nargs != 0 and "=" not in token:
                 i += 1  # its value, whatever it looks like

@@ -31,14 +31,11 @@ import contextlib
 import math
 import os
 import re
-import signal
-import subprocess
-import tomllib
-import unicodedata
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
+from frontier.app.dirs import config_dir, data_dir
 from frontier.app.files import write_atomic
 from frontier.app.vocab import (
     APPROVALS,
@@ -59,26 +56,6 @@ from frontier.app.vocab import (
 TIMEOUTS = ("connect_timeout", "first_byte_timeout", "idle_timeout")
 """Seconds; the provider's defaults (10, 45, 30) give up on a hung server within 115 s
 (docs/decisions-providers.md has the arithmetic)."""
-
-
-def data_dir() -> Path:
-    """Where sessions live: ``FRONTIER_DATA_DIR`` or the platform's user data dir."""
-    env = os.environ.get("FRONTIER_DATA_DIR")
-    if env:
-        return Path(env)
-    import platformdirs
-
-    return Path(platformdirs.user_data_dir("frontier"))
-
-
-def config_dir() -> Path:
-    """Where ``config.toml`` lives: ``FRONTIER_CONFIG_DIR`` or the platform's config dir."""
-    env = os.environ.get("FRONTIER_CONFIG_DIR")
-    if env:
-        return Path(env)
-    import platformdirs
-
-    return Path(platformdirs.user_config_dir("frontier"))
 
 
 def config_path() -> Path:
@@ -393,6 +370,8 @@ def _provider_layer(provider: Provider, path: Path) -> tuple[dict[str, Any], dic
 
 def _read_config(path: Path) -> dict[str, Any]:
     """config.toml as a dict (``{}`` when there is none); a key in it is refused."""
+    import tomllib
+
     if not path.is_file():
         return {}
     try:
@@ -720,6 +699,8 @@ def valid_key(value: str, source: str) -> str:
     at either end and format characters (Unicode category Cf) anywhere are removed; any
     other character but printable ASCII (``!`` to ``~``: every provider's key alphabet,
     JWTs included) is refused, a space inside the key too (two things were pasted)."""
+    import unicodedata
+
     start, end = 0, len(value)
     while start < end and _invisible(value[start]):
         start += 1
@@ -747,12 +728,16 @@ def valid_key(value: str, source: str) -> str:
 
 def _invisible(char: str) -> bool:
     """Whitespace or a format character (U+200B, U+FEFF, U+2060…): never part of a key."""
+    import unicodedata
+
     return char.isspace() or unicodedata.category(char) == "Cf"
 
 
 def _char_name(char: str) -> str:
     """``U+00E9 LATIN SMALL LETTER E WITH ACUTE``: a character named without printing it
     (it may be a control character, or look like another)."""
+    import unicodedata
+
     return f"U+{ord(char):04X} {unicodedata.name(char, 'a control character')}"
 
 
@@ -797,6 +782,9 @@ def _key_file_warnings(path: Path) -> list[str]:
 
 def _key_from_command(command: str) -> str:
     """Run ``command`` in a shell, no terminal, bounded; its stdout's first line is the key."""
+    import signal
+    import subprocess
+
     try:
         proc = subprocess.Popen(
             command,
@@ -842,6 +830,8 @@ def save_setting(key: str, value: str) -> None:
     the first table); the result is parsed back and must equal the old file plus the one
     change, else the file is rewritten from its parsed form (comments lost, values kept).
     The file is replaced atomically and durably (``app/files.write_atomic``)."""
+    import tomllib
+
     path = config_path()
     text = ""
     data: dict[str, Any] = {}
@@ -959,6 +949,8 @@ def approvals_path() -> Path:
 def load_approvals(root: Path) -> tuple[dict[str, Any], list[str]]:
     """The approvals file's entry for ``root`` (``{}`` when none) and notes for the user
     about a file that cannot be read (its rules are then not used: nothing is allowed)."""
+    import tomllib
+
     path = approvals_path()
     try:
         text = path.read_text("utf-8")
@@ -983,6 +975,7 @@ def save_approvals(root: Path, rules: dict[str, list[str]]) -> Path:
     and every other workspace's; a lock file serialises two Frontiers saving at once.
     Returns the path."""
     import fcntl
+    import tomllib
 
     path = approvals_path()
     path.parent.mkdir(parents=True, exist_ok=True)

@@ -20,7 +20,6 @@ Imports only the patch engine (no Textual, no httpx) so it starts fast.
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -88,18 +87,12 @@ def main(args: argparse.Namespace) -> int:
 
 
 def _journals() -> Path:
-    """``<data dir>/patch-journals``: the data dir as ``app.config.data_dir`` finds it
-    (``FRONTIER_DATA_DIR``, else the platform's), found here without importing the config
-    module, which would add more to this command's start-up than the patch engine costs
-    (``tests/test_apply_patch_crash.py`` checks the two agree)."""
+    """``<data dir>/patch-journals`` (``app.dirs``: found without importing the config
+    module, which would add more to this command's start-up than the patch engine costs)."""
+    from frontier.app.dirs import data_dir
     from frontier.tools.file_journal import JOURNALS
 
-    env = os.environ.get("FRONTIER_DATA_DIR")
-    if env:
-        return Path(env) / JOURNALS
-    import platformdirs
-
-    return Path(platformdirs.user_data_dir("frontier")) / JOURNALS
+    return data_dir() / JOURNALS
 
 
 def _apply_journaled(root: Path, data: bytes) -> PatchPlan:

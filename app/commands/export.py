@@ -23,7 +23,6 @@ import argparse
 import sys
 from pathlib import Path
 
-from frontier.app.files import write_atomic
 from frontier.app.frontends.terminal_text import json_safe, safe_print, terminal_safe
 from frontier.app.secrets import Scrubber
 from frontier.app.session.export import read_session, to_jsonl, to_markdown
@@ -73,5 +72,7 @@ def main(args: argparse.Namespace) -> int:
 def _write_atomic(path: Path, text: str) -> None:
     """``-o FILE``: replaced whole or not at all, and on disk when this returns
     (``app/files.write_atomic``: temp, fsync, rename, fsync of the folder)."""
+    from frontier.app.files import write_atomic  # -o only: stdout needs none of it
+
     path.parent.mkdir(parents=True, exist_ok=True)
     write_atomic(path, text)  # not a terminal: a file, its text made safe by main()

@@ -5,27 +5,20 @@ session is recognised by its task, not its id); ``--json`` has it whole
 (``first_prompt``). ``frontier -c`` continues the session of this workspace used last.
 
 The store is opened read-only: listing never creates, migrates or locks anything,
-so it works on a read-only data dir. A session whose process died shows ``interrupted``,
-and the calls it was running are named below the table (``interrupted_calls`` in
-``--json``), without a resume.
+so it works on a read-only data dir. Only the catalogue is loaded (not the whole
+``SessionStore``, whose history and call modules are most of a start-up's imports).
+A session whose process died shows ``interrupted``, and the calls it was running are
+named below the table (``interrupted_calls`` in ``--json``), without a resume.
 """
 
 from __future__ import annotations
 
 import argparse
-import shutil
 import sys
-from datetime import datetime
 
 from frontier.app.frontends.terminal_text import dumps, safe_print, terminal_safe
-from frontier.app.session.catalogue import one_line, short_path
-from frontier.app.session.store import (
-    SessionInfo,
-    SessionStore,
-    StoreError,
-    default_path,
-    existing_store,
-)
+from frontier.app.session.catalogue import Catalogue, SessionInfo, one_line, short_path
+from frontier.app.session.db import Database, StoreError, default_path, existing_store
 
 COLUMNS = ("ID", "STARTED", "WORKSPACE", "MODEL", "MODE", "TURNS", "STATE", "PROMPT")
 PROMPT_WIDTH = 50
@@ -38,8 +31,11 @@ def main(args: argparse.Namespace) -> int:
         path = existing_store()
         if path is None:
             return _empty(as_json, default_path())
-        with SessionStore.open_readonly(path) as store:
-            sessions = store.list_sessions()
+        db = Database.open_readonly(path)
+        try:
+            sessions = Catalogue(db).list_sessions()
+        finally:
+            db.close()
     except StoreError as exc:
         safe_print(f"frontier sessions: {exc}", file=sys.stderr)
         return 1
@@ -48,7 +44,11 @@ def main(args: argparse.Namespace) -> int:
     if as_json:
         safe_print(dumps([s.to_json() for s in sessions], indent=2))
     else:
-        width = shutil.get_terminal_size().columns if sys.stdout.isatty() else None
+        width = None
+        if sys.stdout.isatty():
+            import shutil
+
+            width = shutil.get_terminal_size().columns
         safe_print(format_table(sessions, width))
         for s in sessions:
             if s.interrupted_calls:
@@ -85,6 +85,8 @@ def format_table(sessions: list[SessionInfo], width: int | None = None) -> str:
     Every cell that came from the store is made :func:`terminal_safe` before the widths
     are measured: a stored session is untrusted (its prompt, model, workspace and mode
     can hold escapes), and escaping after measuring would misalign the columns."""
+    from datetime import datetime
+
     rows = [
         (
             terminal_safe(s.id),

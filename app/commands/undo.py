@@ -23,12 +23,10 @@ session is open in another Frontier, its workspace is gone).
 from __future__ import annotations
 
 import argparse
-import asyncio
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from frontier.app.commands._agent_args import config_from_args
 from frontier.app.frontends.terminal_text import safe_print, terminal_safe
 
 if TYPE_CHECKING:
@@ -55,8 +53,12 @@ def main(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return EXIT_USAGE
-    if args.list:
+    if args.list:  # read-only: no configuration, no event loop
         return _list(store_path, args.session_id)
+    import asyncio
+
+    from frontier.app.commands._agent_args import config_from_args
+
     config = config_from_args(args)
     if config is None:
         return EXIT_USAGE

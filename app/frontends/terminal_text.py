@@ -21,7 +21,6 @@ commands' sources and refuses a bare ``print`` (``tests/test_cli_hostile_sinks.p
 
 from __future__ import annotations
 
-import json
 import re
 import sys
 from typing import TextIO
@@ -63,6 +62,8 @@ def json_safe(text: str) -> str:
 def dumps(value: object, *, indent: int | None = None) -> str:
     """``json.dumps(value, ensure_ascii=False)`` (readable UTF-8), made :func:`json_safe`:
     what every JSON output of the CLI is written with."""
+    import json  # here: most commands print no JSON, and json is a start-up cost
+
     return json_safe(json.dumps(value, ensure_ascii=False, indent=indent))
 
 

@@ -273,6 +273,15 @@ def _parse(text: str) -> _Catalogue:
 
 
 def _read_data() -> str:
+    """The data file's text: beside this module (a plain file in every install Frontier
+    supports); ``importlib.resources`` only when it is not (a zip), since importing it
+    costs the first request more than reading the file."""
+    import os
+
+    here = os.path.join(os.path.dirname(__file__), DATA_FILE)
+    if os.path.isfile(here):
+        with open(here, encoding="utf-8") as f:
+            return f.read()
     from importlib import resources
 
     return (

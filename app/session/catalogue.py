@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import json
 import os
-import secrets as _secrets
 import sqlite3
 import time
 from collections import defaultdict
@@ -23,7 +22,6 @@ from typing import TYPE_CHECKING, Any
 
 from frontier.app.secrets import redact_url
 from frontier.app.session import lock as session_lock
-from frontier.app.session.calls import CallLedger
 from frontier.app.session.db import (
     Database,
     SessionNotFound,
@@ -31,8 +29,6 @@ from frontier.app.session.db import (
     default_path,
     existing_store,
 )
-from frontier.app.session.responses import Responses
-from frontier.app.session.timeline import iso_time
 from frontier.app.vocab import DEFAULT_WIRE, WIRES
 
 if TYPE_CHECKING:
@@ -67,6 +63,8 @@ class SessionInfo:
     """The model API the session speaks (``openai-chat`` for sessions from before wires)."""
 
     def to_json(self) -> dict[str, Any]:
+        from frontier.app.session.timeline import iso_time
+
         return {
             "id": self.id,
             "started": iso_time(self.started),
@@ -127,6 +125,8 @@ class Catalogue:
         ws = os.path.abspath(workspace)
         url = sanitize_url(base_url)
         scrub = self.db.scrub
+
+        import secrets as _secrets  # here: listing sessions never needs it
 
         def insert(c: sqlite3.Connection) -> str:
             for _ in range(16):
@@ -401,6 +401,9 @@ def session_recordings(id_or_prefix: str, path: Path | None = None) -> list[tupl
     carries their ids as ``meta["interrupted"]``. Raises :class:`SessionNotFound`
     (unknown or ambiguous id, or no store yet) with a message fit for the user.
     """
+    from frontier.app.session.calls import CallLedger  # here: `sessions` never needs them
+    from frontier.app.session.responses import Responses
+
     where = _existing_store(path, f"{id_or_prefix!r} is not a file and there are")
     db = Database.open_readonly(where)
     try:

@@ -58,7 +58,7 @@ class Rider(Protocol):
 
 def default_path() -> Path:
     """``<data dir>/sessions.db`` (``FRONTIER_DATA_DIR`` overrides the platform dir)."""
-    from frontier.app.config import data_dir
+    from frontier.app.dirs import data_dir  # not app.config: a reading command needs no more
 
     return data_dir() / DB_NAME
 

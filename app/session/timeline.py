@@ -38,7 +38,6 @@ from frontier.app.model.conversation import (
     item_to_json,
     role_of,
 )
-from frontier.app.model.wires.openai_chat import items_from_messages
 from frontier.app.session.db import Database, StoreError
 
 P = TypeVar("P")
@@ -215,6 +214,9 @@ def decode_items(stored: Sequence[tuple[object, P]]) -> list[tuple[Item, P]]:
     def convert() -> None:
         if not run:
             return
+        # sessions before typed items only: the wire's module stays off every store's start
+        from frontier.app.model.wires.openai_chat import items_from_messages
+
         items = items_from_messages([message for message, _ in run])
         places = _legacy_places(run)
         if len(places) != len(items):  # never: the walk below mirrors the converter

@@ -20,12 +20,13 @@ from __future__ import annotations
 
 import gc
 import os
+import sys
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual import events, on
 from textual.app import App, SystemCommand
@@ -38,7 +39,6 @@ from textual.timer import Timer
 from textual.widgets import Input, TextArea
 
 from frontier.app.agent.approvals import Answer
-from frontier.app.agent.explain import Explanation
 from frontier.app.agent.session import AgentSession
 from frontier.app.config import Config, data_dir, save_setting
 from frontier.app.events import Event, ToolCall, ToolFinished
@@ -52,17 +52,9 @@ from frontier.app.frontends.tui.host import (
     ShowErrors,
 )
 from frontier.app.frontends.tui.live import LiveController, SessionFactory
-from frontier.app.frontends.tui.replay import ReplayController, Step
 from frontier.app.frontends.tui.sandbox_text import ran_under
-from frontier.app.frontends.tui.screens.copy import CopyItem, CopyScreen, copy_items
-from frontier.app.frontends.tui.screens.help import HelpScreen
-from frontier.app.frontends.tui.screens.inspector import InspectorAction, InspectorScreen
 from frontier.app.frontends.tui.screens.main import CSS_PATH as MAIN_CSS
 from frontier.app.frontends.tui.screens.main import LAYOUT_HELP, TABS, MainScreen
-from frontier.app.frontends.tui.screens.pager import tool_pager
-from frontier.app.frontends.tui.screens.review import ReviewScreen
-from frontier.app.frontends.tui.screens.welcome import WelcomeScreen
-from frontier.app.replay_player import PlaylistPlayer, ReplayPlayer
 from frontier.app.secrets import Scrubber, url_secrets
 from frontier.app.vocab import APPROVAL_MEANINGS, LAYOUTS
 from frontier.themes.palette import DEFAULT_THEME, THEME_NAMES, THEMES, theme_variable
@@ -74,6 +66,15 @@ from frontier.widgets.prompt_input import PromptBox, PromptInput
 from frontier.widgets.state import ErrorRow, UiState
 from frontier.widgets.status_bar import StatusBar, StatusInfo
 from frontier.widgets.tools_pane import OpenToolOutput
+
+if TYPE_CHECKING:  # the screens pushed later, and replay, are imported when first used:
+    # the first paint needs only the main screen (issue 24, docs/startup.md)
+    from frontier.app.agent.explain import Explanation
+    from frontier.app.frontends.tui.replay import ReplayController, Step
+    from frontier.app.frontends.tui.screens.copy import CopyItem
+    from frontier.app.frontends.tui.screens.inspector import InspectorAction
+    from frontier.app.frontends.tui.screens.review import ReviewScreen
+    from frontier.app.replay_player import PlaylistPlayer, ReplayPlayer
 
 FLUSH_HZ = 30.0
 SLOW_PANES = frozenset({"transcript", "tools", "errors"})
@@ -91,6 +92,17 @@ IDLE_TICKS = 30
 IDLE_HZ = 4.0
 """The flush timer's rate while nothing changes: a change made without an event (a
 note, a tool's state after a review) still shows within a quarter of a second."""
+
+_INSPECTOR = ("frontier.app.frontends.tui.screens.inspector", "InspectorScreen")
+_WELCOME = ("frontier.app.frontends.tui.screens.welcome", "WelcomeScreen")
+
+
+def _showing(screen: object, cls: tuple[str, str]) -> bool:
+    """``isinstance(screen, module.Class)`` for a screen imported only when first pushed:
+    while its module is not loaded no such screen can exist, and asking (the footer asks
+    at every paint) must not load it."""
+    module = sys.modules.get(cls[0])
+    return module is not None and isinstance(screen, getattr(module, cls[1]))
 
 
 @dataclass(frozen=True)
@@ -196,6 +208,8 @@ class FrontierApp(App[int]):
         self.live: LiveController | None = None
         """Set in every other mode (live, demo, resume, welcome)."""
         if player is not None:
+            from frontier.app.frontends.tui.replay import ReplayController
+
             self.replay = ReplayController(
                 self, player, speed=speed, paused=paused, detected=detected
             )
@@ -290,6 +304,8 @@ class FrontierApp(App[int]):
         self.call_after_refresh(self._freeze_startup_objects)
         self._flush_timer = self.set_interval(1 / self.flush_hz, self._tick, name="flush")
         if self.welcome:
+            from frontier.app.frontends.tui.screens.welcome import WelcomeScreen
+
             self.push_screen(WelcomeScreen(), callback=self._welcome_done)
         elif self.replay is not None:
             self.replay.start(self.autostart)
@@ -410,6 +426,8 @@ class FrontierApp(App[int]):
         call = request.call
         self.state.set_tool_state(call, "review")
         theme = self.current_theme
+        from frontier.app.frontends.tui.screens.review import ReviewScreen
+
         screen = ReviewScreen(
             call,
             request.spec,
@@ -619,7 +637,7 @@ class FrontierApp(App[int]):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action in self.REPLAY_ACTIONS:
             # not behind the inspector: its e is "next error", and a step would move on
-            return self.replaying and not isinstance(self.screen, InspectorScreen)
+            return self.replaying and not _showing(self.screen, _INSPECTOR)
         if action in self.WATCH_ACTIONS:
             return self.live is None  # a replay or the tour: no prompt owns the keyboard
         if action == "quit_empty":
@@ -672,6 +690,8 @@ class FrontierApp(App[int]):
             return False
 
     def action_help(self, quiet: bool = False) -> None:
+        from frontier.app.frontends.tui.screens.help import HelpScreen
+
         if not isinstance(self.screen, HelpScreen):
             self.push_screen(HelpScreen())
 
@@ -697,6 +717,8 @@ class FrontierApp(App[int]):
 
     def action_copy(self, quiet: bool = False) -> None:
         """Open the copy picker: a transcript entry, a tool's output or a reviewed diff."""
+        from frontier.app.frontends.tui.screens.copy import CopyScreen, copy_items
+
         items = copy_items(self.state, self.reviews)
         if not items:
             self.notify("nothing to copy yet", timeout=2)
@@ -782,6 +804,8 @@ class FrontierApp(App[int]):
     def on_open_tool_output(self, message: OpenToolOutput) -> None:
         """Enter or a click on a tool row (Transcript, Tools pane): its whole output in
         the pager; closing it gives the keyboard back to the prompt."""
+        from frontier.app.frontends.tui.screens.pager import tool_pager
+
         self.push_screen(tool_pager(message.row), callback=lambda _: self.focus_prompt())
 
     def on_errors_pane_chosen(self, message: ErrorsPane.Chosen) -> None:
@@ -808,6 +832,8 @@ class FrontierApp(App[int]):
                 timeout=5,
             )
             return
+        from frontier.app.frontends.tui.screens.inspector import InspectorScreen
+
         if isinstance(self.screen, InspectorScreen):
             self.screen.dismiss(None)
         attempt = explanation.attempt
@@ -905,7 +931,7 @@ class FrontierApp(App[int]):
         live = self.live
         if live is None:
             return
-        if not isinstance(screen, WelcomeScreen):
+        if not _showing(screen, _WELCOME):
             yield SystemCommand(
                 "Open session…", "resume a stored session (newest first)", live.open_picker
             )

@@ -20,12 +20,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from frontier.app.agent.attachments import Prepared
-from frontier.app.agent.explain import Explanation, explain_stream, pick
 from frontier.app.agent.session import AgentSession, NotQueued, SessionBusy, stored_sessions
 from frontier.app.events import Event, QueuedDelivered, TurnEnded
 from frontier.app.files import write_atomic
 from frontier.app.frontends.tui.host import BindingsChanged, FocusPrompt
-from frontier.app.frontends.tui.screens.sessions import SessionPicker
 from frontier.app.vocab import APPROVAL_MEANINGS, NATIVE_MODES
 from frontier.tools.approval_rules import Rule
 from frontier.widgets.display import rule_text
@@ -33,7 +31,8 @@ from frontier.widgets.prompt_input import PromptBox
 from frontier.widgets.state import ErrorRow
 from frontier.widgets.status_bar import StatusInfo
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the inspector's explanations: imported when first asked (issue 24)
+    from frontier.app.agent.explain import Explanation
     from frontier.app.frontends.tui.host import Host
 
 SessionFactory = Callable[[], AgentSession]
@@ -504,6 +503,8 @@ class LiveController:
                 self.app.notify(f"cannot list sessions: {exc}", severity="error", timeout=10)
                 return
             current = self.session.session_id if self.session is not None else None
+            from frontier.app.frontends.tui.screens.sessions import SessionPicker
+
             self.app.push_screen(SessionPicker(sessions, current), callback=self.open_chosen)
 
         self.app.run_worker(run(), name="sessions", exit_on_error=False)
@@ -607,6 +608,8 @@ class LiveController:
     async def explain(self, row: ErrorRow) -> Explanation | None:
         """The inspector's explanation of ``row``: from the session's store (with the
         feedback and the next attempt), else from the bytes still in the Raw stream."""
+        from frontier.app.agent.explain import explain_stream, pick
+
         buffer = self.app.state.response(row.response)
         if buffer is None:
             return None

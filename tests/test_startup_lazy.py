@@ -1,0 +1,112 @@
+"""Commands a person waits for load only what they use (issue 24: the Python floor).
+
+Each check runs the real entry point in a fresh interpreter and names the modules it must
+not have loaded: a regression (an import moved back to the top of a module) shows here as
+a module name, not as a slower benchmark nobody ran.
+"""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+from frontier.app.session.store import SessionStore
+
+PROBE = """
+import ast, sys
+from frontier.app import cli
+argv = ast.literal_eval(sys.argv[1])
+try:
+    code = cli.main(argv)
+except SystemExit as exc:
+    code = exc.code
+sys.stdout.flush()
+sys.stderr.write("@@" + repr(sorted(sys.modules)) + "\\n")
+"""
+
+
+def loaded(argv: list[str]) -> tuple[set[str], str]:
+    """The modules ``frontier ARGV`` has loaded when it returns, and what it printed."""
+    out = subprocess.run(
+        [sys.executable, "-c", PROBE, repr(argv)],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=60,
+    )
+    line = next(x for x in out.stderr.splitlines() if x.startswith("@@"))
+    return set(ast.literal_eval(line[2:])), out.stdout
+
+
+HEAVY_STORE = {
+    "frontier.app.session.store",
+    "frontier.app.session.calls",
+    "frontier.app.session.timeline",
+    "frontier.app.events",
+    "frontier.app.config",
+}
+"""What listing sessions needs none of: the whole store façade, the event vocabulary and
+the configuration module."""
+
+
+def test_help_builds_no_command_parser_and_skips_shutil() -> None:
+    modules, shown = loaded(["--help"])
+    assert "apply-patch" in shown
+    assert not {"shutil", "frontier.app.commands.run"} & modules
+
+
+def test_sessions_loads_only_the_catalogue(tmp_path: Path) -> None:
+    store = SessionStore.open()  # the data dir conftest points FRONTIER_DATA_DIR at
+    session = store.create_session(str(tmp_path), "m", None, "ctl")
+    store.close()
+    modules, shown = loaded(["sessions"])
+    assert session in shown
+    assert "frontier.app.session.catalogue" in modules
+    assert not HEAVY_STORE & modules, sorted(HEAVY_STORE & modules)
+
+
+def test_apply_patch_does_not_load_the_configuration(tmp_path: Path) -> None:
+    modules, _ = loaded(["apply-patch", "--root", str(tmp_path), "--dry-run"])
+    assert not {"frontier.app.config", "tomllib", "subprocess"} & modules
+
+
+def test_a_command_built_on_demand_parses_as_before() -> None:
+    from frontier.app.cli import parse_args
+
+    args = parse_args(["--model", "m", "run", "--prompt", "hi", "--max-turns", "3"])
+    assert (args.command, args.model, args.prompt, args.max_turns) == ("run", "m", "hi", 3)
+    args = parse_args(["-p", "fix it"])  # run's own flag before any command: run
+    assert args.command == "run" and args.print_mode
+
+
+def test_undo_list_needs_no_configuration_nor_wire(tmp_path: Path) -> None:
+    store = SessionStore.open()
+    session = store.create_session(str(tmp_path), "m", None, "ctl")
+    store.close()
+    modules, shown = loaded(["undo", session, "--list"])
+    assert "changed no file" in shown
+    # the configuration and a wire module (only sessions from before typed items need one)
+    assert not {"frontier.app.config", "frontier.app.model.wires.openai_chat"} & modules
+
+
+TUI_LATER = {
+    "frontier.app.agent.explain",
+    "frontier.app.frontends.tui.replay",
+    "frontier.app.frontends.tui.screens.review",
+    "frontier.app.frontends.tui.screens.inspector",
+    "frontier.app.frontends.tui.screens.copy",
+    "frontier.app.replay_player",
+}
+"""What the TUI's first screen does not need: screens pushed later, replay and the
+inspector's explanations."""
+
+
+def test_the_tui_module_leaves_later_screens_and_the_core_unloaded() -> None:
+    code = "import sys, frontier.app.frontends.tui.app; print(sorted(sys.modules))"
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60
+    )
+    modules = set(ast.literal_eval(out.stdout))
+    assert not TUI_LATER & modules, sorted(TUI_LATER & modules)
