@@ -82,6 +82,7 @@ def test_there_are_cases_to_run() -> None:
     assert len(jobs()) > 100
 
 
+# slow (~13 s quiet for wire2): every conformance stream is read as a capture and checked (S1-S3)
 @pytest.mark.skipif(not SHARED.is_dir(), reason=ABSENT)
 @pytest.mark.parametrize("suite", list(SUITES))
 def test_every_stream_checks_as_a_capture_with_its_expected_calls(

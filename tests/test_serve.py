@@ -184,6 +184,7 @@ def test_the_page_template_loads_no_outside_font(tmp_path: Path) -> None:
     assert "fonts.googleapis.com" not in page
 
 
+# slow (~13 s): a real `frontier serve` process, its TUI child, then SIGINT and its exit
 @pytest.mark.slow
 @needs_textual_serve
 def test_serve_listens_on_loopback_refuses_other_sites_and_stops_on_ctrl_c() -> None:

@@ -108,6 +108,7 @@ def _tool_line(name: str, state: str) -> Callable[[str], bool]:
     return lambda text: bool(pattern.search(text))
 
 
+# slow (~20 s): a real Chromium loads the served TUI and plays the demo
 def test_the_demo_plays_in_chromium_and_a_review_is_approved_by_keys(tmp_path: Path) -> None:
     timings: dict[str, float] = {}
     started = time.monotonic()

@@ -6,7 +6,7 @@ import hashlib
 from pathlib import Path
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from frontier.app.events import ToolCall, ToolResult
@@ -182,6 +182,9 @@ def test_recovery_uses_the_session_workspace_by_default(env) -> None:
 STATES = st.sampled_from(["pre", "post", "other", "absent"])
 
 
+# 60, not the profile's 200: each example creates a store and commits a call with fsync;
+# 4 states over at most 4 files are covered many times over
+@settings(max_examples=60)
 @given(states=st.lists(STATES, min_size=1, max_size=4))
 def test_recovery_kind_follows_file_states(tmp_path_factory, states: list[str]) -> None:
     """applied iff every file is at post; not_applied iff every file is at pre; else diverged."""

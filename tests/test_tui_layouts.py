@@ -377,7 +377,8 @@ PRINTABLE = st.text(
 )
 
 
-@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+# 8 examples: each runs a whole app (~1-2 s); layouts and panes are sampled, not all
+@settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(text=PRINTABLE, layout=st.sampled_from(LAYOUTS), pick=st.integers(0, 20))
 def test_no_printable_key_on_any_pane_quits_or_is_lost(text: str, layout: str, pick: int) -> None:
     """Whatever pane has the focus, every character typed lands in the prompt, in order,

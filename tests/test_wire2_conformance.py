@@ -86,6 +86,8 @@ def frontier_command(tmp_path: Path) -> str:
     return str(wrapper)
 
 
+# slow (~30 s quiet per wire): the shared runner starts one `frontier transduce` per case x
+# protocol x chunk size (264 processes per wire); the cost is start-up (bench/startup.py)
 @pytest.mark.skipif(not RUNNER.is_file() or not CASES.is_file(), reason=ABSENT)
 @pytest.mark.parametrize("wire", [wire_param("openai-responses"), wire_param("anthropic-messages")])
 def test_every_case_of_the_wire_passes(wire: str, tmp_path: Path) -> None:
@@ -145,6 +147,7 @@ def test_random_chunkings_of_real_streams_never_change_a_call(pick: int, cuts: l
     assert kinds == full_kinds, (case, protocol, points)
 
 
+# slow (~12 s quiet): S1-S3 at every byte prefix of every real stream, by design
 @pytest.mark.skipif(not CASES.is_file(), reason=ABSENT)
 @pytest.mark.parametrize("clean", [True, False], ids=["clean", "truncated"])
 def test_s1_to_s3_hold_on_every_real_stream(clean: bool) -> None:

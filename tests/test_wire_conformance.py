@@ -63,6 +63,8 @@ def frontier_command(tmp_path: Path) -> str:
     return str(wrapper)
 
 
+# slow (~30 s quiet): the shared runner starts one `frontier transduce` per case x protocol
+# x chunk size (303 processes); the cost is start-up, which bench/startup.py tracks
 @pytest.mark.skipif(not RUNNER.is_file(), reason=ABSENT)
 def test_every_wire_case_passes(tmp_path: Path) -> None:
     res = subprocess.run(
