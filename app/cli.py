@@ -764,6 +764,13 @@ def _mcp_command(p: argparse.ArgumentParser) -> None:
     )
     q.add_argument("tool", metavar="TOOL", help="srv__tool or srv__*")
     q.add_argument("--forget", action="store_true", help="remove the rule instead")
+    for action in servers.choices.values():  # `frontier mcp list --workspace DIR` too
+        action.add_argument(
+            "--workspace",
+            metavar="DIR",
+            default=argparse.SUPPRESS,
+            help="the workspace (default: the current directory)",
+        )
 
 
 def _export_command(p: argparse.ArgumentParser) -> None:

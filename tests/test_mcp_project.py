@@ -197,7 +197,7 @@ def test_frontier_mcp_trust_shows_what_runs_and_never_trusts_without_an_answer(
 
 def test_frontier_mcp_allow_remembers_a_rule_for_the_workspace(tmp_path: Path) -> None:
     ws = str(tmp_path)
-    assert run_cli("--workspace", ws, "allow", "tracker__search").returncode == 0
+    assert run_cli("allow", "tracker__search", "--workspace", ws).returncode == 0  # either place
     assert load_approvals(tmp_path)[0]["mcp_tools"] == ["tracker__search"]
     bad = run_cli("--workspace", ws, "allow", "rm -rf")
     assert bad.returncode == 2 and "not an MCP tool" in bad.stderr
