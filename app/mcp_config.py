@@ -25,9 +25,10 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from frontier.app.config import ConfigError, _read_config, config_path
+from frontier.tools.contract import MCP_SEPARATOR, MCP_SERVER_NAME
 from frontier.tools.mcp_servers import ServerSettings
 
-SERVER_NAME = re.compile(r"[a-z0-9][a-z0-9_-]{0,31}")
+SERVER_NAME = re.compile(MCP_SERVER_NAME)
 SERVER_KEYS = (
     "command",
     "args",
@@ -66,7 +67,7 @@ def parse_mcp_servers(
 
 def _server(name: str, table: Any, path: Path, base: Path | None = None) -> ServerSettings:
     where = f"[mcp_servers.{name}] in {path}"
-    if not SERVER_NAME.fullmatch(name) or "__" in name:
+    if not SERVER_NAME.fullmatch(name) or MCP_SEPARATOR in name:
         raise ConfigError(
             f"{where}: the name must be 1-32 of a-z, 0-9, _ and - (starting with a letter or "
             "digit, no double underscore: tools are named NAME__tool)"

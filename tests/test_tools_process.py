@@ -7,6 +7,7 @@ import os
 from pathlib import Path
 
 import pytest
+from async_wait import gone
 from test_tools_fakes import call, make_boundary
 
 from frontier.app.events import ToolOutput
@@ -67,18 +68,6 @@ async def test_python_tool_runs_code_in_workspace(tmp_path: Path) -> None:
     assert r.output.splitlines() == [os.path.realpath(tmp_path), "45"]
 
 
-def _gone(pid: int) -> bool:
-    """Dead or a zombie (a container's PID 1 may never reap orphans)."""
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return True
-    try:
-        return Path(f"/proc/{pid}/stat").read_text().split(")")[-1].split()[0] == "Z"
-    except OSError:
-        return True
-
-
 async def test_cancel_kills_the_whole_process_group(tmp_path: Path) -> None:
     ready = asyncio.Event()
 
@@ -98,10 +87,10 @@ async def test_cancel_kills_the_whole_process_group(tmp_path: Path) -> None:
     assert "cancelled by the user" in r.output
     child = int(pidfile.read_text())
     for _ in range(500):
-        if _gone(child):
+        if gone(child):
             break
         await asyncio.sleep(0.01)
-    assert _gone(child), "the background child of the cancelled shell survived"
+    assert gone(child), "the background child of the cancelled shell survived"
     assert b.cancel_running() is False
 
 

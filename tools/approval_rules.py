@@ -45,7 +45,13 @@ from typing import Any
 
 from frontier.app.events import ToolCall
 from frontier.tools.beneath import PathError, resolve_rel
-from frontier.tools.contract import Preview, ToolSpec
+from frontier.tools.contract import (
+    MCP_SEPARATOR,
+    MCP_SERVER_NAME,
+    MCP_TOOL_NAME,
+    Preview,
+    ToolSpec,
+)
 
 COMMAND_TOOLS = ("shell", "python")
 """Tools whose command text a ``CommandRule`` can name (``prefix`` only for ``shell``)."""
@@ -103,8 +109,8 @@ class ToolRule:
         return tool == self.name
 
 
-SERVER_WILDCARD = "__*"
-MCP_TOOL_NAME = re.compile(r"[a-z0-9][a-z0-9_-]{0,31}__(\*|[A-Za-z0-9_-]{1,64})")
+SERVER_WILDCARD = MCP_SEPARATOR + "*"
+RULE_TOOL_NAME = re.compile(f"{MCP_SERVER_NAME}{MCP_SEPARATOR}(\\*|{MCP_TOOL_NAME})")
 """What a ``ToolRule`` may name: ``server__tool`` or ``server__*``."""
 
 Rule = CommandRule | EditRule | ToolRule
@@ -152,7 +158,7 @@ def command_rule(tool: str, command: str, *, prefix: bool = False) -> CommandRul
 def tool_rule(name: str) -> ToolRule:
     """A checked ``ToolRule``; raises :class:`RuleError` for a name no MCP tool can have."""
     text = name.strip()
-    if not MCP_TOOL_NAME.fullmatch(text):
+    if not RULE_TOOL_NAME.fullmatch(text):
         raise RuleError(f"{text!r} is not an MCP tool (server__tool) or server (server__*)")
     return ToolRule(text)
 

@@ -45,6 +45,14 @@ class ToolSpec:
     under every policy but ``auto``)."""
 
 
+MCP_SEPARATOR = "__"
+"""An MCP tool is named ``SERVER__tool``: the server's name, then the tool's own."""
+MCP_SERVER_NAME = r"[a-z0-9][a-z0-9_-]{0,31}"
+"""What a server's name may be (config tables, tool names, rules); never holding ``__``."""
+MCP_TOOL_NAME = r"[A-Za-z0-9_-]{1,64}"
+"""What a server's own tool name may be (others are skipped with a note)."""
+
+
 class DiffLine(NamedTuple):
     """One line of a reviewed hunk, as the file has it (context) or will have it (added).
 

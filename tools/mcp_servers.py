@@ -39,7 +39,7 @@ from urllib.parse import urlsplit
 
 from frontier.app.events import ToolCall
 from frontier.tools.base import CancelToken, Outcome, Prepared, ToolError
-from frontier.tools.contract import Preview, ToolContext, ToolSpec
+from frontier.tools.contract import MCP_SEPARATOR, MCP_TOOL_NAME, Preview, ToolContext, ToolSpec
 from frontier.tools.output_cap import cap_output
 from frontier.tools.process import child_env
 
@@ -47,9 +47,8 @@ if TYPE_CHECKING:
     from frontier.tools.registry import Registry
     from frontier.tools.sandbox import Sandbox
 
-SEPARATOR = "__"
-"""``NAME__tool``: the server's name, then the tool's own."""
-TOOL_NAME = re.compile(r"[A-Za-z0-9_-]{1,64}")
+SEPARATOR = MCP_SEPARATOR
+TOOL_NAME = re.compile(MCP_TOOL_NAME)
 MAX_SCHEMA_DEPTH = 32
 MAX_SCHEMA_BYTES = 64 * 1024
 MAX_DESCRIPTION = 2000

@@ -13,7 +13,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from frontier.tools.base import Tool
-from frontier.tools.contract import ToolSpec
+from frontier.tools.contract import MCP_SEPARATOR, ToolSpec
 from frontier.tools.patch_docs import PatchDialect, spec_dialect
 
 
@@ -49,7 +49,7 @@ class Registry:
         """Make ``tools`` the ``prefix__*`` tools (an MCP server's, refreshed): every
         ``prefix__`` tool not built in is dropped, the new ones take the first one's place
         (or go last); a name still taken (a built-in) is skipped and returned."""
-        mark = f"{prefix}__"
+        mark = prefix + MCP_SEPARATOR
 
         def owned(tool: Tool) -> bool:
             return tool.spec.name.startswith(mark) and tool.spec.source != "builtin"
