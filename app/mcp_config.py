@@ -26,7 +26,7 @@ from urllib.parse import urlsplit
 
 from frontier.app.config import ConfigError, _read_config, config_path
 from frontier.tools.contract import MCP_SEPARATOR, MCP_SERVER_NAME
-from frontier.tools.mcp_servers import ServerSettings
+from frontier.tools.mcp_settings import ServerSettings
 
 SERVER_NAME = re.compile(MCP_SERVER_NAME)
 SERVER_KEYS = (

@@ -30,7 +30,7 @@ from typing import Literal
 from frontier.app.config import ConfigError, load_approvals, save_approvals
 from frontier.app.mcp_config import parse_mcp_servers
 from frontier.tools.beneath import PathError, read_capped
-from frontier.tools.mcp_servers import ServerSettings
+from frontier.tools.mcp_settings import ServerSettings
 
 PROJECT_FILE = ".frontier/mcp.toml"
 MAX_PROJECT_BYTES = 64 * 1024

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from frontier.app.mcp_project import ProjectServer
-from frontier.tools.mcp_servers import ServerSettings, ServerState
+from frontier.tools.mcp_settings import ServerSettings, ServerState
 
 TOOLS_SHOWN = 12
 """Tool names listed per server before ``… and N more``."""

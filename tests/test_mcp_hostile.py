@@ -16,7 +16,8 @@ from test_tools_fakes import Approver, call, make_boundary
 
 from frontier.tools import mcp_servers
 from frontier.tools.boundary import ToolBoundary
-from frontier.tools.mcp_servers import MAX_TOOLS, McpHost, ServerSettings
+from frontier.tools.mcp_servers import MAX_TOOLS, McpHost
+from frontier.tools.mcp_settings import ServerSettings
 from frontier.tools.output_cap import TOOL_OUT_CAP
 from frontier.tools.registry import Registry, default_registry
 

@@ -15,7 +15,8 @@ from test_tools_fakes import Approver, call, make_boundary
 
 from frontier.app.config import ConfigError, config_path
 from frontier.app.mcp_config import load_mcp_servers
-from frontier.tools.mcp_servers import McpHost, ServerSettings, expand_headers
+from frontier.tools.mcp_servers import McpHost
+from frontier.tools.mcp_settings import ServerSettings, expand_headers
 from frontier.tools.registry import Registry
 
 FIXTURE = Path(__file__).with_name("mcp_server_fixture.py")

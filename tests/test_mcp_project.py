@@ -32,7 +32,7 @@ from frontier.tools.approval_rules import (
     tool_rule,
 )
 from frontier.tools.contract import Preview, ToolSpec
-from frontier.tools.mcp_servers import ServerSettings
+from frontier.tools.mcp_settings import ServerSettings
 from frontier.tools.policy import PolicyApprover
 
 SERVER = """\

@@ -12,7 +12,8 @@ from test_tui_slash import make_app, notes, ready
 from tui_fakes import FakeRuntime
 
 from frontier.app.mcp_project import PROJECT_FILE, project_servers
-from frontier.tools.mcp_servers import McpHost, ServerSettings
+from frontier.tools.mcp_servers import McpHost
+from frontier.tools.mcp_settings import ServerSettings
 
 FIXTURE = Path(__file__).with_name("mcp_server_fixture.py")
 

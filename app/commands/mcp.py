@@ -31,7 +31,8 @@ from frontier.app.mcp_project import PROJECT_FILE, forget, project_servers, trus
 from frontier.app.mcp_status import state_lines, waiting_lines, what_runs
 from frontier.tools.approval_rules import RuleError, tool_rule
 from frontier.tools.base import ToolError
-from frontier.tools.mcp_servers import McpHost, ServerSettings
+from frontier.tools.mcp_servers import McpHost
+from frontier.tools.mcp_settings import ServerSettings
 
 
 def main(args: argparse.Namespace) -> int:

@@ -1,0 +1,117 @@
+"""The settings of one MCP server and what is shown of it (issue 26): the data half of
+``tools/mcp_servers.py``, apart so that reading config (``app/mcp_config.py``, the project
+file, ``frontier mcp trust``) does not load the host, its event loop and the SDK glue.
+
+A header value (a token) is never part of a repr, a note or a shown target: only header
+*names*, and a URL without its query string, fragment or credentials.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+from urllib.parse import urlsplit
+
+ENV_REF = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
+"""``${NAME}`` in a header value: taken from Frontier's environment when the server starts."""
+
+Transport = Literal["stdio", "http"]
+
+
+class HeaderError(ValueError):
+    """A header cannot be made (a missing variable): the message names the header and the
+    variable, never a value."""
+
+
+@dataclass(frozen=True)
+class ServerSettings:
+    """One ``[mcp_servers.NAME]`` table, validated (``app/mcp_config.py``): exactly one of
+    ``command`` (stdio) and ``url`` (streamable HTTP)."""
+
+    name: str
+    command: str | None = None
+    args: tuple[str, ...] = ()
+    env: Mapping[str, str] = field(default_factory=dict, repr=False)
+    """Set for the server as given: the only way a withheld (secret-named) variable
+    reaches it (kept out of the repr: it may hold a token)."""
+    cwd: str | None = None
+    enabled: bool = True
+    startup_timeout: float = 10.0
+    tool_timeout: float = 60.0
+    allow: tuple[str, ...] | None = None
+    """Only these tools (``None``: all)."""
+    deny: tuple[str, ...] = ()
+    url: str | None = field(default=None, repr=False)
+    """Out of the repr (its query string may hold a token): :attr:`target` shows it."""
+    headers: Mapping[str, str] = field(default_factory=dict, repr=False)
+    """Sent with every HTTP request; ``${NAME}`` in a value is Frontier's variable."""
+    trusted: bool = False
+    """The person vouches for the server: its ``readOnlyHint`` makes a tool a read."""
+    sandbox: bool = True
+    """A local server runs inside the session's sandbox, when there is one."""
+    network: bool = False
+    """A sandboxed local server gets the network."""
+
+    @property
+    def transport(self) -> Transport:
+        return "http" if self.url is not None else "stdio"
+
+    @property
+    def target(self) -> str:
+        """What a person is shown: the command line, or the URL without its query string,
+        fragment or credentials (a token may hide there); never a header."""
+        if self.url is None:
+            return shlex.join([self.command or "", *self.args])
+        return public_url(self.url)
+
+
+def public_url(url: str) -> str:
+    """``url`` as it may be shown: scheme, host, port and path."""
+    try:
+        parts = urlsplit(url)
+        port = f":{parts.port}" if parts.port is not None else ""
+    except ValueError:
+        return "<unparsable URL>"
+    return f"{parts.scheme}://{parts.hostname or ''}{port}{parts.path}"
+
+
+def expand_headers(headers: Mapping[str, str], environ: Mapping[str, str]) -> dict[str, str]:
+    """The headers with every ``${NAME}`` replaced from ``environ``; a variable that is not
+    set, or a value with a line break, is a :class:`HeaderError` naming no value."""
+    out: dict[str, str] = {}
+    for key, raw in headers.items():
+
+        def value_of(match: re.Match[str], key: str = key) -> str:
+            name = match.group(1)
+            if name not in environ:
+                raise HeaderError(
+                    f"header {key} names ${{{name}}}, which is not set in Frontier's environment"
+                )
+            return environ[name]
+
+        value = ENV_REF.sub(value_of, raw)
+        if any(ch in value for ch in "\r\n\0"):
+            raise HeaderError(f"header {key} has a line break or NUL in its value")
+        out[key] = value
+    return out
+
+
+@dataclass(frozen=True)
+class ServerState:
+    """One server as ``frontier mcp list`` and ``/mcp`` show it."""
+
+    name: str
+    transport: Transport
+    target: str
+    state: Literal["running", "dead"]
+    why: str | None
+    tools: tuple[str, ...]
+    """Full ``NAME__tool`` names offered to the model."""
+    log: Path
+    sandbox: str | None = None
+    """The boundary a local server runs in (``workspace-write · net off``), ``None``:
+    unconfined (or remote)."""
