@@ -7,7 +7,9 @@ directory is absent.
 
 * the runner feeds each case of a wire to ``frontier transduce --wire`` at chunk sizes 1,
   7 and 4096, in ``native-inc`` and ``native-eos``, and must report every counted line
-  passing (a wire whose adapter is not written yet is skipped);
+  passing (a wire whose adapter is not written yet is skipped) — its ``frontier transduce``
+  answered in this process (``tests/conformance_runner.py``), one case through the real
+  command;
 * in process, each case split at random chunk boundaries must make exactly the calls of
   the one-piece run, and ``frontier check``'s S1–S3 must hold on it, whole and truncated.
 """
@@ -25,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from conformance_runner import IN_PROCESS, load_runner, run_main
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -86,36 +89,50 @@ def frontier_command(tmp_path: Path) -> str:
     return str(wrapper)
 
 
-# slow (~30 s quiet per wire): the shared runner starts one `frontier transduce` per case x
-# protocol x chunk size (264 processes per wire); the cost is start-up (bench/startup.py)
-@pytest.mark.skipif(not RUNNER.is_file() or not CASES.is_file(), reason=ABSENT)
-@pytest.mark.parametrize("wire", [wire_param("openai-responses"), wire_param("anthropic-messages")])
-def test_every_case_of_the_wire_passes(wire: str, tmp_path: Path) -> None:
-    # The runner selects cases by id only: give it a cases.json holding this wire's.
+def cases_of(wire: str, tmp_path: Path) -> Path:
+    """A data folder holding only ``wire``'s cases (the runner selects cases by id only)."""
     data = tmp_path / "wire2"
     data.mkdir()
     (data / "native").symlink_to(DATA / "native")
     mine = [c for c in cases() if c["wire"] == wire]
     (data / "cases.json").write_text(json.dumps({"cases": mine}), encoding="utf-8")
+    return data
+
+
+@pytest.mark.skipif(not RUNNER.is_file() or not CASES.is_file(), reason=ABSENT)
+@pytest.mark.parametrize("wire", [wire_param("openai-responses"), wire_param("anthropic-messages")])
+def test_every_case_of_the_wire_passes(
+    wire: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The runner's own code, its `frontier transduce` answered in this process
+    # (tests/conformance_runner.py): 264 child processes per wire were this test's 30 s.
+    argv = ["--frontier", IN_PROCESS, "--data", str(cases_of(wire, tmp_path))]
+    code, out = run_main(load_runner(RUNNER), argv, capsys)
+    failures = [line for line in out.splitlines() if line.startswith("FAIL")]
+    last = out.splitlines()[-1] if out else ""
+    m = re.fullmatch(r"wire2 cases: (\d+)/(\d+) passed", last)
+    assert m is not None and m[1] == m[2] and int(m[2]) > 0, out
+    assert code == 0 and not failures, "\n".join(failures)
+
+
+@pytest.mark.skipif(not RUNNER.is_file() or not CASES.is_file(), reason=ABSENT)
+@pytest.mark.parametrize("wire", [wire_param("openai-responses"), wire_param("anthropic-messages")])
+def test_one_case_of_the_wire_passes_through_the_installed_command(
+    wire: str, tmp_path: Path
+) -> None:
+    first = next(c["id"] for c in cases() if c["wire"] == wire)
+    command = [sys.executable, str(RUNNER), "--frontier", frontier_command(tmp_path)]
     res = subprocess.run(
-        [
-            sys.executable,
-            str(RUNNER),
-            "--frontier",
-            frontier_command(tmp_path),
-            "--data",
-            str(data),
-        ],
+        [*command, "--data", str(cases_of(wire, tmp_path)), "--only", first],
         capture_output=True,
         text=True,
-        timeout=900,
+        timeout=300,
         check=False,
     )
-    failures = [line for line in res.stdout.splitlines() if line.startswith("FAIL")]
-    last = res.stdout.splitlines()[-1] if res.stdout else ""
-    m = re.fullmatch(r"wire2 cases: (\d+)/(\d+) passed", last)
-    assert m is not None and m[1] == m[2] and int(m[2]) > 0, res.stdout + res.stderr
-    assert res.returncode == 0 and not failures, "\n".join(failures) + res.stderr
+    assert res.returncode == 0 and res.stdout.splitlines()[-1].startswith("wire2 cases: "), (
+        res.stdout + res.stderr
+    )
+    assert "FAIL" not in res.stdout and "PASS" in res.stdout, res.stdout
 
 
 def run(wire: str, protocol: str, pieces: list[bytes]) -> tuple[list[ToolCall], list[str]]:
