@@ -12,6 +12,9 @@ from typing import Any
 import pytest
 
 from frontier.app.cli import main
+from frontier.app.cst.base import calls_of
+from frontier.app.cst.factory import make_transducer
+from frontier.app.events import ToolCall
 from frontier.app.session import capture
 from frontier.app.session.capture import capture_sources, detect_kind
 from frontier.app.session.capture_sse import CaptureError
@@ -83,6 +86,13 @@ def named_sse(events: list[tuple[str, dict[str, Any]]]) -> bytes:
     return b"".join(f"event: {name}\ndata: {json.dumps(obj)}\n\n".encode() for name, obj in events)
 
 
+def calls_of_source(source: capture.CaptureSource) -> list[ToolCall]:
+    """The calls the detected mode reads in a capture's response, ended cleanly."""
+    t = make_transducer(source.recording.mode)
+    events = [e for _, piece in source.recording.pieces() for e in t.feed(piece)]
+    return calls_of([*events, *t.finish(True)])
+
+
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
     code = main(list(argv))
     out, err = capsys.readouterr()
@@ -135,7 +145,13 @@ def test_stdin_and_overrides(
     ("text", "protocol", "why"),
     [
         ("I'll read it.\ncall c1 read\narg path a\nend\n", "ctl-heredoc", "a `call ID NAME` line"),
-        ('<call name="read"><arg name="path">a</arg></call>', "xml", "a <call> tag"),
+        (
+            'Reading.\n<minimax:tool_call>\n<invoke name="read">\n<parameter name="path">a'
+            "</parameter>\n</invoke>\n</minimax:tool_call>",
+            "xml",
+            "a <minimax:tool_call> block",
+        ),
+        ('<call name="read"><arg name="path">a</arg></call>', "ctl-heredoc", "no call in the text"),
         ("Just prose.", "ctl-heredoc", "the default text mode"),
     ],
 )
@@ -147,6 +163,9 @@ def test_a_text_stream_is_read_by_its_own_markers(
     path.write_bytes(chat_sse([*chunks, chat({}, "stop")]))
     (source,) = capture_sources(str(path))
     assert source.recording.mode == protocol and why in source.summary
+    if protocol == "xml":  # the detected mode reads the calls the text holds
+        (call,) = calls_of_source(source)
+        assert call.name == "read" and call.args == {"path": "a"}
 
 
 def test_a_chunk_log_with_timestamps_and_headers_imports_without_the_headers(

@@ -17,6 +17,7 @@ from pilot_wait import focus_of, opened, replay_step, until, workers_done
 from pytest_textual_snapshot import SVGImageExtension
 from textual.pilot import Pilot
 from textual.widgets import Input, Static, TextArea
+from wire_scripts import Call, Text, script
 
 from frontier.app.agent.explain import length_line
 from frontier.app.agent.runtime import create_runtime
@@ -27,6 +28,7 @@ from frontier.app.frontends.tui.app import FrontierApp
 from frontier.app.frontends.tui.screens.inspector import InspectorScreen
 from frontier.app.frontends.tui.screens.main import MainScreen
 from frontier.app.replay_player import PlaylistPlayer, ReplayPlayer, source_from_recording
+from frontier.app.session.capture import capture_sources
 from frontier.app.session.record import read_recording, synthesize
 from frontier.widgets.errors_pane import ErrorsPane
 from frontier.widgets.raw_stream import RawStreamView
@@ -214,3 +216,33 @@ def test_inspector_snapshot_80x24(snap_compare: Any, cases: dict[str, Path]) -> 
         await pilot.pause()
 
     assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
+
+
+@pytest.mark.parametrize("wire", ["openai-chat", "openai-responses", "anthropic-messages"])
+async def test_a_capture_of_any_wire_cut_mid_call_is_inspected_in_its_own_language(
+    tmp_path: Path, wire: str
+) -> None:
+    # A raw SSE body as `curl -N` saves it: prose, then a call the token limit cut.
+    body = script(
+        wire, [Text("Reading."), Call("c1", "read", '{"path": "a', cut=True)], end="length"
+    )
+    path = tmp_path / "cut.sse"
+    path.write_bytes(b"".join(c for c in body if isinstance(c, bytes)))
+    (captured,) = capture_sources(str(path))
+    assert captured.recording.wire == wire and captured.recording.mode == "native-inc"
+    source = source_from_recording(captured.recording, name=captured.name)
+    app = FrontierApp(
+        Config(), player=ReplayPlayer(source), paused=True, token_rate=0.0, remember_theme=False
+    )
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await inspect_with_e(pilot)
+        assert screen.explanation.site.kind == "truncated"
+        text = shown(screen)
+        assert f"wire    {wire}" in text  # the capture's own events tell what was cut
+        said = {
+            "openai-chat": "Chat tool_calls[0] (c1 read) was still open",
+            "openai-responses": "Responses function_call item fc_1 at output_index 1 (c1 read)",
+            "anthropic-messages": "tool_use block at index 1 (c1 read) never got its "
+            "content_block_stop",
+        }
+        assert said[wire] in text

@@ -65,7 +65,8 @@ NATIVE_SIGN = {
     "anthropic-messages": "a tool_use block",
 }
 _CTL_CALL = re.compile(rb"^call \S+ \S+", re.MULTILINE)
-_XML_CALL = re.compile(rb"<call[\s>]")
+_XML_CALL = re.compile(rb"<minimax:tool_call>")
+"""The xml mode's marker: the block it reads calls from (``app/cst/xml.py``)."""
 _HAR_START = re.compile(rb'\{\s*"log"\s*:')
 
 
@@ -240,7 +241,7 @@ def detect_protocol(raw: RawResponse, wire: str, read: _Read) -> tuple[str, str]
     if ctl and (not xml or ctl.start() < xml.start()):
         return "ctl-heredoc", "a `call ID NAME` line"
     if xml:
-        return "xml", "a <call> tag"
+        return "xml", "a <minimax:tool_call> block"
     why = "no call in the text" if request is None else "the request offered no tools"
     return DEFAULT_MODE, f"{why}: the default text mode"
 

@@ -200,7 +200,11 @@ class ReplayController:
                 found = []  # not a stored session after all (a file named like one)
         if pick(found, row.kind, row.offset, row.message) is None:
             found = explain_stream(
-                source.name, source.protocol, source.pieces(), source.finish_reason
+                source.name,
+                source.protocol,
+                source.pieces(),
+                source.finish_reason,
+                wire=source.wire,  # a Responses or Anthropic capture reads as its own wire
             )
         return pick(found, row.kind, row.offset, row.message)
 
