@@ -89,6 +89,7 @@ SUBCOMMAND_OWN = {
     "check": frozenset({"protocol", "wire"}),
     "import": frozenset({"protocol", "wire"}),
     "replay": frozenset({"wire"}),
+    "eval": frozenset({"protocol", "wire"}),
 }
 """Agent flags' names a subcommand uses for its own options (``transduce --protocol``,
 ``--wire``: how its input is framed), not the agent's."""
@@ -292,6 +293,14 @@ EVAL_OPTIONS: dict[str, dict[str, object]] = {
         "metavar": "N",
         "help": "characters per streamed chunk of native arguments (default 4)",
     },
+    "--wire": {
+        "choices": WIRES,
+        "help": "a capture's wire, when detection from its events should not decide",
+    },
+    "--protocol": {
+        "choices": PROTOCOLS,
+        "help": "a capture's protocol, when detection should not decide",
+    },
     "--json": {"action": "store_true", "help": "print the report as JSON"},
     "--plot": {
         "metavar": "FILE",
@@ -313,7 +322,7 @@ EVAL_FRAMINGS = (
     "--chunk",
     "--token",
 )
-EVAL_COMMON = ("--json", "--plot", "--tui")
+EVAL_COMMON = ("--wire", "--protocol", "--json", "--plot", "--tui")
 
 
 def _eval_options(parser: argparse.ArgumentParser, *, top: bool, only: Sequence[str]) -> None:

@@ -194,6 +194,27 @@ def test_a_chunk_log_with_timestamps_and_headers_imports_without_the_headers(
     assert code == 0 and "calls=1" in out
 
 
+def test_a_wire_that_reads_nothing_in_the_capture_is_refused_with_the_one_that_does(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "chat.sse"
+    path.write_bytes(chat_sse(CHAT_CALL))
+    code, out, err = run(capsys, "check", str(path), "--wire", "openai-responses")
+    assert code != 0 and "ok" not in out
+    assert "--wire openai-responses reads nothing" in err and "--wire openai-chat" in err, err
+
+
+@pytest.mark.parametrize("stamp", ["[0.00]", "0.00", "2026-01-01T10:00:00.000Z", "[12:00:01.5]"])
+def test_a_chunk_log_whose_every_line_starts_with_a_time_is_read(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], stamp: str
+) -> None:
+    log = tmp_path / "server.log"
+    log.write_text("".join(f"{stamp} {json.dumps(chunk)}\n" for chunk in CHAT_CALL))
+    assert detect_kind(log.read_bytes()) == "jsonl"
+    code, out, err = run(capsys, "check", str(log))
+    assert code == 0 and "calls=1" in out and "JSON-lines chunk log" in err, out + err
+
+
 def test_import_paces_an_untimed_capture_at_the_chosen_rate(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -214,8 +235,13 @@ def test_replay_headless_and_eval_read_a_capture(
     cap.write_bytes(chat_sse(CHAT_CALL))
     code, out, err = run(capsys, "replay", str(cap), "--headless")
     assert code == 0 and "call c1 read" in out and "capture: raw SSE" in err
-    code, out, _ = run(capsys, "eval", "--session", str(cap), "--cuts", "2", "--json")
+    code, out, err = run(capsys, "eval", "--session", str(cap), "--cuts", "2", "--json")
     assert code == 0 and json.loads(out)["workload"].startswith(f"{cap}: 1 calls")
+    assert f"{cap}: capture: raw SSE · openai-chat (from choices chunks)" in err  # said first
+    code, out, err = run(capsys, "eval", "counts", str(cap), "--protocol", "native-eos")
+    assert code == 0 and "native-eos (--protocol)" in err, err
+    code, _, err = run(capsys, "eval", "--wire", "openai-chat", "--cuts", "2")
+    assert code == 2 and "--wire and --protocol are for a capture" in err
 
 
 def test_recordings_and_picks_keep_working(

@@ -73,12 +73,14 @@ def _framings_report(args: argparse.Namespace) -> FramingsReport:
                 f"--framings: unknown {', '.join(unknown) or 'empty list'}; "
                 f"choose from {', '.join(FRAMINGS)}"
             )
+    if (args.wire or args.protocol) and not (args.session and _is_file_source(args.session)):
+        raise UsageError("--wire and --protocol are for a capture given as --session FILE")
     try:
         if args.calls:
             calls = workload.load_calls(args.calls)
             source = f"{args.calls}: "
         elif args.session and _is_file_source(args.session):
-            calls = _capture_calls(args.session)
+            calls = _capture_calls(args.session, args.wire, args.protocol)
             source = f"{args.session}: "
         elif args.session:
             calls = workload.session_calls(args.session)
@@ -110,19 +112,22 @@ def _is_file_source(arg: str) -> bool:
     return is_capture_arg(arg)
 
 
-def _capture_calls(arg: str) -> tuple[WorkCall, ...]:
+def _capture_calls(arg: str, wire: str | None, protocol: str | None) -> tuple[WorkCall, ...]:
     """``--session FILE``: the calls a recording or a capture's responses make, each
-    read in its (detected) protocol, oldest first — a real model's calls as the workload."""
+    read in its protocol (``wire``/``protocol`` override what is detected), oldest
+    first — a real model's calls as the workload. What was detected is said first."""
     from frontier.app.commands.check import SourceError, load_sources
     from frontier.app.cst.base import calls_of
     from frontier.app.cst.factory import make_transducer
     from frontier.app.evaluation.workload import WorkCall, WorkloadError
     from frontier.app.model.registry import codec
 
+    detected: list[str] = []
     try:
-        found = load_sources(arg)
+        found = load_sources(arg, wire=wire, protocol=protocol, detected=detected)
     except SourceError as exc:
         raise WorkloadError(str(exc)) from exc
+    _say_detected(detected)
     calls: list[WorkCall] = []
     for _, rec in found:
         t = make_transducer(rec.mode, wire=codec(rec.wire))
@@ -131,6 +136,14 @@ def _capture_calls(arg: str) -> tuple[WorkCall, ...]:
     if not calls:
         raise WorkloadError(f"{arg}: its responses make no tool call")
     return tuple(calls)
+
+
+def _say_detected(lines: list[str]) -> None:
+    """What was detected in each capture, first and on stderr (as ``check`` says it):
+    the report on stdout stays the report."""
+    for line in lines:
+        safe_print(line, file=sys.stderr)
+    sys.stderr.flush()
 
 
 def _counts_report(args: argparse.Namespace) -> CountsReport:
@@ -144,15 +157,17 @@ def _counts_report(args: argparse.Namespace) -> CountsReport:
         raise UsageError(f"{given[0]} is for `frontier eval framings`, not counts")
     files: list[Any] = []
     sequences: list[tuple[str, list[Any]]] = []
+    detected: list[str] = []
     try:
         for arg in args.sources:
-            found = load_sources(arg)
+            found = load_sources(arg, wire=args.wire, protocol=args.protocol, detected=detected)
             if Path(arg).is_file():  # recording files given together are one sequence
                 files += found
             else:
                 sequences.append((arg, found))
     except SourceError as exc:
         raise SourceProblem(str(exc)) from exc
+    _say_detected(detected)
     if files:
         name = files[0][0] if len(files) == 1 else f"{len(files)} recording files"
         sequences.insert(0, (name, files))

@@ -67,6 +67,9 @@ NATIVE_SIGN = {
 _CTL_CALL = re.compile(rb"^call \S+ \S+", re.MULTILINE)
 _XML_CALL = re.compile(rb"<minimax:tool_call>")
 """The xml mode's marker: the block it reads calls from (``app/cst/xml.py``)."""
+_TIMED_LINE = re.compile(rb"\[?\d[\d.:T+\-Z ]*\]?:?[ \t]*\{")
+"""A chunk log's line after a time prefix: ``[0.12] {``, ``0.12 {``, ``2026-01-01T10:00:00Z {``
+(what ``capture_jsonl`` reads; an SSE body's lines start with a field name)."""
 _HAR_START = re.compile(rb'\{\s*"log"\s*:')
 
 
@@ -139,6 +142,8 @@ def detect_kind(data: bytes) -> CaptureKind:
         if _HAR_START.match(text):  # HAR 1.2's one top-level key; the HAR reader parses
             return "har"
         return "jsonl"  # a torn or bad first line: the reader names it
+    if _TIMED_LINE.match(text):  # a chunk log whose lines start with a time
+        return "jsonl"
     for line in text.splitlines()[:64]:
         if line.startswith((b"data:", b"event:", b":", b"id:", b"retry:")):
             return "sse"
@@ -246,6 +251,20 @@ def detect_protocol(raw: RawResponse, wire: str, read: _Read) -> tuple[str, str]
     return DEFAULT_MODE, f"{why}: the default text mode"
 
 
+def _refuse_a_wire_that_reads_nothing(raw: RawResponse, wire: str) -> None:
+    """``--wire`` named a wire whose decoder finds neither text nor a call in events that
+    look like another wire's: checking them would say "ok, 0 calls" about nothing."""
+    try:
+        seen, how = detect_wire(raw)
+    except CaptureError:
+        return  # nothing says otherwise: an empty response of that wire is possible
+    if seen != wire:
+        raise CaptureError(
+            f"--wire {wire} reads nothing in its {len(raw.events)} events, which look like "
+            f"{seen} ({how}): drop --wire, or pass --wire {seen}"
+        )
+
+
 def to_recording(
     raw: RawResponse,
     *,
@@ -263,6 +282,8 @@ def to_recording(
     if wire is None:
         wire, wire_how = detect_wire(raw)
     read = _decode(raw, wire)
+    if wire_how == "--wire" and not read.text and not read.native and raw.events:
+        _refuse_a_wire_that_reads_nothing(raw, wire)
     proto_how = "--protocol"
     if protocol is None:
         protocol, proto_how = detect_protocol(raw, wire, read)
