@@ -393,6 +393,20 @@ def test_check_explain_prints_the_servers_error_apart(
     assert "error 1/1 server_framing" not in out  # never dressed as a model contract error
 
 
+@pytest.mark.parametrize("case", sorted(SERVER_CASES))
+def test_check_names_the_servers_framing_error_under_its_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], case: str
+) -> None:
+    path = tmp_path / "server.jsonl"
+    wire, data, message = SERVER_CASES[case]
+    write_recording(path, _rec(wire, data))
+    cli_main(["check", str(path)])
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith(("ok    ", "FAIL  ")) and str(path) in lines[0]
+    assert lines[1].startswith("      server framing error at event ")
+    assert lines[1].endswith(f"(the server's, not the model's): {message}")
+
+
 def test_a_responses_stream_without_output_index_is_matched_by_item_id() -> None:
     """llama.cpp's ``/v1/responses`` (seen on the rig) names items only by id: the rules
     say so once, as the server's deviation, and still follow the call to its done."""

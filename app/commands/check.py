@@ -42,6 +42,7 @@ from frontier.app.session.record import Recording, RecordingError
 
 if TYPE_CHECKING:
     from frontier.app.agent.explain import Explanation
+    from frontier.app.model.wires.rules import Violation
 
 PROPERTIES = {
     "S1": "an incomplete call was executable",
@@ -159,10 +160,24 @@ def main(args: argparse.Namespace) -> int:
             safe_print(
                 f"FAIL  {head}: {first.prop} at offset {first.offset}{what}: {first.message}{more}"
             )
+        for violation in _server_framing(rec):  # told apart from the model's errors
+            safe_print(
+                f"      server framing error at event {violation.event} (the server's, not the "
+                f"model's): {violation.message}"
+            )
         if explain:
             _print_explanations(explained.get(name, []))
     sys.stdout.flush()
     return 1 if failed else 0
+
+
+def _server_framing(rec: Recording) -> list[Violation]:
+    """Where the recorded events break their wire's own rules (a ``.done`` whose arguments
+    disagree with the deltas, an event after the end, an id that changes): a check line's
+    S2 failure or contract error may be the server's doing, and the reader should know."""
+    from frontier.app.model.wires.rules import check_events
+
+    return check_events(rec.wire, [("message", data) for _, data in rec.events])
 
 
 def _explanations(
