@@ -76,6 +76,16 @@ def decode_value(data: bytes) -> str | bytes:
         return data
 
 
+def json_where(exc: ValueError) -> str:
+    """A JSON parse error's message and place as one phrase: ``json`` says "Unterminated
+    string starting at" and "Expecting value", so " at" is added only where it is not
+    already the message's last word ("starting at at char 32" read as a typo)."""
+    msg = getattr(exc, "msg", str(exc))
+    pos, line, col = (getattr(exc, k, None) for k in ("pos", "lineno", "colno"))
+    joiner = " " if msg.endswith(" at") else " at "
+    return f"{msg}{joiner}char {pos} (line {line}, column {col})"
+
+
 def preview(data: bytes, limit: int = 40) -> str:
     """A short printable rendering of bytes for error messages."""
     text = data[:limit].decode("utf-8", "replace")

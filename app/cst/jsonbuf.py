@@ -22,7 +22,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from frontier.app.cst.base import preview
+from frontier.app.cst.base import json_where, preview
 from frontier.app.stream_events import (
     CallReady,
     CallStarted,
@@ -96,8 +96,7 @@ def call_from_json(value: Any, number: int, offset: int) -> ToolCall:
             raise CallShapeError(f'call #{number} ({name}): "arguments" string is {exc}') from exc
         except json.JSONDecodeError as exc:
             raise CallShapeError(
-                f'call #{number} ({name}): "arguments" string is not JSON: {exc.msg} at char '
-                f"{exc.pos}"
+                f'call #{number} ({name}): "arguments" string is not JSON: {json_where(exc)}'
             ) from exc
     if not isinstance(args, Mapping):
         raise CallShapeError(f'call #{number} ({name}): "arguments" must be an object')
@@ -114,8 +113,7 @@ def _json_error(exc: json.JSONDecodeError, text: str, base: int) -> tuple[str, i
     at = base + len(text[: exc.pos].encode("utf-8"))
     near = preview(text[max(0, exc.pos - 20) : exc.pos + 20].encode("utf-8"))
     return (
-        f"invalid JSON: {exc.msg} at char {exc.pos} (line {exc.lineno}, column {exc.colno}) "
-        f"near {near}",
+        f"invalid JSON: {json_where(exc)} near {near}",
         at,
     )
 
