@@ -405,6 +405,7 @@ def test_check_names_the_servers_framing_error_under_its_line(
     assert lines[0].startswith(("ok    ", "FAIL  ")) and str(path) in lines[0]
     assert lines[1].startswith("      server framing error at event ")
     assert lines[1].endswith(f"(the server's, not the model's): {message}")
+    assert len(lines) == 2  # one line per stream, however many events broke the rules
 
 
 def test_a_responses_stream_without_output_index_is_matched_by_item_id() -> None:

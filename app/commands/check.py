@@ -160,10 +160,13 @@ def main(args: argparse.Namespace) -> int:
             safe_print(
                 f"FAIL  {head}: {first.prop} at offset {first.offset}{what}: {first.message}{more}"
             )
-        for violation in _server_framing(rec):  # told apart from the model's errors
+        server = _server_framing(rec)  # told apart from the model's errors
+        if server:
+            first_server, others = server[0], len(server) - 1
+            more = f" (+{others} more)" if others else ""
             safe_print(
-                f"      server framing error at event {violation.event} (the server's, not the "
-                f"model's): {violation.message}"
+                f"      server framing error at event {first_server.event} (the server's, not "
+                f"the model's): {first_server.message}{more}"
             )
         if explain:
             _print_explanations(explained.get(name, []))
