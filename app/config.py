@@ -14,8 +14,9 @@ command that prints it) or ``api_key_file`` (a file holding it), from ``config.t
 ``FRONTIER_API_KEY_COMMAND`` / ``FRONTIER_API_KEY_FILE`` — or, with a provider, its
 ``key_command`` / ``key_file``, which replace config.toml's; else an environment
 variable: the provider's ``key_env``, or, with no provider, ``OPENAI_API_KEY``
-(``ANTHROPIC_API_KEY`` for api.anthropic.com, ``OPENROUTER_API_KEY`` first for
-openrouter.ai: one vendor's key is never sent to another). A provider without a key
+(``ANTHROPIC_API_KEY`` for api.anthropic.com and for ``wire = "anthropic-messages"`` at
+any other host but openrouter.ai, ``OPENROUTER_API_KEY`` first for openrouter.ai: one
+vendor's key is never sent to another). A provider without a key
 source sends no key (local servers). A key in Frontier's environment can be read by any
 process of the same user through ``/proc/<pid>/environ`` — including the shell commands
 the user approves — so the command and file forms keep it out of the environment
@@ -257,11 +258,17 @@ Frontier's word."""
 _ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 _HOST_KEY_ENVS = {
+    "api.openai.com": ("OPENAI_API_KEY",),
     "api.anthropic.com": ("ANTHROPIC_API_KEY",),
     "openrouter.ai": ("OPENROUTER_API_KEY", "OPENAI_API_KEY"),
 }
 """With no provider, the variables the key is read from for these hosts (in order);
-``OPENAI_API_KEY`` for every other."""
+for every other, those of the wire (:data:`_WIRE_KEY_ENVS`)."""
+_WIRE_KEY_ENVS = {"anthropic-messages": ("ANTHROPIC_API_KEY",)}
+"""With no provider and a host not in :data:`_HOST_KEY_ENVS`, the variables the key is
+read from for a wire (a local proxy speaking Anthropic's API gets Anthropic's key);
+``OPENAI_API_KEY`` for the OpenAI wires and ``auto``. One vendor's key is never sent
+over the other's API unless a provider's ``key_env`` names it."""
 SECRET_ENV_NAMES = ("FRONTIER_API_KEY", "OPENAI_API_KEY", "ANTHROPIC_API_KEY", "OPENROUTER_API_KEY")
 
 
@@ -473,7 +480,7 @@ def load_config(**overrides: Any) -> Config:
         values["api_key"] = os.environ["FRONTIER_API_KEY"]
         values["api_key_from"] = "$FRONTIER_API_KEY"
     elif not (values["api_key_command"] or values["api_key_file"]):
-        var = _key_env_set(provider, values.get("base_url"))
+        var = _key_env_set(provider, values.get("base_url"), values.get("wire"))
         if var is not None:
             values["api_key"], values["api_key_from"] = os.environ[var], f"${var}"
     config = Config(**values)
@@ -508,26 +515,31 @@ def _select_provider(
     )
 
 
-def _key_env_set(provider: Provider | None, base_url: str | None) -> str | None:
+def _key_env_set(provider: Provider | None, base_url: str | None, wire: str | None) -> str | None:
     """The environment variable the key is read from, if it is set: the provider's
     ``key_env`` (a provider without one reads none), or with no provider the first set
-    of the variables for the base URL's host."""
+    of the variables for the base URL's host, else for the wire."""
     if provider is not None:
         return provider.key_env if provider.key_env and os.environ.get(provider.key_env) else None
-    for var in _host_key_envs(base_url):
+    for var in _default_key_envs(base_url, wire):
         if os.environ.get(var):
             return var
     return None
 
 
-def _host_key_envs(base_url: str | None) -> tuple[str, ...]:
+def _default_key_envs(base_url: str | None, wire: str | None) -> tuple[str, ...]:
+    """With no provider, the variables a key may come from: by the base URL's host when
+    it is a vendor's (:data:`_HOST_KEY_ENVS`), else by the wire's vendor
+    (:data:`_WIRE_KEY_ENVS`), else ``OPENAI_API_KEY``."""
     from urllib.parse import urlsplit
 
     try:
         host = (urlsplit(base_url).hostname or "").lower() if base_url else ""
     except ValueError:
         host = ""
-    return _HOST_KEY_ENVS.get(host, ("OPENAI_API_KEY",))
+    if host in _HOST_KEY_ENVS:
+        return _HOST_KEY_ENVS[host]
+    return _WIRE_KEY_ENVS.get(wire or "", ("OPENAI_API_KEY",))
 
 
 def secret_env_names(config: Config | None = None) -> tuple[str, ...]:

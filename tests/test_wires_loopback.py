@@ -46,6 +46,7 @@ from wire_scripts import (
     stream,
 )
 
+from frontier.app.agent.explain import explain_session
 from frontier.app.agent.loop import INTERRUPTED
 from frontier.app.agent.runtime import create_runtime
 from frontier.app.agent.session import AgentSession
@@ -493,18 +494,101 @@ async def test_two_calls_the_second_cut(make: Make, wire: str, mode: str) -> Non
     assert not (rig.root / "b.txt").exists()
     repair = rig.server.requests[1]
     text = history_text(repair)
+    assert "call_w2 (write) was cut off before its arguments were complete" in text
     if mode == "native-inc":
         assert (rig.root / "a.txt").read_text() == "first"
         assert result_kinds(rig.watch) == {"call_w1": "ok", "call_w2": "truncated"}
-        assert "before call_w2 was complete" in text
-        assert "unchanged" not in text
+        assert "call_w1 (write) was complete and ran: its result is above" in text
+        assert "unchanged" not in text and "None of its calls ran" not in text
     else:
         assert not (rig.root / "a.txt").exists()
         assert not rig.watch.of(ToolStarted)
         assert result_kinds(rig.watch) == {"call_w1": "truncated", "call_w2": "truncated"}
-        assert "before call_w2 was complete" in text
-        assert "call_w1 was complete but did not run either" in text
+        assert "None of its calls ran" in text
+        assert "call_w1 (write) was complete but did not run" in text
         assert "Resend it unchanged" in text
+    rig.assert_valid()
+
+
+def repair_of(rig: Rig) -> str:
+    """The repair text the second request carries (every wire's JSON, decoded), after
+    checking that the inspector (``check --explain``) derives the same text from the
+    stored response as the one the loop sent and stored."""
+    found = [t for t in text_blocks(rig.server.requests[1].body) if "error truncated" in t]
+    assert len(found) == 1, found
+    told = [e for e in explain_session(f"{rig.session.session_id}#0") if not e.server]
+    assert told and all(e.feedback == found[0] and e.recorded_matches for e in told)
+    return found[0]
+
+
+def text_blocks(body: Any) -> list[str]:
+    """Every string in a request body."""
+    if isinstance(body, str):
+        return [body]
+    if isinstance(body, dict):
+        return [t for v in body.values() for t in text_blocks(v)]
+    if isinstance(body, list):
+        return [t for v in body for t in text_blocks(v)]
+    return []
+
+
+@pytest.mark.parametrize("wire", WIRES)
+async def test_native_inc_a_call_that_ran_and_one_held_at_the_cut(make: Make, wire: str) -> None:
+    """native-inc: call_1 ran; call_2's arguments had all arrived but the wire never
+    proved it complete before the token limit (Chat: no later call, Responses: an
+    ``incomplete`` item, Anthropic: no ``content_block_stop``). The repair says call_1
+    ran (its result is in the same message) and quotes call_2 to resend unchanged."""
+    rig = await make(wire, "native-inc")
+    first = read_notes("call_1")
+    held = Call("call_2", "shell", args(command="touch BAD"), cut=True)
+    rig.answer(reply(wire, first, held, end="length"), done(wire))
+    ended = await rig.turn("read and touch")
+    assert ended.reason == "done", ended.message
+    assert result_kinds(rig.watch) == {"call_1": "ok", "call_2": "truncated"}
+    assert not (rig.root / "BAD").exists()
+    text = repair_of(rig)
+    assert "none of its calls" not in text.lower()
+    assert "call_1 (read) was complete and ran: its result is above." in text
+    assert "call_2 (shell) was complete but did not run" in text
+    proof = "the API marked it complete" if wire in NEW_WIRES else "the next call's arguments"
+    assert proof in text
+    assert 'Resend it unchanged, as you wrote it:\n- shell {"command": "touch BAD"}\n' in text
+    assert "cut off before its arguments" not in text
+    history = history_text(rig.server.requests[1])
+    assert NOTES.strip() in history  # call_1's result went back with the repair
+    rig.assert_valid()
+
+
+@pytest.mark.parametrize("wire", WIRES)
+async def test_native_eos_quotes_the_complete_calls_it_held_back(make: Make, wire: str) -> None:
+    """native-eos keeps only the prose of a cut response in the history: the repair
+    quotes each complete call (name and arguments) so the model can resend it unchanged,
+    and names the one that was cut mid-arguments."""
+    rig = await make(wire, "native-eos")
+    parts = (
+        Text("Two reads."),
+        read_notes("call_1"),
+        Call("call_2", "read", args(path="other.txt")),
+        Call("call_3", "read", args(path="third.txt")[:-6], cut=True),
+    )
+    rig.answer(reply(wire, *parts, end="length"), done(wire))
+    ended = await rig.turn("read three")
+    assert ended.reason == "done", ended.message
+    assert not rig.watch.of(ToolStarted)
+    text = repair_of(rig)
+    assert text.startswith("error truncated: your response was cut off at byte ")
+    assert "by the output token limit. None of its calls ran." in text
+    assert "call_1 (read) and call_2 (read) were complete but did not run" in text
+    assert "no call of a cut-off response runs" in text
+    assert (
+        "Resend them unchanged, as you wrote them:\n"
+        '- read {"path": "notes.txt"}\n'
+        '- read {"path": "other.txt"}\n'
+    ) in text
+    assert "call_3 (read) was cut off before its arguments were complete" in text
+    history = history_text(rig.server.requests[1])
+    assert "Two reads." in history
+    assert "tool_use" not in history and 'function_call"' not in history  # no call kept
     rig.assert_valid()
 
 
@@ -527,8 +611,9 @@ async def test_a_dropped_connection_cuts_the_call_that_was_streaming(
     assert kinds["call_w2"] == "truncated"
     assert kinds["call_w1"] == ("ok" if mode == "native-inc" else "truncated")
     assert (rig.root / "a.txt").exists() == (mode == "native-inc")
-    text = history_text(rig.server.requests[1])
-    assert "error truncated" in text and "before call_w2 was complete" in text
+    text = repair_of(rig)
+    assert text.startswith("error truncated") and "by a dropped connection" in text
+    assert "call_w2 (write) was cut off before its arguments were complete" in text
     rig.assert_valid()
 
 

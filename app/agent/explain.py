@@ -20,7 +20,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from frontier.app.agent.repair import Failure, repair_text
+from frontier.app.agent.repair import Failure, repair_text, truncation
 from frontier.app.agent.wire_story import ServerError, WireStory, wire_story
 from frontier.app.cst.explain import (
     ErrorSite,
@@ -145,9 +145,22 @@ def explain_stream(
     if not report.errors:
         return server
     first = report.errors[0]
-    failure = Failure(
-        first.kind, first.message, first.offset, tuple(i for i, _ in first.open_calls)
-    )
+    if first.kind == "truncated":  # told as the loop tells it (``AgentLoop._truncated``)
+        failure = truncation(
+            first.message,
+            first.offset,
+            mode=mode,
+            finish_reason=finish_reason,
+            cut=report.truncated,
+            held_arguments=dict(report.held),
+            open_calls=first.open_calls,
+            confirmed=tuple((c.id, c.name) for c in first.confirmed),
+            wire_proves=codec(wire).signals_call_done,
+        )
+    else:
+        failure = Failure(
+            first.kind, first.message, first.offset, tuple(i for i, _ in first.open_calls)
+        )
     feedback = repair_text(failure, mode=mode)
     stored = (
         session.find(request_index) if session is not None and request_index is not None else None

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from frontier.app.agent.continuation import Prefill, open_stream
 from frontier.app.agent.frames import exit_code_of, result_body
 from frontier.app.agent.modes import Mode, ModeAdapter
-from frontier.app.agent.repair import MAX_REPAIRS, Failure, repair_text
+from frontier.app.agent.repair import MAX_REPAIRS, Failure, repair_text, truncation
 from frontier.app.events import (
     AssistantText,
     CallReady,
@@ -574,9 +574,11 @@ class AgentLoop:
         return out
 
     def _truncated(self, out: _Response, adapter: ModeAdapter) -> None:
-        """The failure of a response cut off (token limit, disconnect): which calls were
-        cut, and — native-eos — which were complete and held back only because no call
-        of a cut-off response runs (the model may resend those unchanged)."""
+        """The failure of a response cut off (token limit, disconnect): which calls ran
+        before the cut (eager modes), which were cut mid-arguments, and which were
+        complete but held back — native-eos runs no call of a cut-off response, and
+        native-inc none its wire had not proven complete — with their arguments, so the
+        repair text can quote what the model may resend unchanged."""
         if out.failure is not None and out.failure.kind != "truncated":
             return
         why = f" ({out.detail})" if out.detail else ""
@@ -585,13 +587,17 @@ class AgentLoop:
             if out.failure is not None
             else f"the response ended with finish_reason={out.finish_reason}{why}"
         )
-        cut = adapter.truncated_calls
-        if cut:
-            incomplete = tuple(i for i, _, whole in cut if not whole)
-            complete = tuple(i for i, _, whole in cut if whole)
-        else:
-            incomplete, complete = tuple(out.started), ()
-        out.failure = Failure("truncated", message, len(out.raw), incomplete, complete)
+        out.failure = truncation(
+            message,
+            len(out.raw),
+            mode=self.mode.name,
+            finish_reason=out.finish_reason,
+            cut=adapter.truncated_calls,
+            held_arguments=adapter.held_arguments,
+            open_calls=tuple(out.started.items()),
+            confirmed=tuple((c.id, c.name) for c in out.calls),
+            wire_proves=self.signals_call_done,
+        )
 
     async def _closing_on_error(
         self, stream: AsyncIterator[Any], response_id: int | None

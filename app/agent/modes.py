@@ -96,6 +96,11 @@ class ModeAdapter:
         """Native calls reported ``truncated``: ``(id, name, complete)`` (none in text modes)."""
         return list(self._native.truncated_calls) if self._native is not None else []
 
+    @property
+    def held_arguments(self) -> dict[str, str]:
+        """The arguments text of each complete call among ``truncated_calls``, by id."""
+        return dict(self._native.held_arguments) if self._native is not None else {}
+
     def feed(self, deltas: Iterable[Delta]) -> tuple[bytes, list[Event]]:
         """The bytes these deltas add to the transducer input, and the events."""
         deltas = tuple(deltas)

@@ -1,11 +1,38 @@
 """Bounded repair (DESIGN §6): framing and truncation failures go back to the
-model with what broke and how to resend; at most ``MAX_REPAIRS`` in a row."""
+model with what broke and how to resend; at most ``MAX_REPAIRS`` in a row.
+
+A truncation's text says, call by call, what happened to the response's calls: which
+ran (their results are in the same message), which were complete but did not run and
+why — quoted, because the history keeps only the calls that ran, so the model could not
+otherwise see what to resend unchanged — and which were cut off mid-arguments."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from frontier.app.vocab import EAGER_MODES
+
 MAX_REPAIRS = 3
+
+QUOTE_CALL = 2_000
+"""Characters of one held call's arguments quoted in a truncation's text; longer ones
+are described, not quoted (the model writes them again)."""
+QUOTE_TOTAL = 6_000
+"""Characters of arguments one truncation's text quotes in all."""
+MAX_LISTED = 12
+"""Calls one truncation's text names or quotes per kind; the rest are counted (a
+hostile response may cut off thousands)."""
+
+
+@dataclass(frozen=True)
+class HeldCall:
+    """A call whose arguments had all arrived (they parse) but which did not run because
+    its response was cut off: ``arguments`` is its JSON text as the model wrote it."""
+
+    id: str
+    name: str
+    arguments: str
 
 
 @dataclass(frozen=True)
@@ -17,40 +44,70 @@ class Failure:
     offset: int | None = None
     call_ids: tuple[str, ...] = ()
     """The calls the failure cut (truncated: not complete when the response ended)."""
-    complete_ids: tuple[str, ...] = ()
+    held: tuple[HeldCall, ...] = ()
     """Calls that were complete but did not run because the response was cut off
-    (native-eos runs no call of a cut-off response): they may be resent unchanged."""
+    (native-eos runs no call of a cut-off response; native-inc runs no call its wire
+    had not proven complete): they may be resent unchanged."""
+    ran: tuple[str, ...] = ()
+    """Calls of the response that ran before the cut: their results go back with the
+    repair text."""
+    names: tuple[tuple[str, str], ...] = ()
+    """``(id, name)`` of the calls above, to name the tool beside the id."""
+    cause: str = ""
+    """What cut the response, in words (``the output token limit``): empty when unknown."""
+    wire_proves: bool = False
+    """The wire says when a call is complete (Responses, Anthropic); Chat Completions
+    proves a call only by the next call's arguments or a clean end (native-inc)."""
+
+
+CUT_BY = {"length": "the output token limit", "disconnect": "a dropped connection"}
+"""What cut a response off, by its normalised ``finish_reason``, in words."""
+
+
+def truncation(
+    message: str,
+    offset: int,
+    *,
+    mode: str,
+    finish_reason: str,
+    cut: Sequence[tuple[str, str, bool]],
+    held_arguments: Mapping[str, str],
+    open_calls: Sequence[tuple[str, str]],
+    confirmed: Sequence[tuple[str, str]],
+    wire_proves: bool,
+) -> Failure:
+    """The failure of a response cut off, built the same way by the loop and by the
+    inspector (``check --explain``), so both tell the model the same thing.
+
+    ``cut``: the native accumulator's ``truncated_calls`` (``(id, name, complete)``),
+    with ``held_arguments`` the arguments of the complete ones; empty for the text
+    protocols, whose cut call is among ``open_calls`` (started, never ready).
+    ``confirmed``: the calls that became ready before the cut (they ran in the eager
+    modes, and never in the others)."""
+    if cut:
+        incomplete = tuple(i for i, _, whole in cut if not whole)
+        held = tuple(HeldCall(i, n, held_arguments.get(i, "")) for i, n, whole in cut if whole)
+        named = [(i, n) for i, n, _ in cut]
+    else:
+        incomplete, held, named = tuple(i for i, _ in open_calls), (), list(open_calls)
+    return Failure(
+        "truncated",
+        message,
+        offset,
+        incomplete,
+        held=held,
+        ran=tuple(i for i, _ in confirmed) if mode in EAGER_MODES else (),
+        names=(*confirmed, *named),
+        cause=CUT_BY.get(finish_reason, ""),
+        wire_proves=wire_proves,
+    )
 
 
 def repair_text(failure: Failure, *, mode: str) -> str:
     """The user-message text that asks the model to resend, naming the error."""
     where = f" at byte {failure.offset}" if failure.offset is not None else ""
     if failure.kind == "truncated":
-        held = ""
-        if failure.complete_ids:
-            whole = ", ".join(failure.complete_ids)
-            one = len(failure.complete_ids) == 1
-            held = (
-                f" {whole} {'was' if one else 'were'} complete but did not run either: no call "
-                "of a cut-off response runs. Resend "
-                f"{'it' if one else 'them'} unchanged."
-            )
-        if not failure.call_ids and failure.complete_ids:
-            return (
-                f"error truncated: your response was cut off{where}, so none of its calls "
-                f"ran.{held} Keep arguments short enough to fit."
-            )
-        if not failure.call_ids:
-            return (
-                f"error truncated: your response was cut off{where} before any call "
-                "began (nothing ran). Go on from where you stopped, more briefly."
-            )
-        calls = ", ".join(failure.call_ids) or "the last call"
-        return (
-            f"error truncated: your response was cut off{where} before {calls} was complete, "
-            f"so it did not run.{held} Resend that call complete (and anything after it); "
-            "keep arguments short enough to fit."
-        )
+        return _truncated_text(failure, where, mode)
     hint = {
         "ctl": "Count length prefixes in bytes (UTF-8), or use a heredoc (arg key <<EOF).",
         "ctl-heredoc": "Use a heredoc (arg key <<EOF ... EOF) so no byte count is needed.",
@@ -60,3 +117,92 @@ def repair_text(failure: Failure, *, mode: str) -> str:
         f"error contract ({failure.kind}){where}: {failure.message}. "
         f"Calls before the error ran; nothing after it was read. Resend the failed call. {hint}"
     )
+
+
+def _truncated_text(failure: Failure, where: str, mode: str) -> str:
+    names = dict(failure.names)
+    by = f" by {failure.cause}" if failure.cause else ""
+    head = f"error truncated: your response was cut off{where}{by}."
+    if not (failure.ran or failure.held or failure.call_ids):
+        return (
+            f"{head} No call had begun (nothing ran). Go on from where you stopped, more briefly."
+        )
+    if failure.ran:
+        one = len(failure.ran) == 1
+        head += (
+            f" {_listed(failure.ran, names)} {'was' if one else 'were'} complete and ran: "
+            f"{'its result is' if one else 'their results are'} above."
+        )
+    elif mode not in EAGER_MODES:  # (an eager mode's cut calls each say it below)
+        head += " None of its calls ran."
+    lines = [head]
+    if failure.held:
+        one = len(failure.held) == 1
+        if mode == "native-eos":
+            why = "no call of a cut-off response runs"
+        elif failure.wire_proves:
+            why = (
+                "the cut came before the API marked it complete, and only a call marked "
+                "complete runs"
+            )
+        else:
+            why = (
+                "the cut came before anything confirmed it: on this API, the next call's "
+                "arguments or a normal finish"
+            )
+        ids = [h.id for h in failure.held]
+        lines.append(
+            f"{_listed(ids, names)} {'was' if one else 'were'} complete but did not run "
+            f"({why}). {_quoted(failure.held)}"
+        )
+    if failure.call_ids:
+        one = len(failure.call_ids) == 1
+        lines.append(
+            f"{_listed(failure.call_ids, names)} {'was' if one else 'were'} cut off before "
+            f"{'its' if one else 'their'} arguments were complete, so "
+            f"{'it' if one else 'they'} did not run: resend {'it' if one else 'them'} "
+            "complete (and anything after)."
+        )
+    lines.append("Keep arguments short enough to fit.")
+    return "\n".join(lines)
+
+
+def _listed(ids: Sequence[str], names: dict[str, str]) -> str:
+    """``call_1 (read) and call_2 (shell)``: ids, with the tool when it is known."""
+    labels = [f"{i} ({names[i]})" if names.get(i) else i for i in ids[:MAX_LISTED]]
+    if len(ids) > MAX_LISTED:
+        labels.append(f"{len(ids) - MAX_LISTED:,} more")
+    if len(labels) < 3:
+        return " and ".join(labels)
+    return f"{', '.join(labels[:-1])} and {labels[-1]}"
+
+
+def _quoted(held: tuple[HeldCall, ...]) -> str:
+    """What to resend: each held call as ``name arguments``, one a line, up to
+    :data:`QUOTE_CALL` / :data:`QUOTE_TOTAL` characters of arguments (a longer one is
+    described: the model writes it again)."""
+    lines: list[str] = []
+    left = QUOTE_TOTAL
+    whole = True
+    for call in held[:MAX_LISTED]:
+        size = len(call.arguments)
+        if size <= min(QUOTE_CALL, left):
+            lines.append(f"\n- {call.name} {call.arguments or '{}'}")
+            left -= size
+        else:
+            whole = False
+            lines.append(
+                f"\n- {call.name} (its {size:,} characters of arguments are too long to "
+                "quote here: write them again)"
+            )
+    if len(held) > MAX_LISTED:
+        whole = False
+        lines.append(f"\n- and {len(held) - MAX_LISTED:,} more, not quoted here: write them again")
+    one = len(held) == 1
+    if whole:
+        lead = (
+            f"Resend {'it' if one else 'them'} unchanged, as you wrote {'it' if one else 'them'}:"
+        )
+    else:
+        lead = f"Resend {'it' if one else 'them'}, unchanged where quoted:"
+    return lead + "".join(lines)

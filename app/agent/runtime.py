@@ -165,13 +165,19 @@ def session_sandbox(config: Config, notes: list[str], *, demo: bool = False) -> 
 
 
 def _discard_if_empty(store: SessionStore, session_id: str) -> None:
-    """Closing a new session the model never answered deletes it (a first connection that
-    failed, a TUI opened and closed): nothing in it can be continued, and an empty
-    ``failed`` row would head ``frontier sessions`` and be what ``frontier -c`` picks
-    (docs/decisions-session.md). Best effort: a store that cannot delete keeps the row."""
+    """Closing a new session nobody wrote in and the model never answered deletes it (a
+    TUI opened and closed): nothing in it can be continued, and an empty ``failed`` row
+    would head ``frontier sessions`` and be what ``frontier -c`` picks
+    (docs/decisions-session.md). A session that holds a message the person wrote is
+    kept even when the model never answered it (a first request that failed): its id
+    was shown (the status bar, ``run --json``'s first line), and ``--session ID`` /
+    ``frontier resume ID`` must find it. Best effort: a store that cannot delete keeps
+    the row."""
     from frontier.app.session.store import StoreError
 
     with contextlib.suppress(StoreError):
+        if store.catalogue.get_session(session_id).turns:
+            return
         store.responses.release_all()  # stream bytes still held back count as an answer
         store.catalogue.discard_if_empty(session_id)
 

@@ -32,7 +32,7 @@ from itertools import pairwise
 from typing import Literal
 
 from frontier.app.cst.factory import make_transducer
-from frontier.app.cst.native import DeltaSource
+from frontier.app.cst.native import DeltaSource, NativeSSETransducer
 from frontier.app.cst.snapshot import ArgState, FrameSnapshot, Snapshotting
 from frontier.app.stream_events import (
     CallReady,
@@ -126,6 +126,10 @@ class StreamReport:
     size: int
     calls: tuple[ToolCall, ...]
     errors: tuple[ErrorSite, ...]
+    truncated: tuple[tuple[str, str, bool], ...] = ()
+    """Native modes: the calls a truncation reported, ``(id, name, complete)``."""
+    held: tuple[tuple[str, str], ...] = ()
+    """Native modes: ``(id, arguments)`` of the complete calls among ``truncated``."""
 
 
 def locate_errors(
@@ -180,7 +184,16 @@ def locate_errors(
                 written=_written(error, frame, data.full),
             )
         )
-    return StreamReport(mode, clean, size, confirmed, tuple(out))
+    native = t if isinstance(t, NativeSSETransducer) else None
+    return StreamReport(
+        mode,
+        clean,
+        size,
+        confirmed,
+        tuple(out),
+        tuple(native.truncated_calls) if native is not None else (),
+        tuple(native.held_arguments.items()) if native is not None else (),
+    )
 
 
 # --------------------------------------------------------------------------- views

@@ -58,7 +58,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from frontier.app.cst.base import preview
+from frontier.app.cst.base import json_where, preview
 from frontier.app.cst.snapshot import PREVIEW, ArgState, FrameSnapshot
 from frontier.app.model.stream import (
     CallArgs,
@@ -204,6 +204,9 @@ class NativeAccumulator:
         self.truncated_calls: list[tuple[str, str, bool]] = []
         """``(id, name, complete)`` of each call reported ``truncated``: none of them ran;
         ``complete``: its arguments had all arrived (native-eos held it back)."""
+        self.held_arguments: dict[str, str] = {}
+        """The arguments text of each complete call in ``truncated_calls``, by id: what
+        the model may resend unchanged (the repair text quotes it)."""
         self.notes: list[str] = []
         """What was read but deliberately not used (at most ``MAX_NOTES``), e.g. another choice."""
         self.ignored_chunks = 0
@@ -582,8 +585,7 @@ class NativeAccumulator:
         except json.JSONDecodeError as exc:
             at = self._start(call) + len(text[: exc.pos].encode("utf-8"))
             message = (
-                f"{call.label()}: arguments are not valid JSON: {exc.msg} at char {exc.pos} "
-                f"(line {exc.lineno}, column {exc.colno}) "
+                f"{call.label()}: arguments are not valid JSON: {json_where(exc)} "
                 f"near {preview(raw[max(0, exc.pos - 20) :])}"
             )
             return None, ("bad_json", message, at)
@@ -632,7 +634,11 @@ class NativeAccumulator:
     def _truncate(self, call: _Call, message: str, ev: list[Event]) -> None:
         if not call.id:
             call.id = f"call_{call.index}"
-        self.truncated_calls.append((call.id, call.name, self._complete(call)))
+        complete = self._complete(call)
+        self.truncated_calls.append((call.id, call.name, complete))
+        if complete:
+            held = b"".join(p for _, p in call.pieces)
+            self.held_arguments[call.id] = held.decode("utf-8", "replace")
         resend = "it did not run: resend it" if "resend" not in message else "it did not run"
         ev.append(ContractError("truncated", f"{message}; {resend}", self.consumed))
 
@@ -699,6 +705,14 @@ class NativeSSETransducer:
     @property
     def notes(self) -> list[str]:
         return self.accumulator.notes
+
+    @property
+    def truncated_calls(self) -> list[tuple[str, str, bool]]:
+        return self.accumulator.truncated_calls
+
+    @property
+    def held_arguments(self) -> dict[str, str]:
+        return self.accumulator.held_arguments
 
     def pending(self) -> bytes:
         return self.accumulator.pending()
