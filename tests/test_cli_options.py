@@ -173,7 +173,7 @@ def refusing_server() -> Iterator[str]:
 
 
 @pytest.mark.parametrize("as_json", [False, True], ids=["text", "json"])
-def test_a_failed_request_is_reported_once_and_leaves_no_session(
+def test_a_failed_request_is_reported_once_and_keeps_the_session_to_resume(
     tmp_path: Path, refusing_server: str, as_json: bool
 ) -> None:
     flags = ["--json"] if as_json else []
@@ -192,8 +192,11 @@ def test_a_failed_request_is_reported_once_and_leaves_no_session(
     else:
         assert re.findall(r"turn ended", said) == ["turn ended"]
         assert "frontier: turn ended: provider_error" in result.stderr
-    listing = frontier("sessions", "--json", tmp_path=tmp_path)
-    assert json.loads(listing.stdout) == []  # the empty failed session was not kept
+    listing = json.loads(frontier("sessions", "--json", tmp_path=tmp_path).stdout)
+    # the person's message is kept: `frontier run --session ID` picks the task up again
+    assert [s["state"] for s in listing] == ["failed"], listing
+    if as_json:
+        assert listing[0]["id"] == events[0]["id"]  # the id the first line named
 
 
 def test_json_output_names_the_session_first(tmp_path: Path) -> None:
