@@ -181,7 +181,7 @@ def test_protected_paths(path: str) -> None:
 
 
 @pytest.mark.parametrize(
-    "path", [".gitignore", ".github/workflows/ci.yml", "git/config", "src/hooks/x", ".git"]
+    "path", [".gitignore", ".github/workflows/ci.yml", "git/config", "src/hooks/x", ".gitmodules"]
 )
 def test_not_protected(path: str) -> None:
     assert not is_protected(path)

@@ -193,12 +193,13 @@ def test_a_file_under_a_hidden_folder_can_be_let_through(tmp_path: Path, home: P
     assert args.index(str(known)) > args.index(str(home / ".ssh"))  # bound after the cover
 
 
-def test_no_empty_git_where_a_repository_above_holds_the_workspace(tmp_path: Path) -> None:
+def test_an_empty_git_covers_a_repositorys_subfolder_too(tmp_path: Path) -> None:
+    """An empty folder is no repository to git, which finds the one above (issue 22)."""
     (tmp_path / "repo" / ".git").mkdir(parents=True)
     ws = tmp_path / "repo" / "sub" / "ws"
     ws.mkdir(parents=True)
     args = bwrap_args(SandboxSettings(), str(ws), "/x", environ={})
-    assert str(ws / ".git") not in args  # an empty .git would hide the repository from git
+    assert str(ws / ".git") in pairs(args, "--tmpfs")  # `git init` here is refused
     alone = tmp_path / "alone"
     alone.mkdir()
     args = bwrap_args(SandboxSettings(), str(alone), "/x", environ={})
@@ -248,7 +249,7 @@ CASES = [
     ("fatal: Unable to create '/w/.git/index.lock': Read-only file system", "", "protected"),
     ("mv: cannot move '.git' to '.g': Device or resource busy", "workspace-write", "protected"),
     ("mv: cannot move '.frontier' to 'x': Device or resource busy", "", "protected"),
-    ("cp: cannot create '.github/ci.yml': Read-only file system", "", "a write outside"),
+    ("cp: cannot create '../.github/ci.yml': Read-only file system", "", "a write outside"),
     ("sh: 1: cannot create made.txt: Read-only file system", "read-only", "is read-only"),
     ("OSError: [Errno 101] Network is unreachable", "", "network connection"),
     ("ConnectionRefusedError: [Errno 111] Connection refused", "", "loopback"),
@@ -257,16 +258,22 @@ CASES = [
     ("fatal: unable to access 'https://x/': Could not resolve host: x", "", "name lookup"),
     ("Error: EROFS: read-only file system, open '/etc/x'", "", "a write outside"),
     ("open /etc/x: read-only file system", "", "a write outside"),
+    ("mkdir: cannot create directory \u2018/usr/x\u2019: Read-only file system", "", "outside"),
     ("Error: connect ECONNREFUSED 127.0.0.1:5432", "", "loopback"),
     ("Error: getaddrinfo EAI_AGAIN registry.npmjs.org", "", "name lookup"),
     ("mv: cannot move '.git' to '.g': Device or resource busy", "", "protected"),
     ("rm: cannot remove '.frontier': Device or resource busy", "", "protected"),
 ]
+MOUNTS: dict[str, object] = {"root": "/w", "protected": ("/w/.git", "/w/.frontier")}
+"""The workspace ``/w`` with its read-only places, as a command ran under them."""
 
 
 @pytest.mark.parametrize(("output", "mode", "what"), CASES)
-def test_stopped_by_reads_the_refusal(output: str, mode: str, what: str) -> None:
-    found = stopped_by("some output\n" + output + "\nmore\n", mode or "workspace-write")
+def test_stopped_by_reads_the_refusal(
+    output: str, mode: str, what: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(sb, "host_listening", lambda: {5432})  # a database outside
+    found = stopped_by("some output\n" + output + "\nmore\n", mode or "workspace-write", **MOUNTS)  # type: ignore[arg-type]
     assert found is not None and what in found, found
     assert output.strip()[:50] in found  # the program's own words, for the model
 
@@ -279,25 +286,32 @@ def test_stopped_by_reads_the_refusal(output: str, mode: str, what: str) -> None
         "umount: /mnt: Device or resource busy",
         "error: could not lock config file: Permission denied",
         "",
+        # the words, but the path named is one the command could write: not the sandbox
+        "cp: cannot create '.github/ci.yml': Read-only file system",
+        "OSError: [Errno 30] Read-only file system: '/tmp/build/x'",
+        "touch: cannot touch 'vendor/lib/.git/x': Read-only file system",
+        "Read-only file system",  # no path at all
+        # a refused connection to an address the sandbox could not reach anyway
+        "curl: (7) Failed to connect to 10.1.2.3 port 80: Connection refused",
     ],
 )
 def test_stopped_by_blames_nothing_else(output: str) -> None:
-    assert stopped_by(output, "workspace-write") is None
+    assert stopped_by(output, "workspace-write", **MOUNTS) is None  # type: ignore[arg-type]
 
 
 def test_the_first_refusal_is_named() -> None:
     output = "umount: /mnt: Device or resource busy\nx: Network is unreachable\n"
     output += "mv: cannot move '.git' to 'y': Device or resource busy\n"
-    found = stopped_by(output, "workspace-write")
+    found = stopped_by(output, "workspace-write", **MOUNTS)  # type: ignore[arg-type]
     assert found is not None and found.startswith("a network connection"), found
-    late = "cp: '.git-old/x': Read-only file system\nlater: .git/hooks: Read-only file system"
-    assert (stopped_by(late, "workspace-write") or "").startswith("a write outside")
+    late = "cp: '/etc/x': Read-only file system\nlater: .git/hooks: Read-only file system"
+    assert (stopped_by(late, "workspace-write", **MOUNTS) or "").startswith("a write outside")  # type: ignore[arg-type]
 
 
 def test_with_the_network_on_network_errors_are_the_networks() -> None:
     for output in ("Network is unreachable", "Connection refused", "Could not resolve host: x"):
         assert stopped_by(output, "workspace-write", network=True) is None
-    assert stopped_by("x: Read-only file system", "workspace-write", network=True)
+    assert stopped_by("x: '/etc/x': Read-only file system", "workspace-write", network=True)
 
 
 def test_stopped_by_names_a_hidden_place() -> None:

@@ -259,7 +259,7 @@ async def test_an_escalation_asks_plainly_and_offers_no_always_allow(
         screen = await opened(pilot, ReviewScreen, "the review")
         await pilot.pause()
         text = " ".join(line.strip(" █") for line in screen_lines(app))
-        assert "The sandbox stopped this command: write to .git/index.lock" in text
+        assert "seems to have stopped this command (read from its output): write to" in text
         assert "Run it once outside the sandbox?" in text
         assert "runs OUTSIDE the sandbox" in text
         assert "outside the sandbox" in str(screen.query_one("#review").border_title)

@@ -127,6 +127,8 @@ class ToolBoundary:
         self.approver: Approver = (
             PolicyApprover(policy, approver, sandbox=sandbox) if policy else approver
         )
+        if isinstance(self.approver, PolicyApprover):  # protected paths judged by real file
+            self.approver.bind_root(self.root)
         self.persistence = persistence
         self.emit = emit
         self.before_hook = before_hook

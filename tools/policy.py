@@ -18,10 +18,16 @@ override ``read-only``.
 Two things a person reviews under every policy, ``auto`` and the rules included
 (issue 22):
 
-- an edit of a *protected path* (:data:`~frontier.tools.sandbox.PROTECTED`:
-  ``.git/config``, ``.git/hooks/``, ``.git/info/``, ``.frontier/``): git runs what they
-  say (``core.fsmonitor``, a hook) and ``.frontier/instructions.md`` becomes the system
-  prompt, so a file tool changes them only after a review; headless, it is refused;
+- an edit of a *protected path* (:data:`~frontier.tools.sandbox.PROTECTED`: anything
+  in a ``.git`` folder or a ``.git`` file, at any depth, and ``.frontier/``): git runs
+  what they say (``core.fsmonitor``, a hook, a filter, a ``commondir`` or ``gitdir:``
+  pointing at another config) and ``.frontier/instructions.md`` becomes the system
+  prompt, so a file tool changes them only after a review; headless, it is refused.
+  The path is judged by the file it reaches, not only by the name typed: with the
+  workspace known (:meth:`PolicyApprover.bind_root`, done by the tool boundary) each
+  path is resolved beneath the root as the write will resolve it, so ``notes.cfg``, a
+  link to ``.git/config``, is protected too (the write refuses a path that resolves
+  elsewhere than at review: ``atomic.FileWrite.expect``);
 - a command when the sandbox was asked for (``--sandbox`` not ``off``) but cannot start
   here: it would run unconfined, so every command is asked (headless: refused, saying
   why); ``--sandbox off`` keeps the policies above exactly.
@@ -38,10 +44,14 @@ whether to run it once outside (``ask`` and ``auto-edit`` with a person only; ne
 
 from __future__ import annotations
 
+import os
 import posixpath
+import re
+from dataclasses import replace
 
 from frontier.app.events import ToolCall
 from frontier.app.vocab import APPROVALS
+from frontier.tools import beneath
 from frontier.tools.approval_rules import ApprovalRules
 from frontier.tools.contract import Approver, Decision, Preview, ToolSpec
 from frontier.tools.sandbox import PROTECTED, Sandbox
@@ -53,32 +63,68 @@ ESCALATING = ("ask", "auto-edit")
 """The policies under which a person may be asked to run a stopped command outside."""
 
 
-def protected_paths(preview: Preview) -> list[str]:
+def protected_paths(preview: Preview, root: str | os.PathLike[str] | None = None) -> list[str]:
     """The preview's files (and a move's source) that are protected paths, as shown.
 
     A path is compared normalised (``./``, ``a/../``, doubled slashes) and case-folded —
     ``.GIT/config`` is git's config on a case-insensitive disk — and a nested repository's
-    ``.git`` counts too (git runs its hooks when someone commits there)."""
-    out: list[str] = []
+    ``.git`` counts too (git runs its hooks when someone commits there). With ``root``,
+    each is also resolved beneath it as the write will be (:func:`reached`): a name whose
+    file is protected is shown with it (``notes.cfg (reaches .git/config)``)."""
+    return _shown(_protected(preview, root))
+
+
+def _shown(protected: list[tuple[str, str | None]]) -> list[str]:
+    return [name if how is None else f"{name} ({how})" for name, how in protected]
+
+
+def _protected(
+    preview: Preview, root: str | os.PathLike[str] | None
+) -> list[tuple[str, str | None]]:
+    """``(name, None)`` for a protected name, ``(name, "reaches …")`` for a name whose file
+    is protected (or cannot be resolved now, which is reviewed too)."""
+    out: list[tuple[str, str | None]] = []
     for file in preview.files:
         for raw in (file.path, file.moved_from):
-            if raw and is_protected(raw) and raw not in out:
-                out.append(raw)
+            if not raw or any(raw == name for name, _ in out):
+                continue
+            if is_protected(raw):
+                out.append((raw, None))
+            elif root is not None:
+                try:
+                    real = reached(root, raw)
+                except (OSError, ValueError) as exc:  # changed since the tool resolved it
+                    out.append((raw, f"cannot be resolved now: {exc}"))
+                    continue
+                if is_protected(real):
+                    out.append((raw, f"reaches {real}"))
     return out
 
 
+def reached(root: str | os.PathLike[str], path: str) -> str:
+    """The real workspace-relative path a write of ``path`` touches, resolved beneath
+    ``root`` now exactly as the writer resolves it (``beneath``: links inside the workspace
+    followed, folders not yet made taken as written). Its temp file, pre-image and new
+    folders all live in that real parent, so this one path stands for all of them."""
+    return beneath.resolve_rel(root, path)
+
+
 def is_protected(path: str) -> bool:
-    """True for a workspace-relative path at or below a :data:`PROTECTED` one."""
-    norm = posixpath.normpath(path.replace("\\", "/")).lstrip("/").casefold()
-    parts = [p for p in norm.split("/") if p not in ("", ".")]
-    for i, part in enumerate(parts):
-        if part == ".frontier":
-            return True
-        if part == ".git" and i + 1 < len(parts):
-            below = "/".join([".git", *parts[i + 1 :]])
-            if any(below == p or below.startswith(p + "/") for p in PROTECTED):
-                return True
-    return False
+    """True for a workspace-relative path in a ``.git`` folder, a ``.git`` file, or
+    ``.frontier`` — at any depth (a nested repository's hooks run too)."""
+    norm = posixpath.normpath(path.replace("\\", "/")).lstrip("/")
+    return any(_git_name(part) in PROTECTED for part in norm.split("/") if part not in ("", "."))
+
+
+_IGNORABLE = re.compile(r"[\u200b-\u200f\u202a-\u202e\u206a-\u206f\ufeff]")
+"""Code points HFS+ ignores in names (git's ``is_hfs_dotgit``): ``.git`` with a zero-width
+character inside is ``.git`` there."""
+
+
+def _git_name(part: str) -> str:
+    """A name as a case-insensitive, HFS+ or NTFS disk sees it: case-folded, ignorable code
+    points dropped, trailing dots and spaces cut (``.GIT``, ``.git.`` are ``.git``)."""
+    return _IGNORABLE.sub("", part).casefold().rstrip(". ") or part
 
 
 def protected_reason(paths: list[str]) -> str:
@@ -91,6 +137,15 @@ def protected_reason(paths: list[str]) -> str:
     )
 
 
+def _saying(preview: Preview, protected: list[tuple[str, str | None]]) -> Preview:
+    """``preview`` with its summary naming the protected files reached through another
+    name (a link), so the person sees that ``notes.cfg`` writes ``.git/config``."""
+    linked = [f"{name} {how}" for name, how in protected if how is not None]
+    if not linked:
+        return preview
+    return replace(preview, summary=f"{preview.summary} — protected: {'; '.join(linked)}")
+
+
 class PolicyApprover:
     def __init__(
         self,
@@ -99,6 +154,7 @@ class PolicyApprover:
         rules: ApprovalRules | None = None,
         *,
         sandbox: Sandbox | None = None,
+        root: str | os.PathLike[str] | None = None,
     ) -> None:
         if policy not in POLICIES:
             raise ValueError(f"unknown approval policy {policy!r}; choose {', '.join(POLICIES)}")
@@ -108,6 +164,15 @@ class PolicyApprover:
         """The session's "always allow" rules (``None``: none can be made)."""
         self.sandbox = sandbox
         """The session's sandbox (``None``: none, as ``--sandbox off``)."""
+        self.root = root
+        """The workspace edits are resolved beneath (``None``: only the names typed are
+        judged); the tool boundary binds its pinned root (:meth:`bind_root`)."""
+
+    def bind_root(self, root: str | os.PathLike[str]) -> None:
+        """Judge protected paths by the file each edit reaches beneath ``root`` (the tool
+        boundary's pinned workspace), unless a root was given already."""
+        if self.root is None:
+            self.root = root
 
     @property
     def person(self) -> Approver | None:
@@ -140,14 +205,15 @@ class PolicyApprover:
                 f"{what} are not allowed in this session; describe the change to the user instead",
                 by="policy read-only",
             )
-        protected = protected_paths(preview) if spec.kind == "edit" else []
         person = self.person
         if spec.source == "mcp":
             return await self._mcp(call, spec, preview, person)
+        protected = _protected(preview, self.root) if spec.kind == "edit" else []
         if protected:
             if person is None:
-                return Decision(False, protected_reason(protected), by="frontier", unanswered="")
-            return await person.approve(call, spec, preview)
+                reason = protected_reason(_shown(protected))
+                return Decision(False, reason, by="frontier", unanswered="")
+            return await person.approve(call, spec, _saying(preview, protected))
         missing = self.sandbox_missing if spec.kind == "exec" else None
         if missing is not None:
             if person is None:

@@ -37,33 +37,37 @@ the filesystem, and the exec tools wrap their command with it.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import shutil
+import stat
 import subprocess
 import sys
 import tempfile
 import threading
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Literal, get_args
+from typing import Literal, NamedTuple, get_args
 
 SandboxMode = Literal["workspace-write", "read-only", "off"]
 SANDBOX_MODES: tuple[SandboxMode, ...] = get_args(SandboxMode)
 DEFAULT_SANDBOX: SandboxMode = "workspace-write"
 
-PROTECTED = (".git/config", ".git/hooks", ".git/info", ".frontier")
-"""Workspace paths the file tools change only after a review: git runs what
-``core.fsmonitor``, ``core.hooksPath`` or a hook says, and ``.frontier/instructions.md``
-becomes the system prompt. A sandboxed command sees more read-only still
-(:data:`READ_ONLY_IN_WORKSPACE`)."""
+PROTECTED = (".git", ".frontier")
+"""Names the file tools change only after a review, wherever they appear in a path and
+whatever is below them (``tools/policy.py``): git runs what a repository's config, hooks,
+``info/``, ``commondir`` or a ``.git`` file (``gitdir:``) say — ``core.fsmonitor``, a
+filter, a hook — and ``.frontier/instructions.md`` becomes the system prompt. A
+sandboxed command sees the workspace's own ones read-only (:data:`READ_ONLY_IN_WORKSPACE`)."""
 
 READ_ONLY_IN_WORKSPACE = (".git", ".frontier")
 """What a sandboxed command sees read-only inside a writable workspace: the whole git
 folder and Frontier's folder, each a mount point (so it cannot be renamed away and
-replaced either). A missing ``.frontier`` is an empty read-only folder for the command's
-time, so is a missing ``.git`` unless a folder above the workspace holds the repository
-(an empty ``.git`` would hide it from git)."""
+replaced either). A missing one is an empty read-only folder for the command's time, so
+``git init`` cannot make a repository there — also when the workspace is a subfolder of
+a repository: an empty folder is not a repository to git, which goes on to find the one
+above."""
 
 CREDENTIAL_PLACES = (
     "~/.ssh",
@@ -175,9 +179,14 @@ class Sandbox:
     unavailable: str | None = None
     """Why no sandbox can be made (``None`` when one can, or when the mode is ``off``)."""
     _base: str | None = field(default=None, repr=False)
-    """The session's private folder on the host: ``tmp/`` (the command's ``/tmp``) and
-    ``empty``, the read-only empty file that covers a hidden file."""
+    """The session's private folder on the host (``frontier-sandbox-PID-START-…``, so
+    :func:`sweep_stale` can tell a dead process's): ``tmp/`` (the command's ``/tmp``),
+    ``empty``, the read-only empty file that covers a hidden file, and ``mounts``, the
+    workspace mount points its commands used (for the sweep after a ``kill -9``)."""
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+    _seen: Seen | None = field(default=None, repr=False)
+    """The mounts of the last command, to judge what stopped it (:meth:`stopped_by`)."""
+    _recorded: set[str] = field(default_factory=set, repr=False)
 
     @property
     def active(self) -> bool:
@@ -208,7 +217,8 @@ class Sandbox:
     def _private(self) -> str:
         with self._lock:
             if self._base is None or not os.path.isdir(os.path.join(self._base, "tmp")):
-                base = tempfile.mkdtemp(prefix="frontier-sandbox-")  # mode 700
+                base = tempfile.mkdtemp(prefix=f"{PRIVATE_PREFIX}{_process_tag()}-")  # mode 700
+                self._recorded = set()
                 os.mkdir(os.path.join(base, "tmp"), 0o700)
                 empty = os.path.join(base, "empty")
                 with open(empty, "x"):
@@ -234,25 +244,135 @@ class Sandbox:
         assert self.bwrap is not None and self.active
         base = self._private()
         tmp, empty = os.path.join(base, "tmp"), os.path.join(base, "empty")
-        args, made = _plan(self.settings, root, tmp, os.environ, empty)
+        plan = _plan(self.settings, root, tmp, os.environ, empty)
+        self._record(base, plan.protected)
+        self._seen = Seen(
+            self.settings.mode,
+            os.path.realpath(root),
+            tuple(_existing(self.settings.writable))
+            if self.settings.mode == "workspace-write"
+            else (),
+            tuple(plan.protected),
+            tuple(hidden_paths(self.settings)),
+        )
         child_env = dict(env)
         child_env["TMPDIR"] = TMP
         for name in ("TEMP", "TMP"):
             child_env.pop(name, None)
-        return [self.bwrap, *args, "--", *argv], child_env, made
+        return [self.bwrap, *plan.args, "--", *argv], child_env, plan.made
+
+    def _record(self, base: str, places: Iterable[str]) -> None:
+        """Note the workspace mount points in ``base/mounts``: a Frontier killed before
+        :func:`tidy` leaves them, and the next start's :func:`sweep_stale` removes the
+        empty ones no living session uses."""
+        with self._lock:
+            new = [p for p in places if p not in self._recorded]
+            if not new:
+                return
+            self._recorded.update(new)
+            with contextlib.suppress(OSError), open(os.path.join(base, MOUNTS), "a") as f:
+                f.write("".join(f"{p}\n" for p in new))
 
     def stopped_by(self, output: str) -> str | None:
-        """What this sandbox refused, read from a failed command's output (:func:`stopped_by`)."""
+        """What this sandbox probably refused, read from a failed command's output and
+        judged against the mounts it ran under (:func:`stopped_by`)."""
+        seen = self._seen or Seen(self.settings.mode, hidden=tuple(hidden_paths(self.settings)))
         return stopped_by(
             output,
             self.settings.mode,
             network=self.settings.network,
-            hidden=hidden_paths(self.settings),
+            hidden=seen.hidden,
+            root=seen.root,
+            writable=seen.writable,
+            protected=seen.protected,
         )
 
 
 TMP = "/tmp"
 """Where a command sees the session's private temp folder."""
+PRIVATE_PREFIX = "frontier-sandbox-"
+"""The private folders' names: ``frontier-sandbox-PID-START-random`` in the temp folder."""
+MOUNTS = "mounts"
+"""The private folder's list of workspace mount points its commands used."""
+_PRIVATE = re.compile(re.escape(PRIVATE_PREFIX) + r"(\d+)-(\d+)-")
+
+
+def _process_tag(pid: int | None = None) -> str:
+    """``PID-START``: the process and its start time (clock ticks since boot, from
+    ``/proc``), which together name one process even after its pid is reused."""
+    pid = os.getpid() if pid is None else pid
+    return f"{pid}-{_started(pid) or 0}"
+
+
+def _started(pid: int) -> str | None:
+    """The start time of process ``pid`` (``None``: no such process, or no ``/proc``)."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            fields = f.read().rsplit(b")", 1)[1].split()
+        return fields[19].decode()
+    except (OSError, IndexError, UnicodeDecodeError):
+        return None
+
+
+def sweep_stale(folder: str | None = None) -> list[str]:
+    """Remove what sandboxes of Frontier processes that are gone left behind (a ``kill
+    -9``, a crash): their private folders in ``folder`` (the temp folder) and the empty
+    ``.git``/``.frontier`` mount points they made in a workspace, unless a living
+    session's list names that mount point too. Only this user's folders named as
+    :data:`PRIVATE_PREFIX` makes them; the removed paths are returned. Nothing happens
+    without ``/proc`` (a process cannot be told alive there)."""
+    if _started(os.getpid()) is None:
+        return []
+    folder = tempfile.gettempdir() if folder is None else folder
+    try:
+        entries = list(os.scandir(folder))
+    except OSError:
+        return []
+    living: set[str] = set()
+    dead: list[tuple[str, list[str]]] = []
+    for entry in entries:
+        match = _PRIVATE.match(entry.name)
+        if match is None:
+            continue
+        try:
+            st = entry.stat(follow_symlinks=False)
+        except OSError:
+            continue
+        if not stat.S_ISDIR(st.st_mode) or st.st_uid != os.getuid():
+            continue
+        places = _mount_points(entry.path)
+        if _started(int(match[1])) == match[2]:
+            living.update(places)
+        else:
+            dead.append((entry.path, places))
+    removed: list[str] = []
+    for base, places in dead:
+        for place in sorted(set(places) - living, key=len, reverse=True):
+            try:
+                os.rmdir(place)  # only an empty folder: what a person put there stays
+            except OSError:
+                continue
+            removed.append(place)
+        _remove_tree(base)
+        removed.append(base)
+    return removed
+
+
+def _mount_points(base: str) -> list[str]:
+    """The mount points a private folder's ``mounts`` lists: absolute paths named as
+    :data:`READ_ONLY_IN_WORKSPACE` (the file is the user's own, but checked anyway)."""
+    try:
+        with open(os.path.join(base, MOUNTS), encoding="utf-8", errors="replace") as f:
+            lines = f.read(64 * 1024).splitlines()
+    except OSError:
+        return []
+    return [
+        line
+        for line in lines
+        if os.path.isabs(line)
+        and os.path.normpath(line) == line
+        and os.path.basename(line) in READ_ONLY_IN_WORKSPACE
+    ]
 
 
 def tidy(made: Iterable[str]) -> None:
@@ -295,7 +415,15 @@ def bwrap_args(
     ``environ`` is Frontier's environment, for the agent sockets it names; ``empty`` the
     file that covers a hidden file (``/dev/null`` reads as "permission denied" there:
     bwrap's mounts are ``nodev``; a :class:`Sandbox` passes an empty file of its own)."""
-    return _plan(settings, root, tmp, os.environ if environ is None else environ, empty)[0]
+    return _plan(settings, root, tmp, os.environ if environ is None else environ, empty).args
+
+
+class _Plan(NamedTuple):
+    args: list[str]
+    made: list[str]
+    """Folders ``bwrap`` makes in the workspace as mount points (:func:`tidy` removes them)."""
+    protected: list[str]
+    """The workspace's read-only places (``.git``, ``.frontier`` or their link targets)."""
 
 
 def _plan(
@@ -304,47 +432,63 @@ def _plan(
     tmp: str,
     environ: Mapping[str, str],
     empty: str = "/dev/null",
-) -> tuple[list[str], list[str]]:
-    """The options and the folders ``bwrap`` will make in the workspace as mount points."""
+) -> _Plan:
+    """The options, the folders ``bwrap`` will make in the workspace as mount points, and
+    the workspace's read-only places.
+
+    Mounts below ``/`` and the private ``/tmp`` are ordered by depth, a folder before what
+    lies in it, whatever kind each is: a ``sandbox_readable`` folder under the host's
+    ``/tmp`` is bound before the hidden places inside it are covered (bound after, it would
+    show them again), a file let through inside a hidden folder after its cover, and the
+    workspace before its ``.git``."""
     root = os.path.realpath(root)
     args = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--bind", tmp, TMP]
+    mounts: list[tuple[str, list[str]]] = []
     made: list[str] = []
+    protected: list[str] = []
     shown = [root]  # bound at their own path: seen even under the host's /tmp
     if settings.mode == "workspace-write":
         shown += _existing(settings.writable)
-        for path in shown:
-            args += ["--bind", path, path]
+        mounts += [(path, ["--bind", path, path]) for path in shown]
         for path, exists in _read_only_places(root):
+            protected.append(path)
             if exists:
-                args += ["--ro-bind", path, path]
+                mounts.append((path, ["--ro-bind", path, path]))
             else:  # an empty read-only folder, so a command cannot make it and fill it
-                args += ["--tmpfs", path, "--remount-ro", path]
+                mounts.append((path, ["--tmpfs", path, "--remount-ro", path]))
                 made.append(path)
     else:  # read-only: all of it is already; bound again so a workspace under /tmp shows
-        args += ["--ro-bind", root, root]
+        mounts.append((root, ["--ro-bind", root, root]))
     let_through = {_real(p) for p in settings.readable}
+    under_tmp = [
+        p
+        for p in sorted(let_through)
+        if _is_within(TMP, p) and not any(_is_within(s, p) for s in shown) and os.path.exists(p)
+    ]
+    visible = shown + under_tmp
     hidden = []
     for path in hidden_paths(settings, environ):
         if path in let_through or _is_within(path, root):
             continue  # let through, or the workspace itself lives there: keep it visible
-        if _is_within(TMP, path) and not any(_is_within(s, path) for s in shown):
+        if _is_within(TMP, path) and not any(_is_within(s, path) for s in visible):
             continue  # under the host's /tmp, which the command does not see anyway
         hidden.append(path)
         if os.path.isdir(path):
-            args += ["--tmpfs", path, "--remount-ro", path]
+            mounts.append((path, ["--tmpfs", path, "--remount-ro", path]))
         else:
-            args += ["--ro-bind", empty, path]
+            mounts.append((path, ["--ro-bind", empty, path]))
     for path in sorted(let_through):  # a part of a hidden place, or a path under /tmp
         in_hidden = any(_is_within(h, path) and h != path for h in hidden)
-        in_tmp = _is_within(TMP, path) and not any(_is_within(s, path) for s in shown)
-        if (in_hidden or in_tmp) and os.path.exists(path):
-            args += ["--ro-bind", path, path]
+        if (in_hidden and os.path.exists(path)) or path in under_tmp:
+            mounts.append((path, ["--ro-bind", path, path]))
+    for _, options in sorted(mounts, key=lambda mount: mount[0].rstrip("/").count("/")):
+        args += options
     args += ["--cap-drop", "ALL"]
     args += ["--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try"]
     if not settings.network:
         args += ["--unshare-net"]
     args += ["--die-with-parent", "--new-session", "--chdir", root]
-    return args, made
+    return _Plan(args, made, protected)
 
 
 def hidden_paths(settings: SandboxSettings, environ: Mapping[str, str] | None = None) -> list[str]:
@@ -415,20 +559,9 @@ def _read_only_places(root: str) -> list[tuple[str, bool]]:
                 out.append((target, True))
         elif os.path.lexists(path):
             out.append((path, True))
-        elif name != ".git" or not _in_repository(os.path.dirname(root)):
-            out.append((path, False))
+        else:  # also in a repository's subfolder: an empty .git is no repository to git,
+            out.append((path, False))  # which goes on looking above it, and none can be made
     return out
-
-
-def _in_repository(folder: str) -> bool:
-    """A folder or one above it holds a ``.git``: git finds that repository from below."""
-    while True:
-        if os.path.lexists(os.path.join(folder, ".git")):
-            return True
-        parent = os.path.dirname(folder)
-        if parent == folder:
-            return False
-        folder = parent
 
 
 # ----------------------------------------------------------------------------- finding it
@@ -491,7 +624,9 @@ def probe(bwrap: str) -> str | None:
 
 
 def make_sandbox(settings: SandboxSettings) -> Sandbox:
-    """The session's sandbox: found and probed now, unless the mode is ``off``."""
+    """The session's sandbox: found and probed now, unless the mode is ``off``; what
+    sandboxes of dead Frontier processes left is swept first (:func:`sweep_stale`)."""
+    sweep_stale()
     if settings.mode == "off":
         return Sandbox(settings)
     if not sys.platform.startswith("linux"):
@@ -508,10 +643,12 @@ def make_sandbox(settings: SandboxSettings) -> Sandbox:
 # ----------------------------------------------------------------------- what it stopped
 
 _WRITE = "a write outside the writable folders"
+_READ_ONLY = "a write (the sandbox is read-only)"
 _NET = "a network connection (the network is off)"
 _LOOPBACK = "a network connection (the network is off: only the sandbox's own loopback answers)"
 _LOOKUP = "a name lookup (the network is off)"
 _PROTECTED_WRITE = "a write to a protected path (.git, .frontier)"
+_NETWORK = (_NET, _LOOPBACK, _LOOKUP)
 _SIGNS = (
     ("Read-only file system", _WRITE),  # EROFS; Node and Go print it in lower case
     ("EROFS", _WRITE),
@@ -534,6 +671,56 @@ _MISSING = re.compile(
     "No such file or directory|ENOENT|Permission denied|EACCES|Read-only file system|EROFS",
     re.IGNORECASE,
 )
+_QUOTED = re.compile(r"'([^'\n]+)'|\"([^\"\n]+)\"|\u2018([^\u2019\n]+)\u2019|`([^'`\n]+)'")
+_WORD = re.compile(r"[^\s'\"\u2018\u2019`]+")
+_PORT = re.compile(r"(?:\bport\s*[=:]?\s*|(?:localhost|\d+\.\d+\.\d+\.\d+|\]):)(\d{1,5})\b")
+_IPV4 = re.compile(r"(?<![\d.])(\d{1,3})\.\d{1,3}\.\d{1,3}\.\d{1,3}(?![\d.])")
+
+
+@dataclass(frozen=True)
+class Seen:
+    """The mounts a command ran under, as far as telling its refusals needs: a path named
+    in an error is judged by the deepest of these that holds it (``/`` is read-only)."""
+
+    mode: str
+    root: str | None = None
+    """The workspace's real path (``None``: relative paths in the output are not judged)."""
+    writable: tuple[str, ...] = ()
+    """Writable besides ``/tmp`` and, in ``workspace-write``, the workspace."""
+    protected: tuple[str, ...] = ()
+    hidden: tuple[str, ...] = ()
+
+    def kind(self, path: str) -> str:
+        """``rw``, ``ro``, ``protected`` or ``hidden``: what the command saw at ``path``."""
+        places: list[tuple[str, str]] = [(TMP, "rw"), *((w, "rw") for w in self.writable)]
+        if self.root is not None:
+            places.append((self.root, "rw" if self.mode == "workspace-write" else "ro"))
+        places += [(p, "protected") for p in self.protected]
+        places += [(h, "hidden") for h in self.hidden]
+        best, kind = "", "ro"
+        for place, what in places:
+            if _is_within(place, path) and len(place) >= len(best):
+                best, kind = place, what
+        return kind
+
+    def paths(self, line: str) -> list[str]:
+        """The paths ``line`` names, absolute and normalised: quoted ones (``'x'``,
+        ``‘x’``, ```x'``), and words with a ``/`` or a name before a colon
+        (``made.txt:``); relative ones taken from the workspace, as the command runs."""
+        raw = [next(g for g in m.groups() if g) for m in _QUOTED.finditer(line)]
+        for word in _WORD.findall(_QUOTED.sub(" ", line)):
+            word = word.strip("()[]{},;")
+            if "/" in word or (word.endswith(":") and "." in word.strip(".:")):
+                raw.append(word.rstrip(":"))
+        out = []
+        for path in raw:
+            path = os.path.expanduser(path.strip())
+            if not os.path.isabs(path):
+                if self.root is None or "://" in path:
+                    continue
+                path = os.path.join(self.root, path)
+            out.append(os.path.normpath(path))
+        return out
 
 
 def stopped_by(
@@ -542,14 +729,31 @@ def stopped_by(
     *,
     network: bool = False,
     hidden: Sequence[str] = (),
+    root: str | None = None,
+    writable: Sequence[str] = (),
+    protected: Sequence[str] = (),
 ) -> str | None:
-    """What the sandbox refused, read from a failed command's output (``None``: nothing
-    says so). The kernel's refusals reach the program as errors (``EROFS``,
-    ``ENETUNREACH``, a failed lookup, ``ECONNREFUSED`` from the sandbox's own loopback,
-    ``ENOENT`` under a hidden place, ``EBUSY`` for a protected mount point); programs
-    print them in these standard words, so the model can be told which boundary it hit
-    and the person offered to run it outside. With ``network`` on, the network's words
-    are the network's, not the sandbox's. The first refusal in the output is named."""
+    """What the sandbox probably refused, read from a failed command's output (``None``:
+    no evidence). The kernel does not say; it returns an error the program prints in
+    standard words. Words alone are not evidence (a program can print anything, a test
+    can expect ``Connection refused``), so each kind needs more:
+
+    - a write (``EROFS``) — a path on that line lies where the command saw a read-only
+      mount: outside the writable folders, in ``.git``/``.frontier``, in a hidden place,
+      or anywhere but ``/tmp`` in ``read-only``; a write named inside the writable
+      workspace was not refused by the sandbox;
+    - a renamed or removed ``.git``/``.frontier`` (``EBUSY``) — the line names one of
+      those mount points;
+    - a hidden place (``ENOENT``, ``EACCES``) — the line names one;
+    - the network (unreachable, a failed lookup, ``ECONNREFUSED``) — only while the
+      network is off; a refused connection only when the line names no address other
+      than the loopback (the sandbox reaches no other) and, when it names a port,
+      something listens on that port outside (:func:`host_listening`): else the
+      connection is refused outside as well.
+
+    ``root``, ``writable`` and ``protected`` describe the mounts (:class:`Seen`); the
+    first refusal in the output is named."""
+    seen = Seen(mode, root, tuple(writable), tuple(protected), tuple(hidden))
     if hidden:
         for line in output.splitlines():
             if _MISSING.search(line):
@@ -558,25 +762,58 @@ def stopped_by(
                         return f"a hidden place ({_home(place)}): {line.strip()[:200]}"
     found: tuple[int, str, str] | None = None
     for pattern, what in _PATTERNS:
-        if network and what != _WRITE and what != _PROTECTED_WRITE:
-            continue
+        if network and what in _NETWORK:
+            continue  # with the network on, its errors are the network's
         for match in pattern.finditer(output):
             if found is not None and match.start() >= found[0]:
                 break
             line = _line_at(output, match.start())
-            protected = any(_names(line, name) for name in READ_ONLY_IN_WORKSPACE)
-            if what == _PROTECTED_WRITE and not protected:
-                continue  # EBUSY is our mount point only when it names one
-            kind = what
-            if what == _WRITE and protected:
-                kind = _PROTECTED_WRITE
-            elif what == _WRITE and mode == "read-only":
-                kind = "a write (the sandbox is read-only)"
-            found = (match.start(), kind, line)
-            break
+            kind = _judged(what, line, seen)
+            if kind is not None:
+                found = (match.start(), kind, line)
+                break
     if found is None:
         return None
     return f"{found[1]}: {found[2][:200]}"
+
+
+def _judged(what: str, line: str, seen: Seen) -> str | None:
+    """The refusal ``line`` shows evidence of, or ``None`` (see :func:`stopped_by`)."""
+    if what == _WRITE:
+        kinds = [seen.kind(path) for path in seen.paths(line)]
+        if "protected" in kinds:
+            return _PROTECTED_WRITE
+        if "ro" in kinds or "hidden" in kinds:
+            return _READ_ONLY if seen.mode == "read-only" else _WRITE
+        return None
+    if what == _PROTECTED_WRITE:
+        named = seen.paths(line)
+        return what if any(p in seen.protected for p in named) else None
+    if what == _LOOPBACK:
+        if any(m.group(1) not in ("127", "0") for m in _IPV4.finditer(line)):
+            return None  # an address the sandbox could not have reached to be refused
+        ports = {int(m.group(1)) for m in _PORT.finditer(line)}
+        if ports and not ports & host_listening():
+            return None  # nothing listens there outside the sandbox either
+    return what
+
+
+def host_listening() -> set[int]:
+    """The TCP ports something listens on outside the sandbox (Frontier's own network,
+    ``/proc/net/tcp`` and ``tcp6``); empty where they cannot be read."""
+    ports: set[int] = set()
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        try:
+            with open(table, encoding="ascii", errors="replace") as f:
+                rows = f.read().splitlines()[1:]
+        except OSError:
+            continue
+        for row in rows:
+            fields = row.split()
+            if len(fields) > 3 and fields[3] == "0A":  # TCP_LISTEN
+                with contextlib.suppress(ValueError, IndexError):
+                    ports.add(int(fields[1].rsplit(":", 1)[1], 16))
+    return ports
 
 
 def _names(line: str, name: str) -> bool:

@@ -17,9 +17,16 @@ characters are replaced by ``?`` and lengths capped, so a file named
 
 Git runs only in a repository this user trusts (``instructions.search_dirs``: a ``.git``
 owned by someone else is not taken as the repository), with a timeout of
-:data:`GIT_TIMEOUT` seconds, ``core.fsmonitor`` off (a repository's config could name a
-program to run), no optional locks, no terminal prompt. Git missing, slow or failing
-costs the section its git line, never the session.
+:data:`GIT_TIMEOUT` seconds, no optional locks, no terminal prompt, and nothing a
+repository's config names run (issue 22): it runs outside any sandbox, at every start,
+even under ``--approval read-only``, and a model can have planted that config in an
+earlier session. So every program-running setting ``git status`` could reach is
+overridden on its command line (:data:`HARDENED`: ``core.fsmonitor``, hooks, pager,
+transports — so no ``core.sshCommand`` for a lazy fetch —, an implicit bare repository),
+and so is every clean/smudge/process filter and diff driver the config defines, found
+first with ``git config --list --name-only`` (which runs nothing). Git gets only the
+variables it needs (:data:`GIT_ENV`), never a secret. Git missing, slow or failing costs
+the section its git line, never the session.
 
 ``FRONTIER_ENVIRONMENT=0`` leaves the section out (the test suite does, so its prompts
 and notes do not depend on the machine). The core never imports Textual; this module
@@ -52,6 +59,29 @@ TOTAL_CAP = 4096
 """Characters of the whole section; the listing is shortened to fit."""
 GIT_TIMEOUT = 1.0
 """Seconds ``git status`` may take before the git line is left out."""
+HARDENED = (
+    "core.fsmonitor=false",
+    "core.hooksPath=/dev/null",
+    "core.pager=cat",
+    "pager.status=false",
+    "core.virtualFilesystem=",
+    "protocol.allow=never",
+    "submodule.recurse=false",
+    "status.submoduleSummary=false",
+    "safe.bareRepository=explicit",
+)
+"""``-c`` settings of every git run here: on the command line they win over the
+repository's config. ``core.fsmonitor`` and ``core.virtualFilesystem`` (Microsoft's git)
+name programs git runs on every status; ``protocol.allow=never`` stops the fetches a
+partial clone makes for missing objects (and so ``core.sshCommand``, ``core.gitProxy``
+and credential helpers); ``safe.bareRepository=explicit`` keeps git from taking a
+workspace that looks like a bare repository, with its own ``config``, as one."""
+GIT_ENV = ("PATH", "HOME", "USER", "LOGNAME", "XDG_CONFIG_HOME")
+"""The only variables git gets from Frontier's environment: to be found and to read the
+user's own settings; no token, no key."""
+_DRIVERS = re.compile(
+    r"(filter|diff)\.(.+)\.(clean|smudge|process|required|textconv|command)", re.DOTALL
+)
 GIT_OUTPUT_CAP = 256 * 1024
 """Bytes of ``git status`` output read (a huge untracked tree is counted up to here)."""
 SWITCH = "FRONTIER_ENVIRONMENT"
@@ -209,31 +239,26 @@ def _git_state(
     """``git status`` of a trusted repository, or ``(None, why not)``."""
     if not search_dirs(root, home).repository:
         return None, "not a git repository (or one owned by another user)"
-    git_env = {k: v for k, v in env.items() if not k.startswith("GIT_")}
-    git_env.update(GIT_TERMINAL_PROMPT="0", GIT_OPTIONAL_LOCKS="0", LC_ALL="C")
-    argv = [
-        "git",
-        "-c",
-        "core.fsmonitor=false",
-        "-c",
-        "core.hooksPath=/dev/null",
-        "--no-optional-locks",
-        "status",
-        "--porcelain=v1",
-        "--branch",
-        "-z",
-        "--untracked-files=normal",
-        "--ignore-submodules=all",
-    ]
+    git_env = {k: env[k] for k in GIT_ENV if k in env}
+    git_env.update(GIT_TERMINAL_PROMPT="0", GIT_OPTIONAL_LOCKS="0", LC_ALL="C", GIT_PAGER="cat")
     try:
-        done = run(
-            argv,
-            cwd=root,
-            env=git_env,
-            stdin=subprocess.DEVNULL,
-            capture_output=True,
-            timeout=GIT_TIMEOUT,
-            check=False,
+        listed = _git(run, root, git_env, _settings(), "config", "--list", "--name-only", "-z")
+        if listed.returncode != 0:
+            return None, "git status failed"
+        drivers = driver_overrides(listed.stdout)
+        if drivers is None:
+            return None, "git status left out (a filter or diff driver with an odd name)"
+        done = _git(
+            run,
+            root,
+            git_env,
+            [*_settings(), *drivers],
+            "status",
+            "--porcelain=v1",
+            "--branch",
+            "-z",
+            "--untracked-files=normal",
+            "--ignore-submodules=all",
         )
     except FileNotFoundError:
         return None, "git not found"
@@ -244,6 +269,47 @@ def _git_state(
     if done.returncode != 0:
         return None, "git status failed"
     return parse_status(done.stdout), ""
+
+
+def _settings() -> list[str]:
+    return [arg for setting in HARDENED for arg in ("-c", setting)]
+
+
+def _git(
+    run: Runner, root: Path, env: Mapping[str, str], settings: list[str], *args: str
+) -> subprocess.CompletedProcess[bytes]:
+    return run(
+        ["git", *settings, "--no-optional-locks", *args],
+        cwd=root,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        timeout=GIT_TIMEOUT,
+        check=False,
+    )
+
+
+def driver_overrides(names: bytes) -> list[str] | None:
+    """``-c`` options emptying every filter and diff driver ``git config --list
+    --name-only -z`` names (a filter's ``clean`` runs on ``git status`` for any file whose
+    timestamps changed), and making no filter ``required``; ``None`` when a driver's name
+    cannot be written as ``-c NAME=`` (it holds ``=`` or a control character)."""
+    subsections: dict[str, set[str]] = {"filter": set(), "diff": set()}
+    for raw in names.split(b"\0"):
+        name = raw.decode("utf-8", "surrogateescape")
+        match = _DRIVERS.fullmatch(name)
+        if match is not None:
+            subsections[match[1]].add(match[2])
+    out: list[str] = []
+    for section, keys in (
+        ("filter", ("clean=", "smudge=", "process=", "required=false")),
+        ("diff", ("textconv=", "command=")),
+    ):
+        for sub in sorted(subsections[section]):
+            if "=" in sub or _CONTROL.search(sub):
+                return None
+            out += [arg for key in keys for arg in ("-c", f"{section}.{sub}.{key}")]
+    return out
 
 
 def parse_status(raw: bytes) -> GitState:

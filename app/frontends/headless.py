@@ -468,7 +468,8 @@ def render_preview(preview: Preview) -> str:
         shown = f"$ {preview.command}"
         if preview.escalation is not None:
             return (
-                f"{shown}\nthe sandbox stopped it: {preview.escalation}\n"
+                f"{shown}\nthe sandbox seems to have stopped it (read from its output): "
+                f"{preview.escalation}\n"
                 "run it again OUTSIDE the sandbox (unconfined, network on)?"
             )
         if preview.sandbox is not None:

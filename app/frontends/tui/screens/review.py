@@ -30,9 +30,10 @@ A command's review says where it will run (issue 22), on the line below the head
 ``runs inside the sandbox (workspace-write · net off)`` when ``Preview.sandbox`` names
 one, ``runs OUTSIDE the sandbox`` in the warning style when it is ``None``. A command the
 sandbox stopped, offered once outside it (``Preview.escalation``), is headed by the plain
-question — ``The sandbox stopped this command: <what>. Run it once outside the
-sandbox?`` — with the command shown as always and ``a`` / ``d``; "always allow" is not
-offered for it (one approval, one run: a rule would make the next escalation silent).
+question — ``The sandbox seems to have stopped this command (read from its output):
+<what>. Run it once outside the sandbox?`` (inferred: the kernel does not say) — with
+the command shown as always and ``a`` / ``d``; "always allow" is not offered for it (one
+approval, one run: a rule would make the next escalation silent).
 """
 
 from __future__ import annotations
@@ -269,7 +270,8 @@ class ReviewScreen(ModalScreen[Decision]):
     def _escalation_text(self) -> Text:
         what = shown(self.escalation or "", 200)
         return Text(
-            f"The sandbox stopped this command: {what}. Run it once outside the sandbox?",
+            f"The sandbox seems to have stopped this command (read from its output): {what}. "
+            "Run it once outside the sandbox?",
             overflow="ellipsis",
         )
 
