@@ -4,13 +4,17 @@ without laying out the screen on every flush (docs/benchmarks/tui.md).
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from pilot_wait import until
+from pilot_wait import focus_of, until
+from test_tui_layouts import live_app
+from test_tui_snapshots import settle
 from textual.screen import Screen
+from textual.widgets import TextArea
 
 from frontier.app.config import Config
 from frontier.app.frontends.tui.app import FrontierApp
@@ -201,6 +205,73 @@ async def test_a_reader_scrolled_up_in_the_transcript_stays_where_they_are() -> 
         assert transcript.scroll_offset.y == 0
         assert transcript.render_line(0).text == first
         assert "c99" in transcript.plain_lines[-1]
+        assert "↓ new below" in transcript.border_subtitle  # and it says so
+        transcript.scroll_end(animate=False, immediate=True)  # the reader goes to the end
+        await until(pilot, lambda: not transcript.border_subtitle, "the marker gone")
+        assert transcript.follow
+
+
+async def test_no_marker_while_following_nor_for_a_repaint() -> None:
+    app = replay_app(many_calls(100), paused=True)
+    async with app.run_test(size=(140, 45)) as pilot:
+        player = app.replay.player
+        assert player is not None
+        await until(pilot, lambda: laid_out(app), "the first layout")
+        app.observe_all(player.feed_to(player.size // 2))
+        app.flush(force=True)
+        await pilot.pause()
+        transcript = app.screen.query_one(Transcript)
+        assert transcript.follow and transcript.max_scroll_y > 0
+        app.observe_all(player.run_all())
+        app.flush(force=True)
+        await pilot.pause()
+        assert transcript.follow and not transcript.border_subtitle  # seen as it came
+        transcript.scroll_to(y=0, animate=False, immediate=True)
+        await until(pilot, lambda: not transcript.follow, "scrolled up")
+        transcript.focus()  # focus paints the rows again: a repaint, not new output
+        await until(pilot, lambda: transcript.has_focus, "the Transcript focused")
+        app.flush(force=True)
+        await pilot.pause()
+        assert not transcript.border_subtitle
+
+
+def visible(transcript: Transcript) -> list[str]:
+    return [transcript.render_line(y).text for y in range(transcript.size.height)]
+
+
+async def test_sending_a_message_scrolls_the_transcript_to_the_end(tmp_path: Path) -> None:
+    """The reader scrolled up, then sent: their own action shows their message and the
+    reply (new output they did not ask for keeps their place instead)."""
+    app, loop = live_app(tmp_path, layout="conversation")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        for n in range(80):
+            app.state.note(f"earlier line {n}")
+        app.flush(force=True)
+        transcript = app.main.query_one(Transcript)
+        await until(pilot, lambda: transcript.max_scroll_y > 0, "a transcript that scrolls")
+        transcript.scroll_to(y=0, animate=False, immediate=True)
+        await until(pilot, lambda: not transcript.follow, "scrolled up")
+        app.state.note("a note nobody asked for")
+        app.flush(force=True)
+        await until(pilot, lambda: bool(transcript.border_subtitle), "the marker")
+        assert transcript.scroll_offset.y == 0  # the reader keeps their place
+        prompt = app.main.query_one("#prompt", TextArea)
+        await focus_of(pilot, prompt, "the prompt")
+        await pilot.press(*"look here", "enter")
+        await until(pilot, lambda: loop.sent == ["look here"], "the message sent")
+
+        def at_end() -> bool:
+            app.flush(force=True)
+            shown = visible(transcript)
+            return (
+                transcript.follow
+                and transcript.scroll_offset.y == transcript.max_scroll_y
+                and any(line.startswith("you  look here") for line in shown)
+            )
+
+        await until(pilot, at_end, "the sent message on screen")
+        assert not transcript.border_subtitle
 
 
 def test_pending_hint_names_the_rule_of_a_framing_without_a_bound() -> None:

@@ -19,9 +19,11 @@
   to the others while it is unchanged); Enter saves it, Enter on an emptied prompt
   removes it, Esc leaves it as it was.
 * **/** at the start of an empty prompt opens the slash-command menu
-  (:class:`~frontier.widgets.slash_menu.SlashMenu`): it narrows as the name is typed;
-  ↑↓ choose, Tab completes ``/name ``, Enter runs the command (or completes it when it
-  needs an argument), Esc closes the menu only. The commands come from
+  (:class:`~frontier.widgets.slash_menu.SlashMenu`): it narrows as the name is typed
+  (a command named exactly what is typed is the one highlighted: ``/mode`` is not
+  ``/model``); ↑↓ choose, Tab completes ``/name ``, Enter runs the command — a built-in
+  on the first Enter, its arguments being optional; a custom template using
+  ``$ARGUMENTS`` is completed instead — Esc closes the menu only. The commands come from
   :attr:`PromptInput.command_source` (read off the event loop, like the files).
 * ``?`` on an empty prompt is not typed: it goes to the app's bindings (help), and
   :attr:`PromptInput.is_empty` says when that is.
@@ -165,13 +167,16 @@ class PromptInput(TextArea):
         self._files_at = -FILES_STALE
         self._files_loading = False
         self._completion: tuple[int, int, str] | None = None
+        """The ``@`` token being completed: (row, column of the ``@``, query)."""
         self._typed = False
         """The last key typed text (only typing opens the ``@path`` list)."""
         self.command_source: CommandSource | None = None
         self.commands: tuple[SlashCommand, ...] = BUILTINS
         """What the slash menu offers (the built-ins until the session's are read)."""
         self._commands_at = -FILES_STALE
-        """The ``@`` token being completed: (row, column of the ``@``, query)."""
+        """``monotonic`` time the session's commands were last read."""
+        self._as_text: events.Key | None = None
+        """A key typed while a pane had the focus, on its way here (:meth:`type_key`)."""
 
     # ------------------------------------------------------------------ cursor blink
     _blink_since = 0.0
@@ -222,8 +227,17 @@ class PromptInput(TextArea):
             return False
         return super().check_consume_key(key, character)
 
+    def type_key(self, event: events.Key) -> None:
+        """``event`` was typed while a pane had the focus and comes here next (the screen
+        gives this box the focus before the App hands it on): it is text, even ``?`` on
+        an empty prompt — a pane's ``?`` is not the help key."""
+        self._as_text = event
+
     async def _on_key(self, event: events.Key) -> None:
         key = event.key
+        as_text = event is self._as_text
+        if as_text:
+            self._as_text = None
         handled = True
         self._typed = event.is_printable or key in ("backspace", "delete")
         if key == "enter" and self.completing and self._completion_typed_out():
@@ -236,7 +250,7 @@ class PromptInput(TextArea):
             self.post_message(self.Submitted(self, self.text, self.editing))
         elif key in ("shift+enter", "ctrl+j"):
             self._newline()
-        elif key == "question_mark" and self.is_empty:
+        elif key == "question_mark" and self.is_empty and not as_text:
             handled = False  # not typed: the app's `?` binding (help) gets it
             event.prevent_default()
         elif key == "escape" and self.editing is not None:
@@ -502,7 +516,16 @@ class PromptInput(TextArea):
         if stale and self.command_source is not None:
             self._commands_at = time.monotonic()
             self._load_commands()
+        self._show_slash(menu, query)
+
+    def _show_slash(self, menu: SlashMenu, query: str) -> None:
+        """The commands matching ``query``; a command named exactly ``query`` is the one
+        highlighted (``/mode`` also begins ``/model``, listed first), so Enter and Tab
+        take the name typed unless the arrows chose another row."""
         menu.show_commands(matching(self.commands, query))
+        exact = next((i for i, c in enumerate(menu.commands) if c.name == query), None)
+        if exact is not None:
+            menu.highlighted = exact
 
     def _close_slash(self) -> None:
         menu = self._slash_menu()
@@ -542,14 +565,8 @@ class PromptInput(TextArea):
             # what is typed now, not what the menu last showed: keys typed fast (a paste,
             # tmux) can reach Enter before the menu has narrowed to them
             query = self._slash_query()
-            if query is not None:
-                wanted = tuple(matching(self.commands, query))
-                if wanted != menu.commands:  # stale: the arrows chose among other rows
-                    exact = next((c for c in wanted if c.name == query), None)
-                    if exact is not None:
-                        self.pick_command(exact, run=key == "enter")
-                        return
-                    menu.show_commands(wanted)
+            if query is not None and tuple(matching(self.commands, query)) != menu.commands:
+                self._show_slash(menu, query)  # stale: the arrows chose among other rows
             command = menu.chosen()
             if command is not None:
                 self.pick_command(command, run=key == "enter")

@@ -351,6 +351,8 @@ def prose_blocks(
 
 SHOWN = 120
 """Entries rendered (the newest); older ones stay in ``UiState`` until its cap drops them."""
+NEW_BELOW = Text("↓ new below", style="bold")
+"""The Transcript's subtitle while the reader is scrolled up and output arrived below."""
 
 
 def _pruned(memo: dict[int, Block], entry: TranscriptEntry) -> dict[int, Block]:
@@ -415,6 +417,33 @@ class Transcript(BlockView):
         tools: Mapping[str, ToolRow],
         *,
         thinking_expanded: bool = False,
+    ) -> None:
+        """Show the state's entries (the App's flush). New output at the tail while the
+        reader is scrolled up keeps their place and says so: ``↓ new below`` in the
+        border until they reach the end (or send a message: :meth:`to_end`)."""
+        before = self._shown
+        tail = self._keys[-1:]
+        self._paint(entries, tools, thinking_expanded)
+        toggled = before is not None and before[2] != thinking_expanded  # ctrl+t, not news
+        if tail and self._keys[-1:] != tail and not self.follow and not toggled:
+            self.border_subtitle = NEW_BELOW
+
+    def to_end(self) -> None:
+        """The reader's own action (a message sent): follow the tail from now on."""
+        self.follow = True
+        self.border_subtitle = ""
+        self.scroll_end(animate=False, immediate=True, x_axis=False)
+
+    def watch_scroll_y(self, old_value: float, new_value: float) -> None:
+        super().watch_scroll_y(old_value, new_value)
+        if self.follow and self.border_subtitle:
+            self.border_subtitle = ""  # the reader is at the end: nothing new below
+
+    def _paint(
+        self,
+        entries: Sequence[TranscriptEntry],
+        tools: Mapping[str, ToolRow],
+        thinking_expanded: bool,
     ) -> None:
         self._shown = (entries, tools, thinking_expanded)
         now = self._clock()
@@ -495,9 +524,9 @@ class Transcript(BlockView):
         return rows
 
     def _repaint(self) -> None:
+        """Paint again what is shown (the selection moved): no news, no marker."""
         if self._shown is not None:
-            entries, tools, expanded = self._shown
-            self.show(entries, tools, thinking_expanded=expanded)
+            self._paint(*self._shown)
 
     def on_focus(self, event: events.Focus) -> None:
         rows = self.openable()

@@ -75,9 +75,13 @@ class SlashCommand:
 
     @property
     def needs_argument(self) -> bool:
-        """Enter in the menu completes ``/name `` instead of running it: the template
-        uses ``$ARGUMENTS`` (a built-in's arguments are all optional)."""
-        return self.template is not None and ARGUMENTS in self.template
+        """Enter in the menu completes ``/name `` instead of running it: a custom
+        template that uses ``$ARGUMENTS`` would run with a hole in it. A built-in's
+        arguments are all optional, ``/init``'s notes too (its template reads well
+        without them), so a built-in runs on the first Enter."""
+        return (
+            self.source != "built in" and self.template is not None and ARGUMENTS in self.template
+        )
 
     @property
     def label(self) -> str:

@@ -66,6 +66,7 @@ from frontier.widgets.prompt_input import PromptBox, PromptInput
 from frontier.widgets.state import ErrorRow, UiState
 from frontier.widgets.status_bar import StatusBar, StatusInfo
 from frontier.widgets.tools_pane import OpenToolOutput
+from frontier.widgets.transcript import Transcript
 
 if TYPE_CHECKING:  # the screens pushed later, and replay, are imported when first used:
     # the first paint needs only the main screen (issue 24, docs/startup.md)
@@ -151,7 +152,7 @@ class FrontierApp(App[int]):
         Binding("f6", "cycle_layout(True)", "Layout", show=False, priority=True),
         Binding("ctrl+n", "demo_native", "Demo: native-inc"),
         # replay (and the tour): never in a live session, where the keyboard belongs to the
-        # prompt (MainScreen.on_key types them there; check_action refuses them too)
+        # prompt (MainScreen.take_typing sends them there; check_action refuses them too)
         Binding("space", "toggle_pause", "Pause"),  # short: replay's keys fit 80 columns
         Binding("plus,equals_sign", "speed(1)", "Faster", key_display="+"),
         Binding("minus", "speed(-1)", "Slower", key_display="-"),
@@ -389,6 +390,7 @@ class FrontierApp(App[int]):
         of a queued message; the box is emptied only when the text was taken."""
         if self.live is not None and self.live.submit(event.text, editing=event.editing):
             event.prompt.clear_prompt()
+            self.main.query_one(Transcript).to_end()  # their own action: show what follows
 
     # ------------------------------------------------------------------ events
     def observe(self, event: Event) -> None:
@@ -604,6 +606,13 @@ class FrontierApp(App[int]):
     async def on_event(self, event: events.Event) -> None:
         if isinstance(event, events.Key):
             self._key_at = time.perf_counter()  # the slow panes wait (``TYPING_HOLD``)
+        if (
+            isinstance(event, events.Key | events.Paste)
+            and not event.is_forwarded
+            and self._main is not None
+            and self.screen is self._main
+        ):
+            self._main.take_typing(event)  # typed on a pane: the prompt's, in order
         await super().on_event(event)
 
     def _tick(self) -> None:

@@ -27,7 +27,7 @@ from frontier.widgets.confirmed import ConfirmedView
 from frontier.widgets.cst_strip import CstStrip, StripInfo, error_label, running_label
 from frontier.widgets.errors_pane import ErrorsPane
 from frontier.widgets.pending import SHOW_BYTES, PendingView
-from frontier.widgets.prompt_input import PromptBox
+from frontier.widgets.prompt_input import PromptBox, PromptInput
 from frontier.widgets.raw_stream import RawStreamView
 from frontier.widgets.state import ResponseBuffer, UiState
 from frontier.widgets.status_bar import StatusBar, StatusInfo
@@ -261,28 +261,31 @@ class MainScreen(Screen[None]):
         )
 
     # ------------------------------------------------------------------ keys
-    def on_key(self, event: events.Key) -> None:
-        """In a live session the keyboard belongs to the prompt: a printable key pressed
-        while a pane has the focus is typed into the prompt (which takes the focus), so
-        no letter is lost and none reaches a binding (replay's ``q``, ``n``, ``e``…).
+    def take_typing(self, event: events.Key | events.Paste) -> None:
+        """In a live session the keyboard belongs to the prompt: a printable key or a
+        paste arriving while a pane has the focus is for the prompt, which takes the
+        focus *before* the App hands the event on (``FrontierApp.on_event``), so no
+        letter reaches a binding (replay's ``q``, ``n``, ``e``…) and none is lost.
 
-        Keys bubble from the focused widget to the screen before the App's bindings are
-        looked up, so stopping one here keeps it from every non-priority binding."""
-        if not self.interactive or not event.is_printable or event.character is None:
+        Deciding here, as each event leaves the App's queue, keeps a burst whole: the
+        keys of one terminal read (``tmux send-keys``, a paste without bracketed paste)
+        are all taken from the queue before a pane would handle the first, so a pane
+        passing each on (or moving the focus when it gets one) saw only the first."""
+        if not self.interactive:
+            return
+        if isinstance(event, events.Key) and (not event.is_printable or event.character is None):
             return
         focused = self.focused
         if isinstance(focused, TextArea | Input):
-            return  # a text box typed it, or let it through on purpose (`?` on empty)
+            return  # a text box types it (the prompt: `?` on an empty one is help)
         boxes = self.query("#prompt-box")
         if focused is not None and boxes and boxes.first() in focused.ancestors_with_self:
             return  # the prompt's own lists (@path completion, the / menu) keep their keys
-        prompts = self.query("#prompt").results(TextArea)
-        prompt = next(prompts, None)
+        prompt = next(self.query("#prompt").results(PromptInput), None)
         if prompt is None or prompt.read_only or prompt.disabled:
             return
-        event.stop()
-        event.prevent_default()
-        prompt.insert(event.character)
+        if isinstance(event, events.Key):
+            prompt.type_key(event)  # text, even `?` on an empty prompt
         self.set_focus(prompt)
 
     def action_maximize(self) -> None:
