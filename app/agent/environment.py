@@ -87,7 +87,11 @@ GIT_OUTPUT_CAP = 256 * 1024
 SWITCH = "FRONTIER_ENVIRONMENT"
 """``0`` / ``false`` / ``off``: no environment section."""
 
-_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+_CONTROL = re.compile(
+    "[\x00-\x1f\x7f-\x9f\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]"
+)
+"""Controls, bidi marks and lone surrogates: a file name that is not UTF-8 arrives from
+``os.scandir`` with its bytes as surrogates, which no request body can encode."""
 
 
 def clean(text: str, cap: int = NAME_CAP) -> str:
