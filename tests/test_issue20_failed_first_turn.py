@@ -15,10 +15,19 @@ import sys
 from pathlib import Path
 
 import pytest
-from wire_scripts import WIRES, Text, WireServer, problems_of, script, serve_wire, status, stream
+from wire_scripts import (
+    WIRES,
+    Text,
+    WireServer,
+    loopback_config,
+    problems_of,
+    script,
+    serve_wire,
+    status,
+    stream,
+)
 
 from frontier.app.agent.runtime import create_runtime
-from frontier.app.config import Config
 from frontier.app.session.catalogue import find_session
 from frontier.app.session.db import StoreError
 from frontier.tools.policy import PolicyApprover
@@ -33,19 +42,6 @@ def failing(wire: str) -> list[object]:
     return [status(500, body, NOW) for _ in range(5)]
 
 
-def config(url: str, wire: str) -> Config:
-    return Config(
-        base_url=url,
-        model="test-model",
-        wire=wire,
-        protocol="native-inc",
-        approval="auto",
-        api_key="sk-test-0123456789",
-        context_window=100_000,
-        instructions=False,
-    )
-
-
 @pytest.mark.parametrize("wire", WIRES)
 async def test_a_failed_first_turn_keeps_the_session_and_it_resumes(
     wire: str, tmp_path: Path
@@ -53,7 +49,7 @@ async def test_a_failed_first_turn_keeps_the_session_and_it_resumes(
     server = WireServer(wire)
     server.answer(*failing(wire), stream(script(wire, [Text("Done.")])))
     async with serve_wire(server):
-        settings = config(server.url, wire)
+        settings = loopback_config(server.url, wire)
         first = create_runtime(settings, approver=PolicyApprover("auto"), workspace=tmp_path)
         sid = first.session_id
         try:
@@ -78,7 +74,7 @@ async def test_a_failed_first_turn_keeps_the_session_and_it_resumes(
 
 async def test_a_session_nobody_wrote_in_is_still_discarded(tmp_path: Path) -> None:
     session = create_runtime(
-        config("http://127.0.0.1:9/v1", "openai-chat"),
+        loopback_config("http://127.0.0.1:9/v1", "openai-chat"),
         approver=PolicyApprover("auto"),
         workspace=tmp_path,
     )

@@ -19,6 +19,7 @@ from wire_scripts import (
     Text,
     WireServer,
     args,
+    loopback_config,
     problems_of,
     script,
     serve_wire,
@@ -26,7 +27,6 @@ from wire_scripts import (
 )
 
 from frontier.app.agent.runtime import create_runtime
-from frontier.app.config import Config
 from frontier.tools.policy import PolicyApprover
 
 NAME = b"x\xff.txt"
@@ -47,16 +47,7 @@ async def test_a_name_that_is_not_utf8_never_stops_a_turn(
         stream(script(wire, [Text("Found it.")])),
     )
     async with serve_wire(server):
-        config = Config(
-            base_url=server.url,
-            model="test-model",
-            wire=wire,
-            protocol="native-inc",
-            approval="auto",
-            api_key="sk-test-0123456789",
-            context_window=100_000,
-            instructions=False,
-        )
+        config = loopback_config(server.url, wire)
         session = create_runtime(config, approver=PolicyApprover("auto"), workspace=ws)
         try:
             ended = await session.send("which text files are there?")

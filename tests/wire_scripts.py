@@ -32,6 +32,8 @@ from typing import Any, Literal
 from aiohttp import web
 from request_validity import CHECKERS
 
+from frontier.app.config import Config
+
 PATHS = {
     "openai-chat": "/v1/chat/completions",
     "openai-responses": "/v1/responses",
@@ -620,3 +622,18 @@ __all__ = [
     "status",
     "stream",
 ]
+
+
+def loopback_config(url: str, wire: str) -> Config:
+    """A session's settings against a :class:`WireServer` at ``url``: native calls, no
+    prompts, a test key, a window no test fills, no project instructions."""
+    return Config(
+        base_url=url,
+        model="test-model",
+        wire=wire,
+        protocol="native-inc",
+        approval="auto",
+        api_key="sk-test-0123456789",
+        context_window=100_000,
+        instructions=False,
+    )
