@@ -20,6 +20,7 @@ written through ``safe_print`` / ``dumps``, so what the model or the file name h
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 from typing import TextIO
@@ -89,6 +90,20 @@ def make_player(sources: list[ReplaySource], name: str = "") -> ReplayPlayer | P
     return PlaylistPlayer(sources, name=name)
 
 
+def _keys_from_the_terminal() -> None:
+    """``… | frontier replay -``: the capture came on stdin and is read whole; the TUI's
+    keys come from the controlling terminal, as ``less`` and ``fzf`` take theirs (no
+    terminal: stdin stays the pipe and the TUI refuses as before)."""
+    if sys.stdin.isatty() or not sys.stdout.isatty():
+        return
+    try:
+        tty = os.open("/dev/tty", os.O_RDWR | os.O_NOCTTY)
+    except OSError:
+        return
+    os.dup2(tty, sys.stdin.fileno())
+    os.close(tty)
+
+
 def main(args: argparse.Namespace) -> int:
     try:
         speed = parse_speed(str(getattr(args, "speed", "1")))
@@ -119,6 +134,8 @@ def main(args: argparse.Namespace) -> int:
         return status
     from frontier.app.commands._agent_args import config_from_args, terminal_problem
 
+    if args.source.partition("#")[0] == "-":
+        _keys_from_the_terminal()
     problem = terminal_problem()
     if problem is not None:
         safe_print(
