@@ -11,7 +11,9 @@ from typing import Any
 
 import pytest
 
+from frontier.app.cli import main as cli_main
 from frontier.app.session import capture_har
+from frontier.app.session.capture import capture_sources
 from frontier.app.session.capture_har import HarError, har_responses
 
 KEY = "sk-secret-HAR-0123456789abcdef"
@@ -262,3 +264,45 @@ def test_check_and_import_never_print_or_write_a_secret(
     for text in (out.out, out.err, *(p.read_text() for p in written)):
         for secret in SECRETS:
             assert secret not in text
+
+
+CALLS_RM = (
+    'data: {"choices":[{"delta":{"tool_calls":[{"index":0,"id":"c1","function":'
+    '{"name":"rm_rf","arguments":"{}"}}]}}]}\n\n'
+    'data: {"choices":[{"delta":{},"finish_reason":"tool_calls"}]}\n\n'
+    "data: [DONE]\n\n"
+)
+
+
+def test_the_tools_a_request_offered_are_said_and_a_call_to_another_is_flagged(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    offered = [{"type": "function", "function": {"name": n, "parameters": {}}} for n in "ab"]
+    anthropic_tools = [{"name": f"t{i}", "input_schema": {}} for i in range(14)]
+    path = tmp_path / "calls.har"
+    path.write_bytes(
+        har(
+            entry(
+                "https://api.example.com/v1/chat/completions",
+                CALLS_RM,
+                request={"model": "m", "stream": True, "tools": offered},
+            ),
+            entry(
+                "https://api.anthropic.com/v1/messages",
+                ANTHROPIC,
+                request={"model": "c", "stream": True, "tools": anthropic_tools},
+            ),
+        )
+    )
+    (chat, anthropic) = capture_sources(str(path))
+    assert "offered tools: a, b" in chat.summary
+    assert "called a tool the request did not offer: rm_rf" in chat.summary
+    assert chat.recording.meta["offered_tools"] == ["a", "b"]
+    assert "offered tools: t0, t1" in anthropic.summary and "(+2 more)" in anthropic.summary
+    assert "did not offer" not in anthropic.summary  # it called nothing
+    out = tmp_path / "lesson.jsonl"
+    assert cli_main(["import", f"{path}#1", "-o", str(out)]) == 0
+    header = json.loads(out.read_text().splitlines()[0])
+    assert header["offered_tools"] == ["a", "b"]
+    assert header["notes"] == ["called a tool the request did not offer: rm_rf"]
+    capsys.readouterr()

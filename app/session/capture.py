@@ -210,6 +210,42 @@ class _Read:
     finish: str
     native: bool
     text: bytes
+    called: tuple[str, ...] = ()
+    """The names of the native calls the stream announced, in order."""
+
+
+SHOWN_TOOLS = 12
+"""Offered tools named in the detection line; more are counted."""
+
+
+def offered_tools(request: Any) -> tuple[str, ...] | None:
+    """The tool names a captured request body offered (``None``: no body, or it offered
+    none): Chat's ``tools[].function.name``, Responses' and Anthropic's ``tools[].name``."""
+    tools = request.get("tools") if isinstance(request, dict) else None
+    if not isinstance(tools, list) or not tools:
+        return None
+    names: list[str] = []
+    for tool in tools[:1024]:
+        if not isinstance(tool, dict):
+            continue
+        fn = tool.get("function")
+        name = fn.get("name") if isinstance(fn, dict) else tool.get("name")
+        if isinstance(name, str) and name:
+            names.append(name)
+    return tuple(names) or None
+
+
+def _stray_calls(offered: tuple[str, ...] | None, called: tuple[str, ...]) -> list[str]:
+    """A note for calls to tools the request never offered (a model that invents a tool
+    is a framing bug worth seeing); none when the capture has no request body."""
+    strays = sorted({name for name in called if name not in offered}) if offered else []
+    return [f"called a tool the request did not offer: {', '.join(strays)}"] if strays else []
+
+
+def _offered_line(offered: tuple[str, ...]) -> str:
+    shown = ", ".join(offered[:SHOWN_TOOLS])
+    more = f" (+{len(offered) - SHOWN_TOOLS} more)" if len(offered) > SHOWN_TOOLS else ""
+    return f"offered tools: {shown}{more}"
 
 
 def _decode(raw: RawResponse, wire: str) -> _Read:
@@ -217,6 +253,7 @@ def _decode(raw: RawResponse, wire: str) -> _Read:
     finish: str | None = None
     ended = native = False
     text: list[str] = []
+    called: list[str] = []
     for ev in raw.events:
         deltas = decoder.feed(ev.event or "message", ev.data)
         text.append(text_of(deltas))
@@ -227,11 +264,13 @@ def _decode(raw: RawResponse, wire: str) -> _Read:
                 finish = "error"
             elif isinstance(d, CallStart):
                 native = True
+                if d.name:
+                    called.append(d.name)
             elif isinstance(d, End):
                 ended = True
     if finish is None:
         finish = "stop" if ended and not raw.torn else "disconnect"
-    return _Read(finish, native, "".join(text).encode("utf-8", "replace"))
+    return _Read(finish, native, "".join(text).encode("utf-8", "replace"), tuple(called))
 
 
 def detect_protocol(raw: RawResponse, wire: str, read: _Read) -> tuple[str, str]:
@@ -303,10 +342,14 @@ def to_recording(
         "detected": {"wire": wire_how, "protocol": proto_how},
         "timing": "capture" if timed else f"paced {rate:g} events/s",
     }
+    offered = offered_tools(raw.request)
+    if offered is not None:
+        meta["offered_tools"] = list(offered)
     if raw.torn:
         meta["torn"] = True
-    if raw.notes:
-        meta["notes"] = list(raw.notes)
+    notes = [*raw.notes, *_stray_calls(offered, read.called)]
+    if notes:
+        meta["notes"] = notes
     rec = Recording(
         mode=protocol,
         model=raw.model,
@@ -322,8 +365,10 @@ def to_recording(
         f"capture: {KIND_NAMES[raw.kind]}{entry} · {wire} (from {wire_how}) · {protocol} "
         f"({proto_how}) · {len(events)} events · finish {read.finish}"
     )
-    if raw.notes:
-        summary += " · " + "; ".join(raw.notes)
+    if offered is not None:
+        summary += " · " + _offered_line(offered)
+    if notes:
+        summary += " · " + "; ".join(notes)
     return rec, summary
 
 
