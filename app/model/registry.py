@@ -33,4 +33,9 @@ def codec(wire: str | None = None) -> WireCodec:
     return made
 
 
-__all__ = ["codec"]
+def codecs() -> list[WireCodec]:
+    """One adapter of every wire, in the vocabulary's order (detection asks each)."""
+    return [codec(wire) for wire in WIRES]
+
+
+__all__ = ["codec", "codecs"]

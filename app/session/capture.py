@@ -43,27 +43,6 @@ KIND_NAMES: dict[str, str] = {
     "recording": "Frontier recording",
     "session": "stored session",
 }
-ENDPOINTS = {
-    "chat/completions": "openai-chat",
-    "responses": "openai-responses",
-    "messages": "anthropic-messages",
-}
-"""The URL path's last segments that name a wire (``/v1/chat/completions`` …)."""
-ANTHROPIC_TYPES = frozenset(
-    {
-        "message_start",
-        "content_block_start",
-        "content_block_delta",
-        "content_block_stop",
-        "message_delta",
-        "message_stop",
-    }
-)
-NATIVE_SIGN = {
-    "openai-chat": "a tool_calls delta",
-    "openai-responses": "a function_call item",
-    "anthropic-messages": "a tool_use block",
-}
 _CTL_CALL = re.compile(rb"^call \S+ \S+", re.MULTILINE)
 _XML_CALL = re.compile(rb"<minimax:tool_call>")
 """The xml mode's marker: the block it reads calls from (``app/cst/xml.py``)."""
@@ -178,28 +157,20 @@ def raw_responses(data: bytes, kind: CaptureKind, pick: int | None = None) -> li
 
 
 def detect_wire(raw: RawResponse) -> tuple[str, str]:
-    """(wire, how it was told) from the events' shapes, else the endpoint path."""
+    """(wire, how it was told): the first event a wire's adapter recognises as its own
+    (only ``app.model.wires`` knows an API's JSON), else the endpoint path."""
+    adapters = registry.codecs()
     for ev in raw.events[:256]:
-        if ev.event in ANTHROPIC_TYPES:
-            return "anthropic-messages", "event names"
-        if ev.event and ev.event.startswith("response."):
-            return "openai-responses", "event names"
         obj = _json(ev.data.encode()) if ev.data.lstrip().startswith("{") else None
-        if not isinstance(obj, dict):
-            continue
-        kind = obj.get("type")
-        if isinstance(kind, str) and kind.startswith("response."):
-            return "openai-responses", "event types"
-        if kind in ANTHROPIC_TYPES:
-            return "anthropic-messages", "event types"
-        if kind == "error" and isinstance(obj.get("error"), dict):
-            return "anthropic-messages", "its error event's shape"  # Responses': flat
-        if "choices" in obj or str(obj.get("object", "")).startswith("chat.completion"):
-            return "openai-chat", "choices chunks"
+        parsed = obj if isinstance(obj, dict) else None
+        for adapter in adapters:
+            how = adapter.recognises(ev.event, parsed)
+            if how is not None:
+                return adapter.name, how
     if raw.endpoint:
-        for tail, wire in ENDPOINTS.items():
-            if raw.endpoint.rstrip("/").endswith(tail):
-                return wire, f"endpoint {raw.endpoint}"
+        for adapter in adapters:
+            if raw.endpoint.rstrip("/").endswith(adapter.path):
+                return adapter.name, f"endpoint {raw.endpoint}"
     raise CaptureError("cannot tell which wire it was spoken on; pass --wire")
 
 
@@ -280,7 +251,7 @@ def detect_protocol(raw: RawResponse, wire: str, read: _Read) -> tuple[str, str]
     if isinstance(request, dict) and request.get("tools"):
         return "native-inc", "the request offered tools"
     if read.native:
-        return "native-inc", NATIVE_SIGN.get(wire, "native tool calls")
+        return "native-inc", registry.codec(wire).native_sign
     ctl, xml = _CTL_CALL.search(read.text), _XML_CALL.search(read.text)
     if ctl and (not xml or ctl.start() < xml.start()):
         return "ctl-heredoc", "a `call ID NAME` line"

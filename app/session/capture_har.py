@@ -24,6 +24,7 @@ from collections.abc import Mapping
 from typing import Any
 from urllib.parse import urlsplit
 
+from frontier.app.model import registry
 from frontier.app.session.capture_raw import RawEvent, RawResponse
 from frontier.app.session.capture_sse import CaptureError
 from frontier.app.wire import safejson
@@ -43,8 +44,9 @@ MAX_REQUEST_CHARS = 16 << 20
 MAX_PATH = 4096
 """A URL longer than this is no model endpoint; the entry is skipped."""
 MAX_MODEL = 200
-ENDPOINTS = ("/chat/completions", "/responses", "/messages")
-"""The paths (suffixes) of the three wires; ``/v1``, ``/openai/v1``... may precede them."""
+ENDPOINTS = tuple(f"/{adapter.path}" for adapter in registry.codecs())
+"""The paths (suffixes) of the wires' endpoints (each adapter's ``path``); ``/v1``,
+``/openai/v1``... may precede them."""
 _STREAM = "text/event-stream"
 
 

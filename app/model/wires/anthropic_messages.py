@@ -106,6 +106,17 @@ rejects as a text block; a message needs at least one block), or a request whose
 history has no message at all (the API wants one)."""
 
 _TOOL_ID = re.compile(r"[A-Za-z0-9_-]+")
+EVENT_TYPES = frozenset(
+    {
+        "message_start",
+        "content_block_start",
+        "content_block_delta",
+        "content_block_stop",
+        "message_delta",
+        "message_stop",
+    }
+)
+"""The Messages stream's own event names (``ping`` and ``error`` are too generic to tell)."""
 
 
 class Codec:
@@ -116,6 +127,19 @@ class Codec:
     path = "messages"
     signals_call_done = True
     can_prefill = True
+    native_sign = "a tool_use block"
+
+    def recognises(self, event: str | None, obj: dict[str, Any] | None) -> str | None:
+        """The stream's event names or ``type``s (``message_start``, ``content_block_*``
+        …), or an ``error`` event with a nested ``error`` object (Responses' is flat)."""
+        if event in EVENT_TYPES:
+            return "event names"
+        kind = obj.get("type") if obj is not None else None
+        if kind in EVENT_TYPES:
+            return "event types"
+        if kind == "error" and obj is not None and isinstance(obj.get("error"), dict):
+            return "its error event's shape"
+        return None
 
     # ------------------------------------------------------------------ requests
 

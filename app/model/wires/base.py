@@ -47,6 +47,15 @@ class WireCodec(Protocol):
     native accumulator proves it from the stream (Chat Completions' rule, DESIGN §4)."""
     can_prefill: bool
     """A request may end with an assistant message for the answer to continue."""
+    native_sign: str
+    """How a native call shows in this wire's stream, as a capture's detection line says
+    it (``a tool_use block``)."""
+
+    def recognises(self, event: str | None, obj: dict[str, Any] | None) -> str | None:
+        """How one captured SSE event (its name, its data parsed when it is an object)
+        says it was spoken on this wire (``event names``), else ``None``: a capture of
+        unknown origin is told by its events (``app/session/capture.py``)."""
+        ...
 
     def headers(self, api_key: str | None) -> dict[str, str]: ...
 

@@ -81,6 +81,16 @@ class Codec:
 
     name = "openai-chat"
     path = "chat/completions"
+    native_sign = "a tool_calls delta"
+
+    def recognises(self, event: str | None, obj: dict[str, Any] | None) -> str | None:
+        """A ``chat.completion.chunk``: ``choices``, or its ``object`` name."""
+        if obj is not None and (
+            "choices" in obj or str(obj.get("object", "")).startswith("chat.completion")
+        ):
+            return "choices chunks"
+        return None
+
     signals_call_done = False
     can_prefill = True
 

@@ -99,6 +99,17 @@ class Codec:
 
     name = "openai-responses"
     path = "responses"
+    native_sign = "a function_call item"
+
+    def recognises(self, event: str | None, obj: dict[str, Any] | None) -> str | None:
+        """An event named, or typed, ``response.*``."""
+        if event and event.startswith("response."):
+            return "event names"
+        kind = obj.get("type") if obj is not None else None
+        if isinstance(kind, str) and kind.startswith("response."):
+            return "event types"
+        return None
+
     signals_call_done = True
     can_prefill = False
 
