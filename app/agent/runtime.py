@@ -182,11 +182,6 @@ def _discard_if_empty(store: SessionStore, session_id: str) -> None:
         store.catalogue.discard_if_empty(session_id)
 
 
-ANTHROPIC_MAX_TOKENS = 32_000
-"""The answer's cap sent to Anthropic when nobody set one (the API needs one): the
-model's own limit from the catalogue, at most this (what Claude Code asks for)."""
-
-
 def _prefill(
     config: Config, client: ModelClient, codec: WireCodec, info: ModelInfo | None, *, demo: bool
 ) -> Prefill | None:
@@ -310,9 +305,10 @@ def _open_client(
     notes.extend(key_notes)
     scrubber.add(config.api_key, *url_secrets(plan.base_url))
     max_tokens = config.max_tokens
-    if max_tokens is None and plan.wire == "anthropic-messages":
+    required = adapter.required_max_tokens
+    if max_tokens is None and required is not None:
         limit = info.max_output_tokens if info is not None else None
-        max_tokens = min(limit or ANTHROPIC_MAX_TOKENS, ANTHROPIC_MAX_TOKENS)
+        max_tokens = min(limit or required, required)
     timeouts = Timeouts(config.connect_timeout, config.first_byte_timeout, config.idle_timeout)
     client = ModelClient(
         adapter,

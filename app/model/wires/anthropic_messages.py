@@ -127,6 +127,9 @@ class Codec:
     path = "messages"
     signals_call_done = True
     can_prefill = True
+    required_max_tokens = 32_000
+    """What a session asks for when nobody set a cap: the model's own limit from the
+    catalogue, at most this (what Claude Code asks for)."""
     native_sign = "a tool_use block"
 
     def recognises(self, event: str | None, obj: dict[str, Any] | None) -> str | None:

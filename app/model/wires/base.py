@@ -47,6 +47,10 @@ class WireCodec(Protocol):
     native accumulator proves it from the stream (Chat Completions' rule, DESIGN §4)."""
     can_prefill: bool
     """A request may end with an assistant message for the answer to continue."""
+    required_max_tokens: int | None
+    """The API refuses a request without ``max_tokens`` (Anthropic): the cap a session
+    sends when nobody set one (at most this, less when the catalogue says the model's
+    limit is lower); ``None``: absent means "up to the window"."""
     native_sign: str
     """How a native call shows in this wire's stream, as a capture's detection line says
     it (``a tool_use block``)."""

@@ -81,6 +81,7 @@ class Codec:
 
     name = "openai-chat"
     path = "chat/completions"
+    required_max_tokens = None
     native_sign = "a tool_calls delta"
 
     def recognises(self, event: str | None, obj: dict[str, Any] | None) -> str | None:

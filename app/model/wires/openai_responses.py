@@ -99,6 +99,7 @@ class Codec:
 
     name = "openai-responses"
     path = "responses"
+    required_max_tokens = None
     native_sign = "a function_call item"
 
     def recognises(self, event: str | None, obj: dict[str, Any] | None) -> str | None:
