@@ -208,3 +208,16 @@ async def test_print_mode_prints_only_the_final_answer(tmp_path: Path) -> None:
         )  # fmt: skip
     assert code == 0, err
     assert out == "The answer: 42.\n"
+
+
+def test_an_mcp_tool_nobody_could_approve_names_the_rule_that_would() -> None:
+    from frontier.app.frontends.headless import Unanswered, unanswered_line
+
+    line = unanswered_line(
+        [Unanswered("tracker__search", "--approval auto"), Unanswered("shell", "--approval auto")]
+    )
+    assert line.startswith("frontier: tracker__search, shell need approval")
+    assert line.endswith(
+        "rerun with --approval auto, or allow it for good: frontier mcp allow tracker__search"
+    )
+    assert "mcp allow" not in unanswered_line([Unanswered("shell", "--approval auto")])

@@ -80,7 +80,7 @@ from frontier.app.model.catalogue import assumed_window_text
 from frontier.app.model.errors import ModelError
 from frontier.app.secrets import Scrubber, StreamScrubber, url_secrets
 from frontier.app.session.db import StoreError
-from frontier.tools.contract import Decision, Preview, ToolSpec
+from frontier.tools.contract import MCP_SEPARATOR, Decision, Preview, ToolSpec
 from frontier.tools.patch_summary import change_lines, result_changes
 
 QUIET_JSON = frozenset({"bytes", "confirmed", "call_started", "arg_started", "arg_bytes"})
@@ -385,6 +385,9 @@ def unanswered_line(found: list[Unanswered]) -> str:
         flags = [f for f in flags if f != "--approval auto-edit"]
     verb = "needs" if len(names) == 1 else "need"
     fix = f"rerun with {' and '.join(flags)}" if flags else "run it in a terminal to be asked"
+    served = [n for n in names if MCP_SEPARATOR in n]
+    if served:  # an MCP tool asks under every policy but auto: a rule allows just it
+        fix += f", or allow it for good: frontier mcp allow {served[0]}"
     return (
         f"frontier: {', '.join(names)} {verb} approval and nobody can be asked (no terminal); {fix}"
     )
