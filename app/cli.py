@@ -54,8 +54,9 @@ token limit from its last byte instead of asking for a resend; docs/protocol.md)
 The key: FRONTIER_API_KEY, else api_key_command (prints it) or api_key_file in
 config.toml (keeps it out of the environment, where approved commands could read
 it), else OPENAI_API_KEY (ANTHROPIC_API_KEY on the Anthropic wire or host); a
-provider's key_command / key_file / key_env replace those. Tools run without variables named *KEY*, *SECRET*, *TOKEN*,
-*PASSWORD*; FRONTIER_TOOL_ENV_ALLOW=GITHUB_TOKEN,... lets named ones through.
+provider's key_command / key_file / key_env replace those. Tools run without
+variables named *KEY*, *SECRET*, *TOKEN*, *PASSWORD*;
+FRONTIER_TOOL_ENV_ALLOW=GITHUB_TOKEN,... lets named ones through.
 Sessions live in the user data dir (FRONTIER_DATA_DIR overrides).
 """
 
