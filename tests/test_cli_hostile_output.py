@@ -11,6 +11,12 @@ server plays a hostile model for the commands that talk to one (``run``, ``resum
 Each command runs in-process through ``frontier.app.cli.main`` with stdout and stderr
 captured at the descriptor, and stdin a pipe (no terminal). The list of commands walked is
 checked against the parser's, so a new command fails here until it is walked too.
+
+Undecodable bytes are walked too (:func:`test_non_utf8_bytes`): Python holds a byte that is
+not UTF-8 (in a file name, argv, a patch on stdin) as a lone surrogate, and a stream with
+``errors="surrogateescape"`` — stdout under the C or C.UTF-8 locale — writes it back raw,
+``\x9b`` a C1 CSI. The commands here write through such streams, and any byte that is not
+UTF-8 comes back from the capture as the lone surrogate it was, which is in the class.
 """
 
 from __future__ import annotations
@@ -19,6 +25,7 @@ import argparse
 import asyncio
 import io
 import json
+import os
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -73,7 +80,8 @@ SHOWN = "\\u202e"
 
 
 def raw(text: str) -> list[str]:
-    """The characters of the class in ``text`` (what must never reach a terminal)."""
+    """The characters of the class in ``text`` (what must never reach a terminal); output
+    is read back with ``surrogateescape``, so a byte that is not UTF-8 is one too."""
     return UNSAFE.findall(text)
 
 
@@ -250,18 +258,41 @@ class Ran:
     err: str
 
 
+@contextmanager
+def terminal_streams(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """``sys.stdout`` / ``sys.stderr`` as a terminal under the C.UTF-8 locale has them:
+    UTF-8 with ``surrogateescape``, so a lone surrogate is written as the raw byte it
+    stands for (onto the captured descriptors)."""
+    streams = []
+    for name, fd in (("stdout", 1), ("stderr", 2)):
+        stream = io.TextIOWrapper(
+            io.FileIO(os.dup(fd), "w"),
+            encoding="utf-8",
+            errors="surrogateescape",
+            write_through=True,
+        )
+        monkeypatch.setattr(f"sys.{name}", stream)
+        streams.append(stream)
+    try:
+        yield
+    finally:
+        for stream in streams:
+            stream.close()
+
+
 @pytest.fixture
 def frontier(
-    capfd: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+    capfdbinary: pytest.CaptureFixture[bytes], monkeypatch: pytest.MonkeyPatch
 ) -> Callable[..., Ran]:
     """``frontier ARGV`` in-process, stdin a pipe holding ``stdin``; asserts that neither
     stdout nor stderr holds a raw character of the class."""
 
     def run(*argv: str, stdin: bytes = b"") -> Ran:
         monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(stdin), encoding="utf-8"))
-        capfd.readouterr()
-        code = main(list(argv))
-        out, err = capfd.readouterr()
+        capfdbinary.readouterr()
+        with terminal_streams(monkeypatch):
+            code = main(list(argv))
+        out, err = (b.decode("utf-8", "surrogateescape") for b in capfdbinary.readouterr())
         assert not raw(out), (argv, sorted(set(raw(out))), out[-2000:])
         assert not raw(err), (argv, sorted(set(raw(err))), err[-2000:])
         return Ran(code, out, err)
@@ -487,6 +518,40 @@ def test_mcp(frontier: Callable[..., Ran], tmp_path: Path, monkeypatch: pytest.M
     assert listed.code == 0 and "srv  stdio  dead" in listed.out and SHOWN in listed.out
     assert frontier("mcp", "--workspace", str(ws), "test", f"srv{H}").code == 2
     assert frontier("mcp", "--workspace", str(ws), "allow", f"srv__{H}").code == 2
+
+
+def undecodable(name: bytes) -> str:
+    """``name`` as Python holds a file name or argument that is not UTF-8."""
+    return os.fsdecode(name)
+
+
+def test_non_utf8_bytes(frontier: Callable[..., Ran], tmp_path: Path) -> None:
+    """A byte that is not UTF-8 — in a patch's file name on stdin, a folder, a capture's
+    and a recording's names on the command line — is printed as ``\\x9b``, never as the
+    raw byte (a C1 CSI: ``apply-patch`` printed ``n 233 3 1 m``)."""
+    ws = tmp_path / undecodable(b"ws\x9b")
+    ws.mkdir()
+    patch = b"--- /dev/null\n+++ b/n\x9b31m.txt\n@@ -0,0 +1 @@\n+hi \x9b2J\xff\n"
+    dry = frontier("apply-patch", "--root", str(ws), "--dry-run", stdin=patch)
+    assert dry.code == 0 and "n\\x9b31m.txt" in dry.out and not os.listdir(ws)
+    applied = frontier("apply-patch", "--root", str(ws), stdin=patch)
+    assert applied.code == 0 and "n\\x9b31m.txt" in applied.out
+    assert os.listdir(os.fsencode(ws)) == [b"n\x9b31m.txt"]  # the name as the patch has it
+    again = frontier("apply-patch", "--root", str(ws), stdin=patch)
+    assert "n\\x9b31m.txt" in again.out + again.err
+    missing = frontier("apply-patch", "--root", str(tmp_path / undecodable(b"no\x9b")), stdin=b"x")
+    assert missing.code == 2 and "no\\x9b" in missing.err
+
+    capture = tmp_path / undecodable(b"cap\x9b\xff.sse")
+    capture.write_bytes(b"".join(content_events(f"{PROSE}call c1 read\narg path a\nend\n")))
+    recording = tmp_path / undecodable(b"rec\x9b.jsonl")
+    imported = frontier("import", str(capture), "-o", str(recording))
+    assert imported.code == 0 and "\\x9b\\xff" in imported.err + imported.out
+    for argv in (("check", str(recording)), ("check", "--explain", str(recording))):
+        assert "rec\\x9b.jsonl" in frontier(*argv).out, argv  # the name is printed...
+    frontier("replay", str(recording), "--headless")  # ...or not: never a raw byte
+    frontier("eval", "counts", str(recording))
+    assert frontier("check", str(tmp_path / undecodable(b"none\x9b.jsonl"))).code == 2
 
 
 def test_every_command_is_walked() -> None:

@@ -63,6 +63,26 @@ def test_safe_print_is_print_made_safe(values: list[str], sep: str, end: str) ->
     assert not UNSAFE.search(out.getvalue())
 
 
+@given(st.text(st.characters(exclude_categories=())))
+def test_only_valid_utf8_leaves_even_from_undecodable_bytes(text: str) -> None:
+    """Lone surrogates (a byte that is not UTF-8, as Python holds it) are escaped too:
+    written to a ``surrogateescape`` stream (stdout under C.UTF-8) they were the raw bytes."""
+    assert not UNSAFE.search(terminal_safe(text))
+    terminal_safe(text).encode("utf-8")  # strict: nothing left to write raw
+    assert json.loads(dumps(text)) == text  # JSON still exact
+    dumps(text).encode("utf-8")
+
+
+def test_an_undecodable_byte_is_shown_as_that_byte() -> None:
+    name = b"n\x9b31m\xff.txt".decode("utf-8", "surrogateescape")
+    out = io.BytesIO()
+    stream = io.TextIOWrapper(out, encoding="utf-8", errors="surrogateescape")
+    safe_print(name, file=stream)
+    stream.flush()
+    assert out.getvalue() == b"n\\x9b31m\\xff.txt\n"
+    assert dumps(name) == '"n\\udc9b31m\\udcff.txt"'
+
+
 def test_safe_print_goes_to_stdout_by_default(capsys: pytest.CaptureFixture[str]) -> None:
     safe_print("a\x1b[2J", 3, flush=True)
     assert capsys.readouterr().out == "a\\x1b[2J 3\n"

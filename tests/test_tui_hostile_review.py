@@ -359,6 +359,90 @@ async def test_the_rule_offered_names_a_many_line_command_by_its_ends_and_count(
     assert screen.always is not None and screen.always.rule.command == source.strip()  # exactly it
 
 
+# ---------------------------------------------------------------------- one long line
+SPACED = "echo safe" + " " * 3000 + "; touch PWNED;" + " " * 3000 + "echo done"
+"""The third round's case: one line, the payload between two runs of 3,000 spaces. The
+review cut it to its ends (``… 2,033 characters …`` where the ``touch`` was) and ``a``
+approved it."""
+
+
+def every_row(view: CommandView) -> list[str]:
+    """Every row of the view's body as text (what scrolling through it shows)."""
+    return [view.row(n).text.plain for n in range(view.row_count)]
+
+
+@sizes
+async def test_a_payload_between_long_runs_of_spaces_is_on_the_first_screen(
+    size: tuple[int, int], tmp_path: Path
+) -> None:
+    app = app_for_review()
+    async with app.run_test(size=size) as pilot:
+        worker = run_call(app, tmp_path, ToolCall("c9", "shell", {"command": SPACED}))
+        screen = await review_of(pilot)
+        view = screen.query_one(CommandView)
+        folded = "echo safe⋯ 3,000 spaces ⋯; touch PWNED;⋯ 3,000 spaces ⋯echo done"
+        assert "".join(every_row(view)) == folded  # nothing cut: the spaces said, not shown
+
+        def whole() -> None:
+            assert on_screen(app, "; touch PWNED;")  # with the rest, at once
+            assert on_screen(app, "⋯ 3,000 spaces ⋯") and on_screen(app, "echo done")
+            assert not any("characters …" in line for line in screen_lines(app))
+            keys_shown(app)
+
+        await eventually(pilot, whole, "the whole command on the first screen")
+        assert view.end_seen
+        notes = [s for s in view.row(0).text.spans if "reverse" in str(s.style)]
+        assert len(notes) == 2  # styled apart from the command's own text
+        await pilot.press("a")
+        await worker.wait()
+    assert worker.result is not None and worker.result.kind == "ok"
+    assert (tmp_path / "PWNED").exists()
+
+
+@sizes
+async def test_a_long_line_wraps_whole_and_approval_waits_for_its_end(
+    size: tuple[int, int], tmp_path: Path
+) -> None:
+    """Filler that is not blank is shown, wrapped: every character on some row, none cut,
+    and ``a`` waits until the last row has been on screen."""
+    command = "echo " + "x" * 6000 + "; touch PWNED; echo " + "y" * 6000
+    app = app_for_review()
+    async with app.run_test(size=size) as pilot:
+        worker = run_call(app, tmp_path, ToolCall("c10", "shell", {"command": command}))
+        screen = await review_of(pilot)
+        view = screen.query_one(CommandView)
+        assert "".join(every_row(view)) == command and view.total == 1
+        await eventually(pilot, lambda: on_screen(app, "↓ 1 more line below"), "the marker")
+        told = toasts(app)
+        await pilot.press("a")
+        await until(pilot, lambda: bool(told), "the refusal")
+        assert not (tmp_path / "PWNED").exists()
+        await pilot.press("end")
+        await until(pilot, lambda: view.end_seen, "the end")
+        await pilot.press("a")
+        await worker.wait()
+    assert worker.result is not None and worker.result.kind == "ok"
+    assert (tmp_path / "PWNED").exists()
+
+
+def test_blank_runs_fold_visibly_whatever_the_blank() -> None:
+    """Any character a terminal draws blank folds (not only spaces), tabs say tabs; a
+    short run (indentation, alignment) stays as it is; controls are still pictured."""
+    view = CommandView(
+        "a" + "\u3000" * 50 + "b\n" + "\t" * 40 + "c\n" + " " * 39 + "d\n\x1b[2J" + " " * 80,
+        "bash",
+    )
+    assert view.shown == [
+        "a⋯ 50 blank characters ⋯b",
+        "⋯ 40 tabs ⋯c",
+        " " * 39 + "d",
+        "␛[2J⋯ 80 spaces ⋯",
+    ]
+    # lines a terminal draws empty fold with the blank lines, whatever they hold
+    lines = source_lines("x\n" + "\u2800\u3164\n" * 3 + " " * 500 + "\ny")
+    assert fold_items(lines) == [(1, 1), (2, 5), (6, 6)]
+
+
 def test_a_command_gist_is_bounded_and_says_what_it_leaves_out() -> None:
     assert command_gist("ls -la") == "`ls -la`"
     assert command_gist("pytest -q\n") == "`pytest -q`"  # a final newline is no line
@@ -379,3 +463,5 @@ def test_a_command_gist_is_bounded_and_says_what_it_leaves_out() -> None:
     )
     assert rule_text(EditRule("src/\x1b[2J")) == "edits under src/␛[2J/"
     assert rule_text(EditRule("")) == "edits anywhere in the workspace"
+    # blanks cannot fill the gist's row: the payload after them is in it
+    assert command_gist(SPACED) == "`echo safe⋯ 3,000 spaces ⋯; touch PWNED;…` (6,032 characters)"

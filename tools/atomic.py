@@ -39,7 +39,9 @@ with it ("the folder is locked by another process"), and it is checked once more
 before the journal commit (before the first rename when there is no journal) — and
 nothing is written: ``WriteStopped``. From that point on it is never interrupted: it runs
 to its real outcome, which the boundary waits for and records. So "stopped" always means
-nothing was written, and a write never lands after its call's result.
+nothing was written, and a write never lands after its call's result. A write with no call
+behind it (``frontier apply-patch``) waits for a locked folder ``LOCK_WAIT`` seconds, then
+says which process holds it (``FolderLocked``): nothing waits on a lock for ever.
 """
 
 from __future__ import annotations
@@ -105,6 +107,11 @@ class WriteStopped(AtomicWriteError):
 
     def __str__(self) -> str:
         return str(self.strerror)  # read by people and models: no "[Errno 125]" prefix
+
+
+class FolderLocked(WriteStopped):
+    """A write with no call behind it (the CLI) waited ``LOCK_WAIT`` for a folder another
+    process holds and gave up; nothing was written."""
 
 
 StopReason = Literal["timeout", "cancelled"]
@@ -207,6 +214,10 @@ writer's thread sees the value of the call it runs for."""
 LOCK_POLL_MAX = 0.1
 """Seconds between attempts at a folder lock another process holds (the first after 5 ms;
 a stop wakes the wait at once)."""
+LOCK_WAIT = 10.0
+"""Seconds a write with no call to stop it (the CLI: ``frontier apply-patch``) waits for a
+folder another process holds before giving up with :class:`FolderLocked`: it waited
+silently for as long as the other process took, for ever if that one hung."""
 
 
 class FileWrite(NamedTuple):
@@ -431,8 +442,8 @@ def commit_files(
     (``ChangedSinceReview`` when a target changed since the review, ``WriteStopped`` when
     ``stop`` — default: the running call's ``CALL_STOP`` — was asked before the point of no
     return, ``JournalNotClosed`` when the write is over but ``journal`` could not record
-    it) saying what is on disk. Without any stop, a folder lock is waited for as long as it
-    takes (the CLI: Ctrl-C interrupts it)."""
+    it) saying what is on disk. Without any stop (the CLI), a folder another process holds
+    is waited for ``LOCK_WAIT`` seconds at most (``FolderLocked``: nothing written)."""
     if stop is None:
         stop = CALL_STOP.get()
     targets: list[_Target] = []
@@ -572,8 +583,9 @@ def _waiting_for_lock(folder: str) -> None:
 
 
 def _lock(fd: int, folder: str, stop: WriteStop | None) -> None:
-    """``flock`` the folder; while another process holds it, wait — with ``stop``, only
-    until it is asked to stop (``WriteStopped``: the folder is locked by another process)."""
+    """``flock`` the folder; while another process holds it, wait until ``stop`` is asked
+    (``WriteStopped``), or — with no stop, the CLI — at most ``LOCK_WAIT`` seconds
+    (``FolderLocked``, naming the process that holds it when the system tells)."""
     import fcntl
 
     try:
@@ -582,20 +594,49 @@ def _lock(fd: int, folder: str, stop: WriteStop | None) -> None:
     except BlockingIOError:
         pass
     _waiting_for_lock(folder)
+    own = stop is None
     if stop is None:
-        fcntl.flock(fd, fcntl.LOCK_EX)
-        return
+        stop = WriteStop(time.monotonic() + LOCK_WAIT)
     doing = f"waiting for {folder}, which is locked by another process"
     delay = 0.005
-    while True:
-        stop.check(doing)
-        stop.wait(delay)
-        stop.check(doing)
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            return
-        except BlockingIOError:
-            delay = min(delay * 2, LOCK_POLL_MAX)
+    try:
+        while True:
+            stop.check(doing)
+            stop.wait(delay)
+            stop.check(doing)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                return
+            except BlockingIOError:
+                delay = min(delay * 2, LOCK_POLL_MAX)
+    except WriteStopped:
+        if not own:
+            raise
+        holder = lock_holder(fd)
+        who = f" (pid {holder})" if holder is not None else ""
+        raise FolderLocked(
+            errno.EAGAIN,
+            f"{folder} is locked by another process{who}, still after {LOCK_WAIT:g} s: try "
+            "again once it has finished (another Frontier session, an editor or a build "
+            "writing there)",
+        ) from None
+
+
+def lock_holder(fd: int) -> int | None:
+    """The pid holding a ``flock`` on ``fd``'s file, as Linux's ``/proc/locks`` lists it
+    (``None`` elsewhere, or when it is not listed): a name for the "locked by" message."""
+    info = os.fstat(fd)
+    where = f"{os.major(info.st_dev):02x}:{os.minor(info.st_dev):02x}:{info.st_ino}"
+    try:
+        with open("/proc/locks", encoding="ascii", errors="replace") as listing:
+            for line in listing:
+                fields = line.split()
+                # "1: FLOCK  ADVISORY  WRITE 12350 00:2a:1234 0 EOF"; "1: -> …" is a waiter
+                if len(fields) >= 6 and fields[1] == "FLOCK" and fields[5] == where:
+                    return int(fields[4]) if fields[4].isdigit() else None
+    except OSError:
+        return None
+    return None
 
 
 def _unlock(fd: int) -> None:

@@ -273,7 +273,7 @@ class McpServer:
             from mcp.client.streamable_http import streamable_http_client
             from mcp.shared._httpx_utils import create_mcp_http_client
 
-            headers = expand_headers(s.headers, os.environ)
+            headers = expand_headers(s.headers, os.environ, server=s.name)
             self._secrets = tuple(v for v in headers.values() if len(v) >= 4)
             self._log_line(f"connecting to {s.target}")
             client = await stack.enter_async_context(create_mcp_http_client(headers=headers))

@@ -4,6 +4,13 @@ file, ``frontier mcp trust``) does not load the host, its event loop and the SDK
 
 A header value (a token) is never part of a repr, a note or a shown target: only header
 *names*, and a URL without its query string, fragment or credentials.
+
+A ``${NAME}`` in a header is validated as an API key is (``app/config.valid_key``): a
+token pasted with a trailing newline or a zero-width space (U+200B) had it sent as is,
+and one with a non-ASCII character failed deep in httpx with a bare ``UnicodeEncodeError``.
+Invisible characters at the ends and format characters are dropped; anything else a
+header cannot carry is refused naming the server, the header, the variable and the
+position — never the value.
 """
 
 from __future__ import annotations
@@ -15,6 +22,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 from urllib.parse import urlsplit
+
+from frontier.app.config import ConfigError, valid_key
 
 ENV_REF = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 """``${NAME}`` in a header value: taken from Frontier's environment when the server starts."""
@@ -79,9 +88,14 @@ def public_url(url: str) -> str:
     return f"{parts.scheme}://{parts.hostname or ''}{port}{parts.path}"
 
 
-def expand_headers(headers: Mapping[str, str], environ: Mapping[str, str]) -> dict[str, str]:
-    """The headers with every ``${NAME}`` replaced from ``environ``; a variable that is not
-    set, or a value with a line break, is a :class:`HeaderError` naming no value."""
+def expand_headers(
+    headers: Mapping[str, str], environ: Mapping[str, str], *, server: str | None = None
+) -> dict[str, str]:
+    """The headers with every ``${NAME}`` replaced from ``environ``, each variable's value
+    made a token as an API key is (:func:`valid_key`); a variable that is not set or not a
+    token, or a value a header cannot carry, is a :class:`HeaderError` naming ``server``,
+    the header and the variable, never a value."""
+    where = f"MCP server {server}: " if server else ""
     out: dict[str, str] = {}
     for key, raw in headers.items():
 
@@ -89,13 +103,32 @@ def expand_headers(headers: Mapping[str, str], environ: Mapping[str, str]) -> di
             name = match.group(1)
             if name not in environ:
                 raise HeaderError(
-                    f"header {key} names ${{{name}}}, which is not set in Frontier's environment"
+                    f"{where}header {key} names ${{{name}}}, which is not set in Frontier's "
+                    "environment"
                 )
-            return environ[name]
+            value = environ[name]
+            if any(ch in value.strip() for ch in "\r\n\0"):
+                raise HeaderError(
+                    f"{where}header {key}: ${{{name}}} has a line break or NUL in its value"
+                )
+            try:
+                return valid_key(value, f"${{{name}}}")
+            except ConfigError as exc:
+                raise HeaderError(
+                    f"{where}header {key}: {exc} (fixed text such as `Bearer ` goes in the "
+                    f"header's value around ${{{name}}})"
+                ) from None
 
         value = ENV_REF.sub(value_of, raw)
         if any(ch in value for ch in "\r\n\0"):
-            raise HeaderError(f"header {key} has a line break or NUL in its value")
+            raise HeaderError(f"{where}header {key} has a line break or NUL in its value")
+        for at, char in enumerate(value):
+            if not (" " <= char <= "~" or char == "\t"):
+                raise HeaderError(
+                    f"{where}header {key} holds U+{ord(char):04X} at position {at + 1} of "
+                    f"{len(value)}; a header value is printable ASCII: write it without that "
+                    "character"
+                )
         out[key] = value
     return out
 

@@ -13,10 +13,17 @@ grew past the screen and the key hints went with it, and ``a`` still approved. H
 - what is below the view is counted in source lines (:meth:`CommandView.lines_below`)
   for the screen's ``↓ 41 more lines`` marker, and :attr:`CommandView.end_seen` turns
   true once the last row has been on screen — the screen approves only then;
-- the text goes through ``widgets/display.display_preview`` before anything else
-  (controls as pictures, lines over 4,000 characters cut to their ends), so nothing a
-  terminal would obey reaches rich and nothing long reaches its wrapping; rows are made
-  only when drawn, so a command of 200,000 lines opens as fast as one of ten.
+- nothing is cut: every character that runs is on some row. The text's controls are
+  pictured (``terminal_text.pictured``, as ``display_preview`` does) but a long line is
+  *not* cut to its ends — ``echo safe``, 3,000 spaces, ``; touch PWNED9;``, 3,000 spaces,
+  ``echo done`` showed ``… 2,033 characters …`` where the ``touch`` was, and ``a``
+  approved it. Instead a run of ``display.BLANK_RUN`` or more blank characters is one
+  visible ``⋯ 3,000 spaces ⋯`` (reversed, so the model cannot pass off text as it), so
+  whitespace cannot push a payload off the rows a person reads; a line as blank as an
+  empty one (spaces, U+3000, braille blank) folds with the blank lines;
+- rows are made only when drawn, a row of a long line by slicing it (its row starts are
+  arithmetic for ASCII, ``chop_cells`` otherwise), so a command of 200,000 lines or a
+  20 MB line opens as fast as one of ten.
 
 It shows the python tool's code and a call's JSON arguments the same way (the lexer
 differs).
@@ -31,7 +38,7 @@ from dataclasses import dataclass
 from itertools import accumulate, groupby
 from typing import ClassVar
 
-from rich.cells import cell_len
+from rich.cells import cell_len, chop_cells
 from rich.syntax import Syntax
 from rich.text import Text
 from textual import events
@@ -41,15 +48,18 @@ from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from frontier.widgets.diff_view import HIGHLIGHT_LIMIT, TAB_SIZE, WRAPPED, fold
-from frontier.widgets.display import display_preview
+from frontier.app.frontends.terminal_text import pictured
+from frontier.widgets.diff_view import HIGHLIGHT_LIMIT, TAB_SIZE, WRAPPED
+from frontier.widgets.display import BLANK_RUN, fold_blank_runs, is_blank
 from frontier.widgets.lines import text_strips
 
 FOLD_BLANK = 3
 """Consecutive blank lines shown as one ``⋮ N blank lines`` row (two stay as they are:
 Python separates functions with two)."""
 CACHE_ROWS = 512
-"""Lines' pieces and rows' strips kept (what is on screen, and a few pages more)."""
+"""Lines' row starts and rows' strips kept (what is on screen, and a few pages more)."""
+NOTE_STYLE = "italic reverse"
+"""A folded run of blanks (``⋯ 3,000 spaces ⋯``): unmistakably not the command's text."""
 
 
 @dataclass(frozen=True)
@@ -77,10 +87,11 @@ def source_lines(source: str) -> list[str]:
 
 def fold_items(lines: Sequence[str]) -> list[tuple[int, int]]:
     """``(first, last)`` 1-based source lines of each shown line: one line each, but a
-    run of ``FOLD_BLANK`` or more blank lines is one item."""
+    run of ``FOLD_BLANK`` or more blank lines (nothing drawn: ``display.is_blank``) is
+    one item."""
     items: list[tuple[int, int]] = []
     n = 0
-    for blank, run in groupby(not line.strip(" \t") for line in lines):
+    for blank, run in groupby(is_blank(line) for line in lines):
         count = sum(1 for _ in run)
         if blank and count >= FOLD_BLANK:
             items.append((n + 1, n + count))
@@ -99,7 +110,7 @@ def _highlighted(shown: list[str], lexer: str, theme: str) -> list[Text] | None:
     syntax = Syntax(code, lexer, theme=theme, background_color="default", tab_size=TAB_SIZE)
     text = syntax.highlight(code)
     text.style = ""
-    lines = text.split("\n", allow_blank=True)
+    lines = list(text.split("\n", allow_blank=True))
     if len(lines) > len(shown):  # a final newline the lexer added
         lines = lines[: len(shown)]
     if [line.plain for line in lines] != shown:
@@ -107,9 +118,17 @@ def _highlighted(shown: list[str], lexer: str, theme: str) -> list[Text] | None:
     return lines
 
 
+def row_starts(line: str, width: int) -> list[int] | None:
+    """Where each row of ``line`` starts when it wraps at ``width`` cells, every character
+    once; ``None`` for ASCII (one cell a character: row ``k`` starts at ``k × width``)."""
+    if line.isascii():
+        return None
+    return list(accumulate((len(piece) for piece in chop_cells(line, width)), initial=0))[:-1]
+
+
 def row_counts(shown: Sequence[str], items: Sequence[tuple[int, int]], width: int) -> list[int]:
-    """Rows :func:`~frontier.widgets.diff_view.fold` makes of each item at ``width``,
-    without building them (plain ASCII: one cell a character; a folded run: one row)."""
+    """Rows each item makes at ``width`` (a folded run of blank lines: one row), without
+    building them."""
     counts: list[int] = []
     for first, last in items:
         line = shown[first - 1]
@@ -118,8 +137,24 @@ def row_counts(shown: Sequence[str], items: Sequence[tuple[int, int]], width: in
         elif line.isascii():
             counts.append(-(-len(line) // width) or 1)
         else:
-            counts.append(len(fold(Text(line), width)))
+            counts.append(len(row_starts(line, width) or ()) or 1)
     return counts
+
+
+def fold_blanks(lines: list[str]) -> tuple[list[str], dict[int, tuple[tuple[int, int], ...]]]:
+    """``lines`` as shown — tabs expanded, each long run of blanks one note
+    (``display.fold_blank_runs``) — and where the notes are, by line index."""
+    notes: dict[int, tuple[tuple[int, int], ...]] = {}
+    shown: list[str] = []
+    for n, line in enumerate(lines):
+        if len(line) < BLANK_RUN:
+            shown.append(line.expandtabs(TAB_SIZE) if "\t" in line else line)
+            continue
+        text, spans = fold_blank_runs(line, tab_size=TAB_SIZE)
+        shown.append(text)
+        if spans:
+            notes[n] = spans
+    return shown, notes
 
 
 def blank_note(first: int, last: int) -> Text:
@@ -156,10 +191,11 @@ class CommandView(ScrollView, can_focus=True):
     ) -> None:
         super().__init__(id=id)
         self.source = source
-        # one pass over the whole text (C loops): long lines cut, controls pictured, tabs
-        # expanded (so what is highlighted is what is shown, and widths are counts)
-        self.shown = source_lines(display_preview(source).expandtabs(TAB_SIZE))
-        self.items = fold_items(self.shown)
+        # every character: controls pictured, nothing cut; blank runs folded to a note and
+        # tabs expanded, so what is highlighted is what is shown (widths are counts)
+        lines = source_lines(pictured(source))
+        self.items = fold_items(lines)
+        self.shown, self._notes = fold_blanks(lines)
         self.total = len(self.shown)
         """Source lines of the command (what the head says: ``shell: 42 lines``)."""
         self._highlighted = _highlighted(self.shown, lexer, syntax_style)
@@ -167,7 +203,7 @@ class CommandView(ScrollView, can_focus=True):
         self._width = 0
         self._counts: list[int] = []
         self._starts: list[int] = [0]
-        self._pieces: OrderedDict[int, list[Text]] = OrderedDict()
+        self._starts_of: OrderedDict[int, list[int] | None] = OrderedDict()
         self._strips: OrderedDict[int, Strip] = OrderedDict()
         self.end_seen = False
         """The last row has been on screen (the screen lets ``a`` approve from then on)."""
@@ -190,7 +226,7 @@ class CommandView(ScrollView, can_focus=True):
         if width == self._width and self._counts:
             return
         self._width = width
-        self._pieces.clear()
+        self._starts_of.clear()
         self._strips.clear()
         self._counts = row_counts(self.shown, self.items, self._code_width())
         self._starts = list(accumulate(self._counts, initial=0))
@@ -217,31 +253,40 @@ class CommandView(ScrollView, can_focus=True):
         self.post_message(self.Moved())
 
     # ------------------------------------------------------------------ rows
-    def _line_text(self, item: int) -> Text:
-        first, last = self.items[item]
-        if last > first:
-            return blank_note(first, last)
-        if self._highlighted is not None:
-            return self._highlighted[first - 1].copy()
-        return Text(self.shown[first - 1])
+    def _row_span(self, line: int, k: int) -> tuple[int, int]:
+        """Characters ``[start, end)`` of shown line ``line`` on its row ``k``."""
+        text = self.shown[line]
+        width = self._code_width()
+        starts = self._starts_of.get(line)
+        if starts is None and line not in self._starts_of:
+            starts = row_starts(text, width)
+            self._starts_of[line] = starts
+            if len(self._starts_of) > CACHE_ROWS:
+                self._starts_of.popitem(last=False)
+        if starts is None:
+            return k * width, (k + 1) * width
+        k = min(k, len(starts) - 1)
+        return starts[k], starts[k + 1] if k + 1 < len(starts) else len(text)
 
-    def _item_pieces(self, item: int) -> list[Text]:
-        pieces = self._pieces.get(item)
-        if pieces is None:
-            text = self._line_text(item)
-            first, last = self.items[item]
-            pieces = [text] if last > first else fold(text, self._code_width())
-            self._pieces[item] = pieces
-            if len(self._pieces) > CACHE_ROWS:
-                self._pieces.popitem(last=False)
-        return pieces
+    def _piece(self, line: int, k: int) -> Text:
+        """Row ``k`` of shown line ``line``: a slice (a 20 MB line is never a ``Text``
+        whole), highlighted, its folded blanks styled as notes."""
+        start, end = self._row_span(line, k)
+        if self._highlighted is not None:
+            text = self._highlighted[line][start:end]
+        else:
+            text = Text(self.shown[line][start:end])
+        for a, b in self._notes.get(line, ()):
+            if a < end and b > start:
+                text.stylize(NOTE_STYLE, max(a, start) - start, min(b, end) - start)
+        return text
 
     def row(self, index: int) -> Row:
         """Screen row ``index`` (0-based) at the current width."""
         item = bisect_right(self._starts, index) - 1
         k = index - self._starts[item]
-        pieces = self._item_pieces(item)
-        piece = pieces[min(k, len(pieces) - 1)]
+        first, last = self.items[item]
+        piece = blank_note(first, last) if last > first else self._piece(first - 1, k)
         return Row(item, piece, k > 0, k == self._counts[item] - 1)
 
     # ------------------------------------------------------------------ where

@@ -12,9 +12,13 @@ gutter, or (``w``) stay on one row and pan with ←/→, ``‹``/``›`` marking
 is off to either side. Every line, file name and note goes through
 ``widgets/display.display_preview`` before it becomes rich text: control characters
 show as Unicode control pictures (C1 and bidi controls as escapes), and a line longer
-than 4,000 characters shows its first and last 2,000 with ``… N characters …``
-between — rich wraps a line character by character, and one 20 MB line froze the
-review before it opened.
+than 4,000 characters shows 4,000 of them with ``… N characters …`` for each cut —
+rich wraps a line character by character, and one 20 MB line froze the review before
+it opened. What is kept of a changed line is centred on what changed (:func:`hunk_texts`:
+a removed line and the added line it pairs with, as the split view pairs them, share a
+prefix and a suffix; the rest is the change): ``replace checkAuth(user);`` in the middle
+of a 20 MB line showed only both ends of it, neither the old text nor the new. A line
+with nothing to pair with (a context line, a line only added or removed) keeps its ends.
 """
 
 from __future__ import annotations
@@ -38,7 +42,7 @@ from textual.widgets import Static
 
 from frontier.tools.contract import DiffLine, FilePreview, PreviewHunk
 from frontier.tools.patch_model import NO_NEWLINE_MARKER
-from frontier.widgets.display import display_preview
+from frontier.widgets.display import display_change, display_preview
 
 HIGHLIGHT_LIMIT = 256_000
 """Files larger than this (characters) are shown without syntax colours."""
@@ -60,9 +64,47 @@ def shown_name(text: str) -> str:
     return display_preview(text, one_line=True)
 
 
-def _cells(text: str) -> int:
-    """Cells ``text`` takes as shown (cut, controls as pictures, tabs expanded)."""
-    return cell_len(shown_line(text).expandtabs(TAB_SIZE))
+def _cells(shown: str) -> int:
+    """Cells a shown line takes (tabs expanded)."""
+    return cell_len(shown.expandtabs(TAB_SIZE))
+
+
+def pairs(lines: Sequence[DiffLine]) -> list[tuple[int | None, int | None]]:
+    """Indices into ``lines`` as the split view sets them side by side: each run of
+    removed lines paired with the added lines that follow it, a context line with itself."""
+    rows: list[tuple[int | None, int | None]] = []
+    removed: list[int] = []
+    added: list[int] = []
+
+    def flush() -> None:
+        rows.extend(zip_longest(removed, added))
+        removed.clear()
+        added.clear()
+
+    for n, line in enumerate(lines):
+        if line.sign == "-":
+            if added:
+                flush()
+            removed.append(n)
+        elif line.sign == "+":
+            added.append(n)
+        else:
+            flush()
+            rows.append((n, n))
+    flush()
+    return rows
+
+
+def hunk_texts(hunk: PreviewHunk) -> list[str]:
+    """Each line of ``hunk`` as the review draws it (:func:`shown_line`), but a long
+    removed line and the added line paired with it each keep what is around the part that
+    changed, with how much is cut on either side (``display.cut_around``)."""
+    lines = hunk.lines
+    texts: list[str | None] = [None] * len(lines)
+    for old, new in pairs(lines):
+        if old is not None and new is not None and old != new:
+            texts[old], texts[new] = display_change(lines[old].text, lines[new].text)
+    return [shown_line(line.text) if t is None else t for line, t in zip(lines, texts, strict=True)]
 
 
 @lru_cache(maxsize=512)
@@ -98,13 +140,15 @@ class Highlighter:
         # the theme's own background would hide the added/removed tint
         text.spans = [Span(s.start, s.end, _foreground(s.style)) for s in text.spans]
         text.style = ""
-        return text.split("\n", allow_blank=True)
+        return list(text.split("\n", allow_blank=True))
 
-    def line(self, line: DiffLine) -> Text:
-        """The line as shown: highlighted when the file's line is it, tabs expanded."""
+    def line(self, line: DiffLine, shown: str | None = None) -> Text:
+        """The line as shown (``shown``: :func:`hunk_texts`' text for it, else
+        :func:`shown_line`'s): highlighted when the file's line is it, tabs expanded."""
         text = None
         source, number = (self.new, line.new_no) if line.sign == "+" else (self.old, line.old_no)
-        shown = shown_line(line.text)
+        if shown is None:
+            shown = shown_line(line.text)
         if (
             shown == line.text  # nothing pictured or cut: the highlighted line is the line
             and source is not None
@@ -226,37 +270,30 @@ def _num(n: int | None, width: int) -> Text:
 
 def split_rows(hunk: PreviewHunk) -> list[tuple[DiffLine | None, DiffLine | None]]:
     """Pair each run of removed lines with the added lines that follow it."""
-    rows: list[tuple[DiffLine | None, DiffLine | None]] = []
-    removed: list[DiffLine] = []
-    added: list[DiffLine] = []
-
-    def flush() -> None:
-        rows.extend(zip_longest(removed, added))
-        removed.clear()
-        added.clear()
-
-    for line in hunk.lines:
-        if line.sign == "-":
-            if added:
-                flush()
-            removed.append(line)
-        elif line.sign == "+":
-            added.append(line)
-        else:
-            flush()
-            rows.append((line, line))
-    flush()
-    return rows
+    lines = hunk.lines
+    return [
+        (None if old is None else lines[old], None if new is None else lines[new])
+        for old, new in pairs(lines)
+    ]
 
 
 class HunkRows:
     """A hunk laid out at the width rich gives it (wrapping and panning need that width)."""
 
-    def __init__(self, hunk: PreviewHunk, hl: Highlighter, numbers: int, look: Look) -> None:
+    def __init__(
+        self,
+        hunk: PreviewHunk,
+        hl: Highlighter,
+        numbers: int,
+        look: Look,
+        texts: Sequence[str] | None = None,
+    ) -> None:
         self.hunk = hunk
         self.hl = hl
         self.numbers = numbers
         self.look = look
+        self.texts = hunk_texts(hunk) if texts is None else texts
+        """Each line as shown (:func:`hunk_texts`)."""
         self._rows: tuple[int, list[Text]] | None = None
 
     def rows(self, width: int) -> list[Text]:
@@ -265,23 +302,25 @@ class HunkRows:
         return self._rows[1]
 
     def _layout(self, width: int) -> Iterator[Text]:
-        look, nw, hl = self.look, self.numbers, self.hl
+        look, nw, hl, lines, texts = self.look, self.numbers, self.hl, self.hunk.lines, self.texts
         if not look.split:
-            for line in self.hunk.lines:
+            for line, shown in zip(lines, texts, strict=True):
                 numbers = _num(line.old_no, nw) + _num(line.new_no, nw)
-                yield from side_rows(line, hl.line(line), numbers, width, look)
+                yield from side_rows(line, hl.line(line, shown), numbers, width, look)
             return
         left_w = (width - 1) // 2
         right_w = width - 1 - left_w
 
-        def side(line: DiffLine | None, number: int | None, w: int) -> list[Text]:
-            if line is None:
+        def side(n: int | None, new: bool, w: int) -> list[Text]:
+            if n is None:
                 return [_blank(w)]
-            return side_rows(line, hl.line(line), _num(number, nw), w, look)
+            line = lines[n]
+            number = line.new_no if new else line.old_no
+            return side_rows(line, hl.line(line, texts[n]), _num(number, nw), w, look)
 
-        for old, new in split_rows(self.hunk):
-            left = side(old, old.old_no if old else None, left_w)
-            right = side(new, new.new_no if new else None, right_w)
+        for old, new in pairs(lines):
+            left = side(old, False, left_w)
+            right = side(new, True, right_w)
             for a, b in zip_longest(left, right):
                 yield (a or _blank(left_w)) + Text("│", style="dim") + (b or _blank(right_w))
 
@@ -481,9 +520,15 @@ class DiffView(VerticalScroll, can_focus=True):
         """First code cell shown when not wrapping."""
         self._hunks: list[tuple[int, PreviewHunk, Highlighter]] = []
         self._numbers = [number_width(f.hunks) for f in self.files]
+        self._texts = {
+            (f, hunk.index): hunk_texts(hunk)
+            for f, file in enumerate(self.files)
+            for hunk in file.hunks
+        }
+        """Each hunk's lines as shown, by ``(file position, hunk index)``."""
         self._widest = [
-            max((_cells(line.text) for h in f.hunks for line in h.lines), default=0)
-            for f in self.files
+            max((_cells(text) for h in file.hunks for text in self._texts[f, h.index]), default=0)
+            for f, file in enumerate(self.files)
         ]
         self.current = 0
 
@@ -528,7 +573,7 @@ class DiffView(VerticalScroll, can_focus=True):
 
     def _body(self, n: int) -> HunkRows:
         f, hunk, hl = self._hunks[n]
-        return HunkRows(hunk, hl, self._numbers[f], self.look)
+        return HunkRows(hunk, hl, self._numbers[f], self.look, self._texts[f, hunk.index])
 
     def _mark(self, n: int) -> None:
         f, hunk, _ = self._hunks[n]

@@ -29,11 +29,24 @@ An always-allow rule made from a many-line command is named by :func:`rule_text`
 first and last lines and how many there are (:func:`command_gist`), never the command
 joined into one row that runs off the screen.
 
+Two sinks must not cut a line to its ends, because the middle is what is being approved:
+
+- a command or code under review (``widgets/command_view.py``) is never cut — ``echo safe``,
+  3,000 spaces, ``; touch PWNED;``, 3,000 spaces, ``echo done`` hid the ``touch`` in the
+  ``… N characters …``. It is wrapped whole, and a run of ``BLANK_RUN`` or more blank
+  characters is one visible ``⋯ 3,000 spaces ⋯`` (:func:`fold_blank_runs`), so blanks
+  cannot push a payload out of view;
+- a changed line of a diff too long to show whole keeps the part around what changed
+  (:func:`cut_around`, :func:`changed_span`), with how much is cut on each side: a
+  20 MB line whose middle ``checkAuth(user);`` is replaced showed neither text.
+
 The module imports neither Textual nor rich: the stream state (``widgets/state.py``)
 and the headless-safe helpers can use it too.
 """
 
 from __future__ import annotations
+
+import re
 
 from frontier.app.frontends.terminal_text import pictured
 from frontier.tools.approval_rules import CommandRule, Rule
@@ -69,6 +82,162 @@ def cut_lines(text: str, keep: int | None = None) -> str:
     if all(len(line) <= limit for line in lines):
         return text
     return "\n".join(cut_line(line, keep) for line in lines)
+
+
+def _note(count: int) -> str:
+    return f"… {count:,} characters …"
+
+
+CONTEXT = 200
+"""Characters kept on each side of the changed part of a long diff line: enough to tell
+where it is, few enough that the change is on the first screen of the hunk."""
+
+
+def cut_around(
+    line: str, start: int, end: int, keep: int | None = None, context: int = CONTEXT
+) -> str:
+    """``line`` cut like :func:`cut_line`, but what is kept is ``line[start:end]`` — the
+    part of a diff line that changed — with ``context`` characters on either side, and
+    each cut says how many characters it hides: ``… 9,999,800 characters … var a=1;
+    checkAuth(user); … 9,999,784 characters …``.
+
+    A change longer than ``2 × keep`` keeps ``keep`` characters from where it begins and
+    ``keep`` up to where it ends (``… N characters …`` between): where it begins and ends
+    is what a person needs to see. A line no longer than :func:`cut_line` cuts is whole,
+    and the whole line changed (``start == 0``, ``end == len(line)``) is its two ends,
+    as :func:`cut_line` has them."""
+    keep = LINE_KEEP if keep is None else keep
+    size = len(line)
+    if size <= 2 * keep + CUT_SLACK:
+        return line
+    start = max(0, min(start, size))
+    end = max(start, min(end, size))
+    first = max(0, start - context)
+    last = min(size, end + context)
+    if end - start <= 2 * keep:
+        windows = [(first, last)]
+    else:
+        windows = [(first, start + keep), (end - keep, last)]
+    parts: list[str] = []
+    at = 0
+    for a, b in windows:
+        if a > at:
+            parts.append(_note(a - at))
+        parts.append(line[a:b])
+        at = b
+    if at < size:
+        parts.append(_note(size - at))
+    return " ".join(parts)
+
+
+def display_change(old: str, new: str) -> tuple[str, str]:
+    """A removed line and the added line that replaces it as a diff shows them: each
+    :func:`display_preview`'s, but when one is too long to show whole, each keeps what is
+    around its changed part (:func:`changed_span`, :func:`cut_around`)."""
+    limit = 2 * LINE_KEEP + CUT_SLACK
+    if len(old) <= limit and len(new) <= limit:
+        return display_preview(old), display_preview(new)
+    prefix, suffix = changed_span(old, new)
+    return (
+        pictured(cut_around(old, prefix, len(old) - suffix)),
+        pictured(cut_around(new, prefix, len(new) - suffix)),
+    )
+
+
+CHUNK = 65_536
+"""Characters compared at once when two long lines are matched (C comparisons, not a
+Python loop per character)."""
+
+
+def common_prefix(a: str, b: str) -> int:
+    """How many leading characters ``a`` and ``b`` share (chunked: linear, fast on 20 MB)."""
+    n = min(len(a), len(b))
+    at = 0
+    while at < n:
+        end = min(n, at + CHUNK)
+        if a[at:end] != b[at:end]:
+            return next(k for k in range(at, end) if a[k] != b[k])
+        at = end
+    return n
+
+
+def changed_span(old: str, new: str) -> tuple[int, int]:
+    """``(prefix, suffix)``: the characters ``old`` and ``new`` share at their start and
+    at their end (never overlapping), so ``old[prefix:len(old) - suffix]`` became
+    ``new[prefix:len(new) - suffix]``."""
+    prefix = common_prefix(old, new)
+    room = min(len(old), len(new)) - prefix
+    if room <= 0:
+        return prefix, 0
+    suffix = common_prefix(old[prefix:][::-1], new[prefix:][::-1])
+    return prefix, min(suffix, room)
+
+
+BLANK_CHARS = (
+    " \t\u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a"
+    "\u200b\u200c\u200d\u2028\u2029\u202f\u205f\u2060\u3000\u180e\ufeff"
+    "\u2800\u3164\uffa0\u115f\u1160"
+)
+"""Characters a terminal draws as blank or as nothing (after the controls are pictured):
+spaces and tabs, Unicode spaces, zero-width ones, and the fillers (braille blank, Hangul
+fillers) that are letters to Unicode but blank on screen."""
+BLANK_RUN = 40
+"""Blank characters in a row shown as one ``⋯ N spaces ⋯`` (shorter runs — indentation,
+alignment — stay as they are)."""
+_BLANK_RUN = re.compile(f"[{re.escape(BLANK_CHARS)}]{{{BLANK_RUN},}}")
+
+
+def is_blank(line: str) -> bool:
+    """Nothing on ``line`` a terminal draws (it may still hold blank characters)."""
+    return not line.strip(BLANK_CHARS)
+
+
+def blank_run_note(run: str) -> str:
+    """``⋯ 3,000 spaces ⋯``: a folded run of blank characters, saying what and how many."""
+    count = len(run)
+    if not run.strip(" "):
+        what = "space"
+    elif not run.strip("\t"):
+        what = "tab"
+    else:
+        what = "blank character"
+    return f"⋯ {count:,} {what}{'s' * (count != 1)} ⋯"
+
+
+def _expand(segment: str, column: int, tab_size: int | None) -> str:
+    """``segment`` with tabs expanded as if it started at ``column``."""
+    if tab_size is None or "\t" not in segment:
+        return segment
+    pad = column % tab_size
+    return (" " * pad + segment).expandtabs(tab_size)[pad:]
+
+
+def fold_blank_runs(
+    line: str, *, tab_size: int | None = None
+) -> tuple[str, tuple[tuple[int, int], ...]]:
+    """``line`` (one line, controls pictured) with each run of ``BLANK_RUN`` or more blank
+    characters shown as :func:`blank_run_note`, and where those notes are in the result
+    (``(start, end)``, for the view to style them apart from the text). Tabs outside the
+    runs are expanded to ``tab_size`` when given.
+
+    Every other character stays: a command's ``; touch PWNED;`` between 3,000 spaces on
+    each side is on the same row as ``echo safe``, not 40 blank rows below it."""
+    if len(line) < BLANK_RUN or _BLANK_RUN.search(line) is None:
+        return _expand(line, 0, tab_size), ()
+    out: list[str] = []
+    notes: list[tuple[int, int]] = []
+    column = at = 0
+    for match in _BLANK_RUN.finditer(line):
+        text = _expand(line[at : match.start()], column, tab_size)
+        out.append(text)
+        column += len(text)
+        note = blank_run_note(match.group())
+        notes.append((column, column + len(note)))
+        out.append(note)
+        column += len(note)
+        at = match.end()
+    out.append(_expand(line[at:], column, tab_size))
+    return "".join(out), tuple(notes)
 
 
 def display_preview(
@@ -119,7 +288,8 @@ def command_gist(command: str, *, limit: int = GIST_LINE) -> str:
     edge as ``echo safe⏎⏎⏎⏎…``. Here:
 
     - one line: `` `ls -la` ``, or cut with ``…`` and its length said:
-      `` `echo xxx…` (20,000,019 characters)``;
+      `` `echo xxx…` (20,000,019 characters)``, a long run of blanks folded first
+      (`` `echo safe⋯ 3,000 spaces ⋯; touch…` ``);
     - many lines: the first and the last line with something on them and how many lines
       there are, blank ones counted: `` `echo safe` … `touch PWNED` (42 lines, 40 blank)``.
 
@@ -130,7 +300,8 @@ def command_gist(command: str, *, limit: int = GIST_LINE) -> str:
         lines.pop()  # a final newline ends the last line (as a shell reads it)
 
     def quoted(line: str) -> str:
-        return f"`{display_preview(line, one_line=True, limit=limit)}`"
+        folded = fold_blank_runs(line)[0]  # 3,000 spaces cannot fill the row the gist has
+        return f"`{display_preview(folded, one_line=True, limit=limit)}`"
 
     if len(lines) == 1:
         line = lines[0]

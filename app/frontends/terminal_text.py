@@ -6,7 +6,12 @@ sequence could clear the screen, retitle the window, write the clipboard (OSC 52
 worst — hide what a command really does from the person approving it: ``rm -rf ~ #``
 followed by ``\\r\\x1b[2K`` and ``ls`` shows only ``ls``. So one character class — every
 control character but newline and tab, DEL, the C1 controls, the directional marks and the
-bidirectional embeddings, overrides and isolates ("Trojan Source") — is never written raw:
+bidirectional embeddings, overrides and isolates ("Trojan Source") — is never written raw.
+Nor is a lone surrogate: Python reads undecodable bytes (a file name, stdin, ``os.listdir``)
+as ``surrogateescape`` placeholders U+DC80–U+DCFF, and a stream whose errors handler is
+``surrogateescape`` (stdout under the C locale) writes each back as the raw byte — ``\\x9b``
+is a C1 CSI. Each is shown as the byte it stands for (``\\x9b``), any other lone surrogate
+as ``\\ud800``:
 
 - :func:`terminal_safe` shows each as a visible escape (``\\x1b``, ``\\r``, ``\\u202e``):
   every line the CLI prints, through :func:`safe_print`;
@@ -25,10 +30,21 @@ import re
 import sys
 from typing import TextIO
 
-UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+UNSAFE = re.compile(
+    "[\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069\ud800-\udfff]"
+)
 """The one character class a terminal (or a bidi-aware viewer) acts on: C0 but ``\\n`` and
-``\\t``, DEL, C1, U+200E/F (LRM/RLM), U+202A–E (embeddings, overrides), U+2066–9 (isolates)."""
+``\\t``, DEL, C1, U+200E/F (LRM/RLM), U+202A–E (embeddings, overrides), U+2066–9 (isolates),
+and lone surrogates (U+D800–U+DFFF: an undecodable byte, or nothing a terminal can draw)."""
 _NAMED = {"\r": "\\r", "\x1b": "\\x1b", "\x00": "\\0"}
+
+
+def escaped(code: int) -> str:
+    """The visible escape of one character of the class (past the pictures): ``\\x9b`` for
+    a C1 control and for the surrogateescape placeholder of byte 0x9b (U+DC9B) alike."""
+    if 0xDC80 <= code <= 0xDCFF:
+        return f"\\x{code - 0xDC00:02x}"
+    return f"\\x{code:02x}" if code <= 0xFF else f"\\u{code:04x}"
 
 
 def _visible(match: re.Match[str]) -> str:
@@ -36,8 +52,7 @@ def _visible(match: re.Match[str]) -> str:
     named = _NAMED.get(char)
     if named is not None:
         return named
-    code = ord(char)
-    return f"\\x{code:02x}" if code <= 0xFF else f"\\u{code:04x}"
+    return escaped(ord(char))
 
 
 def terminal_safe(text: str) -> str:
@@ -95,7 +110,7 @@ def _pictured(match: re.Match[str]) -> str:
         return chr(0x2400 + code)  # ␛ ␍ ␇: the control pictures the Raw pane uses too
     if code == 0x7F:
         return "\u2421"  # ␡
-    return f"\\x{code:02x}" if code <= 0xFF else f"\\u{code:04x}"
+    return escaped(code)
 
 
 def pictured(text: str) -> str:

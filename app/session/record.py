@@ -23,6 +23,7 @@ recording read from elsewhere before it is replayed.
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import time
@@ -32,6 +33,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO, Any
 
+from frontier.app.files import write_atomic
 from frontier.app.model import registry
 from frontier.app.model.stream import text_of
 from frontier.app.secrets import Scrubber, SSEScrubber
@@ -137,6 +139,7 @@ class RecordingWriter:
         secrets: Scrubber | None = None,
         *,
         wire: str | None = None,
+        into: IO[str] | None = None,
         **meta: Any,
     ) -> None:
         self.path = Path(path)
@@ -144,7 +147,11 @@ class RecordingWriter:
         self._sse = stream_scrubber(scrubber, wire)  # an unknown wire fails before the file
         self._clock = clock
         self._t0 = clock()
-        self._file: IO[str] | None = open(self.path, "w", encoding="utf-8")  # noqa: SIM115
+        self._owns = into is None
+        """``into``: lines go to that stream (left open) instead of a file at ``path``."""
+        self._file: IO[str] | None = (
+            open(self.path, "w", encoding="utf-8") if into is None else into  # noqa: SIM115
+        )
         header = {
             "format": FORMAT,
             "version": VERSION,
@@ -181,7 +188,8 @@ class RecordingWriter:
     def close(self) -> None:
         if self._file is not None:
             self._flush_events()
-            self._file.close()
+            if self._owns:
+                self._file.close()
             self._file = None
 
     def _flush_events(self) -> None:
@@ -285,16 +293,26 @@ def scrub_recording(rec: Recording, scrubber: Scrubber | None = None) -> Recordi
 
 
 def write_recording(path: str | os.PathLike[str], rec: Recording) -> None:
-    """Write a whole ``Recording`` (used to save synthesized or edited recordings); the
-    header names its wire unless it is ``openai-chat`` (the reading of no name)."""
-    reserved = {"path", "mode", "model", "created", "clock", "secrets", "format", "version", "wire"}
+    """Write a whole ``Recording`` (``frontier import -o``, synthesized or edited
+    recordings); the header names its wire unless it is ``openai-chat`` (the reading of
+    no name).
+
+    Whole or not at all (``files.write_atomic``: a temp file beside it, fsynced, renamed
+    over, the folder fsynced): the recording is built in memory first, so a crash, a full
+    disk or a kill never leaves the old file truncated or a new one cut short."""
+    reserved = {
+        "path", "mode", "model", "created", "clock", "secrets", "format", "version", "wire",
+        "into",
+    }  # fmt: skip
     meta = {k: v for k, v in rec.meta.items() if k not in reserved}
     wire = None if rec.wire == DEFAULT_WIRE else rec.wire
-    with RecordingWriter(path, rec.mode, rec.model, rec.created, wire=wire, **meta) as w:
+    text = io.StringIO()
+    with RecordingWriter(path, rec.mode, rec.model, rec.created, wire=wire, into=text, **meta) as w:
         for t, data in rec.events:
             w.event(data, t)
         if rec.finish_reason != "disconnect" or rec.end_t is not None:
             w.end(rec.finish_reason, rec.usage or None, rec.end_t)
+    write_atomic(path, text.getvalue())
 
 
 # ----------------------------------------------------------------- chat-wire helpers
