@@ -465,3 +465,9 @@ def test_a_command_gist_is_bounded_and_says_what_it_leaves_out() -> None:
     assert rule_text(EditRule("")) == "edits anywhere in the workspace"
     # blanks cannot fill the gist's row: the payload after them is in it
     assert command_gist(SPACED) == "`echo safe⋯ 3,000 spaces ⋯; touch PWNED;…` (6,032 characters)"
+
+
+def test_a_row_shows_what_follows_a_run_of_blanks_on_one_line() -> None:
+    spaced = "echo safe" + " " * 3000 + "; touch PWNED;" + " " * 3000 + "echo done"
+    shown = summarize_call(ToolCall("c5", "shell", {"command": spaced}))
+    assert shown.startswith("echo safe⋯ 3,000 spaces ⋯; touch PWNED;")

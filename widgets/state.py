@@ -59,7 +59,7 @@ from frontier.app.vocab import is_clean
 from frontier.tools.contract import ApprovalRequested, ApprovalResolved
 from frontier.tools.patch_summary import SHOWN_CHANGES, change_lines, patch_label
 from frontier.widgets import display
-from frontier.widgets.display import LINE_KEEP, line_count, more_lines
+from frontier.widgets.display import LINE_KEEP, fold_blank_runs, line_count, more_lines
 from frontier.widgets.progress import TurnProgress
 from frontier.widgets.prose import ProseBlocks
 
@@ -444,7 +444,8 @@ def call_summary(call: ToolCall) -> tuple[str, int]:
         if key in args:
             value = args[key]
             text = value.decode("utf-8", "replace") if isinstance(value, bytes) else str(value)
-            first = _first_line(text)
+            # a run of blanks is one visible note, so what follows it is on the row
+            first, _ = fold_blank_runs(_first_line(text))
             if len(first) > SUMMARY_CHARS:
                 first = first[: SUMMARY_CHARS - 1] + "…"
             return first, max(0, line_count(text) - 1)
