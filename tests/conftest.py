@@ -52,6 +52,10 @@ def _isolated_dirs(
     # the environment section (OS, date, git) differs by machine and day: tests that want
     # it turn it on (tests/test_environment_context.py)
     monkeypatch.setenv("FRONTIER_ENVIRONMENT", "0")
+    # A review that opens while keys are being typed takes none of them as answers
+    # (TYPED_THROUGH): a rule of wall-clock gaps between keys, which Pilot's presses do not
+    # control. Off here; tests/test_tui_typed_through.py sets it per app.
+    monkeypatch.setattr("frontier.app.frontends.tui.app.TYPED_THROUGH", 0.0)
     for var in (
         "FRONTIER_API_KEY",
         "OPENAI_API_KEY",

@@ -88,6 +88,11 @@ TYPING_HOLD = 0.5
 """Seconds after a key during which the slow panes wait, and the longest they wait: the
 keys typed while a fast stream renders come before the Transcript's paints, which still
 show at least twice a second (issue 23; ``docs/tui-speed.md``)."""
+TYPED_THROUGH = 0.6
+"""Seconds between keys that make them one run of typing. A review that opens while a run
+is going on takes none of its keys as answers: "add a test", typed on as the review
+appears, would approve with its first letter. Those keys go on into the message; the
+first key after a pause this long answers the review (``FrontierApp.typed_through``)."""
 IDLE_TICKS = 30
 """Quiet flushes (about a second) after which the timer slows to ``IDLE_HZ``."""
 IDLE_HZ = 4.0
@@ -96,6 +101,7 @@ note, a tool's state after a review) still shows within a quarter of a second.""
 
 _INSPECTOR = ("frontier.app.frontends.tui.screens.inspector", "InspectorScreen")
 _WELCOME = ("frontier.app.frontends.tui.screens.welcome", "WelcomeScreen")
+_REVIEW = ("frontier.app.frontends.tui.screens.review", "ReviewScreen")
 
 
 def _showing(screen: object, cls: tuple[str, str]) -> bool:
@@ -262,6 +268,14 @@ class FrontierApp(App[int]):
         self._slow_until = 0.0
         self._key_at = float("-inf")
         """``perf_counter`` of the last key (``TYPING_HOLD``)."""
+        self._run_from = float("-inf")
+        """``perf_counter`` of the first key of the run of typing going on (``TYPED_THROUGH``)."""
+        self._review_at = float("-inf")
+        """``perf_counter`` when the last review opened."""
+        self.typed_through = TYPED_THROUGH
+        self._told_typed_at = float("-inf")
+        """``_review_at`` of the review already told that typed keys went to the message."""
+        """``TYPED_THROUGH`` for this app (a test sets it: what counts as one run)."""
         self._slow_at = float("-inf")
         """``perf_counter`` of the last paint of the slow panes."""
         """``perf_counter`` before which the slow panes wait (``SLOW_SHARE``)."""
@@ -441,6 +455,7 @@ class FrontierApp(App[int]):
             always_allow="always" in request.choices,
         )
         self._reviews_open[request.request_id] = screen
+        self._review_at = time.perf_counter()
         self.push_screen(
             screen, callback=lambda decision: self._answered(request, screen, decision)
         )
@@ -605,7 +620,12 @@ class FrontierApp(App[int]):
 
     async def on_event(self, event: events.Event) -> None:
         if isinstance(event, events.Key):
-            self._key_at = time.perf_counter()  # the slow panes wait (``TYPING_HOLD``)
+            now = time.perf_counter()
+            if now - self._key_at >= self.typed_through:
+                self._run_from = now  # a pause: a new run of keys begins
+            self._key_at = now  # the slow panes wait (``TYPING_HOLD``)
+            if not event.is_forwarded and self._typed_through_review(event):
+                return  # the message's key, not an answer to the review
         if (
             isinstance(event, events.Key | events.Paste)
             and not event.is_forwarded
@@ -669,6 +689,31 @@ class FrontierApp(App[int]):
             return here and quiet is self.replaying
         if action == "demo_native":
             return self.live is not None and self.live.can_demo_native
+        return True
+
+    def _typed_through_review(self, event: events.Key) -> bool:
+        """``event`` belongs to a run of typing that began before the review on top
+        opened (``TYPED_THROUGH``): it goes on into the message, never to the review's
+        keys, and the review says once why its keys do nothing yet."""
+        if not event.is_printable or event.character is None:
+            return False  # esc, enter, arrows: never part of a word
+        if self._run_from >= self._review_at or not _showing(self.screen, _REVIEW):
+            return False  # the run began after the review opened: an answer
+        if isinstance(self.focused, Input | TextArea):
+            return False  # the review's own reason box types it
+        prompt = next(self.main.query("#prompt").results(PromptInput), None)
+        if prompt is not None and not prompt.read_only and not prompt.disabled:
+            prompt.insert(event.character)
+        if self._review_at != self._told_typed_at:
+            self._told_typed_at = self._review_at
+            self.notify(
+                "a review opened while you were typing: those keys went to your message. "
+                "Pause, then answer it (a approve · d deny)",
+                title="review",
+                timeout=5,
+            )
+        event.stop()
+        event.prevent_default()
         return True
 
     def _prompt_empty(self) -> bool:
