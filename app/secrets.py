@@ -51,6 +51,22 @@ every API a wire speaks, and of the providers people point it at)."""
 CREDENTIAL_PARAMS = ("key", "token", "secret", "password", "sig", "auth")
 """A URL query parameter whose name contains one of these carries a credential."""
 URL_USERINFO_MASK = "***"
+KEY_PREFIXES = (
+    "sk-",
+    "sk_",
+    "ghp_",
+    "gho_",
+    "github_pat_",
+    "hf_",
+    "gsk_",
+    "xoxb-",
+    "xoxp-",
+    "AIza",
+)
+"""Prefixes of vendors' API keys (OpenAI, Anthropic, OpenRouter, GitHub, Hugging Face,
+Groq, Slack, Google): a URL *path* segment that starts with one and is 20 characters or
+more is a key put there by a proxy's URL scheme (``https://proxy/sk-ant-…/v1``)."""
+KEY_SEGMENT_LEN = 20
 
 _TOKEN = r"(?P<tok>(?=[A-Za-z0-9._~+/-]*[0-9])[A-Za-z0-9._~+/-]{8,}=*)"
 """A credential-looking token: RFC 6750 token characters, 8 or more, with a digit
@@ -526,8 +542,8 @@ def _mask_unit(raw: str, char: str) -> str:
 
 
 def url_secrets(url: str | None) -> list[str]:
-    """Credentials a base URL carries: its user-info password and credential-like
-    query values (so they are scrubbed wherever they are echoed)."""
+    """Credentials a base URL carries: its user-info password, credential-like query
+    values and key-shaped path segments (so they are scrubbed wherever they are echoed)."""
     if not url:
         return []
     try:
@@ -540,12 +556,21 @@ def url_secrets(url: str | None) -> list[str]:
     for name, value in _query_pairs(parts.query):
         if value and _is_credential(name):
             found += [value, unquote(value)]
+    for segment in parts.path.split("/"):
+        if _is_key_segment(segment):
+            found += [segment, unquote(segment)]
     return found
+
+
+def _is_key_segment(segment: str) -> bool:
+    """A URL path segment shaped like a vendor's API key (:data:`KEY_PREFIXES`)."""
+    return len(segment) >= KEY_SEGMENT_LEN and unquote(segment).startswith(KEY_PREFIXES)
 
 
 def redact_url(url: str | None, *, userinfo: str = URL_USERINFO_MASK) -> str | None:
     """``url`` without its credentials: user-info becomes ``userinfo@`` (``""`` drops
-    it) and credential-like query values ``[REDACTED]``; any other URL is unchanged."""
+    it), credential-like query values and key-shaped path segments ``[REDACTED]``; any
+    other URL is unchanged."""
     if not url:
         return url
     try:
@@ -566,9 +591,10 @@ def redact_url(url: str | None, *, userinfo: str = URL_USERINFO_MASK) -> str | N
         if parts.query
         else ""
     )
-    if netloc == parts.netloc and query == parts.query:
+    path = "/".join(REDACTED if _is_key_segment(seg) else seg for seg in parts.path.split("/"))
+    if netloc == parts.netloc and query == parts.query and path == parts.path:
         return url
-    return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
+    return urlunsplit((parts.scheme, netloc, path, query, parts.fragment))
 
 
 def _query_pairs(query: str) -> list[tuple[str, str]]:

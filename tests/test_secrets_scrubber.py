@@ -181,6 +181,16 @@ def test_scrub_replaces_values_and_credential_shapes() -> None:
             "https://h/v1?api-version=2024-01&api_key=[REDACTED]",
             "https://h/v1?api-version=2024-01&api_key=[REDACTED]",
         ),
+        (  # a proxy whose URL scheme carries the key in the path
+            "https://proxy.example/sk-ant-api03-abcdefghijklmnop/v1",
+            "https://proxy.example/[REDACTED]/v1",
+            "https://proxy.example/[REDACTED]/v1",
+        ),
+        (  # a path segment that only starts like a key is not one
+            "https://h/sk-short/v1/skills-and-more-things",
+            "https://h/sk-short/v1/skills-and-more-things",
+            "https://h/sk-short/v1/skills-and-more-things",
+        ),
     ],
 )
 def test_urls_lose_their_credentials(url: str, shown: str, stored: str) -> None:
@@ -194,6 +204,7 @@ def test_url_credentials_become_secrets() -> None:
         "k-1234567",
     }
     assert url_secrets("http://127.0.0.1/v1") == []
+    assert url_secrets("https://p/gsk_0123456789abcdefghij/v1") == ["gsk_0123456789abcdefghij"] * 2
 
 
 @given(texts(), st.lists(st.integers(0, 400), max_size=30), st.integers(0, 30))
