@@ -98,9 +98,12 @@ TUI_LATER = {
     "frontier.app.frontends.tui.screens.inspector",
     "frontier.app.frontends.tui.screens.copy",
     "frontier.app.replay_player",
+    "frontier.widgets.prose_render",
+    "rich.markdown",
+    "markdown_it",
 }
-"""What the TUI's first screen does not need: screens pushed later, replay and the
-inspector's explanations."""
+"""What the TUI's first screen does not need: screens pushed later, replay, the
+inspector's explanations and the reply renderer (loaded with the first reply)."""
 
 
 def test_the_tui_module_leaves_later_screens_and_the_core_unloaded() -> None:

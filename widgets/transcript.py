@@ -21,11 +21,9 @@ from collections.abc import Callable, Hashable, Iterator, Mapping, Sequence
 from itertools import repeat
 from typing import ClassVar
 
-from rich.console import Console, ConsoleOptions, JustifyMethod, RenderableType, RenderResult
-from rich.markdown import Heading, Markdown, MarkdownElement
+from rich.console import Console, ConsoleOptions, RenderableType, RenderResult
 from rich.padding import Padding
 from rich.segment import Segment
-from rich.syntax import Syntax
 from rich.table import Table
 from rich.text import Text
 from textual import events
@@ -35,7 +33,6 @@ from frontier.themes.palette import theme_variable
 from frontier.widgets.block_view import Block, BlockView
 from frontier.widgets.display import cut_lines, display_preview, more_lines
 from frontier.widgets.prose import ProseBlock
-from frontier.widgets.prose_render import ProseMarkdown, render_code
 from frontier.widgets.state import FOLD, ToolRow, TranscriptEntry, interrupted_words
 from frontier.widgets.tools_pane import OpenToolOutput, state_label
 
@@ -199,21 +196,6 @@ def entry_text(
 
 
 # ---------------------------------------------------------------------- Markdown replies
-class _LeftHeading(Heading):
-    """Headings flush left: a centred title reads oddly in a narrow pane."""
-
-    LEVEL_ALIGN: ClassVar[dict[str, JustifyMethod]] = dict.fromkeys(
-        ("h1", "h2", "h3", "h4", "h5", "h6"), "left"
-    )
-
-
-class _Markdown(Markdown):
-    elements: ClassVar[dict[str, type[MarkdownElement]]] = {
-        **Markdown.elements,
-        "heading_open": _LeftHeading,
-    }
-
-
 class _Trimmed:
     """A renderable without its leading and trailing blank lines (rich pads tables and
     lists with them; the Transcript puts one blank line between blocks itself)."""
@@ -240,7 +222,11 @@ def _blank(line: list[Segment]) -> bool:
 
 def render_prose(block: ProseBlock, code_theme: str) -> RenderableType:
     """One block of a reply: Markdown, or a piece of a fenced code block (highlighted as
-    its language says; the pieces of a long fence draw as one)."""
+    its language says; the pieces of a long fence draw as one). The renderer (rich's
+    Markdown, markdown-it, pygments: a fifth of the TUI's imports) loads with the first
+    reply, not before the first paint."""
+    from frontier.widgets.prose_render import ProseMarkdown, render_code
+
     if block.kind == "code":
         return render_code(block, code_theme)
     return _Trimmed(ProseMarkdown(block.text, code_theme=code_theme))  # prose_render.py
@@ -397,11 +383,16 @@ class Transcript(BlockView):
         self.set_blocks([(("placeholder",), PLACEHOLDER)])
 
     def on_mount(self) -> None:
-        # The first code block would load pygments' lexer and style (~30 ms, once per
-        # process) in the middle of a streaming reply: do it while the app is idle.
+        # The first reply would load the Markdown renderer and pygments (lexer, style:
+        # ~0.1 s once per process) in the middle of streaming: do it while idle.
         self.set_timer(0.5, self._warm_highlighter)
 
     def _warm_highlighter(self) -> None:
+        from rich.syntax import Syntax
+
+        from frontier.widgets.prose_render import ProseMarkdown
+
+        ProseMarkdown("*warm*")  # the Markdown renderer's imports, while idle
         Console(file=io.StringIO(), width=20).render_lines(
             Syntax("x = 1", "python", theme=self.code_theme), pad=False
         )
