@@ -148,6 +148,7 @@ async def test_ctrl_c_with_no_turn_says_how_to_quit_and_a_second_within_2_s_quit
     app = make_app(workspace, holder, clock)
     async with app.run_test(size=(120, 40)) as pilot:
         await focus_of(pilot, lambda: prompt_of(pilot), "the message box")
+        await until(pilot, lambda: bool(holder), "the session (built after the first paint)")
         await pilot.press("ctrl+c")
         await until(pilot, lambda: "press ctrl+c again to quit" in toasts(app), "the hint")
         clock.now += 2.5  # too late: this one only says it again
@@ -274,6 +275,7 @@ async def test_shift_tab_cycles_the_approval_policy_and_the_status_bar_shows_it(
     app = make_app(workspace, holder)
     async with app.run_test(size=(80, 24)) as pilot:
         await focus_of(pilot, lambda: prompt_of(pilot), "the message box")
+        await until(pilot, lambda: bool(holder), "the session (built after the first paint)")
         session = holder[0].session
         seen = [session.approval]
         for _ in range(4):
@@ -292,6 +294,7 @@ async def test_auto_edit_from_shift_tab_writes_without_a_review(workspace: Path)
     app = make_app(workspace, holder, block_shell=False)
     async with app.run_test(size=(120, 40)) as pilot:
         await focus_of(pilot, lambda: prompt_of(pilot), "the message box")
+        await until(pilot, lambda: bool(holder), "the session (built after the first paint)")
         await pilot.press("shift+tab")
         await until(pilot, lambda: holder[0].session.approval == "auto-edit", "auto-edit")
         await send(pilot, "add a shout flag")
@@ -412,6 +415,7 @@ async def test_at_80_columns_status_footer_and_tabs_keep_what_matters(workspace:
     app = make_app(workspace, holder, clock, policy="auto")
     async with app.run_test(size=(80, 24)) as pilot:
         await focus_of(pilot, lambda: prompt_of(pilot), "the message box")
+        await until(pilot, lambda: bool(holder), "the session (built after the first paint)")
         app.flush(force=True)
 
         def bottom() -> tuple[str, str]:

@@ -38,8 +38,6 @@ from textual.theme import Theme
 from textual.timer import Timer
 from textual.widgets import Input, TextArea
 
-from frontier.app.agent.approvals import Answer
-from frontier.app.agent.session import AgentSession
 from frontier.app.config import Config, data_dir, save_setting
 from frontier.app.events import Event, ToolCall, ToolFinished
 from frontier.app.files import write_atomic
@@ -69,8 +67,10 @@ from frontier.widgets.tools_pane import OpenToolOutput
 from frontier.widgets.transcript import Transcript
 
 if TYPE_CHECKING:  # the screens pushed later, and replay, are imported when first used:
-    # the first paint needs only the main screen (issue 24, docs/startup.md)
+    # the first paint needs only the main screen (issue 24, docs/startup.md); the agent
+    # core loads with the session, just after the first paint (``FIRST_PAINT_GRACE``)
     from frontier.app.agent.explain import Explanation
+    from frontier.app.agent.session import AgentSession
     from frontier.app.frontends.tui.replay import ReplayController, Step
     from frontier.app.frontends.tui.screens.copy import CopyItem
     from frontier.app.frontends.tui.screens.inspector import InspectorAction
@@ -88,6 +88,10 @@ TYPING_HOLD = 0.5
 """Seconds after a key during which the slow panes wait, and the longest they wait: the
 keys typed while a fast stream renders come before the Transcript's paints, which still
 show at least twice a second (issue 23; ``docs/tui-speed.md``)."""
+FIRST_PAINT_GRACE = 0.15
+"""Seconds after the first refresh before a live session is built: long enough for the
+first frame to reach the terminal (building it holds the loop ~0.1 s), short enough that
+nobody types a message first (one typed meanwhile waits in the box: "starting")."""
 TYPED_THROUGH = 0.6
 """Seconds between keys that make them one run of typing. A review that opens while a run
 is going on takes none of its keys as answers: "add a test", typed on as the review
@@ -325,7 +329,10 @@ class FrontierApp(App[int]):
         elif self.replay is not None:
             self.replay.start(self.autostart)
         elif self.live is not None and self.autostart:
-            self.live.start()
+            # the session (the agent core's imports, the store, git, instructions: ~0.1 s)
+            # is built once the first frame is on the terminal, not before it
+            live = self.live
+            self.call_after_refresh(lambda: self.set_timer(FIRST_PAINT_GRACE, live.start))
 
     def _freeze_startup_objects(self) -> None:
         """Move everything alive after the first paint (Textual's DOM and CSS, a loaded
@@ -470,6 +477,8 @@ class FrontierApp(App[int]):
             return
         decision = decision or Decision(False, "review closed without a decision")
         always = screen.always if decision.approved else None
+        from frontier.app.agent.approvals import Answer
+
         outcome = session.answer(
             request.request_id,
             Answer(

@@ -17,10 +17,9 @@ import itertools
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
+from types import ModuleType
 from typing import TYPE_CHECKING
 
-from frontier.app.agent.attachments import Prepared
-from frontier.app.agent.session import AgentSession, NotQueued, SessionBusy, stored_sessions
 from frontier.app.events import Event, QueuedDelivered, TurnEnded
 from frontier.app.files import write_atomic
 from frontier.app.frontends.tui.host import BindingsChanged, FocusPrompt
@@ -32,10 +31,12 @@ from frontier.widgets.state import ErrorRow
 from frontier.widgets.status_bar import StatusInfo
 
 if TYPE_CHECKING:  # the inspector's explanations: imported when first asked (issue 24)
+    from frontier.app.agent.attachments import Prepared
     from frontier.app.agent.explain import Explanation
+    from frontier.app.agent.session import AgentSession
     from frontier.app.frontends.tui.host import Host
 
-SessionFactory = Callable[[], AgentSession]
+SessionFactory = Callable[[], "AgentSession"]
 """``factory() -> AgentSession`` (interactive: the App answers its ``ApprovalRequested``
 events); ``create_runtime`` by default, a fake in tests."""
 
@@ -68,11 +69,17 @@ class LiveController:
         self._history_warned = False
         self._undoing = False
         """An undo is under review or being written: no turn starts meanwhile."""
+        self.starting = True
+        """The session is still to be built (just after the first paint): a message sent
+        meanwhile waits in the box."""
 
     # ------------------------------------------------------------------ starting
     def start(self) -> None:
         """Create the agent session; the demo then sends its scripted prompts."""
-        session = self._build()
+        try:
+            session = self._build()
+        finally:
+            self.starting = False
         if session is not None:
             self._adopt(session)
 
@@ -127,6 +134,7 @@ class LiveController:
             for note in session.notes:
                 state.note(note)
         state.mark("status")
+        self.app.post_message(BindingsChanged())  # the session's keys (shift+tab) are live
         if session.demo_prompts:
             prompts = list(session.demo_prompts)
             self.app.run_worker(
@@ -233,6 +241,9 @@ class LiveController:
         app = self.app
         session = self.session
         if session is None:
+            if self.starting:
+                app.notify("the agent is starting: Enter again in a moment", timeout=3)
+                return False  # the text stays in the box
             app.notify(
                 "no agent is running: configure an endpoint (see `frontier --help`) "
                 "or run `frontier demo`",
@@ -294,7 +305,7 @@ class LiveController:
             state = app.state
             try:
                 outcome = await session.undo(call)
-            except (SessionBusy, ValueError) as exc:
+            except (_core().SessionBusy, ValueError) as exc:
                 app.notify(str(exc), severity="warning")
                 return
             except Exception as exc:
@@ -370,7 +381,7 @@ class LiveController:
                 self.app.notify(f"removed queued message #{message_id}", timeout=3)
             else:
                 session.edit_queued(message_id, text)
-        except NotQueued:
+        except _core().NotQueued:
             if not text:
                 self.app.notify(f"queued message #{message_id} had already gone to the model")
             else:
@@ -443,6 +454,8 @@ class LiveController:
         """shift+Tab: the next approval policy (``app/vocab.py`` order), from the next call."""
         session = self.session
         if session is None:
+            if self.starting:
+                self.app.notify("the agent is starting: shift+tab again in a moment", timeout=3)
             return
         policies = list(session.approvals)
         current = session.approval
@@ -486,7 +499,7 @@ class LiveController:
             return
         try:
             session.set_mode(name)
-        except (SessionBusy, ValueError) as exc:
+        except (_core().SessionBusy, ValueError) as exc:
             self.app.notify(str(exc), severity="warning")
             return
         self.app.state.mark("status")
@@ -498,7 +511,7 @@ class LiveController:
 
         async def run() -> None:
             try:
-                sessions = await asyncio.to_thread(stored_sessions)
+                sessions = await asyncio.to_thread(_core().stored_sessions)
             except Exception as exc:
                 self.app.notify(f"cannot list sessions: {exc}", severity="error", timeout=10)
                 return
@@ -660,3 +673,10 @@ def write_unique(directory: Path, stem: str, text: str, suffix: str = ".md") -> 
                     "move old exports away"
                 ) from None
     raise AssertionError("unreachable")
+
+
+def _core() -> ModuleType:
+    """``frontier.app.agent.session``, imported with the session, after the first paint."""
+    from frontier.app.agent import session
+
+    return session
