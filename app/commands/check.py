@@ -129,9 +129,7 @@ def main(args: argparse.Namespace) -> int:
     except SourceError as exc:
         safe_print(f"frontier check: {exc}", file=sys.stderr)
         return 2
-    for line in detected:  # what was detected is said first
-        safe_print(line, file=sys.stderr)
-    sys.stderr.flush()
+    say_detected(detected)
     failed = False
     for name, rec in sources:
         if rec.mode not in PROTOCOLS:
@@ -172,6 +170,15 @@ def main(args: argparse.Namespace) -> int:
             _print_explanations(explained.get(name, []))
     sys.stdout.flush()
     return 1 if failed else 0
+
+
+def say_detected(lines: list[str]) -> None:
+    """What was detected in each capture (``load_sources``'s ``detected``), said first and
+    on stderr by every command that reads captures: stdout stays the report or the
+    events (``--json``)."""
+    for line in lines:
+        safe_print(line, file=sys.stderr)
+    sys.stderr.flush()
 
 
 def _server_framing(rec: Recording) -> list[Violation]:

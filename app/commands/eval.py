@@ -116,7 +116,7 @@ def _capture_calls(arg: str, wire: str | None, protocol: str | None) -> tuple[Wo
     """``--session FILE``: the calls a recording or a capture's responses make, each
     read in its protocol (``wire``/``protocol`` override what is detected), oldest
     first — a real model's calls as the workload. What was detected is said first."""
-    from frontier.app.commands.check import SourceError, load_sources
+    from frontier.app.commands.check import SourceError, load_sources, say_detected
     from frontier.app.cst.base import calls_of
     from frontier.app.cst.factory import make_transducer
     from frontier.app.evaluation.workload import WorkCall, WorkloadError
@@ -127,7 +127,7 @@ def _capture_calls(arg: str, wire: str | None, protocol: str | None) -> tuple[Wo
         found = load_sources(arg, wire=wire, protocol=protocol, detected=detected)
     except SourceError as exc:
         raise WorkloadError(str(exc)) from exc
-    _say_detected(detected)
+    say_detected(detected)
     calls: list[WorkCall] = []
     for _, rec in found:
         t = make_transducer(rec.mode, wire=codec(rec.wire))
@@ -138,16 +138,8 @@ def _capture_calls(arg: str, wire: str | None, protocol: str | None) -> tuple[Wo
     return tuple(calls)
 
 
-def _say_detected(lines: list[str]) -> None:
-    """What was detected in each capture, first and on stderr (as ``check`` says it):
-    the report on stdout stays the report."""
-    for line in lines:
-        safe_print(line, file=sys.stderr)
-    sys.stderr.flush()
-
-
 def _counts_report(args: argparse.Namespace) -> CountsReport:
-    from frontier.app.commands.check import SourceError, load_sources
+    from frontier.app.commands.check import SourceError, load_sources, say_detected
     from frontier.app.evaluation.counts import run_counts
 
     given = [
@@ -167,7 +159,7 @@ def _counts_report(args: argparse.Namespace) -> CountsReport:
                 sequences.append((arg, found))
     except SourceError as exc:
         raise SourceProblem(str(exc)) from exc
-    _say_detected(detected)
+    say_detected(detected)
     if files:
         name = files[0][0] if len(files) == 1 else f"{len(files)} recording files"
         sequences.insert(0, (name, files))

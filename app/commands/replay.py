@@ -117,8 +117,9 @@ def main(args: argparse.Namespace) -> int:
     except (ReplaySourceError, ValueError) as exc:
         safe_print(f"frontier replay: {exc}", file=sys.stderr)
         return 2
-    for line in detected:  # what was detected is said first (stderr: --json stays clean)
-        safe_print(line, file=sys.stderr)
+    from frontier.app.commands.check import say_detected
+
+    say_detected(detected)  # said first, on stderr: --json stays clean
     warning = protocol_warning(sources)
     if getattr(args, "headless", False):
         if warning is not None:  # stderr: --json keeps stdout one event per line
