@@ -17,7 +17,6 @@ import itertools
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
-from types import ModuleType
 from typing import TYPE_CHECKING
 
 from frontier.app.events import Event, QueuedDelivered, TurnEnded
@@ -302,10 +301,12 @@ class LiveController:
         self._undoing = True
 
         async def run() -> None:
+            from frontier.app.agent.session import SessionBusy
+
             state = app.state
             try:
                 outcome = await session.undo(call)
-            except (_core().SessionBusy, ValueError) as exc:
+            except (SessionBusy, ValueError) as exc:
                 app.notify(str(exc), severity="warning")
                 return
             except Exception as exc:
@@ -375,13 +376,15 @@ class LiveController:
     def _save_queued(self, session: AgentSession, message_id: int, text: str) -> bool:
         """Enter while editing queued message ``message_id``: save it in place, or remove
         it when emptied. Delivered meanwhile: the edit becomes a new message."""
+        from frontier.app.agent.session import NotQueued
+
         try:
             if not text:
                 session.remove_queued(message_id)
                 self.app.notify(f"removed queued message #{message_id}", timeout=3)
             else:
                 session.edit_queued(message_id, text)
-        except _core().NotQueued:
+        except NotQueued:
             if not text:
                 self.app.notify(f"queued message #{message_id} had already gone to the model")
             else:
@@ -497,9 +500,11 @@ class LiveController:
         if self.app.state.turn_running:
             self.app.notify("wait for the turn to end before switching mode", severity="warning")
             return
+        from frontier.app.agent.session import SessionBusy
+
         try:
             session.set_mode(name)
-        except (_core().SessionBusy, ValueError) as exc:
+        except (SessionBusy, ValueError) as exc:
             self.app.notify(str(exc), severity="warning")
             return
         self.app.state.mark("status")
@@ -510,8 +515,10 @@ class LiveController:
         """Show the session picker (the list is read off the event loop)."""
 
         async def run() -> None:
+            from frontier.app.agent.session import stored_sessions
+
             try:
-                sessions = await asyncio.to_thread(_core().stored_sessions)
+                sessions = await asyncio.to_thread(stored_sessions)
             except Exception as exc:
                 self.app.notify(f"cannot list sessions: {exc}", severity="error", timeout=10)
                 return
@@ -673,10 +680,3 @@ def write_unique(directory: Path, stem: str, text: str, suffix: str = ".md") -> 
                     "move old exports away"
                 ) from None
     raise AssertionError("unreachable")
-
-
-def _core() -> ModuleType:
-    """``frontier.app.agent.session``, imported with the session, after the first paint."""
-    from frontier.app.agent import session
-
-    return session
