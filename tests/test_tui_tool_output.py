@@ -8,6 +8,7 @@ from __future__ import annotations
 import importlib
 import inspect
 from pathlib import Path
+from types import MethodType
 from typing import Any
 
 import pytest
@@ -35,8 +36,8 @@ from frontier.app.events import (
 )
 from frontier.app.frontends.tui.app import FrontierApp
 from frontier.app.frontends.tui.screens.pager import PagerScreen, PagerView
-from frontier.widgets import state as state_module
-from frontier.widgets.state import FOLD, HANDLERS, IGNORED, UiState
+from frontier.widgets.pane_state import tools as tools_model
+from frontier.widgets.state import FOLD, IGNORED, UiState
 from frontier.widgets.tools_pane import ToolsPane, tool_lines
 from frontier.widgets.transcript import Transcript, entry_text, tool_of
 
@@ -103,6 +104,17 @@ def test_a_finished_row_folds_to_its_first_lines_and_says_how_many_more() -> Non
     ]
 
 
+def test_a_command_that_printed_only_blank_lines_finishes_like_any_other() -> None:
+    """``echo`` alone prints a newline: the row finishes, no message, nothing to open."""
+    state = UiState(clock=lambda: NOW)
+    finished(state, output="\n  \n")
+    call = next(e for e in state.transcript if e.role == "call")
+    assert call.tool is not None and call.tool.state == "ok" and call.tool.message == ""
+    assert entry_text(call, call.tool, 80)[-1].endswith(
+        "ok exit=0 · 1.20 s · sandbox: workspace-write · net off"
+    )
+
+
 def test_a_failed_command_shows_its_last_lines() -> None:
     state = UiState(clock=lambda: NOW)
     finished(state, "".join(f"line {i}\n" for i in range(30)) + "1 failed, 29 passed\n", "ok", 1)
@@ -161,7 +173,7 @@ def test_every_role_hangs_its_wrapped_lines_under_its_text() -> None:
 
 
 def test_the_whole_output_is_kept_within_a_budget(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(state_module, "OUTPUT_BUDGET", len(OUTPUT) * 2)
+    monkeypatch.setattr(tools_model, "OUTPUT_BUDGET", len(OUTPUT) * 2)
     state = UiState(clock=lambda: NOW)
     for n in range(3):
         call = shell(f"c{n}")
@@ -238,9 +250,22 @@ def test_the_dispatch_table_covers_every_event_class() -> None:
     """A new event type must get a handler or be listed as ignored on purpose."""
     classes = _event_classes()
     assert classes, "no event classes found"
-    missing = {cls.__name__ for cls in classes - set(HANDLERS) - IGNORED}
+    table = UiState().handlers
+    missing = {cls.__name__ for cls in classes - set(table) - IGNORED}
     assert not missing, f"UiState has no handler for {sorted(missing)} (add one, or to IGNORED)"
-    assert not set(HANDLERS) & IGNORED
+    assert not set(table) & IGNORED
+
+
+def test_the_dispatch_table_runs_each_events_handlers_in_pane_order() -> None:
+    """Stream, confirmed, errors, tools, transcript, status: a handler reading another
+    pane's model sees it already updated by the same event."""
+    state = UiState()
+    order = list(vars(state.models).values())
+    for kind, handlers in state.handlers.items():
+        owners = [handler.__self__ for handler in handlers if isinstance(handler, MethodType)]
+        assert len(owners) == len(handlers), kind
+        ranks = [next(i for i, model in enumerate(order) if model is o) for o in owners]
+        assert ranks == sorted(set(ranks)), f"{kind.__name__}: {ranks}"
 
 
 # ----------------------------------------------------------------------------- Pilot

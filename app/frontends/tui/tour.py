@@ -319,8 +319,8 @@ def fresh(app: FrontierApp) -> None:
     row must never look like one they already drew."""
     old = app.state
     new = UiState(old.clock, scrubber=old.scrubber)
-    new._row_ids = old._row_ids  # the ids are the panes' cache keys
-    new._entry_ids = old._entry_ids
+    new.models.confirmed.ids = old.models.confirmed.ids  # the ids are the panes' cache keys
+    new.models.transcript.ids = old.models.transcript.ids
     new.epoch = old.epoch + 1
     new.thinking_expanded = old.thinking_expanded
     app.state = new

@@ -1,0 +1,167 @@
+"""One tool call as the panes show it: the object the Tools pane and the Transcript share.
+
+The Tools model makes and updates a ``ToolRow``; the Transcript's ``call`` entry holds
+the same object (``TranscriptEntry.tool``), so a row's state, output tail and fold reach
+both panes with no copy, and an entry keeps its row after the Tools pane lets it go.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from frontier.app.events import ToolCall
+from frontier.widgets import display
+from frontier.widgets.display import LINE_KEEP
+from frontier.widgets.pane_state.shared import Scrub, scrub_append
+
+TOOL_TAIL = 50
+"""Output lines kept per tool (the pane shows the last few)."""
+FOLD = 4
+"""Output lines a Transcript tool row shows (``… N more lines`` says the rest)."""
+STREAM_KEEP = 1 << 20
+"""Characters of a running call's streamed output kept for the pager (the newest)."""
+OPEN_LINE_LIMIT = 2 * LINE_KEEP + 64
+"""Characters of a tool's open output line kept whole; beyond, its head and tail."""
+
+
+@dataclass
+class ToolRow:
+    """One call as the Tools pane and its Transcript entry both show it."""
+
+    call: ToolCall
+    summary: str
+    state: str = "ready"
+    """ready, review, running, or the result kind (ok, error, denied, cancelled...)."""
+    started: float | None = None
+    elapsed: float | None = None
+    exit_code: int | None = None
+    output_lines: int = 0
+    tail: deque[str] = field(default_factory=lambda: deque(maxlen=TOOL_TAIL))
+    """The last output lines, scrubbed, each cut to its ends (``display.cut_line``)."""
+    partial: str = ""
+    """The open output line, scrubbed: all of it, or (past ``OPEN_LINE_LIMIT``) its end,
+    with ``partial_head`` and ``partial_dropped`` saying what came before."""
+    partial_head: str = ""
+    partial_dropped: int = 0
+    message: str = ""
+    output: str = ""
+    """The finished call's whole result text as the model got it (capped by the tool
+    boundary): what "copy" puts on the clipboard."""
+    changes: tuple[str, ...] = ()
+    """A finished mutation's ``M path (+3 −1)`` lines (the first few, then ``+N more``),
+    or ``already applied``; from the result's ``meta``, never from the patch text."""
+
+    more: int = 0
+    """Lines of the key argument beyond the one ``summary`` shows (``(+41 lines)``)."""
+    where: str = ""
+    """Where a finished command ran, in a word or two (``sandbox``, ``outside``...: the
+    Tools pane's field); empty for a call that ran no command."""
+    ran: tuple[str, ...] = ()
+    """The same in full (``sandbox_text.ran_under``): lines under the Transcript row."""
+    streamed: deque[str] = field(default_factory=deque)
+    """A running call's complete output lines (scrubbed, each cut to its ends), the
+    newest ``STREAM_KEEP`` characters: what the pager shows until the result comes."""
+    streamed_chars: int = 0
+    fold: tuple[str, ...] = ()
+    """A finished call's lines the Transcript shows: the first ``FOLD``, or for a failed
+    call the last (an error and a test summary come at the end)."""
+    lines: int = 0
+    """Lines of the finished result."""
+    output_dropped: int = 0
+    """Characters of ``output`` let go past ``OUTPUT_BUDGET`` (the fold stays)."""
+    version: int = 0
+    """Bumped with each piece of output (the Transcript's live tail re-renders)."""
+
+    @property
+    def running(self) -> bool:
+        return self.state == "running"
+
+    @property
+    def finished(self) -> bool:
+        return self.state not in ("ready", "review", "running", "approved")
+
+    @property
+    def failed(self) -> bool:
+        """Ended other than ok, or a command that exited non-zero."""
+        if not self.finished:
+            return False
+        return self.state not in ("ok", "applied") or self.exit_code not in (None, 0)
+
+    @property
+    def opens(self) -> bool:
+        """There is output to read in the pager (the ``▸`` marker says so)."""
+        return bool(
+            self.output or self.output_dropped or self.streamed or self.tail or self.partial
+        )
+
+    def whole(self) -> str:
+        """What the pager shows: the result as the model got it once finished (or a note
+        that it was let go), else the output streamed so far."""
+        if self.output:
+            return self.output
+        if self.output_dropped:
+            kept = "\n".join(self.fold)
+            return (
+                f"[the whole output ({self.output_dropped:,} characters) is no longer held "
+                f"here; the export has it. Shown in the Transcript:]\n{kept}"
+            )
+        streamed = self.streamed or self.tail
+        return "\n".join([*streamed, self.open_line] if self.partial else streamed)
+
+    def live_tail(self, count: int = FOLD) -> list[str]:
+        """The last ``count`` output lines of a running call, the open line included."""
+        lines = list(self.tail)[-count:]
+        if self.partial:
+            lines = [*lines, self.open_line][-count:]
+        return lines
+
+    def finish(self, output: str) -> None:
+        """Keep ``output`` (scrubbed) whole and fold it; the streamed copy goes."""
+        self.output = output
+        self.streamed.clear()
+        self.streamed_chars = 0
+        lines = output.rstrip("\n").split("\n") if output.strip() else []
+        self.lines = len(lines)
+        shown = lines[-FOLD:] if self.failed else lines[:FOLD]
+        self.fold = tuple(display.cut_line(line) for line in shown)
+        self.version += 1
+
+    def add_lines(self, lines: Iterable[str]) -> None:
+        """Complete output lines: the pane's tail and the pager's bounded copy."""
+        for line in lines:
+            self.tail.append(line)
+            self.streamed.append(line)
+            self.streamed_chars += len(line) + 1
+            self.output_lines += 1
+        while self.streamed_chars > STREAM_KEEP and len(self.streamed) > 1:
+            self.streamed_chars -= len(self.streamed.popleft()) + 1
+
+    @property
+    def open_line(self) -> str:
+        """The open output line as a pane may show it (its middle cut when long)."""
+        if not self.partial_dropped:
+            return display.cut_line(self.partial)
+        hidden = self.partial_dropped + max(0, len(self.partial) - LINE_KEEP)
+        return f"{self.partial_head} … {hidden:,} characters … {self.partial[-LINE_KEEP:]}"
+
+    def grow(self, piece: str, scrub: Scrub | None, window: int) -> None:
+        """Add ``piece`` to the open line: only the tail a secret may span is scrubbed
+        again, and past ``OPEN_LINE_LIMIT`` only the head and the tail are kept — one
+        20 MB line streamed in 64 KiB chunks was scrubbed whole at every chunk
+        (quadratic), and a pane only ever shows its ends."""
+        self.partial = scrub_append(self.partial, piece, scrub, window)
+        if len(self.partial) > OPEN_LINE_LIMIT + window:
+            keep = LINE_KEEP + window  # what is shown, and what the next piece re-scans
+            if not self.partial_dropped:
+                self.partial_head = self.partial[:LINE_KEEP]
+                self.partial = self.partial[LINE_KEEP:]
+            self.partial_dropped += len(self.partial) - keep
+            self.partial = self.partial[-keep:]
+
+    def end_line(self) -> str:
+        """Close the open line: what the tail keeps of it."""
+        line = self.open_line
+        self.partial, self.partial_head, self.partial_dropped = "", "", 0
+        return line

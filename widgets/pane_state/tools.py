@@ -1,0 +1,240 @@
+"""The Tools pane's state: one row per call, in the order the calls became ready.
+
+A row (``ToolRow``) is shown in the Transcript too, so this model tells the Transcript
+model when it makes one (a ``call`` entry) and when one changes (the entry re-renders):
+both are calls on the ``transcript`` passed at construction. It holds each finished
+call's whole result for the pager, within ``OUTPUT_BUDGET`` over all rows.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Mapping
+from typing import Any
+
+from frontier.app.events import (
+    CallReady,
+    ToolCall,
+    ToolFinished,
+    ToolOutput,
+    ToolStarted,
+    TurnEnded,
+)
+from frontier.app.frontends.terminal_text import pictured
+from frontier.app.frontends.tui.sandbox_text import ran_under
+from frontier.tools.patch_summary import SHOWN_CHANGES, change_lines, patch_label
+from frontier.widgets import display
+from frontier.widgets.display import fold_blank_runs, line_count, more_lines
+from frontier.widgets.pane_state.shared import PaneContext
+from frontier.widgets.pane_state.tool_row import ToolRow
+from frontier.widgets.pane_state.transcript import TranscriptModel
+
+MAX_TOOLS = 100
+OUTPUT_BUDGET = 16 << 20
+"""Characters of finished calls' whole results kept for the pager, over all rows: past
+it the oldest rows keep only their fold (``ToolRow.output_dropped`` says how much went;
+the copy picker and the export still have the session's record)."""
+
+SUMMARY_CHARS = 80
+"""Characters of a call's key argument a Transcript or Tools row shows."""
+
+
+def _first_line(text: str) -> str:
+    """The first line of ``text`` with something on it (split at ``\n`` only)."""
+    start = 0
+    while True:
+        end = text.find("\n", start)
+        line = text[start:] if end == -1 else text[start:end]
+        if line.strip(" \t"):
+            return line.strip(" \t")
+        if end == -1:
+            return ""
+        start = end + 1
+
+
+def call_summary(call: ToolCall) -> tuple[str, int]:
+    """The key argument of a call in a few words, and how many more lines it has.
+
+    The count is what a one-row summary cannot show: ``echo safe`` with 40 blank lines
+    and ``touch PWNED`` after it is ``echo safe`` and 41 more lines, and a row says so
+    (``(+41 lines)``, :func:`~frontier.widgets.display.more_lines`)."""
+    args = call.args
+    if call.name == "apply_patch":
+        patch = args.get("patch", "")
+        text = patch.decode("utf-8", "replace") if isinstance(patch, bytes) else str(patch)
+        return patch_label(text), 0
+    for key in ("command", "path", "pattern", "code", "content"):
+        if key in args:
+            value = args[key]
+            text = value.decode("utf-8", "replace") if isinstance(value, bytes) else str(value)
+            # a run of blanks is one visible note, so what follows it is on the row
+            first, _ = fold_blank_runs(_first_line(text))
+            if len(first) > SUMMARY_CHARS:
+                first = first[: SUMMARY_CHARS - 1] + "…"
+            return first, max(0, line_count(text) - 1)
+    return " ".join(f"{k}={str(v)[:20]}" for k, v in list(args.items())[:2]), 0
+
+
+def summarize_call(call: ToolCall) -> str:
+    """The key argument of a call in a few words (what the Tools pane shows), with
+    ``(+N lines)`` when it has more lines than the one shown."""
+    first, more = call_summary(call)
+    return first + more_lines(more)
+
+
+_SANDBOX_WORDS = {
+    "workspace-write": "sandbox",
+    "read-only": "read-only",
+    "escalated": "outside",
+    "off": "no sandbox",
+    "unavailable": "no sandbox",
+}
+
+
+def sandbox_word(meta: Mapping[str, Any] | None) -> str:
+    """Where a command ran, in the Tools pane's few cells: ``sandbox``, ``sandbox+net``,
+    ``read-only``, ``outside`` (approved to run unconfined), ``no sandbox``; empty for a
+    result that ran no command (``sandbox_text.ran_under`` has the full words)."""
+    record = meta.get("sandbox") if meta else None
+    if not isinstance(record, Mapping) or not isinstance(record.get("mode"), str):
+        return ""
+    word = _SANDBOX_WORDS.get(record["mode"], record["mode"][:10])
+    if record.get("network") and record["mode"] in ("workspace-write", "read-only"):
+        word += "+net"
+    return word
+
+
+class ToolsModel:
+    """The calls of this session by id, and the budget of their kept results."""
+
+    def __init__(self, ctx: PaneContext, transcript: TranscriptModel) -> None:
+        self._ctx = ctx
+        self._dirty = ctx.dirty
+        self._transcript = transcript
+        self.rows: dict[str, ToolRow] = {}
+        self.calls_ready = 0
+        self._outputs: deque[ToolRow] = deque()
+        """Finished rows holding a whole result, oldest first (``_keep_output``)."""
+        self._output_chars = 0
+
+    def running(self) -> list[ToolRow]:
+        return [row for row in self.rows.values() if row.running]
+
+    def set_state(self, call: ToolCall, state: str) -> None:
+        """The App's review says where a call stands (``review``, ``denied``...)."""
+        row = self._row(call)
+        row.state = state
+        self._touch(call.id)
+
+    def reset(self) -> None:
+        """A new session (or history shown): no rows; the calls in the Transcript keep
+        their rows (``TranscriptEntry.tool``) but no longer answer to their ids."""
+        for row in list(self.rows.values()):
+            self._transcript.freeze(row)
+        self.rows.clear()
+        self.calls_ready = 0
+
+    # ------------------------------------------------------------------ helpers
+    def _row(self, call: ToolCall, *, entry: bool = True) -> ToolRow:
+        row = self.rows.get(call.id)
+        if row is None:
+            row = self._new_row(call)
+            self.rows[call.id] = row
+            if entry:
+                self._transcript.show_call(row)
+        return row
+
+    def _new_row(self, call: ToolCall) -> ToolRow:
+        summary, more = call_summary(call)
+        return ToolRow(call=call, summary=self._ctx.scrub(summary), more=more)
+
+    def _touch(self, call_id: str) -> None:
+        self._transcript.touch(call_id)
+        self._dirty.add("tools")
+
+    def _output(self, row: ToolRow, data: str) -> None:
+        """A running tool's output: complete lines join the tail (scrubbed, then cut to
+        their ends), the open line grows; a prefix of a key waits for the rest of it."""
+        ctx = self._ctx
+        scrub = ctx.scrub if ctx.scrubber is not None else pictured
+        window = ctx.scrub_window()
+        pieces = data.split("\n")
+        row.grow(pieces[0], scrub, window)
+        if len(pieces) == 1:
+            return
+        row.add_lines([row.end_line(), *(display.cut_line(ctx.scrub(x)) for x in pieces[1:-1])])
+        row.grow(pieces[-1], scrub, window)
+
+    def _keep_output(self, row: ToolRow) -> None:
+        """Hold ``row``'s whole result for the pager within ``OUTPUT_BUDGET``: the
+        oldest rows' results go first (their fold stays)."""
+        self._outputs.append(row)
+        self._output_chars += len(row.output)
+        while self._output_chars > OUTPUT_BUDGET and len(self._outputs) > 1:
+            old = self._outputs.popleft()
+            self._output_chars -= len(old.output)
+            old.output_dropped, old.output = len(old.output), ""
+            old.version += 1
+
+    # ------------------------------------------------------------------ handlers
+    def on_call_ready(self, event: CallReady) -> None:
+        call = event.call
+        self.calls_ready += 1
+        previous = self.rows.pop(call.id, None)
+        if previous is not None:
+            self._transcript.freeze(previous)
+        row = self._new_row(call)
+        self.rows[call.id] = row
+        while len(self.rows) > MAX_TOOLS:
+            oldest = next(iter(self.rows))
+            if self.rows[oldest].running:
+                break
+            del self.rows[oldest]
+        self._transcript.show_call(row)
+        self._dirty.add("tools")
+
+    def on_tool_started(self, event: ToolStarted) -> None:
+        row = self._row(event.call)
+        row.state = "running"
+        row.started = self._ctx.clock()
+        self._touch(event.call.id)
+
+    def on_tool_output(self, event: ToolOutput) -> None:
+        row = self.rows.get(event.call_id)
+        if row is not None:
+            self._output(row, event.data)
+            row.version += 1
+            self._dirty.update(("tools", "transcript"))  # the Transcript shows its live tail
+
+    def on_tool_finished(self, event: ToolFinished) -> None:
+        result = event.result
+        row = self.rows.get(result.call_id)
+        if row is None:  # a call cut off before it was ready: the ✂ line may name it
+            call = ToolCall(result.call_id, result.name, {})
+            said = result.kind == "truncated" and self._transcript.cut_shown
+            row = self._row(call, entry=not said)
+        row.state = result.kind
+        row.exit_code = result.exit_code
+        row.elapsed = result.elapsed
+        scrub = self._ctx.scrub
+        output = scrub(result.output)
+        lines = output.strip().splitlines()  # empty for a result of only whitespace
+        row.message = lines[0][:200] if lines else ""
+        if row.partial:
+            row.add_lines([row.end_line()])
+        row.finish(output)
+        self._keep_output(row)
+        row.changes = tuple(map(scrub, change_lines(result.meta, SHOWN_CHANGES)))
+        row.ran = tuple(map(scrub, ran_under(result.meta)))
+        row.where = sandbox_word(result.meta)
+        self._touch(result.call_id)
+
+    def on_turn_ended(self, event: TurnEnded) -> None:
+        """A turn that ended (ctrl+c, an error) ends its calls: a cancelled task reports
+        no result, so a row still running, in review or waiting would say so forever."""
+        for row in self.rows.values():
+            if row.state in ("running", "review", "ready"):
+                row.state = "cancelled" if row.state == "running" else "not run"
+                if row.started is not None and row.elapsed is None:
+                    row.elapsed = max(0.0, self._ctx.clock() - row.started)
+                self._touch(row.call.id)

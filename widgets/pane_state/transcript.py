@@ -1,0 +1,392 @@
+"""The Transcript's state: the conversation as entries, with prose streamed live.
+
+The loop reports prose (``AssistantText``) only when a call starts and when the
+response ends, so this model streams it from the ``Confirmed`` text itself, decoded as
+the loop decodes it; the report that follows is then matched against what is already
+shown (replay and the test loop report each piece as it comes). Only confirmed bytes
+ever become prose: the pending tail is not shown here.
+
+It reads the Stream model (where a response was cut, whether one is open); the Tools
+model adds the ``call`` entries and re-renders them (:meth:`TranscriptModel.show_call`,
+:meth:`TranscriptModel.touch`), since it is the one that makes and changes their rows.
+"""
+
+from __future__ import annotations
+
+import codecs
+from collections import deque
+
+from frontier.app.agent.budget import ASSUMED
+from frontier.app.events import (
+    AssistantText,
+    CallReady,
+    CallStarted,
+    Compacted,
+    Confirmed,
+    ContextUsage,
+    ContractError,
+    ReasoningText,
+    RepairRequested,
+    ResponseContinued,
+    ResponseEnded,
+    ResponseStarted,
+    Retry,
+    ServerTool,
+    StreamStopped,
+    Summarising,
+    TurnEnded,
+    UserMessage,
+)
+from frontier.app.model.catalogue import assumed_window_text
+from frontier.app.vocab import is_clean
+from frontier.widgets.pane_state.notes import (
+    compaction_line,
+    continued_line,
+    cut_line,
+    interrupted_words,
+    repair_line,
+    retry_line,
+    stop_line,
+    summarising_line,
+)
+from frontier.widgets.pane_state.shared import PaneContext, Scrub, scrub_append
+from frontier.widgets.pane_state.stream import StreamModel
+from frontier.widgets.pane_state.tool_row import ToolRow
+from frontier.widgets.prose import ProseBlocks
+
+MAX_TRANSCRIPT = 200
+ASSISTANT_TEXT_CAP = 64_000
+"""Characters of one assistant message kept in the transcript (the head is elided)."""
+
+
+class TranscriptEntry:
+    """One entry of the Transcript.
+
+    ``role``: ``you``, ``ai``, ``thinking``, ``call``, ``note``, ``stop`` (the stream
+    stopped, a cut-off response, a repair: one line each), ``session`` (a new session
+    starts below), ``error``. An ``ai`` entry's prose is Markdown kept as
+    :class:`~frontier.widgets.prose.ProseBlocks`, so a growing reply re-renders only its
+    last block; ``text`` reads it back as one string.
+    """
+
+    def __init__(
+        self,
+        id: int,
+        role: str,
+        text: str = "",
+        call_id: str | None = None,
+        scrub: Scrub | None = None,
+        tool: ToolRow | None = None,
+    ) -> None:
+        self.id = id
+        self.tool = tool
+        """A ``call`` entry's row, kept by the entry itself: a row the Tools pane let go
+        (a resent id, a new session, history) still folds and opens in the pager."""
+        self.scrub = scrub
+        """Applied to all text set here and to every prose block (secrets out)."""
+        self.role = role
+        self.call_id = call_id
+        self.version = 0
+        self.prose: ProseBlocks | None = ProseBlocks(scrub=scrub) if role == "ai" else None
+        self.interrupted = False
+        """``ai``: the turn was stopped while this reply streamed; what was confirmed is
+        kept and marked."""
+        self.interrupted_by = ""
+        """The key that stopped it (``Esc``, ``ctrl+c``); empty when not known (history)."""
+        self._text = ""
+        self.text = text
+
+    @property
+    def text(self) -> str:
+        return self.prose.text if self.prose is not None else self._text
+
+    @text.setter
+    def text(self, value: str) -> None:
+        if self.prose is not None:
+            self.prose = ProseBlocks(scrub=self.scrub)
+            self.prose.append(value)
+        else:
+            self._text = self.scrub(value) if self.scrub is not None else value
+
+    def append_text(self, piece: str, window: int) -> None:
+        """Grow a non-prose entry (reasoning): only the tail is scrubbed again."""
+        self._text = scrub_append(self._text, piece, self.scrub, window)
+
+    def __repr__(self) -> str:
+        return f"TranscriptEntry({self.id}, {self.role!r}, {self.text[:40]!r}, {self.call_id!r})"
+
+
+class TranscriptModel:
+    """The Transcript's entries and what it needs to stream a reply into them."""
+
+    def __init__(self, ctx: PaneContext, stream: StreamModel) -> None:
+        self._ctx = ctx
+        self._dirty = ctx.dirty
+        self._stream = stream
+        self.entries: deque[TranscriptEntry] = deque(maxlen=MAX_TRANSCRIPT)
+        self.ids = 0
+        """The last entry id given: entries are the pane's cache keys, so ids never
+        repeat (a tour rebuild carries them over)."""
+        self._assistant: TranscriptEntry | None = None
+        self._thinking: TranscriptEntry | None = None
+        self.thinking_expanded = False
+        """Reasoning blocks shown whole (else folded to their last lines)."""
+        self._assumed_told = False
+        """The Transcript said the context window is only assumed (once a session)."""
+        self._decoder = codecs.getincrementaldecoder("utf-8")("replace")
+        self._streamed: list[str] = []
+        """Prose decoded from ``Confirmed`` text and shown, not yet reported as an
+        ``AssistantText`` (the loop reports it at a call and at the end)."""
+        self._expected: str | None = None
+        """The stretch the loop reports right after a ``CallStarted`` (already shown)."""
+        self._streaming = False
+        """A response is open (started, not ended): an Esc now interrupts its prose."""
+        self._open_calls: dict[str, str] = {}
+        """This response's calls whose header was confirmed but not yet ready (id -> name)."""
+        self._last_call = ""
+        self.cut_shown = False
+        """This response's ✂ line is in the Transcript (its ``truncated`` error and a
+        result for a call it cut are not shown again: the Tools model reads this)."""
+        self.stop_key = ""
+        """The key that is stopping the turn (``stopping``), named when it ends."""
+        self._retry: TranscriptEntry | None = None
+        """The line counting the retries of the request being retried."""
+        self._retry_failure = ""
+
+    # ------------------------------------------------------------------ entries
+    def entry(
+        self, role: str, text: str, call_id: str | None = None, tool: ToolRow | None = None
+    ) -> TranscriptEntry:
+        self.ids += 1
+        entry = TranscriptEntry(self.ids, role, text, call_id, self._ctx.scrub, tool)
+        self.entries.append(entry)
+        self._dirty.add("transcript")
+        return entry
+
+    def note(self, text: str, role: str = "note") -> None:
+        self.entry(role, text)
+
+    def add_user(self, text: str) -> None:
+        self.entry("you", text)
+        self._assistant = None
+
+    def toggle_thinking(self) -> None:
+        """Show reasoning blocks whole, or folded to their last lines (ctrl+t)."""
+        self.thinking_expanded = not self.thinking_expanded
+        for entry in self.entries:
+            if entry.role == "thinking":
+                entry.version += 1
+        self._dirty.add("transcript")
+
+    # ------------------------------------------------------------------ call entries
+    def show_call(self, row: ToolRow) -> None:
+        """A ``call`` entry for a new row (the Tools model made it)."""
+        self.entry("call", "", call_id=row.call.id, tool=row)
+
+    def touch(self, call_id: str) -> None:
+        """The newest entry of ``call_id`` re-renders (its row changed)."""
+        for entry in reversed(self.entries):
+            if entry.call_id == call_id:
+                entry.version += 1
+                break
+        self._dirty.add("transcript")
+
+    def freeze(self, row: ToolRow) -> None:
+        """A resent call reuses its id: the earlier attempt's entry keeps its own row as
+        it ended (``TranscriptEntry.tool``) and no longer answers to the id."""
+        for entry in reversed(self.entries):
+            if entry.call_id == row.call.id:
+                entry.call_id = None
+                entry.version += 1
+                break
+
+    # ------------------------------------------------------------------ prose
+    def _thinking_text(self, text: str) -> None:
+        """Reasoning grows one dimmed, collapsible block per stretch of it."""
+        if self._thinking is None or self._thinking is not self.entries[-1]:
+            self._thinking = self.entry("thinking", "")
+        entry = self._thinking
+        entry.append_text(text, self._ctx.scrub_window())
+        if len(entry.text) > ASSISTANT_TEXT_CAP:
+            entry.text = "…" + entry.text[-ASSISTANT_TEXT_CAP // 2 :]
+        entry.version += 1
+        self._dirty.add("transcript")
+
+    def _assistant_text(self, text: str) -> None:
+        """Add prose to the reply being shown (a new ``ai`` entry after anything else)."""
+        if self._assistant is None or self._assistant is not self.entries[-1]:
+            if not text.strip():
+                return  # whitespace before a reply shows nothing (and the loop reports none)
+            self._assistant = self.entry("ai", "")
+        entry = self._assistant
+        assert entry.prose is not None
+        entry.prose.append(text)  # bounded: whole blocks drop off the head
+        entry.version += 1
+        self._dirty.add("transcript")
+
+    def _reported_prose(self, text: str) -> None:
+        """An ``AssistantText``: show only what streaming has not shown already."""
+        if self._expected is not None:
+            shown, self._expected = self._expected, None
+        elif self._streamed:
+            shown = "".join(self._streamed)
+            self._streamed.clear()
+        else:
+            self._assistant_text(text)  # nothing streamed (history, another source)
+            return
+        if text.startswith(shown):
+            extra = text[len(shown) :]  # the loop's decoder flushed a cut-off character
+        elif shown.startswith(text):
+            self._streamed.insert(0, shown[len(text) :])
+            extra = ""
+        else:
+            extra = text
+        if extra:
+            self._assistant_text(extra)
+
+    def _reset_prose(self) -> None:
+        self._decoder = codecs.getincrementaldecoder("utf-8")("replace")
+        self._streamed.clear()
+        self._expected = None
+
+    def _turn_ended(self, reason: str) -> bool:
+        """True when a cancelled turn cut the reply it ends with (which is then marked:
+        the loop kept what was confirmed). That reply is the newest entry: live, it was
+        streaming; from history, the stored reply was marked interrupted."""
+        reply = self._assistant
+        cut = (
+            reason == "cancelled"
+            and reply is not None
+            and (self._streaming or self._stream.current is None)  # (history: no response)
+            and bool(self.entries)
+            and self.entries[-1] is reply
+        )
+        if cut and reply is not None:
+            reply.interrupted = True
+            reply.interrupted_by = self.stop_key
+            reply.version += 1
+            self._dirty.add("transcript")
+        self._streaming = False
+        self._reset_prose()
+        return cut
+
+    def reset(self) -> None:
+        """A new session (or history shown): the entries stay, the reply in progress
+        and this response's calls are forgotten."""
+        self._assistant = None
+        self._thinking = None
+        self._streaming = False
+        self._open_calls.clear()
+        self._last_call = ""
+        self._retry = None
+        self._reset_prose()
+
+    # ------------------------------------------------------------------ handlers
+    def on_confirmed(self, event: Confirmed) -> None:
+        if event.kind == "text":
+            piece = self._decoder.decode(event.data)
+            if piece:
+                self._streamed.append(piece)
+                self._assistant_text(piece)
+
+    def on_call_started(self, event: CallStarted) -> None:
+        if event.replaces:  # the same call under the id its wire settled on
+            self._open_calls.pop(event.replaces, None)
+        # the loop reports the prose before a call right after the call's header (when
+        # it is more than whitespace): that report is expected, and already shown
+        stretch = "".join(self._streamed)
+        self._streamed.clear()
+        self._expected = stretch if stretch.strip() else None
+        self._assistant = None
+        self._open_calls[event.id] = event.name
+        self._last_call = event.id
+
+    def on_call_ready(self, event: CallReady) -> None:
+        self._open_calls.pop(event.call.id, None)
+        self._last_call = event.call.id
+        self._assistant = None  # the Tools model added the call's entry after the reply
+        self._thinking = None
+
+    def on_contract_error(self, event: ContractError) -> None:
+        if not (event.kind == "truncated" and self.cut_shown):  # the ✂ line said it
+            self.entry("error", f"{event.kind} at byte {event.offset}: {event.message}")
+
+    def on_stream_stopped(self, event: StreamStopped) -> None:
+        self.note(stop_line(event.reason, event.offset, self._last_call), "stop")
+
+    def on_response_started(self, event: ResponseStarted) -> None:
+        self._thinking = None
+        self._retry = None
+        self._assistant = None  # one reply per response (consecutive ones never merge)
+        self._reset_prose()
+        self._streaming = True
+        self._open_calls.clear()
+        self.cut_shown = False
+
+    def on_response_ended(self, event: ResponseEnded) -> None:
+        self._streaming = False
+        reason = event.finish_reason
+        if not is_clean(reason) and reason not in ("error", "stopped"):
+            line = cut_line(reason, event.detail, self._stream.consumed, self._open_calls)
+            self.note(line, "stop")
+            self.cut_shown = True
+
+    def on_assistant_text(self, event: AssistantText) -> None:
+        self._thinking = None
+        self._reported_prose(event.text)
+
+    def on_user_message(self, event: UserMessage) -> None:
+        for notice in event.notices:  # the session's words, not the person's: a note
+            self.note(f"the model was told with this message: {notice}")
+        if event.text or not event.notices:
+            self.add_user(event.text)
+
+    def on_server_tool(self, event: ServerTool) -> None:
+        # the provider ran it inside the response; Frontier never does
+        self.note(f"⚙ the provider ran its own tool {self._ctx.scrub(event.name)} (not run here)")
+
+    def on_reasoning_text(self, event: ReasoningText) -> None:
+        self._thinking_text(event.text)
+
+    def on_retry(self, event: Retry) -> None:
+        """Retries of one failure are one line that counts them (the server's message
+        once, not once per attempt)."""
+        reason = self._ctx.scrub(" ".join(event.reason.split()))
+        failure = reason.split(" — ", 1)[0]
+        text = retry_line(event, reason)
+        entry = self._retry
+        if entry is not None and self._retry_failure == failure and entry in self.entries:
+            entry.text = text
+            entry.version += 1
+            self._dirty.add("transcript")
+        else:
+            self._retry = self.entry("stop", text)
+            self._retry_failure = failure
+
+    def on_repair_requested(self, event: RepairRequested) -> None:
+        self.note(repair_line(event.kind, event.attempt), "stop")
+
+    def on_response_continued(self, event: ResponseContinued) -> None:
+        self.note(continued_line(event), "stop")
+
+    def on_context_usage(self, event: ContextUsage) -> None:
+        if event.source == ASSUMED and not self._assumed_told:
+            self._assumed_told = True
+            self.note(assumed_window_text(event.window))
+
+    def on_summarising(self, event: Summarising) -> None:
+        self.note(summarising_line(event))
+
+    def on_compacted(self, event: Compacted) -> None:
+        self.note(compaction_line(event))
+
+    def on_turn_ended(self, event: TurnEnded) -> None:
+        self._retry = None
+        marked = self._turn_ended(event.reason)
+        if event.reason == "cancelled":
+            if not marked:  # said once: on the reply it cut, or here
+                self.note(f"⏹ {interrupted_words(self.stop_key)}: the turn stopped", "stop")
+        elif event.reason != "done":
+            self.note(f"turn ended: {event.reason} {event.message}".strip())
+        self.stop_key = ""
+        self._assistant = None
