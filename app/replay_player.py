@@ -27,6 +27,7 @@ from frontier.app.events import (
     ResponseStarted,
     StreamBytes,
 )
+from frontier.app.stream_events import coalesce_confirmed
 from frontier.app.transducers import transducer_factory as transducer_factory_for
 from frontier.app.vocab import DEFAULT_WIRE, NATIVE_MODES, is_clean
 
@@ -349,9 +350,11 @@ class ReplayPlayer:
         return events
 
     def _with_text(self, events: list[Event]) -> list[Event]:
-        """Add the decoded prose the live loop would report, so the transcript fills in."""
+        """Add the decoded prose the live loop would report, so the transcript fills in;
+        the lines of prose one read confirmed are one ``Confirmed`` (``coalesce_confirmed``:
+        a 1 MiB reply is then a few thousand events, not ~80,000)."""
         out: list[Event] = []
-        for event in events:
+        for event in coalesce_confirmed(events):
             out.append(event)
             if isinstance(event, ContractError):
                 self.errors_seen += 1

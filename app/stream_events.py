@@ -255,6 +255,38 @@ class StreamStopped(Event):
         _set(self, "offset", offset)
 
 
+def coalesce_confirmed(events: list[Event]) -> list[Event]:
+    """``events`` with each run of back-to-back ``Confirmed`` of one kind and contiguous
+    offsets joined into one (the same bytes became irreversible, in one event).
+
+    CTL confirms prose a line at a time, so a 1 MiB reply is ~40,000 events; a reader
+    that takes a whole slice at once (replay at "max") applies a few instead. Any other
+    event between two ``Confirmed`` keeps them apart, so the order of everything a front
+    end shows is unchanged."""
+    out: list[Event] = []
+    run: list[Confirmed] = []
+    end = -1
+
+    def flush() -> None:
+        if len(run) == 1:
+            out.append(run[0])
+        elif run:
+            out.append(Confirmed(run[0].offset, run[0].kind, b"".join(e.data for e in run)))
+        run.clear()
+
+    for event in events:
+        if isinstance(event, Confirmed):
+            if not (run and event.kind == run[0].kind and event.offset == end):
+                flush()
+            run.append(event)
+            end = event.offset + len(event.data)
+        else:
+            flush()
+            out.append(event)
+    flush()
+    return out
+
+
 def event_to_json(event: Event) -> dict[str, Any]:
     """The JSON-lines form of a stream event, as ``frontier transduce`` prints it.
 

@@ -59,6 +59,7 @@ def indexed(data: bytes, cuts: list[int], wrap: int) -> RawStreamView:
     view = RawStreamView()
     view._wrap = wrap
     buf = ResponseBuffer(1, "ctl")
+    view.buffer = buf
     view._reset_index(0)
     done = 0
     for cut in [*sorted(cuts), len(data)]:
@@ -79,7 +80,8 @@ def test_raw_lines_cover_every_byte_once_wrapped_and_never_split_a_character(
     raw = b"".join(data)
     view = indexed(raw, [c for c in cuts if c <= len(raw)], wrap)
     rebuilt = b""
-    for start, end, newline in zip(view._starts, view._ends, view._newline, strict=True):
+    spans = view.spans()
+    for start, end, newline in spans:
         line = raw[start:end]
         assert b"\n" not in line
         assert len(line) <= wrap
@@ -87,12 +89,13 @@ def test_raw_lines_cover_every_byte_once_wrapped_and_never_split_a_character(
         rebuilt += line + (b"\n" if newline else b"")
     assert rebuilt == raw
     # the frontier marker has a line to sit on after a final newline
-    assert not raw or view._newline[-1] is False
+    assert not raw or spans[-1][2] is False
 
 
 def test_a_sliding_window_keeps_the_index_of_what_remains() -> None:
     buf = ResponseBuffer(1, "ctl")
     view = RawStreamView()
+    view.buffer = buf
     view._wrap = 40
     view._generation = 0
     view._reset_index(0)
@@ -105,14 +108,11 @@ def test_a_sliding_window_keeps_the_index_of_what_remains() -> None:
     view._slide(buf)
     view._index(buf)
     fresh = RawStreamView()
+    fresh.buffer = buf
     fresh._wrap = 40
     fresh._reset_index(buf.base)
     fresh._index(buf)
-    assert (view._starts, view._ends, view._newline) == (
-        fresh._starts,
-        fresh._ends,
-        fresh._newline,
-    )
+    assert view.spans() == fresh.spans()
 
 
 # ---------------------------------------------------------------- replay driver

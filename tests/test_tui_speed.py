@@ -4,21 +4,29 @@ unchanged status bar is not drawn again; a block quote is muted, not in a colour
 
 from __future__ import annotations
 
+import asyncio
 import io
 from pathlib import Path
 from typing import Any
 
+import pytest
 from pilot_wait import until
 from rich.console import Console
 from test_tui_layouts import live_app
 from test_tui_snapshots import mid_stream, settle
 from textual.app import App, ComposeResult
 
+from frontier.app.config import Config
 from frontier.app.events import ResponseStarted
-from frontier.app.frontends.tui.app import IDLE_HZ, IDLE_TICKS
+from frontier.app.frontends.tui import replay as replay_controller
+from frontier.app.frontends.tui.app import IDLE_HZ, IDLE_TICKS, SLOW_PANES, FrontierApp
+from frontier.app.replay_player import ReplayPlayer, source_from_recording
+from frontier.app.session.record import synthesize
 from frontier.widgets.prose import ProseBlocks
 from frontier.widgets.prose_render import ProseMarkdown
+from frontier.widgets.raw_stream import RawStreamView
 from frontier.widgets.status_bar import StatusBar, StatusInfo
+from frontier.widgets.tools_pane import ToolsPane
 
 
 def count_calls(obj: Any, name: str) -> list[int]:
@@ -106,3 +114,71 @@ def test_a_block_quote_is_muted_not_drawn_in_a_colour() -> None:
     assert words and all(s.style is not None and s.style.italic for s in words)
     assert all(s.style is None or s.style.color is None for s in segments), segments
     assert any(s.text.startswith("▌") for s in segments)
+
+
+def _replay_app(text: str) -> FrontierApp:
+    source = source_from_recording(synthesize(text, "ctl-heredoc", sizes=(7,)), name="r.jsonl")
+    return FrontierApp(
+        Config(), player=ReplayPlayer(source), speed=None, autostart=False, remember_theme=False
+    )
+
+
+async def test_a_replay_at_max_paints_one_pane_a_flush_and_every_pane_by_the_end(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """At "max" nobody reads a frame: each flush paints the pane waiting longest, so no
+    callback holds the keys for every pane's paint, and the end shows everything."""
+    monkeypatch.setattr(replay_controller, "MAX_CHUNK", 1024)
+    monkeypatch.setattr(replay_controller, "next_chunk", lambda chunk, took: chunk)
+    prose = "".join(f"Line {i} of the reply, long enough to wrap somewhere.\n" for i in range(4000))
+    text = prose + "".join(f"call c{i} read\narg path f{i}.py\nend\n" for i in range(40))
+    app = _replay_app(text)
+    async with app.run_test(size=(140, 45)) as pilot:
+        await settle(pilot)
+        painted: list[set[str]] = []
+        original = app.main.flush
+
+        def spy(state: Any, dirty: set[str], *args: Any, **kwargs: Any) -> set[str]:
+            if app.replay is not None and app.replay.racing:
+                painted.append(set(dirty))
+            return original(state, dirty, *args, **kwargs)
+
+        app.main.flush = spy  # type: ignore[method-assign]
+        assert app.replay is not None
+        worker = app.run_worker(app.replay.play(), name="replay")
+        while not worker.is_finished:
+            app.flush()  # a flush between every two slices of 1 KiB
+            await asyncio.sleep(0)
+        assert painted and all(len(dirty) <= 1 for dirty in painted)
+        assert not app.replay.racing
+        await until(pilot, lambda: app.flush_rate == app.flush_hz, "the full rate after")
+        app.flush(force=True)
+        tools = "\n".join(app.main.query_one(ToolsPane).plain_lines)
+        assert len(app.state.tools) == 40 and "c39" in tools
+        raw = app.main.query_one(RawStreamView)
+        assert raw.spans()[-1][1] == app.state.consumed == app.replay.player.size
+
+
+async def test_the_slow_panes_paint_one_a_flush(tmp_path: Path) -> None:
+    """Transcript, Tools and Errors each paint at most ten times a second and never in
+    the same flush: a live stream's paints do not add up in one callback."""
+    app, loop = live_app(tmp_path, layout="lab")
+    async with app.run_test(size=(140, 45)) as pilot:
+        await settle(pilot)
+        mid_stream(app, loop)
+        seen: list[set[str]] = []
+        original = app.main.flush
+
+        def spy(state: Any, dirty: set[str], *args: Any, **kwargs: Any) -> set[str]:
+            seen.append(dirty & SLOW_PANES)
+            return original(state, dirty, *args, **kwargs)
+
+        app.main.flush = spy  # type: ignore[method-assign]
+        app._slow_painted.clear()
+        app._slow_until = 0.0
+        app.state.mark("transcript", "tools", "errors")
+        for _ in range(3):
+            app._slow_until = 0.0  # no paint was costly (``SLOW_SHARE``)
+            app.flush()
+        assert [len(s) for s in seen if s] == [1, 1, 1]
+        assert set().union(*seen) == {"transcript", "tools", "errors"}

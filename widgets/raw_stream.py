@@ -12,8 +12,7 @@ from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
 from collections import OrderedDict
-from itertools import accumulate, compress, pairwise, repeat
-from operator import add
+from itertools import accumulate, compress, pairwise
 from typing import ClassVar
 
 from rich.segment import Segment
@@ -79,8 +78,9 @@ class RawStreamView(ScrollView, can_focus=True):
         self.highlight: int | None = None
         self.follow = True
         self._starts: list[int] = []
-        self._ends: list[int] = []
-        self._newline: list[bool] = []
+        """Each display line's first byte (absolute offset); its end is the next line's
+        start, less the newline when there is one (``_span``): one list to build, not
+        three, at replay speed."""
         self._generation = -1
         self._wrap = 0
         self._indexed = 0
@@ -170,7 +170,7 @@ class RawStreamView(ScrollView, can_focus=True):
         dropped = bisect_left(self._starts, buf.base)
         if dropped == len(self._starts) or self._starts[dropped] != buf.base:
             return
-        del self._starts[:dropped], self._ends[:dropped], self._newline[:dropped]
+        del self._starts[:dropped]
         self._generation = buf.generation
         if dropped and not self.follow:
             self.scroll_to(y=max(0, self.scroll_y - dropped), animate=False, immediate=True)
@@ -178,21 +178,37 @@ class RawStreamView(ScrollView, can_focus=True):
         self.refresh()
 
     def _reset_index(self, base: int) -> None:
-        self._starts, self._ends, self._newline = [], [], []
+        self._starts = []
         self._indexed = base
+
+    def _span(self, index: int) -> tuple[int, int, bool]:
+        """Display line ``index``: its first byte, its end (exclusive, before the
+        newline) and whether a newline ends it (the last line is the open one)."""
+        starts = self._starts
+        start = starts[index]
+        if index + 1 == len(starts):
+            return start, self._indexed, False
+        after = starts[index + 1]
+        buf = self.buffer
+        if buf is not None and buf.data[after - 1 - buf.base] == 0x0A:
+            return start, after - 1, True
+        return start, after, False
+
+    def spans(self) -> list[tuple[int, int, bool]]:
+        """Every display line's ``_span`` (for tests and the inspector, not paints)."""
+        return [self._span(i) for i in range(len(self._starts))]
 
     def _index(self, buf: ResponseBuffer) -> int:
         """Index bytes from the last (open) line on; return the first line that changed.
 
-        Lines are found by ``split`` and their offsets by ``accumulate`` (C loops:
-        a 1 MiB re-index after the window slides takes milliseconds); only lines
-        wider than the pane are cut in Python.
+        Lines are found by ``split`` and their starts by ``accumulate`` (C loops: a
+        1 MiB re-index after the window slides takes milliseconds); only lines wider
+        than the pane are cut in Python.
         """
-        if self._starts and not self._newline[-1]:
-            self._indexed = self._starts.pop()
-            self._ends.pop()
-            self._newline.pop()
-        first = len(self._starts)
+        starts = self._starts
+        if starts:
+            self._indexed = starts.pop()  # the open line is indexed again, grown
+        first = len(starts)
         data, base, wrap = buf.data, buf.base, self._wrap
         pos = self._indexed - base
         size = len(data)
@@ -201,33 +217,20 @@ class RawStreamView(ScrollView, can_focus=True):
             return first
         # the last part is the open line (empty after a final newline: the marker's place)
         lens = list(map(len, data[pos:].split(b"\n")))
-        count = len(lens)
         line_starts = list(accumulate(map((1).__add__, lens[:-1]), initial=base + pos))
-        line_ends = list(map(add, line_starts, lens))
-        starts, ends, newline = self._starts, self._ends, self._newline
         done = 0
-        for i in compress(range(count), map(wrap.__lt__, lens)):
+        for i in compress(range(len(lens)), map(wrap.__lt__, lens)):
             starts += line_starts[done:i]
-            ends += line_ends[done:i]
-            newline += repeat(True, i - done)
-            cut_from, stop = line_starts[i] - base, line_ends[i] - base
+            cut_from, stop = line_starts[i] - base, line_starts[i] - base + lens[i]
             while stop - cut_from > wrap:
                 cut = cut_from + wrap
                 while cut > cut_from + 1 and (data[cut] & 0xC0) == 0x80:
                     cut -= 1  # never inside a UTF-8 sequence
                 starts.append(base + cut_from)
-                ends.append(base + cut)
-                newline.append(False)
                 cut_from = cut
             starts.append(base + cut_from)
-            ends.append(base + stop)
-            newline.append(i != count - 1)
             done = i + 1
-        if done < count:
-            starts += line_starts[done:]
-            ends += line_ends[done:]
-            newline += repeat(True, count - done - 1)
-            newline.append(False)
+        starts += line_starts[done:]
         return first
 
     # ------------------------------------------------------------------ render
@@ -255,14 +258,14 @@ class RawStreamView(ScrollView, can_focus=True):
         base_style = styles.base
         if self.buffer is None or index >= len(self._starts):
             return Strip.blank(width, base_style)
-        start, end = self._starts[index], self._ends[index]
+        start, end, newline = self._span(index)
         frontier = self.buffer.frontier
         last = index == len(self._starts) - 1
-        on_line = start <= frontier < end or (frontier == end and (self._newline[index] or last))
+        on_line = start <= frontier < end or (frontier == end and (newline or last))
         marker = frontier if on_line else -1
         f_clamped = min(max(frontier, start), end)
         hl = self.highlight if self.highlight is not None and start <= self.highlight <= end else -1
-        at_end = self._newline[index] or last
+        at_end = newline or last
         joins = tuple(j for j, _ in self.buffer.joins if start <= j < end or (j == end and at_end))
         key = (start, end, f_clamped if marker < 0 else -2 - frontier, hl, width, joins)
         strip = self._cache.get(key)

@@ -78,7 +78,11 @@ if TYPE_CHECKING:  # the screens pushed later, and replay, are imported when fir
     from frontier.app.replay_player import PlaylistPlayer, ReplayPlayer
 
 FLUSH_HZ = 30.0
+RACING_HZ = 30.0
+"""Flushes a second while a replay plays at "max" (``FrontierApp._full_rate``)."""
 SLOW_PANES = frozenset({"transcript", "tools", "errors"})
+SLOW_PERIOD = 0.1
+"""The slow panes paint at most this often each (10 Hz), and one of them a flush."""
 SLOW_SHARE = 0.25
 """The share of the event loop the slow panes may take: after a paint of them that took
 ``t``, the next waits ``t / SLOW_SHARE`` (a burst of Markdown never starves the keys)."""
@@ -270,6 +274,11 @@ class FrontierApp(App[int]):
         self.flush_rate = flush_hz
         """Flushes a second now: ``flush_hz`` while anything changes, ``IDLE_HZ`` idle."""
         self._slow_until = 0.0
+        self._slow_painted: dict[str, float] = {}
+        self._painted_at: dict[str, float] = {}
+        """When each pane was last painted (``perf_counter``): at "max" the tick paints
+        the one waiting longest."""
+        """When each slow pane was last painted (``perf_counter``; ``_slow_due``)."""
         self._key_at = float("-inf")
         """``perf_counter`` of the last key (``TYPING_HOLD``)."""
         self._run_from = float("-inf")
@@ -417,7 +426,7 @@ class FrontierApp(App[int]):
     def observe(self, event: Event) -> None:
         """The core's observer: cheap; painting happens on the next flush."""
         self.state.apply(event)
-        if self.flush_rate != self.flush_hz:
+        if self.flush_rate != self._full_rate():
             self._wake()
         if isinstance(event, ToolFinished):
             self._ran_under(event)
@@ -596,18 +605,29 @@ class FrontierApp(App[int]):
             dirty -= hidden
             now = time.perf_counter()
             typing = now - self._key_at < TYPING_HOLD and now - self._slow_at < TYPING_HOLD
-            if self._ticks % 3 or now < self._slow_until or typing:
-                # the stream panes paint at 30 Hz; the layout-heavy ones at 10 Hz at most,
+            slow = dirty & SLOW_PANES
+            if slow:
+                # the stream panes paint at 30 Hz; the layout-heavy ones at 10 Hz at most
+                # and one of them a tick (their paints never add up in one callback),
                 # less while painting them is costly (``SLOW_SHARE``), and at 2 Hz while
                 # keys arrive (``TYPING_HOLD``)
-                slow = dirty & SLOW_PANES
-                if slow:
-                    self.state.mark(*slow)
-                    dirty -= slow
+                due = [] if now < self._slow_until or typing else self._slow_due(slow, now)
+                wait = slow - set(due[:1])
+                if wait:
+                    self.state.mark(*wait)
+                    dirty -= wait
+            if self.replay is not None and self.replay.racing and len(dirty) > 1:
+                # at "max" a tick paints one pane, the longest waiting: each of them a
+                # few times a second, and no frame holds the keys for all of them
+                first = min(dirty, key=lambda pane: self._painted_at.get(pane, 0.0))
+                self.state.mark(*(dirty - {first}))
+                dirty = {first}
+            for pane in dirty:
+                self._painted_at[pane] = now
             if not dirty:
                 self._quiet += 1
                 return
-        if self.flush_rate != self.flush_hz:
+        if self.flush_rate != self._full_rate():
             self._wake()  # a change no event announced (a playlist replay, a note)
         self._quiet = 0
         started = time.perf_counter()
@@ -626,6 +646,27 @@ class FrontierApp(App[int]):
             spent = time.perf_counter() - started
             self._slow_until = started + spent / SLOW_SHARE
             self._slow_at = started
+
+    def _slow_due(self, slow: set[str], now: float) -> list[str]:
+        """The slow panes in ``slow`` last painted ``SLOW_PERIOD`` ago or more, the
+        longest waiting first; the first (the one painted now) is stamped."""
+        painted = self._slow_painted
+        due = sorted(
+            (pane for pane in slow if now - painted.get(pane, -SLOW_PERIOD) >= SLOW_PERIOD),
+            key=lambda pane: painted.get(pane, -SLOW_PERIOD),
+        )
+        if due:
+            painted[due[0]] = now
+        return due
+
+    def _full_rate(self) -> float:
+        """Flushes a second while things change: ``flush_hz``; ``RACING_HZ`` while a
+        replay plays at "max" (nobody reads a frame of it: the loop's time goes to the
+        replay, and a frame costs the same however much it shows)."""
+        replay = self.replay
+        if replay is not None and replay.racing:
+            return min(self.flush_hz, RACING_HZ)
+        return self.flush_hz
 
     async def on_event(self, event: events.Event) -> None:
         if isinstance(event, events.Key):
@@ -655,7 +696,7 @@ class FrontierApp(App[int]):
     def _wake(self) -> None:
         """An event after a quiet spell: back to the full rate, painting on the next tick."""
         self._quiet = 0
-        self._restart_timer(self.flush_hz)
+        self._restart_timer(self._full_rate())
 
     def _restart_timer(self, hz: float) -> None:
         if self._flush_timer is None:

@@ -59,9 +59,16 @@ class ReplayController:
         self.slices: deque[float] = deque(maxlen=4096)
         """Seconds each replay step held the event loop (the newest 4,096; for the bench)."""
         self._resume = asyncio.Event()
+        self._playing = False
+        """``play`` is running (not finished)."""
         self._responses_replayed = 0
         self._at_error: tuple[int, int, int] | None = None
         """Where ``e`` last stopped at an error (response, byte, errors seen)."""
+
+    @property
+    def racing(self) -> bool:
+        """Playing at "max" (the App then paints at ``RACING_HZ``)."""
+        return self.speed is None and not self.paused and self._playing
 
     @property
     def responses(self) -> int:
@@ -93,6 +100,14 @@ class ReplayController:
         last = time.monotonic()
         chunk = MAX_CHUNK
         self.observe(player.start())
+        self._playing = True
+        try:
+            await self._play(player, last, chunk)
+        finally:
+            self._playing = False
+            self.app.state.mark("status")  # the frame rate follows ``racing`` on the next event
+
+    async def _play(self, player: ReplayPlayer | PlaylistPlayer, last: float, chunk: int) -> None:
         while not player.finished:
             if self.paused:
                 self._resume.clear()
@@ -108,7 +123,6 @@ class ReplayController:
                 chunk = next_chunk(chunk, took)
             last = now
             await asyncio.sleep(0 if self.speed is None else 1 / 120)
-        self.app.state.mark("status")
 
     def observe(self, events: list[Event]) -> None:
         """Apply replayed events; a session's responses each open with a transcript note."""
