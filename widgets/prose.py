@@ -167,7 +167,8 @@ class ProseBlocks:
             self._add(line)
             self._blank = True
             return
-        fence = _FENCE.match(line.rstrip("\n"))
+        head = line[:4]  # a fence's first mark is within its first four characters
+        fence = _FENCE.match(line.rstrip("\n")) if "`" in head or "~" in head else None
         if fence is not None and not (fence.group(1)[0] == "`" and "`" in fence.group(2)):
             self._finish()
             self._fence = (fence.group(1)[0], len(fence.group(1)))
@@ -175,7 +176,7 @@ class ProseBlocks:
             info = fence.group(2).strip()
             self._lang = info.split()[0] if info else ""
             self._opens = True
-        elif _HEADING.match(line):
+        elif line[0] == "#" and _HEADING.match(line):
             self._finish()
             self._add(line)
             self._finish()
@@ -203,6 +204,12 @@ class ProseBlocks:
 
     def _code_line(self, line: str) -> None:
         char, length = self._fence or ("`", 3)
+        if char * length not in line:  # no closing fence here: the common case, in C
+            self._add(line)
+            if self._size > self.block_limit:
+                self._emit_code(closes=False)
+                self._opens = False
+            return
         stripped = line.strip()
         indent = len(line) - len(line.lstrip(" "))
         if (
