@@ -605,23 +605,10 @@ class FrontierApp(App[int]):
             dirty -= hidden
             now = time.perf_counter()
             typing = now - self._key_at < TYPING_HOLD and now - self._slow_at < TYPING_HOLD
-            slow = dirty & SLOW_PANES
-            if slow:
-                # the stream panes paint at 30 Hz; the layout-heavy ones at 10 Hz at most
-                # and one of them a tick (their paints never add up in one callback),
-                # less while painting them is costly (``SLOW_SHARE``), and at 2 Hz while
-                # keys arrive (``TYPING_HOLD``)
-                due = [] if now < self._slow_until or typing else self._slow_due(slow, now)
-                wait = slow - set(due[:1])
-                if wait:
-                    self.state.mark(*wait)
-                    dirty -= wait
-            if self.replay is not None and self.replay.racing and len(dirty) > 1:
-                # at "max" a tick paints one pane, the longest waiting: each of them a
-                # few times a second, and no frame holds the keys for all of them
-                first = min(dirty, key=lambda pane: self._painted_at.get(pane, 0.0))
-                self.state.mark(*(dirty - {first}))
-                dirty = {first}
+            if self.replay is not None and self.replay.racing:
+                dirty = self._one_pane(dirty)
+            else:
+                dirty = self._slow_paced(dirty, now, typing)
             for pane in dirty:
                 self._painted_at[pane] = now
             if not dirty:
@@ -646,6 +633,32 @@ class FrontierApp(App[int]):
             spent = time.perf_counter() - started
             self._slow_until = started + spent / SLOW_SHARE
             self._slow_at = started
+
+    def _one_pane(self, dirty: set[str]) -> set[str]:
+        """At "max" replay speed a flush paints one pane, the one whose last paint is
+        oldest: each repaints a few times a second (nobody reads a frame of it), and no
+        callback holds the keys for every pane's paint."""
+        panes = dirty - {"status"}  # the status bar is drawn by every flush
+        if len(panes) <= 1:
+            return dirty
+        first = min(sorted(panes), key=lambda pane: self._painted_at.get(pane, 0.0))
+        wait = panes - {first}
+        self.state.mark(*wait)
+        return dirty - wait
+
+    def _slow_paced(self, dirty: set[str], now: float, typing: bool) -> set[str]:
+        """``dirty`` less the slow panes that must wait: the stream panes paint at 30 Hz;
+        the layout-heavy ones at 10 Hz at most and one of them a flush (their paints
+        never add up in one callback), less while painting them is costly
+        (``SLOW_SHARE``), and at 2 Hz while keys arrive (``TYPING_HOLD``)."""
+        slow = dirty & SLOW_PANES
+        if not slow:
+            return dirty
+        due = [] if now < self._slow_until or typing else self._slow_due(slow, now)
+        wait = slow - set(due[:1])
+        if wait:
+            self.state.mark(*wait)
+        return dirty - wait
 
     def _slow_due(self, slow: set[str], now: float) -> list[str]:
         """The slow panes in ``slow`` last painted ``SLOW_PERIOD`` ago or more, the
