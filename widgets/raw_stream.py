@@ -33,6 +33,9 @@ MARKER = "▌"
 JOIN = "⟂"
 """Drawn before the first byte of a continuation (where a cut response was joined)."""
 CACHE_LINES = 2048
+INDEX_STEP = 256 << 10
+"""Bytes indexed per callback: more (a replay at "max" brings megabytes between two
+paints) is indexed in the next turns of the event loop, keys handled between them."""
 
 
 def display_text(data: bytes) -> str:
@@ -88,6 +91,8 @@ class RawStreamView(ScrollView, can_focus=True):
         self._masked = 0
         self._cache: OrderedDict[tuple[int, int, int, int, int], Strip] = OrderedDict()
         self._pass: _Pass | None = None
+        self._catching_up = False
+        """A ``_catch_up`` is scheduled (the index is behind the buffer)."""
         """The styles and width of the paint in progress (``render_lines``), else ``None``."""
 
     # ------------------------------------------------------------------ public
@@ -100,6 +105,9 @@ class RawStreamView(ScrollView, can_focus=True):
         self._cache.clear()
         self.sync()
         if highlight is not None:
+            if buffer is not None and self._indexed < buffer.base + len(buffer.data):
+                self._index(buffer)  # the line to jump to is indexed now, not in a turn
+                set_virtual_size(self, Size(self._wrap, len(self._starts)))
             self.follow = False
             line = self.line_of(highlight)
             self.scroll_to(y=max(0, line - self.size.height // 2), animate=False, immediate=True)
@@ -142,12 +150,12 @@ class RawStreamView(ScrollView, can_focus=True):
             self._generation = buf.generation
             self._reset_index(buf.base)
             self._cache.clear()
-            self._index(buf)
+            self._index(buf, INDEX_STEP)
             self._frontier = buf.frontier
             set_virtual_size(self, Size(width, len(self._starts)))
             self.refresh()
         else:
-            first_dirty = self._index(buf)
+            first_dirty = self._index(buf, INDEX_STEP)
             old_frontier, self._frontier = self._frontier, buf.frontier
             lo = min(first_dirty, self.line_of(min(old_frontier, buf.frontier)))
             set_virtual_size(self, Size(width, len(self._starts)))
@@ -156,6 +164,13 @@ class RawStreamView(ScrollView, can_focus=True):
                 self.refresh_lines(lo, hi - lo)
         if self.follow:
             self.scroll_end(animate=False, immediate=True, x_axis=False)
+        if self._indexed < buf.base + len(buf.data) and not self._catching_up:
+            self._catching_up = True
+            self.call_later(self._catch_up)
+
+    def _catch_up(self) -> None:
+        self._catching_up = False
+        self.sync()
 
     # ------------------------------------------------------------------ index
     def _slide(self, buf: ResponseBuffer) -> None:
@@ -198,8 +213,10 @@ class RawStreamView(ScrollView, can_focus=True):
         """Every display line's ``_span`` (for tests and the inspector, not paints)."""
         return [self._span(i) for i in range(len(self._starts))]
 
-    def _index(self, buf: ResponseBuffer) -> int:
-        """Index bytes from the last (open) line on; return the first line that changed.
+    def _index(self, buf: ResponseBuffer, limit: int | None = None) -> int:
+        """Index bytes from the last (open) line on (``limit`` of them at most: the rest
+        is the next call's, a cut line being an open one); return the first line that
+        changed.
 
         Lines are found by ``split`` and their starts by ``accumulate`` (C loops: a
         1 MiB re-index after the window slides takes milliseconds); only lines wider
@@ -211,12 +228,12 @@ class RawStreamView(ScrollView, can_focus=True):
         first = len(starts)
         data, base, wrap = buf.data, buf.base, self._wrap
         pos = self._indexed - base
-        size = len(data)
+        size = len(data) if limit is None else min(len(data), pos + limit)
         self._indexed = base + size
-        if pos >= size and not (size and data[-1] == 0x0A):
+        if pos >= size and not (size and data[size - 1] == 0x0A):
             return first
         # the last part is the open line (empty after a final newline: the marker's place)
-        lens = list(map(len, data[pos:].split(b"\n")))
+        lens = list(map(len, data[pos:size].split(b"\n")))
         line_starts = list(accumulate(map((1).__add__, lens[:-1]), initial=base + pos))
         done = 0
         for i in compress(range(len(lens)), map(wrap.__lt__, lens)):

@@ -275,6 +275,9 @@ class FrontierApp(App[int]):
         """Flushes a second now: ``flush_hz`` while anything changes, ``IDLE_HZ`` idle."""
         self._slow_until = 0.0
         self._slow_painted: dict[str, float] = {}
+        self._raced = False
+        """A max-speed replay just ended and panes it changed are still to paint: they
+        paint one a flush too (the last frame is not every pane at once)."""
         self._painted_at: dict[str, float] = {}
         """When each pane was last painted (``perf_counter``): at "max" the tick paints
         the one waiting longest."""
@@ -605,7 +608,8 @@ class FrontierApp(App[int]):
             dirty -= hidden
             now = time.perf_counter()
             typing = now - self._key_at < TYPING_HOLD and now - self._slow_at < TYPING_HOLD
-            if self.replay is not None and self.replay.racing:
+            if self.replay is not None and (self.replay.racing or self._raced):
+                self._raced = self.replay.racing or len(dirty - {"status"}) > 1
                 dirty = self._one_pane(dirty)
             else:
                 dirty = self._slow_paced(dirty, now, typing)
