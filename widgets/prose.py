@@ -167,8 +167,8 @@ class ProseBlocks:
             self._add(line)
             self._blank = True
             return
-        head = line[:4]  # a fence's first mark is within its first four characters
-        fence = _FENCE.match(line.rstrip("\n")) if "`" in head or "~" in head else None
+        lead = line[:4]  # a fence's first mark is within its first four characters
+        fence = _FENCE.match(line.rstrip("\n")) if "`" in lead or "~" in lead else None
         if fence is not None and not (fence.group(1)[0] == "`" and "`" in fence.group(2)):
             self._finish()
             self._fence = (fence.group(1)[0], len(fence.group(1)))

@@ -8,7 +8,7 @@ both panes with no copy, and an entry keeps its row after the Tools pane lets it
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from frontier.app.events import ToolCall
@@ -31,7 +31,11 @@ class ToolRow:
     """One call as the Tools pane and its Transcript entry both show it."""
 
     call: ToolCall
-    summary: str
+    summarize: Callable[[ToolCall], tuple[str, int]] = field(repr=False, compare=False)
+    """The call's key argument in a few words (scrubbed) and how many more lines it has:
+    made when a pane first shows the row (``summary``, ``more``), not when the call is
+    ready: a replay at full speed readies thousands of calls a second and shows a few
+    (an apply_patch summary parses the whole patch)."""
     state: str = "ready"
     """ready, review, running, or the result kind (ok, error, denied, cancelled...)."""
     started: float | None = None
@@ -53,8 +57,6 @@ class ToolRow:
     """A finished mutation's ``M path (+3 −1)`` lines (the first few, then ``+N more``),
     or ``already applied``; from the result's ``meta``, never from the patch text."""
 
-    more: int = 0
-    """Lines of the key argument beyond the one ``summary`` shows (``(+41 lines)``)."""
     where: str = ""
     """Where a finished command ran, in a word or two (``sandbox``, ``outside``...: the
     Tools pane's field); empty for a call that ran no command."""
@@ -73,6 +75,24 @@ class ToolRow:
     """Characters of ``output`` let go past ``OUTPUT_BUDGET`` (the fold stays)."""
     version: int = 0
     """Bumped with each piece of output (the Transcript's live tail re-renders)."""
+
+    _summarized: tuple[str, int] | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def summary(self) -> str:
+        """The key argument of the call in a few words (``call_summary``, scrubbed)."""
+        return self._summary()[0]
+
+    @property
+    def more(self) -> int:
+        """Lines of the key argument beyond the one ``summary`` shows (``(+41 lines)``)."""
+        return self._summary()[1]
+
+    def _summary(self) -> tuple[str, int]:
+        said = self._summarized
+        if said is None:
+            said = self._summarized = self.summarize(self.call)
+        return said
 
     @property
     def running(self) -> bool:

@@ -145,8 +145,11 @@ class ToolsModel:
         return row
 
     def _new_row(self, call: ToolCall) -> ToolRow:
+        return ToolRow(call=call, summarize=self._summarize)
+
+    def _summarize(self, call: ToolCall) -> tuple[str, int]:
         summary, more = call_summary(call)
-        return ToolRow(call=call, summary=self._ctx.scrub(summary), more=more)
+        return self._ctx.scrub(summary), more
 
     def _touch(self, call_id: str) -> None:
         self._transcript.touch(call_id)
