@@ -185,9 +185,10 @@ async def run_replay(player: ReplayPlayer) -> Run:
         assert app.replay is not None
         worker = app.run_worker(app.replay.play(), name="replay")
         await worker.wait()
-        elapsed, cpu = time.perf_counter() - t0, time.process_time() - cpu0
-        app.flush()
+        while app.painting_behind:  # the end is on screen: every changed pane painted
+            await asyncio.sleep(0.005)
         await pilot.pause()
+        elapsed, cpu = time.perf_counter() - t0, time.process_time() - cpu0
         stop.set()
         await probe
         growth = rss_mb() - rss0

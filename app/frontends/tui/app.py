@@ -78,8 +78,8 @@ if TYPE_CHECKING:  # the screens pushed later, and replay, are imported when fir
     from frontier.app.replay_player import PlaylistPlayer, ReplayPlayer
 
 FLUSH_HZ = 30.0
-RACING_HZ = 30.0
-"""Flushes a second while a replay plays at "max" (``FrontierApp._full_rate``)."""
+DRAIN_GAP = 0.002
+"""Seconds between the flushes that paint what a max-speed replay left, one pane each."""
 SLOW_PANES = frozenset({"transcript", "tools", "errors"})
 SLOW_PERIOD = 0.1
 """The slow panes paint at most this often each (10 Hz), and one of them a flush."""
@@ -277,7 +277,8 @@ class FrontierApp(App[int]):
         self._slow_painted: dict[str, float] = {}
         self._raced = False
         """A max-speed replay just ended and panes it changed are still to paint: they
-        paint one a flush too (the last frame is not every pane at once)."""
+        paint one a flush too, the flushes ``DRAIN_GAP`` apart (the last frame is not
+        every pane at once, and it is on screen within a few milliseconds)."""
         self._painted_at: dict[str, float] = {}
         """When each pane was last painted (``perf_counter``): at "max" the tick paints
         the one waiting longest."""
@@ -429,7 +430,7 @@ class FrontierApp(App[int]):
     def observe(self, event: Event) -> None:
         """The core's observer: cheap; painting happens on the next flush."""
         self.state.apply(event)
-        if self.flush_rate != self._full_rate():
+        if self.flush_rate != self.flush_hz:
             self._wake()
         if isinstance(event, ToolFinished):
             self._ran_under(event)
@@ -609,8 +610,13 @@ class FrontierApp(App[int]):
             now = time.perf_counter()
             typing = now - self._key_at < TYPING_HOLD and now - self._slow_at < TYPING_HOLD
             if self.replay is not None and (self.replay.racing or self._raced):
-                self._raced = self.replay.racing or len(dirty - {"status"}) > 1
+                racing = self.replay.racing
+                self._raced = racing or len(dirty - {"status"}) > 1
                 dirty = self._one_pane(dirty)
+                if self._raced and not racing:
+                    # the replay ended: the rest paint one a timer apart, now (a timer,
+                    # not ``call_later``: the keys and the screen update go between)
+                    self.set_timer(DRAIN_GAP, self.flush, name="drain")
             else:
                 dirty = self._slow_paced(dirty, now, typing)
             for pane in dirty:
@@ -618,7 +624,7 @@ class FrontierApp(App[int]):
             if not dirty:
                 self._quiet += 1
                 return
-        if self.flush_rate != self._full_rate():
+        if self.flush_rate != self.flush_hz:
             self._wake()  # a change no event announced (a playlist replay, a note)
         self._quiet = 0
         started = time.perf_counter()
@@ -637,6 +643,15 @@ class FrontierApp(App[int]):
             spent = time.perf_counter() - started
             self._slow_until = started + spent / SLOW_SHARE
             self._slow_at = started
+
+    @property
+    def painting_behind(self) -> bool:
+        """Panes changed that no flush has painted yet (a max-speed replay's last ones
+        paint one a flush after it ends): what a benchmark waits for to see the end."""
+        return self._raced or bool(self.state.dirty - {"status"} - self._main_hidden())
+
+    def _main_hidden(self) -> set[str]:
+        return self._main.hidden_panes() if self._main is not None else set()
 
     def _one_pane(self, dirty: set[str]) -> set[str]:
         """At "max" replay speed a flush paints one pane, the one whose last paint is
@@ -676,15 +691,6 @@ class FrontierApp(App[int]):
             painted[due[0]] = now
         return due
 
-    def _full_rate(self) -> float:
-        """Flushes a second while things change: ``flush_hz``; ``RACING_HZ`` while a
-        replay plays at "max" (nobody reads a frame of it: the loop's time goes to the
-        replay, and a frame costs the same however much it shows)."""
-        replay = self.replay
-        if replay is not None and replay.racing:
-            return min(self.flush_hz, RACING_HZ)
-        return self.flush_hz
-
     async def on_event(self, event: events.Event) -> None:
         if isinstance(event, events.Key):
             now = time.perf_counter()
@@ -713,7 +719,7 @@ class FrontierApp(App[int]):
     def _wake(self) -> None:
         """An event after a quiet spell: back to the full rate, painting on the next tick."""
         self._quiet = 0
-        self._restart_timer(self._full_rate())
+        self._restart_timer(self.flush_hz)
 
     def _restart_timer(self, hz: float) -> None:
         if self._flush_timer is None:

@@ -105,7 +105,7 @@ class ReplayController:
             await self._play(player, last, chunk)
         finally:
             self._playing = False
-            self.app.state.mark("status")  # the frame rate follows ``racing`` on the next event
+            self.app.state.mark("status")  # the next flush paints what is left (``racing``)
 
     async def _play(self, player: ReplayPlayer | PlaylistPlayer, last: float, chunk: int) -> None:
         while not player.finished:
