@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import gc
 import os
 import resource
 import subprocess
@@ -223,6 +224,7 @@ def bench_shape(shape: str, size: int, runs: int) -> None:
     )
     results = []
     for i in range(1, runs + 1):
+        gc.collect()  # each run starts from the same heap, not the last run's garbage
         run = asyncio.run(run_replay(ReplayPlayer(source)))
         results.append(run)
         print(
