@@ -186,7 +186,11 @@ async def run_replay(player: ReplayPlayer) -> Run:
         assert app.replay is not None
         worker = app.run_worker(app.replay.play(), name="replay")
         await worker.wait()
-        while app.painting_behind:  # the end is on screen: every changed pane painted
+        # the end is on screen: every changed pane painted (a tree from before
+        # ``painting_behind``, run with ``PYTHONPATH`` as a baseline, paints all in one flush)
+        if not hasattr(app, "painting_behind"):
+            app.flush()
+        while getattr(app, "painting_behind", False):
             await asyncio.sleep(0.005)
         await pilot.pause()
         elapsed, cpu = time.perf_counter() - t0, time.process_time() - cpu0

@@ -108,6 +108,7 @@ class ReplayController:
             self.app.state.mark("status")  # the next flush paints what is left (``racing``)
 
     async def _play(self, player: ReplayPlayer | PlaylistPlayer, last: float, chunk: int) -> None:
+        last_took = 0.0
         while not player.finished:
             if self.paused:
                 self._resume.clear()
@@ -120,7 +121,10 @@ class ReplayController:
             took = time.perf_counter() - started
             self.slices.append(took)
             if self.speed is None:
-                chunk = next_chunk(chunk, took)
+                # the shorter of the last two: a collection or a preempted slice once is
+                # no reason to halve the chunk (and double the steps) for the rest
+                chunk = next_chunk(chunk, min(took, last_took))
+            last_took = took
             last = now
             await asyncio.sleep(0 if self.speed is None else 1 / 120)
 
