@@ -12,6 +12,7 @@ from textual.pilot import Pilot
 from tui_input_fakes import EchoRuntime, echo_factory
 
 from frontier.app.config import Config
+from frontier.app.frontends.tui import app as tui_app
 from frontier.app.frontends.tui.app import FrontierApp
 from frontier.widgets.prompt_input import CompletionList, HistorySearch, PromptInput
 
@@ -228,3 +229,26 @@ async def test_question_mark_on_an_empty_box_is_not_typed(tmp_path: Path) -> Non
         await pilot.press("w", "h", "y", "question_mark")
         await until(pilot, lambda: prompt.text == "why?", "a typed ?")
         assert not prompt.is_empty
+
+
+async def test_a_message_sent_before_the_agent_has_started_goes_once_it_has(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The screen is up before the session (``FIRST_PAINT_GRACE``): Enter then keeps
+    the text, says so, and sends it the moment the session exists — never "press Enter
+    again", and never lost."""
+    monkeypatch.setattr(tui_app, "FIRST_PAINT_GRACE", 3600.0)  # the test starts it
+    holder: list[EchoRuntime] = []
+    app = make_app(tmp_path, holder)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await focus_of(pilot, lambda: prompt_of(app), "the message box")
+        prompt = prompt_of(app)
+        await type_text(pilot, "hello")
+        await pilot.press("enter")
+        await until(pilot, lambda: prompt.text == "hello", "the text kept in the box")
+        assert app.live is not None and app.session is None and holder == []
+        app.live.start()
+        await until(pilot, lambda: holder and holder[0].loop.sent == ["hello"], "sent")
+        await until(pilot, lambda: prompt.text == "", "the box emptied")
+        await workers_done(app)
+        assert you_entries(app) == ["hello"]

@@ -70,7 +70,8 @@ class LiveController:
         """An undo is under review or being written: no turn starts meanwhile."""
         self.starting = True
         """The session is still to be built (just after the first paint): a message sent
-        meanwhile waits in the box."""
+        meanwhile waits in the box, and is sent once it is (``_send_when_ready``)."""
+        self._send_when_ready = False
 
     # ------------------------------------------------------------------ starting
     def start(self) -> None:
@@ -81,6 +82,12 @@ class LiveController:
             self.starting = False
         if session is not None:
             self._adopt(session)
+        if self._send_when_ready:
+            self._send_when_ready = False
+            box = self._prompt_box()
+            if session is not None and box is not None and box.prompt.text.strip():
+                prompt = box.prompt
+                prompt.post_message(prompt.Submitted(prompt, prompt.text, prompt.editing))
 
     def _build(self) -> AgentSession | None:
         """The factory's session, or ``None`` after telling the user why it could not start."""
@@ -241,8 +248,11 @@ class LiveController:
         session = self.session
         if session is None:
             if self.starting:
-                app.notify("the agent is starting: Enter again in a moment", timeout=3)
-                return False  # the text stays in the box
+                # the text stays in the box, and is sent (as it then reads) once the
+                # session exists: a message typed as the screen appears is not refused
+                self._send_when_ready = True
+                app.notify("the agent is starting: the message goes the moment it is ready")
+                return False
             app.notify(
                 "no agent is running: configure an endpoint (see `frontier --help`) "
                 "or run `frontier demo`",
