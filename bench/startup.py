@@ -157,8 +157,9 @@ def base_env(root: Path) -> dict[str, str]:
     }
     return env | {
         "PYTHONPYCACHEPREFIX": str(root / "pycache"),
-        "FRONTIER_DATA_DIR": str(root / "data"),
-        "FRONTIER_CONFIG_DIR": str(root / "config"),
+        # found as a user's are (``app/dirs.py``), not by Frontier's own overrides
+        "XDG_DATA_HOME": str(root / "data"),
+        "XDG_CONFIG_HOME": str(root / "config"),
         "FRONTIER_API_KEY": "bench-key",
     }
 

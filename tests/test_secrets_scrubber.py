@@ -249,3 +249,13 @@ def test_a_call_commit_stores_the_event_that_proves_it(tmp_path: Path) -> None:
         (response,) = store.recordings(sid)
         assert KEY.encode() not in response.to_recording().transducer_input()
         assert KEY[2:].encode() not in response.to_recording().transducer_input()
+
+
+def test_a_named_tuple_is_scrubbed_field_by_field_and_keeps_its_type() -> None:
+    """A session row (``SessionInfo``) is a named tuple: scrubbed like any record."""
+    from frontier.app.session.catalogue import SessionInfo
+
+    row = SessionInfo("s1", 0.0, "/w", "m", f"http://x/?key={KEY}", "ctl", "done", 1)
+    scrubbed = Scrubber([KEY]).scrub_obj(row)
+    assert type(scrubbed) is SessionInfo
+    assert KEY not in repr(scrubbed) and scrubbed.workspace == "/w" and scrubbed.turns == 1

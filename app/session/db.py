@@ -26,11 +26,14 @@ import threading
 import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Any, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 from urllib.parse import quote
 
-from frontier.app.secrets import SECRET_ENV, Scrubber
+from frontier.app.secret_shapes import SECRET_ENV
 from frontier.app.session import schema
+
+if TYPE_CHECKING:
+    from frontier.app.secrets import Scrubber
 
 T = TypeVar("T")
 
@@ -107,10 +110,8 @@ class Database:
         self.path = path
         self.readonly = readonly
         self.lock = threading.RLock()
-        self.scrubber = (
-            secret_values if isinstance(secret_values, Scrubber) else Scrubber(secret_values)
-        )
-        """Shared with the runtime when it passes one: a key resolved later is scrubbed too."""
+        self._secret_values = secret_values
+        self._scrubber: Scrubber | None = None
         self.riders: list[Rider] = []
         self._columns: set[tuple[str, str]] = set()
         self.fault_hook: Callable[[str], None] | None = None
@@ -133,6 +134,8 @@ class Database:
         scrubbed here too.
         """
         path = Path(path) if path is not None else default_path()
+        from frontier.app.secrets import Scrubber
+
         env = [os.environ.get(name) for name in SECRET_ENV]
         if isinstance(secrets, Scrubber):
             secrets.add(*env)
@@ -264,6 +267,18 @@ class Database:
         if rows:
             self._columns.add((table, column))  # columns are only ever added
         return bool(rows)
+
+    @property
+    def scrubber(self) -> Scrubber:
+        """Shared with the runtime when it passes one: a key resolved later is scrubbed
+        too. Made on first use: a reader that writes nothing (``frontier sessions``)
+        never loads the scrubbers' patterns."""
+        if self._scrubber is None:
+            from frontier.app.secrets import Scrubber
+
+            values = self._secret_values
+            self._scrubber = values if isinstance(values, Scrubber) else Scrubber(values)
+        return self._scrubber
 
     def scrub(self, text: str) -> str:
         """``text`` without secrets (known values, credential shapes): for every string
