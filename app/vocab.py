@@ -13,13 +13,25 @@ Result kinds are the event vocabulary's (``frontier.app.events.ResultKind``): a
 
 from __future__ import annotations
 
-from typing import Literal, get_args
+TYPE_CHECKING = False
+"""``typing`` is not imported at run time (~3 ms, a tenth of ``frontier --help``): the
+``Literal`` types below exist for the type checker, and for code that names one at run
+time :func:`__getattr__` builds it from its tuple."""
+if TYPE_CHECKING:
+    from typing import Literal
 
 # --------------------------------------------------------------------- protocol modes
 
-AgentMode = Literal["native-eos", "native-inc", "ctl", "ctl-heredoc", "xml"]
+if TYPE_CHECKING:
+    AgentMode = Literal["native-eos", "native-inc", "ctl", "ctl-heredoc", "xml"]
 """The five protocol modes an agent session runs in (DESIGN §4, ``--protocol``)."""
-AGENT_MODES: tuple[AgentMode, ...] = get_args(AgentMode)
+AGENT_MODES: tuple[AgentMode, ...] = (
+    "native-eos",
+    "native-inc",
+    "ctl",
+    "ctl-heredoc",
+    "xml",
+)
 """In the order the CLI and the error messages list them."""
 DEFAULT_MODE: AgentMode = "ctl-heredoc"
 """The mode a session runs in when nothing says the model has native tools (and the
@@ -32,12 +44,21 @@ has native tools, :data:`DEFAULT_MODE` otherwise (``app/model/catalogue.py``
 ``resolve_protocol``). A session stores the concrete mode, never ``auto``."""
 DEFAULT_PROTOCOL_SETTING = "auto"
 
-ProtocolName = Literal[
-    "ctl", "ctl-heredoc", "native-eos", "native-inc", "json-whole", "json-object", "xml"
-]
+if TYPE_CHECKING:
+    ProtocolName = Literal[
+        "ctl", "ctl-heredoc", "native-eos", "native-inc", "json-whole", "json-object", "xml"
+    ]
 """What a transducer can read (``frontier transduce --protocol``, ``check``): the five
 modes plus the two JSON baselines, which exist for experiments, never for a session."""
-PROTOCOLS: tuple[ProtocolName, ...] = get_args(ProtocolName)
+PROTOCOLS: tuple[ProtocolName, ...] = (
+    "ctl",
+    "ctl-heredoc",
+    "native-eos",
+    "native-inc",
+    "json-whole",
+    "json-object",
+    "xml",
+)
 BASELINES: tuple[ProtocolName, ...] = ("json-whole", "json-object")
 
 NATIVE_MODES: tuple[AgentMode, ...] = ("native-eos", "native-inc")
@@ -52,10 +73,15 @@ others (native-eos, xml) every call of a response waits for the stream to end.""
 
 # --------------------------------------------------------------------- wires
 
-Wire = Literal["openai-chat", "openai-responses", "anthropic-messages"]
+if TYPE_CHECKING:
+    Wire = Literal["openai-chat", "openai-responses", "anthropic-messages"]
 """The model APIs Frontier speaks (DESIGN §4a, ``--wire``): each has one adapter in
 ``app/model/wires/``."""
-WIRES: tuple[Wire, ...] = get_args(Wire)
+WIRES: tuple[Wire, ...] = (
+    "openai-chat",
+    "openai-responses",
+    "anthropic-messages",
+)
 DEFAULT_WIRE: Wire = "openai-chat"
 """What a recording or session from before wires were named was spoken over."""
 WIRE_SETTINGS: tuple[str, ...] = ("auto", *WIRES)
@@ -66,10 +92,16 @@ DEFAULT_WIRE_SETTING = "auto"
 
 # --------------------------------------------------------------------- approvals
 
-Approval = Literal["ask", "auto-edit", "auto", "read-only"]
+if TYPE_CHECKING:
+    Approval = Literal["ask", "auto-edit", "auto", "read-only"]
 """Who says yes before a mutation or a command runs (``--approval``;
 ``tools/policy.py`` says what each means)."""
-APPROVALS: tuple[Approval, ...] = get_args(Approval)
+APPROVALS: tuple[Approval, ...] = (
+    "ask",
+    "auto-edit",
+    "auto",
+    "read-only",
+)
 """In the order shift+Tab cycles and the help lists them."""
 DEFAULT_APPROVAL: Approval = "ask"
 APPROVAL_MEANINGS: dict[str, str] = {
@@ -83,18 +115,30 @@ APPROVAL_MEANINGS: dict[str, str] = {
 toast when shift+Tab cycles, the ``/approval`` menu (``tools/policy.py`` enforces it)."""
 assert set(APPROVAL_MEANINGS) == set(APPROVALS), "every approval policy says what it means"
 
-ApprovalChoice = Literal["approve", "deny", "hunks", "always", "outside-sandbox"]
+if TYPE_CHECKING:
+    ApprovalChoice = Literal["approve", "deny", "hunks", "always", "outside-sandbox"]
 """The answers an ``ApprovalRequested`` event may offer (``app/agent/approvals.py``)."""
-APPROVAL_CHOICES: tuple[ApprovalChoice, ...] = get_args(ApprovalChoice)
+APPROVAL_CHOICES: tuple[ApprovalChoice, ...] = (
+    "approve",
+    "deny",
+    "hunks",
+    "always",
+    "outside-sandbox",
+)
 
 # --------------------------------------------------------------------- sandbox
 
-Sandbox = Literal["workspace-write", "read-only", "off"]
+if TYPE_CHECKING:
+    Sandbox = Literal["workspace-write", "read-only", "off"]
 """Where ``shell`` and ``python`` run (``--sandbox``, issue 22; ``tools/sandbox.py`` builds
 it, ``docs/sandbox.md`` says what each allows): ``workspace-write`` — inside an OS sandbox
 that may write only the workspace; ``read-only`` — inside one that may write nothing;
 ``off`` — unconfined, as before the sandbox."""
-SANDBOXES: tuple[Sandbox, ...] = get_args(Sandbox)
+SANDBOXES: tuple[Sandbox, ...] = (
+    "workspace-write",
+    "read-only",
+    "off",
+)
 """In the order the CLI and the error messages list them (``tools/sandbox.py``
 ``SANDBOX_MODES`` is the same list; a test keeps them equal)."""
 DEFAULT_SANDBOX: Sandbox = "workspace-write"
@@ -120,9 +164,11 @@ def is_clean(finish_reason: str | None) -> bool:
 
 # --------------------------------------------------------------------- patch dialects
 
-Dialect = Literal["unified", "codex"]
+if TYPE_CHECKING:
+    Dialect = Literal["unified", "codex"]
 """The two patch dialects apply_patch reads (both, always) and can teach."""
-PATCH_FORMATS: tuple[str, ...] = ("auto", "unified", "codex")
+DIALECTS: tuple[Dialect, ...] = ("unified", "codex")
+PATCH_FORMATS: tuple[str, ...] = ("auto", *DIALECTS)
 """Values of the ``patch_format`` setting: a dialect to teach, or ``auto`` (by model name).
 Here, not in ``tools/``, because the CLI and the config name it before any tool loads."""
 
@@ -137,13 +183,45 @@ DEFAULT_THEME = "frontier-dark"
 
 # --------------------------------------------------------------------- layouts
 
-Layout = Literal["conversation", "split", "lab"]
+if TYPE_CHECKING:
+    Layout = Literal["conversation", "split", "lab"]
 """How the TUI's main screen shares its room (``layout`` in config.toml,
 ``FRONTIER_LAYOUT``; docs/tui-layouts.md): ``conversation`` — the Transcript at full width
 with a one-line CST strip; ``split`` — the Transcript beside the lab panes; ``lab`` —
 every CST pane, for watching the boundary."""
-LAYOUTS: tuple[Layout, ...] = get_args(Layout)
+LAYOUTS: tuple[Layout, ...] = (
+    "conversation",
+    "split",
+    "lab",
+)
 """In the order the layout key cycles them."""
 DEFAULT_LAYOUT: Layout = "conversation"
 """A live session's layout until the user picks another (demo, tour, replay and serve
 open in ``lab`` whatever is remembered)."""
+
+
+_LITERALS: dict[str, tuple[str, ...]] = {
+    "AgentMode": AGENT_MODES,
+    "ProtocolName": PROTOCOLS,
+    "Wire": WIRES,
+    "Approval": APPROVALS,
+    "ApprovalChoice": APPROVAL_CHOICES,
+    "Sandbox": SANDBOXES,
+    "Dialect": DIALECTS,
+    "Layout": LAYOUTS,
+}
+"""Each ``Literal`` type's values, for :func:`__getattr__` (``tests/test_vocab.py`` checks
+that each tuple holds exactly its type's values, as written for the type checker)."""
+
+
+def __getattr__(name: str) -> object:
+    """A ``Literal`` type named at run time (``get_args(Approval)``, a dataclass field's
+    type): built from its values on first use, then kept."""
+    values = _LITERALS.get(name)
+    if values is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from typing import Literal
+
+    made = Literal[values]  # type: ignore[valid-type]  # values known at run time only
+    globals()[name] = made
+    return made

@@ -23,6 +23,18 @@ settings.register_profile("soak", max_examples=20_000, deadline=None, print_blob
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci" if os.environ.get("CI") else "dev"))
 
 
+WORKERS_PER_CORE = 2
+"""xdist workers a core (``-n auto``). A Pilot test spends about half its time asleep:
+``pilot.pause()`` and ``press`` wait for the process to look idle (short sleeps while its
+CPU is quiet), and the CLI tests wait on child processes. Two workers a core fill those
+gaps (issue 24: the README's command went from ~5.9 to ~5.0 min on 2 cores); more than two
+bought little and loaded the box."""
+
+
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
+    return WORKERS_PER_CORE * (os.cpu_count() or 1)
+
+
 def pytest_configure(config: pytest.Config) -> None:
     """Compile Frontier's modules once, before any test starts a ``frontier`` process.
 

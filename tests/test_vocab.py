@@ -4,6 +4,7 @@ finish reason accepts exactly the vocabulary's list — no copy can drift."""
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 
 import pytest
 
@@ -80,3 +81,49 @@ def test_finish_reasons_and_result_kinds() -> None:
     assert not any(vocab.is_clean(r) for r in vocab.TRUNCATED_FINISH)
     assert not vocab.is_clean(None)
     assert set(OK_KINDS) <= set(RESULT_KINDS)
+
+
+def test_each_literal_type_holds_exactly_its_tuples_values() -> None:
+    """``vocab`` writes each ``Literal`` for the type checker and its values as a tuple
+    for run time (no ``typing`` import on ``frontier --help``): the two must agree, and a
+    module naming the type at run time gets the same values."""
+    import ast
+    from typing import get_args
+
+    from frontier.app import vocab
+
+    tree = ast.parse(Path(vocab.__file__).read_text(encoding="utf-8"))
+    written: dict[str, tuple[str, ...]] = {}
+    checked = [
+        node
+        for block in tree.body
+        if isinstance(block, ast.If)
+        and isinstance(block.test, ast.Name)
+        and block.test.id == "TYPE_CHECKING"
+        for node in block.body
+    ]
+    for node in checked:
+        if (
+            isinstance(node, ast.Assign)
+            and isinstance(node.value, ast.Subscript)
+            and isinstance(node.value.value, ast.Name)
+            and node.value.value.id == "Literal"
+        ):
+            (target,) = node.targets
+            assert isinstance(target, ast.Name)
+            values = ast.literal_eval(node.value.slice)
+            written[target.id] = values if isinstance(values, tuple) else (values,)
+    assert written.keys() == vocab._LITERALS.keys()
+    for name, values in written.items():
+        assert vocab._LITERALS[name] == values, name
+        assert get_args(getattr(vocab, name)) == values, name
+
+
+def test_the_vocabulary_loads_without_typing() -> None:
+    """`frontier --help` (the CLI parses its choices from here) never imports `typing`."""
+    import subprocess
+    import sys
+
+    code = "import sys; from frontier.app import vocab; print('typing' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
