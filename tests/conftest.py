@@ -35,6 +35,13 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
     return WORKERS_PER_CORE * (os.cpu_count() or 1)
 
 
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The ``slow`` tests (a browser, a server stopped by ctrl+c, crash and soak runs)
+    first, the rest in their order: started last, a 20 s test was the suite's last 20 s
+    while the other workers sat idle."""
+    items.sort(key=lambda item: item.get_closest_marker("slow") is None)
+
+
 def pytest_configure(config: pytest.Config) -> None:
     """Compile Frontier's modules once, before any test starts a ``frontier`` process.
 
