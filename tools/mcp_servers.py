@@ -28,11 +28,11 @@ import os
 import re
 import threading
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeout
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from frontier.app.events import ToolCall
 from frontier.tools.base import CancelToken, Outcome, Prepared, ToolError
@@ -50,6 +50,8 @@ from frontier.tools.process import child_env
 if TYPE_CHECKING:
     from frontier.tools.registry import Registry
     from frontier.tools.sandbox import Sandbox
+
+T = TypeVar("T")
 
 SEPARATOR = MCP_SEPARATOR
 TOOL_NAME = re.compile(MCP_TOOL_NAME)
@@ -530,7 +532,7 @@ class McpHost:
         for s in settings:
             self.servers[s.name] = McpServer(self, s, self._log(s.name))
         starts = [self.servers[s.name].start() for s in settings]
-        listed = await asyncio.gather(*starts, return_exceptions=True)
+        listed = await despite_stray_cancels(asyncio.gather(*starts, return_exceptions=True))
         for s, found in zip(settings, listed, strict=True):
             server = self.servers[s.name]
             if isinstance(found, BaseException):
@@ -633,7 +635,8 @@ class McpHost:
             servers = list(self.servers.values())
 
             async def stop_all() -> None:
-                await asyncio.gather(*(srv.stop() for srv in servers))
+                stops = asyncio.gather(*(srv.stop() for srv in servers), return_exceptions=True)
+                await despite_stray_cancels(stops)
 
             with contextlib.suppress(FutureTimeout):
                 self.submit(stop_all()).result(15.0)
@@ -641,6 +644,26 @@ class McpHost:
         self._thread.join(5.0)
         if not self._thread.is_alive():
             self._loop.close()
+
+
+async def despite_stray_cancels(awaitable: Awaitable[T]) -> T:
+    """``await awaitable`` to its end even when this task is cancelled meanwhile.
+
+    The MCP SDK's anyio scopes, ended while a hostile server is started or stopped beside
+    others, can cancel the task that awaits them all (seen twice in ~20 runs of
+    ``test_deep_schemas_are_skipped_or_the_server_reported_and_others_work``: ``close``
+    raised ``CancelledError``, a session's exit would have). Such a cancel is not ours: it
+    is taken back and the wait goes on. Callers bound it (``Future.result(timeout)``)."""
+    future = asyncio.ensure_future(awaitable)
+    while True:
+        try:
+            return await asyncio.shield(future)
+        except asyncio.CancelledError:
+            if future.cancelled():
+                raise
+            task = asyncio.current_task()
+            if task is not None:
+                task.uncancel()
 
 
 class _SdkLog(logging.Handler):
