@@ -191,9 +191,12 @@ async def run_replay(player: ReplayPlayer) -> Run:
         if not hasattr(app, "painting_behind"):
             app.flush()
         while getattr(app, "painting_behind", False):
-            await asyncio.sleep(0.005)
-        await pilot.pause()
+            await asyncio.sleep(0.001)
+        # the screen update the next refresh would run, now: ``pilot.pause()`` would add its
+        # idle detection (sleeps of ~10 ms until the CPU is quiet) to the figure
+        app.screen._on_timer_update()
         elapsed, cpu = time.perf_counter() - t0, time.process_time() - cpu0
+        await pilot.pause()
         stop.set()
         await probe
         growth = rss_mb() - rss0
