@@ -50,7 +50,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Input, OptionList, Static, TextArea
 from textual.widgets.option_list import Option
 
-from frontier.app.agent.slash import BUILTINS, SlashCommand, matching
+from frontier.app.agent.slash import BUILTINS, Commands, SlashCommand, matching
 from frontier.widgets.display import display_preview
 from frontier.widgets.slash_menu import SlashMenu
 
@@ -77,8 +77,8 @@ QueuedSource = Callable[[], Sequence[tuple[int, str]]]
 """``() -> [(id, text), ...]``: the messages queued now, oldest first."""
 FileSource = Callable[[], list[str]]
 """``() -> [path, ...]``: workspace paths for completion (blocking: run in a thread)."""
-CommandSource = Callable[[], object]
-"""``() -> slash.Commands``: the session's slash commands (blocking: run in a thread)."""
+CommandSource = Callable[[], Commands]
+"""The session's slash commands (blocking: run in a thread)."""
 
 
 def one_row(text: str, width: int = 80) -> str:
@@ -543,8 +543,7 @@ class PromptInput(TextArea):
         except Exception as exc:  # an unreadable folder: the built-ins still work
             self.app.call_from_thread(self.notify, f"cannot read the slash commands: {exc}")
             return
-        commands = getattr(found, "commands", found)
-        self.app.call_from_thread(self._commands_loaded, tuple(commands))
+        self.app.call_from_thread(self._commands_loaded, tuple(found.commands))
 
     def _commands_loaded(self, commands: tuple[SlashCommand, ...]) -> None:
         self.commands = commands

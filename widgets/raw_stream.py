@@ -89,7 +89,9 @@ class RawStreamView(ScrollView, can_focus=True):
         self._indexed = 0
         self._frontier = 0
         self._masked = 0
-        self._cache: OrderedDict[tuple[int, int, int, int, int], Strip] = OrderedDict()
+        self._cache: OrderedDict[tuple[int, int, int, int, int, tuple[int, ...]], Strip] = (
+            OrderedDict()
+        )
         self._pass: _Pass | None = None
         self._catching_up = False
         """A ``_catch_up`` is scheduled (the index is behind the buffer)."""

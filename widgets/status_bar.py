@@ -201,11 +201,11 @@ def _steps(info: StatusInfo, warning: Style | str = WARNING) -> list[Step]:
             13 if busy else 26,
         )
     if info.sandbox:
-        short, full, warns = sandbox_forms(info.sandbox, warning)
+        confined, in_full, warns = sandbox_forms(info.sandbox, warning)
         if warns:  # commands are not confined: news whatever else is going on
-            add("sandbox", 97, short, full, 25 if busy else 60)
+            add("sandbox", 97, confined, in_full, 25 if busy else 60)
         else:
-            add("sandbox", 72 if busy else 92, short, full, 10 if busy else 81)
+            add("sandbox", 72 if busy else 92, confined, in_full, 10 if busy else 81)
     model = info.model or "no model"
     short_model = model if len(model) <= 14 else model[:13] + "…"
     add("model", 55 if busy else 90, _text(short_model, "bold"), _text(model, "bold"), 9)
@@ -230,17 +230,17 @@ def _steps(info: StatusInfo, warning: Style | str = WARNING) -> list[Step]:
         14 if busy else 19,
     )
     if info.tokens_in is not None:
-        short = f"{count_text(info.tokens_in)}↑ {count_text(info.tokens_out)}↓"
-        full = f"{count_text(info.tokens_in)} in · {count_text(info.tokens_out)} out"
+        brief = f"{count_text(info.tokens_in)}↑ {count_text(info.tokens_out)}↓"
+        whole = f"{count_text(info.tokens_in)} in · {count_text(info.tokens_out)} out"
         if info.tokens_cached:
-            full += f" · {count_text(info.tokens_cached)} cached"
-        add("tokens", 45 if busy else 82, _text(short), _text(full), 12 if busy else 28)
+            whole += f" · {count_text(info.tokens_cached)} cached"
+        add("tokens", 45 if busy else 82, _text(brief), _text(whole), 12 if busy else 28)
     if info.context is not None:
         style = "bold" if info.context > 0.8 else ""
         mark = "?" if info.context_assumed else ""  # of a window nobody said: see the note
-        short = _text(f"ctx {info.context:.0%}{mark}", style)
-        full = _text(f"ctx {info.context:.0%} of an assumed window", style) if mark else None
-        add("context", 50 if busy else 84, short, full, 0)
+        ctx = _text(f"ctx {info.context:.0%}{mark}", style)
+        assumed = _text(f"ctx {info.context:.0%} of an assumed window", style) if mark else None
+        add("context", 50 if busy else 84, ctx, assumed, 0)
     if info.session:
         add(
             "session",

@@ -464,7 +464,7 @@ class Transcript(BlockView):
                 for item in prose_blocks(entry, code_theme, memo):
                     key, made_or_render = item
                     if isinstance(made_or_render, _Lazy):
-                        blocks.append(item)  # a finished block, made once (the memo)
+                        blocks.append((key, made_or_render))  # finished, made once (the memo)
                         continue
                     renderable = self._kept.get(key)
                     if renderable is None:
