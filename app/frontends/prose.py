@@ -13,8 +13,8 @@ rest is not. A report with nothing streamed before it (replay, a test loop that
 reports pieces directly) is shown whole.
 
 Only confirmed bytes ever become prose: the pending tail may still turn out to be a
-frame. The TUI's ``widgets/state.py`` does the same classification for its Transcript;
-headless (``app/frontends/headless.py``) uses this one. Pure: no I/O, no Textual.
+frame. The TUI's Transcript (``widgets/pane_state/transcript.py``) and headless
+(``app/frontends/headless.py``) both use this one. Pure: no I/O, no Textual.
 """
 
 from __future__ import annotations

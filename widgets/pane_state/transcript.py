@@ -13,7 +13,6 @@ model adds the ``call`` entries and re-renders them (:meth:`TranscriptModel.show
 
 from __future__ import annotations
 
-import codecs
 from collections import deque
 
 from frontier.app.agent.budget import ASSUMED
@@ -37,6 +36,7 @@ from frontier.app.events import (
     TurnEnded,
     UserMessage,
 )
+from frontier.app.frontends.prose import LiveProse
 from frontier.app.model.catalogue import assumed_window_text
 from frontier.app.vocab import is_clean
 from frontier.widgets.pane_state.notes import (
@@ -133,12 +133,9 @@ class TranscriptModel:
         """Reasoning blocks shown whole (else folded to their last lines)."""
         self._assumed_told = False
         """The Transcript said the context window is only assumed (once a session)."""
-        self._decoder = codecs.getincrementaldecoder("utf-8")("replace")
-        self._streamed: list[str] = []
-        """Prose decoded from ``Confirmed`` text and shown, not yet reported as an
-        ``AssistantText`` (the loop reports it at a call and at the end)."""
-        self._expected: str | None = None
-        """The stretch the loop reports right after a ``CallStarted`` (already shown)."""
+        self._prose = LiveProse()
+        """Prose streamed from ``Confirmed`` text as it arrives, and what is new in the
+        loop's later report of it (the one classification headless uses too)."""
         self._streaming = False
         """A response is open (started, not ended): an Esc now interrupts its prose."""
         self._open_calls: dict[str, str] = {}
@@ -226,28 +223,12 @@ class TranscriptModel:
 
     def _reported_prose(self, text: str) -> None:
         """An ``AssistantText``: show only what streaming has not shown already."""
-        if self._expected is not None:
-            shown, self._expected = self._expected, None
-        elif self._streamed:
-            shown = "".join(self._streamed)
-            self._streamed.clear()
-        else:
-            self._assistant_text(text)  # nothing streamed (history, another source)
-            return
-        if text.startswith(shown):
-            extra = text[len(shown) :]  # the loop's decoder flushed a cut-off character
-        elif shown.startswith(text):
-            self._streamed.insert(0, shown[len(text) :])
-            extra = ""
-        else:
-            extra = text
+        extra = self._prose.reported(text)
         if extra:
             self._assistant_text(extra)
 
     def _reset_prose(self) -> None:
-        self._decoder = codecs.getincrementaldecoder("utf-8")("replace")
-        self._streamed.clear()
-        self._expected = None
+        self._prose.reset()
 
     def _turn_ended(self, reason: str) -> bool:
         """True when a cancelled turn cut the reply it ends with (which is then marked:
@@ -284,9 +265,8 @@ class TranscriptModel:
     # ------------------------------------------------------------------ handlers
     def on_confirmed(self, event: Confirmed) -> None:
         if event.kind == "text":
-            piece = self._decoder.decode(event.data)
+            piece = self._prose.confirmed(event.data)
             if piece:
-                self._streamed.append(piece)
                 self._assistant_text(piece)
 
     def on_call_started(self, event: CallStarted) -> None:
@@ -294,9 +274,7 @@ class TranscriptModel:
             self._open_calls.pop(event.replaces, None)
         # the loop reports the prose before a call right after the call's header (when
         # it is more than whitespace): that report is expected, and already shown
-        stretch = "".join(self._streamed)
-        self._streamed.clear()
-        self._expected = stretch if stretch.strip() else None
+        self._prose.call_started()
         self._assistant = None
         self._open_calls[event.id] = event.name
         self._last_call = event.id
