@@ -212,12 +212,12 @@ async def test_the_transcript_waits_while_keys_arrive_but_never_long(tmp_path: P
         assert app._key_at > float("-inf")  # the App saw the key
         now = app._key_at = time.perf_counter()  # as if just typed, however slow the box
         app._slow_at, app._slow_until = now, 0.0
-        app._slow_painted.clear()  # the Transcript is due (``SLOW_PERIOD`` since its paint)
+        app._painted_at.clear()  # the Transcript is due (``SLOW_PERIOD`` since its paint)
         app.state.mark("transcript")
         app.flush()
         assert "transcript" in app.state.take_dirty()  # held while keys arrive
         app._slow_at = now - TYPING_HOLD
-        app._slow_painted.clear()
+        app._painted_at.clear()
         app.state.mark("transcript")
         app.flush()
         assert "transcript" not in app.state.take_dirty()  # painted: waited long enough

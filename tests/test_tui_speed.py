@@ -174,7 +174,7 @@ async def test_the_slow_panes_paint_one_a_flush(tmp_path: Path) -> None:
             return original(state, dirty, *args, **kwargs)
 
         app.main.flush = spy  # type: ignore[method-assign]
-        app._slow_painted.clear()
+        app._painted_at.clear()
         app._slow_until = 0.0
         app.state.mark("transcript", "tools", "errors")
         for _ in range(3):

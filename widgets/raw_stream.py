@@ -93,9 +93,9 @@ class RawStreamView(ScrollView, can_focus=True):
             OrderedDict()
         )
         self._pass: _Pass | None = None
+        """The styles and width of the paint in progress (``render_lines``), else ``None``."""
         self._catching_up = False
         """A ``_catch_up`` is scheduled (the index is behind the buffer)."""
-        """The styles and width of the paint in progress (``render_lines``), else ``None``."""
 
     # ------------------------------------------------------------------ public
     def show(self, buffer: ResponseBuffer | None, *, highlight: int | None = None) -> None:
@@ -212,7 +212,7 @@ class RawStreamView(ScrollView, can_focus=True):
         return start, after, False
 
     def spans(self) -> list[tuple[int, int, bool]]:
-        """Every display line's ``_span`` (for tests and the inspector, not paints)."""
+        """Every display line's ``_span`` (for tests: paints ask for the lines they draw)."""
         return [self._span(i) for i in range(len(self._starts))]
 
     def _index(self, buf: ResponseBuffer, limit: int | None = None) -> int:

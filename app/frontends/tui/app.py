@@ -274,15 +274,17 @@ class FrontierApp(App[int]):
         self.flush_rate = flush_hz
         """Flushes a second now: ``flush_hz`` while anything changes, ``IDLE_HZ`` idle."""
         self._slow_until = 0.0
-        self._slow_painted: dict[str, float] = {}
+        """``perf_counter`` before which the slow panes wait (``SLOW_SHARE``)."""
+        self._slow_at = float("-inf")
+        """``perf_counter`` of the last paint of the slow panes."""
+        self._painted_at: dict[str, float] = {}
+        """When each pane was last painted (``perf_counter``): a slow pane paints again
+        ``SLOW_PERIOD`` after (``_slow_due``), and at "max" a flush paints the pane
+        waiting longest (``_one_pane``)."""
         self._raced = False
         """A max-speed replay just ended and panes it changed are still to paint: they
         paint one a flush too, the flushes ``DRAIN_GAP`` apart (the last frame is not
         every pane at once, and it is on screen within a few milliseconds)."""
-        self._painted_at: dict[str, float] = {}
-        """When each pane was last painted (``perf_counter``): at "max" the tick paints
-        the one waiting longest."""
-        """When each slow pane was last painted (``perf_counter``; ``_slow_due``)."""
         self._key_at = float("-inf")
         """``perf_counter`` of the last key (``TYPING_HOLD``)."""
         self._run_from = float("-inf")
@@ -290,12 +292,9 @@ class FrontierApp(App[int]):
         self._review_at = float("-inf")
         """``perf_counter`` when the last review opened."""
         self.typed_through = TYPED_THROUGH
+        """``TYPED_THROUGH`` for this app (a test sets it: what counts as one run)."""
         self._told_typed_at = float("-inf")
         """``_review_at`` of the review already told that typed keys went to the message."""
-        """``TYPED_THROUGH`` for this app (a test sets it: what counts as one run)."""
-        self._slow_at = float("-inf")
-        """``perf_counter`` of the last paint of the slow panes."""
-        """``perf_counter`` before which the slow panes wait (``SLOW_SHARE``)."""
         self._ctrl_c_at: float | None = None
         """When ctrl+c was last pressed (a second one within ``QUIT_WINDOW`` quits)."""
         self._main: MainScreen | None = None
@@ -660,7 +659,7 @@ class FrontierApp(App[int]):
         panes = dirty - {"status"}  # the status bar is drawn by every flush
         if len(panes) <= 1:
             return dirty
-        first = min(sorted(panes), key=lambda pane: self._painted_at.get(pane, 0.0))
+        first = min(sorted(panes), key=lambda pane: self._painted_at.get(pane, float("-inf")))
         wait = panes - {first}
         self.state.mark(*wait)
         return dirty - wait
@@ -681,15 +680,13 @@ class FrontierApp(App[int]):
 
     def _slow_due(self, slow: set[str], now: float) -> list[str]:
         """The slow panes in ``slow`` last painted ``SLOW_PERIOD`` ago or more, the
-        longest waiting first; the first (the one painted now) is stamped."""
-        painted = self._slow_painted
-        due = sorted(
-            (pane for pane in slow if now - painted.get(pane, -SLOW_PERIOD) >= SLOW_PERIOD),
-            key=lambda pane: painted.get(pane, -SLOW_PERIOD),
+        longest waiting first (the flush stamps the one it paints)."""
+        painted = self._painted_at
+        never = float("-inf")
+        return sorted(
+            (pane for pane in slow if now - painted.get(pane, never) >= SLOW_PERIOD),
+            key=lambda pane: painted.get(pane, never),
         )
-        if due:
-            painted[due[0]] = now
-        return due
 
     async def on_event(self, event: events.Event) -> None:
         if isinstance(event, events.Key):

@@ -67,7 +67,7 @@ class ReplayController:
 
     @property
     def racing(self) -> bool:
-        """Playing at "max" (the App then paints at ``RACING_HZ``)."""
+        """Playing at "max" (the App then paints one pane a flush)."""
         return self.speed is None and not self.paused and self._playing
 
     @property
