@@ -42,7 +42,7 @@ from json.decoder import scanstring  # type: ignore[attr-defined]  # not in type
 from typing import Any
 from urllib.parse import quote
 
-from frontier.app.secret_shapes import (  # noqa: F401 (re-exported: one home, the URL module)
+from frontier.app.secret_shapes import (  # noqa: F401 (re-exported; their home is secret_shapes)
     CREDENTIAL_PARAMS,
     KEY_PREFIXES,
     KEY_SEGMENT_LEN,

@@ -273,12 +273,16 @@ class Database:
         """Shared with the runtime when it passes one: a key resolved later is scrubbed
         too. Made on first use: a reader that writes nothing (``frontier sessions``)
         never loads the scrubbers' patterns."""
-        if self._scrubber is None:
+        scrubber = self._scrubber
+        if scrubber is None:
             from frontier.app.secrets import Scrubber
 
-            values = self._secret_values
-            self._scrubber = values if isinstance(values, Scrubber) else Scrubber(values)
-        return self._scrubber
+            with self.lock:  # the writer thread and the loop may both ask first
+                if self._scrubber is None:
+                    values = self._secret_values
+                    self._scrubber = values if isinstance(values, Scrubber) else Scrubber(values)
+                scrubber = self._scrubber
+        return scrubber
 
     def scrub(self, text: str) -> str:
         """``text`` without secrets (known values, credential shapes): for every string
