@@ -159,6 +159,13 @@ class _GroupReaper:
             cls._send(f"+{pgid}\n".encode())
 
     @classmethod
+    def ready(cls) -> None:
+        """Start the reaper now if none runs (a command about to start will be listed)."""
+        with cls._lock:
+            if cls._fd is None:
+                cls._start()
+
+    @classmethod
     def release(cls, pgid: int) -> None:
         """The call is over (its group stopped, or left to finish as it always could)."""
         with cls._lock:
@@ -311,6 +318,11 @@ async def run_process(
     """Run ``argv`` to completion, timeout or cancellation; never raises for the child's fate.
     ``contained``: ``argv`` is a sandbox's (``Sandbox.wrap``), stopped from the inside."""
     started = time.monotonic()
+    # The reaper first (once a process, a fork and exec: milliseconds), so the moment the
+    # command exists is the moment it can be listed: started after the spawn, a Frontier
+    # killed while the reaper was still starting left the command's group running (CI
+    # caught a shell's children surviving ``kill -9`` under load, stop 32).
+    _GroupReaper.ready()
     proc = await asyncio.create_subprocess_exec(
         *argv,
         cwd=cwd,
@@ -320,7 +332,6 @@ async def run_process(
         stderr=asyncio.subprocess.STDOUT,
         start_new_session=True,
     )
-    # After the spawn, so the first call's start does not wait for the reaper's.
     _GroupReaper.watch(proc.pid)
     try:
         return await _supervise(proc, started, timeout, cancel, on_output, stdin_data, contained)
