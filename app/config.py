@@ -32,12 +32,12 @@ import contextlib
 import math
 import os
 import re
-from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
 from frontier.app.dirs import config_dir, data_dir
 from frontier.app.files import write_atomic
+from frontier.app.record import field, fields, record, replace
 from frontier.app.vocab import (
     APPROVALS,
     DEFAULT_APPROVAL,
@@ -63,7 +63,7 @@ def config_path() -> Path:
     return config_dir() / "config.toml"
 
 
-@dataclass(frozen=True)
+@record
 class Config:
     base_url: str | None = None
     model: str | None = None
@@ -181,7 +181,7 @@ _TOP_LEVEL = frozenset(f.name for f in fields(Config)) - {"api_key", "key_env", 
 # --------------------------------------------------------------------- providers
 
 
-@dataclass(frozen=True)
+@record
 class Provider:
     """A named endpoint (``[providers.NAME]`` or built in): the values it sets."""
 

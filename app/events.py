@@ -1,7 +1,8 @@
 """The one event vocabulary shared by transducers, the agent loop, tools, the
 session store, the recorder, replay and the UI.
 
-Every event is a frozen dataclass with a ``type`` class attribute: the same
+Every event is a frozen record (``app/record.py``: declared as a dataclass is, built
+without ``dataclasses``) with a ``type`` class attribute: the same
 string ``frontier transduce`` / ``frontier run --json`` print as ``"type"``.
 Offsets are byte offsets into the transducer's input (for text modes the UTF-8
 assistant text; for native modes the concatenated tool-call argument bytes).
@@ -15,11 +16,12 @@ half of this vocabulary a transducer emits (re-exported here: import from either
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from typing import Any, ClassVar, Literal, get_args
 
+from frontier.app.record import field, record
+
 # The stream events live in ``stream_events`` so that ``frontier transduce`` builds only
-# those (each frozen dataclass compiles its methods at import); they are this vocabulary.
+# those; they are this vocabulary.
 from frontier.app.stream_events import (  # noqa: F401 (re-exported)
     CONTRACT_ERROR_KINDS,
     ArgBytes,
@@ -63,7 +65,7 @@ OK_KINDS: tuple[ResultKind, ...] = ("ok", "applied")
 """The kinds that count as success (``applied``: recovery found a mutation whole on disk)."""
 
 
-@dataclass(frozen=True)
+@record
 class ToolResult:
     """The outcome of one call; every call is paired with exactly one."""
 
@@ -83,7 +85,7 @@ class ToolResult:
 # --------------------------------------------------------------------------- loop
 
 
-@dataclass(frozen=True)
+@record
 class Retry(Event):
     """The provider is retrying a request (connect error, 429, 5xx, stale socket)."""
 
@@ -95,7 +97,7 @@ class Retry(Event):
     """Retries the provider makes at most (``0``: not said): ``retrying (3/5)``."""
 
 
-@dataclass(frozen=True)
+@record
 class AssistantText(Event):
     """Confirmed assistant prose as a string (decoded from confirmed text bytes)."""
 
@@ -103,7 +105,7 @@ class AssistantText(Event):
     text: str
 
 
-@dataclass(frozen=True)
+@record
 class ReasoningText(Event):
     """A piece of the model's reasoning (``delta.reasoning_content`` or ``delta.reasoning``,
     streamed before the answer by DeepSeek, Qwen3, llama.cpp, vLLM): shown live as a dimmed
@@ -114,7 +116,7 @@ class ReasoningText(Event):
     text: str
 
 
-@dataclass(frozen=True)
+@record
 class ServerTool(Event):
     """The provider ran a tool of its own inside the response (Responses
     ``web_search_call``, Anthropic ``server_tool_use``): shown, never run by Frontier."""
@@ -124,26 +126,26 @@ class ServerTool(Event):
     id: str = ""
 
 
-@dataclass(frozen=True)
+@record
 class ToolStarted(Event):
     type: ClassVar[str] = "tool_started"
     call: ToolCall
 
 
-@dataclass(frozen=True)
+@record
 class ToolOutput(Event):
     type: ClassVar[str] = "tool_output"
     call_id: str
     data: str
 
 
-@dataclass(frozen=True)
+@record
 class ToolFinished(Event):
     type: ClassVar[str] = "tool_finished"
     result: ToolResult
 
 
-@dataclass(frozen=True)
+@record
 class ResponseStarted(Event):
     """A new model response begins; transducer offsets restart at 0."""
 
@@ -152,7 +154,7 @@ class ResponseStarted(Event):
     request_index: int = 0
 
 
-@dataclass(frozen=True)
+@record
 class TokenUsage:
     """A response's token counts, the same on every wire (each wire adapter reads its
     API's usage object into one), ``None`` where the server did not say (many local
@@ -188,7 +190,7 @@ class TokenUsage:
         return {k: v for k, v in out.items() if v is not None}
 
 
-@dataclass(frozen=True)
+@record
 class ResponseEnded(Event):
     """The model response ended: ``finish_reason`` as reported, or ``disconnect``."""
 
@@ -212,7 +214,7 @@ def _count(value: object) -> int | None:
     return None
 
 
-@dataclass(frozen=True)
+@record
 class RepairRequested(Event):
     """The runtime feeds a framing/truncation error back and asks for a resend."""
 
@@ -222,7 +224,7 @@ class RepairRequested(Event):
     attempt: int
 
 
-@dataclass(frozen=True)
+@record
 class TurnEnded(Event):
     type: ClassVar[str] = "turn_ended"
     reason: str
@@ -231,7 +233,7 @@ class TurnEnded(Event):
     message: str = ""
 
 
-@dataclass(frozen=True)
+@record
 class UserMessage(Event):
     """A message the person wrote, as a turn began (a resumed session's history replays
     its ``user`` rows as these: ``app/agent/history_events.py``)."""
@@ -243,7 +245,7 @@ class UserMessage(Event):
     """What the session told the model first with it (an undo the person made)."""
 
 
-@dataclass(frozen=True)
+@record
 class QueuedDelivered(Event):
     """Messages the user queued while the agent worked (``AgentSession.queue``) went to
     the model as one user message, with the request that follows (or, when the turn
@@ -256,7 +258,7 @@ class QueuedDelivered(Event):
     """What went with them: ``attached PATH (N bytes)``, or why an ``@path`` was not."""
 
 
-@dataclass(frozen=True)
+@record
 class ContextUsage(Event):
     """How much of the model's context window the next request uses (the server's last
     count plus an estimate of what was added since; docs/context-budget.md)."""
@@ -271,7 +273,7 @@ class ContextUsage(Event):
     ``assumed`` (nobody said: the front ends say so), ``demo``, ``overflow``."""
 
 
-@dataclass(frozen=True)
+@record
 class Summarising(Event):
     """The oldest rounds are being summarised by the model in a separate request (it
     can take a while on a slow model); a ``Compacted`` follows."""
@@ -283,7 +285,7 @@ class Summarising(Event):
     window: int
 
 
-@dataclass(frozen=True)
+@record
 class Compacted(Event):
     """The history sent to the model was shortened before a request (and stored as a
     compaction; the original messages stay in the store and the export)."""
@@ -305,7 +307,7 @@ class Compacted(Event):
     """What happened in words (how many results, the summary's source)."""
 
 
-@dataclass(frozen=True)
+@record
 class ResponseContinued(Event):
     """A response cut by ``length`` goes on from its frontier: the next request ended with
     the bytes so far as an assistant message, and its stream feeds the same transducer

@@ -18,17 +18,16 @@ cannot use is a note, never a failed start. config.toml's servers win a name bot
 
 from __future__ import annotations
 
-import dataclasses
 import hashlib
 import json
 import tomllib
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
 from frontier.app.config import ConfigError, load_approvals, save_approvals
 from frontier.app.mcp_config import parse_mcp_servers
+from frontier.app.record import asdict, record
 from frontier.tools.beneath import PathError, read_capped
 from frontier.tools.mcp_settings import ServerSettings
 
@@ -42,7 +41,7 @@ UNFINGERPRINTED = ("enabled", "startup_timeout", "tool_timeout")
 TrustState = Literal["trusted", "new", "changed"]
 
 
-@dataclass(frozen=True)
+@record
 class ProjectServer:
     """One server of the project file and whether the person trusted it as it is now."""
 
@@ -57,7 +56,7 @@ class ProjectServer:
 
 def fingerprint(settings: ServerSettings) -> str:
     """``sha256:HEX`` of what decides what the server runs and with what."""
-    fields = dataclasses.asdict(settings)
+    fields = asdict(settings)
     for name in UNFINGERPRINTED:
         fields.pop(name, None)
     text = json.dumps(fields, sort_keys=True, default=str, ensure_ascii=False)

@@ -13,7 +13,6 @@ from __future__ import annotations
 import codecs
 from bisect import bisect_right
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -27,6 +26,7 @@ from frontier.app.events import (
     ResponseStarted,
     StreamBytes,
 )
+from frontier.app.record import record
 from frontier.app.stream_events import coalesce_confirmed
 from frontier.app.transducers import transducer_factory as transducer_factory_for
 from frontier.app.vocab import DEFAULT_WIRE, NATIVE_MODES, is_clean
@@ -45,7 +45,7 @@ EVENT_SCAN = 4096
 """``step_event`` feeds single bytes this far, then bigger pieces (see decisions-tui.md)."""
 
 
-@dataclass(frozen=True)
+@record
 class ReplaySource:
     """One recorded response as transducer input: bytes with their arrival times."""
 

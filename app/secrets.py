@@ -36,12 +36,13 @@ from __future__ import annotations
 import json
 import os
 import re
+import sys
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from dataclasses import dataclass, field, fields, is_dataclass, replace
 from json.decoder import scanstring  # type: ignore[attr-defined]  # not in typeshed
 from typing import Any
 from urllib.parse import quote
 
+from frontier.app.record import field, fields, is_record, record, replace
 from frontier.app.secret_shapes import (  # noqa: F401 (re-exported; their home is secret_shapes)
     CREDENTIAL_PARAMS,
     KEY_PREFIXES,
@@ -215,16 +216,26 @@ class Scrubber:
             return type(obj)(self.scrub_obj(v) for v in obj)
         if isinstance(obj, tuple):  # a named tuple (a session row): built from its fields
             return type(obj)(*(self.scrub_obj(v) for v in obj))
-        if is_dataclass(obj) and not isinstance(obj, type):
-            changes = {}
-            for f in fields(obj):
-                if f.init:
-                    value = getattr(obj, f.name)
-                    scrubbed = self.scrub_obj(value)
-                    if scrubbed != value:
-                        changes[f.name] = scrubbed
-            return replace(obj, **changes) if changes else obj
+        if isinstance(obj, type):
+            return obj
+        if is_record(obj):
+            return self._scrub_fields(obj, fields(obj), replace)
+        stdlib = sys.modules.get("dataclasses")  # no dataclass exists unless it was imported
+        if stdlib is not None and stdlib.is_dataclass(obj):
+            return self._scrub_fields(obj, stdlib.fields(obj), stdlib.replace)
         return obj
+
+    def _scrub_fields(self, obj: Any, fields_: Iterable[Any], replace_: Callable[..., Any]) -> Any:
+        """``obj`` (a record or a dataclass) rebuilt with its fields scrubbed, or itself
+        when nothing in it held a secret."""
+        changes = {}
+        for f in fields_:
+            if f.init:
+                value = getattr(obj, f.name)
+                scrubbed = self.scrub_obj(value)
+                if scrubbed != value:
+                    changes[f.name] = scrubbed
+        return replace_(obj, **changes) if changes else obj
 
     # ------------------------------------------------------------------ streams
 
@@ -309,7 +320,7 @@ one call's arguments). ``app/model/wires/base.WireCodec.streamed_text`` is the c
 this module knows no API's JSON."""
 
 
-@dataclass
+@record(frozen=False)
 class _Event:
     t: float
     data: str
@@ -321,7 +332,7 @@ class _Event:
     """Already handed out by ``release_all`` (its undecided characters masked in advance)."""
 
 
-@dataclass
+@record(frozen=False)
 class _Field:
     """One streamed text field (e.g. tool call 1's arguments) across events."""
 

@@ -3,18 +3,19 @@
 ``app/events.py`` is the one vocabulary and re-exports every name here; the
 transducers (``app/cst``) and ``frontier transduce`` import this module instead,
 so a process that only transduces does not build the turn's two dozen other
-event classes (a frozen dataclass costs ~1 ms to create: its methods are
-compiled from source at import, and that was a fifth of ``frontier transduce``'s
-start-up). Same classes, same fields; see ``app/events.py`` for the conventions.
+event classes (a fifth of ``frontier transduce``'s start-up when they were
+dataclasses; ``app/record.py`` has since made every class cheap). Same classes,
+same fields; see ``app/events.py`` for the conventions.
 
-Nothing here imports anything beyond the standard library.
+Nothing here imports anything beyond the standard library and ``app/record.py``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, fields
 from typing import Any, ClassVar, Literal, get_args
+
+from frontier.app.record import fields, record
 
 ArgValue = str | bytes | Any
 """CTL arguments are ``str`` when valid UTF-8, else ``bytes``; native/JSON
@@ -41,7 +42,7 @@ each). ``late_arguments``: native-inc argument bytes for a call already executab
 CONTRACT_ERROR_KINDS: tuple[str, ...] = get_args(ContractErrorKind)
 
 
-@dataclass(frozen=True)
+@record
 class ToolCall:
     """A call that the transducer has proven complete: it can no longer change."""
 
@@ -72,44 +73,18 @@ def json_value(value: ArgValue) -> Any:
 
 
 _set = object.__setattr__
-_names: dict[type, tuple[str, ...]] = {}
 
 
-def _field_names(cls: type) -> tuple[str, ...]:
-    """The dataclass fields of ``cls``, in order (``ClassVar`` s excluded), cached."""
-    names = _names.get(cls)
-    if names is None:
-        names = _names[cls] = tuple(f.name for f in fields(cls))
-    return names
-
-
-@dataclass(frozen=True, repr=False, eq=False)
+@record
 class Event:
-    """Every event: a frozen dataclass whose ``type`` names it in JSON.
+    """Every event: a frozen record whose ``type`` names it in JSON.
 
-    The stream events below are declared ``init=False, repr=False, eq=False`` with their
-    ``__init__`` written out and ``__repr__``, ``__eq__`` and ``__hash__`` taken from
-    here, which do what the generated ones do (``tests/test_transduce_startup.py``
-    compares them): ``dataclass`` compiles every method it generates from source at
-    import, ~0.2 ms apiece, while written out they come from the bytecode cache, so
-    these classes cost a third as much to create. Events declared the ordinary way
-    (``app/events.py``) get the generated methods, which override these.
+    The stream events below are declared ``init=False`` with their ``__init__`` written
+    out: a transducer builds them by the thousand, and a written-out ``__init__`` is a
+    third faster than ``@record``'s, which binds its arguments by name.
     """
 
     type: ClassVar[str] = "event"
-
-    def __repr__(self) -> str:
-        shown = ", ".join(f"{n}={getattr(self, n)!r}" for n in _field_names(type(self)))
-        return f"{type(self).__qualname__}({shown})"
-
-    def __eq__(self, other: object) -> bool:
-        if other.__class__ is not self.__class__:
-            return NotImplemented
-        names = _field_names(type(self))
-        return tuple(getattr(self, n) for n in names) == tuple(getattr(other, n) for n in names)
-
-    def __hash__(self) -> int:
-        return hash(tuple(getattr(self, n) for n in _field_names(type(self))))
 
     def json_fields(self) -> dict[str, Any] | None:
         """The event's fields in ``event_to_json``'s form, for an event defined above
@@ -118,7 +93,7 @@ class Event:
         return None
 
 
-@dataclass(frozen=True, init=False, repr=False, eq=False)
+@record(init=False)
 class StreamBytes(Event):
     """Raw bytes arrived at the transducer (before any confirmation)."""
 
@@ -131,7 +106,7 @@ class StreamBytes(Event):
         _set(self, "data", data)
 
 
-@dataclass(frozen=True, init=False, repr=False, eq=False)
+@record(init=False)
 class Confirmed(Event):
     """Bytes ``[offset, offset+len(data))`` became irreversible.
 
@@ -151,7 +126,7 @@ class Confirmed(Event):
         _set(self, "data", data)
 
 
-@dataclass(frozen=True, init=False, repr=False, eq=False)
+@record(init=False)
 class CallStarted(Event):
     """A call's header was confirmed: its id and tool name can no longer change."""
 
@@ -171,7 +146,7 @@ class CallStarted(Event):
         _set(self, "replaces", replaces)
 
 
-@dataclass(frozen=True, init=False, repr=False, eq=False)
+@record(init=False)
 class ArgStarted(Event):
     """An argument's header was confirmed: its key and form (its bytes follow)."""
 
@@ -198,7 +173,7 @@ class ArgStarted(Event):
         _set(self, "offset", offset)
 
 
-@dataclass(frozen=True, init=False, repr=False, eq=False)
+@record(init=False)
 class ArgBytes(Event):
     """Confirmed bytes of an argument value (may arrive in many pieces)."""
 
@@ -215,7 +190,7 @@ class ArgBytes(Event):
         _set(self, "offset", offset)
 
 
-@dataclass(frozen=True, init=False, repr=False, eq=False)
+@record(init=False)
 class CallReady(Event):
     """The call is complete and may execute (CTL: at ``end\\n``)."""
 
@@ -226,7 +201,7 @@ class CallReady(Event):
         _set(self, "call", call)
 
 
-@dataclass(frozen=True, init=False, repr=False, eq=False)
+@record(init=False)
 class ContractError(Event):
     """A framing error; nothing after it in this message is processed."""
 
@@ -242,7 +217,7 @@ class ContractError(Event):
         _set(self, "offset", offset)
 
 
-@dataclass(frozen=True, init=False, repr=False, eq=False)
+@record(init=False)
 class StreamStopped(Event):
     """The transducer stopped reading (e.g. text after a confirmed call)."""
 
@@ -309,7 +284,7 @@ def event_to_json(event: Event) -> dict[str, Any]:
             out.update(call_id=event.call_id, key=event.key, data=json_value(d))
             out["offset"] = event.offset
         case _:
-            for name in event.__dataclass_fields__:
+            for name in (f.name for f in fields(event)):
                 value = getattr(event, name)
                 out[name] = json_value(value) if isinstance(value, bytes) else value
     return out

@@ -215,7 +215,7 @@ that each tuple holds exactly its type's values, as written for the type checker
 
 
 def __getattr__(name: str) -> object:
-    """A ``Literal`` type named at run time (``get_args(Approval)``, a dataclass field's
+    """A ``Literal`` type named at run time (``get_args(Approval)``, a record field's
     type): built from its values on first use, then kept."""
     values = _LITERALS.get(name)
     if values is None:

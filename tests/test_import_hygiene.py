@@ -96,8 +96,10 @@ def test_core_imported_together_does_not_import_textual() -> None:
 
 def test_the_vocabulary_imports_nothing_of_frontier() -> None:
     """``events``, ``vocab`` and ``wire`` are the bottom layer: importing any of them loads
-    no other Frontier module (the CLI reads its choices from ``vocab`` before any command)."""
+    no other Frontier module (the CLI reads its choices from ``vocab`` before any command)
+    but ``record``, the way the layer declares its classes, which imports nothing."""
     bottom = [
+        "frontier.app.record",
         "frontier.app.events",
         "frontier.app.stream_events",
         "frontier.app.vocab",
@@ -131,6 +133,7 @@ def test_the_neutral_stream_imports_only_the_vocabulary() -> None:
         "frontier",
         "frontier.app",
         "frontier.app.events",
+        "frontier.app.record",
         "frontier.app.stream_events",
         "frontier.app.vocab",
         "frontier.app.model",

@@ -39,11 +39,11 @@ import os
 import posixpath
 import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from frontier.app.events import ToolCall
+from frontier.app.record import record
 from frontier.tools.beneath import PathError, resolve_rel
 from frontier.tools.contract import (
     MCP_SEPARATOR,
@@ -65,7 +65,7 @@ class RuleError(ValueError):
     """A rule that cannot be kept: a folder outside the workspace, an unsafe prefix."""
 
 
-@dataclass(frozen=True)
+@record
 class CommandRule:
     """``tool`` calls whose command is exactly ``command`` (or starts with it, ``prefix``)."""
 
@@ -81,7 +81,7 @@ class CommandRule:
         return f"{what} `{shown}`"
 
 
-@dataclass(frozen=True)
+@record
 class EditRule:
     """File edits beneath ``folder`` (workspace-relative, POSIX; ``""`` = everywhere)."""
 
@@ -91,7 +91,7 @@ class EditRule:
         return f"edits under {self.folder}/" if self.folder else "edits anywhere in the workspace"
 
 
-@dataclass(frozen=True)
+@record
 class ToolRule:
     """Calls of the MCP tool ``name`` (``srv__tool``), or of any tool of a server
     (``srv__*``)."""
@@ -277,7 +277,7 @@ def _plain_words(text: str) -> bool:
 # --------------------------------------------------------------------- the set of rules
 
 
-@dataclass(frozen=True)
+@record
 class AllowedRule:
     """A rule in force and whether it is remembered in the workspace's approvals file."""
 

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from frontier.app.events import ResultKind, ToolCall
+from frontier.app.record import field, record
 from frontier.tools.contract import Preview, ToolContext, ToolSpec
 
 
@@ -25,7 +25,7 @@ class ToolError(Exception):
         self.kind: ResultKind = kind
 
 
-@dataclass(frozen=True)
+@record
 class Prepared:
     args: Mapping[str, Any]
     """What ``execute`` gets: the coerced arguments ``prepare`` received, with any
@@ -41,7 +41,7 @@ class Prepared:
     """What the model is told about the declined hunks (appended to the result)."""
 
 
-@dataclass(frozen=True)
+@record
 class Outcome:
     kind: ResultKind
     output: str

@@ -46,12 +46,12 @@ import errno
 import os
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from frontier.app.events import Event, ResultKind, ToolCall, ToolFinished, ToolOutput, ToolResult
 from frontier.app.events import ToolStarted as ToolStartedEvent
+from frontier.app.record import record, replace
 from frontier.tools import beneath
 from frontier.tools.atomic import CALL_STOP, JournalNotClosed, StopReason, WriteStop
 from frontier.tools.base import CancelToken, Outcome, Prepared, Tool, ToolError
@@ -78,7 +78,7 @@ if TYPE_CHECKING:
 REISSUE = "Re-issue the call with corrected arguments."
 
 
-@dataclass(frozen=True)
+@record
 class _Ready:
     call: ToolCall
     spec: ToolSpec
@@ -88,7 +88,7 @@ class _Ready:
     """The call row and its start were committed together (``persist_and_start``)."""
 
 
-@dataclass(frozen=True)
+@record
 class _Running:
     """What stops a running call: its token (exec tools kill their process group) and its
     ``WriteStop`` (a file write gives up before its point of no return)."""

@@ -8,16 +8,16 @@ without importing each other.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, Literal, NamedTuple, Protocol, runtime_checkable
 
 from frontier.app.events import Event, ToolCall, ToolResult
+from frontier.app.record import field, record
 
 if TYPE_CHECKING:
     from frontier.tools.sandbox import Sandbox
 
 
-@dataclass(frozen=True)
+@record
 class ToolSpec:
     """One tool's declaration; the registry generates prompts and schemas from it."""
 
@@ -71,7 +71,7 @@ class DiffLine(NamedTuple):
     """The file's last line, with no newline after it (``\\ No newline at end of file``)."""
 
 
-@dataclass(frozen=True)
+@record
 class PreviewHunk:
     """One hunk of the review: the unit a person can accept or decline (DESIGN §5).
 
@@ -114,7 +114,7 @@ def _range(start: int, count: int) -> str:
     return str(start) if count == 1 else f"{start},{count}"
 
 
-@dataclass(frozen=True)
+@record
 class FilePreview:
     """One file as a mutation would change it; what the review widget shows."""
 
@@ -156,7 +156,7 @@ class FilePreview:
         return "delete" if self.new_text is None else "modify"
 
 
-@dataclass(frozen=True)
+@record
 class Preview:
     """What the approver is shown: file diffs for mutations, the command for exec."""
 
@@ -172,7 +172,7 @@ class Preview:
     sandbox stopped it: what the sandbox refused (``tools/sandbox.py`` ``stopped_by``)."""
 
 
-@dataclass(frozen=True)
+@record
 class Decision:
     approved: bool
     reason: str = ""
@@ -188,7 +188,7 @@ class Decision:
     denied result's ``meta["unanswered"]``, so a front end need not parse the reason."""
 
 
-@dataclass(frozen=True)
+@record
 class ApprovalRequested(Event):
     """A call needs a person's answer before it may run (issue 23: approvals are session
     events). Every front end gets it like any other event and answers with
@@ -224,7 +224,7 @@ class ApprovalRequested(Event):
         }
 
 
-@dataclass(frozen=True)
+@record
 class ApprovalResolved(Event):
     """The question ``request_id`` is closed: answered, or withdrawn because the turn
     stopped (``withdrawn``; the call never runs). Front ends close what they showed."""
@@ -322,7 +322,7 @@ BeforeHook = Callable[[ToolCall, ToolSpec], Awaitable[Decision | None]]
 AfterHook = Callable[[ToolCall, ToolResult], Awaitable[ToolResult | None]]
 
 
-@dataclass(frozen=True)
+@record
 class ToolContext:
     """Everything a tool may use: the workspace root and live-output sink."""
 

@@ -27,10 +27,10 @@ import re
 import stat
 import threading
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import NamedTuple
 
+from frontier.app.record import field, record
 from frontier.tools.beneath import NotRegularFileError, open_regular
 from frontier.tools.globmatch import Glob, GlobError
 
@@ -46,7 +46,7 @@ MAX_DEPTH = 100
 """Folders deeper than this below the start are not walked (reported as skipped)."""
 
 
-@dataclass(frozen=True)
+@record
 class Rule:
     matcher: Glob
     negate: bool
@@ -65,7 +65,7 @@ class Entry(NamedTuple):
     name: str
 
 
-@dataclass
+@record(frozen=False)
 class Skipped:
     """Folders and files the walk or the search could not read, with why (for the result)."""
 

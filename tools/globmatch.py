@@ -36,8 +36,9 @@ import re
 import threading
 import warnings
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import Any, Final
+
+from frontier.app.record import record
 
 SEP: Final = "/"
 
@@ -62,7 +63,7 @@ class GlobError(ValueError):
     """A glob that is not valid (the caller says so to the model, or skips the rule)."""
 
 
-@dataclass
+@record(frozen=False)
 class Work:
     """Steps a match took (characters compared or scanned, segment pairs tried)."""
 
@@ -151,7 +152,7 @@ def _merge(tokens: list[Token]) -> list[Token]:
 # ----------------------------------------------------------------------------- segments
 
 
-@dataclass(frozen=True)
+@record
 class _Chunk:
     """Fixed-width piece of a segment pattern between two ``*``: literal text, or tokens."""
 
@@ -248,7 +249,7 @@ def _fits(run: Sequence[_Segment], parts: list[str], k: int, work: Work | None) 
     return True
 
 
-@dataclass(frozen=True)
+@record
 class _Plan:
     """A glob at the segment level: ``head``, then (when there is any ``**``) runs of
     segments between ``**``s, then ``tail``; the last ``**`` takes at least ``least``."""

@@ -11,9 +11,9 @@ records the hashes of what is really written and recovery stays exact.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import replace
 from typing import NamedTuple
 
+from frontier.app.record import replace
 from frontier.tools.contract import Decision, FilePreview, Preview
 from frontier.tools.patch_engine import FileChange, PatchPlan, file_change_preview
 

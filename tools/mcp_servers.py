@@ -20,7 +20,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import contextvars
-import dataclasses
 import json
 import logging
 import math
@@ -35,6 +34,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from frontier.app.events import ToolCall
+from frontier.app.record import replace as replace_record
 from frontier.tools.base import CancelToken, Outcome, Prepared, ToolError
 from frontier.tools.contract import MCP_SEPARATOR, MCP_TOOL_NAME, Preview, ToolContext, ToolSpec
 from frontier.tools.mcp_settings import (
@@ -292,7 +292,7 @@ class McpServer:
             from frontier.tools.sandbox import Sandbox
 
             root = str(self.host.root or Path.cwd())
-            inner = dataclasses.replace(outer.settings, network=s.network)
+            inner = replace_record(outer.settings, network=s.network)
             self.sandbox = Sandbox(inner, bwrap=outer.bwrap)
             wrapped, env, made = self.sandbox.wrap(argv, root, env)
             self._made = made

@@ -18,12 +18,12 @@ from __future__ import annotations
 import re
 import shlex
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 from urllib.parse import urlsplit
 
 from frontier.app.config import ConfigError, valid_key
+from frontier.app.record import field, record
 
 ENV_REF = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 """``${NAME}`` in a header value: taken from Frontier's environment when the server starts."""
@@ -36,7 +36,7 @@ class HeaderError(ValueError):
     variable, never a value."""
 
 
-@dataclass(frozen=True)
+@record
 class ServerSettings:
     """One ``[mcp_servers.NAME]`` table, validated (``app/mcp_config.py``): exactly one of
     ``command`` (stdio) and ``url`` (streamable HTTP)."""
@@ -133,7 +133,7 @@ def expand_headers(
     return out
 
 
-@dataclass(frozen=True)
+@record
 class ServerState:
     """One server as ``frontier mcp list`` and ``/mcp`` show it."""
 

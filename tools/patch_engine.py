@@ -149,8 +149,7 @@ def _mode(c: FileChange) -> str:
 def file_change_preview(c: FileChange) -> FilePreview:
     """One change as the review shows it: from the placed hunks when known (notes and
     dependencies per review hunk), else by diffing; a move is shown at its destination."""
-    from dataclasses import replace
-
+    from frontier.app.record import replace
     from frontier.tools.diffing import file_preview, sha256
 
     if c.renamed_to is not None:
@@ -171,8 +170,7 @@ def file_change_preview(c: FileChange) -> FilePreview:
 
 
 def _layout_preview(c: FileChange, layout: Layout) -> FilePreview:
-    from dataclasses import replace
-
+    from frontier.app.record import replace
     from frontier.tools.diffing import file_preview
 
     blocks = change_blocks(layout.placed, len(layout.old.lines))

@@ -47,9 +47,9 @@ from __future__ import annotations
 import os
 import posixpath
 import re
-from dataclasses import replace
 
 from frontier.app.events import ToolCall
+from frontier.app.record import replace
 from frontier.app.vocab import APPROVALS
 from frontier.tools import beneath
 from frontier.tools.approval_rules import ApprovalRules

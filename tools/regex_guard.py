@@ -39,9 +39,10 @@ import sys
 import threading
 import warnings
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
+
+from frontier.app.record import record
 
 sre: Any
 sre_parse: Any
@@ -186,7 +187,7 @@ class _Unsupported(Exception):
     """RE2 cannot say what Python's ``re`` would (the child decides instead)."""
 
 
-@dataclass
+@record(frozen=False)
 class Translation:
     """A Python pattern written for RE2, and when RE2's verdict on a line may differ."""
 

@@ -47,8 +47,9 @@ import sys
 import tempfile
 import threading
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import Literal, NamedTuple, get_args
+
+from frontier.app.record import field, record
 
 SandboxMode = Literal["workspace-write", "read-only", "off"]
 SANDBOX_MODES: tuple[SandboxMode, ...] = get_args(SandboxMode)
@@ -131,7 +132,7 @@ PROBE_TIMEOUT = 10.0
 """Seconds the one start-up probe may take (a loaded machine; it is ~5 ms)."""
 
 
-@dataclass(frozen=True)
+@record
 class SandboxSettings:
     """What the user asked for (``--sandbox``, ``--sandbox-network``, config)."""
 
@@ -149,7 +150,7 @@ class SandboxSettings:
     """Frontier's own data dir, config dir and key file: always hidden."""
 
 
-@dataclass(frozen=True)
+@record
 class SandboxRecord:
     """The boundary a call ran under, as the store and the front ends show it."""
 
@@ -169,7 +170,7 @@ class SandboxRecord:
         return {"mode": self.mode, "network": self.network}
 
 
-@dataclass
+@record(frozen=False)
 class Sandbox:
     """One session's sandbox: the settings, the ``bwrap`` found (or why none works) and
     the session's private temp folder (made on first use, removed by :meth:`close`)."""
@@ -677,7 +678,7 @@ _PORT = re.compile(r"(?:\bport\s*[=:]?\s*|(?:localhost|\d+\.\d+\.\d+\.\d+|\]):)(
 _IPV4 = re.compile(r"(?<![\d.])(\d{1,3})\.\d{1,3}\.\d{1,3}\.\d{1,3}(?![\d.])")
 
 
-@dataclass(frozen=True)
+@record
 class Seen:
     """The mounts a command ran under, as far as telling its refusals needs: a path named
     in an error is judged by the deepest of these that holds it (``/`` is read-only)."""

@@ -45,11 +45,11 @@ import tempfile
 import threading
 import warnings
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
 from frontier.app.events import ToolCall
+from frontier.app.record import record
 from frontier.tools.base import CancelToken, Outcome, Prepared, ToolError
 from frontier.tools.beneath import NotRegularFileError, open_regular
 from frontier.tools.contract import ToolContext, ToolSpec
@@ -72,7 +72,7 @@ _ACCESS_AT = os.access in os.supports_dir_fd
 T = TypeVar("T")
 
 
-@dataclass(frozen=True)
+@record
 class Found:
     """What a search or a listing produced: sorted rows and what could not be read."""
 
@@ -300,7 +300,7 @@ def grep_python(
     return Found(_sorted(rows), tuple(sorted(skipped.items)))
 
 
-@dataclass(frozen=True)
+@record
 class RgPlan:
     """What ripgrep must leave out to search exactly the walk's files (``rg_plan``)."""
 

@@ -34,7 +34,6 @@ from __future__ import annotations
 from bisect import bisect_right
 from collections import OrderedDict
 from collections.abc import Sequence
-from dataclasses import dataclass
 from itertools import accumulate, groupby
 from typing import ClassVar
 
@@ -49,6 +48,7 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from frontier.app.frontends.terminal_text import pictured
+from frontier.app.record import record
 from frontier.widgets.diff_view import HIGHLIGHT_LIMIT, TAB_SIZE, WRAPPED
 from frontier.widgets.display import BLANK_RUN, fold_blank_runs, is_blank
 from frontier.widgets.lines import text_strips
@@ -62,7 +62,7 @@ NOTE_STYLE = "italic reverse"
 """A folded run of blanks (``⋯ 3,000 spaces ⋯``): unmistakably not the command's text."""
 
 
-@dataclass(frozen=True)
+@record
 class Row:
     """One screen row: a piece of a shown line (or a folded run of blank lines)."""
 

@@ -12,21 +12,20 @@ row before it is measured.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from rich.text import Text
 from textual import events
 from textual.message import Message
 from textual.timer import Timer
 from textual.widgets import Static
 
+from frontier.app.record import record
 from frontier.widgets.display import display_preview
 from frontier.widgets.pacing import Pacer
 
 SEPARATOR = " · "
 
 
-@dataclass(frozen=True)
+@record
 class StripInfo:
     """What the strip shows; equal infos draw the same line (the strip skips them)."""
 

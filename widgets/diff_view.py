@@ -24,7 +24,6 @@ with nothing to pair with (a context line, a line only added or removed) keeps i
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass
 from functools import lru_cache
 from itertools import accumulate, zip_longest
 from typing import ClassVar
@@ -40,6 +39,7 @@ from textual.containers import VerticalScroll
 from textual.reactive import reactive
 from textual.widgets import Static
 
+from frontier.app.record import record
 from frontier.tools.contract import DiffLine, FilePreview, PreviewHunk
 from frontier.tools.patch_model import NO_NEWLINE_MARKER
 from frontier.widgets.display import display_change, display_preview
@@ -167,7 +167,7 @@ class Highlighter:
 
 
 # ---------------------------------------------------------------------- layout
-@dataclass(frozen=True)
+@record
 class Look:
     """How every hunk is drawn right now (one value per redraw)."""
 

@@ -13,15 +13,16 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import replace
 from typing import Any
+
+from frontier.app.record import replace
 
 TICK_SECONDS = 0.1
 """The shortest time between two repaints that only move numbers (10 Hz)."""
 
 
 def moved_only(old: Any, new: Any, fields: tuple[str, ...]) -> bool:
-    """``new`` differs from ``old`` (dataclasses of one type) only in ``fields``."""
+    """``new`` differs from ``old`` (records of one type) only in ``fields``."""
     if old is None or type(old) is not type(new) or old == new:
         return False
     return bool(replace(new, **{name: getattr(old, name) for name in fields}) == old)

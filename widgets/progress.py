@@ -14,9 +14,8 @@ paused, instead of decaying towards zero as a sliding window did.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from frontier.app.events import TokenUsage
+from frontier.app.record import record
 
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 SPIN_HZ = 10.0
@@ -46,7 +45,7 @@ def count_text(tokens: int) -> str:
     return f"{tokens / 1_000_000:.1f}M".replace(".0M", "M")
 
 
-@dataclass
+@record(frozen=False)
 class TurnProgress:
     """The running turn's clock, the latest response's rate, and the session's tokens."""
 

@@ -28,7 +28,8 @@ from __future__ import annotations
 import re
 from collections import deque
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, replace
+
+from frontier.app.record import record, replace
 
 BLOCK_LIMIT = 4096
 """Characters after which a growing block is cut at its next line (render cost bound)."""
@@ -44,7 +45,7 @@ _HEADING = re.compile(r"^#{1,6}(?:[ \t]|$)")
 _TABLE_DELIMITER = re.compile(r"^ {0,3}\|?\s*:?-+:?\s*(\|\s*:?-+:?\s*)*\|?\s*$")
 
 
-@dataclass(frozen=True)
+@record
 class ProseBlock:
     """One top-level piece of a reply: Markdown source, or a piece of a fenced code block."""
 

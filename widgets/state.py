@@ -24,7 +24,6 @@ from __future__ import annotations
 import time
 from collections import deque
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from frontier.app.agent.wait import ResponseWait
@@ -57,6 +56,7 @@ from frontier.app.events import (
     TurnEnded,
     UserMessage,
 )
+from frontier.app.record import record
 from frontier.tools.contract import ApprovalRequested, ApprovalResolved
 from frontier.widgets.pane_state.confirmed import PREVIEW_BYTES, ConfirmedModel, ConfirmedRow
 from frontier.widgets.pane_state.errors import ErrorRow, ErrorsModel
@@ -96,7 +96,7 @@ Handler = Callable[[Any], None]
 """A pane model's bound handler for one event type (the event's own class)."""
 
 
-@dataclass(frozen=True)
+@record
 class PaneModels:
     """The pane models of one ``UiState``, each made with the models it reads or tells."""
 

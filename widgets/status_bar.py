@@ -22,7 +22,6 @@ in the theme's warning colour and kept before everything but the activity.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import ClassVar
 
@@ -33,6 +32,7 @@ from textual import events
 from textual.timer import Timer
 from textual.widgets import Static
 
+from frontier.app.record import record, replace
 from frontier.widgets.display import display_preview
 from frontier.widgets.pacing import Pacer
 from frontier.widgets.progress import clock_text, count_text
@@ -67,7 +67,7 @@ MOVING = (
 (``widgets/pacing.py``: at most 10 repaints a second)."""
 
 
-@dataclass(frozen=True)
+@record
 class StatusInfo:
     model: str
     mode: str

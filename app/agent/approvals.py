@@ -20,10 +20,10 @@ import asyncio
 import functools
 import itertools
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
 from frontier.app.events import Event, ToolCall
+from frontier.app.record import record
 from frontier.app.vocab import ApprovalChoice
 from frontier.tools.contract import (
     ApprovalRequested,
@@ -37,7 +37,7 @@ if TYPE_CHECKING:
     from frontier.tools.approval_rules import AllowedRule, Rule
 
 
-@dataclass(frozen=True)
+@record
 class Answer:
     """A person's answer to one ``ApprovalRequested``: the decision (approve or deny with
     a reason, the hunks declined), and with an approval optionally an "always allow"
@@ -48,7 +48,7 @@ class Answer:
     remember: bool = False
 
 
-@dataclass(frozen=True)
+@record
 class AnswerOutcome:
     """What ``AgentSession.answer`` did: ``taken`` is False when the question was no
     longer open (answered elsewhere, or withdrawn when the turn stopped); ``allowed`` the

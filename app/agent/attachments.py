@@ -27,9 +27,9 @@ from __future__ import annotations
 import codecs
 import os
 import re
-from dataclasses import dataclass
 from pathlib import Path
 
+from frontier.app.record import record
 from frontier.tools import beneath
 from frontier.tools.gitignore import walk
 
@@ -46,7 +46,7 @@ _MENTION = re.compile(r'(?<!\S)@(?:"([^"\n]+)"|([^\s"]+))')
 _TRAILING = ".,;:!?)]}'"
 
 
-@dataclass(frozen=True)
+@record
 class Attachment:
     """One file attached to a message."""
 
@@ -68,7 +68,7 @@ class Attachment:
         return f"{self.path} ({self.size:,} byte{'s' if self.size != 1 else ''})"
 
 
-@dataclass(frozen=True)
+@record
 class Prepared:
     """A typed message made ready for the model."""
 

@@ -21,11 +21,11 @@ from __future__ import annotations
 
 import json
 from collections.abc import Awaitable, Callable, Iterable
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from frontier.app.model.conversation import Item, item_bytes
 from frontier.app.model.request import ModelRequest, ToolSchema
+from frontier.app.record import field, record
 
 DEFAULT_WINDOW = 8192
 """Tokens assumed when neither the settings nor the server say: the smallest window of
@@ -80,7 +80,7 @@ def _schema(tool: ToolSchema) -> dict[str, object]:
     return {"name": tool.name, "description": tool.description, "parameters": dict(tool.parameters)}
 
 
-@dataclass
+@record(frozen=False)
 class ContextBudget:
     """The window and the running count for one session (``AgentLoop.compactor.budget``)."""
 

@@ -40,7 +40,6 @@ makes the result valid for each.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, replace
 from typing import Literal
 
 from frontier.app.model.conversation import (
@@ -53,6 +52,7 @@ from frontier.app.model.conversation import (
     assistant_text,
     call_text,
 )
+from frontier.app.record import record, replace
 
 UnitKind = Literal["round", "user", "summary", "other"]
 
@@ -62,7 +62,7 @@ SUMMARY_ACK = "Understood; I will continue from that summary."
 """The assistant turn after a summary when the next kept item is on the user's side."""
 
 
-@dataclass(frozen=True)
+@record
 class Unit:
     """Items ``[start, end)`` of a history that stay together."""
 
@@ -71,7 +71,7 @@ class Unit:
     kind: UnitKind
 
 
-@dataclass(frozen=True)
+@record
 class Stub:
     """One result replaced by a stub."""
 
@@ -91,7 +91,7 @@ Locate = Callable[[int, str], tuple[str, str] | None]
 """``(item index, call id)`` → ``(where the result is stored, the call's tool name)``."""
 
 
-@dataclass(frozen=True)
+@record
 class SummaryPlan:
     """What :func:`apply_summary` replaces."""
 

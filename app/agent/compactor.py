@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from frontier.app.agent.budget import BYTES_PER_TOKEN, ContextBudget, estimate_tokens
@@ -46,6 +45,7 @@ from frontier.app.model.conversation import Item, UserText, role_of
 from frontier.app.model.errors import ContextOverflow, ModelError, context_overflow
 from frontier.app.model.request import ModelRequest
 from frontier.app.model.stream import StreamEnd, WireEvent, text_of
+from frontier.app.record import record, replace
 
 if TYPE_CHECKING:
     from frontier.app.session.store import SessionStore
@@ -70,7 +70,7 @@ SUMMARY_TOKENS = (128, 2048)
 replaces); less than twice the lower bound to replace is not worth a summary request."""
 
 
-@dataclass(frozen=True)
+@record
 class Summary:
     text: str
     source: str

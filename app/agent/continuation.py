@@ -32,7 +32,6 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import AsyncGenerator, Awaitable, Callable
-from dataclasses import replace
 
 from frontier.app.agent.echo import EchoSkipper
 from frontier.app.events import Event, ResponseContinued, TokenUsage
@@ -41,6 +40,7 @@ from frontier.app.model.errors import ModelError
 from frontier.app.model.prefill import PREFILL_SETTINGS, PrefillSupport
 from frontier.app.model.request import ModelRequest
 from frontier.app.model.stream import Delta, StreamEnd, StreamItem, TextDelta, WireEvent, text_of
+from frontier.app.record import replace
 from frontier.app.vocab import CTL_MODES
 from frontier.app.wire.continuation import Join, join_data
 

@@ -40,11 +40,11 @@ import platform
 import re
 import subprocess
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
 
 from frontier.app.agent.instructions import search_dirs
+from frontier.app.record import record
 
 # the search tools' .gitignore reader and matcher: one meaning of "ignored" everywhere
 from frontier.tools.gitignore import Rule, _ignored, _load
@@ -101,7 +101,7 @@ def clean(text: str, cap: int = NAME_CAP) -> str:
     return text if len(text) <= cap else text[: cap - 1] + "…"
 
 
-@dataclass(frozen=True)
+@record
 class GitState:
     """The workspace's repository as ``git status`` saw it."""
 
@@ -127,7 +127,7 @@ class GitState:
         return f"{self.branch} ({', '.join(parts) or 'clean'})"
 
 
-@dataclass(frozen=True)
+@record
 class Environment:
     """One session's environment context (see the module doc)."""
 

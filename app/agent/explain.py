@@ -17,7 +17,6 @@ response, ``SESSION#N`` for one).
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
 from frontier.app.agent.repair import Failure, repair_text, truncation
@@ -32,6 +31,7 @@ from frontier.app.cst.explain import (
 )
 from frontier.app.cst.snapshot import FrameSnapshot
 from frontier.app.model.registry import codec
+from frontier.app.record import record
 from frontier.app.session.explain import StoredResponse, StoredSession, load_session
 from frontier.app.session.record import Recording
 from frontier.app.vocab import is_clean
@@ -48,7 +48,7 @@ SERVER_FEEDBACK = (
 REPLAY_KEYS = "e jumps to the error, e again inspects it, g there highlights its byte"
 
 
-@dataclass(frozen=True)
+@record
 class NextAttempt:
     """The response after the failed one, in the same session."""
 
@@ -74,7 +74,7 @@ class NextAttempt:
         return self.outcome == "repaired"
 
 
-@dataclass(frozen=True)
+@record
 class Explanation:
     source: str
     """The recording file, or ``SESSION#N``."""

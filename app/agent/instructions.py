@@ -46,9 +46,10 @@ import codecs
 import os
 import stat
 from collections.abc import Collection, Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
+
+from frontier.app.record import field, record
 
 NAMES = ("AGENTS.md", "CLAUDE.md", ".frontier/instructions.md")
 """Looked for in every searched directory, in this order."""
@@ -62,7 +63,7 @@ InstructionStatus = Literal["full", "capped", "omitted", "skipped"]
 total was used by nearer files; ``skipped``: not read (``reason`` says why)."""
 
 
-@dataclass(frozen=True)
+@record
 class InstructionFile:
     """One instruction file found, and what became of it."""
 
@@ -95,7 +96,7 @@ class InstructionFile:
         return f"{head} ({size}, omitted: {self.reason})"
 
 
-@dataclass(frozen=True)
+@record
 class ProjectInstructions:
     """The instruction files of one workspace, outermost first."""
 
@@ -156,7 +157,7 @@ def trusted_owners(environ: Mapping[str, str] | None = None) -> frozenset[int] |
     return frozenset(owners)
 
 
-@dataclass(frozen=True)
+@record
 class SearchPath:
     """Where the instruction files are looked for, and what the walk up refused."""
 
@@ -326,7 +327,7 @@ def load_instructions(
     )
 
 
-@dataclass(frozen=True)
+@record
 class _Read:
     path: str
     resolved: Path

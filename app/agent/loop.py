@@ -20,7 +20,6 @@ import codecs
 import contextlib
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Sequence
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
 from frontier.app.agent.continuation import Prefill, open_stream
@@ -59,6 +58,7 @@ from frontier.app.model.conversation import (
 from frontier.app.model.errors import ModelError
 from frontier.app.model.request import ModelRequest
 from frontier.app.model.stream import StreamEnd, WireEvent
+from frontier.app.record import field, record
 from frontier.app.vocab import is_clean
 from frontier.tools.registry import Registry
 
@@ -169,7 +169,7 @@ class RequestCounter:
         return index
 
 
-@dataclass(frozen=True)
+@record
 class Carried:
     """A result the model never saw (the session stopped first) and the call it answers
     (``None`` when the call row could not be found)."""
@@ -191,7 +191,7 @@ def _committing(what: str) -> Iterator[None]:
         raise PersistenceFailed(f"session store: {what} failed: {exc}") from exc
 
 
-@dataclass
+@record(frozen=False)
 class _Response:
     """What one model response produced, once its stream is over."""
 

@@ -8,7 +8,6 @@ text-carried frames (CTL, XML) the same way.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 from typing import Any
 
 from frontier.app.cst.base import Transducer
@@ -21,6 +20,7 @@ from frontier.app.model.stream import (
     ServerToolCall,
     TextDelta,
 )
+from frontier.app.record import record
 from frontier.app.vocab import AGENT_MODES, EAGER_MODES, NATIVE_MODES
 from frontier.tools.registry import Registry
 
@@ -28,7 +28,7 @@ MODES = AGENT_MODES
 """The five protocol modes (DESIGN §4); ``frontier.app.vocab`` is their home."""
 
 
-@dataclass(frozen=True)
+@record
 class Mode:
     name: str
 

@@ -9,18 +9,18 @@ so the loop gets it at construction (docs/decisions-tui.md, "Queued messages").
 from __future__ import annotations
 
 import itertools
-from dataclasses import dataclass
 from pathlib import Path
 
 from frontier.app.agent.attachments import prepare
 from frontier.app.events import QueuedDelivered
+from frontier.app.record import record
 
 
 class NotQueued(LookupError):
     """A queued message that is no longer queued: it was delivered (or removed) meanwhile."""
 
 
-@dataclass(frozen=True)
+@record
 class QueuedMessage:
     """A message typed while the agent works, waiting for the next request."""
 

@@ -9,8 +9,8 @@ otherwise see what to resend unchanged — and which were cut off mid-arguments.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 
+from frontier.app.record import record
 from frontier.app.vocab import EAGER_MODES
 
 MAX_REPAIRS = 3
@@ -25,7 +25,7 @@ MAX_LISTED = 12
 hostile response may cut off thousands)."""
 
 
-@dataclass(frozen=True)
+@record
 class HeldCall:
     """A call whose arguments had all arrived (they parse) but which did not run because
     its response was cut off: ``arguments`` is its JSON text as the model wrote it."""
@@ -35,7 +35,7 @@ class HeldCall:
     arguments: str
 
 
-@dataclass(frozen=True)
+@record
 class Failure:
     """Why a response could not be used whole: ``contract`` or ``truncated``."""
 

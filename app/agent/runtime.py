@@ -19,7 +19,6 @@ import functools
 import tempfile
 import time
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -51,6 +50,7 @@ from frontier.app.model.client import Client
 from frontier.app.model.conversation import Item
 from frontier.app.model.demo_script import DEMO_BASE_URL, DEMO_MODEL, DEMO_TASK
 from frontier.app.model.wires.base import WireCodec
+from frontier.app.record import field, record, replace
 from frontier.app.secrets import REDACTED, Scrubber, url_secrets
 from frontier.app.session.prompt_history import DEMO_KEY, PromptHistory
 from frontier.tools.approval_rules import AllowedRule, ApprovalRules, rules_from_data
@@ -237,7 +237,7 @@ def server_has_tools(props: object) -> bool | None:
     return None
 
 
-@dataclass
+@record(frozen=False)
 class _Plan:
     """What a new or resumed session starts from, before the client exists."""
 

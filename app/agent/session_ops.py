@@ -10,11 +10,11 @@ today) is told "not available" instead of failing at run time.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 from frontier.app.model.conversation import Item
+from frontier.app.record import record
 
 if TYPE_CHECKING:
     from frontier.app.agent.budget import ContextBudget
@@ -38,7 +38,7 @@ class CompactingLoop(Protocol):
     async def compact_now(self) -> bool: ...
 
 
-@dataclass(frozen=True)
+@record
 class ModelSwitched:
     """What a model switch made: the session's new facts, and the new client's closer."""
 
@@ -60,7 +60,7 @@ gives it to the loop and records the model in the store. Raises ``ValueError`` /
 ``ConfigError`` with a message for the user, having changed nothing."""
 
 
-@dataclass(frozen=True)
+@record
 class Cleared:
     """``/clear``: how much the model forgot (the session's record keeps it all)."""
 
@@ -68,7 +68,7 @@ class Cleared:
     """History items the model no longer gets."""
 
 
-@dataclass(frozen=True)
+@record
 class SessionDiff:
     """Every file the session changed, from before its first change to now."""
 

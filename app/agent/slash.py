@@ -33,9 +33,10 @@ import os
 import re
 import stat
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
+
+from frontier.app.record import field, record
 
 NAME_PATTERN = re.compile(r"[a-z0-9][a-z0-9_-]{0,31}")
 """What a command name may be: also the file name (without ``.md``) of a custom one."""
@@ -54,7 +55,7 @@ PROJECT_DIR = Path(".frontier") / "commands"
 Source = Literal["built in", "project", "user"]
 
 
-@dataclass(frozen=True)
+@record
 class SlashCommand:
     """One command as the menu lists it and the dispatcher runs it."""
 
@@ -145,7 +146,7 @@ assert all(NAME_PATTERN.fullmatch(name) for name in BUILTIN_NAMES)
 # --------------------------------------------------------------------------- reading a line
 
 
-@dataclass(frozen=True)
+@record
 class Message:
     """Not a command: send ``text`` to the model as typed (``//x`` already made ``/x``)."""
 
@@ -153,7 +154,7 @@ class Message:
     kind: Literal["message"] = "message"
 
 
-@dataclass(frozen=True)
+@record
 class Invocation:
     """``/name args`` naming ``command``; a template's ``text`` is its expansion."""
 
@@ -164,7 +165,7 @@ class Invocation:
     kind: Literal["command"] = "command"
 
 
-@dataclass(frozen=True)
+@record
 class Unknown:
     """``/name`` that looks like a command but none has that name: refused, never sent."""
 
@@ -234,7 +235,7 @@ def matching(commands: Iterable[SlashCommand], query: str) -> list[SlashCommand]
 # --------------------------------------------------------------------------- custom commands
 
 
-@dataclass(frozen=True)
+@record
 class Commands:
     """Every command a session offers, and what loading the custom ones skipped."""
 
@@ -245,7 +246,7 @@ class Commands:
         return next((c for c in self.commands if c.name == name), None)
 
 
-@dataclass
+@record(frozen=False)
 class _Loader:
     found: dict[str, SlashCommand] = field(default_factory=dict)
     problems: list[str] = field(default_factory=list)

@@ -29,7 +29,6 @@ import os
 import re
 import tempfile
 from collections.abc import Iterator
-from dataclasses import dataclass
 from typing import ClassVar
 
 from frontier.app.events import (
@@ -50,6 +49,7 @@ from frontier.app.events import (
     ToolOutput,
     ToolStarted,
 )
+from frontier.app.record import record
 
 TOUR_MODE = "ctl-heredoc"
 """The story the tour tells: ctl-heredoc has every moment (heredocs, a length prefix
@@ -58,7 +58,7 @@ PANES = ("transcript", "raw", "confirmed", "pending", "tools", "errors")
 """The panes a moment can highlight (the main screen's widget ids)."""
 
 
-@dataclass(frozen=True)
+@record
 class Said(Event):
     """The tour's log only: the person's message (the live TUI shows it as it sends)."""
 
@@ -66,7 +66,7 @@ class Said(Event):
     text: str
 
 
-@dataclass(frozen=True)
+@record
 class Noted(Event):
     """The tour's log only: a note the live TUI shows when the session starts."""
 
@@ -74,7 +74,7 @@ class Noted(Event):
     text: str
 
 
-@dataclass(frozen=True)
+@record
 class TourRecording:
     """The demo story as the live TUI saw it: every event, with the probe after it."""
 
@@ -88,7 +88,7 @@ class TourRecording:
             raise ValueError("a tour recording needs one probe per event")
 
 
-@dataclass(frozen=True)
+@record
 class Moment:
     """One stop of the tour."""
 
@@ -218,7 +218,7 @@ def _span(start: int, end: int) -> str:
 _TAG = re.compile(rb"<<\s*['\"]?([A-Za-z0-9_]{1,32})")
 
 
-@dataclass
+@record(frozen=False)
 class _Arg:
     call_id: str
     key: str

@@ -27,13 +27,13 @@ the model (DESIGN §5, issue 15).
 from __future__ import annotations
 
 from collections.abc import AsyncGenerator, Callable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from frontier.app.events import Event, ToolCall, ToolResult
 from frontier.app.model.request import ModelRequest
 from frontier.app.model.stream import StreamEnd, StreamItem
+from frontier.app.record import record
 
 if TYPE_CHECKING:
     from frontier.app.session.calls import CallRecord, Target
@@ -46,7 +46,7 @@ UNDO_ID_PREFIX = "u"
 UndoKind = Literal["undone", "refused", "not_found", "denied", "failed"]
 
 
-@dataclass(frozen=True)
+@record
 class UndoOutcome:
     """What an undo did, for the person (``message``) and the model (``notice``)."""
 

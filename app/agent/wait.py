@@ -10,10 +10,10 @@ a clock, and two front ends share it.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Literal
 
 from frontier.app.events import Event, ResponseEnded, ResponseStarted, Retry, TurnEnded
+from frontier.app.record import record
 
 STALL_AFTER = 5.0
 """Seconds without a stream byte before a streaming response shows as stalled: a model
@@ -29,7 +29,7 @@ event of the stream counts): any of them ends a wait."""
 WaitPhase = Literal["", "first_byte", "retry", "streaming"]
 
 
-@dataclass
+@record(frozen=False)
 class ResponseWait:
     """How long the current response has been silent, known from the events alone.
 

@@ -11,19 +11,19 @@ layer nor its wires.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 from frontier.app.cst.explain import NAMED_CALL as _NAMED
 from frontier.app.cst.native import DeltaSource, NativeAccumulator
 from frontier.app.events import CallReady, CallStarted, ContractError
 from frontier.app.model.stream import CallArgs, CallDone, CallStart, End, Finish
 from frontier.app.model.wires.rules import WireRules, rules_for
+from frontier.app.record import record
 from frontier.app.vocab import NATIVE_MODES
 from frontier.app.wire import safejson
 from frontier.app.wire.sse import SSEDecoder
 
 
-@dataclass(frozen=True)
+@record
 class WireCall:
     """One native call as the wire's events left it at the break (or the end)."""
 
@@ -42,7 +42,7 @@ class WireCall:
     """Why a confirming client held it back ("" when it ran)."""
 
 
-@dataclass(frozen=True)
+@record
 class WireStory:
     """A native response retold in its wire's events: where the framing broke, each
     call as parsed so far, what a confirming client ran at which event, and the
@@ -58,7 +58,7 @@ class WireStory:
     server: tuple[ServerError, ...]
 
 
-@dataclass(frozen=True)
+@record
 class ServerError:
     """A violation of the wire's own rules, placed in the transducer's byte stream."""
 

@@ -50,9 +50,8 @@ def main(args: argparse.Namespace) -> int:
 async def _headless(
     config: Config, protocol: str | None, approval: str | None, as_json: bool, rate: float
 ) -> int:
-    from dataclasses import replace
-
     from frontier.app.frontends.headless import run_headless
+    from frontier.app.record import replace
 
     if approval is None and not sys.stdin.isatty():
         # Nobody to ask: approve what the script does, and say so.

@@ -16,11 +16,11 @@ from __future__ import annotations
 
 import argparse
 import sys
-from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 
 from frontier.app.frontends.terminal_text import safe_print
+from frontier.app.record import replace
 from frontier.app.session.capture import (
     DEFAULT_RATE,
     CaptureError,

@@ -30,12 +30,12 @@ import socket
 import sys
 import tempfile
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit
 
 from frontier.app.files import write_atomic
 from frontier.app.frontends.terminal_text import safe_print
+from frontier.app.record import record
 from frontier.app.secrets import Scrubber, redact_url, url_secrets
 
 DEFAULT_HOST = "127.0.0.1"
@@ -242,7 +242,7 @@ def _is_address(name: str) -> bool:
     return True
 
 
-@dataclass(frozen=True)
+@record
 class ServerAddress:
     """Where this server listens and the URL browsers use: what a request must name.
 

@@ -27,13 +27,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from itertools import pairwise
 from typing import Literal
 
 from frontier.app.cst.factory import make_transducer
 from frontier.app.cst.native import DeltaSource, NativeSSETransducer
 from frontier.app.cst.snapshot import ArgState, FrameSnapshot, Snapshotting
+from frontier.app.record import record
 from frontier.app.stream_events import (
     CallReady,
     CallStarted,
@@ -62,7 +62,7 @@ STEP_BYTES = 4096
 a megabyte costs a few dozen feeds, and a snapshot lands at most a step early there."""
 
 
-@dataclass(frozen=True)
+@record
 class ErrorSite:
     """One contract error of a response, where it happened and what was parsed by then."""
 
@@ -117,7 +117,7 @@ class ErrorSite:
         return arg.size if arg is not None else None
 
 
-@dataclass(frozen=True)
+@record
 class StreamReport:
     """What re-running a response found: its confirmed calls and every contract error."""
 
@@ -203,7 +203,7 @@ ByteKind = Literal["confirmed", "pending", "error", "unread"]
 byte at the error offset; after that (never read, or refused)."""
 
 
-@dataclass(frozen=True)
+@record
 class Span:
     """A run of window bytes of one kind, or (``data`` empty) a mark: ``frontier`` where
     the confirmed part ends, ``end`` where an error sits past the last byte."""
@@ -212,7 +212,7 @@ class Span:
     data: bytes = b""
 
 
-@dataclass(frozen=True)
+@record
 class HexRow:
     offset: int
     data: bytes
@@ -344,7 +344,7 @@ class _Seen:
                     self.pieces.append((event.offset, event.data))
 
 
-@dataclass(frozen=True)
+@record
 class _Data:
     """The stream as its offsets count it: the input itself (text modes), or the
     content and argument bytes placed at their offsets (native)."""

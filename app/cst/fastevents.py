@@ -1,6 +1,6 @@
 """Cheaper constructors for the two events a long argument emits once per chunk.
 
-A frozen dataclass ``__init__`` sets each field through ``object.__setattr__``
+A frozen event's ``__init__`` sets each field through ``object.__setattr__``
 (one call per field). On a 16 MiB heredoc fed in 4 KiB chunks the transducer
 builds 8,192 ``Confirmed``/``ArgBytes`` events, and those calls are a tenth of
 its time. The makers here build the very same objects (equal, same type and
@@ -13,9 +13,9 @@ constructors are used instead.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import fields
 from typing import cast
 
+from frontier.app.record import fields
 from frontier.app.stream_events import ArgBytes, Confirmed
 
 _new = object.__new__

@@ -55,7 +55,6 @@ import heapq
 import json
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from frontier.app.cst.base import json_where, preview
@@ -71,6 +70,7 @@ from frontier.app.model.stream import (
     Malformed,
     TextDelta,
 )
+from frontier.app.record import field, record
 from frontier.app.stream_events import (
     CallReady,
     CallStarted,
@@ -155,7 +155,7 @@ def _digest(data: bytes) -> bytes:
     return hashlib.blake2b(data, digest_size=16).digest()
 
 
-@dataclass
+@record(frozen=False)
 class _Call:
     index: int
     """The wire's key for the call (its order in the response)."""

@@ -41,16 +41,16 @@ from __future__ import annotations
 import functools
 from bisect import bisect_right
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
 from functools import partial
 
 from frontier.app.cst.base import Transducer, calls_of, errors_of
 from frontier.app.cst.factory import make_transducer
 from frontier.app.cst.native import DeltaSource
+from frontier.app.record import record
 from frontier.app.stream_events import ToolCall
 
 
-@dataclass(frozen=True)
+@record
 class Violation:
     prop: str
     """``S1``, ``S2``, ``S3``, ``bound`` or ``chunking``."""
@@ -59,7 +59,7 @@ class Violation:
     message: str
 
 
-@dataclass(frozen=True)
+@record
 class CheckReport:
     protocol: str
     size: int

@@ -10,14 +10,15 @@ changes nothing, so a transducer can be snapshotted between any two ``feed`` cal
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
+
+from frontier.app.record import record
 
 PREVIEW = 48
 """Bytes of a value kept in a snapshot (its head; the size says how much there is)."""
 
 
-@dataclass(frozen=True)
+@record
 class ArgState:
     """One argument of the frame: complete, or the one being read."""
 
@@ -34,7 +35,7 @@ class ArgState:
     """False for the argument the transducer was still reading."""
 
 
-@dataclass(frozen=True)
+@record
 class FrameSnapshot:
     """Where a transducer stood: its state in words and the frame it was parsing."""
 

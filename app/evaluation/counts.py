@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, replace
 from statistics import median
 from typing import Literal
 
@@ -45,6 +44,7 @@ from frontier.app.events import (
     ToolCall,
 )
 from frontier.app.model.registry import codec
+from frontier.app.record import record, replace
 from frontier.app.session.record import Recording
 from frontier.app.vocab import CTL_MODES, PROTOCOLS
 
@@ -55,7 +55,7 @@ MISCOUNT_KINDS = frozenset({"unexpected_line", "body_eof"})
 _NEXT_LINE = re.compile(rb"end(?:\r?\n|$)|arg [A-Za-z_][A-Za-z0-9_]{0,63} |call ")
 
 
-@dataclass(frozen=True)
+@record
 class LengthArg:
     """One length-prefixed argument a model wrote."""
 
@@ -85,7 +85,7 @@ class LengthArg:
         return None if self.arrived is None else self.declared - self.arrived
 
 
-@dataclass(frozen=True)
+@record
 class CountsReport:
     sources: tuple[str, ...]
     responses: int
@@ -140,7 +140,7 @@ class CountsReport:
         }
 
 
-@dataclass(frozen=True)
+@record
 class _Read:
     """One response read by its transducer."""
 

@@ -34,7 +34,6 @@ linear in the input, not O(n·cuts).
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
 from functools import cache
 from itertools import accumulate
 from typing import Any
@@ -44,6 +43,7 @@ from frontier.app.cst.factory import pending_size
 from frontier.app.evaluation.render import FRAMINGS, TOKEN_CHARS, Rendering, render
 from frontier.app.evaluation.workload import WorkCall, value_text
 from frontier.app.events import CallReady, ContractError, Event, ToolCall
+from frontier.app.record import field, record
 from frontier.app.transducers import transducer_factory
 
 DEFAULT_CUTS = 200
@@ -56,7 +56,7 @@ CHANGED_AFTER_READY = frozenset({"late_arguments"})
 """Error kinds saying an executable call received more bytes (``props.py`` counts them as S2)."""
 
 
-@dataclass(frozen=True)
+@record
 class CutSample:
     """The state of one framing's transducer at one relative cut point."""
 
@@ -69,7 +69,7 @@ class CutSample:
     pending: int
 
 
-@dataclass(frozen=True)
+@record
 class FramingResult:
     framing: str
     input: str
@@ -105,7 +105,7 @@ class FramingResult:
         return not (self.changed or self.s1 or self.chunking)
 
 
-@dataclass(frozen=True)
+@record
 class FramingsReport:
     workload: str
     """A line describing the workload (``workload.describe``)."""
@@ -137,7 +137,7 @@ def _spread(items: Sequence[int], count: int) -> list[int]:
     return sorted({items[round(j * last / (count - 1))] for j in range(count)})
 
 
-@dataclass
+@record(frozen=False)
 class _Pass:
     """One feed of a rendering: the state at every measured offset."""
 

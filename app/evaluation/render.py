@@ -31,11 +31,11 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Literal
 
 from frontier.app.evaluation.workload import WorkCall, value_text
 from frontier.app.model.wires.openai_chat import scripted_events
+from frontier.app.record import record
 from frontier.app.vocab import NATIVE_MODES, PROTOCOLS
 from frontier.app.wire.sse import encode_sse
 
@@ -55,7 +55,7 @@ class RenderError(ValueError):
     """A call cannot be written in a framing (e.g. a key CTL cannot carry)."""
 
 
-@dataclass(frozen=True)
+@record
 class Rendering:
     framing: str
     data: bytes

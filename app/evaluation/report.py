@@ -9,11 +9,11 @@ from __future__ import annotations
 import textwrap
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import asdict
 from typing import Any
 
 from frontier.app.evaluation.counts import CountsReport
 from frontier.app.evaluation.framings import FramingResult, FramingsReport
+from frontier.app.record import asdict
 
 FRAMINGS_COLUMNS = (
     "framing",

@@ -14,18 +14,18 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from frontier.app.events import json_value
+from frontier.app.record import record
 
 
 class WorkloadError(ValueError):
     """A workload cannot be read; the message says what is wrong and where."""
 
 
-@dataclass(frozen=True)
+@record
 class WorkCall:
     """One tool call of a workload: what the model means, before any framing."""
 

@@ -9,9 +9,8 @@ ctrl+n still tells the task with native calls. No Textual here: the TUI only sho
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 from frontier.app.events import Event, ToolFinished, ToolResult, TurnEnded
+from frontier.app.record import field, record
 
 UNDONE: dict[str, str] = {
     "denied": "was denied",
@@ -30,7 +29,7 @@ NATIVE_NEXT = (
 )
 
 
-@dataclass
+@record(frozen=False)
 class DemoOutcome:
     """What happened to the demo's calls and turns, collected as a session observer."""
 

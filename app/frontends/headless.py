@@ -37,7 +37,6 @@ import contextlib
 import sys
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, TextIO
 
@@ -78,6 +77,7 @@ from frontier.app.frontends.prose import LiveProse
 from frontier.app.frontends.terminal_text import dumps, safe_print, terminal_safe
 from frontier.app.model.catalogue import assumed_window_text
 from frontier.app.model.errors import ModelError
+from frontier.app.record import record
 from frontier.app.secrets import Scrubber, StreamScrubber, url_secrets
 from frontier.app.session.db import StoreError
 from frontier.tools.contract import MCP_SEPARATOR, Decision, Preview, ToolSpec
@@ -309,7 +309,7 @@ class EventPrinter:
 StretchKind = Literal["ai", "think"]
 
 
-@dataclass
+@record(frozen=False)
 class _Stretch:
     """One run of prose or reasoning written as it arrives: ``ai  `` / ``think `` on its
     first line, later lines indented under it; whitespace before the first word and at
@@ -357,7 +357,7 @@ class _Stretch:
         return ""
 
 
-@dataclass(frozen=True)
+@record
 class Unanswered:
     """A call refused because it needed a person and nobody could be asked."""
 

@@ -43,9 +43,9 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any, NamedTuple, cast
 
+from frontier.app.record import record
 from frontier.app.vocab import AGENT_MODES, DEFAULT_MODE, WIRES, AgentMode, Wire
 
 DATA_FILE = "catalogue.toml"
@@ -64,7 +64,7 @@ class CatalogueError(ValueError):
     """The catalogue file is broken; the message lists every problem (tests only)."""
 
 
-@dataclass(frozen=True)
+@record
 class ModelInfo:
     """One catalogue entry: what a model (or family) can do, and where that came from."""
 
@@ -164,7 +164,7 @@ _FIELDS: dict[str, tuple[type, bool]] = {
 _PATTERN_CHARS = re.compile(r"^[a-z0-9][a-z0-9.\-_@*]*$")
 
 
-@dataclass(frozen=True)
+@record
 class _Catalogue:
     entries: tuple[ModelInfo, ...]
     matchers: tuple[tuple[str, str, ModelInfo], ...]

@@ -24,8 +24,9 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import Any, Literal
+
+from frontier.app.record import field, record
 
 Origin = Literal["person", "feedback", "summary", "notice", "carried"]
 """Who wrote a user-side text: the ``person`` (typed or queued); the runtime
@@ -39,7 +40,7 @@ history from before typed items is read back by it)."""
 NOT_EXECUTED = "[not_executed] no result was recorded for this call; it may not have run"
 
 
-@dataclass(frozen=True)
+@record
 class UserText:
     """Text on the user's side of the conversation."""
 
@@ -47,7 +48,7 @@ class UserText:
     origin: Origin = "person"
 
 
-@dataclass(frozen=True)
+@record
 class CallEntry:
     """A native tool call the model made (JSON-safe arguments)."""
 
@@ -56,7 +57,7 @@ class CallEntry:
     arguments: Mapping[str, Any] = field(default_factory=dict)
 
 
-@dataclass(frozen=True)
+@record
 class Reasoning:
     """A reasoning block an API requires back (opaque: ``data`` is the block as its
     ``wire`` sent it; no other wire is ever sent it)."""
@@ -65,7 +66,7 @@ class Reasoning:
     data: Mapping[str, Any]
 
 
-@dataclass(frozen=True)
+@record
 class AssistantTurn:
     """One model reply as kept: its text (for the text protocols the raw text up to the
     last confirmed call, frames included), the native calls that were run, reasoning
@@ -78,7 +79,7 @@ class AssistantTurn:
     cut: str = ""
 
 
-@dataclass(frozen=True)
+@record
 class ResultEntry:
     """The result of one call as the model reads it."""
 
@@ -91,7 +92,7 @@ class ResultEntry:
     """The text the model reads: capped, a failure headed by its ``[kind]``."""
 
 
-@dataclass(frozen=True)
+@record
 class ToolResults:
     """The results answering the assistant turn before it, and runtime text that goes
     with them (a repair request, the carried results' explanation).
@@ -141,7 +142,7 @@ def assistant_text(turn: AssistantTurn) -> str:
 # --------------------------------------------------------------------------- for wires
 
 
-@dataclass(frozen=True)
+@record
 class UserMessage:
     """One user-role message: native results first (answering the assistant message
     before it), then texts in order."""
@@ -154,7 +155,7 @@ class UserMessage:
         return "\n\n".join(t for t in self.texts if t)
 
 
-@dataclass(frozen=True)
+@record
 class AssistantMessage:
     """One assistant-role message: reasoning blocks for this wire, text, native calls."""
 

@@ -19,9 +19,9 @@ response · ``apply_patch`` · ``shell`` · summary.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Literal
 
+from frontier.app.record import record
 from frontier.app.vocab import AGENT_MODES, CTL_MODES, NATIVE_MODES
 
 DEMO_TASK = "Add a --shout flag to the greet CLI and run the tests."
@@ -35,7 +35,7 @@ MODES = AGENT_MODES
 ArgForm = Literal["inline", "length", "heredoc"]
 
 
-@dataclass(frozen=True)
+@record
 class Arg:
     key: str
     value: str
@@ -44,7 +44,7 @@ class Arg:
     """Length form only: the byte count the model *claims* (a deliberate miscount)."""
 
 
-@dataclass(frozen=True)
+@record
 class Call:
     id: str
     name: str
@@ -54,7 +54,7 @@ class Call:
         return {a.key: a.value for a in self.args}
 
 
-@dataclass(frozen=True)
+@record
 class Step:
     """One model response."""
 

@@ -9,9 +9,9 @@ holds only what stops the request from producing a response at all.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from typing import Any, Literal
 
+from frontier.app.record import record
 from frontier.app.wire import safejson
 
 ModelErrorKind = Literal["auth", "not_found", "http", "connect", "timeout", "protocol"]
@@ -98,7 +98,7 @@ def model_error(kind: ModelErrorKind, message: str, **fields: Any) -> ModelError
     return ERROR_CLASSES[kind](kind, message, **fields)
 
 
-@dataclass(frozen=True)
+@record
 class ContextOverflow:
     """A server's "the request is longer than the context window", with its numbers when
     it gave them (they are the window's real size: the budget learns it)."""

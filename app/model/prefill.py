@@ -20,9 +20,10 @@ there, not under ``/v1``); ``GET {base}/models`` naming ``owned_by: "vllm"`` (or
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 from urllib.parse import urlsplit
+
+from frontier.app.record import field, record
 
 PrefillSetting = Literal["auto", "on", "off"]
 PREFILL_SETTINGS: tuple[PrefillSetting, ...] = ("auto", "on", "off")
@@ -30,7 +31,7 @@ VLLM_BODY: Mapping[str, Any] = {"continue_final_message": True, "add_generation_
 """What vLLM needs to continue the last message instead of opening a new one."""
 
 
-@dataclass(frozen=True)
+@record
 class PrefillSupport:
     """What is known about one endpoint's continuation of an assistant message."""
 

@@ -22,11 +22,11 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 from frontier.app.model.http import httpx
+from frontier.app.record import record
 from frontier.app.wire import safejson
 
 PROBE_TIMEOUT = 3.0
@@ -37,7 +37,7 @@ MODEL_KEYS = ("max_model_len", "context_length", "context_window", "max_context_
 """Keys of a ``/models`` entry that give the window, most specific first."""
 
 
-@dataclass(frozen=True)
+@record
 class WindowInfo:
     """A window the server told, and where it said so (for notes and docs)."""
 

@@ -7,13 +7,13 @@ adapter encodes it as its API's JSON body. Nothing here knows any API.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from typing import Any
 
 from frontier.app.model.conversation import Item
+from frontier.app.record import field, record
 
 
-@dataclass(frozen=True)
+@record
 class ToolSchema:
     """A tool offered natively: its name, what it does, its JSON-schema parameters
     (from the tool registry: one source for the prompt, every wire's schema and the docs)."""
@@ -23,7 +23,7 @@ class ToolSchema:
     parameters: Mapping[str, Any]
 
 
-@dataclass(frozen=True)
+@record
 class ModelRequest:
     """One request: the system prompt, the history, and how to answer.
 

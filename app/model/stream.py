@@ -18,10 +18,10 @@ This module imports nothing of Frontier but the event vocabulary (``TokenUsage``
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from frontier.app.events import Retry, TokenUsage
+from frontier.app.record import field, record
 
 FinishReason = Literal[
     "stop",
@@ -51,21 +51,21 @@ FinishReason = Literal[
 """
 
 
-@dataclass(frozen=True, slots=True)
+@record(slots=True)
 class TextDelta:
     """Assistant text (what the text protocols' transducers read)."""
 
     text: str
 
 
-@dataclass(frozen=True, slots=True)
+@record(slots=True)
 class ReasoningDelta:
     """A piece of the model's reasoning: shown and recorded, never transduced."""
 
     text: str
 
 
-@dataclass(frozen=True, slots=True)
+@record(slots=True)
 class ReasoningBlock:
     """A whole reasoning item or block the API requires back in later requests, as the
     API sent it (Anthropic ``thinking`` with its ``signature``, ``redacted_thinking``;
@@ -75,7 +75,7 @@ class ReasoningBlock:
     data: Mapping[str, Any]
 
 
-@dataclass(frozen=True, slots=True)
+@record(slots=True)
 class CallStart:
     """A native tool call was announced (its id or name is known)."""
 
@@ -84,7 +84,7 @@ class CallStart:
     name: str
 
 
-@dataclass(frozen=True, slots=True)
+@record(slots=True)
 class CallArgs:
     """A piece of a call's JSON arguments text."""
 
@@ -92,7 +92,7 @@ class CallArgs:
     data: str
 
 
-@dataclass(frozen=True, slots=True)
+@record(slots=True)
 class CallDone:
     """The wire says call ``key`` is complete (Responses ``output_item.done``, Anthropic
     ``content_block_stop`` of a ``tool_use`` block).
@@ -111,7 +111,7 @@ class CallDone:
     proof: bool = True
 
 
-@dataclass(frozen=True, slots=True)
+@record(slots=True)
 class ServerToolCall:
     """A tool the provider runs itself (Responses ``web_search_call``, Anthropic
     ``server_tool_use``): shown, never executed by Frontier."""
@@ -120,14 +120,14 @@ class ServerToolCall:
     id: str = ""
 
 
-@dataclass(frozen=True, slots=True)
+@record(slots=True)
 class UsageDelta:
     """Token counts for the request (the last one of a response wins)."""
 
     usage: TokenUsage
 
 
-@dataclass(frozen=True, slots=True)
+@record(slots=True)
 class Finish:
     """Why the response ended, normalised (``raw``: the wire's own word)."""
 
@@ -135,14 +135,14 @@ class Finish:
     raw: str = ""
 
 
-@dataclass(frozen=True, slots=True)
+@record(slots=True)
 class ServerError:
     """The server reported an error inside the stream; the response ends ``error``."""
 
     message: str
 
 
-@dataclass(frozen=True, slots=True)
+@record(slots=True)
 class Malformed:
     """An event the wire could not read that may have carried model output (JSON nested
     past the limit): the native accumulator stops there rather than guess."""
@@ -150,14 +150,14 @@ class Malformed:
     message: str
 
 
-@dataclass(frozen=True, slots=True)
+@record(slots=True)
 class Ignored:
     """Input read and deliberately not used (a chunk for a second choice), with why."""
 
     note: str
 
 
-@dataclass(frozen=True, slots=True)
+@record(slots=True)
 class End:
     """The wire's terminal event (``[DONE]``, ``response.completed``/``incomplete``/
     ``failed``, ``message_stop``): nothing more belongs to this response."""
@@ -181,7 +181,7 @@ Delta = (
 """What one server-sent event can mean, on any wire."""
 
 
-@dataclass(frozen=True, slots=True)
+@record(slots=True)
 class WireEvent:
     """One server-sent event: its raw ``data`` (recorded exactly) and what it means."""
 
@@ -191,7 +191,7 @@ class WireEvent:
     deltas: tuple[Delta, ...] = ()
 
 
-@dataclass(frozen=True)
+@record
 class StreamEnd:
     """The last item of every stream.
 

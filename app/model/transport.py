@@ -51,7 +51,6 @@ import re
 import time
 from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable
 from contextlib import aclosing
-from dataclasses import dataclass, replace
 from typing import Any
 
 from frontier.app.events import Retry, TokenUsage
@@ -72,6 +71,7 @@ from frontier.app.model.stream import (
     WireEvent,
 )
 from frontier.app.model.wires.base import WireCodec
+from frontier.app.record import record, replace
 from frontier.app.secrets import Scrubber, redact_url, url_secrets
 from frontier.app.wire import safejson
 from frontier.app.wire.sse import SSEDecoder, SSEEvent
@@ -102,7 +102,7 @@ SSE_FIELDS = frozenset({b"data", b"event", b"id", b"retry"})
 Sleep = Callable[[float], Awaitable[Any]]
 
 
-@dataclass(frozen=True)
+@record
 class Timeouts:
     """The waits of one endpoint, in seconds, as one value (``connect_timeout``,
     ``first_byte_timeout``, ``idle_timeout`` in config.toml, flags and env)."""
@@ -167,7 +167,7 @@ class _Silent(Exception):
         self.read = read
 
 
-@dataclass
+@record(frozen=False)
 class _Attempt:
     """What one failed attempt says for the retry decision."""
 

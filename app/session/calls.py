@@ -19,10 +19,10 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from frontier.app.events import ToolCall, ToolResult
+from frontier.app.record import record
 from frontier.app.session.db import Database, StoreError
 from frontier.app.session.preimages import Preimages
 from frontier.app.session.preimages import insert as insert_preimages
@@ -33,7 +33,7 @@ if TYPE_CHECKING:
     from frontier.tools.contract import Preview, ToolSpec
 
 
-@dataclass(frozen=True)
+@record
 class Target:
     """A file a mutation changes, with the hashes recovery compares against."""
 
@@ -46,7 +46,7 @@ class Target:
     """Permission bits before (``None``: absent or not recorded): what an undo restores."""
 
 
-@dataclass(frozen=True)
+@record
 class CallRecord:
     """A persisted call with its start mark and (if committed) its result."""
 

@@ -20,12 +20,12 @@ import io
 import re
 import sys
 from collections.abc import Iterable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from frontier.app.model import registry
 from frontier.app.model.stream import CallStart, End, Finish, ServerError, text_of
+from frontier.app.record import record
 from frontier.app.session.capture_raw import CaptureKind, RawResponse
 from frontier.app.session.capture_sse import CaptureError, EmptyCapture, sse_response
 from frontier.app.session.record import FORMAT, Recording, RecordingError, parse_recording
@@ -52,7 +52,7 @@ _TIMED_LINE = re.compile(rb"\[?\d[\d.:T+\-Z ]*\]?:?[ \t]*\{")
 _HAR_START = re.compile(rb'\{\s*"log"\s*:')
 
 
-@dataclass(frozen=True)
+@record
 class CaptureSource:
     """One response of a capture, ready for ``check`` / ``replay``: its name (``FILE``,
     or ``FILE#N`` when the file holds several), its recording, and the line that says
@@ -174,7 +174,7 @@ def detect_wire(raw: RawResponse) -> tuple[str, str]:
     raise CaptureError("cannot tell which wire it was spoken on; pass --wire")
 
 
-@dataclass(frozen=True)
+@record
 class _Read:
     """What one pass of the wire's decoder over the events found."""
 

@@ -12,13 +12,14 @@ offered) and the response's SSE events.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any, Literal
+
+from frontier.app.record import field, record
 
 CaptureKind = Literal["sse", "har", "jsonl", "recording", "session"]
 
 
-@dataclass(frozen=True)
+@record
 class RawEvent:
     """One SSE event of the response: its ``event:`` name (``None`` when the line had
     none, as Chat Completions sends), its ``data`` string verbatim, and when it arrived
@@ -29,7 +30,7 @@ class RawEvent:
     t: float | None = None
 
 
-@dataclass(frozen=True)
+@record
 class RawResponse:
     """One streamed response found in a capture."""
 

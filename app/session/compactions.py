@@ -23,17 +23,17 @@ import json
 import sqlite3
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from frontier.app.model.conversation import Item, item_to_json
+from frontier.app.record import record
 from frontier.app.session.db import Database
 from frontier.app.session.timeline import Timeline, decode_items, loads_body, to_json
 
 STEPS = ("stub", "summary")
 
 
-@dataclass(frozen=True)
+@record
 class CompactionRecord:
     id: int
     session_id: str

@@ -20,10 +20,10 @@ note that rides with native results; its text is what the model read.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
 from frontier.app.model.conversation import Item, ToolResults, UserText, user_text
+from frontier.app.record import record
 from frontier.app.session.calls import CallLedger
 from frontier.app.session.catalogue import Catalogue, _existing_store
 from frontier.app.session.db import Database
@@ -32,7 +32,7 @@ from frontier.app.session.responses import Responses
 from frontier.app.session.timeline import StoredItem, Timeline
 
 
-@dataclass(frozen=True)
+@record
 class StoredCall:
     """A call the store persisted for a response, with how it ended (``None``: no result)."""
 
@@ -42,7 +42,7 @@ class StoredCall:
     exit_code: int | None = None
 
 
-@dataclass(frozen=True)
+@record
 class StoredResponse:
     name: str
     """``SESSION#N``, as ``check`` and ``replay`` name it."""
@@ -54,7 +54,7 @@ class StoredResponse:
     calls: tuple[StoredCall, ...]
 
 
-@dataclass(frozen=True)
+@record
 class StoredSession:
     session_id: str
     responses: tuple[StoredResponse, ...]

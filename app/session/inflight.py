@@ -15,9 +15,9 @@ hashes) is recovery's to give.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import replace
 
 from frontier.app.events import ToolResult
+from frontier.app.record import replace
 from frontier.app.session.calls import CallRecord, result_to_json
 from frontier.app.session.timeline import LogRecord
 

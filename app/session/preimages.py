@@ -44,9 +44,9 @@ from __future__ import annotations
 import hashlib
 import sqlite3
 from collections.abc import Iterable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from frontier.app.record import record
 from frontier.app.session.db import Database
 
 if TYPE_CHECKING:
@@ -65,7 +65,7 @@ Row = tuple[str, int, bytes | None, str | None]
 """``(hash, size, body, skipped)`` as inserted."""
 
 
-@dataclass(frozen=True)
+@record
 class Status:
     """What the store has for one content hash."""
 

@@ -28,7 +28,6 @@ import json
 import os
 import time
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO, Any
@@ -36,6 +35,7 @@ from typing import IO, Any
 from frontier.app.files import write_atomic
 from frontier.app.model import registry
 from frontier.app.model.stream import text_of
+from frontier.app.record import field, record, replace
 from frontier.app.secrets import Scrubber, SSEScrubber
 from frontier.app.vocab import DEFAULT_MODE, DEFAULT_WIRE, NATIVE_MODES, WIRES, is_clean
 from frontier.app.wire import safejson
@@ -50,7 +50,7 @@ class RecordingError(ValueError):
     """A recording file is unreadable; the message names the file and line."""
 
 
-@dataclass(frozen=True)
+@record
 class Recording:
     mode: str
     model: str

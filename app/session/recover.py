@@ -28,10 +28,10 @@ whatever recovery did or refused is said somewhere.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any, NamedTuple, Protocol
 
 from frontier.app.events import ResultKind, ToolResult
+from frontier.app.record import record
 from frontier.app.session.calls import CallLedger, CallRecord, Target
 from frontier.app.session.db import Database
 from frontier.app.session.hashing import short
@@ -72,7 +72,7 @@ class WorkspaceFiles(Protocol):
         ...
 
 
-@dataclass(frozen=True)
+@record
 class Recovery:
     """What recovering a session did: a committed result per call that had none, and a
     note for the person per journal row no such result reports."""

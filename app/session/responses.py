@@ -23,10 +23,10 @@ from __future__ import annotations
 import sqlite3
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from frontier.app.model import registry
+from frontier.app.record import field, record
 from frontier.app.secrets import SSEScrubber
 from frontier.app.session.db import Database
 from frontier.app.session.timeline import iso_time
@@ -41,7 +41,7 @@ WAL_CAP_BYTES = 64 << 20
 """A WAL this large is checkpointed at the next stream flush even mid-response."""
 
 
-@dataclass(frozen=True)
+@record
 class RecordedResponse:
     """One model response's raw stream, enough to rebuild a recording file."""
 

@@ -24,7 +24,6 @@ import json
 import sqlite3
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from frontier.app.events import json_value
@@ -38,12 +37,13 @@ from frontier.app.model.conversation import (
     item_to_json,
     role_of,
 )
+from frontier.app.record import record
 from frontier.app.session.db import Database, StoreError
 
 P = TypeVar("P")
 
 
-@dataclass(frozen=True)
+@record
 class LogRecord:
     """One entry of a session's timeline, in commit order."""
 
@@ -56,7 +56,7 @@ class LogRecord:
     data: Mapping[str, Any]
 
 
-@dataclass(frozen=True)
+@record
 class StoredItem:
     """One item of the history as stored: when, and where in the timeline."""
 

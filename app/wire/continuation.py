@@ -21,14 +21,14 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
 
+from frontier.app.record import record
 from frontier.app.wire import safejson
 
 JOIN_OBJECT = "frontier.continuation"
 
 
-@dataclass(frozen=True)
+@record
 class Join:
     """Where a continued response was joined."""
 

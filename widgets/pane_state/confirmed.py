@@ -8,7 +8,6 @@ masked of secrets.
 from __future__ import annotations
 
 from collections import deque
-from dataclasses import dataclass
 
 from frontier.app.events import (
     ArgBytes,
@@ -21,13 +20,14 @@ from frontier.app.events import (
     StreamStopped,
 )
 from frontier.app.frontends.terminal_text import pictured
+from frontier.app.record import record
 from frontier.widgets.pane_state.shared import PaneContext
 
 MAX_CONFIRMED_ROWS = 2000
 PREVIEW_BYTES = 48
 
 
-@dataclass
+@record(frozen=False)
 class ConfirmedRow:
     """One line of the Confirmed pane; byte runs merge into the previous row."""
 

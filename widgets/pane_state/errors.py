@@ -3,16 +3,16 @@
 from __future__ import annotations
 
 from collections import deque
-from dataclasses import dataclass
 
 from frontier.app.events import ContractError
+from frontier.app.record import record
 from frontier.widgets.pane_state.shared import PaneContext
 from frontier.widgets.pane_state.stream import StreamModel
 
 MAX_ERRORS = 500
 
 
-@dataclass(frozen=True)
+@record
 class ErrorRow:
     response: int
     kind: str

@@ -9,7 +9,6 @@ a second on a replay, so its handler only appends and marks.
 from __future__ import annotations
 
 from collections import deque
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from frontier.app.events import (
@@ -20,6 +19,7 @@ from frontier.app.events import (
     ResponseStarted,
     StreamBytes,
 )
+from frontier.app.record import field, record
 from frontier.widgets.pane_state.confirmed import ConfirmedModel
 from frontier.widgets.pane_state.shared import STREAM_PANES, PaneContext, Scrub, scrub_append
 
@@ -35,7 +35,7 @@ PENDING_BOUND = 4096
 """The Pending pane's bound until the transducer says its own (``set_probe``)."""
 
 
-@dataclass
+@record(frozen=False)
 class ResponseBuffer:
     """The transducer input of one model response (a sliding window of it)."""
 

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
 
 from frontier.app.events import ToolCall
+from frontier.app.record import field, record
 from frontier.widgets import display
 from frontier.widgets.display import LINE_KEEP
 from frontier.widgets.pane_state.shared import Scrub, scrub_append
@@ -26,7 +26,7 @@ OPEN_LINE_LIMIT = 2 * LINE_KEEP + 64
 """Characters of a tool's open output line kept whole; beyond, its head and tail."""
 
 
-@dataclass
+@record(frozen=False)
 class ToolRow:
     """One call as the Tools pane and its Transcript entry both show it."""
 

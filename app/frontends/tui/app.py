@@ -23,7 +23,6 @@ import os
 import sys
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -53,6 +52,7 @@ from frontier.app.frontends.tui.live import LiveController, SessionFactory
 from frontier.app.frontends.tui.sandbox_text import ran_under
 from frontier.app.frontends.tui.screens.main import CSS_PATH as MAIN_CSS
 from frontier.app.frontends.tui.screens.main import LAYOUT_HELP, TABS, MainScreen
+from frontier.app.record import record, replace
 from frontier.app.secrets import Scrubber, url_secrets
 from frontier.app.vocab import APPROVAL_MEANINGS, LAYOUTS
 from frontier.themes.palette import DEFAULT_THEME, THEME_NAMES, THEMES, theme_variable
@@ -120,7 +120,7 @@ def _showing(screen: object, cls: tuple[str, str]) -> bool:
     return module is not None and isinstance(screen, getattr(module, cls[1]))
 
 
-@dataclass(frozen=True)
+@record
 class ReviewRecord:
     """One approval as it happened: what was shown and what the user decided."""
 

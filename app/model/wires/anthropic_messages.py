@@ -34,7 +34,6 @@ import hashlib
 import json
 import re
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from frontier.app.events import TokenUsage
@@ -58,6 +57,7 @@ from frontier.app.model.stream import (
     UsageDelta,
 )
 from frontier.app.model.wires.base import TextField
+from frontier.app.record import field, record
 from frontier.app.wire import safejson
 
 API_VERSION = "2023-06-01"
@@ -291,7 +291,7 @@ _DELTA_TEXT = (
 BlockKind = Literal["text", "thinking", "redacted", "tool", "server", "other"]
 
 
-@dataclass(slots=True)
+@record(frozen=False, slots=True)
 class _Block:
     """One open content block: what the decoder must remember until its stop."""
 

@@ -20,7 +20,6 @@ import math
 import re
 import shutil
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
-from dataclasses import replace
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -39,6 +38,7 @@ from frontier.app.model.demo_script import (
 from frontier.app.model.http import httpx
 from frontier.app.model.registry import codec
 from frontier.app.model.transport import ModelClient
+from frontier.app.record import replace
 from frontier.app.vocab import NATIVE_MODES
 from frontier.app.wire.sse import encode_sse
 

@@ -15,9 +15,9 @@ compare with a repeated ``.done``), bounded by the body itself.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any
 
+from frontier.app.record import field, record
 from frontier.app.wire import safejson
 
 RULES = (
@@ -38,7 +38,7 @@ HEAD = 40
 """Characters of an id or argument text quoted in a message."""
 
 
-@dataclass(frozen=True)
+@record
 class Violation:
     """One event that broke its wire's own rules: the server's error, not the model's."""
 
@@ -49,7 +49,7 @@ class Violation:
     message: str
 
 
-@dataclass(frozen=True)
+@record
 class Step:
     """What one SSE event was, in the wire's words."""
 
@@ -57,7 +57,7 @@ class Step:
     label: str
 
 
-@dataclass
+@record(frozen=False)
 class _Call:
     """What the events said of one call so far (per key: the decoders' own key)."""
 

@@ -13,7 +13,6 @@ and tmux, with ``set-clipboard on`` — must allow).
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 
 from rich.text import Text
@@ -24,6 +23,7 @@ from textual.screen import ModalScreen
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
+from frontier.app.record import record
 from frontier.widgets.display import display_preview
 from frontier.widgets.state import UiState
 from frontier.widgets.transcript import tool_of
@@ -36,7 +36,7 @@ MAX_ITEMS = 200
 ROLE_KIND = {"you": "you", "ai": "reply", "note": "note", "error": "error", "thinking": "think"}
 
 
-@dataclass(frozen=True)
+@record
 class CopyItem:
     kind: str
     """``you``, ``reply``, ``note``, ``error``, ``think``, ``output``, ``diff``, ``command``."""
@@ -50,8 +50,8 @@ def copy_items(state: UiState, reviews: Iterable[ReviewRecord]) -> list[CopyItem
     """What can be copied, newest first: transcript entries, and for each call its
     output and the diff (or command) that was reviewed for it."""
     reviewed: dict[str, ReviewRecord] = {}
-    for record in reviews:
-        reviewed[record.call.id] = record
+    for review in reviews:
+        reviewed[review.call.id] = review
     items: list[CopyItem] = []
     for entry in state.transcript:
         if entry.role == "call":

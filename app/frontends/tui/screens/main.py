@@ -11,7 +11,6 @@ or ``1``–``4`` in replay) so every pane stays usable at 80×24.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import replace
 from pathlib import Path
 
 from rich.text import Text
@@ -22,6 +21,7 @@ from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Footer, Input, Static, TextArea
 
+from frontier.app.record import replace
 from frontier.app.vocab import LAYOUTS
 from frontier.widgets.confirmed import ConfirmedView
 from frontier.widgets.cst_strip import CstStrip, StripInfo, error_label, running_label

@@ -39,7 +39,6 @@ approval, one run: a rule would make the next escalation silent).
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from typing import ClassVar, Literal
 
 from rich.cells import cell_len
@@ -55,6 +54,7 @@ from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from frontier.app.events import ToolCall
+from frontier.app.record import record
 from frontier.tools.approval_rules import Rule, offer
 from frontier.tools.contract import Decision, FilePreview, Preview, ToolSpec
 from frontier.widgets.command_view import CommandView
@@ -71,7 +71,7 @@ DIFF_ACTIONS = frozenset({"split", "hunk", "file", "toggle_hunk", "wrap"})
 """Actions that only mean something with a diff (hidden on "Review command")."""
 
 
-@dataclass(frozen=True)
+@record
 class AlwaysAllow:
     """The review's "always allow" answer: the rule, and whether the workspace keeps it."""
 

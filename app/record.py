@@ -1,0 +1,502 @@
+"""Value classes declared like dataclasses, built without ``dataclasses``.
+
+Why: ``@dataclass`` compiles every method it generates (``__init__``, ``__repr__``,
+``__eq__``, ``__hash__``, ``__setattr__``, ``__delattr__``) from source at import, ~1 ms a
+class on this project's machines, and importing ``dataclasses`` pulls in ``inspect``
+(~15 ms). The core declares ~190 such classes, and a command such as ``frontier check``
+imported 60 of them before it did any work: most of its start-up (issue 24). ``@record``
+takes the same declarations and gives the same behaviour from methods written once, here,
+that read a per-class tuple of fields: nothing is compiled at import.
+
+What it does, as ``@dataclass`` does (``tests/test_record.py`` holds the two side by side):
+fields from the class's annotations in order, inherited from record bases first,
+``ClassVar`` excluded; defaults and ``field(default=, default_factory=, repr=, compare=)``;
+``__init__`` (positional or keyword; ``__post_init__`` after), ``__repr__``, ``__eq__``,
+``__hash__`` (frozen and eq: the fields' hash; eq and not frozen: unhashable),
+``__match_args__``, ``frozen`` (assignment raises ``dataclasses.FrozenInstanceError``) and
+``slots``. A method the class body defines itself is kept. ``fields``, ``replace``,
+``asdict`` and ``is_record`` are this module's; the standard ones also work on a record
+(its ``__dataclass_fields__`` and ``__signature__`` are made on first use, importing
+``dataclasses`` and ``inspect`` then), so a test or a library that uses them sees a
+dataclass. Not supported (refused at declaration): ``order``, ``kw_only``,
+``unsafe_hash``, ``field(init=False)``.
+
+The type checker sees ``@record`` as a dataclass transform, so constructors are checked.
+Nothing here imports beyond ``sys`` and ``abc`` (both loaded before any program runs), not
+even ``typing``.
+"""
+
+from __future__ import annotations
+
+import sys
+from abc import update_abstractmethods
+
+TYPE_CHECKING = False
+"""``typing`` is not imported at run time (~3 ms): every annotation here is a string."""
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any, TypeVar, dataclass_transform, overload
+
+    _T = TypeVar("_T")
+
+
+class _Missing:
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "MISSING"
+
+
+MISSING: Any = _Missing()
+
+_set = object.__setattr__
+_new = object.__new__
+
+
+class Field:
+    """One field of a record: its name, default or default factory, and whether it is
+    shown by ``repr`` and compared by ``==`` (and so hashed)."""
+
+    __slots__ = ("compare", "default", "default_factory", "name", "repr", "type")
+
+    def __init__(
+        self,
+        default: Any = MISSING,
+        default_factory: Any = MISSING,
+        repr: bool = True,
+        compare: bool = True,
+    ) -> None:
+        if default is not MISSING and default_factory is not MISSING:
+            raise ValueError("cannot specify both default and default_factory")
+        self.name = ""
+        self.type: object = None
+        self.default = default
+        self.default_factory = default_factory
+        self.repr = repr
+        self.compare = compare
+
+    init = True
+    """Every field is an ``__init__`` parameter (``field(init=False)`` is not supported);
+    here so code written for ``dataclasses.Field`` reads a record's the same way."""
+
+    def __repr__(self) -> str:
+        return (
+            f"Field(name={self.name!r}, default={self.default!r}, "
+            f"default_factory={self.default_factory!r}, repr={self.repr}, compare={self.compare})"
+        )
+
+
+if TYPE_CHECKING:
+
+    @overload
+    def field(*, default: _T, repr: bool = ..., compare: bool = ...) -> _T: ...
+    @overload
+    def field(
+        *, default_factory: Callable[[], _T], repr: bool = ..., compare: bool = ...
+    ) -> _T: ...
+    @overload
+    def field(*, repr: bool = ..., compare: bool = ...) -> Any: ...
+
+
+def field(  # type: ignore[misc]  # the overloads above are what callers see
+    *,
+    default: Any = MISSING,
+    default_factory: Any = MISSING,
+    repr: bool = True,
+    compare: bool = True,
+) -> Any:
+    """A field's options, as ``dataclasses.field`` takes them (the subset records use)."""
+    return Field(default, default_factory, repr, compare)
+
+
+_FIELDS = "__record_fields__"
+
+
+def _is_classvar(annotation: object) -> bool:
+    if isinstance(annotation, str):
+        return annotation.startswith(("ClassVar", "typing.ClassVar"))
+    return str(annotation).startswith("typing.ClassVar")
+
+
+def _collect(cls: type) -> tuple[Field, ...]:
+    """The fields of ``cls``: its record bases' first (a redeclared one keeps its place),
+    then its own annotations; each class attribute that held a default is set to the
+    plain default, as ``dataclasses`` leaves it."""
+    found: dict[str, Field] = {}
+    for base in reversed(cls.__mro__[1:]):
+        for f in base.__dict__.get(_FIELDS, ()):
+            found[f.name] = f
+    own = cls.__dict__.get("__annotations__", {})  # noqa: RUF063  (inspect costs ~10 ms)
+    for name, annotation in own.items():
+        if _is_classvar(annotation):
+            continue
+        value = cls.__dict__.get(name, MISSING)
+        if isinstance(value, Field):
+            f = value
+            if f.default is MISSING:
+                delattr(cls, name)
+            else:
+                setattr(cls, name, f.default)
+        else:
+            f = Field(default=value)
+        if isinstance(f.default, (list, dict, set, bytearray)):
+            raise ValueError(
+                f"mutable default {type(f.default)} for field {name} is not allowed: "
+                "use default_factory"
+            )
+        f.name = name
+        f.type = annotation
+        found[name] = f
+    out = tuple(found.values())
+    seen_default = ""
+    for f in out:
+        if f.default is not MISSING or f.default_factory is not MISSING:
+            seen_default = f.name
+        elif seen_default:
+            raise TypeError(f"non-default argument {f.name!r} follows default argument")
+    return out
+
+
+def _make_init(cls: type, fields_: tuple[Field, ...], slots: bool) -> Callable[..., None]:
+    names = tuple(f.name for f in fields_)
+    count = len(names)
+    known = frozenset(names)
+    fill = tuple((f.name, f.default, f.default_factory) for f in fields_)
+    title = f"{cls.__qualname__}.__init__()"
+
+    def bind(args: tuple[Any, ...], kwargs: dict[str, Any]) -> dict[str, Any]:
+        if len(args) > count:
+            raise TypeError(
+                f"{title} takes {count + 1} positional arguments but {len(args) + 1} were given"
+            )
+        given = dict(zip(names, args, strict=False))  # fewer args than names
+        for key, value in kwargs.items():
+            if key not in known:
+                raise TypeError(f"{title} got an unexpected keyword argument {key!r}")
+            if key in given:
+                raise TypeError(f"{title} got multiple values for argument {key!r}")
+            given[key] = value
+        values: dict[str, Any] = {}
+        missing = []
+        for name, default, factory in fill:
+            if name in given:
+                values[name] = given[name]
+            elif default is not MISSING:
+                values[name] = default
+            elif factory is not MISSING:
+                values[name] = factory()
+            else:
+                missing.append(repr(name))
+        if missing:
+            raise TypeError(
+                f"{title} missing {len(missing)} required positional argument"
+                f"{'s' if len(missing) > 1 else ''}: {', '.join(missing)}"
+            )
+        return values
+
+    if slots:
+
+        def init_slots(self: Any, *args: Any, **kwargs: Any) -> None:
+            values = (
+                zip(names, args, strict=True)
+                if not kwargs and len(args) == count
+                else bind(args, kwargs).items()
+            )
+            for name, value in values:
+                _set(self, name, value)
+            post = getattr(self, "__post_init__", None)
+            if post is not None:
+                post()
+
+        return init_slots
+
+    post_init = "__post_init__"
+
+    def init(self: Any, *args: Any, **kwargs: Any) -> None:
+        if not kwargs and len(args) == count:
+            self.__dict__.update(zip(names, args, strict=True))
+        elif not args and tuple(kwargs) == names:  # every field by name, in order
+            self.__dict__.update(kwargs)
+        else:
+            self.__dict__.update(bind(args, kwargs))
+        if hasattr(self, post_init):
+            self.__post_init__()
+
+    return init
+
+
+def _make_repr(fields_: tuple[Field, ...]) -> Callable[[Any], str]:
+    shown = tuple(f.name for f in fields_ if f.repr)
+    active: set[int] = set()
+
+    def __repr__(self: Any) -> str:
+        key = id(self)
+        if key in active:  # a record that holds itself, as reprlib.recursive_repr guards
+            return "..."
+        active.add(key)
+        try:
+            body = ", ".join(f"{n}={getattr(self, n)!r}" for n in shown)
+        finally:
+            active.discard(key)
+        return f"{type(self).__qualname__}({body})"
+
+    return __repr__
+
+
+def _make_eq(fields_: tuple[Field, ...]) -> Callable[[Any, object], bool]:
+    compared = tuple(f.name for f in fields_ if f.compare)
+
+    def __eq__(self: Any, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return tuple(getattr(self, n) for n in compared) == tuple(
+            getattr(other, n) for n in compared
+        )
+
+    return __eq__
+
+
+def _make_hash(fields_: tuple[Field, ...]) -> Callable[[Any], int]:
+    compared = tuple(f.name for f in fields_ if f.compare)
+
+    def __hash__(self: Any) -> int:
+        return hash(tuple(getattr(self, n) for n in compared))
+
+    return __hash__
+
+
+def _frozen_error(name: str) -> AttributeError:
+    from dataclasses import FrozenInstanceError  # only on a bug: assigning to a record
+
+    return FrozenInstanceError(f"cannot assign to field {name!r}")
+
+
+def _make_frozen(
+    cls: type, names: frozenset[str]
+) -> tuple[Callable[..., None], Callable[..., None]]:
+    def __setattr__(self: Any, name: str, value: Any) -> None:
+        if type(self) is cls or name in names:
+            raise _frozen_error(name)
+        super(cls, self).__setattr__(name, value)  # type: ignore[arg-type]  # cls is a class
+
+    def __delattr__(self: Any, name: str) -> None:
+        if type(self) is cls or name in names:
+            raise _frozen_error(name)
+        super(cls, self).__delattr__(name)  # type: ignore[arg-type]  # cls is a class
+
+    return __setattr__, __delattr__
+
+
+class _DataclassFields:
+    """``__dataclass_fields__`` made on first use, so ``dataclasses.fields``,
+    ``replace``, ``asdict`` and ``is_dataclass`` work on a record (tests, libraries)."""
+
+    def __get__(self, obj: object, cls: type) -> dict[str, Any]:
+        made = cls.__dict__.get("_dataclass_fields_made")
+        if made is None:
+            import dataclasses
+
+            made = {}
+            for f in getattr(cls, _FIELDS):
+                options: dict[str, Any] = {"repr": f.repr, "compare": f.compare}
+                if f.default is not MISSING:
+                    options["default"] = f.default
+                if f.default_factory is not MISSING:
+                    options["default_factory"] = f.default_factory
+                spec: Any = dataclasses.field(**options)
+                spec.name = f.name
+                spec.type = f.type
+                spec._field_type = dataclasses._FIELD  # type: ignore[attr-defined]
+                made[f.name] = spec
+            type.__setattr__(cls, "_dataclass_fields_made", made)
+        return made
+
+
+class _Factory:
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "<factory>"
+
+
+_FACTORY = _Factory()
+
+
+class _Signature:
+    """``__signature__`` made on first use (``inspect.signature``, hypothesis'
+    ``builds``): the written ``__init__`` takes ``*args, **kwargs``."""
+
+    def __get__(self, obj: object, cls: type) -> Any:
+        if obj is not None:
+            raise AttributeError("__signature__")
+        import inspect
+
+        params = [
+            inspect.Parameter(
+                f.name,
+                inspect.Parameter.POSITIONAL_OR_KEYWORD,
+                default=(
+                    f.default
+                    if f.default is not MISSING
+                    else _FACTORY
+                    if f.default_factory is not MISSING
+                    else inspect.Parameter.empty
+                ),
+                annotation=f.type,
+            )
+            for f in getattr(cls, _FIELDS)
+        ]
+        return inspect.Signature(params, return_annotation=None)
+
+
+def _add_slots(cls: type, fields_: tuple[Field, ...], frozen: bool) -> type:
+    body = dict(cls.__dict__)
+    inherited = {s for base in cls.__mro__[1:-1] for s in base.__dict__.get("__slots__", ())}
+    body["__slots__"] = tuple(f.name for f in fields_ if f.name not in inherited)
+    for f in fields_:
+        body.pop(f.name, None)
+    body.pop("__dict__", None)
+    body.pop("__weakref__", None)
+    made = type(cls)(cls.__name__, cls.__bases__, body)
+    made.__qualname__ = cls.__qualname__
+    if frozen:
+        names = tuple(f.name for f in fields_)
+
+        def __getstate__(self: Any) -> list[Any]:
+            return [getattr(self, n) for n in names]
+
+        def __setstate__(self: Any, state: list[Any]) -> None:
+            for name, value in zip(names, state, strict=True):
+                _set(self, name, value)
+
+        type.__setattr__(made, "__getstate__", __getstate__)
+        type.__setattr__(made, "__setstate__", __setstate__)
+    return made
+
+
+def _build(
+    cls: type, frozen: bool, init: bool, repr: bool, eq: bool, slots: bool, **unsupported: Any
+) -> type:
+    if any(unsupported.values()):
+        raise TypeError(
+            f"@record does not support {', '.join(k for k, v in unsupported.items() if v)}"
+        )
+    fields_ = _collect(cls)
+    own = cls.__dict__
+    type.__setattr__(cls, _FIELDS, fields_)
+    if slots:
+        cls = _add_slots(cls, fields_, frozen)
+        own = cls.__dict__
+    names = tuple(f.name for f in fields_)
+
+    def put(name: str, value: Any) -> None:
+        if name not in own:
+            type.__setattr__(cls, name, value)
+
+    if init:
+        put("__init__", _make_init(cls, fields_, slots))
+    if repr:
+        put("__repr__", _make_repr(fields_))
+    if eq:
+        put("__eq__", _make_eq(fields_))
+    explicit_hash = own.get("__hash__", MISSING)
+    has_explicit_hash = not (
+        explicit_hash is MISSING or (explicit_hash is None and "__eq__" in own)
+    )
+    if eq and not has_explicit_hash:
+        type.__setattr__(cls, "__hash__", _make_hash(fields_) if frozen else None)
+    if frozen:
+        setter, deleter = _make_frozen(cls, frozenset(names))
+        if "__setattr__" in own or "__delattr__" in own:
+            raise TypeError(f"cannot overwrite __setattr__ or __delattr__ in frozen {cls.__name__}")
+        type.__setattr__(cls, "__setattr__", setter)
+        type.__setattr__(cls, "__delattr__", deleter)
+    put("__match_args__", names)
+    put("__dataclass_fields__", _DataclassFields())
+    if init:
+        put("__signature__", _Signature())
+    if getattr(cls, "__abstractmethods__", None):
+        update_abstractmethods(cls)
+    return cls
+
+
+def _record(
+    cls: type | None = None,
+    /,
+    *,
+    frozen: bool = True,
+    init: bool = True,
+    repr: bool = True,
+    eq: bool = True,
+    slots: bool = False,
+    order: bool = False,
+    kw_only: bool = False,
+    unsafe_hash: bool = False,
+) -> Any:
+    """``@record`` (frozen) or ``@record(frozen=False, slots=True, ...)``."""
+
+    def wrap(c: type) -> type:
+        return _build(
+            c, frozen, init, repr, eq, slots, order=order, kw_only=kw_only, unsafe_hash=unsafe_hash
+        )
+
+    return wrap if cls is None else wrap(cls)
+
+
+if TYPE_CHECKING:
+
+    @overload
+    def record(cls: type[_T], /) -> type[_T]: ...
+    @overload
+    def record(
+        *,
+        frozen: bool = True,
+        init: bool = True,
+        repr: bool = True,
+        eq: bool = True,
+        slots: bool = False,
+    ) -> Callable[[type[_T]], type[_T]]: ...
+    @dataclass_transform(frozen_default=True, field_specifiers=(field, Field))
+    def record(*args: Any, **kwargs: Any) -> Any: ...
+
+else:
+    record = _record
+
+
+def is_record(obj: object) -> bool:
+    """True for a record class or instance."""
+    return hasattr(obj if isinstance(obj, type) else type(obj), _FIELDS)
+
+
+def fields(obj: Any) -> tuple[Field, ...]:
+    """The fields of a record (class or instance), in declaration order."""
+    try:
+        return getattr(obj if isinstance(obj, type) else type(obj), _FIELDS)  # type: ignore[no-any-return]
+    except AttributeError:
+        raise TypeError(f"{obj!r} is not a record") from None
+
+
+def replace(obj: _T, /, **changes: Any) -> _T:
+    """A copy of the record ``obj`` with ``changes`` (as ``dataclasses.replace``)."""
+    for f in fields(obj):
+        if f.name not in changes:
+            changes[f.name] = getattr(obj, f.name)
+    return type(obj)(**changes)
+
+
+def asdict(obj: Any) -> Any:
+    """A record as nested dicts (records and dataclasses within it too), lists and tuples
+    rebuilt, everything else as it is (as ``dataclasses.asdict``, without its deep copy
+    of other values: the callers serialize the result at once)."""
+    if is_record(obj) and not isinstance(obj, type):
+        return {f.name: asdict(getattr(obj, f.name)) for f in fields(obj)}
+    stdlib = sys.modules.get("dataclasses")  # no dataclass exists unless it was imported
+    if stdlib is not None and stdlib.is_dataclass(obj) and not isinstance(obj, type):
+        return {f.name: asdict(getattr(obj, f.name)) for f in stdlib.fields(obj)}
+    if isinstance(obj, tuple) and hasattr(obj, "_fields"):
+        return type(obj)(*[asdict(v) for v in obj])
+    if isinstance(obj, (list, tuple)):
+        return type(obj)(asdict(v) for v in obj)
+    if isinstance(obj, dict):
+        return type(obj)((asdict(k), asdict(v)) for k, v in obj.items())
+    return obj

@@ -1,0 +1,220 @@
+"""``@record`` behaves as ``@dataclass`` does: the same declaration, both ways, compared.
+
+Random declarations (fields with and without defaults and factories, ``repr=`` and
+``compare=`` options, frozen or not, ``slots``, ``eq``/``repr`` off, a record base class)
+are built by ``dataclasses.dataclass`` and by ``frontier.app.record.record`` from the same
+source text, then driven the same way: construction (positional, keyword, missing and
+unexpected arguments), ``repr``, ``==``, ``hash``, ``__match_args__``, assignment,
+``replace``, ``asdict``, ``fields`` and ``inspect.signature``."""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import inspect
+import pickle
+import sys
+import types
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from frontier.app import record as rec
+
+NAMES = ["a", "b", "c", "d", "e"]
+
+
+@st.composite
+def declarations(draw: st.DrawFn) -> dict[str, Any]:
+    names = draw(st.lists(st.sampled_from(NAMES), unique=True, max_size=5))
+    fields = []
+    seen_default = False
+    for name in names:
+        kind = draw(st.sampled_from(["plain", "default", "factory"]))
+        if seen_default and kind == "plain":
+            kind = "default"
+        seen_default = seen_default or kind != "plain"
+        fields.append(
+            {
+                "name": name,
+                "kind": kind,
+                "repr": draw(st.booleans()),
+                "compare": draw(st.booleans()),
+                "default": draw(st.integers(-3, 3)),
+            }
+        )
+    split = draw(st.integers(0, len(fields)))
+    return {
+        "fields": fields,
+        "split": split if draw(st.booleans()) else 0,
+        "frozen": draw(st.booleans()),
+        "eq": draw(st.booleans()),
+        "repr": draw(st.booleans()),
+        "slots": draw(st.booleans()),
+    }
+
+
+def _field_line(f: dict[str, Any], field_name: str) -> str:
+    opts = f"repr={f['repr']}, compare={f['compare']}"
+    if f["kind"] == "plain":
+        return f"    {f['name']}: int = {field_name}({opts})"
+    if f["kind"] == "default":
+        return f"    {f['name']}: int = {field_name}(default={f['default']}, {opts})"
+    return f"    {f['name']}: list = {field_name}(default_factory=list, {opts})"
+
+
+def build(decl: dict[str, Any], deco: str, field_name: str) -> type:
+    """The declaration as source, executed: a base class with the first ``split`` fields
+    (when ``split``), the class itself with the rest."""
+    opts = f"frozen={decl['frozen']}, eq={decl['eq']}, repr={decl['repr']}"
+    base, own = decl["fields"][: decl["split"]], decl["fields"][decl["split"] :]
+    lines = ["from __future__ import annotations", "from typing import ClassVar"]
+    parent = ""
+    if decl["split"]:
+        lines += [f"@{deco}({opts})", "class Base:", "    kind: ClassVar[str] = 'k'"]
+        lines += [_field_line(f, field_name) for f in base]
+        parent = "(Base)"
+    lines += [f"@{deco}({opts}, slots={decl['slots']})", f"class Made{parent}:", "    '''doc'''"]
+    lines += [_field_line(f, field_name) for f in own] or ["    pass"]
+    module = types.ModuleType(f"made_{deco}")
+    module.__dict__.update(dataclass=dataclasses.dataclass, dfield=dataclasses.field)
+    module.__dict__.update(record=rec.record, rfield=rec.field)
+    sys.modules[module.__name__] = module  # pickle finds the class by its module
+    exec("\n".join(lines), module.__dict__)
+    made: type = module.__dict__["Made"]
+    return made
+
+
+def both(decl: dict[str, Any]) -> tuple[type, type]:
+    return build(decl, "dataclass", "dfield"), build(decl, "record", "rfield")
+
+
+def outcome(fn: Any) -> tuple[str, Any]:
+    """What calling ``fn`` did: its value's repr, or the type of what it raised."""
+    try:
+        return "ok", fn()
+    except Exception as exc:  # the comparison is of which error, both ways
+        return "raised", type(exc).__name__
+
+
+def args_for(decl: dict[str, Any], draw: st.DrawFn) -> tuple[list[Any], dict[str, Any]]:
+    names = [f["name"] for f in decl["fields"]]
+    required = [f["name"] for f in decl["fields"] if f["kind"] == "plain"]
+    given_names = required + [n for n in names if n not in required and draw(st.booleans())]
+    given_names = [n for n in names if n in given_names]
+    cut = draw(st.integers(0, len(given_names)))
+    positional = [draw(st.integers(-5, 5)) for _ in given_names[:cut]]
+    keywords = {n: draw(st.integers(-5, 5)) for n in given_names[cut:]}
+    return positional, keywords
+
+
+@settings(max_examples=300, deadline=None)
+@given(decl=declarations(), data=st.data())
+def test_a_record_behaves_as_the_same_dataclass(decl: dict[str, Any], data: st.DataObject) -> None:
+    dc, rc = both(decl)
+    assert dc.__match_args__ == rc.__match_args__
+    assert [(f.name, f.repr, f.compare) for f in dataclasses.fields(dc)] == [
+        (f.name, f.repr, f.compare) for f in rec.fields(rc)
+    ]
+    assert str(inspect.signature(dc)) == str(inspect.signature(rc))
+    assert ("__hash__" in dc.__dict__ and dc.__hash__ is None) == (
+        "__hash__" in rc.__dict__ and rc.__hash__ is None
+    )
+    made = []
+    for _ in range(3):
+        pos, kw = args_for(decl, data.draw)
+        d, r = dc(*pos, **kw), rc(*pos, **kw)
+        made.append((d, r))
+        if decl["repr"]:
+            assert repr(d).replace("Made(", "X(") == repr(r).replace("Made(", "X(")
+        assert outcome(lambda d=d: hash(d) == hash(d)) == outcome(lambda r=r: hash(r) == hash(r))
+        assert dataclasses.asdict(d) == rec.asdict(r) == dataclasses.asdict(r)
+        names = [f["name"] for f in decl["fields"]]
+        if names:
+            first = names[0]
+            assert outcome(lambda d=d, first=first: setattr(d, first, 9)) == outcome(
+                lambda r=r, first=first: setattr(r, first, 9)
+            )
+            changed_d = dataclasses.replace(d, **{names[-1]: 7})
+            changed_r = rec.replace(r, **{names[-1]: 7})
+            assert rec.asdict(changed_r) == dataclasses.asdict(changed_d)
+            assert rec.asdict(dataclasses.replace(r, **{names[-1]: 7})) == rec.asdict(changed_r)
+        assert rec.asdict(pickle.loads(pickle.dumps(r))) == rec.asdict(r)
+        assert rec.asdict(copy.deepcopy(r)) == rec.asdict(r)
+    (d1, r1), (d2, r2) = made[0], made[1]
+    assert (d1 == d2) == (r1 == r2)
+    assert (d1 == d1) == (r1 == r1)
+    assert (d1 == 5) == (r1 == 5)
+    if decl["frozen"] and decl["eq"] and d1 == d2:
+        assert outcome(lambda: hash(r1) == hash(r2)) in (("ok", True), ("raised", "TypeError"))
+    assert hasattr(d1, "__dict__") == hasattr(r1, "__dict__")
+    # wrong calls fail the same way
+    assert outcome(lambda: dc(*range(9))) == outcome(lambda: rc(*range(9)))
+    assert outcome(lambda: dc(zz=1)) == outcome(lambda: rc(zz=1))
+    if any(f["kind"] == "plain" for f in decl["fields"]):
+        assert outcome(dc) == outcome(rc)
+
+
+def test_a_body_method_is_kept_and_post_init_runs() -> None:
+    seen = []
+
+    @rec.record
+    class Point:
+        x: int
+        y: int = 0
+
+        def __repr__(self) -> str:
+            return f"<{self.x},{self.y}>"
+
+        def __post_init__(self) -> None:
+            seen.append(self.x)
+
+    assert repr(Point(1, 2)) == "<1,2>"
+    assert seen == [1]
+    assert Point(1, y=2) == Point(1, 2)
+    match Point(3, 4):
+        case Point(x, y):
+            assert (x, y) == (3, 4)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        Point(1).x = 3  # type: ignore[misc]
+
+
+def test_what_a_record_does_not_support_is_refused_at_declaration() -> None:
+    with pytest.raises(TypeError, match="order"):
+
+        @rec.record(order=True)  # type: ignore[call-overload]
+        class Ordered:
+            x: int
+
+    with pytest.raises(ValueError, match="default_factory"):
+
+        @rec.record
+        class Shared:
+            x: list[int] = []  # noqa: RUF012
+
+    with pytest.raises(TypeError, match="non-default"):
+
+        @rec.record
+        class Order:
+            x: int = 0
+            y: int  # type: ignore[misc]
+
+
+def test_declaring_a_record_imports_neither_dataclasses_nor_typing() -> None:
+    """The point of the module: checked in a fresh interpreter."""
+    import subprocess
+
+    code = (
+        "import sys\n"
+        "from frontier.app.record import record, field\n"
+        "@record\n"
+        "class A:\n"
+        "    x: int\n"
+        "    y: list = field(default_factory=list)\n"
+        "A(1) == A(1); hash(A(1, ())); repr(A(2))\n"
+        "print(sorted(m for m in ('dataclasses', 'inspect', 'typing') if m in sys.modules))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
