@@ -18,7 +18,6 @@ cannot use is a note, never a failed start. config.toml's servers win a name bot
 
 from __future__ import annotations
 
-import hashlib
 import json
 import tomllib
 from collections.abc import Iterable, Sequence
@@ -26,6 +25,7 @@ from pathlib import Path
 from typing import Literal
 
 from frontier.app.config import ConfigError, load_approvals, save_approvals
+from frontier.app.hashes import sha256_hex
 from frontier.app.mcp_config import parse_mcp_servers
 from frontier.app.record import asdict, record
 from frontier.tools.beneath import PathError, read_capped
@@ -60,7 +60,7 @@ def fingerprint(settings: ServerSettings) -> str:
     for name in UNFINGERPRINTED:
         fields.pop(name, None)
     text = json.dumps(fields, sort_keys=True, default=str, ensure_ascii=False)
-    return "sha256:" + hashlib.sha256(text.encode()).hexdigest()
+    return "sha256:" + sha256_hex(text.encode())
 
 
 def project_servers(root: Path) -> tuple[list[ProjectServer], list[str]]:

@@ -64,15 +64,23 @@ _NAMES = (
     r"(?:api[_-]?key|apikey|key|access[_-]?token|token|secret|password|passwd|sig|signature|auth)"
 )
 _NAME = r"(?:[A-Za-z0-9.]*[_-])?" + _NAMES
-_BEARER = re.compile(r"(?i)(?P<pre>\bbearer\s+)" + _TOKEN)
-_AUTHORIZATION = re.compile(
-    r"(?i)(?P<pre>\bauthorization[\"']?\s*[:=]\s*[\"']?\s*(?:basic|token)\s+)" + _TOKEN
-)
-_ASSIGNED = re.compile(r"(?P<pre>=)" + _TOKEN)
-_ASSIGNED_NAME = re.compile(r"(?i)" + _NAME)
+_BEARER = r"(?i)(?P<pre>\bbearer\s+)" + _TOKEN
+_AUTHORIZATION = r"(?i)(?P<pre>\bauthorization[\"']?\s*[:=]\s*[\"']?\s*(?:basic|token)\s+)" + _TOKEN
+_ASSIGNED = r"(?P<pre>=)" + _TOKEN
+_ASSIGNED_NAME = r"(?i)" + _NAME
 _NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-")
 _BEFORE_NAME = frozenset("?&;\"'(,{ \t\n\r")
-_JSON_FIELD = re.compile(r"(?i)(?P<pre>\"" + _NAME + r"\"\s*:\s*\")" + _TOKEN)
+_JSON_FIELD = r"(?i)(?P<pre>\"" + _NAME + r"\"\s*:\s*\")" + _TOKEN
+_compiled: dict[str, re.Pattern[str]] = {}
+
+
+def _re(pattern: str) -> re.Pattern[str]:
+    """``pattern`` compiled on first use: a command that scrubs nothing (``frontier
+    check``, ``undo --list``) does not pay the ~2 ms of compiling these at import."""
+    compiled = _compiled.get(pattern)
+    if compiled is None:
+        compiled = _compiled[pattern] = re.compile(pattern)
+    return compiled
 
 
 def _scrub_shapes(text: str) -> str:
@@ -81,14 +89,14 @@ def _scrub_shapes(text: str) -> str:
     ``"api_key": "<token>"``). Each pattern runs only if its anchor occurs at all."""
     low = text.lower()
     if "bearer" in low:
-        text = _BEARER.sub(_redact_token, text)
+        text = _re(_BEARER).sub(_redact_token, text)
     if "authorization" in low:
-        text = _AUTHORIZATION.sub(_redact_token, text)
+        text = _re(_AUTHORIZATION).sub(_redact_token, text)
     if "=" in text:
         source = text
-        text = _ASSIGNED.sub(lambda m: _redact_assigned(m, source), source)
+        text = _re(_ASSIGNED).sub(lambda m: _redact_assigned(m, source), source)
     if '":' in text or '" :' in text:
-        text = _JSON_FIELD.sub(_redact_token, text)
+        text = _re(_JSON_FIELD).sub(_redact_token, text)
     return text
 
 
@@ -99,7 +107,7 @@ def _redact_assigned(m: re.Match[str], text: str) -> str:
         start -= 1
     if start > 0 and text[start - 1] not in _BEFORE_NAME:
         return m.group()
-    return m["pre"] + REDACTED if _ASSIGNED_NAME.fullmatch(text, start, end) else m.group()
+    return m["pre"] + REDACTED if _re(_ASSIGNED_NAME).fullmatch(text, start, end) else m.group()
 
 
 class Scrubber:

@@ -218,3 +218,40 @@ def test_declaring_a_record_imports_neither_dataclasses_nor_typing() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def test_the_named_tuple_base_makes_what_typings_makes() -> None:
+    import typing
+
+    def declare(base: Any) -> Any:
+        class Row(base):  # type: ignore[misc, valid-type]
+            """A row."""
+
+            name: str
+            size: int = 0
+            tags: tuple[str, ...] = ()
+
+            def label(self) -> str:
+                return f"{self.name}:{self.size}"
+
+        return Row
+
+    ours, theirs = declare(rec.NamedTuple), declare(typing.NamedTuple)
+    for made in (ours("a"), ours("a", 2, ("x",)), ours(name="b", size=3)):
+        same = theirs(*made)
+        assert tuple(made) == tuple(same)
+        assert repr(made) == repr(same)
+        assert made.label() == same.label()
+        assert made._asdict() == same._asdict()
+        assert tuple(made._replace(size=9)) == tuple(same._replace(size=9))
+    assert ours._fields == theirs._fields
+    assert ours._field_defaults == theirs._field_defaults
+    assert ours.__doc__ == theirs.__doc__ == "A row."
+    # typing wraps each string annotation in a ForwardRef; the hints they resolve to agree
+    assert typing.get_type_hints(ours) == typing.get_type_hints(theirs)
+    assert ours.__qualname__ == theirs.__qualname__
+    with pytest.raises(TypeError, match="cannot follow default"):
+
+        class Bad(rec.NamedTuple):  # type: ignore[misc, valid-type]
+            a: int = 0
+            b: int  # type: ignore[misc]

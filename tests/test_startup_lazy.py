@@ -128,3 +128,31 @@ def test_the_tui_module_leaves_later_screens_and_the_core_unloaded() -> None:
     )
     modules = set(ast.literal_eval(out.stdout))
     assert not TUI_LATER & modules, sorted(TUI_LATER & modules)
+
+
+NEVER_AT_START = {"dataclasses", "inspect", "hashlib", "_hashlib"}
+"""What no store or patch command loads: ``dataclasses`` with ``inspect`` (~15 ms; the
+core's classes are records, ``app/record.py``) and ``hashlib``, whose OpenSSL start-up is
+~6 ms (``app/hashes.py`` uses the built-in sha256 for data under 1 MiB)."""
+
+
+def test_patch_and_store_commands_load_neither_dataclasses_nor_openssl(tmp_path: Path) -> None:
+    (tmp_path / "a.txt").write_text("one\ntwo\n")
+    patch = "*** Begin Patch\n*** Update File: a.txt\n@@\n one\n-two\n+three\n*** End Patch\n"
+    out = subprocess.run(
+        [sys.executable, "-c", PROBE, repr(["apply-patch", "--root", str(tmp_path)])],
+        input=patch,
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=60,
+    )
+    assert (tmp_path / "a.txt").read_text() == "one\nthree\n"
+    line = next(x for x in out.stderr.splitlines() if x.startswith("@@"))
+    assert not NEVER_AT_START & set(ast.literal_eval(line[2:]))
+    store = SessionStore.open()
+    session = store.create_session(str(tmp_path), "m", None, "ctl")
+    store.close()
+    for argv in (["sessions"], ["undo", session, "--list"], ["export", session]):
+        modules, _ = loaded(argv)
+        assert not NEVER_AT_START & modules, (argv, sorted(NEVER_AT_START & modules))

@@ -53,7 +53,7 @@ from frontier.app.events import Event, ResultKind, ToolCall, ToolFinished, ToolO
 from frontier.app.events import ToolStarted as ToolStartedEvent
 from frontier.app.record import record, replace
 from frontier.tools import beneath
-from frontier.tools.atomic import CALL_STOP, JournalNotClosed, StopReason, WriteStop
+from frontier.tools.atomic import CALL_STOP, JournalNotClosed, WriteStop
 from frontier.tools.base import CancelToken, Outcome, Prepared, Tool, ToolError
 from frontier.tools.contract import (
     AfterHook,
@@ -73,6 +73,7 @@ from frontier.tools.registry import Registry
 from frontier.tools.schema import ArgError, coerce_args
 
 if TYPE_CHECKING:
+    from frontier.tools.atomic import StopReason
     from frontier.tools.sandbox import Sandbox
 
 REISSUE = "Re-issue the call with corrected arguments."

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import hashlib
+from frontier.app.hashes import sha256_hex
 
 
 def sha256(data: bytes | None) -> str | None:
     """sha256 hex of ``data``; ``None`` for an absent file."""
-    return None if data is None else hashlib.sha256(data).hexdigest()
+    return None if data is None else sha256_hex(data)

@@ -29,19 +29,27 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal, NamedTuple
 
 from frontier.tools import beneath
-from frontier.tools.patch_model import Dialect, FilePatch, Hunk, PatchParseError
+from frontier.tools.patch_model import FilePatch, Hunk, PatchParseError
 from frontier.tools.patch_parse import parse_patch
 from frontier.tools.patch_place import HunkPlaceError, Placed, Placer
 from frontier.tools.patch_summary import change_line
 from frontier.tools.paths import PathError, real_root, resolve
 
+TYPE_CHECKING = False  # typing is not imported at run time (~3 ms of start-up)
+if TYPE_CHECKING:
+    from typing import Literal, NamedTuple
+
+    from frontier.tools.patch_model import Dialect
+else:
+    from frontier.app.record import NamedTuple
+
 if TYPE_CHECKING:
     from frontier.tools.contract import FilePreview, IntentJournal, Preview
 
-Action = Literal["create", "modify", "delete"]
+if TYPE_CHECKING:
+    Action = Literal["create", "modify", "delete"]
 
 
 class PatchError(ValueError):

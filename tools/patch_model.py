@@ -5,17 +5,32 @@ these values (``patch_parse.parse_patch`` detects which), and the planner, the
 writer, the preview and the review all work from them, so no consumer ever
 reads patch text again.
 
-Values are ``NamedTuple``s, not dataclasses: ``frontier apply-patch`` must start
-fast and importing ``dataclasses`` (which pulls in ``inspect``) costs ~15 ms.
+Values are ``NamedTuple``s (``app/record.py``'s, which import no ``typing``):
+``frontier apply-patch`` must start fast.
 """
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from frontier.app.vocab import PATCH_FORMATS
 
-from frontier.app.vocab import PATCH_FORMATS, Dialect
+TYPE_CHECKING = False  # typing is not imported at run time (~3 ms of start-up)
+if TYPE_CHECKING:
+    from typing import NamedTuple
+
+    from frontier.app.vocab import Dialect
+else:
+    from frontier.app.record import NamedTuple
 
 __all__ = ["PATCH_FORMATS", "Dialect"]  # re-exported: the tools' own name for them
+
+
+def __getattr__(name: str) -> object:
+    """``Dialect`` (a ``Literal``) from ``vocab``, which builds it on first use."""
+    if name == "Dialect":
+        from frontier.app import vocab
+
+        return vocab.Dialect
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 NO_NEWLINE_MARKER = "\\ No newline at end of file"

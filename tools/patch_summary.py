@@ -10,7 +10,10 @@ imports: ``frontier apply-patch`` prints through it.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+
+TYPE_CHECKING = False  # typing is not imported at run time (~3 ms of start-up)
+if TYPE_CHECKING:
+    from typing import Any
 
 MINUS = "\u2212"
 """The minus of ``M path (+3 −1)``."""

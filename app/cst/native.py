@@ -50,7 +50,6 @@ so a message with 100,000 calls costs no per-call scan.
 
 from __future__ import annotations
 
-import hashlib
 import heapq
 import json
 import re
@@ -59,6 +58,7 @@ from typing import Any, Protocol
 
 from frontier.app.cst.base import json_where, preview
 from frontier.app.cst.snapshot import PREVIEW, ArgState, FrameSnapshot
+from frontier.app.hashes import blake2b_digest
 from frontier.app.model.stream import (
     CallArgs,
     CallDone,
@@ -152,7 +152,7 @@ class _Closure:
 
 
 def _digest(data: bytes) -> bytes:
-    return hashlib.blake2b(data, digest_size=16).digest()
+    return blake2b_digest(data, 16)
 
 
 @record(frozen=False)

@@ -41,11 +41,11 @@ mutation deletes it.
 
 from __future__ import annotations
 
-import hashlib
 import sqlite3
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
+from frontier.app.hashes import sha256_hex
 from frontier.app.record import record
 from frontier.app.session.db import Database
 
@@ -134,7 +134,7 @@ class Preimages:
             why = None
             if size > budget:
                 why = f"the call's pre-images passed the {_mib(CALL_CAP)} cap per call"
-            elif hashlib.sha256(body).hexdigest() != digest:
+            elif sha256_hex(body) != digest:
                 why = "its bytes did not match the hash the call recorded"
             elif self._holds_secret(body):
                 why = "it holds a secret (a key, or something shaped like a credential)"

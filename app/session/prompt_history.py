@@ -28,7 +28,6 @@ and says why once in :attr:`PromptHistory.problem`; it never fails a send.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import re
@@ -36,6 +35,7 @@ import time
 from pathlib import Path
 
 from frontier.app.files import write_atomic
+from frontier.app.hashes import sha256_hex
 from frontier.app.secrets import Scrubber
 
 HISTORY_DIR = "prompt-history"
@@ -58,7 +58,7 @@ def history_path(key: str, directory: Path | None = None) -> Path:
         from frontier.app.config import data_dir
 
         directory = data_dir() / HISTORY_DIR
-    digest = hashlib.sha256(key.encode("utf-8", "surrogateescape")).hexdigest()[:16]
+    digest = sha256_hex(key.encode("utf-8", "surrogateescape"))[:16]
     name = _SLUG.sub("_", Path(key).name or "root").strip("._")[:40] or "workspace"
     return directory / f"{name}-{digest}.jsonl"
 

@@ -30,13 +30,13 @@ carries the stop reason and the output usage, ``message_stop`` ends the message;
 
 from __future__ import annotations
 
-import hashlib
 import json
 import re
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, Literal
 
 from frontier.app.events import TokenUsage
+from frontier.app.hashes import sha256_hex
 from frontier.app.model.conversation import NO_REPLY, AssistantMessage, Item, wire_messages
 from frontier.app.model.request import ModelRequest
 from frontier.app.model.stream import (
@@ -621,7 +621,7 @@ def tool_id(ident: str) -> str:
     meet, and a call and its result map alike)."""
     if _TOOL_ID.fullmatch(ident):
         return ident
-    digest = hashlib.sha256(ident.encode("utf-8", "replace")).hexdigest()[:12]
+    digest = sha256_hex(ident.encode("utf-8", "replace"))[:12]
     kept = "".join(_TOOL_ID.findall(ident))[:64]
     return f"{kept}_{digest}" if kept else f"call_{digest}"
 
