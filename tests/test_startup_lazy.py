@@ -153,6 +153,11 @@ def test_patch_and_store_commands_load_neither_dataclasses_nor_openssl(tmp_path:
     store = SessionStore.open()
     session = store.create_session(str(tmp_path), "m", None, "ctl")
     store.close()
-    for argv in (["sessions"], ["undo", session, "--list"], ["export", session]):
+    for argv in (
+        ["sessions"],
+        ["undo", session, "--list"],
+        ["export", session],
+        ["check", session],
+    ):
         modules, _ = loaded(argv)
         assert not NEVER_AT_START & modules, (argv, sorted(NEVER_AT_START & modules))
