@@ -50,7 +50,6 @@ class _Missing:
 MISSING: Any = _Missing()
 
 _set = object.__setattr__
-_new = object.__new__
 
 
 class Field:
@@ -163,6 +162,7 @@ def _make_init(cls: type, fields_: tuple[Field, ...], slots: bool) -> Callable[.
     known = frozenset(names)
     fill = tuple((f.name, f.default, f.default_factory) for f in fields_)
     title = f"{cls.__qualname__}.__init__()"
+    post_init = hasattr(cls, "__post_init__")  # decided at declaration, as dataclasses does
 
     def bind(args: tuple[Any, ...], kwargs: dict[str, Any]) -> dict[str, Any]:
         if len(args) > count:
@@ -204,13 +204,10 @@ def _make_init(cls: type, fields_: tuple[Field, ...], slots: bool) -> Callable[.
             )
             for name, value in values:
                 _set(self, name, value)
-            post = getattr(self, "__post_init__", None)
-            if post is not None:
-                post()
+            if post_init:
+                self.__post_init__()
 
         return init_slots
-
-    post_init = "__post_init__"
 
     def init(self: Any, *args: Any, **kwargs: Any) -> None:
         if not kwargs and len(args) == count:
@@ -219,7 +216,7 @@ def _make_init(cls: type, fields_: tuple[Field, ...], slots: bool) -> Callable[.
             self.__dict__.update(kwargs)
         else:
             self.__dict__.update(bind(args, kwargs))
-        if hasattr(self, post_init):
+        if post_init:
             self.__post_init__()
 
     return init

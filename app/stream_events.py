@@ -80,8 +80,8 @@ class Event:
     """Every event: a frozen record whose ``type`` names it in JSON.
 
     The stream events below are declared ``init=False`` with their ``__init__`` written
-    out: a transducer builds them by the thousand, and a written-out ``__init__`` is a
-    third faster than ``@record``'s, which binds its arguments by name.
+    out: a transducer builds them by the thousand, and a written-out ``__init__`` is
+    faster than ``@record``'s generic one.
     """
 
     type: ClassVar[str] = "event"
