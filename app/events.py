@@ -16,7 +16,6 @@ half of this vocabulary a transducer emits (re-exported here: import from either
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, ClassVar, Literal, get_args
 
 from frontier.app.record import field, record
 
@@ -25,14 +24,11 @@ from frontier.app.record import field, record
 from frontier.app.stream_events import (  # noqa: F401 (re-exported)
     CONTRACT_ERROR_KINDS,
     ArgBytes,
-    ArgForm,
     ArgStarted,
-    ArgValue,
     CallReady,
     CallStarted,
     Confirmed,
     ContractError,
-    ContractErrorKind,
     Event,
     StreamBytes,
     StreamStopped,
@@ -41,7 +37,39 @@ from frontier.app.stream_events import (  # noqa: F401 (re-exported)
 )
 from frontier.app.stream_events import event_to_json as _stream_event_to_json
 
-ResultKind = Literal[
+TYPE_CHECKING = False
+"""``typing`` is not imported at run time (~3 ms of start-up): ``ResultKind`` and the stream
+types re-exported below exist for the type checker, and for code that names one at run time
+``__getattr__`` (at the end) builds it."""
+if TYPE_CHECKING:
+    from typing import Any, ClassVar, Literal
+
+    from frontier.app.stream_events import (  # noqa: F401 (re-exported)
+        ArgForm,
+        ArgValue,
+        ContractErrorKind,
+    )
+
+    ResultKind = Literal[
+        "ok",
+        "error",
+        "arg",
+        "unknown_tool",
+        "denied",
+        "runtime",
+        "timeout",
+        "cancelled",
+        "truncated",
+        "contract",
+        "session_persistence_failed",
+        "interrupted",
+        "not_executed",
+        "applied",
+        "not_applied",
+        "diverged",
+    ]
+"""``ToolResult.kind``: how a call ended (DESIGN §5, §7); this is the one list."""
+RESULT_KINDS: tuple[str, ...] = (
     "ok",
     "error",
     "arg",
@@ -58,9 +86,7 @@ ResultKind = Literal[
     "applied",
     "not_applied",
     "diverged",
-]
-"""``ToolResult.kind``: how a call ended (DESIGN §5, §7); this is the one list."""
-RESULT_KINDS: tuple[str, ...] = get_args(ResultKind)
+)
 OK_KINDS: tuple[ResultKind, ...] = ("ok", "applied")
 """The kinds that count as success (``applied``: recovery found a mutation whole on disk)."""
 
@@ -350,3 +376,26 @@ def event_to_json(event: Event) -> dict[str, Any]:
         if isinstance(value, TokenUsage):
             out[name] = value.to_json()
     return out
+
+
+_LITERALS: dict[str, tuple[str, ...]] = {"ResultKind": RESULT_KINDS}
+"""Each ``Literal`` type's values, for ``__getattr__`` (``tests/test_vocab.py`` checks that
+each tuple holds exactly its type's values, as written for the type checker)."""
+
+if not TYPE_CHECKING:  # the type checker sees the types themselves, above
+
+    def __getattr__(name: str) -> object:
+        """A type named at run time (``get_args(ResultKind)``; the stream types are
+        ``stream_events``'s): built on first use, then kept."""
+        if name in _LITERALS:
+            from typing import Literal
+
+            made = Literal[_LITERALS[name]]
+        elif name in ("ArgForm", "ArgValue", "ContractErrorKind"):
+            from frontier.app import stream_events
+
+            made = getattr(stream_events, name)
+        else:
+            raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+        globals()[name] = made
+        return made

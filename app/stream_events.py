@@ -13,17 +13,41 @@ Nothing here imports anything beyond the standard library and ``app/record.py``.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, ClassVar, Literal, get_args
 
 from frontier.app.record import fields, record
 
-ArgValue = str | bytes | Any
+TYPE_CHECKING = False
+"""``typing`` is not imported at run time (~3 ms of start-up): the types below exist for the
+type checker, and for code that names one at run time ``__getattr__`` (at the end) builds
+it, the ``Literal`` ones from their tuples."""
+if TYPE_CHECKING:
+    from typing import Any, ClassVar, Literal
+
+    ArgValue = str | bytes | Any
 """CTL arguments are ``str`` when valid UTF-8, else ``bytes``; native/JSON
 arguments are whatever the JSON decoded to."""
 
-ArgForm = Literal["length", "inline", "heredoc", "json"]
+if TYPE_CHECKING:
+    ArgForm = Literal["length", "inline", "heredoc", "json"]
+ARG_FORMS: tuple[ArgForm, ...] = ("length", "inline", "heredoc", "json")
 
-ContractErrorKind = Literal[
+if TYPE_CHECKING:
+    ContractErrorKind = Literal[
+        "bad_call",
+        "bad_arg",
+        "unexpected_line",
+        "body_eof",
+        "heredoc_eof",
+        "line_too_long",
+        "limit",
+        "bad_json",
+        "bad_xml",
+        "late_arguments",
+        "truncated",
+    ]
+"""``ContractError.kind``: what the framing of a response broke (docs/protocol.md lists
+each). ``late_arguments``: native-inc argument bytes for a call already executable."""
+CONTRACT_ERROR_KINDS: tuple[str, ...] = (
     "bad_call",
     "bad_arg",
     "unexpected_line",
@@ -35,11 +59,7 @@ ContractErrorKind = Literal[
     "bad_xml",
     "late_arguments",
     "truncated",
-]
-"""``ContractError.kind``: what the framing of a response broke (docs/protocol.md lists
-each). ``late_arguments``: native-inc argument bytes for a call already executable."""
-
-CONTRACT_ERROR_KINDS: tuple[str, ...] = get_args(ContractErrorKind)
+)
 
 
 @record
@@ -288,3 +308,29 @@ def event_to_json(event: Event) -> dict[str, Any]:
                 value = getattr(event, name)
                 out[name] = json_value(value) if isinstance(value, bytes) else value
     return out
+
+
+_LITERALS: dict[str, tuple[str, ...]] = {
+    "ArgForm": ARG_FORMS,
+    "ContractErrorKind": CONTRACT_ERROR_KINDS,
+}
+"""Each ``Literal`` type's values, for ``__getattr__`` (``tests/test_vocab.py`` checks that
+each tuple holds exactly its type's values, as written for the type checker)."""
+
+if not TYPE_CHECKING:  # the type checker sees the types themselves, above
+
+    def __getattr__(name: str) -> object:
+        """A type named at run time (``get_args(ContractErrorKind)``): built on first use,
+        then kept."""
+        if name == "ArgValue":
+            from typing import Any
+
+            made: object = str | bytes | Any
+        elif name in _LITERALS:
+            from typing import Literal
+
+            made = Literal[_LITERALS[name]]
+        else:
+            raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+        globals()[name] = made
+        return made

@@ -10,9 +10,12 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable
 
-from frontier.app.cst.base import Transducer
 from frontier.app.cst.factory import make_transducer
 from frontier.app.model.registry import codec
+
+TYPE_CHECKING = False  # Transducer is a type only (a Protocol: app/cst/base.py)
+if TYPE_CHECKING:
+    from frontier.app.cst.base import Transducer
 
 
 def transducer_factory(wire: str | None = None) -> Callable[[str], Transducer]:

@@ -9,10 +9,13 @@ import pytest
 
 from frontier.app.commands import check as check_cmd
 from frontier.app.cst import ctl, props
-from frontier.app.cst.base import Transducer
 from frontier.app.cst.props import check_stream
 from frontier.app.events import Event
 from frontier.app.session.record import synthesize, write_recording
+
+TYPE_CHECKING = False  # Transducer is a type only (a Protocol: app/cst/base.py)
+if TYPE_CHECKING:
+    from frontier.app.cst.base import Transducer
 
 EXAMPLES = Path(__file__).parent / "examples"
 

@@ -28,7 +28,7 @@ from frontier.app.agent.repair import Failure, repair_text
 from frontier.app.cli import main as cli_main
 from frontier.app.cst.base import split
 from frontier.app.cst.explain import hex_rows, locate_errors, text_lines
-from frontier.app.cst.snapshot import Snapshotting
+from frontier.app.cst.snapshot import can_snapshot
 from frontier.app.events import CONTRACT_ERROR_KINDS
 from frontier.app.model.conversation import AssistantTurn, Item, UserText
 from frontier.app.model.demo_script import DEMO_TASK
@@ -129,7 +129,7 @@ def test_a_snapshot_changes_nothing() -> None:
         t = fresh(rec.mode)
         got = []
         for b in split(data, 1):
-            if isinstance(t, Snapshotting):
+            if can_snapshot(t):
                 t.snapshot()
             got += t.feed(b)
         got += t.finish(rec.clean)

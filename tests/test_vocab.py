@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 
-from frontier.app import cli, vocab
+from frontier.app import cli, events, stream_events, vocab
 from frontier.app.agent.modes import get_mode
 from frontier.app.config import Config, ConfigError, load_config
 from frontier.app.cst.factory import make_transducer
@@ -83,16 +84,16 @@ def test_finish_reasons_and_result_kinds() -> None:
     assert set(OK_KINDS) <= set(RESULT_KINDS)
 
 
-def test_each_literal_type_holds_exactly_its_tuples_values() -> None:
-    """``vocab`` writes each ``Literal`` for the type checker and its values as a tuple
-    for run time (no ``typing`` import on ``frontier --help``): the two must agree, and a
-    module naming the type at run time gets the same values."""
+@pytest.mark.parametrize("module", [vocab, events, stream_events], ids=lambda m: m.__name__)
+def test_each_literal_type_holds_exactly_its_tuples_values(module: ModuleType) -> None:
+    """``vocab`` (and the event vocabulary) writes each ``Literal`` for the type checker and
+    its values as a tuple for run time (no ``typing`` import on ``frontier --help``, nor on
+    ``check``): the two must agree, and a module naming the type at run time gets the same
+    values."""
     import ast
     from typing import get_args
 
-    from frontier.app import vocab
-
-    tree = ast.parse(Path(vocab.__file__).read_text(encoding="utf-8"))
+    tree = ast.parse(Path(module.__file__ or "").read_text(encoding="utf-8"))
     written: dict[str, tuple[str, ...]] = {}
     checked = [
         node
@@ -113,10 +114,10 @@ def test_each_literal_type_holds_exactly_its_tuples_values() -> None:
             assert isinstance(target, ast.Name)
             values = ast.literal_eval(node.value.slice)
             written[target.id] = values if isinstance(values, tuple) else (values,)
-    assert written.keys() == vocab._LITERALS.keys()
+    assert written.keys() == module._LITERALS.keys()
     for name, values in written.items():
-        assert vocab._LITERALS[name] == values, name
-        assert get_args(getattr(vocab, name)) == values, name
+        assert module._LITERALS[name] == values, name
+        assert get_args(getattr(module, name)) == values, name
 
 
 def test_the_vocabulary_loads_without_typing() -> None:

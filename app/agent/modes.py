@@ -10,7 +10,6 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from frontier.app.cst.base import Transducer
 from frontier.app.events import Event, ReasoningText, ServerTool
 from frontier.app.model.request import ToolSchema
 from frontier.app.model.stream import (
@@ -23,6 +22,10 @@ from frontier.app.model.stream import (
 from frontier.app.record import record
 from frontier.app.vocab import AGENT_MODES, EAGER_MODES, NATIVE_MODES
 from frontier.tools.registry import Registry
+
+TYPE_CHECKING = False  # Transducer is a type only (a Protocol: app/cst/base.py)
+if TYPE_CHECKING:
+    from frontier.app.cst.base import Transducer
 
 MODES = AGENT_MODES
 """The five protocol modes (DESIGN §4); ``frontier.app.vocab`` is their home."""

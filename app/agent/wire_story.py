@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from frontier.app.cst.explain import NAMED_CALL as _NAMED
-from frontier.app.cst.native import DeltaSource, NativeAccumulator
+from frontier.app.cst.native import NativeAccumulator
 from frontier.app.events import CallReady, CallStarted, ContractError
 from frontier.app.model.stream import CallArgs, CallDone, CallStart, End, Finish
 from frontier.app.model.wires.rules import WireRules, rules_for
@@ -21,6 +21,10 @@ from frontier.app.record import record
 from frontier.app.vocab import NATIVE_MODES
 from frontier.app.wire import safejson
 from frontier.app.wire.sse import SSEDecoder
+
+TYPE_CHECKING = False  # DeltaSource is a type only (a Protocol: app/cst/native.py)
+if TYPE_CHECKING:
+    from frontier.app.cst.native import DeltaSource
 
 
 @record

@@ -9,7 +9,6 @@ arrives, then ``finish`` once with how the stream ended.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Protocol, runtime_checkable
 
 from frontier.app.stream_events import (
     ArgBytes,
@@ -20,52 +19,54 @@ from frontier.app.stream_events import (
     ToolCall,
 )
 
+TYPE_CHECKING = False  # typing is not imported at run time (~3 ms of start-up)
+if TYPE_CHECKING:
+    from typing import Protocol
 
-@runtime_checkable
-class Transducer(Protocol):
-    """Bytes of one model response in, events out (DESIGN §2–§4).
+    class Transducer(Protocol):  # a type only: no code checks isinstance against it
+        """Bytes of one model response in, events out (DESIGN §2–§4).
 
-    Offsets in events are byte offsets into this transducer's input stream.
-    ``frontier`` is the offset up to which input is confirmed (irreversible);
-    ``pending()`` are the bytes still undecided. After a stop or a contract
-    error the rest of the input is ignored: ``stopped`` is true and nothing is
-    pending any more.
-    """
-
-    @property
-    def frontier(self) -> int:
-        """The offset up to which input is confirmed (irreversible)."""
-        ...
-
-    @property
-    def consumed(self) -> int:
-        """Input bytes fed so far."""
-        ...
-
-    @property
-    def stopped(self) -> bool:
-        """The rest of the input is ignored (a stop or a contract error)."""
-        ...
-
-    def feed(self, data: bytes) -> list[Event]:
-        """Take the next piece of input (any size, any split) and return new events."""
-        ...
-
-    def finish(self, clean: bool) -> list[Event]:
-        """End of stream. ``clean`` means finish_reason ``stop``; otherwise truncation."""
-        ...
-
-    def pending(self) -> bytes:
-        """The bytes received but not yet confirmed (and not discarded)."""
-        ...
-
-    def pending_bound(self) -> int:
-        """The most bytes that may be pending in the current state.
-
-        CTL has the DESIGN §3 bounds; the whole-message modes (native, json,
-        xml) hold calls until they complete, so their bound is ``consumed``.
+        Offsets in events are byte offsets into this transducer's input stream.
+        ``frontier`` is the offset up to which input is confirmed (irreversible);
+        ``pending()`` are the bytes still undecided. After a stop or a contract
+        error the rest of the input is ignored: ``stopped`` is true and nothing is
+        pending any more.
         """
-        ...
+
+        @property
+        def frontier(self) -> int:
+            """The offset up to which input is confirmed (irreversible)."""
+            ...
+
+        @property
+        def consumed(self) -> int:
+            """Input bytes fed so far."""
+            ...
+
+        @property
+        def stopped(self) -> bool:
+            """The rest of the input is ignored (a stop or a contract error)."""
+            ...
+
+        def feed(self, data: bytes) -> list[Event]:
+            """Take the next piece of input (any size, any split) and return new events."""
+            ...
+
+        def finish(self, clean: bool) -> list[Event]:
+            """End of stream. ``clean`` means finish_reason ``stop``; otherwise truncation."""
+            ...
+
+        def pending(self) -> bytes:
+            """The bytes received but not yet confirmed (and not discarded)."""
+            ...
+
+        def pending_bound(self) -> int:
+            """The most bytes that may be pending in the current state.
+
+            CTL has the DESIGN §3 bounds; the whole-message modes (native, json,
+            xml) hold calls until they complete, so their bound is ``consumed``.
+            """
+            ...
 
 
 def decode_value(data: bytes) -> str | bytes:

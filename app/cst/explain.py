@@ -31,8 +31,8 @@ from itertools import pairwise
 from typing import Literal
 
 from frontier.app.cst.factory import make_transducer
-from frontier.app.cst.native import DeltaSource, NativeSSETransducer
-from frontier.app.cst.snapshot import ArgState, FrameSnapshot, Snapshotting
+from frontier.app.cst.native import NativeSSETransducer
+from frontier.app.cst.snapshot import ArgState, FrameSnapshot, can_snapshot
 from frontier.app.record import record
 from frontier.app.stream_events import (
     CallReady,
@@ -43,6 +43,10 @@ from frontier.app.stream_events import (
     ToolCall,
 )
 from frontier.app.vocab import NATIVE_MODES
+
+TYPE_CHECKING = False  # DeltaSource is a type only (a Protocol: app/cst/native.py)
+if TYPE_CHECKING:
+    from frontier.app.cst.native import DeltaSource
 
 NAMED_CALL = re.compile(r"call (\S+) \(([^)]*)\)[:;,]")
 """How an error message names the call it is about: ``call c1 (write): …`` (CTL,
@@ -150,7 +154,7 @@ def locate_errors(
         seen.add(t.feed(piece))
     if cut:
         seen.add(t.feed(pieces[fatal][:cut]))
-    frame = t.snapshot() if isinstance(t, Snapshotting) else _generic(t)
+    frame = t.snapshot() if can_snapshot(t) else _generic(t)
     open_calls = tuple(seen.open.items())
     confirmed = tuple(seen.calls)
     tail = t.finish(clean) if at_finish else t.feed(pieces[fatal][cut:])

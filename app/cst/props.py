@@ -43,11 +43,15 @@ from bisect import bisect_right
 from collections.abc import Callable, Iterator, Sequence
 from functools import partial
 
-from frontier.app.cst.base import Transducer, calls_of, errors_of
+from frontier.app.cst.base import calls_of, errors_of
 from frontier.app.cst.factory import make_transducer
-from frontier.app.cst.native import DeltaSource
 from frontier.app.record import record
 from frontier.app.stream_events import ToolCall
+
+TYPE_CHECKING = False  # types only (Protocols, for the type checker)
+if TYPE_CHECKING:
+    from frontier.app.cst.base import Transducer
+    from frontier.app.cst.native import DeltaSource
 
 
 @record

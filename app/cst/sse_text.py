@@ -4,12 +4,15 @@ fed to the text transducer, whose offsets (into the text) are the ones reported.
 
 from __future__ import annotations
 
-from frontier.app.cst.base import Transducer
-from frontier.app.cst.native import DeltaSource
 from frontier.app.model.stream import End, Finish, TextDelta
 from frontier.app.stream_events import Event
 from frontier.app.vocab import is_clean
 from frontier.app.wire.sse import SSEDecoder
+
+TYPE_CHECKING = False  # types only (Protocols, for the type checker)
+if TYPE_CHECKING:
+    from frontier.app.cst.base import Transducer
+    from frontier.app.cst.native import DeltaSource
 
 
 class TextSSETransducer:

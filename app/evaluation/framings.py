@@ -38,13 +38,17 @@ from functools import cache
 from itertools import accumulate
 from typing import Any
 
-from frontier.app.cst.base import Transducer, calls_of, errors_of
+from frontier.app.cst.base import calls_of, errors_of
 from frontier.app.cst.factory import pending_size
 from frontier.app.evaluation.render import FRAMINGS, TOKEN_CHARS, Rendering, render
 from frontier.app.evaluation.workload import WorkCall, value_text
 from frontier.app.events import CallReady, ContractError, Event, ToolCall
 from frontier.app.record import field, record
 from frontier.app.transducers import transducer_factory
+
+TYPE_CHECKING = False  # Transducer is a type only (a Protocol: app/cst/base.py)
+if TYPE_CHECKING:
+    from frontier.app.cst.base import Transducer
 
 DEFAULT_CUTS = 200
 DEFAULT_CHUNKS: tuple[int, ...] = (1, 7, 64)

@@ -7,10 +7,10 @@ a wire module, so adding a wire is one adapter file and one line below.
 from __future__ import annotations
 
 import importlib
-from typing import TYPE_CHECKING
 
 from frontier.app.vocab import DEFAULT_WIRE, WIRES
 
+TYPE_CHECKING = False  # typing is not imported at run time (~3 ms of start-up)
 if TYPE_CHECKING:
     from frontier.app.model.wires.base import WireCodec
 

@@ -7,10 +7,13 @@ adapter encodes it as its API's JSON body. Nothing here knows any API.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
 from frontier.app.model.conversation import Item
 from frontier.app.record import field, record
+
+TYPE_CHECKING = False  # typing is not imported at run time (~3 ms of start-up)
+if TYPE_CHECKING:
+    from typing import Any
 
 
 @record

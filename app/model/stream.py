@@ -18,22 +18,25 @@ This module imports nothing of Frontier but the event vocabulary (``TokenUsage``
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Literal
 
 from frontier.app.events import Retry, TokenUsage
 from frontier.app.record import field, record
 
-FinishReason = Literal[
-    "stop",
-    "tool_calls",
-    "pause",
-    "length",
-    "content_filter",
-    "error",
-    "disconnect",
-    "stopped",
-    "other",
-]
+TYPE_CHECKING = False  # typing is not imported at run time (~3 ms of start-up)
+if TYPE_CHECKING:
+    from typing import Any, Literal
+
+    FinishReason = Literal[
+        "stop",
+        "tool_calls",
+        "pause",
+        "length",
+        "content_filter",
+        "error",
+        "disconnect",
+        "stopped",
+        "other",
+    ]
 """A response's end, normalised over every wire (the raw reason is kept beside it):
 
 - ``stop``: the model ended its turn (Chat ``stop``, Anthropic ``end_turn`` /
@@ -229,7 +232,6 @@ __all__ = [
     "Delta",
     "End",
     "Finish",
-    "FinishReason",
     "Ignored",
     "Malformed",
     "ReasoningBlock",

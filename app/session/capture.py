@@ -21,16 +21,21 @@ import re
 import sys
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
 
 from frontier.app.model import registry
 from frontier.app.model.stream import CallStart, End, Finish, ServerError, text_of
 from frontier.app.record import record
-from frontier.app.session.capture_raw import CaptureKind, RawResponse
+from frontier.app.session.capture_raw import RawResponse
 from frontier.app.session.capture_sse import CaptureError, EmptyCapture, sse_response
 from frontier.app.session.record import FORMAT, Recording, RecordingError, parse_recording
 from frontier.app.vocab import DEFAULT_MODE, PROTOCOLS, WIRES
 from frontier.app.wire import safejson
+
+TYPE_CHECKING = False  # typing is not imported at run time (~3 ms of start-up)
+if TYPE_CHECKING:
+    from typing import Any
+
+    from frontier.app.session.capture_raw import CaptureKind
 
 MAX_CAPTURE = 64 << 20
 """Bytes a capture file (or stdin) may have: refused beyond, naming the cap."""

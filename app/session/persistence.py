@@ -21,13 +21,12 @@ the whole store.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from frontier.app.events import ToolCall, ToolResult
 from frontier.app.session.calls import CallLedger
 from frontier.app.session.db import StoreError
 from frontier.app.session.journal import StoreJournal
 
+TYPE_CHECKING = False  # typing is not imported at run time (~3 ms of start-up)
 if TYPE_CHECKING:
     from frontier.tools.contract import FilePreview, Preview, ToolSpec
 

@@ -43,12 +43,12 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Iterable
-from typing import TYPE_CHECKING
 
 from frontier.app.hashes import sha256_hex
 from frontier.app.record import record
 from frontier.app.session.db import Database
 
+TYPE_CHECKING = False  # typing is not imported at run time (~3 ms of start-up)
 if TYPE_CHECKING:
     from frontier.tools.contract import FilePreview
 

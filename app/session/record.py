@@ -30,7 +30,6 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import IO, Any
 
 from frontier.app.files import write_atomic
 from frontier.app.model import registry
@@ -41,6 +40,10 @@ from frontier.app.vocab import DEFAULT_MODE, DEFAULT_WIRE, NATIVE_MODES, WIRES, 
 from frontier.app.wire import safejson
 from frontier.app.wire.continuation import Join, text_pieces
 from frontier.app.wire.sse import encode_sse
+
+TYPE_CHECKING = False  # typing is not imported at run time (~3 ms of start-up)
+if TYPE_CHECKING:
+    from typing import IO, Any
 
 FORMAT = "frontier-recording"
 VERSION = 1

@@ -28,15 +28,22 @@ whatever recovery did or refused is said somewhere.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, NamedTuple, Protocol
 
-from frontier.app.events import ResultKind, ToolResult
+from frontier.app.events import ToolResult
 from frontier.app.record import record
 from frontier.app.session.calls import CallLedger, CallRecord, Target
 from frontier.app.session.db import Database
 from frontier.app.session.hashing import short
 from frontier.app.session.inflight import outcome_unknown
 from frontier.app.session.journal import close_intent, open_intents
+
+TYPE_CHECKING = False  # typing is not imported at run time (~3 ms of start-up)
+if TYPE_CHECKING:
+    from typing import Any, NamedTuple, Protocol
+
+    from frontier.app.events import ResultKind
+else:
+    from frontier.app.record import NamedTuple
 
 INVALID = "invalid"
 """How a journal row recovery refused begins (``invalid: why; nothing was touched``): the
@@ -47,29 +54,31 @@ REFUSED_HEAD = "Intent journal refused (crafted or damaged): no file was touched
 shows a result's first line, and this is what a person must not miss."""
 
 
-class WorkspaceFiles(Protocol):
-    """The file operations recovery needs, on the session's workspace (paths relative to
-    it). The tool layer wrote those files and implements this
-    (``frontier.tools.workspace_files.BeneathFiles``); the runtime passes it in, so the
-    session layer never imports the tools."""
+if TYPE_CHECKING:  # a type only: typing.Protocol is not imported at run time
 
-    def digest(self, path: str) -> str | None:
-        """sha256 of the file now (``None`` when absent; a marker string when unreadable)."""
-        ...
+    class WorkspaceFiles(Protocol):
+        """The file operations recovery needs, on the session's workspace (paths relative to
+        it). The tool layer wrote those files and implements this
+        (``frontier.tools.workspace_files.BeneathFiles``); the runtime passes it in, so the
+        session layer never imports the tools."""
 
-    def check_write(self, entries: object) -> str | None:
-        """Why ``entries`` (a journal row as stored: untrusted) is not one the writer could
-        have written; ``None`` when it is. Reads no file."""
-        ...
+        def digest(self, path: str) -> str | None:
+            """sha256 of the file now (``None`` when absent; a marker string when unreadable)."""
+            ...
 
-    def finish_write(self, entries: Sequence[Mapping[str, Any]]) -> str:
-        """Roll an interrupted multi-file write forward or back; say which. Raises
-        ``ValueError`` (nothing touched) for entries ``check_write`` refuses."""
-        ...
+        def check_write(self, entries: object) -> str | None:
+            """Why ``entries`` (a journal row as stored: untrusted) is not one the writer could
+            have written; ``None`` when it is. Reads no file."""
+            ...
 
-    def remove_leftovers(self, paths: Sequence[str]) -> list[str]:
-        """Remove a killed write's temps and pre-images; the names removed."""
-        ...
+        def finish_write(self, entries: Sequence[Mapping[str, Any]]) -> str:
+            """Roll an interrupted multi-file write forward or back; say which. Raises
+            ``ValueError`` (nothing touched) for entries ``check_write`` refuses."""
+            ...
+
+        def remove_leftovers(self, paths: Sequence[str]) -> list[str]:
+            """Remove a killed write's temps and pre-images; the names removed."""
+            ...
 
 
 @record

@@ -23,7 +23,6 @@ from __future__ import annotations
 import sqlite3
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
 
 from frontier.app.model import registry
 from frontier.app.record import field, record
@@ -32,7 +31,10 @@ from frontier.app.session.db import Database
 from frontier.app.session.timeline import iso_time
 from frontier.app.vocab import DEFAULT_WIRE
 
+TYPE_CHECKING = False  # typing is not imported at run time (~3 ms of start-up)
 if TYPE_CHECKING:
+    from typing import Any
+
     from frontier.app.session.record import Recording
 
 STREAM_FLUSH_EVENTS = 4096

@@ -37,7 +37,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from frontier.app.events import ToolCall, ToolResult
 from frontier.app.model.conversation import Item
@@ -63,12 +62,14 @@ from frontier.app.session.db import (
 )
 from frontier.app.session.persistence import SessionPersistence
 from frontier.app.session.preimages import Preimages
-from frontier.app.session.recover import WorkspaceFiles, recover_session
+from frontier.app.session.recover import recover_session
 from frontier.app.session.responses import RecordedResponse, Responses
 from frontier.app.session.timeline import LogRecord, Timeline, iso_time
 
+TYPE_CHECKING = False  # typing is not imported at run time (~3 ms of start-up)
 if TYPE_CHECKING:
     from frontier.app.session import lock as session_lock
+    from frontier.app.session.recover import WorkspaceFiles
     from frontier.tools.contract import Preview, ToolSpec
 
 __all__ = [

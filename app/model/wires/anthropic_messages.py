@@ -46,7 +46,6 @@ from frontier.app.model.stream import (
     Delta,
     End,
     Finish,
-    FinishReason,
     Ignored,
     Malformed,
     ReasoningBlock,
@@ -59,6 +58,10 @@ from frontier.app.model.stream import (
 from frontier.app.model.wires.base import TextField
 from frontier.app.record import field, record
 from frontier.app.wire import safejson
+
+TYPE_CHECKING = False  # FinishReason is a type only (a Literal: app/model/stream.py)
+if TYPE_CHECKING:
+    from frontier.app.model.stream import FinishReason
 
 API_VERSION = "2023-06-01"
 """The ``anthropic-version`` header: the one version of the Messages API there is."""

@@ -24,7 +24,6 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterator, Mapping, Sequence
-from typing import Any
 
 from frontier.app.events import TokenUsage
 from frontier.app.model.conversation import (
@@ -45,7 +44,6 @@ from frontier.app.model.stream import (
     Delta,
     End,
     Finish,
-    FinishReason,
     Ignored,
     Malformed,
     ReasoningDelta,
@@ -53,8 +51,14 @@ from frontier.app.model.stream import (
     TextDelta,
     UsageDelta,
 )
-from frontier.app.model.wires.base import TextField
 from frontier.app.wire import safejson
+
+TYPE_CHECKING = False  # typing is not imported at run time (~3 ms of start-up)
+if TYPE_CHECKING:
+    from typing import Any
+
+    from frontier.app.model.stream import FinishReason
+    from frontier.app.model.wires.base import TextField
 
 REASONING_FIELDS = ("reasoning_content", "reasoning")
 """Where servers stream reasoning: DeepSeek, llama.cpp, vLLM (``reasoning_content``);

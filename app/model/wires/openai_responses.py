@@ -62,7 +62,6 @@ from frontier.app.model.stream import (
     Delta,
     End,
     Finish,
-    FinishReason,
     Ignored,
     Malformed,
     ReasoningBlock,
@@ -74,6 +73,10 @@ from frontier.app.model.stream import (
 )
 from frontier.app.model.wires.base import TextField
 from frontier.app.wire import safejson
+
+TYPE_CHECKING = False  # FinishReason is a type only (a Literal: app/model/stream.py)
+if TYPE_CHECKING:
+    from frontier.app.model.stream import FinishReason
 
 OWN_ITEMS = ("function_call", "message", "reasoning")
 """Output items Frontier reads; any other is a server-side (or foreign) tool item."""
