@@ -1,17 +1,17 @@
 """``frontier`` — the command-line entry point.
 
-Only argparse is imported here; each subcommand's handler lives in
-``frontier.app.commands.<name>`` and is imported when that command runs, so
-``frontier --help`` and ``frontier apply-patch`` never load Textual or httpx.
+Only argparse is imported here (without ``gettext``: ``app/argparse_lean.py``); each
+subcommand's handler lives in ``frontier.app.commands.<name>`` and is imported when that
+command runs, so ``frontier --help`` and ``frontier apply-patch`` never load Textual or httpx.
 """
 
 from __future__ import annotations
 
-import argparse
 import importlib
 import sys
 from collections.abc import Callable, Iterator, Mapping, Sequence
 
+from frontier.app.argparse_lean import argparse
 from frontier.app.vocab import (
     APPROVAL_MEANINGS,
     APPROVALS,
@@ -433,9 +433,48 @@ class _Formatter(argparse.RawDescriptionHelpFormatter):
             width = _columns() - 2  # as argparse does
         super().__init__(prog, indent_increment, max_help_position, width)
 
+    def _split_lines(self, text: str, width: int) -> list[str]:
+        """An option's help in lines of at most ``width``, words kept whole (one longer
+        than a line is cut). argparse hands this to ``textwrap``: ~2 ms of ``--help`` to
+        import and run it, for the same lines but where a hyphenated word falls at a line's
+        end (``textwrap`` may break it after the hyphen; this moves it to the next line)."""
+        lines: list[str] = []
+        line = ""
+        for word in text.split():
+            while len(word) > width:
+                if line:
+                    lines.append(line)
+                    line = ""
+                lines.append(word[:width])
+                word = word[width:]
+            if not line:
+                line = word
+            elif len(line) + 1 + len(word) <= width:
+                line += " " + word
+            else:
+                lines.append(line)
+                line = word
+        if line:
+            lines.append(line)
+        return lines
+
+
+_COLUMNS: dict[str | None, int] = {}
+"""``_columns()``'s answers by ``COLUMNS``: every parser's formatter asks (24 for ``--help``)."""
+
 
 def _columns() -> int:
     """``shutil.get_terminal_size().columns``, without importing ``shutil``."""
+    import os
+
+    key = os.environ.get("COLUMNS")
+    found = _COLUMNS.get(key)
+    if found is None:
+        found = _COLUMNS[key] = _find_columns()
+    return found
+
+
+def _find_columns() -> int:
     import os
 
     try:

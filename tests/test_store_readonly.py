@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import sqlite3
 import subprocess
 import sys
 import tempfile
@@ -18,6 +17,7 @@ import pytest
 from frontier.app.cli import main
 from frontier.app.config import data_dir
 from frontier.app.model.conversation import UserText
+from frontier.app.session.sqlite import sqlite3 as store_sqlite
 from frontier.app.session.store import (
     SessionStore,
     StoreError,
@@ -52,13 +52,13 @@ def test_reading_commands_open_the_database_read_only(capsys, monkeypatch) -> No
     check/replay is a ``mode=ro`` URI, and it refuses writes."""
     sid = make_session()
     opened: list[str] = []
-    real_connect = sqlite3.connect
+    real_connect = store_sqlite.connect  # the module the store connects with
 
     def spy(database, *args, **kwargs):  # type: ignore[no-untyped-def]
         opened.append(str(database))
         return real_connect(database, *args, **kwargs)
 
-    monkeypatch.setattr(sqlite3, "connect", spy)
+    monkeypatch.setattr(store_sqlite, "connect", spy)
     for argv in (
         ["sessions"],
         ["sessions", "--json"],

@@ -33,12 +33,40 @@ TYPE_CHECKING = False  # typing is not imported at run time (~3 ms of start-up)
 if TYPE_CHECKING:
     from typing import TextIO
 
-UNSAFE = re.compile(
-    "[\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069\ud800-\udfff]"
-)
-"""The one character class a terminal (or a bidi-aware viewer) acts on: C0 but ``\\n`` and
-``\\t``, DEL, C1, U+200E/F (LRM/RLM), U+202A–E (embeddings, overrides), U+2066–9 (isolates),
-and lone surrogates (U+D800–U+DFFF: an undecodable byte, or nothing a terminal can draw)."""
+_CLASS = "[\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069\ud800-\udfff]"
+"""``UNSAFE``'s pattern: the one character class a terminal (or a bidi-aware viewer) acts
+on: C0 but ``\\n`` and ``\\t``, DEL, C1, U+200E/F (LRM/RLM), U+202A–E (embeddings,
+overrides), U+2066–9 (isolates), and lone surrogates (U+D800–U+DFFF: an undecodable byte,
+or nothing a terminal can draw)."""
+_unsafe: re.Pattern[str] | None = None
+
+if TYPE_CHECKING:
+    UNSAFE: re.Pattern[str]
+
+
+def __getattr__(name: str) -> object:
+    if name == "UNSAFE":
+        return _pattern()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def _pattern() -> re.Pattern[str]:
+    """``UNSAFE``, compiled on first use: the class's ranges cost ~0.4 ms to compile, and
+    most lines a command prints never need it (:func:`_plain`)."""
+    global _unsafe
+    if _unsafe is None:
+        _unsafe = re.compile(_CLASS)
+    return _unsafe
+
+
+def _plain(text: str) -> bool:
+    """True when ``text`` holds no character of the class, decided without the pattern:
+    every character of the class is one ``str.isprintable`` refuses (Cc, Cf, Cs), so text
+    that is printable once newlines and tabs are set aside has none. False says only
+    "look": ``isprintable`` refuses more (U+00A0, U+2028), and the pattern decides."""
+    return text.isprintable() or text.replace("\n", " ").replace("\t", " ").isprintable()
+
+
 _NAMED = {"\r": "\\r", "\x1b": "\\x1b", "\x00": "\\0"}
 
 
@@ -60,7 +88,7 @@ def _visible(match: re.Match[str]) -> str:
 
 def terminal_safe(text: str) -> str:
     """``text`` with every character a terminal would act on shown instead (linear)."""
-    return UNSAFE.sub(_visible, text)
+    return text if _plain(text) else _pattern().sub(_visible, text)
 
 
 def _json_escape(match: re.Match[str]) -> str:
@@ -74,7 +102,7 @@ def json_safe(text: str) -> str:
     controls raw, and JSON lines are read on terminals too. Outside strings JSON has only
     ASCII punctuation, so each such character is inside a string, where its escape means
     the same character: the result parses to exactly the value ``text`` does."""
-    return UNSAFE.sub(_json_escape, text)
+    return text if _plain(text) else _pattern().sub(_json_escape, text)
 
 
 def dumps(value: object, *, indent: int | None = None) -> str:
@@ -119,4 +147,4 @@ def _pictured(match: re.Match[str]) -> str:
 def pictured(text: str) -> str:
     """``text`` for a TUI pane: the same characters as :func:`terminal_safe`, shown as
     Unicode control pictures (one cell each) where there is one, else as escapes."""
-    return UNSAFE.sub(_pictured, text)
+    return text if _plain(text) else _pattern().sub(_pictured, text)

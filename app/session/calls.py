@@ -17,7 +17,6 @@ refused.
 from __future__ import annotations
 
 import json
-import sqlite3
 from collections.abc import Mapping
 
 from frontier.app.events import ToolCall, ToolResult
@@ -26,6 +25,7 @@ from frontier.app.session.db import Database, StoreError
 from frontier.app.session.preimages import Preimages
 from frontier.app.session.preimages import insert as insert_preimages
 from frontier.app.session.responses import Responses
+from frontier.app.session.sqlite import sqlite3
 from frontier.app.session.timeline import append_log
 
 TYPE_CHECKING = False  # typing is not imported at run time (~3 ms of start-up)

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import json
 import os
-import sqlite3
 import time
 from collections import defaultdict
 from pathlib import Path
@@ -27,6 +26,7 @@ from frontier.app.session.db import (
     default_path,
     existing_store,
 )
+from frontier.app.session.sqlite import sqlite3
 from frontier.app.vocab import DEFAULT_WIRE, WIRES
 
 TYPE_CHECKING = False  # typing is not imported at run time (~3 ms of start-up)

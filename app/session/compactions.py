@@ -20,13 +20,13 @@ stub can still say where its result is kept.
 from __future__ import annotations
 
 import json
-import sqlite3
 import time
 from collections.abc import Mapping, Sequence
 
 from frontier.app.model.conversation import Item, item_to_json
 from frontier.app.record import record
 from frontier.app.session.db import Database
+from frontier.app.session.sqlite import sqlite3
 from frontier.app.session.timeline import Timeline, decode_items, loads_body, to_json
 
 TYPE_CHECKING = False  # typing is not imported at run time (~3 ms of start-up)

@@ -20,16 +20,16 @@ the commit that records a call about to start.
 from __future__ import annotations
 
 import os
-import sqlite3
 import stat
-import threading
 import time
+from _thread import RLock
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from urllib.parse import quote
 
 from frontier.app.secret_shapes import SECRET_ENV
 from frontier.app.session import schema
+from frontier.app.session.sqlite import sqlite3
 
 TYPE_CHECKING = False  # typing is not imported at run time (~3 ms of start-up)
 if TYPE_CHECKING:
@@ -113,7 +113,7 @@ class Database:
         self.conn = conn
         self.path = path
         self.readonly = readonly
-        self.lock = threading.RLock()
+        self.lock = RLock()  # threading's own RLock, without importing threading (start-up)
         self._secret_values = secret_values
         self._scrubber: Scrubber | None = None
         self.riders: list[Rider] = []

@@ -21,11 +21,11 @@ connection, one lock, one place that turns SQLite errors into ``StoreError``.
 from __future__ import annotations
 
 import json
-import sqlite3
 import time
 from collections.abc import Mapping, Sequence
 
 from frontier.app.session.db import Database
+from frontier.app.session.sqlite import sqlite3
 
 TYPE_CHECKING = False  # typing is not imported at run time (~3 ms of start-up)
 if TYPE_CHECKING:

@@ -41,12 +41,12 @@ mutation deletes it.
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Iterable
 
 from frontier.app.hashes import sha256_hex
 from frontier.app.record import record
 from frontier.app.session.db import Database
+from frontier.app.session.sqlite import sqlite3
 
 TYPE_CHECKING = False  # typing is not imported at run time (~3 ms of start-up)
 if TYPE_CHECKING:

@@ -20,7 +20,6 @@ every held event is released with its undecided tail masked in advance
 
 from __future__ import annotations
 
-import sqlite3
 import time
 from collections.abc import Callable
 
@@ -28,6 +27,7 @@ from frontier.app.model import registry
 from frontier.app.record import field, record
 from frontier.app.secrets import SSEScrubber
 from frontier.app.session.db import Database
+from frontier.app.session.sqlite import sqlite3
 from frontier.app.session.timeline import iso_time
 from frontier.app.vocab import DEFAULT_WIRE
 

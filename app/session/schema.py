@@ -27,8 +27,9 @@ and a response's end fields):
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Sequence
+
+from frontier.app.session.sqlite import sqlite3
 
 V1 = """
 CREATE TABLE sessions (

@@ -21,7 +21,6 @@ them at once (a ``tool`` message belongs to the assistant message before it).
 from __future__ import annotations
 
 import json
-import sqlite3
 import time
 from collections.abc import Mapping, Sequence
 
@@ -38,6 +37,7 @@ from frontier.app.model.conversation import (
 )
 from frontier.app.record import record
 from frontier.app.session.db import Database, StoreError
+from frontier.app.session.sqlite import sqlite3
 
 TYPE_CHECKING = False  # typing is not imported at run time (~3 ms of start-up)
 if TYPE_CHECKING:
