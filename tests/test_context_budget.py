@@ -392,7 +392,7 @@ async def test_the_oldest_rounds_are_summarised_by_the_model_when_stubs_are_not_
     assert SUMMARY[:20] in "".join(d for _, d in recorded[row.detail["response_id"]].events)
     originals = rig.store.timeline.load_items(rig.session_id)
     assert sum(isinstance(i, AssistantTurn) and "write" in i.text for i in originals) == 4
-    info, records = read_session(rig.store, rig.session_id)
+    info, records = read_session(rig.store.db, rig.session_id)
     assert [r["name"] for r in records if r["type"] == "call"] == ["write"] * 4
     assert any(r["type"] == "compaction" and r["step"] == "summary" for r in records)
     assert "⇣ **compacted**" in to_markdown(info, records)

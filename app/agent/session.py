@@ -626,7 +626,7 @@ def _export_text(path: Path, session_id: str, fmt: ExportFormat, scrubber: Scrub
     from frontier.app.session.store import SessionStore
 
     with SessionStore.open_readonly(path) as store:
-        info, found = read_session(store, session_id)
+        info, found = read_session(store.db, session_id)
     records = [scrubber.scrub_obj(r) for r in found]
     if fmt == "jsonl":
         return to_jsonl(records)

@@ -30,14 +30,14 @@ from collections.abc import AsyncGenerator, Callable, Sequence
 from pathlib import Path
 
 from frontier.app.events import Event, ToolCall, ToolResult
-from frontier.app.model.request import ModelRequest
-from frontier.app.model.stream import StreamEnd, StreamItem
 from frontier.app.record import record
 
 TYPE_CHECKING = False  # typing is not imported at run time (~3 ms of start-up)
 if TYPE_CHECKING:
     from typing import Any, Literal
 
+    from frontier.app.model.request import ModelRequest
+    from frontier.app.model.stream import StreamItem
     from frontier.app.session.calls import CallRecord, Target
     from frontier.app.session.store import SessionStore
     from frontier.tools.contract import Approver, Decision, Preview, ToolSpec
@@ -449,6 +449,8 @@ class NoModel:
         self.wire = wire
 
     async def stream(self, request: ModelRequest) -> AsyncGenerator[StreamItem, None]:
+        from frontier.app.model.stream import StreamEnd  # `undo --list` never asks
+
         yield StreamEnd(
             "error",
             error="this session was opened without a model (frontier undo); resume it with "

@@ -75,12 +75,14 @@ def load_sources(
     detected in a capture; the line saying what was detected is appended to
     ``detected``.
     """
-    from frontier.app.session.capture import CaptureError, capture_sources, is_capture_arg
+    from frontier.app.session.capture_arg import is_capture_arg
 
     if Path(arg).is_dir():
         raise SourceError(f"{arg}: is a directory; pass recording files (e.g. {arg}/*.jsonl)")
     if not is_capture_arg(arg):
         return _session_sources(arg)
+    from frontier.app.session.capture import CaptureError, capture_sources
+
     try:
         found = capture_sources(arg, wire=wire, protocol=protocol)
     except RecordingError as exc:
@@ -95,7 +97,8 @@ def load_sources(
 def _session_sources(arg: str) -> list[tuple[str, Recording]]:
     """``SESSION`` gives every response; ``SESSION#N`` only response N (0-based). A call
     that was running when the session's process died is named (``interrupted=ID``)."""
-    from frontier.app.session.store import StoreError, session_recordings
+    from frontier.app.session.catalogue import session_recordings  # not the store's writer
+    from frontier.app.session.db import StoreError
 
     session, _, index = arg.partition("#")
     try:
@@ -197,8 +200,8 @@ def _explanations(
     (a stored session's with the feedback it got and its next attempt; a file's — a
     recording or a capture, already read — from its recording alone)."""
     from frontier.app.agent.explain import explain_recording, explain_session
-    from frontier.app.session.capture import is_capture_arg
-    from frontier.app.session.store import StoreError
+    from frontier.app.session.capture_arg import is_capture_arg
+    from frontier.app.session.db import StoreError
 
     out: dict[str, list[Explanation]] = {}
     for arg, recordings in given:

@@ -25,13 +25,8 @@ from pathlib import Path
 
 from frontier.app.frontends.terminal_text import json_safe, safe_print, terminal_safe
 from frontier.app.secrets import Scrubber
+from frontier.app.session.db import Database, StoreError, default_path, existing_store
 from frontier.app.session.export import read_session, to_jsonl, to_markdown
-from frontier.app.session.store import (
-    SessionStore,
-    StoreError,
-    default_path,
-    existing_store,
-)
 
 
 def main(args: argparse.Namespace) -> int:
@@ -44,8 +39,11 @@ def main(args: argparse.Namespace) -> int:
                 file=sys.stderr,
             )
             return 2
-        with SessionStore.open_readonly(path) as store:
-            info, records = read_session(store, args.session_id)
+        db = Database.open_readonly(path)
+        try:
+            info, records = read_session(db, args.session_id)
+        finally:
+            db.close()
     except StoreError as exc:
         safe_print(f"frontier export: {exc}", file=sys.stderr)
         return 2

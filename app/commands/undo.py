@@ -39,7 +39,7 @@ EXIT_USAGE = 2
 
 
 def main(args: argparse.Namespace) -> int:
-    from frontier.app.session.store import StoreError, default_path, existing_store
+    from frontier.app.session.db import StoreError, default_path, existing_store
 
     try:
         store_path = existing_store()
@@ -151,13 +151,19 @@ def _list(store_path: Path, session: str) -> int:
     """The session's file changes, oldest first, each in effect or undone (read-only).
     File names, call ids and the workspace come from the store: untrusted, printed safe."""
     from frontier.app.agent.undo import UNDO_TOOL, UndoOutcome, choose, undone_by, wrote_files
-    from frontier.app.session.store import SessionStore, StoreError
+    from frontier.app.session.calls import CallLedger
+    from frontier.app.session.catalogue import Catalogue
+    from frontier.app.session.db import Database, StoreError
+    from frontier.app.session.responses import Responses
     from frontier.tools.workspace_files import BeneathFiles
 
-    try:
-        with SessionStore.open_readonly(store_path) as store:
-            info = store.get_session(session)
-            calls = store.ledger.calls(info.id)
+    try:  # the parts a reader needs, not the store's façade and its writers (start-up)
+        db = Database.open_readonly(store_path)
+        try:
+            info = Catalogue(db).get_session(session)
+            calls = CallLedger(db, Responses(db)).calls(info.id)
+        finally:
+            db.close()
     except StoreError as exc:
         safe_print(f"frontier undo: {exc}", file=sys.stderr)
         return EXIT_USAGE

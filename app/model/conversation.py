@@ -22,9 +22,9 @@ result frames.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Mapping, Sequence
 
+from frontier.app import fastjson
 from frontier.app.record import field, record
 
 TYPE_CHECKING = False  # typing is not imported at run time (~3 ms of start-up)
@@ -124,7 +124,7 @@ def frame(entry: ResultEntry) -> str:
 
 def call_text(call: CallEntry) -> str:
     """A native call written as text, for a request that offers no tools."""
-    args = json.dumps(dict(call.arguments), ensure_ascii=False, separators=(",", ":"))
+    args = fastjson.dumps(dict(call.arguments), ensure_ascii=False, separators=(",", ":"))
     return f"[called {call.name} (id {call.id}) with {args}]"
 
 
@@ -347,10 +347,10 @@ def item_bytes(item: Item) -> int:
     if isinstance(item, AssistantTurn):
         size = len(item.text.encode("utf-8")) + len(item.cut.encode("utf-8"))
         for call in item.calls:
-            args = json.dumps(dict(call.arguments), ensure_ascii=False)
+            args = fastjson.dumps(dict(call.arguments), ensure_ascii=False)
             size += len(call.name) + len(call.id) + len(args.encode("utf-8"))
         for block in item.reasoning:
-            size += len(json.dumps(dict(block.data), ensure_ascii=False).encode("utf-8"))
+            size += len(fastjson.dumps(dict(block.data), ensure_ascii=False).encode("utf-8"))
         return size
     size = len(item.note.encode("utf-8"))
     for r in item.results:

@@ -16,9 +16,9 @@ refused.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 
+from frontier.app import fastjson
 from frontier.app.events import ToolCall, ToolResult
 from frontier.app.record import record
 from frontier.app.session.db import Database, StoreError
@@ -215,7 +215,7 @@ class CallLedger:
         )
         out = []
         for seq, t, rid, data, started, result in rows:
-            d = json.loads(data)
+            d = fastjson.loads(data)
             out.append(
                 CallRecord(
                     seq=seq,
@@ -231,7 +231,7 @@ class CallLedger:
                     ),
                     command=d.get("command"),
                     started=started,
-                    result=result_from_json(json.loads(result)) if result else None,
+                    result=result_from_json(fastjson.loads(result)) if result else None,
                     response_id=rid,
                 )
             )
@@ -278,10 +278,10 @@ class CallLedger:
         )
         out: list[tuple[ToolCall | None, ToolResult]] = []
         for result_data, call_data in rows:
-            d = json.loads(result_data)
+            d = fastjson.loads(result_data)
             result = result_from_json(d)
             if call_data is not None:
-                call: ToolCall | None = call_from_json(json.loads(call_data))
+                call: ToolCall | None = call_from_json(fastjson.loads(call_data))
             elif isinstance(d.get("args"), dict):  # rejected: the result row keeps the args
                 call = ToolCall(result.call_id, result.name, d["args"])
             else:

@@ -20,11 +20,11 @@ import io
 import re
 import sys
 from collections.abc import Iterable
-from pathlib import Path
 
 from frontier.app.model import registry
 from frontier.app.model.stream import CallStart, End, Finish, ServerError, text_of
 from frontier.app.record import record
+from frontier.app.session.capture_arg import is_capture_arg, split_pick
 from frontier.app.session.capture_raw import RawResponse
 from frontier.app.session.capture_sse import CaptureError, EmptyCapture, sse_response
 from frontier.app.session.record import FORMAT, Recording, RecordingError, parse_recording
@@ -90,24 +90,6 @@ def read_capture_bytes(arg: str) -> bytes:
 
 def _size(n: int) -> str:
     return f"{n >> 20} MiB" if n >= 1 << 20 else f"{n:,} bytes"
-
-
-def split_pick(arg: str) -> tuple[str, int | None]:
-    """``FILE#N`` → (``FILE``, N), only when ``arg`` itself is not an existing file and
-    ``FILE`` is (a session's ``SESSION#N`` stays whole)."""
-    if arg == "-" or Path(arg).is_file() or "#" not in arg:
-        return arg, None
-    path, _, index = arg.rpartition("#")
-    if (path == "-" or Path(path).is_file()) and index.isdigit():
-        return path, int(index)
-    return arg, None
-
-
-def is_capture_arg(arg: str) -> bool:
-    """Whether ``arg`` names bytes to read (a file, ``-``, ``FILE#N``) rather than a
-    stored session."""
-    path, _ = split_pick(arg)
-    return path == "-" or Path(path).is_file()
 
 
 def detect_kind(data: bytes) -> CaptureKind:

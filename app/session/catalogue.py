@@ -11,12 +11,12 @@ it, and neither imports the other.
 
 from __future__ import annotations
 
-import json
 import os
 import time
 from collections import defaultdict
 from pathlib import Path
 
+from frontier.app import fastjson
 from frontier.app.secret_shapes import redact_url
 from frontier.app.session import lock as session_lock
 from frontier.app.session.db import (
@@ -68,7 +68,7 @@ class SessionInfo(NamedTuple):
     """The model API the session speaks (``openai-chat`` for sessions from before wires)."""
 
     def to_json(self) -> dict[str, Any]:
-        from frontier.app.session.timeline import iso_time
+        from frontier.app.session.times import iso_time
 
         return {
             "id": self.id,
@@ -341,7 +341,7 @@ def _prompt_text(data: str | None) -> str:
     if not data:
         return ""
     try:
-        value = json.loads(data)
+        value = fastjson.loads(data)
     except ValueError:
         return ""
     text = value.get("text") if isinstance(value, dict) else None

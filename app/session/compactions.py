@@ -19,10 +19,10 @@ stub can still say where its result is kept.
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Mapping, Sequence
 
+from frontier.app import fastjson
 from frontier.app.model.conversation import Item, item_to_json
 from frontier.app.record import record
 from frontier.app.session.db import Database
@@ -159,7 +159,7 @@ class Compactions:
             return 0, ""
         seq, data = rows[0]
         try:
-            name = str(json.loads(data).get("name") or "")
+            name = str(fastjson.loads(data).get("name") or "")
         except (ValueError, AttributeError):
             name = ""
         return int(seq), name
@@ -167,7 +167,7 @@ class Compactions:
 
 def _record(row: tuple[Any, ...]) -> CompactionRecord:
     rid, sid, t, step, upto, body, detail_json = row
-    detail = json.loads(detail_json)
+    detail = fastjson.loads(detail_json)
     seqs = detail.get("log_seqs") if isinstance(detail, dict) else None
     decoded = _decoded(body, seqs if isinstance(seqs, list) else [])
     return CompactionRecord(

@@ -13,14 +13,14 @@ resume commits the reconciled result in its place.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterator, Sequence
 
-from frontier.app.session.catalogue import SessionInfo
-from frontier.app.session.compactions import CompactionRecord
-from frontier.app.session.store import SessionStore, StoreError
-from frontier.app.session.timeline import LogRecord, iso_time
+from frontier.app import fastjson
+from frontier.app.session.catalogue import Catalogue, SessionInfo
+from frontier.app.session.db import Database, StoreError
+from frontier.app.session.timeline import LogRecord
+from frontier.app.session.times import iso_time
 from frontier.app.vocab import DEFAULT_WIRE
 from frontier.tools.patch_summary import change_lines, result_changes
 
@@ -28,23 +28,27 @@ TYPE_CHECKING = False  # typing is not imported at run time (~3 ms of start-up)
 if TYPE_CHECKING:
     from typing import Any
 
+    from frontier.app.session.compactions import CompactionRecord
+
 INTERRUPTED_NOTE = (
     "⏹ interrupted: the user stopped the turn while this reply streamed; "
     "the text above is what was confirmed until then"
 )
 
 
-def read_session(
-    store: SessionStore, id_or_prefix: str
-) -> tuple[SessionInfo, list[dict[str, Any]]]:
+def read_session(db: Database, id_or_prefix: str) -> tuple[SessionInfo, list[dict[str, Any]]]:
     """The session an id (or unique prefix) names and its export records, as a reader
-    sees them (``SessionStore.records_as_read``)."""
-    info = store.get_session(id_or_prefix)
+    sees them (``inflight.records_as_read``). From the database, not the store's façade:
+    ``frontier export`` opens only what it reads (start-up, issue 24)."""
+    from frontier.app.session.compactions import Compactions
+    from frontier.app.session.inflight import records_as_read
+
+    info = Catalogue(db).get_session(id_or_prefix)
     try:
-        compactions = store.compactions.all(info.id)
+        compactions = Compactions(db).all(info.id)
     except StoreError:  # a database older than schema v4, read without migrating
         compactions = []
-    return info, list(export_records(store.records_as_read(info.id), compactions))
+    return info, list(export_records(records_as_read(db, info.id), compactions))
 
 
 def export_records(
@@ -160,7 +164,7 @@ def compaction_record(c: CompactionRecord) -> dict[str, Any]:
 
 
 def to_jsonl(records: list[dict[str, Any]]) -> str:
-    return "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records)
+    return "".join(fastjson.dumps(r, ensure_ascii=False) + "\n" for r in records)
 
 
 def to_markdown(info: SessionInfo, records: list[dict[str, Any]]) -> str:
@@ -279,7 +283,7 @@ def _call_body(r: dict[str, Any]) -> list[str]:
         return _fenced(patch, "diff")
     if r.get("diff") and r.get("tool_kind") == "edit":
         return _fenced(r["diff"], "diff")
-    return _fenced(json.dumps(args, indent=2, ensure_ascii=False), "json")
+    return _fenced(fastjson.dumps(args, indent=2, ensure_ascii=False), "json")
 
 
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")

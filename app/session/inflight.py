@@ -21,6 +21,10 @@ from frontier.app.record import replace
 from frontier.app.session.calls import CallRecord, result_to_json
 from frontier.app.session.timeline import LogRecord
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from frontier.app.session.db import Database
+
 RESUME_HINT = "resuming the session reconciles it"
 
 
@@ -76,3 +80,18 @@ def settle(log: Sequence[LogRecord], unresolved: Sequence[CallRecord]) -> list[L
         for call in unresolved
     ]
     return [*log, *extra]
+
+
+def records_as_read(db: Database, session_id: str) -> list[LogRecord]:
+    """A session's timeline as a reader must show it (:func:`settle`): while no process
+    holds the session, each call left without a result ends in its inferred result;
+    nothing is written. From the store's parts, so a reader (``frontier export``) opens
+    no more of the store than it reads."""
+    from frontier.app.session.calls import CallLedger
+    from frontier.app.session.catalogue import Catalogue
+    from frontier.app.session.responses import Responses
+    from frontier.app.session.timeline import Timeline
+
+    held = Catalogue(db).is_held(session_id)
+    unresolved = [] if held else CallLedger(db, Responses(db)).unresolved_calls(session_id)
+    return settle(Timeline(db).records(session_id), unresolved)

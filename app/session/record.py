@@ -24,18 +24,14 @@ recording read from elsewhere before it is replayed.
 from __future__ import annotations
 
 import io
-import json
 import os
 import time
 from collections.abc import Callable, Iterable, Sequence
-from datetime import UTC, datetime
 from pathlib import Path
 
-from frontier.app.files import write_atomic
+from frontier.app import fastjson
 from frontier.app.model import registry
-from frontier.app.model.stream import text_of
 from frontier.app.record import field, record, replace
-from frontier.app.secrets import Scrubber, SSEScrubber
 from frontier.app.vocab import DEFAULT_MODE, DEFAULT_WIRE, NATIVE_MODES, WIRES, is_clean
 from frontier.app.wire import safejson
 from frontier.app.wire.continuation import Join, text_pieces
@@ -44,6 +40,8 @@ from frontier.app.wire.sse import encode_sse
 TYPE_CHECKING = False  # typing is not imported at run time (~3 ms of start-up)
 if TYPE_CHECKING:
     from typing import IO, Any
+
+    from frontier.app.secrets import Scrubber, SSEScrubber
 
 FORMAT = "frontier-recording"
 VERSION = 1
@@ -105,6 +103,8 @@ def text_reader(wire: str | None = None) -> Callable[[str], str]:
     """``data -> assistant text`` for one response spoken on ``wire`` (default
     ``openai-chat``): a fresh decoder of that wire, fed each data string in order as an
     unnamed (``message``) event, as a text protocol's transducer is fed live."""
+    from frontier.app.model.stream import text_of
+
     decoder = registry.codec(wire).decoder()
     return lambda data: text_of(decoder.feed("message", data))
 
@@ -112,6 +112,8 @@ def text_reader(wire: str | None = None) -> Callable[[str], str]:
 def stream_scrubber(scrubber: Scrubber, wire: str | None = None) -> SSEScrubber:
     """The :class:`SSEScrubber` of one response spoken on ``wire`` (default
     ``openai-chat``): it follows the strings that wire's events carry the model's text in."""
+    from frontier.app.secrets import SSEScrubber  # writing and replay only: not `check`
+
     return SSEScrubber(scrubber, fields=registry.codec(wire).streamed_text)
 
 
@@ -145,6 +147,10 @@ class RecordingWriter:
         into: IO[str] | None = None,
         **meta: Any,
     ) -> None:
+        from datetime import UTC, datetime
+
+        from frontier.app.secrets import Scrubber
+
         self.path = Path(path)
         scrubber = secrets if secrets is not None else Scrubber.from_env()
         self._sse = stream_scrubber(scrubber, wire)  # an unknown wire fails before the file
@@ -202,7 +208,7 @@ class RecordingWriter:
     def _write(self, obj: dict[str, Any]) -> None:
         if self._file is None:
             raise RecordingError(f"{self.path}: the recording is already closed")
-        self._file.write(json.dumps(obj, ensure_ascii=False) + "\n")
+        self._file.write(fastjson.dumps(obj, ensure_ascii=False) + "\n")
         self._file.flush()
 
     def __enter__(self) -> RecordingWriter:
@@ -287,6 +293,8 @@ def read_recording(path: str | os.PathLike[str]) -> Recording:
 def scrub_recording(rec: Recording, scrubber: Scrubber | None = None) -> Recording:
     """``rec`` with every known secret masked in place (default: the API-key
     environment variables): what replay plays, whoever wrote the file."""
+    from frontier.app.secrets import Scrubber
+
     scrubber = scrubber if scrubber is not None else Scrubber.from_env()
     if not scrubber:
         return rec
@@ -303,6 +311,8 @@ def write_recording(path: str | os.PathLike[str], rec: Recording) -> None:
     Whole or not at all (``files.write_atomic``: a temp file beside it, fsynced, renamed
     over, the folder fsynced): the recording is built in memory first, so a crash, a full
     disk or a kill never leaves the old file truncated or a new one cut short."""
+    from frontier.app.files import write_atomic
+
     reserved = {
         "path", "mode", "model", "created", "clock", "secrets", "format", "version", "wire",
         "into",
@@ -327,7 +337,7 @@ def content_chunk(text: str, finish_reason: str | None = None, model: str = "") 
     """The data string of one ``chat.completion.chunk`` carrying assistant text (the
     ``openai-chat`` wire)."""
     delta = {"content": text} if text else {}
-    return json.dumps(
+    return fastjson.dumps(
         {
             "object": "chat.completion.chunk",
             "model": model,

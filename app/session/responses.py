@@ -25,16 +25,16 @@ from collections.abc import Callable
 
 from frontier.app.model import registry
 from frontier.app.record import field, record
-from frontier.app.secrets import SSEScrubber
 from frontier.app.session.db import Database
 from frontier.app.session.sqlite import sqlite3
-from frontier.app.session.timeline import iso_time
+from frontier.app.session.times import iso_time
 from frontier.app.vocab import DEFAULT_WIRE
 
 TYPE_CHECKING = False  # typing is not imported at run time (~3 ms of start-up)
 if TYPE_CHECKING:
     from typing import Any
 
+    from frontier.app.secrets import SSEScrubber
     from frontier.app.session.record import Recording
 
 STREAM_FLUSH_EVENTS = 4096
@@ -106,6 +106,8 @@ class Responses:
     ) -> int:
         """Start recording one model response spoken on ``wire`` (``None``: ``openai-chat``,
         stored as NULL); returns its id. An unknown wire is a ``ValueError``."""
+        from frontier.app.secrets import SSEScrubber  # a writer's: readers never scrub
+
         fields = registry.codec(wire).streamed_text
         now = time.time()
 

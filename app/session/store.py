@@ -220,9 +220,7 @@ class SessionStore:
         """The timeline as a reader must show it: while no process holds the session,
         each call left without a result ends in an inferred ``interrupted`` /
         ``not_executed`` result (``inflight.settle``; nothing is written)."""
-        held = self.catalogue.is_held(session_id)
-        unresolved = [] if held else self.ledger.unresolved_calls(session_id)
-        return inflight.settle(self.timeline.records(session_id), unresolved)
+        return inflight.records_as_read(self.db, session_id)
 
     # ----------------------------------------------------------------- responses
 

@@ -20,28 +20,20 @@ them at once (a ``tool`` message belongs to the assistant message before it).
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Mapping, Sequence
 
-from frontier.app.events import json_value
-from frontier.app.model.conversation import (
-    AssistantTurn,
-    Item,
-    ToolResults,
-    UserText,
-    is_item_json,
-    item_from_json,
-    item_to_json,
-    role_of,
-)
+from frontier.app import fastjson
 from frontier.app.record import record
 from frontier.app.session.db import Database, StoreError
 from frontier.app.session.sqlite import sqlite3
+from frontier.app.session.times import iso_time  # noqa: F401 (re-exported)
 
 TYPE_CHECKING = False  # typing is not imported at run time (~3 ms of start-up)
 if TYPE_CHECKING:
     from typing import Any, TypeVar
+
+    from frontier.app.model.conversation import Item
 
     P = TypeVar("P")
 
@@ -70,15 +62,10 @@ class StoredItem:
     it carries are the newest result rows at or before it."""
 
 
-def iso_time(t: float) -> str:
-    """A stored time as people read it: local time with offset, to the second."""
-    from datetime import datetime
-
-    return datetime.fromtimestamp(t).astimezone().isoformat(timespec="seconds")
-
-
 def to_json(data: object) -> str:
     """The stored JSON form of a row body (bytes as the event vocabulary writes them)."""
+    import json  # writers only (``default=``): readers use fastjson
+
     return json.dumps(data, ensure_ascii=False, default=_json_default)
 
 
@@ -122,6 +109,16 @@ class Timeline:
 
         Each is stored as its JSON (scrubbed); a ``UserText`` the person wrote (``origin
         "person"``) also becomes a ``user`` timeline entry, a turn."""
+        # the conversation's vocabulary is imported by writers and history readers only:
+        # `check` and `undo --list` read the log without it (start-up, issue 24)
+        from frontier.app.model.conversation import (
+            AssistantTurn,
+            ToolResults,
+            UserText,
+            item_to_json,
+            role_of,
+        )
+
         rows: list[tuple[str, str, str | None]] = []
         for item in items:
             if not isinstance(item, UserText | AssistantTurn | ToolResults):
@@ -200,7 +197,8 @@ class Timeline:
             (session_id,),
         )
         return [
-            LogRecord(s, ty, t, cid, ref, rid, json.loads(d)) for s, ty, t, cid, ref, rid, d in rows
+            LogRecord(s, ty, t, cid, ref, rid, fastjson.loads(d))
+            for s, ty, t, cid, ref, rid, d in rows
         ]
 
 
@@ -211,6 +209,8 @@ def decode_items(stored: Sequence[tuple[object, P]]) -> list[tuple[Item, P]]:
     items) is converted whole by ``openai_chat.items_from_messages``, each item placed
     where its message was (a run of ``tool`` messages becomes one ``ToolResults``, placed
     at its last message). Anything else (unreadable) is skipped."""
+    from frontier.app.model.conversation import is_item_json, item_from_json
+
     out: list[tuple[Item, P]] = []
     run: list[tuple[Mapping[str, Any], P]] = []
 
@@ -262,10 +262,12 @@ def _legacy_places(run: Sequence[tuple[Mapping[str, Any], P]]) -> list[P]:
 def loads_body(body: str) -> object:
     """A stored JSON body, or ``None`` when it is unreadable (skipped by the readers)."""
     try:
-        return json.loads(body)
+        return fastjson.loads(body)
     except ValueError:
         return None
 
 
 def _json_default(value: object) -> Any:
+    from frontier.app.events import json_value
+
     return json_value(value) if isinstance(value, bytes) else str(value)

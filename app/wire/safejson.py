@@ -16,8 +16,9 @@ transducer package sideways.
 
 from __future__ import annotations
 
-import json
 import re
+
+from frontier.app import fastjson
 
 TYPE_CHECKING = False  # typing is not imported at run time (~3 ms of start-up)
 if TYPE_CHECKING:
@@ -109,4 +110,4 @@ def loads(text: str, max_depth: int = MAX_DEPTH, max_chars: int = MAX_CHARS) -> 
     Invalid JSON raises ``json.JSONDecodeError`` as usual; both are ``ValueError``.
     """
     check_limits(text, max_depth, max_chars)
-    return json.loads(text)
+    return fastjson.loads(text)

@@ -21,23 +21,11 @@ Chat carries no per-call completion signal: the native accumulator proves calls 
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterator, Mapping, Sequence
 
+from frontier.app import fastjson
 from frontier.app.events import TokenUsage
-from frontier.app.model.conversation import (
-    SUMMARY_MARK,
-    AssistantMessage,
-    AssistantTurn,
-    CallEntry,
-    Item,
-    ResultEntry,
-    ToolResults,
-    UserText,
-    wire_messages,
-)
-from frontier.app.model.request import ModelRequest
 from frontier.app.model.stream import (
     CallArgs,
     CallStart,
@@ -57,6 +45,13 @@ TYPE_CHECKING = False  # typing is not imported at run time (~3 ms of start-up)
 if TYPE_CHECKING:
     from typing import Any
 
+    from frontier.app.model.conversation import (
+        CallEntry,
+        Item,
+        ToolResults,
+        UserText,
+    )
+    from frontier.app.model.request import ModelRequest
     from frontier.app.model.stream import FinishReason
     from frontier.app.model.wires.base import TextField
 
@@ -333,13 +328,13 @@ def _canonical(value: Any) -> str:
     Compact separators, keys in the order sent, non-ASCII as is: the bytes the
     offsets count are then the same whichever way a server encodes the value.
     """
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    return fastjson.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
 def error_message(error: Any) -> str:
     """The human part of an OpenAI-style error (``{"message": ..., "code": ...}``)."""
     if isinstance(error, dict):
-        message = error.get("message") or error.get("error") or json.dumps(error)
+        message = error.get("message") or error.get("error") or fastjson.dumps(error)
         code = error.get("code") or error.get("type")
         text = str(message) if not isinstance(message, dict) else error_message(message)
         return f"{text} ({code})" if code and str(code) not in text else text
@@ -351,7 +346,7 @@ def error_message(error: Any) -> str:
 
 def chunk_data(delta: Mapping[str, Any], finish: str | None = None, model: str = "") -> str:
     """The ``data`` string of one ``chat.completion.chunk`` carrying ``delta``."""
-    return json.dumps(
+    return fastjson.dumps(
         {
             "object": "chat.completion.chunk",
             "model": model,
@@ -392,6 +387,10 @@ def scripted_events(
 
 def encode_messages(items: Sequence[Item], *, native: bool, wire: str) -> list[dict[str, Any]]:
     """The history as chat messages (after the system message)."""
+    # the conversation's vocabulary: for requests and old histories, not for decoding a
+    # stream (`check`, `replay` decode; start-up, issue 24)
+    from frontier.app.model.conversation import AssistantMessage, wire_messages
+
     out: list[dict[str, Any]] = []
     for message in wire_messages(items, native=native, wire=wire):
         if isinstance(message, AssistantMessage):
@@ -403,7 +402,7 @@ def encode_messages(items: Sequence[Item], *, native: bool, wire: str) -> list[d
                         "type": "function",
                         "function": {
                             "name": c.name,
-                            "arguments": json.dumps(dict(c.arguments), ensure_ascii=False),
+                            "arguments": fastjson.dumps(dict(c.arguments), ensure_ascii=False),
                         },
                     }
                     for c in message.calls
@@ -431,6 +430,8 @@ def items_from_messages(messages: Sequence[Mapping[str, Any]]) -> list[Item]:
     read back into its result frames (and the repair text after them), so compaction can
     stub them as it does new ones; a user message the runtime did not write is the
     person's."""
+    from frontier.app.model.conversation import AssistantTurn, ResultEntry, ToolResults
+
     out: list[Item] = []
     results: list[ResultEntry] = []
     names: dict[str, str] = {}
@@ -476,10 +477,12 @@ def _text(message: Mapping[str, Any]) -> str:
 
 
 def _call_entry(call: Any) -> CallEntry:
+    from frontier.app.model.conversation import CallEntry
+
     call = call if isinstance(call, Mapping) else {}
     fn = call.get("function") if isinstance(call.get("function"), Mapping) else {}
     try:
-        args = json.loads(fn.get("arguments") or "{}")
+        args = fastjson.loads(fn.get("arguments") or "{}")
     except (TypeError, ValueError):
         args = {}
     return CallEntry(
@@ -492,6 +495,8 @@ def _call_entry(call: Any) -> CallEntry:
 def _user_item(text: str) -> UserText | ToolResults:
     """A stored user message: result frames (and the repair after them), a repair alone,
     a compaction summary, or what the person typed."""
+    from frontier.app.model.conversation import SUMMARY_MARK, ResultEntry, ToolResults, UserText
+
     if text.startswith(SUMMARY_MARK):
         return UserText(text, "summary")
     if text.startswith(("error truncated", "error contract")):
