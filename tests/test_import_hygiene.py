@@ -97,9 +97,11 @@ def test_core_imported_together_does_not_import_textual() -> None:
 def test_the_vocabulary_imports_nothing_of_frontier() -> None:
     """``events``, ``vocab`` and ``wire`` are the bottom layer: importing any of them loads
     no other Frontier module (the CLI reads its choices from ``vocab`` before any command)
-    but ``record``, the way the layer declares its classes, which imports nothing."""
+    but ``record``, the way the layer declares its classes, and ``fastjson`` (``json``
+    without the package), which import nothing."""
     bottom = [
         "frontier.app.record",
+        "frontier.app.fastjson",
         "frontier.app.events",
         "frontier.app.stream_events",
         "frontier.app.vocab",

@@ -8,6 +8,7 @@ a module name, not as a slower benchmark nobody ran.
 from __future__ import annotations
 
 import ast
+import json
 import os
 import subprocess
 import sys
@@ -161,3 +162,68 @@ def test_patch_and_store_commands_load_neither_dataclasses_nor_openssl(tmp_path:
     ):
         modules, _ = loaded(argv)
         assert not NEVER_AT_START & modules, (argv, sorted(NEVER_AT_START & modules))
+
+
+NO_TYPING = {"typing", "_typing"}
+"""What reading a stored session never loads: ``typing`` (~3 ms of a ~28 ms floor).
+Annotations are strings; the ``Literal`` types and ``Protocol`` classes exist for the type
+checker (``if TYPE_CHECKING:``), with a plain tuple where run-time code needs the values."""
+
+
+def test_reading_a_session_does_not_import_typing(tmp_path: Path) -> None:
+    """On stored demo sessions (a text and a native mode: responses, calls, file changes,
+    contract errors), so that each command takes its whole path."""
+    env = {**os.environ, "TMPDIR": str(tmp_path)}  # the demo's workspace
+    for protocol in ("ctl-heredoc", "native-inc"):
+        demo = [sys.executable, "-m", "frontier.app.cli", "demo", "--headless", "--rate", "0"]
+        subprocess.run(
+            [*demo, "--protocol", protocol],
+            capture_output=True,
+            check=True,
+            timeout=120,
+            env=env,
+            stdin=subprocess.DEVNULL,
+        )
+    modules, shown = loaded(["sessions", "--json"])
+    assert not NO_TYPING & modules, sorted(NO_TYPING & modules)
+    sessions = [s["id"] for s in json.loads(shown)]
+    assert len(sessions) == 2
+    modules, _ = loaded(["sessions"])
+    assert not NO_TYPING & modules, sorted(NO_TYPING & modules)
+    for session in sessions:
+        for argv in (["check", session], ["undo", session, "--list"], ["export", session]):
+            modules, shown = loaded(argv)
+            assert shown.strip(), argv
+            assert not NO_TYPING & modules, (argv, sorted(NO_TYPING & modules))
+
+
+APPLY_PATCH_LATER = {
+    "json",
+    "threading",
+    "contextvars",
+    "bisect",
+    "frontier.tools.patch_unified",
+}
+"""What ``frontier apply-patch`` writing one file from a Codex envelope does not load (~4 ms
+of its start-up, issue 24): ``json`` (only a write of several files keeps an intent journal;
+a recovery reads one), ``threading`` (a pinned root, a stop), ``contextvars`` (the tool
+boundary's ``CALL_STOP``), ``bisect`` (the planner bisects in Python) and the unified-diff
+reader."""
+
+
+def test_apply_patch_of_one_file_loads_only_what_it_uses(tmp_path: Path) -> None:
+    (tmp_path / "a.txt").write_text("one\ntwo\n")
+    patch = "*** Begin Patch\n*** Update File: a.txt\n@@\n one\n-two\n+three\n*** End Patch\n"
+    out = subprocess.run(
+        [sys.executable, "-c", PROBE, repr(["apply-patch", "--root", str(tmp_path)])],
+        input=patch,
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=60,
+    )
+    assert (tmp_path / "a.txt").read_text() == "one\nthree\n"
+    line = next(x for x in out.stderr.splitlines() if x.startswith("@@"))
+    modules = set(ast.literal_eval(line[2:]))
+    assert "frontier.tools.atomic" in modules  # it did write, through the writer
+    assert not APPLY_PATCH_LATER & modules, sorted(APPLY_PATCH_LATER & modules)

@@ -50,13 +50,10 @@ import errno
 import os
 import re
 import stat
-import threading
 import time
 from collections.abc import Mapping, Sequence
-from contextvars import ContextVar
 
 from frontier.tools import beneath
-from frontier.tools.digest import sha256
 
 TYPE_CHECKING = False  # typing is not imported at run time (~3 ms of start-up)
 if TYPE_CHECKING:
@@ -66,6 +63,7 @@ else:
 
 if TYPE_CHECKING:
     from concurrent.futures import ThreadPoolExecutor
+    from contextvars import ContextVar
 
     from frontier.tools.contract import IntentJournal
 
@@ -139,6 +137,8 @@ class WriteStop:
     """
 
     def __init__(self, deadline: float | None = None) -> None:
+        import threading  # here: a CLI write makes no stop unless a folder is locked
+
         self.deadline = deadline
         self._lock = threading.Lock()
         self._wake = threading.Event()
@@ -209,13 +209,27 @@ def _stopped_text(why: StopReason, doing: str) -> str:
     return f"stopped because {cause} while {doing}; nothing was written"
 
 
-CALL_STOP: ContextVar[WriteStop | None] = ContextVar("frontier_call_stop", default=None)
-"""The running tool call's ``WriteStop``, set by the tool boundary for the call's task.
+if TYPE_CHECKING:
+    CALL_STOP: ContextVar[WriteStop | None]
+    """The running tool call's ``WriteStop``, set by the tool boundary for the call's task.
 
-Ambient on purpose: a tool reaches ``commit_files`` through layers that carry no token
-(``edit.write_plan`` → ``patch_engine.write_changes``, the undo tool), and every one of
-them must honour the call's deadline. ``asyncio.to_thread`` copies the context, so the
-writer's thread sees the value of the call it runs for."""
+    Ambient on purpose: a tool reaches ``commit_files`` through layers that carry no token
+    (``edit.write_plan`` → ``patch_engine.write_changes``, the undo tool), and every one of
+    them must honour the call's deadline. ``asyncio.to_thread`` copies the context, so the
+    writer's thread sees the value of the call it runs for."""
+
+
+def __getattr__(name: str) -> object:
+    """``CALL_STOP``, made on first use: ``contextvars`` is ~0.5 ms of ``frontier
+    apply-patch``'s start-up (issue 24), and only the tool boundary sets the variable."""
+    if name == "CALL_STOP":
+        from contextvars import ContextVar
+
+        # setdefault: two threads asking first at once still get the one variable
+        made: ContextVar[WriteStop | None] = ContextVar("frontier_call_stop", default=None)
+        return globals().setdefault("CALL_STOP", made)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 LOCK_POLL_MAX = 0.1
 """Seconds between attempts at a folder lock another process holds (the first after 5 ms;
@@ -451,7 +465,8 @@ def commit_files(
     it) saying what is on disk. Without any stop (the CLI), a folder another process holds
     is waited for ``LOCK_WAIT`` seconds at most (``FolderLocked``: nothing written)."""
     if stop is None:
-        stop = CALL_STOP.get()
+        ambient = globals().get("CALL_STOP")  # not made yet: no call has set it
+        stop = None if ambient is None else ambient.get()
     targets: list[_Target] = []
     locked: list[int] = []
     began = renamed = False
@@ -658,12 +673,20 @@ def _check(targets: Sequence[_Target]) -> None:
     for t in targets:
         now, _ = beneath.read_in(t.fd, t.name)
         if now != t.write.old:
-            was, cur = sha256(t.write.old), sha256(now)
+            was, cur = _sha256(t.write.old), _sha256(now)
             raise ChangedSinceReview(
                 errno.ESTALE,
                 f"file changed since review: {t.write.path} (sha256 {_h(was)} when reviewed, "
                 f"{_h(cur)} now); nothing written. Re-read the file and re-issue the call",
             )
+
+
+def _sha256(data: bytes | None) -> str | None:
+    """``digest.sha256``, imported when a hash is first needed (a mismatch, a journal,
+    recovery): a one-file write hashes nothing (start-up, issue 24)."""
+    from frontier.tools.digest import sha256
+
+    return sha256(data)
 
 
 def _h(digest: str | None) -> str:
@@ -731,8 +754,8 @@ def _entry(t: _Target) -> dict[str, Any]:
         "name": t.name,
         "temp": t.temp,
         "pre_image": t.backup,
-        "before": sha256(t.write.old),
-        "after": sha256(t.write.data),
+        "before": _sha256(t.write.old),
+        "after": _sha256(t.write.data),
     }
 
 
@@ -825,7 +848,8 @@ NOTHING_TO_FINISH = "nothing to finish (none of the temp or pre-image files it n
 """What an open journal comes to when none of its own leftovers exists: the write was
 finished (or recovered) before the journal could be closed, or the journal was not written
 here. Either way no file is touched."""
-_HASH = re.compile(r"[0-9a-f]{64}")
+_HASH = r"[0-9a-f]{64}"
+"""Compiled on first use (``re``'s cache): only recovery reads journals (start-up, issue 24)."""
 _RANDOM = r"\.[0-9a-f]{12}"
 """``_new_name``'s random part: ``os.urandom(6).hex()``, after a dot."""
 _SHOWN = 80
@@ -862,7 +886,7 @@ def _check_entry(entry: object) -> str | None:
     assert isinstance(name, str)
     for key in ("before", "after"):
         value = entry[key]
-        if value is not None and not (isinstance(value, str) and _HASH.fullmatch(value)):
+        if value is not None and not (isinstance(value, str) and re.fullmatch(_HASH, value)):
             return f"{key} {_shown(value)} is not a sha256 (64 lowercase hex digits) or null"
     for key, suffix, hash_key, why in (
         ("temp", TEMP_SUFFIX, "after", "new content"),
@@ -1022,7 +1046,7 @@ def _state(e: Mapping[str, Any], fd: int) -> str:
         now, _ = beneath.read_in(fd, e["name"])
     except OSError:
         return "diverged"
-    digest = sha256(now)
+    digest = _sha256(now)
     if digest == e["after"]:
         return "done"
     if digest == e["before"]:
@@ -1039,7 +1063,7 @@ def _temp_ok(e: Mapping[str, Any], fd: int) -> bool:
         data, _ = beneath.read_in(fd, e["temp"])
     except OSError:
         return False
-    return sha256(data) == e["after"]
+    return _sha256(data) == e["after"]
 
 
 def _restore(states: Sequence[tuple[Mapping[str, Any], int, str]]) -> str:
@@ -1050,7 +1074,7 @@ def _restore(states: Sequence[tuple[Mapping[str, Any], int, str]]) -> str:
             os.unlink(e["name"], dir_fd=fd)
         elif e.get("pre_image"):
             data, _ = beneath.read_in(fd, e["pre_image"])
-            if sha256(data) == e["before"]:
+            if _sha256(data) == e["before"]:
                 os.replace(e["pre_image"], e["name"], src_dir_fd=fd, dst_dir_fd=fd)
     return "rolled back"
 

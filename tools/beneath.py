@@ -31,8 +31,6 @@ from __future__ import annotations
 import errno
 import os
 import stat
-import threading
-import weakref
 from collections import deque
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -94,6 +92,9 @@ class Pin:
     """
 
     def __init__(self, path: str, fd: int) -> None:
+        import threading  # here: only a session pins its root; ~1 ms of apply-patch start-up
+        import weakref
+
         st = os.fstat(fd)
         self.path = path
         """The folder's real path when pinned (no symlink on it then)."""

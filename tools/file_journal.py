@@ -25,7 +25,6 @@ from __future__ import annotations
 import contextlib
 import errno
 import fcntl
-import json
 import os
 import stat
 import time
@@ -128,6 +127,8 @@ class FileJournal:
 
     def begin(self, entries: Sequence[Mapping[str, Any]]) -> None:
         """Commit the plan before the first rename: the file and its folder fsynced."""
+        import json  # here: a one-file write keeps no journal, and json is ~2 ms of start-up
+
         doc = {
             "version": VERSION,
             "root": self.root,
@@ -212,6 +213,8 @@ def _read_regular(path: Path) -> bytes | None:
 
 def _parse(raw: bytes | None, root: str) -> tuple[dict[str, Any], str | None]:
     """The journal document, or why it is not one this module wrote."""
+    import json
+
     from frontier.tools.workspace_files import check_intent
 
     if raw is None:

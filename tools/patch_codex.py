@@ -20,8 +20,7 @@ step (Codex's own instructions teach that). Cost is one pass over the lines.
 
 from __future__ import annotations
 
-from frontier.tools.patch_model import FilePatch, Hunk, PatchParseError
-from frontier.tools.patch_unified import split_patch_lines
+from frontier.tools.patch_model import FilePatch, Hunk, PatchParseError, split_patch_lines
 
 BEGIN = "*** Begin Patch"
 END = "*** End Patch"

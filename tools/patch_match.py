@@ -13,10 +13,8 @@ locating a hunk costs O(file) at C speed, never O(file × hunk) in Python.
 
 from __future__ import annotations
 
-from bisect import bisect_right
 from collections.abc import Sequence
 from itertools import accumulate
-from operator import add
 
 LEVELS = ("exact", "trailing", "both", "unicode")
 LEVEL_NOTES = {
@@ -68,32 +66,32 @@ def keys(lines: Sequence[str], level: str) -> list[str]:
 class Haystack:
     """The keys of a list of lines at each level, joined once, for repeated searches."""
 
-    __slots__ = ("_joined", "_lines", "_starts")
+    __slots__ = ("_before", "_joined", "_lines")
 
     def __init__(self, lines: Sequence[str]) -> None:
         self._lines = lines
         self._joined: dict[str, str] = {}
-        self._starts: dict[str, list[int]] = {}
+        self._before: dict[str, list[int]] = {}
 
     def __len__(self) -> int:
         return len(self._lines)
 
     def _level(self, level: str) -> tuple[str, list[int]]:
+        """The joined keys at ``level`` and ``before``: ``before[i]``, the length of the
+        keys before line ``i``, so line ``i`` starts at offset ``before[i] + i + 1`` (after
+        its leading ``"\\n"``). One C-speed pass each (a 4,000-line file is searched by
+        every hunk of a model's patch, and this was half of it)."""
         joined = self._joined.get(level)
         if joined is None:
             lines = self._lines
             ks: Sequence[str] = lines  # exact keys are the lines, unless one ends in "\r"
             joined = "\n" + "\n".join(lines) + "\n" if level == "exact" else "\r\n"
-            if "\r\n" in joined:
+            if "\r" in joined and "\r\n" in joined:  # "\r" first: a memchr, most files have none
                 ks = keys(lines, level)
                 joined = "\n" + "\n".join(ks) + "\n"
-            # offset of each line's first character (after its leading "\n"): 1 + the
-            # lengths of the lines before it + one "\n" each; at C speed (a 4,000-line
-            # file is searched by every hunk of a model's patch, and this was half of it)
-            before = accumulate(map(len, ks), initial=0)
-            starts = list(map(add, before, range(1, len(ks) + 1)))
-            self._joined[level], self._starts[level] = joined, starts
-        return joined, self._starts[level]
+            self._joined[level] = joined
+            self._before[level] = list(accumulate(map(len, ks), initial=0))
+        return joined, self._before[level]
 
     def find(self, needle: Sequence[str], level: str, start: int = 0, limit: int = 0) -> list[int]:
         """Every line index ``>= start`` where ``needle`` (already keyed) matches, in order;
@@ -101,16 +99,44 @@ class Haystack:
         n, m = len(self._lines), len(needle)
         if m == 0 or m > n - start:
             return []
-        joined, starts = self._level(level)
+        joined, before = self._level(level)
         probe = "\n" + "\n".join(needle) + "\n"
         out: list[int] = []
-        off = joined.find(probe, starts[start] - 1) if start < n else -1
+        off = joined.find(probe, before[start] + start) if start < n else -1
         while off >= 0:
-            line = bisect_right(starts, off + 1) - 1
+            line = _line_at(before, off, n)
             if line + m > n:
                 break
             out.append(line)
             if limit and len(out) >= limit:
                 break
-            off = joined.find(probe, starts[line] + len(needle[0]) if line + 1 < n else off + 1)
+            after = before[line] + line + 1 + len(needle[0])
+            off = joined.find(probe, after if line + 1 < n else off + 1)
         return out
+
+
+def _line_at(before: list[int], off: int, n: int) -> int:
+    """The line whose leading ``"\\n"`` is the last at or before offset ``off`` of the joined
+    keys: the last ``i < n`` with ``before[i] + i <= off``."""
+    lo, hi = 0, n
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if before[mid] + mid <= off:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo - 1
+
+
+def bisect_left(values: Sequence[int], x: int) -> int:
+    """``bisect.bisect_left`` for the planner's short sorted lists of line numbers, here so
+    ``frontier apply-patch`` does not load ``bisect`` and ``_bisect`` (~0.3 ms of start-up,
+    issue 24)."""
+    lo, hi = 0, len(values)
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if values[mid] < x:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo

@@ -42,6 +42,16 @@ class PatchParseError(ValueError):
     """The text is not a patch we can read; the message says where (patch line) and why."""
 
 
+def split_patch_lines(text: str) -> list[str]:
+    """The patch's lines without line endings (a CRLF patch's ``\\r`` dropped too)."""
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    if "\r" in text:
+        lines = [line[:-1] if line.endswith("\r") else line for line in lines]
+    return lines
+
+
 class Hunk(NamedTuple):
     """One hunk (a Codex chunk) as parallel columns, one entry per body line, so the
     engine compares and splices whole runs of lines with slices."""

@@ -14,16 +14,15 @@ import re
 
 from frontier.tools.patch_codex import BEGIN, parse_codex
 from frontier.tools.patch_model import Patch, PatchParseError
-from frontier.tools.patch_unified import parse_unified
 
 __all__ = ["Patch", "PatchParseError", "parse_patch", "unwrap"]
 
 MAX_PATCH_BYTES = 16 * 1024 * 1024
 """A patch larger than this is refused before it is read (the tool's own size limit)."""
-_FENCE = re.compile(r"^\s*(`{3,}|~{3,})\s*([\w+-]*)\s*$")
-_HEREDOC = re.compile(
-    r"^\s*(?:cd\s+\S+\s*&&\s*)?(?:apply_patch|applypatch)?\s*<<-?\s*(['\"]?)(\w+)\1\s*$"
-)
+# Strings, compiled on first use (``re``'s cache): a patch as it is needs neither (start-up,
+# issue 24).
+_FENCE = r"^\s*(`{3,}|~{3,})\s*([\w+-]*)\s*$"
+_HEREDOC = r"^\s*(?:cd\s+\S+\s*&&\s*)?(?:apply_patch|applypatch)?\s*<<-?\s*(['\"]?)(\w+)\1\s*$"
 _MARKERS = ("--- ", "+++ ", "@@", "diff --git ", BEGIN, "*** Update File:", "*** Add File:")
 
 
@@ -37,13 +36,13 @@ def unwrap(text: str) -> tuple[str, tuple[str, ...]]:
         cut = body.find("\n")
         head = body if cut < 0 else body[:cut]
         tail = body[body.rfind("\n") + 1 :]
-        if not (_FENCE.match(head) or _HEREDOC.match(head)) and (
-            head.lstrip().startswith(_MARKERS) or _looks_like_patch(head)
-        ):
-            break  # the common case: a patch as it is, never split here
+        if head.lstrip().startswith(_MARKERS) or _looks_like_patch(head):
+            # The common case: a patch as it is, never split here. Such a line is neither
+            # a fence nor a heredoc: its first non-space character is none of ` ~ c a <.
+            break
         lines = body.split("\n")
         first, last = 0, len(lines) - 1
-        fence = _FENCE.match(head)
+        fence = re.match(_FENCE, head)
         if fence:
             mark = fence.group(1)
             end = next(
@@ -58,7 +57,7 @@ def unwrap(text: str) -> tuple[str, tuple[str, ...]]:
                 text = "\n".join(lines[first + 1 : end]) + "\n"
                 peeled.append(f"a {mark}{fence.group(2)} fence")
                 continue
-        heredoc = _HEREDOC.match(head)
+        heredoc = re.match(_HEREDOC, head)
         if heredoc and last > first and tail.strip().endswith(heredoc.group(2)):
             tag = heredoc.group(2)
             inner = lines[first + 1 : last]
@@ -86,7 +85,7 @@ def _fenced_block(lines: list[str]) -> str | None:
     """The first fenced block holding a patch marker, when prose surrounds it."""
     k = 0
     while k < len(lines):
-        fence = _FENCE.match(lines[k])
+        fence = re.match(_FENCE, lines[k])
         if fence:
             mark = fence.group(1)
             for e in range(k + 1, len(lines)):
@@ -136,4 +135,6 @@ def parse_patch(text: str) -> Patch:
             "the patch starts with a '*** ... File:' header but has no '*** Begin Patch' line; "
             "wrap it in '*** Begin Patch' ... '*** End Patch'"
         )
+    from frontier.tools.patch_unified import parse_unified  # here: a Codex patch never needs it
+
     return Patch("unified", parse_unified(body), peeled)

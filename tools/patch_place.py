@@ -28,10 +28,9 @@ large, and it is searched through one precomputed ``Haystack`` per level.
 from __future__ import annotations
 
 import re
-from bisect import bisect_left
 from collections.abc import Sequence
 
-from frontier.tools.patch_match import LEVEL_NOTES, LEVELS, Haystack, bare, keys
+from frontier.tools.patch_match import LEVEL_NOTES, LEVELS, Haystack, bare, bisect_left, keys
 from frontier.tools.patch_model import Hunk
 
 TYPE_CHECKING = False  # typing is not imported at run time (~3 ms of start-up)
@@ -401,7 +400,7 @@ class Placer:
         consumed: list[int] = []
         rlen = len(self.region)
         orig, cr, c = self.orig, self.cr, self.c
-        for run in _RUNS.finditer(tags):
+        for run in re.finditer(_RUNS, tags):
             a, b = run.span()
             tag, k = tags[a], b - a
             if tag == "+":
@@ -571,8 +570,9 @@ def _similar(lines: list[str], wanted: str) -> str:
     return f"the hunk's first old line {_short(wanted)} does not occur; most similar: {near}"
 
 
-_RUNS = re.compile(r" +|-+|\++")
-"""Runs of one tag in ``Hunk.tags``: spliced with one slice each."""
+_RUNS = r" +|-+|\++"
+"""Runs of one tag in ``Hunk.tags``: spliced with one slice each (compiled on first use, by
+``re``'s cache: start-up, issue 24)."""
 
 
 def _same(lines: list[str], want: list[str], level: str) -> bool:

@@ -75,8 +75,9 @@ def main(args: argparse.Namespace) -> int:
         if args.dry_run:
             _say_pending(root)
         return 1
-    for line in plan.summary():
-        safe_print(line)
+    summary = plan.summary()
+    if summary:  # one write, not one a line (stdout may be unbuffered: PYTHONUNBUFFERED)
+        safe_print("\n".join(summary))
     if plan.already_applied:
         names = ", ".join(plan.already[:10]) + (" …" if len(plan.already) > 10 else "")
         safe_print(f"already applied: every change is already in {names}; nothing written")

@@ -1,0 +1,69 @@
+"""Property tests for the planner's searches, against the plainest statement of each.
+
+``Haystack.find`` maps offsets to lines and ``bisect_left`` searches without the ``bisect``
+module, and ``unwrap`` decides that a patch as it is holds no fence or heredoc without
+their patterns (start-up, issue 24): each must answer exactly as the obvious version does.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from frontier.tools import patch_parse
+from frontier.tools.patch_match import LEVELS, Haystack, bisect_left, keys
+
+LINE = st.text(alphabet="ab \t\r\u00a0\u2014", max_size=4)
+
+
+def naive_find(
+    lines: list[str], needle: list[str], level: str, start: int, limit: int
+) -> list[int]:
+    """Every ``i >= start`` where the keys of ``lines[i:i + len(needle)]`` are ``needle``
+    (overlapping ones too), the first ``limit`` of them when ``limit`` > 0."""
+    hay, m, out = keys(lines, level), len(needle), []
+    if m == 0:
+        return []
+    for i in range(start, len(lines) - m + 1):
+        if hay[i : i + m] == needle:
+            out.append(i)
+            if limit and len(out) >= limit:
+                break
+    return out
+
+
+@given(
+    st.lists(LINE, max_size=30),
+    st.lists(LINE, min_size=1, max_size=3),
+    st.sampled_from(LEVELS),
+    st.integers(0, 32),
+    st.integers(0, 3),
+)
+def test_find_is_every_occurrence(
+    lines: list[str], needle: list[str], level: str, start: int, limit: int
+) -> None:
+    keyed = keys(needle, level)
+    hay = Haystack(lines)
+    assert hay.find(keyed, level, start, limit) == naive_find(lines, keyed, level, start, limit)
+    assert hay.find(keyed, level, start, limit) == hay.find(keyed, level, start, limit)  # cached
+
+
+@given(st.lists(st.integers(-5, 40)), st.integers(-10, 50))
+def test_bisect_left_is_the_standard_one(values: list[int], x: int) -> None:
+    values.sort()
+    assert bisect_left(values, x) == bisect.bisect_left(values, x)
+
+
+HEAD = st.text(alphabet=" \t\u3000`~<-'\"acdpplyI*+@_EOFx", max_size=24)
+
+
+@given(HEAD)
+def test_a_line_read_as_a_patch_is_neither_fence_nor_heredoc(head: str) -> None:
+    """``unwrap`` keeps a text whose first line starts like a patch without asking the two
+    patterns: for such a line they can never match."""
+    if head.lstrip().startswith(patch_parse._MARKERS) or patch_parse._looks_like_patch(head):
+        assert not re.match(patch_parse._FENCE, head)
+        assert not re.match(patch_parse._HEREDOC, head)
