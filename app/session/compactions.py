@@ -23,7 +23,6 @@ import time
 from collections.abc import Mapping, Sequence
 
 from frontier.app import fastjson
-from frontier.app.model.conversation import Item, item_to_json
 from frontier.app.record import record
 from frontier.app.session.db import Database
 from frontier.app.session.sqlite import sqlite3
@@ -32,6 +31,8 @@ from frontier.app.session.timeline import Timeline, decode_items, loads_body, to
 TYPE_CHECKING = False  # typing is not imported at run time (~3 ms of start-up)
 if TYPE_CHECKING:
     from typing import Any
+
+    from frontier.app.model.conversation import Item
 
 STEPS = ("stub", "summary")
 
@@ -83,6 +84,8 @@ class Compactions:
         (``log_seqs``: each one's timeline position, see the module doc)."""
         if step not in STEPS:
             raise ValueError(f"unknown compaction step {step!r}; one of {', '.join(STEPS)}")
+        from frontier.app.model.conversation import item_to_json  # a writer's: not export's
+
         body = self.db.scrub(to_json([item_to_json(item) for item in items]))
         now = time.time()
 

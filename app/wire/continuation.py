@@ -19,9 +19,9 @@ response (1, 2, ...). A marker whose ``offset`` is not the input so far is ignor
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Iterable
 
+from frontier.app import fastjson
 from frontier.app.record import record
 from frontier.app.wire import safejson
 
@@ -47,7 +47,7 @@ def join_data(join: Join) -> str:
         "echo_skipped": join.echo_skipped,
         "attempt": join.attempt,
     }
-    return json.dumps(body, separators=(",", ":"))
+    return fastjson.dumps(body, separators=(",", ":"))
 
 
 def read_join(data: str) -> Join | None:
