@@ -217,7 +217,11 @@ def measure(args: argparse.Namespace, root: Path, source: str) -> list[Case]:
     if args.baseline:
         old_env = {**env, "PYTHONPATH": str(Path(args.baseline).resolve())}
         old_env["PYTHONPYCACHEPREFIX"] = str(root / "pycache-baseline")
-        cases += [Case(f"{c.name}, baseline", c.argv, old_env, c.stdin, c.reset) for c in cases]
+        old = wires.baseline_script(root)
+        cases += [
+            Case(f"{c.name}, baseline", [*old, *c.argv[1:]], old_env, c.stdin, c.reset)
+            for c in cases
+        ]
     reference = Case("python -c pass", [PYTHON, "-c", "pass"], env)
     for case in [reference, *cases]:  # warm-up: bytecode written, files cached
         run_once(case, source)
@@ -369,7 +373,8 @@ def tui(args: argparse.Namespace, root: Path) -> None:
     if args.baseline:
         old = {**env, "PYTHONPATH": str(Path(args.baseline).resolve())}
         old["PYTHONPYCACHEPREFIX"] = str(root / "pycache-baseline")
-        cases.append(("frontier demo, baseline", [*wires.frontier_argv(), "demo"], marker, old))
+        argv = [*wires.baseline_script(root), "demo"]
+        cases.append(("frontier demo, baseline", argv, marker, old))
     for _, argv, mark, case_env in cases:
         pty_first(argv, case_env, mark, args.timeout)
     times: dict[str, list[float]] = {name: [] for name, _, _, _ in cases}

@@ -508,6 +508,19 @@ def frontier_argv() -> list[str]:
     return [str(script)] if script.is_file() else [sys.executable, "-m", "frontier.app.cli"]
 
 
+def baseline_script(root: Path) -> list[str]:
+    """The console script as pip writes it, calling ``cli.main`` by name: an older tree has
+    no ``cli.entry`` (stop 34), and ``-m`` would time ``runpy`` as well."""
+    script = root / "frontier-baseline"
+    script.write_text(
+        "import re\nimport sys\nfrom frontier.app.cli import main\n"
+        "if __name__ == '__main__':\n"
+        "    sys.argv[0] = re.sub(r'(-script\\.pyw|\\.exe)?$', '', sys.argv[0])\n"
+        "    sys.exit(main())\n"
+    )
+    return [sys.executable, str(script)]
+
+
 @dataclass
 class Start:
     first_any: float | None
@@ -683,6 +696,7 @@ async def first_request(args: argparse.Namespace) -> None:
             old_env["PYTHONPYCACHEPREFIX"] = str(root / "pycache-baseline")
             old_env["FRONTIER_DATA_DIR"] = str(root / "data-baseline")  # its own schema
             no_wire = [a for a in frontier("openai-chat") if a not in ("--wire", "openai-chat")]
+            no_wire = [*baseline_script(root), *no_wire[len(frontier_argv()) :]]
             cases.append(("openai-chat, baseline", no_wire, "openai-chat", old_env))
         results: dict[str, list[Start]] = {name: [] for name, _, _, _ in cases}
         try:
