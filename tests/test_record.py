@@ -255,3 +255,72 @@ def test_the_named_tuple_base_makes_what_typings_makes() -> None:
         class Bad(rec.NamedTuple):  # type: ignore[misc, valid-type]
             a: int = 0
             b: int  # type: ignore[misc]
+
+
+class _Kept(rec.NamedTuple):  # type: ignore[misc, valid-type]
+    """Module level, so pickle finds it by name."""
+
+    name: str
+    size: int = 0
+
+
+def _outcome(make: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> object:
+    try:
+        return tuple(make(*args, **kwargs))
+    except TypeError as exc:
+        return f"TypeError: {exc}"
+
+
+def test_named_tuple_construction_binds_and_fails_as_typings() -> None:
+    """Without ``namedtuple``'s compiled ``__new__`` (start-up, issue 24): the same values
+    for every way of calling it, the same ``TypeError`` text for every wrong one."""
+    import copy
+    import pickle
+    import typing
+
+    def declare(base: Any) -> tuple[Any, Any]:
+        class Row(base):  # type: ignore[misc, valid-type]
+            name: str
+            size: int = 0
+            tags: tuple[str, ...] = ()
+
+        class Pair(base):  # type: ignore[misc, valid-type]
+            left: int
+            right: int
+
+        return Row, Pair
+
+    (row, pair), (row_t, pair_t) = declare(rec.NamedTuple), declare(typing.NamedTuple)
+    calls: list[tuple[tuple[Any, ...], dict[str, Any]]] = [
+        ((), {}),
+        (("a",), {}),
+        (("a", 1), {}),
+        (("a", 1, ("t",)), {}),
+        (("a", 1, ("t",), 4), {}),
+        (("a", 1, ("t",), 4, 5), {}),
+        (("a",), {"name": "b"}),
+        (("a",), {"size": 2, "tags": ("x",)}),
+        ((), {"size": 2}),
+        ((), {"nope": 1}),
+        ((), {"name": "x", "size": 1, "tags": (), "extra": 1}),
+        ((1,), {}),
+        ((1, 2, 3), {}),
+        ((), {"left": 1}),
+        ((1,), {"right": 2}),
+        ((1,), {"left": 2}),
+    ]
+    for args, kwargs in calls:
+        for ours, theirs in ((row, row_t), (pair, pair_t)):
+            assert _outcome(ours, args, kwargs) == _outcome(theirs, args, kwargs), (args, kwargs)
+    made = row("a", 2, ("x",))
+    assert copy.deepcopy(made) == made and copy.copy(made) == made
+    kept = _Kept("a", 2)
+    assert (
+        pickle.loads(pickle.dumps(kept)) == kept and type(pickle.loads(pickle.dumps(kept))) is _Kept
+    )
+    assert row._make(["b", 3, ()]) == row("b", 3) and row.__match_args__ == row_t.__match_args__
+    with pytest.raises(TypeError, match="Expected 3 arguments, got 2"):
+        row._make(["b", 3])
+    with pytest.raises(ValueError, match="unexpected field names"):
+        made._replace(nope=1)
+    assert row.name.__doc__ == row_t.name.__doc__ and row.__new__.__doc__ == row_t.__new__.__doc__
