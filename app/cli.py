@@ -539,7 +539,11 @@ class _LazyCommands(argparse._SubParsersAction):  # type: ignore[type-arg]
         )
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(*, agent_options: bool = True) -> argparse.ArgumentParser:
+    """The ``frontier`` parser; ``agent_options=False`` for a command line that starts with
+    its command (``frontier sessions``), where no flag can come before the command: the
+    top level's twenty agent flags are then not built (~0.6 ms of every command: issue 24)
+    and their destinations default to ``None``, as those flags' own defaults would."""
     parser = argparse.ArgumentParser(
         prog="frontier",
         description=(
@@ -559,7 +563,10 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="continue the session of this workspace used last (as `frontier resume --last`)",
     )
-    _agent_options(parser, top=True)
+    if agent_options:
+        _agent_options(parser, top=True)
+    else:
+        parser.set_defaults(**dict.fromkeys(AGENT_OPTIONS))
     parser.register("action", "lazy_parsers", _LazyCommands)
     parser.add_subparsers(dest="command", metavar="COMMAND", action="lazy_parsers")
 
@@ -1055,8 +1062,8 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     """Parse, then refuse an agent flag given before a command that would ignore it
     (``frontier --theme x run``): a flag that does nothing is an error, not a surprise.
     A prompt in place of a command is ``run`` (:func:`prompt_as_run`)."""
-    parser = build_parser()
     argv = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser(agent_options=not argv or argv[0] not in COMMANDS)
     argv = prompt_as_run(parser, argv) or argv
     args, extra = parser.parse_known_args(argv)
     if extra:
