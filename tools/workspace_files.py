@@ -28,19 +28,31 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from frontier.tools import beneath
-from frontier.tools.atomic import (
-    ENTRY_KEYS,
-    NOTHING_TO_FINISH,
-    InvalidIntent,
-    check_intent,
-    recover_intent,
-    remove_leftovers,
-)
 from frontier.tools.digest import sha256
 
 TYPE_CHECKING = False  # typing is not imported at run time (~3 ms of start-up)
 if TYPE_CHECKING:
     from typing import Any
+
+    from frontier.tools.atomic import (
+        ENTRY_KEYS,
+        NOTHING_TO_FINISH,
+        InvalidIntent,
+        check_intent,
+    )
+
+_FROM_ATOMIC = frozenset({"ENTRY_KEYS", "NOTHING_TO_FINISH", "InvalidIntent", "check_intent"})
+"""The names re-exported from ``tools.atomic``, imported on first use: the writer is ~1 ms of
+``frontier undo --list``'s start-up (issue 24), which only hashes files."""
+
+
+def __getattr__(name: str) -> object:
+    if name in _FROM_ATOMIC:
+        from frontier.tools import atomic
+
+        return getattr(atomic, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = [
     "ENTRY_KEYS",
@@ -70,6 +82,8 @@ class BeneathFiles:
     def check_write(self, entries: object) -> str | None:
         """Why ``entries`` is not an intent journal this writer could have written
         (:func:`check_intent`); ``None`` when recovery may act on it."""
+        from frontier.tools.atomic import check_intent
+
         return check_intent(entries)
 
     def finish_write(self, entries: Sequence[Mapping[str, Any]]) -> str:
@@ -79,8 +93,12 @@ class BeneathFiles:
         whoever calls; returns :data:`NOTHING_TO_FINISH` (nothing touched) when none of the
         journal's temps and pre-images exists, since then it is no write interrupted here
         (both checks are ``atomic.recover_intent``'s own)."""
+        from frontier.tools.atomic import recover_intent
+
         return recover_intent(self.root, entries)
 
     def remove_leftovers(self, paths: Sequence[str]) -> list[str]:
         """Remove temps and pre-images a killed write left next to ``paths``."""
+        from frontier.tools.atomic import remove_leftovers
+
         return remove_leftovers(self.root, paths)
