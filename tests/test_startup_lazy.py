@@ -30,10 +30,12 @@ sys.stderr.write("@@" + repr(sorted(sys.modules)) + "\\n")
 """
 
 
-def loaded(argv: list[str], xdg: Path | None = None) -> tuple[set[str], str]:
+def loaded(
+    argv: list[str], xdg: Path | None = None, stdin: str | None = None
+) -> tuple[set[str], str]:
     """The modules ``frontier ARGV`` has loaded when it returns, and what it printed;
     with ``xdg``, the data dir is found as a user's is (``XDG_DATA_HOME``), not by
-    ``FRONTIER_DATA_DIR``."""
+    ``FRONTIER_DATA_DIR``; ``stdin`` is its standard input."""
     env = dict(os.environ)
     if xdg is not None:
         env["XDG_DATA_HOME"] = str(xdg / "xdg-data")
@@ -42,6 +44,7 @@ def loaded(argv: list[str], xdg: Path | None = None) -> tuple[set[str], str]:
         env.pop("FRONTIER_DATA_DIR", None)
     out = subprocess.run(
         [sys.executable, "-c", PROBE, repr(argv)],
+        input=stdin,
         capture_output=True,
         text=True,
         check=True,
@@ -132,6 +135,9 @@ def test_the_tui_module_leaves_later_screens_and_the_core_unloaded() -> None:
     assert not TUI_LATER & modules, sorted(TUI_LATER & modules)
 
 
+ONE_HUNK = "*** Begin Patch\n*** Update File: a.txt\n@@\n one\n-two\n+three\n*** End Patch\n"
+"""A Codex envelope changing ``a.txt`` from ``one two`` to ``one three``."""
+
 NEVER_AT_START = {"dataclasses", "inspect", "hashlib", "_hashlib"}
 """What no store or patch command loads: ``dataclasses`` with ``inspect`` (~15 ms; the
 core's classes are records, ``app/record.py``) and ``hashlib``, whose OpenSSL start-up is
@@ -140,18 +146,9 @@ core's classes are records, ``app/record.py``) and ``hashlib``, whose OpenSSL st
 
 def test_patch_and_store_commands_load_neither_dataclasses_nor_openssl(tmp_path: Path) -> None:
     (tmp_path / "a.txt").write_text("one\ntwo\n")
-    patch = "*** Begin Patch\n*** Update File: a.txt\n@@\n one\n-two\n+three\n*** End Patch\n"
-    out = subprocess.run(
-        [sys.executable, "-c", PROBE, repr(["apply-patch", "--root", str(tmp_path)])],
-        input=patch,
-        capture_output=True,
-        text=True,
-        check=True,
-        timeout=60,
-    )
+    modules, _ = loaded(["apply-patch", "--root", str(tmp_path)], stdin=ONE_HUNK)
     assert (tmp_path / "a.txt").read_text() == "one\nthree\n"
-    line = next(x for x in out.stderr.splitlines() if x.startswith("@@"))
-    assert not NEVER_AT_START & set(ast.literal_eval(line[2:]))
+    assert not NEVER_AT_START & modules
     store = SessionStore.open()
     session = store.create_session(str(tmp_path), "m", None, "ctl")
     store.close()
@@ -223,17 +220,7 @@ reader."""
 
 def test_apply_patch_of_one_file_loads_only_what_it_uses(tmp_path: Path) -> None:
     (tmp_path / "a.txt").write_text("one\ntwo\n")
-    patch = "*** Begin Patch\n*** Update File: a.txt\n@@\n one\n-two\n+three\n*** End Patch\n"
-    out = subprocess.run(
-        [sys.executable, "-c", PROBE, repr(["apply-patch", "--root", str(tmp_path)])],
-        input=patch,
-        capture_output=True,
-        text=True,
-        check=True,
-        timeout=60,
-    )
+    modules, _ = loaded(["apply-patch", "--root", str(tmp_path)], stdin=ONE_HUNK)
     assert (tmp_path / "a.txt").read_text() == "one\nthree\n"
-    line = next(x for x in out.stderr.splitlines() if x.startswith("@@"))
-    modules = set(ast.literal_eval(line[2:]))
     assert "frontier.tools.atomic" in modules  # it did write, through the writer
     assert not APPLY_PATCH_LATER & modules, sorted(APPLY_PATCH_LATER & modules)
