@@ -107,11 +107,12 @@ def format_table(sessions: list[SessionInfo], width: int | None = None) -> str:
     prompts = [
         one_line(terminal_safe(s.first_prompt), room) if s.first_prompt else "—" for s in sessions
     ]
-    rows = [COLUMNS] + [(*r, p) for r, p in zip(rows, prompts, strict=True)]
-    widths = [max(len(r[i]) for r in rows) for i in range(len(COLUMNS))]
+    table: list[tuple[str, ...]] = [COLUMNS]
+    table += [(*r, p) for r, p in zip(rows, prompts, strict=True)]
+    widths = [max(len(r[i]) for r in table) for i in range(len(COLUMNS))]
     right = {COLUMNS.index("TURNS")}
     lines = []
-    for r in rows:
+    for r in table:
         cells = [
             c.rjust(w) if i in right else c.ljust(w)
             for i, (c, w) in enumerate(zip(r, widths, strict=True))
