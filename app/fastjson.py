@@ -59,8 +59,8 @@ def loads(text: str | bytes | bytearray) -> Any:
         if b"\x00" in head or head.startswith((b"\xef\xbb\xbf", b"\xff\xfe", b"\xfe\xff")):
             return _json_module().loads(text)  # UTF-16/32 or a BOM: json detects it
         text = text.decode("utf-8", "surrogatepass")  # as json.loads decodes UTF-8
-    if _scan is None or text.startswith("\ufeff"):
-        return _json_module().loads(text)
+    if _scan is None or not isinstance(text, str) or text.startswith("\ufeff"):
+        return _json_module().loads(text)  # json's own TypeError for a non-string
     start = len(text) - len(text.lstrip(_WHITESPACE))
     try:
         value, end = _scan(text, start)

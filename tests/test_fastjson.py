@@ -78,6 +78,12 @@ def test_loads_reads_what_json_reads_and_fails_as_it_fails(value) -> None:
         assert same(mine[1], theirs[1]) if mine[0] == "value" else mine == theirs, raw
 
 
+def test_loads_refuses_what_json_refuses() -> None:
+    for bad in (None, 3, ["[]"], object()):
+        assert outcome(fastjson.loads, bad) == outcome(json.loads, bad)
+        assert outcome(fastjson.loads, bad)[0] == "TypeError"
+
+
 def test_loads_takes_every_encoding_json_takes() -> None:
     for codec in ("utf-8-sig", "utf-16", "utf-16-le", "utf-16-be", "utf-32", "utf-32-le"):
         data = '{"a": ["é", 1]}'.encode(codec)
