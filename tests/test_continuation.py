@@ -420,6 +420,8 @@ async def test_check_verifies_the_joined_recording_as_one_stream(tmp_path: Path)
     assert joined.joins() and joined.finish_reason == "stop"
     text = "Writing.\n" + ctl_frame(READ) + ctl_frame(write_call("heredoc"))
     assert joined.transducer_input() == text.encode()
+    for protocol in (None, "native-inc"):  # decoded once, what the two readers give apart
+        assert joined.decoded(protocol) == (joined.pieces(protocol), joined.joins())
     report = check_stream(joined.transducer_input(), joined.mode, joined.clean)
     assert report.ok and report.calls == 2
     # the recording file form: written, read back, checked by `frontier check`

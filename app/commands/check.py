@@ -138,12 +138,13 @@ def main(args: argparse.Namespace) -> int:
         if rec.mode not in PROTOCOLS:
             safe_print(f"frontier check: {name}: unknown mode {rec.mode!r}", file=sys.stderr)
             return 2
-        report = check_stream(rec.transducer_input(), rec.mode, rec.clean, wire=codec(rec.wire))
+        pieces, joins = rec.decoded()  # a continued response is checked as the one stream it fed
+        data = b"".join(piece for _, piece in pieces)
+        report = check_stream(data, rec.mode, rec.clean, wire=codec(rec.wire))
         errors = f" errors={','.join(report.errors)}" if report.errors else ""
         running = rec.meta.get("interrupted")
         ids = [str(i) for i in running] if isinstance(running, list) else []
         interrupted = f" interrupted={','.join(ids)}" if ids else ""
-        joins = rec.joins()  # a continued response is checked as the one stream it fed
         continued = f" continued_at={','.join(str(j.offset) for j in joins)}" if joins else ""
         head = (
             f"{name}: mode={rec.mode} finish={rec.finish_reason} bytes={report.size} "
