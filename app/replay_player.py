@@ -32,6 +32,8 @@ from frontier.app.transducers import transducer_factory as transducer_factory_fo
 from frontier.app.vocab import DEFAULT_WIRE, NATIVE_MODES, is_clean
 
 if TYPE_CHECKING:
+    from typing import TypeGuard
+
     from frontier.app.session.record import Recording
 
 MIN_SPEED, MAX_SPEED = 0.1, 100.0
@@ -496,7 +498,7 @@ class PlaylistPlayer:
         return events
 
 
-def _err(event: Event) -> bool:
+def _err(event: Event) -> TypeGuard[ContractError]:
     return isinstance(event, ContractError)
 
 

@@ -130,8 +130,8 @@ def main(args: argparse.Namespace) -> int:
         for source in sources:
             if len(sources) > 1 and not as_json:
                 safe_print(f"── {source.name}")
-            player = ReplayPlayer(source)
-            status = max(status, print_events(player, as_json=as_json, scrubber=scrubber))
+            one = ReplayPlayer(source)
+            status = max(status, print_events(one, as_json=as_json, scrubber=scrubber))
         return status
     from frontier.app.commands._agent_args import config_from_args, terminal_problem
 

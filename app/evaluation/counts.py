@@ -194,31 +194,23 @@ def length_args(source: str, read: _Read) -> list[LengthArg]:
             isinstance(e, CallReady) and e.call.id == event.call_id and e.call.offset > body
             for e in events
         )
-        base = {
-            "source": source,
-            "call_id": event.call_id,
-            "name": names.get(event.call_id, ""),
-            "key": event.key,
-            "offset": event.offset,
-            "declared": declared,
-        }
+        head = (source, event.call_id, names.get(event.call_id, ""), event.key, event.offset)
         if later or ready or error is None:
-            out.append(LengthArg(**base, arrived=declared, status="ok"))
+            out.append(LengthArg(*head, declared, arrived=declared, status="ok"))
             continue
         inside = body + declared > len(data)
         if error.kind == "truncated" and inside:
-            out.append(LengthArg(**base, arrived=None, status="cut"))
+            out.append(LengthArg(*head, declared, arrived=None, status="cut"))
             continue
         miscount = (error.kind == "unexpected_line" and error.offset == body + declared) or (
             error.kind == "body_eof" and inside
         )
         if not miscount:
-            out.append(LengthArg(**base, arrived=declared, status="ok"))
+            out.append(LengthArg(*head, declared, arrived=declared, status="ok"))
             continue
         end, exact = body_end(data, body)
-        out.append(
-            LengthArg(**base, arrived=end - body, status="miscount", error=error.kind, exact=exact)
-        )
+        miscounted = LengthArg(*head, declared, end - body, "miscount", error.kind, exact)
+        out.append(miscounted)
     return out
 
 

@@ -100,14 +100,19 @@ class EvalApp(App[None]):
     def action_tab(self, index: int) -> None:
         tabs = self.query_one("#tabs", TabbedContent)
         panes = [pane.id for pane in tabs.query(TabPane)]
-        if 0 <= index < len(panes) and panes[index]:
-            tabs.active = panes[index]
+        chosen = panes[index] if 0 <= index < len(panes) else None
+        if chosen:
+            tabs.active = chosen
 
     # ------------------------------------------------------------------ drawing
 
+    def _plt(self, selector: str) -> Any:
+        """The plotext handle of one chart (``PlotextPlot.plt``)."""
+        return self.query_one(selector, self._plot_class).plt
+
     def _framings(self, report: FramingsReport) -> None:
-        salvaged = self.query_one("#salvaged-plot").plt
-        pending = self.query_one("#pending-plot").plt
+        salvaged = self._plt("#salvaged-plot")
+        pending = self._plt("#pending-plot")
         top = 1
         for r in report.results:
             color = _rgb(STYLE.get(r.framing, ("#7f7f7f", "-"))[0])
@@ -128,7 +133,7 @@ class EvalApp(App[None]):
         pending.yticks(list(range(top + 1)), [_bytes(10**e) for e in range(top + 1)])
 
     def _counts(self, report: CountsReport) -> None:
-        misses = self.query_one("#misses-plot").plt
+        misses = self._plt("#misses-plot")
         hist = miss_histogram(report)
         if hist:
             misses.bar([str(m) for m, _ in hist], [k for _, k in hist], color=_rgb("#d62728"))

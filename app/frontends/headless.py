@@ -168,8 +168,8 @@ class EventPrinter:
                 self._print(ToolOutput(event.call_id, data))
             return
         if isinstance(event, ToolFinished):
-            stream = self._outputs.pop(event.result.call_id, None)
-            tail = stream.flush() if stream is not None else ""
+            ending = self._outputs.pop(event.result.call_id, None)
+            tail = ending.flush() if ending is not None else ""
             if tail:
                 self._print(ToolOutput(event.result.call_id, tail))
             if (found := unanswered(event.result)) is not None:

@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual import events, on
-from textual.app import App, SystemCommand
+from textual.app import App, CSSPathType, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.css.query import NoMatches
 from textual.notifications import SeverityLevel
@@ -134,7 +134,7 @@ class FrontierApp(App[int]):
 
     TITLE = "Frontier"
     ENABLE_COMMAND_PALETTE = True
-    CSS_PATH: ClassVar[list[str | Path]] = [MAIN_CSS]
+    CSS_PATH: ClassVar[CSSPathType | None] = [MAIN_CSS]
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("f1", "help", "Help"),
         # replay's footer is full of its own keys: f1 and ctrl+o work there unadvertised

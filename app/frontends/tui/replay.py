@@ -227,7 +227,7 @@ class ReplayController:
         return pick(found, row.kind, row.offset, row.message)
 
     # ------------------------------------------------------------------ the status bar
-    def status(self, token_rate: float) -> StatusInfo:
+    def status(self, token_rate: float | None) -> StatusInfo:
         player, state = self.player, self.app.state
         source = player.source
         speed = "max" if self.speed is None else f"{self.speed:g}×"

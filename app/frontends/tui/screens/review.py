@@ -208,7 +208,9 @@ class ReviewScreen(ModalScreen[Decision]):
     @property
     def title_text(self) -> str:
         if self.spec is not None and self.spec.internal:  # the person's own undo
-            return f"Review {self.call.name} {self.call.args.get('call', '')}".rstrip()
+            target = self.call.args.get("call", "")  # the call it undoes: an id
+            shown = target if isinstance(target, str) else repr(target)
+            return f"Review {self.call.name} {shown}".rstrip()
         return "Review patch" if self.is_diff else "Review command"
 
     @property
