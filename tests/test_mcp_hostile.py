@@ -16,7 +16,7 @@ from test_tools_fakes import Approver, call, make_boundary
 
 from frontier.tools import mcp_servers
 from frontier.tools.boundary import ToolBoundary
-from frontier.tools.mcp_servers import MAX_TOOLS, McpHost
+from frontier.tools.mcp_servers import MAX_TOOLS, McpHost, McpStopError
 from frontier.tools.mcp_settings import ServerSettings
 from frontier.tools.output_cap import TOOL_OUT_CAP
 from frontier.tools.registry import Registry, default_registry
@@ -199,3 +199,45 @@ async def test_a_message_over_the_limit_is_dropped_unread_and_the_next_call_work
         assert int(size) > 50 * 1024 * 1024
     finally:
         host.close()
+
+
+class _StopsBadly:
+    """A started server as the host holds it, whose stop fails (or never ends)."""
+
+    def __init__(self, name: str, log_path: Path, failure: BaseException | None) -> None:
+        self.settings = type("Settings", (), {"name": name})()
+        self.log_path = log_path
+        self.failure = failure
+        self.stopped = False
+        self.logged: list[str] = []
+
+    async def stop(self) -> None:
+        self.stopped = True
+        if self.failure is not None:
+            raise self.failure
+
+    def reason(self, exc: BaseException) -> str:
+        return f"{type(exc).__name__}: {exc}"
+
+    def _log_line(self, text: str) -> None:
+        self.logged.append(text)
+
+
+def test_a_server_whose_stop_fails_is_reported_and_the_others_are_stopped(
+    tmp_path: Path,
+) -> None:
+    """``McpHost.close`` used to swallow a failing stop (issue 24's carried list): now every
+    server is still asked to stop, the loop is closed, and the failure is raised naming the
+    server and its log, for the session's close to report."""
+    host = McpHost(tmp_path / "mcp-logs")
+    bad = _StopsBadly("flaky", tmp_path / "flaky.log", OSError("pipe closed"))
+    good = _StopsBadly("fine", tmp_path / "fine.log", None)
+    host.servers = {"flaky": bad, "fine": good}  # type: ignore[dict-item]
+    with pytest.raises(McpStopError, match=r"MCP server flaky did not stop cleanly") as caught:
+        host.close()
+    assert "OSError: pipe closed" in str(caught.value) and str(bad.log_path) in str(caught.value)
+    assert "fine" not in str(caught.value)
+    assert bad.stopped and good.stopped
+    assert bad.logged == ["stop failed: OSError: pipe closed"] and not good.logged
+    assert host._loop.is_closed()
+    host.close()  # closing twice does nothing

@@ -469,6 +469,11 @@ class McpServer:
                 await task
 
 
+class McpStopError(RuntimeError):
+    """One or more MCP servers did not stop cleanly at close (the message names each and
+    its log); every other server was stopped and the host's loop closed all the same."""
+
+
 class McpHost:
     """The servers of one session and the thread whose event loop runs them.
 
@@ -628,22 +633,40 @@ class McpHost:
             raise ToolError(f"MCP server {name!r} did not answer a ping in {timeout:g} s") from None
 
     def close(self) -> None:
-        """Stop every server, then the loop (a session closer)."""
+        """Stop every server, then the loop (a session closer).
+
+        Every server is asked to stop even when another fails; then a server whose stop
+        failed or did not end in time raises :class:`McpStopError` naming each (written to
+        its log too), so the session's close reports it rather than a process that may
+        still be running going unsaid."""
         if self._loop.is_closed():
             return
+        failed: list[str] = []
         if self.servers:
             servers = list(self.servers.values())
 
-            async def stop_all() -> None:
+            async def stop_all() -> list[BaseException | None]:
                 stops = asyncio.gather(*(srv.stop() for srv in servers), return_exceptions=True)
-                await despite_stray_cancels(stops)
+                return await despite_stray_cancels(stops)
 
-            with contextlib.suppress(FutureTimeout):
-                self.submit(stop_all()).result(15.0)
+            try:
+                outcomes = self.submit(stop_all()).result(15.0)
+            except FutureTimeout:
+                outcomes = [TimeoutError("did not stop within 15 s")] * len(servers)
+            for server, outcome in zip(servers, outcomes, strict=True):
+                if isinstance(outcome, BaseException):
+                    why = server.reason(outcome)
+                    server._log_line(f"stop failed: {why}")
+                    failed.append(
+                        f"MCP server {server.settings.name} did not stop cleanly ({why}); "
+                        f"see {server.log_path}"
+                    )
         self._loop.call_soon_threadsafe(self._loop.stop)
         self._thread.join(5.0)
         if not self._thread.is_alive():
             self._loop.close()
+        if failed:
+            raise McpStopError("; ".join(failed))
 
 
 async def despite_stray_cancels(awaitable: Awaitable[T]) -> T:

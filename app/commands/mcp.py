@@ -31,7 +31,7 @@ from frontier.app.mcp_project import PROJECT_FILE, forget, project_servers, trus
 from frontier.app.mcp_status import state_lines, waiting_lines, what_runs
 from frontier.tools.approval_rules import RuleError, tool_rule
 from frontier.tools.base import ToolError
-from frontier.tools.mcp_servers import McpHost
+from frontier.tools.mcp_servers import McpHost, McpStopError
 from frontier.tools.mcp_settings import ServerSettings
 
 
@@ -66,8 +66,12 @@ def _host(root: Path) -> Iterator[McpHost]:
     try:
         yield host
     finally:
-        host.close()
-        sandbox.close()
+        try:
+            host.close()
+        except McpStopError as exc:  # said, not a traceback: the command's answer stands
+            safe_print(f"frontier mcp: {exc}", file=sys.stderr)
+        finally:
+            sandbox.close()
 
 
 def _startable(
