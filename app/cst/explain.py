@@ -28,7 +28,6 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 from itertools import pairwise
-from typing import Literal
 
 from frontier.app.cst.factory import make_transducer
 from frontier.app.cst.native import NativeSSETransducer
@@ -46,6 +45,8 @@ from frontier.app.vocab import NATIVE_MODES
 
 TYPE_CHECKING = False  # DeltaSource is a type only (a Protocol: app/cst/native.py)
 if TYPE_CHECKING:
+    from typing import Literal
+
     from frontier.app.cst.native import DeltaSource
 
 NAMED_CALL = re.compile(r"call (\S+) \(([^)]*)\)[:;,]")
@@ -202,7 +203,8 @@ def locate_errors(
 
 # --------------------------------------------------------------------------- views
 
-ByteKind = Literal["confirmed", "pending", "error", "unread"]
+if TYPE_CHECKING:  # a type only: typing is not imported at run time (start-up)
+    ByteKind = Literal["confirmed", "pending", "error", "unread"]
 """How a byte of the window stood: before the frontier; after it, not yet decided; the
 byte at the error offset; after that (never read, or refused)."""
 
