@@ -39,8 +39,8 @@ from frontier.app.stream_events import event_to_json as _stream_event_to_json
 
 TYPE_CHECKING = False
 """``typing`` is not imported at run time (~3 ms of start-up): ``ResultKind`` and the stream
-types re-exported below exist for the type checker, and for code that names one at run time
-``__getattr__`` (at the end) builds it."""
+types re-exported below exist for the type checker; ``ResultKind``, which code names at run
+time, ``__getattr__`` (at the end) builds."""
 if TYPE_CHECKING:
     from typing import Any, ClassVar, Literal
 
@@ -385,17 +385,13 @@ each tuple holds exactly its type's values, as written for the type checker)."""
 if not TYPE_CHECKING:  # the type checker sees the types themselves, above
 
     def __getattr__(name: str) -> object:
-        """A type named at run time (``get_args(ResultKind)``; the stream types are
-        ``stream_events``'s): built on first use, then kept."""
-        if name in _LITERALS:
-            from typing import Literal
-
-            made = Literal[_LITERALS[name]]
-        elif name in ("ArgForm", "ArgValue", "ContractErrorKind"):
-            from frontier.app import stream_events
-
-            made = getattr(stream_events, name)
-        else:
+        """``ResultKind`` named at run time (``tools/base.py`` imports it): built from its
+        values on first use, then kept (as ``app/vocab.py`` builds its own)."""
+        values = _LITERALS.get(name)
+        if values is None:
             raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+        from typing import Literal
+
+        made = Literal[values]
         globals()[name] = made
         return made

@@ -18,8 +18,8 @@ from frontier.app.record import fields, record
 
 TYPE_CHECKING = False
 """``typing`` is not imported at run time (~3 ms of start-up): the types below exist for the
-type checker, and for code that names one at run time ``__getattr__`` (at the end) builds
-it, the ``Literal`` ones from their tuples."""
+type checker; a ``Literal`` one named at run time ``__getattr__`` (at the end) builds from its
+tuple."""
 if TYPE_CHECKING:
     from typing import Any, ClassVar, Literal
 
@@ -320,17 +320,13 @@ each tuple holds exactly its type's values, as written for the type checker)."""
 if not TYPE_CHECKING:  # the type checker sees the types themselves, above
 
     def __getattr__(name: str) -> object:
-        """A type named at run time (``get_args(ContractErrorKind)``): built on first use,
-        then kept."""
-        if name == "ArgValue":
-            from typing import Any
-
-            made: object = str | bytes | Any
-        elif name in _LITERALS:
-            from typing import Literal
-
-            made = Literal[_LITERALS[name]]
-        else:
+        """A ``Literal`` type named at run time (``get_args(ContractErrorKind)``): built from
+        its values on first use, then kept (as ``app/vocab.py`` builds its own)."""
+        values = _LITERALS.get(name)
+        if values is None:
             raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+        from typing import Literal
+
+        made = Literal[values]
         globals()[name] = made
         return made

@@ -31,6 +31,7 @@ import time
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 
+from frontier.app import fastjson  # json without the package (~2 ms of start-up)
 from frontier.app.hashes import sha256_hex
 
 TYPE_CHECKING = False  # typing is not imported at run time (~3 ms of start-up)
@@ -127,8 +128,6 @@ class FileJournal:
 
     def begin(self, entries: Sequence[Mapping[str, Any]]) -> None:
         """Commit the plan before the first rename: the file and its folder fsynced."""
-        import json  # here: a one-file write keeps no journal, and json is ~2 ms of start-up
-
         doc = {
             "version": VERSION,
             "root": self.root,
@@ -136,7 +135,7 @@ class FileJournal:
             "started": time.time(),
             "entries": [dict(e) for e in entries],
         }
-        _write_durably(self.path, json.dumps(doc, ensure_ascii=False).encode("utf-8"))
+        _write_durably(self.path, fastjson.dumps(doc, ensure_ascii=False).encode("utf-8"))
 
     def end(self, outcome: str) -> None:
         """The write is over (``done`` or ``rolled back``): nothing is left to recover."""
@@ -213,8 +212,6 @@ def _read_regular(path: Path) -> bytes | None:
 
 def _parse(raw: bytes | None, root: str) -> tuple[dict[str, Any], str | None]:
     """The journal document, or why it is not one this module wrote."""
-    import json
-
     from frontier.tools.workspace_files import check_intent
 
     if raw is None:
@@ -222,7 +219,7 @@ def _parse(raw: bytes | None, root: str) -> tuple[dict[str, Any], str | None]:
     if len(raw) > MAX_BYTES:
         return {}, f"it is over {MAX_BYTES >> 20} MiB"
     try:
-        doc = json.loads(raw)
+        doc = fastjson.loads(raw)
     except (ValueError, RecursionError) as exc:  # not UTF-8 / not JSON / nested too deep
         return {}, f"it is not JSON ({exc})"
     if not isinstance(doc, dict):

@@ -18,8 +18,10 @@ from collections.abc import Sequence
 
 from frontier.app.events import ToolResult
 from frontier.app.record import replace
-from frontier.app.session.calls import CallRecord, result_to_json
-from frontier.app.session.timeline import LogRecord
+from frontier.app.session.calls import CallLedger, CallRecord, result_to_json
+from frontier.app.session.catalogue import Catalogue
+from frontier.app.session.responses import Responses
+from frontier.app.session.timeline import LogRecord, Timeline
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -87,11 +89,6 @@ def records_as_read(db: Database, session_id: str) -> list[LogRecord]:
     holds the session, each call left without a result ends in its inferred result;
     nothing is written. From the store's parts, so a reader (``frontier export``) opens
     no more of the store than it reads."""
-    from frontier.app.session.calls import CallLedger
-    from frontier.app.session.catalogue import Catalogue
-    from frontier.app.session.responses import Responses
-    from frontier.app.session.timeline import Timeline
-
     held = Catalogue(db).is_held(session_id)
     unresolved = [] if held else CallLedger(db, Responses(db)).unresolved_calls(session_id)
     return settle(Timeline(db).records(session_id), unresolved)

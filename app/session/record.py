@@ -79,7 +79,9 @@ class Recording:
         Native protocols read the SSE body rebuilt from the data strings; text protocols
         the assistant text of each event as the wire's decoder reads it, with the echo of
         a continuation dropped (:func:`~frontier.app.wire.continuation.text_pieces`)."""
-        return self.decoded(protocol)[0]
+        if (protocol or self.mode) in NATIVE_MODES:
+            return self._sse_pieces()
+        return text_pieces(self.events, text_reader(self.wire))[0]
 
     def joins(self) -> list[Join]:
         """Where a continued response was joined (text modes; docs/recording-format.md,
@@ -89,10 +91,12 @@ class Recording:
     def decoded(self, protocol: str | None = None) -> tuple[list[tuple[float, bytes]], list[Join]]:
         """:meth:`pieces` and :meth:`joins` together, the events decoded once for a text
         mode (``frontier check`` wants both)."""
-        mode = protocol or self.mode
-        if mode in NATIVE_MODES:
-            return [(t, sse_event(data)) for t, data in self.events], self.joins()
+        if (protocol or self.mode) in NATIVE_MODES:
+            return self._sse_pieces(), self.joins()
         return text_pieces(self.events, text_reader(self.wire))
+
+    def _sse_pieces(self) -> list[tuple[float, bytes]]:
+        return [(t, sse_event(data)) for t, data in self.events]
 
     def transducer_input(self, protocol: str | None = None) -> bytes:
         """All input bytes for ``protocol``: assistant text, or the SSE body for native modes."""
