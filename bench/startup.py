@@ -149,10 +149,20 @@ def loadavg() -> str:
 
 
 def base_env(root: Path) -> dict[str, str]:
+    """The environment a user's shell gives a command: without this machine's
+    ``PYTHONUNBUFFERED`` (set here for the tools, not by users; with it every ``print`` is
+    a system call of its own), nor bytecode, profiling or path settings, nor Frontier's own
+    overrides."""
     env = {
         k: v
         for k, v in os.environ.items()
-        if k not in ("PYTHONDONTWRITEBYTECODE", "PYTHONPROFILEIMPORTTIME", "PYTHONPATH")
+        if k
+        not in (
+            "PYTHONDONTWRITEBYTECODE",
+            "PYTHONPROFILEIMPORTTIME",
+            "PYTHONPATH",
+            "PYTHONUNBUFFERED",
+        )
         and not k.startswith("FRONTIER_")
     }
     return env | {
