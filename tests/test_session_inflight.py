@@ -192,3 +192,30 @@ async def test_denied_calls_keep_their_arguments_in_the_export(
     code, out, _ = cli(capsys, "export", sid, "--format", "markdown")
     assert code == 0
     assert "### ▸ shell `c1` (not started)" in out and "rm -rf build" in out
+
+
+def test_a_recording_names_only_the_calls_started_without_a_result(tmp_path: Path) -> None:
+    """What ``check`` and ``replay`` read: per response, the calls that were started and
+    have no result (c2, c4), not a finished one (c1) nor one never started (c3)."""
+    from frontier.app.events import ToolResult
+    from frontier.app.session.catalogue import session_recordings
+    from frontier.tools.contract import Preview as NoPreview
+
+    db = tmp_path / "s.db"
+    store = SessionStore.open(db)
+    sid = store.create_session(str(tmp_path), "m", None, "ctl")
+    persistence = store.persistence(sid)
+    for index, ids in enumerate((("c1", "c2", "c3"), ("c4",))):
+        rid = store.begin_response(sid, "ctl", "m", index)
+        store.add_stream_event(rid, 0.0, "".join(f"call {c} shell\nend\n" for c in ids))
+        for c in ids:
+            persistence.persist_call(ToolCall(c, "shell", {}), SHELL, NoPreview("none"))
+        store.end_response(rid, "stop")
+    persistence.mark_started("c1")
+    persistence.commit_result(ToolResult("c1", "shell", "ok", "", exit_code=0))
+    persistence.mark_started("c2")
+    persistence.mark_started("c4")
+    store.close()
+
+    found = session_recordings(sid, db)
+    assert [r.meta.get("interrupted") for _, r in found] == [["c2"], ["c4"]]

@@ -87,13 +87,19 @@ class SessionInfo(NamedTuple):
         }
 
 
+_INTERRUPTED = (
+    "c.type = 'call'"
+    " AND EXISTS (SELECT 1 FROM log x WHERE x.ref = c.seq AND x.type = 'started')"
+    " AND NOT EXISTS (SELECT 1 FROM log x WHERE x.ref = c.seq AND x.type = 'result')"
+)
+"""A call row ``c`` that was started and has no result: its process died while it ran
+(what recovery reconciles; ``CallLedger.unresolved_calls`` with a start mark)."""
+
 _SESSION_QUERY = (
     "SELECT s.id, s.created, s.workspace, s.model, s.base_url, s.mode, s.state,"
     " (SELECT count(*) FROM log l WHERE l.session_id = s.id AND l.type = 'user'),"
     " (SELECT count(*) FROM log l WHERE l.session_id = s.id AND l.type = 'call'),"
-    " (SELECT count(*) FROM log c WHERE c.session_id = s.id AND c.type = 'call'"
-    "   AND EXISTS (SELECT 1 FROM log x WHERE x.ref = c.seq AND x.type = 'started')"
-    "   AND NOT EXISTS (SELECT 1 FROM log x WHERE x.ref = c.seq AND x.type = 'result')),"
+    f" (SELECT count(*) FROM log c WHERE c.session_id = s.id AND {_INTERRUPTED}),"
     " (SELECT l.data FROM log l WHERE l.session_id = s.id AND l.type = 'user'"
     "   ORDER BY l.seq LIMIT 1),"
     " s.updated, {wire}"
@@ -406,8 +412,7 @@ def session_recordings(id_or_prefix: str, path: Path | None = None) -> list[tupl
     carries their ids as ``meta["interrupted"]``. Raises :class:`SessionNotFound`
     (unknown or ambiguous id, or no store yet) with a message fit for the user.
     """
-    from frontier.app.session.calls import CallLedger  # here: `sessions` never needs them
-    from frontier.app.session.responses import Responses
+    from frontier.app.session.responses import Responses  # here: `sessions` never needs it
 
     where = _existing_store(path, f"{id_or_prefix!r} is not a file and there are")
     db = Database.open_readonly(where)
@@ -417,9 +422,13 @@ def session_recordings(id_or_prefix: str, path: Path | None = None) -> list[tupl
         responses = Responses(db)
         running: dict[int | None, list[str]] = defaultdict(list)
         if not catalogue.is_held(info.id):
-            for call in CallLedger(db, responses).unresolved_calls(info.id):
-                if call.started is not None:
-                    running[call.response_id].append(call.call_id)
+            rows = db.read(
+                f"SELECT c.response_id, c.call_id FROM log c WHERE c.session_id = ?"
+                f" AND {_INTERRUPTED} ORDER BY c.seq",
+                (info.id,),
+            )
+            for response_id, call_id in rows:
+                running[response_id].append(call_id)
         out = []
         for r in responses.recordings(info.id):
             meta = {"interrupted": running[r.id]} if running.get(r.id) else {}
