@@ -250,6 +250,13 @@ def test_the_named_tuple_base_makes_what_typings_makes() -> None:
     # typing wraps each string annotation in a ForwardRef; the hints they resolve to agree
     assert typing.get_type_hints(ours) == typing.get_type_hints(theirs)
     assert ours.__qualname__ == theirs.__qualname__
+    assert ours.__module__ == theirs.__module__ == __name__
+    assert ours.__annotations__ == {"name": "str", "size": "int", "tags": "tuple[str, ...]"}
+    for method in ("__new__", "_make", "_replace", "__repr__", "_asdict", "__getnewargs__"):
+        mine, typings = getattr(ours, method), getattr(theirs, method)
+        assert (mine.__qualname__, mine.__doc__) == (typings.__qualname__, typings.__doc__)
+    assert ours.size.__doc__ == theirs.size.__doc__ == "Alias for field number 1"
+    assert "label" in vars(ours) and "label" in vars(theirs)
     with pytest.raises(TypeError, match="cannot follow default"):
 
         class Bad(rec.NamedTuple):  # type: ignore[misc, valid-type]
@@ -324,3 +331,293 @@ def test_named_tuple_construction_binds_and_fails_as_typings() -> None:
     with pytest.raises(ValueError, match="unexpected field names"):
         made._replace(nope=1)
     assert row.name.__doc__ == row_t.name.__doc__ and row.__new__.__doc__ == row_t.__new__.__doc__
+
+
+# --------------------------------------------------------------------------- the cheap paths
+# ``@record`` takes short cuts at declaration (start-up, issue 24): a plain declaration's
+# ``Field`` is made on first use, a default's exact type can skip the checks, ``setattr``
+# stands for ``type.__setattr__``, and with ``slots`` the methods go into the namespace of
+# the class made again. Each is held here to what the long way gives.
+
+
+def test_fields_are_made_on_first_use_once_and_then_stand_on_the_class() -> None:
+    @rec.record
+    class Base:
+        a: int
+        b: str = "x"
+
+    assert not isinstance(vars(Base)["__record_fields__"], tuple)  # not made yet
+
+    class Plain(Base):  # not a record: reads its base's fields
+        pass
+
+    made = rec.fields(Plain(1))
+    assert [(f.name, f.type, f.default, f.default_factory) for f in made] == [
+        ("a", "int", rec.MISSING, rec.MISSING),
+        ("b", "str", "x", rec.MISSING),
+    ]
+    assert vars(Base)["__record_fields__"] is made is rec.fields(Base) is rec.fields(Base(2))
+    assert rec.is_record(Base) and rec.is_record(Plain(1)) and not rec.is_record(1)
+
+
+def test_a_subclass_of_a_base_never_read_redeclares_a_field_in_its_place() -> None:
+    @rec.record
+    class Base:
+        a: int
+        b: int = 1
+        c: int = 2
+
+    @rec.record
+    class Sub(Base):
+        b: int = 10  # redeclared: keeps its place, takes the new default
+        d: int = 4
+
+    @dataclasses.dataclass(frozen=True)
+    class DBase:
+        a: int
+        b: int = 1
+        c: int = 2
+
+    @dataclasses.dataclass(frozen=True)
+    class DSub(DBase):
+        b: int = 10
+        d: int = 4
+
+    assert [(f.name, f.default) for f in rec.fields(Sub)][1:] == [
+        (f.name, f.default) for f in dataclasses.fields(DSub)
+    ][1:]
+    assert rec.fields(Sub)[0].default is rec.MISSING
+    assert repr(Sub(0)).replace("Sub", "D") == repr(DSub(0)).replace("DSub", "D")
+    assert Sub(0) == Sub(0, 10, 2, 4) and Sub(0) != Sub(0, 1) and hash(Sub(0)) == hash(Sub(0))
+    assert Sub.__match_args__ == DSub.__match_args__ == ("a", "b", "c", "d")
+    assert str(inspect.signature(Sub)) == str(inspect.signature(DSub))
+    assert rec.fields(Base)[1].default == 1  # the base's own are untouched
+    with pytest.raises(TypeError, match="non-default argument 'e'"):
+
+        @rec.record
+        class Bad(Base):
+            e: int  # type: ignore[misc]
+
+
+def test_repr_and_compare_options_through_a_base_and_field_defaults() -> None:
+    @rec.record
+    class Base:
+        a: int
+        hidden: int = rec.field(default=0, repr=False)
+
+    @rec.record
+    class Sub(Base):
+        loose: int = rec.field(default=0, compare=False)
+        tags: list[int] = rec.field(default_factory=list)
+
+    assert repr(Sub(1, 2, 3)) == f"{Sub.__qualname__}(a=1, loose=3, tags=[])"
+    assert Sub(1, 2, 3) == Sub(1, 2, 4) and Sub(1, 2) != Sub(1, 3)
+    assert Sub.hidden == 0 and Sub.loose == 0 and "tags" not in vars(Sub)  # as dataclasses
+    assert Sub(1).tags == [] and Sub(1).tags is not Sub(1).tags
+
+
+def test_defaults_that_skip_the_checks_and_those_that_do_not() -> None:
+    import enum
+
+    class Kind(enum.Enum):
+        A = "a"
+
+    class Items(list):  # type: ignore[type-arg]
+        pass
+
+    @rec.record
+    class Point:
+        flag: bool = False
+        kind: Kind = Kind.A
+        raw: bytes = b""
+        none: None = None
+        shape: frozenset[int] = frozenset()
+
+    class Unhashable(type):  # its classes are unhashable: a default of one is no plain type
+        def __eq__(cls, other: object) -> bool:
+            return cls is other
+
+    class Odd(metaclass=Unhashable):
+        pass
+
+    odd = Odd()
+
+    @rec.record
+    class Holder:
+        thing: object = odd
+
+    assert Point() == Point(False, Kind.A, b"", None, frozenset())
+    assert rec.fields(Point)[1].default is Kind.A
+    assert Holder().thing is odd and rec.fields(Holder)[0].default is odd
+    with pytest.raises(ValueError, match="mutable default"):
+
+        @rec.record
+        class Shared:
+            items: Items = Items()  # refused, as a list is
+
+
+def test_class_variables_are_not_fields_whichever_way_annotated() -> None:
+    source = (
+        "import typing\n"
+        "from typing import ClassVar\n"
+        "@record\n"
+        "class A:\n"
+        "    a: int\n"
+        "    k: ClassVar[int] = 1\n"
+        "    t: typing.ClassVar[str] = 's'\n"
+        "    c: list[ClassVar] = ()\n"  # mentions ClassVar, is not one
+    )
+    for prefix in ("", "from __future__ import annotations\n"):
+        ns: dict[str, Any] = {"record": rec.record}
+        exec(prefix + source, ns)
+        made = ns["A"]
+        assert [f.name for f in rec.fields(made)] == ["a", "c"], prefix
+        assert (made.k, made.t) == (1, "s")
+
+
+def test_a_metaclass_setattr_is_bypassed_and_abstract_methods_are_updated() -> None:
+    import abc
+
+    seen: list[str] = []
+
+    class Watching(type):
+        def __setattr__(cls, name: str, value: Any) -> None:
+            seen.append(name)
+            super().__setattr__(name, value)
+
+    @rec.record
+    class Watched(metaclass=Watching):
+        a: int
+
+    assert seen == [] and Watched(1) == Watched(1) and repr(Watched(1)).endswith(".Watched(a=1)")
+
+    class Shape(abc.ABC):
+        @abc.abstractmethod
+        def area(self) -> int: ...
+
+    @rec.record
+    class Square(Shape):
+        side: int
+
+        def area(self) -> int:
+            return self.side**2
+
+    assert Square.__abstractmethods__ == frozenset() and Square(3).area() == 9
+
+
+def test_slots_frozen_methods_name_the_class_made_again() -> None:
+    @rec.record(slots=True)
+    class Cell:
+        a: int
+        b: int = 0
+
+    class Extra(Cell):  # not a record: may set what is not a field, as a dataclass
+        pass
+
+    cell, extra = Cell(1), Extra(1)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        cell.a = 2  # type: ignore[misc]
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        del cell.b
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        extra.a = 2  # type: ignore[misc]
+    extra.note = "kept"  # type: ignore[attr-defined]
+    assert extra.note == "kept"  # type: ignore[attr-defined]
+    del extra.note  # type: ignore[attr-defined]
+    assert not hasattr(cell, "__dict__") and Cell.__slots__ == ("a", "b")
+    assert [f.name for f in rec.fields(Cell)] == ["a", "b"]
+    assert vars(Cell)["__record_fields__"] is rec.fields(Cell)  # on the class made again
+    assert copy.deepcopy(cell) == cell and cell.__getstate__() == [1, 0]  # type: ignore[attr-defined]
+    blank = object.__new__(Cell)
+    blank.__setstate__([3, 4])  # type: ignore[attr-defined]
+    assert blank == Cell(3, 4)
+
+
+def test_unsupported_options_are_refused_when_applied() -> None:
+    deco = rec.record(unsafe_hash=True, kw_only=True)  # type: ignore[call-overload]
+
+    class Later:
+        x: int
+
+    with pytest.raises(TypeError, match="does not support kw_only, unsafe_hash"):
+        deco(Later)
+    with pytest.raises(TypeError, match="does not support order"):
+        rec.record(Later, order=True)  # type: ignore[call-overload]
+
+
+ORDER_CASES = {
+    "required after a default": ("", "    a: int = 0\n    b: int\n"),
+    "mutable default after the order error": ("", "    a: int = 0\n    b: int\n    c: list = []\n"),
+    "appended after a base's default": ("    a: int = 0\n", "    b: int\n"),
+    "redeclared with a default": ("    a: int\n    b: int = 1\n", "    a: int = 2\n    c: int\n"),
+    "appended with defaults": ("    a: int\n    b: int = 1\n", "    c: int = 2\n    d: int = 3\n"),
+    "a class variable named as a base's field": (
+        "    a: int = 0\n",
+        "    a: ClassVar[int] = 1\n    b: int = 2\n",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", list(ORDER_CASES))
+def test_the_order_of_defaults_is_checked_as_dataclasses_checks_it(case: str) -> None:
+    """The order is checked as fields come, unless a field is redeclared or bases merge:
+    each way, the same verdict and message as ``dataclasses``, and a mutable default's
+    ``ValueError`` before any order error, as the module always gave."""
+    base, own = ORDER_CASES[case]
+
+    def declare(deco: str) -> tuple[str, Any]:
+        lines = ["from __future__ import annotations", "from typing import ClassVar"]
+        lines += [f"@{deco}", "class Base:", base or "    pass"]
+        lines += [f"@{deco}", "class Made(Base):", own]
+        ns: dict[str, Any] = {"dataclass": dataclasses.dataclass(frozen=True)}
+        ns["record"] = rec.record
+        try:
+            exec("\n".join(lines), ns)
+        except (TypeError, ValueError) as exc:
+            return type(exc).__name__, str(exc) if isinstance(exc, TypeError) else ""
+        return "ok", [f.name for f in dataclasses.fields(ns["Made"])]
+
+    assert declare("record") == declare("dataclass")
+
+
+def test_a_field_redeclared_without_a_default_has_none() -> None:
+    """Where a record differs from a dataclass (as it always has): ``dataclasses`` takes a
+    redeclared field's default from the base's class attribute (``getattr``), a record
+    reads the class's own body, so here ``a`` is required and the order is valid."""
+
+    @rec.record
+    class Base:
+        a: int = 0
+
+    @rec.record
+    class Made(Base):
+        b: int
+        a: int  # type: ignore[misc]
+
+    assert [(f.name, f.default) for f in rec.fields(Made)] == [
+        ("a", rec.MISSING),
+        ("b", rec.MISSING),
+    ]
+    assert Made(1, 2) == Made(a=1, b=2)
+
+
+def test_merged_bases_are_checked_once_all_are_known() -> None:
+    @rec.record
+    class Left:
+        a: int = 0
+
+    @rec.record
+    class Right:
+        b: int
+
+    with pytest.raises(TypeError, match="non-default argument 'b'"):
+
+        @rec.record
+        class Both(Right, Left):  # fields a (from Left, the furthest), then b
+            pass
+
+    @rec.record
+    class Fine(Left, Right):
+        c: int = 1
+
+    assert [f.name for f in rec.fields(Fine)] == ["b", "a", "c"]
