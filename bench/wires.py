@@ -509,14 +509,14 @@ def frontier_argv() -> list[str]:
 
 
 def baseline_script(root: Path) -> list[str]:
-    """The console script as pip writes it, calling ``cli.main`` by name: an older tree has
-    no ``cli.entry`` (stop 34), and ``-m`` would time ``runpy`` as well."""
+    """The console script as pip writes it, calling the tree's ``cli.entry`` (or, in a tree
+    older than stop 34, which has none, ``cli.main``); ``-m`` would time ``runpy`` as well."""
     script = root / "frontier-baseline"
     script.write_text(
-        "import re\nimport sys\nfrom frontier.app.cli import main\n"
+        "import re\nimport sys\nfrom frontier.app import cli\n"
         "if __name__ == '__main__':\n"
         "    sys.argv[0] = re.sub(r'(-script\\.pyw|\\.exe)?$', '', sys.argv[0])\n"
-        "    sys.exit(main())\n"
+        "    sys.exit(getattr(cli, 'entry', cli.main)())\n"
     )
     return [sys.executable, str(script)]
 
