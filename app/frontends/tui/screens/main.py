@@ -10,13 +10,14 @@ or ``1``–``4`` in replay) so every pane stays usable at 80×24.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from rich.text import Text
 from textual import events
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
+from textual.dom import DOMNode
 from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Footer, Input, Static, TextArea
@@ -106,10 +107,10 @@ class MainScreen(Screen[None]):
         }
         for ident, title in titles.items():
             widget = self.query_one(f"#{ident}")
-            widget.add_class("pane")
+            widget.add_class("pane", update=False)  # styled once, by set_layout's restyle
             widget.border_title = title
-        self.query_one("#errors").add_class("-empty")
-        self.set_layout(self.layout_name)
+        self.query_one("#errors").add_class("-empty", update=False)
+        self.set_layout(self.layout_name, restyle=True)
 
     def on_resize(self, event: events.Resize) -> None:
         self._layout(event.size.width, event.size.height)
@@ -119,18 +120,43 @@ class MainScreen(Screen[None]):
     def compact(self) -> bool:
         return self.has_class("-compact")
 
-    def set_layout(self, name: str) -> None:
-        """Show the screen in layout ``name``; the App paints the panes it uncovers."""
+    def set_layout(self, name: str, *, restyle: bool = False) -> None:
+        """Show the screen in layout ``name``; the App paints the panes it uncovers.
+        ``restyle``: restyle the whole screen even if no class of its own changed (on
+        mount, when classes were set without a restyle)."""
         self.layout_name = name if name in LAYOUTS else "lab"
-        for layout in LAYOUTS:
-            self.set_class(layout == self.layout_name, f"-{layout}")
+        changes = [(self, layout == self.layout_name, f"-{layout}") for layout in LAYOUTS]
         if self.layout_name == "conversation" and self.maximized is not None:
             self.minimize()  # a maximised lab pane would otherwise stay over the Transcript
-        self._layout(self.size.width, self.size.height)
+        self._layout(self.size.width, self.size.height, changes, restyle=restyle)
 
-    def _layout(self, width: int, height: int) -> None:
-        self.set_class(width < COMPACT_WIDTH or height < COMPACT_HEIGHT, "-compact")
-        self._select_tab(self.active_tab)
+    def _layout(
+        self,
+        width: int,
+        height: int,
+        changes: Sequence[tuple[DOMNode, bool, str]] = (),
+        *,
+        restyle: bool = False,
+    ) -> None:
+        compact = width < COMPACT_WIDTH or height < COMPACT_HEIGHT
+        self._select_tab(self.active_tab, [*changes, (self, compact, "-compact")], restyle=restyle)
+
+    def _set_classes(
+        self, changes: Sequence[tuple[DOMNode, bool, str]], *, restyle: bool = False
+    ) -> None:
+        """Add (True) or remove (False) each class, then restyle once: the whole screen
+        when a class of its own changed, else only the nodes whose classes changed.
+        Textual restyles a node and everything below it for each class set alone, and
+        the layout classes are the screen's: one restyle of every pane per class made
+        a third of the TUI's start-up (issue 24)."""
+        changed: list[DOMNode] = [self] if restyle else []
+        for node, add, name in changes:
+            if node.has_class(name) != add:
+                node.set_class(add, name, update=False)
+                if not any(node is seen for seen in changed):
+                    changed.append(node)
+        for node in [self] if any(node is self for node in changed) else changed:
+            node.update_node_styles()
 
     def show_tab(self, name: str) -> None:
         """Show pane ``name`` (a key, a jump to an error's byte). The conversation layout
@@ -142,13 +168,20 @@ class MainScreen(Screen[None]):
         else:
             self._select_tab(name)
 
-    def _select_tab(self, name: str) -> None:
-        """Choose the pane shown in the right column in compact layout."""
+    def _select_tab(
+        self,
+        name: str,
+        changes: Sequence[tuple[DOMNode, bool, str]] = (),
+        *,
+        restyle: bool = False,
+    ) -> None:
+        """Choose the pane shown in the right column in compact layout (with the screen's
+        own class ``changes``, restyled together)."""
         self.active_tab = name
-        for ident, _ in TABS:
-            self.query_one(f"#{ident}").set_class(ident == name, "-active")
-        self.query_one("#raw-thinking").set_class(name == "raw", "-raw-tab")
-        self.query_one("#lower").set_class(name in ("confirmed", "pending"), "-active")
+        tabs = [(self.query_one(f"#{ident}"), ident == name, "-active") for ident, _ in TABS]
+        tabs.append((self.query_one("#raw-thinking"), name == "raw", "-raw-tab"))
+        tabs.append((self.query_one("#lower"), name in ("confirmed", "pending"), "-active"))
+        self._set_classes([*changes, *tabs], restyle=restyle)
         self.query_one("#pane-tabs", Static).update(self._tab_bar(name))
 
     def _tab_bar(self, name: str) -> Text:

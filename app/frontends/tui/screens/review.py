@@ -369,11 +369,14 @@ class ReviewScreen(ModalScreen[Decision]):
 
     # ------------------------------------------------------------------ text
     def _refresh_text(self) -> None:
-        self.query_one("#review-head", Static).update(self._head())
-        self.query_one("#review-more", Static).update(self._more())
-        self.query_one("#review-keys", Static).update(self._keys())
+        """The one-row lines (``height: 1`` each, so new text never resizes them: a repaint,
+        not a layout of the screen, which each frame of a scroll through a long command
+        asked for four times)."""
+        self.query_one("#review-head", Static).update(self._head(), layout=False)
+        self.query_one("#review-more", Static).update(self._more(), layout=False)
+        self.query_one("#review-keys", Static).update(self._keys(), layout=False)
         if self.is_diff:
-            self.query_one("#file-header", Static).update(self._file_header())
+            self.query_one("#file-header", Static).update(self._file_header(), layout=False)
         else:
             self._command_end()
 
@@ -392,7 +395,7 @@ class ReviewScreen(ModalScreen[Decision]):
                 text += " · scroll to the end to approve"
         else:
             text = f"■ end of the {self._what} · {view.total:,} line{'s' * (view.total != 1)}"
-        line.update(Text(text, no_wrap=True, overflow="ellipsis"))
+        line.update(Text(text, no_wrap=True, overflow="ellipsis"), layout=False)  # height: 1
 
     @property
     def _what(self) -> str:
