@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, settings
@@ -58,6 +59,95 @@ def pytest_configure(config: pytest.Config) -> None:
     sample = re.compile(r"demo_project")  # the demo's sample project is data, not Frontier
     for folder in ("app", "tools", "widgets", "themes"):
         compileall.compile_dir(package / folder, quiet=1, rx=sample)
+    _rewrite_test_modules(config)
+
+
+def _rewrite_test_modules(config: pytest.Config) -> None:
+    """Write pytest's assertion-rewritten bytecode of every test module, once, for the
+    xdist workers to read.
+
+    pytest rewrites each test module's ``assert`` statements when it imports it and keeps
+    the result in ``__pycache__``, but writes nothing when ``PYTHONDONTWRITEBYTECODE`` is
+    set: then every worker rewrote all ~200 modules itself, ~9 s of CPU each of the ~13 s
+    a worker spends collecting (four workers on two cores: ~20 s before the first test).
+    Workers read a rewritten pyc whether or not they may write one, and check it against
+    the source's mtime and size as for any pyc; this writes them as pytest itself would
+    (its own functions, so the bytes are the same), on every core. Only with assertion
+    rewriting on (``--assert=plain`` leaves nothing to write)."""
+    from _pytest.assertion.rewrite import assertstate_key
+
+    if config.getoption("assertmode") != "rewrite" or assertstate_key not in config.stash:
+        return
+    tests = Path(__file__).resolve().parent
+    sources = [tests / "conftest.py", *sorted(tests.glob("test_*.py"))]
+    global _REWRITE_CONFIG
+    _REWRITE_CONFIG = config
+    import multiprocessing
+
+    processes = min(os.cpu_count() or 1, 8)
+    if processes == 1:
+        for source in sources:
+            _rewrite_one(source)
+        return
+    # forked, so each process has this config (what the rewrite reads of it) without pickling
+    with multiprocessing.get_context("fork").Pool(processes) as pool:
+        pool.map(_rewrite_one, sources, chunksize=4)
+
+
+_REWRITE_CONFIG: pytest.Config | None = None
+
+
+def _rewrite_one(source: Path) -> None:
+    from _pytest.assertion.rewrite import (
+        PYC_TAIL,
+        _read_pyc,
+        _rewrite_test,
+        _write_pyc,
+        assertstate_key,
+        get_cache_dir,
+        try_makedirs,
+    )
+
+    config = _REWRITE_CONFIG
+    assert config is not None
+    cache = get_cache_dir(source)
+    pyc = cache / (source.name[:-3] + PYC_TAIL)
+    if _read_pyc(source, pyc) is not None or not try_makedirs(cache):
+        return  # up to date (mtime and size as pytest checks them), or nowhere to write
+    stat, code = _rewrite_test(source, config)
+    _write_pyc(config.stash[assertstate_key], code, stat, pyc)
+
+
+def _share_parsed_css() -> None:
+    """Parse each piece of Textual CSS once per test process, not once per App.
+
+    Textual keeps parsed rules per ``Stylesheet``, and ``Stylesheet.reparse`` (a theme
+    set, a screen with CSS of its own pushed) parses every source again in a fresh one: a
+    Pilot test's App parsed all of Frontier's and Textual's CSS several times, ~60 ms of
+    CPU per test. Parsing is a pure function of the text, where it was read from, its
+    flags and the CSS variables (the theme), so that is the key here; the parsed rules
+    are only read afterwards, as Textual's own cache already shares them between parses.
+    A parse that fails is not kept (it raises each time, as before)."""
+    from textual.css.stylesheet import Stylesheet
+
+    parse = Stylesheet._parse_rules
+    if getattr(parse, "shared", False):
+        return
+    parsed: dict[tuple[object, ...], Any] = {}
+
+    def shared_parse(self: Stylesheet, css: str, read_from: Any, *args: Any, **kwargs: Any) -> Any:
+        key = (css, read_from, args, tuple(sorted(kwargs.items())), tuple(self._variables.items()))
+        try:
+            return parsed[key]
+        except KeyError:
+            rules = parsed[key] = parse(self, css, read_from, *args, **kwargs)
+            return rules
+
+    shared_parse.shared = True  # type: ignore[attr-defined]
+    Stylesheet._parse_rules = shared_parse  # type: ignore[method-assign]
+
+
+_share_parsed_css()
 
 
 @pytest.fixture(autouse=True)

@@ -82,7 +82,9 @@ def test_there_are_cases_to_run() -> None:
     assert len(jobs()) > 100
 
 
-# slow (~13 s quiet for wire2): every conformance stream is read as a capture and checked (S1-S3)
+# slow (~13 s quiet for wire2): every conformance stream is read as a capture and checked (S1-S3);
+# marked so it starts first (conftest): started last it was the run's last 25 s
+@pytest.mark.slow
 @pytest.mark.skipif(not SHARED.is_dir(), reason=ABSENT)
 @pytest.mark.parametrize("suite", list(SUITES))
 def test_every_stream_checks_as_a_capture_with_its_expected_calls(

@@ -164,7 +164,9 @@ def test_random_chunkings_of_real_streams_never_change_a_call(pick: int, cuts: l
     assert kinds == full_kinds, (case, protocol, points)
 
 
-# slow (~12 s quiet): S1-S3 at every byte prefix of every real stream, by design
+# slow (~12 s quiet): S1-S3 at every byte prefix of every real stream, by design; marked so
+# it starts first (conftest)
+@pytest.mark.slow
 @pytest.mark.skipif(not CASES.is_file(), reason=ABSENT)
 @pytest.mark.parametrize("clean", [True, False], ids=["clean", "truncated"])
 def test_s1_to_s3_hold_on_every_real_stream(clean: bool) -> None:
