@@ -129,6 +129,9 @@ async def test_forty_blank_lines_fold_and_the_last_line_is_on_screen(
     assert app.reviews[0].decision == Decision(True)
 
 
+# slow (3-4 s alone, 10-15 s in the full run): `end` and `home` scroll the 62-line command
+# as the person sees it, Textual's animated scroll (~1 s of frames each, every frame painted),
+# and Pilot waits for the animation to end; six sizes and tools
 @sizes
 @pytest.mark.parametrize(
     ("tool", "arg", "source"), [("shell", "command", COMMENTS), ("python", "code", PYTHON)]
