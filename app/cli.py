@@ -1123,11 +1123,7 @@ _HANDLERS = {
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    return run_command(parse_args(argv))
-
-
-def run_command(args: argparse.Namespace) -> int:
-    """The parsed command's handler, with the exits every command shares."""
+    args = parse_args(argv)
     module = importlib.import_module(f"frontier.app.commands.{_HANDLERS[args.command]}")
     try:
         return int(module.main(args) or 0)
@@ -1142,72 +1138,22 @@ def run_command(args: argparse.Namespace) -> int:
         return 141
 
 
-QUICK_EXIT = frozenset(
-    {"apply-patch", "sessions", "check", "undo", "export", "transduce", "import"}
-)
-"""Commands that do their work on the main thread, close what they open and leave nothing
-for the interpreter's teardown: after them (and after ``--help``, ``--version`` or a usage
-error) the console script ends the process at once (:func:`quick_exit`)."""
-
-
 def entry() -> int:
-    """The ``frontier`` console script: :func:`parse_args` and :func:`run_command`, then an
-    exit that skips what is left for the interpreter to do.
+    """The ``frontier`` console script: :func:`main`, then an exit that skips the
+    interpreter's last garbage collection.
 
-    At exit CPython collects every object once more and then tears every module down,
-    ~5 ms after a command such as ``check`` (issue 24), only to free memory the process is
-    about to give back whole. ``gc.freeze()`` moves what is alive out of the collector's
-    sight, so that the last collection has nothing to walk, on every command; after the
-    commands in :data:`QUICK_EXIT` and the parser's own exits :func:`quick_exit` skips the
-    teardown as well. Not in :func:`main`, which tests and other code call in a process
-    that goes on."""
-    import gc
-
-    argv = sys.argv[1:]
+    At exit CPython collects every object once more (~2.5 ms here, more after a session's
+    worth of objects: issue 24) only to free memory the process is about to give back
+    whole. ``gc.freeze()`` moves what is alive out of the collector's sight, so that pass
+    has nothing to walk; objects are still released as the modules are torn down, and
+    every ``atexit`` handler and ``finally`` still runs. Not in :func:`main`, which tests
+    and other code call in a process that goes on."""
     try:
-        try:
-            args = parse_args(argv)
-        except SystemExit as stop:  # --help, --version, a usage error: already printed
-            gc.freeze()
-            quick_exit(stop.code)
-            raise
-        code = run_command(args)
+        return main()
     finally:
+        import gc
+
         gc.freeze()
-    if args.command in QUICK_EXIT:
-        quick_exit(code)
-    return code
-
-
-def quick_exit(code: object) -> None:
-    """End the process now with ``code`` (as ``sys.exit`` would read it), skipping the
-    interpreter's teardown, when nothing is left for that teardown to do; else return.
-
-    What the teardown would still do, and why it is safe to skip here: it runs ``atexit``
-    handlers (there must be none: a library that registers one, ``logging`` or a
-    ``weakref.finalize``, keeps the normal exit), joins threads (only the main thread may be
-    alive), flushes ``sys.stdout`` and ``sys.stderr`` (done here; if that fails, as on a
-    closed pipe, the normal exit reports it as before) and releases every object, which for
-    these commands closes nothing: each closes its files and its database itself, and the
-    kernel releases locks and descriptors. Measured in ``docs/startup.md`` (stop 35)."""
-    import atexit
-    import os
-
-    if code is None:
-        code = 0
-    if not isinstance(code, int):
-        return  # sys.exit("message") prints the message: the normal exit does that
-    threading = sys.modules.get("threading")
-    if threading is not None and threading.active_count() > 1:
-        return
-    if getattr(atexit, "_ncallbacks", lambda: 1)():
-        return
-    try:
-        sys.stdout.flush()
-        sys.stderr.flush()
-    except (OSError, ValueError):
-        return
-    os._exit(code & 0xFF)  # as the shell sees sys.exit(code)
 
 
 if __name__ == "__main__":
