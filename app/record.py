@@ -7,8 +7,7 @@ class on this project's machines, and importing ``dataclasses`` pulls in ``inspe
 imported 60 of them before it did any work: most of its start-up (issue 24). ``@record``
 takes the same declarations and gives the same behaviour from methods written once, here,
 that read a per-class tuple of fields: nothing is compiled at import. Declaring one is
-itself kept cheap (~11 µs over the bare class for five fields; ``bench/record_build.py``):
-a plain declaration's ``Field`` is made when something first asks for the fields.
+itself kept cheap (~12 µs over the bare class for five fields; ``bench/record_build.py``).
 
 What it does, as ``@dataclass`` does (``tests/test_record.py`` holds the two side by side):
 fields from the class's annotations in order, inherited from record bases first,
@@ -118,9 +117,8 @@ _PLAIN = frozenset({int, str, float, bool, bytes, tuple, frozenset, type(None), 
 
 
 if TYPE_CHECKING:
-    _Found = dict[str, Field | tuple[object, Any]]
-    """A class's fields by name, each a ``Field`` or a plain declaration's (annotation,
-    default): see :class:`_Fields`."""
+    _Found = dict[str, Field]
+    """A class's fields by name."""
     _Fill = tuple[str, frozenset[str], tuple[tuple[str, Any, Any], ...]]
     """An ``__init__``'s title (for messages), its keywords, and each field's
     (name, default, default factory)."""
@@ -132,66 +130,26 @@ def _is_classvar(annotation: object) -> bool:
     return str(annotation).startswith("typing.ClassVar")
 
 
-class _Fields:
-    """A record class's ``__record_fields__`` until something reads it (``fields``,
-    ``replace``, ``asdict``, ``is_record``, ``dataclasses``, ``inspect``, a record
-    subclass): what :func:`_collect` found, made into the tuple of ``Field`` on that first
-    read, which then takes this one's place on the class. A plain declaration
-    (``x: int = 0``) is held as its (annotation, default) until then: most record classes
-    are never asked, and a ``Field`` is ~0.3 µs a field at import (issue 24)."""
-
-    __slots__ = ("found", "owner")
-
-    def __init__(self, owner: type, found: _Found) -> None:
-        self.owner = owner
-        self.found = found
-
-    def __get__(self, obj: object, cls: type | None = None) -> tuple[Field, ...]:
-        return self.made()
-
-    def made(self) -> tuple[Field, ...]:
-        out = []
-        for name, entry in self.found.items():
-            if isinstance(entry, Field):
-                out.append(entry)
-            else:  # a plain declaration
-                f = Field(entry[1])
-                f.name = name
-                f.type = entry[0]
-                out.append(f)
-        made = tuple(out)
-        current: tuple[Field, ...] | _Fields = self.owner.__dict__[_FIELDS]
-        if isinstance(current, tuple):  # another thread made them first: theirs stand
-            return current
-        type.__setattr__(self.owner, _FIELDS, made)
-        return made
-
-
 def _collect(
     cls: type,
 ) -> tuple[_Found, tuple[str, ...], tuple[str, ...], tuple[str, ...]]:
     """The fields of ``cls``: its record bases' first (a redeclared one keeps its place),
-    then its own annotations, by name: a ``Field``, or for a plain declaration its
-    (annotation, default), made a ``Field`` when first asked for (:class:`_Fields`). Each
-    class attribute that held a ``field()`` is set to its plain default, as
-    ``dataclasses`` leaves it. With them, what the methods read: the fields' names, those
-    ``repr`` shows and those ``==`` compares (the names themselves when every field is
-    shown and compared, as most are).
+    then its own annotations, by name. Each class attribute that held a ``field()`` is set
+    to its plain default, as ``dataclasses`` leaves it. With them, what the methods read:
+    the fields' names, those ``repr`` shows and those ``==`` compares (the names themselves
+    when every field is shown and compared, as most are).
 
-    Each record class pays this at import (issue 24), so the common case takes the
-    fewest steps: the MRO is walked only when the class has a base, a string annotation
-    is looked at twice only if it mentions ``ClassVar``, a default of a plain immutable
-    type skips the ``Field`` and mutability checks, and the order of defaults is checked
-    as the fields come unless some were inherited."""
+    Each record class pays this at import (issue 24), so the common case takes the fewest
+    steps: the MRO is walked only when the class has a base, a string annotation is looked
+    at twice only if it mentions ``ClassVar``, a default of a plain immutable type skips the
+    mutability check, and the order of defaults is checked as the fields come unless some
+    were inherited."""
     found: _Found = {}
     every = True  # every field shown and compared
     mro = cls.__mro__
     if len(mro) > 2:  # a base other than object (a record, maybe): cheaper than a getattr
         for base in reversed(mro[1:]):  # from the furthest base
-            inherited_fields = base.__dict__.get(_FIELDS, ())
-            if inherited_fields.__class__ is _Fields:
-                inherited_fields = inherited_fields.made()
-            for f in inherited_fields:
+            for f in base.__dict__.get(_FIELDS, ()):
                 found[f.name] = f
                 every = every and f.repr and f.compare
     inherited = bool(found)
@@ -212,7 +170,9 @@ def _collect(
         except TypeError:  # a class its metaclass makes unhashable: not a plain one
             plain = False
         if plain:
-            found[name] = (annotation, value)
+            f = found[name] = Field(value)
+            f.name = name
+            f.type = annotation
             if value is not MISSING:
                 seen_default = name
             elif seen_default and not late:
@@ -243,20 +203,16 @@ def _collect(
         raise _order_error(late)
     if inherited:  # a redeclared field keeps its place: check the order as it ends up
         seen_default = ""
-        for name, entry in found.items():
-            if isinstance(entry, Field):
-                has_default = entry.default is not MISSING or entry.default_factory is not MISSING
-            else:
-                has_default = entry[1] is not MISSING
-            if has_default:
+        for name, f in found.items():
+            if f.default is not MISSING or f.default_factory is not MISSING:
                 seen_default = name
             elif seen_default:
                 raise _order_error(name)
     names = tuple(found)
     if every:
         return found, names, names, names
-    shown = tuple([n for n, f in found.items() if not isinstance(f, Field) or f.repr])
-    compared = tuple([n for n, f in found.items() if not isinstance(f, Field) or f.compare])
+    shown = tuple([n for n, f in found.items() if f.repr])
+    compared = tuple([n for n, f in found.items() if f.compare])
     return found, names, shown, compared
 
 
@@ -278,12 +234,7 @@ def _make_init(
             spec = (
                 f"{qualname}.__init__()",
                 frozenset(names),
-                tuple(
-                    (n, f.default, f.default_factory)
-                    if isinstance(f, Field)
-                    else (n, f[1], MISSING)
-                    for n, f in found.items()
-                ),
+                tuple((n, f.default, f.default_factory) for n, f in found.items()),
             )
         title, known, fill = spec
         if len(args) > count:
@@ -511,8 +462,9 @@ def _build(cls: type, frozen: bool, init: bool, repr: bool, eq: bool, slots: boo
     own = cls.__dict__
     if frozen and ("__setattr__" in own or "__delattr__" in own):
         raise TypeError(f"cannot overwrite __setattr__ or __delattr__ in frozen {cls.__name__}")
-    pending = _Fields(cls, found)
-    added: dict[str, Any] = {_FIELDS: pending}  # in the order the class's __dict__ has them
+    added: dict[str, Any] = {
+        _FIELDS: tuple(found.values())
+    }  # in the order the class's __dict__ has them
     if init and "__init__" not in own:
         added["__init__"] = _make_init(cls, found, names, slots)
     if repr and "__repr__" not in own:
@@ -533,7 +485,7 @@ def _build(cls: type, frozen: bool, init: bool, repr: bool, eq: bool, slots: boo
     if init and "__signature__" not in own:
         added["__signature__"] = _SIGNATURE
     if slots:
-        cls = pending.owner = home[0] = _add_slots(cls, names, frozen, added)
+        cls = home[0] = _add_slots(cls, names, frozen, added)
     else:
         # ``setattr`` is ~40% cheaper than ``type.__setattr__`` (no slot wrapper), and the
         # same unless the metaclass has its own ``__setattr__``, which is bypassed
