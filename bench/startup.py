@@ -3,6 +3,7 @@
     .venv/bin/python bench/startup.py                         # the commands, 15 runs each
     .venv/bin/python bench/startup.py --baseline /tmp/base24  # + an older tree, alternating
     .venv/bin/python bench/startup.py --importtime 12         # + a -X importtime breakdown
+    .venv/bin/python bench/startup.py --installed             # + as a regular install runs them
     .venv/bin/python bench/startup.py --inprocess --profile   # the patch engine in-process
     .venv/bin/python bench/startup.py --tui                   # TUI first paint (a pty)
     .venv/bin/python bench/startup.py --first                 # = bench/wires.py --only first
@@ -27,6 +28,23 @@ every run: ``src/handlers.py``, 111 KB of Python (1,060 small functions), and a
 ``*** Begin Patch`` envelope updating it in 12 hunks spread over the file, each under an
 ``@@ def ...`` header (the function's whole ``def`` line) with 3 lines of context, the way
 models write them. The file is put back (untimed) before each run so every run applies the patch.
+
+**As installed** (``--installed``): the same commands as a regular (non-editable) install
+runs them, beside two references. The development venv that README's ``pip install -e .``
+makes is not what a user of ``pip install``/``pipx`` has: its editable finder (needed for
+pyproject's ``package-dir`` mapping) runs from a ``.pth`` at every start, importing
+``pathlib``, ``re``, ``urllib.parse``, ``importlib.util`` and more, ~15 ms in *every*
+process of that venv, ``python -c pass`` included. That inflates the reference and
+pre-loads modules a command would otherwise pay for, so ratios in the development venv
+flatter Frontier. ``--installed`` builds, without network, the layout pip would install: a
+fresh venv (``--without-pip``) whose site-packages holds ``frontier/{app,tools,widgets,
+themes}`` (links to this tree) and a path line to the development venv's site-packages
+for the dependencies (a path line adds a directory; none of that directory's ``.pth``
+files run), and console scripts written from pip's own template (distlib's: ``import re``,
+``re.sub`` on ``argv[0]``, then the entry point). The references, each alternating with
+every run: that venv's ``python -c pass``, and **the launcher floor**, pip's template
+calling a function that returns 0 (what any pip-installed Python command costs before
+its own code runs).
 
 **In-process** (``--inprocess``): ``apply_patch`` on the same case (plan, then write: the
 engine the CLI and the agent share), and the plan alone (``dry_run``); ``--profile`` adds a
@@ -174,6 +192,57 @@ def base_env(root: Path) -> dict[str, str]:
     }
 
 
+# pip's console-script template (distlib's SCRIPT_TEMPLATE), as pip writes every entry point
+PIP_LAUNCHER = """#!{python}
+# -*- coding: utf-8 -*-
+import re
+import sys
+from {module} import {name}
+if __name__ == '__main__':
+    sys.argv[0] = re.sub(r'(-script\\.pyw|\\.exe)?$', '', sys.argv[0])
+    sys.exit({name}())
+"""
+
+
+def installed_venv(root: Path) -> Path:
+    """A venv laid out as ``pip install .`` of this tree would leave it (see the module's
+    docstring), made without network; returns its ``bin``."""
+    import sysconfig
+
+    venv = root / "installed"
+    subprocess.run([PYTHON, "-m", "venv", "--without-pip", str(venv)], check=True)
+    python = venv / "bin" / "python"
+    site = subprocess.run(
+        [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+    package = Path(site) / "frontier"
+    package.mkdir()
+    tree = Path(__file__).resolve().parent.parent
+    for part in ("app", "tools", "widgets", "themes"):  # pyproject's package-dir
+        (package / part).symlink_to(tree / part, target_is_directory=True)
+    (Path(site) / "frontier_deps.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
+    (Path(site) / "launcher_floor.py").write_text("def main() -> int:\n    return 0\n")
+    for script, module, name in (
+        ("frontier", "frontier.app.cli", "entry"),
+        ("launcher-floor", "launcher_floor", "main"),
+    ):
+        path = venv / "bin" / script
+        path.write_text(PIP_LAUNCHER.format(python=python, module=module, name=name))
+        path.chmod(0o755)
+    where = subprocess.run(
+        [str(python), "-c", "import frontier.app.cli as c, sys; print(c.__file__)"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+    if not Path(where).resolve().is_relative_to(tree):
+        raise SystemExit(f"--installed: frontier.app.cli came from {where}, not {tree}")
+    return venv / "bin"
+
+
 def make_session(root: Path, env: dict[str, str]) -> str:
     """One small stored session: ``frontier run`` reads a file and answers (wires' server)."""
     ws = root / "ws"
@@ -233,34 +302,68 @@ def measure(args: argparse.Namespace, root: Path, source: str) -> list[Case]:
             for c in cases
         ]
     reference = Case("python -c pass", [PYTHON, "-c", "pass"], env)
-    for case in [reference, *cases]:  # warm-up: bytecode written, files cached
-        run_once(case, source)
-    times: dict[str, list[float]] = {c.name: [] for c in cases}
-    refs: dict[str, list[float]] = {c.name: [] for c in cases}
-    load_before = loadavg()
-    for _ in range(args.runs):
-        for case in cases:
-            refs[case.name].append(run_once(reference, source))
-            times[case.name].append(run_once(case, source))
-    every_ref = [t for ts in refs.values() for t in ts]
     print(
-        f"\ncommands, whole process (spawn to exit), {args.runs} runs each, each run alternating "
-        f"with `python -c pass` (same interpreter); seconds; load {load_before} → {loadavg()}"
+        "\ncommands in this venv (README's editable install: its finder's imports are in every "
+        "process, the reference's too)"
     )
-    head = f"{'p50    min':>14} {'python p50 min':>15} {'p50 ratio':>10} {'min ratio':>10}"
-    print(f"{'command':<32} {head}")
-    print(f"{'python -c pass (all runs)':<32} {_p50_min(every_ref):>14}")
-    for case in cases:
-        mine, ref = times[case.name], refs[case.name]
-        print(
-            f"{case.name:<32} {_p50_min(mine):>14} {_p50_min(ref):>15} "
-            f"{statistics.median(mine) / statistics.median(ref):9.2f}x "
-            f"{min(mine) / min(ref):9.2f}x"
-        )
-    print("goal: every ratio ≤ 1.30x (issue 24)")
+    table(cases, [reference], args.runs, source)
+    if args.installed:
+        bin_dir = installed_venv(root)
+        mine = [
+            Case(c.name, [str(bin_dir / "frontier"), *c.argv[1:]], env, c.stdin, c.reset)
+            for c in cases
+            if not c.name.endswith("baseline")
+        ]
+        refs = [
+            Case("python -c pass", [str(bin_dir / "python"), "-c", "pass"], env),
+            Case("launcher floor", [str(bin_dir / "launcher-floor")], env),
+        ]
+        print("\ncommands as a regular install runs them (pip's launcher; no editable finder)")
+        table(mine, refs, args.runs, source)
     if args.importtime:
         importtime(cases, source, args.importtime)
     return cases
+
+
+def table(cases: Sequence[Case], references: Sequence[Case], runs: int, source: str) -> None:
+    """Each run of each command alternates with one run of each reference; p50 and min of
+    each, and the ratios of the mins (steadier than p50s on a shared machine) and p50s."""
+    for case in [*references, *cases]:  # warm-up: bytecode written, files cached
+        run_once(case, source)
+    times: dict[str, list[float]] = {c.name: [] for c in cases}
+    refs: dict[tuple[str, str], list[float]] = {
+        (c.name, r.name): [] for c in cases for r in references
+    }
+    load_before = loadavg()
+    for _ in range(runs):
+        for case in cases:
+            for ref in references:
+                refs[case.name, ref.name].append(run_once(ref, source))
+            times[case.name].append(run_once(case, source))
+    print(
+        f"whole process (spawn to exit), {runs} runs each, each run alternating with "
+        f"{' and '.join(f'`{r.name}`' for r in references)}; seconds; "
+        f"load {load_before} → {loadavg()}"
+    )
+    head = f"{'command':<24} {'p50    min':>14}"
+    for ref in references:
+        head += f" | {ref.name[:16]:>16}: p50 min  ratio p50 min"
+    print(head)
+    for ref in references:
+        every = [t for (_, r), ts in refs.items() if r == ref.name for t in ts]
+        print(f"{ref.name + ' (all runs)':<24} {_p50_min(every):>14}")
+    for case in cases:
+        mine = times[case.name]
+        row = f"{case.name:<24} {_p50_min(mine):>14}"
+        for ref in references:
+            theirs = refs[case.name, ref.name]
+            row += (
+                f" | {_p50_min(theirs):>22} "
+                f"{statistics.median(mine) / statistics.median(theirs):5.2f}x "
+                f"{min(mine) / min(theirs):5.2f}x"
+            )
+        print(row)
+    print("goal: every ratio to `python -c pass` ≤ 1.30x (issue 24)")
 
 
 def importtime(cases: Sequence[Case], source: str, top: int) -> None:
@@ -415,6 +518,7 @@ def main() -> int:
     ap.add_argument(
         "--baseline", metavar="DIR", help="an older tree: `git archive` in DIR/frontier"
     )
+    ap.add_argument("--installed", action="store_true", help="also as a regular install runs them")
     ap.add_argument("--importtime", type=int, default=0, metavar="TOP", help="-X importtime rows")
     ap.add_argument("--no-commands", action="store_true", help="skip the commands table")
     ap.add_argument("--inprocess", action="store_true", help="apply the largest case in-process")
