@@ -14,13 +14,14 @@ from typing import Any, ClassVar
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
-from textual.widgets import Footer, Static, TabbedContent, TabPane
+from textual.widgets import Static, TabbedContent, TabPane
 
 from frontier.app.evaluation.counts import CountsReport
 from frontier.app.evaluation.framings import FramingsReport
 from frontier.app.evaluation.plot import PLOTS_EXTRA, STYLE, MissingExtra
 from frontier.app.evaluation.report import counts_text, framings_text, miss_histogram
 from frontier.themes.palette import DEFAULT_THEME, THEMES
+from frontier.widgets.key_bar import KeyBar
 
 
 def plot_widget_class() -> type[Any]:
@@ -89,7 +90,7 @@ class EvalApp(App[None]):
                     yield plot(id="misses-plot")
                 with TabPane("Table", id="table"), VerticalScroll():
                     yield Static(counts_text(report), classes="table", markup=False)
-        yield Footer()
+        yield KeyBar()
 
     def on_mount(self) -> None:
         if isinstance(self.report, FramingsReport):

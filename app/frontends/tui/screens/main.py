@@ -20,13 +20,14 @@ from textual.containers import Horizontal, Vertical
 from textual.dom import DOMNode
 from textual.screen import Screen
 from textual.widget import Widget
-from textual.widgets import Footer, Input, Static, TextArea
+from textual.widgets import Input, Static, TextArea
 
 from frontier.app.record import replace
 from frontier.app.vocab import LAYOUTS
 from frontier.widgets.confirmed import ConfirmedView
 from frontier.widgets.cst_strip import CstStrip, StripInfo, error_label, running_label
 from frontier.widgets.errors_pane import ErrorsPane
+from frontier.widgets.key_bar import KeyBar
 from frontier.widgets.pending import SHOW_BYTES, PendingView
 from frontier.widgets.prompt_input import PromptBox, PromptInput
 from frontier.widgets.raw_stream import RawStreamView
@@ -58,7 +59,7 @@ LAB_PANES = frozenset({*(ident for ident, _ in TABS), "tools"})
 class MainScreen(Screen[None]):
     AUTO_FOCUS = "#prompt"
     """Typing goes to the message box from the first keystroke (not to a pane)."""
-    ALLOW_IN_MAXIMIZED_VIEW = "#prompt-box, #status, Footer"
+    ALLOW_IN_MAXIMIZED_VIEW = "#prompt-box, #status, KeyBar"
     """A maximised pane keeps the prompt, the status bar and the keys below it."""
 
     def __init__(
@@ -94,7 +95,7 @@ class MainScreen(Screen[None]):
         if self.interactive:
             yield PromptBox(id="prompt-box")  # queued messages, @path list, the prompt
         yield StatusBar(id="status")
-        yield Footer()
+        yield KeyBar()
 
     def on_mount(self) -> None:
         titles = {

@@ -13,9 +13,10 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Center, Horizontal, VerticalScroll
 from textual.screen import Screen
-from textual.widgets import Button, Footer, Static
+from textual.widgets import Button, Static
 
 from frontier.app.config import config_path
+from frontier.widgets.key_bar import KeyBar
 
 
 def setup_text() -> Text:
@@ -86,7 +87,7 @@ class WelcomeScreen(Screen[str]):
             with Center(), Horizontal(id="welcome-buttons"):
                 yield Button("Start the demo  (d)", id="demo", variant="primary")
                 yield Button("Quit  (q)", id="quit")
-        yield Footer()
+        yield KeyBar()
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         event.stop()
