@@ -10,7 +10,7 @@ or ``1``–``4`` in replay) so every pane stays usable at 80×24.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 from rich.text import Text
@@ -52,6 +52,15 @@ LAYOUT_HELP = {
     "lab": "every CST pane: Raw stream, Confirmed, Pending, Errors, Tools",
 }
 """One line per layout, for the palette and the help."""
+PANE_TITLES = {
+    "transcript": "Transcript",
+    "raw": "Raw stream",
+    "confirmed": "Confirmed",
+    "pending": "Pending",
+    "errors": "Errors",
+    "tools": "Tools",
+}
+"""The bordered panes (class ``pane``) and their titles."""
 LAB_PANES = frozenset({*(ident for ident, _ in TABS), "tools"})
 """What the conversation layout hides (the Transcript and the prompt stay)."""
 
@@ -80,38 +89,55 @@ class MainScreen(Screen[None]):
         """``UiState.epoch`` last painted (a new session resets what Raw stream shows)."""
 
     def compose(self) -> ComposeResult:
+        made = {
+            "transcript": Transcript(self.clock, id="transcript"),
+            "pane-tabs": Static(id="pane-tabs"),
+            "raw-thinking": Static(id="raw-thinking"),
+            "raw": RawStreamView(id="raw"),
+            "lower": Horizontal(id="lower"),
+            "confirmed": ConfirmedView(id="confirmed"),
+            "pending": PendingView(id="pending"),
+            "errors": ErrorsPane(id="errors"),
+            "tools": ToolsPane(self.clock, id="tools"),
+        }
+        self._first_classes(made)
         with Horizontal(id="main"):
-            yield Transcript(self.clock, id="transcript")
+            yield made["transcript"]
             with Vertical(id="right"):
-                yield Static(id="pane-tabs")
-                yield Static(id="raw-thinking")
-                yield RawStreamView(id="raw")
-                with Horizontal(id="lower"):
-                    yield ConfirmedView(id="confirmed")
-                    yield PendingView(id="pending")
-                yield ErrorsPane(id="errors")
+                yield made["pane-tabs"]
+                yield made["raw-thinking"]
+                yield made["raw"]
+                with made["lower"]:
+                    yield made["confirmed"]
+                    yield made["pending"]
+                yield made["errors"]
         yield CstStrip(id="cst-strip")
-        yield ToolsPane(self.clock, id="tools")
+        yield made["tools"]
         if self.interactive:
             yield PromptBox(id="prompt-box")  # queued messages, @path list, the prompt
         yield StatusBar(id="status")
         yield KeyBar()
 
+    def _first_classes(self, made: Mapping[str, DOMNode]) -> None:
+        """Every class the layout wants at the terminal's size, set before anything is
+        styled: the first styling is then the right one, and mounting needs no restyle of
+        the whole screen (which was a tenth of the main screen's start-up CPU). The
+        screen's own classes are styled by Textual's restyle when the screen is shown."""
+        width, height = self.app.size
+        compact = width < COMPACT_WIDTH or height < COMPACT_HEIGHT
+        for layout in LAYOUTS:
+            self.set_class(layout == self.layout_name, f"-{layout}", update=False)
+        self.set_class(compact, "-compact", update=False)
+        for ident in PANE_TITLES:
+            made[ident].add_class("pane", update=False)
+        made["errors"].add_class("-empty", update=False)
+        for ident, add, name in self._tab_classes(self.active_tab):
+            made[ident].set_class(add, name, update=False)
+
     def on_mount(self) -> None:
-        titles = {
-            "transcript": "Transcript",
-            "raw": "Raw stream",
-            "confirmed": "Confirmed",
-            "pending": "Pending",
-            "errors": "Errors",
-            "tools": "Tools",
-        }
-        for ident, title in titles.items():
-            widget = self.query_one(f"#{ident}")
-            widget.add_class("pane", update=False)  # styled once, by set_layout's restyle
-            widget.border_title = title
-        self.query_one("#errors").add_class("-empty", update=False)
-        self.set_layout(self.layout_name, restyle=True)
+        for ident, title in PANE_TITLES.items():
+            self.query_one(f"#{ident}").border_title = title
+        self.set_layout(self.layout_name)  # the size may have changed since compose
 
     def on_resize(self, event: events.Resize) -> None:
         self._layout(event.size.width, event.size.height)
@@ -121,36 +147,30 @@ class MainScreen(Screen[None]):
     def compact(self) -> bool:
         return self.has_class("-compact")
 
-    def set_layout(self, name: str, *, restyle: bool = False) -> None:
-        """Show the screen in layout ``name``; the App paints the panes it uncovers.
-        ``restyle``: restyle the whole screen even if no class of its own changed (on
-        mount, when classes were set without a restyle)."""
+    def set_layout(self, name: str) -> None:
+        """Show the screen in layout ``name``; the App paints the panes it uncovers."""
         self.layout_name = name if name in LAYOUTS else "lab"
         changes = [(self, layout == self.layout_name, f"-{layout}") for layout in LAYOUTS]
         if self.layout_name == "conversation" and self.maximized is not None:
             self.minimize()  # a maximised lab pane would otherwise stay over the Transcript
-        self._layout(self.size.width, self.size.height, changes, restyle=restyle)
+        self._layout(self.size.width, self.size.height, changes)
 
     def _layout(
         self,
         width: int,
         height: int,
         changes: Sequence[tuple[DOMNode, bool, str]] = (),
-        *,
-        restyle: bool = False,
     ) -> None:
         compact = width < COMPACT_WIDTH or height < COMPACT_HEIGHT
-        self._select_tab(self.active_tab, [*changes, (self, compact, "-compact")], restyle=restyle)
+        self._select_tab(self.active_tab, [*changes, (self, compact, "-compact")])
 
-    def _set_classes(
-        self, changes: Sequence[tuple[DOMNode, bool, str]], *, restyle: bool = False
-    ) -> None:
+    def _set_classes(self, changes: Sequence[tuple[DOMNode, bool, str]]) -> None:
         """Add (True) or remove (False) each class, then restyle once: the whole screen
         when a class of its own changed, else only the nodes whose classes changed.
         Textual restyles a node and everything below it for each class set alone, and
         the layout classes are the screen's: one restyle of every pane per class made
         a third of the TUI's start-up (issue 24)."""
-        changed: list[DOMNode] = [self] if restyle else []
+        changed: list[DOMNode] = []
         for node, add, name in changes:
             if node.has_class(name) != add:
                 node.set_class(add, name, update=False)
@@ -173,17 +193,21 @@ class MainScreen(Screen[None]):
         self,
         name: str,
         changes: Sequence[tuple[DOMNode, bool, str]] = (),
-        *,
-        restyle: bool = False,
     ) -> None:
         """Choose the pane shown in the right column in compact layout (with the screen's
         own class ``changes``, restyled together)."""
         self.active_tab = name
-        tabs = [(self.query_one(f"#{ident}"), ident == name, "-active") for ident, _ in TABS]
-        tabs.append((self.query_one("#raw-thinking"), name == "raw", "-raw-tab"))
-        tabs.append((self.query_one("#lower"), name in ("confirmed", "pending"), "-active"))
-        self._set_classes([*changes, *tabs], restyle=restyle)
+        tabs = [(self.query_one(f"#{i}"), add, c) for i, add, c in self._tab_classes(name)]
+        self._set_classes([*changes, *tabs])
         self.query_one("#pane-tabs", Static).update(self._tab_bar(name))
+
+    @staticmethod
+    def _tab_classes(name: str) -> list[tuple[str, bool, str]]:
+        """(widget id, wanted, class) that show pane ``name`` in the compact layout."""
+        tabs = [(ident, ident == name, "-active") for ident, _ in TABS]
+        tabs.append(("raw-thinking", name == "raw", "-raw-tab"))
+        tabs.append(("lower", name in ("confirmed", "pending"), "-active"))
+        return tabs
 
     def _tab_bar(self, name: str) -> Text:
         """The compact layout's tabs, each naming the key that shows it here: 1-4 would
