@@ -43,6 +43,19 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     items.sort(key=lambda item: item.get_closest_marker("slow") is None)
 
 
+def _collect_once_at_the_end(config: pytest.Config) -> None:
+    """pytest's unraisable-exception plugin runs ``gc.collect()`` five times when a
+    process ends, to surface ``__del__`` errors from cycles. In a worker after ~800 tests
+    that took 4.8-7.0 s of wall (2.4-4.0 s of CPU) here; past 5 s execnet sends the
+    worker a SIGINT, which landed in hypothesis's gc callback as the ``KeyboardInterrupt``
+    some runs ended with. One collection still finds every unreachable cycle; what a
+    finalizer frees in turn is left for the interpreter's exit. ``gc_collect_iterations_key``
+    is pytest's own knob for this (private; pytest is pinned below 9)."""
+    from _pytest.unraisableexception import gc_collect_iterations_key
+
+    config.stash[gc_collect_iterations_key] = 1
+
+
 def pytest_configure(config: pytest.Config) -> None:
     """Compile Frontier's modules once, before any test starts a ``frontier`` process.
 
@@ -50,6 +63,7 @@ def pytest_configure(config: pytest.Config) -> None:
     from source when no bytecode was written — always, where ``PYTHONDONTWRITEBYTECODE`` is
     set (as on the machines CI runs on): 0.5 s more per start. Compiling costs seconds
     once (mtime checks afterwards); the controller does it, not each xdist worker."""
+    _collect_once_at_the_end(config)
     if hasattr(config, "workerinput") or not sys.dont_write_bytecode:
         return
     import compileall
@@ -79,7 +93,7 @@ def _rewrite_test_modules(config: pytest.Config) -> None:
     if config.getoption("assertmode") != "rewrite" or assertstate_key not in config.stash:
         return
     tests = Path(__file__).resolve().parent
-    sources = [tests / "conftest.py", *sorted(tests.glob("test_*.py"))]
+    sources = [tests / "conftest.py", *sorted(tests.glob("test_*.py")), *_plugin_sources(config)]
     global _REWRITE_CONFIG
     _REWRITE_CONFIG = config
     import multiprocessing
@@ -92,6 +106,25 @@ def _rewrite_test_modules(config: pytest.Config) -> None:
     # forked, so each process has this config (what the rewrite reads of it) without pickling
     with multiprocessing.get_context("fork").Pool(processes) as pool:
         pool.map(_rewrite_one, sources, chunksize=4)
+
+
+def _plugin_sources(config: pytest.Config) -> list[Path]:
+    """The modules of pytest plugins the controller has imported so far (hypothesis,
+    anyio, syrupy, xdist, …): pytest rewrites their asserts as it does a test module's,
+    in every process, and under ``PYTHONDONTWRITEBYTECODE`` keeps nothing: ~2.7 s of CPU
+    per worker for ~140 modules. A module was rewritten when its loader is pytest's
+    rewriting hook."""
+    from _pytest.assertion.rewrite import assertstate_key
+
+    hook = config.stash[assertstate_key].hook
+    found = set()
+    for module in list(sys.modules.values()):
+        spec = getattr(module, "__spec__", None)
+        if spec is not None and spec.loader is hook and spec.origin:
+            origin = Path(spec.origin)
+            if origin.suffix == ".py" and origin.parent != Path(__file__).resolve().parent:
+                found.add(origin)
+    return sorted(found)
 
 
 _REWRITE_CONFIG: pytest.Config | None = None
