@@ -50,6 +50,7 @@ DEFAULT_TTFT = 0.3
 _TOKEN = re.compile(r" ?\w{1,6}| ?[^\w\s]{1,3}|\s", re.UNICODE)
 
 Sleep = Callable[[float], Awaitable[Any]]
+Clock = Callable[[], float]
 
 
 def split_tokens(text: str) -> list[str]:
@@ -260,12 +261,18 @@ class _PacedSSE(httpx.AsyncByteStream):
     """SSE bytes, one event per chunk, released at ``rate`` tokens per second."""
 
     def __init__(
-        self, chunks: list[tuple[dict[str, Any], int]], rate: float, ttft: float, sleep: Sleep
+        self,
+        chunks: list[tuple[dict[str, Any], int]],
+        rate: float,
+        ttft: float,
+        sleep: Sleep,
+        clock: Clock | None,
     ) -> None:
         self._chunks = chunks
         self._rate = rate
         self._ttft = ttft
         self._sleep = sleep
+        self._clock = clock
         self._gen: AsyncIterator[bytes] | None = None
 
     def __aiter__(self) -> AsyncIterator[bytes]:
@@ -273,13 +280,13 @@ class _PacedSSE(httpx.AsyncByteStream):
         return self._gen
 
     async def _events(self) -> AsyncIterator[bytes]:
-        loop = asyncio.get_running_loop()
-        start = loop.time() + (self._ttft if self._rate > 0 else 0.0)
+        clock = self._clock or asyncio.get_running_loop().time
+        start = clock() + (self._ttft if self._rate > 0 else 0.0)
         emitted = 0
         for chunk, tokens in self._chunks:
             emitted += tokens
             if self._rate > 0 and tokens:
-                delay = start + emitted / self._rate - loop.time()
+                delay = start + emitted / self._rate - clock()
                 if delay > 0:
                     await self._sleep(delay)
             else:
@@ -312,6 +319,7 @@ class DemoTransport(httpx.AsyncBaseTransport):
         *,
         ttft: float | None = None,
         sleep: Sleep = asyncio.sleep,
+        clock: Clock | None = None,
         prefill: bool = False,
         echo: bool = True,
         responder: Responder | None = None,
@@ -326,6 +334,8 @@ class DemoTransport(httpx.AsyncBaseTransport):
         self.rate = rate
         self.ttft = DEFAULT_TTFT if ttft is None else ttft
         self._sleep = sleep
+        self._clock = clock
+        """What pacing reads the time from (default: the event loop's clock)."""
         self.requests = 0
         self.prefill = prefill
         self.echo = echo
@@ -379,7 +389,7 @@ class DemoTransport(httpx.AsyncBaseTransport):
         return httpx.Response(
             200,
             headers={"content-type": "text/event-stream; charset=utf-8"},
-            stream=_PacedSSE(chunks, self.rate, self.ttft, self._sleep),
+            stream=_PacedSSE(chunks, self.rate, self.ttft, self._sleep, self._clock),
         )
 
 
