@@ -1,4 +1,4 @@
-"""The TUI's CPU where a person waits: the main screen's start to idle, and a focus change.
+"""The TUI's CPU where a person waits: the main screen's start, a focus change, a review.
 
     .venv/bin/python bench/tui_cost.py                          # this tree
     .venv/bin/python bench/tui_cost.py --baseline /tmp/base36   # + an older tree, alternating
@@ -14,6 +14,11 @@ compute does. Each tree runs in its own process (``PYTHONPATH`` puts a baseline'
 - **focus change**: each focusable widget of the main screen in turn gets the focus,
   ``--focus`` times round; CPU per change, until the App is idle again (the footer's
   bindings change with the focus).
+- **first review**: the second App of each process (the first has warmed what a session
+  warms before any call: imports, the transcript's highlighter) is asked to approve a patch of a
+  ~200-line Python file, as the session asks (``FrontierApp.review``); CPU from the ask to
+  the review screen mounted and idle. The first review of a session pays what no earlier
+  screen needed (its CSS, the diff's highlighting); later ones are cheaper.
 
 Nothing is asserted; the figures go to ``docs/BENCHMARKS.md`` with the command.
 """
@@ -62,11 +67,34 @@ async def focus_each():
                 n += 1
         return (time.process_time() - t) / n, len(chain)
 
+async def first_review():
+    from frontier.app.events import ToolCall
+    from frontier.app.frontends.tui.screens.review import ReviewScreen
+    from frontier.tools.contract import ApprovalRequested, Preview, ToolSpec
+    from frontier.tools.diffing import file_preview
+
+    old = "".join(f"def handler_{i}(value):\n    return value + {i}\n\n" for i in range(70))
+    new = old.replace("return value + 35", "return value - 35")
+    preview = Preview("diff", (file_preview("src/handlers.py", old.encode(), new.encode()),), "")
+    spec = ToolSpec("apply_patch", "apply a patch", {}, mutates=True, kind="edit")
+    call = ToolCall("c1", "apply_patch", {"patch": preview.files[0].diff}, 1)
+    app = FrontierApp(Config(model="m"), welcome=False, autostart=False, remember_theme=False)
+    async with app.run_test(size=(120, 40)) as pilot:
+        for _ in range(5):
+            await pilot.pause()
+        t = time.process_time()
+        app.review(ApprovalRequested("q1", call, spec, preview, ("approve", "deny", "hunks")))
+        while not (isinstance(app.screen, ReviewScreen) and app.screen.is_mounted):
+            await pilot.pause()
+        await pilot.pause()
+        return time.process_time() - t
+
 async def main():
-    await start_once()  # imports, the CSS parse
+    await start_once()  # imports, the CSS parse, the transcript's highlighter warmed
+    review = await first_review()
     start = [await start_once() for _ in range(starts)]
     focus, chain = await focus_each()
-    print(json.dumps({"start": start, "focus": focus, "chain": chain}))
+    print(json.dumps({"start": start, "focus": focus, "chain": chain, "review": review}))
 
 asyncio.run(main())
 """
@@ -108,24 +136,31 @@ def main() -> int:
     starts: dict[str, list[float]] = {name: [] for name in trees}
     focus: dict[str, list[float]] = {name: [] for name in trees}
     chain: dict[str, int] = {}
+    review: dict[str, list[float]] = {name: [] for name in trees}
     for _ in range(args.rounds):
         for name, tree in trees.items():
             got = run(tree, args.starts, args.focus)
             starts[name] += [float(t) for t in got["start"]]  # type: ignore[attr-defined]
             focus[name].append(float(got["focus"]))  # type: ignore[arg-type]
             chain[name] = int(got["chain"])  # type: ignore[call-overload]
+            review[name].append(float(got["review"]))  # type: ignore[arg-type]
     print(f"python {sys.version.split()[0]}, load {os.getloadavg()[0]:.2f}; CPU ms")
-    print(f"{'tree':<12} {'start p50':>10} {'start min':>10} {'focus change p50':>17} focusables")
+    print(
+        f"{'tree':<12} {'start p50':>10} {'start min':>10} {'focus change p50':>17} "
+        f"{'first review p50':>17} {'min':>6} focusables"
+    )
     for name in trees:
         print(
             f"{name:<12} {1000 * statistics.median(starts[name]):10.1f} "
             f"{1000 * min(starts[name]):10.1f} {1000 * statistics.median(focus[name]):17.2f} "
+            f"{1000 * statistics.median(review[name]):17.1f} {1000 * min(review[name]):6.1f} "
             f"{chain[name]:>10}"
         )
     if args.baseline:
         s = statistics.median(starts["this tree"]) / statistics.median(starts["baseline"])
         f = statistics.median(focus["this tree"]) / statistics.median(focus["baseline"])
-        print(f"this tree ÷ baseline: start {s:.2f}x, focus change {f:.2f}x")
+        r = statistics.median(review["this tree"]) / statistics.median(review["baseline"])
+        print(f"this tree ÷ baseline: start {s:.2f}x, focus change {f:.2f}x, first review {r:.2f}x")
     return 0
 
 

@@ -43,6 +43,7 @@ from frontier.app.record import record
 from frontier.tools.contract import DiffLine, FilePreview, PreviewHunk
 from frontier.tools.patch_model import NO_NEWLINE_MARKER
 from frontier.widgets.display import display_change, display_preview
+from frontier.widgets.lexer_for import lexer_for
 
 HIGHLIGHT_LIMIT = 256_000
 """Files larger than this (characters) are shown without syntax colours."""
@@ -132,8 +133,8 @@ class Highlighter:
     def _lines(self, code: str | None) -> list[Text] | None:
         if code is None or len(code) > HIGHLIGHT_LIMIT:
             return None
-        lexer = Syntax.guess_lexer(self.path, code)
-        if lexer in ("default", "text"):
+        lexer = lexer_for(self.path)
+        if lexer is None:
             return None
         syntax = Syntax(code, lexer, theme=self.style, background_color="default")
         text = syntax.highlight(code)
