@@ -39,7 +39,14 @@ from frontier.app.agent.runtime import create_runtime
 from frontier.app.agent.session import AgentSession
 from frontier.app.cli import main as cli
 from frontier.app.config import Config
-from frontier.app.events import Event, ToolCall, ToolFinished, ToolResult, TurnEnded
+from frontier.app.events import (
+    Event,
+    ToolCall,
+    ToolFinished,
+    ToolOutput,
+    ToolResult,
+    TurnEnded,
+)
 from frontier.app.session import journal as store_journal
 from frontier.app.session.store import SessionStore
 from frontier.tools import atomic
@@ -410,3 +417,64 @@ async def test_a_write_on_a_free_folder_is_not_slowed_or_changed(
     result = await run(session, "write", path="src/c.py", content="c = 1\n")
     assert result.kind == "ok" and "overran" not in result.meta, result.output
     assert (ws / "src" / "c.py").read_text() == "c = 1\n"
+
+
+# ------------------------------------------------------------------ a wait is said at once
+
+
+async def test_a_write_waiting_for_a_locked_folder_says_who_holds_it_then_finishes(
+    ws: Path, session: AgentSession
+) -> None:
+    said: list[str] = []
+    waiting = asyncio.Event()
+
+    def observe(event: Event) -> None:
+        if isinstance(event, ToolOutput):
+            said.append(event.data)
+            waiting.set()
+
+    session.subscribe(observe)
+    with locked_by_another_process(ws / "src") as holder:
+        task = asyncio.ensure_future(run(session, "write", path="src/a.py", content="mine\n"))
+        await asyncio.wait_for(waiting.wait(), BOUND)  # said while the lock is still held
+        assert not task.done()
+        pid = holder.proc.pid
+        holder.release()
+        result = await task
+
+    assert said == [
+        f"waiting for the folder 'src', which another process (pid {pid}) has locked "
+        "(another Frontier session, an editor or a build writing there)\n"
+    ]
+    assert result.kind == "ok", result.output
+    assert (ws / "src" / "a.py").read_text() == "mine\n"
+
+
+async def test_undo_on_the_command_line_says_at_once_that_it_waits_for_a_locked_folder(
+    ws: Path, session: AgentSession
+) -> None:
+    """``frontier undo --yes`` used to wait up to the undo's 60 s time limit in silence."""
+    assert (await run(session, "write", path="src/a.py", content="mine\n")).kind == "ok"
+    sid = session.session_id
+    await session.close()
+    with locked_by_another_process(ws / "src") as holder:
+        undo = subprocess.Popen(
+            [sys.executable, "-m", "frontier.app.cli", "undo", sid, "--yes"],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        assert undo.stderr is not None
+        ready, _, _ = await asyncio.to_thread(select.select, [undo.stderr], [], [], BOUND)
+        line = undo.stderr.readline() if ready else ""
+        assert undo.poll() is None  # still waiting, and said so
+        assert line == (
+            f"frontier undo: waiting for the folder 'src', which another process (pid "
+            f"{holder.proc.pid}) has locked (another Frontier session, an editor or a build "
+            "writing there)\n"
+        )
+        holder.release()
+        out, err = await asyncio.to_thread(undo.communicate, timeout=BOUND)
+    assert undo.returncode == 0, err
+    assert (ws / "src" / "a.py").read_text() == "a = 1\n"
+    assert "restored" in out or "recorded as call u1" in out, out

@@ -51,7 +51,7 @@ import os
 import re
 import stat
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 from frontier.tools import beneath
 
@@ -148,6 +148,10 @@ class WriteStop:
         self.gave_up: str | None = None
         """Where the writer was when it stopped (``waiting for the folder 'src', which is
         locked by another process``); ``None`` unless it stopped."""
+        self.on_wait: Callable[[str], object] | None = None
+        """Told once, from the writer's thread, when a folder it must lock is held by
+        another process (a line naming the folder and, when the system says, the holder's
+        pid): the boundary shows it as the call's live output, so a wait is never silent."""
         self.unrecorded: JournalNotClosed | None = None
         """Set by the writer when its write is over but its intent journal could not record
         it (``JournalNotClosed``, also raised): the one thing the boundary must learn
@@ -615,6 +619,13 @@ def _lock(fd: int, folder: str, stop: WriteStop | None) -> None:
     except BlockingIOError:
         pass
     _waiting_for_lock(folder)
+    if stop is not None and stop.on_wait is not None:
+        holder = lock_holder(fd)
+        who = f" (pid {holder})" if holder is not None else ""
+        stop.on_wait(
+            f"waiting for {folder}, which another process{who} has locked "
+            "(another Frontier session, an editor or a build writing there)\n"
+        )
     own = stop is None
     if stop is None:
         stop = WriteStop(time.monotonic() + LOCK_WAIT)

@@ -41,6 +41,7 @@ stopped one (``meta["sandbox_stopped"]``) the person may be asked once to run it
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import contextvars
 import errno
 import os
@@ -405,6 +406,8 @@ class ToolBoundary:
         started = time.monotonic()
         limit = None if ready.spec.enforces_timeout else ready.spec.timeout
         run = _Running(CancelToken(), WriteStop(None if limit is None else started + limit))
+        if self.emit is not None:
+            run.stop.on_wait = _told_from_a_thread(self.emit, call.id)
         self._running[call.id] = run
         if self.emit is not None:
             self.emit(ToolStartedEvent(call=call))
@@ -666,6 +669,19 @@ async def _outcome_of(
         work.cancel()
     await _until_done(work)
     return True
+
+
+def _told_from_a_thread(emit: Callable[[Event], None], call_id: str) -> Callable[[str], None]:
+    """``WriteStop.on_wait`` for a call: the writer's thread hands its line to the event
+    loop, which emits it as the call's live output. After the loop has closed (the session
+    is gone) there is nobody left to tell, and the writer must not fail for it."""
+    loop = asyncio.get_running_loop()
+
+    def tell(text: str) -> None:
+        with contextlib.suppress(RuntimeError):  # the loop closed: nobody to tell
+            loop.call_soon_threadsafe(emit, ToolOutput(call_id=call_id, data=text))
+
+    return tell
 
 
 def _retrieved(future: asyncio.Future[None]) -> None:

@@ -83,6 +83,7 @@ async def _undo(config: object, args: argparse.Namespace) -> int:
     except (StoreError, ValueError, ConfigError) as exc:
         safe_print(f"frontier undo: {exc}", file=sys.stderr)
         return EXIT_USAGE
+    session.subscribe(_say_live_output)  # a wait for a locked folder is said at once
     try:
         for note in session.recovery_notes:  # a refused journal row no call speaks of
             safe_print(f"note {note}", file=sys.stderr)
@@ -109,6 +110,16 @@ async def _undo(config: object, args: argparse.Namespace) -> int:
         return EXIT_UNDONE
     safe_print(f"frontier undo: {_failure(outcome.kind, outcome.message)}", file=sys.stderr)
     return EXIT_USAGE if outcome.kind == "not_found" else EXIT_NOTHING_WRITTEN
+
+
+def _say_live_output(event: object) -> None:
+    """The undo call's live output (its writer waiting for a folder another process has
+    locked, and whose pid) on stderr as it happens: the call may wait up to its time
+    limit, and a silent wait looks like a hang."""
+    from frontier.app.events import ToolOutput
+
+    if isinstance(event, ToolOutput):
+        safe_print(f"frontier undo: {terminal_safe(event.data.rstrip())}", file=sys.stderr)
 
 
 def _failure(kind: str, message: str) -> str:
