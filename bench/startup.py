@@ -204,6 +204,12 @@ if __name__ == '__main__':
 """
 
 
+def _printed(python: Path, code: str) -> str:
+    """What ``python -c code`` prints (one line)."""
+    done = subprocess.run([str(python), "-c", code], capture_output=True, text=True, check=True)
+    return done.stdout.strip()
+
+
 def installed_venv(root: Path) -> Path:
     """A venv laid out as ``pip install .`` of this tree would leave it (see the module's
     docstring), made without network; returns its ``bin``."""
@@ -212,12 +218,7 @@ def installed_venv(root: Path) -> Path:
     venv = root / "installed"
     subprocess.run([PYTHON, "-m", "venv", "--without-pip", str(venv)], check=True)
     python = venv / "bin" / "python"
-    site = subprocess.run(
-        [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout.strip()
+    site = _printed(python, "import sysconfig; print(sysconfig.get_paths()['purelib'])")
     package = Path(site) / "frontier"
     package.mkdir()
     tree = Path(__file__).resolve().parent.parent
@@ -232,12 +233,7 @@ def installed_venv(root: Path) -> Path:
         path = venv / "bin" / script
         path.write_text(PIP_LAUNCHER.format(python=python, module=module, name=name))
         path.chmod(0o755)
-    where = subprocess.run(
-        [str(python), "-c", "import frontier.app.cli as c, sys; print(c.__file__)"],
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout.strip()
+    where = _printed(python, "import frontier.app.cli as c; print(c.__file__)")
     if not Path(where).resolve().is_relative_to(tree):
         raise SystemExit(f"--installed: frontier.app.cli came from {where}, not {tree}")
     return venv / "bin"
