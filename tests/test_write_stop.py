@@ -478,3 +478,69 @@ async def test_undo_on_the_command_line_says_at_once_that_it_waits_for_a_locked_
     assert undo.returncode == 0, err
     assert (ws / "src" / "a.py").read_text() == "a = 1\n"
     assert "restored" in out or "recorded as call u1" in out, out
+
+
+ONE_LINE = b"""--- a/src/a.py
++++ b/src/a.py
+@@ -1 +1 @@
+-a = 1
++a = 2
+"""
+
+
+def apply_patch_started(ws: Path) -> subprocess.Popen[str]:
+    """``frontier apply-patch`` on ``ws``, the patch on its stdin."""
+    change = ws.parent / "change.diff"
+    change.write_bytes(ONE_LINE)
+    with change.open("rb") as stdin:
+        return subprocess.Popen(
+            [sys.executable, "-m", "frontier.app.cli", "apply-patch", "--root", str(ws)],
+            stdin=stdin,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+
+
+def first_line(proc: subprocess.Popen[str]) -> str:
+    assert proc.stderr is not None
+    ready, _, _ = select.select([proc.stderr], [], [], BOUND)
+    return proc.stderr.readline() if ready else ""
+
+
+def test_apply_patch_says_at_once_that_it_waits_for_a_locked_folder(ws: Path) -> None:
+    """``frontier apply-patch`` used to wait its 10 s in silence, and only then say who
+    held the folder."""
+    with locked_by_another_process(ws / "src") as holder:
+        proc = apply_patch_started(ws)
+        line = first_line(proc)
+        assert proc.poll() is None  # still waiting, and said so
+        assert line == (
+            f"frontier apply-patch: waiting for the folder 'src', which another process (pid "
+            f"{holder.proc.pid}) has locked (another Frontier session, an editor or a build "
+            f"writing there); giving up after {atomic.LOCK_WAIT:g} s\n"
+        )
+        holder.release()
+        out, err = proc.communicate(timeout=BOUND)
+    assert proc.returncode == 0, err
+    assert out == "M src/a.py (+1 −1)\n"
+    assert (ws / "src" / "a.py").read_text() == "a = 2\n"
+
+
+def test_apply_patch_says_at_once_that_another_run_writes_in_its_root(ws: Path) -> None:
+    """Two runs on one root take turns under the journal's lock; the second says so."""
+    from frontier.app.dirs import data_dir
+    from frontier.tools import file_journal
+
+    with file_journal.root_lock(data_dir() / file_journal.JOURNALS, ws):
+        proc = apply_patch_started(ws)
+        line = first_line(proc)
+        assert proc.poll() is None
+    assert line == (
+        f"frontier apply-patch: waiting for another frontier apply-patch (pid {os.getpid()}) "
+        f"writing in {ws}; giving up after {file_journal.LOCK_WAIT_S:.0f} s\n"
+    )
+    out, err = proc.communicate(timeout=BOUND)
+    assert proc.returncode == 0, err
+    assert out == "M src/a.py (+1 −1)\n"
+    assert (ws / "src" / "a.py").read_text() == "a = 2\n"

@@ -461,13 +461,15 @@ def commit_files(
     check: bool = True,
     read_back: bool = True,
     stop: WriteStop | None = None,
+    on_wait: Callable[[str], object] | None = None,
 ) -> None:
     """Write/delete every file beneath ``root``, or none of them; raises ``AtomicWriteError``
     (``ChangedSinceReview`` when a target changed since the review, ``WriteStopped`` when
     ``stop`` — default: the running call's ``CALL_STOP`` — was asked before the point of no
     return, ``JournalNotClosed`` when the write is over but ``journal`` could not record
     it) saying what is on disk. Without any stop (the CLI), a folder another process holds
-    is waited for ``LOCK_WAIT`` seconds at most (``FolderLocked``: nothing written)."""
+    is waited for ``LOCK_WAIT`` seconds at most (``FolderLocked``: nothing written), and
+    ``on_wait`` is told so once as the wait begins (a call's stop has its own ``on_wait``)."""
     if stop is None:
         ambient = globals().get("CALL_STOP")  # not made yet: no call has set it
         stop = None if ambient is None else ambient.get()
@@ -480,7 +482,7 @@ def commit_files(
             stop.check("starting")
         for w in writes:
             targets.append(_open_target(root, w))
-        _lock_dirs(targets, locked, stop)
+        _lock_dirs(targets, locked, stop, on_wait)
         if check:
             _check(targets)
         _write_temps(targets, _shared_pool() if len(writes) >= _POOL_MIN_FILES else None)
@@ -584,7 +586,12 @@ def _dirs(targets: Sequence[_Target]) -> list[int]:
     return list(seen.values())
 
 
-def _lock_dirs(targets: Sequence[_Target], locked: list[int], stop: WriteStop | None) -> None:
+def _lock_dirs(
+    targets: Sequence[_Target],
+    locked: list[int],
+    stop: WriteStop | None,
+    on_wait: Callable[[str], object] | None = None,
+) -> None:
     """Lock every target's folder (in a fixed order), appending each to ``locked`` as soon
     as it is held (so the caller releases exactly those if a later one fails)."""
     keyed: dict[tuple[int, int], _Target] = {}
@@ -593,7 +600,7 @@ def _lock_dirs(targets: Sequence[_Target], locked: list[int], stop: WriteStop | 
         keyed.setdefault((st.st_dev, st.st_ino), t)
     for key in sorted(keyed):
         t = keyed[key]
-        _lock(t.fd, _folder_of(t.rel), stop)
+        _lock(t.fd, _folder_of(t.rel), stop, on_wait)
         locked.append(t.fd)
 
 
@@ -607,10 +614,16 @@ def _waiting_for_lock(folder: str) -> None:
     """A seam for tests: called once when a folder's lock is held by someone else."""
 
 
-def _lock(fd: int, folder: str, stop: WriteStop | None) -> None:
+def _lock(
+    fd: int,
+    folder: str,
+    stop: WriteStop | None,
+    on_wait: Callable[[str], object] | None = None,
+) -> None:
     """``flock`` the folder; while another process holds it, wait until ``stop`` is asked
     (``WriteStopped``), or — with no stop, the CLI — at most ``LOCK_WAIT`` seconds
-    (``FolderLocked``, naming the process that holds it when the system tells)."""
+    (``FolderLocked``, naming the process that holds it when the system tells). Either
+    way the wait is said once as it begins: to the stop's ``on_wait``, else to ``on_wait``."""
     import fcntl
 
     try:
@@ -619,12 +632,14 @@ def _lock(fd: int, folder: str, stop: WriteStop | None) -> None:
     except BlockingIOError:
         pass
     _waiting_for_lock(folder)
-    if stop is not None and stop.on_wait is not None:
+    tell = stop.on_wait if stop is not None else on_wait
+    if tell is not None:
         holder = lock_holder(fd)
         who = f" (pid {holder})" if holder is not None else ""
-        stop.on_wait(
+        limit = "" if stop is not None else f"; giving up after {LOCK_WAIT:g} s"
+        tell(
             f"waiting for {folder}, which another process{who} has locked "
-            "(another Frontier session, an editor or a build writing there)\n"
+            f"(another Frontier session, an editor or a build writing there){limit}\n"
         )
     own = stop is None
     if stop is None:

@@ -28,7 +28,7 @@ import fcntl
 import os
 import stat
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 
 from frontier.app import fastjson  # json without the package (~2 ms of start-up)
@@ -86,12 +86,18 @@ def journal_path(journals: Path, root: str | os.PathLike[str]) -> Path:
 
 
 @contextlib.contextmanager
-def root_lock(journals: Path, root: str | os.PathLike[str]) -> Iterator[None]:
+def root_lock(
+    journals: Path,
+    root: str | os.PathLike[str],
+    on_wait: Callable[[str], object] | None = None,
+) -> Iterator[None]:
     """Hold the exclusive lock of ``root``'s journal for the block: the journal found open
     under it belongs to a run that died, never to one still writing.
 
-    Waits up to :data:`LOCK_WAIT_S`, then raises :class:`JournalBusy`. Makes ``journals``
-    (and fsyncs its parent, so a journal written there is found after a power cut)."""
+    Waits up to :data:`LOCK_WAIT_S` (telling ``on_wait`` once as the wait begins, naming
+    the holder's pid when the system tells), then raises :class:`JournalBusy`. Makes
+    ``journals`` (and fsyncs its parent, so a journal written there is found after a power
+    cut)."""
     lock = journals / f"{_key(root)[:32]}.lock"
     try:
         _make_dir(journals)
@@ -107,6 +113,9 @@ def root_lock(journals: Path, root: str | os.PathLike[str]) -> Iterator[None]:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
                 break
             except BlockingIOError:
+                if on_wait is not None:
+                    on_wait(_waiting_text(fd, root))
+                    on_wait = None
                 if time.monotonic() >= deadline:
                     raise JournalBusy(
                         errno.EWOULDBLOCK,
@@ -117,6 +126,17 @@ def root_lock(journals: Path, root: str | os.PathLike[str]) -> Iterator[None]:
         yield
     finally:
         os.close(fd)  # releases the lock
+
+
+def _waiting_text(fd: int, root: str | os.PathLike[str]) -> str:
+    from frontier.tools.atomic import lock_holder  # only when another run holds the lock
+
+    holder = lock_holder(fd)
+    who = f" (pid {holder})" if holder is not None else ""
+    return (
+        f"waiting for another frontier apply-patch{who} writing in {root}; giving up after "
+        f"{LOCK_WAIT_S:.0f} s\n"
+    )
 
 
 class FileJournal:

@@ -46,6 +46,8 @@ else:
     from frontier.app.record import NamedTuple
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from frontier.tools.contract import FilePreview, IntentJournal, Preview
 
 if TYPE_CHECKING:
@@ -668,9 +670,11 @@ def write_changes(
     root: str | Path,
     changes: Sequence[FileChange],
     journal: IntentJournal | None = None,
+    on_wait: Callable[[str], object] | None = None,
 ) -> None:
     """Write every change atomically beneath ``root`` (re-checked against the reviewed bytes
-    under a lock, read back); raises ``PatchError`` saying exactly what is on disk."""
+    under a lock, read back); raises ``PatchError`` saying exactly what is on disk.
+    ``on_wait`` is told once if a folder is locked by another process (the CLI says so)."""
     from frontier.tools import atomic  # the write path only: keeps --dry-run start-up fast
 
     base = real_root(root)
@@ -686,7 +690,9 @@ def write_changes(
         for c in changes
     ]
     try:
-        atomic.commit_files(base, writes, journal=journal if len(writes) > 1 else None)
+        atomic.commit_files(
+            base, writes, journal=journal if len(writes) > 1 else None, on_wait=on_wait
+        )
     except atomic.AtomicWriteError as exc:
         raise PatchError(str(exc)) from exc
     except PathError as exc:

@@ -114,7 +114,7 @@ def _apply_journaled(root: Path, data: bytes) -> PatchPlan:
     journals = _journals()
     journal = journal_path(journals, root)
     try:
-        with root_lock(journals, root):
+        with root_lock(journals, root, _say_waiting):
             try:
                 finished = finish_open(journals, root)
             except OSError as exc:
@@ -127,7 +127,9 @@ def _apply_journaled(root: Path, data: bytes) -> PatchPlan:
             if finished is not None:
                 safe_print(f"{PROG}: {_finished_text(finished, root)}", file=sys.stderr)
             plan = plan_patch(root, data)
-            write_changes(root, plan.changes, journal=FileJournal(journal, root))
+            write_changes(
+                root, plan.changes, journal=FileJournal(journal, root), on_wait=_say_waiting
+            )
     except JournalUnavailable as exc:
         raise _NotApplied(
             f"{exc.strerror}; point FRONTIER_DATA_DIR at a writable folder. Nothing written"
@@ -135,6 +137,13 @@ def _apply_journaled(root: Path, data: bytes) -> PatchPlan:
     except JournalBusy as exc:
         raise _NotApplied(f"{exc.strerror}. Nothing written") from exc
     return plan
+
+
+def _say_waiting(line: str) -> None:
+    """A wait for a lock another process holds is said as it begins, on stderr (it used to
+    be silent for up to 10 s, then said who held it)."""
+    safe_print(f"{PROG}: {line}", file=sys.stderr, end="")
+    sys.stderr.flush()
 
 
 def _finished_text(done: Finished, root: Path) -> str:
