@@ -3,11 +3,15 @@ from config.toml, its tools called through a real ToolBoundary."""
 
 from __future__ import annotations
 
+import asyncio
 import json
+import os
 import shutil
+import signal
 import socket
 import sys
 import tempfile
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -202,6 +206,49 @@ def test_replace_source_drops_the_servers_old_tools_and_never_shadows_a_builtin(
     assert registry.get("srv__old") is None and registry.get("srv__new") is not None
     assert registry.names()[-2:] == ["srv__new", "other__x"]
     assert [s.name for s in specs_before][-2:] == ["srv__old", "other__x"]
+
+
+def fixture_server_pids() -> list[int]:
+    """This process's children running the fixture server (the host runs them here)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+            argv = (entry / "cmdline").read_bytes().split(b"\0")
+        except OSError:  # gone meanwhile
+            continue
+        ppid = int(stat.rsplit(")", 1)[1].split()[1])
+        if ppid == os.getpid() and str(FIXTURE).encode() in argv:
+            found.append(int(entry.name))
+    return found
+
+
+async def test_a_server_that_exits_while_idle_is_marked_dead_at_once_and_noted(
+    tmp_path: Path, host: McpHost
+) -> None:
+    """It used to be shown ``running`` (and its tools offered) until a call found out."""
+    write_config()
+    noted = threading.Event()
+    host.on_note = lambda text: noted.set()
+    registry = started(host)
+    (pid,) = fixture_server_pids()
+    os.kill(pid, signal.SIGKILL)
+    assert await asyncio.to_thread(noted.wait, 30), "no note that the server stopped"
+
+    why = "stopped by itself (its process exited or closed its output)"
+    (srv,) = host.states()
+    assert (srv.state, srv.why) == ("dead", why)
+    assert host.notes == [
+        f"MCP server srv {why}; its tools fail until the next session. See {srv.log}"
+    ]
+    b = make_boundary(tmp_path, registry=registry, approver=Approver())
+    r = await b.run(call("srv__echo", text="x"))
+    assert r.kind == "error" and f"is not running: {why}" in r.output
+    await until(
+        lambda: srv.log.read_text().splitlines()[-1].endswith(f"stopped: {why}"), "the log line"
+    )
 
 
 def test_states_and_ping_say_what_runs_and_what_died(tmp_path: Path, host: McpHost) -> None:

@@ -194,6 +194,58 @@ def _listing(names: Sequence[str], limit: int = 12) -> str:
     return shown + (f" and {len(names) - limit} more" if len(names) > limit else "")
 
 
+class _EndWatch:
+    """The SDK's read stream, passed through, telling ``on_end`` once it ends.
+
+    Why: when a server's process exits (or its connection closes) while no request is in
+    flight, the SDK's dispatcher only fails the *next* request; nothing else notices, so
+    the server would be shown ``running`` and its tools offered until a call found out.
+    This is the SDK's public ``ReadStream`` protocol (what ``ClientSession`` reads), so
+    nothing of the SDK's internals is touched."""
+
+    __slots__ = ("_on_end", "_stream")
+
+    def __init__(self, stream: Any, on_end: Callable[[], object]) -> None:
+        self._stream = stream
+        self._on_end = on_end
+
+    @property
+    def last_context(self) -> contextvars.Context | None:
+        """The sender's context of the last item (the SDK asks for it by ``getattr``)."""
+        return getattr(self._stream, "last_context", None)
+
+    async def receive(self) -> Any:
+        import anyio
+
+        try:
+            return await self._stream.receive()
+        except (anyio.EndOfStream, anyio.ClosedResourceError):
+            self._on_end()
+            raise
+
+    async def __anext__(self) -> Any:
+        import anyio
+
+        try:
+            return await self._stream.__anext__()
+        except (StopAsyncIteration, anyio.ClosedResourceError):
+            self._on_end()
+            raise
+
+    def __aiter__(self) -> _EndWatch:
+        return self
+
+    async def aclose(self) -> None:
+        await self._stream.aclose()
+
+    async def __aenter__(self) -> _EndWatch:
+        await self._stream.__aenter__()
+        return self
+
+    async def __aexit__(self, *exc: Any) -> bool | None:
+        return bool(await self._stream.__aexit__(*exc))
+
+
 class McpServer:
     """One server: its client session lives in the host loop's ``_serve`` task."""
 
@@ -242,17 +294,22 @@ class McpServer:
         from mcp import ClientSession
 
         self.log_path.parent.mkdir(parents=True, exist_ok=True)
+        ended = asyncio.Event()
         try:
             async with contextlib.AsyncExitStack() as stack:
                 read, write = await self._connect(stack)
                 session = await stack.enter_async_context(
-                    ClientSession(read, write, message_handler=self._on_message)
+                    ClientSession(
+                        _EndWatch(read, ended.set), write, message_handler=self._on_message
+                    )
                 )
                 await session.initialize()
                 listed = await self._list(session)
                 self.session = session
                 ready.set_result(listed)
-                await self._stop.wait()
+                await _first_of(self._stop.wait(), ended.wait())
+                if not self._stop.is_set():
+                    self._ended_by_itself()
         except BaseException as exc:
             started = ready.done()
             self.dead = self.dead or (
@@ -308,6 +365,21 @@ class McpServer:
         _linear_stdio()
         _DROPPED.set(self._dropped)
         return await stack.enter_async_context(stdio_client(params, errlog=errlog))
+
+    def _ended_by_itself(self) -> None:
+        """The server's side ended with no stop asked: dead now, said once as a note."""
+        how = (
+            "its connection closed"
+            if self.settings.url is not None
+            else "its process exited or closed its output"
+        )
+        self.dead = self.dead or f"stopped by itself ({how})"
+        self.session = None
+        self.note_once(
+            "ended",
+            f"MCP server {self.settings.name} {self.dead}; its tools fail until the next "
+            f"session. See {self.log_path}",
+        )
 
     def _dropped(self, size: int) -> None:
         """A message over :data:`MAX_MESSAGE` was skipped (on the reader's task)."""
@@ -667,6 +739,16 @@ class McpHost:
             self._loop.close()
         if failed:
             raise McpStopError("; ".join(failed))
+
+
+async def _first_of(*waits: Awaitable[object]) -> None:
+    """Wait until the first of ``waits`` is done; the rest are cancelled."""
+    tasks = [asyncio.ensure_future(w) for w in waits]
+    try:
+        await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        for task in tasks:
+            task.cancel()
 
 
 async def despite_stray_cancels(awaitable: Awaitable[T]) -> T:
