@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import hashlib
+import os
+import re
 import shutil
 from pathlib import Path
 
@@ -32,6 +34,26 @@ async def test_a_new_session_needs_an_existing_workspace(tmp_path: Path) -> None
     with pytest.raises(ValueError, match=r"not a directory.*--workspace DIR"):
         create_runtime(ENDPOINT, approver=PolicyApprover("auto"), workspace=tmp_path / "missing")
     assert sessions() == []  # nothing was recorded for a session that never started
+
+
+async def test_a_workspace_whose_path_is_not_utf8_is_refused_naming_it(tmp_path: Path) -> None:
+    """It used to fail inside the store with "'utf-8' codec can't encode character"."""
+    odd = Path(os.fsdecode(os.fsencode(tmp_path) + b"/ws-\xff"))
+    odd.mkdir()
+    shown = os.fsencode(odd).decode("utf-8", "backslashreplace")
+    says = rf"path is not valid UTF-8 \({re.escape(shown)}\).*Rename the folder"
+    with pytest.raises(ValueError, match=says):
+        create_runtime(ENDPOINT, approver=PolicyApprover("auto"), workspace=odd)
+    assert sessions() == []
+
+    fine = tmp_path / "fine"
+    fine.mkdir()
+    with SessionStore.open() as store:
+        sid = store.create_session(str(fine), "m", ENDPOINT.base_url, "ctl")
+    with pytest.raises(ValueError, match=says):
+        create_runtime(ENDPOINT, approver=PolicyApprover("auto"), session_id=sid, workspace=odd)
+    with SessionStore.open() as store:
+        assert store.get_session(sid).workspace == str(fine)  # not moved there
 
 
 async def test_resume_after_the_project_moved_reconciles_in_the_new_place(tmp_path: Path) -> None:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import os
 import tempfile
 import time
 from collections.abc import Awaitable, Callable
@@ -93,6 +94,22 @@ def _new_session_root(config: Config, workspace: Path | None, demo: bool) -> Pat
             f"workspace {root} is not a directory: create it, or pass an existing one "
             "with --workspace DIR"
         )
+    return _text_path(root)
+
+
+def _text_path(root: Path) -> Path:
+    """``root``, refused (``ValueError``) when its path is not UTF-8: the store keeps it
+    as text, and the model's requests carry it; a name with such bytes used to fail deep
+    in the store with a codec error that named neither the folder nor a way out."""
+    try:
+        str(root).encode("utf-8")
+    except UnicodeEncodeError:
+        shown = os.fsencode(root).decode("utf-8", "backslashreplace")
+        raise ValueError(
+            f"the workspace's path is not valid UTF-8 ({shown}): Frontier keeps it as text "
+            "in its session store and in what it sends the model. Rename the folder, or "
+            "pass another with --workspace DIR"
+        ) from None
     return root
 
 
@@ -104,6 +121,7 @@ def _resumed_root(
         root = Path(workspace).expanduser().resolve()
         if not root.is_dir():
             raise ValueError(f"--workspace {root} is not a directory")
+        _text_path(root)
         if str(root) != info.workspace:
             store.set_workspace(info.id, str(root))
             notes.append(f"workspace moved: {info.workspace} -> {root}")
