@@ -1124,6 +1124,9 @@ _HANDLERS = {
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
+    from frontier.app import pathlib_lean  # every command uses pathlib, none urllib
+
+    pathlib_lean.load()
     module = importlib.import_module(f"frontier.app.commands.{_HANDLERS[args.command]}")
     try:
         return int(module.main(args) or 0)

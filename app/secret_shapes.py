@@ -9,7 +9,9 @@ endpoint, needs neither; ``secrets`` re-exports every name here.
 
 from __future__ import annotations
 
-from urllib.parse import unquote, urlsplit, urlunsplit
+# ``urllib.parse`` is imported where a URL is read: with the ``ipaddress`` it imports, ~3 ms
+# that ``frontier sessions`` (which imports this module and lists URLs already redacted)
+# would pay for nothing (issue 24).
 
 SECRET_ENV = ("FRONTIER_API_KEY", "OPENAI_API_KEY", "ANTHROPIC_API_KEY", "OPENROUTER_API_KEY")
 """The environment variables whose values are masked wherever Frontier writes (the keys of
@@ -42,6 +44,8 @@ def url_secrets(url: str | None) -> list[str]:
     values and key-shaped path segments (so they are scrubbed wherever they are echoed)."""
     if not url:
         return []
+    from urllib.parse import unquote, urlsplit
+
     try:
         parts = urlsplit(url)
     except ValueError:
@@ -60,6 +64,8 @@ def url_secrets(url: str | None) -> list[str]:
 
 def _is_key_segment(segment: str) -> bool:
     """A URL path segment shaped like a vendor's API key (:data:`KEY_PREFIXES`)."""
+    from urllib.parse import unquote
+
     return len(segment) >= KEY_SEGMENT_LEN and unquote(segment).startswith(KEY_PREFIXES)
 
 
@@ -69,6 +75,8 @@ def redact_url(url: str | None, *, userinfo: str = URL_USERINFO_MASK) -> str | N
     other URL is unchanged."""
     if not url:
         return url
+    from urllib.parse import urlsplit, urlunsplit
+
     try:
         parts = urlsplit(url)
     except ValueError:
@@ -96,6 +104,8 @@ def redact_url(url: str | None, *, userinfo: str = URL_USERINFO_MASK) -> str | N
 def _query_pairs(query: str) -> list[tuple[str, str]]:
     if not query:
         return []
+    from urllib.parse import unquote
+
     pairs = []
     for pair in query.split("&"):
         name, _, value = pair.partition("=")

@@ -37,7 +37,6 @@ import os
 import re
 import sys
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from urllib.parse import quote
 
 try:  # json.decoder's scanstring is this C function; importing json costs ~2 ms (issue 24)
     from _json import scanstring
@@ -45,6 +44,7 @@ except ImportError:  # a Python without the accelerator
     from json.decoder import scanstring  # type: ignore[attr-defined,no-redef]
 
 from frontier.app import fastjson
+from frontier.app.percent import percent_encode
 from frontier.app.record import field, fields, is_record, record, replace
 from frontier.app.secret_shapes import (  # noqa: F401 (re-exported; their home is secret_shapes)
     CREDENTIAL_PARAMS,
@@ -154,7 +154,7 @@ class Scrubber:
                 v,
                 fastjson.dumps(v, ensure_ascii=False)[1:-1],
                 fastjson.dumps(v)[1:-1],
-                quote(v, safe=""),
+                percent_encode(v.encode("utf-8", "surrogateescape")),
             }
         self._text_re = _alternation(self._values)
         self._any_re = _alternation(self._forms)

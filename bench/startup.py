@@ -210,18 +210,19 @@ def _printed(python: Path, code: str) -> str:
     return done.stdout.strip()
 
 
-def installed_venv(root: Path) -> Path:
-    """A venv laid out as ``pip install .`` of this tree would leave it (see the module's
-    docstring), made without network; returns its ``bin``."""
+def installed_venv(root: Path, tree: Path | None = None, name: str = "installed") -> Path:
+    """A venv laid out as ``pip install .`` of ``tree`` (default: this one) would leave it
+    (see the module's docstring), made without network in ``root/name``; returns its
+    ``bin``."""
     import sysconfig
 
-    venv = root / "installed"
+    venv = root / name
     subprocess.run([PYTHON, "-m", "venv", "--without-pip", str(venv)], check=True)
     python = venv / "bin" / "python"
     site = _printed(python, "import sysconfig; print(sysconfig.get_paths()['purelib'])")
     package = Path(site) / "frontier"
     package.mkdir()
-    tree = Path(__file__).resolve().parent.parent
+    tree = tree or Path(__file__).resolve().parent.parent
     for part in ("app", "tools", "widgets", "themes"):  # pyproject's package-dir
         (package / part).symlink_to(tree / part, target_is_directory=True)
     (Path(site) / "frontier_deps.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
@@ -310,6 +311,18 @@ def measure(args: argparse.Namespace, root: Path, source: str) -> list[Case]:
             for c in cases
             if not c.name.endswith("baseline")
         ]
+        if args.baseline:
+            old_bin = installed_venv(root, Path(args.baseline).resolve() / "frontier", "old")
+            mine += [
+                Case(
+                    f"{c.name}, baseline",
+                    [str(old_bin / "frontier"), *c.argv[1:]],
+                    env,
+                    c.stdin,
+                    c.reset,
+                )
+                for c in mine
+            ]
         refs = [
             Case("python -c pass", [str(bin_dir / "python"), "-c", "pass"], env),
             Case("launcher floor", [str(bin_dir / "launcher-floor")], env),

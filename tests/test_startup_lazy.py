@@ -14,6 +14,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from regular_install import bare_env
+
 from frontier.app.dirs import data_dir
 from frontier.app.session.store import SessionStore
 
@@ -31,19 +33,21 @@ sys.stderr.write("@@" + repr(sorted(sys.modules)) + "\\n")
 
 
 def loaded(
-    argv: list[str], xdg: Path | None = None, stdin: str | None = None
+    argv: list[str], xdg: Path | None = None, stdin: str | None = None, bare: Path | None = None
 ) -> tuple[set[str], str]:
     """The modules ``frontier ARGV`` has loaded when it returns, and what it printed;
     with ``xdg``, the data dir is found as a user's is (``XDG_DATA_HOME``), not by
-    ``FRONTIER_DATA_DIR``; ``stdin`` is its standard input."""
-    env = dict(os.environ)
+    ``FRONTIER_DATA_DIR``; ``stdin`` is its standard input. With ``bare`` (a folder to
+    lay the package out in), as a regular install runs it (``regular_install.py``)."""
+    env = dict(os.environ) if bare is None else bare_env(bare)
+    python = [sys.executable] if bare is None else [sys.executable, "-S"]
     if xdg is not None:
         env["XDG_DATA_HOME"] = str(xdg / "xdg-data")
         (xdg / "xdg-data").mkdir()
         os.symlink(data_dir(), xdg / "xdg-data" / "frontier")
         env.pop("FRONTIER_DATA_DIR", None)
     out = subprocess.run(
-        [sys.executable, "-c", PROBE, repr(argv)],
+        [*python, "-c", PROBE, repr(argv)],
         input=stdin,
         capture_output=True,
         text=True,
@@ -160,6 +164,31 @@ def test_patch_and_store_commands_load_neither_dataclasses_nor_openssl(tmp_path:
     ):
         modules, _ = loaded(argv)
         assert not NEVER_AT_START & modules, (argv, sorted(NEVER_AT_START & modules))
+
+
+NO_URLLIB = {"urllib.parse", "ipaddress"}
+"""What no store or patch command loads (stop 37): ``urllib.parse`` imports ``ipaddress``,
+~3 ms together, and pathlib imports it for ``as_uri`` alone (``app/pathlib_lean.py``);
+the store's ``file:`` URI and the scrubbers' URL-quoted secrets are ``app/percent.py``."""
+
+
+def test_patch_and_store_commands_load_no_urllib_in_a_regular_install(tmp_path: Path) -> None:
+    (tmp_path / "ws").mkdir()
+    (tmp_path / "ws" / "a.txt").write_text("one\ntwo\n")
+    modules, _ = loaded(
+        ["apply-patch", "--root", str(tmp_path / "ws")], stdin=ONE_HUNK, bare=tmp_path / "a"
+    )
+    assert (tmp_path / "ws" / "a.txt").read_text() == "one\nthree\n"
+    assert "pathlib" in modules and not NO_URLLIB & modules, sorted(NO_URLLIB & modules)
+    store = SessionStore.open()
+    session = store.create_session(str(tmp_path), "m", None, "ctl")
+    store.close()
+    for n, argv in enumerate(
+        (["sessions"], ["undo", session, "--list"], ["export", session], ["check", session])
+    ):
+        modules, shown = loaded(argv, bare=tmp_path / f"b{n}")
+        assert argv[0] == "check" or shown.strip(), argv  # check: nothing to say of no turn
+        assert not NO_URLLIB & modules, (argv, sorted(NO_URLLIB & modules))
 
 
 NO_TYPING = {"typing", "_typing"}

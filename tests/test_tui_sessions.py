@@ -240,6 +240,11 @@ async def test_export_writes_to_the_current_directory_and_never_overwrites(
         first.write_text("my notes\n", "utf-8")  # the user's edits must survive
         await palette(pilot, "Export session")
         await until(pilot, second.exists, "the second export")
+        await until(  # the file is made (never over another) before it is written
+            pilot,
+            lambda: any(str(second) in n.message for n in app._notifications),
+            "the notification naming the second file",
+        )
         assert first.read_text("utf-8") == "my notes\n"
         assert newer in second.read_text("utf-8")
         assert not (tmp_path / "ws-new" / first.name).exists()  # not in the agent's workspace

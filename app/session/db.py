@@ -25,8 +25,8 @@ import time
 from _thread import RLock
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from urllib.parse import quote
 
+from frontier.app.percent import percent_encode
 from frontier.app.secret_shapes import SECRET_ENV
 from frontier.app.session import schema
 from frontier.app.session.sqlite import sqlite3
@@ -202,7 +202,9 @@ class Database:
         check_data_dir(path.parent)
         if not path.is_file():
             raise SessionNotFound(f"no stored sessions yet ({path})")
-        uri = f"file:{quote(str(path.absolute()))}?mode=ro"
+        # from the path's bytes as the system names them: a name that is not UTF-8 is
+        # escaped too (``quote`` of the text would raise)
+        uri = f"file:{percent_encode(os.fsencode(path.absolute()), b'/')}?mode=ro"
         try:
             conn = _connect_readonly(uri)
         except sqlite3.Error as exc:
