@@ -4,6 +4,7 @@
     .venv/bin/python bench/startup.py --baseline /tmp/base24  # + an older tree, alternating
     .venv/bin/python bench/startup.py --importtime 12         # + a -X importtime breakdown
     .venv/bin/python bench/startup.py --installed             # + as a regular install runs them
+                                      # (with --baseline: the older tree installed beside it)
     .venv/bin/python bench/startup.py --inprocess --profile   # the patch engine in-process
     .venv/bin/python bench/startup.py --tui                   # TUI first paint (a pty)
     .venv/bin/python bench/startup.py --first                 # = bench/wires.py --only first
