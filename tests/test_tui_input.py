@@ -3,6 +3,7 @@ restart, ctrl+r, ``@path`` completion and attachment (Pilot, real ``AgentSession
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 
 import pytest
@@ -252,3 +253,49 @@ async def test_a_message_sent_before_the_agent_has_started_goes_once_it_has(
         await until(pilot, lambda: prompt.text == "", "the box emptied")
         await workers_done(app)
         assert you_entries(app) == ["hello"]
+
+
+async def test_the_screen_answers_while_the_session_is_built(tmp_path: Path) -> None:
+    """Building the session starts the MCP servers and waits for them (up to each one's
+    ``startup_timeout``). It used to run on the event loop: the screen froze, keys and
+    ctrl+c included, for as long as the slowest server took. Here the build is held
+    until the test lets it go."""
+    from frontier.widgets.status_bar import StatusBar
+
+    holder: list[EchoRuntime] = []
+    build = echo_factory(tmp_path, holder)
+    entered, release = threading.Event(), threading.Event()
+
+    def slow_factory() -> object:
+        entered.set()
+        assert release.wait(60), "never released"
+        return build()
+
+    app = FrontierApp(
+        Config(base_url="http://127.0.0.1:9/v1", model="echo"),
+        session_factory=slow_factory,  # type: ignore[arg-type]
+        remember_theme=False,
+    )
+    try:
+        async with app.run_test(size=(120, 40)) as pilot:
+            await until(pilot, entered.is_set, "the build to begin")
+            status = app.main.query_one(StatusBar)
+            await until(pilot, lambda: "starting the agent" in str(status.render()), "the status")
+            await focus_of(pilot, lambda: prompt_of(app), "the message box")
+            await type_text(pilot, "hello")  # typed and shown while the build waits
+            prompt = prompt_of(app)
+            await until(pilot, lambda: prompt.text == "hello", "the typed text")
+            await pilot.press("enter")
+            await until(
+                pilot,
+                lambda: any("the agent is starting" in n.message for n in app._notifications),
+                "the note that it waits",
+            )
+            assert app.session is None and prompt.text == "hello"
+            release.set()
+            await until(pilot, lambda: holder and holder[0].loop.sent == ["hello"], "sent")
+            await until(pilot, lambda: "starting" not in str(status.render()), "idle again")
+            await workers_done(app)
+            assert you_entries(app) == ["hello"]
+    finally:
+        release.set()

@@ -551,7 +551,11 @@ class FrontierApp(App[int]):
 
     @on(BindingsChanged)
     def _bindings_changed(self) -> None:
-        self.refresh_bindings()
+        # posted from anywhere (a session adopted as the app quits): by the time it is
+        # handled the screens may be gone, and Textual's refresh then raises
+        # ``ScreenStackError`` ("No screens on stack"), failing the exit with a traceback
+        if self.screen_stack:
+            self.refresh_bindings()
 
     @on(Repaint)
     def _repaint_asked(self) -> None:

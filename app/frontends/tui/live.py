@@ -72,16 +72,24 @@ class LiveController:
         """The session is still to be built (just after the first paint): a message sent
         meanwhile waits in the box, and is sent once it is (``_send_when_ready``)."""
         self._send_when_ready = False
+        self._building = False
+        """A session is being built (its thread runs): the status bar says so."""
 
     # ------------------------------------------------------------------ starting
     def start(self) -> None:
-        """Create the agent session; the demo then sends its scripted prompts."""
-        try:
-            session = self._build()
-        finally:
-            self.starting = False
+        """Create the agent session (in a thread: see :meth:`_built`); the demo then
+        sends its scripted prompts."""
+        self.app.run_worker(self._start(), name="start", group="agent", exit_on_error=False)
+
+    async def _start(self) -> None:
+        session = await self._built()
         if session is not None:
             self._adopt(session)
+        self._send_held(session)
+
+    def _send_held(self, session: AgentSession | None) -> None:
+        """Send the message the user pressed Enter on while the session was being built
+        (as the box then reads), now that it is."""
         if self._send_when_ready:
             self._send_when_ready = False
             box = self._prompt_box()
@@ -89,17 +97,29 @@ class LiveController:
                 prompt = box.prompt
                 prompt.post_message(prompt.Submitted(prompt, prompt.text, prompt.editing))
 
-    def _build(self) -> AgentSession | None:
-        """The factory's session, or ``None`` after telling the user why it could not start."""
+    async def _built(self) -> AgentSession | None:
+        """The factory's session, or ``None`` after telling the user why it could not start.
+
+        Built in a thread, never on the event loop: building starts the configured MCP
+        servers and waits for them, up to each one's ``startup_timeout`` (and opens the
+        store, asks ``git``, reads the instructions). On the loop, that froze the screen
+        (no key, no paint, not even ctrl+c) for as long as the slowest server took. While
+        it builds the status bar says "starting the agent", and a message sent meanwhile
+        waits in the box (``starting``: ``submit``)."""
+        factory = self.factory or self._default_factory
+        self.starting = self._building = True
+        self.app.state.mark("status")
         try:
-            factory = self.factory or self._default_factory
-            return factory()
+            return await _in_a_thread(factory)
         except Exception as exc:
             self.app.state.note(f"could not start the agent: {exc}", "error")
             self.app.notify(
                 str(exc), title="could not start the agent", severity="error", timeout=10
             )
             return None
+        finally:
+            self.starting = self._building = False
+            self.app.state.mark("status")
 
     def _default_factory(self) -> AgentSession:
         from frontier.app.agent.runtime import create_runtime
@@ -204,7 +224,7 @@ class LiveController:
         async def restart() -> None:
             if old is not None:
                 await old.close()
-            self.start()
+            await self._start()
             if self.session is not old:  # below the new session's rule
                 app.state.note("── the same task with native tool calls (native-inc) ──")
             app.post_message(BindingsChanged())  # ctrl+n is done: drop it from the footer
@@ -246,13 +266,14 @@ class LiveController:
         True when the text was taken (the box is then emptied)."""
         app = self.app
         session = self.session
+        if self._building or (session is None and self.starting):
+            # the text stays in the box, and is sent (as it then reads) once the session
+            # exists: a message typed as the screen appears (or while /new or a resume
+            # builds the next session) is neither refused nor sent to the old session
+            self._send_when_ready = True
+            app.notify("the agent is starting: the message goes the moment it is ready")
+            return False
         if session is None:
-            if self.starting:
-                # the text stays in the box, and is sent (as it then reads) once the
-                # session exists: a message typed as the screen appears is not refused
-                self._send_when_ready = True
-                app.notify("the agent is starting: the message goes the moment it is ready")
-                return False
             app.notify(
                 "no agent is running: configure an endpoint (see `frontier --help`) "
                 "or run `frontier demo`",
@@ -561,13 +582,15 @@ class LiveController:
         self.session_id = session_id
         self.demo = False  # a stored session says itself whether it ran on the demo model
         self.workspace = None  # the command line's --workspace was for the first session
-        session = self._build()
+        session = await self._built()
         if session is None:
             self.session_id, self.demo = previous
+            self._send_held(None)
             return
         old = self.session
         self._adopt(session)
         self.app.post_message(BindingsChanged())
+        self._send_held(session)
         if old is not None:
             try:
                 await old.close()
@@ -610,6 +633,8 @@ class LiveController:
             activity = f"running {running[-1].call.id}"
         elif state.turn_running:
             activity = "streaming"
+        elif self._building:
+            activity = "starting the agent"
         else:
             activity = "idle"
         return StatusInfo(
@@ -690,3 +715,46 @@ def write_unique(directory: Path, stem: str, text: str, suffix: str = ".md") -> 
                     "move old exports away"
                 ) from None
     raise AssertionError("unreachable")
+
+
+_CLOSING: set[asyncio.Task[None]] = set()
+"""Sessions being closed because nobody waited for them any more (:func:`_in_a_thread`)."""
+
+
+def _in_a_thread(factory: SessionFactory) -> asyncio.Future[AgentSession]:
+    """``factory()`` on a daemon thread of its own, awaited on the loop.
+
+    Not ``asyncio.to_thread``: the default executor's threads are joined when the
+    interpreter exits, so quitting while a server is still starting would wait for its
+    whole ``startup_timeout``. A session that arrives after the wait was given up (the
+    worker cancelled while the app goes on) is closed, not leaked."""
+    import threading
+
+    loop = asyncio.get_running_loop()
+    future: asyncio.Future[AgentSession] = loop.create_future()
+
+    def settle(result: AgentSession | None, error: BaseException | None) -> None:
+        if future.cancelled():
+            if result is not None:
+                closing = loop.create_task(result.close(), name="close-unwanted-session")
+                _CLOSING.add(closing)  # held until done: the loop keeps only a weak reference
+                closing.add_done_callback(_CLOSING.discard)
+        elif error is not None:
+            future.set_exception(error)
+        else:
+            future.set_result(result)  # type: ignore[arg-type]
+
+    def build() -> None:
+        try:
+            made = factory()
+        except BaseException as exc:  # handed to the awaiting task, which says why
+            outcome: tuple[AgentSession | None, BaseException | None] = (None, exc)
+        else:
+            outcome = (made, None)
+        try:
+            loop.call_soon_threadsafe(settle, *outcome)
+        except RuntimeError:  # the loop is closed: the app has exited meanwhile
+            return
+
+    threading.Thread(target=build, name="agent-start", daemon=True).start()
+    return future

@@ -349,12 +349,14 @@ def _new(ctx: SlashContext, args: str) -> bool:
         controller.session_id = None  # a new session…
         if old is not None and not controller.demo:
             controller.workspace = old.workspace  # …in the same workspace
-        session = controller._build()
+        session = await controller._built()
         if session is None:
             controller.session_id, controller.workspace = previous
+            controller._send_held(None)
             return
         controller._adopt(session)
         ctx.app.post_message(BindingsChanged())
+        controller._send_held(session)
         if old is not None:
             try:
                 await old.close()
