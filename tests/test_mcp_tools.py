@@ -341,3 +341,27 @@ async def test_a_sandboxed_local_server_cannot_read_hidden_places_or_write_outsi
     finally:
         plain.close()
         listener.close()
+
+
+async def test_the_session_says_what_it_waits_for_before_the_servers_start(
+    tmp_path: Path,
+) -> None:
+    """A server may take its whole ``startup_timeout``: the front end is told first
+    (headless prints it on stderr, the TUI's status bar shows it)."""
+    from frontier.app.agent.runtime import create_runtime
+    from frontier.app.config import Config
+    from frontier.tools.policy import PolicyApprover
+
+    write_config()
+    said: list[str] = []
+    session = create_runtime(
+        Config(base_url="http://127.0.0.1:9/v1", model="m"),
+        approver=PolicyApprover("auto"),
+        workspace=tmp_path,
+        on_wait=said.append,
+    )
+    try:
+        assert said == ["starting MCP server srv (up to 30 s)"]
+        assert not [n for n in session.notes if "did not start" in n]
+    finally:
+        await session.close()

@@ -376,6 +376,7 @@ def create_runtime(
     protocol: str | None = None,
     scrubber: Scrubber | None = None,
     offline: bool = False,
+    on_wait: Callable[[str], object] | None = None,
 ) -> AgentSession:
     """Build the session; ``session_id`` resumes a stored one (reconciling open calls).
 
@@ -397,6 +398,10 @@ def create_runtime(
     caller subscribes and calls ``AgentSession.answer``); otherwise what needs a person
     is refused, saying how to allow it. ``approver`` is a convenience for scripts and
     tests: it answers through that same event path (``approvals.answer_with``).
+
+    ``on_wait`` is told, on the building thread, before a wait a person would notice
+    (the MCP servers starting, up to their ``startup_timeout``): nothing is emitted yet,
+    so this is how a front end says what it is waiting for.
     """
     from frontier.app.session.store import SessionStore
     from frontier.tools.boundary import ToolBoundary
@@ -463,7 +468,7 @@ def create_runtime(
         on_error.callback(sandbox.close)
         # issue 26: MCP servers' tools join the one registry (none for demo and offline);
         # a local server runs in the sandbox too
-        mcp = None if demo or offline else _start_mcp(registry, root, sandbox, notes)
+        mcp = None if demo or offline else _start_mcp(registry, root, sandbox, notes, on_wait)
         if mcp is not None:
             on_error.callback(mcp.close)
         # The demo's commands are its own script's (the bundled sample's tests), never a
@@ -584,7 +589,11 @@ def create_runtime(
 
 
 def _start_mcp(
-    registry: Registry, root: Path, sandbox: Sandbox, notes: list[str]
+    registry: Registry,
+    root: Path,
+    sandbox: Sandbox,
+    notes: list[str],
+    on_wait: Callable[[str], object] | None = None,
 ) -> McpHost | None:
     """Start config.toml's enabled MCP servers and the project's trusted ones
     (``app/mcp_project.py``), their tools added to ``registry`` and kept current on
@@ -597,6 +606,13 @@ def _start_mcp(
     servers = session_servers(root, load_mcp_servers(), notes)
     if not servers:
         return None
+    if on_wait is not None:
+        enabled = [s for s in servers if s.enabled]
+        if enabled:
+            names = ", ".join(s.name for s in enabled)
+            limit = max(s.startup_timeout for s in enabled)
+            plural = "s" if len(enabled) > 1 else ""
+            on_wait(f"starting MCP server{plural} {names} (up to {limit:g} s)")
     host = McpHost(data_dir() / "mcp-logs", sandbox=sandbox, root=root)
     host.start(servers, registry)
     notes.extend(host.notes)

@@ -576,6 +576,8 @@ async def run_headless(
             workspace=workspace,
             protocol=protocol,
             scrubber=scrubber,
+            # said as the wait begins (stdout is the run's own: its lines, or JSON)
+            on_wait=lambda text: safe_print(f"note {printer.text(text)}", file=sys.stderr),
         )
     except (ValueError, StoreError) as exc:
         safe_print(f"frontier: {printer.text(str(exc))}", file=sys.stderr)

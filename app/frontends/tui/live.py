@@ -74,6 +74,10 @@ class LiveController:
         self._send_when_ready = False
         self._building = False
         """A session is being built (its thread runs): the status bar says so."""
+        self._waiting = ""
+        """What the build says it waits for (``create_runtime``'s ``on_wait``)."""
+        self._told: Callable[[str], None] | None = None
+        """That ``on_wait``, made on the loop for the building thread to call."""
 
     # ------------------------------------------------------------------ starting
     def start(self) -> None:
@@ -107,6 +111,7 @@ class LiveController:
         it builds the status bar says "starting the agent", and a message sent meanwhile
         waits in the box (``starting``: ``submit``)."""
         factory = self.factory or self._default_factory
+        self._told = self._waiting_from_a_thread()  # made here: the loop is this thread's
         self.starting = self._building = True
         self.app.state.mark("status")
         try:
@@ -119,6 +124,7 @@ class LiveController:
             return None
         finally:
             self.starting = self._building = False
+            self._waiting = ""
             self.app.state.mark("status")
 
     def _default_factory(self) -> AgentSession:
@@ -134,7 +140,26 @@ class LiveController:
             # the app's scrubber (the config's key, URL credentials and secret-looking
             # environment values, as headless uses): the store and the panes mask the same
             scrubber=self.app.state.scrubber,
+            on_wait=self._told,
         )
+
+    def _waiting_from_a_thread(self) -> Callable[[str], None]:
+        """``create_runtime``'s ``on_wait``, told on the building thread: the status bar
+        then says what the start waits for (``starting the agent · starting MCP server
+        hang (up to 8 s)``)."""
+        loop = asyncio.get_running_loop()
+
+        def shown(text: str) -> None:
+            self._waiting = text
+            self.app.state.mark("status")
+
+        def told(text: str) -> None:
+            try:
+                loop.call_soon_threadsafe(shown, text)
+            except RuntimeError:  # the loop is closed: the app has exited meanwhile
+                return
+
+        return told
 
     def _adopt(self, session: AgentSession) -> None:
         """Make ``session`` the one the UI shows: its events, its notes, its demo prompts."""
@@ -634,7 +659,7 @@ class LiveController:
         elif state.turn_running:
             activity = "streaming"
         elif self._building:
-            activity = "starting the agent"
+            activity = "starting the agent" + (f" · {self._waiting}" if self._waiting else "")
         else:
             activity = "idle"
         return StatusInfo(
