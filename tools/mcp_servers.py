@@ -533,12 +533,16 @@ class McpServer:
         task = self._task
         if task is None or task.done():
             return
-        try:
-            await asyncio.wait_for(asyncio.shield(task), 5.0)
-        except TimeoutError:
+        if self.session is None:
+            # never ready (a start that timed out): nothing to wind down gently, and
+            # ``_stop`` cannot reach a task still inside ``initialize``; cancelling runs
+            # the SDK's own bounded shutdown (stdin closed, then terminate, then kill)
+            # at once instead of after 5 s more
             task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
+        done, _ = await asyncio.wait({task}, timeout=5.0)
+        if not done:
+            task.cancel()
+            await asyncio.wait({task})
 
 
 class McpStopError(RuntimeError):
