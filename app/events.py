@@ -300,6 +300,16 @@ class ContextUsage(Event):
 
 
 @record
+class Notice(Event):
+    """Something the person should know that happened beside the turns, from another
+    thread: an MCP server that stopped by itself. Shown as a note (the Transcript;
+    ``note …`` in the headless log, on stderr with ``--json`` like every note)."""
+
+    type: ClassVar[str] = "note"
+    text: str
+
+
+@record
 class Summarising(Event):
     """The oldest rounds are being summarised by the model in a separate request (it
     can take a while on a slow model); a ``Compacted`` follows."""

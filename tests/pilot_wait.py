@@ -123,3 +123,8 @@ async def eventually(
                 raise AssertionError(message) from exc
         await pilot.pause(None if rounds < QUICK_ROUNDS else 0.01)
         rounds += 1
+
+
+def screen_text(app: Any) -> str:
+    """What the terminal shows now: the screen's composed lines, as text."""
+    return "\n".join(strip.text for strip in app.screen._compositor.render_strips())

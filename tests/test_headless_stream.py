@@ -221,3 +221,32 @@ def test_an_mcp_tool_nobody_could_approve_names_the_rule_that_would() -> None:
         "rerun with --approval auto, or allow it for good: frontier mcp allow tracker__search"
     )
     assert "mcp allow" not in unanswered_line([Unanswered("shell", "--approval auto")])
+
+
+@pytest.mark.parametrize(
+    ("as_json", "print_mode", "on_out", "on_err"),
+    [(False, False, True, False), (True, False, False, True), (False, True, False, False)],
+)
+def test_a_notice_is_printed_where_the_sessions_notes_are(
+    as_json: bool, print_mode: bool, on_out: bool, on_err: bool
+) -> None:
+    """Text form: a ``note`` line on stdout; ``--json``: on stderr (stdout stays one
+    event per line); ``-p``: nothing but the answer. Secrets are masked."""
+    import io
+
+    from frontier.app.events import Notice
+    from frontier.app.frontends.headless import EventPrinter
+    from frontier.app.secrets import Scrubber
+
+    out, err = io.StringIO(), io.StringIO()
+    printer = EventPrinter(
+        out,
+        as_json=as_json,
+        print_mode=print_mode,
+        err=err,
+        scrubber=Scrubber(["sk-secret-123456"]),
+    )
+    printer(Notice("MCP server srv stopped by itself; token sk-secret-123456"))
+    line = "note MCP server srv stopped by itself; token [REDACTED]\n"
+    assert out.getvalue() == (line if on_out else "")
+    assert err.getvalue() == (line if on_err else "")

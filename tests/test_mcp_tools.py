@@ -365,3 +365,44 @@ async def test_the_session_says_what_it_waits_for_before_the_servers_start(
         assert not [n for n in session.notes if "did not start" in n]
     finally:
         await session.close()
+
+
+async def test_a_server_that_stops_mid_session_is_told_to_every_front_end(
+    tmp_path: Path,
+) -> None:
+    """As a ``Notice`` event on the loop that subscribed: the TUI's Transcript and the
+    headless log show it when it happens, not only when ``/mcp`` is asked."""
+    from frontier.app.agent.runtime import create_runtime
+    from frontier.app.config import Config
+    from frontier.app.dirs import data_dir
+    from frontier.app.events import Event, Notice
+    from frontier.tools.policy import PolicyApprover
+
+    write_config()
+    session = create_runtime(
+        Config(base_url="http://127.0.0.1:9/v1", model="m"),
+        approver=PolicyApprover("auto"),
+        workspace=tmp_path,
+    )
+    told: list[str] = []
+    noticed = asyncio.Event()
+    loop_thread = threading.get_ident()
+
+    def observe(event: Event) -> None:
+        if isinstance(event, Notice):
+            assert threading.get_ident() == loop_thread  # never the servers' thread
+            told.append(event.text)
+            noticed.set()
+
+    session.subscribe(observe)
+    try:
+        (pid,) = fixture_server_pids()
+        os.kill(pid, signal.SIGKILL)
+        await asyncio.wait_for(noticed.wait(), 30)
+        log = data_dir() / "mcp-logs" / "srv.log"
+        assert told == [
+            "MCP server srv stopped by itself (its process exited or closed its output); "
+            f"its tools fail until the next session. See {log}"
+        ]
+    finally:
+        await session.close()

@@ -5,12 +5,16 @@ from __future__ import annotations
 
 import json
 import sys
+import threading
+from collections.abc import Callable
 from pathlib import Path
 
-from pilot_wait import until
+from pilot_wait import screen_text, until
 from test_tui_slash import make_app, notes, ready
-from tui_fakes import FakeRuntime
+from tui_fakes import FakeRuntime, fake_session
 
+from frontier.app.config import Config
+from frontier.app.frontends.tui.app import FrontierApp
 from frontier.app.mcp_project import PROJECT_FILE, project_servers
 from frontier.tools.mcp_servers import McpHost
 from frontier.tools.mcp_settings import ServerSettings
@@ -71,3 +75,47 @@ async def test_mcp_without_servers_says_where_they_are_declared(tmp_path: Path) 
         await until(pilot, lambda: any("no MCP servers" in n for n in notes(app)), "/mcp")
         await pilot.press(*"/mcp nonsense", "enter")
         assert any("/mcp takes nothing or `trust`" in str(t.message) for t in app._notifications)
+
+
+class NotingHost:
+    """The one thing of ``McpHost`` a session routes: ``on_note``, set when the TUI
+    subscribes, called here from a thread as the servers' thread calls it."""
+
+    def __init__(self) -> None:
+        self.on_note: Callable[[str], None] | None = None
+
+
+async def test_a_note_from_the_servers_thread_shows_and_the_screen_keeps_painting(
+    tmp_path: Path,
+) -> None:
+    """A server that stops mid-session is told at once in the Transcript. Told on another
+    thread while the TUI is idle (its flush timer slowed), the note used to be handed to
+    the loop without the app's context: the timer the TUI then made died with
+    ``LookupError`` and the screen never painted again."""
+    from frontier.app.frontends.tui.app import IDLE_HZ
+
+    host = NotingHost()
+    holder: list[FakeRuntime] = []
+
+    def factory() -> object:
+        runtime = fake_session(tmp_path, block_shell=False)
+        runtime.session.mcp = host  # type: ignore[assignment]
+        holder.append(runtime)
+        return runtime.session
+
+    app = FrontierApp(
+        Config(base_url="http://127.0.0.1:9/v1", model="smollm2"),
+        session_factory=factory,  # type: ignore[arg-type]
+        remember_theme=False,
+    )
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        await until(pilot, lambda: app.flush_rate == IDLE_HZ, "the idle flush rate")
+        assert host.on_note is not None
+        said = "MCP server srv stopped by itself"
+        told = threading.Thread(target=host.on_note, args=(said,))
+        told.start()
+        told.join()
+        await until(pilot, lambda: said in screen_text(app), "the note on screen")
+        await pilot.press(*"still here")
+        await until(pilot, lambda: "still here" in screen_text(app), "typing painted")

@@ -41,7 +41,6 @@ stopped one (``meta["sandbox_stopped"]``) the person may be asked once to run it
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import contextvars
 import errno
 import os
@@ -673,15 +672,10 @@ async def _outcome_of(
 
 def _told_from_a_thread(emit: Callable[[Event], None], call_id: str) -> Callable[[str], None]:
     """``WriteStop.on_wait`` for a call: the writer's thread hands its line to the event
-    loop, which emits it as the call's live output. After the loop has closed (the session
-    is gone) there is nobody left to tell, and the writer must not fail for it."""
-    loop = asyncio.get_running_loop()
+    loop, which emits it as the call's live output (``app/loop_hop.py``)."""
+    from frontier.app.loop_hop import to_loop
 
-    def tell(text: str) -> None:
-        with contextlib.suppress(RuntimeError):  # the loop closed: nobody to tell
-            loop.call_soon_threadsafe(emit, ToolOutput(call_id=call_id, data=text))
-
-    return tell
+    return to_loop(lambda text: emit(ToolOutput(call_id=call_id, data=text)))
 
 
 def _retrieved(future: asyncio.Future[None]) -> None:

@@ -38,6 +38,7 @@ from frontier.app.events import (
     ContextUsage,
     ContractError,
     Event,
+    Notice,
     QueuedDelivered,
     ReasoningText,
     RepairRequested,
@@ -142,6 +143,7 @@ def dispatch_table(m: PaneModels) -> dict[type[Event], tuple[Handler, ...]]:
         ToolOutput: (t.on_tool_output,),
         ToolFinished: (t.on_tool_finished,),
         Retry: (tr.on_retry,),
+        Notice: (tr.on_notice,),
         RepairRequested: (tr.on_repair_requested,),
         ResponseContinued: (
             s.on_response_continued,

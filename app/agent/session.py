@@ -42,7 +42,7 @@ from frontier.app.agent.session_ops import (
 )
 from frontier.app.agent.slash import Commands, load_commands
 from frontier.app.agent.undo import UndoOutcome, run_undo, with_notices
-from frontier.app.events import Event, ToolResult, TurnEnded
+from frontier.app.events import Event, Notice, ToolResult, TurnEnded
 from frontier.app.secrets import Scrubber
 from frontier.app.session.prompt_history import PromptHistory
 from frontier.app.vocab import AGENT_MODES, APPROVALS
@@ -279,8 +279,25 @@ class AgentSession:
 
     # ------------------------------------------------------------------ events
     def subscribe(self, observer: Observer) -> Callable[[], None]:
-        """Receive every event of this session from now on; returns the unsubscribe."""
+        """Receive every event of this session from now on; returns the unsubscribe.
+
+        The first subscription made on an event loop also routes the MCP servers' later
+        notes (a server that stopped by itself), told on their own thread, to this loop
+        as ``Notice`` events: every observer is called on the loop that subscribed."""
+        self._route_mcp_notes()
         return self._events.subscribe(observer)
+
+    def _route_mcp_notes(self) -> None:
+        host = self.mcp
+        if host is None or host.on_note is not None:
+            return
+        from frontier.app.loop_hop import to_loop
+
+        emit = self._events.emit
+        try:
+            host.on_note = to_loop(lambda text: emit(Notice(text)))
+        except RuntimeError:  # subscribed off a loop (a test, a script): /mcp still lists them
+            return
 
     # ------------------------------------------------------------------ operations
     async def send(self, text: str) -> TurnEnded:

@@ -56,6 +56,7 @@ from frontier.app.events import (
     ContextUsage,
     ContractError,
     Event,
+    Notice,
     ReasoningText,
     RepairRequested,
     ResponseContinued,
@@ -160,6 +161,10 @@ class EventPrinter:
             return
         if isinstance(event, ReasoningText):
             self._prose("think", event.text)
+            return
+        if isinstance(event, Notice):  # as the session's notes are printed
+            if not self.print_mode:
+                self._line(f"note {self.text(event.text)}", self.errors if self.as_json else None)
             return
         if isinstance(event, ToolOutput):
             stream = self._outputs.setdefault(event.call_id, StreamScrubber(self.scrubber))

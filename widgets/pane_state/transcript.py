@@ -24,6 +24,7 @@ from frontier.app.events import (
     Confirmed,
     ContextUsage,
     ContractError,
+    Notice,
     ReasoningText,
     RepairRequested,
     ResponseContinued,
@@ -325,6 +326,10 @@ class TranscriptModel:
 
     def on_reasoning_text(self, event: ReasoningText) -> None:
         self._thinking_text(event.text)
+
+    def on_notice(self, event: Notice) -> None:
+        """A note from beside the turns (an MCP server that stopped by itself)."""
+        self.note(self._ctx.scrub(event.text))
 
     def on_retry(self, event: Retry) -> None:
         """Retries of one failure are one line that counts them (the server's message

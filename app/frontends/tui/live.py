@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 from frontier.app.events import Event, QueuedDelivered, TurnEnded
 from frontier.app.files import write_atomic
 from frontier.app.frontends.tui.host import BindingsChanged, FocusPrompt
+from frontier.app.loop_hop import to_loop
 from frontier.app.record import replace
 from frontier.app.vocab import APPROVAL_MEANINGS, NATIVE_MODES
 from frontier.tools.approval_rules import Rule
@@ -147,19 +148,12 @@ class LiveController:
         """``create_runtime``'s ``on_wait``, told on the building thread: the status bar
         then says what the start waits for (``starting the agent · starting MCP server
         hang (up to 8 s)``)."""
-        loop = asyncio.get_running_loop()
 
         def shown(text: str) -> None:
             self._waiting = text
             self.app.state.mark("status")
 
-        def told(text: str) -> None:
-            try:
-                loop.call_soon_threadsafe(shown, text)
-            except RuntimeError:  # the loop is closed: the app has exited meanwhile
-                return
-
-        return told
+        return to_loop(shown)
 
     def _adopt(self, session: AgentSession) -> None:
         """Make ``session`` the one the UI shows: its events, its notes, its demo prompts."""
@@ -758,7 +752,8 @@ def _in_a_thread(factory: SessionFactory) -> asyncio.Future[AgentSession]:
     loop = asyncio.get_running_loop()
     future: asyncio.Future[AgentSession] = loop.create_future()
 
-    def settle(result: AgentSession | None, error: BaseException | None) -> None:
+    def settle(outcome: tuple[AgentSession | None, BaseException | None]) -> None:
+        result, error = outcome
         if future.cancelled():
             if result is not None:
                 closing = loop.create_task(result.close(), name="close-unwanted-session")
@@ -776,10 +771,8 @@ def _in_a_thread(factory: SessionFactory) -> asyncio.Future[AgentSession]:
             outcome: tuple[AgentSession | None, BaseException | None] = (None, exc)
         else:
             outcome = (made, None)
-        try:
-            loop.call_soon_threadsafe(settle, *outcome)
-        except RuntimeError:  # the loop is closed: the app has exited meanwhile
-            return
+        handed(outcome)  # a no-op once the loop is closed (the app has exited meanwhile)
 
+    handed = to_loop(settle)  # in this task's context: closing a session emits to the TUI
     threading.Thread(target=build, name="agent-start", daemon=True).start()
     return future
