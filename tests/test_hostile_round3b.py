@@ -22,10 +22,9 @@ import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
 
 import pytest
-from pilot_wait import eventually, opened, until
+from pilot_wait import eventually, opened, screen_text, until
 from tui_fakes import ask, asking_factory
 
 from frontier.app.cli import main
@@ -51,10 +50,6 @@ from frontier.widgets.display import (
 SIZES = {"80x24": (80, 24), "120x40": (120, 40)}
 sizes = pytest.mark.parametrize("size", list(SIZES.values()), ids=list(SIZES))
 PATCH_SPEC = ToolSpec("replace", "replace text in a file", {}, mutates=True, kind="edit")
-
-
-def screen_text(app: Any) -> str:
-    return "\n".join(strip.text for strip in app.screen._compositor.render_strips())
 
 
 # ---------------------------------------------------------------------- the diff's cut

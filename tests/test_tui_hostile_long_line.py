@@ -11,10 +11,9 @@ that the 20 MB review opens, shows both ends and answers keys; how fast is measu
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 import pytest
-from pilot_wait import eventually, opened, until
+from pilot_wait import eventually, opened, screen_text, until
 from textual.app import App, ComposeResult
 from textual.widgets import Static
 from tui_fakes import ask, asking_factory
@@ -40,10 +39,6 @@ sizes = pytest.mark.parametrize("size", list(SIZES.values()), ids=list(SIZES))
 MB20 = 20_000_000
 PATCH_SPEC = ToolSpec("apply_patch", "apply a unified diff", {}, mutates=True, kind="edit")
 SHELL_SPEC = ToolSpec("shell", "run a command", {}, mutates=True, kind="exec")
-
-
-def screen_text(app: Any) -> str:
-    return "\n".join(strip.text for strip in app.screen._compositor.render_strips())
 
 
 def app_for_review() -> FrontierApp:
