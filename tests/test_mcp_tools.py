@@ -361,7 +361,7 @@ async def test_the_session_says_what_it_waits_for_before_the_servers_start(
         on_wait=said.append,
     )
     try:
-        assert said == ["starting MCP server srv (up to 30 s)"]
+        assert said == ["waiting for MCP server srv to start (up to 30 s)"]
         assert not [n for n in session.notes if "did not start" in n]
     finally:
         await session.close()

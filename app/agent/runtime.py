@@ -612,7 +612,7 @@ def _start_mcp(
             names = ", ".join(s.name for s in enabled)
             limit = max(s.startup_timeout for s in enabled)
             plural = "s" if len(enabled) > 1 else ""
-            on_wait(f"starting MCP server{plural} {names} (up to {limit:g} s)")
+            on_wait(f"waiting for MCP server{plural} {names} to start (up to {limit:g} s)")
     host = McpHost(data_dir() / "mcp-logs", sandbox=sandbox, root=root)
     host.start(servers, registry)
     notes.extend(host.notes)

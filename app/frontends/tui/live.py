@@ -146,8 +146,8 @@ class LiveController:
 
     def _waiting_from_a_thread(self) -> Callable[[str], None]:
         """``create_runtime``'s ``on_wait``, told on the building thread: the status bar
-        then says what the start waits for (``starting the agent · starting MCP server
-        hang (up to 8 s)``)."""
+        then says what the start waits for (``starting the agent · waiting for MCP
+        server hang to start (up to 8 s)``)."""
 
         def shown(text: str) -> None:
             self._waiting = text
