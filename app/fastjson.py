@@ -17,6 +17,8 @@ encoded the very ``TypeError``/``ValueError``. Catch ``ValueError``, not
 
 from __future__ import annotations
 
+import sys
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -66,6 +68,13 @@ def loads(text: str | bytes | bytearray) -> Any:
         value, end = _scan(text, start)
     except StopIteration:
         return _json_module().loads(text)  # raises json's "Expecting value" error
+    except SystemError:
+        # Python 3.11's scanner raises its error class as ``sys.modules["json.decoder"]``
+        # has it, and with json never imported it fails with no error set at all: json
+        # itself then says what is wrong, as it would have
+        if "json.decoder" in sys.modules:
+            raise
+        return _json_module().loads(text)
     if end != len(text) and text[end:].strip(_WHITESPACE):
         return _json_module().loads(text)  # raises json's "Extra data" error
     return value

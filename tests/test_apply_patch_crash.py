@@ -347,3 +347,18 @@ def test_a_journal_that_is_no_regular_file_is_refused_unread(
     assert not path.exists() and not path.is_symlink()
     assert (tmp_path / "elsewhere.json").exists() or kind == "fifo"
     assert contents(ws) == {"a": "old", "b": "old", "c": "old"}
+
+
+def test_a_cut_short_cli_journal_is_moved_aside_with_a_reason(ws: Path) -> None:
+    """A journal cut off mid-write (a full disk, an editor) is not JSON. The command reads
+    it without the ``json`` package, and Python 3.11's C scanner then failed with
+    ``SystemError`` ("returned NULL without setting an exception"): a traceback, and the
+    patch not applied."""
+    journals().mkdir(parents=True, exist_ok=True)
+    path = file_journal.journal_path(journals(), ws)
+    path.write_text('{"version": 1, "root": "' + os.path.realpath(ws) + '", "entries": [{"pa')
+    code, _, err = cli(ws).finish()
+    assert code == 0, err
+    assert f"the intent journal {path} is not one Frontier writes (it is not JSON (" in err
+    assert "SystemError" not in err and not path.exists()
+    assert contents(ws) == {"a": "new", "b": "new", "c": "new"}  # then the patch applied

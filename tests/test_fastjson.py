@@ -100,3 +100,26 @@ def test_importing_it_does_not_import_json() -> None:
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "False"
+
+
+def test_an_invalid_text_fails_as_json_fails_in_a_process_without_json() -> None:
+    """In Python 3.11 the C scanner raises its error class as ``sys.modules`` holds it;
+    with ``json`` never imported it failed with ``SystemError`` ("returned NULL without
+    setting an exception"), where every reader of the store or a journal expects a
+    ``ValueError``. The property test above runs where json is imported and cannot see it."""
+    code = (
+        "import sys; from frontier.app import fastjson\n"
+        "for text in ('{\"a\": \"b', '[1, 2', '{\"a\" 1}', '\"\\\\x\"'):\n"
+        "    try:\n"
+        "        fastjson.loads(text)\n"
+        "    except ValueError as exc:\n"
+        "        print(type(exc).__name__, exc)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    expected = []
+    for text in ('{"a": "b', "[1, 2", '{"a" 1}', '"\\x"'):
+        try:
+            json.loads(text)
+        except ValueError as exc:
+            expected.append(f"{type(exc).__name__} {exc}")
+    assert done.stdout.splitlines() == expected
