@@ -634,11 +634,9 @@ def _lock(
     _waiting_for_lock(folder)
     tell = stop.on_wait if stop is not None else on_wait
     if tell is not None:
-        holder = lock_holder(fd)
-        who = f" (pid {holder})" if holder is not None else ""
         limit = "" if stop is not None else f"; giving up after {LOCK_WAIT:g} s"
         tell(
-            f"waiting for {folder}, which another process{who} has locked "
+            f"waiting for {folder}, which another process{held_by(fd)} has locked "
             f"(another Frontier session, an editor or a build writing there){limit}\n"
         )
     own = stop is None
@@ -659,14 +657,19 @@ def _lock(
     except WriteStopped:
         if not own:
             raise
-        holder = lock_holder(fd)
-        who = f" (pid {holder})" if holder is not None else ""
         raise FolderLocked(
             errno.EAGAIN,
-            f"{folder} is locked by another process{who}, still after {LOCK_WAIT:g} s: try "
+            f"{folder} is locked by another process{held_by(fd)}, still after {LOCK_WAIT:g} s: try "
             "again once it has finished (another Frontier session, an editor or a build "
             "writing there)",
         ) from None
+
+
+def held_by(fd: int) -> str:
+    """`` (pid N)`` naming who holds ``fd``'s lock, for a "locked by another process"
+    message; empty when the system does not say."""
+    holder = lock_holder(fd)
+    return f" (pid {holder})" if holder is not None else ""
 
 
 def lock_holder(fd: int) -> int | None:

@@ -129,13 +129,11 @@ def root_lock(
 
 
 def _waiting_text(fd: int, root: str | os.PathLike[str]) -> str:
-    from frontier.tools.atomic import lock_holder  # only when another run holds the lock
+    from frontier.tools.atomic import held_by  # only when another run holds the lock
 
-    holder = lock_holder(fd)
-    who = f" (pid {holder})" if holder is not None else ""
     return (
-        f"waiting for another frontier apply-patch{who} writing in {root}; giving up after "
-        f"{LOCK_WAIT_S:.0f} s\n"
+        f"waiting for another frontier apply-patch{held_by(fd)} writing in {root}; giving up "
+        f"after {LOCK_WAIT_S:.0f} s\n"
     )
 
 

@@ -269,6 +269,8 @@ class McpServer:
         self._secrets: tuple[str, ...] = ()
         """The header values sent, scrubbed from any reason shown."""
         self._stop = asyncio.Event()
+        self._by_itself = False
+        """The server's side ended with no stop asked (``_ended``)."""
         self._task: asyncio.Task[None] | None = None
         self._ready: asyncio.Future[list[Any]] | None = None
         self._dirty = False
@@ -294,21 +296,20 @@ class McpServer:
         from mcp import ClientSession
 
         self.log_path.parent.mkdir(parents=True, exist_ok=True)
-        ended = asyncio.Event()
         try:
             async with contextlib.AsyncExitStack() as stack:
                 read, write = await self._connect(stack)
                 session = await stack.enter_async_context(
                     ClientSession(
-                        _EndWatch(read, ended.set), write, message_handler=self._on_message
+                        _EndWatch(read, self._ended), write, message_handler=self._on_message
                     )
                 )
                 await session.initialize()
                 listed = await self._list(session)
                 self.session = session
                 ready.set_result(listed)
-                await _first_of(self._stop.wait(), ended.wait())
-                if not self._stop.is_set():
+                await self._stop.wait()
+                if self._by_itself:
                     self._ended_by_itself()
         except BaseException as exc:
             started = ready.done()
@@ -365,6 +366,13 @@ class McpServer:
         _linear_stdio()
         _DROPPED.set(self._dropped)
         return await stack.enter_async_context(stdio_client(params, errlog=errlog))
+
+    def _ended(self) -> None:
+        """The read stream ended (``_EndWatch``): unless a stop was asked first, the server
+        stopped by itself, and ``_serve`` stops waiting."""
+        if not self._stop.is_set():
+            self._by_itself = True
+            self._stop.set()
 
     def _ended_by_itself(self) -> None:
         """The server's side ended with no stop asked: dead now, said once as a note."""
@@ -743,16 +751,6 @@ class McpHost:
             self._loop.close()
         if failed:
             raise McpStopError("; ".join(failed))
-
-
-async def _first_of(*waits: Awaitable[object]) -> None:
-    """Wait until the first of ``waits`` is done; the rest are cancelled."""
-    tasks = [asyncio.ensure_future(w) for w in waits]
-    try:
-        await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
-    finally:
-        for task in tasks:
-            task.cancel()
 
 
 async def despite_stray_cancels(awaitable: Awaitable[T]) -> T:

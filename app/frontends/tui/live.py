@@ -13,6 +13,7 @@ command module, so a change inside the core cannot break the TUI at run time.
 from __future__ import annotations
 
 import asyncio
+import functools
 import itertools
 from collections.abc import Callable
 from pathlib import Path
@@ -77,8 +78,6 @@ class LiveController:
         """A session is being built (its thread runs): the status bar says so."""
         self._waiting = ""
         """What the build says it waits for (``create_runtime``'s ``on_wait``)."""
-        self._told: Callable[[str], None] | None = None
-        """That ``on_wait``, made on the loop for the building thread to call."""
 
     # ------------------------------------------------------------------ starting
     def start(self) -> None:
@@ -111,8 +110,8 @@ class LiveController:
         (no key, no paint, not even ctrl+c) for as long as the slowest server took. While
         it builds the status bar says "starting the agent", and a message sent meanwhile
         waits in the box (``starting``: ``submit``)."""
-        factory = self.factory or self._default_factory
-        self._told = self._waiting_from_a_thread()  # made here: the loop is this thread's
+        # ``on_wait`` made here, on the loop: the building thread hands its word back to it
+        factory = self.factory or functools.partial(self._default_factory, to_loop(self._shown))
         self.starting = self._building = True
         self.app.state.mark("status")
         try:
@@ -128,7 +127,10 @@ class LiveController:
             self._waiting = ""
             self.app.state.mark("status")
 
-    def _default_factory(self) -> AgentSession:
+    def _default_factory(self, on_wait: Callable[[str], object]) -> AgentSession:
+        """``create_runtime``; ``on_wait`` is told on the building thread what the start
+        waits for, which the status bar shows (``starting the agent · waiting for MCP
+        server hang to start (up to 8 s)``)."""
         from frontier.app.agent.runtime import create_runtime
 
         return create_runtime(
@@ -141,19 +143,13 @@ class LiveController:
             # the app's scrubber (the config's key, URL credentials and secret-looking
             # environment values, as headless uses): the store and the panes mask the same
             scrubber=self.app.state.scrubber,
-            on_wait=self._told,
+            on_wait=on_wait,
         )
 
-    def _waiting_from_a_thread(self) -> Callable[[str], None]:
-        """``create_runtime``'s ``on_wait``, told on the building thread: the status bar
-        then says what the start waits for (``starting the agent · waiting for MCP
-        server hang to start (up to 8 s)``)."""
-
-        def shown(text: str) -> None:
-            self._waiting = text
-            self.app.state.mark("status")
-
-        return to_loop(shown)
+    def _shown(self, text: str) -> None:
+        """What the start waits for, in the status bar until the session exists."""
+        self._waiting = text
+        self.app.state.mark("status")
 
     def _adopt(self, session: AgentSession) -> None:
         """Make ``session`` the one the UI shows: its events, its notes, its demo prompts."""

@@ -65,6 +65,11 @@ LAB_PANES = frozenset({*(ident for ident, _ in TABS), "tools"})
 """What the conversation layout hides (the Transcript and the prompt stay)."""
 
 
+def compact_at(width: int, height: int) -> bool:
+    """Whether a terminal of this size gets the compact layout (one right-hand pane)."""
+    return width < COMPACT_WIDTH or height < COMPACT_HEIGHT
+
+
 class MainScreen(Screen[None]):
     AUTO_FOCUS = "#prompt"
     """Typing goes to the message box from the first keystroke (not to a pane)."""
@@ -124,7 +129,7 @@ class MainScreen(Screen[None]):
         the whole screen (which was a tenth of the main screen's start-up CPU). The
         screen's own classes are styled by Textual's restyle when the screen is shown."""
         width, height = self.app.size
-        compact = width < COMPACT_WIDTH or height < COMPACT_HEIGHT
+        compact = compact_at(width, height)
         for layout in LAYOUTS:
             self.set_class(layout == self.layout_name, f"-{layout}", update=False)
         self.set_class(compact, "-compact", update=False)
@@ -161,7 +166,7 @@ class MainScreen(Screen[None]):
         height: int,
         changes: Sequence[tuple[DOMNode, bool, str]] = (),
     ) -> None:
-        compact = width < COMPACT_WIDTH or height < COMPACT_HEIGHT
+        compact = compact_at(width, height)
         self._select_tab(self.active_tab, [*changes, (self, compact, "-compact")])
 
     def _set_classes(self, changes: Sequence[tuple[DOMNode, bool, str]]) -> None:
