@@ -36,6 +36,7 @@ from rich.text import Span, Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
+from textual.css.query import NoMatches
 from textual.reactive import reactive
 from textual.widgets import Static
 
@@ -559,7 +560,12 @@ class DiffView(VerticalScroll, can_focus=True):
                 yield Static(self._body(n), classes="hunk", id=f"hunk-{n}")
 
     def on_mount(self) -> None:
-        self._mark_all()
+        try:
+            self._mark_all()
+        except NoMatches:
+            # the review was opened as the app quits (ctrl+c twice as the demo asks): its
+            # rows went with the screens before this ran, and there is nothing to mark
+            return
 
     def _header(self, n: int) -> Text:
         f, hunk, _ = self._hunks[n]
