@@ -1,75 +1,63 @@
-"""A tiny MCP server for the MCP tests, written with the SDK's server API.
+"""A tiny MCP stdio server for the MCP tests, written with the standard library alone.
 
-``python mcp_server_fixture.py`` serves stdio; ``python mcp_server_fixture.py http`` serves
-streamable HTTP on 127.0.0.1, on a port the OS picks: the socket is bound and listening
-before the port is printed (one line on stdout), so a test that read it can connect at once.
+Why not the SDK's server API: importing it (pydantic, starlette, the SDK) costs ~2 s of CPU
+a start on a 2-core machine, and the suite starts this server some thirty times (issue 24:
+the suite's time). What is under test is Frontier's host, which talks to this through the
+SDK's real client, and the client checks every message it reads. Interoperability with the
+SDK's own server is still tested: ``tests/mcp_sdk_server.py`` serves the same tools for one
+stdio test and for every streamable-HTTP one.
+
+It speaks newline-delimited JSON-RPC 2.0 on stdin/stdout (the MCP stdio transport) and
+answers ``initialize``, ``ping``, ``tools/list`` and ``tools/call``; the tools match the SDK
+server's, with the same texts. Requests are answered one at a time, in order, except
+``slow``, which is never answered (its cancellation is read and ignored, as the SDK does for
+a tool that ignores it).
 """
 
 from __future__ import annotations
 
-import asyncio
+import json
 import os
 import socket
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
-from mcp.server import MCPServer
-from mcp.server.mcpserver import Context
-from mcp_types import ToolAnnotations
+Tool = Callable[..., str]
 
-server = MCPServer("fixture")
+SLOW = object()
+"""What ``slow`` returns: the request is never answered."""
 
 
-@server.tool()
 def echo(text: str) -> str:
-    """Echo the text back."""
     return text
 
 
-@server.tool()
 def env(name: str) -> str:
-    """The value of an environment variable in the server, or <unset>."""
     return os.environ.get(name, "<unset>")
 
 
-@server.tool()
-async def slow() -> str:
-    """Never answers."""
-    await asyncio.Event().wait()
-    return "unreachable"
+def slow() -> object:
+    return SLOW
 
 
-@server.tool()
 def boom() -> str:
-    """Exits the process mid-call."""
     os._exit(3)
 
 
-@server.tool(annotations=ToolAnnotations(read_only_hint=True))
 def peek() -> str:
-    """Says it only reads (a hint only a trusted server's word makes a read)."""
     return "peeked"
 
 
-@server.tool()
-def header(name: str, ctx: Context) -> str:
-    """The value of an HTTP request header as the server received it, or <none>."""
-    headers = ctx.headers or {}
-    return str(headers.get(name.lower(), "<none>"))
-
-
-@server.tool()
 def read_file(path: str) -> str:
-    """A file's text, or the error reading it (for the sandbox tests)."""
     try:
         return Path(path).read_text("utf-8")
     except OSError as exc:
         return f"refused: {type(exc).__name__}"
 
 
-@server.tool()
 def write_file(path: str, text: str) -> str:
-    """Write a file, or the error writing it (for the sandbox tests)."""
     try:
         Path(path).write_text(text, "utf-8")
     except OSError as exc:
@@ -77,9 +65,7 @@ def write_file(path: str, text: str) -> str:
     return "written"
 
 
-@server.tool()
 def connect(port: int) -> str:
-    """Connect to 127.0.0.1:port: ``connected`` or the error (for the sandbox's network)."""
     try:
         with socket.create_connection(("127.0.0.1", port), timeout=5):
             return "connected"
@@ -87,30 +73,130 @@ def connect(port: int) -> str:
         return f"refused: {type(exc).__name__}"
 
 
-@server.tool()
-async def grow(name: str, ctx: Context) -> str:
+def grow(name: str) -> str:
     """Add a tool called ``name`` and tell the client its tool list changed."""
-    server.add_tool(lambda: f"{name} here", name=name, description=f"added {name}")
-    await ctx.session.send_tool_list_changed()
+    TOOLS[name] = (lambda: f"{name} here", f"added {name}", {}, None)
+    send({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"})
     return f"grew {name}"
 
 
-def serve_http() -> None:
-    """Streamable HTTP on a port the OS picks, printed once the socket listens."""
-    import anyio
-    import uvicorn
+def object_schema(**types: str) -> dict[str, Any]:
+    return {
+        "type": "object",
+        "properties": {k: {"type": t} for k, t in types.items()},
+        "required": list(types),
+    }
 
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    sock.bind(("127.0.0.1", 0))
-    sock.listen(64)
-    print(sock.getsockname()[1], flush=True)
-    app = server.streamable_http_app()
-    config = uvicorn.Config(app, log_level="warning")
-    anyio.run(lambda: uvicorn.Server(config).serve(sockets=[sock]))
+
+TOOLS: dict[str, tuple[Callable[..., object], str, dict[str, Any], dict[str, Any] | None]] = {
+    "echo": (echo, "Echo the text back.", object_schema(text="string"), None),
+    "env": (
+        env,
+        "The value of an environment variable in the server, or <unset>.",
+        object_schema(name="string"),
+        None,
+    ),
+    "slow": (slow, "Never answers.", {}, None),
+    "boom": (boom, "Exits the process mid-call.", {}, None),
+    "peek": (
+        peek,
+        "Says it only reads (a hint only a trusted server's word makes a read).",
+        {},
+        {"readOnlyHint": True},
+    ),
+    "read_file": (
+        read_file,
+        "A file's text, or the error reading it (for the sandbox tests).",
+        object_schema(path="string"),
+        None,
+    ),
+    "write_file": (
+        write_file,
+        "Write a file, or the error writing it (for the sandbox tests).",
+        object_schema(path="string", text="string"),
+        None,
+    ),
+    "connect": (
+        connect,
+        "Connect to 127.0.0.1:port: connected or the error.",
+        object_schema(port="integer"),
+        None,
+    ),
+    "grow": (
+        grow,
+        "Add a tool called name and tell the client its tool list changed.",
+        object_schema(name="string"),
+        None,
+    ),
+}
+"""Each tool: its function, description, input schema (its properties) and annotations."""
+
+
+def send(message: dict[str, Any]) -> None:
+    sys.stdout.write(json.dumps(message) + "\n")
+    sys.stdout.flush()
+
+
+def listed() -> list[dict[str, Any]]:
+    tools = []
+    for name, (_, description, schema, hints) in TOOLS.items():
+        tool: dict[str, Any] = {
+            "name": name,
+            "description": description,
+            "inputSchema": schema or {"type": "object", "properties": {}},
+        }
+        if hints:
+            tool["annotations"] = hints
+        tools.append(tool)
+    return tools
+
+
+def called(params: dict[str, Any]) -> object:
+    """A ``tools/call`` result, or ``SLOW``."""
+    name = params.get("name")
+    if name not in TOOLS:
+        return {"content": [{"type": "text", "text": f"Unknown tool: {name}"}], "isError": True}
+    try:
+        out = TOOLS[name][0](**(params.get("arguments") or {}))
+    except TypeError as exc:  # missing or unknown arguments
+        return {"content": [{"type": "text", "text": str(exc)}], "isError": True}
+    if out is SLOW:
+        return SLOW
+    return {"content": [{"type": "text", "text": str(out)}], "isError": False}
+
+
+def answer(request: dict[str, Any]) -> object:
+    method = request.get("method")
+    params = request.get("params") or {}
+    if method == "initialize":
+        return {
+            "protocolVersion": params.get("protocolVersion"),
+            "capabilities": {"tools": {"listChanged": True}},
+            "serverInfo": {"name": "fixture", "version": "1"},
+        }
+    if method == "ping":
+        return {}
+    if method == "tools/list":
+        return {"tools": listed()}
+    if method == "tools/call":
+        return called(params)
+    return None
+
+
+def main() -> None:
+    for line in sys.stdin:
+        request = json.loads(line)
+        if "id" not in request:  # a notification: initialized, cancelled
+            continue
+        result = answer(request)
+        if result is SLOW:
+            continue
+        if result is None:
+            error = {"code": -32601, "message": f"Method not found: {request.get('method')}"}
+            send({"jsonrpc": "2.0", "id": request["id"], "error": error})
+        else:
+            send({"jsonrpc": "2.0", "id": request["id"], "result": result})
 
 
 if __name__ == "__main__":
-    if sys.argv[1:] == ["http"]:
-        serve_http()
-    else:
-        server.run("stdio")
+    main()

@@ -1,4 +1,4 @@
-"""MCP servers over streamable HTTP (issue 26): a real SDK server (tests/mcp_server_fixture.py
+"""MCP servers over streamable HTTP (issue 26): a real SDK server (tests/mcp_sdk_server.py
 ``http``) on 127.0.0.1, started once for the module; its tools called through a real
 ToolBoundary, a header taken from Frontier's environment reaching it and never shown."""
 
@@ -19,7 +19,7 @@ from frontier.tools.mcp_servers import McpHost
 from frontier.tools.mcp_settings import ServerSettings, expand_headers
 from frontier.tools.registry import Registry
 
-FIXTURE = Path(__file__).with_name("mcp_server_fixture.py")
+FIXTURE = Path(__file__).with_name("mcp_sdk_server.py")
 TOKEN = "tok-3f9a1c77e0d2b4"
 
 

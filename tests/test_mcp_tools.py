@@ -1,5 +1,7 @@
-"""MCP stdio servers as tools (issue 26): a real server (tests/mcp_server_fixture.py) started
-from config.toml, its tools called through a real ToolBoundary."""
+"""MCP stdio servers as tools (issue 26): a real server process started from config.toml, its
+tools called through a real ToolBoundary. Most tests start the standard-library server
+(tests/mcp_server_fixture.py, ~2 s of CPU less a start); the first also runs against the
+SDK's own server with the same tools (tests/mcp_sdk_server.py)."""
 
 from __future__ import annotations
 
@@ -27,15 +29,16 @@ from frontier.tools.registry import Registry, default_registry
 from frontier.tools.sandbox import SandboxSettings, make_sandbox
 
 FIXTURE = Path(__file__).with_name("mcp_server_fixture.py")
+SDK_SERVER = Path(__file__).with_name("mcp_sdk_server.py")
 
 
-def write_config(extra: str = "", tool_timeout: float = 30) -> None:
+def write_config(extra: str = "", tool_timeout: float = 30, server: Path = FIXTURE) -> None:
     path = config_path()
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(
         "[mcp_servers.srv]\n"
         f"command = {json.dumps(sys.executable)}\n"
-        f"args = [{json.dumps(str(FIXTURE))}]\n"
+        f"args = [{json.dumps(str(server))}]\n"
         f"tool_timeout = {tool_timeout}\n"
         "startup_timeout = 30\n" + extra,
         "utf-8",
@@ -55,10 +58,11 @@ def started(host: McpHost) -> Registry:
     return Registry(tools)
 
 
+@pytest.mark.parametrize("server", [FIXTURE, SDK_SERVER], ids=["stdlib", "sdk"])
 async def test_tools_are_listed_by_server_and_echo_runs_through_the_boundary(
-    tmp_path: Path, host: McpHost
+    tmp_path: Path, host: McpHost, server: Path
 ) -> None:
-    write_config()
+    write_config(server=server)
     registry = started(host)
     assert registry.names()[:4] == ["srv__echo", "srv__env", "srv__slow", "srv__boom"]
     store = FakeStore()
