@@ -8,10 +8,10 @@ SDK's own server is still tested: ``tests/mcp_sdk_server.py`` serves the same to
 stdio test and for every streamable-HTTP one.
 
 It speaks newline-delimited JSON-RPC 2.0 on stdin/stdout (the MCP stdio transport) and
-answers ``initialize``, ``ping``, ``tools/list`` and ``tools/call``; the tools match the SDK
-server's, with the same texts. Requests are answered one at a time, in order, except
-``slow``, which is never answered (its cancellation is read and ignored, as the SDK does for
-a tool that ignores it).
+answers ``initialize``, ``ping``, ``tools/list`` and ``tools/call`` (``METHODS``); the tools
+match the SDK server's, with the same texts. Requests are answered one at a time, in order,
+except ``slow``, which is never answered (its cancellation is read and ignored, as the SDK
+does for a tool that ignores it).
 """
 
 from __future__ import annotations
@@ -165,22 +165,29 @@ def called(params: dict[str, Any]) -> object:
     return {"content": [{"type": "text", "text": str(out)}], "isError": False}
 
 
-def answer(request: dict[str, Any]) -> object:
-    method = request.get("method")
-    params = request.get("params") or {}
-    if method == "initialize":
-        return {
-            "protocolVersion": params.get("protocolVersion"),
-            "capabilities": {"tools": {"listChanged": True}},
-            "serverInfo": {"name": "fixture", "version": "1"},
-        }
-    if method == "ping":
-        return {}
-    if method == "tools/list":
-        return {"tools": listed()}
-    if method == "tools/call":
-        return called(params)
-    return None
+class RpcError(Exception):
+    """Answered as a JSON-RPC error."""
+
+    def __init__(self, code: int, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+def initialize(params: dict[str, Any]) -> object:
+    return {
+        "protocolVersion": params.get("protocolVersion"),
+        "capabilities": {"tools": {"listChanged": True}},
+        "serverInfo": {"name": "fixture", "version": "1"},
+    }
+
+
+METHODS: dict[str, Callable[[dict[str, Any]], object]] = {
+    "initialize": initialize,
+    "ping": lambda params: {},
+    "tools/list": lambda params: {"tools": listed()},
+    "tools/call": called,
+}
+"""What each request method answers (a server made from this one may replace one)."""
 
 
 def main() -> None:
@@ -188,14 +195,20 @@ def main() -> None:
         request = json.loads(line)
         if "id" not in request:  # a notification: initialized, cancelled
             continue
-        result = answer(request)
-        if result is SLOW:
-            continue
-        if result is None:
-            error = {"code": -32601, "message": f"Method not found: {request.get('method')}"}
-            send({"jsonrpc": "2.0", "id": request["id"], "error": error})
+        method = request.get("method")
+        reply: dict[str, Any] = {"jsonrpc": "2.0", "id": request["id"]}
+        if method not in METHODS:
+            reply["error"] = {"code": -32601, "message": f"Method not found: {method}"}
         else:
-            send({"jsonrpc": "2.0", "id": request["id"], "result": result})
+            try:
+                result = METHODS[method](request.get("params") or {})
+            except RpcError as exc:
+                reply["error"] = {"code": exc.code, "message": str(exc)}
+            else:
+                if result is SLOW:
+                    continue
+                reply["result"] = result
+        send(reply)
 
 
 if __name__ == "__main__":
