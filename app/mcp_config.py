@@ -44,6 +44,7 @@ SERVER_KEYS = (
     "trusted",
     "sandbox",
     "network",
+    "required",
 )
 HEADER_NAME = re.compile(r"[A-Za-z0-9!#$%&'*+.^_`|~-]{1,128}")
 
@@ -111,6 +112,7 @@ def _server(name: str, table: Any, path: Path, base: Path | None = None) -> Serv
         trusted=_flag(table, "trusted", False, where),
         sandbox=_flag(table, "sandbox", True, where),
         network=_flag(table, "network", False, where),
+        required=_flag(table, "required", False, where),
     )
 
 

@@ -35,7 +35,7 @@ PROJECT_FILE = ".frontier/mcp.toml"
 MAX_PROJECT_BYTES = 64 * 1024
 TRUST_KEY = "mcp_servers"
 """The list in a workspace's ``approvals.toml`` entry: ``"NAME sha256:HEX"`` per server."""
-UNFINGERPRINTED = ("enabled", "startup_timeout", "tool_timeout")
+UNFINGERPRINTED = ("enabled", "startup_timeout", "tool_timeout", "required")
 """Settings that change nothing about what runs: editing them keeps the trust."""
 
 TrustState = Literal["trusted", "new", "changed"]

@@ -11,7 +11,8 @@ It speaks newline-delimited JSON-RPC 2.0 on stdin/stdout (the MCP stdio transpor
 answers ``initialize``, ``ping``, ``tools/list`` and ``tools/call`` (``METHODS``); the tools
 match the SDK server's, with the same texts. Requests are answered one at a time, in order,
 except ``slow``, which is never answered (its cancellation is read and ignored, as the SDK
-does for a tool that ignores it).
+does for a tool that ignores it). With ``MCP_GATE`` naming a FIFO, nothing is answered
+until something is written there: a server as slow to start as a test needs.
 """
 
 from __future__ import annotations
@@ -191,6 +192,9 @@ METHODS: dict[str, Callable[[dict[str, Any]], object]] = {
 
 
 def main() -> None:
+    gate = os.environ.get("MCP_GATE")
+    if gate:  # a FIFO: nothing is answered until the test writes to it (a slow start)
+        Path(gate).read_bytes()
     for line in sys.stdin:
         request = json.loads(line)
         if "id" not in request:  # a notification: initialized, cancelled

@@ -7,6 +7,11 @@ task, and ``create_runtime`` is synchronous; so every server runs in one private
 loop on a daemon thread (:class:`McpHost`), and a call crosses over with
 ``run_coroutine_threadsafe``. A server that fails to start is a note, never fatal.
 
+A session the person drives starts its servers in the background (:meth:`McpHost.launch`):
+the screen and the first message never wait for a slow server; the first request waits a
+short grace for the ones still starting (the whole start for one marked ``required``), and
+goes without the tools of any still starting, saying so (docs/mcp.md, "Starting").
+
 A server is local (stdio: ``command``, run inside the session's sandbox when there is
 one) or remote (streamable HTTP: ``url`` and ``headers``, whose values may name
 ``${VARIABLES}`` of Frontier's environment and never appear in a note, a log line, a
@@ -271,6 +276,10 @@ class McpServer:
         self._stop = asyncio.Event()
         self._by_itself = False
         """The server's side ended with no stop asked (``_ended``)."""
+        self.started = False
+        """Its start has ended, well or not."""
+        self.installed = False
+        """Its tools were installed once: a later install is a changed list, noted."""
         self._task: asyncio.Task[None] | None = None
         self._ready: asyncio.Future[list[Any]] | None = None
         self._dirty = False
@@ -563,8 +572,10 @@ class McpHost:
 
     ``sandbox`` and ``root``: a local server runs inside the session's sandbox with the
     workspace as its root (unless its ``sandbox = false``). ``on_note``: called on the
-    host's thread with each note made after :meth:`start` (a refreshed tool list, a
-    failed re-list), beside :attr:`notes`, which keeps them all.
+    host's thread with each note made after :meth:`start`, or from :meth:`launch` on (a
+    server that did not start, a refreshed tool list, a failed re-list), beside
+    :attr:`notes`, which keeps them all; the notes made before it was set are told the
+    moment it is.
     """
 
     def __init__(
@@ -578,12 +589,21 @@ class McpHost:
         self.log_dir = log_dir
         self.sandbox = sandbox
         self.root = root
-        self.on_note = on_note
+        self._on_note = on_note
         self.servers: dict[str, McpServer] = {}
         self.notes: list[str] = []
         self.registry: Registry | None = None
         """Where refreshed tools go (the one given to :meth:`start`)."""
         self._started = False
+        """Notes are told as they are made (not only kept for the caller of ``start``)."""
+        self._untold: list[str] = []
+        """Notes made while telling, before ``on_note`` was set."""
+        self._telling = threading.Lock()
+        self._starting: dict[str, asyncio.Task[Sequence[Any] | None]] = {}
+        """Each server's start (on the host's loop)."""
+        self.missed: set[str] = set()
+        """Servers a request went without because they were still starting: told when
+        they start."""
         _sdk_log_to(log_dir / "sdk.log")
         self._loop = asyncio.new_event_loop()
         self._thread = threading.Thread(target=self._loop.run_forever, name="mcp", daemon=True)
@@ -592,10 +612,25 @@ class McpHost:
     def submit(self, coro: Any) -> Future[Any]:
         return asyncio.run_coroutine_threadsafe(coro, self._loop)
 
+    @property
+    def on_note(self) -> Callable[[str], None] | None:
+        return self._on_note
+
+    @on_note.setter
+    def on_note(self, tell: Callable[[str], None] | None) -> None:
+        """Set who is told each note; the notes made meanwhile are told now, in order."""
+        with self._telling:
+            self._on_note = tell
+            untold, self._untold = self._untold, []
+        if tell is not None:
+            for text in untold:
+                tell(text)
+
     def start(
         self, settings: Sequence[ServerSettings], registry: Registry | None = None
     ) -> list[McpTool]:
-        """Start every enabled server at once; their tools (bad ones are notes, skipped).
+        """Start every enabled server at once and wait for them all; their tools (bad ones
+        are notes, skipped), in the order the settings name the servers.
 
         With ``registry`` the tools are added to it here (a name already taken is a note)
         and a server's ``list_changed`` later replaces its tools there; without one the
@@ -606,7 +641,7 @@ class McpHost:
             return []
         limit = max(s.startup_timeout for s in wanted) + 10.0
         try:
-            self.submit(self._start_all(wanted)).result(limit)
+            self.submit(self._start_all(wanted, in_order=True)).result(limit)
         except FutureTimeout:
             self.notes.append("MCP servers did not start in time; none are used")
             return []
@@ -617,26 +652,89 @@ class McpHost:
         self._started = True
         return tools
 
-    async def _start_all(self, settings: Sequence[ServerSettings]) -> None:
-        for s in settings:
+    def launch(self, settings: Sequence[ServerSettings], registry: Registry) -> None:
+        """Start every enabled server in the background and return at once: each one's
+        tools join ``registry`` the moment it has started, and every note from now on is
+        told (``on_note``). :meth:`wait_started` is the first request's wait."""
+        self.registry = registry
+        self._started = True
+        wanted = [s for s in settings if s.enabled]
+        for s in wanted:  # made here, so states() lists them as starting at once
             self.servers[s.name] = McpServer(self, s, self._log(s.name))
-        starts = [self.servers[s.name].start() for s in settings]
+        if wanted:
+            self.submit(self._start_all(wanted, in_order=False))
+
+    async def wait_started(self, grace: float) -> tuple[str, ...]:
+        """Wait, from the session's loop, for the servers still starting: one marked
+        ``required`` for its whole start (bounded by its ``startup_timeout``), the others
+        at most ``grace`` seconds; the names of those still starting then, which are
+        told (a note) when they start later."""
+        if not self.servers or all(s.started for s in self.servers.values()):
+            return ()
+        return await asyncio.wrap_future(self.submit(self._wait_on_host(grace)))
+
+    async def _wait_on_host(self, grace: float) -> tuple[str, ...]:
+        starting = {n: t for n, t in self._starting.items() if not t.done()}
+        required = [t for n, t in starting.items() if self.servers[n].settings.required]
+        if required:
+            await asyncio.wait(required)
+        optional = [t for t in starting.values() if not t.done()]
+        if optional and grace > 0:
+            await asyncio.wait(optional, timeout=grace)  # the grace is a time by design
+        late = tuple(n for n, t in self._starting.items() if not t.done())
+        self.missed.update(late)
+        return late
+
+    async def _start_all(self, settings: Sequence[ServerSettings], *, in_order: bool) -> None:
+        """Start the servers at once; each is installed as it starts, or (``in_order``)
+        all of them in the settings' order once every start has ended."""
+        loop = asyncio.get_running_loop()
+        for s in settings:
+            server = self.servers.get(s.name) or McpServer(self, s, self._log(s.name))
+            self.servers[s.name] = server
+            self._starting[s.name] = loop.create_task(self._start_one(server, not in_order))
+        starts = list(self._starting.values())
         listed = await despite_stray_cancels(asyncio.gather(*starts, return_exceptions=True))
-        for s, found in zip(settings, listed, strict=True):
-            server = self.servers[s.name]
-            if isinstance(found, BaseException):
-                why = server.dead or server.reason(found)
-                self._note(f"MCP server {s.name} did not start ({why}); see {server.log_path}")
-            else:
-                self._install(server, found)
+        if in_order:
+            for s, found in zip(settings, listed, strict=True):
+                if found is not None and not isinstance(found, BaseException):
+                    self._install(self.servers[s.name], found)
+
+    async def _start_one(self, server: McpServer, install: bool) -> Sequence[Any] | None:
+        """One server's start: its listing (installed at once when ``install``), or
+        ``None`` after a note saying why it did not start."""
+        name = server.settings.name
+        try:
+            listed = await server.start()
+        except (Exception, asyncio.CancelledError) as exc:  # a stray cancel too, as gather kept
+            server.started = True
+            why = server.dead or server.reason(exc)
+            self._note(f"MCP server {name} did not start ({why}); see {server.log_path}")
+            return None
+        server.started = True
+        if install:
+            self._install(server, listed)
+            if name in self.missed:
+                count = len(server.tools)
+                self._note(
+                    f"MCP server {name} has started: its {count} tool{'s' if count != 1 else ''} "
+                    "are offered from the next request"
+                )
+        return listed
 
     def _log(self, name: str) -> Path:
         return self.log_dir / f"{name}.log"
 
     def _note(self, text: str) -> None:
         self.notes.append(text)
-        if self._started and self.on_note is not None:
-            self.on_note(text)
+        if not self._started:
+            return
+        with self._telling:
+            tell = self._on_note
+            if tell is None:
+                self._untold.append(text)
+        if tell is not None:
+            tell(text)
 
     def _install(self, server: McpServer, listed: Sequence[Any]) -> None:
         """Make ``listed`` the server's tools (in the registry too, when there is one)."""
@@ -650,8 +748,9 @@ class McpHost:
                 server.note_once(f"taken {name}", f"MCP tool {name} skipped: the name is taken")
             names = tuple(t.spec.name for t in tools if t.spec.name not in taken)
         before, server.tools = server.tools, names
-        if self._started and before != names:
+        if server.installed and before != names:
             server.changed(before, names)
+        server.installed = True
 
     def _tools_of(self, server: McpServer, listed: Sequence[Any]) -> list[McpTool]:
         s = server.settings
@@ -691,14 +790,15 @@ class McpHost:
         for server in list(self.servers.values()):
             s = server.settings
             alive = server.dead is None and server.session is not None
+            starting = not server.started and server.dead is None
             box = server.sandbox
             out.append(
                 ServerState(
                     name=s.name,
                     transport=s.transport,
                     target=s.target,
-                    state="running" if alive else "dead",
-                    why=None if alive else server.dead,
+                    state="running" if alive else "starting" if starting else "dead",
+                    why=None if alive or starting else server.dead,
                     tools=server.tools,
                     log=server.log_path,
                     sandbox=box.label if box is not None else None,

@@ -64,6 +64,9 @@ class ServerSettings:
     """A local server runs inside the session's sandbox, when there is one."""
     network: bool = False
     """A sandboxed local server gets the network."""
+    required: bool = False
+    """A session's first request waits for this server's whole start (others: a short
+    grace, then the request goes without the tools of those still starting)."""
 
     @property
     def transport(self) -> Transport:
@@ -140,7 +143,7 @@ class ServerState:
     name: str
     transport: Transport
     target: str
-    state: Literal["running", "dead"]
+    state: Literal["running", "starting", "dead"]
     why: str | None
     tools: tuple[str, ...]
     """Full ``NAME__tool`` names offered to the model."""

@@ -377,6 +377,7 @@ def create_runtime(
     scrubber: Scrubber | None = None,
     offline: bool = False,
     on_wait: Callable[[str], object] | None = None,
+    mcp_in_background: bool = False,
 ) -> AgentSession:
     """Build the session; ``session_id`` resumes a stored one (reconciling open calls).
 
@@ -402,6 +403,12 @@ def create_runtime(
     ``on_wait`` is told, on the building thread, before a wait a person would notice
     (the MCP servers starting, up to their ``startup_timeout``): nothing is emitted yet,
     so this is how a front end says what it is waiting for.
+
+    ``mcp_in_background`` (a person's session): the MCP servers start without the build
+    waiting for them; the first request waits a short grace for those still starting
+    (``app/agent/mcp_wait.py``) and their notes come as ``Notice`` events. Without it (a
+    script's session) the build waits for every server, so the first request has every
+    tool that could start.
     """
     from frontier.app.session.store import SessionStore
     from frontier.tools.boundary import ToolBoundary
@@ -468,7 +475,11 @@ def create_runtime(
         on_error.callback(sandbox.close)
         # issue 26: MCP servers' tools join the one registry (none for demo and offline);
         # a local server runs in the sandbox too
-        mcp = None if demo or offline else _start_mcp(registry, root, sandbox, notes, on_wait)
+        mcp = (
+            None
+            if demo or offline
+            else _start_mcp(registry, root, sandbox, notes, on_wait, mcp_in_background)
+        )
         if mcp is not None:
             on_error.callback(mcp.close)
         # The demo's commands are its own script's (the bundled sample's tests), never a
@@ -507,6 +518,10 @@ def create_runtime(
         settle = None
         if plan.mode == "auto" and not demo and not offline:
             settle = _settle_mode(http, store, session_id, model_info)
+        if mcp is not None and mcp_in_background:
+            from frontier.app.agent.mcp_wait import waiting_first
+
+            settle = waiting_first(mcp, events.emit, settle)
         loop = AgentLoop(
             client=client,
             boundary=boundary,
@@ -594,11 +609,13 @@ def _start_mcp(
     sandbox: Sandbox,
     notes: list[str],
     on_wait: Callable[[str], object] | None = None,
+    background: bool = False,
 ) -> McpHost | None:
     """Start config.toml's enabled MCP servers and the project's trusted ones
     (``app/mcp_project.py``), their tools added to ``registry`` and kept current on
     ``list_changed`` (``None``: no server). Notes made later (a changed tool list) are
-    kept on the host: ``/mcp`` shows them."""
+    kept on the host: ``/mcp`` shows them. ``background``: return at once, each server's
+    tools joining ``registry`` as it starts, its notes told as ``Notice`` events."""
     from frontier.app.mcp_config import load_mcp_servers
     from frontier.app.mcp_project import session_servers
     from frontier.tools.mcp_servers import McpHost
@@ -606,6 +623,10 @@ def _start_mcp(
     servers = session_servers(root, load_mcp_servers(), notes)
     if not servers:
         return None
+    if background:
+        host = McpHost(data_dir() / "mcp-logs", sandbox=sandbox, root=root)
+        host.launch(servers, registry)
+        return host
     if on_wait is not None:
         enabled = [s for s in servers if s.enabled]
         if enabled:

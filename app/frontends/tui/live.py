@@ -144,6 +144,9 @@ class LiveController:
             # environment values, as headless uses): the store and the panes mask the same
             scrubber=self.app.state.scrubber,
             on_wait=on_wait,
+            # the screen and the first message never wait for a slow MCP server: the first
+            # request waits a short grace, then goes without the tools of those still starting
+            mcp_in_background=True,
         )
 
     def _shown(self, text: str) -> None:
