@@ -125,6 +125,11 @@ async def eventually(
         rounds += 1
 
 
+def screen_lines(app: Any) -> list[str]:
+    """What the terminal shows now: the screen's composed lines, one string per row."""
+    return [strip.text for strip in app.screen._compositor.render_strips()]
+
+
 def screen_text(app: Any) -> str:
-    """What the terminal shows now: the screen's composed lines, as text."""
-    return "\n".join(strip.text for strip in app.screen._compositor.render_strips())
+    """What the terminal shows now, as one text."""
+    return "\n".join(screen_lines(app))

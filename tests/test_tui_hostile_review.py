@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from pilot_wait import eventually, opened, until
+from pilot_wait import eventually, opened, screen_lines, until
 from textual.pilot import Pilot
 from textual.worker import Worker
 from tui_fakes import asking_factory
@@ -44,11 +44,6 @@ BLANKS = "echo safe\n" + "\n" * 40 + "touch PWNED"
 COMMENTS = "echo safe\n" + "#\n" * 60 + "touch PWNED"
 """The same trick without blank lines (nothing to fold): longer than any body here."""
 PYTHON = "print('safe')\n" + "pass\n" * 60 + "open('PWNED', 'w').close()\n"
-
-
-def screen_lines(app: Any) -> list[str]:
-    """The screen as the terminal shows it, one string per row."""
-    return [strip.text for strip in app.screen._compositor.render_strips()]
 
 
 def on_screen(app: Any, needle: str) -> bool:

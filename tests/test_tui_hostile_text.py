@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from pilot_wait import eventually, opened, replay_step, until
+from pilot_wait import eventually, opened, replay_step, screen_lines, until
 from rich.text import Text
 from textual.app import App, ComposeResult
 
@@ -55,10 +55,6 @@ LINE = "colour = '\x9b31mred' # \x1b]0;title\x07 \u2066end"
 
 SHELL_SPEC = ToolSpec("shell", "run a command", {}, mutates=True, kind="exec")
 PATCH_SPEC = ToolSpec("apply_patch", "apply a unified diff", {}, mutates=True, kind="edit")
-
-
-def screen_lines(app: Any) -> list[str]:
-    return [strip.text for strip in app.screen._compositor.render_strips()]
 
 
 def nothing_raw(app: Any) -> None:

@@ -12,7 +12,16 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from pilot_wait import eventually, focus_of, opened, showing, type_into, until, workers_done
+from pilot_wait import (
+    eventually,
+    focus_of,
+    opened,
+    screen_lines,
+    showing,
+    type_into,
+    until,
+    workers_done,
+)
 from rich.console import Console
 from textual import events
 from textual.command import CommandList, CommandPalette
@@ -129,10 +138,6 @@ async def send(pilot: Pilot, text: str) -> None:
 
 def toasts(app: FrontierApp) -> list[str]:
     return [str(n.message) for n in app._notifications]
-
-
-def screen_lines(app: FrontierApp) -> list[str]:
-    return [strip.text for strip in app.screen._compositor.render_strips()]
 
 
 def review_of(app: FrontierApp, kind: str) -> bool:

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from pilot_wait import eventually, until
+from pilot_wait import eventually, screen_lines, until
 from pilot_wait import opened as opened_screen
 from pytest_textual_snapshot import SVGImageExtension
 from rich.cells import cell_len
@@ -117,11 +117,6 @@ async def decided(pilot: Pilot) -> Decision:
     assert isinstance(app, ReviewApp)
     await until(pilot, lambda: bool(app.decisions), "the decision")
     return app.decisions[0]
-
-
-def screen_lines(app: App[Any]) -> list[str]:
-    """The screen as the terminal shows it, one string per row."""
-    return [strip.text for strip in app.screen._compositor.render_strips()]
 
 
 def shown_rows(lines: list[str], start: str) -> list[str]:

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from pilot_wait import eventually, opened, until, workers_done
+from pilot_wait import eventually, opened, screen_lines, until, workers_done
 from rich.style import Style
 from textual.app import App
 from textual.pilot import Pilot
@@ -45,11 +45,6 @@ sizes = pytest.mark.parametrize("size", list(SIZES.values()), ids=list(SIZES))
 
 INSIDE = "workspace-write · net off"
 SHELL_CALL = ToolCall("c3", "shell", {"command": "pytest -q"})
-
-
-def screen_lines(app: App[Any]) -> list[str]:
-    """The screen as the terminal shows it, one string per row."""
-    return [strip.text for strip in app.screen._compositor.render_strips()]
 
 
 def static_text(screen: Any, selector: str) -> str:
