@@ -3,9 +3,11 @@ each attack is bounded, reported, loses nothing, and the next call still works."
 
 from __future__ import annotations
 
+import asyncio
 import re
 import resource
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -242,3 +244,32 @@ def test_a_server_whose_stop_fails_is_reported_and_the_others_are_stopped(
     assert bad.logged == ["stop failed: OSError: pipe closed"] and not good.logged
     assert host._loop.is_closed()
     host.close()  # closing twice does nothing
+
+
+class _StopsWhenLet(_StopsBadly):
+    """A server whose stop ends only when the test lets it (one that ignores its stdin
+    closing: the SDK waits 2 s, then terminates it)."""
+
+    def __init__(self, name: str, log_path: Path) -> None:
+        super().__init__(name, log_path, None)
+        self.let = threading.Event()
+
+    async def stop(self) -> None:
+        self.stopped = True
+        await asyncio.to_thread(self.let.wait, 30)
+
+
+async def test_closing_from_an_event_loop_leaves_the_loop_running_while_servers_stop(
+    tmp_path: Path,
+) -> None:
+    """A session's close runs on the front end's loop: the servers' stop used to block it,
+    so ``/new`` with a server stuck in its start froze the TUI for ~2 s."""
+    host = McpHost(tmp_path / "mcp-logs")
+    stuck = _StopsWhenLet("stuck", tmp_path / "stuck.log")
+    host.servers = {"stuck": stuck}  # type: ignore[dict-item]
+    closing = asyncio.ensure_future(host.aclose())
+    await until(lambda: stuck.stopped, "the server asked to stop")  # the loop still runs
+    assert not closing.done()
+    stuck.let.set()
+    await closing
+    assert host._loop.is_closed()

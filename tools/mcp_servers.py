@@ -816,6 +816,12 @@ class McpHost:
         except (TimeoutError, FutureTimeout):
             raise ToolError(f"MCP server {name!r} did not answer a ping in {timeout:g} s") from None
 
+    async def aclose(self) -> None:
+        """:meth:`close` on a thread of its own, for a session closed from an event loop:
+        a server that ignores its stdin closing takes the SDK's 2 s before it is
+        terminated, and the screen must keep answering meanwhile (``/new``, a resume)."""
+        await asyncio.to_thread(self.close)
+
     def close(self) -> None:
         """Stop every server, then the loop (a session closer).
 

@@ -577,8 +577,10 @@ def create_runtime(
                 store.close,
                 lock.release,
                 root.unpin,  # issue 21, item 9: the workspace pin
+                # issue 26: the MCP servers, off the loop (a stuck one takes seconds to
+                # stop), before the sandbox they run in
+                *([] if mcp is None else [mcp.aclose]),
                 sandbox.close,  # issue 22: the sandbox's private temp folder
-                *([] if mcp is None else [mcp.close]),  # issue 26: the MCP servers
             ],
             rules_saver=lambda data: save_approvals(root, data),
             budget=budget,
