@@ -3,7 +3,7 @@
 that Frontier's host is also tested against the SDK's own server (one stdio test and every
 streamable-HTTP one).
 
-``python mcp_server_fixture.py`` serves stdio; ``python mcp_server_fixture.py http`` serves
+``python mcp_sdk_server.py`` serves stdio; ``python mcp_sdk_server.py http`` serves
 streamable HTTP on 127.0.0.1, on a port the OS picks: the socket is bound and listening
 before the port is printed (one line on stdout), so a test that read it can connect at once.
 """
@@ -14,25 +14,16 @@ import asyncio
 import os
 import socket
 import sys
-from pathlib import Path
 
 from mcp.server import MCPServer
 from mcp.server.mcpserver import Context
+from mcp_server_fixture import connect, echo, env, peek, read_file, write_file
 from mcp_types import ToolAnnotations
 
 server = MCPServer("fixture")
-
-
-@server.tool()
-def echo(text: str) -> str:
-    """Echo the text back."""
-    return text
-
-
-@server.tool()
-def env(name: str) -> str:
-    """The value of an environment variable in the server, or <unset>."""
-    return os.environ.get(name, "<unset>")
+# the fast server's own functions where the SDK needs nothing else, in the same order
+server.tool()(echo)
+server.tool()(env)
 
 
 @server.tool()
@@ -48,10 +39,7 @@ def boom() -> str:
     os._exit(3)
 
 
-@server.tool(annotations=ToolAnnotations(read_only_hint=True))
-def peek() -> str:
-    """Says it only reads (a hint only a trusted server's word makes a read)."""
-    return "peeked"
+server.tool(annotations=ToolAnnotations(read_only_hint=True))(peek)
 
 
 @server.tool()
@@ -61,33 +49,8 @@ def header(name: str, ctx: Context) -> str:
     return str(headers.get(name.lower(), "<none>"))
 
 
-@server.tool()
-def read_file(path: str) -> str:
-    """A file's text, or the error reading it (for the sandbox tests)."""
-    try:
-        return Path(path).read_text("utf-8")
-    except OSError as exc:
-        return f"refused: {type(exc).__name__}"
-
-
-@server.tool()
-def write_file(path: str, text: str) -> str:
-    """Write a file, or the error writing it (for the sandbox tests)."""
-    try:
-        Path(path).write_text(text, "utf-8")
-    except OSError as exc:
-        return f"refused: {type(exc).__name__}"
-    return "written"
-
-
-@server.tool()
-def connect(port: int) -> str:
-    """Connect to 127.0.0.1:port: ``connected`` or the error (for the sandbox's network)."""
-    try:
-        with socket.create_connection(("127.0.0.1", port), timeout=5):
-            return "connected"
-    except OSError as exc:
-        return f"refused: {type(exc).__name__}"
+for plain in (read_file, write_file, connect):
+    server.tool()(plain)
 
 
 @server.tool()

@@ -25,33 +25,37 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-Tool = Callable[..., str]
-
 SLOW = object()
 """What ``slow`` returns: the request is never answered."""
 
 
 def echo(text: str) -> str:
+    """Echo the text back."""
     return text
 
 
 def env(name: str) -> str:
+    """The value of an environment variable in the server, or <unset>."""
     return os.environ.get(name, "<unset>")
 
 
 def slow() -> object:
+    """Never answers."""
     return SLOW
 
 
 def boom() -> str:
+    """Exits the process mid-call."""
     os._exit(3)
 
 
 def peek() -> str:
+    """Says it only reads (a hint only a trusted server's word makes a read)."""
     return "peeked"
 
 
 def read_file(path: str) -> str:
+    """A file's text, or the error reading it (for the sandbox tests)."""
     try:
         return Path(path).read_text("utf-8")
     except OSError as exc:
@@ -59,6 +63,7 @@ def read_file(path: str) -> str:
 
 
 def write_file(path: str, text: str) -> str:
+    """Write a file, or the error writing it (for the sandbox tests)."""
     try:
         Path(path).write_text(text, "utf-8")
     except OSError as exc:
@@ -67,6 +72,7 @@ def write_file(path: str, text: str) -> str:
 
 
 def connect(port: int) -> str:
+    """Connect to 127.0.0.1:port: ``connected`` or the error (for the sandbox's network)."""
     try:
         with socket.create_connection(("127.0.0.1", port), timeout=5):
             return "connected"
@@ -89,48 +95,24 @@ def object_schema(**types: str) -> dict[str, Any]:
     }
 
 
+def tool(
+    fn: Callable[..., object], schema: dict[str, Any], hints: dict[str, Any] | None = None
+) -> tuple[Callable[..., object], str, dict[str, Any], dict[str, Any] | None]:
+    return fn, fn.__doc__ or "", schema, hints
+
+
 TOOLS: dict[str, tuple[Callable[..., object], str, dict[str, Any], dict[str, Any] | None]] = {
-    "echo": (echo, "Echo the text back.", object_schema(text="string"), None),
-    "env": (
-        env,
-        "The value of an environment variable in the server, or <unset>.",
-        object_schema(name="string"),
-        None,
-    ),
-    "slow": (slow, "Never answers.", {}, None),
-    "boom": (boom, "Exits the process mid-call.", {}, None),
-    "peek": (
-        peek,
-        "Says it only reads (a hint only a trusted server's word makes a read).",
-        {},
-        {"readOnlyHint": True},
-    ),
-    "read_file": (
-        read_file,
-        "A file's text, or the error reading it (for the sandbox tests).",
-        object_schema(path="string"),
-        None,
-    ),
-    "write_file": (
-        write_file,
-        "Write a file, or the error writing it (for the sandbox tests).",
-        object_schema(path="string", text="string"),
-        None,
-    ),
-    "connect": (
-        connect,
-        "Connect to 127.0.0.1:port: connected or the error.",
-        object_schema(port="integer"),
-        None,
-    ),
-    "grow": (
-        grow,
-        "Add a tool called name and tell the client its tool list changed.",
-        object_schema(name="string"),
-        None,
-    ),
+    "echo": tool(echo, object_schema(text="string")),
+    "env": tool(env, object_schema(name="string")),
+    "slow": tool(slow, {}),
+    "boom": tool(boom, {}),
+    "peek": tool(peek, {}, {"readOnlyHint": True}),
+    "read_file": tool(read_file, object_schema(path="string")),
+    "write_file": tool(write_file, object_schema(path="string", text="string")),
+    "connect": tool(connect, object_schema(port="integer")),
+    "grow": tool(grow, object_schema(name="string")),
 }
-"""Each tool: its function, description, input schema (its properties) and annotations."""
+"""Each tool: its function, description (its docstring), input schema and annotations."""
 
 
 def send(message: dict[str, Any]) -> None:
