@@ -310,6 +310,16 @@ class Notice(Event):
 
 
 @record
+class McpStarting(Event):
+    """The MCP servers still starting in the background (a person's session: docs/mcp.md,
+    "Starting"), told when a front end subscribes and again each time a start ends
+    (empty: none left). The TUI's status bar shows them while it idles."""
+
+    type: ClassVar[str] = "mcp_starting"
+    servers: tuple[str, ...]
+
+
+@record
 class Summarising(Event):
     """The oldest rounds are being summarised by the model in a separate request (it
     can take a while on a slow model); a ``Compacted`` follows."""

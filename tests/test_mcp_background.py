@@ -22,7 +22,7 @@ from wire_scripts import Text, WireServer, script, serve_wire, stream
 
 from frontier.app.agent import mcp_wait
 from frontier.app.config import Config, config_path
-from frontier.app.events import Event, Notice
+from frontier.app.events import Event, McpStarting, Notice
 from frontier.tools.mcp_servers import McpHost
 from frontier.tools.mcp_settings import ServerSettings
 from frontier.tools.policy import PolicyApprover
@@ -172,6 +172,9 @@ async def test_the_first_request_goes_without_a_slow_server_and_the_next_has_its
         assert (await session.send("again")).reason == "done"
         tools = [t["function"]["name"] for t in model.requests[1].body["tools"]]
         assert "srv__echo" in tools
+        # what the status bar shows: told at the subscription, then when the start ended
+        told = [e.servers for e in events if isinstance(e, McpStarting)]
+        assert told == [("srv",), ()]
     finally:
         await session.close()
 

@@ -18,6 +18,7 @@ from frontier.app.frontends.tui.app import FrontierApp
 from frontier.app.mcp_project import PROJECT_FILE, project_servers
 from frontier.tools.mcp_servers import McpHost
 from frontier.tools.mcp_settings import ServerSettings
+from frontier.widgets.status_bar import StatusBar
 
 FIXTURE = Path(__file__).with_name("mcp_server_fixture.py")
 
@@ -78,11 +79,17 @@ async def test_mcp_without_servers_says_where_they_are_declared(tmp_path: Path) 
 
 
 class NotingHost:
-    """The one thing of ``McpHost`` a session routes: ``on_note``, set when the TUI
-    subscribes, called here from a thread as the servers' thread calls it."""
+    """What of ``McpHost`` a session routes: ``on_note`` and ``on_change``, set when the
+    TUI subscribes, called here from a thread as the servers' thread calls them, and
+    ``starting()``, the servers still starting."""
 
-    def __init__(self) -> None:
+    def __init__(self, starting: tuple[str, ...] = ()) -> None:
         self.on_note: Callable[[str], None] | None = None
+        self.on_change: Callable[[], None] | None = None
+        self.pending = starting
+
+    def starting(self) -> tuple[str, ...]:
+        return self.pending
 
 
 async def test_a_note_from_the_servers_thread_shows_and_the_screen_keeps_painting(
@@ -119,3 +126,36 @@ async def test_a_note_from_the_servers_thread_shows_and_the_screen_keeps_paintin
         await until(pilot, lambda: said in screen_text(app), "the note on screen")
         await pilot.press(*"still here")
         await until(pilot, lambda: "still here" in screen_text(app), "typing painted")
+
+
+async def test_the_status_bar_says_which_servers_are_still_starting(tmp_path: Path) -> None:
+    """A person's session starts its MCP servers in the background: while one starts, the
+    idle status bar names it; when its start ends (told from the servers' thread) it
+    says ``idle`` again."""
+    host = NotingHost(starting=("slow", "other"))
+
+    def factory() -> object:
+        runtime = fake_session(tmp_path, block_shell=False)
+        runtime.session.mcp = host  # type: ignore[assignment]
+        return runtime.session
+
+    app = FrontierApp(
+        Config(base_url="http://127.0.0.1:9/v1", model="smollm2"),
+        session_factory=factory,  # type: ignore[arg-type]
+        remember_theme=False,
+    )
+    async with app.run_test(size=(160, 40)) as pilot:
+        await ready(pilot)
+        status = app.query_one(StatusBar)
+        await until(
+            pilot,
+            lambda: "idle · MCP servers slow, other starting" in str(status.render()),
+            "the servers starting in the status bar",
+        )
+        assert host.on_change is not None
+        host.pending = ()
+        ended = threading.Thread(target=host.on_change)
+        ended.start()
+        ended.join()
+        await until(pilot, lambda: "MCP server" not in str(status.render()), "the start ended")
+        assert " idle " in f" {status.render()} "

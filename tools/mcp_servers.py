@@ -604,6 +604,9 @@ class McpHost:
         self.missed: set[str] = set()
         """Servers a request went without because they were still starting: told when
         they start."""
+        self.on_change: Callable[[], None] | None = None
+        """Called on the host's thread each time a background start ends
+        (:meth:`starting` says which are left)."""
         _sdk_log_to(log_dir / "sdk.log")
         self._loop = asyncio.new_event_loop()
         self._thread = threading.Thread(target=self._loop.run_forever, name="mcp", daemon=True)
@@ -664,6 +667,10 @@ class McpHost:
         if wanted:
             self.submit(self._start_all(wanted, in_order=False))
 
+    def starting(self) -> tuple[str, ...]:
+        """The servers whose start has not ended yet, in start order."""
+        return tuple(name for name, server in self.servers.items() if not server.started)
+
     async def wait_started(self, grace: float) -> tuple[str, ...]:
         """Wait, from the session's loop, for the servers still starting: one marked
         ``required`` for its whole start (bounded by its ``startup_timeout``), the others
@@ -710,6 +717,7 @@ class McpHost:
             server.started = True
             why = server.dead or server.reason(exc)
             self._note(f"MCP server {name} did not start ({why}); see {server.log_path}")
+            self._changed()
             return None
         server.started = True
         if install:
@@ -720,7 +728,13 @@ class McpHost:
                     f"MCP server {name} has started: its {count} tool{'s' if count != 1 else ''} "
                     "are offered from the next request"
                 )
+            self._changed()
         return listed
+
+    def _changed(self) -> None:
+        tell = self.on_change
+        if tell is not None:
+            tell()
 
     def _log(self, name: str) -> Path:
         return self.log_dir / f"{name}.log"

@@ -38,6 +38,7 @@ from frontier.app.events import (
     ContextUsage,
     ContractError,
     Event,
+    McpStarting,
     Notice,
     QueuedDelivered,
     ReasoningText,
@@ -144,6 +145,7 @@ def dispatch_table(m: PaneModels) -> dict[type[Event], tuple[Handler, ...]]:
         ToolFinished: (t.on_tool_finished,),
         Retry: (tr.on_retry,),
         Notice: (tr.on_notice,),
+        McpStarting: (st.on_mcp_starting,),
         RepairRequested: (tr.on_repair_requested,),
         ResponseContinued: (
             s.on_response_continued,
@@ -280,6 +282,10 @@ class UiState:
     @property
     def last_turn(self) -> str:
         return self.models.status.last_turn
+
+    @property
+    def mcp_starting(self) -> tuple[str, ...]:
+        return self.models.status.mcp_starting
 
     @property
     def thinking_expanded(self) -> bool:

@@ -42,7 +42,7 @@ from frontier.app.agent.session_ops import (
 )
 from frontier.app.agent.slash import Commands, load_commands
 from frontier.app.agent.undo import UndoOutcome, run_undo, with_notices
-from frontier.app.events import Event, Notice, ToolResult, TurnEnded
+from frontier.app.events import Event, McpStarting, Notice, ToolResult, TurnEnded
 from frontier.app.secrets import Scrubber
 from frontier.app.session.prompt_history import PromptHistory
 from frontier.app.vocab import AGENT_MODES, APPROVALS
@@ -283,7 +283,8 @@ class AgentSession:
 
         The first subscription made on an event loop also routes the MCP servers' later
         notes (a server that stopped by itself), told on their own thread, to this loop
-        as ``Notice`` events: every observer is called on the loop that subscribed."""
+        as ``Notice`` events, and which are still starting as ``McpStarting``: every
+        observer is called on the loop that subscribed."""
         self._route_mcp_notes()
         return self._events.subscribe(observer)
 
@@ -298,6 +299,12 @@ class AgentSession:
             host.on_note = to_loop(lambda text: emit(Notice(text)))
         except RuntimeError:  # subscribed off a loop (a test, a script): /mcp still lists them
             return
+        # which servers are still starting is read when the word reaches the loop, so the
+        # last word is the truth however the thread's calls and this first one interleave
+        told = to_loop(lambda _: emit(McpStarting(host.starting())))
+        host.on_change = lambda: told(None)
+        if host.starting():
+            told(None)  # after this subscription: the observer is added first
 
     # ------------------------------------------------------------------ operations
     async def send(self, text: str) -> TurnEnded:

@@ -11,6 +11,7 @@ from frontier.app.agent.wait import ResponseWait
 from frontier.app.events import (
     Compacted,
     ContextUsage,
+    McpStarting,
     ReasoningText,
     ResponseEnded,
     ResponseStarted,
@@ -36,6 +37,8 @@ class StatusModel:
         """A turn is under way (the front end sets it when it starts one)."""
         self.last_turn = ""
         """How the last turn ended (``TurnEnded.reason``)."""
+        self.mcp_starting: tuple[str, ...] = ()
+        """The session's MCP servers still starting (``McpStarting``)."""
 
     def token_rate(self) -> float:
         """Tokens/s of the latest response: the server's ``usage`` once it came, else
@@ -59,6 +62,7 @@ class StatusModel:
     def reset(self) -> None:
         """A new session (or history shown): no wait, no progress, no last turn."""
         self.last_turn = ""
+        self.mcp_starting = ()
         self.wait = ResponseWait()
         self.progress = TurnProgress()
 
@@ -79,6 +83,10 @@ class StatusModel:
 
     def on_compacted(self, event: Compacted) -> None:
         self.progress.context_used = event.after
+        self._dirty.add("status")
+
+    def on_mcp_starting(self, event: McpStarting) -> None:
+        self.mcp_starting = event.servers
         self._dirty.add("status")
 
     def on_turn_ended(self, event: TurnEnded) -> None:

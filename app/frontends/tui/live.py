@@ -653,6 +653,11 @@ class LiveController:
             activity = "streaming"
         elif self._building:
             activity = "starting the agent" + (f" · {self._waiting}" if self._waiting else "")
+        elif state.mcp_starting:
+            names = state.mcp_starting
+            activity = (
+                f"idle · MCP server{'s' if len(names) > 1 else ''} {', '.join(names)} starting"
+            )
         else:
             activity = "idle"
         return StatusInfo(
