@@ -63,6 +63,8 @@ def test_dumps_with_indent_and_refusals_are_jsons() -> None:
 JUNK = st.text(alphabet=' \t\n\r{}[]",:0123456789.eE+-truefalsnNIaiy\\u\ufeff\x00x', max_size=40)
 
 
+# slow in the full suite (10.4 s there under load, 3.4 s alone): 600 examples, each read
+# four ways by both parsers
 @settings(max_examples=600)
 @given(VALUES | JUNK)
 def test_loads_reads_what_json_reads_and_fails_as_it_fails(value) -> None:

@@ -70,6 +70,8 @@ async def test_demo_approve_writes_the_patch(project: Path) -> None:
     assert results(events, "apply_patch")[0].kind == "ok"
 
 
+# slow in the full suite (13.4 s there under load, 5.9 s alone): the real demo session, its
+# review answered by keys, then the rest of its script denied one review at a time
 async def test_demo_deny_with_reason_keeps_the_file(project: Path) -> None:
     before = (project / "greet" / "cli.py").read_text()
     events: list[Event] = []
