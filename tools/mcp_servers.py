@@ -40,6 +40,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from frontier.app.events import ToolCall
 from frontier.app.record import replace as replace_record
+from frontier.tools import mcp_sdk
 from frontier.tools.base import CancelToken, Outcome, Prepared, ToolError
 from frontier.tools.contract import MCP_SEPARATOR, MCP_TOOL_NAME, Preview, ToolContext, ToolSpec
 from frontier.tools.mcp_settings import (
@@ -144,9 +145,8 @@ class WholeLines:
 
 def _linear_stdio() -> None:
     """Make the SDK's stdio client read through :class:`WholeLines` (idempotent)."""
-    from mcp.client import stdio
-
-    stdio.TextReceiveStream = WholeLines  # type: ignore[assignment,misc,unused-ignore]
+    (stdio,) = mcp_sdk.load(("mcp.client.stdio",))
+    stdio.TextReceiveStream = WholeLines  # type: ignore[attr-defined]  # a module object
 
 
 def server_env(settings: ServerSettings) -> dict[str, str]:
@@ -302,7 +302,8 @@ class McpServer:
             raise
 
     async def _serve(self, ready: asyncio.Future[list[Any]]) -> None:
-        from mcp import ClientSession
+        mcp_sdk.load(mcp_sdk.HTTP if self.settings.url is not None else mcp_sdk.STDIO)
+        from mcp.client.session import ClientSession
 
         self.log_path.parent.mkdir(parents=True, exist_ok=True)
         try:
@@ -349,8 +350,7 @@ class McpServer:
             return await stack.enter_async_context(
                 streamable_http_client(s.url, http_client=client, max_sse_event_size=MAX_SSE_EVENT)
             )
-        from mcp import StdioServerParameters
-        from mcp.client.stdio import stdio_client
+        from mcp.client.stdio import StdioServerParameters, stdio_client
 
         assert s.command is not None
         argv, env, cwd = [s.command, *s.args], server_env(s), s.cwd
