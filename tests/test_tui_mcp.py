@@ -92,6 +92,24 @@ class NotingHost:
         return self.pending
 
 
+def app_with(tmp_path: Path, host: NotingHost) -> FrontierApp:
+    """The TUI over a fake session whose MCP host is ``host`` (the fake runtime is kept
+    alive by the factory, which the app holds)."""
+    kept: list[FakeRuntime] = []
+
+    def factory() -> object:
+        runtime = fake_session(tmp_path, block_shell=False)
+        runtime.session.mcp = host  # type: ignore[assignment]
+        kept.append(runtime)
+        return runtime.session
+
+    return FrontierApp(
+        Config(base_url="http://127.0.0.1:9/v1", model="smollm2"),
+        session_factory=factory,  # type: ignore[arg-type]
+        remember_theme=False,
+    )
+
+
 async def test_a_note_from_the_servers_thread_shows_and_the_screen_keeps_painting(
     tmp_path: Path,
 ) -> None:
@@ -102,19 +120,7 @@ async def test_a_note_from_the_servers_thread_shows_and_the_screen_keeps_paintin
     from frontier.app.frontends.tui.app import IDLE_HZ
 
     host = NotingHost()
-    holder: list[FakeRuntime] = []
-
-    def factory() -> object:
-        runtime = fake_session(tmp_path, block_shell=False)
-        runtime.session.mcp = host  # type: ignore[assignment]
-        holder.append(runtime)
-        return runtime.session
-
-    app = FrontierApp(
-        Config(base_url="http://127.0.0.1:9/v1", model="smollm2"),
-        session_factory=factory,  # type: ignore[arg-type]
-        remember_theme=False,
-    )
+    app = app_with(tmp_path, host)
     async with app.run_test(size=(120, 40)) as pilot:
         await ready(pilot)
         await until(pilot, lambda: app.flush_rate == IDLE_HZ, "the idle flush rate")
@@ -133,17 +139,7 @@ async def test_the_status_bar_says_which_servers_are_still_starting(tmp_path: Pa
     idle status bar names it; when its start ends (told from the servers' thread) it
     says ``idle`` again."""
     host = NotingHost(starting=("slow", "other"))
-
-    def factory() -> object:
-        runtime = fake_session(tmp_path, block_shell=False)
-        runtime.session.mcp = host  # type: ignore[assignment]
-        return runtime.session
-
-    app = FrontierApp(
-        Config(base_url="http://127.0.0.1:9/v1", model="smollm2"),
-        session_factory=factory,  # type: ignore[arg-type]
-        remember_theme=False,
-    )
+    app = app_with(tmp_path, host)
     async with app.run_test(size=(160, 40)) as pilot:
         await ready(pilot)
         status = app.query_one(StatusBar)
