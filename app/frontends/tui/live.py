@@ -13,7 +13,6 @@ command module, so a change inside the core cannot break the TUI at run time.
 from __future__ import annotations
 
 import asyncio
-import functools
 import itertools
 from collections.abc import Callable
 from pathlib import Path
@@ -76,8 +75,6 @@ class LiveController:
         self._send_when_ready = False
         self._building = False
         """A session is being built (its thread runs): the status bar says so."""
-        self._waiting = ""
-        """What the build says it waits for (``create_runtime``'s ``on_wait``)."""
 
     # ------------------------------------------------------------------ starting
     def start(self) -> None:
@@ -104,14 +101,14 @@ class LiveController:
     async def _built(self) -> AgentSession | None:
         """The factory's session, or ``None`` after telling the user why it could not start.
 
-        Built in a thread, never on the event loop: building starts the configured MCP
-        servers and waits for them, up to each one's ``startup_timeout`` (and opens the
-        store, asks ``git``, reads the instructions). On the loop, that froze the screen
-        (no key, no paint, not even ctrl+c) for as long as the slowest server took. While
-        it builds the status bar says "starting the agent", and a message sent meanwhile
-        waits in the box (``starting``: ``submit``)."""
-        # ``on_wait`` made here, on the loop: the building thread hands its word back to it
-        factory = self.factory or functools.partial(self._default_factory, to_loop(self._shown))
+        Built in a thread, never on the event loop: building opens the store, asks
+        ``git``, reads the instructions, may run ``api_key_command``, and (until stop 38)
+        waited for the MCP servers up to each one's ``startup_timeout``; on the loop that
+        froze the screen (no key, no paint, not even ctrl+c). The servers now start in
+        the background (``mcp_in_background``). While it builds the status bar says
+        "starting the agent", and a message sent meanwhile waits in the box
+        (``starting``: ``submit``)."""
+        factory = self.factory or self._default_factory
         self.starting = self._building = True
         self.app.state.mark("status")
         try:
@@ -124,13 +121,11 @@ class LiveController:
             return None
         finally:
             self.starting = self._building = False
-            self._waiting = ""
             self.app.state.mark("status")
 
-    def _default_factory(self, on_wait: Callable[[str], object]) -> AgentSession:
-        """``create_runtime``; ``on_wait`` is told on the building thread what the start
-        waits for, which the status bar shows (``starting the agent · waiting for MCP
-        server hang to start (up to 8 s)``)."""
+    def _default_factory(self) -> AgentSession:
+        """``create_runtime`` as a person's session is built: interactive, the MCP servers
+        started in the background."""
         from frontier.app.agent.runtime import create_runtime
 
         return create_runtime(
@@ -143,16 +138,10 @@ class LiveController:
             # the app's scrubber (the config's key, URL credentials and secret-looking
             # environment values, as headless uses): the store and the panes mask the same
             scrubber=self.app.state.scrubber,
-            on_wait=on_wait,
             # the screen and the first message never wait for a slow MCP server: the first
             # request waits a short grace, then goes without the tools of those still starting
             mcp_in_background=True,
         )
-
-    def _shown(self, text: str) -> None:
-        """What the start waits for, in the status bar until the session exists."""
-        self._waiting = text
-        self.app.state.mark("status")
 
     def _adopt(self, session: AgentSession) -> None:
         """Make ``session`` the one the UI shows: its events, its notes, its demo prompts."""
@@ -652,7 +641,7 @@ class LiveController:
         elif state.turn_running:
             activity = "streaming"
         elif self._building:
-            activity = "starting the agent" + (f" · {self._waiting}" if self._waiting else "")
+            activity = "starting the agent"
         elif state.mcp_starting:
             names = state.mcp_starting
             activity = (
