@@ -562,7 +562,6 @@ def create_runtime(
             instructions=project.files,
             demo_prompts=[DEMO_TASK] if demo and not plan.history else [],
             patch_dialect=dialect,
-            tools=registry.specs(),
             mcp=mcp,
             policy=policy,
             store=store,

@@ -47,7 +47,7 @@ from frontier.app.secrets import Scrubber
 from frontier.app.session.prompt_history import PromptHistory
 from frontier.app.vocab import AGENT_MODES, APPROVALS
 from frontier.tools.approval_rules import AllowedRule, ApprovalRules, Rule, rules_to_data
-from frontier.tools.contract import Decision, ToolSpec
+from frontier.tools.contract import Decision
 from frontier.tools.policy import PolicyApprover
 
 if TYPE_CHECKING:
@@ -143,7 +143,6 @@ class AgentSession:
         instructions: Iterable[InstructionFile] = (),
         demo_prompts: Iterable[str] = (),
         patch_dialect: str = "unified",
-        tools: Iterable[ToolSpec] = (),
         policy: PolicyApprover | None = None,
         store: SessionStore | None = None,
         scrubber: Scrubber | None = None,
@@ -188,8 +187,6 @@ class AgentSession:
         """What the front end sends by itself (the demo's scripted task), in order."""
         self.patch_dialect = patch_dialect
         """The patch dialect apply_patch teaches (``config.patch_format`` resolved)."""
-        self.tools: tuple[ToolSpec, ...] = tuple(tools)
-        """The tools this session offers the model, as it is taught them."""
         self.mcp = mcp
         """The session's MCP servers (``None``: none configured, issue 26): ``/mcp``."""
         self._context_window = context_window
