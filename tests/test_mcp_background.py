@@ -163,12 +163,14 @@ async def test_the_first_request_goes_without_a_slow_server_and_the_next_has_its
         assert "read" in tools and not any(t.startswith("srv__") for t in tools)
         notices = [e.text for e in events if isinstance(e, Notice)]
         assert notices == [mcp_wait.still_starting(("srv",))]
+        assert not any(t.name.startswith("srv__") for t in session.tools)
         open_gate(gate)
         started = "MCP server srv has started: its 9 tools are offered from the next request"
         await until(
             lambda: any(isinstance(e, Notice) and e.text == started for e in events),
             "the notice that the server started",
         )
+        assert "srv__echo" in {t.name for t in session.tools}  # the live registry's
         assert (await session.send("again")).reason == "done"
         tools = [t["function"]["name"] for t in model.requests[1].body["tools"]]
         assert "srv__echo" in tools

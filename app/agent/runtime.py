@@ -562,6 +562,7 @@ def create_runtime(
             instructions=project.files,
             demo_prompts=[DEMO_TASK] if demo and not plan.history else [],
             patch_dialect=dialect,
+            registry=registry,
             mcp=mcp,
             policy=policy,
             store=store,

@@ -47,7 +47,7 @@ from frontier.app.secrets import Scrubber
 from frontier.app.session.prompt_history import PromptHistory
 from frontier.app.vocab import AGENT_MODES, APPROVALS
 from frontier.tools.approval_rules import AllowedRule, ApprovalRules, Rule, rules_to_data
-from frontier.tools.contract import Decision
+from frontier.tools.contract import Decision, ToolSpec
 from frontier.tools.policy import PolicyApprover
 
 if TYPE_CHECKING:
@@ -55,6 +55,7 @@ if TYPE_CHECKING:
     from frontier.app.agent.explain import Explanation
     from frontier.app.session.store import LogRecord, SessionInfo, SessionStore
     from frontier.tools.mcp_servers import McpHost
+    from frontier.tools.registry import Registry
 
 Observer = Callable[[Event], None]
 Closer = Callable[[], Awaitable[None] | None]
@@ -143,6 +144,7 @@ class AgentSession:
         instructions: Iterable[InstructionFile] = (),
         demo_prompts: Iterable[str] = (),
         patch_dialect: str = "unified",
+        registry: Registry | None = None,
         policy: PolicyApprover | None = None,
         store: SessionStore | None = None,
         scrubber: Scrubber | None = None,
@@ -187,6 +189,7 @@ class AgentSession:
         """What the front end sends by itself (the demo's scripted task), in order."""
         self.patch_dialect = patch_dialect
         """The patch dialect apply_patch teaches (``config.patch_format`` resolved)."""
+        self._registry = registry
         self.mcp = mcp
         """The session's MCP servers (``None``: none configured, issue 26): ``/mcp``."""
         self._context_window = context_window
@@ -218,6 +221,12 @@ class AgentSession:
         """The session's secrets (API key, URL credentials, secret-looking env values):
         a front end scrubs what it shows with it (the TUI's ``UiState``)."""
         return self._scrubber
+
+    @property
+    def tools(self) -> tuple[ToolSpec, ...]:
+        """The tools the next request offers, as it is taught them: read from the registry
+        each time, since an MCP server's tools join it when the server has started."""
+        return tuple(self._registry.specs()) if self._registry is not None else ()
 
     @property
     def mode(self) -> str:
