@@ -17,6 +17,11 @@ TOOLS_SHOWN = 12
 """Tool names listed per server before ``… and N more``."""
 
 
+def servers_named(names: Sequence[str]) -> str:
+    """``MCP server srv`` or ``MCP servers a, b``: how a note names the servers it is about."""
+    return f"MCP server{'s' if len(names) > 1 else ''} {', '.join(names)}"
+
+
 def what_runs(s: ServerSettings) -> str:
     """What starting ``s`` runs or reaches: the command line or the URL, and the settings
     that widen what it may do (env names, cwd, sandbox, network, trusted hints)."""

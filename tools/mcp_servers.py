@@ -594,7 +594,7 @@ class McpHost:
         self.notes: list[str] = []
         self.registry: Registry | None = None
         """Where refreshed tools go (the one given to :meth:`start`)."""
-        self._started = False
+        self._live = False
         """Notes are told as they are made (not only kept for the caller of ``start``)."""
         self._untold: list[str] = []
         """Notes made while telling, before ``on_note`` was set."""
@@ -652,7 +652,7 @@ class McpHost:
         for s in wanted:
             server = self.servers[s.name]
             tools.extend(t for t in server.offered if t.spec.name in server.tools)
-        self._started = True
+        self._live = True
         return tools
 
     def launch(self, settings: Sequence[ServerSettings], registry: Registry) -> None:
@@ -660,7 +660,7 @@ class McpHost:
         tools join ``registry`` the moment it has started, and every note from now on is
         told (``on_note``). :meth:`wait_started` is the first request's wait."""
         self.registry = registry
-        self._started = True
+        self._live = True
         wanted = [s for s in settings if s.enabled]
         for s in wanted:  # made here, so states() lists them as starting at once
             self.servers[s.name] = McpServer(self, s, self._log(s.name))
@@ -711,16 +711,14 @@ class McpHost:
         """One server's start: its listing (installed at once when ``install``), or
         ``None`` after a note saying why it did not start."""
         name = server.settings.name
+        listed: Sequence[Any] | None = None
         try:
             listed = await server.start()
         except (Exception, asyncio.CancelledError) as exc:  # a stray cancel too, as gather kept
-            server.started = True
             why = server.dead or server.reason(exc)
             self._note(f"MCP server {name} did not start ({why}); see {server.log_path}")
-            self._changed()
-            return None
         server.started = True
-        if install:
+        if listed is not None and install:
             self._install(server, listed)
             if name in self.missed:
                 count = len(server.tools)
@@ -728,20 +726,16 @@ class McpHost:
                     f"MCP server {name} has started: its {count} tool{'s' if count != 1 else ''} "
                     "are offered from the next request"
                 )
-            self._changed()
+        if self.on_change is not None:
+            self.on_change()
         return listed
-
-    def _changed(self) -> None:
-        tell = self.on_change
-        if tell is not None:
-            tell()
 
     def _log(self, name: str) -> Path:
         return self.log_dir / f"{name}.log"
 
     def _note(self, text: str) -> None:
         self.notes.append(text)
-        if not self._started:
+        if not self._live:
             return
         with self._telling:
             tell = self._on_note

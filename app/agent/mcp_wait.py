@@ -12,6 +12,7 @@ from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING
 
 from frontier.app.events import Notice
+from frontier.app.mcp_status import servers_named
 
 if TYPE_CHECKING:
     from frontier.app.agent.modes import Mode
@@ -26,10 +27,9 @@ MCP_GRACE = 1.0
 def still_starting(names: tuple[str, ...]) -> str:
     """What the person is told when a request goes without servers still starting."""
     many = len(names) > 1
-    who = f"MCP server{'s' if many else ''} {', '.join(names)}"
     return (
-        f"{who} {'are' if many else 'is'} still starting: this request goes without "
-        f"{'their' if many else 'its'} tools, which are offered once "
+        f"{servers_named(names)} {'are' if many else 'is'} still starting: this request goes "
+        f"without {'their' if many else 'its'} tools, which are offered once "
         f"{'they have' if many else 'it has'} started (required = true in a server's table "
         "makes the first request wait for it)"
     )

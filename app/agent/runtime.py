@@ -632,10 +632,11 @@ def _start_mcp(
     if on_wait is not None:
         enabled = [s for s in servers if s.enabled]
         if enabled:
-            names = ", ".join(s.name for s in enabled)
+            from frontier.app.mcp_status import servers_named
+
+            names = servers_named([s.name for s in enabled])
             limit = max(s.startup_timeout for s in enabled)
-            plural = "s" if len(enabled) > 1 else ""
-            on_wait(f"waiting for MCP server{plural} {names} to start (up to {limit:g} s)")
+            on_wait(f"waiting for {names} to start (up to {limit:g} s)")
     host = McpHost(data_dir() / "mcp-logs", sandbox=sandbox, root=root)
     host.start(servers, registry)
     notes.extend(host.notes)

@@ -291,10 +291,10 @@ class AgentSession:
         notes (a server that stopped by itself), told on their own thread, to this loop
         as ``Notice`` events, and which are still starting as ``McpStarting``: every
         observer is called on the loop that subscribed."""
-        self._route_mcp_notes()
+        self._route_mcp()
         return self._events.subscribe(observer)
 
-    def _route_mcp_notes(self) -> None:
+    def _route_mcp(self) -> None:
         host = self.mcp
         if host is None or host.on_note is not None:
             return

@@ -643,10 +643,9 @@ class LiveController:
         elif self._building:
             activity = "starting the agent"
         elif state.mcp_starting:
-            names = state.mcp_starting
-            activity = (
-                f"idle · MCP server{'s' if len(names) > 1 else ''} {', '.join(names)} starting"
-            )
+            from frontier.app.mcp_status import servers_named
+
+            activity = f"idle · {servers_named(state.mcp_starting)} starting"
         else:
             activity = "idle"
         return StatusInfo(
@@ -737,9 +736,10 @@ def _in_a_thread(factory: SessionFactory) -> asyncio.Future[AgentSession]:
     """``factory()`` on a daemon thread of its own, awaited on the loop.
 
     Not ``asyncio.to_thread``: the default executor's threads are joined when the
-    interpreter exits, so quitting while a server is still starting would wait for its
-    whole ``startup_timeout``. A session that arrives after the wait was given up (the
-    worker cancelled while the app goes on) is closed, not leaked."""
+    interpreter exits, so quitting while a build hangs (an ``api_key_command`` that does
+    not answer, a store on a stalled disk) would wait for it. A session that arrives after
+    the wait was given up (the worker cancelled while the app goes on) is closed, not
+    leaked."""
     import threading
 
     loop = asyncio.get_running_loop()
