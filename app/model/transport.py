@@ -15,7 +15,9 @@ Fault policy (DESIGN §4, issue 4), decided by *when* a failure happens:
   honouring ``Retry-After``, while the retry window lasts; a pooled keep-alive
   connection the server already closed is retried at once on a fresh connection;
   401/403/404 and other statuses raise :class:`ModelError` naming the URL and model
-  (a wire may first adjust and resend once: Chat's ``stream_options``);
+  (a wire may first adjust and resend once: Chat's ``stream_options``), and so does a
+  TLS failure no retry can mend (a certificate not trusted, a server that speaks no TLS,
+  an unreadable CA bundle: ``app/model/tls.py``), saying what to change;
 * a 200 whose body is not an event stream (a web page behind a wrong ``--base-url``, a
   JSON error) raises at once: resending the same request to the same page cannot help;
   a 200 JSON body that *is* a whole answer of the API (a server that ignored ``stream:
@@ -70,6 +72,7 @@ from frontier.app.model.stream import (
     UsageDelta,
     WireEvent,
 )
+from frontier.app.model.tls import tls_refusal, trust_for
 from frontier.app.model.wires.base import WireCodec
 from frontier.app.record import record, replace
 from frontier.app.secrets import Scrubber, redact_url, url_secrets
@@ -223,7 +226,9 @@ class ModelClient:
         timeout = httpx.Timeout(
             connect=t.connect, read=backstop, write=t.first_byte, pool=t.connect
         )
-        self._client = httpx.AsyncClient(transport=transport, timeout=timeout)
+        # the CA bundle read off the path to the first request (app/model/tls.py)
+        verify = trust_for(base_url)
+        self._client = httpx.AsyncClient(transport=transport, timeout=timeout, verify=verify)
         self._probes: dict[str, asyncio.Future[Any]] = {}
         """``probe_json`` answers by URL (one GET per path for the client's life)."""
 
@@ -321,6 +326,15 @@ class ModelClient:
             except TimeoutError:
                 failed = self._no_first_byte(retries)
             except (httpx.ConnectError, httpx.TimeoutException) as exc:
+                refusal = tls_refusal(exc)
+                if refusal is not None:  # the same next time: said at once, not retried
+                    raise model_error(
+                        "connect",
+                        f"{self._where()}: cannot connect: {self._scrubber.scrub(refusal)}",
+                        url=self.url,
+                        model=self.model,
+                        attempts=retries + 1,
+                    ) from exc
                 failed = _Attempt(
                     self._scrubber.scrub(_describe_connect_failure(exc, self.timeouts.connect)),
                     self._backoff(retries + 1),
