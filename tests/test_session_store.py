@@ -460,3 +460,41 @@ def test_v1_database_upgrades_with_every_old_result_counted_as_delivered(tmp_pat
     conn.close()
     with SessionStore.open(path) as s:
         assert s.undelivered_results("s1") == []
+
+
+def test_a_v6_store_lists_the_same_after_v7_with_its_counts_read_from_indexes(
+    tmp_path: Path,
+) -> None:
+    # v7's indexes: listing sessions read every log row of every session before (0.62 s at
+    # 1,000 sessions of 40 calls; bench/session_list.py), and must list exactly the same
+    path = tmp_path / "sessions.db"
+    conn = sqlite3.connect(path, isolation_level=None)
+    schema.migrate(conn, schema.MIGRATIONS[:6])
+    for sid, created in (("s1", 1.0), ("s2", 2.0)):
+        conn.execute(
+            "INSERT INTO sessions VALUES (?, ?, ?, '/w', 'm', NULL, 'ctl', 'done', 'openai-chat')",
+            (sid, created, created),
+        )
+    log = "INSERT INTO log (session_id, t, type, call_id, ref, data) VALUES ('s1', 0, ?, ?, ?, ?)"
+    conn.execute(log, ("user", None, None, '{"text": "fix the bug"}'))
+    for call_id, started, answered in (("a", True, True), ("b", True, False), ("c", False, True)):
+        seq = conn.execute(log, ("call", call_id, None, '{"name": "read"}')).lastrowid
+        if started:
+            conn.execute(log, ("started", call_id, seq, "{}"))
+        if answered:
+            conn.execute(log, ("result", call_id, seq, '{"output": "ok"}'))
+    conn.close()
+    with SessionStore.open_readonly(path) as old:  # a read never migrates
+        before = old.list_sessions()
+    with SessionStore.open(path) as new:
+        assert new.db.conn.execute("PRAGMA user_version").fetchone()[0] == 7
+        after = new.list_sessions()
+        query = new.catalogue.query()
+        plan = [row[3] for row in new.db.conn.execute(f"EXPLAIN QUERY PLAN {query}")]
+    assert after == before
+    rows = [(i.id, i.turns, i.calls, i.interrupted_calls, i.first_prompt) for i in after]
+    assert rows == [("s2", 0, 0, 0, ""), ("s1", 1, 3, 1, "fix the bug")]
+    searches = [step for step in plan if step.startswith(("SEARCH", "SCAN"))]
+    assert [s for s in searches if s.startswith("SCAN")] == ["SCAN s"], plan
+    covering = [s for s in searches if "COVERING INDEX" in s]
+    assert len(covering) == len(searches) - 2, plan  # all but the sessions and first prompt

@@ -23,6 +23,7 @@ and a response's end fields):
 - ``intents``: the journal of multi-file writes in progress (v3).
 - ``preimages``: file contents before each mutation, by hash, for undo (v5).
 - ``sessions.wire`` / ``responses.wire``: the model API spoken (v6).
+- ``log_kind`` and ``log_ref`` on ``(ref, type)``: the session list's counts from indexes (v7).
 """
 
 from __future__ import annotations
@@ -152,7 +153,21 @@ session speaks and each response was spoken on (``openai-chat``, ``openai-respon
 (replay, ``check``, the secret scrubber). NULL, as every row written before v6 has it,
 means ``openai-chat``: the only wire there was."""
 
-MIGRATIONS: Sequence[str] = (V1, V2, V3, V4, V5, V6)
+V7 = """
+CREATE INDEX log_kind ON log(session_id, type, ref);
+DROP INDEX log_ref;
+CREATE INDEX log_ref ON log(ref, type);
+"""
+"""Indexes a session's list reads whole (issue 24, owned by the session catalogue). Listing
+sessions counts each one's messages, calls and calls interrupted (a call row started with
+no result row); with only ``log(session_id, seq)`` and ``log(ref)`` every count read every
+log row of every session, results and all, so ``frontier sessions`` and the TUI's picker
+grew with everything ever stored (0.62 s at 1,000 sessions of 40 calls, 6x that at 10,000).
+``log_kind`` answers the counts from the index alone, and ``log_ref`` with ``type`` answers
+"has this call a start, a result" without the row (0.08-0.13 s at 1,000). A ``(ref,
+type)`` index serves every ``ref = ?`` lookup the old ``log(ref)`` did."""
+
+MIGRATIONS: Sequence[str] = (V1, V2, V3, V4, V5, V6, V7)
 """``MIGRATIONS[i]`` upgrades a database from version ``i`` to ``i + 1``. Append only."""
 
 
