@@ -162,9 +162,10 @@ CREATE INDEX log_ref ON log(ref, type);
 sessions counts each one's messages, calls and calls interrupted (a call row started with
 no result row); with only ``log(session_id, seq)`` and ``log(ref)`` every count read every
 log row of every session, results and all, so ``frontier sessions`` and the TUI's picker
-grew with everything ever stored (0.62 s at 1,000 sessions of 40 calls, 6x that at 10,000).
+grew with everything ever stored (``frontier sessions``: 0.29-0.37 s at 1,000 sessions of 40
+calls, 1.1-1.6 s at 5,000).
 ``log_kind`` answers the counts from the index alone, and ``log_ref`` with ``type`` answers
-"has this call a start, a result" without the row (0.08-0.13 s at 1,000). A ``(ref,
+"has this call a start, a result" without the row (0.17 s at 1,000, 0.64 s at 5,000). A ``(ref,
 type)`` index serves every ``ref = ?`` lookup the old ``log(ref)`` did."""
 
 MIGRATIONS: Sequence[str] = (V1, V2, V3, V4, V5, V6, V7)
