@@ -5,14 +5,14 @@ certificate from a test authority (``trustme``)."""
 from __future__ import annotations
 
 import ssl
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from contextlib import AbstractAsyncContextManager
 from pathlib import Path
 
 import pytest
+import sse_server
 import trustme
 from aiohttp import web
-from sse_server import sse, start_sse
+from sse_server import Sleeps, sse, start_sse
 
 from frontier.app.model.conversation import UserText
 from frontier.app.model.errors import ConnectFailed
@@ -37,27 +37,9 @@ async def answer(request: web.Request) -> web.StreamResponse:
     return resp
 
 
-@asynccontextmanager
-async def serve(tls: ssl.SSLContext | None = None) -> AsyncIterator[str]:
-    """``POST /v1/chat/completions`` on a free loopback port, over TLS with ``tls``."""
-    app = web.Application()
-    app.router.add_post("/v1/chat/completions", answer)
-    runner = web.AppRunner(app, shutdown_timeout=1.0)
-    await runner.setup()
-    try:
-        site = web.TCPSite(runner, "127.0.0.1", 0, ssl_context=tls)
-        await site.start()
-        port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
-        yield f"{'https' if tls else 'http'}://127.0.0.1:{port}/v1"
-    finally:
-        await runner.cleanup()
-
-
-class Sleeps(list[float]):
-    """Injected ``sleep``: records the backoff instead of waiting it out."""
-
-    async def __call__(self, delay: float) -> None:
-        self.append(delay)
+def serve(tls: ssl.SSLContext | None = None) -> AbstractAsyncContextManager[str]:
+    """The answering model on a free loopback port, over TLS with ``tls``."""
+    return sse_server.serve(answer, tls)
 
 
 async def hello(url: str, sleeps: Sleeps | None = None) -> str:

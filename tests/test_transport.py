@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 from aiohttp import web
-from sse_server import serve, sse, start_sse
+from sse_server import Sleeps, serve, sse, start_sse
 
 from frontier.app.events import Retry, TokenUsage
 from frontier.app.model import stream as neutral
@@ -106,13 +106,6 @@ async def ok_stream(request: web.Request) -> web.StreamResponse:
     await resp.write(HELLO_BODY)
     await resp.write_eof()
     return resp
-
-
-class Sleeps(list[float]):
-    """Injected ``sleep``: records the backoff instead of waiting it out."""
-
-    async def __call__(self, delay: float) -> None:
-        self.append(delay)
 
 
 async def collect(
