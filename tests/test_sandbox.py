@@ -797,3 +797,23 @@ async def test_a_failure_that_is_not_the_sandbox_is_not_blamed_on_it(
     out = await shell("echo plain failure; exit 2", ws, sandbox)
     assert out.kind == "error" and "sandbox_stopped" not in out.meta
     assert "stopped by the sandbox" not in out.output
+
+
+def test_the_probe_started_early_is_the_one_the_session_uses(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # issue 24: the build starts the probe (a bwrap run) first and goes on beside it; the
+    # sandbox made later must take its answer, not probe again, and a failing one too
+    runs = tmp_path / "runs"
+    for name, real in (("works", _HERE.bwrap), ("fails", "/bin/false")):
+        wrapper = tmp_path / name
+        wrapper.write_text(f'#!/bin/sh\necho {name} >> "{runs}"\nexec "{real}" "$@"\n')
+        wrapper.chmod(0o755)
+        monkeypatch.setattr(sandbox_module, "find_bwrap", lambda w=wrapper: str(w))
+        sandbox_module.probe_soon("workspace-write")
+        made = make_sandbox(SandboxSettings())
+        assert made.active == (name == "works"), made.label
+        assert made.bwrap == str(wrapper)
+    assert runs.read_text().split() == ["works", "fails"]  # each probed once
+    sandbox_module.probe_soon("off")  # and never for a session without a sandbox
+    assert runs.read_text().split() == ["works", "fails"]

@@ -624,6 +624,19 @@ def probe(bwrap: str) -> str | None:
         return why
 
 
+def probe_soon(mode: str) -> None:
+    """Start :func:`probe` on a thread of its own now (a session's build calls this first):
+    the ``bwrap`` run it waits on (~15 ms) then goes on beside the rest of the build, and
+    :func:`make_sandbox` finds its answer, or waits for it under the probe's lock. Not a
+    daemon: a build that fails before then still lets the probe remove its folder."""
+    if mode == "off" or not sys.platform.startswith("linux"):
+        return
+    bwrap = find_bwrap()
+    if bwrap is None or bwrap in _PROBED:
+        return
+    threading.Thread(target=probe, args=(bwrap,), name="sandbox-probe").start()
+
+
 def make_sandbox(settings: SandboxSettings) -> Sandbox:
     """The session's sandbox: found and probed now, unless the mode is ``off``; what
     sandboxes of dead Frontier processes left is swept first (:func:`sweep_stale`)."""

@@ -56,7 +56,7 @@ from frontier.app.secrets import REDACTED, Scrubber, url_secrets
 from frontier.app.session.prompt_history import DEMO_KEY, PromptHistory
 from frontier.tools.approval_rules import AllowedRule, ApprovalRules, rules_from_data
 from frontier.tools.beneath import pin_root
-from frontier.tools.sandbox import Sandbox, SandboxSettings, make_sandbox
+from frontier.tools.sandbox import Sandbox, SandboxSettings, make_sandbox, probe_soon
 from frontier.tools.workspace_files import BeneathFiles
 
 if TYPE_CHECKING:
@@ -418,6 +418,8 @@ def create_runtime(
 
     scrubber = scrubber if scrubber is not None else Scrubber()
     scrubber.add(config.api_key, *url_secrets(config.base_url))
+    # the sandbox's probe runs a bwrap while the store, the catalogue and the client are made
+    probe_soon(config.sandbox)
     with contextlib.ExitStack() as on_error:
         store = SessionStore.open(secrets=scrubber)
         on_error.callback(store.close)  # until the runtime owns it
