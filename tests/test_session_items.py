@@ -237,7 +237,7 @@ def test_stored_feedback_is_found_in_legacy_and_new_sessions(tmp_path: Path) -> 
 # --------------------------------------------------------------------------- wires
 
 
-def test_a_v5_database_migrates_to_v6_with_every_wire_reading_openai_chat(
+def test_a_v5_database_migrates_with_every_wire_reading_openai_chat(
     tmp_path: Path,
 ) -> None:
     path = tmp_path / "old.db"

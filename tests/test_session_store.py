@@ -465,8 +465,9 @@ def test_v1_database_upgrades_with_every_old_result_counted_as_delivered(tmp_pat
 def test_a_v6_store_lists_the_same_after_v7_with_its_counts_read_from_indexes(
     tmp_path: Path,
 ) -> None:
-    # v7's indexes: listing sessions read every log row of every session before (0.62 s at
-    # 1,000 sessions of 40 calls; bench/session_list.py), and must list exactly the same
+    # v7's indexes: listing sessions read every log row of every session before
+    # (`frontier sessions` 0.29-0.37 s at 1,000 sessions of 40 calls; bench/session_list.py),
+    # and must list exactly the same
     path = tmp_path / "sessions.db"
     conn = sqlite3.connect(path, isolation_level=None)
     schema.migrate(conn, schema.MIGRATIONS[:6])
