@@ -1,13 +1,14 @@
-"""Listing stored sessions as the store grows: ``frontier sessions`` on a v7 store (the
-session list's counts from indexes) beside the same rows in a v6 store, alternating.
+"""Listing stored sessions as the store grows: ``frontier sessions`` on a store with
+``schema.INDEXES`` (the session list's counts from indexes) beside the same rows in a store
+without them (as every store was before), alternating.
 
     .venv/bin/python bench/session_list.py [--sessions 1000] [--calls 40] [--runs 7]
 
 Each store holds ``--sessions`` sessions of 10 messages, 10 replies and ``--calls``
 calls (each with its start and a 1.5 KB result; every fifth session has one call
-interrupted: started, no result), written straight into the schema at the version named,
-so both hold the same rows. ``frontier sessions`` opens a store read-only and never
-migrates it, so the v6 store is read as a user's older store was. Whole processes, spawn to
+interrupted: started, no result), written straight into the schema, so both hold the same
+rows. ``frontier sessions`` opens a store read-only and makes nothing, so the store without
+the indexes is read as a user's store was before. Whole processes, spawn to
 exit, output to a pipe; ``python -c pass`` alternates as the floor. Nothing is asserted.
 """
 
@@ -27,11 +28,12 @@ from pathlib import Path
 from frontier.app.session import schema
 
 
-def build(path: Path, version: int, sessions: int, calls: int) -> int:
-    """A store at schema ``version`` holding the synthetic sessions; its log row count."""
+def build(path: Path, indexed: bool, sessions: int, calls: int) -> int:
+    """A store holding the synthetic sessions, with ``schema.INDEXES`` or without them;
+    its log row count."""
     conn = sqlite3.connect(path, isolation_level=None)
     conn.execute("PRAGMA journal_mode=WAL")
-    schema.migrate(conn, schema.MIGRATIONS[:version])
+    schema.migrate(conn, None if indexed else schema.MIGRATIONS)
     conn.execute("BEGIN")
     insert = "INSERT INTO log (session_id, t, type, call_id, ref, data) VALUES (?, ?, ?, ?, ?, ?)"
     for s in range(sessions):
@@ -74,20 +76,21 @@ def main() -> None:
     parser.add_argument("--calls", type=int, default=40)
     parser.add_argument("--runs", type=int, default=7)
     args = parser.parse_args()
-    newest = schema.current_version()
     with tempfile.TemporaryDirectory() as tmp:
-        dirs = {v: Path(tmp) / f"v{v}" for v in (newest, 6)}
-        for version, where in dirs.items():
+        dirs = {"with the indexes": Path(tmp) / "indexed", "without": Path(tmp) / "plain"}
+        for label, where in dirs.items():
             where.mkdir()
-            rows = build(where / "sessions.db", version, args.sessions, args.calls)
+            rows = build(
+                where / "sessions.db", label == "with the indexes", args.sessions, args.calls
+            )
         frontier = [sys.executable, "-m", "frontier.app.cli", "sessions"]
         env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
         env["PYTHONPYCACHEPREFIX"] = str(Path(tmp) / "pycache")
         cases = {
             "python -c pass": ([sys.executable, "-c", "pass"], env),
             **{
-                f"sessions, v{v} store": (frontier, {**env, "FRONTIER_DATA_DIR": str(d)})
-                for v, d in dirs.items()
+                f"sessions, {label}": (frontier, {**env, "FRONTIER_DATA_DIR": str(d)})
+                for label, d in dirs.items()
             },
         }
         for argv, case_env in cases.values():  # compile and warm the page cache, untimed
@@ -101,10 +104,10 @@ def main() -> None:
         f"frontier sessions: {args.sessions} sessions, {rows:,} log rows, {args.runs} runs "
         f"alternating; seconds; load {load}"
     )
-    v6 = statistics.median(times["sessions, v6 store"])
+    plain = statistics.median(times["sessions, without"])
     for name, got in times.items():
         p50 = statistics.median(got)
-        print(f"  {name:<22} p50 {p50:6.3f}  min {min(got):6.3f}  ÷ v6 {p50 / v6:5.2f}x")
+        print(f"  {name:<28} p50 {p50:6.3f}  min {min(got):6.3f}  ÷ without {p50 / plain:5.2f}x")
 
 
 if __name__ == "__main__":

@@ -23,7 +23,7 @@ and a response's end fields):
 - ``intents``: the journal of multi-file writes in progress (v3).
 - ``preimages``: file contents before each mutation, by hash, for undo (v5).
 - ``sessions.wire`` / ``responses.wire``: the model API spoken (v6).
-- ``log_kind`` and ``log_ref`` on ``(ref, type)``: the session list's counts from indexes (v7).
+- ``INDEXES``: the session list's counts from indexes (made where missing, unversioned).
 """
 
 from __future__ import annotations
@@ -153,22 +153,27 @@ session speaks and each response was spoken on (``openai-chat``, ``openai-respon
 (replay, ``check``, the secret scrubber). NULL, as every row written before v6 has it,
 means ``openai-chat``: the only wire there was."""
 
-V7 = """
-CREATE INDEX log_kind ON log(session_id, type, ref);
-DROP INDEX log_ref;
-CREATE INDEX log_ref ON log(ref, type);
-"""
-"""Indexes a session's list reads whole (issue 24, owned by the session catalogue). Listing
-sessions counts each one's messages, calls and calls interrupted (a call row started with
-no result row); with only ``log(session_id, seq)`` and ``log(ref)`` every count read every
-log row of every session, results and all, so ``frontier sessions`` and the TUI's picker
-grew with everything ever stored (``frontier sessions``: 0.29-0.37 s at 1,000 sessions of 40
-calls, 1.1-1.6 s at 5,000).
-``log_kind`` answers the counts from the index alone, and ``log_ref`` with ``type`` answers
-"has this call a start, a result" without the row (0.17 s at 1,000, 0.64 s at 5,000). A ``(ref,
-type)`` index serves every ``ref = ?`` lookup the old ``log(ref)`` did."""
+INDEXES = (
+    "CREATE INDEX IF NOT EXISTS log_kind ON log(session_id, type, ref)",
+    "CREATE INDEX IF NOT EXISTS log_ref_type ON log(ref, type)",
+    "DROP INDEX IF EXISTS log_ref",
+)
+"""Indexes the session list reads (issue 24, owned by the session catalogue), made where
+missing at every writable open, after the migrations, and never versioned: a Frontier of
+any version reads a database with or without them alike, so they must not make an older
+one refuse it (a version bump would: "the session database is schema v7 but this Frontier
+knows only up to v6").
 
-MIGRATIONS: Sequence[str] = (V1, V2, V3, V4, V5, V6, V7)
+Listing sessions counts each one's messages, calls and calls interrupted (a call row
+started with no result row). With only ``log(session_id, seq)`` and ``log(ref)``, every
+count read every log row of every session, results and all, so ``frontier sessions`` and
+the TUI's picker grew with everything ever stored: 0.29-0.37 s at 1,000 sessions of 40
+calls, 1.1-1.6 s at 5,000. ``log_kind`` answers the counts from the index alone and
+``log_ref_type`` answers "has this call a start, a result" without the row: 0.17 s and
+0.64 s. ``log_ref_type`` serves every ``ref = ?`` lookup ``log_ref`` did, which it
+replaces. Made once on an existing store: ~2 s for 700,000 log rows."""
+
+MIGRATIONS: Sequence[str] = (V1, V2, V3, V4, V5, V6)
 """``MIGRATIONS[i]`` upgrades a database from version ``i`` to ``i + 1``. Append only."""
 
 
@@ -181,7 +186,8 @@ def current_version() -> int:
 
 
 def migrate(conn: sqlite3.Connection, migrations: Sequence[str] | None = None) -> int:
-    """Bring ``conn``'s database up to the newest version; returns that version.
+    """Bring ``conn``'s database up to the newest version, then (for the newest, not a
+    test's older ``migrations``) make :data:`INDEXES` where missing; returns the version.
 
     ``conn`` must be in autocommit mode (``isolation_level=None``): each step
     runs in an explicit ``BEGIN IMMEDIATE`` transaction that re-reads the
@@ -200,6 +206,9 @@ def migrate(conn: sqlite3.Connection, migrations: Sequence[str] | None = None) -
                     "at another directory"
                 )
             if version == target:
+                if migrations is None:
+                    for statement in INDEXES:
+                        conn.execute(statement)
                 conn.execute("COMMIT")
                 return version
             for statement in _statements(steps[version]):
