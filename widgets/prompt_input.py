@@ -35,6 +35,7 @@ listing the queue and one listing the workspace files, and it posts
 
 from __future__ import annotations
 
+import heapq
 import re
 import time
 from collections.abc import Callable, Sequence
@@ -90,34 +91,67 @@ def one_row(text: str, width: int = 80) -> str:
 
 
 def rank_paths(files: Sequence[str], query: str, limit: int = COMPLETIONS_SHOWN) -> list[str]:
-    """The best ``limit`` paths for ``query``: the file name starting with it first,
-    then the path starting with it, then containing it (name, then path), then its
-    characters in order; shorter paths first within each."""
-    q = query.casefold()
-    scored: list[tuple[int, int, str]] = []
-    for path in files:
-        low = path.casefold()
-        name = low.rsplit("/", 1)[-1]
-        if not q or name.startswith(q):
-            rank = 0
-        elif low.startswith(q):
-            rank = 1
-        elif q in name:
-            rank = 2
-        elif q in low:
-            rank = 3
-        elif _in_order(q, low):
-            rank = 4
-        else:
-            continue
-        scored.append((rank, len(path), path))
-    scored.sort()
-    return [path for _, _, path in scored[:limit]]
+    """The best ``limit`` paths for ``query`` (:meth:`PathRanker.rank`, once)."""
+    return PathRanker(files).rank(query, limit)
 
 
-def _in_order(needle: str, hay: str) -> bool:
-    it = iter(hay)
-    return all(ch in it for ch in needle)
+class PathRanker:
+    """``@`` completion's ranking over one listing of the workspace, made for a query
+    typed a key at a time: the file name starting with it first, then the path starting
+    with it, then containing it (name, then path), then its characters in order; shorter
+    paths first within each (then by the path).
+
+    Each path is lower-cased, and the listing put in (length, path) order, once; a key
+    then makes one integer per match (its rank, then its place in that order) and keeps
+    the smallest ``limit``, never sorting every match. A query that extends the one before
+    looks only at the paths that one matched (a path holding the longer query's characters
+    in order holds the shorter's). The in-order test is a regular expression, run in C.
+    Ranking 20,000 paths took 30-50 ms of the screen's loop at every key before.
+    """
+
+    def __init__(self, files: Sequence[str]) -> None:
+        self.files = list(files)
+        self._low = [path.casefold() for path in self.files]
+        self._name_at = [low.rfind("/") + 1 for low in self._low]
+        self._order = sorted(range(len(self.files)), key=lambda i: (len(files[i]), files[i]))
+        self._place = [0] * len(self.files)
+        for place, i in enumerate(self._order):
+            self._place[i] = place
+        self._last: tuple[str, list[int]] | None = None
+        """The last query and the indexes of every path it matched."""
+
+    def rank(self, query: str, limit: int = COMPLETIONS_SHOWN) -> list[str]:
+        q = query.casefold()
+        n = len(self.files)
+        order = self._order
+        if not q:  # every path, rank 0: the first of the order
+            self._last = (q, order)
+            return [self.files[i] for i in order[:limit]]
+        last = self._last
+        pool: Sequence[int] = last[1] if last is not None and q.startswith(last[0]) else order
+        in_order = re.compile(".*?".join(map(re.escape, q)), re.DOTALL).search
+        lows, name_at, place = self._low, self._name_at, self._place
+        matched: list[int] = []
+        keys: list[int] = []
+        for i in pool:
+            low = lows[i]
+            at = low.find(q)
+            if at < 0:
+                if in_order(low) is None:
+                    continue
+                rank = 4
+            elif low.startswith(q, name_at[i]):
+                rank = 0
+            elif at == 0:
+                rank = 1
+            elif low.find(q, name_at[i]) >= 0:
+                rank = 2
+            else:
+                rank = 3
+            matched.append(i)
+            keys.append(rank * n + place[i])
+        self._last = (q, matched)
+        return [self.files[order[key % n]] for key in heapq.nsmallest(limit, keys)]
 
 
 def mention_text(path: str) -> str:
@@ -164,6 +198,7 @@ class PromptInput(TextArea):
         self._history_index: int | None = None
         self._draft = ""
         self._files: list[str] = []
+        self._ranker = PathRanker(())
         self._files_at = -FILES_STALE
         self._files_loading = False
         self._completion: tuple[int, int, str] | None = None
@@ -371,6 +406,7 @@ class PromptInput(TextArea):
     def forget_files(self) -> None:
         """Another workspace: the next ``@`` lists its files afresh."""
         self._files = []
+        self._ranker = PathRanker(())
         self._files_at = -FILES_STALE
 
     def recall(self, text: str) -> None:
@@ -432,7 +468,7 @@ class PromptInput(TextArea):
         if self._completion is None:
             return
         listing = self._completion_list()
-        matches = rank_paths(self._files, self._completion[2])
+        matches = self._ranker.rank(self._completion[2])
         listing.show_paths(matches, loading=self._files_loading and not self._files)
 
     def _close_completion(self) -> None:
@@ -454,10 +490,12 @@ class PromptInput(TextArea):
             files = self._files
         finally:
             self._files_loading = False
-        self.app.call_from_thread(self._files_loaded, files)
+        ranker = PathRanker(files)  # here, off the loop: ~25 ms for 20,000 paths
+        self.app.call_from_thread(self._files_loaded, files, ranker)
 
-    def _files_loaded(self, files: list[str]) -> None:
+    def _files_loaded(self, files: list[str], ranker: PathRanker) -> None:
         self._files = files
+        self._ranker = ranker
         self._files_at = time.monotonic()
         self._show_matches()
 
