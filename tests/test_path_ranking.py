@@ -34,8 +34,9 @@ def reference(files: list[str], query: str, limit: int) -> list[str]:
     return [path for _, _, path in sorted(scored)[:limit]]
 
 
-# letters that fold (ß, K), a slash, a newline and a regex metacharacter among them
-ALPHABET = "abAB/.ßsK\n*"
+# letters that fold (ß, K), a slash, a newline and regex metacharacters (in and out of a
+# character class) among them
+ALPHABET = "abAB/.ßsK\n*]^\\-"
 paths = st.lists(st.text(ALPHABET, min_size=1, max_size=12), max_size=40)
 queries = st.text(ALPHABET, max_size=5)
 
@@ -65,3 +66,10 @@ def test_names_first_then_paths_then_characters_in_order() -> None:
         "lib/thread.py",  # the name holds it
         "r/e/a/d",  # its characters in order
     ]
+
+
+def test_a_long_pasted_query_of_repeats_ranks_at_once() -> None:
+    # a near-miss of repeats: a backtracking in-order test took exponential time here
+    files = ["a" * 2000, "b/" + "a" * 3000, "ab" * 1000]
+    assert rank_paths(files, "a" * 60 + "b") == ["ab" * 1000]
+    assert rank_paths(files, "a" * 2500 + "c") == []

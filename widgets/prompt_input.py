@@ -105,7 +105,8 @@ class PathRanker:
     then makes one integer per match (its rank, then its place in that order) and keeps
     the smallest ``limit``, never sorting every match. A query that extends the one before
     looks only at the paths that one matched (a path holding the longer query's characters
-    in order holds the shorter's). The in-order test is a regular expression, run in C.
+    in order holds the shorter's). The in-order test is a regular expression, run in C, in
+    linear time.
     Ranking 20,000 paths took 30-50 ms of the screen's loop at every key before.
     """
 
@@ -129,7 +130,9 @@ class PathRanker:
             return [self.files[i] for i in order[:limit]]
         last = self._last
         pool: Sequence[int] = last[1] if last is not None and q.startswith(last[0]) else order
-        in_order = re.compile(".*?".join(map(re.escape, q)), re.DOTALL).search
+        # each character, after a possessive run of others: linear, never backtracking
+        # (".*?"-joined, a pasted query of repeats took exponential time on a near-miss)
+        in_order = re.compile("".join(f"[^{re.escape(c)}]*+{re.escape(c)}" for c in q)).match
         lows, name_at, place = self._low, self._name_at, self._place
         matched: list[int] = []
         keys: list[int] = []
