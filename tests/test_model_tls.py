@@ -18,7 +18,7 @@ from frontier.app.model.conversation import UserText
 from frontier.app.model.errors import ConnectFailed
 from frontier.app.model.registry import codec
 from frontier.app.model.request import ModelRequest
-from frontier.app.model.stream import TextDelta, WireEvent
+from frontier.app.model.stream import WireEvent, text_of
 from frontier.app.model.tls import TrustOnFirstHandshake, trust_for
 from frontier.app.model.transport import ModelClient
 
@@ -49,13 +49,7 @@ async def hello(url: str, sleeps: Sleeps | None = None) -> str:
         items = [item async for item in client.stream(REQUEST)]
     finally:
         await client.aclose()
-    return "".join(
-        d.text
-        for item in items
-        if isinstance(item, WireEvent)
-        for d in item.deltas
-        if isinstance(d, TextDelta)
-    )
+    return "".join(text_of(item.deltas) for item in items if isinstance(item, WireEvent))
 
 
 def server_context(ca: trustme.CA, *names: str) -> ssl.SSLContext:

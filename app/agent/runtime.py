@@ -627,8 +627,8 @@ def _start_mcp(
     servers = session_servers(root, load_mcp_servers(), notes)
     if not servers:
         return None
+    host = McpHost(data_dir() / "mcp-logs", sandbox=sandbox, root=root)
     if background:
-        host = McpHost(data_dir() / "mcp-logs", sandbox=sandbox, root=root)
         host.launch(servers, registry)
         return host
     if on_wait is not None:
@@ -639,7 +639,6 @@ def _start_mcp(
             names = servers_named([s.name for s in enabled])
             limit = max(s.startup_timeout for s in enabled)
             on_wait(f"waiting for {names} to start (up to {limit:g} s)")
-    host = McpHost(data_dir() / "mcp-logs", sandbox=sandbox, root=root)
     host.start(servers, registry)
     notes.extend(host.notes)
     return host
