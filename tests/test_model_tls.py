@@ -4,6 +4,7 @@ certificate from a test authority (``trustme``)."""
 
 from __future__ import annotations
 
+import asyncio
 import ssl
 from contextlib import AbstractAsyncContextManager
 from pathlib import Path
@@ -44,7 +45,9 @@ def serve(tls: ssl.SSLContext | None = None) -> AbstractAsyncContextManager[str]
 
 async def hello(url: str, sleeps: Sleeps | None = None) -> str:
     """The text the model at ``url`` answers (the client's own retries, never waited)."""
-    client = ModelClient(codec("openai-chat"), url, "m", sleep=sleeps or Sleeps())
+    client = ModelClient(
+        codec("openai-chat"), url, "m", sleep=Sleeps() if sleeps is None else sleeps
+    )
     try:
         items = [item async for item in client.stream(REQUEST)]
     finally:
@@ -113,6 +116,41 @@ async def test_https_to_a_plain_http_server_says_so_at_once() -> None:
             await hello(url.replace("http://", "https://"), sleeps)
     assert "needs http:// in --base-url" in str(e.value)
     assert sleeps == [] and e.value.attempts == 1
+
+
+async def test_http_to_a_tls_only_server_says_so_at_once(ca: tuple[trustme.CA, Path]) -> None:
+    # Python's ssl closes a plain-HTTP request's connection without a word: five attempts
+    # over 8 s before, ending in "Is the server running?"
+    authority, _ = ca
+    sleeps = Sleeps()
+    async with serve(server_context(authority, "127.0.0.1")) as url:
+        with pytest.raises(ConnectFailed, match=r"speaks TLS on that port") as e:
+            await hello(url.replace("https://", "http://"), sleeps)
+    assert "use https:// in --base-url" in str(e.value)
+    assert sleeps == [] and e.value.attempts == 1  # only the fresh-connection retry
+
+
+async def test_a_plain_server_that_hangs_up_is_still_retried_not_called_tls() -> None:
+    # the TLS question must not turn a flaky plain server's closes into a wrong diagnosis
+    accepted = 0
+
+    async def hang_up(_: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        nonlocal accepted
+        accepted += 1
+        writer.transport.abort()
+
+    server = await asyncio.start_server(hang_up, "127.0.0.1", 0)
+    port = server.sockets[0].getsockname()[1]
+    sleeps = Sleeps()
+    try:
+        with pytest.raises(ConnectFailed, match="connection closed before a response") as e:
+            await hello(f"http://127.0.0.1:{port}/v1", sleeps)
+    finally:
+        server.close()
+        await server.wait_closed()
+    assert "TLS" not in str(e.value)
+    assert sleeps and e.value.attempts == len(sleeps) + 1  # backed off as any closed connection
+    assert accepted == e.value.attempts + 2  # every attempt, the fresh retry and one TLS hello
 
 
 async def test_an_unreadable_bundle_fails_the_https_request_naming_it(

@@ -88,6 +88,33 @@ def tls_refusal(exc: BaseException) -> str | None:
     return None
 
 
+PLAIN_TO_TLS = (
+    "it speaks TLS on that port (it closed the connection on a plain HTTP request); "
+    "use https:// in --base-url"
+)
+"""What to change when an ``http://`` base URL reaches a server that speaks only TLS."""
+
+
+async def speaks_tls(host: str, port: int, timeout: float) -> bool:
+    """Whether ``host:port`` completes a TLS handshake (nothing else is sent, nothing
+    verified: only the answer's kind matters). Asked once, when a plain-HTTP request's
+    connection closed twice before any response, as a TLS-only server closes it (Python's
+    ``ssl`` and Go's servers send no HTTP answer): without it such a mistake was retried
+    for the whole window, 8 s, and ended as "is the server running?"."""
+    import asyncio
+
+    probe = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+    probe.check_hostname = False
+    probe.verify_mode = ssl.CERT_NONE
+    try:
+        async with asyncio.timeout(timeout):
+            _, writer = await asyncio.open_connection(host, port, ssl=probe)
+    except (OSError, TimeoutError, ssl.SSLError):
+        return False
+    writer.transport.abort()  # the answer is known: no close_notify to wait for
+    return True
+
+
 class TrustOnFirstHandshake(ssl.SSLContext):
     """``ssl.create_default_context()`` whose CA locations are read once, before the
     first handshake that needs them (``wrap_bio``: asyncio's and anyio's TLS;

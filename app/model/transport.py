@@ -72,7 +72,7 @@ from frontier.app.model.stream import (
     UsageDelta,
     WireEvent,
 )
-from frontier.app.model.tls import tls_refusal, trust_for
+from frontier.app.model.tls import PLAIN_TO_TLS, speaks_tls, tls_refusal, trust_for
 from frontier.app.model.wires.base import WireCodec
 from frontier.app.record import record, replace
 from frontier.app.secrets import Scrubber, redact_url, url_secrets
@@ -301,6 +301,7 @@ class ModelClient:
         began = self._clock()
         retries = 0
         stale_retried = False
+        tls_asked = False  # whether a closed plain-HTTP connection was asked if TLS is spoken
         while True:
             built = self._build(request)
             sent = time.perf_counter()
@@ -319,6 +320,16 @@ class ModelClient:
                         "retrying on a fresh connection",
                     )
                     continue
+                if not tls_asked:
+                    tls_asked = True
+                    if await self._plain_to_tls():  # the same next time: said at once
+                        raise model_error(
+                            "connect",
+                            f"{self._where()}: cannot connect: {PLAIN_TO_TLS}",
+                            url=self.url,
+                            model=self.model,
+                            attempts=retries + 1,
+                        ) from exc
                 failed = _Attempt(
                     f"connection closed before a response ({self._exc(exc)})",
                     self._backoff(retries + 1),
@@ -394,6 +405,13 @@ class ModelClient:
             retries += 1
             yield Retry(retries, failed.delay, failed.failure, limit=self.max_retries)
             await self._sleep(failed.delay)
+
+    async def _plain_to_tls(self) -> bool:
+        """Whether an ``http://`` endpoint whose connections close unanswered speaks TLS."""
+        url = httpx.URL(self._request_url)
+        if url.scheme != "http" or not url.host:
+            return False
+        return await speaks_tls(url.host, url.port or 80, min(self.timeouts.connect, 2.0))
 
     async def _send(self, request: httpx.Request) -> tuple[httpx.Response, float]:
         """Send ``request``; the response (headers read) and the deadline for its first
