@@ -10,19 +10,21 @@ from __future__ import annotations
 
 import asyncio
 import os
+import re
 import sys
 import threading
 from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
-from async_wait import until
+from async_wait import gone, until
 from test_tools_fakes import Approver, call, make_boundary
 from wire_scripts import Text, WireServer, script, serve_wire, stream
 
 from frontier.app.agent import mcp_wait
 from frontier.app.config import Config, config_path
 from frontier.app.events import Event, McpStarting, Notice
+from frontier.tools import mcp_sdk
 from frontier.tools.mcp_servers import McpHost
 from frontier.tools.mcp_settings import ServerSettings
 from frontier.tools.policy import PolicyApprover
@@ -96,8 +98,7 @@ async def test_a_required_server_is_waited_for_and_the_others_only_for_the_grace
         assert await waiting == ("may",)
         assert registry.get("must__echo") is not None and registry.get("may__echo") is None
     finally:
-        open_gate(may)
-        host.close()
+        host.close()  # "may", still starting, is hung up on
 
 
 async def test_a_server_that_fails_in_the_background_is_told_once_someone_listens(
@@ -116,6 +117,25 @@ async def test_a_server_that_fails_in_the_background_is_told_once_someone_listen
         assert note.endswith(f"see {tmp_path / 'mcp-logs' / 'broken.log'}")
     finally:
         host.close()
+
+
+async def test_closing_beside_a_server_stuck_starting_hangs_it_up_at_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A server that never finished ``initialize`` is sent SIGTERM when stopped, not first
+    given the SDK's grace to exit on its closed stdin (2 s of every quit beside one). That
+    grace is made endless here: ``close`` ends only because of the hang-up (or fails,
+    naming the server, after its own 15 s bound)."""
+    (stdio,) = mcp_sdk.load(("mcp.client.stdio",))
+    monkeypatch.setattr(stdio, "PROCESS_TERMINATION_TIMEOUT", 3600.0)
+    log = tmp_path / "mcp-logs" / "stuck.log"
+    host = McpHost(tmp_path / "mcp-logs")
+    host.launch([gated("stuck", fifo(tmp_path / "gate"))], default_registry())
+    await until(lambda: log.exists() and " started\n" in log.read_text(), "its process")
+    (pid,) = re.findall(r"process (\d+) started", log.read_text())
+    await asyncio.to_thread(host.close)
+    await until(lambda: gone(int(pid)), "the stuck server's end")
+    assert "never started: its process group sent SIGTERM" in log.read_text()
 
 
 @pytest.fixture

@@ -30,6 +30,7 @@ import logging
 import math
 import os
 import re
+import signal
 import threading
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
@@ -89,7 +90,7 @@ reader task (started inside it) inherits it."""
 
 class WholeLines:
     """The SDK's stdio reader, fed whole lines: it stands in for anyio's
-    ``TextReceiveStream`` in ``mcp.client.stdio`` (:func:`_linear_stdio`).
+    ``TextReceiveStream`` in ``mcp.client.stdio`` (:func:`_patch_stdio`).
 
     The SDK joins each 64 KiB pipe chunk to the partial line before it (``buffer +
     chunk``), which is quadratic: a 50 MB result took over a minute. Here the pieces of a
@@ -143,10 +144,30 @@ class WholeLines:
             self._parts.append(piece)
 
 
-def _linear_stdio() -> None:
-    """Make the SDK's stdio client read through :class:`WholeLines` (idempotent)."""
+_SPAWNED: contextvars.ContextVar[Callable[[Any], None] | None] = contextvars.ContextVar(
+    "mcp_spawned", default=None
+)
+"""Told the process the SDK spawned for a local server; set by the server's task."""
+
+
+def _patch_stdio() -> None:
+    """Make the SDK's stdio client read through :class:`WholeLines`, and tell the server
+    its process (:data:`_SPAWNED`), which the SDK keeps to itself (idempotent)."""
     (stdio,) = mcp_sdk.load(("mcp.client.stdio",))
     stdio.TextReceiveStream = WholeLines  # type: ignore[attr-defined]  # a module object
+    spawn = stdio._create_platform_compatible_process
+    if getattr(spawn, "tells_frontier", False):
+        return
+
+    async def spawned(*args: Any, **kwargs: Any) -> Any:
+        process = await spawn(*args, **kwargs)
+        told = _SPAWNED.get()
+        if told is not None:
+            told(process)
+        return process
+
+    spawned.tells_frontier = True  # type: ignore[attr-defined]  # a function's attribute
+    stdio._create_platform_compatible_process = spawned
 
 
 def server_env(settings: ServerSettings) -> dict[str, str]:
@@ -281,6 +302,8 @@ class McpServer:
         self.installed = False
         """Its tools were installed once: a later install is a changed list, noted."""
         self._task: asyncio.Task[None] | None = None
+        self._process: Any = None
+        """A local server's process (anyio's), once spawned."""
         self._ready: asyncio.Future[list[Any]] | None = None
         self._dirty = False
         self._refresher: asyncio.Task[None] | None = None
@@ -372,8 +395,9 @@ class McpServer:
         params = StdioServerParameters(
             command=argv[0], args=argv[1:], env=env, cwd=cwd, encoding_error_handler="replace"
         )
-        _linear_stdio()
+        _patch_stdio()
         _DROPPED.set(self._dropped)
+        _SPAWNED.set(self._spawned)
         return await stack.enter_async_context(stdio_client(params, errlog=errlog))
 
     def _ended(self) -> None:
@@ -542,6 +566,23 @@ class McpServer:
             raise ToolError(f"MCP server {self.settings.name!r}: {self.dead}") from None
         return time.monotonic() - began
 
+    def _spawned(self, process: Any) -> None:
+        self._process = process
+        self._log_line(f"process {process.pid} started")
+
+    def _hang_up(self) -> None:
+        """SIGTERM to a local server's process group, as the SDK's shutdown would send
+        after its 2 s grace: a server that never finished ``initialize`` has no state a
+        graceful end would keep (quitting beside a stuck one took 2.3 s)."""
+        process = self._process
+        if process is None or process.returncode is not None:
+            return
+        try:
+            os.killpg(process.pid, signal.SIGTERM)  # its own session: the SDK's spawn
+        except ProcessLookupError:
+            return  # it exited meanwhile: what was wanted
+        self._log_line("never started: its process group sent SIGTERM")
+
     async def stop(self) -> None:
         self.dead = self.dead or "stopped"
         self._stop.set()
@@ -554,7 +595,9 @@ class McpServer:
             # never ready (a start that timed out): nothing to wind down gently, and
             # ``_stop`` cannot reach a task still inside ``initialize``; cancelling runs
             # the SDK's own bounded shutdown (stdin closed, then terminate, then kill)
-            # at once instead of after 5 s more
+            # at once instead of after 5 s more; and it is hung up on first, so that
+            # shutdown's 2 s wait for a process that never read a line ends at once
+            self._hang_up()
             task.cancel()
         done, _ = await asyncio.wait({task}, timeout=5.0)
         if not done:
