@@ -12,9 +12,11 @@ from pathlib import Path
 
 import pytest
 
+from frontier.app.agent import environment
 from frontier.app.agent.environment import (
     MAX_ENTRIES,
     TOTAL_CAP,
+    Environment,
     gather_environment,
     parse_status,
     with_environment,
@@ -182,3 +184,65 @@ async def test_a_session_lists_the_environment_at_its_start(
         assert len(notes) == 1 and "· fish · git main (2 changed) · 4 entries" in notes[0]
     finally:
         await session.close()
+
+
+class Spy:
+    """``gather_environment`` counted: the thread of ``gather_soon`` and ``gathered`` both
+    reach it through the module, so a count says which answer a session got."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch, fail: BaseException | None = None) -> None:
+        self.calls: list[Path] = []
+        self.fail = fail
+        self.real = environment.gather_environment
+        monkeypatch.setattr(environment, "gather_environment", self)
+
+    def __call__(self, workspace: Path, **kwargs: object) -> Environment | None:
+        self.calls.append(Path(workspace))
+        if self.fail is not None:
+            raise self.fail
+        return self.real(workspace, today=DAY)
+
+
+def test_gathered_ahead_is_the_sessions_answer_taken_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("FRONTIER_ENVIRONMENT")
+    (tmp_path / "a.txt").write_text("")
+    spy = Spy(monkeypatch)
+    environment.gather_soon(tmp_path / "." / "")  # the same folder, however it is written
+    first = environment.gathered(tmp_path)
+    assert first is not None and first.entries == ("a.txt",) and len(spy.calls) == 1
+    second = environment.gathered(tmp_path)  # a second session is told its own moment
+    assert second is not None and len(spy.calls) == 2
+
+
+def test_an_environment_gathered_too_long_ago_is_gathered_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("FRONTIER_ENVIRONMENT")
+    clock = [1000.0]
+    monkeypatch.setattr(environment.time, "monotonic", lambda: clock[0])
+    spy = Spy(monkeypatch)
+    environment.gather_soon(tmp_path)
+    clock[0] += environment.FRESH + 1  # a /new long after the launch
+    assert environment.gathered(tmp_path) is not None
+    assert len(spy.calls) == 2
+
+
+def test_a_failure_ahead_is_raised_by_the_sessions_build(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("FRONTIER_ENVIRONMENT")
+    Spy(monkeypatch, fail=PermissionError("the workspace cannot be read"))
+    environment.gather_soon(tmp_path)
+    with pytest.raises(PermissionError, match="cannot be read"):
+        environment.gathered(tmp_path)
+
+
+def test_switched_off_nothing_is_gathered_ahead(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    spy = Spy(monkeypatch)  # FRONTIER_ENVIRONMENT=0, as the suite sets it
+    environment.gather_soon(tmp_path)
+    assert environment.gathered(tmp_path) is None
+    assert spy.calls == [tmp_path]  # only the build's own call, which says "off"

@@ -38,6 +38,8 @@ from __future__ import annotations
 import os
 import re
 import subprocess
+import threading
+import time
 from collections.abc import Callable, Mapping
 from datetime import date
 from pathlib import Path
@@ -244,6 +246,72 @@ def gather_environment(
         more_entries=more,
         ignored=ignored,
     )
+
+
+FRESH = 10.0
+"""Seconds an environment gathered ahead (:func:`gather_soon`) stays good for a session
+built in the same workspace; an older one is gathered again (a ``/new`` an hour later
+is told the status of then, not of the launch)."""
+
+
+class _Ahead:
+    """One :func:`gather_environment` run on a thread of its own, and its outcome."""
+
+    def __init__(self, workspace: Path) -> None:
+        self.began = time.monotonic()
+        self.result: Environment | None = None
+        self.error: BaseException | None = None
+        self.thread = threading.Thread(
+            target=self._run, args=(workspace,), name="environment", daemon=True
+        )
+
+    def _run(self, workspace: Path) -> None:
+        try:
+            self.result = gather_environment(workspace)
+        except BaseException as exc:  # handed to the session's build, which raises it
+            self.error = exc
+
+
+_AHEAD: dict[str, _Ahead] = {}
+_AHEAD_LOCK = threading.Lock()
+
+
+def _key(workspace: Path) -> str:
+    return str(Path(workspace).expanduser().resolve())
+
+
+def gather_soon(workspace: Path) -> None:
+    """Start gathering ``workspace``'s environment now, on a thread of its own, for the
+    session about to be built there (:func:`gathered` takes it).
+
+    Why: ``git status`` is most of it, and in a large repository it is slow (~0.15 s in
+    one of 100,000 files, warm), and it came before the first request. ``frontier run``
+    calls this as soon as it knows the workspace, before its heavy imports, and a session's
+    build as soon as it has its plan; the build waits for it only when it makes the loop.
+    Not from the TUI's launch: git's threads beside Textual's import and first paint made
+    the paint 80 ms later in such a repository. A daemon: nothing waits for it at exit
+    (git ends by itself, within :data:`GIT_TIMEOUT` when it is waited for)."""
+    if not enabled(os.environ):
+        return
+    key = _key(workspace)
+    with _AHEAD_LOCK:
+        if key in _AHEAD:
+            return
+        ahead = _AHEAD[key] = _Ahead(Path(key))
+    ahead.thread.start()
+
+
+def gathered(workspace: Path) -> Environment | None:
+    """:func:`gather_environment` of ``workspace``: the run :func:`gather_soon` started
+    (waited for; taken once, and only within :data:`FRESH` seconds), else one made now."""
+    with _AHEAD_LOCK:
+        ahead = _AHEAD.pop(_key(workspace), None)
+    if ahead is None or time.monotonic() - ahead.began > FRESH:
+        return gather_environment(workspace)
+    ahead.thread.join()
+    if ahead.error is not None:
+        raise ahead.error
+    return ahead.result
 
 
 def _git_state(

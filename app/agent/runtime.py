@@ -27,7 +27,7 @@ from frontier.app.agent.approvals import Answerer, ApprovalDesk, answer_with
 from frontier.app.agent.budget import ContextBudget
 from frontier.app.agent.compactor import Compactor
 from frontier.app.agent.continuation import Prefill
-from frontier.app.agent.environment import gather_environment, with_environment
+from frontier.app.agent.environment import gather_soon, gathered, with_environment
 from frontier.app.agent.instructions import NONE as NO_INSTRUCTIONS
 from frontier.app.agent.instructions import load_instructions
 from frontier.app.agent.loop import SLICE_SECONDS, AgentLoop, Carried, RequestCounter
@@ -432,6 +432,8 @@ def create_runtime(
             plan, demo = _resumed(store, info, config, workspace, protocol, demo, offline, notes)
         else:
             plan = _new_plan(config, workspace=workspace, protocol=protocol, demo=demo)
+        if not (demo or offline):  # git status beside the rest of the build (below)
+            gather_soon(plan.root)
         model_info = None if demo else lookup(plan.model)
         mode_name = resolve_protocol(plan.mode, model_info, None)
         client, adapter, http = _open_client(
@@ -464,10 +466,9 @@ def create_runtime(
         # the project's AGENTS.md…, read again on every start and resume (never stored)
         project = load_instructions(root) if config.instructions else NO_INSTRUCTIONS
         notes.extend(scrubber.scrub(note) for note in project.notes())
-        # the OS, date, shell, git status and top level (app/agent/environment.py)
-        environment = None if demo or offline else gather_environment(root)
-        if environment is not None:
-            notes.append(scrubber.scrub(environment.note()))
+        # the OS, date, shell, git status and top level (app/agent/environment.py): its
+        # note goes here, among the notes; it is waited for when the loop is made
+        environment_at = len(notes)
         # apply_patch teaches the dialect this model writes best (config.patch_format)
         dialect = resolve_patch_format(config.patch_format, plan.model)
         registry = default_registry(dialect)
@@ -524,6 +525,9 @@ def create_runtime(
             from frontier.app.agent.mcp_wait import waiting_first
 
             settle = waiting_first(mcp, events.emit, settle)
+        environment = None if demo or offline else gathered(root)
+        if environment is not None:
+            notes.insert(environment_at, scrubber.scrub(environment.note()))
         loop = AgentLoop(
             client=client,
             boundary=boundary,

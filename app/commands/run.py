@@ -34,6 +34,10 @@ def main(args: argparse.Namespace) -> int:
     if prompt is None:
         return 2
     workspace = getattr(args, "workspace", None)
+    if session is None:  # git status beside the imports below (app/agent/environment.py)
+        from frontier.app.agent.environment import gather_soon
+
+        gather_soon(Path(config.workspace or "."))
     from frontier.app.frontends.headless import run_headless
 
     return asyncio.run(
