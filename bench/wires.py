@@ -648,7 +648,12 @@ async def first_request(args: argparse.Namespace) -> None:
     print(
         f"\n(b) first-request latency: `frontier run --prompt hi --base-url "
         f"http://127.0.0.1:PORT/v1 --model m --wire W` vs `python -c pass`, {args.starts} "
-        "starts each, alternating; seconds from spawn"
+        "starts each, alternating; seconds from spawn; workspace: "
+        + (
+            f"a git repository of {args.repo_files:,} files"
+            if args.repo_files
+            else "an empty folder (no git)"
+        )
     )
     server = Server()
     await server.start()
@@ -667,6 +672,8 @@ async def first_request(args: argparse.Namespace) -> None:
             "FRONTIER_API_KEY": "bench-key",
         }
         (root / "ws").mkdir()
+        if args.repo_files:
+            make_repo(root / "ws", args.repo_files)
 
         def frontier(wire: str) -> list[str]:
             return [
@@ -746,6 +753,21 @@ async def first_request(args: argparse.Namespace) -> None:
     )
     if breakdown is not None:
         print_breakdown(wires[0], breakdown, args.importtime)
+
+
+def make_repo(ws: Path, files: int) -> None:
+    """``ws`` as a git repository of ``files`` small committed files, 250 to a folder: the
+    session's environment runs ``git status`` there before the first request (an empty
+    folder is no repository, and git never ran)."""
+    for i in range(files):
+        folder = ws / "src" / f"d{i // 250}"
+        if i % 250 == 0:
+            folder.mkdir(parents=True)
+        (folder / f"f{i % 250}.py").write_text(f"x = {i}\n")
+    identity = ["-c", "user.name=bench", "-c", "user.email=bench@example.com"]
+    for argv in (["init", "-q"], ["add", "-A"], [*identity, "commit", "-q", "-m", "files"]):
+        subprocess.run(["git", *argv], cwd=ws, check=True, capture_output=True)
+    subprocess.run(["git", "status"], cwd=ws, check=True, capture_output=True)  # warm
 
 
 def _marks(run: Start) -> dict[str, float]:
@@ -931,6 +953,14 @@ def main() -> int:
         "--importtime", type=int, default=20, help="(b) top imports to print (0: no profile run)"
     )
     ap.add_argument("--timeout", type=float, default=60.0, help="(b) seconds per process")
+    ap.add_argument(
+        "--repo-files",
+        type=int,
+        default=0,
+        metavar="N",
+        help="(b) the workspace is a git repository of N committed files (default: an empty "
+        "folder, where the session's environment runs no git)",
+    )
     ap.add_argument(
         "--baseline",
         metavar="DIR",
