@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import threading
 from datetime import date
 from pathlib import Path
 
@@ -192,12 +193,14 @@ class Spy:
 
     def __init__(self, monkeypatch: pytest.MonkeyPatch, fail: BaseException | None = None) -> None:
         self.calls: list[Path] = []
+        self.threads: list[str] = []
         self.fail = fail
         self.real = environment.gather_environment
         monkeypatch.setattr(environment, "gather_environment", self)
 
     def __call__(self, workspace: Path, **kwargs: object) -> Environment | None:
         self.calls.append(Path(workspace))
+        self.threads.append(threading.current_thread().name)
         if self.fail is not None:
             raise self.fail
         return self.real(workspace, today=DAY)
@@ -227,6 +230,11 @@ def test_an_environment_gathered_too_long_ago_is_gathered_again(
     clock[0] += environment.FRESH + 1  # a /new long after the launch
     assert environment.gathered(tmp_path) is not None
     assert len(spy.calls) == 2
+    environment.gather_soon(tmp_path)  # left by a build that failed before it took it
+    clock[0] += environment.FRESH + 1
+    environment.gather_soon(tmp_path)  # a later one is not blocked by it
+    assert environment.gathered(tmp_path) is not None
+    assert spy.threads[2:] == ["environment", "environment"]  # none made by the build
 
 
 def test_a_failure_ahead_is_raised_by_the_sessions_build(

@@ -295,8 +295,9 @@ def gather_soon(workspace: Path) -> None:
         return
     key = _key(workspace)
     with _AHEAD_LOCK:
-        if key in _AHEAD:
-            return
+        found = _AHEAD.get(key)
+        if found is not None and time.monotonic() - found.began <= FRESH:
+            return  # one is on its way (a build that failed may have left an older one)
         ahead = _AHEAD[key] = _Ahead(Path(key))
     ahead.thread.start()
 
