@@ -167,7 +167,7 @@ def _patch_stdio() -> None:
         return process
 
     spawned.tells_frontier = True  # type: ignore[attr-defined]  # a function's attribute
-    stdio._create_platform_compatible_process = spawned
+    stdio._create_platform_compatible_process = spawned  # type: ignore[attr-defined]  # a module object
 
 
 def server_env(settings: ServerSettings) -> dict[str, str]:
