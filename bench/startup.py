@@ -7,6 +7,7 @@
                                       # (with --baseline: the older tree installed beside it)
     .venv/bin/python bench/startup.py --inprocess --profile   # the patch engine in-process
     .venv/bin/python bench/startup.py --tui                   # TUI first paint (a pty)
+    .venv/bin/python bench/startup.py --no-commands --quit    # TUI ctrl+q to exit (a pty)
     .venv/bin/python bench/startup.py --first                 # = bench/wires.py --only first
 
 Issue 24's goal: each command within 1.3x of ``python -c pass`` of the same interpreter,
@@ -50,6 +51,10 @@ its own code runs).
 **In-process** (``--inprocess``): ``apply_patch`` on the same case (plan, then write: the
 engine the CLI and the agent share), and the plan alone (``dry_run``); ``--profile`` adds a
 cProfile of the plan's hot functions.
+
+**TUI quit** (``--quit``): plain ``frontier`` (an endpoint configured, never asked) on a
+pty; once its screen is up and 0.5 s has passed, ctrl+q, timed to the process's end; one
+untimed warm-up each; with ``--baseline``, the older tree alternating.
 
 **TUI first paint** (``--tui``): ``frontier demo`` on a pseudo-terminal (120x40); from just
 before the spawn to the first output holding the demo's first screen text (``--tui-marker``),
@@ -516,6 +521,80 @@ def tui(args: argparse.Namespace, root: Path) -> None:
     print("goal: first paint ≤ 0.5 s on a quiet machine (issue 24)")
 
 
+def pty_quit(argv: list[str], env: dict[str, str], marker: bytes, timeout: float) -> float:
+    """Seconds from ctrl+q to the process's end: the TUI is started on a 120x40 pty, its
+    screen waited for (``marker``) and left 0.5 s to settle (the session is built after the
+    first paint), then ctrl+q is written and the exit timed (the pty's end, or the exit)."""
+    import fcntl
+    import pty
+    import struct
+    import termios
+
+    pid, fd = pty.fork()
+    if pid == 0:  # the child: the pty is its terminal
+        os.execve(argv[0], argv, env)
+    fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 120, 0, 0))
+    try:
+        seen, deadline = b"", now() + timeout
+        while marker not in seen[-65536:]:
+            if now() > deadline:
+                raise SystemExit(f"{argv}: {marker!r} not seen within {timeout} s")
+            if select.select([fd], [], [], 0.05)[0]:
+                seen += os.read(fd, 65536)
+        settle = now() + 0.5
+        while now() < settle:  # read what it paints meanwhile, so it never blocks
+            if select.select([fd], [], [], max(0.0, settle - now()))[0]:
+                os.read(fd, 65536)
+        t0 = now()
+        os.write(fd, b"\x11")
+        while True:
+            if select.select([fd], [], [], 0.01)[0]:
+                try:
+                    if not os.read(fd, 65536):
+                        break
+                except OSError:  # the child closed the terminal: it has ended
+                    break
+            if os.waitpid(pid, os.WNOHANG)[0]:
+                pid = 0
+                break
+            if now() - t0 > timeout:
+                raise SystemExit(f"{argv}: still running {timeout} s after ctrl+q")
+        return now() - t0
+    finally:
+        if pid:
+            os.waitpid(pid, 0)
+        os.close(fd)
+
+
+def quit_tui(args: argparse.Namespace, root: Path) -> None:
+    """``--quit``: ctrl+q to the end of the process, a plain ``frontier`` TUI (a
+    configured endpoint that is never asked: the session is built, nothing is sent)."""
+    env = base_env(root) | {"TERM": "xterm-256color"}
+    (root / "quit-ws").mkdir(exist_ok=True)
+    tail = ["--base-url", "http://127.0.0.1:9/v1", "--model", "m", "--workspace"]
+    tail.append(str(root / "quit-ws"))
+    marker = args.tui_marker.encode()
+    cases = [("frontier", [*wires.frontier_argv(), *tail], env)]
+    if args.baseline:
+        old = {**env, "PYTHONPATH": str(Path(args.baseline).resolve())}
+        old["PYTHONPYCACHEPREFIX"] = str(root / "pycache-baseline")
+        cases.append(("frontier, baseline", [*wires.baseline_script(root), *tail], old))
+    for _, argv, case_env in cases:  # warm-up: the modules a quit imports are compiled
+        pty_quit(argv, case_env, marker, args.timeout)
+    times: dict[str, list[float]] = {name: [] for name, _, _ in cases}
+    load = loadavg()
+    for _ in range(args.runs):
+        for name, argv, case_env in cases:
+            times[name].append(pty_quit(argv, case_env, marker, args.timeout))
+    print(
+        f"\nTUI quit: ctrl+q → the process's end on a 120x40 pty, {args.runs} runs, "
+        f"alternating; seconds; load {load} → {loadavg()}"
+    )
+    print(f"{'process':<28} {'p50    min':>14}   max")
+    for name, values in times.items():
+        print(f"{name:<28} {_p50_min(values):>14} {max(values):6.3f}")
+
+
 # --------------------------------------------------------------------------- main
 
 
@@ -535,6 +614,7 @@ def main() -> int:
     ap.add_argument("--profile", action="store_true", help="with --inprocess: a cProfile")
     ap.add_argument("--tui", action="store_true", help="TUI first paint on a pty")
     ap.add_argument("--tui-marker", default="Help", help="first screen text (the footer's f1 Help)")
+    ap.add_argument("--quit", action="store_true", help="TUI ctrl+q to exit on a pty")
     ap.add_argument("--first", action="store_true", help="bench/wires.py part (b)")
     ap.add_argument("--timeout", type=float, default=30.0)
     args = ap.parse_args()
@@ -549,6 +629,8 @@ def main() -> int:
             inprocess(args, root, source)
         if args.tui:
             tui(args, root)
+        if args.quit:
+            quit_tui(args, root)
     if args.first:
         first = argparse.Namespace(
             wires=["openai-chat"],

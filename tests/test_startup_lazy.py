@@ -257,3 +257,22 @@ def test_apply_patch_of_one_file_loads_only_what_it_uses(tmp_path: Path) -> None
     assert (tmp_path / "a.txt").read_text() == "one\nthree\n"
     assert "frontier.tools.atomic" in modules  # it did write, through the writer
     assert not APPLY_PATCH_LATER & modules, sorted(APPLY_PATCH_LATER & modules)
+
+
+def test_closing_a_model_client_that_never_sent_loads_no_event_loop_backend() -> None:
+    """Quitting the TUI before any message: closing httpx's pool anyway imported anyio's
+    asyncio backend just to close no connection (28 ms of the quit)."""
+    probe = (
+        "import asyncio, sys\n"
+        "from frontier.app.model.registry import codec\n"
+        "from frontier.app.model.transport import ModelClient\n"
+        "async def main():\n"
+        "    client = ModelClient(codec('openai-chat'), 'http://127.0.0.1:9/v1', 'm')\n"
+        "    await client.aclose()\n"
+        "asyncio.run(main())\n"
+        "print('anyio._backends._asyncio' in sys.modules)\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True, timeout=120
+    )
+    assert out.stdout.strip() == "False", out.stderr

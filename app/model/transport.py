@@ -229,6 +229,8 @@ class ModelClient:
         # the CA bundle read off the path to the first request (app/model/tls.py)
         verify = trust_for(base_url)
         self._client = httpx.AsyncClient(transport=transport, timeout=timeout, verify=verify)
+        self._idle = transport is None
+        """httpx's own transport, nothing sent through it yet: no connection to close."""
         self._probes: dict[str, asyncio.Future[Any]] = {}
         """``probe_json`` answers by URL (one GET per path for the client's life)."""
 
@@ -247,7 +249,11 @@ class ModelClient:
         await self.aclose()
 
     async def aclose(self) -> None:
-        await self._client.aclose()
+        """Close the connections. A client that never sent has none, and closing httpx's
+        pool anyway imported anyio's event-loop backend just for that (28 ms of quitting
+        a TUI where no message was sent)."""
+        if not self._idle:
+            await self._client.aclose()
 
     async def probe_context_window(self, timeout: float = PROBE_TIMEOUT) -> WindowInfo | None:
         """Ask the server for the model's context window (``probe.py``): llama.cpp's
@@ -270,6 +276,7 @@ class ModelClient:
             headers = {k: v for k, v in self.codec.headers(self._api_key).items()}
             headers.pop("Accept", None)
             headers.pop("accept", None)
+            self._idle = False
             self._probes[url] = asyncio.ensure_future(get_json(self._client, url, headers, timeout))
         return await asyncio.shield(self._probes[url])
 
@@ -430,6 +437,7 @@ class ModelClient:
                     limit.reschedule(min(when, loop.time() + t.first_byte))
 
             request.extensions["trace"] = trace
+            self._idle = False
             response = await self._client.send(request, stream=True)
             deadline = limit.when() or loop.time() + t.first_byte
             limit.reschedule(None)

@@ -31,6 +31,7 @@ from textual import events, on
 from textual.app import App, CSSPathType, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.css.query import NoMatches
+from textual.driver import Driver
 from textual.notifications import SeverityLevel
 from textual.screen import Screen
 from textual.theme import Theme
@@ -315,6 +316,13 @@ class FrontierApp(App[int]):
     def main(self) -> MainScreen:
         assert self._main is not None
         return self._main
+
+    def get_driver_class(self) -> type[Driver]:
+        """Textual's choice, with its Linux driver replaced by one whose input thread
+        stops at once at exit (``quick_exit.py``: 0.2 s of every quit)."""
+        from frontier.app.frontends.tui.quick_exit import quicker
+
+        return quicker(super().get_driver_class())
 
     def on_load(self) -> None:
         name = self.config.theme if self.config.theme in self.available_themes else DEFAULT_THEME
