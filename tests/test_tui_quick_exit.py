@@ -88,6 +88,7 @@ def test_ctrl_q_ends_the_app_without_waiting_out_its_input_thread(tmp_path: Path
                     left += os.read(fd, 65536)
                 except OSError:  # the child closed the terminal: it has quit
                     break
+        left += _read_until(fd, b"\x1b[?25h", deadline)  # the rest, to the terminal's end
         _, status = os.waitpid(pid, 0)  # an hour, were the thread waited out
         assert os.waitstatus_to_exitcode(status) == 0
         assert b"\x1b[?25h" in left  # the cursor shown again: the terminal restored
