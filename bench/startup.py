@@ -639,6 +639,7 @@ def main() -> int:
             breakdown=3 if args.importtime else 0,
             importtime=args.importtime or 12,
             timeout=args.timeout,
+            repo_files=0,
         )
         asyncio.run(wires.first_request(first))
     shutil.rmtree(root, ignore_errors=True)
