@@ -39,7 +39,7 @@ TOTAL_MAX = 128 * 1024
 """Bytes of attached files in one message."""
 FILES_MAX = 8
 """Files attached to one message."""
-COMPLETION_MAX = 20_000
+COMPLETION_MAX = 100_000
 """Workspace paths ``@`` completion looks through (a huge tree is cut, not walked whole)."""
 
 _MENTION = re.compile(r'(?<!\S)@(?:"([^"\n]+)"|([^\s"]+))')
