@@ -98,9 +98,10 @@ PLAIN_TO_TLS = (
 async def speaks_tls(host: str, port: int, timeout: float) -> bool:
     """Whether ``host:port`` completes a TLS handshake (nothing else is sent, nothing
     verified: only the answer's kind matters). Asked once, when a plain-HTTP request's
-    connection closed twice before any response, as a TLS-only server closes it (Python's
-    ``ssl`` and Go's servers send no HTTP answer): without it such a mistake was retried
-    for the whole window, 8 s, and ended as "is the server running?"."""
+    connection closed twice before any response, as a TLS-only server built on Python's
+    ``ssl`` closes it (Go's and nginx's answer ``400`` in plain HTTP, which is shown as
+    the server's own words): without it such a mistake was retried for the whole window,
+    8 s, and ended as "is the server running?"."""
     import asyncio
 
     probe = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
