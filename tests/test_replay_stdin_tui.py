@@ -9,14 +9,13 @@ waits for the screen to show the capture's detection line, then quits with ctrl+
 from __future__ import annotations
 
 import os
-import pty
-import select
 import shlex
 import sys
 import time
 from pathlib import Path
 
 import pytest
+from pty_screen import on_a_pty, quit_with_ctrl_q, read_until
 
 BODY = (
     b'data: {"choices":[{"index":0,"delta":{"content":"Reading."}}]}\n\n'
@@ -25,24 +24,6 @@ BODY = (
 )
 DEADLINE = 120.0
 """Seconds before the test gives up on a screen: far beyond a start on a loaded box."""
-
-
-def _read_until(fd: int, marker: bytes, deadline: float) -> bytes:
-    seen = b""
-    while marker not in seen:
-        left = deadline - time.monotonic()
-        if left <= 0:
-            raise AssertionError(f"never saw {marker!r}; the screen said {seen[-2000:]!r}")
-        ready, _, _ = select.select([fd], [], [], left)
-        if ready:
-            try:
-                chunk = os.read(fd, 65536)
-            except OSError:  # the child closed the terminal
-                break
-            if not chunk:
-                break
-            seen += chunk
-    return seen
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="a Linux pseudo-terminal")
@@ -61,34 +42,10 @@ def test_a_capture_piped_to_replay_opens_the_tui_with_keys_from_the_terminal(
         "COLUMNS": "120",
         "LINES": "40",
     }
-    pid, fd = pty.fork()
-    if pid == 0:  # the child: its controlling terminal is the pty; stdin becomes the pipe
-        os.execvpe("sh", ["sh", "-c", command], env)
-    try:
+    with on_a_pty(["sh", "-c", command], env) as (pid, fd):
         deadline = time.monotonic() + DEADLINE
-        screen = _read_until(fd, b"Raw stream", deadline)  # a pane of the TUI
+        screen = read_until(fd, b"Raw stream", deadline)  # a pane of the TUI
         assert b"needs a terminal" not in screen
-        # ctrl+q from the terminal quits. Pressed again until the app has left the
-        # alternate screen: a press before the app put the terminal in raw mode is the
-        # line discipline's (XON), not the app's.
-        left = b""
-        while b"\x1b[?1049l" not in left:
-            assert time.monotonic() < deadline, (
-                f"ctrl+q never quit; the screen said {left[-500:]!r}"
-            )
-            os.write(fd, b"\x11")
-            ready, _, _ = select.select([fd], [], [], 0.5)
-            if ready:
-                try:
-                    left += os.read(fd, 65536)
-                except OSError:  # the child closed the terminal: it has quit
-                    break
+        quit_with_ctrl_q(fd, deadline)
         _, status = os.waitpid(pid, 0)
         assert os.waitstatus_to_exitcode(status) == 0
-    finally:
-        try:
-            os.kill(pid, 9)
-            os.waitpid(pid, 0)
-        except (ProcessLookupError, ChildProcessError):
-            pass
-        os.close(fd)

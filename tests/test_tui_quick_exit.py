@@ -8,14 +8,13 @@ states (a screen, an exit), bounded only against a hang."""
 from __future__ import annotations
 
 import os
-import pty
-import select
 import sys
 import textwrap
 import time
 from pathlib import Path
 
 import pytest
+from pty_screen import on_a_pty, quit_with_ctrl_q, read_until
 
 DEADLINE = 120.0
 """Seconds before the test gives up: far beyond a start on a loaded box."""
@@ -47,55 +46,17 @@ APP = textwrap.dedent(
 )
 
 
-def _read_until(fd: int, marker: bytes, deadline: float) -> bytes:
-    seen = b""
-    while marker not in seen:
-        left = deadline - time.monotonic()
-        assert left > 0, f"never saw {marker!r}; the screen said {seen[-800:]!r}"
-        ready, _, _ = select.select([fd], [], [], left)
-        if ready:
-            try:
-                chunk = os.read(fd, 65536)
-            except OSError:  # the child closed the terminal
-                break
-            if not chunk:
-                break
-            seen += chunk
-    return seen
-
-
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="a Linux pseudo-terminal")
 def test_ctrl_q_ends_the_app_without_waiting_out_its_input_thread(tmp_path: Path) -> None:
     script = tmp_path / "tiny.py"
     script.write_text(APP)
     env = {**os.environ, "TERM": "xterm-256color", "COLUMNS": "80", "LINES": "24"}
     env.pop("TEXTUAL_DRIVER", None)
-    pid, fd = pty.fork()
-    if pid == 0:  # the child: the pty is its terminal
-        os.execve(sys.executable, [sys.executable, str(script)], env)
-    try:
+    with on_a_pty([sys.executable, str(script)], env) as (pid, fd):
         deadline = time.monotonic() + DEADLINE
-        _read_until(fd, b"ready-to-quit", deadline)
-        # Pressed until the app has left the alternate screen: a press before the app
-        # put the terminal in raw mode is the line discipline's (XON), not the app's.
-        left = b""
-        while b"\x1b[?1049l" not in left:
-            assert time.monotonic() < deadline, f"ctrl+q never quit: {left[-500:]!r}"
-            os.write(fd, b"\x11")
-            ready, _, _ = select.select([fd], [], [], 0.5)
-            if ready:
-                try:
-                    left += os.read(fd, 65536)
-                except OSError:  # the child closed the terminal: it has quit
-                    break
-        left += _read_until(fd, b"\x1b[?25h", deadline)  # the rest, to the terminal's end
+        read_until(fd, b"ready-to-quit", deadline)
+        left = quit_with_ctrl_q(fd, deadline)
+        left += read_until(fd, b"\x1b[?25h", deadline)  # the rest, to the terminal's end
         _, status = os.waitpid(pid, 0)  # an hour, were the thread waited out
         assert os.waitstatus_to_exitcode(status) == 0
         assert b"\x1b[?25h" in left  # the cursor shown again: the terminal restored
-    finally:
-        try:
-            os.kill(pid, 9)
-            os.waitpid(pid, 0)
-        except (ProcessLookupError, ChildProcessError):
-            pass
-        os.close(fd)

@@ -330,13 +330,7 @@ class ModelClient:
                 if not tls_asked:
                     tls_asked = True
                     if await self._plain_to_tls():  # the same next time: said at once
-                        raise model_error(
-                            "connect",
-                            f"{self._where()}: cannot connect: {PLAIN_TO_TLS}",
-                            url=self.url,
-                            model=self.model,
-                            attempts=retries + 1,
-                        ) from exc
+                        raise self._cannot_connect(PLAIN_TO_TLS, retries + 1) from exc
                 failed = _Attempt(
                     f"connection closed before a response ({self._exc(exc)})",
                     self._backoff(retries + 1),
@@ -346,13 +340,7 @@ class ModelClient:
             except (httpx.ConnectError, httpx.TimeoutException) as exc:
                 refusal = tls_refusal(exc)
                 if refusal is not None:  # the same next time: said at once, not retried
-                    raise model_error(
-                        "connect",
-                        f"{self._where()}: cannot connect: {self._scrubber.scrub(refusal)}",
-                        url=self.url,
-                        model=self.model,
-                        attempts=retries + 1,
-                    ) from exc
+                    raise self._cannot_connect(refusal, retries + 1) from exc
                 failed = _Attempt(
                     self._scrubber.scrub(_describe_connect_failure(exc, self.timeouts.connect)),
                     self._backoff(retries + 1),
@@ -412,6 +400,17 @@ class ModelClient:
             retries += 1
             yield Retry(retries, failed.delay, failed.failure, limit=self.max_retries)
             await self._sleep(failed.delay)
+
+    def _cannot_connect(self, why: str, attempts: int) -> ModelError:
+        """A connection failure no retry can mend (TLS, the scheme), said with what to
+        change."""
+        return model_error(
+            "connect",
+            f"{self._where()}: cannot connect: {self._scrubber.scrub(why)}",
+            url=self.url,
+            model=self.model,
+            attempts=attempts,
+        )
 
     async def _plain_to_tls(self) -> bool:
         """Whether an ``http://`` endpoint whose connections close unanswered speaks TLS."""
