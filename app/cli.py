@@ -708,6 +708,14 @@ def _check_command(p: argparse.ArgumentParser) -> None:
         "frame as parsed so far, the feedback sent to the model and (for a stored "
         "session) its next attempt",
     )
+    p.add_argument(
+        "-j",
+        "--jobs",
+        type=_positive_int,
+        metavar="N",
+        help="check N responses at once, each in a process of its own (default: one per CPU "
+        "when there is more than 256 KiB to check, else 1)",
+    )
 
 
 def _import_command(p: argparse.ArgumentParser) -> None:

@@ -49,6 +49,22 @@ def test_check_session_passes_every_response(
     assert all("ok" in line.lower() for line in lines[:9]), result.stdout
 
 
+def test_check_in_several_processes_says_exactly_what_one_process_says(
+    demo_session: tuple[str, Path],
+) -> None:
+    """``-j``: responses checked in forked workers, printed in order as they come; the
+    lines, the explanations between them and the exit status are the same as in one
+    process (the demo's session has contract errors and a continued response)."""
+    session_id, tmp = demo_session
+    one = frontier("check", "-j", "1", "--explain", session_id, tmp_path=tmp)
+    many = frontier("check", "-j", "3", "--explain", session_id, tmp_path=tmp)
+    assert one.returncode == many.returncode == 0, many.stderr
+    assert many.stdout == one.stdout and many.stderr == one.stderr
+    assert "explain" in one.stdout.lower() or "contract error" in one.stdout.lower()
+    refused = frontier("check", "-j", "0", session_id, tmp_path=tmp)
+    assert refused.returncode == 2 and "-j/--jobs" in refused.stderr
+
+
 def test_export_jsonl_pairs_every_result_with_its_call(
     demo_session: tuple[str, Path], monkeypatch: pytest.MonkeyPatch
 ) -> None:

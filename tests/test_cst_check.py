@@ -116,3 +116,17 @@ def test_long_inputs_sample_fresh_prefixes_but_check_every_prefix_incrementally(
     # every prefix next to a call is compared with a piecewise-fed transducer; a bounded
     # number of prefixes (so the cost stays linear) also with fresh ones fed at once
     assert report.cut_prefixes >= 3 * 200 and 12 < report.fresh_prefixes <= 24 + 1
+
+
+def test_check_uses_a_process_per_cpu_only_where_it_pays(monkeypatch: pytest.MonkeyPatch) -> None:
+    small = ("s#0", synthesize("call c1 read\narg path a\nend\n", "ctl"))
+    big = ("b#0", synthesize("x" * check_cmd.PARALLEL_BYTES, "ctl", sizes=(4096,)))
+    monkeypatch.setattr(check_cmd.os, "cpu_count", lambda: 8)
+    monkeypatch.setattr(check_cmd.sys, "platform", "linux")
+    assert check_cmd._workers([small, small], None) == 1  # under PARALLEL_BYTES: one process
+    assert check_cmd._workers([big, small, small], None) == 3  # at most one per response
+    assert check_cmd._workers([big] * 20, None) == 8  # at most one per CPU
+    assert check_cmd._workers([big], None) == 1  # one response is one loop
+    assert check_cmd._workers([small, small], 4) == 2  # -j, bounded by the responses
+    monkeypatch.setattr(check_cmd.sys, "platform", "darwin")
+    assert check_cmd._workers([big] * 20, 4) == 1  # a fork is assumed safe on Linux only
