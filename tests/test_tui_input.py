@@ -15,6 +15,7 @@ from tui_input_fakes import EchoRuntime, echo_factory
 from frontier.app.config import Config
 from frontier.app.frontends.tui import app as tui_app
 from frontier.app.frontends.tui.app import FrontierApp
+from frontier.widgets import prompt_input
 from frontier.widgets.prompt_input import CompletionList, HistorySearch, PromptInput
 
 
@@ -208,6 +209,35 @@ async def test_at_completes_workspace_files_and_attaches_the_chosen_one(project:
     assert "attached greet/core.py (6 bytes)" in notes
     assert "@READ: no such file in the workspace; sent as typed" in notes
     assert you_entries(app) == ["see @greet/cli.py and @greet/core.py @READ"]
+
+
+async def test_a_long_listing_is_ranked_off_the_loop_and_tab_takes_what_was_typed(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Past ``RANK_INLINE`` paths (here: past one) a key's ranking runs on a worker thread;
+    the list shows the answer to the query still typed, and Tab pressed before that answer
+    came accepts the typed query's best path, never the previous list's."""
+    monkeypatch.setattr(prompt_input, "RANK_INLINE", 1)
+    holder: list[EchoRuntime] = []
+    app = make_app(project, holder)
+    async with app.run_test(size=(120, 40)) as pilot:
+        prompt = await ready(pilot)
+        listing = app.main.query_one(CompletionList)
+        await pilot.press("@", *"cli")
+        await eventually(
+            pilot, lambda: _same([o.id for o in listing.options], ["greet/cli.py"]), "cli.py"
+        )
+        await pilot.press("space", "@", "c")
+        await eventually(
+            pilot,
+            lambda: _same([o.id for o in listing.options][:1], ["greet/cli.py"]),
+            "the list for 'c', cli.py first",
+        )
+        # the next key's worker has not answered yet (a long listing's ranking may lag)
+        monkeypatch.setattr(prompt, "_rank_off_loop", lambda ranker, query: None)
+        await pilot.press("o", "tab")  # the list still shows 'c''s: cli.py first
+        await until(pilot, lambda: prompt.text == "@cli @greet/core.py ", "the typed query's")
+        await workers_done(app)
 
 
 def _same(actual: object, expected: object) -> None:

@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import heapq
 import re
+import threading
 import time
 from collections.abc import Callable, Sequence
 from typing import ClassVar
@@ -57,6 +58,10 @@ from frontier.widgets.slash_menu import SlashMenu
 
 PLACEHOLDER = "message the agent… (Enter sends · ctrl+j newline · @ attach a file · ↑ history)"
 COMPLETIONS_SHOWN = 8
+RANK_INLINE = 20_000
+"""Paths ``@`` completion ranks on the screen's loop at each key (under ~10 ms); a longer
+listing (up to 100,000 paths: 20-50 ms a key) is ranked on a worker thread, and only the
+answer to the query still typed is shown."""
 """Rows of the ``@path`` list."""
 FILES_STALE = 10.0
 """Seconds after which the next ``@`` lists the workspace files again."""
@@ -206,6 +211,10 @@ class PromptInput(TextArea):
         self._files_loading = False
         self._completion: tuple[int, int, str] | None = None
         """The ``@`` token being completed: (row, column of the ``@``, query)."""
+        self._shown: str | None = None
+        """The query whose matches the list shows (a long listing's ranking may lag)."""
+        self._rank_lock = threading.Lock()
+        """One ranking at a time: ``PathRanker`` keeps the last query's matches."""
         self._typed = False
         """The last key typed text (only typing opens the ``@path`` list)."""
         self.command_source: CommandSource | None = None
@@ -470,12 +479,47 @@ class PromptInput(TextArea):
     def _show_matches(self) -> None:
         if self._completion is None:
             return
+        query = self._completion[2]
+        if len(self._ranker.files) > RANK_INLINE:
+            self._rank_off_loop(self._ranker, query)
+            return
+        with self._rank_lock:
+            matches = self._ranker.rank(query)
+        self._show_ranked(self._ranker, query, matches)
+
+    @work(thread=True, group="prompt-rank", exit_on_error=False)
+    def _rank_off_loop(self, ranker: PathRanker, query: str) -> None:
+        """Rank a long listing off the screen's loop; a query already replaced by the next
+        key is skipped (the worker for that key ranks it)."""
+        with self._rank_lock:
+            if not self._still(query):
+                return
+            matches = ranker.rank(query)
+        self.app.call_from_thread(self._show_ranked, ranker, query, matches)
+
+    def _still(self, query: str) -> bool:
+        completion = self._completion  # replaced whole on the loop: read once
+        return completion is not None and completion[2] == query
+
+    def _show_ranked(self, ranker: PathRanker, query: str, matches: list[str]) -> None:
+        if ranker is not self._ranker or not self._still(query):
+            return  # another listing since (a new workspace), or another key
+        self._shown = query
         listing = self._completion_list()
-        matches = self._ranker.rank(self._completion[2])
         listing.show_paths(matches, loading=self._files_loading and not self._files)
+
+    def _catch_up(self) -> None:
+        """Before a key acts on the list (Tab, Enter): the list shows the query typed, ranked
+        here if a worker has not shown it yet."""
+        if self._completion is not None and self._shown != self._completion[2]:
+            query = self._completion[2]
+            with self._rank_lock:
+                matches = self._ranker.rank(query)
+            self._show_ranked(self._ranker, query, matches)
 
     def _close_completion(self) -> None:
         self._completion = None
+        self._shown = None
         if isinstance(self.parent, PromptBox):
             self._completion_list().show_paths([])
 
@@ -503,6 +547,8 @@ class PromptInput(TextArea):
         self._show_matches()
 
     def _completion_key(self, key: str) -> None:
+        if key in ("tab", "enter"):
+            self._catch_up()
         listing = self._completion_list()
         if key == "escape":
             self._close_completion()
@@ -516,6 +562,7 @@ class PromptInput(TextArea):
                 self.accept_completion(path)
 
     def _completion_typed_out(self) -> bool:
+        self._catch_up()
         return self._completion is not None and (
             self._completion_list().chosen() == self._completion[2]
         )
