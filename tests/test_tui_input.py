@@ -12,6 +12,7 @@ from textual import events
 from textual.pilot import Pilot
 from tui_input_fakes import EchoRuntime, echo_factory
 
+from frontier.app.agent import attachments
 from frontier.app.config import Config
 from frontier.app.frontends.tui import app as tui_app
 from frontier.app.frontends.tui.app import FrontierApp
@@ -234,9 +235,34 @@ async def test_a_long_listing_is_ranked_off_the_loop_and_tab_takes_what_was_type
             "the list for 'c', cli.py first",
         )
         # the next key's worker has not answered yet (a long listing's ranking may lag)
-        monkeypatch.setattr(prompt, "_rank_off_loop", lambda ranker, query: None)
+        monkeypatch.setattr(prompt, "_rank_off_loop", lambda ranker, query, generation: None)
         await pilot.press("o", "tab")  # the list still shows 'c''s: cli.py first
         await until(pilot, lambda: prompt.text == "@cli @greet/core.py ", "the typed query's")
+        await workers_done(app)
+
+
+async def test_after_a_cut_listing_the_folder_typed_is_listed_on_its_own(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A workspace past ``COMPLETION_MAX`` paths (here: past two) is listed cut, in name
+    order; a path typed under a folder the cut left out is still found, from that folder's
+    own listing; an ignored folder typed gives nothing."""
+    monkeypatch.setattr(attachments, "COMPLETION_MAX", 2)  # .gitignore, README.md
+    holder: list[EchoRuntime] = []
+    app = make_app(project, holder)
+    async with app.run_test(size=(120, 40)) as pilot:
+        prompt = await ready(pilot)
+        listing = app.main.query_one(CompletionList)
+        await pilot.press("@", *"greet/co")
+        await eventually(
+            pilot, lambda: _same([o.id for o in listing.options], ["greet/core.py"]), "core.py"
+        )
+        await pilot.press("tab")
+        await until(pilot, lambda: prompt.text == "@greet/core.py ", "the accepted path")
+        await pilot.press("@", *"build/c")
+        await workers_done(app)
+        await pilot.pause()
+        assert [o.id for o in listing.options] == []  # build/ is ignored: never offered
         await workers_done(app)
 
 

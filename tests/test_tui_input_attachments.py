@@ -125,3 +125,22 @@ def test_completion_lists_tracked_files_only(root: Path, tmp_path: Path) -> None
     files = workspace_files(root)
     assert set(files) == {".gitignore", "app/cli.py", "notes with space.md"}
     assert workspace_files(root, limit=2) == files[:2]
+
+
+def test_a_folder_typed_is_listed_on_its_own_held_to_the_same_rules(
+    root: Path, tmp_path: Path
+) -> None:
+    """``under``: after a cut listing, the folder the person typed is walked alone; it gets
+    what the whole listing would give there, and nothing for a folder it would never give."""
+    (root / ".gitignore").write_text("build/\n")
+    (root / "build").mkdir()
+    (root / "build" / "out.js").write_text("x")
+    (root / ".git").mkdir()
+    (root / ".git" / "config").write_text("x")
+    (tmp_path / "outside").mkdir()
+    (tmp_path / "outside" / "secret.txt").write_text("x")
+    (root / "linked").symlink_to(tmp_path / "outside")
+    assert workspace_files(root, under="app") == ["app/cli.py"]
+    assert workspace_files(root, under="./app/") == ["app/cli.py"]
+    for refused in ("build", ".git", "linked", "..", "../outside", "app/../..", "/etc", "none"):
+        assert workspace_files(root, under=refused) == [], refused

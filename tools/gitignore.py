@@ -171,8 +171,13 @@ def walk(
     skipped: Skipped | None = None,
     stop: threading.Event | None = None,
     ignored: list[str] | None = None,
+    unignored_start: bool = False,
 ) -> Iterator[Entry]:
     """The non-ignored regular files under ``start_rel`` (a folder or a file), by descriptor.
+
+    ``unignored_start``: the folders of the start are held to the rules too, and one a rule
+    ignores yields nothing (a listing the user did not ask for by that path: ``@``
+    completion); by default a start named explicitly is walked whatever the rules say.
 
     ``.gitignore`` files from the root down to the start apply, then those found while
     walking. A start that is a file is yielded as it is (named explicitly, so not checked
@@ -193,6 +198,8 @@ def walk(
             rel = f"{base}/{part}" if base else part
             st = os.stat(part, dir_fd=fd, follow_symlinks=False)
             if stat.S_ISDIR(st.st_mode):
+                if unignored_start and _ignored(rel, True, rules):
+                    return
                 sub = os.open(part, _DIR_FLAGS, dir_fd=fd)
                 os.close(fd)
                 fd, base = sub, rel

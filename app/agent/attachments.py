@@ -206,12 +206,19 @@ def _block(attachment: Attachment, content: str) -> str:
     return f"{head}\n{fence}\n{body}{fence}"
 
 
-def workspace_files(root: Path, limit: int = COMPLETION_MAX) -> list[str]:
+def workspace_files(root: Path, limit: int | None = None, under: str = ".") -> list[str]:
     """Workspace-relative paths for ``@`` completion: not ignored by ``.gitignore``, no
-    links, beneath the root; at most ``limit`` (sorted, folders walked in name order)."""
+    links, beneath the root; at most ``limit`` (:data:`COMPLETION_MAX` by default; sorted,
+    folders walked in name order). ``under``: only that folder's (a path the person typed,
+    so held to the rules: none for a folder outside the root, ``.git``, a link, or one
+    ``.gitignore`` leaves out)."""
+    limit = COMPLETION_MAX if limit is None else limit
+    parts = [p for p in under.split("/") if p not in ("", ".")]
+    if under.startswith("/") or any(p in ("..", ".git") for p in parts):
+        return []
     out: list[str] = []
     try:
-        for entry in walk(root):
+        for entry in walk(root, "/".join(parts) or ".", unignored_start=True):
             out.append(entry.rel)
             if len(out) >= limit:
                 break

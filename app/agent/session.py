@@ -26,6 +26,7 @@ from collections.abc import Awaitable, Callable, Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal, Protocol
 
+from frontier.app.agent import attachments
 from frontier.app.agent.approvals import Answer, AnswerOutcome, ApprovalDesk
 from frontier.app.agent.attachments import Prepared, prepare, workspace_files
 from frontier.app.agent.instructions import InstructionFile
@@ -394,10 +395,13 @@ class AgentSession:
         ``app/agent/attachments.py``). Reads the files: a front end calls it off its loop."""
         return prepare(self.workspace, text)
 
-    def workspace_files(self) -> list[str]:
-        """The paths ``@`` completion offers (``.gitignore``-aware, beneath the root,
-        capped). Walks the tree: a front end calls it off its event loop."""
-        return workspace_files(self.workspace)
+    def workspace_files(self, under: str = ".") -> tuple[list[str], bool]:
+        """The paths ``@`` completion offers (``.gitignore``-aware, beneath the root), and
+        whether they are all of them (else the listing was cut at ``COMPLETION_MAX``: a
+        front end may ask again ``under`` the folder typed). Walks the tree: a front end
+        calls it off its event loop."""
+        paths = workspace_files(self.workspace, under=under)
+        return paths, len(paths) < attachments.COMPLETION_MAX
 
     def cancel_turn(self) -> None:
         """Stop the running turn (its calls are cancelled; the session reads interrupted)."""
