@@ -12,7 +12,6 @@ times each, whole process, and their outputs are compared byte for byte.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import statistics
 import subprocess
@@ -23,26 +22,6 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
 import wires  # bench/wires.py: its loopback server and argv
-
-
-def make_session(root: Path, responses: int, env: dict[str, str]) -> str:
-    ws = root / "ws"
-    ws.mkdir()
-    (ws / "notes.txt").write_text(wires.NOTES)
-    with wires.ThreadedServer() as server:
-        bodies = [wires.call_response("openai-chat", 0.0, 0.0) for _ in range(responses)]
-        server.script = wires.Script([*bodies, wires.closing_response("openai-chat")], 0.0)
-        argv = [*wires.frontier_argv(), "run", "--prompt", "read notes.txt", "--base-url"]
-        argv += [server.url, "--model", "m", "--wire", "openai-chat", "--workspace", str(ws)]
-        argv += ["--approval", "auto", "--protocol", "native-inc"]
-        argv += ["--max-turns", str(responses + 1)]
-        done = subprocess.run(argv, env=env, capture_output=True, cwd=ws, check=False)
-        if done.returncode != 0:
-            raise SystemExit(f"frontier run: exit {done.returncode}\n{done.stderr.decode()}")
-    listed = subprocess.run(
-        [*wires.frontier_argv(), "sessions", "--json"], env=env, capture_output=True, check=True
-    )
-    return str(json.loads(listed.stdout)[0]["id"])
 
 
 def main() -> int:
@@ -58,7 +37,7 @@ def main() -> int:
             "FRONTIER_CONFIG_DIR": str(root / "config"),
             "FRONTIER_API_KEY": "bench-key",
         }
-        session = make_session(root, args.responses, env)
+        session = wires.make_session(root, env, args.responses, native=True)
         cases = {
             f"check (a process per CPU, {os.cpu_count()})": ["check", session],
             "check -j 1 (one process)": ["check", "-j", "1", session],

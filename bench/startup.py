@@ -248,25 +248,7 @@ def installed_venv(root: Path, tree: Path | None = None, name: str = "installed"
 
 def make_session(root: Path, env: dict[str, str]) -> str:
     """One small stored session: ``frontier run`` reads a file and answers (wires' server)."""
-    ws = root / "ws"
-    (ws / "notes.txt").write_text(wires.NOTES)
-    with wires.ThreadedServer() as server:
-        server.script = wires.Script(
-            [wires.call_response("openai-chat", 0.0, 0.0), wires.closing_response("openai-chat")],
-            0.0,
-        )
-        argv = [*wires.frontier_argv(), "run", "--prompt", "read notes.txt", "--base-url"]
-        argv += [server.url, "--model", "m", "--wire", "openai-chat", "--workspace", str(ws)]
-        argv += ["--approval", "auto"]
-        done = subprocess.run(argv, env=env, capture_output=True, check=False, cwd=ws)
-        if done.returncode != 0:
-            raise SystemExit(f"frontier run: exit {done.returncode}\n{done.stderr.decode()}")
-    listed = subprocess.run(
-        [*wires.frontier_argv(), "sessions", "--json"], env=env, capture_output=True, check=True
-    )
-    import json
-
-    return str(json.loads(listed.stdout)[0]["id"])
+    return wires.make_session(root, env)
 
 
 def commands(root: Path, env: dict[str, str], session: str, patch: bytes) -> list[Case]:

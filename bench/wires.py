@@ -503,6 +503,30 @@ async def eager(args: argparse.Namespace) -> None:
 # --------------------------------------------------------------------------- (b) first request
 
 
+def make_session(root: Path, env: dict[str, str], responses: int = 1, native: bool = False) -> str:
+    """A stored session, made by ``frontier run`` against this file's loopback server: in
+    ``root/ws`` (made if missing), ``responses`` responses each reading ``notes.txt`` (a
+    native call with ``native``, else the wire's call in the session's default mode), then
+    one closing answer; its id."""
+    ws = root / "ws"
+    ws.mkdir(parents=True, exist_ok=True)
+    (ws / "notes.txt").write_text(NOTES)
+    with ThreadedServer() as server:
+        bodies = [call_response("openai-chat", 0.0, 0.0) for _ in range(responses)]
+        server.script = Script([*bodies, closing_response("openai-chat")], 0.0)
+        argv = [*frontier_argv(), "run", "--prompt", "read notes.txt", "--base-url"]
+        argv += [server.url, "--model", "m", "--wire", "openai-chat", "--workspace", str(ws)]
+        argv += ["--approval", "auto", "--max-turns", str(responses + 1)]
+        argv += ["--protocol", "native-inc"] if native else []
+        done = subprocess.run(argv, env=env, capture_output=True, check=False, cwd=ws)
+        if done.returncode != 0:
+            raise SystemExit(f"frontier run: exit {done.returncode}\n{done.stderr.decode()}")
+    listed = subprocess.run(
+        [*frontier_argv(), "sessions", "--json"], env=env, capture_output=True, check=True
+    )
+    return str(json.loads(listed.stdout)[0]["id"])
+
+
 def frontier_argv() -> list[str]:
     script = Path(sys.executable).with_name("frontier")
     return [str(script)] if script.is_file() else [sys.executable, "-m", "frontier.app.cli"]
