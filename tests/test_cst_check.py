@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import threading
 from pathlib import Path
 
 import pytest
@@ -123,10 +124,14 @@ def test_check_uses_a_process_per_cpu_only_where_it_pays(monkeypatch: pytest.Mon
     big = ("b#0", synthesize("x" * check_cmd.PARALLEL_BYTES, "ctl", sizes=(4096,)))
     monkeypatch.setattr(check_cmd.os, "cpu_count", lambda: 8)
     monkeypatch.setattr(check_cmd.sys, "platform", "linux")
+    monkeypatch.setattr(threading, "active_count", lambda: 1)  # the CLI: one thread
     assert check_cmd._workers([small, small], None) == 1  # under PARALLEL_BYTES: one process
     assert check_cmd._workers([big, small, small], None) == 3  # at most one per response
     assert check_cmd._workers([big] * 20, None) == 8  # at most one per CPU
     assert check_cmd._workers([big], None) == 1  # one response is one loop
     assert check_cmd._workers([small, small], 4) == 2  # -j, bounded by the responses
+    monkeypatch.setattr(threading, "active_count", lambda: 2)
+    assert check_cmd._workers([big] * 20, 4) == 1  # never a fork beside another thread
+    monkeypatch.setattr(threading, "active_count", lambda: 1)
     monkeypatch.setattr(check_cmd.sys, "platform", "darwin")
     assert check_cmd._workers([big] * 20, 4) == 1  # a fork is assumed safe on Linux only
