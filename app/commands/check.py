@@ -215,9 +215,8 @@ def verdicts(sources: list[tuple[str, Recording]], jobs: int | None) -> Iterator
 def _workers(sources: list[tuple[str, Recording]], jobs: int | None) -> int:
     if len(sources) < 2 or not sys.platform.startswith("linux"):
         return 1  # one response is one loop; elsewhere a fork is not safe to assume
-    import threading
-
-    if threading.active_count() > 1:
+    threading = sys.modules.get("threading")  # not imported: no thread was started by it
+    if threading is not None and threading.active_count() > 1:
         return 1  # called in a process with other threads (a test, a host): never fork it
     if jobs is not None:
         return max(1, min(jobs, len(sources)))
