@@ -58,11 +58,11 @@ from frontier.widgets.slash_menu import SlashMenu
 
 PLACEHOLDER = "message the agent… (Enter sends · ctrl+j newline · @ attach a file · ↑ history)"
 COMPLETIONS_SHOWN = 8
+"""Rows of the ``@path`` list."""
 RANK_INLINE = 20_000
 """Paths ``@`` completion ranks on the screen's loop at each key (under ~10 ms); a longer
 listing (up to 100,000 paths: 20-50 ms a key) is ranked on a worker thread, and only the
 answer to the query still typed is shown."""
-"""Rows of the ``@path`` list."""
 FILES_STALE = 10.0
 """Seconds after which the next ``@`` lists the workspace files again."""
 QUEUE_SHOWN = 4
@@ -495,7 +495,10 @@ class PromptInput(TextArea):
         ranker = self._ranker_for(query)
         if len(ranker.files) > RANK_INLINE:
             self._rank_off_loop(ranker, query, self._generation)
-            return
+        else:
+            self._rank_here(ranker, query)
+
+    def _rank_here(self, ranker: PathRanker, query: str) -> None:
         with self._rank_lock:
             matches = ranker.rank(query)
         self._show_ranked(self._generation, query, matches)
@@ -541,10 +544,7 @@ class PromptInput(TextArea):
         here if a worker has not shown it yet."""
         if self._completion is not None and self._shown != self._completion[2]:
             query = self._completion[2]
-            ranker = self._ranker_for(query)
-            with self._rank_lock:
-                matches = ranker.rank(query)
-            self._show_ranked(self._generation, query, matches)
+            self._rank_here(self._ranker_for(query), query)
 
     def _close_completion(self) -> None:
         self._completion = None
