@@ -224,17 +224,26 @@ def test_an_environment_gathered_too_long_ago_is_gathered_again(
 ) -> None:
     monkeypatch.delenv("FRONTIER_ENVIRONMENT")
     clock = [1000.0]
-    monkeypatch.setattr(environment.time, "monotonic", lambda: clock[0])
+    monkeypatch.setattr(environment, "_clock", lambda: clock[0])
     spy = Spy(monkeypatch)
     environment.gather_soon(tmp_path)
     clock[0] += environment.FRESH + 1  # a /new long after the launch
     assert environment.gathered(tmp_path) is not None
+    settled()  # the stale one's thread has made its call too
     assert len(spy.calls) == 2
     environment.gather_soon(tmp_path)  # left by a build that failed before it took it
     clock[0] += environment.FRESH + 1
     environment.gather_soon(tmp_path)  # a later one is not blocked by it
     assert environment.gathered(tmp_path) is not None
+    settled()
     assert spy.threads[2:] == ["environment", "environment"]  # none made by the build
+
+
+def settled() -> None:
+    """Every gathering thread has ended (they are daemons: nothing else waits for them)."""
+    for thread in threading.enumerate():
+        if thread.name == "environment":
+            thread.join()
 
 
 def test_a_failure_ahead_is_raised_by_the_sessions_build(

@@ -248,6 +248,8 @@ def gather_environment(
     )
 
 
+_clock = time.monotonic
+"""The clock :data:`FRESH` is read on (this module's own: a test moves it alone)."""
 FRESH = 10.0
 """Seconds an environment gathered ahead (:func:`gather_soon`) stays good for a session
 built in the same workspace; an older one is gathered again (a ``/new`` an hour later
@@ -258,7 +260,7 @@ class _Ahead:
     """One :func:`gather_environment` run on a thread of its own, and its outcome."""
 
     def __init__(self, workspace: Path) -> None:
-        self.began = time.monotonic()
+        self.began = _clock()
         self.result: Environment | None = None
         self.error: BaseException | None = None
         self.thread = threading.Thread(
@@ -296,7 +298,7 @@ def gather_soon(workspace: Path) -> None:
     key = _key(workspace)
     with _AHEAD_LOCK:
         found = _AHEAD.get(key)
-        if found is not None and time.monotonic() - found.began <= FRESH:
+        if found is not None and _clock() - found.began <= FRESH:
             return  # one is on its way (a build that failed may have left an older one)
         ahead = _AHEAD[key] = _Ahead(Path(key))
     ahead.thread.start()
@@ -307,7 +309,7 @@ def gathered(workspace: Path) -> Environment | None:
     (waited for; taken once, and only within :data:`FRESH` seconds), else one made now."""
     with _AHEAD_LOCK:
         ahead = _AHEAD.pop(_key(workspace), None)
-    if ahead is None or time.monotonic() - ahead.began > FRESH:
+    if ahead is None or _clock() - ahead.began > FRESH:
         return gather_environment(workspace)
     ahead.thread.join()
     if ahead.error is not None:
