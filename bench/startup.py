@@ -8,6 +8,7 @@
     .venv/bin/python bench/startup.py --inprocess --profile   # the patch engine in-process
     .venv/bin/python bench/startup.py --tui                   # TUI first paint (a pty)
     .venv/bin/python bench/startup.py --no-commands --quit    # TUI ctrl+q to exit (a pty)
+    .venv/bin/python bench/startup.py --no-commands --resume 1000  # resume, to the last reply
     .venv/bin/python bench/startup.py --first                 # = bench/wires.py --only first
 
 Issue 24's goal: each command within 1.3x of ``python -c pass`` of the same interpreter,
@@ -59,6 +60,12 @@ untimed warm-up each; with ``--baseline``, the older tree alternating.
 **TUI first paint** (``--tui``): ``frontier demo`` on a pseudo-terminal (120x40); from just
 before the spawn to the first output holding the demo's first screen text (``--tui-marker``),
 beside ``python -c "print('ready')"`` on a pty of its own, spawn to its output; alternating.
+
+**Resume** (``--resume N``): a session of ``N`` tool calls and a closing answer (made once
+by ``frontier run`` against the loopback server), then ``frontier resume ID`` on a pty,
+from just before the spawn to the closing answer's text on the screen; one untimed warm-up;
+with ``--baseline``, the older tree alternating (its own copy of the data directory, so
+neither resume changes what the other reads).
 
 **First model request** (``--first``): ``bench/wires.py``'s part (b), called as it is.
 """
@@ -577,6 +584,35 @@ def quit_tui(args: argparse.Namespace, root: Path) -> None:
         print(f"{name:<28} {_p50_min(values):>14} {max(values):6.3f}")
 
 
+def resume_tui(args: argparse.Namespace, root: Path) -> None:
+    """``--resume N``: spawn → the closing answer of an ``N``-call session on the screen."""
+    env = base_env(root) | {"TERM": "xterm-256color"}
+    session = wires.make_session(root / "resume", env, args.resume, native=True)
+    marker = wires.CLOSING.rsplit(";", 1)[-1].strip().encode()  # one run of plain text
+    cases = [("frontier resume", [*wires.frontier_argv(), "resume", session], env)]
+    if args.baseline:
+        old = {**env, "PYTHONPATH": str(Path(args.baseline).resolve())}
+        old["PYTHONPYCACHEPREFIX"] = str(root / "pycache-baseline")
+        old["XDG_DATA_HOME"] = str(root / "data-baseline")
+        shutil.copytree(env["XDG_DATA_HOME"], old["XDG_DATA_HOME"])
+        argv = [*wires.baseline_script(root), "resume", session]
+        cases.append(("frontier resume, baseline", argv, old))
+    for _, argv, case_env in cases:
+        pty_first(argv, case_env, marker, args.timeout)
+    times: dict[str, list[float]] = {name: [] for name, _, _ in cases}
+    load = loadavg()
+    for _ in range(args.runs):
+        for name, argv, case_env in cases:
+            times[name].append(pty_first(argv, case_env, marker, args.timeout))
+    print(
+        f"\nTUI resume: spawn → the last answer of a {args.resume}-call session on a 120x40 "
+        f"pty, {args.runs} runs, alternating; seconds; load {load} → {loadavg()}"
+    )
+    print(f"{'process':<28} {'p50    min':>14}   max")
+    for name, values in times.items():
+        print(f"{name:<28} {_p50_min(values):>14} {max(values):6.3f}")
+
+
 # --------------------------------------------------------------------------- main
 
 
@@ -598,6 +634,7 @@ def main() -> int:
     ap.add_argument("--tui-marker", default="Help", help="first screen text (the footer's f1 Help)")
     ap.add_argument("--quit", action="store_true", help="TUI ctrl+q to exit on a pty")
     ap.add_argument("--first", action="store_true", help="bench/wires.py part (b)")
+    ap.add_argument("--resume", type=int, default=0, metavar="N", help="resume an N-call session")
     ap.add_argument("--timeout", type=float, default=30.0)
     args = ap.parse_args()
     print(f"python {sys.version.split()[0]} ({PYTHON}), {os.cpu_count()} CPUs, load {loadavg()}")
@@ -613,6 +650,8 @@ def main() -> int:
             tui(args, root)
         if args.quit:
             quit_tui(args, root)
+        if args.resume:
+            resume_tui(args, root)
     if args.first:
         first = argparse.Namespace(
             wires=["openai-chat"],

@@ -14,7 +14,6 @@ from tui_input_fakes import EchoRuntime, echo_factory
 
 from frontier.app.agent import attachments
 from frontier.app.config import Config
-from frontier.app.frontends.tui import app as tui_app
 from frontier.app.frontends.tui.app import FrontierApp
 from frontier.widgets import prompt_input
 from frontier.widgets.prompt_input import CompletionList, HistorySearch, PromptInput
@@ -289,26 +288,40 @@ async def test_question_mark_on_an_empty_box_is_not_typed(tmp_path: Path) -> Non
 
 
 async def test_a_message_sent_before_the_agent_has_started_goes_once_it_has(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path,
 ) -> None:
-    """The screen is up before the session (``FIRST_PAINT_GRACE``): Enter then keeps
-    the text, says so, and sends it the moment the session exists — never "press Enter
-    again", and never lost."""
-    monkeypatch.setattr(tui_app, "FIRST_PAINT_GRACE", 3600.0)  # the test starts it
+    """The screen is up before the session (it is built on a thread once the first frame
+    is out): Enter then keeps the text, says so, and sends it the moment the session
+    exists — never "press Enter again", and never lost. Here the build is held until the
+    message is in."""
     holder: list[EchoRuntime] = []
-    app = make_app(tmp_path, holder)
-    async with app.run_test(size=(120, 40)) as pilot:
-        await focus_of(pilot, lambda: prompt_of(app), "the message box")
-        prompt = prompt_of(app)
-        await type_text(pilot, "hello")
-        await pilot.press("enter")
-        await until(pilot, lambda: prompt.text == "hello", "the text kept in the box")
-        assert app.live is not None and app.session is None and holder == []
-        app.live.start()
-        await until(pilot, lambda: holder and holder[0].loop.sent == ["hello"], "sent")
-        await until(pilot, lambda: prompt.text == "", "the box emptied")
-        await workers_done(app)
-        assert you_entries(app) == ["hello"]
+    build = echo_factory(tmp_path, holder)
+    release = threading.Event()
+
+    def held_factory() -> object:
+        assert release.wait(60), "never released"
+        return build()
+
+    app = FrontierApp(
+        Config(base_url="http://127.0.0.1:9/v1", model="echo"),
+        session_factory=held_factory,  # type: ignore[arg-type]
+        remember_theme=False,
+    )
+    try:
+        async with app.run_test(size=(120, 40)) as pilot:
+            await focus_of(pilot, lambda: prompt_of(app), "the message box")
+            prompt = prompt_of(app)
+            await type_text(pilot, "hello")
+            await pilot.press("enter")
+            await until(pilot, lambda: prompt.text == "hello", "the text kept in the box")
+            assert app.live is not None and app.session is None and holder == []
+            release.set()
+            await until(pilot, lambda: holder and holder[0].loop.sent == ["hello"], "sent")
+            await until(pilot, lambda: prompt.text == "", "the box emptied")
+            await workers_done(app)
+            assert you_entries(app) == ["hello"]
+    finally:
+        release.set()
 
 
 async def test_the_screen_answers_while_the_session_is_built(tmp_path: Path) -> None:

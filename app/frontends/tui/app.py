@@ -69,7 +69,7 @@ from frontier.widgets.transcript import Transcript
 
 if TYPE_CHECKING:  # the screens pushed later, and replay, are imported when first used:
     # the first paint needs only the main screen (issue 24, docs/startup.md); the agent
-    # core loads with the session, just after the first paint (``FIRST_PAINT_GRACE``)
+    # core loads with the session, on a thread, once the first frame is out (``on_mount``)
     from frontier.app.agent.explain import Explanation
     from frontier.app.agent.session import AgentSession
     from frontier.app.frontends.tui.replay import ReplayController, Step
@@ -93,10 +93,6 @@ TYPING_HOLD = 0.5
 """Seconds after a key during which the slow panes wait, and the longest they wait: the
 keys typed while a fast stream renders come before the Transcript's paints, which still
 show at least twice a second (issue 23; ``docs/tui-speed.md``)."""
-FIRST_PAINT_GRACE = 0.15
-"""Seconds after the first refresh before a live session is built: long enough for the
-first frame to reach the terminal (building it holds the loop ~0.1 s), short enough that
-nobody types a message first (one typed meanwhile waits in the box: "starting")."""
 TYPED_THROUGH = 0.6
 """Seconds between keys that make them one run of typing. A review that opens while a run
 is going on takes none of its keys as answers: "add a test", typed on as the review
@@ -350,9 +346,9 @@ class FrontierApp(App[int]):
             self.replay.start(self.autostart)
         elif self.live is not None and self.autostart:
             # the session (the agent core's imports, the store, git, instructions: ~0.1 s)
-            # is built once the first frame is on the terminal, not before it
-            live = self.live
-            self.call_after_refresh(lambda: self.set_timer(FIRST_PAINT_GRACE, live.start))
+            # is built on a thread of its own once the first frame is out; until stop 41
+            # it waited 0.15 s more, from when it was built on the loop (docs/startup.md)
+            self.call_after_refresh(self.live.start)
 
     def _freeze_startup_objects(self) -> None:
         """Move everything alive after the first paint (Textual's DOM and CSS, a loaded
