@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 import time
 from pathlib import Path
 
@@ -12,7 +13,7 @@ from textual.pilot import Pilot
 from textual.widgets import OptionList, Static
 
 from frontier.app.config import Config
-from frontier.app.events import ToolCall
+from frontier.app.events import Event, ToolCall
 from frontier.app.frontends.tui.app import FrontierApp
 from frontier.app.frontends.tui.screens.sessions import EMPTY, SessionPicker
 from frontier.app.model.conversation import UserText
@@ -248,6 +249,31 @@ async def test_export_writes_to_the_current_directory_and_never_overwrites(
         assert first.read_text("utf-8") == "my notes\n"
         assert newer in second.read_text("utf-8")
         assert not (tmp_path / "ws-new" / first.name).exists()  # not in the agent's workspace
+
+
+async def test_a_resumed_history_is_read_beside_the_build_not_on_the_screens_loop(
+    sessions: tuple[str, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Reading a long session's history and making it into events held the screen's loop
+    (0.15 s at 4,000 calls: no key, no paint); it is read on the build's thread, once."""
+    from frontier.app.agent.session import AgentSession
+
+    older, _ = sessions
+    read_on: list[int] = []
+    history_events = AgentSession.history_events
+
+    def recorded(self: AgentSession) -> list[Event]:
+        read_on.append(threading.get_ident())
+        return history_events(self)
+
+    monkeypatch.setattr(AgentSession, "history_events", recorded)
+    app = FrontierApp(Config(approval="auto"), session_id=older, remember_theme=False)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await until(pilot, lambda: app.session is not None, "the session to open")
+        assert read_on and read_on == [read_on[0]]  # once
+        assert read_on[0] != threading.get_ident()  # not on the loop's thread
+        lines = transcript(app)
+        assert lines[lines.index(f"── earlier in session {older} ──") + 1] == "list the files"
 
 
 async def test_resuming_from_the_command_line_shows_the_conversation_so_far(
