@@ -60,11 +60,18 @@ async def test_a_failed_first_turn_keeps_the_session_and_it_resumes(
         info = find_session(sid)
         assert (info.first_prompt, info.turns) == ("first task", 1)
 
+        failure = ended.message
         again = create_runtime(settings, approver=PolicyApprover("auto"), session_id=sid)
         try:
+            # the resumed session says why the last turn failed (said live, then gone)
+            (said,) = [n for n in again.notes if n.startswith("the last turn failed: ")]
+            assert "boom" in said and said.endswith(" ".join(failure.split())[:300])
             ended = await again.send("try again")
         finally:
             await again.close()
+        third = create_runtime(settings, approver=PolicyApprover("auto"), session_id=sid)
+        await third.close()
+        assert not [n for n in third.notes if n.startswith("the last turn")]  # it finished
     assert ended.reason == "done", ended.message
     last = server.requests[-1]
     assert problems_of(wire, last.body) == []

@@ -107,9 +107,23 @@ def over_limit(call: ToolCall, limit: int) -> ToolResult:
     )
 
 
+FAILED = "[Reply failed: "
+
+
 def failed_marker(why: str) -> str:
     """The marker of a reply that failed (the server's error, a dropped request)."""
-    return f"[Reply failed: {' '.join(why.split())[:300]}]"
+    return f"{FAILED}{' '.join(why.split())[:300]}]"
+
+
+def last_failure(history: Sequence[Item]) -> str | None:
+    """Why the last reply of ``history`` failed (what its :func:`failed_marker` says), or
+    ``None`` when it did not. The history sent to the model is the only place a turn's
+    error is kept (the timeline has no row for it), so a resumed session reads it here."""
+    for item in reversed(history):
+        if isinstance(item, AssistantTurn):
+            cut = item.cut
+            return cut[len(FAILED) : -1] if cut.startswith(FAILED) and cut.endswith("]") else None
+    return None
 
 
 class Boundary(Protocol):
@@ -866,5 +880,6 @@ __all__ = [
     "RequestCounter",
     "SessionRecorder",
     "failed_marker",
+    "last_failure",
     "over_limit",
 ]

@@ -30,7 +30,13 @@ from frontier.app.agent.continuation import Prefill
 from frontier.app.agent.environment import gather_soon, gathered, with_environment
 from frontier.app.agent.instructions import NONE as NO_INSTRUCTIONS
 from frontier.app.agent.instructions import load_instructions
-from frontier.app.agent.loop import SLICE_SECONDS, AgentLoop, Carried, RequestCounter
+from frontier.app.agent.loop import (
+    SLICE_SECONDS,
+    AgentLoop,
+    Carried,
+    RequestCounter,
+    last_failure,
+)
 from frontier.app.agent.modes import Mode, get_mode
 from frontier.app.agent.queue import MessageQueue
 from frontier.app.agent.session import AgentSession, EventHub
@@ -695,6 +701,14 @@ def _resumed(
         recovered=list(recovery.results),
         recovery_notes=list(recovery.notes),
     )
+    if info.state == "failed":  # said live, and gone with the process unless said again
+        why = last_failure(plan.history)
+        notes.append(
+            f"the last turn failed: {why}"
+            if why
+            else "the last turn stopped before the model finished: it reached its limit of "
+            "requests or of repairs"
+        )
     return plan, demo
 
 
