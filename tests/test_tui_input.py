@@ -265,6 +265,35 @@ async def test_after_a_cut_listing_the_folder_typed_is_listed_on_its_own(
         await workers_done(app)
 
 
+async def test_a_cut_listing_says_how_to_reach_what_it_left_out(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Past ``COMPLETION_MAX`` paths, a query without a folder searches only the listing:
+    the list says so under its matches (a row that cannot be chosen), and says it alone
+    when nothing matched, where Enter still sends the message."""
+    monkeypatch.setattr(attachments, "COMPLETION_MAX", 2)  # .gitignore, README.md
+    holder: list[EchoRuntime] = []
+    app = make_app(project, holder)
+    async with app.run_test(size=(120, 40)) as pilot:
+        prompt = await ready(pilot)
+        listing = app.main.query_one(CompletionList)
+        note = "only the first 2 paths are searched: type a folder (src/…) to look in it"
+
+        def rows() -> list[tuple[str | None, str]]:
+            return [(o.id, str(o.prompt)) for o in listing.options]
+
+        await pilot.press("@", *"read")
+        readme = [("README.md", "README.md"), (None, note)]
+        await eventually(pilot, lambda: _same(rows(), readme), "README.md and the note")
+        assert prompt.completing and listing.chosen() == "README.md"
+        await pilot.press(*"zzz")
+        await eventually(pilot, lambda: _same(rows(), [(None, note)]), "the note alone")
+        assert not prompt.completing
+        await pilot.press("enter")
+        await until(pilot, lambda: holder[0].loop.sent == ["@readzzz"], "the message sent")
+        await workers_done(app)
+
+
 def _same(actual: object, expected: object) -> None:
     assert actual == expected, f"{actual!r} != {expected!r}"
 

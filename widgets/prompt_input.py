@@ -258,8 +258,9 @@ class PromptInput(TextArea):
 
     @property
     def completing(self) -> bool:
-        """The ``@path`` list is open."""
-        return self._completion is not None and bool(self._completion_list().options)
+        """The ``@path`` list is open with something to choose (or to wait for): its keys
+        (Enter, Tab, ↑/↓) act on it, not on the message."""
+        return self._completion is not None and self._completion_list().offering
 
     def _completion_list(self) -> CompletionList:
         assert isinstance(self.parent, PromptBox)
@@ -500,8 +501,22 @@ class PromptInput(TextArea):
 
     def _rank_here(self, ranker: PathRanker, query: str) -> None:
         with self._rank_lock:
-            matches = ranker.rank(query)
-        self._show_ranked(self._generation, query, matches)
+            matches = ranker.rank(query, self._room(ranker))
+        self._show_ranked(self._generation, query, matches, self._cut_note(ranker))
+
+    def _cut_note(self, ranker: PathRanker) -> str:
+        """Said under the matches of a cut listing (a workspace of more paths than
+        ``COMPLETION_MAX``), where a path that is not listed could match: how to reach it."""
+        if self._complete or ranker is not self._ranker:
+            return ""
+        return (
+            f"only the first {len(ranker.files):,} paths are searched: "
+            "type a folder (src/…) to look in it"
+        )
+
+    def _room(self, ranker: PathRanker) -> int:
+        """Matches shown: one row fewer when the cut note takes it."""
+        return COMPLETIONS_SHOWN - 1 if self._cut_note(ranker) else COMPLETIONS_SHOWN
 
     def _ranker_for(self, query: str) -> PathRanker:
         """The listing's ranker; after a cut listing with nothing under the folder typed
@@ -525,19 +540,20 @@ class PromptInput(TextArea):
         with self._rank_lock:
             if not self._still(query):
                 return
-            matches = ranker.rank(query)
-        self.app.call_from_thread(self._show_ranked, generation, query, matches)
+            matches = ranker.rank(query, self._room(ranker))
+        note = self._cut_note(ranker)
+        self.app.call_from_thread(self._show_ranked, generation, query, matches, note)
 
     def _still(self, query: str) -> bool:
         completion = self._completion  # replaced whole on the loop: read once
         return completion is not None and completion[2] == query
 
-    def _show_ranked(self, generation: int, query: str, matches: list[str]) -> None:
+    def _show_ranked(self, generation: int, query: str, matches: list[str], note: str = "") -> None:
         if generation != self._generation or not self._still(query):
             return  # another listing since (a new workspace), or another key
         self._shown = query
         listing = self._completion_list()
-        listing.show_paths(matches, loading=self._files_loading and not self._files)
+        listing.show_paths(matches, loading=self._files_loading and not self._files, note=note)
 
     def _catch_up(self) -> None:
         """Before a key acts on the list (Tab, Enter): the list shows the query typed, ranked
@@ -725,8 +741,14 @@ class CompletionList(OptionList):
     """The ``@path`` choices above the prompt; the focus stays in the prompt."""
 
     can_focus = False
+    offering = False
+    """Paths are listed, or their listing is awaited (not merely a note)."""
 
-    def show_paths(self, paths: Sequence[str], *, loading: bool = False) -> None:
+    def show_paths(self, paths: Sequence[str], *, loading: bool = False, note: str = "") -> None:
+        """``paths`` to choose from (the first highlighted), or that the listing is still
+        loading; ``note``: a dim row under them that cannot be chosen (shown alone, it
+        leaves the keys to the message: Enter sends)."""
+        self.offering = bool(paths) or loading
         self.clear_options()
         if loading:
             self.add_option(
@@ -739,7 +761,9 @@ class CompletionList(OptionList):
             )
             if paths:
                 self.highlighted = 0
-        self.set_class(bool(paths) or loading, "-open")
+            if note:
+                self.add_option(Option(Text(note, style="dim"), disabled=True))
+        self.set_class(bool(paths) or loading or bool(note), "-open")
 
     def chosen(self) -> str | None:
         if self.highlighted is None or not self.option_count:
