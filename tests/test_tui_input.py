@@ -234,7 +234,7 @@ async def test_a_long_listing_is_ranked_off_the_loop_and_tab_takes_what_was_type
             "the list for 'c', cli.py first",
         )
         # the next key's worker has not answered yet (a long listing's ranking may lag)
-        monkeypatch.setattr(prompt, "_rank_off_loop", lambda ranker, query, generation: None)
+        monkeypatch.setattr(prompt, "_rank_off_loop", lambda ranker, query, generation, note: None)
         await pilot.press("o", "tab")  # the list still shows 'c''s: cli.py first
         await until(pilot, lambda: prompt.text == "@cli @greet/core.py ", "the typed query's")
         await workers_done(app)
@@ -265,32 +265,56 @@ async def test_after_a_cut_listing_the_folder_typed_is_listed_on_its_own(
         await workers_done(app)
 
 
-async def test_a_cut_listing_says_how_to_reach_what_it_left_out(
+async def test_past_a_cut_listing_a_name_is_searched_for_in_the_whole_tree(
     project: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Past ``COMPLETION_MAX`` paths, a query without a folder searches only the listing:
-    the list says so under its matches (a row that cannot be chosen), and says it alone
-    when nothing matched, where Enter still sends the message."""
+    """Past ``COMPLETION_MAX`` paths a query without a folder is answered from the listing,
+    which says so, until ``SEARCH_FROM`` letters are typed; then the whole tree is searched
+    (off the loop, saying so meanwhile) and a path past the cut is offered, an ignored one
+    never. With nothing found the list closes and Enter sends the message."""
     monkeypatch.setattr(attachments, "COMPLETION_MAX", 2)  # .gitignore, README.md
     holder: list[EchoRuntime] = []
     app = make_app(project, holder)
     async with app.run_test(size=(120, 40)) as pilot:
         prompt = await ready(pilot)
         listing = app.main.query_one(CompletionList)
-        note = "only the first 2 paths are searched: type a folder (src/…) to look in it"
+        search = prompt.file_search
+        assert search is not None
+        release, asked = threading.Event(), threading.Event()
+
+        def held(query: str, stop: threading.Event) -> tuple[list[str], bool]:
+            asked.set()
+            assert release.wait(60), "never released"
+            return search(query, stop)
+
+        prompt.file_search = held
 
         def rows() -> list[tuple[str | None, str]]:
             return [(o.id, str(o.prompt)) for o in listing.options]
 
-        await pilot.press("@", *"read")
-        readme = [("README.md", "README.md"), (None, note)]
-        await eventually(pilot, lambda: _same(rows(), readme), "README.md and the note")
+        short = (
+            "only the first 2 paths are searched: type 3 letters of the name, or its folder (src/…)"
+        )
+        await pilot.press("@", *"re")
+        expected = [("README.md", "README.md"), (".gitignore", ".gitignore"), (None, short)]
+        await eventually(pilot, lambda: _same(rows(), expected), "the listing's matches, said so")
         assert prompt.completing and listing.chosen() == "README.md"
-        await pilot.press(*"zzz")
-        await eventually(pilot, lambda: _same(rows(), [(None, note)]), "the note alone")
+        await pilot.press("backspace", "backspace", *"cli")
+        await until(pilot, asked.is_set, "the search to begin")
+        searching = [(None, "searching past the first 2 paths…")]
+        await eventually(pilot, lambda: _same(rows(), searching), "the search said")
+        release.set()
+        found = [("greet/cli.py", "greet/cli.py")]  # build/cli.py is ignored
+        await eventually(pilot, lambda: _same(rows(), found), "the path past the cut")
+        await pilot.press("tab")
+        await until(pilot, lambda: prompt.text == "@greet/cli.py ", "the accepted path")
+        await pilot.press("@", *"zzz")
+        await workers_done(app)
+        await eventually(pilot, lambda: _same(rows(), []), "nothing found")
         assert not prompt.completing
         await pilot.press("enter")
-        await until(pilot, lambda: holder[0].loop.sent == ["@readzzz"], "the message sent")
+        sent = "@greet/cli.py @zzz\n\nAttached file greet/cli.py"  # attached though past the cut
+        await until(pilot, lambda: [m[: len(sent)] for m in holder[0].loop.sent] == [sent], "sent")
         await workers_done(app)
 
 

@@ -144,3 +144,32 @@ def test_a_folder_typed_is_listed_on_its_own_held_to_the_same_rules(
     assert workspace_files(root, under="./app/") == ["app/cli.py"]
     for refused in ("build", ".git", "linked", "..", "../outside", "app/../..", "/etc", "none"):
         assert workspace_files(root, under=refused) == [], refused
+
+
+def test_a_search_past_the_cut_finds_by_letters_in_order_held_to_the_same_rules(
+    root: Path, tmp_path: Path
+) -> None:
+    """``search_files``: the whole tree, uncut, for the paths holding the query's letters in
+    order (any case), as the listing would give them: never an ignored, ``.git`` or linked
+    one; capped at ``limit`` (then not complete), and ended by ``stop``."""
+    import threading
+
+    from frontier.app.agent.attachments import search_files
+
+    (root / ".gitignore").write_text("build/\n")
+    (root / "build").mkdir()
+    (root / "build" / "cli.js").write_text("x")
+    (root / ".git").mkdir()
+    (root / ".git" / "cli").write_text("x")
+    (tmp_path / "outside").mkdir()
+    (tmp_path / "outside" / "cli.txt").write_text("x")
+    (root / "linked").symlink_to(tmp_path / "outside")
+    (root / "deep" / "er").mkdir(parents=True)
+    (root / "deep" / "er" / "Client.py").write_text("x")
+    assert search_files(root, "cli") == (["app/cli.py", "deep/er/Client.py"], True)
+    assert search_files(root, "dercl") == (["deep/er/Client.py"], True)  # letters in order
+    assert search_files(root, "zzz") == ([], True)
+    assert search_files(root, "cli", limit=1) == (["app/cli.py"], False)
+    stopped = threading.Event()
+    stopped.set()
+    assert search_files(root, "cli", stopped) == ([], False)

@@ -52,6 +52,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Input, OptionList, Static, TextArea
 from textual.widgets.option_list import Option
 
+from frontier.app.agent.path_query import in_order
 from frontier.app.agent.slash import BUILTINS, Commands, SlashCommand, matching
 from frontier.widgets.display import display_preview
 from frontier.widgets.slash_menu import SlashMenu
@@ -59,6 +60,12 @@ from frontier.widgets.slash_menu import SlashMenu
 PLACEHOLDER = "message the agent… (Enter sends · ctrl+j newline · @ attach a file · ↑ history)"
 COMPLETIONS_SHOWN = 8
 """Rows of the ``@path`` list."""
+SEARCH_FROM = 3
+"""Characters of a query (without a folder) from which a cut listing's ``@`` completion
+also searches the whole tree (``file_search``): fewer match too much to be worth a walk."""
+SEARCHES_KEPT = 8
+"""Searches' answers kept for the queries typed since (a longer query reuses a shorter
+one's answer when that held every match)."""
 RANK_INLINE = 20_000
 """Paths ``@`` completion ranks on the screen's loop at each key (under ~10 ms); a longer
 listing (up to 100,000 paths: 20-50 ms a key) is ranked on a worker thread, and only the
@@ -85,6 +92,10 @@ FileSource = Callable[[str], tuple[list[str], bool]]
 """``(folder) -> ([path, ...], complete)``: workspace paths for completion under ``folder``
 (``"."``: all), and whether that is every one (else the listing was cut); blocking: run in
 a thread."""
+FileSearch = Callable[[str, threading.Event], tuple[list[str], bool]]
+"""``(query, stop) -> ([path, ...], complete)``: every workspace path holding the query's
+characters in order, whole tree (past a cut listing), and whether that is all of them;
+blocking: run in a thread, and ``stop`` set when the answer is no longer wanted."""
 CommandSource = Callable[[], Commands]
 """The session's slash commands (blocking: run in a thread)."""
 
@@ -137,9 +148,7 @@ class PathRanker:
             return [self.files[i] for i in order[:limit]]
         last = self._last
         pool: Sequence[int] = last[1] if last is not None and q.startswith(last[0]) else order
-        # each character, after a possessive run of others: linear, never backtracking
-        # (".*?"-joined, a pasted query of repeats took exponential time on a near-miss)
-        in_order = re.compile("".join(f"[^{re.escape(c)}]*+{re.escape(c)}" for c in q)).match
+        matches_in_order = in_order(q)  # linear, never backtracking
         lows, name_at, place = self._low, self._name_at, self._place
         matched: list[int] = []
         keys: list[int] = []
@@ -147,7 +156,7 @@ class PathRanker:
             low = lows[i]
             at = low.find(q)
             if at < 0:
-                if in_order(low) is None:
+                if matches_in_order(low) is None:
                     continue
                 rank = 4
             elif low.startswith(q, name_at[i]):
@@ -162,6 +171,11 @@ class PathRanker:
             keys.append(rank * n + place[i])
         self._last = (q, matched)
         return [self.files[order[key % n]] for key in heapq.nsmallest(limit, keys)]
+
+
+def _room(note: str) -> int:
+    """Matches shown: one row fewer when a note takes it."""
+    return COMPLETIONS_SHOWN - 1 if note else COMPLETIONS_SHOWN
 
 
 def mention_text(path: str) -> str:
@@ -202,6 +216,7 @@ class PromptInput(TextArea):
         """Earlier prompts, oldest first (the screen keeps it current)."""
         self.queued_source: QueuedSource = lambda: ()
         self.file_source: FileSource | None = None
+        self.file_search: FileSearch | None = None
         self.editing: int | None = None
         """The queued message being edited in the prompt, if any."""
         self._editing_text = ""
@@ -219,6 +234,11 @@ class PromptInput(TextArea):
         self._folders: dict[str, PathRanker | None] = {}
         """Folders typed after a cut listing: their own listing (``None`` while it loads),
         or the listing's ranker when it has paths under them."""
+        self._searches: dict[str, tuple[PathRanker, bool]] = {}
+        """After a cut listing, the whole tree searched for a query without a folder
+        (casefolded): a ranker over the paths found, and whether they are all that match."""
+        self._searching: tuple[str, threading.Event] | None = None
+        """The query being searched for, and how to stop that search."""
         self._generation = 0
         """Counts listings: an answer for an older one is dropped."""
         self._shown: str | None = None
@@ -432,6 +452,7 @@ class PromptInput(TextArea):
         self._ranker = PathRanker(())
         self._files_at = -FILES_STALE
         self._complete, self._folders = True, {}
+        self._forget_searches()
         self._generation += 1
 
     def recall(self, text: str) -> None:
@@ -494,36 +515,43 @@ class PromptInput(TextArea):
             return
         query = self._completion[2]
         ranker = self._ranker_for(query)
+        note = self._cut_note(ranker, query)
         if len(ranker.files) > RANK_INLINE:
-            self._rank_off_loop(ranker, query, self._generation)
+            self._rank_off_loop(ranker, query, self._generation, note)
         else:
-            self._rank_here(ranker, query)
+            self._rank_here(ranker, query, note)
 
-    def _rank_here(self, ranker: PathRanker, query: str) -> None:
+    def _rank_here(self, ranker: PathRanker, query: str, note: str) -> None:
         with self._rank_lock:
-            matches = ranker.rank(query, self._room(ranker))
-        self._show_ranked(self._generation, query, matches, self._cut_note(ranker))
+            matches = ranker.rank(query, _room(note))
+        self._show_ranked(self._generation, query, matches, note)
 
-    def _cut_note(self, ranker: PathRanker) -> str:
+    def _cut_note(self, ranker: PathRanker, query: str) -> str:
         """Said under the matches of a cut listing (a workspace of more paths than
-        ``COMPLETION_MAX``), where a path that is not listed could match: how to reach it."""
-        if self._complete or ranker is not self._ranker:
+        ``COMPLETION_MAX``) where a path it left out could match: that the tree is being
+        searched, or how to reach such a path."""
+        if self._complete:
             return ""
-        return (
-            f"only the first {len(ranker.files):,} paths are searched: "
-            "type a folder (src/…) to look in it"
-        )
-
-    def _room(self, ranker: PathRanker) -> int:
-        """Matches shown: one row fewer when the cut note takes it."""
-        return COMPLETIONS_SHOWN - 1 if self._cut_note(ranker) else COMPLETIONS_SHOWN
+        if ranker is self._ranker:
+            searching = self._searching
+            listed = f"{len(ranker.files):,}"
+            if searching is not None and query.casefold().startswith(searching[0]):
+                return f"searching past the first {listed} paths…"
+            return (
+                f"only the first {listed} paths are searched: type {SEARCH_FROM} letters of "
+                "the name, or its folder (src/…)"
+            )
+        capped = any(r is ranker and not complete for r, complete in self._searches.values())
+        return f"over {len(ranker.files):,} paths match: type more of the name" if capped else ""
 
     def _ranker_for(self, query: str) -> PathRanker:
         """The listing's ranker; after a cut listing with nothing under the folder typed
         (``src/deep/`` of ``src/deep/fi``), that folder's own listing, asked for once."""
         folder = query.rpartition("/")[0].removeprefix("./").strip("/")
-        if self._complete or not folder:
+        if self._complete:
             return self._ranker
+        if not folder:
+            return self._searched(query)
         if folder not in self._folders:
             prefix = folder + "/"
             if any(path.startswith(prefix) for path in self._files):
@@ -533,15 +561,69 @@ class PromptInput(TextArea):
                 self._load_folder(folder, self._generation)
         return self._folders[folder] or self._ranker
 
+    def _searched(self, query: str) -> PathRanker:
+        """After a cut listing, for a query without a folder: the answer of the whole
+        tree's search for it (or for a shorter query whose answer held every match);
+        else the listing's ranker, and a search begins once ``SEARCH_FROM`` letters are
+        typed (one still running for a shorter query is waited for: typing on does not
+        restart the walk at every key)."""
+        q = query.casefold()
+        for searched in sorted(self._searches, key=len, reverse=True):
+            ranker, complete = self._searches[searched]
+            if q == searched or (complete and q.startswith(searched)):
+                return ranker
+        if len(q) >= SEARCH_FROM and self.file_search is not None:
+            searching = self._searching
+            # a search for what this query extends goes on: its answer likely holds this one's
+            if searching is None or not q.startswith(searching[0]):
+                if searching is not None:
+                    searching[1].set()  # its answer is no longer wanted
+                stop = threading.Event()
+                self._searching = (q, stop)
+                self._search(q, stop, self._generation)
+        return self._ranker
+
+    @work(thread=True, group="prompt-search", exit_on_error=False)
+    def _search(self, query: str, stop: threading.Event, generation: int) -> None:
+        """Search the whole tree for ``query`` off the event loop."""
+        search = self.file_search
+        if search is None:
+            return
+        try:
+            found, complete = search(query, stop)
+        except Exception as exc:  # the listing's ranker stays for this query, and is said to
+            self.app.call_from_thread(self.notify, f"cannot search the workspace: {exc}")
+            self.app.call_from_thread(self._search_done, generation, query, None, True)
+            return
+        if not stop.is_set():
+            ranker = PathRanker(found)  # here, off the loop
+            self.app.call_from_thread(self._search_done, generation, query, ranker, complete)
+
+    def _search_done(
+        self, generation: int, query: str, ranker: PathRanker | None, complete: bool
+    ) -> None:
+        if generation != self._generation:
+            return  # another listing since: its own searches
+        if self._searching is not None and self._searching[0] == query:
+            self._searching = None
+        self._searches[query] = (self._ranker if ranker is None else ranker, complete)
+        while len(self._searches) > SEARCHES_KEPT:
+            del self._searches[next(iter(self._searches))]  # the oldest
+        self._show_matches()
+
+    def _forget_searches(self) -> None:
+        if self._searching is not None:
+            self._searching[1].set()
+        self._searching, self._searches = None, {}
+
     @work(thread=True, group="prompt-rank", exit_on_error=False)
-    def _rank_off_loop(self, ranker: PathRanker, query: str, generation: int) -> None:
+    def _rank_off_loop(self, ranker: PathRanker, query: str, generation: int, note: str) -> None:
         """Rank a long listing off the screen's loop; a query already replaced by the next
         key is skipped (the worker for that key ranks it)."""
         with self._rank_lock:
             if not self._still(query):
                 return
-            matches = ranker.rank(query, self._room(ranker))
-        note = self._cut_note(ranker)
+            matches = ranker.rank(query, _room(note))
         self.app.call_from_thread(self._show_ranked, generation, query, matches, note)
 
     def _still(self, query: str) -> bool:
@@ -560,7 +642,8 @@ class PromptInput(TextArea):
         here if a worker has not shown it yet."""
         if self._completion is not None and self._shown != self._completion[2]:
             query = self._completion[2]
-            self._rank_here(self._ranker_for(query), query)
+            ranker = self._ranker_for(query)
+            self._rank_here(ranker, query, self._cut_note(ranker, query))
 
     def _close_completion(self) -> None:
         self._completion = None
@@ -589,6 +672,7 @@ class PromptInput(TextArea):
         self._files = files
         self._ranker = ranker
         self._complete, self._folders = complete, {}
+        self._forget_searches()
         self._generation += 1
         self._files_at = time.monotonic()
         self._show_matches()

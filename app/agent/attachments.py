@@ -29,9 +29,14 @@ import os
 import re
 from pathlib import Path
 
+from frontier.app.agent.path_query import in_order
 from frontier.app.record import record
 from frontier.tools import beneath
 from frontier.tools.gitignore import walk
+
+TYPE_CHECKING = False  # typing is not imported at run time
+if TYPE_CHECKING:
+    import threading
 
 FILE_MAX = 32 * 1024
 """Bytes of one attached file sent to the model (the rest is cut, and said so)."""
@@ -41,6 +46,8 @@ FILES_MAX = 8
 """Files attached to one message."""
 COMPLETION_MAX = 100_000
 """Workspace paths ``@`` completion looks through (a huge tree is cut, not walked whole)."""
+SEARCH_MAX = 20_000
+"""Paths a search past the cut listing returns at most (:func:`search_files`)."""
 
 _MENTION = re.compile(r'(?<!\S)@(?:"([^"\n]+)"|([^\s"]+))')
 _TRAILING = ".,;:!?)]}'"
@@ -225,3 +232,24 @@ def workspace_files(root: Path, limit: int | None = None, under: str = ".") -> l
     except OSError:
         return out
     return out
+
+
+def search_files(
+    root: Path, query: str, stop: threading.Event | None = None, limit: int = SEARCH_MAX
+) -> tuple[list[str], bool]:
+    """Every path :func:`workspace_files` would list from the whole tree, uncut, that holds
+    ``query``'s characters in order (``path_query.in_order``), at most ``limit``; and
+    whether that is all of them (not when cut at ``limit`` or ended by ``stop``). For ``@``
+    completion past a cut listing: a path beyond the first ``COMPLETION_MAX`` is found by
+    what is typed of it, without keeping the whole tree's listing."""
+    matches = in_order(query)
+    out: list[str] = []
+    try:
+        for entry in walk(root, ".", unignored_start=True, stop=stop):
+            if matches(entry.rel.casefold()) is not None:
+                out.append(entry.rel)
+                if len(out) >= limit:
+                    return out, False
+    except OSError:
+        return out, False
+    return out, stop is None or not stop.is_set()

@@ -52,6 +52,8 @@ from frontier.tools.contract import Decision, ToolSpec
 from frontier.tools.policy import PolicyApprover
 
 if TYPE_CHECKING:
+    import threading
+
     from frontier.app.agent.budget import ContextBudget
     from frontier.app.agent.explain import Explanation
     from frontier.app.session.store import LogRecord, SessionInfo, SessionStore
@@ -402,6 +404,13 @@ class AgentSession:
         calls it off its event loop."""
         paths = workspace_files(self.workspace, under=under)
         return paths, len(paths) < attachments.COMPLETION_MAX
+
+    def search_files(self, query: str, stop: threading.Event) -> tuple[list[str], bool]:
+        """The paths of the whole workspace holding ``query``'s characters in order, and
+        whether that is all of them (``attachments.search_files``): ``@`` completion's way
+        past a cut listing. Walks the tree: a front end calls it off its event loop, and
+        sets ``stop`` when the answer is no longer wanted."""
+        return attachments.search_files(self.workspace, query, stop)
 
     def cancel_turn(self) -> None:
         """Stop the running turn (its calls are cancelled; the session reads interrupted)."""

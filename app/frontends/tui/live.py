@@ -474,6 +474,7 @@ class LiveController:
         prompt.prompts = session.prompt_history.entries() if session is not None else []
         prompt.queued_source = self._queued_pairs
         prompt.file_source = session.workspace_files if session is not None else None
+        prompt.file_search = session.search_files if session is not None else None
         prompt.command_source = session.slash_commands if session is not None else None
         prompt.forget_files()
         self._show_queue()
