@@ -421,3 +421,26 @@ async def test_the_screen_answers_while_the_session_is_built(tmp_path: Path) -> 
             assert you_entries(app) == ["hello"]
     finally:
         release.set()
+
+
+async def test_the_reply_renderers_are_warmed_on_a_thread_not_the_screens_loop(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Loading the Markdown renderer and pygments (~50 ms, once) held the screen's loop
+    half a second after the start: a key typed then waited. It runs on a thread, once."""
+    from frontier.widgets import transcript
+
+    warmed: list[tuple[int, str]] = []
+    done = threading.Event()
+
+    def recorded(code_theme: str) -> None:
+        warmed.append((threading.get_ident(), code_theme))
+        done.set()
+
+    monkeypatch.setattr(transcript, "warm_renderers", recorded)
+    app = make_app(tmp_path, [])
+    async with app.run_test(size=(120, 40)) as pilot:
+        await until(pilot, done.is_set, "the renderers warmed")
+        await workers_done(app)
+        assert len(warmed) == 1 and warmed[0][0] != threading.get_ident()
+        assert warmed[0][1] == app.main.query_one(transcript.Transcript).code_theme

@@ -15,6 +15,7 @@ reply streams at the cost of its last few kilobytes per paint.
 
 from __future__ import annotations
 
+import functools
 import io
 from bisect import bisect_right
 from collections.abc import Callable, Hashable, Iterator, Mapping, Sequence
@@ -140,6 +141,19 @@ def render_call(entry: TranscriptEntry, tool: ToolRow | None, *, selected: bool 
     for n, line in enumerate(tool.ran):
         text.append((" · " if n == 0 else "\n  ") + display_preview(line, one_line=True), "dim")
     return text
+
+
+def warm_renderers(code_theme: str) -> None:
+    """Load the Markdown renderer and pygments' lexer and ``code_theme`` style once, by
+    rendering a little of each (``Transcript`` runs it on a thread soon after mounting)."""
+    from rich.syntax import Syntax
+
+    from frontier.widgets.prose_render import ProseMarkdown
+
+    ProseMarkdown("*warm*")
+    Console(file=io.StringIO(), width=20).render_lines(
+        Syntax("x = 1", "python", theme=code_theme), pad=False
+    )
 
 
 class Hanging:
@@ -384,17 +398,16 @@ class Transcript(BlockView):
 
     def on_mount(self) -> None:
         # The first reply would load the Markdown renderer and pygments (lexer, style:
-        # ~0.1 s once per process) in the middle of streaming: do it while idle.
+        # ~50 ms once per process) in the middle of streaming: do it before, on a thread
+        # (on the loop, keys typed as the screen appeared, or during a resume, waited).
         self.set_timer(0.5, self._warm_highlighter)
 
     def _warm_highlighter(self) -> None:
-        from rich.syntax import Syntax
-
-        from frontier.widgets.prose_render import ProseMarkdown
-
-        ProseMarkdown("*warm*")  # the Markdown renderer's imports, while idle
-        Console(file=io.StringIO(), width=20).render_lines(
-            Syntax("x = 1", "python", theme=self.code_theme), pad=False
+        self.run_worker(
+            functools.partial(warm_renderers, self.code_theme),
+            thread=True,
+            name="warm-renderers",
+            exit_on_error=False,
         )
 
     @property
