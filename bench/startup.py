@@ -85,7 +85,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -568,17 +568,26 @@ def quit_tui(args: argparse.Namespace, root: Path) -> None:
         old = {**env, "PYTHONPATH": str(Path(args.baseline).resolve())}
         old["PYTHONPYCACHEPREFIX"] = str(root / "pycache-baseline")
         cases.append(("frontier, baseline", [*wires.baseline_script(root), *tail], old))
-    for _, argv, case_env in cases:  # warm-up: the modules a quit imports are compiled
-        pty_quit(argv, case_env, marker, args.timeout)
+    title = f"TUI quit: ctrl+q → the process's end on a 120x40 pty, {args.runs} runs"
+    alternate(title, cases, lambda a, e: pty_quit(a, e, marker, args.timeout), args.runs)
+
+
+def alternate(
+    title: str,
+    cases: Sequence[tuple[str, list[str], dict[str, str]]],
+    timed: Callable[[list[str], dict[str, str]], float],
+    runs: int,
+) -> None:
+    """One untimed warm-up of each case (its modules compiled), then ``runs`` rounds of
+    each in turn; p50, min and max of each printed under ``title``."""
+    for _, argv, case_env in cases:
+        timed(argv, case_env)
     times: dict[str, list[float]] = {name: [] for name, _, _ in cases}
     load = loadavg()
-    for _ in range(args.runs):
+    for _ in range(runs):
         for name, argv, case_env in cases:
-            times[name].append(pty_quit(argv, case_env, marker, args.timeout))
-    print(
-        f"\nTUI quit: ctrl+q → the process's end on a 120x40 pty, {args.runs} runs, "
-        f"alternating; seconds; load {load} → {loadavg()}"
-    )
+            times[name].append(timed(argv, case_env))
+    print(f"\n{title}, alternating; seconds; load {load} → {loadavg()}")
     print(f"{'process':<28} {'p50    min':>14}   max")
     for name, values in times.items():
         print(f"{name:<28} {_p50_min(values):>14} {max(values):6.3f}")
@@ -597,20 +606,11 @@ def resume_tui(args: argparse.Namespace, root: Path) -> None:
         shutil.copytree(env["XDG_DATA_HOME"], old["XDG_DATA_HOME"])
         argv = [*wires.baseline_script(root), "resume", session]
         cases.append(("frontier resume, baseline", argv, old))
-    for _, argv, case_env in cases:
-        pty_first(argv, case_env, marker, args.timeout)
-    times: dict[str, list[float]] = {name: [] for name, _, _ in cases}
-    load = loadavg()
-    for _ in range(args.runs):
-        for name, argv, case_env in cases:
-            times[name].append(pty_first(argv, case_env, marker, args.timeout))
-    print(
-        f"\nTUI resume: spawn → the last answer of a {args.resume}-call session on a 120x40 "
-        f"pty, {args.runs} runs, alternating; seconds; load {load} → {loadavg()}"
+    title = (
+        f"TUI resume: spawn → the last answer of a {args.resume}-call session on a 120x40 "
+        f"pty, {args.runs} runs"
     )
-    print(f"{'process':<28} {'p50    min':>14}   max")
-    for name, values in times.items():
-        print(f"{name:<28} {_p50_min(values):>14} {max(values):6.3f}")
+    alternate(title, cases, lambda a, e: pty_first(a, e, marker, args.timeout), args.runs)
 
 
 # --------------------------------------------------------------------------- main

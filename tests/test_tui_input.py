@@ -340,48 +340,13 @@ async def test_question_mark_on_an_empty_box_is_not_typed(tmp_path: Path) -> Non
         assert not prompt.is_empty
 
 
-async def test_a_message_sent_before_the_agent_has_started_goes_once_it_has(
-    tmp_path: Path,
-) -> None:
-    """The screen is up before the session (it is built on a thread once the first frame
-    is out): Enter then keeps the text, says so, and sends it the moment the session
-    exists — never "press Enter again", and never lost. Here the build is held until the
-    message is in."""
-    holder: list[EchoRuntime] = []
-    build = echo_factory(tmp_path, holder)
-    release = threading.Event()
-
-    def held_factory() -> object:
-        assert release.wait(60), "never released"
-        return build()
-
-    app = FrontierApp(
-        Config(base_url="http://127.0.0.1:9/v1", model="echo"),
-        session_factory=held_factory,  # type: ignore[arg-type]
-        remember_theme=False,
-    )
-    try:
-        async with app.run_test(size=(120, 40)) as pilot:
-            await focus_of(pilot, lambda: prompt_of(app), "the message box")
-            prompt = prompt_of(app)
-            await type_text(pilot, "hello")
-            await pilot.press("enter")
-            await until(pilot, lambda: prompt.text == "hello", "the text kept in the box")
-            assert app.live is not None and app.session is None and holder == []
-            release.set()
-            await until(pilot, lambda: holder and holder[0].loop.sent == ["hello"], "sent")
-            await until(pilot, lambda: prompt.text == "", "the box emptied")
-            await workers_done(app)
-            assert you_entries(app) == ["hello"]
-    finally:
-        release.set()
-
-
 async def test_the_screen_answers_while_the_session_is_built(tmp_path: Path) -> None:
     """Building the session starts the MCP servers and waits for them (up to each one's
     ``startup_timeout``). It used to run on the event loop: the screen froze, keys and
     ctrl+c included, for as long as the slowest server took. Here the build is held
-    until the test lets it go."""
+    until the test lets it go: a message sent meanwhile keeps its text, says so, and goes
+    the moment the session exists — never "press Enter again", and never lost (the screen
+    is up before the session, which is built once the first frame is out)."""
     from frontier.widgets.status_bar import StatusBar
 
     holder: list[EchoRuntime] = []
