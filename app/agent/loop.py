@@ -108,6 +108,8 @@ def over_limit(call: ToolCall, limit: int) -> ToolResult:
 
 
 FAILED = "[Reply failed: "
+"""How a failed reply's marker begins (:func:`failed_marker`; read back by
+:func:`last_failure`)."""
 
 
 def failed_marker(why: str) -> str:
