@@ -430,6 +430,8 @@ class Loopback:
     async def dispatch(self, request: web.Request) -> web.StreamResponse:
         self.requests.append(await request.json())
         status, body = self.answers[min(len(self.requests) - 1, len(self.answers) - 1)]
+        if status != 200 and isinstance(body, str):  # a proxy's page
+            return web.Response(text=body, status=status, content_type="text/html")
         if status != 200:
             return web.json_response(body, status=status)
         resp = await start_sse(request)
@@ -484,6 +486,31 @@ async def test_a_context_overflow_400_compacts_and_retries_once(
     assert pairing_problems(retry.items) == [] and chat_problems(loopback.requests[1]) == []
     assert len(json.dumps(retried)) < len(json.dumps(loopback.requests[0]["messages"]))
     assert next(r.step for r in rig.store.compactions.all(rig.session_id)) == "stub"
+
+
+NGINX_413 = (
+    "<html>\r\n<head><title>413 Request Entity Too Large</title></head>\r\n<body>\r\n"
+    "<center><h1>413 Request Entity Too Large</h1></center>\r\n<hr><center>nginx</center>\r\n"
+    "</body>\r\n</html>\r\n"
+)
+"""nginx's own page when a body passes ``client_max_body_size`` (1 MB by default)."""
+
+
+async def test_a_body_too_large_for_a_proxy_compacts_and_retries_once(
+    loopback: Loopback, make_rig: Callable[..., Rig]
+) -> None:
+    """A 413 says the body is over a size limit, not which window: the history is
+    compacted as for an overflow and sent once more, and the window is not changed."""
+    loopback.answers = [(413, NGINX_413), (200, "Done.")]
+    rig = make_rig(chat_client(loopback.url), window=32000, history=long_history())
+    ended = await rig.loop.send("and now summarise the file")
+    assert ended.reason == "done", ended.message
+    assert len(loopback.requests) == 2
+    assert rig.budget.window == 32000
+    (step, *_) = [e for e in rig.events if isinstance(e, Compacted)]
+    assert step.reason == "overflow"
+    assert len(json.dumps(loopback.requests[1])) < len(json.dumps(loopback.requests[0]))
+    assert chat_problems(loopback.requests[1]) == []
 
 
 async def test_a_second_overflow_fails_the_turn_with_the_servers_message(

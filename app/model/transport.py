@@ -56,7 +56,7 @@ from contextlib import aclosing
 from typing import Any
 
 from frontier.app.events import Retry, TokenUsage
-from frontier.app.model.errors import ModelError, context_overflow, model_error
+from frontier.app.model.errors import ContextOverflow, ModelError, context_overflow, model_error
 from frontier.app.model.http import httpx
 from frontier.app.model.probe import PROBE_TIMEOUT, WindowInfo, endpoint_url, get_json, window_from
 from frontier.app.model.request import ModelRequest
@@ -540,6 +540,10 @@ class ModelClient:
                 attempts=attempts,
             )
         overflow = context_overflow(text) if status in (400, 413, 422) else None
+        if overflow is None and status == 413:
+            # the body is over the server's (or a proxy's: nginx's default is 1 MB) size
+            # limit, whatever its words say; the remedy is a window's: a shorter history
+            overflow = ContextOverflow()
         return model_error(
             "http",
             f"{self._where()}: HTTP {status} {_reason_phrase(status)}{says}",
