@@ -312,12 +312,18 @@ def test_raw_stream_bytes_line_up_with_the_transducer_offsets(mode: str) -> None
 
 def test_the_last_failure_is_read_back_from_the_history_sent_to_the_model() -> None:
     """A resumed session says why its last turn failed from the marker the model was sent
-    (``failed_marker``): only the last reply counts, and an interrupted one is no failure."""
-    from frontier.app.agent.loop import INTERRUPTED, failed_marker, last_failure
-    from frontier.app.model.conversation import AssistantTurn, ResultEntry, ToolResults, UserText
+    (``failed_cut``): only the last reply counts, and an interrupted one is no failure."""
+    from frontier.app.agent.loop import INTERRUPTED, last_failure
+    from frontier.app.model.conversation import (
+        AssistantTurn,
+        ResultEntry,
+        ToolResults,
+        UserText,
+        failed_cut,
+    )
 
     why = "HTTP 413 Request Entity Too Large —\n the server says: too big"
-    failed = AssistantTurn("I'll read it", cut=failed_marker(why))
+    failed = AssistantTurn("I'll read it", cut=failed_cut(why))
     results = ToolResults((ResultEntry("c1", "read", "ok", 0, "x"),))
     assert last_failure([UserText("go"), failed, results]) == " ".join(why.split())
     assert last_failure([UserText("go"), failed, UserText("again"), AssistantTurn("Done.")]) is None

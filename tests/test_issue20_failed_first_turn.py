@@ -28,8 +28,11 @@ from wire_scripts import (
 )
 
 from frontier.app.agent.runtime import create_runtime
+from frontier.app.events import TurnEnded
 from frontier.app.session.catalogue import find_session
 from frontier.app.session.db import StoreError
+from frontier.app.session.export import read_session
+from frontier.app.session.store import SessionStore
 from frontier.tools.policy import PolicyApprover
 
 NOW = {"Retry-After": "0"}
@@ -60,18 +63,34 @@ async def test_a_failed_first_turn_keeps_the_session_and_it_resumes(
         info = find_session(sid)
         assert (info.first_prompt, info.turns) == ("first task", 1)
 
-        failure = ended.message
+        failure = " ".join(ended.message.split())[:300]
         again = create_runtime(settings, approver=PolicyApprover("auto"), session_id=sid)
         try:
-            # the resumed session says why the last turn failed (said live, then gone)
-            (said,) = [n for n in again.notes if n.startswith("the last turn failed: ")]
-            assert "boom" in said and said.endswith(" ".join(failure.split())[:300])
+            # the resumed session says why the last turn failed (said live, then gone):
+            # in its history, where it happened, and apart for a front end without one
+            assert again.last_failure == failure and "boom" in failure
+            assert [type(e).__name__ for e in again.history_events()] == [
+                "UserMessage",
+                "TurnEnded",
+            ]
+            assert again.history_events()[1] == TurnEnded("provider_error", failure)
             ended = await again.send("try again")
         finally:
             await again.close()
         third = create_runtime(settings, approver=PolicyApprover("auto"), session_id=sid)
-        await third.close()
-        assert not [n for n in third.notes if n.startswith("the last turn")]  # it finished
+        try:
+            assert third.last_failure is None  # the last turn finished
+            assert [e for e in third.history_events() if isinstance(e, TurnEnded)] == [
+                TurnEnded("provider_error", failure)  # the first turn's, still in its place
+            ]
+        finally:
+            await third.close()
+        assert not [n for n in third.notes if n.startswith("the last turn")]
+        with SessionStore.open_readonly() as store:  # as `frontier export` reads it
+            _, records = read_session(store.db, sid)
+        kinds = [(r["type"], r.get("text") or r.get("message")) for r in records]
+        assert kinds[:2] == [("user", "first task"), ("ended", failure)]
+        assert ("user", "try again") in kinds[2:]
     assert ended.reason == "done", ended.message
     last = server.requests[-1]
     assert problems_of(wire, last.body) == []

@@ -12,7 +12,7 @@ token counts. A reply the person interrupted is its text followed by the
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from frontier.app.agent.undo import split_notices
@@ -30,18 +30,25 @@ from frontier.app.events import (
 )
 
 if TYPE_CHECKING:
-    from frontier.app.session.timeline import LogRecord
+    from frontier.app.session.timeline import Failure, LogRecord
 
 
-def history_events(records: Iterable[LogRecord]) -> Iterator[Event]:
+def history_events(
+    records: Iterable[LogRecord], failures: Sequence[Failure] = ()
+) -> Iterator[Event]:
     """The events of ``records`` (a session timeline in commit order): ``user`` →
     :class:`UserMessage` (what the person typed; the undo notes sent with it apart),
     ``assistant`` → :class:`AssistantText` (+ ``TurnEnded cancelled`` when it was
     interrupted), ``call``/``started``/``result`` →
     :class:`CallReady`/:class:`ToolStarted`/:class:`ToolFinished`, ``error`` →
-    :class:`ContractError`. Unknown row types are skipped (a newer store's rows)."""
+    :class:`ContractError`. Unknown row types are skipped (a newer store's rows). Each of
+    ``failures`` (the replies that failed: ``Timeline.failures``) is the
+    ``TurnEnded("provider_error")`` that ended its turn, after the row it followed."""
     calls: dict[int, ToolCall] = {}
+    pending = sorted(failures, key=lambda f: f.log_seq)
     for rec in records:
+        while pending and pending[0].log_seq < rec.seq:
+            yield TurnEnded("provider_error", pending.pop(0).why)
         data = rec.data
         if rec.type == "user":  # stored as the model got it: the undo notes come apart
             notices, typed = split_notices(str(data.get("text", "")))
@@ -71,6 +78,9 @@ def history_events(records: Iterable[LogRecord]) -> Iterator[Event]:
                 str(data.get("message", "")),
                 offset if isinstance(offset, int) else 0,
             )
+
+    for failure in pending:
+        yield TurnEnded("provider_error", failure.why)
 
 
 def _call(call_id: str | None, data: Mapping[str, Any]) -> ToolCall:

@@ -54,6 +54,8 @@ from frontier.app.model.conversation import (
     ResultEntry,
     ToolResults,
     UserText,
+    failed_cut,
+    failure_of,
 )
 from frontier.app.model.errors import ModelError
 from frontier.app.model.request import ModelRequest
@@ -107,24 +109,12 @@ def over_limit(call: ToolCall, limit: int) -> ToolResult:
     )
 
 
-FAILED = "[Reply failed: "
-"""How a failed reply's marker begins (:func:`failed_marker`; read back by
-:func:`last_failure`)."""
-
-
-def failed_marker(why: str) -> str:
-    """The marker of a reply that failed (the server's error, a dropped request)."""
-    return f"{FAILED}{' '.join(why.split())[:300]}]"
-
-
 def last_failure(history: Sequence[Item]) -> str | None:
-    """Why the last reply of ``history`` failed (what its :func:`failed_marker` says), or
-    ``None`` when it did not. The history sent to the model is the only place a turn's
-    error is kept (the timeline has no row for it), so a resumed session reads it here."""
+    """Why the last reply of ``history`` failed (what its :func:`failed_cut` says), or
+    ``None`` when it did not: a resumed session says it (``runtime._resumed``)."""
     for item in reversed(history):
         if isinstance(item, AssistantTurn):
-            cut = item.cut
-            return cut[len(FAILED) : -1] if cut.startswith(FAILED) and cut.endswith("]") else None
+            return failure_of(item.cut)
     return None
 
 
@@ -382,7 +372,7 @@ class AgentLoop:
             ended = TurnEnded("session_persistence_failed", str(exc))
         except ModelError as exc:
             ended = TurnEnded("provider_error", str(exc))
-            await self._keep_cut(failed_marker(exc.message))
+            await self._keep_cut(failed_cut(exc.message))
         finally:
             self._turn_task = None
         if ended.reason != "session_persistence_failed":
@@ -420,7 +410,7 @@ class AgentLoop:
                 return TurnEnded("session_persistence_failed", failed.output)
             if response.finish_reason == "error":
                 why = response.error or "the server reported an error"
-                self._record_history(response, results, cut=failed_marker(why))
+                self._record_history(response, results, cut=failed_cut(why))
                 return TurnEnded("provider_error", why)
             self._record_history(response, results)
             if response.failure is not None:
@@ -881,7 +871,6 @@ __all__ = [
     "PersistenceFailed",
     "RequestCounter",
     "SessionRecorder",
-    "failed_marker",
     "last_failure",
     "over_limit",
 ]

@@ -278,6 +278,8 @@ class _Plan:
     notices: list[str] = field(default_factory=list)
     recovered: list[ToolResult] = field(default_factory=list)
     recovery_notes: list[str] = field(default_factory=list)
+    last_failure: str | None = None
+    """Why the stored session's last turn failed, when the server's error ended it."""
 
 
 def _new_plan(config: Config, *, workspace: Path | None, protocol: str | None, demo: bool) -> _Plan:
@@ -571,6 +573,7 @@ def create_runtime(
             notes=notes,
             recovered=plan.recovered,
             recovery_notes=plan.recovery_notes,
+            last_failure=plan.last_failure,
             instructions=project.files,
             demo_prompts=[DEMO_TASK] if demo and not plan.history else [],
             patch_dialect=dialect,
@@ -702,13 +705,12 @@ def _resumed(
         recovery_notes=list(recovery.notes),
     )
     if info.state == "failed":  # said live, and gone with the process unless said again
-        why = last_failure(plan.history)
-        notes.append(
-            f"the last turn failed: {why}"
-            if why
-            else "the last turn stopped before the model finished: it reached its limit of "
-            "requests or of repairs"
-        )
+        plan.last_failure = last_failure(plan.history)
+        if plan.last_failure is None:  # no marker: a limit ended it, which nothing keeps
+            notes.append(
+                "the last turn stopped before the model finished: it reached its limit of "
+                "requests or of repairs"
+            )
     return plan, demo
 
 

@@ -144,6 +144,7 @@ class AgentSession:
         notes: Iterable[str] = (),
         recovered: Iterable[ToolResult] = (),
         recovery_notes: Iterable[str] = (),
+        last_failure: str | None = None,
         instructions: Iterable[InstructionFile] = (),
         demo_prompts: Iterable[str] = (),
         patch_dialect: str = "unified",
@@ -184,6 +185,10 @@ class AgentSession:
         self.recovery_notes: tuple[str, ...] = tuple(recovery_notes)
         """What recovery did that no reconciled result reports (a refused journal row):
         also in ``notes``; kept apart for commands that print only these (``undo``)."""
+        self.last_failure = last_failure
+        """A resumed session whose last turn the server's error ended: that error (its
+        history shows it in place: ``history_events``; a front end that shows no history
+        says it with the notes)."""
         self.instructions: tuple[InstructionFile, ...] = tuple(instructions)
         """The project's instruction files found at start (or resume), outermost first,
         each saying whether the system prompt carries it whole, capped, or not; ``notes``
@@ -661,7 +666,10 @@ class AgentSession:
         as a live turn. Empty for a new session."""
         from frontier.app.agent.history_events import history_events
 
-        return list(history_events(self.history()))
+        records = self.history()
+        if not records or self._store is None:
+            return list(history_events(records))
+        return list(history_events(records, self._store.failures(self.session_id)))
 
 
 def _export_text(path: Path, session_id: str, fmt: ExportFormat, scrubber: Scrubber) -> str:

@@ -596,7 +596,8 @@ async def run_headless(
             f"session {session.session_id} · {session.mode} · workspace {session.workspace}"
             f" · sandbox {session.sandbox_label}"
         )
-    for note in () if print_mode else session.notes:
+    failed = [f"the last turn failed: {session.last_failure}"] if session.last_failure else []
+    for note in () if print_mode else [*failed, *session.notes]:
         # stderr with --json: stdout stays one event per line
         safe_print(f"note {printer.text(note)}", file=sys.stderr if as_json else sys.stdout)
     for result in session.recovered:

@@ -82,6 +82,21 @@ class AssistantTurn:
     cut: str = ""
 
 
+FAILED = "[Reply failed: "
+"""How the ``cut`` of a reply that failed begins (:func:`failed_cut`)."""
+
+
+def failed_cut(why: str) -> str:
+    """The ``cut`` of a reply that failed (the server's error, a dropped request): what
+    the model is told, and the only place the turn's error is kept (:func:`failure_of`)."""
+    return f"{FAILED}{' '.join(why.split())[:300]}]"
+
+
+def failure_of(cut: str) -> str | None:
+    """What a failed reply's ``cut`` says went wrong, or ``None`` for any other cut."""
+    return cut[len(FAILED) : -1] if cut.startswith(FAILED) and cut.endswith("]") else None
+
+
 @record
 class ResultEntry:
     """The result of one call as the model reads it."""
@@ -371,6 +386,7 @@ def text_items(items: Sequence[Item]) -> str:
 
 
 __all__ = [
+    "FAILED",
     "NOT_EXECUTED",
     "NO_REPLY",
     "SUMMARY_MARK",
@@ -387,6 +403,8 @@ __all__ = [
     "UserText",
     "assistant_text",
     "call_text",
+    "failed_cut",
+    "failure_of",
     "frame",
     "is_item_json",
     "item_bytes",

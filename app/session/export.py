@@ -2,8 +2,9 @@
 
 The one home of the export format, used by ``frontier export``, the TUI's export
 key (through ``AgentSession.export``) and the tests. Record types:
-``{"type": "user"|"assistant"|"call"|"result"|"error", ...}`` in the order things
-happened; each result carries its ``kind`` and the ``id`` of its call.
+``{"type": "user"|"assistant"|"call"|"result"|"error"|"ended", ...}`` in the order
+things happened; each result carries its ``kind`` and the ``id`` of its call; ``ended`` is
+a turn that stopped where a reply failed (its ``reason`` and the server's ``message``).
 
 A session nobody holds is exported as a reader must see it (:func:`read_session`):
 a call its dead process left without a result ends in an ``interrupted`` (or
@@ -19,7 +20,7 @@ from collections.abc import Iterator, Sequence
 from frontier.app import fastjson
 from frontier.app.session.catalogue import Catalogue, SessionInfo
 from frontier.app.session.db import Database, StoreError
-from frontier.app.session.timeline import LogRecord
+from frontier.app.session.timeline import Failure, LogRecord, Timeline
 from frontier.app.session.times import iso_time
 from frontier.app.vocab import DEFAULT_WIRE
 from frontier.tools.patch_summary import change_lines, result_changes
@@ -48,17 +49,25 @@ def read_session(db: Database, id_or_prefix: str) -> tuple[SessionInfo, list[dic
         compactions = Compactions(db).all(info.id)
     except StoreError:  # a database older than schema v4, read without migrating
         compactions = []
-    return info, list(export_records(records_as_read(db, info.id), compactions))
+    try:
+        failures = Timeline(db).failures(info.id)
+    except StoreError:  # a database older than schema v2 (no log_seq), read without migrating
+        failures = []
+    return info, list(export_records(records_as_read(db, info.id), compactions, failures))
 
 
 def export_records(
-    log: list[LogRecord], compactions: Sequence[CompactionRecord] = ()
+    log: list[LogRecord],
+    compactions: Sequence[CompactionRecord] = (),
+    failures: Sequence[Failure] = (),
 ) -> Iterator[dict[str, Any]]:
     """The timeline as export records (``started`` marks fold into their call), with a
     ``compaction`` record where the history sent to the model was shortened (the
-    records around it are the originals)."""
+    records around it are the originals), and an ``ended`` record where a reply failed
+    (``Timeline.failures``: the turn ended there, ``provider_error``)."""
     started = {r.ref for r in log if r.type == "started"}
     marks = sorted(compactions, key=lambda c: (c.log_seq or 0, c.id))
+    ends = sorted(failures, key=lambda f: f.log_seq)
     text: list[str] = []
     text_t = 0.0
     interrupted = False
@@ -79,6 +88,9 @@ def export_records(
 
     for r in log:
         d = r.data
+        while ends and ends[0].log_seq < r.seq:
+            yield from flush()
+            yield ended_record(ends.pop(0))
         while marks and (marks[0].log_seq or 0) < r.seq:
             yield from flush()
             yield compaction_record(marks.pop(0))
@@ -142,8 +154,20 @@ def export_records(
                 "offset": d.get("offset"),
             }
     yield from flush()
+    for end in ends:
+        yield ended_record(end)
     for mark in marks:
         yield compaction_record(mark)
+
+
+def ended_record(failure: Failure) -> dict[str, Any]:
+    """A failed reply as an export record: its turn ended there, and why."""
+    return {
+        "type": "ended",
+        "t": iso_time(failure.t),
+        "reason": "provider_error",
+        "message": failure.why,
+    }
 
 
 def compaction_record(c: CompactionRecord) -> dict[str, Any]:
@@ -230,6 +254,8 @@ def to_markdown(info: SessionInfo, records: list[dict[str, Any]]) -> str:
         elif kind == "error":
             message = str(r["message"]).replace("\n", "\n> ")
             out += [f"> **contract error** `{r['kind']}` at byte {r['offset']}: {message}", ""]
+        elif kind == "ended":
+            out += [f"> **turn ended** `{r['reason']}`: {r['message']}", ""]
     return "\n".join(out).rstrip("\n") + "\n"
 
 

@@ -64,7 +64,7 @@ from frontier.app.session.persistence import SessionPersistence
 from frontier.app.session.preimages import Preimages
 from frontier.app.session.recover import recover_session
 from frontier.app.session.responses import RecordedResponse, Responses
-from frontier.app.session.timeline import LogRecord, Timeline, iso_time
+from frontier.app.session.timeline import Failure, LogRecord, Timeline, iso_time
 
 TYPE_CHECKING = False  # typing is not imported at run time (~3 ms of start-up)
 if TYPE_CHECKING:
@@ -215,6 +215,10 @@ class SessionStore:
     def records(self, session_id: str) -> list[LogRecord]:
         """The session timeline as stored (what a process that holds it reads)."""
         return self.timeline.records(session_id)
+
+    def failures(self, session_id: str) -> list[Failure]:
+        """The session's failed replies, each placed in the timeline (``Timeline.failures``)."""
+        return self.timeline.failures(session_id)
 
     def records_as_read(self, session_id: str) -> list[LogRecord]:
         """The timeline as a reader must show it: while no process holds the session,

@@ -52,6 +52,16 @@ class LogRecord:
 
 
 @record
+class Failure:
+    """A reply that failed, as the history keeps it (:meth:`Timeline.failures`)."""
+
+    log_seq: int
+    """The last timeline row when it was stored: it happened after that row."""
+    t: float
+    why: str
+
+
+@record
 class StoredItem:
     """One item of the history as stored: when, and where in the timeline."""
 
@@ -188,6 +198,39 @@ class Timeline:
             "error",
             lambda c: append_log(self.db, c, session_id, "error", data, response_id=response_id),
         )
+
+    def failures(self, session_id: str) -> list[Failure]:
+        """The replies of the session that failed (the server's error, a dropped request),
+        each with where in the timeline it happened and what went wrong: read from the
+        ``[Reply failed: …]`` cut of the history sent to the model
+        (``conversation.failed_cut``), the only place a turn's error is kept. Only the
+        rows holding the marker are decoded; the originals, so compaction hides none."""
+        from frontier.app.model.conversation import (
+            FAILED,
+            AssistantTurn,
+            failure_of,
+            is_item_json,
+            item_from_json,
+        )
+
+        rows = self.db.read(
+            "SELECT body, t, log_seq FROM messages"
+            " WHERE session_id = ? AND role = 'assistant' AND instr(body, ?) > 0 ORDER BY seq",
+            (session_id, FAILED),
+        )
+        out: list[Failure] = []
+        for body, t, log_seq in rows:
+            data = loads_body(body)
+            if log_seq is None or not isinstance(data, Mapping) or not is_item_json(data):
+                continue  # a row from before v2, or before typed items: its place is unknown
+            try:
+                item = item_from_json(data)
+            except ValueError:  # unreadable: nothing to say of it, and the export goes on
+                continue
+            why = failure_of(item.cut) if isinstance(item, AssistantTurn) else None
+            if why is not None:
+                out.append(Failure(int(log_seq), float(t), why))
+        return out
 
     def records(self, session_id: str) -> list[LogRecord]:
         """The session timeline (user, assistant, call, started, result, error) as stored."""
