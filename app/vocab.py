@@ -199,6 +199,13 @@ DEFAULT_LAYOUT: Layout = "conversation"
 """A live session's layout until the user picks another (demo, tour, replay and serve
 open in ``lab`` whatever is remembered)."""
 
+# --------------------------------------------------------------------- reply markers
+
+FAILED_CUT = "[Reply failed: "
+"""How the marker of a reply that failed begins (``conversation.failed_cut``, what the model
+is told): the store finds a failed turn by it (``Timeline.failures``) without decoding the
+history, and without importing it (``frontier export`` starts fast)."""
+
 
 _LITERALS: dict[str, tuple[str, ...]] = {
     "AgentMode": AGENT_MODES,

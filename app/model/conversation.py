@@ -26,6 +26,7 @@ from collections.abc import Iterable, Mapping, Sequence
 
 from frontier.app import fastjson
 from frontier.app.record import field, record
+from frontier.app.vocab import FAILED_CUT
 
 TYPE_CHECKING = False  # typing is not imported at run time (~3 ms of start-up)
 if TYPE_CHECKING:
@@ -82,19 +83,17 @@ class AssistantTurn:
     cut: str = ""
 
 
-FAILED = "[Reply failed: "
-"""How the ``cut`` of a reply that failed begins (:func:`failed_cut`)."""
-
-
 def failed_cut(why: str) -> str:
     """The ``cut`` of a reply that failed (the server's error, a dropped request): what
     the model is told, and the only place the turn's error is kept (:func:`failure_of`)."""
-    return f"{FAILED}{' '.join(why.split())[:300]}]"
+    return f"{FAILED_CUT}{' '.join(why.split())[:300]}]"
 
 
 def failure_of(cut: str) -> str | None:
     """What a failed reply's ``cut`` says went wrong, or ``None`` for any other cut."""
-    return cut[len(FAILED) : -1] if cut.startswith(FAILED) and cut.endswith("]") else None
+    if cut.startswith(FAILED_CUT) and cut.endswith("]"):
+        return cut[len(FAILED_CUT) : -1]
+    return None
 
 
 @record
@@ -386,7 +385,6 @@ def text_items(items: Sequence[Item]) -> str:
 
 
 __all__ = [
-    "FAILED",
     "NOT_EXECUTED",
     "NO_REPLY",
     "SUMMARY_MARK",

@@ -28,6 +28,7 @@ from frontier.app.record import record
 from frontier.app.session.db import Database, StoreError
 from frontier.app.session.sqlite import sqlite3
 from frontier.app.session.times import iso_time  # noqa: F401 (re-exported)
+from frontier.app.vocab import FAILED_CUT
 
 TYPE_CHECKING = False  # typing is not imported at run time (~3 ms of start-up)
 if TYPE_CHECKING:
@@ -205,20 +206,22 @@ class Timeline:
         ``[Reply failed: …]`` cut of the history sent to the model
         (``conversation.failed_cut``), the only place a turn's error is kept. Only the
         rows holding the marker are decoded; the originals, so compaction hides none."""
+        rows = self.db.read(
+            "SELECT body, t, log_seq FROM messages"
+            " WHERE session_id = ? AND role = 'assistant' AND instr(body, ?) > 0 ORDER BY seq",
+            (session_id, FAILED_CUT),
+        )
+        out: list[Failure] = []
+        if not rows:
+            return out
+        # the history's decoding is imported only when a reply failed (an export's start)
         from frontier.app.model.conversation import (
-            FAILED,
             AssistantTurn,
             failure_of,
             is_item_json,
             item_from_json,
         )
 
-        rows = self.db.read(
-            "SELECT body, t, log_seq FROM messages"
-            " WHERE session_id = ? AND role = 'assistant' AND instr(body, ?) > 0 ORDER BY seq",
-            (session_id, FAILED),
-        )
-        out: list[Failure] = []
         for body, t, log_seq in rows:
             data = loads_body(body)
             if log_seq is None or not isinstance(data, Mapping) or not is_item_json(data):
