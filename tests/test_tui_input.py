@@ -409,3 +409,46 @@ async def test_the_reply_renderers_are_warmed_on_a_thread_not_the_screens_loop(
         await workers_done(app)
         assert len(warmed) == 1 and warmed[0][0] != threading.get_ident()
         assert warmed[0][1] == app.main.query_one(transcript.Transcript).code_theme
+
+
+async def test_a_lagging_ranking_never_replaces_a_newer_answer_for_the_same_query(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Past ``RANK_INLINE`` paths a key's ranking runs on a worker; when a newer answer for
+    the same query comes first (the folder typed, listed on its own; a search past the
+    cut), the worker's late result is dropped. It used to replace that answer: in a
+    160,000-file repository, `@d39/f249` showed the listing's fuzzy matches over the
+    folder's (empty) answer."""
+    monkeypatch.setattr(attachments, "COMPLETION_MAX", 2)  # .gitignore, README.md
+    monkeypatch.setattr(prompt_input, "RANK_INLINE", 0)  # the listing ranks off the loop
+    holder: list[EchoRuntime] = []
+    app = make_app(project, holder)
+    async with app.run_test(size=(120, 40)) as pilot:
+        prompt = await ready(pilot)
+        listing = app.main.query_one(CompletionList)
+        source = prompt.file_source
+        assert source is not None
+        release = threading.Event()
+
+        def slow_folder(folder: str) -> tuple[list[str], bool]:
+            if folder != ".":
+                assert release.wait(60), "never released"
+            return source(folder)
+
+        prompt.file_source = slow_folder
+        held: list[tuple[int, str, str]] = []
+
+        def hold(ranker: object, query: str, asked: int, note: str) -> None:
+            held.append((asked, query, note))
+
+        monkeypatch.setattr(prompt, "_rank_off_loop", hold)
+        await pilot.press("@", *"zz/re")  # no zz/ anywhere: its own listing is empty
+        await until(pilot, lambda: held and held[-1][1] == "zz/re", "the last key's ranking")
+        release.set()
+        await until(pilot, lambda: prompt._folders.get("zz") is not None, "the folder listed")
+        await workers_done(app)
+        assert [o.id for o in listing.options] == []  # the folder's answer: nothing there
+        asked, query, note = held[-1]  # the listing's ranking of that key, finishing late
+        prompt._show_ranked(asked, query, ["README.md"], note)
+        await pilot.pause()
+        assert [o.id for o in listing.options] == []

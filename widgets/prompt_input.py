@@ -241,8 +241,13 @@ class PromptInput(TextArea):
         """The query being searched for, and how to stop that search."""
         self._generation = 0
         """Counts listings: an answer for an older one is dropped."""
-        self._shown: str | None = None
-        """The query whose matches the list shows (a long listing's ranking may lag)."""
+        self._asked = 0
+        """Counts the rankings asked for (a key, a listing, a folder's listing or a search
+        answered): only the newest is shown, so a long listing's ranking that lags on its
+        worker never replaces what a newer state showed (a folder's listing, a search's
+        answer, for the same query)."""
+        self._shown: int | None = None
+        """Which ranking the list shows (``_asked`` of it)."""
         self._rank_lock = threading.Lock()
         """One ranking at a time: ``PathRanker`` keeps the last query's matches."""
         self._typed = False
@@ -454,6 +459,7 @@ class PromptInput(TextArea):
         self._complete, self._folders = True, {}
         self._forget_searches()
         self._generation += 1
+        self._asked += 1  # a ranking of the old workspace is never shown
 
     def recall(self, text: str) -> None:
         """Put an earlier prompt in the box (ctrl+r's choice), cursor at the end."""
@@ -517,14 +523,16 @@ class PromptInput(TextArea):
         ranker = self._ranker_for(query)
         note = self._cut_note(ranker, query)
         if len(ranker.files) > RANK_INLINE:
-            self._rank_off_loop(ranker, query, self._generation, note)
+            self._asked += 1
+            self._rank_off_loop(ranker, query, self._asked, note)
         else:
             self._rank_here(ranker, query, note)
 
     def _rank_here(self, ranker: PathRanker, query: str, note: str) -> None:
+        self._asked += 1
         with self._rank_lock:
             matches = ranker.rank(query, _room(note))
-        self._show_ranked(self._generation, query, matches, note)
+        self._show_ranked(self._asked, query, matches, note)
 
     def _cut_note(self, ranker: PathRanker, query: str) -> str:
         """Said under the matches of a cut listing (a workspace of more paths than
@@ -546,7 +554,9 @@ class PromptInput(TextArea):
 
     def _ranker_for(self, query: str) -> PathRanker:
         """The listing's ranker; after a cut listing with nothing under the folder typed
-        (``src/deep/`` of ``src/deep/fi``), that folder's own listing, asked for once."""
+        (``src/deep/`` of ``src/deep/fi``), that folder's own listing, asked for once, and
+        when that is empty (no such folder from the root), the whole tree's search for
+        what is typed (:meth:`_searched`)."""
         folder = query.rpartition("/")[0].removeprefix("./").strip("/")
         if self._complete:
             return self._ranker
@@ -559,11 +569,16 @@ class PromptInput(TextArea):
             else:
                 self._folders[folder] = None
                 self._load_folder(folder, self._generation)
-        return self._folders[folder] or self._ranker
+        listed = self._folders[folder]
+        if listed is None:
+            return self._ranker  # the folder's own listing is on its way
+        if not listed.files:  # no such folder from the root (`d39/f2` of `src/d39/f249`)
+            return self._searched(query)  # the whole tree, for what is typed
+        return listed
 
     def _searched(self, query: str) -> PathRanker:
-        """After a cut listing, for a query without a folder: the answer of the whole
-        tree's search for it (or for a shorter query whose answer held every match);
+        """After a cut listing, for a query without a folder (or one whose folder is not
+        there from the root): the answer of the whole tree's search for it (or for a shorter query whose answer held every match);
         else the listing's ranker, and a search begins once ``SEARCH_FROM`` letters are
         typed (one still running for a shorter query is waited for: typing on does not
         restart the walk at every key)."""
@@ -617,30 +632,30 @@ class PromptInput(TextArea):
         self._searching, self._searches = None, {}
 
     @work(thread=True, group="prompt-rank", exit_on_error=False)
-    def _rank_off_loop(self, ranker: PathRanker, query: str, generation: int, note: str) -> None:
-        """Rank a long listing off the screen's loop; a query already replaced by the next
-        key is skipped (the worker for that key ranks it)."""
+    def _rank_off_loop(self, ranker: PathRanker, query: str, asked: int, note: str) -> None:
+        """Rank a long listing off the screen's loop; a ranking already replaced (by the
+        next key, or a newer answer for this one) is skipped."""
         with self._rank_lock:
-            if not self._still(query):
+            if asked != self._asked or not self._still(query):
                 return
             matches = ranker.rank(query, _room(note))
-        self.app.call_from_thread(self._show_ranked, generation, query, matches, note)
+        self.app.call_from_thread(self._show_ranked, asked, query, matches, note)
 
     def _still(self, query: str) -> bool:
         completion = self._completion  # replaced whole on the loop: read once
         return completion is not None and completion[2] == query
 
-    def _show_ranked(self, generation: int, query: str, matches: list[str], note: str = "") -> None:
-        if generation != self._generation or not self._still(query):
-            return  # another listing since (a new workspace), or another key
-        self._shown = query
+    def _show_ranked(self, asked: int, query: str, matches: list[str], note: str = "") -> None:
+        if asked != self._asked or not self._still(query):
+            return  # a newer ranking was asked for since (a key, a listing, an answer)
+        self._shown = asked
         listing = self._completion_list()
         listing.show_paths(matches, loading=self._files_loading and not self._files, note=note)
 
     def _catch_up(self) -> None:
         """Before a key acts on the list (Tab, Enter): the list shows the query typed, ranked
         here if a worker has not shown it yet."""
-        if self._completion is not None and self._shown != self._completion[2]:
+        if self._completion is not None and self._shown != self._asked:
             query = self._completion[2]
             ranker = self._ranker_for(query)
             self._rank_here(ranker, query, self._cut_note(ranker, query))
