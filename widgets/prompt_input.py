@@ -578,10 +578,10 @@ class PromptInput(TextArea):
 
     def _searched(self, query: str) -> PathRanker:
         """After a cut listing, for a query without a folder (or one whose folder is not
-        there from the root): the answer of the whole tree's search for it (or for a shorter query whose answer held every match);
-        else the listing's ranker, and a search begins once ``SEARCH_FROM`` letters are
-        typed (one still running for a shorter query is waited for: typing on does not
-        restart the walk at every key)."""
+        there from the root): the answer of the whole tree's search for it (or for a
+        shorter query whose answer held every match); else the listing's ranker, and a
+        search begins once ``SEARCH_FROM`` letters are typed (one still running for a
+        shorter query is waited for: typing on does not restart the walk at every key)."""
         q = query.casefold()
         for searched in sorted(self._searches, key=len, reverse=True):
             ranker, complete = self._searches[searched]
