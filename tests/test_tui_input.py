@@ -4,6 +4,8 @@ restart, ctrl+r, ``@path`` completion and attachment (Pilot, real ``AgentSession
 from __future__ import annotations
 
 import threading
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 
 import pytest
@@ -37,6 +39,18 @@ async def ready(pilot: Pilot) -> PromptInput:
     await until(pilot, lambda: app.session is not None, "the session")
     await focus_of(pilot, lambda: prompt_of(app), "the message box")
     return prompt_of(app)
+
+
+@asynccontextmanager
+async def completing(
+    root: Path, holder: list[EchoRuntime]
+) -> AsyncIterator[tuple[FrontierApp, Pilot, PromptInput, CompletionList]]:
+    """The app on ``root``, its session ready and the message box focused, with the box and
+    its ``@`` completion list (the completion tests' common start)."""
+    app = make_app(root, holder)
+    async with app.run_test(size=(120, 40)) as pilot:
+        prompt = await ready(pilot)
+        yield app, pilot, prompt, app.main.query_one(CompletionList)
 
 
 async def type_text(pilot: Pilot, text: str) -> None:
@@ -178,10 +192,7 @@ def project(tmp_path: Path) -> Path:
 
 async def test_at_completes_workspace_files_and_attaches_the_chosen_one(project: Path) -> None:
     holder: list[EchoRuntime] = []
-    app = make_app(project, holder)
-    async with app.run_test(size=(120, 40)) as pilot:
-        prompt = await ready(pilot)
-        listing = app.main.query_one(CompletionList)
+    async with completing(project, holder) as (app, pilot, prompt, listing):
         await pilot.press(*"see", "space", "@", *"cli")
         await until(pilot, lambda: listing.has_class("-open"), "the completion list")
         await eventually(
@@ -219,10 +230,7 @@ async def test_a_long_listing_is_ranked_off_the_loop_and_tab_takes_what_was_type
     came accepts the typed query's best path, never the previous list's."""
     monkeypatch.setattr(prompt_input, "RANK_INLINE", 1)
     holder: list[EchoRuntime] = []
-    app = make_app(project, holder)
-    async with app.run_test(size=(120, 40)) as pilot:
-        prompt = await ready(pilot)
-        listing = app.main.query_one(CompletionList)
+    async with completing(project, holder) as (app, pilot, prompt, listing):
         await pilot.press("@", *"cli")
         await eventually(
             pilot, lambda: _same([o.id for o in listing.options], ["greet/cli.py"]), "cli.py"
@@ -248,10 +256,7 @@ async def test_after_a_cut_listing_the_folder_typed_is_listed_on_its_own(
     own listing; an ignored folder typed gives nothing."""
     monkeypatch.setattr(attachments, "COMPLETION_MAX", 2)  # .gitignore, README.md
     holder: list[EchoRuntime] = []
-    app = make_app(project, holder)
-    async with app.run_test(size=(120, 40)) as pilot:
-        prompt = await ready(pilot)
-        listing = app.main.query_one(CompletionList)
+    async with completing(project, holder) as (app, pilot, prompt, listing):
         await pilot.press("@", *"greet/co")
         await eventually(
             pilot, lambda: _same([o.id for o in listing.options], ["greet/core.py"]), "core.py"
@@ -274,10 +279,7 @@ async def test_past_a_cut_listing_a_name_is_searched_for_in_the_whole_tree(
     never. With nothing found the list closes and Enter sends the message."""
     monkeypatch.setattr(attachments, "COMPLETION_MAX", 2)  # .gitignore, README.md
     holder: list[EchoRuntime] = []
-    app = make_app(project, holder)
-    async with app.run_test(size=(120, 40)) as pilot:
-        prompt = await ready(pilot)
-        listing = app.main.query_one(CompletionList)
+    async with completing(project, holder) as (app, pilot, prompt, listing):
         search = prompt.file_search
         assert search is not None
         release, asked = threading.Event(), threading.Event()
@@ -422,10 +424,7 @@ async def test_a_lagging_ranking_never_replaces_a_newer_answer_for_the_same_quer
     monkeypatch.setattr(attachments, "COMPLETION_MAX", 2)  # .gitignore, README.md
     monkeypatch.setattr(prompt_input, "RANK_INLINE", 0)  # the listing ranks off the loop
     holder: list[EchoRuntime] = []
-    app = make_app(project, holder)
-    async with app.run_test(size=(120, 40)) as pilot:
-        prompt = await ready(pilot)
-        listing = app.main.query_one(CompletionList)
+    async with completing(project, holder) as (app, pilot, prompt, listing):
         source = prompt.file_source
         assert source is not None
         release = threading.Event()
