@@ -9,8 +9,9 @@ from __future__ import annotations
 
 from textual.app import App, ComposeResult
 
+from frontier.app.events import CallReady, ToolCall, ToolFinished, ToolResult, ToolStarted
 from frontier.widgets.prose import ProseBlocks
-from frontier.widgets.state import TranscriptEntry
+from frontier.widgets.state import TranscriptEntry, UiState
 from frontier.widgets.transcript import Transcript, prose_blocks
 from tests.pilot_wait import until
 
@@ -75,3 +76,38 @@ async def test_a_growing_reply_paints_like_a_fresh_transcript() -> None:
 
 def screen_lines(view: Transcript) -> list[str]:
     return [view.render_line(y).text for y in range(view.scrollable_content_region.height)]
+
+
+def calls_state(n: int) -> UiState:
+    """``n`` finished calls, each a command that wraps at 90 columns and three lines of
+    output: call rows of five or six lines."""
+    state = UiState(clock=lambda: 0.0)
+    for i in range(n):
+        call = ToolCall(f"c{i}", "shell", {"command": f"make test-{i} " + "ARG=value " * 12})
+        state.apply(CallReady(call))
+        state.apply(ToolStarted(call))
+        result = ToolResult(call.id, "shell", "ok", f"ok {i}\nran {i} tests\ndone {i}\n", 0, 0.5)
+        state.apply(ToolFinished(result))
+    return state
+
+
+async def test_a_resumed_transcript_renders_only_the_call_rows_in_view() -> None:
+    """A call row's height is estimated from its text (``Hanging.estimate``), so showing a
+    resumed session's 150 calls renders the dozen on screen, not every row; what is on
+    screen, at the end and at the top, is what rendering every row gives."""
+    state = calls_state(150)
+    app = One()
+    async with app.run_test(size=(90, 30)) as pilot:
+        view = app.view
+        view.show(state.transcript, state.tools)
+        await until(pilot, lambda: not view._unsettled, "the view settled")
+        await pilot.pause()
+        rendered = len(view._strips)
+        at_end = screen_lines(view)
+        every = view.plain_lines  # renders every row: the truth
+        assert rendered <= 12, f"{rendered} of 150 rows rendered to show the end"
+        assert "c149" in "\n".join(at_end)
+        assert at_end == every[-len(at_end) :]
+        view.scroll_home(animate=False, immediate=True)
+        await pilot.pause()
+        assert screen_lines(view) == every[: len(at_end)]

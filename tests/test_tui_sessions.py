@@ -20,6 +20,7 @@ from frontier.app.model.conversation import UserText
 from frontier.app.model.demo_script import DEMO_MODEL
 from frontier.app.model.wires.demo import DEMO_BASE_URL
 from frontier.app.session.store import SessionStore
+from frontier.widgets.transcript import Transcript
 
 
 async def palette(pilot: Pilot, command: str) -> None:
@@ -255,23 +256,35 @@ async def test_a_resumed_history_is_read_beside_the_build_not_on_the_screens_loo
     sessions: tuple[str, str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Reading a long session's history and making it into events held the screen's loop
-    (0.15 s at 4,000 calls: no key, no paint); it is read on the build's thread, once."""
+    (0.15 s at 4,000 calls: no key, no paint); it is read on the build's thread, once.
+    The replies' renderer, which the history's first paint would load on the loop (35-45
+    ms), is loaded there first."""
     from frontier.app.agent.session import AgentSession
+    from frontier.app.frontends.tui import live
 
     older, _ = sessions
     read_on: list[int] = []
+    warmed_on: list[tuple[int, str, int]] = []
     history_events = AgentSession.history_events
+    warm_renderers = live.warm_renderers
 
     def recorded(self: AgentSession) -> list[Event]:
         read_on.append(threading.get_ident())
         return history_events(self)
 
+    def warming(code_theme: str) -> None:
+        warmed_on.append((threading.get_ident(), code_theme, len(read_on)))
+        warm_renderers(code_theme)
+
     monkeypatch.setattr(AgentSession, "history_events", recorded)
+    monkeypatch.setattr(live, "warm_renderers", warming)
     app = FrontierApp(Config(approval="auto"), session_id=older, remember_theme=False)
     async with app.run_test(size=(120, 40)) as pilot:
         await until(pilot, lambda: app.session is not None, "the session to open")
         assert read_on and read_on == [read_on[0]]  # once
         assert read_on[0] != threading.get_ident()  # not on the loop's thread
+        code_theme = app.main.query_one(Transcript).code_theme
+        assert warmed_on == [(read_on[0], code_theme, 0)]  # the same thread, before the read
         lines = transcript(app)
         assert lines[lines.index(f"── earlier in session {older} ──") + 1] == "list the files"
 

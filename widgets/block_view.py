@@ -103,10 +103,12 @@ class BlockView(PaintStyle, ScrollView, can_focus=True):
 
     # ------------------------------------------------------------------ layout
     def _reflow(self) -> None:
-        if not self.is_mounted:
-            return
-        # measure at the width the last flush had; again if the scrollbar came or went
-        width = fit_width(self, self._total)
+        if not self.is_mounted or not self.content_region.width:
+            return  # not laid out yet (at mount): its ``Resize`` reflows it at its width
+        # measure at the width the last flush had, or with the scrollbar when there are
+        # more blocks than rows (each is a row at least: a resume's first flush of a
+        # thousand blocks measured them all twice); again if the scrollbar came or went
+        width = fit_width(self, max(self._total, len(self._blocks)))
         total = self._measure(width)
         if fit_width(self, total) != width:
             width = fit_width(self, total)

@@ -23,7 +23,8 @@ from __future__ import annotations
 
 import time
 from collections import deque
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
+from itertools import islice
 from typing import TYPE_CHECKING, Any
 
 from frontier.app.agent.wait import ResponseWait
@@ -62,6 +63,7 @@ from frontier.app.record import record
 from frontier.tools.contract import ApprovalRequested, ApprovalResolved
 from frontier.widgets.pane_state.confirmed import PREVIEW_BYTES, ConfirmedModel, ConfirmedRow
 from frontier.widgets.pane_state.errors import ErrorRow, ErrorsModel
+from frontier.widgets.pane_state.history_tail import tail_start
 from frontier.widgets.pane_state.notes import interrupted_words
 from frontier.widgets.pane_state.shared import PANES, PaneContext
 from frontier.widgets.pane_state.status import StatusModel
@@ -380,13 +382,21 @@ class UiState:
     def set_tool_state(self, call: ToolCall, state: str) -> None:
         self.models.tools.set_state(call, state)
 
-    def show_history(self, events: Iterable[Event]) -> None:
+    def history_start(self, events: Sequence[Event]) -> int:
+        """Where :meth:`show_history` starts ``events``: the Transcript keeps only its
+        newest entries, and the events before this make none of them
+        (``history_tail.tail_start``)."""
+        return tail_start(events, self.models.transcript.entries.maxlen or len(events))
+
+    def show_history(self, events: Iterable[Event], start: int | None = None) -> None:
         """A resumed session's earlier conversation (``AgentSession.history_events``),
-        applied through the same dispatch as a live turn's events; then the panes about
-        the stream (Tools, Raw stream, Confirmed, Errors, the status) start empty — they
-        are about what happens from now on — while the Transcript keeps every call's row
-        (it folds and opens in the pager like a live one)."""
-        for event in events:
+        applied through the same dispatch as a live turn's events, from ``start`` (by
+        default :meth:`history_start`); then the panes about the stream (Tools, Raw
+        stream, Confirmed, Errors, the status) start empty — they are about what happens
+        from now on — while the Transcript keeps every call's row (it folds and opens in
+        the pager like a live one)."""
+        history = events if isinstance(events, Sequence) else list(events)
+        for event in islice(history, self.history_start(history) if start is None else start, None):
             self.apply(event)
         self._reset_panes()
         self.mark(*PANES)

@@ -21,6 +21,7 @@ from textual.message import Message
 if TYPE_CHECKING:
     from textual.notifications import SeverityLevel
     from textual.screen import Screen
+    from textual.theme import Theme
     from textual.worker import Worker
 
     from frontier.app.config import Config
@@ -34,6 +35,9 @@ class Host(Protocol):
 
     state: UiState
     config: Config
+
+    @property
+    def current_theme(self) -> Theme: ...
 
     def notify(
         self,

@@ -1,0 +1,119 @@
+"""A resume applies only the history the Transcript keeps, and shows exactly what applying
+all of it showed (``widgets/pane_state/history_tail.py``): 160 ms of the screen's loop at
+4,000 calls became ~8 ms. UiState only, no Textual."""
+
+from __future__ import annotations
+
+from collections import deque
+from typing import Any
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from frontier.app.agent.history_events import history_events
+from frontier.app.events import Event
+from frontier.app.session.store import LogRecord
+from frontier.app.session.timeline import Failure
+from frontier.widgets.pane_state.history_tail import tail_start
+from frontier.widgets.state import UiState
+from frontier.widgets.transcript import render_entry, tool_of
+
+IDS = ("c1", "c2", "c3")
+"""Few ids: a call resent under an earlier one's id happens often."""
+
+op = st.one_of(
+    st.tuples(st.just("user"), st.sampled_from(["", "fix it", "and the tests"]), st.booleans()),
+    st.tuples(st.just("assistant"), st.sampled_from(["", " ", "Reading.", "Done"]), st.booleans()),
+    st.tuples(st.just("call"), st.sampled_from(IDS), st.booleans()),
+    st.tuples(st.just("started"), st.integers(0, 3), st.booleans()),
+    st.tuples(
+        st.just("result"), st.integers(0, 3), st.sampled_from(["ok", "error", "denied", "not_run"])
+    ),
+    st.tuples(st.just("error"), st.just(""), st.booleans()),
+    st.tuples(st.just("failed"), st.just(""), st.booleans()),
+)
+
+
+def timeline(ops: list[tuple[str, Any, Any]]) -> tuple[list[LogRecord], list[Failure]]:
+    """Timeline rows as a store holds them: calls started and finished in any order, some
+    never; results without a call row (denied before it was written); failed replies."""
+    records: list[LogRecord] = []
+    failures: list[Failure] = []
+    open_calls: list[tuple[int, str]] = []  # (the call row's seq, its id)
+    for kind, a, b in ops:
+        seq = len(records) + 1
+        if kind == "user":
+            records.append(LogRecord(seq, "user", 0.0, None, None, None, {"text": a}))
+        elif kind == "assistant":
+            data = {"text": a, "interrupted": True} if b else {"text": a}
+            records.append(LogRecord(seq, "assistant", 0.0, None, None, None, data))
+        elif kind == "call":
+            data = {"name": "shell", "args": {"command": f"make {seq}"}}
+            records.append(LogRecord(seq, "call", 0.0, a, None, None, data))
+            open_calls.append((seq, a))
+        elif kind == "started" and open_calls:
+            ref, call_id = open_calls[a % len(open_calls)]
+            records.append(LogRecord(seq, "started", 0.0, call_id, ref, None, {}))
+        elif kind == "result":
+            if open_calls:
+                ref, call_id = open_calls.pop(a % len(open_calls))
+            else:
+                ref, call_id = seq + 100, IDS[a % len(IDS)]  # no call row
+            data = {"name": "shell", "kind": b, "output": f"line {seq}\nmore\n", "exit": 0}
+            records.append(LogRecord(seq, "result", 0.0, call_id, ref, None, data))
+        elif kind == "error":
+            data = {"kind": "body_eof", "message": "short", "offset": seq}
+            records.append(LogRecord(seq, "error", 0.0, None, None, None, data))
+        elif kind == "failed":
+            failures.append(Failure(seq - 1, 0.0, f"HTTP 500 after row {seq - 1}"))
+    return records, failures
+
+
+def shown(events: list[Event], keep: int, start: int | None) -> list[tuple[str, str]]:
+    """The Transcript's entries as a person reads them, after the history from ``start``
+    (None: where ``show_history`` starts by itself)."""
+    state = UiState(clock=lambda: 0.0)
+    state.models.transcript.entries = deque(maxlen=keep)
+    state.show_history(events, start)
+    return [(e.role, render_entry(e, tool_of(e, state.tools), 0.0).plain) for e in state.transcript]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(op, max_size=60), st.integers(1, 8))
+def test_the_tail_shows_what_the_whole_history_showed(
+    ops: list[tuple[str, Any, Any]], keep: int
+) -> None:
+    records, failures = timeline(ops)
+    events = list(history_events(records, failures))
+    assert shown(events, keep, None) == shown(events, keep, 0)
+
+
+def test_a_long_turn_of_calls_applies_only_its_tail() -> None:
+    """One message, 4,000 calls: the Transcript keeps 200 entries, and about that many
+    calls' events are applied, not 16,000."""
+    ops: list[tuple[str, Any, Any]] = [("user", "fix it", False)]
+    for n in range(4_000):
+        ops += [("assistant", "Reading.", False), ("call", IDS[n % 3], False)]
+        ops += [("started", 0, False), ("result", 0, "ok")]
+    records, _ = timeline(ops)
+    events = list(history_events(records))
+    state = UiState(clock=lambda: 0.0)
+    keep = state.models.transcript.entries.maxlen or 0
+    start = tail_start(events, keep)
+    assert len(events) - start <= 4 * keep  # a call's 3 events and its reply: ~2 entries
+    assert shown(events, keep, None) == shown(events, keep, 0)
+
+
+def test_a_call_finished_after_the_cut_it_would_need_moves_the_start_before_it() -> None:
+    """A call made early and finished at the end (a long command) keeps its row: the
+    history starts at that call, not after it."""
+    ops: list[tuple[str, Any, Any]] = [("user", "build", False), ("call", "long", False)]
+    ops += [("started", 0, False)]
+    for n in range(20):
+        ops += [("call", f"q{n}", False), ("result", 1, "ok")]  # each quick call finishes
+    ops += [("result", 0, "ok")]  # the long one
+    records, _ = timeline(ops)
+    events = list(history_events(records))
+    start = tail_start(events, 5)
+    assert start == 1  # the long call's CallReady
+    assert shown(events, 5, None) == shown(events, 5, 0)
