@@ -1156,6 +1156,9 @@ def run_tui(
     app = FrontierApp(
         config, demo=demo, demo_rate=demo_rate, session_id=session_id, workspace=workspace
     )
+    # What the imports made lives until exit: out of the collector's sight, the full
+    # collection that came while the screen was built (~30 ms) walks only the new objects
+    gc.freeze()
     result = app.run()
     _say_how_to_resume(app.last_session_id)
     return int(result or 0)
