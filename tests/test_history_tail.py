@@ -69,12 +69,16 @@ def timeline(ops: list[tuple[str, Any, Any]]) -> tuple[list[LogRecord], list[Fai
     return records, failures
 
 
-def shown(events: list[Event], keep: int, start: int | None) -> list[tuple[str, str]]:
-    """The Transcript's entries as a person reads them, after the history from ``start``
-    (None: where ``show_history`` starts by itself)."""
+def shown(events: list[Event], keep: int, whole: bool) -> list[tuple[str, str]]:
+    """The Transcript's entries as a person reads them, after ``show_history`` (or, with
+    ``whole``, after applying every event, as before it started at ``tail_start``)."""
     state = UiState(clock=lambda: 0.0)
     state.models.transcript.entries = deque(maxlen=keep)
-    state.show_history(events, start)
+    if whole:
+        state.apply_all(events)
+        state._reset_panes()
+    else:
+        state.show_history(events)
     return [(e.role, render_entry(e, tool_of(e, state.tools), 0.0).plain) for e in state.transcript]
 
 
@@ -85,7 +89,7 @@ def test_the_tail_shows_what_the_whole_history_showed(
 ) -> None:
     records, failures = timeline(ops)
     events = list(history_events(records, failures))
-    assert shown(events, keep, None) == shown(events, keep, 0)
+    assert shown(events, keep, False) == shown(events, keep, True)
 
 
 def test_a_long_turn_of_calls_applies_only_its_tail() -> None:
@@ -101,7 +105,7 @@ def test_a_long_turn_of_calls_applies_only_its_tail() -> None:
     keep = state.models.transcript.entries.maxlen or 0
     start = tail_start(events, keep)
     assert len(events) - start <= 4 * keep  # a call's 3 events and its reply: ~2 entries
-    assert shown(events, keep, None) == shown(events, keep, 0)
+    assert shown(events, keep, False) == shown(events, keep, True)
 
 
 def test_a_call_finished_after_the_cut_it_would_need_moves_the_start_before_it() -> None:
@@ -116,4 +120,4 @@ def test_a_call_finished_after_the_cut_it_would_need_moves_the_start_before_it()
     events = list(history_events(records))
     start = tail_start(events, 5)
     assert start == 1  # the long call's CallReady
-    assert shown(events, 5, None) == shown(events, 5, 0)
+    assert shown(events, 5, False) == shown(events, 5, True)

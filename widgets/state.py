@@ -382,21 +382,18 @@ class UiState:
     def set_tool_state(self, call: ToolCall, state: str) -> None:
         self.models.tools.set_state(call, state)
 
-    def history_start(self, events: Sequence[Event]) -> int:
-        """Where :meth:`show_history` starts ``events``: the Transcript keeps only its
-        newest entries, and the events before this make none of them
-        (``history_tail.tail_start``)."""
-        return tail_start(events, self.models.transcript.entries.maxlen or len(events))
-
-    def show_history(self, events: Iterable[Event], start: int | None = None) -> None:
+    def show_history(self, events: Iterable[Event]) -> None:
         """A resumed session's earlier conversation (``AgentSession.history_events``),
-        applied through the same dispatch as a live turn's events, from ``start`` (by
-        default :meth:`history_start`); then the panes about the stream (Tools, Raw
-        stream, Confirmed, Errors, the status) start empty — they are about what happens
-        from now on — while the Transcript keeps every call's row (it folds and opens in
-        the pager like a live one)."""
+        applied through the same dispatch as a live turn's events; then the panes about
+        the stream (Tools, Raw stream, Confirmed, Errors, the status) start empty — they
+        are about what happens from now on — while the Transcript keeps every call's row
+        (it folds and opens in the pager like a live one).
+
+        Only the events that make the entries the Transcript keeps are applied: its
+        newest ``MAX_TRANSCRIPT``, whatever came before (``history_tail.tail_start``)."""
         history = events if isinstance(events, Sequence) else list(events)
-        for event in islice(history, self.history_start(history) if start is None else start, None):
+        keep = self.models.transcript.entries.maxlen or len(history)
+        for event in islice(history, tail_start(history, keep), None):
             self.apply(event)
         self._reset_panes()
         self.mark(*PANES)

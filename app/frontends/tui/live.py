@@ -210,10 +210,8 @@ class LiveController:
             raise read
         history = session.history_events() if read is None else read
         if history:
-            start = state.history_start(history)
-            older = " (its newest part: /export writes all of it)" if start else ""
-            state.note(f"── earlier in session {session.session_id}{older} ──")
-            state.show_history(history, start)
+            state.note(f"── earlier in session {session.session_id} ──")
+            state.show_history(history)
         state.note(f"── resumed session {session.session_id} ──")
         state.note(f"{session.workspace} · {session.model or '—'} · {session.mode}")
         for note in session.notes:
