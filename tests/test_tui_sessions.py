@@ -268,9 +268,9 @@ async def test_a_resumed_history_is_read_beside_the_build_not_on_the_screens_loo
     history_events = AgentSession.history_events
     warm_renderers = live.warm_renderers
 
-    def recorded(self: AgentSession) -> list[Event]:
+    def recorded(self: AgentSession, keep: int | None = None) -> list[Event]:
         read_on.append(threading.get_ident())
-        return history_events(self)
+        return history_events(self, keep)
 
     def warming(code_theme: str) -> None:
         warmed_on.append((threading.get_ident(), code_theme, len(read_on)))

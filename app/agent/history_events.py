@@ -12,7 +12,7 @@ token counts. A reply the person interrupted is its text followed by the
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from frontier.app.agent.undo import split_notices
@@ -81,6 +81,62 @@ def history_events(
 
     for failure in pending:
         yield TurnEnded("provider_error", failure.why)
+
+
+def tail_cut(records: Sequence[LogRecord], keep: int) -> int | None:
+    """The index of the latest of ``records`` (commit order) that a front end keeping its
+    newest ``keep`` entries can start :func:`history_events` from, or ``None``.
+
+    The rule of ``widgets/pane_state/history_tail.tail_start``, read off the rows: a
+    ``user`` or ``call`` row (a ``UserMessage`` or ``CallReady``), with at least ``keep``
+    rows from it on that make one of those (a ``result`` without a known call row makes
+    its own ``CallReady``), and no ``started`` or ``result`` row from it on referring to
+    a call row before it. Then the events of ``records[cut:]`` (with the failures from
+    its row on) are the tail of the events of all of them: a resume reads and decodes
+    only that much of a long session's timeline (``Timeline.records_tail``)."""
+    made = 0
+    waiting: set[int] = set()
+    """Call rows a row from here on refers to, not yet seen."""
+    for i in range(len(records) - 1, -1, -1):
+        rec = records[i]
+        if rec.type in ("started", "result"):
+            if rec.ref is not None:
+                waiting.add(rec.ref)
+            elif rec.type == "result":
+                made += 1  # denied before a call row was written: its own CallReady
+        elif rec.type in ("user", "call"):
+            waiting.discard(rec.seq)
+            made += 1
+            if made >= keep and not waiting:
+                return i
+    return None
+
+
+def history_tail(
+    page: Callable[[int | None, int], list[LogRecord]],
+    failures: Callable[[], Sequence[Failure]],
+    keep: int,
+    limit: int | None = None,
+) -> tuple[list[LogRecord], list[Failure]]:
+    """The rows and failures :func:`history_events` needs for a front end's newest
+    ``keep`` entries. ``page(before, limit)`` gives the newest ``limit`` rows before
+    ``seq = before`` (``None``: the end) in commit order; pages (the first of ``limit``
+    rows) double until :func:`tail_cut` finds a start, else the whole timeline is read.
+    A failure before the first row kept ended a turn that no kept entry shows."""
+    records: list[LogRecord] = []
+    if limit is None:
+        limit = max(256, 8 * keep)  # a call is ~4-5 rows (reply, call, started, result)
+    while True:
+        older = page(records[0].seq if records else None, limit)
+        records[:0] = older
+        start = tail_cut(records, keep)
+        if start is not None or len(older) < limit:
+            break
+        limit *= 2
+    if start is None or (start == 0 and len(older) < limit):
+        return records, list(failures()) if records else []  # all of it
+    kept = records[start:]
+    return kept, [f for f in failures() if f.log_seq >= kept[0].seq]
 
 
 def _call(call_id: str | None, data: Mapping[str, Any]) -> ToolCall:

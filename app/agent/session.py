@@ -660,16 +660,30 @@ class AgentSession:
     aclose = close
     """For ``contextlib.aclosing(session)``."""
 
-    def history_events(self) -> list[Event]:
+    def history_events(self, keep: int | None = None) -> list[Event]:
         """A resumed session's timeline so far as the events it emitted live
         (``history_events.history_events``): a front end shows it through the same path
-        as a live turn. Empty for a new session."""
-        from frontier.app.agent.history_events import history_events
+        as a live turn. Empty for a new session.
 
-        records = self.history()
-        if not records or self._store is None:
-            return list(history_events(records))
-        return list(history_events(records, self._store.failures(self.session_id)))
+        ``keep``: the front end shows only its newest ``keep`` entries (the TUI's
+        Transcript), so only the timeline's tail that makes them is read and decoded
+        (``history_events.history_tail``), a page at a time from the end: 0.20-0.39 s at
+        4,000 calls became ~0.02 s."""
+        from frontier.app.agent.history_events import history_events, history_tail
+
+        store = self._store
+        if store is None or not self.resumed:
+            return []
+        if keep is None:
+            records = store.records(self.session_id)
+            return list(history_events(records, store.failures(self.session_id) if records else ()))
+        sid = self.session_id
+        records, failures = history_tail(
+            lambda before, limit: store.records_before(sid, before, limit),
+            lambda: store.failures(sid),
+            keep,
+        )
+        return list(history_events(records, failures))
 
 
 def _export_text(path: Path, session_id: str, fmt: ExportFormat, scrubber: Scrubber) -> str:

@@ -216,6 +216,10 @@ class SessionStore:
         """The session timeline as stored (what a process that holds it reads)."""
         return self.timeline.records(session_id)
 
+    def records_before(self, session_id: str, before: int | None, limit: int) -> list[LogRecord]:
+        """A page of the timeline, newest first as pages go (``Timeline.records_before``)."""
+        return self.timeline.records_before(session_id, before, limit)
+
     def failures(self, session_id: str) -> list[Failure]:
         """The session's failed replies, each placed in the timeline (``Timeline.failures``)."""
         return self.timeline.failures(session_id)

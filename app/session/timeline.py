@@ -247,6 +247,19 @@ class Timeline:
             for s, ty, t, cid, ref, rid, d in rows
         ]
 
+    def records_before(self, session_id: str, before: int | None, limit: int) -> list[LogRecord]:
+        """The newest ``limit`` rows of the timeline before ``seq = before`` (all: ``None``),
+        in commit order: a resume reads a long session's tail a page at a time."""
+        rows = self.db.read(
+            "SELECT seq, type, t, call_id, ref, response_id, data FROM log"
+            " WHERE session_id = ? AND seq < ? ORDER BY seq DESC LIMIT ?",
+            (session_id, (1 << 62) if before is None else before, limit),
+        )
+        return [
+            LogRecord(s, ty, t, cid, ref, rid, fastjson.loads(d))
+            for s, ty, t, cid, ref, rid, d in reversed(rows)
+        ]
+
 
 def decode_items(stored: Sequence[tuple[object, P]]) -> list[tuple[Item, P]]:
     """Stored history entries (each decoded JSON with its place ``P``) as items.

@@ -117,8 +117,9 @@ class LiveController:
         self.starting = self._building = True
         self.app.state.mark("status")
         warm = functools.partial(warm_renderers, code_theme_of(self.app.current_theme))
+        keep = self.app.state.transcript.maxlen
         try:
-            return await _in_a_thread(lambda: self._read_ahead(factory(), warm))
+            return await _in_a_thread(lambda: self._read_ahead(factory(), warm, keep))
         except Exception as exc:
             self.app.state.note(f"could not start the agent: {exc}", "error")
             self.app.notify(
@@ -129,18 +130,21 @@ class LiveController:
             self.starting = self._building = False
             self.app.state.mark("status")
 
-    def _read_ahead(self, session: AgentSession, warm: Callable[[], None]) -> AgentSession:
+    def _read_ahead(
+        self, session: AgentSession, warm: Callable[[], None], keep: int | None
+    ) -> AgentSession:
         """On the build's thread: a resumed session's history, read from the store and
         made into events there, not on the screen's loop, which it held 0.04 s at 1,000
         calls and 0.15 s at 4,000 (keys and paints waited). A failure is raised where the
         history is shown, as it was when it was read there: the session itself was made,
-        and it is adopted (and closed) as any other. ``warm`` first loads the replies'
-        renderer, which the Transcript's first paint of the history would otherwise load
-        on the loop (35-45 ms held)."""
+        and it is adopted (and closed) as any other. Only the tail that makes the ``keep``
+        entries the Transcript keeps is read. ``warm`` first loads the replies' renderer,
+        which the Transcript's first paint of the history would otherwise load on the
+        loop (35-45 ms held)."""
         if session.resumed:
             try:
                 warm()
-                self._history_ahead = (session, session.history_events())
+                self._history_ahead = (session, session.history_events(keep))
             except Exception as exc:  # raised by ``_announce_resume``, on the loop
                 self._history_ahead = (session, exc)
         return session
@@ -208,7 +212,7 @@ class LiveController:
         state = self.app.state
         if isinstance(read, Exception):
             raise read
-        history = session.history_events() if read is None else read
+        history = session.history_events(state.transcript.maxlen) if read is None else read
         if history:
             state.note(f"── earlier in session {session.session_id} ──")
             state.show_history(history)
