@@ -147,6 +147,22 @@ def test_calls_pair_with_results_even_when_ids_repeat(store: SessionStore) -> No
     assert all(c.started is not None for c in calls)
 
 
+def test_the_unresolved_calls_are_those_without_a_result_in_order(store: SessionStore) -> None:
+    """Recovery's question, asked at every resume: read by the index, not by decoding every
+    call; the same answer as every call filtered, ids repeating across responses."""
+    sid = store.create_session("/w", "m", None, "ctl")
+    seqs = [
+        store.add_call(sid, ToolCall("c1", "read", {"path": f"f{n}"}), READ, Preview("none"))
+        for n in range(5)
+    ]
+    for seq in (seqs[0], seqs[2], seqs[4]):
+        store.add_result(sid, seq, ToolResult("c1", "read", "ok", f"out {seq}"))
+    store.persistence(sid).commit_result(ToolResult("c9", "nope", "unknown_tool", "no tool"))
+    unresolved = store.unresolved_calls(sid)
+    assert [c.args["path"] for c in unresolved] == ["f1", "f3"]
+    assert unresolved == [c for c in store.calls(sid) if c.result is None]
+
+
 def test_a_call_gets_exactly_one_result(store: SessionStore) -> None:
     sid = store.create_session("/w", "m", None, "ctl")
     seq = store.add_call(sid, ToolCall("c1", "read", {}), READ, Preview("none"))
