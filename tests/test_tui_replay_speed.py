@@ -94,7 +94,8 @@ def calls_state(n: int) -> UiState:
 async def test_a_resumed_transcript_renders_only_the_call_rows_in_view() -> None:
     """A call row's height is estimated from its text (``Hanging.estimate``), so showing a
     resumed session's 150 calls renders the dozen on screen, not every row; what is on
-    screen, at the end and at the top, is what rendering every row gives."""
+    screen, at the end and at the top, is what rendering every row gives, and the top says
+    that older entries are not shown."""
     state = calls_state(150)
     app = One()
     async with app.run_test(size=(90, 30)) as pilot:
@@ -111,3 +112,9 @@ async def test_a_resumed_transcript_renders_only_the_call_rows_in_view() -> None
         view.scroll_home(animate=False, immediate=True)
         await pilot.pause()
         assert screen_lines(view) == every[: len(at_end)]
+        # more entries than the Transcript shows: its top says the session starts earlier
+        assert every[0].rstrip() == "⋯ older entries are not shown here"
+        few = calls_state(10)
+        view.show(few.transcript, few.tools)
+        await until(pilot, lambda: not view._unsettled, "the view settled")
+        assert not any("older entries" in line for line in view.plain_lines)

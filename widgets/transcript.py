@@ -375,6 +375,9 @@ def prose_blocks(
 
 SHOWN = 120
 """Entries rendered (the newest); older ones stay in ``UiState`` until its cap drops them."""
+OLDER = Text("⋯ older entries are not shown here", style="dim")
+"""The first line when there are more entries than ``SHOWN`` (a long session, a resumed one
+whose history made more): the top of the scroll is not the session's start."""
 NEW_BELOW = Text("↓ new below", style="bold")
 """The Transcript's subtitle while the reader is scrolled up and output arrived below."""
 
@@ -486,6 +489,9 @@ class Transcript(BlockView):
         blocks: list[Block] = []
         owners: list[TranscriptEntry | None] = []
         selected = self.selected if self.has_focus else None
+        if len(entries) > SHOWN:
+            blocks.append((("older",), OLDER))
+            owners.append(None)
         for entry in list(entries)[-SHOWN:]:
             if entry.role == "you" and blocks:
                 blocks.append((("gap", entry.id), Text("")))
