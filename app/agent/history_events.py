@@ -93,7 +93,7 @@ def tail_cut(records: Sequence[LogRecord], keep: int) -> int | None:
     its own ``CallReady``), and no ``started`` or ``result`` row from it on referring to
     a call row before it. Then the events of ``records[cut:]`` (with the failures from
     its row on) are the tail of the events of all of them: a resume reads and decodes
-    only that much of a long session's timeline (``Timeline.records_tail``)."""
+    only that much of a long session's timeline (:func:`history_tail`)."""
     made = 0
     waiting: set[int] = set()
     """Call rows a row from here on refers to, not yet seen."""
