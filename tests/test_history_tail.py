@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections import deque
 from typing import Any
 
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from frontier.app.agent.history_events import history_events, history_tail
@@ -84,7 +84,6 @@ def shown(events: list[Event], keep: int, whole: bool) -> list[tuple[str, str]]:
     return [(e.role, render_entry(e, tool_of(e, state.tools), 0.0).plain) for e in state.transcript]
 
 
-@settings(max_examples=300, deadline=None)
 @given(st.lists(op, max_size=60), st.integers(1, 8))
 def test_the_tail_shows_what_the_whole_history_showed(
     ops: list[tuple[str, Any, Any]], keep: int
@@ -125,7 +124,6 @@ def test_a_call_finished_after_the_cut_it_would_need_moves_the_start_before_it()
     assert shown(events, 5, False) == shown(events, 5, True)
 
 
-@settings(max_examples=300, deadline=None)
 @given(st.lists(op, max_size=60), st.integers(1, 8), st.integers(1, 12))
 def test_the_timeline_read_from_its_end_shows_what_all_of_it_showed(
     ops: list[tuple[str, Any, Any]], keep: int, limit: int
