@@ -9,7 +9,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import textual.constants
 from hypothesis import HealthCheck, settings
+
+# Textual's animations off for the apps the tests make (each App reads this when it is
+# made; a user's TEXTUAL_ANIMATIONS=none does the same): an animated scroll is ~1 s of
+# frames that Pilot waits for, and the README's command took 200-238 s with them, 169 s
+# without (stop 42). The one test about what a person sees while a long command scrolls
+# turns them back on (test_tui_hostile_review.py).
+textual.constants.TEXTUAL_ANIMATIONS = "none"  # type: ignore[misc]
 
 settings.register_profile(
     "ci",

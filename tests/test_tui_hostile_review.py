@@ -125,8 +125,9 @@ async def test_forty_blank_lines_fold_and_the_last_line_is_on_screen(
 
 
 # slow (3-4 s alone, 10-15 s in the full run): `end` and `home` scroll the 62-line command
-# as the person sees it, Textual's animated scroll (~1 s of frames each, every frame painted),
-# and Pilot waits for the animation to end; six sizes and tools
+# as the person sees it, Textual's animated scroll (~1 s of frames each, every frame painted;
+# the suite turns animations off, this test back on), and Pilot waits for the animation to
+# end; six sizes and tools
 @sizes
 @pytest.mark.parametrize(
     ("tool", "arg", "source"), [("shell", "command", COMMENTS), ("python", "code", PYTHON)]
@@ -135,6 +136,7 @@ async def test_approval_waits_until_the_end_has_been_on_screen(
     size: tuple[int, int], tool: str, arg: str, source: str, tmp_path: Path
 ) -> None:
     app = app_for_review()
+    app.animation_level = "full"  # the scroll a person sees, frame by frame
     lines = source.count("\n") + (not source.endswith("\n"))
     async with app.run_test(size=size) as pilot:
         worker = run_call(app, tmp_path, ToolCall("c4", tool, {arg: source}))
