@@ -1,8 +1,8 @@
 """A resume reads and applies only the history the Transcript keeps, and shows exactly
-what reading and applying all of it showed: the timeline's tail, read a page at a time
-from the end (``history_events.history_tail``), and the events the kept entries come
-from (``widgets/pane_state/history_tail.py``). At 4,000 calls 0.2-0.4 s of reading and
-160 ms of the screen's loop became ~0.02 s and ~8 ms. UiState only, no Textual."""
+what reading and applying all of it showed: the timeline's tail from where
+``history_events.tail_cut`` allows, read a page at a time from the end
+(``history_events.history_tail``). At 4,000 calls 0.2-0.4 s of reading and 160 ms of the
+screen's loop became ~0.02 s and ~8 ms. UiState only, no Textual."""
 
 from __future__ import annotations
 
@@ -12,11 +12,10 @@ from typing import Any
 from hypothesis import given
 from hypothesis import strategies as st
 
-from frontier.app.agent.history_events import history_events, history_tail
+from frontier.app.agent.history_events import history_events, history_tail, tail_cut
 from frontier.app.events import Event
 from frontier.app.session.store import LogRecord
 from frontier.app.session.timeline import Failure
-from frontier.widgets.pane_state.history_tail import tail_start
 from frontier.widgets.state import UiState
 from frontier.widgets.transcript import render_entry, tool_of
 
@@ -71,26 +70,12 @@ def timeline(ops: list[tuple[str, Any, Any]]) -> tuple[list[LogRecord], list[Fai
     return records, failures
 
 
-def shown(events: list[Event], keep: int, whole: bool) -> list[tuple[str, str]]:
-    """The Transcript's entries as a person reads them, after ``show_history`` (or, with
-    ``whole``, after applying every event, as before it started at ``tail_start``)."""
+def shown(events: list[Event], keep: int) -> list[tuple[str, str]]:
+    """The Transcript's entries as a person reads them, after ``show_history``."""
     state = UiState(clock=lambda: 0.0)
     state.models.transcript.entries = deque(maxlen=keep)
-    if whole:
-        state.apply_all(events)
-        state._reset_panes()
-    else:
-        state.show_history(events)
+    state.show_history(events)
     return [(e.role, render_entry(e, tool_of(e, state.tools), 0.0).plain) for e in state.transcript]
-
-
-@given(st.lists(op, max_size=60), st.integers(1, 8))
-def test_the_tail_shows_what_the_whole_history_showed(
-    ops: list[tuple[str, Any, Any]], keep: int
-) -> None:
-    records, failures = timeline(ops)
-    events = list(history_events(records, failures))
-    assert shown(events, keep, False) == shown(events, keep, True)
 
 
 def test_a_long_turn_of_calls_applies_only_its_tail() -> None:
@@ -101,12 +86,12 @@ def test_a_long_turn_of_calls_applies_only_its_tail() -> None:
         ops += [("assistant", "Reading.", False), ("call", IDS[n % 3], False)]
         ops += [("started", 0, False), ("result", 0, "ok")]
     records, _ = timeline(ops)
-    events = list(history_events(records))
-    state = UiState(clock=lambda: 0.0)
-    keep = state.models.transcript.entries.maxlen or 0
-    start = tail_start(events, keep)
-    assert len(events) - start <= 4 * keep  # a call's 3 events and its reply: ~2 entries
-    assert shown(events, keep, False) == shown(events, keep, True)
+    keep = UiState().models.transcript.entries.maxlen or 0
+    cut = tail_cut(records, keep)
+    assert cut is not None
+    events = list(history_events(records[cut:]))
+    assert len(events) <= 4 * keep  # a call's 3 events and its reply: ~2 entries
+    assert shown(events, keep) == shown(list(history_events(records)), keep)
 
 
 def test_a_call_finished_after_the_cut_it_would_need_moves_the_start_before_it() -> None:
@@ -118,10 +103,8 @@ def test_a_call_finished_after_the_cut_it_would_need_moves_the_start_before_it()
         ops += [("call", f"q{n}", False), ("result", 1, "ok")]  # each quick call finishes
     ops += [("result", 0, "ok")]  # the long one
     records, _ = timeline(ops)
-    events = list(history_events(records))
-    start = tail_start(events, 5)
-    assert start == 1  # the long call's CallReady
-    assert shown(events, 5, False) == shown(events, 5, True)
+    assert tail_cut(records, 5) == 1  # the long call's row
+    assert shown(list(history_events(records[1:])), 5) == shown(list(history_events(records)), 5)
 
 
 @given(st.lists(op, max_size=60), st.integers(1, 8), st.integers(1, 12))
@@ -145,4 +128,4 @@ def test_the_timeline_read_from_its_end_shows_what_all_of_it_showed(
     every = list(history_events(records, failures if records else []))  # no rows: nothing
     events = list(history_events(tail, kept_failures))
     assert events == every[len(every) - len(events) :]  # the same events, the newest
-    assert shown(events, keep, True) == shown(every, keep, True)
+    assert shown(events, keep) == shown(every, keep)

@@ -23,8 +23,7 @@ from __future__ import annotations
 
 import time
 from collections import deque
-from collections.abc import Callable, Iterable, Sequence
-from itertools import islice
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
 from frontier.app.agent.wait import ResponseWait
@@ -63,7 +62,6 @@ from frontier.app.record import record
 from frontier.tools.contract import ApprovalRequested, ApprovalResolved
 from frontier.widgets.pane_state.confirmed import PREVIEW_BYTES, ConfirmedModel, ConfirmedRow
 from frontier.widgets.pane_state.errors import ErrorRow, ErrorsModel
-from frontier.widgets.pane_state.history_tail import tail_start
 from frontier.widgets.pane_state.notes import interrupted_words
 from frontier.widgets.pane_state.shared import PANES, PaneContext
 from frontier.widgets.pane_state.status import StatusModel
@@ -387,13 +385,10 @@ class UiState:
         applied through the same dispatch as a live turn's events; then the panes about
         the stream (Tools, Raw stream, Confirmed, Errors, the status) start empty — they
         are about what happens from now on — while the Transcript keeps every call's row
-        (it folds and opens in the pager like a live one).
-
-        Only the events that make the entries the Transcript keeps are applied: its
-        newest ``MAX_TRANSCRIPT``, whatever came before (``history_tail.tail_start``)."""
-        history = events if isinstance(events, Sequence) else list(events)
-        keep = self.models.transcript.entries.maxlen or len(history)
-        for event in islice(history, tail_start(history, keep), None):
+        (it folds and opens in the pager like a live one). A long session's front end asks
+        only for the tail that makes the entries the Transcript keeps
+        (``history_events(keep)``)."""
+        for event in events:
             self.apply(event)
         self._reset_panes()
         self.mark(*PANES)

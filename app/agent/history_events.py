@@ -87,13 +87,15 @@ def tail_cut(records: Sequence[LogRecord], keep: int) -> int | None:
     """The index of the latest of ``records`` (commit order) that a front end keeping its
     newest ``keep`` entries can start :func:`history_events` from, or ``None``.
 
-    The rule of ``widgets/pane_state/history_tail.tail_start``, read off the rows: a
-    ``user`` or ``call`` row (a ``UserMessage`` or ``CallReady``), with at least ``keep``
-    rows from it on that make one of those (a ``result`` without a known call row makes
-    its own ``CallReady``), and no ``started`` or ``result`` row from it on referring to
-    a call row before it. Then the events of ``records[cut:]`` (with the failures from
-    its row on) are the tail of the events of all of them: a resume reads and decodes
-    only that much of a long session's timeline (:func:`history_tail`)."""
+    It is a ``user`` or ``call`` row (a ``UserMessage`` or ``CallReady``: each makes an
+    entry, and the reply before it is over); at least ``keep`` rows from it on make one
+    of those (a ``result`` without a known call row makes its own ``CallReady``), so
+    every entry made before it falls off the head either way; and no ``started`` or
+    ``result`` row from it on refers to a call row before it (its event would find no
+    row, and make one). Then the events of ``records[cut:]`` (with the failures from its
+    row on) are the newest of the events of all of them, and make the same kept entries:
+    a resume reads, decodes and applies only that much of a long session's timeline
+    (:func:`history_tail`)."""
     made = 0
     waiting: set[int] = set()
     """Call rows a row from here on refers to, not yet seen."""
