@@ -127,19 +127,25 @@ def test_completion_lists_tracked_files_only(root: Path, tmp_path: Path) -> None
     assert workspace_files(root, limit=2) == files[:2]
 
 
+def never_listed(root: Path, tmp_path: Path, ignored: str, in_git: str, linked: str) -> None:
+    """Files ``@`` completion must never offer: ``build/<ignored>`` (in ``.gitignore``),
+    ``.git/<in_git>``, and ``linked/<linked>`` behind a link out of the workspace."""
+    (root / ".gitignore").write_text("build/\n")
+    (root / "build").mkdir()
+    (root / "build" / ignored).write_text("x")
+    (root / ".git").mkdir()
+    (root / ".git" / in_git).write_text("x")
+    (tmp_path / "outside").mkdir()
+    (tmp_path / "outside" / linked).write_text("x")
+    (root / "linked").symlink_to(tmp_path / "outside")
+
+
 def test_a_folder_typed_is_listed_on_its_own_held_to_the_same_rules(
     root: Path, tmp_path: Path
 ) -> None:
     """``under``: after a cut listing, the folder the person typed is walked alone; it gets
     what the whole listing would give there, and nothing for a folder it would never give."""
-    (root / ".gitignore").write_text("build/\n")
-    (root / "build").mkdir()
-    (root / "build" / "out.js").write_text("x")
-    (root / ".git").mkdir()
-    (root / ".git" / "config").write_text("x")
-    (tmp_path / "outside").mkdir()
-    (tmp_path / "outside" / "secret.txt").write_text("x")
-    (root / "linked").symlink_to(tmp_path / "outside")
+    never_listed(root, tmp_path, "out.js", "config", "secret.txt")
     assert workspace_files(root, under="app") == ["app/cli.py"]
     assert workspace_files(root, under="./app/") == ["app/cli.py"]
     for refused in ("build", ".git", "linked", "..", "../outside", "app/../..", "/etc", "none"):
@@ -156,14 +162,7 @@ def test_a_search_past_the_cut_finds_by_letters_in_order_held_to_the_same_rules(
 
     from frontier.app.agent.attachments import search_files
 
-    (root / ".gitignore").write_text("build/\n")
-    (root / "build").mkdir()
-    (root / "build" / "cli.js").write_text("x")
-    (root / ".git").mkdir()
-    (root / ".git" / "cli").write_text("x")
-    (tmp_path / "outside").mkdir()
-    (tmp_path / "outside" / "cli.txt").write_text("x")
-    (root / "linked").symlink_to(tmp_path / "outside")
+    never_listed(root, tmp_path, "cli.js", "cli", "cli.txt")
     (root / "deep" / "er").mkdir(parents=True)
     (root / "deep" / "er" / "Client.py").write_text("x")
     assert search_files(root, "cli") == (["app/cli.py", "deep/er/Client.py"], True)
