@@ -189,10 +189,10 @@ class Hanging:
         may take a row more): ``BlockView`` renders only the entries that come into
         view, so resuming a thousand calls measures them in a few ms, not ~25 ms."""
         room = max(self.gutter + 8, width) - self.gutter
-        lines = self.text.plain[self.gutter :].split("\n")
-        if self.single:
-            return -(-cell_len(lines[0]) // room) + len(lines) - 1 if lines[0] else len(lines)
-        return sum(-(-cell_len(line) // room) or 1 for line in lines)
+        rows = [
+            -(-cell_len(line) // room) or 1 for line in self.text.plain[self.gutter :].split("\n")
+        ]
+        return rows[0] + len(rows) - 1 if self.single else sum(rows)  # single: one row each
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
         width = max(self.gutter + 8, options.max_width)
