@@ -54,6 +54,7 @@ from textual.widgets.option_list import Option
 
 from frontier.app.agent.path_query import in_order
 from frontier.app.agent.slash import BUILTINS, Commands, SlashCommand, matching
+from frontier.widgets import prompt_document
 from frontier.widgets.display import display_preview
 from frontier.widgets.slash_menu import SlashMenu
 
@@ -260,6 +261,12 @@ class PromptInput(TextArea):
         self._as_text: events.Key | None = None
         """A key typed while a pane had the focus, on its way here (:meth:`type_key`)."""
 
+    def _set_document(self, text: str, language: str | None) -> None:
+        # every document the box gets (its first, each load_text) keeps its joined text
+        # and answers its height in O(1): a long paste must not slow every key
+        super()._set_document(text, language)
+        prompt_document.adopt(self)
+
     # ------------------------------------------------------------------ cursor blink
     _blink_since = 0.0
     """``monotonic`` time of the last input (the blink rests ``BLINK_REST`` after it)."""
@@ -278,8 +285,9 @@ class PromptInput(TextArea):
     # ------------------------------------------------------------------ facts
     @property
     def is_empty(self) -> bool:
-        """Nothing typed: ``?`` then opens help instead of being typed."""
-        return not self.text
+        """Nothing typed: ``?`` then opens help instead of being typed (O(1): asked on
+        every key)."""
+        return not prompt_document.holds_text(self)
 
     @property
     def completing(self) -> bool:
@@ -752,6 +760,8 @@ class PromptInput(TextArea):
         the cursor is at its end; ``None`` when the menu should be closed."""
         if self.editing is not None or not self.selection.is_empty:
             return None
+        if self.document.line_count != 1:
+            return None  # a command is one line: no join of a long paste at each key
         match = _SLASH.fullmatch(self.text)
         if match is None or self.cursor_location != self.document.end:
             return None

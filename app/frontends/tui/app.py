@@ -61,6 +61,7 @@ from frontier.tools.contract import ApprovalRequested, ApprovalResolved, Decisio
 from frontier.widgets.cst_strip import CstStrip
 from frontier.widgets.display import display_preview, rule_text
 from frontier.widgets.errors_pane import ErrorsPane
+from frontier.widgets.prompt_document import holds_text
 from frontier.widgets.prompt_input import PromptBox, PromptInput
 from frontier.widgets.state import ErrorRow, UiState
 from frontier.widgets.status_bar import StatusBar, StatusInfo
@@ -796,16 +797,15 @@ class FrontierApp(App[int]):
 
     def _prompt_empty(self) -> bool:
         """The message box holds no text (whichever widget has the focus)."""
-        prompts = self.main.query("#prompt").results(TextArea)
-        prompt = next(prompts, None)
-        return prompt is not None and not prompt.text
+        prompt = next(self.main.query("#prompt").results(PromptInput), None)
+        return prompt is not None and prompt.is_empty
 
     def _typing(self) -> bool:
         """The focus is in a text box that holds text (an ``Input`` or ``TextArea``,
         whichever the message box is): a key there is a character, not a command."""
         focused = self.focused
         if isinstance(focused, TextArea):
-            return bool(focused.text)
+            return holds_text(focused)
         if isinstance(focused, Input):
             return bool(focused.value)
         return False
