@@ -11,6 +11,7 @@ from scripted import ScriptedClient, chat_event
 from frontier.app.agent.loop import AgentLoop
 from frontier.app.agent.modes import get_mode
 from frontier.app.events import (
+    ContractError,
     Event,
     StreamStopped,
     ToolCall,
@@ -172,6 +173,28 @@ def native_chunks(calls: list[tuple[str, str, str]], pieces: int = 3) -> list[di
                 }
             )
     return out
+
+
+@pytest.mark.parametrize("mode", ["ctl", "ctl-heredoc", "xml"])
+async def test_a_native_call_in_a_text_protocol_is_a_contract_error_not_a_silent_done(
+    mode: str,
+) -> None:
+    """A text protocol's request offers no native tools, but a server (or its chat
+    template) may send ``tool_calls`` anyway: the call does not run, and the turn no
+    longer ends "done" with an empty reply; the model is asked to write it as a frame."""
+    chunks = [
+        *text_chunks("Let me look. "),
+        *native_chunks([("x1", "shell", '{"command": "rm -rf /tmp/x"}')]),
+    ]
+    loop, provider, boundary, events, _log = make_loop([(chunks, "tool_calls"), DONE], mode)
+    ended = await loop.send("go")
+    assert boundary.calls == []
+    errors = [e for e in events if isinstance(e, ContractError)]
+    assert [(e.kind, e.offset) for e in errors] == [("bad_call", len(b"Let me look. "))]
+    assert "native tool call ('shell')" in errors[0].message
+    feedback = provider.requests[1][-1]["content"]
+    assert "error contract (bad_call)" in feedback and f"as {mode} frames it" in feedback
+    assert ended.reason == "done"  # the model wrote prose the second time
 
 
 async def test_native_eos_truncation_runs_nothing() -> None:

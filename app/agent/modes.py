@@ -10,9 +10,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from frontier.app.events import Event, ReasoningText, ServerTool
+from frontier.app.events import ContractError, Event, ReasoningText, ServerTool
 from frontier.app.model.request import ToolSchema
 from frontier.app.model.stream import (
+    CallStart,
     Delta,
     ReasoningBlock,
     ReasoningDelta,
@@ -74,7 +75,13 @@ class ModeAdapter:
 
     Reasoning comes out as ``ReasoningText`` first and never reaches the transducer; a
     tool the provider ran itself comes out as ``ServerTool``; reasoning blocks the API
-    wants back are kept (``reasoning``) for the history."""
+    wants back are kept (``reasoning``) for the history.
+
+    In a text protocol a native tool call (the API's own ``tool_calls``, which such a
+    request never offers: a server or template may send one anyway) is not run and not
+    dropped in silence: it is a ``bad_call`` contract error at the text read so far, so
+    the person sees it, the session keeps it and the model is asked to write the call as
+    a frame (the turn had ended "done" with an empty reply)."""
 
     def __init__(self, mode: Mode, *, signals_done: bool = False) -> None:
         self.mode = mode
@@ -93,6 +100,9 @@ class ModeAdapter:
             self._native = None
             self._text: Transducer = make_transducer(mode.name)
             self.transducer = self._text
+        self._fed = 0
+        """Bytes given to the text transducer (a text protocol's offsets)."""
+        self._refused_native = False
 
     @property
     def truncated_calls(self) -> list[tuple[str, str, bool]]:
@@ -127,10 +137,26 @@ class ModeAdapter:
             data, events = self._native.feed(deltas)
             return data, [*head, *events]
         piece = "".join(d.text for d in deltas if type(d) is TextDelta)  # type: ignore[union-attr]
-        if not piece:
-            return b"", head
         data = piece.encode("utf-8")
-        return data, [*head, *self._text.feed(data)]
+        events = self._text.feed(data) if data else []
+        self._fed += len(data)
+        if not self._refused_native:
+            native = next((d for d in deltas if type(d) is CallStart), None)
+            if native is not None:
+                self._refused_native = True
+                events = [*events, self._native_call(native)]
+        return data, [*head, *events]
+
+    def _native_call(self, call: CallStart) -> ContractError:
+        """The error a native call in a text protocol is (see the class)."""
+        name = call.name[:64]  # the model's: shown and stored, so kept short
+        return ContractError(
+            "bad_call",
+            f"a native tool call ({name!r}) where the {self.mode.name} protocol calls tools "
+            f"in the text; it did not run: write the call in your reply, as {self.mode.name} "
+            "frames it",
+            self._fed,
+        )
 
     def finish(self, clean: bool) -> list[Event]:
         events: list[Event] = self.transducer.finish(clean)
