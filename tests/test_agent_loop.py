@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from scripted import ScriptedClient, chat_event
 
-from frontier.app.agent.loop import AgentLoop
+from frontier.app.agent.loop import EMPTY_REPLY, AgentLoop
 from frontier.app.agent.modes import get_mode
 from frontier.app.events import (
     ContractError,
@@ -21,6 +21,7 @@ from frontier.app.events import (
 )
 from frontier.app.model.stream import StreamEnd
 from frontier.tools.registry import default_registry
+from frontier.widgets.state import UiState
 
 
 def text_chunks(text: str, size: int = 7) -> list[dict[str, Any]]:
@@ -195,6 +196,22 @@ async def test_a_native_call_in_a_text_protocol_is_a_contract_error_not_a_silent
     feedback = provider.requests[1][-1]["content"]
     assert "error contract (bad_call)" in feedback and f"as {mode} frames it" in feedback
     assert ended.reason == "done"  # the model wrote prose the second time
+
+
+async def test_an_empty_reply_is_said_when_the_turn_ends() -> None:
+    """A reply of nothing (a server or template that swallowed it) ended the turn "done"
+    and the screen showed nothing after the prompt: the turn's end now says so."""
+    empty = ([{"choices": [{"delta": {"role": "assistant"}}]}], "stop")
+    loop, *_ = make_loop([empty])
+    ended = await loop.send("go")
+    assert (ended.reason, ended.message) == ("done", EMPTY_REPLY)
+    loop, *_ = make_loop([(text_chunks("  \n"), "stop")])
+    assert (await loop.send("go")).message == EMPTY_REPLY  # only whitespace: nothing
+    loop, *_ = make_loop([DONE])
+    assert (await loop.send("go")).message == ""
+    state = UiState()
+    state.apply(TurnEnded("done", EMPTY_REPLY))
+    assert [(e.role, e.text) for e in state.transcript][-1] == ("note", EMPTY_REPLY)
 
 
 async def test_native_eos_truncation_runs_nothing() -> None:

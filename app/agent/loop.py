@@ -86,6 +86,9 @@ turn's slice starts afresh there."""
 SESSION_STATE = {"done": "done", "cancelled": "interrupted"}
 """What ``frontier sessions`` shows after a turn ends this way (any other reason: failed)."""
 
+EMPTY_REPLY = "the model's reply was empty"
+"""``TurnEnded("done")``'s message when the last reply held no text and no call (or only
+reasoning): said, so a person does not wait for an answer that never came."""
 INTERRUPTED = "[Reply interrupted by the user]"
 """The marker an interrupted reply keeps in the history (as Claude Code does): the model
 learns it was cut, and the next user message never follows a user message."""
@@ -429,7 +432,9 @@ class AgentLoop:
             if self.inbox is not None and self.inbox.waiting():
                 continue  # the user wrote meanwhile: the turn goes on with that
             if not response.calls:
-                return TurnEnded("done")
+                # a reply of nothing (or only reasoning) looked like no reply at all
+                empty = not bytes(response.raw).strip()
+                return TurnEnded("done", EMPTY_REPLY if empty else "")
             if any(r.meta.get("terminates") for r in results):
                 return TurnEnded("done", "a tool ended the task")
         return TurnEnded("max_turns", f"stopped after {self.max_turns} model requests")

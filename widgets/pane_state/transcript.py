@@ -371,5 +371,7 @@ class TranscriptModel:
                 self.note(f"⏹ {interrupted_words(self.stop_key)}: the turn stopped", "stop")
         elif event.reason != "done":
             self.note(f"turn ended: {event.reason} {event.message}".strip())
+        elif event.message:  # done, and something to say (an empty reply)
+            self.note(event.message)
         self.stop_key = ""
         self._assistant = None
