@@ -15,12 +15,13 @@ from frontier.app.model.request import ModelRequest
 from frontier.app.model.stream import StreamEnd, StreamItem, WireEvent
 from frontier.app.model.wires.openai_chat import ChatDecoder, Codec
 
-Chunk = dict[str, Any]
+Chunk = dict[str, Any] | str
 
 
 def chat_event(chunk: Chunk, t: float = 0.0, decoder: ChatDecoder | None = None) -> WireEvent:
-    """One chunk as the transport yields it (raw ``data`` and its deltas)."""
-    raw = json.dumps(chunk)
+    """One chunk as the transport yields it (raw ``data`` and its deltas); a ``str`` is
+    sent as it is (junk a server may send)."""
+    raw = chunk if isinstance(chunk, str) else json.dumps(chunk)
     deltas = (decoder or ChatDecoder()).feed("message", raw)
     return WireEvent(raw, t, tuple(deltas))
 

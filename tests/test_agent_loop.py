@@ -13,6 +13,7 @@ from frontier.app.agent.modes import get_mode
 from frontier.app.events import (
     ContractError,
     Event,
+    Notice,
     StreamStopped,
     ToolCall,
     ToolFinished,
@@ -212,6 +213,54 @@ async def test_an_empty_reply_is_said_when_the_turn_ends() -> None:
     state = UiState()
     state.apply(TurnEnded("done", EMPTY_REPLY))
     assert [(e.role, e.text) for e in state.transcript][-1] == ("note", EMPTY_REPLY)
+
+
+HEREDOC_WRITE = "call c1 write\narg path a.txt\narg content <<EOF\nline1\nline2\nEOF\nend\n"
+
+
+async def test_an_unreadable_event_inside_a_frame_fails_the_call_and_never_writes() -> None:
+    """A server event that is not JSON in the middle of a frame is a hole in the call's
+    bytes: skipping it ran ``write`` with ``line1`` missing. Now the call does not run."""
+    chunks = text_chunks(HEREDOC_WRITE, size=6)
+    at = 8  # "ine1\nl": without it the frame is still whole, and writes "line2\n" alone
+    assert chunks[at]["choices"][0]["delta"]["content"] == "ine1\nl"
+    holed = [*chunks[:at], "{not json", *chunks[at + 1 :]]
+    loop, provider, boundary, events, _log = make_loop([(holed, "stop"), DONE])
+    await loop.send("go")
+    assert boundary.calls == []
+    (error,) = [e for e in events if isinstance(e, ContractError)]
+    assert error.kind == "bad_json" and "'{not json'" in error.message
+    assert "error contract (bad_json)" in provider.requests[1][-1]["content"]
+
+
+async def test_an_unreadable_event_between_calls_is_told_and_the_call_still_runs() -> None:
+    chunks = ["{not json", *text_chunks("Writing.\n" + HEREDOC_WRITE), "[1, 2]"]
+    loop, _provider, boundary, events, _log = make_loop([(chunks, "stop"), DONE])
+    ended = await loop.send("go")
+    assert ended.reason == "done" and [c.id for c in boundary.calls] == ["c1"]
+    assert boundary.calls[0].args["content"] == "line1\nline2\n"
+    notes = [e.text for e in events if isinstance(e, Notice)]
+    assert notes == [
+        "the server sent an event that is not JSON ('{not json'): skipped (no call was arriving)"
+    ]  # once a response
+
+
+@pytest.mark.parametrize("mode", ["native-eos", "native-inc"])
+async def test_an_unreadable_event_inside_native_arguments_fails_the_call(mode: str) -> None:
+    chunks = native_chunks([("a", "write", '{"path": "a.txt", "content": "line1 line2"}')], 4)
+    holed = [chunks[0], chunks[1], "{not json", *chunks[3:]]
+    final = {"choices": [{"delta": {}, "finish_reason": "tool_calls"}]}
+    loop, _provider, boundary, events, _log = make_loop(
+        [([*holed, final], "tool_calls"), DONE], mode
+    )
+    await loop.send("go")
+    assert boundary.calls == []
+    assert [e.kind for e in events if isinstance(e, ContractError)] == ["bad_json"]
+    clean = ["{not json", *native_chunks([("b", "read", '{"path": "a.txt"}')]), final]
+    loop, _provider, boundary, events, _log = make_loop([(clean, "tool_calls"), DONE], mode)
+    await loop.send("go")
+    assert [c.id for c in boundary.calls] == ["b"]
+    assert len([e for e in events if isinstance(e, Notice)]) == 1
 
 
 async def test_native_eos_truncation_runs_nothing() -> None:

@@ -40,6 +40,7 @@ from frontier.app.model.stream import (
     ServerError,
     StreamEnd,
     TextDelta,
+    Unreadable,
     UsageDelta,
     WireEvent,
 )
@@ -226,8 +227,14 @@ async def test_malformed_sse_is_skipped_and_counted(server: Server) -> None:
     assert text_of(items) == "ok!"
     assert items[-1].finish_reason == "stop"
     assert items[-1].skipped == 2  # the non-JSON object and the JSON array
-    # what carries nothing (the comment, the stray line, the empty ping) is no event
-    assert len(wire_events(items)) == 3
+    # each comes through as Unreadable (the mode decides: modes.py); what carries
+    # nothing (the comment, the stray line, the empty ping) is no event
+    events = wire_events(items)
+    assert [d.preview for e in events for d in e.deltas if isinstance(d, Unreadable)] == [
+        "{not json",
+        "[1, 2]",
+    ]
+    assert len(events) == 5
 
 
 async def test_deeply_nested_chunks_and_bodies_never_crash_the_reader(server: Server) -> None:

@@ -39,6 +39,7 @@ from frontier.app.model.stream import (
     ServerError,
     ServerToolCall,
     TextDelta,
+    Unreadable,
     UsageDelta,
 )
 from frontier.app.model.wires import anthropic_messages as am
@@ -416,8 +417,8 @@ def test_other_blocks_are_passed_over() -> None:
 
 def test_junk_is_skipped_and_counted() -> None:
     decoder = Codec().decoder()
-    assert decoder.feed("message", "not json") == []
-    assert decoder.feed("message", "[1, 2]") == []
+    assert decoder.feed("message", "not json") == [Unreadable("not json")]
+    assert decoder.feed("message", "[1, 2]") == [Unreadable("[1, 2]")]
     assert decoder.feed("message", "") == []
     assert decoder.skipped == 2
 

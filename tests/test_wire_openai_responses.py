@@ -45,6 +45,7 @@ from frontier.app.model.stream import (
     ServerError,
     ServerToolCall,
     TextDelta,
+    Unreadable,
     UsageDelta,
 )
 from frontier.app.model.wires.openai_responses import Codec, ResponsesDecoder
@@ -469,8 +470,8 @@ def test_the_sse_event_name_is_only_a_fallback() -> None:
 
 def test_junk_is_skipped_and_deep_nesting_is_malformed() -> None:
     decoder = ResponsesDecoder()
-    assert decoder.feed("message", "not json") == []
-    assert decoder.feed("message", "[1, 2]") == []
+    assert decoder.feed("message", "not json") == [Unreadable("not json")]
+    assert decoder.feed("message", "[1, 2]") == [Unreadable("[1, 2]")]
     assert decoder.skipped == 2
     deep = "[" * (safejson.ENVELOPE_DEPTH + 5) + "]" * (safejson.ENVELOPE_DEPTH + 5)
     (malformed,) = decoder.feed("message", json.dumps({"type": "x", "v": json.loads(deep)}))

@@ -10,15 +10,25 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from frontier.app.events import ContractError, Event, ReasoningText, ServerTool
+from frontier.app.events import (
+    CallReady,
+    CallStarted,
+    ContractError,
+    Event,
+    Notice,
+    ReasoningText,
+    ServerTool,
+)
 from frontier.app.model.request import ToolSchema
 from frontier.app.model.stream import (
     CallStart,
     Delta,
+    Malformed,
     ReasoningBlock,
     ReasoningDelta,
     ServerToolCall,
     TextDelta,
+    Unreadable,
 )
 from frontier.app.record import record
 from frontier.app.vocab import AGENT_MODES, EAGER_MODES, NATIVE_MODES
@@ -81,7 +91,13 @@ class ModeAdapter:
     request never offers: a server or template may send one anyway) is not run and not
     dropped in silence: it is a ``bad_call`` contract error at the text read so far, so
     the person sees it, the session keeps it and the model is asked to write the call as
-    a frame (the turn had ended "done" with an empty reply)."""
+    a frame (the turn had ended "done" with an empty reply).
+
+    An event the wire could not read (``Unreadable``: not JSON; in a text protocol also
+    ``Malformed``: too deep) may have been a piece of the reply. While bytes are undecided
+    (a frame, a call's arguments) it is a ``bad_json`` contract error there: the call has
+    a hole and never runs. Elsewhere the prose may have lost a piece and nothing runs
+    from it: a ``Notice`` says so, once a response."""
 
     def __init__(self, mode: Mode, *, signals_done: bool = False) -> None:
         self.mode = mode
@@ -103,6 +119,9 @@ class ModeAdapter:
         self._fed = 0
         """Bytes given to the text transducer (a text protocol's offsets)."""
         self._refused_native = False
+        self._told_unreadable = False
+        self._open: set[str] = set()
+        """Calls whose frame has started and is not complete (text protocols)."""
 
     @property
     def truncated_calls(self) -> list[tuple[str, str, bool]]:
@@ -135,17 +154,56 @@ class ModeAdapter:
             head.insert(0, ReasoningText(text))
         if self._native is not None:
             data, events = self._native.feed(deltas)
+            unread = next((d for d in deltas if type(d) is Unreadable), None)
+            if unread is not None and not self._native.stopped:
+                head.extend(self._skipped(unread))
             return data, [*head, *events]
         piece = "".join(d.text for d in deltas if type(d) is TextDelta)  # type: ignore[union-attr]
         data = piece.encode("utf-8")
         events = self._text.feed(data) if data else []
         self._fed += len(data)
+        for event in events:  # which frames are open (a hole in one fails its call)
+            if type(event) is CallStarted:
+                assert isinstance(event, CallStarted)
+                self._open.discard(event.replaces or "")
+                self._open.add(event.id)
+            elif type(event) is CallReady:
+                assert isinstance(event, CallReady)
+                self._open.discard(event.call.id)
         if not self._refused_native:
             native = next((d for d in deltas if type(d) is CallStart), None)
             if native is not None:
                 self._refused_native = True
                 events = [*events, self._native_call(native)]
+        broken = next((d for d in deltas if type(d) in (Unreadable, Malformed)), None)
+        if broken is not None and not self._text.stopped:
+            events = [*events, *self._text_hole(broken)]
         return data, [*head, *events]
+
+    def _text_hole(self, broken: Delta) -> list[Event]:
+        """An unreadable event in a text protocol (see the class)."""
+        if not self._open and not self._text.pending():  # no frame open or beginning
+            return self._skipped(broken)
+        if isinstance(broken, Unreadable):
+            from frontier.app.cst.native import unreadable_message
+
+            message = unreadable_message(broken)
+        else:
+            assert isinstance(broken, Malformed)
+            message = f"{broken.message} while a call was arriving: it did not run"
+        return [ContractError("bad_json", f"{message}; resend the call", self._fed)]
+
+    def _skipped(self, broken: Delta) -> list[Event]:
+        """The note an unreadable event between calls is (once a response)."""
+        if self._told_unreadable:
+            return []
+        self._told_unreadable = True
+        what = (
+            f"an event that is not JSON ({broken.preview!r})"
+            if isinstance(broken, Unreadable)
+            else "an event too deep to read"
+        )
+        return [Notice(f"the server sent {what}: skipped (no call was arriving)")]
 
     def _native_call(self, call: CallStart) -> ContractError:
         """The error a native call in a text protocol is (see the class)."""

@@ -68,6 +68,7 @@ from frontier.app.model.stream import (
     Ignored,
     Malformed,
     TextDelta,
+    Unreadable,
 )
 from frontier.app.record import field, record
 from frontier.app.stream_events import (
@@ -156,6 +157,14 @@ class _Closure:
 
 def _digest(data: bytes) -> bytes:
     return blake2b_digest(data, 16)
+
+
+def unreadable_message(delta: Unreadable) -> str:
+    """What an event the wire could not read, arriving inside a call, is said to be."""
+    return (
+        f"the server sent an event that is not JSON ({delta.preview!r}) while a call was "
+        "arriving: its bytes may have a hole, so it did not run"
+    )
 
 
 @record(frozen=False)
@@ -306,6 +315,10 @@ class NativeAccumulator:
             self._fail(kind, message, self.consumed, ev)
         return ev
 
+    def receiving(self) -> bool:
+        """A call has started and is not complete: bytes lost now may be its own."""
+        return any(not call.done for call in self._calls.values())
+
     def _note(self, message: str) -> None:
         if len(self.notes) < MAX_NOTES:
             self.notes.append(message)
@@ -359,6 +372,10 @@ class NativeAccumulator:
             elif kind is Malformed:
                 assert isinstance(delta, Malformed)
                 self._fail("bad_json", delta.message, self.consumed, ev)
+            elif kind is Unreadable:
+                assert isinstance(delta, Unreadable)
+                if self.receiving():  # its arguments may have a hole: never run them
+                    self._fail("bad_json", unreadable_message(delta), self.consumed, ev)
             elif kind is Ignored:
                 assert isinstance(delta, Ignored)
                 self.ignored_chunks += 1

@@ -153,6 +153,20 @@ class Malformed:
     message: str
 
 
+UNREADABLE_PREVIEW = 80
+"""Characters of an unreadable event's data kept to say what it was."""
+
+
+@record(slots=True)
+class Unreadable:
+    """An event whose ``data`` the wire could not read at all (not JSON), skipped. It may
+    have been a piece of the reply: inside a call (or an undecided frame) that call fails,
+    since its bytes have a hole; elsewhere the person is told (``app/agent/modes.py``)."""
+
+    preview: str
+    """The start of the event's data, as sent (for the message)."""
+
+
 @record(slots=True)
 class Ignored:
     """Input read and deliberately not used (a chunk for a second choice), with why."""
@@ -178,6 +192,7 @@ Delta = (
     | Finish
     | ServerError
     | Malformed
+    | Unreadable
     | Ignored
     | End
 )
@@ -207,7 +222,8 @@ class StreamEnd:
     usage: TokenUsage = field(default_factory=TokenUsage)
     error: str | None = None
     skipped: int = 0
-    """Events skipped because their ``data`` was not JSON the wire could read."""
+    """Events skipped because their ``data`` was not JSON the wire could read (each also
+    came through as an ``Unreadable`` delta)."""
     detail: str = ""
     raw_reason: str = ""
 
@@ -226,6 +242,7 @@ def reasoning_of(deltas: tuple[Delta, ...] | list[Delta]) -> str:
 
 
 __all__ = [
+    "UNREADABLE_PREVIEW",
     "CallArgs",
     "CallDone",
     "CallStart",
@@ -242,6 +259,7 @@ __all__ = [
     "StreamEnd",
     "StreamItem",
     "TextDelta",
+    "Unreadable",
     "UsageDelta",
     "WireEvent",
     "reasoning_of",

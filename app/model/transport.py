@@ -36,7 +36,9 @@ content-bearing events after that (``_Deadline``); no attempt starts more than
 ``ping`` events and empty deltas are read but move no deadline, so a server that sends
 only those ends the stream ``disconnect`` like a silent one (issue 21).
 
-Malformed SSE (``data`` the wire cannot read) is skipped and counted, never fatal.
+Malformed SSE (``data`` the wire cannot read) is skipped and counted, never fatal here:
+it comes through as an ``Unreadable`` delta, and the mode decides (a hole inside a call
+fails that call; elsewhere it is a note: ``app/agent/modes.py``).
 
 Secrets: every text this module produces from the server's words (error bodies, error
 events, retry reasons, log lines) is scrubbed of the key, of credentials the base URL
@@ -69,6 +71,7 @@ from frontier.app.model.stream import (
     ServerError,
     StreamEnd,
     StreamItem,
+    Unreadable,
     UsageDelta,
     WireEvent,
 )
@@ -811,16 +814,16 @@ class ModelClient:
 
 
 def _carries_content(deltas: list[Delta]) -> bool:
-    """An event that moves the deadlines: any delta but ``Ignored`` and ``Malformed``
-    (so text, reasoning, call bytes, a finish, usage, an error, the end). Keep-alives and
-    empty deltas decode to none on every wire (Anthropic ``ping``, Responses
-    ``response.created`` / ``in_progress``, Chat ``{"delta": {}}`` and role-only deltas);
-    an event too deep to read is no more an answer than one for another choice (the text
-    modes drop it: a server sending only those would be waited on forever)."""
+    """An event that moves the deadlines: any delta but ``Ignored``, ``Malformed`` and
+    ``Unreadable`` (so text, reasoning, call bytes, a finish, usage, an error, the end).
+    Keep-alives and empty deltas decode to none on every wire (Anthropic ``ping``,
+    Responses ``response.created`` / ``in_progress``, Chat ``{"delta": {}}`` and role-only
+    deltas); an event too deep or too broken to read is no more an answer than one for
+    another choice (a server sending only those would be waited on forever)."""
     return any(type(delta) not in _NOT_CONTENT for delta in deltas)
 
 
-_NOT_CONTENT: frozenset[type] = frozenset({Ignored, Malformed})
+_NOT_CONTENT: frozenset[type] = frozenset({Ignored, Malformed, Unreadable})
 
 
 def _merged(old: TokenUsage, new: TokenUsage) -> TokenUsage:

@@ -40,6 +40,7 @@ from frontier.app.hashes import sha256_hex
 from frontier.app.model.conversation import NO_REPLY, AssistantMessage, Item, wire_messages
 from frontier.app.model.request import ModelRequest
 from frontier.app.model.stream import (
+    UNREADABLE_PREVIEW,
     CallArgs,
     CallDone,
     CallStart,
@@ -53,6 +54,7 @@ from frontier.app.model.stream import (
     ServerError,
     ServerToolCall,
     TextDelta,
+    Unreadable,
     UsageDelta,
 )
 from frontier.app.model.wires.base import TextField
@@ -381,7 +383,7 @@ class MessagesDecoder:
             if event == "error":
                 return [ServerError(stripped[:MAX_ERROR])]
             self.skipped += 1
-            return []
+            return [Unreadable(stripped[:UNREADABLE_PREVIEW])]
         kind = obj.get("type")
         kind = kind if isinstance(kind, str) else event
         if kind == "error" or event == "error":

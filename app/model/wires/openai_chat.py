@@ -27,6 +27,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from frontier.app import fastjson
 from frontier.app.events import TokenUsage
 from frontier.app.model.stream import (
+    UNREADABLE_PREVIEW,
     CallArgs,
     CallStart,
     Delta,
@@ -37,6 +38,7 @@ from frontier.app.model.stream import (
     ReasoningDelta,
     ServerError,
     TextDelta,
+    Unreadable,
     UsageDelta,
 )
 from frontier.app.wire import safejson
@@ -241,7 +243,7 @@ class ChatDecoder:
             if event == "error":
                 return [ServerError(stripped)]
             self.skipped += 1
-            return []
+            return [Unreadable(stripped[:UNREADABLE_PREVIEW])]
         if obj.get("error") or event == "error":
             return [ServerError(error_message(obj.get("error") or obj))]
         out: list[Delta] = []

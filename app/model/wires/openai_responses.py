@@ -56,6 +56,7 @@ from frontier.app.events import TokenUsage
 from frontier.app.model.conversation import AssistantMessage, wire_messages
 from frontier.app.model.request import ModelRequest
 from frontier.app.model.stream import (
+    UNREADABLE_PREVIEW,
     CallArgs,
     CallDone,
     CallStart,
@@ -69,6 +70,7 @@ from frontier.app.model.stream import (
     ServerError,
     ServerToolCall,
     TextDelta,
+    Unreadable,
     UsageDelta,
 )
 from frontier.app.model.wires.base import TextField
@@ -251,7 +253,7 @@ class ResponsesDecoder:
             if event == "error":
                 return [ServerError(stripped[:2000])]
             self.skipped += 1
-            return []
+            return [Unreadable(stripped[:UNREADABLE_PREVIEW])]
         if self._ended:
             # A second response spliced after the end (a fixture that concatenates
             # several): its calls would collide with this one's output indices.
