@@ -12,15 +12,18 @@ from textual.command import CommandInput, CommandList, CommandPalette
 from textual.pilot import Pilot
 from textual.widgets import OptionList, Static
 
+from frontier.app.agent import runtime
+from frontier.app.agent import session as agent_session
 from frontier.app.config import Config
-from frontier.app.events import Event, ToolCall
+from frontier.app.events import ToolCall
+from frontier.app.frontends.tui import live
 from frontier.app.frontends.tui.app import FrontierApp
 from frontier.app.frontends.tui.screens.sessions import EMPTY, SessionPicker
 from frontier.app.model.conversation import UserText
 from frontier.app.model.demo_script import DEMO_MODEL
 from frontier.app.model.wires.demo import DEMO_BASE_URL
 from frontier.app.session.store import SessionStore
-from frontier.widgets.transcript import Transcript
+from frontier.widgets.transcript import Transcript, render_entry, tool_of
 
 
 async def palette(pilot: Pilot, command: str) -> None:
@@ -259,24 +262,21 @@ async def test_a_resumed_history_is_read_beside_the_build_not_on_the_screens_loo
     (0.15 s at 4,000 calls: no key, no paint); it is read on the build's thread, once.
     The replies' renderer, which the history's first paint would load on the loop (35-45
     ms), is loaded there first."""
-    from frontier.app.agent.session import AgentSession
-    from frontier.app.frontends.tui import live
-
     older, _ = sessions
     read_on: list[int] = []
     warmed_on: list[tuple[int, str, int]] = []
-    history_events = AgentSession.history_events
+    stored_history = agent_session.stored_history
     warm_renderers = live.warm_renderers
 
-    def recorded(self: AgentSession, keep: int | None = None) -> list[Event]:
+    def recorded(session_id: str, keep: int | None) -> object:
         read_on.append(threading.get_ident())
-        return history_events(self, keep)
+        return stored_history(session_id, keep)
 
     def warming(code_theme: str) -> None:
         warmed_on.append((threading.get_ident(), code_theme, len(read_on)))
         warm_renderers(code_theme)
 
-    monkeypatch.setattr(AgentSession, "history_events", recorded)
+    monkeypatch.setattr(agent_session, "stored_history", recorded)
     monkeypatch.setattr(live, "warm_renderers", warming)
     app = FrontierApp(Config(approval="auto"), session_id=older, remember_theme=False)
     async with app.run_test(size=(120, 40)) as pilot:
@@ -309,3 +309,57 @@ async def test_resuming_from_the_command_line_shows_the_conversation_so_far(
         assert call.tool.state == "interrupted" and call.tool.summary == "sleep 60"
         assert call.tool.whole().startswith("shell call 'c1' was")  # opens in the pager
         assert "reconciled c1 shell: interrupted" in lines[resumed:]
+
+
+def rendered(app: FrontierApp, session_id: str, workspace: str) -> list[tuple[str, str]]:
+    """The Transcript as drawn, entry by entry (the session's id and folder made neutral)."""
+    state = app.state
+    return [
+        (
+            e.role,
+            render_entry(e, tool_of(e, state.tools), 0.0)
+            .plain.replace(session_id, "S")
+            .replace(workspace, "W"),
+        )
+        for e in state.transcript
+        if not e.text.startswith("environment:")  # its own clock and entry count
+    ]
+
+
+async def test_a_resume_shows_the_stored_talk_before_the_session_is_built(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`frontier resume`: the stored conversation is on the screen while the session is
+    still being built (~0.1 s of imports, the lock and recovery after the first paint),
+    and the result recovery then writes lands on the call's row shown before it; the
+    screen ends as it does when the history is read only once the session is built."""
+    early = stored_session(monkeypatch, tmp_path / "ws-a", 1_700_000_000.0, interrupted=True)
+    late = stored_session(monkeypatch, tmp_path / "ws-b", 1_700_000_000.0, interrupted=True)
+    built = threading.Event()
+    real = runtime.create_runtime
+
+    def held(*args: object, **kw: object) -> object:
+        assert built.wait(30), "the test never let the build go on"
+        return real(*args, **kw)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(runtime, "create_runtime", held)
+    app = make_app(early)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await until(
+            pilot, lambda: f"── earlier in session {early} ──" in transcript(app), "the talk"
+        )
+        assert app.session is None  # shown while the session is still being built
+        (row,) = [e for e in app.state.transcript if e.role == "call"]
+        assert tool_of(row, app.state.tools).state == "running"  # as stored: no result yet
+        built.set()
+        await until(pilot, lambda: "reconciled c1 shell: interrupted" in transcript(app), "built")
+        calls = [e for e in app.state.transcript if e.role == "call"]
+        assert calls == [row]  # the reconciled result found the row shown before the build
+        assert tool_of(row, app.state.tools).state == "interrupted"
+        shown = rendered(app, early, "ws-a")
+
+    monkeypatch.setattr(agent_session, "stored_history", lambda *args: None)  # once built
+    app = make_app(late)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await until(pilot, lambda: "reconciled c1 shell: interrupted" in transcript(app), "built")
+        assert rendered(app, late, "ws-b") == shown

@@ -380,17 +380,22 @@ class UiState:
     def set_tool_state(self, call: ToolCall, state: str) -> None:
         self.models.tools.set_state(call, state)
 
-    def show_history(self, events: Iterable[Event]) -> None:
+    def show_history(self, events: Iterable[Event], *, more: bool = False) -> None:
         """A resumed session's earlier conversation (``AgentSession.history_events``),
         applied through the same dispatch as a live turn's events; then the panes about
         the stream (Tools, Raw stream, Confirmed, Errors, the status) start empty — they
         are about what happens from now on — while the Transcript keeps every call's row
         (it folds and opens in the pager like a live one). A long session's front end asks
         only for the tail that makes the entries the Transcript keeps
-        (``history_events(keep)``)."""
+        (``history_events(keep)``).
+
+        ``more``: another part follows (a resume shows the stored talk before the session
+        is built, then what the build wrote): the panes start empty after that one, so a
+        result in it still finds its call's row."""
         for event in events:
             self.apply(event)
-        self._reset_panes()
+        if not more:
+            self._reset_panes()
         self.mark(*PANES)
 
     def apply_all(self, events: Iterable[Event]) -> None:

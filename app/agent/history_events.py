@@ -28,9 +28,52 @@ from frontier.app.events import (
     TurnEnded,
     UserMessage,
 )
+from frontier.app.record import record
 
 if TYPE_CHECKING:
+    from frontier.app.session.store import SessionStore
     from frontier.app.session.timeline import Failure, LogRecord
+
+
+@record
+class HistoryRead:
+    """The newest part of a stored timeline as read once, and the events it made:
+    :func:`events_since` gives, after more rows were written, the events that follow."""
+
+    records: list[LogRecord]
+    failures: list[Failure]
+    events: list[Event]
+
+
+def read_tail(store: SessionStore, session_id: str, keep: int | None) -> HistoryRead:
+    """The events of a stored session's timeline a front end keeping ``keep`` entries
+    shows (``None``: every one), reading only the tail that makes them
+    (:func:`history_tail`)."""
+    if keep is None:
+        records = store.records(session_id)
+        failures = store.failures(session_id) if records else []
+    else:
+        records, failures = history_tail(
+            lambda before, limit: store.records_before(session_id, before, limit),
+            lambda: store.failures(session_id),
+            keep,
+        )
+    return HistoryRead(records, failures, list(history_events(records, failures)))
+
+
+def events_since(store: SessionStore, session_id: str, read: HistoryRead) -> list[Event]:
+    """The events of the rows written after ``read`` (a resume's reconciled results,
+    made after the history was shown): those that follow ``read.events`` when the rows
+    read and the new ones are made into events together, so a result finds the call row
+    read before (alone it would make the call a second time)."""
+    last = read.records[-1].seq if read.records else 0
+    newer = store.records_after(session_id, last)
+    if not newer:
+        return []
+    first = read.records[0].seq if read.records else newer[0].seq
+    failures = [f for f in store.failures(session_id) if f.log_seq >= first]
+    events = list(history_events([*read.records, *newer], failures))
+    return events[len(read.events) :]
 
 
 def history_events(

@@ -56,6 +56,7 @@ if TYPE_CHECKING:
 
     from frontier.app.agent.budget import ContextBudget
     from frontier.app.agent.explain import Explanation
+    from frontier.app.agent.history_events import HistoryRead
     from frontier.app.session.store import LogRecord, SessionInfo, SessionStore
     from frontier.tools.mcp_servers import McpHost
     from frontier.tools.registry import Registry
@@ -669,21 +670,23 @@ class AgentSession:
         Transcript), so only the timeline's tail that makes them is read and decoded
         (``history_events.history_tail``), a page at a time from the end: 0.20-0.39 s at
         4,000 calls became ~0.02 s."""
-        from frontier.app.agent.history_events import history_events, history_tail
+        from frontier.app.agent.history_events import read_tail
 
         store = self._store
         if store is None or not self.resumed:
             return []
-        if keep is None:
-            records = store.records(self.session_id)
-            return list(history_events(records, store.failures(self.session_id) if records else ()))
-        sid = self.session_id
-        records, failures = history_tail(
-            lambda before, limit: store.records_before(sid, before, limit),
-            lambda: store.failures(sid),
-            keep,
-        )
-        return list(history_events(records, failures))
+        return read_tail(store, self.session_id, keep).events
+
+    def history_since(self, read: HistoryRead) -> list[Event]:
+        """The events of the rows this session wrote after ``read`` was taken of its
+        store (a front end showed that before the session was built: this resume's
+        reconciled results are then the rest)."""
+        from frontier.app.agent.history_events import events_since
+
+        store = self._store
+        if store is None or not self.resumed:
+            return []
+        return events_since(store, self.session_id, read)
 
 
 def _export_text(path: Path, session_id: str, fmt: ExportFormat, scrubber: Scrubber) -> str:
@@ -713,6 +716,22 @@ def stored_sessions() -> list[SessionInfo]:
         return store.list_sessions()
 
 
+def stored_history(session_id: str, keep: int | None) -> HistoryRead | None:
+    """``session_id``'s history as the person's store holds it, read-only (``None``: no
+    store yet), the tail that makes a front end's newest ``keep`` entries: a front end
+    shows it before the session is built. The session is not locked or reconciled yet:
+    a call left running reads as stored, and :meth:`AgentSession.history_since` gives
+    what the build then wrote."""
+    from frontier.app.agent.history_events import read_tail
+    from frontier.app.session.store import SessionStore, existing_store
+
+    path = existing_store()
+    if path is None:
+        return None
+    with SessionStore.open_readonly(path) as store:
+        return read_tail(store, session_id, keep)
+
+
 __all__ = [
     "AgentSession",
     "EventHub",
@@ -721,5 +740,6 @@ __all__ = [
     "QueuedMessage",
     "SessionBusy",
     "TurnLoop",
+    "stored_history",
     "stored_sessions",
 ]

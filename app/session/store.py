@@ -216,6 +216,10 @@ class SessionStore:
         """The session timeline as stored (what a process that holds it reads)."""
         return self.timeline.records(session_id)
 
+    def records_after(self, session_id: str, after: int) -> list[LogRecord]:
+        """The timeline's rows after ``seq = after`` (``Timeline.records_after``)."""
+        return self.timeline.records_after(session_id, after)
+
     def records_before(self, session_id: str, before: int | None, limit: int) -> list[LogRecord]:
         """A page of the timeline, newest first as pages go (``Timeline.records_before``)."""
         return self.timeline.records_before(session_id, before, limit)

@@ -247,6 +247,19 @@ class Timeline:
             for s, ty, t, cid, ref, rid, d in rows
         ]
 
+    def records_after(self, session_id: str, after: int) -> list[LogRecord]:
+        """The rows of the timeline after ``seq = after``, in commit order (what a resume
+        wrote, reconciling, after its history was read and shown)."""
+        rows = self.db.read(
+            "SELECT seq, type, t, call_id, ref, response_id, data FROM log"
+            " WHERE session_id = ? AND seq > ? ORDER BY seq",
+            (session_id, after),
+        )
+        return [
+            LogRecord(s, ty, t, cid, ref, rid, fastjson.loads(d))
+            for s, ty, t, cid, ref, rid, d in rows
+        ]
+
     def records_before(self, session_id: str, before: int | None, limit: int) -> list[LogRecord]:
         """The newest ``limit`` rows of the timeline before ``seq = before`` (all: ``None``),
         in commit order: a resume reads a long session's tail a page at a time."""

@@ -13,6 +13,7 @@ command module, so a change inside the core cannot break the TUI at run time.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import itertools
 from collections.abc import Callable
@@ -35,6 +36,7 @@ from frontier.widgets.transcript import code_theme_of, warm_renderers
 if TYPE_CHECKING:  # the inspector's explanations: imported when first asked (issue 24)
     from frontier.app.agent.attachments import Prepared
     from frontier.app.agent.explain import Explanation
+    from frontier.app.agent.history_events import HistoryRead
     from frontier.app.agent.session import AgentSession
     from frontier.app.frontends.tui.host import Host
 
@@ -77,6 +79,8 @@ class LiveController:
         self._send_when_ready = False
         self._building = False
         """A session is being built (its thread runs): the status bar says so."""
+        self._history_shown: str | None = None
+        """The session whose history was shown before it was built (``_read_ahead``)."""
         self._history_ahead: tuple[AgentSession, list[Event] | Exception] | None = None
         """A resumed session's earlier conversation (or why it could not be read), read on
         its build's thread (:meth:`_read_ahead`) and taken by the next :meth:`_adopt`."""
@@ -118,9 +122,20 @@ class LiveController:
         self.app.state.mark("status")
         warm = functools.partial(warm_renderers, code_theme_of(self.app.current_theme))
         keep = self.app.state.transcript.maxlen
+        # the first session of a `frontier resume`: its stored talk is shown before the
+        # session is built (a person's own store; a test's factory builds its own)
+        early = self.factory is None and self.session is None and self.session_id is not None
+        show = to_loop(self._show_early)
         try:
-            return await _in_a_thread(lambda: self._read_ahead(factory(), warm, keep))
+            return await _in_a_thread(
+                lambda: self._read_ahead(
+                    factory, warm, keep, show if early else None, self.session_id
+                )
+            )
         except Exception as exc:
+            if self._history_shown is not None:  # shown before the build: end that part
+                self._history_shown = None
+                self.app.state.show_history(())
             self.app.state.note(f"could not start the agent: {exc}", "error")
             self.app.notify(
                 str(exc), title="could not start the agent", severity="error", timeout=10
@@ -131,23 +146,57 @@ class LiveController:
             self.app.state.mark("status")
 
     def _read_ahead(
-        self, session: AgentSession, warm: Callable[[], None], keep: int | None
+        self,
+        factory: Callable[[], AgentSession],
+        warm: Callable[[], None],
+        keep: int | None,
+        show: Callable[[tuple[str, HistoryRead]], None] | None,
+        session_id: str | None,
     ) -> AgentSession:
-        """On the build's thread: a resumed session's history, read from the store and
+        """On the build's thread: build the session and read a resumed one's history,
         made into events there, not on the screen's loop, which it held 0.04 s at 1,000
         calls and 0.15 s at 4,000 (keys and paints waited). A failure is raised where the
         history is shown, as it was when it was read there: the session itself was made,
         and it is adopted (and closed) as any other. Only the tail that makes the ``keep``
         entries the Transcript keeps is read. ``warm`` first loads the replies' renderer,
         which the Transcript's first paint of the history would otherwise load on the
-        loop (35-45 ms held)."""
+        loop (35-45 ms held).
+
+        ``show`` (the first session of ``frontier resume``): the history is read from the
+        store and shown before the session is built, which imports the model's client
+        and opens, locks and reconciles the session (~0.12 s after the first paint for a
+        session of 10 calls); the rows the build then writes (reconciled results) are
+        shown after it (``AgentSession.history_since``)."""
+        early: HistoryRead | None = None
+        if show is not None and session_id is not None:
+            with contextlib.suppress(Exception):  # read again once built, as without this
+                from frontier.app.agent import session as stored
+
+                warm()
+                early = stored.stored_history(session_id, keep)
+            if early is not None and early.events:
+                show((session_id, early))
+            else:
+                early = None
+        session = factory()
         if session.resumed:
             try:
-                warm()
-                self._history_ahead = (session, session.history_events(keep))
+                if early is not None and session.session_id == session_id:
+                    self._history_ahead = (session, session.history_since(early))
+                else:
+                    warm()
+                    self._history_ahead = (session, session.history_events(keep))
             except Exception as exc:  # raised by ``_announce_resume``, on the loop
                 self._history_ahead = (session, exc)
         return session
+
+    def _show_early(self, read: tuple[str, HistoryRead]) -> None:
+        """A stored session's talk, read before it was built (see ``_read_ahead``)."""
+        session_id, history = read
+        state = self.app.state
+        state.note(f"── earlier in session {session_id} ──")
+        state.show_history(history.events, more=True)  # the rest when built: _announce_resume
+        self._history_shown = session_id
 
     def _default_factory(self) -> AgentSession:
         """``create_runtime`` as a person's session is built: interactive, the MCP servers
@@ -210,9 +259,16 @@ class LiveController:
         """The stored conversation (``read`` ahead on the build's thread, else read
         here), then what resuming changed (reconciled calls...)."""
         state = self.app.state
+        shown, self._history_shown = self._history_shown, None
         if isinstance(read, Exception):
+            if shown is not None:
+                state.show_history(())  # the part shown before the build ends here
             raise read
-        history = session.history_events(state.transcript.maxlen) if read is None else read
+        if shown == session.session_id:  # shown before the build: what it wrote follows
+            state.show_history(read or ())
+            history: list[Event] = []
+        else:
+            history = session.history_events(state.transcript.maxlen) if read is None else read
         if history:
             state.note(f"── earlier in session {session.session_id} ──")
             state.show_history(history)
