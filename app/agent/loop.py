@@ -578,6 +578,8 @@ class AgentLoop:
             self._handle(adapter.finish(clean), out, decoder, response_id)
             if not clean:
                 self._truncated(out, adapter)
+        for note in adapter.notes():  # e.g. events the server sent that could not be read
+            self._emit(note)
         self._flush_prose(out, decoder, final=True)
         if self.store is not None and response_id is not None:
             with _committing("end_response"):

@@ -119,7 +119,9 @@ class ModeAdapter:
         self._fed = 0
         """Bytes given to the text transducer (a text protocol's offsets)."""
         self._refused_native = False
-        self._told_unreadable = False
+        self._unread = 0
+        """Unreadable events skipped between calls (:meth:`notes` says so)."""
+        self._unread_first = ""
         self._open: set[str] = set()
         """Calls whose frame has started and is not complete (text protocols)."""
 
@@ -156,7 +158,7 @@ class ModeAdapter:
             data, events = self._native.feed(deltas)
             unread = next((d for d in deltas if type(d) is Unreadable), None)
             if unread is not None and not self._native.stopped:
-                head.extend(self._skipped(unread))
+                self._skipped(unread)
             return data, [*head, *events]
         piece = "".join(d.text for d in deltas if type(d) is TextDelta)  # type: ignore[union-attr]
         data = piece.encode("utf-8")
@@ -183,7 +185,8 @@ class ModeAdapter:
     def _text_hole(self, broken: Delta) -> list[Event]:
         """An unreadable event in a text protocol (see the class)."""
         if not self._open and not self._text.pending():  # no frame open or beginning
-            return self._skipped(broken)
+            self._skipped(broken)
+            return []
         if isinstance(broken, Unreadable):
             from frontier.app.cst.native import unreadable_message
 
@@ -193,17 +196,30 @@ class ModeAdapter:
             message = f"{broken.message} while a call was arriving: it did not run"
         return [ContractError("bad_json", f"{message}; resend the call", self._fed)]
 
-    def _skipped(self, broken: Delta) -> list[Event]:
-        """The note an unreadable event between calls is (once a response)."""
-        if self._told_unreadable:
+    def _skipped(self, broken: Delta) -> None:
+        """An unreadable event between calls: counted, and the first described, for the
+        note :meth:`notes` gives once the response is over (said mid-reply, it split the
+        reply on the screen in two)."""
+        self._unread += 1
+        if not self._unread_first:
+            self._unread_first = (
+                f"not JSON: {broken.preview!r}"
+                if isinstance(broken, Unreadable)
+                else "too deep to read"
+            )
+
+    def notes(self) -> list[Event]:
+        """What the person is told about this response once it is over (asked once)."""
+        count, self._unread = self._unread, 0
+        if not count:
             return []
-        self._told_unreadable = True
-        what = (
-            f"an event that is not JSON ({broken.preview!r})"
-            if isinstance(broken, Unreadable)
-            else "an event too deep to read"
-        )
-        return [Notice(f"the server sent {what}: skipped (no call was arriving)")]
+        what = "an event" if count == 1 else f"{count} events"
+        first = self._unread_first if count == 1 else f"the first {self._unread_first}"
+        return [
+            Notice(
+                f"the server sent {what} it could not read ({first}): skipped, no call was arriving"
+            )
+        ]
 
     def _native_call(self, call: CallStart) -> ContractError:
         """The error a native call in a text protocol is (see the class)."""
