@@ -441,6 +441,8 @@ def test_a_responses_stream_without_output_index_is_matched_by_item_id() -> None
 
 def test_a_deeply_nested_event_is_bounded_not_a_crash() -> None:
     """A capture is untrusted: an event nested 200,000 levels deep is read as not JSON
-    (bounded before any recursion), never a ``RecursionError``."""
+    (bounded before any recursion), never a ``RecursionError``: the server's
+    ``not_json``."""
     for wire in ("anthropic-messages", "openai-responses", "openai-chat"):
-        assert check_events(wire, [("content_block_delta", "[" * 200_000)]) == []
+        (violation,) = check_events(wire, [("content_block_delta", "[" * 200_000)])
+        assert violation.rule == "not_json" and violation.event == 1

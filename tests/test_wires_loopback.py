@@ -50,6 +50,7 @@ from frontier.app.agent.explain import explain_session
 from frontier.app.agent.loop import INTERRUPTED
 from frontier.app.agent.runtime import create_runtime
 from frontier.app.agent.session import AgentSession
+from frontier.app.commands.check import _server_framing, load_sources
 from frontier.app.config import Config, data_dir
 from frontier.app.events import (
     AssistantText,
@@ -307,6 +308,45 @@ async def test_each_wire_sends_its_path_auth_and_body(make: Make, wire: str) -> 
     assert "alpha beta gamma" in history_text(second)
     assert "call_r1" in history_text(second)
     rig.assert_valid()
+
+
+@pytest.mark.parametrize("mode", [*MODES, "ctl-heredoc"])
+@pytest.mark.parametrize("wire", WIRES)
+async def test_a_stored_session_checks_without_blaming_the_server(
+    make: Make, wire: str, mode: str
+) -> None:
+    """What a session stores of each response is what ``frontier check`` reads: the
+    events that carry no delta (a block's start, Responses' ``output_item.added``) were
+    left out, so ``check`` of every stored Anthropic session said the server sent "a
+    block never started". A clean turn now checks clean on every wire."""
+    rig = await make(wire, mode)
+    call = read_notes() if mode != "ctl-heredoc" else Text("Reading it.")
+    rig.answer(reply(wire, Text("Reading."), call), done(wire))
+    ended = await rig.turn("what is in notes.txt?")
+    assert ended.reason == "done", ended.message
+    sources = load_sources(rig.session.session_id)
+    assert len(sources) == (2 if mode != "ctl-heredoc" else 1)
+    for name, rec in sources:
+        server, native = _server_framing(rec)
+        assert (server, native) == ([], ()), name
+
+
+@pytest.mark.parametrize("wire", WIRES)
+async def test_a_native_call_to_a_text_protocol_is_refused_live_and_named_by_check(
+    make: Make, wire: str
+) -> None:
+    """A server that sends a native call to a request offering none (a text protocol):
+    the call never runs, the model is asked for a frame, and ``check`` of the stored
+    response names the call (it reads the text, where the call is not)."""
+    rig = await make(wire, "ctl-heredoc")
+    rig.answer(reply(wire, Text("Reading."), read_notes()), done(wire))
+    ended = await rig.turn("what is in notes.txt?")
+    assert ended.reason == "done", ended.message
+    assert result_kinds(rig.watch) == {}  # nothing ran
+    assert "error contract (bad_call)" in history_text(rig.server.requests[1])
+    checked = [_server_framing(rec) for _, rec in load_sources(rig.session.session_id)]
+    assert [server for server, _ in checked] == [[], []]  # the server kept its framing
+    assert [native for _, native in checked] == [("call_r1 read",), ()]
 
 
 # --------------------------------------------------------------------------- 1. eager start

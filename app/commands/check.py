@@ -40,6 +40,7 @@ from frontier.app.cst.props import check_stream
 from frontier.app.frontends.terminal_text import safe_print
 from frontier.app.model.registry import codec
 from frontier.app.session.record import Recording, RecordingError
+from frontier.app.vocab import NATIVE_MODES
 
 TYPE_CHECKING = False  # typing is not imported at run time (~3 ms of start-up)
 if TYPE_CHECKING:
@@ -142,7 +143,8 @@ def main(args: argparse.Namespace) -> int:
             return 2
     failed = False
     jobs = getattr(args, "jobs", None)
-    for (name, rec), (report, joins, server) in zip(sources, verdicts(sources, jobs), strict=True):
+    verdicts_ = verdicts(sources, jobs)
+    for (name, rec), (report, joins, server, native) in zip(sources, verdicts_, strict=True):
         errors = f" errors={','.join(report.errors)}" if report.errors else ""
         running = rec.meta.get("interrupted")
         ids = [str(i) for i in running] if isinstance(running, list) else []
@@ -171,15 +173,22 @@ def main(args: argparse.Namespace) -> int:
                 f"      server framing error at event {first_server.event} (the server's, not "
                 f"the model's): {first_server.message}{more}"
             )
+        if native:  # the live session said so as a bad_call contract error
+            safe_print(
+                f"      native tool call {native[0]} in a response whose protocol ({rec.mode}) "
+                "calls tools in the text: it did not run"
+                + (f" (+{len(native) - 1} more)" if len(native) > 1 else "")
+            )
         if explain:
             _print_explanations(explained.get(name, []))
     sys.stdout.flush()
     return 1 if failed else 0
 
 
-Verdict = tuple["CheckReport", tuple[int, ...], "list[Violation]"]
+Verdict = tuple["CheckReport", tuple[int, ...], "list[Violation]", tuple[str, ...]]
 """One response checked: the S1–S3 report, the offsets where it was continued after a
-cut, and where the recorded events break their wire's own rules."""
+cut, where the recorded events break their wire's own rules, and (a text protocol) the
+native tool calls it holds, which that protocol never reads."""
 
 PARALLEL_BYTES = 256 * 1024
 """Bytes to check from which ``check`` uses a process per CPU (the every-prefix loop costs
@@ -241,7 +250,8 @@ def _verdict(source: tuple[str, Recording]) -> Verdict:
     pieces, joins = rec.decoded()  # a continued response is checked as the one stream it fed
     data = b"".join(piece for _, piece in pieces)
     report = check_stream(data, rec.mode, rec.clean, wire=codec(rec.wire))
-    return report, tuple(j.offset for j in joins), _server_framing(rec)
+    server, native = _server_framing(rec)
+    return report, tuple(j.offset for j in joins), server, native
 
 
 def say_detected(lines: list[str]) -> None:
@@ -253,17 +263,30 @@ def say_detected(lines: list[str]) -> None:
     sys.stderr.flush()
 
 
-def _server_framing(rec: Recording) -> list[Violation]:
+def _server_framing(rec: Recording) -> tuple[list[Violation], tuple[str, ...]]:
     """Where the recorded events break their wire's own rules (a ``.done`` whose arguments
-    disagree with the deltas, an event after the end, an id that changes): a check line's
-    S2 failure or contract error may be the server's doing, and the reader should know."""
-    return _server_framing_of(rec.wire, rec.events)
+    disagree with the deltas, an event after the end, an id that changes, data that is not
+    JSON): a check line's S2 failure or contract error may be the server's doing, and the
+    reader should know. And, in a text protocol, the native calls the events hold (``id
+    name``), which the protocol never reads (``app/agent/modes.py``)."""
+    violations, calls = _server_framing_of(rec.wire, rec.events)
+    return violations, (() if rec.mode in NATIVE_MODES else calls)
 
 
-def _server_framing_of(wire: str, events: Sequence[tuple[float, str]]) -> list[Violation]:
-    from frontier.app.model.wires.rules import check_events
+def _server_framing_of(
+    wire: str, events: Sequence[tuple[float, str]]
+) -> tuple[list[Violation], tuple[str, ...]]:
+    from frontier.app.model.wires.rules import rules_for
 
-    return check_events(wire, [("message", data) for _, data in events])
+    rules = rules_for(wire)
+    if rules is None:
+        return [], ()
+    for _, data in events:
+        rules.feed("message", data)
+    calls = tuple(
+        f"{call.id or '?'} {call.name or '?'}"[:80] for call in rules.calls.values() if call.started
+    )
+    return rules.violations, calls
 
 
 def _explanations(

@@ -695,9 +695,11 @@ class ModelClient:
                             error = self._scrubber.scrub(delta.message)
                         elif kind is End:
                             ended = True
-                    if any(type(d) is not End for d in deltas):
-                        # what carries nothing (a keep-alive, junk, a bare end marker)
-                        # is not recorded, as before wires had names
+                    if data.strip() and not (deltas and all(type(d) is End for d in deltas)):
+                        # recorded: every event but a bare end marker ([DONE],
+                        # message_stop), as before; a block's start carries no delta but
+                        # `check` needs it (without it every Anthropic block read as "a
+                        # block never started"), and junk is what the server sent
                         yield WireEvent(data, time.perf_counter() - sent, tuple(deltas))
                     if error is not None:
                         yield StreamEnd(

@@ -29,6 +29,7 @@ RULES = (
     "id_changed",
     "index_reused",
     "missing_index",
+    "not_json",
 )
 """The server rules checked (``Violation.rule``)."""
 
@@ -171,6 +172,13 @@ class WireRules:
         else:
             self.violations.append(Violation(rule, self._event, message))
 
+    def _not_json(self, label: str, data: str) -> str:
+        """An event whose data is not JSON: every decoder skips it, and a live session
+        fails a call it arrived inside (its bytes may have a hole: ``app/agent/modes.py``)."""
+        if data:  # an empty ``data:`` is a keep-alive, not junk
+            self._flag("not_json", f"event {self._event} cannot be read as JSON ({_short(data)!r})")
+        return label
+
     def _after_end(self, what: str, end: str) -> str:
         """The first event after the response ended: flagged once; the rest are another
         response spliced on (the decoders ignore them too), so they are not read."""
@@ -203,7 +211,7 @@ class AnthropicRules(WireRules):
     def _feed(self, event: str, data: str) -> str:
         typed = _typed(event, data)
         if isinstance(typed, str):
-            return typed
+            return self._not_json(typed, data) if typed.endswith("(not JSON)") else typed
         obj, kind = typed
         index = _int(obj.get("index"))
         if self.ended and kind != "ping":
@@ -300,7 +308,7 @@ class ResponsesRules(WireRules):
     def _feed(self, event: str, data: str) -> str:
         typed = _typed(event, data)
         if isinstance(typed, str):
-            return typed
+            return self._not_json(typed, data) if typed.endswith("(not JSON)") else typed
         obj, kind = typed
         index = _int(obj.get("output_index"))
         if self.ended:
@@ -462,7 +470,7 @@ class ChatRules(WireRules):
             return "data: [DONE]"
         obj = _load(data)
         if obj is None:
-            return "chunk (not JSON)"
+            return self._not_json("chunk (not JSON)", data)
         if self.ended:
             return self._after_end("a chunk", f"data: [DONE] (event {self.ended})")
         choices = obj.get("choices")
