@@ -673,6 +673,7 @@ class ModelClient:
         raw_reason = ""
         usage = TokenUsage()
         decoder = self.codec.decoder()
+        bare = self.codec.records_bare_events
         sse = SSEDecoder()
         try:
             async with aclosing(_sse_events(head, pieces, sse)) as events:
@@ -695,11 +696,12 @@ class ModelClient:
                             error = self._scrubber.scrub(delta.message)
                         elif kind is End:
                             ended = True
-                    if data.strip() and not (deltas and all(type(d) is End for d in deltas)):
-                        # recorded: every event but a bare end marker ([DONE],
-                        # message_stop), as before; a block's start carries no delta but
-                        # `check` needs it (without it every Anthropic block read as "a
-                        # block never started"), and junk is what the server sent
+                    if any(type(d) is not End for d in deltas) or (
+                        bare and not deltas and data.strip()
+                    ):
+                        # recorded: what carries something (junk too: Unreadable), and
+                        # on a wire whose bare events are small and structural, those
+                        # (WireCodec.records_bare_events); never a bare end marker
                         yield WireEvent(data, time.perf_counter() - sent, tuple(deltas))
                     if error is not None:
                         yield StreamEnd(

@@ -132,6 +132,7 @@ class Codec:
     path = "messages"
     signals_call_done = True
     can_prefill = True
+    records_bare_events = True
     required_max_tokens = 32_000
     """What a session asks for when nobody set a cap: the model's own limit from the
     catalogue, at most this (what Claude Code asks for)."""

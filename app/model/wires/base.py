@@ -47,6 +47,13 @@ class WireCodec(Protocol):
     native accumulator proves it from the stream (Chat Completions' rule, DESIGN §4)."""
     can_prefill: bool
     """A request may end with an assistant message for the answer to continue."""
+    records_bare_events: bool
+    """A session records this wire's events that carry no delta. Anthropic's are small
+    and structural (``content_block_start``/``_stop``, ``ping``): without them ``check``
+    of a stored session said every block was "never started". Responses' are not
+    (``response.created`` echoes the instructions and tools, ``output_text.done`` and
+    ``output_item.done`` repeat the text) and Chat's were never recorded: both record
+    only events that carry something."""
     required_max_tokens: int | None
     """The API refuses a request without ``max_tokens`` (Anthropic): the cap a session
     sends when nobody set one (at most this, less when the catalogue says the model's

@@ -95,6 +95,7 @@ class Codec:
 
     signals_call_done = False
     can_prefill = True
+    records_bare_events = False
 
     def __init__(self) -> None:
         self.stream_options = True

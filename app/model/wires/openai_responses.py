@@ -118,6 +118,7 @@ class Codec:
 
     signals_call_done = True
     can_prefill = False
+    records_bare_events = False
 
     # ------------------------------------------------------------------ requests
 
