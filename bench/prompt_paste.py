@@ -7,7 +7,10 @@ TUI runs in a detached tmux session (``tui_tmux``); in one TUI process:
   timed from ``tmux send-keys`` until ``capture-pane`` shows one more ``Q``;
 - **paste**: ``--lines`` lines of log (~83 bytes each) pasted with ``tmux paste-buffer
   -p`` (bracketed, as a terminal pastes), timed until the last line is on screen;
-- **after**: ``Q`` typed after the pasted text, timed the same way.
+- **after**: ``Q`` typed after the pasted text, timed the same way;
+- **send**: Enter, timed until the message's last line is drawn in the Transcript
+  (a long message is drawn folded by its ends since stop 43: all 20,000 lines were
+  wrapped on the screen's loop first).
 
 With ``--baseline DIR`` (a tree laid out as ``DIR/frontier/...``, e.g. ``git archive``
 of an older commit) each round runs the same three phases again with
@@ -52,8 +55,9 @@ def paste(tui: TmuxApp, path: Path, last: str) -> float:
 
 def measure(
     args: argparse.Namespace, path: Path, last: str
-) -> tuple[list[float], float, list[float]]:
-    """One TUI: the empty box's keys, the paste's seconds, the keys after the paste."""
+) -> tuple[list[float], float, list[float], float]:
+    """One TUI: the empty box's keys, the paste's seconds, the keys after the paste, and
+    the seconds from Enter to the message's last line drawn in the Transcript."""
     with (
         StreamServer(1.0, 1.0) as server,
         TmuxApp("paste", frontier_argv(server.url), width=args.width, height=args.height) as tui,
@@ -66,7 +70,11 @@ def measure(
         seconds = paste(tui, path, last)
         time.sleep(0.5)  # the paste's own repaint settles
         after = type_keys(tui, args.keys, args.gap)
-        return empty, seconds, after
+        t0 = time.perf_counter()
+        tui.keys("Enter")
+        drawn = "│     " + last  # the Transcript's row (its border, the gutter)
+        tui.wait_for(lambda screen: drawn in screen, timeout=120)
+        return empty, seconds, after, time.perf_counter() - t0
 
 
 def main() -> int:
@@ -94,7 +102,7 @@ def main() -> int:
         )
         print(
             f"{'tree':>10}{'round':>6}{'empty p50':>11}{'p90':>7}{'after p50':>11}{'p90':>7}"
-            f"{'max':>7}{'÷ empty':>9}{'paste s':>9}"
+            f"{'max':>7}{'÷ empty':>9}{'paste s':>9}{'send s':>8}"
         )
         for i in range(1, args.rounds + 1):
             for name, pythonpath in trees:
@@ -102,12 +110,12 @@ def main() -> int:
                     os.environ.pop("PYTHONPATH", None)
                 else:
                     os.environ["PYTHONPATH"] = pythonpath
-                empty, seconds, after = measure(args, path, last)
+                empty, seconds, after, send = measure(args, path, last)
                 ratio = pct(after, 0.5) / max(1e-9, pct(empty, 0.5))
                 print(
                     f"{name:>10}{i:>6}{pct(empty, 0.5):>11.1f}{pct(empty, 0.9):>7.1f}"
                     f"{pct(after, 0.5):>11.1f}{pct(after, 0.9):>7.1f}{pct(after, 1):>7.1f}"
-                    f"{ratio:>8.2f}×{seconds:>9.2f}"
+                    f"{ratio:>8.2f}×{seconds:>9.2f}{send:>8.2f}"
                 )
         os.environ.pop("PYTHONPATH", None)
     print(f"load {os.getloadavg()[0]:.2f} at the end")

@@ -34,7 +34,7 @@ from textual.theme import Theme
 
 from frontier.themes.palette import theme_variable
 from frontier.widgets.block_view import Block, BlockView
-from frontier.widgets.display import cut_lines, display_preview, more_lines
+from frontier.widgets.display import cut_lines, display_preview, fold_lines, more_lines
 from frontier.widgets.prose import ProseBlock
 from frontier.widgets.state import FOLD, ToolRow, TranscriptEntry, interrupted_words
 from frontier.widgets.tools_pane import OpenToolOutput, state_label
@@ -53,6 +53,12 @@ CALL_GUTTER = 2
 
 
 THINKING_FOLDED = 3
+MESSAGE_HEAD = 20
+MESSAGE_TAIL = 20
+"""Lines of a long message the Transcript shows at its start and at its end (a pasted
+log's error is often at the end); the rest is one ``… N more lines …`` line. The message
+goes to the model whole: after a 20,000-line paste, drawing all of it held the screen
+1.4 s when it was sent."""
 """Lines of a reasoning block shown while it is folded (ctrl+t shows it whole)."""
 
 
@@ -87,9 +93,12 @@ def render_entry(
         heading = display_preview(entry.text, one_line=True)
         return Text.assemble(("━━ ", "bold"), (heading, "bold"), (" ━━", "bold"))
     label, style = _ROLE.get(entry.role, ("    ", ""))
+    text = entry.text
+    if entry.role == "you":  # a pasted log: its ends (the model and /export get it whole)
+        text = fold_lines(text, MESSAGE_HEAD, MESSAGE_TAIL)
     # a note or a message can hold a file's line (a tool's first output line, a pasted
     # file): only its ends reach rich's wrapping
-    body = Text(cut_lines(entry.text), style="dim italic" if entry.role == "note" else "")
+    body = Text(cut_lines(text), style="dim italic" if entry.role == "note" else "")
     return Text.assemble((label, style), " ", body)
 
 
