@@ -12,7 +12,13 @@ from typing import Any
 from hypothesis import given
 from hypothesis import strategies as st
 
-from frontier.app.agent.history_events import history_events, history_tail, tail_cut
+from frontier.app.agent.history_events import (
+    events_since,
+    history_events,
+    history_tail,
+    read_tail,
+    tail_cut,
+)
 from frontier.app.events import Event
 from frontier.app.session.store import LogRecord
 from frontier.app.session.timeline import Failure
@@ -129,3 +135,51 @@ def test_the_timeline_read_from_its_end_shows_what_all_of_it_showed(
     events = list(history_events(tail, kept_failures))
     assert events == every[len(every) - len(events) :]  # the same events, the newest
     assert shown(events, keep) == shown(every, keep)
+
+
+class Rows:
+    """The parts of a store ``read_tail`` and ``events_since`` read, over a timeline that
+    grows (``upto``: the rows written so far)."""
+
+    def __init__(self, records: list[LogRecord], failures: list[Failure]) -> None:
+        self.all_records, self.all_failures, self.upto = records, failures, 0
+
+    def _written(self) -> list[LogRecord]:
+        return self.all_records[: self.upto]
+
+    def records(self, session_id: str) -> list[LogRecord]:
+        return self._written()
+
+    def records_before(self, session_id: str, before: int | None, limit: int) -> list[LogRecord]:
+        return [r for r in self._written() if before is None or r.seq < before][-limit:]
+
+    def records_after(self, session_id: str, after: int) -> list[LogRecord]:
+        return [r for r in self._written() if r.seq > after]
+
+    def failures(self, session_id: str) -> list[Failure]:
+        written = {r.seq for r in self._written()}
+        return [f for f in self.all_failures if f.log_seq in written]
+
+
+@given(st.lists(op, max_size=60), st.floats(0, 1), st.integers(1, 8))
+def test_rows_written_after_the_history_was_shown_follow_it_on_the_same_rows(
+    ops: list[tuple[str, Any, Any]], at: float, keep: int
+) -> None:
+    """A resume shows the stored talk, then what its build wrote (a reconciled result):
+    shown in two parts, the Transcript reads as if all of it had been read at the end, and
+    a result finds the call row shown before instead of making one."""
+    records, failures = timeline(ops)
+    store = Rows(records, failures)
+    store.upto = int(at * len(records))  # the rows stored when the history was read
+    read = read_tail(store, "s", keep)  # type: ignore[arg-type]
+    store.upto = len(records)
+    rest = events_since(store, "s", read)  # type: ignore[arg-type]
+    state = UiState(clock=lambda: 0.0)
+    state.models.transcript.entries = deque(maxlen=keep)
+    state.show_history(read.events, more=True)
+    state.show_history(rest)
+    parts = [
+        (e.role, render_entry(e, tool_of(e, state.tools), 0.0).plain) for e in state.transcript
+    ]
+    whole = read_tail(store, "s", keep)  # type: ignore[arg-type]
+    assert parts == shown(whole.events, keep)

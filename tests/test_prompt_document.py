@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from pilot_wait import until
-from test_tui_input import make_app, ready
+from test_tui_input import make_app, pasted_log, ready
 from textual import events
 from textual.widgets.text_area import Document, WrappedDocument
 from tui_input_fakes import EchoRuntime
@@ -118,13 +118,9 @@ async def test_a_key_typed_after_a_long_paste_walks_the_text_at_most_once(
     """Textual joined the whole text and summed every line's height for each line it
     drew (and the box joined it again per key): after a 50,000-line paste a key took
     45 ms to show, against 11 ms now and 8 ms in an empty box (``bench/prompt_paste.py``)."""
-    holder: list[EchoRuntime] = []
-    app = make_app(tmp_path, holder)
-    log = "\n".join(f"{n:05d} ERROR in module_{n % 97}.py" for n in range(20_000))
+    app = make_app(tmp_path, [])
     async with app.run_test(size=(120, 40)) as pilot:
-        prompt = await ready(pilot)
-        app.post_message(events.Paste(log))
-        await until(pilot, lambda: prompt.document.line_count == 20_000, "the paste")
+        prompt, _ = await pasted_log(pilot)
         await pilot.pause()
         for key in "abc":
             walks.clear()

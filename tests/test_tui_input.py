@@ -41,6 +41,16 @@ async def ready(pilot: Pilot) -> PromptInput:
     return prompt_of(app)
 
 
+async def pasted_log(pilot: Pilot, lines: int = 20_000) -> tuple[PromptInput, str]:
+    """The message box once a log of ``lines`` lines is pasted into it (a bracketed
+    paste, as the driver posts it), and the log."""
+    prompt = await ready(pilot)
+    log = "\n".join(f"{n:05d} ERROR in module_{n % 97}.py" for n in range(lines))
+    pilot.app.post_message(events.Paste(log))
+    await until(pilot, lambda: prompt.document.line_count == lines, "the paste")
+    return prompt, log
+
+
 @asynccontextmanager
 async def completing(
     root: Path, holder: list[EchoRuntime]

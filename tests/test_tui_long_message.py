@@ -8,8 +8,7 @@ from pathlib import Path
 from hypothesis import given
 from hypothesis import strategies as st
 from pilot_wait import until
-from test_tui_input import make_app, ready
-from textual import events
+from test_tui_input import make_app, pasted_log
 from tui_input_fakes import EchoRuntime
 
 from frontier.widgets.display import FOLD_SLACK, fold_lines
@@ -37,11 +36,8 @@ def test_folding_keeps_both_ends_and_counts_what_it_hides(
 async def test_a_pasted_log_is_sent_whole_and_drawn_by_its_ends(tmp_path: Path) -> None:
     holder: list[EchoRuntime] = []
     app = make_app(tmp_path, holder)
-    log = "\n".join(f"{n:05d} ERROR in module_{n % 97}.py" for n in range(20_000))
     async with app.run_test(size=(120, 40)) as pilot:
-        prompt = await ready(pilot)
-        app.post_message(events.Paste(log))
-        await until(pilot, lambda: prompt.document.line_count == 20_000, "the paste")
+        _, log = await pasted_log(pilot)
         await pilot.press("enter")
         await until(pilot, lambda: holder[0].loop.sent == [log], "the whole message sent")
         (entry,) = [e for e in app.state.transcript if e.role == "you"]

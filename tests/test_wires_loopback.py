@@ -50,7 +50,7 @@ from frontier.app.agent.explain import explain_session
 from frontier.app.agent.loop import INTERRUPTED
 from frontier.app.agent.runtime import create_runtime
 from frontier.app.agent.session import AgentSession
-from frontier.app.commands.check import _server_framing, load_sources
+from frontier.app.commands.check import load_sources, server_framing
 from frontier.app.config import Config, data_dir
 from frontier.app.events import (
     AssistantText,
@@ -327,7 +327,7 @@ async def test_a_stored_session_checks_without_blaming_the_server(
     sources = load_sources(rig.session.session_id)
     assert len(sources) == (2 if mode != "ctl-heredoc" else 1)
     for name, rec in sources:
-        server, native = _server_framing(rec)
+        server, native = server_framing(rec)
         assert (server, native) == ([], ()), name
 
 
@@ -344,7 +344,7 @@ async def test_a_native_call_to_a_text_protocol_is_refused_live_and_named_by_che
     assert ended.reason == "done", ended.message
     assert result_kinds(rig.watch) == {}  # nothing ran
     assert "error contract (bad_call)" in history_text(rig.server.requests[1])
-    checked = [_server_framing(rec) for _, rec in load_sources(rig.session.session_id)]
+    checked = [server_framing(rec) for _, rec in load_sources(rig.session.session_id)]
     assert [server for server, _ in checked] == [[], []]  # the server kept its framing
     assert [native for _, native in checked] == [("call_r1 read",), ()]
 

@@ -70,8 +70,9 @@ def events_since(store: SessionStore, session_id: str, read: HistoryRead) -> lis
     newer = store.records_after(session_id, last)
     if not newer:
         return []
-    first = read.records[0].seq if read.records else newer[0].seq
-    failures = [f for f in store.failures(session_id) if f.log_seq >= first]
+    # the failures read, then any placed after the last row read: the events of the rows
+    # read come out exactly as before, and the new ones follow them
+    failures = [*read.failures, *(f for f in store.failures(session_id) if f.log_seq > last)]
     events = list(history_events([*read.records, *newer], failures))
     return events[len(read.events) :]
 

@@ -250,7 +250,7 @@ def _verdict(source: tuple[str, Recording]) -> Verdict:
     pieces, joins = rec.decoded()  # a continued response is checked as the one stream it fed
     data = b"".join(piece for _, piece in pieces)
     report = check_stream(data, rec.mode, rec.clean, wire=codec(rec.wire))
-    server, native = _server_framing(rec)
+    server, native = server_framing(rec)
     return report, tuple(j.offset for j in joins), server, native
 
 
@@ -263,7 +263,7 @@ def say_detected(lines: list[str]) -> None:
     sys.stderr.flush()
 
 
-def _server_framing(rec: Recording) -> tuple[list[Violation], tuple[str, ...]]:
+def server_framing(rec: Recording) -> tuple[list[Violation], tuple[str, ...]]:
     """Where the recorded events break their wire's own rules (a ``.done`` whose arguments
     disagree with the deltas, an event after the end, an id that changes, data that is not
     JSON): a check line's S2 failure or contract error may be the server's doing, and the

@@ -316,8 +316,9 @@ class NativeAccumulator:
         return ev
 
     def receiving(self) -> bool:
-        """A call has started and is not complete: bytes lost now may be its own."""
-        return any(not call.done for call in self._calls.values())
+        """A call has started and is not complete: bytes lost now may be its own (the
+        open calls' heap, pruned lazily: no walk over every call of a hostile response)."""
+        return self._next_open() is not None
 
     def _note(self, message: str) -> None:
         if len(self.notes) < MAX_NOTES:

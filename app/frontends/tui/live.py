@@ -169,7 +169,9 @@ class LiveController:
         shown after it (``AgentSession.history_since``)."""
         early: HistoryRead | None = None
         if show is not None and session_id is not None:
-            with contextlib.suppress(Exception):  # read again once built, as without this
+            # any failure here (no such session, a store that cannot be read) is met again,
+            # and said, by the read once the session is built, as without this step
+            with contextlib.suppress(Exception):
                 from frontier.app.agent import session as stored
 
                 warm()
