@@ -60,3 +60,64 @@ def test_ctrl_q_ends_the_app_without_waiting_out_its_input_thread(tmp_path: Path
         _, status = os.waitpid(pid, 0)  # an hour, were the thread waited out
         assert os.waitstatus_to_exitcode(status) == 0
         assert b"\x1b[?25h" in left  # the cursor shown again: the terminal restored
+
+
+PASTE_APP = textwrap.dedent(
+    """
+    from textual import events
+    from textual.app import App
+    from textual.widgets import Static
+
+    from frontier.app.frontends.tui import quick_exit
+
+
+    class Pasted(App[int]):
+        BINDINGS = [("ctrl+q", "quit", "Quit")]
+        def get_driver_class(self):  # as FrontierApp chooses it
+            return quick_exit.quicker(super().get_driver_class())
+
+        def compose(self):
+            self.seen = []
+            yield Static("ready-to-paste", id="said")
+
+        def on_key(self, event: events.Key) -> None:
+            self.seen.append(f"key {event.key}")
+            self.say()
+
+        def on_paste(self, event: events.Paste) -> None:
+            lines = event.text.split("\\n")
+            self.seen.append(f"paste {len(lines)} lines ending {lines[-1]}")
+            self.say()
+
+        def say(self) -> None:
+            self.query_one("#said", Static).update(" / ".join(self.seen) + " /end")
+
+
+    raise SystemExit(Pasted().run() or 0)
+    """
+)
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="a Linux pseudo-terminal")
+def test_a_bracketed_paste_reaches_the_app_whole_between_the_keys_around_it(
+    tmp_path: Path,
+) -> None:
+    """The driver takes a bracketed paste out whole before Textual's parser
+    (``paste_split.py``), its markers cut across writes: the app gets the keys before and
+    after it, and the paste between them, as Textual's parser posts them."""
+    script = tmp_path / "pasted.py"
+    script.write_text(PASTE_APP)
+    env = {**os.environ, "TERM": "xterm-256color", "COLUMNS": "100", "LINES": "24"}
+    env.pop("TEXTUAL_DRIVER", None)
+    log = "\n".join(f"{n:04d} ERROR" for n in range(3_000))
+    stream = f"a\x1b[200~{log}\x1b[201~b".encode()
+    with on_a_pty([sys.executable, str(script)], env) as (pid, fd):
+        deadline = time.monotonic() + DEADLINE
+        read_until(fd, b"ready-to-paste", deadline)
+        end = stream.index(b"\x1b[201~")
+        for part in (stream[:4], stream[4 : end + 3], stream[end + 3 :]):  # markers cut
+            os.write(fd, part)
+        said = b"key a / paste 3000 lines ending 2999 ERROR / key b /end"
+        read_until(fd, said, deadline)
+        quit_with_ctrl_q(fd, deadline)
+        os.waitpid(pid, 0)
