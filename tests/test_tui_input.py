@@ -461,3 +461,27 @@ async def test_a_lagging_ranking_never_replaces_a_newer_answer_for_the_same_quer
         prompt._show_ranked(asked, query, ["README.md"], note)
         await pilot.pause()
         assert [o.id for o in listing.options] == []
+
+
+@pytest.mark.parametrize(
+    ("keys", "text"),
+    [
+        ("a b c left left X", "aXbc"),  # Textual issue 6605: the X came before the arrows
+        ("b a backspace c", "bc"),
+        ("x y z home Q", "Qxyz"),
+        ("o n e ctrl+j t w o up X", "oneX\ntwo"),
+    ],
+)
+async def test_a_burst_of_keys_edits_the_box_in_the_order_they_came(
+    tmp_path: Path, keys: str, text: str
+) -> None:
+    """Keys that arrive together (one terminal read; the screen's loop busy while a reply
+    streams) are applied in order: a bound key (an arrow, backspace, home) used to run
+    only once it had bubbled up to the App, after the letters typed behind it."""
+    holder: list[EchoRuntime] = []
+    app = make_app(tmp_path, holder)
+    async with app.run_test(size=(120, 40)) as pilot:
+        prompt = await ready(pilot)
+        for key in keys.split():
+            app.post_message(events.Key(key, key if len(key) == 1 else None))
+        await until(pilot, lambda: prompt.text == text, f"the box to read {text!r}")

@@ -351,10 +351,25 @@ class PromptInput(TextArea):
         elif key == "down" and self._on_last_row():
             handled = self._down()
         else:
-            handled = False
+            handled = await self._run_own_binding(key)
         if handled:
             event.stop()
             event.prevent_default()
+
+    async def _run_own_binding(self, key: str) -> bool:
+        """Run this box's own binding for ``key`` (an arrow, backspace, home…) here, in
+        the order the keys came. Textual types a printable key in the box's ``_on_key``
+        but runs a bound key's action only when the key has bubbled up to the App, so in
+        a burst of keys (the screen's loop busy with a stream, a paste without bracketed
+        paste, ``tmux send-keys``) a later letter was typed before an earlier arrow
+        moved the cursor: "abc" ← ← "X" gave "abcX" (Textual issue 6605). The App would
+        run the same action for the same key in this same namespace first (the focused
+        widget leads its binding chain); a binding whose action is not allowed now runs
+        nothing here, and the key bubbles on as before."""
+        for binding in self._bindings.key_to_bindings.get(key, ()):
+            if not binding.priority and await self.app.run_action(binding.action, self):
+                return True
+        return False
 
     def _newline(self) -> None:
         start, end = self.selection
