@@ -276,13 +276,11 @@ def server_framing(rec: Recording) -> tuple[list[Violation], tuple[str, ...]]:
 def _server_framing_of(
     wire: str, events: Sequence[tuple[float, str]]
 ) -> tuple[list[Violation], tuple[str, ...]]:
-    from frontier.app.model.wires.rules import rules_for
+    from frontier.app.model.wires.rules import checked
 
-    rules = rules_for(wire)
+    rules = checked(wire, (("message", data) for _, data in events))
     if rules is None:
         return [], ()
-    for _, data in events:
-        rules.feed("message", data)
     calls = tuple(
         f"{call.id or '?'} {call.name or '?'}"[:80] for call in rules.calls.values() if call.started
     )

@@ -21,7 +21,7 @@ them at once (a ``tool`` message belongs to the assistant message before it).
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 from frontier.app import fastjson
 from frontier.app.record import record
@@ -237,41 +237,36 @@ class Timeline:
 
     def records(self, session_id: str) -> list[LogRecord]:
         """The session timeline (user, assistant, call, started, result, error) as stored."""
-        rows = self.db.read(
-            "SELECT seq, type, t, call_id, ref, response_id, data FROM log"
-            " WHERE session_id = ? ORDER BY seq",
-            (session_id,),
-        )
-        return [
-            LogRecord(s, ty, t, cid, ref, rid, fastjson.loads(d))
-            for s, ty, t, cid, ref, rid, d in rows
-        ]
+        return self.records_after(session_id, 0)  # seq counts from 1
 
     def records_after(self, session_id: str, after: int) -> list[LogRecord]:
         """The rows of the timeline after ``seq = after``, in commit order (what a resume
         wrote, reconciling, after its history was read and shown)."""
         rows = self.db.read(
-            "SELECT seq, type, t, call_id, ref, response_id, data FROM log"
-            " WHERE session_id = ? AND seq > ? ORDER BY seq",
+            f"SELECT {_LOG_COLUMNS} FROM log WHERE session_id = ? AND seq > ? ORDER BY seq",
             (session_id, after),
         )
-        return [
-            LogRecord(s, ty, t, cid, ref, rid, fastjson.loads(d))
-            for s, ty, t, cid, ref, rid, d in rows
-        ]
+        return _log_records(rows)
 
     def records_before(self, session_id: str, before: int | None, limit: int) -> list[LogRecord]:
         """The newest ``limit`` rows of the timeline before ``seq = before`` (all: ``None``),
         in commit order: a resume reads a long session's tail a page at a time."""
         rows = self.db.read(
-            "SELECT seq, type, t, call_id, ref, response_id, data FROM log"
-            " WHERE session_id = ? AND seq < ? ORDER BY seq DESC LIMIT ?",
+            f"SELECT {_LOG_COLUMNS} FROM log WHERE session_id = ? AND seq < ?"
+            " ORDER BY seq DESC LIMIT ?",
             (session_id, (1 << 62) if before is None else before, limit),
         )
-        return [
-            LogRecord(s, ty, t, cid, ref, rid, fastjson.loads(d))
-            for s, ty, t, cid, ref, rid, d in reversed(rows)
-        ]
+        return _log_records(reversed(rows))
+
+
+_LOG_COLUMNS = "seq, type, t, call_id, ref, response_id, data"
+"""The ``log`` columns a :class:`LogRecord` is made of, in its fields' order."""
+
+
+def _log_records(rows: Iterable[Sequence[Any]]) -> list[LogRecord]:
+    return [
+        LogRecord(s, ty, t, cid, ref, rid, fastjson.loads(d)) for s, ty, t, cid, ref, rid, d in rows
+    ]
 
 
 def decode_items(stored: Sequence[tuple[object, P]]) -> list[tuple[Item, P]]:

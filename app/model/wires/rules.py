@@ -20,6 +20,7 @@ from frontier.app.wire import safejson
 
 TYPE_CHECKING = False  # typing is not imported at run time (~3 ms of start-up)
 if TYPE_CHECKING:
+    from collections.abc import Iterable
     from typing import Any
 
 RULES = (
@@ -548,14 +549,29 @@ def rules_for(wire: str) -> WireRules | None:
     return cls() if cls is not None else None
 
 
+def checked(wire: str, events: Iterable[tuple[str, str]]) -> WireRules | None:
+    """``wire``'s rules, fed one response's ``(event, data)`` pairs (``None``: a wire
+    without rules here): its ``violations``, and the ``calls`` the events opened."""
+    rules = rules_for(wire)
+    if rules is not None:
+        for name, data in events:
+            rules.feed(name, data)
+    return rules
+
+
 def check_events(wire: str, events: list[tuple[str, str]]) -> list[Violation]:
     """Every violation of ``wire``'s rules in one response's ``(event, data)`` pairs."""
-    rules = rules_for(wire)
-    if rules is None:
-        return []
-    for name, data in events:
-        rules.feed(name, data)
-    return rules.violations
+    rules = checked(wire, events)
+    return rules.violations if rules is not None else []
 
 
-__all__ = ["MAX_VIOLATIONS", "RULES", "Step", "Violation", "WireRules", "check_events", "rules_for"]
+__all__ = [
+    "MAX_VIOLATIONS",
+    "RULES",
+    "Step",
+    "Violation",
+    "WireRules",
+    "check_events",
+    "checked",
+    "rules_for",
+]
