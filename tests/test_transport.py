@@ -81,14 +81,17 @@ class Server:
     handler: Handler | None = None
     requests: list[dict[str, Any]] = field(default_factory=list)
     headers: list[dict[str, str]] = field(default_factory=list)
-    connections: list[int] = field(default_factory=list)
+    connections: list[object] = field(default_factory=list)
+    """Each request's connection, by the client's address and port: a closed transport's
+    ``id`` can be reused by the next one, which made a fresh connection look pooled."""
     release: asyncio.Event = field(default_factory=asyncio.Event)
     """Set at teardown so handlers that hold a connection open return."""
 
     async def dispatch(self, request: web.Request) -> web.StreamResponse:
         self.requests.append(await request.json())
         self.headers.append(dict(request.headers))
-        self.connections.append(id(request.transport))
+        transport = request.transport
+        self.connections.append(transport.get_extra_info("peername") if transport else None)
         assert self.handler is not None
         return await self.handler(request)
 
