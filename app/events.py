@@ -255,7 +255,9 @@ class TurnEnded(Event):
     type: ClassVar[str] = "turn_ended"
     reason: str
     """``done`` (model finished), ``max_turns``, ``repair_limit``,
-    ``session_persistence_failed``, ``provider_error``, ``cancelled``."""
+    ``session_persistence_failed``, ``provider_error``, ``too_long`` (the person's
+    message alone is larger than the model's window: docs/context-budget.md),
+    ``cancelled``."""
     message: str = ""
 
 

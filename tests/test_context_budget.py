@@ -566,6 +566,80 @@ async def test_an_overflow_with_nothing_to_compact_fails_at_once(
     assert isinstance(kept, AssistantTurn) and kept.cut.startswith("[Reply failed:")
 
 
+PASTED_LOG = "".join(
+    f"2026-12-05 00:{i % 60:02d} worker {i} failed: timeout\n" for i in range(1200)
+)
+"""A pasted log of ~50 KB: ~12,000 tokens by the estimate, past a 4,096 window alone."""
+
+
+async def test_a_message_larger_than_a_stated_window_is_never_sent(
+    loopback: Loopback, make_rig: Callable[..., Rig]
+) -> None:
+    """No compaction can make the person's message fit a window someone stated, so it
+    is not sent, not summarised around, not kept for the model: the session goes on as
+    it was, and the person is told the sizes and what to do."""
+    loopback.answers = [(200, "Done.")]
+    rig = make_rig(chat_client(loopback.url), window=4096, history=long_history())
+    ended = await rig.loop.send(PASTED_LOG)
+    assert ended.reason == "too_long"
+    assert loopback.requests == []  # neither the message nor a summary request went
+    assert not any(isinstance(e, Compacted | Summarising) for e in rig.events)
+    assert rig.loop.history == long_history()
+    assert rig.store.load_items(rig.session_id) == long_history()
+    size = len(PASTED_LOG.encode())
+    assert f"your message ({size:,} bytes) is too long" in ended.message
+    assert "context window is 4,096 (the context_window setting), so it was not sent" in (
+        ended.message
+    )
+    assert "Shorten it" in ended.message
+    # the session is not wedged: the next message goes, with the history as it was
+    assert (await rig.loop.send("just count the lines")).reason == "done"
+    sent = loopback.requests[0]["messages"]
+    assert sent[-1] == {"role": "user", "content": "just count the lines"}
+    assert PASTED_LOG not in json.dumps(sent)
+
+
+async def test_under_an_assumed_window_a_large_message_goes_as_it_is(
+    loopback: Loopback, make_rig: Callable[..., Rig]
+) -> None:
+    """Nobody said the window (8,192 assumed): the server may take far more, so the
+    message goes, and the history is not summarised away for a window that may be wrong."""
+    loopback.answers = [(200, "Counted.")]
+    rig = make_rig(chat_client(loopback.url), history=long_history())
+    message = PASTED_LOG * 3
+    ended = await rig.loop.send(message)
+    assert ended.reason == "done", ended.message
+    assert rig.budget.assumed
+    assert not any(isinstance(e, Compacted | Summarising) for e in rig.events)
+    (request,) = loopback.requests
+    assert request["messages"][-1] == {"role": "user", "content": message}
+    assert json.dumps(BIG)[1:-1] in json.dumps(request)  # the old results went whole
+
+
+async def test_a_refused_message_no_compaction_can_fit_ends_the_turn_at_once(
+    loopback: Loopback, make_rig: Callable[..., Rig]
+) -> None:
+    """The server refuses it and says its window (4,096): the message alone is larger,
+    so there is no summary of everything else and no retry, and the turn says why."""
+    loopback.answers = [(400, LLAMA_OVERFLOW)]
+    rig = make_rig(chat_client(loopback.url), history=long_history())
+    ended = await rig.loop.send(PASTED_LOG)
+    assert ended.reason == "too_long"
+    assert len(loopback.requests) == 1
+    assert not any(isinstance(e, Compacted | Summarising) for e in rig.events)
+    assert "context window is 4,096 (as the server's refusal said), and the server refused it" in (
+        ended.message
+    )
+    assert rig.budget.window == 4096
+    # the refused turn is kept marked, as any failed reply (issue 20)
+    kept = rig.loop.history[-1]
+    assert isinstance(kept, AssistantTurn) and kept.cut.startswith("[Reply failed:")
+    assert rig.loop.history[-2] == UserText(PASTED_LOG, "person")
+    # the window is now stated: a message as large is refused before it is sent
+    again = await rig.loop.send(PASTED_LOG)
+    assert again.reason == "too_long" and len(loopback.requests) == 1
+
+
 @pytest.mark.parametrize(
     ("body", "window", "requested"),
     [

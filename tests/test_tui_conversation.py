@@ -240,6 +240,50 @@ async def test_escape_mid_reply_keeps_the_confirmed_prose_marked(
         await workers_done(app)
 
 
+async def test_a_message_too_long_for_the_window_comes_back_to_the_box(
+    reply: Reply, tmp_path: Path
+) -> None:
+    """The window is stated (4,096 tokens) and the pasted log alone is larger: it is
+    never sent, the Transcript says why with the sizes, and the text is back in the box
+    to shorten (nothing the person wrote is lost)."""
+    asked: list[str] = []
+    original = reply.dispatch
+
+    async def dispatch(request: web.Request) -> web.StreamResponse:
+        asked.append(request.path)
+        return await original(request)
+
+    reply.dispatch = dispatch  # type: ignore[method-assign]
+    log = "".join(f"00:{i % 60:02d} worker {i} failed: timeout\n" for i in range(1500))
+    config = Config(
+        base_url=reply.url, model="m", protocol="ctl-heredoc", approval="auto", context_window=4096
+    )
+    events: list[Event] = []
+
+    def factory() -> AgentSession:
+        session = create_runtime(config, interactive=True, workspace=tmp_path)
+        session.subscribe(events.append)
+        return session
+
+    app = FrontierApp(config, session_factory=factory, remember_theme=False)
+    async with app.run_test(size=(140, 45)) as pilot:
+        await start(pilot, app, log)
+        await until(
+            pilot,
+            lambda: any(isinstance(e, TurnEnded) and e.reason == "too_long" for e in events),
+            "the refused turn",
+        )
+        box = app.prompt_box()
+        assert box is not None
+        await until(pilot, lambda: box.prompt.text == log.rstrip(), "the message back in the box")
+        text = "\n".join(transcript_lines(app))
+        assert f"your message ({len(log.rstrip().encode()):,} bytes) is too long" in text
+        assert "is 4,096 (the context_window setting), so it was not sent" in text
+        assert "your message was not sent: it is back in the message box" in text
+        assert asked == []  # not a byte went to the model
+        await workers_done(app)
+
+
 # ---------------------------------------------------------------------- the demo's story
 
 

@@ -17,6 +17,13 @@ only reads the request it is shown.
 4. if the request would still not fit the window at all (or the server refused it),
    everything but the person's last message is summarised.
 
+None of it runs when it cannot help: what no step shortens (the instructions, the tools
+and the person's last message) larger than the window. A window someone stated (the
+setting, the server, the catalogue) refuses such a message before it is sent
+(:meth:`Compactor.refused`); under an assumed window it is sent as it is, and the server
+decides; a server that refuses it ends the turn ``too_long`` (``TooLong``), without a
+summary of everything else that could not have made it fit.
+
 A server that refuses a request as too long (``ModelError.overflow``, or the same
 words in a stream's ``error``) teaches the budget the real window and triggers the
 same steps unconditionally; the loop then retries once (docs/context-budget.md).
@@ -28,20 +35,21 @@ import contextlib
 from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
-from frontier.app.agent.budget import BYTES_PER_TOKEN, ContextBudget, estimate_tokens
+from frontier.app.agent.budget import ASSUMED, BYTES_PER_TOKEN, ContextBudget, estimate_tokens
 from frontier.app.agent.compaction import (
     SummaryPlan,
     apply_summary,
+    last_user,
     mechanical_summary,
     plan_summary,
     stub_results,
     transcript,
     units,
 )
-from frontier.app.agent.loop import PersistenceFailed, RequestCounter
+from frontier.app.agent.loop import PersistenceFailed, RequestCounter, TooLong
 from frontier.app.events import Compacted, ContextUsage, Event, Retry, Summarising, TokenUsage
 from frontier.app.model.client import Client
-from frontier.app.model.conversation import Item, UserText, role_of
+from frontier.app.model.conversation import Item, UserText, item_bytes, role_of
 from frontier.app.model.errors import ContextOverflow, ModelError, context_overflow
 from frontier.app.model.request import ModelRequest
 from frontier.app.model.stream import StreamEnd, WireEvent, text_of
@@ -113,13 +121,32 @@ class Compactor:
         self._sending(request if compacted is None else _with(request, compacted))
         return compacted
 
+    async def refused(self, request: ModelRequest) -> str | None:
+        """Why ``request`` (the history with the person's new message) is not sent, or
+        ``None``: what compaction never shortens is larger than a window someone stated.
+        Settles the window first (asks the server once)."""
+        await self.budget.learn()
+        if self.budget.assumed:
+            return None  # nobody said: the server may well take it
+        unfit = self._unfit(request)
+        return (
+            None
+            if unfit is None
+            else _too_long(request, *unfit, self.budget.source, "so it was not sent")
+        )
+
     async def after_overflow(
         self, request: ModelRequest, mode: str, overflow: ContextOverflow
     ) -> list[Item] | None:
         """The server refused ``request`` as too long: learn its numbers and compact
         whatever is over; the history to retry with (once), or ``None`` if nothing
-        could be shortened."""
+        could be shortened. Raises :class:`TooLong` when nothing could make it fit."""
         self.budget.overflowed(overflow.window, overflow.requested)
+        unfit = self._unfit(request)
+        if unfit is not None:
+            raise TooLong(
+                _too_long(request, *unfit, self.budget.source, "and the server refused it")
+            )
         compacted = await self._compact(request, mode, "overflow", force=True)
         if compacted is not None:
             self._sending(_with(request, compacted))
@@ -163,13 +190,26 @@ class Compactor:
         if self.budget.window:
             self._emit(ContextUsage(used, self.budget.window, self.budget.source))
 
+    def _unfit(self, request: ModelRequest) -> tuple[int, int] | None:
+        """``(tokens, window)`` when what no compaction step shortens — the instructions,
+        the tools, a continued reply and the person's last message — passes the window."""
+        window = self.budget.window
+        if not window:
+            return None
+        index = last_user(request.items)
+        kept = () if index is None else (request.items[index],)
+        floor = round(estimate_tokens(_with(request, kept)) * self.budget.ratio)
+        return (floor, window) if floor > window else None
+
     # ------------------------------------------------------------------ compacting
 
     async def _compact(
         self, request: ModelRequest, mode: str, reason: str, *, force: bool
     ) -> list[Item] | None:
         """The steps of the module doc until the request fits; the compacted history, or
-        ``None`` when no step applied."""
+        ``None`` when no step applied (or none could make it fit)."""
+        if self._unfit(request) is not None:
+            return None  # what stays is larger than the window: shortening the rest is waste
         items = list(request.items)
         changed = False
         keeps = sorted({self.budget.keep_rounds, 1, 0}, reverse=True)
@@ -386,6 +426,27 @@ class Compactor:
 
 def _with(request: ModelRequest, items: Sequence[Item]) -> ModelRequest:
     return replace(request, items=tuple(items))
+
+
+WINDOW_SAID = {
+    "config": "the context_window setting",
+    "overflow": "as the server's refusal said",
+    ASSUMED: "assumed: neither the settings nor the server say; set context_window",
+}
+"""Where a window came from (``ContextBudget.source``), as the person reads it."""
+
+
+def _too_long(request: ModelRequest, tokens: int, window: int, source: str, what: str) -> str:
+    """The person's account of a message no compaction can make fit, and what to do."""
+    index = last_user(request.items)
+    size = item_bytes(request.items[index]) if index is not None else 0
+    said = WINDOW_SAID.get(source, source)
+    return (
+        f"your message ({size:,} bytes) is too long for the model: with the instructions "
+        f"and the tools the request needs about {tokens:,} tokens and the context window "
+        f"is {window:,} ({said}), {what}. Shorten it, or save the text in a file in the "
+        "workspace and ask the agent to read the part that matters"
+    )
 
 
 def _count(n: int, what: str) -> str:

@@ -191,6 +191,11 @@ class PersistenceFailed(Exception):
     """The store could not commit; the turn ends ``session_persistence_failed``."""
 
 
+class TooLong(Exception):
+    """The server refused a request that no compaction could make fit (the person's
+    message alone is larger than the window); the turn ends ``too_long``."""
+
+
 @contextlib.contextmanager
 def _committing(what: str) -> Iterator[None]:
     """Any failure of the store call inside becomes ``PersistenceFailed`` naming it."""
@@ -376,6 +381,9 @@ class AgentLoop:
         except ModelError as exc:
             ended = TurnEnded("provider_error", str(exc))
             await self._keep_cut(failed_cut(exc.message))
+        except TooLong as exc:
+            ended = TurnEnded("too_long", str(exc))
+            await self._keep_cut(failed_cut(str(exc)))
         finally:
             self._turn_task = None
         if ended.reason != "session_persistence_failed":
@@ -392,8 +400,13 @@ class AgentLoop:
 
     async def _turn(self, text: str) -> TurnEnded:
         items: list[Item] = self._carried_items()
-        self.carried = []
         items.append(UserText(text, "person"))
+        if self.compactor is not None:
+            # a message no compaction can make fit is never sent, nor kept for the model
+            refused = await self.compactor.refused(self._request_with(items))
+            if refused is not None:
+                return TurnEnded("too_long", refused)
+        self.carried = []
         self._append(items)
         if self._settle is not None:
             settle, self._settle = self._settle, None
@@ -466,8 +479,12 @@ class AgentLoop:
 
     def request(self) -> ModelRequest:
         """The next request: the system prompt, the history, the tools offered."""
+        return self._request_with(())
+
+    def _request_with(self, items: Sequence[Item]) -> ModelRequest:
+        """The next request, were ``items`` added to the history."""
         return ModelRequest(
-            self.system_prompt(), tuple(self.history), self.mode.tools(self.registry)
+            self.system_prompt(), (*self.history, *items), self.mode.tools(self.registry)
         )
 
     def replace_history(self, items: Sequence[Item]) -> None:
@@ -878,6 +895,7 @@ __all__ = [
     "PersistenceFailed",
     "RequestCounter",
     "SessionRecorder",
+    "TooLong",
     "last_failure",
     "over_limit",
 ]

@@ -347,7 +347,10 @@ class LiveController:
                 self._after_queued = prepared
             elif prepared is not None:
                 self._show_sent(prepared)
-            return await session.send(prepared.text if prepared is not None else "")
+            ended = await session.send(prepared.text if prepared is not None else "")
+            if ended.reason == "too_long" and text:
+                self._give_back(text)
+            return ended
         except Exception as exc:
             state.note(f"the turn failed: {exc!r}", "error")
             self.app.notify(f"the turn failed: {exc}", severity="error", timeout=10)
@@ -479,6 +482,16 @@ class LiveController:
                     f"(the turn ended: {event.reason}): they go with your next message — "
                     "Enter on an empty prompt sends them now, ↑ edits them"
                 )
+
+    def _give_back(self, text: str) -> None:
+        """A message too long for the model never reached it: back in the box to shorten,
+        unless the person has started another (then ↑ still finds it)."""
+        box = self._prompt_box()
+        if box is None or not box.prompt.is_empty or box.prompt.editing is not None:
+            self.app.state.note("your message was not sent: ↑ brings it back to shorten")
+            return
+        box.prompt.recall(text)
+        self.app.state.note("your message was not sent: it is back in the message box")
 
     def _show_sent(self, prepared: Prepared) -> None:
         """The transcript's "you" entry, and a line per attached file (or why not)."""
