@@ -446,3 +446,33 @@ def test_a_deeply_nested_event_is_bounded_not_a_crash() -> None:
     for wire in ("anthropic-messages", "openai-responses", "openai-chat"):
         (violation,) = check_events(wire, [("content_block_delta", "[" * 200_000)])
         assert violation.rule == "not_json" and violation.event == 1
+
+
+# --------------------------------------------------------------------------- beside the text
+
+
+def _chat_text(piece: str) -> dict[str, Any]:
+    return {"choices": [{"index": 0, "delta": {"content": piece}, "finish_reason": None}]}
+
+
+def test_a_hole_in_a_text_frame_is_explained_where_the_live_run_failed_it() -> None:
+    """An event that is not JSON inside a ctl-heredoc frame: the live run failed the call
+    (``bad_json``: a hole in its bytes). The text alone reads as a whole frame, so
+    ``check --explain`` said nothing; it now shows the error at the text byte where the
+    event came, with the frame as parsed to there and the feedback the model got."""
+    head = "call c1 write\narg path a.txt\narg content <<EOF\nl"
+    rest = "ine2\nEOF\nend\n"
+    rec = _rec(
+        "openai-chat",
+        [_chat_text(head), "{not json", _chat_text(rest), "[DONE]"],
+        mode="ctl-heredoc",
+    )
+    (found,) = _explain(rec)
+    site = found.site
+    assert (site.kind, site.offset) == ("bad_json", len(head.encode()))
+    assert site.call == ("c1", "write") and site.open_calls == (("c1", "write"),)
+    assert site.frame.tool == "write" and site.frame.open_arg is not None
+    assert "'{not json'" in site.message
+    assert "error contract (bad_json)" in found.feedback
+    text = format_explanation(found)
+    assert f"bad_json at byte {len(head)}" in text and "c1 write" in text

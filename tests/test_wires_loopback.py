@@ -347,6 +347,14 @@ async def test_a_native_call_to_a_text_protocol_is_refused_live_and_named_by_che
     checked = [server_framing(rec) for _, rec in load_sources(rig.session.session_id)]
     assert [server for server, _ in checked] == [[], []]  # the server kept its framing
     assert [native for _, native in checked] == [("call_r1 read",), ()]
+    # ``check --explain`` tells the error the live run raised, though the text alone
+    # (what the transducer reads) holds none: where, the feedback sent, what came next
+    (explained,) = explain_session(rig.session.session_id)
+    site = explained.site
+    assert (site.kind, site.offset, site.frame.frontier) == ("bad_call", len(b"Reading."), 8)
+    assert "a native tool call ('read')" in site.message
+    assert explained.recorded_matches
+    assert explained.attempt is not None and explained.attempt.outcome == "other"
 
 
 # --------------------------------------------------------------------------- 1. eager start

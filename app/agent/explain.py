@@ -27,14 +27,16 @@ from frontier.app.cst.explain import (
     StreamReport,
     hex_rows,
     locate_errors,
+    site_beside,
     text_lines,
 )
 from frontier.app.cst.snapshot import FrameSnapshot
 from frontier.app.model.registry import codec
-from frontier.app.record import record
+from frontier.app.record import record, replace
 from frontier.app.session.explain import StoredResponse, StoredSession, load_session
 from frontier.app.session.record import Recording
-from frontier.app.vocab import is_clean
+from frontier.app.stream_events import ContractError
+from frontier.app.vocab import NATIVE_MODES, is_clean
 
 SERVER_FRAMING = "server_framing"
 """The kind of an explanation about the server's framing (the wire's own rules broken),
@@ -121,13 +123,16 @@ def explain_stream(
     session: StoredSession | None = None,
     request_index: int | None = None,
     wire: str | None = None,
+    events: Sequence[tuple[float, str]] = (),
 ) -> list[Explanation]:
     """Every contract error of one response (its transducer input ``pieces`` in arrival
     order; a native protocol's is the SSE body of ``wire``, default Chat Completions);
     with ``session`` and ``request_index``, also the stored feedback and the next
-    attempt."""
+    attempt. ``events``, the recorded ``data`` strings, add a text protocol's errors
+    raised beside its text (:func:`errors_beside`)."""
     clean = is_clean(finish_reason)
     report = locate_errors(pieces, mode, clean, codec(wire))
+    report = _with_beside(report, pieces, errors_beside(mode, wire, events))
     story = wire_story(pieces, mode, clean, codec(wire))
     server = [
         Explanation(
@@ -188,6 +193,51 @@ def explain_stream(
     return server + out
 
 
+def errors_beside(
+    mode: str, wire: str | None, events: Sequence[tuple[float, str]]
+) -> list[ContractError]:
+    """The contract errors the live run raised beside a text protocol's text, replayed
+    through the live adapter (``ModeAdapter``) from the recorded events: a native tool
+    call, an unreadable event inside a frame. The text alone (``locate_errors``) cannot
+    show them, so ``check --explain`` said nothing of a turn the live run failed. Up to
+    the first error the adapter raised (the loop reports that one); none for a native
+    protocol, or a continued response (its text is joined across requests)."""
+    if mode in NATIVE_MODES or not events:
+        return []
+    from frontier.app.agent.modes import ModeAdapter, get_mode
+    from frontier.app.wire.continuation import read_join
+
+    adapter = ModeAdapter(get_mode(mode))
+    decoder = codec(wire).decoder()
+    for _, data in events:
+        if read_join(data) is not None:
+            return []
+        _, raised = adapter.feed(decoder.feed("message", data))
+        errors = [e for e in raised if isinstance(e, ContractError)]
+        if errors:
+            return errors
+    return []
+
+
+def _with_beside(
+    report: StreamReport, pieces: Sequence[bytes], beside: Sequence[ContractError]
+) -> StreamReport:
+    """``report`` with the errors raised beside the text that it does not hold, all in
+    the order of their offsets (the first is the one the loop reported)."""
+    known = {(e.kind, e.offset, e.message) for e in report.errors}
+    extra = [
+        site_beside(pieces, report.mode, e)
+        for e in beside
+        if (e.kind, e.offset, e.message) not in known
+    ]
+    if not extra:
+        return report
+    merged = sorted([*extra, *report.errors], key=lambda e: e.offset)
+    count = len(merged)
+    sites = tuple(replace(e, number=n, count=count) for n, e in enumerate(merged, 1))
+    return replace(report, errors=sites)
+
+
 def _server_site(
     error: ServerError, number: int, story: WireStory | None, report: StreamReport
 ) -> ErrorSite:
@@ -219,7 +269,9 @@ def _server_site(
 def explain_recording(source: str, rec: Recording) -> list[Explanation]:
     """A recording file's errors (no session: no stored feedback, no next attempt)."""
     pieces = [p for _, p in rec.pieces()]
-    return explain_stream(source, rec.mode, pieces, rec.finish_reason, wire=rec.wire)
+    return explain_stream(
+        source, rec.mode, pieces, rec.finish_reason, wire=rec.wire, events=rec.events
+    )
 
 
 def explain_session(arg: str, path: Path | None = None) -> list[Explanation]:
@@ -268,6 +320,7 @@ def _explain_stored(session: StoredSession, response: StoredResponse) -> list[Ex
         session=session,
         request_index=response.request_index,
         wire=rec.wire,
+        events=rec.events,
     )
 
 
@@ -279,6 +332,7 @@ def _next_attempt(site: ErrorSite, nxt: StoredResponse | None) -> NextAttempt:
     rec = nxt.recording
     pieces = [p for _, p in rec.pieces()]
     report: StreamReport = locate_errors(pieces, rec.mode, rec.clean, codec(rec.wire))
+    report = _with_beside(report, pieces, errors_beside(rec.mode, rec.wire, rec.events))
     errors = tuple(f"{e.kind} at byte {e.offset}" for e in report.errors)
     target = site.call
     match = None

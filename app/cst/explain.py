@@ -201,6 +201,35 @@ def locate_errors(
     )
 
 
+def site_beside(pieces: Sequence[bytes], mode: str, error: ContractError) -> ErrorSite:
+    """The site of a contract error a text protocol's response raised beside its text
+    (the live adapter's: a native tool call, an unreadable event inside a frame), at the
+    text byte ``error.offset``: the frame as parsed to there, the window around it. One
+    linear pass."""
+    data = b"".join(pieces)
+    t = make_transducer(mode)
+    seen = _Seen(mode)
+    seen.add(t.feed(data[: error.offset]))
+    frame = t.snapshot() if can_snapshot(t) else _generic(t)
+    start = max(0, error.offset - WINDOW_BEFORE) // ALIGN * ALIGN
+    open_calls = tuple(seen.open.items())
+    return ErrorSite(
+        kind=error.kind,
+        message=error.message,
+        offset=error.offset,
+        number=1,
+        count=1,
+        at_finish=False,
+        frame=frame,
+        window_start=start,
+        window=data[start : error.offset + WINDOW_AFTER],
+        size=len(data),
+        call=_call_of(error, 1, 1, frame, open_calls, mode),
+        open_calls=open_calls,
+        confirmed=tuple(seen.calls),
+    )
+
+
 # --------------------------------------------------------------------------- views
 
 if TYPE_CHECKING:  # a type only: typing is not imported at run time (start-up)
