@@ -16,6 +16,7 @@ from textual.widgets.text_area import Document, WrappedDocument
 from tui_input_fakes import EchoRuntime
 
 from frontier.widgets.prompt_document import PromptDocument, PromptWrapping, holds_text
+from frontier.widgets.prompt_input import PromptInput
 
 TEXT = st.text(alphabet="ab \t\n€界", max_size=40)
 
@@ -129,3 +130,47 @@ async def test_a_key_typed_after_a_long_paste_walks_the_text_at_most_once(
             assert walks.count("text") <= 1, f"{walks.count('text')} joins for one key"
             assert "height" not in walks, f"{walks.count('height')} sums for one key"
         assert prompt.document[19_999].endswith("abc")
+
+
+def _fresh(prompt: PromptInput) -> WrappedDocument:
+    """The box's document wrapped from scratch at the box's wrap width, as Textual would."""
+    return WrappedDocument(prompt.document, width=prompt.wrap_width, tab_width=prompt.indent_width)
+
+
+async def test_a_paste_that_grows_the_box_is_wrapped_once_and_wrapped_right(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A paste grows the box (3 lines to 8) and shows its scrollbar: Textual rewrapped
+    every line on each, though only the scrollbar changes the width. The box rewraps
+    only at a new width, and its lines are what a wrap from scratch makes, after the
+    paste and after the terminal narrows."""
+    widths: list[int] = []
+    original = WrappedDocument.wrap
+
+    def counting(self: WrappedDocument, width: int, tab_width: int | None = None) -> None:
+        widths.append(width)
+        original(self, width, tab_width)
+
+    monkeypatch.setattr(WrappedDocument, "wrap", counting)
+    app = make_app(tmp_path, [])
+    async with app.run_test(size=(120, 40)) as pilot:
+        prompt = await ready(pilot)
+        await pilot.pause()
+        widths.clear()
+        # lines around the box's width, so the scrollbar's columns rewrap some of them
+        log = "\n".join(f"{n:05d} " + "x" * (95 + n % 30) for n in range(3000))
+        app.post_message(events.Paste(log))
+        await until(pilot, lambda: prompt.document.line_count == 3000, "the paste")
+        await until(pilot, lambda: prompt.show_vertical_scrollbar, "the scrollbar")
+        await pilot.pause()
+        await pilot.pause()
+        assert prompt.size.height > 3  # it grew
+        assert len(widths) <= 1, f"wrapped in full {len(widths)} times at {widths}"
+        fresh = _fresh(prompt)
+        assert prompt.wrapped_document._wrap_offsets == fresh._wrap_offsets
+        assert prompt.wrapped_document.height == fresh.height
+        await pilot.resize_terminal(90, 40)
+        await until(pilot, lambda: prompt.wrap_width < fresh._width, "the narrower box")
+        await pilot.pause()
+        narrow = _fresh(prompt)
+        assert prompt.wrapped_document._wrap_offsets == narrow._wrap_offsets

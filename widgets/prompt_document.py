@@ -15,6 +15,9 @@ paste in the box (a CI log) each key repainted 6-8 lines at two O(n) walks each:
 * :class:`PromptWrapping` answers ``height`` from ``_offset_to_line_info``, which holds
   one entry per wrapped line (``wrap`` and ``wrap_range`` keep it so): the same number,
   in O(1), with nothing kept that could go stale.
+* :func:`wraps_at` lets the box skip Textual's rewrap of every line when the box is
+  resized or its scrollbar shows at an unchanged wrap width (stop 44): a paste that
+  grows the box rewrapped the whole paste once per such change.
 
 :func:`adopt` gives a ``TextArea``'s plain document these classes after Textual's own
 ``_set_document`` has made them (the classes add no state a fresh instance would lack, so
@@ -51,6 +54,13 @@ class PromptWrapping(WrappedDocument):
     @property
     def height(self) -> int:
         return len(self._offset_to_line_info)
+
+
+def wraps_at(wrapped: WrappedDocument, width: int, tab_width: int) -> bool:
+    """``wrapped`` is wrapped at ``width`` and ``tab_width`` now (a rewrap there would
+    make the lines it has: ``wrap_range`` keeps them current through every edit, and a
+    new document is wrapped when it is made)."""
+    return (wrapped._width, wrapped._tab_width) == (width, tab_width)
 
 
 def holds_text(area: TextArea) -> bool:
