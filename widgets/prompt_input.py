@@ -75,6 +75,9 @@ FILES_STALE = 10.0
 """Seconds after which the next ``@`` lists the workspace files again."""
 QUEUE_SHOWN = 4
 """Queued messages listed above the prompt (then "and N more")."""
+SCROLLING_PASTE = 64
+"""Lines (or widths of text) past which a paste surely overflows the box (8 rows at most:
+``PromptBox``'s CSS), so its scrollbar is shown before the paste goes in."""
 BLINK_REST = 10.0
 """Seconds without input after which the cursor stops blinking and stays shown (GTK's
 ``gtk-cursor-blink-timeout`` is the same 10 s). Each blink repaints the prompt's line,
@@ -278,6 +281,23 @@ class PromptInput(TextArea):
             self._refresh_size()
             return
         super()._rewrap_and_refresh_virtual_size()
+
+    def _on_paste(self, event: events.Paste) -> None:
+        # the scrollbar takes columns: shown because of a long paste, it rewrapped every
+        # pasted line at the narrower width (~0.2 s for a 20,000-line log); shown first,
+        # only the lines already here are rewrapped, and the paste is wrapped once, as it
+        # goes in
+        text = event.text
+        width = max(self.wrap_width, 1)
+        if not self.show_vertical_scrollbar and (
+            text.count("\n") >= SCROLLING_PASTE or len(text) >= SCROLLING_PASTE * width
+        ):
+            # set without its watcher, whose size refresh would hide the scrollbar again
+            # (the text is still short); the edit's refresh then finds it shown already
+            self.set_reactive(TextArea.show_vertical_scrollbar, True)
+            self.wrapped_document.wrap(self.wrap_width, tab_width=self.indent_width)
+            self._line_cache.clear()
+        # (Textual then calls TextArea's own ``_on_paste``, which inserts the text)
 
     # ------------------------------------------------------------------ cursor blink
     _blink_since = 0.0
