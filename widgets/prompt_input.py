@@ -282,7 +282,7 @@ class PromptInput(TextArea):
             return
         super()._rewrap_and_refresh_virtual_size()
 
-    def _on_paste(self, event: events.Paste) -> None:
+    async def _on_paste(self, event: events.Paste) -> None:
         # the scrollbar takes columns: shown because of a long paste, it rewrapped every
         # pasted line at the narrower width (~0.2 s for a 20,000-line log); shown first,
         # only the lines already here are rewrapped, and the paste is wrapped once, as it
