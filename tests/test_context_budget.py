@@ -630,6 +630,7 @@ async def test_a_refused_message_no_compaction_can_fit_ends_the_turn_at_once(
     assert "context window is 4,096 (as the server's refusal said), and the server refused it" in (
         ended.message
     )
+    assert "the server says: request (6033 tokens) exceeds the available context" in ended.message
     assert rig.budget.window == 4096
     # the refused turn is kept marked, as any failed reply (issue 20)
     kept = rig.loop.history[-1]

@@ -136,16 +136,18 @@ class Compactor:
         )
 
     async def after_overflow(
-        self, request: ModelRequest, mode: str, overflow: ContextOverflow
+        self, request: ModelRequest, mode: str, overflow: ContextOverflow, said: str = ""
     ) -> list[Item] | None:
-        """The server refused ``request`` as too long: learn its numbers and compact
-        whatever is over; the history to retry with (once), or ``None`` if nothing
-        could be shortened. Raises :class:`TooLong` when nothing could make it fit."""
+        """The server refused ``request`` as too long (``said``: in its words): learn its
+        numbers and compact whatever is over; the history to retry with (once), or
+        ``None`` if nothing could be shortened. Raises :class:`TooLong` when nothing
+        could make it fit."""
         self.budget.overflowed(overflow.window, overflow.requested)
         unfit = self._unfit(request)
         if unfit is not None:
+            words = f" ({said[:SAID_SHOWN].rstrip('. ')})" if said else ""
             raise TooLong(
-                _too_long(request, *unfit, self.budget.source, "and the server refused it")
+                _too_long(request, *unfit, self.budget.source, f"and the server refused it{words}")
             )
         compacted = await self._compact(request, mode, "overflow", force=True)
         if compacted is not None:
@@ -427,6 +429,10 @@ class Compactor:
 def _with(request: ModelRequest, items: Sequence[Item]) -> ModelRequest:
     return replace(request, items=tuple(items))
 
+
+SAID_SHOWN = 200
+"""Characters of the server's refusal quoted when a message cannot fit (a proxy's 413 is
+not a window: its words say so)."""
 
 WINDOW_SAID = {
     "config": "the context_window setting",

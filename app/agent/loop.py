@@ -504,7 +504,9 @@ class AgentLoop:
         except ModelError as exc:
             overflow = compactor.overflow_in(exc)
             if overflow is None or not self._adopt(
-                await compactor.after_overflow(self.request(), self.mode.name, overflow)
+                await compactor.after_overflow(
+                    self.request(), self.mode.name, overflow, exc.message
+                )
             ):
                 raise
             response = await self._respond()
@@ -512,7 +514,9 @@ class AgentLoop:
             failed = response.error if response.finish_reason == "error" else None
             overflow = compactor.overflow_in(failed)
             if overflow is not None and self._adopt(
-                await compactor.after_overflow(self.request(), self.mode.name, overflow)
+                await compactor.after_overflow(
+                    self.request(), self.mode.name, overflow, failed or ""
+                )
             ):
                 response = await self._respond()
         compactor.counted(response.usage)

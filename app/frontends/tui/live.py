@@ -490,7 +490,7 @@ class LiveController:
         if box is None or not box.prompt.is_empty or box.prompt.editing is not None:
             self.app.state.note("your message was not sent: ↑ brings it back to shorten")
             return
-        box.prompt.recall(text)
+        box.prompt.give_back(text)
         self.app.state.note("your message was not sent: it is back in the message box")
 
     def _show_sent(self, prepared: Prepared) -> None:
