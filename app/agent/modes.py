@@ -68,6 +68,13 @@ class Mode:
             return ()
         return tuple(ToolSchema(*spec) for spec in registry.native_tools())
 
+    def warm(self) -> None:
+        """Import what the first request imports for this protocol (its system prompt's
+        module, its transducer), off the screen's loop (see ``ModelClient.warm``)."""
+        from frontier.app.agent import prompts  # noqa: F401
+
+        self.adapter()
+
     def adapter(self, *, signals_done: bool = False) -> ModeAdapter:
         """A fresh adapter for one response; ``signals_done``: the wire says when each
         native call is complete (``WireCodec.signals_call_done``)."""

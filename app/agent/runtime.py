@@ -562,6 +562,10 @@ def create_runtime(
             # recording) must be the same every run: read whole, never sliced
             slice_seconds=None if demo and demo_rate == 0 else SLICE_SECONDS,
         )
+        if interactive:  # built off the screen's loop: the first request's imports too
+            loop.mode.warm()
+            if http is not None:
+                http.warm()
         session = AgentSession(
             loop,
             events,
