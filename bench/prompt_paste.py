@@ -10,7 +10,9 @@ TUI runs in a detached tmux session (``tui_tmux``); in one TUI process:
 - **after**: ``Q`` typed after the pasted text, timed the same way;
 - **send**: Enter, timed until the message's last line is drawn in the Transcript
   (a long message is drawn folded by its ends since stop 43: all 20,000 lines were
-  wrapped on the screen's loop first).
+  wrapped on the screen's loop first). The bench's server takes no body over 1 MB
+  (aiohttp's default), so since stop 44 the turn then ends ``too_long`` and the text goes
+  back to the box; the column still times the drawing of the message.
 
 With ``--baseline DIR`` (a tree laid out as ``DIR/frontier/...``, e.g. ``git archive``
 of an older commit) each round runs the same three phases again with
