@@ -279,9 +279,108 @@ async def test_a_message_too_long_for_the_window_comes_back_to_the_box(
         text = "\n".join(transcript_lines(app))
         assert f"your message ({len(log.rstrip().encode()):,} bytes) is too long" in text
         assert "is 4,096 (the context_window setting), so it was not sent" in text
-        assert "your message was not sent: it is back in the message box" in text
+        assert "the model did not take your message: it is back in the box" in text
         assert asked == []  # not a byte went to the model
         await workers_done(app)
+
+
+async def test_a_message_the_server_refuses_as_too_long_comes_back_to_the_box(
+    tmp_path: Path,
+) -> None:
+    """Nobody stated the window, so the message goes; the server refuses it and says its
+    window (4,096), which the message alone passes: the turn ends at once, with the
+    server's words, and the text is back in the box."""
+    refusal = {
+        "error": {
+            "code": 400,
+            "message": "request (9100 tokens) exceeds the available context size (4096 "
+            "tokens), try increasing it",
+            "type": "exceed_context_size_error",
+            "n_prompt_tokens": 9100,
+            "n_ctx": 4096,
+        }
+    }
+    asked: list[str] = []
+
+    async def dispatch(request: web.Request) -> web.StreamResponse:
+        await request.read()
+        asked.append(request.path)
+        return web.json_response(refusal, status=400)
+
+    message = "".join(f"00:{i % 60:02d} worker {i} failed: timeout\n" for i in range(400))
+    events: list[Event] = []
+    async with serve(dispatch) as url:
+        config = Config(base_url=url, model="m", protocol="ctl-heredoc", approval="auto")
+
+        def factory() -> AgentSession:
+            session = create_runtime(config, interactive=True, workspace=tmp_path)
+            session.subscribe(events.append)
+            return session
+
+        app = FrontierApp(config, session_factory=factory, remember_theme=False)
+        async with app.run_test(size=(140, 45)) as pilot:
+            await start(pilot, app, message)
+            await until(
+                pilot,
+                lambda: any(isinstance(e, TurnEnded) and e.reason == "too_long" for e in events),
+                "the refused turn",
+            )
+            box = app.prompt_box()
+            assert box is not None
+            await until(pilot, lambda: box.prompt.text == message.rstrip(), "the text back")
+            (ended,) = [e for e in events if isinstance(e, TurnEnded)]
+            assert "exceeds the available context size (4096" in ended.message
+            text = "\n".join(transcript_lines(app))
+            assert "the model did not take your message: it is back in the box" in text
+            assert asked.count("/v1/chat/completions") == 1  # no summary, no retry
+            await workers_done(app)
+
+
+async def test_a_message_the_model_answered_stays_out_of_the_box(tmp_path: Path) -> None:
+    """The model answered the message (a call, its result) before a later request was
+    refused as too long: the message reached the model, so the box is left as it is."""
+    (tmp_path / "notes.txt").write_text("alpha\n")
+    refusal = {
+        "error": {
+            "message": "request (9100 tokens) exceeds the available context size (900 "
+            "tokens), try increasing it",
+            "type": "exceed_context_size_error",
+        }
+    }
+    asked: list[str] = []
+
+    async def dispatch(request: web.Request) -> web.StreamResponse:
+        await request.read()
+        asked.append(request.path)
+        if len(asked) > 1:
+            return web.json_response(refusal, status=400)
+        resp = await start_sse(request)
+        await resp.write(chunk("call c1 read\narg path notes.txt\nend\n"))
+        await resp.write(finish())
+        await resp.write_eof()
+        return resp
+
+    message = "".join(f"00:{i % 60:02d} worker {i} failed: timeout\n" for i in range(200))
+    events: list[Event] = []
+    async with serve(dispatch) as url:
+        config = Config(base_url=url, model="m", protocol="ctl-heredoc", approval="auto")
+
+        def factory() -> AgentSession:
+            session = create_runtime(config, interactive=True, workspace=tmp_path)
+            session.subscribe(events.append)
+            return session
+
+        app = FrontierApp(config, session_factory=factory, remember_theme=False)
+        async with app.run_test(size=(140, 45)) as pilot:
+            await start(pilot, app, message)
+            await until(pilot, lambda: any(isinstance(e, TurnEnded) for e in events), "the end")
+            await workers_done(app)
+            (ended,) = [e for e in events if isinstance(e, TurnEnded)]
+            assert ended.reason == "too_long", ended.message
+            assert asked.count("/v1/chat/completions") == 2
+            box = app.prompt_box()
+            assert box is not None and box.prompt.is_empty
+            assert "did not take your message" not in "\n".join(transcript_lines(app))
 
 
 # ---------------------------------------------------------------------- the demo's story

@@ -20,7 +20,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from frontier.app.events import Event, QueuedDelivered, TurnEnded
+from frontier.app.events import Event, QueuedDelivered, ResponseStarted, TurnEnded
 from frontier.app.files import write_atomic
 from frontier.app.frontends.tui.host import BindingsChanged, FocusPrompt
 from frontier.app.loop_hop import to_loop
@@ -69,6 +69,10 @@ class LiveController:
         self.session: AgentSession | None = None
         self._unsubscribe: Callable[[], None] | None = None
         self._after_queued: Prepared | None = None
+        self._asked = 0
+        """Requests this turn has made, and whether queued messages joined it (a message
+        too long for the model goes back to the box only if the model never answered it)."""
+        self._joined = False
         """A message sent while earlier ones were still queued: shown once they are."""
         self._history_warned = False
         self._undoing = False
@@ -347,9 +351,10 @@ class LiveController:
                 self._after_queued = prepared
             elif prepared is not None:
                 self._show_sent(prepared)
+            self._asked, self._joined = 0, False
             ended = await session.send(prepared.text if prepared is not None else "")
-            if ended.reason == "too_long" and text:
-                self._give_back(text)
+            if ended.reason == "too_long" and text and self._asked <= 1 and not self._joined:
+                self._give_back(text)  # refused before, or at, its first request
             return ended
         except Exception as exc:
             state.note(f"the turn failed: {exc!r}", "error")
@@ -464,7 +469,10 @@ class LiveController:
     def _observe(self, event: Event) -> None:
         """The session's events: the panes' state first, then what the box shows."""
         self.app.observe(event)
-        if isinstance(event, QueuedDelivered):
+        if isinstance(event, ResponseStarted):
+            self._asked += 1
+        elif isinstance(event, QueuedDelivered):
+            self._joined = True
             state = self.app.state
             for text in event.texts:
                 state.add_user(text)
@@ -488,10 +496,10 @@ class LiveController:
         unless the person has started another (then ↑ still finds it)."""
         box = self._prompt_box()
         if box is None or not box.prompt.is_empty or box.prompt.editing is not None:
-            self.app.state.note("your message was not sent: ↑ brings it back to shorten")
+            self.app.state.note("the model did not take your message: ↑ brings it back")
             return
         box.prompt.give_back(text)
-        self.app.state.note("your message was not sent: it is back in the message box")
+        self.app.state.note("the model did not take your message: it is back in the box")
 
     def _show_sent(self, prepared: Prepared) -> None:
         """The transcript's "you" entry, and a line per attached file (or why not)."""
