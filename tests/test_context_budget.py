@@ -599,6 +599,19 @@ async def test_a_message_larger_than_a_stated_window_is_never_sent(
     assert PASTED_LOG not in json.dumps(sent)
 
 
+async def test_a_window_smaller_than_the_instructions_is_said_as_such(
+    loopback: Loopback, make_rig: Callable[..., Rig]
+) -> None:
+    """A server run with a tiny context (llama.cpp ``-c 2048 -np 2``: 1,024 a slot) cannot
+    take even the instructions: the person is told that, not that "hi" is too long."""
+    rig = make_rig(chat_client(loopback.url), window=600)
+    ended = await rig.loop.send("hi")
+    assert ended.reason == "too_long" and loopback.requests == []
+    assert ended.message.startswith("the model's context window is 600 tokens")
+    assert "the instructions and the tools alone need about" in ended.message
+    assert "your message" not in ended.message
+
+
 async def test_under_an_assumed_window_a_large_message_goes_as_it_is(
     loopback: Loopback, make_rig: Callable[..., Rig]
 ) -> None:

@@ -129,11 +129,7 @@ class Compactor:
         if self.budget.assumed:
             return None  # nobody said: the server may well take it
         unfit = self._unfit(request)
-        return (
-            None
-            if unfit is None
-            else _too_long(request, *unfit, self.budget.source, "so it was not sent")
-        )
+        return None if unfit is None else self._too_long(request, unfit, "so it was not sent")
 
     async def after_overflow(
         self, request: ModelRequest, mode: str, overflow: ContextOverflow, said: str = ""
@@ -146,9 +142,7 @@ class Compactor:
         unfit = self._unfit(request)
         if unfit is not None:
             words = f" ({said[:SAID_SHOWN].rstrip('. ')})" if said else ""
-            raise TooLong(
-                _too_long(request, *unfit, self.budget.source, f"and the server refused it{words}")
-            )
+            raise TooLong(self._too_long(request, unfit, f"and the server refused it{words}"))
         compacted = await self._compact(request, mode, "overflow", force=True)
         if compacted is not None:
             self._sending(_with(request, compacted))
@@ -202,6 +196,28 @@ class Compactor:
         kept = () if index is None else (request.items[index],)
         floor = round(estimate_tokens(_with(request, kept)) * self.budget.ratio)
         return (floor, window) if floor > window else None
+
+    def _too_long(self, request: ModelRequest, unfit: tuple[int, int], what: str) -> str:
+        """The person's account of a request no compaction can make fit, and what to do:
+        a message too long, or a window too small for the instructions and tools alone."""
+        tokens, window = unfit
+        said = WINDOW_SAID.get(self.budget.source, self.budget.source)
+        base = round(estimate_tokens(_with(request, ())) * self.budget.ratio)
+        if base > window:
+            return (
+                f"the model's context window is {window:,} tokens ({said}), {what}: the "
+                f"instructions and the tools alone need about {base:,}. Give the model a "
+                "larger context (llama.cpp: -c; Ollama: num_ctx), or use a model with a "
+                "larger window"
+            )
+        index = last_user(request.items)
+        size = item_bytes(request.items[index]) if index is not None else 0
+        return (
+            f"your message ({size:,} bytes) is too long for the model: with the "
+            f"instructions and the tools the request needs about {tokens:,} tokens and the "
+            f"context window is {window:,} ({said}), {what}. Shorten it, or save the text "
+            "in a file in the workspace and ask the agent to read the part that matters"
+        )
 
     # ------------------------------------------------------------------ compacting
 
@@ -440,19 +456,6 @@ WINDOW_SAID = {
     ASSUMED: "assumed: neither the settings nor the server say; set context_window",
 }
 """Where a window came from (``ContextBudget.source``), as the person reads it."""
-
-
-def _too_long(request: ModelRequest, tokens: int, window: int, source: str, what: str) -> str:
-    """The person's account of a message no compaction can make fit, and what to do."""
-    index = last_user(request.items)
-    size = item_bytes(request.items[index]) if index is not None else 0
-    said = WINDOW_SAID.get(source, source)
-    return (
-        f"your message ({size:,} bytes) is too long for the model: with the instructions "
-        f"and the tools the request needs about {tokens:,} tokens and the context window "
-        f"is {window:,} ({said}), {what}. Shorten it, or save the text in a file in the "
-        "workspace and ask the agent to read the part that matters"
-    )
 
 
 def _count(n: int, what: str) -> str:

@@ -69,11 +69,11 @@ class LiveController:
         self.session: AgentSession | None = None
         self._unsubscribe: Callable[[], None] | None = None
         self._after_queued: Prepared | None = None
+        """A message sent while earlier ones were still queued: shown once they are."""
         self._asked = 0
         """Requests this turn has made, and whether queued messages joined it (a message
         too long for the model goes back to the box only if the model never answered it)."""
         self._joined = False
-        """A message sent while earlier ones were still queued: shown once they are."""
         self._history_warned = False
         self._undoing = False
         """An undo is under review or being written: no turn starts meanwhile."""
