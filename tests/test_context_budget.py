@@ -633,25 +633,48 @@ async def test_a_refused_message_no_compaction_can_fit_ends_the_turn_at_once(
     loopback: Loopback, make_rig: Callable[..., Rig]
 ) -> None:
     """The server refuses it and says its window (4,096): the message alone is larger,
-    so there is no summary of everything else and no retry, and the turn says why."""
-    loopback.answers = [(400, LLAMA_OVERFLOW)]
+    so there is no summary of everything else and no retry, and the turn says why. The
+    message is withdrawn from what the model is sent (a line says it was there), so the
+    next turn neither carries it nor pays a summary request to shorten it."""
+    loopback.answers = [(400, LLAMA_OVERFLOW), (200, "Hello.")]
     rig = make_rig(chat_client(loopback.url), history=long_history())
     ended = await rig.loop.send(PASTED_LOG)
     assert ended.reason == "too_long"
     assert len(loopback.requests) == 1
-    assert not any(isinstance(e, Compacted | Summarising) for e in rig.events)
+    assert not any(isinstance(e, Summarising) for e in rig.events)
     assert "context window is 4,096 (as the server's refusal said), and the server refused it" in (
         ended.message
     )
     assert "the server says: request (6033 tokens) exceeds the available context" in ended.message
     assert rig.budget.window == 4096
-    # the refused turn is kept marked, as any failed reply (issue 20)
+    (withdrawn,) = [e for e in rig.events if isinstance(e, Compacted)]
+    assert (withdrawn.step, withdrawn.reason) == ("stub", "too_long")
+    # the refused turn is kept marked, as any failed reply (issue 20), after a line in
+    # place of the message; the store keeps the original, and resumes with this history
     kept = rig.loop.history[-1]
     assert isinstance(kept, AssistantTurn) and kept.cut.startswith("[Reply failed:")
-    assert rig.loop.history[-2] == UserText(PASTED_LOG, "person")
+    size = len(PASTED_LOG.encode())
+    assert rig.loop.history[-2] == UserText(
+        f"[The person sent a message of {size:,} bytes here, too long for the model's "
+        "context window (4,096 tokens): it was withdrawn, and they were asked to shorten it.]",
+        "notice",
+    )
+    assert rig.loop.history[:-2] == long_history()
+    assert rig.store.load_items(rig.session_id) == rig.loop.history  # what a resume sends
+    _, records = read_session(rig.store.db, rig.session_id)  # what the export keeps
+    assert PASTED_LOG in [r.get("text") for r in records if r["type"] == "user"]
+    assert "the message above withdrawn, too long for the model" in to_markdown(
+        *read_session(rig.store.db, rig.session_id)
+    )
     # the window is now stated: a message as large is refused before it is sent
     again = await rig.loop.send(PASTED_LOG)
     assert again.reason == "too_long" and len(loopback.requests) == 1
+    # and a short one goes at once, without the log and without a summary request
+    assert (await rig.loop.send("just say hello")).reason == "done"
+    assert len(loopback.requests) == 2
+    sent = json.dumps(loopback.requests[1])
+    assert "worker 1199 failed" not in sent and "it was withdrawn" in sent
+    assert not any(isinstance(e, Summarising) for e in rig.events)
 
 
 @pytest.mark.parametrize(

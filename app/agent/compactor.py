@@ -142,7 +142,8 @@ class Compactor:
         unfit = self._unfit(request)
         if unfit is not None:
             words = f" ({said[:SAID_SHOWN].rstrip('. ')})" if said else ""
-            raise TooLong(self._too_long(request, unfit, f"and the server refused it{words}"))
+            message = self._too_long(request, unfit, f"and the server refused it{words}")
+            raise TooLong(message, self._withdraw(request, unfit))
         compacted = await self._compact(request, mode, "overflow", force=True)
         if compacted is not None:
             self._sending(_with(request, compacted))
@@ -218,6 +219,41 @@ class Compactor:
             f"context window is {window:,} ({said}), {what}. Shorten it, or save the text "
             "in a file in the workspace and ask the agent to read the part that matters"
         )
+
+    def _withdraw(self, request: ModelRequest, unfit: tuple[int, int]) -> list[Item] | None:
+        """The history with the person's last message, which the server refused and no
+        step could make fit, replaced by a line saying so (recorded as a ``stub`` step,
+        reason ``too_long``): kept whole, every later request carried it, and the next
+        turn paid a summary request to shorten what the model never took. ``None`` when
+        the message is not what is too large (the instructions and tools alone are)."""
+        index = last_user(request.items)
+        if index is None:
+            return None
+        window = unfit[1]
+        base = round(estimate_tokens(_with(request, ())) * self.budget.ratio)
+        if base > window:
+            return None
+        items = list(request.items)
+        size = item_bytes(items[index])
+        before = self.budget.used(request)
+        positions = self._positions(items)
+        items[index] = UserText(WITHDRAWN.format(size=size, window=window), "notice")
+        self.budget.rewritten()
+        after = self.budget.used(_with(request, items))
+        detail = {"reason": "too_long", "before": before, "after": after, "window": window}
+        self._record("stub", items, {**detail, "rounds": 0, "withdrawn": size}, positions)
+        self._emit(
+            Compacted(
+                "stub",
+                before,
+                after,
+                window,
+                0,
+                "too_long",
+                f"your message ({size:,} bytes) withdrawn from what the model is sent",
+            )
+        )
+        return items
 
     # ------------------------------------------------------------------ compacting
 
@@ -445,6 +481,12 @@ class Compactor:
 def _with(request: ModelRequest, items: Sequence[Item]) -> ModelRequest:
     return replace(request, items=tuple(items))
 
+
+WITHDRAWN = (
+    "[The person sent a message of {size:,} bytes here, too long for the model's context "
+    "window ({window:,} tokens): it was withdrawn, and they were asked to shorten it.]"
+)
+"""What the model is sent in place of a message it could not take (``_withdraw``)."""
 
 SAID_SHOWN = 200
 """Characters of the server's refusal quoted when a message cannot fit (a proxy's 413 is

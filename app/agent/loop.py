@@ -195,6 +195,12 @@ class TooLong(Exception):
     """The server refused a request that no compaction could make fit (the person's
     message alone is larger than the window); the turn ends ``too_long``."""
 
+    def __init__(self, message: str, history: Sequence[Item] | None = None) -> None:
+        super().__init__(message)
+        self.history = history
+        """The history with that message withdrawn (the compactor has stored it), or
+        ``None`` to keep it as it is."""
+
 
 @contextlib.contextmanager
 def _committing(what: str) -> Iterator[None]:
@@ -383,6 +389,8 @@ class AgentLoop:
             await self._keep_cut(failed_cut(exc.message))
         except TooLong as exc:
             ended = TurnEnded("too_long", str(exc))
+            if exc.history is not None:  # the message the model could not take, withdrawn
+                self.replace_history(exc.history)
             await self._keep_cut(failed_cut(str(exc)))
         finally:
             self._turn_task = None

@@ -244,6 +244,8 @@ def to_markdown(info: SessionInfo, records: list[dict[str, Any]]) -> str:
         elif kind == "compaction":
             what = "old tool results stubbed" if r["step"] == "stub" else "oldest rounds summarised"
             why = " (the server said the request was too long)" if r["reason"] == "overflow" else ""
+            if r["reason"] == "too_long":  # docs/context-budget.md: a message withdrawn
+                what, why = "the message above withdrawn, too long for the model", ""
             out += [
                 f"> ⇣ **compacted**{why}: {what} ({r['rounds'] or 0} rounds), "
                 f"{r['before'] or 0:,} → {r['after'] or 0:,} of {r['window'] or 0:,} tokens; "
