@@ -663,6 +663,8 @@ async def test_a_refused_message_no_compaction_can_fit_ends_the_turn_at_once(
     assert rig.store.load_items(rig.session_id) == rig.loop.history  # what a resume sends
     _, records = read_session(rig.store.db, rig.session_id)  # what the export keeps
     assert PASTED_LOG in [r.get("text") for r in records if r["type"] == "user"]
+    # the export and a resumed session name the reason the turn ended with
+    assert [r["reason"] for r in records if r["type"] == "ended"] == ["too_long"]
     assert "the message above withdrawn, too long for the model" in to_markdown(
         *read_session(rig.store.db, rig.session_id)
     )

@@ -49,7 +49,13 @@ from frontier.app.agent.compaction import (
 from frontier.app.agent.loop import PersistenceFailed, RequestCounter, TooLong
 from frontier.app.events import Compacted, ContextUsage, Event, Retry, Summarising, TokenUsage
 from frontier.app.model.client import Client
-from frontier.app.model.conversation import Item, UserText, item_bytes, role_of
+from frontier.app.model.conversation import (
+    TOO_LONG_OPENINGS,
+    Item,
+    UserText,
+    item_bytes,
+    role_of,
+)
 from frontier.app.model.errors import ContextOverflow, ModelError, context_overflow
 from frontier.app.model.request import ModelRequest
 from frontier.app.model.stream import StreamEnd, WireEvent, text_of
@@ -206,7 +212,7 @@ class Compactor:
         base = round(estimate_tokens(_with(request, ())) * self.budget.ratio)
         if base > window:
             return (
-                f"the model's context window is {window:,} tokens ({said}), {what}: the "
+                f"{TOO_LONG_OPENINGS[1]}{window:,} tokens ({said}), {what}: the "
                 f"instructions and the tools alone need about {base:,}. Give the model a "
                 "larger context (llama.cpp: -c; Ollama: num_ctx), or use a model with a "
                 "larger window"
@@ -214,7 +220,7 @@ class Compactor:
         index = last_user(request.items)
         size = item_bytes(request.items[index]) if index is not None else 0
         return (
-            f"your message ({size:,} bytes) is too long for the model: with the "
+            f"{TOO_LONG_OPENINGS[0]}{size:,} bytes) is too long for the model: with the "
             f"instructions and the tools the request needs about {tokens:,} tokens and the "
             f"context window is {window:,} ({said}), {what}. Shorten it, or save the text "
             "in a file in the workspace and ask the agent to read the part that matters"

@@ -87,12 +87,14 @@ def history_events(
     :class:`CallReady`/:class:`ToolStarted`/:class:`ToolFinished`, ``error`` →
     :class:`ContractError`. Unknown row types are skipped (a newer store's rows). Each of
     ``failures`` (the replies that failed: ``Timeline.failures``) is the
-    ``TurnEnded("provider_error")`` that ended its turn, after the row it followed."""
+    ``TurnEnded`` that ended its turn (``provider_error``, or ``too_long``), after the row it
+    followed."""
     calls: dict[int, ToolCall] = {}
     pending = sorted(failures, key=lambda f: f.log_seq)
     for rec in records:
         while pending and pending[0].log_seq < rec.seq:
-            yield TurnEnded("provider_error", pending.pop(0).why)
+            failure = pending.pop(0)
+            yield TurnEnded(failure.reason, failure.why)
         data = rec.data
         if rec.type == "user":  # stored as the model got it: the undo notes come apart
             notices, typed = split_notices(str(data.get("text", "")))
@@ -124,7 +126,7 @@ def history_events(
             )
 
     for failure in pending:
-        yield TurnEnded("provider_error", failure.why)
+        yield TurnEnded(failure.reason, failure.why)
 
 
 def tail_cut(records: Sequence[LogRecord], keep: int) -> int | None:

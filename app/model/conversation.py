@@ -89,6 +89,17 @@ def failed_cut(why: str) -> str:
     return f"{FAILED_CUT}{' '.join(why.split())[:300]}]"
 
 
+TOO_LONG_OPENINGS = ("your message (", "the model's context window is ")
+"""How the error of a turn that ended ``too_long`` begins (``Compactor._too_long`` writes
+it with these): read back from a stored failure, it names the reason a resumed session
+and the export show (a server's error begins with its URL)."""
+
+
+def failure_reason(why: str) -> str:
+    """The ``TurnEnded`` reason a stored failure's ``why`` stands for."""
+    return "too_long" if why.startswith(TOO_LONG_OPENINGS) else "provider_error"
+
+
 def failure_of(cut: str) -> str | None:
     """What a failed reply's ``cut`` says went wrong, or ``None`` for any other cut."""
     if cut.startswith(FAILED_CUT) and cut.endswith("]"):
@@ -388,6 +399,7 @@ __all__ = [
     "NOT_EXECUTED",
     "NO_REPLY",
     "SUMMARY_MARK",
+    "TOO_LONG_OPENINGS",
     "AssistantMessage",
     "AssistantTurn",
     "CallEntry",
@@ -403,6 +415,7 @@ __all__ = [
     "call_text",
     "failed_cut",
     "failure_of",
+    "failure_reason",
     "frame",
     "is_item_json",
     "item_bytes",

@@ -165,7 +165,7 @@ def ended_record(failure: Failure) -> dict[str, Any]:
     return {
         "type": "ended",
         "t": iso_time(failure.t),
-        "reason": "provider_error",
+        "reason": failure.reason,
         "message": failure.why,
     }
 

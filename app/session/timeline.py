@@ -61,6 +61,13 @@ class Failure:
     t: float
     why: str
 
+    @property
+    def reason(self) -> str:
+        """The reason its turn ended: ``too_long`` or ``provider_error``."""
+        from frontier.app.model.conversation import failure_reason
+
+        return failure_reason(self.why)
+
 
 @record
 class StoredItem:
