@@ -528,6 +528,7 @@ class PromptInput(TextArea):
         self.clear_prompt()
         self._scrollbar_before(text)
         self.insert(text)
+        self.move_cursor(self.document.end)  # where a paste leaves it
 
     def recall(self, text: str) -> None:
         """Put an earlier prompt in the box (ctrl+r's choice), cursor at the end."""

@@ -75,7 +75,11 @@ def summarising_line(event: Summarising) -> str:
     )
 
 
-COMPACTION_WHY = {"overflow": "the server said it was too long", "manual": "/compact"}
+COMPACTION_WHY = {
+    "overflow": "the server said it was too long",
+    "manual": "/compact",
+    "too_long": "the model could not take it",
+}
 """Why a compaction happened, in the Transcript's words (else the budget's threshold)."""
 
 
