@@ -176,3 +176,21 @@ async def test_a_paste_that_grows_the_box_is_wrapped_once_and_wrapped_right(
         await pilot.pause()
         narrow = _fresh(prompt)
         assert prompt.wrapped_document._wrap_offsets == narrow._wrap_offsets
+
+
+async def test_undoing_a_long_paste_empties_the_box_and_the_app_lives_on(tmp_path: Path) -> None:
+    """Textual 8.2's undo hides the scrollbar before it puts the cursor back, and its
+    scrollbar watcher then looked for the cursor past the text the paste had held:
+    ValueError, and the app closed (a person pastes the wrong log and presses ctrl+z)."""
+    app = make_app(tmp_path, [])
+    async with app.run_test(size=(120, 40)) as pilot:
+        prompt, _ = await pasted_log(pilot, 3000)
+        await until(pilot, lambda: prompt.show_vertical_scrollbar, "the scrollbar")
+        await pilot.press("ctrl+z")
+        await until(pilot, lambda: prompt.is_empty, "the paste undone")
+        await until(pilot, lambda: not prompt.show_vertical_scrollbar, "the scrollbar gone")
+        assert app.is_running and prompt.cursor_location == (0, 0)
+        await pilot.press("ctrl+y")  # and back
+        await until(pilot, lambda: prompt.document.line_count == 3000, "the paste redone")
+        await pilot.press("x")
+        await until(pilot, lambda: prompt.document[2999].endswith("x"), "a key after it")

@@ -277,10 +277,14 @@ async def test_a_message_too_long_for_the_window_comes_back_to_the_box(
         assert box is not None
         await until(pilot, lambda: box.prompt.text == log.rstrip(), "the message back in the box")
         assert box.prompt.cursor_location == box.prompt.document.end  # as a paste leaves it
+        said = "it is back in the box (ctrl+z empties it)"
+        await until(pilot, lambda: said in "\n".join(transcript_lines(app)), "the note drawn")
+        box.prompt.focus()
+        await pilot.press("ctrl+z")
+        await until(pilot, lambda: box.prompt.is_empty, "the box emptied by one undo")
         text = "\n".join(transcript_lines(app))
         assert f"your message ({len(log.rstrip().encode()):,} bytes) is too long" in text
         assert "is 4,096 (the context_window setting), so it was not sent" in text
-        assert "the model did not take your message: it is back in the box" in text
         assert asked == []  # not a byte went to the model
         await workers_done(app)
 
@@ -331,9 +335,10 @@ async def test_a_message_the_server_refuses_as_too_long_comes_back_to_the_box(
             await until(pilot, lambda: box.prompt.text == message.rstrip(), "the text back")
             (ended,) = [e for e in events if isinstance(e, TurnEnded)]
             assert "exceeds the available context size (4096" in ended.message
+            said = "the model did not take your message: it is back in the box"
+            await until(pilot, lambda: said in "\n".join(transcript_lines(app)), "the note drawn")
             text = "\n".join(transcript_lines(app))
             assert "⇣ compacted (the model could not take it): your message" in text
-            assert "the model did not take your message: it is back in the box" in text
             assert asked.count("/v1/chat/completions") == 1  # no summary, no retry
             await workers_done(app)
 

@@ -282,6 +282,17 @@ class PromptInput(TextArea):
             return
         super()._rewrap_and_refresh_virtual_size()
 
+    def _watch_show_vertical_scrollbar(self) -> None:
+        # Textual's own, but it scrolls to the cursor only where the cursor is: its undo
+        # refreshes the size (the scrollbar hides) before it puts the cursor back, so the
+        # cursor still lay past the text an undone paste had held, and Textual 8.2 raised
+        # ValueError there, which closed the app (a paste, then ctrl+z). The undo's own
+        # cursor move scrolls right after.
+        if self.wrap_width:
+            self._rewrap_and_refresh_virtual_size()
+        if self.cursor_location[0] < self.document.line_count:
+            self.scroll_cursor_visible()
+
     async def _on_paste(self, event: events.Paste) -> None:
         self._scrollbar_before(event.text)
         # (Textual then calls TextArea's own ``_on_paste``, which inserts the text)

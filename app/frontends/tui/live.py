@@ -499,7 +499,9 @@ class LiveController:
             self.app.state.note("the model did not take your message: ↑ brings it back")
             return
         box.prompt.give_back(text)
-        self.app.state.note("the model did not take your message: it is back in the box")
+        self.app.state.note(
+            "the model did not take your message: it is back in the box (ctrl+z empties it)"
+        )
 
     def _show_sent(self, prepared: Prepared) -> None:
         """The transcript's "you" entry, and a line per attached file (or why not)."""
