@@ -31,6 +31,7 @@ from frontier.app.frontends.tui.app import FrontierApp
 from frontier.app.model.catalogue import assumed_window_text
 from frontier.widgets.confirmed import ConfirmedView
 from frontier.widgets.errors_pane import ErrorsPane
+from frontier.widgets.prompt_input import PromptBox
 from frontier.widgets.raw_stream import RawStreamView
 from frontier.widgets.transcript import Transcript
 
@@ -94,7 +95,13 @@ async def reply() -> AsyncIterator[Reply]:
 
 
 def live_app(reply: Reply, workspace: Path, events: list[Event]) -> FrontierApp:
-    config = Config(base_url=reply.url, model="m", protocol="ctl-heredoc", approval="auto")
+    return app_for(reply.url, workspace, events)
+
+
+def app_for(url: str, workspace: Path, events: list[Event], **settings: object) -> FrontierApp:
+    """The TUI on a real runtime against ``url`` (ctl-heredoc, auto approval), its
+    session's events kept in ``events``."""
+    config = Config(base_url=url, model="m", protocol="ctl-heredoc", approval="auto", **settings)  # type: ignore[arg-type]
 
     def factory() -> AgentSession:
         session = create_runtime(config, interactive=True, workspace=workspace)
@@ -240,6 +247,22 @@ async def test_escape_mid_reply_keeps_the_confirmed_prose_marked(
         await workers_done(app)
 
 
+async def refused_and_given_back(  # type: ignore[no-untyped-def]
+    pilot, app: FrontierApp, events: list[Event], text: str
+) -> PromptBox:
+    """Send ``text``; once its turn ends ``too_long``, the box holding it again."""
+    await start(pilot, app, text)
+    await until(
+        pilot,
+        lambda: any(isinstance(e, TurnEnded) and e.reason == "too_long" for e in events),
+        "the refused turn",
+    )
+    box = app.prompt_box()
+    assert box is not None
+    await until(pilot, lambda: box.prompt.text == text.rstrip(), "the text back in the box")
+    return box
+
+
 async def test_a_message_too_long_for_the_window_comes_back_to_the_box(
     reply: Reply, tmp_path: Path
 ) -> None:
@@ -255,27 +278,10 @@ async def test_a_message_too_long_for_the_window_comes_back_to_the_box(
 
     reply.dispatch = dispatch  # type: ignore[method-assign]
     log = "".join(f"00:{i % 60:02d} worker {i} failed: timeout\n" for i in range(1500))
-    config = Config(
-        base_url=reply.url, model="m", protocol="ctl-heredoc", approval="auto", context_window=4096
-    )
     events: list[Event] = []
-
-    def factory() -> AgentSession:
-        session = create_runtime(config, interactive=True, workspace=tmp_path)
-        session.subscribe(events.append)
-        return session
-
-    app = FrontierApp(config, session_factory=factory, remember_theme=False)
+    app = app_for(reply.url, tmp_path, events, context_window=4096)
     async with app.run_test(size=(140, 45)) as pilot:
-        await start(pilot, app, log)
-        await until(
-            pilot,
-            lambda: any(isinstance(e, TurnEnded) and e.reason == "too_long" for e in events),
-            "the refused turn",
-        )
-        box = app.prompt_box()
-        assert box is not None
-        await until(pilot, lambda: box.prompt.text == log.rstrip(), "the message back in the box")
+        box = await refused_and_given_back(pilot, app, events, log)
         assert box.prompt.cursor_location == box.prompt.document.end  # as a paste leaves it
         said = "it is back in the box (ctrl+z empties it)"
         await until(pilot, lambda: said in "\n".join(transcript_lines(app)), "the note drawn")
@@ -315,24 +321,9 @@ async def test_a_message_the_server_refuses_as_too_long_comes_back_to_the_box(
     message = "".join(f"00:{i % 60:02d} worker {i} failed: timeout\n" for i in range(400))
     events: list[Event] = []
     async with serve(dispatch) as url:
-        config = Config(base_url=url, model="m", protocol="ctl-heredoc", approval="auto")
-
-        def factory() -> AgentSession:
-            session = create_runtime(config, interactive=True, workspace=tmp_path)
-            session.subscribe(events.append)
-            return session
-
-        app = FrontierApp(config, session_factory=factory, remember_theme=False)
+        app = app_for(url, tmp_path, events)
         async with app.run_test(size=(140, 45)) as pilot:
-            await start(pilot, app, message)
-            await until(
-                pilot,
-                lambda: any(isinstance(e, TurnEnded) and e.reason == "too_long" for e in events),
-                "the refused turn",
-            )
-            box = app.prompt_box()
-            assert box is not None
-            await until(pilot, lambda: box.prompt.text == message.rstrip(), "the text back")
+            await refused_and_given_back(pilot, app, events, message)
             (ended,) = [e for e in events if isinstance(e, TurnEnded)]
             assert "exceeds the available context size (4096" in ended.message
             said = "the model did not take your message: it is back in the box"
@@ -370,14 +361,7 @@ async def test_a_message_the_model_answered_stays_out_of_the_box(tmp_path: Path)
     message = "".join(f"00:{i % 60:02d} worker {i} failed: timeout\n" for i in range(200))
     events: list[Event] = []
     async with serve(dispatch) as url:
-        config = Config(base_url=url, model="m", protocol="ctl-heredoc", approval="auto")
-
-        def factory() -> AgentSession:
-            session = create_runtime(config, interactive=True, workspace=tmp_path)
-            session.subscribe(events.append)
-            return session
-
-        app = FrontierApp(config, session_factory=factory, remember_theme=False)
+        app = app_for(url, tmp_path, events)
         async with app.run_test(size=(140, 45)) as pilot:
             await start(pilot, app, message)
             await until(pilot, lambda: any(isinstance(e, TurnEnded) for e in events), "the end")
