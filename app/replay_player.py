@@ -66,6 +66,10 @@ class ReplaySource:
     recorded: str = ""
     """The protocol the response was streamed in (``""``: not known); when it is not
     ``protocol``, :func:`protocol_warning` says what the replay cannot show."""
+    beside: tuple[ContractError, ...] = ()
+    """Errors the live run raised beside a text protocol's text (a native tool call, an
+    unreadable event inside a frame: ``agent.explain.errors_beside``), played at their
+    offsets: the text alone does not raise them."""
 
     @property
     def duration(self) -> float:
@@ -89,6 +93,7 @@ def source_from_chunks(
     joins: Sequence[tuple[int, int]] = (),
     wire: str = DEFAULT_WIRE,
     recorded: str = "",
+    beside: Sequence[ContractError] = (),
 ) -> ReplaySource:
     data = bytearray()
     marks: list[tuple[float, int]] = []
@@ -105,6 +110,7 @@ def source_from_chunks(
         tuple(joins),
         wire,
         recorded or protocol,
+        tuple(sorted(beside, key=lambda e: e.offset)),
     )
 
 
@@ -130,6 +136,11 @@ def source_from_recording(
     mode = protocol or recording.mode
     joins = recording.joins() if mode not in NATIVE_MODES else []
     found = [(j.offset, j.echo_skipped) for j in joins]
+    beside: list[ContractError] = []
+    if mode == recording.mode and mode not in NATIVE_MODES:  # as it was streamed
+        from frontier.app.agent.explain import errors_beside
+
+        beside = errors_beside(mode, recording.wire, recording.events)
     return source_from_chunks(
         mode,
         recording.pieces(mode),
@@ -139,6 +150,7 @@ def source_from_recording(
         found,
         recording.wire,
         recording.mode,
+        beside,
     )
 
 
@@ -213,6 +225,10 @@ class ReplayPlayer:
         """Joins already played (``ResponseContinued`` emitted)."""
         self._read_bytes = 0
         """Bytes of transducer input a native source's SSE body has carried so far."""
+        self._beside = list(source.beside)
+        """Errors raised beside the text still to play (``ReplaySource.beside``)."""
+        self._halted = False
+        """One of them was played: the live run read no more of this response."""
 
     # ------------------------------------------------------------------ state
     @property
@@ -247,14 +263,29 @@ class ReplayPlayer:
         end = min(end, self.size)
         while end > self.position and not self.finished:
             events += self._joins_here()
-            stop = min([end, *(o for o, _ in self.source.joins if self.position < o < end)])
+            events += self._beside_here()
+            stops = [o for o, _ in self.source.joins if self.position < o < end]
+            stops += [e.offset for e in self._beside if self.position < e.offset < end]
+            stop = min([end, *stops])
             piece = self.source.data[self.position : stop]
             events += self._read(piece)
             self.position = stop
         if self.position >= self.size and not self.finished:
             events += self._joins_here()
+            events += self._beside_here()
             events += self._finish()
         return events
+
+    def _beside_here(self) -> list[Event]:
+        """The first error raised beside the text, once play reaches its offset (unless
+        the transducer's own error came first); the live run then read no further."""
+        out: list[Event] = []
+        while self._beside and self._beside[0].offset <= self.position:
+            error = self._beside.pop(0)
+            if not self._halted and not self.transducer.stopped:
+                self._halted = True
+                out += self._with_text([error])
+        return out
 
     def _read(self, piece: bytes) -> list[Event]:
         """``StreamBytes`` of what the transducer reads of ``piece``, then its events.
@@ -266,7 +297,9 @@ class ReplayPlayer:
         reader = getattr(transducer, "feed_input", None)
         if reader is None:
             head: list[Event] = [StreamBytes(self.position, piece)]
-            return head + ([] if transducer.stopped else self._with_text(transducer.feed(piece)))
+            if transducer.stopped or self._halted:
+                return head
+            return head + self._with_text(transducer.feed(piece))
         if transducer.stopped:
             return []
         data, found = reader(piece)
@@ -319,7 +352,7 @@ class ReplayPlayer:
             events += got
             if any(isinstance(e, ContractError) for e in got):
                 break
-            if self.transducer.stopped:
+            if self.transducer.stopped or self._halted:
                 events += self.feed_to(self.size)
         return events
 
@@ -342,7 +375,7 @@ class ReplayPlayer:
     def _finish(self) -> list[Event]:
         self.finished = True
         events: list[Event] = []
-        if not self.transducer.stopped:
+        if not self.transducer.stopped and not self._halted:
             clean = is_clean(self.source.finish_reason)
             events += self._with_text(self.transducer.finish(clean))
         tail = self._decoder.decode(b"", final=True)
@@ -378,6 +411,9 @@ class ReplayPlayer:
         if not probe.stopped:
             clean = is_clean(self.source.finish_reason)
             found += [e.offset for e in probe.finish(clean) if _err(e)]
+        beside = self.source.beside[:1]  # the first: the live run read no further
+        if beside and (not found or beside[0].offset <= found[0]):
+            found = [beside[0].offset]
         return found
 
 

@@ -114,3 +114,60 @@ def test_recorded_pace_is_scaled_by_speed() -> None:
     assert player.position == 2
     player.advance(0.0, None)  # max: the rest at once
     assert player.position == 3 and player.finished
+
+
+# --------------------------------------------------------------------------- beside the text
+
+
+def _chat_recording(mode: str, data: list[Any]) -> Recording:
+    texts = [d if isinstance(d, str) else json.dumps(d) for d in data]
+    events = tuple((round(i * 0.01, 6), d) for i, d in enumerate(texts))
+    return Recording(
+        mode=mode,
+        model="m",
+        created="2026-01-01T00:00:00+00:00",
+        events=events,
+        finish_reason="stop",
+        end_t=events[-1][0],
+        wire="openai-chat",
+    )
+
+
+def _text(piece: str) -> dict[str, Any]:
+    return {"choices": [{"index": 0, "delta": {"content": piece}, "finish_reason": None}]}
+
+
+def test_replay_plays_an_error_the_live_run_raised_beside_the_text() -> None:
+    """An event that is not JSON inside a ctl-heredoc frame failed the live call
+    (``bad_json``), but the text alone reads as a whole frame, so replay showed a
+    ``write`` that the live run never ran. Now ``e`` stops there, and no call is ready."""
+    head = "call c1 write\narg path a.txt\narg content <<EOF\nl"
+    rec = _chat_recording(
+        "ctl-heredoc",
+        [_text(head), "{not json", _text("ine2\nEOF\nend\n"), "[DONE]"],
+    )
+    player = ReplayPlayer(source_from_recording(rec, name="holed"))
+    assert player.error_offsets == [len(head)]
+    events = player.next_error()
+    (error,) = [e for e in events if isinstance(e, ContractError)]
+    assert (error.kind, error.offset) == ("bad_json", len(head))
+    assert player.position == len(head) + 1  # one byte on, as after an error a byte raises
+    rest = player.run_all()
+    assert not any(isinstance(e, CallReady) for e in events + rest)
+    assert not any(isinstance(e, ContractError) for e in rest)
+    assert isinstance(rest[-1], ResponseEnded)
+    assert sum(len(e.data) for e in rest if isinstance(e, StreamBytes)) == (
+        player.size - len(head) - 1  # the rest of the bytes still shown, as they arrived
+    )
+
+
+def test_replay_under_another_protocol_plays_only_what_the_text_raises() -> None:
+    """The errors beside the text are the recorded protocol's adapter's: replayed as
+    ctl (a re-framing experiment), the same stream plays as its text reads."""
+    head = "call c1 write\narg path a.txt\narg content <<EOF\nl"
+    rec = _chat_recording(
+        "ctl-heredoc",
+        [_text(head), "{not json", _text("ine2\nEOF\nend\n"), "[DONE]"],
+    )
+    assert source_from_recording(rec, "ctl").beside == ()
+    assert len(source_from_recording(rec).beside) == 1
