@@ -450,3 +450,26 @@ async def test_at_80_columns_status_footer_and_tabs_keep_what_matters(workspace:
         await eventually(pilot, working_fits, "the working status bar")
         await pilot.press("escape")
         await workers_done(app)
+
+
+async def test_ctrl_p_under_a_screen_pushed_over_the_palette_opens_no_second_one(
+    workspace: Path,
+) -> None:
+    """A review (any screen) pushed over an open palette: Textual checked only the top
+    screen, so ctrl+p pushed a second palette with the same id, and DuplicateIds closed
+    the app (found by a key fuzz of the demo, the review arriving as ctrl+p opened the
+    palette)."""
+    from frontier.app.frontends.tui.screens.help import HelpScreen
+
+    app = make_app(workspace, [])
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.press("ctrl+p")
+        await opened(pilot, CommandPalette, "the palette")
+        app.push_screen(HelpScreen())
+        await opened(pilot, HelpScreen, "a screen over it")
+        await pilot.press("ctrl+p")
+        await pilot.pause()
+        assert app.is_running
+        assert sum(isinstance(s, CommandPalette) for s in app.screen_stack) == 1
+        await pilot.press("escape")  # the screen over it closes: the palette is back
+        await opened(pilot, CommandPalette, "the palette again")

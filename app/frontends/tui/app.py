@@ -821,6 +821,15 @@ class FrontierApp(App[int]):
         except Exception:  # a screen being torn down has nothing selected
             return False
 
+    def action_command_palette(self) -> None:
+        # Textual asks only whether the top screen is the palette: with a review pushed
+        # over an open palette (an approval arriving while a person searched commands),
+        # ctrl+p pushed a second palette with the same id, and DuplicateIds closed the app
+        from textual.command import CommandPalette
+
+        if not any(isinstance(screen, CommandPalette) for screen in self.screen_stack):
+            super().action_command_palette()
+
     def action_help(self, quiet: bool = False) -> None:
         from frontier.app.frontends.tui.screens.help import HelpScreen
 
