@@ -296,7 +296,10 @@ class BlockView(PaintStyle, ScrollView, can_focus=True):
         blocks, starts, total = frame if frame is not None else (self._blocks, self._starts, 0)
         if 0 <= index < total:
             block = bisect_right(starts, index) - 1
-            if starts is self._starts:  # the layout on screen is the current one
+            # the layout on screen is the current one (blocks set while the view could
+            # not lay out, hidden by a layout, leave ``_blocks`` newer than the frame:
+            # indexing them with the frame's starts raised IndexError)
+            if starts is self._starts and blocks is self._blocks:
                 if self._guessed[block] and self._exact(block):
                     self.call_later(self._resettle)  # in view before it was settled
                 strips = self._block_strips(block)
