@@ -66,10 +66,11 @@ class ReplaySource:
     recorded: str = ""
     """The protocol the response was streamed in (``""``: not known); when it is not
     ``protocol``, :func:`protocol_warning` says what the replay cannot show."""
-    beside: tuple[ContractError, ...] = ()
-    """Errors the live run raised beside a text protocol's text (a native tool call, an
-    unreadable event inside a frame: ``agent.explain.errors_beside``), played at their
-    offsets: the text alone does not raise them."""
+    events: tuple[tuple[float, str], ...] = ()
+    """The recorded events (``data`` strings), kept for a text protocol played as it was
+    streamed: the errors its live adapter raised beside the text (a native tool call, an
+    unreadable event inside a frame: ``agent.explain.errors_beside``) are found from
+    them when the response is played, and played at their offsets."""
 
     @property
     def duration(self) -> float:
@@ -93,7 +94,7 @@ def source_from_chunks(
     joins: Sequence[tuple[int, int]] = (),
     wire: str = DEFAULT_WIRE,
     recorded: str = "",
-    beside: Sequence[ContractError] = (),
+    events: Sequence[tuple[float, str]] = (),
 ) -> ReplaySource:
     data = bytearray()
     marks: list[tuple[float, int]] = []
@@ -110,7 +111,7 @@ def source_from_chunks(
         tuple(joins),
         wire,
         recorded or protocol,
-        tuple(sorted(beside, key=lambda e: e.offset)),
+        tuple(events),
     )
 
 
@@ -136,11 +137,7 @@ def source_from_recording(
     mode = protocol or recording.mode
     joins = recording.joins() if mode not in NATIVE_MODES else []
     found = [(j.offset, j.echo_skipped) for j in joins]
-    beside: list[ContractError] = []
-    if mode == recording.mode and mode not in NATIVE_MODES:  # as it was streamed
-        from frontier.app.agent.explain import errors_beside
-
-        beside = errors_beside(mode, recording.wire, recording.events)
+    as_streamed = mode == recording.mode and mode not in NATIVE_MODES
     return source_from_chunks(
         mode,
         recording.pieces(mode),
@@ -150,7 +147,7 @@ def source_from_recording(
         found,
         recording.wire,
         recording.mode,
-        beside,
+        recording.events if as_streamed else (),
     )
 
 
@@ -217,6 +214,8 @@ class ReplayPlayer:
         self.finished = False
         self.started = False
         self._times = [t for t, _ in source.marks]
+        self._beside = _beside(source)
+        """Errors raised beside the text still to play (``ReplaySource.events``)."""
         self.error_offsets = self._scan_errors()
         self.errors_seen = 0
         """Contract errors reported so far; once all the dry run found have, none is ahead."""
@@ -225,8 +224,6 @@ class ReplayPlayer:
         """Joins already played (``ResponseContinued`` emitted)."""
         self._read_bytes = 0
         """Bytes of transducer input a native source's SSE body has carried so far."""
-        self._beside = list(source.beside)
-        """Errors raised beside the text still to play (``ReplaySource.beside``)."""
         self._halted = False
         """One of them was played: the live run read no more of this response."""
 
@@ -411,7 +408,7 @@ class ReplayPlayer:
         if not probe.stopped:
             clean = is_clean(self.source.finish_reason)
             found += [e.offset for e in probe.finish(clean) if _err(e)]
-        beside = self.source.beside[:1]  # the first: the live run read no further
+        beside = self._beside[:1]  # the first: the live run read no further
         if beside and (not found or beside[0].offset <= found[0]):
             found = [beside[0].offset]
         return found
@@ -532,6 +529,18 @@ class PlaylistPlayer:
         while not self.finished:
             events += self._live().run_all()
         return events
+
+
+def _beside(source: ReplaySource) -> list[ContractError]:
+    """The errors a text protocol's live adapter raised beside ``source``'s text, in
+    offset order: replayed from its events when its player is made (a session's replay
+    makes each player as play reaches it; at load this doubled the decoding)."""
+    if not source.events:
+        return []
+    from frontier.app.agent.explain import errors_beside
+
+    found = errors_beside(source.protocol, source.wire, source.events)
+    return sorted(found, key=lambda e: e.offset)
 
 
 def _err(event: Event) -> TypeGuard[ContractError]:

@@ -169,5 +169,5 @@ def test_replay_under_another_protocol_plays_only_what_the_text_raises() -> None
         "ctl-heredoc",
         [_text(head), "{not json", _text("ine2\nEOF\nend\n"), "[DONE]"],
     )
-    assert source_from_recording(rec, "ctl").beside == ()
-    assert len(source_from_recording(rec).beside) == 1
+    assert ReplayPlayer(source_from_recording(rec, "ctl")).error_offsets == []
+    assert ReplayPlayer(source_from_recording(rec)).error_offsets == [len(head)]
