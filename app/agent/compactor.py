@@ -204,12 +204,16 @@ class Compactor:
         floor = round(estimate_tokens(_with(request, kept)) * self.budget.ratio)
         return (floor, window) if floor > window else None
 
+    def _bare(self, request: ModelRequest) -> int:
+        """Tokens the instructions and the tools take with no history at all."""
+        return round(estimate_tokens(_with(request, ())) * self.budget.ratio)
+
     def _too_long(self, request: ModelRequest, unfit: tuple[int, int], what: str) -> str:
         """The person's account of a request no compaction can make fit, and what to do:
         a message too long, or a window too small for the instructions and tools alone."""
         tokens, window = unfit
         said = WINDOW_SAID.get(self.budget.source, self.budget.source)
-        base = round(estimate_tokens(_with(request, ())) * self.budget.ratio)
+        base = self._bare(request)
         if base > window:
             return (
                 f"{TOO_LONG_OPENINGS[1]}{window:,} tokens ({said}), {what}: the "
@@ -236,8 +240,7 @@ class Compactor:
         if index is None:
             return None
         window = unfit[1]
-        base = round(estimate_tokens(_with(request, ())) * self.budget.ratio)
-        if base > window:
+        if self._bare(request) > window:
             return None
         items = list(request.items)
         size = item_bytes(items[index])
@@ -246,8 +249,15 @@ class Compactor:
         items[index] = UserText(WITHDRAWN.format(size=size, window=window), "notice")
         self.budget.rewritten()
         after = self.budget.used(_with(request, items))
-        detail = {"reason": "too_long", "before": before, "after": after, "window": window}
-        self._record("stub", items, {**detail, "rounds": 0, "withdrawn": size}, positions)
+        detail = {
+            "reason": "too_long",
+            "before": before,
+            "after": after,
+            "window": window,
+            "rounds": 0,
+            "withdrawn": size,
+        }
+        self._record("stub", items, detail, positions)
         self._emit(
             Compacted(
                 "stub",
