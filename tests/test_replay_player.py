@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from test_explain_wire import _rec as recording
 
 from frontier.app.events import CallReady, ContractError, ResponseEnded, StreamBytes
 from frontier.app.model.conversation import UserText
@@ -119,20 +120,6 @@ def test_recorded_pace_is_scaled_by_speed() -> None:
 # --------------------------------------------------------------------------- beside the text
 
 
-def _chat_recording(mode: str, data: list[Any]) -> Recording:
-    texts = [d if isinstance(d, str) else json.dumps(d) for d in data]
-    events = tuple((round(i * 0.01, 6), d) for i, d in enumerate(texts))
-    return Recording(
-        mode=mode,
-        model="m",
-        created="2026-01-01T00:00:00+00:00",
-        events=events,
-        finish_reason="stop",
-        end_t=events[-1][0],
-        wire="openai-chat",
-    )
-
-
 def _text(piece: str) -> dict[str, Any]:
     return {"choices": [{"index": 0, "delta": {"content": piece}, "finish_reason": None}]}
 
@@ -142,9 +129,10 @@ def test_replay_plays_an_error_the_live_run_raised_beside_the_text() -> None:
     (``bad_json``), but the text alone reads as a whole frame, so replay showed a
     ``write`` that the live run never ran. Now ``e`` stops there, and no call is ready."""
     head = "call c1 write\narg path a.txt\narg content <<EOF\nl"
-    rec = _chat_recording(
-        "ctl-heredoc",
+    rec = recording(
+        "openai-chat",
         [_text(head), "{not json", _text("ine2\nEOF\nend\n"), "[DONE]"],
+        mode="ctl-heredoc",
     )
     player = ReplayPlayer(source_from_recording(rec, name="holed"))
     assert player.error_offsets == [len(head)]
@@ -165,9 +153,10 @@ def test_replay_under_another_protocol_plays_only_what_the_text_raises() -> None
     """The errors beside the text are the recorded protocol's adapter's: replayed as
     ctl (a re-framing experiment), the same stream plays as its text reads."""
     head = "call c1 write\narg path a.txt\narg content <<EOF\nl"
-    rec = _chat_recording(
-        "ctl-heredoc",
+    rec = recording(
+        "openai-chat",
         [_text(head), "{not json", _text("ine2\nEOF\nend\n"), "[DONE]"],
+        mode="ctl-heredoc",
     )
     assert ReplayPlayer(source_from_recording(rec, "ctl")).error_offsets == []
     assert ReplayPlayer(source_from_recording(rec)).error_offsets == [len(head)]
