@@ -3,7 +3,11 @@ length, across any chunking) and scrubs every string it shows or copies."""
 
 from __future__ import annotations
 
+import itertools
+
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from frontier.app.events import (
     CallReady,
@@ -22,6 +26,7 @@ from frontier.app.events import (
 )
 from frontier.app.frontends.tui.screens.copy import copy_items
 from frontier.app.secrets import Scrubber
+from frontier.widgets.pane_state.shared import LiveScrub, PaneContext
 from frontier.widgets.state import ResponseBuffer, UiState
 
 KEY = "sk-test-0123456789abcdef"
@@ -175,3 +180,58 @@ async def test_the_live_session_and_the_panes_mask_the_same_secrets(
         assert KEY not in session.scrubber.scrub(f"echo {KEY}")
         app.state.apply(StreamBytes(0, f"the key is {KEY}\n".encode()))
         assert all(KEY not in text for text in _texts(app.state))
+
+
+TOKEN = "ghp_Zx9Qw8Lm2Rt5Yp1Ks7Vb3"
+"""A token Frontier does not know, hidden by its shape (``api_key=<token>``)."""
+
+
+def test_reasoning_cut_inside_a_token_a_shape_hid_is_not_shown_in_part() -> None:
+    """``api_key=ghp_Zx9Qw8Lm2`` was scrubbed to ``api_key=[REDACTED]`` and kept so; the
+    token's rest, the next piece, then matched nothing and stayed on screen."""
+    state = UiState(scrubber=Scrubber([KEY]))
+    state.apply(ResponseStarted("ctl"))
+    for piece in ("Found api_key=ghp_Zx9Qw8Lm2", "Rt5Yp1Ks7Vb3 in", " it.\n"):
+        state.apply(ReasoningText(piece))
+    (entry,) = state.transcript
+    assert entry.text == state.responses[-1].reasoning == "Found api_key=[REDACTED] in it.\n"
+
+
+PEM = "-----BEGIN KEY-----\nMIIEv9Q\n-----END KEY-----"
+"""A known secret of several lines."""
+shown_text = st.lists(
+    st.sampled_from(
+        [
+            "a",
+            " ",
+            "\n",
+            "\x1b",
+            KEY,
+            KEY[:7],
+            PEM,
+            f"api_key={TOKEN}",
+            "Bearer ",
+            TOKEN,
+            "secret",
+            "=z9",
+            "secret=" + "z" * 300,
+            '"api_key": "',
+            "x" * 50,
+        ]
+    ),
+    max_size=40,
+).map("".join)
+
+
+@settings(max_examples=200, deadline=None)
+@given(text=shown_text, cuts=st.lists(st.integers(0, 2_000), max_size=10))
+def test_text_grown_in_any_pieces_shows_what_it_shows_whole(text: str, cuts: list[int]) -> None:
+    """``LiveScrub``: grown in pieces, the text is the whole text scrubbed (a token under
+    ``FORCED_SETTLE``), so no piece boundary leaks a key (of one line or several), a
+    token a shape hides (its name cut from it, or it cut in two) or a control."""
+    ctx = PaneContext(lambda: 0.0, Scrubber([KEY, PEM]))
+    live, shown = LiveScrub(), ""
+    marks = sorted({0, len(text), *(c % (len(text) + 1) for c in cuts)})
+    for start, end in itertools.pairwise(marks):
+        shown = live.append(shown, text[start:end], ctx.scrub, ctx.scrub_window())
+    assert shown == ctx.scrub(text)

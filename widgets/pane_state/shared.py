@@ -26,13 +26,60 @@ PANES = ("transcript", "raw", "confirmed", "pending", "tools", "errors", "status
 STREAM_PANES = frozenset({"raw", "pending", "status"})
 
 
-def scrub_append(text: str, piece: str, scrub: Scrub | None, window: int) -> str:
-    """``text + piece`` scrubbed, re-scanning only the last ``window`` characters of the
-    already scrubbed ``text`` (where a secret completed by ``piece`` may begin)."""
-    if scrub is None:
-        return text + piece
-    cut = max(0, len(text) - window)
-    return text[:cut] + scrub(text[cut:] + piece)
+FORCED_SETTLE = 4096
+"""Raw characters of a line kept when no line end can be let go: past it, the oldest are
+let go anyway, so each piece costs at most this much scrubbing again (only a
+credential-shaped token longer than this can show its later part)."""
+
+
+class LiveScrub:
+    """The raw end of a text shown scrubbed as it grows in pieces (reasoning, a tool's
+    open output line): its last characters are scrubbed again with each piece.
+
+    They are kept *raw*. Re-scrubbing the end of the scrubbed text instead lost what a
+    redaction had hidden: ``key=sk-test-0`` became ``key=[REDACTED]``, and the rest of
+    the key, arriving in the next piece, matched nothing and was shown. The raw text is
+    let go (settled) through a line end at least ``window`` characters back (a known
+    secret is shorter, and a shape's name and token never cross a line), and only when
+    no redaction reaches past that line end; a line longer than ``FORCED_SETTLE`` keeps
+    its last ``FORCED_SETTLE`` characters."""
+
+    __slots__ = ("raw", "shown")
+
+    def __init__(self) -> None:
+        self.raw = ""
+        """The raw text whose scrub ends the caller's text."""
+        self.shown = 0
+        """Characters at the end of the caller's text that ``scrub(raw)`` made."""
+
+    def reset(self) -> None:
+        """The caller replaced its text (scrubbed whole): nothing is open any more."""
+        self.raw, self.shown = "", 0
+
+    def append(self, text: str, piece: str, scrub: Scrub | None, window: int) -> str:
+        """``text`` (made by this object's earlier calls) with ``piece`` added, scrubbed;
+        linear: each call scrubs ``piece`` and at most ``window + FORCED_SETTLE`` more."""
+        if scrub is None:
+            return text + piece
+        raw = self.raw + piece
+        out = scrub(raw)
+        settled = text[: max(0, len(text) - self.shown)]
+        long = len(raw) > window + FORCED_SETTLE
+        cut = raw.rfind("\n", 0, max(0, len(raw) - window)) + 1
+        if cut == 0 and long:
+            cut = len(raw) - FORCED_SETTLE
+        if cut > 0:
+            right = scrub(raw[cut:])
+            if out.endswith(right):  # no redaction reaches back past the cut
+                settled += out[: len(out) - len(right)]
+                out, raw = right, raw[cut:]
+            elif long:  # a match across every cut tried: let the oldest go all the same
+                cut = len(raw) - FORCED_SETTLE
+                settled += scrub(raw[:cut])
+                raw = raw[cut:]
+                out = scrub(raw)
+        self.raw, self.shown = raw, len(out)
+        return settled + out
 
 
 class PaneContext:

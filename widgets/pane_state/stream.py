@@ -21,7 +21,7 @@ from frontier.app.events import (
 )
 from frontier.app.record import field, record
 from frontier.widgets.pane_state.confirmed import ConfirmedModel
-from frontier.widgets.pane_state.shared import STREAM_PANES, PaneContext, Scrub, scrub_append
+from frontier.widgets.pane_state.shared import STREAM_PANES, LiveScrub, PaneContext, Scrub
 
 if TYPE_CHECKING:
     from frontier.app.secrets import Scrubber
@@ -52,6 +52,8 @@ class ResponseBuffer:
     """The newest ``THINKING_TAIL`` characters of the model's reasoning (never transducer
     input: shown in a region of its own above the stream)."""
     reasoning_chars: int = 0
+    reasoning_live: LiveScrub = field(default_factory=LiveScrub, repr=False, compare=False)
+    """The reasoning's raw end, scrubbed again with each piece."""
     joins: list[tuple[int, int]] = field(default_factory=list)
     """``(offset, echo_skipped)`` where the response was continued after a cut (the Raw
     stream pane marks each)."""
@@ -64,7 +66,7 @@ class ResponseBuffer:
 
     def think(self, text: str, scrub: Scrub | None = None, window: int = 0) -> None:
         self.reasoning_chars += len(text)
-        tail = scrub_append(self.reasoning, text, scrub, window)
+        tail = self.reasoning_live.append(self.reasoning, text, scrub, window)
         self.reasoning = tail[-THINKING_TAIL:] if len(tail) > THINKING_TAIL else tail
 
     @property

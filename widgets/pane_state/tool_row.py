@@ -14,7 +14,7 @@ from frontier.app.events import ToolCall
 from frontier.app.record import field, record
 from frontier.widgets import display
 from frontier.widgets.display import LINE_KEEP
-from frontier.widgets.pane_state.shared import Scrub, scrub_append
+from frontier.widgets.pane_state.shared import LiveScrub, Scrub
 
 TOOL_TAIL = 50
 """Output lines kept per tool (the pane shows the last few)."""
@@ -49,6 +49,8 @@ class ToolRow:
     with ``partial_head`` and ``partial_dropped`` saying what came before."""
     partial_head: str = ""
     partial_dropped: int = 0
+    live: LiveScrub = field(default_factory=LiveScrub, repr=False, compare=False)
+    """The open line's raw end, scrubbed again with each piece."""
     message: str = ""
     output: str = ""
     """The finished call's whole result text as the model got it (capped by the tool
@@ -161,7 +163,7 @@ class ToolRow:
     @property
     def open_line(self) -> str:
         """The open output line as a pane may show it (its middle cut when long)."""
-        if not self.partial_dropped:
+        if not self.partial_head:
             return display.cut_line(self.partial)
         hidden = self.partial_dropped + max(0, len(self.partial) - LINE_KEEP)
         return f"{self.partial_head} … {hidden:,} characters … {self.partial[-LINE_KEEP:]}"
@@ -171,17 +173,21 @@ class ToolRow:
         again, and past ``OPEN_LINE_LIMIT`` only the head and the tail are kept — one
         20 MB line streamed in 64 KiB chunks was scrubbed whole at every chunk
         (quadratic), and a pane only ever shows its ends."""
-        self.partial = scrub_append(self.partial, piece, scrub, window)
+        self.partial = self.live.append(self.partial, piece, scrub, window)
         if len(self.partial) > OPEN_LINE_LIMIT + window:
-            keep = LINE_KEEP + window  # what is shown, and what the next piece re-scans
-            if not self.partial_dropped:
+            # Only settled text is let go: the part the next piece scrubs again stays.
+            scrubbing = self.live.shown
+            if not self.partial_head and len(self.partial) - scrubbing >= LINE_KEEP:
                 self.partial_head = self.partial[:LINE_KEEP]
                 self.partial = self.partial[LINE_KEEP:]
-            self.partial_dropped += len(self.partial) - keep
-            self.partial = self.partial[-keep:]
+            drop = len(self.partial) - max(LINE_KEEP + window, scrubbing)
+            if self.partial_head and drop > 0:
+                self.partial_dropped += drop
+                self.partial = self.partial[drop:]
 
     def end_line(self) -> str:
         """Close the open line: what the tail keeps of it."""
         line = self.open_line
+        self.live.reset()
         self.partial, self.partial_head, self.partial_dropped = "", "", 0
         return line

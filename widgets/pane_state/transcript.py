@@ -50,7 +50,7 @@ from frontier.widgets.pane_state.notes import (
     stop_line,
     summarising_line,
 )
-from frontier.widgets.pane_state.shared import PaneContext, Scrub, scrub_append
+from frontier.widgets.pane_state.shared import LiveScrub, PaneContext, Scrub
 from frontier.widgets.pane_state.stream import StreamModel
 from frontier.widgets.pane_state.tool_row import ToolRow
 from frontier.widgets.prose import ProseBlocks
@@ -95,6 +95,8 @@ class TranscriptEntry:
         self.interrupted_by = ""
         """The key that stopped it (``Esc``, ``ctrl+c``); empty when not known (history)."""
         self._text = ""
+        self._live = LiveScrub()
+        """A reasoning entry's raw end, scrubbed again with each piece."""
         self.text = text
 
     @property
@@ -108,10 +110,11 @@ class TranscriptEntry:
             self.prose.append(value)
         else:
             self._text = self.scrub(value) if self.scrub is not None else value
+            self._live.reset()
 
     def append_text(self, piece: str, window: int) -> None:
         """Grow a non-prose entry (reasoning): only the tail is scrubbed again."""
-        self._text = scrub_append(self._text, piece, self.scrub, window)
+        self._text = self._live.append(self._text, piece, self.scrub, window)
 
     def __repr__(self) -> str:
         return f"TranscriptEntry({self.id}, {self.role!r}, {self.text[:40]!r}, {self.call_id!r})"
