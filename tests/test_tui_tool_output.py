@@ -7,11 +7,14 @@ from __future__ import annotations
 
 import importlib
 import inspect
+import itertools
 from pathlib import Path
 from types import MethodType
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from pilot_wait import focus_of, opened, until
 from pytest_textual_snapshot import SVGImageExtension
 from textual.pilot import Pilot
@@ -36,7 +39,11 @@ from frontier.app.events import (
 )
 from frontier.app.frontends.tui.app import FrontierApp
 from frontier.app.frontends.tui.screens.pager import PagerScreen, PagerView
+from frontier.app.secrets import Scrubber
+from frontier.widgets.display import CUT_SLACK, LINE_KEEP, cut_line
+from frontier.widgets.pane_state import tool_row
 from frontier.widgets.pane_state import tools as tools_model
+from frontier.widgets.pane_state.shared import PaneContext
 from frontier.widgets.state import FOLD, IGNORED, UiState
 from frontier.widgets.tools_pane import ToolsPane, tool_lines
 from frontier.widgets.transcript import Transcript, entry_text, tool_of
@@ -145,6 +152,73 @@ def test_a_running_command_shows_its_live_tail() -> None:
         "    step 10 runs",
     ]
     assert state.tools["c1"].whole().endswith("step 9\nstep 10 runs")  # what the pager shows
+
+
+SECRET = "sk-test-0123456789abcdef"
+LONG = 2 * LINE_KEEP + CUT_SLACK  # a line longer than this is cut to its ends
+output_line = st.one_of(
+    st.text(alphabet="ab \x1b\t\u202e", max_size=12),
+    st.sampled_from([SECRET, f"key={SECRET}!", "sk-test-0123"]),
+    st.integers(LONG - 2, LONG + 3000).map(lambda n: "L" * n + "end"),
+)
+
+
+def live_output_as_a_line_at_a_time(lines: list[str], keep: int, marks: list[int]) -> None:
+    """``lines`` streamed cut at ``marks`` with ``STREAM_KEEP`` set to ``keep``: the pane's
+    tail, the line count and the pager's newest ``keep`` characters are each line
+    scrubbed, pictured and cut on its own, the newest kept whole."""
+    text = "\n".join(lines)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(tool_row, "STREAM_KEEP", keep)
+        state = UiState(clock=lambda: NOW, scrubber=Scrubber([SECRET]))
+        state.apply(CallReady(shell()))
+        state.apply(ToolStarted(shell()))
+        for start, end in itertools.pairwise(sorted({0, len(text), *marks})):
+            state.apply(ToolOutput("c1", text[start:end]))
+        row = state.tools["c1"]
+        ctx = PaneContext(lambda: NOW, Scrubber([SECRET]))
+        complete = [cut_line(ctx.scrub(line)) for line in lines[:-1]]
+        assert list(row.tail) == complete[-tool_row.TOOL_TAIL :]
+        assert row.output_lines == len(complete)
+        kept: list[str] = []
+        size = 0
+        for line in reversed(complete):  # the newest lines within ``keep`` (one at least)
+            if kept and size + len(line) + 1 > keep:
+                break
+            kept.insert(0, line)
+            size += len(line) + 1
+        assert row.streamed_chars == size
+        opened = [row.open_line] if row.partial else []
+        assert row.whole() == "\n".join([*kept, *opened] or row.tail)
+        assert SECRET not in row.whole() and "\x1b" not in row.whole()
+        if lines and lines[-1]:
+            assert row.open_line == cut_line(ctx.scrub(lines[-1]))
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    lines=st.lists(output_line, max_size=60),
+    keep=st.one_of(st.integers(1, 64), st.integers(1, 20_000)),
+    cuts=st.lists(st.integers(0, 200_000), max_size=12),
+)
+def test_live_output_in_any_pieces_keeps_what_a_line_at_a_time_would(
+    lines: list[str], keep: int, cuts: list[int]
+) -> None:
+    """A piece's complete lines are scrubbed and kept as one block (3,000,000 short lines
+    cost the screen's loop 2.6 s a line at a time), and a key cut between pieces, even
+    one a shape hid in the first (``key=sk-test-0``), is never shown in part."""
+    size = len("\n".join(lines)) + 1
+    live_output_as_a_line_at_a_time(lines, keep, [c % size for c in cuts])
+
+
+@pytest.mark.parametrize("piece", [1, 2, 5, 64])
+def test_the_pagers_copy_is_trimmed_at_every_line_end(piece: int) -> None:
+    """Every ``STREAM_KEEP`` that ends the kept text at, just before or just after a
+    line's end, with the output in pieces of one to many lines."""
+    lines = ["aaa", "bb", "", "c", "dddd", f"key={SECRET}", "ee", "f", "ggg", "open"]
+    size = len("\n".join(lines))
+    for keep in range(1, size + 3):
+        live_output_as_a_line_at_a_time(lines, keep, list(range(0, size, piece)))
 
 
 def test_only_rows_that_open_have_the_marker() -> None:

@@ -170,13 +170,13 @@ class EventPrinter:
             stream = self._outputs.setdefault(event.call_id, StreamScrubber(self.scrubber))
             data = stream.feed(event.data)
             if data:
-                self._print(ToolOutput(event.call_id, data))
+                self._output(event.call_id, data)
             return
         if isinstance(event, ToolFinished):
             ending = self._outputs.pop(event.result.call_id, None)
             tail = ending.flush() if ending is not None else ""
             if tail:
-                self._print(ToolOutput(event.result.call_id, tail))
+                self._output(event.result.call_id, tail)
             if (found := unanswered(event.result)) is not None:
                 self.unanswered.append(found)
         if isinstance(event, TurnEnded):
@@ -288,6 +288,14 @@ class EventPrinter:
         while True:
             await sleep(period)
             self.tick()
+
+    def _output(self, call_id: str, data: str) -> None:
+        """A piece of a call's live output, scrubbed already (across pieces, by its
+        ``StreamScrubber``): printed without a second scrub or a second ``describe``."""
+        if self.as_json:
+            self._print(ToolOutput(call_id, data))
+        elif not self.print_mode:
+            self._line(output_lines(data))  # safe_print makes it safe for a terminal
 
     def _print(self, event: Event) -> None:
         if self.as_json:
@@ -416,6 +424,12 @@ def _short(value: object, width: int = 60) -> str:
     return text if len(text) <= width else text[: width - 1] + "…"
 
 
+def output_lines(data: str) -> str:
+    """A tool's live output as the text form prints it, each line under ``│``: in C-speed
+    passes, since a command can print millions of lines."""
+    return "  │ " + data.rstrip("\n").replace("\n", "\n  │ ")
+
+
 def describe(event: Event) -> str | None:
     """One human line per interesting event; ``None`` for per-byte noise."""
     match event:
@@ -427,7 +441,7 @@ def describe(event: Event) -> str | None:
         case ToolStarted(call=call):
             return f"  ⋯ {call.id} {call.name} running"
         case ToolOutput(data=data):
-            return "\n".join("  │ " + line for line in data.rstrip("\n").split("\n"))
+            return output_lines(data)
         case ToolFinished(result=r):
             exit_part = f" exit={r.exit_code}" if r.exit_code is not None else ""
             first = r.output.strip().split("\n")[0] if r.output.strip() else ""

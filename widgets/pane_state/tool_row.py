@@ -8,7 +8,7 @@ both panes with no copy, and an entry keeps its row after the Tools pane lets it
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 
 from frontier.app.events import ToolCall
 from frontier.app.record import field, record
@@ -66,7 +66,8 @@ class ToolRow:
     """The same in full (``sandbox_text.ran_under``): lines under the Transcript row."""
     streamed: deque[str] = field(default_factory=deque)
     """A running call's complete output lines (scrubbed, each cut to its ends), the
-    newest ``STREAM_KEEP`` characters: what the pager shows until the result comes."""
+    newest ``STREAM_KEEP`` characters, in blocks of lines joined by newlines (one a piece
+    of output): what the pager shows until the result comes."""
     streamed_chars: int = 0
     fold: tuple[str, ...] = ()
     """A finished call's lines the Transcript shows: the first ``FOLD``, or for a failed
@@ -150,15 +151,44 @@ class ToolRow:
         self.fold = tuple(display.cut_line(line) for line in shown)
         self.version += 1
 
-    def add_lines(self, lines: Iterable[str]) -> None:
-        """Complete output lines: the pane's tail and the pager's bounded copy."""
-        for line in lines:
-            self.tail.append(line)
-            self.streamed.append(line)
-            self.streamed_chars += len(line) + 1
-            self.output_lines += 1
-        while self.streamed_chars > STREAM_KEEP and len(self.streamed) > 1:
-            self.streamed_chars -= len(self.streamed.popleft()) + 1
+    def add_lines(self, lines: list[str]) -> None:
+        """Complete output lines: the pane's tail and the pager's bounded copy, kept as one
+        block a piece of output and trimmed at line ends, with no work per line: a command
+        printing 3,000,000 lines held its output in the pipe 2.6 s (the command: 0.05 s)."""
+        if not lines:
+            return
+        self.tail.extend(lines[-TOOL_TAIL:])
+        self.output_lines += len(lines)
+        block = "\n".join(lines)
+        self.streamed.append(block)
+        self.streamed_chars += len(block) + 1
+        self._trim_streamed()
+
+    def _trim_streamed(self) -> None:
+        """Drop the oldest lines while more than ``STREAM_KEEP`` characters are kept (the
+        newest line stays whatever its length)."""
+        streamed = self.streamed
+        excess = self.streamed_chars - STREAM_KEEP
+        while excess > 0:
+            oldest = streamed[0]
+            if len(streamed) > 1 and len(oldest) + 1 <= excess:
+                streamed.popleft()
+                self.streamed_chars -= len(oldest) + 1
+                excess -= len(oldest) + 1
+                continue
+            # the fewest of its first lines whose characters (newlines included) cover it
+            end = oldest.find("\n", excess - 1)
+            if end < 0:
+                end = len(oldest) if len(streamed) > 1 else oldest.rfind("\n")
+            if end < 0:
+                return  # one line left: it stays
+            if end >= len(oldest):
+                streamed.popleft()
+                self.streamed_chars -= len(oldest) + 1
+            else:
+                streamed[0] = oldest[end + 1 :]
+                self.streamed_chars -= end + 1
+            return
 
     @property
     def open_line(self) -> str:
