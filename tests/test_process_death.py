@@ -200,3 +200,41 @@ async def test_a_killed_reaper_is_replaced_and_told_every_running_group(tmp_path
     assert res.kind == "error" and res.exit_code == 128 + signal.SIGTERM, res
     assert "never" not in res.output
     assert _GroupReaper._groups == set(), "a finished call is no longer listed"
+
+
+DIES_BEFORE_LISTING = """
+import asyncio, os, signal, sys
+from frontier.tools.base import CancelToken
+from frontier.tools.process import _GroupReaper, child_env, run_process
+
+def watch(pgid: int) -> None:  # Frontier dies after the spawn, before the group is listed
+    with open("group.pid", "w") as f:
+        f.write(str(pgid))
+    os.kill(os.getpid(), signal.SIGKILL)
+
+_GroupReaper.watch = watch
+asyncio.run(run_process(
+    ["bash", "-c", "echo ran > ran.txt; sleep 1000"], cwd=os.getcwd(), env=child_env(),
+    timeout=30.0, cancel=CancelToken(),
+))
+"""
+
+
+async def test_a_command_does_not_run_if_frontier_dies_before_listing_it(tmp_path: Path) -> None:
+    """The spawn's await gives the loop up while the pipes connect: on a loaded machine the
+    child ran (a shell wrote its children's pids) before its group was listed, and a
+    ``kill -9`` then left them running (CI, stop 45). The command waits at a gate, the
+    first line of its stdin, written after the listing: Frontier killed first, the gate
+    reads end of file and the command never runs."""
+    frontier = await asyncio.create_subprocess_exec(
+        sys.executable, "-c", DIES_BEFORE_LISTING, cwd=tmp_path, start_new_session=True
+    )
+    assert await asyncio.wait_for(frontier.wait(), WAIT_S) == -signal.SIGKILL
+    group = int((tmp_path / "group.pid").read_text())
+    try:
+        await wait_for(lambda: gone(group), "the gated command ending with Frontier", GONE_S)
+    finally:
+        if pgid_of(group) == group:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(group, signal.SIGKILL)  # only on failure: the command's own group
+    assert not (tmp_path / "ran.txt").exists(), "the command ran, unguarded"

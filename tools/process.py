@@ -11,7 +11,9 @@ A running call's group also dies with Frontier, however Frontier dies (``kill
 -9`` included): a small reaper process, started once, holds the read end of a
 pipe only Frontier can write to and is told each running group; when the pipe
 closes (the kernel closes it when Frontier's process ends) it stops the groups
-still listed. See ``docs/decisions-tools.md``, "A running tool dies with Frontier".
+still listed. A command waits at a gate (:func:`gated`) until its group is listed, so a
+Frontier killed in between leaves nothing running. See ``docs/decisions-tools.md``, "A
+running tool dies with Frontier".
 
 With a sandbox (``ctx.sandbox``, ``tools/sandbox.py``) the command runs inside ``bwrap``:
 bwrap is the group's leader and the command runs in a PID namespace of its own, in its own
@@ -304,6 +306,18 @@ async def _stop_group(proc: asyncio.subprocess.Process, contained: bool = False)
     await proc.wait()
 
 
+GATE_SHELL = "/bin/sh"
+
+
+def gated(argv: list[str], *, stdin: bool) -> list[str]:
+    """``argv`` behind a gate: ``sh`` reads one line of its stdin, then becomes the command
+    (``exec``: the same process, group and descriptors), with the rest of the stdin when
+    ``stdin`` (the ``python`` tool's code), else with ``/dev/null`` as before; at end of
+    file it exits 1 and the command never starts. One ``sh`` start, ~1 ms."""
+    script = 'read _ && exec "$@"' if stdin else 'read _ && exec "$@" </dev/null'
+    return [GATE_SHELL, "-c", script, argv[0], *argv]
+
+
 async def run_process(
     argv: list[str],
     *,
@@ -323,16 +337,25 @@ async def run_process(
     # killed while the reaper was still starting left the command's group running (CI
     # caught a shell's children surviving ``kill -9`` under load, stop 32).
     _GroupReaper.ready()
+    # The command waits at a gate until its group is listed: the spawn's await gives the
+    # loop up while the pipes connect, and a loaded machine ran the child (a shell, its
+    # background job, its pipeline) before ``watch``; a ``kill -9`` of Frontier then left
+    # them running (CI, stop 45). The gate is the first line of the child's stdin: if
+    # Frontier dies first, it reads end of file and the command never runs.
     proc = await asyncio.create_subprocess_exec(
-        *argv,
+        *gated(argv, stdin=stdin_data is not None),
         cwd=cwd,
         env=dict(env),
-        stdin=asyncio.subprocess.PIPE if stdin_data is not None else asyncio.subprocess.DEVNULL,
+        stdin=asyncio.subprocess.PIPE,
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.STDOUT,
         start_new_session=True,
     )
     _GroupReaper.watch(proc.pid)
+    assert proc.stdin is not None
+    proc.stdin.write(b"\n")  # the gate opens; one byte, in the pipe's buffer at once
+    if stdin_data is None:
+        proc.stdin.close()
     try:
         return await _supervise(proc, started, timeout, cancel, on_output, stdin_data, contained)
     finally:
