@@ -6,6 +6,7 @@ stderr line naming ``--approval`` and exit status 3."""
 from __future__ import annotations
 
 import asyncio
+import itertools
 import json
 import os
 import sys
@@ -17,6 +18,8 @@ from typing import Any
 
 import pytest
 from aiohttp import web
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from sse_server import serve, sse, start_sse
 
 from frontier.app.config import Config
@@ -285,5 +288,34 @@ def test_a_commands_output_is_printed_as_it_comes_a_line_under_each_bar(
         assert data == "step 1\nstep 2\nkey [REDACTED] ok\n\x1b[2Jdone\n"
     else:
         shown = [line for line in text.splitlines() if line.startswith("  │")]
-        assert shown[:2] == ["  │ step 1", "  │ step 2"] and shown[-1] == "  │ \\x1b[2Jdone"
-        assert "[REDACTED] ok" in text
+        assert shown == ["  │ step 1", "  │ step 2", "  │ key [REDACTED] ok", "  │ \\x1b[2Jdone"]
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    lines=st.lists(st.text(alphabet="ab \t", max_size=5), max_size=12),
+    ends_open=st.booleans(),
+    cuts=st.lists(st.integers(0, 100), max_size=8),
+)
+def test_a_commands_lines_are_printed_whole_however_it_was_read(
+    lines: list[str], ends_open: bool, cuts: list[int]
+) -> None:
+    """The pieces a command's output is read in end anywhere; the text form prints each of
+    its lines whole, blank ones too, an unfinished last one when the call ends."""
+    import io
+
+    from frontier.app.events import CallReady, ToolCall, ToolFinished, ToolOutput, ToolResult
+    from frontier.app.frontends.headless import EventPrinter
+    from frontier.app.secrets import Scrubber
+
+    text = "\n".join(lines) + ("" if ends_open or not lines else "\n")
+    out = io.StringIO()
+    printer = EventPrinter(out, scrubber=Scrubber())
+    printer(CallReady(ToolCall("c1", "shell", {"command": "make"})))
+    marks = sorted({0, len(text), *(c % (len(text) + 1) for c in cuts)})
+    for start, end in itertools.pairwise(marks):
+        printer(ToolOutput("c1", text[start:end]))
+    printer(ToolFinished(ToolResult("c1", "shell", "ok", text, 0)))
+    shown = [line[4:] for line in out.getvalue().split("\n") if line.startswith("  │")]
+    expected = (text[:-1] if text.endswith("\n") else text).split("\n") if text else []
+    assert shown == expected

@@ -117,6 +117,9 @@ class EventPrinter:
         self.scrubber = scrubber if scrubber is not None else Scrubber.from_env()
         self._outputs: dict[str, StreamScrubber] = {}
         """Per running call: its live output, scrubbed across chunks."""
+        self._open_lines: dict[str, str] = {}
+        """Per running call (text form): its output's unfinished last line, printed when
+        its end comes, when the call ends, or past ``OPEN_LINE_HELD`` characters."""
         self.clock = clock
         self.wait = ResponseWait()
         self._wait_line: tuple[str, float, int] | None = None
@@ -177,6 +180,9 @@ class EventPrinter:
             tail = ending.flush() if ending is not None else ""
             if tail:
                 self._output(event.result.call_id, tail)
+            held = self._open_lines.pop(event.result.call_id, "")
+            if held:
+                self._line(output_lines(held))
             if (found := unanswered(event.result)) is not None:
                 self.unanswered.append(found)
         if isinstance(event, TurnEnded):
@@ -291,11 +297,24 @@ class EventPrinter:
 
     def _output(self, call_id: str, data: str) -> None:
         """A piece of a call's live output, scrubbed already (across pieces, by its
-        ``StreamScrubber``): printed without a second scrub or a second ``describe``."""
+        ``StreamScrubber``): printed without a second scrub or a second ``describe``. The
+        text form prints whole lines: a piece ends anywhere (every 64 KiB of a long
+        output), and printed as it came, one line of the command's became two."""
         if self.as_json:
             self._print(ToolOutput(call_id, data))
-        elif not self.print_mode:
-            self._line(output_lines(data))  # safe_print makes it safe for a terminal
+            return
+        if self.print_mode:
+            return
+        text = self._open_lines.pop(call_id, "") + data
+        end = text.rfind("\n")
+        if end < 0 and len(text) <= OPEN_LINE_HELD:
+            self._open_lines[call_id] = text
+            return
+        if end < 0:
+            end = len(text)
+        elif end < len(text) - 1:
+            self._open_lines[call_id] = text[end + 1 :]
+        self._line(output_lines(text[:end]))  # safe_print makes it safe for a terminal
 
     def _print(self, event: Event) -> None:
         if self.as_json:
@@ -424,10 +443,15 @@ def _short(value: object, width: int = 60) -> str:
     return text if len(text) <= width else text[: width - 1] + "…"
 
 
+OPEN_LINE_HELD = 65_536
+"""Characters of a command's unfinished output line the text form holds for its end;
+past it, what is held is printed as a line of its own."""
+
+
 def output_lines(data: str) -> str:
-    """A tool's live output as the text form prints it, each line under ``│``: in C-speed
-    passes, since a command can print millions of lines."""
-    return "  │ " + data.rstrip("\n").replace("\n", "\n  │ ")
+    """A tool's complete output lines (without the last line end) as the text form prints
+    them, each under ``│``: in C-speed passes, since a command can print millions."""
+    return "  │ " + data.replace("\n", "\n  │ ")
 
 
 def describe(event: Event) -> str | None:
@@ -441,7 +465,7 @@ def describe(event: Event) -> str | None:
         case ToolStarted(call=call):
             return f"  ⋯ {call.id} {call.name} running"
         case ToolOutput(data=data):
-            return output_lines(data)
+            return output_lines(data.rstrip("\n"))
         case ToolFinished(result=r):
             exit_part = f" exit={r.exit_code}" if r.exit_code is not None else ""
             first = r.output.strip().split("\n")[0] if r.output.strip() else ""
