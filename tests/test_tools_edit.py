@@ -105,6 +105,16 @@ async def test_read_output_respects_the_byte_cap(tmp_path: Path) -> None:
     assert "call read with offset=" in r.output
 
 
+async def test_a_file_over_the_read_limit_is_refused_without_being_read(tmp_path: Path) -> None:
+    """A 1.6 GB log was read whole (0.8 s, 1.6 GB of memory) to be refused; now its size
+    decides. A 1 TiB file (sparse: it costs no disk) read whole could not fit in memory."""
+    with (tmp_path / "huge.log").open("wb") as huge:
+        huge.truncate(1 << 40)
+    r = await make_boundary(tmp_path).run(call("read", path="huge.log"))
+    assert r.kind == "error"
+    assert r.output.startswith(f"huge.log is {1 << 40} bytes, over the 20971520 byte read limit")
+
+
 ESCAPES = ["../x.txt", "/etc/passwd", "link/etc/passwd"]
 
 
