@@ -259,3 +259,18 @@ def test_a_named_tuple_is_scrubbed_field_by_field_and_keeps_its_type() -> None:
     scrubbed = Scrubber([KEY]).scrub_obj(row)
     assert type(scrubbed) is SessionInfo
     assert KEY not in repr(scrubbed) and scrubbed.workspace == "/w" and scrubbed.turns == 1
+
+
+@given(texts())
+def test_looking_for_the_forms_first_changes_nothing(text: str) -> None:
+    """``scrub`` and ``mask`` look for each form with ``in`` before the regex runs (10×
+    faster on output holding none): the result is the regex's, found or not, and a
+    scrubber of more forms than ``LOOKED_FOR`` goes to the regex at once."""
+    from frontier.app.secrets import LOOKED_FOR, MASK, REDACTED, _scrub_shapes
+
+    many = Scrubber([*SECRETS, *(f"filler-secret-{n:03d}" for n in range(LOOKED_FOR))])
+    for scrubber in (Scrubber(SECRETS), many):
+        assert scrubber._any_re is not None
+        assert scrubber.scrub(text) == _scrub_shapes(scrubber._any_re.sub(REDACTED, text))
+        masked = scrubber._any_re.sub(lambda m: MASK * len(m.group().encode()), text)
+        assert scrubber.mask(text) == masked
