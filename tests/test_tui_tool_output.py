@@ -189,7 +189,9 @@ def live_output_as_a_line_at_a_time(lines: list[str], keep: int, marks: list[int
             size += len(line) + 1
         assert row.streamed_chars == size
         opened = [row.open_line] if row.partial else []
-        assert row.whole() == "\n".join([*kept, *opened] or row.tail)
+        earlier = len(complete) - len(kept)
+        note = [f"[… {earlier:,} earlier lines are no longer held here]"] if earlier else []
+        assert row.whole() == "\n".join([*note, *kept, *opened])
         assert SECRET not in row.whole() and "\x1b" not in row.whole()
         if lines and lines[-1]:
             assert row.open_line == cut_line(ctx.scrub(lines[-1]))
@@ -407,6 +409,34 @@ async def test_enter_on_a_tool_row_opens_the_whole_output_and_search_finds_a_far
         await pilot.press("escape")
         await until(pilot, lambda: not isinstance(app.screen, PagerScreen), "the pager to close")
         await until(pilot, lambda: prompt_focused(app), "the prompt to get the keyboard back")
+
+
+async def test_the_pager_wraps_once_at_its_own_width(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Mounted before it was laid out, the pager wrapped its text at 8 columns and showed
+    that for a moment (a megabyte of a running command's output: 130,000 rows) before the
+    resize wrapped it again at its width."""
+    from frontier.app.frontends.tui.screens import pager as pager_module
+
+    sized: list[int] = []
+    real = pager_module.set_virtual_size
+    monkeypatch.setattr(
+        pager_module,
+        "set_virtual_size",
+        lambda view, size: (sized.append(size.width), real(view, size)),
+    )
+    app = live_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        finished(app.state)
+        app.flush(force=True)
+        transcript = app.main.query_one(Transcript)
+        transcript.focus()
+        await focus_of(pilot, transcript, "the Transcript")
+        await pilot.press("enter")
+        pager = await opened(pilot, PagerScreen, "the pager")
+        view = pager.query_one(PagerView)
+        await until(pilot, lambda: view.row_count > 0, "the pager's rows")
+        assert sized == [view.scrollable_content_region.width] != [8]
 
 
 async def test_a_click_on_a_tool_row_opens_it() -> None:

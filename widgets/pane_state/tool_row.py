@@ -121,7 +121,8 @@ class ToolRow:
 
     def whole(self) -> str:
         """What the pager shows: the result as the model got it once finished (or a note
-        that it was let go), else the output streamed so far."""
+        that it was let go), else the output streamed so far (the newest ``STREAM_KEEP``
+        characters, after a line saying how many earlier lines were let go)."""
         if self.output:
             return self.output
         if self.output_dropped:
@@ -131,7 +132,10 @@ class ToolRow:
                 f"here; the export has it. Shown in the Transcript:]\n{kept}"
             )
         streamed = self.streamed or self.tail
-        return "\n".join([*streamed, self.open_line] if self.partial else streamed)
+        kept = sum(block.count("\n") + 1 for block in self.streamed) or len(self.tail)
+        earlier = self.output_lines - kept
+        note = [f"[… {earlier:,} earlier lines are no longer held here]"] if earlier > 0 else []
+        return "\n".join([*note, *streamed, *([self.open_line] if self.partial else [])])
 
     def live_tail(self, count: int = FOLD) -> list[str]:
         """The last ``count`` output lines of a running call, the open line included."""

@@ -53,7 +53,7 @@ class PagerView(ScrollView, can_focus=True):
 
     COMPONENT_CLASSES: ClassVar[set[str]] = {"pager--match", "pager--current"}
     DEFAULT_CSS = """
-    PagerView { background: $surface; }
+    PagerView { background: $surface; scrollbar-gutter: stable; }
     PagerView > .pager--match { background: $warning 45%; }
     PagerView > .pager--current { background: $accent; color: $text; text-style: bold; }
     """
@@ -85,7 +85,10 @@ class PagerView(ScrollView, can_focus=True):
         self._wrap()
 
     def _wrap(self) -> None:
-        width = max(8, self.scrollable_content_region.width)
+        region = self.scrollable_content_region.width
+        if not region:  # mounted, not laid out yet: the resize that follows wraps it
+            return  # (wrapped at 8 columns first, the pager showed that for a moment)
+        width = max(8, region)
         if width == self._width and self._rows:
             return
         self._width = width
