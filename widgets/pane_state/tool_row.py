@@ -132,8 +132,8 @@ class ToolRow:
                 f"here; the export has it. Shown in the Transcript:]\n{kept}"
             )
         streamed = self.streamed or self.tail
-        kept = sum(block.count("\n") + 1 for block in self.streamed) or len(self.tail)
-        earlier = self.output_lines - kept
+        held = sum(block.count("\n") + 1 for block in self.streamed) or len(self.tail)
+        earlier = self.output_lines - held
         note = [f"[… {earlier:,} earlier lines are no longer held here]"] if earlier > 0 else []
         return "\n".join([*note, *streamed, *([self.open_line] if self.partial else [])])
 
