@@ -115,6 +115,31 @@ async def test_a_file_over_the_read_limit_is_refused_without_being_read(tmp_path
     assert r.output.startswith(f"huge.log is {1 << 40} bytes, over the 20971520 byte read limit")
 
 
+@pytest.mark.parametrize(
+    ("tool", "args"),
+    [
+        ("replace", {"path": "huge.log", "old": "a", "new": "b"}),
+        ("multi", {"path": "huge.log", "edits": [{"old": "a", "new": "b"}]}),
+        ("write", {"path": "huge.log", "content": "small now\n"}),
+        ("apply_patch", {"patch": "--- a/huge.log\n+++ b/huge.log\n@@ -1 +1 @@\n-a\n+b\n"}),
+    ],
+)
+async def test_the_editing_tools_leave_a_file_over_their_limit_unread(
+    tmp_path: Path, tool: str, args: dict[str, object]
+) -> None:
+    """Their review holds the old and new text and the diff, several times the file: a
+    file over 64 MiB is refused by its size, with what to do instead, and left as it was."""
+    with (tmp_path / "huge.log").open("wb") as huge:
+        huge.truncate(1 << 40)
+    r = await make_boundary(tmp_path).run(call(tool, **args))
+    assert r.kind == "error"
+    assert (
+        f"huge.log is {1 << 40} bytes, over the 67108864 byte limit of the file tools" in r.output
+    )
+    assert "change it with a command instead" in r.output
+    assert (tmp_path / "huge.log").stat().st_size == 1 << 40
+
+
 ESCAPES = ["../x.txt", "/etc/passwd", "link/etc/passwd"]
 
 

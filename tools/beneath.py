@@ -64,6 +64,15 @@ class NotRegularFileError(OSError):
     """A FIFO, device, socket or other non-regular file: never opened for content."""
 
 
+class TooLargeError(OSError):
+    """A file over the size its reader was given (``read_file(cap=)``): not read."""
+
+    def __init__(self, name: str, size: int, cap: int) -> None:
+        super().__init__(errno.EFBIG, f"{name} is {size:,} bytes, over {cap:,}", name)
+        self.size = size
+        self.cap = cap
+
+
 class Parent(NamedTuple):
     fd: int
     """Open descriptor of the final component's real parent directory (the caller closes)."""
@@ -441,37 +450,53 @@ def open_regular(dir_fd: int, name: str) -> tuple[int, os.stat_result] | None:
     )
 
 
-def read_fd(fd: int, size: int) -> bytes:
+def read_fd(fd: int, size: int, cap: int | None = None) -> bytes:
+    """The rest of ``fd`` (``size``: what ``fstat`` said); with ``cap``, at most ``cap``
+    bytes: past it (a file that grew) ``ValueError``."""
     want = size + 1
     chunk = os.read(fd, want)
     if len(chunk) < want:  # the common case: the whole file in one read
         return chunk
     parts = [chunk]
+    read = len(chunk)
     while chunk := os.read(fd, 1 << 16):
         parts.append(chunk)
+        read += len(chunk)
+        if cap is not None and read > cap:
+            raise ValueError(read)
     return b"".join(parts)
 
 
-def read_in(dir_fd: int, name: str) -> tuple[bytes | None, int | None]:
-    """``(bytes, permission bits)`` of ``name`` in ``dir_fd``, ``(None, None)`` if absent."""
+def read_in(dir_fd: int, name: str, cap: int | None = None) -> tuple[bytes | None, int | None]:
+    """``(bytes, permission bits)`` of ``name`` in ``dir_fd``, ``(None, None)`` if absent;
+    a file over ``cap`` bytes raises :class:`TooLargeError` without being read."""
     opened = open_regular(dir_fd, name)
     if opened is None:
         return None, None
     fd, st = opened
     try:
-        return read_fd(fd, st.st_size), stat.S_IMODE(st.st_mode)
+        if cap is not None and st.st_size > cap:
+            raise TooLargeError(name, st.st_size, cap)
+        try:
+            return read_fd(fd, st.st_size, cap), stat.S_IMODE(st.st_mode)
+        except ValueError as grew:
+            raise TooLargeError(name, int(grew.args[0]), cap or 0) from None
     finally:
         os.close(fd)
 
 
-def read_file(root: str | os.PathLike[str], path: str) -> tuple[bytes | None, int | None]:
+def read_file(
+    root: str | os.PathLike[str], path: str, cap: int | None = None
+) -> tuple[bytes | None, int | None]:
     """A file's bytes and permission bits, resolved beneath ``root`` now; ``(None, None)``
-    if it (or a folder on its way) does not exist."""
+    if it (or a folder on its way) does not exist; over ``cap`` bytes,
+    :class:`TooLargeError` (its size decides: a file the workspace holds can be any size,
+    and reading a gigabyte to refuse it cost a second and a gigabyte of memory)."""
     found, missing = _walk(root, path, create=False, follow_final=True)
     try:
         if missing:
             return None, None
-        return read_in(found.fd, found.name)
+        return read_in(found.fd, found.name, cap)
     finally:
         os.close(found.fd)
 

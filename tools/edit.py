@@ -21,11 +21,13 @@ from frontier.tools.contract import Preview, ToolContext, ToolSpec
 from frontier.tools.diffing import file_preview
 from frontier.tools.patch_docs import PatchDialect, apply_patch_spec
 from frontier.tools.patch_engine import (
+    EDIT_MAX_FILE,
     FileChange,
     PatchError,
     PatchPlan,
     os_message,
     plan_patch,
+    too_large_to_edit,
     write_changes,
 )
 from frontier.tools.paths import PathError, WorkspacePath, resolve
@@ -48,24 +50,33 @@ def _resolve(ctx: ToolContext, path: str) -> WorkspacePath:
 
 
 def _read(
-    ctx: ToolContext, path: str, cap: int | None = None
+    ctx: ToolContext, path: str, cap: int = EDIT_MAX_FILE
 ) -> tuple[WorkspacePath, bytes | None, int | None]:
     """The file's bytes and mode, read beneath the root now (``None`` if absent); a FIFO or
-    other non-regular file is refused, never opened for reading. With ``cap``, a file over
-    it is not read at all: ``(wp, None, size)``."""
+    other non-regular file is refused, never opened for reading, and so is a file over
+    ``cap`` bytes (decided by its size, before it is read)."""
     wp = _resolve(ctx, path)
     try:
-        if cap is None:
-            data, mode = beneath.read_file(ctx.root, wp.rel)
-        else:
-            data, mode = beneath.read_capped(ctx.root, wp.rel, cap)
+        data, mode = beneath.read_file(ctx.root, wp.rel, cap)
     except IsADirectoryError:
         raise ToolError(f"{wp.rel} is a directory; give a file path (use glob)") from None
+    except beneath.TooLargeError as exc:
+        raise ToolError(_too_large(wp.rel, exc.size, cap)) from None
     except PathError as exc:
         raise ToolError(str(exc)) from exc
     except OSError as exc:
         raise ToolError(os_message(wp.rel, exc)) from exc
     return wp, data, mode
+
+
+def _too_large(rel: str, size: int, cap: int) -> str:
+    """Why a file is not read: ``read``'s limit, or the editing tools'."""
+    if cap == READ_MAX_FILE:
+        return (
+            f"{rel} is {size} bytes, over the {cap} byte read limit; "
+            "use grep to find the part you need"
+        )
+    return too_large_to_edit(rel, size, cap)
 
 
 def _existing(ctx: ToolContext, path: str) -> tuple[WorkspacePath, bytes, int | None]:
@@ -184,16 +195,10 @@ class ReadTool:
         self, call: ToolCall, prepared: Prepared, ctx: ToolContext, cancel: CancelToken
     ) -> Outcome:
         args = prepared.args
-        # Capped before it is read: a 1.6 GB log was read whole (0.8 s, 1.6 GB of memory)
-        # to be refused.
-        wp, data, size = _read(ctx, args["path"], READ_MAX_FILE)
-        if data is None and size is None:
-            raise ToolError(_missing(wp))
+        # Refused by its size: a 1.6 GB log was read whole (0.8 s, 1.6 GB of memory) first.
+        wp, data, _ = _read(ctx, args["path"], READ_MAX_FILE)
         if data is None:
-            raise ToolError(
-                f"{wp.rel} is {size} bytes, over the {READ_MAX_FILE} byte read limit; "
-                "use grep to find the part you need"
-            )
+            raise ToolError(_missing(wp))
         if b"\x00" in data[:8192]:
             raise ToolError(f"{wp.rel} looks binary (contains NUL bytes); read shows text only")
         try:
@@ -465,7 +470,7 @@ class ApplyPatchTool:
 
     def prepare(self, args: Mapping[str, Any], ctx: ToolContext) -> Prepared:
         try:
-            plan = plan_patch(ctx.root, args["patch"])
+            plan = plan_patch(ctx.root, args["patch"], EDIT_MAX_FILE)
         except PatchError as exc:
             raise ToolError(f"apply_patch failed, nothing written: {exc}") from exc
         return Prepared(

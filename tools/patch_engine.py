@@ -323,10 +323,13 @@ class _Slot:
 class _Tree:
     """The workspace as the patch sees it: later entries see earlier entries' results."""
 
-    def __init__(self, root: str | Path) -> None:
+    def __init__(self, root: str | Path, max_file: int | None = None) -> None:
         self.root = root
         self.base = real_root(root)
         self.slots: dict[Path, _Slot] = {}
+        self.max_file = max_file
+        """Bytes of a file the patch may change (the agent's tool: ``EDIT_MAX_FILE``);
+        ``None``: any size (``frontier apply-patch``)."""
 
     def slot(self, rel: str, entry: str) -> _Slot:
         """The path's slot, read beneath the root (each path is resolved by descriptors:
@@ -340,9 +343,11 @@ class _Tree:
         if wp.real in self.slots:
             return self.slots[wp.real]
         try:
-            data, mode = beneath.read_file(self.base, wp.rel)
+            data, mode = beneath.read_file(self.base, wp.rel, self.max_file)
         except IsADirectoryError:
             raise PatchError(f"{entry}: {wp.rel} is a directory, not a file") from None
+        except beneath.TooLargeError as exc:
+            raise PatchError(f"{entry}: {too_large_to_edit(wp.rel, exc.size, exc.cap)}") from None
         except OSError as exc:
             raise PatchError(f"{entry}: {os_message(wp.rel, exc)}") from exc
         s = _Slot(wp.real, wp.rel, data, mode)
@@ -370,15 +375,30 @@ def os_message(path: str, exc: OSError) -> str:
     return f"{path}: {plain.get(exc.errno or 0, exc.strerror or str(exc))}"
 
 
-def plan_patch(root: str | Path, patch: str | bytes) -> PatchPlan:
+EDIT_MAX_FILE = 64 * 1024 * 1024
+"""Bytes of a file the agent's editing tools change (``edit.py``'s, apply_patch): its review
+holds the old and new text and their diff, several times its size; past it, a command does
+the job. ``frontier apply-patch`` has no limit."""
+
+
+def too_large_to_edit(rel: str, size: int, cap: int) -> str:
+    """Why an editing tool leaves a file alone (decided by its size, before it is read)."""
+    return (
+        f"{rel} is {size} bytes, over the {cap} byte limit of the file tools (its review "
+        "would hold it several times over); change it with a command instead (sed, a script)"
+    )
+
+
+def plan_patch(root: str | Path, patch: str | bytes, max_file: int | None = None) -> PatchPlan:
     """Place every hunk of every file in memory; raise ``PatchError`` if any fails or the
-    patch is half applied. A plan with no changes and ``already`` set: already applied."""
+    patch is half applied (or, with ``max_file``, names a file over that many bytes). A
+    plan with no changes and ``already`` set: already applied."""
     text = _dec(patch) if isinstance(patch, bytes) else patch
     try:
         parsed = parse_patch(text)
     except PatchParseError as exc:
         raise PatchError(str(exc)) from exc
-    tree = _Tree(root)
+    tree = _Tree(root, max_file)
     for fp in parsed.files:
         _plan_entry(tree, fp)
     _check_consistent(tree)
