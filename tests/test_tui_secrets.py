@@ -235,3 +235,17 @@ def test_text_grown_in_any_pieces_shows_what_it_shows_whole(text: str, cuts: lis
     for start, end in itertools.pairwise(marks):
         shown = live.append(shown, text[start:end], ctx.scrub, ctx.scrub_window())
     assert shown == ctx.scrub(text)
+
+
+def test_long_reasoning_cut_to_its_end_keeps_a_key_split_at_the_cut_hidden() -> None:
+    """The thinking entry keeps its last 32,000 characters once past 64,000; a token a
+    shape hides, split by the piece that crossed the limit, stays hidden."""
+    from frontier.widgets.pane_state.transcript import ASSISTANT_TEXT_CAP
+
+    state = UiState(scrubber=Scrubber([KEY]))
+    state.apply(ResponseStarted("ctl"))
+    state.apply(ReasoningText("x" * (ASSISTANT_TEXT_CAP - 10) + " api_key=ghp_Zx9Q"))
+    state.apply(ReasoningText("w8Lm2Rt5Yp1Ks7Vb3 then more.\n"))
+    (entry,) = state.transcript
+    assert entry.text.startswith("…") and len(entry.text) < ASSISTANT_TEXT_CAP
+    assert entry.text.endswith(" api_key=[REDACTED] then more.\n")

@@ -116,6 +116,12 @@ class TranscriptEntry:
         """Grow a non-prose entry (reasoning): only the tail is scrubbed again."""
         self._text = self._live.append(self._text, piece, self.scrub, window)
 
+    def keep_tail(self, chars: int) -> None:
+        """A non-prose entry cut to ``…`` and its last ``chars`` characters, its raw end
+        kept for the next piece (set through ``text``, the text was scrubbed again and the
+        raw end forgotten: a key cut by the trim showed its rest)."""
+        self._text = "…" + self._text[-chars:]
+
     def __repr__(self) -> str:
         return f"TranscriptEntry({self.id}, {self.role!r}, {self.text[:40]!r}, {self.call_id!r})"
 
@@ -209,7 +215,7 @@ class TranscriptModel:
         entry = self._thinking
         entry.append_text(text, self._ctx.scrub_window())
         if len(entry.text) > ASSISTANT_TEXT_CAP:
-            entry.text = "…" + entry.text[-ASSISTANT_TEXT_CAP // 2 :]
+            entry.keep_tail(ASSISTANT_TEXT_CAP // 2)
         entry.version += 1
         self._dirty.add("transcript")
 
