@@ -126,6 +126,12 @@ def test_check_uses_a_process_per_cpu_only_where_it_pays(monkeypatch: pytest.Mon
     monkeypatch.setattr(check_cmd.sys, "platform", "linux")
     monkeypatch.setattr(threading, "active_count", lambda: 1)  # the CLI: one thread
     assert check_cmd._workers([small, small], None) == 1  # under PARALLEL_BYTES: one process
+    # small native responses are checked at every prefix by fresh transducers too: ~20 us
+    # a byte of their SSE, not 2-4
+    native = ("n#0", synthesize("x" * 400, "native-inc", sizes=(400,)))
+    assert sum(len(d) for _, d in native[1].events) * 120 < check_cmd.PARALLEL_BYTES
+    assert check_cmd._workers([native] * 120, None) == 8
+    assert check_cmd._workers([native] * 20, None) == 1
     assert check_cmd._workers([big, small, small], None) == 3  # at most one per response
     assert check_cmd._workers([big] * 20, None) == 8  # at most one per CPU
     assert check_cmd._workers([big], None) == 1  # one response is one loop

@@ -130,12 +130,17 @@ def _spread(items: Sequence[int], count: int) -> list[int]:
     return sorted({items[round(j * last / (count - 1))] for j in range(count)})
 
 
+FRESH = 2048
+"""Bytes under which every prefix of a stream is also fed at once to a fresh transducer;
+above, a bounded sample of prefixes is (so the cost stays linear)."""
+
+
 def check_stream(
     data: bytes,
     protocol: str,
     clean: bool,
     *,
-    fresh: int = 2048,
+    fresh: int = FRESH,
     samples: int = 256,
     probes: int = 24,
     factory: Callable[[str], Transducer] | None = None,
