@@ -6,6 +6,7 @@ stderr line naming ``--approval`` and exit status 3."""
 from __future__ import annotations
 
 import asyncio
+import io
 import itertools
 import json
 import os
@@ -319,3 +320,56 @@ def test_a_commands_lines_are_printed_whole_however_it_was_read(
     shown = [line[4:] for line in out.getvalue().split("\n") if line.startswith("  │")]
     expected = (text[:-1] if text.endswith("\n") else text).split("\n") if text else []
     assert shown == expected
+
+
+class Terminal(io.StringIO):
+    """What ``frontier run`` writes to when a person watches it."""
+
+    def isatty(self) -> bool:
+        return True
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    count=st.integers(0, 6000),
+    width=st.integers(0, 12),
+    cuts=st.lists(st.integers(0, 10**6), max_size=8),
+)
+def test_on_a_terminal_a_commands_output_is_its_first_and_last_lines(
+    count: int, width: int, cuts: list[int]
+) -> None:
+    """``seq 1 3000000`` printed whole to a terminal took 2.5 s (the command: 0.03 s) and
+    filled the scrollback. On a terminal the text form prints what the model's copy keeps:
+    the first lines as they come, then how much was not printed and the last lines, each
+    line whole, however the output was read."""
+    from frontier.app.events import CallReady, ToolCall, ToolFinished, ToolOutput, ToolResult
+    from frontier.app.frontends.headless import EventPrinter
+    from frontier.app.frontends.live_output import TERMINAL_HEAD, TERMINAL_TAIL
+    from frontier.app.secrets import Scrubber
+
+    lines = [f"{n:0{width}d}" for n in range(1, count + 1)]
+    text = "".join(f"{line}\n" for line in lines)
+    out = Terminal()
+    printer = EventPrinter(out, scrubber=Scrubber())
+    printer(CallReady(ToolCall("c1", "shell", {"command": "seq"})))
+    for start, end in itertools.pairwise(
+        sorted({0, len(text), *(c % (len(text) + 1) for c in cuts)})
+    ):
+        printer(ToolOutput("c1", text[start:end]))
+    printer(ToolFinished(ToolResult("c1", "shell", "ok", "", 0)))
+    shown = [line[4:] for line in out.getvalue().split("\n") if line.startswith("  │ ")]
+    if len(text) <= TERMINAL_HEAD:
+        assert shown == lines
+        return
+    marks = [i for i, line in enumerate(shown) if "characters not printed here" in line]
+    if not marks:  # the part past the first lines fits in the last lines' room
+        assert shown == lines and len(text) <= TERMINAL_HEAD + TERMINAL_TAIL + 1
+        return
+    head, tail = shown[: marks[0]], shown[marks[0] + 1 :]
+    assert head == lines[: len(head)] and tail == lines[len(lines) - len(tail) :]
+    assert len("\n".join(head)) <= TERMINAL_HEAD and len("\n".join(tail)) <= TERMINAL_TAIL
+    omitted = len(text) - 1 - len("\n".join(head)) - 1 - len("\n".join(tail))
+    assert (
+        marks
+        and shown[marks[0]] == f"… {omitted:,} characters not printed here, as in the model's copy"
+    )

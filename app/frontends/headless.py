@@ -74,6 +74,7 @@ from frontier.app.events import (
     TurnEnded,
     event_to_json,
 )
+from frontier.app.frontends.live_output import LiveOutput
 from frontier.app.frontends.prose import LiveProse
 from frontier.app.frontends.terminal_text import dumps, safe_print, terminal_safe
 from frontier.app.model.catalogue import assumed_window_text
@@ -117,9 +118,10 @@ class EventPrinter:
         self.scrubber = scrubber if scrubber is not None else Scrubber.from_env()
         self._outputs: dict[str, StreamScrubber] = {}
         """Per running call: its live output, scrubbed across chunks."""
-        self._open_lines: dict[str, str] = {}
-        """Per running call (text form): its output's unfinished last line, printed when
-        its end comes, when the call ends, or past ``OPEN_LINE_HELD`` characters."""
+        self._live: dict[str, LiveOutput] = {}
+        """Per running call (text form): what of its output is printed (whole lines; on a
+        terminal, the model's copy's first and last part)."""
+        self._bounded = not as_json and _is_terminal(self.out)
         self.clock = clock
         self.wait = ResponseWait()
         self._wait_line: tuple[str, float, int] | None = None
@@ -180,9 +182,9 @@ class EventPrinter:
             tail = ending.flush() if ending is not None else ""
             if tail:
                 self._output(event.result.call_id, tail)
-            held = self._open_lines.pop(event.result.call_id, "")
-            if held:
-                self._line(output_lines(held))
+            live = self._live.pop(event.result.call_id, None)
+            for lines in live.end() if live is not None else ():
+                self._line(output_lines(lines))
             if (found := unanswered(event.result)) is not None:
                 self.unanswered.append(found)
         if isinstance(event, TurnEnded):
@@ -297,24 +299,18 @@ class EventPrinter:
 
     def _output(self, call_id: str, data: str) -> None:
         """A piece of a call's live output, scrubbed already (across pieces, by its
-        ``StreamScrubber``): printed without a second scrub or a second ``describe``. The
-        text form prints whole lines: a piece ends anywhere (every 64 KiB of a long
-        output), and printed as it came, one line of the command's became two."""
+        ``StreamScrubber``): printed without a second scrub or a second ``describe``, in
+        whole lines (``live_output.py``)."""
         if self.as_json:
             self._print(ToolOutput(call_id, data))
             return
         if self.print_mode:
             return
-        text = self._open_lines.pop(call_id, "") + data
-        end = text.rfind("\n")
-        if end < 0 and len(text) <= OPEN_LINE_HELD:
-            self._open_lines[call_id] = text
-            return
-        if end < 0:
-            end = len(text)
-        elif end < len(text) - 1:
-            self._open_lines[call_id] = text[end + 1 :]
-        self._line(output_lines(text[:end]))  # safe_print makes it safe for a terminal
+        live = self._live.get(call_id)
+        if live is None:
+            live = self._live[call_id] = LiveOutput(self._bounded)
+        for lines in live.feed(data):
+            self._line(output_lines(lines))  # safe_print makes it safe for a terminal
 
     def _print(self, event: Event) -> None:
         if self.as_json:
@@ -443,9 +439,11 @@ def _short(value: object, width: int = 60) -> str:
     return text if len(text) <= width else text[: width - 1] + "…"
 
 
-OPEN_LINE_HELD = 65_536
-"""Characters of a command's unfinished output line the text form holds for its end;
-past it, what is held is printed as a line of its own."""
+def _is_terminal(stream: TextIO) -> bool:
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError):  # no such method; a closed stream
+        return False
 
 
 def output_lines(data: str) -> str:
