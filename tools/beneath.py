@@ -459,12 +459,13 @@ def read_fd(fd: int, size: int, cap: int | None = None) -> bytes:
         return chunk
     parts = [chunk]
     read = len(chunk)
-    while chunk := os.read(fd, 1 << 16):
+    while cap is None or read <= cap:
+        chunk = os.read(fd, 1 << 16)
+        if not chunk:
+            return b"".join(parts)
         parts.append(chunk)
         read += len(chunk)
-        if cap is not None and read > cap:
-            raise ValueError(read)
-    return b"".join(parts)
+    raise ValueError(read)
 
 
 def read_in(dir_fd: int, name: str, cap: int | None = None) -> tuple[bytes | None, int | None]:
