@@ -378,17 +378,22 @@ def prompt_focused(app: FrontierApp) -> bool:
     return focused is not None and focused.id == "prompt"
 
 
+async def open_the_finished_rows_pager(pilot: Pilot[Any], app: FrontierApp) -> PagerScreen:
+    """``pytest -q`` has run (``finished``): Enter on its Transcript row opens the pager."""
+    await settle(pilot)
+    finished(app.state)
+    app.flush(force=True)
+    transcript = app.main.query_one(Transcript)
+    transcript.focus()
+    await focus_of(pilot, transcript, "the Transcript")
+    await pilot.press("enter")
+    return await opened(pilot, PagerScreen, "the pager")
+
+
 async def test_enter_on_a_tool_row_opens_the_whole_output_and_search_finds_a_far_line() -> None:
     app = live_app()
     async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
-        finished(app.state)
-        app.flush(force=True)
-        transcript = app.main.query_one(Transcript)
-        transcript.focus()
-        await focus_of(pilot, transcript, "the Transcript")
-        await pilot.press("enter")
-        pager = await opened(pilot, PagerScreen, "the pager")
+        pager = await open_the_finished_rows_pager(pilot, app)
         view = pager.query_one(PagerView)
         assert view.lines == OUTPUT.rstrip("\n").split("\n")  # the whole output, as sent
         assert view.row_count > view.scrollable_content_region.height  # beyond one screen
@@ -426,14 +431,7 @@ async def test_the_pager_wraps_once_at_its_own_width(monkeypatch: pytest.MonkeyP
     )
     app = live_app()
     async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
-        finished(app.state)
-        app.flush(force=True)
-        transcript = app.main.query_one(Transcript)
-        transcript.focus()
-        await focus_of(pilot, transcript, "the Transcript")
-        await pilot.press("enter")
-        pager = await opened(pilot, PagerScreen, "the pager")
+        pager = await open_the_finished_rows_pager(pilot, app)
         view = pager.query_one(PagerView)
         await until(pilot, lambda: view.row_count > 0, "the pager's rows")
         assert sized == [view.scrollable_content_region.width] != [8]
