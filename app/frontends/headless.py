@@ -462,8 +462,6 @@ def describe(event: Event) -> str | None:
             return f"▸ {call.id} {call.name} {args}  (confirmed at byte {call.offset})"
         case ToolStarted(call=call):
             return f"  ⋯ {call.id} {call.name} running"
-        case ToolOutput(data=data):
-            return output_lines(data.rstrip("\n"))
         case ToolFinished(result=r):
             exit_part = f" exit={r.exit_code}" if r.exit_code is not None else ""
             first = r.output.strip().split("\n")[0] if r.output.strip() else ""
