@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from frontier.app.cli import main as cli_main
-from frontier.app.session import capture_har
+from frontier.app.session import capture, capture_har
 from frontier.app.session.capture import capture_sources
 from frontier.app.session.capture_har import HarError, har_responses
 
@@ -237,6 +237,35 @@ def test_size_and_entry_caps(monkeypatch: pytest.MonkeyPatch) -> None:
     out = har_responses(har(*streams))
     assert [r.entry for r in out] == [1, 2]
     assert out[0].notes == ("the HAR has 3 entries; only the first 2 were read",)
+
+
+def test_a_har_may_be_larger_than_a_capture_of_one_response(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A HAR holds a page's every request (images base64 among them), so its cap is its own
+    (``MAX_HAR_BYTES``, twice ``MAX_CAPTURE``): a HAR between the two is read whole, while
+    a raw SSE body of the same size, and a HAR past its own cap, are refused naming theirs.
+    A HAR of 64–128 MiB was refused as an SSE body would be."""
+    monkeypatch.setattr(capture, "MAX_CAPTURE", 4 << 10)
+    monkeypatch.setattr(capture, "MAX_HAR_BYTES", 8 << 10, raising=False)
+    monkeypatch.setattr(capture_har, "MAX_HAR_BYTES", 8 << 10)
+    image = entry("https://h/logo.png", "A" * (5 << 10), mime="image/png", encoding="base64")
+    stream = entry("https://h/v1/chat/completions", CHAT, secrets=False)
+    page = tmp_path / "page.har"
+    page.write_bytes(har(image, stream))
+    assert 4 << 10 < page.stat().st_size <= 8 << 10
+    [source] = capture_sources(str(page))
+    assert source.name == str(page) and "HAR #2" in source.summary
+    sse = tmp_path / "big.sse"
+    sse.write_bytes(CHAT.encode() * 50)
+    assert 4 << 10 < sse.stat().st_size <= 8 << 10
+    assert cli_main(["check", str(sse)]) == 2
+    assert "over 4,096 bytes, the cap for a capture" in capsys.readouterr().err
+    heavy = tmp_path / "heavy.har"
+    heavy.write_bytes(har(image, image, stream))
+    assert cli_main(["check", str(heavy)]) == 2
+    err = capsys.readouterr().err
+    assert "the cap for a HAR file" in err and "filter the network panel" in err
 
 
 def test_many_entries_are_read_in_one_pass() -> None:

@@ -8,7 +8,8 @@ the bytes, never the file name; the wire from the events (or the endpoint path);
 protocol from what the request offered, else the stream's own look. Every guess is
 said (:attr:`CaptureSource.summary`), and ``--wire`` / ``--protocol`` override it.
 
-A capture is untrusted input: the file is capped (:data:`MAX_CAPTURE`), lines and
+A capture is untrusted input: the file is capped (:data:`MAX_CAPTURE`, a HAR
+:data:`MAX_HAR_BYTES`), lines and
 events are capped, JSON depth is bounded, and no header of any kind reaches a
 ``Recording``: provenance is the capture's kind, entry, endpoint path and what was
 detected how.
@@ -25,7 +26,7 @@ from frontier.app.model import registry
 from frontier.app.model.stream import CallStart, End, Finish, ServerError, text_of
 from frontier.app.record import record
 from frontier.app.session.capture_arg import is_capture_arg, split_pick
-from frontier.app.session.capture_raw import RawResponse
+from frontier.app.session.capture_raw import MAX_CAPTURE, MAX_HAR_BYTES, RawResponse
 from frontier.app.session.capture_sse import CaptureError, EmptyCapture, sse_response
 from frontier.app.session.record import FORMAT, Recording, RecordingError, parse_recording
 from frontier.app.vocab import DEFAULT_MODE, PROTOCOLS, WIRES
@@ -37,8 +38,6 @@ if TYPE_CHECKING:
 
     from frontier.app.session.capture_raw import CaptureKind
 
-MAX_CAPTURE = 64 << 20
-"""Bytes a capture file (or stdin) may have: refused beyond, naming the cap."""
 DEFAULT_RATE = 50.0
 """Events per second a capture without timing is paced at (``import --rate``)."""
 KIND_NAMES: dict[str, str] = {
@@ -54,7 +53,8 @@ _XML_CALL = re.compile(rb"<minimax:tool_call>")
 _TIMED_LINE = re.compile(rb"\[?\d[\d.:T+\-Z ]*\]?:?[ \t]*\{")
 """A chunk log's line after a time prefix: ``[0.12] {``, ``0.12 {``, ``2026-01-01T10:00:00Z {``
 (what ``capture_jsonl`` reads; an SSE body's lines start with a field name)."""
-_HAR_START = re.compile(rb'\{\s*"log"\s*:')
+_HAR_START = re.compile(rb'\{\s*"log"\s*:\s*\{')
+"""HAR 1.2's one top-level key, first as every browser and proxy writes it."""
 
 
 @record
@@ -69,23 +69,36 @@ class CaptureSource:
 
 
 def read_capture_bytes(arg: str) -> bytes:
-    """The bytes of ``arg`` (a path, or ``-`` for stdin), refused past :data:`MAX_CAPTURE`."""
+    """The bytes of ``arg`` (a path, or ``-`` for stdin), read up to one byte past the larger
+    of the caps: :func:`within_cap` holds them to their kind's once the kind is known."""
+    most = max(MAX_CAPTURE, MAX_HAR_BYTES)
     try:
         if arg == "-":
-            data = sys.stdin.buffer.read(MAX_CAPTURE + 1)
+            data = sys.stdin.buffer.read(most + 1)
         else:
             with open(arg, "rb") as f:
-                data = f.read(MAX_CAPTURE + 1)
+                data = f.read(most + 1)
     except OSError as exc:
         raise CaptureError(f"cannot read ({exc.strerror})") from exc
     except ValueError as exc:  # a NUL in the name
         raise CaptureError("cannot read (not a file name)") from exc
-    if len(data) > MAX_CAPTURE:
+    return data
+
+
+def within_cap(data: bytes, kind: CaptureKind) -> None:
+    """Refuse ``data`` past its kind's cap: a HAR holds a page's every request and gets
+    :data:`MAX_HAR_BYTES`; anything else holds one response and gets :data:`MAX_CAPTURE`."""
+    if kind == "har":
+        if len(data) > MAX_HAR_BYTES:
+            raise CaptureError(
+                f"over {_size(MAX_HAR_BYTES)}, the cap for a HAR file; save it again with only "
+                "the model's requests (filter the network panel by the endpoint's path)"
+            )
+    elif len(data) > MAX_CAPTURE:
         raise CaptureError(
             f"over {_size(MAX_CAPTURE)}, the cap for a capture; cut it to the response you "
             "want to check"
         )
-    return data
 
 
 def _size(n: int) -> str:
@@ -97,6 +110,8 @@ def detect_kind(data: bytes) -> CaptureKind:
     text = data[3:] if data.startswith(b"\xef\xbb\xbf") else data
     text = text.lstrip()
     if text.startswith(b"{"):
+        if _HAR_START.match(text):  # before the first line is parsed: a HAR saved on one
+            return "har"  # line is all first line, and the HAR reader parses it anyway
         first = text.split(b"\n", 1)[0]
         obj = _json(first)
         if isinstance(obj, dict):
@@ -105,8 +120,6 @@ def detect_kind(data: bytes) -> CaptureKind:
             if isinstance(obj.get("log"), dict):
                 return "har"
             return "jsonl"
-        if _HAR_START.match(text):  # HAR 1.2's one top-level key; the HAR reader parses
-            return "har"
         return "jsonl"  # a torn or bad first line: the reader names it
     if _TIMED_LINE.match(text):  # a chunk log whose lines start with a time
         return "jsonl"
@@ -344,6 +357,7 @@ def capture_sources(
     data = read_capture_bytes(path)
     name = "<stdin>" if path == "-" else path
     kind = detect_kind(data)
+    within_cap(data, kind)
     if kind == "recording":
         if pick is not None:
             raise CaptureError(f"a recording holds one response; drop #{pick}")

@@ -25,14 +25,11 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from frontier.app.model import registry
-from frontier.app.session.capture_raw import RawEvent, RawResponse
+from frontier.app.session.capture_raw import MAX_HAR_BYTES, RawEvent, RawResponse
 from frontier.app.session.capture_sse import CaptureError
 from frontier.app.wire import safejson
 from frontier.app.wire.sse import SSEDecoder
 
-MAX_HAR_BYTES = 128 << 20
-"""The largest HAR read: a day of devtools traffic with bodies embedded fits; a bigger
-file is refused before it is parsed."""
 MAX_ENTRIES = 10_000
 """Entries read; the rest are left out (with a note on each response)."""
 HAR_DEPTH = 200

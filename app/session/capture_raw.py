@@ -14,6 +14,13 @@ from __future__ import annotations
 
 from frontier.app.record import field, record
 
+MAX_CAPTURE = 64 << 20
+"""Bytes a capture file (or stdin) may have: refused beyond, naming the cap."""
+MAX_HAR_BYTES = 128 << 20
+"""The largest HAR read: a day of devtools traffic with bodies embedded fits (a HAR holds
+every request of the page, images base64 among them, so it is allowed twice the cap of a
+capture of one response); a bigger file is refused before it is parsed."""
+
 TYPE_CHECKING = False  # typing is not imported at run time (~3 ms of start-up)
 if TYPE_CHECKING:
     from typing import Any, Literal
