@@ -18,6 +18,8 @@ from typing import Any
 
 import pytest
 from chat_wire import CHAT, ChatAccumulator, chat_sse
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from scripted import ScriptedClient
 from test_tools_fakes import make_boundary
 
@@ -80,6 +82,63 @@ def test_safejson_counts_only_brackets_outside_strings() -> None:
     # an unterminated string: the scan stops there and json.loads reports it
     with pytest.raises(json.JSONDecodeError, match="Unterminated string"):
         safejson.loads('["abc' + "[" * 1000)
+
+
+NESTED_VALUES = st.recursive(
+    st.none() | st.integers() | st.text(alphabet='[]{}"\\ax,:'),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=3), inner),
+    max_leaves=40,
+)
+
+
+def _safe_outcome(text: str, depth: int, chars: int) -> tuple[object, ...]:
+    try:
+        return ("value", safejson.loads(text, depth, chars))
+    except safejson.JsonLimitError as exc:
+        return ("limit", str(exc), exc.kind, exc.pos, exc.depth)
+    except ValueError as exc:
+        return (type(exc).__name__, str(exc))
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    NESTED_VALUES,
+    st.integers(0, 8),
+    st.sampled_from(["whole", "cut", "open", "close"]),
+    st.integers(0, 200),
+    st.integers(1, 10**6),
+)
+def test_safejson_parsed_first_says_what_the_scan_says(
+    value: object, depth: int, how: str, at: int, chars: int
+) -> None:
+    """A text past ``PARSE_FIRST`` is parsed before its nesting is measured: the value, or
+    the error (too large, too deep with its place and depth, invalid JSON), is the one the
+    scan-first path gives, whole or cut short, with stray brackets, at every limit."""
+    text = json.dumps(value)
+    if how == "cut":
+        text = text[: at % (len(text) + 1)]
+    elif how in ("open", "close"):
+        text = text[:at] + ("[" if how == "open" else "]") * 3 + text[at:]
+    scanned = _safe_outcome(text, depth, chars)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(safejson, "PARSE_FIRST", -1)
+        assert _safe_outcome(text, depth, chars) == scanned
+
+
+def test_safejson_parsed_first_refuses_what_would_recurse() -> None:
+    """Past ``PARSE_FIRST``, 200,000 levels never recurse in Python: the C scanner stops near
+    the interpreter's limit and the scan names the depth; a large text within the limits
+    comes back whole."""
+    deep = "[" * 200_000 + "]" * 200_000
+    assert len(deep) > safejson.PARSE_FIRST
+    with pytest.raises(safejson.JsonLimitError) as info:
+        safejson.loads(deep, max_depth=200, max_chars=1 << 20)
+    assert (info.value.pos, info.value.depth) == (200, 200_000)
+    wide = json.dumps([{"s": "[" * 1000, "n": [1, [2]]}] * 200)
+    assert len(wide) > safejson.PARSE_FIRST
+    assert safejson.loads(wide, max_depth=4) == json.loads(wide)
+    with pytest.raises(safejson.JsonLimitError, match="nested 4 levels deep; at most 3"):
+        safejson.loads(wide, max_depth=3)
 
 
 def test_safejson_size_limit() -> None:
