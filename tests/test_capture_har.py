@@ -268,6 +268,22 @@ def test_a_har_may_be_larger_than_a_capture_of_one_response(
     assert "the cap for a HAR file" in err and "filter the network panel" in err
 
 
+def test_what_parsing_a_har_builds_is_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``{}`` is two characters of a file and a 64-byte dict once parsed: a HAR is refused
+    past ``MAX_CONTAINERS`` lists and objects, before it is parsed (128 MiB of ``{},`` took
+    46 s and 5 GB to be told it held no stream). Brackets inside its strings (a page's
+    scripts, a request body) do not count."""
+    monkeypatch.setattr(capture_har, "MAX_CONTAINERS", 40)
+    stream = entry("http://h/v1/chat/completions", CHAT, secrets=False)  # 13 of them
+    script = entry("http://h/app.js", "function f() { return [{}]; }" * 500, mime="text/javascript")
+    [found] = har_responses(har(script, stream))
+    assert found.entry == 2
+    with pytest.raises(HarError, match=r"over 40 lists and objects; save it again with only"):
+        har_responses(har(*([{}] * 40), stream))
+    with pytest.raises(HarError, match="over 40 lists and objects"):  # no stream: still bounded
+        har_responses(b'{"log": {"entries": [' + b"{}," * 10_000 + b"{}]}}")
+
+
 def test_many_entries_are_read_in_one_pass() -> None:
     """10,000 entries (the cap) with one stream among them: read, not refused."""
     filler = {"request": {"url": "http://h/a.js"}, "response": {"content": {"mimeType": "x"}}}

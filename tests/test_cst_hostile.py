@@ -141,6 +141,13 @@ def test_safejson_parsed_first_refuses_what_would_recurse() -> None:
         safejson.loads(wide, max_depth=3)
 
 
+def test_safejson_counts_what_a_text_opens_outside_its_strings() -> None:
+    text = json.dumps({"s": "[{" * 300, "t": [[], {}, [{"u": "]]"}]]})
+    assert safejson.opened(text, 100) == 6
+    assert safejson.opened("[" + "{}," * 10**6 + "{}]", 5) == 6  # stops just past the bound
+    assert safejson.opened('["abc', 5) == 1  # an unterminated string ends the count
+
+
 def test_safejson_size_limit() -> None:
     with pytest.raises(safejson.JsonLimitError) as info:
         safejson.loads("[" + "1," * 50 + "1]", max_chars=64)

@@ -36,6 +36,11 @@ HAR_DEPTH = 200
 """JSON nesting a HAR may have: a HAR is ~6 levels deep, but Chromium's ``_initiator``
 keeps async stacks as a chain of ``parent`` objects (two levels each). Far below the
 ~1,000 levels where ``json.loads`` would exhaust the stack."""
+MAX_CONTAINERS = 4_000_000
+"""Lists and objects a HAR may hold outside its strings: what parsing it builds is bounded by
+this, not only by its size (128 MiB of ``{},`` would be 45 million dicts, ~5 GB). A browser
+writes ~50-100 an entry (headers, cookies, timings, initiator stacks), so 10,000 entries
+hold ~1 million; bodies are strings and do not count."""
 MAX_REQUEST_CHARS = 16 << 20
 """A request body larger than this is not parsed (the stream is still read)."""
 MAX_PATH = 4096
@@ -95,6 +100,15 @@ def _entries(data: bytes) -> list[Any]:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise HarError(f"not a HAR file: not UTF-8 text (byte {exc.start})") from None
+    # Brackets in strings (a page's scripts) are counted too: only a text past the bound
+    # on this over-count is counted exactly, and that count stops just past it.
+    many = text.count("{") + text.count("[") > MAX_CONTAINERS
+    if many and safejson.opened(text, MAX_CONTAINERS) > MAX_CONTAINERS:
+        raise HarError(
+            f"not a HAR file Frontier reads: over {MAX_CONTAINERS:,} lists and objects; "
+            "save it again with only the model's requests (filter the network panel by "
+            "the endpoint's path)"
+        )
     try:
         doc = safejson.loads(text, max_depth=HAR_DEPTH, max_chars=MAX_HAR_BYTES)
     except safejson.JsonLimitError as exc:

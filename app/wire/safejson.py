@@ -140,17 +140,39 @@ the scan the larger part, 5.8x for a HAR-like text)."""
 
 def deeper(value: Any, limit: int) -> bool:
     """Whether ``value`` (parsed JSON) nests deeper than ``limit`` levels, as :func:`nesting`
-    counts them (``{"a": [1]}`` is 2): one visit of each list and object, no recursion."""
+    counts them (``{"a": [1]}`` is 2): each list and object visited once, without recursion,
+    holding one iterator a level (a list of millions of ``{}`` holds none of them)."""
     if type(value) is not dict and type(value) is not list:
         return False
-    stack = [(value, 1)]
-    pop, push = stack.pop, stack.append
+    if limit < 1:
+        return True
+    stack = [iter(value.values() if type(value) is dict else value)]
+    push, pop = stack.append, stack.pop
     while stack:
-        node, depth = pop()
-        if depth > limit:
-            return True
-        for item in node.values() if type(node) is dict else node:
+        for item in stack[-1]:
             kind = type(item)
             if kind is dict or kind is list:
-                push((item, depth + 1))
+                if len(stack) >= limit:
+                    return True
+                push(iter(item.values() if kind is dict else item))
+                break
+        else:
+            pop()
     return False
+
+
+def opened(text: str, most: int) -> int:
+    """The lists and objects ``text`` opens outside its strings, counted up to ``most + 1``
+    (a caller bounding what a parse would build: ``{}`` is 2 characters of text and a
+    64-byte ``dict``). One regex step a bracket, as :func:`nesting`."""
+    count = 0
+    step = _STEP.match
+    i = 0
+    while count <= most and (m := step(text, i)) is not None:
+        c = m[1]
+        i = m.end()
+        if c == "[" or c == "{":
+            count += 1
+        elif c == '"':
+            break
+    return count
