@@ -282,6 +282,17 @@ def test_what_parsing_a_har_builds_is_bounded(monkeypatch: pytest.MonkeyPatch) -
         har_responses(har(*([{}] * 40), stream))
     with pytest.raises(HarError, match="over 40 lists and objects"):  # no stream: still bounded
         har_responses(b'{"log": {"entries": [' + b"{}," * 10_000 + b"{}]}}")
+    # request bodies are strings in the HAR, parsed and kept with their responses: one
+    # budget of the same size for all of them
+    body = {"model": "m", "tools": [{"name": "read", "parameters": {"type": "object"}}] * 12}
+    first, second = (
+        entry("http://h/v1/chat/completions", CHAT, secrets=False, request=body) for _ in "ab"
+    )
+    read, unread = har_responses(har(first, second))
+    assert read.request == body and read.notes == ()
+    assert unread.request is None and unread.notes == (
+        "the request body was not read: this HAR's request bodies hold over 40 lists and objects",
+    )
 
 
 def test_many_entries_are_read_in_one_pass() -> None:

@@ -83,7 +83,26 @@ def har_responses(data: bytes, entry: int | None = None) -> list[RawResponse]:
                 + _numbers(streamed)
             )
         streamed = [entry]
-    return [_response(entries[i - 1], i, notes) for i in streamed]
+    budget = _Containers()
+    return [_response(entries[i - 1], i, notes, budget) for i in streamed]
+
+
+class _Containers:
+    """What the request bodies of one HAR may still build once parsed: each is kept with its
+    response, and they are strings in the HAR, so ``MAX_CONTAINERS`` bounds them apart."""
+
+    def __init__(self) -> None:
+        self.left = MAX_CONTAINERS
+
+    def take(self, text: str) -> bool:
+        """Whether ``text`` fits what is left (then it is taken from it)."""
+        n = text.count("{") + text.count("[")  # an over-count: brackets in strings too
+        if n > self.left:
+            n = safejson.opened(text, self.left)
+            if n > self.left:
+                return False
+        self.left -= n
+        return True
 
 
 def _numbers(entries: list[int]) -> str:
@@ -161,11 +180,13 @@ def _is_stream(entry: Any) -> bool:
     return False
 
 
-def _response(entry: Mapping[str, Any], index: int, notes: tuple[str, ...]) -> RawResponse:
+def _response(
+    entry: Mapping[str, Any], index: int, notes: tuple[str, ...], budget: _Containers
+) -> RawResponse:
     said = list(notes)
     body = _body(entry, said)
     events, torn = _events(body, said)
-    request = _request(entry, said)
+    request = _request(entry, said, budget)
     model = request.get("model") if request else None
     return RawResponse(
         kind="har",
@@ -224,9 +245,17 @@ def _events(body: bytes, notes: list[str]) -> tuple[list[RawEvent], bool]:
     return events, torn
 
 
-def _request(entry: Mapping[str, Any], notes: list[str]) -> dict[str, Any] | None:
+def _request(
+    entry: Mapping[str, Any], notes: list[str], budget: _Containers
+) -> dict[str, Any] | None:
     text = _get(entry, "request", "postData", "text")
     if not isinstance(text, str) or not text:
+        return None
+    if len(text) <= MAX_REQUEST_CHARS and not budget.take(text):
+        notes.append(
+            f"the request body was not read: this HAR's request bodies hold over "
+            f"{MAX_CONTAINERS:,} lists and objects"
+        )
         return None
     try:
         obj = safejson.loads(text, max_depth=safejson.ENVELOPE_DEPTH, max_chars=MAX_REQUEST_CHARS)
