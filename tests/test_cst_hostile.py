@@ -91,9 +91,9 @@ NESTED_VALUES = st.recursive(
 )
 
 
-def _safe_outcome(text: str, depth: int, chars: int) -> tuple[object, ...]:
+def _safe_outcome(text: str, depth: int, chars: int, most: int) -> tuple[object, ...]:
     try:
-        return ("value", safejson.loads(text, depth, chars))
+        return ("value", safejson.loads(text, depth, chars, most))
     except safejson.JsonLimitError as exc:
         return ("limit", str(exc), exc.kind, exc.pos, exc.depth)
     except ValueError as exc:
@@ -107,22 +107,24 @@ def _safe_outcome(text: str, depth: int, chars: int) -> tuple[object, ...]:
     st.sampled_from(["whole", "cut", "open", "close"]),
     st.integers(0, 200),
     st.integers(1, 10**6),
+    st.integers(0, 30),
 )
 def test_safejson_parsed_first_says_what_the_scan_says(
-    value: object, depth: int, how: str, at: int, chars: int
+    value: object, depth: int, how: str, at: int, chars: int, most: int
 ) -> None:
     """A text past ``PARSE_FIRST`` is parsed before its nesting is measured: the value, or
-    the error (too large, too deep with its place and depth, invalid JSON), is the one the
-    scan-first path gives, whole or cut short, with stray brackets, at every limit."""
+    the error (too large, too many lists and objects, too deep with its place and depth,
+    invalid JSON), is the one the scan-first path gives, whole or cut short, with stray
+    brackets, at every limit."""
     text = json.dumps(value)
     if how == "cut":
         text = text[: at % (len(text) + 1)]
     elif how in ("open", "close"):
         text = text[:at] + ("[" if how == "open" else "]") * 3 + text[at:]
-    scanned = _safe_outcome(text, depth, chars)
+    scanned = _safe_outcome(text, depth, chars, most)
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(safejson, "PARSE_FIRST", -1)
-        assert _safe_outcome(text, depth, chars) == scanned
+        assert _safe_outcome(text, depth, chars, most) == scanned
 
 
 def test_safejson_parsed_first_refuses_what_would_recurse() -> None:
@@ -141,11 +143,28 @@ def test_safejson_parsed_first_refuses_what_would_recurse() -> None:
         safejson.loads(wide, max_depth=3)
 
 
-def test_safejson_counts_what_a_text_opens_outside_its_strings() -> None:
+def test_safejson_bounds_the_lists_and_objects_a_parse_builds() -> None:
+    """``{}`` is two characters and a 64-byte dict: past ``max_containers`` lists and objects
+    outside its strings a text is refused before it is parsed, at the one past the bound,
+    as a size overflow is ("limit", not "bad_json", for a tool call); brackets inside
+    strings do not count, and a text of small containers under the bound parses."""
     text = json.dumps({"s": "[{" * 300, "t": [[], {}, [{"u": "]]"}]]})
-    assert safejson.opened(text, 100) == 6
-    assert safejson.opened("[" + "{}," * 10**6 + "{}]", 5) == 6  # stops just past the bound
-    assert safejson.opened('["abc', 5) == 1  # an unterminated string ends the count
+    assert safejson.containers(text, 100) == (6, -1)
+    assert safejson.loads(text, max_containers=6) == json.loads(text)
+    many = "[" + "{}," * 10**6 + "{}]"
+    assert safejson.containers(many, 5) == (6, 13)  # stops at the sixth, just past the bound
+    assert safejson.containers('["abc', 5) == (1, -1)  # an unterminated string ends the count
+    for size in (100, safejson.PARSE_FIRST + 1):  # both of loads' paths
+        wide = many[: size - 3].rsplit(",", 1)[0] + "]"
+        n = wide.count("{") + 1
+        assert safejson.loads(wide, max_containers=n) == json.loads(wide)
+        with pytest.raises(safejson.JsonLimitError) as info:
+            safejson.loads(wide, max_containers=n - 1)
+        assert info.value.kind == "containers" and info.value.pos == wide.rindex("{")
+        assert str(info.value) == f"made of over {n - 1} lists and objects; at most {n - 1} allowed"
+    assert safejson.MAX_CONTAINERS == 1_000_000
+    with pytest.raises(safejson.JsonLimitError, match="made of over 1000000 lists"):
+        safejson.loads(many)  # 6 MB of text, 2 million containers once parsed
 
 
 def test_safejson_size_limit() -> None:
@@ -186,6 +205,24 @@ def test_native_deep_arguments_are_a_contract_error_for_that_call(protocol: str)
     assert error.kind == "bad_json"
     assert error.message.startswith("call c1 (multi), index 0: arguments are " + TOO_DEEP)
     assert error.offset == len('{"path": "a.txt", "edits": ') + 63  # the 65th bracket
+
+
+@pytest.mark.parametrize("protocol", ["native-inc", "native-eos"])
+def test_native_arguments_of_millions_of_objects_are_a_limit_error(protocol: str) -> None:
+    """A server streaming 6 MB of ``{},`` as a call's arguments (2 million dicts once
+    parsed, ~150 MB): that call is a ``limit`` contract error, its arguments never
+    parsed, at the object past the bound; nothing runs."""
+    many = '{"path": "a.txt", "edits": [' + "{}," * 2 * 10**6 + "{}]}"
+    sse = encode_sse([json.dumps(tool_chunk(many)), json.dumps(FINISH), "[DONE]"])
+    events = run_chunks(make_transducer(protocol, wire=CHAT), split(sse, 1 << 16))
+    assert calls_of(events) == []
+    [error] = errors_of(events)
+    assert error.kind == "limit"
+    assert error.message == (
+        "call c1 (multi), index 0: arguments are made of over 1000000 lists and objects; "
+        "at most 1000000 allowed; resend the call"
+    )
+    assert error.offset == len('{"path": "a.txt", "edits": [') + 3 * (10**6 - 2)
 
 
 def test_native_deep_arguments_sent_as_an_object_or_a_deep_chunk() -> None:

@@ -106,7 +106,7 @@ def call_from_json(value: Any, number: int, offset: int) -> ToolCall:
 def _limit_error(exc: safejson.JsonLimitError, text: str, base: int) -> tuple[str, str, int]:
     """(kind, message, offset) of a document over the nesting or size limit."""
     at = base + len(text[: exc.pos].encode("utf-8"))
-    return ("limit" if exc.kind == "size" else "bad_json"), f"the JSON is {exc}", at
+    return ("bad_json" if exc.kind == "depth" else "limit"), f"the JSON is {exc}", at
 
 
 def _json_error(exc: json.JSONDecodeError, text: str, base: int) -> tuple[str, int]:

@@ -601,7 +601,7 @@ class NativeAccumulator:
             args = safejson.loads(text)
         except safejson.JsonLimitError as exc:
             at = self._start(call) + len(text[: exc.pos].encode("utf-8"))
-            kind = "limit" if exc.kind == "size" else "bad_json"
+            kind = "bad_json" if exc.kind == "depth" else "limit"
             return None, (kind, f"{call.label()}: arguments are {exc}", at)
         except json.JSONDecodeError as exc:
             at = self._start(call) + len(text[: exc.pos].encode("utf-8"))

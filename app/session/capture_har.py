@@ -98,8 +98,8 @@ class _Containers:
         """Whether ``text`` fits what is left (then it is taken from it)."""
         n = text.count("{") + text.count("[")  # an over-count: brackets in strings too
         if n > self.left:
-            n = safejson.opened(text, self.left)
-            if n > self.left:
+            n, over = safejson.containers(text, self.left)
+            if over >= 0:
                 return False
         self.left -= n
         return True
@@ -119,18 +119,17 @@ def _entries(data: bytes) -> list[Any]:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise HarError(f"not a HAR file: not UTF-8 text (byte {exc.start})") from None
-    # Brackets in strings (a page's scripts) are counted too: only a text past the bound
-    # on this over-count is counted exactly, and that count stops just past it.
-    many = text.count("{") + text.count("[") > MAX_CONTAINERS
-    if many and safejson.opened(text, MAX_CONTAINERS) > MAX_CONTAINERS:
-        raise HarError(
-            f"not a HAR file Frontier reads: over {MAX_CONTAINERS:,} lists and objects; "
-            "save it again with only the model's requests (filter the network panel by "
-            "the endpoint's path)"
-        )
     try:
-        doc = safejson.loads(text, max_depth=HAR_DEPTH, max_chars=MAX_HAR_BYTES)
+        doc = safejson.loads(
+            text, max_depth=HAR_DEPTH, max_chars=MAX_HAR_BYTES, max_containers=MAX_CONTAINERS
+        )
     except safejson.JsonLimitError as exc:
+        if exc.kind == "containers":
+            raise HarError(
+                f"not a HAR file Frontier reads: over {MAX_CONTAINERS:,} lists and objects; "
+                "save it again with only the model's requests (filter the network panel by "
+                "the endpoint's path)"
+            ) from None
         raise HarError(f"not a HAR file: {exc}") from None
     except json.JSONDecodeError as exc:
         # The message names a position, never the text there.

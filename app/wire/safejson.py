@@ -31,6 +31,11 @@ ENVELOPE_DEPTH = 80
 tool call's arguments, which may themselves arrive as an object (``MAX_DEPTH``)."""
 MAX_CHARS = 64 << 20
 """Characters one document may have (the transducers' 64 MiB message cap)."""
+MAX_CONTAINERS = 1_000_000
+"""Lists and objects one document may hold outside its strings: what parsing it builds is
+bounded by this, not only by its size (``{}`` is two characters and a 64-byte ``dict``:
+64 MiB of ``{},`` would be 22 million of them, ~1.5 GB). A tool call's arguments hold a few
+(``multi``'s thousand edits, a thousand), a chunk of a stream a dozen."""
 
 _STEP = re.compile(r'(?:[^"\[\]{}]++|"(?:[^"\\]++|\\.)*+")*+(.)', re.DOTALL)
 """Everything up to the next bracket — complete strings, escapes and all — in one C-level
@@ -38,19 +43,22 @@ match; the group is that bracket, or the ``"`` of a string that never ends."""
 
 
 class JsonLimitError(ValueError):
-    """The document is nested deeper or is larger than allowed; ``json.loads`` was not run.
+    """The document is nested deeper, is larger or holds more lists and objects than
+    allowed; ``json.loads`` was not run (or its value was dropped).
 
     The message reads after "the arguments are …": ``nested 1000 levels deep;
-    at most 64 allowed`` or ``70000000 characters long; at most 67108864 allowed``.
+    at most 64 allowed``, ``70000000 characters long; at most 67108864 allowed`` or
+    ``made of over 1000000 lists and objects; at most 1000000 allowed``.
 
     ``pos`` is the index (in the text as given) of the first character past the
-    limit: the bracket that opened level ``max_depth + 1``, or ``max_chars``.
+    limit: the bracket that opened level ``max_depth + 1``, ``max_chars``, or the
+    bracket that opened list or object ``max_containers + 1``.
     """
 
     def __init__(self, message: str, kind: str, pos: int, depth: int = 0) -> None:
         super().__init__(message)
         self.kind = kind
-        """``depth`` or ``size``."""
+        """``depth``, ``size`` or ``containers``."""
         self.pos = pos
         self.depth = depth
         """The deepest nesting found (``depth`` errors)."""
@@ -83,16 +91,32 @@ def nesting(text: str, limit: int) -> tuple[int, int]:
     return deepest, over
 
 
-def check_limits(text: str, max_depth: int = MAX_DEPTH, max_chars: int = MAX_CHARS) -> None:
-    """Raise ``JsonLimitError`` if ``text`` is larger or nested deeper than allowed."""
+def check_limits(
+    text: str,
+    max_depth: int = MAX_DEPTH,
+    max_chars: int = MAX_CHARS,
+    max_containers: int = MAX_CONTAINERS,
+) -> None:
+    """Raise ``JsonLimitError`` if ``text`` is larger, holds more lists and objects, or is
+    nested deeper than allowed (checked in that order)."""
     if len(text) > max_chars:
         raise JsonLimitError(
             f"{len(text)} characters long; at most {max_chars} allowed",
             "size",
             max_chars,
         )
-    # Fewer brackets than the limit cannot nest past it: skip the scan (C-level counts).
-    if text.count("[") + text.count("{") <= max_depth:
+    # C-level counts, brackets in strings included: an over-count of both bounds' measure.
+    brackets = text.count("[") + text.count("{")
+    if brackets > max_containers:
+        _, over = containers(text, max_containers)
+        if over >= 0:
+            raise JsonLimitError(
+                f"made of over {max_containers} lists and objects; at most {max_containers} "
+                "allowed",
+                "containers",
+                over,
+            )
+    if brackets <= max_depth:  # fewer brackets than the limit cannot nest past it
         return
     deepest, over = nesting(text, max_depth)
     if over >= 0:
@@ -104,8 +128,14 @@ def check_limits(text: str, max_depth: int = MAX_DEPTH, max_chars: int = MAX_CHA
         )
 
 
-def loads(text: str, max_depth: int = MAX_DEPTH, max_chars: int = MAX_CHARS) -> Any:
-    """``json.loads`` for untrusted text: ``JsonLimitError`` before any deep recursion.
+def loads(
+    text: str,
+    max_depth: int = MAX_DEPTH,
+    max_chars: int = MAX_CHARS,
+    max_containers: int = MAX_CONTAINERS,
+) -> Any:
+    """``json.loads`` for untrusted text: ``JsonLimitError`` before any deep recursion, and
+    before a parse that would build more than ``max_containers`` lists and objects.
 
     Invalid JSON raises ``json.JSONDecodeError`` as usual; both are ``ValueError``.
 
@@ -117,18 +147,19 @@ def loads(text: str, max_depth: int = MAX_DEPTH, max_chars: int = MAX_CHARS) -> 
     interpreter's limit. Every failure, that one included, is decided by the scan as a
     smaller text's is, so the error is the same either way.
     """
+    limits = (max_depth, max_chars, max_containers)
     if len(text) <= PARSE_FIRST:
-        check_limits(text, max_depth, max_chars)
+        check_limits(text, *limits)
         return fastjson.loads(text)
-    if len(text) > max_chars:
-        check_limits(text, max_depth, max_chars)  # raises the size error
+    if len(text) > max_chars or text.count("[") + text.count("{") > max_containers:
+        check_limits(text, *limits)  # raises the size or containers error, if it is one
     try:
         value = fastjson.loads(text)
     except (ValueError, RecursionError):
-        check_limits(text, max_depth, max_chars)  # too deep is said first, as for the scan
+        check_limits(text, *limits)  # too deep is said first, as for the scan
         raise
     if deeper(value, max_depth):
-        check_limits(text, max_depth, max_chars)  # raises the depth error, with its place
+        check_limits(text, *limits)  # raises the depth error, with its place
     return value
 
 
@@ -161,18 +192,20 @@ def deeper(value: Any, limit: int) -> bool:
     return False
 
 
-def opened(text: str, most: int) -> int:
-    """The lists and objects ``text`` opens outside its strings, counted up to ``most + 1``
-    (a caller bounding what a parse would build: ``{}`` is 2 characters of text and a
-    64-byte ``dict``). One regex step a bracket, as :func:`nesting`."""
+def containers(text: str, most: int) -> tuple[int, int]:
+    """(lists and objects ``text`` opens outside its strings, counted up to ``most + 1``;
+    the index of the one past ``most``, or -1). One regex step a bracket, as
+    :func:`nesting`; an unterminated string ends the count."""
     count = 0
     step = _STEP.match
     i = 0
-    while count <= most and (m := step(text, i)) is not None:
+    while (m := step(text, i)) is not None:
         c = m[1]
         i = m.end()
         if c == "[" or c == "{":
             count += 1
+            if count > most:
+                return count, i - 1
         elif c == '"':
             break
-    return count
+    return count, -1
