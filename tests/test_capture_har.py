@@ -295,6 +295,19 @@ def test_what_parsing_a_har_builds_is_bounded(monkeypatch: pytest.MonkeyPatch) -
     )
 
 
+def test_the_events_of_a_hars_responses_share_one_bound(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The bodies are strings in the HAR, so its container bound does not count their
+    events: together its responses may hold ``MAX_EVENTS``, and a body past what is left is
+    not read, with a note on its response (the others are checked as ever)."""
+    monkeypatch.setattr(capture_har, "MAX_EVENTS", 4)
+    streams = [entry(f"http://h/v1/chat/completions#{i}", CHAT, secrets=False) for i in "ab"]
+    read, unread = har_responses(har(*streams))
+    assert len(read.events) == 3 and read.notes == ()
+    assert unread.events == () and unread.notes == (
+        "the body was not read: this HAR's responses hold over 4 events",
+    )
+
+
 def test_many_entries_are_read_in_one_pass() -> None:
     """10,000 entries (the cap) with one stream among them: read, not refused."""
     filler = {"request": {"url": "http://h/a.js"}, "response": {"content": {"mimeType": "x"}}}

@@ -15,7 +15,7 @@ from frontier.app.cli import main
 from frontier.app.cst.base import calls_of
 from frontier.app.cst.factory import make_transducer
 from frontier.app.events import ToolCall
-from frontier.app.session import capture
+from frontier.app.session import capture, capture_jsonl, capture_sse
 from frontier.app.session.capture import capture_sources, detect_kind
 from frontier.app.session.capture_sse import CaptureError
 from frontier.app.session.record import read_recording, synthesize, write_recording
@@ -273,6 +273,43 @@ def test_untrusted_captures_are_bounded(
     assert code == 2 and "over 1,024 bytes, the cap for a capture" in err
     with pytest.raises(CaptureError, match="not a capture"):
         detect_kind(b"hello\nworld\n")
+
+
+def test_the_events_a_capture_holds_are_bounded(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """64 MiB of ``data: 1`` events is 7 million events (39 s and 2.5 GB to be told the
+    wire could not be told): past ``MAX_EVENTS`` a raw SSE body is refused once that many
+    are found, and a chunk log too, or past twice that many lines before they are split."""
+    monkeypatch.setattr(capture_sse, "MAX_EVENTS", 5)
+    monkeypatch.setattr(capture_jsonl, "MAX_EVENTS", 5)
+    monkeypatch.setattr(capture_sse, "PIECE", 64)
+    fits = tmp_path / "fits.sse"
+    fits.write_bytes(chat_sse(CHAT_CALL))  # 3 chunks, [DONE] and a keep-alive: 4 events
+    assert run(capsys, "check", str(fits))[0] == 0
+    many = tmp_path / "many.sse"
+    many.write_bytes(b"data: 1\n\n" * 1000)
+    code, _, err = run(capsys, "check", str(many))
+    assert code == 2 and "over 5 events, the cap for a capture; cut it to the part" in err
+    log = tmp_path / "many.jsonl"
+    log.write_text("".join(json.dumps({"chunk": c}) + "\n" for c in CHAT_CALL * 2))
+    code, _, err = run(capsys, "check", str(log))
+    assert code == 2 and "over 5 events, the cap for a capture" in err
+    log.write_text(json.dumps({"chunk": CHAT_CALL[0]}) + "\n" * 11)
+    code, _, err = run(capsys, "check", str(log))
+    assert code == 2 and "over 10 lines, the cap for a chunk log" in err
+
+
+def test_a_capture_read_in_pieces_splits_its_events_as_read_whole(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The SSE body is fed a piece at a time (so the count is checked as it grows): a CRLF,
+    a CR or an event cut between two pieces comes out as the whole body does."""
+    body = chat_sse(CHAT_CALL, eol=b"\r\n") + chat_sse(CHAT_CALL, eol=b"\r")
+    whole = capture_sse.sse_response(body)
+    for piece in (1, 2, 3, 7, 64):
+        monkeypatch.setattr(capture_sse, "PIECE", piece)
+        assert capture_sse.sse_response(body) == whole
 
 
 def test_import_masks_a_key_the_environment_knows(

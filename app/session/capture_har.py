@@ -26,7 +26,7 @@ from urllib.parse import urlsplit
 
 from frontier.app.model import registry
 from frontier.app.session.capture_raw import MAX_HAR_BYTES, RawEvent, RawResponse
-from frontier.app.session.capture_sse import CaptureError
+from frontier.app.session.capture_sse import MAX_EVENTS, CaptureError, read_events
 from frontier.app.wire import safejson
 from frontier.app.wire.sse import SSEDecoder
 
@@ -83,25 +83,28 @@ def har_responses(data: bytes, entry: int | None = None) -> list[RawResponse]:
                 + _numbers(streamed)
             )
         streamed = [entry]
-    budget = _Containers()
+    budget = _Budget()
     return [_response(entries[i - 1], i, notes, budget) for i in streamed]
 
 
-class _Containers:
-    """What the request bodies of one HAR may still build once parsed: each is kept with its
-    response, and they are strings in the HAR, so ``MAX_CONTAINERS`` bounds them apart."""
+class _Budget:
+    """What the bodies of one HAR's responses may still build once read: they are strings in
+    the HAR, so its own bound does not count them. The request bodies' lists and objects
+    (each is parsed and kept with its response) share ``MAX_CONTAINERS``; the responses'
+    events share ``MAX_EVENTS``."""
 
     def __init__(self) -> None:
-        self.left = MAX_CONTAINERS
+        self.containers = MAX_CONTAINERS
+        self.events = MAX_EVENTS
 
-    def take(self, text: str) -> bool:
+    def take_containers(self, text: str) -> bool:
         """Whether ``text`` fits what is left (then it is taken from it)."""
         n = text.count("{") + text.count("[")  # an over-count: brackets in strings too
-        if n > self.left:
-            n, over = safejson.containers(text, self.left)
+        if n > self.containers:
+            n, over = safejson.containers(text, self.containers)
             if over >= 0:
                 return False
-        self.left -= n
+        self.containers -= n
         return True
 
 
@@ -180,11 +183,11 @@ def _is_stream(entry: Any) -> bool:
 
 
 def _response(
-    entry: Mapping[str, Any], index: int, notes: tuple[str, ...], budget: _Containers
+    entry: Mapping[str, Any], index: int, notes: tuple[str, ...], budget: _Budget
 ) -> RawResponse:
     said = list(notes)
     body = _body(entry, said)
-    events, torn = _events(body, said)
+    events, torn = _events(body, said, budget)
     request = _request(entry, said, budget)
     model = request.get("model") if request else None
     return RawResponse(
@@ -226,10 +229,14 @@ def _body(entry: Mapping[str, Any], notes: list[str]) -> bytes:
     return body
 
 
-def _events(body: bytes, notes: list[str]) -> tuple[list[RawEvent], bool]:
+def _events(body: bytes, notes: list[str], budget: _Budget) -> tuple[list[RawEvent], bool]:
     """The body's events, and whether it ended inside one (that event is dropped)."""
     decoder = SSEDecoder()
-    pairs = decoder.feed_events(body)
+    pairs = read_events(decoder, body, budget.events)
+    if pairs is None:
+        notes.append(f"the body was not read: this HAR's responses hold over {MAX_EVENTS:,} events")
+        return [], False
+    budget.events -= len(pairs)
     if decoder.too_long:
         notes.append("an event of the body is over the size limit; reading stopped there")
         torn = False
@@ -244,13 +251,11 @@ def _events(body: bytes, notes: list[str]) -> tuple[list[RawEvent], bool]:
     return events, torn
 
 
-def _request(
-    entry: Mapping[str, Any], notes: list[str], budget: _Containers
-) -> dict[str, Any] | None:
+def _request(entry: Mapping[str, Any], notes: list[str], budget: _Budget) -> dict[str, Any] | None:
     text = _get(entry, "request", "postData", "text")
     if not isinstance(text, str) or not text:
         return None
-    if len(text) <= MAX_REQUEST_CHARS and not budget.take(text):
+    if len(text) <= MAX_REQUEST_CHARS and not budget.take_containers(text):
         notes.append(
             f"the request body was not read: this HAR's request bodies hold over "
             f"{MAX_CONTAINERS:,} lists and objects"

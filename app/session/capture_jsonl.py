@@ -24,7 +24,13 @@ from datetime import datetime
 from typing import Any
 
 from frontier.app.session.capture_raw import RawEvent, RawResponse
-from frontier.app.session.capture_sse import MAX_EVENT, CaptureError, EmptyCapture
+from frontier.app.session.capture_sse import (
+    MAX_EVENT,
+    MAX_EVENTS,
+    CaptureError,
+    EmptyCapture,
+    too_many_events,
+)
 from frontier.app.wire import safejson
 
 PAYLOAD_KEYS = ("chunk", "data", "payload")
@@ -76,6 +82,11 @@ def jsonl_response(data: bytes, max_line: int = MAX_EVENT) -> RawResponse:
     skipped = 0
     t0: float | None = None
     last = 0.0
+    if max(data.count(b"\n"), data.count(b"\r")) > 2 * MAX_EVENTS:  # before they are split
+        raise CaptureError(
+            f"over {2 * MAX_EVENTS:,} lines, the cap for a chunk log; cut it to the part you "
+            "want to check"
+        )
     lines = data.splitlines()  # bytes: only CR and LF end a line, never U+2028 in a string
     for number, raw in enumerate(lines, 1):
         if len(raw) > max_line:
@@ -104,6 +115,8 @@ def jsonl_response(data: bytes, max_line: int = MAX_EVENT) -> RawResponse:
             t0 = when if t0 is None else t0
             t = max(last, round(when - t0, 6))
             last = t
+        if len(events) == MAX_EVENTS:
+            raise too_many_events(MAX_EVENTS)
         events.append(RawEvent(data=chunk, event=name, t=t))
     return _done(events, notes, skipped, torn=False)
 
