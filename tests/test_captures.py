@@ -15,7 +15,7 @@ from frontier.app.cli import main
 from frontier.app.cst.base import calls_of
 from frontier.app.cst.factory import make_transducer
 from frontier.app.events import ToolCall
-from frontier.app.session import capture, capture_jsonl, capture_sse
+from frontier.app.session import capture, capture_jsonl, capture_sse, record
 from frontier.app.session.capture import capture_sources, detect_kind
 from frontier.app.session.capture_sse import CaptureError
 from frontier.app.session.record import read_recording, synthesize, write_recording
@@ -298,6 +298,12 @@ def test_the_events_a_capture_holds_are_bounded(
     log.write_text(json.dumps({"chunk": CHAT_CALL[0]}) + "\n" * 11)
     code, _, err = run(capsys, "check", str(log))
     assert code == 2 and "over 10 lines, the cap for a chunk log" in err
+    monkeypatch.setattr(record, "MAX_EVENTS", 5)
+    rec = tmp_path / "many.jsonl"
+    header = {"format": "frontier-recording", "version": 1, "mode": "native-inc"}
+    rec.write_text(json.dumps(header) + "\n" + '{"t": 0, "data": "1"}\n' * 6)
+    code, _, err = run(capsys, "check", str(rec))
+    assert code == 2 and "many.jsonl:7: over 5 events, the cap for a recording" in err
 
 
 def test_a_capture_read_in_pieces_splits_its_events_as_read_whole(

@@ -26,7 +26,8 @@ from urllib.parse import urlsplit
 
 from frontier.app.model import registry
 from frontier.app.session.capture_raw import MAX_HAR_BYTES, RawEvent, RawResponse
-from frontier.app.session.capture_sse import MAX_EVENTS, CaptureError, read_events
+from frontier.app.session.capture_sse import CaptureError, read_events
+from frontier.app.session.record import MAX_EVENTS
 from frontier.app.wire import safejson
 from frontier.app.wire.sse import SSEDecoder
 

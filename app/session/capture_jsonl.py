@@ -24,13 +24,8 @@ from datetime import datetime
 from typing import Any
 
 from frontier.app.session.capture_raw import RawEvent, RawResponse
-from frontier.app.session.capture_sse import (
-    MAX_EVENT,
-    MAX_EVENTS,
-    CaptureError,
-    EmptyCapture,
-    too_many_events,
-)
+from frontier.app.session.capture_sse import MAX_EVENT, CaptureError, EmptyCapture, too_many_events
+from frontier.app.session.record import MAX_EVENTS
 from frontier.app.wire import safejson
 
 PAYLOAD_KEYS = ("chunk", "data", "payload")

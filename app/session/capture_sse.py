@@ -10,6 +10,7 @@ it) is dropped — as every SSE reader drops it — and said: ``torn`` and a not
 from __future__ import annotations
 
 from frontier.app.session.capture_raw import RawEvent, RawResponse
+from frontier.app.session.record import MAX_EVENTS
 from frontier.app.wire.sse import SSEDecoder
 
 TYPE_CHECKING = False  # typing is not imported at run time (~3 ms of start-up)
@@ -19,10 +20,6 @@ if TYPE_CHECKING:
 MAX_EVENT = 8 << 20
 """Bytes one line or one event's ``data`` of a capture may have (a chunk is a few
 hundred bytes; a whole tool call's arguments in one event stay far below this)."""
-MAX_EVENTS = 1_000_000
-"""Events a capture may hold (a HAR: all its responses together). A real stream's events
-are 100-300 bytes, an envelope around a token, so 64 MiB holds ~300,000; 64 MiB of
-``data: 1`` events would be 7 million, which took 39 s and 2.5 GB to be read."""
 PIECE = 1 << 20
 """Bytes fed to the decoder at a time, so the count is checked before much more is read."""
 

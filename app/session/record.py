@@ -51,6 +51,12 @@ class RecordingError(ValueError):
     """A recording file is unreadable; the message names the file and line."""
 
 
+MAX_EVENTS = 1_000_000
+"""Events a capture or a recording may hold (a HAR: all its responses together). A real
+stream's events are 100-300 bytes, an envelope around a token, so 64 MiB holds ~300,000;
+64 MiB of ``data: 1`` events would be 7 million, which took 39 s and 2.5 GB to be read."""
+
+
 @record
 class Recording:
     mode: str
@@ -263,6 +269,11 @@ def parse_recording(lines: Iterable[str], source: str = "<recording>") -> Record
         data, t = obj.get("data"), obj.get("t")
         if not isinstance(data, str) or not isinstance(t, int | float):
             raise RecordingError(f'{source}:{number}: an event needs "t" (seconds) and "data"')
+        if len(events) == MAX_EVENTS:
+            raise RecordingError(
+                f"{source}:{number}: over {MAX_EVENTS:,} events, the cap for a recording; "
+                "cut it to the part you want to check"
+            )
         events.append((float(t), data))
     if header is None:
         raise RecordingError(f"{source}: empty file, not a recording")
