@@ -117,3 +117,16 @@ def _json_module() -> Any:
     import json
 
     return json
+
+
+if TYPE_CHECKING:
+    from json import JSONDecodeError as JSONDecodeError
+else:
+
+    def __getattr__(name: str) -> object:
+        """``JSONDecodeError``, importing ``json`` only when it is asked for: an ``except
+        fastjson.JSONDecodeError`` clause asks only once an error reaches it, and every
+        error ``loads`` raises comes from ``json`` itself, which is imported by then."""
+        if name == "JSONDecodeError":
+            return _json_module().JSONDecodeError
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -51,10 +51,10 @@ so a message with 100,000 calls costs no per-call scan.
 from __future__ import annotations
 
 import heapq
-import json
 import re
 from collections.abc import Iterable
 
+from frontier.app import fastjson
 from frontier.app.cst.base import json_where, preview
 from frontier.app.cst.snapshot import PREVIEW, ArgState, FrameSnapshot
 from frontier.app.hashes import blake2b_digest
@@ -603,7 +603,7 @@ class NativeAccumulator:
             at = self._start(call) + len(text[: exc.pos].encode("utf-8"))
             kind = "bad_json" if exc.kind == "depth" else "limit"
             return None, (kind, f"{call.label()}: arguments are {exc}", at)
-        except json.JSONDecodeError as exc:
+        except fastjson.JSONDecodeError as exc:
             at = self._start(call) + len(text[: exc.pos].encode("utf-8"))
             message = (
                 f"{call.label()}: arguments are not valid JSON: {json_where(exc)} "
