@@ -146,22 +146,111 @@ def parse_rules(text: str, base: str) -> list[Rule]:
     return rules
 
 
-def _ignored(rel: str, is_dir: bool, rules: list[Rule]) -> bool:
-    verdict = False
-    name = rel.rsplit("/", 1)[-1]
-    for rule in rules:
-        if rule.dir_only and not is_dir:
-            continue
-        if rule.base:
-            if not rel.startswith(rule.base + "/"):
-                continue
-            sub = rel[len(rule.base) + 1 :]
-        else:
-            sub = rel
-        target = sub if rule.anchored else name
-        if rule.matcher.match(target):
-            verdict = not rule.negate
-    return verdict
+_WILD = frozenset("*?[\\")
+"""Characters that make a rule's pattern more than a literal (``\\`` escapes one)."""
+
+
+class RuleSet:
+    """Rules as the walk asks them, one path at a time, without a loop over every rule.
+
+    Git's own answer for a path is the last rule that matches it. Nearly every rule a
+    repository writes is one of four shapes, each found by a dict lookup instead of a
+    match: a name (``node_modules``, ``.env``), ``*`` and a suffix (``*.pyc``), a prefix
+    and ``*`` (``tmp_*``), or a path below the ``.gitignore``'s folder (``docs/_build``).
+    Only the rest (``**/``, ``?``, ``[...]``, a ``*`` in the middle) is matched rule by
+    rule. A 315-rule ``.gitignore`` (templates concatenated) made the walk of 33,623 files
+    3.3 s against 0.12 s with none: every path was matched against every rule."""
+
+    __slots__ = ("by_name", "by_path", "by_prefix", "by_suffix", "others", "rules")
+
+    def __init__(self, rules: list[Rule]) -> None:
+        self.rules = rules
+        self.by_name: dict[str, list[int]] = {}
+        self.by_path: dict[str, list[int]] = {}
+        self.by_prefix: dict[int, dict[str, list[int]]] = {}
+        self.by_suffix: dict[int, dict[str, list[int]]] = {}
+        self.others: list[int] = []
+        for i, rule in enumerate(rules):
+            pattern = rule.matcher.pattern
+            anchored = rule.anchored
+            if anchored and pattern.startswith("**/") and "/" not in pattern[3:]:
+                pattern, anchored = pattern[3:], False  # ``**/x`` is ``x`` at any depth
+            wild = [c for c in pattern if c in _WILD]
+            if not wild:
+                if anchored:
+                    key = f"{rule.base}/{pattern}" if rule.base else pattern
+                    self.by_path.setdefault(key, []).append(i)
+                else:
+                    self.by_name.setdefault(pattern, []).append(i)
+            elif wild == ["*"] and not anchored and len(pattern) > 1:
+                if pattern[0] == "*":
+                    table = self.by_suffix.setdefault(len(pattern) - 1, {})
+                    table.setdefault(pattern[1:], []).append(i)
+                elif pattern[-1] == "*":
+                    table = self.by_prefix.setdefault(len(pattern) - 1, {})
+                    table.setdefault(pattern[:-1], []).append(i)
+                else:
+                    self.others.append(i)
+            else:
+                self.others.append(i)
+        self.others.reverse()  # the last rule that matches decides
+
+    def __bool__(self) -> bool:
+        return bool(self.rules)
+
+    def extended(self, more: list[Rule]) -> RuleSet:
+        """These rules, then ``more`` (a folder's own ``.gitignore``)."""
+        return RuleSet(self.rules + more) if more else self
+
+    def ignored(self, rel: str, is_dir: bool) -> bool:
+        """Whether the last rule matching ``rel`` (a folder when ``is_dir``) ignores it."""
+        if not self.rules:
+            return False
+        name = rel[rel.rfind("/") + 1 :]
+        found: list[int] = []
+        hit = self.by_name.get(name)
+        if hit:
+            found += hit
+        hit = self.by_path.get(rel)
+        if hit:
+            found += hit
+        for size, table in self.by_suffix.items():
+            if size <= len(name):
+                hit = table.get(name[len(name) - size :])
+                if hit:
+                    found += hit
+        for size, table in self.by_prefix.items():
+            if size <= len(name):
+                hit = table.get(name[:size])
+                if hit:
+                    found += hit
+        rules = self.rules
+        best = -1
+        for i in found:
+            if i > best and _applies(rules[i], rel, is_dir):
+                best = i
+        for i in self.others:
+            if i <= best:
+                break
+            rule = rules[i]
+            if _applies(rule, rel, is_dir) and rule.matcher.match(_target(rule, rel, name)):
+                best = i
+                break
+        return best >= 0 and not rules[best].negate
+
+
+def _applies(rule: Rule, rel: str, is_dir: bool) -> bool:
+    """The rule speaks of ``rel``: a folder rule of a folder, below the rule's folder."""
+    if rule.dir_only and not is_dir:
+        return False
+    return not rule.base or rel.startswith(rule.base + "/")
+
+
+def _target(rule: Rule, rel: str, name: str) -> str:
+    """What the rule's pattern is matched against: the path below its folder, or the name."""
+    if not rule.anchored:
+        return name
+    return rel[len(rule.base) + 1 :] if rule.base else rel
 
 
 def walk(
@@ -192,18 +281,18 @@ def walk(
     parts = [p for p in start_rel.split("/") if p not in ("", ".")]
     fd = os.open(root, _DIR_FLAGS)
     try:
-        rules = _load(fd, "")
+        rules = RuleSet(_load(fd, ""))
         base = ""
         for k, part in enumerate(parts):
             rel = f"{base}/{part}" if base else part
             st = os.stat(part, dir_fd=fd, follow_symlinks=False)
             if stat.S_ISDIR(st.st_mode):
-                if unignored_start and _ignored(rel, True, rules):
+                if unignored_start and rules.ignored(rel, True):
                     return
                 sub = os.open(part, _DIR_FLAGS, dir_fd=fd)
                 os.close(fd)
                 fd, base = sub, rel
-                rules = rules + _load(fd, base)
+                rules = rules.extended(_load(fd, base))
                 continue
             if k < len(parts) - 1:
                 raise NotADirectoryError(errno.ENOTDIR, "Not a directory", rel)
@@ -257,7 +346,7 @@ def _load(dir_fd: int, base: str) -> list[Rule]:
 def _walk_dir(
     fd: int,
     base: str,
-    rules: list[Rule],
+    rules: RuleSet,
     depth: int,
     skipped: Skipped,
     stop: threading.Event | None,
@@ -279,12 +368,12 @@ def _walk_dir(
         rel = f"{base}/{name}" if base else name
         try:
             if entry.is_dir(follow_symlinks=False):
-                if not _ignored(rel, True, rules):
+                if not rules.ignored(rel, True):
                     dirs.append((name, rel))
                 elif ignored is not None:
                     ignored.append(f"{rel}/")
             elif entry.is_file(follow_symlinks=False):
-                if not _ignored(rel, False, rules):
+                if not rules.ignored(rel, False):
                     yield Entry(rel, fd, name)
                 elif ignored is not None:
                     ignored.append(rel)
@@ -304,7 +393,7 @@ def _walk_dir(
             skipped.add(f"{rel}/", exc)
             continue
         try:
-            rules_here = rules + _load(sub, rel)
+            rules_here = rules.extended(_load(sub, rel))
             yield from _walk_dir(sub, rel, rules_here, depth + 1, skipped, stop, ignored)
         finally:
             os.close(sub)

@@ -48,7 +48,7 @@ from frontier.app.agent.instructions import search_dirs
 from frontier.app.record import record
 
 # the search tools' .gitignore reader and matcher: one meaning of "ignored" everywhere
-from frontier.tools.gitignore import Rule, _ignored, _load
+from frontier.tools.gitignore import RuleSet, _load
 
 MAX_ENTRIES = 40
 """Top-level entries listed (the rest are counted)."""
@@ -451,7 +451,7 @@ def _listing(root: Path) -> tuple[tuple[str, ...], int, int]:
     for name, is_dir in sorted(items):
         if name == ".git":
             continue
-        if rules and _ignored(name, is_dir, rules):
+        if rules.ignored(name, is_dir):
             ignored += 1
             continue
         names.append(clean(name) + ("/" if is_dir else ""))
@@ -465,15 +465,15 @@ def _is_dir(entry: os.DirEntry[str]) -> bool:
         return False
 
 
-def _ignore_rules(root: Path) -> list[Rule]:
+def _ignore_rules(root: Path) -> RuleSet:
     """The root ``.gitignore``'s rules, read as the search tools read it (a regular
     file only, bounded, never blocking); none when it cannot be read."""
     try:
         fd = os.open(root, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
     except OSError:
-        return []
+        return RuleSet([])
     try:
-        return _load(fd, "")
+        return RuleSet(_load(fd, ""))
     finally:
         os.close(fd)
 
