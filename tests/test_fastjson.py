@@ -137,7 +137,7 @@ def test_its_decode_error_is_jsons_and_a_native_call_reads_without_json() -> Non
         "from frontier.app.cst.native import NativeAccumulator\n"
         "from frontier.app.wire import safejson\n"
         "from frontier.app import fastjson\n"
-        "safejson.loads('{\"path\": \"a.txt\"}')\n"
+        'safejson.loads(\'{"path": "a.txt"}\')\n'
         "print('json' in sys.modules)\n"
         "try:\n"
         "    safejson.loads('{\"path\": ')\n"
