@@ -109,3 +109,28 @@ async def test_glob_runs_the_pattern_it_checked(tree: Path) -> None:
     r = await b.run(call("glob", pattern="  src/*.py \n"))
     assert r.kind == "ok"
     assert r.output.splitlines() == ["src/app.py", "src/util.py", "[2 files]"]
+
+
+@pytest.mark.skipif(shutil.which("rg") is None, reason="ripgrep not installed")
+async def test_ripgrep_output_is_read_and_sorted_off_the_event_loop(
+    tree: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A common word is 160,000 lines of ripgrep's JSON: reading, deciding and sorting them
+    on the event loop held the TUI's keys and Esc for 0.85 s. Each step now runs in a
+    worker thread, and the rows are what they were."""
+    import threading
+
+    loop_thread = threading.current_thread()
+    seen: dict[str, threading.Thread] = {}
+    for name in ("_rg_rows", "_kept"):
+        real = getattr(search, name)
+
+        def spy(*args: object, _real: object = real, _name: str = name, **kwargs: object) -> object:
+            seen[_name] = threading.current_thread()
+            return _real(*args, **kwargs)  # type: ignore[operator]
+
+        monkeypatch.setattr(search, name, spy)
+    found = await search.grep_rg(shutil.which("rg") or "rg", tree, ".", re.compile("needle"), None)
+    assert found is not None and len(found.rows) == 5
+    assert set(seen) == {"_rg_rows", "_kept"}
+    assert all(thread is not loop_thread for thread in seen.values())

@@ -36,7 +36,6 @@ import asyncio
 import base64
 import contextlib
 import errno
-import json
 import os
 import re
 import shutil
@@ -48,6 +47,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from pathlib import Path
 from typing import Any, TypeVar
 
+from frontier.app import fastjson
 from frontier.app.events import ToolCall
 from frontier.app.record import record
 from frontier.tools.base import CancelToken, Outcome, Prepared, ToolError
@@ -389,19 +389,33 @@ async def grep_rg(
         with tempfile.NamedTemporaryFile("w", encoding="utf-8", suffix=".ignore") as rules:
             rules.write("".join(ignore_line(rel) + "\n" for rel in plan.exclude))
             rules.flush()
-            found = await _run_rg(rg, root, lines, start, rules.name)
+            found = await _run_rg(rg, root, lines, start, rules.name, stop)
         if found is None:
             return None
-        found = [r for r in found if _glob_ok(matcher, glob, r[3])]
-        rows = await _threaded(_agreed, lines, found, stop=stop)
+        rows = await _threaded(_kept, lines, found, matcher, glob, stop=stop)
     finally:
         if lines is not pattern:
             lines.close()
-    return Found(_sorted([r[:3] for r in rows]), tuple(sorted(plan.skipped.items)))
+    return Found(rows, tuple(sorted(plan.skipped.items)))
 
 
 RgMatch = tuple[str, int, str, str, str]
 """``(shown path, line number, row, rel, the whole line)`` of a line ripgrep found."""
+
+
+def _kept(
+    pattern: LinePattern,
+    found: list[RgMatch],
+    matcher: Glob | None,
+    glob: str | None,
+    *,
+    stop: threading.Event | None = None,
+) -> list[str]:
+    """The rows of the lines ripgrep found in files the glob keeps and that ``pattern``
+    matches as Python reads it, sorted: in the worker thread, as the reading of ripgrep's
+    output is (a common word's 130,000 rows, sorted on the event loop, held it)."""
+    found = [r for r in found if _glob_ok(matcher, glob, r[3])]
+    return _sorted([r[:3] for r in _agreed(pattern, found, stop=stop)])
 
 
 def _agreed(
@@ -416,10 +430,17 @@ def _agreed(
 
 
 async def _run_rg(
-    rg: str, root: Path, pattern: re.Pattern[str] | LinePattern, start: str, ignore_file: str
+    rg: str,
+    root: Path,
+    pattern: re.Pattern[str] | LinePattern,
+    start: str,
+    ignore_file: str,
+    stop: threading.Event | None = None,
 ) -> list[RgMatch] | None:
     """Every line ripgrep found (not yet decided by Python's reading: ``_agreed``), or
-    ``None`` if ripgrep did not run the search (a pattern it cannot compile: no summary)."""
+    ``None`` if ripgrep did not run the search (a pattern it cannot compile: no summary).
+    Its output is read in a worker thread: a common word's 160,000 lines of JSON held the
+    event loop (the TUI's keys, Esc) for over a second."""
     source = pattern.source if isinstance(pattern, LinePattern) else pattern.pattern
     cmd = [rg, "--json", "--line-number", "--no-config", "--no-ignore", "--hidden"]
     cmd += ["--ignore-file", ignore_file, "-g", "!.git", "--encoding", "none", "--no-messages"]
@@ -438,13 +459,21 @@ async def _run_rg(
             with contextlib.suppress(ProcessLookupError):
                 proc.kill()
             await proc.wait()
+    return await _threaded(_rg_rows, out, stop=stop)
+
+
+def _rg_rows(out: bytes, *, stop: threading.Event) -> list[RgMatch] | None:
+    """The matches of ripgrep's ``--json`` output, binary files' left out; ``None`` without
+    its summary (ripgrep did not run the search)."""
     rows: list[RgMatch] = []
     pending: dict[str, list[RgMatch]] = {}
     summary = False
     for raw in out.split(b"\n"):
         if not raw:
             continue
-        msg = json.loads(raw)
+        if stop.is_set():
+            return None
+        msg = fastjson.loads(raw.decode("utf-8", "surrogatepass"))  # ripgrep's own JSON
         data = msg.get("data", {})
         kind = msg.get("type")
         if kind == "match":
@@ -562,7 +591,9 @@ class GrepTool:
             lines.close()
         if found is None:
             return Outcome(kind="cancelled", output=_cancelled("grep"))
-        return Outcome(kind="ok", output=render_rows(found, pattern.pattern, shown))
+        # 130,000 rows are counted by file and cut in a worker thread, off the event loop
+        output = await asyncio.to_thread(render_rows, found, pattern.pattern, shown)
+        return Outcome(kind="ok", output=output)
 
     @staticmethod
     async def _search(
