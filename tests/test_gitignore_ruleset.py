@@ -52,11 +52,19 @@ RULE_LINES = st.tuples(st.booleans(), st.sampled_from(PATTERNS), st.booleans()).
 def test_a_rule_set_decides_as_every_rule_in_turn(
     files: list[tuple[str, list[str]]], paths: list[tuple[list[str], bool]]
 ) -> None:
-    rules = [rule for base, lines in files for rule in parse_rules("\n".join(lines), base)]
-    rule_set = RuleSet(rules)
+    groups = [parse_rules("\n".join(lines), base) for base, lines in files]
+    rules = [rule for group in groups for rule in group]
+    whole = RuleSet(rules)
+    chain = [RuleSet([])]  # as the walk builds it: one .gitignore at a time
+    for group in groups:
+        chain.append(chain[-1].extended(group))
     for parts, is_dir in paths:
         rel = "/".join(parts)
-        assert rule_set.ignored(rel, is_dir) == reference(rel, is_dir, rules), (rel, is_dir)
+        expected = reference(rel, is_dir, rules)
+        assert whole.ignored(rel, is_dir) == chain[-1].ignored(rel, is_dir) == expected, rel
+        # each set below is left as it was by those built on it (sibling folders share it)
+        for below in chain[:-1]:
+            assert below.ignored(rel, is_dir) == reference(rel, is_dir, below.rules), rel
 
 
 def test_a_long_gitignore_is_not_matched_rule_by_rule(tmp_path: Path) -> None:

@@ -173,14 +173,17 @@ class RuleSet:
         "suffixes",
     )
 
-    def __init__(self, rules: list[Rule]) -> None:
-        self.rules = rules
-        self.by_name: dict[str, list[int]] = {}
-        self.by_path: dict[str, list[int]] = {}
-        self.by_prefix: dict[int, dict[str, list[int]]] = {}
-        self.by_suffix: dict[int, dict[str, list[int]]] = {}
-        self.others: list[int] = []
-        for i, rule in enumerate(rules):
+    def __init__(self, rules: list[Rule], below: RuleSet | None = None) -> None:
+        """``rules`` (a ``.gitignore``'s, in order), after ``below``'s when given: what is
+        sorted already is shared, never sorted again (a tree of many ``.gitignore`` files
+        sorts each rule once), and copied only where a new rule goes."""
+        self.rules: list[Rule] = below.rules + rules if below else rules
+        self.by_name: dict[str, list[int]] = dict(below.by_name) if below else {}
+        self.by_path: dict[str, list[int]] = dict(below.by_path) if below else {}
+        self.by_prefix: dict[int, dict[str, list[int]]] = dict(below.by_prefix) if below else {}
+        self.by_suffix: dict[int, dict[str, list[int]]] = dict(below.by_suffix) if below else {}
+        others: list[int] = []
+        for i, rule in enumerate(rules, len(below.rules) if below else 0):
             pattern = rule.matcher.pattern
             anchored = rule.anchored
             if anchored and pattern.startswith("**/") and "/" not in pattern[3:]:
@@ -188,22 +191,23 @@ class RuleSet:
             wild = [c for c in pattern if c in _WILD]
             if not wild:
                 if anchored:
-                    key = f"{rule.base}/{pattern}" if rule.base else pattern
-                    self.by_path.setdefault(key, []).append(i)
+                    _add(self.by_path, f"{rule.base}/{pattern}" if rule.base else pattern, i)
                 else:
-                    self.by_name.setdefault(pattern, []).append(i)
-            elif wild == ["*"] and not anchored and len(pattern) > 1:
-                if pattern[0] == "*":
-                    table = self.by_suffix.setdefault(len(pattern) - 1, {})
-                    table.setdefault(pattern[1:], []).append(i)
-                elif pattern[-1] == "*":
-                    table = self.by_prefix.setdefault(len(pattern) - 1, {})
-                    table.setdefault(pattern[:-1], []).append(i)
-                else:
-                    self.others.append(i)
+                    _add(self.by_name, pattern, i)
+            elif wild == ["*"] and not anchored and len(pattern) > 1 and pattern[0] == "*":
+                table = self.by_suffix[len(pattern) - 1] = dict(
+                    self.by_suffix.get(len(pattern) - 1, {})
+                )
+                _add(table, pattern[1:], i)
+            elif wild == ["*"] and not anchored and len(pattern) > 1 and pattern[-1] == "*":
+                table = self.by_prefix[len(pattern) - 1] = dict(
+                    self.by_prefix.get(len(pattern) - 1, {})
+                )
+                _add(table, pattern[:-1], i)
             else:
-                self.others.append(i)
-        self.others.reverse()  # the last rule that matches decides
+                others.append(i)
+        others.reverse()  # the last rule that matches decides
+        self.others: list[int] = others + below.others if below else others
         self.prefixes = sorted(self.by_prefix.items())
         """(length, table), shortest first: a name is looked up only as far as it is long."""
         self.suffixes = sorted(self.by_suffix.items())
@@ -213,7 +217,7 @@ class RuleSet:
 
     def extended(self, more: list[Rule]) -> RuleSet:
         """These rules, then ``more`` (a folder's own ``.gitignore``)."""
-        return RuleSet(self.rules + more) if more else self
+        return RuleSet(more, self) if more else self
 
     def ignored(self, rel: str, is_dir: bool) -> bool:
         """Whether the last rule matching ``rel`` (a folder when ``is_dir``) ignores it."""
@@ -253,6 +257,11 @@ class RuleSet:
                 best = i
                 break
         return best >= 0 and not rules[best].negate
+
+
+def _add(table: dict[str, list[int]], key: str, index: int) -> None:
+    """``index`` under ``key``, in a new list: a rule set extended from this one shares it."""
+    table[key] = [*table.get(key, ()), index]
 
 
 def _applies(rule: Rule, rel: str, is_dir: bool) -> bool:
