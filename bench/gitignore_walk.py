@@ -2,13 +2,14 @@
 same walk with no ``.gitignore`` at all.
 
     .venv/bin/python bench/gitignore_walk.py [--files 30000] [--rules 315] [--runs 3]
-                                             [--baseline DIR]
+                                             [--per-folder 100] [--nested] [--baseline DIR]
 
 A repository's ``.gitignore`` is often templates put together (Python, Node, the editors,
 the OS): a few hundred rules, nearly all a name (``node_modules``), ``*`` and a suffix
 (``*.pyc``), a prefix and ``*`` or a path (``docs/_build``). This makes a tree of
-``--files`` files (folders of 100, names of a dozen shapes, some of them ignored) and a
-root ``.gitignore`` of ``--rules`` such rules (plus a few ``**/`` and ``?`` ones), then
+``--files`` files (folders of ``--per-folder``, names of a dozen shapes, some of them
+ignored) and a root ``.gitignore`` of ``--rules`` such rules (plus a few ``**/`` and ``?``
+ones; with ``--nested``, each folder also has a ``.gitignore`` of three rules), then
 times, in child processes, alternating: ``gitignore.walk`` over it (the reference: the same
 walk with the ``.gitignore`` renamed away), and with ``--baseline`` (``DIR/frontier/...``,
 e.g. ``git archive`` of an older commit) that tree's walk. Best and median of ``--runs``;
@@ -45,12 +46,14 @@ def rules(count: int, rng: random.Random) -> list[str]:
     return out[:count]
 
 
-def make_tree(root: Path, files: int, count: int) -> None:
+def make_tree(root: Path, files: int, count: int, per_folder: int, nested: bool) -> None:
     rng = random.Random(46)
     for i in range(files):
-        folder = root / f"pkg{i // 100}"
-        if i % 100 == 0:
+        folder = root / f"pkg{i // per_folder}"
+        if i % per_folder == 0:
             folder.mkdir()
+            if nested:
+                (folder / ".gitignore").write_text("local.tmp\n*.gen\nbuild_out/\n")
         ext = rng.choice(SUFFIXES)
         stem = rng.choice(("mod", "test_mod", "cache_7", "out_20x", "keep", "util"))
         (folder / f"{stem}{i}.{ext}").write_text("")
@@ -72,12 +75,14 @@ def main() -> None:
     parser.add_argument("--files", type=int, default=30_000)
     parser.add_argument("--rules", type=int, default=315)
     parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--per-folder", type=int, default=100, help="files a folder")
+    parser.add_argument("--nested", action="store_true", help="a .gitignore in every folder")
     parser.add_argument("--baseline", type=Path, help="an older tree, DIR/frontier/...")
     args = parser.parse_args()
     print(f"python {sys.version.split()[0]}, {os.cpu_count()} CPUs, load {os.getloadavg()}")
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
-        make_tree(root, args.files, args.rules)
+        make_tree(root, args.files, args.rules, args.per_folder, args.nested)
         env = dict(os.environ)
         arms = {"walk": env}
         if args.baseline:
