@@ -134,3 +134,32 @@ async def test_ripgrep_output_is_read_and_sorted_off_the_event_loop(
     assert found is not None and len(found.rows) == 5
     assert set(seen) == {"_rg_rows", "_kept"}
     assert all(thread is not loop_thread for thread in seen.values())
+
+
+@pytest.mark.parametrize("ripgrep", [False, True])
+async def test_a_search_stops_at_max_found_and_says_so(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, ripgrep: bool
+) -> None:
+    """A common letter in a large tree is millions of lines; the model is shown 500 and the
+    count. Keeping every one (78 s and 7 GB for ``e`` in 33,623 files) is stopped at
+    ``MAX_FOUND``: the rows kept are sorted, and the reply says the search stopped there.
+    Below the bound the count is exact, as before."""
+    if ripgrep and shutil.which("rg") is None:
+        pytest.skip("ripgrep not installed")
+    monkeypatch.setattr(search, "MAX_FOUND", 5)
+    monkeypatch.setattr(search.GrepTool, "use_ripgrep", ripgrep)
+    for name in ("a.txt", "b.txt", "c.txt"):
+        (tmp_path / name).write_text("hit\n" * 4)
+    (tmp_path / "big.log").write_text("hit\n" * 100_000)
+    r = await make_boundary(tmp_path).run(call("grep", pattern="hit"))
+    rows, tail = r.output.splitlines()[:-1], r.output.splitlines()[-1]
+    assert len(rows) == 5 and rows == sorted(rows, key=lambda row: row.split(":")[0])
+    assert tail.startswith("[showing the first 5 of the first 5 matches found, in ")
+    assert "the search stopped there, so there may be more" in tail
+    again = await make_boundary(tmp_path).run(call("grep", pattern="hit"))
+    assert again.output == r.output  # the same matches each time (ripgrep: in path order)
+    (tmp_path / "big.log").unlink()
+    (tmp_path / "c.txt").unlink()
+    monkeypatch.setattr(search, "MAX_FOUND", 8)
+    r = await make_boundary(tmp_path).run(call("grep", pattern="hit"))
+    assert r.output.splitlines()[-1] == "[8 matches in 2 files]"
