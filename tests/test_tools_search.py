@@ -163,3 +163,31 @@ async def test_a_search_stops_at_max_found_and_says_so(
     monkeypatch.setattr(search, "MAX_FOUND", 8)
     r = await make_boundary(tmp_path).run(call("grep", pattern="hit"))
     assert r.output.splitlines()[-1] == "[8 matches in 2 files]"
+
+
+@pytest.mark.parametrize("ripgrep", [False, True])
+async def test_a_gitignore_too_slow_to_follow_leaves_its_folder_unsearched_and_says_why(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, ripgrep: bool
+) -> None:
+    """A ``.gitignore`` of rules matched one by one (``?``, ``[...]``), past
+    ``MAX_ONE_BY_ONE``, would cost every path below it that many matches (100,000 fit in its
+    1 MiB): that folder is not searched, and the reply says why; the rest is. Ripgrep, which
+    applies no ignore file to a path it is given, is not handed such a folder either."""
+    if ripgrep and shutil.which("rg") is None:
+        pytest.skip("ripgrep not installed")
+    monkeypatch.setattr(search.GrepTool, "use_ripgrep", ripgrep)
+    slow = "".join(f"?x{i}\n" for i in range(300))
+    (tmp_path / "ok").mkdir()
+    (tmp_path / "ok" / "a.txt").write_text("hit\n")
+    (tmp_path / "slow").mkdir()
+    (tmp_path / "slow" / ".gitignore").write_text(slow)
+    (tmp_path / "slow" / "b.txt").write_text("hit\n")
+    r = await make_boundary(tmp_path).run(call("grep", pattern="hit"))
+    lines = r.output.splitlines()
+    assert lines[0] == "ok/a.txt:1:hit" and lines[1] == "[1 matches in 1 files]"
+    assert lines[2].startswith("[not searched, could not be read: slow/ (300 .gitignore rules")
+    r = await make_boundary(tmp_path).run(call("grep", pattern="hit", path="slow"))
+    assert r.output.startswith("no matches for /hit/ in slow") and "slow/ (300 " in r.output
+    (tmp_path / ".gitignore").write_text(slow)
+    r = await make_boundary(tmp_path).run(call("grep", pattern="hit"))
+    assert r.output.startswith("no matches") and "./ (300 .gitignore rules" in r.output

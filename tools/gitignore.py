@@ -44,6 +44,12 @@ GITIGNORE_MAX = 1 << 20
 """Bytes of a ``.gitignore`` read (the rest ignored): a hostile one cannot fill memory."""
 MAX_DEPTH = 100
 """Folders deeper than this below the start are not walked (reported as skipped)."""
+MAX_ONE_BY_ONE = 256
+"""Rules of the shapes ``RuleSet`` cannot look up (``?``, ``[...]``, a ``*`` inside a name)
+that may be in force in a folder: each is matched against every path below it, so past
+this a folder is not walked (reported as skipped, with why). A real ``.gitignore`` has a
+few; a file written to be slow (100,000 ``?`` rules fit in its 1 MiB) made each path cost
+100,000 matches."""
 
 
 @record
@@ -215,6 +221,16 @@ class RuleSet:
     def __bool__(self) -> bool:
         return bool(self.rules)
 
+    @property
+    def too_slow(self) -> str:
+        """Why a folder under these rules is not walked (``MAX_ONE_BY_ONE``), or ``""``."""
+        if len(self.others) <= MAX_ONE_BY_ONE:
+            return ""
+        return (
+            f"{len(self.others):,} .gitignore rules in force here are matched one by one "
+            f"(?, [...], a * inside a name); at most {MAX_ONE_BY_ONE} are"
+        )
+
     def extended(self, more: list[Rule]) -> RuleSet:
         """These rules, then ``more`` (a folder's own ``.gitignore``)."""
         return RuleSet(more, self) if more else self
@@ -307,6 +323,9 @@ def walk(
     fd = os.open(root, _DIR_FLAGS)
     try:
         rules = RuleSet(_load(fd, ""))
+        if rules.too_slow:
+            skipped.add("./", rules.too_slow)
+            return
         base = ""
         for k, part in enumerate(parts):
             rel = f"{base}/{part}" if base else part
@@ -318,6 +337,9 @@ def walk(
                 os.close(fd)
                 fd, base = sub, rel
                 rules = rules.extended(_load(fd, base))
+                if rules.too_slow:
+                    skipped.add(f"{rel}/", rules.too_slow)
+                    return
                 continue
             if k < len(parts) - 1:
                 raise NotADirectoryError(errno.ENOTDIR, "Not a directory", rel)
@@ -419,6 +441,9 @@ def _walk_dir(
             continue
         try:
             rules_here = rules.extended(_load(sub, rel))
+            if rules_here.too_slow:
+                skipped.add(f"{rel}/", rules_here.too_slow)
+                continue
             yield from _walk_dir(sub, rel, rules_here, depth + 1, skipped, stop, ignored)
         finally:
             os.close(sub)

@@ -341,6 +341,10 @@ def rg_plan(
     exclude += [r for r, _ in skipped.items if r.endswith("/") and r != "./" and r not in listed]
     ok = all(rel.isascii() or _utf8(rel) for rel in exclude)
     ok = ok and not any("\n" in rel or "\r" in rel for rel in exclude)
+    # A start the walk did not go into (its rules are too slow) is named to ripgrep, which
+    # applies no ignore file to a path it is given: the Python searcher says why instead.
+    here = "./" if start in ("", ".") else start.rstrip("/") + "/"
+    ok = ok and not any(r == "./" or here.startswith(r) for r, _ in skipped.items)
     return RgPlan(exclude, skipped, ok)
 
 

@@ -451,7 +451,7 @@ def _listing(root: Path) -> tuple[tuple[str, ...], int, int]:
     for name, is_dir in sorted(items):
         if name == ".git":
             continue
-        if rules.ignored(name, is_dir):
+        if not rules.too_slow and rules.ignored(name, is_dir):  # names only: listed
             ignored += 1
             continue
         names.append(clean(name) + ("/" if is_dir else ""))
