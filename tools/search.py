@@ -317,7 +317,8 @@ class RgPlan:
     """What ripgrep must leave out to search exactly the walk's files (``rg_plan``)."""
 
     exclude: list[str]
-    """Workspace-relative entries (folders end in ``/``): ignored, too deep, unreadable."""
+    """Workspace-relative entries (folders end in ``/``): ignored, too deep, unreadable, or
+    files the model's glob leaves out."""
     skipped: Skipped
     expressible: bool
     """Every entry can be written as an ignore-file line (UTF-8, no line break)."""
@@ -333,6 +334,9 @@ def rg_plan(
     exclude: list[str] = []
     for entry in walk(root, start, skipped=skipped, stop=stop, ignored=exclude):
         if not _glob_ok(matcher, glob, entry.rel):
+            # left out for ripgrep too: its matches would count towards MAX_FOUND and stop
+            # the search before the files the glob keeps (34,000 such lines: 0.4 s of rg)
+            exclude.append(entry.rel)
             continue
         if _ACCESS_AT and not os.access(entry.name, os.R_OK, dir_fd=entry.dir_fd):
             skipped.add(entry.rel, "permission denied")
@@ -487,13 +491,15 @@ async def _run_rg(
             if matches > 2 * MAX_FOUND:  # binary files' matches are dropped later: room
                 stopped = True  # enough to show, and to say there are more: stop ripgrep
                 break
-        if not stopped:
-            await proc.wait()
     finally:
         if proc.returncode is None:  # stopped, cancelled or timed out: never left running
             with contextlib.suppress(ProcessLookupError):
                 proc.kill()
-            await proc.wait()
+        # asyncio reports the exit only once the pipe is closed: a reader that stopped
+        # reading waited for ever. What is left is read and dropped (ripgrep is dead).
+        while await proc.stdout.read(1 << 16):
+            pass
+        await proc.wait()
     out = b"".join(pieces)
     if stopped:
         out = out[: out.rfind(b"\n") + 1]  # whole lines: the last may be cut
@@ -535,6 +541,9 @@ def _rg_rows(out: bytes, stopped: bool, *, stop: threading.Event) -> list[RgMatc
                 rows.extend(found)
         elif kind == "summary":
             summary = True
+    if stopped:  # the files cut by the stop: their matches so far (a NUL later is unseen)
+        for found in pending.values():
+            rows.extend(found)
     return rows if summary or stopped else None
 
 
