@@ -182,12 +182,12 @@ class RuleSet:
     def __init__(self, rules: list[Rule], below: RuleSet | None = None) -> None:
         """``rules`` (a ``.gitignore``'s, in order), after ``below``'s when given: what is
         sorted already is shared, never sorted again (a tree of many ``.gitignore`` files
-        sorts each rule once), and copied only where a new rule goes."""
+        sorts each rule once), and copied only where a new rule goes, once."""
         self.rules: list[Rule] = below.rules + rules if below else rules
-        self.by_name: dict[str, list[int]] = dict(below.by_name) if below else {}
-        self.by_path: dict[str, list[int]] = dict(below.by_path) if below else {}
-        self.by_prefix: dict[int, dict[str, list[int]]] = dict(below.by_prefix) if below else {}
-        self.by_suffix: dict[int, dict[str, list[int]]] = dict(below.by_suffix) if below else {}
+        names: dict[str, list[int]] = {}
+        paths: dict[str, list[int]] = {}
+        prefixes: dict[int, dict[str, list[int]]] = {}
+        suffixes: dict[int, dict[str, list[int]]] = {}
         others: list[int] = []
         for i, rule in enumerate(rules, len(below.rules) if below else 0):
             pattern = rule.matcher.pattern
@@ -195,24 +195,25 @@ class RuleSet:
             if anchored and pattern.startswith("**/") and "/" not in pattern[3:]:
                 pattern, anchored = pattern[3:], False  # ``**/x`` is ``x`` at any depth
             wild = [c for c in pattern if c in _WILD]
+            starred = wild == ["*"] and not anchored and len(pattern) > 1
             if not wild:
-                if anchored:
-                    _add(self.by_path, f"{rule.base}/{pattern}" if rule.base else pattern, i)
-                else:
-                    _add(self.by_name, pattern, i)
-            elif wild == ["*"] and not anchored and len(pattern) > 1 and pattern[0] == "*":
-                table = self.by_suffix[len(pattern) - 1] = dict(
-                    self.by_suffix.get(len(pattern) - 1, {})
-                )
-                _add(table, pattern[1:], i)
-            elif wild == ["*"] and not anchored and len(pattern) > 1 and pattern[-1] == "*":
-                table = self.by_prefix[len(pattern) - 1] = dict(
-                    self.by_prefix.get(len(pattern) - 1, {})
-                )
-                _add(table, pattern[:-1], i)
+                key = f"{rule.base}/{pattern}" if anchored and rule.base else pattern
+                (paths if anchored else names).setdefault(key, []).append(i)
+            elif starred and pattern[0] == "*":
+                suffixes.setdefault(len(pattern) - 1, {}).setdefault(pattern[1:], []).append(i)
+            elif starred and pattern[-1] == "*":
+                prefixes.setdefault(len(pattern) - 1, {}).setdefault(pattern[:-1], []).append(i)
             else:
                 others.append(i)
         others.reverse()  # the last rule that matches decides
+        self.by_name: dict[str, list[int]] = _merged(below.by_name if below else {}, names)
+        self.by_path: dict[str, list[int]] = _merged(below.by_path if below else {}, paths)
+        self.by_prefix: dict[int, dict[str, list[int]]] = _merged_sized(
+            below.by_prefix if below else {}, prefixes
+        )
+        self.by_suffix: dict[int, dict[str, list[int]]] = _merged_sized(
+            below.by_suffix if below else {}, suffixes
+        )
         self.others: list[int] = others + below.others if below else others
         self.prefixes = sorted(self.by_prefix.items())
         """(length, table), shortest first: a name is looked up only as far as it is long."""
@@ -275,9 +276,27 @@ class RuleSet:
         return best >= 0 and not rules[best].negate
 
 
-def _add(table: dict[str, list[int]], key: str, index: int) -> None:
-    """``index`` under ``key``, in a new list: a rule set extended from this one shares it."""
-    table[key] = [*table.get(key, ()), index]
+def _merged(below: dict[str, list[int]], new: dict[str, list[int]]) -> dict[str, list[int]]:
+    """``below``'s table with ``new``'s indexes after its own, in new lists where they meet:
+    the set below (which sibling folders share) is never changed."""
+    if not new:
+        return below
+    out = dict(below)
+    for key, indexes in new.items():
+        out[key] = out[key] + indexes if key in out else indexes
+    return out
+
+
+def _merged_sized(
+    below: dict[int, dict[str, list[int]]], new: dict[int, dict[str, list[int]]]
+) -> dict[int, dict[str, list[int]]]:
+    """:func:`_merged` for tables by length."""
+    if not new:
+        return below
+    out = dict(below)
+    for size, table in new.items():
+        out[size] = _merged(out.get(size, {}), table)
+    return out
 
 
 def _applies(rule: Rule, rel: str, is_dir: bool) -> bool:
