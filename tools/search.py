@@ -83,7 +83,7 @@ class Found:
     rows: list[str]
     skipped: tuple[tuple[str, str], ...] = ()
     stopped: bool = False
-    """The search stopped at ``MAX_FOUND`` matching lines: there are more than ``rows``."""
+    """The search stopped at ``MAX_FOUND`` matching lines: there may be more than ``rows``."""
 
 
 # ----------------------------------------------------------------------------- arguments
@@ -436,7 +436,8 @@ def _kept(
 ) -> list[str]:
     """The rows of the lines ripgrep found in files the glob keeps and that ``pattern``
     matches as Python reads it, sorted: in the worker thread, as the reading of ripgrep's
-    output is (a common word's 130,000 rows, sorted on the event loop, held it)."""
+    output is (a common word's 130,000 rows, sorted on the event loop before ``MAX_FOUND``,
+    held it)."""
     found = [r for r in found if _glob_ok(matcher, glob, r[3])]
     return _sorted([r[:3] for r in _agreed(pattern, found, stop=stop)])
 
@@ -489,7 +490,7 @@ async def _run_rg(
             pieces.append(piece)
             matches += piece.count(_RG_MATCH)  # a match line's start (a piece may cut one)
             if matches > 2 * MAX_FOUND:  # binary files' matches are dropped later: room
-                stopped = True  # enough to show, and to say there are more: stop ripgrep
+                stopped = True  # enough to show, and to say there may be more: stop it
                 break
     finally:
         if proc.returncode is None:  # stopped, cancelled or timed out: never left running
@@ -647,9 +648,7 @@ class GrepTool:
             lines.close()
         if found is None:
             return Outcome(kind="cancelled", output=_cancelled("grep"))
-        # 130,000 rows are counted by file and cut in a worker thread, off the event loop
-        output = await asyncio.to_thread(render_rows, found, pattern.pattern, shown)
-        return Outcome(kind="ok", output=output)
+        return Outcome(kind="ok", output=render_rows(found, pattern.pattern, shown))
 
     @staticmethod
     async def _search(
