@@ -295,6 +295,24 @@ def test_what_parsing_a_har_builds_is_bounded(monkeypatch: pytest.MonkeyPatch) -
     )
 
 
+def test_brackets_in_request_bodies_strings_do_not_use_up_the_budget(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A long session's HAR repeats the conversation, code and all, in every request body:
+    only the lists and objects a body holds (3 here) are charged, not the brackets in its
+    strings (30). Charging those left the last three of these six bodies unread with 18 of
+    100 in use."""
+    monkeypatch.setattr(capture_har, "MAX_CONTAINERS", 100)
+    body = {"model": "m", "messages": [{"role": "user", "content": "[{" * 15}]}
+    streams = [
+        entry(f"http://h/v1/chat/completions#{i}", CHAT, secrets=False, request=body)
+        for i in range(6)
+    ]
+    found = har_responses(har(*streams))  # the HAR itself: 99 lists and objects
+    assert [r.request for r in found] == [body] * 6
+    assert all(r.notes == () for r in found)
+
+
 def test_the_events_of_a_hars_responses_share_one_bound(monkeypatch: pytest.MonkeyPatch) -> None:
     """The bodies are strings in the HAR, so its container bound does not count their
     events: together its responses may hold ``MAX_EVENTS``, and a body past what is left is

@@ -99,12 +99,12 @@ class _Budget:
         self.events = MAX_EVENTS
 
     def take_containers(self, text: str) -> bool:
-        """Whether ``text`` fits what is left (then it is taken from it)."""
-        n = text.count("{") + text.count("[")  # an over-count: brackets in strings too
-        if n > self.containers:
-            n, over = safejson.containers(text, self.containers)
-            if over >= 0:
-                return False
+        """Whether ``text`` fits what is left (then it is taken from it). Counted exactly,
+        outside its strings: a request body repeats the conversation, whose code is full of
+        brackets, and charging those would use up the budget of a long session's HAR."""
+        n, over = safejson.containers(text, self.containers)
+        if over >= 0:
+            return False
         self.containers -= n
         return True
 
