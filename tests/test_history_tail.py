@@ -20,6 +20,7 @@ from frontier.app.agent.history_events import (
     tail_cut,
 )
 from frontier.app.events import Event
+from frontier.app.session.compactions import CompactionStep
 from frontier.app.session.store import LogRecord
 from frontier.app.session.timeline import Failure
 from frontier.widgets.state import UiState
@@ -38,14 +39,20 @@ op = st.one_of(
     ),
     st.tuples(st.just("error"), st.just(""), st.booleans()),
     st.tuples(st.just("failed"), st.just(""), st.booleans()),
+    st.tuples(st.just("compacted"), st.sampled_from(["stub", "summary"]), st.booleans()),
 )
 
 
-def timeline(ops: list[tuple[str, Any, Any]]) -> tuple[list[LogRecord], list[Failure]]:
+Timeline = tuple[list[LogRecord], list[Failure], list[CompactionStep]]
+
+
+def timeline(ops: list[tuple[str, Any, Any]]) -> Timeline:
     """Timeline rows as a store holds them: calls started and finished in any order, some
-    never; results without a call row (denied before it was written); failed replies."""
+    never; results without a call row (denied before it was written); failed replies;
+    compactions."""
     records: list[LogRecord] = []
     failures: list[Failure] = []
+    steps: list[CompactionStep] = []
     open_calls: list[tuple[int, str]] = []  # (the call row's seq, its id)
     for kind, a, b in ops:
         seq = len(records) + 1
@@ -73,7 +80,10 @@ def timeline(ops: list[tuple[str, Any, Any]]) -> tuple[list[LogRecord], list[Fai
             records.append(LogRecord(seq, "error", 0.0, None, None, None, data))
         elif kind == "failed":
             failures.append(Failure(seq - 1, 0.0, f"HTTP 500 after row {seq - 1}"))
-    return records, failures
+        elif kind == "compacted":
+            detail = {"reason": "too_long" if b else "threshold", "rounds": seq, "withdrawn": seq}
+            steps.append(CompactionStep(seq - 1, a, detail))
+    return records, failures, steps
 
 
 def shown(events: list[Event], keep: int) -> list[tuple[str, str]]:
@@ -91,7 +101,7 @@ def test_a_long_turn_of_calls_applies_only_its_tail() -> None:
     for n in range(4_000):
         ops += [("assistant", "Reading.", False), ("call", IDS[n % 3], False)]
         ops += [("started", 0, False), ("result", 0, "ok")]
-    records, _ = timeline(ops)
+    records, _, _ = timeline(ops)
     keep = UiState().models.transcript.entries.maxlen or 0
     cut = tail_cut(records, keep)
     assert cut is not None
@@ -108,7 +118,7 @@ def test_a_call_finished_after_the_cut_it_would_need_moves_the_start_before_it()
     for n in range(20):
         ops += [("call", f"q{n}", False), ("result", 1, "ok")]  # each quick call finishes
     ops += [("result", 0, "ok")]  # the long one
-    records, _ = timeline(ops)
+    records, _, _ = timeline(ops)
     assert tail_cut(records, 5) == 1  # the long call's row
     assert shown(list(history_events(records[1:])), 5) == shown(list(history_events(records)), 5)
 
@@ -120,7 +130,7 @@ def test_the_timeline_read_from_its_end_shows_what_all_of_it_showed(
     """The rows read from the end (pages of ``limit`` rows, doubling) make the newest of
     the events every row makes (failed replies before the rows kept are left with them),
     and applied whole they give the same Transcript."""
-    records, failures = timeline(ops)
+    records, failures, steps = timeline(ops)
     pages: list[int] = []
 
     def page(before: int | None, size: int) -> list[LogRecord]:
@@ -128,11 +138,13 @@ def test_the_timeline_read_from_its_end_shows_what_all_of_it_showed(
         pages.append(len(rows))
         return rows
 
-    tail, kept_failures = history_tail(page, lambda: failures, keep, limit)
+    tail, kept = history_tail(page, lambda: [*failures, *steps], keep, limit)
+    kept_failures = [k for k in kept if isinstance(k, Failure)]
+    kept_steps = [k for k in kept if isinstance(k, CompactionStep)]
     assert tail == records[len(records) - len(tail) :]
     assert sum(pages) <= 2 * len(records) + limit  # each page at most doubles the last
-    every = list(history_events(records, failures if records else []))  # no rows: nothing
-    events = list(history_events(tail, kept_failures))
+    every = list(history_events(records, *((failures, steps) if records else ())))  # no rows
+    events = list(history_events(tail, kept_failures, kept_steps))
     assert events == every[len(every) - len(events) :]  # the same events, the newest
     assert shown(events, keep) == shown(every, keep)
 
@@ -141,8 +153,12 @@ class Rows:
     """The parts of a store ``read_tail`` and ``events_since`` read, over a timeline that
     grows (``upto``: the rows written so far)."""
 
-    def __init__(self, records: list[LogRecord], failures: list[Failure]) -> None:
+    def __init__(
+        self, records: list[LogRecord], failures: list[Failure], steps: list[CompactionStep]
+    ) -> None:
         self.all_records, self.all_failures, self.upto = records, failures, 0
+        self.all_steps = steps
+        self.compactions = self  # ``store.compactions.steps``
 
     def _written(self) -> list[LogRecord]:
         return self.all_records[: self.upto]
@@ -160,6 +176,10 @@ class Rows:
         written = {r.seq for r in self._written()}
         return [f for f in self.all_failures if f.log_seq in written]
 
+    def steps(self, session_id: str) -> list[CompactionStep]:
+        written = {r.seq for r in self._written()}
+        return [s for s in self.all_steps if s.log_seq in written]
+
 
 @given(st.lists(op, max_size=60), st.floats(0, 1), st.integers(1, 8))
 def test_rows_written_after_the_history_was_shown_follow_it_on_the_same_rows(
@@ -168,8 +188,8 @@ def test_rows_written_after_the_history_was_shown_follow_it_on_the_same_rows(
     """A resume shows the stored talk, then what its build wrote (a reconciled result):
     shown in two parts, the Transcript reads as if all of it had been read at the end, and
     a result finds the call row shown before instead of making one."""
-    records, failures = timeline(ops)
-    store = Rows(records, failures)
+    records, failures, steps = timeline(ops)
+    store = Rows(records, failures, steps)
     store.upto = int(at * len(records))  # the rows stored when the history was read
     read = read_tail(store, "s", keep)  # type: ignore[arg-type]
     store.upto = len(records)

@@ -32,9 +32,10 @@ from frontier.app.agent.session import AgentSession
 from frontier.app.cli import main as cli
 from frontier.app.commands import resume
 from frontier.app.config import Config
-from frontier.app.events import Compacted, Event, TurnEnded
+from frontier.app.events import AssistantText, Compacted, Event, TurnEnded, UserMessage
 from frontier.app.frontends.tui.app import FrontierApp
 from frontier.widgets.prompt_input import PromptInput
+from frontier.widgets.state import UiState
 
 BIG_LINE = "line {:03d} of the big file, long enough to weigh in the context window\n"
 BIG = "".join(BIG_LINE.format(i) for i in range(300))
@@ -179,6 +180,25 @@ async def test_compact_makes_the_next_request_shorter(model: Model, workspace: P
         assert "anything else?" in sent and "/compact" not in sent
         assert MARK not in sent  # the big read is a stub now
         assert size(after) < size(before)  # shorter, though it carries one more message
+        sid = app.session.session_id  # type: ignore[union-attr]
+
+    # resumed, the history says where the model's view was shortened, as it did live
+    config = Config(base_url=model.url, model="first", protocol="ctl-heredoc", approval="auto")
+    resumed = create_runtime(config, session_id=sid, workspace=workspace)
+    try:
+        history = resumed.history_events()
+    finally:
+        await resumed.close()
+    assert history.count(compacted) == 1
+    at = history.index(compacted)
+    assert history[at - 1] == AssistantText("Read all three.")
+    assert history[at + 1] == UserMessage("anything else?")
+    state = UiState()
+    state.show_history(history)
+    shown = [(e.role, e.text) for e in state.transcript]
+    line = next(i for i, (role, text) in enumerate(shown) if "⇣ compacted (/compact)" in text)
+    assert shown[line - 1] == ("ai", "Read all three.")
+    assert shown[line + 1] == ("you", "anything else?")
 
 
 async def test_model_switch_is_used_next_and_kept_by_continue(

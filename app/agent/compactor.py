@@ -46,8 +46,9 @@ from frontier.app.agent.compaction import (
     transcript,
     units,
 )
+from frontier.app.agent.compaction_event import compaction_event
 from frontier.app.agent.loop import PersistenceFailed, RequestCounter, TooLong
-from frontier.app.events import Compacted, ContextUsage, Event, Retry, Summarising, TokenUsage
+from frontier.app.events import ContextUsage, Event, Retry, Summarising, TokenUsage
 from frontier.app.model.client import Client
 from frontier.app.model.conversation import (
     TOO_LONG_OPENINGS,
@@ -258,17 +259,7 @@ class Compactor:
             "withdrawn": size,
         }
         self._record("stub", items, detail, positions)
-        self._emit(
-            Compacted(
-                "stub",
-                before,
-                after,
-                window,
-                0,
-                "too_long",
-                f"your message ({size:,} bytes) withdrawn from what the model is sent",
-            )
-        )
+        self._emit(compaction_event("stub", detail))
         return items
 
     # ------------------------------------------------------------------ compacting
@@ -320,7 +311,6 @@ class Compactor:
         rounds = len({_unit_of(items, s.index) for s in stubs})
         self.budget.rewritten()  # the server's last count is of the history before this
         after = self.budget.used(_with(request, stubbed))
-        saved = sum(s.nbytes for s in stubs)
         detail = {
             "reason": reason,
             "before": before,
@@ -334,18 +324,7 @@ class Compactor:
             ],
         }
         self._record("stub", stubbed, detail, positions)
-        self._emit(
-            Compacted(
-                "stub",
-                before,
-                after,
-                self.budget.window or 0,
-                rounds,
-                reason,
-                f"{_count(len(stubs), 'tool result')} ({saved:,} bytes) from "
-                f"{_count(rounds, 'round')} {_older_than(keep)} replaced by stubs",
-            )
-        )
+        self._emit(compaction_event("stub", detail))
         return stubbed
 
     async def _summarise(
@@ -389,19 +368,7 @@ class Compactor:
             "response_id": summary.response_id,
         }
         self._record("summary", compacted, detail, new_positions)
-        who = "the model" if summary.source.startswith("model") else summary.source
-        self._emit(
-            Compacted(
-                "summary",
-                before,
-                after,
-                self.budget.window or 0,
-                plan.rounds,
-                reason,
-                f"{_count(plan.rounds, 'round')} ({len(plan.summarised)} messages) "
-                f"{_older_than(keep)} summarised by {who}",
-            )
-        )
+        self._emit(compaction_event("summary", detail))
         return compacted
 
     async def _ask_for_summary(
@@ -514,16 +481,6 @@ WINDOW_SAID = {
     ASSUMED: "assumed: neither the settings nor the server say; set context_window",
 }
 """Where a window came from (``ContextBudget.source``), as the person reads it."""
-
-
-def _count(n: int, what: str) -> str:
-    return f"{n} {what}" if n == 1 else f"{n} {what}s"
-
-
-def _older_than(keep: int) -> str:
-    if keep == 0:
-        return "(the latest too: the request did not fit the window)"
-    return "before the latest" if keep == 1 else f"before the latest {keep}"
 
 
 def _unit_of(items: Sequence[Item], index: int) -> int:

@@ -5,6 +5,10 @@ vocabulary as everything live (``app/events.py``), so there is one input path in
 pane's state: the TUI applies these exactly as it applies a live turn's events, and a
 call from history folds and opens in the pager like one that just ran.
 
+Each compaction stored (``session/compactions.py``) is the :class:`Compacted` it
+announced live, after the row that was last when it happened: the person sees where the
+model's view of the talk above was shortened, as they did then.
+
 What the timeline never stored is not invented: no stream bytes, no responses, no
 token counts. A reply the person interrupted is its text followed by the
 ``TurnEnded("cancelled")`` that ended it (the key that stopped it is not stored).
@@ -12,9 +16,11 @@ token counts. A reply the person interrupted is its text followed by the
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
+from frontier.app.agent.compaction_event import compaction_event
 from frontier.app.agent.undo import split_notices
 from frontier.app.events import (
     AssistantText,
@@ -31,8 +37,19 @@ from frontier.app.events import (
 from frontier.app.record import record
 
 if TYPE_CHECKING:
+    from frontier.app.session.compactions import CompactionStep
     from frontier.app.session.store import SessionStore
     from frontier.app.session.timeline import Failure, LogRecord
+
+
+class Placed(Protocol):
+    """What happened after a timeline row without being one: a failed reply, a compaction."""
+
+    @property
+    def log_seq(self) -> int: ...
+
+
+P = TypeVar("P", bound=Placed)
 
 
 @record
@@ -43,22 +60,28 @@ class HistoryRead:
     records: list[LogRecord]
     failures: list[Failure]
     events: list[Event]
+    steps: list[CompactionStep]
 
 
 def read_tail(store: SessionStore, session_id: str, keep: int | None) -> HistoryRead:
     """The events of a stored session's timeline a front end keeping ``keep`` entries
     shows (``None``: every one), reading only the tail that makes them
     (:func:`history_tail`)."""
+    from frontier.app.session.timeline import Failure
+
+    def placed() -> list[Failure | CompactionStep]:
+        return [*store.failures(session_id), *store.compactions.steps(session_id)]
+
     if keep is None:
         records = store.records(session_id)
-        failures = store.failures(session_id) if records else []
+        marks = placed() if records else []
     else:
-        records, failures = history_tail(
-            lambda before, limit: store.records_before(session_id, before, limit),
-            lambda: store.failures(session_id),
-            keep,
+        records, marks = history_tail(
+            lambda before, limit: store.records_before(session_id, before, limit), placed, keep
         )
-    return HistoryRead(records, failures, list(history_events(records, failures)))
+    failures = [m for m in marks if isinstance(m, Failure)]
+    steps = [m for m in marks if not isinstance(m, Failure)]
+    return HistoryRead(records, failures, list(history_events(records, failures, steps)), steps)
 
 
 def events_since(store: SessionStore, session_id: str, read: HistoryRead) -> list[Event]:
@@ -70,15 +93,18 @@ def events_since(store: SessionStore, session_id: str, read: HistoryRead) -> lis
     newer = store.records_after(session_id, last)
     if not newer:
         return []
-    # the failures read, then any placed after the last row read: the events of the rows
-    # read come out exactly as before, and the new ones follow them
+    # the failures and compactions read, then any placed after the last row read: the
+    # events of the rows read come out exactly as before, and the new ones follow them
     failures = [*read.failures, *(f for f in store.failures(session_id) if f.log_seq > last)]
-    events = list(history_events([*read.records, *newer], failures))
+    later = (s for s in store.compactions.steps(session_id) if s.log_seq > last)
+    events = list(history_events([*read.records, *newer], failures, [*read.steps, *later]))
     return events[len(read.events) :]
 
 
 def history_events(
-    records: Iterable[LogRecord], failures: Sequence[Failure] = ()
+    records: Iterable[LogRecord],
+    failures: Sequence[Failure] = (),
+    steps: Sequence[CompactionStep] = (),
 ) -> Iterator[Event]:
     """The events of ``records`` (a session timeline in commit order): ``user`` →
     :class:`UserMessage` (what the person typed; the undo notes sent with it apart),
@@ -88,13 +114,19 @@ def history_events(
     :class:`ContractError`. Unknown row types are skipped (a newer store's rows). Each of
     ``failures`` (the replies that failed: ``Timeline.failures``) is the
     ``TurnEnded`` that ended its turn (``provider_error``, or ``too_long``), after the row it
-    followed."""
+    followed; each of ``steps`` (``Compactions.steps``, oldest first) is the
+    :class:`Compacted` it announced, after the row it followed and before a failure placed
+    there too (the request that failed was the one compacted)."""
     calls: dict[int, ToolCall] = {}
-    pending = sorted(failures, key=lambda f: f.log_seq)
+    placed: list[tuple[int, int, Event]] = [
+        (s.log_seq, 0, compaction_event(s.step, s.detail)) for s in steps
+    ]
+    placed += [(f.log_seq, 1, TurnEnded(f.reason, f.why)) for f in failures]
+    placed.sort(key=lambda p: p[:2])  # stable: steps keep their order
+    pending = deque(placed)
     for rec in records:
-        while pending and pending[0].log_seq < rec.seq:
-            failure = pending.pop(0)
-            yield TurnEnded(failure.reason, failure.why)
+        while pending and pending[0][0] < rec.seq:
+            yield pending.popleft()[2]
         data = rec.data
         if rec.type == "user":  # stored as the model got it: the undo notes come apart
             notices, typed = split_notices(str(data.get("text", "")))
@@ -125,8 +157,8 @@ def history_events(
                 offset if isinstance(offset, int) else 0,
             )
 
-    for failure in pending:
-        yield TurnEnded(failure.reason, failure.why)
+    for _, _, event in pending:
+        yield event
 
 
 def tail_cut(records: Sequence[LogRecord], keep: int) -> int | None:
@@ -162,15 +194,16 @@ def tail_cut(records: Sequence[LogRecord], keep: int) -> int | None:
 
 def history_tail(
     page: Callable[[int | None, int], list[LogRecord]],
-    failures: Callable[[], Sequence[Failure]],
+    failures: Callable[[], Sequence[P]],
     keep: int,
     limit: int | None = None,
-) -> tuple[list[LogRecord], list[Failure]]:
-    """The rows and failures :func:`history_events` needs for a front end's newest
-    ``keep`` entries. ``page(before, limit)`` gives the newest ``limit`` rows before
-    ``seq = before`` (``None``: the end) in commit order; pages (the first of ``limit``
-    rows) double until :func:`tail_cut` finds a start, else the whole timeline is read.
-    A failure before the first row kept ended a turn that no kept entry shows."""
+) -> tuple[list[LogRecord], list[P]]:
+    """The rows and failures (or anything else placed after a row: a compaction)
+    :func:`history_events` needs for a front end's newest ``keep`` entries.
+    ``page(before, limit)`` gives the newest ``limit`` rows before ``seq = before``
+    (``None``: the end) in commit order; pages (the first of ``limit`` rows) double until
+    :func:`tail_cut` finds a start, else the whole timeline is read. A failure before the
+    first row kept ended a turn that no kept entry shows."""
     records: list[LogRecord] = []
     if limit is None:
         limit = max(256, 8 * keep)  # a call is ~4-5 rows (reply, call, started, result)

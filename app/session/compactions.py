@@ -65,6 +65,17 @@ class CompactionRecord:
         return value if isinstance(value, int) else None
 
 
+@record
+class CompactionStep:
+    """A compaction as a resumed session's history shows it: where, and what it did
+    (the items it left are not read)."""
+
+    log_seq: int
+    """The last timeline row when it happened (``0``: before any): it came after that row."""
+    step: str
+    detail: Mapping[str, Any]
+
+
 class Compactions:
     """The ``compactions`` table, and the history with the latest one applied."""
 
@@ -124,6 +135,21 @@ class Compactions:
             (session_id,),
         )
         return [_record(row) for row in rows]
+
+    def steps(self, session_id: str) -> list[CompactionStep]:
+        """Every compaction of the session, oldest first, without the items it left (a
+        resume's history shows where each happened and what it did)."""
+        rows = self.db.read(
+            "SELECT step, detail FROM compactions WHERE session_id = ? ORDER BY id",
+            (session_id,),
+        )
+        out: list[CompactionStep] = []
+        for step, detail_json in rows:
+            detail = fastjson.loads(detail_json)
+            detail = detail if isinstance(detail, dict) else {}
+            log_seq = detail.get("log_seq")
+            out.append(CompactionStep(log_seq if isinstance(log_seq, int) else 0, step, detail))
+        return out
 
     def latest(self, session_id: str) -> CompactionRecord | None:
         rows = self.db.read(
@@ -197,4 +223,4 @@ def _decoded(body: str, seqs: Sequence[object]) -> list[tuple[Item, int | None]]
     return decode_items(list(zip(entries, places, strict=True)))
 
 
-__all__ = ["STEPS", "CompactionRecord", "Compactions"]
+__all__ = ["STEPS", "CompactionRecord", "CompactionStep", "Compactions"]

@@ -88,12 +88,12 @@ def export_records(
 
     for r in log:
         d = r.data
+        while marks and (marks[0].log_seq or 0) < r.seq:  # before a reply failed there:
+            yield from flush()  # the request that failed was the compacted one
+            yield compaction_record(marks.pop(0))
         while ends and ends[0].log_seq < r.seq:
             yield from flush()
             yield ended_record(ends.pop(0))
-        while marks and (marks[0].log_seq or 0) < r.seq:
-            yield from flush()
-            yield compaction_record(marks.pop(0))
         if r.type == "assistant":
             if not text:
                 text_t = r.t
@@ -154,10 +154,10 @@ def export_records(
                 "offset": d.get("offset"),
             }
     yield from flush()
-    for end in ends:
-        yield ended_record(end)
     for mark in marks:
         yield compaction_record(mark)
+    for end in ends:
+        yield ended_record(end)
 
 
 def ended_record(failure: Failure) -> dict[str, Any]:
