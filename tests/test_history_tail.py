@@ -138,7 +138,8 @@ def test_the_timeline_read_from_its_end_shows_what_all_of_it_showed(
         pages.append(len(rows))
         return rows
 
-    tail, kept = history_tail(page, lambda: [*failures, *steps], keep, limit)
+    placed: list[Failure | CompactionStep] = [*failures, *steps]
+    tail, kept = history_tail(page, lambda: placed, keep, limit)
     kept_failures = [k for k in kept if isinstance(k, Failure)]
     kept_steps = [k for k in kept if isinstance(k, CompactionStep)]
     assert tail == records[len(records) - len(tail) :]
