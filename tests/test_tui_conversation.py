@@ -26,7 +26,14 @@ from textual.widgets import Static
 from frontier.app.agent.runtime import create_runtime
 from frontier.app.agent.session import AgentSession
 from frontier.app.config import Config
-from frontier.app.events import CallReady, Event, ResponseEnded, ResponseStarted, TurnEnded
+from frontier.app.events import (
+    CallReady,
+    Event,
+    QueuedDelivered,
+    ResponseEnded,
+    ResponseStarted,
+    TurnEnded,
+)
 from frontier.app.frontends.tui.app import FrontierApp
 from frontier.app.model.catalogue import assumed_window_text
 from frontier.widgets.confirmed import ConfirmedView
@@ -332,6 +339,59 @@ async def test_a_message_the_server_refuses_as_too_long_comes_back_to_the_box(
             assert "⇣ compacted (the model could not take it): your message" in text
             assert asked.count("/v1/chat/completions") == 1  # no summary, no retry
             await workers_done(app)
+
+
+async def test_a_queued_message_the_server_refuses_as_too_long_comes_back_to_the_box(
+    tmp_path: Path,
+) -> None:
+    """Typed while the agent works, the message joins the turn's next request, which the
+    server refuses as too long (the message alone passes its window): the model never
+    answered it, so it is back in the box, as a message sent first would be. The one the
+    model answered is not."""
+    (tmp_path / "notes.txt").write_text("alpha\n")
+    refusal = {
+        "error": {
+            "message": "request (9100 tokens) exceeds the available context size (900 "
+            "tokens), try increasing it",
+            "type": "exceed_context_size_error",
+        }
+    }
+    asked: list[str] = []
+    answer = asyncio.Event()
+
+    async def dispatch(request: web.Request) -> web.StreamResponse:
+        await request.read()
+        asked.append(request.path)
+        if len(asked) > 1:
+            return web.json_response(refusal, status=400)
+        await answer.wait()  # the person queues a message meanwhile
+        resp = await start_sse(request)
+        await resp.write(chunk("call c1 read\narg path notes.txt\nend\n"))
+        await resp.write(finish())
+        await resp.write_eof()
+        return resp
+
+    queued = "".join(f"00:{i % 60:02d} worker {i} failed: timeout\n" for i in range(200))
+    events: list[Event] = []
+    async with serve(dispatch) as url:
+        app = app_for(url, tmp_path, events)
+        async with app.run_test(size=(140, 45)) as pilot:
+            await start(pilot, app, "read notes.txt")
+            await until(pilot, lambda: len(asked) == 1, "the first request")
+            assert app.live is not None and app.live.submit(queued)
+            await until(pilot, lambda: bool(app.session and app.session.queued()), "queued")
+            answer.set()
+            await until(pilot, lambda: any(isinstance(e, TurnEnded) for e in events), "the end")
+            await workers_done(app)
+            (ended,) = [e for e in events if isinstance(e, TurnEnded)]
+            assert ended.reason == "too_long", ended.message
+            assert any(isinstance(e, QueuedDelivered) for e in events)
+            assert asked.count("/v1/chat/completions") == 2
+            box = app.prompt_box()
+            assert box is not None
+            await until(pilot, lambda: box.prompt.text == queued.rstrip(), "the text back")
+            said = "the model did not take your message: it is back in the box"
+            await until(pilot, lambda: said in "\n".join(transcript_lines(app)), "the note")
 
 
 async def test_a_message_the_model_answered_stays_out_of_the_box(tmp_path: Path) -> None:

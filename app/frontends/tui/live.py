@@ -74,6 +74,8 @@ class LiveController:
         """Requests this turn has made, and whether queued messages joined it (a message
         too long for the model goes back to the box only if the model never answered it)."""
         self._joined = False
+        self._delivered: tuple[tuple[str, ...], int] = ((), 0)
+        """The queued messages that joined this turn last, as typed, and ``_asked`` then."""
         self._history_warned = False
         self._undoing = False
         """An undo is under review or being written: no turn starts meanwhile."""
@@ -351,10 +353,11 @@ class LiveController:
                 self._after_queued = prepared
             elif prepared is not None:
                 self._show_sent(prepared)
-            self._asked, self._joined = 0, False
+            self._asked, self._joined, self._delivered = 0, False, ((), 0)
             ended = await session.send(prepared.text if prepared is not None else "")
-            if ended.reason == "too_long" and text and self._asked <= 1 and not self._joined:
-                self._give_back(text)  # refused before, or at, its first request
+            refused = self._refused(text) if ended.reason == "too_long" else ""
+            if refused:
+                self._give_back(refused)
             return ended
         except Exception as exc:
             state.note(f"the turn failed: {exc!r}", "error")
@@ -472,7 +475,7 @@ class LiveController:
         if isinstance(event, ResponseStarted):
             self._asked += 1
         elif isinstance(event, QueuedDelivered):
-            self._joined = True
+            self._joined, self._delivered = True, (event.texts, self._asked)
             state = self.app.state
             for text in event.texts:
                 state.add_user(text)
@@ -490,6 +493,19 @@ class LiveController:
                     f"(the turn ended: {event.reason}): they go with your next message — "
                     "Enter on an empty prompt sends them now, ↑ edits them"
                 )
+
+    def _refused(self, text: str) -> str:
+        """What the model refused as too long without ever answering it, as the person
+        typed it: ``text`` when it was refused before, or at, its first request; when
+        queued messages joined the turn, the last of them to join (with ``text`` when they
+        went in one message with it, at the turn's start), refused at the request that
+        carried them. ``""`` when the model had answered it."""
+        if not self._joined:
+            return text if self._asked <= 1 else ""
+        texts, asked = self._delivered
+        if self._asked - asked > 1:
+            return ""
+        return "\n\n".join([*texts, text] if text and asked == 0 else texts)
 
     def _give_back(self, text: str) -> None:
         """A message too long for the model never reached it: back in the box to shorten,
