@@ -94,6 +94,30 @@ def test_check_exit_codes_and_output(tmp_path: Path, capsys: pytest.CaptureFixtu
     assert "junk.jsonl:1: not a frontier recording" in capsys.readouterr().err
 
 
+def test_the_closing_line_counts_what_held_and_whose_framing_broke(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Each line says ``ok`` when S1–S3 hold, however broken the framing: the closing line
+    counts the responses that broke it, so ``ok`` is not read as "fine"."""
+    clean, broken = tmp_path / "clean.jsonl", tmp_path / "broken.jsonl"
+    write_recording(clean, synthesize("call c1 read\narg path a\nend\n", "ctl"))
+    write_recording(broken, synthesize("call c1 read\narg path a\nnonsense\n", "ctl"))
+    args = argparse.Namespace(sources=[str(clean)])
+    assert check_cmd.main(args) == 0
+    assert capsys.readouterr().out.count("\n") == 1  # one clean response: its line says it all
+
+    assert check_cmd.main(argparse.Namespace(sources=[str(clean), str(broken)])) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert [line[:6] for line in lines[:2]] == ["ok    ", "ok    "]
+    assert "errors=" in lines[1]
+    assert lines[2] == (
+        "2 responses: S1–S3 hold in every one; framing broken: 1 with the model's contract "
+        "errors (--explain shows each contract error)"
+    )
+    assert check_cmd.main(argparse.Namespace(sources=[str(clean), str(clean)])) == 0
+    assert capsys.readouterr().out.splitlines()[-1] == "2 responses: S1–S3 hold in every one"
+
+
 def test_check_exit_1_names_first_violating_offset(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -105,9 +129,10 @@ def test_check_exit_1_names_first_violating_offset(
         "check_stream",
         lambda *a, **k: props.check_stream(*a, **k, factory=eager_factory),
     )
-    assert check_cmd.main(argparse.Namespace(sources=[str(rec)])) == 1
+    assert check_cmd.main(argparse.Namespace(sources=[str(rec), str(rec)])) == 1
     out = capsys.readouterr().out
     assert out.startswith("FAIL") and f"S1 at offset {data.index('end') + 2}" in out
+    assert out.splitlines()[-1] == "2 responses: 2 FAIL S1–S3, 0 hold"
 
 
 def test_long_inputs_sample_fresh_prefixes_but_check_every_prefix_incrementally() -> None:

@@ -405,7 +405,10 @@ def test_check_names_the_servers_framing_error_under_its_line(
     assert lines[0].startswith(("ok    ", "FAIL  ")) and str(path) in lines[0]
     assert lines[1].startswith("      server framing error at event ")
     assert lines[1].endswith(f"(the server's, not the model's): {message}")
-    assert len(lines) == 2  # one line per stream, however many events broke the rules
+    # one line per stream, however many events broke the rules; then the closing count
+    assert len(lines) == 3
+    assert lines[2].startswith("1 response: ")
+    assert "; framing broken: " in lines[2] and "1 with the server's framing errors" in lines[2]
 
 
 def test_a_responses_stream_without_output_index_is_matched_by_item_id() -> None:

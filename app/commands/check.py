@@ -10,7 +10,8 @@ calls never decreases as the prefix grows (``app/cst/props.py``; ``--help`` prin
 them too).
 
 Prints one line per source and exits 1 if any property fails (naming the
-first violating offset), 2 when a source cannot be read. Framing errors in a
+first violating offset), 2 when a source cannot be read; then (more than one response,
+or framing broken) a closing line counting them (:class:`Tally`). Framing errors in a
 recording are not violations: a model may break the contract; the transducer
 must still never run an incomplete or changing call. The exception is
 ``late_arguments``: bytes for a call that had already become executable, so
@@ -144,7 +145,9 @@ def main(args: argparse.Namespace) -> int:
     failed = False
     jobs = getattr(args, "jobs", None)
     verdicts_ = verdicts(sources, jobs)
+    tally = Tally()
     for (name, rec), (report, joins, server, native) in zip(sources, verdicts_, strict=True):
+        tally.add(report, server, native)
         errors = f" errors={','.join(report.errors)}" if report.errors else ""
         running = rec.meta.get("interrupted")
         ids = [str(i) for i in running] if isinstance(running, list) else []
@@ -181,8 +184,51 @@ def main(args: argparse.Namespace) -> int:
             )
         if explain:
             _print_explanations(explained.get(name, []))
+    closing = tally.line(explain)
+    if closing:
+        safe_print(closing)
     sys.stdout.flush()
     return 1 if failed else 0
+
+
+class Tally:
+    """The closing line: how many responses held, and how many broke their framing (the
+    model's contract errors, the server's framing errors, native calls a text protocol
+    never reads). A response's line says ``ok`` when S1–S3 hold, which they do however
+    broken the framing is; a person debugging framing must not read that as "fine"."""
+
+    def __init__(self) -> None:
+        self.responses = self.failed = self.model = self.server = self.native = 0
+
+    def add(self, report: CheckReport, server: Sequence[object], native: Sequence[str]) -> None:
+        self.responses += 1
+        self.failed += report.first is not None
+        self.model += bool(report.errors)
+        self.server += bool(server)
+        self.native += bool(native)
+
+    def line(self, explained: bool) -> str:
+        """``""`` for one response whose line says all there is."""
+        broke = [
+            (self.model, "the model's contract errors"),
+            (self.server, "the server's framing errors"),
+            (self.native, "native calls that did not run"),
+        ]
+        framing = [f"{n} with {what}" for n, what in broke if n]
+        if self.responses == 1 and not framing:
+            return ""
+        held = self.responses - self.failed
+        if self.failed:
+            verdict = f"{self.failed} FAIL S1–S3, {held} hold"
+        else:
+            verdict = "S1–S3 hold in " + ("it" if self.responses == 1 else "every one")
+        unit = "response" if self.responses == 1 else "responses"
+        line = f"{self.responses} {unit}: {verdict}"
+        if framing:
+            line += "; framing broken: " + ", ".join(framing)
+            if self.model and not explained:
+                line += " (--explain shows each contract error)"
+        return line
 
 
 Verdict = tuple["CheckReport", tuple[int, ...], "list[Violation]", tuple[str, ...]]
