@@ -359,7 +359,8 @@ The properties, checked at every byte prefix of each recorded stream:
   S3  the number of executable calls never decreases as the prefix grows
   bound  the pending (undecided) bytes never exceed the protocol's bound
 A model breaking the framing is not a violation (the runtime reports it); bytes that
-arrive for a call already executable are (S2).
+arrive for a call already executable are (S2). A line says ok when the properties hold;
+the closing line counts the responses whose framing broke (--explain shows each error).
 exit status: 0 every property holds, 1 a violation (the first offset is named),
 2 a source cannot be read."""
 
