@@ -379,10 +379,12 @@ def _read_config(path: Path) -> dict[str, Any]:
     """config.toml as a dict (``{}`` when there is none); a key in it is refused."""
     import tomllib
 
+    from frontier.app import toml_text
+
     if not path.is_file():
         return {}
     try:
-        data = tomllib.loads(path.read_text("utf-8"))
+        data = toml_text.loads(path.read_text("utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise ConfigError(f"{path}: invalid TOML ({exc}); fix or delete the file") from exc
     if "api_key" in data:
@@ -844,19 +846,21 @@ def save_setting(key: str, value: str) -> None:
     The file is replaced atomically and durably (``app/files.write_atomic``)."""
     import tomllib
 
+    from frontier.app import toml_text
+
     path = config_path()
     text = ""
     data: dict[str, Any] = {}
     if path.is_file():
         text = path.read_text("utf-8")
         try:
-            data = tomllib.loads(text)
+            data = toml_text.loads(text)
         except (tomllib.TOMLDecodeError, UnicodeDecodeError):
             text, data = "", {}  # an unreadable file: start again (load_config said why)
     wanted = {**data, key: value}
     candidate = _set_top_level_line(text, key, f"{key} = {_toml_value(value)}")
     try:
-        ok = tomllib.loads(candidate) == wanted
+        ok = toml_text.loads(candidate) == wanted
     except tomllib.TOMLDecodeError:
         ok = False
     if not ok:
@@ -963,6 +967,8 @@ def load_approvals(root: Path) -> tuple[dict[str, Any], list[str]]:
     about a file that cannot be read (its rules are then not used: nothing is allowed)."""
     import tomllib
 
+    from frontier.app import toml_text
+
     path = approvals_path()
     try:
         text = path.read_text("utf-8")
@@ -971,7 +977,7 @@ def load_approvals(root: Path) -> tuple[dict[str, Any], list[str]]:
     except (OSError, UnicodeDecodeError) as exc:
         return {}, [f"{path}: cannot read it ({exc}); remembered approvals are not used"]
     try:
-        data = tomllib.loads(text)
+        data = toml_text.loads(text)
     except tomllib.TOMLDecodeError as exc:
         return {}, [f"{path}: invalid TOML ({exc}); remembered approvals are not used"]
     key = str(Path(root).resolve())
@@ -989,6 +995,8 @@ def save_approvals(root: Path, rules: dict[str, list[str]]) -> Path:
     import fcntl
     import tomllib
 
+    from frontier.app import toml_text
+
     path = approvals_path()
     path.parent.mkdir(parents=True, exist_ok=True)
     with open(path.with_suffix(".toml.lock"), "a") as lock:
@@ -996,7 +1004,7 @@ def save_approvals(root: Path, rules: dict[str, list[str]]) -> Path:
         entries: list[dict[str, Any]] = []
         if path.is_file():
             try:
-                entries = _workspace_entries(tomllib.loads(path.read_text("utf-8")))
+                entries = _workspace_entries(toml_text.loads(path.read_text("utf-8")))
             except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
                 raise ConfigError(
                     f"{path}: invalid TOML ({exc}); fix or delete it before remembering a rule"

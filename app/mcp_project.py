@@ -24,6 +24,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Literal
 
+from frontier.app import toml_text
 from frontier.app.config import ConfigError, load_approvals, save_approvals
 from frontier.app.hashes import sha256_hex
 from frontier.app.mcp_config import parse_mcp_servers
@@ -78,7 +79,7 @@ def project_servers(root: Path) -> tuple[list[ProjectServer], list[str]]:
             f"{shown}: {size:,} bytes, more than {MAX_PROJECT_BYTES:,}; its servers are not started"
         ]
     try:
-        doc = tomllib.loads(data.decode("utf-8"))
+        doc = toml_text.loads(data.decode("utf-8"))
         settings = parse_mcp_servers(doc, Path(PROJECT_FILE), base=Path(root))
     except UnicodeDecodeError:
         return [], [f"{shown}: not UTF-8 text; its servers are not started"]

@@ -31,6 +31,7 @@ from frontier.app.evaluation.workload import (
     WorkloadError,
     builtin_workload,
     calls_from_json,
+    load_calls,
 )
 from frontier.app.session.record import synthesize, write_recording
 from frontier.tools.registry import default_registry
@@ -202,6 +203,16 @@ def test_workload_files_are_checked() -> None:
         calls_from_json([{"args": {}}])
     with pytest.raises(WorkloadError, match="list"):
         calls_from_json({"name": "read"})
+    deep = "[" * 100_000 + "]" * 100_000  # json.loads raised RecursionError: a traceback
+    with pytest.raises(WorkloadError, match=r'call #1 \(x\): "args" is nested 100000 levels'):
+        calls_from_json([{"name": "x", "arguments": deep}])
+
+
+def test_a_workload_file_nested_too_deep_is_refused_with_its_depth(tmp_path: Path) -> None:
+    path = tmp_path / "calls.json"
+    path.write_text("[" * 100_000 + "]" * 100_000, "utf-8")
+    with pytest.raises(WorkloadError, match=r"calls.json: the JSON is nested 100000 levels deep"):
+        load_calls(path)
 
 
 # --------------------------------------------------------------------------- plots

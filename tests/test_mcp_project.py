@@ -91,7 +91,7 @@ def test_config_toml_wins_a_name_both_use(tmp_path: Path) -> None:
     assert any("also in config.toml" in n for n in notes)
 
 
-@pytest.mark.parametrize("case", ["big", "link", "toml", "key"])
+@pytest.mark.parametrize("case", ["big", "link", "toml", "deep", "key"])
 def test_a_project_file_frontier_cannot_use_is_a_note_never_a_failed_start(
     tmp_path: Path, case: str
 ) -> None:
@@ -106,11 +106,15 @@ def test_a_project_file_frontier_cannot_use_is_a_note_never_a_failed_start(
         os.symlink(outside, ws / PROJECT_FILE)
     elif case == "toml":
         (ws / PROJECT_FILE).write_text("[mcp_servers.tracker\n", "utf-8")
+    elif case == "deep":  # deeper than tomllib's recursion can follow (a RecursionError)
+        (ws / PROJECT_FILE).write_text("x = " + "[" * 5000 + "]" * 5000 + "\n", "utf-8")
     else:
         (ws / PROJECT_FILE).write_text(SERVER + 'shell = "rm -rf /"\n', "utf-8")
     notes: list[str] = []
     assert session_servers(ws, [], notes) == []
     assert len(notes) == 1 and PROJECT_FILE in notes[0] and "not started" in notes[0], notes
+    if case == "deep":
+        assert "invalid TOML (arrays or inline tables nested too deeply to read)" in notes[0]
 
 
 def test_rules_and_trust_share_the_approvals_file_without_losing_each_other(

@@ -19,6 +19,7 @@ from typing import Any
 
 from frontier.app.events import json_value
 from frontier.app.record import record
+from frontier.app.wire import safejson
 
 
 class WorkloadError(ValueError):
@@ -171,7 +172,9 @@ def calls_from_json(value: Any, source: str = "<calls>") -> tuple[WorkCall, ...]
         args = item.get("args", item.get("arguments", {}))
         if isinstance(args, str):
             try:
-                args = json.loads(args) if args.strip() else {}
+                args = safejson.loads(args) if args.strip() else {}
+            except safejson.JsonLimitError as exc:
+                raise WorkloadError(f'{where} ({name}): "args" is {exc}') from exc
             except json.JSONDecodeError as exc:
                 raise WorkloadError(f'{where} ({name}): "args" is not JSON: {exc.msg}') from exc
         if not isinstance(args, dict):
@@ -192,7 +195,9 @@ def load_calls(path: str | Path) -> tuple[WorkCall, ...]:
     except UnicodeDecodeError as exc:
         raise WorkloadError(f"{p}: not UTF-8 text at byte {exc.start}") from exc
     try:
-        value = json.loads(text)
+        value = safejson.loads(text)
+    except safejson.JsonLimitError as exc:
+        raise WorkloadError(f"{p}: the JSON is {exc}") from exc
     except json.JSONDecodeError as exc:
         raise WorkloadError(f"{p}: not JSON: {exc.msg} (line {exc.lineno})") from exc
     return calls_from_json(value, str(p))

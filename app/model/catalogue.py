@@ -236,8 +236,10 @@ def _parse(text: str) -> _Catalogue:
     """The catalogue in ``text``, keeping every good entry and naming every bad one."""
     import tomllib
 
+    from frontier.app import toml_text
+
     try:
-        data = tomllib.loads(text)
+        data = toml_text.loads(text)
     except tomllib.TOMLDecodeError as exc:
         return _Catalogue((), (), (f"{DATA_FILE}: invalid TOML ({exc})",))
     problems = [f"{DATA_FILE}: unknown top-level key {key!r}" for key in data if key != "model"]
