@@ -1,7 +1,7 @@
 """``frontier import`` of a large HAR, beside reading and parsing the same file with ``json``.
 
     .venv/bin/python bench/har_import.py [--mib 56,111] [--runs 5] [--pretty]
-                                         [--baseline DIR]
+                                         [--shape page|session] [--baseline DIR]
 
 A person debugging a model's framing saves the browser's network panel as a HAR and hands
 it to ``frontier import`` (or ``check``, ``replay``). A HAR holds every request of the page,
@@ -10,11 +10,17 @@ Chat Completions stream (~48 KB of SSE, text then a native call) every ~35 entri
 with the request body that offered the tools. Written on one line (``json.dump``, as
 mitmproxy and many exporters do) or, with ``--pretty``, indented (as Chromium writes it).
 
-Whole processes, spawn to exit, alternating: ``frontier import HAR -o OUT`` (every response
-written as a recording), and the reference ``python -c`` that reads the file and
-``json.loads`` it (what any reader of a HAR pays). With ``--baseline DIR`` (``DIR/frontier``,
-e.g. ``git archive`` of an older commit) that tree's import alternates too; a tree that
-refuses the file says so. p50 and min of ``--runs``; nothing is asserted.
+``--shape session``: instead, one long agent session's HAR, every entry a model stream
+whose request body carries the whole conversation so far (four messages more each turn:
+the person, a call, its result, a reply; eight tools offered), as a HAR of a coding agent
+is; entries are added until the file reaches ``--mib``.
+
+Whole processes, spawn to exit, alternating, each with its peak RSS (``wait4``):
+``frontier import HAR -o OUT`` (every response written as a recording), and the reference
+``python -c`` that reads the file and ``json.loads`` it (what any reader of a HAR pays).
+With ``--baseline DIR`` (``DIR/frontier``, e.g. ``git archive`` of an older commit) that
+tree's import alternates too; a tree that refuses the file says so. p50 and min of
+``--runs``; nothing is asserted.
 """
 
 from __future__ import annotations
@@ -108,23 +114,94 @@ def make_har(path: Path, mib: int, pretty: bool) -> int:
     return streams
 
 
-def timed(argv: list[str], env: dict[str, str]) -> float | None:
-    """Seconds spawn to exit; ``None`` when the command refused the file (exit 2)."""
+def make_session_har(path: Path, mib: int) -> int:
+    """A HAR of one long session (``--shape session``) of about ``mib`` MiB; its entries."""
+    tool = {
+        "type": "function",
+        "function": {
+            "name": "read",
+            "description": "Read a file. " * 20,
+            "parameters": {"type": "object", "properties": {"path": {"type": "string"}}},
+        },
+    }
+    messages: list[dict[str, object]] = [{"role": "system", "content": "You are an agent. " * 50}]
+    entries: list[dict[str, object]] = []
+    size = 0
+    while size < mib << 20:
+        i = len(entries)
+        call = {"name": "read", "arguments": json.dumps({"path": f"src/f{i}.py"})}
+        messages += [
+            {"role": "user", "content": f"step {i}: " + "please look at the file " * 10},
+            {
+                "role": "assistant",
+                "content": None,
+                "tool_calls": [{"id": f"call_{i}", "type": "function", "function": call}],
+            },
+            {
+                "role": "tool",
+                "tool_call_id": f"call_{i}",
+                "content": "\n".join(f"{k}: line of code number {k}" for k in range(12)),
+            },
+            {"role": "assistant", "content": [{"type": "text", "text": "I read it. " * 8}]},
+        ]
+        body = json.dumps(
+            {"model": "gpt-x", "stream": True, "tools": [tool] * 8, "messages": messages}
+        )
+        text = model_stream(i)
+        entries.append(
+            {
+                "request": {
+                    "method": "POST",
+                    "url": "https://api.example.com/v1/chat/completions",
+                    "postData": {"mimeType": "application/json", "text": body},
+                },
+                "response": {
+                    "status": 200,
+                    "headers": [{"name": "content-type", "value": "text/event-stream"}],
+                    "content": {"mimeType": "text/event-stream", "text": text},
+                },
+            }
+        )
+        size += len(body) + len(text)
+    doc = {
+        "log": {"version": "1.2", "creator": {"name": "bench", "version": "1"}, "entries": entries}
+    }
+    with path.open("w") as f:
+        json.dump(doc, f)
+    return len(entries)
+
+
+Timed = tuple[float, float] | None
+"""Seconds spawn to exit and peak RSS in MiB; ``None`` when the command refused the file."""
+
+
+def timed(argv: list[str], env: dict[str, str]) -> Timed:
+    """Seconds spawn to exit and the process's peak RSS; ``None`` when the command refused
+    the file (exit 2)."""
     began = time.perf_counter()
-    done = subprocess.run(argv, env=env, capture_output=True)
+    child = subprocess.Popen(
+        argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=False
+    )
+    assert child.stderr is not None
+    err = child.stderr.read()  # drained as it comes: a full pipe would hold the child
+    _, status, usage = os.wait4(child.pid, 0)
     took = time.perf_counter() - began
-    if done.returncode == 2:
+    child.returncode = os.waitstatus_to_exitcode(status)
+    child.stderr.close()
+    if child.returncode == 2:
         return None
-    if done.returncode != 0:
-        raise SystemExit(f"{argv}: exit {done.returncode}\n{done.stderr.decode()[-2000:]}")
-    return took
+    if child.returncode != 0:
+        raise SystemExit(f"{argv}: exit {child.returncode}\n{err.decode()[-2000:]}")
+    return took, usage.ru_maxrss / 1024
 
 
-def figure(values: list[float | None]) -> str:
+def figure(values: list[Timed]) -> str:
     done = [v for v in values if v is not None]
     if len(done) < len(values):
         return "refused"
-    return f"{statistics.median(done):.3f} / {min(done):.3f}"
+    seconds = [t for t, _ in done]
+    rss = statistics.median(r for _, r in done)
+    return f"{statistics.median(seconds):.3f} / {min(seconds):.3f}, {rss:.0f} MB"
 
 
 def main() -> None:
@@ -132,6 +209,9 @@ def main() -> None:
     parser.add_argument("--mib", default="56,111", help="HAR sizes, MiB (comma-separated)")
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--pretty", action="store_true", help="indented, as Chromium writes")
+    parser.add_argument(
+        "--shape", choices=("page", "session"), default="page", help="see the module's doc"
+    )
     parser.add_argument("--baseline", type=Path, help="an older tree, DIR/frontier/...")
     args = parser.parse_args()
     print(f"python {sys.version.split()[0]}, {os.cpu_count()} CPUs, load {os.getloadavg()}")
@@ -145,12 +225,15 @@ def main() -> None:
         if args.baseline:
             old = {**env, "PYTHONPATH": str(args.baseline.resolve())}
             arms["baseline import"] = ([PYTHON, *this], old)
-        print(f"\nseconds, whole process, p50 / min of {args.runs}, alternating")
-        print(f"{'HAR':>22} | {'json.loads (ref)':>16} | " + " | ".join(f"{a:>18}" for a in arms))
+        print(f"\nseconds, whole process, p50 / min of {args.runs}, alternating; peak RSS p50")
+        print(f"{'HAR':>22} | {'json.loads (ref)':>24} | " + " | ".join(f"{a:>30}" for a in arms))
         for mib in (int(m) for m in args.mib.split(",")):
-            har = root / f"page-{mib}.har"
-            streams = make_har(har, mib, args.pretty)
-            times: dict[str, list[float | None]] = {"ref": [], **{a: [] for a in arms}}
+            har = root / f"{args.shape}-{mib}.har"
+            if args.shape == "session":
+                streams = make_session_har(har, mib)
+            else:
+                streams = make_har(har, mib, args.pretty)
+            times: dict[str, list[Timed]] = {"ref": [], **{a: [] for a in arms}}
             for run in range(args.runs + 1):  # the first round warms caches, untimed
                 got = {"ref": timed([PYTHON, "-c", READ_AND_PARSE, str(har)], env)}
                 for name, (argv, arm_env) in arms.items():
@@ -162,15 +245,15 @@ def main() -> None:
                         times[name].append(value)
             label = f"{har.stat().st_size / (1 << 20):.0f} MiB, {streams} streams"
             ref = times.pop("ref")
-            ref_p50 = statistics.median(v for v in ref if v is not None)
+            ref_p50 = statistics.median(v[0] for v in ref if v is not None)
             cells = []
             for name in arms:
-                done = [v for v in times[name] if v is not None]
+                done = [v[0] for v in times[name] if v is not None]
                 ratio = (
                     f" {statistics.median(done) / ref_p50:.1f}x" if len(done) == args.runs else ""
                 )
-                cells.append(f"{figure(times[name]) + ratio:>18}")
-            print(f"{label:>22} | {figure(ref):>16} | " + " | ".join(cells))
+                cells.append(f"{figure(times[name]) + ratio:>30}")
+            print(f"{label:>22} | {figure(ref):>24} | " + " | ".join(cells))
         print(f"load {os.getloadavg()}")
 
 

@@ -44,6 +44,11 @@ writes ~50-100 an entry (headers, cookies, timings, initiator stacks), so 10,000
 hold ~1 million; bodies are strings and do not count."""
 MAX_REQUEST_CHARS = 16 << 20
 """A request body larger than this is not parsed (the stream is still read)."""
+KEPT_REQUEST_KEYS = ("model", "stream", "tools")
+"""What is kept of a request body once read: what detection and the notes use (the model,
+the tools offered). The rest — a long session's whole conversation, in every request —
+was kept parsed for every entry and never read: 200 requests of one session (32 MB) held
+~100 MB of dicts and strings."""
 MAX_PATH = 4096
 """A URL longer than this is no model endpoint; the entry is skipped."""
 MAX_MODEL = 200
@@ -91,7 +96,8 @@ def har_responses(data: bytes, entry: int | None = None) -> list[RawResponse]:
 class _Budget:
     """What the bodies of one HAR's responses may still build once read: they are strings in
     the HAR, so its own bound does not count them. The request bodies' lists and objects
-    (each is parsed and kept with its response) share ``MAX_CONTAINERS``; the responses'
+    (each is parsed, then its :data:`KEPT_REQUEST_KEYS` kept with its response) share
+    ``MAX_CONTAINERS``: the parses' work stays bounded as the HAR's own is; the responses'
     events share ``MAX_EVENTS``."""
 
     def __init__(self) -> None:
@@ -273,7 +279,7 @@ def _request(entry: Mapping[str, Any], notes: list[str], budget: _Budget) -> dic
     if not isinstance(obj, dict):
         notes.append("the request body is not a JSON object; it was not read")
         return None
-    return obj
+    return {key: obj[key] for key in KEPT_REQUEST_KEYS if key in obj}
 
 
 def _ms(value: Any) -> float | None:

@@ -51,7 +51,8 @@ class RawResponse:
     """The request's URL path (``/v1/chat/completions``, ``/v1/responses``,
     ``/v1/messages``) when the capture says; never the host, query or headers."""
     request: dict[str, Any] | None = None
-    """The request body as JSON when the capture has it (tools, model, stream options)."""
+    """What was read of the request body when the capture has it: its ``model``, ``stream``
+    and ``tools`` (``capture_har.KEPT_REQUEST_KEYS``; the conversation is not kept)."""
     model: str = ""
     torn: bool = False
     """The capture ended inside an event (a torn last line): that event is dropped."""
