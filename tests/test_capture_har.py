@@ -10,6 +10,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
 
 from frontier.app.cli import main as cli_main
 from frontier.app.session import capture, capture_har
@@ -393,3 +395,29 @@ def test_the_tools_a_request_offered_are_said_and_a_call_to_another_is_flagged(
     assert header["offered_tools"] == ["a", "b"]
     assert header["notes"] == ["called a tool the request did not offer: rm_rf"]
     capsys.readouterr()
+
+
+@settings(max_examples=200, deadline=None)
+@example([(40, 0), (40, 0), (35, 0)])  # the third is one over what is left
+@example([(40, 0), (40, 0), (34, 1)])  # the third fits exactly, its strings' brackets not
+@given(st.lists(st.tuples(st.integers(0, 40), st.integers(0, 60)), min_size=1, max_size=6))
+def test_bodies_are_read_or_left_as_exact_counts_would_decide(
+    shapes: list[tuple[int, int]],
+) -> None:
+    """Bodies are charged their bracket count (strings' brackets included) while it fits,
+    and every body's exact count once one does not: the bodies read are exactly those an
+    exact count of each would read, however many brackets their strings hold."""
+    bodies = [{"model": "m", "a": [[] for _ in range(k)], "s": "[{" * m} for k, m in shapes]
+    streams = [
+        entry(f"http://h/v1/chat/completions#{i}", CHAT, secrets=False, request=body)
+        for i, body in enumerate(bodies)
+    ]
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(capture_har, "MAX_CONTAINERS", 120)  # the HAR itself: under 110
+        found = har_responses(har(*streams))
+    left, expected = 120, []
+    for k, _ in shapes:
+        exact = 2 + k  # the body, its list, k lists in it
+        expected.append(exact <= left)
+        left -= exact if exact <= left else 0
+    assert [r.request is not None for r in found] == expected
