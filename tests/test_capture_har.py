@@ -421,3 +421,26 @@ def test_bodies_are_read_or_left_as_exact_counts_would_decide(
         expected.append(exact <= left)
         left -= exact if exact <= left else 0
     assert [r.request is not None for r in found] == expected
+
+
+def test_responses_detected_alike_are_said_in_one_line(tmp_path: Path) -> None:
+    """A long session's HAR is hundreds of responses detected alike: one line names them
+    all (a run of them; a response with a note, or read another way, keeps its own), where
+    each had its own line and the replay's Transcript filled with them first."""
+    page = entry("https://h/index.html", "<html>", mime="text/html", secrets=False)
+    chat = [entry("https://h/v1/chat/completions", CHAT, secrets=False) for _ in range(3)]
+    cut = entry("https://h/v1/chat/completions", CHAT, secrets=False, size=10_000)
+    other = entry("https://h/v1/messages", ANTHROPIC, secrets=False)
+    path = tmp_path / "s.har"
+    path.write_bytes(har(*chat[:2], page, chat[2], cut, other, *chat[:2]))
+    lines = capture.detection_lines(capture_sources(str(path)))
+    assert lines[0] == (
+        f"{path}#1–#2, #4 (3 responses): capture: HAR · openai-chat (from choices chunks) · "
+        "ctl-heredoc (no call in the text: the default text mode) · 9 events · finish stop ×3"
+    )
+    assert lines[1].startswith(f"{path}#5: capture: HAR #5 · ") and "truncated" in lines[1]
+    assert lines[2].startswith(f"{path}#6: capture: HAR #6 · anthropic-messages")
+    assert lines[3].startswith(f"{path}#7–#8 (2 responses): capture: HAR · openai-chat")
+    assert len(lines) == 4
+    one = capture.detection_lines(capture_sources(f"{path}#4"))
+    assert one == [f"{path}#4: " + capture_sources(f"{path}#4")[0].summary]

@@ -86,7 +86,7 @@ def load_sources(
         raise SourceError(f"{arg}: is a directory; pass recording files (e.g. {arg}/*.jsonl)")
     if not is_capture_arg(arg):
         return _session_sources(arg)
-    from frontier.app.session.capture import CaptureError, capture_sources
+    from frontier.app.session.capture import CaptureError, capture_sources, detection_lines
 
     try:
         found = capture_sources(arg, wire=wire, protocol=protocol)
@@ -95,7 +95,7 @@ def load_sources(
     except CaptureError as exc:
         raise SourceError(f"{arg}: {exc}") from exc
     if detected is not None:
-        detected += [f"{s.name}: {s.summary}" for s in found if s.summary]
+        detected += detection_lines(found)
     return [(s.name, s.recording) for s in found]
 
 

@@ -25,6 +25,7 @@ from frontier.app.session.capture import (
     DEFAULT_RATE,
     CaptureError,
     capture_sources,
+    detection_lines,
     split_pick,
 )
 from frontier.app.session.record import RecordingError, scrub_recording, write_recording
@@ -58,8 +59,9 @@ def main(args: argparse.Namespace) -> int:
         safe_print(f"frontier import: {args.capture}: {exc}", file=sys.stderr)
         return 2
     created = datetime.now(UTC).isoformat(timespec="seconds")
+    for line in detection_lines(found):
+        safe_print(line, file=sys.stderr)
     for source, path in zip(found, paths, strict=True):
-        safe_print(f"{source.name}: {source.summary}", file=sys.stderr)
         rec = source.recording
         meta = {k: v for k, v in rec.meta.items() if v is not None}
         try:

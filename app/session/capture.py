@@ -20,7 +20,7 @@ from __future__ import annotations
 import io
 import re
 import sys
-from collections.abc import Iterable
+from collections.abc import Sequence
 
 from frontier.app.model import registry
 from frontier.app.model.stream import CallStart, End, Finish, ServerError, text_of
@@ -405,9 +405,74 @@ def capture_sources(
     return out
 
 
-def summaries(sources: Iterable[CaptureSource]) -> list[str]:
-    """The non-empty detection lines of ``sources``, each named."""
-    return [f"{s.name}: {s.summary}" for s in sources if s.summary]
+def detection_lines(sources: Sequence[CaptureSource]) -> list[str]:
+    """What was detected in ``sources``, each line named, said first by every command that
+    reads captures. Consecutive responses of one file detected alike (the same kind, wire,
+    protocol and offered tools, each with its reason, and no note) are one line naming
+    them all, with their events and finishes summed: a HAR of a long session is hundreds of
+    responses detected alike, and their lines filled the replay's Transcript before
+    anything played."""
+    out: list[str] = []
+    run: list[CaptureSource] = []
+    for source in [*sources, None]:
+        if source is not None and source.summary and run and _alike(run[-1], source):
+            run.append(source)
+            continue
+        if len(run) == 1:
+            out.append(f"{run[0].name}: {run[0].summary}")
+        elif run:
+            out.append(_run_line(run))
+        run = [source] if source is not None and source.summary else []
+    return out
+
+
+def _alike(one: CaptureSource, other: CaptureSource) -> bool:
+    a, b = one.recording, other.recording
+    keys = ("source", "detected", "offered_tools")
+    return (
+        one.name.rpartition("#")[0] == other.name.rpartition("#")[0] != ""
+        and (a.wire, a.mode) == (b.wire, b.mode)
+        and all(a.meta.get(k) == b.meta.get(k) for k in keys)
+        and not a.meta.get("notes")
+        and not b.meta.get("notes")
+    )
+
+
+def _run_line(run: Sequence[CaptureSource]) -> str:
+    """One line for responses :func:`_alike` (their summary's shared parts, counted)."""
+    first = run[0].recording
+    kind = KIND_NAMES.get(str(first.meta.get("source")), str(first.meta.get("source")))
+    how = first.meta.get("detected") or {}
+    finishes: dict[str, int] = {}
+    for source in run:
+        reason = source.recording.finish_reason or "?"
+        finishes[reason] = finishes.get(reason, 0) + 1
+    finished = ", ".join(f"{reason} ×{n}" for reason, n in finishes.items())
+    events = sum(len(source.recording.events) for source in run)
+    file = run[0].name.rpartition("#")[0]
+    line = (
+        f"{file}#{_ranges([s.name.rpartition('#')[2] for s in run])} ({len(run)} responses): "
+        f"capture: {kind} · {first.wire} (from {how.get('wire')}) · {first.mode} "
+        f"({how.get('protocol')}) · {events:,} events · finish {finished}"
+    )
+    offered = first.meta.get("offered_tools")
+    if isinstance(offered, list) and offered:
+        line += " · " + _offered_line(tuple(offered))
+    return line
+
+
+def _ranges(numbers: Sequence[str], shown: int = 6) -> str:
+    """``1–3, #5, #7–#9``: runs of consecutive numbers as ranges (the first ``shown``)."""
+    spans: list[list[int]] = []
+    for text in numbers:
+        n = int(text) if text.isdigit() else -1
+        if spans and n == spans[-1][1] + 1:
+            spans[-1][1] = n
+        else:
+            spans.append([n, n])
+    parts = [f"{a}" if a == b else f"{a}–#{b}" for a, b in spans[:shown]]
+    more = f" and {len(spans) - shown} more" if len(spans) > shown else ""
+    return ", #".join(parts) + more
 
 
 __all__ = [
@@ -418,6 +483,7 @@ __all__ = [
     "detect_kind",
     "detect_protocol",
     "detect_wire",
+    "detection_lines",
     "is_capture_arg",
     "read_capture_bytes",
     "split_pick",
