@@ -444,3 +444,22 @@ def test_responses_detected_alike_are_said_in_one_line(tmp_path: Path) -> None:
     assert len(lines) == 4
     one = capture.detection_lines(capture_sources(f"{path}#4"))
     assert one == [f"{path}#4: " + capture_sources(f"{path}#4")[0].summary]
+
+
+def test_reading_a_large_capture_is_said_first(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A HAR of a long session takes seconds to read before anything shows: ``check``,
+    ``replay`` and ``import`` say first that they are reading it, and how much."""
+    from frontier.app.commands import check
+
+    path = tmp_path / "big.har"
+    path.write_bytes(three_wires())
+    monkeypatch.setattr(check, "SAY_READING", path.stat().st_size)
+    assert cli_main(["check", f"{path}#2"]) == 0
+    assert capsys.readouterr().err.startswith(f"reading {path} (0 MiB)…\n")
+    assert cli_main(["import", str(path), "-o", str(tmp_path / "out.jsonl")]) == 0
+    assert capsys.readouterr().err.startswith(f"reading {path} (0 MiB)…\n")
+    monkeypatch.setattr(check, "SAY_READING", path.stat().st_size + 1)
+    assert cli_main(["check", f"{path}#2"]) == 0
+    assert not capsys.readouterr().err.startswith("reading")

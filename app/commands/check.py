@@ -88,6 +88,7 @@ def load_sources(
         return _session_sources(arg)
     from frontier.app.session.capture import CaptureError, capture_sources, detection_lines
 
+    say_reading(arg)
     try:
         found = capture_sources(arg, wire=wire, protocol=protocol)
     except RecordingError as exc:
@@ -97,6 +98,25 @@ def load_sources(
     if detected is not None:
         detected += detection_lines(found)
     return [(s.name, s.recording) for s in found]
+
+
+SAY_READING = 16 << 20
+"""Bytes of a capture from which reading it is said first, on stderr: a HAR of a long
+session (100 MiB) takes seconds to read before anything else shows (``replay``'s screen
+included), and a silent terminal reads as a hang."""
+
+
+def say_reading(arg: str) -> None:
+    from frontier.app.session.capture_arg import split_pick
+
+    path = split_pick(arg)[0]
+    try:
+        size = os.stat(path).st_size if path != "-" else 0
+    except OSError:
+        return  # reading it says why
+    if size >= SAY_READING:
+        safe_print(f"reading {path} ({size / (1 << 20):.0f} MiB)…", file=sys.stderr)
+        sys.stderr.flush()
 
 
 def _session_sources(arg: str) -> list[tuple[str, Recording]]:

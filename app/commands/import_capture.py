@@ -19,6 +19,7 @@ import sys
 from datetime import UTC, datetime
 from pathlib import Path
 
+from frontier.app.commands.check import say_reading
 from frontier.app.frontends.terminal_text import safe_print
 from frontier.app.record import replace
 from frontier.app.session.capture import (
@@ -50,6 +51,7 @@ def main(args: argparse.Namespace) -> int:
     if rate <= 0:
         safe_print("frontier import: --rate must be above 0", file=sys.stderr)
         return 2
+    say_reading(args.capture)
     try:
         found = capture_sources(args.capture, wire=args.wire, protocol=args.protocol, rate=rate)
         if any(not s.summary for s in found):
