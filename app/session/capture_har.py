@@ -111,10 +111,10 @@ class _Budget:
         holds outside its strings: a request body repeats the conversation, whose code is
         full of brackets, and charging those would use up the budget of a long session's
         HAR. Exact counting is one regex step a bracket (~0.7 s of the 3.8 s a 117 MiB
-        session HAR took to import), so a body is charged the C-level count of its brackets while that fits, an
-        over-count; once one does not, every body so far is charged its exact count
-        instead, and so is this one. A body is refused exactly when exact counts
-        throughout would refuse it."""
+        session HAR took to import), so a body is charged the C-level count of its
+        brackets while that fits, an over-count; once one does not, every body so far is
+        charged its exact count instead, and so is this one. A body is refused exactly
+        when exact counts throughout would refuse it."""
         quick = text.count("[") + text.count("{")
         if quick <= self.containers:
             self.containers -= quick
