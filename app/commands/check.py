@@ -112,7 +112,7 @@ def say_reading(arg: str) -> None:
     path = split_pick(arg)[0]
     try:
         size = os.stat(path).st_size if path != "-" else 0
-    except OSError:
+    except (OSError, ValueError):  # a NUL in the name is a ValueError
         return  # reading it says why
     if size >= SAY_READING:
         safe_print(f"reading {path} ({size / (1 << 20):.0f} MiB)…", file=sys.stderr)
