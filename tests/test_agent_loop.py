@@ -419,3 +419,8 @@ def test_the_last_failure_is_read_back_from_the_history_sent_to_the_model() -> N
     assert last_failure([UserText("go"), failed, UserText("again"), AssistantTurn("Done.")]) is None
     assert last_failure([UserText("go"), AssistantTurn("cut", cut=INTERRUPTED)]) is None
     assert last_failure([UserText("go")]) is None
+    # a long error is cut where the model is told it, and says so
+    long = "HTTP 400 Bad Request — the server says: " + "request exceeds the window " * 20
+    said = last_failure([UserText("go"), AssistantTurn("", cut=failed_cut(long))])
+    assert said is not None and len(said) == 300 and said.endswith("…")
+    assert said[:-1] == " ".join(long.split())[:299]

@@ -85,8 +85,11 @@ class AssistantTurn:
 
 def failed_cut(why: str) -> str:
     """The ``cut`` of a reply that failed (the server's error, a dropped request): what
-    the model is told, and the only place the turn's error is kept (:func:`failure_of`)."""
-    return f"{FAILED_CUT}{' '.join(why.split())[:300]}]"
+    the model is told, and the only place the turn's error is kept (:func:`failure_of`).
+    Past 300 characters it is cut, and ends in "…" so that a resumed session's Transcript
+    and the export show it was cut (they showed "HTTP 400 Bad Reque")."""
+    said = " ".join(why.split())
+    return f"{FAILED_CUT}{said if len(said) <= 300 else said[:299] + '…'}]"
 
 
 TOO_LONG_OPENINGS = ("your message (", "the model's context window is ")
