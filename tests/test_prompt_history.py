@@ -87,6 +87,9 @@ def test_a_damaged_file_loses_only_its_bad_lines(tmp_path: Path) -> None:
         "not json at all\n"
         '{"t": 2, "text": 42}\n'
         '["a list"]\n'
+        + "["
+        * 100_000  # nested past the stack: json.loads raised RecursionError
+        + "\n"
         '{"t": 3, "text": "good two"}\n'
         '{"t": 4, "text": "cut off in the mid'
     )

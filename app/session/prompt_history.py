@@ -130,7 +130,7 @@ class PromptHistory:
             self._lines += 1
             try:
                 obj = json.loads(line)
-            except ValueError:
+            except (ValueError, RecursionError):  # not JSON, or nested past the stack
                 continue
             if isinstance(obj, dict) and isinstance(obj.get("text"), str) and obj["text"]:
                 entries.append(obj["text"])
