@@ -52,11 +52,19 @@ class CountingBoundary:
         self.calls.append(call)
         return ToolResult(call.id, call.name, "ok", f"output of {call.id}", exit_code=0)
 
-    async def run_batch(self, calls: list[ToolCall]) -> list[ToolResult]:
-        return [await self.run(c) for c in calls]
+    async def run_batch(
+        self, calls: list[ToolCall], results: list[ToolResult] | None = None
+    ) -> list[ToolResult]:
+        done = results if results is not None else []
+        for c in calls:
+            done.append(await self.run(c))
+        return done
 
     def cancel_running(self) -> bool:
         return False
+
+    def halt(self) -> None:
+        """Nothing to halt: each call here returns at once."""
 
     @property
     def running(self) -> list[str]:

@@ -100,11 +100,19 @@ class _Boundary:
         self.persistence.commit_result(result)
         return result
 
-    async def run_batch(self, calls: list[ToolCall]) -> list[ToolResult]:
-        return [await self.run(c) for c in calls]
+    async def run_batch(
+        self, calls: list[ToolCall], results: list[ToolResult] | None = None
+    ) -> list[ToolResult]:
+        done = results if results is not None else []
+        for c in calls:
+            done.append(await self.run(c))
+        return done
 
     def cancel_running(self) -> bool:
         return False
+
+    def halt(self) -> None:
+        """Nothing to halt: each call here returns at once."""
 
     @property
     def running(self) -> list[str]:

@@ -305,7 +305,7 @@ async def test_esc_while_waiting_for_a_locked_folder_cancels_and_writes_nothing(
 
     assert result.kind == "cancelled"
     assert result.output == (
-        "write: cancelled by the user (Esc) while waiting for the folder 'src', which is locked "
+        "write: cancelled by the user while waiting for the folder 'src', which is locked "
         "by another process; nothing was written. Re-issue the call once the other process "
         "(another Frontier session, an editor or a build writing there) has finished."
     )

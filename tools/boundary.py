@@ -138,6 +138,8 @@ class ToolBoundary:
         self.persistence_failed = False
         """Set once the store failed: the turn must end (no further calls run)."""
         self._running: dict[str, _Running] = {}
+        self._halted = False
+        """The turn was stopped (:meth:`halt`): the running batch starts no further call."""
 
     # ----------------------------------------------------------------- public API
 
@@ -150,14 +152,19 @@ class ToolBoundary:
         result = await self._escalate(staged, result)
         return await self._finish(call, result, executed=True)
 
-    async def run_batch(self, calls: Sequence[ToolCall]) -> list[ToolResult]:
+    async def run_batch(
+        self, calls: Sequence[ToolCall], results: list[ToolResult] | None = None
+    ) -> list[ToolResult]:
         """Segmented: consecutive parallel-safe calls run concurrently, sequential ones alone.
 
-        Results are committed in the original order. A ``session_persistence_failed``
-        result or a successful ``terminates`` tool ends the batch; the remaining
-        calls get ``not_executed`` results (still paired, never run).
+        Results are committed in the original order, and appended to ``results`` as they
+        are (so a caller cancelled midway knows which calls have theirs). A
+        ``session_persistence_failed`` result, a successful ``terminates`` tool or
+        :meth:`halt` ends the batch; the remaining calls get ``not_executed`` results
+        (still paired, never run).
         """
-        results: list[ToolResult] = []
+        results = [] if results is None else results
+        self._halted = False
         i = 0
         while i < len(calls):
             seg = [calls[i]]
@@ -172,6 +179,12 @@ class ToolBoundary:
                     results.append(await self._not_executed(call, stop))
                 break
         return results
+
+    def halt(self) -> None:
+        """The turn was stopped while a batch runs: the calls running now end as
+        :meth:`cancel_running` ends them, each with its own result, and the batch starts
+        no further call (each gets ``not_executed``)."""
+        self._halted = True
 
     def cancel_running(self) -> bool:
         """Esc: cancel every running call (exec tools kill their process group; a file
@@ -599,6 +612,8 @@ class ToolBoundary:
     def _stop_reason(self, results: Sequence[ToolResult]) -> str | None:
         if self.persistence_failed:
             return "the session store failed earlier in this batch"
+        if self._halted:
+            return "the turn was interrupted"
         last = results[-1]
         tool = self.registry.get(last.name)
         if tool is not None and tool.spec.terminates and last.ok:
@@ -810,7 +825,7 @@ def _write_stopped(spec: ToolSpec, kind: ResultKind, limit: float, doing: str) -
     if kind == "timeout":
         what = f"{spec.name}: timed out after {limit:g} s and was stopped"
     else:
-        what = f"{spec.name}: cancelled by the user (Esc)"
+        what = f"{spec.name}: cancelled by the user"
     advice = "Re-issue the call"
     if "locked" in doing:
         advice += (

@@ -452,7 +452,7 @@ def _render(res: ProcessResult, timeout: float) -> str:
     if res.kind == "timeout":
         out += f"[timed out after {timeout:g}s: process group killed; output above is partial]"
     elif res.kind == "cancelled":
-        out += "[cancelled by the user (Esc): process group killed, exit=130]"
+        out += "[cancelled by the user: process group killed, exit=130]"
     elif res.kind == "error":
         out += f"[exit {res.exit_code}]"
     return out

@@ -695,7 +695,7 @@ async def _stop(task: asyncio.Future[Any], on_cancel: Callable[[], None] | None)
 
 
 def _cancelled(tool: str) -> str:
-    return f"{tool}: cancelled by the user (Esc); nothing was returned."
+    return f"{tool}: cancelled by the user; nothing was returned."
 
 
 def render_rows(found: Found, pattern: str, where: str) -> str:

@@ -123,8 +123,16 @@ def last_failure(history: Sequence[Item]) -> str | None:
 
 class Boundary(Protocol):
     async def run(self, call: ToolCall) -> ToolResult: ...
-    async def run_batch(self, calls: list[ToolCall]) -> list[ToolResult]: ...
+    async def run_batch(
+        self, calls: list[ToolCall], results: list[ToolResult] | None = None
+    ) -> list[ToolResult]:
+        """The calls in order, each result also appended to ``results`` once committed."""
+        ...
+
     def cancel_running(self) -> bool: ...
+    def halt(self) -> None:
+        """The turn stopped: the batch running starts no further call."""
+        ...
 
     @property
     def running(self) -> list[str]:
@@ -234,6 +242,10 @@ class _Response:
     tasks: list[asyncio.Future[ToolResult]] = field(default_factory=list)
     """One per call in ``calls``, in order: the task running it (eager modes), or its
     result already (a call past ``max_calls``)."""
+    batch: asyncio.Task[list[ToolResult]] | None = None
+    """The other modes: the task running the calls after the stream (``run_batch``)."""
+    batch_results: list[ToolResult] = field(default_factory=list)
+    """Its results, as each is committed."""
     refused: dict[str, ToolResult] = field(default_factory=dict)
     """Calls past the per-response limit (``max_calls``), by id, and their
     ``not_executed`` results: paired like any call, never given to the boundary."""
@@ -370,7 +382,10 @@ class AgentLoop:
         except asyncio.CancelledError:
             # a call executing now is stopped by the boundary (its process group killed)
             # and returns its own ``cancelled`` result, committed like any result; the
-            # calls still queued, preparing or waiting for approval never start
+            # calls still queued, preparing or waiting for approval never start. The
+            # turn awaits its calls shielded: cancelling it never cancels a call's task
+            # (that is the session closing: no result, recovery decides), which left a
+            # command that ran uncommitted and told the model it was "not run"
             executing = set(self.boundary.running)
             self.boundary.cancel_running()
             out = self._current
@@ -378,6 +393,10 @@ class AgentLoop:
                 for call, task in zip(out.calls, out.tasks, strict=False):
                     if call.id not in executing:
                         task.cancel()
+                if out.batch is not None and not out.batch.done():
+                    self.boundary.halt()  # no further call of the batch starts
+                    if not executing:  # preparing or waiting for approval: never ran
+                        out.batch.cancel()
             if self._turn_task is not None:
                 self._turn_task.uncancel()
             ended = TurnEnded("cancelled", "turn cancelled by the user")
@@ -794,12 +813,17 @@ class AgentLoop:
                 cut = ToolResult(call_id, name, "truncated", "not run: the response was cut off")
                 self._emit(ToolFinished(cut))
         if self.mode.eager:
-            results = list(await asyncio.gather(*out.tasks)) if out.tasks else []
+            shielded = [asyncio.shield(task) for task in out.tasks]
+            results = list(await asyncio.gather(*shielded)) if shielded else []
         elif out.failure is not None or out.finish_reason == "error":
             return []
         else:
             allowed = [c for c in out.calls if c.id not in out.refused]
-            results = list(await self.boundary.run_batch(allowed)) if allowed else []
+            if allowed:
+                run = self.boundary.run_batch(allowed, out.batch_results)
+                out.batch = asyncio.create_task(run, name="tool-batch")
+                await asyncio.shield(out.batch)
+            results = list(out.batch_results)
             results += [out.refused[c.id] for c in out.calls if c.id in out.refused]
         self._report_refused(out, results)
         return results
@@ -860,11 +884,13 @@ class AgentLoop:
                     if isinstance(result, ToolResult):
                         results.append(result)
                     else:  # cancelled before it started: it never ran
-                        results.append(
-                            ToolResult(
-                                call.id, call.name, "cancelled", "not run: the turn was interrupted"
-                            )
-                        )
+                        results.append(_not_run(call))
+                self._report_refused(out, results)
+            elif out.batch is not None:
+                await asyncio.gather(out.batch, return_exceptions=True)
+                answered = {r.call_id: r for r in out.batch_results}
+                answered.update(out.refused)
+                results = [answered.get(call.id) or _not_run(call) for call in out.calls]
                 self._report_refused(out, results)
             self._record_history(out, results, cut=marker)
 
@@ -887,6 +913,11 @@ class AgentLoop:
         if self.store is not None and self.session_id is not None:
             with _committing("append_items"):
                 self.store.append_items(self.session_id, items)
+
+
+def _not_run(call: ToolCall) -> ToolResult:
+    """The result of a call the stopped turn never started."""
+    return ToolResult(call.id, call.name, "cancelled", "not run: the turn was interrupted")
 
 
 def _entry(result: ToolResult) -> ResultEntry:

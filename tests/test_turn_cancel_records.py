@@ -1,0 +1,69 @@
+"""Stopping the turn while a command runs (ctrl+c in ``frontier run``, ctrl+c or Esc with
+no call of its own in the TUI) kills the command and records its result: ``cancelled``,
+exit 130, with what it printed. A turn that awaited its calls together cancelled them
+with it, so the result was never committed: the session read the call as "its Frontier
+stopped: outcome unknown", as after a crash, and the text form never printed its end."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from pathlib import Path
+
+import pytest
+from wire_scripts import WIRES, Call, Text, WireServer, args, loopback_config, script, serve_wire
+from wire_scripts import stream as reply
+
+from frontier.app.agent.runtime import create_runtime
+from frontier.app.events import Event, ToolFinished, ToolOutput, TurnEnded
+from frontier.app.record import replace
+
+
+@pytest.mark.parametrize("protocol", ["native-inc", "native-eos"])
+@pytest.mark.parametrize("wire", WIRES[:1])
+async def test_a_command_stopped_with_its_turn_has_its_result_recorded(
+    tmp_path: Path, wire: str, protocol: str
+) -> None:
+    command = f"{sys.executable} -c \"print('started', flush=True); import time; time.sleep(60)\""
+    later = f"{sys.executable} -c \"open('second.txt', 'w').write('ran')\""
+    server = WireServer(wire)
+    calls = [Call("c1", "shell", args(command=command)), Call("c2", "shell", args(command=later))]
+    server.answer(
+        reply(script(wire, [Text("Running it."), *calls])),
+        reply(script(wire, [Text("Done.")])),
+    )
+    async with serve_wire(server) as url:
+        config = replace(loopback_config(url, wire), protocol=protocol, sandbox="off")
+        session = create_runtime(config, workspace=tmp_path)
+        events: list[Event] = []
+        session.subscribe(events.append)
+        try:
+            turn = asyncio.create_task(session.send("go"))
+            while not any(isinstance(e, ToolOutput) and "started" in e.data for e in events):
+                await asyncio.sleep(0.01)  # a state, not a time: the command has printed
+            session.cancel_turn()
+            ended = await turn
+            sid = session.session_id
+            await session.send("and now?")  # the model is told what happened to each call
+        finally:
+            await session.close()
+    assert ended == TurnEnded("cancelled", "turn cancelled by the user")
+    finished = [e.result for e in events if isinstance(e, ToolFinished)]
+    assert (finished[0].call_id, finished[0].kind, finished[0].exit_code) == (
+        "c1",
+        "cancelled",
+        130,
+    )
+    assert "started" in finished[0].output
+    assert not (tmp_path / "second.txt").exists()  # the call after it never started
+    told = server.requests[-1].text
+    assert "started" in told and "cancelled by the user: process group killed" in told
+    assert told.count("not run") + told.count("not executed") == 1  # c2's, not c1's
+
+    again = create_runtime(config, session_id=sid, workspace=tmp_path)
+    try:
+        assert again.recovered == []  # nothing to reconcile: the result is stored
+        markdown = await again.export("markdown")
+    finally:
+        await again.close()
+    assert "**result** `cancelled`" in markdown and "its Frontier stopped" not in markdown
