@@ -6,6 +6,7 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
+from inline_boundary import InlineBoundary
 from scripted import ScriptedClient, chat_event
 
 from frontier.app.agent.loop import EMPTY_REPLY, AgentLoop
@@ -32,7 +33,7 @@ def text_chunks(text: str, size: int = 7) -> list[dict[str, Any]]:
     ]
 
 
-class RecordingBoundary:
+class RecordingBoundary(InlineBoundary):
     def __init__(self, log: list[str], kind: str = "ok") -> None:
         self.log = log
         self.calls: list[ToolCall] = []
@@ -42,25 +43,6 @@ class RecordingBoundary:
         self.log.append(f"run {call.id}")
         self.calls.append(call)
         return ToolResult(call.id, call.name, self.kind, f"output of {call.id}", exit_code=0)
-
-    async def run_batch(
-        self, calls: list[ToolCall], results: list[ToolResult] | None = None
-    ) -> list[ToolResult]:
-        done = results if results is not None else []
-        for c in calls:
-            done.append(await self.run(c))
-        return done
-
-    def cancel_running(self) -> bool:
-        return False
-
-    def halt(self) -> None:
-        """Nothing to halt: each call here returns at once."""
-
-    @property
-    def running(self) -> list[str]:
-
-        return []
 
 
 def make_loop(responses, mode="ctl-heredoc", kind="ok"):  # type: ignore[no-untyped-def]

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from inline_boundary import InlineBoundary
 from request_validity import problems
 from scripted import ScriptedClient
 from wire_scripts import WIRES, Call, Text, WireServer, args, script, serve_wire, stream
@@ -42,7 +43,7 @@ WAIT = 30.0
 """The longest a turn may take here: past it the test fails."""
 
 
-class CountingBoundary:
+class CountingBoundary(InlineBoundary):
     """Runs nothing; records each call it was given and answers ``ok``."""
 
     def __init__(self) -> None:
@@ -51,24 +52,6 @@ class CountingBoundary:
     async def run(self, call: ToolCall) -> ToolResult:
         self.calls.append(call)
         return ToolResult(call.id, call.name, "ok", f"output of {call.id}", exit_code=0)
-
-    async def run_batch(
-        self, calls: list[ToolCall], results: list[ToolResult] | None = None
-    ) -> list[ToolResult]:
-        done = results if results is not None else []
-        for c in calls:
-            done.append(await self.run(c))
-        return done
-
-    def cancel_running(self) -> bool:
-        return False
-
-    def halt(self) -> None:
-        """Nothing to halt: each call here returns at once."""
-
-    @property
-    def running(self) -> list[str]:
-        return []
 
 
 def ctl_call(n: int) -> str:

@@ -19,6 +19,7 @@ from typing import Any
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from inline_boundary import InlineBoundary
 from request_validity import WIRES, problems
 
 from frontier.app.agent.compaction import apply_summary, plan_summary, stub_results
@@ -121,28 +122,9 @@ class Script:
         return None
 
 
-class Tools:
+class Tools(InlineBoundary):
     async def run(self, call: ToolCall) -> ToolResult:
         return ToolResult(call.id, call.name, "ok", "hello\n", exit_code=0)
-
-    async def run_batch(
-        self, calls: list[ToolCall], results: list[ToolResult] | None = None
-    ) -> list[ToolResult]:
-        done = results if results is not None else []
-        for c in calls:
-            done.append(await self.run(c))
-        return done
-
-    def cancel_running(self) -> bool:
-        return False
-
-    def halt(self) -> None:
-        """Nothing to halt: each call here returns at once."""
-
-    @property
-    def running(self) -> list[str]:
-
-        return []
 
 
 EPISODE = st.tuples(

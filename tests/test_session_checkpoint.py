@@ -8,6 +8,7 @@ from collections.abc import AsyncGenerator
 from pathlib import Path
 
 import pytest
+from inline_boundary import InlineBoundary
 from scripted import chat_event
 
 import frontier.app.session.responses as responses_mod
@@ -90,7 +91,7 @@ class _Client:
         return None
 
 
-class _Boundary:
+class _Boundary(InlineBoundary):
     def __init__(self, store: SessionStore, sid: str) -> None:
         self.persistence = store.persistence(sid)
 
@@ -99,25 +100,6 @@ class _Boundary:
         result = ToolResult(call.id, call.name, "ok", "contents of a.txt", exit_code=0)
         self.persistence.commit_result(result)
         return result
-
-    async def run_batch(
-        self, calls: list[ToolCall], results: list[ToolResult] | None = None
-    ) -> list[ToolResult]:
-        done = results if results is not None else []
-        for c in calls:
-            done.append(await self.run(c))
-        return done
-
-    def cancel_running(self) -> bool:
-        return False
-
-    def halt(self) -> None:
-        """Nothing to halt: each call here returns at once."""
-
-    @property
-    def running(self) -> list[str]:
-
-        return []
 
 
 @pytest.mark.parametrize("requests", [40])

@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 from aiohttp import web
+from inline_boundary import InlineBoundary
 from pilot_wait import eventually, focus_of, until, workers_done
 from scripted import ScriptedClient
 from sse_server import serve, sse, start_sse
@@ -90,7 +91,7 @@ class Client(ScriptedClient):
             yield item
 
 
-class Boundary:
+class Boundary(InlineBoundary):
     """Runs every call at once; ``during`` runs while a call executes."""
 
     def __init__(self, during: Callable[[ToolCall], None] = lambda call: None) -> None:
@@ -100,25 +101,6 @@ class Boundary:
         self.during(call)
         await asyncio.sleep(0)
         return ToolResult(call.id, call.name, "ok", f"output of {call.id}", exit_code=0)
-
-    async def run_batch(
-        self, calls: list[ToolCall], results: list[ToolResult] | None = None
-    ) -> list[ToolResult]:
-        done = results if results is not None else []
-        for c in calls:
-            done.append(await self.run(c))
-        return done
-
-    def cancel_running(self) -> bool:
-        return False
-
-    def halt(self) -> None:
-        """Nothing to halt: each call here returns at once."""
-
-    @property
-    def running(self) -> list[str]:
-
-        return []
 
 
 def session_around(
