@@ -7,16 +7,22 @@ stopped: outcome unknown", as after a crash, and the text form never printed its
 from __future__ import annotations
 
 import asyncio
+import json
 import sys
 from pathlib import Path
 
 import pytest
+from inline_boundary import InlineBoundary
+from scripted import ScriptedClient
 from wire_scripts import WIRES, Call, Text, WireServer, args, loopback_config, script, serve_wire
 from wire_scripts import stream as reply
 
+from frontier.app.agent.loop import AgentLoop
+from frontier.app.agent.modes import get_mode
 from frontier.app.agent.runtime import create_runtime
-from frontier.app.events import Event, ToolFinished, ToolOutput, TurnEnded
+from frontier.app.events import Event, ToolCall, ToolFinished, ToolOutput, ToolResult, TurnEnded
 from frontier.app.record import replace
+from frontier.tools.registry import default_registry
 
 
 @pytest.mark.parametrize("protocol", ["native-inc", "native-eos"])
@@ -67,3 +73,56 @@ async def test_a_command_stopped_with_its_turn_has_its_result_recorded(
     finally:
         await again.close()
     assert "**result** `cancelled`" in markdown and "its Frontier stopped" not in markdown
+
+
+class Finishing(InlineBoundary):
+    """``c1`` has run and is finishing (its pre-images kept, say) when the turn stops:
+    in flight, as ``ToolBoundary.running`` reports it, until ``done`` is set."""
+
+    def __init__(self) -> None:
+        self.finishing = asyncio.Event()
+        self.done = asyncio.Event()
+        self.in_flight: set[str] = set()
+
+    async def run(self, call: ToolCall) -> ToolResult:
+        self.in_flight.add(call.id)
+        try:
+            self.finishing.set()
+            await self.done.wait()
+            return ToolResult(call.id, call.name, "ok", "wrote a.txt", exit_code=0)
+        finally:
+            self.in_flight.discard(call.id)
+
+    @property
+    def running(self) -> list[str]:
+        return sorted(self.in_flight)
+
+
+@pytest.mark.parametrize("mode", ["ctl-heredoc", "native-eos"])
+async def test_a_call_in_flight_when_the_turn_stops_keeps_its_own_result(mode: str) -> None:
+    """A call past its start and not yet committed is never cancelled by a stopped turn
+    (that is the session closing: no result): the turn waits for its result, and the
+    model is told it, not "not run"."""
+    from test_agent_loop import native_chunks, text_chunks
+
+    if mode == "ctl-heredoc":
+        first = text_chunks("call c1 write\narg path a.txt\narg content <<E\nhi\nE\nend\n")
+    else:
+        first = native_chunks([("c1", "write", '{"path": "a.txt", "content": "hi"}')])
+    client = ScriptedClient([(first, "stop"), (text_chunks("Noted."), "stop")])
+    boundary = Finishing()
+    loop = AgentLoop(
+        client=client, boundary=boundary, registry=default_registry(), mode=get_mode(mode)
+    )
+    turn = asyncio.create_task(loop.send("write it"))
+    await boundary.finishing.wait()
+    loop.cancel_turn()
+    for _ in range(50):  # let the stop run its course: it must wait for c1, not cancel it
+        await asyncio.sleep(0)
+    assert not turn.done()
+    boundary.done.set()
+    ended = await turn
+    assert ended.reason == "cancelled"
+    await loop.send("and?")
+    told = json.dumps(client.requests[-1])
+    assert "wrote a.txt" in told and "not run" not in told

@@ -140,6 +140,10 @@ class ToolBoundary:
         self._running: dict[str, _Running] = {}
         self._halted = False
         """The turn was stopped (:meth:`halt`): the running batch starts no further call."""
+        self._in_flight: set[str] = set()
+        """Calls past their start commit whose result is not committed yet (:attr:`running`)."""
+        self._escalating: dict[str, asyncio.Future[Decision | None]] = {}
+        """Questions to run a call again outside the sandbox, waiting for an answer."""
 
     # ----------------------------------------------------------------- public API
 
@@ -148,9 +152,12 @@ class ToolBoundary:
         staged = await self._stage(call, start_now=True)
         if isinstance(staged, ToolResult):
             return await self._finish(call, staged, executed=False)
-        result = await self._execute(staged)
-        result = await self._escalate(staged, result)
-        return await self._finish(call, result, executed=True)
+        try:
+            result = await self._execute(staged)
+            result = await self._escalate(staged, result)
+            return await self._finish(call, result, executed=True)
+        finally:  # cancelled (the session closing): no longer in flight either
+            self._in_flight.discard(call.id)
 
     async def run_batch(
         self, calls: Sequence[ToolCall], results: list[ToolResult] | None = None
@@ -188,15 +195,23 @@ class ToolBoundary:
 
     def cancel_running(self) -> bool:
         """Esc: cancel every running call (exec tools kill their process group; a file
-        write stops unless it is already past its point of no return, then it finishes)."""
+        write stops unless it is already past its point of no return, then it finishes);
+        a question to run one again outside the sandbox is withdrawn (it keeps its
+        sandboxed result)."""
         running = list(self._running.values())
         for run in running:
             run.stop_now("cancelled")
+        for asking in list(self._escalating.values()):
+            asking.cancel()
         return bool(running)
 
     @property
     def running(self) -> list[str]:
-        return list(self._running)
+        """The calls past their start commit whose result is not committed yet: running,
+        or finishing (its pre-images kept, a question to run it outside the sandbox). A
+        stopped turn must let each of these commit its own result: cancelling its task
+        is the session closing (no result; recovery decides)."""
+        return sorted(self._in_flight)
 
     # ----------------------------------------------------------------- steps
 
@@ -366,10 +381,20 @@ class ToolBoundary:
             sandbox=None,
             escalation=str(what),
         )
+        asking = asyncio.ensure_future(escalate(call, ready.spec, preview))
+        self._escalating[call.id] = asking
         try:
-            decision: Decision | None = await escalate(call, ready.spec, preview)
+            decision: Decision | None = await asking
+        except asyncio.CancelledError:
+            current = asyncio.current_task()
+            if current is None or current.cancelling():
+                raise  # this call's own task: the session is closing
+            stopped = "[not run outside the sandbox: the turn was stopped before an answer.]"
+            return replace(first, output=f"{first.output}\n{stopped}")
         except Exception as exc:
             decision = Decision(False, f"the approver failed ({exc})", by="frontier")
+        finally:
+            self._escalating.pop(call.id, None)
         if decision is None:
             return first
         if not decision.approved:
@@ -408,6 +433,7 @@ class ToolBoundary:
                 self.persistence.mark_started(call.id)
             except Exception as exc:
                 return self._store_failed(call, f"could not record the start ({exc})", ran=False)
+        self._in_flight.add(call.id)  # until its result is committed (``_finish``)
         try:
             journal = self._journal(call.id)
         except Exception as exc:
@@ -568,6 +594,7 @@ class ToolBoundary:
                 result = self._store_failed(
                     call, f"could not record the result ({exc}); the tool {what}", ran=executed
                 )
+        self._in_flight.discard(call.id)
         self._emit_finished(result)
         return result
 
@@ -603,11 +630,14 @@ class ToolBoundary:
                 return s
             return await self._escalate(s, await self._execute(s))
 
-        raw = await asyncio.gather(*(one(s) for s in staged))
-        return [
-            await self._finish(call, r, executed=isinstance(s, _Ready))
-            for call, r, s in zip(seg, raw, staged, strict=True)
-        ]
+        try:
+            raw = await asyncio.gather(*(one(s) for s in staged))
+            return [
+                await self._finish(call, r, executed=isinstance(s, _Ready))
+                for call, r, s in zip(seg, raw, staged, strict=True)
+            ]
+        finally:  # cancelled (the session closing): no longer in flight either
+            self._in_flight.difference_update(call.id for call in seg)
 
     def _stop_reason(self, results: Sequence[ToolResult]) -> str | None:
         if self.persistence_failed:
