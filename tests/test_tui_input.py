@@ -146,6 +146,28 @@ async def test_up_and_down_recall_prompts_after_a_restart(tmp_path: Path) -> Non
         await until(pilot, lambda: prompt.text == "draft", "the draft back")
 
 
+async def test_a_message_typed_and_not_sent_is_kept_at_quit(tmp_path: Path) -> None:
+    """ctrl+q with a message in the box: it goes into the prompt history (quitting lost
+    it), the terminal is told so, and ↑ brings it back in the next run."""
+    holder: list[EchoRuntime] = []
+    key = str(tmp_path)
+    first = make_app(tmp_path, holder, history_key=key)
+    async with first.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        await type_text(pilot, "a careful\nlong message")
+        await pilot.press("ctrl+q")
+    assert first.quit_note == "Your unsent message is kept: ↑ in the message box brings it back."
+    second = make_app(tmp_path, holder, history_key=key)
+    async with second.run_test(size=(120, 40)) as pilot:
+        prompt = await ready(pilot)
+        await pilot.press("up")
+        await until(pilot, lambda: prompt.text == "a careful\nlong message", "the kept draft")
+        prompt.clear()
+        await until(pilot, lambda: prompt.text == "", "the box emptied")
+        await pilot.press("ctrl+q")  # nothing typed: nothing to say
+    assert second.quit_note == ""
+
+
 async def test_up_inside_a_multi_line_prompt_moves_the_cursor_not_the_history(
     tmp_path: Path,
 ) -> None:

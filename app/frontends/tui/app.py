@@ -260,6 +260,8 @@ class FrontierApp(App[int]):
         """Per finished command: where it ran (``sandbox_text.ran_under``), by call id."""
         self.last_session_id: str | None = None
         """The session open when the app closed: ``run_tui`` prints how to resume it."""
+        self.quit_note = ""
+        """Said after the terminal is restored: what became of a message typed and not sent."""
         self.split_diff = False
         self._ticks = 0
         self._held: set[str] = set()
@@ -894,6 +896,13 @@ class FrontierApp(App[int]):
         """``q`` in a replay or the tour; a live session quits only on purpose."""
         await self.action_quit()
 
+    async def action_quit(self) -> None:
+        """ctrl+q (and ctrl+c twice, ctrl+d on an empty box, ``q`` in a replay): quit. A
+        message typed and not sent is kept first (``LiveController.keep_draft``)."""
+        if self.live is not None:
+            self.quit_note = self.live.keep_draft()
+        await super().action_quit()
+
     async def action_quit_empty(self) -> None:
         """ctrl+d on an empty message box: quit, as EOF ends a shell (the session is
         kept; ``frontier resume`` continues it)."""
@@ -1169,6 +1178,8 @@ def run_tui(
     # collection that came while the screen was built (~30 ms) walks only the new objects
     gc.freeze()
     result = app.run()
+    if app.quit_note:
+        print(app.quit_note)
     _say_how_to_resume(app.last_session_id)
     return int(result or 0)
 

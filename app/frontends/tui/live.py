@@ -526,6 +526,27 @@ class LiveController:
         for note in prepared.notes():
             state.note(note)
 
+    def keep_draft(self) -> str:
+        """At quit: a message typed in the box and never sent goes into the prompt
+        history, so ↑ brings it back next time (quitting lost it). What to say once the
+        terminal is restored, or ``""`` when nothing was typed (a queued message being
+        edited is the queue's: it was remembered when it was sent)."""
+        session, box = self.session, self._prompt_box()
+        if session is None or box is None or box.prompt.editing is not None:
+            return ""
+        text = box.prompt.text
+        if not text.strip():
+            return ""
+        history = session.prompt_history
+        if history.add(text) is None and text.rstrip() != (history.entries() or [""])[-1]:
+            return (
+                f"Your unsent message ({len(text):,} characters) was too long to keep in the "
+                "prompt history."
+            )
+        if history.problem:
+            return f"Your unsent message could not be kept: {history.problem}."
+        return "Your unsent message is kept: ↑ in the message box brings it back."
+
     def _remember(self, session: AgentSession, text: str) -> None:
         """Keep ``text`` for ↑/ctrl+r (scrubbed, per workspace); say once if it cannot be."""
         history = session.prompt_history
