@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 from aiohttp import web
 from pilot_wait import eventually, until, workers_done
-from sse_server import serve, sse, start_sse
+from sse_server import Dispatch, serve, sse, start_sse
 from textual.widgets import Static
 
 from frontier.app.agent.runtime import create_runtime
@@ -341,6 +341,38 @@ async def test_a_message_the_server_refuses_as_too_long_comes_back_to_the_box(
             await workers_done(app)
 
 
+LOG = "".join(f"00:{i % 60:02d} worker {i} failed: timeout\n" for i in range(200))
+"""A pasted log of 200 lines: past a 900-token window on its own."""
+
+
+def read_then_refused(asked: list[str], gate: asyncio.Event | None = None) -> Dispatch:
+    """A model whose first reply reads notes.txt (once ``gate`` is set, when given) and
+    which refuses every later request as too long for its 900-token window; each request's
+    path goes into ``asked``."""
+    refusal = {
+        "error": {
+            "message": "request (9100 tokens) exceeds the available context size (900 "
+            "tokens), try increasing it",
+            "type": "exceed_context_size_error",
+        }
+    }
+
+    async def dispatch(request: web.Request) -> web.StreamResponse:
+        await request.read()
+        asked.append(request.path)
+        if len(asked) > 1:
+            return web.json_response(refusal, status=400)
+        if gate is not None:
+            await gate.wait()
+        resp = await start_sse(request)
+        await resp.write(chunk("call c1 read\narg path notes.txt\nend\n"))
+        await resp.write(finish())
+        await resp.write_eof()
+        return resp
+
+    return dispatch
+
+
 async def test_a_queued_message_the_server_refuses_as_too_long_comes_back_to_the_box(
     tmp_path: Path,
 ) -> None:
@@ -349,36 +381,16 @@ async def test_a_queued_message_the_server_refuses_as_too_long_comes_back_to_the
     answered it, so it is back in the box, as a message sent first would be. The one the
     model answered is not."""
     (tmp_path / "notes.txt").write_text("alpha\n")
-    refusal = {
-        "error": {
-            "message": "request (9100 tokens) exceeds the available context size (900 "
-            "tokens), try increasing it",
-            "type": "exceed_context_size_error",
-        }
-    }
     asked: list[str] = []
     answer = asyncio.Event()
-
-    async def dispatch(request: web.Request) -> web.StreamResponse:
-        await request.read()
-        asked.append(request.path)
-        if len(asked) > 1:
-            return web.json_response(refusal, status=400)
-        await answer.wait()  # the person queues a message meanwhile
-        resp = await start_sse(request)
-        await resp.write(chunk("call c1 read\narg path notes.txt\nend\n"))
-        await resp.write(finish())
-        await resp.write_eof()
-        return resp
-
-    queued = "".join(f"00:{i % 60:02d} worker {i} failed: timeout\n" for i in range(200))
+    dispatch = read_then_refused(asked, answer)  # the person queues a message meanwhile
     events: list[Event] = []
     async with serve(dispatch) as url:
         app = app_for(url, tmp_path, events)
         async with app.run_test(size=(140, 45)) as pilot:
             await start(pilot, app, "read notes.txt")
             await until(pilot, lambda: len(asked) == 1, "the first request")
-            assert app.live is not None and app.live.submit(queued)
+            assert app.live is not None and app.live.submit(LOG)
             await until(pilot, lambda: bool(app.session and app.session.queued()), "queued")
             answer.set()
             await until(pilot, lambda: any(isinstance(e, TurnEnded) for e in events), "the end")
@@ -389,7 +401,7 @@ async def test_a_queued_message_the_server_refuses_as_too_long_comes_back_to_the
             assert asked.count("/v1/chat/completions") == 2
             box = app.prompt_box()
             assert box is not None
-            await until(pilot, lambda: box.prompt.text == queued.rstrip(), "the text back")
+            await until(pilot, lambda: box.prompt.text == LOG.rstrip(), "the text back")
             said = "the model did not take your message: it is back in the box"
             await until(pilot, lambda: said in "\n".join(transcript_lines(app)), "the note")
 
@@ -398,32 +410,13 @@ async def test_a_message_the_model_answered_stays_out_of_the_box(tmp_path: Path)
     """The model answered the message (a call, its result) before a later request was
     refused as too long: the message reached the model, so the box is left as it is."""
     (tmp_path / "notes.txt").write_text("alpha\n")
-    refusal = {
-        "error": {
-            "message": "request (9100 tokens) exceeds the available context size (900 "
-            "tokens), try increasing it",
-            "type": "exceed_context_size_error",
-        }
-    }
     asked: list[str] = []
-
-    async def dispatch(request: web.Request) -> web.StreamResponse:
-        await request.read()
-        asked.append(request.path)
-        if len(asked) > 1:
-            return web.json_response(refusal, status=400)
-        resp = await start_sse(request)
-        await resp.write(chunk("call c1 read\narg path notes.txt\nend\n"))
-        await resp.write(finish())
-        await resp.write_eof()
-        return resp
-
-    message = "".join(f"00:{i % 60:02d} worker {i} failed: timeout\n" for i in range(200))
+    dispatch = read_then_refused(asked)
     events: list[Event] = []
     async with serve(dispatch) as url:
         app = app_for(url, tmp_path, events)
         async with app.run_test(size=(140, 45)) as pilot:
-            await start(pilot, app, message)
+            await start(pilot, app, LOG)
             await until(pilot, lambda: any(isinstance(e, TurnEnded) for e in events), "the end")
             await workers_done(app)
             (ended,) = [e for e in events if isinstance(e, TurnEnded)]
