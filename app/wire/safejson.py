@@ -71,7 +71,16 @@ def nesting(text: str, limit: int) -> tuple[int, int]:
     strings skipped whole. An unterminated string ends the scan: what follows
     it is inside the string, and ``json.loads`` reports it.
     """
-    depth = deepest = 0
+    deepest, over, _, _ = _scan(text, limit, len(text))
+    return deepest, over
+
+
+def _scan(text: str, limit: int, most: int) -> tuple[int, int, int, int]:
+    """:func:`nesting` and :func:`containers` in one pass: (deepest nesting, index of the
+    bracket that first went past ``limit`` or -1, lists and objects opened outside strings
+    counted up to ``most + 1``, index of the one past ``most`` or -1). The scan stops at
+    that one (what is past it is never read) or at an unterminated string."""
+    depth = deepest = count = 0
     over = -1
     step = _STEP.match
     i = 0
@@ -79,6 +88,9 @@ def nesting(text: str, limit: int) -> tuple[int, int]:
         c = m[1]
         i = m.end()
         if c == "[" or c == "{":
+            count += 1
+            if count > most:
+                return deepest, over, count, i - 1
             depth += 1
             if depth > deepest:
                 deepest = depth
@@ -88,7 +100,7 @@ def nesting(text: str, limit: int) -> tuple[int, int]:
             break
         else:
             depth -= 1
-    return deepest, over
+    return deepest, over, count, -1
 
 
 def check_limits(
@@ -105,20 +117,19 @@ def check_limits(
             "size",
             max_chars,
         )
-    # C-level counts, brackets in strings included: an over-count of both bounds' measure.
+    # C-level counts, brackets in strings included: an over-count of both bounds' measure,
+    # so at or under both no scan is needed, and one scan decides both when it is
     brackets = text.count("[") + text.count("{")
-    if brackets > max_containers:
-        _, over = containers(text, max_containers)
-        if over >= 0:
-            raise JsonLimitError(
-                f"made of over {max_containers} lists and objects; at most {max_containers} "
-                "allowed",
-                "containers",
-                over,
-            )
-    if brackets <= max_depth:  # fewer brackets than the limit cannot nest past it
+    if brackets <= max_depth and brackets <= max_containers:
         return
-    deepest, over = nesting(text, max_depth)
+    most = max_containers if brackets > max_containers else len(text)
+    deepest, over, _, past = _scan(text, max_depth, most)
+    if past >= 0:
+        raise JsonLimitError(
+            f"made of over {max_containers} lists and objects; at most {max_containers} allowed",
+            "containers",
+            past,
+        )
     if over >= 0:
         raise JsonLimitError(
             f"nested {deepest} levels deep; at most {max_depth} allowed",
@@ -196,16 +207,5 @@ def containers(text: str, most: int) -> tuple[int, int]:
     """(lists and objects ``text`` opens outside its strings, counted up to ``most + 1``;
     the index of the one past ``most``, or -1). One regex step a bracket, as
     :func:`nesting`; an unterminated string ends the count."""
-    count = 0
-    step = _STEP.match
-    i = 0
-    while (m := step(text, i)) is not None:
-        c = m[1]
-        i = m.end()
-        if c == "[" or c == "{":
-            count += 1
-            if count > most:
-                return count, i - 1
-        elif c == '"':
-            break
-    return count, -1
+    _, _, count, past = _scan(text, len(text), most)
+    return count, past
