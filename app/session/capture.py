@@ -350,15 +350,29 @@ def to_recording(
         wire=wire,
     )
     entry = f" #{raw.entry}" if raw.entry is not None else ""
-    summary = (
-        f"capture: {KIND_NAMES[raw.kind]}{entry} · {wire} (from {wire_how}) · {protocol} "
-        f"({proto_how}) · {len(events)} events · finish {read.finish}"
-    )
-    if offered is not None:
-        summary += " · " + _offered_line(offered)
+    how = (wire_how, proto_how)
+    summary = _summary(raw.kind, entry, wire, protocol, how, str(len(events)), read.finish, offered)
     if notes:
         summary += " · " + "; ".join(notes)
     return rec, summary
+
+
+def _summary(
+    kind: str,
+    entry: str,
+    wire: str,
+    protocol: str,
+    how: tuple[object, object],
+    events: str,
+    finish: str,
+    offered: tuple[str, ...] | None,
+) -> str:
+    """The detection line's words (one response's, or :func:`_run_line`'s for many)."""
+    line = (
+        f"capture: {KIND_NAMES.get(kind, kind)}{entry} · {wire} (from {how[0]}) · {protocol} "
+        f"({how[1]}) · {events} events · finish {finish}"
+    )
+    return line + (" · " + _offered_line(offered) if offered else "")
 
 
 def capture_sources(
@@ -441,7 +455,6 @@ def _alike(one: CaptureSource, other: CaptureSource) -> bool:
 def _run_line(run: Sequence[CaptureSource]) -> str:
     """One line for responses :func:`_alike` (their summary's shared parts, counted)."""
     first = run[0].recording
-    kind = KIND_NAMES.get(str(first.meta.get("source")), str(first.meta.get("source")))
     how = first.meta.get("detected") or {}
     finishes: dict[str, int] = {}
     for source in run:
@@ -449,16 +462,19 @@ def _run_line(run: Sequence[CaptureSource]) -> str:
         finishes[reason] = finishes.get(reason, 0) + 1
     finished = ", ".join(f"{reason} ×{n}" for reason, n in finishes.items())
     events = sum(len(source.recording.events) for source in run)
-    file = run[0].name.rpartition("#")[0]
-    line = (
-        f"{file}#{_ranges([s.name.rpartition('#')[2] for s in run])} ({len(run)} responses): "
-        f"capture: {kind} · {first.wire} (from {how.get('wire')}) · {first.mode} "
-        f"({how.get('protocol')}) · {events:,} events · finish {finished}"
-    )
     offered = first.meta.get("offered_tools")
-    if isinstance(offered, list) and offered:
-        line += " · " + _offered_line(tuple(offered))
-    return line
+    file = run[0].name.rpartition("#")[0]
+    numbers = _ranges([s.name.rpartition("#")[2] for s in run])
+    return f"{file}#{numbers} ({len(run)} responses): " + _summary(
+        str(first.meta.get("source")),
+        "",
+        first.wire,
+        first.mode,
+        (how.get("wire"), how.get("protocol")),
+        f"{events:,}",
+        finished,
+        tuple(offered) if isinstance(offered, list) else None,
+    )
 
 
 def _ranges(numbers: Sequence[str], shown: int = 6) -> str:
