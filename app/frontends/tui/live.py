@@ -537,12 +537,15 @@ class LiveController:
         text = box.prompt.text
         if not text.strip():
             return ""
-        history = session.prompt_history
-        if history.add(text) is None and text.rstrip() != (history.entries() or [""])[-1]:
+        from frontier.app.session.prompt_history import ENTRY_MAX
+
+        if len(text) > ENTRY_MAX:
             return (
                 f"Your unsent message ({len(text):,} characters) was too long to keep in the "
                 "prompt history."
             )
+        history = session.prompt_history
+        history.add(text)  # kept, or the newest entry already
         if history.problem:
             return f"Your unsent message could not be kept: {history.problem}."
         return "Your unsent message is kept: ↑ in the message box brings it back."
