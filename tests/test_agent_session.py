@@ -45,6 +45,9 @@ class ScriptedLoop:
     def cancel_turn(self) -> None:
         self.cancelled += 1
 
+    async def stop_turn(self) -> None:
+        """Nothing to wait for: the scripted turn ends with the task that runs it."""
+
     def cancel_tool(self) -> bool:
         return False
 

@@ -127,3 +127,41 @@ async def test_a_call_in_flight_when_the_turn_stops_keeps_its_own_result(mode: s
     await loop.send("and?")
     told = json.dumps(client.requests[-1])
     assert "wrote a.txt" in told and "not run" not in told
+
+
+@pytest.mark.parametrize("cancelled_first", [True, False])
+async def test_closing_the_session_mid_command_commits_the_result_first(
+    tmp_path: Path, cancelled_first: bool
+) -> None:
+    """The TUI quitting (ctrl+q, SIGTERM) cancels the turn's task and closes the session in
+    the same breath: the store was closed before the killed command's result came, and the
+    session read as a crash. Closing now stops the turn and waits for its results."""
+    wire = "openai-chat"
+    command = f"{sys.executable} -c \"print('started', flush=True); import time; time.sleep(60)\""
+    server = WireServer(wire)
+    server.answer(
+        reply(script(wire, [Text("Running it."), Call("c1", "shell", args(command=command))])),
+        reply(script(wire, [Text("Done.")])),
+    )
+    async with serve_wire(server) as url:
+        config = replace(loopback_config(url, wire), protocol="native-inc", sandbox="off")
+        session = create_runtime(config, workspace=tmp_path)
+        events: list[Event] = []
+        session.subscribe(events.append)
+        turn = asyncio.create_task(session.send("go"))
+        async with asyncio.timeout(60):  # a state, not a time: the command has printed
+            while not any(isinstance(e, ToolOutput) and "started" in e.data for e in events):
+                await asyncio.sleep(0.01)
+        if cancelled_first:  # as Textual cancels its workers before the app unmounts
+            turn.cancel()
+        await session.close()
+        again = create_runtime(config, session_id=session.session_id, workspace=tmp_path)
+        try:
+            recovered = again.recovered
+            markdown = await again.export("markdown")
+        finally:
+            await again.close()
+        ended = await turn
+    assert recovered == []  # nothing to reconcile: the result is stored
+    assert "**result** `cancelled` · exit 130" in markdown and "started" in markdown
+    assert ended.reason == "cancelled"

@@ -124,6 +124,9 @@ class FakeLoop:
     def cancel_turn(self) -> None:
         self._cancel.set()
 
+    async def stop_turn(self) -> None:
+        """Nothing to wait for: the scripted turn ends with the task that runs it."""
+
     def set_mode(self, mode: Mode) -> None:
         self.mode = mode
 

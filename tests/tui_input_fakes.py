@@ -51,6 +51,9 @@ class EchoLoop:
         self.cancelled = True
         self.release.set()
 
+    async def stop_turn(self) -> None:
+        """Nothing to wait for: the scripted turn ends with the task that runs it."""
+
     def cancel_tool(self) -> bool:
         return False
 

@@ -89,6 +89,10 @@ SESSION_STATE = {"done": "done", "cancelled": "interrupted"}
 EMPTY_REPLY = "the model's reply was empty"
 """``TurnEnded("done")``'s message when the last reply held no text and no call (or only
 reasoning): said, so a person does not wait for an answer that never came."""
+STOP_WAIT = 10.0
+"""Seconds closing a session waits for its running turn to stop (:meth:`AgentLoop.stop_turn`):
+a command is killed within ``tools.process.KILL_GRACE`` and drained within
+``DRAIN_AFTER_EXIT``."""
 INTERRUPTED = "[Reply interrupted by the user]"
 """The marker an interrupted reply keeps in the history (as Claude Code does): the model
 learns it was cut, and the next user message never follows a user message."""
@@ -318,6 +322,9 @@ class AgentLoop:
         self._settle = settle
         self._adapter: ModeAdapter | None = None
         self._turn_task: asyncio.Task[Any] | None = None
+        self._stopping = False
+        """The running turn is in its stop (a cancel was taken): not to be cancelled again,
+        which would cut short the wait for its calls' results."""
         self._current: _Response | None = None
         """The response streaming now (what an interrupted turn keeps of it)."""
         self._recorded: _Response | None = None
@@ -346,6 +353,22 @@ class AgentLoop:
     def cancel_turn(self) -> None:
         if self._turn_task is not None and not self._turn_task.done():
             self._turn_task.cancel()
+
+    async def stop_turn(self, wait: float = STOP_WAIT) -> None:
+        """Stop the running turn, if one runs in another task, and wait (at most ``wait``
+        seconds) until it has ended: its commands killed, their results committed.
+
+        What closing the session does first. A front end that quits while a command runs
+        (the TUI's ctrl+q, SIGTERM) had its turn's task cancelled and the store closed in
+        the same breath: the command's result, committed a moment later, found the store
+        closed, and the session read as a crash ("outcome unknown"). A turn whose stop
+        hangs past ``wait`` (a tool that ignores being stopped) is left to that crash path."""
+        task = self._turn_task
+        if task is None or task.done() or task is asyncio.current_task():
+            return
+        if not self._stopping and task.cancelling() == 0:
+            task.cancel()
+        await asyncio.wait({task}, timeout=wait)
 
     def set_mode(self, mode: Mode) -> None:
         self.mode = mode
@@ -380,6 +403,7 @@ class AgentLoop:
             self._set_state("active")
             ended = await self._turn(text)
         except asyncio.CancelledError:
+            self._stopping = True
             # a call executing now is stopped by the boundary (its process group killed)
             # and returns its own ``cancelled`` result, committed like any result; the
             # calls still queued, preparing or waiting for approval never start. The
@@ -413,6 +437,7 @@ class AgentLoop:
             await self._keep_cut(failed_cut(str(exc)))
         finally:
             self._turn_task = None
+            self._stopping = False
         if ended.reason != "session_persistence_failed":
             with contextlib.suppress(PersistenceFailed):
                 self._set_state(SESSION_STATE.get(ended.reason, "failed"))

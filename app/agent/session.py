@@ -85,6 +85,7 @@ class TurnLoop(Protocol):
     def pending_bound(self) -> int: ...
     async def send(self, text: str) -> TurnEnded: ...
     def cancel_turn(self) -> None: ...
+    async def stop_turn(self) -> None: ...
     def cancel_tool(self) -> bool: ...
     def set_mode(self, mode: Mode) -> None: ...
 
@@ -644,8 +645,10 @@ class AgentSession:
         """Close the provider, the store and the session lock — every one of them even
         when an earlier one fails (the store's last flush on a full disk); then raise
         the first failure, so the caller reports it instead of a traceback at exit.
-        Closing twice does nothing."""
+        Closing twice does nothing. A turn still running is stopped first, and its
+        commands' results committed (``AgentLoop.stop_turn``)."""
         self._closed = True
+        await self._loop.stop_turn()
         failures: list[Exception] = []
         closers, self._closers = self._closers, []
         for closer in closers:
