@@ -76,6 +76,8 @@ from frontier.app.events import (
 )
 from frontier.app.frontends.live_output import LiveOutput
 from frontier.app.frontends.prose import LiveProse
+from frontier.app.frontends.stop_signals import StopSignals, signal_name
+from frontier.app.frontends.terminal_answer import read_answer
 from frontier.app.frontends.terminal_text import dumps, safe_print, terminal_safe
 from frontier.app.model.catalogue import assumed_window_text
 from frontier.app.model.errors import ModelError
@@ -532,7 +534,7 @@ class TerminalApprover:
         safe_print(f"\n── approve {call.id} {call.name}? ──\n{shown}", file=self.out)
         safe_print("[y] approve  [n] deny  (or type a reason to deny): ", end="", file=self.out)
         self.out.flush()
-        answer = (await asyncio.to_thread(sys.stdin.readline)).strip()
+        answer = (await read_answer()).strip()
         if answer.lower() in ("y", "yes"):
             return Decision(True)
         reason = "" if answer.lower() in ("", "n", "no") else answer
@@ -638,6 +640,14 @@ async def run_headless(
         printer(ToolFinished(result))
     status = EXIT_OK
     watch = asyncio.create_task(printer.watch(), name="waiting-lines")
+    turns = asyncio.current_task()
+    stop = StopSignals()  # SIGTERM, SIGHUP: the turn stopped as ctrl+c stops it
+
+    def stop_turns() -> None:
+        if turns is not None:
+            turns.cancel()
+
+    stop.install(stop_turns)
     try:
         for prompt in prompts or session.demo_prompts:
             if not as_json and not print_mode:
@@ -649,7 +659,12 @@ async def run_headless(
     except ModelError as exc:
         safe_print(f"frontier: {printer.text(str(exc))}", file=sys.stderr)
         status = EXIT_FAILED
+    except asyncio.CancelledError:
+        if stop.received is None or turns is None:
+            raise
+        turns.uncancel()  # between turns: the stop asked for, not a failure of ours
     finally:
+        turns = None  # a signal while the session closes is not a reason to cut it short
         watch.cancel()
         with contextlib.suppress(asyncio.CancelledError):
             await watch
@@ -663,4 +678,9 @@ async def run_headless(
             message = printer.text(str(exc))
             safe_print(f"frontier: closing the session failed: {message}", file=sys.stderr)
             status = EXIT_FAILED
+        finally:
+            stop.uninstall()
+    if stop.exit_status is not None:
+        safe_print(f"frontier: stopped by {signal_name(stop.received or 0)}", file=sys.stderr)
+        return stop.exit_status
     return status

@@ -41,6 +41,7 @@ from textual.widgets import Input, TextArea
 from frontier.app.config import Config, data_dir, save_setting
 from frontier.app.events import Event, ToolCall, ToolFinished
 from frontier.app.files import write_atomic
+from frontier.app.frontends.stop_signals import StopSignals, signal_name
 from frontier.app.frontends.tui.host import (
     BindingsChanged,
     FocusPrompt,
@@ -262,6 +263,9 @@ class FrontierApp(App[int]):
         """The session open when the app closed: ``run_tui`` prints how to resume it."""
         self.quit_note = ""
         """Said after the terminal is restored: what became of a message typed and not sent."""
+        self.stop_signals: StopSignals | None = None
+        """SIGTERM and SIGHUP as ctrl+q (``stop_signals.py``): given by ``run_tui``, whose
+        process is the app's; a test's app leaves the process's handlers alone."""
         self.split_diff = False
         self._ticks = 0
         self._held: set[str] = set()
@@ -339,6 +343,8 @@ class FrontierApp(App[int]):
 
     def on_mount(self) -> None:
         self.theme_changed_signal.subscribe(self, self._theme_changed)
+        if self.stop_signals is not None:
+            self.stop_signals.install(self._stop_signalled)
         self.call_after_refresh(self._freeze_startup_objects)
         self._flush_timer = self.set_interval(1 / self.flush_hz, self._tick, name="flush")
         if self.welcome:
@@ -352,6 +358,11 @@ class FrontierApp(App[int]):
             # is built on a thread of its own once the first frame is out; until stop 41
             # it waited 0.15 s more, from when it was built on the loop (docs/startup.md)
             self.call_after_refresh(self.live.start)
+
+    def _stop_signalled(self) -> None:
+        """SIGTERM or SIGHUP: quit as ctrl+q does (the turn stopped, its results kept, a
+        message typed and not sent kept, the terminal restored)."""
+        self.call_later(self.action_quit)
 
     def _freeze_startup_objects(self) -> None:
         """Move everything alive after the first paint (Textual's DOM and CSS, a loaded
@@ -367,6 +378,14 @@ class FrontierApp(App[int]):
             gc.set_threshold(GC_YOUNG, *threshold[1:])
 
     async def on_unmount(self) -> None:
+        try:
+            await self._wind_down()
+        finally:
+            if self.stop_signals is not None:  # installed on mount: the app's, not the process's
+                self.stop_signals.uninstall()
+
+    async def _wind_down(self) -> None:
+        """Give back what the app held: the collector's settings, the live session."""
         gc.unfreeze()  # this app's objects become collectable again (tests run many apps)
         if self._gc_threshold is not None:
             gc.set_threshold(*self._gc_threshold)
@@ -1174,13 +1193,20 @@ def run_tui(
     app = FrontierApp(
         config, demo=demo, demo_rate=demo_rate, session_id=session_id, workspace=workspace
     )
+    app.stop_signals = stop = StopSignals(terminal=True)  # before the terminal's modes change
     # What the imports made lives until exit: out of the collector's sight, the full
     # collection that came while the screen was built (~30 ms) walks only the new objects
     gc.freeze()
-    result = app.run()
+    try:
+        result = app.run()
+    finally:
+        stop.uninstall()
     if app.quit_note:
         print(app.quit_note)
     _say_how_to_resume(app.last_session_id)
+    if stop.received is not None:
+        print(f"frontier: stopped by {signal_name(stop.received)}", file=sys.stderr)
+        return 128 + stop.received
     return int(result or 0)
 
 

@@ -54,6 +54,14 @@ class QuickExitDriver(LinuxDriver):
             os.close(wake)  # this end is ours: the thread never closes it
         super().stop_application_mode()
 
+    def _sigcont_application(self, *_: object) -> None:
+        """SIGCONT resumes application mode only after this driver's own suspend (ctrl+z,
+        SIGTSTP). A terminal that hangs up sends SIGCONT right after SIGHUP: Textual's
+        handler then restarted the mode on the dead terminal, an input thread with it,
+        which read end-of-file forever and kept the quitting process alive."""
+        if self._must_signal_resume:
+            super()._sigcont_application()
+
     def run_input_thread(self) -> None:
         """Read the terminal and post what it says (as Textual's thread does) until the
         exit event; the wake pipe ends a wait at once."""
@@ -73,9 +81,11 @@ class QuickExitDriver(LinuxDriver):
                         woken = True
                         continue
                     read = True
-                    text = decode(os.read(fileno, 4096))
-                    if not text:  # stdin ended
+                    data = os.read(fileno, 4096)
+                    if not data:  # the terminal hung up: nothing more will come (no spin)
+                        selector.unregister(fileno)
                         continue
+                    text = decode(data)
                     for pasted, part in pastes.feed(text):
                         if pasted:
                             self.process_message(events.Paste(part))
