@@ -78,7 +78,16 @@ async def stored_result(url: str, workspace: Path) -> str:
         await again.close()
 
 
-async def test_sigterm_to_frontier_run_records_the_commands_result(tmp_path: Path) -> None:
+def _sigint_as_a_terminal_sends_it() -> None:
+    """A background job inherits SIGINT ignored; ctrl+c on a terminal is not ignored."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+@pytest.mark.parametrize("sent", [signal.SIGTERM, signal.SIGINT])
+async def test_a_signal_to_frontier_run_records_the_commands_result(
+    tmp_path: Path, sent: signal.Signals
+) -> None:
+    """SIGINT is ctrl+c: it exited 1 (a failed turn) until stop 48, now 130."""
     server = model(LONG)
     async with serve_wire(server) as url:
         proc = await asyncio.create_subprocess_exec(
@@ -86,16 +95,21 @@ async def test_sigterm_to_frontier_run_records_the_commands_result(tmp_path: Pat
             stdin=asyncio.subprocess.DEVNULL,
             stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.PIPE,
+            preexec_fn=_sigint_as_a_terminal_sends_it,
         )
         assert proc.stdout is not None and proc.stderr is not None
         async with asyncio.timeout(DEADLINE):
             while b"started" not in await proc.stdout.readline():
                 pass
-        proc.send_signal(signal.SIGTERM)
+        proc.send_signal(sent)
         out, err = await asyncio.wait_for(proc.communicate(), DEADLINE)
         markdown = await stored_result(url, tmp_path)
-    assert proc.returncode == 128 + signal.SIGTERM, err
-    assert err.decode().splitlines()[-1] == "frontier: stopped by SIGTERM"
+    assert proc.returncode == 128 + sent, err
+    said = err.decode().splitlines()
+    if sent == signal.SIGTERM:
+        assert said[-1] == "frontier: stopped by SIGTERM"
+    else:
+        assert said[-1] == "frontier: turn ended: cancelled — turn cancelled by the user"
     assert "shell cancelled exit=130" in out.decode()
     assert "**result** `cancelled` · exit 130" in markdown and "started" in markdown
 

@@ -574,6 +574,9 @@ EXIT_OK = 0
 EXIT_FAILED = 1
 EXIT_USAGE = 2
 EXIT_NEEDS_APPROVAL = 3
+EXIT_INTERRUPTED = 130
+"""ctrl+c stopped the turn (128 + SIGINT, as a shell reports it); SIGTERM and SIGHUP give
+143 and 129 (``stop_signals.py``)."""
 """A call needed approval and nobody could be asked (no terminal): rerun with the
 ``--approval`` named on stderr. Wins over a turn's failure (the denial is usually why)."""
 
@@ -654,7 +657,8 @@ async def run_headless(
                 safe_print(f"you {printer.text(prompt)}")
             ended = await session.send(prompt)
             if ended.reason != "done":  # the printer has said why (once)
-                status = EXIT_FAILED
+                # headless, only a signal stops a turn: ctrl+c here (asyncio's SIGINT)
+                status = EXIT_INTERRUPTED if ended.reason == "cancelled" else EXIT_FAILED
                 break
     except ModelError as exc:
         safe_print(f"frontier: {printer.text(str(exc))}", file=sys.stderr)
