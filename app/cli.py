@@ -416,7 +416,8 @@ stderr; --json writes one event per line (the format is versioned: docs/headless
 exit status: 0 the task ended with the model done; 1 a turn failed (the reason is on
 stderr); 2 usage or setup error; 3 a call needed approval and nobody could be asked (no
 terminal): stderr names the --approval that allows it; 130, 143, 129 stopped by ctrl+c,
-SIGTERM or SIGHUP (the running command's result is kept; a second signal ends at once)."""
+SIGTERM or SIGHUP (the running command's result is kept; a second signal ends at once);
+141 stdout's reader went away (| head)."""
 
 
 class _Formatter(argparse.RawDescriptionHelpFormatter):

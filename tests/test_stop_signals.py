@@ -225,3 +225,38 @@ async def test_a_hang_up_ignored_at_start_stays_ignored() -> None:
 def _monotonic(loop_time: float) -> float:
     """The loop's clock is ``time.monotonic`` (``read_until`` takes that clock's deadline)."""
     return loop_time
+
+
+TALKING = (
+    f'{sys.executable} -c "import time\n'
+    "print('start' + 'ed', flush=True)\n"
+    'for i in range(1200): print(i, flush=True); time.sleep(0.05)"'
+)
+"""A command that says it started, then goes on printing for a minute."""
+
+
+async def test_a_reader_that_goes_away_stops_the_run_and_keeps_the_result(tmp_path: Path) -> None:
+    """``frontier run … | head``: the printer's ``BrokenPipeError`` reached the tool whose
+    output it printed, and the call was stored as "internal error while running shell"
+    though the command had run. Now the turn stops as ctrl+c stops it, exit 141."""
+    server = model(TALKING)
+    async with serve_wire(server) as url:
+        proc = await asyncio.create_subprocess_exec(
+            *frontier_argv(url, tmp_path, "run", "go", "--approval", "auto"),
+            stdin=asyncio.subprocess.DEVNULL,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+        )
+        assert proc.stdout is not None and proc.stderr is not None
+        async with asyncio.timeout(DEADLINE):
+            while b"started" not in await proc.stdout.readline():
+                pass
+        transport = proc._transport  # type: ignore[attr-defined]
+        transport.get_pipe_transport(1).close()  # the reader goes away, as `head` exits
+        await asyncio.wait_for(proc.wait(), DEADLINE)
+        err = await proc.stderr.read()
+        markdown = await stored_result(url, tmp_path)
+    assert proc.returncode == 141, err
+    assert b"Traceback" not in err and b"BrokenPipe" not in err
+    assert "**result** `cancelled` · exit 130" in markdown and "started" in markdown
+    assert "internal error" not in markdown

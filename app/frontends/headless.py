@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import sys
 import time
 from collections.abc import Callable
@@ -140,12 +141,34 @@ class EventPrinter:
         """The text form said the window is only assumed (once)."""
         self.unanswered: list[Unanswered] = []
         """Calls denied because nobody could be asked (no terminal): said once at the end."""
+        self.reader_gone = False
+        """Whoever read the output went away (``frontier run | head``): nothing more is
+        printed, and ``on_reader_gone`` was called once."""
+        self.on_reader_gone: Callable[[], None] | None = None
 
     @property
     def errors(self) -> TextIO:
         return self.err or sys.stderr
 
     def __call__(self, event: Event) -> None:
+        """Print ``event``. A reader that went away never reaches the session: the
+        printer is called from inside a tool (its output) and the loop, and its
+        ``BrokenPipeError`` was stored as the tool's result ("internal error while running
+        shell") for a command that had run to its end."""
+        self._guarded(self._take, event)
+
+    def _guarded(self, write: Callable[..., None], *args: Any) -> None:
+        if self.reader_gone:
+            return
+        try:
+            write(*args)
+        except BrokenPipeError:
+            self.reader_gone = True
+            _quiet(self.out)
+            if self.on_reader_gone is not None:
+                self.on_reader_gone()
+
+    def _take(self, event: Event) -> None:
         self.wait.apply(event, self.clock)
         self._count_context(event)
         if isinstance(event, ResponseStarted):
@@ -235,6 +258,9 @@ class EventPrinter:
 
     def finish(self) -> None:
         """The run is over: close what is open; print mode prints the answer now."""
+        self._guarded(self._finish)
+
+    def _finish(self) -> None:
         self._end_stretch()
         if self.print_mode and self._answer:
             text = self.scrubber.scrub("".join(self._answer)).strip()
@@ -242,6 +268,10 @@ class EventPrinter:
                 safe_print(text, file=self.out, flush=True)
 
     # ------------------------------------------------------------------ lines
+    def line(self, text: str) -> None:
+        """A line of the run's own (``you …``), printed as the events' lines are."""
+        self._guarded(self._line, text)
+
     def _line(self, text: str, stream: TextIO | None = None) -> None:
         """A whole line of the text form, after closing any live stretch."""
         self._end_stretch()
@@ -272,6 +302,9 @@ class EventPrinter:
 
     def tick(self) -> None:
         """Print a waiting / stalled line on each new 10 s of silence (text form only)."""
+        self._guarded(self._tick)
+
+    def _tick(self) -> None:
         if self.as_json or self.print_mode:
             return
         state = self.wait.state(self.clock())
@@ -394,6 +427,20 @@ class Unanswered:
     name: str
     flag: str
     """The setting that would allow it (``--approval auto-edit``), or ``""``."""
+
+
+def _quiet(stream: TextIO) -> None:
+    """Point ``stream``'s descriptor at ``/dev/null``: what it still holds, flushed at
+    exit, goes nowhere instead of failing again (Python's own advice for a closed pipe)."""
+    try:
+        fd = stream.fileno()
+    except (AttributeError, OSError, ValueError):  # not a descriptor (a test's StringIO)
+        return
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(devnull, fd)
+    finally:
+        os.close(devnull)
 
 
 def unanswered(result: ToolResult) -> Unanswered | None:
@@ -574,6 +621,9 @@ EXIT_OK = 0
 EXIT_FAILED = 1
 EXIT_USAGE = 2
 EXIT_NEEDS_APPROVAL = 3
+EXIT_READER_GONE = 141
+"""Standard output's reader went away (``| head``): 128 + SIGPIPE, as a shell reports a
+program its pipe ended; the turn was stopped as ctrl+c stops it."""
 EXIT_INTERRUPTED = 130
 """ctrl+c stopped the turn (128 + SIGINT, as a shell reports it); SIGTERM and SIGHUP give
 143 and 129 (``stop_signals.py``)."""
@@ -651,10 +701,13 @@ async def run_headless(
             turns.cancel()
 
     stop.install(stop_turns)
+    printer.on_reader_gone = stop_turns  # `| head` has what it wanted: stop as SIGPIPE would
     try:
         for prompt in prompts or session.demo_prompts:
             if not as_json and not print_mode:
-                safe_print(f"you {printer.text(prompt)}")
+                printer.line(f"you {printer.text(prompt)}")
+            if printer.reader_gone:
+                break
             ended = await session.send(prompt)
             if ended.reason != "done":  # the printer has said why (once)
                 # headless, only a signal stops a turn: ctrl+c here (asyncio's SIGINT)
@@ -664,7 +717,7 @@ async def run_headless(
         safe_print(f"frontier: {printer.text(str(exc))}", file=sys.stderr)
         status = EXIT_FAILED
     except asyncio.CancelledError:
-        if stop.received is None or turns is None:
+        if (stop.received is None and not printer.reader_gone) or turns is None:
             raise
         turns.uncancel()  # between turns: the stop asked for, not a failure of ours
     finally:
@@ -687,4 +740,6 @@ async def run_headless(
     if stop.exit_status is not None:
         safe_print(f"frontier: stopped by {signal_name(stop.received or 0)}", file=sys.stderr)
         return stop.exit_status
+    if printer.reader_gone:
+        return EXIT_READER_GONE
     return status
