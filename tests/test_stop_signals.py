@@ -83,6 +83,22 @@ def _sigint_as_a_terminal_sends_it() -> None:
     signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
+async def run_until_started(url: str, workspace: Path) -> asyncio.subprocess.Process:
+    """``frontier run go`` (no terminal, output piped), once its command said it started."""
+    proc = await asyncio.create_subprocess_exec(
+        *frontier_argv(url, workspace, "run", "go", "--approval", "auto"),
+        stdin=asyncio.subprocess.DEVNULL,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+        preexec_fn=_sigint_as_a_terminal_sends_it,
+    )
+    assert proc.stdout is not None
+    async with asyncio.timeout(DEADLINE):
+        while b"started" not in await proc.stdout.readline():
+            pass
+    return proc
+
+
 @pytest.mark.parametrize("sent", [signal.SIGTERM, signal.SIGINT])
 async def test_a_signal_to_frontier_run_records_the_commands_result(
     tmp_path: Path, sent: signal.Signals
@@ -90,17 +106,7 @@ async def test_a_signal_to_frontier_run_records_the_commands_result(
     """SIGINT is ctrl+c: it exited 1 (a failed turn) until stop 48, now 130."""
     server = model(LONG)
     async with serve_wire(server) as url:
-        proc = await asyncio.create_subprocess_exec(
-            *frontier_argv(url, tmp_path, "run", "go", "--approval", "auto"),
-            stdin=asyncio.subprocess.DEVNULL,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.PIPE,
-            preexec_fn=_sigint_as_a_terminal_sends_it,
-        )
-        assert proc.stdout is not None and proc.stderr is not None
-        async with asyncio.timeout(DEADLINE):
-            while b"started" not in await proc.stdout.readline():
-                pass
+        proc = await run_until_started(url, tmp_path)
         proc.send_signal(sent)
         out, err = await asyncio.wait_for(proc.communicate(), DEADLINE)
         markdown = await stored_result(url, tmp_path)
@@ -241,16 +247,8 @@ async def test_a_reader_that_goes_away_stops_the_run_and_keeps_the_result(tmp_pa
     though the command had run. Now the turn stops as ctrl+c stops it, exit 141."""
     server = model(TALKING)
     async with serve_wire(server) as url:
-        proc = await asyncio.create_subprocess_exec(
-            *frontier_argv(url, tmp_path, "run", "go", "--approval", "auto"),
-            stdin=asyncio.subprocess.DEVNULL,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.PIPE,
-        )
-        assert proc.stdout is not None and proc.stderr is not None
-        async with asyncio.timeout(DEADLINE):
-            while b"started" not in await proc.stdout.readline():
-                pass
+        proc = await run_until_started(url, tmp_path)
+        assert proc.stderr is not None
         transport = proc._transport  # type: ignore[attr-defined]
         transport.get_pipe_transport(1).close()  # the reader goes away, as `head` exits
         await asyncio.wait_for(proc.wait(), DEADLINE)
