@@ -621,14 +621,14 @@ EXIT_OK = 0
 EXIT_FAILED = 1
 EXIT_USAGE = 2
 EXIT_NEEDS_APPROVAL = 3
-EXIT_READER_GONE = 141
-"""Standard output's reader went away (``| head``): 128 + SIGPIPE, as a shell reports a
-program its pipe ended; the turn was stopped as ctrl+c stops it."""
+"""A call needed approval and nobody could be asked (no terminal): rerun with the
+``--approval`` named on stderr. Wins over a turn's failure (the denial is usually why)."""
 EXIT_INTERRUPTED = 130
 """ctrl+c stopped the turn (128 + SIGINT, as a shell reports it); SIGTERM and SIGHUP give
 143 and 129 (``stop_signals.py``)."""
-"""A call needed approval and nobody could be asked (no terminal): rerun with the
-``--approval`` named on stderr. Wins over a turn's failure (the denial is usually why)."""
+EXIT_READER_GONE = 141
+"""Standard output's reader went away (``| head``): 128 + SIGPIPE, as a shell reports a
+program its pipe ended; the turn was stopped as ctrl+c stops it."""
 
 
 async def run_headless(

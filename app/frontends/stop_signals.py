@@ -97,6 +97,8 @@ class StopSignals:
     def install(self, on_stop: Callable[[], None]) -> None:
         """From the running event loop's thread (the main one): ``on_stop`` is called on
         that loop when the first signal comes."""
+        if threading.current_thread() is not threading.main_thread():
+            return  # only the main thread may set handlers (a front end run by a test's thread)
         self._loop = asyncio.get_running_loop()
         self._on_stop = on_stop
         if not _ACTIVE:
