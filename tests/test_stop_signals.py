@@ -113,7 +113,10 @@ async def test_a_signal_to_frontier_run_records_the_commands_result(
     assert proc.returncode == 128 + sent, err
     said = err.decode().splitlines()
     if sent == signal.SIGTERM:
-        assert said[-1] == "frontier: stopped by SIGTERM"
+        assert said[-2:] == [
+            "frontier: turn ended: cancelled — stopped by SIGTERM",
+            "frontier: stopped by SIGTERM",
+        ]
     else:
         assert said[-1] == "frontier: turn ended: cancelled — turn cancelled by the user"
     assert "shell cancelled exit=130" in out.decode()

@@ -259,6 +259,13 @@ class _Response:
     adapter: ModeAdapter | None = None
 
 
+def _stop_reason(stopped: asyncio.CancelledError) -> str:
+    """Why the turn stopped: the message its cancel carried (``task.cancel(msg)``: a
+    front end stopped by SIGTERM says so), else a person's stop."""
+    said = stopped.args[0] if stopped.args else None
+    return said if isinstance(said, str) and said else "turn cancelled by the user"
+
+
 class AgentLoop:
     """Runs user turns against a model client through a tool boundary."""
 
@@ -402,7 +409,7 @@ class AgentLoop:
         try:
             self._set_state("active")
             ended = await self._turn(text)
-        except asyncio.CancelledError:
+        except asyncio.CancelledError as stopped:
             self._stopping = True
             # a call executing now is stopped by the boundary (its process group killed)
             # and returns its own ``cancelled`` result, committed like any result; the
@@ -423,7 +430,7 @@ class AgentLoop:
                         out.batch.cancel()
             if self._turn_task is not None:
                 self._turn_task.uncancel()
-            ended = TurnEnded("cancelled", "turn cancelled by the user")
+            ended = TurnEnded("cancelled", _stop_reason(stopped))
             await self._keep_cut(INTERRUPTED)
         except PersistenceFailed as exc:
             ended = TurnEnded("session_persistence_failed", str(exc))

@@ -696,12 +696,13 @@ async def run_headless(
     turns = asyncio.current_task()
     stop = StopSignals()  # SIGTERM, SIGHUP: the turn stopped as ctrl+c stops it
 
-    def stop_turns() -> None:
+    def stop_turns(why: str) -> None:
         if turns is not None:
-            turns.cancel()
+            turns.cancel(why)
 
-    stop.install(stop_turns)
-    printer.on_reader_gone = stop_turns  # `| head` has what it wanted: stop as SIGPIPE would
+    stop.install(lambda: stop_turns(f"stopped by {signal_name(stop.received or 0)}"))
+    # `| head` has what it wanted: stop as SIGPIPE would
+    printer.on_reader_gone = lambda: stop_turns("the output's reader went away")
     try:
         for prompt in prompts or session.demo_prompts:
             if not as_json and not print_mode:
