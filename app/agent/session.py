@@ -62,6 +62,8 @@ if TYPE_CHECKING:
     from frontier.tools.registry import Registry
 
 Observer = Callable[[Event], None]
+MAX_OBSERVER_FAILURES = 20
+"""Failures of observers kept word for word; more are only counted."""
 Closer = Callable[[], Awaitable[None] | None]
 RulesSaver = Callable[[dict[str, list[str]]], object]
 """Writes the workspace's remembered "always allow" rules (``config.save_approvals``)."""
@@ -105,6 +107,11 @@ class EventHub:
 
     def __init__(self) -> None:
         self._observers: list[Observer] = []
+        self.failures: list[str] = []
+        """What observers raised (the first :data:`MAX_OBSERVER_FAILURES`), said by the
+        front end: ``AgentSession.observer_failures``."""
+        self.failed = 0
+        """How many times an observer raised."""
 
     def subscribe(self, observer: Observer) -> Callable[[], None]:
         """Add ``observer``; the returned function removes it again."""
@@ -117,8 +124,22 @@ class EventHub:
         return unsubscribe
 
     def emit(self, event: Event) -> None:
+        """Every observer gets ``event``; one that raises never reaches the emitter.
+
+        The emitter is a tool streaming its output or the boundary committing a result:
+        a front end's exception there became the call's result ("internal error while
+        running shell") for a command that had run, and the tool's output reader died
+        with it, so a command printing more than a pipe holds stalled until its timeout.
+        The failure is kept for the front end to say; the other observers still get the
+        event."""
         for observer in tuple(self._observers):
-            observer(event)
+            try:
+                observer(event)
+            except Exception as exc:
+                self.failed += 1
+                if len(self.failures) < MAX_OBSERVER_FAILURES:
+                    kind = type(event).__name__
+                    self.failures.append(f"{type(exc).__name__}: {exc} (showing {kind})")
 
 
 class AgentSession:
@@ -294,6 +315,12 @@ class AgentSession:
         return self._closed
 
     # ------------------------------------------------------------------ events
+    @property
+    def observer_failures(self) -> tuple[int, list[str]]:
+        """How many times an observer (a front end's display) raised on an event, and
+        the first of those failures' words: the session went on (``EventHub.emit``)."""
+        return self._events.failed, list(self._events.failures)
+
     def subscribe(self, observer: Observer) -> Callable[[], None]:
         """Receive every event of this session from now on; returns the unsubscribe.
 

@@ -738,6 +738,14 @@ async def run_headless(
             status = EXIT_FAILED
         finally:
             stop.uninstall()
+    missed, words = session.observer_failures
+    if missed:  # the printer raised on an event (a bug of ours): the session went on
+        safe_print(
+            f"frontier: the output missed {missed} event(s) ({printer.text(words[0])}); the "
+            f"session's record is whole: frontier export {session.session_id}",
+            file=sys.stderr,
+        )
+        status = status or EXIT_FAILED
     if stop.exit_status is not None:
         safe_print(f"frontier: stopped by {signal_name(stop.received or 0)}", file=sys.stderr)
         return stop.exit_status

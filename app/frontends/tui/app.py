@@ -297,6 +297,8 @@ class FrontierApp(App[int]):
         """``perf_counter`` when the last review opened."""
         self.typed_through = TYPED_THROUGH
         """``TYPED_THROUGH`` for this app (a test sets it: what counts as one run)."""
+        self._display_failed = 0
+        """Observer failures of the session already told (``_say_display_failures``)."""
         self._told_typed_at = float("-inf")
         """``_review_at`` of the review already told that typed keys went to the message."""
         self._ctrl_c_at: float | None = None
@@ -739,9 +741,28 @@ class FrontierApp(App[int]):
         """The flush timer: a flush, and after ``IDLE_TICKS`` quiet ones a slower timer
         (``IDLE_HZ``) until the next event wakes it (:meth:`observe`)."""
         self.flush()
+        self._say_display_failures()
         idle = self._quiet >= IDLE_TICKS and not self.state.turn_running
         if idle and self.flush_rate != IDLE_HZ:
             self._restart_timer(IDLE_HZ)
+
+    def _say_display_failures(self) -> None:
+        """The display raised on an event (a bug of ours): the session went on without it
+        (``EventHub.emit``), and the person is told once, with where the whole record is."""
+        session = self.session
+        if session is None:
+            return
+        failed, words = session.observer_failures
+        if failed <= self._display_failed:
+            return
+        if not self._display_failed:
+            self.notify(
+                f"The screen missed an event ({words[0]}); the session goes on and its "
+                "record is whole (frontier export). Please report this.",
+                severity="error",
+                timeout=30,
+            )
+        self._display_failed = failed
 
     def _wake(self) -> None:
         """An event after a quiet spell: back to the full rate, painting on the next tick."""
