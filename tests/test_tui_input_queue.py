@@ -474,3 +474,25 @@ async def test_over_http_the_queued_message_follows_the_tool_results_and_is_stor
     assert stored[-2] == UserText(queued)  # stored like any message, after the results
     assert stored[-1] == AssistantTurn("Both read.")  # then the model's answer
     assert typed == ["read a.txt", queued]
+
+
+async def test_quitting_with_messages_queued_says_they_were_not_sent(tmp_path: Path) -> None:
+    """ctrl+q mid-turn with messages queued: they never reach the model, and quitting said
+    nothing (the queue's row went with the screen). ↑ brings them back next time."""
+    holder: list[EchoRuntime] = []
+    app = make_app(tmp_path, holder, hold=True)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await until(pilot, lambda: app.session is not None, "the session")
+        await submit(pilot, "start")
+        loop = holder[0].loop
+        await until(pilot, loop.started.is_set, "the turn started")
+        await submit(pilot, "also check the logs")
+        await submit(pilot, "and the tests")
+        session = holder[0].session
+        await until(pilot, lambda: len(session.queued()) == 2, "two queued")
+        await pilot.press("ctrl+q")
+    assert loop.sent == ["start"]
+    assert app.quit_note == (
+        "Your 2 queued messages were not sent: ↑ in the message box brings them back."
+    )
+    assert session.prompt_history.entries()[-2:] == ["also check the logs", "and the tests"]

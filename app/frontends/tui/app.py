@@ -938,9 +938,11 @@ class FrontierApp(App[int]):
 
     async def action_quit(self) -> None:
         """ctrl+q (and ctrl+c twice, ctrl+d on an empty box, ``q`` in a replay): quit. A
-        message typed and not sent is kept first (``LiveController.keep_draft``)."""
+        message typed and not sent is kept first (``LiveController.keep_draft``), and
+        what is still queued is said (``queued_note``)."""
         if self.live is not None:
-            self.quit_note = self.live.keep_draft()
+            notes = (self.live.keep_draft(), self.live.queued_note())
+            self.quit_note = "\n".join(note for note in notes if note)
         await super().action_quit()
 
     async def action_quit_empty(self) -> None:

@@ -550,6 +550,20 @@ class LiveController:
             return f"Your unsent message could not be kept: {history.problem}."
         return "Your unsent message is kept: ↑ in the message box brings it back."
 
+    def queued_note(self) -> str:
+        """At quit: messages typed during the turn and still queued never reached the
+        model, and nothing said so (the row above the box went with the screen). They
+        were remembered when queued, so ↑ brings them back; ``""`` when none wait."""
+        session = self.session
+        waiting = len(session.queued()) if session is not None else 0
+        if not waiting:
+            return ""
+        if waiting == 1:
+            return "Your queued message was not sent: ↑ in the message box brings it back."
+        return (
+            f"Your {waiting} queued messages were not sent: ↑ in the message box brings them back."
+        )
+
     def _remember(self, session: AgentSession, text: str) -> None:
         """Keep ``text`` for ↑/ctrl+r (scrubbed, per workspace); say once if it cannot be."""
         history = session.prompt_history
