@@ -29,6 +29,7 @@ import errno
 import os
 import signal
 import sys
+import termios
 import threading
 from collections.abc import Callable
 from types import FrameType
@@ -123,16 +124,27 @@ class StopSignals:
                 _PREVIOUS.clear()
 
     def signalled(self, signum: int) -> None:
-        """A stop signal came: the first starts the orderly stop, a second ends at once."""
+        """A stop signal came: the first starts the orderly stop, a second ends at once.
+
+        Called in a signal handler, which may have interrupted the main thread anywhere,
+        inside ``threading``'s or the import system's own locks included: so nothing
+        here takes a Python lock (no thread started, no import); the rest is done on the
+        loop (:meth:`_begin`)."""
         if self.received is not None:
             self._end(signum)
         self.received = signum
         _quiet_if_terminal_gone()
+        loop = self._loop
+        if loop is not None and not loop.is_closed():
+            loop.call_soon_threadsafe(self._begin, signum)
+
+    def _begin(self, signum: int) -> None:
+        """On the loop: the deadline armed, then the orderly stop."""
         self._timer = threading.Timer(DEADLINE, self._end, (signum,))
         self._timer.daemon = True
         self._timer.start()
-        if self._on_stop is not None and self._loop is not None:
-            self._loop.call_soon_threadsafe(self._on_stop)
+        if self._on_stop is not None:
+            self._on_stop()
 
     def _end(self, signum: int) -> None:
         """The forced end: the terminal's modes back, then exit without cleaning up."""
@@ -145,8 +157,6 @@ class StopSignals:
 
 def _terminal_modes() -> tuple[int, list[Any]] | None:
     """The controlling terminal's settings before the TUI changes them, or ``None``."""
-    import termios
-
     stdin = sys.__stdin__
     if stdin is None or not stdin.isatty():
         return None
@@ -158,8 +168,6 @@ def _terminal_modes() -> tuple[int, list[Any]] | None:
 
 
 def _restore_terminal(modes: tuple[int, list[Any]]) -> None:
-    import termios
-
     fd, attrs = modes
     with contextlib.suppress(termios.error):  # a terminal that hung up takes no settings
         termios.tcsetattr(fd, termios.TCSANOW, attrs)
@@ -172,8 +180,6 @@ def _restore_terminal(modes: tuple[int, list[Any]]) -> None:
 def _quiet_if_terminal_gone() -> None:
     """Point standard output and error at ``/dev/null`` when their terminal hung up, so
     the orderly stop's writes (the text form's lines, Textual's frames) cannot fail."""
-    import termios
-
     devnull: int | None = None
     for fd in (1, 2):
         try:
