@@ -316,10 +316,11 @@ class AgentSession:
 
     # ------------------------------------------------------------------ events
     @property
-    def observer_failures(self) -> tuple[int, list[str]]:
+    def observer_failures(self) -> tuple[int, tuple[str, ...]]:
         """How many times an observer (a front end's display) raised on an event, and
-        the first of those failures' words: the session went on (``EventHub.emit``)."""
-        return self._events.failed, list(self._events.failures)
+        the first of those failures' words: the session went on (``EventHub.emit``).
+        Cheap enough for every flush of the TUI (none: ``(0, ())``)."""
+        return self._events.failed, tuple(self._events.failures)
 
     def subscribe(self, observer: Observer) -> Callable[[], None]:
         """Receive every event of this session from now on; returns the unsubscribe.
