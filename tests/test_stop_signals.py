@@ -15,6 +15,7 @@ import os
 import signal
 import sys
 import textwrap
+import time
 from pathlib import Path
 
 import pytest
@@ -130,13 +131,11 @@ async def test_sigterm_at_the_approval_question_ends_frontier_run(tmp_path: Path
     async with serve_wire(server) as url:
         argv = frontier_argv(url, tmp_path, "run", "go", "--approval", "ask")
         with on_a_pty(argv, pty_env()) as (pid, fd):
-            deadline = asyncio.get_running_loop().time() + DEADLINE
-            await asyncio.to_thread(read_until, fd, b"[y] approve", _monotonic(deadline))
+            deadline = time.monotonic() + DEADLINE
+            await asyncio.to_thread(read_until, fd, b"[y] approve", deadline)
             os.kill(pid, signal.SIGTERM)
             status = await status_of(pid)
-            said = await asyncio.to_thread(
-                read_until, fd, b"stopped by SIGTERM", _monotonic(deadline)
-            )
+            said = await asyncio.to_thread(read_until, fd, b"stopped by SIGTERM", deadline)
     assert status == 128 + signal.SIGTERM
     assert b"stopped by SIGTERM" in said
     assert not (tmp_path / "made.txt").exists()
@@ -152,7 +151,7 @@ async def test_the_tui_stopped_by_a_signal_records_the_result_and_restores_the_t
     async with serve_wire(server) as url:
         argv = frontier_argv(url, tmp_path, "--approval", "auto")
         with on_a_pty(argv, pty_env()) as (pid, fd):
-            deadline = _monotonic(asyncio.get_running_loop().time() + DEADLINE)
+            deadline = time.monotonic() + DEADLINE
             await asyncio.to_thread(read_until, fd, b"message the agent", deadline)
             os.write(fd, b"go\r")
             await asyncio.to_thread(read_until, fd, b"started", deadline)
@@ -229,11 +228,6 @@ async def test_a_hang_up_ignored_at_start_stays_ignored() -> None:
         stop.uninstall()
         signal.signal(signal.SIGHUP, before)
     assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL
-
-
-def _monotonic(loop_time: float) -> float:
-    """The loop's clock is ``time.monotonic`` (``read_until`` takes that clock's deadline)."""
-    return loop_time
 
 
 TALKING = (

@@ -1227,9 +1227,9 @@ def run_tui(
     if app.quit_note:
         print(app.quit_note)
     _say_how_to_resume(app.last_session_id)
-    if stop.received is not None:
-        print(f"frontier: stopped by {signal_name(stop.received)}", file=sys.stderr)
-        return 128 + stop.received
+    if stop.exit_status is not None:
+        print(f"frontier: stopped by {signal_name(stop.received or 0)}", file=sys.stderr)
+        return stop.exit_status
     return int(result or 0)
 
 
