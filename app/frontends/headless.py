@@ -697,7 +697,9 @@ async def run_headless(
     stop = StopSignals()  # SIGTERM, SIGHUP: the turn stopped as ctrl+c stops it
 
     def stop_turns(why: str) -> None:
-        if turns is not None:
+        """Stop the turn running now; between turns the loop below sees the stop and
+        sends nothing more (a cancel there would land on whatever awaits next)."""
+        if turns is not None and session.busy:
             turns.cancel(why)
 
     stop.install(lambda: stop_turns(f"stopped by {signal_name(stop.received or 0)}"))
@@ -707,7 +709,7 @@ async def run_headless(
         for prompt in prompts or session.demo_prompts:
             if not as_json and not print_mode:
                 printer.line(f"you {printer.text(prompt)}")
-            if printer.reader_gone:
+            if printer.reader_gone or stop.received is not None:
                 break
             ended = await session.send(prompt)
             if ended.reason != "done":  # the printer has said why (once)
@@ -717,10 +719,6 @@ async def run_headless(
     except ModelError as exc:
         safe_print(f"frontier: {printer.text(str(exc))}", file=sys.stderr)
         status = EXIT_FAILED
-    except asyncio.CancelledError:
-        if (stop.received is None and not printer.reader_gone) or turns is None:
-            raise
-        turns.uncancel()  # between turns: the stop asked for, not a failure of ours
     finally:
         turns = None  # a signal while the session closes is not a reason to cut it short
         watch.cancel()
