@@ -21,7 +21,7 @@ from scripted import ScriptedClient
 from sse_server import serve, sse, start_sse
 from textual.pilot import Pilot
 from textual.widgets import Static
-from tui_input_fakes import EchoRuntime, echo_factory
+from tui_input_fakes import EchoLoop, EchoRuntime, echo_factory
 
 from frontier.app.agent.loop import AgentLoop
 from frontier.app.agent.modes import get_mode
@@ -284,6 +284,17 @@ async def submit(pilot: Pilot, text: str) -> None:
     await pilot.press(*text, "enter")
 
 
+async def a_turn_running(
+    pilot: Pilot[Any], app: FrontierApp, holder: list[EchoRuntime]
+) -> EchoLoop:
+    """The session up and a turn started with "start" (held by the echo loop): its loop."""
+    await until(pilot, lambda: app.session is not None, "the session")
+    await submit(pilot, "start")
+    loop = holder[0].loop
+    await until(pilot, loop.started.is_set, "the turn started")
+    return loop
+
+
 async def test_typed_while_working_is_queued_edited_removed_then_delivered(
     tmp_path: Path,
 ) -> None:
@@ -347,10 +358,7 @@ async def test_queued_left_by_a_stopped_turn_wait_and_an_empty_enter_sends_them(
     holder: list[EchoRuntime] = []
     app = make_app(tmp_path, holder, hold=True)
     async with app.run_test(size=(120, 40)) as pilot:
-        await until(pilot, lambda: app.session is not None, "the session")
-        await submit(pilot, "start")
-        loop = holder[0].loop
-        await until(pilot, loop.started.is_set, "the turn started")
+        loop = await a_turn_running(pilot, app, holder)
         await submit(pilot, "keep this")
         session = holder[0].session
         await until(pilot, lambda: len(session.queued()) == 1, "queued")
@@ -374,10 +382,7 @@ async def test_a_new_message_after_a_stopped_turn_follows_what_was_queued(
     holder: list[EchoRuntime] = []
     app = make_app(tmp_path, holder, hold=True)
     async with app.run_test(size=(120, 40)) as pilot:
-        await until(pilot, lambda: app.session is not None, "the session")
-        await submit(pilot, "start")
-        loop = holder[0].loop
-        await until(pilot, loop.started.is_set, "the turn started")
+        loop = await a_turn_running(pilot, app, holder)
         await submit(pilot, "queued first")
         await until(pilot, lambda: len(holder[0].session.queued()) == 1, "queued")
         await pilot.press("escape")
@@ -482,10 +487,7 @@ async def test_quitting_with_messages_queued_says_they_were_not_sent(tmp_path: P
     holder: list[EchoRuntime] = []
     app = make_app(tmp_path, holder, hold=True)
     async with app.run_test(size=(120, 40)) as pilot:
-        await until(pilot, lambda: app.session is not None, "the session")
-        await submit(pilot, "start")
-        loop = holder[0].loop
-        await until(pilot, loop.started.is_set, "the turn started")
+        loop = await a_turn_running(pilot, app, holder)
         await submit(pilot, "also check the logs")
         await submit(pilot, "and the tests")
         session = holder[0].session
