@@ -1134,6 +1134,9 @@ _HANDLERS = {
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    from frontier.app.std_streams import reopen_closed
+
+    reopen_closed()  # a stream closed by the caller: /dev/null, not a traceback
     args = parse_args(argv)
     from frontier.app import pathlib_lean  # every command uses pathlib, none urllib
 
