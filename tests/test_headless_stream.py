@@ -373,3 +373,24 @@ def test_on_a_terminal_a_commands_output_is_its_first_and_last_lines(
         marks
         and shown[marks[0]] == f"… {omitted:,} characters not printed here, as in the model's copy"
     )
+
+
+def test_on_a_terminal_a_long_message_is_echoed_by_its_ends() -> None:
+    """``frontier run - < app.log`` echoed the whole log as ``you …`` (20 MB printed before
+    the model was asked). On a terminal it is shown as the TUI's Transcript shows it: its
+    first and last lines, each long line by its ends. A file or a pipe gets it whole."""
+    from frontier.app.frontends.headless import EventPrinter
+    from frontier.app.secrets import Scrubber
+    from frontier.widgets.display import MESSAGE_HEAD, MESSAGE_TAIL
+
+    log = "\n".join(f"line {n}" for n in range(1, 20_001))
+    shown = EventPrinter(Terminal(), scrubber=Scrubber()).said(log).split("\n")
+    assert shown[:MESSAGE_HEAD] == [f"line {n}" for n in range(1, MESSAGE_HEAD + 1)]
+    assert shown[MESSAGE_HEAD] == f"… {20_000 - MESSAGE_HEAD - MESSAGE_TAIL:,} more lines …"
+    assert shown[-1] == "line 20000" and len(shown) == MESSAGE_HEAD + 1 + MESSAGE_TAIL
+    one_line = "word " * 4_000_000
+    cut = EventPrinter(Terminal(), scrubber=Scrubber()).said(one_line)
+    assert len(cut) < 5_000 and cut.startswith("word word") and "characters" in cut
+    short = "fix the failing test\nin tests/test_a.py"
+    assert EventPrinter(Terminal(), scrubber=Scrubber()).said(short) == short
+    assert EventPrinter(io.StringIO(), scrubber=Scrubber()).said(log) == log  # a file: whole

@@ -112,6 +112,12 @@ def fold_lines(text: str, head: int, tail: int) -> str:
 FOLD_SLACK = 5
 """Lines :func:`fold_lines` shows rather than fold (a marker for three lines hides
 nothing worth it)."""
+MESSAGE_HEAD = 20
+MESSAGE_TAIL = 20
+"""Lines of a long message shown at its start and at its end (a pasted log's error is
+often at the end), by the TUI's Transcript and by ``frontier run``'s echo on a terminal;
+the rest is one ``… N more lines …`` line. The message goes to the model whole: after a
+20,000-line paste, drawing all of it held the screen 1.4 s when it was sent."""
 
 
 def _note(count: int) -> str:

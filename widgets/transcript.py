@@ -34,7 +34,14 @@ from textual.theme import Theme
 
 from frontier.themes.palette import theme_variable
 from frontier.widgets.block_view import Block, BlockView
-from frontier.widgets.display import cut_lines, display_preview, fold_lines, more_lines
+from frontier.widgets.display import (
+    MESSAGE_HEAD,
+    MESSAGE_TAIL,
+    cut_lines,
+    display_preview,
+    fold_lines,
+    more_lines,
+)
 from frontier.widgets.prose import ProseBlock
 from frontier.widgets.state import FOLD, ToolRow, TranscriptEntry, interrupted_words
 from frontier.widgets.tools_pane import OpenToolOutput, state_label
@@ -53,12 +60,6 @@ CALL_GUTTER = 2
 
 
 THINKING_FOLDED = 3
-MESSAGE_HEAD = 20
-MESSAGE_TAIL = 20
-"""Lines of a long message the Transcript shows at its start and at its end (a pasted
-log's error is often at the end); the rest is one ``… N more lines …`` line. The message
-goes to the model whole: after a 20,000-line paste, drawing all of it held the screen
-1.4 s when it was sent."""
 """Lines of a reasoning block shown while it is folded (ctrl+t shows it whole)."""
 
 

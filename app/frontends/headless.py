@@ -94,6 +94,9 @@ THINKING_PRINTED = 4000
 """Characters of one stretch of reasoning the text log prints."""
 PRINTED_CHANGES = 50
 """Files of one mutation listed in the text log before ``+N more``."""
+ECHO_WHOLE = 4_000
+"""Characters of the person's message echoed whole on a terminal (with fewer than 40
+lines); a longer one is shown by its ends (:meth:`EventPrinter.said`)."""
 WAIT_LINE_EVERY = 10.0
 """Seconds between the text log's waiting / stalled lines."""
 
@@ -271,6 +274,17 @@ class EventPrinter:
     def line(self, text: str) -> None:
         """A line of the run's own (``you …``), printed as the events' lines are."""
         self._guarded(self._line, text)
+
+    def said(self, message: str) -> str:
+        """The person's message as it is echoed (``you …``): on a terminal a long one by
+        its ends, as the TUI's Transcript draws it (``frontier run - < app.log`` printed
+        the whole log, 20 MB, before the model was asked). The model gets it whole, and
+        a file or a pipe too."""
+        if not self._bounded or (len(message) <= ECHO_WHOLE and message.count("\n") < 40):
+            return message
+        from frontier.widgets.display import MESSAGE_HEAD, MESSAGE_TAIL, cut_lines, fold_lines
+
+        return cut_lines(fold_lines(message, MESSAGE_HEAD, MESSAGE_TAIL))
 
     def _line(self, text: str, stream: TextIO | None = None) -> None:
         """A whole line of the text form, after closing any live stretch."""
@@ -708,7 +722,7 @@ async def run_headless(
     try:
         for prompt in prompts or session.demo_prompts:
             if not as_json and not print_mode:
-                printer.line(f"you {printer.text(prompt)}")
+                printer.line(f"you {printer.text(printer.said(prompt))}")
             if printer.reader_gone or stop.received is not None:
                 break
             ended = await session.send(prompt)
