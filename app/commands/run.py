@@ -63,7 +63,9 @@ def task(args: argparse.Namespace) -> str | None:
         return None
     prompt = given[0] if given else None
     if prompt == "-" or (prompt is None and not sys.stdin.isatty()):
-        prompt = sys.stdin.read()
+        prompt = from_stdin()
+        if prompt is None:  # said why
+            return None
     if prompt is None or not prompt.strip():
         safe_print(
             'frontier run: no prompt; pass it as an argument (frontier "fix the bug"), '
@@ -72,3 +74,39 @@ def task(args: argparse.Namespace) -> str | None:
         )
         return None
     return prompt
+
+
+STDIN_MAX = 64 << 20
+"""Bytes of a prompt read from stdin: far beyond any model's context (two million tokens
+are ~8 MB of text), so a pipe that never ends (``yes | frontier run -``) is refused with a
+message instead of filling memory."""
+
+
+def from_stdin() -> str | None:
+    """The prompt piped in, as text: bytes that are not UTF-8 are sent as U+FFFD and said.
+
+    Read as the terminal's text they failed either way: a strict locale raised
+    ``UnicodeDecodeError`` (a traceback), and in a C.UTF-8 one Python kept them as lone
+    surrogates, which the session store cannot write ("turn ended:
+    session_persistence_failed"), after the whole prompt had been echoed. A log with one
+    Latin-1 byte is the usual case, and the model can still read the rest."""
+    raw = getattr(sys.stdin, "buffer", None)
+    if raw is None:  # not a byte stream (a test's StringIO)
+        return str(sys.stdin.read())
+    data = raw.read(STDIN_MAX + 1)
+    if len(data) > STDIN_MAX:
+        safe_print(
+            f"frontier run: the prompt on stdin is over {STDIN_MAX >> 20} MiB, more than any "
+            "model takes; send a part of it (or a file's path for the agent to read)",
+            file=sys.stderr,
+        )
+        return None
+    text = data.decode("utf-8", "replace")
+    replaced = text.count("\ufffd") - data.count("\ufffd".encode())
+    if replaced:
+        safe_print(
+            f"note stdin is not all UTF-8 text: {replaced:,} invalid byte sequence"
+            f"{'s' if replaced > 1 else ''} sent as \ufffd",
+            file=sys.stderr,
+        )
+    return text
