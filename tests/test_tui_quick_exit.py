@@ -121,3 +121,25 @@ def test_a_bracketed_paste_reaches_the_app_whole_between_the_keys_around_it(
         read_until(fd, said, deadline)
         quit_with_ctrl_q(fd, deadline)
         os.waitpid(pid, 0)
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="a Linux pseudo-terminal")
+def test_a_byte_that_is_not_utf8_is_a_replacement_character_not_a_crash(
+    tmp_path: Path,
+) -> None:
+    """A Latin-1 terminal's ``é`` (``\\xe9``) or a binary paste: Textual's strict decoder
+    raised in the input thread and the app panicked, a message being typed lost with it."""
+    script = tmp_path / "pasted.py"
+    script.write_text(PASTE_APP)
+    env = {**os.environ, "TERM": "xterm-256color", "COLUMNS": "100", "LINES": "24"}
+    env.pop("TEXTUAL_DRIVER", None)
+    with on_a_pty([sys.executable, str(script)], env) as (pid, fd):
+        deadline = time.monotonic() + DEADLINE
+        read_until(fd, b"ready-to-paste", deadline)
+        os.write(fd, b"\xe9\x1b[200~caf\xe9\x1b[201~z")
+        said = "key replacement_character / paste 1 lines ending caf\ufffd / key z /end"
+        # (``read_until`` returns at the terminal's end too: a crashed app closes it)
+        assert said.encode() in read_until(fd, said.encode(), deadline)
+        quit_with_ctrl_q(fd, deadline)
+        _, status = os.waitpid(pid, 0)
+        assert os.waitstatus_to_exitcode(status) == 0

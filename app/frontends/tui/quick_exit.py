@@ -69,7 +69,10 @@ class QuickExitDriver(LinuxDriver):
         fileno = self.fileno
         parser = XTermParser(self._debug)
         pastes = PasteSplitter()  # a paste is found whole, not parsed a character at a time
-        decode = getincrementaldecoder("utf-8")().decode
+        # a byte that is not UTF-8 (a Latin-1 terminal's é, a binary paste) is U+FFFD:
+        # Textual's strict decoder raised in this thread, and the app panicked, the
+        # message being typed lost with it
+        decode = getincrementaldecoder("utf-8")(errors="replace").decode
         selector = selectors.SelectSelector()
         selector.register(fileno, selectors.EVENT_READ)
         selector.register(wake_read, selectors.EVENT_READ)
