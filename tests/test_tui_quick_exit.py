@@ -19,6 +19,17 @@ from pty_screen import on_a_pty, quit_with_ctrl_q, read_until
 DEADLINE = 120.0
 """Seconds before the test gives up: far beyond a start on a loaded box."""
 
+
+def app_argv(tmp_path: Path, source: str, columns: int = 80) -> tuple[list[str], dict[str, str]]:
+    """``source`` as a script, and the environment of a terminal ``columns`` wide that
+    leaves Textual to choose its driver (so the app's choice is what runs)."""
+    script = tmp_path / "app.py"
+    script.write_text(source)
+    env = {**os.environ, "TERM": "xterm-256color", "COLUMNS": str(columns), "LINES": "24"}
+    env.pop("TEXTUAL_DRIVER", None)
+    return [sys.executable, str(script)], env
+
+
 APP = textwrap.dedent(
     """
     from textual.app import App
@@ -48,11 +59,7 @@ APP = textwrap.dedent(
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="a Linux pseudo-terminal")
 def test_ctrl_q_ends_the_app_without_waiting_out_its_input_thread(tmp_path: Path) -> None:
-    script = tmp_path / "tiny.py"
-    script.write_text(APP)
-    env = {**os.environ, "TERM": "xterm-256color", "COLUMNS": "80", "LINES": "24"}
-    env.pop("TEXTUAL_DRIVER", None)
-    with on_a_pty([sys.executable, str(script)], env) as (pid, fd):
+    with on_a_pty(*app_argv(tmp_path, APP)) as (pid, fd):
         deadline = time.monotonic() + DEADLINE
         read_until(fd, b"ready-to-quit", deadline)
         left = quit_with_ctrl_q(fd, deadline)
@@ -105,13 +112,9 @@ def test_a_bracketed_paste_reaches_the_app_whole_between_the_keys_around_it(
     """The driver takes a bracketed paste out whole before Textual's parser
     (``paste_split.py``), its markers cut across writes: the app gets the keys before and
     after it, and the paste between them, as Textual's parser posts them."""
-    script = tmp_path / "pasted.py"
-    script.write_text(PASTE_APP)
-    env = {**os.environ, "TERM": "xterm-256color", "COLUMNS": "100", "LINES": "24"}
-    env.pop("TEXTUAL_DRIVER", None)
     log = "\n".join(f"{n:04d} ERROR" for n in range(3_000))
     stream = f"a\x1b[200~{log}\x1b[201~b".encode()
-    with on_a_pty([sys.executable, str(script)], env) as (pid, fd):
+    with on_a_pty(*app_argv(tmp_path, PASTE_APP, 100)) as (pid, fd):
         deadline = time.monotonic() + DEADLINE
         read_until(fd, b"ready-to-paste", deadline)
         end = stream.index(b"\x1b[201~")
@@ -129,11 +132,7 @@ def test_a_byte_that_is_not_utf8_is_a_replacement_character_not_a_crash(
 ) -> None:
     """A Latin-1 terminal's ``é`` (``\\xe9``) or a binary paste: Textual's strict decoder
     raised in the input thread and the app panicked, a message being typed lost with it."""
-    script = tmp_path / "pasted.py"
-    script.write_text(PASTE_APP)
-    env = {**os.environ, "TERM": "xterm-256color", "COLUMNS": "100", "LINES": "24"}
-    env.pop("TEXTUAL_DRIVER", None)
-    with on_a_pty([sys.executable, str(script)], env) as (pid, fd):
+    with on_a_pty(*app_argv(tmp_path, PASTE_APP, 100)) as (pid, fd):
         deadline = time.monotonic() + DEADLINE
         read_until(fd, b"ready-to-paste", deadline)
         os.write(fd, b"\xe9\x1b[200~caf\xe9\x1b[201~z")
