@@ -255,3 +255,32 @@ async def test_a_reader_that_goes_away_stops_the_run_and_keeps_the_result(tmp_pa
     assert b"Traceback" not in err and b"BrokenPipe" not in err
     assert "**result** `cancelled` · exit 130" in markdown and "started" in markdown
     assert "internal error" not in markdown
+
+
+CRASHING = textwrap.dedent(
+    """
+    import sys
+    from frontier.app.config import Config
+    from frontier.app.frontends.tui import app
+
+    def broken(self):
+        raise RuntimeError("a bug on mount")
+
+    app.FrontierApp.on_mount = broken
+    sys.exit(app.run_tui(Config(), demo=True))
+    """
+)
+
+
+async def test_a_tui_that_crashed_does_not_exit_0(tmp_path: Path) -> None:
+    """An exception the app did not handle: Textual prints it and ends, and ``run_tui``
+    returned the app's result, 0, as after a clean quit."""
+    script = tmp_path / "crash.py"
+    script.write_text(CRASHING)
+    with on_a_pty([sys.executable, str(script)], pty_env()) as (pid, fd):
+        said = await asyncio.to_thread(
+            read_until, fd, b"a bug on mount", time.monotonic() + DEADLINE
+        )
+        status = await status_of(pid)
+    assert b"RuntimeError" in said
+    assert status == 1

@@ -1230,6 +1230,8 @@ def run_tui(
     if stop.exit_status is not None:
         print(f"frontier: stopped by {signal_name(stop.received or 0)}", file=sys.stderr)
         return stop.exit_status
+    if app.return_code:  # an exception the app did not handle: Textual printed it
+        return app.return_code
     return int(result or 0)
 
 
