@@ -77,7 +77,7 @@ from frontier.app.events import (
 )
 from frontier.app.frontends.live_output import LiveOutput
 from frontier.app.frontends.prose import LiveProse
-from frontier.app.frontends.stop_signals import StopSignals, signal_name
+from frontier.app.frontends.stop_signals import StopSignals
 from frontier.app.frontends.terminal_answer import read_answer
 from frontier.app.frontends.terminal_text import dumps, safe_print, terminal_safe
 from frontier.app.model.catalogue import assumed_window_text
@@ -716,7 +716,7 @@ async def run_headless(
         if turns is not None and session.busy:
             turns.cancel(why)
 
-    stop.install(lambda: stop_turns(f"stopped by {signal_name(stop.received or 0)}"))
+    stop.install(lambda: stop_turns(stop.why))
     # `| head` has what it wanted: stop as SIGPIPE would
     printer.on_reader_gone = lambda: stop_turns("the output's reader went away")
     try:
@@ -759,7 +759,7 @@ async def run_headless(
         )
         status = status or EXIT_FAILED
     if stop.exit_status is not None:
-        safe_print(f"frontier: stopped by {signal_name(stop.received or 0)}", file=sys.stderr)
+        safe_print(f"frontier: {stop.why}", file=sys.stderr)
         return stop.exit_status
     if printer.reader_gone:
         return EXIT_READER_GONE

@@ -91,6 +91,12 @@ class StopSignals:
         self._loop: asyncio.AbstractEventLoop | None = None
 
     @property
+    def why(self) -> str:
+        """``stopped by SIGTERM`` once a signal came (the turn's end and the last line on
+        stderr say it), else ``""``."""
+        return "" if self.received is None else f"stopped by {signal_name(self.received)}"
+
+    @property
     def exit_status(self) -> int | None:
         """128 + the signal, as a shell reports a process it ended; ``None`` without one."""
         return None if self.received is None else 128 + self.received

@@ -41,7 +41,7 @@ from textual.widgets import Input, TextArea
 from frontier.app.config import Config, data_dir, save_setting
 from frontier.app.events import Event, ToolCall, ToolFinished
 from frontier.app.files import write_atomic
-from frontier.app.frontends.stop_signals import StopSignals, signal_name
+from frontier.app.frontends.stop_signals import StopSignals
 from frontier.app.frontends.tui.host import (
     BindingsChanged,
     FocusPrompt,
@@ -1228,7 +1228,7 @@ def run_tui(
         print(app.quit_note)
     _say_how_to_resume(app.last_session_id)
     if stop.exit_status is not None:
-        print(f"frontier: stopped by {signal_name(stop.received or 0)}", file=sys.stderr)
+        print(f"frontier: {stop.why}", file=sys.stderr)
         return stop.exit_status
     if app.return_code:  # an exception the app did not handle: Textual printed it
         return app.return_code
