@@ -11,8 +11,8 @@ from pilot_wait import until
 from test_tui_input import make_app, pasted_log
 from tui_input_fakes import EchoRuntime
 
-from frontier.widgets.display import FOLD_SLACK, fold_lines
-from frontier.widgets.transcript import MESSAGE_HEAD, MESSAGE_TAIL, render_entry
+from frontier.widgets.display import FOLD_SLACK, MESSAGE_HEAD, MESSAGE_TAIL, fold_lines
+from frontier.widgets.transcript import render_entry
 
 LINE = st.text(alphabet="ab …\t€", max_size=6)
 

@@ -120,6 +120,12 @@ the rest is one ``… N more lines …`` line. The message goes to the model who
 20,000-line paste, drawing all of it held the screen 1.4 s when it was sent."""
 
 
+def message_ends(text: str) -> str:
+    """A person's message as it is shown: its first and last lines (:data:`MESSAGE_HEAD`,
+    :data:`MESSAGE_TAIL`), each long line by its ends (:func:`cut_lines`)."""
+    return cut_lines(fold_lines(text, MESSAGE_HEAD, MESSAGE_TAIL))
+
+
 def _note(count: int) -> str:
     return f"… {count:,} characters …"
 

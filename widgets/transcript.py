@@ -34,14 +34,7 @@ from textual.theme import Theme
 
 from frontier.themes.palette import theme_variable
 from frontier.widgets.block_view import Block, BlockView
-from frontier.widgets.display import (
-    MESSAGE_HEAD,
-    MESSAGE_TAIL,
-    cut_lines,
-    display_preview,
-    fold_lines,
-    more_lines,
-)
+from frontier.widgets.display import cut_lines, display_preview, message_ends, more_lines
 from frontier.widgets.prose import ProseBlock
 from frontier.widgets.state import FOLD, ToolRow, TranscriptEntry, interrupted_words
 from frontier.widgets.tools_pane import OpenToolOutput, state_label
@@ -96,7 +89,7 @@ def render_entry(
     label, style = _ROLE.get(entry.role, ("    ", ""))
     text = entry.text
     if entry.role == "you":  # a pasted log: its ends (the model and /export get it whole)
-        text = fold_lines(text, MESSAGE_HEAD, MESSAGE_TAIL)
+        text = message_ends(text)
     # a note or a message can hold a file's line (a tool's first output line, a pasted
     # file): only its ends reach rich's wrapping
     body = Text(cut_lines(text), style="dim italic" if entry.role == "note" else "")

@@ -282,9 +282,9 @@ class EventPrinter:
         a file or a pipe too."""
         if not self._bounded or (len(message) <= ECHO_WHOLE and message.count("\n") < 40):
             return message
-        from frontier.widgets.display import MESSAGE_HEAD, MESSAGE_TAIL, cut_lines, fold_lines
+        from frontier.widgets.display import message_ends
 
-        return cut_lines(fold_lines(message, MESSAGE_HEAD, MESSAGE_TAIL))
+        return message_ends(message)
 
     def _line(self, text: str, stream: TextIO | None = None) -> None:
         """A whole line of the text form, after closing any live stretch."""
