@@ -92,7 +92,7 @@ def from_stdin() -> str | None:
     Latin-1 byte is the usual case, and the model can still read the rest."""
     raw = getattr(sys.stdin, "buffer", None)
     if raw is None:  # not a byte stream (a test's StringIO)
-        return str(sys.stdin.read())
+        return sys.stdin.read()
     data = raw.read(STDIN_MAX + 1)
     if len(data) > STDIN_MAX:
         safe_print(

@@ -187,8 +187,7 @@ def _lone_escape(text: str) -> bool:
     write it) becomes one character and does not count."""
     if len(text) <= PARSE_FIRST and "\\u" not in text:  # a stream's event: 50 ns, not 350
         return False
-    low_at = -1
-    """Where the low half of the last high escape must start (-1: none is awaited)."""
+    low_at = -1  # where the low half of the last high escape must start (-1: none awaited)
     for found in _SURROGATE_ESCAPE.finditer(text):
         start = found.start()
         high = text[start + 3] in "89abAB"
