@@ -1149,9 +1149,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         # The reader went away (`frontier ... | head`): stop quietly, like other CLIs.
-        import os
+        from frontier.app.std_streams import silence
 
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        silence(sys.stdout.fileno())
         return 141
 
 

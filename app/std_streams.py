@@ -16,6 +16,16 @@ import sys
 _STREAMS = (("stdin", 0, "r"), ("stdout", 1, "w"), ("stderr", 2, "w"))
 
 
+def silence(fd: int, flags: int = os.O_WRONLY) -> None:
+    """Descriptor ``fd`` made ``/dev/null`` (open or closed before): writes to it go
+    nowhere, reads end at once. Where a reader went away (``| head``) or a terminal hung
+    up, so that what is still written cannot fail."""
+    devnull = os.open(os.devnull, flags)
+    if devnull != fd:  # a closed ``fd`` is the lowest free one: ``open`` returned it
+        os.dup2(devnull, fd)
+        os.close(devnull)
+
+
 def reopen_closed() -> None:
     """Each of descriptors 0, 1 and 2 that is closed opened on ``/dev/null``, and its
     ``sys`` stream made from it; nothing to do (two attribute reads) when all are open."""
@@ -25,11 +35,7 @@ def reopen_closed() -> None:
         try:
             os.fstat(fd)
         except OSError:  # closed: Python found it so at start
-            flags = os.O_RDONLY if mode == "r" else os.O_WRONLY
-            opened = os.open(os.devnull, flags)  # the lowest free descriptor: ``fd``
-            if opened != fd:
-                os.dup2(opened, fd)
-                os.close(opened)
+            silence(fd, os.O_RDONLY if mode == "r" else os.O_WRONLY)
         # lives as long as the process, as the stream Python would have made
         stream = open(fd, mode, encoding="utf-8", errors="replace", closefd=False)  # noqa: SIM115
         setattr(sys, name, stream)

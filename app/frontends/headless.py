@@ -34,7 +34,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import os
 import sys
 import time
 from collections.abc import Callable
@@ -85,6 +84,7 @@ from frontier.app.model.errors import ModelError
 from frontier.app.record import record
 from frontier.app.secrets import Scrubber, StreamScrubber, url_secrets
 from frontier.app.session.db import StoreError
+from frontier.app.std_streams import silence
 from frontier.tools.contract import MCP_SEPARATOR, Decision, Preview, ToolSpec
 from frontier.tools.patch_summary import change_lines, result_changes
 
@@ -450,11 +450,7 @@ def _quiet(stream: TextIO) -> None:
         fd = stream.fileno()
     except (AttributeError, OSError, ValueError):  # not a descriptor (a test's StringIO)
         return
-    devnull = os.open(os.devnull, os.O_WRONLY)
-    try:
-        os.dup2(devnull, fd)
-    finally:
-        os.close(devnull)
+    silence(fd)
 
 
 def unanswered(result: ToolResult) -> Unanswered | None:

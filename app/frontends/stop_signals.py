@@ -35,6 +35,8 @@ from collections.abc import Callable
 from types import FrameType
 from typing import Any
 
+from frontier.app.std_streams import silence
+
 STOP_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
 DEADLINE = 10.0
 """Seconds an orderly stop may take before the process ends without it. A running
@@ -186,17 +188,9 @@ def _restore_terminal(modes: tuple[int, list[Any]]) -> None:
 def _quiet_if_terminal_gone() -> None:
     """Point standard output and error at ``/dev/null`` when their terminal hung up, so
     the orderly stop's writes (the text form's lines, Textual's frames) cannot fail."""
-    devnull: int | None = None
     for fd in (1, 2):
         try:
             termios.tcgetattr(fd)
         except termios.error as exc:
-            if exc.args[0] != errno.EIO:  # a terminal that hung up; else not a terminal
-                continue
-        else:
-            continue
-        if devnull is None:
-            devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, fd)
-    if devnull is not None:
-        os.close(devnull)
+            if exc.args[0] == errno.EIO:  # a terminal that hung up; else not a terminal
+                silence(fd)
