@@ -1134,9 +1134,10 @@ _HANDLERS = {
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    from frontier.app.std_streams import reopen_closed
+    from frontier.app.std_streams import reopen_closed, replace_unencodable
 
     reopen_closed()  # a stream closed by the caller: /dev/null, not a traceback
+    replace_unencodable()  # an ASCII or Latin-1 stdout: ? for ✗, not a traceback
     args = parse_args(argv)
     from frontier.app import pathlib_lean  # every command uses pathlib, none urllib
 

@@ -6,10 +6,17 @@ raised a traceback (``frontier run`` with stdin closed, ``sessions`` and ``check
 stdout closed). Worse, a descriptor 0, 1 or 2 left free is the next one ``open`` returns:
 the session store could become "standard output" for whatever writes there. git does the
 same at start (``sanitize_stdfds``).
+
+And a stream that cannot encode every character (``PYTHONIOENCODING=ascii``, a legacy
+8-bit locale) writes ``?`` for what it cannot say: Frontier's own lines hold ✓ ✗ … and a
+model's text holds anything, and Python's strict default made the first such character
+a traceback (``frontier demo --headless`` ended at its first line).
 """
 
 from __future__ import annotations
 
+import codecs
+import io
 import os
 import sys
 
@@ -40,3 +47,25 @@ def reopen_closed() -> None:
         stream = open(fd, mode, encoding="utf-8", errors="replace", closefd=False)  # noqa: SIM115
         setattr(sys, name, stream)
         setattr(sys, f"__{name}__", stream)
+
+
+def replace_unencodable() -> None:
+    """``sys.stdout`` and ``sys.stderr`` write ``?`` for a character their encoding cannot
+    hold, rather than raising mid-line; a UTF-8 stream (nearly all) is left as it is."""
+    for stream in (sys.stdout, sys.stderr):
+        if (
+            isinstance(stream, io.TextIOWrapper)
+            and stream.errors == "strict"
+            and not is_utf8(stream.encoding)
+        ):
+            stream.reconfigure(errors="replace")
+
+
+def is_utf8(encoding: str | None) -> bool:
+    """Whether ``encoding`` (any of Python's spellings) is UTF-8."""
+    if encoding is None:
+        return False
+    try:
+        return codecs.lookup(encoding).name == "utf-8"
+    except LookupError:
+        return False

@@ -19,6 +19,7 @@ review modal and await its ``Decision`` while the stream keeps being read.
 from __future__ import annotations
 
 import gc
+import io
 import os
 import sys
 import time
@@ -56,6 +57,7 @@ from frontier.app.frontends.tui.screens.main import CSS_PATH as MAIN_CSS
 from frontier.app.frontends.tui.screens.main import LAYOUT_HELP, TABS, MainScreen
 from frontier.app.record import record, replace
 from frontier.app.secrets import Scrubber, url_secrets
+from frontier.app.std_streams import is_utf8
 from frontier.app.vocab import APPROVAL_MEANINGS, LAYOUTS
 from frontier.themes.palette import DEFAULT_THEME, THEME_NAMES, THEMES, theme_variable
 from frontier.tools.contract import ApprovalRequested, ApprovalResolved, Decision, Preview
@@ -1213,6 +1215,7 @@ def run_tui(
     workspace: Path | None = None,
 ) -> int:
     """Entry point for ``frontier``, ``frontier demo`` and ``frontier resume`` (TUI)."""
+    _draw_in_utf8()
     app = FrontierApp(
         config, demo=demo, demo_rate=demo_rate, session_id=session_id, workspace=workspace
     )
@@ -1233,6 +1236,17 @@ def run_tui(
     if app.return_code:  # an exception the app did not handle: Textual printed it
         return app.return_code
     return int(result or 0)
+
+
+def _draw_in_utf8() -> None:
+    """The screen is written in UTF-8 whatever the locale says. Textual draws on
+    ``sys.__stderr__`` and needs box-drawing characters; a stream set to ASCII or an 8-bit
+    code page (``PYTHONIOENCODING``, a locale left unset in a container) turned every border
+    into ``\\u2500`` escapes, on terminals that are UTF-8 all the same. A terminal that
+    really is not UTF-8 shows the screen garbled either way."""
+    stream = sys.__stderr__
+    if isinstance(stream, io.TextIOWrapper) and not is_utf8(stream.encoding):
+        stream.reconfigure(encoding="utf-8")
 
 
 def screenshot_dir() -> Path:
