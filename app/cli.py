@@ -1148,6 +1148,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
+    except FileNotFoundError:
+        from frontier.app import working_dir
+
+        if not working_dir.gone():
+            raise
+        print(f"frontier: {working_dir.GONE}", file=sys.stderr)  # paths relative to it failed
+        return 2
     except BrokenPipeError:
         # The reader went away (`frontier ... | head`): stop quietly, like other CLIs.
         from frontier.app.std_streams import silence

@@ -46,6 +46,7 @@ from pathlib import Path
 
 from frontier.app.agent.instructions import search_dirs
 from frontier.app.record import record
+from frontier.app.working_dir import gone
 
 # the search tools' .gitignore reader and matcher: one meaning of "ignored" everywhere
 from frontier.tools.gitignore import RuleSet, _load
@@ -293,8 +294,8 @@ def gather_soon(workspace: Path) -> None:
     Not from the TUI's launch: git's threads beside Textual's import and first paint made
     the paint 80 ms later in such a repository. A daemon: nothing waits for it at exit
     (git ends by itself, within :data:`GIT_TIMEOUT` when it is waited for)."""
-    if not enabled(os.environ):
-        return
+    if not enabled(os.environ) or (not workspace.is_absolute() and gone()):
+        return  # the session's build says the directory is gone
     key = _key(workspace)
     with _AHEAD_LOCK:
         found = _AHEAD.get(key)

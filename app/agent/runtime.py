@@ -60,6 +60,7 @@ from frontier.app.model.wires.base import WireCodec
 from frontier.app.record import field, record, replace
 from frontier.app.secrets import REDACTED, Scrubber, url_secrets
 from frontier.app.session.prompt_history import DEMO_KEY, PromptHistory
+from frontier.app.working_dir import resolved
 from frontier.tools.approval_rules import AllowedRule, ApprovalRules, rules_from_data
 from frontier.tools.beneath import pin_root
 from frontier.tools.sandbox import Sandbox, SandboxSettings, make_sandbox, probe_soon
@@ -94,7 +95,7 @@ def demo_workspace() -> Path:
 def _new_session_root(config: Config, workspace: Path | None, demo: bool) -> Path:
     if workspace is None and demo:
         return demo_workspace()
-    root = Path(workspace or config.workspace or ".").expanduser().resolve()
+    root = resolved(Path(workspace or config.workspace or "."))
     if not root.is_dir():
         raise ValueError(
             f"workspace {root} is not a directory: create it, or pass an existing one "

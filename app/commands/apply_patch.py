@@ -23,6 +23,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from frontier.app import working_dir
 from frontier.app.frontends.terminal_text import safe_print
 
 TYPE_CHECKING = False  # typing is not imported at run time (~3 ms of start-up)
@@ -45,6 +46,9 @@ def main(args: argparse.Namespace) -> int:
     from frontier.tools.patch_engine import PatchError, apply_patch
 
     root = Path(args.root)
+    if not root.is_absolute() and working_dir.gone():  # "." still stats as a directory
+        safe_print(f"{PROG}: --root {root}: {working_dir.GONE}", file=sys.stderr)
+        return 2
     if not root.is_dir():
         safe_print(f"{PROG}: --root {root}: not a directory", file=sys.stderr)
         return 2

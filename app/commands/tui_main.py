@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from frontier.app import working_dir
 from frontier.app.commands._agent_args import config_from_args, model_missing, terminal_problem
 from frontier.app.frontends.terminal_text import safe_print
 
@@ -22,6 +23,9 @@ def main(args: argparse.Namespace) -> int:
     if config is None:
         return 2
     if model_missing(config, ""):
+        return 2
+    if not config.workspace and working_dir.gone():  # before the screen, not in it
+        safe_print(f"frontier: {working_dir.GONE}{working_dir.ELSEWHERE}", file=sys.stderr)
         return 2
     problem = terminal_problem()
     if problem is not None:
