@@ -1,11 +1,12 @@
 """A hostile MCP stdio server for tests/test_mcp_hostile.py: a result of 50 MB, a tool that
 never answers, one that exits the process mid-call, a tool whose name has control
-characters, a ``list_changed`` flood and (``deep`` on the command line, then a number of
-levels) a tool whose input schema nests that deep (60 levels reach Frontier's own bound,
-100 are more than the SDK's client can read), and (``nolist``) a server that answers
-``tools/list`` with an error. It is the standard-library fixture server
-(tests/mcp_server_fixture.py) with these tools: starting the SDK's server cost ~2 s of CPU
-each time (issue 24), and a hand-written server can send what the SDK's would refuse to."""
+characters, a ``list_changed`` flood, a result holding a lone surrogate and (``deep`` on
+the command line, then a number of levels) a tool whose input schema nests that deep (60
+levels reach Frontier's own bound, 100 are more than the SDK's client can read), and
+(``nolist``) a server that answers ``tools/list`` with an error. It is the standard-library
+fixture server (tests/mcp_server_fixture.py) with these tools: starting the SDK's server
+cost ~2 s of CPU each time (issue 24), and a hand-written server can send what the SDK's
+would refuse to."""
 
 from __future__ import annotations
 
@@ -59,6 +60,11 @@ def flood(count: int) -> str:
     return f"sent {count}"
 
 
+def surrogate() -> str:
+    """A result holding a lone surrogate: valid JSON (``"\\udcff"``), not a character."""
+    return "bad\udcff name"
+
+
 def nothing() -> str:
     return ""
 
@@ -77,6 +83,7 @@ if __name__ == "__main__":
             "hang": (hang, hang.__doc__ or "", {}, None),
             "die": (die, die.__doc__ or "", {}, None),
             "flood": (flood, flood.__doc__ or "", schema(count="integer"), None),
+            "surrogate": (surrogate, surrogate.__doc__ or "", {}, None),
             BAD_NAME: (nothing, "", {}, None),
         }
     )

@@ -50,6 +50,24 @@ def test_pairs_stay_characters_and_lone_ones_are_replaced() -> None:
     assert parsed == {"a\ufffd": ["😀", "bad\ufffd name", "\\udcff"]}
 
 
+@given(pieces, pieces)
+def test_json_rewritten_for_a_strict_reader_holds_only_characters(
+    key: list[str], body: list[str]
+) -> None:
+    """What an MCP server's line becomes before the SDK reads it (``WholeLines``)."""
+    source = '{"' + "".join(key) + '": ["' + "".join(body) + '"]}'
+    rewritten = safejson.without_lone_surrogates(source)
+    rewritten.encode("utf-8")  # raises on a lone surrogate left as a character
+    assert json.loads(rewritten) == safejson.loads(source)
+    if rewritten != source:  # only a text that held a lone one is touched
+        assert safejson.loads(source) != json.loads(source)
+
+
+def test_a_text_that_is_not_json_is_left_for_its_reader_to_refuse() -> None:
+    broken = '{"a": "\\udcff'
+    assert safejson.without_lone_surrogates(broken) == broken
+
+
 async def test_a_call_naming_a_lone_surrogate_runs_and_the_session_goes_on(
     tmp_path: Path,
 ) -> None:

@@ -95,6 +95,25 @@ async def test_a_tool_that_never_answers_times_out_and_the_server_still_answers(
     assert (await b.run(call("bad__ok", 2, text="still"))).output == "still"
 
 
+async def test_a_result_holding_a_lone_surrogate_is_read_with_a_replacement(
+    tmp_path: Path,
+) -> None:
+    """``"\\udcff"`` is valid JSON but no character: the SDK could not read the message,
+    dropped it, and the call waited out its time limit (here 20 s, 60 s by default) to say
+    "timed out". Its own server, so a loaded machine's slowness cannot look like that."""
+    host = McpHost(tmp_path / "mcp-logs")
+    registry = default_registry()
+    try:
+        host.start([hostile("bad", tool_timeout=20.0)], registry)
+        b = boundary(tmp_path, registry)
+        r = await b.run(call("bad__surrogate"))
+        assert (r.kind, r.output) == ("ok", "bad\ufffd name")
+        assert (await b.run(call("bad__ok", 2, text="after"))).output == "after"
+    finally:
+        host.close()
+    assert not any("could not be read" in note for note in host.notes)
+
+
 def test_a_tool_named_with_control_characters_is_skipped_and_shown_escaped(
     shared: tuple[McpHost, Registry],
 ) -> None:

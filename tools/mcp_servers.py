@@ -41,6 +41,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from frontier.app.events import ToolCall
 from frontier.app.record import replace as replace_record
+from frontier.app.wire import safejson
 from frontier.tools import mcp_sdk
 from frontier.tools.base import CancelToken, Outcome, Prepared, ToolError
 from frontier.tools.contract import MCP_SEPARATOR, MCP_TOOL_NAME, Preview, ToolContext, ToolSpec
@@ -95,7 +96,9 @@ class WholeLines:
     The SDK joins each 64 KiB pipe chunk to the partial line before it (``buffer +
     chunk``), which is quadratic: a 50 MB result took over a minute. Here the pieces of a
     line are kept in a list and joined once, and a line over :data:`MAX_MESSAGE` bytes is
-    skipped as it arrives, never held."""
+    skipped as it arrives, never held. A lone surrogate escape (``"\\udcff"``, valid JSON)
+    is made U+FFFD: the SDK could not read such a message, and its call waited out its
+    time limit (60 s) to say "timed out"."""
 
     def __init__(self, stream: Any, encoding: str = "utf-8", errors: str = "strict") -> None:
         self._stream = stream
@@ -125,7 +128,8 @@ class WholeLines:
             self._take(chunk[start:end])
             if not self._skipping:
                 line, self._parts = b"".join(self._parts), []
-                out.append(line.decode(self._encoding, self._errors) + "\n")
+                text = line.decode(self._encoding, self._errors)
+                out.append(safejson.without_lone_surrogates(text) + "\n")
                 del line
             elif (told := _DROPPED.get()) is not None:
                 told(self._size)
