@@ -61,6 +61,7 @@ from frontier.app.events import Retry, TokenUsage
 from frontier.app.model.errors import ContextOverflow, ModelError, context_overflow, model_error
 from frontier.app.model.http import httpx
 from frontier.app.model.probe import PROBE_TIMEOUT, WindowInfo, endpoint_url, get_json, window_from
+from frontier.app.model.proxy_hint import proxy_advice
 from frontier.app.model.request import ModelRequest
 from frontier.app.model.stream import (
     Delta,
@@ -417,7 +418,8 @@ class ModelClient:
         change."""
         return model_error(
             "connect",
-            f"{self._where()}: cannot connect: {self._scrubber.scrub(why)}",
+            f"{self._where()}: cannot connect: {self._scrubber.scrub(why)}"
+            + proxy_advice(self._request_url),
             url=self.url,
             model=self.model,
             attempts=attempts,
@@ -475,6 +477,7 @@ class ModelClient:
             )
         else:
             kind, hint = "connect", "Is the server running and is --base-url right?"
+        hint += proxy_advice(self._request_url)  # a proxy from the environment was asked
         return model_error(
             kind,
             f"{self._where()}: {failed.failure}; gave up after {attempts} attempts in "
@@ -520,6 +523,7 @@ class ModelClient:
 
     def _status_error(self, status: int, text: str, attempts: int) -> ModelError:
         says = self._server_says(text)
+        via = proxy_advice(self._request_url)  # a proxy's 403, 404 or 407 is not the server's
         if status in (401, 403):
             hint = (
                 "the API key was rejected: check that the key (FRONTIER_API_KEY, the "
@@ -533,7 +537,7 @@ class ModelClient:
             return model_error(
                 "auth",
                 f"{self._where()} refused the request: HTTP {status} "
-                f"{_reason_phrase(status)}{says}; {hint}",
+                f"{_reason_phrase(status)}{says}; {hint}{via}",
                 url=self.url,
                 model=self.model,
                 status=status,
@@ -544,7 +548,7 @@ class ModelClient:
                 "not_found",
                 f"{self._where()}: HTTP 404 Not Found{says}; check --base-url (it usually "
                 f"ends in /v1), --wire (this is {self.wire}) and --model (GET "
-                f"{self._models_url} lists what the server has)",
+                f"{self._models_url} lists what the server has){via}",
                 url=self.url,
                 model=self.model,
                 status=status,
@@ -557,7 +561,7 @@ class ModelClient:
             overflow = ContextOverflow()
         return model_error(
             "http",
-            f"{self._where()}: HTTP {status} {_reason_phrase(status)}{says}",
+            f"{self._where()}: HTTP {status} {_reason_phrase(status)}{says}{via}",
             url=self.url,
             model=self.model,
             status=status,
