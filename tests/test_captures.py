@@ -353,3 +353,62 @@ def test_an_sse_body_is_told_by_its_first_lines_as_splitlines_ends_them(
     fields = (b"data:", b"event:", b":", b"id:", b"retry:")
     expected = any(line.startswith(fields) for line in text.splitlines()[:lines])
     assert capture._sse_within(text, lines) == expected
+
+
+def _gzip(data: bytes) -> bytes:
+    import gzip
+
+    return gzip.compress(data)
+
+
+@pytest.mark.parametrize(
+    "saved",
+    [
+        _gzip,  # curl without --compressed keeps the body as the server sent it
+        lambda b: b"\xff\xfe" + b.decode().encode("utf-16-le"),  # PowerShell 5's `>`
+        lambda b: b"\xfe\xff" + b.decode().encode("utf-16-be"),
+        lambda b: _gzip(b"\xff\xfe" + b.decode().encode("utf-16-le")),
+    ],
+    ids=["gzip", "utf-16-le", "utf-16-be", "gzip-of-utf-16"],
+)
+def test_a_capture_saved_compressed_or_as_utf16_checks_as_its_text_does(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], saved: Any
+) -> None:
+    """Each was "not a capture Frontier reads"."""
+    path = tmp_path / "capture"
+    path.write_bytes(saved(chat_sse(CHAT_CALL)))
+    code, out, err = run(capsys, "check", str(path))
+    assert code == 0, err
+    assert out.startswith("ok ") and "calls=1" in out and "finish=tool_calls" in out
+
+
+def test_a_compressed_capture_is_bounded_as_it_is_unpacked(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A few KB of gzip can hold gigabytes: at most one byte past the cap is unpacked."""
+    bomb = _gzip(b"data: " + b"x" * (8 << 20) + b"\n\n")
+    assert len(bomb) < 64 << 10
+    assert len(capture.as_read(bomb, 1 << 20)) == (1 << 20) + 1
+    monkeypatch.setattr(capture, "MAX_CAPTURE", 1 << 20)
+    monkeypatch.setattr(capture, "MAX_HAR_BYTES", 1 << 20)
+    path = tmp_path / "bomb.sse.gz"
+    path.write_bytes(bomb)
+    code, _, err = run(capsys, "check", str(path))
+    assert code == 2 and "over 1 MiB, the cap for a capture" in err
+
+
+@pytest.mark.parametrize(
+    ("data", "says"),
+    [
+        (b"\x1f\x8b\x08\x00" + b"\xff" * 40, "gzip-compressed, but damaged"),
+        (b"\xff\xfed\x00a\x00\x00\xd8", "UTF-16 text (its byte order mark says so), but byte 6"),
+    ],
+    ids=["damaged gzip", "broken utf-16"],
+)
+def test_a_damaged_compressed_or_utf16_capture_says_what_is_wrong(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], data: bytes, says: str
+) -> None:
+    path = tmp_path / "capture"
+    path.write_bytes(data)
+    code, _, err = run(capsys, "check", str(path))
+    assert code == 2 and says in err, err

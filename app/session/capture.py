@@ -20,6 +20,7 @@ from __future__ import annotations
 import io
 import re
 import sys
+import zlib
 from collections.abc import Sequence
 
 from frontier.app.model import registry
@@ -82,6 +83,31 @@ def read_capture_bytes(arg: str) -> bytes:
         raise CaptureError(f"cannot read ({exc.strerror})") from exc
     except ValueError as exc:  # a NUL in the name
         raise CaptureError("cannot read (not a file name)") from exc
+    return as_read(data, most)
+
+
+def as_read(data: bytes, most: int) -> bytes:
+    """A capture saved gzip-compressed (``curl`` without ``--compressed`` keeps the body
+    as the server sent it, and ``.har.gz`` is how large ones travel) or as UTF-16
+    (PowerShell 5's ``>`` writes it), made the UTF-8 bytes the readers take; at most
+    ``most + 1`` bytes decompressed, so a small file cannot become gigabytes. Either was
+    "not a capture Frontier reads"."""
+    if data[:2] == b"\x1f\x8b":
+        unzip = zlib.decompressobj(wbits=16 + zlib.MAX_WBITS)
+        try:
+            data = unzip.decompress(data, most + 1)
+        except zlib.error as exc:
+            raise CaptureError(f"gzip-compressed, but damaged ({exc})") from None
+    if len(data) > most:  # over every cap: within_cap says so
+        return data
+    if data[:2] in (b"\xff\xfe", b"\xfe\xff"):  # a UTF-16 byte order mark
+        try:
+            data = data.decode("utf-16").encode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise CaptureError(
+                f"UTF-16 text (its byte order mark says so), but byte {exc.start:,} is not "
+                "UTF-16: save the capture again as UTF-8"
+            ) from None
     return data
 
 
