@@ -164,7 +164,10 @@ def _agent_options(
             "metavar": "URL",
             "help": "the endpoint, e.g. http://127.0.0.1:8080/v1 or https://api.openai.com/v1",
         },
-        "model": {"metavar": "M", "help": "model name sent to the endpoint"},
+        "model": {
+            "metavar": "M",
+            "help": "model name sent to the endpoint (default: the one its /models lists)",
+        },
         "wire": {
             "choices": WIRE_SETTINGS,
             "help": "the API spoken: auto (default: anthropic-messages for api.anthropic.com, "

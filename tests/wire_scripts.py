@@ -527,7 +527,14 @@ class WireServer:
     gates: list[asyncio.Event] = field(default_factory=list)
     held: asyncio.Event = field(default_factory=asyncio.Event)
     """Set once a handler holds a body at a gate."""
+    models: list[object] | None = None
+    """What ``GET /v1/models`` lists (its ``data``); none: 404, as before it was served."""
     _repeating: bool = False
+
+    async def listing(self, request: web.Request) -> web.StreamResponse:
+        if self.models is None:
+            return web.json_response({"error": {"message": "not found"}}, status=404)
+        return web.json_response({"object": "list", "data": self.models})
 
     async def dispatch(self, request: web.Request) -> web.StreamResponse:
         body = await request.json()
@@ -575,6 +582,7 @@ async def serve_wire(server: WireServer, sock: socket.socket | None = None) -> A
     app = web.Application()
     for path in PATHS.values():
         app.router.add_post(path, server.dispatch)
+    app.router.add_get("/v1/models", server.listing)
     runner = web.AppRunner(app, shutdown_timeout=1.0)
     await runner.setup()
     try:

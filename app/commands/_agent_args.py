@@ -9,6 +9,7 @@ import sys
 
 from frontier.app.config import Config, ConfigError, load_config
 from frontier.app.frontends.terminal_text import safe_print
+from frontier.app.record import replace
 
 
 def config_from_args(args: argparse.Namespace) -> Config | None:
@@ -44,20 +45,58 @@ def config_from_args(args: argparse.Namespace) -> Config | None:
         return None
 
 
-def model_missing(config: Config, command: str) -> bool:
-    """A new session against a real endpoint needs a model name: without one the server
-    would be asked for model ``''`` and answer with an error that hides the cause. Say
-    so and return True; a stored session (resume, ``run --session``) knows its model."""
+def with_model(config: Config, command: str) -> Config | None:
+    """``config`` with a model for a new session, or ``None`` after saying why there is
+    none. A real endpoint needs one (the server would be asked for model ``''`` and answer
+    with an error that hides the cause); when none is set the server's ``/models`` is
+    asked: the one it lists is used, and said; several are named in the refusal. A stored
+    session (resume, ``run --session``) knows its model and never comes here."""
     if not config.has_endpoint or config.model:
-        return False
+        return config
+    served = _served(config)
+    if len(served) == 1:
+        safe_print(
+            f"frontier{command}: model {served[0]} (the one {config.base_url}/models lists; "
+            "--model names another)",
+            file=sys.stderr,
+        )
+        return replace(config, model=served[0])
     where = f" or in [providers.{config.provider}]" if config.provider else ""
+    if served:
+        shown = ", ".join(served[:SHOWN_MODELS])
+        more = f" and {len(served) - SHOWN_MODELS} more" if len(served) > SHOWN_MODELS else ""
+        lists = f"the server lists {len(served)}: {shown}{more}"
+    else:
+        lists = f"{config.base_url}/models lists them, and llama.cpp accepts any name"
     safe_print(
-        f"frontier{command}: no model: pass --model M with --base-url (the name the "
-        f"server serves; {config.base_url}/models lists them, and llama.cpp accepts any "
-        f"name), or set FRONTIER_MODEL or model in config.toml{where}",
+        f"frontier{command}: no model: pass --model M with --base-url (the name the server "
+        f"serves; {lists}), or set FRONTIER_MODEL or model in config.toml{where}",
         file=sys.stderr,
     )
-    return True
+    return None
+
+
+SHOWN_MODELS = 12
+"""Model names a refusal shows of a long listing (a hosted API lists dozens)."""
+
+
+def _served(config: Config) -> list[str]:
+    """What the endpoint's ``/models`` lists, asked with the session's key and headers;
+    empty when the key cannot be had or the server does not say."""
+    import asyncio
+
+    from frontier.app.config import resolve_api_key
+    from frontier.app.model.catalogue import resolve_wire
+    from frontier.app.model.registry import codec
+    from frontier.app.model.served_models import served_models
+
+    try:
+        keyed, _ = resolve_api_key(config)
+        wire = resolve_wire(config.wire, config.base_url, None)
+    except (ConfigError, ValueError):  # said again, where the session needs them
+        return []
+    headers = codec(wire).headers(keyed.api_key)
+    return asyncio.run(served_models(config.base_url or "", headers))
 
 
 def terminal_problem() -> str | None:

@@ -8,7 +8,7 @@ import asyncio
 import sys
 from pathlib import Path
 
-from frontier.app.commands._agent_args import config_from_args, model_missing
+from frontier.app.commands._agent_args import config_from_args, with_model
 from frontier.app.frontends.terminal_text import safe_print
 
 
@@ -25,8 +25,10 @@ def main(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 2
-    if session is None and model_missing(config, " run"):
-        return 2
+    if session is None:
+        config = with_model(config, " run")
+        if config is None:
+            return 2
     if args.print_mode and args.json:
         safe_print("frontier run: -p/--print and --json are two outputs; pick one", file=sys.stderr)
         return 2

@@ -10,7 +10,7 @@ import argparse
 import sys
 
 from frontier.app import working_dir
-from frontier.app.commands._agent_args import config_from_args, model_missing, terminal_problem
+from frontier.app.commands._agent_args import config_from_args, terminal_problem, with_model
 from frontier.app.frontends.terminal_text import safe_print
 
 
@@ -22,7 +22,8 @@ def main(args: argparse.Namespace) -> int:
     config = config_from_args(args)
     if config is None:
         return 2
-    if model_missing(config, ""):
+    config = with_model(config, "")
+    if config is None:
         return 2
     if not config.workspace and working_dir.gone():  # before the screen, not in it
         safe_print(f"frontier: {working_dir.GONE}{working_dir.ELSEWHERE}", file=sys.stderr)

@@ -1,0 +1,46 @@
+"""The models a server lists (``GET {base}/models``), for a session started without
+``--model``.
+
+A local server (llama.cpp, Ollama, LM Studio, vLLM) knows what it serves; asking the
+person to type it back was the first thing ``frontier --base-url http://127.0.0.1:8080/v1``
+did. With one model listed it is used (and said); with several they are named in the
+refusal, so the next command can be typed without a second window. The listing is
+untrusted: read by :func:`probe.get_json` (size and depth capped), names bounded.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from frontier.app.model.http import httpx
+from frontier.app.model.probe import PROBE_TIMEOUT, endpoint_url, get_json
+from frontier.app.model.tls import trust_for
+
+MAX_NAME = 200
+"""Characters of a listed name taken as a model's (a longer one is not a name)."""
+MAX_MODELS = 1000
+"""Names read from one listing."""
+
+
+def listed_models(body: object) -> list[str]:
+    """The model names of an OpenAI-style listing (``{"data": [{"id": …}, …]}``, which
+    Anthropic's and every OpenAI-compatible server's ``/models`` share), in its order."""
+    data = body.get("data") if isinstance(body, Mapping) else None
+    if not isinstance(data, list):
+        return []
+    names: list[str] = []
+    for entry in data[:MAX_MODELS]:
+        name = entry.get("id") if isinstance(entry, Mapping) else None
+        if isinstance(name, str) and 0 < len(name) <= MAX_NAME and name not in names:
+            names.append(name)
+    return names
+
+
+async def served_models(
+    base_url: str, headers: Mapping[str, str], timeout: float = PROBE_TIMEOUT
+) -> list[str]:
+    """What ``base_url``'s ``/models`` lists; empty when it lists nothing, fails or does
+    not answer within ``timeout``."""
+    async with httpx.AsyncClient(verify=trust_for(base_url), timeout=timeout) as client:
+        body = await get_json(client, endpoint_url(base_url, "models"), headers, timeout)
+    return listed_models(body)

@@ -1,0 +1,87 @@
+"""A session started without ``--model`` asks the server what it serves
+(``app/model/served_models.py``): the one model listed is used and said; several are
+named in the refusal. It was refused outright, "pass --model M", though a local server
+knows what it serves."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from wire_scripts import Text, WireServer, script, serve_wire
+from wire_scripts import stream as reply
+
+from frontier.app.model.served_models import MAX_NAME, listed_models
+
+
+async def frontier_run(
+    tmp_path: Path, server: WireServer, *extra: str
+) -> subprocess.CompletedProcess[str]:
+    async with serve_wire(server) as url:
+        argv = [sys.executable, "-m", "frontier.app.cli", "run", "hi", "--base-url", url]
+        argv += ["--workspace", str(tmp_path), *extra]
+        env = {k: v for k, v in os.environ.items() if k != "FRONTIER_MODEL"}
+        env["FRONTIER_CONFIG_DIR"] = str(tmp_path / "config")
+        return await asyncio.to_thread(
+            subprocess.run, argv, capture_output=True, text=True, env=env, timeout=120
+        )
+
+
+def answering(models: list[object] | None) -> WireServer:
+    server = WireServer("openai-chat", models=models)
+    server.answer(reply(script("openai-chat", [Text("Hello.")])))
+    return server
+
+
+async def test_the_one_model_a_server_lists_is_used_and_said(tmp_path: Path) -> None:
+    server = answering([{"id": "qwen2.5-coder-7b", "object": "model"}])
+    done = await frontier_run(tmp_path, server)
+    assert done.returncode == 0, done.stderr
+    assert "model qwen2.5-coder-7b (the one" in done.stderr
+    assert [r.body["model"] for r in server.requests] == ["qwen2.5-coder-7b"]
+    assert "ai  Hello." in done.stdout
+
+
+async def test_several_models_are_named_in_the_refusal(tmp_path: Path) -> None:
+    server = answering([{"id": f"m{i}"} for i in range(15)])
+    done = await frontier_run(tmp_path, server)
+    assert done.returncode == 2
+    assert "the server lists 15: m0, m1, m2" in done.stderr and "m11 and 3 more" in done.stderr
+    assert server.requests == []  # no model asked for a model it was not given
+
+
+@pytest.mark.parametrize("models", [None, []], ids=["no listing", "an empty one"])
+async def test_a_server_that_lists_nothing_gets_the_refusal_as_before(
+    tmp_path: Path, models: list[object] | None
+) -> None:
+    done = await frontier_run(tmp_path, answering(models))
+    assert done.returncode == 2
+    assert "no model: pass --model M" in done.stderr and "/models lists them" in done.stderr
+
+
+async def test_a_model_given_is_never_second_guessed(tmp_path: Path) -> None:
+    server = answering([{"id": "served"}])
+    done = await frontier_run(tmp_path, server, "--model", "mine")
+    assert done.returncode == 0, done.stderr
+    assert [r.body["model"] for r in server.requests] == ["mine"]
+    assert "the one" not in done.stderr
+
+
+def test_a_hostile_listing_gives_only_names() -> None:
+    body = {
+        "data": [
+            {"id": "x" * (MAX_NAME + 1)},
+            {"id": 7},
+            "not an entry",
+            {"id": ""},
+            {"id": "ok"},
+            {"id": "ok"},
+            {"name": "no id"},
+        ]
+    }
+    assert listed_models(body) == ["ok"]
+    assert listed_models({"data": {"id": "a"}}) == [] and listed_models([1, 2]) == []
