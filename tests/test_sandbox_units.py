@@ -206,6 +206,18 @@ def test_an_empty_git_covers_a_repositorys_subfolder_too(tmp_path: Path) -> None
     assert str(alone / ".git") in pairs(args, "--tmpfs")  # no repository: none can be made
 
 
+def test_a_workspace_no_one_can_write_gets_no_mount_point_made_in_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """On a read-only file system (or another user's folder) bwrap could not make the empty
+    ``.git``, and no command ran at all, not even ``ls``; none could make one either."""
+    (tmp_path / ".frontier").mkdir()
+    monkeypatch.setattr(sb.os, "access", lambda path, mode: False)
+    args = bwrap_args(SandboxSettings(), str(tmp_path), "/x", environ={})
+    assert str(tmp_path / ".git") not in args  # missing, and nothing made in its place
+    assert str(tmp_path / ".frontier") in pairs(args, "--ro-bind")  # what exists is kept
+
+
 def test_protected_folders_behind_links_are_protected_at_their_target(tmp_path: Path) -> None:
     ws = tmp_path / "ws"
     (ws / "real-frontier").mkdir(parents=True)
@@ -258,6 +270,7 @@ CASES = [
     ("fatal: unable to access 'https://x/': Could not resolve host: x", "", "name lookup"),
     ("Error: EROFS: read-only file system, open '/etc/x'", "", "a write outside"),
     ("open /etc/x: read-only file system", "", "a write outside"),
+    ("/usr/bin/bash: line 1: /etc/x: Read-only file system", "", "a write outside"),
     ("mkdir: cannot create directory \u2018/usr/x\u2019: Read-only file system", "", "outside"),
     ("Error: connect ECONNREFUSED 127.0.0.1:5432", "", "loopback"),
     ("Error: getaddrinfo EAI_AGAIN registry.npmjs.org", "", "name lookup"),
@@ -290,6 +303,8 @@ def test_stopped_by_reads_the_refusal(
         "cp: cannot create '.github/ci.yml': Read-only file system",
         "OSError: [Errno 30] Read-only file system: '/tmp/build/x'",
         "touch: cannot touch 'vendor/lib/.git/x': Read-only file system",
+        # the program that speaks is named first: not a path it wrote
+        "/usr/bin/bash: line 1: made.txt: Read-only file system",
         "Read-only file system",  # no path at all
         # a refused connection to an address the sandbox could not reach anyway
         "curl: (7) Failed to connect to 10.1.2.3 port 80: Connection refused",
@@ -306,6 +321,15 @@ def test_the_first_refusal_is_named() -> None:
     assert found is not None and found.startswith("a network connection"), found
     late = "cp: '/etc/x': Read-only file system\nlater: .git/hooks: Read-only file system"
     assert (stopped_by(late, "workspace-write", **MOUNTS) or "").startswith("a write outside")  # type: ignore[arg-type]
+
+
+def test_a_folder_let_through_under_tmp_is_read_only_to_the_judge() -> None:
+    """``sandbox_readable`` under the host's ``/tmp`` is bound read-only inside the
+    command's writable ``/tmp``: a write there is the sandbox's refusal."""
+    line = "/usr/bin/bash: line 1: /tmp/out/f.txt: Read-only file system"
+    assert stopped_by(line, "workspace-write", **MOUNTS) is None  # type: ignore[arg-type]
+    found = stopped_by(line, "workspace-write", read_only=("/tmp/out",), **MOUNTS)  # type: ignore[arg-type]
+    assert (found or "").startswith("a write outside")
 
 
 def test_with_the_network_on_network_errors_are_the_networks() -> None:

@@ -255,6 +255,7 @@ class Sandbox:
             else (),
             tuple(plan.protected),
             tuple(hidden_paths(self.settings)),
+            tuple(plan.read_only),
         )
         child_env = dict(env)
         child_env["TMPDIR"] = TMP
@@ -286,6 +287,7 @@ class Sandbox:
             root=seen.root,
             writable=seen.writable,
             protected=seen.protected,
+            read_only=seen.read_only,
         )
 
 
@@ -425,6 +427,8 @@ class _Plan(NamedTuple):
     """Folders ``bwrap`` makes in the workspace as mount points (:func:`tidy` removes them)."""
     protected: list[str]
     """The workspace's read-only places (``.git``, ``.frontier`` or their link targets)."""
+    read_only: list[str]
+    """Folders under the host's ``/tmp`` let through read-only (``sandbox_readable``)."""
 
 
 def _plan(
@@ -489,7 +493,7 @@ def _plan(
     if not settings.network:
         args += ["--unshare-net"]
     args += ["--die-with-parent", "--new-session", "--chdir", root]
-    return _Plan(args, made, protected)
+    return _Plan(args, made, protected, under_tmp)
 
 
 def hidden_paths(settings: SandboxSettings, environ: Mapping[str, str] | None = None) -> list[str]:
@@ -549,6 +553,10 @@ def _read_only_places(root: str) -> list[tuple[str, bool]]:
     """The read-only mount points of a writable workspace, each with whether it exists
     (``False``: ``bwrap`` makes it, empty; :func:`tidy` removes it afterwards)."""
     out = []
+    # A workspace no one can write to (a read-only file system, another user's folder)
+    # needs no empty place made: a command cannot make one either, and bwrap's mkdir of
+    # the mount point failed there, so no command ran at all, not even ``ls``.
+    can_make = os.access(root, os.W_OK)
     for name in READ_ONLY_IN_WORKSPACE:
         path = os.path.join(root, name)
         if os.path.islink(path):
@@ -560,8 +568,10 @@ def _read_only_places(root: str) -> list[tuple[str, bool]]:
                 out.append((target, True))
         elif os.path.lexists(path):
             out.append((path, True))
-        else:  # also in a repository's subfolder: an empty .git is no repository to git,
-            out.append((path, False))  # which goes on looking above it, and none can be made
+        elif can_make:  # also in a repository's subfolder: an empty .git is no repository
+            out.append(
+                (path, False)
+            )  # to git, which goes on looking above it, and none can be made
     return out
 
 
@@ -687,6 +697,8 @@ _MISSING = re.compile(
 )
 _QUOTED = re.compile(r"'([^'\n]+)'|\"([^\"\n]+)\"|\u2018([^\u2019\n]+)\u2019|`([^'`\n]+)'")
 _WORD = re.compile(r"[^\s'\"\u2018\u2019`]+")
+_PROGRAM = re.compile(r"\S+: ")
+"""A line's first word when it names the program speaking (``/usr/bin/bash: ``)."""
 _PORT = re.compile(r"(?:\bport\s*[=:]?\s*|(?:localhost|\d+\.\d+\.\d+\.\d+|\]):)(\d{1,5})\b")
 _IPV4 = re.compile(r"(?<![\d.])(\d{1,3})\.\d{1,3}\.\d{1,3}\.\d{1,3}(?![\d.])")
 
@@ -703,12 +715,15 @@ class Seen:
     """Writable besides ``/tmp`` and, in ``workspace-write``, the workspace."""
     protected: tuple[str, ...] = ()
     hidden: tuple[str, ...] = ()
+    read_only: tuple[str, ...] = ()
+    """Read-only inside a writable place: a folder under ``/tmp`` let through as it is."""
 
     def kind(self, path: str) -> str:
         """``rw``, ``ro``, ``protected`` or ``hidden``: what the command saw at ``path``."""
         places: list[tuple[str, str]] = [(TMP, "rw"), *((w, "rw") for w in self.writable)]
         if self.root is not None:
             places.append((self.root, "rw" if self.mode == "workspace-write" else "ro"))
+        places += [(r, "ro") for r in self.read_only]
         places += [(p, "protected") for p in self.protected]
         places += [(h, "hidden") for h in self.hidden]
         best, kind = "", "ro"
@@ -721,11 +736,11 @@ class Seen:
         """The paths ``line`` names, absolute and normalised: quoted ones (``'x'``,
         ``‘x’``, ```x'``), and words with a ``/`` or a name before a colon
         (``made.txt:``); relative ones taken from the workspace, as the command runs."""
-        raw = [next(g for g in m.groups() if g) for m in _QUOTED.finditer(line)]
-        for word in _WORD.findall(_QUOTED.sub(" ", line)):
-            word = word.strip("()[]{},;")
-            if "/" in word or (word.endswith(":") and "." in word.strip(".:")):
-                raw.append(word.rstrip(":"))
+        raw = self._named(line)
+        if len(raw) > 1 and (prefix := _PROGRAM.match(line)) is not None:
+            # "/usr/bin/bash: line 1: x.txt: Read-only file system": the program that
+            # says it comes first; the path it could not write comes after
+            raw = self._named(line[prefix.end() :])
         out = []
         for path in raw:
             path = os.path.expanduser(path.strip())
@@ -735,6 +750,16 @@ class Seen:
                 path = os.path.join(self.root, path)
             out.append(os.path.normpath(path))
         return out
+
+    @staticmethod
+    def _named(line: str) -> list[str]:
+        """The path-like words of ``line``, as written."""
+        raw = [next(g for g in m.groups() if g) for m in _QUOTED.finditer(line)]
+        for word in _WORD.findall(_QUOTED.sub(" ", line)):
+            word = word.strip("()[]{},;")
+            if "/" in word or (word.endswith(":") and "." in word.strip(".:")):
+                raw.append(word.rstrip(":"))
+        return raw
 
 
 def stopped_by(
@@ -746,6 +771,7 @@ def stopped_by(
     root: str | None = None,
     writable: Sequence[str] = (),
     protected: Sequence[str] = (),
+    read_only: Sequence[str] = (),
 ) -> str | None:
     """What the sandbox probably refused, read from a failed command's output (``None``:
     no evidence). The kernel does not say; it returns an error the program prints in
@@ -765,9 +791,9 @@ def stopped_by(
       something listens on that port outside (:func:`host_listening`): else the
       connection is refused outside as well.
 
-    ``root``, ``writable`` and ``protected`` describe the mounts (:class:`Seen`); the
+    ``root``, ``writable``, ``protected`` and ``read_only`` describe the mounts (:class:`Seen`); the
     first refusal in the output is named."""
-    seen = Seen(mode, root, tuple(writable), tuple(protected), tuple(hidden))
+    seen = Seen(mode, root, tuple(writable), tuple(protected), tuple(hidden), tuple(read_only))
     if hidden:
         for line in output.splitlines():
             if _MISSING.search(line):
