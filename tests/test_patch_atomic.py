@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import os
 from pathlib import Path
 
@@ -116,3 +117,26 @@ def test_unwritable_directory_leaves_no_temp_and_no_change(tmp_path: Path) -> No
         assert (sub / "x.txt").read_text() == "a\n"
     finally:
         sub.chmod(0o755)
+
+
+@pytest.mark.parametrize(
+    ("code", "says"),
+    [(errno.EROFS, "the file system is read-only"), (errno.ENOSPC, "no space left on the device")],
+    ids=["EROFS", "ENOSPC"],
+)
+def test_a_file_that_cannot_be_written_is_named_not_its_temp_twin(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, code: int, says: str
+) -> None:
+    """The message read ``.a.txt.1a67f7c87685.frontier-tmp: the file system is read-only``
+    (a name neither the model nor the person ever saw), or ``?: no space left``."""
+    (tmp_path / "a.txt").write_text("hello\n")
+
+    def refused(dir_fd: int, target: str, suffix: str, data: bytes, mode: int) -> None:
+        raise OSError(code, os.strerror(code), f".{target}.1a67f7c87685{suffix}")
+
+    monkeypatch.setattr(atomic, "_create", refused)
+    patch = "*** Begin Patch\n*** Update File: a.txt\n@@\n-hello\n+bye\n*** End Patch\n"
+    with pytest.raises(PatchError) as info:
+        apply_patch(tmp_path, patch)
+    assert str(info.value) == f"a.txt: {says}; nothing written"
+    assert (tmp_path / "a.txt").read_text() == "hello\n"

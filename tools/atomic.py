@@ -744,7 +744,11 @@ def _write_temps(targets: Sequence[_Target], pool: ThreadPoolExecutor | None) ->
                 fallback = default_mode() if fallback is None else fallback
                 mode = fallback
             _crash_point("temp")
-            t.temp, fd = _create(t.fd, t.name, TEMP_SUFFIX, w.data, mode)
+            try:
+                t.temp, fd = _create(t.fd, t.name, TEMP_SUFFIX, w.data, mode)
+            except OSError as exc:  # a full disk, a read-only file system: named by the
+                exc.filename = str(w.path)  # file written, not its temp twin (".a.txt.…-tmp")
+                raise
             fds.append(fd)
     except BaseException:
         for fd in fds:
