@@ -1,12 +1,13 @@
 """A hostile MCP stdio server for tests/test_mcp_hostile.py: a result of 50 MB, a tool that
 never answers, one that exits the process mid-call, a tool whose name has control
-characters, a ``list_changed`` flood, a result holding a lone surrogate and (``deep`` on
-the command line, then a number of levels) a tool whose input schema nests that deep (60
-levels reach Frontier's own bound, 100 are more than the SDK's client can read), and
-(``nolist``) a server that answers ``tools/list`` with an error. It is the standard-library
-fixture server (tests/mcp_server_fixture.py) with these tools: starting the SDK's server
-cost ~2 s of CPU each time (issue 24), and a hand-written server can send what the SDK's
-would refuse to."""
+characters, a ``list_changed`` flood, a result holding a lone surrogate and (``deep`` on the
+command line, then a number of levels) a tool whose input schema nests that deep (60 levels
+reach Frontier's own bound, 100 are more than the SDK's client can read), a tool that prints
+a line that is no message before its answer, (``banner``) a server that greets on stdout,
+and (``nolist``) a server that answers ``tools/list`` with an error. It is the
+standard-library fixture server (tests/mcp_server_fixture.py) with these tools: starting the SDK's
+server cost ~2 s of CPU each time (issue 24), and a hand-written server can send what the
+SDK's would refuse to."""
 
 from __future__ import annotations
 
@@ -65,6 +66,12 @@ def surrogate() -> str:
     return "bad\udcff name"
 
 
+def chatty() -> str:
+    """Prints a line that is no message on stdout before it answers (a stray ``print``)."""
+    print("debug: chatty called", flush=True)
+    return "said"
+
+
 def nothing() -> str:
     return ""
 
@@ -84,6 +91,7 @@ if __name__ == "__main__":
             "die": (die, die.__doc__ or "", {}, None),
             "flood": (flood, flood.__doc__ or "", schema(count="integer"), None),
             "surrogate": (surrogate, surrogate.__doc__ or "", {}, None),
+            "chatty": (chatty, chatty.__doc__ or "", {}, None),
             BAD_NAME: (nothing, "", {}, None),
         }
     )
@@ -91,4 +99,6 @@ if __name__ == "__main__":
         fixture.TOOLS["deep"] = (nothing, "", deep_schema(DEEP), None)
     if sys.argv[1:] == ["nolist"]:
         fixture.METHODS["tools/list"] = refuse_listing
+    if sys.argv[1:] == ["banner"]:  # as careless servers greet whoever starts them
+        print("Starting hostile MCP server v1.0 ...\n\n  listening on stdio", flush=True)
     fixture.main()

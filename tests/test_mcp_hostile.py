@@ -114,6 +114,28 @@ async def test_a_result_holding_a_lone_surrogate_is_read_with_a_replacement(
     assert not any("could not be read" in note for note in host.notes)
 
 
+async def test_lines_that_are_no_message_are_skipped_said_once_and_logged(
+    tmp_path: Path,
+) -> None:
+    """A server that greets on stdout did not start ("sent a message that could not be
+    read"); a ``print`` left in a tool was noted as unreadable. Neither lost a message."""
+    host = McpHost(tmp_path / "mcp-logs")
+    registry = default_registry()
+    try:
+        host.start([hostile("bad", "banner", tool_timeout=20.0)], registry)
+        assert "bad__chatty" in registry.names(), host.notes
+        b = boundary(tmp_path, registry)
+        assert (await b.run(call("bad__chatty"))).output == "said"
+        assert (await b.run(call("bad__chatty", 2))).output == "said"
+    finally:
+        host.close()
+    said = [n for n in host.notes if "not MCP messages" in n]
+    assert len(said) == 1 and said[0].startswith("MCP server bad prints lines"), host.notes
+    log = (tmp_path / "mcp-logs" / "bad.log").read_text()
+    assert "'Starting hostile MCP server v1.0 ...'" in log and "listening on stdio'" in log
+    assert log.count("'debug: chatty called'") == 2
+
+
 def test_a_tool_named_with_control_characters_is_skipped_and_shown_escaped(
     shared: tuple[McpHost, Registry],
 ) -> None:

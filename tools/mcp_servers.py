@@ -87,6 +87,13 @@ _DROPPED: contextvars.ContextVar[Callable[[int], None] | None] = contextvars.Con
 )
 """Told the size of each over-long line dropped; set by the server's task, so the SDK's
 reader task (started inside it) inherits it."""
+_STRAY: contextvars.ContextVar[Callable[[str], None] | None] = contextvars.ContextVar(
+    "mcp_stray", default=None
+)
+"""Told each line that is no JSON message (a banner, a stray ``print``), set as
+:data:`_DROPPED` is."""
+MAX_STRAY_LOGGED = 100
+"""Stray lines written to a server's log word for word; after them, only counted."""
 
 
 class WholeLines:
@@ -98,7 +105,10 @@ class WholeLines:
     line are kept in a list and joined once, and a line over :data:`MAX_MESSAGE` bytes is
     skipped as it arrives, never held. A lone surrogate escape (``"\\udcff"``, valid JSON)
     is made U+FFFD: the SDK could not read such a message, and its call waited out its
-    time limit (60 s) to say "timed out"."""
+    time limit (60 s) to say "timed out". A line that is no JSON at all (``Starting my
+    server…``, a ``print`` left in a tool) is skipped and told (:data:`_STRAY`): given to the
+    SDK, it failed the server's start, or was noted as unreadable, though no message was
+    lost; other clients skip such lines too."""
 
     def __init__(self, stream: Any, encoding: str = "utf-8", errors: str = "strict") -> None:
         self._stream = stream
@@ -129,7 +139,10 @@ class WholeLines:
             if not self._skipping:
                 line, self._parts = b"".join(self._parts), []
                 text = line.decode(self._encoding, self._errors)
-                out.append(safejson.without_lone_surrogates(text) + "\n")
+                if text.lstrip().startswith(("{", "[")):
+                    out.append(safejson.without_lone_surrogates(text) + "\n")
+                elif text.strip() and (stray := _STRAY.get()) is not None:
+                    stray(text)  # a banner or a stray print: no message, skipped
                 del line
             elif (told := _DROPPED.get()) is not None:
                 told(self._size)
@@ -313,6 +326,8 @@ class McpServer:
         self._refresher: asyncio.Task[None] | None = None
         self._last_refresh = -math.inf
         self._noted: set[str] = set()
+        self._strays = 0
+        """Lines on its stdout that were no message (:meth:`_stray`)."""
         self._change_notes = 0
 
     async def start(self) -> list[Any]:
@@ -401,6 +416,7 @@ class McpServer:
         )
         _patch_stdio()
         _DROPPED.set(self._dropped)
+        _STRAY.set(self._stray)
         _SPAWNED.set(self._spawned)
         return await stack.enter_async_context(stdio_client(params, errlog=errlog))
 
@@ -433,6 +449,19 @@ class McpServer:
             "dropped",
             f"MCP server {self.settings.name} sent a message over {MAX_MESSAGE // 2**20} MiB; "
             f"it was dropped (the call it answered times out); see {self.log_path}",
+        )
+
+    def _stray(self, line: str) -> None:
+        """A line on the server's stdout that is no message was skipped (on the reader's
+        task): logged (the first :data:`MAX_STRAY_LOGGED`), and said once."""
+        self._strays += 1
+        if self._strays <= MAX_STRAY_LOGGED:
+            self._log_line(f"skipped a line that is not an MCP message: {self.scrub(line)[:500]!r}")
+        self.note_once(
+            "stray",
+            f"MCP server {self.settings.name} prints lines that are not MCP messages on its "
+            f"standard output (they belong on standard error); they are skipped; see "
+            f"{self.log_path}",
         )
 
     def _unconfine(self) -> None:
