@@ -33,3 +33,22 @@ def test_a_config_toml_too_deep_says_what_to_do() -> None:
             load_config()
     finally:
         path.unlink()
+
+
+def test_a_config_toml_saved_with_a_byte_order_mark_reads_and_keeps_it() -> None:
+    """Windows editors and PowerShell's ``Out-File`` start UTF-8 with one: tomllib refused
+    the file as "Invalid statement (at line 1, column 1)"."""
+    from frontier.app.config import save_setting
+
+    path = config_path()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(b'\xef\xbb\xbfmodel = "qwen"\r\ntheme = "frontier-dark"\r\n')
+    try:
+        assert load_config().model == "qwen"
+        save_setting(
+            "theme", "frontier-light"
+        )  # the palette's theme choice edits the file in place
+        assert load_config().theme == "frontier-light" and load_config().model == "qwen"
+        assert path.read_bytes().startswith(b"\xef\xbb\xbf")  # the person's file, as it was
+    finally:
+        path.unlink()
