@@ -84,3 +84,15 @@ def test_a_long_gitignore_is_not_matched_rule_by_rule(tmp_path: Path) -> None:
     expected = sorted(rel for rel in names if not reference(rel, False, rules))
     assert found == expected == [".gitignore", "a.py", "gen.c", "keep.ext3", "name5x"]
     assert RuleSet(rules).others == []
+
+
+def test_a_gitignore_saved_with_a_byte_order_mark_keeps_its_first_rule(tmp_path: Path) -> None:
+    """As git does (``git check-ignore`` agrees): a Windows editor's ``.gitignore`` starting
+    ``\\ufeffnode_modules/`` let grep and glob search ``node_modules``."""
+    (tmp_path / ".gitignore").write_bytes(b"\xef\xbb\xbfnode_modules/\n*.log\n")
+    (tmp_path / "node_modules" / "x").mkdir(parents=True)
+    (tmp_path / "node_modules" / "x" / "a.js").write_text("x")
+    (tmp_path / "main.js").write_text("x")
+    (tmp_path / "run.log").write_text("x")
+    found = sorted(entry.rel for entry in walk(tmp_path, ".", skipped=Skipped()))
+    assert found == [".gitignore", "main.js"]

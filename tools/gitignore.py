@@ -128,8 +128,12 @@ def glob_to_regex(pattern: str) -> str:
 
 
 def parse_rules(text: str, base: str) -> list[Rule]:
+    """The rules of one ignore file's ``text``, for the folder ``base``. A leading byte
+    order mark is skipped, as git skips it: a ``.gitignore`` saved by a Windows editor kept
+    its first rule (often ``node_modules/``) from matching, so grep and glob searched what
+    git ignores."""
     rules: list[Rule] = []
-    for raw in text.splitlines():
+    for raw in text.removeprefix("\ufeff").splitlines():
         line = raw.rstrip()
         if not line or line.startswith("#"):
             continue
