@@ -239,3 +239,45 @@ def test_non_utf8_bytes_survive(tmp_path: Path) -> None:
     patch = b"--- a/latin.txt\n+++ b/latin.txt\n@@ -1,2 +1,2 @@\n caf\xe9\n-line\n+LINE\n"
     apply_patch(tmp_path, patch)
     assert (tmp_path / "latin.txt").read_bytes() == b"caf\xe9\nLINE\n"
+
+
+BOM = "\ufeff".encode()
+
+
+@pytest.mark.parametrize(
+    "patch",
+    [
+        "*** Begin Patch\n*** Update File: App.cs\n@@\n-using System;\n+using System.IO;\n"
+        " using System.Linq;\n*** End Patch\n",
+        "--- a/App.cs\n+++ b/App.cs\n@@ -1,2 +1,2 @@\n-using System;\n+using System.IO;\n"
+        " using System.Linq;\n",
+    ],
+    ids=["codex", "unified"],
+)
+def test_a_hunk_on_the_first_line_of_a_file_with_a_byte_order_mark_applies(
+    tmp_path: Path, patch: str
+) -> None:
+    """Visual Studio saves C# with one: the model's hunk names ``using System;`` and the
+    file's first line was ``\\ufeffusing System;`` ("context not found")."""
+    source = BOM + b"using System;\r\nusing System.Linq;\r\n\r\nclass App {}\r\n"
+    (tmp_path / "App.cs").write_bytes(source)
+    apply_patch(tmp_path, patch)
+    after = (tmp_path / "App.cs").read_bytes()
+    assert after == BOM + b"using System.IO;\r\nusing System.Linq;\r\n\r\nclass App {}\r\n"
+
+
+def test_a_byte_order_mark_stays_where_a_hunk_lower_down_changes(tmp_path: Path) -> None:
+    (tmp_path / "a.py").write_bytes(BOM + b"import os\n\nprint(os.name)\n")
+    patch = "*** Begin Patch\n*** Update File: a.py\n@@\n-print(os.name)\n+print(os.sep)\n"
+    apply_patch(tmp_path, patch + "*** End Patch\n")
+    assert (tmp_path / "a.py").read_bytes() == BOM + b"import os\n\nprint(os.sep)\n"
+
+
+@pytest.mark.parametrize("text", ["\ufeff", "\ufeffa", "\ufeffa\n", "\ufeff\n\n", "a\ufeff\n"])
+def test_text_with_a_byte_order_mark_round_trips(text: str) -> None:
+    from frontier.tools.patch_engine import Text
+
+    parsed = Text.parse(text)
+    assert parsed.render() == text
+    assert parsed.bom is text.startswith("\ufeff")
+    assert all(not line.startswith("\ufeff") for line in parsed.lines[:1])

@@ -248,33 +248,49 @@ class Text:
 
     Splitting on ``\\n`` only, and keeping ``\\r`` in the content, makes unchanged lines
     round-trip byte for byte and keeps every operation at C speed (split/join/slices).
+
+    A byte order mark is held apart from the first line (``bom``) and written back in
+    front: the model never sees it and its hunks name the first line without it. A hunk
+    touching line 1 of a file a Windows editor saved (C# projects' files, by default)
+    failed as "context not found ... most similar: line 1: '\\ufeffusing System;'".
     """
 
-    __slots__ = ("crlf", "final_newline", "has_cr", "lines")
+    __slots__ = ("bom", "crlf", "final_newline", "has_cr", "lines")
 
     def __init__(
-        self, lines: list[str], final_newline: bool, crlf: bool, has_cr: bool = False
+        self,
+        lines: list[str],
+        final_newline: bool,
+        crlf: bool,
+        has_cr: bool = False,
+        bom: bool = False,
     ) -> None:
         self.lines = lines
         self.final_newline = final_newline
         self.crlf = crlf
         self.has_cr = has_cr
         """Some line ends in ``\\r``: exact comparisons must also try without it."""
+        self.bom = bom
+        """The file starts with U+FEFF, which is not part of its first line."""
 
     @classmethod
     def parse(cls, text: str) -> Text:
+        bom = text.startswith("\ufeff")
+        if bom:
+            text = text[1:]
         parts = text.split("\n")
         final = parts[-1] == ""
         if final:
             parts.pop()
         has_cr = "\r" in text
         crlf = has_cr and text.count("\r\n") * 2 > text.count("\n")
-        return cls(parts, final or not parts, crlf, has_cr)
+        return cls(parts, final or not parts, crlf, has_cr, bom)
 
     def render(self) -> str:
+        mark = "\ufeff" if self.bom else ""
         if not self.lines:
-            return ""
-        return "\n".join(self.lines) + ("\n" if self.final_newline else "")
+            return mark
+        return mark + "\n".join(self.lines) + ("\n" if self.final_newline else "")
 
     def keys(self) -> list[str]:
         """``diffing.line_keys(self.render())`` without splitting the text again."""
@@ -600,7 +616,7 @@ def _plan_update(slot: _Slot, fp: FilePatch) -> None:
     notes = _record(slot, placed)
     if any(p.status == "present" for p in placed.placements):
         return
-    new_text = Text(placed.lines, placed.last_newline, text.crlf)
+    new_text = Text(placed.lines, placed.last_newline, text.crlf, bom=text.bom)
     first = slot.data is slot.orig and not slot.hunks
     slot.layout = Layout(text, new_text, placed) if first else None
     slot.data = _enc(new_text.render())
@@ -643,7 +659,7 @@ def _plan_move(tree: _Tree, fp: FilePatch) -> None:
             )
         notes = [f"hunk {p.hunk.index} {p.why}" for p in placed.placements if p.why]
         text = Text.parse(_dec(data))
-        data = _enc(Text(placed.lines, placed.last_newline, text.crlf).render())
+        data = _enc(Text(placed.lines, placed.last_newline, text.crlf, bom=text.bom).render())
     mode = fp.new_mode if fp.new_mode is not None else src.mode
     base = src.data
     if fp.rename:
@@ -680,7 +696,7 @@ def apply_hunks(path: str, text: Text, hunks: Sequence[Hunk]) -> tuple[Text, lis
     if any(p.status == "present" for p in placed.placements):
         raise PatchError(f"{path}: some hunks are already applied")
     notes = [f"hunk {p.hunk.index} {p.why}" for p in placed.placements if p.why]
-    return Text(placed.lines, placed.last_newline, text.crlf), notes
+    return Text(placed.lines, placed.last_newline, text.crlf, bom=text.bom), notes
 
 
 # ------------------------------------------------------------------ writing
