@@ -137,7 +137,7 @@ def awkward(hostile: Path) -> Path:
         "lonecr.txt": b"x\rneedle\n",
         "colon:name.txt": b"needle\n",
         "late_nul.txt": b"needle top\n" + b"x" * 200_000 + b"\n\x00\nneedle after\n",
-        "utf16.txt": "needle\n".encode("utf-16"),  # BOM: ripgrep would transcode it
+        "utf16.txt": "needle\n".encode("utf-16"),  # a BOM: both read it as its text
         "bad_utf8.txt": b"caf\xe9 needle\n",
         "nonl.txt": b"first\nneedle no newline",
         "sub/.gitignore": b"ignored.txt\n[z-a]\n",
@@ -172,6 +172,7 @@ EXPECTED = [
     "name\ufffd.txt:1:needle",
     "nonl.txt:2:needle no newline",
     "sub/kept.txt:1:needle",
+    "utf16.txt:1:needle",
 ]
 
 

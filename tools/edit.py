@@ -31,6 +31,7 @@ from frontier.tools.patch_engine import (
     write_changes,
 )
 from frontier.tools.paths import PathError, WorkspacePath, resolve
+from frontier.tools.utf16 import cannot_edit, is_utf16, utf16_text
 
 READ_MAX_FILE = 20 * 1024 * 1024
 READ_BYTE_CAP = 24 * 1024
@@ -80,9 +81,12 @@ def _too_large(rel: str, size: int, cap: int) -> str:
 
 
 def _existing(ctx: ToolContext, path: str) -> tuple[WorkspacePath, bytes, int | None]:
+    """A file to change in place: there, and text the tools can write back as it was."""
     wp, data, mode = _read(ctx, path)
     if data is None:
         raise ToolError(_missing(wp))
+    if is_utf16(data):
+        raise ToolError(cannot_edit(wp.rel))
     return wp, data, mode
 
 
@@ -199,6 +203,10 @@ class ReadTool:
         wp, data, _ = _read(ctx, args["path"], READ_MAX_FILE)
         if data is None:
             raise ToolError(_missing(wp))
+        wide = utf16_text(data)
+        if wide is not None:  # PowerShell's `>`, `reg export`: text, by its mark
+            shown = render_window(wp.rel, wide, args["offset"], args["limit"])
+            return Outcome(kind="ok", output=f"{shown}\n[{wp.rel} is UTF-16 text, shown decoded]")
         if b"\x00" in data[:8192]:
             raise ToolError(f"{wp.rel} looks binary (contains NUL bytes); read shows text only")
         try:

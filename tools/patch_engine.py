@@ -36,6 +36,7 @@ from frontier.tools.patch_parse import parse_patch
 from frontier.tools.patch_place import HunkPlaceError, Placed, Placer
 from frontier.tools.patch_summary import change_line
 from frontier.tools.paths import PathError, real_root, resolve
+from frontier.tools.utf16 import cannot_edit, is_utf16
 
 TYPE_CHECKING = False  # typing is not imported at run time (~3 ms of start-up)
 if TYPE_CHECKING:
@@ -611,6 +612,8 @@ def _record(slot: _Slot, placed: Placed) -> list[str]:
 
 def _plan_update(slot: _Slot, fp: FilePatch) -> None:
     assert slot.data is not None
+    if fp.hunks and is_utf16(slot.data):  # its lines are not the model's: say why
+        raise PatchError(cannot_edit(slot.path))
     text = Text.parse(_dec(slot.data))
     placed = _place_all(slot.path, text, fp.hunks)
     notes = _record(slot, placed)
@@ -650,6 +653,8 @@ def _plan_move(tree: _Tree, fp: FilePatch) -> None:
         dst.notes.append(f"'*** Move to' replaced the existing {fp.new_path}")
     data = src.data
     notes: list[str] = []
+    if fp.hunks and is_utf16(data):
+        raise PatchError(cannot_edit(fp.old_path))
     if fp.hunks:
         placed = _place_all(fp.new_path, Text.parse(_dec(data)), fp.hunks)
         if any(p.status == "present" for p in placed.placements):

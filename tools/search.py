@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import codecs
 import contextlib
 import errno
 import os
@@ -57,6 +58,7 @@ from frontier.tools.gitignore import Entry, Skipped, walk
 from frontier.tools.globmatch import Glob, GlobError
 from frontier.tools.paths import PathError, real_root, resolve
 from frontier.tools.regex_guard import LinePattern, PatternStopped, RegexUnavailable
+from frontier.tools.utf16 import is_utf16
 
 MAX_MATCHES = 500
 MAX_FOUND = 20_000
@@ -229,11 +231,24 @@ def search_fd(
     """``(line number, line)`` of every matching line of an open file (read no further once
     there are ``most``), ``None`` if it holds a NUL byte (binary). Lines are split on ``\\n``
     only, decoded as UTF-8 (U+FFFD for bad bytes); read in blocks, so a large file is never
-    held whole, and each block of whole lines is decided at once (``LinePattern.matching``)."""
+    held whole, and each block of whole lines is decided at once (``LinePattern.matching``).
+    A file that starts with a UTF-16 byte order mark is searched as its text
+    (``tools/utf16.py``): every second byte of its ASCII is NUL, and it was passed over;
+    UTF-8's mark is dropped (``^using`` matches line 1). ripgrep reads both the same way."""
     out: list[tuple[int, str]] = []
     n = 0
     rest: list[bytes] = []  # the unfinished last line, in pieces (a long line stays linear)
+    wide: Any = None  # a UTF-16 file's decoder: its text searched as UTF-8, as ripgrep does
+    first = True
     while (most is None or len(out) < most) and (block := os.read(fd, READ_BLOCK)):
+        if first:
+            first = False
+            if is_utf16(block):
+                wide = codecs.getincrementaldecoder("utf-16")("replace")
+            elif block.startswith(b"\xef\xbb\xbf"):  # UTF-8's mark: not part of line 1
+                block = block[3:]
+        if wide is not None:
+            block = wide.decode(block).encode("utf-8")
         if b"\x00" in block:
             return None
         cut = block.rfind(b"\n")
@@ -471,7 +486,9 @@ async def _run_rg(
     so that a stopped search keeps the same matches each time."""
     source = pattern.source if isinstance(pattern, LinePattern) else pattern.pattern
     cmd = [rg, "--json", "--line-number", "--no-config", "--no-ignore", "--hidden"]
-    cmd += ["--ignore-file", ignore_file, "-g", "!.git", "--encoding", "none", "--no-messages"]
+    # --encoding auto: a byte order mark decides (UTF-16 read as its text, UTF-8's mark
+    # dropped), as search_fd does; other bytes are searched as they are
+    cmd += ["--ignore-file", ignore_file, "-g", "!.git", "--encoding", "auto", "--no-messages"]
     cmd += ["--sort=path"] if by_path else []
     cmd += ["-e", source, "--", start]
     proc = await asyncio.create_subprocess_exec(
