@@ -71,6 +71,14 @@ def test_what_cannot_be_attached_stays_as_typed_and_says_why(root: Path, tmp_pat
     assert "top secret" not in prepared.text
 
 
+def test_a_utf16_file_is_attached_as_its_text(root: Path) -> None:
+    """PowerShell's ``>`` writes UTF-16: it was "not UTF-8 text", left unattached."""
+    (root / "out.log").write_bytes("Build failed: café\r\n".encode("utf-16"))
+    prepared = prepare(root, "why @out.log")
+    assert len(prepared.attachments) == 1 and prepared.problems == ()
+    assert "Build failed: café" in prepared.text and "\x00" not in prepared.text
+
+
 def test_a_big_file_is_cut_at_a_line_and_the_model_is_told(root: Path) -> None:
     line = "x" * 99 + "\n"
     (root / "big.log").write_text(line * 1000)  # 100,000 bytes

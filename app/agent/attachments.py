@@ -33,6 +33,7 @@ from frontier.app.agent.path_query import in_order
 from frontier.app.record import record
 from frontier.tools import beneath
 from frontier.tools.gitignore import walk
+from frontier.tools.utf16 import is_utf16
 
 TYPE_CHECKING = False  # typing is not imported at run time
 if TYPE_CHECKING:
@@ -180,19 +181,23 @@ def _shown(path: str) -> str:
 
 def _text(data: bytes, room: int, size: int) -> tuple[str, int] | None:
     """The part of ``data`` that fits in ``room`` bytes, cut at a line break when cut,
-    decoded; ``None`` for a file that is not UTF-8 text (a NUL byte, invalid UTF-8)."""
+    decoded; ``None`` for a file that is not text (a NUL byte, invalid UTF-8). A file with a
+    UTF-16 byte order mark is decoded as UTF-16 (``tools/utf16.py``)."""
     whole = len(data) <= room and size <= room
     part = data if whole else data[:room]
     if not whole:
         newline = part.rfind(b"\n")
         if newline >= room // 2:
             part = part[: newline + 1]
-    if b"\0" in part:
+    encoding = "utf-16" if is_utf16(part) else "utf-8"  # PowerShell's `>` writes UTF-16
+    if b"\0" in part and encoding == "utf-8":
         return None
-    decoder = codecs.getincrementaldecoder("utf-8")("strict")
+    decoder = codecs.getincrementaldecoder(encoding)("strict")
     try:
         text = decoder.decode(part, final=whole)
     except UnicodeDecodeError:
+        return None
+    if "\0" in text:
         return None
     return text, len(text.encode("utf-8"))
 
