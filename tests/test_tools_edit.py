@@ -78,6 +78,28 @@ async def test_write_creates_parents_and_keeps_mode(tmp_path: Path) -> None:
     assert script.read_text() == "new" and (script.stat().st_mode & 0o777) == 0o750
 
 
+@pytest.mark.parametrize(
+    ("was", "content", "written"),
+    [
+        (b"a\r\nb\r\n", "a\nB\n", b"a\r\nB\r\n"),  # a Windows file keeps its line ends
+        (b"\xef\xbb\xbfa\r\n", "A\n", b"\xef\xbb\xbfA\r\n"),  # and its byte order mark
+        (b"a\r\nb\r\n", "a\r\nB\n", b"a\r\nB\n"),  # CRLF written is as the model wrote it
+        (b"a\nb\n", "a\nB\n", b"a\nB\n"),
+        (b"a\r\nb\n\n\n", "A\n", b"A\n"),  # mostly LF: left as written
+    ],
+    ids=["crlf", "bom", "model-crlf", "lf", "mostly-lf"],
+)
+async def test_write_over_a_file_keeps_its_line_ends_and_mark(
+    tmp_path: Path, was: bytes, content: str, written: bytes
+) -> None:
+    """A whole-file rewrite of a Windows file changed every line's ending (the whole file
+    in the review's diff and in git's) and dropped its byte order mark."""
+    (tmp_path / "w.txt").write_bytes(was)
+    r = await make_boundary(tmp_path).run(call("write", path="w.txt", content=content))
+    assert r.kind == "ok", r.output
+    assert (tmp_path / "w.txt").read_bytes() == written
+
+
 async def test_read_window_binary_and_missing(tmp_path: Path) -> None:
     (tmp_path / "big.txt").write_text("".join(f"row {i}\n" for i in range(1, 2001)))
     (tmp_path / "blob.bin").write_bytes(b"\x00\x01\x02")

@@ -271,7 +271,7 @@ class WriteTool:
     def prepare(self, args: Mapping[str, Any], ctx: ToolContext) -> Prepared:
         wp, old, mode = _read(ctx, args["path"])
         content = args["content"]
-        new = content if isinstance(content, bytes) else content.encode("utf-8")
+        new = _as_the_file_was(old, content if isinstance(content, bytes) else content.encode())
         verb = "create" if old is None else "overwrite"
         return _mutation(
             ctx, args, [_change(wp, old, new, mode)], f"{verb} {wp.rel} ({len(new)} bytes)"
@@ -285,6 +285,24 @@ class WriteTool:
             return Outcome(kind="ok", output=f"{c.path} already has this content; nothing written")
         verb = "created" if c.old is None else "wrote"
         return await _write(prepared.plan, ctx, f"{verb} {c.path} ({len(c.new or b'')} bytes)")
+
+
+_UTF8_MARK = b"\xef\xbb\xbf"
+
+
+def _as_the_file_was(old: bytes | None, new: bytes) -> bytes:
+    """``new`` in the form of the file it replaces: CRLF line ends and UTF-8's byte order
+    mark kept where the model's content has neither (models write ``\n`` and no mark).
+    Rewriting a Windows file whole changed every line's ending, a diff of the whole file in
+    review and in git, and dropped the mark; ``replace`` already wrote in the file's line
+    ends (``_crlf_adapt``)."""
+    if old is None:
+        return new
+    if old.startswith(_UTF8_MARK) and not new.startswith(_UTF8_MARK):
+        new = _UTF8_MARK + new
+    if b"\r\n" not in new and b"\n" in new and old.count(b"\r\n") * 2 > old.count(b"\n"):
+        new = new.replace(b"\n", b"\r\n")
+    return new
 
 
 # ----------------------------------------------------------------------------- replace
