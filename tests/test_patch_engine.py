@@ -281,3 +281,29 @@ def test_text_with_a_byte_order_mark_round_trips(text: str) -> None:
     assert parsed.render() == text
     assert parsed.bom is text.startswith("\ufeff")
     assert all(not line.startswith("\ufeff") for line in parsed.lines[:1])
+
+
+@pytest.mark.parametrize(
+    "patch",
+    [
+        "*** Begin Patch\n*** Add File: src\\util.py\n+x = 1\n*** End Patch\n",
+        "--- /dev/null\n+++ b/src\\util.py\n@@ -0,0 +1 @@\n+x = 1\n",
+        "*** Begin Patch\n*** Update File: a.py\n*** Move to: src\\util.py\n@@\n-a\n+b\n"
+        "*** End Patch\n",
+    ],
+    ids=["add", "unified-create", "move"],
+)
+def test_a_new_file_named_with_a_windows_separator_is_refused(tmp_path: Path, patch: str) -> None:
+    """``src\\util.py`` was made in the root: a file whose name holds a backslash."""
+    (tmp_path / "src").mkdir()
+    (tmp_path / "a.py").write_text("a\n")
+    with pytest.raises(PatchError, match=r"write the path with '/': src/util\.py"):
+        apply_patch(tmp_path, patch)
+    assert sorted(p.name for p in tmp_path.rglob("*")) == ["a.py", "src"]
+
+
+def test_a_file_that_has_a_backslash_in_its_name_is_changed_as_named(tmp_path: Path) -> None:
+    (tmp_path / "odd\\name.txt").write_text("a\n")
+    patch = "*** Begin Patch\n*** Update File: odd\\name.txt\n@@\n-a\n+b\n*** End Patch\n"
+    apply_patch(tmp_path, patch)
+    assert (tmp_path / "odd\\name.txt").read_text() == "b\n"

@@ -100,6 +100,17 @@ async def test_write_over_a_file_keeps_its_line_ends_and_mark(
     assert (tmp_path / "w.txt").read_bytes() == written
 
 
+async def test_write_of_a_new_path_with_a_windows_separator_is_refused(tmp_path: Path) -> None:
+    (tmp_path / "src").mkdir()
+    (tmp_path / "odd\\name.txt").write_text("a")
+    b = make_boundary(tmp_path)
+    r = await b.run(call("write", path="src\\util.py", content="x"))
+    assert r.kind == "arg" and "write the path with '/': src/util.py" in r.output
+    assert not (tmp_path / "src\\util.py").exists()
+    r = await b.run(call("write", path="odd\\name.txt", content="b"))  # it exists: as named
+    assert r.kind == "ok" and (tmp_path / "odd\\name.txt").read_text() == "b"
+
+
 async def test_read_window_binary_and_missing(tmp_path: Path) -> None:
     (tmp_path / "big.txt").write_text("".join(f"row {i}\n" for i in range(1, 2001)))
     (tmp_path / "blob.bin").write_bytes(b"\x00\x01\x02")

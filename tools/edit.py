@@ -30,7 +30,7 @@ from frontier.tools.patch_engine import (
     too_large_to_edit,
     write_changes,
 )
-from frontier.tools.paths import PathError, WorkspacePath, resolve
+from frontier.tools.paths import PathError, WorkspacePath, new_name_problem, resolve
 from frontier.tools.utf16 import cannot_edit, is_utf16, utf16_text
 
 READ_MAX_FILE = 20 * 1024 * 1024
@@ -270,6 +270,8 @@ class WriteTool:
 
     def prepare(self, args: Mapping[str, Any], ctx: ToolContext) -> Prepared:
         wp, old, mode = _read(ctx, args["path"])
+        if old is None and (problem := new_name_problem(wp.rel)) is not None:
+            raise ToolError(problem, kind="arg")
         content = args["content"]
         new = _as_the_file_was(old, content if isinstance(content, bytes) else content.encode())
         verb = "create" if old is None else "overwrite"

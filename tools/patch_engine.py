@@ -35,7 +35,7 @@ from frontier.tools.patch_model import FilePatch, Hunk, PatchParseError
 from frontier.tools.patch_parse import parse_patch
 from frontier.tools.patch_place import HunkPlaceError, Placed, Placer
 from frontier.tools.patch_summary import change_line
-from frontier.tools.paths import PathError, real_root, resolve
+from frontier.tools.paths import PathError, new_name_problem, real_root, resolve
 from frontier.tools.utf16 import cannot_edit, is_utf16
 
 TYPE_CHECKING = False  # typing is not imported at run time (~3 ms of start-up)
@@ -533,6 +533,8 @@ def _plan_entry(tree: _Tree, fp: FilePatch) -> None:
 
 
 def _plan_creation(slot: _Slot, fp: FilePatch) -> None:
+    if slot.data is None and (problem := new_name_problem(slot.path)) is not None:
+        raise PatchError(problem)
     bad = [h for h in fp.hunks if h.tags.strip("+")]
     if bad:
         raise PatchError(
@@ -645,6 +647,8 @@ def _plan_move(tree: _Tree, fp: FilePatch) -> None:
             dst.present.append(f"the {verb} from {fp.old_path}")
             return
         raise PatchError(f"{what}: {fp.old_path} does not exist")
+    if dst.data is None and (problem := new_name_problem(fp.new_path)) is not None:
+        raise PatchError(f"{what}: {problem}")
     if dst.data is not None and dst.real != src.real:
         if fp.dialect != "codex":
             raise PatchError(

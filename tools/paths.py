@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 else:
     from frontier.app.record import NamedTuple
 
-__all__ = ["PathError", "WorkspacePath", "real_root", "resolve"]
+__all__ = ["PathError", "WorkspacePath", "new_name_problem", "real_root", "resolve"]
 
 
 class WorkspacePath(NamedTuple):
@@ -51,3 +51,16 @@ def _lexical_rel(base: Path, joined: Path) -> str | None:
     except ValueError:
         return None
     return rel.as_posix() if str(rel) != "." else "."
+
+
+def new_name_problem(rel: str) -> str | None:
+    """Why no new file is made at ``rel``, else ``None``: a ``\\`` in it. To a model that
+    writes Windows paths (``src\\util.py``) it is a separator; here it is a character of
+    the name, and ``src\\util.py`` was made in the workspace's root, a wrong write nobody
+    asked for. A file that already has such a name is read and changed as named."""
+    if "\\" not in rel or os.sep != "/":
+        return None
+    return (
+        f"{rel}: a new file's name would hold '\\', which is a character of a name here, not a "
+        f"separator; write the path with '/': {rel.replace(chr(92), '/')}"
+    )
