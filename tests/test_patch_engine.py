@@ -297,7 +297,7 @@ def test_a_new_file_named_with_a_windows_separator_is_refused(tmp_path: Path, pa
     """``src\\util.py`` was made in the root: a file whose name holds a backslash."""
     (tmp_path / "src").mkdir()
     (tmp_path / "a.py").write_text("a\n")
-    with pytest.raises(PatchError, match=r"write the path with '/': src/util\.py"):
+    with pytest.raises(PatchError, match=r"write the path as 'src/util\.py'"):
         apply_patch(tmp_path, patch)
     assert sorted(p.name for p in tmp_path.rglob("*")) == ["a.py", "src"]
 

@@ -105,7 +105,7 @@ async def test_write_of_a_new_path_with_a_windows_separator_is_refused(tmp_path:
     (tmp_path / "odd\\name.txt").write_text("a")
     b = make_boundary(tmp_path)
     r = await b.run(call("write", path="src\\util.py", content="x"))
-    assert r.kind == "arg" and "write the path with '/': src/util.py" in r.output
+    assert r.kind == "arg" and "write the path as 'src/util.py'" in r.output
     assert not (tmp_path / "src\\util.py").exists()
     r = await b.run(call("write", path="odd\\name.txt", content="b"))  # it exists: as named
     assert r.kind == "ok" and (tmp_path / "odd\\name.txt").read_text() == "b"
@@ -212,3 +212,21 @@ async def test_apply_patch_escape_via_symlink_is_refused(tmp_path: Path) -> None
 async def test_glob_refuses_escaping_patterns(tmp_path: Path) -> None:
     r = await make_boundary(tmp_path).run(call("glob", pattern="../*"))
     assert r.kind == "error" and "relative to the workspace" in r.output
+
+
+@pytest.mark.parametrize(
+    ("path", "says"),
+    [
+        ("a.py\n", "'a.py\\n': a new file's name would hold a line break"),
+        ("a.py ", "'a.py ': a new file's name would hold a space at its start or end"),
+        (" src/a.py", "' src/a.py': a new file's name would hold a space"),
+        ("src\ta.py", "'src\\ta.py': a new file's name would hold a line break or another"),
+    ],
+)
+async def test_write_of_a_new_name_with_whitespace_at_an_end_or_a_control_is_refused(
+    tmp_path: Path, path: str, says: str
+) -> None:
+    """Each was made as written: a file named with the line end of a heredoc's argument."""
+    r = await make_boundary(tmp_path).run(call("write", path=path, content="x"))
+    assert r.kind == "arg" and r.output.startswith(says), r.output
+    assert list(tmp_path.iterdir()) == []

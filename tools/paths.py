@@ -54,13 +54,27 @@ def _lexical_rel(base: Path, joined: Path) -> str | None:
 
 
 def new_name_problem(rel: str) -> str | None:
-    """Why no new file is made at ``rel``, else ``None``: a ``\\`` in it. To a model that
-    writes Windows paths (``src\\util.py``) it is a separator; here it is a character of
-    the name, and ``src\\util.py`` was made in the workspace's root, a wrong write nobody
-    asked for. A file that already has such a name is read and changed as named."""
-    if "\\" not in rel or os.sep != "/":
+    """Why no new file is made at ``rel``, else ``None``. A model's path can carry what no
+    person names a file with, and each was made as written, a wrong write nobody asked for:
+
+    - a ``\\`` (``src\\util.py``, a Windows separator to the model; here a character of
+      the name, so the file was made in the root);
+    - a line break, a tab or another control character (``"a.py\\n"``, a heredoc's
+      argument or a JSON value with its line end);
+    - a space at either end of a part (``"a.py "``).
+
+    A file that already has such a name is read and changed as named."""
+    parts = rel.split("/")
+    why = ""
+    if "\\" in rel and os.sep == "/":
+        why = "'\\', which is a character of a name here, not a separator"
+        parts = rel.replace("\\", "/").split("/")
+    if any(ord(c) < 0x20 or c == "\x7f" for c in rel):
+        why = "a line break or another control character"
+    elif any(part != part.strip() for part in parts):
+        why = "a space at its start or end"
+    if not why:
         return None
-    return (
-        f"{rel}: a new file's name would hold '\\', which is a character of a name here, not a "
-        f"separator; write the path with '/': {rel.replace(chr(92), '/')}"
-    )
+    meant = "/".join("".join(c for c in part if c.isprintable()).strip() for part in parts)
+    shown = repr(rel) if not rel.isprintable() else f"'{rel}'"  # a line break, shown escaped
+    return f"{shown}: a new file's name would hold {why}; write the path as '{meant}'"
