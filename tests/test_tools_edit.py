@@ -230,3 +230,10 @@ async def test_write_of_a_new_name_with_whitespace_at_an_end_or_a_control_is_ref
     r = await make_boundary(tmp_path).run(call("write", path=path, content="x"))
     assert r.kind == "arg" and r.output.startswith(says), r.output
     assert list(tmp_path.iterdir()) == []
+
+
+async def test_a_missing_path_with_a_line_break_is_shown_quoted(tmp_path: Path) -> None:
+    """``real.py\\n: no such file`` printed the line break itself: nothing the model could see."""
+    (tmp_path / "real.py").write_text("hi\n")
+    r = await make_boundary(tmp_path).run(call("read", path="real.py\n"))
+    assert r.output.startswith("'real.py\\n': no such file (the path holds a line break")

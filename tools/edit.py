@@ -91,8 +91,14 @@ def _existing(ctx: ToolContext, path: str) -> tuple[WorkspacePath, bytes, int | 
 
 
 def _missing(wp: WorkspacePath) -> str:
-    """What a tool says of a path that names no file."""
-    return f"{wp.rel}: no such file; check the path with glob, or use write"
+    """What a tool says of a path that names no file; one with a line break or a space at
+    an end shown quoted, as the model cannot see what it sent otherwise (``a.py\\n``)."""
+    if wp.rel.isprintable() and all(p == p.strip() for p in wp.rel.split("/")):
+        return f"{wp.rel}: no such file; check the path with glob, or use write"
+    return (
+        f"{wp.rel!r}: no such file (the path holds a line break, a control character or a "
+        "space at an end); check the path with glob"
+    )
 
 
 def _change(wp: WorkspacePath, old: bytes | None, new: bytes, mode: int | None) -> FileChange:
