@@ -221,6 +221,9 @@ async def test_glob_refuses_escaping_patterns(tmp_path: Path) -> None:
         ("a.py ", "'a.py ': a new file's name would hold a space at its start or end"),
         (" src/a.py", "' src/a.py': a new file's name would hold a space"),
         ("src\ta.py", "'src\\ta.py': a new file's name would hold a line break or another"),
+        ("~/notes.txt", "'~/notes.txt': '~' and '$NAME' are not expanded here"),
+        ("$HOME/notes.txt", "'$HOME/notes.txt': '~' and '$NAME' are not expanded here"),
+        ("src/${TMPDIR}/x", "'src/${TMPDIR}/x': '~' and '$NAME' are not expanded here"),
     ],
 )
 async def test_write_of_a_new_name_with_whitespace_at_an_end_or_a_control_is_refused(
@@ -237,3 +240,10 @@ async def test_a_missing_path_with_a_line_break_is_shown_quoted(tmp_path: Path) 
     (tmp_path / "real.py").write_text("hi\n")
     r = await make_boundary(tmp_path).run(call("read", path="real.py\n"))
     assert r.output.startswith("'real.py\\n': no such file (the path holds a line break")
+
+
+@pytest.mark.parametrize("path", ["src/Outer$Inner.java", "a~b.txt", "notes.txt~", "my file.txt"])
+async def test_names_with_those_characters_inside_are_made(tmp_path: Path, path: str) -> None:
+    r = await make_boundary(tmp_path).run(call("write", path=path, content="x"))
+    assert r.kind == "ok", r.output
+    assert (tmp_path / path).read_text() == "x"

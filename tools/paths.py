@@ -13,6 +13,7 @@ redirect it.
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 from frontier.tools.beneath import PathError, real_root, resolve_rel
@@ -53,6 +54,10 @@ def _lexical_rel(base: Path, joined: Path) -> str | None:
     return rel.as_posix() if str(rel) != "." else "."
 
 
+_VARIABLE = re.compile(r"\$(\{\w+\}|[A-Za-z_]\w*)")
+"""A shell variable at the start of a part: ``$HOME``, ``${TMPDIR}``."""
+
+
 def new_name_problem(rel: str) -> str | None:
     """Why no new file is made at ``rel``, else ``None``. A model's path can carry what no
     person names a file with, and each was made as written, a wrong write nobody asked for:
@@ -61,7 +66,9 @@ def new_name_problem(rel: str) -> str | None:
       the name, so the file was made in the root);
     - a line break, a tab or another control character (``"a.py\\n"``, a heredoc's
       argument or a JSON value with its line end);
-    - a space at either end of a part (``"a.py "``).
+    - a space at either end of a part (``"a.py "``);
+    - ``~`` or ``$HOME`` (a folder of that name was made in the workspace: a ``~`` there is
+      a trap for the next ``rm -rf ~`` meant for it).
 
     A file that already has such a name is read and changed as named."""
     parts = rel.split("/")
@@ -73,6 +80,12 @@ def new_name_problem(rel: str) -> str | None:
         why = "a line break or another control character"
     elif any(part != part.strip() for part in parts):
         why = "a space at its start or end"
+    elif parts[0].startswith("~") or any(_VARIABLE.match(part) for part in parts):
+        return (
+            f"'{rel}': '~' and '$NAME' are not expanded here (no shell reads the path): a "
+            "folder of that name would be made in the workspace; name the file by its path "
+            "in the workspace"
+        )
     if not why:
         return None
     meant = "/".join("".join(c for c in part if c.isprintable()).strip() for part in parts)
