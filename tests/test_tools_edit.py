@@ -217,7 +217,7 @@ async def test_glob_refuses_escaping_patterns(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("path", "says"),
     [
-        ("a.py\n", "'a.py\\n': a new file's name would hold a line break"),
+        ("a\nb.py", "'a\\nb.py': a new file's name would hold a line break"),
         ("a.py ", "'a.py ': a new file's name would hold a space at its start or end"),
         (" src/a.py", "' src/a.py': a new file's name would hold a space"),
         ("src\ta.py", "'src\\ta.py': a new file's name would hold a line break or another"),
@@ -235,11 +235,20 @@ async def test_write_of_a_new_name_with_whitespace_at_an_end_or_a_control_is_ref
     assert list(tmp_path.iterdir()) == []
 
 
-async def test_a_missing_path_with_a_line_break_is_shown_quoted(tmp_path: Path) -> None:
-    """``real.py\\n: no such file`` printed the line break itself: nothing the model could see."""
+async def test_a_missing_path_with_a_space_at_an_end_is_shown_quoted(tmp_path: Path) -> None:
+    """``real.py : no such file`` hid the space: nothing the model could see."""
     (tmp_path / "real.py").write_text("hi\n")
-    r = await make_boundary(tmp_path).run(call("read", path="real.py\n"))
-    assert r.output.startswith("'real.py\\n': no such file (the path holds a line break")
+    r = await make_boundary(tmp_path).run(call("read", path="real.py "))
+    assert r.output.startswith("'real.py ': no such file (the path holds a line break")
+
+
+async def test_a_path_sent_as_a_heredoc_loses_its_line_end(tmp_path: Path) -> None:
+    """``arg path <<EOF`` gives ``"a.py\\n"``: it names ``a.py`` (write made ``"a.py\\n"``)."""
+    b = make_boundary(tmp_path)
+    r = await b.run(call("write", path="a.py\n", content="x\n"))
+    assert r.kind == "ok" and (tmp_path / "a.py").read_text() == "x\n"
+    r = await b.run(call("read", path="a.py\r\n"))
+    assert r.kind == "ok" and r.output.startswith("     1\tx")
 
 
 @pytest.mark.parametrize("path", ["src/Outer$Inner.java", "a~b.txt", "notes.txt~", "my file.txt"])

@@ -5,7 +5,9 @@ CTL body as ``bytes``; this one function turns all three into the schema's
 types or says exactly which argument is wrong and what was expected. An
 array/object sent as text is model output: it is parsed by ``safejson``, so
 1,000 levels of ``[`` are an ``ArgError`` (an ``arg`` result), not a
-``RecursionError`` escaping the boundary.
+``RecursionError`` escaping the boundary. A ``path`` loses the line end a CTL heredoc
+gives every value (``arg path <<EOF``): no file name ends with one, and ``write`` made a
+file named ``"a.py\n"``.
 """
 
 from __future__ import annotations
@@ -55,7 +57,10 @@ def coerce_args(
             if "default" in prop:
                 out[name] = prop["default"]
             continue
-        out[name] = _coerce(f"{tool}: argument {name!r}", prop, value, name in bytes_ok)
+        value = _coerce(f"{tool}: argument {name!r}", prop, value, name in bytes_ok)
+        if name == "path" and isinstance(value, str) and value.endswith("\n"):
+            value = value.rstrip("\r\n")  # a heredoc's line end (``arg path <<EOF``)
+        out[name] = value
     return out
 
 
