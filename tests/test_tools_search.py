@@ -233,3 +233,18 @@ async def test_a_stopped_ripgrep_with_output_left_in_its_pipe_is_waited_for(
             assert found is not None and found.stopped and len(found.rows) == 5
     finally:
         lines.close()
+
+
+@pytest.mark.parametrize("ripgrep", [False, True])
+async def test_a_pattern_and_glob_sent_as_heredocs_lose_their_line_ends(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, ripgrep: bool
+) -> None:
+    """``arg pattern <<EOF`` gives ``"needle\\n"``: it matched no line (lines are searched one
+    by one), and a glob ``"*.py\\n"`` no name: "no matches"."""
+    if ripgrep and shutil.which("rg") is None:
+        pytest.skip("ripgrep not installed")
+    monkeypatch.setattr(search.GrepTool, "use_ripgrep", ripgrep)
+    (tmp_path / "a.py").write_text("needle\n")
+    (tmp_path / "b.txt").write_text("needle\n")
+    r = await make_boundary(tmp_path).run(call("grep", pattern="needle\n", glob="*.py\n"))
+    assert r.output.splitlines() == ["a.py:1:needle", "[1 matches in 1 files]"]

@@ -624,6 +624,11 @@ class GrepTool:
     use_ripgrep = True
 
     def prepare(self, args: Mapping[str, Any], ctx: ToolContext) -> Prepared:
+        # a CTL heredoc's value ends with its line end (``arg pattern <<EOF``): a pattern
+        # holding one matches no line (lines are searched one by one), a glob no name
+        args = {**args, "pattern": args["pattern"].rstrip("\r\n")}
+        if args.get("glob"):
+            args["glob"] = args["glob"].strip()
         compile_pattern(args["pattern"])
         if args.get("glob"):
             compile_glob(args["glob"].lstrip("/"), "grep")
