@@ -143,7 +143,11 @@ def valid_for_every_wire(request: ModelRequest) -> None:
         assert not problems(bare, wire), (wire, "without tools")
 
 
-async def run_episodes(episodes: list[tuple[str, list[Reply], str]]) -> Script:
+async def run_episodes(
+    episodes: list[tuple[str, list[Reply], str]], stopped_by: str | None = None
+) -> Script:
+    """``stopped_by``: a hanging reply is stopped as a signal's stop does (its reason in
+    the cancel), not as a person's."""
     script = Script([])
     loop = AgentLoop(
         client=script,
@@ -161,7 +165,10 @@ async def run_episodes(episodes: list[tuple[str, list[Reply], str]]) -> Script:
         waiter = asyncio.create_task(script.hanging.wait())
         done, _ = await asyncio.wait({turn, waiter}, return_when=asyncio.FIRST_COMPLETED)
         if waiter in done and not turn.done():
-            loop.cancel_turn()
+            if stopped_by is None:
+                loop.cancel_turn()
+            else:
+                turn.cancel(stopped_by)
         await turn
         waiter.cancel()
         if after == "stub":
@@ -207,6 +214,15 @@ def test_an_interrupted_reply_is_kept_with_its_marker_and_the_next_message_alter
     turn = last.items[1]
     assert turn.text == "Working on it.\n"  # type: ignore[union-attr]
     assert "interrupted by the user" in turn.cut  # type: ignore[union-attr]
+
+
+def test_a_reply_stopped_by_a_signal_says_so_to_the_model() -> None:
+    """The marker said "interrupted by the user" when SIGTERM or a closed terminal stopped
+    the turn."""
+    episodes = [("ctl-heredoc", [Reply("hang")], "none"), ("ctl-heredoc", [Reply("text")], "none")]
+    script = asyncio.run(run_episodes(episodes, stopped_by="stopped by SIGTERM"))
+    turn = script.sent[-1].items[1]
+    assert turn.cut == "[Reply interrupted: stopped by SIGTERM]"  # type: ignore[union-attr]
 
 
 def test_a_failed_request_leaves_a_marker_not_two_user_messages() -> None:

@@ -263,7 +263,11 @@ def _stop_reason(stopped: asyncio.CancelledError) -> str:
     """Why the turn stopped: the message its cancel carried (``task.cancel(msg)``: a
     front end stopped by SIGTERM says so), else a person's stop."""
     said = stopped.args[0] if stopped.args else None
-    return said if isinstance(said, str) and said else "turn cancelled by the user"
+    return said if isinstance(said, str) and said else BY_THE_USER
+
+
+BY_THE_USER = "turn cancelled by the user"
+"""A turn's stop that carried no reason: a person's (Esc, ctrl+c, a quit)."""
 
 
 class AgentLoop:
@@ -430,8 +434,12 @@ class AgentLoop:
                         out.batch.cancel()
             if self._turn_task is not None:
                 self._turn_task.uncancel()
-            ended = TurnEnded("cancelled", _stop_reason(stopped))
-            await self._keep_cut(INTERRUPTED)
+            why = _stop_reason(stopped)
+            ended = TurnEnded("cancelled", why)
+            # the model reads why on resume: a person's stop, or a signal's ("stopped by SIGTERM")
+            await self._keep_cut(
+                INTERRUPTED if why == BY_THE_USER else f"[Reply interrupted: {why}]"
+            )
         except PersistenceFailed as exc:
             ended = TurnEnded("session_persistence_failed", str(exc))
         except ModelError as exc:

@@ -32,7 +32,7 @@ if TYPE_CHECKING:
     from frontier.app.session.compactions import CompactionRecord
 
 INTERRUPTED_NOTE = (
-    "⏹ interrupted: the user stopped the turn while this reply streamed; "
+    "⏹ interrupted: the turn was stopped (by the user, or a signal) while this reply streamed; "
     "the text above is what was confirmed until then"
 )
 
