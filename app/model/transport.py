@@ -387,6 +387,8 @@ class ModelClient:
                     if adjusted is not None:
                         yield Retry(attempt=retries + 1, delay=0.0, reason=adjusted)
                         continue
+                    if 300 <= status < 400 and response.headers.get("location"):
+                        raise self._redirected(status, response.headers["location"], retries + 1)
                     if status not in RETRY_STATUSES:
                         raise self._status_error(status, text, retries + 1)
                     failure = f"HTTP {status} {_reason_phrase(status)}{self._server_says(text)}"
@@ -520,6 +522,31 @@ class ModelClient:
             text = str(obj["detail"])
         text = " ".join(text.split())
         return f" — the server says: {text[:300]}"
+
+    def _redirected(self, status: int, location: str, attempts: int) -> ModelError:
+        """A redirect, said with where it points and the base URL that goes there. Not
+        followed: the request carries the API key, and a redirect may point anywhere
+        (``http://`` to ``https://`` is the usual one; a proxy's login page another)."""
+        from urllib.parse import urljoin
+
+        where = urljoin(self._request_url, location.strip()[:2000])  # "/v2/…" as well
+        target = redact_url(self._scrubber.scrub(where)) or "?"
+        path = "/" + self.codec.path.lstrip("/")
+        base = target[: -len(path)] if target.endswith(path) else None
+        hint = (
+            f"use --base-url {base}"
+            if base
+            else "check --base-url (the redirect is not to this API's endpoint)"
+        )
+        return model_error(
+            "http",
+            f"{self._where()}: HTTP {status} {_reason_phrase(status)} to {target}; Frontier "
+            f"does not follow a redirect with the API key: {hint}",
+            url=self.url,
+            model=self.model,
+            status=status,
+            attempts=attempts,
+        )
 
     def _status_error(self, status: int, text: str, attempts: int) -> ModelError:
         says = self._server_says(text)
