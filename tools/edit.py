@@ -300,7 +300,7 @@ _UTF8_MARK = b"\xef\xbb\xbf"
 
 def _as_the_file_was(old: bytes | None, new: bytes) -> bytes:
     """``new`` in the form of the file it replaces: CRLF line ends and UTF-8's byte order
-    mark kept where the model's content has neither (models write ``\n`` and no mark).
+    mark kept where the model's content has neither (models write ``\\n`` and no mark).
     Rewriting a Windows file whole changed every line's ending, a diff of the whole file in
     review and in git, and dropped the mark; ``replace`` already wrote in the file's line
     ends (``_crlf_adapt``)."""

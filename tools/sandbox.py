@@ -568,10 +568,10 @@ def _read_only_places(root: str) -> list[tuple[str, bool]]:
                 out.append((target, True))
         elif os.path.lexists(path):
             out.append((path, True))
-        elif can_make:  # also in a repository's subfolder: an empty .git is no repository
-            out.append(
-                (path, False)
-            )  # to git, which goes on looking above it, and none can be made
+        elif can_make:
+            # also in a repository's subfolder: an empty .git is no repository to git,
+            # which goes on looking above it, and none can be made
+            out.append((path, False))
     return out
 
 
@@ -791,8 +791,8 @@ def stopped_by(
       something listens on that port outside (:func:`host_listening`): else the
       connection is refused outside as well.
 
-    ``root``, ``writable``, ``protected`` and ``read_only`` describe the mounts (:class:`Seen`); the
-    first refusal in the output is named."""
+    ``root``, ``writable``, ``protected`` and ``read_only`` describe the mounts
+    (:class:`Seen`); the first refusal in the output is named."""
     seen = Seen(mode, root, tuple(writable), tuple(protected), tuple(hidden), tuple(read_only))
     if hidden:
         for line in output.splitlines():
