@@ -7,7 +7,7 @@ array/object sent as text is model output: it is parsed by ``safejson``, so
 1,000 levels of ``[`` are an ``ArgError`` (an ``arg`` result), not a
 ``RecursionError`` escaping the boundary. A ``path`` loses the line end a CTL heredoc
 gives every value (``arg path <<EOF``): no file name ends with one, and ``write`` made a
-file named ``"a.py\n"``.
+file named ``"a.py\\n"``.
 """
 
 from __future__ import annotations
