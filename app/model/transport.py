@@ -77,6 +77,7 @@ from frontier.app.model.stream import (
     WireEvent,
 )
 from frontier.app.model.tls import PLAIN_TO_TLS, speaks_tls, tls_refusal, trust_for
+from frontier.app.model.tools_refused import tools_refused
 from frontier.app.model.wires.base import WireCodec
 from frontier.app.record import record, replace
 from frontier.app.secrets import Scrubber, redact_url, url_secrets
@@ -387,6 +388,16 @@ class ModelClient:
                     if adjusted is not None:
                         yield Retry(attempt=retries + 1, delay=0.0, reason=adjusted)
                         continue
+                    if status >= 400 and (fix := tools_refused(text)) is not None:
+                        raise model_error(  # asked again, it would refuse again
+                            "http",
+                            f"{self._where()}: HTTP {status} {_reason_phrase(status)}"
+                            f"{self._server_says(text)}; {fix}",
+                            url=self.url,
+                            model=self.model,
+                            status=status,
+                            attempts=retries + 1,
+                        )
                     if 300 <= status < 400 and response.headers.get("location"):
                         raise self._redirected(status, response.headers["location"], retries + 1)
                     if status not in RETRY_STATUSES:

@@ -1,0 +1,91 @@
+"""A server that cannot take native tool calls (llama.cpp without --jinja, vLLM without
+--enable-auto-tool-choice, Ollama with a model that has none) is told at once with what to
+do: llama.cpp's 500 was retried four times over 8 s and then read "The server is failing
+or overloaded: try again later" (``app/model/tools_refused.py``)."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+
+import pytest
+from aiohttp import web
+from sse_server import Sleeps
+
+from frontier.app.model.conversation import UserText
+from frontier.app.model.errors import ModelError
+from frontier.app.model.registry import codec
+from frontier.app.model.request import ModelRequest, ToolSchema
+from frontier.app.model.transport import ModelClient
+
+REQUEST = ModelRequest(
+    system="",
+    items=(UserText("hi"),),
+    tools=(ToolSchema("read", "read a file", {"type": "object", "properties": {}}),),
+)
+
+
+@pytest.fixture
+async def refusing() -> AsyncIterator[tuple[str, list[tuple[int, str]], list[int]]]:
+    """A server answering each request with the next ``(status, body)``; the count of
+    requests it got."""
+    answers: list[tuple[int, str]] = []
+    seen: list[int] = []
+
+    async def answer(request: web.Request) -> web.Response:
+        seen.append(1)
+        status, body = answers[0]
+        return web.Response(status=status, text=body, content_type="application/json")
+
+    app = web.Application()
+    app.router.add_post("/v1/chat/completions", answer)
+    runner = web.AppRunner(app)
+    await runner.setup()
+    site = web.TCPSite(runner, "127.0.0.1", 0)
+    await site.start()
+    try:
+        yield f"http://127.0.0.1:{runner.addresses[0][1]}/v1", answers, seen
+    finally:
+        await runner.cleanup()
+
+
+@pytest.mark.parametrize(
+    ("status", "body", "fix"),
+    [
+        (
+            500,
+            '{"error":{"code":500,"message":"tools param requires --jinja flag","type":'
+            '"server_error"}}',
+            "this llama.cpp server was started without --jinja",
+        ),
+        (
+            400,
+            '{"object":"error","message":"\\"auto\\" tool choice requires '
+            '--enable-auto-tool-choice and --tool-call-parser to be set","code":400}',
+            "this vLLM server was started without --enable-auto-tool-choice",
+        ),
+        (
+            400,
+            '{"error":{"message":"registry.ollama.ai/library/gemma:2b does not support tools",'
+            '"type":"api_error"}}',
+            "the model has no tool calling on this server",
+        ),
+    ],
+    ids=["llama.cpp", "vllm", "ollama"],
+)
+async def test_a_server_that_cannot_take_tools_is_told_at_once_with_the_fix(
+    refusing: tuple[str, list[tuple[int, str]], list[int]], status: int, body: str, fix: str
+) -> None:
+    url, answers, seen = refusing
+    answers.append((status, body))
+    sleeps = Sleeps()
+    model = ModelClient(codec("openai-chat"), url, "m", None, sleep=sleeps)
+    try:
+        with pytest.raises(ModelError) as info:
+            async for _ in model.stream(REQUEST):
+                pass
+    finally:
+        await model.aclose()
+    said = str(info.value)
+    assert fix in said and "--protocol ctl-heredoc" in said
+    assert "try again later" not in said
+    assert len(seen) == 1 and sleeps == []  # asked once: it would refuse again
