@@ -60,6 +60,7 @@ from typing import Any
 from frontier.app.events import Retry, TokenUsage
 from frontier.app.model.errors import ContextOverflow, ModelError, context_overflow, model_error
 from frontier.app.model.http import httpx
+from frontier.app.model.lasting_refusals import lasting_refusal
 from frontier.app.model.probe import PROBE_TIMEOUT, WindowInfo, endpoint_url, get_json, window_from
 from frontier.app.model.proxy_hint import proxy_advice
 from frontier.app.model.request import ModelRequest
@@ -77,7 +78,6 @@ from frontier.app.model.stream import (
     WireEvent,
 )
 from frontier.app.model.tls import PLAIN_TO_TLS, speaks_tls, tls_refusal, trust_for
-from frontier.app.model.tools_refused import tools_refused
 from frontier.app.model.wires.base import WireCodec
 from frontier.app.record import record, replace
 from frontier.app.secrets import Scrubber, redact_url, url_secrets
@@ -388,7 +388,7 @@ class ModelClient:
                     if adjusted is not None:
                         yield Retry(attempt=retries + 1, delay=0.0, reason=adjusted)
                         continue
-                    if status >= 400 and (fix := tools_refused(text)) is not None:
+                    if status >= 400 and (fix := lasting_refusal(text)) is not None:
                         raise model_error(  # asked again, it would refuse again
                             "http",
                             f"{self._where()}: HTTP {status} {_reason_phrase(status)}"

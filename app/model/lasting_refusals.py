@@ -1,0 +1,54 @@
+"""Answers no retry mends, told at once with what to do, in the words the server uses.
+
+Retried, each cost the person up to a minute and ended in "The server is failing or
+overloaded: try again later", which sent them to wait for nothing:
+
+- a server that cannot take native tool calls: a llama.cpp server started without
+  ``--jinja`` answers a request with ``tools[]`` "HTTP 500 … tools param requires --jinja
+  flag" (retried four times over 8 s on the rig); vLLM without
+  ``--enable-auto-tool-choice`` and Ollama with a model whose template has no tools refuse
+  the same way (400). The server must be started otherwise, or the session must run a
+  protocol that writes its calls in the text (``--protocol ctl-heredoc``), which sends
+  no ``tools[]``;
+- an account out of credit: OpenAI's ``insufficient_quota`` comes as HTTP 429, the
+  status of a rate limit, and was retried as one.
+"""
+
+from __future__ import annotations
+
+_TEXT_PROTOCOL = (
+    "; or run a protocol that writes its calls in the text, which needs no tools: "
+    "--protocol ctl-heredoc"
+)
+
+_SIGNS = (
+    (
+        "tools param requires --jinja",
+        "the server cannot take native tool calls: this llama.cpp server was started without "
+        "--jinja (newer builds turn it on by default): restart it with --jinja" + _TEXT_PROTOCOL,
+    ),
+    (
+        "--enable-auto-tool-choice",
+        "the server cannot take native tool calls: this vLLM server was started without "
+        "--enable-auto-tool-choice and --tool-call-parser: restart it with both" + _TEXT_PROTOCOL,
+    ),
+    (
+        "does not support tools",
+        "the server cannot take native tool calls: the model has no tool calling on this "
+        "server (its chat template has none): pick one that has" + _TEXT_PROTOCOL,
+    ),
+    (
+        "insufficient_quota",
+        "the account is out of credit (not a rate limit: waiting does not help): check the "
+        "plan and billing on the provider's page, or use another key",
+    ),
+)
+"""``(words the server says, what to do)``: llama.cpp's, vLLM's, Ollama's, OpenAI's."""
+
+
+def lasting_refusal(text: str) -> str | None:
+    """What to do when ``text`` (an error body) is a refusal no retry mends, else ``None``."""
+    for sign, fix in _SIGNS:
+        if sign in text:
+            return fix
+    return None
