@@ -412,3 +412,17 @@ def test_a_damaged_compressed_or_utf16_capture_says_what_is_wrong(
     path.write_bytes(data)
     code, _, err = run(capsys, "check", str(path))
     assert code == 2 and says in err, err
+
+
+def test_a_capture_on_stdin_that_is_the_terminal_is_refused_not_waited_for(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``frontier check -`` typed at a prompt waited, silent, for ctrl+d."""
+
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    monkeypatch.setattr("sys.stdin", Terminal())
+    code, _, err = run(capsys, "check", "-")
+    assert code == 2 and "stdin is the terminal: pipe a capture in" in err

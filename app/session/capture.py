@@ -73,6 +73,11 @@ def read_capture_bytes(arg: str) -> bytes:
     """The bytes of ``arg`` (a path, or ``-`` for stdin), read up to one byte past the larger
     of the caps: :func:`within_cap` holds them to their kind's once the kind is known."""
     most = max(MAX_CAPTURE, MAX_HAR_BYTES)
+    if arg == "-" and sys.stdin.isatty():  # it would wait, silent, for ctrl+d
+        raise CaptureError(
+            "stdin is the terminal: pipe a capture in (e.g. curl -N … | frontier check -), or "
+            "name its file"
+        )
     try:
         if arg == "-":
             data = sys.stdin.buffer.read(most + 1)
