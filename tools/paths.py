@@ -58,6 +58,15 @@ _VARIABLE = re.compile(r"\$(\{\w+\}|[A-Za-z_]\w*)")
 """A shell variable at the start of a part: ``$HOME``, ``${TMPDIR}``."""
 
 
+def _unshowable(c: str) -> bool:
+    """A control (C0, C1, DEL) or format character (bidi overrides, zero-width ones)."""
+    if c.isascii():
+        return c < " " or c == "\x7f"
+    import unicodedata
+
+    return unicodedata.category(c) in ("Cc", "Cf")
+
+
 def new_name_problem(rel: str) -> str | None:
     """Why no new file is made at ``rel``, else ``None``. A model's path can carry what no
     person names a file with, and each was made as written, a wrong write nobody asked for:
@@ -65,7 +74,9 @@ def new_name_problem(rel: str) -> str | None:
     - a ``\\`` (``src\\util.py``, a Windows separator to the model; here a character of
       the name, so the file was made in the root);
     - a line break, a tab or another control character (``"a.py\\n"``, a heredoc's
-      argument or a JSON value with its line end);
+      argument or a JSON value with its line end), or a character that changes how the
+      name is shown (a right-to-left override: ``evil\\u202ecod.txt`` shows as
+      ``eviltxt.doc``; a zero-width space);
     - a space at either end of a part (``"a.py "``);
     - ``~`` or ``$HOME`` (a folder of that name was made in the workspace: a ``~`` there is
       a trap for the next ``rm -rf ~`` meant for it).
@@ -76,8 +87,8 @@ def new_name_problem(rel: str) -> str | None:
     if "\\" in rel and os.sep == "/":
         why = "'\\', which is a character of a name here, not a separator"
         parts = rel.replace("\\", "/").split("/")
-    if any(ord(c) < 0x20 or c == "\x7f" for c in rel):
-        why = "a line break or another control character"
+    if any(_unshowable(c) for c in rel):
+        why = "a line break, a control character or one that changes how a name is shown"
     elif any(part != part.strip() for part in parts):
         why = "a space at its start or end"
     elif parts[0].startswith("~") or any(_VARIABLE.match(part) for part in parts):
@@ -88,6 +99,6 @@ def new_name_problem(rel: str) -> str | None:
         )
     if not why:
         return None
-    meant = "/".join("".join(c for c in part if c.isprintable()).strip() for part in parts)
+    meant = "/".join("".join(c for c in part if not _unshowable(c)).strip() for part in parts)
     shown = repr(rel) if not rel.isprintable() else f"'{rel}'"  # a line break, shown escaped
     return f"{shown}: a new file's name would hold {why}; write the path as '{meant}'"
