@@ -85,3 +85,36 @@ def test_a_hostile_listing_gives_only_names() -> None:
     }
     assert listed_models(body) == ["ok"]
     assert listed_models({"data": {"id": "a"}}) == [] and listed_models([1, 2]) == []
+
+
+async def test_model_in_the_tui_names_what_the_server_lists(tmp_path: Path) -> None:
+    """``/model`` showed only the catalogue (OpenAI's and Anthropic's names): on Ollama or
+    LM Studio the models one can switch to were in another window."""
+    from pilot_wait import focus_of, until
+
+    from frontier.app.agent.runtime import create_runtime
+    from frontier.app.agent.session import AgentSession
+    from frontier.app.config import Config
+    from frontier.app.frontends.tui.app import FrontierApp
+    from frontier.widgets.prompt_input import PromptInput
+
+    server = answering([{"id": "qwen2.5-coder:7b"}, {"id": "llama3.2:3b"}])
+    async with serve_wire(server) as url:
+        config = Config(base_url=url, model="qwen2.5-coder:7b", approval="auto")
+
+        def factory() -> AgentSession:
+            return create_runtime(config, interactive=True, workspace=tmp_path)
+
+        app = FrontierApp(config, session_factory=factory, remember_theme=False)
+        async with app.run_test(size=(120, 40)) as pilot:
+            await until(pilot, lambda: app.session is not None, "the session")
+            prompt = app.main.query_one("#prompt", PromptInput)
+            prompt.focus()
+            await focus_of(pilot, prompt, "the message box")
+            await pilot.press(*"/model", "enter")
+
+            def noted() -> str:
+                return "\n".join(e.text for e in app.state.transcript if e.role == "note")
+
+            await until(pilot, lambda: "the server lists" in noted(), "the server's list")
+            assert "the server lists: qwen2.5-coder:7b, llama3.2:3b" in noted()

@@ -621,8 +621,21 @@ def create_runtime(
             session.model_switcher = functools.partial(
                 _switch_model, config, store, session_id, loop, compactor, scrubber
             )
+            session.model_lister = functools.partial(_served_models, loop)
         on_error.pop_all()
         return session
+
+
+async def _served_models(loop: AgentLoop) -> tuple[str, ...]:
+    """What the loop's endpoint lists now (``/models``, asked once per client: the answer
+    the window probe reads); a switch to another provider asks its own."""
+    from frontier.app.model.served_models import listed_models
+    from frontier.app.model.transport import ModelClient
+
+    client = loop.client
+    if not isinstance(client, ModelClient):
+        return ()
+    return tuple(listed_models(await client.probe_json("models")))
 
 
 def _start_mcp(

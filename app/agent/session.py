@@ -596,6 +596,14 @@ class AgentSession:
     """Switches the model (``create_runtime`` sets it; ``None``: this session cannot)."""
     provider: str | None = None
     """The named provider the model is reached through (``--provider``, ``/model``)."""
+    model_lister: Callable[[], Awaitable[tuple[str, ...]]] | None = None
+    """What the endpoint's ``/models`` lists (``create_runtime`` sets it; ``None``: the
+    demo's scripted model, which lists nothing)."""
+
+    async def served_models(self) -> tuple[str, ...]:
+        """The models the endpoint serves, for ``/model``: on a local server (Ollama, LM
+        Studio) the names it can switch to, which the catalogue does not know."""
+        return () if self.model_lister is None else await self.model_lister()
 
     async def switch_model(self, model: str, provider: str | None = None) -> ModelSwitched:
         """Use ``model`` (through ``provider``'s endpoint, when named) from the next

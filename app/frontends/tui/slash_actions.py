@@ -187,6 +187,15 @@ def _model(ctx: SlashContext, args: str) -> bool:
         shown = ", ".join(known[:MODELS_LISTED])
         more = f" … and {len(known) - MODELS_LISTED} more" if len(known) > MODELS_LISTED else ""
         ctx.note(f"the catalogue knows: {shown}{more} — /model NAME [--provider P] switches")
+
+        async def served() -> None:
+            names = await session.served_models()
+            if names:
+                listed = ", ".join(names[:MODELS_LISTED])
+                rest = len(names) - MODELS_LISTED
+                ctx.note(f"the server lists: {listed}{f' … and {rest} more' if rest > 0 else ''}")
+
+        ctx.work(served(), "slash-model-served")
         return True
     if not ctx.idle("switching model"):
         return False
