@@ -203,6 +203,9 @@ def _isolated_dirs(
     # the environment section (OS, date, git) differs by machine and day: tests that want
     # it turn it on (tests/test_environment_context.py)
     monkeypatch.setenv("FRONTIER_ENVIRONMENT", "0")
+    # the welcome screen offers the model servers running on this machine: none is asked
+    # (tests that want one name their own, tests/test_served_models.py)
+    monkeypatch.setenv("FRONTIER_LOCAL_SERVERS", "")
     # A review that opens while keys are being typed takes none of them as answers
     # (TYPED_THROUGH): a rule of wall-clock gaps between keys, which Pilot's presses do not
     # control. Off here; tests/test_tui_typed_through.py sets it per app.

@@ -118,3 +118,55 @@ async def test_model_in_the_tui_names_what_the_server_lists(tmp_path: Path) -> N
 
             await until(pilot, lambda: "the server lists" in noted(), "the server's list")
             assert "the server lists: qwen2.5-coder:7b, llama3.2:3b" in noted()
+
+
+async def test_the_welcome_screen_offers_a_local_server_and_u_starts_a_session_with_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With nothing configured, ``frontier`` listed the commands to type; a llama.cpp or
+    Ollama already running on this machine now is one key away."""
+    from pilot_wait import until
+    from textual.widgets import Button
+
+    from frontier.app.config import Config
+    from frontier.app.frontends.tui.app import FrontierApp
+    from frontier.app.frontends.tui.screens.welcome import WelcomeScreen
+
+    monkeypatch.chdir(tmp_path)
+    server = answering([{"id": "qwen2.5-coder:7b"}])
+    async with serve_wire(server) as url:
+        nothing_there = "http://127.0.0.1:9/v1"  # refused at once: not offered
+        monkeypatch.setenv("FRONTIER_LOCAL_SERVERS", f"{nothing_there},{url}")
+        app = FrontierApp(Config(approval="auto"), remember_theme=False)
+        async with app.run_test(size=(120, 50)) as pilot:
+            await until(pilot, lambda: isinstance(app.screen, WelcomeScreen), "the welcome")
+            offered = lambda: [str(b.label) for b in app.screen.query(Button)]  # noqa: E731
+            await until(pilot, lambda: any("qwen2.5-coder:7b" in b for b in offered()), "offer")
+            assert sum(url in b for b in offered()) == 1
+            await pilot.press("u")
+            await until(pilot, lambda: app.session is not None, "the session")
+            assert app.session is not None and app.session.model == "qwen2.5-coder:7b"
+            notes = "\n".join(e.text for e in app.state.transcript if e.role == "note")
+            assert f"frontier --base-url {url} --model qwen2.5-coder:7b" in notes
+
+
+async def test_nothing_is_offered_where_no_local_server_answers(tmp_path: Path) -> None:
+    """``FRONTIER_LOCAL_SERVERS`` empty (the suite's default): nowhere is asked."""
+    from pilot_wait import until
+    from textual.widgets import Button
+
+    from frontier.app.config import Config
+    from frontier.app.frontends.tui.app import FrontierApp
+    from frontier.app.frontends.tui.screens.welcome import WelcomeScreen
+    from frontier.app.model.local_servers import candidates
+
+    assert candidates() == ()
+    assert candidates({}) == candidates({"X": "1"}) and "http://127.0.0.1:11434/v1" in candidates(
+        {}
+    )
+    app = FrontierApp(Config(), remember_theme=False)
+    async with app.run_test(size=(120, 50)) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, WelcomeScreen), "the welcome")
+        await pilot.pause()
+        labels = [str(b.label) for b in app.screen.query(Button)]
+        assert labels == ["Start the demo  (d)", "Quit  (q)"]

@@ -21,6 +21,7 @@ from __future__ import annotations
 import gc
 import io
 import os
+import shlex
 import sys
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -39,7 +40,7 @@ from textual.theme import Theme
 from textual.timer import Timer
 from textual.widgets import Input, TextArea
 
-from frontier.app.config import Config, data_dir, save_setting
+from frontier.app.config import Config, config_path, data_dir, save_setting
 from frontier.app.events import Event, ToolCall, ToolFinished
 from frontier.app.files import write_atomic
 from frontier.app.frontends.stop_signals import StopSignals
@@ -402,7 +403,16 @@ class FrontierApp(App[int]):
                 self.log.error(f"closing the session failed: {exc!r}")
 
     def _welcome_done(self, choice: str | None) -> None:
-        if choice == "demo" and self.live is not None:
+        if choice is not None and choice.startswith("use\t") and self.live is not None:
+            _, base_url, model = choice.split("\t", 2)
+            self.config = replace(self.config, base_url=base_url, model=model)
+            command = f"frontier --base-url {shlex.quote(base_url)} --model {shlex.quote(model)}"
+            self.state.note(
+                f"using {model} at {base_url}; to start with it next time: {command} (or "
+                f"base_url and model in {config_path()})"
+            )
+            self.live.start()
+        elif choice == "demo" and self.live is not None:
             self.live.demo = True
             self.set_layout("lab", remember=False)  # the demo is for watching the boundary
             self.live.start()

@@ -1,7 +1,10 @@
-"""Shown when no endpoint is configured (DESIGN §9): offer the demo, show the setup.
+"""Shown when no endpoint is configured (DESIGN §9): offer the demo, show the setup,
+and offer the model servers already running on this machine.
 
 It never waits on the network and never crashes for lack of configuration;
-everything needed to point Frontier at a model fits on this one screen.
+everything needed to point Frontier at a model fits on this one screen. The local
+servers (llama.cpp, Ollama, LM Studio, vLLM on their usual loopback ports) are asked in
+the background (``app/model/local_servers.py``); each model one lists becomes a button.
 """
 
 from __future__ import annotations
@@ -11,12 +14,16 @@ from typing import ClassVar
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Center, Horizontal, VerticalScroll
+from textual.containers import Center, Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Button, Static
 
 from frontier.app.config import config_path
+from frontier.app.model.local_servers import find_local_servers
 from frontier.widgets.key_bar import KeyBar
+
+MAX_OFFERED = 6
+"""Local models offered as buttons (a server may list dozens)."""
 
 
 def setup_text() -> Text:
@@ -66,7 +73,8 @@ def setup_text() -> Text:
 
 
 class WelcomeScreen(Screen[str]):
-    """Dismisses with ``"demo"`` or ``"quit"``."""
+    """Dismisses with ``"demo"``, ``"quit"``, or ``"use"``, a tab, the base URL, a tab and
+    the model of a local server's model."""
 
     DEFAULT_CSS = """
     WelcomeScreen { align: center middle; }
@@ -74,8 +82,11 @@ class WelcomeScreen(Screen[str]):
                border: thick $primary; padding: 1 2; background: $surface; }
     #welcome-buttons { height: auto; margin-top: 1; }
     #welcome-buttons Button { margin: 0 2; }
+    #welcome-found { height: auto; }
+    #welcome-found Button { margin: 0 2; width: auto; }
     """
     BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("u", "use_first", "Use the local model"),
         Binding("d", "demo", "Start the demo"),
         Binding("q", "quit_app", "Quit"),
     ]
@@ -84,14 +95,52 @@ class WelcomeScreen(Screen[str]):
         with VerticalScroll(id="welcome") as box:
             box.border_title = "Welcome to Frontier"
             yield Static(setup_text())
+            yield Vertical(id="welcome-found")
             with Center(), Horizontal(id="welcome-buttons"):
                 yield Button("Start the demo  (d)", id="demo", variant="primary")
                 yield Button("Quit  (q)", id="quit")
         yield KeyBar()
 
+    def __init__(self) -> None:
+        super().__init__()
+        self._offered: dict[str, tuple[str, str]] = {}
+        """Each offer's button id and its ``(base URL, model)``."""
+
+    def on_mount(self) -> None:
+        self.run_worker(self._find(), name="local-servers", exit_on_error=False)
+
+    async def _find(self) -> None:
+        """Offer each model the local servers list (none found: nothing is shown)."""
+        found = await find_local_servers()
+        offers = [(s.base_url, m) for s in found for m in s.models][:MAX_OFFERED]
+        if not offers:
+            return
+        box = self.query_one("#welcome-found", Vertical)
+        await box.mount(Static(Text("\nRunning on this machine:", style="bold")))
+        for n, (base_url, model) in enumerate(offers):
+            self._offered[f"use-{n}"] = (base_url, model)
+            key = "  (u)" if n == 0 else ""
+            label = Text.assemble(f"Use {model}{key}", (f"  {base_url}", "italic"))
+            await box.mount(Button(label, id=f"use-{n}"))
+        self.refresh_bindings()  # `u` shows in the key bar now
+
     def on_button_pressed(self, event: Button.Pressed) -> None:
         event.stop()
+        offered = self._offered.get(event.button.id or "")
+        if offered is not None:
+            self.dismiss("use\t" + "\t".join(offered))
+            return
         self.dismiss("demo" if event.button.id == "demo" else "quit")
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """``u`` is offered once a local model is found."""
+        if action == "use_first":
+            return bool(self._offered)
+        return True
+
+    def action_use_first(self) -> None:
+        if self._offered:
+            self.dismiss("use\t" + "\t".join(self._offered["use-0"]))
 
     def action_demo(self) -> None:
         self.dismiss("demo")
