@@ -9,6 +9,9 @@ the background (``app/model/local_servers.py``); each model one lists becomes a 
 
 from __future__ import annotations
 
+import asyncio
+import importlib
+
 from typing import ClassVar
 
 from rich.text import Text
@@ -19,7 +22,6 @@ from textual.screen import Screen
 from textual.widgets import Button, Static
 
 from frontier.app.config import config_path
-from frontier.app.model.local_servers import find_local_servers
 from frontier.widgets.key_bar import KeyBar
 
 MAX_OFFERED = 6
@@ -111,6 +113,10 @@ class WelcomeScreen(Screen[str]):
 
     async def _find(self) -> None:
         """Offer each model the local servers list (none found: nothing is shown)."""
+        # httpx's import (~24 ms) on a thread: the screen is painted meanwhile
+        await asyncio.to_thread(importlib.import_module, "frontier.app.model.local_servers")
+        from frontier.app.model.local_servers import find_local_servers
+
         found = await find_local_servers()
         offers = [(s.base_url, m) for s in found for m in s.models][:MAX_OFFERED]
         if not offers:
