@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import importlib
-
 from typing import ClassVar
 
 from rich.text import Text
