@@ -54,13 +54,17 @@ async def test_several_models_are_named_in_the_refusal(tmp_path: Path) -> None:
     assert server.requests == []  # no model asked for a model it was not given
 
 
-@pytest.mark.parametrize("models", [None, []], ids=["no listing", "an empty one"])
-async def test_a_server_that_lists_nothing_gets_the_refusal_as_before(
-    tmp_path: Path, models: list[object] | None
+@pytest.mark.parametrize(
+    ("models", "says"),
+    [(None, "/models gave no answer: is the server running?"), ([], "/models lists none")],
+    ids=["no listing", "an empty one"],
+)
+async def test_a_server_that_lists_nothing_gets_the_refusal_saying_so(
+    tmp_path: Path, models: list[object] | None, says: str
 ) -> None:
     done = await frontier_run(tmp_path, answering(models))
     assert done.returncode == 2
-    assert "no model: pass --model M" in done.stderr and "/models lists them" in done.stderr
+    assert "no model: pass --model M" in done.stderr and says in done.stderr
 
 
 async def test_a_model_given_is_never_second_guessed(tmp_path: Path) -> None:

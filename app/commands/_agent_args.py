@@ -54,7 +54,7 @@ def with_model(config: Config, command: str) -> Config | None:
     if not config.has_endpoint or config.model:
         return config
     served = _served(config)
-    if len(served) == 1:
+    if served is not None and len(served) == 1:
         safe_print(
             f"frontier{command}: model {served[0]} (the one {config.base_url}/models lists; "
             "--model names another)",
@@ -66,8 +66,10 @@ def with_model(config: Config, command: str) -> Config | None:
         shown = ", ".join(served[:SHOWN_MODELS])
         more = f" and {len(served) - SHOWN_MODELS} more" if len(served) > SHOWN_MODELS else ""
         lists = f"the server lists {len(served)}: {shown}{more}"
+    elif served is None:
+        lists = f"GET {config.base_url}/models gave no answer: is the server running?"
     else:
-        lists = f"{config.base_url}/models lists them, and llama.cpp accepts any name"
+        lists = f"{config.base_url}/models lists none, and llama.cpp accepts any name"
     safe_print(
         f"frontier{command}: no model: pass --model M with --base-url (the name the server "
         f"serves; {lists}), or set FRONTIER_MODEL or model in config.toml{where}",
@@ -80,9 +82,10 @@ SHOWN_MODELS = 12
 """Model names a refusal shows of a long listing (a hosted API lists dozens)."""
 
 
-def _served(config: Config) -> list[str]:
+def _served(config: Config) -> list[str] | None:
     """What the endpoint's ``/models`` lists, asked with the session's key and headers;
-    empty when the key cannot be had or the server does not say."""
+    empty when the key cannot be had (said again where the session needs it), ``None``
+    when the server gives no answer."""
     import asyncio
 
     from frontier.app.config import resolve_api_key

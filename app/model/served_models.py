@@ -38,9 +38,9 @@ def listed_models(body: object) -> list[str]:
 
 async def served_models(
     base_url: str, headers: Mapping[str, str], timeout: float = PROBE_TIMEOUT
-) -> list[str]:
-    """What ``base_url``'s ``/models`` lists; empty when it lists nothing, fails or does
-    not answer within ``timeout``."""
+) -> list[str] | None:
+    """What ``base_url``'s ``/models`` lists (empty: nothing); ``None`` when it gives no
+    JSON answer within ``timeout`` (not running, another kind of server, an error)."""
     async with httpx.AsyncClient(verify=trust_for(base_url), timeout=timeout) as client:
         body = await get_json(client, endpoint_url(base_url, "models"), headers, timeout)
-    return listed_models(body)
+    return None if body is None else listed_models(body)
