@@ -84,6 +84,8 @@ def test_a_hostile_listing_gives_only_names() -> None:
             {"id": ""},
             {"id": "ok"},
             {"id": "ok"},
+            {"id": "red\x1b[31m"},
+            {"id": "rtl\u202eevil"},
             {"name": "no id"},
         ]
     }

@@ -31,7 +31,12 @@ def listed_models(body: object) -> list[str]:
     names: list[str] = []
     for entry in data[:MAX_MODELS]:
         name = entry.get("id") if isinstance(entry, Mapping) else None
-        if isinstance(name, str) and 0 < len(name) <= MAX_NAME and name not in names:
+        if (
+            isinstance(name, str)
+            and 0 < len(name) <= MAX_NAME
+            and name.isprintable()  # a model's id; an escape sequence is an attack
+            and name not in names
+        ):
             names.append(name)
     return names
 
