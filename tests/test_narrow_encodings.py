@@ -101,3 +101,26 @@ def test_the_tui_draws_its_borders_whatever_the_stream_encoding(tmp_path: Path) 
 )
 def test_every_spelling_of_utf8_is_known(encoding: str | None, utf8: bool) -> None:
     assert is_utf8(encoding) is utf8
+
+
+async def test_json_on_a_narrow_stdout_escapes_what_it_cannot_say(tmp_path: Path) -> None:
+    """``frontier run --json`` wrote ``?`` for every character ASCII has not: the JSON
+    parsed, and the model's text in it was wrong."""
+    import json
+
+    server = WireServer("openai-chat")
+    server.answer(reply(script("openai-chat", [Text("Done ✓ — café.")])))
+    argv = [sys.executable, "-m", "frontier.app.cli", "run", "hi", "--model", "m", "--json"]
+    argv += ["--workspace", str(tmp_path)]
+    async with serve_wire(server) as url:
+        done = await asyncio.to_thread(
+            subprocess.run,
+            [*argv, "--base-url", url],
+            capture_output=True,
+            env=narrow("ascii"),
+            timeout=DEADLINE,
+        )
+    assert done.returncode == 0, done.stderr.decode("ascii", "replace")
+    events = [json.loads(line) for line in done.stdout.decode("ascii").splitlines()]
+    said = "".join(e.get("text", "") for e in events if e["type"] == "text_delta")
+    assert said == "Done ✓ — café."

@@ -107,10 +107,16 @@ def json_safe(text: str) -> str:
 
 def dumps(value: object, *, indent: int | None = None) -> str:
     """``json.dumps(value, ensure_ascii=False)`` (readable UTF-8), made :func:`json_safe`:
-    what every JSON output of the CLI is written with."""
+    what every JSON output of the CLI is written with. To a standard output that is not
+    UTF-8 (``PYTHONIOENCODING=ascii``) every other character is escaped (``\\u00b7``):
+    written as text there, it became ``?`` and the JSON lost it."""
     import json  # here: most commands print no JSON, and json is a start-up cost
 
-    return json_safe(json.dumps(value, ensure_ascii=False, indent=indent))
+    from frontier.app.std_streams import is_utf8
+
+    encoding = sys.stdout.encoding if sys.stdout is not None else None
+    wide = encoding is None or is_utf8(encoding)  # None: a StringIO, which holds any text
+    return json_safe(json.dumps(value, ensure_ascii=not wide, indent=indent))
 
 
 def safe_print(
