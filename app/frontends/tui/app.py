@@ -1251,9 +1251,9 @@ def run_tui(
 def _draw_in_utf8() -> None:
     """The screen is written in UTF-8 whatever the locale says. Textual draws on
     ``sys.__stderr__`` and needs box-drawing characters; a stream set to ASCII or an 8-bit
-    code page (``PYTHONIOENCODING``, a locale left unset in a container) turned every border
-    into ``\\u2500`` escapes, on terminals that are UTF-8 all the same. A terminal that
-    really is not UTF-8 shows the screen garbled either way."""
+    code page (``PYTHONIOENCODING``, a legacy locale) turned every border into
+    ``\\u2500`` escapes, on terminals that are UTF-8 all the same. A terminal that really
+    is not UTF-8 shows the screen garbled either way."""
     stream = sys.__stderr__
     if isinstance(stream, io.TextIOWrapper) and not is_utf8(stream.encoding):
         stream.reconfigure(encoding="utf-8")
