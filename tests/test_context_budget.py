@@ -592,6 +592,8 @@ async def test_a_message_larger_than_a_stated_window_is_never_sent(
         ended.message
     )
     assert "Shorten it" in ended.message
+    # listed as it was (a resume said "it reached its limit of requests or of repairs")
+    assert rig.store.get_session(rig.session_id).state == "done"
     # the session is not wedged: the next message goes, with the history as it was
     assert (await rig.loop.send("just count the lines")).reason == "done"
     sent = loopback.requests[0]["messages"]
@@ -665,6 +667,7 @@ async def test_a_refused_message_no_compaction_can_fit_ends_the_turn_at_once(
     assert PASTED_LOG in [r.get("text") for r in records if r["type"] == "user"]
     # the export and a resumed session name the reason the turn ended with
     assert [r["reason"] for r in records if r["type"] == "ended"] == ["too_long"]
+    assert rig.store.get_session(rig.session_id).state == "failed"  # its failure kept, named
     assert "the message above withdrawn, too long for the model" in to_markdown(
         *read_session(rig.store.db, rig.session_id)
     )

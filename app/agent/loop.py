@@ -84,7 +84,8 @@ RESUMED_SECONDS = 0.001
 turn's slice starts afresh there."""
 
 SESSION_STATE = {"done": "done", "cancelled": "interrupted"}
-"""What ``frontier sessions`` shows after a turn ends this way (any other reason: failed)."""
+"""What ``frontier sessions`` shows after a turn ends this way (any other reason: failed,
+but see :meth:`AgentLoop._state_after`)."""
 
 EMPTY_REPLY = "the model's reply was empty"
 """``TurnEnded("done")``'s message when the last reply held no text and no call (or only
@@ -455,9 +456,19 @@ class AgentLoop:
             self._stopping = False
         if ended.reason != "session_persistence_failed":
             with contextlib.suppress(PersistenceFailed):
-                self._set_state(SESSION_STATE.get(ended.reason, "failed"))
+                self._set_state(self._state_after(ended))
         self._emit(ended)
         return ended
+
+    def _state_after(self, ended: TurnEnded) -> str:
+        """The state a turn's end leaves. A message refused as too long before it was sent
+        was withdrawn, the conversation as it was: ``done``. Listed ``failed``, a resume
+        said "the last turn stopped before the model finished: it reached its limit of
+        requests or of repairs", which it had not. One the server refused keeps its
+        failure for the resume to name: ``failed``."""
+        if ended.reason == "too_long" and last_failure(self.history) is None:
+            return "done"
+        return SESSION_STATE.get(ended.reason, "failed")
 
     def _set_state(self, state: str) -> None:
         """The session's state as ``frontier sessions`` lists it."""
