@@ -108,7 +108,8 @@ class WholeLines:
     time limit (60 s) to say "timed out". A line that is no JSON at all (``Starting my
     server…``, a ``print`` left in a tool) is skipped and told (:data:`_STRAY`): given to the
     SDK, it failed the server's start, or was noted as unreadable, though no message was
-    lost; the TypeScript SDK's client also reports such a line and reads on."""
+    lost; a TypeScript stdio client (the Vercel AI SDK's, for one) reports such a line and
+    reads on."""
 
     def __init__(self, stream: Any, encoding: str = "utf-8", errors: str = "strict") -> None:
         self._stream = stream
