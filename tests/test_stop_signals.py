@@ -272,6 +272,35 @@ CRASHING = textwrap.dedent(
 )
 
 
+INPUT_DIES = textwrap.dedent(
+    """
+    import sys
+    from frontier.app.config import Config
+    from frontier.app.frontends.tui import app, quick_exit
+
+    def broken(self):
+        raise RuntimeError("the input thread died")
+
+    quick_exit.QuickExitDriver.run_input_thread = broken
+    sys.exit(app.run_tui(Config(), demo=True))
+    """
+)
+
+
+async def test_a_tui_whose_input_thread_died_does_not_exit_0(tmp_path: Path) -> None:
+    """Textual's driver turns its input thread's exception into ``App.panic``, which ends
+    the app and prints the traceback but sets no return code: ``frontier`` exited 0."""
+    script = tmp_path / "input_dies.py"
+    script.write_text(INPUT_DIES)
+    with on_a_pty([sys.executable, str(script)], pty_env()) as (pid, fd):
+        said = await asyncio.to_thread(
+            read_until, fd, b"the input thread died", time.monotonic() + DEADLINE
+        )
+        status = await status_of(pid)
+    assert b"the input thread died" in said
+    assert status == 1
+
+
 async def test_a_tui_that_crashed_does_not_exit_0(tmp_path: Path) -> None:
     """An exception the app did not handle: Textual prints it and ends, and ``run_tui``
     returned the app's result, 0, as after a clean quit."""

@@ -29,6 +29,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from rich.console import RenderableType
 from textual import events, on
 from textual.app import App, CSSPathType, SystemCommand
 from textual.binding import Binding, BindingType
@@ -250,6 +251,8 @@ class FrontierApp(App[int]):
         )
         self.token_rate_override = token_rate
         self.remember_theme = remember_theme
+        self.panicked = False
+        """Textual panicked (:meth:`panic`): the process exits 1."""
         """Also the layout: tests turn both off to leave the config dir alone."""
         self.layout_choice = layout or ("lab" if player is not None or demo else self.config.layout)
         """The main screen's first layout: given, else ``lab`` to watch the boundary (demo,
@@ -418,6 +421,13 @@ class FrontierApp(App[int]):
             self.live.start()
         else:
             self.exit(0)
+
+    def panic(self, *renderables: RenderableType) -> None:
+        """Textual's panic, when its input thread dies (or a renderer raises): it ends the app
+        and prints the error, but sets no return code, so ``frontier`` exited 0 as after a
+        clean quit. It is 1 (``run_tui``)."""
+        self.panicked = True
+        super().panic(*renderables)
 
     def _theme_changed(self, theme: Theme) -> None:
         if self.remember_theme and theme.name in THEME_NAMES and theme.name != self.config.theme:
@@ -1245,6 +1255,8 @@ def run_tui(
         return stop.exit_status
     if app.return_code:  # an exception the app did not handle: Textual printed it
         return app.return_code
+    if app.panicked:  # its input thread died: Textual printed why, with no return code
+        return 1
     return int(result or 0)
 
 
