@@ -86,8 +86,9 @@ async def test_write_creates_parents_and_keeps_mode(tmp_path: Path) -> None:
         (b"a\r\nb\r\n", "a\r\nB\n", b"a\r\nB\n"),  # CRLF written is as the model wrote it
         (b"a\nb\n", "a\nB\n", b"a\nB\n"),
         (b"a\r\nb\n\n\n", "A\n", b"A\n"),  # mostly LF: left as written
+        (b"\x89PNG\r\n\x1a\n\x00\x00\r\n", "A\n", b"A\n"),  # a binary file has no form
     ],
-    ids=["crlf", "bom", "model-crlf", "lf", "mostly-lf"],
+    ids=["crlf", "bom", "model-crlf", "lf", "mostly-lf", "binary"],
 )
 async def test_write_over_a_file_keeps_its_line_ends_and_mark(
     tmp_path: Path, was: bytes, content: str, written: bytes

@@ -304,7 +304,7 @@ def _as_the_file_was(old: bytes | None, new: bytes) -> bytes:
     Rewriting a Windows file whole changed every line's ending, a diff of the whole file in
     review and in git, and dropped the mark; ``replace`` already wrote in the file's line
     ends (``_crlf_adapt``)."""
-    if old is None:
+    if old is None or b"\x00" in old[:8192]:  # nothing, or a binary file: no form to keep
         return new
     if old.startswith(_UTF8_MARK) and not new.startswith(_UTF8_MARK):
         new = _UTF8_MARK + new
