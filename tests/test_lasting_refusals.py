@@ -10,25 +10,14 @@ from collections.abc import AsyncIterator
 
 import pytest
 from aiohttp import web
+from model_failures import answering, failure
 from sse_server import Sleeps
-
-from frontier.app.model.conversation import UserText
-from frontier.app.model.errors import ModelError
-from frontier.app.model.registry import codec
-from frontier.app.model.request import ModelRequest, ToolSchema
-from frontier.app.model.transport import ModelClient
-
-REQUEST = ModelRequest(
-    system="",
-    items=(UserText("hi"),),
-    tools=(ToolSchema("read", "read a file", {"type": "object", "properties": {}}),),
-)
 
 
 @pytest.fixture
 async def refusing() -> AsyncIterator[tuple[str, list[tuple[int, str]], list[int]]]:
-    """A server answering each request with the next ``(status, body)``; the count of
-    requests it got."""
+    """A server answering each request with ``(status, body)``; one entry in the last list
+    for each request it got."""
     answers: list[tuple[int, str]] = []
     seen: list[int] = []
 
@@ -37,16 +26,8 @@ async def refusing() -> AsyncIterator[tuple[str, list[tuple[int, str]], list[int
         status, body = answers[0]
         return web.Response(status=status, text=body, content_type="application/json")
 
-    app = web.Application()
-    app.router.add_post("/v1/chat/completions", answer)
-    runner = web.AppRunner(app)
-    await runner.setup()
-    site = web.TCPSite(runner, "127.0.0.1", 0)
-    await site.start()
-    try:
-        yield f"http://127.0.0.1:{runner.addresses[0][1]}/v1", answers, seen
-    finally:
-        await runner.cleanup()
+    async with answering(answer) as url:
+        yield url, answers, seen
 
 
 @pytest.mark.parametrize(
@@ -86,14 +67,7 @@ async def test_a_lasting_refusal_is_told_at_once_with_the_fix(
     url, answers, seen = refusing
     answers.append((status, body))
     sleeps = Sleeps()
-    model = ModelClient(codec("openai-chat"), url, "m", None, sleep=sleeps)
-    try:
-        with pytest.raises(ModelError) as info:
-            async for _ in model.stream(REQUEST):
-                pass
-    finally:
-        await model.aclose()
-    said = str(info.value)
+    said = str(await failure(url, max_retries=4, sleeps=sleeps))
     assert fix in said
     assert "try again later" not in said
     assert len(seen) == 1 and sleeps == []  # asked once: it would refuse again

@@ -27,13 +27,13 @@ def narrow(encoding: str) -> dict[str, str]:
     return {**os.environ, "PYTHONIOENCODING": encoding}
 
 
-@pytest.mark.parametrize("encoding", ["ascii", "latin-1"])
-async def test_frontier_run_says_what_it_can_on_a_narrow_stdout(
-    tmp_path: Path, encoding: str
-) -> None:
+async def run_answering(
+    tmp_path: Path, said: str, encoding: str, *extra: str
+) -> subprocess.CompletedProcess[bytes]:
+    """``frontier run hi`` against a model that says ``said``, its streams in ``encoding``."""
     server = WireServer("openai-chat")
-    server.answer(reply(script("openai-chat", [Text("Done ✓ — naïve café.")])))
-    argv = [sys.executable, "-m", "frontier.app.cli", "run", "hi", "--model", "m"]
+    server.answer(reply(script("openai-chat", [Text(said)])))
+    argv = [sys.executable, "-m", "frontier.app.cli", "run", "hi", "--model", "m", *extra]
     argv += ["--workspace", str(tmp_path)]
     async with serve_wire(server) as url:
         done = await asyncio.to_thread(
@@ -45,6 +45,14 @@ async def test_frontier_run_says_what_it_can_on_a_narrow_stdout(
         )
     assert done.returncode == 0, done.stderr.decode(encoding, "replace")
     assert b"Traceback" not in done.stderr
+    return done
+
+
+@pytest.mark.parametrize("encoding", ["ascii", "latin-1"])
+async def test_frontier_run_says_what_it_can_on_a_narrow_stdout(
+    tmp_path: Path, encoding: str
+) -> None:
+    done = await run_answering(tmp_path, "Done ✓ — naïve café.", encoding)
     said = done.stdout.decode(encoding)
     if encoding == "ascii":
         assert "ai  Done ? ? na?ve caf?." in said
@@ -108,19 +116,7 @@ async def test_json_on_a_narrow_stdout_escapes_what_it_cannot_say(tmp_path: Path
     parsed, and the model's text in it was wrong."""
     import json
 
-    server = WireServer("openai-chat")
-    server.answer(reply(script("openai-chat", [Text("Done ✓ — café.")])))
-    argv = [sys.executable, "-m", "frontier.app.cli", "run", "hi", "--model", "m", "--json"]
-    argv += ["--workspace", str(tmp_path)]
-    async with serve_wire(server) as url:
-        done = await asyncio.to_thread(
-            subprocess.run,
-            [*argv, "--base-url", url],
-            capture_output=True,
-            env=narrow("ascii"),
-            timeout=DEADLINE,
-        )
-    assert done.returncode == 0, done.stderr.decode("ascii", "replace")
+    done = await run_answering(tmp_path, "Done ✓ — café.", "ascii", "--json")
     events = [json.loads(line) for line in done.stdout.decode("ascii").splitlines()]
     said = "".join(e.get("text", "") for e in events if e["type"] == "text_delta")
     assert said == "Done ✓ — café."

@@ -10,14 +10,9 @@ from collections.abc import Iterator
 
 import pytest
 from aiohttp import web
-from sse_server import Sleeps
+from model_failures import answering, failure
 
-from frontier.app.model.conversation import UserText
-from frontier.app.model.errors import ModelError
 from frontier.app.model.proxy_hint import proxy_advice, proxy_for
-from frontier.app.model.registry import codec
-from frontier.app.model.request import ModelRequest
-from frontier.app.model.transport import ModelClient
 
 LOCAL = "http://127.0.0.1:8080/v1/chat/completions"
 
@@ -75,18 +70,11 @@ def closed_port() -> Iterator[int]:
         yield s.getsockname()[1]
 
 
-REQUEST = ModelRequest(system="", items=(UserText("hi"),))
-
-
-async def failure(url: str) -> ModelError:
-    model = ModelClient(codec("openai-chat"), url, "m", None, max_retries=1, sleep=Sleeps())
-    try:
-        with pytest.raises(ModelError) as info:
-            async for _ in model.stream(REQUEST):
-                pass
-    finally:
-        await model.aclose()
-    return info.value
+def only_the_proxy(monkeypatch: pytest.MonkeyPatch, proxy: str) -> None:
+    """``HTTP_PROXY`` set to ``proxy``, and no other proxy variable."""
+    monkeypatch.setenv("HTTP_PROXY", proxy)
+    for name in ("NO_PROXY", "no_proxy", "http_proxy", "ALL_PROXY", "all_proxy"):
+        monkeypatch.delenv(name, raising=False)
 
 
 async def test_a_dead_proxy_is_named_where_the_server_was_blamed(
@@ -97,20 +85,9 @@ async def test_a_dead_proxy_is_named_where_the_server_was_blamed(
     async def answer(request: web.Request) -> web.Response:
         return web.Response(text="unreachable if the proxy were used")
 
-    app = web.Application()
-    app.router.add_post("/v1/chat/completions", answer)
-    runner = web.AppRunner(app)
-    await runner.setup()
-    site = web.TCPSite(runner, "127.0.0.1", 0)
-    await site.start()
-    port = runner.addresses[0][1]
-    try:
-        monkeypatch.setenv("HTTP_PROXY", f"http://127.0.0.1:{closed_port}")
-        for name in ("NO_PROXY", "no_proxy", "http_proxy", "ALL_PROXY", "all_proxy"):
-            monkeypatch.delenv(name, raising=False)
-        error = await failure(f"http://127.0.0.1:{port}/v1")
-    finally:
-        await runner.cleanup()
+    async with answering(answer) as url:
+        only_the_proxy(monkeypatch, f"http://127.0.0.1:{closed_port}")
+        error = await failure(url, max_retries=1)
     assert error.kind == "connect"
     said = str(error)
     assert f"through the proxy http://127.0.0.1:{closed_port} ($HTTP_PROXY)" in said
@@ -125,22 +102,12 @@ async def test_a_proxys_refusal_is_named_as_the_proxys(
     refuses, 407 without its credentials: not "the server is failing or overloaded" or
     "the API key was rejected" alone."""
 
-    async def bad_gateway(request: web.Request) -> web.Response:
+    async def from_the_proxy(request: web.Request) -> web.Response:
         return web.Response(status=status, text="from the proxy")
 
-    app = web.Application()
-    app.router.add_route("*", "/{tail:.*}", bad_gateway)
-    runner = web.AppRunner(app)
-    await runner.setup()
-    site = web.TCPSite(runner, "127.0.0.1", 0)
-    await site.start()
-    proxy = f"http://127.0.0.1:{runner.addresses[0][1]}"
-    try:
-        monkeypatch.setenv("HTTP_PROXY", proxy)
-        for name in ("NO_PROXY", "no_proxy", "http_proxy", "ALL_PROXY", "all_proxy"):
-            monkeypatch.delenv(name, raising=False)
-        error = await failure(f"http://127.0.0.1:{closed_port}/v1")
-    finally:
-        await runner.cleanup()
+    async with answering(from_the_proxy) as proxy_url:
+        proxy = proxy_url.removesuffix("/v1")
+        only_the_proxy(monkeypatch, proxy)
+        error = await failure(f"http://127.0.0.1:{closed_port}/v1", max_retries=1)
     assert error.status == status
     assert f"through the proxy {proxy} ($HTTP_PROXY)" in str(error)

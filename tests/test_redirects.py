@@ -8,20 +8,12 @@ from collections.abc import AsyncIterator
 
 import pytest
 from aiohttp import web
-from sse_server import Sleeps
-
-from frontier.app.model.conversation import UserText
-from frontier.app.model.errors import ModelError
-from frontier.app.model.registry import codec
-from frontier.app.model.request import ModelRequest
-from frontier.app.model.transport import ModelClient
-
-REQUEST = ModelRequest(system="", items=(UserText("hi"),))
+from model_failures import answering, failure
 
 
 @pytest.fixture
 async def redirecting() -> AsyncIterator[tuple[str, list[str]]]:
-    """A server answering each POST with the next of ``statuses`` (status, Location)."""
+    """A server answering each request with the next of ``answers`` ("status Location")."""
     answers: list[str] = []
 
     async def answer(request: web.Request) -> web.Response:
@@ -29,27 +21,8 @@ async def redirecting() -> AsyncIterator[tuple[str, list[str]]]:
         headers = {"Location": location} if location else {}
         return web.Response(status=int(status), headers=headers)
 
-    app = web.Application()
-    app.router.add_route("*", "/{tail:.*}", answer)
-    runner = web.AppRunner(app)
-    await runner.setup()
-    site = web.TCPSite(runner, "127.0.0.1", 0)
-    await site.start()
-    try:
-        yield f"http://127.0.0.1:{runner.addresses[0][1]}/v1", answers
-    finally:
-        await runner.cleanup()
-
-
-async def failure(url: str, api_key: str | None = None) -> ModelError:
-    model = ModelClient(codec("openai-chat"), url, "m", api_key, max_retries=0, sleep=Sleeps())
-    try:
-        with pytest.raises(ModelError) as info:
-            async for _ in model.stream(REQUEST):
-                pass
-    finally:
-        await model.aclose()
-    return info.value
+    async with answering(answer) as url:
+        yield url, answers
 
 
 @pytest.mark.parametrize(
