@@ -176,3 +176,24 @@ async def test_nothing_is_offered_where_no_local_server_answers(tmp_path: Path) 
         await pilot.pause()
         labels = [str(b.label) for b in app.screen.query(Button)]
         assert labels == ["Start the demo  (d)", "Quit  (q)"]
+
+
+async def test_the_local_search_asks_loopback_past_a_company_proxy(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``HTTP_PROXY`` in the shell sent the welcome screen's loopback search to a proxy that
+    cannot reach this machine: nothing was ever offered."""
+    import socket
+
+    from frontier.app.model.local_servers import find_local_servers
+
+    with socket.socket() as dead:
+        dead.bind(("127.0.0.1", 0))
+        monkeypatch.setenv("HTTP_PROXY", f"http://127.0.0.1:{dead.getsockname()[1]}")
+        for name in ("NO_PROXY", "no_proxy", "http_proxy", "ALL_PROXY", "all_proxy"):
+            monkeypatch.delenv(name, raising=False)
+        server = answering([{"id": "qwen2.5-coder:7b"}])
+        async with serve_wire(server) as url:
+            monkeypatch.setenv("FRONTIER_LOCAL_SERVERS", url)
+            (found,) = await find_local_servers()
+    assert found.models == ("qwen2.5-coder:7b",)

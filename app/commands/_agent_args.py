@@ -67,7 +67,11 @@ def with_model(config: Config, command: str) -> Config | None:
         more = f" and {len(served) - SHOWN_MODELS} more" if len(served) > SHOWN_MODELS else ""
         lists = f"the server lists {len(served)}: {shown}{more}"
     elif served is None:
-        lists = f"GET {config.base_url}/models gave no answer: is the server running?"
+        from frontier.app.model.probe import endpoint_url
+        from frontier.app.model.proxy_hint import proxy_advice
+
+        via = proxy_advice(endpoint_url(config.base_url or "", "models")).rstrip(".")
+        lists = f"GET {config.base_url}/models gave no answer: is the server running?{via}"
     else:
         lists = f"{config.base_url}/models lists none, and llama.cpp accepts any name"
     safe_print(

@@ -49,5 +49,6 @@ def candidates(env: Mapping[str, str] | None = None) -> tuple[str, ...]:
 async def find_local_servers(timeout: float = FIND_TIMEOUT) -> list[LocalServer]:
     """The :func:`candidates` that list at least one model, in their order."""
     urls = candidates()
-    listed = await asyncio.gather(*(served_models(url, {}, timeout) for url in urls))
+    asked = (served_models(url, {}, timeout, proxies=False) for url in urls)  # loopback
+    listed = await asyncio.gather(*asked)
     return [LocalServer(url, tuple(m)) for url, m in zip(urls, listed, strict=True) if m]

@@ -42,10 +42,18 @@ def listed_models(body: object) -> list[str]:
 
 
 async def served_models(
-    base_url: str, headers: Mapping[str, str], timeout: float = PROBE_TIMEOUT
+    base_url: str,
+    headers: Mapping[str, str],
+    timeout: float = PROBE_TIMEOUT,
+    *,
+    proxies: bool = True,
 ) -> list[str] | None:
     """What ``base_url``'s ``/models`` lists (empty: nothing); ``None`` when it gives no
-    JSON answer within ``timeout`` (not running, another kind of server, an error)."""
-    async with httpx.AsyncClient(verify=trust_for(base_url), timeout=timeout) as client:
+    JSON answer within ``timeout`` (not running, another kind of server, an error).
+    ``proxies=False``: the environment's proxy is not asked (looking on this machine's
+    loopback, which no company proxy reaches)."""
+    async with httpx.AsyncClient(
+        verify=trust_for(base_url), timeout=timeout, trust_env=proxies
+    ) as client:
         body = await get_json(client, endpoint_url(base_url, "models"), headers, timeout)
     return None if body is None else listed_models(body)
