@@ -197,3 +197,29 @@ async def test_the_local_search_asks_loopback_past_a_company_proxy(
             monkeypatch.setenv("FRONTIER_LOCAL_SERVERS", url)
             (found,) = await find_local_servers()
     assert found.models == ("qwen2.5-coder:7b",)
+
+
+async def test_a_server_listing_many_models_offers_six_and_says_how_many_more(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from pilot_wait import until
+    from textual.widgets import Button, Static
+
+    from frontier.app.config import Config
+    from frontier.app.frontends.tui.app import FrontierApp
+    from frontier.app.frontends.tui.screens.welcome import MAX_OFFERED, WelcomeScreen
+
+    monkeypatch.chdir(tmp_path)
+    server = answering([{"id": f"model-{n}"} for n in range(10)])
+    async with serve_wire(server) as url:
+        monkeypatch.setenv("FRONTIER_LOCAL_SERVERS", url)
+        app = FrontierApp(Config(), remember_theme=False)
+        async with app.run_test(size=(120, 60)) as pilot:
+            await until(pilot, lambda: isinstance(app.screen, WelcomeScreen), "the welcome")
+
+            def texts() -> str:
+                return "\n".join(str(w.render()) for w in app.screen.query(Static))
+
+            await until(pilot, lambda: "and 4 more" in texts(), "the count of the rest")
+            offered = [b for b in app.screen.query(Button) if str(b.id).startswith("use-")]
+            assert len(offered) == MAX_OFFERED == 6

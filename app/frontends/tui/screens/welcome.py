@@ -117,7 +117,8 @@ class WelcomeScreen(Screen[str]):
         from frontier.app.model.local_servers import find_local_servers
 
         found = await find_local_servers()
-        offers = [(s.base_url, m) for s in found for m in s.models][:MAX_OFFERED]
+        every = [(s.base_url, m) for s in found for m in s.models]
+        offers = every[:MAX_OFFERED]
         if not offers:
             return
         box = self.query_one("#welcome-found", Vertical)
@@ -127,6 +128,17 @@ class WelcomeScreen(Screen[str]):
             key = "  (u)" if n == 0 else ""
             label = Text.assemble(f"Use {model}{key}", (f"  {base_url}", "italic"))
             await box.mount(Button(label, id=f"use-{n}"))
+        if len(every) > len(offers):
+            rest = len(every) - len(offers)
+            await box.mount(
+                Static(
+                    Text(
+                        f"  … and {rest} more: frontier --base-url URL --model NAME starts "
+                        "with any of them",
+                        style="italic",
+                    )
+                )
+            )
         self.refresh_bindings()  # `u` shows in the key bar now
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
