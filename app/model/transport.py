@@ -58,7 +58,13 @@ from contextlib import aclosing
 from typing import Any
 
 from frontier.app.events import Retry, TokenUsage
-from frontier.app.model.errors import ContextOverflow, ModelError, context_overflow, model_error
+from frontier.app.model.errors import (
+    ContextOverflow,
+    ModelError,
+    ModelErrorKind,
+    context_overflow,
+    model_error,
+)
 from frontier.app.model.http import httpx
 from frontier.app.model.lasting_refusals import lasting_refusal
 from frontier.app.model.probe import PROBE_TIMEOUT, WindowInfo, endpoint_url, get_json, window_from
@@ -298,6 +304,10 @@ class ModelClient:
     def _where(self) -> str:
         return f"{self.url} (model {self.model!r})"
 
+    def _error(self, kind: ModelErrorKind, message: str, **fields: Any) -> ModelError:
+        """``model_error`` for this client's request: its URL and model filled in."""
+        return model_error(kind, message, url=self.url, model=self.model, **fields)
+
     def _build(self, request: ModelRequest) -> httpx.Request:
         if request.max_tokens is None and self.max_tokens:
             request = replace(request, max_tokens=self.max_tokens)
@@ -389,12 +399,10 @@ class ModelClient:
                         yield Retry(attempt=retries + 1, delay=0.0, reason=adjusted)
                         continue
                     if status >= 400 and (fix := lasting_refusal(text)) is not None:
-                        raise model_error(  # asked again, it would refuse again
+                        raise self._error(  # asked again, it would refuse again
                             "http",
                             f"{self._where()}: HTTP {status} {_reason_phrase(status)}"
                             f"{self._server_says(text)}; {fix}",
-                            url=self.url,
-                            model=self.model,
                             status=status,
                             attempts=retries + 1,
                         )
@@ -406,14 +414,12 @@ class ModelClient:
                     after = _retry_after(response.headers.get("retry-after"))
                     left = self.timeouts.retry_window - (self._clock() - began)
                     if after is not None and after > left:
-                        raise model_error(
+                        raise self._error(
                             "http",
                             f"{self._where()} answered {failure} and asks to wait "
                             f"{after:.0f} s before retrying (past Frontier's "
                             f"{self.timeouts.retry_window:.0f} s retry window); try again "
                             "later or use another endpoint",
-                            url=self.url,
-                            model=self.model,
                             status=status,
                             attempts=retries + 1,
                         )
@@ -429,12 +435,10 @@ class ModelClient:
     def _cannot_connect(self, why: str, attempts: int) -> ModelError:
         """A connection failure no retry can mend (TLS, the scheme), said with what to
         change."""
-        return model_error(
+        return self._error(
             "connect",
             f"{self._where()}: cannot connect: {self._scrubber.scrub(why)}"
             + proxy_advice(self._request_url),
-            url=self.url,
-            model=self.model,
             attempts=attempts,
         )
 
@@ -491,23 +495,19 @@ class ModelClient:
         else:
             kind, hint = "connect", "Is the server running and is --base-url right?"
         hint += proxy_advice(self._request_url)  # a proxy from the environment was asked
-        return model_error(
+        return self._error(
             kind,
             f"{self._where()}: {failed.failure}; gave up after {attempts} attempts in "
             f"{waited:.0f} s. {hint}",
-            url=self.url,
-            model=self.model,
             status=failed.status,
             attempts=attempts,
         )
 
     def _invalid_url(self, exc: Exception) -> ModelError:
-        return model_error(
+        return self._error(
             "connect",
             f"invalid base URL {self.base_url!r}: {self._exc(exc, bare=True)}; "
             "use e.g. http://127.0.0.1:8080/v1",
-            url=self.url,
-            model=self.model,
         )
 
     def _exc(self, exc: BaseException, *, bare: bool = False) -> str:
@@ -549,12 +549,10 @@ class ModelClient:
             if base
             else "check --base-url (the redirect is not to this API's endpoint)"
         )
-        return model_error(
+        return self._error(
             "http",
             f"{self._where()}: HTTP {status} {_reason_phrase(status)} to {target}; Frontier "
             f"does not follow a redirect with the API key: {hint}",
-            url=self.url,
-            model=self.model,
             status=status,
             attempts=attempts,
         )
@@ -572,23 +570,19 @@ class ModelClient:
                 "variable, e.g. OPENAI_API_KEY, ANTHROPIC_API_KEY), or set api_key_command "
                 "/ api_key_file in config.toml"
             )
-            return model_error(
+            return self._error(
                 "auth",
                 f"{self._where()} refused the request: HTTP {status} "
                 f"{_reason_phrase(status)}{says}; {hint}{via}",
-                url=self.url,
-                model=self.model,
                 status=status,
                 attempts=attempts,
             )
         if status == 404:
-            return model_error(
+            return self._error(
                 "not_found",
                 f"{self._where()}: HTTP 404 Not Found{says}; check --base-url (it usually "
                 f"ends in /v1), --wire (this is {self.wire}) and --model (GET "
                 f"{self._models_url} lists what the server has){via}",
-                url=self.url,
-                model=self.model,
                 status=status,
                 attempts=attempts,
             )
@@ -597,11 +591,9 @@ class ModelClient:
             # the body is over the server's (or a proxy's: nginx's default is 1 MB) size
             # limit, whatever its words say; the remedy is a window's: a shorter history
             overflow = ContextOverflow()
-        return model_error(
+        return self._error(
             "http",
             f"{self._where()}: HTTP {status} {_reason_phrase(status)}{says}{via}",
-            url=self.url,
-            model=self.model,
             status=status,
             attempts=attempts,
             overflow=overflow,
@@ -701,13 +693,11 @@ class ModelClient:
             what = label
             excerpt = " ".join(text.split())[:120]
             seen = f" It begins {self._scrubber.scrub(excerpt)!r}."
-        return model_error(
+        return self._error(
             "protocol",
             f"{self._where()}: the server answered {what}, not an event stream; is --base-url "
             f"right?{seen} It should be the API root, which usually ends in /v1 "
             f"(GET {self._models_url} lists the models).",
-            url=self.url,
-            model=self.model,
             status=200,
         )
 
@@ -838,23 +828,19 @@ class ModelClient:
             obj = None
         if isinstance(obj, dict) and obj.get("error"):
             message = self._scrubber.scrub(self.codec.error_text(obj))
-            raise model_error(
+            raise self._error(
                 "http",
                 f"{self._where()} answered HTTP 200 with an error instead of a stream — the "
                 f"server says: {' '.join(message.split())[:300]}",
-                url=self.url,
-                model=self.model,
                 status=200,
             )
         deltas = self.codec.json_answer(obj)
         if deltas is None:
-            raise model_error(
+            raise self._error(
                 "protocol",
                 f"{self._where()} answered 200 with a JSON body that is not an {self.wire} "
                 f"answer ({self._scrubber.scrub(text[:200])!r}); is --wire right, and is "
                 "--base-url the API root?",
-                url=self.url,
-                model=self.model,
                 status=200,
             )
         finish, raw, usage = "stop", "", TokenUsage()
