@@ -105,7 +105,10 @@ def as_read(data: bytes, most: int) -> bytes:
             raise CaptureError(f"gzip-compressed, but damaged ({exc})") from None
     if len(data) > most:  # over every cap: within_cap says so
         return data
-    if data[:2] in (b"\xff\xfe", b"\xfe\xff"):  # a UTF-16 byte order mark
+    if data[:2] in (
+        b"\xff\xfe",
+        b"\xfe\xff",
+    ):  # UTF-16 marks: tools.utf16.MARKS, not importable here (layering)
         try:
             data = data.decode("utf-16").encode("utf-8")
         except UnicodeDecodeError as exc:
