@@ -72,6 +72,45 @@ def chatty() -> str:
     return "said"
 
 
+SLOPPY = {
+    "nojsonrpc": lambda i: {"id": i, "result": {"content": [{"type": "text", "text": "hi"}]}},
+    "textresult": lambda i: {"jsonrpc": "2.0", "id": i, "result": "just text"},
+    "nocode": lambda i: {"jsonrpc": "2.0", "id": i, "error": {"message": "went wrong"}},
+    "rpcerror": lambda i: {"jsonrpc": "2.0", "id": i, "error": {"code": -32000, "message": "no"}},
+    "emptyresult": lambda i: {"jsonrpc": "2.0", "id": i, "result": {}},
+    "both": lambda i: {"jsonrpc": "2.0", "id": i, "result": {}, "error": {"code": 1}},
+}
+"""Answers a careless hand-written server sends, by the ``how`` of :func:`sloppy`."""
+
+
+def sloppy(how: str) -> object:
+    """Answers with a reply that is JSON but no JSON-RPC response (:data:`SLOPPY`)."""
+    fixture.send(SLOPPY[how](fixture.ANSWERING[0]))
+    return fixture.SLOW
+
+
+TYPED_SCHEMA = {"type": "object", "properties": {"id": {"type": "integer"}}, "required": ["id"]}
+"""The output schema ``typed`` declares, and its answers miss."""
+
+
+def typed() -> object:
+    """Has run (made issue 7), but its structured content misses its output schema."""
+    result = {
+        "content": [{"type": "text", "text": "made issue 7"}],
+        "structuredContent": {"id": "7"},
+    }
+    fixture.send({"jsonrpc": "2.0", "id": fixture.ANSWERING[0], "result": result})
+    return fixture.SLOW
+
+
+def listed_with_schema(params: dict[str, Any]) -> object:
+    tools = fixture.listed()
+    for tool in tools:
+        if tool["name"] == "typed":
+            tool["outputSchema"] = TYPED_SCHEMA
+    return {"tools": tools}
+
+
 def nothing() -> str:
     return ""
 
@@ -92,9 +131,12 @@ if __name__ == "__main__":
             "flood": (flood, flood.__doc__ or "", schema(count="integer"), None),
             "surrogate": (surrogate, surrogate.__doc__ or "", {}, None),
             "chatty": (chatty, chatty.__doc__ or "", {}, None),
+            "sloppy": (sloppy, sloppy.__doc__ or "", schema(how="string"), None),
+            "typed": (typed, typed.__doc__ or "", {}, None),
             BAD_NAME: (nothing, "", {}, None),
         }
     )
+    fixture.METHODS["tools/list"] = listed_with_schema
     if DEEP:
         fixture.TOOLS["deep"] = (nothing, "", deep_schema(DEEP), None)
     if sys.argv[1:] == ["nolist"]:

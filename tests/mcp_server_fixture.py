@@ -172,6 +172,9 @@ METHODS: dict[str, Callable[[dict[str, Any]], object]] = {
 }
 """What each request method answers (a server made from this one may replace one)."""
 
+ANSWERING: list[object] = []
+"""The id of the request being answered (for a tool that writes its own reply)."""
+
 
 def main() -> None:
     gate = os.environ.get("MCP_GATE")
@@ -182,6 +185,7 @@ def main() -> None:
         if "id" not in request:  # a notification: initialized, cancelled
             continue
         method = request.get("method")
+        ANSWERING[:] = [request["id"]]
         reply: dict[str, Any] = {"jsonrpc": "2.0", "id": request["id"]}
         if method not in METHODS:
             reply["error"] = {"code": -32601, "message": f"Method not found: {method}"}

@@ -136,6 +136,43 @@ async def test_lines_that_are_no_message_are_skipped_said_once_and_logged(
     assert log.count("'debug: chatty called'") == 2
 
 
+async def test_a_server_that_answers_wrongly_fails_that_call_at_once_and_keeps_serving(
+    tmp_path: Path,
+) -> None:
+    """A careless server's answers (tests/mcp_hostile_server.py ``SLOPPY``, ``typed``). A
+    JSON-RPC error or a result without ``content`` marked the whole server dead for the
+    session; an answer the SDK could not read (no ``"jsonrpc"``, a string ``result``, an
+    error without a code) was dropped, and its call waited out its limit (20 s here, 60 s
+    by default) to say "timed out"; structured content that missed the tool's output schema
+    made a call that had run read as a failure, and killed the server too."""
+    host = McpHost(tmp_path / "mcp-logs")
+    registry = default_registry()
+    said = {
+        "nojsonrpc": 'its answer is not a JSON-RPC response (it has no "jsonrpc": "2.0")',
+        "textresult": 'its answer is not a JSON-RPC response (its "result" is not an object)',
+        "nocode": 'its answer is not a JSON-RPC response (its "error" lacks an integer "code"',
+        "rpcerror": "the server answered with JSON-RPC error -32000: no",
+        "emptyresult": "its answer is not a tool result (content: Field required)",
+    }
+    try:
+        host.start([hostile("bad", tool_timeout=20.0)], registry)
+        b = boundary(tmp_path, registry)
+        for n, (how, words) in enumerate(said.items(), 1):
+            r = await b.run(call("bad__sloppy", n, how=how))
+            assert r.kind == "error", (how, r.kind, r.output)
+            assert r.output.startswith(f"MCP server bad: tool sloppy: {words}"), r.output
+            assert (await b.run(call("bad__ok", 100 + n, text=how))).output == how
+        ran = await b.run(call("bad__typed", 50))
+        assert ran.kind == "ok", ran.output
+        assert ran.output.startswith("made issue 7\n[note: the server's structured content")
+        assert "'7' is not of type 'integer'" in ran.output
+        assert {s.name: s.state for s in host.states()} == {"bad": "running"}
+    finally:
+        host.close()
+    log = (tmp_path / "mcp-logs" / "bad.log").read_text()
+    assert log.count("tool sloppy:") == len(said) and "tool typed: Invalid structured" in log
+
+
 def test_a_tool_named_with_control_characters_is_skipped_and_shown_escaped(
     shared: tuple[McpHost, Registry],
 ) -> None:

@@ -33,7 +33,7 @@ import re
 import signal
 import threading
 import time
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Coroutine, Mapping, Sequence
 from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeout
 from pathlib import Path
@@ -42,7 +42,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from frontier.app.events import ToolCall
 from frontier.app.record import replace as replace_record
 from frontier.app.wire import safejson
-from frontier.tools import mcp_sdk
+from frontier.tools import mcp_answers, mcp_sdk
 from frontier.tools.base import CancelToken, Outcome, Prepared, ToolError
 from frontier.tools.contract import MCP_SEPARATOR, MCP_TOOL_NAME, Preview, ToolContext, ToolSpec
 from frontier.tools.mcp_settings import (
@@ -186,6 +186,21 @@ def _patch_stdio() -> None:
 
     spawned.tells_frontier = True  # type: ignore[attr-defined]  # a function's attribute
     stdio._create_platform_compatible_process = spawned  # type: ignore[attr-defined]  # a module object
+    parse = getattr(stdio, "_parse_line", None)
+    if parse is None:
+        return  # another SDK: an unreadable answer waits out its call's limit, as before
+
+    def parse_line(line: str) -> Any:
+        """The SDK's reading of a line; an answer it cannot read answers its request with
+        an error saying why (``mcp_answers``), so the call fails now, not at its limit."""
+        read = parse(line)
+        if isinstance(read, Exception):
+            answer = mcp_answers.unreadable_answer(line)
+            if answer is not None:
+                return parse(answer)
+        return read
+
+    stdio._parse_line = parse_line  # type: ignore[attr-defined]  # a module object
 
 
 def server_env(settings: ServerSettings) -> dict[str, str]:
@@ -329,6 +344,9 @@ class McpServer:
         self._noted: set[str] = set()
         self._strays = 0
         """Lines on its stdout that were no message (:meth:`_stray`)."""
+        self._schema_problems: dict[int, str] = {}
+        """Results (by ``id``) whose structured content missed their tool's output schema,
+        until :meth:`call` takes them (:meth:`_keeping`)."""
         self._change_notes = 0
 
     async def start(self) -> list[Any]:
@@ -356,6 +374,10 @@ class McpServer:
                     ClientSession(
                         _EndWatch(read, self._ended), write, message_handler=self._on_message
                     )
+                )
+                # an instance's method replaced: the SDK's check, made to keep the result
+                session.validate_tool_result = self._keeping(  # type: ignore[method-assign,assignment]
+                    session.validate_tool_result
                 )
                 await session.initialize()
                 listed = await self._list(session)
@@ -583,10 +605,28 @@ class McpServer:
         what += [f"removed {_listing(removed)}"] if removed else []
         self.host._note(f"MCP server {name}: tools now {_listing(short)} ({'; '.join(what)})")
 
-    async def call(self, tool: str, args: Mapping[str, Any]) -> Any:
+    async def call(self, tool: str, args: Mapping[str, Any]) -> tuple[Any, str | None]:
+        """The tool's result, and why its structured content does not match the tool's
+        output schema (``None``: it does, or there is no schema)."""
         if self.dead is not None or self.session is None:
             raise ToolError(f"MCP server {self.settings.name!r} is not running: {self.dead}")
-        return await self.session.call_tool(tool, dict(args))
+        result = await self.session.call_tool(tool, dict(args))
+        return result, self._schema_problems.pop(id(result), None)
+
+    def _keeping(
+        self, validate: Callable[[str, Any], Coroutine[Any, Any, None]]
+    ) -> Callable[[str, Any], Coroutine[Any, Any, None]]:
+        """The SDK's check of a result against its tool's output schema, which keeps the
+        result: it raised, and a tool that had run (its effect made) read as a failure,
+        which asks the model to run it again. The mismatch goes with the result."""
+
+        async def validate_keeping(name: str, result: Any) -> None:
+            try:
+                await validate(name, result)
+            except RuntimeError as exc:
+                self._schema_problems[id(result)] = self.scrub(str(exc))
+
+        return validate_keeping
 
     async def ping(self) -> float:
         """Seconds one ``ping`` took (a failure marks the server dead and raises)."""
@@ -1068,6 +1108,11 @@ class McpTool:
         exc = work.exception()
         if isinstance(exc, ToolError):
             raise exc
+        failed = mcp_answers.answer_failure(exc) if exc is not None else None
+        if failed is not None:  # the server answered: it is alive, this call failed
+            text = self.server.scrub(f"MCP server {server}: tool {self.tool}: {failed}")
+            self.server._log_line(text)
+            return Outcome("error", text)
         if exc is not None:
             why = self.server.reason(exc)
             self.server.dead = self.server.dead or why
@@ -1075,7 +1120,13 @@ class McpTool:
                 f"MCP server {server} failed during {self.tool} ({why}); "
                 f"it is marked dead, its log is {self.server.log_path}"
             )
-        return _outcome(work.result())
+        result, schema_problem = work.result()
+        outcome = _outcome(result)
+        if schema_problem is None:
+            return outcome
+        self.server._log_line(f"tool {self.tool}: {schema_problem}")
+        note = mcp_answers.schema_note(schema_problem)
+        return replace_record(outcome, output=f"{outcome.output}\n{note}".lstrip("\n"))
 
 
 def _outcome(result: Any) -> Outcome:
