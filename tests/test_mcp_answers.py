@@ -54,9 +54,8 @@ def test_failures_that_are_answers_leave_the_server_alive_a_closed_connection_do
     from mcp_types import CallToolResult
     from pydantic import ValidationError
 
-    assert mcp_answers.answer_failure(MCPError(-32602, "bad arguments")) == (
-        "the server answered with JSON-RPC error -32602: bad arguments"
-    )
+    said = mcp_answers.answer_failure(MCPError(-32602, "bad arguments"))
+    assert said == "bad arguments (JSON-RPC error -32602)"
     said = mcp_answers.answer_failure(MCPError(-32603, "no jsonrpc", mcp_answers.MARK))
     assert said == "its answer is not a JSON-RPC response (no jsonrpc)"
     assert mcp_answers.answer_failure(MCPError(-32000, "Connection closed")) is None

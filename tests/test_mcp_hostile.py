@@ -151,7 +151,7 @@ async def test_a_server_that_answers_wrongly_fails_that_call_at_once_and_keeps_s
         "nojsonrpc": 'its answer is not a JSON-RPC response (it has no "jsonrpc": "2.0")',
         "textresult": 'its answer is not a JSON-RPC response (its "result" is not an object)',
         "nocode": 'its answer is not a JSON-RPC response (its "error" lacks an integer "code"',
-        "rpcerror": "the server answered with JSON-RPC error -32000: no",
+        "rpcerror": "no (JSON-RPC error -32000)",
         "emptyresult": "its answer is not a tool result (content: Field required)",
     }
     try:

@@ -20,6 +20,7 @@ from frontier.tools.mcp_settings import ServerSettings, expand_headers
 from frontier.tools.registry import Registry
 
 FIXTURE = Path(__file__).with_name("mcp_sdk_server.py")
+FLAKY = Path(__file__).with_name("mcp_http_flaky_server.py")
 TOKEN = "tok-3f9a1c77e0d2b4"
 
 
@@ -37,6 +38,20 @@ def url() -> Iterator[str]:
         assert proc.stdout is not None
         port = int(proc.stdout.readline())
         yield f"http://127.0.0.1:{port}/mcp"
+    finally:
+        proc.kill()
+        proc.wait(10)
+
+
+@pytest.fixture(scope="module")
+def flaky_url() -> Iterator[str]:
+    """tests/mcp_http_flaky_server.py's endpoint."""
+    proc = subprocess.Popen(
+        [sys.executable, str(FLAKY)], stdout=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True
+    )
+    try:
+        assert proc.stdout is not None
+        yield f"http://127.0.0.1:{int(proc.stdout.readline())}/mcp"
     finally:
         proc.kill()
         proc.wait(10)
@@ -162,3 +177,26 @@ def test_http_config_errors_name_the_key_and_never_the_value(table: str, says: s
     with pytest.raises(ConfigError, match=says) as err:
         load_mcp_servers()
     assert "a\\nb" not in str(err.value) and "a\nb" not in str(err.value)
+
+
+async def test_a_failed_http_answer_fails_its_call_and_the_server_keeps_serving(
+    flaky_url: str, host: McpHost, tmp_path: Path
+) -> None:
+    """An HTTP 500, an HTML page (a proxy's sign-in) or a body that is no JSON-RPC answer
+    to one ``tools/call``: the SDK answers that request with an error, which marked the
+    whole server dead for the session (tools/mcp_answers.py)."""
+    registry = Registry()
+    settings = ServerSettings(name="web", url=flaky_url, startup_timeout=20, tool_timeout=20)
+    host.start([settings], registry)
+    b = make_boundary(tmp_path, registry=registry, approver=Approver())
+    said = {
+        "500": "Server returned an error response (JSON-RPC error -32603)",
+        "html": "Unexpected content type: text/html (JSON-RPC error -32600)",
+        "nojsonrpc": "Failed to parse JSON response",
+    }
+    for n, (how, words) in enumerate(said.items(), 1):
+        r = await b.run(call("web__flaky", n, how=how))
+        assert r.kind == "error" and r.output.startswith("MCP server web: tool flaky: "), r
+        assert words in r.output, r.output
+        assert (await b.run(call("web__ok", 10 + n))).output == "fine"
+    assert [s.state for s in host.states()] == ["running"]

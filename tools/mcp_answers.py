@@ -71,7 +71,7 @@ def answer_failure(exc: BaseException) -> str | None:
             return None
         if exc.data == MARK:
             return f"its answer is not a JSON-RPC response ({message})"
-        return f"the server answered with JSON-RPC error {code}: {message}"
+        return f"{message} (JSON-RPC error {code})"
     pydantic = sys.modules.get("pydantic_core")  # the SDK's models are pydantic's
     if pydantic is not None and isinstance(exc, pydantic.ValidationError):
         return f"its answer is not a tool result ({_first_error(exc)})"
