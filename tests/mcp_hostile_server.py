@@ -139,6 +139,8 @@ if __name__ == "__main__":
     fixture.METHODS["tools/list"] = listed_with_schema
     if DEEP:
         fixture.TOOLS["deep"] = (nothing, "", deep_schema(DEEP), None)
+    if sys.argv[1:] == ["noping"]:  # as servers written before ping was asked of them
+        del fixture.METHODS["ping"]
     if sys.argv[1:] == ["nolist"]:
         fixture.METHODS["tools/list"] = refuse_listing
     if sys.argv[1:] == ["banner"]:  # as careless servers greet whoever starts them

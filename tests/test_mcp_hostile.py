@@ -173,6 +173,20 @@ async def test_a_server_that_answers_wrongly_fails_that_call_at_once_and_keeps_s
     assert log.count("tool sloppy:") == len(said) and "tool typed: Invalid structured" in log
 
 
+def test_a_server_without_ping_answers_it_with_an_error_and_is_running(tmp_path: Path) -> None:
+    """``Method not found`` for ``ping`` marked the server dead (``frontier mcp test``, a
+    ping from ``/mcp``), and every one of its tools with it."""
+    host = McpHost(tmp_path / "mcp-logs")
+    try:
+        host.start([hostile("bad", "noping", tool_timeout=20.0)], default_registry())
+        assert host.ping("bad") >= 0
+        assert {s.name: s.state for s in host.states()} == {"bad": "running"}
+    finally:
+        host.close()
+    log = (tmp_path / "mcp-logs" / "bad.log").read_text()
+    assert "ping answered with an error, so it is running: Method not found: ping" in log
+
+
 def test_a_tool_named_with_control_characters_is_skipped_and_shown_escaped(
     shared: tuple[McpHost, Registry],
 ) -> None:

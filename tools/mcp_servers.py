@@ -629,15 +629,20 @@ class McpServer:
         return validate_keeping
 
     async def ping(self) -> float:
-        """Seconds one ``ping`` took (a failure marks the server dead and raises)."""
+        """Seconds one ``ping`` took (a failure marks the server dead and raises). An error
+        for an answer (``Method not found`` from a server that never implemented ``ping``)
+        is an answer: the server is running, and that is what a ping asks."""
         if self.dead is not None or self.session is None:
             raise ToolError(f"MCP server {self.settings.name!r} is not running: {self.dead}")
         began = time.monotonic()
         try:
             await self.session.send_ping()
         except Exception as exc:
-            self.dead = self.dead or f"ping failed ({self.reason(exc)})"
-            raise ToolError(f"MCP server {self.settings.name!r}: {self.dead}") from None
+            answered = mcp_answers.answer_failure(exc)
+            if answered is None:
+                self.dead = self.dead or f"ping failed ({self.reason(exc)})"
+                raise ToolError(f"MCP server {self.settings.name!r}: {self.dead}") from None
+            self._log_line(f"ping answered with an error, so it is running: {answered}")
         return time.monotonic() - began
 
     def _spawned(self, process: Any) -> None:
