@@ -139,6 +139,13 @@ if __name__ == "__main__":
     fixture.METHODS["tools/list"] = listed_with_schema
     if DEEP:
         fixture.TOOLS["deep"] = (nothing, "", deep_schema(DEEP), None)
+    if sys.argv[1:] == ["notools"]:  # resources only, as some shared configurations hold
+        fixture.METHODS["initialize"] = lambda params: {
+            "protocolVersion": params.get("protocolVersion"),
+            "capabilities": {"resources": {}},
+            "serverInfo": {"name": "resources", "version": "1"},
+        }
+        del fixture.METHODS["tools/list"]
     if sys.argv[1:] == ["noping"]:  # as servers written before ping was asked of them
         del fixture.METHODS["ping"]
     if sys.argv[1:] == ["nolist"]:

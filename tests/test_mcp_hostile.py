@@ -187,6 +187,26 @@ def test_a_server_without_ping_answers_it_with_an_error_and_is_running(tmp_path:
     assert "ping answered with an error, so it is running: Method not found: ping" in log
 
 
+def test_a_server_that_offers_no_tools_is_noted_and_not_a_failed_start(tmp_path: Path) -> None:
+    """It names no tools among its capabilities and answers ``tools/list`` with ``Method
+    not found``: "did not start" at every session, for a server other clients use for its
+    resources. One that names tools and then refuses to list them still fails its start
+    (``nolist``, above)."""
+    host = McpHost(tmp_path / "mcp-logs")
+    try:
+        registry = default_registry()
+        host.start([hostile("res", "notools"), good()], registry)
+        (state, other) = sorted(host.states(), key=lambda s: s.name != "res")
+        assert (state.state, state.tools, state.why) == ("running", (), None)
+        assert other.state == "running" and "good__echo" in registry.names()
+        assert host.notes == [
+            "MCP server res offers no tools (its capabilities name none, and Frontier uses "
+            "only a server's tools)"
+        ]
+    finally:
+        host.close()
+
+
 def test_a_tool_named_with_control_characters_is_skipped_and_shown_escaped(
     shared: tuple[McpHost, Registry],
 ) -> None:

@@ -379,8 +379,7 @@ class McpServer:
                 session.validate_tool_result = self._keeping(  # type: ignore[method-assign,assignment]
                     session.validate_tool_result
                 )
-                await session.initialize()
-                listed = await self._list(session)
+                listed = await self._first_list(session, await session.initialize())
                 self.session = session
                 ready.set_result(listed)
                 await self._stop.wait()
@@ -515,6 +514,22 @@ class McpServer:
         stamp = time.strftime("%Y-%m-%d %H:%M:%S")
         with contextlib.suppress(OSError), self.log_path.open("a", encoding="utf-8") as log:
             log.write(f"[frontier {stamp}] {self.scrub(text)}\n")
+
+    async def _first_list(self, session: Any, initialized: Any) -> list[Any]:
+        """The tools at the start. A server that names no tools among its capabilities (one
+        that offers resources or prompts, kept in a configuration other clients share) and
+        refuses ``tools/list`` offers none: noted, not a failed start."""
+        try:
+            return await self._list(session)
+        except Exception as exc:
+            if initialized.capabilities.tools is not None or not mcp_answers.answer_failure(exc):
+                raise
+        self.note_once(
+            "no tools",
+            f"MCP server {self.settings.name} offers no tools (its capabilities name none, "
+            "and Frontier uses only a server's tools)",
+        )
+        return []
 
     async def _list(self, session: Any) -> list[Any]:
         """Every page of ``tools/list`` (bounded by :data:`MAX_PAGES` and :data:`MAX_TOOLS`)."""
