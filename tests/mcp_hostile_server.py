@@ -19,6 +19,8 @@ import mcp_server_fixture as fixture
 
 DEEP = int(sys.argv[2]) if sys.argv[1:2] == ["deep"] else 0
 BAD_NAME = "evil\x1b[31m\x07name"
+DOTTED = "github.search"
+LONG = "list_pull_request_review_comments_for_repository_by_number_and_state"
 
 
 def deep_schema(levels: int) -> dict[str, Any]:
@@ -137,6 +139,9 @@ if __name__ == "__main__":
         }
     )
     fixture.METHODS["tools/list"] = listed_with_schema
+    if sys.argv[1:] == ["names"]:  # names the specification allows and model APIs refuse
+        for odd in (DOTTED, LONG, LONG[:-1] + "x"):
+            fixture.TOOLS[odd] = (ok, ok.__doc__ or "", schema(text="string"), None)
     if DEEP:
         fixture.TOOLS["deep"] = (nothing, "", deep_schema(DEEP), None)
     if sys.argv[1:] == ["notools"]:  # resources only, as some shared configurations hold

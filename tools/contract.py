@@ -50,7 +50,8 @@ MCP_SEPARATOR = "__"
 MCP_SERVER_NAME = r"[a-z0-9][a-z0-9_-]{0,31}"
 """What a server's name may be (config tables, tool names, rules); never holding ``__``."""
 MCP_TOOL_NAME = r"[A-Za-z0-9_-]{1,64}"
-"""What a server's own tool name may be (others are skipped with a note)."""
+"""The tool's part of ``SERVER__tool`` as the model sees it (and a rule names it); a
+server's own name that does not fit is made to (``tools/mcp_names.py``)."""
 
 
 class DiffLine(NamedTuple):

@@ -29,7 +29,6 @@ import json
 import logging
 import math
 import os
-import re
 import signal
 import threading
 import time
@@ -44,7 +43,8 @@ from frontier.app.record import replace as replace_record
 from frontier.app.wire import safejson
 from frontier.tools import mcp_answers, mcp_sdk
 from frontier.tools.base import CancelToken, Outcome, Prepared, ToolError
-from frontier.tools.contract import MCP_SEPARATOR, MCP_TOOL_NAME, Preview, ToolContext, ToolSpec
+from frontier.tools.contract import MCP_SEPARATOR, Preview, ToolContext, ToolSpec
+from frontier.tools.mcp_names import SERVER_TOOL_NAME, wire_name
 from frontier.tools.mcp_settings import (
     HeaderError,
     ServerSettings,
@@ -62,7 +62,6 @@ if TYPE_CHECKING:
 T = TypeVar("T")
 
 SEPARATOR = MCP_SEPARATOR
-TOOL_NAME = re.compile(MCP_TOOL_NAME)
 MAX_SCHEMA_DEPTH = 32
 MAX_SCHEMA_BYTES = 64 * 1024
 MAX_DESCRIPTION = 2000
@@ -902,7 +901,7 @@ class McpHost:
         out: list[McpTool] = []
         for tool in listed:
             name = str(tool.name)
-            if not TOOL_NAME.fullmatch(name):
+            if not SERVER_TOOL_NAME.fullmatch(name):
                 server.note_once(
                     f"name {name}",
                     f"MCP server {s.name}: tool {_shown(name)} skipped (bad name)",
@@ -1081,7 +1080,7 @@ class McpTool:
             and getattr(hints, "destructive_hint", None) is not True
         )
         self.spec = ToolSpec(
-            name=f"{name}{SEPARATOR}{tool}",
+            name=wire_name(name, tool),
             description=f"{text} (MCP server {name})" if text else f"MCP server {name}: {tool}",
             parameters=json.loads(json.dumps(schema)),
             sequential=not read,
