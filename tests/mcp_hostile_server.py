@@ -105,6 +105,26 @@ def typed() -> object:
     return fixture.SLOW
 
 
+def embedded() -> object:
+    """Answers as GitHub's server answers ``get_file_contents``: the file as an embedded
+    resource (and a binary one beside it)."""
+    content = [
+        {"type": "text", "text": "successfully downloaded text file"},
+        {
+            "type": "resource",
+            "resource": {
+                "uri": "repo://a/README.md",
+                "mimeType": "text/markdown",
+                "text": "# A\nbody",
+            },
+        },
+        {"type": "resource", "resource": {"uri": "repo://a/logo.png", "blob": "iVBORw0K"}},
+    ]
+    result = {"content": content}
+    fixture.send({"jsonrpc": "2.0", "id": fixture.ANSWERING[0], "result": result})
+    return fixture.SLOW
+
+
 def listed_with_schema(params: dict[str, Any]) -> object:
     tools = fixture.listed()
     for tool in tools:
@@ -135,6 +155,7 @@ if __name__ == "__main__":
             "chatty": (chatty, chatty.__doc__ or "", {}, None),
             "sloppy": (sloppy, sloppy.__doc__ or "", schema(how="string"), None),
             "typed": (typed, typed.__doc__ or "", {}, None),
+            "embedded": (embedded, embedded.__doc__ or "", {}, None),
             BAD_NAME: (nothing, "", {}, None),
         }
     )

@@ -173,6 +173,22 @@ async def test_a_server_that_answers_wrongly_fails_that_call_at_once_and_keeps_s
     assert log.count("tool sloppy:") == len(said) and "tool typed: Invalid structured" in log
 
 
+async def test_an_embedded_resource_reaches_the_model_with_its_text(tmp_path: Path) -> None:
+    """GitHub's server answers ``get_file_contents`` with the file as an embedded resource:
+    the model saw ``[resource URI]`` and never the file."""
+    host = McpHost(tmp_path / "mcp-logs")
+    registry = default_registry()
+    try:
+        host.start([hostile("bad", tool_timeout=20.0)], registry)
+        read = await boundary(tmp_path, registry).run(call("bad__embedded"))
+    finally:
+        host.close()
+    assert read.output == (
+        "successfully downloaded text file\n[resource repo://a/README.md text/markdown]\n"
+        "# A\nbody\n[resource repo://a/logo.png ?, 8 base64 chars]"
+    )
+
+
 def test_a_server_without_ping_answers_it_with_an_error_and_is_running(tmp_path: Path) -> None:
     """``Method not found`` for ``ping`` marked the server dead (``frontier mcp test``, a
     ping from ``/mcp``), and every one of its tools with it."""

@@ -1148,8 +1148,22 @@ class McpTool:
         return replace_record(outcome, output=f"{outcome.output}\n{note}".lstrip("\n"))
 
 
+def _embedded(resource: Any) -> str:
+    """An embedded resource: its text under a line naming it (a server such as GitHub's
+    answers ``get_file_contents`` with the file as one: the model saw only the URI); a
+    binary one described, as an image is."""
+    uri = getattr(resource, "uri", "?")
+    mime = getattr(resource, "mime_type", None)
+    text = getattr(resource, "text", None)
+    if isinstance(text, str):
+        return f"[resource {uri}{f' {mime}' if mime else ''}]\n{text}"
+    size = len(getattr(resource, "blob", "") or "")
+    return f"[resource {uri} {mime or '?'}, {size} base64 chars]"
+
+
 def _outcome(result: Any) -> Outcome:
-    """Text content joined; other content as a described placeholder."""
+    """Text content joined (an embedded resource's text too); other content as a described
+    placeholder."""
     parts: list[str] = []
     for item in result.content:
         kind = getattr(item, "type", "?")
@@ -1160,8 +1174,7 @@ def _outcome(result: Any) -> Outcome:
             mime = getattr(item, "mime_type", "?")
             parts.append(f"[{kind} {mime}, {size} base64 chars]")
         elif kind == "resource":
-            uri = getattr(item.resource, "uri", "?")
-            parts.append(f"[resource {uri}]")
+            parts.append(_embedded(item.resource))
         elif kind == "resource_link":
             parts.append(f"[resource link {getattr(item, 'uri', '?')}]")
         else:
