@@ -66,3 +66,24 @@ async def test_an_edit_of_a_utf16_file_is_refused_saying_why(wide: Path, tool: o
     assert "build.log is UTF-16 text (its byte order mark says so)" in r.output
     assert "change it with a command" in r.output
     assert (wide / "build.log").read_bytes() == before
+
+
+async def test_write_over_a_utf16_file_keeps_it_utf16_and_the_review_shows_its_text(
+    wide: Path,
+) -> None:
+    """``write`` wrote the model's content as UTF-8 over it, silently: a ``.reg`` export
+    or a resource script that Windows tools read as UTF-16 no longer read. Kept now: the
+    mark, the byte order, the CRLF; the review shows both sides as text."""
+    from test_tools_fakes import Approver
+
+    before = (wide / "build.log").read_bytes()
+    mark, order = before[:2], "utf-16-le" if before[:2] == b"\xff\xfe" else "utf-16-be"
+    approver = Approver()
+    b = make_boundary(wide, approver=approver)
+    r = await b.run(call("write", path="build.log", content="Line one\nLine 2: café\n"))
+    assert r.kind == "ok", r.output
+    assert (wide / "build.log").read_bytes() == mark + "Line one\r\nLine 2: café\r\n".encode(order)
+    ((_, preview),) = approver.seen
+    (shown,) = preview.files
+    assert "-Line two: café" in shown.diff and "+Line 2: café" in shown.diff
+    assert "\x00" not in shown.diff

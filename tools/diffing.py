@@ -42,6 +42,7 @@ from typing import Literal
 from frontier.tools.contract import DiffLine, FilePreview, PreviewHunk
 from frontier.tools.digest import sha256
 from frontier.tools.patch_model import NO_NEWLINE_MARKER
+from frontier.tools.utf16 import MARKS, utf16_text
 
 NO_NEWLINE = NO_NEWLINE_MARKER + "\n"
 """The marker line as a rendered diff carries it."""
@@ -54,8 +55,12 @@ Block = tuple[int, int, int, int]
 
 
 def decode(data: bytes | None) -> str | None:
-    """Text for display; undecodable bytes show as U+FFFD (the write uses the bytes)."""
-    return None if data is None else data.decode("utf-8", errors="replace")
+    """Text for display; undecodable bytes show as U+FFFD (the write uses the bytes). A
+    UTF-16 file (by its mark: ``write`` keeps one so) reads as its text, not as NULs."""
+    if data is None:
+        return None
+    wide = utf16_text(data) if data[:2] in MARKS else None
+    return wide if wide is not None else data.decode("utf-8", errors="replace")
 
 
 def line_keys(text: str | None) -> list[str]:

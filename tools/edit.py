@@ -304,6 +304,8 @@ def _as_the_file_was(old: bytes | None, new: bytes) -> bytes:
     Rewriting a Windows file whole changed every line's ending, a diff of the whole file in
     review and in git, and dropped the mark; ``replace`` already wrote in the file's line
     ends (``_crlf_adapt``)."""
+    if old is not None and is_utf16(old) and (wide := utf16_text(old)) is not None:
+        return _as_utf16(old[:2], wide, new)
     if old is None or b"\x00" in old[:8192]:  # nothing, or a binary file: no form to keep
         return new
     if old.startswith(_UTF8_MARK) and not new.startswith(_UTF8_MARK):
@@ -311,6 +313,20 @@ def _as_the_file_was(old: bytes | None, new: bytes) -> bytes:
     if b"\r\n" not in new and b"\n" in new and old.count(b"\r\n") * 2 > old.count(b"\n"):
         new = new.replace(b"\n", b"\r\n")
     return new
+
+
+def _as_utf16(mark: bytes, old: str, new: bytes) -> bytes:
+    """``new`` (the model's UTF-8) as the UTF-16 file it replaces is written: its mark, its
+    byte order, its CRLF. Written as UTF-8, a file that Windows tools read as UTF-16 (a
+    ``.reg`` export, a resource script) no longer read. Content that is not UTF-8 is left
+    as it came."""
+    try:
+        text = new.decode("utf-8").removeprefix("\ufeff")
+    except UnicodeDecodeError:
+        return new
+    if "\r\n" not in text and "\n" in text and old.count("\r\n") * 2 > old.count("\n"):
+        text = text.replace("\n", "\r\n")
+    return mark + text.encode("utf-16-le" if mark == b"\xff\xfe" else "utf-16-be")
 
 
 # ----------------------------------------------------------------------------- replace
