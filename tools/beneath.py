@@ -335,6 +335,12 @@ def _walk(
                 st: os.stat_result | None = os.stat(part, dir_fd=here, follow_symlinks=False)
             except FileNotFoundError:
                 st = None
+            if st is None and (twin := _composed_twin(here, part)) is not None:
+                part = twin
+                try:
+                    st = os.stat(part, dir_fd=here, follow_symlinks=False)
+                except FileNotFoundError:
+                    st = None
             if st is not None and stat.S_ISLNK(st.st_mode) and (follow_final or not last):
                 hops += 1
                 if hops > MAX_LINK_HOPS:
@@ -390,6 +396,26 @@ def _walk(
     finally:
         for fd in stack:
             os.close(fd)
+
+
+def _composed_twin(dir_fd: int, name: str) -> str | None:
+    """The one entry of the folder whose name is ``name`` composed otherwise (Unicode's
+    NFC and NFD: ``é`` as one character, or as ``e`` and an accent), when ``name`` is not
+    there. A name made on macOS is kept decomposed, and a model writes it composed: its
+    ``write`` made a second file that looks like the first, and ``read`` found none. Only a
+    name that is not ASCII is looked for (the folder is listed then); two such twins on
+    disk are left alone (which one was meant is unknown)."""
+    if name.isascii():
+        return None
+    import unicodedata
+
+    want = unicodedata.normalize("NFC", name)
+    try:
+        names = os.listdir(dir_fd)
+    except OSError:
+        return None
+    found = [n for n in names if not n.isascii() and unicodedata.normalize("NFC", n) == want]
+    return found[0] if len(found) == 1 else None
 
 
 @contextmanager

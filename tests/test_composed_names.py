@@ -1,0 +1,51 @@
+"""A file named on macOS keeps its name decomposed (NFD: ``e`` then U+0301), and a model
+writes it composed (NFC: ``é``): ``read`` found no such file, and ``write`` made a second
+file that looks like the first (``beneath._composed_twin``)."""
+
+from __future__ import annotations
+
+import os
+import unicodedata
+from pathlib import Path
+
+import pytest
+from test_tools_fakes import call, make_boundary
+
+
+def nfd(text: str) -> str:
+    return unicodedata.normalize("NFD", text)
+
+
+@pytest.fixture
+def ws(tmp_path: Path) -> Path:
+    (tmp_path / nfd("Résumé")).mkdir()
+    (tmp_path / nfd("Résumé") / nfd("café.py")).write_text("x = 1\n")
+    return tmp_path
+
+
+async def test_a_composed_name_reads_and_edits_the_decomposed_file(ws: Path) -> None:
+    b = make_boundary(ws)
+    path = "Résumé/café.py"  # composed, as a model writes it
+    assert path != nfd(path)
+    r = await b.run(call("read", path=path))
+    assert r.kind == "ok" and "x = 1" in r.output, r.output
+    r = await b.run(call("replace", 2, path=path, old="x = 1", new="x = 2"))
+    assert r.kind == "ok", r.output
+    r = await b.run(call("write", 3, path=path, content="x = 3\n"))
+    assert r.kind == "ok", r.output
+    assert os.listdir(ws) == [nfd("Résumé")]
+    assert os.listdir(ws / nfd("Résumé")) == [nfd("café.py")]
+    assert (ws / nfd("Résumé") / nfd("café.py")).read_text() == "x = 3\n"
+
+
+async def test_a_new_name_is_made_as_written_and_two_twins_on_disk_are_left_alone(
+    ws: Path,
+) -> None:
+    b = make_boundary(ws)
+    assert (await b.run(call("write", path="Résumé/naïve.py", content="n\n"))).kind == "ok"
+    assert "naïve.py" in os.listdir(ws / nfd("Résumé"))  # nothing to match: as written
+    (ws / nfd("Résumé") / "café.py").write_text("composed\n")  # both forms exist now
+    r = await b.run(call("read", 2, path=nfd("Résumé/café.py")))
+    assert "x = 1" in r.output  # each form names its own file
+    r = await b.run(call("read", 3, path="Résumé/café.py"))
+    assert "composed" in r.output
