@@ -277,7 +277,7 @@ EVAL_OPTIONS: dict[str, dict[str, object]] = {
     "--session": {
         "metavar": "ID|CAPTURE",
         "help": "the workload: the calls of a stored session, or of a recording or capture "
-        "file (raw SSE, HAR, chunk log; - for stdin)",
+        "file (raw SSE, raw HTTP, HAR, chunk log; - for stdin)",
     },
     "--framings": {
         "metavar": "LIST",
@@ -640,7 +640,8 @@ def _replay_command(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "source",
         metavar="SOURCE",
-        help="a recording or capture file (raw SSE, HAR, chunk log; - for stdin; FILE#N), a "
+        help="a recording or capture file (raw SSE, raw HTTP, HAR, chunk log; - for stdin; "
+        "FILE#N), a "
         "session id (or unique prefix), or SESSION#N for one response",
     )
     p.add_argument(
@@ -703,7 +704,8 @@ def _check_command(p: argparse.ArgumentParser) -> None:
         "sources",
         nargs="+",
         metavar="SOURCE",
-        help="recording or capture files (raw SSE, HAR, a JSON-lines chunk log; - for stdin; "
+        help="recording or capture files (raw SSE, raw HTTP as curl -i or Wireshark saves "
+        "it, HAR, a JSON-lines chunk log; - for stdin; "
         "FILE#N for one response of several), session ids (every response) or SESSION#N",
     )
     _capture_options(p)
@@ -954,7 +956,8 @@ COMMANDS: dict[str, tuple[str, str | None, Callable[[argparse.ArgumentParser], N
         _check_command,
     ),
     "import": (
-        "turn a capture (raw SSE, HAR, a JSON-lines chunk log) into a documented Frontier "
+        "turn a capture (raw SSE, raw HTTP, HAR, a JSON-lines chunk log) into a documented "
+        "Frontier "
         "recording: provenance in the header, never a header value",
         None,
         _import_command,

@@ -1,6 +1,6 @@
 """``frontier check SOURCE...``: verify S1–S3 over every byte prefix.
 
-A source is a recording, a capture (raw SSE, HAR, a chunk log; ``-`` for stdin;
+A source is a recording, a capture (raw SSE, raw HTTP, HAR, a chunk log; ``-`` for stdin;
 ``FILE#N``: ``app/session/capture.py``, what was detected printed first on stderr,
 ``--wire``/``--protocol`` override it) or a stored session.
 

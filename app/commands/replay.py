@@ -1,6 +1,6 @@
 """``frontier replay SOURCE`` — recorded responses through the same panes.
 
-A recording file, a capture (raw SSE, HAR, a chunk log; ``-`` for stdin; ``FILE#N``:
+A recording file, a capture (raw SSE, raw HTTP, HAR, a chunk log; ``-`` for stdin; ``FILE#N``:
 ``app/session/capture.py``, what was detected printed first on stderr) or
 ``SESSION#N`` is one response; ``SESSION`` plays every
 response of the stored session in order (a ``PlaylistPlayer``). The TUI by

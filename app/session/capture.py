@@ -27,7 +27,7 @@ from frontier.app.model import registry
 from frontier.app.model.stream import CallStart, End, Finish, ServerError, text_of
 from frontier.app.record import record
 from frontier.app.session.capture_arg import is_capture_arg, split_pick
-from frontier.app.session.capture_raw import MAX_CAPTURE, MAX_HAR_BYTES, RawResponse
+from frontier.app.session.capture_raw import HTTP_START, MAX_CAPTURE, MAX_HAR_BYTES, RawResponse
 from frontier.app.session.capture_sse import CaptureError, EmptyCapture, sse_response
 from frontier.app.session.record import FORMAT, Recording, RecordingError, parse_recording
 from frontier.app.vocab import DEFAULT_MODE, PROTOCOLS, WIRES
@@ -43,6 +43,7 @@ DEFAULT_RATE = 50.0
 """Events per second a capture without timing is paced at (``import --rate``)."""
 KIND_NAMES: dict[str, str] = {
     "sse": "raw SSE",
+    "http": "HTTP capture",
     "har": "HAR",
     "jsonl": "JSON-lines chunk log",
     "recording": "Frontier recording",
@@ -143,6 +144,8 @@ def detect_kind(data: bytes) -> CaptureKind:
     """What a capture is, from its content (never its name)."""
     text = data[3:] if data.startswith(b"\xef\xbb\xbf") else data
     text = text.lstrip()
+    if HTTP_START.match(text):  # before the SSE check: a response's headers precede its body
+        return "http"
     if text.startswith(b"{"):
         if _HAR_START.match(text):  # before the first line is parsed: a HAR saved on one
             return "har"  # line is all first line, and the HAR reader parses it anyway
@@ -199,6 +202,10 @@ def raw_responses(data: bytes, kind: CaptureKind, pick: int | None = None) -> li
         from frontier.app.session.capture_jsonl import jsonl_response
 
         return [jsonl_response(data)]
+    if kind == "http":
+        from frontier.app.session.capture_http import http_responses
+
+        return http_responses(data.removeprefix(b"\xef\xbb\xbf"), pick)
     if kind == "har":
         try:
             from frontier.app.session.capture_har import har_responses
@@ -441,7 +448,7 @@ def capture_sources(
             f'{name}:1: not a frontier recording (first line must have "format": "{FORMAT}") '
             f"nor a chunk log ({exc})"
         ) from exc
-    if pick is not None and kind != "har" and pick != 1:
+    if pick is not None and kind not in ("har", "http") and pick != 1:
         raise CaptureError(f"it holds one response; #{pick} does not exist")
     if not found:
         raise CaptureError(f"no streamed response in this {KIND_NAMES[kind]}")

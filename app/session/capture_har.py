@@ -89,18 +89,20 @@ def har_responses(data: bytes, entry: int | None = None) -> list[RawResponse]:
                 + _numbers(streamed)
             )
         streamed = [entry]
-    budget = _Budget()
+    budget = BodyBudget()
     return [_response(entries[i - 1], i, notes, budget) for i in streamed]
 
 
-class _Budget:
-    """What the bodies of one HAR's responses may still build once read: they are strings in
-    the HAR, so its own bound does not count them. The request bodies' lists and objects
+class BodyBudget:
+    """What the bodies of one capture's responses may still build once read: they are
+    strings in a HAR, so its own bound does not count them (``capture_http`` uses it too,
+    ``name`` saying which capture the notes speak of). The request bodies' lists and objects
     (each is parsed, then its :data:`KEPT_REQUEST_KEYS` kept with its response) share
     ``MAX_CONTAINERS``: the parses' work stays bounded as the HAR's own is; the responses'
     events share ``MAX_EVENTS``."""
 
-    def __init__(self) -> None:
+    def __init__(self, name: str = "HAR") -> None:
+        self.name = name
         self.containers = MAX_CONTAINERS
         self.events = MAX_EVENTS
         self._estimated: list[tuple[str, int]] = []
@@ -205,11 +207,11 @@ def _is_stream(entry: Any) -> bool:
 
 
 def _response(
-    entry: Mapping[str, Any], index: int, notes: tuple[str, ...], budget: _Budget
+    entry: Mapping[str, Any], index: int, notes: tuple[str, ...], budget: BodyBudget
 ) -> RawResponse:
     said = list(notes)
     body = _body(entry, said)
-    events, torn = _events(body, said, budget)
+    events, torn = body_events(body, said, budget)
     request = _request(entry, said, budget)
     model = request.get("model") if request else None
     return RawResponse(
@@ -251,12 +253,14 @@ def _body(entry: Mapping[str, Any], notes: list[str]) -> bytes:
     return body
 
 
-def _events(body: bytes, notes: list[str], budget: _Budget) -> tuple[list[RawEvent], bool]:
+def body_events(body: bytes, notes: list[str], budget: BodyBudget) -> tuple[list[RawEvent], bool]:
     """The body's events, and whether it ended inside one (that event is dropped)."""
     decoder = SSEDecoder()
     pairs = read_events(decoder, body, budget.events)
     if pairs is None:
-        notes.append(f"the body was not read: this HAR's responses hold over {MAX_EVENTS:,} events")
+        notes.append(
+            f"the body was not read: this {budget.name}'s responses hold over {MAX_EVENTS:,} events"
+        )
         return [], False
     budget.events -= len(pairs)
     if decoder.too_long:
@@ -273,13 +277,20 @@ def _events(body: bytes, notes: list[str], budget: _Budget) -> tuple[list[RawEve
     return events, torn
 
 
-def _request(entry: Mapping[str, Any], notes: list[str], budget: _Budget) -> dict[str, Any] | None:
-    text = _get(entry, "request", "postData", "text")
+def _request(
+    entry: Mapping[str, Any], notes: list[str], budget: BodyBudget
+) -> dict[str, Any] | None:
+    return request_fields(_get(entry, "request", "postData", "text"), notes, budget)
+
+
+def request_fields(text: object, notes: list[str], budget: BodyBudget) -> dict[str, Any] | None:
+    """What is kept of a request body (:data:`KEPT_REQUEST_KEYS`), ``None`` when there is
+    none or it cannot be read (said in ``notes``)."""
     if not isinstance(text, str) or not text:
         return None
     if len(text) <= MAX_REQUEST_CHARS and not budget.take_containers(text):
         notes.append(
-            f"the request body was not read: this HAR's request bodies hold over "
+            f"the request body was not read: this {budget.name}'s request bodies hold over "
             f"{MAX_CONTAINERS:,} lists and objects"
         )
         return None

@@ -12,6 +12,8 @@ offered) and the response's SSE events.
 
 from __future__ import annotations
 
+import re
+
 from frontier.app.record import field, record
 
 MAX_CAPTURE = 64 << 20
@@ -21,11 +23,15 @@ MAX_HAR_BYTES = 128 << 20
 every request of the page, images base64 among them, so it is allowed twice the cap of a
 capture of one response); a bigger file is refused before it is parsed."""
 
+HTTP_START = re.compile(rb"(?:HTTP/1\.[01] \d{3}(?: [^\r\n]*)?|[A-Z]{3,7} \S+ HTTP/1\.[01])\r?\n")
+"""The first line of an HTTP/1.x message (a status line, a request line): a capture that
+starts so is read by ``capture_http``."""
+
 TYPE_CHECKING = False  # typing is not imported at run time (~3 ms of start-up)
 if TYPE_CHECKING:
     from typing import Any, Literal
 
-    CaptureKind = Literal["sse", "har", "jsonl", "recording", "session"]
+    CaptureKind = Literal["sse", "http", "har", "jsonl", "recording", "session"]
 
 
 @record

@@ -1,0 +1,249 @@
+"""Raw HTTP/1.1 as a capture: ``curl -i`` or ``curl -i --raw`` saved to a file, Wireshark's
+"Follow → HTTP/TCP Stream" saved as raw, ``nc`` or ``socat`` logs (issue 25's captures).
+
+Why: a local model server (llama.cpp, vLLM, Ollama's OpenAI endpoint) speaks plain HTTP on
+loopback, so the person debugging its stream often has the bytes as they crossed the
+socket: a status line and headers, then a body sent in ``Transfer-Encoding: chunked``
+pieces whose size lines fall inside the SSE lines. Read as a raw SSE body, the size lines
+broke the JSON and nothing was told (``cannot tell which wire``).
+
+What is read: each message in turn (a request, when the capture holds one, then its
+response; a kept-alive connection holds several), its body by ``Content-Length``,
+``chunked`` pieces (joined) or, for the last response, to the end; ``gzip`` and ``deflate``
+bodies decoded. A response that is an SSE stream is one :class:`RawResponse`; its request's
+path and body (which tools were offered) go with it. Headers are never kept: only
+``Content-Type``, ``Content-Length``, ``Transfer-Encoding`` and ``Content-Encoding`` are read.
+
+Untrusted input: every step is linear in the capture's size (already capped), a header
+block is at most :data:`MAX_HEADERS` bytes, a decoded body at most the capture cap, and the
+messages counted; nothing of a header reaches a message.
+"""
+
+from __future__ import annotations
+
+import re
+import zlib
+from typing import Any
+
+from frontier.app.record import record, replace
+from frontier.app.session.capture_har import (
+    ENDPOINTS,
+    MAX_MODEL,
+    MAX_PATH,
+    BodyBudget,
+    body_events,
+    request_fields,
+)
+from frontier.app.session.capture_raw import HTTP_START as START
+from frontier.app.session.capture_raw import MAX_CAPTURE, RawResponse
+from frontier.app.session.capture_sse import CaptureError
+
+MAX_HEADERS = 64 << 10
+"""Bytes a message's start line and headers may take (a server sends well under 1 KiB)."""
+MAX_MESSAGES = 10_000
+"""Messages read from one capture; the rest are left out, said."""
+
+_END_OF_HEADERS = re.compile(rb"\r?\n\r?\n")
+_CHUNK_SIZE = re.compile(rb"[ \t]*([0-9A-Fa-f]{1,16})[ \t]*(?:;[^\r\n]*)?\r?\n")
+_LINE_END = re.compile(rb"\r?\n")
+_STREAM = b"text/event-stream"
+_READ = (b"content-type", b"content-length", b"transfer-encoding", b"content-encoding")
+
+
+@record
+class _Message:
+    request: bool
+    """A request (else a response)."""
+    target: str
+    """A request's target (its path); a response's status code."""
+    headers: dict[bytes, bytes]
+    """Only the headers in :data:`_READ`, names lowercased."""
+    body: bytes
+
+
+def http_responses(data: bytes, pick: int | None = None) -> list[RawResponse]:
+    """Each SSE response of the HTTP capture in ``data``, in order, numbered among the
+    capture's responses; ``pick``: only that one."""
+    notes: list[str] = []
+    messages = _messages(data, len(data) - len(data.lstrip()), notes)
+    budget = BodyBudget("capture")
+    out: list[RawResponse] = []
+    request: _Message | None = None
+    number = 0
+    streams: list[int] = []
+    for message in messages:
+        if message.request:
+            request = message
+            continue
+        if message.target.startswith("1"):  # 100 Continue: the real answer follows
+            continue
+        number += 1
+        asked, request = request, None
+        if not _is_stream(message):
+            continue
+        streams.append(number)
+        if pick is not None and number != pick:
+            continue
+        said = list(notes)
+        body = _decoded(message, said)
+        events, torn = body_events(body, said, budget)
+        fields = _request_of(asked, said, budget)
+        model = fields.get("model") if fields else None
+        raw = RawResponse(
+            kind="http",
+            events=tuple(events),
+            entry=number,
+            endpoint=_endpoint(asked),
+            request=fields,
+            model=model[:MAX_MODEL] if isinstance(model, str) else "",
+            torn=torn,
+            notes=tuple(said),
+        )
+        out.append(raw)
+    if not out:
+        raise CaptureError(_none_read(number, streams, pick))
+    return [replace(r, entry=None) for r in out] if number == 1 else out
+
+
+def _none_read(responses: int, streams: list[int], pick: int | None) -> str:
+    """Why no response of the capture was read (``pick``: the one asked for)."""
+    if pick is None or not streams:
+        return (
+            f"an HTTP capture of {responses} response(s), none of them an event stream "
+            "(text/event-stream): nothing streamed to read"
+        )
+    shown = ", ".join(f"#{n}" for n in streams[:20])
+    if pick > responses:
+        return f"it holds {responses} response(s); #{pick} does not exist (streamed: {shown})"
+    return f"response #{pick} is not an event stream; the streamed ones are {shown}"
+
+
+def _messages(data: bytes, at: int, notes: list[str]) -> list[_Message]:
+    """The messages of ``data`` from ``at``, in order, each body whole."""
+    out: list[_Message] = []
+    while at < len(data) and len(out) < MAX_MESSAGES:
+        start = START.match(data, at)
+        if start is None:
+            if data[at:].strip():
+                notes.append(f"{len(data) - at:,} bytes after the last message were not read")
+            break
+        end = _END_OF_HEADERS.search(data, start.start(), start.start() + MAX_HEADERS)
+        if end is None:
+            raise CaptureError(
+                f"an HTTP message's headers do not end within {MAX_HEADERS >> 10} KiB "
+                f"(at byte {start.start():,})"
+            )
+        first = start.group().split()
+        request = not first[0].startswith(b"HTTP/")
+        headers = _headers(data[start.end() : end.start()])
+        body, at = _body(data, end.end(), headers, request, notes)
+        out.append(_Message(request, first[1].decode("latin-1"), headers, body))
+    if len(out) >= MAX_MESSAGES and at < len(data):
+        notes.append(f"only the first {MAX_MESSAGES:,} messages of the capture were read")
+    return out
+
+
+def _headers(block: bytes) -> dict[bytes, bytes]:
+    """The headers of :data:`_READ` in ``block``; no other is looked at or kept."""
+    found: dict[bytes, bytes] = {}
+    for line in _LINE_END.split(block):
+        name, colon, value = line.partition(b":")
+        key = name.strip().lower()
+        if colon and key in _READ:
+            found[key] = value.strip().lower()
+    return found
+
+
+def _body(
+    data: bytes, at: int, headers: dict[bytes, bytes], request: bool, notes: list[str]
+) -> tuple[bytes, int]:
+    """The message body starting at ``at``, and where the next message starts."""
+    if b"chunked" in headers.get(b"transfer-encoding", b""):
+        return _unchunked(data, at, notes)
+    length = headers.get(b"content-length", b"")
+    if length.isdigit():
+        size = int(length)
+        if at + size > len(data):
+            notes.append("the capture ends inside a body (fewer bytes than Content-Length)")
+        return data[at : at + size], min(at + size, len(data))
+    if request:
+        return b"", at  # a request without a length has no body
+    # A response without a length runs to the connection's end, unless another message
+    # follows (a capture of several exchanges whose server left the length out).
+    following = START.search(data, at)
+    end = following.start() if following is not None else len(data)
+    return data[at:end], end
+
+
+def _unchunked(data: bytes, at: int, notes: list[str]) -> tuple[bytes, int]:
+    """A ``chunked`` body joined, and where the next message starts."""
+    pieces: list[bytes] = []
+    while True:
+        size_line = _CHUNK_SIZE.match(data, at)
+        if size_line is None:
+            if at < len(data):
+                notes.append(f"a chunk size line was expected at byte {at:,}; the body ends there")
+            else:
+                notes.append("the capture ends inside a chunked body")
+            return b"".join(pieces), len(data)
+        size = int(size_line.group(1), 16)
+        at = size_line.end()
+        if size == 0:  # the last chunk: then trailer lines, if any, and a blank line
+            blank = _LINE_END.match(data, at)
+            trailers = blank or _END_OF_HEADERS.search(data, at, at + MAX_HEADERS)
+            return b"".join(pieces), trailers.end() if trailers is not None else len(data)
+        if at + size > len(data):
+            notes.append("the capture ends inside a chunk")
+            pieces.append(data[at:])
+            return b"".join(pieces), len(data)
+        pieces.append(data[at : at + size])
+        at += size
+        ended = _LINE_END.match(data, at)
+        at = ended.end() if ended is not None else at
+
+
+def _is_stream(message: _Message) -> bool:
+    kind = message.headers.get(b"content-type")
+    if kind is not None:
+        return _STREAM in kind
+    return message.body.lstrip().startswith((b"data:", b"event:", b":"))
+
+
+def _decoded(message: _Message, notes: list[str]) -> bytes:
+    """The body as it was before ``Content-Encoding`` (at most the capture cap)."""
+    coding = message.headers.get(b"content-encoding", b"identity")
+    if coding in (b"identity", b""):
+        return message.body
+    if coding in (b"gzip", b"x-gzip", b"deflate"):
+        window = 47 if coding != b"deflate" else 15  # gzip or zlib header, told apart
+        inflater = zlib.decompressobj(window)
+        try:
+            body = inflater.decompress(message.body, MAX_CAPTURE)
+        except zlib.error:
+            notes.append(f"the body's {coding.decode()} encoding does not decode; not read")
+            return b""
+        if inflater.unconsumed_tail:
+            notes.append(f"the decoded body is over {MAX_CAPTURE >> 20} MiB; the rest not read")
+        return body
+    notes.append(
+        f"the body is {coding.decode('latin-1')}-encoded, which Frontier does not decode: "
+        "capture again with the request header Accept-Encoding: identity"
+    )
+    return b""
+
+
+def _request_of(
+    asked: _Message | None, notes: list[str], budget: BodyBudget
+) -> dict[str, Any] | None:
+    if asked is None or not asked.body:
+        return None
+    return request_fields(_decoded(asked, notes).decode("utf-8", "replace"), notes, budget)
+
+
+def _endpoint(asked: _Message | None) -> str | None:
+    if asked is None or len(asked.target) > MAX_PATH:
+        return None
+    path = asked.target.split("?", 1)[0]
+    if "://" in path:  # a request to a proxy names the whole URL
+        path = "/" + path.split("://", 1)[1].partition("/")[2]
+    return path if path.rstrip("/").endswith(ENDPOINTS) else None
