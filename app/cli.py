@@ -51,6 +51,8 @@ FRONTIER_CONTEXT_WINDOW / FRONTIER_COMPACT_THRESHOLD (compact the history before
 request would pass this share of the window; default 0.8) /
 FRONTIER_MAX_TOKENS / FRONTIER_PREFILL (auto|on|off: continue a ctl reply cut by the
 token limit from its last byte instead of asking for a resend; docs/protocol.md).
+With no endpoint named, OPENAI_BASE_URL is used (said at the start); the openai and
+anthropic providers read OPENAI_BASE_URL / ANTHROPIC_BASE_URL, as their SDKs do.
 The key: FRONTIER_API_KEY, else api_key_command (prints it) or api_key_file in
 config.toml (keeps it out of the environment, where approved commands could read
 it), else OPENAI_API_KEY (ANTHROPIC_API_KEY on the Anthropic wire or host); a

@@ -129,6 +129,9 @@ class Config:
     """Hidden places (``~/.ssh``…) a sandboxed command may read after all (config.toml only)."""
     sandbox_hidden: tuple[str, ...] = ()
     """More places to hide from sandboxed commands (config.toml only)."""
+    base_url_from: str = field(default="", compare=False)
+    """Where ``base_url`` came from when a person may not know it was set there
+    (``$OPENAI_BASE_URL``): said when a session starts (:data:`SDK_BASE_URLS`)."""
     api_key_from: str = field(default="", compare=False)
     """Where ``api_key`` was read (``$FRONTIER_API_KEY``, ``api_key_file PATH``…), so an
     invalid key is reported by its source, never by its value; set with the key, and
@@ -174,7 +177,12 @@ may also write, may read after all, and may not see."""
 API_KEY_COMMAND_TIMEOUT = 30.0
 """Seconds ``api_key_command`` may take (it runs without a terminal: it must not prompt)."""
 
-_TOP_LEVEL = frozenset(f.name for f in fields(Config)) - {"api_key", "key_env", "api_key_from"}
+_TOP_LEVEL = frozenset(f.name for f in fields(Config)) - {
+    "api_key",
+    "key_env",
+    "api_key_from",
+    "base_url_from",
+}
 """Settings config.toml's top level may hold (``key_env`` belongs to a provider)."""
 
 
@@ -269,6 +277,13 @@ _WIRE_KEY_ENVS = {"anthropic-messages": ("ANTHROPIC_API_KEY",)}
 read from for a wire (a local proxy speaking Anthropic's API gets Anthropic's key);
 ``OPENAI_API_KEY`` for the OpenAI wires and ``auto``. One vendor's key is never sent
 over the other's API unless a provider's ``key_env`` names it."""
+SDK_BASE_URLS = {"openai": "OPENAI_BASE_URL", "anthropic": "ANTHROPIC_BASE_URL"}
+"""The variables the vendors' own SDKs (and Codex, Claude Code) read a base URL from, for
+the built-in provider of that name; ``OPENAI_BASE_URL`` also when nothing names an
+endpoint at all. A person who pointed them at a proxy or a local server found Frontier
+asking for ``--base-url``; or, with ``--provider openai``, sending the key past the proxy
+to api.openai.com. config.toml's table for the provider, ``FRONTIER_BASE_URL`` and
+``--base-url`` still win."""
 SECRET_ENV_NAMES = ("FRONTIER_API_KEY", "OPENAI_API_KEY", "ANTHROPIC_API_KEY", "OPENROUTER_API_KEY")
 
 
@@ -423,6 +438,7 @@ def load_config(**overrides: Any) -> Config:
     sources.update({name: _ENV[name] for name in env})
     values.update(flags)
     sources.update({name: "--" + name.replace("_", "-") for name in flags})
+    _sdk_base_url(provider, values, sources)
     if provider is not None:
         values["provider"] = provider.name
     for name in TIMEOUTS:
@@ -502,6 +518,27 @@ def load_config(**overrides: Any) -> Config:
             f"{sources.get('theme', 'theme')}; the TUI saves the one you pick in its palette)"
         )
     return config
+
+
+def _sdk_base_url(
+    provider: Provider | None, values: dict[str, Any], sources: dict[str, str]
+) -> None:
+    """``base_url`` from :data:`SDK_BASE_URLS` where nothing of Frontier's set it."""
+    if provider is None:
+        if values.get("base_url"):
+            return
+        var = SDK_BASE_URLS["openai"]
+    elif provider.name in SDK_BASE_URLS and "base_url" not in provider.from_table:
+        if sources.get("base_url") in (_ENV["base_url"], "--base-url"):
+            return
+        var = SDK_BASE_URLS[provider.name]
+    else:
+        return
+    url = os.environ.get(var, "").strip()
+    if "://" not in url:  # unset, or not a URL: another tool's concern, not a failed start
+        return
+    values["base_url"], sources["base_url"] = url.rstrip("/"), f"${var}"
+    values["base_url_from"] = f"${var}"
 
 
 def _select_provider(

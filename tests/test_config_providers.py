@@ -586,3 +586,64 @@ def test_help_lists_provider_and_wire_and_stays_fast() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip().splitlines()[-1] == "[]"
+
+
+# ------------------------------------------------- the SDKs' base URL variables
+
+
+def test_openai_base_url_is_the_endpoint_when_nothing_names_one_and_is_said(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Set for the OpenAI SDK, Codex or aider (a proxy, a local server): Frontier asked
+    for --base-url instead."""
+    from frontier.app.commands._agent_args import say_endpoint
+
+    monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:4000/v1/")
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+    config = load_config()
+    assert (config.base_url, config.base_url_from) == (
+        "http://127.0.0.1:4000/v1",
+        "$OPENAI_BASE_URL",
+    )
+    assert config.api_key == KEY and config.api_key_from == "$OPENAI_API_KEY"
+    say_endpoint(config, " run")
+    assert capsys.readouterr().err == (
+        "frontier run: endpoint http://127.0.0.1:4000/v1 (from $OPENAI_BASE_URL; "
+        "--base-url names another)\n"
+    )
+    assert load_config(base_url="http://127.0.0.1:8080/v1").base_url_from == ""
+    monkeypatch.setenv("FRONTIER_BASE_URL", "http://127.0.0.1:9000/v1")
+    assert load_config().base_url == "http://127.0.0.1:9000/v1"
+    monkeypatch.delenv("FRONTIER_BASE_URL")
+    write_config('base_url = "http://127.0.0.1:7000/v1"\n')
+    assert load_config().base_url == "http://127.0.0.1:7000/v1"
+    write_config('[providers.local]\nbase_url = "http://127.0.0.1:6000/v1"\n')
+    assert load_config(provider="local").base_url == "http://127.0.0.1:6000/v1"
+    assert load_config(provider="ollama").base_url == "http://127.0.0.1:11434/v1"
+
+
+@pytest.mark.parametrize(
+    ("name", "var"), [("openai", "OPENAI_BASE_URL"), ("anthropic", "ANTHROPIC_BASE_URL")]
+)
+def test_a_builtin_vendor_provider_reads_its_sdks_base_url(
+    monkeypatch: pytest.MonkeyPatch, name: str, var: str
+) -> None:
+    """``--provider openai`` with OPENAI_BASE_URL pointing at a proxy sent the key past
+    the proxy, to api.openai.com, as its SDK never would."""
+    monkeypatch.setenv(var, "https://gateway.example/v1")
+    config = load_config(provider=name)
+    assert (config.base_url, config.base_url_from) == ("https://gateway.example/v1", f"${var}")
+    assert load_config(provider=name, base_url="https://other.example/v1").base_url == (
+        "https://other.example/v1"
+    )
+    write_config(f'[providers.{name}]\nbase_url = "https://mine.example/v1"\n')
+    assert load_config(provider=name).base_url == "https://mine.example/v1"
+
+
+def test_a_base_url_variable_that_is_no_url_is_left_to_its_tool(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("OPENAI_BASE_URL", "localhost:1234")
+    assert load_config().base_url is None  # the demo and the welcome screen still start
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", "")
+    assert load_config(provider="anthropic").base_url == "https://api.anthropic.com/v1"
