@@ -223,6 +223,27 @@ def test_a_server_that_offers_no_tools_is_noted_and_not_a_failed_start(tmp_path:
         host.close()
 
 
+def test_a_long_log_is_moved_aside_when_its_server_starts(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every session appended the server's stderr to one file in the data folder: a
+    server that logs each request grew it without end."""
+    monkeypatch.setattr(mcp_servers, "MAX_LOG", 1000)
+    logs = tmp_path / "mcp-logs"
+    logs.mkdir()
+    (logs / "bad.log").write_text("old line\n" * 200)  # 1,800 bytes: over
+    (logs / "bad.log.1").write_text("older\n")
+    for _ in range(2):
+        host = McpHost(logs)
+        try:
+            host.start([hostile("bad", tool_timeout=20.0)], default_registry())
+        finally:
+            host.close()
+    assert (logs / "bad.log.1").read_text() == "old line\n" * 200
+    log = (logs / "bad.log").read_text()
+    assert "old line" not in log and log.count("] starting ") == 2  # under 1,000: kept
+
+
 def test_a_tool_named_with_control_characters_is_skipped_and_shown_escaped(
     shared: tuple[McpHost, Registry],
 ) -> None:

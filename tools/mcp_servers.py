@@ -91,6 +91,9 @@ _STRAY: contextvars.ContextVar[Callable[[str], None] | None] = contextvars.Conte
 )
 """Told each line that is no JSON message (a banner, a stray ``print``), set as
 :data:`_DROPPED` is."""
+MAX_LOG = 8 << 20
+"""Bytes a server's log may hold when it starts; a longer one is moved to ``NAME.log.1``
+(the one before is dropped) and a new one begun (:func:`rotated`)."""
 MAX_STRAY_LOGGED = 100
 """Stray lines written to a server's log word for word; after them, only counted."""
 
@@ -304,6 +307,15 @@ class _EndWatch:
         return bool(await self._stream.__aexit__(*exc))
 
 
+def rotated(log: Path) -> None:
+    """Move ``log`` aside when it is over :data:`MAX_LOG`. A server's stderr is written to
+    its log, and every session appended to the same file: a server that logs each request
+    (many do, at their default level) grew it without end in the data folder."""
+    with contextlib.suppress(OSError):  # no log yet, or a folder that cannot be written:
+        if log.stat().st_size > MAX_LOG:  # the start says so where it opens the log
+            os.replace(log, log.with_name(log.name + ".1"))
+
+
 class McpServer:
     """One server: its client session lives in the host loop's ``_serve`` task."""
 
@@ -430,6 +442,7 @@ class McpServer:
                 at = wrapped.index("--")
                 wrapped[at:at] = ["--chdir", cwd]
             argv, cwd = wrapped, None
+        rotated(self.log_path)
         self._log_line(f"starting {s.target}" + (" (sandboxed)" if self.sandbox else ""))
         errlog = stack.enter_context(self.log_path.open("a", encoding="utf-8"))
         params = StdioServerParameters(
