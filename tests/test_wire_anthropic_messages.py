@@ -692,8 +692,16 @@ def test_headers() -> None:
     assert "x-api-key" not in Codec().headers(None)
 
 
+def uncached() -> Codec:
+    """A codec without prompt-cache breakpoints: these tests read the encoding itself
+    (``test_prompt_cache_*`` read the breakpoints)."""
+    codec = Codec()
+    codec.cache = False
+    return codec
+
+
 def test_body_basics() -> None:
-    body = Codec().body(
+    body = uncached().body(
         request(UserText("hi"), extra={"temperature": 0, "stream": False}), "claude"
     )
     assert body["model"] == "claude" and body["system"] == "You are Frontier."
@@ -707,9 +715,9 @@ def test_body_basics() -> None:
         }
     ]
     assert body["messages"] == [{"role": "user", "content": [{"type": "text", "text": "hi"}]}]
-    assert Codec().body(request(UserText("hi"), max_tokens=1000), "m")["max_tokens"] == 1000
-    assert "tools" not in Codec().body(request(UserText("hi"), tools=False), "m")
-    assert "system" not in Codec().body(ModelRequest("", (UserText("hi"),)), "m")
+    assert uncached().body(request(UserText("hi"), max_tokens=1000), "m")["max_tokens"] == 1000
+    assert "tools" not in uncached().body(request(UserText("hi"), tools=False), "m")
+    assert "system" not in uncached().body(ModelRequest("", (UserText("hi"),)), "m")
 
 
 def test_a_tool_round_with_reasoning() -> None:
@@ -723,7 +731,7 @@ def test_a_tool_round_with_reasoning() -> None:
         ),
         ToolResults((ResultEntry("toolu_1", "read", "ok", 0, "contents"),)),
     )
-    messages = Codec().body(request(*items), "m")["messages"]
+    messages = uncached().body(request(*items), "m")["messages"]
     assert [m["role"] for m in messages] == ["user", "assistant", "user"]
     assert messages[1]["content"] == [
         thinking,  # first and unchanged; the other wire's item is not sent
@@ -742,7 +750,7 @@ def test_failed_results_are_errors_and_empty_ones_say_so() -> None:
         ResultEntry("c", "run", "ok", 0, ""),
     )
     items = (UserText("go"), AssistantTurn("Running.", calls), ToolResults(results))
-    content = Codec().body(request(*items), "m")["messages"][2]["content"]
+    content = uncached().body(request(*items), "m")["messages"][2]["content"]
     assert [(b["is_error"], b["content"]) for b in content] == [
         (True, "[error] exit 1"),
         (False, "done"),
@@ -756,7 +764,7 @@ def test_an_interrupted_turn_keeps_alternation() -> None:
         AssistantTurn("I will wr", cut="[Reply interrupted by the user]"),
         UserText("no, stop"),
     )
-    messages = Codec().body(request(*items), "m")["messages"]
+    messages = uncached().body(request(*items), "m")["messages"]
     assert [m["role"] for m in messages] == ["user", "assistant", "user"]
     assert messages[1]["content"] == [
         {"type": "text", "text": "I will wr\n\n[Reply interrupted by the user]"}
@@ -769,7 +777,7 @@ def test_a_crash_recovered_call_is_answered_not_executed() -> None:
         AssistantTurn("", (CallEntry("toolu_9", "run", {"cmd": "ls"}),)),
         UserText("results reached you late: ...", "carried"),
     )
-    messages = Codec().body(request(*items), "m")["messages"]
+    messages = uncached().body(request(*items), "m")["messages"]
     assert [m["role"] for m in messages] == ["user", "assistant", "user"]
     result, text = messages[2]["content"]
     assert result["tool_use_id"] == "toolu_9" and result["is_error"] is True
@@ -784,7 +792,7 @@ def test_no_empty_text_blocks_are_sent() -> None:
         ToolResults((ResultEntry("t1", "read", "ok", 0, "x"),)),
         AssistantTurn(""),
     )
-    messages = Codec().body(request(*items), "m")["messages"]
+    messages = uncached().body(request(*items), "m")["messages"]
     assert messages[0]["content"] == [{"type": "text", "text": am.EMPTY_MESSAGE}]
     assert [b["type"] for b in messages[1]["content"]] == ["tool_use"]
     assert messages[3]["content"] == [{"type": "text", "text": conv.NO_REPLY}]
@@ -799,7 +807,7 @@ def test_without_tools_calls_and_results_travel_as_text() -> None:
         AssistantTurn("ok", (CallEntry("t1", "read", {"p": 1}),)),
         ToolResults((ResultEntry("t1", "read", "ok", 0, "x"),)),
     )
-    messages = Codec().body(request(*items, tools=False), "m")["messages"]
+    messages = uncached().body(request(*items, tools=False), "m")["messages"]
     types = {b["type"] for m in messages for b in m["content"]}
     assert types == {"text"}
 
@@ -815,17 +823,17 @@ def test_call_ids_are_made_to_fit_the_api() -> None:
         AssistantTurn("", (CallEntry("functions.read:0", "read"),)),
         ToolResults((ResultEntry("functions.read:0", "read", "ok", 0, "x"),)),
     )
-    messages = Codec().body(request(*items), "m")["messages"]
+    messages = uncached().body(request(*items), "m")["messages"]
     assert messages[1]["content"][0]["id"] == messages[2]["content"][0]["tool_use_id"] == odd
 
 
 def test_prefill_is_a_trailing_assistant_message() -> None:
-    body = Codec().body(request(UserText("go"), prefill='run 1 3\n{"a'), "m")
+    body = uncached().body(request(UserText("go"), prefill='run 1 3\n{"a'), "m")
     assert body["messages"][-1] == {
         "role": "assistant",
         "content": [{"type": "text", "text": 'run 1 3\n{"a'}],
     }
-    merged = Codec().body(request(UserText("go"), AssistantTurn("Part one."), prefill="x"), "m")
+    merged = uncached().body(request(UserText("go"), AssistantTurn("Part one."), prefill="x"), "m")
     assert [m["role"] for m in merged["messages"]] == ["user", "assistant"]
     assert merged["messages"][-1]["content"][-1] == {"type": "text", "text": "x"}
 
@@ -833,7 +841,7 @@ def test_prefill_is_a_trailing_assistant_message() -> None:
 @pytest.mark.parametrize("prefill", ["ends in a space ", "ends in a newline\n", " \n"])
 def test_a_prefill_ending_in_whitespace_is_refused(prefill: str) -> None:
     with pytest.raises(ValueError, match="whitespace"):
-        Codec().body(request(UserText("go"), prefill=prefill), "m")
+        uncached().body(request(UserText("go"), prefill=prefill), "m")
 
 
 IDS = st.sampled_from(["toolu_1", "call.2", "fn:3", "x", "toolu_5", "", "a b"])
@@ -932,3 +940,47 @@ def test_a_call_id_another_server_reused_is_made_unique_with_its_result() -> Non
     assert [u["id"] for u in uses] == ["call_0", "call_0_2"]
     assert [r["tool_use_id"] for r in results] == ["call_0", "call_0_2"]
     assert [r["content"] for r in results] == ["a", "b"]
+
+
+# ----------------------------------------------------------------- prompt caching
+
+
+def test_prompt_cache_breakpoints_mark_the_system_and_the_last_two_user_messages() -> None:
+    """Without ``cache_control`` the API caches nothing: every turn of a session was read
+    whole again, its first byte waiting on all of it, billed at the full input price."""
+    items = (
+        UserText("fix the bug"),
+        AssistantTurn("Reading.", (CallEntry("toolu_1", "read", {"path": "a"}),)),
+        ToolResults((ResultEntry("toolu_1", "read", "ok", 0, "contents"),)),
+        AssistantTurn("Now b.", (CallEntry("toolu_2", "read", {"path": "b"}),)),
+        ToolResults((ResultEntry("toolu_2", "read", "ok", 0, "more"),)),
+    )
+    body = Codec().body(request(*items), "m")
+    assert body["system"] == [
+        {"type": "text", "text": "You are Frontier.", "cache_control": {"type": "ephemeral"}}
+    ]
+    marked = [
+        (i, m["role"], j)
+        for i, m in enumerate(body["messages"])
+        for j, block in enumerate(m["content"])
+        if "cache_control" in block
+    ]
+    last = len(body["messages"]) - 1
+    assert marked == [(last - 2, "user", 0), (last, "user", 0)]
+    assert sum(1 for _ in marked) + 1 <= 4  # the API allows four breakpoints
+    assert "cache_control" not in json.dumps(body["tools"])
+    plain = uncached().body(request(*items), "m")
+    assert json.dumps(body).replace(', "cache_control": {"type": "ephemeral"}', "") == (
+        json.dumps({**plain, "system": [{"type": "text", "text": "You are Frontier."}]})
+    )
+
+
+def test_a_server_that_refuses_cache_control_is_asked_again_without_it() -> None:
+    codec = Codec()
+    assert codec.rejected(400, '{"error": "unknown field: cache_control"}') == (
+        "the server rejected cache_control; retrying without prompt caching"
+    )
+    body = codec.body(request(UserText("hi")), "m")
+    assert "cache_control" not in json.dumps(body) and body["system"] == "You are Frontier."
+    assert codec.rejected(400, "cache_control") is None  # once: then the refusal is final
+    assert Codec().rejected(400, "max_tokens: too large") is None

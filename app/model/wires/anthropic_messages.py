@@ -124,9 +124,18 @@ EVENT_TYPES = frozenset(
 """The Messages stream's own event names (``ping`` and ``error`` are too generic to tell)."""
 
 
+CACHE = {"type": "ephemeral"}
+"""A prompt-cache breakpoint (``cache_control``): the request's prefix up to the block
+that carries it is kept by the API for reuse (5 minutes, renewed by each hit)."""
+
+
 class Codec:
-    """The Anthropic Messages wire (see the module doc). Stateless: one serves any
-    number of requests."""
+    """The Anthropic Messages wire (see the module doc). One per client: it remembers a
+    server that rejected prompt caching (:meth:`rejected`)."""
+
+    def __init__(self) -> None:
+        self.cache = True
+        """Mark prompt-cache breakpoints (:func:`cached`); off once a server refuses them."""
 
     name = "anthropic-messages"
     path = "messages"
@@ -186,6 +195,8 @@ class Codec:
         }
         if request.system:
             body["system"] = request.system
+        if self.cache:
+            cached(body)
         if request.tools:
             body["tools"] = [
                 {
@@ -201,7 +212,12 @@ class Codec:
         return body
 
     def rejected(self, status: int, text: str) -> str | None:
-        """Nothing optional is sent that a server could reject: a refusal is final."""
+        """Prompt caching is the one optional thing sent: a server that refuses it (a
+        strict proxy of another API) is asked again without it; any other refusal is
+        final."""
+        if status in (400, 422) and self.cache and "cache_control" in text:
+            self.cache = False
+            return "the server rejected cache_control; retrying without prompt caching"
         return None
 
     # ------------------------------------------------------------------ responses
@@ -544,6 +560,24 @@ def error_message(obj: Any) -> str:
 
 
 # --------------------------------------------------------------------------- messages
+
+
+def cached(body: dict[str, Any]) -> None:
+    """Prompt-cache breakpoints in ``body``: the system prompt (with the tools before it,
+    in the API's order) and the last block of each of the last two user messages. Without
+    them the API caches nothing, so every turn of a session was read whole again, the
+    first byte waiting on all of it (and billed at the full input price); with them a turn
+    reads the conversation up to the turn before from the cache. The second-to-last user
+    message carries one because the API looks back only 20 blocks from a breakpoint for a
+    hit, and a turn of parallel calls adds more. Four at most are allowed: three are set.
+    A prefix under the model's minimum (1,024 tokens, 2,048 for Haiku) is not cached, and
+    no error is made."""
+    system = body.get("system")
+    if isinstance(system, str) and system:
+        body["system"] = [{"type": "text", "text": system, "cache_control": CACHE}]
+    users = [m for m in body["messages"] if m["role"] == "user"][-2:]
+    for message in users:
+        message["content"][-1] = {**message["content"][-1], "cache_control": CACHE}
 
 
 def encode_messages(items: Sequence[Item], *, native: bool, wire: str) -> list[dict[str, Any]]:
