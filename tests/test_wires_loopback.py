@@ -721,6 +721,64 @@ async def test_overloaded_before_the_stream_is_retried(make: Make, wire: str) ->
     rig.assert_valid()
 
 
+@pytest.mark.parametrize(
+    ("wire", "field", "refusal"),
+    [
+        (
+            "openai-responses",
+            "include",
+            {
+                "error": {
+                    "message": "Encrypted content is not supported with this model.",
+                    "type": "invalid_request_error",
+                    "param": "include",
+                }
+            },
+        ),
+        (
+            "anthropic-messages",
+            "cache_control",
+            {
+                "type": "error",
+                "error": {
+                    "type": "invalid_request_error",
+                    "message": "cache_control: Extra inputs are not permitted",
+                },
+            },
+        ),
+    ],
+)
+async def test_an_optional_field_the_server_refuses_is_dropped_and_the_turn_goes_on(
+    make: Make, wire: str, field: str, refusal: Any
+) -> None:
+    """OpenAI refuses ``include: ["reasoning.encrypted_content"]`` for a model without
+    reasoning (gpt-4o; an unknown name is asked); a strict proxy of the Messages API may
+    refuse prompt caching. Asked again at once without it, and never again."""
+    rig = await make(wire, "native-inc")
+    rig.answer(status(400, refusal), done(wire))
+    ended = await rig.turn("hello")
+    assert ended.reason == "done", ended.message
+    (retry,) = rig.watch.of(Retry)
+    assert retry.delay == 0.0
+    assert ended.reason == "done"
+    assert (await rig.turn("again")).reason == "done"
+    sent = [json.dumps(r.body) for r in rig.server.requests]
+    assert [f'"{field}"' in body for body in sent] == [True, False, False]
+    rig.assert_valid()
+
+
+def test_a_model_known_to_have_no_reasoning_is_never_asked_for_it() -> None:
+    """``--provider openai --model gpt-4.1``: every request was refused."""
+    from frontier.app.model.conversation import UserText
+    from frontier.app.model.request import ModelRequest
+    from frontier.app.model.wires.openai_responses import Codec as ResponsesCodec
+
+    ask = ModelRequest("system", (UserText("hi"),))
+    assert "include" not in ResponsesCodec().body(ask, "gpt-4.1")
+    assert "include" not in ResponsesCodec().body(ask, "gpt-5-chat-latest")
+    assert ResponsesCodec().body(ask, "gpt-5")["include"] == ["reasoning.encrypted_content"]
+
+
 async def test_a_failed_response_ends_the_turn_with_its_error(make: Make) -> None:
     """Responses' own failure end (``response.failed``) is a server error, like ``error``."""
     wire = "openai-responses"

@@ -99,8 +99,27 @@ NOT_TEXT_DELTAS = ("response.audio.delta",)
 """``*.delta`` events whose ``delta`` is not text (base64 audio)."""
 
 
+def wants_encrypted_reasoning(model: str) -> bool:
+    """Whether to ask for the reasoning's encrypted content, which a stateless session
+    (``store: false``) must send back for a reasoning model to go on reasoning across
+    calls. A model the catalogue knows to have no reasoning refuses the request outright
+    (400, "Encrypted content is not supported with this model"): every request of a
+    ``--provider openai --model gpt-4.1`` session failed. An unknown model is asked (a
+    refusal is caught by :meth:`Codec.rejected`)."""
+    from frontier.app.model.catalogue import lookup
+
+    info = lookup(model)
+    return info is None or info.reasoning
+
+
 class Codec:
-    """The Responses wire (see the module doc). Stateless: one serves every request."""
+    """The Responses wire (see the module doc). One per client: it remembers a model that
+    refused encrypted reasoning (:meth:`rejected`)."""
+
+    def __init__(self) -> None:
+        self.encrypted_reasoning = True
+        """Ask for the reasoning's encrypted content (:func:`wants_encrypted_reasoning`);
+        off once the model refuses it."""
 
     name = "openai-responses"
     path = "responses"
@@ -135,8 +154,9 @@ class Codec:
             "input": encode_input(request, self.name),
             "stream": True,
             "store": False,
-            "include": ["reasoning.encrypted_content"],
         }
+        if self.encrypted_reasoning and wants_encrypted_reasoning(model):
+            body["include"] = ["reasoning.encrypted_content"]
         if request.tools:
             body["tools"] = [
                 {
@@ -158,7 +178,17 @@ class Codec:
         return body
 
     def rejected(self, status: int, text: str) -> str | None:
-        return None  # every field sent is part of the API: nothing to send differently
+        """A model without reasoning refuses ``include`` ("Encrypted content is not
+        supported with this model", OpenAI's gpt-4o and gpt-4.1): asked again without it,
+        once. Any other refusal is final."""
+        if (
+            status in (400, 422)
+            and self.encrypted_reasoning
+            and "encrypted content" in text.lower()
+        ):
+            self.encrypted_reasoning = False
+            return "the model refused encrypted reasoning; retrying without asking for it"
+        return None
 
     # ------------------------------------------------------------------ responses
 
