@@ -970,6 +970,34 @@ async def test_a_server_rejecting_stream_options_is_asked_again_without_it(
     assert not any(isinstance(i, Retry) for i in second)
 
 
+async def test_a_model_refusing_max_tokens_is_asked_again_with_max_completion_tokens(
+    server: Server,
+) -> None:
+    """OpenAI's reasoning models over Chat Completions refuse ``max_tokens`` (a compaction
+    always sends a cap, so a full session of such a model could not be compacted)."""
+
+    async def reasoning_model(request: web.Request) -> web.StreamResponse:
+        if "max_tokens" in server.requests[-1]:
+            message = (
+                "Unsupported parameter: 'max_tokens' is not supported with this model. "
+                "Use 'max_completion_tokens' instead."
+            )
+            error = {"message": message, "type": "invalid_request_error", "param": "max_tokens"}
+            return web.json_response({"error": error}, status=400)
+        return await ok_stream(request)
+
+    server.handler = reasoning_model
+    model = client(server.url, sleep=Sleeps(), max_tokens=4000)
+    first = [i async for i in model.stream(REQUEST)]
+    second = [i async for i in model.stream(REQUEST)]
+    await model.aclose()
+    caps = [(b.get("max_tokens"), b.get("max_completion_tokens")) for b in server.requests]
+    assert caps == [(4000, None), (None, 4000), (None, 4000)]
+    (retry,) = [i for i in first if isinstance(i, Retry)]
+    assert retry.reason.startswith("the model refused max_tokens")
+    assert text_of(first) == text_of(second) == "Hello"
+
+
 async def test_a_400_that_does_not_name_stream_options_is_final(server: Server) -> None:
     async def refuse(request: web.Request) -> web.StreamResponse:
         return web.json_response({"error": {"message": "bad temperature"}}, status=400)

@@ -99,6 +99,9 @@ class Codec:
 
     def __init__(self) -> None:
         self.stream_options = True
+        self.tokens_field = "max_tokens"
+        """The name the token cap is sent under: ``max_completion_tokens`` once the model
+        refused ``max_tokens`` (OpenAI's reasoning models do, over Chat Completions)."""
 
     # ------------------------------------------------------------------ requests
 
@@ -117,7 +120,7 @@ class Codec:
         if self.stream_options:
             body["stream_options"] = {"include_usage": True}
         if request.max_tokens:
-            body["max_tokens"] = request.max_tokens
+            body[self.tokens_field] = request.max_tokens
         if request.tools:
             body["tools"] = [
                 {
@@ -141,6 +144,16 @@ class Codec:
         if status in (400, 422) and self.stream_options and "stream_options" in text:
             self.stream_options = False  # older servers reject the usage option
             return "the server rejected stream_options; retrying without usage"
+        if (
+            status in (400, 422)
+            and self.tokens_field == "max_tokens"
+            and "max_completion_tokens" in text
+        ):
+            # OpenAI's o-series and gpt-5 over Chat Completions: "Unsupported parameter:
+            # 'max_tokens' ... Use 'max_completion_tokens' instead." A compaction always
+            # sends a cap, so a full session of such a model could not be compacted.
+            self.tokens_field = "max_completion_tokens"
+            return "the model refused max_tokens; retrying with max_completion_tokens"
         return None
 
     # ------------------------------------------------------------------ responses
