@@ -984,3 +984,18 @@ def test_a_server_that_refuses_cache_control_is_asked_again_without_it() -> None
     assert "cache_control" not in json.dumps(body) and body["system"] == "You are Frontier."
     assert codec.rejected(400, "cache_control") is None  # once: then the refusal is final
     assert Codec().rejected(400, "max_tokens: too large") is None
+
+
+def test_a_cap_over_the_models_own_is_lowered_to_it_and_asked_again() -> None:
+    """An alias the catalogue does not know is asked for 32,000 tokens; the API names the
+    model's own cap in its refusal."""
+    codec = Codec()
+    refusal = (
+        '{"type": "error", "error": {"type": "invalid_request_error", "message": '
+        '"max_tokens: 32000 > 8192, which is the maximum allowed number of output tokens '
+        'for claude-3-5-haiku-20241022"}}'
+    )
+    assert codec.rejected(400, refusal) == "the model allows at most 8,192 output tokens; retrying"
+    assert codec.body(request(UserText("hi"), max_tokens=32000), "m")["max_tokens"] == 8192
+    assert codec.body(request(UserText("hi"), max_tokens=1000), "m")["max_tokens"] == 1000
+    assert codec.rejected(400, refusal) is None  # once: a second refusal is final

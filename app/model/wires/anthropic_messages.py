@@ -124,6 +124,9 @@ EVENT_TYPES = frozenset(
 """The Messages stream's own event names (``ping`` and ``error`` are too generic to tell)."""
 
 
+_TOKENS_OVER = re.compile(r"max_tokens: (\d{1,9}) > (\d{1,9})")
+"""The API's refusal of a cap over the model's own: ``max_tokens: 32000 > 8192, which is the
+maximum allowed number of output tokens for …``."""
 CACHE = {"type": "ephemeral"}
 """A prompt-cache breakpoint (``cache_control``): the request's prefix up to the block
 that carries it is kept by the API for reuse (5 minutes, renewed by each hit)."""
@@ -136,6 +139,8 @@ class Codec:
     def __init__(self) -> None:
         self.cache = True
         """Mark prompt-cache breakpoints (:func:`cached`); off once a server refuses them."""
+        self.most_tokens: int | None = None
+        """The model's own cap on ``max_tokens``, once a refusal named it (:meth:`rejected`)."""
 
     name = "anthropic-messages"
     path = "messages"
@@ -187,9 +192,10 @@ class Codec:
                 messages[-1]["content"].append(block)  # the roles must alternate
             else:
                 messages.append({"role": "assistant", "content": [block]})
+        asked = request.max_tokens or DEFAULT_MAX_TOKENS
         body: dict[str, Any] = {
             "model": model,
-            "max_tokens": request.max_tokens or DEFAULT_MAX_TOKENS,
+            "max_tokens": min(asked, self.most_tokens or asked),
             "messages": messages,
             "stream": True,
         }
@@ -218,6 +224,11 @@ class Codec:
         if status in (400, 422) and self.cache and "cache_control" in text:
             self.cache = False
             return "the server rejected cache_control; retrying without prompt caching"
+        over = _TOKENS_OVER.search(text) if status in (400, 422) else None
+        if over is not None and int(over.group(2)) > 0 and self.most_tokens is None:
+            # a model the catalogue does not know (a proxy's alias) is asked for 32,000
+            self.most_tokens = int(over.group(2))
+            return f"the model allows at most {self.most_tokens:,} output tokens; retrying"
         return None
 
     # ------------------------------------------------------------------ responses
