@@ -1,7 +1,8 @@
 """A hand-written MCP server over streamable HTTP (JSON answers, no SSE) for
 tests/test_mcp_http.py: its tool ``flaky`` answers ``tools/call`` with what the argument
 ``how`` names (an HTTP 500, an HTML page, a body that is no JSON-RPC response); ``ok``
-answers properly. Prints its port, then serves until killed."""
+answers properly. Under ``/signin/`` every request is refused with a 401, as a server that
+wants an OAuth sign-in refuses one without a token. Prints its port, then serves until killed."""
 
 from __future__ import annotations
 
@@ -28,6 +29,9 @@ class Handler(BaseHTTPRequestHandler):
 
     def do_POST(self) -> None:
         body = json.loads(self.rfile.read(int(self.headers["content-length"])))
+        if self.path.startswith("/signin/"):  # a server that wants an OAuth sign-in
+            self._answer(401, "application/json", b'{"error": "invalid_token"}')
+            return
         if "id" not in body:
             self._answer(202, "text/plain", b"")
             return

@@ -190,7 +190,7 @@ async def test_a_failed_http_answer_fails_its_call_and_the_server_keeps_serving(
     host.start([settings], registry)
     b = make_boundary(tmp_path, registry=registry, approver=Approver())
     said = {
-        "500": "Server returned an error response (JSON-RPC error -32603)",
+        "500": "HTTP 500 (JSON-RPC error -32603)",
         "html": "Unexpected content type: text/html (JSON-RPC error -32600)",
         "nojsonrpc": "Failed to parse JSON response",
     }
@@ -200,3 +200,15 @@ async def test_a_failed_http_answer_fails_its_call_and_the_server_keeps_serving(
         assert words in r.output, r.output
         assert (await b.run(call("web__ok", 10 + n))).output == "fine"
     assert [s.state for s in host.states()] == ["running"]
+
+
+def test_a_server_that_wants_a_sign_in_says_so_and_how_to_give_a_token(
+    flaky_url: str, host: McpHost
+) -> None:
+    """The SDK says "Server returned an error response" for every HTTP error: a 401 that
+    wants a token read as a 500 did."""
+    url = flaky_url.replace("/mcp", "/signin/mcp")
+    host.start([ServerSettings(name="gh", url=url, startup_timeout=20)], Registry())
+    (note,) = host.notes
+    assert note.startswith("MCP server gh did not start (MCPError: HTTP 401: the server wants")
+    assert 'headers = { Authorization = "Bearer ${TOKEN}" }' in note

@@ -93,3 +93,30 @@ def schema_note(problem: str) -> str:
     schema: the result is kept (the tool ran; a failure would invite the call again)."""
     said = "the server's structured content does not match the tool's output schema"
     return f"[note: {said}: {problem}]"
+
+
+STAND_IN = "Server returned an error response"
+"""What the SDK's streamable HTTP client says for any HTTP error without a JSON-RPC body:
+the status is not said (:func:`http_refusal` says it, from the response Frontier saw)."""
+
+
+def http_refusal(status: int) -> str:
+    """What an HTTP error from a remote server means for the person configuring it."""
+    if status == 401:
+        return (
+            "HTTP 401: the server wants to know who asks (a sign-in, OAuth, which Frontier "
+            "does not do): give it a token in its headers, e.g. headers = { Authorization = "
+            '"Bearer ${TOKEN}" }'
+        )
+    if status == 403:
+        return "HTTP 403: the server refused this token (it lacks access, or has expired)"
+    if status == 429:
+        return "HTTP 429: the server is limiting requests; try again later"
+    return f"HTTP {status}"
+
+
+def said_plainly(text: str, status: int | None) -> str:
+    """``text`` with the SDK's :data:`STAND_IN` replaced by what ``status`` means."""
+    if status is None or STAND_IN not in text:
+        return text
+    return text.replace(STAND_IN, http_refusal(status))

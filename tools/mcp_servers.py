@@ -355,6 +355,8 @@ class McpServer:
         self._noted: set[str] = set()
         self._strays = 0
         """Lines on its stdout that were no message (:meth:`_stray`)."""
+        self._http_status: int | None = None
+        """The status of the last HTTP error a remote server answered (:meth:`_heard`)."""
         self._schema_problems: dict[int, str] = {}
         """Results (by ``id``) whose structured content missed their tool's output schema,
         until :meth:`call` takes them (:meth:`_keeping`)."""
@@ -422,6 +424,7 @@ class McpServer:
             self._secrets = tuple(v for v in headers.values() if len(v) >= 4)
             self._log_line(f"connecting to {s.target}")
             client = await stack.enter_async_context(create_mcp_http_client(headers=headers))
+            client.event_hooks["response"].append(self._heard)
             return await stack.enter_async_context(
                 streamable_http_client(s.url, http_client=client, max_sse_event_size=MAX_SSE_EVENT)
             )
@@ -508,11 +511,19 @@ class McpServer:
         self.sandbox.close()
 
     def reason(self, exc: BaseException) -> str:
-        """``exc`` as a note may say it: no header value, no URL query string."""
+        """``exc`` as a note may say it: no header value, no URL query string; an HTTP
+        error by its status (:meth:`_heard`)."""
         text = str(exc) if isinstance(exc, HeaderError) else f"{type(exc).__name__}: {exc}"
         if isinstance(exc, BaseExceptionGroup) and exc.exceptions:
             text = self.reason(exc.exceptions[0])
-        return self.scrub(text)
+        return self.scrub(mcp_answers.said_plainly(text, self._http_status))
+
+    async def _heard(self, response: Any) -> None:
+        """Each HTTP response of a remote server: the last error's status is kept, since
+        the SDK says only "Server returned an error response" (a 401 that wants a token
+        read the same as a 500)."""
+        if response.status_code >= 400:
+            self._http_status = int(response.status_code)
 
     def scrub(self, text: str) -> str:
         url = self.settings.url
@@ -1142,6 +1153,7 @@ class McpTool:
             raise exc
         failed = mcp_answers.answer_failure(exc) if exc is not None else None
         if failed is not None:  # the server answered: it is alive, this call failed
+            failed = mcp_answers.said_plainly(failed, self.server._http_status)
             text = self.server.scrub(f"MCP server {server}: tool {self.tool}: {failed}")
             self.server._log_line(text)
             return Outcome("error", text)
