@@ -244,6 +244,31 @@ def test_a_long_log_is_moved_aside_when_its_server_starts(
     assert "old line" not in log and log.count("] starting ") == 2  # under 1,000: kept
 
 
+def test_a_server_that_exits_before_answering_is_said_with_its_status_and_last_words(
+    tmp_path: Path,
+) -> None:
+    """A server that lacks its token says so on stderr and exits: the note said
+    "Connection closed", and the reason was in a log nobody opened."""
+    logs = tmp_path / "mcp-logs"
+    logs.mkdir()
+    (logs / "gh.log").write_text("Error: an older session's words\n")
+    code = (
+        "import sys; print('starting', file=sys.stderr); "
+        "print('Error: GITHUB_TOKEN not set', file=sys.stderr); sys.exit(1)"
+    )
+    host = McpHost(logs)
+    try:
+        host.start(
+            [ServerSettings(name="gh", command=sys.executable, args=("-c", code))], Registry()
+        )
+    finally:
+        host.close()
+    (state,) = host.states()
+    assert state.why == (
+        "it exited with status 1 before answering; its last words: 'Error: GITHUB_TOKEN not set'"
+    )
+
+
 def test_a_tool_named_with_control_characters_is_skipped_and_shown_escaped(
     shared: tuple[McpHost, Registry],
 ) -> None:

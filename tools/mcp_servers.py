@@ -316,6 +316,25 @@ def rotated(log: Path) -> None:
             os.replace(log, log.with_name(log.name + ".1"))
 
 
+LAST_WORDS = 300
+"""Characters of a server's last stderr line a note quotes."""
+
+
+def last_words(log: Path) -> str:
+    """The last line a server wrote to its log since Frontier last started it (its stderr:
+    not one of Frontier's own ``[frontier …]`` lines), at most :data:`LAST_WORDS` long; ``""``
+    when there is none. Only the log's last 64 KiB are read."""
+    try:
+        with log.open("rb") as f:
+            f.seek(max(0, f.seek(0, os.SEEK_END) - (64 << 10)))
+            tail = f.read().decode("utf-8", "replace")
+    except OSError:
+        return ""
+    since = tail.rsplit("] starting ", 1)[-1].splitlines()[1:]
+    said = [line.strip() for line in since if line.strip() and not line.startswith("[frontier ")]
+    return said[-1][:LAST_WORDS] if said else ""
+
+
 class McpServer:
     """One server: its client session lives in the host loop's ``_serve`` task."""
 
@@ -401,7 +420,7 @@ class McpServer:
         except BaseException as exc:
             started = ready.done()
             self.dead = self.dead or (
-                f"stopped ({self.reason(exc)})" if started else self.reason(exc)
+                f"stopped ({self.reason(exc)})" if started else self._unstarted(exc)
             )
             if not started:
                 ready.set_exception(RuntimeError(self.dead))
@@ -517,6 +536,27 @@ class McpServer:
         if isinstance(exc, BaseExceptionGroup) and exc.exceptions:
             text = self.reason(exc.exceptions[0])
         return self.scrub(mcp_answers.said_plainly(text, self._http_status))
+
+    def _unstarted(self, exc: BaseException) -> str:
+        """Why the server did not start: for a local one that closed before it answered
+        (it exited), its status and the last line it wrote to stderr, where such a server
+        says what it lacks ("GITHUB_TOKEN not set"); the note said "Connection closed"."""
+        why = self.reason(exc)
+        if (
+            self.settings.url is None
+            and isinstance(exc, FileNotFoundError)
+            and exc.filename in (None, self.settings.command)
+        ):
+            return self.scrub(
+                f"its command {self.settings.command!r} was not found (is it installed, and "
+                "on the PATH Frontier was started with?)"
+            )
+        if self.settings.url is not None or "Connection closed" not in why:
+            return why
+        code = getattr(self._process, "returncode", None)
+        said = f"it exited{f' with status {code}' if code is not None else ''} before answering"
+        words = last_words(self.log_path)
+        return self.scrub(f"{said}; its last words: {words!r}" if words else said)
 
     async def _heard(self, response: Any) -> None:
         """Each HTTP response of a remote server: the last error's status is kept, since
