@@ -490,6 +490,9 @@ class McpServer:
             if self.settings.url is not None
             else "its process exited or closed its output"
         )
+        words = last_words(self.log_path) if self.settings.url is None else ""
+        if words:
+            how += f"; its last words: {self.scrub(words)!r}"
         self.dead = self.dead or f"stopped by itself ({how})"
         self.session = None
         self.note_once(
