@@ -129,3 +129,12 @@ def test_every_prefix_of_a_capture_reads_or_says_why(data: st.DataObject) -> Non
     (raw,) = found
     full = sse_response(BODY).events
     assert raw.events == full[: len(raw.events)]
+
+
+def test_an_answer_without_a_length_runs_to_the_next_message_at_a_line_start() -> None:
+    """A server that leaves the length out (an HTTP/1.0 answer, a proxy): the body runs to
+    the next message; one quoted inside a line of the body is text, not a message."""
+    quoting = BODY.replace(b"Reading it.", b"Reading it. HTTP/1.1 200 OK")
+    bare = b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n\r\n"
+    (one, two) = raw_responses(bare + quoting + bare + BODY, "http")
+    assert one.events == sse_response(quoting).events and two.events == sse_response(BODY).events

@@ -43,6 +43,8 @@ MAX_HEADERS = 64 << 10
 MAX_MESSAGES = 10_000
 """Messages read from one capture; the rest are left out, said."""
 
+_NEXT_START = re.compile(rb"(?m)^(?:" + START.pattern + rb")")
+"""A message's first line at the start of a line (a body may quote one inside a line)."""
 _END_OF_HEADERS = re.compile(rb"\r?\n\r?\n")
 _CHUNK_SIZE = re.compile(rb"[ \t]*([0-9A-Fa-f]{1,16})[ \t]*(?:;[^\r\n]*)?\r?\n")
 _LINE_END = re.compile(rb"\r?\n")
@@ -170,7 +172,7 @@ def _body(
         return b"", at  # a request without a length has no body
     # A response without a length runs to the connection's end, unless another message
     # follows (a capture of several exchanges whose server left the length out).
-    following = START.search(data, at)
+    following = _NEXT_START.search(data, at)
     end = following.start() if following is not None else len(data)
     return data[at:end], end
 
