@@ -591,26 +591,25 @@ def test_help_lists_provider_and_wire_and_stays_fast() -> None:
 # ------------------------------------------------- the SDKs' base URL variables
 
 
-def test_openai_base_url_is_the_endpoint_when_nothing_names_one_and_is_said(
-    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+async def test_openai_base_url_is_the_endpoint_when_nothing_names_one_and_is_said(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     """Set for the OpenAI SDK, Codex or aider (a proxy, a local server): Frontier asked
-    for --base-url instead."""
-    from frontier.app.commands._agent_args import say_endpoint
+    for --base-url instead. The session says where its endpoint came from."""
+    from frontier.app.agent.runtime import create_runtime
+    from frontier.tools.policy import PolicyApprover
 
-    monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:4000/v1/")
+    monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:9/v1/")
     monkeypatch.setenv("OPENAI_API_KEY", KEY)
-    config = load_config()
-    assert (config.base_url, config.base_url_from) == (
-        "http://127.0.0.1:4000/v1",
-        "$OPENAI_BASE_URL",
-    )
+    config = load_config(model="m")
+    assert (config.base_url, config.base_url_from) == ("http://127.0.0.1:9/v1", "$OPENAI_BASE_URL")
     assert config.api_key == KEY and config.api_key_from == "$OPENAI_API_KEY"
-    say_endpoint(config, " run")
-    assert capsys.readouterr().err == (
-        "frontier run: endpoint http://127.0.0.1:4000/v1 (from $OPENAI_BASE_URL; "
-        "--base-url names another)\n"
-    )
+    runtime = create_runtime(config, approver=PolicyApprover("auto"), workspace=tmp_path)
+    try:
+        said = "endpoint http://127.0.0.1:9/v1 from $OPENAI_BASE_URL (--base-url names another)"
+        assert said in runtime.notes
+    finally:
+        await runtime.aclose()
     assert load_config(base_url="http://127.0.0.1:8080/v1").base_url_from == ""
     monkeypatch.setenv("FRONTIER_BASE_URL", "http://127.0.0.1:9000/v1")
     assert load_config().base_url == "http://127.0.0.1:9000/v1"

@@ -330,6 +330,11 @@ def _open_client(
         )
     config, key_notes = resolve_api_key(config)  # api_key_command runs here, once
     notes.extend(key_notes)
+    if config.base_url_from and plan.base_url == config.base_url:
+        # a variable set for other tools (config.SDK_BASE_URLS): easy to forget it is set
+        notes.append(
+            f"endpoint {plan.base_url} from {config.base_url_from} (--base-url names another)"
+        )
     scrubber.add(config.api_key, *url_secrets(plan.base_url))
     max_tokens = config.max_tokens
     required = adapter.required_max_tokens

@@ -45,24 +45,12 @@ def config_from_args(args: argparse.Namespace) -> Config | None:
         return None
 
 
-def say_endpoint(config: Config, command: str) -> None:
-    """Say the endpoint when it came from a variable set for other tools
-    (``$OPENAI_BASE_URL``: ``config.SDK_BASE_URLS``), which the person may not think of."""
-    if config.base_url_from:
-        safe_print(
-            f"frontier{command}: endpoint {config.base_url} (from {config.base_url_from}; "
-            "--base-url names another)",
-            file=sys.stderr,
-        )
-
-
 def with_model(config: Config, command: str) -> Config | None:
     """``config`` with a model for a new session, or ``None`` after saying why there is
     none. A real endpoint needs one (the server would be asked for model ``''`` and answer
     with an error that hides the cause); when none is set the server's ``/models`` is
     asked: the one it lists is used, and said; several are named in the refusal. A stored
     session (resume, ``run --session``) knows its model and never comes here."""
-    say_endpoint(config, command)
     if not config.has_endpoint or config.model:
         return config
     served = _served(config)
@@ -86,9 +74,10 @@ def with_model(config: Config, command: str) -> Config | None:
         lists = f"GET {config.base_url}/models gave no answer: is the server running?{via}"
     else:
         lists = f"{config.base_url}/models lists none, and llama.cpp accepts any name"
+    came = f" (the endpoint is {config.base_url_from}'s)" if config.base_url_from else ""
     safe_print(
         f"frontier{command}: no model: pass --model M with --base-url (the name the server "
-        f"serves; {lists}), or set FRONTIER_MODEL or model in config.toml{where}",
+        f"serves; {lists}), or set FRONTIER_MODEL or model in config.toml{where}{came}",
         file=sys.stderr,
     )
     return None
