@@ -92,6 +92,9 @@ class Config:
     """A file holding the key (first line); relative paths are from the config dir."""
     api_key: str | None = field(default=None, repr=False)
     """The key itself (see the module doc); ``repr`` hides it so it never lands in a log."""
+    headers: tuple[tuple[str, str], ...] = field(default=(), repr=False)
+    """The provider's ``headers``, ``${NAME}`` read from the environment: sent with every
+    request (Azure OpenAI's ``api-key``, a gateway's token). Secrets: never shown."""
     connect_timeout: float = 10.0
     """Seconds to open the connection to the endpoint."""
     first_byte_timeout: float = 45.0
@@ -182,6 +185,7 @@ _TOP_LEVEL = frozenset(f.name for f in fields(Config)) - {
     "key_env",
     "api_key_from",
     "base_url_from",
+    "headers",  # a provider's: [providers.NAME] headers = { ... }
 }
 """Settings config.toml's top level may hold (``key_env`` belongs to a provider)."""
 
@@ -208,6 +212,9 @@ class Provider:
     context_window: int | None = None
     model: str | None = None
     """The model used when no ``--model`` / ``FRONTIER_MODEL`` / ``model`` names one."""
+    headers: tuple[tuple[str, str], ...] = ()
+    """Headers sent with every request, as written (``${NAME}`` is read from the
+    environment when a session starts: :func:`expand_headers`)."""
     defined_by: str = "built in"
     """Where it comes from: ``built in``, ``[providers.NAME] in PATH``, or both."""
     from_table: frozenset[str] = frozenset()
@@ -249,6 +256,7 @@ PROVIDER_KEYS = (
     "max_tokens",
     "context_window",
     "model",
+    "headers",
 )
 """What a ``[providers.NAME]`` table may set."""
 _PROVIDER_SETTING = {"key_command": "api_key_command", "key_file": "api_key_file"}
@@ -257,6 +265,8 @@ _FOREIGN_KEYS = {
     "env_key": "key_env (the name of the variable holding the key)",
     "wire_api": 'wire ("openai-responses", "openai-chat" or "anthropic-messages")',
     "stream_idle_timeout_ms": "idle_timeout (in seconds)",
+    "http_headers": "headers (a value may name ${VARIABLE})",
+    "env_http_headers": 'headers, with ${VARIABLE} in the value: { "X-Key" = "${MY_KEY}" }',
     "api_key_command": "key_command",
     "api_key_file": "key_file",
     "name": "the table's own name ([providers.NAME])",
@@ -315,7 +325,9 @@ def _provider_from_table(name: str, table: Any, path: Path) -> Provider:
     source = f"[providers.{name}] in {path}"
     values: dict[str, Any] = {}
     for key, value in table.items():
-        if key in TIMEOUTS:
+        if key == "headers":
+            values[key] = _header_table(name, path, value)
+        elif key in TIMEOUTS:
             values[key] = _seconds(key, value, source)
         elif key in ("max_tokens", "context_window"):
             values[key] = _tokens(key, value, source)
@@ -354,6 +366,44 @@ def _provider_from_table(name: str, table: Any, path: Path) -> Provider:
     return replace(base, **values, defined_by=defined_by, from_table=frozenset(values))
 
 
+_HEADER_NAME = re.compile(r"^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,100}$")
+_HEADER_VARIABLE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
+
+
+def _header_table(name: str, path: Path, value: Any) -> tuple[tuple[str, str], ...]:
+    """``headers = { NAME = "VALUE" }`` as written; a value is never echoed in an error
+    (it may hold a token)."""
+    if not isinstance(value, dict):
+        raise _table_error(name, path, 'headers must be a table: headers = { "api-key" = "..." }')
+    out: list[tuple[str, str]] = []
+    for header, text in value.items():
+        if not _HEADER_NAME.match(header):
+            raise _table_error(name, path, f"headers: {header!r} is not a header name")
+        if not isinstance(text, str) or any(c in text for c in "\r\n\0"):
+            raise _table_error(
+                name, path, f"headers: the value of {header} must be one line of text"
+            )
+        out.append((header, text))
+    return tuple(out)
+
+
+def expand_headers(
+    provider: str, headers: tuple[tuple[str, str], ...]
+) -> tuple[tuple[str, str], ...]:
+    """``headers`` with each ``${NAME}`` read from the environment, so a token lives where
+    keys do and not in config.toml; a variable that is not set is an error naming it."""
+    out: list[tuple[str, str]] = []
+    for header, text in headers:
+        for var in _HEADER_VARIABLE.findall(text):
+            if var not in os.environ:
+                raise ConfigError(
+                    f"[providers.{provider}] headers: {header} names ${{{var}}}, which is not "
+                    "set in the environment"
+                )
+        out.append((header, _HEADER_VARIABLE.sub(lambda m: os.environ[m.group(1)], text)))
+    return tuple(out)
+
+
 def _providers(data: dict[str, Any], path: Path) -> dict[str, Provider]:
     """The built-ins, then every ``[providers.NAME]`` table of ``data`` over them."""
     tables = data.get("providers", {})
@@ -381,7 +431,7 @@ def _provider_layer(provider: Provider, path: Path) -> tuple[dict[str, Any], dic
         if value is None:
             continue
         setting = _PROVIDER_SETTING.get(key, key)
-        values[setting] = value
+        values[setting] = expand_headers(provider.name, value) if key == "headers" else value
         sources[setting] = (
             f"[providers.{provider.name}] in {path}"
             if key in provider.from_table
@@ -524,21 +574,28 @@ def _sdk_base_url(
     provider: Provider | None, values: dict[str, Any], sources: dict[str, str]
 ) -> None:
     """``base_url`` from :data:`SDK_BASE_URLS` where nothing of Frontier's set it."""
+    if provider is None and values.get("base_url"):
+        return
+    if provider is not None and sources.get("base_url") in (_ENV["base_url"], "--base-url"):
+        return
+    found = sdk_base_url(provider)
+    if found is not None:
+        values["base_url"], sources["base_url"] = found
+        values["base_url_from"] = found[1]
+
+
+def sdk_base_url(provider: Provider | None) -> tuple[str, str] | None:
+    """``(URL, "$VARIABLE")`` when the vendor SDK's variable gives ``provider`` (``None``:
+    no provider) its base URL (:data:`SDK_BASE_URLS`); a value that is no URL is another
+    tool's concern, not a failed start."""
     if provider is None:
-        if values.get("base_url"):
-            return
         var = SDK_BASE_URLS["openai"]
     elif provider.name in SDK_BASE_URLS and "base_url" not in provider.from_table:
-        if sources.get("base_url") in (_ENV["base_url"], "--base-url"):
-            return
         var = SDK_BASE_URLS[provider.name]
     else:
-        return
+        return None
     url = os.environ.get(var, "").strip()
-    if "://" not in url:  # unset, or not a URL: another tool's concern, not a failed start
-        return
-    values["base_url"], sources["base_url"] = url.rstrip("/"), f"${var}"
-    values["base_url_from"] = f"${var}"
+    return (url.rstrip("/"), f"${var}") if "://" in url else None
 
 
 def _select_provider(

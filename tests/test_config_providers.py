@@ -5,6 +5,7 @@ the suite's conftest points FRONTIER_CONFIG_DIR / FRONTIER_DATA_DIR at a temp di
 
 from __future__ import annotations
 
+import re
 import shlex
 import subprocess
 import sys
@@ -410,7 +411,9 @@ def test_an_unknown_provider_in_the_environment_names_the_variable(
          r"\[providers\.p\] in .*: unknown setting 'env_key' \(Frontier calls it key_env"),
         ('base_url = "http://x/v1"\nwire_api = "responses"',
          r"unknown setting 'wire_api' \(Frontier calls it wire"),
-        ('base_url = "http://x/v1"\nheaders = 1', r"unknown setting 'headers'; known: base_url"),
+        ('base_url = "http://x/v1"\nextras = 1', r"unknown setting 'extras'; known: base_url"),
+        ('base_url = "http://x/v1"\nhttp_headers = {}',
+         r"'http_headers' \(Frontier calls it headers"),
         ('base_url = "http://x/v1"\nwire = "chat"', r"\[providers\.p\] .*unknown wire 'chat'"),
         ('base_url = "http://x/v1"\nidle_timeout = "soon"',
          r"idle_timeout must be a number of seconds > 0, got 'soon' \(set by \[providers\.p\]"),
@@ -646,3 +649,43 @@ def test_a_base_url_variable_that_is_no_url_is_left_to_its_tool(
     assert load_config().base_url is None  # the demo and the welcome screen still start
     monkeypatch.setenv("ANTHROPIC_BASE_URL", "")
     assert load_config(provider="anthropic").base_url == "https://api.anthropic.com/v1"
+
+
+# ------------------------------------------------------- a provider's headers
+
+
+def test_a_providers_headers_are_read_with_variables_from_the_environment(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Azure OpenAI takes its key as ``api-key``, a gateway its token in a header of its
+    own: a provider could not send one."""
+    write_config(
+        "[providers.azure]\n"
+        'base_url = "https://res.openai.azure.com/openai/v1"\n'
+        'wire = "openai-responses"\n'
+        'headers = { "api-key" = "${AZURE_OPENAI_API_KEY}", X-Team = "core" }\n'
+    )
+    monkeypatch.setenv("AZURE_OPENAI_API_KEY", OTHER)
+    config = load_config(provider="azure")
+    assert config.headers == (("api-key", OTHER), ("X-Team", "core"))
+    assert OTHER not in repr(config)
+    monkeypatch.delenv("AZURE_OPENAI_API_KEY")
+    with pytest.raises(ConfigError, match=r"api-key names \$\{AZURE_OPENAI_API_KEY\}, which is"):
+        load_config(provider="azure")
+    assert load_config().headers == ()  # only the provider that says so sends them
+
+
+@pytest.mark.parametrize(
+    ("table", "says"),
+    [
+        ('headers = "api-key: x"', "headers must be a table"),
+        ('headers = { "bad name" = "x" }', "'bad name' is not a header name"),
+        ('headers = { A = "one\\ntwo" }', "the value of A must be one line of text"),
+        ("headers = { A = 3 }", "the value of A must be one line of text"),
+    ],
+)
+def test_a_bad_header_is_refused_naming_it_never_its_value(table: str, says: str) -> None:
+    write_config(f'[providers.gw]\nbase_url = "https://gw.example/v1"\n{table}\n')
+    with pytest.raises(ConfigError, match=re.escape(says)) as caught:
+        load_config(provider="gw")
+    assert "two" not in str(caught.value)

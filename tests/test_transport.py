@@ -1126,3 +1126,22 @@ async def test_credentials_in_the_base_url_are_never_shown(server: Server) -> No
     err, _ = await collect_error(model)
     assert isinstance(err, EndpointNotFound)
     assert password not in str(err) and "***@" in str(err) and password not in err.url
+
+
+async def test_a_providers_headers_go_with_every_request_and_never_into_a_message(
+    server: Server,
+) -> None:
+    """Azure OpenAI's ``api-key``, a gateway's token (``[providers.NAME] headers``)."""
+    token = "gw-token-5c2b9e71d04f"
+
+    async def refuse(request: web.Request) -> web.StreamResponse:
+        return web.json_response({"error": {"message": f"bad api-key {token}"}}, status=401)
+
+    server.handler = ok_stream
+    model = client(server.url, headers={"api-key": token, "X-Team": "core"})
+    assert text_of([i async for i in model.stream(REQUEST)]) == "Hello"
+    server.handler = refuse
+    err, _ = await collect_error(model)
+    await model.aclose()
+    assert [(h.get("api-key"), h.get("X-Team")) for h in server.headers] == [(token, "core")] * 2
+    assert token not in str(err)

@@ -335,7 +335,7 @@ def _open_client(
         notes.append(
             f"endpoint {plan.base_url} from {config.base_url_from} (--base-url names another)"
         )
-    scrubber.add(config.api_key, *url_secrets(plan.base_url))
+    scrubber.add(config.api_key, *url_secrets(plan.base_url), *(v for _, v in config.headers))
     max_tokens = config.max_tokens
     required = adapter.required_max_tokens
     if max_tokens is None and required is not None:
@@ -349,6 +349,7 @@ def _open_client(
         api_key=config.api_key,
         timeouts=timeouts,
         max_tokens=max_tokens,
+        headers=dict(config.headers),
     )
     return client, adapter, client
 
@@ -431,7 +432,7 @@ def create_runtime(
     from frontier.tools.registry import default_registry
 
     scrubber = scrubber if scrubber is not None else Scrubber()
-    scrubber.add(config.api_key, *url_secrets(config.base_url))
+    scrubber.add(config.api_key, *url_secrets(config.base_url), *(v for _, v in config.headers))
     # the sandbox's probe runs a bwrap while the store, the catalogue and the client are made
     probe_soon(config.sandbox)
     with contextlib.ExitStack() as on_error:
@@ -808,7 +809,7 @@ def _switched_config(config: Config, model: str, provider: str | None) -> Config
     or the catalogue says the new one's."""
     import os
 
-    from frontier.app.config import load_providers
+    from frontier.app.config import expand_headers, load_providers, sdk_base_url
 
     if provider is None:
         return replace(config, model=model, context_window=None)
@@ -821,11 +822,14 @@ def _switched_config(config: Config, model: str, provider: str | None) -> Config
         )
     key_env = chosen.key_env
     api_key = os.environ.get(key_env) if key_env else None
+    from_sdk = sdk_base_url(chosen)
     return replace(
         config,
         model=model,
         provider=chosen.name,
-        base_url=chosen.base_url,
+        base_url=from_sdk[0] if from_sdk else chosen.base_url,
+        base_url_from=from_sdk[1] if from_sdk else "",
+        headers=expand_headers(chosen.name, chosen.headers),
         wire=chosen.wire or "auto",
         key_env=key_env,
         api_key_command=chosen.key_command,

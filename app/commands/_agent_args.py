@@ -103,7 +103,7 @@ def _served(config: Config) -> list[str] | None:
         wire = resolve_wire(config.wire, config.base_url, None)
     except (ConfigError, ValueError):  # said again, where the session needs them
         return []
-    headers = codec(wire).headers(keyed.api_key)
+    headers = {**dict(config.headers), **codec(wire).headers(keyed.api_key)}
     return asyncio.run(served_models(config.base_url or "", headers))
 
 

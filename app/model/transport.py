@@ -53,7 +53,7 @@ import email.utils
 import logging
 import re
 import time
-from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Mapping
 from contextlib import aclosing
 from typing import Any
 
@@ -206,11 +206,14 @@ class ModelClient:
         transport: httpx.AsyncBaseTransport | None = None,
         max_retries: int = MAX_RETRIES,
         max_tokens: int | None = None,
+        headers: Mapping[str, str] | None = None,
         backoff_base: float = 0.5,
         sleep: Sleep = asyncio.sleep,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
-        """``sleep`` and ``clock`` are injected by tests so backoff is never waited out."""
+        """``sleep`` and ``clock`` are injected by tests so backoff is never waited out.
+        ``headers``: sent with every request, under the wire's own (a provider's
+        ``headers``: Azure's ``api-key``, a gateway's token); their values are secrets."""
         self.codec = wire
         self.wire = wire.name
         self._base = base_url
@@ -222,7 +225,8 @@ class ModelClient:
         self._models_url = redact_url(endpoint_url(base_url, "models")) or ""
         self.model = model
         self._api_key = api_key
-        self._scrubber = Scrubber.from_env(api_key, *url_secrets(base_url))
+        self._headers = dict(headers or {})
+        self._scrubber = Scrubber.from_env(api_key, *url_secrets(base_url), *self._headers.values())
         self.timeouts = timeouts or Timeouts()
         self.max_retries = max_retries
         self.backoff_base = backoff_base
@@ -239,7 +243,9 @@ class ModelClient:
         )
         # the CA bundle read off the path to the first request (app/model/tls.py)
         verify = trust_for(base_url)
-        self._client = httpx.AsyncClient(transport=transport, timeout=timeout, verify=verify)
+        self._client = httpx.AsyncClient(
+            transport=transport, timeout=timeout, verify=verify, headers=self._headers
+        )
         self._idle = transport is None
         """httpx's own transport, nothing sent through it yet: no connection to close."""
         self._probes: dict[str, asyncio.Future[Any]] = {}
