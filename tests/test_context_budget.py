@@ -46,6 +46,7 @@ from frontier.app.events import (
     TokenUsage,
     TurnEnded,
 )
+from frontier.app.model import ollama
 from frontier.app.model.catalogue import lookup
 from frontier.app.model.conversation import (
     AssistantTurn,
@@ -164,9 +165,9 @@ class Sent:
         return [r for r in self.sent if is_summary_request(r)]
 
 
-def chat_client(url: str, **kwargs: Any) -> ModelClient:
+def chat_client(url: str, model: str = "m", **kwargs: Any) -> ModelClient:
     """A Chat Completions client for ``url`` (``transport=``: a mock server)."""
-    return ModelClient(codec("openai-chat"), url, "m", **kwargs)
+    return ModelClient(codec("openai-chat"), url, model, **kwargs)
 
 
 def mock_client(handle: Callable[..., Any], **kwargs: Any) -> ModelClient:
@@ -1071,3 +1072,47 @@ def test_an_assumed_window_is_said_once_by_the_transcript_and_the_headless_log()
     quiet = io.StringIO()
     EventPrinter(quiet)(ContextUsage(1000, 8192, "config"))
     assert "assumed" not in quiet.getvalue()
+
+
+async def test_ollama_is_asked_what_context_it_runs_the_model_with() -> None:
+    """Ollama's /v1 says no window, so the catalogue's was taken (qwen2.5-coder: 32,768)
+    while Ollama ran the model with 4,096 and cut the history without a word. A model not
+    loaded yet is loaded (``POST /api/generate``, no prompt), then ``/api/ps`` asked again."""
+    loaded: list[str] = []
+    asked: list[tuple[str, str]] = []
+
+    async def handle(request: httpx.Request) -> httpx.Response:
+        asked.append((request.method, request.url.path))
+        if request.url.path == "/api/generate":
+            loaded.append(json.loads(request.content)["model"])
+            return httpx.Response(200, json={"done": True, "done_reason": "load"})
+        if request.url.path == "/api/ps":
+            running = [
+                {"name": f"{m}:latest", "model": f"{m}:latest", "context_length": 4096}
+                for m in loaded
+            ]
+            return httpx.Response(200, json={"models": running})
+        if request.url.path == "/v1/models":
+            return httpx.Response(200, json={"object": "list", "data": [{"id": "qwen2.5-coder"}]})
+        return httpx.Response(404)
+
+    async with mock_client(handle, model="qwen2.5-coder") as client:
+        window = await client.probe_context_window()
+        budget = ContextBudget(probe=client.probe_context_window, catalogue=(32768, "catalogue"))
+        await budget.learn()
+    assert window is not None and (window.tokens, window.source) == (4096, ollama.SOURCE)
+    assert loaded == ["qwen2.5-coder"]  # once: the second probe found it running
+    assert (budget.window, budget.source) == (4096, f"server ({ollama.SOURCE})")
+    assert asked.count(("POST", "/api/generate")) == 1
+
+
+async def test_a_server_that_is_not_ollama_is_never_asked_to_load_anything() -> None:
+    asked: list[tuple[str, str]] = []
+
+    async def handle(request: httpx.Request) -> httpx.Response:
+        asked.append((request.method, request.url.path))
+        return httpx.Response(404)
+
+    async with mock_client(handle) as client:
+        assert await client.probe_context_window() is None
+    assert [m for m, _ in asked] == ["GET", "GET", "GET"]

@@ -250,6 +250,8 @@ class ModelClient:
         """httpx's own transport, nothing sent through it yet: no connection to close."""
         self._probes: dict[str, asyncio.Future[Any]] = {}
         """``probe_json`` answers by URL (one GET per path for the client's life)."""
+        self._window: asyncio.Future[WindowInfo | None] | None = None
+        """``probe_context_window``'s answer, once asked."""
 
     def __repr__(self) -> str:
         # Never shows the key.
@@ -282,12 +284,40 @@ class ModelClient:
 
     async def probe_context_window(self, timeout: float = PROBE_TIMEOUT) -> WindowInfo | None:
         """Ask the server for the model's context window (``probe.py``): llama.cpp's
-        ``/props``, else ``/models``; ``None`` when neither says. Never raises."""
-        props, models = await asyncio.gather(
+        ``/props``, else ``/models``, else what Ollama runs the model with
+        (``ollama.py``); ``None`` when none says. Never raises. Asked once per client,
+        as each of its look-ups is (Ollama may be asked to load the model)."""
+        if self._window is None:
+            self._window = asyncio.ensure_future(self._probe_window(timeout))
+        return await asyncio.shield(self._window)
+
+    async def _probe_window(self, timeout: float) -> WindowInfo | None:
+        props, models, ps = await asyncio.gather(
             self.probe_json("props", root=True, timeout=timeout),
             self.probe_json("models", timeout=timeout),
+            self.probe_json("api/ps", root=True, timeout=timeout),
         )
-        return window_from(props, models, self.model)
+        found = window_from(props, models, self.model)
+        if found is not None:
+            return found
+        from frontier.app.model.ollama import ollama_window
+
+        return await ollama_window(
+            self._client,
+            self._base,
+            self.model,
+            ps,
+            self._probe_headers(),
+            probe_timeout=timeout,
+            load_timeout=self.timeouts.first_byte,
+        )
+
+    def _probe_headers(self) -> dict[str, str]:
+        """The wire's headers for a ``GET`` beside the endpoint (its key), less ``Accept``."""
+        headers = dict(self.codec.headers(self._api_key))
+        headers.pop("Accept", None)
+        headers.pop("accept", None)
+        return headers
 
     async def probe_json(
         self, path: str, *, root: bool = False, timeout: float = PROBE_TIMEOUT
@@ -298,11 +328,10 @@ class ModelClient:
         prefill and tool detection all read ``/props``, and a session needs one answer."""
         url = endpoint_url(self._base, path, root=root)
         if url not in self._probes:
-            headers = {k: v for k, v in self.codec.headers(self._api_key).items()}
-            headers.pop("Accept", None)
-            headers.pop("accept", None)
             self._idle = False
-            self._probes[url] = asyncio.ensure_future(get_json(self._client, url, headers, timeout))
+            self._probes[url] = asyncio.ensure_future(
+                get_json(self._client, url, self._probe_headers(), timeout)
+            )
         return await asyncio.shield(self._probes[url])
 
     # ------------------------------------------------------------------ request
