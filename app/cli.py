@@ -762,7 +762,25 @@ def _apply_patch_command(p: argparse.ArgumentParser) -> None:
 
 
 def _sessions_command(p: argparse.ArgumentParser) -> None:
+    # `delete` is a word, not a subparser: a second parser doubled what listing costs
+    # before it reads the store (issue 24)
     p.add_argument("--json", action="store_true", help="a JSON array instead of the table")
+    p.add_argument(
+        "action",
+        nargs="?",
+        choices=("delete",),
+        metavar="delete",
+        help="delete the sessions named (or --older-than DAYS): every row, its content "
+        "overwritten on disk; asks first (--yes without a terminal)",
+    )
+    p.add_argument("ids", metavar="ID", nargs="*", help="with delete: session ids or prefixes")
+    p.add_argument(
+        "--older-than",
+        metavar="DAYS",
+        type=float,
+        help="with delete: every session last used more than DAYS days ago",
+    )
+    p.add_argument("--yes", "-y", action="store_true", help="with delete: do not ask")
 
 
 def _resume_command(p: argparse.ArgumentParser) -> None:

@@ -1,4 +1,5 @@
-"""``frontier sessions [--json]`` — list stored sessions, newest first, with the first prompt.
+"""``frontier sessions [--json]`` — list stored sessions, newest first, with the first prompt
+(``frontier sessions delete``: ``sessions_delete.py``).
 
 The PROMPT column is what the person typed first, on one line and cut to fit (a
 session is recognised by its task, not its id); ``--json`` has it whole
@@ -26,6 +27,17 @@ PROMPT_WIDTH = 50
 
 
 def main(args: argparse.Namespace) -> int:
+    if getattr(args, "action", None) == "delete":
+        from frontier.app.commands.sessions_delete import delete
+
+        return delete(args)
+    if getattr(args, "ids", None) or getattr(args, "older_than", None) is not None:
+        safe_print(
+            "frontier sessions: session ids and --older-than go with delete "
+            "(`frontier sessions delete ID`)",
+            file=sys.stderr,
+        )
+        return 2
     as_json = bool(getattr(args, "json", False))
     try:
         path = existing_store()

@@ -1,0 +1,117 @@
+"""``frontier sessions delete`` (``app/session/forget.py``): a stored session can be
+removed, its content gone from the database files, not only from its tables; another
+session, and the file versions it shares, stay whole."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from frontier.app.events import ToolCall
+from frontier.app.model.conversation import UserText
+from frontier.app.session import lock as session_lock
+from frontier.app.session.db import default_path
+from frontier.app.session.store import SessionStore
+from frontier.tools.boundary import ToolBoundary
+from frontier.tools.contract import Decision, Preview, ToolSpec
+from frontier.tools.registry import default_registry
+
+MARK = "pasted-by-mistake-7f3a9c1e"
+
+
+class Yes:
+    async def approve(self, call: ToolCall, spec: ToolSpec, preview: Preview) -> Decision:
+        return Decision(True)
+
+
+async def make_session(store: SessionStore, ws: Path, text: str, edits: list[str]) -> str:
+    """A session: a prompt holding ``text``, then one ``write`` over each file in ``edits``
+    (each keeps the file as it was: a pre-image)."""
+    sid = store.create_session(str(ws), "m", None, "ctl")
+    store.append_items(sid, [UserText(f"please look at {text}")])
+    boundary = ToolBoundary(default_registry(), ws, Yes(), store.persistence(sid))
+    for n, name in enumerate(edits):
+        r = await boundary.run(ToolCall(f"c{n}", "write", {"path": name, "content": f"{sid}\n"}))
+        assert r.kind == "ok", r.output
+    return sid
+
+
+def frontier(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "frontier.app.cli", "sessions", *args],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "COLUMNS": "200"},
+        timeout=120,
+        check=False,
+    )
+
+
+def on_disk() -> bytes:
+    db = default_path()
+    return b"".join(p.read_bytes() for p in db.parent.glob(db.name + "*"))
+
+
+async def test_a_deleted_session_is_gone_from_the_files_and_the_other_stays_whole(
+    tmp_path: Path,
+) -> None:
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    (ws / "shared.txt").write_text("shared, as it was\n")
+    (ws / "own.txt").write_text(f"only the first session's version: {MARK}-file\n")
+    with SessionStore.open() as store:
+        first = await make_session(store, ws, MARK, ["own.txt", "shared.txt"])
+        (ws / "shared.txt").write_text("shared, as it was\n")  # the same pre-image again
+        second = await make_session(store, ws, "the other task", ["shared.txt"])
+    assert MARK.encode() in on_disk()
+    done = frontier("delete", first[:6], "--yes")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith(f"deleted {first} (")
+    assert "please look at pasted-by-mistake" in done.stdout
+    assert done.stdout.rstrip().endswith(", 1 kept file version(s)")  # own.txt's, not shared's
+    assert MARK.encode() not in on_disk()  # not in the tables, the freed pages or the WAL
+    with SessionStore.open() as store:
+        assert [s.id for s in store.list_sessions()] == [second]
+        assert store.load_items(second)[0] == UserText("please look at the other task")
+        shared = hashlib.sha256(b"shared, as it was\n").hexdigest()
+        assert store.preimages.get(shared) == b"shared, as it was\n"
+    listed = frontier()
+    assert first not in listed.stdout and second in listed.stdout
+
+
+async def test_an_open_session_or_one_without_a_yes_is_not_deleted(tmp_path: Path) -> None:
+    with SessionStore.open() as store:
+        sid = await make_session(store, tmp_path, MARK, [])
+    held = session_lock.acquire(default_path().parent, sid)
+    try:
+        refused = frontier("delete", sid, "--yes")
+    finally:
+        held.release()
+    assert refused.returncode == 1
+    assert f"session {sid} is open in a running Frontier; close it there first" in refused.stderr
+    asked = frontier("delete", sid, stdin="")  # no terminal to confirm on
+    assert asked.returncode == 3 and "run again with --yes" in asked.stderr
+    assert frontier("delete", "nope", "--yes").returncode == 1
+    assert frontier("delete").returncode == 2  # neither ids nor --older-than
+    assert MARK.encode() in on_disk()
+
+
+async def test_older_than_deletes_the_sessions_last_used_before_it(tmp_path: Path) -> None:
+    with SessionStore.open() as store:
+        old = await make_session(store, tmp_path, "old", [])
+        new = await make_session(store, tmp_path, "new", [])
+        month_ago = time.time() - 31 * 86400
+        store.db.write(
+            "test",
+            lambda c: c.execute("UPDATE sessions SET updated = ? WHERE id = ?", (month_ago, old)),
+        )
+    assert frontier("delete", "--older-than", "40", "--yes").stdout.startswith("no session")
+    done = frontier("delete", "--older-than", "30", "--yes")
+    assert done.returncode == 0 and done.stdout.startswith(f"deleted {old} (")
+    with SessionStore.open() as store:
+        assert [s.id for s in store.list_sessions()] == [new]
