@@ -269,6 +269,44 @@ def test_a_server_that_exits_before_answering_is_said_with_its_status_and_last_w
     )
 
 
+async def test_a_withheld_variable_reaches_one_server_by_name_and_its_absence_is_explained(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """GitHub's server needs its token, which Frontier withholds from tools and servers
+    (``*TOKEN*``): it said only "not set", while the person saw it set in their shell, and
+    the one way in was the token's value written into config.toml."""
+    token = "ghp_5e1c0ffee42d"
+    monkeypatch.setenv("GITHUB_PERSONAL_ACCESS_TOKEN", token)
+    passed = ServerSettings(
+        name="good",
+        command=sys.executable,
+        args=(FIXTURE,),
+        env={"GITHUB_PERSONAL_ACCESS_TOKEN": "${GITHUB_PERSONAL_ACCESS_TOKEN}"},
+        startup_timeout=20,
+    )
+    code = (
+        "import os, sys; os.environ.get('GITHUB_PERSONAL_ACCESS_TOKEN') or sys.exit("
+        "'Error: GITHUB_PERSONAL_ACCESS_TOKEN environment variable is not set')"
+    )
+    lacking = ServerSettings(name="gh", command=sys.executable, args=("-c", code))
+    host = McpHost(tmp_path / "mcp-logs")
+    registry = Registry()
+    try:
+        host.start([passed, lacking], registry)
+        b = boundary(tmp_path, registry)
+        r = await b.run(call("good__env", name="GITHUB_PERSONAL_ACCESS_TOKEN"))
+        assert r.output == token
+    finally:
+        host.close()
+    gh = next(s for s in host.states() if s.name == "gh")
+    assert gh.why is not None and gh.why.endswith(
+        "(Frontier withholds GITHUB_PERSONAL_ACCESS_TOKEN from tools and servers: pass it to "
+        'this one with env = { GITHUB_PERSONAL_ACCESS_TOKEN = "${GITHUB_PERSONAL_ACCESS_TOKEN}" '
+        "} in [mcp_servers.gh])"
+    )
+    assert token not in " ".join(host.notes)
+
+
 def test_a_tool_named_with_control_characters_is_skipped_and_shown_escaped(
     shared: tuple[McpHost, Registry],
 ) -> None:

@@ -29,6 +29,7 @@ import json
 import logging
 import math
 import os
+import re
 import signal
 import threading
 import time
@@ -49,6 +50,7 @@ from frontier.tools.mcp_settings import (
     HeaderError,
     ServerSettings,
     ServerState,
+    expand_env,
     expand_headers,
     public_url,
 )
@@ -206,10 +208,25 @@ def _patch_stdio() -> None:
 
 
 def server_env(settings: ServerSettings) -> dict[str, str]:
-    """The tools' environment (secret-named variables withheld) plus the server's ``env``."""
+    """The tools' environment (secret-named variables withheld) plus the server's ``env``,
+    ``${NAME}`` in it read from Frontier's own environment (``expand_env``)."""
     env = child_env()
-    env.update(settings.env)
+    env.update(expand_env(settings.env, os.environ, server=settings.name))
     return env
+
+
+def withheld_hint(words: str, settings: ServerSettings) -> str:
+    """When a server's last words name a variable Frontier withheld from it (set here,
+    secret-named, not in its ``env``), how to pass it: such a server says only that it
+    is not set, and the person sees it set in their shell."""
+    passed = child_env()
+    for name in sorted(set(re.findall(r"\b[A-Z][A-Z0-9_]{2,}\b", words))):
+        if name in os.environ and name not in passed and name not in settings.env:
+            return (
+                f" (Frontier withholds {name} from tools and servers: pass it to this one with "
+                f'env = {{ {name} = "${{{name}}}" }} in [mcp_servers.{settings.name}])'
+            )
+    return ""
 
 
 def schema_problem(schema: Any) -> str | None:
@@ -559,7 +576,11 @@ class McpServer:
         code = getattr(self._process, "returncode", None)
         said = f"it exited{f' with status {code}' if code is not None else ''} before answering"
         words = last_words(self.log_path)
-        return self.scrub(f"{said}; its last words: {words!r}" if words else said)
+        if not words:
+            return self.scrub(said)
+        return self.scrub(f"{said}; its last words: {words!r}") + withheld_hint(
+            words, self.settings
+        )
 
     async def _heard(self, response: Any) -> None:
         """Each HTTP response of a remote server: the last error's status is kept, since

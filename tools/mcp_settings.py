@@ -91,6 +91,30 @@ def public_url(url: str) -> str:
     return f"{parts.scheme}://{parts.hostname or ''}{port}{parts.path}"
 
 
+def expand_env(
+    env: Mapping[str, str], environ: Mapping[str, str], *, server: str | None = None
+) -> dict[str, str]:
+    """A stdio server's ``env`` with every ``${NAME}`` replaced from ``environ``: a
+    variable Frontier withholds from tools (``GITHUB_TOKEN``) reaches that one server
+    without its value being written into config.toml. A variable that is not set is a
+    :class:`HeaderError` naming the server, the entry and the variable, never a value."""
+    where = f"MCP server {server}: " if server else ""
+    out: dict[str, str] = {}
+    for key, raw in env.items():
+
+        def value_of(match: re.Match[str], key: str = key) -> str:
+            name = match.group(1)
+            if name not in environ:
+                raise HeaderError(
+                    f"{where}env {key} names ${{{name}}}, which is not set in Frontier's "
+                    "environment"
+                )
+            return environ[name]
+
+        out[key] = ENV_REF.sub(value_of, raw)
+    return out
+
+
 def expand_headers(
     headers: Mapping[str, str], environ: Mapping[str, str], *, server: str | None = None
 ) -> dict[str, str]:
