@@ -24,11 +24,12 @@ from wire_scripts import Text, WireServer, script, serve_wire, stream
 from frontier.app.agent import mcp_wait
 from frontier.app.config import Config, config_path
 from frontier.app.events import Event, McpStarting, Notice
+from frontier.app.record import replace
 from frontier.tools import mcp_sdk
 from frontier.tools.mcp_servers import McpHost
 from frontier.tools.mcp_settings import ServerSettings
 from frontier.tools.policy import PolicyApprover
-from frontier.tools.registry import default_registry
+from frontier.tools.registry import Registry, default_registry
 
 FIXTURE = Path(__file__).with_name("mcp_server_fixture.py")
 
@@ -216,3 +217,37 @@ def test_required_is_read_from_the_table_and_editing_it_keeps_a_project_servers_
     assert fingerprint(plain) == fingerprint(must)
     with pytest.raises(ConfigError, match=r"\[mcp_servers.s\] in .*: required must be true or"):
         parse_mcp_servers({"mcp_servers": {"s": {**table, "required": "yes"}}}, path)
+
+
+def test_a_start_that_times_out_says_what_it_last_said_and_which_setting_gives_it_longer(
+    tmp_path: Path,
+) -> None:
+    """A first ``npx`` run downloads the server: the note said only "did not start within
+    10 s". The gate never opens, so each start times out whatever the machine's load."""
+    npx = tmp_path / "bin" / "npx"
+    npx.parent.mkdir()
+    npx.symlink_to(sys.executable)
+    slow = replace(gated("slow", fifo(tmp_path / "slow")), startup_timeout=0.5)
+    fetching = replace(
+        gated("fetch", fifo(tmp_path / "fetch")),
+        command=str(npx),
+        args=(
+            "-c",
+            "import sys, time; print('npm warn exec installing', file=sys.stderr, "
+            "flush=True); time.sleep(60)",
+        ),
+        startup_timeout=0.5,
+    )
+    host = McpHost(tmp_path / "mcp-logs")
+    try:
+        host.start([slow, fetching], Registry())
+    finally:
+        host.close()
+    why = {s.name: s.why for s in host.states()}
+    assert why["slow"] == (
+        "did not start within 0.5 s (if it is only slow, raise startup_timeout in "
+        "[mcp_servers.slow])"
+    )
+    assert why["fetch"] is not None and why["fetch"].endswith(
+        "(a first npx run downloads the server: raise startup_timeout in [mcp_servers.fetch])"
+    )

@@ -333,6 +333,8 @@ def rotated(log: Path) -> None:
             os.replace(log, log.with_name(log.name + ".1"))
 
 
+DOWNLOADERS = frozenset({"npx", "uvx", "bunx", "pipx", "pnpx", "dlx"})
+"""Launchers that fetch the server on its first run (a start then takes far longer)."""
 LAST_WORDS = 300
 """Characters of a server's last stderr line a note quotes."""
 
@@ -407,9 +409,28 @@ class McpServer:
         try:
             return await asyncio.wait_for(asyncio.shield(ready), self.settings.startup_timeout)
         except TimeoutError:
-            self.dead = f"did not start within {self.settings.startup_timeout:g} s"
+            self.dead = self._too_slow()
+            # the start's own failure comes after this: retrieved here, or asyncio prints
+            # "Future exception was never retrieved" on stderr (over the TUI's screen)
+            ready.add_done_callback(lambda f: f.cancelled() or f.exception())
             await self.stop()
             raise
+
+    def _too_slow(self) -> str:
+        """Why a start timed out, and the setting that gives it longer: a first ``npx`` or
+        ``uvx`` run downloads the server, and the person saw only "did not start"."""
+        s = self.settings
+        why = f"did not start within {s.startup_timeout:g} s"
+        words = last_words(self.log_path) if s.url is None else ""
+        if words:
+            why += f"; its last words: {self.scrub(words)!r}"
+        runner = Path(s.command or "").name
+        if runner in DOWNLOADERS:
+            return why + (
+                f" (a first {runner} run downloads the server: raise startup_timeout in "
+                f"[mcp_servers.{s.name}])"
+            )
+        return why + f" (if it is only slow, raise startup_timeout in [mcp_servers.{s.name}])"
 
     async def _serve(self, ready: asyncio.Future[list[Any]]) -> None:
         mcp_sdk.load(mcp_sdk.HTTP if self.settings.url is not None else mcp_sdk.STDIO)
