@@ -999,3 +999,10 @@ def test_a_cap_over_the_models_own_is_lowered_to_it_and_asked_again() -> None:
     assert codec.body(request(UserText("hi"), max_tokens=32000), "m")["max_tokens"] == 8192
     assert codec.body(request(UserText("hi"), max_tokens=1000), "m")["max_tokens"] == 1000
     assert codec.rejected(400, refusal) is None  # once: a second refusal is final
+
+
+def test_a_request_sent_once_marks_no_cache_breakpoint() -> None:
+    """A compaction's summary request: a cache write costs a quarter more than the input
+    read uncached, and no later request repeats its prefix."""
+    body = Codec().body(request(UserText("summarise this"), once=True), "m")
+    assert "cache_control" not in json.dumps(body) and body["system"] == "You are Frontier."

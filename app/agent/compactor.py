@@ -387,6 +387,7 @@ class Compactor:
             system,
             (UserText(SUMMARY_REQUEST.format(transcript=text), "notice"),),
             max_tokens=answer,
+            once=True,  # its transcript is sent once: a cache write would cost, not save
         )
         index = self.requests.take()
         rid: int | None = None

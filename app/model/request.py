@@ -34,7 +34,10 @@ class ModelRequest:
     assistant text the answer must continue (a response cut by its token limit, resumed
     from the frontier: ``agent/continuation.py``); only wires that can continue a
     message take it. ``extra``: fields merged into the body as they are (vLLM's
-    ``continue_final_message``), for the wire that asked for them."""
+    ``continue_final_message``), for the wire that asked for them. ``once``: a request
+    whose prefix no later request repeats (a compaction's summary): a wire that marks
+    prompt-cache breakpoints marks none (writing a cache costs more than reading it
+    uncached)."""
 
     system: str
     items: tuple[Item, ...]
@@ -42,6 +45,7 @@ class ModelRequest:
     prefill: str = ""
     max_tokens: int | None = None
     extra: Mapping[str, Any] = field(default_factory=dict)
+    once: bool = False
 
     @property
     def native(self) -> bool:

@@ -201,7 +201,7 @@ class Codec:
         }
         if request.system:
             body["system"] = request.system
-        if self.cache:
+        if self.cache and not request.once:
             cached(body)
         if request.tools:
             body["tools"] = [
