@@ -1116,3 +1116,22 @@ async def test_a_server_that_is_not_ollama_is_never_asked_to_load_anything() -> 
     async with mock_client(handle) as client:
         assert await client.probe_context_window() is None
     assert [m for m, _ in asked] == ["GET", "GET", "GET"]
+
+
+def test_a_window_too_small_for_the_tools_names_the_mcp_servers_that_fill_it() -> None:
+    """GitHub's MCP server lists ~90 tools with long descriptions, more than a local
+    model's whole window: the refusal named only the window."""
+    from frontier.app.agent.compactor import _servers_share
+
+    schema = {"type": "object", "properties": {"q": {"type": "string"}}}
+    tools = tuple(
+        ToolSchema(f"github__tool_{i}", "Search issues. " * 40, schema) for i in range(90)
+    )
+    tools += (ToolSchema("read", "Read a file.", schema), ToolSchema("fs__ls", "List.", schema))
+    request = ModelRequest("system", (), tools)
+    said = _servers_share(request, 1.0, estimate_tokens(request))
+    assert said.startswith(" (the tools of MCP servers take about ")
+    assert ": github ~" in said and ", fs ~" in said
+    assert "deny = [...] in [mcp_servers.NAME], or enabled = false)" in said
+    few = ModelRequest("s" * 40_000, (), tools[-2:])
+    assert _servers_share(few, 1.0, estimate_tokens(few)) == ""  # not where the room went

@@ -218,7 +218,8 @@ class Compactor:
         if base > window:
             return (
                 f"{TOO_LONG_OPENINGS[1]}{window:,} tokens ({said}), {what}: the "
-                f"instructions and the tools alone need about {base:,}. Give the model a "
+                f"instructions and the tools alone need about {base:,}"
+                f"{_servers_share(request, self.budget.ratio, base)}. Give the model a "
                 "larger context (llama.cpp: -c; Ollama: num_ctx), or use a model with a "
                 "larger window"
             )
@@ -503,3 +504,34 @@ def _committing(what: str) -> Iterator[None]:
 
 
 __all__ = ["SUMMARY_PROMPT", "Compactor", "Summary"]
+
+
+def _servers_share(request: ModelRequest, ratio: float, base: int) -> str:
+    """The MCP servers whose tools take a third or more of ``base`` tokens, largest first,
+    and how to offer fewer: a server such as GitHub's lists ~90 tools with long
+    descriptions, more than a local model's whole window, and the refusal named only the
+    window."""
+    import json
+
+    sizes: dict[str, int] = {}
+    for tool in request.tools:
+        server, sep, _ = tool.name.partition("__")
+        if sep:
+            schema = {
+                "name": tool.name,
+                "description": tool.description,
+                "parameters": tool.parameters,
+            }
+            sizes[server] = sizes.get(server, 0) + len(
+                json.dumps(schema, ensure_ascii=False).encode()
+            )
+    tokens = {name: round(size / BYTES_PER_TOKEN * ratio) for name, size in sizes.items()}
+    if not tokens or sum(tokens.values()) * 3 < base:
+        return ""
+    shown = sorted(tokens.items(), key=lambda kv: -kv[1])[:3]
+    named = ", ".join(f"{name} ~{n:,}" for name, n in shown)
+    return (
+        f" (the tools of MCP servers take about {sum(tokens.values()):,} of them: {named}; "
+        "offer fewer with allow = [...] or deny = [...] in [mcp_servers.NAME], or "
+        "enabled = false)"
+    )
