@@ -130,6 +130,11 @@ def listed_with_schema(params: dict[str, Any]) -> object:
     for tool in tools:
         if tool["name"] == "typed":
             tool["outputSchema"] = TYPED_SCHEMA
+        if tool["name"] == "ok":  # as zod-to-json-schema writes it
+            tool["inputSchema"] = {
+                "$schema": "http://json-schema.org/draft-07/schema#",
+                **tool["inputSchema"],
+            }
     return {"tools": tools}
 
 

@@ -307,6 +307,19 @@ async def test_a_withheld_variable_reaches_one_server_by_name_and_its_absence_is
     assert token not in " ".join(host.notes)
 
 
+def test_a_schema_is_offered_without_its_dollar_schema(shared: tuple[McpHost, Registry]) -> None:
+    """Gemini's OpenAI endpoint refuses ``$schema`` in a tool's parameters ("Unknown name"),
+    which zod-made servers write: every request of the session failed."""
+    _, registry = shared
+    tool = registry.get("bad__ok")
+    assert tool is not None
+    assert tool.spec.parameters == {
+        "type": "object",
+        "properties": {"text": {"type": "string"}},
+        "required": ["text"],
+    }
+
+
 def test_a_tool_named_with_control_characters_is_skipped_and_shown_escaped(
     shared: tuple[McpHost, Registry],
 ) -> None:

@@ -1191,7 +1191,7 @@ class McpTool:
         self.spec = ToolSpec(
             name=wire_name(name, tool),
             description=f"{text} (MCP server {name})" if text else f"MCP server {name}: {tool}",
-            parameters=json.loads(json.dumps(schema)),
+            parameters=_as_offered(schema),
             sequential=not read,
             mutates=not read,
             timeout=settings.tool_timeout,
@@ -1269,6 +1269,15 @@ def _embedded(resource: Any) -> str:
         return f"[resource {uri}{f' {mime}' if mime else ''}]\n{text}"
     size = len(getattr(resource, "blob", "") or "")
     return f"[resource {uri} {mime or '?'}, {size} base64 chars]"
+
+
+def _as_offered(schema: Mapping[str, Any]) -> dict[str, Any]:
+    """A tool's input schema as a model API is given it: a copy, without the top-level
+    ``$schema`` that zod-made servers put there and Gemini's OpenAI endpoint refuses ("Unknown
+    name $schema": every request of the session failed); it says nothing a model needs."""
+    copied: dict[str, Any] = json.loads(json.dumps(schema))
+    copied.pop("$schema", None)
+    return copied
 
 
 def _outcome(result: Any) -> Outcome:
