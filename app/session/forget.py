@@ -30,13 +30,15 @@ from frontier.app.session.sqlite import sqlite3
 
 _OWNED = ("messages", "log", "intents", "compactions")
 """Tables whose rows name their session (``session_id``), besides ``responses``."""
+_TARGETS = "json_each(CASE WHEN json_valid(log.data) THEN log.data END, '$.targets') t"
+"""A call row's target files (a row that is not JSON, in a damaged store, has none)."""
 _PRE_HASHES = (
-    "SELECT DISTINCT json_extract(t.value, '$.pre') FROM log, json_each(log.data, '$.targets') t"
+    f"SELECT DISTINCT json_extract(t.value, '$.pre') FROM log, {_TARGETS}"
     " WHERE log.type = 'call' AND log.session_id = ?"
 )
 """The pre-image hashes a session's calls recorded."""
 _STILL_USED = (
-    "SELECT 1 FROM log, json_each(log.data, '$.targets') t WHERE log.type = 'call'"
+    f"SELECT 1 FROM log, {_TARGETS} WHERE log.type = 'call'"
     " AND json_extract(t.value, '$.pre') = ? LIMIT 1"
 )
 
