@@ -33,14 +33,9 @@ _OWNED = ("messages", "log", "intents", "compactions")
 _TARGETS = "json_each(CASE WHEN json_valid(log.data) THEN log.data END, '$.targets') t"
 """A call row's target files (a row that is not JSON, in a damaged store, has none)."""
 _PRE_HASHES = (
-    f"SELECT DISTINCT json_extract(t.value, '$.pre') FROM log, {_TARGETS}"
-    " WHERE log.type = 'call' AND log.session_id = ?"
+    f"SELECT DISTINCT json_extract(t.value, '$.pre') FROM log, {_TARGETS} WHERE log.type = 'call'"
 )
-"""The pre-image hashes a session's calls recorded."""
-_STILL_USED = (
-    f"SELECT 1 FROM log, {_TARGETS} WHERE log.type = 'call'"
-    " AND json_extract(t.value, '$.pre') = ? LIMIT 1"
-)
+"""The pre-image hashes calls recorded (``AND log.session_id = ?``: one session's)."""
 
 
 @record
@@ -91,7 +86,8 @@ def _deleter(session_id: str) -> Callable[[sqlite3.Connection], int]:
     """The transaction that deletes ``session_id``; it returns the pre-images it removed."""
 
     def delete(c: sqlite3.Connection) -> int:
-        hashes = [h for (h,) in c.execute(_PRE_HASHES, (session_id,)) if isinstance(h, str)]
+        query = _PRE_HASHES + " AND log.session_id = ?"
+        hashes = {h for (h,) in c.execute(query, (session_id,)) if isinstance(h, str)}
         c.execute(
             "DELETE FROM stream_events WHERE response_id IN "
             "(SELECT id FROM responses WHERE session_id = ?)",
@@ -101,7 +97,10 @@ def _deleter(session_id: str) -> Callable[[sqlite3.Connection], int]:
         for table in _OWNED:
             c.execute(f"DELETE FROM {table} WHERE session_id = ?", (session_id,))  # _OWNED's
         c.execute("DELETE FROM sessions WHERE id = ?", (session_id,))
-        unused = [h for h in hashes if c.execute(_STILL_USED, (h,)).fetchone() is None]
+        if not hashes:
+            return 0
+        used = {h for (h,) in c.execute(_PRE_HASHES)}  # one pass over the others' calls
+        unused = sorted(hashes - used)
         c.executemany("DELETE FROM preimages WHERE hash = ?", [(h,) for h in unused])
         return len(unused)
 
