@@ -983,6 +983,14 @@ def test_a_server_that_refuses_cache_control_is_asked_again_without_it() -> None
     body = codec.body(request(UserText("hi")), "m")
     assert "cache_control" not in json.dumps(body) and body["system"] == "You are Frontier."
     assert codec.rejected(400, "cache_control") is None  # once: then the refusal is final
+    strict = Codec()  # a server that takes the system prompt only as a string
+    said = strict.rejected(
+        422, '{"detail": [{"loc": ["body", "system"], "msg": "str type expected"}]}'
+    )
+    assert (
+        said is not None
+        and strict.body(request(UserText("hi")), "m")["system"] == "You are Frontier."
+    )
     assert Codec().rejected(400, "max_tokens: too large") is None
 
 

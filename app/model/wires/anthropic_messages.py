@@ -219,9 +219,12 @@ class Codec:
 
     def rejected(self, status: int, text: str) -> str | None:
         """Prompt caching is the one optional thing sent: a server that refuses it (a
-        strict proxy of another API) is asked again without it; any other refusal is
-        final."""
-        if status in (400, 422) and self.cache and "cache_control" in text:
+        strict proxy of another API: its refusal names ``cache_control`` or ``system``) is
+        asked again without it, once; a cap over the model's own is lowered to it; any
+        other refusal is final."""
+        if status in (400, 422) and self.cache and ("cache_control" in text or "system" in text):
+            # a strict proxy of the API may refuse the field, or a system prompt given as
+            # blocks (the form a breakpoint needs) where it takes only a string
             self.cache = False
             return "the server rejected cache_control; retrying without prompt caching"
         over = _TOKENS_OVER.search(text) if status in (400, 422) else None
