@@ -15,6 +15,7 @@ from frontier.app.events import ToolCall
 from frontier.app.model.conversation import UserText
 from frontier.app.session import lock as session_lock
 from frontier.app.session.db import default_path
+from frontier.app.session.prompt_history import PromptHistory
 from frontier.app.session.store import SessionStore
 from frontier.tools.boundary import ToolBoundary
 from frontier.tools.contract import Decision, Preview, ToolSpec
@@ -68,13 +69,19 @@ async def test_a_deleted_session_is_gone_from_the_files_and_the_other_stays_whol
         first = await make_session(store, ws, MARK, ["own.txt", "shared.txt"])
         (ws / "shared.txt").write_text("shared, as it was\n")  # the same pre-image again
         second = await make_session(store, ws, "the other task", ["shared.txt"])
+    history = PromptHistory.for_workspace(str(ws))
+    history.add("an older prompt of this workspace")
+    history.add(f"please look at {MARK}")  # what ↑ recalls: the same words
     assert MARK.encode() in on_disk()
     done = frontier("delete", first[:6], "--yes")
     assert done.returncode == 0, done.stderr
     assert done.stdout.startswith(f"deleted {first} (")
     assert "please look at pasted-by-mistake" in done.stdout
-    assert done.stdout.rstrip().endswith(", 1 kept file version(s)")  # own.txt's, not shared's
+    # own.txt's version, not shared.txt's; the prompt recalled by ↑ in that workspace
+    assert done.stdout.rstrip().endswith(", 1 kept file version(s), 1 prompt(s) from the ↑ history")
     assert MARK.encode() not in on_disk()  # not in the tables, the freed pages or the WAL
+    assert MARK not in history.path.read_text()  # nor in the ↑ history of the workspace
+    assert PromptHistory.for_workspace(str(ws)).entries() == ["an older prompt of this workspace"]
     with SessionStore.open() as store:
         assert [s.id for s in store.list_sessions()] == [second]
         assert store.load_items(second)[0] == UserText("please look at the other task")

@@ -65,7 +65,8 @@ def delete(args: argparse.Namespace) -> int:
         db.close()
     for gone in done:
         kept = f", {gone.preimages} kept file version(s)" if gone.preimages else ""
-        safe_print(f"deleted {_line(gone.info)}{kept}")
+        typed = f", {gone.prompts} prompt(s) from the ↑ history" if gone.prompts else ""
+        safe_print(f"deleted {_line(gone.info)}{kept}{typed}")
     return 0
 
 

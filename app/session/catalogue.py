@@ -336,13 +336,13 @@ class Catalogue:
             turns,
             calls,
             0 if held else running,
-            _prompt_text(first),
+            prompt_text(first),
             updated or created,
             wire or DEFAULT_WIRE,
         )
 
 
-def _prompt_text(data: str | None) -> str:
+def prompt_text(data: str | None) -> str:
     """The ``text`` of a stored ``user`` row ("" when there is none or it is unreadable)."""
     if not data:
         return ""

@@ -22,9 +22,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from frontier.app.record import record
+from frontier.app.record import record, replace
 from frontier.app.session import lock as session_lock
-from frontier.app.session.catalogue import Catalogue, SessionInfo
+from frontier.app.session.catalogue import Catalogue, SessionInfo, prompt_text
 from frontier.app.session.db import Database, StoreError
 from frontier.app.session.sqlite import sqlite3
 
@@ -45,6 +45,8 @@ class Deleted:
     info: SessionInfo
     preimages: int
     """Pre-images removed with it (those no other session referenced)."""
+    prompts: int = 0
+    """Its prompts removed from the workspace's ↑ history (``prompt_history.py``)."""
 
 
 def refusal(db: Database, info: SessionInfo) -> str | None:
@@ -66,6 +68,7 @@ def delete_sessions(db: Database, sessions: Sequence[SessionInfo]) -> list[Delet
         why = refusal(db, info)
         if why is not None:
             raise StoreError(why)
+    typed = {info.id: _prompts(db, info.id) for info in sessions}
     with db.lock:
         db.conn.execute("PRAGMA secure_delete = ON")
     try:
@@ -79,7 +82,26 @@ def delete_sessions(db: Database, sessions: Sequence[SessionInfo]) -> list[Delet
         db.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     for info in sessions:
         session_lock.lock_path(db.path.parent, info.id).unlink(missing_ok=True)
-    return done
+    return [replace(d, prompts=_forget_prompts(db, d.info, typed[d.info.id])) for d in done]
+
+
+def _prompts(db: Database, session_id: str) -> set[str]:
+    """What the person typed in the session (its ``user`` rows' text)."""
+    rows = db.read("SELECT data FROM log WHERE session_id = ? AND type = 'user'", (session_id,))
+    return {text for (data,) in rows if (text := prompt_text(data))}
+
+
+def _forget_prompts(db: Database, info: SessionInfo, texts: set[str]) -> int:
+    """``texts`` out of the ↑ history of the session's workspace: a prompt holding a key
+    the scrubber did not know was kept there too."""
+    from frontier.app.model.demo_script import DEMO_MODEL
+    from frontier.app.session.prompt_history import DEMO_KEY, HISTORY_DIR, PromptHistory
+
+    if not texts:
+        return 0
+    key = DEMO_KEY if info.model == DEMO_MODEL else info.workspace
+    history = PromptHistory.for_workspace(key, directory=db.path.parent / HISTORY_DIR)
+    return history.forget(texts)
 
 
 def _deleter(session_id: str) -> Callable[[sqlite3.Connection], int]:

@@ -151,6 +151,17 @@ class PromptHistory:
             self._append(self.path, kept)
         return kept
 
+    def forget(self, texts: set[str]) -> int:
+        """Drop every entry equal to one of ``texts`` (a deleted session's prompts) and
+        rewrite the file without them; how many went."""
+        kept = [e for e in self._entries if e not in texts]
+        gone = len(self._entries) - len(kept)
+        if gone:
+            self._entries = kept
+            if self.path is not None and self.problem is None:
+                self._compact(self.path)
+        return gone
+
     def _append(self, path: Path, text: str) -> None:
         line = json.dumps({"t": round(time.time(), 3), "text": text}, ensure_ascii=False) + "\n"
         try:
