@@ -185,7 +185,7 @@ _TOP_LEVEL = frozenset(f.name for f in fields(Config)) - {
     "key_env",
     "api_key_from",
     "base_url_from",
-    "headers",  # a provider's: [providers.NAME] headers = { ... }
+    "headers",  # read apart: a table, ${NAME} from the environment (a provider's win)
 }
 """Settings config.toml's top level may hold (``key_env`` belongs to a provider)."""
 
@@ -326,7 +326,7 @@ def _provider_from_table(name: str, table: Any, path: Path) -> Provider:
     values: dict[str, Any] = {}
     for key, value in table.items():
         if key == "headers":
-            values[key] = _header_table(name, path, value)
+            values[key] = _header_table(f"[providers.{name}] in {path}", value)
         elif key in TIMEOUTS:
             values[key] = _seconds(key, value, source)
         elif key in ("max_tokens", "context_window"):
@@ -370,35 +370,34 @@ _HEADER_NAME = re.compile(r"^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,100}$")
 _HEADER_VARIABLE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 
 
-def _header_table(name: str, path: Path, value: Any) -> tuple[tuple[str, str], ...]:
-    """``headers = { NAME = "VALUE" }`` as written; a value is never echoed in an error
-    (it may hold a token)."""
+def _header_table(where: str, value: Any) -> tuple[tuple[str, str], ...]:
+    """``headers = { NAME = "VALUE" }`` as written (``where``: the table, for errors); a
+    value is never echoed in an error (it may hold a token)."""
     if not isinstance(value, dict):
-        raise _table_error(name, path, 'headers must be a table: headers = { "api-key" = "..." }')
+        raise ConfigError(f'{where}: headers must be a table: headers = {{ "api-key" = "..." }}')
     out: list[tuple[str, str]] = []
     for header, text in value.items():
         if not _HEADER_NAME.match(header):
-            raise _table_error(name, path, f"headers: {header!r} is not a header name")
+            raise ConfigError(f"{where}: headers: {header!r} is not a header name")
         if not isinstance(text, str) or any(c in text for c in "\r\n\0"):
-            raise _table_error(
-                name, path, f"headers: the value of {header} must be one line of text"
-            )
+            raise ConfigError(f"{where}: headers: the value of {header} must be one line of text")
         out.append((header, text))
     return tuple(out)
 
 
 def expand_headers(
-    provider: str, headers: tuple[tuple[str, str], ...]
+    provider: str | None, headers: tuple[tuple[str, str], ...]
 ) -> tuple[tuple[str, str], ...]:
     """``headers`` with each ``${NAME}`` read from the environment, so a token lives where
-    keys do and not in config.toml; a variable that is not set is an error naming it."""
+    keys do and not in config.toml; a variable that is not set is an error naming it
+    (``provider``: whose headers; ``None``, config.toml's top level)."""
+    where = f"[providers.{provider}] headers" if provider else "headers in config.toml"
     out: list[tuple[str, str]] = []
     for header, text in headers:
         for var in _HEADER_VARIABLE.findall(text):
             if var not in os.environ:
                 raise ConfigError(
-                    f"[providers.{provider}] headers: {header} names ${{{var}}}, which is not "
-                    "set in the environment"
+                    f"{where}: {header} names ${{{var}}}, which is not set in the environment"
                 )
         out.append((header, _HEADER_VARIABLE.sub(lambda m: os.environ[m.group(1)], text)))
     return tuple(out)
@@ -484,6 +483,8 @@ def load_config(**overrides: Any) -> Config:
         layer_values, layer_sources = _provider_layer(provider, path)
         values.update(layer_values)
         sources.update(layer_sources)
+    if provider is None and "headers" in data:  # for the endpoint --base-url names
+        values["headers"] = expand_headers(None, _header_table(str(path), data["headers"]))
     values.update(env)
     sources.update({name: _ENV[name] for name in env})
     values.update(flags)

@@ -689,3 +689,17 @@ def test_a_bad_header_is_refused_naming_it_never_its_value(table: str, says: str
     with pytest.raises(ConfigError, match=re.escape(says)) as caught:
         load_config(provider="gw")
     assert "two" not in str(caught.value)
+
+
+def test_top_level_headers_go_to_the_endpoint_base_url_names(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """With no provider, config.toml's own ``headers`` (a gateway in front of a local
+    server); a selected provider's replace them, as its key source replaces the top level's."""
+    write_config('base_url = "http://127.0.0.1:4000/v1"\nheaders = { X-Gw = "${GW_TOKEN}" }\n')
+    monkeypatch.setenv("GW_TOKEN", OTHER)
+    assert load_config().headers == (("X-Gw", OTHER),)
+    assert load_config(provider="openai").headers == ()
+    monkeypatch.delenv("GW_TOKEN")
+    with pytest.raises(ConfigError, match=r"headers in config.toml: X-Gw names \$\{GW_TOKEN\}"):
+        load_config()
