@@ -460,11 +460,40 @@ def _read_config(path: Path) -> dict[str, Any]:
     return data
 
 
+_TABLES = frozenset({"providers", "mcp_servers", "headers"})
+"""config.toml's tables, read apart from the settings."""
+_OLD_KEYS = {"read_timeout": "idle_timeout (in seconds; read_timeout was its old name)"}
+
+
+def _refuse_unknown(data: dict[str, Any], path: Path) -> None:
+    """A key config.toml's top level does not know is an error naming it and the nearest
+    known one: it was ignored without a word, so ``modle = "qwen"`` or an old
+    ``read_timeout`` did nothing while the person believed it set (a provider's table
+    already refused its unknown keys)."""
+    unknown = sorted(k for k in data if k not in _TOP_LEVEL and k not in _TABLES)
+    if not unknown:
+        return
+    import difflib
+
+    key = unknown[0]
+    hint = _OLD_KEYS.get(key) or _FOREIGN_KEYS.get(key)
+    if hint is None:
+        close = difflib.get_close_matches(key, sorted(_TOP_LEVEL | _TABLES), n=1, cutoff=0.75)
+        hint = f"did you mean {close[0]}?" if close else None
+    said = f" ({hint})" if hint else ""
+    more = f" (and {len(unknown) - 1} more unknown)" if len(unknown) > 1 else ""
+    raise ConfigError(
+        f'{path}: unknown setting {key!r}{said}{more}; remove it (README.md, "Pointing it '
+        'at a model", and docs/models.md list the settings Frontier reads)'
+    )
+
+
 def load_config(**overrides: Any) -> Config:
     """Merge config.toml, the selected provider, the environment and non-``None``
     ``overrides`` (the CLI flags), in that order."""
     path = config_path()
     data = _read_config(path)
+    _refuse_unknown(data, path)
     values: dict[str, Any] = {k: v for k, v in data.items() if k in _TOP_LEVEL}
     sources = dict.fromkeys(values, str(path))
     env = {name: os.environ[var] for name, var in _ENV.items() if os.environ.get(var)}

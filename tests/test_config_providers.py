@@ -703,3 +703,20 @@ def test_top_level_headers_go_to_the_endpoint_base_url_names(
     monkeypatch.delenv("GW_TOKEN")
     with pytest.raises(ConfigError, match=r"headers in config.toml: X-Gw names \$\{GW_TOKEN\}"):
         load_config()
+
+
+@pytest.mark.parametrize(
+    ("text", "says"),
+    [
+        ('modle = "qwen"\n', "unknown setting 'modle' (did you mean model?)"),
+        ("read_timeout = 5\n", "unknown setting 'read_timeout' (idle_timeout (in seconds;"),
+        ('wire_api = "chat"\n', "unknown setting 'wire_api' (wire ("),
+        ("zzz = 1\nyyy = 2\n", "unknown setting 'yyy' (and 1 more unknown); remove it"),
+    ],
+)
+def test_an_unknown_top_level_setting_is_refused_naming_the_nearest(text: str, says: str) -> None:
+    """It was ignored without a word: ``modle = "qwen"`` or an old ``read_timeout`` did
+    nothing while the person believed it set."""
+    write_config(text)
+    with pytest.raises(ConfigError, match=re.escape(says)):
+        load_config()
