@@ -768,7 +768,6 @@ def _sessions_command(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "action",
         nargs="?",
-        choices=("delete",),
         metavar="delete",
         help="delete the sessions named (or --older-than DAYS): every row, its content "
         "overwritten on disk; asks first (--yes without a terminal)",

@@ -122,3 +122,9 @@ async def test_older_than_deletes_the_sessions_last_used_before_it(tmp_path: Pat
     assert done.returncode == 0 and done.stdout.startswith(f"deleted {old} (")
     with SessionStore.open() as store:
         assert [s.id for s in store.list_sessions()] == [new]
+
+
+def test_a_session_named_without_a_verb_says_what_can_be_done_with_it() -> None:
+    said = frontier("6943")
+    assert said.returncode == 2
+    assert "frontier export 6943" in said.stderr and "frontier sessions delete 6943" in said.stderr

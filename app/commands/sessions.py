@@ -27,10 +27,20 @@ PROMPT_WIDTH = 50
 
 
 def main(args: argparse.Namespace) -> int:
-    if getattr(args, "action", None) == "delete":
+    action = getattr(args, "action", None)
+    if action == "delete":
         from frontier.app.commands.sessions_delete import delete
 
         return delete(args)
+    if action is not None:  # `frontier sessions 6943`: a session named, no verb
+        shown = terminal_safe(action)
+        safe_print(
+            f"frontier sessions: {shown!r} is not an action; to read a session: `frontier "
+            f"export {shown}`, to continue it: `frontier resume {shown}`, to delete it: "
+            f"`frontier sessions delete {shown}`",
+            file=sys.stderr,
+        )
+        return 2
     if getattr(args, "ids", None) or getattr(args, "older_than", None) is not None:
         safe_print(
             "frontier sessions: session ids and --older-than go with delete "
