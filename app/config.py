@@ -366,8 +366,10 @@ def _provider_from_table(name: str, table: Any, path: Path) -> Provider:
     return replace(base, **values, defined_by=defined_by, from_table=frozenset(values))
 
 
-_HEADER_NAME = re.compile(r"^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,100}$")
-_HEADER_VARIABLE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
+HEADER_NAME = re.compile(r"[A-Za-z0-9!#$%&'*+.^_`|~-]{1,128}")
+"""An HTTP header's name as config.toml may write one (a provider's, an MCP server's)."""
+ENV_REF = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
+"""``${NAME}`` in a value config.toml writes: read from Frontier's environment."""
 
 
 def _header_table(where: str, value: Any) -> tuple[tuple[str, str], ...]:
@@ -377,7 +379,7 @@ def _header_table(where: str, value: Any) -> tuple[tuple[str, str], ...]:
         raise ConfigError(f'{where}: headers must be a table: headers = {{ "api-key" = "..." }}')
     out: list[tuple[str, str]] = []
     for header, text in value.items():
-        if not _HEADER_NAME.match(header):
+        if not HEADER_NAME.fullmatch(header):
             raise ConfigError(f"{where}: headers: {header!r} is not a header name")
         if not isinstance(text, str) or any(c in text for c in "\r\n\0"):
             raise ConfigError(f"{where}: headers: the value of {header} must be one line of text")
@@ -394,12 +396,12 @@ def expand_headers(
     where = f"[providers.{provider}] headers" if provider else "headers in config.toml"
     out: list[tuple[str, str]] = []
     for header, text in headers:
-        for var in _HEADER_VARIABLE.findall(text):
+        for var in ENV_REF.findall(text):
             if var not in os.environ:
                 raise ConfigError(
                     f"{where}: {header} names ${{{var}}}, which is not set in the environment"
                 )
-        out.append((header, _HEADER_VARIABLE.sub(lambda m: os.environ[m.group(1)], text)))
+        out.append((header, ENV_REF.sub(lambda m: os.environ[m.group(1)], text)))
     return tuple(out)
 
 

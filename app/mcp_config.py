@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from frontier.app.config import ConfigError, _read_config, config_path
+from frontier.app.config import HEADER_NAME, ConfigError, _read_config, config_path
 from frontier.tools.contract import MCP_SEPARATOR, MCP_SERVER_NAME
 from frontier.tools.mcp_settings import ServerSettings
 
@@ -46,7 +46,6 @@ SERVER_KEYS = (
     "network",
     "required",
 )
-HEADER_NAME = re.compile(r"[A-Za-z0-9!#$%&'*+.^_`|~-]{1,128}")
 
 
 def load_mcp_servers(path: Path | None = None) -> list[ServerSettings]:

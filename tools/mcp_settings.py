@@ -22,11 +22,8 @@ from pathlib import Path
 from typing import Literal
 from urllib.parse import urlsplit
 
-from frontier.app.config import ConfigError, valid_key
+from frontier.app.config import ENV_REF, ConfigError, valid_key
 from frontier.app.record import field, record
-
-ENV_REF = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
-"""``${NAME}`` in a header value: taken from Frontier's environment when the server starts."""
 
 Transport = Literal["stdio", "http"]
 
