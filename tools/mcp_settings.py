@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 import shlex
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Literal
 from urllib.parse import urlsplit
@@ -88,6 +88,28 @@ def public_url(url: str) -> str:
     return f"{parts.scheme}://{parts.hostname or ''}{port}{parts.path}"
 
 
+def _expanded(
+    raw: str,
+    environ: Mapping[str, str],
+    entry: str,
+    check: Callable[[str, str], str] | None = None,
+) -> str:
+    """``raw`` with each ``${NAME}`` replaced from ``environ`` (``check(name, value)`` vets a
+    value); a name that is not set is a :class:`HeaderError` naming ``entry`` and the
+    variable, never a value."""
+
+    def value_of(match: re.Match[str]) -> str:
+        name = match.group(1)
+        if name not in environ:
+            raise HeaderError(
+                f"{entry} names ${{{name}}}, which is not set in Frontier's environment"
+            )
+        value = environ[name]
+        return value if check is None else check(name, value)
+
+    return ENV_REF.sub(value_of, raw)
+
+
 def expand_env(
     env: Mapping[str, str], environ: Mapping[str, str], *, server: str | None = None
 ) -> dict[str, str]:
@@ -96,20 +118,7 @@ def expand_env(
     without its value being written into config.toml. A variable that is not set is a
     :class:`HeaderError` naming the server, the entry and the variable, never a value."""
     where = f"MCP server {server}: " if server else ""
-    out: dict[str, str] = {}
-    for key, raw in env.items():
-
-        def value_of(match: re.Match[str], key: str = key) -> str:
-            name = match.group(1)
-            if name not in environ:
-                raise HeaderError(
-                    f"{where}env {key} names ${{{name}}}, which is not set in Frontier's "
-                    "environment"
-                )
-            return environ[name]
-
-        out[key] = ENV_REF.sub(value_of, raw)
-    return out
+    return {key: _expanded(raw, environ, f"{where}env {key}") for key, raw in env.items()}
 
 
 def expand_headers(
@@ -123,14 +132,7 @@ def expand_headers(
     out: dict[str, str] = {}
     for key, raw in headers.items():
 
-        def value_of(match: re.Match[str], key: str = key) -> str:
-            name = match.group(1)
-            if name not in environ:
-                raise HeaderError(
-                    f"{where}header {key} names ${{{name}}}, which is not set in Frontier's "
-                    "environment"
-                )
-            value = environ[name]
+        def token(name: str, value: str, key: str = key) -> str:
             if any(ch in value.strip() for ch in "\r\n\0"):
                 raise HeaderError(
                     f"{where}header {key}: ${{{name}}} has a line break or NUL in its value"
@@ -143,7 +145,7 @@ def expand_headers(
                     f"header's value around ${{{name}}})"
                 ) from None
 
-        value = ENV_REF.sub(value_of, raw)
+        value = _expanded(raw, environ, f"{where}header {key}", token)
         if any(ch in value for ch in "\r\n\0"):
             raise HeaderError(f"{where}header {key} has a line break or NUL in its value")
         for at, char in enumerate(value):
