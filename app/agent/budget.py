@@ -72,11 +72,14 @@ def estimate_tokens(request: ModelRequest) -> int:
         size += item_bytes(item)
         count += 1
     if request.tools:
-        size += len(json.dumps([_schema(t) for t in request.tools], ensure_ascii=False).encode())
+        size += len(
+            json.dumps([tool_schema(t) for t in request.tools], ensure_ascii=False).encode()
+        )
     return int(size / BYTES_PER_TOKEN) + MESSAGE_OVERHEAD * count
 
 
-def _schema(tool: ToolSchema) -> dict[str, object]:
+def tool_schema(tool: ToolSchema) -> dict[str, object]:
+    """A tool as its schema is counted: the JSON a request carries for it."""
     return {"name": tool.name, "description": tool.description, "parameters": dict(tool.parameters)}
 
 

@@ -35,7 +35,13 @@ import contextlib
 from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
-from frontier.app.agent.budget import ASSUMED, BYTES_PER_TOKEN, ContextBudget, estimate_tokens
+from frontier.app.agent.budget import (
+    ASSUMED,
+    BYTES_PER_TOKEN,
+    ContextBudget,
+    estimate_tokens,
+    tool_schema,
+)
 from frontier.app.agent.compaction import (
     SummaryPlan,
     apply_summary,
@@ -503,9 +509,6 @@ def _committing(what: str) -> Iterator[None]:
         raise PersistenceFailed(f"session store: {what} failed: {exc}") from exc
 
 
-__all__ = ["SUMMARY_PROMPT", "Compactor", "Summary"]
-
-
 def _servers_share(request: ModelRequest, ratio: float, base: int) -> str:
     """The MCP servers whose tools take a third or more of ``base`` tokens, largest first,
     and how to offer fewer: a server such as GitHub's lists ~90 tools with long
@@ -513,18 +516,14 @@ def _servers_share(request: ModelRequest, ratio: float, base: int) -> str:
     window."""
     import json
 
+    from frontier.tools.contract import MCP_SEPARATOR
+
     sizes: dict[str, int] = {}
     for tool in request.tools:
-        server, sep, _ = tool.name.partition("__")
+        server, sep, _ = tool.name.partition(MCP_SEPARATOR)
         if sep:
-            schema = {
-                "name": tool.name,
-                "description": tool.description,
-                "parameters": tool.parameters,
-            }
-            sizes[server] = sizes.get(server, 0) + len(
-                json.dumps(schema, ensure_ascii=False).encode()
-            )
+            size = len(json.dumps(tool_schema(tool), ensure_ascii=False).encode())
+            sizes[server] = sizes.get(server, 0) + size
     tokens = {name: round(size / BYTES_PER_TOKEN * ratio) for name, size in sizes.items()}
     if not tokens or sum(tokens.values()) * 3 < base:
         return ""
@@ -535,3 +534,6 @@ def _servers_share(request: ModelRequest, ratio: float, base: int) -> str:
         "offer fewer with allow = [...] or deny = [...] in [mcp_servers.NAME], or "
         "enabled = false)"
     )
+
+
+__all__ = ["SUMMARY_PROMPT", "Compactor", "Summary"]
