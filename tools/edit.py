@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Mapping
 from itertools import pairwise
-from typing import Any
+from typing import Any, AnyStr
 
 from frontier.app.events import ToolCall
 from frontier.tools import beneath
@@ -310,8 +310,14 @@ def _as_the_file_was(old: bytes | None, new: bytes) -> bytes:
         return new
     if old.startswith(_UTF8_MARK) and not new.startswith(_UTF8_MARK):
         new = _UTF8_MARK + new
-    if b"\r\n" not in new and b"\n" in new and old.count(b"\r\n") * 2 > old.count(b"\n"):
-        new = new.replace(b"\n", b"\r\n")
+    return _in_its_line_ends(old, new, b"\r\n", b"\n")
+
+
+def _in_its_line_ends(old: AnyStr, new: AnyStr, crlf: AnyStr, lf: AnyStr) -> AnyStr:
+    """``new`` with CRLF line ends when the file it replaces mostly has them and ``new``
+    has none (models write ``\\n``); for the file's bytes or, UTF-16's, its text."""
+    if crlf not in new and lf in new and old.count(crlf) * 2 > old.count(lf):
+        return new.replace(lf, crlf)
     return new
 
 
@@ -324,8 +330,7 @@ def _as_utf16(mark: bytes, old: str, new: bytes) -> bytes:
         text = new.decode("utf-8").removeprefix("\ufeff")
     except UnicodeDecodeError:
         return new
-    if "\r\n" not in text and "\n" in text and old.count("\r\n") * 2 > old.count("\n"):
-        text = text.replace("\n", "\r\n")
+    text = _in_its_line_ends(old, text, "\r\n", "\n")
     return mark + text.encode("utf-16-le" if mark == b"\xff\xfe" else "utf-16-be")
 
 
