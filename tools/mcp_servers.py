@@ -421,9 +421,7 @@ class McpServer:
         ``uvx`` run downloads the server, and the person saw only "did not start"."""
         s = self.settings
         why = f"did not start within {s.startup_timeout:g} s"
-        words = last_words(self.log_path) if s.url is None else ""
-        if words:
-            why += f"; its last words: {self.scrub(words)!r}"
+        why += self._said_last()
         runner = Path(s.command or "").name
         if runner in DOWNLOADERS:
             return why + (
@@ -528,9 +526,7 @@ class McpServer:
             if self.settings.url is not None
             else "its process exited or closed its output"
         )
-        words = last_words(self.log_path) if self.settings.url is None else ""
-        if words:
-            how += f"; its last words: {self.scrub(words)!r}"
+        how += self._said_last()
         self.dead = self.dead or f"stopped by itself ({how})"
         self.session = None
         self.note_once(
@@ -596,12 +592,14 @@ class McpServer:
             return why
         code = getattr(self._process, "returncode", None)
         said = f"it exited{f' with status {code}' if code is not None else ''} before answering"
-        words = last_words(self.log_path)
-        if not words:
-            return self.scrub(said)
-        return self.scrub(f"{said}; its last words: {words!r}") + withheld_hint(
-            words, self.settings
-        )
+        last = self._said_last()
+        return self.scrub(said) + last + (withheld_hint(last, self.settings) if last else "")
+
+    def _said_last(self) -> str:
+        """``; its last words: '…'`` when a local server wrote a line to its stderr (its
+        log) since it was started, else ``""``."""
+        words = last_words(self.log_path) if self.settings.url is None else ""
+        return f"; its last words: {self.scrub(words)!r}" if words else ""
 
     async def _heard(self, response: Any) -> None:
         """Each HTTP response of a remote server: the last error's status is kept, since
