@@ -187,7 +187,18 @@ def _endpoint(entry: Any) -> str | None:
         path = urlsplit(url).path
     except ValueError:
         return None
+    return endpoint_path(path)
+
+
+def endpoint_path(path: str) -> str | None:
+    """``path`` when it is a model endpoint's (any prefix, then one of :data:`ENDPOINTS`)."""
     return path if path.rstrip("/").endswith(ENDPOINTS) else None
+
+
+def model_named(request: Mapping[str, Any] | None) -> str:
+    """The model a request body names (cut to :data:`MAX_MODEL`), ``""`` when none."""
+    model = request.get("model") if request else None
+    return model[:MAX_MODEL] if isinstance(model, str) else ""
 
 
 def _is_stream(entry: Any) -> bool:
@@ -213,14 +224,13 @@ def _response(
     body = _body(entry, said)
     events, torn = body_events(body, said, budget)
     request = _request(entry, said, budget)
-    model = request.get("model") if request else None
     return RawResponse(
         kind="har",
         events=tuple(_time(entry, events)),
         entry=index,
         endpoint=_endpoint(entry),
         request=request,
-        model=model[:MAX_MODEL] if isinstance(model, str) else "",
+        model=model_named(request),
         torn=torn,
         notes=tuple(said),
     )

@@ -27,11 +27,11 @@ from typing import Any
 
 from frontier.app.record import record, replace
 from frontier.app.session.capture_har import (
-    ENDPOINTS,
-    MAX_MODEL,
     MAX_PATH,
     BodyBudget,
     body_events,
+    endpoint_path,
+    model_named,
     request_fields,
 )
 from frontier.app.session.capture_raw import HTTP_START as START
@@ -90,14 +90,13 @@ def http_responses(data: bytes, pick: int | None = None) -> list[RawResponse]:
         body = _decoded(message, said)
         events, torn = body_events(body, said, budget)
         fields = _request_of(asked, said, budget)
-        model = fields.get("model") if fields else None
         raw = RawResponse(
             kind="http",
             events=tuple(events),
             entry=number,
             endpoint=_endpoint(asked),
             request=fields,
-            model=model[:MAX_MODEL] if isinstance(model, str) else "",
+            model=model_named(fields),
             torn=torn,
             notes=tuple(said),
         )
@@ -248,4 +247,4 @@ def _endpoint(asked: _Message | None) -> str | None:
     path = asked.target.split("?", 1)[0]
     if "://" in path:  # a request to a proxy names the whole URL
         path = "/" + path.split("://", 1)[1].partition("/")[2]
-    return path if path.rstrip("/").endswith(ENDPOINTS) else None
+    return endpoint_path(path)
