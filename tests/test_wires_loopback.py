@@ -192,9 +192,9 @@ async def make(tmp_path: Path) -> AsyncIterator[Make]:
 
         async def build(
             wire: str, mode: str = "native-inc", *, strict: bool = False, refuse: bool = False,
-            **config: Any,
+            thinking: bool = False, **config: Any,
         ) -> Rig:  # fmt: skip
-            server = WireServer(wire, strict=strict)
+            server = WireServer(wire, strict=strict, thinking=thinking)
             sock = refusing_socket() if refuse else None
             if sock is None:
                 await stack.enter_async_context(serve_wire(server))
@@ -919,8 +919,100 @@ async def test_reasoning_is_shown_never_transduced_and_sent_back_as_the_api_want
             "summary": [{"type": "summary_text", "text": thought}],
             "encrypted_content": secret,
         }
-    else:  # Chat: never sent back (DeepSeek rejects it)
-        assert thought not in json.dumps(after)
+    else:  # Chat: on the message with the calls it led to, as DeepSeek's thinking mode wants
+        (assistant,) = [m for m in after["messages"] if m["role"] == "assistant"]
+        assert assistant["reasoning_content"] == thought
+        assert assistant["content"] == ""  # DeepSeek refuses null beside reasoning_content
+    rig.assert_valid()
+
+
+# --------------------------------------------------------------------------- 5b. chat reasoning
+
+
+def assistants(seen: Seen) -> list[dict[str, Any]]:
+    return [m for m in seen.body["messages"] if m["role"] == "assistant"]
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_deepseek_thinking_gets_the_reasoning_of_each_call_back(
+    make: Make, mode: str
+) -> None:
+    """DeepSeek V4 and Kimi think by default and refuse every request after a tool call
+    whose reasoning is not sent back ("Missing `reasoning_content` field"): each round's
+    reasoning goes back on its own message, an empty one (DeepSeek opens a reply that
+    has none with ``"reasoning_content": ""``) as empty, and nothing is refused."""
+    wire = "openai-chat"
+    rig = await make(wire, mode, thinking=True)
+    rig.answer(
+        reply(wire, Think("Reading notes first."), read_notes("call_r1")),
+        reply(wire, Think(""), read_notes("call_r2")),
+        done(wire, "It says alpha beta gamma."),
+    )
+    ended = await rig.turn("what is in notes.txt?")
+    assert ended.reason == "done", ended.message
+    assert rig.server.refused == [] and rig.watch.of(Retry) == []
+    assert result_kinds(rig.watch) == {"call_r1": "ok", "call_r2": "ok"}
+    sent = [(m["reasoning_content"], m["content"]) for m in assistants(rig.server.requests[2])]
+    assert sent == [("Reading notes first.", ""), ("", "")]
+    rig.assert_valid()
+
+
+async def test_reasoning_of_a_reply_without_calls_is_not_sent_back(make: Make) -> None:
+    """No API wants it (DeepSeek ignores it): it would only fill the next requests."""
+    wire = "openai-chat"
+    rig = await make(wire, "native-inc", thinking=True)
+    rig.answer(reply(wire, Think("Musing about greetings."), Text("Hello!")), done(wire))
+    assert (await rig.turn("hi")).reason == "done"
+    assert (await rig.turn("again")).reason == "done"
+    (assistant,) = assistants(rig.server.requests[1])
+    assert assistant == {"role": "assistant", "content": "Hello!"}
+    assert "Musing" not in json.dumps(rig.server.requests[1].body)
+
+
+async def test_a_history_without_the_reasoning_deepseek_wants_is_sent_it_empty(
+    make: Make,
+) -> None:
+    """A session whose calls were made where no reasoning was kept (another wire or
+    model before a switch, a session stored before this) and then continued on DeepSeek:
+    its first refusal is retried at once with the field empty there, and the session goes
+    on; never refused again."""
+    wire = "openai-chat"
+    rig = await make(wire, "native-inc")
+    rig.answer(reply(wire, read_notes("call_r1")), done(wire))
+    assert (await rig.turn("read notes")).reason == "done"
+    rig.server.thinking = True
+    rig.answer(reply(wire, Think("Again."), read_notes("call_r2")), done(wire))
+    ended = await rig.turn("once more")
+    assert ended.reason == "done", ended.message
+    (retry,) = rig.watch.of(Retry)
+    assert retry.delay == 0.0 and "reasoning of earlier tool calls" in retry.reason
+    assert (
+        len(rig.server.refused) == 1 and "Missing `reasoning_content`" in rig.server.refused[0][0]
+    )
+    last = assistants(rig.server.requests[-1])
+    assert [m.get("reasoning_content") for m in last] == ["", None, "Again."]
+    rig.assert_valid()
+
+
+async def test_a_server_refusing_reasoning_in_the_history_is_asked_again_without_it(
+    make: Make,
+) -> None:
+    """A strict server that knows no such field (``Additional properties are not
+    allowed``): asked again at once without it, and never sent it again."""
+    wire = "openai-chat"
+    rig = await make(wire, "native-inc")
+    strict = {"error": {"message": "Additional properties are not allowed "
+                        "('reasoning_content' was unexpected) - 'messages.2'"}}  # fmt: skip
+    rig.answer(
+        reply(wire, Think("Reading."), read_notes("call_r1")), status(400, strict), done(wire)
+    )
+    ended = await rig.turn("read notes")
+    assert ended.reason == "done", ended.message
+    (retry,) = rig.watch.of(Retry)
+    assert "refused reasoning" in retry.reason
+    assert (await rig.turn("again")).reason == "done"
+    sent = ['"reasoning_content"' in json.dumps(r.body) for r in rig.server.requests]
+    assert sent == [False, True, False, False]
     rig.assert_valid()
 
 

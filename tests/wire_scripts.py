@@ -529,6 +529,9 @@ class WireServer:
     """Set once a handler holds a body at a gate."""
     models: list[object] | None = None
     """What ``GET /v1/models`` lists (its ``data``); none: 404, as before it was served."""
+    thinking: bool = False
+    """Chat as DeepSeek's thinking mode checks it: an assistant message with calls and
+    no ``reasoning_content`` (or a null ``content`` beside it) gets DeepSeek's 400."""
     _repeating: bool = False
 
     async def listing(self, request: web.Request) -> web.StreamResponse:
@@ -547,6 +550,12 @@ class WireServer:
                 self.refused.append(problems)
                 said = next((p for p in problems if "must be unique" in p), ALTERNATE)
                 return web.json_response({"error": {"message": said}}, status=400)
+        if self.thinking and (said := _deepseek_refusal(body)):
+            self.refused.append([said])
+            error = {"message": said, "type": "invalid_request_error", "param": None}
+            return web.json_response(
+                {"error": {**error, "code": "invalid_request_error"}}, status=400
+            )
         return await self._next()(self, request)
 
     def answer(self, *replies: Reply) -> None:
@@ -573,6 +582,22 @@ class WireServer:
     def release(self) -> None:
         for gate in self.gates:
             gate.set()
+
+
+def _deepseek_refusal(body: Any) -> str | None:
+    """What DeepSeek's thinking mode answers a history that lost a call's reasoning."""
+    for i, m in enumerate(body.get("messages", [])):
+        if m.get("role") != "assistant" or not m.get("tool_calls"):
+            continue
+        if "reasoning_content" not in m:
+            return (
+                f"Missing `reasoning_content` field in the assistant message at message "
+                f"index {i}. For more information, please refer to "
+                "https://api-docs.deepseek.com/guides/thinking_mode#tool-calls"
+            )
+        if m.get("content") is None:
+            return "The `reasoning_content` in the thinking mode must be passed back to the API."
+    return None
 
 
 @asynccontextmanager

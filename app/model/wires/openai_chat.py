@@ -6,7 +6,11 @@ Requests: the system prompt as the first message; each user-side message as ``us
 replies with ``content`` and ``tool_calls``; tools as ``{"type": "function",
 "function": {...}}``; ``stream_options.include_usage`` (dropped for a server that
 rejects it); a trailing assistant message when the answer continues one (prefill).
-Reasoning is never sent back (DeepSeek rejects it).
+The reasoning that led to a reply's calls goes back on that assistant message, in the
+field the server streamed it in (``reasoning_content``: DeepSeek's and Kimi's thinking
+modes refuse every later request without it); a server that refuses the field is asked
+again without it, and one that asks for it where the history has none (a session older
+than this, a turn from another wire) is sent it empty, each once.
 
 Events: ``chat.completion.chunk`` objects. Only choice 0 is read (another choice's chunk
 is ``Ignored``, noted); ``delta.content`` is text; ``delta.reasoning_content`` or
@@ -35,6 +39,7 @@ from frontier.app.model.stream import (
     Finish,
     Ignored,
     Malformed,
+    ReasoningBlock,
     ReasoningDelta,
     ServerError,
     TextDelta,
@@ -102,6 +107,13 @@ class Codec:
         self.tokens_field = "max_tokens"
         """The name the token cap is sent under: ``max_completion_tokens`` once the model
         refused ``max_tokens`` (OpenAI's reasoning models do, over Chat Completions)."""
+        self.reasoning_back = True
+        """Reasoning goes back with the calls it led to, until the server refuses it."""
+        self.pad_reasoning: str | None = None
+        """The field sent empty on an assistant message with calls and no reasoning kept,
+        once a server asked for it (DeepSeek: "Missing `reasoning_content` field")."""
+        self._sent_reasoning = False
+        """The last body built carried reasoning (only then can a refusal be of it)."""
 
     # ------------------------------------------------------------------ requests
 
@@ -113,7 +125,17 @@ class Codec:
 
     def body(self, request: ModelRequest, model: str) -> dict[str, Any]:
         messages: list[dict[str, Any]] = [{"role": "system", "content": request.system}]
-        messages += encode_messages(request.items, native=request.native, wire=self.name)
+        history = encode_messages(
+            request.items,
+            native=request.native,
+            wire=self.name,
+            reasoning=self.reasoning_back,
+            pad=self.pad_reasoning,
+        )
+        self._sent_reasoning = any(
+            name in m for m in history if m["role"] == "assistant" for name in REASONING_FIELDS
+        )
+        messages += history
         if request.prefill:
             messages.append({"role": "assistant", "content": request.prefill})
         body: dict[str, Any] = {"model": model, "messages": messages, "stream": True}
@@ -154,6 +176,19 @@ class Codec:
             # sends a cap, so a full session of such a model could not be compacted.
             self.tokens_field = "max_completion_tokens"
             return "the model refused max_tokens; retrying with max_completion_tokens"
+        if status in (400, 422) and _names_reasoning(text):
+            if _wants_reasoning(text):
+                if self.pad_reasoning is None and self.reasoning_back:
+                    # DeepSeek's and Kimi's thinking modes, for calls whose reasoning this
+                    # history lacks: an empty field is accepted where the reasoning is gone
+                    self.pad_reasoning = "reasoning_content"
+                    return (
+                        "the server wants the reasoning of earlier tool calls back, which "
+                        "this history lacks for some; retrying with it empty there"
+                    )
+            elif self._sent_reasoning and self.reasoning_back:
+                self.reasoning_back = False  # a strict server that knows no such field
+                return "the server refused reasoning in the history; retrying without it"
         return None
 
     # ------------------------------------------------------------------ responses
@@ -204,8 +239,11 @@ class Codec:
         message = message if isinstance(message, dict) else {}
         out: list[Delta] = []
         for name in REASONING_FIELDS:
-            if isinstance(message.get(name), str) and message[name]:
-                out.append(ReasoningDelta(message[name]))
+            if isinstance(message.get(name), str):
+                if message[name]:
+                    out.append(ReasoningDelta(message[name]))
+                if message.get("tool_calls"):
+                    out.append(ReasoningBlock({name: message[name]}))
                 break
         if isinstance(message.get("content"), str) and message["content"]:
             out.append(TextDelta(message["content"]))
@@ -239,11 +277,18 @@ class ChatDecoder:
         self._calls: set[int] = set()
         self._named: set[int] = set()
         self._max_index = -1
+        self._field: str | None = None
+        """The field this server streams reasoning in (seen even when empty: DeepSeek
+        opens a reply without reasoning with ``"reasoning_content": ""`` and still wants
+        the field back)."""
+        self._thought: list[str] = []
+        """Reasoning not yet kept in a :class:`ReasoningBlock`."""
+        self._kept = False
 
     def feed(self, event: str, data: str) -> list[Delta]:
         stripped = data.strip()
         if stripped == "[DONE]":
-            return [End()]
+            return [*self._keep(), End()]
         if not stripped:
             return []
         try:
@@ -285,20 +330,36 @@ class ChatDecoder:
         if isinstance(delta, dict):
             for name in REASONING_FIELDS:
                 value = delta.get(name)
-                if isinstance(value, str) and value:
-                    out.append(ReasoningDelta(value))
-                    break
+                if isinstance(value, str):
+                    self._field = self._field or name
+                    if value:
+                        out.append(ReasoningDelta(value))
+                        self._thought.append(value)
+                        break
             content = delta.get("content")
             if isinstance(content, str) and content:
                 out.append(TextDelta(content))
             pieces = delta.get("tool_calls")
             if isinstance(pieces, list):
+                if pieces and self._field is not None and not self._kept:
+                    out += self._keep(calling=True)
                 for piece in pieces:
                     if isinstance(piece, dict):
                         self._piece(piece, out)
         reason = choice.get("finish_reason")
         if isinstance(reason, str) and reason:
+            out += self._keep()
             out.append(Finish(FINISH.get(reason, "other"), reason))
+
+    def _keep(self, *, calling: bool = False) -> list[Delta]:
+        """The reasoning so far as a block to send back with the reply's calls: at the
+        first call (so a reply cut after it keeps it), and what came after at the end.
+        A reply without calls keeps none: no API wants that reasoning back."""
+        if self._field is None or not (calling or (self._calls and self._thought)):
+            return []
+        self._kept = True
+        text, self._thought = "".join(self._thought), []
+        return [ReasoningBlock({self._field: text})]
 
     def _piece(self, piece: Mapping[str, Any], out: list[Delta]) -> None:
         index = piece.get("index")
@@ -401,8 +462,17 @@ def scripted_events(
 # --------------------------------------------------------------------------- messages
 
 
-def encode_messages(items: Sequence[Item], *, native: bool, wire: str) -> list[dict[str, Any]]:
-    """The history as chat messages (after the system message)."""
+def encode_messages(
+    items: Sequence[Item],
+    *,
+    native: bool,
+    wire: str,
+    reasoning: bool = True,
+    pad: str | None = None,
+) -> list[dict[str, Any]]:
+    """The history as chat messages (after the system message). ``reasoning``: an
+    assistant message with calls carries the reasoning that led to them; ``pad``: the
+    field such a message carries empty when none was kept."""
     # the conversation's vocabulary: for requests and old histories, not for decoding a
     # stream (`check`, `replay` decode; start-up, issue 24)
     from frontier.app.model.conversation import AssistantMessage, wire_messages
@@ -423,6 +493,13 @@ def encode_messages(items: Sequence[Item], *, native: bool, wire: str) -> list[d
                     }
                     for c in message.calls
                 ]
+                thought = _reasoning(message.reasoning) if reasoning else {}
+                if reasoning and not thought and pad:
+                    thought = {pad: ""}
+                if thought:
+                    encoded.update(thought)
+                    # DeepSeek refuses a null content beside reasoning_content
+                    encoded["content"] = encoded["content"] or ""
             out.append(encoded)
             continue
         out.extend(
@@ -431,6 +508,29 @@ def encode_messages(items: Sequence[Item], *, native: bool, wire: str) -> list[d
         if message.text:
             out.append({"role": "user", "content": message.text})
     return out
+
+
+def _reasoning(blocks: Sequence[Mapping[str, Any]]) -> dict[str, str]:
+    """The reasoning kept for one assistant message, by the field it came in."""
+    texts: dict[str, list[str]] = {}
+    for block in blocks:
+        for name in REASONING_FIELDS:
+            text = block.get(name)
+            if isinstance(text, str):
+                texts.setdefault(name, []).append(text)
+    return {name: "\n\n".join(t for t in parts if t) for name, parts in texts.items()}
+
+
+def _names_reasoning(text: str) -> bool:
+    """A refusal about the reasoning fields sent back (not ``reasoning_effort``)."""
+    return "reasoning_content" in text or any(f"{q}reasoning{q}" in text for q in "`'\"")
+
+
+def _wants_reasoning(text: str) -> bool:
+    """...one asking for them (DeepSeek: "The `reasoning_content` in the thinking mode
+    must be passed back", "Missing `reasoning_content` field"), not refusing them."""
+    low = text.lower()
+    return any(sign in low for sign in ("missing", "must be passed", "must include", "required"))
 
 
 # --------------------------------------------------------------------------- legacy sessions

@@ -1,0 +1,134 @@
+"""Chat Completions: the reasoning a reply's calls came from is kept to be sent back with
+them (DeepSeek's and Kimi's thinking modes refuse the next request without it), in the
+field the server streamed it in, and only for a reply with calls."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from frontier.app.model.conversation import AssistantTurn, CallEntry, Reasoning, UserText
+from frontier.app.model.stream import CallStart, Delta, End, ReasoningBlock, ReasoningDelta
+from frontier.app.model.wires.openai_chat import ChatDecoder, Codec, encode_messages
+
+WIRE = "openai-chat"
+
+
+def chunk(delta: dict[str, Any], finish: str | None = None) -> str:
+    return json.dumps({"choices": [{"index": 0, "delta": delta, "finish_reason": finish}]})
+
+
+def call(index: int, ident: str = "", args: str = "") -> dict[str, Any]:
+    piece: dict[str, Any] = {"index": index, "function": {"arguments": args}}
+    if ident:
+        piece.update(id=ident, type="function")
+        piece["function"]["name"] = "read"
+    return {"tool_calls": [piece]}
+
+
+def feed(*chunks: str) -> list[Delta]:
+    decoder = ChatDecoder()
+    return [d for data in chunks for d in decoder.feed("", data)]
+
+
+def blocks(deltas: list[Delta]) -> list[dict[str, Any]]:
+    return [dict(d.data) for d in deltas if isinstance(d, ReasoningBlock)]
+
+
+def test_a_reply_cut_after_its_first_call_keeps_the_reasoning_before_it() -> None:
+    """Native-inc runs a call before the reply ends: the reasoning is kept at the call,
+    ahead of it, so a reply the connection cut there still sends it back."""
+    deltas = feed(
+        chunk({"role": "assistant", "content": None, "reasoning_content": ""}),
+        chunk({"reasoning_content": "Read the "}),
+        chunk({"reasoning_content": "notes."}),
+        chunk(call(0, "call_1", '{"path":')),
+    )
+    assert blocks(deltas) == [{"reasoning_content": "Read the notes."}]
+    kept = next(i for i, d in enumerate(deltas) if isinstance(d, ReasoningBlock))
+    started = next(i for i, d in enumerate(deltas) if isinstance(d, CallStart))
+    assert kept < started
+    assert [d.text for d in deltas if isinstance(d, ReasoningDelta)] == ["Read the ", "notes."]
+
+
+def test_reasoning_after_a_call_is_kept_when_the_reply_ends() -> None:
+    deltas = feed(
+        chunk({"reasoning": "first"}),
+        chunk(call(0, "call_1", "{}")),
+        chunk({"reasoning": " then more"}),
+        chunk({}, "tool_calls"),
+        "[DONE]",
+    )
+    assert blocks(deltas) == [{"reasoning": "first"}, {"reasoning": " then more"}]
+    assert isinstance(deltas[-1], End)
+
+
+def test_an_empty_reasoning_field_is_kept_empty() -> None:
+    """DeepSeek opens a reply without reasoning with ``"reasoning_content": ""`` and
+    still refuses the next request if the field is not sent back."""
+    deltas = feed(chunk({"reasoning_content": ""}), chunk(call(0, "call_1", "{}")), "[DONE]")
+    assert blocks(deltas) == [{"reasoning_content": ""}]
+
+
+@pytest.mark.parametrize(
+    "first", [chunk({"reasoning_content": "musing"}), chunk({"content": "no field at all"})]
+)
+def test_a_reply_without_calls_or_without_reasoning_keeps_none(first: str) -> None:
+    assert blocks(feed(first, chunk({"content": "Hi"}, "stop"), "[DONE]")) == []
+    assert blocks(feed(chunk({"content": "x"}), chunk(call(0, "c", "{}")), "[DONE]")) == []
+
+
+def test_a_whole_answer_keeps_the_reasoning_of_its_calls() -> None:
+    """A server that ignored ``stream: true`` answers one ``chat.completion`` object."""
+    message = {
+        "role": "assistant",
+        "content": None,
+        "reasoning_content": "Check the notes.",
+        "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "read"}}],
+    }
+    answer = {"choices": [{"message": message, "finish_reason": "tool_calls"}]}
+    deltas = Codec().json_answer(answer)
+    assert deltas is not None
+    assert blocks(deltas) == [{"reasoning_content": "Check the notes."}]
+
+
+def turn(call_id: str, *thought: dict[str, Any], text: str = "") -> AssistantTurn:
+    calls = (CallEntry(call_id, "read", {"path": "a"}),)
+    return AssistantTurn(text, calls, tuple(Reasoning(WIRE, t) for t in thought))
+
+
+def sent(items: list[Any], **options: Any) -> list[dict[str, Any]]:
+    messages = encode_messages(items, native=True, wire=WIRE, **options)
+    return [m for m in messages if m["role"] == "assistant"]
+
+
+def test_the_history_sends_each_calls_reasoning_in_its_field() -> None:
+    other = Reasoning("anthropic-messages", {"type": "thinking", "thinking": "x"})
+    items = [
+        UserText("go"),
+        turn("c1", {"reasoning_content": "a"}, {"reasoning_content": "b"}, text="Reading."),
+        AssistantTurn("", (CallEntry("c2", "read", {}),), (other,)),
+        turn("c3"),
+    ]
+    first, second, third = sent(items)  # each answered "not executed" between them
+    assert first["reasoning_content"] == "a\n\nb" and first["content"] == "Reading."
+    assert "thinking" not in json.dumps(first)
+    assert "reasoning_content" not in second and second["content"] is None
+    assert "reasoning_content" not in third
+    padded = sent(items, pad="reasoning_content")
+    assert [(m["reasoning_content"], m["content"]) for m in padded[1:]] == [("", "")] * 2
+    assert padded[0] == first
+    assert all("reasoning_content" not in m for m in sent(items, reasoning=False))
+
+
+def test_only_a_refusal_of_reasoning_sent_turns_it_off() -> None:
+    """A refusal asking for the reasoning pads the history, once; a refusal of the field
+    turns it off only when this body carried some (not a ``reasoning_effort`` error)."""
+    codec = Codec()
+    assert codec.rejected(400, "Unrecognized request argument: 'reasoning_effort'") is None
+    assert codec.rejected(400, "'reasoning_content' was unexpected") is None  # none sent
+    missing = "Missing `reasoning_content` field in the assistant message at message index 2"
+    assert codec.rejected(400, missing) is not None and codec.pad_reasoning == "reasoning_content"
+    assert codec.rejected(400, missing) is None  # padded already: the refusal is final
