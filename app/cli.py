@@ -43,7 +43,7 @@ examples:
 
 configuration: config.toml in the user config dir (FRONTIER_CONFIG_DIR overrides), with
 [providers.NAME] tables for named endpoints (docs/models.md; built in: openai, anthropic,
-openrouter, ollama, llamacpp), FRONTIER_PROVIDER / FRONTIER_WIRE /
+openrouter, deepseek, ollama, llamacpp), FRONTIER_PROVIDER / FRONTIER_WIRE /
 FRONTIER_BASE_URL / FRONTIER_MODEL / FRONTIER_PROTOCOL / FRONTIER_APPROVAL /
 FRONTIER_PATCH_FORMAT / FRONTIER_CONNECT_TIMEOUT / FRONTIER_FIRST_BYTE_TIMEOUT /
 FRONTIER_IDLE_TIMEOUT (by default a hung server is given up on within 2 minutes) /
@@ -158,8 +158,9 @@ def _agent_options(
     specs: dict[str, dict[str, object]] = {
         "provider": {
             "metavar": "NAME",
-            "help": "a named endpoint: openai, anthropic, openrouter, ollama, llamacpp, or a "
-            "[providers.NAME] table in config.toml (base URL, wire, key, timeouts, model); "
+            "help": "a named endpoint: openai, anthropic, openrouter, deepseek, ollama, "
+            "llamacpp, or a [providers.NAME] table in config.toml (base URL, wire, key, "
+            "timeouts, model); "
             "the flags below override its values",
         },
         "base_url": {

@@ -5,8 +5,8 @@ in ``config.toml`` names an endpoint — ``base_url``, ``wire``, where its key c
 (``key_env``, ``key_command``, ``key_file``), its timeouts, ``max_tokens``,
 ``context_window`` and a default ``model``. ``--provider NAME`` (``FRONTIER_PROVIDER``,
 ``provider`` in config.toml) selects one; its values sit above the file's top level and
-below the environment and the flags. Five are built in (:data:`BUILTIN_PROVIDERS`:
-openai, anthropic, openrouter, ollama, llamacpp); a table of the same name overrides
+below the environment and the flags. Six are built in (:data:`BUILTIN_PROVIDERS`:
+openai, anthropic, openrouter, deepseek, ollama, llamacpp); a table of the same name overrides
 them key by key. docs/models.md has examples.
 
 The API key, in this order: ``FRONTIER_API_KEY``; else ``api_key_command`` (a shell
@@ -15,7 +15,8 @@ command that prints it) or ``api_key_file`` (a file holding it), from ``config.t
 ``key_command`` / ``key_file``, which replace config.toml's; else an environment
 variable: the provider's ``key_env``, or, with no provider, ``OPENAI_API_KEY``
 (``ANTHROPIC_API_KEY`` for api.anthropic.com and for ``wire = "anthropic-messages"`` at
-any other host but openrouter.ai, ``OPENROUTER_API_KEY`` first for openrouter.ai: one
+any other host but openrouter.ai, ``OPENROUTER_API_KEY`` first for openrouter.ai,
+``DEEPSEEK_API_KEY`` only for api.deepseek.com: one
 vendor's key is never sent to another). A provider without a key
 source sends no key (local servers). A key in Frontier's environment can be read by any
 process of the same user through ``/proc/<pid>/environ`` — including the shell commands
@@ -238,6 +239,9 @@ BUILTIN_PROVIDERS: dict[str, Provider] = {
     "openrouter": Provider(
         "openrouter", "https://openrouter.ai/api/v1", "openai-chat", key_env="OPENROUTER_API_KEY"
     ),
+    "deepseek": Provider(
+        "deepseek", "https://api.deepseek.com/v1", "openai-chat", key_env="DEEPSEEK_API_KEY"
+    ),
     "ollama": Provider("ollama", "http://127.0.0.1:11434/v1", "openai-chat"),
     "llamacpp": Provider("llamacpp", "http://127.0.0.1:8080/v1", "openai-chat"),
 }
@@ -279,6 +283,7 @@ _HOST_KEY_ENVS = {
     "api.openai.com": ("OPENAI_API_KEY",),
     "api.anthropic.com": ("ANTHROPIC_API_KEY",),
     "openrouter.ai": ("OPENROUTER_API_KEY", "OPENAI_API_KEY"),
+    "api.deepseek.com": ("DEEPSEEK_API_KEY",),
 }
 """With no provider, the variables the key is read from for these hosts (in order);
 for every other, those of the wire (:data:`_WIRE_KEY_ENVS`)."""

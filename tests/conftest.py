@@ -236,6 +236,7 @@ def _isolated_dirs(
         "FRONTIER_MAX_TOKENS",
         "ANTHROPIC_API_KEY",
         "OPENROUTER_API_KEY",
+        "DEEPSEEK_API_KEY",
         "OPENAI_BASE_URL",
         "ANTHROPIC_BASE_URL",
     ):

@@ -45,6 +45,7 @@ def _clean_env(monkeypatch: pytest.MonkeyPatch) -> None:
         "FRONTIER_PREFILL",
         "ANTHROPIC_API_KEY",
         "OPENROUTER_API_KEY",
+        "DEEPSEEK_API_KEY",
         "WORK_KEY",
     ):
         monkeypatch.delenv(var, raising=False)
@@ -131,6 +132,7 @@ def test_builtin_providers() -> None:
         "openai": ("https://api.openai.com/v1", "openai-responses", "OPENAI_API_KEY"),
         "anthropic": ("https://api.anthropic.com/v1", "anthropic-messages", "ANTHROPIC_API_KEY"),
         "openrouter": ("https://openrouter.ai/api/v1", "openai-chat", "OPENROUTER_API_KEY"),
+        "deepseek": ("https://api.deepseek.com/v1", "openai-chat", "DEEPSEEK_API_KEY"),
         "ollama": ("http://127.0.0.1:11434/v1", "openai-chat", None),
         "llamacpp": ("http://127.0.0.1:8080/v1", "openai-chat", None),
     }
@@ -374,6 +376,21 @@ def test_without_a_provider_openrouter_prefers_its_own_key(
     assert load_config(base_url=url).api_key == KEY
 
 
+def test_deepseeks_endpoint_gets_deepseeks_key_and_never_openais(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """DeepSeek's docs point the OpenAI SDK at it: a person with an OpenAI key exported
+    and ``--base-url https://api.deepseek.com`` must not send that key to DeepSeek."""
+    monkeypatch.setenv("OPENAI_API_KEY", OTHER)
+    for url in ("https://api.deepseek.com", "https://api.deepseek.com/v1"):
+        assert load_config(base_url=url).api_key is None
+    monkeypatch.setenv("DEEPSEEK_API_KEY", KEY)
+    assert load_config(base_url="https://api.deepseek.com").api_key == KEY
+    config = load_config(provider="deepseek", model="deepseek-v4-pro")
+    assert (config.api_key, config.api_key_from) == (KEY, "$DEEPSEEK_API_KEY")
+    assert "DEEPSEEK_API_KEY" in secret_env_names()
+
+
 def test_secret_env_names() -> None:
     names = secret_env_names()
     for var in ("FRONTIER_API_KEY", "OPENAI_API_KEY", "ANTHROPIC_API_KEY", "OPENROUTER_API_KEY"):
@@ -392,7 +409,7 @@ def test_an_unknown_provider_lists_the_known_ones() -> None:
         load_config(provider="nope")
     text = str(info.value)
     assert "unknown provider 'nope' (set by --provider)" in text
-    assert "known: anthropic, llamacpp, mine, ollama, openai, openrouter" in text
+    assert "known: anthropic, deepseek, llamacpp, mine, ollama, openai, openrouter" in text
     assert str(path) in text
 
 
