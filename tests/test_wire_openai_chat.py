@@ -132,3 +132,33 @@ def test_only_a_refusal_of_reasoning_sent_turns_it_off() -> None:
     missing = "Missing `reasoning_content` field in the assistant message at message index 2"
     assert codec.rejected(400, missing) is not None and codec.pad_reasoning == "reasoning_content"
     assert codec.rejected(400, missing) is None  # padded already: the refusal is final
+
+
+def test_what_a_server_sends_on_a_call_goes_back_on_that_call() -> None:
+    """Gemini's thought signature arrives on a call's first piece; a later piece names only
+    the index. Kept by the call's id, sent back on it alone, as received."""
+    signed = {"google": {"thought_signature": "sig-A"}}
+    first = {"index": 0, "id": "c1", "type": "function", "extra_content": signed}
+    first["function"] = {"name": "read", "arguments": ""}
+    deltas = feed(
+        chunk({"tool_calls": [first]}),
+        chunk({"tool_calls": [{"index": 0, "function": {"arguments": "{}"}}]}),
+        chunk(call(1, "c2", "{}")),
+        "[DONE]",
+    )
+    assert blocks(deltas) == [{"tool_call": "c1", "extra_content": signed}]
+    kept = tuple(Reasoning(WIRE, b) for b in blocks(deltas))
+    calls = (CallEntry("c1", "read", {}), CallEntry("c2", "read", {}))
+    (message,) = sent([UserText("go"), AssistantTurn("", calls, kept)])
+    assert [c.get("extra_content") for c in message["tool_calls"]] == [signed, None]
+    assert "tool_call" not in message and "reasoning_content" not in message
+    (padded,) = sent([UserText("go"), AssistantTurn("", calls, kept)], sign=True)
+    stand_in = {"google": {"thought_signature": "skip_thought_signature_validator"}}
+    assert [c["extra_content"] for c in padded["tool_calls"]] == [signed, stand_in]
+
+
+def test_a_refusal_naming_thought_signature_signs_the_calls_once() -> None:
+    codec = Codec()
+    said = '[{"error": {"code": 400, "message": "Function call is missing a thought_signature"}}]'
+    assert codec.rejected(400, said) is not None and codec.sign_calls
+    assert codec.rejected(400, said) is None

@@ -192,9 +192,9 @@ async def make(tmp_path: Path) -> AsyncIterator[Make]:
 
         async def build(
             wire: str, mode: str = "native-inc", *, strict: bool = False, refuse: bool = False,
-            thinking: bool = False, **config: Any,
+            thinking: bool = False, signed: bool = False, **config: Any,
         ) -> Rig:  # fmt: skip
-            server = WireServer(wire, strict=strict, thinking=thinking)
+            server = WireServer(wire, strict=strict, thinking=thinking, signed=signed)
             sock = refusing_socket() if refuse else None
             if sock is None:
                 await stack.enter_async_context(serve_wire(server))
@@ -991,6 +991,50 @@ async def test_a_history_without_the_reasoning_deepseek_wants_is_sent_it_empty(
     )
     last = assistants(rig.server.requests[-1])
     assert [m.get("reasoning_content") for m in last] == ["", None, "Again."]
+    rig.assert_valid()
+
+
+async def test_gemini_gets_each_calls_thought_signature_back_on_it(make: Make) -> None:
+    """Gemini 3 over its OpenAI endpoint signs each call (``extra_content.google
+    .thought_signature``) and refuses the next request if a call comes back without its
+    own; a history that lacks them (calls made on another model) gets Google's stand-in
+    after the first refusal, once."""
+    wire = "openai-chat"
+    rig = await make(wire, "native-inc", signed=True)
+    first = Call("call_a", "read", args(path="notes.txt"), signature="Cq0BAXLI2nx-sig-A==")
+    second = Call("call_b", "read", args(path="notes.txt"), signature="Cq0BAXLI2nx-sig-B==")
+    rig.answer(reply(wire, first, second), done(wire))
+    ended = await rig.turn("read notes twice")
+    assert ended.reason == "done", ended.message
+    assert rig.server.refused == [] and rig.watch.of(Retry) == []
+    (assistant,) = assistants(rig.server.requests[1])
+    signatures = [
+        c["extra_content"]["google"]["thought_signature"] for c in assistant["tool_calls"]
+    ]
+    assert signatures == ["Cq0BAXLI2nx-sig-A==", "Cq0BAXLI2nx-sig-B=="]
+    rig.assert_valid()
+
+
+async def test_calls_without_a_signature_get_googles_stand_in_after_one_refusal(
+    make: Make,
+) -> None:
+    wire = "openai-chat"
+    rig = await make(wire, "native-inc")
+    rig.answer(reply(wire, read_notes("call_r1")), done(wire))
+    assert (await rig.turn("read notes")).reason == "done"
+    rig.server.signed = True  # the session goes on with Gemini 3 (/model)
+    rig.answer(
+        reply(wire, Call("call_r2", "read", args(path="notes.txt"), signature="S2")), done(wire)
+    )
+    ended = await rig.turn("again")
+    assert ended.reason == "done", ended.message
+    (retry,) = rig.watch.of(Retry)
+    assert "thought signatures" in retry.reason and len(rig.server.refused) == 1
+    calls = [c for m in assistants(rig.server.requests[-1]) for c in m.get("tool_calls", [])]
+    assert [c["extra_content"]["google"]["thought_signature"] for c in calls] == [
+        "skip_thought_signature_validator",
+        "S2",
+    ]
     rig.assert_valid()
 
 

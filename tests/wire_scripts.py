@@ -109,6 +109,9 @@ class Call:
     first_id: str = ""
     """Responses: the ``call_id`` ``output_item.added`` names, when it differs from the
     one ``output_item.done`` gives (seen in real recordings: the done's wins)."""
+    signature: str = ""
+    """Chat: Gemini's thought signature on the call's first piece
+    (``extra_content.google.thought_signature``)."""
 
 
 @dataclass(frozen=True)
@@ -390,6 +393,8 @@ def _chat(
         else:
             head = {"index": calls, "id": part.id, "type": "function"}
             head["function"] = {"name": part.name, "arguments": ""}
+            if part.signature:
+                head["extra_content"] = {"google": {"thought_signature": part.signature}}
             out.append(chunk({"tool_calls": [head]}))
             for piece in pieces(part.args, 3):
                 call = {"index": calls, "function": {"arguments": piece}}
@@ -532,6 +537,9 @@ class WireServer:
     thinking: bool = False
     """Chat as DeepSeek's thinking mode checks it: an assistant message with calls and
     no ``reasoning_content`` (or a null ``content`` beside it) gets DeepSeek's 400."""
+    signed: bool = False
+    """Chat as Gemini 3's OpenAI endpoint checks it: a call sent back without its
+    ``extra_content.google.thought_signature`` gets Gemini's 400."""
     _repeating: bool = False
 
     async def listing(self, request: web.Request) -> web.StreamResponse:
@@ -550,6 +558,10 @@ class WireServer:
                 self.refused.append(problems)
                 said = next((p for p in problems if "must be unique" in p), ALTERNATE)
                 return web.json_response({"error": {"message": said}}, status=400)
+        if self.signed and (said := _gemini_refusal(body)):
+            self.refused.append([said])
+            error = {"code": 400, "message": said, "status": "INVALID_ARGUMENT"}
+            return web.json_response([{"error": error}], status=400)
         if self.thinking and (said := _deepseek_refusal(body)):
             self.refused.append([said])
             error = {"message": said, "type": "invalid_request_error", "param": None}
@@ -582,6 +594,26 @@ class WireServer:
     def release(self) -> None:
         for gate in self.gates:
             gate.set()
+
+
+def _gemini_refusal(body: Any) -> str | None:
+    """What Gemini 3 answers a history whose call lost its thought signature."""
+    at = 0
+    for m in body.get("messages", []):
+        for call in m.get("tool_calls") or []:
+            at += 1
+            extra = call.get("extra_content") or {}
+            if not extra.get("google", {}).get("thought_signature"):
+                name = call["function"]["name"]
+                return (
+                    "Function call is missing a thought_signature in functionCall parts. "
+                    "This is required for tools to work correctly, and missing "
+                    "thought_signature may lead to degraded model performance. Additional "
+                    f"data, function call `default_api:{name}` , position {at}. Please refer "
+                    "to https://ai.google.dev/gemini-api/docs/thought-signatures for more "
+                    "details."
+                )
+    return None
 
 
 def _deepseek_refusal(body: Any) -> str | None:

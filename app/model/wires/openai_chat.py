@@ -10,7 +10,9 @@ The reasoning that led to a reply's calls goes back on that assistant message, i
 field the server streamed it in (``reasoning_content``: DeepSeek's and Kimi's thinking
 modes refuse every later request without it); a server that refuses the field is asked
 again without it, and one that asks for it where the history has none (a session older
-than this, a turn from another wire) is sent it empty, each once.
+than this, a turn from another wire) is sent it empty, each once. What a server sent on
+a call to get back (``extra_content``: Gemini's thought signature) goes back on that
+call; a call without one gets Google's stand-in once Gemini refuses it.
 
 Events: ``chat.completion.chunk`` objects. Only choice 0 is read (another choice's chunk
 is ``Ignored``, noted); ``delta.content`` is text; ``delta.reasoning_content`` or
@@ -68,6 +70,12 @@ OpenRouter, vLLM's newer API, Ollama's OpenAI endpoint (``reasoning``). The firs
 one present wins (vLLM sends both with the same text during its migration)."""
 TEXT_FIELDS = ("content", *REASONING_FIELDS, "refusal")
 """Every ``choices[i].delta`` field that streams model-written text (scrubbed)."""
+CALL_EXTRA = "tool_call"
+"""A kept block ``{"tool_call": ID, "extra_content": {...}}``: what a server sent on a
+call that it wants back on it (Gemini's thought signature)."""
+SKIP_SIGNATURE = {"google": {"thought_signature": "skip_thought_signature_validator"}}
+"""Google's documented stand-in for a call whose signature the history lacks (made on
+another model, or stored before signatures were kept)."""
 TOOL_FIELDS = ("name", "arguments")
 """``choices[i].delta.tool_calls[j].function`` fields that stream model-written text."""
 
@@ -114,6 +122,8 @@ class Codec:
         once a server asked for it (DeepSeek: "Missing `reasoning_content` field")."""
         self._sent_reasoning = False
         """The last body built carried reasoning (only then can a refusal be of it)."""
+        self.sign_calls = False
+        """Calls without a kept signature carry Google's stand-in, once Gemini asked."""
 
     # ------------------------------------------------------------------ requests
 
@@ -131,6 +141,7 @@ class Codec:
             wire=self.name,
             reasoning=self.reasoning_back,
             pad=self.pad_reasoning,
+            sign=self.sign_calls,
         )
         self._sent_reasoning = any(
             name in m for m in history if m["role"] == "assistant" for name in REASONING_FIELDS
@@ -176,6 +187,14 @@ class Codec:
             # sends a cap, so a full session of such a model could not be compacted.
             self.tokens_field = "max_completion_tokens"
             return "the model refused max_tokens; retrying with max_completion_tokens"
+        if status in (400, 422) and "thought_signature" in text and not self.sign_calls:
+            # Gemini 3: "Function call is missing a thought_signature in functionCall
+            # parts" for calls made elsewhere (another model, a session stored before)
+            self.sign_calls = True
+            return (
+                "the model wants thought signatures on earlier tool calls, which this "
+                "history lacks for some; retrying with Google's stand-in there"
+            )
         if status in (400, 422) and _names_reasoning(text):
             if _wants_reasoning(text):
                 if self.pad_reasoning is None and self.reasoning_back:
@@ -254,6 +273,9 @@ class Codec:
             fn = fn if isinstance(fn, dict) else {}
             ident = call.get("id") if isinstance(call.get("id"), str) else ""
             out.append(CallStart(index, ident or "", str(fn.get("name") or "")))
+            extra = call.get("extra_content")
+            if ident and isinstance(extra, dict) and extra:
+                out.append(ReasoningBlock({CALL_EXTRA: ident, "extra_content": extra}))
             args = fn.get("arguments")
             if args is not None and not isinstance(args, str):
                 args = _canonical(args)
@@ -284,6 +306,8 @@ class ChatDecoder:
         self._thought: list[str] = []
         """Reasoning not yet kept in a :class:`ReasoningBlock`."""
         self._kept = False
+        self._ids: dict[int, str] = {}
+        """Each call's id by index (a later piece may carry only the index)."""
 
     def feed(self, event: str, data: str) -> list[Delta]:
         stripped = data.strip()
@@ -378,6 +402,13 @@ class ChatDecoder:
             self._max_index = max(self._max_index, index)
         if ident and ident not in self._by_id:
             self._by_id[ident] = index
+        if ident:
+            self._ids[index] = ident
+        extra = piece.get("extra_content")
+        if isinstance(extra, dict) and extra and index in self._ids:
+            # Gemini's thought signature (extra_content.google.thought_signature): the
+            # next request must carry it on this call, as received
+            out.append(ReasoningBlock({CALL_EXTRA: self._ids[index], "extra_content": extra}))
         fn = piece.get("function")
         fn = fn if isinstance(fn, dict) else {}
         name = fn.get("name")
@@ -469,10 +500,13 @@ def encode_messages(
     wire: str,
     reasoning: bool = True,
     pad: str | None = None,
+    sign: bool = False,
 ) -> list[dict[str, Any]]:
     """The history as chat messages (after the system message). ``reasoning``: an
     assistant message with calls carries the reasoning that led to them; ``pad``: the
-    field such a message carries empty when none was kept."""
+    field such a message carries empty when none was kept; each call carries what its
+    server sent on it to be sent back (``extra_content``), and with ``sign`` a call
+    without one carries Google's stand-in signature."""
     # the conversation's vocabulary: for requests and old histories, not for decoding a
     # stream (`check`, `replay` decode; start-up, issue 24)
     from frontier.app.model.conversation import AssistantMessage, wire_messages
@@ -482,8 +516,15 @@ def encode_messages(
         if isinstance(message, AssistantMessage):
             encoded: dict[str, Any] = {"role": "assistant", "content": message.text or None}
             if message.calls:
-                encoded["tool_calls"] = [
-                    {
+                extras = {
+                    b[CALL_EXTRA]: b["extra_content"]
+                    for b in message.reasoning
+                    if isinstance(b.get(CALL_EXTRA), str)
+                    and isinstance(b.get("extra_content"), dict)
+                }
+                encoded["tool_calls"] = []
+                for c in message.calls:
+                    sent: dict[str, Any] = {
                         "id": c.id,
                         "type": "function",
                         "function": {
@@ -491,8 +532,10 @@ def encode_messages(
                             "arguments": fastjson.dumps(dict(c.arguments), ensure_ascii=False),
                         },
                     }
-                    for c in message.calls
-                ]
+                    extra = extras.get(c.id) or (SKIP_SIGNATURE if sign else None)
+                    if extra:
+                        sent["extra_content"] = dict(extra)
+                    encoded["tool_calls"].append(sent)
                 thought = _reasoning(message.reasoning) if reasoning else {}
                 if reasoning and not thought and pad:
                     thought = {pad: ""}
