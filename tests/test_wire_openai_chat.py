@@ -152,7 +152,7 @@ def test_what_a_server_sends_on_a_call_goes_back_on_that_call() -> None:
     (message,) = sent([UserText("go"), AssistantTurn("", calls, kept)])
     assert [c.get("extra_content") for c in message["tool_calls"]] == [signed, None]
     assert "tool_call" not in message and "reasoning_content" not in message
-    (padded,) = sent([UserText("go"), AssistantTurn("", calls, kept)], sign=True)
+    (padded,) = sent([UserText("go"), AssistantTurn("", calls, kept)], sign="extra")
     stand_in = {"google": {"thought_signature": "skip_thought_signature_validator"}}
     assert [c["extra_content"] for c in padded["tool_calls"]] == [signed, stand_in]
 
@@ -160,5 +160,50 @@ def test_what_a_server_sends_on_a_call_goes_back_on_that_call() -> None:
 def test_a_refusal_naming_thought_signature_signs_the_calls_once() -> None:
     codec = Codec()
     said = '[{"error": {"code": 400, "message": "Function call is missing a thought_signature"}}]'
-    assert codec.rejected(400, said) is not None and codec.sign_calls
+    assert codec.rejected(400, said) is not None and codec.sign_calls == "extra"
     assert codec.rejected(400, said) is None
+
+
+def test_openrouters_refusal_signs_the_calls_in_reasoning_details() -> None:
+    """OpenRouter wraps Gemini's refusal in its own words: the stand-in then goes where
+    OpenRouter reads signatures, a ``reasoning.encrypted`` item naming the call, beside
+    the details a call already has."""
+    codec = Codec()
+    said = (
+        '{"error": {"message": "Provider returned error", "code": 400, "metadata": {"raw": '
+        '"Gemini models require OpenRouter reasoning details to be preserved in each '
+        'request. Upstream error: Function call is missing a thought_signature"}}}'
+    )
+    assert codec.rejected(400, said) is not None and codec.sign_calls == "details"
+    kept = {"type": "reasoning.encrypted", "data": "sig-1", "id": "c1", "index": 0}
+    calls = (CallEntry("c1", "read", {}), CallEntry("c2", "read", {}))
+    turn_ = AssistantTurn("", calls, (Reasoning(WIRE, {"reasoning_details": [kept]}),))
+    (message,) = sent([UserText("go"), turn_], sign="details")
+    assert message["reasoning_details"] == [
+        kept,
+        {
+            "type": "reasoning.encrypted",
+            "data": "skip_thought_signature_validator",
+            "id": "c2",
+            "format": "google-gemini-v1",
+            "index": 1,
+        },
+    ]
+    assert all("extra_content" not in c for c in message["tool_calls"])
+
+
+def test_reasoning_details_that_arrive_after_the_call_are_kept_at_the_end() -> None:
+    text = {"type": "reasoning.text", "index": 0}
+    deltas = feed(
+        chunk({"reasoning_details": [{**text, "text": "a"}]}),
+        chunk({"reasoning_details": [{**text, "text": "b"}]}),
+        chunk(call(0, "c1", "{}")),
+        chunk({"reasoning_details": [{"type": "reasoning.encrypted", "data": "s", "index": 1}]}),
+        chunk({}, "tool_calls"),
+        "[DONE]",
+    )
+    snapshots = [b["reasoning_details"] for b in blocks(deltas)]
+    assert snapshots == [
+        [{**text, "text": "ab"}],
+        [{**text, "text": "ab"}, {"type": "reasoning.encrypted", "data": "s", "index": 1}],
+    ]

@@ -1015,6 +1015,25 @@ async def test_gemini_gets_each_calls_thought_signature_back_on_it(make: Make) -
     rig.assert_valid()
 
 
+async def test_openrouter_gets_each_calls_reasoning_details_back(make: Make) -> None:
+    """Through OpenRouter, Gemini 3's signatures come as ``reasoning_details`` items
+    ("Gemini models require OpenRouter reasoning details to be preserved in each
+    request"): the details, their text pieces joined, go back on the message with the
+    calls, in place of the plain ``reasoning`` text."""
+    wire = "openai-chat"
+    rig = await make(wire, "native-inc", signed=True)
+    call = Call("call_a", "read", args(path="notes.txt"), signature="EnQKcgG-sig==", routed=True)
+    rig.answer(reply(wire, call), done(wire))
+    ended = await rig.turn("read notes")
+    assert ended.reason == "done", ended.message
+    assert rig.server.refused == [] and rig.watch.of(Retry) == []
+    (assistant,) = assistants(rig.server.requests[1])
+    kinds = [(d["type"], d.get("text") or d.get("data")) for d in assistant["reasoning_details"]]
+    assert kinds == [("reasoning.text", "Plan it."), ("reasoning.encrypted", "EnQKcgG-sig==")]
+    assert "reasoning" not in assistant
+    rig.assert_valid()
+
+
 async def test_calls_without_a_signature_get_googles_stand_in_after_one_refusal(
     make: Make,
 ) -> None:

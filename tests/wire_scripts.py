@@ -112,6 +112,9 @@ class Call:
     signature: str = ""
     """Chat: Gemini's thought signature on the call's first piece
     (``extra_content.google.thought_signature``)."""
+    routed: bool = False
+    """Chat: the signature as OpenRouter sends it, a ``reasoning.encrypted`` item of
+    ``delta.reasoning_details`` naming the call, after two ``reasoning.text`` pieces."""
 
 
 @dataclass(frozen=True)
@@ -393,9 +396,20 @@ def _chat(
         else:
             head = {"index": calls, "id": part.id, "type": "function"}
             head["function"] = {"name": part.name, "arguments": ""}
-            if part.signature:
+            delta: dict[str, Any] = {"tool_calls": [head]}
+            if part.signature and part.routed:
+                text = {"type": "reasoning.text", "format": "google-gemini-v1", "index": 0}
+                out.append(
+                    chunk({"reasoning": "Plan", "reasoning_details": [{**text, "text": "Plan"}]})
+                )
+                out.append(
+                    chunk({"reasoning": " it.", "reasoning_details": [{**text, "text": " it."}]})
+                )
+                sign = {"type": "reasoning.encrypted", "data": part.signature, "id": part.id}
+                delta["reasoning_details"] = [{**sign, "format": "google-gemini-v1", "index": 1}]
+            elif part.signature:
                 head["extra_content"] = {"google": {"thought_signature": part.signature}}
-            out.append(chunk({"tool_calls": [head]}))
+            out.append(chunk(delta))
             for piece in pieces(part.args, 3):
                 call = {"index": calls, "function": {"arguments": piece}}
                 out.append(chunk({"tool_calls": [call]}))
@@ -597,13 +611,19 @@ class WireServer:
 
 
 def _gemini_refusal(body: Any) -> str | None:
-    """What Gemini 3 answers a history whose call lost its thought signature."""
+    """What Gemini 3 answers a history whose call lost its thought signature (on the call,
+    or, through OpenRouter, as a ``reasoning.encrypted`` detail naming it)."""
     at = 0
     for m in body.get("messages", []):
+        routed = {
+            d.get("id")
+            for d in m.get("reasoning_details") or []
+            if d.get("type") == "reasoning.encrypted" and d.get("data")
+        }
         for call in m.get("tool_calls") or []:
             at += 1
             extra = call.get("extra_content") or {}
-            if not extra.get("google", {}).get("thought_signature"):
+            if not extra.get("google", {}).get("thought_signature") and call["id"] not in routed:
                 name = call["function"]["name"]
                 return (
                     "Function call is missing a thought_signature in functionCall parts. "

@@ -12,7 +12,8 @@ modes refuse every later request without it); a server that refuses the field is
 again without it, and one that asks for it where the history has none (a session older
 than this, a turn from another wire) is sent it empty, each once. What a server sent on
 a call to get back (``extra_content``: Gemini's thought signature) goes back on that
-call; a call without one gets Google's stand-in once Gemini refuses it.
+call, and OpenRouter's ``reasoning_details`` on the message; a call without a signature
+gets Google's stand-in once Gemini refuses it.
 
 Events: ``chat.completion.chunk`` objects. Only choice 0 is read (another choice's chunk
 is ``Ignored``, noted); ``delta.content`` is text; ``delta.reasoning_content`` or
@@ -52,9 +53,10 @@ from frontier.app.wire import safejson
 
 TYPE_CHECKING = False  # typing is not imported at run time (~3 ms of start-up)
 if TYPE_CHECKING:
-    from typing import Any
+    from typing import Any, Literal
 
     from frontier.app.model.conversation import (
+        AssistantMessage,
         CallEntry,
         Item,
         ToolResults,
@@ -73,9 +75,15 @@ TEXT_FIELDS = ("content", *REASONING_FIELDS, "refusal")
 CALL_EXTRA = "tool_call"
 """A kept block ``{"tool_call": ID, "extra_content": {...}}``: what a server sent on a
 call that it wants back on it (Gemini's thought signature)."""
-SKIP_SIGNATURE = {"google": {"thought_signature": "skip_thought_signature_validator"}}
+SKIP = "skip_thought_signature_validator"
 """Google's documented stand-in for a call whose signature the history lacks (made on
 another model, or stored before signatures were kept)."""
+DETAILS = "reasoning_details"
+"""OpenRouter's structured reasoning: an array of ``reasoning.text`` /
+``reasoning.summary`` / ``reasoning.encrypted`` items streamed in pieces by ``index``
+(Gemini 3's thought signatures travel here through OpenRouter)."""
+_DETAIL_TEXT = ("text", "summary", "data")
+"""A detail's fields that stream in pieces; the others are replaced when sent again."""
 TOOL_FIELDS = ("name", "arguments")
 """``choices[i].delta.tool_calls[j].function`` fields that stream model-written text."""
 
@@ -122,8 +130,10 @@ class Codec:
         once a server asked for it (DeepSeek: "Missing `reasoning_content` field")."""
         self._sent_reasoning = False
         """The last body built carried reasoning (only then can a refusal be of it)."""
-        self.sign_calls = False
-        """Calls without a kept signature carry Google's stand-in, once Gemini asked."""
+        self.sign_calls: Literal["", "extra", "details"] = ""
+        """Calls without a kept signature carry Google's stand-in once Gemini asked: in
+        ``extra_content`` (Google's endpoint) or as a ``reasoning_details`` item
+        (OpenRouter, whose refusal says so)."""
 
     # ------------------------------------------------------------------ requests
 
@@ -189,8 +199,10 @@ class Codec:
             return "the model refused max_tokens; retrying with max_completion_tokens"
         if status in (400, 422) and "thought_signature" in text and not self.sign_calls:
             # Gemini 3: "Function call is missing a thought_signature in functionCall
-            # parts" for calls made elsewhere (another model, a session stored before)
-            self.sign_calls = True
+            # parts" for calls made elsewhere (another model, a session stored before);
+            # OpenRouter adds "Gemini models require OpenRouter reasoning details"
+            routed = "reasoning details" in text.lower() or DETAILS in text
+            self.sign_calls = "details" if routed else "extra"
             return (
                 "the model wants thought signatures on earlier tool calls, which this "
                 "history lacks for some; retrying with Google's stand-in there"
@@ -281,6 +293,9 @@ class Codec:
                 args = _canonical(args)
             if args:
                 out.append(CallArgs(index, args))
+        details = message.get(DETAILS)
+        if message.get("tool_calls") and isinstance(details, list) and details:
+            out.append(ReasoningBlock({DETAILS: details}))
         raw = str(choice.get("finish_reason") or "stop")
         out.append(Finish(FINISH.get(raw, "other"), raw))
         if isinstance(obj.get("usage"), dict):
@@ -308,6 +323,9 @@ class ChatDecoder:
         self._kept = False
         self._ids: dict[int, str] = {}
         """Each call's id by index (a later piece may carry only the index)."""
+        self._details: dict[tuple[str, Any], dict[str, Any]] = {}
+        """``reasoning_details`` so far, by (type, index), pieces joined."""
+        self._details_sent: list[dict[str, Any]] | None = None
 
     def feed(self, event: str, data: str) -> list[Delta]:
         stripped = data.strip()
@@ -352,6 +370,9 @@ class ChatDecoder:
     def _choice(self, choice: Mapping[str, Any], out: list[Delta]) -> None:
         delta = choice.get("delta") or {}
         if isinstance(delta, dict):
+            details = delta.get(DETAILS)
+            if isinstance(details, list):
+                self._detail(details)
             for name in REASONING_FIELDS:
                 value = delta.get(name)
                 if isinstance(value, str):
@@ -365,8 +386,9 @@ class ChatDecoder:
                 out.append(TextDelta(content))
             pieces = delta.get("tool_calls")
             if isinstance(pieces, list):
-                if pieces and self._field is not None and not self._kept:
+                if pieces and not self._kept and (self._field is not None or self._details):
                     out += self._keep(calling=True)
+                    self._kept = True
                 for piece in pieces:
                     if isinstance(piece, dict):
                         self._piece(piece, out)
@@ -378,12 +400,36 @@ class ChatDecoder:
     def _keep(self, *, calling: bool = False) -> list[Delta]:
         """The reasoning so far as a block to send back with the reply's calls: at the
         first call (so a reply cut after it keeps it), and what came after at the end.
-        A reply without calls keeps none: no API wants that reasoning back."""
+        A reply without calls keeps none: no API wants that reasoning back.
+        ``reasoning_details`` are kept whole each time they changed (the last wins)."""
+        out: list[Delta] = []
+        if calling or self._calls:
+            details = [dict(d) for d in self._details.values()]
+            if details and details != self._details_sent:
+                self._details_sent = details
+                out.append(ReasoningBlock({DETAILS: details}))
         if self._field is None or not (calling or (self._calls and self._thought)):
-            return []
+            return out
         self._kept = True
         text, self._thought = "".join(self._thought), []
-        return [ReasoningBlock({self._field: text})]
+        return [*out, ReasoningBlock({self._field: text})]
+
+    def _detail(self, items: list[Any]) -> None:
+        """OpenRouter's ``reasoning_details`` pieces, joined by (type, index)."""
+        for item in items:
+            if not isinstance(item, dict) or not isinstance(item.get("type"), str):
+                continue
+            key = (item["type"], item.get("index", 0))
+            kept = self._details.get(key)
+            if kept is None:
+                self._details[key] = dict(item)
+                continue
+            for name, value in item.items():
+                if name in _DETAIL_TEXT and isinstance(value, str):
+                    before = kept.get(name)
+                    kept[name] = (before if isinstance(before, str) else "") + value
+                elif value is not None:
+                    kept[name] = value
 
     def _piece(self, piece: Mapping[str, Any], out: list[Delta]) -> None:
         index = piece.get("index")
@@ -500,13 +546,14 @@ def encode_messages(
     wire: str,
     reasoning: bool = True,
     pad: str | None = None,
-    sign: bool = False,
+    sign: str = "",
 ) -> list[dict[str, Any]]:
     """The history as chat messages (after the system message). ``reasoning``: an
     assistant message with calls carries the reasoning that led to them; ``pad``: the
     field such a message carries empty when none was kept; each call carries what its
     server sent on it to be sent back (``extra_content``), and with ``sign`` a call
-    without one carries Google's stand-in signature."""
+    without a signature carries Google's stand-in (``"extra"``: in ``extra_content``;
+    ``"details"``: as an OpenRouter ``reasoning_details`` item)."""
     # the conversation's vocabulary: for requests and old histories, not for decoding a
     # stream (`check`, `replay` decode; start-up, issue 24)
     from frontier.app.model.conversation import AssistantMessage, wire_messages
@@ -532,13 +579,20 @@ def encode_messages(
                             "arguments": fastjson.dumps(dict(c.arguments), ensure_ascii=False),
                         },
                     }
-                    extra = extras.get(c.id) or (SKIP_SIGNATURE if sign else None)
+                    extra = extras.get(c.id)
+                    if extra is None and sign == "extra":
+                        extra = {"google": {"thought_signature": SKIP}}
                     if extra:
                         sent["extra_content"] = dict(extra)
                     encoded["tool_calls"].append(sent)
+                details = _details(message, sign == "details")
+                if details:
+                    encoded[DETAILS] = details
                 thought = _reasoning(message.reasoning) if reasoning else {}
                 if reasoning and not thought and pad:
                     thought = {pad: ""}
+                if DETAILS in encoded:
+                    thought.pop("reasoning", None)  # the same text, in the details
                 if thought:
                     encoded.update(thought)
                     # DeepSeek refuses a null content beside reasoning_content
@@ -562,6 +616,21 @@ def _reasoning(blocks: Sequence[Mapping[str, Any]]) -> dict[str, str]:
             if isinstance(text, str):
                 texts.setdefault(name, []).append(text)
     return {name: "\n\n".join(t for t in parts if t) for name, parts in texts.items()}
+
+
+def _details(message: AssistantMessage, sign: bool) -> list[dict[str, Any]]:
+    """The ``reasoning_details`` kept for a message's calls (the last snapshot); with
+    ``sign``, Google's stand-in for each call no ``reasoning.encrypted`` item names."""
+    kept = [b[DETAILS] for b in message.reasoning if isinstance(b.get(DETAILS), list)]
+    details = [dict(d) for d in kept[-1]] if kept else []
+    if sign:
+        signed = {d.get("id") for d in details if d.get("type") == "reasoning.encrypted"}
+        details += [
+            {"type": "reasoning.encrypted", "data": SKIP, "id": c.id, "format": "google-gemini-v1",
+             "index": len(details) + i}
+            for i, c in enumerate(c for c in message.calls if c.id not in signed)
+        ]  # fmt: skip
+    return details
 
 
 def _names_reasoning(text: str) -> bool:
