@@ -10,7 +10,14 @@ from typing import Any
 import pytest
 
 from frontier.app.model.conversation import AssistantTurn, CallEntry, Reasoning, UserText
-from frontier.app.model.stream import CallStart, Delta, End, ReasoningBlock, ReasoningDelta
+from frontier.app.model.stream import (
+    CallStart,
+    Delta,
+    End,
+    ReasoningBlock,
+    ReasoningDelta,
+    ServerError,
+)
 from frontier.app.model.wires.openai_chat import ChatDecoder, Codec, encode_messages
 
 WIRE = "openai-chat"
@@ -207,3 +214,23 @@ def test_reasoning_details_that_arrive_after_the_call_are_kept_at_the_end() -> N
         [{**text, "text": "ab"}],
         [{**text, "text": "ab"}, {"type": "reasoning.encrypted", "data": "s", "index": 1}],
     ]
+
+
+def test_only_a_tool_use_failed_error_carries_the_models_refused_words() -> None:
+    from frontier.app.model.errors import MAX_REFUSED_CALL, refused_call
+
+    words = '<function=read>{"path": "a"}</function>'
+    error = {
+        "code": "tool_use_failed",
+        "message": "Failed to call a function.",
+        "failed_generation": words,
+    }
+    assert refused_call({"error": error}) == words
+    assert refused_call(json.dumps({"error": error})) == words
+    assert refused_call({**error, "failed_generation": None}) == ""
+    assert refused_call({**error, "code": "context_length_exceeded"}) is None
+    assert refused_call("Bad Gateway") is None
+    long = refused_call({**error, "failed_generation": "x" * 10_000})
+    assert long is not None and len(long) == MAX_REFUSED_CALL + 1 and long.endswith("…")
+    (ended,) = feed(json.dumps({"error": error}))
+    assert ended == ServerError("Failed to call a function. (tool_use_failed)", words)

@@ -1057,6 +1057,43 @@ async def test_calls_without_a_signature_get_googles_stand_in_after_one_refusal(
     rig.assert_valid()
 
 
+GROQ_REFUSAL = {
+    "message": "Failed to call a function. Please adjust your prompt. See "
+    "'failed_generation' for more details.",
+    "type": "invalid_request_error",
+    "code": "tool_use_failed",
+    "failed_generation": '<function=read>{"path": "notes.txt"</function>',
+}
+"""Groq's answer when the model wrote a call its parser cannot read."""
+
+
+@pytest.mark.parametrize("where", ["http", "stream"])
+async def test_a_call_the_server_could_not_read_is_repaired_not_the_end_of_the_turn(
+    make: Make, where: str
+) -> None:
+    """Groq parses the model's calls itself and, when it cannot, refuses the reply
+    (``tool_use_failed``, as an HTTP 400 or an error event in the stream) with the
+    model's words in ``failed_generation``. That is the model's framing error: it is
+    asked to write the call again, quoting what it wrote, as for any broken call; the
+    turn went on to run the call and finish (it ended "provider_error" before)."""
+    wire = "openai-chat"
+    rig = await make(wire, "native-inc")
+    if where == "http":
+        refusal = status(400, {"error": GROQ_REFUSAL})
+    else:
+        refusal = stream([sse_data({"error": GROQ_REFUSAL})])
+    rig.answer(refusal, reply(wire, read_notes()), done(wire))
+    ended = await rig.turn("what is in notes.txt?")
+    assert ended.reason == "done", ended.message
+    (repair,) = rig.watch.of(RepairRequested)
+    assert repair.kind == "bad_call" and '<function=read>{"path": "notes.txt"' in repair.message
+    assert result_kinds(rig.watch) == {"call_r1": "ok"}
+    asked = rig.server.requests[1].body["messages"]
+    assert asked[-1]["role"] == "user" and "refused the whole reply" in asked[-1]["content"]
+    assert '<function=read>{"path": "notes.txt"' in asked[-1]["content"]
+    rig.assert_valid()
+
+
 async def test_a_server_refusing_reasoning_in_the_history_is_asked_again_without_it(
     make: Make,
 ) -> None:

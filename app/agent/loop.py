@@ -25,7 +25,13 @@ from typing import TYPE_CHECKING, Any, Protocol
 from frontier.app.agent.continuation import Prefill, open_stream
 from frontier.app.agent.frames import exit_code_of, result_body
 from frontier.app.agent.modes import Mode, ModeAdapter
-from frontier.app.agent.repair import MAX_REPAIRS, Failure, repair_text, truncation
+from frontier.app.agent.repair import (
+    MAX_REPAIRS,
+    Failure,
+    refused_reply,
+    repair_text,
+    truncation,
+)
 from frontier.app.events import (
     AssistantText,
     CallReady,
@@ -497,12 +503,20 @@ class AgentLoop:
         for request in range(self.max_turns):
             if request:
                 self._deliver_queued()
-            response = await self._respond_in_budget()
+            try:
+                response = await self._respond_in_budget()
+            except ModelError as exc:
+                if exc.refused_call is None:
+                    raise
+                # the server refused the reply for a call it could not read: the model's
+                # framing error, repaired as any other (Groq's tool_use_failed)
+                response = _Response(finish_reason="error", error=exc.message)
+                self._refused_reply(response, exc.refused_call, None)
             results = await self._results(response)
             if any(r.kind == "session_persistence_failed" for r in results):
                 failed = next(r for r in results if r.kind == "session_persistence_failed")
                 return TurnEnded("session_persistence_failed", failed.output)
-            if response.finish_reason == "error":
+            if response.finish_reason == "error" and response.failure is None:
                 why = response.error or "the server reported an error"
                 self._record_history(response, results, cut=failed_cut(why))
                 return TurnEnded("provider_error", why)
@@ -646,6 +660,8 @@ class AgentLoop:
                     out.detail = item.detail
                     out.usage = item.usage
                     self._emit(ResponseEnded(item.finish_reason, item.usage, item.detail))
+                    if item.refused_call is not None and not out.stopped:
+                        self._refused_reply(out, item.refused_call, response_id)
                     ended = True
                     break
                 assert isinstance(item, WireEvent)
@@ -684,6 +700,14 @@ class AgentLoop:
             with _committing("end_response"):
                 self.store.end_response(response_id, out.finish_reason)
         return out
+
+    def _refused_reply(self, out: _Response, words: str, response_id: int | None) -> None:
+        """A reply the server refused for a call it could not read: a ``bad_call``
+        contract error at the end of what streamed, shown and stored as any other, so
+        the loop asks the model to write the call again."""
+        failure = refused_reply(words)
+        error = ContractError(failure.kind, failure.message, len(out.raw))
+        self._handle([error], out, codecs.getincrementaldecoder("utf-8")(), response_id)
 
     def _truncated(self, out: _Response, adapter: ModeAdapter) -> None:
         """The failure of a response cut off (token limit, disconnect): which calls ran

@@ -103,6 +103,25 @@ def truncation(
     )
 
 
+QUOTE_REFUSED = 1_500
+"""Characters of a refused call's words quoted back to the model."""
+
+
+def refused_reply(words: str) -> Failure:
+    """The failure of a reply whose call the server itself could not read (Groq's
+    ``tool_use_failed``): the model wrote a call in its own dialect or broke its JSON,
+    and the server refused the reply instead of streaming it. What it wrote is quoted,
+    so it can see what to write again (the server's own words name a field the model
+    never sees, ``failed_generation``, and are left to the person's screen)."""
+    quoted = words if len(words) <= QUOTE_REFUSED else words[:QUOTE_REFUSED] + "…"
+    wrote = f"; you wrote: {quoted!r}" if quoted else ""
+    return Failure(
+        "bad_call",
+        "the server could not read your tool call as a call of an offered tool and "
+        f"refused the whole reply{wrote}",
+    )
+
+
 def repair_text(failure: Failure, *, mode: str) -> str:
     """The user-message text that asks the model to resend, naming the error."""
     where = f" at byte {failure.offset}" if failure.offset is not None else ""

@@ -42,6 +42,7 @@ class ModelError(Exception):
         status: int | None = None,
         attempts: int = 1,
         overflow: ContextOverflow | None = None,
+        refused_call: str | None = None,
     ) -> None:
         super().__init__(message)
         self.kind: ModelErrorKind = kind
@@ -53,6 +54,9 @@ class ModelError(Exception):
         self.overflow = overflow
         """Set when the server refused the request as longer than the model's context
         window (:func:`context_overflow`): the loop compacts and retries once."""
+        self.refused_call = refused_call
+        """Set when the server refused what the model wrote as a call it could not read
+        (:func:`refused_call`): the loop asks the model to write it again."""
 
     def __repr__(self) -> str:
         name = type(self).__name__
@@ -176,6 +180,32 @@ def context_overflow(text: str) -> ContextOverflow | None:
     return ContextOverflow(window, requested)
 
 
+REFUSED_CALL_CODES = frozenset({"tool_use_failed"})
+"""Groq's ``code`` when its parser could not read the model's tool call."""
+MAX_REFUSED_CALL = 4_000
+"""Characters of the model's refused words kept (they are quoted back to it)."""
+
+
+def refused_call(error: Any) -> str | None:
+    """The model's words a server refused to read as a call (``error`` is the error
+    object, or a body holding one): Groq answers ``{"error": {"code": "tool_use_failed",
+    "failed_generation": "<function=read>{...}</function>"}}``, as an HTTP 400 or inside
+    the stream. ``None`` for any other error."""
+    if isinstance(error, str):
+        try:
+            error = safejson.loads(error, max_depth=safejson.ENVELOPE_DEPTH)
+        except ValueError:
+            return None
+    if isinstance(error, dict) and isinstance(error.get("error"), dict):
+        error = error["error"]
+    if not isinstance(error, dict) or str(error.get("code") or "") not in REFUSED_CALL_CODES:
+        return None
+    words = error.get("failed_generation")
+    if not isinstance(words, str):
+        return ""
+    return words if len(words) <= MAX_REFUSED_CALL else words[:MAX_REFUSED_CALL] + "…"
+
+
 def _first(patterns: list[re.Pattern[str]], text: str) -> int | None:
     for pattern in patterns:
         match = pattern.search(text)
@@ -200,4 +230,5 @@ __all__ = [
     "StatusError",
     "context_overflow",
     "model_error",
+    "refused_call",
 ]

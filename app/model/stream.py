@@ -143,6 +143,10 @@ class ServerError:
     """The server reported an error inside the stream; the response ends ``error``."""
 
     message: str
+    refused_call: str | None = None
+    """The model's own words, when the server could not read them as a call and said so
+    (Groq's ``tool_use_failed`` with its ``failed_generation``): a framing error of the
+    model's, repaired like any other, not the end of the turn."""
 
 
 @record(slots=True)
@@ -226,6 +230,8 @@ class StreamEnd:
     came through as an ``Unreadable`` delta)."""
     detail: str = ""
     raw_reason: str = ""
+    refused_call: str | None = None
+    """:attr:`ServerError.refused_call` of the error that ended the stream."""
 
 
 StreamItem = WireEvent | Retry | StreamEnd

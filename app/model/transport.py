@@ -64,6 +64,7 @@ from frontier.app.model.errors import (
     ModelErrorKind,
     context_overflow,
     model_error,
+    refused_call,
 )
 from frontier.app.model.http import httpx
 from frontier.app.model.lasting_refusals import lasting_refusal
@@ -632,6 +633,7 @@ class ModelClient:
             status=status,
             attempts=attempts,
             overflow=overflow,
+            refused_call=refused_call(text) if status == 400 else None,
         )
 
     # ------------------------------------------------------------------ response
@@ -757,6 +759,7 @@ class ModelClient:
                     if _carries_content(deltas):
                         deadline.moved()
                     error: str | None = None
+                    refused: str | None = None
                     ended = False
                     for delta in deltas:
                         kind = type(delta)
@@ -769,6 +772,8 @@ class ModelClient:
                         elif kind is ServerError:
                             assert isinstance(delta, ServerError)
                             error = self._scrubber.scrub(delta.message)
+                            if delta.refused_call is not None:
+                                refused = self._scrubber.scrub(delta.refused_call)
                         elif kind is End:
                             ended = True
                     if any(type(d) is not End for d in deltas) or (
@@ -785,6 +790,7 @@ class ModelClient:
                             error=error,
                             skipped=decoder.skipped,
                             raw_reason=raw_reason,
+                            refused_call=refused,
                         )
                         return
                     if ended:

@@ -346,7 +346,10 @@ class ChatDecoder:
             self.skipped += 1
             return [Unreadable(stripped[:UNREADABLE_PREVIEW])]
         if obj.get("error") or event == "error":
-            return [ServerError(error_message(obj.get("error") or obj))]
+            from frontier.app.model.errors import refused_call
+
+            error = obj.get("error") or obj
+            return [ServerError(error_message(error), refused_call(error))]
         out: list[Delta] = []
         choices = obj.get("choices")
         if isinstance(choices, list) and choices:
