@@ -196,6 +196,41 @@ def test_a_chunk_log_with_timestamps_and_headers_imports_without_the_headers(
     assert code == 0 and "calls=1" in out
 
 
+def ollama_line(at: float, message: dict[str, Any], done: bool = False, **more: Any) -> str:
+    stamp = f"2026-12-05T10:00:{at:09.6f}Z"
+    line = {"model": "qwen3:8b", "created_at": stamp, "message": {"role": "assistant", **message}}
+    return json.dumps({**line, "done": done, **more})
+
+
+def test_ollamas_native_stream_checks_as_the_chat_chunks_it_stands_for(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``curl localhost:11434/api/chat`` saves NDJSON of Ollama's own shape: thinking,
+    content, whole tool calls with object arguments, a done line with ``done_reason``
+    "stop" even after calls. It was "not a frontier recording nor a chunk log"."""
+    read = {"function": {"name": "read", "arguments": {"path": "a.txt"}}}
+    grep = {"function": {"index": 1, "name": "grep", "arguments": {"pattern": "x"}}}
+    lines = [
+        ollama_line(0.1, {"content": "", "thinking": "Read a.txt first."}),
+        ollama_line(0.2, {"content": "Reading."}),
+        ollama_line(0.3, {"content": "", "tool_calls": [read]}),
+        ollama_line(0.4, {"content": "", "tool_calls": [grep]}),
+        ollama_line(0.5, {"content": ""}, True, done_reason="stop", prompt_eval_count=50,
+                    eval_count=20),
+    ]  # fmt: skip
+    log = tmp_path / "ollama.ndjson"
+    log.write_text("\n".join(lines) + "\n")
+    code, out, err = run(capsys, "check", str(log))
+    assert code == 0 and "calls=2" in out and "finish=tool_calls" in out, out + err
+    assert "5 line(s) of Ollama's native stream" in err and "native-inc" in err
+    (source,) = capture_sources(log)
+    assert [round(t, 3) for t, _ in source.recording.events] == [0.0, 0.1, 0.2, 0.3, 0.4]
+    code, out, _ = run(capsys, "replay", "--headless", str(log))
+    assert code == 0
+    assert 'call call_0 read {"path": "a.txt"}' in out
+    assert 'call call_1 grep {"pattern": "x"}' in out
+
+
 def test_a_wire_that_reads_nothing_in_the_capture_is_refused_with_the_one_that_does(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

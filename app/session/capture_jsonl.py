@@ -10,7 +10,11 @@ is one of (``docs/captures.md``):
   with an optional time under ``t``, ``time``, ``ts``, ``timestamp`` or ``elapsed``
   and an optional SSE name under ``event``; any ``headers`` key is never read;
 * either of those after a time prefix: ``[0.12] {…}``, ``0.12 {…}`` or
-  ``2026-01-01T10:00:00.120Z {…}``.
+  ``2026-01-01T10:00:00.120Z {…}``;
+* a line of Ollama's native stream (``/api/chat``: ``message`` and ``done``;
+  ``/api/generate``: ``response`` and ``done``), read as the Chat Completions chunk it
+  stands for (:class:`OllamaLines`): what ``curl localhost:11434/api/chat`` saves, and
+  what Ollama's own clients speak, so a local model's framing can be checked as it came.
 
 Times are seconds (a number over 1e12 is epoch milliseconds) or ISO 8601; they are made
 relative to the first line's and never go backwards. Every line is bounded in size and
@@ -70,6 +74,68 @@ def _event(obj: dict[str, Any], line: str) -> tuple[str, str | None, float | Non
     return None
 
 
+class OllamaLines:
+    """Lines of Ollama's native stream, each as the Chat Completions chunk it stands
+    for: ``message.content`` is ``content``, ``message.thinking`` is ``reasoning``, each
+    of ``message.tool_calls`` (whole in one line, ``arguments`` an object) a call with
+    its own index (Ollama's ``function.index``, else the next one), and the ``done``
+    line the finish (``tool_calls`` when the reply made calls, since Ollama says
+    ``stop``) with its token counts as ``usage``."""
+
+    def __init__(self) -> None:
+        self.calls = 0
+        self.lines = 0
+
+    @staticmethod
+    def recognises(obj: dict[str, Any]) -> bool:
+        return isinstance(obj.get("done"), bool) and (
+            isinstance(obj.get("message"), dict) or isinstance(obj.get("response"), str)
+        )
+
+    def chunk(self, obj: dict[str, Any]) -> tuple[str, float | None]:
+        """The chunk's data and the line's time (``created_at``)."""
+        self.lines += 1
+        message = obj.get("message")
+        said = message if isinstance(message, dict) else {"content": obj.get("response")}
+        delta: dict[str, Any] = {}
+        thinking = said.get("thinking", obj.get("thinking"))
+        if isinstance(thinking, str) and thinking:
+            delta["reasoning"] = thinking
+        if isinstance(said.get("content"), str) and said["content"]:
+            delta["content"] = said["content"]
+        calls = said.get("tool_calls")
+        if isinstance(calls, list) and calls:
+            delta["tool_calls"] = [self._call(c) for c in calls if isinstance(c, dict)]
+        finish: str | None = None
+        chunk: dict[str, Any] = {"object": "chat.completion.chunk", "model": obj.get("model")}
+        if obj.get("done") is True:
+            reason = obj.get("done_reason")
+            finish = "tool_calls" if self.calls else (reason if isinstance(reason, str) else "stop")
+            prompt, completion = obj.get("prompt_eval_count"), obj.get("eval_count")
+            if isinstance(prompt, int) and isinstance(completion, int):
+                chunk["usage"] = {"prompt_tokens": prompt, "completion_tokens": completion}
+        chunk["choices"] = [{"index": 0, "delta": delta, "finish_reason": finish}]
+        text = json.dumps(chunk, ensure_ascii=False, separators=(",", ":"))
+        return text, _seconds(obj.get("created_at"))
+
+    def _call(self, call: dict[str, Any]) -> dict[str, Any]:
+        fn = call.get("function")
+        fn = fn if isinstance(fn, dict) else {}
+        index = fn.get("index")
+        if not isinstance(index, int) or isinstance(index, bool):
+            index = self.calls
+        self.calls = max(self.calls, index + 1)
+        ident = call.get("id")
+        ident = ident if isinstance(ident, str) and ident else f"call_{index}"
+        arguments = fn.get("arguments")
+        return {
+            "index": index,
+            "id": ident,
+            "type": "function",
+            "function": {"name": fn.get("name"), "arguments": arguments},
+        }
+
+
 def jsonl_response(data: bytes, max_line: int = MAX_EVENT) -> RawResponse:
     """The events of a chunk log, in order, with their times where the log has them."""
     events: list[RawEvent] = []
@@ -77,6 +143,7 @@ def jsonl_response(data: bytes, max_line: int = MAX_EVENT) -> RawResponse:
     skipped = 0
     t0: float | None = None
     last = 0.0
+    ollama = OllamaLines()
     if max(data.count(b"\n"), data.count(b"\r")) > 2 * MAX_EVENTS:  # before they are split
         raise CaptureError(
             f"over {2 * MAX_EVENTS:,} lines, the cap for a chunk log; cut it to the part you "
@@ -99,7 +166,11 @@ def jsonl_response(data: bytes, max_line: int = MAX_EVENT) -> RawResponse:
                 notes.append(f"the last line is torn ({exc}): dropped")
                 return _done(events, notes, skipped, torn=True)
             raise CaptureError(f"line {number}: not JSON ({exc})") from exc
-        found = _event(obj, body) if isinstance(obj, dict) else None
+        if isinstance(obj, dict) and OllamaLines.recognises(obj):
+            chunk_text, created = ollama.chunk(obj)
+            found: tuple[str, str | None, float | None] | None = (chunk_text, None, created)
+        else:
+            found = _event(obj, body) if isinstance(obj, dict) else None
         if found is None:
             skipped += 1
             continue
@@ -113,6 +184,11 @@ def jsonl_response(data: bytes, max_line: int = MAX_EVENT) -> RawResponse:
         if len(events) == MAX_EVENTS:
             raise too_many_events(MAX_EVENTS)
         events.append(RawEvent(data=chunk, event=name, t=t))
+    if ollama.lines:
+        notes.append(
+            f"{ollama.lines} line(s) of Ollama's native stream, each read as the Chat "
+            "Completions chunk it stands for"
+        )
     return _done(events, notes, skipped, torn=False)
 
 
