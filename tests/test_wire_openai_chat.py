@@ -234,3 +234,30 @@ def test_only_a_tool_use_failed_error_carries_the_models_refused_words() -> None
     assert long is not None and len(long) == MAX_REFUSED_CALL + 1 and long.endswith("…")
     (ended,) = feed(json.dumps({"error": error}))
     assert ended == ServerError("Failed to call a function. (tool_use_failed)", words)
+
+
+def test_a_server_that_never_made_them_refusing_signatures_stops_getting_any() -> None:
+    """After ``/model`` from Gemini to a strict server on the same wire, the history's
+    ``extra_content`` and ``reasoning_details`` go to a server that knows neither: its
+    refusal naming one turns all of them off, once; a refusal of a body that carried
+    none is not about them."""
+    from frontier.app.model.request import ModelRequest, ToolSchema
+
+    signed = {"google": {"thought_signature": "sig"}}
+    kept = (
+        Reasoning(WIRE, {"tool_call": "c1", "extra_content": signed}),
+        Reasoning(WIRE, {"reasoning_details": [{"type": "reasoning.text", "text": "t"}]}),
+    )
+    turn_ = AssistantTurn("", (CallEntry("c1", "read", {}),), kept)
+    tool = ToolSchema("read", "read a file", {"type": "object"})
+    request = ModelRequest("sys", (UserText("go"), turn_, UserText("next")), (tool,))
+    codec = Codec()
+    first = json.dumps(codec.body(request, "gpt-4.1"))
+    assert "extra_content" in first and "reasoning_details" in first
+    said = "Unrecognized request argument supplied: extra_content"
+    assert codec.rejected(400, said) == (
+        "the server refused reasoning in the history; retrying without it"
+    )
+    again = json.dumps(codec.body(request, "gpt-4.1"))
+    assert "extra_content" not in again and "reasoning_details" not in again
+    assert codec.rejected(400, said) is None

@@ -153,9 +153,7 @@ class Codec:
             pad=self.pad_reasoning,
             sign=self.sign_calls,
         )
-        self._sent_reasoning = any(
-            name in m for m in history if m["role"] == "assistant" for name in REASONING_FIELDS
-        )
+        self._sent_reasoning = any(_carries_reasoning(m) for m in history)
         messages += history
         if request.prefill:
             messages.append({"role": "assistant", "content": request.prefill})
@@ -552,7 +550,8 @@ def encode_messages(
     sign: str = "",
 ) -> list[dict[str, Any]]:
     """The history as chat messages (after the system message). ``reasoning``: an
-    assistant message with calls carries the reasoning that led to them; ``pad``: the
+    assistant message with calls carries the reasoning that led to them and what the
+    server sent on them to get back (off once a server refused any of it); ``pad``: the
     field such a message carries empty when none was kept; each call carries what its
     server sent on it to be sent back (``extra_content``), and with ``sign`` a call
     without a signature carries Google's stand-in (``"extra"``: in ``extra_content``;
@@ -582,13 +581,13 @@ def encode_messages(
                             "arguments": fastjson.dumps(dict(c.arguments), ensure_ascii=False),
                         },
                     }
-                    extra = extras.get(c.id)
+                    extra = extras.get(c.id) if reasoning else None
                     if extra is None and sign == "extra":
                         extra = {"google": {"thought_signature": SKIP}}
                     if extra:
                         sent["extra_content"] = dict(extra)
                     encoded["tool_calls"].append(sent)
-                details = _details(message, sign == "details")
+                details = _details(message, sign == "details") if reasoning else []
                 if details:
                     encoded[DETAILS] = details
                 thought = _reasoning(message.reasoning) if reasoning else {}
@@ -636,9 +635,25 @@ def _details(message: AssistantMessage, sign: bool) -> list[dict[str, Any]]:
     return details
 
 
+SENT_BACK = ("reasoning_content", DETAILS, "extra_content")
+"""The fields sent back that a server which never made them may refuse (after a switch
+of model, a proxy in front of a strict API); ``reasoning`` is matched quoted."""
+
+
+def _carries_reasoning(message: Mapping[str, Any]) -> bool:
+    """An assistant message that carries something sent back (``SENT_BACK``)."""
+    if message["role"] != "assistant":
+        return False
+    if any(name in message for name in (*REASONING_FIELDS, DETAILS)):
+        return True
+    return any("extra_content" in c for c in message.get("tool_calls") or ())
+
+
 def _names_reasoning(text: str) -> bool:
-    """A refusal about the reasoning fields sent back (not ``reasoning_effort``)."""
-    return "reasoning_content" in text or any(f"{q}reasoning{q}" in text for q in "`'\"")
+    """A refusal about the fields sent back (not ``reasoning_effort``)."""
+    return any(name in text for name in SENT_BACK) or any(
+        f"{q}reasoning{q}" in text for q in "`'\""
+    )
 
 
 def _wants_reasoning(text: str) -> bool:
