@@ -261,3 +261,15 @@ def test_a_server_that_never_made_them_refusing_signatures_stops_getting_any() -
     again = json.dumps(codec.body(request, "gpt-4.1"))
     assert "extra_content" not in again and "reasoning_details" not in again
     assert codec.rejected(400, said) is None
+
+
+@pytest.mark.parametrize(
+    ("ident", "kept"),
+    [("a1B2c3D4e", True), ("call_r1", False), ("call_0fypS1hVX", False), ("ée1234567", False)],
+)
+def test_a_call_id_in_mistrals_shape_is_kept_any_other_made_so(ident: str, kept: bool) -> None:
+    from frontier.app.model.wires.openai_chat import nine_character_id
+
+    made = nine_character_id(ident)
+    assert len(made) == 9 and made.isascii() and made.isalnum()
+    assert (made == ident) is kept and nine_character_id(ident) == made

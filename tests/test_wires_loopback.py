@@ -192,9 +192,12 @@ async def make(tmp_path: Path) -> AsyncIterator[Make]:
 
         async def build(
             wire: str, mode: str = "native-inc", *, strict: bool = False, refuse: bool = False,
-            thinking: bool = False, signed: bool = False, **config: Any,
+            thinking: bool = False, signed: bool = False, mistral: bool = False,
+            **config: Any,
         ) -> Rig:  # fmt: skip
-            server = WireServer(wire, strict=strict, thinking=thinking, signed=signed)
+            server = WireServer(
+                wire, strict=strict, thinking=thinking, signed=signed, mistral=mistral
+            )
             sock = refusing_socket() if refuse else None
             if sock is None:
                 await stack.enter_async_context(serve_wire(server))
@@ -1091,6 +1094,29 @@ async def test_a_call_the_server_could_not_read_is_repaired_not_the_end_of_the_t
     asked = rig.server.requests[1].body["messages"]
     assert asked[-1]["role"] == "user" and "refused the whole reply" in asked[-1]["content"]
     assert '<function=read>{"path": "notes.txt"' in asked[-1]["content"]
+    rig.assert_valid()
+
+
+async def test_mistral_gets_call_ids_of_its_own_shape_after_one_refusal(make: Make) -> None:
+    """Mistral (its API, and its chat templates on vLLM, llama.cpp, MLX) refuses a call id
+    that is not 9 letters and digits: a session that made calls elsewhere, or on a
+    server that names them ``call_0``, failed every later request. The ids are sent in
+    Mistral's shape, each call still paired with its result."""
+    wire = "openai-chat"
+    rig = await make(wire, "native-inc")
+    rig.answer(reply(wire, read_notes("call_r1")), done(wire))
+    assert (await rig.turn("read notes")).reason == "done"
+    rig.server.mistral = True  # /model mistral-large-latest
+    rig.answer(reply(wire, read_notes("a1B2c3D4e")), done(wire))
+    ended = await rig.turn("again")
+    assert ended.reason == "done", ended.message
+    (retry,) = rig.watch.of(Retry)
+    assert "9 letters and digits" in retry.reason and len(rig.server.refused) == 1
+    last = rig.server.requests[-1].body["messages"]
+    ids = [c["id"] for m in last for c in m.get("tool_calls") or []]
+    assert len(ids) == 2 and ids[1] == "a1B2c3D4e" and ids[0] != "call_r1"
+    assert [m["tool_call_id"] for m in last if m["role"] == "tool"] == ids
+    assert result_kinds(rig.watch) == {"call_r1": "ok", "a1B2c3D4e": "ok"}
     rig.assert_valid()
 
 

@@ -554,6 +554,9 @@ class WireServer:
     signed: bool = False
     """Chat as Gemini 3's OpenAI endpoint checks it: a call sent back without its
     ``extra_content.google.thought_signature`` gets Gemini's 400."""
+    mistral: bool = False
+    """Chat as Mistral checks it: a call id that is not 9 letters and digits gets
+    Mistral's 400."""
     _repeating: bool = False
 
     async def listing(self, request: web.Request) -> web.StreamResponse:
@@ -572,6 +575,10 @@ class WireServer:
                 self.refused.append(problems)
                 said = next((p for p in problems if "must be unique" in p), ALTERNATE)
                 return web.json_response({"error": {"message": said}}, status=400)
+        if self.mistral and (said := _mistral_refusal(body)):
+            self.refused.append([said])
+            error = {"object": "error", "message": said, "type": "invalid_function_call"}
+            return web.json_response({**error, "param": None, "code": "3280"}, status=400)
         if self.signed and (said := _gemini_refusal(body)):
             self.refused.append([said])
             error = {"code": 400, "message": said, "status": "INVALID_ARGUMENT"}
@@ -608,6 +615,17 @@ class WireServer:
     def release(self) -> None:
         for gate in self.gates:
             gate.set()
+
+
+def _mistral_refusal(body: Any) -> str | None:
+    """What Mistral answers a history holding a call id of another shape."""
+    for m in body.get("messages", []):
+        ids = [c["id"] for c in m.get("tool_calls") or []]
+        ids += [m["tool_call_id"]] if m.get("role") == "tool" else []
+        for ident in ids:
+            if not (len(ident) == 9 and ident.isascii() and ident.isalnum()):
+                return f"Tool call id was {ident} but must be a-z, A-Z, 0-9, with a length of 9."
+    return None
 
 
 def _gemini_refusal(body: Any) -> str | None:

@@ -13,7 +13,8 @@ again without it, and one that asks for it where the history has none (a session
 than this, a turn from another wire) is sent it empty, each once. What a server sent on
 a call to get back (``extra_content``: Gemini's thought signature) goes back on that
 call, and OpenRouter's ``reasoning_details`` on the message; a call without a signature
-gets Google's stand-in once Gemini refuses it.
+gets Google's stand-in once Gemini refuses it. Call ids go in Mistral's shape (9 letters
+and digits) once a server asks for it.
 
 Events: ``chat.completion.chunk`` objects. Only choice 0 is read (another choice's chunk
 is ``Ignored``, noted); ``delta.content`` is text; ``delta.reasoning_content`` or
@@ -130,6 +131,10 @@ class Codec:
         once a server asked for it (DeepSeek: "Missing `reasoning_content` field")."""
         self._sent_reasoning = False
         """The last body built carried reasoning (only then can a refusal be of it)."""
+        self.short_ids = False
+        """Call ids are sent as 9 letters and digits, once the server asked (Mistral's
+        API and its chat templates: "Tool call id was call_0 but must be a-z, A-Z, 0-9,
+        with a length of 9")."""
         self.sign_calls: Literal["", "extra", "details"] = ""
         """Calls without a kept signature carry Google's stand-in once Gemini asked: in
         ``extra_content`` (Google's endpoint) or as a ``reasoning_details`` item
@@ -154,6 +159,8 @@ class Codec:
             sign=self.sign_calls,
         )
         self._sent_reasoning = any(_carries_reasoning(m) for m in history)
+        if self.short_ids:
+            _nine_character_ids(history)
         messages += history
         if request.prefill:
             messages.append({"role": "assistant", "content": request.prefill})
@@ -195,6 +202,12 @@ class Codec:
             # sends a cap, so a full session of such a model could not be compacted.
             self.tokens_field = "max_completion_tokens"
             return "the model refused max_tokens; retrying with max_completion_tokens"
+        if "Tool call id" in text and "length of 9" in text and not self.short_ids:
+            # Mistral (its API, and vLLM or llama.cpp running its template) takes only
+            # its own id shape; calls made elsewhere (another model, a server that named
+            # them call_0) refused every later request; any status (a template's 500)
+            self.short_ids = True
+            return "the server takes call ids of 9 letters and digits only; retrying with such"
         if status in (400, 422) and "thought_signature" in text and not self.sign_calls:
             # Gemini 3: "Function call is missing a thought_signature in functionCall
             # parts" for calls made elsewhere (another model, a session stored before);
@@ -633,6 +646,26 @@ def _details(message: AssistantMessage, sign: bool) -> list[dict[str, Any]]:
             for i, c in enumerate(c for c in message.calls if c.id not in signed)
         ]  # fmt: skip
     return details
+
+
+def _nine_character_ids(messages: list[dict[str, Any]]) -> None:
+    """Every call id in ``messages`` as 9 letters and digits, in place: an id already so
+    stays; any other becomes the first 9 hex digits of its SHA-1, the same each request,
+    so a call and its result still pair."""
+    for message in messages:
+        for call in message.get("tool_calls") or ():
+            call["id"] = nine_character_id(call["id"])
+        if message["role"] == "tool":
+            message["tool_call_id"] = nine_character_id(message["tool_call_id"])
+
+
+def nine_character_id(ident: str) -> str:
+    """``ident`` as Mistral takes a call id (see :func:`_nine_character_ids`)."""
+    if len(ident) == 9 and ident.isascii() and ident.isalnum():
+        return ident
+    import hashlib
+
+    return hashlib.sha1(ident.encode("utf-8")).hexdigest()[:9]
 
 
 SENT_BACK = ("reasoning_content", DETAILS, "extra_content")
