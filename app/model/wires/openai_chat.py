@@ -650,7 +650,7 @@ def _details(message: AssistantMessage, sign: bool) -> list[dict[str, Any]]:
 
 def _nine_character_ids(messages: list[dict[str, Any]]) -> None:
     """Every call id in ``messages`` as 9 letters and digits, in place: an id already so
-    stays; any other becomes the first 9 hex digits of its SHA-1, the same each request,
+    stays; any other becomes the first 9 hex digits of its SHA-256, the same each request,
     so a call and its result still pair."""
     for message in messages:
         for call in message.get("tool_calls") or ():
@@ -663,9 +663,9 @@ def nine_character_id(ident: str) -> str:
     """``ident`` as Mistral takes a call id (see :func:`_nine_character_ids`)."""
     if len(ident) == 9 and ident.isascii() and ident.isalnum():
         return ident
-    import hashlib
+    from frontier.app.hashes import sha256_hex
 
-    return hashlib.sha1(ident.encode("utf-8")).hexdigest()[:9]
+    return sha256_hex(ident.encode("utf-8", "replace"))[:9]
 
 
 SENT_BACK = ("reasoning_content", DETAILS, "extra_content")
