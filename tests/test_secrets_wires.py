@@ -12,6 +12,7 @@ import pytest
 
 from frontier.app.model.registry import codec
 from frontier.app.model.stream import CallArgs, CallDone, text_of
+from frontier.app.model.wires.openai_chat import DETAILS
 from frontier.app.secrets import Scrubber, SSEScrubber
 from frontier.app.session.record import Recording, scrub_recording
 from frontier.app.session.store import SessionStore
@@ -186,3 +187,21 @@ def test_the_store_and_replay_mask_by_the_responses_wire(tmp_path: Path, wire: s
     scrubbed = scrub_recording(raw, Scrubber([KEY]))
     assert scrubbed.wire == wire and [d for _, d in scrubbed.events] == stored
     assert scrubbed.transducer_input("ctl") == f"key: {MASKED}".encode()
+
+
+def test_a_key_split_across_openrouters_reasoning_details_is_masked_in_place() -> None:
+    """OpenRouter streams reasoning twice: as ``reasoning`` and as ``reasoning_details``
+    text pieces; both are the model's words, kept with the response and sent back."""
+    fields = codec("openai-chat").streamed_text
+    detail = {"type": "reasoning.text", "index": 0, "format": "unknown"}
+    for cut in range(1, len(KEY)):
+        pieces = ["the key ", KEY[:cut], KEY[cut:] + " is set"]
+        data = [
+            json.dumps({"choices": [{"index": 0, "delta": {DETAILS: [{**detail, "text": p}]}}]})
+            for p in pieces
+        ]
+        sse = SSEScrubber(Scrubber([KEY]), fields=fields)
+        out = [d for i, e in enumerate(data) for _, d in sse.feed(float(i), e)]
+        out += [d for _, d in sse.flush()]
+        texts = [json.loads(d)["choices"][0]["delta"][DETAILS][0]["text"] for d in out]
+        assert "".join(texts) == f"the key {MASKED} is set", cut

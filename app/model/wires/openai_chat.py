@@ -254,6 +254,16 @@ class Codec:
                 text = delta.get(name)
                 if isinstance(text, str) and text:
                     yield (c_key, name), ("choices", ci, "delta", name), text
+            details = delta.get(DETAILS)
+            for dj, item in enumerate(details if isinstance(details, list) else ()):
+                if not isinstance(item, dict):
+                    continue
+                d_key = (c_key, DETAILS, repr(item.get("type")), repr(item.get("index", 0)))
+                for name in ("text", "summary"):  # what the model wrote, in pieces
+                    text = item.get(name)
+                    if isinstance(text, str) and text:
+                        path = ("choices", ci, "delta", DETAILS, dj, name)
+                        yield (*d_key, name), path, text
             calls = delta.get("tool_calls")
             if not isinstance(calls, list):
                 continue
