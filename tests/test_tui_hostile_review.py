@@ -471,3 +471,38 @@ def test_a_row_shows_what_follows_a_run_of_blanks_on_one_line() -> None:
     spaced = "echo safe" + " " * 3000 + "; touch PWNED;" + " " * 3000 + "echo done"
     shown = summarize_call(ToolCall("c5", "shell", {"command": spaced}))
     assert shown.startswith("echo safe⋯ 3,000 spaces ⋯; touch PWNED;")
+
+
+# ---------------------------------------------------------------------- a key at the first frame
+class EarlyKeyApp(FrontierApp):
+    """``a`` pressed the moment a one-line command's review opens, before its view is
+    laid out (a browser test hit it: the first frame came before the command's rows)."""
+
+    def __init__(self) -> None:
+        super().__init__(
+            Config(model="smollm2"), welcome=False, autostart=False, remember_theme=False
+        )
+        self.decided: list[Decision] = []
+        self.laid_out_then: list[bool] = []
+
+    def on_mount(self) -> None:
+        super().on_mount()
+        spec = ToolSpec("shell", "run a command", {}, mutates=True, kind="exec")
+        call = ToolCall("c3", "shell", {"command": "python3 -m unittest -v"})
+        screen = ReviewScreen(call, spec, Preview(kind="command"))
+        self.push_screen(screen, self.decided.append)
+
+        def press() -> None:
+            self.laid_out_then.append(screen.query_one(CommandView).laid_out)
+            screen.action_approve()
+
+        self.call_later(press)
+
+
+async def test_approving_as_the_review_opens_waits_for_the_layout_not_refused() -> None:
+    app = EarlyKeyApp()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await until(pilot, lambda: bool(app.decided), "the decision")
+        assert toasts(app) == []  # no "scroll to the end … 0 more lines below"
+    assert app.laid_out_then == [False]  # the case this is about
+    assert app.decided == [Decision(True)]

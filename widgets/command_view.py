@@ -295,6 +295,11 @@ class CommandView(ScrollView, can_focus=True):
         """Longer than the body: some of it is out of view at some point."""
         return self.row_count > self.size.height
 
+    @property
+    def laid_out(self) -> bool:
+        """The view has a size and its rows (a review's first frame may come before)."""
+        return self.size.height > 0 and self.row_count > 0
+
     def at_end(self) -> bool:
         """The last row is on screen now (a view not laid out yet shows nothing)."""
         height = self.size.height

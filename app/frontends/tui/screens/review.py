@@ -204,6 +204,8 @@ class ReviewScreen(ModalScreen[Decision]):
         """Set when the person approved with "always allow" (the App then keeps the rule)."""
         self.answered = False
         """Dismissed already: a second dismiss would pop whatever screen is on top."""
+        self._early = 0
+        """Approvals put off until the command is laid out (bounded)."""
 
     @property
     def title_text(self) -> str:
@@ -556,6 +558,12 @@ class ReviewScreen(ModalScreen[Decision]):
 
     def action_approve(self) -> None:
         if not self.is_diff:
+            if not self.end_seen and not self.command.laid_out and self._early < 3:
+                # a key pressed as the review opened, before its command was laid out:
+                # decided once it is (it was refused with "0 more lines below")
+                self._early += 1
+                self.call_after_refresh(self.action_approve)
+                return
             if not self.end_seen:
                 below = self.command.lines_below()
                 self.notify(
