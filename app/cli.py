@@ -173,7 +173,8 @@ def _agent_options(
         },
         "wire": {
             "choices": WIRE_SETTINGS,
-            "help": "the API spoken: auto (default: anthropic-messages for api.anthropic.com, "
+            "help": "the API spoken: auto (default: anthropic-messages for api.anthropic.com "
+            "and a .../anthropic path, "
             "openai-responses for api.openai.com and codex models, else openai-chat), "
             f"{', '.join(WIRES)}",
         },

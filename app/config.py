@@ -660,6 +660,19 @@ def _key_env_set(provider: Provider | None, base_url: str | None, wire: str | No
     return None
 
 
+def anthropic_path(base_url: str | None) -> bool:
+    """A base URL whose path names the Anthropic API (``https://api.deepseek.com/anthropic``,
+    ``https://api.z.ai/api/anthropic``, ``https://api.moonshot.ai/anthropic``: where the
+    vendors that speak both APIs put their Messages endpoint)."""
+    from urllib.parse import urlsplit
+
+    try:
+        path = urlsplit(base_url.strip()).path if base_url else ""
+    except ValueError:
+        return False
+    return "anthropic" in path.lower().split("/")
+
+
 def _default_key_envs(base_url: str | None, wire: str | None) -> tuple[str, ...]:
     """With no provider, the variables a key may come from: by the base URL's host when
     it is a vendor's (:data:`_HOST_KEY_ENVS`), else by the wire's vendor
@@ -672,6 +685,8 @@ def _default_key_envs(base_url: str | None, wire: str | None) -> tuple[str, ...]
         host = ""
     if host in _HOST_KEY_ENVS:
         return _HOST_KEY_ENVS[host]
+    if wire in (None, "auto") and anthropic_path(base_url):
+        wire = "anthropic-messages"  # what --wire auto speaks there
     return _WIRE_KEY_ENVS.get(wire or "", ("OPENAI_API_KEY",))
 
 

@@ -143,3 +143,14 @@ async def test_each_wire_sends_its_own_vendors_key(
     headers = {k.lower(): v for k, v in seen.headers.items()}
     assert headers[header] == expected
     assert other not in repr(headers) and other not in seen.text
+
+
+def test_a_base_url_naming_the_anthropic_api_reads_anthropics_key_under_wire_auto(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``--wire auto`` speaks Messages at ``…/anthropic`` (Kimi's, z.ai's): the key is
+    Anthropic's variable, as for ``--wire anthropic-messages``, never OpenAI's."""
+    both_keys(monkeypatch)
+    for url in ("https://api.moonshot.ai/anthropic", "https://api.z.ai/api/anthropic"):
+        assert load_config(base_url=url).api_key == ANTHROPIC
+    assert load_config(base_url="https://api.moonshot.ai/v1").api_key == OPENAI

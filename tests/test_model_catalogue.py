@@ -434,6 +434,11 @@ def test_an_unknown_protocol_setting_is_refused() -> None:
         ("http://127.0.0.1:8080/v1", None, "openai-chat"),
         (None, None, "openai-chat"),
         ("http://[bad", None, "openai-chat"),
+        ("https://api.deepseek.com/anthropic", "deepseek-v4-pro", "anthropic-messages"),
+        ("https://api.z.ai/api/anthropic", "glm-4.6", "anthropic-messages"),
+        ("https://api.moonshot.ai/anthropic/", None, "anthropic-messages"),
+        ("https://api.deepseek.com", "deepseek-v4-pro", "openai-chat"),
+        ("https://anthropic.example/v1", None, "openai-chat"),  # a host name, not the path
     ],
 )
 def test_wire_auto(base_url: str | None, model: str | None, wire: str) -> None:

@@ -1145,3 +1145,35 @@ async def test_a_providers_headers_go_with_every_request_and_never_into_a_messag
     await model.aclose()
     assert [(h.get("api-key"), h.get("X-Team")) for h in server.headers] == [(token, "core")] * 2
     assert token not in str(err)
+
+
+@pytest.mark.parametrize(
+    ("wire", "base", "url"),
+    [
+        (
+            "anthropic-messages",
+            "https://api.anthropic.com/v1",
+            "https://api.anthropic.com/v1/messages",
+        ),
+        (
+            "anthropic-messages",
+            "https://api.anthropic.com",
+            "https://api.anthropic.com/v1/messages",
+        ),
+        (
+            "anthropic-messages",
+            "https://api.deepseek.com/anthropic/",
+            "https://api.deepseek.com/anthropic/v1/messages",
+        ),
+        ("anthropic-messages", "http://127.0.0.1:4000", "http://127.0.0.1:4000/v1/messages"),
+        ("openai-chat", "https://api.deepseek.com", "https://api.deepseek.com/chat/completions"),
+        ("openai-responses", "https://api.openai.com/v1", "https://api.openai.com/v1/responses"),
+    ],
+)
+def test_a_base_url_given_as_the_vendors_sdk_takes_it_reaches_the_endpoint(
+    wire: str, base: str, url: str
+) -> None:
+    """``ANTHROPIC_BASE_URL`` (Claude Code, the SDK) and the Anthropic-compatible base URLs
+    DeepSeek, Kimi and z.ai document come without ``/v1``, which the SDK adds: Frontier
+    posted to ``…/anthropic/messages`` and got a 404."""
+    assert ModelClient(codec(wire), base, "m").url == url

@@ -407,7 +407,8 @@ _WIRE_HOSTS: Mapping[str, Wire] = {
 def resolve_wire(setting: str, base_url: str | None, model_info: ModelInfo | None) -> Wire:
     """The concrete wire. A wire is kept as it is; ``auto`` is, in order: by the base
     URL's host (api.anthropic.com → anthropic-messages, api.openai.com →
-    openai-responses); the catalogue's wire when the model is served over no other
+    openai-responses) or a path that names the Anthropic API (``…/anthropic``:
+    anthropic-messages); the catalogue's wire when the model is served over no other
     (codex → openai-responses); else openai-chat, which every OpenAI-compatible server
     (llama.cpp, vLLM, Ollama, OpenRouter) speaks. Raises ``ValueError`` for a setting
     that is neither."""
@@ -423,6 +424,10 @@ def resolve_wire(setting: str, base_url: str | None, model_info: ModelInfo | Non
         host = ""
     if host in _WIRE_HOSTS:
         return _WIRE_HOSTS[host]
+    from frontier.app.config import anthropic_path
+
+    if anthropic_path(base_url):
+        return "anthropic-messages"
     if model_info is not None and model_info.wire_only and model_info.wire is not None:
         return model_info.wire
     return "openai-chat"

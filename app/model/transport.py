@@ -218,12 +218,14 @@ class ModelClient:
         self.codec = wire
         self.wire = wire.name
         self._base = base_url
-        self._request_url = endpoint_url(base_url, wire.path)
+        self._request_url = endpoint_url(base_url, request_path(wire, base_url))
         self.base_url = redact_url(base_url.rstrip("/")) or ""
         """The base URL as shown to people: without its credentials."""
         self.url = redact_url(self._request_url) or ""
         """The request URL as shown in messages (``ModelError.url``)."""
-        self._models_url = redact_url(endpoint_url(base_url, "models")) or ""
+        self._models_url = (
+            redact_url(endpoint_url(base_url, request_path(wire, base_url, "models"))) or ""
+        )
         self.model = model
         self._api_key = api_key
         self._headers = dict(headers or {})
@@ -578,7 +580,7 @@ class ModelClient:
 
         where = urljoin(self._request_url, location.strip()[:2000])  # "/v2/…" as well
         target = redact_url(self._scrubber.scrub(where)) or "?"
-        path = "/" + self.codec.path.lstrip("/")
+        path = "/" + request_path(self.codec, self._base).lstrip("/")
         base = target[: -len(path)] if target.endswith(path) else None
         hint = (
             f"use --base-url {base}"
@@ -1020,6 +1022,23 @@ async def _drain(pieces: AsyncIterator[Any], limit: float = DRAIN_TIMEOUT) -> No
                 pass
     except (TimeoutError, _Silent, httpx.TransportError, httpx.DecodingError) as exc:
         log.debug("not drained after [DONE]: %s", _exc_text(exc))
+
+
+def request_path(codec: WireCodec, base_url: str, path: str | None = None) -> str:
+    """The endpoint's path under ``base_url`` (``path``, else the wire's), after the
+    wire's SDK prefix (``v1``) when the base URL's path does not end in it
+    (``https://h/anthropic`` → ``v1/messages``; ``https://api.anthropic.com/v1`` →
+    ``messages``)."""
+    path = path or codec.path
+    if not codec.sdk_prefix:
+        return path
+    from urllib.parse import urlsplit
+
+    try:
+        tail = urlsplit(base_url.strip()).path.rstrip("/").rsplit("/", 1)[-1]
+    except ValueError:
+        tail = ""
+    return path if tail == codec.sdk_prefix else f"{codec.sdk_prefix}/{path}"
 
 
 def _reason_phrase(status: int) -> str:

@@ -144,6 +144,7 @@ class Codec:
 
     name = "anthropic-messages"
     path = "messages"
+    sdk_prefix = "v1"
     signals_call_done = True
     can_prefill = True
     records_bare_events = True

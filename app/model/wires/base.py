@@ -42,6 +42,12 @@ class WireCodec(Protocol):
     """The wire's name (``openai-chat``): ``--wire``, recordings, sessions."""
     path: str
     """The endpoint under the base URL (``chat/completions``)."""
+    sdk_prefix: str
+    """What the vendor's SDK puts between a base URL and ``path`` when the base URL does
+    not end in it: Anthropic's ``v1`` (``ANTHROPIC_BASE_URL`` and the Anthropic-compatible
+    base URLs others document, ``https://api.deepseek.com/anthropic``, are given without
+    it, and the SDK posts to ``…/v1/messages``); empty for the OpenAI wires, whose SDK
+    takes the base URL with its ``/v1``."""
     signals_call_done: bool
     """The API says when each call is complete (Responses, Anthropic); else the
     native accumulator proves it from the stream (Chat Completions' rule, DESIGN §4)."""

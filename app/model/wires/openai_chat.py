@@ -104,6 +104,7 @@ class Codec:
 
     name = "openai-chat"
     path = "chat/completions"
+    sdk_prefix = ""
     required_max_tokens = None
     native_sign = "a tool_calls delta"
 
@@ -262,8 +263,8 @@ class Codec:
                 for name in ("text", "summary"):  # what the model wrote, in pieces
                     text = item.get(name)
                     if isinstance(text, str) and text:
-                        path = ("choices", ci, "delta", DETAILS, dj, name)
-                        yield (*d_key, name), path, text
+                        at = ("choices", ci, "delta", DETAILS, dj, name)
+                        yield (*d_key, name), at, text
             calls = delta.get("tool_calls")
             if not isinstance(calls, list):
                 continue

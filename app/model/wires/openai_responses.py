@@ -123,6 +123,7 @@ class Codec:
 
     name = "openai-responses"
     path = "responses"
+    sdk_prefix = ""
     required_max_tokens = None
     native_sign = "a function_call item"
 
