@@ -739,6 +739,20 @@ async def test_overloaded_before_the_stream_is_retried(make: Make, wire: str) ->
             },
         ),
         (
+            "openai-responses",
+            "reasoning",
+            {
+                "error": {
+                    "message": "Your organization must be verified to generate reasoning "
+                    "summaries. Please go to: https://platform.openai.com/settings/"
+                    "organization/general and click on Verify Organization.",
+                    "type": "invalid_request_error",
+                    "param": "reasoning.summary",
+                    "code": "unsupported_value",
+                }
+            },
+        ),
+        (
             "anthropic-messages",
             "cache_control",
             {
@@ -777,9 +791,12 @@ def test_a_model_known_to_have_no_reasoning_is_never_asked_for_it() -> None:
     from frontier.app.model.wires.openai_responses import Codec as ResponsesCodec
 
     ask = ModelRequest("system", (UserText("hi"),))
-    assert "include" not in ResponsesCodec().body(ask, "gpt-4.1")
-    assert "include" not in ResponsesCodec().body(ask, "gpt-5-chat-latest")
-    assert ResponsesCodec().body(ask, "gpt-5")["include"] == ["reasoning.encrypted_content"]
+    for model in ("gpt-4.1", "gpt-5-chat-latest"):
+        body = ResponsesCodec().body(ask, model)
+        assert "include" not in body and "reasoning" not in body
+    body = ResponsesCodec().body(ask, "gpt-5")
+    assert body["include"] == ["reasoning.encrypted_content"]
+    assert body["reasoning"] == {"summary": "auto"}  # streamed, so a person sees it think
 
 
 async def test_a_failed_response_ends_the_turn_with_its_error(make: Make) -> None:
@@ -914,6 +931,7 @@ async def test_reasoning_is_shown_never_transduced_and_sent_back_as_the_api_want
         }
     elif wire == "openai-responses":
         assert after["store"] is False and after["include"] == ["reasoning.encrypted_content"]
+        assert after["reasoning"] == {"summary": "auto"}
         kinds = [i.get("type", "message") for i in after["input"]]
         assert kinds == ["message", "reasoning", "function_call", "function_call_output"]
         sent = after["input"][1]

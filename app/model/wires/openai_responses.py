@@ -10,7 +10,9 @@ item the server does not have, and one with an ``id`` must be followed by items 
 theirs), then a ``message`` with ``output_text``, then one ``function_call`` per call
 (``arguments`` a JSON string). Tools are flat ``{"type": "function", "name", ...}``
 objects, not strict. ``store: false`` keeps nothing on the server, so ``include:
-["reasoning.encrypted_content"]`` asks for the reasoning to be returned whole.
+["reasoning.encrypted_content"]`` asks for the reasoning to be returned whole, and
+``reasoning: {"summary": "auto"}`` for its summaries to be streamed (both only of a
+model not known to lack reasoning; each dropped once refused).
 
 Events: every event's ``data`` names its ``type`` (the SSE ``event:`` name is only a
 fallback: several servers send ``data:`` lines alone). Text is
@@ -112,6 +114,18 @@ def wants_encrypted_reasoning(model: str) -> bool:
     return info is None or info.reasoning
 
 
+def _refuses_summaries(text: str) -> bool:
+    """A refusal of ``reasoning.summary`` (OpenAI: "Your organization must be verified to
+    generate reasoning summaries", ``param: reasoning.summary``) or of ``reasoning`` for
+    a model without any ("Unsupported parameter: 'reasoning.summary'...")."""
+    low = text.lower()
+    return (
+        "reasoning.summary" in low
+        or "reasoning summaries" in low
+        or any(f"{q}reasoning{q}" in low for q in "'\"`")
+    )
+
+
 class Codec:
     """The Responses wire (see the module doc). One per client: it remembers a model that
     refused encrypted reasoning (:meth:`rejected`)."""
@@ -120,6 +134,11 @@ class Codec:
         self.encrypted_reasoning = True
         """Ask for the reasoning's encrypted content (:func:`wants_encrypted_reasoning`);
         off once the model refuses it."""
+        self.summaries = True
+        """Ask a reasoning model for summaries of its reasoning (``reasoning.summary:
+        "auto"``, as Codex does): without it OpenAI streams none, and a person watched a
+        gpt-5 or o3 think for a minute with nothing on screen. Off once refused (OpenAI
+        gives them only to a verified organization)."""
 
     name = "openai-responses"
     path = "responses"
@@ -156,8 +175,11 @@ class Codec:
             "stream": True,
             "store": False,
         }
-        if self.encrypted_reasoning and wants_encrypted_reasoning(model):
+        reasons = wants_encrypted_reasoning(model)
+        if self.encrypted_reasoning and reasons:
             body["include"] = ["reasoning.encrypted_content"]
+        if self.summaries and reasons:
+            body["reasoning"] = {"summary": "auto"}
         if request.tools:
             body["tools"] = [
                 {
@@ -189,6 +211,9 @@ class Codec:
         ):
             self.encrypted_reasoning = False
             return "the model refused encrypted reasoning; retrying without asking for it"
+        if status in (400, 422) and self.summaries and _refuses_summaries(text):
+            self.summaries = False
+            return "the model refused reasoning summaries; retrying without asking for them"
         return None
 
     # ------------------------------------------------------------------ responses
