@@ -19,6 +19,7 @@ from frontier.app.vocab import (
     PATCH_FORMATS,
     PROTOCOL_SETTINGS,
     PROTOCOLS,
+    REASONING_EFFORTS,
     SANDBOXES,
     THEME_NAMES,
     WIRE_SETTINGS,
@@ -79,6 +80,7 @@ AGENT_OPTIONS = (
     "instructions",
     "prefill",
     "max_tokens",
+    "reasoning_effort",
     "context_window",
     "max_calls",
     "sandbox",
@@ -240,6 +242,12 @@ def _agent_options(
             "type": int,
             "metavar": "N",
             "help": "max_tokens sent with each request (default: the server's)",
+        },
+        "reasoning_effort": {
+            "choices": REASONING_EFFORTS,
+            "help": "how hard a reasoning model thinks: auto (default: the model's own), low, "
+            "medium, high (OpenAI's reasoning.effort / reasoning_effort, a Claude thinking "
+            "budget)",
         },
         "context_window": {
             "type": int,

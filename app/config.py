@@ -50,6 +50,7 @@ from frontier.app.vocab import (
     LAYOUTS,
     PATCH_FORMATS,
     PROTOCOL_SETTINGS,
+    REASONING_EFFORTS,
     SANDBOXES,
     THEME_NAMES,
     WIRE_SETTINGS,
@@ -113,6 +114,9 @@ class Config:
     vLLM, OpenRouter, detected); else it is resent (docs/protocol.md, "Continuation")."""
     max_tokens: int | None = None
     """``max_tokens`` sent with every request (none: the server's default)."""
+    reasoning_effort: str = "auto"
+    """How hard a reasoning model thinks (``vocab.REASONING_EFFORTS``): ``auto`` asks
+    nothing (the model's default: none for Claude, medium for OpenAI's, on for DeepSeek)."""
     context_window: int | None = None
     """The model's context window in tokens; unset, the server is asked (llama.cpp
     ``/props``, ``/models``), then the model catalogue, else 8192 is assumed and said
@@ -169,6 +173,7 @@ _ENV = {
     "instructions": "FRONTIER_INSTRUCTIONS",
     "prefill": "FRONTIER_PREFILL",
     "max_tokens": "FRONTIER_MAX_TOKENS",
+    "reasoning_effort": "FRONTIER_REASONING_EFFORT",
     "context_window": "FRONTIER_CONTEXT_WINDOW",
     "compact_threshold": "FRONTIER_COMPACT_THRESHOLD",
     "max_calls": "FRONTIER_MAX_CALLS",
@@ -210,6 +215,7 @@ class Provider:
     first_byte_timeout: float | None = None
     idle_timeout: float | None = None
     max_tokens: int | None = None
+    reasoning_effort: str | None = None
     context_window: int | None = None
     model: str | None = None
     """The model used when no ``--model`` / ``FRONTIER_MODEL`` / ``model`` names one."""
@@ -258,6 +264,7 @@ PROVIDER_KEYS = (
     "first_byte_timeout",
     "idle_timeout",
     "max_tokens",
+    "reasoning_effort",
     "context_window",
     "model",
     "headers",
@@ -598,6 +605,12 @@ def load_config(**overrides: Any) -> Config:
             f"unknown patch_format {config.patch_format!r}; choose one of "
             f"{', '.join(PATCH_FORMATS)} (set by --patch-format, FRONTIER_PATCH_FORMAT "
             f"or patch_format in {path})"
+        )
+    if config.reasoning_effort not in REASONING_EFFORTS:
+        raise ConfigError(
+            f"unknown reasoning_effort {config.reasoning_effort!r}; choose one of "
+            f"{', '.join(REASONING_EFFORTS)} (set by "
+            f"{sources.get('reasoning_effort', 'reasoning_effort')})"
         )
     if config.theme not in THEME_NAMES:
         raise ConfigError(

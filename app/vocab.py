@@ -172,6 +172,14 @@ PATCH_FORMATS: tuple[str, ...] = ("auto", *DIALECTS)
 """Values of the ``patch_format`` setting: a dialect to teach, or ``auto`` (by model name).
 Here, not in ``tools/``, because the CLI and the config name it before any tool loads."""
 
+# --------------------------------------------------------------------- reasoning effort
+
+REASONING_EFFORTS: tuple[str, ...] = ("auto", "low", "medium", "high")
+"""Values of the ``reasoning_effort`` setting: how hard a reasoning model thinks before
+it answers (``auto``: nothing is asked, the model's own default). Each wire says it in its
+API's words (``model/wires``): Responses ``reasoning.effort``, Chat ``reasoning_effort``,
+Messages a ``thinking`` budget."""
+
 # --------------------------------------------------------------------- themes
 
 THEME_NAMES: tuple[str, ...] = ("frontier-dark", "frontier-light", "frontier-contrast")

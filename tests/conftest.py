@@ -234,6 +234,7 @@ def _isolated_dirs(
         "FRONTIER_API_KEY_FILE",
         "FRONTIER_PREFILL",
         "FRONTIER_MAX_TOKENS",
+        "FRONTIER_REASONING_EFFORT",
         "ANTHROPIC_API_KEY",
         "OPENROUTER_API_KEY",
         "DEEPSEEK_API_KEY",

@@ -42,6 +42,7 @@ def _clean_env(monkeypatch: pytest.MonkeyPatch) -> None:
         "FRONTIER_API_KEY_COMMAND",
         "FRONTIER_API_KEY_FILE",
         "FRONTIER_MAX_TOKENS",
+        "FRONTIER_REASONING_EFFORT",
         "FRONTIER_PREFILL",
         "ANTHROPIC_API_KEY",
         "OPENROUTER_API_KEY",
@@ -737,3 +738,20 @@ def test_an_unknown_top_level_setting_is_refused_naming_the_nearest(text: str, s
     write_config(text)
     with pytest.raises(ConfigError, match=re.escape(says)):
         load_config()
+
+
+def test_reasoning_effort_is_set_like_any_setting_and_checked(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    assert load_config().reasoning_effort == "auto"
+    write_config('reasoning_effort = "low"\n[providers.think]\nbase_url = "http://t/v1"\n'
+                 'reasoning_effort = "high"\n')  # fmt: skip
+    assert load_config().reasoning_effort == "low"
+    assert load_config(provider="think").reasoning_effort == "high"
+    monkeypatch.setenv("FRONTIER_REASONING_EFFORT", "medium")
+    assert load_config(provider="think").reasoning_effort == "medium"
+    with pytest.raises(ConfigError) as info:
+        load_config(reasoning_effort="extreme")
+    text = str(info.value)
+    assert "unknown reasoning_effort 'extreme'" in text and "auto, low, medium, high" in text
+    assert "--reasoning-effort" in text

@@ -784,6 +784,57 @@ async def test_an_optional_field_the_server_refuses_is_dropped_and_the_turn_goes
     rig.assert_valid()
 
 
+@pytest.mark.parametrize("wire", WIRES)
+async def test_reasoning_effort_is_asked_in_each_apis_words(make: Make, wire: str) -> None:
+    """``--reasoning-effort high``: there was no way to ask a model to think harder (or
+    a Claude model to think at all)."""
+    rig = await make(wire, "native-inc", reasoning_effort="high", model="gpt-5")
+    rig.answer(done(wire))
+    assert (await rig.turn("hello")).reason == "done"
+    body = rig.server.requests[0].body
+    if wire == "openai-responses":
+        assert body["reasoning"] == {"summary": "auto", "effort": "high"}
+    elif wire == "openai-chat":
+        assert body["reasoning_effort"] == "high"
+    else:  # a thinking budget within max_tokens, which counts the thinking
+        assert body["thinking"] == {"type": "enabled", "budget_tokens": body["max_tokens"] // 2}
+    rig.assert_valid()
+
+
+@pytest.mark.parametrize(
+    ("wire", "field", "refusal"),
+    [
+        (
+            "openai-chat",
+            "reasoning_effort",
+            {"error": {"message": "Unrecognized request argument supplied: reasoning_effort"}},
+        ),
+        (
+            "anthropic-messages",
+            "thinking",
+            {
+                "type": "error",
+                "error": {
+                    "type": "invalid_request_error",
+                    "message": "thinking: Extra inputs are not permitted",
+                },
+            },
+        ),
+    ],
+)
+async def test_an_effort_the_server_refuses_is_dropped_once(
+    make: Make, wire: str, field: str, refusal: Any
+) -> None:
+    rig = await make(wire, "native-inc", reasoning_effort="medium")
+    rig.answer(status(400, refusal), done(wire))
+    assert (await rig.turn("hello")).reason == "done"
+    assert (await rig.turn("again")).reason == "done"
+    sent = [f'"{field}"' in json.dumps(r.body) for r in rig.server.requests]
+    assert sent == [True, False, False]
+    (retry,) = rig.watch.of(Retry)
+    assert field in retry.reason
+
+
 def test_a_model_known_to_have_no_reasoning_is_never_asked_for_it() -> None:
     """``--provider openai --model gpt-4.1``: every request was refused."""
     from frontier.app.model.conversation import UserText

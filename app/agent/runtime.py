@@ -349,6 +349,7 @@ def _open_client(
         api_key=config.api_key,
         timeouts=timeouts,
         max_tokens=max_tokens,
+        effort=None if config.reasoning_effort == "auto" else config.reasoning_effort,
         headers=dict(config.headers),
     )
     return client, adapter, client

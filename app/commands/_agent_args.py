@@ -32,6 +32,7 @@ def config_from_args(args: argparse.Namespace) -> Config | None:
             "instructions",  # --no-instructions (False) or absent (None)
             "prefill",
             "max_tokens",
+            "reasoning_effort",
             "context_window",
             "max_calls",
             "sandbox",

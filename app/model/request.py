@@ -46,6 +46,9 @@ class ModelRequest:
     max_tokens: int | None = None
     extra: Mapping[str, Any] = field(default_factory=dict)
     once: bool = False
+    effort: str | None = None
+    """How hard a reasoning model thinks (``low``/``medium``/``high``; ``None``: its own
+    default): each wire says it in its API's words (``vocab.REASONING_EFFORTS``)."""
 
     @property
     def native(self) -> bool:

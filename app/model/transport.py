@@ -207,6 +207,7 @@ class ModelClient:
         transport: httpx.AsyncBaseTransport | None = None,
         max_retries: int = MAX_RETRIES,
         max_tokens: int | None = None,
+        effort: str | None = None,
         headers: Mapping[str, str] | None = None,
         backoff_base: float = 0.5,
         sleep: Sleep = asyncio.sleep,
@@ -236,6 +237,8 @@ class ModelClient:
         self._sleep = sleep
         self._clock = clock
         self.max_tokens = max_tokens
+        self.effort = effort
+        """``reasoning_effort`` asked with every request (``None``: the model's own)."""
         """The cap on each response (``--max-tokens``) when the request names none."""
         # Our own deadlines (asyncio) bound the first byte and the gaps; httpx's read
         # timeout is only the backstop for the reads they do not cover.
@@ -349,6 +352,8 @@ class ModelClient:
     def _build(self, request: ModelRequest) -> httpx.Request:
         if request.max_tokens is None and self.max_tokens:
             request = replace(request, max_tokens=self.max_tokens)
+        if request.effort is None and self.effort:
+            request = replace(request, effort=self.effort)
         try:
             return self._client.build_request(
                 "POST",

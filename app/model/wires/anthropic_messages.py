@@ -141,6 +141,11 @@ class Codec:
         """Mark prompt-cache breakpoints (:func:`cached`); off once a server refuses them."""
         self.most_tokens: int | None = None
         """The model's own cap on ``max_tokens``, once a refusal named it (:meth:`rejected`)."""
+        self.thinking = True
+        """Ask for extended thinking when a request names an effort; off once refused (a
+        model without it, a proxy that knows no such field)."""
+        self._sent_thinking = False
+        """The last body built asked for thinking (only then can a refusal be of it)."""
 
     name = "anthropic-messages"
     path = "messages"
@@ -202,6 +207,11 @@ class Codec:
         }
         if request.system:
             body["system"] = request.system
+        budget = thinking_budget(request.effort, body["max_tokens"])
+        if self.thinking and budget and not request.prefill:
+            # a continued message cannot think first: the API refuses a prefill with it
+            body["thinking"] = {"type": "enabled", "budget_tokens": budget}
+        self._sent_thinking = "thinking" in body
         if self.cache and not request.once:
             cached(body)
         if request.tools:
@@ -228,6 +238,11 @@ class Codec:
             # blocks (the form a breakpoint needs) where it takes only a string
             self.cache = False
             return "the server rejected cache_control; retrying without prompt caching"
+        if status in (400, 422) and self._sent_thinking and "thinking" in text:
+            # a model without extended thinking, a proxy that knows no such field, a
+            # history whose last assistant turn was made without it
+            self.thinking = False
+            return "the server refused extended thinking; retrying without it"
         over = _TOKENS_OVER.search(text) if status in (400, 422) else None
         if over is not None and int(over.group(2)) > 0 and self.most_tokens is None:
             # a model the catalogue does not know (a proxy's alias) is asked for 32,000
@@ -668,6 +683,20 @@ class _UniqueIds:
     def answer(self, ident: str) -> str:
         found = self._current.get(ident)
         return found if found is not None else tool_id(ident)
+
+
+THINKING_BUDGETS = {"low": 4_000, "medium": 10_000, "high": 32_000}
+"""Extended thinking's ``budget_tokens`` for each ``reasoning_effort`` (at most half of
+``max_tokens``, which counts the thinking too; the API's least is 1,024)."""
+
+
+def thinking_budget(effort: str | None, max_tokens: int) -> int | None:
+    """The thinking budget for ``effort`` under a ``max_tokens`` cap, or ``None``."""
+    wanted = THINKING_BUDGETS.get(effort or "")
+    if wanted is None:
+        return None
+    budget = min(wanted, max_tokens // 2)
+    return budget if budget >= 1_024 else None
 
 
 def tool_id(ident: str) -> str:

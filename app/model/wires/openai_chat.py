@@ -132,6 +132,10 @@ class Codec:
         once a server asked for it (DeepSeek: "Missing `reasoning_content` field")."""
         self._sent_reasoning = False
         """The last body built carried reasoning (only then can a refusal be of it)."""
+        self.effort = True
+        """Send a request's ``reasoning_effort`` (OpenAI's o-series and gpt-5, DeepSeek,
+        gpt-oss on vLLM and Groq); off once a server refuses it."""
+        self._sent_effort = False
         self.short_ids = False
         """Call ids are sent as 9 letters and digits, once the server asked (Mistral's
         API and its chat templates: "Tool call id was call_0 but must be a-z, A-Z, 0-9,
@@ -170,6 +174,9 @@ class Codec:
             body["stream_options"] = {"include_usage": True}
         if request.max_tokens:
             body[self.tokens_field] = request.max_tokens
+        self._sent_effort = bool(request.effort and self.effort)
+        if self._sent_effort:
+            body["reasoning_effort"] = request.effort
         if request.tools:
             body["tools"] = [
                 {
@@ -203,6 +210,9 @@ class Codec:
             # sends a cap, so a full session of such a model could not be compacted.
             self.tokens_field = "max_completion_tokens"
             return "the model refused max_tokens; retrying with max_completion_tokens"
+        if status in (400, 422) and self._sent_effort and "reasoning_effort" in text:
+            self.effort = False  # a model or server without it
+            return "the server refused reasoning_effort; retrying without it"
         if "Tool call id" in text and "length of 9" in text and not self.short_ids:
             # Mistral (its API, and vLLM or llama.cpp running its template) takes only
             # its own id shape; calls made elsewhere (another model, a server that named

@@ -178,8 +178,13 @@ class Codec:
         reasons = wants_encrypted_reasoning(model)
         if self.encrypted_reasoning and reasons:
             body["include"] = ["reasoning.encrypted_content"]
+        reasoning: dict[str, str] = {}
         if self.summaries and reasons:
-            body["reasoning"] = {"summary": "auto"}
+            reasoning["summary"] = "auto"
+        if request.effort and reasons:
+            reasoning["effort"] = request.effort
+        if reasoning:
+            body["reasoning"] = reasoning
         if request.tools:
             body["tools"] = [
                 {
