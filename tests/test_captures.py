@@ -231,6 +231,20 @@ def test_ollamas_native_stream_checks_as_the_chat_chunks_it_stands_for(
     assert 'call call_1 grep {"pattern": "x"}' in out
 
 
+def test_an_ollama_reply_cut_by_its_token_limit_stays_cut(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    read = {"function": {"name": "read", "arguments": {"path": "a.txt"}}}
+    lines = [
+        ollama_line(0.1, {"content": "", "tool_calls": [read]}),
+        ollama_line(0.2, {"content": "and then"}, True, done_reason="length"),
+    ]
+    log = tmp_path / "cut.ndjson"
+    log.write_text("\n".join(lines) + "\n")
+    code, out, err = run(capsys, "check", str(log))
+    assert code == 0 and "finish=length" in out, out + err
+
+
 def test_a_wire_that_reads_nothing_in_the_capture_is_refused_with_the_one_that_does(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

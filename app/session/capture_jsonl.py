@@ -80,7 +80,7 @@ class OllamaLines:
     of ``message.tool_calls`` (whole in one line, ``arguments`` an object) a call with
     its own index (Ollama's ``function.index``, else the next one), and the ``done``
     line the finish (``tool_calls`` when the reply made calls, since Ollama says
-    ``stop``) with its token counts as ``usage``."""
+    ``stop``; ``length`` stays a cut) with its token counts as ``usage``."""
 
     def __init__(self) -> None:
         self.calls = 0
@@ -109,8 +109,9 @@ class OllamaLines:
         finish: str | None = None
         chunk: dict[str, Any] = {"object": "chat.completion.chunk", "model": obj.get("model")}
         if obj.get("done") is True:
-            reason = obj.get("done_reason")
-            finish = "tool_calls" if self.calls else (reason if isinstance(reason, str) else "stop")
+            said_reason = obj.get("done_reason")
+            reason = said_reason if isinstance(said_reason, str) and said_reason else "stop"
+            finish = "tool_calls" if self.calls and reason == "stop" else reason
             prompt, completion = obj.get("prompt_eval_count"), obj.get("eval_count")
             if isinstance(prompt, int) and isinstance(completion, int):
                 chunk["usage"] = {"prompt_tokens": prompt, "completion_tokens": completion}
