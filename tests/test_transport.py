@@ -1177,3 +1177,21 @@ def test_a_base_url_given_as_the_vendors_sdk_takes_it_reaches_the_endpoint(
     DeepSeek, Kimi and z.ai document come without ``/v1``, which the SDK adds: Frontier
     posted to ``…/anthropic/messages`` and got a 404."""
     assert ModelClient(codec(wire), base, "m").url == url
+
+
+async def test_a_404_on_the_messages_api_does_not_ask_for_a_v1_it_adds(server: Server) -> None:
+    """On anthropic-messages the ``/v1`` is added to a base URL without it: the hint says
+    so rather than "it usually ends in /v1" (the person would add one it already has)."""
+
+    async def missing(request: web.Request) -> web.StreamResponse:
+        return web.json_response({"error": {"message": "not found"}}, status=404)
+
+    server.handler = missing
+    base = server.url.removesuffix("/v1")
+    model = ModelClient(codec("anthropic-messages"), base, "m", "k", sleep=Sleeps())
+    err, _ = await collect_error(model)
+    assert isinstance(err, EndpointNotFound)
+    assert "the /v1 is added when it does not end in it" in err.message
+    assert "usually ends in /v1" not in err.message
+    err, _ = await collect_error(client(server.url, sleep=Sleeps()))
+    assert "check --base-url (it usually ends in /v1)" in err.message

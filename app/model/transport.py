@@ -227,6 +227,12 @@ class ModelClient:
         self._models_url = (
             redact_url(endpoint_url(base_url, request_path(wire, base_url, "models"))) or ""
         )
+        self._root = (
+            f"the /{wire.sdk_prefix} is added when it does not end in it"
+            if wire.sdk_prefix
+            else "it usually ends in /v1"
+        )
+        """What the 404 hint says of the base URL's path."""
         self.model = model
         self._api_key = api_key
         self._headers = dict(headers or {})
@@ -623,8 +629,8 @@ class ModelClient:
         if status == 404:
             return self._error(
                 "not_found",
-                f"{self._where()}: HTTP 404 Not Found{says}; check --base-url (it usually "
-                f"ends in /v1), --wire (this is {self.wire}) and --model (GET "
+                f"{self._where()}: HTTP 404 Not Found{says}; check --base-url ({self._root}), "
+                f"--wire (this is {self.wire}) and --model (GET "
                 f"{self._models_url} lists what the server has){via}",
                 status=status,
                 attempts=attempts,
