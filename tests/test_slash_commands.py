@@ -81,7 +81,7 @@ def test_arguments_replace_every_placeholder_or_are_appended() -> None:
 
 def test_the_menu_puts_prefix_matches_before_substring_matches() -> None:
     names = [c.name for c in matching(BUILTINS, "e")]
-    assert names[:2] == ["export", "exit"]
+    assert names[:3] == ["effort", "export", "exit"]
     assert "help" in names and "new" in names  # containing "e"
     assert [c.name for c in matching(BUILTINS, "")] == [c.name for c in BUILTINS]
     assert matching(BUILTINS, "zz") == []

@@ -99,7 +99,9 @@ async def test_slash_opens_the_menu_typing_filters_tab_completes(workspace: Path
         await until(pilot, lambda: len(menu_names(app)) >= 13, "the menu with every command")
         assert menu_names(app)[:3] == ["help", "model", "mode"]
         await pilot.press("e")
-        await until(pilot, lambda: menu_names(app)[:2] == ["export", "exit"], "prefix first")
+        await until(
+            pilot, lambda: menu_names(app)[:3] == ["effort", "export", "exit"], "prefix first"
+        )
         assert "help" in menu_names(app)  # then the names containing "e"
         await pilot.press("x", "i")
         await until(pilot, lambda: menu_names(app) == ["exit"], "only /exit")
@@ -291,6 +293,16 @@ async def test_mode_and_approval_show_and_switch(workspace: Path) -> None:
         await pilot.press(*"/mode bogus", "enter")
         await until(pilot, lambda: any("unknown mode 'bogus'" in t for t in toasts(app)), "refused")
         assert prompt_of(app).text == "/mode bogus"
+        prompt_of(app).clear_prompt()
+        await pilot.press(*"/effort", "enter")
+        await until(
+            pilot, lambda: any(n.startswith("reasoning effort auto · ") for n in notes(app)), "e"
+        )
+        await pilot.press(*"/effort high", "enter")
+        await until(pilot, lambda: session.effort == "high", "effort high")
+        assert holder[0].loop.effort == "high"
+        await pilot.press(*"/effort extreme", "enter")
+        await until(pilot, lambda: any("unknown effort 'extreme'" in t for t in toasts(app)), "no")
         prompt_of(app).clear_prompt()
         await pilot.press(*"/sandbox read-only", "enter")
         await until(

@@ -801,6 +801,24 @@ async def test_reasoning_effort_is_asked_in_each_apis_words(make: Make, wire: st
     rig.assert_valid()
 
 
+async def test_effort_chosen_in_the_session_wins_from_the_next_request(make: Make) -> None:
+    """``/effort high`` for a hard step, ``/effort auto`` back to the model's own: the
+    setting (``--reasoning-effort low``) is what a request names no other."""
+    wire = "openai-chat"
+    rig = await make(wire, "native-inc", reasoning_effort="low")
+    rig.answer(done(wire))
+    assert rig.session.effort == "low"
+    assert (await rig.turn("one")).reason == "done"
+    rig.session.set_effort("high")
+    assert (await rig.turn("two")).reason == "done"
+    rig.session.set_effort("auto")
+    assert (await rig.turn("three")).reason == "done"
+    asked = [r.body.get("reasoning_effort") for r in rig.server.requests]
+    assert asked == ["low", "high", None]
+    with pytest.raises(ValueError, match="unknown reasoning effort 'max'"):
+        rig.session.set_effort("max")
+
+
 @pytest.mark.parametrize(
     ("wire", "field", "refusal"),
     [

@@ -92,6 +92,8 @@ class FakeLoop:
     history: list[Any] = field(default_factory=list)
     """What the model would be sent (``/clear`` empties it: ``session_ops.HistoryLoop``)."""
     compactions: int = 0
+    effort: str | None = None
+    default_effort: str | None = None
     script_tools: bool = True
     """False: every turn is a one-line reply with no call (nothing to review)."""
 

@@ -315,6 +315,8 @@ class AgentLoop:
         if max_calls < 1:
             raise ValueError(f"max_calls must be at least 1, got {max_calls}")
         self.client = client
+        self.effort: str | None = None
+        """The reasoning effort ``/effort`` chose (``None``: the client's setting)."""
         self.boundary = boundary
         self.registry = registry
         self.mode = mode
@@ -573,10 +575,18 @@ class AgentLoop:
         """The next request: the system prompt, the history, the tools offered."""
         return self._request_with(())
 
+    @property
+    def default_effort(self) -> str | None:
+        """The client's reasoning effort (``--reasoning-effort``; ``None``: the model's)."""
+        return self.client.effort
+
     def _request_with(self, items: Sequence[Item]) -> ModelRequest:
         """The next request, were ``items`` added to the history."""
         return ModelRequest(
-            self.system_prompt(), (*self.history, *items), self.mode.tools(self.registry)
+            self.system_prompt(),
+            (*self.history, *items),
+            self.mode.tools(self.registry),
+            effort=self.effort,
         )
 
     def replace_history(self, items: Sequence[Item]) -> None:

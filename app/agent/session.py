@@ -46,7 +46,7 @@ from frontier.app.agent.undo import UndoOutcome, run_undo, with_notices
 from frontier.app.events import Event, McpStarting, Notice, ToolResult, TurnEnded
 from frontier.app.secrets import Scrubber
 from frontier.app.session.prompt_history import PromptHistory
-from frontier.app.vocab import AGENT_MODES, APPROVALS
+from frontier.app.vocab import AGENT_MODES, APPROVALS, REASONING_EFFORTS
 from frontier.tools.approval_rules import AllowedRule, ApprovalRules, Rule, rules_to_data
 from frontier.tools.contract import Decision, ToolSpec
 from frontier.tools.policy import PolicyApprover
@@ -94,6 +94,14 @@ class TurnLoop(Protocol):
     @property
     def mode(self) -> Mode:
         """The protocol mode of the next model request."""
+        ...
+
+    effort: str | None
+    """``/effort``'s choice for the next requests (``None``: the client's setting)."""
+
+    @property
+    def default_effort(self) -> str | None:
+        """The client's setting (``--reasoning-effort``; ``None``: the model's own)."""
         ...
 
 
@@ -280,6 +288,22 @@ class AgentSession:
         """The window is only the default: neither the settings, the server nor the model
         catalogue said (the front ends say so, with how to set it)."""
         return self._budget is not None and self._budget.assumed
+
+    @property
+    def effort(self) -> str:
+        """How hard the model is asked to think from the next request
+        (``vocab.REASONING_EFFORTS``): ``/effort``'s choice, else the setting's."""
+        chosen = self._loop.effort
+        return chosen if chosen is not None else (self._loop.default_effort or "auto")
+
+    def set_effort(self, level: str) -> None:
+        """Ask the model for ``level`` from the next request on (``auto``: its own);
+        ``ValueError`` for another word. Never mid-response: the request is built whole."""
+        if level not in REASONING_EFFORTS:
+            raise ValueError(
+                f"unknown reasoning effort {level!r}; choose {', '.join(REASONING_EFFORTS)}"
+            )
+        self._loop.effort = level
 
     @property
     def approval(self) -> str:

@@ -116,6 +116,11 @@ BUILTINS: tuple[SlashCommand, ...] = (
     ),
     SlashCommand("approval", "show the approval policy; with POLICY switch to it", "[POLICY]"),
     SlashCommand(
+        "effort",
+        "show how hard the model is asked to think; with LEVEL ask that from the next request",
+        "[auto|low|medium|high]",
+    ),
+    SlashCommand(
         "sandbox",
         "show where commands run (and how to change it)",
         "[workspace-write|read-only|off]",

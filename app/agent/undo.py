@@ -447,6 +447,7 @@ class NoModel:
     def __init__(self, model: str = "", wire: str = "openai-chat") -> None:
         self.model = model
         self.wire = wire
+        self.effort: str | None = None
 
     async def stream(self, request: ModelRequest) -> AsyncGenerator[StreamItem, None]:
         from frontier.app.model.stream import StreamEnd  # `undo --list` never asks

@@ -16,6 +16,9 @@ class Client(Protocol):
 
     wire: str
     model: str
+    effort: str | None
+    """The reasoning effort a request that names none is sent with (``None``: the
+    model's own; ``--reasoning-effort``)."""
 
     def stream(self, request: ModelRequest) -> AsyncGenerator[StreamItem, None]:
         """``WireEvent``/``Retry`` items, then one ``StreamEnd``; a ``ModelError`` when no

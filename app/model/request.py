@@ -47,8 +47,10 @@ class ModelRequest:
     extra: Mapping[str, Any] = field(default_factory=dict)
     once: bool = False
     effort: str | None = None
-    """How hard a reasoning model thinks (``low``/``medium``/``high``; ``None``: its own
-    default): each wire says it in its API's words (``vocab.REASONING_EFFORTS``)."""
+    """How hard a reasoning model thinks (``low``/``medium``/``high``; ``None``: the
+    client's setting; ``auto``: the model's own, whatever the setting): each wire says it
+    in its API's words (``vocab.REASONING_EFFORTS``); the client resolves ``None`` and
+    ``auto`` before a wire sees the request."""
 
     @property
     def native(self) -> bool:

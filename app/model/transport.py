@@ -358,8 +358,9 @@ class ModelClient:
     def _build(self, request: ModelRequest) -> httpx.Request:
         if request.max_tokens is None and self.max_tokens:
             request = replace(request, max_tokens=self.max_tokens)
-        if request.effort is None and self.effort:
-            request = replace(request, effort=self.effort)
+        effort = request.effort if request.effort is not None else self.effort
+        if effort != request.effort or effort == "auto":  # "auto": the model's own
+            request = replace(request, effort=None if effort == "auto" else effort)
         try:
             return self._client.build_request(
                 "POST",

@@ -28,7 +28,13 @@ from frontier.app.agent.slash import (
     resolve,
 )
 from frontier.app.frontends.tui.host import BindingsChanged, Quit
-from frontier.app.vocab import AGENT_MODES, APPROVAL_MEANINGS, APPROVALS, SANDBOXES
+from frontier.app.vocab import (
+    AGENT_MODES,
+    APPROVAL_MEANINGS,
+    APPROVALS,
+    REASONING_EFFORTS,
+    SANDBOXES,
+)
 
 if TYPE_CHECKING:
     from frontier.app.frontends.tui.live import LiveController
@@ -237,6 +243,22 @@ def _mode(ctx: SlashContext, args: str) -> bool:
     return True
 
 
+def _effort(ctx: SlashContext, args: str) -> bool:
+    if not args:
+        ctx.remember()
+        ctx.note(
+            f"reasoning effort {ctx.session.effort} · {', '.join(REASONING_EFFORTS)} — "
+            "/effort LEVEL asks that from the next request (auto: the model's own)"
+        )
+        return True
+    if args not in REASONING_EFFORTS:
+        return ctx.warn(f"unknown effort {args!r}; choose {', '.join(REASONING_EFFORTS)}")
+    ctx.remember()
+    ctx.session.set_effort(args)
+    ctx.note(f"reasoning effort {args} from the next request")
+    return True
+
+
 def _approval(ctx: SlashContext, args: str) -> bool:
     if not args:
         ctx.remember()
@@ -418,6 +440,7 @@ ACTIONS: dict[str, Action] = {
     "help": _help,
     "model": _model,
     "mode": _mode,
+    "effort": _effort,
     "approval": _approval,
     "sandbox": _sandbox,
     "mcp": _mcp,
