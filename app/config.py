@@ -592,7 +592,12 @@ def load_config(**overrides: Any) -> Config:
         values["api_key"] = os.environ["FRONTIER_API_KEY"]
         values["api_key_from"] = "$FRONTIER_API_KEY"
     elif not (values["api_key_command"] or values["api_key_file"]):
-        var = _key_env_set(provider, values.get("base_url"), values.get("wire"))
+        var = _key_env_set(
+            provider,
+            values.get("base_url"),
+            values.get("wire"),
+            paired=values.get("base_url_from") == f"${SDK_BASE_URLS['openai']}",
+        )
         if var is not None:
             values["api_key"], values["api_key_from"] = os.environ[var], f"${var}"
     config = Config(**values)
@@ -661,13 +666,20 @@ def _select_provider(
     )
 
 
-def _key_env_set(provider: Provider | None, base_url: str | None, wire: str | None) -> str | None:
+def _key_env_set(
+    provider: Provider | None, base_url: str | None, wire: str | None, *, paired: bool = False
+) -> str | None:
     """The environment variable the key is read from, if it is set: the provider's
     ``key_env`` (a provider without one reads none), or with no provider the first set
-    of the variables for the base URL's host, else for the wire."""
+    of the variables for the base URL's host, else for the wire. ``paired``: the base URL
+    came from ``$OPENAI_BASE_URL``, whose key is ``$OPENAI_API_KEY`` whatever the host
+    (as the SDK sends it: DeepSeek's docs set the two for DeepSeek), after the host's own."""
     if provider is not None:
         return provider.key_env if provider.key_env and os.environ.get(provider.key_env) else None
-    for var in _default_key_envs(base_url, wire):
+    envs = _default_key_envs(base_url, wire)
+    if paired and "OPENAI_API_KEY" not in envs:
+        envs = (*envs, "OPENAI_API_KEY")
+    for var in envs:
         if os.environ.get(var):
             return var
     return None

@@ -392,6 +392,22 @@ def test_deepseeks_endpoint_gets_deepseeks_key_and_never_openais(
     assert "DEEPSEEK_API_KEY" in secret_env_names()
 
 
+def test_openai_base_url_and_openai_api_key_go_together_whatever_the_host(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """DeepSeek's docs (and every OpenAI-SDK tool) pair ``OPENAI_BASE_URL`` with
+    ``OPENAI_API_KEY``: the key set for that endpoint is sent there, after the host's own
+    variable; typed with ``--base-url``, the host's variable only."""
+    monkeypatch.setenv("OPENAI_BASE_URL", "https://api.deepseek.com")
+    monkeypatch.setenv("OPENAI_API_KEY", OTHER)
+    config = load_config()
+    assert (config.base_url, config.api_key) == ("https://api.deepseek.com", OTHER)
+    monkeypatch.setenv("DEEPSEEK_API_KEY", KEY)
+    assert load_config().api_key == KEY
+    monkeypatch.delenv("DEEPSEEK_API_KEY")
+    assert load_config(base_url="https://api.deepseek.com").api_key is None
+
+
 def test_secret_env_names() -> None:
     names = secret_env_names()
     for var in ("FRONTIER_API_KEY", "OPENAI_API_KEY", "ANTHROPIC_API_KEY", "OPENROUTER_API_KEY"):
