@@ -1434,3 +1434,20 @@ async def test_the_strict_server_refuses_what_it_should(make: Make) -> None:
         answer = await client.post(f"{rig.server.url}/messages", json=body)
     assert answer.status_code == 400 and ALTERNATE in answer.text
     assert rig.server.refused == [["message 1: two user messages in a row"]]
+
+
+async def test_an_sdk_style_anthropic_base_url_lists_its_models_under_its_v1() -> None:
+    """``/model`` (and the window probe) read ``/v1/models`` of a base URL given as
+    ``ANTHROPIC_BASE_URL`` is (without ``/v1``): they asked ``/models``, a 404."""
+    from frontier.app.model.registry import codec
+    from frontier.app.model.served_models import listed_models
+    from frontier.app.model.transport import ModelClient
+
+    server = WireServer("anthropic-messages")
+    server.models = [{"id": "claude-x", "type": "model"}]
+    async with serve_wire(server):
+        client = ModelClient(codec("anthropic-messages"), server.url.removesuffix("/v1"), "m")
+        try:
+            assert listed_models(await client.probe_json("models")) == ["claude-x"]
+        finally:
+            await client.aclose()

@@ -104,8 +104,11 @@ def _served(config: Config) -> list[str] | None:
         wire = resolve_wire(config.wire, config.base_url, None)
     except (ConfigError, ValueError):  # said again, where the session needs them
         return []
-    headers = {**dict(config.headers), **codec(wire).headers(keyed.api_key)}
-    return asyncio.run(served_models(config.base_url or "", headers))
+    from frontier.app.model.transport import request_path
+
+    base, spoken = config.base_url or "", codec(wire)
+    headers = {**dict(config.headers), **spoken.headers(keyed.api_key)}
+    return asyncio.run(served_models(base, headers, path=request_path(spoken, base, "models")))
 
 
 def terminal_problem() -> str | None:

@@ -47,13 +47,15 @@ async def served_models(
     timeout: float = PROBE_TIMEOUT,
     *,
     proxies: bool = True,
+    path: str = "models",
 ) -> list[str] | None:
     """What ``base_url``'s ``/models`` lists (empty: nothing); ``None`` when it gives no
     JSON answer within ``timeout`` (not running, another kind of server, an error).
     ``proxies=False``: the environment's proxy is not asked (looking on this machine's
-    loopback, which no company proxy reaches)."""
+    loopback, which no company proxy reaches); ``path``: the listing's path under
+    ``base_url`` (``v1/models`` for an Anthropic base URL given without its ``/v1``)."""
     async with httpx.AsyncClient(
         verify=trust_for(base_url), timeout=timeout, trust_env=proxies
     ) as client:
-        body = await get_json(client, endpoint_url(base_url, "models"), headers, timeout)
+        body = await get_json(client, endpoint_url(base_url, path), headers, timeout)
     return None if body is None else listed_models(body)

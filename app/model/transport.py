@@ -338,7 +338,8 @@ class ModelClient:
         the server root (llama.cpp's ``props``): its body, or ``None`` for anything but a
         200 JSON answer. Never raises. Asked once per client and path: the context window,
         prefill and tool detection all read ``/props``, and a session needs one answer."""
-        url = endpoint_url(self._base, path, root=root)
+        beside = path if root else request_path(self.codec, self._base, path)
+        url = endpoint_url(self._base, beside, root=root)
         if url not in self._probes:
             self._idle = False
             self._probes[url] = asyncio.ensure_future(
