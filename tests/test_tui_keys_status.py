@@ -211,3 +211,13 @@ def test_the_bar_never_overflows_and_keeps_the_activity(width: int, working: boo
     assert render_status(info, width).cell_len <= width
     if width >= 24:
         assert "activity" in chosen
+
+
+def test_an_effort_asked_shows_beside_the_model_and_auto_shows_nothing() -> None:
+    from dataclasses import replace
+
+    wide = render_status(replace(IDLE, effort="high"), 300).plain
+    assert "qwen2.5-coder-32b-instruct-q4_k_m · effort high · ctl-heredoc" in wide
+    narrow = render_status(replace(IDLE, effort="high"), 78).plain
+    assert len(narrow) <= 78
+    assert "effort" not in render_status(replace(IDLE, effort="auto"), 300).plain

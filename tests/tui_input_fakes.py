@@ -43,6 +43,8 @@ class EchoLoop:
     started: asyncio.Event = field(default_factory=asyncio.Event)
     cancelled: bool = False
     frontier: int = 0
+    effort: str | None = None
+    default_effort: str | None = None
 
     def pending_bound(self) -> int:
         return 0

@@ -43,6 +43,7 @@ ORDER = (
     "approval",
     "sandbox",
     "model",
+    "effort",
     "mode",
     "rate",
     "frontier",
@@ -102,6 +103,9 @@ class StatusInfo:
     sandbox: str = ""
     """Where commands run (``Sandbox.label``): ``workspace-write · net off``, ``off``,
     ``unavailable: <reason>``; empty shows nothing (a replay: no commands run)."""
+    effort: str = ""
+    """The reasoning effort asked (``/effort``, ``--reasoning-effort``); empty or ``auto``
+    shows nothing (the model's own)."""
 
 
 Step = tuple[int, str, Text]
@@ -209,6 +213,8 @@ def _steps(info: StatusInfo, warning: Style | str = WARNING) -> list[Step]:
     model = info.model or "no model"
     short_model = model if len(model) <= 14 else model[:13] + "…"
     add("model", 55 if busy else 90, _text(short_model, "bold"), _text(model, "bold"), 9)
+    if info.effort not in ("", "auto"):
+        add("effort", 52 if busy else 87, _text(info.effort), _text(f"effort {info.effort}"), 30)
     if info.mode:
         add("mode", 60 if busy else 88, _text(info.mode), None, 0)
     if info.token_rate is not None:

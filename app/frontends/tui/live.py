@@ -829,6 +829,7 @@ class LiveController:
             # ``AgentSession.sandbox_label`` (issue 22): ``workspace-write · net off``,
             # ``off``, ``unavailable: <reason>``
             sandbox=session.sandbox_label if session else "",
+            effort=session.effort if session else "",
             working=working,
             spinner=progress.spinner(now),
             tokens_in=progress.tokens_in if progress.usage_seen else None,
