@@ -94,7 +94,7 @@ async def test_grep_nested_repeat_on_a_35_byte_line(
     (tmp_path / "a.txt").write_text(f"{LINE}\naaaa\n{LINE}\n")
     r = await run(tmp_path, "grep", rg, pattern="(a+)+$")
     assert r.kind == "ok"
-    assert r.output.splitlines() == ["a.txt:2:aaaa", "[1 matches in 1 files]"]
+    assert r.output.splitlines() == ["a.txt:2:aaaa", "[1 match in 1 file]"]
     (pattern,) = made
     assert pattern.engine == "re2"
     assert not pattern.child_started
@@ -124,7 +124,7 @@ async def test_glob_with_twelve_globstars_on_a_deep_tree(deep: Path) -> None:
 @pytest.mark.parametrize("rg", SEARCHERS)
 async def test_grep_filtered_by_twelve_globstars_on_a_deep_tree(deep: Path, rg: bool) -> None:
     r = await run(deep, "grep", rg, pattern="hit", glob="**/" * 12 + "d/*.py")
-    assert r.output.splitlines() == [f"{'d/' * 40}x.py:1:hit", "[1 matches in 1 files]"]
+    assert r.output.splitlines() == [f"{'d/' * 40}x.py:1:hit", "[1 match in 1 file]"]
 
 
 @pytest.mark.parametrize("rg", SEARCHERS)
@@ -134,7 +134,7 @@ async def test_a_gitignore_rule_with_many_stars_and_one_long_name(tmp_path: Path
     (tmp_path / kept).write_text("hit\n")
     (tmp_path / ignored).write_text("hit\n")
     r = await run(tmp_path, "grep", rg, pattern="hit")
-    assert r.output.splitlines() == [f"{kept}:1:hit", "[1 matches in 1 files]"]
+    assert r.output.splitlines() == [f"{kept}:1:hit", "[1 match in 1 file]"]
     r = await run(tmp_path, "glob", pattern="*")
     assert r.output.splitlines() == [".gitignore", kept, "[2 files]"]
 
@@ -286,4 +286,4 @@ async def test_a_child_that_cannot_start_is_a_plain_error(
     assert r.kind == "error"
     assert "needs Python's re for some lines" in r.output and "could not be started" in r.output
     r = await run(tmp_path, "grep", pattern="a(?:b)")  # RE2's: no child needed
-    assert r.output.splitlines() == ["a.txt:1:ab", "[1 matches in 1 files]"]
+    assert r.output.splitlines() == ["a.txt:1:ab", "[1 match in 1 file]"]

@@ -62,7 +62,7 @@ async def test_grep_never_reads_through_a_link_that_leaves_the_root(
 ) -> None:
     r = await run(hostile, "grep", rg, pattern="SECRET")
     assert r.kind == "ok"
-    assert r.output.splitlines() == ["in/real.txt:1:SECRET_inside", "[1 matches in 1 files]"]
+    assert r.output.splitlines() == ["in/real.txt:1:SECRET_inside", "[1 match in 1 file]"]
     r = await run(hostile, "grep", rg, pattern="SECRET", path="creds_link")
     assert r.kind == "error" and "outside the workspace" in r.output
     assert "AWS_SECRET" not in r.output
@@ -76,7 +76,7 @@ async def test_a_link_named_explicitly_that_stays_inside_is_its_target(
 ) -> None:
     for path in ("inlink", "indir", "in/self/real.txt"):
         r = await run(hostile, "grep", rg, pattern="SECRET", path=path)
-        assert r.output.splitlines() == ["in/real.txt:1:SECRET_inside", "[1 matches in 1 files]"]
+        assert r.output.splitlines() == ["in/real.txt:1:SECRET_inside", "[1 match in 1 file]"]
 
 
 async def test_glob_lists_regular_files_only_never_a_link(hostile: Path) -> None:
@@ -122,7 +122,7 @@ async def test_hostile_gitignore_files_are_not_read(tmp_path: Path, rg: bool) ->
 @pytest.mark.parametrize("rg", SEARCHERS)
 async def test_single_file_rows_have_the_path(hostile: Path, rg: bool) -> None:
     r = await run(hostile, "grep", rg, pattern="return", path="one.py")
-    assert r.output.splitlines() == ["one.py:2:    return 1", "[1 matches in 1 files]"]
+    assert r.output.splitlines() == ["one.py:2:    return 1", "[1 match in 1 file]"]
 
 
 # ----------------------------------------------------------------------------- parity
@@ -238,7 +238,7 @@ async def test_a_pattern_ripgrep_cannot_compile_falls_back_to_python(awkward: Pa
     root = awkward.resolve()
     assert await search.grep_rg(RG or "rg", root, ".", re.compile(r"(?<=x\r)needle"), None) is None
     r = await run(awkward, "grep", True, pattern=r"(?<=x\r)needle")
-    assert r.output.split("\n") == ["lonecr.txt:1:x\rneedle", "[1 matches in 1 files]"]
+    assert r.output.split("\n") == ["lonecr.txt:1:x\rneedle", "[1 match in 1 file]"]
 
 
 # ----------------------------------------------------------------------------- messages

@@ -185,7 +185,7 @@ async def test_a_gitignore_too_slow_to_follow_leaves_its_folder_unsearched_and_s
     (tmp_path / "slow" / "b.txt").write_text("hit\n")
     r = await make_boundary(tmp_path).run(call("grep", pattern="hit"))
     lines = r.output.splitlines()
-    assert lines[0] == "ok/a.txt:1:hit" and lines[1] == "[1 matches in 1 files]"
+    assert lines[0] == "ok/a.txt:1:hit" and lines[1] == "[1 match in 1 file]"
     assert lines[2].startswith("[not searched, could not be read: slow/ (300 .gitignore rules")
     r = await make_boundary(tmp_path).run(call("grep", pattern="hit", path="slow"))
     assert r.output.startswith("no matches for /hit/ in slow") and "slow/ (300 " in r.output
@@ -210,7 +210,7 @@ async def test_a_glob_narrowed_search_is_not_stopped_by_the_files_it_leaves_out(
     (tmp_path / "docs").mkdir()
     (tmp_path / "docs" / "a.md").write_text("hit\nmiss\nhit\n")
     r = await make_boundary(tmp_path).run(call("grep", pattern="hit", glob="*.md"))
-    assert r.output.splitlines() == ["docs/a.md:1:hit", "docs/a.md:3:hit", "[2 matches in 1 files]"]
+    assert r.output.splitlines() == ["docs/a.md:1:hit", "docs/a.md:3:hit", "[2 matches in 1 file]"]
 
 
 @pytest.mark.skipif(shutil.which("rg") is None, reason="ripgrep not installed")
@@ -247,4 +247,4 @@ async def test_a_pattern_and_glob_sent_as_heredocs_lose_their_line_ends(
     (tmp_path / "a.py").write_text("needle\n")
     (tmp_path / "b.txt").write_text("needle\n")
     r = await make_boundary(tmp_path).run(call("grep", pattern="needle\n", glob="*.py\n"))
-    assert r.output.splitlines() == ["a.py:1:needle", "[1 matches in 1 files]"]
+    assert r.output.splitlines() == ["a.py:1:needle", "[1 match in 1 file]"]

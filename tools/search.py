@@ -727,16 +727,17 @@ def render_rows(found: Found, pattern: str, where: str) -> str:
         return f"no matches for /{pattern}/ in {where}" + (f"\n{note}" if note else "")
     files = len({r.partition(":")[0] for r in rows})
     shown = rows[:MAX_MATCHES]
-    tail = f"[{len(rows)} matches in {files} files]"
+    in_files = f"in {files} file{'s' * (files != 1)}"
+    tail = f"[{len(rows)} match{'es' * (len(rows) != 1)} {in_files}]"
     if found.stopped:
         tail = (
-            f"[showing the first {len(shown)} of the first {len(rows)} matches found, in "
-            f"{files} files; the search stopped there, so there may be more: narrow the "
+            f"[showing the first {len(shown)} of the first {len(rows)} matches found, "
+            f"{in_files}; the search stopped there, so there may be more: narrow the "
             "pattern, path or glob]"
         )
     elif len(rows) > MAX_MATCHES:
         tail = (
-            f"[showing the first {MAX_MATCHES} of {len(rows)} matches in {files} files; "
+            f"[showing the first {MAX_MATCHES} of {len(rows)} matches {in_files}; "
             "narrow the pattern, path or glob]"
         )
     return "\n".join([*shown, tail, *([note] if note else [])])
