@@ -49,3 +49,17 @@ async def test_a_new_name_is_made_as_written_and_two_twins_on_disk_are_left_alon
     assert "x = 1" in r.output  # each form names its own file
     r = await b.run(call("read", 3, path="Résumé/café.py"))
     assert "composed" in r.output
+
+
+@pytest.mark.parametrize("pattern", ["Résumé/caf*", "**/café.py", nfd("Résumé/caf*")])
+async def test_a_glob_written_either_way_finds_the_file_and_grep_filters_by_it(
+    ws: Path, pattern: str
+) -> None:
+    """``glob`` with ``café*`` found nothing of a decomposed ``café.py``, and grep's
+    ``glob`` filter skipped it."""
+    b = make_boundary(ws)
+    r = await b.run(call("glob", pattern=pattern))
+    listed = unicodedata.normalize("NFC", r.output).splitlines()
+    assert r.kind == "ok" and listed == ["Résumé/café.py", "[1 file]"], r.output
+    r = await b.run(call("grep", 2, pattern="x = 1", glob=pattern))
+    assert r.kind == "ok" and "[1 match in 1 file]" in r.output, r.output

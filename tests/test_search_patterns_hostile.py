@@ -116,7 +116,7 @@ async def test_glob_with_twelve_globstars_on_a_deep_tree(deep: Path) -> None:
     r = await run(deep, "glob", pattern="**/" * 12 + "*.py")
     assert r.output.splitlines() == [f"{bottom}x.py", "top.py", "[2 files]"]
     r = await run(deep, "glob", pattern="**/d/" * 12 + "x.py")  # twelve runs, not merged
-    assert r.output.splitlines() == [f"{bottom}x.py", "[1 files]"]
+    assert r.output.splitlines() == [f"{bottom}x.py", "[1 file]"]
     r = await run(deep, "glob", pattern="**/" * 12 + "*.rs")
     assert r.output == f"no files match {'**/' * 12 + '*.rs'!r}"
 

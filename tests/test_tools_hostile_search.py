@@ -311,7 +311,7 @@ async def test_permission_denied_is_said_plainly(
     r = await run(hostile, "glob", rg, pattern="**")
     assert r.output.splitlines() == [
         "one.py",
-        "[1 files]",
+        "[1 file]",
         "[not listed, could not be read: in/ (permission denied)]",
     ]
     r = await run(hostile, "grep", rg, pattern="x", path="in")

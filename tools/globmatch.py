@@ -431,7 +431,7 @@ class Glob:
 
     def __init__(self, pattern: str) -> None:
         self.pattern = pattern
-        tokens = _tokens(pattern)
+        tokens = _tokens(_composed(pattern))
         self._plan = _plan(tokens)
         self._automaton = _Automaton(tokens) if self._plan is None else None
         self._quick = _quick(self._plan) if self._plan is not None else None
@@ -442,7 +442,10 @@ class Glob:
         return self._plan is not None
 
     def match(self, path: str, work: Work | None = None) -> bool:
-        """``path`` (``/``-separated, relative) matches the whole glob."""
+        """``path`` (``/``-separated, relative) matches the whole glob. Both are compared
+        composed (NFC): a name macOS wrote decomposed (``café`` as ``e`` + U+0301) matches
+        the ``café*`` a model writes composed."""
+        path = _composed(path)
         if work is None and self._quick is not None:
             return self._quick(path)
         if self._plan is not None:
@@ -455,6 +458,15 @@ class Glob:
 
     def __repr__(self) -> str:
         return f"Glob({self.pattern!r})"
+
+
+def _composed(text: str) -> str:
+    """``text`` in Unicode's composed form (NFC); ASCII as it is, without a lookup."""
+    if text.isascii():
+        return text
+    import unicodedata
+
+    return unicodedata.normalize("NFC", text)
 
 
 def _quick(plan: _Plan) -> Callable[[str], bool] | None:

@@ -798,7 +798,7 @@ class GlobTool:
                 kind="ok", output=f"no files match {pattern!r}" + (f"\n{note}" if note else "")
             )
         shown = files[:MAX_FILES]
-        lines = [*shown, f"[{len(files)} files]"]
+        lines = [*shown, f"[{len(files)} file{'s' * (len(files) != 1)}]"]
         if len(files) > MAX_FILES:
             lines[-1] = f"[showing the first {MAX_FILES} of {len(files)} files; narrow the pattern]"
         return Outcome(kind="ok", output="\n".join([*lines, *([note] if note else [])]))
