@@ -502,6 +502,7 @@ async def _run_rg(
     pieces: list[bytes] = []
     matches = 0
     stopped = False
+    ended = False
     try:
         while piece := await proc.stdout.read(1 << 16):
             pieces.append(piece)
@@ -509,8 +510,13 @@ async def _run_rg(
             if matches > 2 * MAX_FOUND:  # binary files' matches are dropped later: room
                 stopped = True  # enough to show, and to say there may be more: stop it
                 break
+        ended = not stopped
     finally:
-        if proc.returncode is None:  # stopped, cancelled or timed out: never left running
+        # Stopped, cancelled or timed out: never left running. Not after its own end of
+        # output: ripgrep has exited and asyncio's watcher thread is about to reap it, and
+        # ``kill`` polls (reaps) it first, so the watcher printed "Unknown child process
+        # pid …, will report returncode 255" on stderr (a headless run's output).
+        if not ended and proc.returncode is None:
             with contextlib.suppress(ProcessLookupError):
                 proc.kill()
         # asyncio reports the exit only once the pipe is closed: a reader that stopped
