@@ -27,6 +27,7 @@ class ScriptedLoop:
     emit: EventHub
     carried: list[ToolResult] = field(default_factory=list)
     mode: Mode = field(default_factory=lambda: get_mode("ctl"))
+    mode_pending: bool = False
     release: asyncio.Event = field(default_factory=asyncio.Event)
     cancelled: int = 0
 

@@ -343,6 +343,7 @@ class _Loop:
     def __init__(self) -> None:
         self.carried: list[object] = []
         self.mode = get_mode("ctl")
+        self.mode_pending = False
 
     def pending_bound(self) -> int:
         return 0

@@ -87,6 +87,7 @@ class FakeLoop:
     carried: list[ToolResult] = field(default_factory=list)
     mode: Mode = field(default_factory=lambda: get_mode("ctl-heredoc"))
     """What the session reports as its mode (``AgentSession.mode`` reads the loop's)."""
+    mode_pending: bool = False
     sent: list[str] = field(default_factory=list)
     """The user message of each turn (slash templates are checked here)."""
     history: list[Any] = field(default_factory=list)

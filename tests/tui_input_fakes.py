@@ -39,6 +39,7 @@ class EchoLoop:
     inbox: Any = None
     """The session's queue (``AgentLoop.inbox``): given to both by ``echo_factory``."""
     mode: Mode = field(default_factory=lambda: get_mode("ctl-heredoc"))
+    mode_pending: bool = False
     release: asyncio.Event = field(default_factory=asyncio.Event)
     started: asyncio.Event = field(default_factory=asyncio.Event)
     cancelled: bool = False

@@ -557,7 +557,15 @@ class WireServer:
     mistral: bool = False
     """Chat as Mistral checks it: a call id that is not 9 letters and digits gets
     Mistral's 400."""
+    props: dict[str, Any] | None = None
+    """What llama.cpp's ``GET /props`` answers (the window, whether its template renders
+    tools); none: 404."""
     _repeating: bool = False
+
+    async def served_props(self, request: web.Request) -> web.StreamResponse:
+        if self.props is None:
+            return web.json_response({"error": {"message": "not found"}}, status=404)
+        return web.json_response(self.props)
 
     async def listing(self, request: web.Request) -> web.StreamResponse:
         if self.models is None:
@@ -678,6 +686,7 @@ async def serve_wire(server: WireServer, sock: socket.socket | None = None) -> A
     for path in PATHS.values():
         app.router.add_post(path, server.dispatch)
     app.router.add_get("/v1/models", server.listing)
+    app.router.add_get("/props", server.served_props)
     runner = web.AppRunner(app, shutdown_timeout=1.0)
     await runner.setup()
     try:

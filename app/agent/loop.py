@@ -171,6 +171,7 @@ class SessionRecorder(Protocol):
     def add_stream_event(self, response_id: int, t: float, data: str) -> None: ...
     def end_response(self, response_id: int, finish_reason: str) -> None: ...
     def set_state(self, session_id: str, state: str) -> None: ...
+    def set_mode(self, session_id: str, mode: str) -> None: ...
     def checkpoint(self) -> bool: ...
 
 
@@ -301,6 +302,7 @@ class AgentLoop:
         carried: Sequence[Carried] = (),
         requests: RequestCounter | None = None,
         settle: Callable[[], Awaitable[Mode | None]] | None = None,
+        mode_pending: bool = False,
         max_calls: int = MAX_CALLS,
         slice_seconds: float | None = SLICE_SECONDS,
     ) -> None:
@@ -311,6 +313,8 @@ class AgentLoop:
         ``signals_call_done`` / ``can_prefill``: what the client's wire does
         (``WireCodec``); ``settle``: asked once before the first request, the mode
         ``--protocol auto`` settles on when only the server can say (``None``: keep it);
+        ``mode_pending``: ``mode`` is only assumed until then (``set_mode`` keeps its
+        choice over the server's answer);
         ``max_calls``: the most calls one response may make (:data:`MAX_CALLS`)."""
         if max_calls < 1:
             raise ValueError(f"max_calls must be at least 1, got {max_calls}")
@@ -340,6 +344,7 @@ class AgentLoop:
         self.carried: list[Carried] = list(carried)
         self.requests = requests if requests is not None else RequestCounter()
         self._settle = settle
+        self.mode_pending = mode_pending
         self._adapter: ModeAdapter | None = None
         self._turn_task: asyncio.Task[Any] | None = None
         self._stopping = False
@@ -392,6 +397,7 @@ class AgentLoop:
 
     def set_mode(self, mode: Mode) -> None:
         self.mode = mode
+        self.mode_pending = False  # the person's choice: the server's answer no longer counts
 
     def use_client(
         self, client: Client, *, signals_call_done: bool, can_prefill: bool, prefill: Prefill | None
@@ -497,8 +503,12 @@ class AgentLoop:
         if self._settle is not None:
             settle, self._settle = self._settle, None
             settled = await settle()
-            if settled is not None:
+            if settled is not None and self.mode_pending:
                 self.mode = settled
+                if self.store is not None and self.session_id is not None:
+                    with _committing("the settled mode"):
+                        self.store.set_mode(self.session_id, settled.name)
+            self.mode_pending = False
         if self.prefill is not None:
             self.prefill.new_turn()  # MAX_CONTINUATIONS per turn
         repairs = 0

@@ -356,14 +356,11 @@ def _open_client(
 
 
 def _settle_mode(
-    client: ModelClient | None,
-    store: SessionStore,
-    session_id: str,
-    info: ModelInfo | None,
+    client: ModelClient | None, info: ModelInfo | None
 ) -> Callable[[], Awaitable[Mode | None]] | None:
     """``--protocol auto`` for a model the catalogue does not know: before the first
     request, ask the server (llama.cpp's ``/props``, the same answer the window probe
-    reads) whether its template renders tools; native-inc if so."""
+    reads) whether its template renders tools; native-inc if so (the loop stores it)."""
     if client is None or info is not None:
         return None
     http = client
@@ -371,10 +368,7 @@ def _settle_mode(
     async def settle() -> Mode | None:
         tools = server_has_tools(await http.probe_json("props", root=True))
         mode = resolve_protocol("auto", None, tools)
-        if mode == "ctl-heredoc":
-            return None
-        store.set_mode(session_id, mode)
-        return get_mode(mode)
+        return None if mode == "ctl-heredoc" else get_mode(mode)
 
     return settle
 
@@ -536,7 +530,8 @@ def create_runtime(
         queue = MessageQueue(root)
         settle = None
         if plan.mode == "auto" and not demo and not offline:
-            settle = _settle_mode(http, store, session_id, model_info)
+            settle = _settle_mode(http, model_info)
+        mode_pending = settle is not None
         if mcp is not None and mcp_in_background:
             from frontier.app.agent.mcp_wait import waiting_first
 
@@ -565,6 +560,7 @@ def create_runtime(
             carried=plan.carried,
             requests=requests,
             settle=settle,
+            mode_pending=mode_pending,
             max_calls=config.max_calls,
             # the demo at full speed is one scripted burst whose story (and the tour's
             # recording) must be the same every run: read whole, never sliced

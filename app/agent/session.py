@@ -96,6 +96,11 @@ class TurnLoop(Protocol):
         """The protocol mode of the next model request."""
         ...
 
+    @property
+    def mode_pending(self) -> bool:
+        """``--protocol auto`` waits for the server's answer before the first request."""
+        ...
+
     effort: str | None
     """``/effort``'s choice for the next requests (``None``: the client's setting)."""
 
@@ -269,9 +274,10 @@ class AgentSession:
 
     @property
     def mode(self) -> str:
-        """The protocol mode of the next model request (``--protocol auto`` settles it
-        before the first request)."""
-        return self._loop.mode.name
+        """The protocol mode of the next model request: ``auto`` until the server has said
+        (before the first request) which one ``--protocol auto`` uses. The mode assumed
+        until then was shown as the session's, and the first response came in another."""
+        return "auto" if self._loop.mode_pending else self._loop.mode.name
 
     @property
     def context_window(self) -> int | None:

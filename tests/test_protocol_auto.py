@@ -1,0 +1,85 @@
+"""``--protocol auto`` for a model the catalogue does not know: the server (llama.cpp's
+``GET /props``) says before the first request whether its template renders tools. Until
+it has, the session's mode is ``auto`` (it was shown as ctl-heredoc, and the first
+response came in native-inc), and a mode the person chose (``/mode``) before the first
+request is kept (the server's answer replaced it)."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+from wire_scripts import Text, WireServer, script, serve_wire, stream
+
+from frontier.app.agent.runtime import create_runtime
+from frontier.app.agent.session import AgentSession
+from frontier.app.config import Config
+from frontier.app.events import Event, ResponseStarted
+from frontier.app.session.store import SessionStore
+from frontier.tools.policy import PolicyApprover
+
+TOOLS = {"chat_template_caps": {"supports_tools": True}, "default_generation_settings": {}}
+
+
+@contextlib.asynccontextmanager
+async def auto_session(tmp_path: Path, props: dict[str, object]) -> AsyncIterator[
+    tuple[WireServer, AgentSession, list[Event]]
+]:  # fmt: skip
+    server = WireServer("openai-chat", props=props)
+    server.answer(stream(script("openai-chat", [Text("Hello.")])))
+    async with serve_wire(server) as url:
+        root = tmp_path / "ws"
+        root.mkdir()
+        config = Config(
+            base_url=url,
+            model="an-unknown-local-model",
+            wire="openai-chat",
+            protocol="auto",
+            approval="auto",
+            api_key="sk-test-0123456789",
+            context_window=100_000,
+            instructions=False,
+        )
+        session = create_runtime(config, approver=PolicyApprover("auto"), workspace=root)
+        seen: list[Event] = []
+        session.subscribe(seen.append)
+        try:
+            yield server, session, seen
+        finally:
+            await session.close()
+
+
+def stored_mode(session: AgentSession) -> str:
+    with SessionStore.open() as store:
+        return store.get_session(session.session_id).mode
+
+
+async def test_the_mode_is_auto_until_the_server_says_then_what_it_said(tmp_path: Path) -> None:
+    async with auto_session(tmp_path, TOOLS) as (server, session, seen):
+        assert session.mode == "auto"  # not the ctl-heredoc assumed until the answer
+        await session.send("hi")
+        started = [e.mode for e in seen if isinstance(e, ResponseStarted)]
+        assert started == ["native-inc"] and session.mode == "native-inc"
+        assert server.requests[-1].body.get("tools")  # native calls: tools[] sent
+        assert stored_mode(session) == "native-inc"  # a resume keeps it
+
+
+async def test_a_server_that_says_nothing_leaves_ctl_heredoc(tmp_path: Path) -> None:
+    async with auto_session(tmp_path, {"default_generation_settings": {}}) as (_, session, seen):
+        assert session.mode == "auto"
+        await session.send("hi")
+        assert [e.mode for e in seen if isinstance(e, ResponseStarted)] == ["ctl-heredoc"]
+        assert session.mode == "ctl-heredoc" == stored_mode(session)
+
+
+@pytest.mark.parametrize("chosen", ["ctl", "xml"])
+async def test_a_mode_chosen_before_the_first_request_is_kept(tmp_path: Path, chosen: str) -> None:
+    async with auto_session(tmp_path, TOOLS) as (server, session, seen):
+        session.set_mode(chosen)  # /mode before the first prompt
+        assert session.mode == chosen
+        await session.send("hi")
+        assert [e.mode for e in seen if isinstance(e, ResponseStarted)] == [chosen]
+        assert session.mode == chosen
+        assert not server.requests[-1].body.get("tools")  # a text protocol: no tools[]
