@@ -17,6 +17,7 @@ from frontier.app.agent.runtime import create_runtime
 from frontier.app.agent.session import AgentSession
 from frontier.app.config import Config
 from frontier.app.events import Event, ResponseStarted
+from frontier.app.session.db import StoreError
 from frontier.app.session.store import SessionStore
 from frontier.tools.policy import PolicyApprover
 
@@ -83,3 +84,35 @@ async def test_a_mode_chosen_before_the_first_request_is_kept(tmp_path: Path, ch
         assert [e.mode for e in seen if isinstance(e, ResponseStarted)] == [chosen]
         assert session.mode == chosen
         assert not server.requests[-1].body.get("tools")  # a text protocol: no tools[]
+
+
+async def test_a_mode_switched_is_what_a_resume_continues_in(tmp_path: Path) -> None:
+    """``/mode`` was kept only in the running session: ``frontier -c`` went back to the
+    mode the session started in (``/model`` was stored; ``/mode`` was not)."""
+    async with auto_session(tmp_path, TOOLS) as (server, session, _):
+        await session.send("hi")
+        session.set_mode("ctl")
+        sid, url = session.session_id, server.url
+        assert stored_mode(session) == "ctl"
+        await session.close()  # quit: the session is free to resume
+        config = Config(base_url=url, model="an-unknown-local-model", api_key="sk-test-0123456789")
+        resumed = create_runtime(config, approver=PolicyApprover("auto"), session_id=sid)
+        try:
+            assert resumed.resumed and resumed.mode == "ctl"
+        finally:
+            await resumed.close()
+
+
+async def test_a_mode_the_store_cannot_record_is_not_switched(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    async with auto_session(tmp_path, TOOLS) as (_, session, _seen):
+        await session.send("hi")
+
+        def full(self: object, session_id: str, mode: str) -> None:
+            raise StoreError("database or disk is full")
+
+        monkeypatch.setattr(SessionStore, "set_mode", full)
+        with pytest.raises(ValueError, match="the mode is unchanged: database or disk is full"):
+            session.set_mode("xml")
+        assert session.mode == "native-inc"

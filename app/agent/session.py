@@ -487,15 +487,24 @@ class AgentSession:
         return self._loop.cancel_tool()
 
     def set_mode(self, name: str) -> None:
-        """Use protocol mode ``name`` from the next model request on.
+        """Use protocol mode ``name`` from the next model request on, and store it on the
+        session's row (as ``/model`` stores the model): ``frontier -c`` continues in it.
 
-        Raises ``ValueError`` for an unknown mode and :class:`SessionBusy` during a
-        turn: a mode switched mid-turn would change framing between two responses
-        the model thinks are one conversation step.
+        Raises ``ValueError`` for an unknown mode or a store that could not record it (the
+        mode is then unchanged) and :class:`SessionBusy` during a turn: a mode switched
+        mid-turn would change framing between two responses the model thinks are one
+        conversation step.
         """
         mode = get_mode(name)
         if self._busy:
             raise SessionBusy("wait for the turn to end before switching mode")
+        if self._store is not None:
+            from frontier.app.session.db import StoreError
+
+            try:
+                self._store.set_mode(self.session_id, mode.name)
+            except StoreError as exc:
+                raise ValueError(f"the mode is unchanged: {exc}") from exc
         self._loop.set_mode(mode)
 
     def set_approval(self, policy: str) -> None:

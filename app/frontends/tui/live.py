@@ -715,7 +715,9 @@ class LiveController:
             self.app.notify(str(exc), severity="warning")
             return
         self.app.state.mark("status")
-        self.app.notify(f"mode {name}: applies from the next message", timeout=3)
+        self.app.notify(
+            f"mode {name} from the next message (recorded: a resume keeps it)", timeout=3
+        )
 
     # ------------------------------------------------------------------ other sessions
     def open_picker(self) -> None:
