@@ -91,7 +91,11 @@ def test_a_kept_alive_connection_numbers_its_answers_and_each_can_be_picked(tmp_
     assert [f.name for f in found] == [f"{path}#2", f"{path}#3"]
     (second,) = capture_sources(f"{path}#3")
     assert "b.py" in repr(second.recording.events) and "a.py" not in repr(second.recording.events)
-    with pytest.raises(CaptureError, match="response #1 is not an event stream; the streamed"):
+    with pytest.raises(
+        CaptureError,
+        match=r"response #1 is not an event stream or a whole answer; the model's responses are "
+        r"#2, #3",
+    ):
         capture_sources(f"{path}#1")
     with pytest.raises(CaptureError, match="holds 3 response"):
         capture_sources(f"{path}#4")

@@ -25,8 +25,9 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from frontier.app.model import registry
+from frontier.app.session.capture_jsonl import whole_answer
 from frontier.app.session.capture_raw import MAX_HAR_BYTES, RawEvent, RawResponse
-from frontier.app.session.capture_sse import CaptureError, read_events
+from frontier.app.session.capture_sse import MAX_EVENT, CaptureError, read_events
 from frontier.app.session.record import MAX_EVENTS
 from frontier.app.wire import safejson
 from frontier.app.wire.sse import SSEDecoder
@@ -65,8 +66,9 @@ class HarError(CaptureError):
 
 
 def har_responses(data: bytes, entry: int | None = None) -> list[RawResponse]:
-    """Each streamed response of the HAR in ``data``, in file order; ``entry`` (1-based,
-    among all the HAR's entries): only that one.
+    """Each model response of the HAR in ``data`` (streamed, or a whole JSON answer to a
+    request made without ``stream``), in file order; ``entry`` (1-based, among all the
+    HAR's entries): only that one.
 
     Raises :class:`HarError` when ``data`` is not a HAR, when no entry is a stream to a
     known endpoint, or when ``entry`` is not one of those that are.
@@ -76,21 +78,35 @@ def har_responses(data: bytes, entry: int | None = None) -> list[RawResponse]:
     if len(entries) > MAX_ENTRIES:
         notes = (f"the HAR has {len(entries)} entries; only the first {MAX_ENTRIES} were read",)
         entries = entries[:MAX_ENTRIES]
-    streamed = [i for i, e in enumerate(entries, 1) if _endpoint(e) is not None]
-    if not streamed:
+    budget = BodyBudget()
+    answers: dict[int, RawResponse] = {}
+    found: list[int] = []
+    for i, e in enumerate(entries, 1):
+        if _endpoint(e) is None:
+            continue
+        if not _is_stream(e):  # JSON: read now, since only its body says if it is an answer
+            answer = _response(e, i, notes, budget)
+            if answer is None:
+                continue
+            answers[i] = answer
+        found.append(i)
+    if not found:
         raise HarError(
-            f"no entry of this HAR ({len(entries)} read) is a {_STREAM} response to "
-            + ", ".join(ENDPOINTS)
+            f"no entry of this HAR ({len(entries)} read) is a model's response ({_STREAM}, "
+            "or a whole JSON answer) to " + ", ".join(ENDPOINTS)
         )
     if entry is not None:
-        if entry not in streamed:
+        if entry not in found:
             raise HarError(
-                f"entry #{entry} is not a streamed model response; the HAR's are "
-                + _numbers(streamed)
+                f"entry #{entry} is not a model's response; the HAR's are " + _numbers(found)
             )
-        streamed = [entry]
-    budget = BodyBudget()
-    return [_response(entries[i - 1], i, notes, budget) for i in streamed]
+        found = [entry]
+    out: list[RawResponse] = []
+    for i in found:
+        raw = answers.get(i) or _response(entries[i - 1], i, notes, budget)
+        assert raw is not None  # a stream always makes one
+        out.append(raw)
+    return out
 
 
 class BodyBudget:
@@ -179,9 +195,10 @@ def _get(obj: Any, *keys: str) -> Any:
 
 
 def _endpoint(entry: Any) -> str | None:
-    """The URL path of a streamed entry to a known endpoint, else ``None``."""
+    """The URL path of an entry to a known endpoint whose body is an event stream or JSON
+    (a request made without ``stream``), else ``None``."""
     url = _get(entry, "request", "url")
-    if not isinstance(url, str) or len(url) > MAX_PATH or not _is_stream(entry):
+    if not isinstance(url, str) or len(url) > MAX_PATH or _content_type(entry) is None:
         return None
     try:
         path = urlsplit(url).path
@@ -201,28 +218,43 @@ def model_named(request: Mapping[str, Any] | None) -> str:
     return model[:MAX_MODEL] if isinstance(model, str) else ""
 
 
-def _is_stream(entry: Any) -> bool:
-    """By ``response.content.mimeType``, else by the ``Content-Type`` header's value (no
-    other header is looked at, and nothing of it is kept)."""
-    mime = _get(entry, "response", "content", "mimeType")
-    if isinstance(mime, str) and _STREAM in mime.lower():
-        return True
+def _content_type(entry: Any) -> str | None:
+    """``stream`` or ``json``, by ``response.content.mimeType``, else by the
+    ``Content-Type`` header's value (no other header is looked at, and nothing of it is
+    kept); ``None`` for any other body."""
+    values = [_get(entry, "response", "content", "mimeType")]
     headers = _get(entry, "response", "headers")
     for header in headers if isinstance(headers, list) else ():
         name = _get(header, "name")
         if isinstance(name, str) and name.lower() == "content-type":
-            value = _get(header, "value")
-            if isinstance(value, str) and _STREAM in value.lower():
-                return True
-    return False
+            values.append(_get(header, "value"))
+    for value in values:
+        if isinstance(value, str) and _STREAM in value.lower():
+            return "stream"
+    for value in values:
+        if isinstance(value, str) and "json" in value.lower():
+            return "json"
+    return None
+
+
+def _is_stream(entry: Any) -> bool:
+    return _content_type(entry) == "stream"
 
 
 def _response(
     entry: Mapping[str, Any], index: int, notes: tuple[str, ...], budget: BodyBudget
-) -> RawResponse:
+) -> RawResponse | None:
+    """The entry's response, ``None`` for a JSON body that is no model's answer (an
+    error's, another API's)."""
     said = list(notes)
     body = _body(entry, said)
-    events, torn = body_events(body, said, budget)
+    if _is_stream(entry):
+        events, torn = body_events(body, said, budget)
+    else:
+        answer = answer_events(body, said, budget)
+        if answer is None:
+            return None
+        events, torn = answer, False
     request = _request(entry, said, budget)
     return RawResponse(
         kind="har",
@@ -261,6 +293,28 @@ def _body(entry: Mapping[str, Any], notes: list[str]) -> bytes:
             "that saved it)"
         )
     return body
+
+
+def answer_events(body: bytes, notes: list[str], budget: BodyBudget) -> list[RawEvent] | None:
+    """A whole (non-streamed) JSON answer's body as the events its stream would have
+    carried (each wire's ``whole_stream``), ``None`` when it is not one; bounded as one
+    event of a stream is (:data:`MAX_EVENT`, the envelope's depth, the budget's lists)."""
+    if not body.strip() or len(body) > MAX_EVENT:
+        return None
+    text = body.decode("utf-8", "replace")
+    if not budget.take_containers(text):
+        notes.append(f"the body was not read: this {budget.name} holds too many lists and objects")
+        return None
+    try:
+        obj = safejson.loads(text, max_depth=safejson.ENVELOPE_DEPTH)
+    except ValueError:
+        return None
+    whole = whole_answer(obj) if isinstance(obj, dict) else None
+    if whole is None or len(whole) > budget.events:
+        return None
+    budget.events -= len(whole)
+    notes.append("a whole (non-streamed) answer, read as the events its stream would have carried")
+    return [RawEvent(data=data, event=name) for name, data in whole]
 
 
 def body_events(body: bytes, notes: list[str], budget: BodyBudget) -> tuple[list[RawEvent], bool]:

@@ -29,6 +29,7 @@ from frontier.app.record import record, replace
 from frontier.app.session.capture_har import (
     MAX_PATH,
     BodyBudget,
+    answer_events,
     body_events,
     endpoint_path,
     model_named,
@@ -81,14 +82,23 @@ def http_responses(data: bytes, pick: int | None = None) -> list[RawResponse]:
             continue
         number += 1
         asked, request = request, None
-        if not _is_stream(message):
-            continue
-        streams.append(number)
-        if pick is not None and number != pick:
-            continue
         said = list(notes)
-        body = _decoded(message, said)
-        events, torn = body_events(body, said, budget)
+        if _is_stream(message):
+            streams.append(number)
+            if pick is not None and number != pick:
+                continue
+            body = _decoded(message, said)
+            events, torn = body_events(body, said, budget)
+        else:  # a request made without ``stream``: its body may be a whole answer
+            if not _may_be_answer(message):
+                continue
+            answer = answer_events(_decoded(message, said), said, budget)
+            if answer is None:
+                continue
+            streams.append(number)
+            if pick is not None and number != pick:
+                continue
+            events, torn = answer, False
         fields = _request_of(asked, said, budget)
         raw = RawResponse(
             kind="http",
@@ -111,12 +121,15 @@ def _none_read(responses: int, streams: list[int], pick: int | None) -> str:
     if pick is None or not streams:
         return (
             f"an HTTP capture of {responses} response(s), none of them an event stream "
-            "(text/event-stream): nothing streamed to read"
+            "(text/event-stream) or a model's whole JSON answer: nothing to read"
         )
     shown = ", ".join(f"#{n}" for n in streams[:20])
     if pick > responses:
-        return f"it holds {responses} response(s); #{pick} does not exist (streamed: {shown})"
-    return f"response #{pick} is not an event stream; the streamed ones are {shown}"
+        return f"it holds {responses} response(s); #{pick} does not exist (the model's: {shown})"
+    return (
+        f"response #{pick} is not an event stream or a whole answer; the model's responses "
+        f"are {shown}"
+    )
 
 
 def _messages(data: bytes, at: int, notes: list[str]) -> list[_Message]:
@@ -201,6 +214,14 @@ def _unchunked(data: bytes, at: int, notes: list[str]) -> tuple[bytes, int]:
         at += size
         ended = _LINE_END.match(data, at)
         at = ended.end() if ended is not None else at
+
+
+def _may_be_answer(message: _Message) -> bool:
+    """A response whose body may be a whole JSON answer (a 2xx, JSON or untyped)."""
+    if not message.target.startswith("2"):
+        return False
+    kind = message.headers.get(b"content-type")
+    return b"json" in kind if kind is not None else message.body.lstrip().startswith(b"{")
 
 
 def _is_stream(message: _Message) -> bool:

@@ -14,7 +14,13 @@ is one of (``docs/captures.md``):
 * a line of Ollama's native stream (``/api/chat``: ``message`` and ``done``;
   ``/api/generate``: ``response`` and ``done``), read as the Chat Completions chunk it
   stands for (:class:`OllamaLines`): what ``curl localhost:11434/api/chat`` saves, and
-  what Ollama's own clients speak, so a local model's framing can be checked as it came.
+  what Ollama's own clients speak, so a local model's framing can be checked as it came;
+* a whole (non-streamed) answer: a ``chat.completion``, a Responses ``response``, an
+  Anthropic ``message`` — what a request without ``stream`` returns (an SDK's default,
+  ``curl`` saved to a file) — read as the events its stream would have carried (each
+  wire's ``whole_stream``). The file may also be that one answer pretty-printed over many
+  lines (``jq .``, a browser's "copy response"). Before, a ``chat.completion`` was read
+  as a chunk without a delta: ``check`` said "ok, calls=0" of an answer that made calls.
 
 Times are seconds (a number over 1e12 is epoch milliseconds) or ISO 8601; they are made
 relative to the first line's and never go backwards. Every line is bounded in size and
@@ -27,6 +33,7 @@ import json
 from datetime import datetime
 from typing import Any
 
+from frontier.app.model import registry
 from frontier.app.session.capture_raw import RawEvent, RawResponse
 from frontier.app.session.capture_sse import MAX_EVENT, CaptureError, EmptyCapture, too_many_events
 from frontier.app.session.record import MAX_EVENTS
@@ -137,6 +144,28 @@ class OllamaLines:
         }
 
 
+def whole_answer(obj: dict[str, Any]) -> list[tuple[str, str]] | None:
+    """The events a whole answer of any wire stands for (``None``: not one)."""
+    for codec in registry.codecs():
+        events = codec.whole_stream(obj)
+        if events is not None:
+            return events
+    return None
+
+
+def _one_document(data: bytes) -> dict[str, Any] | None:
+    """``data`` as one JSON object over several lines (a pretty-printed answer), else
+    ``None`` (the lines are then read one by one, and the first's error is said); bounded
+    as a line is (:data:`MAX_EVENT`, the envelope's depth)."""
+    if len(data) > MAX_EVENT:
+        return None
+    try:
+        obj = safejson.loads(data.decode("utf-8", "replace"), max_depth=safejson.ENVELOPE_DEPTH)
+    except ValueError:
+        return None
+    return obj if isinstance(obj, dict) else None
+
+
 def jsonl_response(data: bytes, max_line: int = MAX_EVENT) -> RawResponse:
     """The events of a chunk log, in order, with their times where the log has them."""
     events: list[RawEvent] = []
@@ -145,12 +174,17 @@ def jsonl_response(data: bytes, max_line: int = MAX_EVENT) -> RawResponse:
     t0: float | None = None
     last = 0.0
     ollama = OllamaLines()
+    wholes = 0
     if max(data.count(b"\n"), data.count(b"\r")) > 2 * MAX_EVENTS:  # before they are split
         raise CaptureError(
             f"over {2 * MAX_EVENTS:,} lines, the cap for a chunk log; cut it to the part you "
             "want to check"
         )
     lines = data.splitlines()  # bytes: only CR and LF end a line, never U+2028 in a string
+    first = next((line.strip() for line in lines if line.strip()), b"")
+    if first == b"{" and (document := _one_document(data)) is not None:
+        # one object pretty-printed over many lines (``jq .``): read as the one line it is
+        lines = [json.dumps(document, ensure_ascii=False).encode()]
     for number, raw in enumerate(lines, 1):
         if len(raw) > max_line:
             raise CaptureError(f"line {number} is over {max_line:,} bytes, the cap per line")
@@ -166,25 +200,35 @@ def jsonl_response(data: bytes, max_line: int = MAX_EVENT) -> RawResponse:
             if number == len(lines) and not data.endswith(b"\n"):
                 notes.append(f"the last line is torn ({exc}): dropped")
                 return _done(events, notes, skipped, torn=True)
-            raise CaptureError(f"line {number}: not JSON ({exc})") from exc
+            else:
+                raise CaptureError(f"line {number}: not JSON ({exc})") from exc
+        found: list[tuple[str, str | None, float | None]] = []
         if isinstance(obj, dict) and OllamaLines.recognises(obj):
             chunk_text, created = ollama.chunk(obj)
-            found: tuple[str, str | None, float | None] | None = (chunk_text, None, created)
-        else:
-            found = _event(obj, body) if isinstance(obj, dict) else None
-        if found is None:
+            found = [(chunk_text, None, created)]
+        elif isinstance(obj, dict) and (whole := whole_answer(obj)) is not None:
+            wholes += 1
+            found = [(event_data, name, None) for name, event_data in whole]
+        elif isinstance(obj, dict) and (one := _event(obj, body)) is not None:
+            found = [one]
+        if not found:
             skipped += 1
             continue
-        chunk, name, when = found
-        when = when if when is not None else stamp
-        t: float | None = None
-        if when is not None:
-            t0 = when if t0 is None else t0
-            t = max(last, round(when - t0, 6))
-            last = t
-        if len(events) == MAX_EVENTS:
-            raise too_many_events(MAX_EVENTS)
-        events.append(RawEvent(data=chunk, event=name, t=t))
+        for chunk, name, when in found:
+            when = when if when is not None else stamp
+            t: float | None = None
+            if when is not None:
+                t0 = when if t0 is None else t0
+                t = max(last, round(when - t0, 6))
+                last = t
+            if len(events) == MAX_EVENTS:
+                raise too_many_events(MAX_EVENTS)
+            events.append(RawEvent(data=chunk, event=name, t=t))
+    if wholes:
+        notes.append(
+            f"{wholes} whole (non-streamed) answer(s), each read as the events its stream "
+            "would have carried"
+        )
     if ollama.lines:
         notes.append(
             f"{ollama.lines} line(s) of Ollama's native stream, each read as the Chat "

@@ -287,6 +287,9 @@ class Codec:
     def error_text(self, obj: Any) -> str:
         return error_message(obj)
 
+    def whole_stream(self, obj: Any) -> list[tuple[str, str]] | None:
+        return whole_events(obj)
+
     def json_answer(self, obj: Any) -> list[Delta] | None:
         """A ``message`` object (a server that ignored ``stream: true``), as the deltas
         its stream would have carried."""
@@ -720,6 +723,28 @@ def _int(value: object) -> int | None:
 
 def _str(value: object) -> str:
     return value if isinstance(value, str) else ""
+
+
+def whole_events(obj: Any) -> list[tuple[str, str]] | None:
+    """A ``message`` object as the events of its stream: ``message_start`` (no content
+    yet), each block started whole and stopped, ``message_delta`` with the stop reason,
+    ``message_stop``."""
+    if not isinstance(obj, dict) or not isinstance(obj.get("content"), list):
+        return None
+    if obj.get("type") != "message" and obj.get("role") != "assistant":
+        return None
+    usage = obj.get("usage")
+    start = {**obj, "content": [], "stop_reason": None, "stop_sequence": None}
+    out: list[dict[str, Any]] = [{"type": "message_start", "message": start}]
+    for index, block in enumerate(obj["content"]):
+        out.append({"type": "content_block_start", "index": index, "content_block": block})
+        out.append({"type": "content_block_stop", "index": index})
+    delta = {"stop_reason": obj.get("stop_reason"), "stop_sequence": obj.get("stop_sequence")}
+    end: dict[str, Any] = {"type": "message_delta", "delta": delta}
+    if isinstance(usage, dict) and "output_tokens" in usage:
+        end["usage"] = {"output_tokens": usage["output_tokens"]}
+    out += [end, {"type": "message_stop"}]
+    return [(e["type"], json.dumps(e, ensure_ascii=False, separators=(",", ":"))) for e in out]
 
 
 def _compact(value: Any) -> str:

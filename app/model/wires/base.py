@@ -93,6 +93,14 @@ class WireCodec(Protocol):
         carried; ``None`` when ``obj`` is not one (the transport then says so)."""
         ...
 
+    def whole_stream(self, obj: Any) -> list[tuple[str, str]] | None:
+        """A whole (non-streamed) answer of this API as the events, ``(name, data)``, its
+        stream would have carried, which this wire's decoder reads as :meth:`json_answer`
+        reads the object; ``None`` when ``obj`` is not one. A capture of a request made
+        without ``stream`` (an SDK's default, a ``curl`` saved to a file) is checked and
+        replayed so."""
+        ...
+
     def rejected(self, status: int, text: str) -> str | None:
         """The server refused a request (``status``, body ``text``): if the wire can send
         it differently (an optional field an older server rejects), adjust and say why;

@@ -335,6 +335,40 @@ class Codec:
         out.append(End())
         return out
 
+    def whole_stream(self, obj: Any) -> list[tuple[str, str]] | None:
+        """A ``chat.completion`` object as the one chunk its stream would have been: each
+        choice's ``message`` as its ``delta``, each call given its ``index``."""
+        choices = obj.get("choices") if isinstance(obj, dict) else None
+        if not choices or not isinstance(choices, list) or not isinstance(choices[0], dict):
+            return None
+        if not isinstance(choices[0].get("message"), dict):
+            return None  # a chunk (``delta``), or nothing of this API
+        chunk = {k: v for k, v in obj.items() if k != "choices"}
+        chunk["object"] = "chat.completion.chunk"
+        chunk["choices"] = [
+            {
+                "index": choice.get("index", i),
+                "delta": _as_delta(choice.get("message")),
+                "finish_reason": choice.get("finish_reason"),
+            }
+            for i, choice in enumerate(choices)
+            if isinstance(choice, dict)
+        ]
+        data = fastjson.dumps(chunk, ensure_ascii=False, separators=(",", ":"))
+        return [("message", data), ("message", "[DONE]")]
+
+
+def _as_delta(message: object) -> dict[str, Any]:
+    """A whole message as one chunk's ``delta``: each call with the ``index`` a stream's
+    pieces carry (a whole message's calls have none)."""
+    delta = dict(message) if isinstance(message, dict) else {}
+    calls = delta.get("tool_calls")
+    if isinstance(calls, list):
+        delta["tool_calls"] = [
+            {"index": i, **call} if isinstance(call, dict) else call for i, call in enumerate(calls)
+        ]
+    return delta
+
 
 class ChatDecoder:
     """One chat-completions response: chunks in, deltas out (see the module doc)."""

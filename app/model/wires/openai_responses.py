@@ -277,6 +277,18 @@ class Codec:
         out += _ending(obj.get("status"), obj, saw_call)
         return out
 
+    def whole_stream(self, obj: Any) -> list[tuple[str, str]] | None:
+        """A ``response`` object as the terminal event that carries it (the decoder reads
+        that event's ``output`` as the answer when nothing streamed before it)."""
+        if self.json_answer(obj) is None:
+            return None
+        status = obj.get("status")
+        kind = {"incomplete": "response.incomplete", "failed": "response.failed"}.get(
+            status if isinstance(status, str) else "", "response.completed"
+        )
+        data = {"type": kind, "response": obj}
+        return [(kind, json.dumps(data, ensure_ascii=False, separators=(",", ":")))]
+
 
 class ResponsesDecoder:
     """One Responses stream: events in, deltas out (see the module doc).
