@@ -142,3 +142,18 @@ def test_an_answer_without_a_length_runs_to_the_next_message_at_a_line_start() -
     bare = b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n\r\n"
     (one, two) = raw_responses(bare + quoting + bare + BODY, "http")
     assert one.events == sse_response(quoting).events and two.events == sse_response(BODY).events
+
+
+def test_curl_i_without_raw_keeps_the_chunked_header_over_a_joined_body(tmp_path: Path) -> None:
+    """``curl -i`` (without ``--raw``) joins a chunked body yet prints the server's
+    ``Transfer-Encoding: chunked``: the body was read as empty ("a chunk size line was
+    expected"), and ``check`` said "cannot tell which wire it was spoken on"."""
+    head = b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n"
+    (raw,) = raw_responses(head + b"\r\n" + BODY, "http")
+    assert raw.events == sse_response(BODY).events
+    assert any("holds no chunk sizes" in note for note in raw.notes)
+    path = tmp_path / "curl-i.txt"  # two exchanges: the first body ends at the second
+    path.write_bytes(head + b"\r\n" + BODY + request() + response(BODY.replace(b"a.py", b"b.py")))
+    first, second = capture_sources(str(path))
+    assert "a.py" in repr(first.recording.events) and "b.py" not in repr(first.recording.events)
+    assert "b.py" in repr(second.recording.events)

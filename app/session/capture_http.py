@@ -173,7 +173,13 @@ def _body(
 ) -> tuple[bytes, int]:
     """The message body starting at ``at``, and where the next message starts."""
     if b"chunked" in headers.get(b"transfer-encoding", b""):
-        return _unchunked(data, at, notes)
+        if _CHUNK_SIZE.match(data, at) is not None or not data[at:].strip():
+            return _unchunked(data, at, notes)
+        # ``curl -i`` without ``--raw`` joins the chunks yet keeps the header: no size
+        # line leads the body, which is read as it is (it was read as empty: nothing to
+        # check in the commonest way a stream is saved with its headers)
+        notes.append("the body says it is chunked but holds no chunk sizes (curl -i joins them)")
+        return _to_next_message(data, at)
     length = headers.get(b"content-length", b"")
     if length.isdigit():
         size = int(length)
@@ -182,8 +188,12 @@ def _body(
         return data[at : at + size], min(at + size, len(data))
     if request:
         return b"", at  # a request without a length has no body
-    # A response without a length runs to the connection's end, unless another message
-    # follows (a capture of several exchanges whose server left the length out).
+    return _to_next_message(data, at)
+
+
+def _to_next_message(data: bytes, at: int) -> tuple[bytes, int]:
+    """A response without a length runs to the connection's end, unless another message
+    follows (a capture of several exchanges whose server left the length out)."""
     following = _NEXT_START.search(data, at)
     end = following.start() if following is not None else len(data)
     return data[at:end], end
