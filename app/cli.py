@@ -634,9 +634,10 @@ def _run_command(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--max-turns",
         type=_positive_int,
-        default=20,
+        default=None,
         metavar="N",
-        help="model requests before giving up (at least 1; default 20)",
+        help="model requests one prompt may lead to before the turn stops (at least 1; "
+        "default: max_turns in config.toml or FRONTIER_MAX_TURNS, else 20)",
     )
     p.add_argument(
         "--json",
@@ -811,9 +812,10 @@ def _resume_command(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--max-turns",
         type=_positive_int,
-        default=20,
+        default=None,
         metavar="N",
-        help="with --headless: model requests before giving up (at least 1; default 20)",
+        help="with --headless: model requests the prompt may lead to before the turn stops "
+        "(at least 1; default: max_turns in config.toml or FRONTIER_MAX_TURNS, else 20)",
     )
     p.add_argument(
         "--rate",

@@ -126,6 +126,9 @@ class Config:
     max_calls: int = 64
     """The most tool calls one model response may make (``app/agent/loop.py``
     ``MAX_CALLS``): a call past it is not run and the model is told so."""
+    max_turns: int | None = None
+    """The most model requests one message may lead to before the turn stops and waits for
+    the person (``None``: 100 in the TUI, 20 headless; ``app/agent/loop.py``)."""
     sandbox: str = DEFAULT_SANDBOX
     """Where ``shell`` and ``python`` run (``vocab.SANDBOXES``; ``docs/sandbox.md``):
     ``workspace-write`` (default), ``read-only`` or ``off`` (unconfined)."""
@@ -177,6 +180,7 @@ _ENV = {
     "context_window": "FRONTIER_CONTEXT_WINDOW",
     "compact_threshold": "FRONTIER_COMPACT_THRESHOLD",
     "max_calls": "FRONTIER_MAX_CALLS",
+    "max_turns": "FRONTIER_MAX_TURNS",
     "sandbox": "FRONTIER_SANDBOX",
     "sandbox_network": "FRONTIER_SANDBOX_NETWORK",
 }
@@ -555,6 +559,10 @@ def load_config(**overrides: Any) -> Config:
     if values.get("max_calls") is not None:
         values["max_calls"] = _tokens(
             "max_calls", values["max_calls"], sources.get("max_calls", ""), unit="calls"
+        )
+    if values.get("max_turns") is not None:
+        values["max_turns"] = _tokens(
+            "max_turns", values["max_turns"], sources.get("max_turns", ""), unit="requests"
         )
     if "compact_threshold" in values:
         values["compact_threshold"] = _share(

@@ -554,7 +554,11 @@ class AgentLoop:
                 return TurnEnded("done", EMPTY_REPLY if empty else "")
             if any(r.meta.get("terminates") for r in results):
                 return TurnEnded("done", "a tool ended the task")
-        return TurnEnded("max_turns", f"stopped after {self.max_turns} model requests")
+        return TurnEnded(
+            "max_turns",
+            f"stopped after {self.max_turns} model requests in this turn (max_turns): send a "
+            "message to go on",
+        )
 
     def _carried_items(self) -> list[Item]:
         """Results the model never saw (the session stopped first), as the reply they

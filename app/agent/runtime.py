@@ -355,6 +355,17 @@ def _open_client(
     return client, adapter, client
 
 
+INTERACTIVE_MAX_TURNS = 100
+"""Model requests a message may lead to in the TUI: a person watches and stops it with
+Esc, and a real task takes more than 20 (stop 52: it stopped halfway through them)."""
+HEADLESS_MAX_TURNS = 20
+"""The same for ``frontier run``: nobody watches, so a loop stops sooner."""
+
+
+def turn_limit(*, interactive: bool) -> int:
+    return INTERACTIVE_MAX_TURNS if interactive else HEADLESS_MAX_TURNS
+
+
 def _settle_mode(
     client: ModelClient | None, info: ModelInfo | None
 ) -> Callable[[], Awaitable[Mode | None]] | None:
@@ -381,7 +392,7 @@ def create_runtime(
     demo: bool = False,
     demo_rate: float = 60.0,
     session_id: str | None = None,
-    max_turns: int = 20,
+    max_turns: int | None = None,
     workspace: Path | None = None,
     protocol: str | None = None,
     scrubber: Scrubber | None = None,
@@ -547,7 +558,7 @@ def create_runtime(
             emit=events.emit,
             store=store,
             session_id=session_id,
-            max_turns=max_turns,
+            max_turns=max_turns or config.max_turns or turn_limit(interactive=interactive),
             history=plan.history,
             instructions=with_environment(project.prompt(), environment),
             signals_call_done=adapter.signals_call_done,

@@ -96,7 +96,7 @@ def continue_last(args: argparse.Namespace) -> int:
         ("headless", False),
         ("prompt", None),
         ("json", False),
-        ("max_turns", 20),
+        ("max_turns", None),
         ("rate", None),
     ):
         setattr(args, name, value)

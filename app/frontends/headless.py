@@ -646,7 +646,7 @@ async def run_headless(
     *,
     prompts: list[str],
     as_json: bool = False,
-    max_turns: int = 20,
+    max_turns: int | None = None,
     session_id: str | None = None,
     demo: bool = False,
     demo_rate: float = 60.0,
