@@ -112,3 +112,23 @@ def test_capped_buffer_equals_cap_output_for_any_chunking() -> None:
             buf.append(data[i : i + step])
         assert buf.text() == cap_output(text)
     assert cap_output("short") == "short"
+
+
+async def test_a_command_that_opens_an_editor_does_not_wait_for_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``git commit`` without ``-m`` opened the user's editor, which has no terminal here:
+    it waited, unseen, for the call's whole time limit. An editor that never returns
+    stands in for vim."""
+    for name in ("EDITOR", "VISUAL", "GIT_EDITOR"):
+        monkeypatch.setenv(name, "sleep 600; :")
+    b = make_boundary(tmp_path)
+    setup = "git init -q && git config user.name t && git config user.email t@t && "
+    setup += "echo x > f && git add f"
+    assert (await b.run(call("shell", command=setup))).kind == "ok"
+    r = await b.run(call("shell", 2, command="git commit", timeout=30))
+    assert r.kind == "error" and "Aborting commit due to empty commit message" in r.output
+    r = await b.run(call("shell", 3, command="git commit -q -m first && git commit --amend -q"))
+    assert r.kind == "ok", r.output  # --amend keeps the message it has
+    r = await b.run(call("shell", 4, command="git log --format=%s"))
+    assert r.output.splitlines()[0] == "first"

@@ -80,11 +80,21 @@ def _allowed() -> frozenset[str]:
     return frozenset(name.strip().upper() for name in raw.split(",") if name.strip())
 
 
+NO_EDITOR = {"GIT_EDITOR": "true", "VISUAL": "true", "EDITOR": "true"}
+"""What a command may open to have a text edited: nothing that waits. A command has no
+terminal, so an editor it opened (``git commit`` without ``-m``, ``git commit --amend``,
+``git rebase --continue``, ``crontab -e``) waited unseen for the call's time limit (vim: 120
+s, then its screen's escape codes as the output). ``true`` ends at once: git keeps the
+message it has, or says "Aborting commit due to empty commit message"."""
+
+
 def child_env(extra: Mapping[str, str] | None = None) -> dict[str, str]:
     """The parent environment minus secret-named variables (``SECRET_NAME_PARTS``, except
-    those ``FRONTIER_TOOL_ENV_ALLOW`` names), plus ``extra`` (filtered the same way)."""
+    those ``FRONTIER_TOOL_ENV_ALLOW`` names), with :data:`NO_EDITOR` over it, plus
+    ``extra`` (filtered the same way)."""
     allowed = _allowed()
     env = {k: v for k, v in os.environ.items() if not is_secret(k, allowed)}
+    env.update(NO_EDITOR)
     env.update({k: v for k, v in (extra or {}).items() if not is_secret(k, allowed)})
     env.setdefault("PYTHONUNBUFFERED", "1")
     env.setdefault("PAGER", "cat")
