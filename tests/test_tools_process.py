@@ -7,7 +7,7 @@ import os
 from pathlib import Path
 
 import pytest
-from async_wait import gone
+from async_wait import gone, until
 from test_tools_fakes import call, make_boundary
 
 from frontier.app.events import ToolOutput
@@ -132,3 +132,20 @@ async def test_a_command_that_opens_an_editor_does_not_wait_for_it(
     assert r.kind == "ok", r.output  # --amend keeps the message it has
     r = await b.run(call("shell", 4, command="git log --format=%s"))
     assert r.output.splitlines()[0] == "first"
+
+
+async def test_a_background_job_holding_the_output_does_not_make_the_call_time_out(
+    tmp_path: Path,
+) -> None:
+    """``python -m http.server &``: the shell exits at once, the job keeps its output pipe,
+    and Python 3.11's ``Process.wait`` waits for that pipe too, so the call ran to its time
+    limit and said "timed out". It ends once the command has, says why the job stopped and
+    how to leave one running."""
+    r = await make_boundary(tmp_path).run(
+        call("shell", command="sleep 600 & echo job $!; exit 3", timeout=60)
+    )
+    assert r.kind == "error" and r.exit_code == 3, r.output
+    assert "a job it started in the background kept its output open" in r.output
+    assert "`cmd > cmd.log 2>&1 &`" in r.output and r.output.rstrip().endswith("[exit 3]")
+    job = int(r.output.split("job ", 1)[1].split()[0])
+    await until(lambda: gone(job), "the job left holding the output is stopped")

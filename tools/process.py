@@ -294,6 +294,47 @@ def _descendants(pid: int, tree: Mapping[int, list[int]]) -> list[int]:
     return out
 
 
+HELD_NOTE = (
+    f"\n[the command exited, but a job it started in the background kept its output open: "
+    f"not read after {DRAIN_AFTER_EXIT:g} s, and the command's process group stopped. To "
+    "leave a job running, send its output elsewhere: `cmd > cmd.log 2>&1 &`]\n"
+)
+
+
+def _exit_of(proc: asyncio.subprocess.Process) -> asyncio.Future[int | None]:
+    """The main process's exit status once it exits, whatever holds its output.
+
+    Python 3.11's ``Process.wait`` resolves only once the output pipe closes too: a job the
+    command left in the background (``python -m http.server &``, ``setsid …``) holds it, so
+    a command that ended at once ran to its time limit and was called "timed out". A daemon
+    thread waits for the exit with ``WNOWAIT`` (asyncio's watcher still reaps it) and says
+    the status as ``returncode`` would; where ``waitid`` is missing, ``Process.wait``."""
+    waitid = getattr(os, "waitid", None)
+    if waitid is None:
+        return asyncio.ensure_future(proc.wait())
+    loop = asyncio.get_running_loop()
+    future: asyncio.Future[int | None] = loop.create_future()
+
+    def deliver(status: int | None) -> None:
+        if not future.done():
+            future.set_result(status)
+
+    def watch() -> None:
+        status: int | None = None
+        try:
+            info = waitid(os.P_PID, proc.pid, os.WEXITED | os.WNOWAIT)
+        except ChildProcessError:  # reaped already: asyncio has its code
+            info = None
+        if info is not None:
+            killed = info.si_code in (os.CLD_KILLED, os.CLD_DUMPED)
+            status = -info.si_status if killed else info.si_status
+        with contextlib.suppress(RuntimeError):  # the loop closed meanwhile
+            loop.call_soon_threadsafe(deliver, status)
+
+    threading.Thread(target=watch, name=f"frontier-exit-{proc.pid}", daemon=True).start()
+    return future
+
+
 async def _stop_group(proc: asyncio.subprocess.Process, contained: bool = False) -> None:
     """TERM, grace, KILL. ``contained``: ``proc`` is bwrap, which would die of the TERM at
     once and take the sandbox with it (KILL, no grace); so the TERM goes to every process
@@ -405,31 +446,40 @@ async def _supervise(
 
     writer = asyncio.create_task(feed_stdin()) if stdin_data is not None else None
     reader = asyncio.create_task(read())
-    waiter = asyncio.create_task(proc.wait())
+    waiter = _exit_of(proc)
     cancelled = asyncio.create_task(cancel.event.wait())
     kind: ResultKind = "ok"
+    status: int | None = None
+    held = False
     try:
-        done, _ = await asyncio.wait(
-            {waiter, cancelled}, timeout=timeout, return_when=asyncio.FIRST_COMPLETED
-        )
-        if waiter not in done:
+        either: set[asyncio.Future[Any]] = {waiter, cancelled}
+        done, _ = await asyncio.wait(either, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
+        if waiter in done:
+            status = waiter.result()
+        else:
             kind = "cancelled" if cancelled in done else "timeout"
             await _stop_group(proc, contained)
         try:
             await asyncio.wait_for(asyncio.shield(reader), DRAIN_AFTER_EXIT)
         except TimeoutError:
+            held = kind == "ok"  # a background job kept the output open: said below
             _killpg(proc.pid, signal.SIGKILL)
             reader.cancel()
     except asyncio.CancelledError:
         await _stop_group(proc, contained)
         raise
     finally:
-        for task in (cancelled, reader, writer):
+        for task in (cancelled, reader, writer, waiter):
             if task is not None and not task.done():
                 task.cancel()
         with contextlib.suppress(asyncio.CancelledError):
             await reader
-    code = proc.returncode if proc.returncode is not None else -1
+    if held:
+        buf.append(HELD_NOTE.encode())
+    elif proc.returncode is None and status is None:
+        await proc.wait()  # its output has closed: only asyncio's word of the exit is left
+    code = proc.returncode if proc.returncode is not None else status
+    code = -1 if code is None else code
     if code < 0:
         code = 128 - code
     if kind == "cancelled":
