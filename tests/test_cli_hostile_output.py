@@ -448,12 +448,15 @@ def test_run(
             *(["--json"] if as_json else []),
         )  # fmt: skip
     assert SHOWN in ran.out + ran.err
+    # The command's escape sequences are not its output (the model reads what a terminal
+    # shows: tools/terminal_output.py); the rest of what it printed is kept, and shown safe.
     if as_json:
         events = [json.loads(line) for line in ran.out.splitlines()]
         finished = [e for e in events if e["type"] == "tool_finished"]
-        assert any("\x1b[2J" in e["output"] for e in finished)  # lossless
+        assert any("\u202e\a" in e["output"] for e in finished)  # lossless
+        assert not any("\x1b" in e["output"] for e in finished)
     else:
-        assert "\\x1b[2J" in ran.out  # the command's output, shown
+        assert "\\u202e\\x07" in ran.out  # the command's output, shown safe
 
 
 @walks("resume", None)

@@ -45,6 +45,7 @@ from frontier.tools.contract import Preview, ToolContext, ToolSpec
 from frontier.tools.output_cap import CappedBuffer, IncrementalText
 from frontier.tools.paths import real_root
 from frontier.tools.sandbox import SandboxRecord, tidy
+from frontier.tools.terminal_output import terminal_text
 
 EXIT_CANCELLED = 130
 EXIT_TIMEOUT = 124
@@ -507,7 +508,7 @@ def _timeout_param(default: int) -> dict[str, Any]:
 
 
 def _render(res: ProcessResult, timeout: float) -> str:
-    out = res.output if res.output else "(no output)"
+    out = terminal_text(res.output) if res.output else "(no output)"
     out += "" if out.endswith("\n") else "\n"
     if res.kind == "timeout":
         out += f"[timed out after {timeout:g}s: process group killed; output above is partial]"
