@@ -25,10 +25,10 @@ TOOLS = {"chat_template_caps": {"supports_tools": True}, "default_generation_set
 
 
 @contextlib.asynccontextmanager
-async def auto_session(tmp_path: Path, props: dict[str, object]) -> AsyncIterator[
-    tuple[WireServer, AgentSession, list[Event]]
-]:  # fmt: skip
-    server = WireServer("openai-chat", props=props)
+async def auto_session(
+    tmp_path: Path, props: dict[str, object] | None, ollama: list[str] | None = None
+) -> AsyncIterator[tuple[WireServer, AgentSession, list[Event]]]:
+    server = WireServer("openai-chat", props=props, ollama=ollama)
     server.answer(stream(script("openai-chat", [Text("Hello.")])))
     async with serve_wire(server) as url:
         root = tmp_path / "ws"
@@ -116,3 +116,20 @@ async def test_a_mode_the_store_cannot_record_is_not_switched(
         with pytest.raises(ValueError, match="the mode is unchanged: database or disk is full"):
             session.set_mode("xml")
         assert session.mode == "native-inc"
+
+
+@pytest.mark.parametrize(
+    ("capabilities", "mode"),
+    [(["completion", "tools"], "native-inc"), (["completion", "vision"], "ctl-heredoc")],
+)
+async def test_ollama_says_whether_the_model_takes_tools(
+    tmp_path: Path, capabilities: list[str], mode: str
+) -> None:
+    """Ollama has no ``/props``: a model the catalogue does not know (a new one, a
+    fine-tune, a Modelfile of one's own) was always taught the text protocol, though
+    Ollama lists ``tools`` among its capabilities (``POST /api/show``)."""
+    async with auto_session(tmp_path, None, ollama=capabilities) as (server, session, seen):
+        await session.send("hi")
+        assert [e.mode for e in seen if isinstance(e, ResponseStarted)] == [mode]
+        assert server.shown == ["an-unknown-local-model"]
+        assert bool(server.requests[-1].body.get("tools")) == (mode == "native-inc")

@@ -560,7 +560,23 @@ class WireServer:
     props: dict[str, Any] | None = None
     """What llama.cpp's ``GET /props`` answers (the window, whether its template renders
     tools); none: 404."""
+    ollama: list[str] | None = None
+    """Serve as Ollama does beside ``/v1``: ``GET /api/ps`` (nothing loaded) and ``POST
+    /api/show`` answering these ``capabilities``; none: 404 there."""
+    shown: list[str] = field(default_factory=list)
+    """The models ``/api/show`` was asked about."""
     _repeating: bool = False
+
+    async def ollama_ps(self, request: web.Request) -> web.StreamResponse:
+        if self.ollama is None:
+            return web.json_response({"error": "not found"}, status=404)
+        return web.json_response({"models": []})
+
+    async def ollama_show(self, request: web.Request) -> web.StreamResponse:
+        if self.ollama is None:
+            return web.json_response({"error": "not found"}, status=404)
+        self.shown.append((await request.json()).get("model"))
+        return web.json_response({"template": "{{ .Prompt }}", "capabilities": self.ollama})
 
     async def served_props(self, request: web.Request) -> web.StreamResponse:
         if self.props is None:
@@ -687,6 +703,8 @@ async def serve_wire(server: WireServer, sock: socket.socket | None = None) -> A
         app.router.add_post(path, server.dispatch)
     app.router.add_get("/v1/models", server.listing)
     app.router.add_get("/props", server.served_props)
+    app.router.add_get("/api/ps", server.ollama_ps)
+    app.router.add_post("/api/show", server.ollama_show)
     runner = web.AppRunner(app, shutdown_timeout=1.0)
     await runner.setup()
     try:

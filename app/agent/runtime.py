@@ -247,21 +247,6 @@ def _context_budget(
     return budget
 
 
-def server_has_tools(props: object) -> bool | None:
-    """Whether llama.cpp's ``GET /props`` says its chat template renders tools (newer
-    builds: ``chat_template_caps.supports_tools``; older: the template names ``tools``);
-    ``None`` when the answer says nothing either way."""
-    if not isinstance(props, dict):
-        return None
-    caps = props.get("chat_template_caps")
-    if isinstance(caps, dict) and isinstance(caps.get("supports_tools"), bool):
-        return bool(caps["supports_tools"])
-    template = props.get("chat_template")
-    if isinstance(template, str) and template:
-        return "tools" in template
-    return None
-
-
 @record(frozen=False)
 class _Plan:
     """What a new or resumed session starts from, before the client exists."""
@@ -370,15 +355,15 @@ def _settle_mode(
     client: ModelClient | None, info: ModelInfo | None
 ) -> Callable[[], Awaitable[Mode | None]] | None:
     """``--protocol auto`` for a model the catalogue does not know: before the first
-    request, ask the server (llama.cpp's ``/props``, the same answer the window probe
-    reads) whether its template renders tools; native-inc if so (the loop stores it)."""
+    request, ask the server whether the model takes tools (llama.cpp's ``/props``, the
+    answer the window probe reads; Ollama's ``/api/show``); native-inc if so (the loop
+    stores it)."""
     if client is None or info is not None:
         return None
     http = client
 
     async def settle() -> Mode | None:
-        tools = server_has_tools(await http.probe_json("props", root=True))
-        mode = resolve_protocol("auto", None, tools)
+        mode = resolve_protocol("auto", None, await http.probe_tools())
         return None if mode == "ctl-heredoc" else get_mode(mode)
 
     return settle

@@ -69,6 +69,23 @@ async def ollama_window(
     return WindowInfo(tokens, SOURCE) if tokens else None
 
 
+async def ollama_tools(
+    client: httpx.AsyncClient,
+    base_url: str,
+    model: str,
+    headers: Mapping[str, str] | None,
+    timeout: float,
+) -> bool | None:
+    """Whether Ollama says ``model`` takes tools (``POST /api/show``: ``"tools"`` among its
+    ``capabilities``, which Ollama reads off the model's template); ``None`` when it does
+    not say. A model the catalogue does not know (a new one, a fine-tune, a custom
+    Modelfile) was taught the text protocol though Ollama would have run its calls."""
+    url = endpoint_url(base_url, "api/show", root=True)
+    shown = await get_json(client, url, headers, timeout, post={"model": model})
+    capabilities = shown.get("capabilities") if isinstance(shown, dict) else None
+    return "tools" in capabilities if isinstance(capabilities, list) else None
+
+
 async def _load(
     client: httpx.AsyncClient,
     base_url: str,

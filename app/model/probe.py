@@ -107,16 +107,39 @@ def window_from(props: object, models: object, model: str) -> WindowInfo | None:
     return None
 
 
+def tools_from_props(props: object) -> bool | None:
+    """Whether llama.cpp's ``GET /props`` says its chat template renders tools (newer
+    builds: ``chat_template_caps.supports_tools``; older: the template names ``tools``);
+    ``None`` when the answer says nothing either way."""
+    if not isinstance(props, dict):
+        return None
+    caps = props.get("chat_template_caps")
+    if isinstance(caps, dict) and isinstance(caps.get("supports_tools"), bool):
+        return bool(caps["supports_tools"])
+    template = props.get("chat_template")
+    if isinstance(template, str) and template:
+        return "tools" in template
+    return None
+
+
 async def get_json(
-    client: httpx.AsyncClient, url: str, headers: Mapping[str, str] | None, timeout: float
+    client: httpx.AsyncClient,
+    url: str,
+    headers: Mapping[str, str] | None,
+    timeout: float,
+    *,
+    post: Mapping[str, Any] | None = None,
 ) -> Any:
-    """The JSON body of ``GET url``, or ``None`` for anything else (errors included): read
-    at most ``BODY_CAP`` bytes and parsed with the envelope depth limit, since a server's
-    answer is untrusted input like its stream."""
+    """The JSON body of ``GET url`` (``POST`` of ``post`` when given), or ``None`` for
+    anything else (errors included): read at most ``BODY_CAP`` bytes and parsed with the
+    envelope depth limit, since a server's answer is untrusted input like its stream."""
     with contextlib.suppress(Exception):  # never fatal: a probe only helps
         async with asyncio.timeout(timeout):
             request = client.build_request(
-                "GET", url, headers={**(headers or {}), "Accept": "application/json"}
+                "GET" if post is None else "POST",
+                url,
+                headers={**(headers or {}), "Accept": "application/json"},
+                json=post,
             )
             response = await client.send(request, stream=True)
             try:

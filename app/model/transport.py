@@ -324,6 +324,23 @@ class ModelClient:
             load_timeout=self.timeouts.first_byte,
         )
 
+    async def probe_tools(self, timeout: float = PROBE_TIMEOUT) -> bool | None:
+        """Whether the server says the model takes native tool calls: llama.cpp's
+        ``/props`` (its template's capabilities), else Ollama's ``/api/show`` (the model's
+        ``capabilities``); ``None`` when neither says. Never raises."""
+        from frontier.app.model.probe import tools_from_props
+
+        said = tools_from_props(await self.probe_json("props", root=True, timeout=timeout))
+        if said is not None:
+            return said
+        from frontier.app.model.ollama import is_ollama, ollama_tools
+
+        if not is_ollama(await self.probe_json("api/ps", root=True, timeout=timeout)):
+            return None
+        return await ollama_tools(
+            self._client, self._base, self.model, self._probe_headers(), timeout
+        )
+
     def _probe_headers(self) -> dict[str, str]:
         """The wire's headers for a ``GET`` beside the endpoint (its key), less ``Accept``."""
         headers = dict(self.codec.headers(self._api_key))
