@@ -351,6 +351,21 @@ async def test_native_tool_messages_keep_their_ids_when_stubbed(
 # --------------------------------------------------------------------------- threshold: summary
 
 
+async def test_a_summary_is_asked_at_the_models_own_effort(
+    make_rig: Callable[..., Rig],
+) -> None:
+    """``--reasoning-effort high`` went with the summary request too: a Claude summary
+    spent half its ``max_tokens`` thinking, an OpenAI one its time."""
+    names = ["a.txt", "b.txt", "c.txt", "d.txt"]
+    script = Script([write_call(f"c{i}", n) for i, n in enumerate(names, 1)] + ["Written."])
+    rig = make_rig(mock_client(script.handle, effort="high"), window=6000, keep_rounds=1)
+    assert (await rig.loop.send("write four notes")).reason == "done"
+    assert script.summaries, "a summary was asked for"
+    assert all("reasoning_effort" not in ask for ask in script.summaries)
+    turns = [r for r in script.requests if r not in script.summaries]
+    assert turns and all(r.get("reasoning_effort") == "high" for r in turns)
+
+
 async def test_the_oldest_rounds_are_summarised_by_the_model_when_stubs_are_not_enough(
     make_rig: Callable[..., Rig],
 ) -> None:

@@ -395,6 +395,9 @@ class Compactor:
             (UserText(SUMMARY_REQUEST.format(transcript=text), "notice"),),
             max_tokens=answer,
             once=True,  # its transcript is sent once: a cache write would cost, not save
+            # the model's own effort, whatever the session asks: at `high` a Claude
+            # summary spent half its `max_tokens` thinking, an OpenAI one its time
+            effort="auto",
         )
         index = self.requests.take()
         rid: int | None = None
