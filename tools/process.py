@@ -588,7 +588,10 @@ class ShellTool(_ExecTool):
         name="shell",
         description=(
             "Run a shell command (bash -c) in the workspace root. stdout and stderr are merged; "
-            "long output keeps its first 60% and last 40%."
+            "long output keeps its first 60% and last 40%. No terminal: stdin is empty and an "
+            "editor exits at once (git commit -m MSG). A background job is stopped when the "
+            "command ends unless it sends its output to a file (cmd > cmd.log 2>&1 &) and no "
+            "sandbox runs the command: start and use a server in one command."
         ),
         parameters={
             "type": "object",
