@@ -63,3 +63,29 @@ async def test_a_glob_written_either_way_finds_the_file_and_grep_filters_by_it(
     assert r.kind == "ok" and listed == ["Résumé/café.py", "[1 file]"], r.output
     r = await b.run(call("grep", 2, pattern="x = 1", glob=pattern))
     assert r.kind == "ok" and "[1 match in 1 file]" in r.output, r.output
+
+
+@pytest.fixture
+def latin1(tmp_path: Path) -> Path:
+    """A file whose name is Latin-1 bytes, not UTF-8 (an old archive's ``café.txt``)."""
+    try:
+        fd = os.open(os.path.join(os.fsencode(tmp_path), b"caf\xe9.txt"), os.O_CREAT | os.O_WRONLY)
+    except OSError as exc:  # a file system that takes UTF-8 names only (APFS)
+        pytest.skip(f"this file system refuses a name that is not UTF-8: {exc}")
+    os.write(fd, b"old = 1\n")
+    os.close(fd)
+    return tmp_path
+
+
+async def test_a_name_that_is_not_utf8_is_read_and_edited_as_it_was_shown(latin1: Path) -> None:
+    """``glob`` shows it as ``caf\\ufffd.txt``; that name, written back, named nothing, so
+    the file could be listed but never read or edited."""
+    b = make_boundary(latin1)
+    listed = await b.run(call("glob", pattern="*.txt"))
+    assert "caf\ufffd.txt" in listed.output
+    r = await b.run(call("read", 2, path="caf\ufffd.txt"))
+    assert r.kind == "ok" and "old = 1" in r.output, r.output
+    r = await b.run(call("replace", 3, path="caf\ufffd.txt", old="old = 1", new="new = 2"))
+    assert r.kind == "ok", r.output
+    assert os.listdir(os.fsencode(latin1)) == [b"caf\xe9.txt"]  # no second file
+    assert (latin1 / os.fsdecode(b"caf\xe9.txt")).read_text() == "new = 2\n"

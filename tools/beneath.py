@@ -402,20 +402,44 @@ def _composed_twin(dir_fd: int, name: str) -> str | None:
     """The one entry of the folder whose name is ``name`` composed otherwise (Unicode's
     NFC and NFD: ``é`` as one character, or as ``e`` and an accent), when ``name`` is not
     there. A name made on macOS is kept decomposed, and a model writes it composed: its
-    ``write`` made a second file that looks like the first, and ``read`` found none. Only a
-    name that is not ASCII is looked for (the folder is listed then); two such twins on
-    disk are left alone (which one was meant is unknown)."""
+    ``write`` made a second file that looks like the first, and ``read`` found none.
+
+    Or whose name is not UTF-8 (``caf\\xe9.txt``, Latin-1 from an old archive) and was
+    shown to the model with U+FFFD for its odd bytes (``glob``, ``grep``, a listing): the
+    name the model writes back, ``caf\ufffd.txt``, named nothing, so such a file could be
+    listed but never read or edited.
+
+    Only a name that is not ASCII is looked for (the folder is listed then); two such
+    twins on disk are left alone (which one was meant is unknown)."""
     if name.isascii():
         return None
-    import unicodedata
-
-    want = unicodedata.normalize("NFC", name)
     try:
         names = os.listdir(dir_fd)
     except OSError:
         return None
+    if "\ufffd" in name:
+        found = [n for n in names if n != name and name in _shown_forms(n)]
+        if found:
+            return found[0] if len(found) == 1 else None
+    import unicodedata
+
+    want = unicodedata.normalize("NFC", name)
     found = [n for n in names if not n.isascii() and unicodedata.normalize("NFC", n) == want]
     return found[0] if len(found) == 1 else None
+
+
+_AS_SHOWN = {code: "\ufffd" for code in range(0xDC80, 0xDD00)}
+"""Each byte of a file name that is not UTF-8 (a surrogate, as ``os.listdir`` gives it)
+as U+FFFD (``str.translate``: no regular expression on a command's path)."""
+
+
+def _shown_forms(name: str) -> tuple[str, ...]:
+    """``name`` with its undecodable bytes as U+FFFD: one each, or as UTF-8's decoder
+    with ``replace`` makes them (a cut sequence is one); the forms a tool may have shown."""
+    each = name.translate(_AS_SHOWN)
+    if each == name:
+        return ()
+    return (each, name.encode("utf-8", "surrogateescape").decode("utf-8", "replace"))
 
 
 @contextmanager
