@@ -30,6 +30,7 @@ from frontier.app.stream_events import (  # noqa: F401 (re-exported)
     Confirmed,
     ContractError,
     Event,
+    ReasoningText,
     StreamBytes,
     StreamStopped,
     ToolCall,
@@ -128,17 +129,6 @@ class AssistantText(Event):
     """Confirmed assistant prose as a string (decoded from confirmed text bytes)."""
 
     type: ClassVar[str] = "text"
-    text: str
-
-
-@record
-class ReasoningText(Event):
-    """A piece of the model's reasoning (``delta.reasoning_content`` or ``delta.reasoning``,
-    streamed before the answer by DeepSeek, Qwen3, llama.cpp, vLLM): shown live as a dimmed
-    thinking block and kept in the recorded stream, but never fed to a transducer (it proves
-    nothing) and never sent back to the model (DeepSeek rejects it in later requests)."""
-
-    type: ClassVar[str] = "reasoning"
     text: str
 
 

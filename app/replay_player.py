@@ -21,6 +21,7 @@ from frontier.app.events import (
     Confirmed,
     ContractError,
     Event,
+    ReasoningText,
     ResponseContinued,
     ResponseEnded,
     ResponseStarted,
@@ -216,6 +217,9 @@ class ReplayPlayer:
         self._times = [t for t, _ in source.marks]
         self._beside = _beside(source)
         """Errors raised beside the text still to play (``ReplaySource.events``)."""
+        self._thoughts = _reasoning_at(source)
+        """A text protocol's reasoning still to play, at the offset of the text before it
+        (a native transducer reads its own off the events)."""
         self.error_offsets = self._scan_errors()
         self.errors_seen = 0
         """Contract errors reported so far; once all the dry run found have, none is ahead."""
@@ -259,19 +263,29 @@ class ReplayPlayer:
         events = self.start()
         end = min(end, self.size)
         while end > self.position and not self.finished:
+            events += self._thoughts_here()
             events += self._joins_here()
             events += self._beside_here()
             stops = [o for o, _ in self.source.joins if self.position < o < end]
             stops += [e.offset for e in self._beside if self.position < e.offset < end]
+            stops += [o for o, _ in self._thoughts[:1] if self.position < o < end]
             stop = min([end, *stops])
             piece = self.source.data[self.position : stop]
             events += self._read(piece)
             self.position = stop
         if self.position >= self.size and not self.finished:
+            events += self._thoughts_here()
             events += self._joins_here()
             events += self._beside_here()
             events += self._finish()
         return events
+
+    def _thoughts_here(self) -> list[Event]:
+        """The reasoning streamed before the text at the current position, once."""
+        out: list[Event] = []
+        while self._thoughts and self._thoughts[0][0] <= self.position:
+            out.append(ReasoningText(self._thoughts.pop(0)[1]))
+        return out
 
     def _beside_here(self) -> list[Event]:
         """The first error raised beside the text, once play reaches its offset (unless
@@ -541,6 +555,34 @@ def _beside(source: ReplaySource) -> list[ContractError]:
 
     found = errors_beside(source.protocol, source.wire, source.events)
     return sorted(found, key=lambda e: e.offset)
+
+
+def _reasoning_at(source: ReplaySource) -> list[tuple[int, str]]:
+    """A text protocol's reasoning as streamed (``ReplaySource.events``), each piece at the
+    offset of the text before it, as ``text_pieces`` counts the text (a continuation's
+    echo skipped): ``replay`` showed none of a reasoning model's thinking."""
+    if not source.events:
+        return []
+    from frontier.app.model import registry
+    from frontier.app.model.stream import ReasoningDelta, TextDelta
+    from frontier.app.wire.continuation import read_join
+
+    decoder = registry.codec(source.wire).decoder()
+    out: list[tuple[int, str]] = []
+    size = skip = 0
+    for _, data in source.events:
+        join = read_join(data)
+        if join is not None:
+            skip = join.echo_skipped if join.offset == size else skip
+            continue
+        deltas = decoder.feed("message", data)
+        thought = "".join(d.text for d in deltas if type(d) is ReasoningDelta)  # type: ignore[union-attr]
+        if thought:
+            out.append((size, thought))
+        piece = "".join(d.text for d in deltas if type(d) is TextDelta).encode("utf-8")  # type: ignore[union-attr]
+        cut = min(skip, len(piece))
+        size, skip = size + len(piece) - cut, skip - cut
+    return out
 
 
 def _err(event: Event) -> TypeGuard[ContractError]:

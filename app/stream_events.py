@@ -237,6 +237,19 @@ class ContractError(Event):
         _set(self, "offset", offset)
 
 
+@record
+class ReasoningText(Event):
+    """A piece of the model's reasoning (``delta.reasoning_content`` or ``delta.reasoning``,
+    Responses' reasoning summaries, Anthropic's thinking): shown as a dimmed thinking block
+    and kept in the recorded stream, never fed to a transducer (it proves nothing). The
+    native transducer reads it off the events it decodes, so a replay and ``frontier
+    transduce`` show it where the live run did; what goes back to the model is the API's
+    own reasoning block (``model.stream.ReasoningBlock``)."""
+
+    type: ClassVar[str] = "reasoning"
+    text: str
+
+
 @record(init=False)
 class StreamStopped(Event):
     """The transducer stopped reading (e.g. text after a confirmed call)."""

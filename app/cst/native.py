@@ -67,6 +67,7 @@ from frontier.app.model.stream import (
     Finish,
     Ignored,
     Malformed,
+    ReasoningDelta,
     TextDelta,
     Unreadable,
 )
@@ -77,6 +78,7 @@ from frontier.app.stream_events import (
     Confirmed,
     ContractError,
     Event,
+    ReasoningText,
     ToolCall,
 )
 from frontier.app.vocab import is_clean
@@ -762,6 +764,9 @@ class NativeSSETransducer:
             deltas = self._decoder.feed(name, item)
             if any(type(d) is End for d in deltas):
                 self.saw_end = True
+            thought = "".join(d.text for d in deltas if type(d) is ReasoningDelta)  # type: ignore[union-attr]
+            if thought:  # as the live loop shows it, before what the same event carried
+                events.append(ReasoningText(thought))
             piece, found = self.accumulator.feed(deltas)
             added.append(piece)
             events.extend(found)
