@@ -796,9 +796,66 @@ async def test_reasoning_effort_is_asked_in_each_apis_words(make: Make, wire: st
         assert body["reasoning"] == {"summary": "auto", "effort": "high"}
     elif wire == "openai-chat":
         assert body["reasoning_effort"] == "high"
-    else:  # a thinking budget within max_tokens, which counts the thinking
-        assert body["thinking"] == {"type": "enabled", "budget_tokens": body["max_tokens"] // 2}
+    else:  # a model the catalogue does not know: adaptive, as every Claude since 4.6
+        assert body["thinking"] == {"type": "adaptive"}
+        assert body["output_config"] == {"effort": "high"}
     rig.assert_valid()
+
+
+@pytest.mark.parametrize(
+    ("model", "thinking", "config"),
+    [
+        ("claude-opus-4-7", {"type": "adaptive"}, {"effort": "high"}),
+        ("claude-sonnet-4-6", {"type": "adaptive"}, {"effort": "high"}),
+        ("claude-sonnet-4-5-20250929", {"type": "enabled", "budget_tokens": 16_000}, None),
+        ("claude-3-haiku-20240307", None, None),  # no reasoning: never asked
+    ],
+)
+async def test_each_claude_is_asked_to_think_its_own_way(
+    make: Make, model: str, thinking: Any, config: Any
+) -> None:
+    """Opus 4.7 takes only adaptive thinking (``type: enabled`` is a 400): asked with a
+    budget, then without thinking after the refusal, ``--reasoning-effort high`` got no
+    thinking at all from the newest Claude."""
+    wire = "anthropic-messages"
+    rig = await make(wire, "native-inc", reasoning_effort="high", model=model)
+    rig.answer(done(wire))
+    assert (await rig.turn("hello")).reason == "done"
+    body = rig.server.requests[0].body
+    assert body.get("thinking") == thinking and body.get("output_config") == config
+    rig.assert_valid()
+
+
+@pytest.mark.parametrize(
+    ("model", "refusal", "then"),
+    [
+        (
+            "claude-next-1",  # unknown: adaptive first; an older model refuses it
+            "thinking.type: Input tag 'adaptive' found using 'type' does not match any of "
+            "the expected tags: 'disabled', 'enabled'",
+            {"type": "enabled", "budget_tokens": 16_000},
+        ),
+        (
+            "claude-sonnet-4-5",  # a budget where only adaptive is taken
+            "thinking.type.enabled is not supported for this model. Use "
+            "thinking.type.adaptive and output_config.effort",
+            {"type": "adaptive"},
+        ),
+    ],
+)
+async def test_a_refused_way_of_thinking_is_asked_the_other_way_once(
+    make: Make, model: str, refusal: str, then: Any
+) -> None:
+    wire = "anthropic-messages"
+    rig = await make(wire, "native-inc", reasoning_effort="high", model=model)
+    error = {"type": "error", "error": {"type": "invalid_request_error", "message": refusal}}
+    rig.answer(status(400, error), done(wire))
+    assert (await rig.turn("hello")).reason == "done"
+    assert (await rig.turn("again")).reason == "done"
+    asked = [r.body.get("thinking") for r in rig.server.requests]
+    assert asked[1:] == [then, then]  # retried the other way, and kept to it
+    (retry,) = rig.watch.of(Retry)
+    assert "retrying with" in retry.reason
 
 
 async def test_effort_chosen_in_the_session_wins_from_the_next_request(make: Make) -> None:

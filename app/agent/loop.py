@@ -556,8 +556,8 @@ class AgentLoop:
                 return TurnEnded("done", "a tool ended the task")
         return TurnEnded(
             "max_turns",
-            f"stopped after {self.max_turns} model requests in this turn (max_turns): send a "
-            "message to go on",
+            f"stopped after {self.max_turns} model request{'s' if self.max_turns != 1 else ''} "
+            "in this turn (max_turns): send a message to go on",
         )
 
     def _carried_items(self) -> list[Item]:

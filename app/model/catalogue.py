@@ -82,6 +82,10 @@ class ModelInfo:
     :meth:`can_prefill`)."""
     reasoning: bool
     """Streams or spends reasoning tokens."""
+    thinking: str = ""
+    """How a Claude model is asked to think (``THINKING_KINDS``): ``adaptive`` (``thinking:
+    {type: adaptive}`` and ``output_config.effort``: 4.6 on, the only way from Opus 4.7) or
+    ``budget`` (``type: enabled`` with ``budget_tokens``: 3.7 to 4.5); empty: not known."""
     wire: Wire | None = None
     """The API the vendor serves it best over (``None``: any)."""
     wire_only: bool = False
@@ -145,6 +149,9 @@ def _compile(pattern: str) -> tuple[re.Pattern[str], re.Pattern[str]]:
 
 # --------------------------------------------------------------------- the data
 
+THINKING_KINDS = ("adaptive", "budget")
+"""How a Claude model is asked to think (:attr:`ModelInfo.thinking`)."""
+
 _FIELDS: dict[str, tuple[type, bool]] = {
     "id": (str, True),
     "vendor": (str, True),
@@ -154,6 +161,7 @@ _FIELDS: dict[str, tuple[type, bool]] = {
     "tools": (bool, True),
     "prefill": (bool, True),
     "reasoning": (bool, True),
+    "thinking": (str, False),
     "wire": (str, False),
     "wire_only": (bool, False),
     "open_weights": (bool, False),
@@ -211,6 +219,9 @@ def _entry(index: int, raw: Any) -> tuple[ModelInfo | None, list[str]]:
         problems.append(f"{where}: wire {wire!r} is not one of {', '.join(WIRES)}")
     if raw.get("wire_only") and wire is None:
         problems.append(f"{where}: wire_only needs a wire")
+    thinking = raw.get("thinking", "")
+    if thinking and thinking not in THINKING_KINDS:
+        problems.append(f"{where}: thinking {thinking!r} is not one of {', '.join(THINKING_KINDS)}")
     if problems:
         return None, problems
     info = ModelInfo(
@@ -221,6 +232,7 @@ def _entry(index: int, raw: Any) -> tuple[ModelInfo | None, list[str]]:
         tools=raw["tools"],
         prefill=raw["prefill"],
         reasoning=raw["reasoning"],
+        thinking=thinking,
         wire=cast("Wire | None", wire),
         wire_only=raw.get("wire_only", False),
         open_weights=raw.get("open_weights", False),

@@ -144,8 +144,11 @@ class Codec:
         self.thinking = True
         """Ask for extended thinking when a request names an effort; off once refused (a
         model without it, a proxy that knows no such field)."""
-        self._sent_thinking = False
-        """The last body built asked for thinking (only then can a refusal be of it)."""
+        self.refused_kinds: set[str] = set()
+        """Ways of asking to think a refusal named (``adaptive``, ``budget``): the other is
+        tried, once (:func:`thinking_kind`)."""
+        self._sent_thinking = ""
+        """How the last body built asked to think (only then can a refusal be of it)."""
 
     name = "anthropic-messages"
     path = "messages"
@@ -207,11 +210,16 @@ class Codec:
         }
         if request.system:
             body["system"] = request.system
+        kind = self._thinking_kind(model) if request.effort in THINKING_BUDGETS else ""
         budget = thinking_budget(request.effort, body["max_tokens"])
-        if self.thinking and budget and not request.prefill:
-            # a continued message cannot think first: the API refuses a prefill with it
+        if not kind or request.prefill:
+            pass  # a continued message cannot think first: the API refuses a prefill with it
+        elif kind == "adaptive":
+            body["thinking"] = {"type": "adaptive"}
+            body["output_config"] = {"effort": request.effort}
+        elif budget:
             body["thinking"] = {"type": "enabled", "budget_tokens": budget}
-        self._sent_thinking = "thinking" in body
+        self._sent_thinking = kind if "thinking" in body else ""
         if self.cache and not request.once:
             cached(body)
         if request.tools:
@@ -228,6 +236,22 @@ class Codec:
         body.update(extra)
         return body
 
+    def _thinking_kind(self, model: str) -> str:
+        """How to ask ``model`` to think (``adaptive``, ``budget``), ``""`` for not at all:
+        the catalogue's way, else adaptive (every Claude model since 4.6 takes it, and
+        from Opus 4.7 on the only way), less any way a refusal named; a model the
+        catalogue knows to have no reasoning is never asked."""
+        if not self.thinking:
+            return ""
+        from frontier.app.model.catalogue import lookup
+
+        info = lookup(model)
+        if info is not None and not info.reasoning:
+            return ""
+        first = info.thinking if info is not None and info.thinking else "adaptive"
+        order = (first, "budget" if first == "adaptive" else "adaptive")
+        return next((kind for kind in order if kind not in self.refused_kinds), "")
+
     def rejected(self, status: int, text: str) -> str | None:
         """Prompt caching is the one optional thing sent: a server that refuses it (a
         strict proxy of another API: its refusal names ``cache_control`` or ``system``) is
@@ -238,7 +262,14 @@ class Codec:
             # blocks (the form a breakpoint needs) where it takes only a string
             self.cache = False
             return "the server rejected cache_control; retrying without prompt caching"
-        if status in (400, 422) and self._sent_thinking and "thinking" in text:
+        sent = self._sent_thinking
+        if status in (400, 422) and sent and any(word in text for word in _THINKING_WORDS):
+            other = "budget" if sent == "adaptive" else "adaptive"
+            if _names_the_kind(text) and other not in self.refused_kinds:
+                # the model thinks the other way: Opus 4.7 on takes only adaptive
+                # thinking, 4.5 and before only a budget
+                self.refused_kinds.add(sent)
+                return f"the server refused {sent} thinking; retrying with {other} thinking"
             # a model without extended thinking, a proxy that knows no such field, a
             # history whose last assistant turn was made without it
             self.thinking = False
@@ -686,6 +717,19 @@ class _UniqueIds:
     def answer(self, ident: str) -> str:
         found = self._current.get(ident)
         return found if found is not None else tool_id(ident)
+
+
+_THINKING_WORDS = ("thinking", "adaptive", "output_config", "effort", "budget_tokens")
+"""Words a refusal of the way a body asked to think names."""
+_KIND_WORDS = ("adaptive", "output_config", "effort", "budget_tokens", "enabled")
+"""Words that say the way of asking was refused, not thinking itself (Anthropic: "Input
+tag 'adaptive' found using 'type' does not match any of the expected tags: 'disabled',
+'enabled'"; "thinking.type.enabled is not supported for this model. Use
+thinking.type.adaptive")."""
+
+
+def _names_the_kind(text: str) -> bool:
+    return any(word in text for word in _KIND_WORDS)
 
 
 THINKING_BUDGETS = {"low": 4_000, "medium": 10_000, "high": 32_000}
