@@ -80,7 +80,9 @@ def test_every_entry_is_self_consistent() -> None:
         assert not info.wire_only or info.wire is not None
         assert info.source == f"catalogue ({info.id})"
         for pattern in info.patterns:  # every pattern finds its own entry
-            if "*" not in pattern:
+            if info.family:  # a family is what `known` gives the family's other names
+                assert lookup(pattern) is None and catalogue.known(f"{pattern}-x-9") == info
+            elif "*" not in pattern:
                 assert lookup(pattern) == info, pattern
 
 
@@ -453,3 +455,41 @@ def test_a_concrete_wire_is_kept(wire: str) -> None:
 def test_an_unknown_wire_setting_is_refused() -> None:
     with pytest.raises(ValueError, match="unknown wire 'grpc'"):
         resolve_wire("grpc", None, None)
+
+
+@pytest.mark.parametrize(
+    ("name", "family", "window"),
+    [
+        ("claude-opus-5", "claude-family", 200_000),
+        ("anthropic/claude-sonnet-5", "claude-family", 200_000),
+        ("claude-opus-4-9", "claude-family", 200_000),  # a version lookup does not list
+        ("gemini-4-pro", "gemini-family", 1_048_576),
+    ],
+)
+def test_a_newer_model_of_a_family_gets_the_familys_figures(
+    name: str, family: str, window: int
+) -> None:
+    """A Claude released after the catalogue was taught the text protocol (``--protocol
+    auto``: ctl-heredoc) and budgeted at the assumed 8,192 tokens."""
+    from frontier.app.model.catalogue import known
+
+    assert lookup(name) is None  # never a distant relative's figures
+    info = known(name)
+    assert info is not None and info.id == family and info.family
+    assert info.context_window == window and info.tools
+    assert resolve_protocol("auto", info, None) == "native-inc"
+    assert resolve_window(None, None, "", info).tokens == window
+
+
+@pytest.mark.parametrize("name", ["claudex", "my-claude-finetune", "gemma3:4b-x", "gpt-6"])
+def test_only_a_familys_own_names_get_its_figures(name: str) -> None:
+    from frontier.app.model.catalogue import known
+
+    assert known(name) is lookup(name)
+
+
+def test_a_family_is_not_offered_as_a_model_to_switch_to() -> None:
+    from frontier.app.model.catalogue import entries
+
+    families = [info.id for info in entries() if info.family]
+    assert families == ["claude-family", "gemini-family"]

@@ -133,3 +133,29 @@ async def test_ollama_says_whether_the_model_takes_tools(
         assert [e.mode for e in seen if isinstance(e, ResponseStarted)] == [mode]
         assert server.shown == ["an-unknown-local-model"]
         assert bool(server.requests[-1].body.get("tools")) == (mode == "native-inc")
+
+
+async def test_a_claude_newer_than_the_catalogue_gets_native_tools_and_thinks(
+    tmp_path: Path,
+) -> None:
+    """``--model claude-opus-5``: unknown by name, it was taught the text protocol and its
+    window assumed 8,192 tokens; it is a Claude (``catalogue.known``)."""
+    server = WireServer("anthropic-messages")
+    server.answer(stream(script("anthropic-messages", [Text("Hello.")])))
+    async with serve_wire(server) as url:
+        root = tmp_path / "ws"
+        root.mkdir()
+        config = Config(
+            base_url=url, model="claude-opus-5", wire="anthropic-messages", protocol="auto",
+            approval="auto", api_key="sk-test-0123456789", instructions=False,
+            reasoning_effort="high",
+        )  # fmt: skip
+        session = create_runtime(config, approver=PolicyApprover("auto"), workspace=root)
+        try:
+            assert session.mode == "native-inc"
+            await session.send("hi")
+            assert session.context_window == 200_000
+        finally:
+            await session.close()
+    body = server.requests[-1].body
+    assert body.get("tools") and body.get("thinking") == {"type": "adaptive"}

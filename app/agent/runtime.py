@@ -52,7 +52,7 @@ from frontier.app.config import (
     save_approvals,
 )
 from frontier.app.events import ToolCall, ToolResult
-from frontier.app.model.catalogue import ModelInfo, lookup, resolve_protocol, resolve_wire
+from frontier.app.model.catalogue import ModelInfo, known, resolve_protocol, resolve_wire
 from frontier.app.model.client import Client
 from frontier.app.model.conversation import Item
 from frontier.app.model.demo_script import DEMO_BASE_URL, DEMO_MODEL, DEMO_TASK
@@ -276,7 +276,7 @@ def _new_plan(config: Config, *, workspace: Path | None, protocol: str | None, d
         mode = "ctl-heredoc" if setting == "auto" else setting
         return _Plan(root, DEMO_MODEL, DEMO_BASE_URL, "openai-chat", mode)
     model = config.model or ""
-    wire = resolve_wire(config.wire, config.base_url, lookup(model))
+    wire = resolve_wire(config.wire, config.base_url, known(model))
     return _Plan(root, model, config.base_url, wire, protocol or config.protocol)
 
 
@@ -440,7 +440,7 @@ def create_runtime(
             plan = _new_plan(config, workspace=workspace, protocol=protocol, demo=demo)
         if not (demo or offline):  # git status beside the rest of the build (below)
             gather_soon(plan.root)
-        model_info = None if demo else lookup(plan.model)
+        model_info = None if demo else known(plan.model)
         mode_name = resolve_protocol(plan.mode, model_info, None)
         client, adapter, http = _open_client(
             config,
@@ -749,7 +749,7 @@ async def _switch_model(
     the new model's context budget, and recorded in the session so a resume uses it.
     Nothing changes when the client cannot be made (an unset key, an unknown provider)."""
     switched = _switched_config(config, model, provider)
-    info = lookup(model)
+    info = known(model)
     wire = resolve_wire(switched.wire, switched.base_url, info)
     plan = _Plan(Path(), model, switched.base_url, wire, loop.mode.name)
     notes: list[str] = []

@@ -675,7 +675,7 @@ class AgentSession:
         """The model catalogue's entries (``app/model/catalogue.py``), for ``/model``."""
         from frontier.app.model.catalogue import entries
 
-        return tuple(info.id for info in entries())
+        return tuple(info.id for info in entries() if not info.family)
 
     def clear_context(self) -> Cleared:
         """``/clear``: the model gets an empty conversation from the next request on; the

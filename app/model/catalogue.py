@@ -97,6 +97,9 @@ class ModelInfo:
     """What is uncertain, and anything a user should know."""
     reference: str = ""
     """Where the figures came from."""
+    family: bool = False
+    """The figures of a vendor's family (its one pattern a name prefix, ``claude``), for a
+    model of it the catalogue does not list by name (:func:`known`), never by :func:`lookup`."""
     source: str = ""
     """Names the entry for notes and the budget: ``catalogue (gpt-4.1)``."""
 
@@ -165,6 +168,7 @@ _FIELDS: dict[str, tuple[type, bool]] = {
     "wire": (str, False),
     "wire_only": (bool, False),
     "open_weights": (bool, False),
+    "family": (bool, False),
     "note": (str, False),
     "reference": (str, False),
 }
@@ -179,6 +183,8 @@ class _Catalogue:
     """(pattern, its literal head before any ``*``, entry): most literal characters first,
     then file order. A name can match only a pattern whose head it starts with."""
     problems: tuple[str, ...]
+    families: tuple[ModelInfo, ...] = ()
+    """The family entries (``family = true``), never matched by :func:`lookup`."""
 
 
 def _entry(index: int, raw: Any) -> tuple[ModelInfo | None, list[str]]:
@@ -219,6 +225,8 @@ def _entry(index: int, raw: Any) -> tuple[ModelInfo | None, list[str]]:
         problems.append(f"{where}: wire {wire!r} is not one of {', '.join(WIRES)}")
     if raw.get("wire_only") and wire is None:
         problems.append(f"{where}: wire_only needs a wire")
+    if raw.get("family") and (len(patterns) != 1 or "*" in str(patterns[0])):
+        problems.append(f"{where}: a family has one pattern, a name prefix without *")
     thinking = raw.get("thinking", "")
     if thinking and thinking not in THINKING_KINDS:
         problems.append(f"{where}: thinking {thinking!r} is not one of {', '.join(THINKING_KINDS)}")
@@ -239,6 +247,7 @@ def _entry(index: int, raw: Any) -> tuple[ModelInfo | None, list[str]]:
         patterns=tuple(patterns),
         note=raw.get("note", ""),
         reference=raw.get("reference", ""),
+        family=raw.get("family", False),
         source=f"catalogue ({raw['id']})",
     )
     return info, []
@@ -259,6 +268,7 @@ def _parse(text: str) -> _Catalogue:
     if not isinstance(raw_entries, list) or not raw_entries:
         return _Catalogue((), (), (*problems, f"{DATA_FILE}: no [[model]] entries"))
     entries: list[ModelInfo] = []
+    families: list[ModelInfo] = []
     ids: set[str] = set()
     seen: dict[str, str] = {}
     ranked: list[tuple[int, int, str, ModelInfo]] = []
@@ -272,6 +282,9 @@ def _parse(text: str) -> _Catalogue:
             continue
         ids.add(info.id)
         entries.append(info)
+        if info.family:
+            families.append(info)
+            continue
         for pattern in info.patterns:
             if pattern in seen:
                 problems.append(
@@ -283,7 +296,7 @@ def _parse(text: str) -> _Catalogue:
             ranked.append((-literal, len(ranked), pattern, info))
     ranked.sort(key=lambda item: (item[0], item[1]))
     matchers = tuple((pattern, pattern.split("*", 1)[0], info) for _, _, pattern, info in ranked)
-    return _Catalogue(tuple(entries), matchers, tuple(problems))
+    return _Catalogue(tuple(entries), matchers, tuple(problems), tuple(families))
 
 
 def _read_data() -> str:
@@ -348,6 +361,22 @@ def lookup(model: str | None) -> ModelInfo | None:
             return info
         if other_version.match(name):
             return None  # a version of a known model the catalogue does not list
+    return None
+
+
+def known(model: str | None) -> ModelInfo | None:
+    """What the catalogue knows of ``model``: its entry (:func:`lookup`), else its vendor
+    family's figures when its name is the family's (``claude-opus-5`` is a Claude, however
+    new), else ``None``. A session goes by this: a Claude released after the catalogue was
+    taught the text protocol and budgeted at 8,192 tokens."""
+    info = lookup(model)
+    if info is not None or not model:
+        return info
+    name = normalize_model_name(model)
+    for family in _catalogue().families:
+        prefix = family.patterns[0]
+        if name.startswith(prefix + "-") or name.startswith(prefix + "."):
+            return family
     return None
 
 
@@ -453,6 +482,7 @@ __all__ = [
     "WindowChoice",
     "assumed_window_text",
     "entries",
+    "known",
     "load_catalogue",
     "lookup",
     "normalize_model_name",

@@ -243,9 +243,9 @@ class Codec:
         catalogue knows to have no reasoning is never asked."""
         if not self.thinking:
             return ""
-        from frontier.app.model.catalogue import lookup
+        from frontier.app.model.catalogue import known
 
-        info = lookup(model)
+        info = known(model)
         if info is not None and not info.reasoning:
             return ""
         first = info.thinking if info is not None and info.thinking else "adaptive"
