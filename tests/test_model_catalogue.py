@@ -493,3 +493,19 @@ def test_a_family_is_not_offered_as_a_model_to_switch_to() -> None:
 
     families = [info.id for info in entries() if info.family]
     assert families == ["claude-family", "gemini-family"]
+
+
+def test_a_vendors_own_api_says_its_unknown_models_take_tools() -> None:
+    """``gpt-6`` on api.openai.com was taught the text protocol; a gateway or a local
+    server says nothing by its host."""
+    from frontier.app.model.catalogue import host_has_tools
+
+    assert host_has_tools("https://api.openai.com/v1") is True
+    assert host_has_tools("https://API.Anthropic.com") is True
+    assert host_has_tools("https://generativelanguage.googleapis.com/v1beta/openai") is True
+    assert host_has_tools("https://openrouter.ai/api/v1") is None
+    assert host_has_tools("http://127.0.0.1:8080/v1") is None
+    assert host_has_tools(None) is None and host_has_tools("http://[::1") is None
+    assert resolve_protocol("auto", None, host_has_tools("https://api.openai.com/v1")) == (
+        "native-inc"
+    )

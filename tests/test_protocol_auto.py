@@ -159,3 +159,20 @@ async def test_a_claude_newer_than_the_catalogue_gets_native_tools_and_thinks(
             await session.close()
     body = server.requests[-1].body
     assert body.get("tools") and body.get("thinking") == {"type": "adaptive"}
+
+
+async def test_an_unknown_model_on_a_vendors_own_api_runs_native_tools(tmp_path: Path) -> None:
+    """``--model gpt-6`` on api.openai.com: nothing is asked of the vendor (no /props),
+    the mode is native-inc from the start. Nothing is sent: the session is only built."""
+    root = tmp_path / "ws"
+    root.mkdir()
+    config = Config(
+        base_url="https://api.openai.com/v1", model="gpt-6", protocol="auto",
+        api_key="sk-test-0123456789", instructions=False,
+    )  # fmt: skip
+    session = create_runtime(config, approver=PolicyApprover("auto"), workspace=root)
+    try:
+        assert session.mode == "native-inc"
+        assert stored_mode(session) == "native-inc"
+    finally:
+        await session.close()

@@ -52,7 +52,13 @@ from frontier.app.config import (
     save_approvals,
 )
 from frontier.app.events import ToolCall, ToolResult
-from frontier.app.model.catalogue import ModelInfo, known, resolve_protocol, resolve_wire
+from frontier.app.model.catalogue import (
+    ModelInfo,
+    host_has_tools,
+    known,
+    resolve_protocol,
+    resolve_wire,
+)
 from frontier.app.model.client import Client
 from frontier.app.model.conversation import Item
 from frontier.app.model.demo_script import DEMO_BASE_URL, DEMO_MODEL, DEMO_TASK
@@ -441,7 +447,10 @@ def create_runtime(
         if not (demo or offline):  # git status beside the rest of the build (below)
             gather_soon(plan.root)
         model_info = None if demo else known(plan.model)
-        mode_name = resolve_protocol(plan.mode, model_info, None)
+        # a vendor's own API says for a model the catalogue does not know (its entry wins:
+        # o1-mini takes no tools on api.openai.com either)
+        vendor = None if demo or model_info is not None else host_has_tools(plan.base_url)
+        mode_name = resolve_protocol(plan.mode, model_info, vendor)
         client, adapter, http = _open_client(
             config,
             plan,
@@ -525,7 +534,7 @@ def create_runtime(
             )
         queue = MessageQueue(root)
         settle = None
-        if plan.mode == "auto" and not demo and not offline:
+        if plan.mode == "auto" and not demo and not offline and vendor is None:
             settle = _settle_mode(http, model_info)
         mode_pending = settle is not None
         if mcp is not None and mcp_in_background:

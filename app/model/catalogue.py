@@ -445,6 +445,34 @@ _WIRE_HOSTS: Mapping[str, Wire] = {
 """Hosts that speak one API natively: ``--wire auto`` uses it."""
 
 
+TOOL_HOSTS = frozenset(
+    {
+        "api.openai.com",
+        "api.anthropic.com",
+        "generativelanguage.googleapis.com",
+        "api.deepseek.com",
+        "api.mistral.ai",
+        "api.x.ai",
+    }
+)
+"""Vendors' own APIs, whose chat models all take native tools: ``--protocol auto`` needs no
+catalogue entry there (``gpt-6`` on api.openai.com was taught the text protocol)."""
+
+
+def host_has_tools(base_url: str | None) -> bool | None:
+    """``True`` when ``base_url`` is a vendor's own API (:data:`TOOL_HOSTS`), else ``None``
+    (nothing said: a gateway or a local server serves models with and without tools)."""
+    if not base_url:
+        return None
+    from urllib.parse import urlsplit
+
+    try:
+        host = (urlsplit(base_url).hostname or "").lower()
+    except ValueError:
+        return None
+    return True if host in TOOL_HOSTS else None
+
+
 def resolve_wire(setting: str, base_url: str | None, model_info: ModelInfo | None) -> Wire:
     """The concrete wire. A wire is kept as it is; ``auto`` is, in order: by the base
     URL's host (api.anthropic.com → anthropic-messages, api.openai.com →
@@ -482,6 +510,7 @@ __all__ = [
     "WindowChoice",
     "assumed_window_text",
     "entries",
+    "host_has_tools",
     "known",
     "load_catalogue",
     "lookup",
