@@ -1150,3 +1150,25 @@ def test_a_window_too_small_for_the_tools_names_the_mcp_servers_that_fill_it() -
     assert "deny = [...] in [mcp_servers.NAME], or enabled = false)" in said
     few = ModelRequest("s" * 40_000, (), tools[-2:])
     assert _servers_share(few, 1.0, estimate_tokens(few)) == ""  # not where the room went
+
+
+@pytest.mark.parametrize(
+    ("base", "window"),
+    [("https://api.openai.com/v1", 128_000), ("http://127.0.0.1:8080/v1", DEFAULT_WINDOW)],
+)
+async def test_an_unknown_model_on_a_vendors_own_api_is_assumed_a_vendors_window(
+    base: str, window: int
+) -> None:
+    """``gpt-6`` on api.openai.com, which no probe describes: 8,192 assumed compacted the
+    session every few messages, and no overflow ever came to say better."""
+    from frontier.app.agent.runtime import _context_budget
+    from frontier.app.config import Config
+
+    nothing = httpx.MockTransport(lambda request: httpx.Response(404, json={}))
+    client = ModelClient(codec("openai-chat"), base, "gpt-6", transport=nothing)
+    try:
+        budget = _context_budget(Config(base_url=base, model="gpt-6"), client, None, demo=False)
+        await budget.learn()
+    finally:
+        await client.aclose()
+    assert (budget.window, budget.assumed) == (window, True)

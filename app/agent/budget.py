@@ -30,6 +30,12 @@ from frontier.app.record import field, record
 DEFAULT_WINDOW = 8192
 """Tokens assumed when neither the settings nor the server say: the smallest window of
 the models people commonly run locally today (Llama 3 8B's, many llama.cpp setups)."""
+VENDOR_WINDOW = 128_000
+"""Assumed for a model no one describes on a vendor's own API (``catalogue.TOOL_HOSTS``):
+every chat model those serve has at least this (OpenAI's since gpt-4-turbo, DeepSeek's,
+xAI's; Anthropic's and Google's have families of their own), and a request too long for a
+smaller one is refused with its size, which sets the window exactly; 8,192 compacted a
+session every few messages and never learned better."""
 ASSUMED = "assumed"
 """The window's source when nobody said: the settings, the server, the catalogue."""
 DEFAULT_THRESHOLD = 0.8
@@ -99,6 +105,9 @@ class ContextBudget:
     catalogue: tuple[int, str] | None = None
     """``(tokens, source)`` from the model catalogue: used when the server says nothing
     (the server knows what it runs: a llama.cpp slot is often smaller than the model)."""
+    assumed_window: int = DEFAULT_WINDOW
+    """What is assumed when nobody says: :data:`DEFAULT_WINDOW`, or more on a vendor's own
+    API (``VENDOR_WINDOW``), whose too-long error then says the real window."""
     ratio: float = 1.0
     """Server tokens per estimated token, from the last request the server counted."""
     _learned: bool = False
@@ -130,7 +139,7 @@ class ContextBudget:
         elif self.catalogue is not None:
             self.window, self.source = self.catalogue
         else:
-            self.window, self.source = DEFAULT_WINDOW, ASSUMED
+            self.window, self.source = self.assumed_window, ASSUMED
 
     @property
     def assumed(self) -> bool:
@@ -198,6 +207,7 @@ __all__ = [
     "DEFAULT_THRESHOLD",
     "DEFAULT_WINDOW",
     "MESSAGE_OVERHEAD",
+    "VENDOR_WINDOW",
     "ContextBudget",
     "estimate_items",
     "estimate_tokens",

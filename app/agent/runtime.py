@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from frontier.app.agent.approvals import Answerer, ApprovalDesk, answer_with
-from frontier.app.agent.budget import ContextBudget
+from frontier.app.agent.budget import VENDOR_WINDOW, ContextBudget
 from frontier.app.agent.compactor import Compactor
 from frontier.app.agent.continuation import Prefill
 from frontier.app.agent.environment import gather_soon, gathered, with_environment
@@ -250,6 +250,8 @@ def _context_budget(
         budget.probe = client.probe_context_window
         if info is not None and info.context_window > 0:
             budget.catalogue = (info.context_window, info.source)
+        elif host_has_tools(client.url):
+            budget.assumed_window = VENDOR_WINDOW
     return budget
 
 
