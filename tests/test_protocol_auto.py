@@ -176,3 +176,36 @@ async def test_an_unknown_model_on_a_vendors_own_api_runs_native_tools(tmp_path:
         assert stored_mode(session) == "native-inc"
     finally:
         await session.close()
+
+
+@pytest.mark.parametrize(("parameters", "mode"), [(["tools", "max_tokens"], "native-inc"),
+                                                   (["max_tokens"], "ctl-heredoc")])  # fmt: skip
+async def test_a_models_own_page_says_its_window_and_whether_it_takes_tools(
+    tmp_path: Path, parameters: list[str], mode: str
+) -> None:
+    """OpenRouter: its listing of 400 models is past what a look-up reads, so a model the
+    catalogue does not know got the text protocol and an assumed 8,192 tokens; the
+    model's own page (``GET /models/{id}``) says both."""
+    server = WireServer("openai-chat")
+    name = "vendor/new-model-2"
+    server.pages[name] = {"data": {
+        "id": name, "canonical_slug": name, "context_length": 262_144,
+        "supported_parameters": parameters}}  # fmt: skip
+    server.answer(stream(script("openai-chat", [Text("Hello.")])))
+    async with serve_wire(server) as url:
+        root = tmp_path / "ws"
+        root.mkdir()
+        config = Config(
+            base_url=url, model=name, wire="openai-chat", protocol="auto", approval="auto",
+            api_key="sk-test-0123456789", instructions=False,
+        )  # fmt: skip
+        session = create_runtime(config, approver=PolicyApprover("auto"), workspace=root)
+        seen: list[Event] = []
+        session.subscribe(seen.append)
+        try:
+            await session.send("hi")
+            assert session.context_window == 262_144
+        finally:
+            await session.close()
+    assert [e.mode for e in seen if isinstance(e, ResponseStarted)] == [mode]
+    assert server.paged == [name]  # asked once, by the window and the mode alike

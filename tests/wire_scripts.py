@@ -560,6 +560,10 @@ class WireServer:
     props: dict[str, Any] | None = None
     """What llama.cpp's ``GET /props`` answers (the window, whether its template renders
     tools); none: 404."""
+    pages: dict[str, Any] = field(default_factory=dict)
+    """``GET /v1/models/{id}``: each model's page (OpenRouter's ``{"data": {...}}``)."""
+    paged: list[str] = field(default_factory=list)
+    """The model pages asked for."""
     ollama: list[str] | None = None
     """Serve as Ollama does beside ``/v1``: ``GET /api/ps`` (nothing loaded) and ``POST
     /api/show`` answering these ``capabilities``; none: 404 there."""
@@ -577,6 +581,13 @@ class WireServer:
             return web.json_response({"error": "not found"}, status=404)
         self.shown.append((await request.json()).get("model"))
         return web.json_response({"template": "{{ .Prompt }}", "capabilities": self.ollama})
+
+    async def model_page(self, request: web.Request) -> web.StreamResponse:
+        name = request.match_info["name"]
+        self.paged.append(name)
+        if name not in self.pages:
+            return web.json_response({"error": {"message": "not found"}}, status=404)
+        return web.json_response(self.pages[name])
 
     async def served_props(self, request: web.Request) -> web.StreamResponse:
         if self.props is None:
@@ -702,6 +713,7 @@ async def serve_wire(server: WireServer, sock: socket.socket | None = None) -> A
     for path in PATHS.values():
         app.router.add_post(path, server.dispatch)
     app.router.add_get("/v1/models", server.listing)
+    app.router.add_get("/v1/models/{name:.+}", server.model_page)
     app.router.add_get("/props", server.served_props)
     app.router.add_get("/api/ps", server.ollama_ps)
     app.router.add_post("/api/show", server.ollama_show)

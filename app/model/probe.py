@@ -74,14 +74,33 @@ def window_from_props(obj: object) -> int | None:
     return _tokens(obj.get("n_ctx"))
 
 
-def window_from_models(obj: object, model: str) -> tuple[int, str] | None:
-    """A ``/models`` listing: the window of ``model`` (or of the only model listed) and
-    the key that gave it."""
+def _entries(obj: object) -> list[Mapping[str, Any]]:
+    """The model entries of a ``/models`` listing (``data`` a list) or of one model's page
+    (``GET /models/{id}``: OpenRouter's ``data`` is the one entry)."""
     data = obj.get("data") if isinstance(obj, Mapping) else None
-    if not isinstance(data, list):
-        return None
-    entries = [e for e in data if isinstance(e, Mapping)]
-    named = [e for e in entries if model and model in (e.get("id"), e.get("name"))]
+    if isinstance(data, Mapping):
+        return [data]
+    return [e for e in data if isinstance(e, Mapping)] if isinstance(data, list) else []
+
+
+def _named(entry: Mapping[str, Any], model: str) -> bool:
+    return bool(model) and model in (
+        entry.get("id"),
+        entry.get("name"),
+        entry.get("canonical_slug"),
+    )
+
+
+def lists_model(obj: object, model: str) -> bool:
+    """Whether a ``/models`` answer has an entry for ``model`` (then its page says no more)."""
+    return any(_named(entry, model) for entry in _entries(obj))
+
+
+def window_from_models(obj: object, model: str) -> tuple[int, str] | None:
+    """A ``/models`` listing or one model's page: the window of ``model`` (or of the only
+    model there) and the key that gave it."""
+    entries = _entries(obj)
+    named = [e for e in entries if _named(e, model)]
     picked = named or (entries if len(entries) == 1 else [])
     for entry in picked:
         for key in MODEL_KEYS:
@@ -92,6 +111,17 @@ def window_from_models(obj: object, model: str) -> tuple[int, str] | None:
             for key in ("n_ctx", "n_ctx_train"):
                 if _tokens(meta.get(key)):
                     return _tokens(meta.get(key)) or 0, f"meta.{key}"
+    return None
+
+
+def tools_from_models(obj: object, model: str) -> bool | None:
+    """Whether a ``/models`` listing or the model's page says ``model`` takes tools:
+    OpenRouter's ``supported_parameters`` of the model's entry, which names ``tools`` when
+    it does; ``None`` when the entry is not there or says nothing."""
+    for entry in _entries(obj):
+        if _named(entry, model):
+            said = entry.get("supported_parameters")
+            return "tools" in said if isinstance(said, list) else None
     return None
 
 

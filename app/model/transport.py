@@ -68,7 +68,14 @@ from frontier.app.model.errors import (
 )
 from frontier.app.model.http import httpx
 from frontier.app.model.lasting_refusals import lasting_refusal
-from frontier.app.model.probe import PROBE_TIMEOUT, WindowInfo, endpoint_url, get_json, window_from
+from frontier.app.model.probe import (
+    PROBE_TIMEOUT,
+    WindowInfo,
+    endpoint_url,
+    get_json,
+    window_from,
+    window_from_models,
+)
 from frontier.app.model.proxy_hint import proxy_advice
 from frontier.app.model.request import ModelRequest
 from frontier.app.model.stream import (
@@ -312,6 +319,9 @@ class ModelClient:
         found = window_from(props, models, self.model)
         if found is not None:
             return found
+        page = window_from_models(await self.model_page(timeout), self.model)
+        if page is not None:
+            return WindowInfo(page[0], f"GET /models/{self.model} {page[1]}")
         from frontier.app.model.ollama import ollama_window
 
         return await ollama_window(
@@ -324,13 +334,35 @@ class ModelClient:
             load_timeout=self.timeouts.first_byte,
         )
 
+    async def model_page(self, timeout: float = PROBE_TIMEOUT) -> Any:
+        """``GET /models/{model}``, the one model's page, when the ``/models`` listing has
+        no entry for it: OpenRouter's whole listing (400 models and their descriptions) is
+        past what a look-up reads, and its page of one model says its window and whether
+        it takes tools. Not asked where the listing names the model (OpenAI's: a page
+        would say no more, and cost the first request a round trip). Asked once."""
+        from frontier.app.model.probe import lists_model
+        from frontier.app.percent import percent_encode
+
+        if not self.model or lists_model(
+            await self.probe_json("models", timeout=timeout), self.model
+        ):
+            return None
+        name = percent_encode(self.model.encode("utf-8"), safe=b"/:-._~@")
+        return await self.probe_json(f"models/{name}", timeout=timeout)
+
     async def probe_tools(self, timeout: float = PROBE_TIMEOUT) -> bool | None:
         """Whether the server says the model takes native tool calls: llama.cpp's
-        ``/props`` (its template's capabilities), else Ollama's ``/api/show`` (the model's
-        ``capabilities``); ``None`` when neither says. Never raises."""
-        from frontier.app.model.probe import tools_from_props
+        ``/props`` (its template's capabilities), the ``/models`` listing's
+        ``supported_parameters`` (OpenRouter's), else Ollama's ``/api/show`` (the model's
+        ``capabilities``); ``None`` when none says. Never raises."""
+        from frontier.app.model.probe import tools_from_models, tools_from_props
 
         said = tools_from_props(await self.probe_json("props", root=True, timeout=timeout))
+        if said is None:
+            listing = await self.probe_json("models", timeout=timeout)
+            said = tools_from_models(listing, self.model)
+        if said is None:
+            said = tools_from_models(await self.model_page(timeout), self.model)
         if said is not None:
             return said
         from frontier.app.model.ollama import is_ollama, ollama_tools
