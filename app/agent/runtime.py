@@ -356,6 +356,7 @@ HEADLESS_MAX_TURNS = 20
 
 
 def turn_limit(*, interactive: bool) -> int:
+    """``max_turns`` when nothing sets it: a person watching allows more."""
     return INTERACTIVE_MAX_TURNS if interactive else HEADLESS_MAX_TURNS
 
 

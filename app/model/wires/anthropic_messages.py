@@ -146,7 +146,7 @@ class Codec:
         model without it, a proxy that knows no such field)."""
         self.refused_kinds: set[str] = set()
         """Ways of asking to think a refusal named (``adaptive``, ``budget``): the other is
-        tried, once (:func:`thinking_kind`)."""
+        tried, once (:meth:`_thinking_kind`)."""
         self._sent_thinking = ""
         """How the last body built asked to think (only then can a refusal be of it)."""
 
