@@ -263,3 +263,22 @@ def test_switched_off_nothing_is_gathered_ahead(
     environment.gather_soon(tmp_path)
     assert environment.gathered(tmp_path) is None
     assert spy.calls == [tmp_path]  # only the build's own call, which says "off"
+
+
+def test_a_name_that_is_not_utf8_is_listed_as_the_tools_show_and_take_it(
+    tmp_path: Path,
+) -> None:
+    """It was listed with ``?`` (``caf?.txt``), which names nothing; ``glob`` shows it with
+    U+FFFD, the name the tools take back (``beneath._composed_twin``)."""
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    try:
+        fd = os.open(os.path.join(os.fsencode(ws), b"caf\xe9.txt"), os.O_CREAT | os.O_WRONLY)
+    except OSError as exc:  # a file system that takes UTF-8 names only (APFS)
+        pytest.skip(f"this file system refuses a name that is not UTF-8: {exc}")
+    os.close(fd)
+    found = gather_environment(ws, today=DAY, environ=env(), home=ws)
+    assert found is not None
+    prompt = found.prompt()
+    assert "  caf\ufffd.txt" in prompt.split("- Workspace top level:\n", 1)[1].splitlines()
+    prompt.encode("utf-8")  # no lone surrogate reaches a request body

@@ -92,14 +92,17 @@ SWITCH = "FRONTIER_ENVIRONMENT"
 _CONTROL = re.compile(
     "[\x00-\x1f\x7f-\x9f\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]"
 )
-"""Controls, bidi marks and lone surrogates: a file name that is not UTF-8 arrives from
-``os.scandir`` with its bytes as surrogates, which no request body can encode."""
+"""Controls, bidi marks and lone surrogates (no request body can encode one)."""
+_NOT_UTF8 = re.compile("[\udc80-\udcff]")
+"""A byte of a file name that is not UTF-8, as ``os.scandir`` gives it (a surrogate)."""
 
 
 def clean(text: str, cap: int = NAME_CAP) -> str:
     """An untrusted string made one short line: control and bidi characters become ``?``
-    (a newline in a file name cannot start a line of the prompt), cut at ``cap``."""
-    text = _CONTROL.sub("?", text)
+    (a newline in a file name cannot start a line of the prompt), a byte that is not
+    UTF-8 U+FFFD, as ``glob`` and ``grep`` show it (the tools take that name back:
+    ``beneath._composed_twin``), cut at ``cap``."""
+    text = _CONTROL.sub("?", _NOT_UTF8.sub("\ufffd", text))
     return text if len(text) <= cap else text[: cap - 1] + "…"
 
 
