@@ -1508,3 +1508,26 @@ async def test_an_sdk_style_anthropic_base_url_lists_its_models_under_its_v1() -
             assert listed_models(await client.probe_json("models")) == ["claude-x"]
         finally:
             await client.aclose()
+
+
+async def test_anthropics_model_listing_says_a_claudes_window() -> None:
+    """Anthropic's ``/v1/models`` gives each model's ``max_input_tokens``: a Claude newer
+    than the catalogue had only its family's least figure (200,000) where the API says
+    1,000,000."""
+    from frontier.app.model.registry import codec
+    from frontier.app.model.transport import ModelClient
+
+    server = WireServer("anthropic-messages")
+    server.models = [
+        {"id": "claude-opus-5", "type": "model", "max_input_tokens": 1_000_000,
+         "max_tokens": 128_000},
+        {"id": "claude-haiku-5", "type": "model", "max_input_tokens": 200_000},
+    ]  # fmt: skip
+    async with serve_wire(server):
+        client = ModelClient(codec("anthropic-messages"), server.url, "claude-opus-5")
+        try:
+            found = await client.probe_context_window()
+        finally:
+            await client.aclose()
+    assert found is not None and found.tokens == 1_000_000
+    assert "max_input_tokens" in found.source

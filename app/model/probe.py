@@ -33,8 +33,16 @@ PROBE_TIMEOUT = 3.0
 """Seconds for each of the two look-ups (they run at the same time)."""
 BODY_CAP = 1 << 20
 """Bytes of a look-up's answer read at most (a /models listing can be long)."""
-MODEL_KEYS = ("max_model_len", "context_length", "context_window", "max_context_length")
-"""Keys of a ``/models`` entry that give the window, most specific first."""
+MODEL_KEYS = (
+    "max_model_len",
+    "context_length",
+    "context_window",
+    "max_context_length",
+    "max_input_tokens",
+)
+"""Keys of a ``/models`` entry that give the window, most specific first: vLLM's,
+OpenRouter's, …, and Anthropic's ``max_input_tokens`` (its ``/v1/models`` says every
+Claude's window, the newest too)."""
 
 
 @record
