@@ -1531,3 +1531,26 @@ async def test_anthropics_model_listing_says_a_claudes_window() -> None:
             await client.aclose()
     assert found is not None and found.tokens == 1_000_000
     assert "max_input_tokens" in found.source
+
+
+async def test_a_claude_past_the_listings_first_page_is_asked_by_its_own_page() -> None:
+    """Anthropic lists 20 models a page, newest first: an older Claude is on its own page,
+    ``GET /v1/models/{id}``, the entry itself."""
+    from frontier.app.model.registry import codec
+    from frontier.app.model.transport import ModelClient
+
+    server = WireServer("anthropic-messages")
+    server.models = [
+        {"id": "claude-opus-5", "type": "model", "max_input_tokens": 1_000_000},
+        {"id": "claude-sonnet-5", "type": "model", "max_input_tokens": 1_000_000},
+    ]  # the first page (a lone entry would be taken as the server's one model)
+    server.pages["claude-sonnet-4-5"] = {
+        "id": "claude-sonnet-4-5", "type": "model", "max_input_tokens": 200_000}  # fmt: skip
+    async with serve_wire(server):
+        client = ModelClient(codec("anthropic-messages"), server.url, "claude-sonnet-4-5")
+        try:
+            found = await client.probe_context_window()
+        finally:
+            await client.aclose()
+    assert found is not None and found.tokens == 200_000
+    assert server.paged == ["claude-sonnet-4-5"]

@@ -84,10 +84,13 @@ def window_from_props(obj: object) -> int | None:
 
 def _entries(obj: object) -> list[Mapping[str, Any]]:
     """The model entries of a ``/models`` listing (``data`` a list) or of one model's page
-    (``GET /models/{id}``: OpenRouter's ``data`` is the one entry)."""
+    (``GET /models/{id}``: OpenRouter's ``data`` is the one entry; Anthropic's and
+    OpenAI's page is the entry itself)."""
     data = obj.get("data") if isinstance(obj, Mapping) else None
     if isinstance(data, Mapping):
         return [data]
+    if data is None and isinstance(obj, Mapping) and isinstance(obj.get("id"), str):
+        return [obj]
     return [e for e in data if isinstance(e, Mapping)] if isinstance(data, list) else []
 
 
