@@ -1131,7 +1131,13 @@ async def test_a_server_that_is_not_ollama_is_never_asked_to_load_anything() -> 
     async with mock_client(handle) as client:
         assert await client.probe_context_window() is None
     assert {m for m, _ in asked} == {"GET"}  # looked up only: nothing loaded
-    assert sorted(p for _, p in asked) == ["/api/ps", "/props", "/v1/models", "/v1/models/m"]
+    assert sorted(p for _, p in asked) == [
+        "/api/ps",
+        "/api/v1/models",
+        "/props",
+        "/v1/models",
+        "/v1/models/m",
+    ]
 
 
 def test_a_window_too_small_for_the_tools_names_the_mcp_servers_that_fill_it() -> None:

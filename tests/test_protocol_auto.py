@@ -209,3 +209,48 @@ async def test_a_models_own_page_says_its_window_and_whether_it_takes_tools(
             await session.close()
     assert [e.mode for e in seen if isinstance(e, ResponseStarted)] == [mode]
     assert server.paged == [name]  # asked once, by the window and the mode alike
+
+
+def lm_studio(tools: bool, loaded: int | None) -> dict[str, object]:
+    """LM Studio's ``GET /api/v1/models`` for one model, loaded with ``loaded`` tokens."""
+    instances = [{"id": "qwen/qwen3.5-9b", "config": {"context_length": loaded}}] if loaded else []
+    return {"models": [
+        {"type": "llm", "key": "google/gemma-3-4b", "max_context_length": 131072,
+         "capabilities": {"vision": True, "trained_for_tool_use": False},
+         "loaded_instances": []},
+        {"type": "llm", "key": "qwen/qwen3.5-9b", "max_context_length": 262144,
+         "capabilities": {"vision": False, "trained_for_tool_use": tools},
+         "loaded_instances": instances, "variants": ["qwen/qwen3.5-9b@q4_k_m"]},
+    ]}  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("tools", "loaded", "mode", "window"),
+    [(True, 4096, "native-inc", 4096), (False, None, "ctl-heredoc", 8192)],
+)
+async def test_lm_studio_says_what_it_runs_a_model_with(
+    tmp_path: Path, tools: bool, loaded: int | None, mode: str, window: int
+) -> None:
+    """LM Studio's ``/v1/models`` lists names only: a session took the catalogue's (or an
+    assumed) window while LM Studio ran the model with 4,096 tokens and cut the rest, and
+    the text protocol was taught to a model LM Studio says was trained for tools. A model
+    not loaded says no window (it is loaded with settings the listing does not give)."""
+    server = WireServer("openai-chat", lmstudio=lm_studio(tools, loaded))
+    server.models = [{"id": "qwen/qwen3.5-9b"}, {"id": "google/gemma-3-4b"}]
+    server.answer(stream(script("openai-chat", [Text("Hello.")])))
+    async with serve_wire(server) as url:
+        root = tmp_path / "ws"
+        root.mkdir()
+        config = Config(
+            base_url=url, model="qwen/qwen3.5-9b", wire="openai-chat", protocol="auto",
+            approval="auto", api_key="sk-test-0123456789", instructions=False,
+        )  # fmt: skip
+        session = create_runtime(config, approver=PolicyApprover("auto"), workspace=root)
+        seen: list[Event] = []
+        session.subscribe(seen.append)
+        try:
+            await session.send("hi")
+            assert session.context_window == window
+        finally:
+            await session.close()
+    assert [e.mode for e in seen if isinstance(e, ResponseStarted)] == [mode]

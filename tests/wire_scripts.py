@@ -564,6 +564,8 @@ class WireServer:
     """``GET /v1/models/{id}``: each model's page (OpenRouter's ``{"data": {...}}``)."""
     paged: list[str] = field(default_factory=list)
     """The model pages asked for."""
+    lmstudio: dict[str, Any] | None = None
+    """What LM Studio's ``GET /api/v1/models`` answers; none: 404."""
     ollama: list[str] | None = None
     """Serve as Ollama does beside ``/v1``: ``GET /api/ps`` (nothing loaded) and ``POST
     /api/show`` answering these ``capabilities``; none: 404 there."""
@@ -581,6 +583,11 @@ class WireServer:
             return web.json_response({"error": "not found"}, status=404)
         self.shown.append((await request.json()).get("model"))
         return web.json_response({"template": "{{ .Prompt }}", "capabilities": self.ollama})
+
+    async def lmstudio_models(self, request: web.Request) -> web.StreamResponse:
+        if self.lmstudio is None:
+            return web.json_response({"error": "not found"}, status=404)
+        return web.json_response(self.lmstudio)
 
     async def model_page(self, request: web.Request) -> web.StreamResponse:
         name = request.match_info["name"]
@@ -716,6 +723,7 @@ async def serve_wire(server: WireServer, sock: socket.socket | None = None) -> A
     app.router.add_get("/v1/models/{name:.+}", server.model_page)
     app.router.add_get("/props", server.served_props)
     app.router.add_get("/api/ps", server.ollama_ps)
+    app.router.add_get("/api/v1/models", server.lmstudio_models)
     app.router.add_post("/api/show", server.ollama_show)
     runner = web.AppRunner(app, shutdown_timeout=1.0)
     await runner.setup()

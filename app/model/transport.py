@@ -311,14 +311,20 @@ class ModelClient:
         return await asyncio.shield(self._window)
 
     async def _probe_window(self, timeout: float) -> WindowInfo | None:
-        props, models, ps = await asyncio.gather(
+        from frontier.app.model import lmstudio
+
+        props, models, ps, studio = await asyncio.gather(
             self.probe_json("props", root=True, timeout=timeout),
             self.probe_json("models", timeout=timeout),
             self.probe_json("api/ps", root=True, timeout=timeout),
+            self.probe_json(lmstudio.PATH, root=True, timeout=timeout),
         )
         found = window_from(props, models, self.model)
         if found is not None:
             return found
+        tokens = lmstudio.lmstudio_window(studio, self.model)
+        if tokens is not None:
+            return WindowInfo(tokens, lmstudio.SOURCE)
         page = window_from_models(await self.model_page(timeout), self.model)
         if page is not None:
             return WindowInfo(page[0], f"GET /models/{self.model} {page[1]}")
@@ -363,6 +369,11 @@ class ModelClient:
             said = tools_from_models(listing, self.model)
         if said is None:
             said = tools_from_models(await self.model_page(timeout), self.model)
+        if said is None:
+            from frontier.app.model import lmstudio
+
+            studio = await self.probe_json(lmstudio.PATH, root=True, timeout=timeout)
+            said = lmstudio.lmstudio_tools(studio, self.model)
         if said is not None:
             return said
         from frontier.app.model.ollama import is_ollama, ollama_tools
