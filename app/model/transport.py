@@ -342,10 +342,11 @@ class ModelClient:
 
     async def model_page(self, timeout: float = PROBE_TIMEOUT) -> Any:
         """``GET /models/{model}``, the one model's page, when the ``/models`` listing has
-        no entry for it: OpenRouter's whole listing (400 models and their descriptions) is
-        past what a look-up reads, and its page of one model says its window and whether
-        it takes tools. Not asked where the listing names the model (OpenAI's: a page
-        would say no more, and cost the first request a round trip). Asked once."""
+        no entry for it: OpenRouter's whole listing (400 models and their descriptions) can
+        pass what a look-up reads, Anthropic's is paged 20 at a time, and a model's page
+        says its window (and, OpenRouter's, whether it takes tools). Not asked where the
+        listing names the model (OpenAI's: a page would say no more, and cost the first
+        request a round trip). Asked once."""
         from frontier.app.model.probe import lists_model
         from frontier.app.percent import percent_encode
 
