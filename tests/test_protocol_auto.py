@@ -25,31 +25,37 @@ TOOLS = {"chat_template_caps": {"supports_tools": True}, "default_generation_set
 
 
 @contextlib.asynccontextmanager
-async def auto_session(
-    tmp_path: Path, props: dict[str, object] | None, ollama: list[str] | None = None
-) -> AsyncIterator[tuple[WireServer, AgentSession, list[Event]]]:
-    server = WireServer("openai-chat", props=props, ollama=ollama)
-    server.answer(stream(script("openai-chat", [Text("Hello.")])))
+async def session_on(
+    tmp_path: Path, server: WireServer, model: str, **settings: object
+) -> AsyncIterator[tuple[AgentSession, list[Event]]]:
+    """A ``--protocol auto`` session of ``model`` against ``server`` (served on loopback,
+    answering "Hello."), and the events it emits."""
+    server.answer(stream(script(server.wire, [Text("Hello.")])))
     async with serve_wire(server) as url:
         root = tmp_path / "ws"
         root.mkdir()
         config = Config(
-            base_url=url,
-            model="an-unknown-local-model",
-            wire="openai-chat",
-            protocol="auto",
-            approval="auto",
-            api_key="sk-test-0123456789",
-            context_window=100_000,
-            instructions=False,
-        )
+            base_url=url, model=model, wire=server.wire, protocol="auto", approval="auto",
+            api_key="sk-test-0123456789", instructions=False,
+            **settings,  # type: ignore[arg-type]
+        )  # fmt: skip
         session = create_runtime(config, approver=PolicyApprover("auto"), workspace=root)
         seen: list[Event] = []
         session.subscribe(seen.append)
         try:
-            yield server, session, seen
+            yield session, seen
         finally:
             await session.close()
+
+
+@contextlib.asynccontextmanager
+async def auto_session(
+    tmp_path: Path, props: dict[str, object] | None, ollama: list[str] | None = None
+) -> AsyncIterator[tuple[WireServer, AgentSession, list[Event]]]:
+    server = WireServer("openai-chat", props=props, ollama=ollama)
+    model = "an-unknown-local-model"
+    async with session_on(tmp_path, server, model, context_window=100_000) as (session, seen):
+        yield server, session, seen
 
 
 def stored_mode(session: AgentSession) -> str:
@@ -141,22 +147,13 @@ async def test_a_claude_newer_than_the_catalogue_gets_native_tools_and_thinks(
     """``--model claude-opus-5``: unknown by name, it was taught the text protocol and its
     window assumed 8,192 tokens; it is a Claude (``catalogue.known``)."""
     server = WireServer("anthropic-messages")
-    server.answer(stream(script("anthropic-messages", [Text("Hello.")])))
-    async with serve_wire(server) as url:
-        root = tmp_path / "ws"
-        root.mkdir()
-        config = Config(
-            base_url=url, model="claude-opus-5", wire="anthropic-messages", protocol="auto",
-            approval="auto", api_key="sk-test-0123456789", instructions=False,
-            reasoning_effort="high",
-        )  # fmt: skip
-        session = create_runtime(config, approver=PolicyApprover("auto"), workspace=root)
-        try:
-            assert session.mode == "native-inc"
-            await session.send("hi")
-            assert session.context_window == 200_000
-        finally:
-            await session.close()
+    async with session_on(tmp_path, server, "claude-opus-5", reasoning_effort="high") as (
+        session,
+        _,
+    ):
+        assert session.mode == "native-inc"
+        await session.send("hi")
+        assert session.context_window == 200_000
     body = server.requests[-1].body
     assert body.get("tools") and body.get("thinking") == {"type": "adaptive"}
 
@@ -191,22 +188,9 @@ async def test_a_models_own_page_says_its_window_and_whether_it_takes_tools(
     server.pages[name] = {"data": {
         "id": name, "canonical_slug": name, "context_length": 262_144,
         "supported_parameters": parameters}}  # fmt: skip
-    server.answer(stream(script("openai-chat", [Text("Hello.")])))
-    async with serve_wire(server) as url:
-        root = tmp_path / "ws"
-        root.mkdir()
-        config = Config(
-            base_url=url, model=name, wire="openai-chat", protocol="auto", approval="auto",
-            api_key="sk-test-0123456789", instructions=False,
-        )  # fmt: skip
-        session = create_runtime(config, approver=PolicyApprover("auto"), workspace=root)
-        seen: list[Event] = []
-        session.subscribe(seen.append)
-        try:
-            await session.send("hi")
-            assert session.context_window == 262_144
-        finally:
-            await session.close()
+    async with session_on(tmp_path, server, name) as (session, seen):
+        await session.send("hi")
+        assert session.context_window == 262_144
     assert [e.mode for e in seen if isinstance(e, ResponseStarted)] == [mode]
     assert server.paged == [name]  # asked once, by the window and the mode alike
 
@@ -237,20 +221,7 @@ async def test_lm_studio_says_what_it_runs_a_model_with(
     not loaded says no window (it is loaded with settings the listing does not give)."""
     server = WireServer("openai-chat", lmstudio=lm_studio(tools, loaded))
     server.models = [{"id": "qwen/qwen3.5-9b"}, {"id": "google/gemma-3-4b"}]
-    server.answer(stream(script("openai-chat", [Text("Hello.")])))
-    async with serve_wire(server) as url:
-        root = tmp_path / "ws"
-        root.mkdir()
-        config = Config(
-            base_url=url, model="qwen/qwen3.5-9b", wire="openai-chat", protocol="auto",
-            approval="auto", api_key="sk-test-0123456789", instructions=False,
-        )  # fmt: skip
-        session = create_runtime(config, approver=PolicyApprover("auto"), workspace=root)
-        seen: list[Event] = []
-        session.subscribe(seen.append)
-        try:
-            await session.send("hi")
-            assert session.context_window == window
-        finally:
-            await session.close()
+    async with session_on(tmp_path, server, "qwen/qwen3.5-9b") as (session, seen):
+        await session.send("hi")
+        assert session.context_window == window
     assert [e.mode for e in seen if isinstance(e, ResponseStarted)] == [mode]

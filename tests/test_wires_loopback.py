@@ -1510,25 +1510,30 @@ async def test_an_sdk_style_anthropic_base_url_lists_its_models_under_its_v1() -
             await client.aclose()
 
 
+async def probed_window(server: WireServer, model: str) -> Any:
+    """What the window probe of a client of ``model`` finds, ``server`` serving it."""
+    from frontier.app.model.registry import codec
+    from frontier.app.model.transport import ModelClient
+
+    async with serve_wire(server):
+        client = ModelClient(codec(server.wire), server.url, model)  # type: ignore[arg-type]
+        try:
+            return await client.probe_context_window()
+        finally:
+            await client.aclose()
+
+
 async def test_anthropics_model_listing_says_a_claudes_window() -> None:
     """Anthropic's ``/v1/models`` gives each model's ``max_input_tokens``: a Claude newer
     than the catalogue had only its family's least figure (200,000) where the API says
     1,000,000."""
-    from frontier.app.model.registry import codec
-    from frontier.app.model.transport import ModelClient
-
     server = WireServer("anthropic-messages")
     server.models = [
         {"id": "claude-opus-5", "type": "model", "max_input_tokens": 1_000_000,
          "max_tokens": 128_000},
         {"id": "claude-haiku-5", "type": "model", "max_input_tokens": 200_000},
     ]  # fmt: skip
-    async with serve_wire(server):
-        client = ModelClient(codec("anthropic-messages"), server.url, "claude-opus-5")
-        try:
-            found = await client.probe_context_window()
-        finally:
-            await client.aclose()
+    found = await probed_window(server, "claude-opus-5")
     assert found is not None and found.tokens == 1_000_000
     assert "max_input_tokens" in found.source
 
@@ -1536,9 +1541,6 @@ async def test_anthropics_model_listing_says_a_claudes_window() -> None:
 async def test_a_claude_past_the_listings_first_page_is_asked_by_its_own_page() -> None:
     """Anthropic lists 20 models a page, newest first: an older Claude is on its own page,
     ``GET /v1/models/{id}``, the entry itself."""
-    from frontier.app.model.registry import codec
-    from frontier.app.model.transport import ModelClient
-
     server = WireServer("anthropic-messages")
     server.models = [
         {"id": "claude-opus-5", "type": "model", "max_input_tokens": 1_000_000},
@@ -1546,11 +1548,6 @@ async def test_a_claude_past_the_listings_first_page_is_asked_by_its_own_page() 
     ]  # the first page (a lone entry would be taken as the server's one model)
     server.pages["claude-sonnet-4-5"] = {
         "id": "claude-sonnet-4-5", "type": "model", "max_input_tokens": 200_000}  # fmt: skip
-    async with serve_wire(server):
-        client = ModelClient(codec("anthropic-messages"), server.url, "claude-sonnet-4-5")
-        try:
-            found = await client.probe_context_window()
-        finally:
-            await client.aclose()
+    found = await probed_window(server, "claude-sonnet-4-5")
     assert found is not None and found.tokens == 200_000
     assert server.paged == ["claude-sonnet-4-5"]
