@@ -433,10 +433,16 @@ _AS_SHOWN = {code: "\ufffd" for code in range(0xDC80, 0xDD00)}
 as U+FFFD (``str.translate``: no regular expression on a command's path)."""
 
 
+def as_shown(name: str) -> str:
+    """``name`` as the model is shown it: each byte that is not UTF-8 as U+FFFD (a name so
+    written back finds the file: :func:`_composed_twin`)."""
+    return name.translate(_AS_SHOWN)
+
+
 def _shown_forms(name: str) -> tuple[str, ...]:
     """``name`` with its undecodable bytes as U+FFFD: one each, or as UTF-8's decoder
     with ``replace`` makes them (a cut sequence is one); the forms a tool may have shown."""
-    each = name.translate(_AS_SHOWN)
+    each = as_shown(name)
     if each == name:
         return ()
     return (each, name.encode("utf-8", "surrogateescape").decode("utf-8", "replace"))

@@ -47,6 +47,7 @@ from pathlib import Path
 from frontier.app.agent.instructions import search_dirs
 from frontier.app.record import record
 from frontier.app.working_dir import gone
+from frontier.tools.beneath import as_shown
 
 # the search tools' .gitignore reader and matcher: one meaning of "ignored" everywhere
 from frontier.tools.gitignore import RuleSet, _load
@@ -93,8 +94,6 @@ _CONTROL = re.compile(
     "[\x00-\x1f\x7f-\x9f\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]"
 )
 """Controls, bidi marks and lone surrogates (no request body can encode one)."""
-_NOT_UTF8 = re.compile("[\udc80-\udcff]")
-"""A byte of a file name that is not UTF-8, as ``os.scandir`` gives it (a surrogate)."""
 
 
 def clean(text: str, cap: int = NAME_CAP) -> str:
@@ -102,7 +101,7 @@ def clean(text: str, cap: int = NAME_CAP) -> str:
     (a newline in a file name cannot start a line of the prompt), a byte that is not
     UTF-8 U+FFFD, as ``glob`` and ``grep`` show it (the tools take that name back:
     ``beneath._composed_twin``), cut at ``cap``."""
-    text = _CONTROL.sub("?", _NOT_UTF8.sub("\ufffd", text))
+    text = _CONTROL.sub("?", as_shown(text))
     return text if len(text) <= cap else text[: cap - 1] + "…"
 
 

@@ -3,8 +3,7 @@
 Why: LM Studio's ``/v1/models`` lists names only, so a session took the catalogue's window
 (or assumed 8,192 tokens) while LM Studio runs a model with the context it was loaded with
 (often 4,096) and, as its context-overflow policy says, cuts what does not fit or stops;
-and
-``--protocol auto`` taught the text protocol to a model LM Studio says was trained for
+and ``--protocol auto`` taught the text protocol to a model LM Studio says was trained for
 tool use. Its native REST API lists each model with ``capabilities.trained_for_tool_use``
 and, for each loaded instance, the ``context_length`` it runs with. Anything else (not LM
 Studio, a model not loaded, an error) says nothing.
