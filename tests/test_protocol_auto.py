@@ -11,12 +11,12 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
-from wire_scripts import Text, WireServer, script, serve_wire, stream
+from wire_scripts import Text, WireServer, script, serve_wire, status, stream
 
 from frontier.app.agent.runtime import create_runtime
 from frontier.app.agent.session import AgentSession
 from frontier.app.config import Config
-from frontier.app.events import Event, ResponseStarted
+from frontier.app.events import Event, Notice, ResponseStarted
 from frontier.app.session.db import StoreError
 from frontier.app.session.store import SessionStore
 from frontier.tools.policy import PolicyApprover
@@ -225,3 +225,53 @@ async def test_lm_studio_says_what_it_runs_a_model_with(
         await session.send("hi")
         assert session.context_window == window
     assert [e.mode for e in seen if isinstance(e, ResponseStarted)] == [mode]
+
+
+VLLM_REFUSAL = {
+    "object": "error", "code": 400, "type": "BadRequestError", "param": None,
+    "message": '"auto" tool choice requires --enable-auto-tool-choice and '
+    "--tool-call-parser to be set",
+}  # fmt: skip
+
+
+async def test_a_server_that_refuses_tools_gets_the_text_protocol(tmp_path: Path) -> None:
+    """vLLM started without ``--enable-auto-tool-choice`` refuses any request with
+    ``tools[]``; the catalogue says Qwen takes tools, so ``auto`` chose native-inc and
+    every message ended in the refusal. Before any reply, auto's choice was only a guess:
+    the same request goes again in ctl-heredoc, which sends none, and the session stays
+    there (stored, and said)."""
+    server = WireServer("openai-chat")
+    async with session_on(tmp_path, server, "Qwen/Qwen2.5-7B-Instruct") as (session, seen):
+        server.replies[:] = [status(400, VLLM_REFUSAL), stream(script(server.wire, [Text("Hi.")]))]
+        assert session.mode == "native-inc"
+        ended = await session.send("hi")
+        assert ended.reason == "done"
+        assert [e.mode for e in seen if isinstance(e, ResponseStarted)] == [
+            "native-inc",
+            "ctl-heredoc",
+        ]
+        assert [bool(r.body.get("tools")) for r in server.requests] == [True, False]
+        assert session.mode == "ctl-heredoc" == stored_mode(session)
+        said = [e.text for e in seen if isinstance(e, Notice)]
+        assert len(said) == 1 and "goes on in ctl-heredoc" in said[0]
+
+
+async def test_after_a_reply_or_a_chosen_mode_a_tools_refusal_ends_the_turn(
+    tmp_path: Path,
+) -> None:
+    """A refusal of tools once the server has answered with them (or once the person chose
+    the mode) is not auto's guess failing: it is told, and the mode is the same."""
+    server = WireServer("openai-chat")
+    async with session_on(tmp_path, server, "Qwen/Qwen2.5-7B-Instruct") as (session, _seen):
+        assert (await session.send("hi")).reason == "done"
+        server.answer(status(400, VLLM_REFUSAL))
+        ended = await session.send("again")
+        assert ended.reason == "provider_error" and "--enable-auto-tool-choice" in ended.message
+        assert session.mode == "native-inc" == stored_mode(session)
+    server = WireServer("openai-chat")
+    (tmp_path / "b").mkdir()
+    async with session_on(tmp_path / "b", server, "Qwen/Qwen2.5-7B-Instruct") as (session, _):
+        session.set_mode("native-eos")
+        server.replies[:] = [status(400, VLLM_REFUSAL)]
+        assert (await session.send("hi")).reason == "provider_error"
+        assert session.mode == "native-eos"

@@ -39,6 +39,7 @@ from frontier.app.events import (
     Confirmed,
     ContractError,
     Event,
+    Notice,
     RepairRequested,
     ResponseEnded,
     ResponseStarted,
@@ -303,6 +304,7 @@ class AgentLoop:
         requests: RequestCounter | None = None,
         settle: Callable[[], Awaitable[Mode | None]] | None = None,
         mode_pending: bool = False,
+        fallback: Mode | None = None,
         max_calls: int = MAX_CALLS,
         slice_seconds: float | None = SLICE_SECONDS,
     ) -> None:
@@ -314,7 +316,9 @@ class AgentLoop:
         (``WireCodec``); ``settle``: asked once before the first request, the mode
         ``--protocol auto`` settles on when only the server can say (``None``: keep it);
         ``mode_pending``: ``mode`` is only assumed until then (``set_mode`` keeps its
-        choice over the server's answer);
+        choice over the server's answer); ``fallback``: the text mode a ``--protocol auto``
+        session goes on in when the server refuses its ``tools[]`` before any reply
+        (``None``: a refusal ends the turn, as for a mode the person chose);
         ``max_calls``: the most calls one response may make (:data:`MAX_CALLS`)."""
         if max_calls < 1:
             raise ValueError(f"max_calls must be at least 1, got {max_calls}")
@@ -345,6 +349,7 @@ class AgentLoop:
         self.requests = requests if requests is not None else RequestCounter()
         self._settle = settle
         self.mode_pending = mode_pending
+        self._fallback = fallback
         self._adapter: ModeAdapter | None = None
         self._turn_task: asyncio.Task[Any] | None = None
         self._stopping = False
@@ -398,6 +403,7 @@ class AgentLoop:
     def set_mode(self, mode: Mode) -> None:
         self.mode = mode
         self.mode_pending = False  # the person's choice: the server's answer no longer counts
+        self._fallback = None  # nor a refusal of its tools
 
     def use_client(
         self, client: Client, *, signals_call_done: bool, can_prefill: bool, prefill: Prefill | None
@@ -516,7 +522,7 @@ class AgentLoop:
             if request:
                 self._deliver_queued()
             try:
-                response = await self._respond_in_budget()
+                response = await self._respond_or_fall_back()
             except ModelError as exc:
                 if exc.refused_call is None:
                     raise
@@ -606,6 +612,37 @@ class AgentLoop:
     def replace_history(self, items: Sequence[Item]) -> None:
         """Adopt a compacted history (the compactor has stored it)."""
         self.history[:] = items
+
+    async def _respond_or_fall_back(self) -> _Response:
+        """``_respond_in_budget``; when the server refuses native tool calls and the mode
+        was ``--protocol auto``'s guess, not yet borne out by any reply, asked again in
+        the text protocol (which sends no ``tools[]``), for the rest of the session.
+
+        Before, ``auto`` on a vLLM started without ``--enable-auto-tool-choice`` or an
+        Ollama model without tools in its template ended every message with the server's
+        refusal, though the person had left the choice of protocol to Frontier."""
+        try:
+            response = await self._respond_in_budget()
+        except ModelError as exc:
+            fallback = self._fallback
+            if fallback is None or not exc.tools_refused or not self.mode.native:
+                raise
+            self._fallback = None
+            self.mode = fallback
+            if self.store is not None and self.session_id is not None:
+                with _committing("the fallback mode"):
+                    self.store.set_mode(self.session_id, fallback.name)
+            status = f" (HTTP {exc.status})" if exc.status is not None else ""
+            self._emit(
+                Notice(
+                    f"the server refused native tool calls{status}: --protocol auto goes on "
+                    f"in {fallback.name}, which writes calls in the text and sends no tools, "
+                    "for the rest of this session (/mode or --protocol chooses another)"
+                )
+            )
+            response = await self._respond_in_budget()
+        self._fallback = None  # a reply: the mode is borne out
+        return response
 
     async def _respond_in_budget(self) -> _Response:
         """``_respond`` within the context budget: the history is compacted first when the

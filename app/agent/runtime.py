@@ -66,6 +66,7 @@ from frontier.app.model.wires.base import WireCodec
 from frontier.app.record import field, record, replace
 from frontier.app.secrets import REDACTED, Scrubber, url_secrets
 from frontier.app.session.prompt_history import DEMO_KEY, PromptHistory
+from frontier.app.vocab import DEFAULT_MODE
 from frontier.app.working_dir import resolved
 from frontier.tools.approval_rules import AllowedRule, ApprovalRules, rules_from_data
 from frontier.tools.beneath import pin_root
@@ -440,6 +441,7 @@ def create_runtime(
         on_error.callback(store.close)  # until the runtime owns it
         events = EventHub()
         notes: list[str] = []
+        new = session_id is None
         if session_id is not None:
             info = store.get_session(session_id)
             lock = store.lock_session(info.id)  # before recovery touches its calls
@@ -569,6 +571,10 @@ def create_runtime(
             requests=requests,
             settle=settle,
             mode_pending=mode_pending,
+            # a new session on auto whose server refuses tools[] goes on in the text
+            fallback=get_mode(DEFAULT_MODE)
+            if plan.mode == "auto" and new and not (demo or offline)
+            else None,
             max_calls=config.max_calls,
             # the demo at full speed is one scripted burst whose story (and the tour's
             # recording) must be the same every run: read whole, never sliced

@@ -43,6 +43,7 @@ class ModelError(Exception):
         attempts: int = 1,
         overflow: ContextOverflow | None = None,
         refused_call: str | None = None,
+        tools_refused: bool = False,
     ) -> None:
         super().__init__(message)
         self.kind: ModelErrorKind = kind
@@ -57,6 +58,10 @@ class ModelError(Exception):
         self.refused_call = refused_call
         """Set when the server refused what the model wrote as a call it could not read
         (:func:`refused_call`): the loop asks the model to write it again."""
+        self.tools_refused = tools_refused
+        """Set when the server refused the request for its ``tools[]`` (it takes no native
+        tool calls: ``lasting_refusals.refuses_tools``): an ``auto`` session that has had
+        no reply yet goes on in the text protocol."""
 
     def __repr__(self) -> str:
         name = type(self).__name__

@@ -21,7 +21,7 @@ _TEXT_PROTOCOL = (
     "--protocol ctl-heredoc"
 )
 
-_SIGNS = (
+_TOOLS_SIGNS = (
     (
         "tools param requires --jinja",
         "the server cannot take native tool calls: this llama.cpp server was started without "
@@ -37,13 +37,20 @@ _SIGNS = (
         "the server cannot take native tool calls: the model has no tool calling on this "
         "server (its chat template has none): pick one that has" + _TEXT_PROTOCOL,
     ),
+)
+"""``(words the server says, what to do)`` when it takes no ``tools[]``: llama.cpp's,
+vLLM's, Ollama's. A session on ``--protocol auto`` that has had no reply yet falls back to
+the text protocol on these (:func:`refuses_tools`)."""
+
+_SIGNS = (
+    *_TOOLS_SIGNS,
     (
         "insufficient_quota",
         "the account is out of credit (not a rate limit: waiting does not help): check the "
         "plan and billing on the provider's page, or use another key",
     ),
 )
-"""``(words the server says, what to do)``: llama.cpp's, vLLM's, Ollama's, OpenAI's."""
+"""Every refusal no retry mends: the tool refusals and OpenAI's out of credit."""
 
 
 def lasting_refusal(text: str) -> str | None:
@@ -52,3 +59,8 @@ def lasting_refusal(text: str) -> str | None:
         if sign in text:
             return fix
     return None
+
+
+def refuses_tools(text: str) -> bool:
+    """Whether ``text`` (an error body) says the server takes no native tool calls."""
+    return any(sign in text for sign, _ in _TOOLS_SIGNS)

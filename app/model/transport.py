@@ -67,7 +67,7 @@ from frontier.app.model.errors import (
     refused_call,
 )
 from frontier.app.model.http import httpx
-from frontier.app.model.lasting_refusals import lasting_refusal
+from frontier.app.model.lasting_refusals import lasting_refusal, refuses_tools
 from frontier.app.model.probe import (
     PROBE_TIMEOUT,
     WindowInfo,
@@ -517,6 +517,7 @@ class ModelClient:
                             f"{self._server_says(text)}; {fix}",
                             status=status,
                             attempts=retries + 1,
+                            tools_refused=refuses_tools(text),
                         )
                     if 300 <= status < 400 and response.headers.get("location"):
                         raise self._redirected(status, response.headers["location"], retries + 1)
