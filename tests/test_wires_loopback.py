@@ -54,6 +54,7 @@ from frontier.app.commands.check import load_sources, server_framing
 from frontier.app.config import Config, data_dir
 from frontier.app.events import (
     AssistantText,
+    CallReady,
     CallStarted,
     Compacted,
     Event,
@@ -1071,6 +1072,41 @@ async def test_reasoning_is_shown_never_transduced_and_sent_back_as_the_api_want
         assert assistant["reasoning_content"] == thought
         assert assistant["content"] == ""  # DeepSeek refuses null beside reasoning_content
     rig.assert_valid()
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("wire", WIRES)
+async def test_reasoning_is_there_again_on_a_resume_and_in_the_export(
+    make: Make, wire: str, mode: str
+) -> None:
+    """The live Transcript showed the model's thinking; a resumed one and the export
+    showed the reply and the call without it (it was only in the raw stream events)."""
+    rig = await make(wire, mode)
+    rig.answer(
+        reply(wire, Think("Reading notes first."), Text("Let me look."), read_notes()),
+        reply(wire, Think("It is short."), Text("It says alpha beta gamma.")),
+    )
+    assert (await rig.turn("what is in notes.txt?")).reason == "done"
+    await rig.resume()
+    told = [
+        (type(e).__name__, getattr(e, "text", "") or getattr(getattr(e, "call", None), "id", ""))
+        for e in rig.session.history_events()
+        if isinstance(e, ReasoningText | AssistantText | CallReady)
+    ]
+    assert told == [
+        ("ReasoningText", "Reading notes first."),
+        ("AssistantText", "Let me look."),
+        ("CallReady", "call_r1"),
+        ("ReasoningText", "It is short."),
+        ("AssistantText", "It says alpha beta gamma."),
+    ]
+    records = [json.loads(line) for line in (await rig.session.export("jsonl")).splitlines()]
+    assert [(r["type"], r.get("text")) for r in records if r["type"] != "result"][1:3] == [
+        ("reasoning", "Reading notes first."),
+        ("assistant", "Let me look."),
+    ]
+    markdown = await rig.session.export("markdown")
+    assert "> _thinking_\n>\n> Reading notes first.\n\n## Assistant\n\nLet me look." in markdown
 
 
 # --------------------------------------------------------------------------- 5b. chat reasoning

@@ -27,6 +27,7 @@ from frontier.app.events import (
     CallReady,
     ContractError,
     Event,
+    ReasoningText,
     ToolCall,
     ToolFinished,
     ToolResult,
@@ -109,7 +110,8 @@ def history_events(
     """The events of ``records`` (a session timeline in commit order): ``user`` →
     :class:`UserMessage` (what the person typed; the undo notes sent with it apart),
     ``assistant`` → :class:`AssistantText` (+ ``TurnEnded cancelled`` when it was
-    interrupted), ``call``/``started``/``result`` →
+    interrupted), or :class:`ReasoningText` (the model's reasoning, since stop 53),
+    ``call``/``started``/``result`` →
     :class:`CallReady`/:class:`ToolStarted`/:class:`ToolFinished`, ``error`` →
     :class:`ContractError`. Unknown row types are skipped (a newer store's rows). Each of
     ``failures`` (the replies that failed: ``Timeline.failures``) is the
@@ -131,6 +133,8 @@ def history_events(
         if rec.type == "user":  # stored as the model got it: the undo notes come apart
             notices, typed = split_notices(str(data.get("text", "")))
             yield UserMessage(typed, notices)
+        elif rec.type == "assistant" and "reasoning" in data:
+            yield ReasoningText(str(data["reasoning"]))
         elif rec.type == "assistant":
             yield AssistantText(str(data.get("text", "")))
             if data.get("interrupted"):

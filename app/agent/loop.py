@@ -40,6 +40,7 @@ from frontier.app.events import (
     ContractError,
     Event,
     Notice,
+    ReasoningText,
     RepairRequested,
     ResponseEnded,
     ResponseStarted,
@@ -163,6 +164,7 @@ class SessionRecorder(Protocol):
     def add_assistant_text(
         self, session_id: str, text: str, *, interrupted: bool = False
     ) -> None: ...
+    def add_reasoning(self, session_id: str, text: str) -> None: ...
     def add_contract_error(
         self, session_id: str, kind: str, message: str, offset: int, response_id: int | None = None
     ) -> None: ...
@@ -243,6 +245,8 @@ class _Response:
     """Confirmed prose not yet emitted as an AssistantText."""
     text: list[str] = field(default_factory=list)
     """All confirmed prose of the response (native modes keep it as the turn's text)."""
+    thoughts: list[str] = field(default_factory=list)
+    """Reasoning not yet stored (``_flush_prose`` stores it before the prose it led to)."""
     calls: list[ToolCall] = field(default_factory=list)
     started: dict[str, str] = field(default_factory=dict)
     """Calls whose header was confirmed but which never became ready (id -> name)."""
@@ -841,6 +845,10 @@ class AgentLoop:
                     out.text.append(piece)
                     if not out.in_frame:
                         out.kept_end = max(out.kept_end, offset + len(data))
+                case ReasoningText(text=thought):
+                    if out.prose:  # prose before it is stored first: the timeline's order
+                        self._flush_prose(out, decoder)
+                    out.thoughts.append(thought)
                 case CallStarted(id=call_id, name=name, replaces=was):
                     self._flush_prose(out, decoder)
                     out.started.pop(was, None)
@@ -926,6 +934,12 @@ class AgentLoop:
         and — ``interrupted`` — when the turn is cancelled while the reply streams: the
         stored piece is then marked, so the timeline and the export say the reply was
         cut short by the user)."""
+        if out.thoughts:
+            thoughts = "".join(out.thoughts)
+            out.thoughts.clear()
+            if self.store is not None and self.session_id is not None:
+                with _committing("add_reasoning"):
+                    self.store.add_reasoning(self.session_id, thoughts)
         if final:
             tail = decoder.decode(b"", final=True)
             out.prose.append(tail)

@@ -1,8 +1,8 @@
 """``frontier export ID --format jsonl|markdown [-o FILE]`` — a stored session, readable.
 
-jsonl: one record per line, ``{"type": "user"|"assistant"|"call"|"result"|"error", ...}``
-in the order things happened; each result carries its ``kind`` and the ``id``
-of its call. Consecutive confirmed assistant pieces are joined into one record.
+jsonl: one record per line, ``{"type": "user"|"reasoning"|"assistant"|"call"|"result"|
+"error"|"ended", ...}`` in the order things happened; each result carries its ``kind``
+and the ``id`` of its call. Consecutive confirmed assistant pieces are joined into one record.
 
 The store is opened read-only (a read-only data dir can be exported), and a call
 whose process died before its result reads as ``interrupted`` without a resume

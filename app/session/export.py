@@ -2,8 +2,9 @@
 
 The one home of the export format, used by ``frontier export``, the TUI's export
 key (through ``AgentSession.export``) and the tests. Record types:
-``{"type": "user"|"assistant"|"call"|"result"|"error"|"ended", ...}`` in the order
-things happened; each result carries its ``kind`` and the ``id`` of its call; ``ended`` is
+``{"type": "user"|"reasoning"|"assistant"|"call"|"result"|"error"|"ended", ...}`` in the
+order things happened (``reasoning``: what the model streamed of its thinking, stored
+since stop 53); each result carries its ``kind`` and the ``id`` of its call; ``ended`` is
 a turn that stopped where a reply failed (its ``reason`` and the server's ``message``).
 
 A session nobody holds is exported as a reader must see it (:func:`read_session`):
@@ -94,6 +95,10 @@ def export_records(
         while ends and ends[0].log_seq < r.seq:
             yield from flush()
             yield ended_record(ends.pop(0))
+        if r.type == "assistant" and "reasoning" in d:
+            yield from flush()
+            yield {"type": "reasoning", "t": iso_time(r.t), "text": str(d["reasoning"])}
+            continue
         if r.type == "assistant":
             if not text:
                 text_t = r.t
@@ -212,6 +217,9 @@ def to_markdown(info: SessionInfo, records: list[dict[str, Any]]) -> str:
         kind = r["type"]
         if kind == "user":
             out += ["## You", "", r["text"], ""]
+        elif kind == "reasoning":  # quoted: it reads as the model's aside, not its reply
+            quoted = _closed_fences(r["text"]).strip("\n").splitlines()
+            out += ["> _thinking_", ">", *[f"> {line}".rstrip() for line in quoted], ""]
         elif kind == "assistant":
             out += ["## Assistant", "", _closed_fences(r["text"]), ""]
             if r.get("interrupted"):

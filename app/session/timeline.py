@@ -192,6 +192,19 @@ class Timeline:
             lambda c: append_log(self.db, c, session_id, "assistant", data),
         )
 
+    def add_reasoning(self, session_id: str, text: str) -> None:
+        """The model's reasoning as it streamed (``ReasoningText``), before the prose or
+        call it led to: an ``assistant`` row whose data is ``{"reasoning": text}``, so a
+        resumed Transcript and the export show what the live one did (it was only in the
+        raw stream events). Not what goes back to the model: the API's own reasoning
+        blocks travel in the typed history."""
+        if not text.strip():
+            return
+        self.db.write(
+            "assistant",
+            lambda c: append_log(self.db, c, session_id, "assistant", {"reasoning": text}),
+        )
+
     def add_contract_error(
         self,
         session_id: str,
