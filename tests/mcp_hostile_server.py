@@ -74,6 +74,15 @@ def chatty() -> str:
     return "said"
 
 
+def noisy(kib: int) -> str:
+    """Writes ``kib`` KiB of log lines to stderr, then ``noisy done``, and answers."""
+    line = "debug: " + "x" * 1016 + "\n"  # 1 KiB
+    for _ in range(kib):
+        sys.stderr.write(line)
+    print(f"noisy done {kib}", file=sys.stderr, flush=True)
+    return "logged"
+
+
 SLOPPY = {
     "nojsonrpc": lambda i: {"id": i, "result": {"content": [{"type": "text", "text": "hi"}]}},
     "textresult": lambda i: {"jsonrpc": "2.0", "id": i, "result": "just text"},
@@ -158,6 +167,7 @@ if __name__ == "__main__":
             "flood": (flood, flood.__doc__ or "", schema(count="integer"), None),
             "surrogate": (surrogate, surrogate.__doc__ or "", {}, None),
             "chatty": (chatty, chatty.__doc__ or "", {}, None),
+            "noisy": (noisy, noisy.__doc__ or "", schema(kib="integer"), None),
             "sloppy": (sloppy, sloppy.__doc__ or "", schema(how="string"), None),
             "typed": (typed, typed.__doc__ or "", {}, None),
             "embedded": (embedded, embedded.__doc__ or "", {}, None),

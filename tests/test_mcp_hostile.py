@@ -244,6 +244,32 @@ def test_a_long_log_is_moved_aside_when_its_server_starts(
     assert "old line" not in log and log.count("] starting ") == 2  # under 1,000: kept
 
 
+async def test_a_server_that_logs_without_end_keeps_its_log_within_twice_the_bound(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Its stderr went straight into the log, moved aside only at the next start: a server
+    that logs every request grew it without end during a session. The newest lines stay
+    in the log, where the notes read a server's last words."""
+    monkeypatch.setattr(mcp_servers, "MAX_LOG", 200_000)
+    logs = tmp_path / "mcp-logs"
+    host = McpHost(logs)
+    try:
+        registry = default_registry()
+        host.start([hostile("loud")], registry)
+        for kib in (400, 300, 500):  # 1.2 MB in all
+            result = await boundary(tmp_path, registry).run(call("loud__noisy", 1, kib=kib))
+            assert result.kind == "ok", result.output
+        log, older = logs / "loud.log", logs / "loud.log.1"
+
+        def logged() -> str:  # a moment between moving it aside and the next one
+            return log.read_text() if log.exists() else ""
+
+        await until(lambda: "noisy done 500" in logged(), what="the last line logged")
+        assert log.stat().st_size <= 200_000 and older.stat().st_size <= 200_000
+    finally:
+        host.close()
+
+
 def test_a_server_that_exits_before_answering_is_said_with_its_status_and_last_words(
     tmp_path: Path,
 ) -> None:

@@ -44,6 +44,7 @@ from frontier.app.record import replace as replace_record
 from frontier.app.wire import safejson
 from frontier.tools import mcp_answers, mcp_sdk
 from frontier.tools.base import CancelToken, Outcome, Prepared, ToolError
+from frontier.tools.capped_log import CappedLog
 from frontier.tools.contract import MCP_SEPARATOR, Preview, ToolContext, ToolSpec
 from frontier.tools.mcp_names import SERVER_TOOL_NAME, wire_name
 from frontier.tools.mcp_settings import (
@@ -94,8 +95,9 @@ _STRAY: contextvars.ContextVar[Callable[[str], None] | None] = contextvars.Conte
 """Told each line that is no JSON message (a banner, a stray ``print``), set as
 :data:`_DROPPED` is."""
 MAX_LOG = 8 << 20
-"""Bytes a server's log may hold when it starts; a longer one is moved to ``NAME.log.1``
-(the one before is dropped) and a new one begun (:func:`rotated`)."""
+"""Bytes a server's log may hold; a longer one is moved to ``NAME.log.1`` (the one before
+is dropped) and a new one begun: when the server starts (:func:`rotated`) and while it
+runs (``capped_log``: its stderr reaches the log through a pipe)."""
 MAX_STRAY_LOGGED = 100
 """Stray lines written to a server's log word for word; after them, only counted."""
 
@@ -337,6 +339,10 @@ DOWNLOADERS = frozenset({"npx", "uvx", "bunx", "pipx", "pnpx", "dlx"})
 """Launchers that fetch the server on its first run (a start then takes far longer)."""
 LAST_WORDS = 300
 """Characters of a server's last stderr line a note quotes."""
+LAST_WORDS_WAIT = 0.5
+"""Seconds an ended server's last stderr lines may take to reach its log: the pipe is
+drained at once, unless a process it left behind holds it open (then the log is read as
+it is after this wait)."""
 
 
 def last_words(log: Path) -> str:
@@ -374,6 +380,8 @@ class McpServer:
         """The server's own sandbox (``None``: unconfined or remote)."""
         self._made: list[str] = []
         """Mount points its sandbox made in the workspace, removed when it stops."""
+        self._stderr: CappedLog | None = None
+        """The copy of the running process's stderr into its log."""
         self._secrets: tuple[str, ...] = ()
         """The header values sent, scrubbed from any reason shown."""
         self._stop = asyncio.Event()
@@ -421,7 +429,7 @@ class McpServer:
         ``uvx`` run downloads the server, and the person saw only "did not start"."""
         s = self.settings
         why = f"did not start within {s.startup_timeout:g} s"
-        why += self._said_last()
+        why += self._said_last(ended=False)
         runner = Path(s.command or "").name
         if runner in DOWNLOADERS:
             return why + (
@@ -502,7 +510,9 @@ class McpServer:
             argv, cwd = wrapped, None
         rotated(self.log_path)
         self._log_line(f"starting {s.target}" + (" (sandboxed)" if self.sandbox else ""))
-        errlog = stack.enter_context(self.log_path.open("a", encoding="utf-8"))
+        capped = self._stderr = CappedLog(self.log_path, MAX_LOG)  # bounded while it runs
+        stack.callback(capped.close)
+        errlog = capped.stream
         params = StdioServerParameters(
             command=argv[0], args=argv[1:], env=env, cwd=cwd, encoding_error_handler="replace"
         )
@@ -595,10 +605,16 @@ class McpServer:
         last = self._said_last()
         return self.scrub(said) + last + (withheld_hint(last, self.settings) if last else "")
 
-    def _said_last(self) -> str:
+    def _said_last(self, *, ended: bool = True) -> str:
         """``; its last words: '…'`` when a local server wrote a line to its stderr (its
-        log) since it was started, else ``""``."""
-        words = last_words(self.log_path) if self.settings.url is None else ""
+        log) since it was started, else ``""``. ``ended``: its process is over, so what
+        it wrote last is waited for (it may still be in the pipe); a live one's log is
+        read as it is."""
+        if self.settings.url is not None:
+            return ""
+        if ended and self._stderr is not None:
+            self._stderr.join(LAST_WORDS_WAIT)
+        words = last_words(self.log_path)
         return f"; its last words: {self.scrub(words)!r}" if words else ""
 
     async def _heard(self, response: Any) -> None:
@@ -768,6 +784,8 @@ class McpServer:
 
     def _spawned(self, process: Any) -> None:
         self._process = process
+        if self._stderr is not None:
+            self._stderr.spawned()  # its copy of the pipe is the child's now
         self._log_line(f"process {process.pid} started")
 
     def _hang_up(self) -> None:

@@ -1,0 +1,41 @@
+"""A child's stderr reaches its log through :class:`CappedLog`: bounded, newest lines kept,
+and a log that cannot be written never holds the child."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+from frontier.tools.capped_log import CappedLog
+
+WRITE = (
+    "import sys\nfor i in range({n}):\n    sys.stderr.write(f'line {{i}} ' + 'x' * 1000 + '\\n')\n"
+)
+
+
+def run(log: CappedLog, lines: int) -> int:
+    """A child writing ``lines`` lines of ~1 KB to its stderr, through ``log``."""
+    child = subprocess.Popen([sys.executable, "-c", WRITE.format(n=lines)], stderr=log.stream)
+    log.spawned()
+    code = child.wait(timeout=60)
+    assert log.join(timeout=60), "the copy did not end with the child's stderr"
+    return code
+
+
+def test_the_log_is_moved_aside_past_its_bound_and_keeps_the_newest_lines(tmp_path: Path) -> None:
+    path = tmp_path / "server.log"
+    path.write_text("from an earlier start\n")
+    log = CappedLog(path, 100_000)
+    assert run(log, 1_000) == 0  # ~1 MB
+    older = path.with_name("server.log.1")
+    assert path.stat().st_size <= 100_000 and older.stat().st_size <= 100_000
+    assert path.read_text().endswith("line 999 " + "x" * 1000 + "\n")
+    assert log.rotations >= 9
+
+
+def test_a_log_that_cannot_be_written_never_holds_the_child(tmp_path: Path) -> None:
+    """Its folder is gone: the child writes 2 MB (far more than a pipe holds) and ends."""
+    log = CappedLog(tmp_path / "missing" / "server.log", 100_000)
+    assert run(log, 2_000) == 0
+    assert not (tmp_path / "missing").exists()

@@ -1,0 +1,95 @@
+"""A child's stderr copied into a log file that stays within a bound while it runs.
+
+An MCP server's stderr went straight into its log file, and the log was moved aside only
+when the server next started: a server that logs every request (many do at their default
+level; at debug some write every message they get, tool results included) grew it
+without end within one session, in the data folder. Here the child writes into a pipe
+and a thread copies what it reads into the log, moving the log to ``NAME.1`` (the one
+before is dropped) each time the next piece would take it past ``limit``: at most twice
+``limit`` on disk per server, and the newest lines (a crash's last words, which the
+notes quote) are always in the log.
+
+A log that cannot be written (a full disk, a folder made read-only) is skipped, never
+waited on: the thread keeps reading, so the child never blocks on its stderr.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import threading
+from pathlib import Path
+from typing import IO, TextIO
+
+CHUNK = 1 << 16
+"""Bytes read from the pipe at a time."""
+
+
+class CappedLog:
+    """``stream``, the write end of a pipe, is what the child gets as its stderr; call
+    :meth:`spawned` once the child holds its copy, and :meth:`close` when done with it
+    (either closes Frontier's copy, so the copying ends when the child's stderr does)."""
+
+    def __init__(self, path: Path, limit: int) -> None:
+        read_fd, write_fd = os.pipe()
+        self.path = path
+        self.limit = limit
+        self.rotations = 0
+        """Times the log was moved aside while this child ran."""
+        self.stream: TextIO = os.fdopen(write_fd, "w", encoding="utf-8", errors="replace")
+        self._thread = threading.Thread(
+            target=self._copy, args=(read_fd,), name=f"stderr to {path.name}", daemon=True
+        )
+        self._thread.start()
+
+    def spawned(self) -> None:
+        """The child has its copy of the pipe: Frontier's is closed."""
+        self.close()
+
+    def close(self) -> None:
+        with contextlib.suppress(OSError):
+            self.stream.close()
+
+    def join(self, timeout: float | None = None) -> bool:
+        """Wait until everything the child wrote is in the log (its stderr closed);
+        whether it is."""
+        self._thread.join(timeout)
+        return not self._thread.is_alive()
+
+    def _copy(self, fd: int) -> None:
+        log: IO[bytes] | None = None
+        try:
+            log, size = self._open()
+            while chunk := os.read(fd, CHUNK):
+                if log is not None and size and size + len(chunk) > self.limit:
+                    log.close()
+                    log, size = self._rotate()
+                if log is None:
+                    continue  # no log to write: read on, so the child is never held
+                try:
+                    log.write(chunk)
+                    size += len(chunk)
+                except OSError:
+                    log.close()
+                    log = None
+        finally:
+            os.close(fd)
+            if log is not None:
+                log.close()
+
+    def _open(self) -> tuple[IO[bytes] | None, int]:
+        try:
+            log = self.path.open("ab", buffering=0)  # unbuffered: a reader sees each line
+        except OSError:
+            return None, 0
+        try:
+            return log, os.fstat(log.fileno()).st_size
+        except OSError:
+            log.close()
+            return None, 0
+
+    def _rotate(self) -> tuple[IO[bytes] | None, int]:
+        with contextlib.suppress(OSError):
+            os.replace(self.path, self.path.with_name(self.path.name + ".1"))
+            self.rotations += 1
+        return self._open()
