@@ -281,6 +281,43 @@ def test_the_tools_pane_keeps_one_row_and_says_where_it_ran() -> None:
     assert state.tools["c2"].where == "outside"
 
 
+def test_a_call_whose_id_an_earlier_one_had_keeps_that_ones_row() -> None:
+    """LM Studio numbers each response's calls from ``call_0``: the second response's call
+    took the first's row away, so the Tools pane showed one call of two."""
+    state = UiState(clock=lambda: NOW)
+    for n, command in enumerate(("make", "make test")):
+        call = shell("call_0", command)
+        state.apply(ResponseStarted("native-inc", n))
+        state.apply(CallReady(call))
+        state.apply(ToolStarted(call))
+        state.apply(ToolFinished(ToolResult("call_0", "shell", "ok", f"{command} ran\n", 0, 0.1)))
+    shown = [line.plain for line in tool_lines(state.tool_rows, NOW, 80)]
+    assert [line.split("  ")[0] for line in shown] == [
+        "▸ call_0 shell make",
+        "▸ call_0 shell make test",
+    ]
+    assert [row.message for row in state.tool_rows] == ["make ran", "make test ran"]
+    assert state.tools["call_0"] is state.tool_rows[-1]  # its id's events go to the newest
+
+
+def test_the_tools_pane_holds_at_most_its_limit_and_never_drops_a_running_row(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(tools_model, "MAX_TOOLS", 3)
+    state = UiState(clock=lambda: NOW)
+    first = shell("c0")
+    state.apply(CallReady(first))
+    state.apply(ToolStarted(first))  # still running
+    for n in range(1, 6):
+        state.apply(CallReady(shell(f"c{n}")))
+        state.apply(ToolFinished(ToolResult(f"c{n}", "shell", "ok", "x\n", 0, 0.1)))
+    assert [r.call.id for r in state.tool_rows] == ["c0", "c1", "c2", "c3", "c4", "c5"]
+    state.apply(ToolFinished(ToolResult("c0", "shell", "ok", "x\n", 0, 0.1)))
+    state.apply(CallReady(shell("c6")))
+    assert [r.call.id for r in state.tool_rows] == ["c4", "c5", "c6"]
+    assert sorted(state.tools) == ["c4", "c5", "c6"]
+
+
 # ----------------------------------------------------------------------------- Transcript
 
 

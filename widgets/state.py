@@ -238,6 +238,11 @@ class UiState:
         return self.models.tools.rows
 
     @property
+    def tool_rows(self) -> list[ToolRow]:
+        """The Tools pane's rows, oldest first (``tools`` is the row each id answers to)."""
+        return self.models.tools.listed
+
+    @property
     def errors(self) -> deque[ErrorRow]:
         return self.models.errors.rows
 

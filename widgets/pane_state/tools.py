@@ -105,13 +105,19 @@ def sandbox_word(meta: Mapping[str, Any] | None) -> str:
 
 
 class ToolsModel:
-    """The calls of this session by id, and the budget of their kept results."""
+    """The calls of this session: the Tools pane's rows in order (``listed``), the row
+    each id answers to now (``rows``), and the budget of their kept results."""
 
     def __init__(self, ctx: PaneContext, transcript: TranscriptModel) -> None:
         self._ctx = ctx
         self._dirty = ctx.dirty
         self._transcript = transcript
         self.rows: dict[str, ToolRow] = {}
+        """The row each call id's events go to: the newest call with that id."""
+        self.listed: list[ToolRow] = []
+        """The pane's rows, oldest first, at most :data:`MAX_TOOLS`: a call whose id an
+        earlier one had keeps that one's row above it (servers reuse ids across responses:
+        LM Studio's ``call_0``; the second took the first's row away)."""
         self.calls_ready = 0
         self._outputs: deque[ToolRow] = deque()
         """Finished rows holding a whole result, oldest first (``_keep_output``)."""
@@ -132,6 +138,7 @@ class ToolsModel:
         for row in list(self.rows.values()):
             self._transcript.freeze(row)
         self.rows.clear()
+        self.listed.clear()
         self.calls_ready = 0
 
     # ------------------------------------------------------------------ helpers
@@ -139,10 +146,23 @@ class ToolsModel:
         row = self.rows.get(call.id)
         if row is None:
             row = self._new_row(call)
-            self.rows[call.id] = row
+            self._list(row)
             if entry:
                 self._transcript.show_call(row)
         return row
+
+    def _list(self, row: ToolRow) -> None:
+        """``row`` is its id's now, and the pane's last; the oldest finished rows leave
+        the pane past :data:`MAX_TOOLS` (a running one stays, and those after it)."""
+        self.rows[row.call.id] = row
+        self.listed.append(row)
+        drop = 0
+        while len(self.listed) - drop > MAX_TOOLS and not self.listed[drop].running:
+            old = self.listed[drop]
+            if self.rows.get(old.call.id) is old:
+                del self.rows[old.call.id]
+            drop += 1
+        del self.listed[:drop]
 
     def _new_row(self, call: ToolCall) -> ToolRow:
         return ToolRow(call=call, summarize=self._summarize)
@@ -194,12 +214,7 @@ class ToolsModel:
         if previous is not None:
             self._transcript.freeze(previous)
         row = self._new_row(call)
-        self.rows[call.id] = row
-        while len(self.rows) > MAX_TOOLS:
-            oldest = next(iter(self.rows))
-            if self.rows[oldest].running:
-                break
-            del self.rows[oldest]
+        self._list(row)
         self._transcript.show_call(row)
         self._dirty.add("tools")
 

@@ -286,7 +286,7 @@ class MainScreen(Screen[None]):
             pane.border_subtitle = f"{size:,} / {state.pending_bound:,}"
         tools = self.query_one(ToolsPane)
         if "tools" in dirty:
-            tools.show(state.tools.values())
+            tools.show(state.tool_rows)
         elif "tools" not in skipped and "tools" not in self.hidden_panes():
             tools.tick()  # running rows' elapsed time
         if self.layout_name == "conversation":
