@@ -59,8 +59,8 @@ class Agent:
         session.subscribe(self.events.append)
         self._ids = itertools.count(1)
 
-    async def run(self, name: str, **args: Any) -> ToolResult:
-        call = ToolCall(f"c{next(self._ids)}", name, args)
+    async def run(self, name: str, call_id: str | None = None, **args: Any) -> ToolResult:
+        call = ToolCall(call_id or f"c{next(self._ids)}", name, args)
         result = await self.session._loop.boundary.run(call)  # type: ignore[attr-defined]
         assert result.ok, result.output
         return result
@@ -272,6 +272,21 @@ async def test_the_named_call_form_and_undo_of_an_undo(agent: Agent) -> None:
     assert (await agent.session.undo()).call == "c2"
     assert (await agent.session.undo()).call == "c1"
     assert not (ws / "a.py").exists() and not (ws / "b.py").exists()
+
+
+async def test_a_repeated_call_id_reaches_the_older_change_once_the_newer_is_undone(
+    agent: Agent,
+) -> None:
+    """LM Studio numbers each response's calls from ``call_0``: undoing ``call_0`` reached
+    only the newest change so named, then said it was already undone."""
+    ws = agent.ws
+    await agent.run("write", "call_0", path="a.py", content="a\n")
+    await agent.run("write", "call_0", path="b.py", content="b\n")
+    assert (await agent.session.undo("call_0")).undone and not (ws / "b.py").exists()
+    older = await agent.session.undo("call_0")
+    assert older.undone and not (ws / "a.py").exists()
+    again = await agent.session.undo("call_0")
+    assert again.message.startswith("call_0 was already undone by u1")  # the newest
 
 
 async def test_undo_is_refused_during_a_turn(agent: Agent) -> None:

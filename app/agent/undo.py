@@ -135,7 +135,10 @@ def choose(calls: Sequence[CallRecord], wanted: str | None) -> CallRecord | Undo
     writers = [c for c in named if wrote_files(c)]
     if not writers:
         return UndoOutcome("refused", _not_undoable(named[-1]), wanted)
-    target = writers[-1]
+    # servers reuse ids across responses (LM Studio's call_0): the newest change of that
+    # name still in effect, so undoing it again reaches the one before
+    in_effect = [c for c in writers if c.seq not in undone]
+    target = in_effect[-1] if in_effect else writers[-1]
     if target.seq in undone:
         by = undone[target.seq]
         return UndoOutcome(
