@@ -47,7 +47,8 @@ configuration: config.toml in the user config dir (FRONTIER_CONFIG_DIR overrides
 openrouter, deepseek, ollama, llamacpp), FRONTIER_PROVIDER / FRONTIER_WIRE /
 FRONTIER_BASE_URL / FRONTIER_MODEL / FRONTIER_PROTOCOL / FRONTIER_APPROVAL /
 FRONTIER_PATCH_FORMAT / FRONTIER_CONNECT_TIMEOUT / FRONTIER_FIRST_BYTE_TIMEOUT /
-FRONTIER_IDLE_TIMEOUT (by default a hung server is given up on within 2 minutes) /
+FRONTIER_IDLE_TIMEOUT (by default a hung server is given up on within 2 minutes; 6 for a
+reasoning model, which may think silently for minutes) /
 FRONTIER_CONTEXT_WINDOW / FRONTIER_COMPACT_THRESHOLD (compact the history before a
 request would pass this share of the window; default 0.8) /
 FRONTIER_MAX_TOKENS / FRONTIER_PREFILL (auto|on|off: continue a ctl reply cut by the
@@ -217,13 +218,15 @@ def _agent_options(
             "type": float,
             "metavar": "S",
             "help": "seconds from sending a request to the first byte of the answer (default "
-            "45; raise it for a slow local model on long prompts)",
+            "45, or 300 for a model that may reason silently first; raise it for a slow "
+            "local model on long prompts)",
         },
         "idle_timeout": {
             "type": float,
             "metavar": "S",
             "help": "seconds without content mid-answer before it counts as a stall; "
-            "keep-alives do not count (default 30)",
+            "keep-alives do not count (default 30, or 300 for a model that may reason "
+            "silently)",
         },
         "instructions": {
             "action": "store_const",

@@ -57,8 +57,9 @@ from frontier.app.vocab import (
 )
 
 TIMEOUTS = ("connect_timeout", "first_byte_timeout", "idle_timeout")
-"""Seconds; the provider's defaults (10, 45, 30) give up on a hung server within 115 s
-(docs/decisions-providers.md has the arithmetic)."""
+"""Seconds; the defaults (10, 45, 30) give up on a hung server within 115 s
+(docs/decisions-providers.md has the arithmetic); a model that may reason silently
+before it answers gets 300 for the other two (``catalogue.reasons_first``)."""
 
 
 def config_path() -> Path:
@@ -99,12 +100,14 @@ class Config:
     request (Azure OpenAI's ``api-key``, a gateway's token). Secrets: never shown."""
     connect_timeout: float = 10.0
     """Seconds to open the connection to the endpoint."""
-    first_byte_timeout: float = 45.0
+    first_byte_timeout: float | None = None
     """Seconds from sending a request to the first byte of the answer (a slow model on
-    a long prompt, e.g. llama.cpp on a CPU, may need more)."""
-    idle_timeout: float = 30.0
+    a long prompt, e.g. llama.cpp on a CPU, may need more). ``None``: the model's default,
+    45, or 300 for a model that may reason silently first (``catalogue.reasons_first``)."""
+    idle_timeout: float | None = None
     """Seconds without content (keep-alives and empty events do not count), once the
-    answer streams, before it counts as a stall."""
+    answer streams, before it counts as a stall. ``None``: the model's default, 30, or 300
+    for a model that may reason silently (``catalogue.reasons_first``)."""
     instructions: bool = True
     """Put the project's AGENTS.md / CLAUDE.md / .frontier/instructions.md in the system
     prompt (``app/agent/instructions.py``); ``--no-instructions`` turns it off."""

@@ -3,8 +3,11 @@ flags, validated with the source named, and kept when another setting is saved."
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
+from frontier.app.agent.runtime import create_runtime
 from frontier.app.cli import build_parser
 from frontier.app.commands._agent_args import config_from_args
 from frontier.app.config import (
@@ -36,13 +39,44 @@ def write_config(text: str) -> None:
 
 
 def test_defaults() -> None:
+    """Unset, the first-byte and idle waits are the model's (below)."""
     config = load_config()
     assert (config.connect_timeout, config.first_byte_timeout, config.idle_timeout) == (
         10.0,
-        45.0,
-        30.0,
+        None,
+        None,
     )
     assert set(TIMEOUTS) == set(ENV)
+
+
+@pytest.mark.parametrize(
+    ("base_url", "model", "settings", "waits"),
+    [
+        # a reasoning model may think silently for minutes before its first byte (OpenAI's
+        # without summaries, DeepSeek V4 Pro, Gemini, Grok): 45 s cut those turns off
+        ("https://api.openai.com/v1", "gpt-5", {}, (300.0, 300.0)),
+        ("https://api.deepseek.com/v1", "deepseek-v4-pro", {}, (300.0, 300.0)),
+        ("https://api.openai.com/v1", "gpt-7-new", {}, (300.0, 300.0)),  # a vendor's, new
+        ("https://api.openai.com/v1", "gpt-4.1", {}, (45.0, 30.0)),  # no reasoning
+        ("http://127.0.0.1:9/v1", "a-local-model", {}, (45.0, 30.0)),  # not known to reason
+        ("https://api.openai.com/v1", "gpt-5", {"first_byte_timeout": 60.0}, (60.0, 300.0)),
+        ("http://127.0.0.1:9/v1", "a-local-model", {"idle_timeout": 90.0}, (45.0, 90.0)),
+    ],
+)
+async def test_a_model_that_may_reason_silently_is_waited_for_longer(
+    tmp_path: Path,
+    base_url: str,
+    model: str,
+    settings: dict[str, float],
+    waits: tuple[float, float],
+) -> None:
+    config = Config(base_url=base_url, model=model, api_key="sk-test-0123456789", **settings)  # type: ignore[arg-type]
+    session = create_runtime(config, workspace=tmp_path)
+    try:
+        timeouts = session._loop.client.timeouts  # type: ignore[attr-defined]
+        assert (timeouts.connect, timeouts.first_byte, timeouts.idle) == (10.0, *waits)
+    finally:
+        await session.close()
 
 
 def test_file_then_env_then_flags(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -56,6 +56,7 @@ from frontier.app.model.catalogue import (
     ModelInfo,
     host_has_tools,
     known,
+    reasons_first,
     resolve_protocol,
     resolve_wire,
 )
@@ -74,7 +75,7 @@ from frontier.tools.sandbox import Sandbox, SandboxSettings, make_sandbox, probe
 from frontier.tools.workspace_files import BeneathFiles
 
 if TYPE_CHECKING:
-    from frontier.app.model.transport import ModelClient
+    from frontier.app.model.transport import ModelClient, Timeouts
     from frontier.app.session.store import SessionInfo, SessionStore
     from frontier.tools.mcp_servers import McpHost
     from frontier.tools.registry import Registry
@@ -289,6 +290,24 @@ def _new_plan(config: Config, *, workspace: Path | None, protocol: str | None, d
     return _Plan(root, model, config.base_url, wire, protocol or config.protocol)
 
 
+def _timeouts(config: Config, info: ModelInfo | None, base_url: str) -> Timeouts:
+    """The settings' timeouts; where none is set, the model's defaults: patient for a
+    model that may reason silently before it answers (``catalogue.reasons_first``)."""
+    from frontier.app.model import transport
+
+    patient = reasons_first(info, base_url)
+    first, idle = (
+        (transport.PATIENT_TIMEOUT,) * 2
+        if patient
+        else (transport.FIRST_BYTE_TIMEOUT, transport.IDLE_TIMEOUT)
+    )
+    return transport.Timeouts(
+        config.connect_timeout,
+        config.first_byte_timeout or first,
+        config.idle_timeout or idle,
+    )
+
+
 def _open_client(
     config: Config,
     plan: _Plan,
@@ -304,7 +323,7 @@ def _open_client(
     """The session's model client (and its wire's adapter; the HTTP client itself when
     there is one, for probes and prefill detection)."""
     from frontier.app.model.registry import codec
-    from frontier.app.model.transport import ModelClient, Timeouts
+    from frontier.app.model.transport import ModelClient
 
     adapter = codec(plan.wire)
     if demo:
@@ -335,7 +354,7 @@ def _open_client(
     if max_tokens is None and required is not None:
         limit = info.max_output_tokens if info is not None else None
         max_tokens = min(limit or required, required)
-    timeouts = Timeouts(config.connect_timeout, config.first_byte_timeout, config.idle_timeout)
+    timeouts = _timeouts(config, info, plan.base_url)
     client = ModelClient(
         adapter,
         plan.base_url,

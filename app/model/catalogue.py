@@ -438,6 +438,20 @@ def resolve_protocol(
     return DEFAULT_MODE
 
 
+def reasons_first(model_info: ModelInfo | None, base_url: str) -> bool:
+    """Whether the model may reason, silently, before it sends anything: the catalogue
+    says it reasons, or it is a model the catalogue does not know on a vendor's own API
+    (:data:`TOOL_HOSTS`: their new models all reason). OpenAI's reasoning models stream
+    nothing while they think unless the organisation may have summaries, DeepSeek's V4
+    Pro and Gemini's and Grok's thinking models send no reasoning at all, and a hard
+    step takes minutes; the first-byte and idle defaults (45 and 30 s, meant to give up
+    on a hung server within two minutes) cut those turns off as if the server had hung.
+    They get 300 s (Codex's stream idle timeout), unless a setting names one."""
+    if model_info is not None:
+        return model_info.reasoning
+    return host_has_tools(base_url) is True
+
+
 _WIRE_HOSTS: Mapping[str, Wire] = {
     "api.anthropic.com": "anthropic-messages",
     "api.openai.com": "openai-responses",

@@ -107,9 +107,13 @@ MAX_BACKOFF = 30.0
 CONNECT_TIMEOUT = 10.0
 FIRST_BYTE_TIMEOUT = 45.0
 IDLE_TIMEOUT = 30.0
+PATIENT_TIMEOUT = 300.0
+"""First byte and idle for a model that may reason silently (``catalogue.reasons_first``):
+a turn of silent thinking is not a hung server."""
 RETRY_WINDOW = 60.0
 """No attempt starts later than this after the first one: with the timeouts above the
-worst case is 60 + 10 + 45 = 115 s, under the two minutes a user will wait."""
+worst case is 60 + 10 + 45 = 115 s, under the two minutes a user will wait (60 + 10 +
+300 for a model that reasons silently, which a person watching can stop at any time)."""
 MAX_RETRIES = 4
 ERROR_BODY_CAP = 8192
 JSON_BODY_CAP = 1 << 24
