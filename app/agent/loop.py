@@ -933,7 +933,8 @@ class AgentLoop:
         """Report and store the confirmed prose not yet reported (at a call, at the end,
         and — ``interrupted`` — when the turn is cancelled while the reply streams: the
         stored piece is then marked, so the timeline and the export say the reply was
-        cut short by the user)."""
+        cut short by the user). The reasoning that came before that prose is stored first,
+        so a resumed Transcript and the export show it where it streamed."""
         if out.thoughts:
             thoughts = "".join(out.thoughts)
             out.thoughts.clear()
