@@ -52,6 +52,13 @@ async def refusing() -> AsyncIterator[tuple[str, list[tuple[int, str]], list[int
             "the model has no tool calling on this server",
         ),
         (
+            404,
+            '{"error":{"message":"No endpoints found that support tool use. To learn more '
+            'about provider routing, visit: https://openrouter.ai/docs/provider-routing",'
+            '"code":404}}',
+            "none of the providers OpenRouter routes this model to",
+        ),
+        (
             429,
             '{"error":{"message":"You exceeded your current quota, please check your plan and '
             'billing details.","type":"insufficient_quota","param":null,"code":'
@@ -59,7 +66,7 @@ async def refusing() -> AsyncIterator[tuple[str, list[tuple[int, str]], list[int
             "the account is out of credit (not a rate limit",
         ),
     ],
-    ids=["llama.cpp", "vllm", "ollama", "quota"],
+    ids=["llama.cpp", "vllm", "ollama", "openrouter", "quota"],
 )
 async def test_a_lasting_refusal_is_told_at_once_with_the_fix(
     refusing: tuple[str, list[tuple[int, str]], list[int]], status: int, body: str, fix: str

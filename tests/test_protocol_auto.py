@@ -234,7 +234,20 @@ VLLM_REFUSAL = {
 }  # fmt: skip
 
 
-async def test_a_server_that_refuses_tools_gets_the_text_protocol(tmp_path: Path) -> None:
+OPENROUTER_REFUSAL = {
+    "error": {"code": 404, "message": "No endpoints found that support tool use. To learn "
+              "more about provider routing, visit: https://openrouter.ai/docs/provider-routing"}
+}  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("code", "refusal"),
+    [(400, VLLM_REFUSAL), (404, OPENROUTER_REFUSAL)],
+    ids=["vllm", "openrouter"],
+)
+async def test_a_server_that_refuses_tools_gets_the_text_protocol(
+    tmp_path: Path, code: int, refusal: dict[str, object]
+) -> None:
     """vLLM started without ``--enable-auto-tool-choice`` refuses any request with
     ``tools[]``; the catalogue says Qwen takes tools, so ``auto`` chose native-inc and
     every message ended in the refusal. Before any reply, auto's choice was only a guess:
@@ -242,7 +255,7 @@ async def test_a_server_that_refuses_tools_gets_the_text_protocol(tmp_path: Path
     there (stored, and said)."""
     server = WireServer("openai-chat")
     async with session_on(tmp_path, server, "Qwen/Qwen2.5-7B-Instruct") as (session, seen):
-        server.replies[:] = [status(400, VLLM_REFUSAL), stream(script(server.wire, [Text("Hi.")]))]
+        server.replies[:] = [status(code, refusal), stream(script(server.wire, [Text("Hi.")]))]
         assert session.mode == "native-inc"
         ended = await session.send("hi")
         assert ended.reason == "done"

@@ -7,9 +7,10 @@ overloaded: try again later", which sent them to wait for nothing:
   ``--jinja`` answers a request with ``tools[]`` "HTTP 500 … tools param requires --jinja
   flag" (retried four times over 8 s on the rig); vLLM without
   ``--enable-auto-tool-choice`` and Ollama with a model whose template has no tools refuse
-  the same way (400). The server must be started otherwise, or the session must run a
-  protocol that writes its calls in the text (``--protocol ctl-heredoc``), which sends
-  no ``tools[]``;
+  the same way (400), and OpenRouter when no provider of the model takes tools (a 404,
+  which read as a wrong base URL). The server must be started otherwise, or the session
+  must run a protocol that writes its calls in the text (``--protocol ctl-heredoc``),
+  which sends no ``tools[]``;
 - an account out of credit: OpenAI's ``insufficient_quota`` comes as HTTP 429, the
   status of a rate limit, and was retried as one.
 """
@@ -37,10 +38,17 @@ _TOOLS_SIGNS = (
         "the server cannot take native tool calls: the model has no tool calling on this "
         "server (its chat template has none): pick one that has" + _TEXT_PROTOCOL,
     ),
+    (
+        "No endpoints found that support tool use",
+        "the server cannot take native tool calls: none of the providers OpenRouter routes "
+        "this model to (as this account's provider settings allow) takes tools: pick a "
+        "model whose OpenRouter page lists tools" + _TEXT_PROTOCOL,
+    ),
 )
 """``(words the server says, what to do)`` when it takes no ``tools[]``: llama.cpp's,
-vLLM's, Ollama's. A session on ``--protocol auto`` that has had no reply yet falls back to
-the text protocol on these (:func:`refuses_tools`)."""
+vLLM's, Ollama's, OpenRouter's (a 404, which read "check --base-url"). A session on
+``--protocol auto`` that has had no reply yet falls back to the text protocol on these
+(:func:`refuses_tools`)."""
 
 _SIGNS = (
     *_TOOLS_SIGNS,
