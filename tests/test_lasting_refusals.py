@@ -13,6 +13,8 @@ from aiohttp import web
 from model_failures import answering, failure
 from sse_server import Sleeps
 
+from frontier.app.model.lasting_refusals import refuses_tools
+
 
 @pytest.fixture
 async def refusing() -> AsyncIterator[tuple[str, list[tuple[int, str]], list[int]]]:
@@ -78,3 +80,31 @@ async def test_a_lasting_refusal_is_told_at_once_with_the_fix(
     assert fix in said
     assert "try again later" not in said
     assert len(seen) == 1 and sleeps == []  # asked once: it would refuse again
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        '{"error":{"message":"deepseek-reasoner does not support Function Calling",'
+        '"type":"invalid_request_error"}}',
+        '{"error":{"message":"tools is not supported in this model. For a list of supported '
+        'models, refer to https://platform.openai.com/docs/guides/function-calling",'
+        '"type":"invalid_request_error","param":"tools"}}',
+        '{"error":{"code":400,"message":"Functions are not supported for this API version or '
+        'this model version."}}',
+        '{"error":{"message":"Function call is not supported for this model. (request id: 1)"}}',
+        '{"code":"InvalidParameter","message":"<400> InternalError.Algo.InvalidParameter: The '
+        'tool call is not supported."}',
+    ],
+    ids=["deepseek", "openai", "azure", "gateway", "dashscope"],
+)
+async def test_a_model_without_tool_calling_is_told_at_once_in_any_vendors_words(
+    refusing: tuple[str, list[tuple[int, str]], list[int]], said: str
+) -> None:
+    """Read as "HTTP 400" and the server's words before; a new ``--protocol auto`` session
+    now goes on in the text protocol on them (``refuses_tools``)."""
+    url, answers, seen = refusing
+    answers.append((400, said))
+    message = str(await failure(url, max_retries=4, sleeps=Sleeps()))
+    assert "this model has no tool calling there" in message and len(seen) == 1
+    assert refuses_tools(said)

@@ -22,6 +22,11 @@ _TEXT_PROTOCOL = (
     "--protocol ctl-heredoc"
 )
 
+_NO_TOOLS_MODEL = (
+    "the server cannot take native tool calls: this model has no tool calling there: pick "
+    "one that has" + _TEXT_PROTOCOL
+)
+
 _TOOLS_SIGNS = (
     (
         "tools param requires --jinja",
@@ -44,9 +49,21 @@ _TOOLS_SIGNS = (
         "this model to (as this account's provider settings allow) takes tools: pick a "
         "model whose OpenRouter page lists tools" + _TEXT_PROTOCOL,
     ),
+    *(
+        (sign, _NO_TOOLS_MODEL)
+        for sign in (
+            "does not support function calling",  # DeepSeek's deepseek-reasoner (2025)
+            "tools is not supported in this model",  # OpenAI's gpt-5-chat-latest
+            "functions are not supported for this api version or this model",  # Azure OpenAI
+            "function call is not supported for this model",  # one-api and other gateways
+            "the tool call is not supported",  # Alibaba's DashScope
+        )
+    ),
 )
 """``(words the server says, what to do)`` when it takes no ``tools[]``: llama.cpp's,
-vLLM's, Ollama's, OpenRouter's (a 404, which read "check --base-url"). A session on
+vLLM's, Ollama's, OpenRouter's (a 404, which read "check --base-url"), and the words of
+vendors and gateways for a model without tool calling (matched whatever their case;
+sources in the comments). A session on
 ``--protocol auto`` that has had no reply yet falls back to the text protocol on these
 (:func:`refuses_tools`)."""
 
@@ -63,12 +80,14 @@ _SIGNS = (
 
 def lasting_refusal(text: str) -> str | None:
     """What to do when ``text`` (an error body) is a refusal no retry mends, else ``None``."""
+    said = text.lower()
     for sign, fix in _SIGNS:
-        if sign in text:
+        if sign.lower() in said:
             return fix
     return None
 
 
 def refuses_tools(text: str) -> bool:
     """Whether ``text`` (an error body) says the server takes no native tool calls."""
-    return any(sign in text for sign, _ in _TOOLS_SIGNS)
+    said = text.lower()
+    return any(sign.lower() in said for sign, _ in _TOOLS_SIGNS)
