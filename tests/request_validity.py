@@ -143,6 +143,14 @@ def anthropic_problems(body: dict[str, Any]) -> list[str]:
                 out.append(f"message {i}: an empty text block")
     if open_ids:
         out.append(f"calls {open_ids} were never answered")
+    if body.get("thinking") and len(messages) >= 2 and messages[-1]["role"] == "user":
+        last, before = messages[-1]["content"], messages[-2]["content"]
+        results = isinstance(last, list) and any(b.get("type") == "tool_result" for b in last)
+        first = before[0].get("type") if isinstance(before, list) and before else None
+        if results and first not in ("thinking", "redacted_thinking"):
+            # "When `thinking` is enabled, a final `assistant` message must start with a
+            # thinking block (preceeding the lastmost set of `tool_use` and `tool_result`)"
+            out.append("thinking on, but the tool loop's assistant message has no thinking")
     return out
 
 

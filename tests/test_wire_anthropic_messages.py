@@ -742,6 +742,27 @@ def test_a_tool_round_with_reasoning() -> None:
     ]
 
 
+def test_thinking_is_left_out_where_a_tool_loop_goes_on_without_it() -> None:
+    """``/effort high`` mid-turn, or a resume's results for calls made without thinking:
+    the API refuses thinking when the assistant message whose results the request sends
+    does not start with a thinking block, and that refusal turned thinking off for the
+    rest of the session. Left out of that request only; asked again from the next
+    message, and wherever the loop's message did think."""
+    call = (CallEntry("toolu_1", "read", {"path": "a"}),)
+    result = ToolResults((ResultEntry("toolu_1", "read", "ok", 0, "contents"),))
+    thought = (Reasoning(WIRE, {"type": "thinking", "thinking": "Hm.", "signature": "Eq"}),)
+    codec = uncached()
+    unthought = (UserText("read a"), AssistantTurn("", call), result)
+    assert "thinking" not in codec.body(request(*unthought, effort="high"), "claude-opus-4-7")
+    then = (*unthought, AssistantTurn("It says contents."), UserText("and b?"))
+    assert codec.body(request(*then, effort="high"), "claude-opus-4-7")["thinking"] == {
+        "type": "adaptive"
+    }
+    thinking = (UserText("read a"), AssistantTurn("", call, thought), result)
+    assert "thinking" in codec.body(request(*thinking, effort="high"), "claude-opus-4-7")
+    assert codec.thinking  # nothing refused: nothing turned off
+
+
 def test_failed_results_are_errors_and_empty_ones_say_so() -> None:
     calls = (CallEntry("a", "run"), CallEntry("b", "apply_patch"), CallEntry("c", "run"))
     results = (

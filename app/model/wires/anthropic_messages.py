@@ -214,6 +214,8 @@ class Codec:
         budget = thinking_budget(request.effort, body["max_tokens"])
         if not kind or request.prefill:
             pass  # a continued message cannot think first: the API refuses a prefill with it
+        elif _unthought_tool_loop(messages):
+            pass  # the API refuses it there; the model thinks again from the next message
         elif kind == "adaptive":
             body["thinking"] = {"type": "adaptive"}
             body["output_config"] = {"effort": request.effort}
@@ -642,6 +644,22 @@ def cached(body: dict[str, Any]) -> None:
     users = [m for m in body["messages"] if m["role"] == "user"][-2:]
     for message in users:
         message["content"][-1] = {**message["content"][-1], "cache_control": CACHE}
+
+
+def _unthought_tool_loop(messages: Sequence[Mapping[str, Any]]) -> bool:
+    """Whether the request goes on with a tool loop (its last message holds results) whose
+    assistant message does not start with a thinking block. The API refuses thinking
+    then ("a final assistant message must start with a thinking block"): the effort was
+    raised mid-turn (``/effort`` applies from the next request), or a resumed session's
+    results answer calls made without thinking. Refused, thinking was turned off for the
+    rest of the session; now it is left out of that one request."""
+    if len(messages) < 2 or messages[-1]["role"] != "user":
+        return False
+    last, before = messages[-1]["content"], messages[-2]["content"]
+    if not any(isinstance(b, Mapping) and b.get("type") == "tool_result" for b in last):
+        return False
+    first = before[0] if before and isinstance(before[0], Mapping) else {}
+    return first.get("type") not in ("thinking", "redacted_thinking")
 
 
 def encode_messages(items: Sequence[Item], *, native: bool, wire: str) -> list[dict[str, Any]]:
