@@ -143,6 +143,16 @@ class ServerTool(Event):
 
 
 @record
+class PromptRead(Event):
+    """The server has read ``done`` of the prompt's ``total`` tokens, before its first
+    token (llama.cpp's progress): the wait is shown as reading the prompt, how far."""
+
+    type: ClassVar[str] = "prompt_read"
+    done: int
+    total: int
+
+
+@record
 class ToolStarted(Event):
     type: ClassVar[str] = "tool_started"
     call: ToolCall

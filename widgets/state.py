@@ -40,6 +40,7 @@ from frontier.app.events import (
     Event,
     McpStarting,
     Notice,
+    PromptRead,
     QueuedDelivered,
     ReasoningText,
     RepairRequested,
@@ -166,6 +167,8 @@ IGNORED: frozenset[type[Event]] = frozenset(
         # the App's review modal asks and closes (``app.review``) and sets the row's state
         ApprovalRequested,
         ApprovalResolved,
+        # the status bar's wait reads it (every event passes ResponseWait.apply first)
+        PromptRead,
     }
 )
 """Event types no pane state shows: listed, so a new event type must be one or the other

@@ -16,6 +16,7 @@ from frontier.app.events import (
     ContractError,
     Event,
     Notice,
+    PromptRead,
     ReasoningText,
     ServerTool,
 )
@@ -24,6 +25,7 @@ from frontier.app.model.stream import (
     CallStart,
     Delta,
     Malformed,
+    PromptProgress,
     ReasoningBlock,
     ReasoningDelta,
     ServerToolCall,
@@ -158,6 +160,9 @@ class ModeAdapter:
             elif kind is ServerToolCall:
                 assert isinstance(delta, ServerToolCall)
                 head.append(ServerTool(delta.name, delta.id))
+            elif kind is PromptProgress:
+                assert isinstance(delta, PromptProgress)
+                head.append(PromptRead(delta.done, delta.total))
         text = "".join(thinking)
         if text:
             head.insert(0, ReasoningText(text))

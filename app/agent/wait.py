@@ -12,7 +12,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Literal
 
-from frontier.app.events import Event, ResponseEnded, ResponseStarted, Retry, TurnEnded
+from frontier.app.events import (
+    Event,
+    PromptRead,
+    ResponseEnded,
+    ResponseStarted,
+    Retry,
+    TurnEnded,
+)
 from frontier.app.record import record
 
 STALL_AFTER = 5.0
@@ -43,17 +50,25 @@ class ResponseWait:
     since: float = 0.0
     """When the current wait began (for ``retry``: when the next attempt starts)."""
     attempt: int = 1
+    read: tuple[int, int] | None = None
+    """``(done, total)`` tokens of the prompt the server has read, while it says
+    (``PromptRead``: llama.cpp, before the first token)."""
 
     def apply(self, event: Event, clock: Callable[[], float]) -> None:
         if event.type in STREAM_EVENTS:
             if self.phase:
                 self.phase, self.since = "streaming", clock()
+        elif isinstance(event, PromptRead):
+            if self.phase == "first_byte":
+                self.read = (event.done, event.total)
         elif isinstance(event, ResponseStarted):
             self.phase, self.since, self.attempt = "first_byte", clock(), 1
+            self.read = None
         elif isinstance(event, Retry):
             if self.phase in ("first_byte", "retry"):
                 self.phase, self.since = "retry", clock() + event.delay
                 self.attempt = event.attempt + 1
+                self.read = None
         elif isinstance(event, ResponseEnded | TurnEnded):
             self.phase = ""
 
@@ -69,6 +84,13 @@ class ResponseWait:
             return "stalled", now - self.since
         return None
 
+    def waiting_for(self) -> str:
+        """``waiting for the first byte``, or how far the server has read the prompt."""
+        if self.read is None:
+            return "waiting for the first byte"
+        done, total = self.read
+        return f"reading the prompt: {done:,} of {total:,} tokens ({done * 100 // total}%)"
+
     def label(self, now: float) -> str:
         """The status bar's words: ``waiting for the first byte · 23 s``, ``stalled · 12 s``."""
         state = self.state(now)
@@ -79,5 +101,5 @@ class ResponseWait:
         if what == "retry":
             return f"retrying in {max(1, round(seconds))} s{again}"
         if what == "first_byte":
-            return f"waiting for the first byte · {int(seconds)} s{again}"
+            return f"{self.waiting_for()} · {int(seconds)} s{again}"
         return f"stalled · {int(seconds)} s"

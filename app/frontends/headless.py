@@ -332,7 +332,7 @@ class EventPrinter:
         self._wait_line = key
         shown = steps * int(WAIT_LINE_EVERY)
         line = (
-            f"… waiting for the first byte ({shown} s)"
+            f"… {self.wait.waiting_for()} ({shown} s)"
             if what == "first_byte"
             else f"… stalled: no bytes for {shown} s"
         )

@@ -131,6 +131,19 @@ class UsageDelta:
 
 
 @record(slots=True)
+class PromptProgress:
+    """The server is reading the prompt: ``done`` of its ``total`` tokens (``cached`` of
+    them from its cache). llama.cpp sends it when asked (``return_progress``), once per
+    batch, before the first token: a long prompt on a CPU takes minutes there, and this
+    is the sign that the server works on it (the deadlines move; the person is shown how
+    far it is). Nothing of the reply."""
+
+    done: int
+    total: int
+    cached: int = 0
+
+
+@record(slots=True)
 class Finish:
     """Why the response ended, normalised (``raw``: the wire's own word)."""
 
@@ -193,6 +206,7 @@ Delta = (
     | CallDone
     | ServerToolCall
     | UsageDelta
+    | PromptProgress
     | Finish
     | ServerError
     | Malformed

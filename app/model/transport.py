@@ -275,6 +275,10 @@ class ModelClient:
         """``probe_json`` answers by URL (one GET per path for the client's life)."""
         self._window: asyncio.Future[WindowInfo | None] | None = None
         """``probe_context_window``'s answer, once asked."""
+        self.progress = False
+        """Ask for the prompt's reading progress (``return_progress``): set once
+        ``GET /props`` showed a llama.cpp server on the Chat wire (:meth:`_saw_props`),
+        cleared if a server refuses the field."""
 
     def __repr__(self) -> str:
         # Never shows the key.
@@ -410,6 +414,8 @@ class ModelClient:
             self._probes[url] = asyncio.ensure_future(
                 get_json(self._client, url, self._probe_headers(), timeout)
             )
+            if root and path == "props":
+                self._probes[url].add_done_callback(self._saw_props)
         return await asyncio.shield(self._probes[url])
 
     # ------------------------------------------------------------------ request
@@ -421,12 +427,26 @@ class ModelClient:
         """``model_error`` for this client's request: its URL and model filled in."""
         return model_error(kind, message, url=self.url, model=self.model, **fields)
 
+    def _saw_props(self, answer: asyncio.Future[Any]) -> None:
+        """llama.cpp's ``/props`` answered (the window, prefill and tool look-ups ask it
+        before the first request): its Chat endpoint streams how far it has read the
+        prompt when asked. A long prompt on a CPU takes minutes before the first token,
+        which ``first_byte_timeout`` (45 s for a model not known to reason) took for a
+        hung server; the progress moves the deadline and is shown."""
+        if answer.cancelled() or answer.exception() is not None:
+            return
+        props = answer.result()
+        if self.wire == "openai-chat" and isinstance(props, dict):
+            self.progress = "default_generation_settings" in props
+
     def _build(self, request: ModelRequest) -> httpx.Request:
         if request.max_tokens is None and self.max_tokens:
             request = replace(request, max_tokens=self.max_tokens)
         effort = request.effort if request.effort is not None else self.effort
         if effort != request.effort or effort == "auto":  # "auto": the model's own
             request = replace(request, effort=None if effort == "auto" else effort)
+        if self.progress and "return_progress" not in request.extra:
+            request = replace(request, extra={**request.extra, "return_progress": True})
         try:
             return self._client.build_request(
                 "POST",
@@ -511,6 +531,9 @@ class ModelClient:
                     status = response.status_code
                     text = self._scrubber.scrub(await self._error_body(response))
                     adjusted = self.codec.rejected(status, text)
+                    if adjusted is None and self.progress and "return_progress" in text:
+                        self.progress = False  # a proxy in front of llama.cpp: not again
+                        adjusted = "the server rejected return_progress; retrying without it"
                     if adjusted is not None:
                         yield Retry(attempt=retries + 1, delay=0.0, reason=adjusted)
                         continue

@@ -23,7 +23,9 @@ calls keyed by their ``index`` — a piece without one is matched to the first c
 its ``id``, or is a new call when it names a new id, else continues the last call;
 ``arguments`` sent as a JSON value instead of a string is read as its compact text
 (``_canonical``). ``finish_reason`` is the finish; a ``usage`` object the usage;
-``[DONE]`` the end; an ``{"error": ...}`` object (or an ``event: error``) a server error.
+``[DONE]`` the end; an ``{"error": ...}`` object (or an ``event: error``) a server error;
+llama.cpp's ``prompt_progress`` (sent when the request asks ``return_progress``, which the
+transport does once ``/props`` showed llama.cpp) is a ``PromptProgress``.
 Chat carries no per-call completion signal: the native accumulator proves calls itself.
 """
 
@@ -43,6 +45,7 @@ from frontier.app.model.stream import (
     Finish,
     Ignored,
     Malformed,
+    PromptProgress,
     ReasoningBlock,
     ReasoningDelta,
     ServerError,
@@ -434,6 +437,9 @@ class ChatDecoder:
                 self._choice(choice, out)
         if isinstance(obj.get("usage"), dict):
             out.append(UsageDelta(TokenUsage.from_usage(obj["usage"])))
+        progress = _progress(obj.get("prompt_progress"))
+        if progress is not None:
+            out.append(progress)
         return out
 
     def _choice(self, choice: Mapping[str, Any], out: list[Delta]) -> None:
@@ -535,6 +541,16 @@ class ChatDecoder:
             args = _canonical(args)
         if args:
             out.append(CallArgs(index, args))
+
+
+def _progress(value: Any) -> PromptProgress | None:
+    """llama.cpp's ``prompt_progress`` (``total``, ``processed``, ``cache``), else ``None``."""
+    if not isinstance(value, dict):
+        return None
+    total, done, cached = (value.get(k) for k in ("total", "processed", "cache"))
+    if not (isinstance(total, int) and isinstance(done, int)) or total <= 0:
+        return None
+    return PromptProgress(max(0, min(done, total)), total, cached if isinstance(cached, int) else 0)
 
 
 def _choice_index(choice: Mapping[str, Any]) -> int | None:
