@@ -456,6 +456,23 @@ async def test_check_cli_on_a_stored_session_reports_the_join(
     assert out.startswith("ok ") and "continued_at=" in out and "calls=1" in out
 
 
+async def test_a_continuation_is_not_blamed_on_the_server(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The continuation's stream starts over after Frontier's join marker: its first
+    content, after the first stream's ``finish_reason: length``, read as the server's
+    framing error ("a chunk carries content or tool_calls after finish_reason")."""
+    run = Run(tmp_path, Step("notes", "", (write_call("heredoc"),)), max_tokens=100)
+    assert await run.send() == "done"
+    path = tmp_path / "r.jsonl"
+    write_recording(path, run.recordings()[0])
+    from frontier.app.cli import build_parser
+
+    assert check.main(build_parser().parse_args(["check", "--explain", str(path)])) == 0
+    out = capsys.readouterr().out
+    assert "continued_at=" in out and "framing" not in out, out
+
+
 async def test_a_server_without_prefill_support_gets_the_resend(tmp_path: Path) -> None:
     """``auto`` against a server that is not known to continue: today's resend."""
     step = Step("notes", "", (write_call("heredoc"),))

@@ -355,15 +355,29 @@ def server_framing(rec: Recording) -> tuple[list[Violation], tuple[str, ...]]:
 def _server_framing_of(
     wire: str, events: Sequence[tuple[float, str]]
 ) -> tuple[list[Violation], tuple[str, ...]]:
+    """The wire's rules over each request's stream of a response: a continued response
+    (docs/recording-format.md, "Continued responses") holds the first stream, Frontier's
+    join marker, then the continuation's own stream, which starts over (its first content
+    after the first stream's ``finish_reason: length`` was blamed on the server)."""
     from frontier.app.model.wires.rules import checked
+    from frontier.app.record import replace
+    from frontier.app.wire.continuation import read_join
 
-    rules = checked(wire, (("message", data) for _, data in events))
-    if rules is None:
-        return [], ()
-    calls = tuple(
-        f"{call.id or '?'} {call.name or '?'}"[:80] for call in rules.calls.values() if call.started
-    )
-    return rules.violations, calls
+    segments: list[tuple[int, list[str]]] = [(0, [])]
+    for number, (_, data) in enumerate(events, 1):
+        if read_join(data) is not None:
+            segments.append((number, []))  # events numbered from 1 across the whole body
+        else:
+            segments[-1][1].append(data)
+    violations: list[Violation] = []
+    calls: list[str] = []
+    for before, datas in segments:
+        rules = checked(wire, (("message", data) for data in datas))
+        if rules is None:
+            return [], ()
+        violations += [replace(v, event=v.event + before) for v in rules.violations]
+        calls += (f"{c.id or '?'} {c.name or '?'}"[:80] for c in rules.calls.values() if c.started)
+    return violations, tuple(calls)
 
 
 def _explanations(
