@@ -464,6 +464,11 @@ def test_an_unknown_wire_setting_is_refused() -> None:
         ("anthropic/claude-sonnet-5", "claude-family", 200_000),
         ("claude-opus-4-9", "claude-family", 200_000),  # a version lookup does not list
         ("gemini-4-pro", "gemini-family", 1_048_576),
+        # Grok was not in the catalogue at all: text protocol, 8,192 tokens, and 45 s for a
+        # first byte Grok 4 may take minutes to think before (it streams no reasoning)
+        ("grok-4", "grok-family", 131_072),
+        ("x-ai/grok-4.5", "grok-family", 131_072),
+        ("grok-code-fast-1", "grok-family", 131_072),
     ],
 )
 def test_a_newer_model_of_a_family_gets_the_familys_figures(
@@ -481,7 +486,9 @@ def test_a_newer_model_of_a_family_gets_the_familys_figures(
     assert resolve_window(None, None, "", info).tokens == window
 
 
-@pytest.mark.parametrize("name", ["claudex", "my-claude-finetune", "gemma3:4b-x", "gpt-6"])
+@pytest.mark.parametrize(
+    "name", ["claudex", "my-claude-finetune", "gemma3:4b-x", "gpt-6", "my-grok-finetune"]
+)
 def test_only_a_familys_own_names_get_its_figures(name: str) -> None:
     from frontier.app.model.catalogue import known
 
@@ -492,7 +499,7 @@ def test_a_family_is_not_offered_as_a_model_to_switch_to() -> None:
     from frontier.app.model.catalogue import entries
 
     families = [info.id for info in entries() if info.family]
-    assert families == ["claude-family", "gemini-family"]
+    assert families == ["claude-family", "gemini-family", "grok-family"]
 
 
 def test_a_vendors_own_api_says_its_unknown_models_take_tools() -> None:
