@@ -46,6 +46,7 @@ from wire_scripts import (
     stream,
 )
 
+from frontier.app.agent import loop as loop_module
 from frontier.app.agent.explain import explain_session
 from frontier.app.agent.loop import INTERRUPTED
 from frontier.app.agent.runtime import create_runtime
@@ -1003,6 +1004,48 @@ async def test_a_second_overflow_ends_the_turn_with_the_servers_words(
     assert ended.reason == "provider_error"
     assert "HTTP 400" in ended.message
     assert len(rig.server.requests) == 7  # compacted and retried once, never more
+    rig.assert_valid()
+
+
+@pytest.fixture
+def at_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No wait before a response is asked again (the waits are the loop's to choose)."""
+    monkeypatch.setattr(loop_module, "ASKED_AGAIN", (0.0, 0.0, 0.0))
+
+
+@pytest.mark.parametrize("wire", WIRES)
+async def test_an_overload_reported_in_the_stream_before_any_reply_is_asked_again(
+    make: Make, wire: str, at_once: None
+) -> None:
+    """Anthropic's ``overloaded_error`` after ``message_start`` (a gateway's
+    ``server_error`` event): the turn ended ``provider_error`` and the person sent the
+    message again; as a 529 status it was always retried."""
+    rig = await make(wire)
+    rig.answer(reply(wire, error="Overloaded"), done(wire, "Hello."))
+    ended = await rig.turn("hi")
+    assert ended.reason == "done", ended.message
+    assert len(rig.server.requests) == 2
+    (again,) = rig.watch.of(Retry)
+    assert "before any of it (Overloaded" in again.reason and again.limit == 3
+    assert [e.text for e in rig.watch.of(AssistantText)] == ["Hello."]
+    rig.assert_valid()
+
+
+@pytest.mark.parametrize("said", ["text", "overloads"])
+async def test_an_error_after_the_reply_began_or_past_the_tries_ends_the_turn(
+    make: Make, said: str, at_once: None
+) -> None:
+    """A reply that said something is kept, cut, as before (asked again, the model would
+    say it twice); an overload that lasts ends the turn after three more requests."""
+    wire = "anthropic-messages"
+    rig = await make(wire)
+    if said == "text":
+        rig.answer(reply(wire, Text("Let me"), error="Overloaded"), done(wire))
+    else:
+        rig.answer(reply(wire, error="Overloaded"))
+    ended = await rig.turn("hi")
+    assert ended.reason == "provider_error" and "Overloaded" in ended.message
+    assert len(rig.server.requests) == (1 if said == "text" else 4)
     rig.assert_valid()
 
 

@@ -91,6 +91,22 @@ RESUMED_SECONDS = 0.001
 """A wait this long for the next event means the read suspended (the loop ran): the
 turn's slice starts afresh there."""
 
+ASKED_AGAIN = (1.0, 2.0, 4.0)
+"""Seconds before each new request of a response the server ended with a passing error
+and nothing else (:func:`passing_error`): three at most, then the turn ends as before."""
+PASSING_ERRORS = (
+    "overloaded",  # Anthropic's overloaded_error, "the server is overloaded"
+    "server_error",  # OpenAI's and most gateways' in-stream 5xx
+    "api_error",  # Anthropic's
+    "internal server error",
+    "internal error",
+    "rate limit",
+    "rate_limit",
+    "temporarily unavailable",
+    "try again",
+)
+"""Words of an in-stream error that a new request may mend (lower case)."""
+
 SESSION_STATE = {"done": "done", "cancelled": "interrupted"}
 """What ``frontier sessions`` shows after a turn ends this way (any other reason: failed,
 but see :meth:`AgentLoop._state_after`)."""
@@ -247,6 +263,9 @@ class _Response:
     """All confirmed prose of the response (native modes keep it as the turn's text)."""
     thoughts: list[str] = field(default_factory=list)
     """Reasoning not yet stored (``_flush_prose`` stores it before the prose it led to)."""
+    reasoned: bool = False
+    """Reasoning streamed in this response (a response that said only that is not asked
+    again after an error)."""
     calls: list[ToolCall] = field(default_factory=list)
     started: dict[str, str] = field(default_factory=dict)
     """Calls whose header was confirmed but which never became ready (id -> name)."""
@@ -270,6 +289,17 @@ class _Response:
     usage: TokenUsage = field(default_factory=TokenUsage)
     """The server's token counts for the request (the context budget counts them)."""
     adapter: ModeAdapter | None = None
+
+
+def passing_error(response: _Response) -> bool:
+    """The server ended ``response`` with an error a new request may mend, before it said
+    anything: no byte of the reply, no call, no reasoning."""
+    if response.finish_reason != "error" or response.failure is not None:
+        return False
+    if response.calls or response.reasoned or bytes(response.raw).strip():
+        return False
+    said = (response.error or "").lower()
+    return any(word in said for word in PASSING_ERRORS)
 
 
 def _stop_reason(stopped: asyncio.CancelledError) -> str:
@@ -526,7 +556,7 @@ class AgentLoop:
             if request:
                 self._deliver_queued()
             try:
-                response = await self._respond_or_fall_back()
+                response = await self._respond_again_on_passing_error()
             except ModelError as exc:
                 if exc.refused_call is None:
                     raise
@@ -616,6 +646,31 @@ class AgentLoop:
     def replace_history(self, items: Sequence[Item]) -> None:
         """Adopt a compacted history (the compactor has stored it)."""
         self.history[:] = items
+
+    async def _respond_again_on_passing_error(self) -> _Response:
+        """``_respond_or_fall_back``; asked again (up to :data:`ASKED_AGAIN` times, after
+        its waits) when the server ended the response with a passing error before any of
+        it: Anthropic's ``overloaded_error`` after ``message_start``, a gateway's
+        ``server_error`` event. The same error as an HTTP status (529, 503) is retried by
+        the transport; inside a 200 stream it ended the turn (``provider_error``) and the
+        person had to send the message again. A response that said anything (text, a
+        call, reasoning) is not asked again: it is kept, cut, as before."""
+        response = await self._respond_or_fall_back()
+        for attempt, delay in enumerate(ASKED_AGAIN, 1):
+            if not passing_error(response):
+                break
+            self._emit(
+                Retry(
+                    attempt=attempt,
+                    delay=delay,
+                    reason=f"the server ended the response with an error before any of it "
+                    f"({response.error}); asking again",
+                    limit=len(ASKED_AGAIN),
+                )
+            )
+            await asyncio.sleep(delay)
+            response = await self._respond_or_fall_back()
+        return response
 
     async def _respond_or_fall_back(self) -> _Response:
         """``_respond_in_budget``; when the server refuses native tool calls and the mode
@@ -849,6 +904,7 @@ class AgentLoop:
                     if out.prose:  # prose before it is stored first: the timeline's order
                         self._flush_prose(out, decoder)
                     out.thoughts.append(thought)
+                    out.reasoned = True
                 case CallStarted(id=call_id, name=name, replaces=was):
                     self._flush_prose(out, decoder)
                     out.started.pop(was, None)
