@@ -469,6 +469,8 @@ def test_an_unknown_wire_setting_is_refused() -> None:
         ("grok-4", "grok-family", 131_072),
         ("x-ai/grok-4.5", "grok-family", 131_072),
         ("grok-code-fast-1", "grok-family", 131_072),
+        ("moonshotai/kimi-k2-instruct", "kimi-family", 131_072),
+        ("kimi-k2.6", "kimi-family", 131_072),
     ],
 )
 def test_a_newer_model_of_a_family_gets_the_familys_figures(
@@ -499,7 +501,7 @@ def test_a_family_is_not_offered_as_a_model_to_switch_to() -> None:
     from frontier.app.model.catalogue import entries
 
     families = [info.id for info in entries() if info.family]
-    assert families == ["claude-family", "gemini-family", "grok-family"]
+    assert families == ["claude-family", "gemini-family", "grok-family", "kimi-family"]
 
 
 def test_a_vendors_own_api_says_its_unknown_models_take_tools() -> None:
