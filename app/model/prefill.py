@@ -66,9 +66,9 @@ def openrouter(base_url: str) -> bool:
 
 def from_props(obj: Any) -> PrefillSupport | None:
     """llama.cpp's ``GET /props`` (its generation settings, slots, model path)."""
-    if isinstance(obj, dict) and (
-        "default_generation_settings" in obj or "total_slots" in obj or "model_path" in obj
-    ):
+    from frontier.app.model.probe import is_llama_cpp
+
+    if is_llama_cpp(obj):
         return PrefillSupport(True, "llama.cpp", "llama.cpp (GET /props answered)")
     return None
 

@@ -148,6 +148,14 @@ def window_from(props: object, models: object, model: str) -> WindowInfo | None:
     return None
 
 
+def is_llama_cpp(props: object) -> bool:
+    """Whether a ``GET /props`` answer is llama.cpp's (its generation settings, slots or
+    model path): the one test prefill detection and the prompt-progress request share."""
+    return isinstance(props, Mapping) and (
+        "default_generation_settings" in props or "total_slots" in props or "model_path" in props
+    )
+
+
 def tools_from_props(props: object) -> bool | None:
     """Whether llama.cpp's ``GET /props`` says its chat template renders tools (newer
     builds: ``chat_template_caps.supports_tools``; older: the template names ``tools``);

@@ -73,6 +73,7 @@ from frontier.app.model.probe import (
     WindowInfo,
     endpoint_url,
     get_json,
+    is_llama_cpp,
     window_from,
     window_from_models,
 )
@@ -435,9 +436,8 @@ class ModelClient:
         hung server; the progress moves the deadline and is shown."""
         if answer.cancelled() or answer.exception() is not None:
             return
-        props = answer.result()
-        if self.wire == "openai-chat" and isinstance(props, dict):
-            self.progress = "default_generation_settings" in props
+        if self.wire == "openai-chat":
+            self.progress = is_llama_cpp(answer.result())
 
     def _build(self, request: ModelRequest) -> httpx.Request:
         if request.max_tokens is None and self.max_tokens:
