@@ -88,6 +88,55 @@ def test_truncation_length_finish_reason() -> None:
     assert cut_calls(eos) == [("call_1", "read"), ("call_2", "grep")]
 
 
+def test_a_clean_finish_inside_the_last_calls_json_is_a_cut_not_bad_json() -> None:
+    # vLLM and DeepSeek-style deployments cut a call at their output limit and still say
+    # tool_calls: "resend valid JSON" would have the model write the same call into the
+    # same limit again; a cut tells it to keep the arguments short.
+    chunks = [*CHUNKS[:5], finish("tool_calls")]  # call_2's arguments stop at '{"pattern": "d'
+    inc = ChatAccumulator(incremental=True)
+    events = [e for chunk in feed_all(inc, chunks) for e in chunk] + inc.finish(True)
+    assert [c.id for c in calls_of(events)] == ["call_1"]  # proven before the cut: it ran
+    [err] = errors_of(events)
+    assert err.kind == "truncated"
+    assert "call_2" in err.message and "finish_reason=tool_calls" in err.message
+    assert "output token limit" in err.message and "inside a string" in err.message
+    assert cut_calls(inc) == [("call_2", "grep")]
+
+    eos = ChatAccumulator(incremental=False)
+    events = [e for chunk in feed_all(eos, chunks) for e in chunk] + eos.finish(True)
+    assert calls_of(events) == []
+    assert eos.truncated_calls == [("call_1", "read", True), ("call_2", "grep", False)]
+
+
+def test_json_that_broke_is_still_bad_json_at_a_clean_finish() -> None:
+    # closed and unparsable, a second value, and a quote missing (every string after it
+    # flips, so it ends "inside a string": open, but never the start of valid JSON)
+    for args in ('{"path": }', '{"path": "a"}}', '{"a": 1} {', '{path": "a.py"}', '{"a": tru'):
+        acc = ChatAccumulator(incremental=True)
+        events = [e for c in feed_all(acc, [tc(0, args, "c", "read"), finish("stop")]) for e in c]
+        [err] = errors_of(events + acc.finish(True))
+        assert err.kind == "bad_json", args
+
+
+def test_every_way_json_can_stop_short_is_a_cut() -> None:
+    starts = ('{"a": 1, ', '{"a"', '{"a": ', '{"a": [1, 2', '{"a": {"b": "c"', '{"a": "x\\', "{")
+    for args in starts:
+        acc = ChatAccumulator(incremental=True)
+        events = [e for c in feed_all(acc, [tc(0, args, "c", "read"), finish("stop")]) for e in c]
+        [err] = errors_of(events + acc.finish(True))
+        assert err.kind == "truncated", args
+        assert acc.truncated_calls == [("c", "read", False)]
+
+
+def test_an_unclosed_call_before_another_is_bad_json_not_a_cut() -> None:
+    # the model moved on to a second call: the first was never cut by a limit
+    acc = ChatAccumulator(incremental=True)
+    chunks = [tc(0, '{"path": "a', "c1", "read"), tc(1, '{"path": "b', "c2", "read")]
+    events = [e for c in feed_all(acc, [*chunks, finish("tool_calls")]) for e in c]
+    [err] = errors_of(events + acc.finish(True))
+    assert err.kind == "bad_json" and "c1" in err.message
+
+
 def test_bad_json_names_the_call_and_parse_position() -> None:
     acc = ChatAccumulator(incremental=True)
     per_chunk = feed_all(acc, [tc(0, '{"path" "a"}', "c9", "read"), finish("stop")])

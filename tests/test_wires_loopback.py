@@ -563,6 +563,30 @@ async def test_two_calls_the_second_cut(make: Make, wire: str, mode: str) -> Non
     rig.assert_valid()
 
 
+@pytest.mark.parametrize("mode", MODES)
+async def test_a_call_cut_by_a_server_that_still_says_tool_calls_is_told_as_cut(
+    make: Make, mode: str
+) -> None:
+    """vLLM (and deployments or gateways that rewrite ``length``) end a response cut at
+    their output limit with ``finish_reason: tool_calls``: the cut call never runs, and
+    the model is told it was cut and to keep its arguments short, not to "send valid
+    JSON" (which would have it write the same call into the same limit again). The
+    inspector tells it the same way."""
+    rig = await make("openai-chat", mode)
+    cut = Call("call_w1", "write", args(path="out.txt", content="hello there")[:-12], cut=True)
+    rig.answer(reply("openai-chat", Text("Writing it."), cut), done("openai-chat"))
+    ended = await rig.turn("write out.txt")
+    assert ended.reason == "done", ended.message
+    assert [e.finish_reason for e in rig.watch.of(ResponseEnded)] == ["tool_calls", "stop"]
+    assert not rig.watch.of(ToolStarted) and not (rig.root / "out.txt").exists()
+    assert result_kinds(rig.watch) == {"call_w1": "truncated"}
+    assert [r.kind for r in rig.watch.of(RepairRequested)] == ["truncated"]
+    text = repair_of(rig)
+    assert "call_w1 (write) was cut off before its arguments were complete" in text
+    assert "Keep arguments short enough to fit." in text and "valid JSON" not in text
+    rig.assert_valid()
+
+
 def repair_of(rig: Rig) -> str:
     """The repair text the second request carries (every wire's JSON, decoded), after
     checking that the inspector (``check --explain``) derives the same text from the

@@ -811,7 +811,7 @@ class AgentLoop:
         elif not out.stopped and out.finish_reason != "error":
             clean = is_clean(out.finish_reason)
             self._handle(adapter.finish(clean), out, decoder, response_id)
-            if not clean:
+            if not clean or adapter.truncated_calls:  # (a "clean" end inside a call's JSON)
                 self._truncated(out, adapter)
         for note in adapter.notes():  # e.g. events the server sent that could not be read
             self._emit(note)

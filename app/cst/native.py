@@ -21,7 +21,9 @@ Completion rules, native-inc:
   object that parses can only be followed by whitespace, so such a call can no longer
   change;
 * on every wire, the calls still open complete at a clean end (``Finish`` stop /
-  tool_calls / pause, the terminal event, or a clean ``finish``).
+  tool_calls / pause, the terminal event, or a clean ``finish``) — unless the last
+  one's JSON is still open there (``_cut_short``): the server cut it at its output
+  limit and said ``tool_calls`` anyway, so the end is treated as a truncation.
 
 Calls complete in key order (a call waits for the lower ones), so they run in the
 order the model wrote them. At the end a call that does not parse is ``bad_json``
@@ -119,7 +121,8 @@ class _Closure:
         self.in_string = False
         self.escape = False
         self.broken = False
-        """A bracket closed that never opened: the text can never parse."""
+        """A bracket closed that never opened, or a second value began after the first
+        closed: the text can never parse."""
 
     def feed(self, data: bytes) -> None:
         i, n = 0, len(data)
@@ -144,7 +147,9 @@ class _Closure:
                 return
             i = m.end()
             c = m[0]
-            if c == b'"':
+            if self.opened and not self.depth:  # a second value after the first closed
+                self.broken = True
+            elif c == b'"':
                 self.in_string = True
             elif c in (b"{", b"["):
                 self.depth += 1
@@ -155,6 +160,25 @@ class _Closure:
 
     def closed(self) -> bool:
         return self.opened and not self.depth and not self.in_string and not self.broken
+
+
+def _json_prefix(raw: bytes, in_string: bool) -> bool:
+    """``raw`` (JSON that never closed) is the start of some valid JSON text: with its
+    open string closed, the parser first fails at its very end. One C-level parse."""
+    text = raw.decode("utf-8", "replace")
+    if in_string:
+        backslashes = len(text) - len(text.rstrip("\\"))
+        text = text[:-1] if backslashes % 2 else text  # a pending escape: drop it
+        text += '"'
+    else:
+        text = text.rstrip()
+    try:
+        safejson.loads(text)
+    except safejson.JsonLimitError:
+        return False
+    except fastjson.JSONDecodeError as exc:
+        return exc.pos >= len(text)
+    return False  # (it parsed: it was closed after all)
 
 
 def _digest(data: bytes) -> bytes:
@@ -365,12 +389,12 @@ class NativeAccumulator:
             elif kind is Finish:
                 assert isinstance(delta, Finish)
                 self.finish_reason = delta.reason
-                if self.incremental and is_clean(delta.reason):
+                if self.incremental and is_clean(delta.reason) and self._cut_short() is None:
                     self._ready_open(f"at finish_reason={delta.raw or delta.reason}", ev)
             elif kind is End:
                 live = not self.stopped and not self._finished
                 ended_clean = self.finish_reason is None or is_clean(self.finish_reason)
-                if self.incremental and live and ended_clean:
+                if self.incremental and live and ended_clean and self._cut_short() is None:
                     self._ready_open("at the end of the stream", ev)
             elif kind is Malformed:
                 assert isinstance(delta, Malformed)
@@ -394,7 +418,15 @@ class NativeAccumulator:
         self._finished = True
         cut_by = self.finish_reason if not is_clean(self.finish_reason) else None
         clean = clean and (self.finish_reason is None or is_clean(self.finish_reason))
-        if cut_by == "length":
+        short = self._cut_short() if clean else None
+        if short is not None:
+            clean = False
+            said = f"finish_reason={self.finish_reason}" if self.finish_reason else "a clean end"
+            why = (
+                f"the response ending inside its arguments ({short}) although the server "
+                f"said {said}: most likely the server's output token limit"
+            )
+        elif cut_by == "length":
             why = "finish_reason=length (the model hit its token limit)"
         elif cut_by:
             why = f"finish_reason={cut_by}"
@@ -583,6 +615,30 @@ class NativeAccumulator:
             if args is None:
                 return
             self._emit_ready(call, args, ev, why)
+
+    def _cut_short(self) -> str | None:
+        """How the last open call's arguments stop, when they stop inside a JSON value
+        (opened, never closed) and every open call before it is complete; else ``None``.
+
+        A server that cuts a response at its output limit may still say ``tool_calls``
+        (vLLM, DeepSeek-style deployments, gateways that rewrite ``length``): the call is
+        then cut, not JSON the model broke, and "resend valid JSON" would only have the
+        model write the same long call into the same limit again. One scan of the held
+        bytes, at the end only."""
+        calls = self._open()
+        if not calls or not calls[-1].pieces:
+            return None
+        closure = _Closure()
+        for _, data in calls[-1].pieces:
+            closure.feed(data)
+        if not closure.opened or closure.broken or closure.closed():
+            return None
+        if not _json_prefix(b"".join(p for _, p in calls[-1].pieces), closure.in_string):
+            return None  # broken before the end (a quote missing flips every string after)
+        if not all(self._complete(c) for c in calls[:-1]):
+            return None
+        inside = ", inside a string" if closure.in_string else ""
+        return f"{closure.depth} bracket(s) unclosed{inside}"
 
     def _start(self, call: _Call) -> int:
         return call.pieces[0][0] if call.pieces else self.consumed
