@@ -489,6 +489,29 @@ def test_a_newer_model_of_a_family_gets_the_familys_figures(
 
 
 @pytest.mark.parametrize(
+    ("name", "entry", "window"),
+    [
+        ("glm-4.6", "glm-4.6", 202_752),
+        ("z-ai/glm-4.6", "glm-4.6", 202_752),  # OpenRouter's name
+        ("zai-org/GLM-4.5-Air", "glm-4.5", 131_072),  # the Hugging Face repository
+        ("glm-4.5:free", "glm-4.5", 131_072),
+        ("glm-4.7-flash", "glm-4.7", 202_752),
+    ],
+)
+def test_glm_is_known_with_tools_thinking_and_its_window(
+    name: str, entry: str, window: int
+) -> None:
+    """GLM on Z.ai's own endpoints (neither says the window) was unknown: the text
+    protocol, 8,192 tokens (a compaction every few reads), and 45 s for a first byte it
+    may spend thinking. The older GLM-4 models (32K, vision) are not these."""
+    info = lookup(name)
+    assert info is not None and info.id == entry and info.tools and info.reasoning
+    assert resolve_protocol("auto", info, None) == "native-inc"
+    assert resolve_window(None, None, "", info).tokens == window
+    assert lookup("glm-4-32b-0414") is None and lookup("glm-4.6v") is None
+
+
+@pytest.mark.parametrize(
     "name", ["claudex", "my-claude-finetune", "gemma3:4b-x", "gpt-6", "my-grok-finetune"]
 )
 def test_only_a_familys_own_names_get_its_figures(name: str) -> None:
