@@ -160,10 +160,12 @@ def script(
     *,
     end: End = "stop",
     error: str | None = None,
+    error_type: str | None = None,
     usage: tuple[int, int] = (120, 30),
 ) -> list[Chunk]:
     """The body of one response of ``wire`` (see the module doc); ``error``: the stream
-    ends with the API's ``error`` event carrying that message instead of an end."""
+    ends with the API's ``error`` event carrying that message instead of an end, of
+    ``error_type`` (default: the API's overload, an error that passes)."""
     build = {
         "openai-chat": _chat,
         "openai-responses": _responses,
@@ -171,7 +173,7 @@ def script(
     }[wire]
     if end == "drop":
         return [*build(parts, "stop", None, usage)[: -_ENDS[wire]], Drop()]
-    return build(parts, end, error, usage)
+    return build(parts, end, error, usage, error_type)
 
 
 _ENDS = {"openai-chat": 3, "openai-responses": 1, "anthropic-messages": 2}
@@ -183,7 +185,11 @@ _ENDS = {"openai-chat": 3, "openai-responses": 1, "anthropic-messages": 2}
 
 
 def _responses(
-    parts: Sequence[Part], end: End, error: str | None, usage: tuple[int, int]
+    parts: Sequence[Part],
+    end: End,
+    error: str | None,
+    usage: tuple[int, int],
+    error_type: str | None = None,
 ) -> list[Chunk]:
     out: list[Chunk] = []
     seq = 0
@@ -280,7 +286,7 @@ def _responses(
             ev("response.output_item.done", output_index=at, item=item)
         output.append(item)
     if error is not None:
-        ev("error", code="server_error", message=error, param=None)
+        ev("error", code=error_type or "server_error", message=error, param=None)
         return out
     counts = {"input_tokens": usage[0], "output_tokens": usage[1], "total_tokens": sum(usage)}
     final = {**response, "output": output, "usage": counts}
@@ -296,7 +302,11 @@ def _responses(
 
 
 def _anthropic(
-    parts: Sequence[Part], end: End, error: str | None, usage: tuple[int, int]
+    parts: Sequence[Part],
+    end: End,
+    error: str | None,
+    usage: tuple[int, int],
+    error_type: str | None = None,
 ) -> list[Chunk]:
     out: list[Chunk] = []
 
@@ -360,7 +370,7 @@ def _anthropic(
                 ev("content_block_stop", index=index)
         index += 1
     if error is not None:
-        ev("error", error={"type": "overloaded_error", "message": error})
+        ev("error", error={"type": error_type or "overloaded_error", "message": error})
         return out
     reason = "max_tokens" if end == "length" else ("tool_use" if calls else "end_turn")
     ev(
@@ -376,7 +386,11 @@ def _anthropic(
 
 
 def _chat(
-    parts: Sequence[Part], end: End, error: str | None, usage: tuple[int, int]
+    parts: Sequence[Part],
+    end: End,
+    error: str | None,
+    usage: tuple[int, int],
+    error_type: str | None = None,
 ) -> list[Chunk]:
     def chunk(delta: dict[str, Any], finish: str | None = None) -> bytes:
         choice = {"index": 0, "delta": delta, "finish_reason": finish}
@@ -415,7 +429,7 @@ def _chat(
                 out.append(chunk({"tool_calls": [call]}))
             calls += 1
     if error is not None:
-        out.append(sse_data({"error": {"message": error, "type": "server_error"}}))
+        out.append(sse_data({"error": {"message": error, "type": error_type or "server_error"}}))
         return out
     reason = "length" if end == "length" else ("tool_calls" if calls else "stop")
     out.append(chunk({}, reason))

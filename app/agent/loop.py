@@ -296,9 +296,24 @@ def passing_error(response: _Response) -> bool:
     anything: no byte of the reply, no call, no reasoning."""
     if response.finish_reason != "error" or response.failure is not None:
         return False
-    if response.calls or response.reasoned or bytes(response.raw).strip():
+    return not _said_anything(response) and _passing_words(response.error)
+
+
+def cut_by_passing_error(response: _Response) -> bool:
+    """The server ended ``response`` with an error a new request may mend after it had
+    begun: the reply is cut like one a dropped connection cut (kept, and the model asked
+    to go on from where it stopped), not the end of the turn."""
+    if response.finish_reason != "error" or response.failure is not None or response.stopped:
         return False
-    said = (response.error or "").lower()
+    return _said_anything(response) and _passing_words(response.error)
+
+
+def _said_anything(response: _Response) -> bool:
+    return bool(response.calls or response.reasoned or bytes(response.raw).strip())
+
+
+def _passing_words(error: str | None) -> bool:
+    said = (error or "").lower()
     return any(word in said for word in PASSING_ERRORS)
 
 
@@ -581,6 +596,17 @@ class AgentLoop:
                         f"{MAX_REPAIRS} repairs in a row failed; last error: "
                         f"{response.failure.kind}: {response.failure.message}",
                     )
+                if response.finish_reason == "error":  # a passing error cut it: a moment first
+                    self._emit(
+                        Retry(
+                            attempt=repairs,
+                            delay=ASKED_AGAIN[0],
+                            reason=f"the server ended the reply with an error ({response.error}) "
+                            "after part of it: it is kept, cut, and the model asked to go on",
+                            limit=MAX_REPAIRS,
+                        )
+                    )
+                    await asyncio.sleep(ASKED_AGAIN[0])
                 self._emit(
                     RepairRequested(response.failure.kind, response.failure.message, repairs)
                 )
@@ -813,6 +839,10 @@ class AgentLoop:
             self._handle(adapter.finish(clean), out, decoder, response_id)
             if not clean or adapter.truncated_calls:  # (a "clean" end inside a call's JSON)
                 self._truncated(out, adapter)
+        elif cut_by_passing_error(out):  # an overload mid-reply: cut, as a disconnect cuts
+            self._handle(adapter.finish(False), out, decoder, response_id)
+            out.detail = out.detail or (out.error or "")
+            self._truncated(out, adapter)
         for note in adapter.notes():  # e.g. events the server sent that could not be read
             self._emit(note)
         self._flush_prose(out, decoder, final=True)

@@ -60,7 +60,11 @@ class Failure:
     proves a call only by the next call's arguments or a clean end (native-inc)."""
 
 
-CUT_BY = {"length": "the output token limit", "disconnect": "a dropped connection"}
+CUT_BY = {
+    "length": "the output token limit",
+    "disconnect": "a dropped connection",
+    "error": "an error the server reported (it may pass)",
+}
 """What cut a response off, by its normalised ``finish_reason``, in words."""
 
 
