@@ -22,7 +22,7 @@ from sse_server import serve, sse, start_sse
 
 from frontier.app.agent.loop import AgentLoop
 from frontier.app.agent.modes import get_mode
-from frontier.app.events import Event, Retry, ToolFinished
+from frontier.app.events import Event, ReasoningText, Retry, ToolFinished
 from frontier.app.model.registry import codec
 from frontier.app.model.transport import ModelClient, Timeouts
 from frontier.app.session.store import SessionStore
@@ -180,6 +180,31 @@ async def test_disconnect_mid_frame_keeps_confirmed_calls(server: Server, make_r
     assert feedback.count("result c") == 2 and "error truncated" in feedback and "c3" in feedback
     calls = rig.store.calls(rig.session_id)
     assert sorted(c.call_id for c in calls) == ["c1", "c2"]
+
+
+async def test_a_call_drafted_in_a_leading_think_block_never_runs(server: Server, make_rig) -> None:  # type: ignore[no-untyped-def]
+    """Qwen3 or DeepSeek-R1 behind a server that leaves the thinking in the text (vLLM
+    without ``--reasoning-parser``): a call the model drafted while thinking ran at its
+    ``end`` line, and the real answer was stopped as text after a call."""
+    reply = (
+        "<think>\nI could run:\n"
+        + write_call("c1", "draft.txt", "draft")
+        + "but better to write the real one.\n</think>\n\nWriting it.\n"
+        + write_call("c2", "real.txt", "real")
+    )
+    server.handlers = [body_handler(content(reply) + finish(), byte_by_byte=True)]
+    server.handlers.append(body_handler(DONE_BODY))
+    rig = make_rig(server.url)
+    ended = await rig.loop.send("write real.txt")
+    assert ended.reason == "done", ended.message
+    assert not (rig.root / "draft.txt").exists()
+    assert (rig.root / "real.txt").read_text() == "real\n"
+    assert results(rig) == {"c2": "ok"}
+    thought = "".join(e.text for e in rig.events if isinstance(e, ReasoningText))
+    assert "draft.txt" in thought and "Writing it." not in thought
+    # the history keeps the answer, not the drafts
+    said = server.requests[1]["messages"][2]["content"]
+    assert "draft.txt" not in said and said.lstrip().startswith("Writing it.")
 
 
 async def test_read_stall_is_a_truncation(server: Server, make_rig) -> None:  # type: ignore[no-untyped-def]

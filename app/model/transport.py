@@ -92,6 +92,7 @@ from frontier.app.model.stream import (
     UsageDelta,
     WireEvent,
 )
+from frontier.app.model.think_tags import split_think
 from frontier.app.model.tls import PLAIN_TO_TLS, speaks_tls, tls_refusal, trust_for
 from frontier.app.model.wires.base import WireCodec
 from frontier.app.record import record, replace
@@ -979,7 +980,8 @@ class ModelClient:
                 f"server says: {' '.join(message.split())[:300]}",
                 status=200,
             )
-        deltas = self.codec.json_answer(obj)
+        answer = self.codec.json_answer(obj)
+        deltas = None if answer is None else split_think(answer)
         if deltas is None:
             raise self._error(
                 "protocol",

@@ -57,6 +57,7 @@ from frontier.app.model.stream import (
     Unreadable,
     UsageDelta,
 )
+from frontier.app.model.think_tags import ThinkTags
 from frontier.app.model.wires.base import TextField
 from frontier.app.record import field, record
 from frontier.app.wire import safejson
@@ -285,8 +286,10 @@ class Codec:
 
     # ------------------------------------------------------------------ responses
 
-    def decoder(self) -> MessagesDecoder:
-        return MessagesDecoder()
+    def decoder(self) -> ThinkTags:
+        """A response's decoder; a reply that opens with ``<think>`` has it as reasoning
+        (``think_tags.py``)."""
+        return ThinkTags(MessagesDecoder())
 
     def streamed_text(self, data: str) -> Iterator[TextField]:
         """The model's strings in one event: deltas of text, thinking, a call's input

@@ -53,6 +53,7 @@ from frontier.app.model.stream import (
     Unreadable,
     UsageDelta,
 )
+from frontier.app.model.think_tags import ThinkTags
 from frontier.app.wire import safejson
 
 TYPE_CHECKING = False  # typing is not imported at run time (~3 ms of start-up)
@@ -249,8 +250,10 @@ class Codec:
 
     # ------------------------------------------------------------------ responses
 
-    def decoder(self) -> ChatDecoder:
-        return ChatDecoder()
+    def decoder(self) -> ThinkTags:
+        """A response's decoder; a reply that opens with ``<think>`` has it as reasoning
+        (``think_tags.py``)."""
+        return ThinkTags(ChatDecoder())
 
     def streamed_text(self, data: str) -> Iterator[TextField]:
         try:

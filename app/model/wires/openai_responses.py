@@ -75,6 +75,7 @@ from frontier.app.model.stream import (
     Unreadable,
     UsageDelta,
 )
+from frontier.app.model.think_tags import ThinkTags
 from frontier.app.model.wires.base import TextField
 from frontier.app.wire import safejson
 
@@ -223,8 +224,10 @@ class Codec:
 
     # ------------------------------------------------------------------ responses
 
-    def decoder(self) -> ResponsesDecoder:
-        return ResponsesDecoder()
+    def decoder(self) -> ThinkTags:
+        """A response's decoder; a reply that opens with ``<think>`` has it as reasoning
+        (``think_tags.py``)."""
+        return ThinkTags(ResponsesDecoder())
 
     def streamed_text(self, data: str) -> Iterator[TextField]:
         try:

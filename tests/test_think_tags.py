@@ -1,0 +1,175 @@
+"""A reply that opens with ``<think>…</think>`` in its text: that part is reasoning.
+
+Properties over random texts and random chunkings (every split of the text into
+``TextDelta`` pieces gives the same reasoning and the same text), the cases a server
+sends, and the wires' decoders (every consumer reads the same deltas).
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from frontier.app.events import TokenUsage
+from frontier.app.model.registry import codec
+from frontier.app.model.stream import (
+    CallStart,
+    Delta,
+    End,
+    Finish,
+    ReasoningDelta,
+    TextDelta,
+    UsageDelta,
+)
+from frontier.app.model.think_tags import MAX_LEAD, ThinkTags, split_think
+
+TEXT = st.text(alphabet=st.sampled_from(list("ab <>/thinkc\n")), max_size=40)
+
+
+def chunks(text: str, cuts: list[int]) -> list[str]:
+    points = sorted({c % (len(text) + 1) for c in cuts})
+    edges = [0, *points, len(text)]
+    return [text[a:b] for a, b in itertools.pairwise(edges) if b > a]
+
+
+def run(pieces: list[str], end: Delta | None = None) -> tuple[str, str, list[Delta]]:
+    tags = ThinkTags()
+    out: list[Delta] = []
+    for piece in pieces:
+        out += tags.split([TextDelta(piece)])
+    out += tags.split([end]) if end is not None else tags.end()
+    thought = "".join(d.text for d in out if isinstance(d, ReasoningDelta))
+    said = "".join(d.text for d in out if isinstance(d, TextDelta))
+    return thought, said, out
+
+
+@given(
+    lead=st.sampled_from(["", "\n", "  \n\n"]),
+    thought=TEXT,
+    rest=TEXT,
+    cuts=st.lists(st.integers(0, 200), max_size=12),
+)
+def test_a_leading_think_block_is_reasoning_however_it_is_cut(
+    lead: str, thought: str, rest: str, cuts: list[int]
+) -> None:
+    thought = thought.replace("</think>", "")  # its first closing tag ends it
+    text = f"{lead}<think>{thought}</think>{rest}"
+    got_thought, got_text, _ = run(chunks(text, cuts), Finish("stop", "stop"))
+    assert (got_thought, got_text) == (thought, rest)
+
+
+@given(text=TEXT, cuts=st.lists(st.integers(0, 200), max_size=12))
+def test_a_reply_that_does_not_open_with_the_tag_is_text_byte_for_byte(
+    text: str, cuts: list[int]
+) -> None:
+    if text.lstrip().startswith("<think>"):
+        return
+    thought, said, _ = run(chunks(text, cuts))
+    assert (thought, said) == ("", text)
+
+
+@given(thought=TEXT, cuts=st.lists(st.integers(0, 200), max_size=12))
+def test_a_thought_the_stream_cut_is_all_reasoning(thought: str, cuts: list[int]) -> None:
+    thought = thought.replace("</think>", "")
+    text = f"<think>{thought}"
+    got_thought, got_text, _ = run(chunks(text, cuts), End())
+    assert (got_thought, got_text) == (thought, "")
+
+
+def test_a_drafted_call_inside_the_thought_never_reaches_the_text() -> None:
+    reply = (
+        "<think>\nI could run:\ncall c1 shell\narg command rm -rf build\nend\nBetter not.\n"
+        "</think>\n\nI will read it.\ncall c2 read\narg path a.py\nend\n"
+    )
+    thought, said, _ = run(list(reply))  # one character a chunk
+    assert "rm -rf" in thought and "rm -rf" not in said
+    assert said == "\n\nI will read it.\ncall c2 read\narg path a.py\nend\n"
+
+
+def test_only_a_tag_that_opens_the_reply_counts() -> None:
+    for text in (
+        "Use <think> tags like this: <think>x</think>",
+        "<thinking>not ours</thinking> answer",
+        " " * (MAX_LEAD + 1) + "<think>x</think>",
+    ):
+        assert run([text])[:2] == ("", text)
+
+
+def test_what_is_held_while_undecided_is_never_lost() -> None:
+    # a reply that is only the start of a tag, or only whitespace, ends as text
+    for text in ("<", "<thi", "  \n", "<think"):
+        assert run([text], Finish("stop", "stop"))[:2] == ("", text)
+
+
+def test_a_call_or_usage_while_undecided() -> None:
+    # a native call decides: the held text was the reply's text, in its place
+    tags = ThinkTags()
+    first = tags.split([TextDelta("<th")])
+    assert first == []
+    got = tags.split([CallStart(0, "c", "read")])
+    assert got == [TextDelta("<th"), CallStart(0, "c", "read")]
+    # usage (or the server's own reasoning field) does not decide
+    tags = ThinkTags()
+    usage = UsageDelta(TokenUsage())
+    assert tags.split([TextDelta("<th"), usage]) == [usage]
+    assert tags.split([TextDelta("ink>hm</think>ok")]) == [ReasoningDelta("hm"), TextDelta("ok")]
+
+
+def test_a_whole_answer_is_split_as_a_stream_is() -> None:
+    assert split_think([TextDelta("<think>plan</think>answer"), Finish("stop", "stop")]) == [
+        ReasoningDelta("plan"),
+        TextDelta("answer"),
+        Finish("stop", "stop"),
+    ]
+    assert split_think([TextDelta("<thi")]) == [TextDelta("<thi")]
+
+
+def test_every_wires_decoder_splits_the_tags() -> None:
+    """The live loop, replay, ``check`` and captures all read a wire's ``decoder()``."""
+    chat = codec("openai-chat").decoder()
+    pieces = ["<thi", "nk>I plan", "</thi", "nk>Done."]
+    out: list[Delta] = []
+    for piece in pieces:
+        data = json.dumps({"choices": [{"index": 0, "delta": {"content": piece}}]})
+        out += chat.feed("message", data)
+    out += chat.feed("message", "[DONE]")
+    assert [d for d in out if not isinstance(d, End)] == [
+        ReasoningDelta("I plan"),
+        TextDelta("Done."),
+    ]
+
+    anthropic = codec("anthropic-messages").decoder()
+    events = [
+        (
+            "content_block_start",
+            {
+                "type": "content_block_start",
+                "index": 0,
+                "content_block": {"type": "text", "text": ""},
+            },
+        ),
+        (
+            "content_block_delta",
+            {
+                "type": "content_block_delta",
+                "index": 0,
+                "delta": {"type": "text_delta", "text": "<think>x</think>y"},
+            },
+        ),
+    ]
+    got = [d for name, obj in events for d in anthropic.feed(name, json.dumps(obj))]
+    assert [d for d in got if isinstance(d, TextDelta | ReasoningDelta)] == [
+        ReasoningDelta("x"),
+        TextDelta("y"),
+    ]
+
+    responses = codec("openai-responses").decoder()
+    delta = {"type": "response.output_text.delta", "output_index": 0, "delta": "<think>p</think>q"}
+    got = responses.feed("response.output_text.delta", json.dumps(delta))
+    assert [d for d in got if isinstance(d, TextDelta | ReasoningDelta)] == [
+        ReasoningDelta("p"),
+        TextDelta("q"),
+    ]
