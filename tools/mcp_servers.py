@@ -335,6 +335,9 @@ def rotated(log: Path) -> None:
             os.replace(log, log.with_name(log.name + ".1"))
 
 
+CACHE_FOLDER = "mcp-cache"
+"""Beside the logs in the data folder: a launcher-started server's own cache
+(``mcp_launchers.py``), one folder per server."""
 DOWNLOADERS = frozenset({"npx", "uvx", "bunx", "pipx", "pnpx", "dlx"})
 """Launchers that fetch the server on its first run (a start then takes far longer)."""
 LAST_WORDS = 300
@@ -345,18 +348,23 @@ drained at once, unless a process it left behind holds it open (then the log is 
 it is after this wait)."""
 
 
-def last_words(log: Path) -> str:
-    """The last line a server wrote to its log since Frontier last started it (its stderr:
-    not one of Frontier's own ``[frontier …]`` lines), at most :data:`LAST_WORDS` long; ``""``
-    when there is none. Only the log's last 64 KiB are read."""
+def said_since_start(log: Path) -> list[str]:
+    """The lines a server wrote to its log since Frontier last started it (its stderr:
+    not Frontier's own ``[frontier …]`` lines). Only the log's last 64 KiB are read."""
     try:
         with log.open("rb") as f:
             f.seek(max(0, f.seek(0, os.SEEK_END) - (64 << 10)))
             tail = f.read().decode("utf-8", "replace")
     except OSError:
-        return ""
+        return []
     since = tail.rsplit("] starting ", 1)[-1].splitlines()[1:]
-    said = [line.strip() for line in since if line.strip() and not line.startswith("[frontier ")]
+    return [line.strip() for line in since if line.strip() and not line.startswith("[frontier ")]
+
+
+def last_words(log: Path) -> str:
+    """The last line a server wrote to its log since Frontier last started it, at most
+    :data:`LAST_WORDS` long; ``""`` when there is none."""
+    said = said_since_start(log)
     return said[-1][:LAST_WORDS] if said else ""
 
 
@@ -429,8 +437,18 @@ class McpServer:
         ``uvx`` run downloads the server, and the person saw only "did not start"."""
         s = self.settings
         why = f"did not start within {s.startup_timeout:g} s"
-        why += self._said_last(ended=False)
+        last = self._said_last(ended=False)
+        why += last
+        stopped = self._sandbox_stopped(last)
+        if stopped:  # waiting longer would not help
+            return why + stopped
         runner = Path(s.command or "").name
+        if runner in DOWNLOADERS and self.sandbox is not None and not s.network:
+            return why + (
+                f" (a first {runner} run downloads the server, and its sandbox has no "
+                f"network: network = true in [mcp_servers.{s.name}] gives it one; if the "
+                "server was downloaded already, raise startup_timeout there)"
+            )
         if runner in DOWNLOADERS:
             return why + (
                 f" (a first {runner} run downloads the server: raise startup_timeout in "
@@ -497,10 +515,16 @@ class McpServer:
         argv, env, cwd = [s.command, *s.args], server_env(s), s.cwd
         outer = self.host.sandbox
         if outer is not None and outer.active and s.sandbox:
+            from frontier.tools.mcp_launchers import private_cache
             from frontier.tools.sandbox import Sandbox
 
             root = str(self.host.root or Path.cwd())
-            inner = replace_record(outer.settings, network=s.network)
+            cache_env, cache = private_cache(
+                s.command, s.network, self.host.log_dir.parent / CACHE_FOLDER / s.name
+            )
+            env = {**env, **{k: v for k, v in cache_env.items() if k not in s.env}}
+            writable = outer.settings.writable + ((str(cache),) if cache is not None else ())
+            inner = replace_record(outer.settings, network=s.network, writable=writable)
             self.sandbox = Sandbox(inner, bwrap=outer.bwrap)
             wrapped, env, made = self.sandbox.wrap(argv, root, env)
             self._made = made
@@ -603,7 +627,42 @@ class McpServer:
         code = getattr(self._process, "returncode", None)
         said = f"it exited{f' with status {code}' if code is not None else ''} before answering"
         last = self._said_last()
-        return self.scrub(said) + last + (withheld_hint(last, self.settings) if last else "")
+        hint = withheld_hint(last, self.settings) if last else ""
+        return self.scrub(said) + last + (hint or self._sandbox_stopped(last))
+
+    def _sandbox_stopped(self, quoted: str = "") -> str:
+        """``; the sandbox stopped it: …`` when a sandboxed local server's stderr since its
+        start shows what the sandbox refused it, and for the network what lets it through
+        (the line is not quoted again when ``quoted``, its last words, hold it). An ``npx``
+        or ``uvx`` server downloads itself at its first start; with the network off the
+        note quoted npm's last line ("rerun the command with --loglevel=verbose") after
+        npm's retries, or asked for a longer startup_timeout, which never helped."""
+        sandbox, s = self.sandbox, self.settings
+        if sandbox is None or s.url is not None:
+            return ""
+        from frontier.tools.mcp_launchers import offline_refusal
+        from frontier.tools.sandbox import refused_network
+
+        lines = said_since_start(self.log_path)
+        said = sandbox.stopped_by("\n".join(lines))
+        if said is None and not s.network:
+            said = offline_refusal(s.command, lines)
+        if said is None:
+            return ""
+        kind, _, line = said.partition(": ")
+        why = f"; the sandbox stopped it: {kind if line and line in quoted else said}"
+        if refused_network(said):
+            runner = Path(s.command or "").name
+            needs = (
+                f", which a first {runner} run needs to download the server"
+                if runner in DOWNLOADERS
+                else ""
+            )
+            why += (
+                f" (a sandboxed server has no network{needs}: network = true in "
+                f"[mcp_servers.{s.name}] gives it one)"
+            )
+        return self.scrub(why)
 
     def _said_last(self, *, ended: bool = True) -> str:
         """``; its last words: '…'`` when a local server wrote a line to its stderr (its

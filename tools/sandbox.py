@@ -672,7 +672,9 @@ _NET = "a network connection (the network is off)"
 _LOOPBACK = "a network connection (the network is off: only the sandbox's own loopback answers)"
 _LOOKUP = "a name lookup (the network is off)"
 _PROTECTED_WRITE = "a write to a protected path (.git, .frontier)"
-_NETWORK = (_NET, _LOOPBACK, _LOOKUP)
+NO_DOWNLOAD = "a download (the network is off)"
+"""A launcher kept offline in a sandbox without network (``tools/mcp_launchers.py``)."""
+_NETWORK = (_NET, _LOOPBACK, _LOOKUP, NO_DOWNLOAD)
 _SIGNS = (
     ("Read-only file system", _WRITE),  # EROFS; Node and Go print it in lower case
     ("EROFS", _WRITE),
@@ -815,6 +817,11 @@ def stopped_by(
     if found is None:
         return None
     return f"{found[1]}: {found[2][:200]}"
+
+
+def refused_network(said: str) -> bool:
+    """``said`` (what :func:`stopped_by` returned) is a refusal of the network."""
+    return said.startswith(_NETWORK)
 
 
 def _judged(what: str, line: str, seen: Seen) -> str | None:
