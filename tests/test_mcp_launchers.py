@@ -77,6 +77,8 @@ def test_a_launcher_gets_its_own_cache_and_offline_it_is_told_to_use_it(tmp_path
     }
     env, _ = private_cache("uvx", True, tmp_path / "u")
     assert set(env) == {"UV_CACHE_DIR", "UV_TOOL_DIR", "UV_PYTHON_INSTALL_DIR"}  # online
+    env, _ = private_cache("uv", False, tmp_path / "v")  # uv --directory P run server.py
+    assert env["UV_OFFLINE"] == "1" and env["UV_CACHE_DIR"] == str(tmp_path / "v" / "uv-cache")
     assert private_cache(sys.executable, False, tmp_path / "n") == ({}, None)
     assert not (tmp_path / "n").exists()
     said = "hint: Packages were unavailable because the network was disabled."
@@ -130,4 +132,40 @@ def test_a_download_the_sandbox_refused_says_so_and_how_to_allow_it(
     assert state.why.endswith(
         "(a sandboxed server has no network, which a first npx run needs to download the "
         "server: network = true in [mcp_servers.fs] gives it one)"
+    )
+
+
+@needs_bwrap
+def test_a_server_docker_runs_is_told_the_sandbox_hides_its_socket(
+    tmp_path: Path, launchers: Path
+) -> None:
+    """GitHub's own instructions start its server with ``docker run -i --rm …``: in the
+    sandbox the note said "Is the docker daemon running?"."""
+    engine = launchers / "engine"
+    engine.mkdir()
+    (engine / "docker.sock").write_text("")
+    docker = launchers / "docker"
+    docker.write_text(
+        f"#!{sys.executable}\nimport sys\nprint('docker: Cannot connect to the Docker daemon "
+        f"at unix://{engine}/docker.sock. Is the docker daemon running?', file=sys.stderr)\n"
+        "sys.exit(125)\n",
+        "utf-8",
+    )
+    docker.chmod(0o755)
+    work = tmp_path / "work"
+    work.mkdir()
+    sandbox = make_sandbox(SandboxSettings(hidden=(str(engine),)))
+    host = McpHost(tmp_path / "data" / "mcp-logs", sandbox=sandbox, root=work)
+    settings = ServerSettings(name="gh", command=str(docker), args=("run", "-i", "x"))
+    try:
+        host.start([settings], Registry())
+    finally:
+        host.close()
+    (state,) = host.states()
+    assert state.why is not None and f"the sandbox stopped it: a hidden place ({engine})" in (
+        state.why
+    )
+    assert state.why.endswith(
+        "(the sandbox hides docker's socket, which would let anything in it out; the server "
+        "runs in the engine's own container: sandbox = false in [mcp_servers.gh] starts it so)"
     )

@@ -346,6 +346,20 @@ def test_stopped_by_names_a_hidden_place() -> None:
     assert stopped_by(output, "workspace-write") is None  # not one of the hidden places
 
 
+def test_a_docker_client_whose_socket_is_hidden_is_told_so() -> None:
+    """``docker ps`` in the sandbox said only "Is the docker daemon running?": the person
+    looked for a stopped daemon. The socket ends a sentence there (``docker.sock.``)."""
+    output = (
+        "docker: Cannot connect to the Docker daemon at unix:///var/run/docker.sock. "
+        "Is the docker daemon running?"
+    )
+    found = stopped_by(output, "workspace-write", hidden=("/run/docker.sock",))
+    assert found is not None and found.startswith("a hidden place (/run/docker.sock): docker:")
+    assert stopped_by(output, "workspace-write") is None  # no socket hidden: no daemon
+    named = "cat: /srv/.git.bak/x: No such file or directory"  # .git.bak is not .git
+    assert stopped_by(named, "workspace-write", hidden=("/srv/.git",)) is None
+
+
 # --------------------------------------------------------------------------------- tidying
 
 

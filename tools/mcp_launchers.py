@@ -1,7 +1,8 @@
 """A sandboxed MCP server started by a launcher that fetches it (``npx``, ``uvx``…).
 
 Most servers' own instructions start them so: ``npx -y @modelcontextprotocol/server-
-filesystem``, ``uvx mcp-server-git``. The launcher writes its cache on every run (npm
+filesystem``, ``uvx mcp-server-git``, ``uv --directory PROJECT run server.py`` (the MCP
+quickstart's). The launcher writes its cache on every run (npm
 ``~/.npm/_cacache`` and ``_npx``, uv ``~/.cache/uv``), which the sandbox mounts read-only:
 such a server could not start sandboxed at all, network or not ("EROFS: read-only file
 system, open '/root/.npm/_cacache/tmp/…'"). Making the person's own cache writable would
@@ -27,17 +28,39 @@ CACHE_VARIABLES: dict[str, tuple[tuple[str, str], ...]] = {
         ("UV_PYTHON_INSTALL_DIR", "uv-python"),  # a Python it downloads
     ),
     "pipx": (("PIPX_HOME", "pipx"),),
+    # ``uv --directory PROJECT run server.py``: the MCP quickstart's own way to start one
+    "uv": (("UV_CACHE_DIR", "uv-cache"), ("UV_PYTHON_INSTALL_DIR", "uv-python")),
 }
 """Launcher → the variables that move what it writes, each to a subfolder of the cache."""
 
 OFFLINE = {
     "npx": {"npm_config_prefer_offline": "true", "npm_config_fetch_retries": "0"},
     "uvx": {"UV_OFFLINE": "1"},
+    "uv": {"UV_OFFLINE": "1"},
 }
 """Launcher → what makes it run from its cache without the registry (network off)."""
 
-OFFLINE_WORDS = {"uvx": ("network was disabled", "network is disabled"), "npx": ("ENOTCACHED",)}
+OFFLINE_WORDS = {
+    "uvx": ("network was disabled", "network is disabled"),
+    "uv": ("network was disabled", "network is disabled"),
+    "npx": ("ENOTCACHED",),
+}
 """What a launcher told to stay offline says when its cache lacks the server."""
+
+
+CONTAINER_ENGINES = frozenset({"docker", "podman", "nerdctl"})
+"""Commands that run the server in a container of their own, through a socket the sandbox
+hides (reaching it would let a sandboxed process start anything, unconfined): they are
+told apart only to say so when one cannot start."""
+
+
+def launcher_kind(command: str | None) -> str | None:
+    """``fetcher`` for a launcher that downloads the server, ``container`` for a container
+    engine, else ``None``."""
+    name = Path(command or "").name
+    if name in CONTAINER_ENGINES:
+        return "container"
+    return "fetcher" if name in CACHE_VARIABLES else None
 
 
 def launcher(command: str | None) -> str | None:

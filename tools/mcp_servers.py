@@ -640,7 +640,7 @@ class McpServer:
         sandbox, s = self.sandbox, self.settings
         if sandbox is None or s.url is not None:
             return ""
-        from frontier.tools.mcp_launchers import offline_refusal
+        from frontier.tools.mcp_launchers import launcher_kind, offline_refusal
         from frontier.tools.sandbox import refused_network
 
         lines = said_since_start(self.log_path)
@@ -651,7 +651,13 @@ class McpServer:
             return ""
         kind, _, line = said.partition(": ")
         why = f"; the sandbox stopped it: {kind if line and line in quoted else said}"
-        if refused_network(said):
+        if said.startswith("a hidden place") and launcher_kind(s.command) == "container":
+            why += (
+                f" (the sandbox hides {Path(s.command or '').name}'s socket, which would let "
+                "anything in it out; the server runs in the engine's own container: "
+                f"sandbox = false in [mcp_servers.{s.name}] starts it so)"
+            )
+        elif refused_network(said):
             runner = Path(s.command or "").name
             needs = (
                 f", which a first {runner} run needs to download the server"

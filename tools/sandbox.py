@@ -694,7 +694,9 @@ _SIGNS = (
 )
 _PATTERNS = tuple((re.compile(re.escape(sign), re.IGNORECASE), what) for sign, what in _SIGNS)
 _MISSING = re.compile(
-    "No such file or directory|ENOENT|Permission denied|EACCES|Read-only file system|EROFS",
+    "No such file or directory|ENOENT|Permission denied|EACCES|Read-only file system|EROFS"
+    # the Docker client, its socket hidden: "… at unix:///var/run/docker.sock. Is the …"
+    "|Cannot connect to the Docker daemon",
     re.IGNORECASE,
 )
 _QUOTED = re.compile(r"'([^'\n]+)'|\"([^\"\n]+)\"|\u2018([^\u2019\n]+)\u2019|`([^'`\n]+)'")
@@ -868,8 +870,10 @@ def _names(line: str, name: str) -> bool:
     not ``.github`` or ``.git-old``)."""
     at = line.find(name)
     while at >= 0:
-        after = line[at + len(name) : at + len(name) + 1]
-        if after == "" or not (after.isalnum() or after in "-_."):
+        after = line[at + len(name) : at + len(name) + 2]
+        if after[:1] == "" or not (after[:1].isalnum() or after[:1] in "-_."):
+            return True
+        if after[:1] == "." and not after[1:].strip():  # the end of a sentence
             return True
         at = line.find(name, at + 1)
     return False
