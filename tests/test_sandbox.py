@@ -660,6 +660,25 @@ async def test_tmpdir_is_private_and_kept_across_calls(ws: Path, sandbox: Sandbo
         theirs.unlink()
 
 
+async def test_the_caches_tools_must_write_are_private_and_writable(
+    ws: Path, sandbox: Sandbox, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``uv run`` failed in the sandbox before it ran anything: it locks its cache, which
+    lives in the read-only home (Go's build cache and npm's are the same)."""
+    write = "; ".join(
+        f'mkdir -p "${name}" && echo ok > "${name}/x" && echo "{name}=${name}"'
+        for name in ("UV_CACHE_DIR", "GOCACHE", "npm_config_cache")
+    )
+    monkeypatch.delenv("UV_CACHE_DIR", raising=False)
+    monkeypatch.delenv("GOCACHE", raising=False)
+    monkeypatch.setenv("npm_config_cache", str(ws / "npm-own"))  # named: kept
+    out = await shell(write, ws, sandbox)
+    assert out.kind == "ok", out.output
+    assert "UV_CACHE_DIR=/tmp/.cache/uv\nGOCACHE=/tmp/.cache/go-build\n" in out.output
+    assert f"npm_config_cache={ws / 'npm-own'}" in out.output
+    assert (Path(sandbox.temp_dir()) / ".cache" / "uv" / "x").read_text() == "ok\n"
+
+
 async def test_python3_dash_c_runs(ws: Path, sandbox: Sandbox) -> None:
     out = await shell("python3 -c 'import sys; print(sys.version_info[0] * 14)'", ws, sandbox)
     assert out.kind == "ok" and out.output.startswith("42"), out.output

@@ -261,6 +261,8 @@ class Sandbox:
         child_env["TMPDIR"] = TMP
         for name in ("TEMP", "TMP"):
             child_env.pop(name, None)
+        for name, folder in PRIVATE_CACHES:
+            child_env.setdefault(name, folder)
         return [self.bwrap, *plan.args, "--", *argv], child_env, plan.made
 
     def _record(self, base: str, places: Iterable[str]) -> None:
@@ -293,6 +295,20 @@ class Sandbox:
 
 TMP = "/tmp"
 """Where a command sees the session's private temp folder."""
+
+PRIVATE_CACHES = (
+    ("UV_CACHE_DIR", f"{TMP}/.cache/uv"),
+    ("GOCACHE", f"{TMP}/.cache/go-build"),
+    ("npm_config_cache", f"{TMP}/.cache/npm"),
+)
+"""Caches a tool must write even to run, moved into the session's private temp folder
+(kept across its commands) unless the environment names one: ``uv run`` takes a lock in
+its cache before anything ("Could not acquire lock … Read-only file system … ~/.cache/uv",
+the most reported failure of uv in Codex's and Claude Code's sandboxes), Go refuses to
+build without a writable build cache, and npm writes its logs and ``npx`` its packages
+there. The person's own caches stay read-only: a command could otherwise plant what
+their unsandboxed tools run later. What the tools only read is not moved (uv's Pythons,
+Go's module cache, pip's cache, which pip skips when it cannot write it)."""
 PRIVATE_PREFIX = "frontier-sandbox-"
 """The private folders' names: ``frontier-sandbox-PID-START-random`` in the temp folder."""
 MOUNTS = "mounts"
