@@ -202,9 +202,10 @@ async def test_a_call_drafted_in_a_leading_think_block_never_runs(server: Server
     assert results(rig) == {"c2": "ok"}
     thought = "".join(e.text for e in rig.events if isinstance(e, ReasoningText))
     assert "draft.txt" in thought and "Writing it." not in thought
-    # the history keeps the answer, not the drafts
+    # the history gives the model back what it wrote, its thinking in its tags
     said = server.requests[1]["messages"][2]["content"]
-    assert "draft.txt" not in said and said.lstrip().startswith("Writing it.")
+    assert said.startswith("<think>\nI could run:\ncall c1 write\n")
+    assert "but better to write the real one.\n</think>\n\nWriting it.\n" in said
 
 
 async def test_read_stall_is_a_truncation(server: Server, make_rig) -> None:  # type: ignore[no-untyped-def]

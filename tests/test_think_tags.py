@@ -20,6 +20,7 @@ from frontier.app.model.stream import (
     Delta,
     End,
     Finish,
+    ReasoningBlock,
     ReasoningDelta,
     TextDelta,
     UsageDelta,
@@ -127,6 +128,25 @@ def test_a_whole_answer_is_split_as_a_stream_is() -> None:
     assert split_think([TextDelta("<thi")]) == [TextDelta("<thi")]
 
 
+def test_the_chat_wire_gives_the_thought_back_as_the_model_wrote_it() -> None:
+    """MiniMax wants its thinking in later turns, and Qwen3's template drops old turns'
+    itself: the history's text is what the model wrote, tags and all."""
+    from frontier.app.model.conversation import AssistantTurn, Reasoning, UserText
+    from frontier.app.model.think_tags import KEPT
+    from frontier.app.model.wires.openai_chat import encode_messages
+
+    chat = codec("openai-chat").decoder()
+    data = json.dumps({"choices": [{"index": 0, "delta": {"content": "<think>plan</think>ok"}}]})
+    blocks = [d for d in chat.feed("message", data) if isinstance(d, ReasoningBlock)]
+    assert blocks == [ReasoningBlock({KEPT: "plan"})]
+    turn = AssistantTurn(text="ok", reasoning=(Reasoning("openai-chat", blocks[0].data),))
+    sent = encode_messages([UserText("hi"), turn], native=False, wire="openai-chat")
+    assert sent[-1] == {"role": "assistant", "content": "<think>plan</think>ok"}
+    # a thought the stream cut is shown, not kept: it never closed
+    cut = ThinkTags(keep=True)
+    assert not any(isinstance(d, ReasoningBlock) for d in cut.split([TextDelta("<think>a")]))
+
+
 def test_every_wires_decoder_splits_the_tags() -> None:
     """The live loop, replay, ``check`` and captures all read a wire's ``decoder()``."""
     chat = codec("openai-chat").decoder()
@@ -138,6 +158,7 @@ def test_every_wires_decoder_splits_the_tags() -> None:
     out += chat.feed("message", "[DONE]")
     assert [d for d in out if not isinstance(d, End)] == [
         ReasoningDelta("I plan"),
+        ReasoningBlock({"think_tags": "I plan"}),  # kept for the history (Chat only)
         TextDelta("Done."),
     ]
 

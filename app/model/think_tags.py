@@ -44,6 +44,9 @@ if TYPE_CHECKING:
 
 OPEN = "<think>"
 CLOSE = "</think>"
+KEPT = "think_tags"
+"""The key of the :class:`ReasoningBlock` a closed thought is kept in (``keep``): the Chat
+wire writes it back where it came from, ``<think>…</think>`` before the reply's text."""
 MAX_LEAD = 64
 """Whitespace before ``<think>`` that still opens the reply (servers send a newline or two)."""
 
@@ -56,10 +59,15 @@ server's own reasoning field) and pass while it is undecided."""
 class ThinkTags:
     """One response's deltas with a leading ``<think>`` block turned into reasoning."""
 
-    def __init__(self, inner: EventDecoder | None = None) -> None:
+    def __init__(self, inner: EventDecoder | None = None, *, keep: bool = False) -> None:
+        """``keep``: a thought that closed is also kept as a :class:`ReasoningBlock`
+        (``{KEPT: text}``), so the history can give the model back what it wrote (MiniMax
+        asks for its thinking in later turns; Qwen3's template drops old turns' itself)."""
         self._inner = inner
         self._state = _START
         self._held = ""
+        self._keep = keep
+        self._thought: list[str] = []
 
     @property
     def skipped(self) -> int:
@@ -116,9 +124,16 @@ class ThinkTags:
                 thought = buf[: len(buf) - keep]
                 if thought:
                     out.append(ReasoningDelta(thought))
+                    if self._keep:
+                        self._thought.append(thought)
                 return
             if at:
                 out.append(ReasoningDelta(buf[:at]))
+                if self._keep:
+                    self._thought.append(buf[:at])
+            if self._keep:
+                out.append(ReasoningBlock({KEPT: "".join(self._thought)}))
+                self._thought = []
             self._state, self._held = _TEXT, ""
             rest = buf[at + len(CLOSE) :]
             if rest:

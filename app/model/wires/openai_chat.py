@@ -53,7 +53,7 @@ from frontier.app.model.stream import (
     Unreadable,
     UsageDelta,
 )
-from frontier.app.model.think_tags import ThinkTags
+from frontier.app.model.think_tags import CLOSE, KEPT, OPEN, ThinkTags
 from frontier.app.wire import safejson
 
 TYPE_CHECKING = False  # typing is not imported at run time (~3 ms of start-up)
@@ -252,8 +252,8 @@ class Codec:
 
     def decoder(self) -> ThinkTags:
         """A response's decoder; a reply that opens with ``<think>`` has it as reasoning
-        (``think_tags.py``)."""
-        return ThinkTags(ChatDecoder())
+        (``think_tags.py``), kept to be written back before the reply's text."""
+        return ThinkTags(ChatDecoder(), keep=True)
 
     def streamed_text(self, data: str) -> Iterator[TextField]:
         try:
@@ -650,7 +650,8 @@ def encode_messages(
     out: list[dict[str, Any]] = []
     for message in wire_messages(items, native=native, wire=wire):
         if isinstance(message, AssistantMessage):
-            encoded: dict[str, Any] = {"role": "assistant", "content": message.text or None}
+            said = _with_thought(message.reasoning, message.text)
+            encoded: dict[str, Any] = {"role": "assistant", "content": said or None}
             if message.calls:
                 extras = {
                     b[CALL_EXTRA]: b["extra_content"]
@@ -694,6 +695,13 @@ def encode_messages(
         if message.text:
             out.append({"role": "user", "content": message.text})
     return out
+
+
+def _with_thought(blocks: Sequence[Mapping[str, Any]], text: str) -> str:
+    """``text`` with the thinking the model wrote before it in ``<think>`` tags, as it
+    wrote it (``think_tags.KEPT``): the reply's text came without it."""
+    thought = [b[KEPT] for b in blocks if isinstance(b.get(KEPT), str)]
+    return f"{OPEN}{''.join(thought)}{CLOSE}{text}" if thought else text
 
 
 def _reasoning(blocks: Sequence[Mapping[str, Any]]) -> dict[str, str]:
