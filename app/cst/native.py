@@ -258,6 +258,8 @@ class NativeAccumulator:
         self._starts: list[tuple[int, int]] = []
         """(offset of the first argument byte, key) of calls with arguments (lazily pruned)."""
         self._finished = False
+        self._short: tuple[int, str | None] = (-1, None)
+        """``_cut_short``'s answer and the byte count it was given at."""
         self._pending = 0
         """``len(self.pending())``, kept as pieces arrive and calls complete."""
 
@@ -624,7 +626,15 @@ class NativeAccumulator:
         (vLLM, DeepSeek-style deployments, gateways that rewrite ``length``): the call is
         then cut, not JSON the model broke, and "resend valid JSON" would only have the
         model write the same long call into the same limit again. One scan of the held
-        bytes, at the end only."""
+        bytes, at the end only (kept until another byte arrives: the finish, the terminal
+        event and ``finish`` all ask)."""
+        if self._short[0] == self.consumed:
+            return self._short[1]
+        found = self._scan_short()
+        self._short = (self.consumed, found)
+        return found
+
+    def _scan_short(self) -> str | None:
         calls = self._open()
         if not calls or not calls[-1].pieces:
             return None
