@@ -17,7 +17,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from frontier.tools.sandbox import NO_DOWNLOAD
+DOWNLOADERS = frozenset({"npx", "uvx", "bunx", "pipx", "pnpx", "dlx"})
+"""Launchers that fetch the server on its first run (a start then takes far longer)."""
 
 CACHE_VARIABLES: dict[str, tuple[tuple[str, str], ...]] = {
     "npx": (("npm_config_cache", "npm"),),
@@ -89,6 +90,8 @@ def offline_refusal(command: str | None, lines: list[str]) -> str | None:
     """What the sandbox refused, said as :func:`~frontier.tools.sandbox.stopped_by` says it,
     when a launcher kept offline (:data:`OFFLINE`) says the server was not in its cache:
     uv then names no failed lookup, only that the network was disabled."""
+    from frontier.tools.sandbox import NO_DOWNLOAD
+
     words = OFFLINE_WORDS.get(launcher(command) or "", ())
     for line in lines:
         if any(word in line for word in words):

@@ -46,6 +46,7 @@ from frontier.tools import mcp_answers, mcp_sdk
 from frontier.tools.base import CancelToken, Outcome, Prepared, ToolError
 from frontier.tools.capped_log import CappedLog
 from frontier.tools.contract import MCP_SEPARATOR, Preview, ToolContext, ToolSpec
+from frontier.tools.mcp_launchers import DOWNLOADERS, launcher_kind, offline_refusal, private_cache
 from frontier.tools.mcp_names import SERVER_TOOL_NAME, wire_name
 from frontier.tools.mcp_settings import (
     HeaderError,
@@ -338,8 +339,6 @@ def rotated(log: Path) -> None:
 CACHE_FOLDER = "mcp-cache"
 """Beside the logs in the data folder: a launcher-started server's own cache
 (``mcp_launchers.py``), one folder per server."""
-DOWNLOADERS = frozenset({"npx", "uvx", "bunx", "pipx", "pnpx", "dlx"})
-"""Launchers that fetch the server on its first run (a start then takes far longer)."""
 LAST_WORDS = 300
 """Characters of a server's last stderr line a note quotes."""
 LAST_WORDS_WAIT = 0.5
@@ -515,7 +514,6 @@ class McpServer:
         argv, env, cwd = [s.command, *s.args], server_env(s), s.cwd
         outer = self.host.sandbox
         if outer is not None and outer.active and s.sandbox:
-            from frontier.tools.mcp_launchers import private_cache
             from frontier.tools.sandbox import Sandbox
 
             root = str(self.host.root or Path.cwd())
@@ -640,7 +638,6 @@ class McpServer:
         sandbox, s = self.sandbox, self.settings
         if sandbox is None or s.url is not None:
             return ""
-        from frontier.tools.mcp_launchers import launcher_kind, offline_refusal
         from frontier.tools.sandbox import refused_network
 
         lines = said_since_start(self.log_path)
