@@ -365,6 +365,11 @@ def test_pause_turn_is_a_clean_end(incremental: bool) -> None:
         ("refusal", "content_filter"),
         ("model_context_window_exceeded", "length"),
         ("something_new", "other"),
+        # Chat's words, from a gateway translating another API (they were "other": the
+        # calls of every such message were taken for cut and never ran)
+        ("tool_calls", "tool_calls"),
+        ("stop", "stop"),
+        ("END_TURN", "stop"),
     ],
 )
 def test_stop_reasons_are_normalised_and_kept_raw(raw: str, reason: str) -> None:

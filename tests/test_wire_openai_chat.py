@@ -14,6 +14,7 @@ from frontier.app.model.stream import (
     CallStart,
     Delta,
     End,
+    Finish,
     ReasoningBlock,
     ReasoningDelta,
     ServerError,
@@ -273,3 +274,29 @@ def test_a_call_id_in_mistrals_shape_is_kept_any_other_made_so(ident: str, kept:
     made = nine_character_id(ident)
     assert len(made) == 9 and made.isascii() and made.isalnum()
     assert (made == ident) is kept and nine_character_id(ident) == made
+
+
+@pytest.mark.parametrize(
+    ("said", "normal"),
+    [
+        ("end_turn", "stop"),  # LiteLLM in front of Anthropic, Ollama or Gemini
+        ("eos_token", "stop"),  # Hugging Face TGI
+        ("stop_sequence", "stop"),
+        ("STOP", "stop"),  # Gemini's own words, upper case
+        ("tool_use", "tool_calls"),
+        ("MAX_TOKENS", "length"),
+        ("SAFETY", "content_filter"),
+        ("who_knows", "other"),  # an unknown word still proves nothing
+    ],
+)
+def test_other_apis_finish_words_a_proxy_passes_through_are_understood(
+    said: str, normal: str
+) -> None:
+    """A proxy that said ``end_turn`` had every response taken for cut: its calls never
+    ran, three repairs, and the turn ended ``repair_limit``."""
+    (finish,) = [d for d in feed(chunk({}, said)) if isinstance(d, Finish)]
+    assert (finish.reason, finish.raw) == (normal, said)
+    whole = Codec().json_answer(
+        {"choices": [{"message": {"role": "assistant", "content": "x"}, "finish_reason": said}]}
+    )
+    assert whole is not None and [d.reason for d in whole if isinstance(d, Finish)] == [normal]

@@ -587,6 +587,22 @@ async def test_a_call_cut_by_a_server_that_still_says_tool_calls_is_told_as_cut(
     rig.assert_valid()
 
 
+@pytest.mark.parametrize("mode", MODES)
+async def test_a_proxy_that_ends_with_end_turn_has_its_calls_run(make: Make, mode: str) -> None:
+    """LiteLLM in front of Anthropic, Ollama or Gemini ends Chat responses with
+    ``end_turn``: every response was taken for cut, no call ran, and after three repairs
+    the turn ended ``repair_limit``."""
+    rig = await make("openai-chat", mode)
+    end = {"choices": [{"index": 0, "delta": {}, "finish_reason": "end_turn"}]}
+    body = [*script("openai-chat", [read_notes("call_1")])[:-3], sse_data(end), b"data: [DONE]\n\n"]
+    rig.answer(stream(body), done("openai-chat"))
+    ended = await rig.turn("read notes")
+    assert ended.reason == "done", ended.message
+    assert result_kinds(rig.watch) == {"call_1": "ok"}
+    assert not rig.watch.of(RepairRequested) and len(rig.server.requests) == 2
+    rig.assert_valid()
+
+
 def repair_in(rig: Rig) -> str:
     """The repair text the second request carries (every wire's JSON, decoded)."""
     found = [t for t in text_blocks(rig.server.requests[1].body) if "error truncated" in t]

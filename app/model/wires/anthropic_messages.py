@@ -98,10 +98,16 @@ FINISH: Mapping[str, FinishReason] = {
     "model_context_window_exceeded": "length",
     "pause_turn": "pause",
     "refusal": "content_filter",
+    # Chat Completions' words, which a gateway translating another API to this one may
+    # pass through (read case-insensitively, as the Chat wire reads Anthropic's)
+    "stop": "stop",
+    "tool_calls": "tool_calls",
+    "length": "length",
+    "content_filter": "content_filter",
 }
-"""Anthropic's stop reasons, normalised; any other word is ``other`` (never proof).
-``model_context_window_exceeded`` (the output ran into the context window) cuts the
-message like ``max_tokens`` does."""
+"""Anthropic's stop reasons, normalised (the word lower-cased); any other word is
+``other`` (never proof). ``model_context_window_exceeded`` (the output ran into the
+context window) cuts the message like ``max_tokens`` does."""
 
 EMPTY_RESULT = "(no output)"
 """A ``tool_result`` body that is empty: some Anthropic-compatible servers reject empty
@@ -358,7 +364,7 @@ class Codec:
                 out.append(ServerToolCall(_str(block.get("name")), _str(block.get("id"))))
         raw = obj.get("stop_reason")
         raw = raw if isinstance(raw, str) and raw else "end_turn"
-        out.append(Finish(FINISH.get(raw, "other"), raw))
+        out.append(Finish(FINISH.get(raw.lower(), "other"), raw))
         if isinstance(obj.get("usage"), dict):
             usage = _Usage()
             usage.update(obj["usage"])
@@ -593,7 +599,7 @@ class MessagesDecoder:
         delta = obj.get("delta")
         raw = delta.get("stop_reason") if isinstance(delta, dict) else None
         if isinstance(raw, str) and raw:
-            out.append(Finish(FINISH.get(raw, "other"), raw))
+            out.append(Finish(FINISH.get(raw.lower(), "other"), raw))
         if isinstance(obj.get("usage"), dict):
             self._usage.update(obj["usage"])
             out.append(UsageDelta(self._usage.tokens()))

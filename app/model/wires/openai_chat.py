@@ -98,8 +98,26 @@ FINISH: Mapping[str, FinishReason] = {
     "function_call": "tool_calls",
     "length": "length",
     "content_filter": "content_filter",
+    # other APIs' words that proxies pass through on this wire (LiteLLM in front of
+    # Anthropic, Ollama or Gemini sends end_turn; Hugging Face TGI eos_token; Gemini's
+    # own words come upper case), read case-insensitively
+    "end_turn": "stop",
+    "stop_sequence": "stop",
+    "eos_token": "stop",
+    "eos": "stop",
+    "complete": "stop",
+    "tool_use": "tool_calls",
+    "tool_call": "tool_calls",
+    "max_tokens": "length",
+    "max_output_tokens": "length",
+    "safety": "content_filter",
+    "recitation": "content_filter",
+    "refusal": "content_filter",
+    "prohibited_content": "content_filter",
 }
-"""Chat's finish reasons, normalised; any other word is ``other`` (never proof)."""
+"""Chat's finish reasons, normalised (the word lower-cased); any other word is ``other``
+(never proof). Before the other APIs' words were known, a proxy that says ``end_turn``
+had every response taken for cut: no call ran, three repairs, and the turn ended."""
 
 
 class Codec:
@@ -335,7 +353,7 @@ class Codec:
         if message.get("tool_calls") and isinstance(details, list) and details:
             out.append(ReasoningBlock({DETAILS: details}))
         raw = str(choice.get("finish_reason") or "stop")
-        out.append(Finish(FINISH.get(raw, "other"), raw))
+        out.append(Finish(FINISH.get(raw.lower(), "other"), raw))
         if isinstance(obj.get("usage"), dict):
             out.append(UsageDelta(TokenUsage.from_usage(obj["usage"])))
         out.append(End())
@@ -473,7 +491,7 @@ class ChatDecoder:
         reason = choice.get("finish_reason")
         if isinstance(reason, str) and reason:
             out += self._keep()
-            out.append(Finish(FINISH.get(reason, "other"), reason))
+            out.append(Finish(FINISH.get(reason.lower(), "other"), reason))
 
     def _keep(self, *, calling: bool = False) -> list[Delta]:
         """The reasoning so far as a block to send back with the reply's calls: at the
