@@ -59,6 +59,7 @@ from frontier.app.events import (
     CallStarted,
     Compacted,
     Event,
+    Notice,
     ReasoningText,
     RepairRequested,
     ResponseEnded,
@@ -600,6 +601,32 @@ async def test_a_proxy_that_ends_with_end_turn_has_its_calls_run(make: Make, mod
     assert ended.reason == "done", ended.message
     assert result_kinds(rig.watch) == {"call_1": "ok"}
     assert not rig.watch.of(RepairRequested) and len(rig.server.requests) == 2
+    rig.assert_valid()
+
+
+@pytest.mark.parametrize("wire", WIRES)
+async def test_a_call_the_server_sent_back_as_text_is_asked_again_and_said(
+    make: Make, wire: str
+) -> None:
+    """vLLM without the model's tool parser (or with one that did not read it) streams the
+    call as text, ``<tool_call>{…}</tool_call>``, and ``stop``: the turn ended ``done``, the
+    person saw a call that never ran and the model believed it had."""
+    rig = await make(wire, "native-inc")
+    envelope = '<tool_call>\n{"name": "read", "arguments": {"path": "notes.txt"}}\n</tool_call>'
+    rig.answer(
+        reply(wire, Text(f"Let me read it.\n{envelope}")),
+        reply(wire, Text(f"Again.\n{envelope}")),
+        reply(wire, read_notes("call_1")),
+        done(wire, "It says alpha."),
+    )
+    ended = await rig.turn("read notes")
+    assert ended.reason == "done", ended.message
+    assert result_kinds(rig.watch) == {"call_1": "ok"}
+    assert [r.kind for r in rig.watch.of(RepairRequested)] == ["bad_call", "bad_call"]
+    told = [n.text for n in rig.watch.of(Notice) if "back as text" in n.text]
+    assert len(told) == 1 and "--tool-call-parser" in told[0]  # once a session
+    (asked,) = [t for t in text_blocks(rig.server.requests[1].body) if "back as text" in t]
+    assert '{"name": "read", "arguments": {"path": "notes.txt"}}' in asked
     rig.assert_valid()
 
 

@@ -28,6 +28,7 @@ from frontier.app.agent.modes import Mode, ModeAdapter
 from frontier.app.agent.repair import (
     MAX_REPAIRS,
     Failure,
+    call_as_text,
     refused_reply,
     repair_text,
     truncation,
@@ -399,6 +400,8 @@ class AgentLoop:
         self._settle = settle
         self.mode_pending = mode_pending
         self._fallback = fallback
+        self._told_text_calls = False
+        """The person was told the server sends tool calls back as text (once a session)."""
         self._adapter: ModeAdapter | None = None
         self._turn_task: asyncio.Task[Any] | None = None
         self._stopping = False
@@ -839,6 +842,8 @@ class AgentLoop:
             self._handle(adapter.finish(clean), out, decoder, response_id)
             if not clean or adapter.truncated_calls:  # (a "clean" end inside a call's JSON)
                 self._truncated(out, adapter)
+            elif self.mode.native and not out.calls and out.failure is None:
+                self._call_as_text(out, decoder, response_id)
         elif cut_by_passing_error(out):  # an overload mid-reply: cut, as a disconnect cuts
             self._handle(adapter.finish(False), out, decoder, response_id)
             out.detail = out.detail or (out.error or "")
@@ -850,6 +855,33 @@ class AgentLoop:
             with _committing("end_response"):
                 self.store.end_response(response_id, out.finish_reason)
         return out
+
+    def _call_as_text(
+        self, out: _Response, decoder: codecs.IncrementalDecoder, response_id: int | None
+    ) -> None:
+        """A native reply with no call whose text holds the model's own call syntax
+        (``text_calls.py``): a ``bad_call`` the model is asked to write again; the person
+        is told once what the server lacks."""
+        from frontier.app.agent.text_calls import text_call
+
+        words = text_call(bytes(out.raw).decode("utf-8", "replace"))
+        if words is None:
+            return
+        failure = call_as_text(words)
+        error = ContractError(failure.kind, failure.message, len(out.raw))
+        self._handle([error], out, decoder, response_id)
+        if not self._told_text_calls:
+            self._told_text_calls = True
+            self._emit(
+                Notice(
+                    "the server sent the model's tool call back as text "
+                    f"({words.splitlines()[0][:60]!r}…): its tool-call parser did not read "
+                    "it (vLLM: --enable-auto-tool-choice and the model's --tool-call-parser; "
+                    "llama.cpp: --jinja), so no call ran; the model is asked to write it "
+                    "again. --protocol ctl-heredoc has calls written in the text, which "
+                    "Frontier reads itself"
+                )
+            )
 
     def _refused_reply(self, out: _Response, words: str, response_id: int | None) -> None:
         """A reply the server refused for a call it could not read: a ``bad_call``

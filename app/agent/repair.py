@@ -126,6 +126,17 @@ def refused_reply(words: str) -> Failure:
     )
 
 
+def call_as_text(words: str) -> Failure:
+    """The failure of a native-mode reply whose call came back as its text
+    (``text_calls.py``): the server's parser did not read it, so it never ran."""
+    return Failure(
+        "bad_call",
+        f"your tool call came back as text, not as a tool call: the server did not read "
+        f"it as one, so it did not run (you wrote: {words!r}); write it again as a call "
+        "of an offered tool",
+    )
+
+
 def repair_text(failure: Failure, *, mode: str) -> str:
     """The user-message text that asks the model to resend, naming the error."""
     where = f" at byte {failure.offset}" if failure.offset is not None else ""
