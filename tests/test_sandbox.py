@@ -655,7 +655,10 @@ async def test_tmpdir_is_private_and_kept_across_calls(ws: Path, sandbox: Sandbo
     theirs.write_text("the host's\n")
     try:
         look = await shell(f"cat {theirs}", ws, sandbox)
-        assert "the host's" not in look.output  # the host's /tmp is not the command's
+        assert "the host's\n" not in look.output  # the host's /tmp is not the command's
+        # and the result says so: "No such file" alone had the person look for a lost file
+        said = "a path in the host's /tmp (the sandbox has a /tmp of its own)"
+        assert f"[stopped by the sandbox: {said}: cat: {theirs}: No such file" in look.output
     finally:
         theirs.unlink()
 

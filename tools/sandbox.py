@@ -688,6 +688,7 @@ _NET = "a network connection (the network is off)"
 _LOOPBACK = "a network connection (the network is off: only the sandbox's own loopback answers)"
 _LOOKUP = "a name lookup (the network is off)"
 _PROTECTED_WRITE = "a write to a protected path (.git, .frontier)"
+_HOST_TMP = "a path in the host's /tmp (the sandbox has a /tmp of its own)"
 NO_DOWNLOAD = "a download (the network is off)"
 """A launcher kept offline in a sandbox without network (``tools/mcp_launchers.py``)."""
 _NETWORK = (_NET, _LOOPBACK, _LOOKUP, NO_DOWNLOAD)
@@ -820,6 +821,9 @@ def stopped_by(
                 for place in hidden:
                     if _names(line, place):
                         return f"a hidden place ({_home(place)}): {line.strip()[:200]}"
+    host_tmp = _host_tmp(output, seen)
+    if host_tmp is not None:
+        return host_tmp
     found: tuple[int, str, str] | None = None
     for pattern, what in _PATTERNS:
         if network and what in _NETWORK:
@@ -835,6 +839,30 @@ def stopped_by(
     if found is None:
         return None
     return f"{found[1]}: {found[2][:200]}"
+
+
+_ABSENT = re.compile("No such file or directory|ENOENT|cannot access|not found", re.IGNORECASE)
+
+
+def _host_tmp(output: str, seen: Seen) -> str | None:
+    """A path under ``/tmp`` the command found missing, which the host's ``/tmp`` holds:
+    the sandbox shows its own ``/tmp``, so ``cat /tmp/build.log`` of a file the person
+    made said "No such file or directory", and they looked for a deleted file. The
+    workspace and the folders let through are bound at their own paths, so a path in them
+    is no evidence."""
+    shown = [p for p in (seen.root, *seen.writable, *seen.read_only) if p]
+    for line in output.splitlines():
+        if not _ABSENT.search(line):
+            continue
+        for path in seen.paths(line):
+            if (
+                _is_within(TMP, path)
+                and path != TMP
+                and not any(_is_within(place, path) for place in shown)
+                and os.path.lexists(path)
+            ):
+                return f"{_HOST_TMP}: {line.strip()[:200]}"
+    return None
 
 
 def refused_network(said: str) -> bool:
