@@ -126,6 +126,17 @@ def test_a_whole_answer_is_split_as_a_stream_is() -> None:
         Finish("stop", "stop"),
     ]
     assert split_think([TextDelta("<thi")]) == [TextDelta("<thi")]
+    # a server that ignored stream: true answers whole: its thought is kept as a stream's
+    whole = {
+        "choices": [{"message": {"content": "<think>plan</think>ok"}, "finish_reason": "stop"}]
+    }
+    assert codec("openai-chat").json_answer(whole) == [
+        ReasoningDelta("plan"),
+        ReasoningBlock({"think_tags": "plan"}),
+        TextDelta("ok"),
+        Finish("stop", "stop"),
+        End(),
+    ]
 
 
 def test_the_chat_wire_gives_the_thought_back_as_the_model_wrote_it() -> None:

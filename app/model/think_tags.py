@@ -157,7 +157,7 @@ def _partial_close(text: str) -> int:
     return 0
 
 
-def split_think(deltas: Iterable[Delta]) -> list[Delta]:
+def split_think(deltas: Iterable[Delta], *, keep: bool = False) -> list[Delta]:
     """A whole answer's deltas (``json_answer``), split as a stream's would be."""
-    tags = ThinkTags()
+    tags = ThinkTags(keep=keep)
     return [*tags.split(deltas), *tags.end()]

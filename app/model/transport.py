@@ -92,7 +92,6 @@ from frontier.app.model.stream import (
     UsageDelta,
     WireEvent,
 )
-from frontier.app.model.think_tags import split_think
 from frontier.app.model.tls import PLAIN_TO_TLS, speaks_tls, tls_refusal, trust_for
 from frontier.app.model.wires.base import WireCodec
 from frontier.app.record import record, replace
@@ -980,8 +979,7 @@ class ModelClient:
                 f"server says: {' '.join(message.split())[:300]}",
                 status=200,
             )
-        answer = self.codec.json_answer(obj)
-        deltas = None if answer is None else split_think(answer)
+        deltas = self.codec.json_answer(obj)
         if deltas is None:
             raise self._error(
                 "protocol",

@@ -57,7 +57,7 @@ from frontier.app.model.stream import (
     Unreadable,
     UsageDelta,
 )
-from frontier.app.model.think_tags import ThinkTags
+from frontier.app.model.think_tags import ThinkTags, split_think
 from frontier.app.model.wires.base import TextField
 from frontier.app.record import field, record
 from frontier.app.wire import safejson
@@ -335,6 +335,10 @@ class Codec:
     def json_answer(self, obj: Any) -> list[Delta] | None:
         """A ``message`` object (a server that ignored ``stream: true``), as the deltas
         its stream would have carried."""
+        deltas = self._whole_answer(obj)
+        return None if deltas is None else split_think(deltas)
+
+    def _whole_answer(self, obj: Any) -> list[Delta] | None:
         if not isinstance(obj, dict) or not isinstance(obj.get("content"), list):
             return None
         if obj.get("type") != "message" and obj.get("role") != "assistant":

@@ -53,7 +53,7 @@ from frontier.app.model.stream import (
     Unreadable,
     UsageDelta,
 )
-from frontier.app.model.think_tags import CLOSE, KEPT, OPEN, ThinkTags
+from frontier.app.model.think_tags import CLOSE, KEPT, OPEN, ThinkTags, split_think
 from frontier.app.wire import safejson
 
 TYPE_CHECKING = False  # typing is not imported at run time (~3 ms of start-up)
@@ -318,6 +318,10 @@ class Codec:
 
     def json_answer(self, obj: Any) -> list[Delta] | None:
         """A ``chat.completion`` object (a server that ignored ``stream: true``)."""
+        deltas = self._whole_answer(obj)
+        return None if deltas is None else split_think(deltas, keep=True)
+
+    def _whole_answer(self, obj: Any) -> list[Delta] | None:
         choices = obj.get("choices") if isinstance(obj, dict) else None
         if not choices or not isinstance(choices, list) or not isinstance(choices[0], dict):
             return None

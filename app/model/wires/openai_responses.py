@@ -75,7 +75,7 @@ from frontier.app.model.stream import (
     Unreadable,
     UsageDelta,
 )
-from frontier.app.model.think_tags import ThinkTags
+from frontier.app.model.think_tags import ThinkTags, split_think
 from frontier.app.model.wires.base import TextField
 from frontier.app.wire import safejson
 
@@ -272,6 +272,10 @@ class Codec:
 
     def json_answer(self, obj: Any) -> list[Delta] | None:
         """A ``response`` object (a server that ignored ``stream: true``)."""
+        deltas = self._whole_answer(obj)
+        return None if deltas is None else split_think(deltas)
+
+    def _whole_answer(self, obj: Any) -> list[Delta] | None:
         if not isinstance(obj, dict) or not isinstance(obj.get("output"), list):
             return None
         if obj.get("object") not in ("response", None) or "status" not in obj:
