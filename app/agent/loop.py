@@ -864,7 +864,8 @@ class AgentLoop:
         is told once what the server lacks."""
         from frontier.app.agent.text_calls import text_call
 
-        words = text_call(bytes(out.raw).decode("utf-8", "replace"))
+        offered = [tool.name for tool in self.mode.tools(self.registry)]
+        words = text_call(bytes(out.raw).decode("utf-8", "replace"), offered)
         if words is None:
             return
         failure = call_as_text(words)

@@ -10,14 +10,16 @@ tool that never ran, and the model believed it had. A reply with no call whose t
 holds such an envelope is a ``bad_call``: the model is asked to write the call again,
 and the person is told, once, what to check on the server.
 
-Only envelopes that begin a line outside a fenced code block count (a model explaining a
-format writes it in a fence or mid-sentence). One pass over the text.
+Only envelopes that begin a line outside a fenced code block and name a tool the session
+offers count (a model explaining a format writes it in a fence or mid-sentence, and for
+a tool of its example). One pass over the text.
 """
 
 from __future__ import annotations
 
 import re
 from bisect import bisect_left
+from collections.abc import Collection
 
 ENVELOPES = re.compile(
     r"^[ \t]*("
@@ -32,18 +34,32 @@ ENVELOPES = re.compile(
     re.MULTILINE,
 )
 """How the families' own call syntax begins, at the start of a line."""
+NAMED = re.compile(
+    r'"name"\s*:\s*"([^"\n]{1,128})"'  # Hermes, Llama, Mistral's JSON
+    r"|<function=([^>\s]{1,128})>"  # Qwen3-Coder
+    r"|functions\.([A-Za-z0-9_.-]{1,128}):"  # Kimi K2
+    r"|name=\"([^\"\n]{1,128})\""  # MiniMax's invoke
+    r"|<tool_call>[ \t]*([A-Za-z0-9_.-]{1,128})[ \t]*\n"  # GLM
+    r"|<｜tool▁sep｜>([^\s<]{1,128})"  # DeepSeek V3
+    r"|\[TOOL_CALLS\][ \t]*([A-Za-z0-9_.-]{1,128})\[ARGS\]"  # Mistral's newer form
+)
+"""Where each family's syntax names the tool."""
 FENCE = re.compile(r"^[ \t]*(```|~~~)", re.MULTILINE)
 QUOTED = 300
 """Characters of the envelope quoted (to the model and the person)."""
 
 
-def text_call(text: str) -> str | None:
+def text_call(text: str, offered: Collection[str]) -> str | None:
     """The first tool-call envelope that begins a line of ``text`` outside a fenced code
-    block, with what follows it (at most :data:`QUOTED` characters), or ``None``."""
+    block and names one of the ``offered`` tools, with what follows it (at most
+    :data:`QUOTED` characters), or ``None``. An envelope naming no offered tool is a
+    model showing the syntax (``get_weather``), not a call of this session."""
     fences = [m.start() for m in FENCE.finditer(text)]
     for match in ENVELOPES.finditer(text):
         if bisect_left(fences, match.start()) % 2 == 0:  # an even number of fences before
             start = match.start(1)
             said = text[start : start + QUOTED]
-            return said + ("…" if len(text) - start > QUOTED else "")
+            names = {g for m in NAMED.finditer(said) for g in m.groups() if g}
+            if names & set(offered):
+                return said + ("…" if len(text) - start > QUOTED else "")
     return None
