@@ -19,9 +19,9 @@ bytes as sent.
 
 Bounded: at most :data:`MAX_LEAD` characters of leading whitespace and a tag's length are
 held back while undecided, and each piece of text is searched once for the closing tag.
-A model whose template opens the tag in the prompt (DeepSeek-R1 distills: the reply has
-``</think>`` but no ``<think>``) is not recognised: nothing tells its thinking from its
-answer before the closing tag arrives.
+A model whose template opens the tag in the prompt (DeepSeek-R1 distills, Qwen3's
+Thinking-2507 models: the reply has ``</think>`` but no ``<think>``) is not recognised:
+nothing in the stream tells its thinking from its answer before the closing tag arrives.
 """
 
 from __future__ import annotations
