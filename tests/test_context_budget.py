@@ -201,6 +201,7 @@ async def make_rig(tmp_path: Path) -> AsyncIterator[Callable[..., Rig]]:
         root = tmp_path / "ws"
         root.mkdir(exist_ok=True)
         (root / "big.txt").write_text(BIG)
+        (root / "copy.txt").write_text(BIG)  # a third identical read in a row is not run
         store = SessionStore.open(tmp_path / "sessions.db")
         stores.append(store)
         sid = store.create_session(str(root), "m", "http://test/v1", mode)
@@ -243,8 +244,8 @@ async def make_rig(tmp_path: Path) -> AsyncIterator[Callable[..., Rig]]:
         store.close()
 
 
-def read_call(call_id: str) -> str:
-    return f"call {call_id} read\narg path big.txt\nend\n"
+def read_call(call_id: str, path: str = "big.txt") -> str:
+    return f"call {call_id} read\narg path {path}\nend\n"
 
 
 def write_call(call_id: str, name: str) -> str:
@@ -284,7 +285,7 @@ def frames(text: str) -> tuple[list[Frame], bytes]:
 async def test_old_results_become_stubs_before_the_request_that_would_pass_the_budget(
     make_rig: Callable[..., Rig],
 ) -> None:
-    script = Script([read_call("c1"), read_call("c2"), read_call("c3"), "All read."])
+    script = Script([read_call("c1"), read_call("c2", "copy.txt"), read_call("c3"), "All read."])
     rig = make_rig(mock_client(script.handle), window=6000, keep_rounds=1)
     ended = await rig.loop.send("read big.txt three times")
     assert ended.reason == "done"
@@ -994,7 +995,7 @@ def test_settings_for_the_window_and_the_threshold(monkeypatch: pytest.MonkeyPat
 async def test_a_resumed_session_starts_from_the_compacted_history(
     make_rig: Callable[..., Rig], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    script = Script([read_call("c1"), read_call("c2"), read_call("c3"), "All read."])
+    script = Script([read_call("c1"), read_call("c2", "copy.txt"), read_call("c3"), "All read."])
     rig = make_rig(mock_client(script.handle), window=6000, keep_rounds=1)
     assert (await rig.loop.send("read it")).reason == "done"
     compacted = list(rig.loop.history)

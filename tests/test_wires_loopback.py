@@ -630,6 +630,32 @@ async def test_a_call_the_server_sent_back_as_text_is_asked_again_and_said(
     rig.assert_valid()
 
 
+@pytest.mark.parametrize("mode", MODES)
+async def test_a_third_identical_call_after_two_equal_results_is_not_run(
+    make: Make, mode: str
+) -> None:
+    """A model that lost its way read the same file round after round until max_turns
+    (100 in the TUI): the third identical call is refused, and it is told why."""
+    wire = "openai-chat"
+    rig = await make(wire, mode)
+    rig.answer(
+        reply(wire, read_notes("c1")),
+        reply(wire, read_notes("c2")),
+        reply(wire, read_notes("c3")),
+        done(wire, "It says alpha beta gamma."),
+    )
+    ended = await rig.turn("read notes")
+    assert ended.reason == "done", ended.message
+    assert result_kinds(rig.watch) == {"c1": "ok", "c2": "ok", "c3": "not_executed"}
+    told = history_text(rig.server.requests[3])
+    assert "not run: the same call (read" in told and "ran 2 times in a row" in told
+    # the person asking again is theirs to ask: a new message starts the count again
+    rig.answer(reply(wire, read_notes("c4")), done(wire))
+    await rig.turn("read it again")
+    assert result_kinds(rig.watch)["c4"] == "ok"
+    rig.assert_valid()
+
+
 def repair_in(rig: Rig) -> str:
     """The repair text the second request carries (every wire's JSON, decoded)."""
     found = [t for t in text_blocks(rig.server.requests[1].body) if "error truncated" in t]

@@ -33,6 +33,7 @@ from frontier.app.agent.repair import (
     repair_text,
     truncation,
 )
+from frontier.app.agent.repeats import Repeats
 from frontier.app.events import (
     AssistantText,
     CallReady,
@@ -400,6 +401,9 @@ class AgentLoop:
         self._settle = settle
         self.mode_pending = mode_pending
         self._fallback = fallback
+        self.repeats = Repeats()
+        """The latest identical calls of this turn (a third after two equal results is
+        not run: ``repeats.py``)."""
         self._told_text_calls = False
         """The person was told the server sends tool calls back as text (once a session)."""
         self._adapter: ModeAdapter | None = None
@@ -549,6 +553,7 @@ class AgentLoop:
                 self.store.set_state(self.session_id, state)
 
     async def _turn(self, text: str) -> TurnEnded:
+        self.repeats.clear()  # the person spoke: asking again is theirs to ask
         items: list[Item] = self._carried_items()
         items.append(UserText(text, "person"))
         if self.compactor is not None:
@@ -1037,7 +1042,13 @@ class AgentLoop:
                         "not_executed",
                         "not run: the session store failed before this call",
                     )
-            return await self.boundary.run(call)
+            repeated = self.repeats.refused(call)
+            if repeated is not None:
+                self._emit(ToolFinished(repeated))
+                return repeated
+            result = await self.boundary.run(call)
+            self.repeats.ran(call, result)
+            return result
 
         return asyncio.create_task(run_after(), name=f"tool-{call.id}")
 
@@ -1088,11 +1099,20 @@ class AgentLoop:
         elif out.failure is not None or out.finish_reason == "error":
             return []
         else:
-            allowed = [c for c in out.calls if c.id not in out.refused]
+            allowed = []
+            for c in out.calls:
+                if c.id not in out.refused and (repeated := self.repeats.refused(c)):
+                    out.refused[c.id] = repeated  # told with the other refusals below
+                if c.id not in out.refused:
+                    allowed.append(c)
             if allowed:
                 run = self.boundary.run_batch(allowed, out.batch_results)
                 out.batch = asyncio.create_task(run, name="tool-batch")
                 await asyncio.shield(out.batch)
+            by_id = {r.call_id: r for r in out.batch_results}
+            for c in allowed:
+                if c.id in by_id:
+                    self.repeats.ran(c, by_id[c.id])
             results = list(out.batch_results)
             results += [out.refused[c.id] for c in out.calls if c.id in out.refused]
         self._report_refused(out, results)
