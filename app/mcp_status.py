@@ -66,6 +66,8 @@ def state_lines(states: Sequence[ServerState]) -> list[str]:
         else:
             lines.append("  no tools")
         lines.append(f"  log {st.log}")
+        if st.cache is not None:
+            lines.append(f"  cache {st.cache} (its launcher's downloads, its own)")
     return lines
 
 

@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pytest
 
+from frontier.app.mcp_status import state_lines
 from frontier.tools.mcp_launchers import offline_refusal, private_cache
 from frontier.tools.mcp_servers import McpHost
 from frontier.tools.mcp_settings import ServerSettings
@@ -104,6 +105,10 @@ def test_an_npx_server_starts_sandboxed_with_a_cache_of_its_own(
     assert host.notes == [] and tools, host.notes
     ran = tmp_path / "data" / "mcp-cache" / "fs" / "npm" / "_npx" / "ran"
     assert ran.read_text() == ("online" if network else "true")
+    # frontier mcp list and /mcp say where its downloads went
+    (state,) = host.states()
+    assert state.cache == tmp_path / "data" / "mcp-cache" / "fs"
+    assert f"  cache {state.cache} (its launcher's downloads, its own)" in state_lines([state])
 
 
 @needs_bwrap

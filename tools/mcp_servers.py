@@ -385,6 +385,8 @@ class McpServer:
         """Its tools as last listed and accepted (before the registry's name check)."""
         self.sandbox: Sandbox | None = None
         """The server's own sandbox (``None``: unconfined or remote)."""
+        self.cache: Path | None = None
+        """Its launcher's cache of its own, when it has one (``mcp_launchers.py``)."""
         self._made: list[str] = []
         """Mount points its sandbox made in the workspace, removed when it stops."""
         self._stderr: CappedLog | None = None
@@ -521,6 +523,7 @@ class McpServer:
                 s.command, s.network, self.host.log_dir.parent / CACHE_FOLDER / s.name
             )
             env = {**env, **{k: v for k, v in cache_env.items() if k not in s.env}}
+            self.cache = cache
             writable = outer.settings.writable + ((str(cache),) if cache is not None else ())
             inner = replace_record(outer.settings, network=s.network, writable=writable)
             self.sandbox = Sandbox(inner, bwrap=outer.bwrap)
@@ -1133,6 +1136,7 @@ class McpHost:
                     tools=server.tools,
                     log=server.log_path,
                     sandbox=box.label if box is not None else None,
+                    cache=server.cache,
                 )
             )
         return out

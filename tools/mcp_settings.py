@@ -174,3 +174,6 @@ class ServerState:
     sandbox: str | None = None
     """The boundary a local server runs in (``workspace-write · net off``), ``None``:
     unconfined (or remote)."""
+    cache: Path | None = None
+    """The cache of its own a server started by ``npx``, ``uvx``… writes in its sandbox
+    (``tools/mcp_launchers.py``): where its downloads went, for the person to see or free."""

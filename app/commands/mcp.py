@@ -104,6 +104,7 @@ def _list(root: Path, configured: list[ServerSettings], *, as_json: bool) -> int
                             "why": st.why,
                             "tools": list(st.tools),
                             "log": str(st.log),
+                            "cache": str(st.cache) if st.cache is not None else None,
                         }
                         for st in states
                     ],
