@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from frontier.app import fastjson
 from frontier.app.events import ToolCall, ToolResult
+from frontier.app.hashes import blake2b_digest
 
 ALLOWED = 2
 """Identical calls in a row that run, their results equal, before the next is refused."""
@@ -21,11 +22,16 @@ ALLOWED = 2
 
 class Repeats:
     """The latest calls run in this turn, in the order they ran, as far as telling a
-    repeat needs: the call's name and arguments, and its result's kind and output."""
+    repeat needs: the call's name, digests of its arguments and of its result.
+
+    :meth:`refused` is asked as each call is about to start: it reads the arguments (whose
+    size is the model's: a whole file written) only when the calls before it already
+    repeat each other by name, arguments and result; :meth:`ran` digests them after the
+    call. Digests keep the memory flat whatever the calls carried."""
 
     def __init__(self) -> None:
-        self._last: list[tuple[str, str]] = []
-        """``(call key, result key)`` of the latest run of identical calls."""
+        self._last: list[tuple[str, bytes, bytes]] = []
+        """``(name, arguments digest, result digest)`` of the latest run of identical calls."""
 
     def clear(self) -> None:
         self._last = []
@@ -33,13 +39,16 @@ class Repeats:
     def refused(self, call: ToolCall) -> ToolResult | None:
         """The result of ``call`` when it repeats :data:`ALLOWED` identical calls whose
         results were equal, else ``None`` (it runs)."""
-        key = _call_key(call)
-        last = self._last
-        if len(last) < ALLOWED or any(k != key for k, _ in last[-ALLOWED:]):
+        last = self._last[-ALLOWED:]
+        if len(last) < ALLOWED or any(name != call.name for name, _, _ in last):
             return None
-        if len({r for _, r in last[-ALLOWED:]}) != 1:
+        if len({(args, result) for _, args, result in last}) != 1:
             return None
-        shown = key if len(key) <= 200 else key[:200] + "…"
+        text = _args_text(call)
+        if _digest(text) != last[0][1]:
+            return None
+        shown = f"{call.name} {text}"
+        shown = shown if len(shown) <= 200 else shown[:200] + "…"
         return ToolResult(
             call.id,
             call.name,
@@ -52,15 +61,19 @@ class Repeats:
     def ran(self, call: ToolCall, result: ToolResult) -> None:
         """``call`` ran with ``result``: the run of identical calls grows or starts again.
         (A refused repeat is not recorded: the next identical call is refused too.)"""
-        key = _call_key(call)
-        if self._last and self._last[-1][0] != key:
+        args = _digest(_args_text(call))
+        done = _digest(f"{result.kind}\0{result.output}")
+        if self._last and self._last[-1][:2] != (call.name, args):
             self._last = []
-        self._last.append((key, f"{result.kind}\0{result.output}"))
+        self._last.append((call.name, args, done))
         del self._last[:-ALLOWED]
 
 
-def _call_key(call: ToolCall) -> str:
-    """The call as a text: its name and its arguments in one canonical order."""
+def _args_text(call: ToolCall) -> str:
+    """The call's arguments as JSON, in one canonical key order."""
     values = call.json_args()
-    args = {k: values[k] for k in sorted(values)}
-    return f"{call.name} {fastjson.dumps(args, ensure_ascii=False)}"
+    return fastjson.dumps({k: values[k] for k in sorted(values)}, ensure_ascii=False)
+
+
+def _digest(text: str) -> bytes:
+    return blake2b_digest(text.encode("utf-8", "surrogatepass"), 16)
