@@ -55,13 +55,9 @@ hides (reaching it would let a sandboxed process start anything, unconfined): th
 told apart only to say so when one cannot start."""
 
 
-def launcher_kind(command: str | None) -> str | None:
-    """``fetcher`` for a launcher that downloads the server, ``container`` for a container
-    engine, else ``None``."""
-    name = Path(command or "").name
-    if name in CONTAINER_ENGINES:
-        return "container"
-    return "fetcher" if name in CACHE_VARIABLES else None
+def container_engine(command: str | None) -> bool:
+    """``command`` is a container engine (by its file name)."""
+    return Path(command or "").name in CONTAINER_ENGINES
 
 
 def launcher(command: str | None) -> str | None:

@@ -46,7 +46,12 @@ from frontier.tools import mcp_answers, mcp_sdk
 from frontier.tools.base import CancelToken, Outcome, Prepared, ToolError
 from frontier.tools.capped_log import CappedLog
 from frontier.tools.contract import MCP_SEPARATOR, Preview, ToolContext, ToolSpec
-from frontier.tools.mcp_launchers import DOWNLOADERS, launcher_kind, offline_refusal, private_cache
+from frontier.tools.mcp_launchers import (
+    DOWNLOADERS,
+    container_engine,
+    offline_refusal,
+    private_cache,
+)
 from frontier.tools.mcp_names import SERVER_TOOL_NAME, wire_name
 from frontier.tools.mcp_settings import (
     HeaderError,
@@ -651,7 +656,7 @@ class McpServer:
             return ""
         kind, _, line = said.partition(": ")
         why = f"; the sandbox stopped it: {kind if line and line in quoted else said}"
-        if said.startswith("a hidden place") and launcher_kind(s.command) == "container":
+        if said.startswith("a hidden place") and container_engine(s.command):
             why += (
                 f" (the sandbox hides {Path(s.command or '').name}'s socket, which would let "
                 "anything in it out; the server runs in the engine's own container: "
