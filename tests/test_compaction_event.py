@@ -46,6 +46,17 @@ def test_each_step_is_said_in_the_compactors_words() -> None:
     assert last_too.endswith(
         "(the latest too: the request did not fit the window) replaced by stubs"
     )
+    trimmed = [
+        {"id": "c1", "name": "shell", "bytes": 32_760, "kept": 8_192},
+        {"id": "c2", "name": "read", "bytes": 20_000, "kept": 8_000},
+    ]
+    cut = compaction_event("stub", {**STUB, "keep_rounds": 0, "trimmed": trimmed}).detail
+    assert cut == (
+        "2 tool results of the latest round (52,760 → 16,192 bytes) cut to their first 60% "
+        "and last 40%: the request did not fit the window"
+    )
+    odd = compaction_event("stub", {"trimmed": [{"bytes": "x"}, 7]}).detail
+    assert odd.startswith("1 tool result of the latest round (0 → 0 bytes) cut to its")
 
 
 def test_a_detail_of_the_wrong_shape_reads_as_absent() -> None:

@@ -26,7 +26,9 @@ from frontier.app.agent.compaction import (
     stub_results,
     stub_text,
     transcript,
+    trim_unread,
     units,
+    unread_start,
 )
 from frontier.app.model.conversation import (
     NOT_EXECUTED,
@@ -228,6 +230,49 @@ def test_the_last_rounds_are_never_stubbed(history: list[Item], keep: int) -> No
     recent = rounds[len(rounds) - keep :] if keep else []
     for unit in recent:
         assert out[unit.start : unit.end] == history[unit.start : unit.end]
+
+
+@given(histories(), st.sampled_from([200, 1024, 4096]))
+def test_only_unread_results_are_trimmed_within_the_cap_and_both_ends_kept(
+    history: list[Item], cap: int
+) -> None:
+    out, trims = trim_unread(history, cap)
+    start = unread_start(history)
+    assert out[:start] == history[:start]  # what the model has read is not touched
+    assert_every_wire_pairs(out)
+    assert person(out) == person(history)
+    assert tokens(out) <= tokens(history)
+    assert len(out) == len(history)
+    cut = 0
+    for before, after in zip(history[start:], out[start:], strict=True):
+        if not isinstance(before, ToolResults):
+            assert after == before
+            continue
+        assert isinstance(after, ToolResults)
+        assert (after.note, after.framed) == (before.note, before.framed)
+        for old, new in zip(before.results, after.results, strict=True):
+            assert (old.call_id, old.name, old.kind, old.exit_code) == (
+                new.call_id,
+                new.name,
+                new.kind,
+                new.exit_code,
+            )
+            size = len(old.body.encode())
+            if size <= cap or is_stub(old.body):
+                assert new.body == old.body
+                continue
+            cut += 1
+            data = new.body.encode()
+            assert len(data) <= cap
+            assert b" bytes of output omitted (kept first 60% and last 40%)" in data
+            ends = data.split(b"\n[... ", 1)
+            assert old.body.encode().startswith(ends[0][: max(0, len(ends[0]) - 3)])
+            tail = ends[1].split(b"...]\n", 1)[1]
+            assert old.body.encode().endswith(tail[3:])
+    assert cut == len(trims)
+    assert all(t.kept <= cap < t.nbytes for t in trims)
+    again, more = trim_unread(out, cap)  # trimming twice changes nothing more
+    assert again == out and more == ()
 
 
 @given(histories(), st.integers(0, 4), st.sampled_from(["S.", "The user wants a flag; done."]))

@@ -349,6 +349,51 @@ async def test_native_tool_messages_keep_their_ids_when_stubbed(
     assert not is_stub(tools[-1]["content"])
 
 
+async def test_results_the_model_has_not_read_are_cut_to_their_ends_not_stubbed(
+    make_rig: Callable[..., Rig],
+) -> None:
+    """A reply whose results alone pass the window (a 32 KB log in an 8k context): before,
+    every result of it was stubbed, so the model never saw what its calls did — a short
+    error among them — and was told to call again (a command's side effects twice). The
+    results it has not read are cut to their two ends instead, the short ones whole."""
+
+    def read(call_id: str, path: str) -> dict[str, Any]:
+        args = json.dumps({"path": path})
+        return {"id": call_id, "type": "function", "function": {"name": "read", "arguments": args}}
+
+    error = "".join(f"E{i}: the build failed: missing module frontier_{i}\n" for i in range(8))
+    huge = "".join(f"log line {i:05d} of a long build, padded out to length\n" for i in range(600))
+    script = Script([[read("call_1", "error.txt"), read("call_2", "huge.txt")], "Seen."])
+    rig = make_rig(mock_client(script.handle), mode="native-eos", window=6000, keep_rounds=1)
+    (rig.root / "error.txt").write_text(error)
+    (rig.root / "huge.txt").write_text(huge)
+    assert (await rig.loop.send("build it")).reason == "done"
+
+    tools = [m for m in script.requests[-1]["messages"] if m["role"] == "tool"]
+    assert [m["tool_call_id"] for m in tools] == ["call_1", "call_2"]
+    assert "E7: the build failed: missing module frontier_7" in tools[0]["content"]
+    assert not is_stub(tools[1]["content"])
+    assert "log line 00000 of a long build" in tools[1]["content"]  # the first lines
+    assert tools[1]["content"].endswith("to continue]")  # and the last: where to go on
+    assert "bytes of output omitted (kept first 60% and last 40%)" in tools[1]["content"]
+    assert chat_problems(script.requests[-1]) == []
+    (compacted,) = [e for e in rig.events if isinstance(e, Compacted)]
+    assert compacted.step == "stub" and compacted.after <= 0.8 * 6000 < 6000 < compacted.before
+    assert compacted.detail.startswith("1 tool result of the latest round (")
+    assert "cut to its first 60% and last 40%" in compacted.detail
+    # recorded: a resume sends the same, the originals stay whole in the store
+    assert rig.store.load_items(rig.session_id) == rig.loop.history
+    originals = rig.store.timeline.load_items(rig.session_id)
+    bodies = [r.body for i in originals if isinstance(i, ToolResults) for r in i.results]
+    assert any("log line 00300 of a long build" in b for b in bodies)
+    info, records = read_session(rig.store.db, rig.session_id)
+    (mark,) = [r for r in records if r["type"] == "compaction"]
+    assert mark["trimmed"] == 1
+    assert "the latest tool results cut to their first 60% and last 40%" in to_markdown(
+        info, records
+    )
+
+
 # --------------------------------------------------------------------------- threshold: summary
 
 

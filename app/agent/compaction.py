@@ -15,7 +15,7 @@ that a compacted history still pairs every call with its result on every wire:
 - a **summary** unit: an earlier compaction's summary (origin ``summary``) and the
   assistant's acknowledgement of it.
 
-Two steps shorten it (docs/context-budget.md):
+Three steps shorten it (docs/context-budget.md):
 
 1. :func:`stub_results` — every result of a round older than the last ``keep_rounds``
    rounds gets a one-line stub body naming the call, its tool, how it ended, its size and
@@ -23,7 +23,12 @@ Two steps shorten it (docs/context-budget.md):
    code, and a framed result stays framed: a wire writes the frame from the body, so its
    byte count is the stub's without any frame being parsed here. A result is stubbed only
    when the stub is shorter.
-2. :func:`plan_summary` / :func:`apply_summary` — the units before the last
+2. :func:`trim_unread` — when the request would not fit the window at all, the results the
+   model has not read yet (those answering its latest reply) are cut to their first 60 %
+   and last 40 % (``tools/output_cap.py``) rather than stubbed: a stub of a result the
+   model never saw tells it nothing of what its call did, and "call it again" repeats a
+   command's side effects.
+3. :func:`plan_summary` / :func:`apply_summary` — the units before the last
    ``keep_rounds`` rounds are replaced by one summary item (written by the model in a
    separate request; see ``compactor.py``), acknowledged by an assistant turn when the
    next kept item is on the user's side, so the summary stays a message of its own.
@@ -53,6 +58,7 @@ from frontier.app.model.conversation import (
     call_text,
 )
 from frontier.app.record import record, replace
+from frontier.tools.output_cap import cap_output
 
 UnitKind = Literal["round", "user", "summary", "other"]
 
@@ -247,6 +253,56 @@ def _stub_for(
 # --------------------------------------------------------------------------- step 2
 
 
+@record
+class Trim:
+    """One unread result cut to its two ends."""
+
+    call_id: str
+    name: str
+    nbytes: int
+    """Its size before (UTF-8 bytes of its body)."""
+    kept: int
+    """Its size after, the line saying what was cut included."""
+
+
+def unread_start(items: Sequence[Item]) -> int:
+    """Where the items the model has not answered yet begin: after its latest reply."""
+    for i in range(len(items) - 1, -1, -1):
+        if isinstance(items[i], AssistantTurn):
+            return i + 1
+    return 0
+
+
+def trim_unread(items: Sequence[Item], cap: int) -> tuple[list[Item], tuple[Trim, ...]]:
+    """Step 2: the history with every result the model has not read yet longer than
+    ``cap`` UTF-8 bytes cut to ``cap`` (its first 60 % and last 40 %, the cut said in a
+    line of its own, as the tool-output cap does), and what was cut. Older results, stubs
+    and every other item are untouched: only result bodies change, as in step 1."""
+    out = list(items)
+    trims: list[Trim] = []
+    for k in range(unread_start(items), len(items)):
+        item = items[k]
+        if not isinstance(item, ToolResults):
+            continue
+        entries: list[ResultEntry] = []
+        changed = False
+        for entry in item.results:
+            nbytes = len(entry.body.encode("utf-8", errors="surrogateescape"))
+            if nbytes <= cap or is_stub(entry.body):
+                entries.append(entry)
+                continue
+            body = cap_output(entry.body, cap)
+            entries.append(replace(entry, body=body))
+            trims.append(Trim(entry.call_id, entry.name, nbytes, len(body.encode("utf-8"))))
+            changed = True
+        if changed:
+            out[k] = replace(item, results=tuple(entries))
+    return out, tuple(trims)
+
+
+# --------------------------------------------------------------------------- step 3
+
+
 def plan_summary(items: Sequence[Item], *, keep_rounds: int) -> SummaryPlan | None:
     """Step 2's choice: every unit before the last ``keep_rounds`` rounds, except the last
     item the person typed; ``None`` when that holds no round (nothing worth a summary)."""
@@ -438,6 +494,7 @@ __all__ = [
     "Locate",
     "Stub",
     "SummaryPlan",
+    "Trim",
     "Unit",
     "UnitKind",
     "apply_summary",
@@ -451,5 +508,7 @@ __all__ = [
     "stub_text",
     "summary_item",
     "transcript",
+    "trim_unread",
     "units",
+    "unread_start",
 ]

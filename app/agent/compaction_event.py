@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 def compaction_event(step: str, detail: Mapping[str, Any]) -> Compacted:
     """The :class:`Compacted` event of a ``step`` (``stub`` or ``summary``) whose stored
     ``detail`` is this (the compactor's keys: ``reason``, ``before``, ``after``,
-    ``window``, ``rounds``, ``keep_rounds``, ``stubbed``, ``withdrawn``,
+    ``window``, ``rounds``, ``keep_rounds``, ``stubbed``, ``trimmed``, ``withdrawn``,
     ``messages_summarised``, ``source``)."""
     reason = _text(detail, "reason") or "threshold"
     rounds = _int(detail, "rounds")
@@ -45,6 +45,15 @@ def _words(step: str, reason: str, rounds: int, detail: Mapping[str, Any]) -> st
     if reason == "too_long":
         withdrawn = _int(detail, "withdrawn")
         return f"your message ({withdrawn:,} bytes) withdrawn from what the model is sent"
+    if step == "stub" and isinstance(trimmed := detail.get("trimmed"), list):
+        cuts = [t for t in trimmed if isinstance(t, Mapping)]
+        was = sum(t["bytes"] for t in cuts if isinstance(t.get("bytes"), int))
+        now = sum(t["kept"] for t in cuts if isinstance(t.get("kept"), int))
+        return (
+            f"{_count(len(cuts), 'tool result')} of the latest round ({was:,} → {now:,} bytes) "
+            f"cut to {'its' if len(cuts) == 1 else 'their'} first 60% and last 40%: the "
+            "request did not fit the window"
+        )
     if step == "stub":
         stubbed = detail.get("stubbed")
         stubs = [s for s in stubbed if isinstance(s, Mapping)] if isinstance(stubbed, list) else []

@@ -14,8 +14,10 @@ only reads the request it is shown.
    as a response like any other; the compaction row names it), falling back to a
    summary Frontier writes itself when that request fails;
 3. if still over, both again keeping only the latest round whole;
-4. if the request would still not fit the window at all (or the server refused it),
-   everything but the person's last message is summarised.
+4. if the request would still not fit the window at all (or the server refused it), the
+   results the model has not read yet are cut to their two ends (``_trim``), and only
+   if that is not enough stubbed, and everything but the person's last message is
+   summarised.
 
 None of it runs when it cannot help: what no step shortens (the instructions, the tools
 and the person's last message) larger than the window. A window someone stated (the
@@ -44,12 +46,14 @@ from frontier.app.agent.budget import (
 )
 from frontier.app.agent.compaction import (
     SummaryPlan,
+    Trim,
     apply_summary,
     last_user,
     mechanical_summary,
     plan_summary,
     stub_results,
     transcript,
+    trim_unread,
     units,
 )
 from frontier.app.agent.compaction_event import compaction_event
@@ -84,6 +88,9 @@ run and how they ended;
 Plain sentences or a short list. Do not call tools, do not invent anything, do not \
 address the user."""
 SUMMARY_REQUEST = "Summarise this part of the session:\n\n{transcript}"
+TRIM_CAPS = (16384, 8192, 4096, 2048, 1024)
+"""The sizes (UTF-8 bytes) an unread result is cut to, tried from the largest, when the
+request would not fit the window (step 2 of ``compaction.py``)."""
 SUMMARY_SHARE = 0.85
 """The summary request (prompt + transcript + answer) stays within this share of the window."""
 SUMMARY_TOKENS = (128, 2048)
@@ -287,6 +294,11 @@ class Compactor:
             current = _with(request, items)
             if keep == 0 and not (force or self.budget.used(current) > (self.budget.window or 0)):
                 break
+            if keep == 0 and (trimmed := self._trim(current, reason)) is not None:
+                items, changed = trimmed, True
+                current = _with(request, items)
+                if not self.budget.over(current):
+                    return items
             stubbed = self._stub(current, keep, reason)
             if stubbed is not None:
                 items, changed = stubbed, True
@@ -333,6 +345,43 @@ class Compactor:
         self._record("stub", stubbed, detail, positions)
         self._emit(compaction_event("stub", detail))
         return stubbed
+
+    def _trim(self, request: ModelRequest, reason: str) -> list[Item] | None:
+        """The history with the results the model has not read yet cut to the largest of
+        :data:`TRIM_CAPS` that brings the request under the threshold (else the
+        smallest), recorded as a ``stub`` step whose detail lists them (``trimmed``);
+        ``None`` when none is longer than the smallest cap."""
+        items = list(request.items)
+        before = self.budget.used(request)
+        chosen: tuple[list[Item], tuple[Trim, ...]] | None = None
+        for cap in TRIM_CAPS:
+            trimmed, trims = trim_unread(items, cap)
+            if not trims:
+                continue
+            if chosen is None:
+                self.budget.rewritten()  # the server's last count is of the history before
+            chosen = trimmed, trims
+            if not self.budget.over(_with(request, trimmed)):
+                break
+        if chosen is None:
+            return None
+        trimmed, trims = chosen
+        positions = self._positions(items)
+        after = self.budget.used(_with(request, trimmed))
+        detail = {
+            "reason": reason,
+            "before": before,
+            "after": after,
+            "window": self.budget.window,
+            "rounds": 1,
+            "keep_rounds": 0,
+            "trimmed": [
+                {"id": t.call_id, "name": t.name, "bytes": t.nbytes, "kept": t.kept} for t in trims
+            ],
+        }
+        self._record("stub", trimmed, detail, positions)
+        self._emit(compaction_event("stub", detail))
+        return trimmed
 
     async def _summarise(
         self, request: ModelRequest, mode: str, keep: int, reason: str

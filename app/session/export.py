@@ -189,6 +189,7 @@ def compaction_record(c: CompactionRecord) -> dict[str, Any]:
         "rounds": d.get("rounds"),
         "messages": len(c.items),  # the history items it left (the key predates items)
         **({"source": d["source"]} if d.get("source") else {}),
+        **({"trimmed": len(d["trimmed"])} if isinstance(d.get("trimmed"), list) else {}),
     }
 
 
@@ -251,6 +252,8 @@ def to_markdown(info: SessionInfo, records: list[dict[str, Any]]) -> str:
                 out += [*_fenced(r["output"], "text"), ""]
         elif kind == "compaction":
             what = "old tool results stubbed" if r["step"] == "stub" else "oldest rounds summarised"
+            if r.get("trimmed"):
+                what = "the latest tool results cut to their first 60% and last 40%"
             why = " (the server said the request was too long)" if r["reason"] == "overflow" else ""
             if r["reason"] == "too_long":  # docs/context-budget.md: a message withdrawn
                 what, why = "the message above withdrawn, too long for the model", ""
