@@ -205,22 +205,29 @@ def stub_results(
         head = items[unit.start]
         names = {c.id: c.name for c in head.calls} if isinstance(head, AssistantTurn) else {}
         for k in range(unit.start, unit.end):
-            item = items[k]
-            if not isinstance(item, ToolResults):
-                continue
-            entries: list[ResultEntry] = []
-            changed = False
-            for entry in item.results:
+
+            def stubbed(
+                entry: ResultEntry, k: int = k, names: Mapping[str, str] = names
+            ) -> str | None:
                 stub = _stub_for(k, entry, names, locate)
-                if stub is None:
-                    entries.append(entry)
-                    continue
-                entries.append(replace(entry, body=stub_text(*_args(stub))))
-                stubs.append(stub)
-                changed = True
-            if changed:
-                out[k] = replace(item, results=tuple(entries))
+                if stub is not None:
+                    stubs.append(stub)
+                return None if stub is None else stub_text(*_args(stub))
+
+            _rewrite_bodies(out, k, stubbed)
     return out, tuple(stubs)
+
+
+def _rewrite_bodies(items: list[Item], k: int, body: Callable[[ResultEntry], str | None]) -> None:
+    """``items[k]``, when it holds results, with each result's body replaced by what
+    ``body`` makes of it (``None``: left as it is); only bodies change (steps 1 and 2)."""
+    item = items[k]
+    if not isinstance(item, ToolResults):
+        return
+    entries = [(entry, body(entry)) for entry in item.results]
+    if any(new is not None for _, new in entries):
+        results = tuple(e if new is None else replace(e, body=new) for e, new in entries)
+        items[k] = replace(item, results=results)
 
 
 def _args(stub: Stub) -> tuple[str, str, str, int, str]:
@@ -280,23 +287,17 @@ def trim_unread(items: Sequence[Item], cap: int) -> tuple[list[Item], tuple[Trim
     and every other item are untouched: only result bodies change, as in step 1."""
     out = list(items)
     trims: list[Trim] = []
+
+    def trimmed(entry: ResultEntry) -> str | None:
+        nbytes = len(entry.body.encode("utf-8", errors="surrogateescape"))
+        if nbytes <= cap or is_stub(entry.body):
+            return None
+        body = cap_output(entry.body, cap)
+        trims.append(Trim(entry.call_id, entry.name, nbytes, len(body.encode("utf-8"))))
+        return body
+
     for k in range(unread_start(items), len(items)):
-        item = items[k]
-        if not isinstance(item, ToolResults):
-            continue
-        entries: list[ResultEntry] = []
-        changed = False
-        for entry in item.results:
-            nbytes = len(entry.body.encode("utf-8", errors="surrogateescape"))
-            if nbytes <= cap or is_stub(entry.body):
-                entries.append(entry)
-                continue
-            body = cap_output(entry.body, cap)
-            entries.append(replace(entry, body=body))
-            trims.append(Trim(entry.call_id, entry.name, nbytes, len(body.encode("utf-8"))))
-            changed = True
-        if changed:
-            out[k] = replace(item, results=tuple(entries))
+        _rewrite_bodies(out, k, trimmed)
     return out, tuple(trims)
 
 

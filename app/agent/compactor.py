@@ -331,12 +331,7 @@ class Compactor:
         self.budget.rewritten()  # the server's last count is of the history before this
         after = self.budget.used(_with(request, stubbed))
         detail = {
-            "reason": reason,
-            "before": before,
-            "after": after,
-            "window": self.budget.window,
-            "rounds": rounds,
-            "keep_rounds": keep,
+            **self._detail(reason, before, after, rounds, keep),
             "stubbed": [
                 {"id": s.call_id, "name": s.name, "kind": s.kind, "bytes": s.nbytes, "at": s.where}
                 for s in stubs
@@ -345,6 +340,19 @@ class Compactor:
         self._record("stub", stubbed, detail, positions)
         self._emit(compaction_event("stub", detail))
         return stubbed
+
+    def _detail(
+        self, reason: str, before: int, after: int, rounds: int, keep: int
+    ) -> dict[str, Any]:
+        """What every step's stored detail says (``compaction_event.py`` reads it)."""
+        return {
+            "reason": reason,
+            "before": before,
+            "after": after,
+            "window": self.budget.window,
+            "rounds": rounds,
+            "keep_rounds": keep,
+        }
 
     def _trim(self, request: ModelRequest, reason: str) -> list[Item] | None:
         """The history with the results the model has not read yet cut to the largest of
@@ -369,12 +377,7 @@ class Compactor:
         positions = self._positions(items)
         after = self.budget.used(_with(request, trimmed))
         detail = {
-            "reason": reason,
-            "before": before,
-            "after": after,
-            "window": self.budget.window,
-            "rounds": 1,
-            "keep_rounds": 0,
+            **self._detail(reason, before, after, 1, 0),
             "trimmed": [
                 {"id": t.call_id, "name": t.name, "bytes": t.nbytes, "kept": t.kept} for t in trims
             ],
@@ -413,12 +416,7 @@ class Compactor:
         self.budget.rewritten()  # the server's last count is of the history before this
         after = self.budget.used(_with(request, compacted))
         detail = {
-            "reason": reason,
-            "before": before,
-            "after": after,
-            "window": self.budget.window,
-            "rounds": plan.rounds,
-            "keep_rounds": keep,
+            **self._detail(reason, before, after, plan.rounds, keep),
             "messages_summarised": len(plan.summarised),
             "source": summary.source,
             "response_id": summary.response_id,
