@@ -386,12 +386,16 @@ class ReplayPlayer:
     def _finish(self) -> list[Event]:
         self.finished = True
         events: list[Event] = []
+        cut = None
         if not self.transducer.stopped and not self._halted:
             clean = is_clean(self.source.finish_reason)
             events += self._with_text(self.transducer.finish(clean))
+            cut = _cut(self.source.finish_reason, self.transducer.consumed, self.errors_seen)
         tail = self._decoder.decode(b"", final=True)
         if tail:
             events.append(AssistantText(tail))
+        if cut is not None:  # after the prose, as the live loop raises it
+            events += self._with_text([cut])
         events.append(ResponseEnded(self.source.finish_reason))
         return events
 
@@ -422,6 +426,8 @@ class ReplayPlayer:
         if not probe.stopped:
             clean = is_clean(self.source.finish_reason)
             found += [e.offset for e in probe.finish(clean) if _err(e)]
+            cut = _cut(self.source.finish_reason, probe.consumed, len(found))
+            found += [cut.offset] if cut is not None else []
         beside = self._beside[:1]  # the first: the live run read no further
         if beside and (not found or beside[0].offset <= found[0]):
             found = [beside[0].offset]
@@ -583,6 +589,16 @@ def _reasoning_at(source: ReplaySource) -> list[tuple[int, str]]:
         cut = min(skip, len(piece))
         size, skip = size + len(piece) - cut, skip - cut
     return out
+
+
+def _cut(finish_reason: str, offset: int, errors: int) -> ContractError | None:
+    """The error the live loop raises at the end of a response cut off with no call
+    open (``AgentLoop._truncated``): the transducer raises none there."""
+    from frontier.app.agent.repair import cut_off, cut_words
+
+    if errors or not cut_off(finish_reason):
+        return None
+    return ContractError("truncated", cut_words(finish_reason), offset)
 
 
 def _err(event: Event) -> TypeGuard[ContractError]:

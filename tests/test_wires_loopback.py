@@ -58,6 +58,7 @@ from frontier.app.events import (
     CallReady,
     CallStarted,
     Compacted,
+    ContractError,
     Event,
     Notice,
     ReasoningText,
@@ -72,6 +73,7 @@ from frontier.app.events import (
     TurnEnded,
 )
 from frontier.app.model import transport
+from frontier.app.replay_player import ReplayPlayer, source_from_recording
 from frontier.app.secrets import REDACTED
 from frontier.tools.policy import PolicyApprover
 
@@ -681,6 +683,45 @@ def text_blocks(body: Any) -> list[str]:
     if isinstance(body, list):
         return [t for v in body for t in text_blocks(v)]
     return []
+
+
+@pytest.mark.parametrize("mode", [*MODES, "ctl-heredoc"])
+@pytest.mark.parametrize("wire", WIRES)
+async def test_a_reply_cut_with_no_call_open_is_said_stored_and_explained(
+    make: Make, wire: str, mode: str
+) -> None:
+    """A reply cut by the token limit before any call: the loop asked the model to go
+    on, but nothing said where the reply was cut — the export ran the cut reply and the
+    next together as one paragraph, and ``check --explain`` found nothing to explain.
+    The cut is an error of its own after the reply's prose, live, stored, in the
+    export, in ``check --explain`` (the same feedback the model got) and in replay."""
+    rig = await make(wire, mode, prefill="off")  # (Claude would continue a text protocol)
+    cut = "The plan: first read the notes, then"
+    rig.answer(reply(wire, Text(cut), end="length"), done(wire, "Then write the summary."))
+    ended = await rig.turn("plan it")
+    assert ended.reason == "done", ended.message
+    said = "the response ended with finish_reason=length"
+    (error,) = rig.watch.of(ContractError)
+    assert (error.kind, error.message, error.offset) == ("truncated", said, len(cut))
+    order = [e for e in rig.watch.events if isinstance(e, AssistantText | ContractError)]
+    assert isinstance(order[0], AssistantText) and order[1] is error  # after its prose
+    text = repair_of(rig)  # check --explain tells the model's feedback as the loop sent it
+    assert text.startswith(f"error truncated: your response was cut off at byte {len(cut)} by")
+    (explained,) = [e for e in explain_session(rig.session.session_id) if not e.server]
+    assert explained.site.message == said and explained.site.call is None
+    assert explained.attempt is not None and explained.attempt.succeeded
+    assert explained.attempt.summary.startswith("went on:")
+    records = [json.loads(line) for line in (await rig.session.export("jsonl")).splitlines()]
+    kinds = [r["type"] for r in records if r["type"] in ("assistant", "error")]
+    assert kinds == ["assistant", "error", "assistant"]  # not one run-together paragraph
+    (name, rec), *_ = load_sources(rig.session.session_id)
+    player = ReplayPlayer(source_from_recording(rec, name=name))
+    assert player.error_offsets == [len(cut)]
+    (replayed,) = [e for e in player.run_all() if isinstance(e, ContractError)]
+    assert (replayed.kind, replayed.message, replayed.offset) == ("truncated", said, len(cut))
+    await rig.resume()  # a resumed Transcript says it too
+    again = [e for e in rig.session.history_events() if isinstance(e, ContractError)]
+    assert [(e.kind, e.message) for e in again] == [("truncated", said)]
 
 
 @pytest.mark.parametrize("wire", WIRES)

@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from frontier.app.agent.repair import Failure, repair_text, truncation
+from frontier.app.agent.repair import Failure, cut_off, cut_words, repair_text, truncation
 from frontier.app.agent.wire_story import ServerError, WireStory, wire_story
 from frontier.app.cst.explain import (
     ErrorSite,
@@ -57,7 +57,8 @@ class NextAttempt:
     name: str
     """``SESSION#N`` of that response ("" when there is none)."""
     outcome: str
-    """``repaired`` (the same call, or for a call with no id the same tool, confirmed),
+    """``repaired`` (the same call, or for a call with no id the same tool, confirmed;
+    after a cut with no call open: the next response ended without an error),
     ``failed`` (it broke the framing again, before resending it), ``other`` (it did
     something else), ``none`` (no later response was stored)."""
     summary: str
@@ -131,7 +132,8 @@ def explain_stream(
     attempt. ``events``, the recorded ``data`` strings, add a text protocol's errors
     raised beside its text (:func:`errors_beside`)."""
     clean = is_clean(finish_reason)
-    report = locate_errors(pieces, mode, clean, codec(wire))
+    cut = cut_words(finish_reason) if cut_off(finish_reason) else ""
+    report = locate_errors(pieces, mode, clean, codec(wire), cut_said=cut)
     report = _with_beside(report, pieces, errors_beside(mode, wire, events))
     story = wire_story(pieces, mode, clean, codec(wire))
     server = [
@@ -331,7 +333,8 @@ def _next_attempt(site: ErrorSite, nxt: StoredResponse | None) -> NextAttempt:
         )
     rec = nxt.recording
     pieces = [p for _, p in rec.pieces()]
-    report: StreamReport = locate_errors(pieces, rec.mode, rec.clean, codec(rec.wire))
+    cut = cut_words(rec.finish_reason) if cut_off(rec.finish_reason) else ""
+    report: StreamReport = locate_errors(pieces, rec.mode, rec.clean, codec(rec.wire), cut_said=cut)
     report = _with_beside(report, pieces, errors_beside(rec.mode, rec.wire, rec.events))
     errors = tuple(f"{e.kind} at byte {e.offset}" for e in report.errors)
     target = site.call
@@ -354,6 +357,12 @@ def _next_attempt(site: ErrorSite, nxt: StoredResponse | None) -> NextAttempt:
             match.offset,
             result,
             errors,
+        )
+    if target is None and site.kind == "truncated" and not report.errors:
+        # cut with no call open, the model was asked to go on: it did, uncut
+        what = ", ".join(f"{c.id} {c.name}" for c in report.calls) or "no call"
+        return NextAttempt(
+            nxt.name, "repaired", f"went on: ended {rec.finish_reason}, confirmed {what}"
         )
     if report.errors:
         e = report.errors[0]

@@ -29,6 +29,7 @@ from frontier.app.agent.repair import (
     MAX_REPAIRS,
     Failure,
     call_as_text,
+    cut_words,
     refused_reply,
     repair_text,
     truncation,
@@ -846,13 +847,13 @@ class AgentLoop:
             clean = is_clean(out.finish_reason)
             self._handle(adapter.finish(clean), out, decoder, response_id)
             if not clean or adapter.truncated_calls:  # (a "clean" end inside a call's JSON)
-                self._truncated(out, adapter)
+                self._truncated(out, adapter, decoder, response_id)
             elif self.mode.native and not out.calls and out.failure is None:
                 self._call_as_text(out, decoder, response_id)
         elif cut_by_passing_error(out):  # an overload mid-reply: cut, as a disconnect cuts
             self._handle(adapter.finish(False), out, decoder, response_id)
             out.detail = out.detail or (out.error or "")
-            self._truncated(out, adapter)
+            self._truncated(out, adapter, decoder, response_id)
         for note in adapter.notes():  # e.g. events the server sent that could not be read
             self._emit(note)
         self._flush_prose(out, decoder, final=True)
@@ -897,20 +898,32 @@ class AgentLoop:
         error = ContractError(failure.kind, failure.message, len(out.raw))
         self._handle([error], out, codecs.getincrementaldecoder("utf-8")(), response_id)
 
-    def _truncated(self, out: _Response, adapter: ModeAdapter) -> None:
+    def _truncated(
+        self,
+        out: _Response,
+        adapter: ModeAdapter,
+        decoder: codecs.IncrementalDecoder,
+        response_id: int | None,
+    ) -> None:
         """The failure of a response cut off (token limit, disconnect): which calls ran
         before the cut (eager modes), which were cut mid-arguments, and which were
         complete but held back — native-eos runs no call of a cut-off response, and
         native-inc none its wire had not proven complete — with their arguments, so the
-        repair text can quote what the model may resend unchanged."""
+        repair text can quote what the model may resend unchanged.
+
+        A cut with no call open raises no contract error in the transducer: it is raised
+        here, after the reply's prose, so the Transcript, a resumed session and the
+        export say where the reply was cut (the export ran cut replies together)."""
         if out.failure is not None and out.failure.kind != "truncated":
             return
-        why = f" ({out.detail})" if out.detail else ""
-        message = (
-            out.failure.message
-            if out.failure is not None
-            else f"the response ended with finish_reason={out.finish_reason}{why}"
-        )
+        if out.failure is None:
+            said = cut_words(out.finish_reason, out.detail)
+            self._flush_prose(out, decoder, final=True)
+            self._handle(
+                [ContractError("truncated", said, len(out.raw))], out, decoder, response_id
+            )
+        assert out.failure is not None
+        message = out.failure.message
         out.failure = truncation(
             message,
             len(out.raw),

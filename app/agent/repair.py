@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from frontier.app.record import record
-from frontier.app.vocab import EAGER_MODES
+from frontier.app.vocab import EAGER_MODES, is_clean
 
 MAX_REPAIRS = 3
 
@@ -66,6 +66,20 @@ CUT_BY = {
     "error": "an error the server reported (it may pass)",
 }
 """What cut a response off, by its normalised ``finish_reason``, in words."""
+
+
+def cut_words(finish_reason: str, detail: str = "") -> str:
+    """What a response cut off with no call open is said to have ended with: the loop's
+    words, and the inspector's for the same response."""
+    why = f" ({detail})" if detail else ""
+    return f"the response ended with finish_reason={finish_reason}{why}"
+
+
+def cut_off(finish_reason: str) -> bool:
+    """A recorded response that ended this way was cut off, as the loop reads it: not a
+    clean end, the person's stop, or the server's error (which ends the turn, unless
+    the live loop saw it pass: the recording does not say)."""
+    return not is_clean(finish_reason) and finish_reason not in ("stopped", "error")
 
 
 def truncation(

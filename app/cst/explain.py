@@ -138,15 +138,24 @@ class StreamReport:
 
 
 def locate_errors(
-    pieces: Sequence[bytes], mode: str, clean: bool, wire: DeltaSource | None = None
+    pieces: Sequence[bytes],
+    mode: str,
+    clean: bool,
+    wire: DeltaSource | None = None,
+    *,
+    cut_said: str = "",
 ) -> StreamReport:
     """Every contract error of the response whose transducer input is ``pieces`` (in
     arrival order), each with its window and frame; ``clean``: finish_reason ``stop``;
-    ``wire``: the adapter of the API a native protocol's SSE body is in."""
+    ``wire``: the adapter of the API a native protocol's SSE body is in. ``cut_said``: what
+    the agent loop says of a response cut off with no call open (the transducer raises
+    nothing then): a ``truncated`` error at its end with those words."""
     fatal, first_events = _first_error(pieces, mode, clean, wire)
     calls = tuple(e.call for e in first_events if isinstance(e, CallReady))
-    if fatal is None:
+    if fatal is None and (clean or not cut_said):
         return StreamReport(mode, clean, _size(pieces, mode, first_events), calls, ())
+    if fatal is None:
+        fatal = len(pieces)
     at_finish = fatal == len(pieces)
     cut = 0 if at_finish else _cut_in(pieces, fatal, mode, wire)
     t = make_transducer(mode, wire=wire)
@@ -164,6 +173,8 @@ def locate_errors(
     errors = [e for e in tail if isinstance(e, ContractError)]
     data = _stream(pieces, mode, seen, frame)
     size = max(t.consumed if mode in NATIVE_MODES else len(data.full), seen.end)
+    if not errors:  # cut with no call open: the loop's own truncation, at the end
+        errors = [ContractError("truncated", cut_said, size)]
     out: list[ErrorSite] = []
     for number, error in enumerate(errors, 1):
         start = max(0, error.offset - WINDOW_BEFORE) // ALIGN * ALIGN
