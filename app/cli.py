@@ -623,7 +623,8 @@ def _run_command(p: argparse.ArgumentParser) -> None:
         "task",
         nargs="?",
         metavar="PROMPT",
-        help="the task (- reads it from stdin; so does no prompt when stdin is not a terminal)",
+        help="the task (- reads it from stdin; so does no prompt when stdin is not a "
+        "terminal; with a PROMPT, a piped stdin is sent after it)",
     )
     p.add_argument("--prompt", metavar="TEXT", help="the task, as a flag (same as PROMPT)")
     p.add_argument(

@@ -203,10 +203,7 @@ def _text(data: bytes, room: int, size: int) -> tuple[str, int] | None:
 
 
 def _block(attachment: Attachment, content: str) -> str:
-    """One attached file as the model reads it: a header line, then a fence longer than
-    any run of backticks inside (so the content cannot close it)."""
-    longest = max((len(m) for m in re.findall(r"`+", content)), default=0)
-    fence = "`" * max(3, longest + 1)
+    """One attached file as the model reads it (:func:`fenced`)."""
     if attachment.cut:
         head = (
             f"Attached file {attachment.path} (the first {attachment.sent:,} of "
@@ -214,6 +211,14 @@ def _block(attachment: Attachment, content: str) -> str:
         )
     else:
         head = f"Attached file {attachment.path} ({attachment.size:,} bytes):"
+    return fenced(head, content)
+
+
+def fenced(head: str, content: str) -> str:
+    """Text attached to a message as the model reads it: a header line, then a fence
+    longer than any run of backticks inside (so the content cannot close it)."""
+    longest = max((len(m) for m in re.findall(r"`+", content)), default=0)
+    fence = "`" * max(3, longest + 1)
     body = content if content.endswith("\n") or not content else content + "\n"
     return f"{head}\n{fence}\n{body}{fence}"
 

@@ -1,5 +1,6 @@
 """``frontier run PROMPT`` (also ``frontier PROMPT``, ``--prompt TEXT``, ``-`` or a piped
-stdin): one task headless, same loop as the TUI; ``-p`` prints only the final answer."""
+stdin): one task headless, same loop as the TUI; ``-p`` prints only the final answer.
+With a PROMPT, a piped stdin goes with it (``git diff | frontier "review this"``)."""
 
 from __future__ import annotations
 
@@ -68,6 +69,15 @@ def task(args: argparse.Namespace) -> str | None:
         prompt = from_stdin()
         if prompt is None:  # said why
             return None
+    elif prompt is not None and prompt.strip() and not sys.stdin.isatty():
+        piped = piped_input()
+        if piped is None:  # said why
+            return None
+        if piped.strip():
+            from frontier.app.agent.attachments import fenced
+
+            head = f"Standard input, piped to this task ({len(piped.encode()):,} bytes):"
+            prompt = f"{prompt}\n\n{fenced(head, piped)}"
     if prompt is None or not prompt.strip():
         safe_print(
             'frontier run: no prompt; pass it as an argument (frontier "fix the bug"), '
@@ -78,13 +88,40 @@ def task(args: argparse.Namespace) -> str | None:
     return prompt
 
 
+STDIN_WAIT = 3.0
+"""Seconds a task given as an argument waits for a piped stdin to send something or end.
+``git diff | frontier run "review this"`` sends the diff with the task; a harness that
+starts Frontier with a pipe it never writes nor closes (a common way to spawn an agent)
+would otherwise wait for ever (Claude Code's ``-p`` did, then got this same guard)."""
 STDIN_MAX = 64 << 20
 """Bytes of a prompt read from stdin: far beyond any model's context (two million tokens
 are ~8 MB of text), so a pipe that never ends (``yes | frontier run -``) is refused with a
 message instead of filling memory."""
 
 
-def from_stdin() -> str | None:
+def piped_input() -> str | None:
+    """What a pipe or file on stdin holds, sent with a task given as an argument: empty
+    when it sends nothing and does not end within :data:`STDIN_WAIT` (said on stderr) or
+    is no descriptor at all, ``None`` after saying why it cannot be sent
+    (:func:`from_stdin`)."""
+    import select
+
+    try:
+        fd = sys.stdin.fileno()
+        ready, _, _ = select.select([fd], [], [], STDIN_WAIT)
+    except (OSError, ValueError, AttributeError):  # no descriptor: nothing a shell piped
+        return ""
+    if not ready:
+        safe_print(
+            f"note stdin sent nothing in {STDIN_WAIT:g} s and did not end: the task goes "
+            "without it (pipe the input in, or run with < /dev/null)",
+            file=sys.stderr,
+        )
+        return ""
+    return from_stdin("the input")
+
+
+def from_stdin(what: str = "the prompt") -> str | None:
     """The prompt piped in, as text: bytes that are not UTF-8 are sent as U+FFFD and said.
 
     Read as the terminal's text they failed either way: a strict locale raised
@@ -98,7 +135,7 @@ def from_stdin() -> str | None:
     data = raw.read(STDIN_MAX + 1)
     if len(data) > STDIN_MAX:
         safe_print(
-            f"frontier run: the prompt on stdin is over {STDIN_MAX >> 20} MiB, more than any "
+            f"frontier run: {what} on stdin is over {STDIN_MAX >> 20} MiB, more than any "
             "model takes; send a part of it (or a file's path for the agent to read)",
             file=sys.stderr,
         )
