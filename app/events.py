@@ -248,6 +248,9 @@ class RepairRequested(Event):
     kind: str
     message: str
     attempt: int
+    resend: bool = True
+    """The model is asked to write a call again; ``False``: a cut reply with nothing to
+    resend (no call cut or held back), the model is asked to go on from where it stopped."""
 
 
 @record

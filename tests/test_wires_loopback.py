@@ -76,6 +76,7 @@ from frontier.app.model import transport
 from frontier.app.replay_player import ReplayPlayer, source_from_recording
 from frontier.app.secrets import REDACTED
 from frontier.tools.policy import PolicyApprover
+from frontier.widgets.pane_state.notes import repair_line
 
 NEW_WIRES = ("openai-responses", "anthropic-messages")
 MODES = ("native-inc", "native-eos")
@@ -529,7 +530,7 @@ async def test_a_call_cut_by_the_token_limit_never_runs(make: Make, wire: str, m
     assert not (rig.root / "out.txt").exists()
     assert [e.finish_reason for e in rig.watch.of(ResponseEnded)] == ["length", "stop"]
     assert result_kinds(rig.watch) == {"call_w1": "truncated"}
-    assert [r.kind for r in rig.watch.of(RepairRequested)] == ["truncated"]
+    assert [(r.kind, r.resend) for r in rig.watch.of(RepairRequested)] == [("truncated", True)]
     again = history_text(rig.server.requests[1])
     assert "error truncated" in again and "call_w1" in again and "did not run" in again
     assert "Writing it." in again  # what the model said is kept
@@ -705,6 +706,12 @@ async def test_a_reply_cut_with_no_call_open_is_said_stored_and_explained(
     assert (error.kind, error.message, error.offset) == ("truncated", said, len(cut))
     order = [e for e in rig.watch.events if isinstance(e, AssistantText | ContractError)]
     assert isinstance(order[0], AssistantText) and order[1] is error  # after its prose
+    (repair,) = rig.watch.of(RepairRequested)  # nothing to resend: asked to go on
+    assert (repair.kind, repair.resend) == ("truncated", False)
+    assert repair_line(repair.kind, repair.attempt, repair.resend) == (
+        "↺ repair 1: the model was sent the truncated error and asked to go on from where "
+        "it stopped"
+    )
     text = repair_of(rig)  # check --explain tells the model's feedback as the loop sent it
     assert text.startswith(f"error truncated: your response was cut off at byte {len(cut)} by")
     (explained,) = [e for e in explain_session(rig.session.session_id) if not e.server]

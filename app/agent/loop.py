@@ -617,7 +617,12 @@ class AgentLoop:
                     )
                     await asyncio.sleep(ASKED_AGAIN[0])
                 self._emit(
-                    RepairRequested(response.failure.kind, response.failure.message, repairs)
+                    RepairRequested(
+                        response.failure.kind,
+                        response.failure.message,
+                        repairs,
+                        response.failure.resend,
+                    )
                 )
                 continue
             repairs = 0

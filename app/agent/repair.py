@@ -59,6 +59,12 @@ class Failure:
     """The wire says when a call is complete (Responses, Anthropic); Chat Completions
     proves a call only by the next call's arguments or a clean end (native-inc)."""
 
+    @property
+    def resend(self) -> bool:
+        """The repair asks for a call again; not for a cut that cut or held back no call
+        (the model is asked to go on from where it stopped)."""
+        return self.kind != "truncated" or bool(self.held or self.call_ids)
+
 
 CUT_BY = {
     "length": "the output token limit",

@@ -540,8 +540,9 @@ def describe(event: Event) -> str | None:
             return f"↻ retry {attempt} in {delay:.1f}s: {reason}"
         case ServerTool(name=name):
             return f"⚙ the provider ran its own tool {name} (never run by Frontier)"
-        case RepairRequested(kind=kind, attempt=attempt):
-            return f"↺ repair {attempt}/{MAX_REPAIRS}: asked the model to resend ({kind})"
+        case RepairRequested(kind=kind, attempt=attempt, resend=resend):
+            asked = "resend" if resend else "go on"
+            return f"↺ repair {attempt}/{MAX_REPAIRS}: asked the model to {asked} ({kind})"
         case Summarising(rounds=rounds, before=before, window=window):
             return (
                 f"⇣ summarising {_rounds(rounds)} to fit the context "

@@ -34,9 +34,10 @@ def continued_line(event: ResponseContinued) -> str:
     )
 
 
-def repair_line(kind: str, attempt: int) -> str:
+def repair_line(kind: str, attempt: int, resend: bool = True) -> str:
     """The Transcript's one line for a repair request sent back to the model."""
-    return f"↺ repair {attempt}: the model was sent the {kind} error and asked to resend"
+    asked = "resend" if resend else "go on from where it stopped"
+    return f"↺ repair {attempt}: the model was sent the {kind} error and asked to {asked}"
 
 
 def retry_line(event: Retry, reason: str) -> str:

@@ -356,7 +356,7 @@ class TranscriptModel:
             self._retry_failure = failure
 
     def on_repair_requested(self, event: RepairRequested) -> None:
-        self.note(repair_line(event.kind, event.attempt), "stop")
+        self.note(repair_line(event.kind, event.attempt, event.resend), "stop")
 
     def on_response_continued(self, event: ResponseContinued) -> None:
         self.note(continued_line(event), "stop")
