@@ -25,6 +25,7 @@ from frontier.app.agent.modes import get_mode
 from frontier.app.events import Event, ReasoningText, Retry, ToolFinished
 from frontier.app.model.registry import codec
 from frontier.app.model.transport import ModelClient, Timeouts
+from frontier.app.session.export import read_session, to_markdown
 from frontier.app.session.store import SessionStore
 from frontier.tools.boundary import ToolBoundary
 from frontier.tools.policy import PolicyApprover
@@ -206,6 +207,9 @@ async def test_a_call_drafted_in_a_leading_think_block_never_runs(server: Server
     said = server.requests[1]["messages"][2]["content"]
     assert said.startswith("<think>\nI could run:\ncall c1 write\n")
     assert "but better to write the real one.\n</think>\n\nWriting it.\n" in said
+    # the export quotes the thought, then the reply without the blank lines after </think>
+    markdown = to_markdown(*read_session(rig.store.db, rig.session_id))
+    assert "> I could run:" in markdown and "## Assistant\n\nWriting it.\n" in markdown
 
 
 async def test_read_stall_is_a_truncation(server: Server, make_rig) -> None:  # type: ignore[no-untyped-def]

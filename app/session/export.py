@@ -222,7 +222,10 @@ def to_markdown(info: SessionInfo, records: list[dict[str, Any]]) -> str:
             quoted = _closed_fences(r["text"]).strip("\n").splitlines()
             out += ["> _thinking_", ">", *[f"> {line}".rstrip() for line in quoted], ""]
         elif kind == "assistant":
-            out += ["## Assistant", "", _closed_fences(r["text"]), ""]
+            # (a reply's text begins with the blank lines a model writes after its
+            # thought's </think>: kept in the records, not drawn as empty paragraphs)
+            text = _LEADING_BLANK.sub("", r["text"]).rstrip()
+            out += ["## Assistant", "", _closed_fences(text), ""]
             if r.get("interrupted"):
                 out += [f"_{INTERRUPTED_NOTE}_", ""]
         elif kind == "call":
@@ -326,6 +329,9 @@ def _call_body(r: dict[str, Any]) -> list[str]:
 
 
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
+
+
+_LEADING_BLANK = re.compile(r"\A(?:[ \t]*\r?\n)+")
 
 
 def _closed_fences(text: str) -> str:
