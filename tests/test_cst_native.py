@@ -111,7 +111,7 @@ def test_a_clean_finish_inside_the_last_calls_json_is_a_cut_not_bad_json() -> No
 def test_json_that_broke_is_still_bad_json_at_a_clean_finish() -> None:
     # closed and unparsable, a second value, and a quote missing (every string after it
     # flips, so it ends "inside a string": open, but never the start of valid JSON)
-    for args in ('{"path": }', '{"path": "a"}}', '{"a": 1} {', '{path": "a.py"}', '{"a": tru'):
+    for args in ('{"path": }', '{"path": "a"}}', '{"a": 1} {', '{path": "a.py"}', '{"a": trux'):
         acc = ChatAccumulator(incremental=True)
         events = [e for c in feed_all(acc, [tc(0, args, "c", "read"), finish("stop")]) for e in c]
         [err] = errors_of(events + acc.finish(True))
@@ -120,6 +120,8 @@ def test_json_that_broke_is_still_bad_json_at_a_clean_finish() -> None:
 
 def test_every_way_json_can_stop_short_is_a_cut() -> None:
     starts = ('{"a": 1, ', '{"a"', '{"a": ', '{"a": [1, 2', '{"a": {"b": "c"', '{"a": "x\\', "{")
+    # and a literal, a number or a \\uXXXX escape cut inside itself
+    starts += ('{"a": tru', '{"a": nul', '{"a": 1.', '{"a": -', '{"a": 2e+', '{"a": "x\\u00')
     for args in starts:
         acc = ChatAccumulator(incremental=True)
         events = [e for c in feed_all(acc, [tc(0, args, "c", "read"), finish("stop")]) for e in c]
@@ -181,3 +183,46 @@ def test_sse_decoder_keeps_split_utf8_and_skips_junk() -> None:
     t = chat_sse(True)
     t.feed(body)
     assert t.skipped == 1  # the non-JSON data line; a chunk without choices is just ignored
+
+
+def test_arguments_resent_whole_so_far_are_read_once() -> None:
+    """A server that resends the arguments so far in every chunk (DeepSeek on Baidu
+    Qianfan, GLM-style local servers), cut where a token ends — after the colon too,
+    where appending the resend still reads as a nested object."""
+    text = '{"path": "a.py", "n": 12}'
+    cumulative = [text[:k] for k in (2, 8, 9, 11, 17, 22, len(text))]
+    acc = ChatAccumulator(incremental=True)
+    chunks = [tc(0, cumulative[0], "c1", "read"), *(tc(0, p) for p in cumulative[1:])]
+    events = [e for c in feed_all(acc, [*chunks, finish("tool_calls")]) for e in c]
+    [call] = calls_of(events)
+    assert call.args == {"path": "a.py", "n": 12} and errors_of(events) == []
+    assert acc.consumed == len(text)  # the byte stream a well-behaved server makes
+    assert "resent its arguments whole so far" in acc.notes[0]
+
+
+def test_a_call_repeated_whole_after_its_pieces_runs_once() -> None:
+    """Pieces, then each call whole again before the finish (proxies that add the
+    consolidated call): the first call was already complete (the second's arguments had
+    begun), the second not yet. A repeat that differs is still late."""
+    pieces = [
+        tc(0, '{"path": ', "c1", "read"),
+        tc(0, '"a.py"}'),
+        tc(1, '{"pattern": "x"}', "c2", "grep"),
+    ]
+    again = [tc(0, '{"path": "a.py"}', "c1", "read"), tc(1, '{"pattern": "x"}', "c2", "grep")]
+    acc = ChatAccumulator(incremental=True)
+    events = [e for c in feed_all(acc, [*pieces, *again, finish("tool_calls")]) for e in c]
+    assert [c.id for c in calls_of(events)] == ["c1", "c2"] and errors_of(events) == []
+    acc = ChatAccumulator(incremental=True)
+    changed = [tc(0, '{"path": "b.py"}', "c1", "read")]
+    events = [e for c in feed_all(acc, [*pieces, *changed]) for e in c]
+    assert [e.kind for e in errors_of(events)] == ["late_arguments"]
+
+
+def test_a_well_formed_nested_value_is_never_taken_for_a_resend() -> None:
+    # the second piece repeats the first, but only appended is it the start of valid JSON
+    acc = ChatAccumulator(incremental=True)
+    chunks = [tc(0, '{"a": ', "c1", "edit"), tc(0, '{"a": 1}}'), finish("tool_calls")]
+    events = [e for c in feed_all(acc, chunks) for e in c]
+    [call] = calls_of(events)
+    assert call.args == {"a": {"a": 1}} and acc.notes == []

@@ -14,7 +14,7 @@ from chat_wire import CHAT, ChatAccumulator
 from hypothesis import given
 from hypothesis import strategies as st
 
-from frontier.app.cst.base import calls_of, coalesce, decode_value, run_chunks
+from frontier.app.cst.base import calls_of, coalesce, decode_value, errors_of, run_chunks
 from frontier.app.cst.ctl import CtlTransducer
 from frontier.app.cst.factory import make_transducer, pending_size
 from frontier.app.cst.props import check_stream
@@ -183,6 +183,50 @@ def test_native_any_split_gives_the_same_calls(
         assert pending_size(t) == len(t.pending())
         assert coalesce(events) == whole
         assert simple(calls_of(whole)) == expected
+
+
+def resent(chunks: list[dict[str, Any]], how: str) -> list[dict[str, Any]]:
+    """``chunks`` as a server that resends arguments sends them: ``cumulative``, every
+    piece the arguments so far (DeepSeek on Baidu Qianfan, GLM-style local servers);
+    ``repeat``, the pieces and then each call whole again before the finish (proxies that
+    add the consolidated call)."""
+    out: list[dict[str, Any]] = []
+    so_far: dict[int, str] = {}
+    for chunk in chunks[:-1]:
+        tool_calls = chunk["choices"][0]["delta"].get("tool_calls")
+        if not tool_calls or how != "cumulative":
+            out.append(chunk)
+            continue
+        (tc,) = tool_calls
+        so_far[tc["index"]] = so_far.get(tc["index"], "") + tc["function"]["arguments"]
+        fn = {**tc["function"], "arguments": so_far[tc["index"]]}
+        out.append({"choices": [{"delta": {"tool_calls": [{**tc, "function": fn}]}}]})
+    if how == "repeat":
+        whole: dict[int, str] = {}
+        for chunk in chunks[:-1]:
+            for tc in chunk["choices"][0]["delta"].get("tool_calls", []):
+                whole[tc["index"]] = whole.get(tc["index"], "") + tc["function"]["arguments"]
+        for index, text in whole.items():
+            tc = {"index": index, "function": {"arguments": text}}
+            out.append({"choices": [{"delta": {"tool_calls": [tc]}, "finish_reason": None}]})
+    return [*out, chunks[-1]]
+
+
+@given(native_stream(), st.sampled_from(["cumulative", "repeat"]))
+def test_arguments_a_server_resends_are_read_once(
+    stream: tuple[list[dict[str, Any]], list[Any]], how: str
+) -> None:
+    """Whatever the cuts (after a colon too, where appending the resend still reads as a
+    nested object), a server resending the arguments so far, or the whole call again,
+    runs the calls a well-behaved one would, and S1–S3 hold at every prefix."""
+    chunks, expected = stream
+    body = sse_body(resent(chunks, how))
+    for protocol in ("native-inc", "native-eos"):
+        events = run_chunks(make_transducer(protocol, wire=CHAT), [body])
+        assert errors_of(events) == [], errors_of(events)
+        assert simple(calls_of(events)) == expected
+        report = check_stream(body, protocol, clean=True, fresh=32, samples=8, wire=CHAT)
+        assert report.ok, report.violations
 
 
 @given(native_stream(), st.integers(min_value=0, max_value=100_000))

@@ -162,6 +162,14 @@ class _Closure:
         return self.opened and not self.depth and not self.in_string and not self.broken
 
 
+_PARTIAL_U = re.compile(r"(?<!\\)(?:\\\\)*(\\u[0-9a-fA-F]{0,3})\Z")
+"""An unescaped ``\\u`` with fewer than four hex digits at the end of a string."""
+_PARTIAL_WORD = re.compile(
+    r"(?<![\w.+-])(?:n(?:ul?)?|t(?:ru?)?|f(?:a(?:ls?)?)?|-?[0-9]+(?:\.[0-9]*)?(?:[eE][+-]?[0-9]*)?|-)\Z"
+)
+"""A literal or a number at the end of JSON text outside a string, possibly cut short."""
+
+
 def _json_prefix(raw: bytes, in_string: bool) -> bool:
     """``raw`` (JSON that never closed) is the start of some valid JSON text: with its
     open string closed, the parser first fails at its very end. One C-level parse."""
@@ -169,9 +177,13 @@ def _json_prefix(raw: bytes, in_string: bool) -> bool:
     if in_string:
         backslashes = len(text) - len(text.rstrip("\\"))
         text = text[:-1] if backslashes % 2 else text  # a pending escape: drop it
+        partial = _PARTIAL_U.search(text)  # a \uXXXX escape cut before its fourth digit
+        text = text[: partial.start(1)] if partial is not None else text
         text += '"'
     else:
         text = text.rstrip()
+        partial = _PARTIAL_WORD.search(text)  # "nul", "tr", "1.", "-": a value cut short
+        text = text[: partial.start()] if partial is not None else text
     try:
         safejson.loads(text)
     except safejson.JsonLimitError:
@@ -179,6 +191,21 @@ def _json_prefix(raw: bytes, in_string: bool) -> bool:
     except fastjson.JSONDecodeError as exc:
         return exc.pos >= len(text)
     return False  # (it parsed: it was closed after all)
+
+
+def _may_parse(raw: bytes) -> bool:
+    """``raw`` is, or is the start of, a valid JSON text (one linear scan and one parse)."""
+    closure = _Closure()
+    closure.feed(raw)
+    if closure.broken:
+        return False
+    if closure.closed():
+        try:
+            safejson.loads(raw.decode("utf-8", "replace"))
+        except (fastjson.JSONDecodeError, safejson.JsonLimitError):
+            return False
+        return True
+    return _json_prefix(raw, closure.in_string)
 
 
 def _digest(data: bytes) -> bytes:
@@ -220,6 +247,8 @@ class _Call:
     digest: bytes = b""
     """A digest of the arguments it ran with (once done): a wire repeating them is checked
     against it without keeping the bytes."""
+    resent: bool = False
+    """Its server resends the arguments whole so far (:meth:`NativeAccumulator._new_bytes`)."""
 
     def label(self) -> str:
         return f"call {self.id or '?'} ({self.name or 'no name'}), index {self.index}"
@@ -512,9 +541,20 @@ class NativeAccumulator:
 
     def _arguments(self, call: _Call, data: bytes, ev: list[Event]) -> bool:
         """Hold ``data`` for ``call``; False when reading must stop (a contract error)."""
+        if call.done and call.digest == _digest(data):
+            if not call.resent:  # the pieces, then the whole call again: no news
+                call.resent = True
+                self._note(
+                    f"{call.label()}: its whole arguments came again after it was complete "
+                    "(the same bytes); not read twice"
+                )
+            return True
         if call.done or call.closed:
             self._late(call, data, ev)
             return False
+        data = self._new_bytes(call, data)
+        if not data:
+            return True
         if self._pending + len(data) > self.max_held:
             self._fail(
                 "limit",
@@ -535,6 +575,37 @@ class NativeAccumulator:
                 self._max_with_args = call.index
             self._advance(ev)
         return True
+
+    def _new_bytes(self, call: _Call, data: bytes) -> bytes:
+        """What is new in ``data`` for ``call``. Some servers resend a call's arguments
+        whole so far in every chunk (DeepSeek on Baidu Qianfan, GLM-style local servers)
+        or send the pieces, then the whole arguments again (proxies that add the
+        consolidated call): appended, they read ``{"a{"a": 1{"a": 1}``, ``bad_json`` the
+        model could not mend, and every call failed. A piece that begins with every byte
+        held so far is such a resend — only the bytes after them are new — when it is
+        longer and is itself the start of valid JSON, or when it is the same bytes again
+        and appending them could never parse; once a call's server has resent, each such
+        piece is. A well-formed stream never has a piece that repeats all the arguments
+        before it (only a model repeating its own arguments so far, verbatim, at a chunk
+        boundary, would). Costs at most the piece's length (a piece shorter than what is
+        held is never compared)."""
+        size = call.size
+        if not size or len(data) < size:
+            return data
+        held = b"".join(p for _, p in call.pieces)
+        if not data.startswith(held):
+            return data
+        if not call.resent:
+            if not _may_parse(data):
+                return data
+            if len(data) == size and _may_parse(held + data):
+                return data
+            call.resent = True
+            self._note(
+                f"{call.label()}: the server resent its arguments whole so far in a piece; "
+                "only the bytes after them were read as new"
+            )
+        return data[size:]
 
     def _call_done(self, delta: CallDone, ev: list[Event]) -> bytes | None:
         """The wire ended call ``delta.key``: its final id, name and arguments (which win
