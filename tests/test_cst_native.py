@@ -226,3 +226,34 @@ def test_a_well_formed_nested_value_is_never_taken_for_a_resend() -> None:
     events = [e for c in feed_all(acc, chunks) for e in c]
     [call] = calls_of(events)
     assert call.args == {"a": {"a": 1}} and acc.notes == []
+
+
+def whole(index: int, ident: str, args: str, name: str | None = "read") -> dict:
+    return tc(index, args, ident, name)
+
+
+def test_calls_a_server_sends_at_one_index_under_new_ids_are_each_a_call() -> None:
+    """Ollama sent every call of a reply at index 0, each whole under its own id: read as
+    one call, ``{"path": "a"}{"path": "b"}`` was bad_json and neither ran."""
+    acc = ChatAccumulator(incremental=True)
+    chunks = [whole(0, "c1", '{"path": "a"}'), whole(0, "c2", '{"path": "b"}', "grep")]
+    events = [e for c in feed_all(acc, [*chunks, finish("tool_calls")]) for e in c]
+    assert [(c.id, c.name, c.args) for c in calls_of(events)] == [
+        ("c1", "read", {"path": "a"}),
+        ("c2", "grep", {"path": "b"}),
+    ]
+    assert errors_of(events) == []
+
+
+def test_one_call_under_one_id_stays_one_call_whatever_its_indexes() -> None:
+    # the id on every piece (vLLM), the same call again at another index (LocalAI), and a
+    # proxy that gives each piece a fresh id without a name: one call each time
+    for chunks in (
+        [whole(0, "c1", '{"path": '), tc(0, '"a"}', "c1")],
+        [whole(0, "c1", '{"path": "a"}'), whole(1, "c1", '{"path": "a"}')],
+        [whole(0, "c1", '{"path": '), tc(0, '"a"}', "other-id")],
+    ):
+        acc = ChatAccumulator(incremental=True)
+        events = [e for c in feed_all(acc, [*chunks, finish("tool_calls")]) for e in c]
+        assert [(c.id, c.args) for c in calls_of(events)] == [("c1", {"path": "a"})], chunks
+        assert errors_of(events) == []

@@ -20,7 +20,10 @@ Events: ``chat.completion.chunk`` objects. Only choice 0 is read (another choice
 is ``Ignored``, noted); ``delta.content`` is text; ``delta.reasoning_content`` or
 ``delta.reasoning`` (the first present) is reasoning; ``delta.tool_calls`` pieces are
 calls keyed by their ``index`` — a piece without one is matched to the first call with
-its ``id``, or is a new call when it names a new id, else continues the last call;
+its ``id``, or is a new call when it names a new id, else continues the last call; a
+piece whose id is known joins that id's call whatever its index (LocalAI repeated a call
+at another index), and one naming a function under an id new to its index is another
+call (Ollama sent every call at index 0);
 ``arguments`` sent as a JSON value instead of a string is read as its compact text
 (``_canonical``). ``finish_reason`` is the finish; a ``usage`` object the usage;
 ``[DONE]`` the end; an ``{"error": ...}`` object (or an ``event: error``) a server error;
@@ -407,6 +410,8 @@ class ChatDecoder:
         """The first call with each id (a piece without ``index`` finds its call here)."""
         self._calls: set[int] = set()
         self._named: set[int] = set()
+        self._moved: dict[int, int] = {}
+        """An ``index`` a server used again for another call, and the key its call has."""
         self._max_index = -1
         self._field: str | None = None
         """The field this server streams reasoning in (seen even when empty: DeepSeek
@@ -535,7 +540,11 @@ class ChatDecoder:
         index = piece.get("index")
         ident = piece.get("id")
         ident = ident if isinstance(ident, str) and ident else ""
-        if not isinstance(index, int) or isinstance(index, bool):
+        fn = piece.get("function")
+        fn = fn if isinstance(fn, dict) else {}
+        if isinstance(index, int) and not isinstance(index, bool):
+            index = self._key(index, ident, fn)
+        else:
             known = self._by_id.get(ident) if ident else None
             if known is not None:
                 index = known
@@ -555,8 +564,6 @@ class ChatDecoder:
             # Gemini's thought signature (extra_content.google.thought_signature): the
             # next request must carry it on this call, as received
             out.append(ReasoningBlock({CALL_EXTRA: self._ids[index], "extra_content": extra}))
-        fn = piece.get("function")
-        fn = fn if isinstance(fn, dict) else {}
         name = fn.get("name")
         name = name if isinstance(name, str) else ""
         if ident or name:
@@ -566,6 +573,20 @@ class ChatDecoder:
             args = _canonical(args)
         if args:
             out.append(CallArgs(index, args))
+
+    def _key(self, index: int, ident: str, fn: Mapping[str, Any]) -> int:
+        """The call a piece at ``index`` belongs to. A piece naming a function under an id
+        the call at that index does not have is another call: Ollama sent every call of
+        a reply at index 0, each whole, and appended they were one call of broken JSON.
+        (A server repeating a call's own id on every piece, or sending none after the
+        first, keeps the index's call.)"""
+        if ident and ident in self._by_id:
+            return self._by_id[ident]
+        key = self._moved.get(index, index)
+        had = self._ids.get(key)
+        if ident and had and had != ident and isinstance(fn.get("name"), str) and fn["name"]:
+            key = self._moved[index] = self._max_index + 1
+        return key
 
 
 def _progress(value: Any) -> PromptProgress | None:
