@@ -22,7 +22,15 @@ from sse_server import serve, sse, start_sse
 
 from frontier.app.agent.loop import AgentLoop
 from frontier.app.agent.modes import get_mode
-from frontier.app.events import Event, ReasoningText, Retry, ToolFinished
+from frontier.app.events import (
+    Event,
+    Notice,
+    ReasoningText,
+    RepairRequested,
+    ResponseEnded,
+    Retry,
+    ToolFinished,
+)
 from frontier.app.model.registry import codec
 from frontier.app.model.transport import ModelClient, Timeouts
 from frontier.app.session.export import read_session, to_markdown
@@ -210,6 +218,34 @@ async def test_a_call_drafted_in_a_leading_think_block_never_runs(server: Server
     # the export quotes the thought, then the reply without the blank lines after </think>
     markdown = to_markdown(*read_session(rig.store.db, rig.session_id))
     assert "> I could run:" in markdown and "## Assistant\n\nWriting it.\n" in markdown
+
+
+async def test_a_reply_that_ends_with_done_and_no_finish_reason_is_a_normal_end(
+    server: Server, make_rig
+) -> None:  # type: ignore[no-untyped-def]
+    """Proxies in front of Gemini (and servers that never send ``finish_reason``) end each
+    reply with ``[DONE]`` alone: every reply was taken for one a dropped connection cut,
+    its call never ran, and three repairs ended the turn. The end event proves the stream
+    was not cut: it is a normal end, said once."""
+    reply = "Writing it.\n" + write_call("c1", "a.txt", "one")
+    server.handlers = [
+        body_handler(content(reply) + b"data: [DONE]\n\n"),
+        body_handler(content("All done.") + b"data: [DONE]\n\n"),
+    ]
+    rig = make_rig(server.url)
+    ended = await rig.loop.send("write a.txt")
+    assert ended.reason == "done", ended.message
+    assert results(rig) == {"c1": "ok"} and (rig.root / "a.txt").read_text() == "one\n"
+    assert [e.finish_reason for e in rig.events if isinstance(e, ResponseEnded)] == ["stop"] * 2
+    assert not [e for e in rig.events if isinstance(e, RepairRequested)]
+    (said,) = [e.text for e in rig.events if isinstance(e, Notice) and "finish_reason" in e.text]
+    assert said.startswith("the server ends its replies without a finish_reason")
+    # a body that stops with neither is still a cut
+    server.requests.clear()
+    server.handlers = [body_handler(content(reply)), body_handler(DONE_BODY)]
+    rig = make_rig(server.url)
+    assert (await rig.loop.send("write a.txt")).reason == "done"
+    assert next(e.finish_reason for e in rig.events if isinstance(e, ResponseEnded)) == "disconnect"
 
 
 async def test_read_stall_is_a_truncation(server: Server, make_rig) -> None:  # type: ignore[no-untyped-def]

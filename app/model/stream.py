@@ -227,13 +227,19 @@ class WireEvent:
     deltas: tuple[Delta, ...] = ()
 
 
+NO_FINISH = "(none)"
+"""The ``raw_reason`` of a stream that ended with its end event and no finish before it
+(``[DONE]`` alone: proxies in front of Gemini, servers that never send ``finish_reason``):
+read as ``stop``, since nothing cut it."""
+
+
 @record
 class StreamEnd:
     """The last item of every stream.
 
     ``finish_reason`` is normalised (:data:`FinishReason`); ``raw_reason`` is the wire's
-    word for it. ``error``: the server's message for an ``error`` end. ``detail``: why a
-    ``disconnect`` happened (for logs and the UI).
+    word for it (:data:`NO_FINISH`: it said none). ``error``: the server's message for an
+    ``error`` end. ``detail``: why a ``disconnect`` happened (for logs and the UI).
     """
 
     finish_reason: str

@@ -80,6 +80,7 @@ from frontier.app.model.probe import (
 from frontier.app.model.proxy_hint import proxy_advice
 from frontier.app.model.request import ModelRequest
 from frontier.app.model.stream import (
+    NO_FINISH,
     Delta,
     End,
     Finish,
@@ -852,6 +853,7 @@ class ModelClient:
         chunk read and deliberately not used to ``Ignored``."""
         finish: str | None = None
         raw_reason = ""
+        terminal = False
         usage = TokenUsage()
         decoder = self.codec.decoder()
         bare = self.codec.records_bare_events
@@ -898,6 +900,7 @@ class ModelClient:
                         )
                         return
                     if ended:
+                        terminal = True
                         await _drain(pieces)
                         break
         except _Silent as exc:
@@ -932,6 +935,12 @@ class ModelClient:
                 detail=f"an SSE line or event passed {sse.max_line:,} bytes; the stream "
                 "cannot be read past it",
             )
+            return
+        if finish is None and terminal:
+            # its end event and no finish before it (proxies in front of Gemini, servers
+            # that never send finish_reason): the stream was not cut, it ended. Taken for
+            # a cut, every reply was "repaired" until the turn failed.
+            yield StreamEnd("stop", usage, skipped=decoder.skipped, raw_reason=NO_FINISH)
             return
         if finish is None:
             yield StreamEnd(
