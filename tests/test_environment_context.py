@@ -20,8 +20,10 @@ from frontier.app.agent.environment import (
     Environment,
     gather_environment,
     parse_status,
+    sandbox_fact,
     with_environment,
 )
+from frontier.app.agent.runtime import session_sandbox
 
 DAY = date(2026, 12, 2)
 needs_git = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
@@ -183,8 +185,29 @@ async def test_a_session_lists_the_environment_at_its_start(
     try:
         notes = [n for n in session.notes if n.startswith("environment: ")]
         assert len(notes) == 1 and "· fish · git main (2 changed) · 4 entries" in notes[0]
+        facts = session._loop.instructions.splitlines()
+        assert facts[-1] == sandbox_fact(session_sandbox(config, []).record)
     finally:
         await session.close()
+
+
+def test_the_model_is_told_where_its_commands_run() -> None:
+    """Not told, a model ran ``pip install`` and ``git commit`` to learn the sandbox from
+    their failures one by one, and tried ways around it."""
+    from frontier.tools.sandbox import SandboxRecord
+
+    home = sandbox_fact(SandboxRecord("workspace-write"))
+    assert home.startswith("- Sandbox: shell and python commands run in an OS sandbox: they ")
+    assert "write the workspace (not its .git)" in home and "have no network" in home
+    assert "do not try to get around it" in home
+    assert "have the network" in sandbox_fact(SandboxRecord("read-only", network=True))
+    assert "write only their own /tmp" in sandbox_fact(SandboxRecord("read-only"))
+    assert "asked before each command" in sandbox_fact(SandboxRecord("unavailable"))
+    assert "unconfined" in sandbox_fact(SandboxRecord("off"))
+    env = Environment("Linux", "2026-12-06", "bash")
+    told = with_environment("# Project", env, SandboxRecord("workspace-write"))
+    assert told.startswith("# Project\n\n# Environment") and told.endswith(home)
+    assert with_environment("# Project", None, SandboxRecord("off")) == "# Project"
 
 
 class Spy:

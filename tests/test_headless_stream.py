@@ -156,7 +156,8 @@ async def test_the_system_prompt_ends_with_the_environment(
         assert await run_headless(config(found), prompts=["hi"], workspace=tmp_path) == 0
     system = found.bodies[0]["messages"][0]["content"]
     section = system[system.index("# Environment") :]
-    assert "- Date: " in section and section.rstrip().endswith("setup.py")
+    assert "- Date: " in section and "- Workspace top level:\n  setup.py\n- Sandbox: " in section
+    assert section.rstrip().endswith(".")  # the sandbox line ends the section
     notes = [line for line in capsys.readouterr().out.splitlines() if "environment:" in line]
     assert len(notes) == 1 and notes[0].endswith("· 1 entry")
 

@@ -52,6 +52,10 @@ from frontier.tools.beneath import as_shown
 # the search tools' .gitignore reader and matcher: one meaning of "ignored" everywhere
 from frontier.tools.gitignore import RuleSet, _load
 
+TYPE_CHECKING = False  # typing is not imported at run time
+if TYPE_CHECKING:
+    from frontier.tools.sandbox import SandboxRecord
+
 MAX_ENTRIES = 40
 """Top-level entries listed (the rest are counted)."""
 MAX_STATUS_PATHS = 5
@@ -481,8 +485,39 @@ def _ignore_rules(root: Path) -> RuleSet:
         os.close(fd)
 
 
-def with_environment(instructions: str, environment: Environment | None) -> str:
+def with_environment(
+    instructions: str, environment: Environment | None, sandbox: SandboxRecord | None = None
+) -> str:
     """The project instructions' section followed by the environment's (the system
-    prompt's last part, ``prompts.system_prompt``), either possibly empty."""
-    sections = [instructions, environment.prompt() if environment is not None else ""]
+    prompt's last part, ``prompts.system_prompt``), either possibly empty; with
+    ``sandbox``, the environment says where commands run (:func:`sandbox_fact`)."""
+    facts = environment.prompt() if environment is not None else ""
+    if facts and sandbox is not None:
+        facts += "\n" + sandbox_fact(sandbox)
+    sections = [instructions, facts]
     return "\n\n".join(section for section in sections if section)
+
+
+def sandbox_fact(sandbox: SandboxRecord) -> str:
+    """Where the session's commands run, as the model is told before its first one. Not
+    told, a model ran ``pip install`` and ``git commit`` to learn it from their failures
+    one by one, and tried ways around the refusals (the sandbox is fixed for a session:
+    ``/sandbox`` only shows it)."""
+    net = "have the network" if sandbox.network else "have no network (name lookups fail)"
+    stopped = (
+        " A command it stops says so in its result: do not try to get around it; say what "
+        "the step needs, and the user can run it outside."
+    )
+    if sandbox.mode == "workspace-write":
+        return (
+            "- Sandbox: shell and python commands run in an OS sandbox: they may write the "
+            f"workspace (not its .git) and their own /tmp, and {net}.{stopped}"
+        )
+    if sandbox.mode == "read-only":
+        return (
+            "- Sandbox: shell and python commands run in a read-only OS sandbox: they may "
+            f"write only their own /tmp, and {net}.{stopped}"
+        )
+    if sandbox.mode == "unavailable":
+        return "- Sandbox: none could start here: the user is asked before each command runs."
+    return "- Sandbox: none: commands run as the user, unconfined."

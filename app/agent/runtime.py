@@ -578,7 +578,7 @@ def create_runtime(
             session_id=session_id,
             max_turns=max_turns or config.max_turns or turn_limit(interactive=interactive),
             history=plan.history,
-            instructions=with_environment(project.prompt(), environment),
+            instructions=with_environment(project.prompt(), environment, sandbox.record),
             signals_call_done=adapter.signals_call_done,
             can_prefill=adapter.can_prefill,
             compactor=compactor,
