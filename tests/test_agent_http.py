@@ -20,9 +20,11 @@ import pytest
 from aiohttp import web
 from sse_server import serve, sse, start_sse
 
+from frontier.app.agent.explain import explain_session
 from frontier.app.agent.loop import AgentLoop
 from frontier.app.agent.modes import get_mode
 from frontier.app.events import (
+    CallReady,
     Event,
     Notice,
     ReasoningText,
@@ -32,7 +34,10 @@ from frontier.app.events import (
     ToolFinished,
 )
 from frontier.app.model.registry import codec
+from frontier.app.model.think_tags import OPENED
 from frontier.app.model.transport import ModelClient, Timeouts
+from frontier.app.replay_player import ReplayPlayer, source_from_recording
+from frontier.app.session.catalogue import session_recordings
 from frontier.app.session.export import read_session, to_markdown
 from frontier.app.session.store import SessionStore
 from frontier.tools.boundary import ToolBoundary
@@ -246,6 +251,49 @@ async def test_a_reply_that_ends_with_done_and_no_finish_reason_is_a_normal_end(
     rig = make_rig(server.url)
     assert (await rig.loop.send("write a.txt")).reason == "done"
     assert next(e.finish_reason for e in rig.events if isinstance(e, ResponseEnded)) == "disconnect"
+
+
+async def test_a_thought_opened_in_the_prompt_is_learned_and_its_drafts_never_run(
+    server: Server, make_rig
+) -> None:  # type: ignore[no-untyped-def]
+    """QwQ, DeepSeek-R1 distills and Qwen3's Thinking-2507 open ``<think>`` in their
+    template: behind a server that leaves the thinking in the text, a reply has
+    ``</think>`` and no ``<think>``. The first such reply is the evidence; from the next
+    on, the text before ``</think>`` is thinking, and a call drafted there never runs —
+    in the live run and in every reader of the recording."""
+    first = "The user wants a.txt read first.\n</think>\n\ncall c1 read\narg path a.txt\nend\n"
+    second = (
+        "I could run:\n"
+        + write_call("c2", "draft.txt", "draft")
+        + "but better not.\n</think>\n\n"
+        + write_call("c3", "real.txt", "real")
+    )
+    server.handlers = [
+        body_handler(content(first) + finish(), byte_by_byte=True),
+        body_handler(content(second) + finish(), byte_by_byte=True),
+        body_handler(content("All written.\n</think>\n\nDone.") + finish()),
+    ]
+    rig = make_rig(server.url)
+    (rig.root / "a.txt").write_text("hi\n")
+    ended = await rig.loop.send("write real.txt")
+    assert ended.reason == "done", ended.message
+    assert results(rig) == {"c1": "ok", "c3": "ok"}
+    assert not (rig.root / "draft.txt").exists()
+    assert (rig.root / "real.txt").read_text() == "real\n"
+    (told,) = [e.text for e in rig.events if isinstance(e, Notice) and "</think>" in e.text]
+    assert "from the next reply on, what comes before </think> is read as thinking" in told
+    thought = "".join(e.text for e in rig.events if isinstance(e, ReasoningText))
+    assert "draft.txt" in thought and "All written." in thought
+    # the recordings say it first, so check, the inspector and replay read them the same
+    stored = rig.store.db.path
+    sources = session_recordings(rig.session_id, stored)
+    assert [rec.events[0][1] == OPENED for _, rec in sources] == [False, True, True]
+    (name, rec) = sources[1]
+    played = ReplayPlayer(source_from_recording(rec, name=name)).run_all()
+    assert [e.call.id for e in played if isinstance(e, CallReady)] == ["c3"]
+    assert [e for e in explain_session(rig.session_id, stored) if not e.server] == []
+    data = b"".join(piece for _, piece in rec.pieces())  # what `check` reads: the text
+    assert data.startswith(b"\n\ncall c3 write") and b"draft" not in data
 
 
 async def test_read_stall_is_a_truncation(server: Server, make_rig) -> None:  # type: ignore[no-untyped-def]

@@ -25,7 +25,7 @@ from frontier.app.model.stream import (
     TextDelta,
     UsageDelta,
 )
-from frontier.app.model.think_tags import MAX_LEAD, ThinkTags, split_think
+from frontier.app.model.think_tags import MAX_LEAD, OPENED, ThinkTags, split_think
 
 TEXT = st.text(alphabet=st.sampled_from(list("ab <>/thinkc\n")), max_size=40)
 
@@ -205,3 +205,90 @@ def test_every_wires_decoder_splits_the_tags() -> None:
         ReasoningDelta("p"),
         TextDelta("q"),
     ]
+
+
+# --------------------------------------------------------------------------- opened in the prompt
+
+
+def opened_run(pieces: list[str], end: Delta | None = None) -> tuple[str, str, ThinkTags]:
+    chat = codec("openai-chat").decoder()
+    assert isinstance(chat, ThinkTags)
+    out = chat.feed("message", OPENED)  # the recording's first line says it
+    for piece in pieces:
+        out += chat.feed("message", json.dumps({"choices": [{"delta": {"content": piece}}]}))
+    finish = end if end is not None else Finish("stop", "stop")
+    out += chat.split([finish])
+    thought = "".join(d.text for d in out if isinstance(d, ReasoningDelta))
+    said = "".join(d.text for d in out if isinstance(d, TextDelta))
+    return thought, said, chat
+
+
+@given(thought=TEXT, rest=TEXT, cuts=st.lists(st.integers(0, 200), max_size=12))
+def test_a_reply_read_opened_is_thought_up_to_its_close_however_it_is_cut(
+    thought: str, rest: str, cuts: list[int]
+) -> None:
+    """A template that opens ``<think>`` in the prompt (QwQ, DeepSeek-R1 distills, Qwen3's
+    Thinking-2507): once learned, the text before ``</think>`` is the thought."""
+    thought = thought.replace("</think>", "")
+    got_thought, got_text, tags = opened_run(chunks(f"{thought}</think>{rest}", cuts))
+    assert (got_thought, got_text) == (thought, rest)
+    assert tags.opened and not tags.never_closed
+
+
+def test_a_drafted_call_in_an_opened_thought_never_reaches_the_text() -> None:
+    reply = "I could run:\ncall c1 shell\narg command rm -rf build\nend\n</think>\n\nDone.\n"
+    thought, said, _ = opened_run(list(reply))
+    assert "rm -rf" in thought and said == "\n\nDone.\n"
+
+
+def test_the_evidence_is_a_close_at_a_line_start_in_a_reply_that_never_opened() -> None:
+    for text, seen in (
+        ("The user wants a.\n</think>\n\nHello.", True),
+        ("</think>\n\nHello.", True),  # an empty thought
+        ("  \n</think>Hi", True),
+        ("Write </think> to close it.", False),  # mid-line: talk about the tag
+        ("<think>ours</think>\n</think>", False),  # it opened the tag itself
+    ):
+        tags = ThinkTags()
+        for ch in text:  # cut anywhere, the tag too
+            tags.split([TextDelta(ch)])
+        assert tags.opened_in_prompt is seen, text
+    served = ThinkTags()  # the server splits thinking off: its text is the answer
+    served.split([ReasoningDelta("plan"), TextDelta("x\n</think>\n")])
+    assert not served.opened_in_prompt
+
+
+def test_an_opened_reply_that_was_not_one_is_said_so() -> None:
+    # the server streams its own reasoning first: it splits thinking off, the text is text
+    chat = codec("openai-chat").decoder()
+    assert isinstance(chat, ThinkTags)
+    chat.feed("message", OPENED)
+    got = chat.split([ReasoningDelta("plan"), TextDelta("answer")])
+    assert got == [ReasoningDelta("plan"), TextDelta("answer")] and not chat.opened
+    # a clean end with no </think>: the evidence was wrong; a cut one proves nothing
+    assert opened_run(["all of it"])[2].never_closed
+    assert not opened_run(["all of it"], Finish("length", "length"))[2].never_closed
+    # a marker anywhere but first means nothing
+    late = ThinkTags()
+    late.split([TextDelta("hi")])
+    late.open()
+    assert not late.opened
+
+
+@given(
+    before=TEXT,
+    after=TEXT,
+    line_start=st.booleans(),
+    cuts=st.lists(st.integers(0, 200), max_size=12),
+)
+def test_the_evidence_is_the_same_however_the_reply_is_cut(
+    before: str, after: str, line_start: bool, cuts: list[int]
+) -> None:
+    text = f"{before}{chr(10) if line_start else ''}</think>{after}"
+    whole, cut = ThinkTags(), ThinkTags()
+    whole.split([TextDelta(text)])
+    for piece in chunks(text, cuts):
+        cut.split([TextDelta(piece)])
+    assert cut.opened_in_prompt == whole.opened_in_prompt
+    if line_start and not text.lstrip().startswith("<think>"):
+        assert whole.opened_in_prompt

@@ -821,6 +821,8 @@ class AgentLoop:
                     out.detail = item.detail
                     out.usage = item.usage
                     self._emit(ResponseEnded(item.finish_reason, item.usage, item.detail))
+                    if item.note:
+                        self._emit(Notice(item.note))
                     if item.raw_reason == NO_FINISH and not self._told_no_finish:
                         self._told_no_finish = True
                         self._emit(

@@ -252,6 +252,8 @@ class StreamEnd:
     raw_reason: str = ""
     refused_call: str | None = None
     """:attr:`ServerError.refused_call` of the error that ended the stream."""
+    note: str = ""
+    """What this response taught the client that the person should hear (once)."""
 
 
 StreamItem = WireEvent | Retry | StreamEnd

@@ -19,9 +19,18 @@ bytes as sent.
 
 Bounded: at most :data:`MAX_LEAD` characters of leading whitespace and a tag's length are
 held back while undecided, and each piece of text is searched once for the closing tag.
-A model whose template opens the tag in the prompt (DeepSeek-R1 distills, Qwen3's
-Thinking-2507 models: the reply has ``</think>`` but no ``<think>``) is not recognised:
-nothing in the stream tells its thinking from its answer before the closing tag arrives.
+
+A model whose template opens the tag in the prompt (DeepSeek-R1 distills, QwQ, Qwen3's
+Thinking-2507 models) writes ``</think>`` with no ``<think>``: nothing in a stream tells
+its thinking from its answer before the closing tag arrives, so its first such reply is
+text. That reply is the evidence (:attr:`ThinkTags.opened_in_prompt`: a ``</think>`` at a
+line start in text that never opened one, no reasoning from the server), and the client
+reads the same model's later replies *opened*: the recording of each starts with
+:data:`OPENED` (a data string of Frontier's, like a continuation's join), which puts the
+decoder inside a thought, so every reader of the recording splits it as the live run did.
+An opened reply whose server streams its own reasoning first is not opened after all (that
+server splits the thinking off), and one that ends cleanly without ``</think>`` says the
+evidence was wrong (:attr:`ThinkTags.never_closed`): the client stops opening.
 """
 
 from __future__ import annotations
@@ -35,6 +44,7 @@ from frontier.app.model.stream import (
     TextDelta,
     UsageDelta,
 )
+from frontier.app.vocab import is_clean
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -49,6 +59,12 @@ KEPT = "think_tags"
 wire writes it back where it came from, ``<think>…</think>`` before the reply's text."""
 MAX_LEAD = 64
 """Whitespace before ``<think>`` that still opens the reply (servers send a newline or two)."""
+OPENED = '{"object":"frontier.think_opened"}'
+"""The data string a response's recording starts with when its reply was read as opened
+inside a thought (its template opened ``<think>`` in the prompt): Frontier's, never a
+server's event."""
+EVIDENCE_SCAN = 1 << 16
+"""Characters of a reply's text searched for a ``</think>`` it never opened."""
 
 _START, _INSIDE, _TEXT = 0, 1, 2
 _PASSING = (UsageDelta, ReasoningDelta, ReasoningBlock)
@@ -68,6 +84,21 @@ class ThinkTags:
         self._held = ""
         self._keep = keep
         self._thought: list[str] = []
+        self.opened = False
+        """Read as opened inside a thought (:data:`OPENED`)."""
+        self.opened_in_prompt = False
+        """Evidence that the model's template opens the thought in the prompt."""
+        self.never_closed = False
+        """Read opened, it ended cleanly with no ``</think>``: the evidence was wrong."""
+        self._texted = False  # a text delta of this reply was read
+        self._seeking = True
+        """Still looking for evidence: the reply opened no thought (its own ``<think>``,
+        or read opened), got no reasoning from its server, and has not been searched
+        :data:`EVIDENCE_SCAN` far."""
+        self._finished: bool | None = None  # how its finish ended it (None: none came)
+        self._scan = ""  # the end of the text searched so far (a tag cut between pieces)
+        self._blank = True  # all the text before ``_scan`` is whitespace
+        self._scanned = 0
 
     @property
     def skipped(self) -> int:
@@ -75,19 +106,39 @@ class ThinkTags:
 
     def feed(self, event: str, data: str) -> list[Delta]:
         assert self._inner is not None
+        if data == OPENED:
+            self.open()
+            return []
         return self.split(self._inner.feed(event, data))
+
+    def open(self) -> None:
+        """Read this reply as opened inside a thought (only before any of it)."""
+        if self._state == _START and not self._held:
+            self._state, self.opened, self._seeking = _INSIDE, True, False
 
     def split(self, deltas: Iterable[Delta]) -> list[Delta]:
         """``deltas`` with the text of a leading ``<think>`` block as reasoning."""
         if self._state == _TEXT:
-            return deltas if isinstance(deltas, list) else list(deltas)
+            deltas = deltas if isinstance(deltas, list) else list(deltas)
+            if self._seeking:
+                self._evidence(deltas)
+            return deltas
         out: list[Delta] = []
         for delta in deltas:
+            if type(delta) is ReasoningDelta:  # the server's own: it splits thinking off
+                self._seeking = False
+                if self.opened and not self._texted:
+                    self._state, self.opened = _TEXT, False  # not opened after all
             if self._state == _TEXT:
                 out.append(delta)
             elif type(delta) is TextDelta:
+                self._texted = True
                 self._text(delta.text, out)
             elif type(delta) in (Finish, End):
+                if type(delta) is Finish:
+                    self._finished = is_clean(delta.reason)  # type: ignore[attr-defined]
+                if self.opened and self._state == _INSIDE:
+                    self.never_closed = self._finished is not False
                 out += self.end()
                 out.append(delta)
             elif self._state == _START and not isinstance(delta, _PASSING):
@@ -95,7 +146,37 @@ class ThinkTags:
                 out.append(delta)
             else:
                 out.append(delta)
+        if self._state == _TEXT and self._seeking:
+            self._evidence(out)
         return out
+
+    def _evidence(self, deltas: list[Delta]) -> None:
+        """Look for a ``</think>`` at a line start in text of a reply that never opened
+        one (and got no reasoning from its server): its template opened it. Each piece is
+        searched once, with the few characters before it (a tag cut between pieces)."""
+        for delta in deltas:
+            if type(delta) is ReasoningDelta:
+                self._seeking = False
+                return
+            if type(delta) is not TextDelta:
+                continue
+            piece = delta.text  # type: ignore[attr-defined]
+            window = self._scan + piece
+            self._scanned += len(piece)
+            if ">" in piece:  # a tag that ends in this piece ends with its ">"
+                at = window.find(CLOSE)
+                while at >= 0:
+                    before = window[:at]
+                    if before.rstrip(" \t").endswith("\n") or (self._blank and not before.strip()):
+                        self.opened_in_prompt, self._seeking = True, False
+                        return
+                    at = window.find(CLOSE, at + 1)
+            if self._blank:
+                self._blank = not window[:-_KEEP].strip()
+            self._scan = window[-_KEEP:]
+            if self._scanned >= EVIDENCE_SCAN:
+                self._seeking = False
+                return
 
     def _text(self, text: str, out: list[Delta]) -> None:
         if self._state == _START:
@@ -106,7 +187,7 @@ class ThinkTags:
                 self._held = held
                 return
             if body.startswith(OPEN) and lead <= MAX_LEAD:
-                self._state, self._held = _INSIDE, ""
+                self._state, self._held, self._seeking = _INSIDE, "", False
                 text = body[len(OPEN) :]
             elif OPEN.startswith(body) and lead <= MAX_LEAD:
                 self._held = held  # "<thi": not yet decided
@@ -147,6 +228,10 @@ class ThinkTags:
             self._state = _TEXT
             return [TextDelta(held)] if held else []
         return [ReasoningDelta(held)] if held else []
+
+
+_KEEP = len(CLOSE) + 8
+"""Characters of text kept between pieces for :meth:`ThinkTags._evidence`."""
 
 
 def _partial_close(text: str) -> int:

@@ -93,8 +93,9 @@ from frontier.app.model.stream import (
     UsageDelta,
     WireEvent,
 )
+from frontier.app.model.think_tags import OPENED, ThinkTags
 from frontier.app.model.tls import PLAIN_TO_TLS, speaks_tls, tls_refusal, trust_for
-from frontier.app.model.wires.base import WireCodec
+from frontier.app.model.wires.base import EventDecoder, WireCodec
 from frontier.app.record import record, replace
 from frontier.app.secrets import Scrubber, redact_url, url_secrets
 from frontier.app.wire import safejson
@@ -277,6 +278,10 @@ class ModelClient:
         """``probe_json`` answers by URL (one GET per path for the client's life)."""
         self._window: asyncio.Future[WindowInfo | None] | None = None
         """``probe_context_window``'s answer, once asked."""
+        self.think_opened: str | None = None
+        """The model whose replies are read opened inside a thought (its template opens
+        ``<think>`` in the prompt and the server leaves the thinking in the text:
+        ``think_tags.py``), learned from one of its replies; ``None``: none."""
         self.progress = False
         """Ask for the prompt's reading progress (``return_progress``): set once
         ``GET /props`` showed a llama.cpp server on the Chat wire (:meth:`_saw_props`),
@@ -522,7 +527,8 @@ class ModelClient:
                             await pieces.aclose()
                             await response.aclose()
                     if head is not None:
-                        answer = self._answer(response, pieces, head, sent, deadline)
+                        opened = self.think_opened == self.model and not request.prefill
+                        answer = self._answer(response, pieces, head, sent, deadline, opened)
                         async with aclosing(answer) as items:
                             async for item in items:
                                 yield item
@@ -786,14 +792,24 @@ class ModelClient:
         head: bytes,
         sent: float,
         deadline: _Deadline,
+        opened: bool = False,
     ) -> AsyncGenerator[StreamItem, None]:
         """Yield what a 200 body holds, by what its first bytes are (the label lies:
-        streams come as ``text/plain``, web pages as ``200 text/html``)."""
+        streams come as ``text/plain``, web pages as ``200 text/html``). ``opened``: the
+        reply is read opened inside a thought (:attr:`think_opened`), and its recording
+        says so first (``think_tags.OPENED``)."""
         try:
             kind = _classify(head, complete=True)
             if kind == "sse" or kind == "empty":
-                async with aclosing(self._read(pieces, head, sent, deadline)) as items:
+                decoder = self.codec.decoder()
+                if opened and isinstance(decoder, ThinkTags):
+                    decoder.open()
+                    yield WireEvent(OPENED, 0.0, ())
+                read = self._read(pieces, head, sent, deadline, decoder)
+                async with aclosing(read) as items:
                     async for item in items:
+                        if isinstance(item, StreamEnd) and isinstance(decoder, ThinkTags):
+                            item = replace(item, note=self._learn(decoder, opened))
                         yield item
                 return
             if kind == "json":
@@ -843,8 +859,29 @@ class ModelClient:
             status=200,
         )
 
+    def _learn(self, decoder: ThinkTags, opened: bool) -> str:
+        """What one reply taught about the model's thinking (``think_tags.py``), and the
+        line the person is told of it (empty: nothing new)."""
+        if opened and (decoder.never_closed or not decoder.opened):
+            self.think_opened = None  # no </think> after all, or the server splits it off
+            return ""
+        if not opened and decoder.opened_in_prompt and self.think_opened != self.model:
+            self.think_opened = self.model
+            return (
+                "the model closed its thinking with </think> it never opened (its template "
+                "opens it in the prompt) and the server left it in the reply's text: this "
+                "reply's thinking was read as text; from the next reply on, what comes "
+                "before </think> is read as thinking, and no call in it runs"
+            )
+        return ""
+
     async def _read(
-        self, pieces: AsyncIterator[bytes], head: bytes, sent: float, deadline: _Deadline
+        self,
+        pieces: AsyncIterator[bytes],
+        head: bytes,
+        sent: float,
+        deadline: _Deadline,
+        decoder: EventDecoder,
     ) -> AsyncGenerator[StreamItem, None]:
         """Yield the events of an event stream; always ends with one ``StreamEnd``.
 
@@ -855,7 +892,6 @@ class ModelClient:
         raw_reason = ""
         terminal = False
         usage = TokenUsage()
-        decoder = self.codec.decoder()
         bare = self.codec.records_bare_events
         sse = SSEDecoder()
         try:

@@ -15,6 +15,7 @@ compare with a repeated ``.done``), bounded by the body itself.
 
 from __future__ import annotations
 
+from frontier.app.model.think_tags import OPENED
 from frontier.app.record import field, record
 from frontier.app.wire import safejson
 
@@ -138,6 +139,8 @@ class WireRules:
     def feed(self, event: str, data: str) -> Step:
         """Check one event; its label in the wire's words."""
         self._event += 1
+        if data == OPENED:  # Frontier's own line in its recording, not the server's
+            return Step(self._event, "(Frontier: read opened inside a thought)")
         if self._after:
             return Step(self._event, "(after the end: not read)")
         label = self._feed(event, data.strip())
