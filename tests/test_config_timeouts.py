@@ -59,6 +59,9 @@ def test_defaults() -> None:
         ("https://api.openai.com/v1", "gpt-7-new", {}, (300.0, 300.0)),  # a vendor's, new
         ("https://api.openai.com/v1", "gpt-4.1", {}, (45.0, 30.0)),  # no reasoning
         ("http://127.0.0.1:9/v1", "a-local-model", {}, (45.0, 30.0)),  # not known to reason
+        # a gateway's new model (OpenRouter's comments while it thinks are not content)
+        ("https://openrouter.ai/api/v1", "openai/gpt-7-new", {}, (300.0, 300.0)),
+        ("https://openrouter.ai/api/v1", "openai/gpt-4.1", {}, (45.0, 30.0)),  # known
         ("https://api.openai.com/v1", "gpt-5", {"first_byte_timeout": 60.0}, (60.0, 300.0)),
         ("http://127.0.0.1:9/v1", "a-local-model", {"idle_timeout": 90.0}, (45.0, 90.0)),
     ],

@@ -446,10 +446,14 @@ def reasons_first(model_info: ModelInfo | None, base_url: str) -> bool:
     Pro and Gemini's and Grok's thinking models send no reasoning at all, and a hard
     step takes minutes; the first-byte and idle defaults (45 and 30 s, meant to give up
     on a hung server within two minutes) cut those turns off as if the server had hung.
-    They get 300 s (Codex's stream idle timeout), unless a setting names one."""
+    They get 300 s (Codex's stream idle timeout), unless a setting names one. So does a
+    model the catalogue does not know on a gateway to those vendors (:data:`PATIENT_HOSTS`:
+    OpenRouter keeps the connection busy with comments while the model thinks, which are
+    not content, and a new reasoning model there was cut at 45 s, asked again, and cut
+    again, paid each time)."""
     if model_info is not None:
         return model_info.reasoning
-    return host_has_tools(base_url) is True
+    return host_has_tools(base_url) is True or _host(base_url) in PATIENT_HOSTS
 
 
 _WIRE_HOSTS: Mapping[str, Wire] = {
@@ -473,18 +477,26 @@ TOOL_HOSTS = frozenset(
 catalogue entry there (``gpt-6`` on api.openai.com was taught the text protocol)."""
 
 
+PATIENT_HOSTS = frozenset({"openrouter.ai"})
+"""Gateways whose models the catalogue does not know are waited for as reasoning models."""
+
+
 def host_has_tools(base_url: str | None) -> bool | None:
     """``True`` when ``base_url`` is a vendor's own API (:data:`TOOL_HOSTS`), else ``None``
     (nothing said: a gateway or a local server serves models with and without tools)."""
+    return True if _host(base_url) in TOOL_HOSTS else None
+
+
+def _host(base_url: str | None) -> str:
+    """``base_url``'s host, lower case; empty when it has none or is not a URL."""
     if not base_url:
-        return None
+        return ""
     from urllib.parse import urlsplit
 
     try:
-        host = (urlsplit(base_url).hostname or "").lower()
+        return (urlsplit(base_url).hostname or "").lower()
     except ValueError:
-        return None
-    return True if host in TOOL_HOSTS else None
+        return ""
 
 
 def resolve_wire(setting: str, base_url: str | None, model_info: ModelInfo | None) -> Wire:
