@@ -406,8 +406,9 @@ class AgentLoop:
         """The latest identical calls of this turn (a third after two equal results is
         not run: ``repeats.py``)."""
         self._told_text_calls = False
-        self._told_no_finish = False
         """The person was told the server sends tool calls back as text (once a session)."""
+        self._told_no_finish = False
+        """The person was told the server sends no finish_reason (once a session)."""
         self._adapter: ModeAdapter | None = None
         self._turn_task: asyncio.Task[Any] | None = None
         self._stopping = False
