@@ -292,3 +292,36 @@ def test_the_evidence_is_the_same_however_the_reply_is_cut(
     assert cut.opened_in_prompt == whole.opened_in_prompt
     if line_start and not text.lstrip().startswith("<think>"):
         assert whole.opened_in_prompt
+
+
+def test_a_call_the_server_read_out_of_an_unclosed_thought_never_runs() -> None:
+    """vLLM's tool parser without a reasoning parser reads ``<tool_call>`` anywhere in the
+    text, a drafted one inside ``<think>`` too: it came as a native call and ran. It is
+    left out (noted); the call after ``</think>`` runs."""
+    from frontier.app.cst.base import calls_of, errors_of, run_chunks
+    from frontier.app.cst.factory import make_transducer
+    from frontier.app.wire.sse import encode_sse
+
+    def chunk(delta: dict[str, object]) -> str:
+        return json.dumps({"choices": [{"index": 0, "delta": delta}]})
+
+    def call(index: int, ident: str, args: str) -> str:
+        fn = {"name": "read", "arguments": args}
+        return chunk({"tool_calls": [{"index": index, "id": ident, "function": fn}]})
+
+    body = encode_sse(
+        [
+            chunk({"content": "<think>I could read "}),
+            call(0, "draft", '{"path": "secret.txt"}'),
+            chunk({"content": "but no.</think>\n\nReading."}),
+            call(1, "real", '{"path": "a.py"}'),
+            json.dumps({"choices": [{"index": 0, "delta": {}, "finish_reason": "tool_calls"}]}),
+            "[DONE]",
+        ]
+    )
+    for mode in ("native-inc", "native-eos"):
+        t = make_transducer(mode, wire=codec("openai-chat"))
+        events = run_chunks(t, [body])
+        assert [(c.id, c.args) for c in calls_of(events)] == [("real", {"path": "a.py"})]
+        assert errors_of(events) == []
+        assert any("unclosed thinking" in note for note in t.notes)

@@ -36,9 +36,13 @@ evidence was wrong (:attr:`ThinkTags.never_closed`): the client stops opening.
 from __future__ import annotations
 
 from frontier.app.model.stream import (
+    CallArgs,
+    CallDone,
+    CallStart,
     Delta,
     End,
     Finish,
+    Ignored,
     ReasoningBlock,
     ReasoningDelta,
     TextDelta,
@@ -91,6 +95,7 @@ class ThinkTags:
         self.never_closed = False
         """Read opened, it ended cleanly with no ``</think>``: the evidence was wrong."""
         self._texted = False  # a text delta of this reply was read
+        self._drafted: set[int] = set()  # keys of calls read out of an unclosed thought
         self._seeking = True
         """Still looking for evidence: the reply opened no thought (its own ``<think>``,
         or read opened), got no reasoning from its server, and has not been searched
@@ -120,6 +125,8 @@ class ThinkTags:
         """``deltas`` with the text of a leading ``<think>`` block as reasoning."""
         if self._state == _TEXT:
             deltas = deltas if isinstance(deltas, list) else list(deltas)
+            if self._drafted:  # the rest of a call drafted in the thought
+                deltas = [d for d in deltas if not _drafted(d, self._drafted)]
             if self._seeking:
                 self._evidence(deltas)
             return deltas
@@ -130,7 +137,10 @@ class ThinkTags:
                 if self.opened and not self._texted:
                     self._state, self.opened = _TEXT, False  # not opened after all
             if self._state == _TEXT:
-                out.append(delta)
+                if not (self._drafted and _drafted(delta, self._drafted)):
+                    out.append(delta)
+            elif self._state == _INSIDE and type(delta) in _CALLS:
+                self._draft(delta, out)  # the server read a call out of the thought
             elif type(delta) is TextDelta:
                 self._texted = True
                 self._text(delta.text, out)
@@ -149,6 +159,21 @@ class ThinkTags:
         if self._state == _TEXT and self._seeking:
             self._evidence(out)
         return out
+
+    def _draft(self, delta: Delta, out: list[Delta]) -> None:
+        """A call the server parsed out of the unclosed thought (vLLM's tool parser reads
+        ``<tool_call>`` anywhere in the text): a draft, never run — it is left out, and
+        noted once (what was read and deliberately not used)."""
+        assert isinstance(delta, _CALLS)
+        key = delta.key
+        if key not in self._drafted:
+            self._drafted.add(key)
+            out.append(
+                Ignored(
+                    f"a tool call the server read out of the reply's unclosed thinking "
+                    f"(before </think>; call {key}) was left out: a draft never runs"
+                )
+            )
 
     def _evidence(self, deltas: list[Delta]) -> None:
         """Look for a ``</think>`` at a line start in text of a reply that never opened
@@ -232,6 +257,14 @@ class ThinkTags:
 
 _KEEP = len(CLOSE) + 8
 """Characters of text kept between pieces for :meth:`ThinkTags._evidence`."""
+
+
+_CALLS = (CallStart, CallArgs, CallDone)
+
+
+def _drafted(delta: Delta, keys: set[int]) -> bool:
+    """``delta`` belongs to a call left out as drafted in the thought."""
+    return isinstance(delta, _CALLS) and delta.key in keys
 
 
 def _partial_close(text: str) -> int:
