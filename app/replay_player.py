@@ -594,11 +594,10 @@ def _reasoning_at(source: ReplaySource) -> list[tuple[int, str]]:
 def _cut(finish_reason: str, offset: int, errors: int) -> ContractError | None:
     """The error the live loop raises at the end of a response cut off with no call
     open (``AgentLoop._truncated``): the transducer raises none there."""
-    from frontier.app.agent.repair import cut_off, cut_words
+    from frontier.app.agent.repair import recorded_cut
 
-    if errors or not cut_off(finish_reason):
-        return None
-    return ContractError("truncated", cut_words(finish_reason), offset)
+    said = "" if errors else recorded_cut(finish_reason)
+    return ContractError("truncated", said, offset) if said else None
 
 
 def _err(event: Event) -> TypeGuard[ContractError]:

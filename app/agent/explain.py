@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from frontier.app.agent.repair import Failure, cut_off, cut_words, repair_text, truncation
+from frontier.app.agent.repair import Failure, recorded_cut, repair_text, truncation
 from frontier.app.agent.wire_story import ServerError, WireStory, wire_story
 from frontier.app.cst.explain import (
     ErrorSite,
@@ -132,8 +132,7 @@ def explain_stream(
     attempt. ``events``, the recorded ``data`` strings, add a text protocol's errors
     raised beside its text (:func:`errors_beside`)."""
     clean = is_clean(finish_reason)
-    cut = cut_words(finish_reason) if cut_off(finish_reason) else ""
-    report = locate_errors(pieces, mode, clean, codec(wire), cut_said=cut)
+    report = locate_errors(pieces, mode, clean, codec(wire), cut_said=recorded_cut(finish_reason))
     report = _with_beside(report, pieces, errors_beside(mode, wire, events))
     story = wire_story(pieces, mode, clean, codec(wire))
     server = [
@@ -333,7 +332,7 @@ def _next_attempt(site: ErrorSite, nxt: StoredResponse | None) -> NextAttempt:
         )
     rec = nxt.recording
     pieces = [p for _, p in rec.pieces()]
-    cut = cut_words(rec.finish_reason) if cut_off(rec.finish_reason) else ""
+    cut = recorded_cut(rec.finish_reason)
     report: StreamReport = locate_errors(pieces, rec.mode, rec.clean, codec(rec.wire), cut_said=cut)
     report = _with_beside(report, pieces, errors_beside(rec.mode, rec.wire, rec.events))
     errors = tuple(f"{e.kind} at byte {e.offset}" for e in report.errors)

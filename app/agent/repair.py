@@ -81,11 +81,14 @@ def cut_words(finish_reason: str, detail: str = "") -> str:
     return f"the response ended with finish_reason={finish_reason}{why}"
 
 
-def cut_off(finish_reason: str) -> bool:
-    """A recorded response that ended this way was cut off, as the loop reads it: not a
-    clean end, the person's stop, or the server's error (which ends the turn, unless
-    the live loop saw it pass: the recording does not say)."""
-    return not is_clean(finish_reason) and finish_reason not in ("stopped", "error")
+def recorded_cut(finish_reason: str) -> str:
+    """What a recorded response that ended this way is said to have ended with, when it
+    was cut off as the loop reads it (:func:`cut_words`); empty for a clean end, the
+    person's stop, or the server's error (which ends the turn, unless the live loop saw it
+    pass: the recording does not say)."""
+    if is_clean(finish_reason) or finish_reason in ("stopped", "error"):
+        return ""
+    return cut_words(finish_reason)
 
 
 def truncation(
