@@ -70,7 +70,7 @@ from frontier.app.model.conversation import (
 )
 from frontier.app.model.errors import ModelError
 from frontier.app.model.request import ModelRequest
-from frontier.app.model.stream import NO_FINISH, StreamEnd, WireEvent
+from frontier.app.model.stream import StreamEnd, WireEvent
 from frontier.app.record import field, record
 from frontier.app.vocab import is_clean
 from frontier.tools.registry import Registry
@@ -407,8 +407,6 @@ class AgentLoop:
         not run: ``repeats.py``)."""
         self._told_text_calls = False
         """The person was told the server sends tool calls back as text (once a session)."""
-        self._told_no_finish = False
-        """The person was told the server sends no finish_reason (once a session)."""
         self._adapter: ModeAdapter | None = None
         self._turn_task: asyncio.Task[Any] | None = None
         self._stopping = False
@@ -822,17 +820,8 @@ class AgentLoop:
                     out.detail = item.detail
                     out.usage = item.usage
                     self._emit(ResponseEnded(item.finish_reason, item.usage, item.detail))
-                    if item.note:
-                        self._emit(Notice(item.note))
-                    if item.raw_reason == NO_FINISH and not self._told_no_finish:
-                        self._told_no_finish = True
-                        self._emit(
-                            Notice(
-                                "the server ends its replies without a finish_reason (only "
-                                "its end event): each is read as a normal end, so a reply cut "
-                                "by the token limit cannot be told from a finished one"
-                            )
-                        )
+                    for learned in item.notes:  # what the client learned (once a session)
+                        self._emit(Notice(learned))
                     if item.refused_call is not None and not out.stopped:
                         self._refused_reply(out, item.refused_call, response_id)
                     ended = True

@@ -252,8 +252,9 @@ class StreamEnd:
     raw_reason: str = ""
     refused_call: str | None = None
     """:attr:`ServerError.refused_call` of the error that ended the stream."""
-    note: str = ""
-    """What this response taught the client that the person should hear (once)."""
+    notes: tuple[str, ...] = ()
+    """What this response taught the client that the person should hear, each once a
+    client (a server that sends no finish, a template that opens the thought)."""
 
 
 StreamItem = WireEvent | Retry | StreamEnd

@@ -278,6 +278,8 @@ class ModelClient:
         """``probe_json`` answers by URL (one GET per path for the client's life)."""
         self._window: asyncio.Future[WindowInfo | None] | None = None
         """``probe_context_window``'s answer, once asked."""
+        self._said_no_finish = False
+        """The person was told the server sends no finish_reason (once a client)."""
         self.think_opened: str | None = None
         """The model whose replies are read opened inside a thought (its template opens
         ``<think>`` in the prompt and the server leaves the thinking in the text:
@@ -808,8 +810,8 @@ class ModelClient:
                 read = self._read(pieces, head, sent, deadline, decoder)
                 async with aclosing(read) as items:
                     async for item in items:
-                        if isinstance(item, StreamEnd) and isinstance(decoder, ThinkTags):
-                            item = replace(item, note=self._learn(decoder, opened))
+                        if isinstance(item, StreamEnd):
+                            item = replace(item, notes=self._learned(item, decoder, opened))
                         yield item
                 return
             if kind == "json":
@@ -858,6 +860,21 @@ class ModelClient:
             f"(GET {self._models_url} lists the models).",
             status=200,
         )
+
+    def _learned(self, end: StreamEnd, decoder: EventDecoder, opened: bool) -> tuple[str, ...]:
+        """What one reply taught the client that the person hears once: that the server
+        sends no finish, and what the model's thinking looks like."""
+        notes = []
+        if end.raw_reason == NO_FINISH and not self._said_no_finish:
+            self._said_no_finish = True
+            notes.append(
+                "the server ends its replies without a finish_reason (only its end event): "
+                "each is read as a normal end, so a reply cut by the token limit cannot be "
+                "told from a finished one"
+            )
+        if isinstance(decoder, ThinkTags) and (learned := self._learn(decoder, opened)):
+            notes.append(learned)
+        return tuple(notes)
 
     def _learn(self, decoder: ThinkTags, opened: bool) -> str:
         """What one reply taught about the model's thinking (``think_tags.py``), and the
