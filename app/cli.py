@@ -36,6 +36,7 @@ examples:
   frontier --provider anthropic --model claude-sonnet-4-5   (ANTHROPIC_API_KEY)
   frontier --provider ollama --model qwen2.5-coder:7b       (a local Ollama; no key)
   frontier -c                           continue this workspace's last session
+  frontier -c "now add a test"          continue it headless with one more task
   frontier "add a --verbose flag" --approval auto-edit   run one task headless and exit
   frontier -p "what does app/cli.py do?"                 print only the final answer
   frontier run "add a --verbose flag" --json             events as JSON lines (docs/headless.md)
@@ -651,16 +652,25 @@ def _run_command(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--session", metavar="ID", help="continue this session instead of starting a new one"
     )
+    p.add_argument(
+        "-c",
+        "--continue",
+        dest="continue_session",
+        action="store_true",
+        help="continue the session of this workspace used last (`frontier -c PROMPT` too)",
+    )
 
 
 def _replay_command(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "source",
         metavar="SOURCE",
+        nargs="?",
         help="a recording or capture file (raw SSE, raw HTTP, HAR, chunk log; - for stdin; "
         "FILE#N), a "
         "session id (or unique prefix), or SESSION#N for one response",
     )
+    _last_flag(p)
     p.add_argument(
         "--wire",
         choices=WIRES,
@@ -716,15 +726,25 @@ def _transduce_command(p: argparse.ArgumentParser) -> None:
     )
 
 
+def _last_flag(p: argparse.ArgumentParser, where: str = "the current directory") -> None:
+    """``--last``: the session of this workspace used last (``commands/session_pick``)."""
+    p.add_argument(
+        "--last",
+        action="store_true",
+        help=f"the session of this workspace ({where}) used last",
+    )
+
+
 def _check_command(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "sources",
-        nargs="+",
+        nargs="*",
         metavar="SOURCE",
         help="recording or capture files (raw SSE, raw HTTP as curl -i or Wireshark saves "
         "it, HAR, a JSON-lines chunk log; - for stdin; "
         "FILE#N for one response of several), session ids (every response) or SESSION#N",
     )
+    _last_flag(p)
     _capture_options(p)
     p.add_argument(
         "--explain",
@@ -804,12 +824,7 @@ def _resume_command(p: argparse.ArgumentParser) -> None:
         nargs="?",
         help="the session id or a unique prefix (`frontier sessions` lists them)",
     )
-    p.add_argument(
-        "--last",
-        action="store_true",
-        help="the session of this workspace (--workspace DIR, else the current directory) "
-        "used last",
-    )
+    _last_flag(p, "--workspace DIR, else the current directory")
     p.add_argument("--headless", action="store_true", help="send --prompt and print events, no TUI")
     p.add_argument("--prompt", metavar="TEXT", help="with --headless: the next message")
     p.add_argument("--json", action="store_true", help="with --headless: one JSON event per line")
@@ -832,7 +847,10 @@ def _resume_command(p: argparse.ArgumentParser) -> None:
 
 
 def _undo_command(p: argparse.ArgumentParser) -> None:
-    p.add_argument("session_id", metavar="SESSION", help="the session id or a unique prefix")
+    p.add_argument(
+        "session_id", metavar="SESSION", nargs="?", help="the session id or a unique prefix"
+    )
+    _last_flag(p, "--workspace DIR, else the current directory")
     p.add_argument(
         "call",
         metavar="CALL",
@@ -881,7 +899,8 @@ def _mcp_command(p: argparse.ArgumentParser) -> None:
 
 
 def _export_command(p: argparse.ArgumentParser) -> None:
-    p.add_argument("session_id", metavar="ID", help="the session id or a unique prefix")
+    p.add_argument("session_id", metavar="ID", nargs="?", help="the session id or a unique prefix")
+    _last_flag(p)
     p.add_argument(
         "--format",
         choices=("jsonl", "markdown"),
@@ -1010,7 +1029,8 @@ COMMANDS: dict[str, tuple[str, str | None, Callable[[argparse.ArgumentParser], N
     ),
     "resume": (
         "continue a stored session (the TUI unless --headless)",
-        "`frontier -c` is `frontier resume --last`.",
+        "`frontier -c` is `frontier resume --last`; `frontier -c PROMPT` continues it "
+        "headless (`frontier run -c PROMPT`).",
         _resume_command,
     ),
     "undo": (
@@ -1047,7 +1067,11 @@ COMMANDS: dict[str, tuple[str, str | None, Callable[[argparse.ArgumentParser], N
 
 RUN_ONLY = frozenset({"-p", "--print", "--json", "--max-turns", "--session", "--prompt"})
 """``run``'s own flags: given without a command (``echo task | frontier -p``) they mean
-``run``."""
+``run``. ``-c`` is the top level's too: with a prompt it continues headless (``frontier
+-c "go on"``), alone it opens the TUI."""
+
+LAST_TAKERS = frozenset({"resume", "export", "undo", "check", "replay"})
+"""Commands that take ``--last``: the session of this workspace used last."""
 
 
 def _subparsers(parser: argparse.ArgumentParser) -> Mapping[str, argparse.ArgumentParser]:
@@ -1128,8 +1152,14 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
             parser.error(f"{_flag(dest)} does not apply to `frontier {args.command}`")
     if args.continue_last and args.command is not None:
         parser.error(
-            f"-c/--continue opens the TUI; for `frontier {args.command}` use "
-            "`frontier resume --last`"
+            f"-c/--continue before a command opens the TUI; `frontier {args.command}` "
+            + (
+                "takes it after the command (`frontier run -c PROMPT`)"
+                if args.command == "run"
+                else "takes --last after the command"
+                if args.command in LAST_TAKERS
+                else "takes no session (`frontier -c` alone is `frontier resume --last`)"
+            )
         )
     return args
 

@@ -139,6 +139,9 @@ def test_continue_is_for_the_tui_only(capsys: pytest.CaptureFixture[str]) -> Non
     with pytest.raises(SystemExit):
         cli.parse_args(["-c", "sessions"])
     assert "frontier resume --last" in capsys.readouterr().err
+    with pytest.raises(SystemExit):  # a command that takes a session: its own flag
+        cli.parse_args(["-c", "export"])
+    assert "`frontier export` takes --last after the command" in capsys.readouterr().err
 
 
 # --------------------------------------------------------------------------- failures, once

@@ -16,7 +16,7 @@ from pilot_wait import until
 from tui_fakes import fake_session
 
 from frontier.app.cli import main
-from frontier.app.commands import resume
+from frontier.app.commands import session_pick
 from frontier.app.config import Config
 from frontier.app.frontends.tui import app as tui_app
 from frontier.app.frontends.tui.app import FrontierApp
@@ -142,10 +142,10 @@ def test_with_nothing_of_its_own_a_directory_continues_the_demo_used_last(
     """The demo works in a scratch copy nobody cds into: `frontier demo`, quit, then
     `frontier -c` in the same directory continues it."""
     demo = stored(monkeypatch, tmp_path / "data" / "demo-workspaces" / "x", 1_700_000_000.0)
-    assert resume._last_session_id(tmp_path / "somewhere") == demo
+    assert session_pick.last_session_id(tmp_path / "somewhere") == demo
     assert f"continuing the demo session {demo}" in capsys.readouterr().err
     mine = stored(monkeypatch, tmp_path / "somewhere", 1_600_000_000.0, demo=False)
-    assert resume._last_session_id(tmp_path / "somewhere") == mine  # its own comes first
+    assert session_pick.last_session_id(tmp_path / "somewhere") == mine  # its own comes first
 
 
 def test_resume_needs_an_id_or_last_not_both(capsys: pytest.CaptureFixture[str]) -> None:
@@ -219,3 +219,52 @@ def test_after_the_tui_the_resume_command_is_printed(
     tui_app._say_how_to_resume("deadbeef")  # discarded (or never stored): nothing to say
     tui_app._say_how_to_resume(None)
     assert capsys.readouterr().out == ""
+
+
+# --------------------------------------------------------------------------- --last everywhere
+
+
+def test_frontier_c_with_a_prompt_continues_this_workspaces_session_headless(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """`frontier -c "now add a test"`: the next task of the session just left, headless
+    (it was an error, "unrecognized arguments: -c"); `run -c` is the same."""
+    here = tmp_path / "project"
+    stored(monkeypatch, here, 1_700_000_000.0, "older task", demo=False)
+    newer = stored(monkeypatch, here, 1_700_000_100.0, "newer task", demo=False)
+    stored(monkeypatch, tmp_path / "elsewhere", 1_700_000_500.0, "not this one", demo=False)
+    for argv in (("-c", "go on", "--json"), ("run", "-c", "--json", "go on")):
+        result = frontier(*argv, cwd=here, tmp_path=tmp_path)
+        first = json.loads(result.stdout.splitlines()[0])
+        assert first["type"] == "session" and first["id"] == newer, result.stderr
+        assert first["resumed"] is True  # the server at port 9 refuses: the turn fails
+    both = frontier("run", "-c", "--session", newer, "x", cwd=here, tmp_path=tmp_path)
+    assert both.returncode == 2 and "give a session id or -c, not both" in both.stderr
+    before = frontier("-c", "run", "x", cwd=here, tmp_path=tmp_path)
+    assert before.returncode == 2 and "`frontier run -c PROMPT`" in before.stderr
+
+
+def test_export_undo_check_and_replay_take_this_directorys_session_used_last(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    here = tmp_path / "project"
+    mine = stored(monkeypatch, here, 1_700_000_000.0, "the task here", demo=False)
+    other = stored(monkeypatch, tmp_path / "b", 1_700_000_100.0, "elsewhere", demo=False)
+    monkeypatch.chdir(here)
+    assert main(["export", "--last", "--format", "jsonl"]) == 0
+    records = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert {"type": "user", "text": "the task here"}.items() <= records[0].items()
+    assert main(["undo", "--last", "--list"]) == 0
+    assert capsys.readouterr().out == f"session {mine} changed no file\n"
+    assert main(["undo", "--last", "c9", "--yes"]) == 2  # CALL, not the session
+    assert "c9" in capsys.readouterr().err
+    assert main(["check", "--last"]) == 0
+    assert f"{mine}#0" in capsys.readouterr().out
+    assert main(["replay", "--last", "--headless"]) == 0
+    assert "response_started" in capsys.readouterr().out
+    for command in ("export", "undo", "check", "replay"):  # neither: what to give
+        assert main([command]) == 2
+        assert "--last" in capsys.readouterr().err
+    monkeypatch.chdir(tmp_path)  # none here: names the one used last, as resume does
+    assert main(["export", "--last"]) == 2
+    assert f"`frontier export {other}` takes it" in capsys.readouterr().err

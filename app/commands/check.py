@@ -143,6 +143,21 @@ def _session_sources(arg: str) -> list[tuple[str, Recording]]:
 
 def main(args: argparse.Namespace) -> int:
     explain = bool(getattr(args, "explain", False))
+    if getattr(args, "last", False):  # this directory's session used last, after the rest
+        from frontier.app.commands.session_pick import last_session_id
+
+        last = last_session_id(Path("."), "check")
+        if last is None:
+            return 2
+        args.sources = [*args.sources, last]
+    if not args.sources:
+        safe_print(
+            "frontier check: what to check? give recordings, captures or session ids "
+            "(`frontier sessions` lists them), or --last for this directory's session used "
+            "last",
+            file=sys.stderr,
+        )
+        return 2
     detected: list[str] = []
     wire, protocol = getattr(args, "wire", None), getattr(args, "protocol", None)
     try:

@@ -1,4 +1,5 @@
-"""``frontier export ID --format jsonl|markdown [-o FILE]`` — a stored session, readable.
+"""``frontier export ID|--last --format jsonl|markdown [-o FILE]`` — a stored session,
+readable (``--last``: this directory's session used last, ``session_pick``).
 
 jsonl: one record per line, ``{"type": "user"|"reasoning"|"assistant"|"call"|"result"|
 "error"|"ended", ...}`` in the order things happened; each result carries its ``kind``
@@ -30,6 +31,11 @@ from frontier.app.session.export import read_session, to_jsonl, to_markdown
 
 
 def main(args: argparse.Namespace) -> int:
+    from frontier.app.commands.session_pick import chosen
+
+    session_id = chosen("export", args.session_id, bool(args.last), Path("."))
+    if session_id is None:
+        return 2
     try:
         path = existing_store()
         if path is None:
@@ -41,7 +47,7 @@ def main(args: argparse.Namespace) -> int:
             return 2
         db = Database.open_readonly(path)
         try:
-            info, records = read_session(db, args.session_id)
+            info, records = read_session(db, session_id)
         finally:
             db.close()
     except StoreError as exc:

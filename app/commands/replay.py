@@ -105,6 +105,21 @@ def _keys_from_the_terminal() -> None:
 
 
 def main(args: argparse.Namespace) -> int:
+    if getattr(args, "last", False) or not args.source:
+        from frontier.app.commands.session_pick import chosen
+
+        if not args.source and not args.last:
+            safe_print(
+                "frontier replay: what to replay? give a recording, a capture or a session "
+                "id (`frontier sessions` lists them), or --last for this directory's "
+                "session used last",
+                file=sys.stderr,
+            )
+            return 2
+        picked = chosen("replay", args.source, True, Path("."))
+        if picked is None:
+            return 2
+        args.source = picked
     try:
         speed = parse_speed(str(getattr(args, "speed", "1")))
         detected: list[str] = []

@@ -1,6 +1,7 @@
 """``frontier run PROMPT`` (also ``frontier PROMPT``, ``--prompt TEXT``, ``-`` or a piped
 stdin): one task headless, same loop as the TUI; ``-p`` prints only the final answer.
-With a PROMPT, a piped stdin goes with it (``git diff | frontier "review this"``)."""
+With a PROMPT, a piped stdin goes with it (``git diff | frontier "review this"``).
+``-c`` (``frontier -c PROMPT``) continues this workspace's session used last."""
 
 from __future__ import annotations
 
@@ -18,6 +19,15 @@ def main(args: argparse.Namespace) -> int:
     if config is None:
         return 2
     session = getattr(args, "session", None)
+    workspace = getattr(args, "workspace", None)
+    if getattr(args, "continue_session", False):
+        from frontier.app.commands.session_pick import chosen
+
+        where = Path(workspace or config.workspace or ".")
+        session = chosen("run", session, True, where, flag="-c")
+        if session is None:
+            return 2
+        workspace = None  # --workspace said where to look; the session's own root stands
     if not config.has_endpoint and session is None:  # a stored session knows its endpoint
         safe_print(
             "frontier run: no endpoint configured. Pass --base-url URL --model M "
@@ -36,7 +46,6 @@ def main(args: argparse.Namespace) -> int:
     prompt = task(args)
     if prompt is None:
         return 2
-    workspace = getattr(args, "workspace", None)
     if session is None:  # git status beside the imports below (app/agent/environment.py)
         from frontier.app.agent.environment import gather_soon
 

@@ -1,4 +1,5 @@
-"""``frontier undo SESSION [CALL]``: put back the files of a stored session's last change.
+"""``frontier undo SESSION|--last [CALL]``: put back the files of a stored session's last
+change (``--last``: this workspace's session used last, ``session_pick``).
 
 Opens the session as ``frontier resume`` does — its lock (so no running Frontier writes
 it meanwhile), crash recovery first (a call left without a result is reconciled) — but
@@ -39,7 +40,18 @@ EXIT_USAGE = 2
 
 
 def main(args: argparse.Namespace) -> int:
+    from frontier.app.commands.session_pick import chosen
     from frontier.app.session.db import StoreError, default_path, existing_store
+
+    if args.last and args.session_id and args.call is None:
+        args.session_id, args.call = None, args.session_id  # `undo --last c4`
+    where = Path(getattr(args, "workspace", None) or ".")
+    picked = chosen("undo", args.session_id, bool(args.last), where)
+    if picked is None:
+        return EXIT_USAGE
+    args.session_id = picked
+    if args.last:
+        args.workspace = None  # --workspace said where to look; the session's own root stands
 
     try:
         store_path = existing_store()
