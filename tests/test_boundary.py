@@ -205,6 +205,7 @@ async def test_registry_generates_native_tools_and_prompt_list() -> None:
         "apply_patch",
         "shell",
         "python",
+        "job",
     ]
     assert native[0][2]["required"] == ["path"]
     text = reg.prompt_tool_list()

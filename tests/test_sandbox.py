@@ -457,6 +457,36 @@ async def test_unconfined_or_with_network_on_the_connect_arrives(
         box.close()
 
 
+async def test_a_server_a_job_started_answers_the_sessions_next_command_only(
+    ws: Path, sandbox: Sandbox
+) -> None:
+    """With the network off the session's commands share one loopback of their own: a dev
+    server started as a background job answers the next command's connect (each command
+    had a network of its own, so it answered nobody), and still not the host."""
+    from frontier.tools.jobs import Jobs
+
+    jobs = Jobs()
+    port = 20_000 + secrets.randbelow(20_000)
+    serve = f"python3 -m http.server {port} --bind 127.0.0.1"
+    args: dict[str, object] = {"command": serve, "background": True}
+    ctx = ToolContext(root=str(ws), sandbox=sandbox, jobs=jobs)
+    tool = ShellTool()
+    started = await tool.execute(
+        ToolCall(id="j1", name="shell", args=args), tool.prepare(args, ctx), ctx, CancelToken()
+    )
+    job = jobs.get("j1")
+    try:
+        assert started.kind == "ok" and job is not None, started.output
+        await job.read(BOUND, "Serving HTTP", CancelToken())
+        fetch = f"import urllib.request\nprint(urllib.request.urlopen('http://127.0.0.1:{port}/').status)"
+        assert (await python(fetch, ws, sandbox)).output.startswith("200")
+        with pytest.raises(OSError):  # the host's loopback is another
+            socket.create_connection(("127.0.0.1", port), timeout=2).close()
+    finally:
+        await jobs.close()
+    assert not job.running
+
+
 def unix_listener(path: Path) -> socket.socket:
     sock = socket.socket(socket.AF_UNIX)
     sock.bind(str(path))

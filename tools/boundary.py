@@ -74,6 +74,7 @@ from frontier.tools.schema import ArgError, coerce_args
 
 if TYPE_CHECKING:
     from frontier.tools.atomic import StopReason
+    from frontier.tools.jobs import Jobs
     from frontier.tools.sandbox import Sandbox
 
 REISSUE = "Re-issue the call with corrected arguments."
@@ -118,12 +119,15 @@ class ToolBoundary:
         policy: str | None = None,
         env: Mapping[str, str] | None = None,
         sandbox: Sandbox | None = None,
+        jobs: Jobs | None = None,
     ) -> None:
         self.registry = registry
         self.root: str = _pinned(root)
         """As tools get it (``ctx.root``): a ``PinnedRoot`` unless the folder could not be
         opened (then tools fail on it as before, each with its own message)."""
         self.sandbox = sandbox
+        self.jobs = jobs
+        """The session's background jobs (``shell`` with ``background: true``)."""
         """Where exec tools run (``ctx.sandbox``); ``None``: unconfined (``--sandbox off``)."""
         self.approver: Approver = (
             PolicyApprover(policy, approver, sandbox=sandbox) if policy else approver
@@ -228,7 +232,12 @@ class ToolBoundary:
 
         sandbox = None if outside else self.sandbox
         return ToolContext(
-            root=self.root, output=sink, env=self.env, journal=journal, sandbox=sandbox
+            root=self.root,
+            output=sink,
+            env=self.env,
+            journal=journal,
+            sandbox=sandbox,
+            jobs=self.jobs,
         )
 
     def _inside(self, spec: ToolSpec, prepared: Prepared) -> Prepared:

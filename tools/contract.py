@@ -14,6 +14,7 @@ from frontier.app.events import Event, ToolCall, ToolResult
 from frontier.app.record import field, record
 
 if TYPE_CHECKING:
+    from frontier.tools.jobs import Jobs
     from frontier.tools.sandbox import Sandbox
 
 
@@ -336,3 +337,6 @@ class ToolContext:
     sandbox: Sandbox | None = None
     """Where ``shell`` and ``python`` run (``tools/sandbox.py``): ``None`` — unconfined
     (``--sandbox off``, or one command the person approved to run outside)."""
+    jobs: Jobs | None = None
+    """The session's background jobs (``tools/jobs.py``): ``None`` where there are none
+    (``frontier undo``, a tool run outside a session)."""

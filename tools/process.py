@@ -302,7 +302,7 @@ HELD_NOTE = (
 )
 
 
-def _exit_of(proc: asyncio.subprocess.Process) -> asyncio.Future[int | None]:
+def exit_of(proc: asyncio.subprocess.Process) -> asyncio.Future[int | None]:
     """The main process's exit status once it exits, whatever holds its output.
 
     Python 3.11's ``Process.wait`` resolves only once the output pipe closes too: a job the
@@ -336,7 +336,7 @@ def _exit_of(proc: asyncio.subprocess.Process) -> asyncio.Future[int | None]:
     return future
 
 
-async def _stop_group(proc: asyncio.subprocess.Process, contained: bool = False) -> None:
+async def stop_group(proc: asyncio.subprocess.Process, contained: bool = False) -> None:
     """TERM, grace, KILL. ``contained``: ``proc`` is bwrap, which would die of the TERM at
     once and take the sandbox with it (KILL, no grace); so the TERM goes to every process
     inside but bwrap's init (whose end, too, ends everything at once), and the KILL to
@@ -384,6 +384,19 @@ async def run_process(
     """Run ``argv`` to completion, timeout or cancellation; never raises for the child's fate.
     ``contained``: ``argv`` is a sandbox's (``Sandbox.wrap``), stopped from the inside."""
     started = time.monotonic()
+    proc = await spawn(argv, cwd=cwd, env=env, stdin=stdin_data is not None)
+    try:
+        return await _supervise(proc, started, timeout, cancel, on_output, stdin_data, contained)
+    finally:
+        _GroupReaper.release(proc.pid)
+
+
+async def spawn(
+    argv: list[str], *, cwd: str, env: Mapping[str, str], stdin: bool = False
+) -> asyncio.subprocess.Process:
+    """Start ``argv`` in a process group of its own, listed with the reaper before it runs
+    (stdout and stderr merged into one pipe); the caller ``release``s the group when it is
+    over. ``stdin``: the caller writes the child's stdin and closes it."""
     # The reaper first (once a process, a fork and exec: milliseconds), so the moment the
     # command exists is the moment it can be listed: started after the spawn, a Frontier
     # killed while the reaper was still starting left the command's group running (CI
@@ -395,7 +408,7 @@ async def run_process(
     # them running (CI, stop 45). The gate is the first line of the child's stdin: if
     # Frontier dies first, it reads end of file and the command never runs.
     proc = await asyncio.create_subprocess_exec(
-        *gated(argv, stdin=stdin_data is not None),
+        *gated(argv, stdin=stdin),
         cwd=cwd,
         env=dict(env),
         stdin=asyncio.subprocess.PIPE,
@@ -406,12 +419,14 @@ async def run_process(
     _GroupReaper.watch(proc.pid)
     assert proc.stdin is not None
     proc.stdin.write(b"\n")  # the gate opens; one byte, in the pipe's buffer at once
-    if stdin_data is None:
+    if not stdin:
         proc.stdin.close()
-    try:
-        return await _supervise(proc, started, timeout, cancel, on_output, stdin_data, contained)
-    finally:
-        _GroupReaper.release(proc.pid)
+    return proc
+
+
+def release(pgid: int) -> None:
+    """A group :func:`spawn` started is over: the reaper no longer stops it."""
+    _GroupReaper.release(pgid)
 
 
 async def _supervise(
@@ -447,7 +462,7 @@ async def _supervise(
 
     writer = asyncio.create_task(feed_stdin()) if stdin_data is not None else None
     reader = asyncio.create_task(read())
-    waiter = _exit_of(proc)
+    waiter = exit_of(proc)
     cancelled = asyncio.create_task(cancel.event.wait())
     kind: ResultKind = "ok"
     status: int | None = None
@@ -459,7 +474,7 @@ async def _supervise(
             status = waiter.result()
         else:
             kind = "cancelled" if cancelled in done else "timeout"
-            await _stop_group(proc, contained)
+            await stop_group(proc, contained)
         try:
             await asyncio.wait_for(asyncio.shield(reader), DRAIN_AFTER_EXIT)
         except TimeoutError:
@@ -467,7 +482,7 @@ async def _supervise(
             _killpg(proc.pid, signal.SIGKILL)
             reader.cancel()
     except asyncio.CancelledError:
-        await _stop_group(proc, contained)
+        await stop_group(proc, contained)
         raise
     finally:
         for task in (cancelled, reader, writer, waiter):
@@ -531,9 +546,10 @@ class _ExecTool:
         source = args[self.field]
         if not source.strip():
             raise ToolError(f"{self.spec.name}: `{self.field}` is empty", kind="arg")
+        name = self.spec.name + (" (background)" if args.get("background") else "")
         return Prepared(
             args=args,
-            preview=Preview(kind="command", command=source, summary=f"{self.spec.name}: {source}"),
+            preview=Preview(kind="command", command=source, summary=f"{name}: {source}"),
             needs_approval=True,
         )
 
@@ -559,6 +575,9 @@ class _ExecTool:
         made: list[str] = []
         if sandbox is not None and contained:
             argv, env, made = sandbox.wrap(argv, root, env)
+        if prepared.args.get("background"):
+            started = {"sandbox": record.as_meta(), "background": call.id}
+            return await _background(call, prepared, ctx, argv, root, env, contained, made, started)
         try:
             res = await run_process(
                 argv,
@@ -582,6 +601,44 @@ class _ExecTool:
         return Outcome(kind=res.kind, output=output, exit_code=res.exit_code, meta=meta)
 
 
+async def _background(
+    call: ToolCall,
+    prepared: Prepared,
+    ctx: ToolContext,
+    argv: list[str],
+    root: str,
+    env: dict[str, str],
+    contained: bool,
+    made: list[str],
+    meta: dict[str, Any],
+) -> Outcome:
+    """``background: true``: start the command as a job (``tools/jobs.py``) and return
+    what it printed in its first second, or its end if it ended by then."""
+    from frontier.tools.jobs import JobError
+
+    jobs = ctx.jobs
+    if jobs is None:
+        tidy(made)
+        raise ToolError("background jobs are not available here: run it without background")
+    command = str(prepared.args.get("command") or prepared.args.get("code") or "")
+    try:
+        job = await jobs.start(
+            call.id, command, argv, cwd=root, env=env, contained=contained, made=made
+        )
+    except JobError as exc:
+        raise ToolError(str(exc)) from exc
+    first = await job.first_look()
+    if first.running:
+        head = (
+            f"[started in the background as job {job.id}: read its output with the job tool "
+            f'(id "{job.id}", wait N seconds or until TEXT appears), stop it with stop: '
+            "true; it is stopped when the session ends]\n"
+        )
+        return Outcome(kind="ok", output=head + first.render(), meta=meta)
+    kind: ResultKind = "ok" if first.exit_code == 0 else "error"
+    return Outcome(kind=kind, output=first.render(), exit_code=first.exit_code, meta=meta)
+
+
 class ShellTool(_ExecTool):
     field = "command"
     spec = ToolSpec(
@@ -589,15 +646,21 @@ class ShellTool(_ExecTool):
         description=(
             "Run a shell command (bash -c) in the workspace root. stdout and stderr are merged; "
             "long output keeps its first 60% and last 40%. No terminal: stdin is empty and an "
-            "editor exits at once (git commit -m MSG). A background job is stopped when the "
-            "command ends unless it sends its output to a file (cmd > cmd.log 2>&1 &) and no "
-            "sandbox runs the command: start and use a server in one command."
+            "editor exits at once (git commit -m MSG). For a server or a watcher that keeps "
+            "running, set background: true and read it with the job tool; a job started "
+            "with & is stopped when the command ends."
         ),
         parameters={
             "type": "object",
             "properties": {
                 "command": {"type": "string", "description": "the command line"},
                 "timeout": _timeout_param(120),
+                "background": {
+                    "type": "boolean",
+                    "description": "keep it running as a job after this call returns (a "
+                    "dev server, a watcher): returns its first second of output and the job "
+                    "id for the job tool; no timeout",
+                },
             },
             "required": ["command"],
         },

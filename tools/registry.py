@@ -182,6 +182,7 @@ def default_registry(dialect: PatchDialect = "unified") -> Registry:
     """Every built-in tool, in the order prompts list them; ``apply_patch`` teaches
     ``dialect`` (``patch_docs.resolve_patch_format`` picks it from the settings)."""
     from frontier.tools.edit import ApplyPatchTool, MultiTool, ReadTool, ReplaceTool, WriteTool
+    from frontier.tools.jobs import JobTool
     from frontier.tools.process import PythonTool, ShellTool
     from frontier.tools.search import GlobTool, GrepTool
 
@@ -196,5 +197,6 @@ def default_registry(dialect: PatchDialect = "unified") -> Registry:
             ApplyPatchTool(dialect),
             ShellTool(),
             PythonTool(),
+            JobTool(),
         ]
     )

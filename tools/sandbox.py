@@ -47,9 +47,12 @@ import sys
 import tempfile
 import threading
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Literal, NamedTuple, get_args
+from typing import TYPE_CHECKING, Literal, NamedTuple, get_args
 
 from frontier.app.record import field, record
+
+if TYPE_CHECKING:
+    from frontier.tools.sandbox_net import SessionNet
 
 SandboxMode = Literal["workspace-write", "read-only", "off"]
 SANDBOX_MODES: tuple[SandboxMode, ...] = get_args(SandboxMode)
@@ -188,6 +191,9 @@ class Sandbox:
     _seen: Seen | None = field(default=None, repr=False)
     """The mounts of the last command, to judge what stopped it (:meth:`stopped_by`)."""
     _recorded: set[str] = field(default_factory=set, repr=False)
+    _net: SessionNet | None = field(default=None, repr=False)
+    """With the network off: the one namespace all the session's commands share
+    (``tools/sandbox_net.py``), made at the first command."""
 
     @property
     def active(self) -> bool:
@@ -229,11 +235,28 @@ class Sandbox:
             return self._base
 
     def close(self) -> None:
-        """Remove the private folder (the session ended)."""
+        """Remove the private folder and end the network's holder (the session ended)."""
         with self._lock:
             base, self._base = self._base, None
+            net, self._net = self._net, None
+        if net is not None:
+            net.close()
         if base is not None:
             _remove_tree(base)
+
+    def _network(self) -> list[str] | None:
+        """``nsenter …`` into the session's own network, or ``None``: the network is on,
+        or no shared namespace can be made (each command then unshares its own)."""
+        if self.settings.network:
+            return None
+        with self._lock:
+            if self._net is None:
+                from frontier.tools.sandbox_net import SessionNet
+
+                assert self.bwrap is not None
+                self._net = SessionNet(self.bwrap)
+            net = self._net
+        return net.prefix()
 
     def wrap(
         self, argv: Sequence[str], root: str, env: Mapping[str, str]
@@ -263,6 +286,10 @@ class Sandbox:
             child_env.pop(name, None)
         for name, folder in PRIVATE_CACHES:
             child_env.setdefault(name, folder)
+        enter = self._network()
+        if enter is not None:  # the session's network, not one of its own
+            args = [a for a in plan.args if a != "--unshare-net"]
+            return [*enter, self.bwrap, *args, "--", *argv], child_env, plan.made
         return [self.bwrap, *plan.args, "--", *argv], child_env, plan.made
 
     def _record(self, base: str, places: Iterable[str]) -> None:

@@ -447,6 +447,7 @@ def create_runtime(
     """
     from frontier.app.session.store import SessionStore
     from frontier.tools.boundary import ToolBoundary
+    from frontier.tools.jobs import Jobs
     from frontier.tools.patch_docs import resolve_patch_format
     from frontier.tools.policy import PolicyApprover
     from frontier.tools.registry import default_registry
@@ -533,6 +534,7 @@ def create_runtime(
         answered = interactive or approver is not None
         desk = ApprovalDesk(events.emit, interactive=answered, rules_possible=lambda: True)
         policy = PolicyApprover(config.approval, desk, rules, sandbox=asks_for)
+        jobs = Jobs()  # background commands: they end with the session (tools/jobs.py)
         boundary = ToolBoundary(
             registry,
             root,
@@ -540,6 +542,7 @@ def create_runtime(
             store.persistence(session_id),
             emit=events.emit,
             sandbox=sandbox,
+            jobs=jobs,
         )
         # A resumed session's responses continue its numbering: SESSION#N names one.
         requests = RequestCounter(store.next_request_index(session_id))
@@ -636,6 +639,7 @@ def create_runtime(
                 # issue 26: the MCP servers, off the loop (a stuck one takes seconds to
                 # stop), before the sandbox they run in
                 *([] if mcp is None else [mcp.aclose]),
+                jobs.close,  # before the sandbox whose files they use
                 sandbox.close,  # issue 22: the sandbox's private temp folder
             ],
             rules_saver=lambda data: save_approvals(root, data),

@@ -17,10 +17,10 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from frontier.app.frontends.terminal_text import safe_print
 
+TYPE_CHECKING = False  # typing is not imported at run time (~3 ms of start-up)
 if TYPE_CHECKING:
     from frontier.app.session.catalogue import SessionInfo
 

@@ -1,0 +1,113 @@
+"""Background jobs: ``shell`` with ``background: true`` keeps a server running after its
+call, the ``job`` tool reads what it printed (waiting for a line) and stops it, and the
+session's end stops whatever still runs. Waits are for states (a line, an exit), bounded
+only against a hang."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from async_wait import gone, until
+from test_tools_fakes import call, make_boundary
+
+from frontier.tools import jobs as jobs_module
+from frontier.tools.boundary import ToolBoundary
+from frontier.tools.jobs import Jobs
+
+HANG = 60
+"""The longest a test lets a read wait: reached only if the line never comes."""
+
+
+def boundary(tmp_path: Path, jobs: Jobs | None = None) -> ToolBoundary:
+    return make_boundary(tmp_path, jobs=jobs if jobs is not None else Jobs())
+
+
+async def test_a_server_keeps_running_after_its_call_and_is_read_and_stopped(
+    tmp_path: Path,
+) -> None:
+    jobs = Jobs()
+    b = boundary(tmp_path, jobs)
+    script = "echo $$ > pid; echo 'listening on 8000'; while :; do sleep 0.2; echo tick; done"
+    started = await b.run(call("shell", 1, command=script, background=True))
+    assert started.kind == "ok", started.output
+    assert "job c1" in started.output and "still running" in started.output
+    job = jobs.get("c1")
+    assert job is not None and job.running
+    # the first read finds the line whether it came in the start's first second or after
+    read = await b.run(call("job", 2, id="c1", wait=HANG, until="listening"))
+    assert read.kind == "ok" and "still running" in read.output, read.output
+    more = await b.run(call("job", 3, id="c1", wait=HANG, until="tick"))
+    assert "tick" in more.output and "listening" not in more.output  # only what is new
+    pid = int((tmp_path / "pid").read_text())
+    stopped = await b.run(call("job", 4, id="c1", stop=True))
+    assert stopped.kind == "ok" and "stopped after" in stopped.output
+    assert gone(pid) and not job.running
+    again = await b.run(call("job", 5, id="c1"))  # an ended job still answers
+    assert "exited" in again.output
+
+
+async def test_a_job_that_fails_says_its_exit_code(tmp_path: Path) -> None:
+    jobs = Jobs()
+    b = boundary(tmp_path, jobs)
+    started = await b.run(call("shell", 1, command="echo 'port in use'; exit 3", background=True))
+    job = jobs.get("c1")
+    assert job is not None
+    await until(lambda: not job.running, "the job's exit")
+    if "still running" in started.output:  # a loaded machine: the first second passed first
+        read = await b.run(call("job", 2, id="c1"))
+        assert read.kind == "error" and "exited 3" in read.output
+    else:
+        assert started.kind == "error" and "exited 3" in started.output
+        assert "port in use" in started.output
+
+
+async def test_the_session_closing_stops_every_job_with_what_it_started(
+    tmp_path: Path,
+) -> None:
+    jobs = Jobs()
+    b = boundary(tmp_path, jobs)
+    await b.run(call("shell", 1, command="sleep 300 & echo $! > child; wait", background=True))
+    await until(lambda: (tmp_path / "child").exists(), "the job's child")
+    child = int((tmp_path / "child").read_text())
+    await jobs.close()
+    assert gone(child) and jobs.running() == []
+
+
+async def test_an_unknown_job_is_an_error_that_says_why(tmp_path: Path) -> None:
+    r = await boundary(tmp_path).run(call("job", 1, id="c9"))
+    assert r.kind == "error"
+    assert "no job 'c9'" in r.output and "start it again" in r.output
+    plain = await make_boundary(tmp_path).run(call("shell", 2, command="true", background=True))
+    assert plain.kind == "error" and "not available" in plain.output  # a boundary without jobs
+
+
+async def test_too_many_jobs_are_refused_until_one_stops(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(jobs_module, "MAX_JOBS", 2)
+    jobs = Jobs()
+    b = boundary(tmp_path, jobs)
+    for n in (1, 2):
+        assert (await b.run(call("shell", n, command="sleep 300", background=True))).kind == "ok"
+    third = await b.run(call("shell", 3, command="sleep 300", background=True))
+    assert third.kind == "error" and "2 background jobs are running already" in third.output
+    await b.run(call("job", 4, id="c1", stop=True))
+    assert (await b.run(call("shell", 5, command="sleep 300", background=True))).kind == "ok"
+    await jobs.close()
+
+
+async def test_a_read_waits_no_longer_than_asked_and_a_chatty_job_is_capped(
+    tmp_path: Path,
+) -> None:
+    jobs = Jobs()
+    b = boundary(tmp_path, jobs)
+    chatty = "head -c 300000 /dev/zero | tr '\\0' x; echo; echo done; sleep 300"
+    started = await b.run(call("shell", 1, command=chatty, background=True))
+    read = await b.run(call("job", 2, id="c1", wait=HANG, until="done"))
+    both = started.output + read.output
+    assert "bytes of output omitted" in both and "done" in both
+    assert max(len(started.output.encode()), len(read.output.encode())) <= 33 * 1024
+    quiet = await b.run(call("job", 3, id="c1", wait=0))  # nothing new, at once
+    assert "(no new output)" in quiet.output
+    await jobs.close()
