@@ -23,8 +23,11 @@ from frontier.app.events import Event, ToolFinished
 from frontier.app.frontends.tui.app import FrontierApp
 from frontier.app.frontends.tui.screens.help import HelpScreen
 from frontier.app.frontends.tui.screens.session_diff import SessionDiffScreen
+from frontier.tools.base import CancelToken
+from frontier.tools.jobs import Jobs
 from frontier.widgets.prompt_input import PromptInput
 from frontier.widgets.slash_menu import SlashMenu
+from frontier.widgets.status_bar import render_status
 
 SIZES = {"80x24": (80, 24), "140x45": (140, 45)}
 THEMES = ("frontier-dark", "frontier-light")  # a dark one and the light one (issue 23)
@@ -48,9 +51,11 @@ def workspace(tmp_path: Path) -> Path:
     return ws
 
 
-def make_app(workspace: Path, holder: list[FakeRuntime], **config: Any) -> FrontierApp:
+def make_app(
+    workspace: Path, holder: list[FakeRuntime], jobs: Jobs | None = None, **config: Any
+) -> FrontierApp:
     def factory() -> AgentSession:
-        runtime = fake_session(workspace, block_shell=False)
+        runtime = fake_session(workspace, block_shell=False, jobs=jobs)
         runtime.loop.script_tools = False  # these tests are about commands, not reviews
         holder.append(runtime)
         return runtime.session
@@ -320,6 +325,51 @@ def project(tmp_path: Path) -> Path:
     with resources.as_file(source) as src:
         shutil.copytree(src, tmp_path / "demo", ignore=shutil.ignore_patterns("__pycache__"))
     return tmp_path / "demo"
+
+
+def listed(lines: list[str]) -> bool:
+    """``/jobs`` listed call_7 (its age, in seconds, between)."""
+    return any(t.startswith("  call_7 · ") and t.endswith("s · sleep 300") for t in lines)
+
+
+async def test_jobs_lists_the_background_jobs_and_stops_one_for_the_person(
+    workspace: Path,
+) -> None:
+    """A dev server the model left running is in the status bar and in `/jobs`; `/jobs
+    stop ID` stops it, and the model's next read of it says who did."""
+    jobs = Jobs()
+    app = make_app(workspace, [], jobs=jobs)
+    async with app.run_test(size=(120, 30)) as pilot:
+        prompt = await ready(pilot)
+        prompt.insert("/jobs")
+        await pilot.press("enter")
+        await until(pilot, lambda: "background jobs: none running" in notes(app), "none")
+        job = await jobs.start(
+            "call_7", "sleep 300", ["sleep", "300"], cwd=str(workspace), env={},
+            contained=False, made=[],
+        )  # fmt: skip
+        try:
+            live = app.live
+            assert live is not None
+            assert "1 background job (/jobs)" in render_status(live.status(None)).plain
+            prompt.insert("/jobs")
+            await pilot.press("enter")
+            await until(pilot, lambda: listed(notes(app)), "the job listed")
+            prompt.insert("/jobs stop nope")
+            await pilot.press("enter")
+            await until(
+                pilot, lambda: any("no background job 'nope'" in t for t in toasts(app)), "?"
+            )
+            prompt.clear_prompt()
+            prompt.insert("/jobs stop call_7")
+            await pilot.press("enter")
+            await until(pilot, lambda: "stopped background job call_7" in notes(app), "stopped")
+            assert not job.running
+            assert "job" not in render_status(live.status(None)).plain
+        finally:
+            await jobs.close()
+    told = await job.read(0, None, CancelToken())  # the model's next read: who stopped it
+    assert "stopped by the person after" in told.render()
 
 
 async def test_diff_shows_what_the_session_changed(project: Path) -> None:

@@ -34,6 +34,7 @@ from frontier.app.events import (
 )
 from frontier.tools.contract import Decision, Preview, ToolSpec
 from frontier.tools.diffing import file_preview
+from frontier.tools.jobs import Jobs
 
 OLD = 'def greet(name):\n    return f"hello {name}"\n'
 NEW = (
@@ -215,6 +216,7 @@ def fake_session(
     session_id: str = "7f3a2b9c-test",
     model: str = "smollm2",
     mode: str = "ctl-heredoc",
+    jobs: Jobs | None = None,
 ) -> FakeRuntime:
     """A real ``AgentSession`` around a ``FakeLoop`` that emits into the session's hub."""
     events = EventHub()
@@ -230,6 +232,7 @@ def fake_session(
         model=model,
         demo_prompts=list(prompts or []),
         approvals=desk,
+        jobs=jobs,
     )
     if approver is not None:
         answer_with(session, approver)

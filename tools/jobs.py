@@ -47,6 +47,16 @@ MAX_WAIT = 600
 
 
 @record
+class JobSummary:
+    """One job as a front end lists it (``/jobs``)."""
+
+    id: str
+    command: str
+    elapsed: float
+    running: bool
+
+
+@record
 class JobRead:
     """What a read of a job returns: its output since the last read and its state."""
 
@@ -58,8 +68,9 @@ class JobRead:
     """Seconds since the job started (to its exit, once it exited)."""
     found: bool = False
     """``until`` appeared in the output."""
-    stopped: bool = False
-    """This read stopped it."""
+    stopped_by: str = ""
+    """Who stopped it, when it was stopped: ``the model`` (``job`` with ``stop``) or
+    ``the person`` (``/jobs stop``)."""
 
     def render(self) -> str:
         """The text the model reads: the output, then one line saying where the job is."""
@@ -67,8 +78,9 @@ class JobRead:
         if self.found and not self.output:
             out = "(nothing new: the text was in what it printed when it started)"
         out += "" if out.endswith("\n") else "\n"
-        if self.stopped:
-            state = f"stopped after {self.elapsed:.1f}s (process group killed)"
+        if self.stopped_by:
+            who = "" if self.stopped_by == "the model" else f" by {self.stopped_by}"
+            state = f"stopped{who} after {self.elapsed:.1f}s (process group killed)"
         elif self.running:
             state = f"still running ({self.elapsed:.1f}s)"
         else:
@@ -96,6 +108,8 @@ class Job:
         self.started = time.monotonic()
         self.ended: float | None = None
         self.exit_code: int | None = None
+        self.stopped_by = ""
+        """``the model`` or ``the person`` once stopped (an exit of its own: empty)."""
         self.total = 0
         self._window = CappedBuffer()
         self._text = IncrementalText()
@@ -158,7 +172,10 @@ class Job:
         tidy(self._made)
         self._made = []
 
-    def _drain(self, *, found: bool = False, stopped: bool = False) -> JobRead:
+    def summary(self) -> JobSummary:
+        return JobSummary(self.id, self.command, self.elapsed(), self.running)
+
+    def _drain(self, *, found: bool = False) -> JobRead:
         window, self._window = self._window, CappedBuffer()
         self._first_look, self._recent = "", ""
         return JobRead(
@@ -168,7 +185,7 @@ class Job:
             exit_code=self.exit_code,
             elapsed=self.elapsed(),
             found=found,
-            stopped=stopped,
+            stopped_by=self.stopped_by,
         )
 
     async def first_look(self) -> JobRead:
@@ -201,12 +218,14 @@ class Job:
         finally:
             cancelled.cancel()
 
-    async def stop(self) -> JobRead:
-        """Stop the job's whole group (TERM, grace, KILL) and return its last output."""
+    async def stop(self, by: str = "the model") -> JobRead:
+        """Stop the job's whole group (TERM, grace, KILL) and return its last output;
+        ``by`` is said to the model when another read finds it stopped."""
         if self.running:
+            self.stopped_by = by
             await stop_group(self.proc, self.contained)
             await self.over
-            return self._drain(stopped=True)
+            return self._drain()
         return self._drain()
 
 
@@ -222,6 +241,10 @@ class Jobs:
 
     def running(self) -> list[Job]:
         return [job for job in self._jobs.values() if job.running]
+
+    def summaries(self) -> list[JobSummary]:
+        """The jobs still running, oldest first."""
+        return [job.summary() for job in self.running()]
 
     def subscribe(self, watcher: Callable[[], None]) -> None:
         """``watcher()`` after a job starts or ends (a front end's count of them)."""
@@ -338,6 +361,6 @@ class JobTool:
             until = args.get("until") or None
             read = await job.read(wait, until, cancel)
         kind: ResultKind = "error" if not read.running and read.exit_code not in (0, None) else "ok"
-        if read.stopped:
+        if read.stopped_by:  # stopped on purpose, not a failure of the job
             kind = "ok"
         return Outcome(kind=kind, output=read.render(), exit_code=read.exit_code)

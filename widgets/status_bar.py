@@ -42,6 +42,7 @@ ORDER = (
     "activity",
     "approval",
     "sandbox",
+    "jobs",
     "model",
     "effort",
     "mode",
@@ -106,6 +107,8 @@ class StatusInfo:
     effort: str = ""
     """The reasoning effort asked (``/effort``, ``--reasoning-effort``); empty or ``auto``
     shows nothing (the model's own)."""
+    jobs: int = 0
+    """Background jobs running (a dev server the model started): 0 shows nothing."""
 
 
 Step = tuple[int, str, Text]
@@ -210,6 +213,12 @@ def _steps(info: StatusInfo, warning: Style | str = WARNING) -> list[Step]:
             add("sandbox", 97, confined, in_full, 25 if busy else 60)
         else:
             add("sandbox", 72 if busy else 92, confined, in_full, 10 if busy else 81)
+    if info.jobs:
+        plural = "s" if info.jobs > 1 else ""
+        short, full = f"{info.jobs} job{plural}", f"{info.jobs} background job{plural} (/jobs)"
+        add(
+            "jobs", 74 if busy else 91, _text(short, "bold"), _text(full, "bold"), 8 if busy else 27
+        )
     model = info.model or "no model"
     short_model = model if len(model) <= 14 else model[:13] + "…"
     add("model", 55 if busy else 90, _text(short_model, "bold"), _text(model, "bold"), 9)

@@ -623,6 +623,7 @@ def create_runtime(
             patch_dialect=dialect,
             registry=registry,
             mcp=mcp,
+            jobs=jobs,
             policy=policy,
             store=store,
             scrubber=scrubber,

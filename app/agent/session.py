@@ -58,6 +58,7 @@ if TYPE_CHECKING:
     from frontier.app.agent.explain import Explanation
     from frontier.app.agent.history_events import HistoryRead
     from frontier.app.session.store import LogRecord, SessionInfo, SessionStore
+    from frontier.tools.jobs import Jobs, JobSummary
     from frontier.tools.mcp_servers import McpHost
     from frontier.tools.registry import Registry
 
@@ -199,6 +200,7 @@ class AgentSession:
         sandbox_active: bool = False,
         approvals: ApprovalDesk | None = None,
         mcp: McpHost | None = None,
+        jobs: Jobs | None = None,
     ) -> None:
         """``queue``: the messages typed during a turn, shared with the loop (its
         ``inbox``); without one a queued message waits for the next ``send``.
@@ -258,6 +260,7 @@ class AgentSession:
         self.sandbox_active: bool = sandbox_active
         """Commands run inside the OS sandbox (``sandbox_label`` says which)."""
         self._approvals = approvals
+        self._jobs = jobs
 
     # ------------------------------------------------------------------ facts that change
     @property
@@ -294,6 +297,20 @@ class AgentSession:
         """The window is only the default: neither the settings, the server nor the model
         catalogue said (the front ends say so, with how to set it)."""
         return self._budget is not None and self._budget.assumed
+
+    def running_jobs(self) -> list[JobSummary]:
+        """The background jobs still running (``shell`` with ``background: true``), oldest
+        first: the status bar counts them, ``/jobs`` lists them."""
+        return self._jobs.summaries() if self._jobs is not None else []
+
+    async def stop_job(self, job_id: str) -> bool:
+        """Stop a background job for the person (``/jobs stop``); False: no such job
+        running. The model hears it at its next read of the job."""
+        job = self._jobs.get(job_id) if self._jobs is not None else None
+        if job is None or not job.running:
+            return False
+        await job.stop(by="the person")
+        return True
 
     @property
     def effort(self) -> str:

@@ -832,6 +832,7 @@ class LiveController:
             # ``off``, ``unavailable: <reason>``
             sandbox=session.sandbox_label if session else "",
             effort=session.effort if session else "",
+            jobs=len(session.running_jobs()) if session else 0,
             working=working,
             spinner=progress.spinner(now),
             tokens_in=progress.tokens_in if progress.usage_seen else None,

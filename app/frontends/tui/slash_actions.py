@@ -425,6 +425,38 @@ def _undo(ctx: SlashContext, args: str) -> bool:
     return ctx.controller._undo_typed(ctx.session, ctx.typed)
 
 
+def _jobs(ctx: SlashContext, args: str) -> bool:
+    """The background jobs running (a dev server the model started); ``stop ID`` or
+    ``stop all`` stops them (the model hears it at its next read)."""
+    words = args.split()
+    if words and (words[0] != "stop" or len(words) != 2):
+        return ctx.warn(f"/jobs takes nothing, `stop ID` or `stop all`, not {args!r}")
+    session = ctx.session
+    running = session.running_jobs()
+    if not words:
+        ctx.remember()
+        if not running:
+            ctx.note("background jobs: none running")
+            return True
+        ctx.note(f"background jobs ({len(running)}; /jobs stop ID or /jobs stop all):")
+        for job in running:
+            ctx.note(f"  {job.id} · {job.elapsed:.0f}s · {job.command}")
+        return True
+    wanted = [j.id for j in running] if words[1] == "all" else [words[1]]
+    if words[1] != "all" and words[1] not in {j.id for j in running}:
+        known = ", ".join(j.id for j in running) or "none is running"
+        return ctx.warn(f"no background job {words[1]!r} running ({known})")
+    ctx.remember()
+
+    async def stop() -> None:
+        for job_id in wanted:
+            if await session.stop_job(job_id):
+                ctx.note(f"stopped background job {job_id}")
+
+    ctx.work(stop(), "slash-jobs")
+    return True
+
+
 def _export(ctx: SlashContext, args: str) -> bool:
     ctx.remember()
     ctx.controller.export()
@@ -449,6 +481,7 @@ ACTIONS: dict[str, Action] = {
     "new": _new,
     "diff": _diff,
     "undo": _undo,
+    "jobs": _jobs,
     "export": _export,
     "exit": _exit,
 }
