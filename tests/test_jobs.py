@@ -5,6 +5,7 @@ only against a hang."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -111,3 +112,46 @@ async def test_a_read_waits_no_longer_than_asked_and_a_chatty_job_is_capped(
     quiet = await b.run(call("job", 3, id="c1", wait=0))  # nothing new, at once
     assert "(no new output)" in quiet.output
     await jobs.close()
+
+
+async def test_a_headless_run_stops_the_jobs_it_leaves_and_says_so(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`frontier run "start the dev server"` ends with its turn: the server goes too, on
+    stderr by name (stdout stays the run's own)."""
+    from aiohttp import web
+    from sse_server import serve, sse, start_sse
+
+    from frontier.app.config import Config
+    from frontier.app.frontends.headless import run_headless
+
+    served: list[int] = []
+    start = {"command": "echo $$ > pid; exec sleep 300", "background": True}
+
+    async def dispatch(request: web.Request) -> web.StreamResponse:
+        served.append(len(served))
+        resp = await start_sse(request)
+        if len(served) == 1:
+            piece = {"index": 0, "id": "call_1", "type": "function"}
+            piece["function"] = {"name": "shell", "arguments": json.dumps(start)}
+            await resp.write(sse({"choices": [{"index": 0, "delta": {"tool_calls": [piece]}}]}))
+            finish = "tool_calls"
+        else:
+            await resp.write(sse({"choices": [{"index": 0, "delta": {"content": "Up."}}]}))
+            finish = "stop"
+        await resp.write(sse({"choices": [{"index": 0, "delta": {}, "finish_reason": finish}]}))
+        await resp.write(b"data: [DONE]\n\n")
+        await resp.write_eof()
+        return resp
+
+    async with serve(dispatch) as url:
+        config = Config(
+            base_url=url, model="m", protocol="native-inc", approval="auto",
+            instructions=False, sandbox="off", context_window=100_000,
+        )  # fmt: skip
+        status = await run_headless(config, prompts=["serve it"], workspace=tmp_path)
+    captured = capsys.readouterr()
+    assert status == 0, captured.err
+    assert "frontier: stopping background job call_1 (" in captured.err
+    assert "stopping background job" not in captured.out
+    assert gone(int((tmp_path / "pid").read_text()))

@@ -739,6 +739,12 @@ async def run_headless(
         if printer.unanswered:
             safe_print(unanswered_line(printer.unanswered), file=sys.stderr, flush=True)
             status = EXIT_NEEDS_APPROVAL
+        for job in session.running_jobs():  # stderr: --json and -p keep stdout clean
+            safe_print(
+                f"frontier: stopping background job {job.id} ({job.elapsed:.0f}s): "
+                f"{printer.text(job.command)}",
+                file=sys.stderr,
+            )
         try:
             await session.close()
         except Exception as exc:  # e.g. the store's last flush on a full disk
