@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import asyncio
 import os
+import shlex
 from pathlib import Path
 
 import pytest
 from async_wait import gone, until
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from test_tools_fakes import call, make_boundary
 
 from frontier.app.events import ToolOutput
@@ -149,3 +152,28 @@ async def test_a_background_job_holding_the_output_does_not_make_the_call_time_o
     assert "`cmd > cmd.log 2>&1 &`" in r.output and r.output.rstrip().endswith("[exit 3]")
     job = int(r.output.split("job ", 1)[1].split()[0])
     await until(lambda: gone(job), "the job left holding the output is stopped")
+
+
+async def test_a_command_sent_as_an_argv_array_runs_as_that_argv(tmp_path: Path) -> None:
+    """Codex's shell takes an argv and local models (qwen2.5 on Ollama) send one where
+    the schema says a string: it runs, quoted as the argv says (it was an argument error
+    that cost a repair round)."""
+    b = make_boundary(tmp_path)
+    argv = ["bash", "-lc", "printf '%s|' \"$0\" one 'two words'", "zero; rm -rf x"]
+    r = await b.run(call("shell", command=argv))
+    assert r.kind == "ok", r.output
+    assert r.output.splitlines()[0] == "zero; rm -rf x|one|two words|"  # nothing re-split
+    one = await b.run(call("shell", 2, command=["echo a  b"]))  # one word: the line itself
+    assert one.output.splitlines()[0] == "a b"
+    bad = await b.run(call("shell", 3, command=["echo", 1]))
+    assert bad.kind == "arg" and "must be a string" in bad.output
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.text(st.characters(blacklist_characters="\x00"), max_size=12), min_size=2))
+def test_an_argv_is_joined_into_the_line_that_splits_back_into_it(argv: list[str]) -> None:
+    from frontier.tools.process import ShellTool
+    from frontier.tools.schema import coerce_args
+
+    line = coerce_args("shell", ShellTool.spec.parameters, {"command": argv})["command"]
+    assert shlex.split(line) == argv

@@ -7,7 +7,8 @@ array/object sent as text is model output: it is parsed by ``safejson``, so
 1,000 levels of ``[`` are an ``ArgError`` (an ``arg`` result), not a
 ``RecursionError`` escaping the boundary. A ``path`` loses the line end a CTL heredoc
 gives every value (``arg path <<EOF``): no file name ends with one, and ``write`` made a
-file named ``"a.py\\n"``.
+file named ``"a.py\\n"``. ``shell``'s ``command`` sent as an argv array is joined into the
+command line that runs it (:func:`_command_line`).
 """
 
 from __future__ import annotations
@@ -57,11 +58,31 @@ def coerce_args(
             if "default" in prop:
                 out[name] = prop["default"]
             continue
+        if tool == "shell" and name == "command" and _is_argv(value):
+            value = _command_line(value)
         value = _coerce(f"{tool}: argument {name!r}", prop, value, name in bytes_ok)
         if name == "path" and isinstance(value, str) and value.endswith("\n"):
             value = value.rstrip("\r\n")  # a heredoc's line end (``arg path <<EOF``)
         out[name] = value
     return out
+
+
+def _is_argv(value: Any) -> bool:
+    return isinstance(value, list) and bool(value) and all(isinstance(v, str) for v in value)
+
+
+def _command_line(argv: list[str]) -> str:
+    """``shell``'s ``command`` sent as an array: Codex's shell takes an argv
+    (``["bash", "-lc", "ls -la"]``) and models trained on it, or local ones (qwen2.5 on
+    Ollama), send one where the schema says a string; each such call came back as an
+    argument error. Several words are an argv, quoted back into the command line that
+    runs exactly it (the review shows that line); one is the command line itself
+    (``["ls -la"]``)."""
+    if len(argv) == 1:
+        return argv[0]
+    import shlex
+
+    return shlex.join(argv)
 
 
 def _describe(prop: Mapping[str, Any]) -> str:
