@@ -259,3 +259,40 @@ async def test_names_with_those_characters_inside_are_made(tmp_path: Path, path:
     r = await make_boundary(tmp_path).run(call("write", path=path, content="x"))
     assert r.kind == "ok", r.output
     assert (tmp_path / path).read_text() == "x"
+
+
+# ------------------------------------------------------------------ the names models send
+
+
+async def test_the_parameter_names_other_agents_taught_a_model_are_taken(
+    tmp_path: Path,
+) -> None:
+    """Claude Code's file_path / old_string / new_string, opencode's filePath, pi's
+    oldText, the text editor's file_text and Codex's apply_patch input: each was an
+    argument error and a repair round (GLM and Kimi K2 loop on them)."""
+    (tmp_path / "a.py").write_text("x = 1\ny = 2\n")
+    b = make_boundary(tmp_path)
+    read = await b.run(call("read", 1, file_path="a.py"))
+    assert read.kind == "ok" and "x = 1" in read.output
+    edit = await b.run(call("replace", 2, filePath="a.py", old_string="x = 1", new_string="x = 3"))
+    assert edit.kind == "ok", edit.output
+    edits = [{"oldText": "x = 3", "newText": "x = 4"}, {"old_str": "y = 2", "new_str": "y = 5"}]
+    multi = await b.run(call("multi", 3, file_path="a.py", edits=edits))
+    assert multi.kind == "ok", multi.output
+    assert (tmp_path / "a.py").read_text() == "x = 4\ny = 5\n"
+    made = await b.run(call("write", 4, file_path="b.txt", file_text="hi\n"))
+    assert made.kind == "ok" and (tmp_path / "b.txt").read_text() == "hi\n"
+    patch = "*** Begin Patch\n*** Add File: c.txt\n+c\n*** End Patch\n"
+    patched = await b.run(call("apply_patch", 5, input=patch))
+    assert patched.kind == "ok" and (tmp_path / "c.txt").read_text() == "c\n"
+    ran = await b.run(call("shell", 6, cmd="echo ran"))
+    assert ran.kind == "ok" and ran.output.startswith("ran")
+
+
+async def test_a_name_and_its_alias_together_are_refused_not_guessed(tmp_path: Path) -> None:
+    (tmp_path / "a.py").write_text("x = 1\n")
+    b = make_boundary(tmp_path)
+    both = await b.run(call("read", 1, path="a.py", file_path="b.py"))
+    assert both.kind == "arg" and "'file_path' and 'path' are the same argument" in both.output
+    other = await b.run(call("read", 2, filename="a.py"))  # not a name anyone taught
+    assert other.kind == "arg" and "unknown argument 'filename'" in other.output

@@ -255,6 +255,8 @@ async def test_every_argument_of_a_call_without_a_command_is_reviewed_to_the_end
 def test_transcript_and_tools_rows_say_how_many_more_lines() -> None:
     call = ToolCall("c3", "shell", {"command": BLANKS})
     assert summarize_call(call) == "echo safe (+41 lines)"
+    # sent under another agent's name (`cmd`: taken as `command`), the row says the same
+    assert summarize_call(ToolCall("c4", "shell", {"cmd": BLANKS})) == "echo safe (+41 lines)"
     state = UiState(clock=lambda: 100.0)
     state.set_tool_state(call, "review")
     row = state.tools["c3"]

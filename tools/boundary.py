@@ -281,7 +281,7 @@ class ToolBoundary:
             )
         spec = tool.spec
         try:
-            args = coerce_args(spec.name, spec.parameters, call.args, tool.bytes_args)
+            args = coerce_args(spec.name, spec.parameters, call.args, tool.bytes_args, spec.aliases)
         except ArgError as exc:
             return _result(call, "arg", f"invalid arguments: {exc}. {REISSUE}")
         try:

@@ -44,6 +44,9 @@ class ToolSpec:
     source: str = "builtin"
     """Where the tool comes from: ``builtin``, or ``mcp`` (a server's tool, issue 26: asked
     under every policy but ``auto``)."""
+    aliases: Mapping[str, str] = field(default_factory=dict)
+    """Other names models send for a parameter (``file_path`` for ``path``: the names of
+    the tools they were trained with), taken as that parameter (``tools/schema.py``)."""
 
 
 MCP_SEPARATOR = "__"

@@ -15,7 +15,7 @@ from itertools import pairwise
 from typing import Any, AnyStr
 
 from frontier.app.events import ToolCall
-from frontier.tools import beneath
+from frontier.tools import arg_aliases, beneath
 from frontier.tools.base import CancelToken, Outcome, Prepared, ToolError
 from frontier.tools.contract import Preview, ToolContext, ToolSpec
 from frontier.tools.diffing import file_preview
@@ -193,6 +193,7 @@ class ReadTool:
             },
             "required": ["path"],
         },
+        aliases=arg_aliases.PATH,
         timeout=30.0,
     )
     bytes_args: frozenset[str] = frozenset()
@@ -270,6 +271,7 @@ class WriteTool:
         sequential=True,
         mutates=True,
         kind="edit",
+        aliases=arg_aliases.WRITE,
         timeout=30.0,
     )
     bytes_args = frozenset({"content"})
@@ -400,6 +402,7 @@ class ReplaceTool:
         sequential=True,
         mutates=True,
         kind="edit",
+        aliases=arg_aliases.REPLACE,
         timeout=30.0,
     )
     bytes_args: frozenset[str] = frozenset()
@@ -464,6 +467,7 @@ class MultiTool:
         sequential=True,
         mutates=True,
         kind="edit",
+        aliases=arg_aliases.REPLACE,
         timeout=30.0,
     )
     bytes_args: frozenset[str] = frozenset()

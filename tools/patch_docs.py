@@ -19,6 +19,7 @@ import re
 from collections.abc import Iterable
 from typing import get_args
 
+from frontier.tools.arg_aliases import PATCH
 from frontier.tools.contract import ToolSpec
 from frontier.tools.patch_model import PATCH_FORMATS, Dialect
 
@@ -196,6 +197,7 @@ def apply_patch_spec(dialect: PatchDialect) -> ToolSpec:
         mutates=True,
         kind="edit",
         timeout=60.0,
+        aliases=PATCH,
     )
 
 

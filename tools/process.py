@@ -40,6 +40,7 @@ from typing import Any, ClassVar
 
 from frontier.app.events import ResultKind, ToolCall
 from frontier.app.record import record
+from frontier.tools.arg_aliases import SHELL
 from frontier.tools.base import CancelToken, Outcome, Prepared, ToolError
 from frontier.tools.contract import Preview, ToolContext, ToolSpec
 from frontier.tools.output_cap import CappedBuffer, IncrementalText
@@ -669,6 +670,7 @@ class ShellTool(_ExecTool):
         kind="exec",
         timeout=120.0,
         enforces_timeout=True,
+        aliases=SHELL,
     )
 
     def argv(self, args: Mapping[str, Any]) -> tuple[list[str], bytes | None]:

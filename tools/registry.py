@@ -132,6 +132,9 @@ class Registry:
             if s.description.strip() != _summary(s.description):
                 rows += _fence(s.description.strip(), "text")
                 rows.append("")
+            if s.aliases:
+                rows.append("Also taken, as the names other agents taught models: " + _aliases(s))
+                rows.append("")
             rows.append("```json")
             rows.append(json.dumps(_plain_schema(s.parameters), indent=2))
             rows.append("```")
@@ -144,6 +147,14 @@ class Registry:
 def _summary(description: str) -> str:
     """A description's first paragraph on one line (what a table cell can hold)."""
     return " ".join(description.strip().split("\n\n", 1)[0].split())
+
+
+def _aliases(spec: ToolSpec) -> str:
+    """``file_path``, ``filePath`` for ``path``; … (``ToolSpec.aliases``, docs/tools.md)."""
+    by_name: dict[str, list[str]] = {}
+    for alias, name in spec.aliases.items():
+        by_name.setdefault(name, []).append(f"`{alias}`")
+    return "; ".join(f"{', '.join(a)} for `{n}`" for n, a in by_name.items()) + "."
 
 
 def _fence(text: str, lang: str) -> list[str]:

@@ -38,11 +38,15 @@ def coerce_args(
     schema: Mapping[str, Any],
     args: Mapping[str, Any],
     bytes_ok: frozenset[str] = frozenset(),
+    aliases: Mapping[str, str] | None = None,
 ) -> dict[str, Any]:
-    """Validated, typed arguments (defaults filled in) or ``ArgError``."""
+    """Validated, typed arguments (defaults filled in) or ``ArgError``. ``aliases``: other
+    names a model sends for a parameter (``ToolSpec.aliases``), at every level."""
     if not isinstance(args, Mapping):
         raise ArgError(f"{tool}: arguments must be an object of named parameters")
     props: Mapping[str, Any] = schema.get("properties", {})
+    if aliases:
+        args = _renamed(tool, props, args, aliases)
     required = list(schema.get("required", []))
     unknown = [k for k in args if k not in props]
     if unknown:
@@ -60,9 +64,27 @@ def coerce_args(
             continue
         if tool == "shell" and name == "command" and _is_argv(value):
             value = _command_line(value)
-        value = _coerce(f"{tool}: argument {name!r}", prop, value, name in bytes_ok)
+        value = _coerce(f"{tool}: argument {name!r}", prop, value, name in bytes_ok, aliases)
         if name == "path" and isinstance(value, str) and value.endswith("\n"):
             value = value.rstrip("\r\n")  # a heredoc's line end (``arg path <<EOF``)
+        out[name] = value
+    return out
+
+
+def _renamed(
+    tool: str, props: Mapping[str, Any], args: Mapping[str, Any], aliases: Mapping[str, str]
+) -> Mapping[str, Any]:
+    """``args`` with each alias a model sent under its parameter's name (``file_path`` →
+    ``path``); the alias and the name both given is an error, not a guess."""
+    if not any(key in aliases and key not in props for key in args):
+        return args
+    out: dict[str, Any] = {}
+    for key, value in args.items():
+        name = aliases.get(key, key) if key not in props else key
+        if name in out or (name != key and name in args):
+            raise ArgError(
+                f"{tool}: {key!r} and {name!r} are the same argument; give {name!r} once"
+            )
         out[name] = value
     return out
 
@@ -91,7 +113,13 @@ def _describe(prop: Mapping[str, Any]) -> str:
     return f"{kind}: {desc}" if desc else str(kind)
 
 
-def _coerce(where: str, prop: Mapping[str, Any], value: Any, bytes_ok: bool) -> Any:
+def _coerce(
+    where: str,
+    prop: Mapping[str, Any],
+    value: Any,
+    bytes_ok: bool,
+    aliases: Mapping[str, str] | None = None,
+) -> Any:
     kind = prop.get("type")
     if kind == "string":
         if isinstance(value, bytes):
@@ -138,12 +166,14 @@ def _coerce(where: str, prop: Mapping[str, Any], value: Any, bytes_ok: bool) -> 
                 raise ArgError(f"{where} must be a JSON array, got {type(value).__name__}")
             items = prop.get("items")
             if items:
-                return [_coerce(f"{where}[{i}]", items, v, False) for i, v in enumerate(value)]
+                return [
+                    _coerce(f"{where}[{i}]", items, v, False, aliases) for i, v in enumerate(value)
+                ]
             return value
         if not isinstance(value, dict):
             raise ArgError(f"{where} must be a JSON object, got {type(value).__name__}")
         if "properties" in prop:
-            return coerce_args(where, prop, value)
+            return coerce_args(where, prop, value, aliases=aliases)
         return value
     return value
 

@@ -22,6 +22,7 @@ from frontier.app.events import (
 )
 from frontier.app.frontends.terminal_text import pictured
 from frontier.app.frontends.tui.sandbox_text import ran_under
+from frontier.tools.arg_aliases import named
 from frontier.tools.patch_summary import SHOWN_CHANGES, change_lines, patch_label
 from frontier.widgets import display
 from frontier.widgets.display import fold_blank_runs, line_count, more_lines
@@ -58,7 +59,7 @@ def call_summary(call: ToolCall) -> tuple[str, int]:
     The count is what a one-row summary cannot show: ``echo safe`` with 40 blank lines
     and ``touch PWNED`` after it is ``echo safe`` and 41 more lines, and a row says so
     (``(+41 lines)``, :func:`~frontier.widgets.display.more_lines`)."""
-    args = call.args
+    args = named(call.args)  # `cmd`, `file_path`: as the tool reads them
     if call.name == "apply_patch":
         patch = args.get("patch", "")
         text = patch.decode("utf-8", "replace") if isinstance(patch, bytes) else str(patch)
