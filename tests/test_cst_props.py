@@ -138,7 +138,11 @@ JSON_VALUE = st.one_of(st.text(max_size=8), st.integers(), st.booleans(), st.non
 
 
 @st.composite
-def native_stream(draw: st.DrawFn) -> tuple[list[dict[str, Any]], list[tuple[str, str, dict]]]:
+def native_stream(
+    draw: st.DrawFn, twice: bool = False
+) -> tuple[list[dict[str, Any]], list[tuple[str, str, dict]]]:
+    """A Chat Completions stream of 1–3 calls cut anywhere; ``twice``: each call's
+    arguments encoded twice (a JSON string holding the object)."""
     chunks: list[dict[str, Any]] = []
     if draw(st.booleans()):
         chunks.append({"choices": [{"delta": {"content": draw(st.text(max_size=12))}}]})
@@ -147,6 +151,8 @@ def native_stream(draw: st.DrawFn) -> tuple[list[dict[str, Any]], list[tuple[str
         ident, name = f"call_{draw(IDENT)}_{index}", draw(NAME)
         args = draw(st.dictionaries(KEY, JSON_VALUE, max_size=3))
         text = json.dumps(args, ensure_ascii=draw(st.booleans()))
+        if twice:
+            text = json.dumps(text)
         cuts = sorted(set(draw(st.lists(st.integers(0, len(text)), max_size=4))) | {0, len(text)})
         pieces = [text[a:b] for a, b in itertools.pairwise(cuts)] or [""]
         for j, piece in enumerate(pieces):
@@ -221,6 +227,23 @@ def test_arguments_a_server_resends_are_read_once(
     runs the calls a well-behaved one would, and S1–S3 hold at every prefix."""
     chunks, expected = stream
     body = sse_body(resent(chunks, how))
+    for protocol in ("native-inc", "native-eos"):
+        events = run_chunks(make_transducer(protocol, wire=CHAT), [body])
+        assert errors_of(events) == [], errors_of(events)
+        assert simple(calls_of(events)) == expected
+        report = check_stream(body, protocol, clean=True, fresh=32, samples=8, wire=CHAT)
+        assert report.ok, report.violations
+
+
+@given(native_stream(twice=True))
+def test_arguments_encoded_twice_are_read_as_the_object(
+    stream: tuple[list[dict[str, Any]], list[Any]],
+) -> None:
+    """Qwen2.5-7B behind some servers sends a call's arguments as a JSON string holding
+    the object: the same calls run as from a well-behaved server, each noted, and S1–S3
+    hold at every prefix (no call runs before its string closes)."""
+    chunks, expected = stream
+    body = sse_body(chunks)
     for protocol in ("native-inc", "native-eos"):
         events = run_chunks(make_transducer(protocol, wire=CHAT), [body])
         assert errors_of(events) == [], errors_of(events)

@@ -208,6 +208,25 @@ def _may_parse(raw: bytes) -> bool:
     return _json_prefix(raw, closure.in_string)
 
 
+ENCODED = "encoded"
+"""``_decode``'s word for arguments that came as a JSON string holding the object."""
+
+
+def _object_in(text: str) -> dict[str, Any] | None:
+    """The object a JSON string's text holds (``"{\\"path\\": \\"a.txt\\"}"``), or
+    ``None``. Qwen2.5-7B behind some servers, and some OpenAI-compatible providers, send a
+    call's whole arguments encoded twice; read once they are a string, and the call was a
+    ``bad_json`` the model repeated on every resend until the repair limit. Only a string
+    that is itself a JSON object (within the same limits) is taken."""
+    if not text.lstrip().startswith("{"):
+        return None
+    try:
+        inner = safejson.loads(text)
+    except (safejson.JsonLimitError, ValueError):
+        return None
+    return inner if isinstance(inner, dict) else None
+
+
 def _digest(data: bytes) -> bytes:
     return blake2b_digest(data, 16)
 
@@ -749,6 +768,8 @@ class NativeAccumulator:
                 f"near {preview(raw[max(0, exc.pos - 20) :])}"
             )
             return None, ("bad_json", message, at)
+        if isinstance(args, str) and (inner := _object_in(args)) is not None:
+            return inner, (ENCODED, "", 0)
         if not isinstance(args, dict):
             message = f"{call.label()}: arguments must be a JSON object, got {type(args).__name__}"
             return None, ("bad_json", message, self._start(call))
@@ -759,6 +780,11 @@ class NativeAccumulator:
         args, (kind, message, offset) = self._decode(call)
         if args is None:
             self._fail(kind, message, offset, ev)
+        elif kind == ENCODED:
+            self._note(
+                f"{call.label()}: its arguments came as a JSON string holding the object "
+                "(encoded twice); read as that object"
+            )
         return args
 
     def _emit_ready(
