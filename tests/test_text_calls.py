@@ -56,3 +56,16 @@ def test_hostile_text_costs_one_pass() -> None:
     assert text_call("```\n" * 100_001 + call, OFFERED) is None  # an odd count: inside
     assert text_call("```\n" * 100_000 + call, OFFERED) == call
     assert text_call("<tool_call>\n" * 50_000, OFFERED) is None  # none names a tool
+
+
+def test_gpt_oss_harmony_markup_after_its_thought_on_the_same_line_is_a_call() -> None:
+    """A server with no Harmony parser leaks gpt-oss's call into the text, after the
+    thought on one line: 0 of 10 calls ran on one such server, and the turn looked done."""
+    harmony = (
+        "<|channel|>analysis<|message|>We need to read a.py.<|end|><|start|>assistant"
+        '<|channel|>commentary to=functions.read <|constrain|>json<|message|>{"path":"a.py"}'
+    )
+    said = text_call(harmony, OFFERED)
+    assert said is not None and said.startswith("<|channel|>commentary to=functions.read")
+    assert text_call(harmony.replace("functions.read", "functions.get_weather"), OFFERED) is None
+    assert text_call(f"```\n{harmony}\n```", OFFERED) is None  # shown, not sent

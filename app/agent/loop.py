@@ -890,7 +890,8 @@ class AgentLoop:
                 Notice(
                     "the server sent the model's tool call back as text "
                     f"({words.splitlines()[0][:60]!r}…): its tool-call parser did not read "
-                    "it (vLLM: --enable-auto-tool-choice and the model's --tool-call-parser; "
+                    "it (vLLM: --enable-auto-tool-choice and the model's --tool-call-parser, "
+                    "openai for gpt-oss; "
                     "llama.cpp: --jinja), so no call ran; the model is asked to write it "
                     "again. --protocol ctl-heredoc has calls written in the text, which "
                     "Frontier reads itself"

@@ -12,7 +12,10 @@ and the person is told, once, what to check on the server.
 
 Only envelopes that begin a line outside a fenced code block and name a tool the session
 offers count (a model explaining a format writes it in a fence or mid-sentence, and for
-a tool of its example). One pass over the text.
+a tool of its example). gpt-oss's Harmony markup (``<|channel|>commentary
+to=functions.read <|constrain|>json<|message|>{…}``, from a server with no Harmony parser)
+counts anywhere outside a fence: its special tokens follow the thought on the same line,
+and prose never holds them. One pass over the text.
 """
 
 from __future__ import annotations
@@ -30,7 +33,9 @@ ENVELOPES = re.compile(
     r"|\[TOOL_CALLS\]"  # Mistral
     r"|<\|python_tag\|>"  # Llama 3.1
     r"|<minimax:tool_call>"  # MiniMax
-    r")",
+    r")"
+    # gpt-oss's Harmony: a message to a recipient, often after the thought on one line
+    r"|(<\|channel\|>[a-z]+ to=functions\.)",
     re.MULTILINE,
 )
 """How the families' own call syntax begins, at the start of a line."""
@@ -42,6 +47,7 @@ NAMED = re.compile(
     r"|<tool_call>[ \t]*([A-Za-z0-9_.-]{1,128})[ \t]*\n"  # GLM
     r"|<｜tool▁sep｜>([^\s<]{1,128})"  # DeepSeek V3
     r"|\[TOOL_CALLS\][ \t]*([A-Za-z0-9_.-]{1,128})\[ARGS\]"  # Mistral's newer form
+    r"|to=functions\.([A-Za-z0-9_-]{1,128})"  # gpt-oss (Harmony)
 )
 """Where each family's syntax names the tool."""
 FENCE = re.compile(r"^[ \t]*(```|~~~)", re.MULTILINE)
@@ -57,7 +63,7 @@ def text_call(text: str, offered: Collection[str]) -> str | None:
     fences = [m.start() for m in FENCE.finditer(text)]
     for match in ENVELOPES.finditer(text):
         if bisect_left(fences, match.start()) % 2 == 0:  # an even number of fences before
-            start = match.start(1)
+            start = match.start(1) if match.group(1) is not None else match.start(2)
             said = text[start : start + QUOTED]
             names = {g for m in NAMED.finditer(said) for g in m.groups() if g}
             if names & set(offered):
