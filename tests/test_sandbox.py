@@ -487,6 +487,28 @@ async def test_a_server_a_job_started_answers_the_sessions_next_command_only(
     assert not job.running
 
 
+async def test_where_the_shared_network_cannot_be_joined_each_command_has_its_own(
+    ws: Path, data_dirs: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A setuid bwrap makes the namespace in the host's user namespace, which nsenter may
+    not enter unprivileged: joining is tried once, and commands then unshare their own
+    network as before, rather than every command failing."""
+    from frontier.tools import sandbox_net
+
+    which = sandbox_net.shutil.which
+    fake = {"nsenter": "/bin/false"}  # it cannot enter anything
+    monkeypatch.setattr(sandbox_net.shutil, "which", lambda name: fake.get(name) or which(name))
+    box = make_sandbox(SandboxSettings(private=tuple(str(d) for d in data_dirs)))
+    try:
+        ran = await shell("echo inside", ws, box)
+        assert ran.kind == "ok" and ran.output.startswith("inside"), ran.output
+        argv, _, made = box.wrap(["true"], str(ws), os.environ)
+        tidy(made)
+        assert "--unshare-net" in argv and "nsenter" not in " ".join(argv)
+    finally:
+        box.close()
+
+
 def unix_listener(path: Path) -> socket.socket:
     sock = socket.socket(socket.AF_UNIX)
     sock.bind(str(path))

@@ -24,7 +24,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 from frontier.app.events import ResultKind, ToolCall
@@ -53,7 +53,6 @@ class JobSummary:
     id: str
     command: str
     elapsed: float
-    running: bool
 
 
 @record
@@ -110,7 +109,6 @@ class Job:
         self.exit_code: int | None = None
         self.stopped_by = ""
         """``the model`` or ``the person`` once stopped (an exit of its own: empty)."""
-        self.total = 0
         self._window = CappedBuffer()
         self._text = IncrementalText()
         self._recent = ""
@@ -144,7 +142,6 @@ class Job:
             data = await self.proc.stdout.read(65536)
             if not data:
                 break
-            self.total += len(data)
             self._take(self._text.feed(data))
         self._take(self._text.feed(b"", final=True))
 
@@ -173,7 +170,7 @@ class Job:
         self._made = []
 
     def summary(self) -> JobSummary:
-        return JobSummary(self.id, self.command, self.elapsed(), self.running)
+        return JobSummary(self.id, self.command, self.elapsed())
 
     def _drain(self, *, found: bool = False) -> JobRead:
         window, self._window = self._window, CappedBuffer()
@@ -225,7 +222,6 @@ class Job:
             self.stopped_by = by
             await stop_group(self.proc, self.contained)
             await self.over
-            return self._drain()
         return self._drain()
 
 
@@ -234,7 +230,6 @@ class Jobs:
 
     def __init__(self) -> None:
         self._jobs: dict[str, Job] = {}
-        self._watchers: list[Callable[[], None]] = []
 
     def get(self, job_id: str) -> Job | None:
         return self._jobs.get(job_id)
@@ -245,14 +240,6 @@ class Jobs:
     def summaries(self) -> list[JobSummary]:
         """The jobs still running, oldest first."""
         return [job.summary() for job in self.running()]
-
-    def subscribe(self, watcher: Callable[[], None]) -> None:
-        """``watcher()`` after a job starts or ends (a front end's count of them)."""
-        self._watchers.append(watcher)
-
-    def _changed(self) -> None:
-        for watcher in list(self._watchers):
-            watcher()
 
     async def start(
         self,
@@ -280,8 +267,6 @@ class Jobs:
             raise
         job = Job(job_id, command, proc, contained=contained, made=made)
         self._jobs[job_id] = job
-        job.over.add_done_callback(lambda _: self._changed())
-        self._changed()
         return job
 
     async def close(self) -> None:
@@ -294,7 +279,7 @@ class Jobs:
 
 
 class JobError(Exception):
-    """A job could not start, or there is no such job: the message is for the model."""
+    """A job could not start (too many run): the message is for the model."""
 
 
 class JobTool:

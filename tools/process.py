@@ -578,7 +578,8 @@ class _ExecTool:
             argv, env, made = sandbox.wrap(argv, root, env)
         if prepared.args.get("background"):
             started = {"sandbox": record.as_meta(), "background": call.id}
-            return await _background(call, prepared, ctx, argv, root, env, contained, made, started)
+            source = str(prepared.args[self.field])
+            return await _background(call, source, ctx, argv, root, env, contained, made, started)
         try:
             res = await run_process(
                 argv,
@@ -604,7 +605,7 @@ class _ExecTool:
 
 async def _background(
     call: ToolCall,
-    prepared: Prepared,
+    command: str,
     ctx: ToolContext,
     argv: list[str],
     root: str,
@@ -621,7 +622,6 @@ async def _background(
     if jobs is None:
         tidy(made)
         raise ToolError("background jobs are not available here: run it without background")
-    command = str(prepared.args.get("command") or prepared.args.get("code") or "")
     try:
         job = await jobs.start(
             call.id, command, argv, cwd=root, env=env, contained=contained, made=made

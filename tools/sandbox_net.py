@@ -9,7 +9,8 @@ other on ``127.0.0.1`` and still nothing else (no internet, not the machine's ow
 
 The namespace is made by a small holder: ``bwrap --unshare-net`` (which brings the
 loopback up) running ``cat`` on a pipe only Frontier writes to, so it ends with Frontier
-however Frontier ends (``--die-with-parent`` too). A command enters it with ``nsenter``
+however Frontier ends (``--die-with-parent`` too); joining it is tried once (``nsenter …
+true``) before any command relies on it. A command enters it with ``nsenter``
 by the holder's ``/proc/PID/ns/net`` (and its user namespace, where bwrap made one:
 unprivileged, the network namespace belongs to it), then runs its own ``bwrap`` without
 ``--unshare-net``. Before each use the holder's namespace is checked to be the one made
@@ -54,11 +55,14 @@ class SessionNet:
                 return None
             if not self._alive() and not self._start():
                 return None
-            assert self._nsenter is not None
-            argv = [self._nsenter, f"--net=/proc/{self._pid}/ns/net"]
-            if self._user:
-                argv += [f"--user=/proc/{self._pid}/ns/user", "--preserve-credentials"]
-            return [*argv, "--"]
+            return self._enter()
+
+    def _enter(self) -> list[str]:
+        assert self._nsenter is not None
+        argv = [self._nsenter, f"--net=/proc/{self._pid}/ns/net"]
+        if self._user:
+            argv += [f"--user=/proc/{self._pid}/ns/user", "--preserve-credentials"]
+        return [*argv, "--"]
 
     def _alive(self) -> bool:
         if self._holder is None or self._holder.poll() is not None:
@@ -99,7 +103,28 @@ class SessionNet:
             self.failed = True
             return False
         self._holder, self._pid, self._net_id, self._user = holder, pid, net_id, user
+        if not self._can_enter():
+            self._stop()
+            self.failed = True
+            return False
         return True
+
+    def _can_enter(self) -> bool:
+        """Whether a command can join the namespace: a setuid bwrap makes it in the host's
+        user namespace, which an unprivileged process may not enter (``nsenter`` would
+        fail every command); then each command keeps a network of its own."""
+        try:
+            probe = subprocess.run(
+                [*self._enter(), "true"],
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+                timeout=HOLDER_START,
+                check=False,
+            )
+        except (OSError, subprocess.TimeoutExpired):
+            return False
+        return probe.returncode == 0
 
     def _stop(self) -> None:
         holder, self._holder = self._holder, None
