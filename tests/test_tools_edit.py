@@ -296,3 +296,29 @@ async def test_a_name_and_its_alias_together_are_refused_not_guessed(tmp_path: P
     assert both.kind == "arg" and "'file_path' and 'path' are the same argument" in both.output
     other = await b.run(call("read", 2, filename="a.py"))  # not a name anyone taught
     assert other.kind == "arg" and "unknown argument 'filename'" in other.output
+
+
+async def test_reading_a_folder_lists_it(tmp_path: Path) -> None:
+    """Models read a folder to see what is in it (Anthropic's text editor lists one it is
+    asked to view); it was an error and a round trip to glob."""
+    (tmp_path / "src" / "lib").mkdir(parents=True)
+    (tmp_path / "src" / "a.py").write_text("x\n")
+    (tmp_path / "src" / "lib" / "b.py").write_text("y\n")
+    (tmp_path / "src" / "lib" / "c.py").write_text("z\n")
+    (tmp_path / "build").mkdir()
+    (tmp_path / "build" / "out.o").write_text("o")
+    (tmp_path / ".gitignore").write_text("build/\n")
+    b = make_boundary(tmp_path)
+    r = await b.run(call("read", 1, path="src"))
+    assert r.kind == "ok", r.output
+    assert r.output.splitlines()[:3] == [
+        "src/ is a folder: 2 entries (.gitignore'd left out)",
+        "  lib/  (2 files)",
+        "  a.py",
+    ]
+    top = await b.run(call("read", 2, path="."))
+    assert "  src/  (3 files)" in top.output and "build" not in top.output
+    escape = tmp_path / "src" / "up"
+    escape.symlink_to(tmp_path.parent)  # a folder link leaving the workspace
+    refused = await b.run(call("read", 3, path="src/up"))
+    assert refused.kind == "error" and "outside the workspace" in refused.output

@@ -38,28 +38,42 @@ READ_BYTE_CAP = 24 * 1024
 READ_LINE_CHARS = 2000
 
 
-def _resolve(ctx: ToolContext, path: str) -> WorkspacePath:
+def _resolve(ctx: ToolContext, path: str, *, folder: bool = False) -> WorkspacePath:
+    """``path`` beneath the root; a folder is refused unless ``folder`` (``read`` lists one)."""
     try:
         wp = resolve(ctx.root, path)
     except PathError as exc:
         raise ToolError(str(exc)) from exc
     except OSError as exc:
         raise ToolError(os_message(path, exc)) from exc
-    if wp.real.is_dir():
+    if not folder and wp.real.is_dir():
         raise ToolError(f"{wp.rel} is a directory; give a file path (use glob to list files)")
     return wp
 
 
+class _Folder(Exception):
+    """``path`` is a folder, which the caller lists (``read``)."""
+
+    def __init__(self, rel: str) -> None:
+        super().__init__(rel)
+        self.rel = rel
+
+
 def _read(
-    ctx: ToolContext, path: str, cap: int = EDIT_MAX_FILE
+    ctx: ToolContext, path: str, cap: int = EDIT_MAX_FILE, *, folder: bool = False
 ) -> tuple[WorkspacePath, bytes | None, int | None]:
     """The file's bytes and mode, read beneath the root now (``None`` if absent); a FIFO or
     other non-regular file is refused, never opened for reading, and so is a file over
-    ``cap`` bytes (decided by its size, before it is read)."""
-    wp = _resolve(ctx, path)
+    ``cap`` bytes (decided by its size, before it is read). ``folder``: a folder raises
+    ``_Folder`` (else it is refused)."""
+    wp = _resolve(ctx, path, folder=folder)
     try:
+        if folder and wp.real.is_dir():
+            raise _Folder(wp.rel)
         data, mode = beneath.read_file(ctx.root, wp.rel, cap)
     except IsADirectoryError:
+        if folder:
+            raise _Folder(wp.rel) from None
         raise ToolError(f"{wp.rel} is a directory; give a file path (use glob)") from None
     except beneath.TooLargeError as exc:
         raise ToolError(_too_large(wp.rel, exc.size, cap)) from None
@@ -171,7 +185,8 @@ class ReadTool:
         name="read",
         description=(
             "Read a UTF-8 text file from the workspace as numbered lines. Long files are "
-            "windowed: use offset/limit to page."
+            "windowed: use offset/limit to page. A folder is listed (its files and "
+            "subfolders)."
         ),
         parameters={
             "type": "object",
@@ -199,15 +214,20 @@ class ReadTool:
     bytes_args: frozenset[str] = frozenset()
 
     def prepare(self, args: Mapping[str, Any], ctx: ToolContext) -> Prepared:
-        _resolve(ctx, args["path"])
+        _resolve(ctx, args["path"], folder=True)
         return Prepared(args=args)
 
     async def execute(
         self, call: ToolCall, prepared: Prepared, ctx: ToolContext, cancel: CancelToken
     ) -> Outcome:
         args = prepared.args
-        # Refused by its size: a 1.6 GB log was read whole (0.8 s, 1.6 GB of memory) first.
-        wp, data, _ = _read(ctx, args["path"], READ_MAX_FILE)
+        try:
+            # Refused by its size: a 1.6 GB log was read whole (0.8 s, 1.6 GB of memory) first.
+            wp, data, _ = _read(ctx, args["path"], READ_MAX_FILE, folder=True)
+        except _Folder as folder:  # a folder: listed (the walk resolves it beneath the root)
+            from frontier.tools.search import list_folder
+
+            return await list_folder(ctx, folder.rel, cancel)
         if data is None:
             raise ToolError(_missing(wp))
         wide = utf16_text(data)

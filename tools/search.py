@@ -810,6 +810,55 @@ class GlobTool:
         return Outcome(kind="ok", output="\n".join([*lines, *([note] if note else [])]))
 
 
+def folder_rows(root: Path, rel: str, stop: threading.Event | None = None) -> Found:
+    """One level of a folder as ``read`` shows it: each subfolder (``src/``, with how many
+    files are below it) then each file, sorted, from the same walk as ``glob`` (so what
+    ``.gitignore`` leaves out is left out here too; a folder holding only ignored files
+    is not shown)."""
+    prefix = "" if rel in ("", ".") else rel.rstrip("/") + "/"
+    skipped = Skipped()
+    files: list[str] = []
+    folders: dict[str, int] = {}
+    for entry in walk(root, rel, skipped=skipped, stop=stop):
+        head, sep, _ = entry.rel[len(prefix) :].partition("/")
+        if sep:
+            folders[head] = folders.get(head, 0) + 1
+        else:
+            files.append(head)
+    rows = [
+        f"{_shown(name)}/  ({count} file{'s' * (count != 1)})"
+        for name, count in sorted(folders.items())
+    ]
+    rows += sorted(_shown(name) for name in files)
+    return Found(rows, tuple(sorted(skipped.items)))
+
+
+async def list_folder(ctx: ToolContext, rel: str, cancel: CancelToken) -> Outcome:
+    """``read`` of a folder: its listing (:func:`folder_rows`) rather than an error and a
+    round trip to ``glob``; Anthropic's text editor, which models learnt on, lists a
+    folder it is asked to view."""
+    try:
+        found = await _unless_cancelled(
+            _threaded(folder_rows, real_root(ctx.root), rel, stop=None), cancel
+        )
+    except OSError as exc:
+        raise path_problem("read", rel, exc) from exc
+    if found is None:
+        return Outcome(kind="cancelled", output=_cancelled("read"))
+    name = "." if rel in ("", ".") else _shown(rel.rstrip("/")) + "/"
+    rows = found.rows[:MAX_FILES]
+    more = len(found.rows) - len(rows)
+    head = f"{name} is a folder: {len(found.rows)} entr{'ies' if len(found.rows) != 1 else 'y'}"
+    lines = [head + " (.gitignore'd left out)", *(f"  {row}" for row in rows)]
+    if more:
+        lines.append(f"[{more} more not shown; glob narrows it]")
+    if not found.rows:
+        lines = [f"{name} is a folder with no files (or only .gitignore'd ones)"]
+    lines.append("[read a file by its path; glob lists the files below a folder: src/**/*]")
+    note = _skipped_note(found.skipped).replace("not searched", "not listed")
+    return Outcome(kind="ok", output="\n".join([*lines, *([note] if note else [])]))
+
+
 def glob_files(root: Path, pattern: str, stop: threading.Event | None = None) -> Found:
     """Workspace files whose whole relative path matches ``pattern``, sorted (matched by
     ``globmatch``: linear in each path, runs of ``**/`` merged)."""
