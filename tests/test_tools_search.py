@@ -264,3 +264,26 @@ async def test_a_pattern_and_glob_sent_as_heredocs_lose_their_line_ends(
     (tmp_path / "b.txt").write_text("needle\n")
     r = await make_boundary(tmp_path).run(call("grep", pattern="needle\n", glob="*.py\n"))
     assert r.output.splitlines() == ["a.py:1:needle", "[1 match in 1 file]"]
+
+
+async def test_glob_takes_a_folder_and_absolute_paths_inside_the_workspace(
+    tmp_path: Path,
+) -> None:
+    """Claude Code's Glob takes `path` and models taught there name files absolutely: both
+    were argument errors ("unknown argument 'path'", "must be relative")."""
+    (tmp_path / "src" / "lib").mkdir(parents=True)
+    (tmp_path / "src" / "a.py").write_text("x\n")
+    (tmp_path / "src" / "lib" / "b.py").write_text("y\n")
+    (tmp_path / "top.py").write_text("z\n")
+    b = make_boundary(tmp_path)
+    r = await b.run(call("glob", 1, pattern="**/*.py", path="src"))
+    assert r.output.splitlines() == ["src/a.py", "src/lib/b.py", "[2 files]"]
+    r = await b.run(call("glob", 2, pattern="*.py", path=str(tmp_path / "src")))
+    assert r.output.splitlines() == ["src/a.py", "[1 file]"]
+    r = await b.run(call("glob", 3, pattern=f"{tmp_path}/src/lib/*.py"))
+    assert r.output.splitlines() == ["src/lib/b.py", "[1 file]"]
+    for outside in ("..", "/etc"):
+        r = await b.run(call("glob", 4, pattern="*", path=outside))
+        assert r.kind == "error" and "outside the workspace" in r.output
+    r = await b.run(call("glob", 5, pattern="/etc/*.conf"))
+    assert r.kind == "error" and "must be relative to the workspace" in r.output

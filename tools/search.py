@@ -757,6 +757,17 @@ def _skipped_note(skipped: tuple[tuple[str, str], ...]) -> str:
     return f"[not searched, could not be read: {names}{more}]"
 
 
+def _within(ctx: ToolContext, pattern: str) -> str:
+    """An absolute pattern inside the workspace (``/home/me/proj/src/*.py``, as models
+    taught to name files absolutely write it) made relative to it; anything else as is."""
+    if not pattern.startswith("/"):
+        return pattern
+    for root in (str(real_root(ctx.root)), os.path.abspath(str(ctx.root))):
+        if pattern.startswith(root.rstrip("/") + "/"):
+            return pattern[len(root.rstrip("/")) + 1 :]
+    return pattern
+
+
 class GlobTool:
     spec = ToolSpec(
         name="glob",
@@ -768,6 +779,11 @@ class GlobTool:
             "type": "object",
             "properties": {
                 "pattern": {"type": "string", "description": "glob, e.g. src/**/*.py"},
+                "path": {
+                    "type": "string",
+                    "description": "a folder the pattern is relative to (default: the "
+                    "workspace); the files are still named from the workspace",
+                },
             },
             "required": ["pattern"],
         },
@@ -779,6 +795,17 @@ class GlobTool:
         pattern = args["pattern"].strip()
         if not pattern:
             raise ToolError("glob: empty pattern; e.g. **/*.py", kind="arg")
+        pattern = _within(ctx, pattern)
+        folder = (args.get("path") or "").strip()
+        if folder:  # Claude Code's Glob takes one: models send it, often absolute
+            try:
+                rel = resolve(ctx.root, folder).rel
+            except PathError as exc:
+                raise ToolError(f"glob: {exc}") from exc
+            except OSError as exc:
+                raise path_problem("glob", folder, exc) from exc
+            if rel != ".":
+                pattern = f"{rel}/{pattern.removeprefix('./')}"
         if pattern.startswith("/") or ".." in pattern.split("/"):
             raise ToolError(
                 f"glob: pattern {pattern!r} must be relative to the workspace (no leading / or ..)"
