@@ -322,3 +322,20 @@ async def test_reading_a_folder_lists_it(tmp_path: Path) -> None:
     escape.symlink_to(tmp_path.parent)  # a folder link leaving the workspace
     refused = await b.run(call("read", 3, path="src/up"))
     assert refused.kind == "error" and "outside the workspace" in refused.output
+
+
+async def test_replace_with_all_renames_every_occurrence_and_says_how_many(
+    tmp_path: Path,
+) -> None:
+    """Claude Code's Edit takes replace_all for a rename; without it here a model had to
+    send one call per occurrence, or got "ambiguous" and nothing to do about it."""
+    (tmp_path / "a.py").write_text("foo = 1\nprint(foo)\nfoo += 2\n")
+    b = make_boundary(tmp_path)
+    one = await b.run(call("replace", 1, path="a.py", old="foo", new="bar"))
+    assert one.kind == "error" and "or all: true to replace every one" in one.output
+    assert (tmp_path / "a.py").read_text() == "foo = 1\nprint(foo)\nfoo += 2\n"
+    every = await b.run(call("replace", 2, path="a.py", old="foo", new="bar", replace_all=True))
+    assert every.kind == "ok" and "replace 3 occurrences in a.py from line 1" in every.output
+    assert (tmp_path / "a.py").read_text() == "bar = 1\nprint(bar)\nbar += 2\n"
+    missing = await b.run(call("replace", 3, path="a.py", old="foo", new="x", all=True))
+    assert missing.kind == "error" and "not found" in missing.output

@@ -19,9 +19,12 @@ if TYPE_CHECKING:
 PATH = {"file_path": "path", "filePath": "path", "filepath": "path"}
 REPLACE = {
     **PATH,
+    "replace_all": "all",  # Claude Code's Edit
     **dict.fromkeys(("old_string", "oldString", "old_str", "oldText", "old_text"), "old"),
     **dict.fromkeys(("new_string", "newString", "new_str", "newText", "new_text"), "new"),
 }
+MULTI = {alias: name for alias, name in REPLACE.items() if name != "all"}
+"""``multi``'s edits replace exactly one occurrence each."""
 WRITE = {**PATH, "contents": "content", "file_text": "content"}
 PATCH = {"input": "patch"}
 SHELL = {"cmd": "command", "run_in_background": "background"}

@@ -359,7 +359,9 @@ def _as_utf16(mark: bytes, old: str, new: bytes) -> bytes:
 # ----------------------------------------------------------------------------- replace
 
 
-def _locate_once(path: str, text: str, old: str, what: str) -> int:
+def _locate_once(path: str, text: str, old: str, what: str, every: str = "") -> int:
+    """Where ``old`` occurs in ``text``, the only time; else a ``ToolError`` saying how
+    often it does (``every``: how to replace every one, when the tool can)."""
     count = text.count(old)
     if count == 1:
         return text.index(old)
@@ -379,7 +381,7 @@ def _locate_once(path: str, text: str, old: str, what: str) -> int:
     raise ToolError(
         f"{path}: {what} is ambiguous: {count} matches at lines "
         f"{', '.join(map(str, starts))}{'…' if count > 10 else ''}; include more surrounding "
-        "lines so it occurs exactly once"
+        f"lines so it occurs exactly once{every}"
     )
 
 
@@ -411,6 +413,11 @@ class ReplaceTool:
                 "path": {"type": "string", "description": "file path relative to the workspace"},
                 "old": {"type": "string", "description": "exact text to replace (must be unique)"},
                 "new": {"type": "string", "description": "replacement text"},
+                "all": {
+                    "type": "boolean",
+                    "description": "replace every occurrence (a rename), not exactly one",
+                    "default": False,
+                },
                 "dry_run": {
                     "type": "boolean",
                     "description": "show the diff without writing",
@@ -436,13 +443,20 @@ class ReplaceTool:
             raise ToolError("replace: `old` and `new` are identical; nothing would change", "arg")
         text = _decode(data)
         old, new = _crlf_adapt(text, old, new)
-        at = _locate_once(wp.rel, text, old, "`old`")
-        updated = text[:at] + new + text[at + len(old) :]
+        count = text.count(old)
+        if args["all"] and count > 1:  # a rename: every one, counted
+            updated = text.replace(old, new)
+            first = _line_of(text, text.index(old))
+            summary = f"replace {count} occurrences in {wp.rel} from line {first}"
+        else:
+            at = _locate_once(wp.rel, text, old, "`old`", ", or all: true to replace every one")
+            updated = text[:at] + new + text[at + len(old) :]
+            summary = f"replace in {wp.rel} at line {_line_of(text, at)}"
         return _mutation(
             ctx,
             args,
             [_change(wp, data, _encode(updated), mode)],
-            f"replace in {wp.rel} at line {_line_of(text, at)}",
+            summary,
             needs_approval=not args["dry_run"],
         )
 
@@ -487,7 +501,7 @@ class MultiTool:
         sequential=True,
         mutates=True,
         kind="edit",
-        aliases=arg_aliases.REPLACE,
+        aliases=arg_aliases.MULTI,
         timeout=30.0,
     )
     bytes_args: frozenset[str] = frozenset()
