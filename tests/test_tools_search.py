@@ -287,3 +287,19 @@ async def test_glob_takes_a_folder_and_absolute_paths_inside_the_workspace(
         assert r.kind == "error" and "outside the workspace" in r.output
     r = await b.run(call("glob", 5, pattern="/etc/*.conf"))
     assert r.kind == "error" and "must be relative to the workspace" in r.output
+
+
+@pytest.mark.parametrize("ripgrep", [True, False])
+async def test_grep_ignore_case_matches_either_case_with_either_engine(
+    tmp_path: Path, ripgrep: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Claude Code's Grep takes `-i`; others add `case_insensitive`: one flag, and the
+    names models send for it."""
+    monkeypatch.setattr(search.GrepTool, "use_ripgrep", ripgrep)
+    (tmp_path / "a.py").write_text("Needle\nneedle\nNEEDLE\nhay\n")
+    b = make_boundary(tmp_path)
+    exact = await b.run(call("grep", 1, pattern="needle"))
+    assert exact.output.splitlines() == ["a.py:2:needle", "[1 match in 1 file]"]
+    for n, flag in enumerate(("ignore_case", "-i", "case_insensitive"), 2):
+        r = await b.run(call("grep", n, pattern="needle", **{flag: True}))
+        assert r.output.splitlines()[:3] == ["a.py:1:Needle", "a.py:2:needle", "a.py:3:NEEDLE"]

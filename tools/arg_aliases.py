@@ -27,9 +27,10 @@ MULTI = {alias: name for alias, name in REPLACE.items() if name != "all"}
 """``multi``'s edits replace exactly one occurrence each."""
 WRITE = {**PATH, "contents": "content", "file_text": "content"}
 PATCH = {"input": "patch"}
+GREP = dict.fromkeys(("-i", "case_insensitive", "caseInsensitive"), "ignore_case")
 SHELL = {"cmd": "command", "run_in_background": "background"}
 
-EVERY = {**PATH, **REPLACE, **WRITE, **PATCH, **SHELL}
+EVERY = {**PATH, **REPLACE, **WRITE, **PATCH, **SHELL, **GREP}
 """Every alias → its parameter, for a front end summing up a call as the model sent it."""
 
 

@@ -51,6 +51,7 @@ from typing import Any, TypeVar
 from frontier.app import fastjson
 from frontier.app.events import ToolCall
 from frontier.app.record import record
+from frontier.tools.arg_aliases import GREP
 from frontier.tools.base import CancelToken, Outcome, Prepared, ToolError
 from frontier.tools.beneath import NotRegularFileError, open_regular
 from frontier.tools.contract import ToolContext, ToolSpec
@@ -621,10 +622,16 @@ class GrepTool:
                     "type": "string",
                     "description": "only files matching this glob, e.g. *.py or src/**/*.ts",
                 },
+                "ignore_case": {
+                    "type": "boolean",
+                    "description": "match letters in either case",
+                    "default": False,
+                },
             },
             "required": ["pattern"],
         },
         timeout=60.0,
+        aliases=GREP,
     )
     bytes_args: frozenset[str] = frozenset()
     use_ripgrep = True
@@ -633,6 +640,8 @@ class GrepTool:
         # a CTL heredoc's value ends with its line end (``arg pattern <<EOF``): a pattern
         # holding one matches no line (lines are searched one by one), a glob no name
         args = {**args, "pattern": args["pattern"].rstrip("\r\n")}
+        if args.get("ignore_case") and not args["pattern"].startswith("(?i)"):
+            args["pattern"] = "(?i)" + args["pattern"]  # one flag both engines read
         if args.get("glob"):
             args["glob"] = args["glob"].strip()
         compile_pattern(args["pattern"])
