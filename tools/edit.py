@@ -185,8 +185,7 @@ class ReadTool:
         name="read",
         description=(
             "Read a UTF-8 text file from the workspace as numbered lines. Long files are "
-            "windowed: use offset/limit to page. A folder is listed (its files and "
-            "subfolders)."
+            "windowed: use offset/limit to page. A folder is listed."
         ),
         parameters={
             "type": "object",
@@ -415,7 +414,7 @@ class ReplaceTool:
                 "new": {"type": "string", "description": "replacement text"},
                 "all": {
                     "type": "boolean",
-                    "description": "replace every occurrence (a rename), not exactly one",
+                    "description": "every occurrence, not exactly one",
                     "default": False,
                 },
                 "dry_run": {

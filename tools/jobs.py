@@ -292,25 +292,16 @@ class JobTool:
     spec = ToolSpec(
         name="job",
         description=(
-            "Read what a background job (shell with background: true) printed since the "
-            "last read, and whether it still runs; wait up to `wait` seconds for more, or "
-            "until `until` appears in it (a server's 'listening' line). stop: true stops it."
+            "A background job's output since the last read, and whether it runs; waits up "
+            "to `wait` s, or until `until` appears. stop: true stops it."
         ),
         parameters={
             "type": "object",
             "properties": {
-                "id": {"type": "string", "description": "the job's id (the shell call's)"},
-                "wait": {
-                    "type": "integer",
-                    "description": "seconds to wait for new output or the job's end (default 0)",
-                    "minimum": 0,
-                    "maximum": MAX_WAIT,
-                },
-                "until": {
-                    "type": "string",
-                    "description": "return as soon as the new output contains this text",
-                },
-                "stop": {"type": "boolean", "description": "stop the job (its whole group)"},
+                "id": {"type": "string", "description": "the job id"},
+                "wait": {"type": "integer", "minimum": 0, "maximum": MAX_WAIT},
+                "until": {"type": "string", "description": "text to wait for"},
+                "stop": {"type": "boolean"},
             },
             "required": ["id"],
         },

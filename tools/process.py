@@ -647,21 +647,15 @@ class ShellTool(_ExecTool):
         description=(
             "Run a shell command (bash -c) in the workspace root. stdout and stderr are merged; "
             "long output keeps its first 60% and last 40%. No terminal: stdin is empty and an "
-            "editor exits at once (git commit -m MSG). For a server or a watcher that keeps "
-            "running, set background: true and read it with the job tool; a job started "
-            "with & is stopped when the command ends."
+            "editor exits at once (git commit -m MSG). A server or watcher: background: "
+            "true, then the job tool (& jobs end with the command)."
         ),
         parameters={
             "type": "object",
             "properties": {
                 "command": {"type": "string", "description": "the command line"},
                 "timeout": _timeout_param(120),
-                "background": {
-                    "type": "boolean",
-                    "description": "keep it running as a job after this call returns (a "
-                    "dev server, a watcher): returns its first second of output and the job "
-                    "id for the job tool; no timeout",
-                },
+                "background": {"type": "boolean", "description": "keep it running as a job"},
             },
             "required": ["command"],
         },

@@ -92,7 +92,10 @@ class Registry:
             required = set(s.parameters.get("required", []))
             lines = [f"{s.name}: {s.description}"]
             for name, prop in props.items():
-                lines.append(f"  - {name} ({_type_text(prop, name in required)}): {_desc(prop)}")
+                desc = _desc(prop)
+                lines.append(f"  - {name} ({_type_text(prop, name in required)})")
+                if desc:
+                    lines[-1] += f": {desc}"
             blocks.append("\n".join(lines))
         return "\n\n".join(blocks)
 

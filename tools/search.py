@@ -622,11 +622,7 @@ class GrepTool:
                     "type": "string",
                     "description": "only files matching this glob, e.g. *.py or src/**/*.ts",
                 },
-                "ignore_case": {
-                    "type": "boolean",
-                    "description": "match letters in either case",
-                    "default": False,
-                },
+                "ignore_case": {"type": "boolean", "default": False},
             },
             "required": ["pattern"],
         },
@@ -788,11 +784,7 @@ class GlobTool:
             "type": "object",
             "properties": {
                 "pattern": {"type": "string", "description": "glob, e.g. src/**/*.py"},
-                "path": {
-                    "type": "string",
-                    "description": "a folder the pattern is relative to (default: the "
-                    "workspace); the files are still named from the workspace",
-                },
+                "path": {"type": "string", "description": "folder the pattern starts in"},
             },
             "required": ["pattern"],
         },
