@@ -92,7 +92,8 @@ def responses_problems(body: dict[str, Any]) -> list[str]:
             if role == last_role == "user":
                 out.append(f"item {i}: two user messages in a row")
             texts = [p.get("text", "") for p in item.get("content", [])]
-            if not any(t.strip() for t in texts):
+            pictures = [p for p in item.get("content", []) if p.get("type") == "input_image"]
+            if not any(t.strip() for t in texts) and not pictures:
                 out.append(f"item {i}: an empty {role} message")
             last_role = role
     if outstanding:

@@ -19,6 +19,7 @@ from frontier.app.agent.runtime import create_runtime
 from frontier.app.agent.session import AgentSession, EventHub, SessionBusy, stored_sessions
 from frontier.app.config import Config
 from frontier.app.events import Event, ResponseStarted, ToolResult, TurnEnded
+from frontier.app.model.conversation import Image
 from frontier.tools.policy import PolicyApprover
 
 
@@ -38,7 +39,7 @@ class ScriptedLoop:
     def pending_bound(self) -> int:
         return 3
 
-    async def send(self, text: str) -> TurnEnded:
+    async def send(self, text: str, images: tuple[Image, ...] = ()) -> TurnEnded:
         self.emit.emit(ResponseStarted("ctl", 0))
         await self.release.wait()
         return TurnEnded("done")

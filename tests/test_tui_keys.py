@@ -38,6 +38,7 @@ from frontier.app.frontends.tui.app import FrontierApp
 from frontier.app.frontends.tui.screens.copy import CopyScreen
 from frontier.app.frontends.tui.screens.help import HelpScreen, help_text
 from frontier.app.frontends.tui.screens.review import ReviewScreen
+from frontier.app.model.conversation import Image
 from frontier.tools.approval_rules import AllowedRule, ApprovalRules, CommandRule, EditRule
 from frontier.tools.policy import PolicyApprover
 from frontier.widgets.status_bar import StatusBar
@@ -60,7 +61,7 @@ class StoppableLoop(FakeLoop):
 
     task: asyncio.Task[Any] | None = None
 
-    async def send(self, text: str) -> TurnEnded:
+    async def send(self, text: str, images: tuple[Image, ...] = ()) -> TurnEnded:
         self.task = asyncio.current_task()
         self.transducer = CtlTransducer()  # each turn is a new response
         try:

@@ -14,6 +14,7 @@ wire-neutrally and encoded by ``tests/wire_scripts.py``.
 from __future__ import annotations
 
 import asyncio
+import base64
 import contextlib
 import json
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -1851,3 +1852,59 @@ async def test_a_claude_past_the_listings_first_page_is_asked_by_its_own_page() 
     found = await probed_window(server, "claude-sonnet-4-5")
     assert found is not None and found.tokens == 200_000
     assert server.paged == ["claude-sonnet-4-5"]
+
+
+# --------------------------------------------------------------------------- images
+
+PNG = b"\x89PNG\r\n\x1a\n" + bytes(range(256)) * 4
+"""An image's bytes as a file holds them (the signature is what makes it one)."""
+
+
+def image_parts(wire: str, seen: Seen) -> list[dict[str, Any]]:
+    """The image parts of the request's user messages, in this wire's shape."""
+    if wire == "openai-responses":
+        messages = [i for i in seen.body["input"] if i.get("role") == "user"]
+        kind = "input_image"
+    else:
+        messages = [m for m in seen.body["messages"] if m["role"] == "user"]
+        kind = "image_url" if wire == "openai-chat" else "image"
+    return [
+        part
+        for m in messages
+        if isinstance(m["content"], list)
+        for part in m["content"]
+        if part.get("type") == kind
+    ]
+
+
+@pytest.mark.parametrize("wire", WIRES)
+async def test_an_attached_image_reaches_the_model_in_each_apis_shape(
+    make: Make, wire: str
+) -> None:
+    """`look at @shot.png` sends the screenshot itself, in the API's image part, before
+    the words (every request of the session carries it, a resumed one too)."""
+    rig = await make(wire)
+    (rig.root / "shot.png").write_bytes(PNG)
+    rig.answer(done(wire))
+    prepared = rig.session.attach("what is wrong in @shot.png?")
+    assert prepared.notes() == [f"attached shot.png (image/png, {len(PNG):,} bytes)"]
+    ended = await bounded(rig.session.send(prepared.text, prepared.images), "the turn")
+    assert ended.reason == "done", ended.message
+    rig.assert_valid()
+    data = base64.b64encode(PNG).decode()
+    wanted = {
+        "openai-chat": {"type": "image_url", "image_url": {"url": f"data:image/png;base64,{data}"}},
+        "openai-responses": {"type": "input_image", "image_url": f"data:image/png;base64,{data}"},
+        "anthropic-messages": {
+            "type": "image",
+            "source": {"type": "base64", "media_type": "image/png", "data": data},
+        },
+    }[wire]
+    (first,) = rig.server.requests
+    assert image_parts(wire, first) == [wanted]
+    assert "what is wrong in @shot.png?" in history_text(first)
+    await rig.resume()
+    rig.answer(done(wire))
+    await rig.turn("and now?")
+    assert image_parts(wire, rig.server.requests[-1]) == [wanted]  # kept in the store
+    rig.assert_valid()

@@ -32,6 +32,7 @@ from frontier.app.events import (
     ToolStarted,
     TurnEnded,
 )
+from frontier.app.model.conversation import Image
 from frontier.tools.contract import Decision, Preview, ToolSpec
 from frontier.tools.diffing import file_preview
 from frontier.tools.jobs import Jobs
@@ -134,7 +135,7 @@ class FakeLoop:
     def set_mode(self, mode: Mode) -> None:
         self.mode = mode
 
-    async def send(self, text: str) -> TurnEnded:
+    async def send(self, text: str, images: tuple[Image, ...] = ()) -> TurnEnded:
         self.sent.append(text)
         self.history.append(text)
         if not self.script_tools:

@@ -26,6 +26,7 @@ from frontier.app.events import (
     ToolResult,
     TurnEnded,
 )
+from frontier.app.model.conversation import Image
 from frontier.app.session.prompt_history import PromptHistory
 
 
@@ -63,7 +64,7 @@ class EchoLoop:
     def set_mode(self, mode: Mode) -> None:
         self.mode = mode
 
-    async def send(self, text: str) -> TurnEnded:
+    async def send(self, text: str, images: tuple[Image, ...] = ()) -> TurnEnded:
         self.sent.append(text)
         self.emit(ResponseStarted("ctl-heredoc", len(self.sent) - 1))
         self.started.set()
@@ -79,9 +80,8 @@ class EchoLoop:
         self.emit(ResponseEnded("stop"))
         taken = self.inbox.take() if self.inbox is not None else None
         if taken is not None:  # the next request of this turn carries them
-            content, delivered = taken
-            self.sent.append(content)
-            self.emit(delivered)
+            self.sent.append(taken.content)
+            self.emit(taken.event)
             self.emit(ResponseStarted("ctl-heredoc", len(self.sent) - 1))
             self.emit(AssistantText("noted"))
             self.emit(ResponseEnded("stop"))

@@ -17,6 +17,12 @@ the file's content, so it need not spend a request on ``read``. The rules:
   nothing attachable stays in the text as typed, and :attr:`Prepared.problems`
   says why, for the front end to show.
 
+An image (PNG, JPEG, GIF, WebP: known by its first bytes, not its name) is attached as an
+image: the model sees it (every wire sends it as its API's image part) and the text keeps
+the mention. At most :data:`IMAGE_MAX` bytes each (the APIs' 5 MB once base64-encoded)
+and :data:`IMAGES_MAX` a message; a model that takes no images says so as an error of
+its server.
+
 Completion offers :func:`workspace_files`: the ``.gitignore``-aware walk of the
 ``grep``/``glob`` tools (``tools/gitignore.walk``: links never followed, ``.git``
 skipped), at most :data:`COMPLETION_MAX` paths.
@@ -24,12 +30,14 @@ skipped), at most :data:`COMPLETION_MAX` paths.
 
 from __future__ import annotations
 
+import base64
 import codecs
 import os
 import re
 from pathlib import Path
 
 from frontier.app.agent.path_query import in_order
+from frontier.app.model.conversation import Image
 from frontier.app.record import record
 from frontier.tools import beneath
 from frontier.tools.gitignore import walk
@@ -45,6 +53,16 @@ TOTAL_MAX = 128 * 1024
 """Bytes of attached files in one message."""
 FILES_MAX = 8
 """Files attached to one message."""
+IMAGE_MAX = 3_750_000
+"""Bytes of one attached image: base64 makes it 5,000,000, Anthropic's limit per image."""
+IMAGES_MAX = 4
+"""Images attached to one message."""
+_IMAGE_MAGIC = (
+    (b"\x89PNG\r\n\x1a\n", "image/png"),
+    (b"\xff\xd8\xff", "image/jpeg"),
+    (b"GIF87a", "image/gif"),
+    (b"GIF89a", "image/gif"),
+)
 COMPLETION_MAX = 100_000
 """Workspace paths ``@`` completion looks through (a huge tree is cut, not walked whole)."""
 SEARCH_MAX = 20_000
@@ -64,13 +82,18 @@ class Attachment:
     """The file's size in bytes."""
     sent: int
     """Bytes of it in the message (``< size`` when cut at :data:`FILE_MAX`)."""
+    media_type: str = ""
+    """An image's type (``image/png``); empty for a text file."""
 
     @property
     def cut(self) -> bool:
         return self.sent < self.size
 
     def label(self) -> str:
-        """``app/cli.py (2,345 bytes)`` / ``big.log (first 32,700 of 1,048,576 bytes)``."""
+        """``app/cli.py (2,345 bytes)`` / ``big.log (first 32,700 of 1,048,576 bytes)`` /
+        ``shot.png (image/png, 123,456 bytes)``."""
+        if self.media_type:
+            return f"{self.path} ({self.media_type}, {self.size:,} bytes)"
         if self.cut:
             return f"{self.path} (first {self.sent:,} of {self.size:,} bytes)"
         return f"{self.path} ({self.size:,} byte{'s' if self.size != 1 else ''})"
@@ -87,6 +110,8 @@ class Prepared:
     attachments: tuple[Attachment, ...] = ()
     problems: tuple[str, ...] = ()
     """One line per mention that was not attached, and why."""
+    images: tuple[Image, ...] = ()
+    """The attached images, sent beside ``text``."""
 
     def notes(self) -> list[str]:
         """The transcript lines that say what went with the message."""
@@ -108,6 +133,7 @@ def prepare(root: Path, text: str) -> Prepared:
     attached: list[Attachment] = []
     blocks: list[str] = []
     problems: list[str] = []
+    images: list[Image] = []
     seen: set[str] = set()
     total = 0
     for mention in mentions(text):
@@ -119,6 +145,15 @@ def prepare(root: Path, text: str) -> Prepared:
         if rel in seen:
             continue
         seen.add(rel)
+        kind = image_type(data)
+        if kind is not None:
+            image = _image(rel, size, data, kind, len(images))
+            if isinstance(image, str):
+                problems.append(f"@{mention}: {image}")
+            else:
+                images.append(image)
+                attached.append(Attachment(rel, size, size, kind))
+            continue
         if len(attached) >= FILES_MAX:
             problems.append(f"@{mention}: not attached, {FILES_MAX} files per message at most")
             continue
@@ -139,7 +174,32 @@ def prepare(root: Path, text: str) -> Prepared:
         attached.append(attachment)
         blocks.append(_block(attachment, content))
     full = text if not blocks else text.rstrip("\n") + "\n\n" + "\n\n".join(blocks)
-    return Prepared(text, full, tuple(attached), tuple(problems))
+    return Prepared(text, full, tuple(attached), tuple(problems), tuple(images))
+
+
+def image_type(data: bytes) -> str | None:
+    """The image type ``data`` begins as (its signature, whatever the file's name), or
+    ``None``."""
+    for magic, kind in _IMAGE_MAGIC:
+        if data.startswith(magic):
+            return kind
+    if data[:4] == b"RIFF" and data[8:12] == b"WEBP":
+        return "image/webp"
+    return None
+
+
+def _image(rel: str, size: int, data: bytes, kind: str, count: int) -> Image | str:
+    """The image to send, or why it is not attached."""
+    if count >= IMAGES_MAX:
+        return f"not attached, {IMAGES_MAX} images per message at most"
+    if size > IMAGE_MAX or len(data) > IMAGE_MAX:
+        return (
+            f"not attached, the image is {size:,} bytes and the models' APIs take at most "
+            f"{IMAGE_MAX:,}: make it smaller (a lower resolution, or JPEG)"
+        )
+    if len(data) < size:  # it grew while it was read: what was read is not the image
+        return "not attached, it changed while it was read"
+    return Image(kind, base64.b64encode(data).decode("ascii"), rel)
 
 
 def _read_mention(root: Path, mention: str) -> tuple[str, int, bytes] | str:
@@ -160,6 +220,8 @@ def _read_mention(root: Path, mention: str) -> tuple[str, int, bytes] | str:
                 fd, st = opened
                 try:
                     data = os.read(fd, FILE_MAX + 1)
+                    if image_type(data) is not None and st.st_size <= IMAGE_MAX:
+                        data += _rest(fd, IMAGE_MAX + 1 - len(data))
                 finally:
                     os.close(fd)
                 return _shown(candidate), st.st_size, data
@@ -172,6 +234,18 @@ def _read_mention(root: Path, mention: str) -> tuple[str, int, bytes] | str:
         except OSError as exc:
             why = (exc.strerror or str(exc)).lower()
     return why
+
+
+def _rest(fd: int, most: int) -> bytes:
+    """Up to ``most`` more bytes of ``fd`` (an image: its whole file, bounded)."""
+    parts: list[bytes] = []
+    while most > 0:
+        chunk = os.read(fd, min(most, 1 << 20))
+        if not chunk:
+            break
+        parts.append(chunk)
+        most -= len(chunk)
+    return b"".join(parts)
 
 
 def _shown(path: str) -> str:

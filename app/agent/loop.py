@@ -60,6 +60,7 @@ from frontier.app.model.client import Client
 from frontier.app.model.conversation import (
     AssistantTurn,
     CallEntry,
+    Image,
     Item,
     Reasoning,
     ResultEntry,
@@ -77,6 +78,7 @@ from frontier.tools.registry import Registry
 
 if TYPE_CHECKING:
     from frontier.app.agent.compactor import Compactor
+    from frontier.app.agent.queue import Delivery
 
 MAX_CALLS = 64
 """The most calls one response may make (``max_calls``, ``--max-calls``,
@@ -201,9 +203,10 @@ class Inbox(Protocol):
     """Messages the user queued while the turn runs (``AgentSession.queue``)."""
 
     def waiting(self) -> bool: ...
-    def take(self) -> tuple[str, Event] | None:
-        """Everything queued, as one user message's content, and the event that tells the
-        front ends (emitted once that message is committed); ``None`` when nothing is."""
+    def take(self) -> Delivery | None:
+        """Everything queued, as one user message (its text and images) and the event that
+        tells the front ends (emitted once that message is committed); ``None`` when
+        nothing is."""
         ...
 
 
@@ -484,13 +487,14 @@ class AgentLoop:
 
     # ------------------------------------------------------------------ turns
 
-    async def send(self, text: str) -> TurnEnded:
-        """Run one user turn to its end; the returned event says why it ended."""
+    async def send(self, text: str, images: tuple[Image, ...] = ()) -> TurnEnded:
+        """Run one user turn to its end; the returned event says why it ended.
+        ``images``: what the person attached, sent with ``text``."""
         self._turn_task = asyncio.current_task()
         self._current = self._recorded = None
         try:
             self._set_state("active")
-            ended = await self._turn(text)
+            ended = await self._turn(text, images)
         except asyncio.CancelledError as stopped:
             self._stopping = True
             # a call executing now is stopped by the boundary (its process group killed)
@@ -553,10 +557,10 @@ class AgentLoop:
             with _committing("set_state"):
                 self.store.set_state(self.session_id, state)
 
-    async def _turn(self, text: str) -> TurnEnded:
+    async def _turn(self, text: str, images: tuple[Image, ...] = ()) -> TurnEnded:
         self.repeats.clear()  # the person spoke: asking again is theirs to ask
         items: list[Item] = self._carried_items()
-        items.append(UserText(text, "person"))
+        items.append(UserText(text, "person", images))
         if self.compactor is not None:
             # a message no compaction can make fit is never sent, nor kept for the model
             refused = await self.compactor.refused(self._request_with(items))
@@ -1212,9 +1216,8 @@ class AgentLoop:
         taken = self.inbox.take() if self.inbox is not None else None
         if taken is None:
             return
-        content, delivered = taken
-        self._append([UserText(content, "person")])
-        self._emit(delivered)
+        self._append([UserText(taken.content, "person", taken.images)])
+        self._emit(taken.event)
 
     def _append(self, items: Sequence[Item]) -> None:
         """Add to history and commit it (one transaction)."""

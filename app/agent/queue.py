@@ -13,6 +13,7 @@ from pathlib import Path
 
 from frontier.app.agent.attachments import prepare
 from frontier.app.events import QueuedDelivered
+from frontier.app.model.conversation import Image
 from frontier.app.record import record
 
 
@@ -28,6 +29,16 @@ class QueuedMessage:
     """Stable for the session (1, 2, ...): what ``edit_queued`` / ``remove_queued`` name."""
     text: str
     """As typed; ``@path`` mentions are attached when it is delivered."""
+
+
+@record
+class Delivery:
+    """Everything queued, as one user message: its text, its images, and the event that
+    tells the front ends."""
+
+    content: str
+    images: tuple[Image, ...]
+    event: QueuedDelivered
 
 
 class MessageQueue:
@@ -65,16 +76,17 @@ class MessageQueue:
     def waiting(self) -> bool:
         return bool(self._items)
 
-    def take(self) -> tuple[str, QueuedDelivered] | None:
-        """Everything queued as one user message's content (files attached as of now),
-        with the event that tells the front ends; ``None`` when nothing was queued."""
+    def take(self) -> Delivery | None:
+        """Everything queued as one user message (files attached as of now); ``None``
+        when nothing was queued."""
         taken, self._items = self._items, []
         if not taken:
             return None
         prepared = [prepare(self.workspace, message.text) for message in taken]
         content = "\n\n".join(p.text for p in prepared)
         notes = tuple(note for p in prepared for note in p.notes())
-        return content, QueuedDelivered(tuple(m.text for m in taken), notes)
+        images = tuple(image for p in prepared for image in p.images)
+        return Delivery(content, images, QueuedDelivered(tuple(m.text for m in taken), notes))
 
 
-__all__ = ["MessageQueue", "NotQueued", "QueuedMessage"]
+__all__ = ["Delivery", "MessageQueue", "NotQueued", "QueuedMessage"]

@@ -57,6 +57,7 @@ if TYPE_CHECKING:
     from frontier.app.agent.budget import ContextBudget
     from frontier.app.agent.explain import Explanation
     from frontier.app.agent.history_events import HistoryRead
+    from frontier.app.model.conversation import Image
     from frontier.app.session.store import LogRecord, SessionInfo, SessionStore
     from frontier.tools.jobs import Jobs, JobSummary
     from frontier.tools.mcp_servers import McpHost
@@ -86,7 +87,7 @@ class TurnLoop(Protocol):
     @property
     def frontier(self) -> int: ...
     def pending_bound(self) -> int: ...
-    async def send(self, text: str) -> TurnEnded: ...
+    async def send(self, text: str, images: tuple[Image, ...] = ()) -> TurnEnded: ...
     def cancel_turn(self) -> None: ...
     async def stop_turn(self) -> None: ...
     def cancel_tool(self) -> bool: ...
@@ -398,8 +399,9 @@ class AgentSession:
             told(None)  # after this subscription: the observer is added first
 
     # ------------------------------------------------------------------ operations
-    async def send(self, text: str) -> TurnEnded:
+    async def send(self, text: str, images: tuple[Image, ...] = ()) -> TurnEnded:
         """Run one user turn to its end; the returned event says why it ended.
+        ``images``: attached to the message (``attach`` finds them in ``@`` mentions).
 
         Messages still queued from a turn that ended before they could go (it was
         cancelled, failed, or ran out of requests) were typed first, so they open this
@@ -407,13 +409,13 @@ class AgentSession:
         """
         earlier = self._queue.take()
         if earlier is not None:
-            content, delivered = earlier
-            self._events.emit(delivered)
-            text = f"{content}\n\n{text}" if text else content
+            self._events.emit(earlier.event)
+            text = f"{earlier.content}\n\n{text}" if text else earlier.content
+            images = earlier.images + images
         text, self._notices = with_notices(self._notices, text), []
         self._busy = True
         try:
-            return await self._loop.send(text)
+            return await self._loop.send(text, images)
         finally:
             self._busy = False
 

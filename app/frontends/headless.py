@@ -722,7 +722,11 @@ async def run_headless(
                 printer.line(f"you {printer.text(printer.said(prompt))}")
             if printer.reader_gone or stop.received is not None:
                 break
-            ended = await session.send(prompt)
+            # @path mentions attach files and images, as in the TUI (docs/headless.md)
+            prepared = session.attach(prompt)
+            for note in () if print_mode else prepared.notes():
+                safe_print(f"note {printer.text(note)}", file=sys.stderr if as_json else sys.stdout)
+            ended = await session.send(prepared.text, prepared.images)
             if ended.reason != "done":  # the printer has said why (once)
                 # headless, only a signal stops a turn: ctrl+c here (asyncio's SIGINT)
                 status = EXIT_INTERRUPTED if ended.reason == "cancelled" else EXIT_FAILED

@@ -44,12 +44,39 @@ history from before typed items is read back by it)."""
 NOT_EXECUTED = "[not_executed] no result was recorded for this call; it may not have run"
 
 
+IMAGE_TYPES = ("image/png", "image/jpeg", "image/gif", "image/webp")
+"""The image formats every wire's API takes (OpenAI's and Anthropic's common set)."""
+IMAGE_TOKENS = 1600
+"""What an image is counted as in the context budget: Anthropic's figure for the largest
+image it keeps whole (about 1.15 megapixels: width × height / 750); OpenAI's high-detail
+tiles cost about the same. An estimate, like every byte count here."""
+IMAGE_BYTES = IMAGE_TOKENS * 4
+""":data:`IMAGE_TOKENS` as the bytes :func:`item_bytes` counts (4 a token, as the budget
+reads them: ``agent/budget.BYTES_PER_TOKEN``)."""
+
+
+@record
+class Image:
+    """An image the person attached to a message (a screenshot, a diagram)."""
+
+    media_type: str
+    """One of :data:`IMAGE_TYPES`."""
+    data: str
+    """The image's bytes, base64-encoded (as every API takes them)."""
+    name: str = ""
+    """The workspace path it came from (shown, never sent as the image)."""
+
+    def data_url(self) -> str:
+        return f"data:{self.media_type};base64,{self.data}"
+
+
 @record
 class UserText:
-    """Text on the user's side of the conversation."""
+    """Text on the user's side of the conversation, with any images the person attached."""
 
     text: str
     origin: Origin = "person"
+    images: tuple[Image, ...] = ()
 
 
 @record
@@ -157,7 +184,7 @@ def call_text(call: CallEntry) -> str:
 
 
 def user_text(item: UserText | ToolResults) -> str:
-    """The user-side text of an item sent without native results."""
+    """The user-side text of an item sent without native results (its images apart)."""
     if isinstance(item, UserText):
         return item.text
     return "".join(frame(r) for r in item.results) + item.note
@@ -180,6 +207,8 @@ class UserMessage:
 
     results: tuple[ResultEntry, ...] = ()
     texts: tuple[str, ...] = ()
+    images: tuple[Image, ...] = ()
+    """Sent before the texts (Anthropic's advice: an image, then what to do with it)."""
 
     @property
     def text(self) -> str:
@@ -208,13 +237,17 @@ def wire_messages(items: Iterable[Item], *, native: bool, wire: str) -> list[Mes
     calls_open: tuple[CallEntry, ...] = ()
     """Native calls of the last assistant message still waiting for their results."""
 
-    def user(results: Sequence[ResultEntry] = (), text: str = "") -> None:
+    def user(
+        results: Sequence[ResultEntry] = (), text: str = "", images: tuple[Image, ...] = ()
+    ) -> None:
         texts = (text,) if text else ()
         if out and isinstance(out[-1], UserMessage):
             prev = out[-1]
-            out[-1] = UserMessage(prev.results + tuple(results), prev.texts + texts)
-        elif results or texts:
-            out.append(UserMessage(tuple(results), texts))
+            out[-1] = UserMessage(
+                prev.results + tuple(results), prev.texts + texts, prev.images + images
+            )
+        elif results or texts or images:
+            out.append(UserMessage(tuple(results), texts, images))
 
     def close_calls() -> None:
         nonlocal calls_open
@@ -262,7 +295,7 @@ def wire_messages(items: Iterable[Item], *, native: bool, wire: str) -> list[Mes
         else:
             close_calls()
             assert isinstance(item, UserText | ToolResults)
-            user((), user_text(item))
+            user((), user_text(item), item.images if isinstance(item, UserText) else ())
     close_calls()
     for i, message in enumerate(out):
         if isinstance(message, AssistantMessage) and not message.text.strip() and not message.calls:
@@ -276,7 +309,12 @@ def wire_messages(items: Iterable[Item], *, native: bool, wire: str) -> list[Mes
 def item_to_json(item: Item) -> dict[str, Any]:
     """The stored form of an item (``"item"`` names its type)."""
     if isinstance(item, UserText):
-        return {"item": "user", "text": item.text, "origin": item.origin}
+        stored: dict[str, Any] = {"item": "user", "text": item.text, "origin": item.origin}
+        if item.images:
+            stored["images"] = [
+                {"media_type": i.media_type, "data": i.data, "name": i.name} for i in item.images
+            ]
+        return stored
     if isinstance(item, AssistantTurn):
         out: dict[str, Any] = {"item": "assistant", "text": item.text}
         if item.calls:
@@ -324,7 +362,14 @@ def item_from_json(obj: Mapping[str, Any]) -> Item:
         origin = obj.get("origin", "person")
         if origin not in ("person", "feedback", "summary", "notice", "carried"):
             origin = "person"
-        return UserText(_str(obj.get("text")), origin)
+        images = tuple(
+            Image(i["media_type"], i["data"], _str(i.get("name")))
+            for i in _list(obj.get("images"))
+            if isinstance(i, Mapping)
+            and i.get("media_type") in IMAGE_TYPES
+            and isinstance(i.get("data"), str)
+        )
+        return UserText(_str(obj.get("text")), origin, images)
     if kind == "assistant":
         calls = tuple(
             CallEntry(_str(c.get("id")), _str(c.get("name")), _dict(c.get("arguments")))
@@ -371,7 +416,7 @@ def _dict(value: object) -> dict[str, Any]:
 def item_bytes(item: Item) -> int:
     """UTF-8 bytes an item puts in a request (its text, calls' arguments, results)."""
     if isinstance(item, UserText):
-        return len(item.text.encode("utf-8"))
+        return len(item.text.encode("utf-8")) + len(item.images) * IMAGE_BYTES
     if isinstance(item, AssistantTurn):
         size = len(item.text.encode("utf-8")) + len(item.cut.encode("utf-8"))
         for call in item.calls:
@@ -395,10 +440,20 @@ def text_items(items: Sequence[Item]) -> str:
             parts.extend(call_text(c) for c in item.calls)
         else:
             parts.append(user_text(item))
+            if isinstance(item, UserText):  # a summary request carries no image
+                parts.extend(image_note(i) for i in item.images)
     return "\n\n".join(p for p in parts if p)
 
 
+def image_note(image: Image) -> str:
+    """An image in words, where only text goes (a summary request, the export)."""
+    padding = len(image.data) - len(image.data.rstrip("="))
+    size = len(image.data) * 3 // 4 - padding  # base64's length says the bytes exactly
+    return f"[image {image.name or '(pasted)'}, {image.media_type}, {size:,} bytes]"
+
+
 __all__ = [
+    "IMAGE_TYPES",
     "NOT_EXECUTED",
     "NO_REPLY",
     "SUMMARY_MARK",
@@ -406,6 +461,7 @@ __all__ = [
     "AssistantMessage",
     "AssistantTurn",
     "CallEntry",
+    "Image",
     "Item",
     "Message",
     "Origin",
@@ -420,6 +476,7 @@ __all__ = [
     "failure_of",
     "failure_reason",
     "frame",
+    "image_note",
     "is_item_json",
     "item_bytes",
     "item_from_json",

@@ -110,7 +110,11 @@ def export_records(
         yield from flush()
         t = iso_time(r.t)
         if r.type == "user":
-            yield {"type": "user", "t": t, "text": d.get("text", "")}
+            user = {"type": "user", "t": t, "text": d.get("text", "")}
+            images = d.get("images")
+            if isinstance(images, list) and images:
+                user["images"] = [str(name) for name in images]
+            yield user
         elif r.type == "call":
             yield {
                 "type": "call",
@@ -218,6 +222,8 @@ def to_markdown(info: SessionInfo, records: list[dict[str, Any]]) -> str:
         kind = r["type"]
         if kind == "user":
             out += ["## You", "", r["text"], ""]
+            out += [f"_image attached: {name}_" for name in r.get("images", ())]
+            out += [""] if r.get("images") else []
         elif kind == "reasoning":  # quoted: it reads as the model's aside, not its reply
             quoted = _closed_fences(r["text"]).strip("\n").splitlines()
             out += ["> _thinking_", ">", *[f"> {line}".rstrip() for line in quoted], ""]

@@ -137,19 +137,23 @@ class Timeline:
             role_of,
         )
 
-        rows: list[tuple[str, str, str | None]] = []
+        rows: list[tuple[str, str, dict[str, Any] | None]] = []
         for item in items:
             if not isinstance(item, UserText | AssistantTurn | ToolResults):
                 raise TypeError(f"not a conversation item: {item!r:.80}")
             body = self.db.scrub(to_json(item_to_json(item)))
-            typed = item.text if isinstance(item, UserText) and item.origin == "person" else None
+            typed: dict[str, Any] | None = None
+            if isinstance(item, UserText) and item.origin == "person":
+                typed = {"text": item.text}
+                if item.images:  # named in the timeline; the bytes are in the item only
+                    typed["images"] = [image.name for image in item.images]
             rows.append((role_of(item), body, typed))
         now = time.time()
 
         def insert(c: sqlite3.Connection) -> None:
             for role, body, typed in rows:
                 if typed is not None:
-                    append_log(self.db, c, session_id, "user", {"text": typed}, t=now)
+                    append_log(self.db, c, session_id, "user", typed, t=now)
                 last = c.execute(
                     "SELECT MAX(seq) FROM log WHERE session_id = ?", (session_id,)
                 ).fetchone()[0]

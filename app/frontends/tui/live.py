@@ -354,7 +354,10 @@ class LiveController:
             elif prepared is not None:
                 self._show_sent(prepared)
             self._asked, self._joined, self._delivered = 0, False, ((), 0)
-            ended = await session.send(prepared.text if prepared is not None else "")
+            if prepared is not None:
+                ended = await session.send(prepared.text, prepared.images)
+            else:
+                ended = await session.send("")
             refused = self._refused(text) if ended.reason == "too_long" else ""
             if refused:
                 self._give_back(refused)

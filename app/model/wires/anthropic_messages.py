@@ -710,6 +710,13 @@ def encode_messages(items: Sequence[Item], *, native: bool, wire: str) -> list[d
             }
             for r in message.results
         )
+        content.extend(
+            {
+                "type": "image",
+                "source": {"type": "base64", "media_type": i.media_type, "data": i.data},
+            }
+            for i in message.images
+        )
         if message.text.strip():
             content.append({"type": "text", "text": message.text})
         if not content:

@@ -735,7 +735,14 @@ def encode_messages(
         out.extend(
             {"role": "tool", "tool_call_id": r.call_id, "content": r.body} for r in message.results
         )
-        if message.text:
+        if message.images:  # parts: the images, then the text
+            parts: list[dict[str, Any]] = [
+                {"type": "image_url", "image_url": {"url": i.data_url()}} for i in message.images
+            ]
+            if message.text:
+                parts.append({"type": "text", "text": message.text})
+            out.append({"role": "user", "content": parts})
+        elif message.text:
             out.append({"role": "user", "content": message.text})
     return out
 

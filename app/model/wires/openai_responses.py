@@ -604,8 +604,13 @@ def encode_input(request: ModelRequest, wire: str) -> list[dict[str, Any]]:
             {"type": "function_call_output", "call_id": r.call_id, "output": r.body}
             for r in message.results
         )
+        parts: list[dict[str, Any]] = [
+            {"type": "input_image", "image_url": i.data_url()} for i in message.images
+        ]
         if message.text:
-            out.append({"role": "user", "content": [{"type": "input_text", "text": message.text}]})
+            parts.append({"type": "input_text", "text": message.text})
+        if parts:
+            out.append({"role": "user", "content": parts})
     return out
 
 
