@@ -352,8 +352,10 @@ class Compacted(Event):
     rounds: int
     """Rounds whose results were stubbed, or rounds summarised."""
     reason: str = "threshold"
-    """``threshold`` (the budget's share was passed) or ``overflow`` (the server said the
-    request was too long; it is retried once)."""
+    """``threshold`` (the budget's share was passed), ``overflow`` (the server said the
+    request was too long; it is retried once), ``manual`` (``/compact``), ``too_long`` (a
+    message withdrawn) or ``images_refused`` (the images taken out: the model takes
+    none)."""
     detail: str = ""
     """What happened in words (how many results, the summary's source)."""
 

@@ -1908,3 +1908,40 @@ async def test_an_attached_image_reaches_the_model_in_each_apis_shape(
     await rig.turn("and now?")
     assert image_parts(wire, rig.server.requests[-1]) == [wanted]  # kept in the store
     rig.assert_valid()
+
+
+@pytest.mark.parametrize("wire", WIRES)
+async def test_a_model_that_takes_no_images_is_told_once_and_the_session_goes_on(
+    make: Make, wire: str
+) -> None:
+    """llama.cpp without a vision projector answers HTTP 500 "image input is not
+    supported": it was retried four times ("the server is failing or overloaded: try
+    again later"), and the image stayed in the history, so every later message of the
+    session was refused the same way. Now: no retry, what to do, and the image is taken
+    out of the history (named in the message's text), for this run and a resumed one."""
+    rig = await make(wire)
+    (rig.root / "shot.png").write_bytes(PNG)
+    refusal = {
+        "error": {
+            "code": 500,
+            "message": "image input is not supported - hint: if this is unexpected, you "
+            "may need to provide the mmproj",
+            "type": "server_error",
+        }
+    }
+    rig.answer(status(500, refusal), done(wire))
+    prepared = rig.session.attach("what is wrong in @shot.png?")
+    ended = await bounded(rig.session.send(prepared.text, prepared.images), "the turn")
+    assert ended.reason == "provider_error" and len(rig.server.requests) == 1
+    assert "the model takes no images" in ended.message
+    assert "failing or overloaded" not in ended.message
+    compacted = rig.watch.of(Compacted)
+    assert [c.reason for c in compacted] == ["images_refused"]
+    assert "1 image (shot.png) taken out" in compacted[0].detail
+    await rig.resume()
+    await rig.turn("then read notes.txt instead")
+    last = rig.server.requests[-1]
+    assert image_parts(wire, last) == []
+    assert "[image shot.png, image/png" in history_text(last)
+    assert "not sent: the model takes no images" in history_text(last)
+    rig.assert_valid()

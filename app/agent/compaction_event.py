@@ -45,6 +45,13 @@ def _words(step: str, reason: str, rounds: int, detail: Mapping[str, Any]) -> st
     if reason == "too_long":
         withdrawn = _int(detail, "withdrawn")
         return f"your message ({withdrawn:,} bytes) withdrawn from what the model is sent"
+    if reason == "images_refused":
+        images = detail.get("images")
+        names = [n for n in images if isinstance(n, str)] if isinstance(images, list) else []
+        return (
+            f"{_count(len(names), 'image')} ({', '.join(names)}) taken out of what the "
+            "model is sent: it takes no images"
+        )
     if step == "stub" and isinstance(trimmed := detail.get("trimmed"), list):
         cuts = [t for t in trimmed if isinstance(t, Mapping)]
         was = sum(t["bytes"] for t in cuts if isinstance(t.get("bytes"), int))

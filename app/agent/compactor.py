@@ -66,6 +66,7 @@ from frontier.app.model.conversation import (
     UserText,
     item_bytes,
     role_of,
+    without_images,
 )
 from frontier.app.model.errors import ContextOverflow, ModelError, context_overflow
 from frontier.app.model.request import ModelRequest
@@ -272,6 +273,29 @@ class Compactor:
             "rounds": 0,
             "withdrawn": size,
         }
+        self._record("stub", items, detail, positions)
+        self._emit(compaction_event("stub", detail))
+        return items
+
+    def drop_images(self, request: ModelRequest) -> list[Item] | None:
+        """The history with every image taken out, each named in its message's text, when
+        the server refused one (the model takes no images: ``ModelError.images_refused``);
+        recorded as a ``stub`` step (reason ``images_refused``), so a resumed session
+        never sends them again. ``None`` when the history holds none."""
+        items = list(request.items)
+        names: list[str] = []
+        for i, item in enumerate(items):
+            if isinstance(item, UserText) and item.images:
+                names += [image.name or "(pasted)" for image in item.images]
+                items[i] = without_images(item)
+        if not names:
+            return None
+        before = self.budget.used(request)
+        positions = self._positions(items)
+        self.budget.rewritten()
+        after = self.budget.used(_with(request, items))
+        detail = {"reason": "images_refused", "before": before, "after": after, "rounds": 0}
+        detail |= {"window": self.budget.window or 0, "images": names}
         self._record("stub", items, detail, positions)
         self._emit(compaction_event("stub", detail))
         return items

@@ -68,6 +68,7 @@ from frontier.app.model.conversation import (
     UserText,
     failed_cut,
     failure_of,
+    without_images,
 )
 from frontier.app.model.errors import ModelError
 from frontier.app.model.request import ModelRequest
@@ -526,6 +527,8 @@ class AgentLoop:
             ended = TurnEnded("session_persistence_failed", str(exc))
         except ModelError as exc:
             ended = TurnEnded("provider_error", str(exc))
+            if exc.images_refused:  # or every later request would be refused the same way
+                self._drop_images()
             await self._keep_cut(failed_cut(exc.message))
         except TooLong as exc:
             ended = TurnEnded("too_long", str(exc))
@@ -690,6 +693,18 @@ class AgentLoop:
     def replace_history(self, items: Sequence[Item]) -> None:
         """Adopt a compacted history (the compactor has stored it)."""
         self.history[:] = items
+
+    def _drop_images(self) -> None:
+        """The server refused an image: every image taken out of the history (and of the
+        store, through the compactor; without one, of this run's history only)."""
+        if self.compactor is not None:
+            dropped = self.compactor.drop_images(self.request())
+            if dropped is not None:
+                self.replace_history(dropped)
+            return
+        self.history[:] = [
+            without_images(item) if isinstance(item, UserText) else item for item in self.history
+        ]
 
     async def _respond_again_on_passing_error(self) -> _Response:
         """``_respond_or_fall_back``; asked again (up to :data:`ASKED_AGAIN` times, after

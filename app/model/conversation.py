@@ -445,6 +445,16 @@ def text_items(items: Sequence[Item]) -> str:
     return "\n\n".join(p for p in parts if p)
 
 
+def without_images(item: UserText) -> UserText:
+    """``item`` with its images taken out and named in its text (the model cannot read
+    them: its server refused them)."""
+    if not item.images:
+        return item
+    said = "\n".join(image_note(image) for image in item.images)
+    note = f"{said}\n(not sent: the model takes no images)"
+    return UserText(f"{item.text}\n\n{note}" if item.text else note, item.origin)
+
+
 def image_note(image: Image) -> str:
     """An image in words, where only text goes (a summary request, the export)."""
     padding = len(image.data) - len(image.data.rstrip("="))
@@ -485,4 +495,5 @@ __all__ = [
     "text_items",
     "user_text",
     "wire_messages",
+    "without_images",
 ]

@@ -44,6 +44,7 @@ class ModelError(Exception):
         overflow: ContextOverflow | None = None,
         refused_call: str | None = None,
         tools_refused: bool = False,
+        images_refused: bool = False,
     ) -> None:
         super().__init__(message)
         self.kind: ModelErrorKind = kind
@@ -62,6 +63,9 @@ class ModelError(Exception):
         """Set when the server refused the request for its ``tools[]`` (it takes no native
         tool calls: ``lasting_refusals.refuses_tools``): an ``auto`` session that has had
         no reply yet goes on in the text protocol."""
+        self.images_refused = images_refused
+        """Set when the server refused the request for an image the model cannot read
+        (``lasting_refusals.refuses_images``): the images are taken out of the history."""
 
     def __repr__(self) -> str:
         name = type(self).__name__

@@ -12,7 +12,9 @@ overloaded: try again later", which sent them to wait for nothing:
   must run a protocol that writes its calls in the text (``--protocol ctl-heredoc``),
   which sends no ``tools[]``;
 - an account out of credit: OpenAI's ``insufficient_quota`` comes as HTTP 429, the
-  status of a rate limit, and was retried as one.
+  status of a rate limit, and was retried as one;
+- a model that takes no images, sent one (stop 56): llama.cpp without a vision projector
+  answers "HTTP 500 … image input is not supported" (retried four times on the rig).
 """
 
 from __future__ import annotations
@@ -67,8 +69,33 @@ sources in the comments). A session on
 ``--protocol auto`` that has had no reply yet falls back to the text protocol on these
 (:func:`refuses_tools`)."""
 
+_NO_IMAGES = (
+    "the model takes no images (no vision on this server or model): the image is taken out "
+    "of the conversation, so send the message again without it, or use a model that reads "
+    "images (llama.cpp: --mmproj)"
+)
+_IMAGE_SIGNS = tuple(
+    (sign, _NO_IMAGES)
+    for sign in (
+        "image input is not supported",  # llama.cpp without --mmproj
+        "is only supported by certain models",  # OpenAI: "image_url is only supported by…"
+        "missing data required for image input",  # Ollama, a model without vision
+        "image(s) may be provided in one",  # vLLM, a text model: "At most 0 image(s) …"
+        "does not support images",  # LM Studio
+        "does not support image input",
+        "no endpoints found that support image input",  # OpenRouter
+        "unknown variant `image_url`",  # DeepSeek's API (text only)
+        "unknown variant `input_image`",
+        "not a multimodal model",
+    )
+)
+"""``(words the server says, what to do)`` when a request carried an image the model
+cannot read: the image is taken out of the history (``AgentLoop``), or every later
+request of the session would be refused the same way."""
+
 _SIGNS = (
     *_TOOLS_SIGNS,
+    *_IMAGE_SIGNS,
     (
         "insufficient_quota",
         "the account is out of credit (not a rate limit: waiting does not help): check the "
@@ -85,6 +112,12 @@ def lasting_refusal(text: str) -> str | None:
         if sign.lower() in said:
             return fix
     return None
+
+
+def refuses_images(text: str) -> bool:
+    """Whether ``text`` (an error body) says the model takes no images."""
+    said = text.lower()
+    return any(sign.lower() in said for sign, _ in _IMAGE_SIGNS)
 
 
 def refuses_tools(text: str) -> bool:

@@ -67,7 +67,7 @@ from frontier.app.model.errors import (
     refused_call,
 )
 from frontier.app.model.http import httpx
-from frontier.app.model.lasting_refusals import lasting_refusal, refuses_tools
+from frontier.app.model.lasting_refusals import lasting_refusal, refuses_images, refuses_tools
 from frontier.app.model.probe import (
     PROBE_TIMEOUT,
     WindowInfo,
@@ -554,6 +554,7 @@ class ModelClient:
                             status=status,
                             attempts=retries + 1,
                             tools_refused=refuses_tools(text),
+                            images_refused=refuses_images(text),
                         )
                     if 300 <= status < 400 and response.headers.get("location"):
                         raise self._redirected(status, response.headers["location"], retries + 1)

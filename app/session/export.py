@@ -194,6 +194,7 @@ def compaction_record(c: CompactionRecord) -> dict[str, Any]:
         "messages": len(c.items),  # the history items it left (the key predates items)
         **({"source": d["source"]} if d.get("source") else {}),
         **({"trimmed": len(d["trimmed"])} if isinstance(d.get("trimmed"), list) else {}),
+        **({"images": [str(n) for n in d["images"]]} if isinstance(d.get("images"), list) else {}),
     }
 
 
@@ -266,6 +267,9 @@ def to_markdown(info: SessionInfo, records: list[dict[str, Any]]) -> str:
             why = " (the server said the request was too long)" if r["reason"] == "overflow" else ""
             if r["reason"] == "too_long":  # docs/context-budget.md: a message withdrawn
                 what, why = "the message above withdrawn, too long for the model", ""
+            if r["reason"] == "images_refused":  # the model takes no images
+                named = ", ".join(r.get("images") or ())
+                what, why = f"the images above ({named}) taken out: the model takes none", ""
             out += [
                 f"> ⇣ **compacted**{why}: {what} ({r['rounds'] or 0} rounds), "
                 f"{r['before'] or 0:,} → {r['after'] or 0:,} of {r['window'] or 0:,} tokens; "
