@@ -131,3 +131,27 @@ def test_the_export_names_the_images_a_message_carried(tmp_path: Path) -> None:
         info, records = read_session(store.db, sid)
     assert records[0]["images"] == ["shot.png"]
     assert "_image attached: shot.png_" in to_markdown(info, records)
+
+
+def test_a_screenshot_outside_the_workspace_is_attached_nothing_else_from_there(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Screenshots live in ~/Pictures or /tmp, not in the project: an image the person
+    names there is attached; a text file there stays refused and unread, a FIFO too."""
+    import os
+
+    root, home = tmp_path / "ws", tmp_path / "home"
+    (home / "Pictures").mkdir(parents=True)
+    root.mkdir()
+    png = SIGNATURES["shot.png"][0] + b"\x00" * 10
+    (home / "Pictures" / "shot.png").write_bytes(png)
+    (home / "secret.txt").write_text("the-secret-value\n")
+    os.mkfifo(home / "pipe")
+    monkeypatch.setenv("HOME", str(home))
+    text = f"see @~/Pictures/shot.png @{home}/secret.txt @{home}/pipe @../home/Pictures/shot.png"
+    prepared = prepare(root, text)
+    assert [i.name for i in prepared.images] == ["~/Pictures/shot.png", "../home/Pictures/shot.png"]
+    assert base64.b64decode(prepared.images[0].data) == png
+    assert "the-secret-value" not in prepared.text
+    refused = [p for p in prepared.problems if "only an image is attached" in p]
+    assert len(refused) == 2  # the text file and the FIFO

@@ -34,6 +34,7 @@ import base64
 import codecs
 import os
 import re
+import stat
 from pathlib import Path
 
 from frontier.app.agent.path_query import in_order
@@ -226,14 +227,44 @@ def _read_mention(root: Path, mention: str) -> tuple[str, int, bytes] | str:
                     os.close(fd)
                 return _shown(candidate), st.st_size, data
         except FileNotFoundError:
+            if candidate.startswith("~") and (image := _outside_image(root, candidate)):
+                return image
             continue
         except IsADirectoryError:
             why = "a folder, not a file (name a file inside it)"
         except beneath.PathError:
-            why = "outside the workspace"
+            if (image := _outside_image(root, candidate)) is not None:
+                return image
+            why = "outside the workspace (from outside it only an image is attached)"
         except OSError as exc:
             why = (exc.strerror or str(exc)).lower()
     return why
+
+
+def _outside_image(root: Path, path: str) -> tuple[str, int, bytes] | None:
+    """An image the person named outside the workspace (``@~/Pictures/shot.png``, a
+    screenshot tool's ``/tmp/…``): read, as its path was typed; anything else there, a
+    text file above all, is ``None`` and never read past its first bytes. The person
+    names it; the model never can (a mention is the person's message, not a tool call)."""
+    full = os.path.join(root, os.path.expanduser(path))  # an absolute path stays itself
+    try:
+        fd = os.open(full, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError:
+        return None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            return None
+        data = os.read(fd, 64)
+        if image_type(data) is None:
+            return None
+        if st.st_size <= IMAGE_MAX:
+            data += _rest(fd, IMAGE_MAX + 1 - len(data))
+        return path, st.st_size, data
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
 
 
 def _rest(fd: int, most: int) -> bytes:
