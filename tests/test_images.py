@@ -155,3 +155,19 @@ def test_a_screenshot_outside_the_workspace_is_attached_nothing_else_from_there(
     assert "the-secret-value" not in prepared.text
     refused = [p for p in prepared.problems if "only an image is attached" in p]
     assert len(refused) == 2  # the text file and the FIFO
+
+
+def test_a_resumed_session_shows_the_images_its_messages_carried(tmp_path: Path) -> None:
+    from frontier.app.agent.history_events import read_tail
+    from frontier.app.events import Notice, UserMessage
+    from frontier.app.session.store import SessionStore
+
+    image = Image("image/png", base64.b64encode(b"\x89PNG\r\n\x1a\n").decode(), "shot.png")
+    with SessionStore.open(tmp_path / "s.db") as store:
+        sid = store.create_session(str(tmp_path), "m", "http://127.0.0.1:9/v1", "native-inc")
+        store.append_items(sid, [UserText("what is wrong in @shot.png?", "person", (image,))])
+        events = read_tail(store, sid, None).events
+    assert events[:2] == [
+        UserMessage("what is wrong in @shot.png?"),
+        Notice("attached image shot.png"),
+    ]

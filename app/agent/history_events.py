@@ -27,6 +27,7 @@ from frontier.app.events import (
     CallReady,
     ContractError,
     Event,
+    Notice,
     ReasoningText,
     ToolCall,
     ToolFinished,
@@ -133,6 +134,9 @@ def history_events(
         if rec.type == "user":  # stored as the model got it: the undo notes come apart
             notices, typed = split_notices(str(data.get("text", "")))
             yield UserMessage(typed, notices)
+            images = data.get("images")
+            for name in images if isinstance(images, list) else ():  # as the TUI said live
+                yield Notice(f"attached image {name}")
         elif rec.type == "assistant" and "reasoning" in data:
             yield ReasoningText(str(data["reasoning"]))
         elif rec.type == "assistant":
