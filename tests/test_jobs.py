@@ -79,6 +79,8 @@ async def test_an_unknown_job_is_an_error_that_says_why(tmp_path: Path) -> None:
     r = await boundary(tmp_path).run(call("job", 1, id="c9"))
     assert r.kind == "error"
     assert "no job 'c9'" in r.output and "start it again" in r.output
+    long = await boundary(tmp_path).run(call("job", 3, id="x" * 10_000))
+    assert long.kind == "error" and len(long.output) < 600  # the model's id, quoted short
     plain = await make_boundary(tmp_path).run(call("shell", 2, command="true", background=True))
     assert plain.kind == "error" and "not available" in plain.output  # a boundary without jobs
 

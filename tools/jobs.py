@@ -324,8 +324,9 @@ class JobTool:
         job = ctx.jobs.get(job_id) if ctx.jobs is not None else None
         if job is None:
             known = [j.id for j in ctx.jobs.running()] if ctx.jobs is not None else []
+            shown = job_id if len(job_id) <= 80 else job_id[:77] + "…"  # a model's id: quoted short
             raise ToolError(
-                f"no job {job_id!r} in this session's process"
+                f"no job {shown!r} in this session's process"
                 + (f" (running: {', '.join(known)})" if known else " (none is running)")
                 + ": jobs end when the Frontier process that started them ends (a resumed "
                 "session starts with none); start it again with shell background: true"
