@@ -171,3 +171,26 @@ def test_a_resumed_session_shows_the_images_its_messages_carried(tmp_path: Path)
         UserMessage("what is wrong in @shot.png?"),
         Notice("attached image shot.png"),
     ]
+
+
+def test_the_forms_a_terminal_pastes_a_dropped_file_in(tmp_path: Path) -> None:
+    import os
+
+    from frontier.app.agent.attachments import dropped_image
+
+    shot = tmp_path / "Screen Shot 1.png"
+    shot.write_bytes(SIGNATURES["shot.png"][0] + b"\x00")
+    (tmp_path / "a.txt").write_text("text\n")
+    os.mkfifo(tmp_path / "pipe.png")
+    mention = f'@"{shot}"'
+    for pasted in (
+        f"'{shot}'",
+        f'"{shot}"',
+        str(shot).replace(" ", "\\ "),
+        "file://" + str(shot).replace(" ", "%20"),
+        f"  '{shot}'\n",
+    ):
+        assert dropped_image(pasted) == mention, pasted
+    for pasted in (f"{tmp_path}/a.txt", "hello there", f"{shot}\n{shot}", "relative.png"):
+        assert dropped_image(pasted) is None, pasted
+    assert dropped_image(f"{tmp_path}/pipe.png") is None  # a FIFO: not opened to block

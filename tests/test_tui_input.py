@@ -507,3 +507,31 @@ async def test_a_burst_of_keys_edits_the_box_in_the_order_they_came(
         for key in keys.split():
             app.post_message(events.Key(key, key if len(key) == 1 else None))
         await until(pilot, lambda: prompt.text == text, f"the box to read {text!r}")
+
+
+async def test_a_screenshot_dropped_on_the_terminal_goes_in_as_its_mention(
+    tmp_path: Path,
+) -> None:
+    """Dropping a file on a terminal pastes its path (quoted when it has spaces): a
+    screenshot's path went to the model as text it cannot see; now it is attached."""
+    shots = tmp_path / "shots"
+    shots.mkdir()
+    png = b"\x89PNG\r\n\x1a\n" + b"\x00" * 20
+    (shots / "Screen Shot 1.png").write_bytes(png)
+    (shots / "notes.txt").write_text("not an image\n")
+    root = tmp_path / "ws"
+    root.mkdir()
+    holder: list[EchoRuntime] = []
+    app = make_app(root, holder)
+    async with app.run_test(size=(120, 40)) as pilot:
+        prompt = await ready(pilot)
+        prompt.insert("what is wrong here? ")
+        app.post_message(events.Paste(f"'{shots}/Screen Shot 1.png'"))
+        want = f'what is wrong here? @"{shots}/Screen Shot 1.png" '
+        await until(pilot, lambda: prompt.text == want, "the mention")
+        await pilot.press("enter")
+        await until(pilot, lambda: bool(holder[0].loop.sent), "the send")
+        (images,) = holder[0].loop.images
+        assert [i.name for i in images] == [f"{shots}/Screen Shot 1.png"]
+        app.post_message(events.Paste(f"{shots}/notes.txt"))  # not an image: pasted as is
+        await until(pilot, lambda: prompt.text == f"{shots}/notes.txt", "the plain paste")

@@ -35,6 +35,8 @@ class EchoLoop:
     emit: Callable[[Event], None]
     hold: bool = False
     sent: list[str] = field(default_factory=list)
+    images: list[tuple[Image, ...]] = field(default_factory=list)
+    """The images sent with each message of ``sent``."""
     """The user message content of each model request, in order."""
     carried: list[ToolResult] = field(default_factory=list)
     inbox: Any = None
@@ -66,6 +68,7 @@ class EchoLoop:
 
     async def send(self, text: str, images: tuple[Image, ...] = ()) -> TurnEnded:
         self.sent.append(text)
+        self.images.append(images)
         self.emit(ResponseStarted("ctl-heredoc", len(self.sent) - 1))
         self.started.set()
         if self.hold:

@@ -6,7 +6,9 @@
   send the same byte for shift+Enter as for Enter (tmux, most without the kitty
   keyboard protocol), so ctrl+j is the newline that works everywhere.
 * A **bracketed paste** arrives as one ``Paste`` event and is inserted whole,
-  every line of it (the old one-line ``Input`` kept the first line, silently).
+  every line of it (the old one-line ``Input`` kept the first line, silently); a paste
+  that is the path of an image (a screenshot dropped on the terminal) goes in as its
+  ``@`` mention (:attr:`PromptInput.dropped`).
 * **↑ / ↓** on the first / last (visual) line recall earlier prompts, as a shell
   does: the text typed before the first ↑ is kept and comes back after the newest.
   With messages queued and the prompt empty, ↑ first edits the queue (below).
@@ -257,6 +259,10 @@ class PromptInput(TextArea):
         self._typed = False
         """The last key typed text (only typing opens the ``@path`` list)."""
         self.command_source: CommandSource | None = None
+        self.dropped: Callable[[str], str | None] | None = None
+        """The ``@`` mention a pasted text stands for, if any: a file dropped on the
+        terminal pastes its path, and a screenshot's is attached (the front end's
+        ``attachments.dropped_image``)."""
         self.commands: tuple[SlashCommand, ...] = BUILTINS
         """What the slash menu offers (the built-ins until the session's are read)."""
         self._commands_at = -FILES_STALE
@@ -294,6 +300,11 @@ class PromptInput(TextArea):
             self.scroll_cursor_visible()
 
     async def _on_paste(self, event: events.Paste) -> None:
+        mention = self.dropped(event.text) if self.dropped is not None else None
+        if mention is not None:  # a dropped screenshot: its mention, attached on send
+            event.prevent_default()
+            self.insert(mention + " ")
+            return
         self._scrollbar_before(event.text)
         # (Textual then calls TextArea's own ``_on_paste``, which inserts the text)
 

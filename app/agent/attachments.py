@@ -241,6 +241,39 @@ def _read_mention(root: Path, mention: str) -> tuple[str, int, bytes] | str:
     return why
 
 
+def dropped_image(text: str) -> str | None:
+    """The ``@`` mention of an image whose path ``text`` is, as a terminal pastes a file
+    dropped on it (``/tmp/shot.png``, ``'/home/me/Screen Shot.png'``, ``/a/Screen\\
+    Shot.png``, ``file:///…``); ``None`` for anything else. Dropping a screenshot sent its
+    path to the model as text, which cannot see it; Claude Code attaches one."""
+    path = text.strip()
+    if not path or "\n" in path or len(path) > 4096:
+        return None
+    if path.startswith("file://"):
+        from urllib.parse import unquote, urlsplit
+
+        path = unquote(urlsplit(path).path)
+    elif len(path) >= 2 and path[0] == path[-1] and path[0] in "'\"":
+        path = path[1:-1]
+    elif "\\" in path:
+        path = re.sub(r"\\(.)", r"\1", path)
+    if not (path.startswith("/") or path.startswith("~")) or '"' in path:
+        return None
+    try:  # never blocking: a FIFO named here must not hang the paste
+        fd = os.open(os.path.expanduser(path), os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    except (OSError, ValueError):
+        return None
+    try:
+        head = os.read(fd, 16) if stat.S_ISREG(os.fstat(fd).st_mode) else b""
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+    if image_type(head) is None:
+        return None
+    return f'@"{path}"' if any(c.isspace() for c in path) else f"@{path}"
+
+
 def _outside_image(root: Path, path: str) -> tuple[str, int, bytes] | None:
     """An image the person named outside the workspace (``@~/Pictures/shot.png``, a
     screenshot tool's ``/tmp/…``): read, as its path was typed; anything else there, a

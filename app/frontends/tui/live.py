@@ -624,6 +624,9 @@ class LiveController:
         prompt.file_source = session.workspace_files if session is not None else None
         prompt.file_search = session.search_files if session is not None else None
         prompt.command_source = session.slash_commands if session is not None else None
+        from frontier.app.agent.attachments import dropped_image  # with the session: loaded
+
+        prompt.dropped = dropped_image
         prompt.forget_files()
         self._show_queue()
 
