@@ -61,8 +61,9 @@ class Image:
 
     media_type: str
     """One of :data:`IMAGE_TYPES`."""
-    data: str
-    """The image's bytes, base64-encoded (as every API takes them)."""
+    data: str = field(repr=False)
+    """The image's bytes, base64-encoded (as every API takes them); left out of the
+    repr (a log line or a failed assertion would print megabytes)."""
     name: str = ""
     """The workspace path it came from (shown, never sent as the image)."""
 
