@@ -339,3 +339,11 @@ async def test_replace_with_all_renames_every_occurrence_and_says_how_many(
     assert (tmp_path / "a.py").read_text() == "bar = 1\nprint(bar)\nbar += 2\n"
     missing = await b.run(call("replace", 3, path="a.py", old="foo", new="x", all=True))
     assert missing.kind == "error" and "not found" in missing.output
+
+
+async def test_reading_an_image_says_what_it_is_and_how_to_show_it(tmp_path: Path) -> None:
+    (tmp_path / "shot.png").write_bytes(b"\x89PNG\r\n\x1a\n" + b"\x00" * 40)
+    r = await make_boundary(tmp_path).run(call("read", 1, path="shot.png"))
+    assert r.kind == "error"
+    assert "shot.png is an image (image/png, 48 bytes)" in r.output
+    assert "attach it to a message (@shot.png)" in r.output

@@ -63,8 +63,7 @@ def test_what_cannot_be_attached_stays_as_typed_and_says_why(root: Path, tmp_pat
         "@nope.py: no such file in the workspace; sent as typed",
         "@../secret.txt: outside the workspace (from outside it only an image is attached); "
         "sent as typed",
-        "@escape: outside the workspace (from outside it only an image is attached); "
-        "sent as typed",
+        "@escape: outside the workspace (from outside it only an image is attached); sent as typed",
         "@app: a folder, not a file (name a file inside it); sent as typed",
         "@bin.dat: not attached, it is not UTF-8 text",
         "@pipe: " + prepared.problems[5].split(": ", 1)[1],

@@ -19,6 +19,7 @@ from frontier.tools import arg_aliases, beneath
 from frontier.tools.base import CancelToken, Outcome, Prepared, ToolError
 from frontier.tools.contract import Preview, ToolContext, ToolSpec
 from frontier.tools.diffing import file_preview
+from frontier.tools.image_kind import image_kind
 from frontier.tools.patch_docs import PatchDialect, apply_patch_spec
 from frontier.tools.patch_engine import (
     EDIT_MAX_FILE,
@@ -233,6 +234,12 @@ class ReadTool:
         if wide is not None:  # PowerShell's `>`, `reg export`: text, by its mark
             shown = render_window(wp.rel, wide, args["offset"], args["limit"])
             return Outcome(kind="ok", output=f"{shown}\n[{wp.rel} is UTF-16 text, shown decoded]")
+        picture = image_kind(data)
+        if picture is not None:  # it has NUL bytes too: say what it is and the way to show it
+            raise ToolError(
+                f"{wp.rel} is an image ({picture}, {len(data):,} bytes); read shows text only: "
+                f"ask the person to attach it to a message (@{wp.rel}) to see it"
+            )
         if b"\x00" in data[:8192]:
             raise ToolError(f"{wp.rel} looks binary (contains NUL bytes); read shows text only")
         try:

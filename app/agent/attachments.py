@@ -42,6 +42,7 @@ from frontier.app.model.conversation import Image
 from frontier.app.record import record
 from frontier.tools import beneath
 from frontier.tools.gitignore import walk
+from frontier.tools.image_kind import image_kind
 from frontier.tools.utf16 import is_utf16
 
 TYPE_CHECKING = False  # typing is not imported at run time
@@ -58,12 +59,7 @@ IMAGE_MAX = 3_750_000
 """Bytes of one attached image: base64 makes it 5,000,000, Anthropic's limit per image."""
 IMAGES_MAX = 4
 """Images attached to one message."""
-_IMAGE_MAGIC = (
-    (b"\x89PNG\r\n\x1a\n", "image/png"),
-    (b"\xff\xd8\xff", "image/jpeg"),
-    (b"GIF87a", "image/gif"),
-    (b"GIF89a", "image/gif"),
-)
+
 COMPLETION_MAX = 100_000
 """Workspace paths ``@`` completion looks through (a huge tree is cut, not walked whole)."""
 SEARCH_MAX = 20_000
@@ -146,7 +142,7 @@ def prepare(root: Path, text: str) -> Prepared:
         if rel in seen:
             continue
         seen.add(rel)
-        kind = image_type(data)
+        kind = image_kind(data)
         if kind is not None:
             image = _image(rel, size, data, kind, len(images))
             if isinstance(image, str):
@@ -176,17 +172,6 @@ def prepare(root: Path, text: str) -> Prepared:
         blocks.append(_block(attachment, content))
     full = text if not blocks else text.rstrip("\n") + "\n\n" + "\n\n".join(blocks)
     return Prepared(text, full, tuple(attached), tuple(problems), tuple(images))
-
-
-def image_type(data: bytes) -> str | None:
-    """The image type ``data`` begins as (its signature, whatever the file's name), or
-    ``None``."""
-    for magic, kind in _IMAGE_MAGIC:
-        if data.startswith(magic):
-            return kind
-    if data[:4] == b"RIFF" and data[8:12] == b"WEBP":
-        return "image/webp"
-    return None
 
 
 def _image(rel: str, size: int, data: bytes, kind: str, count: int) -> Image | str:
@@ -221,7 +206,7 @@ def _read_mention(root: Path, mention: str) -> tuple[str, int, bytes] | str:
                 fd, st = opened
                 try:
                     data = os.read(fd, FILE_MAX + 1)
-                    if image_type(data) is not None and st.st_size <= IMAGE_MAX:
+                    if image_kind(data) is not None and st.st_size <= IMAGE_MAX:
                         data += _rest(fd, IMAGE_MAX + 1 - len(data))
                 finally:
                     os.close(fd)
@@ -269,7 +254,7 @@ def dropped_image(text: str) -> str | None:
         return None
     finally:
         os.close(fd)
-    if image_type(head) is None:
+    if image_kind(head) is None:
         return None
     return f'@"{path}"' if any(c.isspace() for c in path) else f"@{path}"
 
@@ -289,7 +274,7 @@ def _outside_image(root: Path, path: str) -> tuple[str, int, bytes] | None:
         if not stat.S_ISREG(st.st_mode):
             return None
         data = os.read(fd, 64)
-        if image_type(data) is None:
+        if image_kind(data) is None:
             return None
         if st.st_size <= IMAGE_MAX:
             data += _rest(fd, IMAGE_MAX + 1 - len(data))
