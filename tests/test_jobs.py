@@ -5,6 +5,7 @@ only against a hang."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 from pathlib import Path
 
@@ -157,3 +158,19 @@ async def test_a_headless_run_stops_the_jobs_it_leaves_and_says_so(
     assert "frontier: stopping background job call_1 (" in captured.err
     assert "stopping background job" not in captured.out
     assert gone(int((tmp_path / "pid").read_text()))
+
+
+async def test_esc_stops_a_wait_on_a_job_not_the_job(tmp_path: Path) -> None:
+    jobs = Jobs()
+    b = boundary(tmp_path, jobs)
+    await b.run(call("shell", 1, command="echo up; exec sleep 300", background=True))
+    try:
+        waiting = asyncio.create_task(b.run(call("job", 2, id="c1", wait=HANG, until="never")))
+        await until(lambda: bool(b.running), "the read to start")
+        assert b.cancel_running()
+        r = await asyncio.wait_for(waiting, HANG)
+        assert r.kind == "cancelled" and "the job keeps running" in r.output
+        job = jobs.get("c1")
+        assert job is not None and job.running
+    finally:
+        await jobs.close()

@@ -337,6 +337,9 @@ class JobTool:
             wait = min(float(args.get("wait") or 0), MAX_WAIT)
             until = args.get("until") or None
             read = await job.read(wait, until, cancel)
+            if cancel.cancelled:  # Esc stops the wait, not the job
+                note = "\n[the wait was stopped by the person; the job keeps running]"
+                return Outcome(kind="cancelled", output=read.render() + note)
         kind: ResultKind = "error" if not read.running and read.exit_code not in (0, None) else "ok"
         if read.stopped_by:  # stopped on purpose, not a failure of the job
             kind = "ok"
