@@ -21,6 +21,13 @@ HANG = 60
 """The longest a test lets a read wait: reached only if the line never comes."""
 
 
+@pytest.fixture(autouse=True)
+def _short_first_look(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A start looks at its job's first output for a second; these tests wait for states
+    (a line, an exit) whatever that look saw, so a short one only makes them quicker."""
+    monkeypatch.setattr(jobs_module, "FIRST_LOOK", 0.05)
+
+
 def boundary(tmp_path: Path, jobs: Jobs | None = None) -> ToolBoundary:
     return make_boundary(tmp_path, jobs=jobs if jobs is not None else Jobs())
 
