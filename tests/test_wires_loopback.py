@@ -52,6 +52,7 @@ from frontier.app.agent.explain import explain_session
 from frontier.app.agent.loop import INTERRUPTED
 from frontier.app.agent.runtime import create_runtime
 from frontier.app.agent.session import AgentSession
+from frontier.app.agent.undo import split_notices
 from frontier.app.commands.check import load_sources, server_framing
 from frontier.app.config import Config, data_dir
 from frontier.app.events import (
@@ -1945,3 +1946,29 @@ async def test_a_model_that_takes_no_images_is_told_once_and_the_session_goes_on
     assert "[image shot.png, image/png" in history_text(last)
     assert "not sent: the model takes no images" in history_text(last)
     rig.assert_valid()
+
+
+async def test_a_resumed_session_tells_the_model_its_background_jobs_are_gone(
+    make: Make,
+) -> None:
+    """A job lives as long as the process that started it; after a resume the history
+    still said "started … still running", and a model curled its dead server and set
+    about debugging code that was fine. The first message after the resume says so."""
+    wire = "openai-chat"
+    rig = await make(wire, sandbox="off")
+    start = Call("call_srv", "shell", args(command="exec sleep 300", background=True))
+    rig.answer(reply(wire, start), done(wire, "Started."))
+    await rig.turn("start the server")
+    first = rig.server.requests[-1]
+    assert "Background jobs started before" not in history_text(first)
+    await rig.resume()
+    rig.answer(done(wire, "Restarting it."))
+    await rig.turn("is it up?")
+    sent = rig.server.requests[-1].body["messages"][-1]["content"]
+    notices, typed = split_notices(sent)  # a resumed Transcript shows the note apart
+    assert typed == "is it up?"
+    assert notices == (
+        "(Background jobs started before this session was resumed are no longer running: "
+        "call_srv (exec sleep 300). Start one again (shell with background: true) if it is "
+        "still needed.)",
+    )

@@ -763,6 +763,10 @@ def _resumed(
         recovered=list(recovery.results),
         recovery_notes=list(recovery.notes),
     )
+    from frontier.app.agent.job_notice import ended_jobs_notice
+
+    if (ended := ended_jobs_notice(plan.history)) is not None:  # none runs after a resume
+        plan.notices.append(ended)
     if info.state == "failed":  # said live, and gone with the process unless said again
         plan.last_failure = last_failure(plan.history)
         if plan.last_failure is None:  # no marker: a limit ended it, which nothing keeps
