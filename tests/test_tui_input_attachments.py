@@ -181,3 +181,16 @@ def test_a_search_past_the_cut_finds_by_letters_in_order_held_to_the_same_rules(
     stopped = threading.Event()
     stopped.set()
     assert search_files(root, "cli", stopped) == ([], False)
+
+
+def test_nothing_inside_a_fenced_block_is_a_mention(root: Path) -> None:
+    """Code and piped input are content: a diff piped to `frontier run` (fenced after the
+    task) made `@@` a mention and a context line ` @app/cli.py` attached the file; a
+    decorator in pasted code was "no such file". A piped file's own fences stay inside
+    (the fence around it is longer than any run in it)."""
+    piped = "````\n@@ -1 +1 @@\n @app/cli.py\n```\n@property\n```\n````"
+    text = f"review @app/cli.py\n\nStandard input:\n{piped}\nand @\"notes with space.md\""
+    assert mentions(text) == ["app/cli.py", "notes with space.md"]
+    prepared = prepare(root, "see\n```\n@app/cli.py\n@nope.py\n```\n")
+    assert prepared.attachments == () and prepared.problems == ()
+    assert mentions("```\nnever closed @app/cli.py") == []

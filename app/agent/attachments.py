@@ -35,6 +35,7 @@ import codecs
 import os
 import re
 import stat
+from bisect import bisect_right
 from pathlib import Path
 
 from frontier.app.agent.path_query import in_order
@@ -66,6 +67,28 @@ SEARCH_MAX = 20_000
 """Paths a search past the cut listing returns at most (:func:`search_files`)."""
 
 _MENTION = re.compile(r'(?<!\S)@(?:"([^"\n]+)"|([^\s"]+))')
+_FENCE = re.compile(r"^[ \t]{0,3}(`{3,}|~{3,})", re.MULTILINE)
+
+
+def _fenced(text: str) -> list[tuple[int, int]]:
+    """The ``(start, end)`` offsets of ``text``'s fenced blocks, in order: a fence of N
+    backticks (or tildes) closes at the next fence of the same character at least N long
+    (Markdown's rule: ``fenced`` makes its fence longer than any run inside, so a piped
+    file's own fences stay inside); one left open runs to the end. One pass."""
+    spans: list[tuple[int, int]] = []
+    opened: tuple[int, str] | None = None
+    for match in _FENCE.finditer(text):
+        fence = match.group(1)
+        if opened is None:
+            opened = (match.start(), fence)
+        elif fence[0] == opened[1][0] and len(fence) >= len(opened[1]):
+            spans.append((opened[0], match.end()))
+            opened = None
+    if opened is not None:
+        spans.append((opened[0], len(text)))
+    return spans
+
+
 _TRAILING = ".,;:!?)]}'"
 
 
@@ -116,9 +139,17 @@ class Prepared:
 
 
 def mentions(text: str) -> list[str]:
-    """The paths ``text`` mentions with ``@``, in order, each once (as written)."""
+    """The paths ``text`` mentions with ``@``, in order, each once (as written); none
+    inside a fenced block: code and piped input are content, not mentions (a diff piped to
+    ``frontier run`` made ``@@`` a mention, and a context line `` @index.html`` attached
+    the file)."""
     found: list[str] = []
+    spans = _fenced(text)
+    starts = [start for start, _ in spans]
     for match in _MENTION.finditer(text):
+        at = bisect_right(starts, match.start()) - 1
+        if at >= 0 and match.start() < spans[at][1]:  # inside a fenced block
+            continue
         path = match.group(1) or match.group(2)
         if path and path not in found:
             found.append(path)
