@@ -189,7 +189,7 @@ def test_nothing_inside_a_fenced_block_is_a_mention(root: Path) -> None:
     decorator in pasted code was "no such file". A piped file's own fences stay inside
     (the fence around it is longer than any run in it)."""
     piped = "````\n@@ -1 +1 @@\n @app/cli.py\n```\n@property\n```\n````"
-    text = f"review @app/cli.py\n\nStandard input:\n{piped}\nand @\"notes with space.md\""
+    text = f'review @app/cli.py\n\nStandard input:\n{piped}\nand @"notes with space.md"'
     assert mentions(text) == ["app/cli.py", "notes with space.md"]
     prepared = prepare(root, "see\n```\n@app/cli.py\n@nope.py\n```\n")
     assert prepared.attachments == () and prepared.problems == ()
