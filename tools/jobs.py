@@ -32,7 +32,14 @@ from frontier.app.record import record
 from frontier.tools.base import CancelToken, Outcome, Prepared, ToolError
 from frontier.tools.contract import Preview, ToolContext, ToolSpec
 from frontier.tools.output_cap import CappedBuffer, IncrementalText
-from frontier.tools.process import exit_of, release, spawn, stop_group
+from frontier.tools.process import (
+    DRAIN_AFTER_EXIT,
+    exit_code,
+    exit_of,
+    release,
+    spawn,
+    stop_group,
+)
 from frontier.tools.sandbox import tidy
 from frontier.tools.terminal_output import terminal_text
 
@@ -148,10 +155,8 @@ class Job:
     async def _wait_exit(self) -> None:
         status = await self._exit
         with contextlib.suppress(TimeoutError):  # a child it left behind may hold the pipe
-            await asyncio.wait_for(asyncio.shield(self._reader), 2.0)
-        code = self.proc.returncode if self.proc.returncode is not None else status
-        code = -1 if code is None else code
-        self.exit_code = 128 - code if code < 0 else code
+            await asyncio.wait_for(asyncio.shield(self._reader), DRAIN_AFTER_EXIT)
+        self.exit_code = exit_code(self.proc, status)
         self.ended = time.monotonic()
         self._changed.set()
         await self._finish()

@@ -337,6 +337,14 @@ def exit_of(proc: asyncio.subprocess.Process) -> asyncio.Future[int | None]:
     return future
 
 
+def exit_code(proc: asyncio.subprocess.Process, status: int | None) -> int:
+    """The exit code a shell would say: asyncio's, else the one :func:`exit_of` read; a
+    signal as 128 + its number; -1 (129) when neither knows."""
+    code = proc.returncode if proc.returncode is not None else status
+    code = -1 if code is None else code
+    return 128 - code if code < 0 else code
+
+
 async def stop_group(proc: asyncio.subprocess.Process, contained: bool = False) -> None:
     """TERM, grace, KILL. ``contained``: ``proc`` is bwrap, which would die of the TERM at
     once and take the sandbox with it (KILL, no grace); so the TERM goes to every process
@@ -495,10 +503,7 @@ async def _supervise(
         buf.append(HELD_NOTE.encode())
     elif proc.returncode is None and status is None:
         await proc.wait()  # its output has closed: only asyncio's word of the exit is left
-    code = proc.returncode if proc.returncode is not None else status
-    code = -1 if code is None else code
-    if code < 0:
-        code = 128 - code
+    code = exit_code(proc, status)
     if kind == "cancelled":
         code = EXIT_CANCELLED
     elif kind == "timeout":
