@@ -275,17 +275,7 @@ def dropped_image(text: str) -> str | None:
         path = re.sub(r"\\(.)", r"\1", path)
     if not (path.startswith("/") or path.startswith("~")) or '"' in path:
         return None
-    try:  # never blocking: a FIFO named here must not hang the paste
-        fd = os.open(os.path.expanduser(path), os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
-    except (OSError, ValueError):
-        return None
-    try:
-        head = os.read(fd, 16) if stat.S_ISREG(os.fstat(fd).st_mode) else b""
-    except OSError:
-        return None
-    finally:
-        os.close(fd)
-    if image_kind(head) is None:
+    if _image_file(os.path.expanduser(path), whole=False) is None:
         return None
     return f'@"{path}"' if any(c.isspace() for c in path) else f"@{path}"
 
@@ -296,9 +286,18 @@ def _outside_image(root: Path, path: str) -> tuple[str, int, bytes] | None:
     text file above all, is ``None`` and never read past its first bytes. The person
     names it; the model never can (a mention is the person's message, not a tool call)."""
     full = os.path.join(root, os.path.expanduser(path))  # an absolute path stays itself
+    found = _image_file(full, whole=True)
+    return None if found is None else (path, *found)
+
+
+def _image_file(path: str, *, whole: bool) -> tuple[int, bytes] | None:
+    """``(size, bytes)`` of the regular file at ``path`` when it is an image (its first
+    64 bytes, or with ``whole`` all of it up to :data:`IMAGE_MAX` + 1), else ``None``.
+    Opened without blocking (a FIFO named so must not hang) and never read past its
+    first bytes unless it is an image."""
     try:
-        fd = os.open(full, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
-    except OSError:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    except (OSError, ValueError):
         return None
     try:
         st = os.fstat(fd)
@@ -307,9 +306,9 @@ def _outside_image(root: Path, path: str) -> tuple[str, int, bytes] | None:
         data = os.read(fd, 64)
         if image_kind(data) is None:
             return None
-        if st.st_size <= IMAGE_MAX:
+        if whole and st.st_size <= IMAGE_MAX:
             data += _rest(fd, IMAGE_MAX + 1 - len(data))
-        return path, st.st_size, data
+        return st.st_size, data
     except OSError:
         return None
     finally:
