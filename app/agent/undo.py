@@ -29,7 +29,6 @@ from __future__ import annotations
 from collections.abc import AsyncGenerator, Callable, Sequence
 from pathlib import Path
 
-from frontier.app.agent.job_notice import OPENING as JOBS_OPENING
 from frontier.app.events import Event, ToolCall, ToolResult
 from frontier.app.record import record
 
@@ -418,6 +417,8 @@ def with_notices(notices: Sequence[str], text: str) -> str:
     return f"{head}\n\n{text}" if text else head
 
 
+JOBS_OPENING = "(Background jobs started before this session was resumed "
+"""How a resumed session's note on its ended jobs begins (``job_notice.py`` writes it)."""
 NOTICE_OPENINGS = ("(The user undid ", "(An undo the user ran (", JOBS_OPENING)
 """How every :func:`notice_for` note begins (:func:`split_notices` finds them by it)."""
 
