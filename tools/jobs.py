@@ -275,9 +275,9 @@ class Jobs:
         return job
 
     async def close(self) -> None:
-        """Stop every job still running (the session is closing)."""
-        for job in self.running():
-            await job.stop()
+        """Stop every job still running (the session is closing), all at once: each may
+        take its grace (TERM, 0.5 s, KILL), and quitting waited for them one by one."""
+        await asyncio.gather(*(job.stop() for job in self.running()))
         for job in self._jobs.values():  # the ones that ended meanwhile: tidied
             with contextlib.suppress(asyncio.CancelledError):
                 await job.over
