@@ -12,6 +12,7 @@ from scripted import ScriptedClient, chat_event
 from frontier.app.agent.loop import EMPTY_REPLY, AgentLoop
 from frontier.app.agent.modes import get_mode
 from frontier.app.events import (
+    CallStarted,
     ContractError,
     Event,
     Notice,
@@ -414,3 +415,33 @@ def test_the_last_failure_is_read_back_from_the_history_sent_to_the_model() -> N
     said = last_failure([UserText("go"), AssistantTurn("", cut=failed_cut(long))])
     assert said is not None and len(said) == 300 and said.endswith("…")
     assert said[:-1] == " ".join(long.split())[:299]
+
+
+async def test_a_call_under_another_agents_tool_name_runs_as_the_tool_it_means() -> None:
+    """Qwen3 calls ``bash`` (Qwen Code offers run_shell_command), a model on LM Studio
+    ``Glob``, GPT-5.x ``functions.read``: each was ``unknown tool`` and a repair round,
+    every call. The front ends, the boundary and the history see the registered name."""
+    chunks = native_chunks(
+        [
+            ("a", "Bash", '{"command": "ls", "description": "list"}'),
+            ("b", "functions.read", '{"path": "a.txt"}'),
+            ("c", "read<|channel|>commentary", '{"path": "b.txt"}'),
+            ("d", "edit_file", '{"path": "c.txt"}'),  # Cursor's: other arguments
+        ]
+    )
+    final = {"choices": [{"delta": {}, "finish_reason": "tool_calls"}]}
+    loop, provider, boundary, events, _log = make_loop(
+        [([*chunks, final], "tool_calls"), DONE], mode="native-inc"
+    )
+    await loop.send("go")
+    assert [(c.id, c.name) for c in boundary.calls] == [
+        ("a", "shell"),
+        ("b", "read"),
+        ("c", "read"),
+        ("d", "edit_file"),
+    ]
+    started = [e.name for e in events if isinstance(e, CallStarted)]
+    assert started == ["shell", "read", "read", "edit_file"]
+    history = provider.requests[1]
+    sent = [c["function"]["name"] for c in history[-5]["tool_calls"]]
+    assert sent == ["shell", "read", "read", "edit_file"]

@@ -7,6 +7,8 @@ from pathlib import Path
 import pytest
 from test_tools_fakes import call, make_boundary
 
+from frontier.tools.registry import Registry, default_registry
+
 
 @pytest.fixture
 def f(tmp_path: Path) -> Path:
@@ -287,6 +289,44 @@ async def test_the_parameter_names_other_agents_taught_a_model_are_taken(
     assert patched.kind == "ok" and (tmp_path / "c.txt").read_text() == "c\n"
     ran = await b.run(call("shell", 6, cmd="echo ran"))
     assert ran.kind == "ok" and ran.output.startswith("ran")
+
+
+async def test_the_arguments_of_other_agents_tools_under_their_names_are_taken(
+    tmp_path: Path,
+) -> None:
+    """What Gemini CLI's, Codex's, Cline's and Cursor's tools call them, as a model
+    calling ``read_file``, ``list_dir`` or ``run_shell_command`` sends them: Claude Code's
+    Bash and Gemini CLI's shell send a ``description`` of the command every time."""
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "a.py").write_text("Alpha = 1\n")
+    b = make_boundary(tmp_path)
+    read = await b.run(call("read", 1, absolute_path=str(tmp_path / "src" / "a.py")))
+    assert read.kind == "ok" and "Alpha = 1" in read.output, read.output
+    listed = await b.run(call("read", 2, dir_path="src"))
+    assert listed.kind == "ok" and listed.output.startswith("src/ is a folder"), listed.output
+    found = await b.run(call("glob", 3, pattern="*.py", dir_path="src"))
+    assert found.kind == "ok" and "src/a.py" in found.output, found.output
+    grep = await b.run(call("grep", 4, regex="alpha", include="*.py", case_insensitive=True))
+    assert grep.kind == "ok" and "src/a.py:1" in grep.output, grep.output
+    ran = await b.run(call("shell", 5, command="echo ran", description="Say that it ran"))
+    assert ran.kind == "ok" and ran.output.startswith("ran"), ran.output
+    both = await b.run(call("glob", 6, pattern="*", path="src", directory="."))
+    assert both.kind == "arg" and "are the same argument" in both.output
+
+
+def test_a_tool_name_is_read_as_the_tool_it_means_only_when_that_tool_is_there() -> None:
+    reg = default_registry()
+    assert [reg.named(n) for n in ("Bash", "LS", "MultiEdit", "grep_files", "READ")] == [
+        "shell",
+        "read",
+        "multi",
+        "grep",
+        "read",
+    ]
+    assert reg.named("functions.apply_patch") == "apply_patch"
+    assert reg.named("edit_file") == "edit_file"  # Cursor's takes a sketch: not ours
+    bare = Registry([reg.get(n) for n in reg.names() if n != "shell"])  # type: ignore[misc]
+    assert bare.named("bash") == "bash"  # no shell offered: nothing to mean
 
 
 async def test_a_name_and_its_alias_together_are_refused_not_guessed(tmp_path: Path) -> None:

@@ -7,16 +7,28 @@ A model reaches for the names of the tools it was trained with: Claude Code's
 models loop on it (GLM with ``filePath``, Kimi K2 with ``path``/``file_path``; others'
 issue trackers). Taken as the parameter they mean only where the meaning is the same:
 Claude Code's ``timeout`` is in milliseconds, so no alias maps it.
+
+The tools' own names likewise (:data:`TOOLS`, :func:`tool_named`): Qwen3 calls ``bash``
+where Qwen Code offers ``run_shell_command``, a model on LM Studio ``Glob``, and GPT-5.x
+``functions.read`` (the Harmony recipient it was trained on); each was ``unknown tool``
+and a repair round, every time.
 """
 
 from __future__ import annotations
 
 TYPE_CHECKING = False  # typing is not imported at run time (``frontier apply-patch`` starts)
 if TYPE_CHECKING:
-    from collections.abc import Mapping
+    from collections.abc import Collection, Mapping
     from typing import Any
 
-PATH = {"file_path": "path", "filePath": "path", "filepath": "path"}
+PATH = {
+    **dict.fromkeys(("file_path", "filePath", "filepath"), "path"),
+    "absolute_path": "path",  # Gemini CLI's and Qwen Code's read_file
+    "target_file": "path",  # Cursor's read_file
+}
+FOLDER = dict.fromkeys(("dir_path", "directory"), "path")
+"""Codex's list_dir, Gemini CLI's list_directory and glob: a folder's ``path``."""
+READ = {**PATH, **FOLDER}
 REPLACE = {
     **PATH,
     "replace_all": "all",  # Claude Code's Edit
@@ -27,21 +39,90 @@ MULTI = {alias: name for alias, name in REPLACE.items() if name != "all"}
 """``multi``'s edits replace exactly one occurrence each."""
 WRITE = {**PATH, "contents": "content", "file_text": "content"}
 PATCH = {"input": "patch"}
-GREP = dict.fromkeys(("-i", "case_insensitive", "caseInsensitive"), "ignore_case")
-SHELL = {"cmd": "command", "run_in_background": "background"}
+GREP = {
+    **dict.fromkeys(("-i", "case_insensitive", "caseInsensitive"), "ignore_case"),
+    "include": "glob",  # Gemini CLI's search_file_content, Codex's grep_files
+    "regex": "pattern",  # Cline's search_files
+    "file_pattern": "glob",
+    **FOLDER,
+}
+GLOB = FOLDER
+DROPPED = ""
+"""An argument taken and not used: Claude Code's Bash and Gemini CLI's run_shell_command
+send a ``description`` of the command with every call (what it is for, in words); it
+changes nothing a command does, and refusing it made every call from those models an
+argument error (:func:`tools.schema.coerce_args` leaves it out)."""
+SHELL = {
+    "cmd": "command",
+    "run_in_background": "background",
+    "is_background": "background",  # Cursor's run_terminal_cmd
+    "description": DROPPED,
+}
 
-EVERY = {**PATH, **REPLACE, **WRITE, **PATCH, **SHELL, **GREP}
+EVERY = {**READ, **REPLACE, **WRITE, **PATCH, **SHELL, **GREP}
 """Every alias → its parameter, for a front end summing up a call as the model sent it."""
+
+
+TOOLS = {
+    **dict.fromkeys(
+        (
+            "bash",  # Claude Code, opencode, Crush; what Qwen3 and GLM call
+            "run_shell_command",  # Gemini CLI, Qwen Code
+            "shell_command",  # Codex
+            "exec_command",  # Codex
+            "execute_command",  # Cline, Roo
+            "run_terminal_cmd",  # Cursor
+            "execute_bash",  # OpenHands
+        ),
+        "shell",
+    ),
+    **dict.fromkeys(
+        ("read_file", "view", "ls", "list", "list_dir", "list_directory", "list_files"), "read"
+    ),
+    **dict.fromkeys(("write_file", "write_to_file", "create_file"), "write"),
+    **dict.fromkeys(("edit", "str_replace", "search_replace", "replace_string_in_file"), "replace"),
+    **dict.fromkeys(("multiedit", "multi_edit"), "multi"),
+    **dict.fromkeys(("search_file_content", "grep_search", "grep_files", "search_files"), "grep"),
+}
+"""Other agents' names of the built-in tools → the tool, where it takes the same arguments
+(under :data:`EVERY`'s names): Claude Code's (``Bash``, ``Read``, ``LS``, ``Edit``,
+``MultiEdit``; :func:`tool_named` ignores case), Codex's, Gemini CLI's, Cline's. Not
+Cursor's ``edit_file`` (a sketch of the edit, not old and new text) nor Cline's
+``replace_in_file`` (search/replace blocks): a name whose arguments differ stays unknown."""
+HARMONY = "functions."
+"""The recipient prefix of gpt-oss's Harmony format (``to=functions.read``), which GPT-5.x
+models send as part of the name through Chat Completions."""
+
+
+def tool_named(name: str, tools: Collection[str], builtin: Collection[str]) -> str:
+    """The tool ``name`` means among ``tools`` (the registered names): itself when one is
+    called so, else the same name without Harmony's prefix or its markup tail
+    (``read<|channel|>commentary``, as Ollama sent it), else the built-in tool
+    (among ``builtin``) it names in another agent's words or in other case; ``name``
+    unchanged when none is (an ``unknown tool`` result lists the tools)."""
+    if name in tools:
+        return name
+    bare = name.removeprefix(HARMONY).partition("<|")[0].strip()
+    if bare in tools:
+        return bare
+    folded = bare.casefold()
+    for tool in builtin:
+        if tool.casefold() == folded:
+            return tool
+    meant = TOOLS.get(folded)
+    return meant if meant is not None and meant in builtin else name
 
 
 def named(args: Mapping[str, Any]) -> Mapping[str, Any]:
     """``args`` under the parameters' own names (a front end's one-line summary of a call
     the model sent with ``cmd`` shows its command as it would ``command``'s); ``args``
-    itself when no alias is in it, and an alias beside its own name stays as sent."""
+    itself when no alias is in it, and an alias beside its own name stays as sent; a
+    :data:`DROPPED` one is left out."""
     if not any(key in EVERY for key in args):
         return args
     out: dict[str, Any] = {}
     for key, value in args.items():
         name = EVERY.get(key, key)
-        out[name if name not in args else key] = value
+        if name != DROPPED:
+            out[name if name not in args else key] = value
     return out

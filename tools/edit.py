@@ -208,7 +208,7 @@ class ReadTool:
             },
             "required": ["path"],
         },
-        aliases=arg_aliases.PATH,
+        aliases=arg_aliases.READ,
         timeout=30.0,
     )
     bytes_args: frozenset[str] = frozenset()

@@ -12,6 +12,7 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from frontier.tools.arg_aliases import DROPPED, TOOLS, tool_named
 from frontier.tools.base import Tool
 from frontier.tools.contract import MCP_SEPARATOR, ToolSpec
 from frontier.tools.patch_docs import PatchDialect, spec_dialect
@@ -72,6 +73,17 @@ class Registry:
 
     def get(self, name: str) -> Tool | None:
         return self._tools.get(name)
+
+    def named(self, name: str) -> str:
+        """The registered name a model's call means (``Bash`` → ``shell``,
+        ``functions.read`` → ``read``: ``tools/arg_aliases.py``), or ``name`` itself."""
+        tools = self._tools
+        if name in tools:
+            return name
+        builtin = [
+            n for n, t in tools.items() if t.spec.source == "builtin" and not t.spec.internal
+        ]
+        return tool_named(name, tools, builtin)
 
     def names(self) -> list[str]:
         return list(self._tools)
@@ -135,6 +147,13 @@ class Registry:
             if s.description.strip() != _summary(s.description):
                 rows += _fence(s.description.strip(), "text")
                 rows.append("")
+            called = [f"`{alias}`" for alias, name in TOOLS.items() if name == s.name]
+            if called and s.source == "builtin":
+                rows.append(
+                    "Also called, as other agents name it (in any case, and with Harmony's "
+                    f"`functions.` before it): {', '.join(called)}."
+                )
+                rows.append("")
             if s.aliases:
                 rows.append("Also taken, as the names other agents taught models: " + _aliases(s))
                 rows.append("")
@@ -157,7 +176,13 @@ def _aliases(spec: ToolSpec) -> str:
     by_name: dict[str, list[str]] = {}
     for alias, name in spec.aliases.items():
         by_name.setdefault(name, []).append(f"`{alias}`")
-    return "; ".join(f"{', '.join(a)} for `{n}`" for n, a in by_name.items()) + "."
+    return (
+        "; ".join(
+            f"{', '.join(a)} for `{n}`" if n != DROPPED else f"{', '.join(a)} (taken, not used)"
+            for n, a in by_name.items()
+        )
+        + "."
+    )
 
 
 def _fence(text: str, lang: str) -> list[str]:

@@ -19,6 +19,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from frontier.app.wire import safejson
+from frontier.tools.arg_aliases import DROPPED
 
 _TRUE = {"true", "1", "yes", "on"}
 _FALSE = {"false", "0", "no", "off"}
@@ -75,12 +76,15 @@ def _renamed(
     tool: str, props: Mapping[str, Any], args: Mapping[str, Any], aliases: Mapping[str, str]
 ) -> Mapping[str, Any]:
     """``args`` with each alias a model sent under its parameter's name (``file_path`` →
-    ``path``); the alias and the name both given is an error, not a guess."""
+    ``path``); the alias and the name both given is an error, not a guess. An alias to
+    ``DROPPED`` (``shell``'s ``description``) is taken and left out."""
     if not any(key in aliases and key not in props for key in args):
         return args
     out: dict[str, Any] = {}
     for key, value in args.items():
         name = aliases.get(key, key) if key not in props else key
+        if name == DROPPED:
+            continue
         if name in out or (name != key and name in args):
             raise ArgError(
                 f"{tool}: {key!r} and {name!r} are the same argument; give {name!r} once"

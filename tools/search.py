@@ -51,7 +51,7 @@ from typing import Any, TypeVar
 from frontier.app import fastjson
 from frontier.app.events import ToolCall
 from frontier.app.record import record
-from frontier.tools.arg_aliases import GREP
+from frontier.tools.arg_aliases import GLOB, GREP
 from frontier.tools.base import CancelToken, Outcome, Prepared, ToolError
 from frontier.tools.beneath import NotRegularFileError, open_regular
 from frontier.tools.contract import ToolContext, ToolSpec
@@ -789,6 +789,7 @@ class GlobTool:
             "required": ["pattern"],
         },
         timeout=60.0,
+        aliases=GLOB,
     )
     bytes_args: frozenset[str] = frozenset()
 

@@ -1000,6 +1000,7 @@ class AgentLoop:
     ) -> bool:
         """Emit events and act on them; True means stop reading this response."""
         for event in events:
+            event = self._registered(event)
             self._emit(event)
             match event:
                 case Confirmed(kind="text", offset=offset, data=data):
@@ -1043,6 +1044,22 @@ class AgentLoop:
                     out.stopped = True
                     return True
         return False
+
+    def _registered(self, event: Event) -> Event:
+        """A call under the name of the tool it means (``Registry.named``: ``Bash`` is
+        ``shell``, ``functions.read`` is ``read``), from its header on: the front ends,
+        the approval rules, the store and the history all see the one name, and a model
+        shown its call as ``shell`` calls it so next. The raw stream keeps what was sent."""
+        if isinstance(event, CallStarted):
+            name = self.registry.named(event.name)
+            if name != event.name:
+                return CallStarted(event.id, name, event.offset, event.replaces)
+        elif isinstance(event, CallReady):
+            call = event.call
+            name = self.registry.named(call.name)
+            if name != call.name:
+                return CallReady(ToolCall(call.id, name, call.args, call.offset))
+        return event
 
     def _refuse(self, call: ToolCall, out: _Response) -> None:
         """``call`` is past the per-response limit: it gets its ``not_executed`` result
