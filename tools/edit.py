@@ -10,7 +10,7 @@ check, atomic write, read-back).
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from itertools import pairwise
 from typing import Any, AnyStr
 
@@ -20,6 +20,7 @@ from frontier.tools.base import CancelToken, Outcome, Prepared, ToolError
 from frontier.tools.contract import Preview, ToolContext, ToolSpec
 from frontier.tools.diffing import file_preview
 from frontier.tools.image_kind import image_kind
+from frontier.tools.omission import omission
 from frontier.tools.patch_docs import PatchDialect, apply_patch_spec
 from frontier.tools.patch_engine import (
     EDIT_MAX_FILE,
@@ -136,6 +137,7 @@ def _mutation(
     *,
     needs_approval: bool = True,
 ) -> Prepared:
+    _refuse_omission(changes)
     files = tuple(file_preview(c.path, c.old, c.new) for c in changes)
     counted = tuple(
         c._replace(added=f.added, removed=f.removed, hunks=len(f.hunks))
@@ -147,6 +149,14 @@ def _mutation(
         needs_approval=needs_approval,
         plan=PatchPlan(counted, root=str(ctx.root)),
     )
+
+
+def _refuse_omission(changes: Iterable[FileChange]) -> None:
+    """A ``ToolError`` when the new text holds ``// ... existing code ...`` where the file
+    had code (``tools/omission.py``): refused before the review, nothing written."""
+    why = omission(changes)
+    if why is not None:
+        raise ToolError(why, kind="arg")
 
 
 def change_meta(plan: PatchPlan) -> dict[str, Any]:
@@ -290,7 +300,10 @@ class WriteTool:
             "type": "object",
             "properties": {
                 "path": {"type": "string", "description": "file path relative to the workspace"},
-                "content": {"type": "string", "description": "the complete new file content"},
+                "content": {
+                    "type": "string",
+                    "description": "the complete new file content, every line written out",
+                },
             },
             "required": ["path", "content"],
         },
@@ -418,7 +431,7 @@ class ReplaceTool:
             "properties": {
                 "path": {"type": "string", "description": "file path relative to the workspace"},
                 "old": {"type": "string", "description": "exact text to replace (must be unique)"},
-                "new": {"type": "string", "description": "replacement text"},
+                "new": {"type": "string", "description": "replacement text, written out in full"},
                 "all": {
                     "type": "boolean",
                     "description": "every occurrence, not exactly one",
@@ -572,6 +585,7 @@ class ApplyPatchTool:
             plan = plan_patch(ctx.root, args["patch"], EDIT_MAX_FILE)
         except PatchError as exc:
             raise ToolError(f"apply_patch failed, nothing written: {exc}") from exc
+        _refuse_omission(plan.changes)
         return Prepared(
             args=args,
             preview=plan.preview(),
