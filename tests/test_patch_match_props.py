@@ -67,3 +67,41 @@ def test_a_line_read_as_a_patch_is_neither_fence_nor_heredoc(head: str) -> None:
     if head.lstrip().startswith(patch_parse._MARKERS) or patch_parse._looks_like_patch(head):
         assert not re.match(patch_parse._FENCE, head)
         assert not re.match(patch_parse._HEREDOC, head)
+
+
+_LINE = st.text(alphabet="ab =", max_size=4)
+_TAIL = st.sampled_from(["", " ", "  ", "\t", " \t"])
+
+
+@given(
+    st.lists(st.tuples(_LINE, _TAIL), min_size=1, max_size=12),
+    st.data(),
+    st.booleans(),
+    st.booleans(),
+)
+def test_replace_finds_whole_lines_whatever_their_trailing_whitespace(
+    rows: list[tuple[str, str]], data: st.DataObject, with_break: bool, crlf: bool
+) -> None:
+    """``replace``'s loose match: the span found is the lines chosen, their trailing
+    whitespace included and their line ends whole, whenever those lines (keyed without
+    trailing whitespace) occur once; ambiguity is said, never guessed."""
+    from frontier.tools.replace_match import whole_lines_loosely
+
+    end = "\r\n" if crlf else "\n"
+    text = "".join(line + tail + end for line, tail in rows)
+    first = data.draw(st.integers(0, len(rows) - 1))
+    last = data.draw(st.integers(first, len(rows) - 1))
+    keys = [line.rstrip() for line, _ in rows]
+    wanted = keys[first : last + 1]
+    if not any(wanted) or (wanted[-1] == "" and not with_break):
+        return  # "a\n" + "" reads as "a\n" with its break: the other case
+    old = end.join(wanted) + (end if with_break else "")
+    spans = whole_lines_loosely(text, old)
+    m = len(wanted)
+    places = [i for i in range(len(keys) - m + 1) if keys[i : i + m] == wanted]
+    assert len(spans) == min(len(places), 2)
+    if len(places) == 1:
+        (s, e) = spans[0]
+        starts = [sum(len(a + b + end) for a, b in rows[:i]) for i in range(len(rows) + 1)]
+        assert s == starts[first]
+        assert e == (starts[last + 1] if with_break else starts[last + 1] - len(end))

@@ -387,3 +387,32 @@ async def test_reading_an_image_says_what_it_is_and_how_to_show_it(tmp_path: Pat
     assert r.kind == "error"
     assert "shot.png is an image (image/png, 48 bytes)" in r.output
     assert "attach it to a message (@shot.png)" in r.output
+
+
+async def test_old_found_only_without_its_lines_trailing_whitespace_is_replaced_and_said(
+    tmp_path: Path,
+) -> None:
+    """``read`` shows trailing spaces as nothing; a model copying the lines never matched
+    them, read again, copied the same, failed again. Whole lines match loosely (as
+    apply_patch's hunks do), the result says so, the CRLF stays; indentation still counts."""
+    (tmp_path / "a.py").write_text("x = 1   \ny = 2\t\nz = 3\n")
+    (tmp_path / "w.py").write_bytes(b"a = 1  \r\nb = 2\r\nc = 3\r\n")
+    b = make_boundary(tmp_path)
+    r = await b.run(call("replace", 1, path="a.py", old="x = 1\ny = 2", new="x = 3\ny = 4"))
+    assert r.kind == "ok", r.output
+    assert "ignoring whitespace at line ends" in r.output
+    assert (tmp_path / "a.py").read_text() == "x = 3\ny = 4\nz = 3\n"
+    r = await b.run(call("replace", 2, path="w.py", old="a = 1\nb = 2\n", new="a = 0\nb = 0\n"))
+    assert r.kind == "ok", r.output
+    assert (tmp_path / "w.py").read_bytes() == b"a = 0\r\nb = 0\r\nc = 3\r\n"
+    edits = [{"old": "a = 0 \nb = 0", "new": "a = 9\nb = 9"}, {"old": "c = 3", "new": "c = 9"}]
+    r = await b.run(call("multi", 3, path="w.py", edits=edits))
+    assert r.kind == "ok" and "(1 ignoring whitespace at line ends)" in r.output, r.output
+    assert (tmp_path / "w.py").read_bytes() == b"a = 9\r\nb = 9\r\nc = 9\r\n"
+    (tmp_path / "i.py").write_text("if x:\n    y = 1  \n    z = 2\n")
+    r = await b.run(call("replace", 4, path="i.py", old="if x:\n  y = 1\n  z = 2", new="-"))
+    assert r.kind == "error" and "not found" in r.output  # leading whitespace is never loose
+    (tmp_path / "d.py").write_text("p = 1 \nq = 2\np = 1\nq = 2 \n")
+    r = await b.run(call("replace", 5, path="d.py", old="p = 1\nq = 2\n", new="-"))
+    assert r.kind == "error" and "ambiguous ignoring whitespace at line ends" in r.output
+    assert "lines 1, 3" in r.output and (tmp_path / "d.py").read_text().startswith("p = 1 \n")

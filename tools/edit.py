@@ -33,6 +33,7 @@ from frontier.tools.patch_engine import (
     write_changes,
 )
 from frontier.tools.paths import PathError, WorkspacePath, new_name_problem, resolve
+from frontier.tools.replace_match import whole_lines_loosely
 from frontier.tools.utf16 import cannot_edit, is_utf16, utf16_text
 
 READ_MAX_FILE = 20 * 1024 * 1024
@@ -378,13 +379,31 @@ def _as_utf16(mark: bytes, old: str, new: bytes) -> bytes:
 # ----------------------------------------------------------------------------- replace
 
 
-def _locate_once(path: str, text: str, old: str, what: str, every: str = "") -> int:
-    """Where ``old`` occurs in ``text``, the only time; else a ``ToolError`` saying how
-    often it does (``every``: how to replace every one, when the tool can)."""
+LOOSE = "ignoring whitespace at line ends"
+"""Said of an ``old`` found only with its lines' trailing whitespace ignored."""
+
+
+def _locate_once(
+    path: str, text: str, old: str, what: str, every: str = ""
+) -> tuple[int, int, bool]:
+    """The span of ``text`` that ``old`` is, the only time, and whether it was found only
+    with whitespace at line ends ignored (``tools/replace_match.py``); else a
+    ``ToolError`` saying how often it occurs (``every``: how to replace every one, when
+    the tool can)."""
     count = text.count(old)
     if count == 1:
-        return text.index(old)
+        at = text.index(old)
+        return at, at + len(old), False
     if count == 0:
+        loose = whole_lines_loosely(text, old)
+        if len(loose) == 1:
+            return (*loose[0], True)
+        if loose:
+            lines = ", ".join(str(_line_of(text, at)) for at, _ in loose)
+            raise ToolError(
+                f"{path}: {what} is ambiguous {LOOSE}: it matches at lines {lines}; include "
+                "more surrounding lines so it occurs exactly once"
+            )
         hint = ""
         if old.strip() and old.strip() in text:
             hint = " (it does occur with different leading/trailing whitespace)"
@@ -468,9 +487,12 @@ class ReplaceTool:
             first = _line_of(text, text.index(old))
             summary = f"replace {count} occurrences in {wp.rel} from line {first}"
         else:
-            at = _locate_once(wp.rel, text, old, "`old`", ", or all: true to replace every one")
-            updated = text[:at] + new + text[at + len(old) :]
+            every = ", or all: true to replace every one"
+            at, end, loose = _locate_once(wp.rel, text, old, "`old`", every)
+            updated = text[:at] + new + text[end:]
             summary = f"replace in {wp.rel} at line {_line_of(text, at)}"
+            if loose:
+                summary += f" ({LOOSE})"
         return _mutation(
             ctx,
             args,
@@ -532,15 +554,17 @@ class MultiTool:
             raise ToolError("multi: `edits` is empty; give at least one {old, new}", kind="arg")
         text = _decode(data)
         spans: list[tuple[int, int, str, int]] = []
+        loosely = 0
         for i, edit in enumerate(edits, 1):
             old, new = _crlf_adapt(text, edit["old"], edit["new"])
             if old == "":
                 raise ToolError(f"multi: edit {i} has an empty `old`", kind="arg")
             try:
-                at = _locate_once(wp.rel, text, old, f"edit {i}: `old`")
+                at, end, loose = _locate_once(wp.rel, text, old, f"edit {i}: `old`")
             except ToolError as exc:
                 raise ToolError(f"{exc}; no edit was applied") from exc
-            spans.append((at, at + len(old), new, i))
+            spans.append((at, end, new, i))
+            loosely += loose
         spans.sort()
         for (_, a1, _, ai), (b0, _, _, bi) in pairwise(spans):
             if b0 < a1:
@@ -559,7 +583,7 @@ class MultiTool:
             ctx,
             args,
             [_change(wp, data, _encode("".join(pieces)), mode)],
-            f"{len(spans)} edits in {wp.rel}",
+            f"{len(spans)} edits in {wp.rel}" + (f" ({loosely} {LOOSE})" if loosely else ""),
         )
 
     async def execute(
