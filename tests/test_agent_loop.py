@@ -445,3 +445,49 @@ async def test_a_call_under_another_agents_tool_name_runs_as_the_tool_it_means()
     history = provider.requests[1]
     sent = [c["function"]["name"] for c in history[-5]["tool_calls"]]
     assert sent == ["shell", "read", "read", "edit_file"]
+
+
+def thought_chunks(thought: str, answer: str = "") -> list[dict[str, Any]]:
+    chunks = [{"choices": [{"delta": {"reasoning_content": thought}, "finish_reason": None}]}]
+    if answer:
+        chunks += text_chunks(answer)
+    return chunks
+
+
+CALL_IN_THOUGHT = (
+    "I should read the file first.\n<tool_call>\n"
+    '{"name": "read", "arguments": {"path": "a.txt"}}\n</tool_call>'
+)
+
+
+async def test_a_call_left_in_the_reasoning_of_an_empty_reply_is_asked_for_not_dropped() -> None:
+    """Qwen3 behind vLLM's reasoning parser: the call written before ``</think>`` stayed
+    thought, the reply had no call and no text, and the turn ended "the model's reply was
+    empty" with nothing run. It is never run from the thought: the model is asked."""
+    loop, provider, boundary, events, _log = make_loop(
+        [(thought_chunks(CALL_IN_THOUGHT), "stop"), DONE], mode="native-inc"
+    )
+    ended = await loop.send("go")
+    assert ended.reason == "done" and boundary.calls == []
+    assert len(provider.requests) == 2
+    assert "your tool call was inside your reasoning" in provider.requests[1][-1]["content"]
+    told = [e.text for e in events if isinstance(e, Notice)]
+    assert any("inside its reasoning" in t for t in told), told
+
+
+@pytest.mark.parametrize(
+    ("thought", "answer"),
+    [
+        (CALL_IN_THOUGHT, "The file says hello."),  # it answered: the draft was dropped
+        ("A call looks like:\n```\n" + CALL_IN_THOUGHT + "\n```\n", ""),  # an example
+        (CALL_IN_THOUGHT.replace('"read"', '"fetch"'), ""),  # no such tool offered
+    ],
+)
+async def test_a_call_drafted_in_reasoning_of_a_reply_that_answered_is_left_alone(
+    thought: str, answer: str
+) -> None:
+    loop, provider, boundary, _events, _log = make_loop(
+        [(thought_chunks(thought, answer), "stop"), DONE], mode="native-inc"
+    )
+    await loop.send("go")
+    assert len(provider.requests) == 1 and boundary.calls == []

@@ -29,6 +29,7 @@ from frontier.app.agent.repair import (
     MAX_REPAIRS,
     Failure,
     call_as_text,
+    call_in_reasoning,
     cut_words,
     refused_reply,
     repair_text,
@@ -893,29 +894,45 @@ class AgentLoop:
     ) -> None:
         """A native reply with no call whose text holds the model's own call syntax
         (``text_calls.py``): a ``bad_call`` the model is asked to write again; the person
-        is told once what the server lacks."""
+        is told once what the server lacks. A reply with no text either whose reasoning
+        holds one (Qwen3, DeepSeek V3.1 and Kimi K2 write the call before closing their
+        thought, and vLLM's or SGLang's reasoning parser keeps it there) is one too: the
+        turn ended "the model's reply was empty" and nothing ran. It is never run from the
+        reasoning (a thought may draft a call it then drops): the model is asked to make it."""
         from frontier.app.agent.text_calls import text_call
 
         offered = [tool.name for tool in self.mode.tools(self.registry)]
         words = text_call(bytes(out.raw).decode("utf-8", "replace"), offered)
-        if words is None:
+        if words is not None:
+            failure = call_as_text(words)
+            told = (
+                "the server sent the model's tool call back as text "
+                f"({words.splitlines()[0][:60]!r}…): its tool-call parser did not read "
+                "it (vLLM: --enable-auto-tool-choice and the model's --tool-call-parser, "
+                "openai for gpt-oss; "
+                "llama.cpp: --jinja), so no call ran; the model is asked to write it "
+                "again. --protocol ctl-heredoc has calls written in the text, which "
+                "Frontier reads itself"
+            )
+        elif out.thoughts and not "".join(out.text).strip():
+            words = text_call("".join(out.thoughts), offered)
+            if words is None:
+                return
+            failure = call_in_reasoning(words)
+            told = (
+                "the model wrote its tool call inside its reasoning "
+                f"({words.splitlines()[0][:60]!r}…), where the server keeps it as thought "
+                "(a reasoning parser with Qwen3, DeepSeek V3.1 or Kimi K2), so no call ran; "
+                "the model is asked to make the call. If it keeps doing so, turn its "
+                "thinking off or use --protocol ctl-heredoc"
+            )
+        else:
             return
-        failure = call_as_text(words)
         error = ContractError(failure.kind, failure.message, len(out.raw))
         self._handle([error], out, decoder, response_id)
         if not self._told_text_calls:
             self._told_text_calls = True
-            self._emit(
-                Notice(
-                    "the server sent the model's tool call back as text "
-                    f"({words.splitlines()[0][:60]!r}…): its tool-call parser did not read "
-                    "it (vLLM: --enable-auto-tool-choice and the model's --tool-call-parser, "
-                    "openai for gpt-oss; "
-                    "llama.cpp: --jinja), so no call ran; the model is asked to write it "
-                    "again. --protocol ctl-heredoc has calls written in the text, which "
-                    "Frontier reads itself"
-                )
-            )
+            self._emit(Notice(told))
 
     def _refused_reply(self, out: _Response, words: str, response_id: int | None) -> None:
         """A reply the server refused for a call it could not read: a ``bad_call``

@@ -160,6 +160,16 @@ def call_as_text(words: str) -> Failure:
     )
 
 
+def call_in_reasoning(words: str) -> Failure:
+    """The failure of a native-mode reply with no call and no text whose *reasoning* ends
+    in a call (``text_calls.py``): the server's reasoning parser kept it as thought."""
+    return Failure(
+        "bad_call",
+        f"your tool call was inside your reasoning, not made as a tool call, so it did not "
+        f"run (you wrote: {words!r}); end your reasoning first, then make the call",
+    )
+
+
 def repair_text(failure: Failure, *, mode: str) -> str:
     """The user-message text that asks the model to resend, naming the error."""
     where = f" at byte {failure.offset}" if failure.offset is not None else ""
