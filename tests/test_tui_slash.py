@@ -372,6 +372,42 @@ async def test_jobs_lists_the_background_jobs_and_stops_one_for_the_person(
     assert "stopped by the person after" in told.render()
 
 
+async def test_jobs_show_prints_a_jobs_last_lines_and_leaves_the_models_reads_alone(
+    workspace: Path,
+) -> None:
+    """The person could not see what the dev server the model started was printing (its
+    errors, its port) unless the model read it: ``/jobs show ID`` shows its last lines,
+    colours resolved, running or ended; the model's next read still gets all of it."""
+    jobs = Jobs()
+    app = make_app(workspace, [], jobs=jobs)
+    script = (
+        "printf '\\033[32mready\\033[0m on port 5173\\n'; for i in 1 2 3; do echo line $i; done"
+    )
+    async with app.run_test(size=(120, 30)) as pilot:
+        prompt = await ready(pilot)
+        job = await jobs.start(
+            "call_8", "vite", ["bash", "-c", script], cwd=str(workspace), env={},
+            contained=False, made=[],
+        )  # fmt: skip
+        try:
+            await job.over
+            prompt.insert("/jobs show call_8")
+            await pilot.press("enter")
+            await until(pilot, lambda: "  │ line 3" in notes(app), "its last lines")
+            shown = notes(app)
+            assert "  │ ready on port 5173" in shown
+            assert any(n.startswith("job call_8 · exited 0 after ") for n in shown), shown
+            prompt.insert("/jobs show call_9")
+            await pilot.press("enter")
+            await until(
+                pilot, lambda: any("no background job 'call_9'" in t for t in toasts(app)), "?"
+            )
+        finally:
+            await jobs.close()
+    read = await job.read(0, None, CancelToken())
+    assert "ready on port 5173" in read.render() and "line 3" in read.output
+
+
 async def test_diff_shows_what_the_session_changed(project: Path) -> None:
     events: list[Event] = []
     before = {p.relative_to(project): p.read_bytes() for p in project.rglob("*") if p.is_file()}

@@ -51,6 +51,9 @@ FIRST_LOOK = 1.0
 typo) before it returns: the model sees that failure in the same call."""
 MAX_WAIT = 600
 """The longest a read may wait, in seconds."""
+TAIL = 16384
+"""Characters of a job's latest output kept for the person (``/jobs show``), whatever the
+model has read: the end of a dev server's log, not its whole."""
 
 
 @record
@@ -60,6 +63,17 @@ class JobSummary:
     id: str
     command: str
     elapsed: float
+
+
+@record
+class JobTail:
+    """A job's latest output as the person asks for it (``/jobs show ID``)."""
+
+    id: str
+    command: str
+    state: str
+    """``running for 12s``, ``exited 1 after 3s``, ``stopped by the person after 40s``."""
+    lines: tuple[str, ...]
 
 
 @record
@@ -120,6 +134,8 @@ class Job:
         self._text = IncrementalText()
         self._recent = ""
         """The window's last characters, so an ``until`` split across two pieces is found."""
+        self._tail = ""
+        """The last ``TAIL`` characters it printed, for the person; a read never empties it."""
         self._first_look = ""
         """The end of what the start call showed: the model did not ask for it, so the
         first read's ``until`` finds it there too (``http.server`` says "Serving HTTP"
@@ -141,6 +157,7 @@ class Job:
         if chunk:
             self._window.append(chunk.encode("utf-8", errors="surrogateescape"))
             self._recent = (self._recent + chunk)[-4096:]
+            self._tail = (self._tail + chunk)[-TAIL:]
         self._changed.set()
 
     async def _read(self) -> None:
@@ -176,6 +193,18 @@ class Job:
 
     def summary(self) -> JobSummary:
         return JobSummary(self.id, self.command, self.elapsed())
+
+    def tail(self, lines: int) -> JobTail:
+        """Its last ``lines`` lines of output as a terminal shows them (colours and
+        progress bars' redraws resolved), for the person; the model's reads are untouched."""
+        shown = terminal_text(self._tail).splitlines()[-lines:] if self._tail else []
+        if self.stopped_by:
+            state = f"stopped by {self.stopped_by} after {self.elapsed():.0f}s"
+        elif self.running:
+            state = f"running for {self.elapsed():.0f}s"
+        else:
+            state = f"exited {self.exit_code} after {self.elapsed():.0f}s"
+        return JobTail(self.id, self.command, state, tuple(shown))
 
     def _drain(self, *, found: bool = False) -> JobRead:
         window, self._window = self._window, CappedBuffer()

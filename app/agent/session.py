@@ -59,7 +59,7 @@ if TYPE_CHECKING:
     from frontier.app.agent.history_events import HistoryRead
     from frontier.app.model.conversation import Image
     from frontier.app.session.store import LogRecord, SessionInfo, SessionStore
-    from frontier.tools.jobs import Jobs, JobSummary
+    from frontier.tools.jobs import Jobs, JobSummary, JobTail
     from frontier.tools.mcp_servers import McpHost
     from frontier.tools.registry import Registry
 
@@ -303,6 +303,12 @@ class AgentSession:
         """The background jobs still running (``shell`` with ``background: true``), oldest
         first: the status bar counts them, ``/jobs`` lists them."""
         return self._jobs.summaries() if self._jobs is not None else []
+
+    def job_tail(self, job_id: str, lines: int = 40) -> JobTail | None:
+        """A background job's last ``lines`` lines of output and its state, for the person
+        (``/jobs show``), running or ended; ``None``: the session started no such job."""
+        job = self._jobs.get(job_id) if self._jobs is not None else None
+        return job.tail(lines) if job is not None else None
 
     async def stop_job(self, job_id: str) -> bool:
         """Stop a background job for the person (``/jobs stop``); False: no such job

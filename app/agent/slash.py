@@ -142,7 +142,9 @@ BUILTINS: tuple[SlashCommand, ...] = (
     SlashCommand("diff", "everything this session changed in the workspace, as one diff"),
     SlashCommand("undo", "put back the files of the last change (or of CALL)", "[CALL]"),
     SlashCommand(
-        "jobs", "the background jobs the model started; stop one (or all)", "[stop ID|all]"
+        "jobs",
+        "the background jobs the model started; show one's output, stop one (or all)",
+        "[show ID|stop ID|stop all]",
     ),
     SlashCommand("export", "write the session as Markdown into the current directory"),
     SlashCommand("exit", "quit (the session is kept: frontier -c continues it)"),

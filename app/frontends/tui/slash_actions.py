@@ -426,11 +426,12 @@ def _undo(ctx: SlashContext, args: str) -> bool:
 
 
 def _jobs(ctx: SlashContext, args: str) -> bool:
-    """The background jobs running (a dev server the model started); ``stop ID`` or
-    ``stop all`` stops them (the model hears it at its next read)."""
+    """The background jobs running (a dev server the model started); ``show ID`` its last
+    lines of output (the model's reads untouched); ``stop ID`` or ``stop all`` stops them
+    (the model hears it at its next read)."""
     words = args.split()
-    if words and (words[0] != "stop" or len(words) != 2):
-        return ctx.warn(f"/jobs takes nothing, `stop ID` or `stop all`, not {args!r}")
+    if words and (words[0] not in ("stop", "show") or len(words) != 2):
+        return ctx.warn(f"/jobs takes nothing, `show ID`, `stop ID` or `stop all`, not {args!r}")
     session = ctx.session
     running = session.running_jobs()
     if not words:
@@ -438,9 +439,21 @@ def _jobs(ctx: SlashContext, args: str) -> bool:
         if not running:
             ctx.note("background jobs: none running")
             return True
-        ctx.note(f"background jobs ({len(running)}; /jobs stop ID or /jobs stop all):")
+        ctx.note(f"background jobs ({len(running)}; /jobs show ID, /jobs stop ID or all):")
         for job in running:
             ctx.note(f"  {job.id} · {job.elapsed:.0f}s · {job.command}")
+        return True
+    if words[0] == "show":
+        tail = session.job_tail(words[1])
+        if tail is None:
+            known = ", ".join(j.id for j in running) or "none is running"
+            return ctx.warn(f"no background job {words[1]!r} in this session ({known})")
+        ctx.remember()
+        count = len(tail.lines)
+        said = f"its last {count} line{'s' if count != 1 else ''}" if count else "no output yet"
+        ctx.note(f"job {tail.id} · {tail.state} · {tail.command} · {said}:")
+        for line in tail.lines:
+            ctx.note(f"  │ {line}")
         return True
     wanted = [j.id for j in running] if words[1] == "all" else [words[1]]
     if words[1] != "all" and words[1] not in {j.id for j in running}:
