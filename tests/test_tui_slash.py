@@ -381,7 +381,8 @@ async def test_jobs_show_prints_a_jobs_last_lines_and_leaves_the_models_reads_al
     jobs = Jobs()
     app = make_app(workspace, [], jobs=jobs)
     script = (
-        "printf '\\033[32mready\\033[0m on port 5173\\n'; for i in 1 2 3; do echo line $i; done"
+        "printf '\\033[32mready\\033[0m on port 5173\\n'; for i in 1 2 3; do echo line $i; done; "
+        "echo 'Authorization: Bearer sk-live-0123456789abcdef0123'"
     )
     async with app.run_test(size=(120, 30)) as pilot:
         prompt = await ready(pilot)
@@ -394,8 +395,10 @@ async def test_jobs_show_prints_a_jobs_last_lines_and_leaves_the_models_reads_al
             prompt.insert("/jobs show call_8")
             await pilot.press("enter")
             await until(pilot, lambda: "  │ line 3" in notes(app), "its last lines")
+            assert any("Bearer [REDACTED]" in n for n in notes(app)), notes(app)
             shown = notes(app)
             assert "  │ ready on port 5173" in shown
+            assert not any("sk-live" in n for n in shown)  # a server printing its env
             assert any(n.startswith("job call_8 · exited 0 after ") for n in shown), shown
             prompt.insert("/jobs show call_9")
             await pilot.press("enter")

@@ -306,9 +306,16 @@ class AgentSession:
 
     def job_tail(self, job_id: str, lines: int = 40) -> JobTail | None:
         """A background job's last ``lines`` lines of output and its state, for the person
-        (``/jobs show``), running or ended; ``None``: the session started no such job."""
+        (``/jobs show``), running or ended, scrubbed of secrets (a server printing its
+        environment); ``None``: the session started no such job."""
         job = self._jobs.get(job_id) if self._jobs is not None else None
-        return job.tail(lines) if job is not None else None
+        if job is None:
+            return None
+        from frontier.tools.jobs import JobTail
+
+        tail, scrub = job.tail(lines), self._scrubber.scrub
+        shown = tuple(scrub(line) for line in tail.lines)
+        return JobTail(tail.id, scrub(tail.command), tail.state, shown)
 
     async def stop_job(self, job_id: str) -> bool:
         """Stop a background job for the person (``/jobs stop``); False: no such job
