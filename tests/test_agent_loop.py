@@ -491,3 +491,15 @@ async def test_a_call_drafted_in_reasoning_of_a_reply_that_answered_is_left_alon
     )
     await loop.send("go")
     assert len(provider.requests) == 1 and boundary.calls == []
+
+
+async def test_a_call_back_as_text_under_another_agents_name_is_caught_too() -> None:
+    """Qwen3 behind a server without its parser writes ``<tool_call>{"name": "bash"…``: a
+    call of ``shell`` the model means, come back as text, not a finished turn."""
+    text = '<tool_call>\n{"name": "bash", "arguments": {"command": "ls"}}\n</tool_call>'
+    loop, provider, boundary, _events, _log = make_loop(
+        [(text_chunks(text), "stop"), DONE], mode="native-inc"
+    )
+    await loop.send("go")
+    assert len(provider.requests) == 2 and boundary.calls == []
+    assert "came back as text" in provider.requests[1][-1]["content"]

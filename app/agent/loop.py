@@ -134,6 +134,18 @@ CRASHED = (
 )
 
 
+class _Offered:
+    """The tools offered, as ``in`` asks of a name the model wrote: under its own name or
+    one it means (``Registry.named``: Qwen's call of ``bash`` that came back as text is a
+    call of ``shell``)."""
+
+    def __init__(self, registry: Registry, names: set[str]) -> None:
+        self.registry, self.names = registry, names
+
+    def __contains__(self, name: object) -> bool:
+        return isinstance(name, str) and self.registry.named(name) in self.names
+
+
 def over_limit(call: ToolCall, limit: int) -> ToolResult:
     """The result of a call past the per-response limit: never run, and the model is
     told why and what to do, so it can send the rest after reading these results."""
@@ -901,7 +913,7 @@ class AgentLoop:
         reasoning (a thought may draft a call it then drops): the model is asked to make it."""
         from frontier.app.agent.text_calls import text_call
 
-        offered = [tool.name for tool in self.mode.tools(self.registry)]
+        offered = _Offered(self.registry, {tool.name for tool in self.mode.tools(self.registry)})
         words = text_call(bytes(out.raw).decode("utf-8", "replace"), offered)
         if words is not None:
             failure = call_as_text(words)

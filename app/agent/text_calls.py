@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left
-from collections.abc import Collection
+from collections.abc import Container
 
 ENVELOPES = re.compile(
     r"^[ \t]*("
@@ -55,7 +55,7 @@ QUOTED = 300
 """Characters of the envelope quoted (to the model and the person)."""
 
 
-def text_call(text: str, offered: Collection[str]) -> str | None:
+def text_call(text: str, offered: Container[str]) -> str | None:
     """The first tool-call envelope that begins a line of ``text`` outside a fenced code
     block and names one of the ``offered`` tools, with what follows it (at most
     :data:`QUOTED` characters), or ``None``. An envelope naming no offered tool is a
@@ -66,6 +66,6 @@ def text_call(text: str, offered: Collection[str]) -> str | None:
             start = match.start(1) if match.group(1) is not None else match.start(2)
             said = text[start : start + QUOTED]
             names = {g for m in NAMED.finditer(said) for g in m.groups() if g}
-            if names & set(offered):
+            if any(name in offered for name in names):
                 return said + ("…" if len(text) - start > QUOTED else "")
     return None
