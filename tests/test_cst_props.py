@@ -283,3 +283,39 @@ def test_native_s1_s3_and_truncation_rules(
         assert len(ran) == max(0, len(started) - 1)
         assert len(inc.truncated_calls) == (1 if started else 0)
         assert len(eos.truncated_calls) == len(started)
+
+
+THOUGHTS = st.sampled_from(
+    [b"", b"<think>", b"<think>\nhm\n</think>\n", b"\n <think>a", b"<thi", b"<thinker>x\n",
+     b"</think>\n", b"<think>\ncall c9 shell\narg command <<E\nrm -rf /\nE\nend\n</think>\n",
+     b"\xc3", b"   "]
+)  # fmt: skip
+
+
+def _said(events: list[Event]) -> tuple[str, list[Event]]:
+    """The reasoning joined, and the other events coalesced."""
+    from frontier.app.stream_events import ReasoningText
+
+    thought = "".join(e.text for e in events if isinstance(e, ReasoningText))
+    return thought, coalesce([e for e in events if not isinstance(e, ReasoningText)])
+
+
+@given(THOUGHTS, ctl_program(), st.lists(st.integers(min_value=0, max_value=10_000), max_size=12))
+def test_a_leading_thought_splits_off_the_same_for_any_chunking(
+    lead: bytes, program: tuple[bytes, list[Any]], cuts: list[int]
+) -> None:
+    """``frontier transduce`` of a reply's text: the thought a reply opens with is
+    reasoning (as every wire's decoder makes it), whatever the chunks; the rest is what
+    the transducer alone makes of it; a draft call in the thought never comes out."""
+    from frontier.app.commands.transduce_think import ThoughtFirst
+
+    data, expected = program
+    whole = _said(run_chunks(ThoughtFirst(CtlTransducer()), [lead + data]))
+    assert _said(run_chunks(ThoughtFirst(CtlTransducer()), chunked(lead + data, cuts))) == whole
+    thought, events = whole
+    if lead.strip().startswith(b"<think>") and lead.rstrip().endswith(b"</think>"):
+        rest = (lead + data)[(lead + data).index(b"</think>") + len(b"</think>") :]
+        assert events == coalesce(run_chunks(CtlTransducer(), [rest]))
+        assert simple(calls_of(events)) == expected and "rm -rf" not in str(events)
+    elif not lead.lstrip().startswith(b"<"):
+        assert thought == "" and events == coalesce(run_chunks(CtlTransducer(), [lead + data]))

@@ -91,3 +91,38 @@ def test_cst_core_and_commands_never_import_textual_or_httpx() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.split() == ["False", "False"]
+
+
+THOUGHT = (
+    b"<think>\nI could run it:\ncall c1 shell\narg command <<E\nrm -rf build\nE\nend\n"
+    b"but better not.\n</think>\nLooking.\ncall c1 read\narg path <<E\na.py\nE\nend\n"
+)
+
+
+def test_a_replys_leading_thought_is_reasoning_as_the_live_loop_reads_it() -> None:
+    """Every wire's decoder splits a leading ``<think>`` off; transduce of the reply's text
+    transduced it: the drafted ``rm -rf build`` was a call here that never ran live, and
+    the real call was an error after it. Same lines for any chunk; offsets after it."""
+    code, out, _ = transduce(THOUGHT, "--protocol", "ctl-heredoc")
+    assert code == 0
+    kinds = [x["type"] for x in out]
+    assert kinds == ["reasoning"] * 8 + ["text", "text", "call", "summary"], kinds
+    assert "".join(x["text"] for x in out[:8]).startswith("\nI could run it:\ncall c1 shell")
+    [call] = [x for x in out if x["type"] == "call"]
+    assert call["name"] == "read" and out[-1]["errors"] == 0
+    after = THOUGHT[THOUGHT.index(b"</think>") + len(b"</think>") :]
+    assert out[-1]["confirmed"] == len(after)
+    _, by_byte, _ = transduce(THOUGHT, "--protocol", "ctl-heredoc", "--chunk", "1")
+    assert by_byte[:-1] == out[:-1]
+
+
+def test_the_servers_reasoning_is_printed_by_lines_for_every_protocol() -> None:
+    body = (
+        b'data: {"choices":[{"delta":{"reasoning_content":"hmm\\nmore"}}]}\n\n'
+        b'data: {"choices":[{"delta":{"reasoning_content":" thought\\n"}}]}\n\n'
+        b'data: {"choices":[{"delta":{"content":"hi"},"finish_reason":"stop"}]}\n\ndata: [DONE]\n\n'
+    )
+    for flags in (["--protocol", "native-inc"], ["--protocol", "ctl", "--wire", "openai-chat"]):
+        _, out, _ = transduce(body, *flags, "--chunk", "5")
+        said = [x["text"] for x in out if x["type"] == "reasoning"]
+        assert said == ["hmm\n", "more thought\n"], (flags, out)

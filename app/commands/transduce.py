@@ -52,6 +52,7 @@ from frontier.app.stream_events import (
     Confirmed,
     ContractError,
     Event,
+    ReasoningText,
     StreamStopped,
     event_to_json,
 )
@@ -107,6 +108,7 @@ class _Printer:
         self._held: list[bytes] = []
         self._size = 0
         self._text_at = 0
+        self._thought: list[str] = []
 
     def events(self, events: list[Event]) -> None:
         if self.quiet:
@@ -114,11 +116,33 @@ class _Printer:
         for event in events:
             if isinstance(event, Confirmed):
                 if event.kind == "text":
+                    self.thought()
                     self._add_text(event)
                 continue
+            if isinstance(event, ReasoningText):
+                self.flush_text()
+                self.thought(event.text)
+                continue
+            self.thought()
             if isinstance(event, _ALWAYS) or (self.detail and isinstance(event, _DETAIL)):
                 self.flush_text()
                 self.record(event_to_json(event))
+
+    def thought(self, text: str = "") -> None:
+        """Hold reasoning and print it a line at a time (``{"type": "reasoning"}``), so
+        the output is the same for any ``--chunk``; no ``text`` prints what is held (other
+        output follows)."""
+        if text:
+            self._thought.append(text)
+            if "\n" not in text:
+                return
+        held = "".join(self._thought)
+        if not held:
+            return
+        cut = held.rfind("\n") + 1 if text else len(held)
+        for line in held[:cut].splitlines(keepends=True):
+            self.record({"type": "reasoning", "text": line})
+        self._thought = [held[cut:]] if held[cut:] else []
 
     def _add_text(self, event: Confirmed) -> None:
         data = event.data
@@ -186,6 +210,10 @@ def main(args: argparse.Namespace) -> int:
 
         adapter = codec(wire)
     t = make_transducer(args.protocol, wire=adapter, sse=wire is not None)
+    if not reads_sse:  # a reply's text: its leading <think> is reasoning, as live
+        from frontier.app.commands.transduce_think import ThoughtFirst
+
+        t = ThoughtFirst(t)
     calls = errors = max_pending = 0
     chunk = args.chunk
     block = chunk * max(1, READ_BLOCK // chunk)
@@ -226,6 +254,7 @@ def main(args: argparse.Namespace) -> int:
         errors += sum(isinstance(e, ContractError) for e in events)
         printer.events(events)
         printer.flush_text()
+        printer.thought()
         for message in getattr(t, "notes", ()):
             printer.record({"type": "note", "message": message})
         summary = {

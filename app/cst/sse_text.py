@@ -4,8 +4,8 @@ fed to the text transducer, whose offsets (into the text) are the ones reported.
 
 from __future__ import annotations
 
-from frontier.app.model.stream import End, Finish, TextDelta
-from frontier.app.stream_events import Event
+from frontier.app.model.stream import End, Finish, ReasoningDelta, TextDelta
+from frontier.app.stream_events import Event, ReasoningText
 from frontier.app.vocab import is_clean
 from frontier.app.wire.sse import SSEDecoder
 
@@ -49,6 +49,8 @@ class TextSSETransducer:
             for delta in self._decoder.feed(name, item):
                 if type(delta) is TextDelta and not self.inner.stopped:
                     events += self.inner.feed(delta.text.encode("utf-8"))
+                elif type(delta) is ReasoningDelta:  # the server's, or a <think> split off
+                    events.append(ReasoningText(delta.text))
                 elif type(delta) is Finish:
                     self.finish_reason = delta.reason
                 elif type(delta) is End:

@@ -1,0 +1,99 @@
+"""A text protocol's plain text whose reply opens with ``<think>…</think>``: that part is
+reasoning, as the live loop reads it (``frontier transduce --protocol ctl`` on a saved reply).
+
+Every wire's decoder splits a leading ``<think>`` block off the reply's text
+(``app/model/think_tags.py``), so the live loop never transduces a thought. ``frontier
+transduce`` fed the assistant text itself did: a thought that drafted ``call c1 read``
+was a contract error (or a call) in the debugger that the live run never had. The same
+splitter now stands in front of the text transducer: the thought comes out as
+:class:`ReasoningText`, the rest is transduced, and every offset is one into the text
+after the thought, as in the live run's recordings. A reply whose first non-blank
+character is not ``<`` cannot open with the tag: it goes straight to the transducer, and
+the splitter (and the stream vocabulary it reads) is never loaded (``frontier transduce``
+of CTL text starts light, issue 24).
+"""
+
+from __future__ import annotations
+
+import codecs
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from frontier.app.cst.base import Transducer
+    from frontier.app.model.think_tags import ThinkTags
+    from frontier.app.stream_events import Event
+
+
+class ThoughtFirst:
+    """``inner`` (a text protocol's transducer) fed the text after a leading thought."""
+
+    def __init__(self, inner: Transducer) -> None:
+        self.inner = inner
+        self._tags: ThinkTags | None = None
+        self._plain = False
+        self._lead = ""  # blank text while undecided
+        self._utf8 = codecs.getincrementaldecoder("utf-8")("surrogateescape")
+
+    @property
+    def frontier(self) -> int:
+        return self.inner.frontier
+
+    @property
+    def consumed(self) -> int:
+        return self.inner.consumed
+
+    @property
+    def stopped(self) -> bool:
+        return self.inner.stopped
+
+    def pending(self) -> bytes:
+        return self.inner.pending()
+
+    def pending_bound(self) -> int:
+        return self.inner.pending_bound()
+
+    def _decide(self, text: str) -> str:
+        """The text to pass on once it is decided whether a thought may open the reply
+        (held while only blank text came)."""
+        if self._plain or self._tags is not None:
+            return text
+        text, self._lead = self._lead + text, ""
+        first = text.lstrip()[:1]
+        if not first:
+            self._lead = text
+            return ""
+        if first == "<":
+            from frontier.app.model.think_tags import ThinkTags
+
+            self._tags = ThinkTags()
+        else:
+            self._plain = True
+        return text
+
+    def _split(self, text: str, final: bool) -> list[Event]:
+        if self._tags is None:
+            data = text.encode("utf-8", "surrogateescape")
+            return self.inner.feed(data) if data and not self.inner.stopped else []
+        from frontier.app.model.stream import End, ReasoningDelta, TextDelta
+        from frontier.app.stream_events import ReasoningText
+
+        deltas = self._tags.split([TextDelta(text)] if text else [])
+        if final:
+            deltas += self._tags.split([End()])
+        events: list[Event] = []
+        for delta in deltas:
+            if type(delta) is ReasoningDelta:
+                events.append(ReasoningText(delta.text))
+            elif type(delta) is TextDelta and not self.inner.stopped:
+                events += self.inner.feed(delta.text.encode("utf-8", "surrogateescape"))
+        return events
+
+    def feed(self, data: bytes) -> list[Event]:
+        return self._split(self._decide(self._utf8.decode(data)), final=False)
+
+    def finish(self, clean: bool) -> list[Event]:
+        text = self._decide(self._utf8.decode(b"", final=True))
+        if self._tags is None and not self._plain:  # nothing but blank text came
+            text, self._plain = self._lead, True
+        events = self._split(text, final=True)
+        return events + self.inner.finish(clean)
