@@ -53,27 +53,28 @@ class ThoughtFirst:
         return self.inner.pending_bound()
 
     def _decide(self, text: str) -> str:
-        """The text to pass on once it is decided whether a thought may open the reply
-        (held while only blank text came)."""
-        if self._plain or self._tags is not None:
-            return text
+        """Whether a thought may open the reply, from its first non-blank character (blank
+        text is held, ``self._lead``, until one comes): the text to pass on."""
         text, self._lead = self._lead + text, ""
         first = text.lstrip()[:1]
         if not first:
             self._lead = text
-            return ""
-        if first == "<":
+        elif first == "<":
             from frontier.app.model.think_tags import ThinkTags
 
             self._tags = ThinkTags()
         else:
             self._plain = True
-        return text
+        return text if first else ""
+
+    def _raw(self, data: bytes) -> list[Event]:
+        """Bytes of a reply that opened no thought: to the transducer as they came."""
+        return self.inner.feed(data) if data and not self.inner.stopped else []
 
     def _split(self, text: str, final: bool) -> list[Event]:
-        if self._tags is None:
-            data = text.encode("utf-8", "surrogateescape")
-            return self.inner.feed(data) if data and not self.inner.stopped else []
+        """Text of a reply that may open with a thought: its reasoning as events, the rest
+        transduced."""
+        assert self._tags is not None
         from frontier.app.model.stream import End, ReasoningDelta, TextDelta
         from frontier.app.stream_events import ReasoningText
 
@@ -88,12 +89,29 @@ class ThoughtFirst:
                 events += self.inner.feed(delta.text.encode("utf-8", "surrogateescape"))
         return events
 
+    def _undecided(self, text: str) -> list[Event]:
+        """``text`` arrived before the reply's first non-blank character was seen."""
+        text = self._decide(text)
+        if self._tags is not None:
+            return self._split(text, final=False)
+        if not self._plain:
+            return []
+        held, _ = self._utf8.getstate()  # a character cut at the chunk's end: its bytes
+        self._utf8.reset()
+        return self._raw(text.encode("utf-8", "surrogateescape") + held)
+
     def feed(self, data: bytes) -> list[Event]:
-        return self._split(self._decide(self._utf8.decode(data)), final=False)
+        if self._plain:  # the common case: the bytes go through untouched (issue 24)
+            return self._raw(data)
+        if self._tags is not None:
+            return self._split(self._utf8.decode(data), final=False)
+        return self._undecided(self._utf8.decode(data))
 
     def finish(self, clean: bool) -> list[Event]:
-        text = self._decide(self._utf8.decode(b"", final=True))
-        if self._tags is None and not self._plain:  # nothing but blank text came
-            text, self._plain = self._lead, True
-        events = self._split(text, final=True)
+        events: list[Event] = []
+        if self._tags is not None:
+            events = self._split(self._utf8.decode(b"", final=True), final=True)
+        elif not self._plain:  # only blank text came (or none)
+            text = self._lead + self._utf8.decode(b"", final=True)
+            events = self._raw(text.encode("utf-8", "surrogateescape"))
         return events + self.inner.finish(clean)
