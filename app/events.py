@@ -257,7 +257,8 @@ class RepairRequested(Event):
 class TurnEnded(Event):
     type: ClassVar[str] = "turn_ended"
     reason: str
-    """``done`` (model finished), ``max_turns``, ``repair_limit``,
+    """``done`` (model finished), ``max_turns``, ``repair_limit``, ``repeating`` (the
+    model called a refused repeat again: ``app/agent/repeats.py``),
     ``session_persistence_failed``, ``provider_error``, ``too_long`` (the person's
     message alone is larger than the model's window: docs/context-budget.md),
     ``cancelled``."""

@@ -661,6 +661,28 @@ async def test_a_third_identical_call_after_two_equal_results_is_not_run(
     rig.assert_valid()
 
 
+@pytest.mark.parametrize("mode", MODES)
+async def test_a_model_calling_a_refused_repeat_again_has_its_turn_stopped(
+    make: Make, mode: str
+) -> None:
+    """Told its call returns the same result each time, a model called it again, round
+    after round, each a paid request, until the person pressed Esc (pi, opencode, vibe):
+    the second refusal in a row ends the turn, saying why, for the person to steer."""
+    wire = "openai-chat"
+    rig = await make(wire, mode)
+    rig.answer(*(reply(wire, read_notes(f"c{n}")) for n in range(1, 5)))
+    ended = await rig.turn("read notes")
+    assert ended.reason == "repeating", ended.message
+    assert "kept calling read" in ended.message and "steer" in ended.message
+    assert len(rig.server.requests) == 4  # two runs, two refusals
+    kinds = result_kinds(rig.watch)
+    assert kinds == {"c1": "ok", "c2": "ok", "c3": "not_executed", "c4": "not_executed"}
+    rig.answer(reply(wire, read_notes("c9")), done(wire))
+    assert (await rig.turn("read it once more")).reason == "done"  # the person steered
+    assert result_kinds(rig.watch)["c9"] == "ok"
+    rig.assert_valid()
+
+
 def repair_in(rig: Rig) -> str:
     """The repair text the second request carries (every wire's JSON, decoded)."""
     found = [t for t in text_blocks(rig.server.requests[1].body) if "error truncated" in t]

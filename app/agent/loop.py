@@ -648,6 +648,9 @@ class AgentLoop:
             repairs = 0
             if self.inbox is not None and self.inbox.waiting():
                 continue  # the user wrote meanwhile: the turn goes on with that
+            stuck = self.repeats.stuck()
+            if stuck is not None:
+                return TurnEnded("repeating", stuck)
             if not response.calls:
                 # a reply of nothing (or only reasoning) looked like no reply at all
                 empty = not bytes(response.raw).strip()

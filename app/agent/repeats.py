@@ -8,6 +8,10 @@ result says so and points to the result above (the agent loops of opencode, Kilo
 and Hermes stop the same way). A repeat whose result changed (a poll that is still
 waiting, a test run after an edit) is not one: only two equal results make the third
 pointless. The count starts again with each message of the person.
+
+A model told so and calling it once more is stuck (pi, opencode and Mistral's vibe users
+watched one loop on the refusal until they pressed Esc, each round a paid request): the
+second refusal in a row ends the turn (:meth:`Repeats.stuck`), so the person can steer.
 """
 
 from __future__ import annotations
@@ -18,6 +22,8 @@ from frontier.app.hashes import blake2b_digest
 
 ALLOWED = 2
 """Identical calls in a row that run, their results equal, before the next is refused."""
+STUCK = 2
+"""Refusals in a row after which the turn ends: the model was told and called it again."""
 
 
 class Repeats:
@@ -32,9 +38,23 @@ class Repeats:
     def __init__(self) -> None:
         self._last: list[tuple[str, bytes, bytes]] = []
         """``(name, arguments digest, result digest)`` of the latest run of identical calls."""
+        self._refusals = 0
+        self._refused = ""
+        """The call refused last, as its refusal shows it."""
 
     def clear(self) -> None:
         self._last = []
+        self._refusals = 0
+
+    def stuck(self) -> str | None:
+        """Why the turn should end: the same call was refused :data:`STUCK` times in a row
+        (the model was told, and called it again); else ``None``."""
+        if self._refusals < STUCK:
+            return None
+        return (
+            f"the model kept calling {self._refused} after it was told the call returns the "
+            "same result each time; the turn is stopped so you can steer it"
+        )
 
     def refused(self, call: ToolCall) -> ToolResult | None:
         """The result of ``call`` when it repeats :data:`ALLOWED` identical calls whose
@@ -49,6 +69,8 @@ class Repeats:
             return None
         shown = f"{call.name} {text}"
         shown = shown if len(shown) <= 200 else shown[:200] + "…"
+        self._refusals += 1
+        self._refused = shown
         return ToolResult(
             call.id,
             call.name,
@@ -61,6 +83,7 @@ class Repeats:
     def ran(self, call: ToolCall, result: ToolResult) -> None:
         """``call`` ran with ``result``: the run of identical calls grows or starts again.
         (A refused repeat is not recorded: the next identical call is refused too.)"""
+        self._refusals = 0
         args = _digest(_args_text(call))
         done = _digest(f"{result.kind}\0{result.output}")
         if self._last and self._last[-1][:2] != (call.name, args):

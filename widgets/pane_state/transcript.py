@@ -378,7 +378,7 @@ class TranscriptModel:
         if event.reason == "cancelled":
             if not marked:  # said once: on the reply it cut, or here
                 self.note(f"⏹ {interrupted_words(self.stop_key)}: the turn stopped", "stop")
-        elif event.reason == "max_turns":  # its message says it all, and what to do
+        elif event.reason in ("max_turns", "repeating"):  # its message says it all, and what to do
             self.note(event.message)
         elif event.reason != "done":
             self.note(f"turn ended: {event.reason} {event.message}".strip())
