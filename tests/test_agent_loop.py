@@ -503,3 +503,44 @@ async def test_a_call_back_as_text_under_another_agents_name_is_caught_too() -> 
     await loop.send("go")
     assert len(provider.requests) == 2 and boundary.calls == []
     assert "came back as text" in provider.requests[1][-1]["content"]
+
+
+APPEND = '{"command": "echo hi >> log.txt"}'
+
+
+@pytest.mark.parametrize("mode", ["native-inc", "native-eos", "ctl-heredoc"])
+async def test_the_same_call_twice_in_one_response_runs_once(mode: str) -> None:
+    """LocalAI streamed one call at several indices, Qwen parsers re-emitted calls: each
+    copy ran (an append appended twice). A copy (same tool, same arguments, another id)
+    is not run and says whose result to read; a call after it still waits its turn."""
+    if mode == "ctl-heredoc":
+        shell = "call {id} shell\narg command <<E\necho hi >> log.txt\nE\nend\n"
+        text = (
+            "".join(shell.format(id=i) for i in ("a", "b"))
+            + READ.replace("c1", "c")
+            + (shell.format(id="d"))
+        )
+        first = (text_chunks(text), "stop")
+    else:
+        chunks = native_chunks(
+            [
+                ("a", "shell", APPEND),
+                ("b", "shell", APPEND),
+                ("c", "read", '{"path": "a"}'),
+                ("d", "shell", APPEND.replace(">>", ">> ")),
+            ]
+        )
+        end = {"choices": [{"delta": {}, "finish_reason": "tool_calls"}]}
+        first = ([*chunks, end], "tool_calls")
+    loop, _provider, boundary, events, log = make_loop([first, DONE], mode=mode)
+    await loop.send("go")
+    ran = [c.id for c in boundary.calls]
+    finished = {e.result.call_id: e.result for e in events if isinstance(e, ToolFinished)}
+    if mode == "ctl-heredoc":
+        assert ran == ["a", "c"], ran
+        assert finished["d"].kind == "not_executed"
+    else:
+        assert ran == ["a", "c", "d"], ran  # "d" differs by a space: another call
+    assert finished["b"].kind == "not_executed"
+    assert "the same call as a earlier in this response" in finished["b"].output
+    assert log.index("run a") < log.index("run c")

@@ -683,6 +683,22 @@ async def test_a_model_calling_a_refused_repeat_again_has_its_turn_stopped(
     rig.assert_valid()
 
 
+@pytest.mark.parametrize("wire", WIRES)
+async def test_the_same_call_twice_in_one_reply_runs_once_on_every_wire(
+    make: Make, wire: str
+) -> None:
+    """A server that streamed one call twice under two ids (LocalAI, a Qwen parser):
+    the copy is not run, and the history each API gets back pairs both calls."""
+    rig = await make(wire, "native-inc")
+    rig.answer(reply(wire, read_notes("c1"), read_notes("c2")), done(wire))
+    ended = await rig.turn("read notes")
+    assert ended.reason == "done", ended.message
+    assert result_kinds(rig.watch) == {"c1": "ok", "c2": "not_executed"}
+    told = history_text(rig.server.requests[1])
+    assert "the same call as c1 earlier in this response" in told
+    rig.assert_valid()
+
+
 def repair_in(rig: Rig) -> str:
     """The repair text the second request carries (every wire's JSON, decoded)."""
     found = [t for t in text_blocks(rig.server.requests[1].body) if "error truncated" in t]

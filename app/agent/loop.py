@@ -35,7 +35,7 @@ from frontier.app.agent.repair import (
     repair_text,
     truncation,
 )
-from frontier.app.agent.repeats import Repeats
+from frontier.app.agent.repeats import Repeats, shape, twin
 from frontier.app.events import (
     AssistantText,
     CallReady,
@@ -305,6 +305,9 @@ class _Response:
     refused: dict[str, ToolResult] = field(default_factory=dict)
     """Calls past the per-response limit (``max_calls``), by id, and their
     ``not_executed`` results: paired like any call, never given to the boundary."""
+    shapes: dict[tuple[object, ...], ToolCall] = field(default_factory=dict)
+    """The calls of this response by ``repeats.shape``: the first of each (a twin of one
+    is not run)."""
     in_frame: bool = False
     usage: TokenUsage = field(default_factory=TokenUsage)
     """The server's token counts for the request (the context budget counts them)."""
@@ -1059,7 +1062,9 @@ class AgentLoop:
                     if len(out.calls) > self.max_calls:
                         self._refuse(call, out)
                         return True
-                    if self.mode.eager:
+                    if self._twin(call, out):
+                        pass
+                    elif self.mode.eager:
                         out.tasks.append(self._schedule(call, out.tasks))
                 case ContractError(kind=kind, message=message, offset=offset):
                     if out.failure is None:
@@ -1093,6 +1098,21 @@ class AgentLoop:
                 return CallReady(ToolCall(call.id, name, call.args, call.offset))
         return event
 
+    def _twin(self, call: ToolCall, out: _Response) -> bool:
+        """``call`` is the same as an earlier call of this response (``repeats.twin``): it
+        gets its ``not_executed`` result (eager modes: as a task already done) and is
+        never run. True when it was one."""
+        key = shape(call)
+        earlier = out.shapes.get(key)
+        if earlier is None or earlier.args != call.args:
+            out.shapes.setdefault(key, call)
+            return False
+        refused = twin(call, earlier)
+        out.refused[call.id] = refused
+        if self.mode.eager:  # in its place in the chain: the calls after it still wait
+            out.tasks.append(self._schedule(call, out.tasks, instead=refused))
+        return True
+
     def _refuse(self, call: ToolCall, out: _Response) -> None:
         """``call`` is past the per-response limit: it gets its ``not_executed`` result
         (eager modes: as a task already done, so ``out.tasks`` stays one per call) and the
@@ -1114,9 +1134,13 @@ class AgentLoop:
                 self._emit(ToolFinished(result))
 
     def _schedule(
-        self, call: ToolCall, earlier: list[asyncio.Future[ToolResult]]
+        self,
+        call: ToolCall,
+        earlier: list[asyncio.Future[ToolResult]],
+        instead: ToolResult | None = None,
     ) -> asyncio.Task[ToolResult]:
-        """Run ``call`` after every earlier call of this response (confirmation order)."""
+        """Run ``call`` after every earlier call of this response (confirmation order);
+        ``instead``: its result without running it, in its turn all the same."""
         previous = earlier[-1] if earlier else None
 
         async def run_after() -> ToolResult:
@@ -1131,6 +1155,8 @@ class AgentLoop:
                         "not_executed",
                         "not run: the session store failed before this call",
                     )
+            if instead is not None:
+                return instead
             repeated = self.repeats.refused(call)
             if repeated is not None:
                 self._emit(ToolFinished(repeated))

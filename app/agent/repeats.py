@@ -92,6 +92,34 @@ class Repeats:
         del self._last[:-ALLOWED]
 
 
+def shape(call: ToolCall) -> tuple[object, ...]:
+    """What two identical calls share, cheap to take whatever they carry (each argument's
+    name and length, not its bytes): a call of a response is compared in full only with
+    an earlier one of the same shape, so a 4 MiB ``write`` costs no hash between its
+    confirmation and its start."""
+    return (call.name, *sorted((k, _size(v)) for k, v in call.args.items()))
+
+
+def _size(value: object) -> object:
+    if isinstance(value, (str, bytes, list, dict)):
+        return (type(value).__name__, len(value))
+    return value if isinstance(value, (int, float, bool)) or value is None else repr(value)
+
+
+def twin(call: ToolCall, earlier: ToolCall) -> ToolResult:
+    """The result of ``call``, the same call as ``earlier`` in one response (same tool,
+    same arguments): not run. LocalAI streamed one call at several indices, Qwen parsers
+    re-emitted calls, Kimi K2 through a gateway came twice; each ran each time (a command
+    appending to a file appended twice, a message was sent twice)."""
+    return ToolResult(
+        call.id,
+        call.name,
+        "not_executed",
+        f"not run: the same call as {earlier.id} earlier in this response (same tool, same "
+        f"arguments) would do the same again; {earlier.id}'s result says what it did",
+    )
+
+
 def _args_text(call: ToolCall) -> str:
     """The call's arguments as JSON, in one canonical key order."""
     values = call.json_args()
