@@ -69,7 +69,8 @@ def test_a_long_response_checkpoints_at_the_wal_cap(tmp_path: Path, monkeypatch)
 
 
 class _Client:
-    """Each response: ~100 KiB of prose, then one read call; the last: prose only."""
+    """Each response: ~100 KiB of prose, then one read call (of another file each time:
+    the same call a third time would not run); the last: prose only."""
 
     wire = "openai-chat"
     model = "m"
@@ -83,7 +84,7 @@ class _Client:
         for _ in range(100):
             yield chat_event({"choices": [{"delta": {"content": text}, "finish_reason": None}]})
         if self.left > 0:
-            frame = f"call r{self.left} read\narg path a.txt\nend\n"
+            frame = f"call r{self.left} read\narg path a{self.left}.txt\nend\n"
             yield chat_event({"choices": [{"delta": {"content": frame}, "finish_reason": None}]})
         yield StreamEnd("stop")
 

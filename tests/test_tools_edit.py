@@ -416,3 +416,30 @@ async def test_old_found_only_without_its_lines_trailing_whitespace_is_replaced_
     r = await b.run(call("replace", 5, path="d.py", old="p = 1\nq = 2\n", new="-"))
     assert r.kind == "error" and "ambiguous ignoring whitespace at line ends" in r.output
     assert "lines 1, 3" in r.output and (tmp_path / "d.py").read_text().startswith("p = 1 \n")
+
+
+async def test_write_over_a_file_changed_since_the_model_read_it_is_refused(
+    tmp_path: Path,
+) -> None:
+    """The person edited the file in their editor while the agent worked; the model then
+    wrote it whole from what it had read, and the edit was gone (silently under
+    auto-edit). Read again, it writes; its own writes, never-read files, replace: as before."""
+    target = tmp_path / "a.py"
+    target.write_text("x = 1\n")
+    b = make_boundary(tmp_path)
+    assert (await b.run(call("read", 1, path="a.py"))).kind == "ok"
+    target.write_text("x = 1\nperson = 1\n")  # the person, meanwhile
+    r = await b.run(call("write", 2, path="a.py", content="x = 2\n"))
+    assert r.kind == "error" and "a.py changed since you last read it" in r.output, r.output
+    assert "nothing written" in r.output and target.read_text() == "x = 1\nperson = 1\n"
+    assert (await b.run(call("read", 3, path="a.py"))).kind == "ok"
+    r = await b.run(call("write", 4, path="a.py", content="x = 2\nperson = 1\n"))
+    assert r.kind == "ok", r.output
+    r = await b.run(call("write", 5, path="a.py", content="x = 3\nperson = 1\n"))
+    assert r.kind == "ok", r.output  # what it wrote last is what it saw
+    target.write_text("x = 3\nperson = 2\n")
+    r = await b.run(call("replace", 6, path="a.py", old="x = 3", new="x = 4"))
+    assert r.kind == "ok", r.output  # finds its text as given: undoes nothing
+    (tmp_path / "b.py").write_text("never read\n")
+    r = await b.run(call("write", 7, path="b.py", content="b\n"))
+    assert r.kind == "ok", r.output  # nothing known of it

@@ -8,6 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from aiohttp import web
 from wire_scripts import Call, WireServer, args, script, serve_wire, stream
 
 from frontier.app.agent.runtime import create_runtime
@@ -17,10 +18,17 @@ from frontier.tools.policy import PolicyApprover
 
 
 def reading_for_ever() -> WireServer:
-    """A model that reads the same file in every reply (the last reply repeats)."""
+    """A model that reads the file again in every reply, each time with another ``limit``:
+    never the same call twice (the same call again would have its turn stopped,
+    ``app/agent/repeats.py``), so only the limit ends the turn."""
     server = WireServer("openai-chat")
-    body = script("openai-chat", [Call("c1", "read", args(path="notes.txt"))])
-    server.answer(stream(body))
+
+    async def again(srv: WireServer, request: web.Request) -> web.StreamResponse:
+        n = len(srv.requests)
+        body = script("openai-chat", [Call(f"c{n}", "read", args(path="notes.txt", limit=n))])
+        return await stream(body)(srv, request)
+
+    server.answer(again)
     return server
 
 

@@ -435,6 +435,8 @@ async def test_chat_proves_a_call_when_the_next_calls_arguments_begin(make: Make
     rig = await make(wire, "native-inc")
     gate = asyncio.Event()
     whole = args(path="notes.txt")
+    other = args(path="notes.txt", limit=9)  # another call (the same one twice runs once)
+    (rig.root / "notes.txt").write_text(NOTES)
 
     def chunk(delta: dict[str, Any], finish: str | None = None) -> bytes:
         return sse_data({"choices": [{"index": 0, "delta": delta, "finish_reason": finish}]})
@@ -453,9 +455,9 @@ async def test_chat_proves_a_call_when_the_next_calls_arguments_begin(make: Make
                 head(0, "call_r1"),
                 piece(0, whole),
                 head(1, "call_r2"),
-                piece(1, whole[:5]),
+                piece(1, other[:5]),
                 gate,
-                piece(1, whole[5:]),
+                piece(1, other[5:]),
                 chunk({}, "tool_calls"),
                 b"data: [DONE]\n\n",
             ]
@@ -1185,11 +1187,15 @@ BIG = "".join(f"line {i}: " + "lorem ipsum dolor sit amet " * 8 + "\n" for i in 
 
 
 async def seed_long_history(rig: Rig) -> None:
-    """One turn of four big reads: rounds enough that compaction has results to stub."""
+    """One turn of four big reads: rounds enough that compaction has results to stub (each
+    with another ``limit``: the same call a third time would not run)."""
     (rig.root / "big.txt").write_text(BIG)
     wire = rig.wire
     rig.answer(
-        *(reply(wire, Call(f"call_b{i}", "read", args(path="big.txt"))) for i in range(4)),
+        *(
+            reply(wire, Call(f"call_b{i}", "read", args(path="big.txt", limit=4000 + i)))
+            for i in range(4)
+        ),
         done(wire, "Read it four times."),
     )
     ended = await rig.turn("read big.txt four times")

@@ -67,6 +67,7 @@ from frontier.tools.contract import (
     ToolContext,
     ToolSpec,
 )
+from frontier.tools.file_views import FileViews
 from frontier.tools.output_cap import cap_output
 from frontier.tools.policy import PolicyApprover
 from frontier.tools.registry import Registry
@@ -126,9 +127,11 @@ class ToolBoundary:
         """As tools get it (``ctx.root``): a ``PinnedRoot`` unless the folder could not be
         opened (then tools fail on it as before, each with its own message)."""
         self.sandbox = sandbox
+        """Where exec tools run (``ctx.sandbox``); ``None``: unconfined (``--sandbox off``)."""
         self.jobs = jobs
         """The session's background jobs (``shell`` with ``background: true``)."""
-        """Where exec tools run (``ctx.sandbox``); ``None``: unconfined (``--sandbox off``)."""
+        self.views = FileViews()
+        """What the model last read or wrote of each file (``ctx.views``)."""
         self.approver: Approver = (
             PolicyApprover(policy, approver, sandbox=sandbox) if policy else approver
         )
@@ -238,6 +241,7 @@ class ToolBoundary:
             journal=journal,
             sandbox=sandbox,
             jobs=self.jobs,
+            views=self.views,
         )
 
     def _inside(self, spec: ToolSpec, prepared: Prepared) -> Prepared:

@@ -19,6 +19,7 @@ from frontier.tools import arg_aliases, beneath
 from frontier.tools.base import CancelToken, Outcome, Prepared, ToolError
 from frontier.tools.contract import Preview, ToolContext, ToolSpec
 from frontier.tools.diffing import file_preview
+from frontier.tools.digest import sha256
 from frontier.tools.image_kind import image_kind
 from frontier.tools.omission import omission
 from frontier.tools.patch_docs import PatchDialect, apply_patch_spec
@@ -182,7 +183,14 @@ async def _write(plan: PatchPlan, ctx: ToolContext, done: str) -> Outcome:
         await write_plan(plan, ctx)
     except PatchError as exc:
         return Outcome(kind="error", output=str(exc))
+    _wrote(plan, ctx)
     return Outcome(kind="ok", output=done, meta=change_meta(plan))
+
+
+def _wrote(plan: PatchPlan, ctx: ToolContext) -> None:
+    """The model has seen what it wrote (after the start: no hash before it)."""
+    for change in plan.changes:
+        _saw(ctx, change.path, change.new)
 
 
 def _line_of(text: str, index: int) -> int:
@@ -244,6 +252,7 @@ class ReadTool:
         wide = utf16_text(data)
         if wide is not None:  # PowerShell's `>`, `reg export`: text, by its mark
             shown = render_window(wp.rel, wide, args["offset"], args["limit"])
+            _saw(ctx, wp.rel, data)
             return Outcome(kind="ok", output=f"{shown}\n[{wp.rel} is UTF-16 text, shown decoded]")
         picture = image_kind(data)
         if picture is not None:  # it has NUL bytes too: say what it is and the way to show it
@@ -260,7 +269,15 @@ class ReadTool:
                 f"{wp.rel} is not UTF-8 text (invalid byte at offset {exc.start}); "
                 "read shows UTF-8 text only"
             ) from exc
-        return Outcome(kind="ok", output=render_window(wp.rel, text, args["offset"], args["limit"]))
+        shown = render_window(wp.rel, text, args["offset"], args["limit"])
+        _saw(ctx, wp.rel, data)
+        return Outcome(kind="ok", output=shown)
+
+
+def _saw(ctx: ToolContext, path: str, data: bytes | None) -> None:
+    """The model has seen ``data`` at ``path`` (read it, or wrote it): ``ctx.views``."""
+    if ctx.views is not None:
+        ctx.views.saw(path, sha256(data))
 
 
 def render_window(path: str, text: str, offset: int, limit: int) -> str:
@@ -323,9 +340,17 @@ class WriteTool:
         content = args["content"]
         new = _as_the_file_was(old, content if isinstance(content, bytes) else content.encode())
         verb = "create" if old is None else "overwrite"
-        return _mutation(
+        prepared = _mutation(
             ctx, args, [_change(wp, old, new, mode)], f"{verb} {wp.rel} ({len(new)} bytes)"
         )
+        was = prepared.preview.files[0].old_hash  # hashed for the review already
+        if old is not None and ctx.views is not None and ctx.views.changed(wp.rel, was):
+            raise ToolError(
+                f"{wp.rel} changed since you last read it (the person edited it, or a command "
+                "did): writing it whole would undo that change; nothing written. Read it "
+                "again, then write it, or change only what you mean with replace"
+            )
+        return prepared
 
     async def execute(
         self, call: ToolCall, prepared: Prepared, ctx: ToolContext, cancel: CancelToken
@@ -634,4 +659,5 @@ class ApplyPatchTool:
             await write_plan(plan, ctx)
         except PatchError as exc:
             return Outcome(kind="error", output=f"apply_patch failed: {exc}")
+        _wrote(plan, ctx)
         return Outcome(kind="ok", output="\n".join(plan.summary()), meta=change_meta(plan))
