@@ -443,3 +443,25 @@ async def test_write_over_a_file_changed_since_the_model_read_it_is_refused(
     (tmp_path / "b.py").write_text("never read\n")
     r = await b.run(call("write", 7, path="b.py", content="b\n"))
     assert r.kind == "ok", r.output  # nothing known of it
+
+
+async def test_write_over_a_file_read_only_in_part_names_the_lines_not_read(
+    tmp_path: Path,
+) -> None:
+    """read shows 500 lines at a time: a model that read the first window of a long file
+    and wrote it whole kept 500 lines, and the rest was gone. Read in full (in windows,
+    in any order), it writes."""
+    target = tmp_path / "long.py"
+    body = "".join(f"x{i} = {i}\n" for i in range(1, 1201))
+    target.write_text(body)
+    b = make_boundary(tmp_path)
+    assert (await b.run(call("read", 1, path="long.py"))).kind == "ok"
+    r = await b.run(call("write", 2, path="long.py", content="x1 = 0\n"))
+    assert r.kind == "error" and "you have not read lines 501–1200 of long.py" in r.output
+    assert "offset=501" in r.output and target.read_text() == body
+    assert (await b.run(call("read", 3, path="long.py", offset=1001))).kind == "ok"
+    r = await b.run(call("write", 4, path="long.py", content="x1 = 0\n"))
+    assert "lines 501–1000" in r.output, r.output
+    assert (await b.run(call("read", 5, path="long.py", offset=450, limit=600))).kind == "ok"
+    r = await b.run(call("write", 6, path="long.py", content="x1 = 0\n"))
+    assert r.kind == "ok", r.output

@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Iterable, Mapping
 from itertools import pairwise
-from typing import Any, AnyStr
+from typing import Any, AnyStr, NamedTuple
 
 from frontier.app.events import ToolCall
 from frontier.tools import arg_aliases, beneath
@@ -252,8 +252,9 @@ class ReadTool:
         wide = utf16_text(data)
         if wide is not None:  # PowerShell's `>`, `reg export`: text, by its mark
             shown = render_window(wp.rel, wide, args["offset"], args["limit"])
-            _saw(ctx, wp.rel, data)
-            return Outcome(kind="ok", output=f"{shown}\n[{wp.rel} is UTF-16 text, shown decoded]")
+            _saw(ctx, wp.rel, data, shown)
+            text = f"{shown.text}\n[{wp.rel} is UTF-16 text, shown decoded]"
+            return Outcome(kind="ok", output=text)
         picture = image_kind(data)
         if picture is not None:  # it has NUL bytes too: say what it is and the way to show it
             raise ToolError(
@@ -270,22 +271,33 @@ class ReadTool:
                 "read shows UTF-8 text only"
             ) from exc
         shown = render_window(wp.rel, text, args["offset"], args["limit"])
-        _saw(ctx, wp.rel, data)
-        return Outcome(kind="ok", output=shown)
+        _saw(ctx, wp.rel, data, shown)
+        return Outcome(kind="ok", output=shown.text)
 
 
-def _saw(ctx: ToolContext, path: str, data: bytes | None) -> None:
-    """The model has seen ``data`` at ``path`` (read it, or wrote it): ``ctx.views``."""
+def _saw(ctx: ToolContext, path: str, data: bytes | None, shown: Shown | None = None) -> None:
+    """The model has seen ``data`` at ``path`` (wrote it, or read it: ``shown``, the lines
+    it read): ``ctx.views``."""
     if ctx.views is not None:
-        ctx.views.saw(path, sha256(data))
+        window = None if shown is None else (shown.first, shown.last, shown.total)
+        ctx.views.saw(path, sha256(data), window)
 
 
-def render_window(path: str, text: str, offset: int, limit: int) -> str:
+class Shown(NamedTuple):
+    """A window of a file as ``read`` shows it, and which of its lines that is."""
+
+    text: str
+    first: int
+    last: int
+    total: int
+
+
+def render_window(path: str, text: str, offset: int, limit: int) -> Shown:
     """Numbered lines ``offset..`` within ``limit`` lines and ``READ_BYTE_CAP`` bytes."""
     lines = text.splitlines()
     total = len(lines)
     if total == 0:
-        return f"{path}: (empty file)"
+        return Shown(f"{path}: (empty file)", 1, 0, 0)
     if offset > total:
         raise ToolError(f"offset {offset} is past the end of {path}: it has {total} lines")
     out: list[str] = []
@@ -304,7 +316,7 @@ def render_window(path: str, text: str, offset: int, limit: int) -> str:
     if offset > 1 or last < total:
         more = f"; call read with offset={last + 1} to continue" if last < total else ""
         out.append(f"[showing lines {offset}–{last} of {total}{more}]")
-    return "\n".join(out)
+    return Shown("\n".join(out), offset, last, total)
 
 
 # ----------------------------------------------------------------------------- write
@@ -343,13 +355,7 @@ class WriteTool:
         prepared = _mutation(
             ctx, args, [_change(wp, old, new, mode)], f"{verb} {wp.rel} ({len(new)} bytes)"
         )
-        was = prepared.preview.files[0].old_hash  # hashed for the review already
-        if old is not None and ctx.views is not None and ctx.views.changed(wp.rel, was):
-            raise ToolError(
-                f"{wp.rel} changed since you last read it (the person edited it, or a command "
-                "did): writing it whole would undo that change; nothing written. Read it "
-                "again, then write it, or change only what you mean with replace"
-            )
+        _refuse_blind(ctx, wp.rel, old, prepared.preview.files[0].old_hash)
         return prepared
 
     async def execute(
@@ -360,6 +366,29 @@ class WriteTool:
             return Outcome(kind="ok", output=f"{c.path} already has this content; nothing written")
         verb = "created" if c.old is None else "wrote"
         return await _write(prepared.plan, ctx, f"{verb} {c.path} ({len(c.new or b'')} bytes)")
+
+
+def _refuse_blind(ctx: ToolContext, path: str, old: bytes | None, was: str | None) -> None:
+    """A ``ToolError`` when writing ``path`` whole would undo a change the model has not
+    seen, or drop lines of it the model has not read (``tools/file_views.py``); ``was``:
+    the file's hash, computed for the review already."""
+    views = ctx.views
+    if old is None or views is None:
+        return
+    if views.changed(path, was):
+        raise ToolError(
+            f"{path} changed since you last read it (the person edited it, or a command "
+            "did): writing it whole would undo that change; nothing written. Read it "
+            "again, then write it, or change only what you mean with replace"
+        )
+    unread = views.unread(path, was)
+    if unread is not None:
+        first, last, total = unread
+        raise ToolError(
+            f"you have not read lines {first}–{last} of {path} ({total} lines): writing it "
+            f"whole would drop what you have not seen; nothing written. Read them (read "
+            f"with offset={first}), or change only what you mean with replace"
+        )
 
 
 _UTF8_MARK = b"\xef\xbb\xbf"

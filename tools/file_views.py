@@ -1,37 +1,99 @@
 """What the model last saw of each file in this session, to tell a write that would undo
-someone else's change.
+someone else's change, or drop lines the model never read.
 
 A person edits a file in their editor while the agent works (or a formatter the model ran
 rewrites it); the model then ``write``s the file whole from what it read before, and the
 person's change is gone, silently under ``--approval auto-edit`` and easy to miss in a long
 diff. So the session keeps, per file, the digest of what the model last read or wrote
 there; a ``write`` over a file whose content differs from it is refused (nothing
-written), and the model reads it again. A file the model never read or wrote in this
-session is not judged (nothing is known), nor are ``replace``, ``multi`` and
-``apply_patch``, which change only text they find as the model gave it.
+written), and the model reads it again.
+
+``read`` shows a long file a window at a time (500 lines): a model that read the first
+window of a 3,000-line file and wrote the file whole wrote the 500 lines it knew, and the
+rest was gone. So the lines read of the content seen are kept too, and a ``write`` over a
+file the model has read only part of is refused, naming the lines it has not seen.
+
+A file the model never read or wrote in this session is not judged (nothing is known),
+nor are ``replace``, ``multi`` and ``apply_patch``, which change only text they find as
+the model gave it.
 """
 
 from __future__ import annotations
 
 MAX_FILES = 4096
 """Files remembered; past it the oldest is forgotten (and so no longer judged)."""
+MAX_SPANS = 256
+"""Separate runs of lines read in one file; past it the file is forgotten (not judged)."""
+
+
+class _View:
+    __slots__ = ("digest", "lines", "spans")
+
+    def __init__(self, digest: str, lines: int | None) -> None:
+        self.digest = digest
+        self.lines = lines
+        """The file's line count when only part of it was read; ``None``: all of it seen."""
+        self.spans: list[tuple[int, int]] = []
+        """The lines read (1-based, inclusive, merged), while not all of it was."""
 
 
 class FileViews:
-    """``path → sha256`` of the content the model last saw there (read, or wrote)."""
+    """``path →`` the sha256 of the content the model last saw there (read, or wrote),
+    and which of its lines it has read when that was not all of them."""
 
     def __init__(self) -> None:
-        self._seen: dict[str, str] = {}
+        self._seen: dict[str, _View] = {}
 
-    def saw(self, path: str, digest: str | None) -> None:
-        """The model saw ``digest`` at ``path`` (``None``: the file is gone)."""
-        self._seen.pop(path, None)
-        if digest is not None:
-            self._seen[path] = digest
-            if len(self._seen) > MAX_FILES:
-                del self._seen[next(iter(self._seen))]
+    def saw(
+        self, path: str, digest: str | None, window: tuple[int, int, int] | None = None
+    ) -> None:
+        """The model saw ``digest`` at ``path`` (``None``: the file is gone): all of it, or
+        only ``window``, ``(first line, last line, lines in the file)``, which adds to the
+        lines it has read of the same content before."""
+        old = self._seen.pop(path, None)
+        if digest is None:
+            return
+        if window is not None and window[0] <= 1 and window[1] >= window[2]:
+            window = None  # the whole file, in one window
+        view = _View(digest, None if window is None else window[2])
+        if window is not None:
+            spans = old.spans if old is not None and old.digest == digest else []
+            if old is not None and old.digest == digest and old.lines is None:
+                view.lines = None  # seen whole already
+            else:
+                view.spans = _merged([*spans, (window[0], window[1])])
+                if view.spans == [(1, window[2])]:
+                    view.lines, view.spans = None, []
+                elif len(view.spans) > MAX_SPANS:
+                    return
+        self._seen[path] = view
+        if len(self._seen) > MAX_FILES:
+            del self._seen[next(iter(self._seen))]
 
     def changed(self, path: str, digest: str | None) -> bool:
         """``path`` now holds ``digest`` and the model last saw something else there."""
-        seen = self._seen.get(path)
-        return seen is not None and seen != digest
+        view = self._seen.get(path)
+        return view is not None and view.digest != digest
+
+    def unread(self, path: str, digest: str | None) -> tuple[int, int, int] | None:
+        """``(first, last, lines in the file)`` of the first lines of ``path`` the model
+        has not read, when it read only part of this very content; else ``None``."""
+        view = self._seen.get(path)
+        if view is None or view.digest != digest or view.lines is None:
+            return None
+        at = 1
+        for first, last in view.spans:
+            if first > at:
+                return at, first - 1, view.lines
+            at = last + 1
+        return (at, view.lines, view.lines) if at <= view.lines else None
+
+
+def _merged(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    out: list[tuple[int, int]] = []
+    for first, last in sorted(spans):
+        if out and first <= out[-1][1] + 1:
+            out[-1] = (out[-1][0], max(out[-1][1], last))
+        else:
+            out.append((first, last))
+    return out
