@@ -465,3 +465,23 @@ async def test_write_over_a_file_read_only_in_part_names_the_lines_not_read(
     assert (await b.run(call("read", 5, path="long.py", offset=450, limit=600))).kind == "ok"
     r = await b.run(call("write", 6, path="long.py", content="x1 = 0\n"))
     assert r.kind == "ok", r.output
+
+
+async def test_text_whose_line_breaks_were_escaped_twice_is_refused(tmp_path: Path) -> None:
+    """grok-4-1-fast (OpenClaw's tracker) sent line breaks as a literal backslash-n: the
+    file became one line of code with backslashes. Refused, saying so; code holding
+    ``\\n`` in a string, a one-line JSON file and a one-line replacement are written."""
+    b = make_boundary(tmp_path)
+    flat = "def f():\\n    return 1\\n\\nprint(f())\\n"
+    r = await b.run(call("write", 1, path="a.py", content=flat))
+    assert r.kind == "arg" and "has no line break but 4 literal \\n" in r.output, r.output
+    assert not (tmp_path / "a.py").exists()
+    code = 'print("a\\nb\\nc\\nd")\n'  # real line break at the end: written as sent
+    assert (await b.run(call("write", 2, path="b.py", content=code))).kind == "ok"
+    data = '{"text": "a\\nb\\nc\\nd"}'
+    assert (await b.run(call("write", 3, path="c.json", content=data))).kind == "ok"
+    (tmp_path / "d.py").write_text("x = 1\ny = 2\n")
+    r = await b.run(call("replace", 4, path="d.py", old="x = 1\ny = 2", new="x\\ny\\nz\\nw"))
+    assert r.kind == "arg" and "`new` has no line break" in r.output
+    r = await b.run(call("replace", 5, path="d.py", old="x = 1", new='x = "1\\n2\\n3\\n"'))
+    assert r.kind == "ok", r.output  # one line for one line: a string's escapes

@@ -20,6 +20,7 @@ from frontier.tools.base import CancelToken, Outcome, Prepared, ToolError
 from frontier.tools.contract import Preview, ToolContext, ToolSpec
 from frontier.tools.diffing import file_preview
 from frontier.tools.digest import sha256
+from frontier.tools.escaped_text import escaped_twice
 from frontier.tools.image_kind import image_kind
 from frontier.tools.omission import omission
 from frontier.tools.patch_docs import PatchDialect, apply_patch_spec
@@ -350,6 +351,8 @@ class WriteTool:
         if old is None and (problem := new_name_problem(wp.rel)) is not None:
             raise ToolError(problem, kind="arg")
         content = args["content"]
+        if isinstance(content, str) and (why := escaped_twice(wp.rel, content, "content")):
+            raise ToolError(why, kind="arg")
         new = _as_the_file_was(old, content if isinstance(content, bytes) else content.encode())
         verb = "create" if old is None else "overwrite"
         prepared = _mutation(
@@ -533,6 +536,8 @@ class ReplaceTool:
             raise ToolError("replace: `old` is empty; give the exact text to replace", kind="arg")
         if old == new:
             raise ToolError("replace: `old` and `new` are identical; nothing would change", "arg")
+        if "\n" in old and (why := escaped_twice(wp.rel, new, "new")):
+            raise ToolError(why, kind="arg")  # lines replaced by one escaped line
         text = _decode(data)
         old, new = _crlf_adapt(text, old, new)
         count = text.count(old)
