@@ -485,3 +485,20 @@ async def test_text_whose_line_breaks_were_escaped_twice_is_refused(tmp_path: Pa
     assert r.kind == "arg" and "`new` has no line break" in r.output
     r = await b.run(call("replace", 5, path="d.py", old="x = 1", new='x = "1\\n2\\n3\\n"'))
     assert r.kind == "ok", r.output  # one line for one line: a string's escapes
+
+
+async def test_an_absolute_path_from_a_container_is_refused_with_the_workspaces_own(
+    tmp_path: Path,
+) -> None:
+    """Models trained in containers write /testbed/src/app.py or /workspace/… for the
+    project's src/app.py: refused as before, now saying which path they likely meant."""
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "app.py").write_text("x\n")
+    b = make_boundary(tmp_path)
+    r = await b.run(call("read", 1, path="/testbed/src/app.py"))
+    assert r.kind == "error" and "did you mean 'src/app.py'?" in r.output, r.output
+    r = await b.run(call("write", 2, path="/workspace/proj/src/new.py", content="y\n"))
+    assert r.kind == "error" and "did you mean 'src/new.py'?" in r.output, r.output
+    assert not (tmp_path / "src" / "new.py").exists()
+    r = await b.run(call("read", 3, path="/etc/hostname"))
+    assert r.kind == "error" and "did you mean" not in r.output

@@ -299,9 +299,33 @@ def _relative_parts(base: Path, path: str) -> list[str]:
     if os.path.isabs(path):
         parts = _inside(base, path)
         if parts is None:
-            raise _outside(path, base, via_link=False)
+            error = _outside(path, base, via_link=False)
+            meant = _meant(base, path)
+            if meant is not None:
+                error = PathError(f"{error} (paths are relative to it: did you mean {meant!r}?)")
+            raise error
         return parts
     return path.split("/")
+
+
+def _meant(base: Path, path: str) -> str | None:
+    """The workspace's own path an absolute one outside it likely meant: models trained in
+    containers write ``/testbed/src/app.py``, ``/workspace/…`` or ``/repo/…`` for the
+    project's ``src/app.py``. The longest tail of ``path`` that names something in the
+    workspace, else one of two parts or more whose folder is there (a new file); only a
+    hint in the refusal, never used."""
+    parts = [p for p in path.split("/") if p not in ("", ".")][-32:]
+    if ".." in parts:
+        return None
+    tails = ["/".join(parts[i:]) for i in range(1, len(parts))]
+    for tail in tails:
+        if os.path.lexists(os.path.join(base, tail)):
+            return tail
+    for tail in tails:
+        folder = tail.rpartition("/")[0]
+        if folder and os.path.isdir(os.path.join(base, folder)):
+            return tail
+    return None
 
 
 def _walk(
