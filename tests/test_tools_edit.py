@@ -502,3 +502,24 @@ async def test_an_absolute_path_from_a_container_is_refused_with_the_workspaces_
     assert not (tmp_path / "src" / "new.py").exists()
     r = await b.run(call("read", 3, path="/etc/hostname"))
     assert r.kind == "error" and "did you mean" not in r.output
+
+
+async def test_grep_lists_only_the_files_or_counts_as_claude_codes_grep_does(
+    tmp_path: Path,
+) -> None:
+    """Models taught by Claude Code's Grep ask for output_mode (files_with_matches is its
+    default), -n and head_limit; each was an unknown argument and a repair round. A broad
+    search then lists the files, not every line."""
+    (tmp_path / "a.py").write_text("todo = 1\ntodo = 2\n")
+    (tmp_path / "b.py").write_text("todo = 3\n")
+    (tmp_path / "c.py").write_text("nothing\n")
+    b = make_boundary(tmp_path)
+    r = await b.run(
+        call("grep", 1, pattern="todo", output_mode="files_with_matches", head_limit=20)
+    )
+    assert r.kind == "ok", r.output
+    assert r.output.splitlines() == ["a.py", "b.py", "[2 files, 3 matching lines]"]
+    r = await b.run(call("grep", 2, pattern="todo", output_mode="count", **{"-n": True}))
+    assert r.output.splitlines() == ["a.py:2", "b.py:1", "[2 files, 3 matching lines]"]
+    r = await b.run(call("grep", 3, pattern="todo", output_mode="lines"))
+    assert r.kind == "arg" and "must be one of content, files_with_matches, count" in r.output

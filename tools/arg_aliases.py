@@ -21,6 +21,11 @@ if TYPE_CHECKING:
     from collections.abc import Collection, Mapping
     from typing import Any
 
+DROPPED = ""
+"""An argument taken and not used: Claude Code's Bash and Gemini CLI's run_shell_command
+send a ``description`` of the command with every call (what it is for, in words); it
+changes nothing a command does, and refusing it made every call from those models an
+argument error (:func:`tools.schema.coerce_args` leaves it out)."""
 PATH = {
     **dict.fromkeys(("file_path", "filePath", "filepath"), "path"),
     "absolute_path": "path",  # Gemini CLI's and Qwen Code's read_file
@@ -41,17 +46,14 @@ WRITE = {**PATH, "contents": "content", "file_text": "content"}
 PATCH = {"input": "patch"}
 GREP = {
     **dict.fromkeys(("-i", "case_insensitive", "caseInsensitive"), "ignore_case"),
+    "-n": DROPPED,  # Claude Code's Grep: line numbers, which every matching line has here
+    "head_limit": DROPPED,  # its cap on lines shown: here the tool's own cap applies
     "include": "glob",  # Gemini CLI's search_file_content, Codex's grep_files
     "regex": "pattern",  # Cline's search_files
     "file_pattern": "glob",
     **FOLDER,
 }
 GLOB = FOLDER
-DROPPED = ""
-"""An argument taken and not used: Claude Code's Bash and Gemini CLI's run_shell_command
-send a ``description`` of the command with every call (what it is for, in words); it
-changes nothing a command does, and refusing it made every call from those models an
-argument error (:func:`tools.schema.coerce_args` leaves it out)."""
 SHELL = {
     "cmd": "command",
     "run_in_background": "background",

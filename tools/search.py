@@ -623,6 +623,12 @@ class GrepTool:
                     "description": "only files matching this glob, e.g. *.py or src/**/*.ts",
                 },
                 "ignore_case": {"type": "boolean", "default": False},
+                "output_mode": {
+                    "type": "string",
+                    "enum": ["content", "files_with_matches", "count"],
+                    "description": "matching lines, only the files, or a count per file",
+                    "default": "content",
+                },
             },
             "required": ["pattern"],
         },
@@ -681,7 +687,8 @@ class GrepTool:
             lines.close()
         if found is None:
             return Outcome(kind="cancelled", output=_cancelled("grep"))
-        return Outcome(kind="ok", output=render_rows(found, pattern.pattern, shown))
+        mode = args.get("output_mode", "content")
+        return Outcome(kind="ok", output=render_rows(found, pattern.pattern, shown, mode))
 
     @staticmethod
     async def _search(
@@ -731,11 +738,16 @@ def _cancelled(tool: str) -> str:
     return f"{tool}: cancelled by the user; nothing was returned."
 
 
-def render_rows(found: Found, pattern: str, where: str) -> str:
+def render_rows(found: Found, pattern: str, where: str, mode: str = "content") -> str:
+    """The matching lines (``path:line:text``), or with ``mode`` only the files that match
+    (``files_with_matches``: a broad search without every line in the context) or each
+    one's count (``count``), as Claude Code's Grep offers and the models it taught ask."""
     rows = found.rows
     note = _skipped_note(found.skipped)
     if not rows:
         return f"no matches for /{pattern}/ in {where}" + (f"\n{note}" if note else "")
+    if mode != "content":
+        return _per_file(found, mode, note)
     files = len({r.partition(":")[0] for r in rows})
     shown = rows[:MAX_MATCHES]
     in_files = f"in {files} file{'s' * (files != 1)}"
@@ -752,6 +764,24 @@ def render_rows(found: Found, pattern: str, where: str) -> str:
             "narrow the pattern, path or glob]"
         )
     return "\n".join([*shown, tail, *([note] if note else [])])
+
+
+def _per_file(found: Found, mode: str, note: str) -> str:
+    counts: dict[str, int] = {}
+    for row in found.rows:
+        path = row.partition(":")[0]
+        counts[path] = counts.get(path, 0) + 1
+    names = list(counts)[:MAX_MATCHES]
+    shown = names if mode == "files_with_matches" else [f"{n}:{counts[n]}" for n in names]
+    total = len(found.rows)
+    tail = (
+        f"[{len(counts)} file{'s' * (len(counts) != 1)}, {total} matching line{'s' * (total != 1)}"
+    )
+    if found.stopped:
+        tail += "; the search stopped there, so there may be more"
+    if len(counts) > len(names):
+        tail += f"; showing the first {len(names)} files"
+    return "\n".join([*shown, tail + "]", *([note] if note else [])])
 
 
 def _skipped_note(skipped: tuple[tuple[str, str], ...]) -> str:
