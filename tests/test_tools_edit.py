@@ -523,3 +523,30 @@ async def test_grep_lists_only_the_files_or_counts_as_claude_codes_grep_does(
     assert r.output.splitlines() == ["a.py:2", "b.py:1", "[2 files, 3 matching lines]"]
     r = await b.run(call("grep", 3, pattern="todo", output_mode="lines"))
     assert r.kind == "arg" and "must be one of content, files_with_matches, count" in r.output
+
+
+async def test_a_commands_timeout_in_milliseconds_is_read_as_seconds(tmp_path: Path) -> None:
+    """Claude Code's Bash takes milliseconds; its models sent 120000 to shell: "at most
+    3600", a repair round each call. Over the maximum and whole thousands: milliseconds."""
+    from frontier.tools.schema import coerce_args
+
+    spec = default_registry().get("shell").spec  # type: ignore[union-attr]
+    taken = coerce_args("shell", spec.parameters, {"command": "x", "timeout": 120000})
+    assert taken["timeout"] == 120
+    b = make_boundary(tmp_path)
+    r = await b.run(call("shell", 1, command="echo ok", timeout=120000))
+    assert r.kind == "ok" and r.output.startswith("ok"), r.output
+    r = await b.run(call("shell", 2, command="echo ok", timeout=3601))
+    assert r.kind == "arg" and "3600" in r.output, r.output  # not thousands: an error still
+
+
+async def test_multiedits_replace_all_is_taken_and_never_widens_an_edit(tmp_path: Path) -> None:
+    (tmp_path / "a.py").write_text("x = 1\ny = 1\n")
+    b = make_boundary(tmp_path)
+    edits = [{"old_string": "x = 1", "new_string": "x = 2", "replace_all": False}]
+    r = await b.run(call("multi", 1, file_path="a.py", edits=edits))
+    assert r.kind == "ok", r.output
+    edits = [{"old_string": "= 1", "new_string": "= 3", "replace_all": True}]
+    r = await b.run(call("multi", 2, file_path="a.py", edits=edits))
+    assert r.kind == "error" and "ambiguous" in r.output  # never every one silently
+    assert (tmp_path / "a.py").read_text() == "x = 2\ny = 1\n"

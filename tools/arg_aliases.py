@@ -40,8 +40,13 @@ REPLACE = {
     **dict.fromkeys(("old_string", "oldString", "old_str", "oldText", "old_text"), "old"),
     **dict.fromkeys(("new_string", "newString", "new_str", "newText", "new_text"), "new"),
 }
-MULTI = {alias: name for alias, name in REPLACE.items() if name != "all"}
-"""``multi``'s edits replace exactly one occurrence each."""
+MULTI = {
+    **{alias: name for alias, name in REPLACE.items() if name != "all"},
+    "replace_all": DROPPED,
+}
+"""``multi``'s edits replace exactly one occurrence each: Claude Code's MultiEdit's
+``replace_all`` is taken and not used (an ``old`` found more than once is an error, as
+without it: never a wrong write)."""
 WRITE = {**PATH, "contents": "content", "file_text": "content"}
 PATCH = {"input": "patch"}
 GREP = {

@@ -65,6 +65,8 @@ def coerce_args(
             continue
         if tool == "shell" and name == "command" and _is_argv(value):
             value = _command_line(value)
+        elif name == "timeout" and tool in ("shell", "python"):
+            value = _seconds(value, prop)
         value = _coerce(f"{tool}: argument {name!r}", prop, value, name in bytes_ok, aliases)
         if name == "path" and isinstance(value, str) and value.endswith("\n"):
             value = value.rstrip("\r\n")  # a heredoc's line end (``arg path <<EOF``)
@@ -109,6 +111,17 @@ def _command_line(argv: list[str]) -> str:
     import shlex
 
     return shlex.join(argv)
+
+
+def _seconds(value: Any, prop: Mapping[str, Any]) -> Any:
+    """A command's ``timeout`` in milliseconds, read as seconds: Claude Code's Bash takes
+    milliseconds (``120000``), and the models it taught send them to ``shell`` (read as
+    ``Bash``), where every such call was an argument error ("at most 3600"). Only where it
+    cannot mean seconds: over the maximum and a whole number of thousands."""
+    most = prop.get("maximum")
+    if type(value) is int and most is not None and value > most and value % 1000 == 0:
+        return value // 1000
+    return value
 
 
 def _describe(prop: Mapping[str, Any]) -> str:
