@@ -541,7 +541,7 @@ async def test_a_commands_timeout_in_milliseconds_is_read_as_seconds(tmp_path: P
 
 
 async def test_multiedits_replace_all_is_taken_and_never_widens_an_edit(tmp_path: Path) -> None:
-    (tmp_path / "a.py").write_text("x = 1\ny = 1\n")
+    (tmp_path / "a.py").write_text("x = 1\ny = 1\nz = 1\n")
     b = make_boundary(tmp_path)
     edits = [{"old_string": "x = 1", "new_string": "x = 2", "replace_all": False}]
     r = await b.run(call("multi", 1, file_path="a.py", edits=edits))
@@ -549,4 +549,4 @@ async def test_multiedits_replace_all_is_taken_and_never_widens_an_edit(tmp_path
     edits = [{"old_string": "= 1", "new_string": "= 3", "replace_all": True}]
     r = await b.run(call("multi", 2, file_path="a.py", edits=edits))
     assert r.kind == "error" and "ambiguous" in r.output  # never every one silently
-    assert (tmp_path / "a.py").read_text() == "x = 2\ny = 1\n"
+    assert (tmp_path / "a.py").read_text() == "x = 2\ny = 1\nz = 1\n"
