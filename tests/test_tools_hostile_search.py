@@ -386,3 +386,28 @@ def test_walk_bounds_depth_and_never_follows_a_loop(tmp_path: Path) -> None:
     assert found == []
     assert len(skipped.items) == 1
     assert skipped.items[0][1] == f"more than {gitignore.MAX_DEPTH} folders deep"
+
+
+@needs_rg
+async def test_a_line_matched_all_over_is_searched_in_python_not_read_as_json(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """ripgrep's --json gives every match of a line its own object: a 2 MB minified line
+    matching ``x`` everywhere was 105 MB of JSON, 3.2 s and 1.3 GB of memory to read.
+    Past RG_LINE_MAX ripgrep is stopped and Python searches: the same rows."""
+    monkeypatch.setattr(search, "RG_LINE_MAX", 64 << 10)
+    (tmp_path / "bundle.min.js").write_text("x" * 20_000 + "\n")
+    (tmp_path / "a.py").write_text("x = 1\n")
+    walked: list[str] = []
+    python = search.grep_python
+
+    def spied(*args: Any, **kwargs: Any) -> Any:
+        walked.append("python")
+        return python(*args, **kwargs)
+
+    monkeypatch.setattr(search, "grep_python", spied)
+    r = await asyncio.wait_for(make_boundary(tmp_path).run(call("grep", pattern="x")), BOUND)
+    assert r.kind == "ok", r.output
+    assert r.output.splitlines()[0] == "a.py:1:x = 1"
+    assert r.output.splitlines()[1].startswith("bundle.min.js:1:xxxx")
+    assert walked == ["python"]
