@@ -550,3 +550,24 @@ async def test_multiedits_replace_all_is_taken_and_never_widens_an_edit(tmp_path
     r = await b.run(call("multi", 2, file_path="a.py", edits=edits))
     assert r.kind == "error" and "ambiguous" in r.output  # never every one silently
     assert (tmp_path / "a.py").read_text() == "x = 2\ny = 1\nz = 1\n"
+
+
+async def test_a_file_read_in_part_then_edited_in_part_is_still_not_read_whole(
+    tmp_path: Path,
+) -> None:
+    """A replace in a file read only in part is not a reading of the rest: a write after
+    it would still drop the lines never seen."""
+    target = tmp_path / "long.py"
+    target.write_text("".join(f"x{i} = {i}\n" for i in range(1, 801)))
+    b = make_boundary(tmp_path)
+    assert (await b.run(call("read", 1, path="long.py"))).kind == "ok"
+    assert (
+        await b.run(call("replace", 2, path="long.py", old="x1 = 1", new="x1 = 0"))
+    ).kind == "ok"
+    r = await b.run(call("write", 3, path="long.py", content="x1 = 0\n"))
+    assert r.kind == "error" and "you have not read lines 1–800" in r.output, r.output
+    (tmp_path / "short.py").write_text("a = 1\nb = 2\n")
+    assert (await b.run(call("read", 4, path="short.py"))).kind == "ok"
+    assert (await b.run(call("replace", 5, path="short.py", old="a = 1", new="a = 0"))).kind == "ok"
+    r = await b.run(call("write", 6, path="short.py", content="a = 0\nb = 3\n"))
+    assert r.kind == "ok", r.output  # read whole, edited: known whole

@@ -6,7 +6,8 @@ A model reaches for the names of the tools it was trained with: Claude Code's
 ``apply_patch`` ``input``. Each was an argument error and a repair round, and some
 models loop on it (GLM with ``filePath``, Kimi K2 with ``path``/``file_path``; others'
 issue trackers). Taken as the parameter they mean only where the meaning is the same:
-Claude Code's ``timeout`` is in milliseconds, so no alias maps it.
+Claude Code's ``timeout`` is in milliseconds, so no alias maps it (``tools/schema.py``
+reads one as milliseconds only where it cannot be seconds).
 
 The tools' own names likewise (:data:`TOOLS`, :func:`tool_named`): Qwen3 calls ``bash``
 where Qwen Code offers ``run_shell_command``, a model on LM Studio ``Glob``, and GPT-5.x

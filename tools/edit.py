@@ -179,19 +179,27 @@ async def write_plan(plan: PatchPlan, ctx: ToolContext) -> None:
     await asyncio.to_thread(write_changes, ctx.root, plan.changes, ctx.journal)
 
 
-async def _write(plan: PatchPlan, ctx: ToolContext, done: str) -> Outcome:
+async def _write(plan: PatchPlan, ctx: ToolContext, done: str, *, whole: bool = False) -> Outcome:
     try:
         await write_plan(plan, ctx)
     except PatchError as exc:
         return Outcome(kind="error", output=str(exc))
-    _wrote(plan, ctx)
+    _wrote(plan, ctx, whole=whole)
     return Outcome(kind="ok", output=done, meta=change_meta(plan))
 
 
-def _wrote(plan: PatchPlan, ctx: ToolContext) -> None:
-    """The model has seen what it wrote (after the start: no hash before it)."""
+def _wrote(plan: PatchPlan, ctx: ToolContext, *, whole: bool = False) -> None:
+    """What the model knows of the files it changed (after the start: no hash before it):
+    a file it wrote ``whole``, all of it; one it edited in part, what it knew before."""
+    views = ctx.views
+    if views is None:
+        return
     for change in plan.changes:
-        _saw(ctx, change.path, change.new)
+        if whole or change.new is None:
+            views.saw(change.path, sha256(change.new))
+        else:
+            lines = change.new.count(b"\n") + (not change.new.endswith(b"\n"))
+            views.edited(change.path, sha256(change.new), lines)
 
 
 def _line_of(text: str, index: int) -> int:
@@ -368,7 +376,8 @@ class WriteTool:
         if c.old == c.new:
             return Outcome(kind="ok", output=f"{c.path} already has this content; nothing written")
         verb = "created" if c.old is None else "wrote"
-        return await _write(prepared.plan, ctx, f"{verb} {c.path} ({len(c.new or b'')} bytes)")
+        done = f"{verb} {c.path} ({len(c.new or b'')} bytes)"
+        return await _write(prepared.plan, ctx, done, whole=True)
 
 
 def _refuse_blind(ctx: ToolContext, path: str, old: bytes | None, was: str | None) -> None:

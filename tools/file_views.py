@@ -53,14 +53,14 @@ class FileViews:
         old = self._seen.pop(path, None)
         if digest is None:
             return
-        if window is not None and window[0] <= 1 and window[1] >= window[2]:
+        if window is not None and window[0] <= 1 and window[1] >= window[2] > 0:
             window = None  # the whole file, in one window
         view = _View(digest, None if window is None else window[2])
         if window is not None:
             spans = old.spans if old is not None and old.digest == digest else []
             if old is not None and old.digest == digest and old.lines is None:
                 view.lines = None  # seen whole already
-            else:
+            elif window[1] >= window[0]:
                 view.spans = _merged([*spans, (window[0], window[1])])
                 if view.spans == [(1, window[2])]:
                     view.lines, view.spans = None, []
@@ -69,6 +69,16 @@ class FileViews:
         self._seen[path] = view
         if len(self._seen) > MAX_FILES:
             del self._seen[next(iter(self._seen))]
+
+    def edited(self, path: str, digest: str | None, lines: int) -> None:
+        """The model changed part of ``path`` (``replace``, ``multi``, a patch), which now
+        holds ``digest`` in ``lines`` lines: what it had seen of it stays what it knows, so
+        a file it had read only in part counts as not read at all (its lines moved)."""
+        old = self._seen.get(path)
+        if old is None or old.lines is None or digest is None:
+            self.saw(path, digest)
+            return
+        self.saw(path, digest, (1, 0, lines))
 
     def changed(self, path: str, digest: str | None) -> bool:
         """``path`` now holds ``digest`` and the model last saw something else there."""

@@ -1062,9 +1062,7 @@ class AgentLoop:
                     if len(out.calls) > self.max_calls:
                         self._refuse(call, out)
                         return True
-                    if self._twin(call, out):
-                        pass
-                    elif self.mode.eager:
+                    if not self._twin(call, out) and self.mode.eager:
                         out.tasks.append(self._schedule(call, out.tasks))
                 case ContractError(kind=kind, message=message, offset=offset):
                     if out.failure is None:
@@ -1100,8 +1098,9 @@ class AgentLoop:
 
     def _twin(self, call: ToolCall, out: _Response) -> bool:
         """``call`` is the same as an earlier call of this response (``repeats.twin``): it
-        gets its ``not_executed`` result (eager modes: as a task already done) and is
-        never run. True when it was one."""
+        gets its ``not_executed`` result (eager modes: a task in its place in the chain,
+        so the calls after it still wait for the ones before) and is never run. True when
+        it was one."""
         key = shape(call)
         earlier = out.shapes.get(key)
         if earlier is None or earlier.args != call.args:
@@ -1109,7 +1108,7 @@ class AgentLoop:
             return False
         refused = twin(call, earlier)
         out.refused[call.id] = refused
-        if self.mode.eager:  # in its place in the chain: the calls after it still wait
+        if self.mode.eager:
             out.tasks.append(self._schedule(call, out.tasks, instead=refused))
         return True
 

@@ -108,9 +108,9 @@ def _size(value: object) -> object:
 
 def twin(call: ToolCall, earlier: ToolCall) -> ToolResult:
     """The result of ``call``, the same call as ``earlier`` in one response (same tool,
-    same arguments): not run. LocalAI streamed one call at several indices, Qwen parsers
-    re-emitted calls, Kimi K2 through a gateway came twice; each ran each time (a command
-    appending to a file appended twice, a message was sent twice)."""
+    same arguments): not run. LocalAI streamed one call at several indices under new ids,
+    and Qwen parsers re-emitted calls; each copy ran (a command appending to a file
+    appended twice)."""
     return ToolResult(
         call.id,
         call.name,
