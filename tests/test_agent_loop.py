@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -544,3 +545,32 @@ async def test_the_same_call_twice_in_one_response_runs_once(mode: str) -> None:
     assert finished["b"].kind == "not_executed"
     assert "the same call as a earlier in this response" in finished["b"].output
     assert log.index("run a") < log.index("run c")
+
+
+PATCH = "*** Begin Patch\n*** Add File: hi.txt\n+hi\n*** End Patch"
+
+
+async def test_a_patch_run_as_a_shell_command_is_the_patch_tools_call() -> None:
+    """Codex's models run apply_patch as a command (an argv, or a heredoc through bash):
+    "command not found", again and again. Such a call is apply_patch's (a diff review,
+    an atomic write); a command that does more than that stays a command."""
+    heredoc = f"apply_patch <<'EOF'\n{PATCH}\nEOF\n"
+    more = f"cd src && {heredoc}"
+    chunks = native_chunks(
+        [
+            ("a", "shell", json.dumps({"command": ["apply_patch", PATCH]})),
+            ("b", "shell", json.dumps({"command": ["bash", "-lc", heredoc], "timeout": 5})),
+            ("c", "Bash", json.dumps({"command": more})),
+        ]
+    )
+    end = {"choices": [{"delta": {}, "finish_reason": "tool_calls"}]}
+    loop, provider, boundary, _events, _log = make_loop(
+        [([*chunks, end], "tool_calls"), DONE], mode="native-inc"
+    )
+    await loop.send("go")
+    ran = [(c.id, c.name, dict(c.args)) for c in boundary.calls]
+    assert ran[0] == ("a", "apply_patch", {"patch": PATCH})
+    assert ran[1] == ("b", "apply_patch", {"patch": PATCH + "\n"})
+    assert ran[2] == ("c", "shell", {"command": more})
+    sent = [c["function"]["name"] for c in provider.requests[1][-4]["tool_calls"]]
+    assert sent == ["apply_patch", "apply_patch", "shell"]

@@ -76,6 +76,7 @@ from frontier.app.model.request import ModelRequest
 from frontier.app.model.stream import StreamEnd, WireEvent
 from frontier.app.record import field, record
 from frontier.app.vocab import is_clean
+from frontier.tools.patch_via_shell import patch_in_command
 from frontier.tools.registry import Registry
 
 if TYPE_CHECKING:
@@ -1092,6 +1093,12 @@ class AgentLoop:
         elif isinstance(event, CallReady):
             call = event.call
             name = self.registry.named(call.name)
+            if name == "shell" and self.registry.get("apply_patch") is not None:
+                patch = patch_in_command(call.args.get("command"))
+                if patch is not None:  # Codex's habit: its patch run as a command
+                    return CallReady(
+                        ToolCall(call.id, "apply_patch", {"patch": patch}, call.offset)
+                    )
             if name != call.name:
                 return CallReady(ToolCall(call.id, name, call.args, call.offset))
         return event

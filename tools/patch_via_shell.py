@@ -1,0 +1,50 @@
+"""A patch a model ran as a shell command: ``apply_patch <<'EOF' … EOF``.
+
+Codex's models were trained where ``apply_patch`` is also a command: they call ``shell``
+with ``["apply_patch", PATCH]``, or ``bash -lc "apply_patch <<'EOF'\\n*** Begin Patch…"``.
+Elsewhere that is "command not found", again and again (openai/codex#2235; a
+"Patch-22" shim exists only to put an ``apply_patch`` on the PATH). Such a call is the
+patch tool's call: read here, and made one in the agent loop, so it is reviewed as a
+diff, applied atomically, undone like any edit, and the model is shown its call as
+``apply_patch``. Only an invocation that is nothing else (no ``cd dir &&`` before it,
+no command after it) counts; anything else runs as the command it is.
+"""
+
+from __future__ import annotations
+
+import re
+
+NAMES = ("apply_patch", "applypatch")
+SHELLS = ("bash", "sh", "zsh", "/bin/bash", "/bin/sh", "/usr/bin/bash", "/bin/zsh")
+_HEAD = re.compile(r"(?:apply_patch|applypatch)[ \t]*<<-?[ \t]*(['\"]?)([A-Za-z_]\w{0,63})\1[ \t]*")
+"""The invocation's line: ``apply_patch <<'EOF'`` (the delimiter quoted or not)."""
+
+
+def patch_in_command(command: object) -> str | None:
+    """The patch ``command`` (``shell``'s argument: a line, or an argv) applies with an
+    ``apply_patch`` invocation and nothing else, or ``None``."""
+    if isinstance(command, list) and all(isinstance(part, str) for part in command):
+        if len(command) == 2 and command[0] in NAMES:
+            return _patch(command[1])
+        if len(command) == 3 and command[0] in SHELLS and command[1] in ("-lc", "-c"):
+            return _script(command[2])
+        return None
+    return _script(command) if isinstance(command, str) else None
+
+
+def _script(script: str) -> str | None:
+    """The heredoc's body when ``script`` is the invocation's line, the body, and its
+    delimiter's line, and nothing else (found by lines: linear whatever the script)."""
+    script = script.strip()
+    first, _, rest = script.partition("\n")
+    head = _HEAD.fullmatch(first.strip())
+    if head is None:
+        return None
+    body, _, last = rest.rpartition("\n")
+    if last.strip() != head.group(2):
+        return None
+    return _patch(body + "\n")
+
+
+def _patch(text: str) -> str | None:
+    return text if text.lstrip().startswith("*** Begin Patch") else None
