@@ -67,6 +67,13 @@ SHELL = {
     "description": DROPPED,
 }
 
+PLAN = {
+    "todos": "steps",  # Claude Code's TodoWrite, opencode's todowrite
+    "plan": "steps",  # Codex's update_plan
+    "content": "step",  # a todo's text
+    **dict.fromkeys(("activeForm", "priority", "id"), DROPPED),  # TodoWrite's, opencode's
+}
+
 EVERY = {**READ, **REPLACE, **WRITE, **PATCH, **SHELL, **GREP}
 """Every alias → its parameter, for a front end summing up a call as the model sent it."""
 
@@ -91,6 +98,7 @@ TOOLS = {
     **dict.fromkeys(("edit", "str_replace", "search_replace", "replace_string_in_file"), "replace"),
     **dict.fromkeys(("multiedit", "multi_edit"), "multi"),
     **dict.fromkeys(("search_file_content", "grep_search", "grep_files", "search_files"), "grep"),
+    **dict.fromkeys(("update_plan", "todowrite", "todo_write", "todo"), "plan"),
 }
 """Other agents' names of the built-in tools → the tool, where it takes the same arguments
 (under :data:`EVERY`'s names): Claude Code's (``Bash``, ``Read``, ``LS``, ``Edit``,

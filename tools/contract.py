@@ -45,6 +45,10 @@ class ToolSpec:
     source: str = "builtin"
     """Where the tool comes from: ``builtin``, or ``mcp`` (a server's tool, issue 26: asked
     under every policy but ``auto``)."""
+    offered: bool = True
+    """In the tool list every request sends. A tool not offered still runs when a model
+    calls it by a name it was trained with (``plan``: Codex's ``update_plan``, Claude
+    Code's ``TodoWrite``), costing no tokens in requests of models that never do."""
     aliases: Mapping[str, str] = field(default_factory=dict)
     """Other names models send for a parameter (``file_path`` for ``path``: the names of
     the tools they were trained with), taken as that parameter (``tools/schema.py``)."""

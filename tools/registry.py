@@ -91,15 +91,19 @@ class Registry:
     def specs(self) -> list[ToolSpec]:
         return [t.spec for t in self._tools.values()]
 
+    def offered(self) -> list[ToolSpec]:
+        """The tools every request lists (``ToolSpec.offered``)."""
+        return [t.spec for t in self._tools.values() if t.spec.offered]
+
     def native_tools(self) -> list[tuple[str, str, Mapping[str, Any]]]:
         """``(name, description, JSON-schema parameters)`` of every tool offered natively:
         what each wire encodes as its API's tool list (``app/model/wires/``)."""
-        return [(s.name, s.description, _plain_schema(s.parameters)) for s in self.specs()]
+        return [(s.name, s.description, _plain_schema(s.parameters)) for s in self.offered()]
 
     def prompt_tool_list(self) -> str:
         """Plain text describing every tool and parameter, for text-protocol system prompts."""
         blocks: list[str] = []
-        for s in self.specs():
+        for s in self.offered():
             props: Mapping[str, Any] = s.parameters.get("properties", {})
             required = set(s.parameters.get("required", []))
             lines = [f"{s.name}: {s.description}"]
@@ -129,6 +133,10 @@ class Registry:
             runs = "alone" if s.sequential else "parallel-safe"
             kind = s.kind + (" (mutates)" if s.mutates else "")
             desc = _summary(s.description).replace("|", "\\|")
+            if not s.offered:
+                desc += (
+                    " *(Not in the tool list: run when a model calls it by its name or one below.)*"
+                )
             rows.append(f"| `{s.name}` | {params} | {runs} | {kind} | {s.timeout:g}s | {desc} |")
         rows.append("")
         rows.append("## Parameter details")
@@ -222,6 +230,7 @@ def default_registry(dialect: PatchDialect = "unified") -> Registry:
     ``dialect`` (``patch_docs.resolve_patch_format`` picks it from the settings)."""
     from frontier.tools.edit import ApplyPatchTool, MultiTool, ReadTool, ReplaceTool, WriteTool
     from frontier.tools.jobs import JobTool
+    from frontier.tools.plan import PlanTool
     from frontier.tools.process import PythonTool, ShellTool
     from frontier.tools.search import GlobTool, GrepTool
 
@@ -237,5 +246,6 @@ def default_registry(dialect: PatchDialect = "unified") -> Registry:
             ShellTool(),
             PythonTool(),
             JobTool(),
+            PlanTool(),
         ]
     )

@@ -62,7 +62,7 @@ class Mode:
         """``instructions``: the project's section (``app/agent/instructions.py``), last."""
         from frontier.app.agent.prompts import system_prompt
 
-        return system_prompt(self.name, registry.specs(), instructions)
+        return system_prompt(self.name, registry.offered(), instructions)
 
     def tools(self, registry: Registry) -> tuple[ToolSchema, ...]:
         """The tools offered natively (none for the text protocols)."""

@@ -274,7 +274,7 @@ class AgentSession:
     def tools(self) -> tuple[ToolSpec, ...]:
         """The tools the next request offers, as it is taught them: read from the registry
         each time, since an MCP server's tools join it when the server has started."""
-        return tuple(self._registry.specs()) if self._registry is not None else ()
+        return tuple(self._registry.offered()) if self._registry is not None else ()
 
     @property
     def mode(self) -> str:

@@ -1,0 +1,41 @@
+"""``plan``: Codex's update_plan and Claude Code's TodoWrite, taken and shown, not offered."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from test_tools_fakes import call, make_boundary
+
+from frontier.tools.registry import default_registry
+
+
+async def test_codex_and_claude_code_plans_come_back_as_the_checklist(tmp_path: Path) -> None:
+    """Each was "unknown tool" and a repair round, and the plan the model meant to show
+    was lost."""
+    b = make_boundary(tmp_path)
+    codex = [
+        {"step": "Read the CLI", "status": "completed"},
+        {"step": "Add  --shout", "status": "in_progress"},
+        {"step": "Run the tests", "status": "pending"},
+    ]
+    r = await b.run(call("plan", 1, plan=codex, explanation="Parser first."))
+    assert r.kind == "ok", r.output
+    assert r.output.splitlines() == [
+        "plan: 1 of 3 steps done",
+        "[x] Read the CLI",
+        "[>] Add --shout",
+        "[ ] Run the tests",
+        "Parser first.",
+    ]
+    todos = [{"content": "Ship", "status": "cancelled", "activeForm": "Shipping", "id": "1"}]
+    r = await b.run(call("plan", 2, todos=todos))
+    assert r.output.splitlines() == ["plan: 0 of 1 steps done", "[-] Ship"]
+    r = await b.run(call("plan", 3, steps=[{"step": "x", "status": "done"}]))
+    assert r.kind == "arg" and "must be one of pending, in_progress, completed" in r.output
+
+
+def test_the_plan_is_called_by_its_trained_names_and_costs_no_request_a_token() -> None:
+    reg = default_registry()
+    assert [reg.named(n) for n in ("update_plan", "TodoWrite", "todowrite")] == ["plan"] * 3
+    assert "plan" not in [name for name, _, _ in reg.native_tools()]
+    assert "plan:" not in reg.prompt_tool_list()
