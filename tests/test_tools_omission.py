@@ -6,6 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from test_tools_fakes import call, make_boundary
 
 from frontier.tools.omission import placeholder
@@ -118,3 +120,21 @@ async def test_a_placeholder_the_file_had_a_new_file_and_prose_are_written(tmp_p
         call("write", 4, path="a.py", content="x = 3\n# ... rest of the file unchanged ...\n" * 2)
     )
     assert twice.kind == "arg", twice.output  # one more than the file had
+
+
+PIECES = ["// ", "# ", "... ", "…", "rest of the code", "existing", "x = [...a]", " ", "\n"]
+
+
+@given(st.lists(st.sampled_from(PIECES), max_size=40))
+def test_the_lines_looked_at_are_every_line_with_an_ellipsis(pieces: list[str]) -> None:
+    """Only lines holding an ellipsis are looked at (a 4 MB file costs its ellipses): the
+    same placeholders, on the same line numbers, as looking at every line."""
+    from frontier.tools.omission import _placeholders
+
+    text = "".join(pieces)
+    every = [
+        (n, found, line.strip())
+        for n, line in enumerate(text.split("\n"), 1)
+        if (found := placeholder(line)) is not None
+    ]
+    assert list(_placeholders(text)) == every
