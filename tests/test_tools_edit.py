@@ -571,3 +571,11 @@ async def test_a_file_read_in_part_then_edited_in_part_is_still_not_read_whole(
     assert (await b.run(call("replace", 5, path="short.py", old="a = 1", new="a = 0"))).kind == "ok"
     r = await b.run(call("write", 6, path="short.py", content="a = 0\nb = 3\n"))
     assert r.kind == "ok", r.output  # read whole, edited: known whole
+
+
+async def test_an_ls_with_claude_codes_ignore_lists_the_folder(tmp_path: Path) -> None:
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "a.py").write_text("x\n")
+    b = make_boundary(tmp_path)
+    r = await b.run(call("read", 1, path="src", ignore=["*.pyc"], respect_git_ignore=True))
+    assert r.kind == "ok" and r.output.startswith("src/ is a folder"), r.output

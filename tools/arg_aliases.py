@@ -34,7 +34,13 @@ PATH = {
 }
 FOLDER = dict.fromkeys(("dir_path", "directory"), "path")
 """Codex's list_dir, Gemini CLI's list_directory and glob: a folder's ``path``."""
-READ = {**PATH, **FOLDER}
+READ = {
+    **PATH,
+    **FOLDER,
+    # Claude Code's LS and Gemini CLI's list_directory: what to leave out of a listing;
+    # the listing here leaves out what .gitignore does, and shows the rest
+    **dict.fromkeys(("ignore", "respect_git_ignore"), DROPPED),
+}
 REPLACE = {
     **PATH,
     "replace_all": "all",  # Claude Code's Edit
