@@ -411,3 +411,36 @@ async def test_a_line_matched_all_over_is_searched_in_python_not_read_as_json(
     assert r.output.splitlines()[0] == "a.py:1:x = 1"
     assert r.output.splitlines()[1].startswith("bundle.min.js:1:xxxx")
     assert walked == ["python"]
+
+
+@pytest.mark.parametrize("rg", SEARCHERS)
+async def test_grep_shows_context_lines_as_grep_does_on_both_searchers(
+    tmp_path: Path, rg: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Claude Code's Grep takes -C/-A/-B, and its models send them: each was an argument
+    error. Lines around each match, path-n-text, runs apart by --, the same on both."""
+    monkeypatch.setattr(search.GrepTool, "use_ripgrep", rg)
+    lines = [f"line {i}" for i in range(1, 31)]
+    for n in (10, 13, 30):
+        lines[n - 1] = f"target {n}"
+    (tmp_path / "a.py").write_text("\n".join(lines) + "\n")
+    (tmp_path / "b.py").write_text("x\ntarget\n")
+    r = await make_boundary(tmp_path).run(call("grep", pattern="target", **{"-C": 1}))
+    assert r.kind == "ok", r.output
+    assert r.output.splitlines() == [
+        "a.py-9-line 9",
+        "a.py:10:target 10",
+        "a.py-11-line 11",
+        "a.py-12-line 12",
+        "a.py:13:target 13",
+        "a.py-14-line 14",
+        "--",
+        "a.py-29-line 29",
+        "a.py:30:target 30",
+        "--",
+        "b.py-1-x",
+        "b.py:2:target",
+        "[4 matches in 2 files]",
+    ]
+    r = await make_boundary(tmp_path).run(call("grep", pattern="target", context=11))
+    assert r.kind == "arg" and "10" in r.output

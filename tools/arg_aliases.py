@@ -59,6 +59,7 @@ PATCH = {"input": "patch"}
 GREP = {
     **dict.fromkeys(("-i", "case_insensitive", "caseInsensitive"), "ignore_case"),
     "-n": DROPPED,  # Claude Code's Grep: line numbers, which every matching line has here
+    **dict.fromkeys(("-C", "-A", "-B", "context_lines"), "context"),  # its context lines
     "head_limit": DROPPED,  # its cap on lines shown: here the tool's own cap applies
     "include": "glob",  # Gemini CLI's search_file_content, Codex's grep_files
     "regex": "pattern",  # Cline's search_files

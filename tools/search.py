@@ -51,6 +51,7 @@ from typing import Any, TypeVar
 from frontier.app import fastjson
 from frontier.app.events import ToolCall
 from frontier.app.record import record
+from frontier.tools import beneath
 from frontier.tools.arg_aliases import GLOB, GREP
 from frontier.tools.base import CancelToken, Outcome, Prepared, ToolError
 from frontier.tools.beneath import NotRegularFileError, open_regular
@@ -59,9 +60,14 @@ from frontier.tools.gitignore import Entry, Skipped, walk
 from frontier.tools.globmatch import Glob, GlobError
 from frontier.tools.paths import PathError, real_root, resolve
 from frontier.tools.regex_guard import LinePattern, PatternStopped, RegexUnavailable
-from frontier.tools.utf16 import is_utf16
+from frontier.tools.utf16 import is_utf16, utf16_text
 
 MAX_MATCHES = 500
+MAX_CONTEXT = 10
+"""Lines of context grep shows around a match, at most (``context``, ``-C``)."""
+CONTEXT_FILE_MAX = 16 << 20
+"""A file is read again for its context lines up to this size (a larger one keeps its
+matching rows alone)."""
 MAX_FOUND = 20_000
 """Matching lines a search keeps: past it the search stops and says so. The model is shown
 ``MAX_MATCHES`` and the count; keeping every match of a common letter (``e`` in 33,623
@@ -87,6 +93,9 @@ class Found:
     skipped: tuple[tuple[str, str], ...] = ()
     stopped: bool = False
     """The search stopped at ``MAX_FOUND`` matching lines: there may be more than ``rows``."""
+    at: tuple[tuple[str, int], ...] = ()
+    """A search's ``(workspace path, line number)`` of each row, in order (context lines
+    are read by them: a row's shown path may be escaped)."""
 
 
 # ----------------------------------------------------------------------------- arguments
@@ -213,17 +222,20 @@ def _shown(rel: str) -> str:
     return rel.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
 
 
-def _row(rel: str, n: int, line: str) -> tuple[str, int, str]:
+def _row(rel: str, n: int, line: str, sep: str = ":") -> tuple[str, int, str, str]:
+    """``(shown path, n, the row, rel)``: ``path:n:text`` (``path-n-text`` for a line of
+    context, as grep writes it)."""
     text = line[:-1] if line.endswith("\r") else line
     if len(text) > LINE_CHARS:
         text = text[:LINE_CHARS] + "…"
     shown = _shown(rel)
-    return shown, n, f"{shown}:{n}:{text}"
+    return shown, n, f"{shown}{sep}{n}{sep}{text}", rel
 
 
-def _sorted(rows: list[tuple[str, int, str]]) -> list[str]:
+def _sorted(rows: list[tuple[str, int, str, str]]) -> tuple[list[str], tuple[tuple[str, int], ...]]:
+    """The rows in path and line order, and each one's ``(rel, n)``."""
     rows.sort(key=lambda r: (r[0], r[1]))
-    return [r[2] for r in rows]
+    return [r[2] for r in rows], tuple((r[3], r[1]) for r in rows)
 
 
 def search_fd(
@@ -312,7 +324,7 @@ def grep_python(
     lines = LinePattern.of(pattern)
     matcher = compile_glob(glob.lstrip("/"), "grep") if glob else None
     skipped = Skipped()
-    rows: list[tuple[str, int, str]] = []
+    rows: list[tuple[str, int, str, str]] = []
     try:
         for entry in walk(root, start, skipped=skipped, stop=stop):
             if (stop is not None and stop.is_set()) or len(rows) > MAX_FOUND:
@@ -325,7 +337,8 @@ def grep_python(
         if lines is not pattern:
             lines.close()
     stopped = len(rows) > MAX_FOUND
-    return Found(_sorted(rows[:MAX_FOUND]), tuple(sorted(skipped.items)), stopped)
+    shown, at = _sorted(rows[:MAX_FOUND])
+    return Found(shown, tuple(sorted(skipped.items)), stopped, at)
 
 
 @record
@@ -431,11 +444,11 @@ async def grep_rg(
         if found is None:
             return None
         matches, stopped = found
-        rows = await _threaded(_kept, lines, matches, matcher, glob, stop=stop)
+        rows, at = await _threaded(_kept, lines, matches, matcher, glob, stop=stop)
     finally:
         if lines is not pattern:
             lines.close()
-    return Found(rows, tuple(sorted(plan.skipped.items)), stopped)
+    return Found(rows, tuple(sorted(plan.skipped.items)), stopped, at)
 
 
 RgMatch = tuple[str, int, str, str, str]
@@ -449,13 +462,13 @@ def _kept(
     glob: str | None,
     *,
     stop: threading.Event | None = None,
-) -> list[str]:
+) -> tuple[list[str], tuple[tuple[str, int], ...]]:
     """The rows of the lines ripgrep found in files the glob keeps and that ``pattern``
-    matches as Python reads it, sorted: in the worker thread, as the reading of ripgrep's
-    output is (a common word's 130,000 rows, sorted on the event loop before ``MAX_FOUND``,
-    held it)."""
+    matches as Python reads it, sorted, with each one's ``(rel, n)``: in the worker thread,
+    as the reading of ripgrep's output is (a common word's 130,000 rows, sorted on the
+    event loop before ``MAX_FOUND``, held it)."""
     found = [r for r in found if _glob_ok(matcher, glob, r[3])]
-    return _sorted([r[:3] for r in _agreed(pattern, found, stop=stop)])
+    return _sorted([r[:4] for r in _agreed(pattern, found, stop=stop)])
 
 
 def _agreed(
@@ -569,7 +582,7 @@ def _rg_rows(out: bytes, stopped: bool, *, stop: threading.Event) -> list[RgMatc
         if kind == "match":
             rel = _rg_text(data["path"], path=True).removeprefix("./")
             line = _rg_text(data["lines"]).removesuffix("\n")
-            row = (*_row(rel, data["line_number"], line), rel, line)
+            row = (*_row(rel, data["line_number"], line), line)
             pending.setdefault(rel, []).append(row)
         elif kind == "end":
             rel = _rg_text(data["path"], path=True).removeprefix("./")
@@ -635,6 +648,12 @@ class GrepTool:
                     "description": "only files matching this glob, e.g. *.py or src/**/*.ts",
                 },
                 "ignore_case": {"type": "boolean", "default": False},
+                "context": {
+                    "type": "integer",
+                    "minimum": 0,
+                    "maximum": MAX_CONTEXT,
+                    "description": "lines shown before and after each match",
+                },
                 "output_mode": {
                     "type": "string",
                     "enum": ["content", "files_with_matches", "count"],
@@ -700,7 +719,12 @@ class GrepTool:
         if found is None:
             return Outcome(kind="cancelled", output=_cancelled("grep"))
         mode = args.get("output_mode", "content")
-        return Outcome(kind="ok", output=render_rows(found, pattern.pattern, shown, mode))
+        around = int(args.get("context") or 0)
+        lines_of: list[str] | None = None
+        if around and mode == "content" and found.rows:
+            lines_of = await _threaded(with_context, root, found, around, stop=threading.Event())
+        text = render_rows(found, pattern.pattern, shown, mode, lines_of)
+        return Outcome(kind="ok", output=text)
 
     @staticmethod
     async def _search(
@@ -750,7 +774,63 @@ def _cancelled(tool: str) -> str:
     return f"{tool}: cancelled by the user; nothing was returned."
 
 
-def render_rows(found: Found, pattern: str, where: str, mode: str = "content") -> str:
+def with_context(
+    root: Path, found: Found, around: int, *, stop: threading.Event | None = None
+) -> list[str]:
+    """The first ``MAX_MATCHES`` matching rows with ``around`` lines before and after each
+    (``path-n-text``, as grep writes a line of context), runs of them apart by ``--``.
+    Each file is read again beneath the root (the rows say where, ``Found.at``); one
+    that can no longer be read keeps its matching rows alone."""
+    from itertools import groupby
+
+    out: list[str] = []
+    pairs = list(zip(found.rows[:MAX_MATCHES], found.at[:MAX_MATCHES], strict=False))
+    for rel, group in groupby(pairs, key=lambda pair: pair[1][0]):
+        if stop is not None and stop.is_set():
+            break
+        rows = {at[1]: row for row, at in group}
+        lines = _lines_of(root, rel)
+        if lines is None:
+            out += [*(["--"] if out else []), *rows.values()]
+            continue
+        spans: list[list[int]] = []
+        for n in rows:
+            first, last = max(1, n - around), min(len(lines), n + around)
+            if spans and first <= spans[-1][1] + 1:
+                spans[-1][1] = max(spans[-1][1], last)
+            else:
+                spans.append([first, last])
+        for first, last in spans:
+            out += ["--"] if out else []
+            for k in range(first, last + 1):
+                out.append(rows[k] if k in rows else _row(rel, k, lines[k - 1], "-")[2])
+    return out
+
+
+def _lines_of(root: Path, rel: str) -> list[str] | None:
+    """A file's lines as the searchers number them (UTF-16 read as its text), or ``None``."""
+    try:
+        data, _ = beneath.read_file(root, rel, CONTEXT_FILE_MAX)
+    except (OSError, beneath.PathError):
+        return None
+    if data is None:
+        return None
+    text = utf16_text(data)
+    if text is None:
+        text = data.decode("utf-8", "replace").removeprefix("\ufeff")
+    lines = text.split("\n")
+    if lines[-1] == "":
+        lines.pop()  # the last line's break starts no line
+    return lines
+
+
+def render_rows(
+    found: Found,
+    pattern: str,
+    where: str,
+    mode: str = "content",
+    lines_of: list[str] | None = None,
+) -> str:
     """The matching lines (``path:line:text``), or with ``mode`` only the files that match
     (``files_with_matches``: a broad search without every line in the context) or each
     one's count (``count``), as Claude Code's Grep offers and the models it taught ask."""
@@ -761,7 +841,7 @@ def render_rows(found: Found, pattern: str, where: str, mode: str = "content") -
     if mode != "content":
         return _per_file(found, mode, note)
     files = len({r.partition(":")[0] for r in rows})
-    shown = rows[:MAX_MATCHES]
+    shown = rows[:MAX_MATCHES] if lines_of is None else lines_of
     in_files = f"in {files} file{'s' * (files != 1)}"
     tail = f"[{len(rows)} match{'es' * (len(rows) != 1)} {in_files}]"
     if found.stopped:
