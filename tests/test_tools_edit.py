@@ -579,3 +579,19 @@ async def test_an_ls_with_claude_codes_ignore_lists_the_folder(tmp_path: Path) -
     b = make_boundary(tmp_path)
     r = await b.run(call("read", 1, path="src", ignore=["*.pyc"], respect_git_ignore=True))
     assert r.kind == "ok" and r.output.startswith("src/ is a folder"), r.output
+
+
+async def test_gemini_clis_expected_replacements_is_taken_and_never_widens(
+    tmp_path: Path,
+) -> None:
+    """Gemini CLI's replace says how many it expects: one is what replace does; more is
+    an ambiguity error here, never every one silently."""
+    (tmp_path / "a.py").write_text("x = 1\ny = 1\nz = 1\n")
+    b = make_boundary(tmp_path)
+    args = {"file_path": "a.py", "old_string": "x = 1", "new_string": "x = 2"}
+    r = await b.run(call("replace", 1, **args, expected_replacements=1))
+    assert r.kind == "ok", r.output
+    args = {"file_path": "a.py", "old_string": "= 1", "new_string": "= 3"}
+    r = await b.run(call("replace", 2, **args, expected_replacements=2))
+    assert r.kind == "error" and "ambiguous: 2 matches" in r.output, r.output
+    assert (tmp_path / "a.py").read_text() == "x = 2\ny = 1\nz = 1\n"

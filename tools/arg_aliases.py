@@ -44,6 +44,9 @@ READ = {
 REPLACE = {
     **PATH,
     "replace_all": "all",  # Claude Code's Edit
+    # Gemini CLI's replace: how many it expects; one is what replace does, and more than
+    # one is an ambiguity error here, never a wider write
+    "expected_replacements": DROPPED,
     **dict.fromkeys(("old_string", "oldString", "old_str", "oldText", "old_text"), "old"),
     **dict.fromkeys(("new_string", "newString", "new_str", "newText", "new_text"), "new"),
 }
