@@ -574,3 +574,12 @@ async def test_a_patch_run_as_a_shell_command_is_the_patch_tools_call() -> None:
     assert ran[2] == ("c", "shell", {"command": more})
     sent = [c["function"]["name"] for c in provider.requests[1][-4]["tool_calls"]]
     assert sent == ["apply_patch", "apply_patch", "shell"]
+
+
+def test_a_heredoc_that_bash_would_end_early_is_a_command() -> None:
+    """A delimiter line inside the body ends bash's heredoc there, and what follows runs:
+    not a patch and nothing else, so it stays a command."""
+    from frontier.tools.patch_via_shell import patch_in_command
+
+    assert patch_in_command(f"apply_patch <<'EOF'\n{PATCH}\nEOF\nrm -rf x\nEOF") is None
+    assert patch_in_command(f"apply_patch <<'EOF'\n{PATCH}\nEOF") == PATCH + "\n"

@@ -41,8 +41,11 @@ def _script(script: str) -> str | None:
     if head is None:
         return None
     body, _, last = rest.rpartition("\n")
-    if last.strip() != head.group(2):
+    delimiter = head.group(2)
+    if last.strip() != delimiter:
         return None
+    if any(line.strip() == delimiter for line in body.split("\n")):
+        return None  # bash would end the heredoc there and run what follows: a command
     return _patch(body + "\n")
 
 
