@@ -16,7 +16,9 @@ import re
 
 NAMES = ("apply_patch", "applypatch")
 SHELLS = ("bash", "sh", "zsh", "/bin/bash", "/bin/sh", "/usr/bin/bash", "/bin/zsh")
-_HEAD = re.compile(r"(?:apply_patch|applypatch)[ \t]*<<-?[ \t]*(['\"]?)([A-Za-z_]\w{0,63})\1[ \t]*")
+_HEAD = re.compile(
+    r"(?:apply_patch|applypatch)[ \t]*<<(-?)[ \t]*(['\"]?)([A-Za-z_]\w{0,63})\2[ \t]*"
+)
 """The invocation's line: ``apply_patch <<'EOF'`` (the delimiter quoted or not)."""
 
 
@@ -41,11 +43,14 @@ def _script(script: str) -> str | None:
     if head is None:
         return None
     body, _, last = rest.rpartition("\n")
-    delimiter = head.group(2)
+    delimiter = head.group(3)
     if last.strip() != delimiter:
         return None
-    if any(line.strip() == delimiter for line in body.split("\n")):
+    lines = body.split("\n")
+    if any(line.strip() == delimiter for line in lines):
         return None  # bash would end the heredoc there and run what follows: a command
+    if head.group(1):  # <<- : bash strips the body's leading tabs
+        body = "\n".join(line.lstrip("\t") for line in lines)
     return _patch(body + "\n")
 
 
