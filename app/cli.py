@@ -997,7 +997,8 @@ COMMANDS: dict[str, tuple[str, str | None, Callable[[argparse.ArgumentParser], N
         _replay_command,
     ),
     "transduce": (
-        "stdin bytes -> confirmed events as JSON lines (debug a model's framing)",
+        "stdin bytes -> confirmed events, and the model's reasoning (a reply's leading "
+        "<think> block too, as live), as JSON lines (debug a model's framing)",
         "exit status: with --summary, 1 when the input has contract errors (the "
         "summary counts them), else 0; the event stream exits 0 (its errors are records "
         "in the output); 2 usage error, or a native-mode input without an SSE data: line",

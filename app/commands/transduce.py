@@ -1,5 +1,9 @@
 """``frontier transduce``: stdin bytes -> confirmed events as JSON lines.
 
+The model's reasoning is printed as ``{"type": "reasoning", "text": …}`` lines, a line at
+a time like prose: the server's own, and a text protocol's leading ``<think>`` block
+(``transduce_think.py``), as the live loop reads it.
+
 For debugging a model's framing: feed a saved reply (assistant text, or the
 SSE body for native modes — of the API ``--wire`` names, Chat Completions by default;
 with ``--wire`` a text protocol also reads that wire's SSE body) in chunks of
