@@ -595,3 +595,10 @@ async def test_gemini_clis_expected_replacements_is_taken_and_never_widens(
     r = await b.run(call("replace", 2, **args, expected_replacements=2))
     assert r.kind == "error" and "ambiguous: 2 matches" in r.output, r.output
     assert (tmp_path / "a.py").read_text() == "x = 2\ny = 1\nz = 1\n"
+
+
+async def test_a_read_from_line_zero_reads_from_the_first(tmp_path: Path) -> None:
+    """Gemini CLI's read_file counts lines from 0: offset 0 was an argument error."""
+    (tmp_path / "a.py").write_text("x = 1\ny = 2\n")
+    r = await make_boundary(tmp_path).run(call("read", 1, absolute_path="a.py", offset=0))
+    assert r.kind == "ok" and r.output.startswith("     1\tx = 1"), r.output

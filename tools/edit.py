@@ -224,7 +224,7 @@ class ReadTool:
                     "type": "integer",
                     "description": "first line to show (1-based)",
                     "default": 1,
-                    "minimum": 1,
+                    "minimum": 0,
                 },
                 "limit": {
                     "type": "integer",
@@ -243,6 +243,8 @@ class ReadTool:
 
     def prepare(self, args: Mapping[str, Any], ctx: ToolContext) -> Prepared:
         _resolve(ctx, args["path"], folder=True)
+        if args["offset"] == 0:  # Gemini CLI's read_file counts from 0: the first line
+            args = {**args, "offset": 1}
         return Prepared(args=args)
 
     async def execute(
