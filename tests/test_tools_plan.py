@@ -39,3 +39,15 @@ def test_the_plan_is_called_by_its_trained_names_and_costs_no_request_a_token() 
     assert [reg.named(n) for n in ("update_plan", "TodoWrite", "todowrite")] == ["plan"] * 3
     assert "plan" not in [name for name, _, _ in reg.native_tools()]
     assert "plan:" not in reg.prompt_tool_list()
+
+
+def test_a_plans_row_says_how_many_steps_not_its_arguments() -> None:
+    """The checklist is the call's output; its row showed `explanation=… plan=[{'step'…`."""
+    from frontier.app.events import ToolCall
+    from frontier.widgets.pane_state.tools import summarize_call
+
+    steps = [{"step": "a", "status": "pending"}, {"step": "b", "status": "pending"}]
+    assert summarize_call(ToolCall("c1", "plan", {"steps": steps, "explanation": "x"})) == (
+        "2 steps"
+    )
+    assert summarize_call(ToolCall("c2", "plan", {"todos": steps[:1]})) == "1 step"

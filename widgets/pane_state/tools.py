@@ -60,6 +60,10 @@ def call_summary(call: ToolCall) -> tuple[str, int]:
     and ``touch PWNED`` after it is ``echo safe`` and 41 more lines, and a row says so
     (``(+41 lines)``, :func:`~frontier.widgets.display.more_lines`)."""
     args = named(call.args)  # `cmd`, `file_path`: as the tool reads them
+    if call.name == "plan":  # its checklist is its output: the row says how long
+        steps = next((args[k] for k in ("steps", "todos", "plan") if k in args), None)
+        count = len(steps) if isinstance(steps, list) else 0
+        return f"{count} step{'s' * (count != 1)}", 0
     if call.name == "apply_patch":
         patch = args.get("patch", "")
         text = patch.decode("utf-8", "replace") if isinstance(patch, bytes) else str(patch)
