@@ -583,3 +583,24 @@ def test_a_heredoc_that_bash_would_end_early_is_a_command() -> None:
 
     assert patch_in_command(f"apply_patch <<'EOF'\n{PATCH}\nEOF\nrm -rf x\nEOF") is None
     assert patch_in_command(f"apply_patch <<'EOF'\n{PATCH}\nEOF") == PATCH + "\n"
+
+
+async def test_claude_codes_background_shell_tools_read_and_stop_a_job() -> None:
+    """Its models start a job with run_in_background (taken), then read it with
+    BashOutput and stop it with KillShell: each was `unknown tool`, the job unreachable."""
+    chunks = native_chunks(
+        [
+            ("a", "BashOutput", json.dumps({"bash_id": "call_7", "filter": "tick"})),
+            ("b", "KillShell", json.dumps({"shell_id": "call_7"})),
+        ]
+    )
+    end = {"choices": [{"delta": {}, "finish_reason": "tool_calls"}]}
+    loop, _provider, boundary, _events, _log = make_loop(
+        [([*chunks, end], "tool_calls"), DONE], mode="native-inc"
+    )
+    await loop.send("go")
+    ran = [(c.name, dict(c.args)) for c in boundary.calls]
+    assert ran == [
+        ("job", {"bash_id": "call_7", "filter": "tick"}),  # read as job's id by its aliases
+        ("job", {"id": "call_7", "stop": True}),
+    ]

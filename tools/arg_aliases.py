@@ -77,6 +77,10 @@ SHELL = {
     "description": DROPPED,
 }
 
+JOB = {
+    **dict.fromkeys(("bash_id", "shell_id"), "id"),  # Claude Code's BashOutput, KillShell
+    "filter": DROPPED,  # BashOutput's line filter: the read shows every line, a superset
+}
 PLAN = {
     "todos": "steps",  # Claude Code's TodoWrite, opencode's todowrite
     "plan": "steps",  # Codex's update_plan
@@ -109,7 +113,11 @@ TOOLS = {
     **dict.fromkeys(("multiedit", "multi_edit"), "multi"),
     **dict.fromkeys(("search_file_content", "grep_search", "grep_files", "search_files"), "grep"),
     **dict.fromkeys(("update_plan", "todowrite", "todo_write", "todo"), "plan"),
+    **dict.fromkeys(("bashoutput", "bash_output"), "job"),  # Claude Code's, for a job's output
 }
+STOPPING = ("killshell", "killbash", "kill_shell", "kill_bash")
+"""Claude Code's tools that stop a background shell: ``job`` with ``stop: true``
+(:func:`meant_call`)."""
 """Other agents' names of the built-in tools → the tool, where it takes the same arguments
 (under :data:`EVERY`'s names): Claude Code's (``Bash``, ``Read``, ``LS``, ``Edit``,
 ``MultiEdit``; :func:`tool_named` ignores case), Codex's, Gemini CLI's, Cline's. Not
@@ -137,6 +145,16 @@ def tool_named(name: str, tools: Collection[str], builtin: Collection[str]) -> s
             return tool
     meant = TOOLS.get(folded)
     return meant if meant is not None and meant in builtin else name
+
+
+def meant_call(name: str, args: Mapping[str, Any]) -> tuple[str, dict[str, Any]] | None:
+    """The built-in call another agent's call means when it is more than a name: Claude
+    Code's ``KillShell {shell_id}`` is ``job {id, stop: true}``; else ``None``."""
+    if name.casefold() in STOPPING and set(args) <= {"shell_id", "bash_id", "id"}:
+        ident = next((args[k] for k in ("shell_id", "bash_id", "id") if k in args), None)
+        if isinstance(ident, str):
+            return "job", {"id": ident, "stop": True}
+    return None
 
 
 def named(args: Mapping[str, Any]) -> Mapping[str, Any]:

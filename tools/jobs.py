@@ -29,6 +29,7 @@ from typing import Any
 
 from frontier.app.events import ResultKind, ToolCall
 from frontier.app.record import record
+from frontier.tools.arg_aliases import JOB
 from frontier.tools.base import CancelToken, Outcome, Prepared, ToolError
 from frontier.tools.contract import Preview, ToolContext, ToolSpec
 from frontier.tools.output_cap import CappedBuffer, IncrementalText
@@ -342,6 +343,7 @@ class JobTool:
         kind="read",
         timeout=MAX_WAIT + 30.0,
         enforces_timeout=True,
+        aliases=JOB,
     )
 
     def prepare(self, args: Mapping[str, Any], ctx: ToolContext) -> Prepared:
