@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import AsyncIterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -604,3 +605,21 @@ async def test_claude_codes_background_shell_tools_read_and_stop_a_job() -> None
         ("job", {"bash_id": "call_7", "filter": "tick"}),  # read as job's id by its aliases
         ("job", {"id": "call_7", "stop": True}),
     ]
+
+
+def test_a_patch_run_in_a_workdir_names_its_files_from_the_root(tmp_path: Path) -> None:
+    """Codex's models run their patch with a workdir (most often the root's own absolute
+    path): its paths are the folder's, so they gain the folder; one outside the
+    workspace, or a root not known, leaves the call a command."""
+    from frontier.tools.patch_via_shell import rebased
+
+    (tmp_path / "pkg").mkdir()
+    patch = "*** Begin Patch\n*** Update File: a.py\n*** Move to: b.py\n@@\n-x\n+y\n*** End Patch"
+    root = str(tmp_path)
+    assert rebased(patch, {"workdir": root}, root) == patch
+    assert rebased(patch, {}, None) == patch
+    moved = rebased(patch, {"workdir": str(tmp_path / "pkg")}, root)
+    assert moved is not None and "*** Update File: pkg/a.py\n*** Move to: pkg/b.py" in moved
+    assert rebased(patch, {"cwd": "pkg"}, root) == moved
+    assert rebased(patch, {"workdir": "/etc"}, root) is None
+    assert rebased(patch, {"workdir": "pkg"}, None) is None

@@ -602,3 +602,28 @@ async def test_a_read_from_line_zero_reads_from_the_first(tmp_path: Path) -> Non
     (tmp_path / "a.py").write_text("x = 1\ny = 2\n")
     r = await make_boundary(tmp_path).run(call("read", 1, absolute_path="a.py", offset=0))
     assert r.kind == "ok" and r.output.startswith("     1\tx = 1"), r.output
+
+
+async def test_codexs_shell_call_with_workdir_and_timeout_ms_runs(tmp_path: Path) -> None:
+    """Codex's models send workdir (often the workspace's own absolute path) and
+    timeout_ms with every shell call, and ask to escalate with a justification: each was
+    an unknown argument. workdir is a cd the review shows; escalation stays the review's."""
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "m.txt").write_text("in src\n")
+    b = make_boundary(tmp_path)
+    codex = {"timeout_ms": 10_000, "with_escalated_permissions": True, "justification": "ls"}
+    r = await b.run(call("shell", 1, command=["bash", "-lc", "cat m.txt"], workdir="src", **codex))
+    assert r.kind == "ok" and r.output.startswith("in src"), r.output
+    r = await b.run(call("shell", 2, command="pwd", workdir=str(tmp_path)))
+    assert r.kind == "ok" and r.output.strip().endswith(tmp_path.name), r.output
+    r = await b.run(call("shell", 3, command="pwd", workdir="/etc"))
+    assert r.kind == "arg" and "workdir" in r.output and "outside the workspace" in r.output
+    r = await b.run(call("shell", 4, command="pwd", workdir="src/m.txt"))
+    assert r.kind == "arg" and "is not a folder" in r.output
+    from frontier.tools.schema import coerce_args
+
+    spec = default_registry().get("shell").spec  # type: ignore[union-attr]
+    taken = coerce_args(
+        "shell", spec.parameters, {"command": "x", "timeout_ms": 1500}, aliases=spec.aliases
+    )
+    assert taken["timeout"] == 2

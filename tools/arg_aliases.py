@@ -72,6 +72,10 @@ GREP = {
 GLOB = FOLDER
 SHELL = {
     "cmd": "command",
+    **dict.fromkeys(("cwd", "dir", "directory"), "workdir"),  # Gemini CLI's directory
+    # Codex's shell: asking to run outside the sandbox is the review's to offer, never
+    # the model's to take; its justification is words, as a description is
+    **dict.fromkeys(("with_escalated_permissions", "justification"), DROPPED),
     "run_in_background": "background",
     "is_background": "background",  # Cursor's run_terminal_cmd
     "description": DROPPED,

@@ -12,7 +12,9 @@ no command after it) counts; anything else runs as the command it is.
 
 from __future__ import annotations
 
+import os
 import re
+from collections.abc import Mapping
 
 NAMES = ("apply_patch", "applypatch")
 SHELLS = ("bash", "sh", "zsh", "/bin/bash", "/bin/sh", "/usr/bin/bash", "/bin/zsh")
@@ -32,6 +34,38 @@ def patch_in_command(command: object) -> str | None:
             return _script(command[2])
         return None
     return _script(command) if isinstance(command, str) else None
+
+
+HEADERS = ("*** Add File: ", "*** Update File: ", "*** Delete File: ", "*** Move to: ")
+WORKDIR = ("workdir", "cwd", "dir", "directory")
+"""``shell``'s folder to run in, under each name it is sent (``arg_aliases.SHELL``)."""
+
+
+def rebased(patch: str, args: Mapping[str, object], root: str | None) -> str | None:
+    """``patch`` as the workspace root reads it when the call ran it in a ``workdir``
+    (Codex's models send one with every call, most often the root's own absolute path):
+    each file's path with the folder before it; ``None`` when the folder is not one of
+    the workspace's (``root`` unknown, outside it): the call stays a command."""
+    folder = next((args[k] for k in WORKDIR if k in args), None)
+    if folder is None or (isinstance(folder, str) and not folder.strip()):
+        return patch
+    if not isinstance(folder, str) or root is None:
+        return None
+    base = os.path.realpath(root)
+    where = os.path.realpath(os.path.join(base, folder.strip()))
+    if where == base:
+        return patch
+    if not where.startswith(base.rstrip("/") + "/"):
+        return None
+    rel = where[len(base.rstrip("/")) + 1 :]
+    lines = []
+    for line in patch.split("\n"):
+        for head in HEADERS:
+            if line.startswith(head) and not line[len(head) :].startswith("/"):
+                line = f"{head}{rel}/{line[len(head) :].lstrip()}"
+                break
+        lines.append(line)
+    return "\n".join(lines)
 
 
 def _script(script: str) -> str | None:

@@ -29,6 +29,7 @@ import asyncio
 import atexit
 import contextlib
 import os
+import shlex
 import shutil
 import signal
 import subprocess
@@ -44,7 +45,7 @@ from frontier.tools.arg_aliases import SHELL
 from frontier.tools.base import CancelToken, Outcome, Prepared, ToolError
 from frontier.tools.contract import Preview, ToolContext, ToolSpec
 from frontier.tools.output_cap import CappedBuffer, IncrementalText
-from frontier.tools.paths import real_root
+from frontier.tools.paths import PathError, real_root, resolve
 from frontier.tools.sandbox import SandboxRecord, tidy
 from frontier.tools.terminal_output import terminal_text
 
@@ -661,6 +662,7 @@ class ShellTool(_ExecTool):
                 "command": {"type": "string", "description": "the command line"},
                 "timeout": _timeout_param(120),
                 "background": {"type": "boolean", "description": "keep it running as a job"},
+                "workdir": {"type": "string", "description": "folder to run in (default: root)"},
             },
             "required": ["command"],
         },
@@ -672,9 +674,34 @@ class ShellTool(_ExecTool):
         aliases=SHELL,
     )
 
+    def prepare(self, args: Mapping[str, Any], ctx: ToolContext) -> Prepared:
+        """``workdir`` (Codex's models send it with every call, often the workspace's
+        own absolute path) becomes a ``cd`` in the command line the review shows: the
+        same run as a model writing ``cd src && …``, checked to be a folder of the
+        workspace first so a wrong one is a clear error, not a failed ``cd``."""
+        folder = args.get("workdir")
+        args = {k: v for k, v in args.items() if k != "workdir"}
+        if folder and folder.strip():
+            rel = _workspace_folder(ctx, folder.strip())
+            if rel:
+                args["command"] = f"cd -- {shlex.quote(rel)} && {args['command']}"
+        return super().prepare(args, ctx)
+
     def argv(self, args: Mapping[str, Any]) -> tuple[list[str], bytes | None]:
         shell = shutil.which("bash") or "/bin/sh"
         return [shell, "-c", args["command"]], None
+
+
+def _workspace_folder(ctx: ToolContext, folder: str) -> str:
+    """``folder`` relative to the workspace root (``""``: the root itself), or a
+    ``ToolError``: outside it, missing, or not a folder."""
+    try:
+        where = resolve(ctx.root, folder)
+    except PathError as exc:
+        raise ToolError(f"shell: workdir: {exc}", kind="arg") from exc
+    if not where.real.is_dir():
+        raise ToolError(f"shell: workdir {folder!r} is not a folder of the workspace", "arg")
+    return "" if where.rel in (".", "") else where.rel
 
 
 class PythonTool(_ExecTool):

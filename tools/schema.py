@@ -46,6 +46,8 @@ def coerce_args(
     if not isinstance(args, Mapping):
         raise ArgError(f"{tool}: arguments must be an object of named parameters")
     props: Mapping[str, Any] = schema.get("properties", {})
+    if "timeout_ms" in args and "timeout" in props and "timeout" not in args:
+        args = _from_millis(args)
     if aliases:
         args = _renamed(tool, props, args, aliases)
     required = list(schema.get("required", []))
@@ -111,6 +113,17 @@ def _command_line(argv: list[str]) -> str:
     import shlex
 
     return shlex.join(argv)
+
+
+def _from_millis(args: Mapping[str, Any]) -> Mapping[str, Any]:
+    """Codex's shell takes ``timeout_ms``: read as ``timeout``, in whole seconds (rounded
+    up, at least one). A value that is not a positive number stays as sent (an error)."""
+    ms = args["timeout_ms"]
+    if type(ms) not in (int, float) or not ms > 0 or not math.isfinite(ms):
+        return args
+    out = {k: v for k, v in args.items() if k != "timeout_ms"}
+    out["timeout"] = max(1, math.ceil(ms / 1000))
+    return out
 
 
 def _seconds(value: Any, prop: Mapping[str, Any]) -> Any:

@@ -77,7 +77,7 @@ from frontier.app.model.stream import StreamEnd, WireEvent
 from frontier.app.record import field, record
 from frontier.app.vocab import is_clean
 from frontier.tools.arg_aliases import STOPPING, meant_call
-from frontier.tools.patch_via_shell import patch_in_command
+from frontier.tools.patch_via_shell import patch_in_command, rebased
 from frontier.tools.registry import Registry
 
 if TYPE_CHECKING:
@@ -381,6 +381,7 @@ class AgentLoop:
         fallback: Mode | None = None,
         max_calls: int = MAX_CALLS,
         slice_seconds: float | None = SLICE_SECONDS,
+        root: str | None = None,
     ) -> None:
         """``compactor``: the context budget (``compactor.py``), ``None`` for none;
         ``prefill``: continuing a CTL response cut by ``length`` (``continuation.py``),
@@ -401,6 +402,9 @@ class AgentLoop:
         """The reasoning effort ``/effort`` chose (``None``: the client's setting)."""
         self.boundary = boundary
         self.registry = registry
+        self.root = root
+        """The workspace, for a patch run as a command in a ``workdir``
+        (``patch_via_shell.rebased``): ``None``, only one run in the root is read so."""
         self.mode = mode
         self._emit = emit or (lambda event: None)
         self.store = store
@@ -1102,6 +1106,8 @@ class AgentLoop:
             if name == "shell" and self.registry.get("apply_patch") is not None:
                 patch = patch_in_command(call.args.get("command"))
                 if patch is not None:  # Codex's habit: its patch run as a command
+                    patch = rebased(patch, call.args, self.root)
+                if patch is not None:
                     return CallReady(
                         ToolCall(call.id, "apply_patch", {"patch": patch}, call.offset)
                     )

@@ -601,6 +601,7 @@ def create_runtime(
             # the demo at full speed is one scripted burst whose story (and the tour's
             # recording) must be the same every run: read whole, never sliced
             slice_seconds=None if demo and demo_rate == 0 else SLICE_SECONDS,
+            root=str(root),
         )
         if interactive:  # built off the screen's loop: the first request's imports too
             loop.mode.warm()
