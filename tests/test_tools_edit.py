@@ -627,3 +627,20 @@ async def test_codexs_shell_call_with_workdir_and_timeout_ms_runs(tmp_path: Path
         "shell", spec.parameters, {"command": "x", "timeout_ms": 1500}, aliases=spec.aliases
     )
     assert taken["timeout"] == 2
+
+
+async def test_codexs_read_file_list_dir_and_grep_files_arguments_are_taken(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "a.py").write_text("x = 1\n")
+    b = make_boundary(tmp_path)
+    r = await b.run(
+        call("read", 1, file_path="src/a.py", offset=1, limit=10, mode="indentation",
+             indentation={"anchor_line": 1})
+    )  # fmt: skip
+    assert r.kind == "ok" and "x = 1" in r.output, r.output
+    r = await b.run(call("read", 2, dir_path="src", depth=2))
+    assert r.kind == "ok" and r.output.startswith("src/ is a folder"), r.output
+    r = await b.run(call("grep", 3, pattern="x", include="*.py", path="src", limit=5))
+    assert r.kind == "ok" and "src/a.py:1:x = 1" in r.output, r.output

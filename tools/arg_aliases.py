@@ -40,6 +40,9 @@ READ = {
     # Claude Code's LS and Gemini CLI's list_directory: what to leave out of a listing;
     # the listing here leaves out what .gitignore does, and shows the rest
     **dict.fromkeys(("ignore", "respect_git_ignore"), DROPPED),
+    # Codex's read_file (mode "slice" or "indentation": the lines asked for either way)
+    # and list_dir (depth: the listing here counts what each subfolder holds)
+    **dict.fromkeys(("mode", "indentation", "depth"), DROPPED),
 }
 REPLACE = {
     **PATH,
@@ -64,6 +67,7 @@ GREP = {
     "-n": DROPPED,  # Claude Code's Grep: line numbers, which every matching line has here
     **dict.fromkeys(("-C", "-A", "-B", "context_lines"), "context"),  # its context lines
     "head_limit": DROPPED,  # its cap on lines shown: here the tool's own cap applies
+    "limit": DROPPED,  # Codex's grep_files: the same
     "include": "glob",  # Gemini CLI's search_file_content, Codex's grep_files
     "regex": "pattern",  # Cline's search_files
     "file_pattern": "glob",
