@@ -116,6 +116,7 @@ TOOLS = {
     **dict.fromkeys(
         ("read_file", "view", "ls", "list", "list_dir", "list_directory", "list_files"), "read"
     ),
+    "view_image": "read",  # Codex's: read names the image and how the person attaches it
     **dict.fromkeys(("write_file", "write_to_file", "create_file"), "write"),
     **dict.fromkeys(("edit", "str_replace", "search_replace", "replace_string_in_file"), "replace"),
     **dict.fromkeys(("multiedit", "multi_edit"), "multi"),
