@@ -23,10 +23,11 @@ if TYPE_CHECKING:
     from typing import Any
 
 DROPPED = ""
-"""An argument taken and not used: Claude Code's Bash and Gemini CLI's run_shell_command
-send a ``description`` of the command with every call (what it is for, in words); it
-changes nothing a command does, and refusing it made every call from those models an
-argument error (:func:`tools.schema.coerce_args` leaves it out)."""
+"""An argument taken and not used (:func:`tools.schema.coerce_args` leaves it out): one
+that changes nothing here, or asks for less than the tool gives anyway. Claude Code's
+Bash and Gemini CLI's run_shell_command send a ``description`` of the command with
+every call, and refusing it made every call from those models an argument error; each
+other use says why beside it."""
 PATH = {
     **dict.fromkeys(("file_path", "filePath", "filepath"), "path"),
     "absolute_path": "path",  # Gemini CLI's and Qwen Code's read_file
@@ -124,14 +125,14 @@ TOOLS = {
     **dict.fromkeys(("update_plan", "todowrite", "todo_write", "todo"), "plan"),
     **dict.fromkeys(("bashoutput", "bash_output"), "job"),  # Claude Code's, for a job's output
 }
-STOPPING = ("killshell", "killbash", "kill_shell", "kill_bash")
-"""Claude Code's tools that stop a background shell: ``job`` with ``stop: true``
-(:func:`meant_call`)."""
 """Other agents' names of the built-in tools → the tool, where it takes the same arguments
 (under :data:`EVERY`'s names): Claude Code's (``Bash``, ``Read``, ``LS``, ``Edit``,
 ``MultiEdit``; :func:`tool_named` ignores case), Codex's, Gemini CLI's, Cline's. Not
 Cursor's ``edit_file`` (a sketch of the edit, not old and new text) nor Cline's
 ``replace_in_file`` (search/replace blocks): a name whose arguments differ stays unknown."""
+STOPPING = ("killshell", "killbash", "kill_shell", "kill_bash")
+"""Claude Code's tools that stop a background shell: ``job`` with ``stop: true``
+(:func:`meant_call`)."""
 HARMONY = "functions."
 """The recipient prefix of gpt-oss's Harmony format (``to=functions.read``), which GPT-5.x
 models send as part of the name through Chat Completions."""
@@ -169,13 +170,13 @@ def meant_call(name: str, args: Mapping[str, Any]) -> tuple[str, dict[str, Any]]
 def named(args: Mapping[str, Any]) -> Mapping[str, Any]:
     """``args`` under the parameters' own names (a front end's one-line summary of a call
     the model sent with ``cmd`` shows its command as it would ``command``'s); ``args``
-    itself when no alias is in it, and an alias beside its own name stays as sent; a
-    :data:`DROPPED` one is left out."""
+    itself when no alias is in it; an alias beside its own name, or one the tool leaves
+    out (:data:`DROPPED`), stays as sent (this serves every tool's summary, an MCP
+    server's too, whose ``mode`` or ``limit`` may mean something)."""
     if not any(key in EVERY for key in args):
         return args
     out: dict[str, Any] = {}
     for key, value in args.items():
-        name = EVERY.get(key, key)
-        if name != DROPPED:
-            out[name if name not in args else key] = value
+        name = EVERY.get(key, key) or key
+        out[name if name not in args else key] = value
     return out
