@@ -105,3 +105,41 @@ def test_replace_finds_whole_lines_whatever_their_trailing_whitespace(
         starts = [sum(len(a + b + end) for a, b in rows[:i]) for i in range(len(rows) + 1)]
         assert s == starts[first]
         assert e == (starts[last + 1] if with_break else starts[last + 1] - len(end))
+
+
+_BODY = st.text(alphabet="ab=", min_size=1, max_size=4)
+
+
+@given(
+    st.lists(st.tuples(st.integers(0, 3), _BODY), min_size=1, max_size=10),
+    st.data(),
+    st.sampled_from([4, 8, 2]),
+)
+def test_a_tab_file_is_found_by_its_indentation_in_spaces_and_written_back_in_tabs(
+    rows: list[tuple[int, str]], data: st.DataObject, width: int
+) -> None:
+    """``old`` copied from a tab-indented file with each tab as ``width`` spaces: when
+    that width is the one found and the lines occur once so, the span is the lines
+    chosen, and the same lines written back (:func:`with_tabs`) are the file's own."""
+    from frontier.tools.replace_match import tabs_for_spaces, with_tabs
+
+    text = "".join("\t" * depth + body + "\n" for depth, body in rows)
+    first = data.draw(st.integers(0, len(rows) - 1))
+    last = data.draw(st.integers(first, len(rows) - 1))
+    chosen = rows[first : last + 1]
+    old = "\n".join(" " * (width * depth) + body for depth, body in chosen)
+    spans, found = tabs_for_spaces(text, old)
+    if not any(depth for depth, _ in chosen):
+        assert spans == []  # nothing indented in old: not this rule's
+        return
+    assert found != 0  # the chosen lines themselves match at ``width`` at least
+    if found != width:
+        return  # a width tried first found lines of its own
+    keyed = [" " * (width * d) + b for d, b in rows]
+    wanted = keyed[first : last + 1]
+    places = [i for i in range(len(rows)) if keyed[i : i + len(wanted)] == wanted]
+    assert len(spans) == min(len(places), 2)
+    if len(places) == 1:
+        starts = [sum(len("\t" * d + b) + 1 for d, b in rows[:i]) for i in range(len(rows) + 1)]
+        assert spans[0] == (starts[first], starts[last + 1] - 1)
+        assert with_tabs(old, width) == text[spans[0][0] : spans[0][1]]

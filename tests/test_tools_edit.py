@@ -414,7 +414,7 @@ async def test_old_found_only_without_its_lines_trailing_whitespace_is_replaced_
     assert r.kind == "error" and "not found" in r.output  # leading whitespace is never loose
     (tmp_path / "d.py").write_text("p = 1 \nq = 2\np = 1\nq = 2 \n")
     r = await b.run(call("replace", 5, path="d.py", old="p = 1\nq = 2\n", new="-"))
-    assert r.kind == "error" and "ambiguous ignoring whitespace at line ends" in r.output
+    assert r.kind == "error" and "ambiguous (ignoring whitespace at line ends)" in r.output
     assert "lines 1, 3" in r.output and (tmp_path / "d.py").read_text().startswith("p = 1 \n")
 
 
@@ -644,3 +644,27 @@ async def test_codexs_read_file_list_dir_and_grep_files_arguments_are_taken(
     assert r.kind == "ok" and r.output.startswith("src/ is a folder"), r.output
     r = await b.run(call("grep", 3, pattern="x", include="*.py", path="src", limit=5))
     assert r.kind == "ok" and "src/a.py:1:x = 1" in r.output, r.output
+
+
+async def test_old_indented_with_spaces_is_found_in_a_file_indented_with_tabs(
+    tmp_path: Path,
+) -> None:
+    """Go's tabs, copied by the model as the spaces it saw: every edit of an indented line
+    failed (Claude Code #26996). Found with the tabs read as spaces; new written in tabs."""
+    go = "func f() {\n\tif x {\n\t\treturn 1\n\t}\n\treturn 0\n}\n"
+    (tmp_path / "f.go").write_text(go)
+    b = make_boundary(tmp_path)
+    old = "    if x {\n        return 1\n    }"
+    new = "    if x && y {\n        return 2\n    }"
+    r = await b.run(call("replace", 1, path="f.go", old=old, new=new))
+    assert r.kind == "ok" and "(its indenting spaces read as the file's tabs)" in r.output
+    assert (tmp_path / "f.go").read_text() == (
+        "func f() {\n\tif x && y {\n\t\treturn 2\n\t}\n\treturn 0\n}\n"
+    )
+    edits = [{"old": "        return 2", "new": "        return 3"}]
+    r = await b.run(call("multi", 2, path="f.go", edits=edits))
+    assert r.kind == "ok" and "1 its indenting spaces" in r.output, r.output
+    assert "\t\treturn 3\n" in (tmp_path / "f.go").read_text()
+    (tmp_path / "s.py").write_text("if x:\n    y = 1\n")  # spaces: never read as tabs
+    r = await b.run(call("replace", 3, path="s.py", old="if x:\n  y = 1", new="-"))
+    assert r.kind == "error" and "not found" in r.output

@@ -35,7 +35,7 @@ from frontier.tools.patch_engine import (
     write_changes,
 )
 from frontier.tools.paths import PathError, WorkspacePath, new_name_problem, resolve
-from frontier.tools.replace_match import whole_lines_loosely
+from frontier.tools.replace_match import tabs_for_spaces, whole_lines_loosely, with_tabs
 from frontier.tools.utf16 import cannot_edit, is_utf16, utf16_text
 
 READ_MAX_FILE = 20 * 1024 * 1024
@@ -449,27 +449,44 @@ def _as_utf16(mark: bytes, old: str, new: bytes) -> bytes:
 
 LOOSE = "ignoring whitespace at line ends"
 """Said of an ``old`` found only with its lines' trailing whitespace ignored."""
+TABS = "its indenting spaces read as the file's tabs"
+"""Said of an ``old`` found only with the file's leading tabs read as spaces."""
 
 
-def _locate_once(
-    path: str, text: str, old: str, what: str, every: str = ""
-) -> tuple[int, int, bool]:
-    """The span of ``text`` that ``old`` is, the only time, and whether it was found only
-    with whitespace at line ends ignored (``tools/replace_match.py``); else a
-    ``ToolError`` saying how often it occurs (``every``: how to replace every one, when
-    the tool can)."""
+class _Located(NamedTuple):
+    """Where ``old`` is, and how it was found: ``how`` is ``""`` (exactly), :data:`LOOSE`
+    or :data:`TABS`; ``width``: the tab width ``new`` is to be indented in, or 0."""
+
+    at: int
+    end: int
+    how: str = ""
+    width: int = 0
+
+    def new(self, new: str) -> str:
+        """``new`` as it goes into the file (in its tabs, when found by them)."""
+        return with_tabs(new, self.width) if self.width else new
+
+
+def _locate_once(path: str, text: str, old: str, what: str, every: str = "") -> _Located:
+    """Where ``old`` occurs in ``text``, the only time, exactly or else found by its whole
+    lines (``tools/replace_match.py``: whitespace at line ends ignored, then a tab file's
+    indentation read as spaces); else a ``ToolError`` saying how often it occurs
+    (``every``: how to replace every one, when the tool can)."""
     count = text.count(old)
     if count == 1:
         at = text.index(old)
-        return at, at + len(old), False
+        return _Located(at, at + len(old))
     if count == 0:
-        loose = whole_lines_loosely(text, old)
+        loose, width = whole_lines_loosely(text, old), 0
+        how = LOOSE
+        if not loose:
+            (loose, width), how = tabs_for_spaces(text, old), TABS
         if len(loose) == 1:
-            return (*loose[0], True)
+            return _Located(*loose[0], how, width)
         if loose:
             lines = ", ".join(str(_line_of(text, at)) for at, _ in loose)
             raise ToolError(
-                f"{path}: {what} is ambiguous {LOOSE}: it matches at lines {lines}; include "
+                f"{path}: {what} is ambiguous ({how}): it matches at lines {lines}; include "
                 "more surrounding lines so it occurs exactly once"
             )
         hint = ""
@@ -489,6 +506,14 @@ def _locate_once(
         f"{', '.join(map(str, starts))}{'…' if count > 10 else ''}; include more surrounding "
         f"lines so it occurs exactly once{every}"
     )
+
+
+def _hows(hows: list[str]) -> str:
+    """`` (1 ignoring whitespace at line ends)``: how many edits were found how."""
+    if not hows:
+        return ""
+    counts = {how: hows.count(how) for how in dict.fromkeys(hows)}
+    return " (" + "; ".join(f"{n} {how}" for how, n in counts.items()) + ")"
 
 
 def _crlf_adapt(text: str, old: str, new: str) -> tuple[str, str]:
@@ -558,11 +583,11 @@ class ReplaceTool:
             summary = f"replace {count} occurrences in {wp.rel} from line {first}"
         else:
             every = ", or all: true to replace every one"
-            at, end, loose = _locate_once(wp.rel, text, old, "`old`", every)
-            updated = text[:at] + new + text[end:]
-            summary = f"replace in {wp.rel} at line {_line_of(text, at)}"
-            if loose:
-                summary += f" ({LOOSE})"
+            found = _locate_once(wp.rel, text, old, "`old`", every)
+            updated = text[: found.at] + found.new(new) + text[found.end :]
+            summary = f"replace in {wp.rel} at line {_line_of(text, found.at)}"
+            if found.how:
+                summary += f" ({found.how})"
         return _mutation(
             ctx,
             args,
@@ -624,17 +649,18 @@ class MultiTool:
             raise ToolError("multi: `edits` is empty; give at least one {old, new}", kind="arg")
         text = _decode(data)
         spans: list[tuple[int, int, str, int]] = []
-        loosely = 0
+        hows: list[str] = []
         for i, edit in enumerate(edits, 1):
             old, new = _crlf_adapt(text, edit["old"], edit["new"])
             if old == "":
                 raise ToolError(f"multi: edit {i} has an empty `old`", kind="arg")
             try:
-                at, end, loose = _locate_once(wp.rel, text, old, f"edit {i}: `old`")
+                found = _locate_once(wp.rel, text, old, f"edit {i}: `old`")
             except ToolError as exc:
                 raise ToolError(f"{exc}; no edit was applied") from exc
-            spans.append((at, end, new, i))
-            loosely += loose
+            spans.append((found.at, found.end, found.new(new), i))
+            if found.how:
+                hows.append(found.how)
         spans.sort()
         for (_, a1, _, ai), (b0, _, _, bi) in pairwise(spans):
             if b0 < a1:
@@ -653,7 +679,7 @@ class MultiTool:
             ctx,
             args,
             [_change(wp, data, _encode("".join(pieces)), mode)],
-            f"{len(spans)} edits in {wp.rel}" + (f" ({loosely} {LOOSE})" if loosely else ""),
+            f"{len(spans)} edits in {wp.rel}" + _hows(hows),
         )
 
     async def execute(

@@ -1,12 +1,19 @@
 """Where ``replace``'s ``old`` is when it is not there exactly: its lines, whole, with the
-whitespace at their ends ignored.
+whitespace at their ends ignored, or with the file's indenting tabs read as spaces.
 
 ``read`` shows a line's trailing spaces as nothing at all, and models copy lines without
 them: ``old`` then never matched, the model read the file again, copied the same lines
 the same way and failed again (a loop no re-reading could end). ``apply_patch`` always
 matched so (DESIGN §5: "tolerating trailing whitespace", Codex's ladder,
 ``tools/patch_match.py``); ``replace`` and ``multi`` now do for ``old`` made of whole
-lines. Leading whitespace is never ignored: ``new``'s indentation would then be wrong.
+lines.
+
+A file indented with tabs (Go, Makefiles) met an ``old`` indented with spaces: the model
+copied tabs as the spaces it saw, and every edit of an indented line failed (Claude
+Code #26996, and the four reports before it). Such an ``old`` is found with the file's
+leading tabs read as spaces of one width, and ``new`` is written with its leading spaces
+as tabs of that width (:func:`with_tabs`), so the file keeps its style. Other leading
+whitespace is never ignored: ``new``'s indentation would then be wrong.
 """
 
 from __future__ import annotations
@@ -15,6 +22,9 @@ from itertools import accumulate
 
 from frontier.tools.patch_match import Haystack
 
+TAB_WIDTHS = (4, 8, 2)
+"""The widths a model's spaces may stand for a tab in, tried in this order."""
+
 
 def whole_lines_loosely(text: str, old: str) -> list[tuple[int, int]]:
     """The spans of ``text`` (at most two: one is the answer, two say it is ambiguous)
@@ -22,20 +32,65 @@ def whole_lines_loosely(text: str, old: str) -> list[tuple[int, int]]:
     lines' trailing whitespace and, when ``old`` ends with a line break, the last line's
     break; never a ``\\r`` of a CRLF line end ``old`` did not include. ``old`` must begin
     and end at line boundaries of the match: a piece of a line is only ever exact."""
+    lines = text.split("\n")
+    return _spans(lines, _runs(lines, old), old.endswith("\n"))
+
+
+def tabs_for_spaces(text: str, old: str) -> tuple[list[tuple[int, int]], int]:
+    """For a file indented with tabs and an ``old`` indented with spaces, the spans (as
+    :func:`whole_lines_loosely`'s) whose lines are ``old``'s once their leading tabs are
+    spaces of one width (the first width that finds any), and that width; ``([], 0)``
+    when ``old`` holds a tab or no indented line, the file no tab-indented line, or
+    nothing matches."""
+    if "\t" in old or not any(line.startswith(" ") for line in old.split("\n")):
+        return [], 0
+    lines = text.split("\n")
+    if not any(line.startswith("\t") for line in lines):
+        return [], 0
+    for width in TAB_WIDTHS:
+        runs = _runs([_spaced(line, width) for line in lines], old)
+        if runs:
+            return _spans(lines, runs, old.endswith("\n")), width
+    return [], 0
+
+
+def with_tabs(new: str, width: int) -> str:
+    """``new``'s indentation in the file's tabs: each line's leading spaces as tabs of
+    ``width``, a remainder kept as spaces."""
+    out = []
+    for line in new.split("\n"):
+        body = line.lstrip(" ")
+        spaces = len(line) - len(body)
+        out.append("\t" * (spaces // width) + " " * (spaces % width) + body)
+    return "\n".join(out)
+
+
+def _spaced(line: str, width: int) -> str:
+    body = line.lstrip("\t")
+    return " " * (width * (len(line) - len(body))) + body
+
+
+def _runs(lines: list[str], old: str) -> list[tuple[int, int]]:
+    """``(first, last)`` line indices (at most two runs) whose lines, without whitespace
+    at their ends, are ``old``'s."""
     ends_with_break = old.endswith("\n")
     wanted = [line.rstrip() for line in (old[:-1] if ends_with_break else old).split("\n")]
     if not any(wanted):
         return []
-    lines = text.split("\n")
     found = Haystack(lines).find(wanted, "trailing", limit=2)
-    if not found:
+    runs = [(first, first + len(wanted) - 1) for first in found]
+    # ``old`` ending with a break the file's last line lacks is not that line
+    return [(a, b) for a, b in runs if not (ends_with_break and b == len(lines) - 1)]
+
+
+def _spans(
+    lines: list[str], runs: list[tuple[int, int]], ends_with_break: bool
+) -> list[tuple[int, int]]:
+    if not runs:
         return []
     starts = list(accumulate((len(line) + 1 for line in lines[:-1]), initial=0))
     spans: list[tuple[int, int]] = []
-    for first in found:
-        last = first + len(wanted) - 1
-        if ends_with_break and last == len(lines) - 1:
-            continue  # ``old`` ends with a break the file's last line lacks
+    for first, last in runs:
         end = starts[last] + len(lines[last])
         if ends_with_break:
             end += 1
