@@ -668,3 +668,36 @@ async def test_old_indented_with_spaces_is_found_in_a_file_indented_with_tabs(
     (tmp_path / "s.py").write_text("if x:\n    y = 1\n")  # spaces: never read as tabs
     r = await b.run(call("replace", 3, path="s.py", old="if x:\n  y = 1", new="-"))
     assert r.kind == "error" and "not found" in r.output
+
+
+async def test_old_not_found_says_which_of_its_lines_differs_and_how(tmp_path: Path) -> None:
+    """A model that misremembered one line read the whole file again to find which; the
+    error names the line and quotes both (and nothing when its first line is nowhere)."""
+    (tmp_path / "a.py").write_text("def g():\n    x = 1\n    y = 2\n    return x + y\n")
+    b = make_boundary(tmp_path)
+    old = "def g():\n    x = 1\n    y = 3\n    return x + y"
+    r = await b.run(call("replace", 1, path="a.py", old=old, new="-"))
+    assert r.kind == "error", r.output
+    assert (
+        "(`old`'s line 1 is line 1 of the file, and its line 3 differs: the file's line 3 "
+        "is '    y = 2', `old` has '    y = 3')"
+    ) in r.output
+    r = await b.run(call("replace", 2, path="a.py", old="zzz\n    x = 1", new="-"))
+    assert r.kind == "error" and "differs" not in r.output
+
+
+def test_the_place_most_of_old_follows_is_the_one_named() -> None:
+    """``x = 1`` opens two blocks: the one where more of ``old`` follows is named, an
+    indentation that differs is said, and the file's end is not a line."""
+    from frontier.tools.replace_match import first_difference
+
+    text = "def g():\n    x = 1\n    y = 2\n\ndef h():\n    x = 1\n    y = 5\n    z = 0\n"
+    said = first_difference(text, "    x = 1\n    y = 5\n    z = 1")
+    assert said == (
+        "`old`'s line 1 is line 6 of the file, and its line 3 differs: the file's line 8 is "
+        "'    z = 0', `old` has '    z = 1'"
+    )
+    said = first_difference(text, "def g():\n  x = 1")
+    assert said is not None and "its line 2 is indented otherwise" in said
+    said = first_difference(text, "    z = 0\n    w = 1")
+    assert said is not None and said.endswith("the file ends before its line 2")

@@ -35,7 +35,12 @@ from frontier.tools.patch_engine import (
     write_changes,
 )
 from frontier.tools.paths import PathError, WorkspacePath, new_name_problem, resolve
-from frontier.tools.replace_match import tabs_for_spaces, whole_lines_loosely, with_tabs
+from frontier.tools.replace_match import (
+    first_difference,
+    tabs_for_spaces,
+    whole_lines_loosely,
+    with_tabs,
+)
 from frontier.tools.utf16 import cannot_edit, is_utf16, utf16_text
 
 READ_MAX_FILE = 20 * 1024 * 1024
@@ -492,6 +497,8 @@ def _locate_once(path: str, text: str, old: str, what: str, every: str = "") -> 
         hint = ""
         if old.strip() and old.strip() in text:
             hint = " (it does occur with different leading/trailing whitespace)"
+        elif (where := first_difference(text, old)) is not None:
+            hint = f" ({where})"
         raise ToolError(
             f"{path}: {what} not found{hint}; the text must match the file exactly, "
             "including indentation — re-read the file and copy the lines"

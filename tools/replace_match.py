@@ -98,3 +98,66 @@ def _spans(
             end -= 1  # the CRLF stays whole
         spans.append((starts[first], end))
     return spans
+
+
+SHOWN = 100
+"""Characters of a line a "not found" quotes."""
+
+
+CANDIDATES = 50
+"""Places of ``old``'s first line weighed for its "not found" (a ``}`` occurs often)."""
+
+
+def first_difference(text: str, old: str) -> str | None:
+    """Where ``old`` stops matching the file, for its "not found": of the places its first
+    line is in the file (its indentation and line ends aside; the first
+    :data:`CANDIDATES`), the one where most of its lines follow, and there the first line
+    that differs, quoted as the file has it and as ``old`` has it; or, when all of them
+    follow but for indentation, the first line indented otherwise. The model fixes that
+    line instead of reading the whole file again. ``None`` when ``old``'s first line is
+    nowhere in the file."""
+    wanted = old.split("\n")
+    head = next((i for i, line in enumerate(wanted) if line.strip()), None)
+    if head is None:
+        return None
+    first = wanted[head].strip()
+    lines = text.split("\n")
+    if lines[-1] == "":
+        lines.pop()  # the last line's break starts no line
+    best: tuple[int, int] | None = None  # (lines that follow, where)
+    places = (i for i, line in enumerate(lines) if line.strip() == first)
+    for _, at in zip(range(CANDIDATES), places, strict=False):
+        follow = 0
+        while head + follow + 1 < len(wanted) and at + follow + 1 < len(lines):
+            if lines[at + follow + 1].strip() != wanted[head + follow + 1].strip():
+                break
+            follow += 1
+        if best is None or follow > best[0]:
+            best = (follow, at)
+        if follow == len(wanted) - head - 1:
+            break  # all of it follows: none can do better
+    if best is None:
+        return None
+    follow, at = best
+    k, n = head + follow + 1, at + follow + 1
+    where = f"`old`'s line {head + 1} is line {at + 1} of the file, and "
+    if k < len(wanted):
+        if n >= len(lines):
+            return f"{where}the file ends before its line {k + 1}"
+        return (
+            f"{where}its line {k + 1} differs: the file's line {n + 1} is {_q(lines[n])}, "
+            f"`old` has {_q(wanted[k])}"
+        )
+    for j in range(head, len(wanted)):  # all follow: an indentation differs
+        have = lines[at + j - head].rstrip()
+        if have != wanted[j].rstrip():
+            return (
+                f"{where}its line {j + 1} is indented otherwise: the file's line "
+                f"{at + j - head + 1} is {_q(have)}, `old` has {_q(wanted[j])}"
+            )
+    return None
+
+
+def _q(line: str) -> str:
+    line = line.rstrip("\r")
+    return repr(line if len(line) <= SHOWN else line[: SHOWN - 1] + "…")
