@@ -143,3 +143,24 @@ def test_a_tab_file_is_found_by_its_indentation_in_spaces_and_written_back_in_ta
         starts = [sum(len("\t" * d + b) + 1 for d, b in rows[:i]) for i in range(len(rows) + 1)]
         assert spans[0] == (starts[first], starts[last + 1] - 1)
         assert with_tabs(old, width) == text[spans[0][0] : spans[0][1]]
+
+
+@given(
+    st.text(alphabet="ab \t\n}", max_size=60),
+    st.text(alphabet="ab \t\n}", max_size=30),
+)
+def test_where_old_stops_matching_is_said_of_lines_that_exist(text: str, old: str) -> None:
+    """``first_difference`` (a "not found"'s hint) on any text and any ``old``: never an
+    error, and every line it names is one of the file's and one of ``old``'s."""
+    from frontier.tools.replace_match import first_difference
+
+    said = first_difference(text, old)
+    if said is None:
+        return
+    lines = text.split("\n")
+    count = len(lines) - (lines[-1] == "")
+    in_file = re.findall(r"line (\d+) of the file", said) + re.findall(r"file's line (\d+)", said)
+    in_old = re.findall(r"`old`'s line (\d+)", said) + re.findall(r"its line (\d+)", said)
+    assert in_file and in_old, said
+    assert all(1 <= int(n) <= count for n in in_file), (said, count)
+    assert all(1 <= int(n) <= len(old.split("\n")) for n in in_old), said
