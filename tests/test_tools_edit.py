@@ -701,3 +701,18 @@ def test_the_place_most_of_old_follows_is_the_one_named() -> None:
     assert said is not None and "its line 2 is indented otherwise" in said
     said = first_difference(text, "    z = 0\n    w = 1")
     assert said is not None and said.endswith("the file ends before its line 2")
+
+
+def test_old_that_differs_only_in_its_quotes_is_told_so() -> None:
+    """A docs file's typographic quotes, retyped as ASCII by the model: not found, and the
+    error says the letters are there and the punctuation is not."""
+    from frontier.tools.replace_match import first_difference
+
+    text = "def g():\n    msg = \u201cdon\u2019t\u201d\n    return msg\n"
+    said = first_difference(text, '    msg = "don\'t"\n    return msg')
+    assert said is not None and said.startswith(
+        "`old`'s line 1 is line 2 of the file but for its punctuation"
+    )
+    assert "copy them as the file has them" in said
+    said = first_difference(text, 'def g():\n    msg = "don\'t"')
+    assert said is not None and "its line 2 differs" in said and "only in punctuation" in said

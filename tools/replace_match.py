@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from itertools import accumulate
 
-from frontier.tools.patch_match import Haystack
+from frontier.tools.patch_match import Haystack, key
 
 TAB_WIDTHS = (4, 8, 2)
 """The widths a model's spaces may stand for a tab in, tried in this order."""
@@ -120,33 +120,42 @@ def first_difference(text: str, old: str) -> str | None:
     head = next((i for i, line in enumerate(wanted) if line.strip()), None)
     if head is None:
         return None
-    first = wanted[head].strip()
+    first = key(wanted[head], "unicode")  # its quotes and dashes aside: said below
     lines = text.split("\n")
     if lines[-1] == "":
         lines.pop()  # the last line's break starts no line
-    best: tuple[int, int] | None = None  # (lines that follow, where)
-    places = (i for i, line in enumerate(lines) if line.strip() == first)
+    best: tuple[int, int] | None = None  # (lines that follow as they are, where)
+    places = (i for i, line in enumerate(lines) if key(line, "unicode") == first)
     for _, at in zip(range(CANDIDATES), places, strict=False):
         follow = 0
-        while head + follow + 1 < len(wanted) and at + follow + 1 < len(lines):
-            if lines[at + follow + 1].strip() != wanted[head + follow + 1].strip():
+        while head + follow < len(wanted) and at + follow < len(lines):
+            if lines[at + follow].strip() != wanted[head + follow].strip():
                 break
             follow += 1
         if best is None or follow > best[0]:
             best = (follow, at)
-        if follow == len(wanted) - head - 1:
+        if follow == len(wanted) - head:
             break  # all of it follows: none can do better
     if best is None:
         return None
     follow, at = best
-    k, n = head + follow + 1, at + follow + 1
+    k, n = head + follow, at + follow
     where = f"`old`'s line {head + 1} is line {at + 1} of the file, and "
     if k < len(wanted):
         if n >= len(lines):
             return f"{where}the file ends before its line {k + 1}"
+        only = ""
+        if key(lines[n], "unicode") == key(wanted[k], "unicode"):
+            only = " (only in punctuation: the file has typographic quotes, dashes or spaces "
+            only += "where `old` has ASCII ones; copy them as the file has them)"
+        if k == head:  # found by its letters, not as it is
+            return (
+                f"`old`'s line {k + 1} is line {n + 1} of the file but for its punctuation: "
+                f"the file has {_q(lines[n])}, `old` has {_q(wanted[k])}{only}"
+            )
         return (
             f"{where}its line {k + 1} differs: the file's line {n + 1} is {_q(lines[n])}, "
-            f"`old` has {_q(wanted[k])}"
+            f"`old` has {_q(wanted[k])}{only}"
         )
     for j in range(head, len(wanted)):  # all follow: an indentation differs
         have = lines[at + j - head].rstrip()
