@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import codecs
 
+from frontier.app.cst.in_front import InFront
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from frontier.app.cst.base import Transducer
@@ -24,7 +26,7 @@ if TYPE_CHECKING:
     from frontier.app.stream_events import Event
 
 
-class ThoughtFirst:
+class ThoughtFirst(InFront):
     """``inner`` (a text protocol's transducer) fed the text after a leading thought."""
 
     def __init__(self, inner: Transducer) -> None:
@@ -33,24 +35,6 @@ class ThoughtFirst:
         self._plain = False
         self._lead = ""  # blank text while undecided
         self._utf8 = codecs.getincrementaldecoder("utf-8")("surrogateescape")
-
-    @property
-    def frontier(self) -> int:
-        return self.inner.frontier
-
-    @property
-    def consumed(self) -> int:
-        return self.inner.consumed
-
-    @property
-    def stopped(self) -> bool:
-        return self.inner.stopped
-
-    def pending(self) -> bytes:
-        return self.inner.pending()
-
-    def pending_bound(self) -> int:
-        return self.inner.pending_bound()
 
     def _decide(self, text: str) -> str:
         """Whether a thought may open the reply, from its first non-blank character (blank

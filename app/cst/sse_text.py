@@ -4,6 +4,7 @@ fed to the text transducer, whose offsets (into the text) are the ones reported.
 
 from __future__ import annotations
 
+from frontier.app.cst.in_front import InFront
 from frontier.app.model.stream import End, Finish, ReasoningDelta, TextDelta
 from frontier.app.stream_events import Event, ReasoningText
 from frontier.app.vocab import is_clean
@@ -15,7 +16,7 @@ if TYPE_CHECKING:
     from frontier.app.cst.native import DeltaSource
 
 
-class TextSSETransducer:
+class TextSSETransducer(InFront):
     """``inner`` (a text protocol's transducer) fed the assistant text of an SSE body."""
 
     def __init__(self, inner: Transducer, wire: DeltaSource) -> None:
@@ -24,24 +25,6 @@ class TextSSETransducer:
         self._sse = SSEDecoder()
         self.finish_reason: str | None = None
         self.saw_end = False
-
-    @property
-    def frontier(self) -> int:
-        return self.inner.frontier
-
-    @property
-    def consumed(self) -> int:
-        return self.inner.consumed
-
-    @property
-    def stopped(self) -> bool:
-        return self.inner.stopped
-
-    def pending(self) -> bytes:
-        return self.inner.pending()
-
-    def pending_bound(self) -> int:
-        return self.inner.pending_bound()
 
     def feed(self, data: bytes) -> list[Event]:
         events: list[Event] = []
