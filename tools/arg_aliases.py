@@ -124,15 +124,13 @@ TOOLS = {
     **dict.fromkeys(("search_file_content", "grep_search", "grep_files", "search_files"), "grep"),
     **dict.fromkeys(("update_plan", "todowrite", "todo_write", "todo"), "plan"),
     **dict.fromkeys(("bashoutput", "bash_output"), "job"),  # Claude Code's, for a job's output
+    **dict.fromkeys(("killshell", "killbash", "kill_shell", "kill_bash"), "job"),  # its stop
 }
 """Other agents' names of the built-in tools → the tool, where it takes the same arguments
 (under :data:`EVERY`'s names): Claude Code's (``Bash``, ``Read``, ``LS``, ``Edit``,
 ``MultiEdit``; :func:`tool_named` ignores case), Codex's, Gemini CLI's, Cline's. Not
 Cursor's ``edit_file`` (a sketch of the edit, not old and new text) nor Cline's
 ``replace_in_file`` (search/replace blocks): a name whose arguments differ stays unknown."""
-STOPPING = ("killshell", "killbash", "kill_shell", "kill_bash")
-"""Claude Code's tools that stop a background shell: ``job`` with ``stop: true``
-(:func:`meant_call`)."""
 HARMONY = "functions."
 """The recipient prefix of gpt-oss's Harmony format (``to=functions.read``), which GPT-5.x
 models send as part of the name through Chat Completions."""
@@ -157,14 +155,20 @@ def tool_named(name: str, tools: Collection[str], builtin: Collection[str]) -> s
     return meant if meant is not None and meant in builtin else name
 
 
-def meant_call(name: str, args: Mapping[str, Any]) -> tuple[str, dict[str, Any]] | None:
-    """The built-in call another agent's call means when it is more than a name: Claude
-    Code's ``KillShell {shell_id}`` is ``job {id, stop: true}``; else ``None``."""
-    if name.casefold() in STOPPING and set(args) <= {"shell_id", "bash_id", "id"}:
+def stop_args(name: str, args: Mapping[str, Any]) -> dict[str, Any] | None:
+    """``job``'s arguments for Claude Code's ``KillShell {shell_id}`` (a call that stops a
+    background shell, read as ``job`` by :data:`TOOLS`): ``{id, stop: true}``; else
+    ``None``."""
+    if name.casefold().removeprefix(HARMONY) not in _STOPPING:
+        return None
+    if set(args) <= {"shell_id", "bash_id", "id"}:
         ident = next((args[k] for k in ("shell_id", "bash_id", "id") if k in args), None)
         if isinstance(ident, str):
-            return "job", {"id": ident, "stop": True}
+            return {"id": ident, "stop": True}
     return None
+
+
+_STOPPING = ("killshell", "killbash", "kill_shell", "kill_bash")
 
 
 def named(args: Mapping[str, Any]) -> Mapping[str, Any]:

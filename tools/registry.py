@@ -12,7 +12,7 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from frontier.tools.arg_aliases import DROPPED, TOOLS, tool_named
+from frontier.tools.arg_aliases import DROPPED, TOOLS, stop_args, tool_named
 from frontier.tools.base import Tool
 from frontier.tools.contract import MCP_SEPARATOR, ToolSpec
 from frontier.tools.patch_docs import PatchDialect, spec_dialect
@@ -90,6 +90,25 @@ class Registry:
 
     def specs(self) -> list[ToolSpec]:
         return [t.spec for t in self._tools.values()]
+
+    def meant(
+        self, name: str, args: Mapping[str, Any], root: str | None
+    ) -> tuple[str, Mapping[str, Any]]:
+        """The call a model's call means, as these tools take it: its tool's registered
+        name (:meth:`named`); Claude Code's ``KillShell`` as a ``job`` stop; a ``shell``
+        call that only runs ``apply_patch`` as the patch tool's, its paths from ``root``
+        when it ran in a ``workdir`` (``tools/patch_via_shell.py``). ``(name, args)``
+        unchanged otherwise."""
+        meant = self.named(name)
+        if meant == "job" and (stopping := stop_args(name, args)) is not None:
+            return meant, stopping
+        if meant == "shell" and "apply_patch" in self._tools:
+            from frontier.tools.patch_via_shell import patch_in_command, rebased
+
+            patch = patch_in_command(args.get("command"))
+            if patch is not None and (patch := rebased(patch, args, root)) is not None:
+                return "apply_patch", {"patch": patch}
+        return meant, args
 
     def offered(self) -> list[ToolSpec]:
         """The tools every request lists (``ToolSpec.offered``)."""

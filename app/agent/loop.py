@@ -76,8 +76,6 @@ from frontier.app.model.request import ModelRequest
 from frontier.app.model.stream import StreamEnd, WireEvent
 from frontier.app.record import field, record
 from frontier.app.vocab import is_clean
-from frontier.tools.arg_aliases import STOPPING, meant_call
-from frontier.tools.patch_via_shell import patch_in_command, rebased
 from frontier.tools.registry import Registry
 
 if TYPE_CHECKING:
@@ -1093,26 +1091,13 @@ class AgentLoop:
         shown its call as ``shell`` calls it so next. The raw stream keeps what was sent."""
         if isinstance(event, CallStarted):
             name = self.registry.named(event.name)
-            if event.name.casefold() in STOPPING and self.registry.get("job") is not None:
-                name = "job"
             if name != event.name:
                 return CallStarted(event.id, name, event.offset, event.replaces)
         elif isinstance(event, CallReady):
             call = event.call
-            meant = meant_call(call.name, call.args)
-            if meant is not None and self.registry.get(meant[0]) is not None:
-                return CallReady(ToolCall(call.id, meant[0], meant[1], call.offset))
-            name = self.registry.named(call.name)
-            if name == "shell" and self.registry.get("apply_patch") is not None:
-                patch = patch_in_command(call.args.get("command"))
-                if patch is not None:  # Codex's habit: its patch run as a command
-                    patch = rebased(patch, call.args, self.root)
-                if patch is not None:
-                    return CallReady(
-                        ToolCall(call.id, "apply_patch", {"patch": patch}, call.offset)
-                    )
-            if name != call.name:
-                return CallReady(ToolCall(call.id, name, call.args, call.offset))
+            name, args = self.registry.meant(call.name, call.args, self.root)
+            if name != call.name or args is not call.args:
+                return CallReady(ToolCall(call.id, name, args, call.offset))
         return event
 
     def _twin(self, call: ToolCall, out: _Response) -> bool:
