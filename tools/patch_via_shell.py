@@ -12,9 +12,10 @@ no command after it) counts; anything else runs as the command it is.
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Mapping
+
+from frontier.tools.paths import PathError, resolve
 
 NAMES = ("apply_patch", "applypatch")
 SHELLS = ("bash", "sh", "zsh", "/bin/bash", "/bin/sh", "/usr/bin/bash", "/bin/zsh")
@@ -51,13 +52,12 @@ def rebased(patch: str, args: Mapping[str, object], root: str | None) -> str | N
         return patch
     if not isinstance(folder, str) or root is None:
         return None
-    base = os.path.realpath(root)
-    where = os.path.realpath(os.path.join(base, folder.strip()))
-    if where == base:
+    try:
+        rel = resolve(root, folder.strip()).rel
+    except PathError:
+        return None  # outside the workspace: the call stays a command (and fails so)
+    if rel in ("", "."):
         return patch
-    if not where.startswith(base.rstrip("/") + "/"):
-        return None
-    rel = where[len(base.rstrip("/")) + 1 :]
     lines = []
     for line in patch.split("\n"):
         for head in HEADERS:
