@@ -184,27 +184,33 @@ async def write_plan(plan: PatchPlan, ctx: ToolContext) -> None:
     await asyncio.to_thread(write_changes, ctx.root, plan.changes, ctx.journal)
 
 
-async def _write(plan: PatchPlan, ctx: ToolContext, done: str, *, whole: bool = False) -> Outcome:
+async def _write(
+    prepared: Prepared, ctx: ToolContext, done: str, *, whole: bool = False
+) -> Outcome:
+    plan: PatchPlan = prepared.plan
     try:
         await write_plan(plan, ctx)
     except PatchError as exc:
         return Outcome(kind="error", output=str(exc))
-    _wrote(plan, ctx, whole=whole)
+    _wrote(prepared, ctx, whole=whole)
     return Outcome(kind="ok", output=done, meta=change_meta(plan))
 
 
-def _wrote(plan: PatchPlan, ctx: ToolContext, *, whole: bool = False) -> None:
-    """What the model knows of the files it changed (after the start: no hash before it):
-    a file it wrote ``whole``, all of it; one it edited in part, what it knew before."""
+def _wrote(prepared: Prepared, ctx: ToolContext, *, whole: bool = False) -> None:
+    """What the model knows of the files it changed: a file it wrote ``whole``, all of
+    it; one it edited in part, what it knew before. Each file's new hash is the review's
+    (hashed when the call was prepared), hashed again only for a file the preview lacks."""
     views = ctx.views
     if views is None:
         return
-    for change in plan.changes:
+    hashes = {f.path: f.new_hash for f in prepared.preview.files}
+    for change in prepared.plan.changes:
+        digest = hashes[change.path] if change.path in hashes else sha256(change.new)
         if whole or change.new is None:
-            views.saw(change.path, sha256(change.new))
+            views.saw(change.path, digest)
         else:
             lines = change.new.count(b"\n") + (not change.new.endswith(b"\n"))
-            views.edited(change.path, sha256(change.new), lines)
+            views.edited(change.path, digest, lines)
 
 
 def _line_of(text: str, index: int) -> int:
@@ -384,7 +390,7 @@ class WriteTool:
             return Outcome(kind="ok", output=f"{c.path} already has this content; nothing written")
         verb = "created" if c.old is None else "wrote"
         done = f"{verb} {c.path} ({len(c.new or b'')} bytes)"
-        return await _write(prepared.plan, ctx, done, whole=True)
+        return await _write(prepared, ctx, done, whole=True)
 
 
 def _refuse_blind(ctx: ToolContext, path: str, old: bytes | None, was: str | None) -> None:
@@ -609,7 +615,7 @@ class ReplaceTool:
         if prepared.args["dry_run"]:
             diff = prepared.preview.files[0].diff
             return Outcome(kind="ok", output=f"dry run, nothing written:\n{diff}")
-        return await _write(prepared.plan, ctx, f"{prepared.preview.summary}: done")
+        return await _write(prepared, ctx, f"{prepared.preview.summary}: done")
 
 
 # ----------------------------------------------------------------------------- multi
@@ -692,7 +698,7 @@ class MultiTool:
     async def execute(
         self, call: ToolCall, prepared: Prepared, ctx: ToolContext, cancel: CancelToken
     ) -> Outcome:
-        return await _write(prepared.plan, ctx, f"applied {prepared.preview.summary}")
+        return await _write(prepared, ctx, f"applied {prepared.preview.summary}")
 
 
 # ----------------------------------------------------------------------------- apply_patch
@@ -737,5 +743,5 @@ class ApplyPatchTool:
             await write_plan(plan, ctx)
         except PatchError as exc:
             return Outcome(kind="error", output=f"apply_patch failed: {exc}")
-        _wrote(plan, ctx)
+        _wrote(prepared, ctx)
         return Outcome(kind="ok", output="\n".join(plan.summary()), meta=change_meta(plan))
