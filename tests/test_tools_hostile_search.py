@@ -444,3 +444,22 @@ async def test_grep_shows_context_lines_as_grep_does_on_both_searchers(
     ]
     r = await make_boundary(tmp_path).run(call("grep", pattern="target", context=11))
     assert r.kind == "arg" and "10" in r.output
+
+
+@needs_rg
+async def test_context_lines_read_no_more_than_their_budget(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """500 matches in 500 large files would have read each again for its context: past
+    CONTEXT_BYTES in all a file keeps its matching rows alone."""
+    monkeypatch.setattr(search, "CONTEXT_BYTES", 40)
+    (tmp_path / "a.py").write_text("x\ntarget\ny\n")  # 11 bytes: read
+    (tmp_path / "b.py").write_text("p\ntarget\nq\n" + "z" * 60 + "\n")  # past the budget
+    r = await make_boundary(tmp_path).run(call("grep", pattern="target", context=1))
+    assert r.output.splitlines()[:-1] == [
+        "a.py-1-x",
+        "a.py:2:target",
+        "a.py-3-y",
+        "--",
+        "b.py:2:target",
+    ]

@@ -45,6 +45,7 @@ import tempfile
 import threading
 import warnings
 from collections.abc import Awaitable, Callable, Mapping
+from itertools import groupby
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -68,6 +69,9 @@ MAX_CONTEXT = 10
 CONTEXT_FILE_MAX = 16 << 20
 """A file is read again for its context lines up to this size (a larger one keeps its
 matching rows alone)."""
+CONTEXT_BYTES = 64 << 20
+"""The files read again for one grep's context lines, in all: 500 matches in 500 files of
+16 MiB would have read 8 GB."""
 MAX_FOUND = 20_000
 """Matching lines a search keeps: past it the search stops and says so. The model is shown
 ``MAX_MATCHES`` and the count; keeping every match of a common letter (``e`` in 33,623
@@ -722,7 +726,10 @@ class GrepTool:
         around = int(args.get("context") or 0)
         lines_of: list[str] | None = None
         if around and mode == "content" and found.rows:
-            lines_of = await _threaded(with_context, root, found, around, stop=threading.Event())
+            reading = _threaded(with_context, root, found, around, stop=None)
+            lines_of = await _unless_cancelled(reading, cancel)
+            if lines_of is None:
+                return Outcome(kind="cancelled", output=_cancelled("grep"))
         text = render_rows(found, pattern.pattern, shown, mode, lines_of)
         return Outcome(kind="ok", output=text)
 
@@ -779,17 +786,18 @@ def with_context(
 ) -> list[str]:
     """The first ``MAX_MATCHES`` matching rows with ``around`` lines before and after each
     (``path-n-text``, as grep writes a line of context), runs of them apart by ``--``.
-    Each file is read again beneath the root (the rows say where, ``Found.at``); one
-    that can no longer be read keeps its matching rows alone."""
-    from itertools import groupby
-
+    Each file is read again beneath the root (the rows say where, ``Found.at``), at most
+    ``CONTEXT_BYTES`` in all; one that can no longer be read, or past that, keeps its
+    matching rows alone."""
     out: list[str] = []
+    budget = CONTEXT_BYTES
     pairs = list(zip(found.rows[:MAX_MATCHES], found.at[:MAX_MATCHES], strict=False))
     for rel, group in groupby(pairs, key=lambda pair: pair[1][0]):
         if stop is not None and stop.is_set():
             break
         rows = {at[1]: row for row, at in group}
-        lines = _lines_of(root, rel)
+        lines = _lines_of(root, rel, budget)
+        budget -= sum(map(len, lines)) if lines is not None else 0
         if lines is None:
             out += [*(["--"] if out else []), *rows.values()]
             continue
@@ -807,10 +815,13 @@ def with_context(
     return out
 
 
-def _lines_of(root: Path, rel: str) -> list[str] | None:
-    """A file's lines as the searchers number them (UTF-16 read as its text), or ``None``."""
+def _lines_of(root: Path, rel: str, budget: int) -> list[str] | None:
+    """A file's lines as the searchers number them (UTF-16 read as its text), or ``None``
+    (gone, unreadable, or over ``budget`` bytes or ``CONTEXT_FILE_MAX``)."""
+    if budget <= 0:
+        return None
     try:
-        data, _ = beneath.read_file(root, rel, CONTEXT_FILE_MAX)
+        data, _ = beneath.read_file(root, rel, min(CONTEXT_FILE_MAX, budget))
     except (OSError, beneath.PathError):
         return None
     if data is None:
