@@ -463,3 +463,15 @@ async def test_context_lines_read_no_more_than_their_budget(
         "--",
         "b.py:2:target",
     ]
+
+
+@pytest.mark.parametrize("rg", SEARCHERS)
+async def test_files_with_matches_lists_a_name_holding_a_colon_whole(
+    tmp_path: Path, rg: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(search.GrepTool, "use_ripgrep", rg)
+    (tmp_path / "a:b.txt").write_text("needle\nneedle\n")
+    r = await make_boundary(tmp_path).run(
+        call("grep", pattern="needle", output_mode="files_with_matches")
+    )
+    assert r.output.splitlines() == ["a:b.txt", "[1 file, 2 matching lines]"], r.output

@@ -871,8 +871,9 @@ def render_rows(
 
 def _per_file(found: Found, mode: str, note: str) -> str:
     counts: dict[str, int] = {}
-    for row in found.rows:
-        path = row.partition(":")[0]
+    paths = [_shown(rel) for rel, _ in found.at] if found.at else None
+    for i, row in enumerate(found.rows):  # by its path, which may itself hold a ":"
+        path = paths[i] if paths is not None else row.partition(":")[0]
         counts[path] = counts.get(path, 0) + 1
     names = list(counts)[:MAX_MATCHES]
     shown = names if mode == "files_with_matches" else [f"{n}:{counts[n]}" for n in names]
