@@ -525,6 +525,40 @@ async def test_grep_lists_only_the_files_or_counts_as_claude_codes_grep_does(
     assert r.kind == "arg" and "must be one of content, files_with_matches, count" in r.output
 
 
+@pytest.mark.parametrize("ripgrep", [True, False], ids=["ripgrep", "python"])
+async def test_grep_type_keeps_a_languages_files_as_ripgrep_names_them(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, ripgrep: bool
+) -> None:
+    """Claude Code's Grep takes ``type`` ("py", "rust"); its models sent one and got an
+    unknown argument, a repair round. Both searchers keep the same files; a name that is
+    no language but could be an extension is one; the glob must hold as well."""
+    from frontier.tools import search
+
+    monkeypatch.setattr(search.GrepTool, "use_ripgrep", ripgrep)
+    for name in ("a.py", "stubs.pyi", "b.js", "lib/c.rs", "Makefile", "d.vue", "e.txt"):
+        (tmp_path / name).parent.mkdir(exist_ok=True)
+        (tmp_path / name).write_text("needle\n")
+    b = make_boundary(tmp_path)
+
+    def files(output: str) -> list[str]:
+        return [line.split(":")[0] for line in output.splitlines() if not line.startswith("[")]
+
+    r = await b.run(call("grep", 1, pattern="needle", type="py"))
+    assert r.kind == "ok" and files(r.output) == ["a.py", "stubs.pyi"], r.output
+    r = await b.run(call("grep", 2, pattern="needle", type="Rust"))
+    assert files(r.output) == ["lib/c.rs"], r.output
+    r = await b.run(call("grep", 3, pattern="needle", type="make"))
+    assert files(r.output) == ["Makefile"], r.output
+    r = await b.run(call("grep", 4, pattern="needle", type="vue"))  # an extension
+    assert files(r.output) == ["d.vue"], r.output
+    r = await b.run(call("grep", 5, pattern="needle", type="js", glob="d.*"))  # both hold
+    assert files(r.output) == ["d.vue"], r.output
+    r = await b.run(call("grep", 6, pattern="needle", file_type="python", path="lib"))
+    assert r.kind == "ok" and r.output == "no matches for /needle/ in lib", r.output
+    r = await b.run(call("grep", 7, pattern="needle", type="*.py"))
+    assert r.kind == "arg" and "unknown file type '*.py'" in r.output, r.output
+
+
 async def test_a_commands_timeout_in_milliseconds_is_read_as_seconds(tmp_path: Path) -> None:
     """Claude Code's Bash takes milliseconds; its models sent 120000 to shell: "at most
     3600", a repair round each call. Over the maximum and whole thousands: milliseconds."""

@@ -72,6 +72,7 @@ GREP = {
     "include": "glob",  # Gemini CLI's search_file_content, Codex's grep_files
     "regex": "pattern",  # Cline's search_files
     "file_pattern": "glob",
+    "file_type": "type",
     **FOLDER,
 }
 GLOB = FOLDER

@@ -57,6 +57,7 @@ from frontier.tools.arg_aliases import GLOB, GREP
 from frontier.tools.base import CancelToken, Outcome, Prepared, ToolError
 from frontier.tools.beneath import NotRegularFileError, open_regular
 from frontier.tools.contract import ToolContext, ToolSpec
+from frontier.tools.file_types import TypeFilter, UnknownType, type_globs
 from frontier.tools.gitignore import Entry, Skipped, walk
 from frontier.tools.globmatch import Glob, GlobError
 from frontier.tools.paths import PathError, real_root, resolve
@@ -168,6 +169,24 @@ def _glob_ok(matcher: Glob | None, glob: str | None, rel: str) -> bool:
         return True
     target = rel if "/" in glob.strip("/") else rel.rsplit("/", 1)[-1]
     return matcher.match(target)
+
+
+class Names:
+    """Which files grep reads: those its glob and its file type (``tools/file_types.py``)
+    both keep, decided on the walk's names for both searchers alike."""
+
+    def __init__(self, glob: str | None = None, kind: str | None = None) -> None:
+        self.glob = glob or None
+        self.matcher = compile_glob(glob.lstrip("/"), "grep") if glob else None
+        self.kind = TypeFilter(kind) if kind else None
+
+    @classmethod
+    def of(cls, names: str | Names | None) -> Names:
+        return names if isinstance(names, Names) else cls(names)
+
+    def keeps(self, rel: str) -> bool:
+        kind_ok = self.kind is None or self.kind.keeps(rel)
+        return kind_ok and _glob_ok(self.matcher, self.glob, rel)
 
 
 def _start(ctx: ToolContext, path: str, tool: str) -> tuple[Path, str, str]:
@@ -318,7 +337,7 @@ def grep_python(
     root: Path,
     start: str,
     pattern: re.Pattern[str] | LinePattern,
-    glob: str | None,
+    names: str | Names | None,
     stop: threading.Event | None = None,
 ) -> Found:
     """Every matching line under ``start`` (workspace-relative) as ``path:line:text``.
@@ -326,14 +345,14 @@ def grep_python(
     ``pattern`` is decided by ``LinePattern`` (a compiled ``re`` pattern is wrapped, and its
     child, if one was needed, ended here); ``PatternStopped`` if it was closed meanwhile."""
     lines = LinePattern.of(pattern)
-    matcher = compile_glob(glob.lstrip("/"), "grep") if glob else None
+    keep = Names.of(names)
     skipped = Skipped()
     rows: list[tuple[str, int, str, str]] = []
     try:
         for entry in walk(root, start, skipped=skipped, stop=stop):
             if (stop is not None and stop.is_set()) or len(rows) > MAX_FOUND:
                 break
-            if _glob_ok(matcher, glob, entry.rel):
+            if keep.keeps(entry.rel):
                 left = MAX_FOUND + 1 - len(rows)
                 for n, line in _search_entry(entry, lines, skipped, left):
                     rows.append(_row(entry.rel, n, line))
@@ -358,15 +377,15 @@ class RgPlan:
 
 
 def rg_plan(
-    root: Path, start: str, glob: str | None, stop: threading.Event | None = None
+    root: Path, start: str, names: str | Names | None, stop: threading.Event | None = None
 ) -> RgPlan:
     """The walk, for ripgrep: what it ignores and what cannot be read (checked with
     ``faccessat``, so ripgrep skips exactly the files the Python searcher reports)."""
-    matcher = compile_glob(glob.lstrip("/"), "grep") if glob else None
+    keep = Names.of(names)
     skipped = Skipped()
     exclude: list[str] = []
     for entry in walk(root, start, skipped=skipped, stop=stop, ignored=exclude):
-        if not _glob_ok(matcher, glob, entry.rel):
+        if not keep.keeps(entry.rel):
             # left out for ripgrep too: its matches would count towards MAX_FOUND and stop
             # the search before the files the glob keeps (34,000 such lines: 0.4 s of rg)
             exclude.append(entry.rel)
@@ -421,7 +440,7 @@ async def grep_rg(
     root: Path,
     start: str,
     pattern: re.Pattern[str] | LinePattern,
-    glob: str | None,
+    names: str | Names | None,
     stop: threading.Event | None = None,
 ) -> Found | None:
     """The same rows as ``grep_python``, searched by ripgrep; ``None`` if ripgrep cannot do
@@ -433,10 +452,10 @@ async def grep_rg(
     reads no ignore file of the workspace (``--no-ignore``): the entries our walk left out
     are given as an ignore file of our own, one anchored line each. It follows no link and
     searches only regular files, as the walk."""
-    plan = await _threaded(rg_plan, root, start, glob, stop=stop)
+    keep = Names.of(names)
+    plan = await _threaded(rg_plan, root, start, keep, stop=stop)
     if not plan.expressible:
         return None
-    matcher = compile_glob(glob.lstrip("/"), "grep") if glob else None
     lines = LinePattern.of(pattern)
     try:
         with tempfile.NamedTemporaryFile("w", encoding="utf-8", suffix=".ignore") as rules:
@@ -448,7 +467,7 @@ async def grep_rg(
         if found is None:
             return None
         matches, stopped = found
-        rows, at = await _threaded(_kept, lines, matches, matcher, glob, stop=stop)
+        rows, at = await _threaded(_kept, lines, matches, keep, stop=stop)
     finally:
         if lines is not pattern:
             lines.close()
@@ -462,16 +481,15 @@ RgMatch = tuple[str, int, str, str, str]
 def _kept(
     pattern: LinePattern,
     found: list[RgMatch],
-    matcher: Glob | None,
-    glob: str | None,
+    keep: Names,
     *,
     stop: threading.Event | None = None,
 ) -> tuple[list[str], tuple[tuple[str, int], ...]]:
-    """The rows of the lines ripgrep found in files the glob keeps and that ``pattern``
+    """The rows of the lines ripgrep found in files ``keep`` keeps and that ``pattern``
     matches as Python reads it, sorted, with each one's ``(rel, n)``: in the worker thread,
     as the reading of ripgrep's output is (a common word's 130,000 rows, sorted on the
     event loop before ``MAX_FOUND``, held it)."""
-    found = [r for r in found if _glob_ok(matcher, glob, r[3])]
+    found = [r for r in found if keep.keeps(r[3])]
     return _sorted([r[:4] for r in _agreed(pattern, found, stop=stop)])
 
 
@@ -651,6 +669,10 @@ class GrepTool:
                     "type": "string",
                     "description": "only files matching this glob, e.g. *.py or src/**/*.ts",
                 },
+                "type": {
+                    "type": "string",
+                    "description": "only files of this language, e.g. py, js, ts, go, rust",
+                },
                 "ignore_case": {"type": "boolean", "default": False},
                 "context": {
                     "type": "integer",
@@ -684,6 +706,11 @@ class GrepTool:
         compile_pattern(args["pattern"])
         if args.get("glob"):
             compile_glob(args["glob"].lstrip("/"), "grep")
+        if args.get("type"):
+            try:
+                type_globs(args["type"])
+            except UnknownType as exc:
+                raise ToolError(f"grep: {exc}", kind="arg") from exc
         _start(ctx, args["path"], "grep")
         return Prepared(args=args)
 
@@ -692,12 +719,12 @@ class GrepTool:
     ) -> Outcome:
         args = prepared.args
         pattern = compile_pattern(args["pattern"])
-        glob = args.get("glob") or None
+        names = Names(args.get("glob") or None, args.get("type") or None)
         root, start, shown = _start(ctx, args["path"], "grep")
         rg = shutil.which("rg") if self.use_ripgrep else None
         lines = line_pattern(pattern, self.spec.timeout)
         try:
-            search = self._search(rg, root, start, lines, glob)
+            search = self._search(rg, root, start, lines, names)
             found = await _unless_cancelled(search, cancel, lines.close)
         except OSError as exc:
             raise path_problem("grep", shown, exc) from exc
@@ -735,14 +762,14 @@ class GrepTool:
 
     @staticmethod
     async def _search(
-        rg: str | None, root: Path, start: str, lines: LinePattern, glob: str | None
+        rg: str | None, root: Path, start: str, lines: LinePattern, names: Names
     ) -> Found:
         stop = threading.Event()
         found: Found | None = None
         if rg and rg_dialect_ok(lines.source) and not _single_file(root, start):
-            found = await grep_rg(rg, root, start, lines, glob, stop)
+            found = await grep_rg(rg, root, start, lines, names, stop)
         if found is None:
-            found = await _threaded(grep_python, root, start, lines, glob, stop=stop)
+            found = await _threaded(grep_python, root, start, lines, names, stop=stop)
         return found
 
 
