@@ -45,6 +45,7 @@ time, ``__getattr__`` (at the end) builds."""
 if TYPE_CHECKING:
     from typing import Any, ClassVar, Literal
 
+    from frontier.app.image import Image
     from frontier.app.stream_events import (  # noqa: F401 (re-exported)
         ArgForm,
         ArgValue,
@@ -103,6 +104,9 @@ class ToolResult:
     exit_code: int | None = None
     elapsed: float = 0.0
     meta: Mapping[str, Any] = field(default_factory=dict)
+    images: tuple[Image, ...] = field(default=(), repr=False)
+    """Images the tool found for the model to see (``read`` of a picture): the loop shows
+    them after the round's results; never stored with the result, nor in its events."""
 
     @property
     def ok(self) -> bool:

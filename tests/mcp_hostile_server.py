@@ -134,6 +134,24 @@ def embedded() -> object:
     return fixture.SLOW
 
 
+SHOT = "iVBORw0KGgo" + "A" * 40 + "="
+"""A PNG's signature and some bytes, base64-encoded."""
+
+
+def screenshot() -> object:
+    """Answers as Playwright's server answers ``browser_take_screenshot``: an image content
+    (and two it must not show: bytes that are no image, and broken base64)."""
+    content = [
+        {"type": "text", "text": "Took the screenshot"},
+        {"type": "image", "data": SHOT, "mimeType": "image/png"},
+        {"type": "image", "data": "aGVsbG8gd29ybGQ=", "mimeType": "image/png"},
+        {"type": "image", "data": "iVBORw0KGgo", "mimeType": "image/jpeg"},
+    ]
+    result = {"content": content}
+    fixture.send({"jsonrpc": "2.0", "id": fixture.ANSWERING[0], "result": result})
+    return fixture.SLOW
+
+
 def listed_with_schema(params: dict[str, Any]) -> object:
     tools = fixture.listed()
     for tool in tools:
@@ -171,6 +189,7 @@ if __name__ == "__main__":
             "sloppy": (sloppy, sloppy.__doc__ or "", schema(how="string"), None),
             "typed": (typed, typed.__doc__ or "", {}, None),
             "embedded": (embedded, embedded.__doc__ or "", {}, None),
+            "screenshot": (screenshot, screenshot.__doc__ or "", {}, None),
             BAD_NAME: (nothing, "", {}, None),
         }
     )

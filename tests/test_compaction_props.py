@@ -404,6 +404,27 @@ def test_units_keep_feedback_with_its_round_and_runtime_texts_apart() -> None:
     assert last_user(history) == 9 and not is_summary(history[9])
 
 
+def test_the_images_a_round_read_stay_with_it_and_are_named_in_a_summary() -> None:
+    """A compaction never cuts a round's results from the images its tools read (shown
+    after them): cut apart, the picture would answer nothing, or be kept as a person's."""
+    from frontier.app.agent.compaction import mechanical_summary
+    from frontier.app.image import Image
+
+    shot = Image("image/png", "iVBORw0KGgo=", "shot.png")
+    history: list[Item] = [
+        UserText("what does it show?"),
+        AssistantTurn("", (CallEntry("a", "read"),)),
+        ToolResults((ResultEntry("a", "read", "ok", 0, "shot.png is an image"),)),
+        UserText("[image shot.png, image/png, 8 bytes] read by call a", "tool", (shot,)),
+        UserText("thanks"),
+    ]
+    spans = [(u.start, u.end, u.kind) for u in units(history)]
+    assert spans == [(0, 1, "user"), (1, 4, "round"), (4, 5, "user")]
+    summary = mechanical_summary(history, range(4))
+    assert "[image shot.png, image/png, 8 bytes] was shown to the assistant" in summary
+    assert "Frontier told the assistant" not in summary
+
+
 def test_pairing_problems_name_each_split() -> None:
     call = AssistantTurn("", (CallEntry("a", "read"),))
     answer = ToolResults((ResultEntry("a", "read", "ok", 0, "x"),))

@@ -173,6 +173,36 @@ async def test_a_server_that_answers_wrongly_fails_that_call_at_once_and_keeps_s
     assert log.count("tool sloppy:") == len(said) and "tool typed: Invalid structured" in log
 
 
+async def test_a_servers_screenshot_is_an_image_for_the_model_only_when_it_is_one(
+    tmp_path: Path,
+) -> None:
+    """Playwright's server answers ``browser_take_screenshot`` with image content: the model
+    saw "[image image/png, 8 base64 chars]" and never the page. The image goes with the
+    result (the loop shows it after the round's results); bytes that are no image, or not
+    base64, are named and never sent (the API would refuse that request and every later
+    one)."""
+    import base64
+
+    host = McpHost(tmp_path / "mcp-logs")
+    registry = default_registry()
+    try:
+        host.start([hostile("bad", tool_timeout=20.0)], registry)
+        shot = await boundary(tmp_path, registry).run(call("bad__screenshot"))
+    finally:
+        host.close()
+    assert shot.kind == "ok", shot.output
+    (image,) = shot.images
+    assert (image.media_type, image.name) == ("image/png", "bad screenshot image")
+    raw = base64.b64decode("iVBORw0KGgo" + "A" * 40 + "=")
+    assert base64.b64decode(image.data) == raw
+    assert shot.output.splitlines() == [
+        "Took the screenshot",
+        f"[image image/png, {len(raw)} bytes]",
+        "[image image/png, not shown: not a PNG, JPEG, GIF or WebP image]",
+        "[image image/jpeg, not shown: not valid base64]",
+    ]
+
+
 async def test_an_embedded_resource_reaches_the_model_with_its_text(tmp_path: Path) -> None:
     """GitHub's server answers ``get_file_contents`` with the file as an embedded resource:
     the model saw ``[resource URI]`` and never the file."""

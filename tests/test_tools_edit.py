@@ -381,12 +381,25 @@ async def test_replace_with_all_renames_every_occurrence_and_says_how_many(
     assert missing.kind == "error" and "not found" in missing.output
 
 
-async def test_reading_an_image_says_what_it_is_and_how_to_show_it(tmp_path: Path) -> None:
-    (tmp_path / "shot.png").write_bytes(b"\x89PNG\r\n\x1a\n" + b"\x00" * 40)
-    r = await make_boundary(tmp_path).run(call("read", 1, path="shot.png"))
-    assert r.kind == "error"
-    assert "shot.png is an image (image/png, 48 bytes)" in r.output
-    assert "attach it to a message (@shot.png)" in r.output
+async def test_reading_an_image_gives_the_picture_and_says_what_it_is(tmp_path: Path) -> None:
+    """The loop shows the picture after the round's results (test_wires_loopback); one past
+    the APIs' 5 MB is refused saying what to do, the file untouched."""
+    import base64
+
+    from frontier.app.image import IMAGE_MAX
+
+    png = b"\x89PNG\r\n\x1a\n" + b"\x00" * 40
+    (tmp_path / "shot.png").write_bytes(png)
+    b = make_boundary(tmp_path)
+    r = await b.run(call("read", 1, path="shot.png"))
+    assert r.kind == "ok" and r.output == "shot.png is an image (image/png, 48 bytes)"
+    (image,) = r.images
+    assert (image.media_type, image.name) == ("image/png", "shot.png")
+    assert base64.b64decode(image.data) == png
+    (tmp_path / "big.png").write_bytes(png + b"\x00" * IMAGE_MAX)
+    r = await b.run(call("read", 2, path="big.png"))
+    assert r.kind == "error" and r.images == ()
+    assert "too large to show (at most 3,750,000 bytes): make a smaller copy" in r.output
 
 
 async def test_old_found_only_without_its_lines_trailing_whitespace_is_replaced_and_said(

@@ -1992,6 +1992,77 @@ async def test_a_model_that_takes_no_images_is_told_once_and_the_session_goes_on
     rig.assert_valid()
 
 
+def image_wanted(wire: str, png: bytes = PNG) -> dict[str, Any]:
+    """``png`` as this wire's image part."""
+    data = base64.b64encode(png).decode()
+    if wire == "openai-chat":
+        return {"type": "image_url", "image_url": {"url": f"data:image/png;base64,{data}"}}
+    if wire == "openai-responses":
+        return {"type": "input_image", "image_url": f"data:image/png;base64,{data}"}
+    return {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": data}}
+
+
+@pytest.mark.parametrize("wire", WIRES)
+async def test_an_image_the_model_reads_is_shown_to_it_after_the_results(
+    make: Make, wire: str
+) -> None:
+    """`read shot.png` said "read shows text only: ask the person to attach it": a model
+    asked to fix what a screenshot shows could not look at it (Claude Code's Read and
+    Codex's view_image show it). The picture follows the round's results in the API's
+    image part, named with the call that read it, and stays in the stored history."""
+    rig = await make(wire)
+    (rig.root / "shot.png").write_bytes(PNG)
+    look = Call("call_i1", "read", args(path="shot.png"))
+    rig.answer(reply(wire, look, read_notes("call_r2")), done(wire, "The button is red."))
+    ended = await rig.turn("what does the screenshot show?")
+    assert ended.reason == "done", ended.message
+    rig.assert_valid()  # results first: Anthropic refuses a tool_result after an image
+    first, second = rig.server.requests
+    assert image_parts(wire, first) == []
+    assert image_parts(wire, second) == [image_wanted(wire)]
+    said = history_text(second)
+    assert f"shot.png is an image (image/png, {len(PNG):,} bytes)" in said  # the result
+    assert f"[image shot.png, image/png, {len(PNG):,} bytes] read by call call_i1" in said
+    picture = base64.b64encode(PNG).decode()[:40]
+    assert said.index("bytes)") < said.index(picture) < said.index("read by call")
+    await rig.resume()
+    rig.answer(done(wire))
+    await rig.turn("and now?")
+    assert image_parts(wire, rig.server.requests[-1]) == [image_wanted(wire)]
+    rig.assert_valid()
+
+
+@pytest.mark.parametrize("wire", WIRES)
+async def test_a_model_without_vision_reading_an_image_goes_on_without_it(
+    make: Make, wire: str
+) -> None:
+    """On llama.cpp without a vision projector the request carrying the image is
+    refused ("image input is not supported"). A person's image ends the turn (they chose
+    to send it); the model's own read must not: the image is taken out, named, the model
+    asked again once, and later reads name the image without showing it."""
+    rig = await make(wire)
+    (rig.root / "shot.png").write_bytes(PNG)
+    refusal = {"error": {"code": 500, "message": "image input is not supported", "type": "x"}}
+    look = Call("call_i1", "read", args(path="shot.png"))
+    again = Call("call_i2", "read", args(path="shot.png"))
+    rig.answer(
+        reply(wire, look), status(500, refusal), reply(wire, again), done(wire, "It is a PNG.")
+    )
+    ended = await rig.turn("what does the screenshot show?")
+    assert ended.reason == "done", ended.message
+    assert len(rig.server.requests) == 4
+    _, refused, asked_again, last = rig.server.requests
+    assert image_parts(wire, refused) == [image_wanted(wire)]
+    assert image_parts(wire, asked_again) == image_parts(wire, last) == []
+    named = f"[image shot.png, image/png, {len(PNG):,} bytes] read by call call_i1\\n(not sent"
+    assert named in history_text(asked_again)  # named once, said not sent
+    assert "read by call call_i2: not shown: the model takes no images" in history_text(last)
+    told = [n.text for n in rig.watch.of(Notice) if "refused an image the model read" in n.text]
+    assert len(told) == 1, told
+    assert [c.reason for c in rig.watch.of(Compacted)] == ["images_refused"]
+    rig.assert_valid()
+
+
 async def test_a_resumed_session_tells_the_model_its_background_jobs_are_gone(
     make: Make,
 ) -> None:

@@ -10,11 +10,14 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Mapping
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from frontier.app.events import ResultKind, ToolCall
 from frontier.app.record import field, record
 from frontier.tools.contract import Preview, ToolContext, ToolSpec
+
+if TYPE_CHECKING:
+    from frontier.app.image import Image
 
 
 class ToolError(Exception):
@@ -47,6 +50,8 @@ class Outcome:
     output: str
     exit_code: int | None = None
     meta: Mapping[str, Any] = field(default_factory=dict)
+    images: tuple[Image, ...] = field(default=(), repr=False)
+    """Images for the model to see (``read`` of a picture): shown after the results."""
 
 
 class CancelToken:

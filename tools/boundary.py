@@ -568,6 +568,7 @@ class ToolBoundary:
             exit_code=outcome.exit_code,
             elapsed=elapsed,
             meta=meta,
+            images=outcome.images,
         )
 
     def _failed(self, ready: _Ready, exc: OSError, started: float) -> ToolResult:

@@ -15,6 +15,7 @@ from itertools import pairwise
 from typing import Any, AnyStr, NamedTuple
 
 from frontier.app.events import ToolCall
+from frontier.app.image import IMAGE_MAX, Image
 from frontier.tools import arg_aliases, beneath
 from frontier.tools.base import CancelToken, Outcome, Prepared, ToolError
 from frontier.tools.contract import Preview, ToolContext, ToolSpec
@@ -225,7 +226,7 @@ class ReadTool:
         name="read",
         description=(
             "Read a UTF-8 text file from the workspace as numbered lines. Long files are "
-            "windowed: use offset/limit to page. A folder is listed."
+            "windowed: use offset/limit to page. A folder is listed; an image is shown."
         ),
         parameters={
             "type": "object",
@@ -278,11 +279,8 @@ class ReadTool:
             text = f"{shown.text}\n[{wp.rel} is UTF-16 text, shown decoded]"
             return Outcome(kind="ok", output=text)
         picture = image_kind(data)
-        if picture is not None:  # it has NUL bytes too: say what it is and the way to show it
-            raise ToolError(
-                f"{wp.rel} is an image ({picture}, {len(data):,} bytes); read shows text only: "
-                f"ask the person to attach it to a message (@{wp.rel}) to see it"
-            )
+        if picture is not None:  # shown to the model after the results (the loop decides)
+            return _image(wp.rel, picture, data)
         if b"\x00" in data[:8192]:
             raise ToolError(f"{wp.rel} looks binary (contains NUL bytes); read shows text only")
         try:
@@ -295,6 +293,21 @@ class ReadTool:
         shown = render_window(wp.rel, text, args["offset"], args["limit"])
         _saw(ctx, wp.rel, data, shown)
         return Outcome(kind="ok", output=shown.text)
+
+
+def _image(rel: str, media_type: str, data: bytes) -> Outcome:
+    """``read`` of an image: the image itself, for the model to see (the loop shows it
+    after the round's results, or says why it cannot: docs/decisions-tools.md)."""
+    said = f"{rel} is an image ({media_type}, {len(data):,} bytes)"
+    if len(data) > IMAGE_MAX:
+        raise ToolError(
+            f"{said}, too large to show (at most {IMAGE_MAX:,} bytes): make a smaller copy "
+            "(a lower resolution, or JPEG) and read that"
+        )
+    import base64
+
+    image = Image(media_type, base64.b64encode(data).decode("ascii"), rel)
+    return Outcome(kind="ok", output=said, images=(image,))
 
 
 def _saw(ctx: ToolContext, path: str, data: bytes | None, shown: Shown | None = None) -> None:

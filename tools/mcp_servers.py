@@ -40,12 +40,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from frontier.app.events import ToolCall
+from frontier.app.image import Image
 from frontier.app.record import replace as replace_record
 from frontier.app.wire import safejson
 from frontier.tools import mcp_answers, mcp_sdk
 from frontier.tools.base import CancelToken, Outcome, Prepared, ToolError
 from frontier.tools.capped_log import CappedLog
 from frontier.tools.contract import MCP_SEPARATOR, Preview, ToolContext, ToolSpec
+from frontier.tools.image_kind import image_from_base64
 from frontier.tools.mcp_launchers import (
     DOWNLOADERS,
     container_engine,
@@ -1337,7 +1339,7 @@ class McpTool:
                 f"it is marked dead, its log is {self.server.log_path}"
             )
         result, schema_problem = work.result()
-        outcome = _outcome(result)
+        outcome = _outcome(result, f"{self.server.settings.name} {self.tool}")
         if schema_problem is None:
             return outcome
         self.server._log_line(f"tool {self.tool}: {schema_problem}")
@@ -1367,15 +1369,25 @@ def _as_offered(schema: Mapping[str, Any]) -> dict[str, Any]:
     return copied
 
 
-def _outcome(result: Any) -> Outcome:
-    """Text content joined (an embedded resource's text too); other content as a described
-    placeholder."""
+def _outcome(result: Any, name: str = "") -> Outcome:
+    """Text content joined (an embedded resource's text too); an image shown to the model
+    after the round's results (a browser server's screenshot), named where it was; other
+    content as a described placeholder."""
     parts: list[str] = []
+    images: list[Image] = []
     for item in result.content:
         kind = getattr(item, "type", "?")
         if kind == "text":
             parts.append(item.text)
-        elif kind in ("image", "audio"):
+        elif kind == "image":
+            image = image_from_base64(getattr(item, "data", None), f"{name} image")
+            if isinstance(image, Image):
+                images.append(image)
+                parts.append(f"[image {image.media_type}, {image.size():,} bytes]")
+            else:
+                mime = getattr(item, "mime_type", "?")
+                parts.append(f"[image {mime}, not shown: {image}]")
+        elif kind == "audio":
             size = len(getattr(item, "data", "") or "")
             mime = getattr(item, "mime_type", "?")
             parts.append(f"[{kind} {mime}, {size} base64 chars]")
@@ -1390,5 +1402,5 @@ def _outcome(result: Any) -> Outcome:
         parts.append(json.dumps(structured, ensure_ascii=False))
     text = cap_output("\n".join(parts))  # as the boundary would: the copies it makes stay small
     if result.is_error:
-        return Outcome("error", text or "the tool reported an error")
-    return Outcome("ok", text)
+        return Outcome("error", text or "the tool reported an error", images=tuple(images))
+    return Outcome("ok", text, images=tuple(images))

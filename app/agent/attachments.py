@@ -39,7 +39,7 @@ from bisect import bisect_right
 from pathlib import Path
 
 from frontier.app.agent.path_query import in_order
-from frontier.app.model.conversation import Image
+from frontier.app.image import IMAGE_MAX, Image
 from frontier.app.record import record
 from frontier.tools import beneath
 from frontier.tools.gitignore import walk
@@ -56,8 +56,6 @@ TOTAL_MAX = 128 * 1024
 """Bytes of attached files in one message."""
 FILES_MAX = 8
 """Files attached to one message."""
-IMAGE_MAX = 3_750_000
-"""Bytes of one attached image: base64 makes it 5,000,000, Anthropic's limit per image."""
 IMAGES_MAX = 4
 """Images attached to one message."""
 

@@ -6,7 +6,8 @@ that a compacted history still pairs every call with its result on every wire:
 
 - a **round**: one :class:`AssistantTurn` (one model response) and the
   :class:`ToolResults` that follows it, native or framed, with any runtime feedback
-  right after it (a repair request answers that response as its results do). Results or
+  right after it (a repair request answers that response as its results do, and the images
+  its tools read follow them). Results or
   feedback with no turn before them (a response that kept no text) are a round of their
   own;
 - a **user** unit: one :class:`UserText` the *person* typed or queued (origin
@@ -56,6 +57,7 @@ from frontier.app.model.conversation import (
     UserText,
     assistant_text,
     call_text,
+    image_note,
 )
 from frontier.app.record import record, replace
 from frontier.tools.output_cap import cap_output
@@ -136,7 +138,9 @@ def _is_ack(item: Item) -> bool:
 
 
 def _is_feedback(item: Item) -> bool:
-    return isinstance(item, UserText) and item.origin == "feedback"
+    """Runtime text that belongs to the round before it: a repair request, or the images
+    the round's tools read (shown after its results)."""
+    return isinstance(item, UserText) and item.origin in ("feedback", "tool")
 
 
 def units(items: Sequence[Item]) -> list[Unit]:
@@ -154,7 +158,7 @@ def units(items: Sequence[Item]) -> list[Unit]:
             kind = "summary"
         elif isinstance(item, UserText) and item.origin == "person":
             kind = "user"
-        elif isinstance(item, UserText) and item.origin != "feedback":
+        elif isinstance(item, UserText) and not _is_feedback(item):
             kind = "other"
         else:  # a turn, results, or feedback: the round goes on to what answered it
             if isinstance(item, AssistantTurn) and j < n and isinstance(items[j], ToolResults):
@@ -429,6 +433,8 @@ def mechanical_summary(items: Sequence[Item], indices: Sequence[int]) -> str:
                 lines.append(f"- an earlier summary: {_short(text, 600)}")
             elif item.origin == "person":
                 lines.append(f"- the user wrote: {_short(text, 300)}")
+            elif item.origin == "tool":
+                lines.extend(f"  - {image_note(i)} was shown to the assistant" for i in item.images)
             elif item.origin != "feedback":  # a repair request says nothing worth keeping
                 lines.append(f"- Frontier told the assistant: {_short(text, 200)}")
         elif isinstance(item, AssistantTurn):

@@ -36,6 +36,7 @@ from frontier.app.agent.repair import (
     truncation,
 )
 from frontier.app.agent.repeats import Repeats, shape, twin
+from frontier.app.agent.shown_images import has_tool_images, shown_images
 from frontier.app.events import (
     AssistantText,
     CallReady,
@@ -426,6 +427,9 @@ class AgentLoop:
         self._settle = settle
         self.mode_pending = mode_pending
         self._fallback = fallback
+        self.takes_images = True
+        """Whether images tools read are shown to the model: until its server refuses one
+        (``_respond_without_images``)."""
         self.repeats = Repeats()
         """The latest identical calls of this turn (a third after two equal results is
         not run: ``repeats.py``)."""
@@ -765,6 +769,10 @@ class AgentLoop:
         try:
             response = await self._respond_in_budget()
         except ModelError as exc:
+            if exc.images_refused and has_tool_images(self.history):
+                response = await self._respond_without_images(exc)
+                self._fallback = None
+                return response
             fallback = self._fallback
             if fallback is None or not exc.tools_refused or not self.mode.native:
                 raise
@@ -784,6 +792,24 @@ class AgentLoop:
             response = await self._respond_in_budget()
         self._fallback = None  # a reply: the mode is borne out
         return response
+
+    async def _respond_without_images(self, refused: ModelError) -> _Response:
+        """The server refused an image a tool read (the model takes no images): every image
+        taken out of the history, each named, and the model asked again, once, so its turn
+        goes on without the picture; later reads of an image name it without showing it.
+        A person's image stops the turn instead (they chose to send it: the turn's end
+        says so); a tool's was the model's own reach, and it can go on without it."""
+        self.takes_images = False
+        self._drop_images()
+        status = f" (HTTP {refused.status})" if refused.status is not None else ""
+        self._emit(
+            Notice(
+                f"the server refused an image the model read{status}: the model takes no "
+                "images, so it was taken out and the model asked again; images it reads "
+                "are named to it, not shown, for the rest of this session"
+            )
+        )
+        return await self._respond_in_budget()
 
     async def _respond_in_budget(self) -> _Response:
         """``_respond`` within the context budget: the history is compacted first when the
@@ -1263,6 +1289,9 @@ class AgentLoop:
         if results or repair:
             entries = tuple(_entry(r) for r in results)
             round_.append(ToolResults(entries, repair, framed=not self.mode.native))
+        pictures = shown_images(results, takes_images=self.takes_images)
+        if pictures is not None:
+            round_.append(pictures)
         return round_
 
     def _record_history(

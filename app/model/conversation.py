@@ -25,6 +25,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 
 from frontier.app import fastjson
+from frontier.app.image import IMAGE_TYPES, Image
 from frontier.app.record import field, record
 from frontier.app.vocab import FAILED_CUT
 
@@ -32,10 +33,13 @@ TYPE_CHECKING = False  # typing is not imported at run time (~3 ms of start-up)
 if TYPE_CHECKING:
     from typing import Any, Literal
 
-    Origin = Literal["person", "feedback", "summary", "notice", "carried"]
+    Origin = Literal["person", "feedback", "summary", "notice", "carried", "tool"]
 """Who wrote a user-side text: the ``person`` (typed or queued); the runtime
 (``feedback``: a repair request; ``notice``: an undo the person made; ``carried``:
-results that reached the model late, after a crash); a compaction's ``summary``."""
+results that reached the model late, after a crash); a compaction's ``summary``; a
+``tool``'s images (what ``read`` found, shown after the results: the APIs take images
+on the user's side only)."""
+ORIGINS = ("person", "feedback", "summary", "notice", "carried", "tool")
 
 NO_REPLY = "[no reply]"
 SUMMARY_MARK = "[Frontier compacted the conversation:"
@@ -44,8 +48,6 @@ history from before typed items is read back by it)."""
 NOT_EXECUTED = "[not_executed] no result was recorded for this call; it may not have run"
 
 
-IMAGE_TYPES = ("image/png", "image/jpeg", "image/gif", "image/webp")
-"""The image formats every wire's API takes (OpenAI's and Anthropic's common set)."""
 IMAGE_TOKENS = 1600
 """What an image is counted as in the context budget: Anthropic's figure for the largest
 image it keeps whole (about 1.15 megapixels: width × height / 750); OpenAI's high-detail
@@ -53,22 +55,6 @@ tiles cost about the same. An estimate, like every byte count here."""
 IMAGE_BYTES = IMAGE_TOKENS * 4
 """:data:`IMAGE_TOKENS` as the bytes :func:`item_bytes` counts (4 a token, as the budget
 reads them: ``agent/budget.BYTES_PER_TOKEN``)."""
-
-
-@record
-class Image:
-    """An image the person attached to a message (a screenshot, a diagram)."""
-
-    media_type: str
-    """One of :data:`IMAGE_TYPES`."""
-    data: str = field(repr=False)
-    """The image's bytes, base64-encoded (as every API takes them); left out of the
-    repr (a log line or a failed assertion would print megabytes)."""
-    name: str = ""
-    """The workspace path it came from (shown, never sent as the image)."""
-
-    def data_url(self) -> str:
-        return f"data:{self.media_type};base64,{self.data}"
 
 
 @record
@@ -361,7 +347,7 @@ def item_from_json(obj: Mapping[str, Any]) -> Item:
     kind = obj.get("item")
     if kind == "user":
         origin = obj.get("origin", "person")
-        if origin not in ("person", "feedback", "summary", "notice", "carried"):
+        if origin not in ORIGINS:
             origin = "person"
         images = tuple(
             Image(i["media_type"], i["data"], _str(i.get("name")))
@@ -451,6 +437,8 @@ def without_images(item: UserText) -> UserText:
     them: its server refused them)."""
     if not item.images:
         return item
+    if item.origin == "tool":  # its text names each image already
+        return UserText(f"{item.text}\n(not sent: the model takes no images)", "tool")
     said = "\n".join(image_note(image) for image in item.images)
     note = f"{said}\n(not sent: the model takes no images)"
     return UserText(f"{item.text}\n\n{note}" if item.text else note, item.origin)
@@ -458,9 +446,7 @@ def without_images(item: UserText) -> UserText:
 
 def image_note(image: Image) -> str:
     """An image in words, where only text goes (a summary request, the export)."""
-    padding = len(image.data) - len(image.data.rstrip("="))
-    size = len(image.data) * 3 // 4 - padding  # base64's length says the bytes exactly
-    return f"[image {image.name or '(pasted)'}, {image.media_type}, {size:,} bytes]"
+    return f"[image {image.name or '(pasted)'}, {image.media_type}, {image.size():,} bytes]"
 
 
 __all__ = [
