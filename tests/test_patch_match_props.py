@@ -164,3 +164,58 @@ def test_where_old_stops_matching_is_said_of_lines_that_exist(text: str, old: st
     assert in_file and in_old, said
     assert all(1 <= int(n) <= count for n in in_file), (said, count)
     assert all(1 <= int(n) <= len(old.split("\n")) for n in in_old), said
+
+
+_TYPO = "ab \n\"'-\u201c\u201d\u2018\u2019\u2014\u00a0"
+"""Letters, ASCII punctuation and its typographic twins, line breaks."""
+
+
+def _fold(text: str) -> str:
+    from frontier.tools.replace_match import _PUNCTUATION
+
+    return text.translate(_PUNCTUATION)
+
+
+@given(st.text(alphabet=_TYPO, min_size=1, max_size=60), st.data())
+def test_old_is_found_by_its_punctuation_exactly_where_it_folds_to_the_file(
+    text: str, data: st.DataObject
+) -> None:
+    """``typographic``: every span found is a place where the file, its quotes, dashes and
+    spaces read as ASCII, is ``old`` so read; all of them up to two; none when neither
+    side holds a typographic character."""
+    from frontier.tools.replace_match import typographic
+
+    start = data.draw(st.integers(0, len(text) - 1))
+    end = data.draw(st.integers(start + 1, len(text)))
+    chosen = text[start:end]
+    old = "".join(data.draw(st.sampled_from([c, _fold(c)])) for c in chosen)  # the model's copy
+    spans = typographic(text, old)
+    if _fold(old) == old and text.isascii():
+        assert spans == []
+        return
+    folded, wanted = _fold(text), _fold(old)
+    places = [i for i in range(len(text)) if folded.startswith(wanted, i)]
+    assert start in places  # the place it was copied from is always one
+    assert spans == [(i, i + len(old)) for i in places[:2]]
+
+
+@given(
+    st.text(alphabet=_TYPO, min_size=1, max_size=40),
+    st.text(alphabet=_TYPO, max_size=40),
+    st.data(),
+)
+def test_new_keeps_the_files_punctuation_only_where_it_keeps_old(
+    found: str, new: str, data: st.DataObject
+) -> None:
+    """``in_file_punctuation``: the text written reads as ``new`` (each character is
+    ``new``'s, or the file's where the two differ only as typographic twins), and a ``new``
+    equal to ``old`` writes the file's text back unchanged. A model's straight quote is
+    made curly only where the file had that very character in the text ``new`` kept."""
+    from frontier.tools.replace_match import in_file_punctuation
+
+    old = "".join(data.draw(st.sampled_from([c, _fold(c)])) for c in found)
+    written = in_file_punctuation(new, old, found)
+    assert len(written) == len(new) and _fold(written) == _fold(new)
+    for w, n in zip(written, new, strict=True):
+        assert w == n or (_fold(w) == _fold(n) and w in found)
+    assert in_file_punctuation(old, old, found) == found

@@ -572,6 +572,37 @@ async def test_grep_type_keeps_a_languages_files_as_ripgrep_names_them(
     assert r.kind == "arg" and "unknown file type '*.py'" in r.output, r.output
 
 
+async def test_old_with_straight_quotes_finds_the_files_curly_ones_and_keeps_them(
+    tmp_path: Path,
+) -> None:
+    """Models write ASCII quotes where a file has typographic ones (Copilot CLI #3254: "No
+    match found", every prose edit); the edit is found and what `new` keeps of the line
+    keeps the file's quotes, while the code the model wrote keeps its own (Claude Code's
+    normalisation made them curly: #31863). A change of the quotes alone is refused."""
+    doc = tmp_path / "notes.md"
+    doc.write_text("Please do not re-examine \u201cwhat repo to change\u201d each time.\n")
+    b = make_boundary(tmp_path)
+    r = await b.run(
+        call(
+            "replace", 1, path="notes.md",
+            old='re-examine "what repo to change" each time.',
+            new='re-examine "what repo to change" each session. Run `grep -E "^a"` first.',
+        )
+    )  # fmt: skip
+    assert r.kind == "ok" and "(its quotes, dashes and spaces read as the file's)" in r.output
+    assert doc.read_text() == (
+        "Please do not re-examine \u201cwhat repo to change\u201d each session. "
+        'Run `grep -E "^a"` first.\n'
+    )
+    r = await b.run(call("replace", 2, path="notes.md", old="\u201cwhat", new='"what'))
+    assert r.kind == "ok", r.output  # copied as the file has it: exact, written as sent
+    assert 'Please do not re-examine "what repo' in doc.read_text()
+    r = await b.run(
+        call("replace", 3, path="notes.md", old='change" each', new="change\u201d each")
+    )
+    assert r.kind == "error" and "nothing would change" in r.output, r.output
+
+
 async def test_a_commands_timeout_in_milliseconds_is_read_as_seconds(tmp_path: Path) -> None:
     """Claude Code's Bash takes milliseconds; its models sent 120000 to shell: "at most
     3600", a repair round each call. Over the maximum and whole thousands: milliseconds."""

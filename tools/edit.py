@@ -38,7 +38,9 @@ from frontier.tools.patch_engine import (
 from frontier.tools.paths import PathError, WorkspacePath, new_name_problem, resolve
 from frontier.tools.replace_match import (
     first_difference,
+    in_file_punctuation,
     tabs_for_spaces,
+    typographic,
     whole_lines_loosely,
     with_tabs,
 )
@@ -475,26 +477,36 @@ LOOSE = "ignoring whitespace at line ends"
 """Said of an ``old`` found only with its lines' trailing whitespace ignored."""
 TABS = "its indenting spaces read as the file's tabs"
 """Said of an ``old`` found only with the file's leading tabs read as spaces."""
+QUOTES = "its quotes, dashes and spaces read as the file's"
+"""Said of an ``old`` found only with typographic punctuation read as ASCII."""
 
 
 class _Located(NamedTuple):
-    """Where ``old`` is, and how it was found: ``how`` is ``""`` (exactly), :data:`LOOSE`
-    or :data:`TABS`; ``width``: the tab width ``new`` is to be indented in, or 0."""
+    """Where ``old`` is, and how it was found: ``how`` is ``""`` (exactly), :data:`LOOSE`,
+    :data:`TABS` or :data:`QUOTES`; ``width``: the tab width ``new`` is to be indented
+    in, or 0; ``old`` and ``found``: ``old`` as the model sent it and as the file has it,
+    when found by its punctuation."""
 
     at: int
     end: int
     how: str = ""
     width: int = 0
+    old: str = ""
+    found: str = ""
 
     def new(self, new: str) -> str:
-        """``new`` as it goes into the file (in its tabs, when found by them)."""
+        """``new`` as it goes into the file (in its tabs, when found by them; with the
+        file's punctuation where it keeps ``old``'s, when found by that)."""
+        if self.how == QUOTES:
+            return in_file_punctuation(new, self.old, self.found)
         return with_tabs(new, self.width) if self.width else new
 
 
 def _locate_once(path: str, text: str, old: str, what: str, every: str = "") -> _Located:
     """Where ``old`` occurs in ``text``, the only time, exactly or else found by its whole
     lines (``tools/replace_match.py``: whitespace at line ends ignored, then a tab file's
-    indentation read as spaces); else a ``ToolError`` saying how often it occurs
+    indentation read as spaces), or by its punctuation read as ASCII; else a
+    ``ToolError`` saying how often it occurs
     (``every``: how to replace every one, when the tool can)."""
     count = text.count(old)
     if count == 1:
@@ -505,6 +517,11 @@ def _locate_once(path: str, text: str, old: str, what: str, every: str = "") -> 
         how = LOOSE
         if not loose:
             (loose, width), how = tabs_for_spaces(text, old), TABS
+        if not loose:
+            loose, how = typographic(text, old), QUOTES
+            if len(loose) == 1:
+                at, end = loose[0]
+                return _Located(at, end, how, 0, old, text[at:end])
         if len(loose) == 1:
             return _Located(*loose[0], how, width)
         if loose:
@@ -531,6 +548,15 @@ def _locate_once(path: str, text: str, old: str, what: str, every: str = "") -> 
         f"{path}: {what} is ambiguous: {count} matches at lines "
         f"{', '.join(map(str, starts))}{'…' if count > 10 else ''}; include more surrounding "
         f"lines so it occurs exactly once{every}"
+    )
+
+
+def _same_but_punctuation(path: str, what: str) -> str:
+    return (
+        f"{path}: {what} was found only with its quotes, dashes and spaces read as the "
+        "file's, and `new` differs from it only in those, which are kept as the file has "
+        "them: nothing would change. To change the punctuation itself, copy `old` with the "
+        "file's characters"
     )
 
 
@@ -610,7 +636,10 @@ class ReplaceTool:
         else:
             every = ", or all: true to replace every one"
             found = _locate_once(wp.rel, text, old, "`old`", every)
-            updated = text[: found.at] + found.new(new) + text[found.end :]
+            written = found.new(new)
+            if written == text[found.at : found.end]:  # it changed only the punctuation
+                raise ToolError(_same_but_punctuation(wp.rel, "`old`"))
+            updated = text[: found.at] + written + text[found.end :]
             summary = f"replace in {wp.rel} at line {_line_of(text, found.at)}"
             if found.how:
                 summary += f" ({found.how})"
@@ -684,7 +713,12 @@ class MultiTool:
                 found = _locate_once(wp.rel, text, old, f"edit {i}: `old`")
             except ToolError as exc:
                 raise ToolError(f"{exc}; no edit was applied") from exc
-            spans.append((found.at, found.end, found.new(new), i))
+            written = found.new(new)
+            if written == text[found.at : found.end]:
+                raise ToolError(
+                    f"{_same_but_punctuation(wp.rel, f'edit {i}: `old`')}; no edit was applied"
+                )
+            spans.append((found.at, found.end, written, i))
             if found.how:
                 hows.append(found.how)
         spans.sort()

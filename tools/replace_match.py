@@ -1,5 +1,6 @@
 """Where ``replace``'s ``old`` is when it is not there exactly: its lines, whole, with the
-whitespace at their ends ignored, or with the file's indenting tabs read as spaces.
+whitespace at their ends ignored, or with the file's indenting tabs read as spaces, or
+with typographic quotes, dashes and spaces read as ASCII (:func:`typographic`).
 
 ``read`` shows a line's trailing spaces as nothing at all, and models copy lines without
 them: ``old`` then never matched, the model read the file again, copied the same lines
@@ -18,9 +19,10 @@ whitespace is never ignored: ``new``'s indentation would then be wrong.
 
 from __future__ import annotations
 
+from difflib import SequenceMatcher
 from itertools import accumulate
 
-from frontier.tools.patch_match import Haystack, key
+from frontier.tools.patch_match import _FOLD, Haystack, key
 
 TAB_WIDTHS = (4, 8, 2)
 """The widths a model's spaces may stand for a tab in, tried in this order."""
@@ -98,6 +100,64 @@ def _spans(
             end -= 1  # the CRLF stays whole
         spans.append((starts[first], end))
     return spans
+
+
+_PUNCTUATION = {k: v for k, v in _FOLD.items() if isinstance(v, str) and len(v) == 1}
+"""Typographic quotes, dashes and spaces, each to its one ASCII character (``apply_patch``'s
+``unicode`` level, but for the ellipsis, which is three): a text and its fold have the same
+length, so a place in one is the same place in the other."""
+ALIGNED_MAX = 4000
+"""Characters of a changed run of lines aligned one by one (:func:`in_file_punctuation`);
+a longer one is written as the model sent it (the alignment is quadratic at worst)."""
+
+
+def typographic(text: str, old: str) -> list[tuple[int, int]]:
+    """The spans of ``text`` (at most two) that are ``old`` once typographic quotes,
+    dashes and spaces on either side are read as ASCII: a model writes ``"`` where the
+    file has ``“`` (every copy of a prose line failed: Copilot CLI #3254, octo-agent #317),
+    or ``“`` where the file has ``"``. ``[]`` when neither holds such a character."""
+    folded_old = old.translate(_PUNCTUATION)
+    if folded_old == old and text.isascii():
+        return []  # nothing typographic on either side: an exact miss is a miss
+    folded = text.translate(_PUNCTUATION)
+    spans: list[tuple[int, int]] = []
+    at = folded.find(folded_old)
+    while at != -1 and len(spans) < 2:
+        spans.append((at, at + len(old)))
+        at = folded.find(folded_old, at + 1)
+    return spans
+
+
+def in_file_punctuation(new: str, old: str, found: str) -> str:
+    """``new`` as it goes into the file when ``old`` was found as ``found`` only by its
+    punctuation: what ``new`` keeps of ``old`` is written as the file has it, what it
+    changes as the model wrote it. So an edit of one word in a line with curly quotes
+    keeps them, and a model's straight quotes in code it wrote are never made curly
+    (Claude Code's own normalisation did that: #31863, #63732). Aligned by lines, then
+    by characters within a changed run of lines (at most :data:`ALIGNED_MAX`)."""
+    old_lines, new_lines = old.split("\n"), new.split("\n")
+    found_lines = found.split("\n")  # as long as old's: the fold keeps every character
+    out: list[str] = []
+    lines = SequenceMatcher(None, old_lines, new_lines, autojunk=False)
+    for op, i1, i2, j1, j2 in lines.get_opcodes():
+        if op == "equal":
+            out += found_lines[i1:i2]
+        elif op == "replace":
+            a, b = "\n".join(old_lines[i1:i2]), "\n".join(new_lines[j1:j2])
+            if len(a) > ALIGNED_MAX or len(b) > ALIGNED_MAX:
+                out += new_lines[j1:j2]
+            else:
+                out.append(_aligned(a, b, "\n".join(found_lines[i1:i2])))
+        elif op == "insert":
+            out += new_lines[j1:j2]
+    return "\n".join(out)
+
+
+def _aligned(old: str, new: str, found: str) -> str:
+    pieces: list[str] = []
+    for op, i1, i2, j1, j2 in SequenceMatcher(None, old, new, autojunk=False).get_opcodes():
+        pieces.append(found[i1:i2] if op == "equal" else new[j1:j2])
+    return "".join(pieces)
 
 
 SHOWN = 100
