@@ -586,6 +586,40 @@ def test_a_heredoc_that_bash_would_end_early_is_a_command() -> None:
     assert patch_in_command(f"apply_patch <<'EOF'\n{PATCH}\nEOF") == PATCH + "\n"
 
 
+def test_a_patch_after_cd_is_the_patch_tools_with_that_folders_paths(tmp_path: Path) -> None:
+    """Codex's models write `cd pkg && apply_patch <<'EOF'` (Codex reads it so); it ran as
+    a command: "apply_patch: command not found". Its files are that folder's, from the
+    workdir when there is one; a folder the shell would expand, or outside the workspace,
+    or a command after the patch, leaves the call a command."""
+    from frontier.tools.registry import default_registry
+
+    (tmp_path / "pkg" / "sub").mkdir(parents=True)
+    root = str(tmp_path)
+    registry = default_registry()
+    patch = "*** Begin Patch\n*** Add File: n.txt\n+hi\n*** End Patch"
+
+    def meant(line: str, **more: object) -> tuple[str, dict[str, object]]:
+        name, args = registry.meant("shell", {"command": line, **more}, root)
+        return name, dict(args)
+
+    heredoc = f"<<'EOF'\n{patch}\nEOF"
+    assert meant(f"cd pkg && apply_patch {heredoc}") == (
+        "apply_patch", {"patch": patch.replace("Add File: ", "Add File: pkg/") + "\n"}
+    )  # fmt: skip
+    name, args = meant(f"cd 'sub' && apply_patch {heredoc}", workdir=str(tmp_path / "pkg"))
+    assert name == "apply_patch" and "*** Add File: pkg/sub/n.txt" in str(args["patch"])
+    name, args = meant(f'cd "{tmp_path}/pkg" && apply_patch {heredoc}')
+    assert name == "apply_patch" and "*** Add File: pkg/n.txt" in str(args["patch"])
+    for line in (
+        f"cd ~/pkg && apply_patch {heredoc}",
+        f"cd $HOME && apply_patch {heredoc}",
+        f"cd /etc && apply_patch {heredoc}",
+        f"cd pkg && apply_patch {heredoc}\nrm -rf x",
+        f"cd pkg; apply_patch {heredoc}",
+    ):
+        assert meant(line)[0] == "shell", line
+
+
 async def test_claude_codes_background_shell_tools_read_and_stop_a_job() -> None:
     """Its models start a job with run_in_background (taken), then read it with
     BashOutput and stop it with KillShell: each was `unknown tool`, the job unreachable."""

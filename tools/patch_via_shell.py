@@ -6,13 +6,15 @@ Elsewhere that is "command not found", again and again (openai/codex#2235; a
 "Patch-22" shim exists only to put an ``apply_patch`` on the PATH). Such a call is the
 patch tool's call: read here, and made one in the agent loop, so it is reviewed as a
 diff, applied atomically, undone like any edit, and the model is shown its call as
-``apply_patch``. Only an invocation that is nothing else (no ``cd dir &&`` before it,
-no command after it) counts; anything else runs as the command it is.
+``apply_patch``. Only an invocation that is nothing else counts (but for a ``cd dir &&``
+before it, which Codex's models write and Codex reads: its files are then that folder's);
+anything else, a command after it, runs as the command it is.
 """
 
 from __future__ import annotations
 
 import re
+import shlex
 from collections.abc import Mapping
 
 from frontier.tools.paths import PathError, resolve
@@ -28,9 +30,17 @@ _HEAD = re.compile(
 def patch_in_command(command: object) -> str | None:
     """The patch ``command`` (``shell``'s argument: a line, or an argv) applies with an
     ``apply_patch`` invocation and nothing else, or ``None``."""
+    found = patch_and_folder(command)
+    return None if found is None else found[0]
+
+
+def patch_and_folder(command: object) -> tuple[str, str] | None:
+    """:func:`patch_in_command`'s patch and the folder a ``cd dir &&`` before the
+    invocation went to (``""``: none), or ``None``."""
     if isinstance(command, list) and all(isinstance(part, str) for part in command):
         if len(command) == 2 and command[0] in NAMES:
-            return _patch(command[1])
+            patch = _patch(command[1])
+            return None if patch is None else (patch, "")
         if len(command) == 3 and command[0] in SHELLS and command[1] in ("-lc", "-c"):
             return _script(command[2])
         return None
@@ -42,18 +52,26 @@ WORKDIR = ("workdir", "cwd", "dir", "directory")
 """``shell``'s folder to run in, under each name it is sent (``arg_aliases.SHELL``)."""
 
 
-def rebased(patch: str, args: Mapping[str, object], root: str | None) -> str | None:
+def rebased(patch: str, args: Mapping[str, object], root: str | None, cd: str = "") -> str | None:
     """``patch`` as the workspace root reads it when the call ran it in a ``workdir``
-    (Codex's models send one with every call, most often the root's own absolute path):
-    each file's path with the folder before it; ``None`` when the folder is not one of
-    the workspace's (``root`` unknown, outside it): the call stays a command."""
+    (Codex's models send one with every call, most often the root's own absolute path),
+    and in the folder ``cd`` went to from there: each file's path with the folder before
+    it; ``None`` when the folder is not one of the workspace's (``root`` unknown, outside
+    it): the call stays a command."""
     folder = next((args[k] for k in WORKDIR if k in args), None)
     if folder is None or (isinstance(folder, str) and not folder.strip()):
+        folder = ""
+    if not isinstance(folder, str):
+        return None
+    folder = folder.strip()
+    if cd:
+        folder = cd if cd.startswith("/") or not folder else f"{folder.rstrip('/')}/{cd}"
+    if not folder:
         return patch
-    if not isinstance(folder, str) or root is None:
+    if root is None:
         return None
     try:
-        rel = resolve(root, folder.strip()).rel
+        rel = resolve(root, folder).rel
     except PathError:
         return None  # outside the workspace: the call stays a command (and fails so)
     if rel in ("", "."):
@@ -68,12 +86,14 @@ def rebased(patch: str, args: Mapping[str, object], root: str | None) -> str | N
     return "\n".join(lines)
 
 
-def _script(script: str) -> str | None:
+def _script(script: str) -> tuple[str, str] | None:
     """The heredoc's body when ``script`` is the invocation's line, the body, and its
-    delimiter's line, and nothing else (found by lines: linear whatever the script)."""
+    delimiter's line, and nothing else (found by lines: linear whatever the script), and
+    the folder of a ``cd dir &&`` on the invocation's line before it."""
     script = script.strip()
     first, _, rest = script.partition("\n")
-    head = _HEAD.fullmatch(first.strip())
+    cd, invocation = _cd(first.strip())
+    head = _HEAD.fullmatch(invocation)
     if head is None:
         return None
     body, _, last = rest.rpartition("\n")
@@ -85,7 +105,24 @@ def _script(script: str) -> str | None:
         return None  # bash would end the heredoc there and run what follows: a command
     if head.group(1):  # <<- : bash strips the body's leading tabs
         body = "\n".join(line.lstrip("\t") for line in lines)
-    return _patch(body + "\n")
+    patch = _patch(body + "\n")
+    return None if patch is None else (patch, cd)
+
+
+def _cd(line: str) -> tuple[str, str]:
+    """``(folder, the rest)`` of ``cd folder && rest``; ``("", line)`` for any other line,
+    or a folder the shell would expand (``~``, ``$``, a backquote, a glob): the line then
+    is no invocation alone, and runs as a command."""
+    before, sep, after = line.partition("&&")
+    if not sep or not before.lstrip().startswith("cd "):
+        return "", line
+    try:
+        words = shlex.split(before)
+    except ValueError:
+        return "", line
+    if len(words) != 2 or not words[1] or any(c in words[1] for c in "~$`*?[\n"):
+        return "", line
+    return words[1], after.strip()
 
 
 def _patch(text: str) -> str | None:

@@ -97,16 +97,16 @@ class Registry:
         """The call a model's call means, as these tools take it: its tool's registered
         name (:meth:`named`); Claude Code's ``KillShell`` as a ``job`` stop; a ``shell``
         call that only runs ``apply_patch`` as the patch tool's, its paths from ``root``
-        when it ran in a ``workdir`` (``tools/patch_via_shell.py``). ``(name, args)``
-        unchanged otherwise."""
+        when it ran in a ``workdir`` or after a ``cd dir &&`` (``tools/patch_via_shell.py``).
+        ``(name, args)`` unchanged otherwise."""
         meant = self.named(name)
         if meant == "job" and (stopping := stop_args(name, args)) is not None:
             return meant, stopping
         if meant == "shell" and "apply_patch" in self._tools:
-            from frontier.tools.patch_via_shell import patch_in_command, rebased
+            from frontier.tools.patch_via_shell import patch_and_folder, rebased
 
-            patch = patch_in_command(args.get("command"))
-            if patch is not None and (patch := rebased(patch, args, root)) is not None:
+            found = patch_and_folder(args.get("command"))
+            if found is not None and (patch := rebased(found[0], args, root, found[1])):
                 return "apply_patch", {"patch": patch}
         return meant, args
 
