@@ -2063,6 +2063,31 @@ async def test_a_model_without_vision_reading_an_image_goes_on_without_it(
     rig.assert_valid()
 
 
+async def test_a_resumed_session_still_refuses_a_write_over_a_file_changed_since_read(
+    make: Make,
+) -> None:
+    """The person stops the agent, edits a file, resumes the next day: the model's whole-
+    file write from its history undid the edit (a new process knew nothing of what the
+    model had read). What each call saw is stored with its result and replayed."""
+    wire = "openai-chat"
+    rig = await make(wire)
+    code = rig.root / "c.py"
+    code.write_text("def f():\n    return 1\n")
+    look = Call("call_r1", "read", args(path="c.py"))
+    rig.answer(reply(wire, look), done(wire, "Read it."))
+    await rig.turn("read c.py")
+    await rig.resume()
+    code.write_text("def f():\n    return 1\n\n\ndef mine():\n    pass\n")  # the person's
+    stale = Call("call_w1", "write", args(path="c.py", content="def f():\n    return 2\n"))
+    rig.answer(reply(wire, stale), done(wire, "Reading it again."))
+    await rig.turn("make f return 2")
+    refused = [e.result for e in rig.watch.of(ToolFinished) if e.result.call_id == "call_w1"]
+    assert refused and refused[0].kind == "error", refused
+    assert "c.py changed since you last read it" in refused[0].output
+    assert "def mine()" in code.read_text()  # the person's edit kept
+    rig.assert_valid()
+
+
 async def test_a_resumed_session_tells_the_model_its_background_jobs_are_gone(
     make: Make,
 ) -> None:

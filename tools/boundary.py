@@ -67,7 +67,7 @@ from frontier.tools.contract import (
     ToolContext,
     ToolSpec,
 )
-from frontier.tools.file_views import FileViews
+from frontier.tools.file_views import CallViews, FileViews
 from frontier.tools.output_cap import cap_output
 from frontier.tools.policy import PolicyApprover
 from frontier.tools.registry import Registry
@@ -226,8 +226,15 @@ class ToolBoundary:
         tool = self.registry.get(call.name)
         return bool(tool and tool.spec.sequential)
 
-    def _ctx(self, journal: IntentJournal | None = None, *, outside: bool = False) -> ToolContext:
-        """``outside``: the one run of a command the person approved outside the sandbox."""
+    def _ctx(
+        self,
+        journal: IntentJournal | None = None,
+        *,
+        outside: bool = False,
+        views: CallViews | None = None,
+    ) -> ToolContext:
+        """``outside``: the one run of a command the person approved outside the sandbox;
+        ``views``: the running call's door to :attr:`views` (its changes are stored)."""
 
         def sink(call_id: str, text: str) -> None:
             if self.emit is not None:
@@ -241,7 +248,7 @@ class ToolBoundary:
             journal=journal,
             sandbox=sandbox,
             jobs=self.jobs,
-            views=self.views,
+            views=self.views if views is None else views,
         )
 
     def _inside(self, spec: ToolSpec, prepared: Prepared) -> Prepared:
@@ -464,9 +471,10 @@ class ToolBoundary:
             self.emit(ToolStartedEvent(call=call))
         context = contextvars.copy_context()
         context.run(CALL_STOP.set, run.stop)
+        seen = CallViews(self.views)
         work = asyncio.get_running_loop().create_task(
             ready.tool.execute(
-                call, ready.prepared, self._ctx(journal, outside=outside), run.token
+                call, ready.prepared, self._ctx(journal, outside=outside, views=seen), run.token
             ),
             context=context,
         )
@@ -480,6 +488,8 @@ class ToolBoundary:
         finally:
             self._running.pop(call.id, None)
         result = self._result_of(ready, work, run.stop, limit, started, timed_out=timed_out)
+        if seen.ops:  # stored with the result: a resumed session knows what the model saw
+            result = replace(result, meta={**result.meta, "views": seen.ops})
         if run.stop.unrecorded is not None:
             if keeping is not None:
                 keeping.add_done_callback(_retrieved)

@@ -14,7 +14,7 @@ from frontier.app.events import Event, ToolCall, ToolResult
 from frontier.app.record import field, record
 
 if TYPE_CHECKING:
-    from frontier.tools.file_views import FileViews
+    from frontier.tools.file_views import Views
     from frontier.tools.jobs import Jobs
     from frontier.tools.sandbox import Sandbox
 
@@ -348,6 +348,6 @@ class ToolContext:
     jobs: Jobs | None = None
     """The session's background jobs (``tools/jobs.py``): ``None`` where there are none
     (``frontier undo``, a tool run outside a session)."""
-    views: FileViews | None = None
+    views: Views | None = None
     """What the model last read or wrote of each file this session (``tools/file_views.py``):
     ``write`` refuses to overwrite a file changed since; ``None``: nothing is judged."""

@@ -16,9 +16,19 @@ file the model has read only part of is refused, naming the lines it has not see
 A file the model never read or wrote in this session is not judged (nothing is known),
 nor are ``replace``, ``multi`` and ``apply_patch``, which change only text they find as
 the model gave it.
+
+A resumed session knows what the model saw before: each call records what it changed
+here (:class:`CallViews`: ``meta["views"]`` of its result, stored with it), and the
+session replays them in order (:meth:`FileViews.replay`). A person who stopped the agent,
+edited a file and resumed the session the next day otherwise lost that edit to the first
+whole-file ``write`` the model made from its history.
 """
 
 from __future__ import annotations
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterable
 
 MAX_FILES = 4096
 """Files remembered; past it the oldest is forgotten (and so no longer judged)."""
@@ -97,6 +107,66 @@ class FileViews:
                 return at, first - 1, view.lines
             at = last + 1
         return (at, view.lines, view.lines) if at <= view.lines else None
+
+    def replay(self, ops: Iterable[object]) -> int:
+        """Apply what calls recorded (:attr:`CallViews.ops`, as stored: JSON), in order;
+        a malformed entry (a store from elsewhere) is passed over. Returns how many were
+        applied."""
+        applied = 0
+        for op in ops:
+            if not isinstance(op, list) or len(op) != 4 or not isinstance(op[1], str):
+                continue
+            kind, path, digest, extra = op
+            if digest is not None and not isinstance(digest, str):
+                continue
+            if kind == "saw" and extra is None:
+                self.saw(path, digest)
+            elif kind == "saw" and _window(extra):
+                self.saw(path, digest, (extra[0], extra[1], extra[2]))
+            elif kind == "edited" and isinstance(extra, int) and not isinstance(extra, bool):
+                self.edited(path, digest, extra)
+            else:
+                continue
+            applied += 1
+        return applied
+
+
+def _window(value: object) -> bool:
+    return (
+        isinstance(value, list)
+        and len(value) == 3
+        and all(isinstance(n, int) and not isinstance(n, bool) for n in value)
+    )
+
+
+class CallViews:
+    """One call's door to the session's :class:`FileViews`: the same answers, and what the
+    call changed there kept in :attr:`ops`, which its result stores (``meta["views"]``)
+    so a resumed session knows it too."""
+
+    def __init__(self, views: FileViews) -> None:
+        self.views = views
+        self.ops: list[list[object]] = []
+
+    def saw(
+        self, path: str, digest: str | None, window: tuple[int, int, int] | None = None
+    ) -> None:
+        self.ops.append(["saw", path, digest, None if window is None else list(window)])
+        self.views.saw(path, digest, window)
+
+    def edited(self, path: str, digest: str | None, lines: int) -> None:
+        self.ops.append(["edited", path, digest, lines])
+        self.views.edited(path, digest, lines)
+
+    def changed(self, path: str, digest: str | None) -> bool:
+        return self.views.changed(path, digest)
+
+    def unread(self, path: str, digest: str | None) -> tuple[int, int, int] | None:
+        return self.views.unread(path, digest)
+
+
+Views = FileViews | CallViews
+"""What a tool is given (``ToolContext.views``)."""
 
 
 def _merged(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:

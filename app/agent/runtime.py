@@ -544,6 +544,8 @@ def create_runtime(
             sandbox=sandbox,
             jobs=jobs,
         )
+        if plan.resumed:  # what the model saw of each file before (tools/file_views.py)
+            boundary.views.replay(store.ledger.file_views(session_id))
         # A resumed session's responses continue its numbering: SESSION#N names one.
         requests = RequestCounter(store.next_request_index(session_id))
         # the context budget (docs/context-budget.md): the window from the settings, the

@@ -244,6 +244,22 @@ class CallLedger:
             )
         return out
 
+    def file_views(self, session_id: str) -> list[object]:
+        """What the session's calls recorded of the files the model saw (their results'
+        ``meta["views"]``, ``tools/file_views.py``), in order: a resumed session replays
+        them. Only rows that can hold one are decoded."""
+        rows = self.db.read(
+            "SELECT data FROM log WHERE session_id = ? AND type = 'result'"
+            " AND data LIKE '%\"views\"%' ORDER BY seq",
+            (session_id,),
+        )
+        ops: list[object] = []
+        for (data,) in rows:
+            meta = fastjson.loads(data).get("meta")
+            if isinstance(meta, dict) and isinstance(meta.get("views"), list):
+                ops += meta["views"]
+        return ops
+
     def ids_with_prefix(self, session_id: str, prefix: str) -> list[str]:
         """Every call id of the session that starts with ``prefix``, calls and results alike
         (a call rejected before its row was written leaves only a result)."""
