@@ -620,6 +620,39 @@ def test_a_patch_after_cd_is_the_patch_tools_with_that_folders_paths(tmp_path: P
         assert meant(line)[0] == "shell", line
 
 
+def test_clines_search_replace_blocks_are_multis_edits() -> None:
+    """Cline's replace_in_file and Roo's apply_diff edit with SEARCH/REPLACE blocks in one
+    `diff`: `unknown tool` every time. Whole blocks are multi's edits (both marker styles,
+    Roo's line hints); anything else stays unknown."""
+    from frontier.tools.registry import default_registry
+    from frontier.tools.search_replace_blocks import blocks
+
+    registry = default_registry()
+    diff = (
+        "------- SEARCH\nx = 1\n=======\nx = 2\n+++++++ REPLACE\n\n"
+        "<<<<<<< SEARCH\n:start_line:9\n-------\ndef f():\n    pass\n=======\n"
+        "def f():\n    return 3\n>>>>>>> REPLACE\n"
+    )
+    name, args = registry.meant("replace_in_file", {"path": "a.py", "diff": diff}, None)
+    assert (name, dict(args)) == (
+        "multi",
+        {
+            "path": "a.py",
+            "edits": [
+                {"old": "x = 1", "new": "x = 2"},
+                {"old": "def f():\n    pass", "new": "def f():\n    return 3"},
+            ],
+        },
+    )
+    assert registry.meant("apply_diff", {"path": "a.py", "diff": diff}, None)[0] == "multi"
+    assert blocks("------- SEARCH\nx\n=======\ny\n") is None  # no end
+    assert blocks("x = 1\n------- SEARCH\nx\n=======\ny\n+++++++ REPLACE") is None
+    assert blocks("------- SEARCH\n\n=======\ny\n+++++++ REPLACE") is None  # empty search
+    assert blocks("------- SEARCH\nx\n=======\n+++++++ REPLACE") == [{"old": "x", "new": ""}]
+    name, _ = registry.meant("replace_in_file", {"path": "a.py", "diff": "x"}, None)
+    assert name == "replace_in_file"
+
+
 async def test_claude_codes_background_shell_tools_read_and_stop_a_job() -> None:
     """Its models start a job with run_in_background (taken), then read it with
     BashOutput and stop it with KillShell: each was `unknown tool`, the job unreachable."""

@@ -130,8 +130,9 @@ TOOLS = {
 """Other agents' names of the built-in tools → the tool, where it takes the same arguments
 (under :data:`EVERY`'s names): Claude Code's (``Bash``, ``Read``, ``LS``, ``Edit``,
 ``MultiEdit``; :func:`tool_named` ignores case), Codex's, Gemini CLI's, Cline's. Not
-Cursor's ``edit_file`` (a sketch of the edit, not old and new text) nor Cline's
-``replace_in_file`` (search/replace blocks): a name whose arguments differ stays unknown."""
+Cursor's ``edit_file`` (a sketch of the edit, not old and new text): a name whose
+arguments differ stays unknown. Cline's ``replace_in_file`` (search/replace blocks) is
+read by ``tools/search_replace_blocks.py``."""
 HARMONY = "functions."
 """The recipient prefix of gpt-oss's Harmony format (``to=functions.read``), which GPT-5.x
 models send as part of the name through Chat Completions."""

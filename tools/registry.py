@@ -102,6 +102,11 @@ class Registry:
         meant = self.named(name)
         if meant == "job" and (stopping := stop_args(name, args)) is not None:
             return meant, stopping
+        if meant == name and "multi" in self._tools and name not in self._tools:
+            from frontier.tools.search_replace_blocks import multi_args
+
+            if (edits := multi_args(name, args)) is not None:
+                return "multi", edits
         if meant == "shell" and "apply_patch" in self._tools:
             from frontier.tools.patch_via_shell import patch_and_folder, rebased
 
