@@ -653,6 +653,44 @@ def test_clines_search_replace_blocks_are_multis_edits() -> None:
     assert name == "replace_in_file"
 
 
+def test_the_text_editor_tools_commands_are_the_tools_they_mean() -> None:
+    """OpenHands' str_replace_editor (Devstral and SWE-agent's models reach for it) and
+    Claude's str_replace_based_edit_tool: one tool whose command chooses; each call was an
+    unknown tool. view, create and str_replace are read, write and replace; insert and
+    undo_edit stay unknown."""
+    from frontier.tools.registry import default_registry
+
+    registry = default_registry()
+
+    def meant(name: str, **args: object) -> tuple[str, dict[str, object]]:
+        tool, taken = registry.meant(name, args, None)
+        return tool, dict(taken)
+
+    assert meant("str_replace_editor", command="view", path="a.py") == ("read", {"path": "a.py"})
+    assert meant("str_replace_editor", command="view", path="a.py", view_range=[10, 19]) == (
+        "read", {"path": "a.py", "offset": 10, "limit": 10}
+    )  # fmt: skip
+    assert meant("str_replace_based_edit_tool", command="view", path="a", view_range=[5, -1]) == (
+        "read", {"path": "a", "offset": 5}
+    )  # fmt: skip
+    assert meant("str_replace_editor", command="create", path="n.py", file_text="x\n") == (
+        "write", {"path": "n.py", "content": "x\n"}
+    )  # fmt: skip
+    swap = meant("str_replace_editor", command="str_replace", path="a", old_str="x", new_str="y")
+    assert swap == ("replace", {"path": "a", "old": "x", "new": "y"})
+    for args in (
+        {"command": "insert", "path": "a.py", "insert_line": 3, "new_str": "z"},
+        {"command": "undo_edit", "path": "a.py"},
+        {"command": "view", "path": "a.py", "view_range": [9, 2]},
+        {"command": "view", "path": 7},
+    ):
+        assert meant("str_replace_editor", **args)[0] == "str_replace_editor", args
+    hint = registry.unknown_hint("str_replace_editor", {"command": "insert", "path": "a"})
+    assert "use replace, with old the line to insert after" in hint
+    assert "must be whole blocks" in registry.unknown_hint("replace_in_file", {"diff": "x"})
+    assert registry.unknown_hint("frobnicate", {}) == ""
+
+
 async def test_claude_codes_background_shell_tools_read_and_stop_a_job() -> None:
     """Its models start a job with run_in_background (taken), then read it with
     BashOutput and stop it with KillShell: each was `unknown tool`, the job unreachable."""

@@ -284,11 +284,12 @@ class ToolBoundary:
         tool = self.registry.get(call.name)
         if tool is None:
             names = ", ".join(self.registry.names())
+            hint = self.registry.unknown_hint(call.name, call.args)
             return _result(
                 call,
                 "unknown_tool",
-                f"unknown tool {call.name!r}. Available tools: {names}. Re-issue the call "
-                "with one of these names.",
+                f"unknown tool {call.name!r}{f' ({hint})' if hint else ''}. Available tools: "
+                f"{names}. Re-issue the call with one of these names.",
             )
         spec = tool.spec
         try:

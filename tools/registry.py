@@ -95,18 +95,24 @@ class Registry:
         self, name: str, args: Mapping[str, Any], root: str | None
     ) -> tuple[str, Mapping[str, Any]]:
         """The call a model's call means, as these tools take it: its tool's registered
-        name (:meth:`named`); Claude Code's ``KillShell`` as a ``job`` stop; a ``shell``
+        name (:meth:`named`); Claude Code's ``KillShell`` as a ``job`` stop; Cline's
+        search/replace blocks as ``multi``'s edits; Anthropic's text editor's commands as
+        ``read``, ``write`` or ``replace`` (``tools/text_editor_calls.py``); a ``shell``
         call that only runs ``apply_patch`` as the patch tool's, its paths from ``root``
         when it ran in a ``workdir`` or after a ``cd dir &&`` (``tools/patch_via_shell.py``).
         ``(name, args)`` unchanged otherwise."""
         meant = self.named(name)
         if meant == "job" and (stopping := stop_args(name, args)) is not None:
             return meant, stopping
-        if meant == name and "multi" in self._tools and name not in self._tools:
+        if meant == name and name not in self._tools:
             from frontier.tools.search_replace_blocks import multi_args
+            from frontier.tools.text_editor_calls import editor_call
 
-            if (edits := multi_args(name, args)) is not None:
+            if "multi" in self._tools and (edits := multi_args(name, args)) is not None:
                 return "multi", edits
+            edit = editor_call(name, args)
+            if edit is not None and edit[0] in self._tools:
+                return edit
         if meant == "shell" and "apply_patch" in self._tools:
             from frontier.tools.patch_via_shell import patch_and_folder, rebased
 
@@ -114,6 +120,14 @@ class Registry:
             if found is not None and (patch := rebased(found[0], args, root, found[1])):
                 return "apply_patch", {"patch": patch}
         return meant, args
+
+    def unknown_hint(self, name: str, args: Mapping[str, Any]) -> str:
+        """For a call :meth:`meant` left under a name no tool has: what to do instead,
+        when another agent's tool is recognised (``""`` otherwise)."""
+        from frontier.tools.search_replace_blocks import blocks_hint
+        from frontier.tools.text_editor_calls import editor_hint
+
+        return blocks_hint(name) or editor_hint(name, args)
 
     def offered(self) -> list[ToolSpec]:
         """The tools every request lists (``ToolSpec.offered``)."""

@@ -46,6 +46,16 @@ def multi_args(name: str, args: Mapping[str, Any]) -> dict[str, Any] | None:
     return None if edits is None else {"path": path, "edits": edits}
 
 
+def blocks_hint(name: str) -> str:
+    """What to do, for a search/replace call whose ``diff`` is not whole blocks."""
+    if name.casefold() not in NAMES:
+        return ""
+    return (
+        f"{name}'s diff must be whole blocks ('------- SEARCH', the lines, '=======', the "
+        "new lines, '+++++++ REPLACE'); or call multi with edits [{old, new}]"
+    )
+
+
 def blocks(diff: str) -> list[dict[str, str]] | None:
     """The edits ``diff``'s blocks make, in order, or ``None`` (see the module doc)."""
     edits: list[dict[str, str]] = []
@@ -82,4 +92,4 @@ def blocks(diff: str) -> list[dict[str, str]] | None:
     return edits if edits and state == "between" else None
 
 
-__all__ = ["MAX_BLOCKS", "NAMES", "blocks", "multi_args"]
+__all__ = ["MAX_BLOCKS", "NAMES", "blocks", "blocks_hint", "multi_args"]
