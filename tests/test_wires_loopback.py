@@ -2088,6 +2088,29 @@ async def test_a_resumed_session_still_refuses_a_write_over_a_file_changed_since
     rig.assert_valid()
 
 
+@pytest.mark.parametrize("name", ["finish", "attempt_completion"])
+async def test_a_model_that_calls_finish_ends_its_turn_there(make: Make, name: str) -> None:
+    """OpenHands' finish and Cline's attempt_completion end a task; Devstral and Cline's
+    models call them. It was an unknown tool, called again until the loop stopped it as
+    `repeating` four requests later (`frontier run` exited 1 on a task done). Now the turn
+    ends done on it, its message the call's output; Cline's command is not run."""
+    wire = "openai-chat"
+    rig = await make(wire)
+    said = args(message="Fixed the bug in a.py.")
+    if name == "attempt_completion":
+        said = args(result="Fixed the bug in a.py.", command="touch ran.txt")
+    rig.answer(reply(wire, Call("call_f1", name, said)), done(wire, "never asked"))
+    ended = await rig.turn("fix it")
+    assert (ended.reason, ended.message) == ("done", "Fixed the bug in a.py.")
+    assert len(rig.server.requests) == 1
+    (finished,) = [e.result for e in rig.watch.of(ToolFinished)]
+    assert (finished.name, finished.kind, finished.output) == (
+        "finish", "ok", "Fixed the bug in a.py."
+    )  # fmt: skip
+    assert not (rig.root / "ran.txt").exists()
+    rig.assert_valid()
+
+
 async def test_a_resumed_session_tells_the_model_its_background_jobs_are_gone(
     make: Make,
 ) -> None:

@@ -97,6 +97,12 @@ PLAN = {
     "content": "step",  # a todo's text
     **dict.fromkeys(("activeForm", "priority", "id"), DROPPED),  # TodoWrite's, opencode's
 }
+FINISH = {
+    **dict.fromkeys(("result", "summary", "text"), "message"),  # Cline's attempt_completion
+    # OpenHands' finish says whether it was done; Cline's a command to show the result,
+    # never run on the model's word
+    **dict.fromkeys(("task_completed", "command", "outputs"), DROPPED),
+}
 
 EVERY = {**READ, **REPLACE, **WRITE, **PATCH, **SHELL, **GREP}
 """Every alias → its parameter, for a front end summing up a call as the model sent it."""
@@ -126,6 +132,7 @@ TOOLS = {
     **dict.fromkeys(("update_plan", "todowrite", "todo_write", "todo"), "plan"),
     **dict.fromkeys(("bashoutput", "bash_output"), "job"),  # Claude Code's, for a job's output
     **dict.fromkeys(("killshell", "killbash", "kill_shell", "kill_bash"), "job"),  # its stop
+    **dict.fromkeys(("attempt_completion", "task_complete", "finish_task"), "finish"),
 }
 """Other agents' names of the built-in tools → the tool, where it takes the same arguments
 (under :data:`EVERY`'s names): Claude Code's (``Bash``, ``Read``, ``LS``, ``Edit``,

@@ -267,6 +267,7 @@ def default_registry(dialect: PatchDialect = "unified") -> Registry:
     """Every built-in tool, in the order prompts list them; ``apply_patch`` teaches
     ``dialect`` (``patch_docs.resolve_patch_format`` picks it from the settings)."""
     from frontier.tools.edit import ApplyPatchTool, MultiTool, ReadTool, ReplaceTool, WriteTool
+    from frontier.tools.finish import FinishTool
     from frontier.tools.jobs import JobTool
     from frontier.tools.plan import PlanTool
     from frontier.tools.process import PythonTool, ShellTool
@@ -285,5 +286,6 @@ def default_registry(dialect: PatchDialect = "unified") -> Registry:
             PythonTool(),
             JobTool(),
             PlanTool(),
+            FinishTool(),
         ]
     )

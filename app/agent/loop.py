@@ -666,8 +666,10 @@ class AgentLoop:
                 # a reply of nothing (or only reasoning) looked like no reply at all
                 empty = not bytes(response.raw).strip()
                 return TurnEnded("done", EMPTY_REPLY if empty else "")
-            if any(r.meta.get("terminates") for r in results):
-                return TurnEnded("done", "a tool ended the task")
+            ending = next((r for r in results if r.meta.get("terminates")), None)
+            if ending is not None:  # ``finish``: the model's last word is its message
+                said = " ".join(ending.output.split())
+                return TurnEnded("done", said if len(said) <= 300 else said[:299] + "…")
         return TurnEnded(
             "max_turns",
             f"stopped after {self.max_turns} model request{'s' if self.max_turns != 1 else ''} "
