@@ -2111,6 +2111,22 @@ async def test_a_model_that_calls_finish_ends_its_turn_there(make: Make, name: s
     rig.assert_valid()
 
 
+async def test_a_thought_written_as_a_call_is_answered_and_the_turn_goes_on(
+    make: Make,
+) -> None:
+    """Anthropic's and OpenHands' think tool: Claude and Devstral call it to reason
+    between calls; it was an unknown tool and a repair round. It is answered, nothing run."""
+    wire = "openai-chat"
+    rig = await make(wire)
+    thought = Call("call_t1", "think", args(thought="The bug is in the parser."))
+    rig.answer(reply(wire, thought, read_notes()), done(wire))
+    ended = await rig.turn("fix it")
+    assert ended.reason == "done", ended.message
+    assert result_kinds(rig.watch) == {"call_t1": "ok", "call_r1": "ok"}
+    assert "Your thought has been noted" in history_text(rig.server.requests[-1])
+    rig.assert_valid()
+
+
 async def test_a_resumed_session_tells_the_model_its_background_jobs_are_gone(
     make: Make,
 ) -> None:

@@ -272,6 +272,7 @@ def default_registry(dialect: PatchDialect = "unified") -> Registry:
     from frontier.tools.plan import PlanTool
     from frontier.tools.process import PythonTool, ShellTool
     from frontier.tools.search import GlobTool, GrepTool
+    from frontier.tools.think import ThinkTool
 
     return Registry(
         [
@@ -287,5 +288,6 @@ def default_registry(dialect: PatchDialect = "unified") -> Registry:
             JobTool(),
             PlanTool(),
             FinishTool(),
+            ThinkTool(),
         ]
     )
