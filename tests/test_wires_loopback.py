@@ -2057,7 +2057,7 @@ async def test_a_model_without_vision_reading_an_image_goes_on_without_it(
     named = f"[image shot.png, image/png, {len(PNG):,} bytes] read by call call_i1\\n(not sent"
     assert named in history_text(asked_again)  # named once, said not sent
     assert "read by call call_i2: not shown: the model takes no images" in history_text(last)
-    told = [n.text for n in rig.watch.of(Notice) if "refused an image the model read" in n.text]
+    told = [n.text for n in rig.watch.of(Notice) if "carrying an image the model read" in n.text]
     assert len(told) == 1, told
     assert [c.reason for c in rig.watch.of(Compacted)] == ["images_refused"]
     rig.assert_valid()
@@ -2124,6 +2124,35 @@ async def test_a_thought_written_as_a_call_is_answered_and_the_turn_goes_on(
     assert ended.reason == "done", ended.message
     assert result_kinds(rig.watch) == {"call_t1": "ok", "call_r1": "ok"}
     assert "Your thought has been noted" in history_text(rig.server.requests[-1])
+    rig.assert_valid()
+
+
+@pytest.mark.parametrize("second", [200, 400])
+async def test_an_image_refused_in_unknown_words_is_taken_out_and_asked_again_once(
+    make: Make, second: int
+) -> None:
+    """A server that refuses the request carrying the model's image in words no known
+    sign matches (a gateway's "invalid content part") left the image in the history, and
+    every later request was refused the same way: the session stuck for good. The image
+    is taken out and the model asked once more; a second refusal was about something
+    else, and ends the turn with the server's words."""
+    wire = "openai-chat"
+    rig = await make(wire)
+    (rig.root / "shot.png").write_bytes(PNG)
+    refusal = {"error": {"message": "invalid content part at messages[3]", "type": "x"}}
+    look = Call("call_i1", "read", args(path="shot.png"))
+    after = done(wire, "Going on without it.") if second == 200 else status(400, refusal)
+    rig.answer(reply(wire, look), status(400, refusal), after)
+    ended = await rig.turn("look at shot.png")
+    assert len(rig.server.requests) == 3
+    assert image_parts(wire, rig.server.requests[1]) == [image_wanted(wire)]
+    assert image_parts(wire, rig.server.requests[2]) == []
+    told = [n.text for n in rig.watch.of(Notice) if "carrying an image" in n.text]
+    assert len(told) == 1 and "it said: " in told[0], told
+    if second == 200:
+        assert ended.reason == "done", ended.message
+    else:
+        assert ended.reason == "provider_error" and "invalid content part" in ended.message
     rig.assert_valid()
 
 

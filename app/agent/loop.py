@@ -771,7 +771,9 @@ class AgentLoop:
         try:
             response = await self._respond_in_budget()
         except ModelError as exc:
-            if exc.images_refused and has_tool_images(self.history):
+            if has_tool_images(self.history) and (
+                exc.images_refused or self._refused_with_new_image(exc)
+            ):
                 response = await self._respond_without_images(exc)
                 self._fallback = None
                 return response
@@ -795,23 +797,46 @@ class AgentLoop:
         self._fallback = None  # a reply: the mode is borne out
         return response
 
+    def _refused_with_new_image(self, exc: ModelError) -> bool:
+        """A request refused as malformed (400, 413, 415, 422) in words no sign in
+        ``lasting_refusals`` knows, the first to carry an image a tool read since the
+        model's last reply: the image is the likely cause (a server's own words for "no
+        vision"), and left in the history it would refuse every later request the same
+        way, a session stuck for good."""
+        if exc.status not in (400, 413, 415, 422):
+            return False
+        for item in reversed(self.history):
+            if isinstance(item, AssistantTurn):
+                return False
+            if isinstance(item, UserText) and item.origin == "tool" and item.images:
+                return True
+        return False
+
     async def _respond_without_images(self, refused: ModelError) -> _Response:
         """The server refused an image a tool read (the model takes no images): every image
         taken out of the history, each named, and the model asked again, once, so its turn
         goes on without the picture; later reads of an image name it without showing it.
         A person's image stops the turn instead (they chose to send it: the turn's end
-        says so); a tool's was the model's own reach, and it can go on without it."""
-        self.takes_images = False
+        says so); a tool's was the model's own reach, and it can go on without it. Refused
+        in words not known to mean "no images", the model is asked again all the same,
+        and images count as refused only when that request is answered (a second refusal
+        was about something else: it ends the turn, as it would have)."""
+        known = refused.images_refused
+        if known:
+            self.takes_images = False
         self._drop_images()
         status = f" (HTTP {refused.status})" if refused.status is not None else ""
+        why = "the model takes no images" if known else f"it said: {refused.message[:200]}"
         self._emit(
             Notice(
-                f"the server refused an image the model read{status}: the model takes no "
-                "images, so it was taken out and the model asked again; images it reads "
-                "are named to it, not shown, for the rest of this session"
+                f"the server refused the request carrying an image the model read{status}; "
+                f"{why}. The image was taken out and the model asked again; images it "
+                "reads are named to it, not shown, for the rest of this session"
             )
         )
-        return await self._respond_in_budget()
+        response = await self._respond_in_budget()
+        self.takes_images = False  # answered without it: the image was what it refused
+        return response
 
     async def _respond_in_budget(self) -> _Response:
         """``_respond`` within the context budget: the history is compacted first when the
