@@ -20,6 +20,7 @@ whitespace is never ignored: ``new``'s indentation would then be wrong.
 from __future__ import annotations
 
 from difflib import SequenceMatcher
+from functools import lru_cache
 from itertools import accumulate
 
 from frontier.tools.patch_match import _FOLD, Haystack, key
@@ -119,13 +120,20 @@ def typographic(text: str, old: str) -> list[tuple[int, int]]:
     folded_old = old.translate(_PUNCTUATION)
     if folded_old == old and text.isascii():
         return []  # nothing typographic on either side: an exact miss is a miss
-    folded = text.translate(_PUNCTUATION)
+    folded = _folded(text)
     spans: list[tuple[int, int]] = []
     at = folded.find(folded_old)
     while at != -1 and len(spans) < 2:
         spans.append((at, at + len(old)))
         at = folded.find(folded_old, at + 1)
     return spans
+
+
+@lru_cache(maxsize=1)
+def _folded(text: str) -> str:
+    """``text`` folded once for all of a ``multi``'s edits (a megabyte of prose took 40 ms
+    each time; the string's hash is kept by the string itself)."""
+    return text.translate(_PUNCTUATION)
 
 
 def in_file_punctuation(new: str, old: str, found: str) -> str:
