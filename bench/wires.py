@@ -271,8 +271,10 @@ BODIES: dict[str, Callable[[Sequence[str], Sequence[str], Sequence[str]], list[O
 }
 
 
-def call_response(wire: str, prose_seconds: float, rate: float) -> list[Out]:
-    return BODIES[wire](tokens(INTRO), tokens(CALL_ARGS), prose(prose_seconds, rate))
+def call_response(
+    wire: str, prose_seconds: float, rate: float, arguments: str = CALL_ARGS
+) -> list[Out]:
+    return BODIES[wire](tokens(INTRO), tokens(arguments), prose(prose_seconds, rate))
 
 
 def closing_response(wire: str) -> list[Out]:
@@ -505,14 +507,16 @@ async def eager(args: argparse.Namespace) -> None:
 
 def make_session(root: Path, env: dict[str, str], responses: int = 1, native: bool = False) -> str:
     """A stored session, made by ``frontier run`` against this file's loopback server: in
-    ``root/ws`` (made if missing), ``responses`` responses each reading ``notes.txt`` (a
-    native call with ``native``, else the wire's call in the session's default mode), then
-    one closing answer; its id."""
+    ``root/ws`` (made if missing), ``responses`` responses each reading a line of
+    ``notes.txt`` (a native call with ``native``, else the wire's call in the session's
+    default mode), then one closing answer; its id. Each call reads another line: the
+    same call answered the same way three times is refused, and the turn stopped, as a
+    model repeating itself (stop 57)."""
     ws = root / "ws"
     ws.mkdir(parents=True, exist_ok=True)
-    (ws / "notes.txt").write_text(NOTES)
+    (ws / "notes.txt").write_text(NOTES * max(responses, 1))
     with ThreadedServer() as server:
-        bodies = [call_response("openai-chat", 0.0, 0.0) for _ in range(responses)]
+        bodies = [call_response("openai-chat", 0.0, 0.0, _read_line(n)) for n in range(responses)]
         server.script = Script([*bodies, closing_response("openai-chat")], 0.0)
         argv = [*frontier_argv(), "run", "--prompt", "read notes.txt", "--base-url"]
         argv += [server.url, "--model", "m", "--wire", "openai-chat", "--workspace", str(ws)]
@@ -525,6 +529,10 @@ def make_session(root: Path, env: dict[str, str], responses: int = 1, native: bo
         [*frontier_argv(), "sessions", "--json"], env=env, capture_output=True, check=True
     )
     return str(json.loads(listed.stdout)[0]["id"])
+
+
+def _read_line(n: int) -> str:
+    return CALL_ARGS if n == 0 else json.dumps({"path": "notes.txt", "offset": n + 1, "limit": 1})
 
 
 def frontier_argv() -> list[str]:

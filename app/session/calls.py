@@ -249,15 +249,16 @@ class CallLedger:
         ``meta["views"]``, ``tools/file_views.py``), in order: a resumed session replays
         them. Only rows that can hold one are decoded."""
         rows = self.db.read(
-            "SELECT data FROM log WHERE session_id = ? AND type = 'result'"
-            " AND data LIKE '%\"views\"%' ORDER BY seq",
+            "SELECT json_extract(data, '$.meta.views') FROM log"
+            " WHERE session_id = ? AND type = 'result' AND instr(data, '\"views\"') > 0"
+            " AND json_valid(data) ORDER BY seq",
             (session_id,),
         )
         ops: list[object] = []
-        for (data,) in rows:
-            meta = fastjson.loads(data).get("meta")
-            if isinstance(meta, dict) and isinstance(meta.get("views"), list):
-                ops += meta["views"]
+        for (views,) in rows:  # only the list is decoded here: a result's text stays in C
+            value = fastjson.loads(views) if isinstance(views, str) else None
+            if isinstance(value, list):
+                ops += value
         return ops
 
     def ids_with_prefix(self, session_id: str, prefix: str) -> list[str]:
