@@ -603,6 +603,33 @@ async def test_old_with_straight_quotes_finds_the_files_curly_ones_and_keeps_the
     assert r.kind == "error" and "nothing would change" in r.output, r.output
 
 
+async def test_read_of_a_place_reads_the_file_from_there_and_a_glob_names_its_files(
+    tmp_path: Path,
+) -> None:
+    """Models copy `src/a.py:42` from grep's output or a traceback, and write `src/*.py`
+    for the files they want: each was "no such file" and a round. A place is read from its
+    line (a range to its end); a glob that names no file lists the files it matches."""
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "a.py").write_text("".join(f"line {n}\n" for n in range(1, 11)))
+    (tmp_path / "src" / "b.py").write_text("b\n")
+    b = make_boundary(tmp_path)
+    r = await b.run(call("read", 1, path="src/a.py:7"))
+    assert r.kind == "ok" and r.output.splitlines()[0].endswith("line 7"), r.output
+    assert "line 6" not in r.output and "line 10" in r.output
+    r = await b.run(call("read", 2, path="src/a.py:3-4"))
+    assert "line 3" in r.output and "line 4" in r.output and "line 5" not in r.output
+    r = await b.run(call("read", 3, path="src/a.py:8:12"))  # line and column
+    assert r.output.splitlines()[0].endswith("line 8"), r.output
+    r = await b.run(call("read", 4, path="src/z.py:3"))
+    assert r.kind == "error" and "src/z.py:3: no such file" in r.output
+    r = await b.run(call("read", 5, path="src/*.py"))
+    assert r.kind == "error", r.output
+    assert "reads as a glob, matching 2: src/a.py, src/b.py; read each by its path" in r.output
+    (tmp_path / "odd.py:2").write_text("a file with that very name\n")
+    r = await b.run(call("read", 6, path="odd.py:2"))
+    assert "a file with that very name" in r.output
+
+
 async def test_a_commands_timeout_in_milliseconds_is_read_as_seconds(tmp_path: Path) -> None:
     """Claude Code's Bash takes milliseconds; its models sent 120000 to shell: "at most
     3600", a repair round each call. Over the maximum and whole thousands: milliseconds."""

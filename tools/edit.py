@@ -10,6 +10,7 @@ check, atomic write, read-back).
 from __future__ import annotations
 
 import asyncio
+import re
 from collections.abc import Iterable, Mapping
 from itertools import pairwise
 from typing import Any, AnyStr, NamedTuple
@@ -256,6 +257,7 @@ class ReadTool:
     bytes_args: frozenset[str] = frozenset()
 
     def prepare(self, args: Mapping[str, Any], ctx: ToolContext) -> Prepared:
+        args = _at_line(ctx, args)
         _resolve(ctx, args["path"], folder=True)
         if args["offset"] == 0:  # Gemini CLI's read_file counts from 0: the first line
             args = {**args, "offset": 1}
@@ -273,7 +275,7 @@ class ReadTool:
 
             return await list_folder(ctx, folder.rel, cancel)
         if data is None:
-            raise ToolError(_missing(wp))
+            raise ToolError(_missing(wp) + await _as_glob(ctx, wp.rel))
         wide = utf16_text(data)
         if wide is not None:  # PowerShell's `>`, `reg export`: text, by its mark
             shown = render_window(wp.rel, wide, args["offset"], args["limit"])
@@ -295,6 +297,51 @@ class ReadTool:
         shown = render_window(wp.rel, text, args["offset"], args["limit"])
         _saw(ctx, wp.rel, data, shown)
         return Outcome(kind="ok", output=shown.text)
+
+
+_LINE_SUFFIX = re.compile(r"(.+?):(\d{1,9})(?:[-:](\d{1,9}))?")
+"""``src/a.py:42``, ``src/a.py:42-60``, ``src/a.py:42:7``: a path as grep, a compiler or a
+traceback names a place in it."""
+
+
+def _at_line(ctx: ToolContext, args: Mapping[str, Any]) -> Mapping[str, Any]:
+    """``read src/a.py:42`` (the model copied a place from grep's output, a compiler's or a
+    traceback): no file has that name, so it was "no such file" and a round. When the
+    path without its ``:line`` names a file, that file is read from the line (to the end
+    of a ``42-60`` range), unless the call gave its own offset."""
+    path = args["path"]
+    place = _LINE_SUFFIX.fullmatch(path) if isinstance(path, str) else None
+    if place is None or args["offset"] not in (0, 1):
+        return args
+    try:
+        if resolve(ctx.root, path).real.exists() or not resolve(ctx.root, place[1]).real.is_file():
+            return args
+    except (PathError, OSError):
+        return args
+    first = max(int(place[2]), 1)
+    out = {**args, "path": place[1], "offset": first}
+    last = place[3]
+    if last is not None and path[len(place[1]) + len(place[2]) + 1] == "-" and int(last) >= first:
+        out["limit"] = min(int(last) - first + 1, 5000)
+    return out
+
+
+async def _as_glob(ctx: ToolContext, rel: str) -> str:
+    """For a missing path that reads as a glob (``src/*.py``): the files it matches, so the
+    model reads them by name without a ``glob`` round first."""
+    if not any(c in rel for c in "*?["):
+        return ""
+    from frontier.tools.paths import real_root
+    from frontier.tools.search import glob_files
+
+    try:
+        found = await asyncio.to_thread(glob_files, real_root(ctx.root), rel)
+    except (ToolError, OSError):
+        return ""
+    if not found.rows:
+        return f" ({rel} reads as a glob, and matches no file)"
+    shown = ", ".join(found.rows[:20]) + (", …" if len(found.rows) > 20 else "")
+    return f" ({rel} reads as a glob, matching {len(found.rows)}: {shown}; read each by its path)"
 
 
 def _image(rel: str, media_type: str, data: bytes) -> Outcome:
