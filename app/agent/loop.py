@@ -827,11 +827,12 @@ class AgentLoop:
         self._drop_images()
         status = f" (HTTP {refused.status})" if refused.status is not None else ""
         why = "the model takes no images" if known else f"it said: {refused.message[:200]}"
+        then = "" if known else "if it answers, "
         self._emit(
             Notice(
                 f"the server refused the request carrying an image the model read{status}; "
-                f"{why}. The image was taken out and the model asked again; images it "
-                "reads are named to it, not shown, for the rest of this session"
+                f"{why}. The image was taken out and the model asked again; {then}images "
+                "it reads are named to it, not shown, for the rest of this session"
             )
         )
         response = await self._respond_in_budget()
