@@ -334,10 +334,16 @@ async def _as_glob(ctx: ToolContext, rel: str) -> str:
     from frontier.tools.paths import real_root
     from frontier.tools.search import glob_files
 
+    import threading
+
+    stop = threading.Event()  # Esc, or the call's time limit, ends the walk too
     try:
-        found = await asyncio.to_thread(glob_files, real_root(ctx.root), rel)
+        found = await asyncio.to_thread(glob_files, real_root(ctx.root), rel, stop)
     except (ToolError, OSError):
         return ""
+    except asyncio.CancelledError:
+        stop.set()
+        raise
     if not found.rows:
         return f" ({rel} reads as a glob, and matches no file)"
     shown = ", ".join(found.rows[:20]) + (", …" if len(found.rows) > 20 else "")
