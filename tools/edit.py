@@ -331,10 +331,10 @@ async def _as_glob(ctx: ToolContext, rel: str) -> str:
     model reads them by name without a ``glob`` round first."""
     if not any(c in rel for c in "*?["):
         return ""
+    import threading
+
     from frontier.tools.paths import real_root
     from frontier.tools.search import glob_files
-
-    import threading
 
     stop = threading.Event()  # Esc, or the call's time limit, ends the walk too
     try:
