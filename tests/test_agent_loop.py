@@ -691,6 +691,22 @@ def test_the_text_editor_tools_commands_are_the_tools_they_mean() -> None:
     assert registry.unknown_hint("frobnicate", {}) == ""
 
 
+def test_cursors_delete_file_is_a_patch_and_openhands_cell_is_python() -> None:
+    """Cursor's delete_file was an unknown tool (the model then ran `rm`, which no undo
+    brings back): it is the patch that deletes the file, reviewed and undone as any edit.
+    OpenHands' execute_ipython_cell is `python`, SWE-agent's submit `finish`."""
+    from frontier.tools.registry import default_registry
+
+    registry = default_registry()
+    name, args = registry.meant("delete_file", {"target_file": "old.py", "explanation": "x"}, None)
+    assert (name, dict(args)) == (
+        "apply_patch", {"patch": "*** Begin Patch\n*** Delete File: old.py\n*** End Patch"}
+    )  # fmt: skip
+    assert registry.meant("delete_file", {"target_file": "a\nb"}, None)[0] == "delete_file"
+    assert registry.named("execute_ipython_cell") == "python"
+    assert registry.named("submit") == "finish"
+
+
 async def test_claude_codes_background_shell_tools_read_and_stop_a_job() -> None:
     """Its models start a job with run_in_background (taken), then read it with
     BashOutput and stop it with KillShell: each was `unknown tool`, the job unreachable."""

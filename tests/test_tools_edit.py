@@ -630,6 +630,43 @@ async def test_read_of_a_place_reads_the_file_from_there_and_a_glob_names_its_fi
     assert "a file with that very name" in r.output
 
 
+async def test_cursors_and_the_text_editors_line_ranges_and_explanations_are_taken(
+    tmp_path: Path,
+) -> None:
+    """Cursor's tools take an `explanation` with every call and its read_file a range
+    (`start_line_one_indexed`, `end_line_one_indexed_inclusive`, `should_read_entire_file`);
+    Anthropic's text editor a `view_range`: each an unknown argument and a repair round."""
+    (tmp_path / "a.py").write_text("".join(f"line {n}\n" for n in range(1, 11)))
+    b = make_boundary(tmp_path)
+    why = {"explanation": "to see the function"}
+    r = await b.run(
+        call(
+            "read", 1, target_file="a.py", start_line_one_indexed=3,
+            end_line_one_indexed_inclusive=4, should_read_entire_file=False, **why,
+        )
+    )  # fmt: skip
+    shown = [line for line in r.output.splitlines() if "line " in line]
+    assert r.kind == "ok" and [line.split()[-1] for line in shown] == ["3", "4"], r.output
+    r = await b.run(call("read", 2, path="a.py", view_range=[9, -1]))
+    assert [line.split()[-1] for line in r.output.splitlines() if "line " in line] == ["9", "10"]
+    r = await b.run(call("read", 3, path="a.py", start_line=5, end_line=5))
+    assert [line.split()[-1] for line in r.output.splitlines() if "line " in line] == ["5"]
+    r = await b.run(call("read", 4, path="a.py", start_line=5, end_line=2))
+    assert r.kind == "arg" and "unknown argument" in r.output  # no such range: said
+    for n, (name, args) in enumerate(
+        [
+            ("grep", {"pattern": "line 1", **why}),
+            ("glob", {"pattern": "*.py", **why}),
+            ("shell", {"command": "true", **why}),
+            ("write", {"path": "b.py", "content": "x\n", **why}),
+            ("replace", {"path": "b.py", "old": "x", "new": "y", **why}),
+        ],
+        10,
+    ):
+        r = await b.run(call(name, n, **args))
+        assert r.kind == "ok", (name, r.output)
+
+
 async def test_a_commands_timeout_in_milliseconds_is_read_as_seconds(tmp_path: Path) -> None:
     """Claude Code's Bash takes milliseconds; its models sent 120000 to shell: "at most
     3600", a repair round each call. Over the maximum and whole thousands: milliseconds."""

@@ -33,11 +33,19 @@ PATH = {
     "absolute_path": "path",  # Gemini CLI's and Qwen Code's read_file
     "target_file": "path",  # Cursor's read_file
 }
+EXPLANATION = {"explanation": DROPPED}
+"""Cursor's tools take a one-sentence ``explanation`` of why each call is made, and the
+models trained with them send it with every call: taken and not used (the model's words
+about its call; the review shows the call), as ``shell``'s ``description``."""
 FOLDER = dict.fromkeys(("dir_path", "directory"), "path")
 """Codex's list_dir, Gemini CLI's list_directory and glob: a folder's ``path``."""
 READ = {
     **PATH,
     **FOLDER,
+    **EXPLANATION,
+    "should_read_entire_file": DROPPED,  # Cursor's: the window read shows says how much
+    "start_line_one_indexed": "offset",  # Cursor's, without an end: from there on
+    "start_line": "offset",
     # Claude Code's LS and Gemini CLI's list_directory: what to leave out of a listing;
     # the listing here leaves out what .gitignore does, and shows the rest
     **dict.fromkeys(("ignore", "respect_git_ignore"), DROPPED),
@@ -47,6 +55,7 @@ READ = {
 }
 REPLACE = {
     **PATH,
+    **EXPLANATION,
     "replace_all": "all",  # Claude Code's Edit
     # Gemini CLI's replace: how many it expects; one is what replace does, and more than
     # one is an ambiguity error here, never a wider write
@@ -61,9 +70,10 @@ MULTI = {
 """``multi``'s edits replace exactly one occurrence each: Claude Code's MultiEdit's
 ``replace_all`` is taken and not used (an ``old`` found more than once is an error, as
 without it: never a wrong write)."""
-WRITE = {**PATH, "contents": "content", "file_text": "content"}
-PATCH = {"input": "patch"}
+WRITE = {**PATH, **EXPLANATION, "contents": "content", "file_text": "content"}
+PATCH = {"input": "patch", **EXPLANATION}
 GREP = {
+    **EXPLANATION,
     **dict.fromkeys(("-i", "case_insensitive", "caseInsensitive"), "ignore_case"),
     "-n": DROPPED,  # Claude Code's Grep: line numbers, which every matching line has here
     **dict.fromkeys(("-C", "-A", "-B", "context_lines"), "context"),  # its context lines
@@ -75,8 +85,9 @@ GREP = {
     "file_type": "type",
     **FOLDER,
 }
-GLOB = FOLDER
+GLOB = {**FOLDER, **EXPLANATION}
 SHELL = {
+    **EXPLANATION,
     "cmd": "command",
     **dict.fromkeys(("cwd", "dir", "directory"), "workdir"),  # Gemini CLI's directory
     # Codex's shell: asking to run outside the sandbox is the review's to offer, never
@@ -133,6 +144,8 @@ TOOLS = {
     **dict.fromkeys(("bashoutput", "bash_output"), "job"),  # Claude Code's, for a job's output
     **dict.fromkeys(("killshell", "killbash", "kill_shell", "kill_bash"), "job"),  # its stop
     **dict.fromkeys(("attempt_completion", "task_complete", "finish_task"), "finish"),
+    "submit": "finish",  # SWE-agent's: the task is done
+    "execute_ipython_cell": "python",  # OpenHands' (its code runs as a script here)
 }
 """Other agents' names of the built-in tools → the tool, where it takes the same arguments
 (under :data:`EVERY`'s names): Claude Code's (``Bash``, ``Read``, ``LS``, ``Edit``,

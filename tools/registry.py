@@ -106,11 +106,11 @@ class Registry:
             return meant, stopping
         if meant == name and name not in self._tools:
             from frontier.tools.search_replace_blocks import multi_args
-            from frontier.tools.text_editor_calls import editor_call
+            from frontier.tools.text_editor_calls import deletion, editor_call
 
             if "multi" in self._tools and (edits := multi_args(name, args)) is not None:
                 return "multi", edits
-            edit = editor_call(name, args)
+            edit = editor_call(name, args) or deletion(name, args)
             if edit is not None and edit[0] in self._tools:
                 return edit
         if meant == "shell" and "apply_patch" in self._tools:

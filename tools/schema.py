@@ -48,6 +48,8 @@ def coerce_args(
     props: Mapping[str, Any] = schema.get("properties", {})
     if "timeout_ms" in args and "timeout" in props and "timeout" not in args:
         args = _from_millis(args)
+    if "limit" in props and "offset" in props and "limit" not in args:
+        args = _line_range(args)
     if aliases:
         args = _renamed(tool, props, args, aliases)
     required = list(schema.get("required", []))
@@ -124,6 +126,39 @@ def _from_millis(args: Mapping[str, Any]) -> Mapping[str, Any]:
     out = {k: v for k, v in args.items() if k != "timeout_ms"}
     out["timeout"] = max(1, math.ceil(ms / 1000))
     return out
+
+
+LINE_RANGES = (
+    ("start_line", "end_line"),
+    ("start_line_one_indexed", "end_line_one_indexed_inclusive"),  # Cursor's read_file
+)
+"""``(first, last)`` argument names other agents' reads take a range of lines by."""
+
+
+def _line_range(args: Mapping[str, Any]) -> Mapping[str, Any]:
+    """A range of lines as ``offset``/``limit``: ``[first, last]`` in ``view_range``
+    (Anthropic's text editor; ``-1``: to the end), or a pair of :data:`LINE_RANGES`
+    (inclusive, from 1). A range that is not one (not whole numbers, the last before the
+    first) stays as sent, and is refused as an unknown argument naming the parameters."""
+    window = args.get("view_range")
+    if isinstance(window, list) and len(window) == 2:
+        keys: tuple[str, ...] = ("view_range",)
+        first, last, to_end = window[0], window[1], -1
+    else:
+        pair = next(((a, b) for a, b in LINE_RANGES if b in args), None)
+        if pair is None:
+            return args
+        keys = pair
+        first, last, to_end = args.get(pair[0], args.get("offset", 1)), args[pair[1]], None
+    if type(first) is not int or type(last) is not int or first < 0:
+        return args
+    first = max(first, 1)
+    out = {k: v for k, v in args.items() if k not in keys} | {"offset": first}
+    if last == to_end:
+        return out
+    if last < first:
+        return args
+    return out | {"limit": last - first + 1}
 
 
 def _seconds(value: Any, prop: Mapping[str, Any]) -> Any:

@@ -13,7 +13,8 @@ chooses what it does. Each such call was ``unknown tool`` and a repair round. No
   ``replace`` does).
 
 ``insert`` (after a line number) and ``undo_edit`` have no tool of the same meaning here
-(undo is the person's): the call stays unknown, and its error lists the tools.
+(undo is the person's): the call stays unknown, and its error lists the tools. Cursor's
+``delete_file`` is the patch that deletes the file (:func:`deletion`).
 """
 
 from __future__ import annotations
@@ -40,6 +41,29 @@ def editor_call(name: str, args: Mapping[str, Any]) -> tuple[str, dict[str, Any]
         new = args.get("new_str")
         return "replace", {"path": path, "old": args["old_str"], "new": new or ""}
     return None
+
+
+DELETING = ("delete_file", "remove_file")
+"""Cursor's tool to delete a file."""
+
+
+def deletion(name: str, args: Mapping[str, Any]) -> tuple[str, dict[str, Any]] | None:
+    """Cursor's ``delete_file {target_file}`` as the patch that deletes the file: reviewed
+    as a diff, undone as any edit (it was ``unknown tool``, and the model then ran ``rm``,
+    which no undo brings back)."""
+    if name.casefold() not in DELETING:
+        return None
+    path = next((args[k] for k in ("target_file", "path", "file_path") if k in args), None)
+    if (
+        not isinstance(path, str)
+        or not path.strip()
+        or "\n" in path
+        or set(args) - {"target_file", "path", "file_path", "explanation"}
+    ):
+        return None
+    return "apply_patch", {
+        "patch": f"*** Begin Patch\n*** Delete File: {path.strip()}\n*** End Patch"
+    }
 
 
 def editor_hint(name: str, args: Mapping[str, Any]) -> str:
@@ -73,4 +97,4 @@ def _view(path: str, window: object) -> tuple[str, dict[str, Any]] | None:
     return "read", {"path": path, "offset": first, "limit": last - first + 1}
 
 
-__all__ = ["NAMES", "editor_call", "editor_hint"]
+__all__ = ["DELETING", "NAMES", "deletion", "editor_call", "editor_hint"]
