@@ -691,6 +691,21 @@ def test_the_text_editor_tools_commands_are_the_tools_they_mean() -> None:
     assert registry.unknown_hint("frobnicate", {}) == ""
 
 
+def test_a_tool_name_is_read_whatever_its_case_and_underscores() -> None:
+    """Kimi CLI's `ReadFile`, `WriteFile`, a model's `Read-File` or `LIST_DIR`: the names
+    of TOOLS and of the built-ins compared without case, `_` and `-`; a name that means
+    nothing stays as sent."""
+    from frontier.tools.registry import default_registry
+
+    registry = default_registry()
+    assert [registry.named(n) for n in ("ReadFile", "WriteFile", "Read-File", "LIST_DIR")] == [
+        "read", "write", "read", "read"
+    ]  # fmt: skip
+    assert registry.named("Apply-Patch") == "apply_patch"
+    assert registry.named("RunShellCommand") == "shell"
+    assert registry.named("read_files_now") == "read_files_now"
+
+
 def test_cursors_delete_file_is_a_patch_and_openhands_cell_is_python() -> None:
     """Cursor's delete_file was an unknown tool (the model then ran `rm`, which no undo
     brings back): it is the patch that deletes the file, reviewed and undone as any edit.

@@ -162,19 +162,29 @@ def tool_named(name: str, tools: Collection[str], builtin: Collection[str]) -> s
     """The tool ``name`` means among ``tools`` (the registered names): itself when one is
     called so, else the same name without Harmony's prefix or its markup tail
     (``read<|channel|>commentary``, as Ollama sent it), else the built-in tool
-    (among ``builtin``) it names in another agent's words or in other case; ``name``
+    (among ``builtin``) it names in another agent's words, in other case or without its
+    underscores; ``name``
     unchanged when none is (an ``unknown tool`` result lists the tools)."""
     if name in tools:
         return name
     bare = name.removeprefix(HARMONY).partition("<|")[0].strip()
     if bare in tools:
         return bare
-    folded = bare.casefold()
+    folded = _squeezed(bare)
     for tool in builtin:
-        if tool.casefold() == folded:
+        if _squeezed(tool) == folded:
             return tool
-    meant = TOOLS.get(folded)
+    meant = _TOOLS_SQUEEZED.get(folded)
     return meant if meant is not None and meant in builtin else name
+
+
+def _squeezed(name: str) -> str:
+    """``name`` as names are compared: case, ``_`` and ``-`` aside (Kimi CLI's
+    ``ReadFile``, a model's ``Read-File`` are ``read_file``)."""
+    return name.casefold().replace("_", "").replace("-", "")
+
+
+_TOOLS_SQUEEZED = {_squeezed(alias): tool for alias, tool in TOOLS.items()}
 
 
 def stop_args(name: str, args: Mapping[str, Any]) -> dict[str, Any] | None:
