@@ -601,6 +601,12 @@ async def test_old_with_straight_quotes_finds_the_files_curly_ones_and_keeps_the
         call("replace", 3, path="notes.md", old='change" each', new="change\u201d each")
     )
     assert r.kind == "error" and "nothing would change" in r.output, r.output
+    many = "".join(f"\u201cline {n}\u201d\n" for n in range(1500))
+    doc.write_text(many)  # the alignment is quadratic at worst: refused past 2,000 lines
+    plain = many.replace("\u201c", '"').replace("\u201d", '"')
+    r = await b.run(call("replace", 4, path="notes.md", old=plain, new=plain + "x\n"))
+    assert r.kind == "error" and "too long (1501 + 1502 lines)" in r.output, r.output
+    assert doc.read_text() == many
 
 
 async def test_read_of_a_place_reads_the_file_from_there_and_a_glob_names_its_files(

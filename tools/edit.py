@@ -38,6 +38,7 @@ from frontier.tools.patch_engine import (
 )
 from frontier.tools.paths import PathError, WorkspacePath, new_name_problem, resolve
 from frontier.tools.replace_match import (
+    TooLongToAlign,
     first_difference,
     in_file_punctuation,
     tabs_for_spaces,
@@ -551,7 +552,15 @@ class _Located(NamedTuple):
         """``new`` as it goes into the file (in its tabs, when found by them; with the
         file's punctuation where it keeps ``old``'s, when found by that)."""
         if self.how == QUOTES:
-            return in_file_punctuation(new, self.old, self.found)
+            try:
+                return in_file_punctuation(new, self.old, self.found)
+            except TooLongToAlign as exc:
+                raise ToolError(
+                    f"`old` was found only with its quotes, dashes and spaces read as the "
+                    f"file's, and is too long ({exc}) to keep the file's punctuation where "
+                    "`new` keeps it: copy `old` with the file's characters, or edit a "
+                    "smaller part"
+                ) from exc
         return with_tabs(new, self.width) if self.width else new
 
 
