@@ -706,6 +706,31 @@ def test_a_tool_name_is_read_whatever_its_case_and_underscores() -> None:
     assert registry.named("read_files_now") == "read_files_now"
 
 
+async def test_kimi_clis_tools_read_and_edit_as_ours(tmp_path: Path) -> None:
+    """Kimi K2's own agent: ReadFile {path, line_offset, n_lines}, StrReplaceFile {path,
+    edit: {old, new} or a list}: each an unknown tool, every call."""
+    from test_tools_fakes import call, make_boundary
+
+    from frontier.tools.registry import default_registry
+
+    registry = default_registry()
+    (tmp_path / "a.py").write_text("x = 1\ny = 2\nz = 3\n")
+    name, args = registry.meant(
+        "StrReplaceFile", {"path": "a.py", "edit": {"old": "x = 1", "new": "x = 9"}}, None
+    )
+    assert name == "multi"
+    b = make_boundary(tmp_path)
+    r = await b.run(call(name, 1, **args))
+    assert r.kind == "ok" and (tmp_path / "a.py").read_text().startswith("x = 9\n"), r.output
+    edits = [{"old": "y = 2", "new": "y = 8"}, {"old": "z = 3", "new": "z = 7"}]
+    name, args = registry.meant("StrReplaceFile", {"path": "a.py", "edit": edits}, None)
+    assert (await b.run(call(name, 2, **args))).kind == "ok"
+    assert (tmp_path / "a.py").read_text() == "x = 9\ny = 8\nz = 7\n"
+    name = registry.named("ReadFile")
+    r = await b.run(call(name, 3, path="a.py", line_offset=2, n_lines=1))
+    assert r.kind == "ok" and "y = 8" in r.output and "z = 7" not in r.output, r.output
+
+
 def test_cursors_delete_file_is_a_patch_and_openhands_cell_is_python() -> None:
     """Cursor's delete_file was an unknown tool (the model then ran `rm`, which no undo
     brings back): it is the patch that deletes the file, reviewed and undone as any edit.

@@ -46,6 +46,8 @@ READ = {
     "should_read_entire_file": DROPPED,  # Cursor's: the window read shows says how much
     "start_line_one_indexed": "offset",  # Cursor's, without an end: from there on
     "start_line": "offset",
+    "line_offset": "offset",  # Kimi CLI's ReadFile
+    "n_lines": "limit",
     # Claude Code's LS and Gemini CLI's list_directory: what to leave out of a listing;
     # the listing here leaves out what .gitignore does, and shows the rest
     **dict.fromkeys(("ignore", "respect_git_ignore"), DROPPED),
@@ -85,7 +87,7 @@ GREP = {
     "file_type": "type",
     **FOLDER,
 }
-GLOB = {**FOLDER, **EXPLANATION}
+GLOB = {**FOLDER, **EXPLANATION, "include_dirs": DROPPED}  # Kimi CLI's: files are listed
 SHELL = {
     **EXPLANATION,
     "cmd": "command",

@@ -1,5 +1,6 @@
 """Cline's ``replace_in_file`` and Roo's ``apply_diff``: edits written as search/replace
-blocks, read as ``multi``'s edits.
+blocks, read as ``multi``'s edits (and Kimi CLI's ``StrReplaceFile``, whose ``edit`` is
+one ``{old, new}`` or a list of them, as they are).
 
 Models trained in Cline (and Roo Code, which forked it) edit a file with one ``diff``
 argument holding blocks::
@@ -33,12 +34,23 @@ _REPLACE = re.compile(r"(?:\+{3,}|>{3,}) ?REPLACE<?")
 _START_LINE = re.compile(r":(?:start|end)_line:\s*-?\d+")
 
 
+EDITING = ("strreplacefile", "str_replace_file")
+"""Kimi CLI's ``StrReplaceFile {path, edit}``: one ``{old, new}`` or a list of them."""
+
+
 def multi_args(name: str, args: Mapping[str, Any]) -> dict[str, Any] | None:
-    """``multi``'s arguments for a search/replace call (:data:`NAMES`, any case): ``{path,
-    edits}``; ``None`` when ``name`` is not one or its ``diff`` is not whole blocks."""
+    """``multi``'s arguments for a search/replace call (:data:`NAMES`, any case; Kimi
+    CLI's :data:`EDITING`): ``{path, edits}``; ``None`` when ``name`` is not one or its
+    ``diff`` is not whole blocks."""
+    path = next((args[k] for k in ("path", "file_path", "target_file") if k in args), None)
+    if name.casefold() in EDITING:
+        edit = args.get("edit")
+        edits = [edit] if isinstance(edit, Mapping) else edit
+        if not isinstance(path, str) or not isinstance(edits, list) or not edits:
+            return None
+        return {"path": path, "edits": [dict(e) if isinstance(e, Mapping) else e for e in edits]}
     if name.casefold() not in NAMES:
         return None
-    path = next((args[k] for k in ("path", "file_path", "target_file") if k in args), None)
     diff = args.get("diff")
     if not isinstance(path, str) or not isinstance(diff, str):
         return None
@@ -92,4 +104,4 @@ def blocks(diff: str) -> list[dict[str, str]] | None:
     return edits if edits and state == "between" else None
 
 
-__all__ = ["MAX_BLOCKS", "NAMES", "blocks", "blocks_hint", "multi_args"]
+__all__ = ["EDITING", "MAX_BLOCKS", "NAMES", "blocks", "blocks_hint", "multi_args"]
