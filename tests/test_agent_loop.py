@@ -689,6 +689,9 @@ def test_the_text_editor_tools_commands_are_the_tools_they_mean() -> None:
     assert "use replace, with old the line to insert after" in hint
     assert "must be whole blocks" in registry.unknown_hint("replace_in_file", {"diff": "x"})
     assert registry.unknown_hint("frobnicate", {}) == ""
+    assert "no web access here" in registry.unknown_hint("WebFetch", {"url": "x"})
+    assert "no subagents here" in registry.unknown_hint("Task", {})
+    assert "call read once per file" in registry.unknown_hint("read_many_files", {})
 
 
 def test_a_tool_name_is_read_whatever_its_case_and_underscores() -> None:

@@ -155,6 +155,17 @@ TOOLS = {
 Cursor's ``edit_file`` (a sketch of the edit, not old and new text): a name whose
 arguments differ stays unknown. Cline's ``replace_in_file`` (search/replace blocks) is
 read by ``tools/search_replace_blocks.py``."""
+_NO_WEB = "there is no web access here: work from the workspace, or ask the person"
+NO_SUCH = {
+    **dict.fromkeys(("webfetch", "fetch", "fetchurl", "web_fetch", "browser"), _NO_WEB),
+    **dict.fromkeys(("websearch", "web_search", "google_web_search", "searchweb"), _NO_WEB),
+    "task": "there are no subagents here: do the task yourself, with the tools",
+    "read_many_files": "call read once per file (several calls in one reply run together)",
+    "save_memory": "there is no memory tool here: say what to keep in your reply",
+}
+"""Other agents' tools with no counterpart here, and what to do instead: said in the
+``unknown tool`` error (``Registry.unknown_hint``), so the model stops asking for one.
+Keyed as names are compared (case, ``_`` and ``-`` aside)."""
 HARMONY = "functions."
 """The recipient prefix of gpt-oss's Harmony format (``to=functions.read``), which GPT-5.x
 models send as part of the name through Chat Completions."""
@@ -187,6 +198,13 @@ def _squeezed(name: str) -> str:
 
 
 _TOOLS_SQUEEZED = {_squeezed(alias): tool for alias, tool in TOOLS.items()}
+_NO_SUCH_SQUEEZED = {_squeezed(name): hint for name, hint in NO_SUCH.items()}
+
+
+def no_such_hint(name: str) -> str:
+    """What to do instead of calling another agent's tool that has no counterpart here
+    (:data:`NO_SUCH`), or ``""``."""
+    return _NO_SUCH_SQUEEZED.get(_squeezed(name.removeprefix(HARMONY)), "")
 
 
 def stop_args(name: str, args: Mapping[str, Any]) -> dict[str, Any] | None:

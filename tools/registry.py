@@ -12,7 +12,7 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from frontier.tools.arg_aliases import DROPPED, TOOLS, stop_args, tool_named
+from frontier.tools.arg_aliases import DROPPED, TOOLS, no_such_hint, stop_args, tool_named
 from frontier.tools.base import Tool
 from frontier.tools.contract import MCP_SEPARATOR, ToolSpec
 from frontier.tools.patch_docs import PatchDialect, spec_dialect
@@ -127,7 +127,7 @@ class Registry:
         from frontier.tools.search_replace_blocks import blocks_hint
         from frontier.tools.text_editor_calls import editor_hint
 
-        return blocks_hint(name) or editor_hint(name, args)
+        return blocks_hint(name) or editor_hint(name, args) or no_such_hint(name)
 
     def offered(self) -> list[ToolSpec]:
         """The tools every request lists (``ToolSpec.offered``)."""
