@@ -692,6 +692,14 @@ def test_the_text_editor_tools_commands_are_the_tools_they_mean() -> None:
     assert "no web access here" in registry.unknown_hint("WebFetch", {"url": "x"})
     assert "no subagents here" in registry.unknown_hint("Task", {})
     assert "call read once per file" in registry.unknown_hint("read_many_files", {})
+    from frontier.app.record import replace
+    from frontier.tools.registry import Registry
+    from frontier.tools.think import ThinkTool
+
+    served = ThinkTool()
+    served.spec = replace(served.spec, name="web__fetch", source="mcp")  # type: ignore[misc]
+    with_mcp = Registry([*(registry.get(n) for n in registry.names()), served])  # type: ignore[misc]
+    assert with_mcp.unknown_hint("fetch", {}) == "did you mean web__fetch?"
 
 
 def test_a_tool_name_is_read_whatever_its_case_and_underscores() -> None:
