@@ -11,6 +11,9 @@ from frontier.app.record import field, record
 
 IMAGE_TYPES = ("image/png", "image/jpeg", "image/gif", "image/webp")
 """The image formats every wire's API takes (OpenAI's and Anthropic's common set)."""
+IMAGES_SHOWN = 4
+"""Images a round's tools show the model (and one result holds): each goes again with every
+later request, up to 5 MB each."""
 IMAGE_MAX = 3_750_000
 """Bytes of one image shown to the model: base64 makes it 5,000,000, Anthropic's limit per
 image."""
@@ -37,4 +40,4 @@ class Image:
         return len(self.data) * 3 // 4 - padding
 
 
-__all__ = ["IMAGE_MAX", "IMAGE_TYPES", "Image"]
+__all__ = ["IMAGES_SHOWN", "IMAGE_MAX", "IMAGE_TYPES", "Image"]

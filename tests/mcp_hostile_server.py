@@ -152,6 +152,13 @@ def screenshot() -> object:
     return fixture.SLOW
 
 
+def gallery() -> object:
+    """Six screenshots in one answer: more than a result shows."""
+    content = [{"type": "image", "data": SHOT, "mimeType": "image/png"} for _ in range(6)]
+    fixture.send({"jsonrpc": "2.0", "id": fixture.ANSWERING[0], "result": {"content": content}})
+    return fixture.SLOW
+
+
 def listed_with_schema(params: dict[str, Any]) -> object:
     tools = fixture.listed()
     for tool in tools:
@@ -190,6 +197,7 @@ if __name__ == "__main__":
             "typed": (typed, typed.__doc__ or "", {}, None),
             "embedded": (embedded, embedded.__doc__ or "", {}, None),
             "screenshot": (screenshot, screenshot.__doc__ or "", {}, None),
+            "gallery": (gallery, gallery.__doc__ or "", {}, None),
             BAD_NAME: (nothing, "", {}, None),
         }
     )

@@ -188,8 +188,11 @@ async def test_a_servers_screenshot_is_an_image_for_the_model_only_when_it_is_on
     try:
         host.start([hostile("bad", tool_timeout=20.0)], registry)
         shot = await boundary(tmp_path, registry).run(call("bad__screenshot"))
+        many = await boundary(tmp_path, registry).run(call("bad__gallery", 2))
     finally:
         host.close()
+    assert len(many.images) == 4  # each is sent again with every later request
+    assert many.output.count("not shown: at most 4 images a result") == 2, many.output
     assert shot.kind == "ok", shot.output
     (image,) = shot.images
     assert (image.media_type, image.name) == ("image/png", "bad screenshot image")

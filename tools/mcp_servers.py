@@ -40,7 +40,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from frontier.app.events import ToolCall
-from frontier.app.image import Image
+from frontier.app.image import IMAGES_SHOWN, Image
 from frontier.app.record import replace as replace_record
 from frontier.app.wire import safejson
 from frontier.tools import mcp_answers, mcp_sdk
@@ -1379,6 +1379,9 @@ def _outcome(result: Any, name: str = "") -> Outcome:
         kind = getattr(item, "type", "?")
         if kind == "text":
             parts.append(item.text)
+        elif kind == "image" and len(images) >= IMAGES_SHOWN:
+            mime = getattr(item, "mime_type", "?")
+            parts.append(f"[image {mime}, not shown: at most {IMAGES_SHOWN} images a result]")
         elif kind == "image":
             image = image_from_base64(getattr(item, "data", None), f"{name} image")
             if isinstance(image, Image):

@@ -18,10 +18,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from frontier.app.events import ToolResult
-from frontier.app.image import Image
+from frontier.app.image import IMAGES_SHOWN, Image
 from frontier.app.model.conversation import UserText, image_note
 
-ROUND_MAX = 4
+ROUND_MAX = IMAGES_SHOWN
 """Images shown from one round's results (a person's message takes as many)."""
 NO_IMAGES = "not shown: the model takes no images (its server refused one)"
 
