@@ -692,6 +692,7 @@ def test_the_text_editor_tools_commands_are_the_tools_they_mean() -> None:
     assert "no web access here" in registry.unknown_hint("WebFetch", {"url": "x"})
     assert "no subagents here" in registry.unknown_hint("Task", {})
     assert "call read once per file" in registry.unknown_hint("read_many_files", {})
+    assert "edit with replace" in registry.unknown_hint("edit_file", {"code_edit": "x"})
     from frontier.app.record import replace
     from frontier.tools.registry import Registry
     from frontier.tools.think import ThinkTool

@@ -162,6 +162,9 @@ NO_SUCH = {
     "task": "there are no subagents here: do the task yourself, with the tools",
     "read_many_files": "call read once per file (several calls in one reply run together)",
     "save_memory": "there is no memory tool here: say what to keep in your reply",
+    # Cursor's: a sketch of the edit that its own model applies; written whole it could
+    # replace a file by one function, so it is never read as ``write``
+    "edit_file": "edit with replace (old text, new text) or multi; write only a whole file",
 }
 """Other agents' tools with no counterpart here, and what to do instead: said in the
 ``unknown tool`` error (``Registry.unknown_hint``), so the model stops asking for one.
