@@ -743,6 +743,15 @@ async def test_kimi_clis_tools_read_and_edit_as_ours(tmp_path: Path) -> None:
     assert r.kind == "ok" and "y = 8" in r.output and "z = 7" not in r.output, r.output
 
 
+def test_another_model_may_read_images_again() -> None:
+    """Images stop being sent once a server refused one; /model to another model sends
+    them again (it may read them)."""
+    loop, provider, _boundary, _events, _log = make_loop([DONE], mode="native-inc")
+    loop.takes_images = False
+    loop.use_client(provider, signals_call_done=True, can_prefill=False, prefill=None)
+    assert loop.takes_images
+
+
 def test_cursors_delete_file_is_a_patch_and_openhands_cell_is_python() -> None:
     """Cursor's delete_file was an unknown tool (the model then ran `rm`, which no undo
     brings back): it is the patch that deletes the file, reviewed and undone as any edit.

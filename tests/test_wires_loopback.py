@@ -1983,6 +1983,13 @@ async def test_a_model_that_takes_no_images_is_told_once_and_the_session_goes_on
     compacted = rig.watch.of(Compacted)
     assert [c.reason for c in compacted] == ["images_refused"]
     assert "1 image (shot.png) taken out" in compacted[0].detail
+    prepared = rig.session.attach("and @shot.png again?")  # known now: not sent at all
+    before = len(rig.server.requests)
+    ended = await bounded(rig.session.send(prepared.text, prepared.images), "the turn")
+    assert ended.reason == "done" and len(rig.server.requests) == before + 1
+    assert image_parts(wire, rig.server.requests[-1]) == []
+    told = [n.text for n in rig.watch.of(Notice) if n.text.startswith("not sent: shot.png")]
+    assert len(told) == 1, told
     await rig.resume()
     await rig.turn("then read notes.txt instead")
     last = rig.server.requests[-1]

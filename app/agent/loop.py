@@ -500,6 +500,7 @@ class AgentLoop:
         self.signals_call_done = signals_call_done
         self.can_prefill = can_prefill
         self.prefill = prefill
+        self.takes_images = True  # another model: it may read them
         if self.compactor is not None:
             self.compactor.client = client  # summaries ask the model the session talks to
 
@@ -553,6 +554,7 @@ class AgentLoop:
             ended = TurnEnded("provider_error", str(exc))
             if exc.images_refused:  # or every later request would be refused the same way
                 self._drop_images()
+                self.takes_images = False  # later images are named, not sent
             await self._keep_cut(failed_cut(exc.message))
         except TooLong as exc:
             ended = TurnEnded("too_long", str(exc))
@@ -587,7 +589,18 @@ class AgentLoop:
     async def _turn(self, text: str, images: tuple[Image, ...] = ()) -> TurnEnded:
         self.repeats.clear()  # the person spoke: asking again is theirs to ask
         items: list[Item] = self._carried_items()
-        items.append(UserText(text, "person", images))
+        said = UserText(text, "person", images)
+        if images and not self.takes_images:  # its server refused one in this session
+            said = without_images(said)
+            names = ", ".join(image.name or "(pasted)" for image in images)
+            self._emit(
+                Notice(
+                    f"not sent: {names} (the model takes no images: its server refused "
+                    "one earlier in this session; /model switches to one that does); your "
+                    "message goes without, the images named in it"
+                )
+            )
+        items.append(said)
         if self.compactor is not None:
             # a message no compaction can make fit is never sent, nor kept for the model
             refused = await self.compactor.refused(self._request_with(items))
