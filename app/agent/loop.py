@@ -589,9 +589,9 @@ class AgentLoop:
     async def _turn(self, text: str, images: tuple[Image, ...] = ()) -> TurnEnded:
         self.repeats.clear()  # the person spoke: asking again is theirs to ask
         items: list[Item] = self._carried_items()
-        said = UserText(text, "person", images)
+        typed = UserText(text, "person", images)
         if images and not self.takes_images:  # its server refused one in this session
-            said = without_images(said)
+            typed = without_images(typed)
             names = ", ".join(image.name or "(pasted)" for image in images)
             self._emit(
                 Notice(
@@ -600,7 +600,7 @@ class AgentLoop:
                     "message goes without, the images named in it"
                 )
             )
-        items.append(said)
+        items.append(typed)
         if self.compactor is not None:
             # a message no compaction can make fit is never sent, nor kept for the model
             refused = await self.compactor.refused(self._request_with(items))
