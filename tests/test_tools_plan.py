@@ -30,8 +30,30 @@ async def test_codex_and_claude_code_plans_come_back_as_the_checklist(tmp_path: 
     todos = [{"content": "Ship", "status": "cancelled", "activeForm": "Shipping", "id": "1"}]
     r = await b.run(call("plan", 2, todos=todos))
     assert r.output.splitlines() == ["plan: 0 of 1 steps done", "[-] Ship"]
-    r = await b.run(call("plan", 3, steps=[{"step": "x", "status": "done"}]))
-    assert r.kind == "arg" and "must be one of pending, in_progress, completed" in r.output
+    r = await b.run(call("plan", 3, steps=[{"step": "x", "status": "blocked"}]))
+    assert r.kind == "arg" and "give pending, in_progress, completed or cancelled" in r.output
+
+
+async def test_a_plans_status_in_any_agents_words_and_kimis_titles(tmp_path: Path) -> None:
+    """Kimi CLI's SetTodoList sends `title` and `Pending`/`In Progress`/`Done`; others
+    `done`, `todo`: each was an argument error ("must be one of …") and a repair round."""
+    b = make_boundary(tmp_path)
+    todos = [
+        {"title": "Read", "status": "Done"},
+        {"title": "Write", "status": "In Progress"},
+        {"title": "Test", "status": "Pending"},
+        {"title": "Ship", "status": "todo"},
+    ]
+    name = default_registry().named("SetTodoList")
+    r = await b.run(call(name, 1, todos=todos))
+    assert r.kind == "ok", r.output
+    assert r.output.splitlines() == [
+        "plan: 1 of 4 steps done",
+        "[x] Read",
+        "[>] Write",
+        "[ ] Test",
+        "[ ] Ship",
+    ]
 
 
 def test_the_plan_is_called_by_its_trained_names_and_costs_no_request_a_token() -> None:

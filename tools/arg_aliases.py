@@ -108,6 +108,7 @@ PLAN = {
     "todos": "steps",  # Claude Code's TodoWrite, opencode's todowrite
     "plan": "steps",  # Codex's update_plan
     "content": "step",  # a todo's text
+    "title": "step",  # Kimi CLI's SetTodoList
     **dict.fromkeys(("activeForm", "priority", "id"), DROPPED),  # TodoWrite's, opencode's
 }
 FINISH = {
@@ -142,7 +143,7 @@ TOOLS = {
     **dict.fromkeys(("edit", "str_replace", "search_replace", "replace_string_in_file"), "replace"),
     **dict.fromkeys(("multiedit", "multi_edit"), "multi"),
     **dict.fromkeys(("search_file_content", "grep_search", "grep_files", "search_files"), "grep"),
-    **dict.fromkeys(("update_plan", "todowrite", "todo_write", "todo"), "plan"),
+    **dict.fromkeys(("update_plan", "todowrite", "todo_write", "todo", "set_todo_list"), "plan"),
     **dict.fromkeys(("bashoutput", "bash_output"), "job"),  # Claude Code's, for a job's output
     **dict.fromkeys(("killshell", "killbash", "kill_shell", "kill_bash"), "job"),  # its stop
     **dict.fromkeys(("attempt_completion", "task_complete", "finish_task"), "finish"),

@@ -42,7 +42,10 @@ class PlanTool:
                         "type": "object",
                         "properties": {
                             "step": {"type": "string"},
-                            "status": {"type": "string", "enum": list(STATUSES)},
+                            "status": {
+                                "type": "string",
+                                "description": "pending, in_progress or completed",
+                            },
                         },
                         "required": ["step", "status"],
                     },
@@ -61,6 +64,8 @@ class PlanTool:
         steps = args["steps"]
         if len(steps) > MAX_STEPS:
             raise ToolError(f"plan: {len(steps)} steps; at most {MAX_STEPS}", kind="arg")
+        steps = [{**step, "status": _status(step["status"])} for step in steps]
+        args = {**args, "steps": steps}
         return Prepared(
             args=args, preview=Preview(kind="none", summary=f"plan: {len(steps)} steps")
         )
@@ -76,3 +81,32 @@ class PlanTool:
         head = f"plan: {done} of {len(steps)} steps done"
         why = " ".join(str(prepared.args.get("explanation") or "").split())[:MAX_STEP_CHARS]
         return Outcome(kind="ok", output="\n".join([head, *lines, *([why] if why else [])]))
+
+
+_SAID = {
+    **{s: s for s in STATUSES},
+    "todo": "pending",
+    "not_started": "pending",
+    "inprogress": "in_progress",
+    "doing": "in_progress",
+    "active": "in_progress",
+    "done": "completed",
+    "complete": "completed",
+    "finished": "completed",
+    "canceled": "cancelled",
+    "skipped": "cancelled",
+}
+"""Each agent's words for a step's status (Kimi CLI's ``Pending``, ``In Progress``,
+``Done``; opencode's ``cancelled``) → ours."""
+
+
+def _status(said: str) -> str:
+    """A step's status in any agent's words and case; an argument error for others."""
+    key = "_".join(said.strip().lower().replace("-", " ").split())
+    status = _SAID.get(key) or _SAID.get(key.replace("_", ""))
+    if status is None:
+        raise ToolError(
+            f"plan: status {said[:40]!r}; give pending, in_progress, completed or cancelled",
+            kind="arg",
+        )
+    return status
