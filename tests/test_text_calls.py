@@ -22,6 +22,12 @@ OFFERED = ("read", "shell", "srv__search")
         '<|python_tag|>{"name": "read", "parameters": {"path": "a.py"}}',
         '<minimax:tool_call>\n<invoke name="read">',
         "[TOOL_CALLS]srv__search[ARGS]{}",
+        '<|tool_call>call:read{path: "a.py"}<tool_call|>',  # Gemma 4 (llama.cpp #22786)
+        '<|python_start|>{"name": "read", "parameters": {"path": "a.py"}}<|python_end|>',
+        # Devstral's calls left in content by llama.cpp (#14697), Llama 3.1's JSON
+        '{\n  "tool_calls": [\n    {\n      "name": "read",\n      "arguments": {}',
+        '{"type": "function", "name": "shell", "parameters": {"command": "ls"}}',
+        '{"name": "read", "arguments": {"path": "a.py"}}',
     ],
 )
 def test_each_familys_call_syntax_is_recognised(envelope: str) -> None:
@@ -37,6 +43,8 @@ def test_each_familys_call_syntax_is_recognised(envelope: str) -> None:
         "Done: the file reads hi.",
         # the syntax for a tool this session does not offer: an example, not a call
         'Hermes writes:\n<tool_call>\n{"name": "get_weather", "arguments": {}}\n</tool_call>',
+        'The config is:\n{"name": "my-app", "version": "1.0"}\nand it builds.',  # no tool
+        'It returned {"name": "read"} mid-line, as data.',
     ],
 )
 def test_prose_about_the_syntax_is_not_a_call(text: str) -> None:

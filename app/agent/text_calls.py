@@ -10,9 +10,11 @@ tool that never ran, and the model believed it had. A reply with no call whose t
 holds such an envelope is a ``bad_call``: the model is asked to write the call again,
 and the person is told, once, what to check on the server.
 
-Only envelopes that begin a line outside a fenced code block and name a tool the session
-offers count (a model explaining a format writes it in a fence or mid-sentence, and for
-a tool of its example). gpt-oss's Harmony markup (``<|channel|>commentary
+A bare JSON object that begins a line as a call does (``{"name": "read", "arguments"``,
+``{"tool_calls": [...]}``: Devstral on llama.cpp, Llama 3.1's template) counts as well, by
+the same rules. Only envelopes that begin a line outside a fenced code block and name a
+tool the session offers count (a model explaining a format writes it in a fence or
+mid-sentence, and for a tool of its example). gpt-oss's Harmony markup (``<|channel|>commentary
 to=functions.read <|constrain|>json<|message|>{…}``, from a server with no Harmony parser)
 counts anywhere outside a fence: its special tokens follow the thought on the same line,
 and prose never holds them. One pass over the text.
@@ -33,6 +35,9 @@ ENVELOPES = re.compile(
     r"|\[TOOL_CALLS\]"  # Mistral
     r"|<\|python_tag\|>"  # Llama 3.1
     r"|<minimax:tool_call>"  # MiniMax
+    r"|<\|tool_call>call:"  # Gemma 4
+    r"|<\|python_start\|>"  # Llama 4
+    r'|\{\s*"(?:tool_calls|name|type)"\s*:'  # bare JSON: Devstral's, Llama 3.1's
     r")"
     # gpt-oss's Harmony: a message to a recipient, often after the thought on one line
     r"|(<\|channel\|>[a-z]+ to=functions\.)",
@@ -48,6 +53,7 @@ NAMED = re.compile(
     r"|<｜tool▁sep｜>([^\s<]{1,128})"  # DeepSeek V3
     r"|\[TOOL_CALLS\][ \t]*([A-Za-z0-9_.-]{1,128})\[ARGS\]"  # Mistral's newer form
     r"|to=functions\.([A-Za-z0-9_-]{1,128})"  # gpt-oss (Harmony)
+    r"|<\|tool_call>call:([A-Za-z0-9_.-]{1,128})\{"  # Gemma 4
 )
 """Where each family's syntax names the tool."""
 FENCE = re.compile(r"^[ \t]*(```|~~~)", re.MULTILINE)
