@@ -59,6 +59,7 @@ from frontier.tools.beneath import NotRegularFileError, open_regular
 from frontier.tools.contract import ToolContext, ToolSpec
 from frontier.tools.file_types import TypeFilter, UnknownType, type_globs
 from frontier.tools.gitignore import Entry, Skipped, walk
+from frontier.tools.glob_braces import Alternatives, braced
 from frontier.tools.globmatch import Glob, GlobError
 from frontier.tools.paths import PathError, real_root, resolve
 from frontier.tools.regex_guard import LinePattern, PatternStopped, RegexUnavailable
@@ -134,17 +135,18 @@ def line_pattern(pattern: re.Pattern[str], timeout: float) -> LinePattern:
     return LinePattern(pattern.pattern, pattern.flags, cpu_seconds=int(timeout) + 5)
 
 
-def compile_glob(glob: str, tool: str) -> Glob:
-    """The model's glob, matched in linear time (``globmatch``, never a regex)."""
+def compile_glob(glob: str, tool: str) -> Glob | Alternatives:
+    """The model's glob, matched in linear time (``globmatch``, never a regex), its brace
+    alternatives expanded (``glob_braces``)."""
     try:
-        return Glob(glob)
+        return braced(glob)
     except GlobError as exc:
         cause = exc.__cause__
         ranged = isinstance(cause, re.error) and cause.msg.startswith("bad character range")
         reason = _re_reason(cause) if ranged and isinstance(cause, re.error) else str(exc)
     raise ToolError(
         f"{tool}: invalid glob {_quote(glob)}: {reason}. Globs take * (within a "
-        "folder), ** (across folders), ? and [abc] / [a-z] character sets.",
+        "folder), ** (across folders), ?, [abc] / [a-z] character sets and {a,b} choices.",
         kind="arg",
     )
 
@@ -164,7 +166,7 @@ def _quote(text: str) -> str:
     return repr(text if len(text) <= 120 else text[:100] + "…")
 
 
-def _glob_ok(matcher: Glob | None, glob: str | None, rel: str) -> bool:
+def _glob_ok(matcher: Glob | Alternatives | None, glob: str | None, rel: str) -> bool:
     if matcher is None or glob is None:
         return True
     target = rel if "/" in glob.strip("/") else rel.rsplit("/", 1)[-1]

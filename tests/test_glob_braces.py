@@ -1,0 +1,65 @@
+"""Brace alternatives in the model's globs (``**/*.{ts,tsx}``): they matched nothing, and
+the model concluded there were no such files."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from test_tools_fakes import call, make_boundary
+
+from frontier.tools.glob_braces import MAX_ALTERNATIVES, braced, expand
+from frontier.tools.globmatch import GlobError
+
+
+def test_braces_expand_in_order_nested_and_literal_where_they_are_no_choice() -> None:
+    assert expand("*.{ts,tsx}") == ["*.ts", "*.tsx"]
+    assert expand("{src,lib}/**/*.{js,jsx}") == [
+        "src/**/*.js", "src/**/*.jsx", "lib/**/*.js", "lib/**/*.jsx"
+    ]  # fmt: skip
+    assert expand("a{b,{c,d}}e") == ["abe", "ace", "ade"]
+    assert expand("a{,.bak}") == ["a", "a.bak"]
+    for literal in ("{x}", "a{b", "a}b", "[{,}]", "\\{a,b\\}"):
+        assert expand(literal) == [literal]
+    with pytest.raises(GlobError, match="more than 64 alternatives"):
+        expand("{a,b}" * 7)
+
+
+@given(
+    st.lists(st.lists(st.text("ab*", min_size=1, max_size=3), min_size=2, max_size=3), max_size=3)
+)
+def test_a_braced_glob_matches_exactly_what_one_of_its_alternatives_does(
+    groups: list[list[str]],
+) -> None:
+    """Every alternative a product of choices; ``braced`` matches a path when one of them
+    does, never more (checked against each alternative compiled alone)."""
+    pattern = "x" + "".join("{" + ",".join(g) + "}" for g in groups)
+    alternatives = [""]
+    for group in groups:
+        alternatives = [a + c for a in alternatives for c in group]
+    alternatives = ["x" + a for a in alternatives]
+    assert expand(pattern) == alternatives
+    glob = braced(pattern)
+    for path in ("xa", "xab", "xbba", "xaaa", "x"):
+        assert glob.match(path) == any(braced(a).match(path) for a in alternatives)
+    assert len(alternatives) <= MAX_ALTERNATIVES
+
+
+@pytest.mark.parametrize("ripgrep", [True, False], ids=["ripgrep", "python"])
+async def test_glob_and_grep_take_braces(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, ripgrep: bool
+) -> None:
+    from frontier.tools import search
+
+    monkeypatch.setattr(search.GrepTool, "use_ripgrep", ripgrep)
+    (tmp_path / "src").mkdir()
+    for name in ("a.ts", "b.tsx", "c.js"):
+        (tmp_path / "src" / name).write_text("needle\n")
+    b = make_boundary(tmp_path)
+    r = await b.run(call("glob", 1, pattern="**/*.{ts,tsx}"))
+    assert r.output.splitlines()[:2] == ["src/a.ts", "src/b.tsx"], r.output
+    r = await b.run(call("grep", 2, pattern="needle", glob="*.{ts,tsx}"))
+    assert [line.split(":")[0] for line in r.output.splitlines()[:2]] == ["src/a.ts", "src/b.tsx"]
+    assert "c.js" not in r.output
