@@ -63,3 +63,18 @@ async def test_glob_and_grep_take_braces(
     r = await b.run(call("grep", 2, pattern="needle", glob="*.{ts,tsx}"))
     assert [line.split(":")[0] for line in r.output.splitlines()[:2]] == ["src/a.ts", "src/b.tsx"]
     assert "c.js" not in r.output
+
+
+async def test_a_glob_that_matches_only_below_the_top_says_so(tmp_path: Path) -> None:
+    """`*.py` (ripgrep's -g reads it at any depth) matched nothing at the top here, and
+    the model concluded there were no Python files."""
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "a.py").write_text("")
+    (tmp_path / "pkg" / "b.py").write_text("")
+    r = await make_boundary(tmp_path).run(call("glob", 1, pattern="*.py"))
+    assert r.output == (
+        "no files match '*.py' at the top of the workspace; '**/*.py' matches 2 files in "
+        "its folders"
+    )
+    r = await make_boundary(tmp_path).run(call("glob", 2, pattern="*.rs"))
+    assert r.output == "no files match '*.rs'"

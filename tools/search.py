@@ -992,14 +992,36 @@ class GlobTool:
         files = found.rows
         note = _skipped_note(found.skipped).replace("not searched", "not listed")
         if not files:
+            deeper = await _deeper(ctx, pattern, cancel)
             return Outcome(
-                kind="ok", output=f"no files match {pattern!r}" + (f"\n{note}" if note else "")
+                kind="ok",
+                output=f"no files match {pattern!r}{deeper}" + (f"\n{note}" if note else ""),
             )
         shown = files[:MAX_FILES]
         lines = [*shown, f"[{len(files)} file{'s' * (len(files) != 1)}]"]
         if len(files) > MAX_FILES:
             lines[-1] = f"[showing the first {MAX_FILES} of {len(files)} files; narrow the pattern]"
         return Outcome(kind="ok", output="\n".join([*lines, *([note] if note else [])]))
+
+
+async def _deeper(ctx: ToolContext, pattern: str, cancel: CancelToken) -> str:
+    """For a pattern without ``/`` that matched nothing at the top (``*.py``: ``*`` stays
+    within a folder): how many files it matches in every folder, so the model does not
+    conclude there are none (ripgrep's ``-g *.py`` matches at any depth, and models
+    trained on it write so)."""
+    if "/" in pattern or pattern.startswith("**"):
+        return ""
+    wider = "**/" + pattern
+    listing = _threaded(glob_files, real_root(ctx.root), wider, stop=None)
+    try:
+        found = await _unless_cancelled(listing, cancel)
+    except (OSError, ToolError):
+        return ""
+    if found is None or not found.rows:
+        return ""
+    count = len(found.rows)
+    files = f"{count} file{'s' * (count != 1)}"
+    return f" at the top of the workspace; {wider!r} matches {files} in its folders"
 
 
 def folder_rows(root: Path, rel: str, stop: threading.Event | None = None) -> Found:
