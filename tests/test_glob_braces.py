@@ -78,3 +78,19 @@ async def test_a_glob_that_matches_only_below_the_top_says_so(tmp_path: Path) ->
     )
     r = await make_boundary(tmp_path).run(call("glob", 2, pattern="*.rs"))
     assert r.output == "no files match '*.rs'"
+
+
+async def test_a_glob_naming_an_ignored_folder_lists_it(tmp_path: Path) -> None:
+    """`node_modules/lib/**/*.js` listed nothing (the walk leaves .gitignore'd folders
+    out), while grep with that path searched it: a folder the pattern names before its
+    first wildcard is walked as a path named explicitly is."""
+    (tmp_path / ".gitignore").write_text("node_modules/\n")
+    (tmp_path / "node_modules" / "lib").mkdir(parents=True)
+    (tmp_path / "node_modules" / "lib" / "index.js").write_text("x\n")
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "a.js").write_text("x\n")
+    b = make_boundary(tmp_path)
+    r = await b.run(call("glob", 1, pattern="node_modules/**/*.js"))
+    assert r.output.splitlines() == ["node_modules/lib/index.js", "[1 file]"], r.output
+    r = await b.run(call("glob", 2, pattern="**/*.js"))
+    assert r.output.splitlines() == ["src/a.js", "[1 file]"], r.output  # still left out

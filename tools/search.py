@@ -1075,10 +1075,37 @@ async def list_folder(ctx: ToolContext, rel: str, cancel: CancelToken) -> Outcom
 
 def glob_files(root: Path, pattern: str, stop: threading.Event | None = None) -> Found:
     """Workspace files whose whole relative path matches ``pattern``, sorted (matched by
-    ``globmatch``: linear in each path, runs of ``**/`` merged)."""
-    full = compile_glob(pattern.removeprefix("./"), "glob")
+    ``globmatch``: linear in each path, runs of ``**/`` merged). The walk starts at the
+    folder the pattern names before its first wildcard (``node_modules/react/**/*.js``: a
+    folder named so is walked whatever ``.gitignore`` says of it, as ``grep``'s ``path``
+    is; it listed nothing), and only that subtree is read."""
+    pattern = pattern.removeprefix("./")
+    full = compile_glob(pattern, "glob")
     skipped = Skipped()
-    names = [
-        _shown(e.rel) for e in walk(root, ".", skipped=skipped, stop=stop) if full.match(e.rel)
-    ]
+    start = _literal_folder(root, pattern)
+    try:
+        entries = walk(root, start, skipped=skipped, stop=stop)
+        names = [_shown(e.rel) for e in entries if full.match(e.rel)]
+    except OSError:  # the folder went away meanwhile: the whole walk, as before
+        names = [
+            _shown(e.rel) for e in walk(root, ".", skipped=skipped, stop=stop) if full.match(e.rel)
+        ]
     return Found(sorted(names), tuple(sorted(skipped.items)))
+
+
+def _literal_folder(root: Path, pattern: str) -> str:
+    """The folder ``pattern``'s leading segments without a wildcard name (``src/app`` of
+    ``src/app/**/*.py``), when it is a folder of the workspace (not a link); else ``.``."""
+    literal: list[str] = []
+    for part in pattern.split("/")[:-1]:
+        if not part or any(c in part for c in "*?[{\\") or part in (".", ".."):
+            break
+        literal.append(part)
+    if not literal:
+        return "."
+    folder = "/".join(literal)
+    try:
+        st = os.stat(root / folder, follow_symlinks=False)
+    except OSError:
+        return "."
+    return folder if stat.S_ISDIR(st.st_mode) else "."
