@@ -78,6 +78,12 @@ async def test_a_glob_that_matches_only_below_the_top_says_so(tmp_path: Path) ->
     )
     r = await make_boundary(tmp_path).run(call("glob", 2, pattern="*.rs"))
     assert r.output == "no files match '*.rs'"
+    for folder in ("pkg", "pkg/"):
+        r = await make_boundary(tmp_path).run(call("glob", 3, pattern=folder))
+        assert r.output == (
+            f"no files match {folder!r}: pkg is a folder (glob matches files): read lists "
+            "it, 'pkg/**' its files"
+        )
 
 
 async def test_a_glob_naming_an_ignored_folder_lists_it(tmp_path: Path) -> None:

@@ -1005,10 +1005,18 @@ class GlobTool:
 
 
 async def _deeper(ctx: ToolContext, pattern: str, cancel: CancelToken) -> str:
-    """For a pattern without ``/`` that matched nothing at the top (``*.py``: ``*`` stays
-    within a folder): how many files it matches in every folder, so the model does not
-    conclude there are none (ripgrep's ``-g *.py`` matches at any depth, and models
-    trained on it write so)."""
+    """For a pattern that matched nothing, what it may have meant: a folder's name
+    (``src``, ``src/``: glob lists files) says how to list it; a pattern without ``/``
+    (``*.py``: ``*`` stays within a folder) says how many files it matches in every
+    folder, so the model does not conclude there are none (ripgrep's ``-g *.py`` matches
+    at any depth, and models trained on it write so)."""
+    bare = pattern.rstrip("/")
+    if (
+        bare
+        and not any(c in bare for c in "*?[{")
+        and _literal_folder(real_root(ctx.root), bare + "/x") == bare
+    ):
+        return f": {bare} is a folder (glob matches files): read lists it, '{bare}/**' its files"
     if "/" in pattern or pattern.startswith("**"):
         return ""
     wider = "**/" + pattern
