@@ -100,3 +100,30 @@ async def test_a_glob_naming_an_ignored_folder_lists_it(tmp_path: Path) -> None:
     assert r.output.splitlines() == ["node_modules/lib/index.js", "[1 file]"], r.output
     r = await b.run(call("glob", 2, pattern="**/*.js"))
     assert r.output.splitlines() == ["src/a.js", "[1 file]"], r.output  # still left out
+
+
+@pytest.mark.parametrize("ripgrep", [True, False], ids=["ripgrep", "python"])
+async def test_a_grep_that_found_nothing_names_the_ignored_folders_it_left_out(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, ripgrep: bool
+) -> None:
+    """A symbol defined in a dependency: "no matches", and the model concluded it did not
+    exist. The folders .gitignore left out are named, and one named as path is searched."""
+    from frontier.tools import search
+
+    monkeypatch.setattr(search.GrepTool, "use_ripgrep", ripgrep)
+    (tmp_path / ".gitignore").write_text("node_modules/\ndist/\n")
+    (tmp_path / "node_modules" / "lib").mkdir(parents=True)
+    (tmp_path / "node_modules" / "lib" / "index.js").write_text("function needle() {}\n")
+    (tmp_path / "dist").mkdir()
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "a.js").write_text("x\n")
+    b = make_boundary(tmp_path)
+    r = await b.run(call("grep", 1, pattern="needle"))
+    assert r.output.splitlines() == [
+        "no matches for /needle/ in .",
+        "[not searched, .gitignore'd: dist/, node_modules/; name one as path to search it]",
+    ]
+    r = await b.run(call("grep", 2, pattern="needle", path="node_modules"))
+    assert r.output.startswith("node_modules/lib/index.js:1:function needle()"), r.output
+    r = await b.run(call("grep", 3, pattern="x", path="src"))
+    assert "not searched" not in r.output

@@ -102,6 +102,9 @@ class Found:
     at: tuple[tuple[str, int], ...] = ()
     """A search's ``(workspace path, line number)`` of each row, in order (context lines
     are read by them: a row's shown path may be escaped)."""
+    ignored: tuple[str, ...] = ()
+    """Folders the walk left out by ``.gitignore`` (the nearest the start first, at most
+    :data:`IGNORED_SHOWN`): a search that found nothing names them."""
 
 
 # ----------------------------------------------------------------------------- arguments
@@ -350,8 +353,9 @@ def grep_python(
     keep = Names.of(names)
     skipped = Skipped()
     rows: list[tuple[str, int, str, str]] = []
+    ignored: list[str] = []
     try:
-        for entry in walk(root, start, skipped=skipped, stop=stop):
+        for entry in walk(root, start, skipped=skipped, stop=stop, ignored=ignored):
             if (stop is not None and stop.is_set()) or len(rows) > MAX_FOUND:
                 break
             if keep.keeps(entry.rel):
@@ -363,7 +367,17 @@ def grep_python(
             lines.close()
     stopped = len(rows) > MAX_FOUND
     shown, at = _sorted(rows[:MAX_FOUND])
-    return Found(shown, tuple(sorted(skipped.items)), stopped, at)
+    return Found(shown, tuple(sorted(skipped.items)), stopped, at, _folders(ignored))
+
+
+IGNORED_SHOWN = 5
+"""Ignored folders a search that found nothing names."""
+
+
+def _folders(ignored: list[str]) -> tuple[str, ...]:
+    """The ignored folders nearest the start (fewest ``/``), at most :data:`IGNORED_SHOWN`."""
+    folders = (rel for rel in ignored if rel.endswith("/") and rel != "./")
+    return tuple(sorted(folders, key=lambda rel: (rel.count("/"), rel))[:IGNORED_SHOWN])
 
 
 @record
@@ -376,6 +390,8 @@ class RgPlan:
     skipped: Skipped
     expressible: bool
     """Every entry can be written as an ignore-file line (UTF-8, no line break)."""
+    ignored: tuple[str, ...] = ()
+    """``Found.ignored``."""
 
 
 def rg_plan(
@@ -385,8 +401,9 @@ def rg_plan(
     ``faccessat``, so ripgrep skips exactly the files the Python searcher reports)."""
     keep = Names.of(names)
     skipped = Skipped()
-    exclude: list[str] = []
-    for entry in walk(root, start, skipped=skipped, stop=stop, ignored=exclude):
+    ignored: list[str] = []
+    exclude = ignored  # the walk's ignored entries first, then the rest: one ignore file
+    for entry in walk(root, start, skipped=skipped, stop=stop, ignored=ignored):
         if not keep.keeps(entry.rel):
             # left out for ripgrep too: its matches would count towards MAX_FOUND and stop
             # the search before the files the glob keeps (34,000 such lines: 0.4 s of rg)
@@ -395,6 +412,7 @@ def rg_plan(
         if _ACCESS_AT and not os.access(entry.name, os.R_OK, dir_fd=entry.dir_fd):
             skipped.add(entry.rel, "permission denied")
             exclude.append(entry.rel)
+    left_out = _folders(ignored)  # before the folders that could not be listed join it
     listed = set(exclude)  # folders that could not be listed: ripgrep leaves them too
     exclude += [r for r, _ in skipped.items if r.endswith("/") and r != "./" and r not in listed]
     ok = all(rel.isascii() or _utf8(rel) for rel in exclude)
@@ -403,7 +421,7 @@ def rg_plan(
     # applies no ignore file to a path it is given: the Python searcher says why instead.
     here = "./" if start in ("", ".") else start.rstrip("/") + "/"
     ok = ok and not any(r == "./" or here.startswith(r) for r, _ in skipped.items)
-    return RgPlan(exclude, skipped, ok)
+    return RgPlan(exclude, skipped, ok, left_out)
 
 
 def _utf8(text: str) -> bool:
@@ -473,7 +491,7 @@ async def grep_rg(
     finally:
         if lines is not pattern:
             lines.close()
-    return Found(rows, tuple(sorted(plan.skipped.items)), stopped, at)
+    return Found(rows, tuple(sorted(plan.skipped.items)), stopped, at, plan.ignored)
 
 
 RgMatch = tuple[str, int, str, str, str]
@@ -877,7 +895,11 @@ def render_rows(
     rows = found.rows
     note = _skipped_note(found.skipped)
     if not rows:
-        return f"no matches for /{pattern}/ in {where}" + (f"\n{note}" if note else "")
+        left = ""
+        if found.ignored:
+            named = ", ".join(found.ignored)
+            left = f"\n[not searched, .gitignore'd: {named}; name one as path to search it]"
+        return f"no matches for /{pattern}/ in {where}{left}" + (f"\n{note}" if note else "")
     if mode != "content":
         return _per_file(found, mode, note)
     files = len({r.partition(":")[0] for r in rows})
