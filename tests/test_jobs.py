@@ -72,6 +72,42 @@ async def test_a_job_that_fails_says_its_exit_code(tmp_path: Path) -> None:
         assert "port in use" in started.output
 
 
+async def test_an_exit_reaped_by_asyncio_first_waits_for_the_code_it_records(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Under load asyncio's child watcher can reap a job before the thread that waits for
+    its exit looks (``waitid``: ChildProcessError), and the watcher's callback, which sets
+    ``returncode``, can run after the job's output has closed: its `exit 3` was then read
+    as "exited 129", unknown (seen once in CI). ``exit_of`` now resolves only once asyncio
+    has the code."""
+    import asyncio
+    import os
+
+    from frontier.tools.process import exit_of
+
+    def reaped_already(*args: object) -> object:
+        raise ChildProcessError(10, "No child processes")
+
+    monkeypatch.setattr(os, "waitid", reaped_already)
+
+    class Reaped:
+        pid = 1
+        returncode: int | None = None
+
+    proc = Reaped()
+    loop = asyncio.get_running_loop()
+
+    def record(turns: int) -> None:  # the watcher's callback, a few turns of the loop later
+        if turns:
+            loop.call_soon(record, turns - 1)
+        else:
+            proc.returncode = 3
+
+    loop.call_soon(record, 5)
+    status = await asyncio.wait_for(exit_of(proc), 10)  # type: ignore[arg-type]
+    assert status is None and proc.returncode == 3  # resolved after asyncio recorded it
+
+
 async def test_the_session_closing_stops_every_job_with_what_it_started(
     tmp_path: Path,
 ) -> None:

@@ -28,6 +28,7 @@ from __future__ import annotations
 import asyncio
 import atexit
 import contextlib
+import functools
 import os
 import shlex
 import shutil
@@ -304,6 +305,11 @@ HELD_NOTE = (
 )
 
 
+ASKED_FOR_CODE = 400
+"""Times the exit status reaped by asyncio's watcher is looked for on the loop before it is
+given up as unknown (100 turns of the loop, then every 10 ms: about 3 s at most)."""
+
+
 def exit_of(proc: asyncio.subprocess.Process) -> asyncio.Future[int | None]:
     """The main process's exit status once it exits, whatever holds its output.
 
@@ -311,16 +317,28 @@ def exit_of(proc: asyncio.subprocess.Process) -> asyncio.Future[int | None]:
     command left in the background (``python -m http.server &``, ``setsid …``) holds it, so
     a command that ended at once ran to its time limit and was called "timed out". A daemon
     thread waits for the exit with ``WNOWAIT`` (asyncio's watcher still reaps it) and says
-    the status as ``returncode`` would; where ``waitid`` is missing, ``Process.wait``."""
+    the status as ``returncode`` would; where ``waitid`` is missing, ``Process.wait``. When
+    the watcher reaped it first, its ``returncode`` is waited for on the loop (the
+    watcher's callback is then on its way), not reported unknown."""
     waitid = getattr(os, "waitid", None)
     if waitid is None:
         return asyncio.ensure_future(proc.wait())
     loop = asyncio.get_running_loop()
     future: asyncio.Future[int | None] = loop.create_future()
 
-    def deliver(status: int | None) -> None:
-        if not future.done():
-            future.set_result(status)
+    def deliver(status: int | None, tries: int = 0) -> None:
+        if future.done():
+            return
+        if status is None and proc.returncode is None and tries < ASKED_FOR_CODE:
+            # reaped by asyncio's watcher, whose own callback, already on its way, has not
+            # run yet: read as "exit 129" once under load (a job's `exit 3`). Wait for it.
+            again = functools.partial(deliver, None, tries + 1)
+            if tries < 100:
+                loop.call_soon(again)
+            else:
+                loop.call_later(0.01, again)
+            return
+        future.set_result(status)
 
     def watch() -> None:
         status: int | None = None
