@@ -127,7 +127,7 @@ class Registry:
         from frontier.tools.search_replace_blocks import blocks_hint
         from frontier.tools.text_editor_calls import editor_hint
 
-        own = [n for n in self._tools if n.endswith(MCP_SEPARATOR + name)]
+        own = [n for n in self._tools if name and n.endswith(MCP_SEPARATOR + name)]
         if own:  # an MCP server's tool called by its own name, without the server's
             return f"did you mean {' or '.join(own[:3])}?"
         return blocks_hint(name) or editor_hint(name, args) or no_such_hint(name)

@@ -48,7 +48,7 @@ def coerce_args(
     props: Mapping[str, Any] = schema.get("properties", {})
     if "timeout_ms" in args and "timeout" in props and "timeout" not in args:
         args = _from_millis(args)
-    if "limit" in props and "offset" in props and "limit" not in args:
+    if tool == "read" and "limit" not in args:  # an MCP tool's ranges are its own
         args = _line_range(args)
     if aliases:
         args = _renamed(tool, props, args, aliases)
