@@ -303,3 +303,21 @@ async def test_grep_ignore_case_matches_either_case_with_either_engine(
     for n, flag in enumerate(("ignore_case", "-i", "case_insensitive"), 2):
         r = await b.run(call("grep", n, pattern="needle", **{flag: True}))
         assert r.output.splitlines()[:3] == ["a.py:1:Needle", "a.py:2:needle", "a.py:3:NEEDLE"]
+
+
+@pytest.mark.parametrize("ripgrep", [True, False], ids=["ripgrep", "python"])
+async def test_a_glob_is_read_below_the_folder_searched_too(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, ripgrep: bool
+) -> None:
+    """`path: src, glob: components/*.tsx` (ripgrep reads a glob below the folder it
+    searches) matched nothing: the glob was matched from the workspace only."""
+    monkeypatch.setattr(search.GrepTool, "use_ripgrep", ripgrep)
+    (tmp_path / "src" / "components").mkdir(parents=True)
+    (tmp_path / "src" / "components" / "x.tsx").write_text("needle\n")
+    (tmp_path / "src" / "other.tsx").write_text("needle\n")
+    b = make_boundary(tmp_path)
+    r = await b.run(call("grep", 1, pattern="needle", path="src", glob="components/*.tsx"))
+    assert r.output.splitlines()[0] == "src/components/x.tsx:1:needle", r.output
+    assert "other.tsx" not in r.output
+    r = await b.run(call("grep", 2, pattern="needle", glob="src/components/*.tsx"))
+    assert r.output.splitlines()[0] == "src/components/x.tsx:1:needle", r.output

@@ -178,20 +178,32 @@ def _glob_ok(matcher: Glob | Alternatives | None, glob: str | None, rel: str) ->
 
 class Names:
     """Which files grep reads: those its glob and its file type (``tools/file_types.py``)
-    both keep, decided on the walk's names for both searchers alike."""
+    both keep, decided on the walk's names for both searchers alike. A glob with a ``/``
+    matches the path from the workspace or from the folder searched (``path: src``,
+    ``glob: components/*.tsx``, as ripgrep reads a glob below the folder it searches:
+    it matched nothing here, and the model concluded there was nothing)."""
 
-    def __init__(self, glob: str | None = None, kind: str | None = None) -> None:
+    def __init__(self, glob: str | None = None, kind: str | None = None, start: str = ".") -> None:
         self.glob = glob or None
         self.matcher = compile_glob(glob.lstrip("/"), "grep") if glob else None
         self.kind = TypeFilter(kind) if kind else None
+        self.below = "" if start in ("", ".") else start.rstrip("/") + "/"
 
     @classmethod
     def of(cls, names: str | Names | None) -> Names:
         return names if isinstance(names, Names) else cls(names)
 
     def keeps(self, rel: str) -> bool:
-        kind_ok = self.kind is None or self.kind.keeps(rel)
-        return kind_ok and _glob_ok(self.matcher, self.glob, rel)
+        if self.kind is not None and not self.kind.keeps(rel):
+            return False
+        if _glob_ok(self.matcher, self.glob, rel):
+            return True
+        below = self.below
+        return (
+            bool(below)
+            and rel.startswith(below)
+            and _glob_ok(self.matcher, self.glob, rel[len(below) :])
+        )
 
 
 def _start(ctx: ToolContext, path: str, tool: str) -> tuple[Path, str, str]:
@@ -739,8 +751,8 @@ class GrepTool:
     ) -> Outcome:
         args = prepared.args
         pattern = compile_pattern(args["pattern"])
-        names = Names(args.get("glob") or None, args.get("type") or None)
         root, start, shown = _start(ctx, args["path"], "grep")
+        names = Names(args.get("glob") or None, args.get("type") or None, start)
         rg = shutil.which("rg") if self.use_ripgrep else None
         lines = line_pattern(pattern, self.spec.timeout)
         try:
