@@ -321,3 +321,16 @@ async def test_a_glob_is_read_below_the_folder_searched_too(
     assert "other.tsx" not in r.output
     r = await b.run(call("grep", 2, pattern="needle", glob="src/components/*.tsx"))
     assert r.output.splitlines()[0] == "src/components/x.tsx:1:needle", r.output
+
+
+async def test_gnu_grep_alternation_that_found_nothing_says_how_to_write_it(
+    tmp_path: Path,
+) -> None:
+    """`foo\\|bar` (GNU grep's basic regex) is a literal bar in Python's and ripgrep's
+    syntax: "no matches", and the model concluded neither word was there."""
+    (tmp_path / "a.py").write_text("foo = 1\n")
+    r = await make_boundary(tmp_path).run(call("grep", 1, pattern="foo\\|bar"))
+    assert r.output.splitlines() == [
+        "no matches for /foo\\|bar/ in .",
+        "[\\| is a literal | here (not grep -G's alternation): write a|b]",
+    ]

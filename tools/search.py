@@ -908,9 +908,11 @@ def render_rows(
     note = _skipped_note(found.skipped)
     if not rows:
         left = ""
+        if "\\|" in pattern:  # GNU grep's alternation, a literal bar in these regexes
+            left += "\n[\\| is a literal | here (not grep -G's alternation): write a|b]"
         if found.ignored:
             named = ", ".join(found.ignored)
-            left = f"\n[not searched, .gitignore'd: {named}; name one as path to search it]"
+            left += f"\n[not searched, .gitignore'd: {named}; name one as path to search it]"
         return f"no matches for /{pattern}/ in {where}{left}" + (f"\n{note}" if note else "")
     if mode != "content":
         return _per_file(found, mode, note)
