@@ -334,3 +334,13 @@ async def test_gnu_grep_alternation_that_found_nothing_says_how_to_write_it(
         "no matches for /foo\\|bar/ in .",
         "[\\| is a literal | here (not grep -G's alternation): write a|b]",
     ]
+
+
+async def test_glob_in_a_folder_that_is_not_there_says_so(tmp_path: Path) -> None:
+    """`glob {pattern: "*", path: "nope"}` answered "no files match 'nope/*'"."""
+    (tmp_path / "a.py").write_text("")
+    b = make_boundary(tmp_path)
+    r = await b.run(call("glob", 1, pattern="*", path="nope"))
+    assert r.kind == "error" and "path 'nope' does not exist" in r.output, r.output
+    r = await b.run(call("glob", 2, pattern="*", path="a.py"))
+    assert r.kind == "error" and "is a file, not a folder" in r.output, r.output

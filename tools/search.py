@@ -1000,11 +1000,15 @@ class GlobTool:
         folder = (args.get("path") or "").strip()
         if folder:  # Claude Code's Glob takes one: models send it, often absolute
             try:
-                rel = resolve(ctx.root, folder).rel
+                wp = resolve(ctx.root, folder)
             except PathError as exc:
                 raise ToolError(f"glob: {exc}") from exc
             except OSError as exc:
                 raise path_problem("glob", folder, exc) from exc
+            rel = wp.rel
+            if not wp.real.is_dir():  # "no files match 'nope/*'" hid a folder not there
+                what = "is a file, not a folder" if wp.real.exists() else "does not exist"
+                raise ToolError(f"glob: path {folder!r} {what}; list from '.', or read it")
             if rel != ".":
                 pattern = f"{rel}/{pattern.removeprefix('./')}"
         if pattern.startswith("/") or ".." in pattern.split("/"):
