@@ -177,3 +177,18 @@ def test_an_argv_is_joined_into_the_line_that_splits_back_into_it(argv: list[str
 
     line = coerce_args("shell", ShellTool.spec.parameters, {"command": argv})["command"]
     assert shlex.split(line) == argv
+
+
+async def test_a_command_that_only_changes_folder_says_it_lasts_for_itself(
+    tmp_path: Path,
+) -> None:
+    """Claude Code's Bash keeps the folder between calls; its models ran `cd frontend`,
+    then `npm test`, which ran at the root here. A lone `cd` says so."""
+    from frontier.tools.process import CD_NOTE
+
+    (tmp_path / "frontend").mkdir()
+    b = make_boundary(tmp_path)
+    r = await b.run(call("shell", 1, command="cd frontend"))
+    assert r.kind == "ok" and r.output.endswith(CD_NOTE.strip()), r.output
+    r = await b.run(call("shell", 2, command="cd frontend && pwd"))
+    assert "lasted for itself only" not in r.output

@@ -30,6 +30,7 @@ import atexit
 import contextlib
 import functools
 import os
+import re
 import shlex
 import shutil
 import signal
@@ -559,6 +560,16 @@ def _render(res: ProcessResult, timeout: float) -> str:
     return out
 
 
+_ONLY_CD = re.compile(r"\s*(?:cd|pushd)(?:\s+[^;&|\n`$()]*)?\s*")
+"""A command line that only changes the folder (``cd frontend``)."""
+CD_NOTE = (
+    "\n[each command starts in the workspace root: this cd lasted for itself only; give "
+    "workdir, or run cd DIR && COMMAND]"
+)
+"""Said of a command that only changes the folder: Claude Code's Bash keeps the folder
+between calls, and its models ran `cd frontend`, then `npm test`, which ran at the root."""
+
+
 class _ExecTool:
     spec: ToolSpec
     bytes_args: frozenset[str] = frozenset()
@@ -618,6 +629,12 @@ class _ExecTool:
         finally:
             tidy(made)
         output = _render(res, timeout)
+        if (
+            self.field == "command"
+            and res.kind == "ok"
+            and _ONLY_CD.fullmatch(prepared.args["command"])
+        ):
+            output += CD_NOTE
         meta: dict[str, Any] = {"bytes": res.total_bytes, "sandbox": record.as_meta()}
         if res.kind == "error" and sandbox is not None and contained:
             what = sandbox.stopped_by(res.output)
