@@ -276,7 +276,7 @@ class ReadTool:
 
             return await list_folder(ctx, folder.rel, cancel)
         if data is None:
-            raise ToolError(_missing(wp) + await _as_glob(ctx, wp.rel))
+            raise ToolError(_missing(wp) + await _as_glob(ctx, wp.rel, cancel))
         wide = utf16_text(data)
         if wide is not None:  # PowerShell's `>`, `reg export`: text, by its mark
             shown = render_window(wp.rel, wide, args["offset"], args["limit"])
@@ -327,28 +327,18 @@ def _at_line(ctx: ToolContext, args: Mapping[str, Any]) -> Mapping[str, Any]:
     return out
 
 
-async def _as_glob(ctx: ToolContext, rel: str) -> str:
+async def _as_glob(ctx: ToolContext, rel: str, cancel: CancelToken) -> str:
     """For a missing path that reads as a glob (``src/*.py``): the files it matches, so the
     model reads them by name without a ``glob`` round first."""
     if not any(c in rel for c in "*?["):
         return ""
-    import threading
+    from frontier.tools.search import matching
 
-    from frontier.tools.paths import real_root
-    from frontier.tools.search import glob_files
-
-    stop = threading.Event()  # Esc, or the call's time limit, ends the walk too
-    try:
-        found = await asyncio.to_thread(glob_files, real_root(ctx.root), rel, stop)
-    except (ToolError, OSError):
-        return ""
-    except asyncio.CancelledError:
-        stop.set()
-        raise
-    if not found.rows:
+    found = await matching(ctx, rel, cancel)
+    if not found:
         return f" ({rel} reads as a glob, and matches no file)"
-    shown = ", ".join(found.rows[:20]) + (", …" if len(found.rows) > 20 else "")
-    return f" ({rel} reads as a glob, matching {len(found.rows)}: {shown}; read each by its path)"
+    shown = ", ".join(found[:20]) + (", …" if len(found) > 20 else "")
+    return f" ({rel} reads as a glob, matching {len(found)}: {shown}; read each by its path)"
 
 
 def _image(rel: str, media_type: str, data: bytes) -> Outcome:

@@ -413,9 +413,8 @@ def rg_plan(
     ``faccessat``, so ripgrep skips exactly the files the Python searcher reports)."""
     keep = Names.of(names)
     skipped = Skipped()
-    ignored: list[str] = []
-    exclude = ignored  # the walk's ignored entries first, then the rest: one ignore file
-    for entry in walk(root, start, skipped=skipped, stop=stop, ignored=ignored):
+    exclude: list[str] = []
+    for entry in walk(root, start, skipped=skipped, stop=stop, ignored=exclude):
         if not keep.keeps(entry.rel):
             # left out for ripgrep too: its matches would count towards MAX_FOUND and stop
             # the search before the files the glob keeps (34,000 such lines: 0.4 s of rg)
@@ -424,7 +423,7 @@ def rg_plan(
         if _ACCESS_AT and not os.access(entry.name, os.R_OK, dir_fd=entry.dir_fd):
             skipped.add(entry.rel, "permission denied")
             exclude.append(entry.rel)
-    left_out = _folders(ignored)  # before the folders that could not be listed join it
+    left_out = _folders(exclude)  # the ignored ones: before the unlistable ones join
     listed = set(exclude)  # folders that could not be listed: ripgrep leaves them too
     exclude += [r for r, _ in skipped.items if r.endswith("/") and r != "./" and r not in listed]
     ok = all(rel.isascii() or _utf8(rel) for rel in exclude)
@@ -1051,23 +1050,15 @@ async def _deeper(ctx: ToolContext, pattern: str, cancel: CancelToken) -> str:
     folder, so the model does not conclude there are none (ripgrep's ``-g *.py`` matches
     at any depth, and models trained on it write so)."""
     bare = pattern.rstrip("/")
-    if (
-        bare
-        and not any(c in bare for c in "*?[{")
-        and _literal_folder(real_root(ctx.root), bare + "/x") == bare
-    ):
+    if _literal(bare) and _is_folder(real_root(ctx.root), bare):
         return f": {bare} is a folder (glob matches files): read lists it, '{bare}/**' its files"
     if "/" in pattern or pattern.startswith("**"):
         return ""
     wider = "**/" + pattern
-    listing = _threaded(glob_files, real_root(ctx.root), wider, stop=None)
-    try:
-        found = await _unless_cancelled(listing, cancel)
-    except (OSError, ToolError):
+    found = await matching(ctx, wider, cancel)
+    if not found:
         return ""
-    if found is None or not found.rows:
-        return ""
-    count = len(found.rows)
+    count = len(found)
     files = f"{count} file{'s' * (count != 1)}"
     return f" at the top of the workspace; {wider!r} matches {files} in its folders"
 
@@ -1141,19 +1132,38 @@ def glob_files(root: Path, pattern: str, stop: threading.Event | None = None) ->
     return Found(sorted(names), tuple(sorted(skipped.items)))
 
 
+async def matching(ctx: ToolContext, pattern: str, cancel: CancelToken) -> list[str]:
+    """The workspace files ``pattern`` matches (:func:`glob_files`, off the event loop, Esc
+    ending the walk); ``[]`` for none, an invalid pattern, or a stopped walk: what a hint
+    on a miss needs (``glob``'s, ``read``'s)."""
+    listing = _threaded(glob_files, real_root(ctx.root), pattern, stop=None)
+    try:
+        found = await _unless_cancelled(listing, cancel)
+    except (OSError, ToolError):
+        return []
+    return [] if found is None else found.rows
+
+
+def _literal(part: str) -> bool:
+    """``part`` names itself: no wildcard, brace or escape, not ``.`` or ``..``."""
+    return bool(part) and not any(c in part for c in "*?[{\\") and part not in (".", "..")
+
+
+def _is_folder(root: Path, rel: str) -> bool:
+    """``rel`` is a folder of the workspace (its last part not a link)."""
+    try:
+        return stat.S_ISDIR(os.stat(root / rel, follow_symlinks=False).st_mode)
+    except OSError:
+        return False
+
+
 def _literal_folder(root: Path, pattern: str) -> str:
     """The folder ``pattern``'s leading segments without a wildcard name (``src/app`` of
     ``src/app/**/*.py``), when it is a folder of the workspace (not a link); else ``.``."""
     literal: list[str] = []
     for part in pattern.split("/")[:-1]:
-        if not part or any(c in part for c in "*?[{\\") or part in (".", ".."):
+        if not _literal(part):
             break
         literal.append(part)
-    if not literal:
-        return "."
     folder = "/".join(literal)
-    try:
-        st = os.stat(root / folder, follow_symlinks=False)
-    except OSError:
-        return "."
-    return folder if stat.S_ISDIR(st.st_mode) else "."
+    return folder if literal and _is_folder(root, folder) else "."
