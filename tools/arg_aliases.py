@@ -187,35 +187,36 @@ def tool_named(name: str, tools: Collection[str], builtin: Collection[str]) -> s
     bare = name.removeprefix(HARMONY).partition("<|")[0].strip()
     if bare in tools:
         return bare
-    folded = _squeezed(bare)
+    folded = name_key(bare)
     for tool in builtin:
-        if _squeezed(tool) == folded:
+        if name_key(tool) == folded:
             return tool
-    meant = _TOOLS_SQUEEZED.get(folded)
+    meant = _TOOLS_KEYED.get(folded)
     return meant if meant is not None and meant in builtin else name
 
 
-def _squeezed(name: str) -> str:
-    """``name`` as names are compared: case, ``_`` and ``-`` aside (Kimi CLI's
+def name_key(name: str) -> str:
+    """``name`` as tool names are compared, here and wherever another agent's tool is
+    recognised: case, ``_``, ``-`` and Harmony's ``functions.`` aside (Kimi CLI's
     ``ReadFile``, a model's ``Read-File`` are ``read_file``)."""
-    return name.casefold().replace("_", "").replace("-", "")
+    return name.removeprefix(HARMONY).casefold().replace("_", "").replace("-", "")
 
 
-_TOOLS_SQUEEZED = {_squeezed(alias): tool for alias, tool in TOOLS.items()}
-_NO_SUCH_SQUEEZED = {_squeezed(name): hint for name, hint in NO_SUCH.items()}
+_TOOLS_KEYED = {name_key(alias): tool for alias, tool in TOOLS.items()}
+_NO_SUCH_KEYED = {name_key(name): hint for name, hint in NO_SUCH.items()}
 
 
 def no_such_hint(name: str) -> str:
     """What to do instead of calling another agent's tool that has no counterpart here
     (:data:`NO_SUCH`), or ``""``."""
-    return _NO_SUCH_SQUEEZED.get(_squeezed(name.removeprefix(HARMONY)), "")
+    return _NO_SUCH_KEYED.get(name_key(name), "")
 
 
 def stop_args(name: str, args: Mapping[str, Any]) -> dict[str, Any] | None:
     """``job``'s arguments for Claude Code's ``KillShell {shell_id}`` (a call that stops a
     background shell, read as ``job`` by :data:`TOOLS`): ``{id, stop: true}``; else
     ``None``."""
-    if name.casefold().removeprefix(HARMONY) not in _STOPPING:
+    if name_key(name) not in _STOPPING:
         return None
     if set(args) <= {"shell_id", "bash_id", "id"}:
         ident = next((args[k] for k in ("shell_id", "bash_id", "id") if k in args), None)
@@ -224,7 +225,7 @@ def stop_args(name: str, args: Mapping[str, Any]) -> dict[str, Any] | None:
     return None
 
 
-_STOPPING = ("killshell", "killbash", "kill_shell", "kill_bash")
+_STOPPING = ("killshell", "killbash")
 
 
 def named(args: Mapping[str, Any]) -> Mapping[str, Any]:

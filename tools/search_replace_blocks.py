@@ -26,7 +26,10 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-NAMES = ("replace_in_file", "apply_diff")
+from frontier.tools.arg_aliases import name_key
+
+NAMES = ("replaceinfile", "applydiff")
+"""Cline's and Roo's names, as ``arg_aliases.name_key`` reads them."""
 MAX_BLOCKS = 100
 _SEARCH = re.compile(r"(?:-{3,}|<{3,}) ?SEARCH>?")
 _DIVIDER = re.compile(r"={3,}")
@@ -34,7 +37,7 @@ _REPLACE = re.compile(r"(?:\+{3,}|>{3,}) ?REPLACE<?")
 _START_LINE = re.compile(r":(?:start|end)_line:\s*-?\d+")
 
 
-EDITING = ("strreplacefile", "str_replace_file")
+EDITING = ("strreplacefile",)
 """Kimi CLI's ``StrReplaceFile {path, edit}``: one ``{old, new}`` or a list of them."""
 
 
@@ -43,13 +46,13 @@ def multi_args(name: str, args: Mapping[str, Any]) -> dict[str, Any] | None:
     CLI's :data:`EDITING`): ``{path, edits}``; ``None`` when ``name`` is not one or its
     ``diff`` is not whole blocks."""
     path = next((args[k] for k in ("path", "file_path", "target_file") if k in args), None)
-    if name.casefold() in EDITING:
+    if name_key(name) in EDITING:
         edit = args.get("edit")
         edits = [edit] if isinstance(edit, Mapping) else edit
         if not isinstance(path, str) or not isinstance(edits, list) or not edits:
             return None
         return {"path": path, "edits": [dict(e) if isinstance(e, Mapping) else e for e in edits]}
-    if name.casefold() not in NAMES:
+    if name_key(name) not in NAMES:
         return None
     diff = args.get("diff")
     if not isinstance(path, str) or not isinstance(diff, str):
@@ -60,7 +63,7 @@ def multi_args(name: str, args: Mapping[str, Any]) -> dict[str, Any] | None:
 
 def blocks_hint(name: str) -> str:
     """What to do, for a search/replace call whose ``diff`` is not whole blocks."""
-    if name.casefold() not in NAMES:
+    if name_key(name) not in NAMES:
         return ""
     return (
         f"{name}'s diff must be whole blocks ('------- SEARCH', the lines, '=======', the "

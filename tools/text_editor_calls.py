@@ -22,13 +22,16 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-NAMES = ("str_replace_editor", "str_replace_based_edit_tool", "text_editor")
+from frontier.tools.arg_aliases import name_key
+
+NAMES = ("strreplaceeditor", "strreplacebasededittool", "texteditor")
+"""Its names, as ``arg_aliases.name_key`` reads them."""
 
 
 def editor_call(name: str, args: Mapping[str, Any]) -> tuple[str, dict[str, Any]] | None:
     """``(tool, arguments)`` the call means, or ``None`` (not this tool, or a command
     with no tool of its meaning, or arguments that do not make one)."""
-    if name.casefold() not in NAMES:
+    if name_key(name) not in NAMES:
         return None
     command, path = args.get("command"), args.get("path")
     if not isinstance(path, str):
@@ -43,7 +46,7 @@ def editor_call(name: str, args: Mapping[str, Any]) -> tuple[str, dict[str, Any]
     return None
 
 
-DELETING = ("delete_file", "remove_file")
+DELETING = ("deletefile", "removefile")
 """Cursor's tool to delete a file."""
 
 
@@ -51,7 +54,7 @@ def deletion(name: str, args: Mapping[str, Any]) -> tuple[str, dict[str, Any]] |
     """Cursor's ``delete_file {target_file}`` as the patch that deletes the file: reviewed
     as a diff, undone as any edit (it was ``unknown tool``, and the model then ran ``rm``,
     which no undo brings back)."""
-    if name.casefold() not in DELETING:
+    if name_key(name) not in DELETING:
         return None
     path = next((args[k] for k in ("target_file", "path", "file_path") if k in args), None)
     if (
@@ -69,7 +72,7 @@ def deletion(name: str, args: Mapping[str, Any]) -> tuple[str, dict[str, Any]] |
 def editor_hint(name: str, args: Mapping[str, Any]) -> str:
     """What to do instead, for a call :func:`editor_call` could not read (``""``: not
     this tool): the unknown tool's error says it."""
-    if name.casefold() not in NAMES:
+    if name_key(name) not in NAMES:
         return ""
     if args.get("command") == "insert":
         return (
