@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from test_tools_fakes import FakeStore, call, make_boundary
+from test_tools_fakes import FakeStore, call, make_boundary, model_has_read
 
 from frontier.app.events import ToolCall
 from frontier.tools import atomic, beneath
@@ -58,6 +58,7 @@ async def test_a_folder_swapped_for_a_link_after_review_cannot_redirect_the_writ
     target = out if where == "outside" else ws / "elsewhere"
     approver = Swapper(ws, target)
     boundary = make_boundary(ws, approver=approver, store=FakeStore())
+    model_has_read(boundary, "sub/f.txt")
     result = await boundary.run(call(tool, 1, **MUTATIONS[tool]("sub/f.txt")))
     assert approver.seen, "the call reached the review"
     assert result.kind == "error"

@@ -7,7 +7,7 @@ import hashlib
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from test_tools_fakes import FakeStore, call, make_boundary
+from test_tools_fakes import FakeStore, call, make_boundary, model_has_read
 
 from frontier.app.events import ToolCall
 from frontier.tools.contract import Decision, Preview, ToolSpec
@@ -131,6 +131,7 @@ async def test_declined_hunks_of_a_write_call(tmp_path: Path) -> None:
     (tmp_path / "f.txt").write_text(TEXT)
     new = TEXT.replace("line 2\n", "TWO\n").replace("line 30\n", "THIRTY\n")
     boundary = make_boundary(tmp_path, approver=Declining((("f.txt", 1),)), store=FakeStore())
+    model_has_read(boundary, "f.txt")
     result = await boundary.run(call("write", 1, path="f.txt", content=new))
     assert result.kind == "ok"
     assert (tmp_path / "f.txt").read_text() == TEXT.replace("line 30\n", "THIRTY\n")

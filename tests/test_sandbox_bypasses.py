@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from test_tools_fakes import model_has_read
 
 from frontier.app.agent.environment import driver_overrides, gather_environment
 from frontier.app.events import ToolCall, ToolResult
@@ -124,9 +125,13 @@ class Swapper:
 
 
 def run(root: Path, policy: str, name: str, args: dict[str, Any], **kw: Any) -> ToolResult:
-    """One call through a real boundary with the real tools (headless unless ``ask``)."""
+    """One call through a real boundary with the real tools (headless unless ``ask``); a
+    file it writes whole the model has read first (one never read is refused before any
+    policy is asked: tools/file_views.py)."""
     approver = PolicyApprover(policy, kw.pop("ask", None))
     boundary = ToolBoundary(default_registry(), root, approver, kw.pop("store", None), **kw)
+    if name == "write" and (root / args["path"]).is_file():
+        model_has_read(boundary, args["path"])
     return asyncio.run(boundary.run(ToolCall("c1", name, args)))
 
 

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
+from test_tools_fakes import model_has_read
 
 from frontier.app.events import ToolCall, ToolResult
 from frontier.app.model.conversation import UserText
@@ -310,6 +311,7 @@ async def test_real_boundary_with_a_failing_commit(tmp_path: Path, point: str, t
 
     store.fault_hook = fail
     if tool == "write":
+        model_has_read(boundary, "a.txt")
         call = ToolCall("c1", "write", {"path": "a.txt", "content": POST.decode()})
     else:
         call = ToolCall("c1", "shell", {"command": "echo ran >> probe.log"})

@@ -11,6 +11,8 @@ import sys
 import time
 from pathlib import Path
 
+from test_tools_fakes import model_has_read
+
 from frontier.app.events import ToolCall
 from frontier.app.model.conversation import UserText
 from frontier.app.session import lock as session_lock
@@ -36,6 +38,7 @@ async def make_session(store: SessionStore, ws: Path, text: str, edits: list[str
     store.append_items(sid, [UserText(f"please look at {text}")])
     boundary = ToolBoundary(default_registry(), ws, Yes(), store.persistence(sid))
     for n, name in enumerate(edits):
+        model_has_read(boundary, name)
         r = await boundary.run(ToolCall(f"c{n}", "write", {"path": name, "content": f"{sid}\n"}))
         assert r.kind == "ok", r.output
     return sid

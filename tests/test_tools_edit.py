@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from test_tools_fakes import call, make_boundary
+from test_tools_fakes import call, make_boundary, model_has_read
 
 from frontier.tools.registry import Registry, default_registry
 
@@ -76,6 +76,7 @@ async def test_write_creates_parents_and_keeps_mode(tmp_path: Path) -> None:
     script = tmp_path / "run.sh"
     script.write_text("old")
     script.chmod(0o750)
+    model_has_read(b, "run.sh")
     await b.run(call("write", path="run.sh", content="new"))
     assert script.read_text() == "new" and (script.stat().st_mode & 0o777) == 0o750
 
@@ -98,7 +99,9 @@ async def test_write_over_a_file_keeps_its_line_ends_and_mark(
     """A whole-file rewrite of a Windows file changed every line's ending (the whole file
     in the review's diff and in git's) and dropped its byte order mark."""
     (tmp_path / "w.txt").write_bytes(was)
-    r = await make_boundary(tmp_path).run(call("write", path="w.txt", content=content))
+    b = make_boundary(tmp_path)
+    model_has_read(b, "w.txt")
+    r = await b.run(call("write", path="w.txt", content=content))
     assert r.kind == "ok", r.output
     assert (tmp_path / "w.txt").read_bytes() == written
 
@@ -110,6 +113,7 @@ async def test_write_of_a_new_path_with_a_windows_separator_is_refused(tmp_path:
     r = await b.run(call("write", path="src\\util.py", content="x"))
     assert r.kind == "arg" and "write the path as 'src/util.py'" in r.output
     assert not (tmp_path / "src\\util.py").exists()
+    model_has_read(b, "odd\\name.txt")
     r = await b.run(call("write", path="odd\\name.txt", content="b"))  # it exists: as named
     assert r.kind == "ok" and (tmp_path / "odd\\name.txt").read_text() == "b"
 
@@ -436,7 +440,7 @@ async def test_write_over_a_file_changed_since_the_model_read_it_is_refused(
 ) -> None:
     """The person edited the file in their editor while the agent worked; the model then
     wrote it whole from what it had read, and the edit was gone (silently under
-    auto-edit). Read again, it writes; its own writes, never-read files, replace: as before."""
+    auto-edit). Read again, it writes; its own writes and replace: as before."""
     target = tmp_path / "a.py"
     target.write_text("x = 1\n")
     b = make_boundary(tmp_path)
@@ -453,9 +457,31 @@ async def test_write_over_a_file_changed_since_the_model_read_it_is_refused(
     target.write_text("x = 3\nperson = 2\n")
     r = await b.run(call("replace", 6, path="a.py", old="x = 3", new="x = 4"))
     assert r.kind == "ok", r.output  # finds its text as given: undoes nothing
-    (tmp_path / "b.py").write_text("never read\n")
-    r = await b.run(call("write", 7, path="b.py", content="b\n"))
-    assert r.kind == "ok", r.output  # nothing known of it
+
+
+async def test_write_over_a_file_the_model_never_read_is_refused(tmp_path: Path) -> None:
+    """Asked to add a section to README.md, a model wrote a README of its own over the
+    one it never read: what the file held was replaced by a guess (under auto-edit,
+    unseen). Refused, nothing written, until it reads the file; a new file, an empty one,
+    a file it created itself or read through @path: written as before."""
+    readme = tmp_path / "README.md"
+    readme.write_text("# Project\n\nInstall with make.\n")
+    b = make_boundary(tmp_path)
+    r = await b.run(call("write", 1, path="README.md", content="# Project\n\n## Usage\n"))
+    assert r.kind == "error" and r.output.startswith(
+        "README.md exists (3 lines, 30 bytes) and you have not read it in this session"
+    ), r.output
+    assert "nothing written" in r.output and "Read it first" in r.output
+    assert readme.read_text() == "# Project\n\nInstall with make.\n"
+    assert (await b.run(call("read", 2, path="README.md"))).kind == "ok"
+    r = await b.run(call("write", 3, path="README.md", content="# Project\n\n## Usage\n"))
+    assert r.kind == "ok", r.output
+    (tmp_path / "empty.py").write_text("")
+    r = await b.run(call("write", 4, path="empty.py", content="x = 1\n"))
+    assert r.kind == "ok", r.output  # nothing in it to lose
+    assert (await b.run(call("write", 5, path="new.py", content="a\n"))).kind == "ok"
+    r = await b.run(call("write", 6, path="new.py", content="b\n"))
+    assert r.kind == "ok", r.output  # it wrote it: it knows it
 
 
 async def test_write_over_a_file_read_only_in_part_names_the_lines_not_read(

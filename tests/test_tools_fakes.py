@@ -11,6 +11,7 @@ from frontier.app.events import Event, ToolCall, ToolResult
 from frontier.tools.base import CancelToken, Outcome, Prepared
 from frontier.tools.boundary import ToolBoundary
 from frontier.tools.contract import Decision, Preview, ToolContext, ToolSpec
+from frontier.tools.digest import sha256
 from frontier.tools.registry import Registry, default_registry
 
 
@@ -103,3 +104,12 @@ def make_boundary(
 
 def call(name: str, num: int = 1, /, **args: Any) -> ToolCall:
     return ToolCall(id=f"c{num}", name=name, args=args)
+
+
+def model_has_read(boundary: ToolBoundary, *paths: str) -> None:
+    """What a whole ``read`` of each file leaves behind: the model has seen it, so a
+    whole-file ``write`` over it is judged as a model's that read it first (a file never
+    read is not written whole: ``tools/file_views.py``). For tests whose subject is the
+    write, not the reading before it."""
+    for path in paths:
+        boundary.views.saw(path, sha256((Path(boundary.root) / path).read_bytes()))

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from test_tools_fakes import call, make_boundary
+from test_tools_fakes import call, make_boundary, model_has_read
 
 from frontier.tools.omission import placeholder
 
@@ -114,6 +114,7 @@ async def test_a_placeholder_the_file_had_a_new_file_and_prose_are_written(tmp_p
     made = await b.run(call("write", 2, path="new.py", content="# ... existing code ...\n"))
     assert made.kind == "ok", made.output
     (tmp_path / "README.md").write_text("old\n")
+    model_has_read(b, "README.md")
     shown = await b.run(call("write", 3, path="README.md", content="// ... existing code ...\n"))
     assert shown.kind == "ok", shown.output
     twice = await b.run(

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from test_tools_fakes import model_has_read
 
 from frontier.app.agent.runtime import create_runtime
 from frontier.app.agent.session import AgentSession
@@ -64,6 +65,10 @@ class Agent:
         result = await self.session._loop.boundary.run(call)  # type: ignore[attr-defined]
         assert result.ok, result.output
         return result
+
+    def has_read(self, *paths: str) -> None:
+        """The model read these files first (one never read is not written whole)."""
+        model_has_read(self.session._loop.boundary, *paths)  # type: ignore[attr-defined]
 
     @property
     def store(self) -> SessionStore:
@@ -146,6 +151,7 @@ async def test_undo_after_a_write_deletes_a_new_file_and_restores_an_overwritten
     ws = agent.ws
     (ws / "keep.txt").write_bytes(b"original\r\nbytes\x00\xff")
     await agent.run("write", path="made/new.txt", content="brand new\n")
+    agent.has_read("keep.txt")
     await agent.run("write", path="keep.txt", content="overwritten\n")
 
     first = await agent.session.undo()
@@ -195,6 +201,7 @@ async def test_an_external_edit_is_refused_naming_the_file_and_nothing_is_writte
 
 async def test_a_later_change_of_the_session_is_named_in_the_refusal(agent: Agent) -> None:
     (agent.ws / "a.py").write_text("x = 1\n")
+    agent.has_read("a.py")
     await agent.run("write", path="a.py", content="x = 2\n")
     await agent.run("replace", path="a.py", old="x = 2", new="x = 3")
 
@@ -304,6 +311,7 @@ async def test_preimages_are_kept_once_per_version_with_the_call_row(agent: Agen
     ws = agent.ws
     (ws / "x.txt").write_text("same\n")
     (ws / "y.txt").write_text("same\n")
+    agent.has_read("x.txt", "y.txt")
     await agent.run("write", path="x.txt", content="x2\n")
     await agent.run("write", path="y.txt", content="y2\n")
     await agent.run("write", path="x.txt", content="x3\n")
@@ -327,6 +335,7 @@ async def test_a_file_over_the_cap_is_not_kept_and_its_undo_says_why(
         "apply_patch",
         patch="--- a/small.txt\n+++ b/small.txt\n@@ -1 +1 @@\n-s\n+t\n",
     )
+    agent.has_read("big.bin")
     await agent.run("write", path="big.bin", content="y" * 10)
 
     status = agent.store.preimages.status(sha(b"x" * 2048))
@@ -356,6 +365,7 @@ async def test_the_per_call_cap_and_secrets_keep_nothing_they_should_not(
         "--- a/b.txt\n+++ b/b.txt\n@@ -1 +1 @@\n-bbbbbbbb\n+B\n",
     )
     monkeypatch.setattr(preimages, "CALL_CAP", 1 << 20)
+    agent.has_read(".env")
     await agent.run("write", path=".env", content="api_key=\n")
 
     kept = agent.store.preimages

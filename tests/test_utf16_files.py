@@ -8,7 +8,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from test_tools_fakes import call, make_boundary
+from test_tools_fakes import call, make_boundary, model_has_read
 
 from frontier.tools import search
 
@@ -80,6 +80,7 @@ async def test_write_over_a_utf16_file_keeps_it_utf16_and_the_review_shows_its_t
     mark, order = before[:2], "utf-16-le" if before[:2] == b"\xff\xfe" else "utf-16-be"
     approver = Approver()
     b = make_boundary(wide, approver=approver)
+    model_has_read(b, "build.log")
     r = await b.run(call("write", path="build.log", content="Line one\nLine 2: café\n"))
     assert r.kind == "ok", r.output
     assert (wide / "build.log").read_bytes() == mark + "Line one\r\nLine 2: café\r\n".encode(order)

@@ -2187,3 +2187,30 @@ async def test_a_resumed_session_tells_the_model_its_background_jobs_are_gone(
         "call_srv (exec sleep 300). Start one again (shell with background: true) if it is "
         "still needed.)",
     )
+
+
+async def test_a_file_sent_whole_with_the_message_may_be_written_whole(make: Make) -> None:
+    """A file the model never read is not written whole (tools/file_views.py); one the
+    person sent whole with the message (``@notes.md``) was seen, so "rewrite @notes.md"
+    writes it; a file sent only in part (cut at 32 KiB) was not seen whole: refused."""
+    wire = "openai-chat"
+    rig = await make(wire)
+    (rig.root / "notes.md").write_text("# Notes\n\nold words\n")
+    (rig.root / "big.md").write_text("line of the long file\n" * 4000)  # 88,000 bytes
+    rig.answer(
+        reply(
+            wire,
+            Call("call_w1", "write", args(path="notes.md", content="# Notes\n\nnew words\n")),
+            Call("call_w2", "write", args(path="big.md", content="short\n")),
+        ),
+        done(wire),
+    )
+    prepared = rig.session.attach("rewrite @notes.md and @big.md in plain words")
+    assert [a.digest != "" for a in prepared.attachments] == [True, False]
+    ended = await bounded(rig.session.send(prepared.text, prepared.images), "the turn")
+    assert ended.reason == "done"
+    assert result_kinds(rig.watch) == {"call_w1": "ok", "call_w2": "error"}
+    assert (rig.root / "notes.md").read_text() == "# Notes\n\nnew words\n"
+    assert (rig.root / "big.md").stat().st_size == 88000
+    assert "big.md exists (4,000 lines" in history_text(rig.server.requests[-1])
+    rig.assert_valid()

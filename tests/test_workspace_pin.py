@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from test_tools_fakes import model_has_read
 from wire_scripts import Call, Text, WireServer, args, script, serve_wire, stream
 
 from frontier.app.agent.runtime import create_runtime
@@ -200,6 +201,7 @@ async def test_a_swap_during_the_review_is_refused_before_anything_is_written(
     )
     try:
         boundary: Any = session._loop.boundary  # type: ignore[attr-defined]
+        model_has_read(boundary, "notes.txt")
         call = ToolCall("c1", "write", {"path": "notes.txt", "content": "overwritten\n"})
         result = await asyncio.wait_for(boundary.run(call), WAIT)
     finally:

@@ -33,6 +33,7 @@ from types import FrameType
 from typing import Any
 
 import pytest
+from test_tools_fakes import model_has_read
 from wire_scripts import Call, Text, WireServer, args, script, serve_wire, stream
 
 from frontier.app.agent.runtime import create_runtime
@@ -212,7 +213,11 @@ async def session(ws: Path, monkeypatch: pytest.MonkeyPatch) -> AsyncIterator[Ag
 
 
 async def run(session: AgentSession, name: str, call_id: str = "c1", **a: Any) -> ToolResult:
+    """One call through the session's boundary; a file it writes whole the model has read
+    first (one never read is refused before the write: tools/file_views.py)."""
     boundary: Any = session._loop.boundary  # type: ignore[attr-defined]
+    if name == "write" and (session.workspace / a["path"]).is_file():
+        model_has_read(boundary, a["path"])
     return await asyncio.wait_for(boundary.run(ToolCall(call_id, name, a)), BOUND)
 
 

@@ -406,7 +406,10 @@ def render_window(path: str, text: str, offset: int, limit: int) -> Shown:
 class WriteTool:
     spec = ToolSpec(
         name="write",
-        description="Create a file or replace its whole content (parent folders are created).",
+        description=(
+            "Create a file or replace its whole content (parent folders are created); "
+            "read an existing file first"
+        ),
         parameters={
             "type": "object",
             "properties": {
@@ -453,12 +456,21 @@ class WriteTool:
 
 
 def _refuse_blind(ctx: ToolContext, path: str, old: bytes | None, was: str | None) -> None:
-    """A ``ToolError`` when writing ``path`` whole would undo a change the model has not
-    seen, or drop lines of it the model has not read (``tools/file_views.py``); ``was``:
-    the file's hash, computed for the review already."""
+    """A ``ToolError`` when writing ``path`` whole would replace a file the model never
+    read, undo a change the model has not seen, or drop lines of it the model has not
+    read (``tools/file_views.py``); ``was``: the file's hash, computed for the review
+    already."""
     views = ctx.views
     if old is None or views is None:
         return
+    if old and not views.knows(path):
+        lines = old.count(b"\n") + (not old.endswith(b"\n"))
+        raise ToolError(
+            f"{path} exists ({lines:,} line{'s' if lines != 1 else ''}, {len(old):,} bytes) "
+            "and you have not read it in this session: writing it whole would replace what "
+            "you have not seen; nothing written. Read it first, then write it, or change "
+            "only what you mean with replace (for a new file, choose a name not taken)"
+        )
     if views.changed(path, was):
         raise ToolError(
             f"{path} changed since you last read it (the person edited it, or a command "

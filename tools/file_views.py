@@ -13,9 +13,11 @@ window of a 3,000-line file and wrote the file whole wrote the 500 lines it knew
 rest was gone. So the lines read of the content seen are kept too, and a ``write`` over a
 file the model has read only part of is refused, naming the lines it has not seen.
 
-A file the model never read or wrote in this session is not judged (nothing is known),
-nor are ``replace``, ``multi`` and ``apply_patch``, which change only text they find as
-the model gave it.
+A file that exists and that the model never read or wrote in this session is not
+``write``n whole either (stop 59): what it held was never seen, so a whole-file write
+could only replace it by a guess (a model asked to "add a section to README.md" wrote a
+README of its own). ``replace``, ``multi`` and ``apply_patch`` are not judged: they
+change only text they find as the model gave it.
 
 A resumed session knows what the model saw before: each call records what it changed
 here (:class:`CallViews`: ``meta["views"]`` of its result, stored with it), and the
@@ -90,6 +92,11 @@ class FileViews:
             return
         self.saw(path, digest, (1, 0, lines))
 
+    def knows(self, path: str) -> bool:
+        """The model has read or written ``path`` in this session (and it was not
+        forgotten: :data:`MAX_FILES`, :data:`MAX_SPANS`)."""
+        return path in self._seen
+
     def changed(self, path: str, digest: str | None) -> bool:
         """``path`` now holds ``digest`` and the model last saw something else there."""
         view = self._seen.get(path)
@@ -157,6 +164,9 @@ class CallViews:
     def edited(self, path: str, digest: str | None, lines: int) -> None:
         self.ops.append(["edited", path, digest, lines])
         self.views.edited(path, digest, lines)
+
+    def knows(self, path: str) -> bool:
+        return self.views.knows(path)
 
     def changed(self, path: str, digest: str | None) -> bool:
         return self.views.changed(path, digest)

@@ -39,6 +39,7 @@ from bisect import bisect_right
 from pathlib import Path
 
 from frontier.app.agent.path_query import in_order
+from frontier.app.hashes import sha256_hex
 from frontier.app.image import IMAGE_MAX, Image
 from frontier.app.record import record
 from frontier.tools import beneath
@@ -102,6 +103,9 @@ class Attachment:
     """Bytes of it in the message (``< size`` when cut at :data:`FILE_MAX`)."""
     media_type: str = ""
     """An image's type (``image/png``); empty for a text file."""
+    digest: str = ""
+    """The sha256 of the whole file when all of it went with the message (the model has
+    then seen it: ``tools/file_views.py``); empty when it was cut, and for an image."""
 
     @property
     def cut(self) -> bool:
@@ -196,7 +200,8 @@ def prepare(root: Path, text: str) -> Prepared:
             continue
         content, sent = body
         total += sent
-        attachment = Attachment(rel, size, sent)
+        whole = len(data) == size <= room
+        attachment = Attachment(rel, size, sent, digest=sha256_hex(data) if whole else "")
         attached.append(attachment)
         blocks.append(_block(attachment, content))
     full = text if not blocks else text.rstrip("\n") + "\n\n" + "\n\n".join(blocks)

@@ -627,6 +627,7 @@ def create_runtime(
             registry=registry,
             mcp=mcp,
             jobs=jobs,
+            views=boundary.views,
             policy=policy,
             store=store,
             scrubber=scrubber,

@@ -59,6 +59,7 @@ if TYPE_CHECKING:
     from frontier.app.agent.history_events import HistoryRead
     from frontier.app.model.conversation import Image
     from frontier.app.session.store import LogRecord, SessionInfo, SessionStore
+    from frontier.tools.file_views import FileViews
     from frontier.tools.jobs import Jobs, JobSummary, JobTail
     from frontier.tools.mcp_servers import McpHost
     from frontier.tools.registry import Registry
@@ -202,12 +203,16 @@ class AgentSession:
         approvals: ApprovalDesk | None = None,
         mcp: McpHost | None = None,
         jobs: Jobs | None = None,
+        views: FileViews | None = None,
     ) -> None:
         """``queue``: the messages typed during a turn, shared with the loop (its
         ``inbox``); without one a queued message waits for the next ``send``.
         ``notices``: what the next message tells the model first (an undo it has not
-        heard of, made with ``frontier undo`` or before the last run stopped)."""
+        heard of, made with ``frontier undo`` or before the last run stopped).
+        ``views``: what the model has seen of each file (the tool boundary's), which a
+        file sent whole with a message (``@path``) joins."""
         self._loop = loop
+        self._views = views
         self._events = events
         self.session_id = session_id
         self.workspace = workspace
@@ -491,8 +496,15 @@ class AgentSession:
     # ------------------------------------------------------------------ @path
     def attach(self, text: str) -> Prepared:
         """``text`` with the workspace files it mentions as ``@path`` attached (capped;
-        ``app/agent/attachments.py``). Reads the files: a front end calls it off its loop."""
-        return prepare(self.workspace, text)
+        ``app/agent/attachments.py``). Reads the files: a front end calls it off its loop.
+        A file sent whole counts as read by the model (``tools/file_views.py``): it may
+        then be written whole, as after a ``read``."""
+        prepared = prepare(self.workspace, text)
+        if self._views is not None:
+            for attached in prepared.attachments:
+                if attached.digest:
+                    self._views.saw(attached.path, attached.digest)
+        return prepared
 
     def workspace_files(self, under: str = ".") -> tuple[list[str], bool]:
         """The paths ``@`` completion offers (``.gitignore``-aware, beneath the root), and
