@@ -180,6 +180,10 @@ class Preview:
     escalation: str | None = None
     """Set when the person is asked to run a command *outside* the sandbox after the
     sandbox stopped it: what the sandbox refused (``tools/sandbox.py`` ``stopped_by``)."""
+    destroys: str | None = None
+    """For a command that destroys work no undo brings back (``tools/destructive.py``):
+    what, said for the person (```rm -rf src` deletes files``); the review shows it and
+    ``--approval auto-edit`` asks for it even inside the sandbox."""
 
 
 @record
@@ -230,6 +234,7 @@ class ApprovalRequested(Event):
             "files": [f.path for f in preview.files],
             "sandbox": preview.sandbox,
             "escalation": preview.escalation,
+            "destroys": preview.destroys,
             "choices": list(self.choices),
         }
 

@@ -37,6 +37,11 @@ An MCP server's tool (``ToolSpec.source == "mcp"``) is approved unasked only und
 ``auto-edit`` a person is asked otherwise (headless: refused). A trusted server's
 read-only tool is a read (``kind="read"``) and never asks.
 
+A command that destroys work no undo brings back (``rm -rf src``, ``git clean -fd``,
+``git reset --hard``: ``tools/destructive.py``, ``Preview.destroys``) is asked under
+``auto-edit`` even inside the sandbox (headless: refused, saying why); ``auto`` and an
+"always allow" rule for that very command still run it unasked.
+
 After the sandbox stopped a command, :meth:`PolicyApprover.escalate` asks the person
 whether to run it once outside (``ask`` and ``auto-edit`` with a person only; never under
 ``auto``, never headless).
@@ -208,6 +213,7 @@ class PolicyApprover:
         person = self.person
         if spec.source == "mcp":
             return await self._mcp(call, spec, preview, person)
+        danger = preview.destroys if spec.kind == "exec" else None
         protected = _protected(preview, self.root) if spec.kind == "edit" else []
         if protected:
             if person is None:
@@ -234,7 +240,20 @@ class PolicyApprover:
         if self.policy == "auto-edit" and spec.kind == "edit":
             return Decision(True, "policy auto-edit")
         if self.policy == "auto-edit" and spec.kind == "exec" and self.sandbox_active:
-            return Decision(True, "policy auto-edit, inside the sandbox")
+            if danger is None:
+                return Decision(True, "policy auto-edit, inside the sandbox")
+            if person is None:
+                return Decision(
+                    False,
+                    f"{danger}, and no undo brings that back: under --approval auto-edit a "
+                    "person approves such a command and nobody can be asked (headless); do "
+                    "it another way (remove "
+                    "a file with apply_patch, which can be undone), or the user can allow it "
+                    "with --approval auto",
+                    by="policy auto-edit",
+                    unanswered="--approval auto",
+                )
+            return await person.approve(call, spec, preview)
         if person is None:
             if spec.kind != "exec":
                 flag = setting = "--approval auto-edit"

@@ -46,6 +46,7 @@ from frontier.app.record import record
 from frontier.tools.arg_aliases import SHELL
 from frontier.tools.base import CancelToken, Outcome, Prepared, ToolError
 from frontier.tools.contract import Preview, ToolContext, ToolSpec
+from frontier.tools.destructive import destroys
 from frontier.tools.output_cap import CappedBuffer, IncrementalText
 from frontier.tools.paths import PathError, real_root, resolve
 from frontier.tools.sandbox import SandboxRecord, tidy
@@ -583,9 +584,12 @@ class _ExecTool:
         if not source.strip():
             raise ToolError(f"{self.spec.name}: `{self.field}` is empty", kind="arg")
         name = self.spec.name + (" (background)" if args.get("background") else "")
+        destroyed = destroys(source) if self.spec.name == "shell" else None
         return Prepared(
             args=args,
-            preview=Preview(kind="command", command=source, summary=f"{name}: {source}"),
+            preview=Preview(
+                kind="command", command=source, summary=f"{name}: {source}", destroys=destroyed
+            ),
             needs_approval=True,
         )
 

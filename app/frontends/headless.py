@@ -574,6 +574,8 @@ def render_preview(preview: Preview) -> str:
                 f"{preview.escalation}\n"
                 "run it again OUTSIDE the sandbox (unconfined, network on)?"
             )
+        if preview.destroys is not None:
+            shown += f"\n{preview.destroys}: no undo brings that back"
         if preview.sandbox is not None:
             return f"{shown}\n(inside the sandbox: {preview.sandbox})"
         return f"{shown}\n(outside any sandbox)"

@@ -28,7 +28,10 @@ a file name goes through ``widgets/display.display_preview`` first.
 
 A command's review says where it will run (issue 22), on the line below the head:
 ``runs inside the sandbox (workspace-write · net off)`` when ``Preview.sandbox`` names
-one, ``runs OUTSIDE the sandbox`` in the warning style when it is ``None``. A command the
+one, ``runs OUTSIDE the sandbox`` in the warning style when it is ``None``; a command
+that destroys work no undo brings back (``Preview.destroys``) says so first on that line,
+in the warning style (```git clean -fdx` deletes untracked files: no undo brings that
+back · runs inside the sandbox (…)``). A command the
 sandbox stopped, offered once outside it (``Preview.escalation``), is headed by the plain
 question — ``The sandbox seems to have stopped this command (read from its output):
 <what>. Run it once outside the sandbox?`` (inferred: the kernel does not say) — with
@@ -280,17 +283,21 @@ class ReviewScreen(ModalScreen[Decision]):
         )
 
     def _where(self) -> Text:
+        """Where the command runs; first, what it destroys that no undo brings back."""
+        destroys = self.preview.destroys
+        first = f"{shown(destroys, 80)}: no undo brings that back · " if destroys else ""
         if self.preview.sandbox is not None:
             return Text(
-                f"runs inside the sandbox ({shown(self.preview.sandbox, 80)})",
+                f"{first}runs inside the sandbox ({shown(self.preview.sandbox, 80)})",
                 no_wrap=True,
                 overflow="ellipsis",
             )
         once = " · this once, as you approve" if self.escalation is not None else ""
-        return Text(f"runs OUTSIDE the sandbox{once}", no_wrap=True, overflow="ellipsis")
+        return Text(f"{first}runs OUTSIDE the sandbox{once}", no_wrap=True, overflow="ellipsis")
 
     def _where_class(self) -> str:
-        return "-outside" if self.preview.sandbox is None else ""
+        warned = self.preview.sandbox is None or self.preview.destroys is not None
+        return "-outside" if warned else ""
 
     def _command_source(self) -> tuple[str, str]:
         """What "Review command" shows and its lexer: the command or the python tool's

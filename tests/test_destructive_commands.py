@@ -1,0 +1,148 @@
+"""Commands that destroy work no undo brings back are asked under auto-edit even inside
+the sandbox (``tools/destructive.py``, ``tools/policy.py``).
+
+Inside the sandbox ``--approval auto-edit`` ran every command unasked, and the sandbox
+lets a command delete anything in the workspace: a model "cleaning up" with ``rm -rf
+src`` or ``git clean -fdx`` took the person's uncommitted work, and nothing kept it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from test_sandbox_policy import NOBODY, SHELL, Person, active
+
+from frontier.app.events import ToolCall
+from frontier.tools.boundary import ToolBoundary
+from frontier.tools.contract import Decision, Preview
+from frontier.tools.destructive import destroys, simple_commands
+from frontier.tools.policy import PolicyApprover
+from frontier.tools.process import ShellTool
+from frontier.tools.registry import default_registry
+
+DESTROYS = [
+    ("rm -rf src", "`rm -rf src` deletes files"),
+    ("cd web && rm -rf src/components", "`rm -rf src/components` deletes files"),
+    ("rm -r -f ./lib", "`rm -r -f ./lib` deletes files"),
+    ("/bin/rm --recursive docs", "`/bin/rm --recursive docs` deletes files"),
+    ("sudo -u root rm -rf /", "`rm -rf /` deletes files"),
+    ("FOO=1 env -i X=2 timeout 5 rm -rf src", "`rm -rf src` deletes files"),
+    ("ls | xargs -n1 rm -rf", "`rm -rf` deletes files"),
+    ("echo $(rm -rf x)", "`rm -rf x` deletes files"),
+    ("echo `rm -rf y`", "`rm -rf y` deletes files"),
+    ("bash -lc 'cd x && rm -rf ../src'", "`rm -rf ../src` deletes files"),
+    ("rm -rf node_modules/../src", "`rm -rf node_modules/../src` deletes files"),
+    ('rm -rf "$OUT"', "`rm -rf $OUT` deletes files"),
+    ("rm -rf ~/project", "`rm -rf ~/project` deletes files"),
+    ('rm -f "unclosed', "`rm -f unclosed` deletes files"),
+    ("git clean -fdx", "`git clean -fdx` deletes untracked files"),
+    ("git -C sub clean -f", "`git -C sub clean -f` deletes untracked files"),
+    ("git reset --hard HEAD~1", "`git reset --hard HEAD~1` discards uncommitted changes"),
+    ("git checkout -- .", "`git checkout -- .` discards uncommitted changes"),
+    ("git checkout .", "`git checkout .` discards uncommitted changes"),
+    ("git restore src/a.py", "`git restore src/a.py` discards uncommitted changes"),
+    ("git stash drop", "`git stash drop` discards stashed changes"),
+    ("git rm old.py", "`git rm old.py` deletes files"),
+    ("find . -name '*.bak' -delete", "`find . -name *.bak -delete` deletes the files it finds"),
+    ("find src -exec rm {} +", "`find src -exec rm {} +` deletes the files it finds"),
+    ("shred secrets.txt", "`shred secrets.txt` destroys files"),
+]
+
+KEPT = [
+    "rm scratch.txt",  # one named file: how models remove what they made
+    "rm -rf node_modules && npm install",
+    "rm -rf build/ dist/ *.egg-info __pycache__",
+    "rm -rf /tmp/frontier-test",
+    "find . -name '*.py' | xargs grep -n TODO",
+    "git reset HEAD~1",
+    "git restore --staged a.py",
+    "git checkout -b feature",
+    "git clean -n",
+    "git rm --cached secrets.env",
+    "git stash",
+    "echo 'rm -rf /' > notes.txt",
+    "cat > setup.sh <<'EOF'\nrm -rf build\nrm -rf /\nEOF\nchmod +x setup.sh",
+    "grep -rn 'git reset --hard' docs  # rm -rf in a comment",
+    "python -c 'import shutil'",
+    "make clean",
+]
+
+
+@pytest.mark.parametrize(("command", "said"), DESTROYS)
+def test_a_command_that_destroys_work_is_named(command: str, said: str) -> None:
+    assert destroys(command) == said
+
+
+@pytest.mark.parametrize("command", KEPT)
+def test_a_command_that_keeps_the_persons_work_is_not(command: str) -> None:
+    assert destroys(command) is None
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet="rm -fgitclean;&|()$`'\"\\\n<EOF>*./~x", max_size=200))
+def test_any_text_is_read_without_error(script: str) -> None:
+    """A model's command is untrusted: any text is judged (or not), never an exception."""
+    result = destroys(script)
+    assert result is None or isinstance(result, str)
+    for words in simple_commands(script):
+        assert words
+
+
+def test_a_command_past_the_read_limit_is_still_judged() -> None:
+    """64 KiB of `a;` then the rm: read word by word past the limit, still found."""
+    script = "a;" * 40_000 + " rm -rf src"
+    assert destroys(script) == "`rm -rf src` deletes files"
+
+
+def ask(policy: str, command: str, person: Person | None) -> tuple[Decision, list[Preview]]:
+    """The policy's answer for a shell call of ``command`` as the shell tool prepares it
+    (its preview saying what it destroys), and what the person was shown."""
+    approver = PolicyApprover(policy, person or NOBODY, sandbox=active())
+    preview = ShellTool().prepare({"command": command}, None).preview  # type: ignore[arg-type]
+    decision = asyncio.run(approver.approve(ToolCall("c1", "shell", {}), SHELL, preview))
+    return decision, [p for _, p in person.seen] if person else []
+
+
+def test_auto_edit_asks_before_a_destroying_command_inside_the_sandbox() -> None:
+    person = Person()
+    decision, shown = ask("auto-edit", "git clean -fdx", person)
+    assert decision.approved and len(shown) == 1
+    assert shown[0].destroys == "`git clean -fdx` deletes untracked files"
+    decision, shown = ask("auto-edit", "pytest -q && rm -rf node_modules", Person())
+    assert decision.approved and shown == []  # as before: the sandbox is enough
+
+
+def test_headless_auto_edit_refuses_it_saying_what_would_allow_it() -> None:
+    decision, _ = ask("auto-edit", "rm -rf src", None)
+    assert not decision.approved and decision.unanswered == "--approval auto"
+    assert decision.reason.startswith(
+        "`rm -rf src` deletes files, and no undo brings that back: under --approval "
+        "auto-edit a person approves such a command"
+    )
+    assert "apply_patch" in decision.reason
+
+
+def test_auto_runs_it_and_ask_shows_what_it_destroys() -> None:
+    decision, _ = ask("auto", "rm -rf src", None)
+    assert decision.approved
+    person = Person(answer=False)
+    decision, shown = ask("ask", "git reset --hard", person)
+    assert not decision.approved
+    assert shown[0].destroys == "`git reset --hard` discards uncommitted changes"
+
+
+async def test_through_the_tool_boundary_the_workspace_keeps_its_files(tmp_path: Path) -> None:
+    """The model's `rm -rf src` under headless auto-edit: refused before it starts, the
+    model told why, every file still there; the build folder it may clean."""
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "app.py").write_text("work of a day\n")
+    (tmp_path / "build").mkdir()
+    approver = PolicyApprover("auto-edit", NOBODY, sandbox=active())
+    boundary = ToolBoundary(default_registry(), tmp_path, approver, None)
+    result = await boundary.run(ToolCall("c1", "shell", {"command": "rm -rf src build"}))
+    assert result.kind == "denied" and "`rm -rf src build` deletes files" in result.output
+    assert (tmp_path / "src" / "app.py").read_text() == "work of a day\n"

@@ -1,0 +1,270 @@
+"""Commands that destroy work no undo brings back: ``rm -rf src``, ``git clean -fd``,
+``git reset --hard``, ``find . -delete``.
+
+The file tools keep what they replace (undo puts it back); a command keeps nothing. Under
+``--approval auto-edit`` a command inside the sandbox runs unasked, and the sandbox lets
+it write, so delete, anything in the workspace: a model that "cleaned up" with ``rm -rf
+src`` or ``git clean -fdx`` took the person's uncommitted work with it (the peers'
+trackers hold many such reports; Codex asks for ``rm -f``/``git reset`` even inside its
+sandbox). :func:`destroys` names such a command: the shell tool's preview carries it
+(``Preview.destroys``), every review shows it, and the policy asks a person first
+(``tools/policy.py``).
+
+Read as bash reads it, roughly and on the safe side: the script is split into simple
+commands at ``;`` ``&&`` ``||`` ``|`` ``&`` parentheses, ``$(``, backquotes and line ends
+(a here-document's lines are data, not commands), each command's leading assignments
+and wrappers (``sudo``, ``env``, ``xargs``, ``timeout`` …) set aside, and ``bash -c
+'…'`` read in turn. What cannot be read (an unclosed quote) is read word by word. Not
+judged: code run by the ``python`` tool, a script file the command runs, ``>`` over a
+file, plain ``rm FILE`` (one named file, the way models remove what they made).
+
+Deleting what a build makes again is not asked: every target of the ``rm`` inside a
+folder such as ``node_modules``, ``dist``, ``__pycache__`` (:data:`REMADE`), compiled
+files (``*.pyc``, ``*.o``), or under ``/tmp``.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+import shlex
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+
+MAX_SCRIPT = 64 * 1024
+"""Characters of a command read; past it the rest is read word by word (linear either way)."""
+MAX_DEPTH = 3
+"""``bash -c`` inside ``bash -c`` … read this deep; deeper counts as destructive."""
+
+REMADE = frozenset(
+    {
+        "node_modules",
+        "dist",
+        "build",
+        "target",
+        "__pycache__",
+        ".pytest_cache",
+        ".mypy_cache",
+        ".ruff_cache",
+        ".tox",
+        ".nox",
+        ".next",
+        ".nuxt",
+        ".turbo",
+        ".parcel-cache",
+        ".gradle",
+        "coverage",
+        "htmlcov",
+        ".coverage",
+    }
+)
+"""Folders a build or an install makes again: deleting inside them loses nothing written."""
+_REMADE_SUFFIXES = (".pyc", ".pyo", ".o", ".class", ".egg-info")
+_SEPARATORS = ";&|()\n"
+_HEREDOC = re.compile(r"<<-?\s*(['\"]?)([A-Za-z_][A-Za-z0-9_]*)\1")
+_ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
+_SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh"})
+_WRAPPERS = frozenset({"sudo", "doas", "command", "builtin", "exec", "nohup", "time", "nice"})
+_WRAPPER_ARGS = {"sudo": {"-u", "-g", "-h", "-p", "-C"}, "nice": {"-n"}}
+"""A wrapper's options that take the next word as their value."""
+_XARGS_ARGS = frozenset({"-I", "-n", "-P", "-d", "-L", "-s", "-E", "-a"})
+_GIT_ARGS = frozenset({"-C", "-c", "--git-dir", "--work-tree", "--namespace"})
+
+
+def destroys(command: str | list[str], depth: int = 0) -> str | None:
+    """What in ``command`` (a ``bash -c`` script, or an argv) deletes files or discards
+    changes that no undo brings back, said in a few words (```rm -rf src` deletes files``);
+    ``None`` when nothing does, as far as it can be read."""
+    if isinstance(command, list):
+        return _judged(command, depth)
+    for words in simple_commands(command):
+        why = _judged(words, depth)
+        if why is not None:
+            return why
+    return None
+
+
+def simple_commands(script: str) -> Iterator[list[str]]:
+    """The words of each simple command of ``script``, in order (see the module doc)."""
+    text = _without_heredocs(script[:MAX_SCRIPT]).replace("`", "\n")
+    lexer = shlex.shlex(text, posix=True, punctuation_chars=_SEPARATORS)
+    lexer.whitespace = " \t\r"
+    lexer.whitespace_split = True
+    found: list[list[str]] = [[]]
+    try:
+        for token in lexer:
+            if token and all(c in _SEPARATORS for c in token):
+                found.append([])
+            else:
+                found[-1].append(token)
+    except ValueError:  # an unclosed quote: read it word by word instead
+        found = list(_plainly(text))
+    yield from (words for words in found if words)
+    if len(script) > MAX_SCRIPT:
+        yield from _plainly(script[MAX_SCRIPT:])
+
+
+def _plainly(text: str) -> Iterator[list[str]]:
+    """Words split at blanks and at the separators, quotes kept as they are."""
+    for part in re.split(r"[;&|()\n`]+", text):
+        words = [w.strip("'\"") for w in part.split()]
+        if words:
+            yield words
+
+
+def _without_heredocs(script: str) -> str:
+    """``script`` without the bodies of its here-documents (their lines are data)."""
+    if "<<" not in script:
+        return script
+    out: list[str] = []
+    ending: list[str] = []
+    for line in script.split("\n"):
+        if ending:
+            if line.strip() == ending[0]:
+                ending.pop(0)
+            continue
+        out.append(line)
+        ending = [m.group(2) for m in _HEREDOC.finditer(line) if not line.startswith("#")]
+    return "\n".join(out)
+
+
+def _judged(words: list[str], depth: int) -> str | None:
+    words = _unwrapped(words)
+    if not words:
+        return None
+    name = posixpath.basename(words[0].lstrip("\\"))
+    args = words[1:]
+    shown = " ".join(words)
+    if len(shown) > 60:
+        shown = shown[:59] + "…"
+    if name in _SHELLS:
+        script = _shell_script(args)
+        if script is None:
+            return None
+        if depth >= MAX_DEPTH:
+            return f"`{shown}` runs a shell inside a shell too deep to read"
+        return destroys(script, depth + 1)
+    if name == "rm":
+        return _rm(args, shown)
+    if name == "find":
+        if "-delete" in args or any(
+            a in ("-exec", "-execdir", "-ok") and i + 1 < len(args) and _is(args[i + 1], "rm")
+            for i, a in enumerate(args)
+        ):
+            return f"`{shown}` deletes the files it finds"
+        return None
+    if name == "shred":
+        return f"`{shown}` destroys files"
+    if name == "git":
+        return _git(args, shown)
+    return None
+
+
+def _is(word: str, name: str) -> bool:
+    return posixpath.basename(word.lstrip("\\")) == name
+
+
+def _unwrapped(words: list[str]) -> list[str]:
+    """``words`` without leading assignments and wrappers (``sudo -u x``, ``env A=1``,
+    ``timeout 5``, ``xargs -n1``): the command they run."""
+    i = 0
+    while i < len(words):
+        word = words[i]
+        name = posixpath.basename(word.lstrip("\\"))
+        if _ASSIGNMENT.match(word):
+            i += 1
+        elif name in _WRAPPERS or name == "env":
+            i += 1
+            takes = _WRAPPER_ARGS.get(name, set()) | (
+                {"-u", "-C", "-S"} if name == "env" else set()
+            )
+            while i < len(words) and (
+                words[i].startswith("-") or (name == "env" and _ASSIGNMENT.match(words[i]))
+            ):
+                i += 2 if words[i] in takes else 1
+        elif name == "timeout":
+            i += 1
+            while i < len(words) and words[i].startswith("-"):
+                i += 2 if words[i] in ("-s", "-k", "--signal", "--kill-after") else 1
+            i += 1  # the duration
+        elif name == "xargs":
+            i += 1
+            while i < len(words) and words[i].startswith("-"):
+                i += 2 if words[i] in _XARGS_ARGS else 1
+        else:
+            break
+    return words[i:]
+
+
+def _shell_script(args: list[str]) -> str | None:
+    """The script of ``bash -c SCRIPT`` (``-lc``, ``-ec`` …); ``None``: no ``-c``."""
+    for i, arg in enumerate(args):
+        if arg.startswith("-") and not arg.startswith("--") and "c" in arg[1:]:
+            return args[i + 1] if i + 1 < len(args) else None
+        if not arg.startswith("-") and not arg.startswith("+"):
+            return None  # a script file: not read
+    return None
+
+
+def _flags(args: list[str]) -> tuple[set[str], list[str]]:
+    """Short option letters and long options (``-rf`` → ``r``, ``f``), and the operands."""
+    flags: set[str] = set()
+    operands: list[str] = []
+    ended = False
+    for arg in args:
+        if ended or not arg.startswith("-") or arg == "-":
+            operands.append(arg)
+        elif arg == "--":
+            ended = True
+        elif arg.startswith("--"):
+            flags.add(arg.split("=", 1)[0])
+        else:
+            flags.update(arg[1:])
+    return flags, operands
+
+
+def _rm(args: list[str], shown: str) -> str | None:
+    flags, targets = _flags(args)
+    if not flags & {"r", "R", "f", "--recursive", "--force"}:
+        return None  # rm FILE: one named file, as models remove what they made
+    if targets and all(_remade(t) for t in targets):
+        return None
+    return f"`{shown}` deletes files"
+
+
+def _remade(target: str) -> bool:
+    """``target`` is inside what a build makes again, or under ``/tmp``."""
+    if "$" in target or target.startswith("~"):
+        return False
+    path = posixpath.normpath(target)
+    if path.startswith(("/tmp/", "/var/tmp/")):
+        return True
+    if path.startswith("/") or path == ".." or path.startswith("../"):
+        return False
+    parts = path.split("/")
+    return any(p in REMADE or p.endswith(_REMADE_SUFFIXES) for p in parts)
+
+
+def _git(args: list[str], shown: str) -> str | None:
+    i = 0
+    while i < len(args) and args[i].startswith("-"):
+        i += 2 if args[i] in _GIT_ARGS else 1
+    if i >= len(args):
+        return None
+    sub, rest = args[i], args[i + 1 :]
+    flags, operands = _flags(rest)
+    if sub == "reset" and "--hard" in flags:
+        return f"`{shown}` discards uncommitted changes"
+    if sub == "checkout" and ("--" in rest or "." in operands or flags & {"f", "--force"}):
+        return f"`{shown}` discards uncommitted changes"
+    if sub == "restore" and (not flags & {"S", "--staged"} or flags & {"W", "--worktree"}):
+        return f"`{shown}` discards uncommitted changes"
+    if sub == "clean" and flags & {"f", "--force"} and not flags & {"n", "--dry-run"}:
+        return f"`{shown}` deletes untracked files"
+    if sub == "rm" and "--cached" not in flags:
+        return f"`{shown}` deletes files"
+    if sub == "stash" and operands[:1] in (["drop"], ["clear"]):
+        return f"`{shown}` discards stashed changes"
+    return None
