@@ -19,6 +19,8 @@ async def test_batch_with_valid_read_and_unknown_tool_pairs_both(tmp_path: Path)
     assert [(r.call_id, r.kind) for r in results] == [("c1", "ok"), ("c2", "unknown_tool")]
     assert "1\thello" in results[0].output
     assert "Available tools: read, grep" in results[1].output
+    assert "plan" not in results[1].output  # callable, never offered: not taught here
+    assert "finish" not in results[1].output and "think" not in results[1].output
     committed = [v.call_id for k, v in store.log if k == "commit_result"]
     assert committed == ["c1", "c2"]
     assert [e.result.call_id for e in events if isinstance(e, ToolFinished)] == ["c1", "c2"]

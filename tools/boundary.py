@@ -283,7 +283,7 @@ class ToolBoundary:
             return _result(call, "error", replaced)
         tool = self.registry.get(call.name)
         if tool is None:
-            names = ", ".join(self.registry.names())
+            names = ", ".join(s.name for s in self.registry.offered())  # what it may use
             hint = self.registry.unknown_hint(call.name, call.args)
             return _result(
                 call,
