@@ -24,6 +24,7 @@ from frontier.app.vocab import (
     THEME_NAMES,
     WIRE_SETTINGS,
     WIRES,
+    wire_setting,
 )
 
 EPILOG = """\
@@ -123,6 +124,7 @@ def _capture_options(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--wire",
         choices=WIRES,
+        type=wire_setting,
         default=None,
         help="a capture's wire (default: detected from its events or endpoint)",
     )
@@ -177,6 +179,7 @@ def _agent_options(
         },
         "wire": {
             "choices": WIRE_SETTINGS,
+            "type": wire_setting,
             "help": "the API spoken: auto (default: anthropic-messages for api.anthropic.com "
             "and a .../anthropic path, "
             "openai-responses for api.openai.com and codex models, else openai-chat), "
@@ -315,6 +318,7 @@ EVAL_OPTIONS: dict[str, dict[str, object]] = {
     },
     "--wire": {
         "choices": WIRES,
+        "type": wire_setting,
         "help": "a capture's wire, when detection from its events should not decide",
     },
     "--protocol": {
@@ -674,6 +678,7 @@ def _replay_command(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--wire",
         choices=WIRES,
+        type=wire_setting,
         default=None,
         help="a capture's wire, when detection from its events should not decide",
     )
@@ -700,6 +705,7 @@ def _transduce_command(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--wire",
         choices=WIRES,
+        type=wire_setting,
         default=None,
         help="the API whose SSE body the input is (default openai-chat for the native "
         "protocols); with a text protocol, read the assistant text of that wire's SSE body",

@@ -54,6 +54,7 @@ from frontier.app.vocab import (
     SANDBOXES,
     THEME_NAMES,
     WIRE_SETTINGS,
+    wire_setting,
 )
 
 TIMEOUTS = ("connect_timeout", "first_byte_timeout", "idle_timeout")
@@ -364,11 +365,11 @@ def _provider_from_table(name: str, table: Any, path: Path) -> Provider:
                 )
             values[key] = var or None  # "" removes a built-in's variable
         elif key == "wire":
-            if value.strip() not in WIRE_SETTINGS:
+            if wire_setting(value) not in WIRE_SETTINGS:
                 raise _table_error(
                     name, path, f"unknown wire {value!r}; choose one of {', '.join(WIRE_SETTINGS)}"
                 )
-            values[key] = value.strip()
+            values[key] = wire_setting(value)
         else:
             values[key] = value.strip() or None
             if key == "base_url" and values[key] and "://" not in values[key]:
@@ -586,7 +587,10 @@ def load_config(**overrides: Any) -> Config:
         ("reasoning_effort", REASONING_EFFORTS),
     ):
         if name in values:
-            values[name] = _choice(name, values[name], choices, sources.get(name, name))
+            value = values[name]
+            if name == "wire" and isinstance(value, str):
+                value = wire_setting(value)  # --wire anthropic, FRONTIER_WIRE=responses
+            values[name] = _choice(name, value, choices, sources.get(name, name))
     for name in ("api_key_command", "api_key_file"):
         value = values.get(name)
         if value is not None and not isinstance(value, str):

@@ -89,6 +89,22 @@ WIRE_SETTINGS: tuple[str, ...] = ("auto", *WIRES)
 ``wire``): a wire, or ``auto`` — by the base URL's host, then the model catalogue
 (``app/model/catalogue.py`` ``resolve_wire``)."""
 DEFAULT_WIRE_SETTING = "auto"
+WIRE_ALIASES: dict[str, str] = {
+    "chat": "openai-chat",
+    "openai": "openai-chat",
+    "responses": "openai-responses",
+    "anthropic": "anthropic-messages",
+    "messages": "anthropic-messages",
+}
+"""Short names a person types for a wire (``--wire anthropic``), read as the wire's own."""
+
+
+def wire_setting(text: str) -> str:
+    """``text`` as a wire setting: a short name (:data:`WIRE_ALIASES`, any case) as its
+    wire's, anything else as written (``--wire`` and the config check it then)."""
+    word = text.strip()
+    return WIRE_ALIASES.get(word.lower(), word.lower() if word.lower() in WIRE_SETTINGS else word)
+
 
 # --------------------------------------------------------------------- approvals
 

@@ -98,6 +98,22 @@ def test_wire_from_file_env_and_flag(monkeypatch: pytest.MonkeyPatch) -> None:
     assert load_config(wire="anthropic-messages").wire == "anthropic-messages"
 
 
+def test_a_wire_by_its_short_name_is_that_wire(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`--wire anthropic` was an argparse error listing `anthropic-messages`: a person
+    types the API's short name; every place a wire is set reads it as the wire."""
+    write_config('wire = "Anthropic"\n')
+    assert load_config().wire == "anthropic-messages"
+    monkeypatch.setenv("FRONTIER_WIRE", "responses")
+    assert load_config().wire == "openai-responses"
+    assert load_config(wire="chat").wire == "openai-chat"
+    from frontier.app.cli import build_parser
+
+    args = build_parser().parse_args(["--wire", "anthropic"])
+    assert args.wire == "anthropic-messages"
+    write_config('[providers.p]\nbase_url = "http://x/v1"\nwire = "responses"\n')
+    assert load_config(provider="p").wire == "openai-responses"
+
+
 @pytest.mark.parametrize(
     ("setup", "message"),
     [
@@ -448,7 +464,7 @@ def test_an_unknown_provider_in_the_environment_names_the_variable(
         ('base_url = "http://x/v1"\nextras = 1', r"unknown setting 'extras'; known: base_url"),
         ('base_url = "http://x/v1"\nhttp_headers = {}',
          r"'http_headers' \(Frontier calls it headers"),
-        ('base_url = "http://x/v1"\nwire = "chat"', r"\[providers\.p\] .*unknown wire 'chat'"),
+        ('base_url = "http://x/v1"\nwire = "grpc"', r"\[providers\.p\] .*unknown wire 'grpc'"),
         ('base_url = "http://x/v1"\nidle_timeout = "soon"',
          r"idle_timeout must be a number of seconds > 0, got 'soon' \(set by \[providers\.p\]"),
         ('base_url = "http://x/v1"\ncontext_window = -5',
