@@ -805,3 +805,26 @@ def test_a_patch_run_in_a_workdir_names_its_files_from_the_root(tmp_path: Path) 
     assert rebased(patch, {"cwd": "pkg"}, root) == moved
     assert rebased(patch, {"workdir": "/etc"}, root) is None
     assert rebased(patch, {"workdir": "pkg"}, None) is None
+
+
+async def test_a_file_written_with_a_heredoc_is_the_write_tools_call() -> None:
+    """Shell-trained models write a file whole with `cat > f <<'EOF'`: as a command it had
+    no review, no undo and none of write's refusals. It is write's call now, and the model
+    is shown its call as write; anything more stays a command."""
+    heredoc = "cat > notes.md <<'EOF'\n# Notes\nEOF"
+    chunks = native_chunks(
+        [
+            ("a", "shell", json.dumps({"command": heredoc})),
+            ("b", "Bash", json.dumps({"command": heredoc + "\ngit add notes.md"})),
+        ]
+    )
+    end = {"choices": [{"delta": {}, "finish_reason": "tool_calls"}]}
+    loop, provider, boundary, _events, _log = make_loop(
+        [([*chunks, end], "tool_calls"), DONE], mode="native-inc"
+    )
+    await loop.send("go")
+    ran = [(c.id, c.name, dict(c.args)) for c in boundary.calls]
+    assert ran[0] == ("a", "write", {"path": "notes.md", "content": "# Notes\n"})
+    assert ran[1][1] == "shell"
+    sent = [c["function"]["name"] for c in provider.requests[1][-3]["tool_calls"]]
+    assert sent == ["write", "shell"]

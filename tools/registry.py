@@ -99,7 +99,9 @@ class Registry:
         search/replace blocks as ``multi``'s edits; Anthropic's text editor's commands as
         ``read``, ``write`` or ``replace`` (``tools/text_editor_calls.py``); a ``shell``
         call that only runs ``apply_patch`` as the patch tool's, its paths from ``root``
-        when it ran in a ``workdir`` or after a ``cd dir &&`` (``tools/patch_via_shell.py``).
+        when it ran in a ``workdir`` or after a ``cd dir &&`` (``tools/patch_via_shell.py``);
+        one that only writes a file with a here-document as ``write``'s
+        (``tools/write_via_shell.py``).
         ``(name, args)`` unchanged otherwise."""
         meant = self.named(name)
         if meant == "job" and (stopping := stop_args(name, args)) is not None:
@@ -119,6 +121,12 @@ class Registry:
             found = patch_and_folder(args.get("command"))
             if found is not None and (patch := rebased(found[0], args, root, found[1])):
                 return "apply_patch", {"patch": patch}
+        if meant == "shell" and "write" in self._tools:
+            from frontier.tools.write_via_shell import write_in_command
+
+            written = write_in_command(args.get("command"), args, root)
+            if written is not None:
+                return "write", {"path": written[0], "content": written[1]}
         return meant, args
 
     def unknown_hint(self, name: str, args: Mapping[str, Any]) -> str:

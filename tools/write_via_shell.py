@@ -1,0 +1,127 @@
+"""A file a model wrote with a shell command: ``cat > PATH <<'EOF' … EOF``.
+
+Models trained where the shell is the only tool (SWE-agent's, mini-swe-agent's, Codex's
+now and then) write a file whole with a here-document. As a command that write had no
+review of what it replaced, no undo, and none of ``write``'s checks: a file the model
+never read, or one the person changed since, was overwritten unseen under ``--approval
+auto-edit`` (the sandbox lets a command write the workspace). Such a call is ``write``'s
+call: read here, and made one in the agent loop as ``apply_patch <<'EOF'`` is
+(``tools/patch_via_shell.py``), so it is reviewed as a diff, written atomically, undone
+as any edit, refused over a file not read, and the model is shown its call as ``write``.
+
+Only a command that is nothing else counts: ``cat > PATH <<'EOF'`` (or ``cat <<'EOF' >
+PATH``), the body, the delimiter's line; before it at most ``cd DIR &&`` and ``mkdir -p
+DIR &&`` for the file's own folder (which ``write`` makes). The body is the file's text
+exactly as bash would write it: a quoted delimiter (``'EOF'``) leaves it as it is; an
+unquoted one expands ``$``, backquotes and backslashes, so a body holding none of them
+counts, one holding any stays a command. ``>>`` (append), ``tee``, a second command, a
+path the shell would expand (``~``, ``$``, a glob) or one outside the workspace: a
+command, run as before.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+import shlex
+from collections.abc import Mapping
+
+from frontier.tools.patch_via_shell import SHELLS, rebased
+from frontier.tools.paths import PathError, resolve
+
+_PATH = r"(?P<path>'[^'\n]+'|\"[^\"\n$`\\]+\"|[^\s;&|<>()'\"`$\\]+)"
+_DOC = r"<<(?P<strip>-?)[ \t]*(?P<quote>['\"]?)(?P<delim>[A-Za-z_]\w{0,63})(?P=quote)"
+_FORMS = (
+    re.compile(rf"cat[ \t]+1?>[ \t]*{_PATH}[ \t]*{_DOC}[ \t]*"),
+    re.compile(rf"cat[ \t]+{_DOC}[ \t]*1?>[ \t]*{_PATH}[ \t]*"),
+)
+"""The command's first line: ``cat > PATH <<'EOF'`` or ``cat <<'EOF' > PATH``."""
+_EXPANDS = re.compile(r"[$`\\]")
+_PLAIN = re.compile(r"[A-Za-z0-9_./@%+,=:-]+")
+"""A folder named before it: nothing the shell would expand or split."""
+
+
+def write_in_command(
+    command: object, args: Mapping[str, object], root: str | None
+) -> tuple[str, str] | None:
+    """``(path, content)`` of the file ``command`` (``shell``'s argument) writes with a
+    here-document and nothing else, its path as the workspace root reads it (a
+    ``workdir``, a ``cd``); ``None`` otherwise."""
+    if isinstance(command, list) and all(isinstance(part, str) for part in command):
+        if len(command) == 3 and command[0] in SHELLS and command[1] in ("-lc", "-c"):
+            command = command[2]
+        else:
+            return None
+    if not isinstance(command, str):
+        return None
+    found = _script(command)
+    if found is None:
+        return None
+    path, content, cd = found
+    where = rebased(f"*** Add File: {path}", args, root, cd)
+    if where is None:
+        return None
+    path = where.removeprefix("*** Add File: ")
+    if path.startswith("/"):  # a workspace file by its absolute path, or a command
+        if root is None:
+            return None
+        try:
+            path = resolve(root, path).rel
+        except PathError:
+            return None
+    return path, content
+
+
+def _script(script: str) -> tuple[str, str, str] | None:
+    """``(path, content, cd folder)`` when ``script`` is the here-document write alone
+    (found by lines: linear whatever the script)."""
+    first, _, rest = script.lstrip().rstrip("\n").partition("\n")
+    (cd, made), line = _before(first.strip())
+    head = next((m for form in _FORMS if (m := form.fullmatch(line or ""))), None)
+    if head is None or not rest:
+        return None
+    raw, delimiter = head.group("path"), head.group("delim")
+    path = raw[1:-1] if raw[:1] in "'\"" else raw
+    if any(c in path for c in "*?[~") or path.endswith("/"):
+        return None
+    lines = rest.split("\n")
+    last = lines.pop()
+    strip = bool(head.group("strip"))
+    if (last.lstrip("\t") if strip else last) != delimiter:
+        return None
+    if strip:  # <<- : bash strips the body's leading tabs
+        lines = [line.lstrip("\t") for line in lines]
+    if delimiter in lines:
+        return None  # bash would end the here-document there and run what follows
+    if not head.group("quote") and any(_EXPANDS.search(line) for line in lines):
+        return None  # bash would expand it: the file would not hold this text
+    if made and not _within(path, made):
+        return None  # it makes a folder the file is not in: a command of its own
+    return path, "".join(line + "\n" for line in lines), cd
+
+
+def _before(line: str) -> tuple[tuple[str, str], str | None]:
+    """``((cd folder, mkdir folder), the rest)`` of ``[cd D &&] [mkdir -p D &&] rest``;
+    ``None`` for the rest when something else comes before it."""
+    cd = made = ""
+    while "&&" in line:
+        before, _, after = line.partition("&&")
+        try:
+            words = shlex.split(before)
+        except ValueError:
+            return (cd, made), None
+        if not words or not _PLAIN.fullmatch(words[-1]):
+            return (cd, made), None
+        if len(words) == 2 and words[0] == "cd" and not cd and not made:
+            cd = words[1]
+        elif len(words) == 3 and words[:2] == ["mkdir", "-p"] and not made:
+            made = words[2]
+        else:
+            return (cd, made), None
+        line = after.strip()
+    return (cd, made), line
+
+
+def _within(path: str, folder: str) -> bool:
+    """``path`` lies in ``folder`` (both read from the same folder)."""
+    return posixpath.normpath(path).startswith(posixpath.normpath(folder).rstrip("/") + "/")
