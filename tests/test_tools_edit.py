@@ -890,3 +890,24 @@ def test_old_that_differs_only_in_its_quotes_is_told_so() -> None:
     assert "copy them as the file has them" in said
     said = first_difference(text, 'def g():\n    msg = "don\'t"')
     assert said is not None and "its line 2 differs" in said and "only in punctuation" in said
+
+
+async def test_a_file_shown_whole_by_cat_counts_as_read(tmp_path: Path) -> None:
+    """Shell-trained models read with `cat FILE` and write with `cat > FILE <<'EOF'`
+    (write's call now): the whole-file write of a file never read was refused although
+    the model had just seen all of it. A `cat` whose output was exactly the file counts
+    as a read; part of it (`| head`), or a file changed since, does not."""
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "a.md").write_text("# A\n\nold words\n")
+    (tmp_path / "b.md").write_text("one\ntwo\nthree\n")
+    b = make_boundary(tmp_path)
+    assert (await b.run(call("shell", 1, command="cd pkg && cat a.md"))).kind == "ok"
+    r = await b.run(call("write", 2, path="pkg/a.md", content="# A\n\nnew words\n"))
+    assert r.kind == "ok", r.output
+    assert (await b.run(call("shell", 3, command="cat b.md | head -n 1"))).kind == "ok"
+    r = await b.run(call("write", 4, path="b.md", content="1\n"))
+    assert r.kind == "error" and "you have not read it" in r.output, r.output
+    assert (await b.run(call("shell", 5, command="cat b.md"))).kind == "ok"
+    (tmp_path / "b.md").write_text("one\ntwo\nthree\nfour (the person's)\n")
+    r = await b.run(call("write", 6, path="b.md", content="1\n"))
+    assert r.kind == "error" and "changed since you last read it" in r.output, r.output

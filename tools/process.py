@@ -30,6 +30,7 @@ import atexit
 import contextlib
 import functools
 import os
+import posixpath
 import re
 import shlex
 import shutil
@@ -43,10 +44,12 @@ from typing import Any, ClassVar
 
 from frontier.app.events import ResultKind, ToolCall
 from frontier.app.record import record
+from frontier.tools import beneath
 from frontier.tools.arg_aliases import SHELL
 from frontier.tools.base import CancelToken, Outcome, Prepared, ToolError
 from frontier.tools.contract import Preview, ToolContext, ToolSpec
 from frontier.tools.destructive import destroys
+from frontier.tools.digest import sha256
 from frontier.tools.output_cap import CappedBuffer, IncrementalText
 from frontier.tools.paths import PathError, real_root, resolve
 from frontier.tools.sandbox import SandboxRecord, tidy
@@ -571,6 +574,42 @@ CD_NOTE = (
 between calls, and its models ran `cd frontend`, then `npm test`, which ran at the root."""
 
 
+_CAT = re.compile(r"\s*cat[ \t]+(?:--[ \t]+)?([A-Za-z0-9_./@%+,=:-]+)\s*")
+"""``cat FILE``: one plain path, printed whole."""
+
+
+def _saw_by_cat(ctx: ToolContext, command: str, res: ProcessResult) -> None:
+    """The model read a file whole with ``cat FILE`` (after at most a ``cd DIR &&``, as
+    ``workdir`` becomes): when what it was shown is that file's text exactly, it counts
+    as a ``read`` for ``write`` (``tools/file_views.py``; shell-trained models read with
+    ``cat`` and write with ``cat > FILE <<'EOF'``). Anything less than proof (another
+    command, output cut or redrawn, the file changed since) counts as nothing."""
+    if ctx.views is None:
+        return
+    folder, line = "", command
+    if "&&" in command:
+        before, _, line = command.partition("&&")
+        try:
+            words = shlex.split(before)
+        except ValueError:
+            return
+        if words[:1] != ["cd"] or len(words) != (3 if words[1:2] == ["--"] else 2):
+            return
+        folder = words[-1]
+    found = _CAT.fullmatch(line)
+    if found is None:
+        return
+    try:
+        rel = resolve(ctx.root, posixpath.join(folder, found.group(1))).rel
+        data, _mode = beneath.read_file(ctx.root, rel, res.total_bytes)
+        text = data.decode("utf-8") if data is not None else None
+    except (OSError, ValueError, PathError):  # gone, grown, outside, not text: no proof
+        return
+    shown = data is not None and len(data) == res.total_bytes and text == res.output
+    if shown and text is not None and terminal_text(text) == text:  # no redraw, no colour
+        ctx.views.saw(rel, sha256(data))
+
+
 class _ExecTool:
     spec: ToolSpec
     bytes_args: frozenset[str] = frozenset()
@@ -633,12 +672,10 @@ class _ExecTool:
         finally:
             tidy(made)
         output = _render(res, timeout)
-        if (
-            self.field == "command"
-            and res.kind == "ok"
-            and _ONLY_CD.fullmatch(prepared.args["command"])
-        ):
-            output += CD_NOTE
+        if self.field == "command" and res.kind == "ok":
+            if _ONLY_CD.fullmatch(prepared.args["command"]):
+                output += CD_NOTE
+            _saw_by_cat(ctx, prepared.args["command"], res)
         meta: dict[str, Any] = {"bytes": res.total_bytes, "sandbox": record.as_meta()}
         if res.kind == "error" and sandbox is not None and contained:
             what = sandbox.stopped_by(res.output)
