@@ -18,7 +18,7 @@ from test_sandbox_policy import NOBODY, SHELL, Person, active
 
 from frontier.app.events import ToolCall
 from frontier.tools.boundary import ToolBoundary
-from frontier.tools.contract import Decision, Preview
+from frontier.tools.contract import Decision, Preview, ToolContext
 from frontier.tools.destructive import destroys, simple_commands
 from frontier.tools.policy import PolicyApprover
 from frontier.tools.process import ShellTool
@@ -98,11 +98,13 @@ def test_a_command_past_the_read_limit_is_still_judged() -> None:
     assert destroys(script) == "`rm -rf src` deletes files"
 
 
-def ask(policy: str, command: str, person: Person | None) -> tuple[Decision, list[Preview]]:
+def ask(
+    policy: str, command: str, person: Person | None, root: Path = Path("/nonexistent")
+) -> tuple[Decision, list[Preview]]:
     """The policy's answer for a shell call of ``command`` as the shell tool prepares it
     (its preview saying what it destroys), and what the person was shown."""
     approver = PolicyApprover(policy, person or NOBODY, sandbox=active())
-    preview = ShellTool().prepare({"command": command}, None).preview  # type: ignore[arg-type]
+    preview = ShellTool().prepare({"command": command}, ToolContext(root=str(root))).preview
     decision = asyncio.run(approver.approve(ToolCall("c1", "shell", {}), SHELL, preview))
     return decision, [p for _, p in person.seen] if person else []
 
@@ -146,3 +148,21 @@ async def test_through_the_tool_boundary_the_workspace_keeps_its_files(tmp_path:
     result = await boundary.run(ToolCall("c1", "shell", {"command": "rm -rf src build"}))
     assert result.kind == "denied" and "`rm -rf src build` deletes files" in result.output
     assert (tmp_path / "src" / "app.py").read_text() == "work of a day\n"
+
+
+def test_a_copy_or_move_onto_a_file_that_exists_is_named(tmp_path: Path) -> None:
+    """`cp .env.example .env` over the person's .env (their keys) ran unasked in the
+    sandbox; onto a new name, with -n or -b, it loses nothing."""
+    (tmp_path / ".env").write_text("KEY=mine\n")
+    (tmp_path / ".env.example").write_text("KEY=\n")
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "app.py").write_text("mine\n")
+    (tmp_path / "app.py").write_text("other\n")
+    decision, shown = ask("auto-edit", "cp .env.example .env", Person(), tmp_path)
+    assert shown[0].destroys == "`cp .env.example .env` overwrites .env"
+    decision, shown = ask("auto-edit", "mv app.py src/", Person(), tmp_path)
+    assert shown[0].destroys == "`mv app.py src/` overwrites src/app.py"
+    for kept in ("cp .env.example .env.local", "cp -n .env.example .env", "mv -b app.py src/",
+                 "cd src && cp app.py ../.env", "cp $X .env"):  # fmt: skip
+        decision, shown = ask("auto-edit", kept, Person(), tmp_path)
+        assert decision.approved and shown == [], kept

@@ -16,7 +16,8 @@ commands at ``;`` ``&&`` ``||`` ``|`` ``&`` parentheses, ``$(``, backquotes and 
 and wrappers (``sudo``, ``env``, ``xargs``, ``timeout`` …) set aside, and ``bash -c
 '…'`` read in turn. What cannot be read (an unclosed quote) is read word by word. Not
 judged: code run by the ``python`` tool, a script file the command runs, ``>`` over a
-file, plain ``rm FILE`` (one named file, the way models remove what they made).
+file, plain ``rm FILE`` (one named file, the way models remove what they made). With the
+workspace at hand (``kind_of``), ``mv``/``cp`` onto a file that exists is named too.
 
 Deleting what a build makes again is not asked: every target of the ``rm`` inside a
 folder such as ``node_modules``, ``dist``, ``__pycache__`` (:data:`REMADE`), compiled
@@ -31,7 +32,10 @@ import shlex
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Iterator
+    from collections.abc import Callable, Iterator
+
+    KindOf = Callable[[str], str | None]
+    """What a path names in the workspace: ``"file"``, ``"dir"``, or ``None``."""
 
 MAX_SCRIPT = 64 * 1024
 """Characters of a command read; past it the rest is read word by word (linear either way)."""
@@ -73,16 +77,20 @@ _XARGS_ARGS = frozenset({"-I", "-n", "-P", "-d", "-L", "-s", "-E", "-a"})
 _GIT_ARGS = frozenset({"-C", "-c", "--git-dir", "--work-tree", "--namespace"})
 
 
-def destroys(command: str | list[str], depth: int = 0) -> str | None:
+def destroys(command: str | list[str], depth: int = 0, kind_of: KindOf | None = None) -> str | None:
     """What in ``command`` (a ``bash -c`` script, or an argv) deletes files or discards
     changes that no undo brings back, said in a few words (```rm -rf src` deletes files``);
-    ``None`` when nothing does, as far as it can be read."""
+    ``None`` when nothing does, as far as it can be read. ``kind_of``: what a path names
+    in the workspace (``"file"``, ``"dir"``, ``None``), to tell an ``mv``/``cp`` that
+    would overwrite a file; read from the workspace root, so not after a ``cd``."""
     if isinstance(command, list):
-        return _judged(command, depth)
+        return _judged(command, depth, kind_of)
     for words in simple_commands(command):
-        why = _judged(words, depth)
+        why = _judged(words, depth, kind_of)
         if why is not None:
             return why
+        if words[:1] in (["cd"], ["pushd"], ["popd"]):
+            kind_of = None  # relative paths are another folder's now
     return None
 
 
@@ -130,7 +138,7 @@ def _without_heredocs(script: str) -> str:
     return "\n".join(out)
 
 
-def _judged(words: list[str], depth: int) -> str | None:
+def _judged(words: list[str], depth: int, kind_of: KindOf | None) -> str | None:
     words = _unwrapped(words)
     if not words:
         return None
@@ -145,7 +153,7 @@ def _judged(words: list[str], depth: int) -> str | None:
             return None
         if depth >= MAX_DEPTH:
             return f"`{shown}` runs a shell inside a shell too deep to read"
-        return destroys(script, depth + 1)
+        return destroys(script, depth + 1, kind_of)
     if name == "rm":
         return _rm(args, shown)
     if name == "find":
@@ -159,7 +167,32 @@ def _judged(words: list[str], depth: int) -> str | None:
         return f"`{shown}` destroys files"
     if name == "git":
         return _git(args, shown)
+    if name in ("mv", "cp") and kind_of is not None:
+        return _overwrites(args, shown, kind_of)
     return None
+
+
+def _overwrites(args: list[str], shown: str, kind_of: KindOf) -> str | None:
+    """``mv``/``cp`` onto a file that exists (``cp .env.example .env``): the file it
+    replaces is gone. Not when it keeps it (``-n``, ``-i``: asked on an empty stdin,
+    ``-b``), names its folder otherwise (``-t``), or a path the shell would expand."""
+    flags, operands = _flags(args)
+    keeps = {"n", "i", "b", "t", "--no-clobber", "--interactive", "--backup", "--target-directory"}
+    if flags & keeps or len(operands) < 2 or any(_expands(p) for p in operands):
+        return None
+    *sources, target = operands
+    if kind_of(target) == "file":
+        return f"`{shown}` overwrites {target}"
+    if kind_of(target) == "dir":
+        for source in sources:
+            inside = posixpath.join(target, posixpath.basename(source.rstrip("/")))
+            if kind_of(inside) == "file":
+                return f"`{shown}` overwrites {inside}"
+    return None
+
+
+def _expands(word: str) -> bool:
+    return word.startswith("~") or any(c in word for c in "$*?[{`")
 
 
 def _is(word: str, name: str) -> bool:

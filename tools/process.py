@@ -574,6 +574,16 @@ CD_NOTE = (
 between calls, and its models ran `cd frontend`, then `npm test`, which ran at the root."""
 
 
+def _kind_in(root: str, path: str) -> str | None:
+    """What ``path`` names in the workspace now: ``"file"``, ``"dir"``, or ``None``
+    (nothing, or outside it: the sandbox keeps a command's writes inside)."""
+    try:
+        real = resolve(root, path).real
+    except PathError:
+        return None
+    return "dir" if real.is_dir() else "file" if real.is_file() else None
+
+
 _CAT = re.compile(r"\s*cat[ \t]+(?:--[ \t]+)?([A-Za-z0-9_./@%+,=:-]+)\s*")
 """``cat FILE``: one plain path, printed whole."""
 
@@ -623,7 +633,8 @@ class _ExecTool:
         if not source.strip():
             raise ToolError(f"{self.spec.name}: `{self.field}` is empty", kind="arg")
         name = self.spec.name + (" (background)" if args.get("background") else "")
-        destroyed = destroys(source) if self.spec.name == "shell" else None
+        kind_of = functools.partial(_kind_in, ctx.root)
+        destroyed = destroys(source, kind_of=kind_of) if self.spec.name == "shell" else None
         return Prepared(
             args=args,
             preview=Preview(
