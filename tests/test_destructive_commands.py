@@ -50,6 +50,8 @@ DESTROYS = [
     ("find . -name '*.bak' -delete", "`find . -name *.bak -delete` deletes the files it finds"),
     ("find src -exec rm {} +", "`find src -exec rm {} +` deletes the files it finds"),
     ("shred secrets.txt", "`shred secrets.txt` destroys files"),
+    ("bash <<'EOF'\ncd src\nrm -rf lib\nEOF", "`rm -rf lib` deletes files"),  # its script
+    ("eval 'rm -rf src'", "`rm -rf src` deletes files"),
 ]
 
 KEPT = [

@@ -68,6 +68,8 @@ REMADE = frozenset(
 _REMADE_SUFFIXES = (".pyc", ".pyo", ".o", ".class", ".egg-info")
 _SEPARATORS = ";&|()\n"
 _HEREDOC = re.compile(r"<<-?\s*(['\"]?)([A-Za-z_][A-Za-z0-9_]*)\1")
+_TO_SHELL = re.compile(r"\s*(?:sudo\s+)?(?:\S*/)?(?:ba|z|da|k)?sh(?:\s+-\w+)*\s*<<")
+"""A line whose here-document a shell runs as its script (``bash <<'EOF'``)."""
 _ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
 _SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh"})
 _WRAPPERS = frozenset({"sudo", "doas", "command", "builtin", "exec", "nohup", "time", "nice"})
@@ -134,7 +136,8 @@ def _without_heredocs(script: str) -> str:
                 ending.pop(0)
             continue
         out.append(line)
-        ending = [m.group(2) for m in _HEREDOC.finditer(line) if not line.startswith("#")]
+        if not _TO_SHELL.match(line):  # `bash <<'EOF'` runs its body: commands, kept
+            ending = [m.group(2) for m in _HEREDOC.finditer(line) if not line.startswith("#")]
     return "\n".join(out)
 
 
@@ -147,6 +150,10 @@ def _judged(words: list[str], depth: int, kind_of: KindOf | None) -> str | None:
     shown = " ".join(words)
     if len(shown) > 60:
         shown = shown[:59] + "…"
+    if name == "eval" and args:
+        if depth >= MAX_DEPTH:
+            return f"`{shown}` runs a shell inside a shell too deep to read"
+        return destroys(" ".join(args), depth + 1, kind_of)
     if name in _SHELLS:
         script = _shell_script(args)
         if script is None:

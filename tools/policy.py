@@ -247,9 +247,8 @@ class PolicyApprover:
                     False,
                     f"{danger}, and no undo brings that back: under --approval auto-edit a "
                     "person approves such a command and nobody can be asked (headless); do "
-                    "it another way (remove "
-                    "a file with apply_patch, which can be undone), or the user can allow it "
-                    "with --approval auto",
+                    "it another way (remove a file with apply_patch, which can be undone), "
+                    "or the user can allow it with --approval auto",
                     by="policy auto-edit",
                     unanswered="--approval auto",
                 )
