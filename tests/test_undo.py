@@ -537,3 +537,19 @@ def test_cli_without_a_terminal_shows_the_diff_and_writes_nothing(
     assert "── u1 would write ──\n--- a/README.md\n+++ b/README.md" in captured.out
     assert "rerun with --yes" in captured.err
     assert "--shout" in (ws / "README.md").read_text()
+
+
+async def test_a_file_removed_with_rm_comes_back_with_undo(agent: Agent) -> None:
+    """`rm notes.txt` as a command removed the person's file for good; read as the patch
+    tool's deletion (tools/delete_via_shell.py, as the loop reads it), its content is kept
+    and undo puts it back exactly."""
+    from frontier.tools.registry import default_registry
+
+    (agent.ws / "notes.txt").write_bytes(b"mine\r\n\x00kept exactly\n")
+    name, args = default_registry().meant("shell", {"command": "rm notes.txt"}, str(agent.ws))
+    assert name == "apply_patch"
+    await agent.run(name, **args)
+    assert not (agent.ws / "notes.txt").exists()
+    outcome = await agent.session.undo()
+    assert outcome.undone, outcome.message
+    assert (agent.ws / "notes.txt").read_bytes() == b"mine\r\n\x00kept exactly\n"

@@ -92,7 +92,7 @@ def _script(script: str) -> tuple[str, str] | None:
     the folder of a ``cd dir &&`` on the invocation's line before it."""
     script = script.strip()
     first, _, rest = script.partition("\n")
-    cd, invocation = _cd(first.strip())
+    cd, invocation = cd_prefix(first.strip())
     head = _HEAD.fullmatch(invocation)
     if head is None:
         return None
@@ -109,7 +109,7 @@ def _script(script: str) -> tuple[str, str] | None:
     return None if patch is None else (patch, cd)
 
 
-def _cd(line: str) -> tuple[str, str]:
+def cd_prefix(line: str) -> tuple[str, str]:
     """``(folder, the rest)`` of ``cd folder && rest``; ``("", line)`` for any other line,
     or a folder the shell would expand (``~``, ``$``, a backquote, a glob): the line then
     is no invocation alone, and runs as a command."""

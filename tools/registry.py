@@ -101,8 +101,8 @@ class Registry:
         call that only runs ``apply_patch`` as the patch tool's, its paths from ``root``
         when it ran in a ``workdir`` or after a ``cd dir &&`` (``tools/patch_via_shell.py``);
         one that only writes a file with a here-document as ``write``'s
-        (``tools/write_via_shell.py``).
-        ``(name, args)`` unchanged otherwise."""
+        (``tools/write_via_shell.py``); a plain ``rm FILE…`` as the patch that deletes
+        them (``tools/delete_via_shell.py``). ``(name, args)`` unchanged otherwise."""
         meant = self.named(name)
         if meant == "job" and (stopping := stop_args(name, args)) is not None:
             return meant, stopping
@@ -121,6 +121,11 @@ class Registry:
             found = patch_and_folder(args.get("command"))
             if found is not None and (patch := rebased(found[0], args, root, found[1])):
                 return "apply_patch", {"patch": patch}
+            from frontier.tools.delete_via_shell import deleted_in_command
+
+            removal = deleted_in_command(args.get("command"), args, root)
+            if removal is not None:
+                return "apply_patch", {"patch": removal}
         if meant == "shell" and "write" in self._tools:
             from frontier.tools.write_via_shell import write_in_command
 

@@ -1,0 +1,94 @@
+"""Files a model removed with a shell command: ``rm FILE…``.
+
+A command keeps nothing: a file removed with ``rm`` was gone for good, unasked under
+``--approval auto-edit`` (the sandbox lets a command write the workspace), and the
+person's own file with it when the model misjudged whose it was. Such a call is the
+patch tool's deletion: read here, and made one in the agent loop as ``apply_patch
+<<'EOF'`` is (``tools/patch_via_shell.py``), so it is reviewed as a diff, done atomically
+and **undone as any edit** (its files' content kept: ``app/session/preimages.py``), and
+the model is shown its call as ``apply_patch``.
+
+Only ``rm [-f] [-v] [--] FILE…`` alone counts (after at most ``cd DIR &&``, or in a
+``workdir``), each FILE a plain path naming a regular file of the workspace now, at most
+:data:`KEPT_MAX` bytes (a larger one's content would not be kept, so nothing is gained).
+A folder, a link, a missing file, a glob or anything the shell would expand, another
+option (``-r``, ``-i``), a second command: a command, run as before
+(``tools/destructive.py`` asks for ``rm -r``).
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import stat
+from collections.abc import Mapping
+
+from frontier.tools import beneath
+from frontier.tools.patch_via_shell import SHELLS, cd_prefix, rebased
+from frontier.tools.paths import PathError, resolve
+
+KEPT_MAX = 4 * 1024 * 1024
+"""The largest file made a reviewed deletion (the store keeps no larger pre-image)."""
+_FLAGS = frozenset({"-f", "--force", "-v", "--verbose", "-fv", "-vf"})
+_EXPANDS = frozenset("*?[]{}~$`\\")
+
+
+def deleted_in_command(command: object, args: Mapping[str, object], root: str | None) -> str | None:
+    """The patch that deletes the files ``command`` (``shell``'s argument) removes with a
+    plain ``rm`` and nothing else, or ``None``."""
+    if isinstance(command, list) and all(isinstance(part, str) for part in command):
+        if len(command) == 3 and command[0] in SHELLS and command[1] in ("-lc", "-c"):
+            command = command[2]
+        else:
+            return None
+    if not isinstance(command, str) or root is None or "\n" in command.strip():
+        return None
+    folder, line = cd_prefix(command.strip())
+    try:
+        words = shlex.split(line)
+    except ValueError:
+        return None
+    if not words or words[0] != "rm":
+        return None
+    operands: list[str] = []
+    ended = False
+    for word in words[1:]:
+        if not ended and word == "--":
+            ended = True
+        elif not ended and word.startswith("-"):
+            if word not in _FLAGS:
+                return None  # -r, -i, -d …: not a plain removal of files
+        elif not word or _EXPANDS & set(word):
+            return None
+        else:
+            operands.append(word)
+    if not operands:
+        return None
+    paths: list[str] = []
+    for operand in operands:
+        rebased_path = rebased(f"*** Delete File: {operand}", args, root, folder)
+        rel = (
+            _regular_file(root, rebased_path.removeprefix("*** Delete File: "))
+            if (rebased_path is not None)
+            else None
+        )
+        if rel is None:
+            return None
+        if rel not in paths:
+            paths.append(rel)
+    body = "".join(f"*** Delete File: {path}\n" for path in paths)
+    return f"*** Begin Patch\n{body}*** End Patch"
+
+
+def _regular_file(root: str, path: str) -> str | None:
+    """``path``'s workspace-relative name when it is a regular file (not a link) of at
+    most :data:`KEPT_MAX` bytes beneath ``root`` now; else ``None``."""
+    try:
+        rel = resolve(root, path).rel
+        with beneath.parent(root, rel, follow_final=False) as found:
+            st = os.stat(found.name, dir_fd=found.fd, follow_symlinks=False)
+    except (OSError, PathError, ValueError):
+        return None
+    if not stat.S_ISREG(st.st_mode) or st.st_size > KEPT_MAX or rel in ("", "."):
+        return None
+    return rel
