@@ -1,4 +1,5 @@
-"""A file written with a here-document (`cat > PATH <<'EOF'`) is `write`'s call
+"""A file written with a here-document (`cat > PATH <<'EOF'`) or `echo WORDS > PATH` is
+`write`'s call
 (``tools/write_via_shell.py``): reviewed as a diff, undoable, refused over a file never
 read; a command that does anything else stays a command.
 
@@ -30,6 +31,10 @@ WRITES = [
     "mkdir -p src/pkg && cat > src/pkg/__init__.py <<'EOF'\nEOF",
     "cat > 'my notes.txt' <<'EOF'\n\n\ntrailing blank lines\n\n\nEOF",
     "  cat > a.py <<'EOF'\nleading spaces on the command\nEOF\n\n",
+    'echo "print(1)" > hello.py',
+    "echo 'two  spaces'   kept apart > src/out.txt",
+    "echo > empty.txt",
+    "echo done>a.txt",
 ]
 
 
@@ -57,6 +62,13 @@ STAYS = [
     "cat > /etc/passwd <<'EOF'\nx\nEOF",  # outside the workspace
     "rm -rf src && cat > a.py <<'EOF'\nx\nEOF",
     "cat > a.py <<'EOF'\nnever ended",
+    "echo -n x > a.py",
+    "echo $HOME > a.py",
+    "echo a >> a.py",
+    "echo a 2> a.py",
+    "echo a > a.py; ls",
+    "echo a | tee a.py",
+    "echo 'a # b' > a.py",
 ]
 
 

@@ -10,7 +10,8 @@ call: read here, and made one in the agent loop as ``apply_patch <<'EOF'`` is
 as any edit, refused over a file not read, and the model is shown its call as ``write``.
 
 Only a command that is nothing else counts: ``cat > PATH <<'EOF'`` (or ``cat <<'EOF' >
-PATH``), the body, the delimiter's line; before it at most ``cd DIR &&`` and ``mkdir -p
+PATH``), the body, the delimiter's line; or ``echo WORDS > PATH`` on one line, with
+nothing bash would expand and no option; before it at most ``cd DIR &&`` and ``mkdir -p
 DIR &&`` for the file's own folder (which ``write`` makes). The body is the file's text
 exactly as bash would write it: a quoted delimiter (``'EOF'``) leaves it as it is; an
 unquoted one expands ``$``, backquotes and backslashes, so a body holding none of them
@@ -36,6 +37,7 @@ _FORMS = (
     re.compile(rf"cat[ \t]+{_DOC}[ \t]*1?>[ \t]*{_PATH}[ \t]*"),
 )
 """The command's first line: ``cat > PATH <<'EOF'`` or ``cat <<'EOF' > PATH``."""
+_FD_REDIRECT = re.compile(r"(?:^|\s)\d+>")
 _EXPANDS = re.compile(r"[$`\\]")
 _PLAIN = re.compile(r"[A-Za-z0-9_./@%+,=:-]+")
 """A folder named before it: nothing the shell would expand or split."""
@@ -77,6 +79,10 @@ def _script(script: str) -> tuple[str, str, str] | None:
     (found by lines: linear whatever the script)."""
     first, _, rest = script.lstrip().rstrip("\n").partition("\n")
     (cd, made), line = _before(first.strip())
+    if line is not None and not rest and (echoed := _echo(line)) is not None:
+        if made and not _within(echoed[0], made):
+            return None
+        return echoed[0], echoed[1], cd
     head = next((m for form in _FORMS if (m := form.fullmatch(line or ""))), None)
     if head is None or not rest:
         return None
@@ -98,6 +104,33 @@ def _script(script: str) -> tuple[str, str, str] | None:
     if made and not _within(path, made):
         return None  # it makes a folder the file is not in: a command of its own
     return path, "".join(line + "\n" for line in lines), cd
+
+
+def _echo(line: str) -> tuple[str, str] | None:
+    """``(path, content)`` of ``echo WORDS > PATH`` alone, when bash would write the words
+    as they are (nothing it expands: no ``$``, backquote, backslash, glob, ``~``; no
+    option such as ``-e`` or ``-n``)."""
+    if not line.startswith("echo") or any(c in line for c in "$`\\*?[]{}~#"):
+        return None
+    if _FD_REDIRECT.search(line):
+        return None  # `2> f`: the file gets what the command says on stderr
+    lexer = shlex.shlex(line, posix=True, punctuation_chars="<>|&;()")
+    lexer.whitespace_split = True
+    try:
+        words = list(lexer)
+    except ValueError:
+        return None
+    if len(words) < 3 or words[0] != "echo" or words[-2] != ">":
+        return None
+    said = words[1:-2]
+    if any(w and all(c in "<>|&;()" for c in w) for w in said):
+        return None  # another redirection or command
+    if said and said[0].startswith("-"):
+        return None  # -n, -e: not the words as they are
+    path = words[-1]
+    if not path or path.endswith("/"):
+        return None
+    return path, " ".join(said) + "\n"
 
 
 def _before(line: str) -> tuple[tuple[str, str], str | None]:
