@@ -71,6 +71,18 @@ async def test_python_tool_runs_code_in_workspace(tmp_path: Path) -> None:
     assert r.output.splitlines() == [os.path.realpath(tmp_path), "45"]
 
 
+async def test_python_given_a_script_name_says_how_to_run_the_file(tmp_path: Path) -> None:
+    """A small model passed the file to run as the python tool's code and read only
+    `NameError: name 'c' is not defined`; the error now says what to do instead."""
+    (tmp_path / "c.py").write_text("print('ran')\n")
+    r = await make_boundary(tmp_path).run(call("python", code="c.py"))
+    assert r.kind == "error" and "NameError" in r.output
+    assert "[c.py is a file name, run as Python code" in r.output
+    assert "call shell with python3 c.py]" in r.output
+    r = await make_boundary(tmp_path).run(call("python", code="raise SystemExit(3)"))
+    assert "file name" not in r.output
+
+
 async def test_cancel_kills_the_whole_process_group(tmp_path: Path) -> None:
     ready = asyncio.Event()
 

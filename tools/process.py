@@ -584,6 +584,15 @@ def _kind_in(root: str, path: str) -> str | None:
     return "dir" if real.is_dir() else "file" if real.is_file() else None
 
 
+_SCRIPT_NAME = re.compile(r"\s*[\w./-]+\.py\s*")
+SCRIPT_NOTE = (
+    "[{name} is a file name, run as Python code: the python tool runs the code it is given; "
+    "to run the file, call shell with python3 {name}]"
+)
+"""Said when the python tool's code was only a script's name (``c.py``) and failed: small
+models passed the file to run as the code, and met ``NameError: name 'c' is not defined``."""
+
+
 _CAT = re.compile(r"\s*cat[ \t]+(?:--[ \t]+)?([A-Za-z0-9_./@%+,=:-]+)\s*")
 """``cat FILE``: one plain path, printed whole."""
 
@@ -683,6 +692,9 @@ class _ExecTool:
         finally:
             tidy(made)
         output = _render(res, timeout)
+        source = str(prepared.args[self.field])
+        if self.field == "code" and res.kind == "error" and _SCRIPT_NAME.fullmatch(source):
+            output += SCRIPT_NOTE.format(name=source.strip())
         if self.field == "command" and res.kind == "ok":
             if _ONLY_CD.fullmatch(prepared.args["command"]):
                 output += CD_NOTE
