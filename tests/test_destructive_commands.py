@@ -9,6 +9,7 @@ src`` or ``git clean -fdx`` took the person's uncommitted work, and nothing kept
 from __future__ import annotations
 
 import asyncio
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -168,3 +169,16 @@ def test_a_copy_or_move_onto_a_file_that_exists_is_named(tmp_path: Path) -> None
                  "cd src && cp app.py ../.env", "cp $X .env"):  # fmt: skip
         decision, shown = ask("auto-edit", kept, Person(), tmp_path)
         assert decision.approved and shown == [], kept
+
+
+def test_the_terminal_prompt_says_what_it_destroys() -> None:
+    """`frontier run` asking on the terminal (approvals answered there) shows it too."""
+    from frontier.app.frontends.headless import render_preview
+
+    preview = ShellTool().prepare({"command": "git clean -fdx"}, ToolContext(root="/")).preview
+    shown = render_preview(replace(preview, sandbox="workspace-write · net off"))
+    assert shown.splitlines() == [
+        "$ git clean -fdx",
+        "`git clean -fdx` deletes untracked files: no undo brings that back",
+        "(inside the sandbox: workspace-write · net off)",
+    ]
