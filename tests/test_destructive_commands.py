@@ -182,3 +182,37 @@ def test_the_terminal_prompt_says_what_it_destroys() -> None:
         "`git clean -fdx` deletes untracked files: no undo brings that back",
         "(inside the sandbox: workspace-write · net off)",
     ]
+
+
+@pytest.mark.parametrize(
+    "command",
+    ["sort data.txt > data.txt", "jq '.version = 2' package.json > package.json",
+     "tr a-z A-Z < notes.txt > notes.txt", "cat notes.txt | sort -u > notes.txt",
+     "cd . && sed 's/a/b/' ./data.txt > data.txt"],
+)  # fmt: skip
+async def test_a_command_that_empties_the_file_it_reads_is_refused(
+    tmp_path: Path, command: str
+) -> None:
+    """`jq . package.json > package.json`: the shell truncates the target before jq reads
+    it, and the file is gone (a model's classic). Refused before it runs, under every
+    policy, saying how to do it; the file is untouched."""
+    for name in ("data.txt", "package.json", "notes.txt"):
+        (tmp_path / name).write_text('{"b": 1}\n')
+    approver = PolicyApprover("auto", NOBODY, sandbox=active())
+    boundary = ToolBoundary(default_registry(), tmp_path, approver, None)
+    result = await boundary.run(ToolCall("c1", "shell", {"command": command}))
+    assert result.kind == "error" and "before it is read" in result.output, result.output
+    assert "nothing run" in result.output and ".tmp && mv" in result.output
+    assert all((tmp_path / n).read_text() == '{"b": 1}\n' for n in ("data.txt", "package.json"))
+
+
+@pytest.mark.parametrize(
+    "command",
+    ["sort data.txt > sorted.txt", "sort data.txt >> data.txt", "echo data.txt > data.txt",
+     "python gen.py > gen.py", "cat a > b; sort b > a", "npm test > out.log 2>&1",
+     "setsid sleep 9 > /dev/null 2>&1 < /dev/null &"],
+)  # fmt: skip
+def test_other_redirections_are_left_alone(command: str) -> None:
+    from frontier.tools.destructive import empties_itself
+
+    assert empties_itself(command) is None

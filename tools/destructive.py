@@ -319,3 +319,70 @@ def _git(args: list[str], shown: str) -> str | None:
     if sub == "stash" and operands[:1] in (["drop"], ["clear"]):
         return f"`{shown}` discards stashed changes"
     return None
+
+
+_READERS = frozenset(
+    {
+        "cat", "tac", "sort", "uniq", "sed", "awk", "gawk", "grep", "egrep", "fgrep", "rg",
+        "jq", "yq", "head", "tail", "cut", "rev", "fmt", "fold", "expand", "unexpand", "nl",
+        "paste", "iconv", "xxd", "base64", "column", "json_pp", "tr", "wc", "dos2unix",
+    }
+)  # fmt: skip
+"""Commands that read the files named as their arguments."""
+_PIPELINE_ENDS = re.compile(r"\n|;|&&|\|\||(?<![>|])&(?!>)")
+_REDIRECTIONS = frozenset({">", ">|", "&>", "<"})
+
+
+def empties_itself(command: str) -> str | None:
+    """Why ``command`` would empty a file before reading it (``sort f > f``, ``jq . x.json
+    > x.json``, ``tr a b < f > f``): the shell truncates a ``>`` target before any command
+    of the pipeline runs, so what the command reads of it is nothing, and the file is
+    lost. ``None`` when no pipeline of it does (as far as it can be read: quoted and plain
+    words; a variable or a glob is not followed)."""
+    if ">" not in command:
+        return None
+    text = _without_heredocs(command)[:MAX_SCRIPT]
+    for pipeline in _PIPELINE_ENDS.split(text):
+        if ">" not in pipeline:
+            continue
+        lexer = shlex.shlex(pipeline, posix=True, punctuation_chars="<>|&")
+        lexer.whitespace_split = True
+        try:
+            tokens = list(lexer)
+        except ValueError:
+            continue
+        written: list[str] = []
+        read: list[str] = []
+        commands: list[list[str]] = [[]]
+        i = 0
+        while i < len(tokens):
+            token = tokens[i]
+            if token in _REDIRECTIONS and i + 1 < len(tokens):
+                (read if token == "<" else written).append(tokens[i + 1])
+                i += 2
+                continue
+            if token == "|":
+                commands.append([])
+            elif token.startswith(">") or token.endswith(">"):
+                pass  # >>, 2>, 2>&1: appends or another stream, never read back here
+            else:
+                commands[-1].append(token)
+            i += 1
+        for words in commands:
+            words = _unwrapped(words)
+            if words and posixpath.basename(words[0]) in _READERS:
+                read.extend(w for w in words[1:] if not w.startswith("-"))
+        norm = {posixpath.normpath(p) for p in read if not _expands(p)}
+        for target in written:
+            if target.startswith("/dev/"):
+                continue  # a device (`< /dev/null > /dev/null`): nothing to lose
+            if not _expands(target) and posixpath.normpath(target) in norm:
+                shown = " ".join(tokens)
+                shown = shown if len(shown) <= 60 else shown[:59] + "…"
+                return (
+                    f"`{shown}` would empty {target} before it is read (the shell truncates "
+                    f"a > target before the command runs), and {target} would be lost; "
+                    f"nothing run. Write to another file, then move it over: … > "
+                    f"{target}.tmp && mv {target}.tmp {target}"
+                )
+    return None
