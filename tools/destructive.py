@@ -77,6 +77,7 @@ _SEPARATORS = ";&|()\n"
 _HEREDOC = re.compile(r"<<-?\s*(['\"]?)([A-Za-z_][A-Za-z0-9_]*)\1")
 _TO_SHELL = re.compile(r"\s*(?:sudo\s+)?(?:\S*/)?(?:ba|z|da|k)?sh(?:\s+-\w+)*\s*<<")
 """A line whose here-document a shell runs as its script (``bash <<'EOF'``)."""
+_SPACED = re.compile(r"[\s'\"]")
 _ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
 _SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh"})
 _WRAPPERS = frozenset({"sudo", "doas", "command", "builtin", "exec", "nohup", "time", "nice"})
@@ -158,9 +159,7 @@ def _judged(words: list[str], depth: int, kind_of: KindOf | None) -> str | None:
         return None
     name = posixpath.basename(words[0].lstrip("\\"))
     args = words[1:]
-    shown = " ".join(words)
-    if len(shown) > 60:
-        shown = shown[:59] + "…"
+    shown = _shown(words)
     if name == "eval" and args:
         if depth >= MAX_DEPTH:
             return f"`{shown}` runs a shell inside a shell too deep to read"
@@ -211,6 +210,13 @@ def _overwrites(args: list[str], shown: str, kind_of: KindOf) -> str | None:
 
 def _expands(word: str) -> bool:
     return word.startswith("~") or any(c in word for c in "$*?[{`")
+
+
+def _shown(words: list[str]) -> str:
+    """The words as read, one quoted where it holds a blank or a quote (``jq '.v = 2'
+    f``), at most 60 characters."""
+    text = " ".join(shlex.quote(w) if not w or _SPACED.search(w) else w for w in words)
+    return text if len(text) <= 60 else text[:59] + "…"
 
 
 def _is(word: str, name: str) -> bool:
@@ -377,8 +383,7 @@ def empties_itself(command: str) -> str | None:
             if target.startswith("/dev/"):
                 continue  # a device (`< /dev/null > /dev/null`): nothing to lose
             if not _expands(target) and posixpath.normpath(target) in norm:
-                shown = " ".join(tokens)
-                shown = shown if len(shown) <= 60 else shown[:59] + "…"
+                shown = _shown(tokens)
                 return (
                     f"`{shown}` would empty {target} before it is read (the shell truncates "
                     f"a > target before the command runs), and {target} would be lost; "
