@@ -103,3 +103,32 @@ def test_any_command_is_read_without_error(command: str) -> None:
     """The model's command is untrusted: any text is a write or not, never an exception."""
     found = write_in_command(command, {}, "/nonexistent-root")
     assert found is None or isinstance(found[1], str)
+
+
+LINE = st.text(alphabet=st.characters(codec="utf-8", exclude_characters="\n\r\x00"), max_size=30)
+
+
+@needs_bash
+@settings(max_examples=40, deadline=None)
+@given(
+    body=st.lists(LINE, max_size=6),
+    quote=st.sampled_from(["'", '"', ""]),
+    strip=st.booleans(),
+)
+def test_whatever_the_body_bash_writes_what_was_read(
+    tmp_path_factory: pytest.TempPathFactory, body: list[str], quote: str, strip: bool
+) -> None:
+    """Random bodies (any characters: `$`, backquotes, tabs, quotes, the delimiter's
+    letters), each quoting style, `<<-` or not: when the command is read as a write, the
+    file bash writes holds exactly the content read; when it is not, it stays a command."""
+    ws = tmp_path_factory.mktemp("ws")
+    command = (
+        f"cat > out.txt <<{'-' if strip else ''}{quote}EOF{quote}\n"
+        + "".join(line + "\n" for line in body)
+        + ("\tEOF" if strip else "EOF")
+    )
+    found = write_in_command(command, {}, str(ws))
+    if found is None:
+        return
+    subprocess.run(["bash", "-c", command], cwd=ws, check=True, timeout=30)
+    assert (ws / found[0]).read_text(encoding="utf-8", errors="surrogateescape") == found[1]
