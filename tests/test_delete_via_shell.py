@@ -68,3 +68,19 @@ def test_anything_else_stays_a_command(ws: Path, command: str) -> None:
 def test_any_command_is_read_without_error(command: str) -> None:
     found = deleted_in_command(command, {}, "/nonexistent-root")
     assert found is None or found.startswith("*** Begin Patch")
+
+
+def test_a_plain_mv_is_the_patch_tools_rename(ws: Path) -> None:
+    """`mv OLD NEW` had no review and no undo; it is the patch tool's rename, into a folder
+    too; onto a file that exists (lost), a link, a glob or more: a command."""
+    assert meant(ws, "mv src/old.py src/new.py") == (
+        "apply_patch",
+        {"patch": "diff --git a/src/old.py b/src/new.py\nsimilarity index 100%\n"
+                  "rename from src/old.py\nrename to src/new.py\n"},
+    )  # fmt: skip
+    assert "rename to src/notes.txt" in str(meant(ws, "mv notes.txt src/")[1]["patch"])
+    assert "rename to lib/old.py" in str(meant(ws, "cd src && mv old.py ../lib/old.py")[1])
+    for command in ("mv notes.txt src/old.py", "mv alias.txt x.txt", "mv src/*.py lib/",
+                    "mv notes.txt 'a b.txt'", "mv -i notes.txt n.txt", "mv src lib",
+                    "mv notes.txt n.txt && ls"):  # fmt: skip
+        assert meant(ws, command)[0] == "shell", command

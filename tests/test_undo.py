@@ -553,3 +553,19 @@ async def test_a_file_removed_with_rm_comes_back_with_undo(agent: Agent) -> None
     outcome = await agent.session.undo()
     assert outcome.undone, outcome.message
     assert (agent.ws / "notes.txt").read_bytes() == b"mine\r\n\x00kept exactly\n"
+
+
+async def test_a_file_moved_with_mv_comes_back_with_undo(agent: Agent) -> None:
+    """`mv a.py lib/b.py`, read as the patch tool's rename: undo puts it back where it was."""
+    from frontier.tools.registry import default_registry
+
+    (agent.ws / "a.py").write_bytes(b"kept\x00exactly\n")
+    name, args = default_registry().meant("shell", {"command": "mv a.py lib/b.py"}, str(agent.ws))
+    assert name == "apply_patch"
+    await agent.run(name, **args)
+    assert (agent.ws / "lib" / "b.py").read_bytes() == b"kept\x00exactly\n"
+    assert not (agent.ws / "a.py").exists()
+    outcome = await agent.session.undo()
+    assert outcome.undone, outcome.message
+    assert (agent.ws / "a.py").read_bytes() == b"kept\x00exactly\n"
+    assert not (agent.ws / "lib" / "b.py").exists()

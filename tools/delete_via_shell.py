@@ -36,6 +36,30 @@ _EXPANDS = frozenset("*?[]{}~$`\\")
 def deleted_in_command(command: object, args: Mapping[str, object], root: str | None) -> str | None:
     """The patch that deletes the files ``command`` (``shell``'s argument) removes with a
     plain ``rm`` and nothing else, or ``None``."""
+    read = plain_command(command, args, root, "rm", _FLAGS)
+    if read is None:
+        return None
+    paths: list[str] = []
+    for operand in read:
+        rel = regular_file(root or "", operand)
+        if rel is None:
+            return None
+        if rel not in paths:
+            paths.append(rel)
+    body = "".join(f"*** Delete File: {path}\n" for path in paths)
+    return f"*** Begin Patch\n{body}*** End Patch"
+
+
+def plain_command(
+    command: object,
+    args: Mapping[str, object],
+    root: str | None,
+    name: str,
+    flags: frozenset[str],
+) -> list[str] | None:
+    """The operands of ``command`` when it is ``name`` alone with only ``flags`` (after at
+    most ``cd DIR &&``), each a plain path, as the workspace root reads it (the ``cd``, a
+    ``workdir``); ``None`` for anything else."""
     if isinstance(command, list) and all(isinstance(part, str) for part in command):
         if len(command) == 3 and command[0] in SHELLS and command[1] in ("-lc", "-c"):
             command = command[2]
@@ -48,7 +72,7 @@ def deleted_in_command(command: object, args: Mapping[str, object], root: str | 
         words = shlex.split(line)
     except ValueError:
         return None
-    if not words or words[0] != "rm":
+    if not words or words[0] != name:
         return None
     operands: list[str] = []
     ended = False
@@ -56,31 +80,19 @@ def deleted_in_command(command: object, args: Mapping[str, object], root: str | 
         if not ended and word == "--":
             ended = True
         elif not ended and word.startswith("-"):
-            if word not in _FLAGS:
-                return None  # -r, -i, -d …: not a plain removal of files
+            if word not in flags:
+                return None  # -r, -i, -d …: not the plain form
         elif not word or _EXPANDS & set(word):
             return None
         else:
-            operands.append(word)
-    if not operands:
-        return None
-    paths: list[str] = []
-    for operand in operands:
-        rebased_path = rebased(f"*** Delete File: {operand}", args, root, folder)
-        rel = (
-            _regular_file(root, rebased_path.removeprefix("*** Delete File: "))
-            if (rebased_path is not None)
-            else None
-        )
-        if rel is None:
-            return None
-        if rel not in paths:
-            paths.append(rel)
-    body = "".join(f"*** Delete File: {path}\n" for path in paths)
-    return f"*** Begin Patch\n{body}*** End Patch"
+            based = rebased(f"*** Delete File: {word}", args, root, folder)
+            if based is None:
+                return None
+            operands.append(based.removeprefix("*** Delete File: "))
+    return operands or None
 
 
-def _regular_file(root: str, path: str) -> str | None:
+def regular_file(root: str, path: str) -> str | None:
     """``path``'s workspace-relative name when it is a regular file (not a link) of at
     most :data:`KEPT_MAX` bytes beneath ``root`` now; else ``None``."""
     try:

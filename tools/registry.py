@@ -102,7 +102,8 @@ class Registry:
         when it ran in a ``workdir`` or after a ``cd dir &&`` (``tools/patch_via_shell.py``);
         one that only writes a file with a here-document as ``write``'s
         (``tools/write_via_shell.py``); a plain ``rm FILE…`` as the patch that deletes
-        them (``tools/delete_via_shell.py``). ``(name, args)`` unchanged otherwise."""
+        them (``tools/delete_via_shell.py``), a plain ``mv OLD NEW`` as the one that
+        renames it (``tools/move_via_shell.py``). ``(name, args)`` unchanged otherwise."""
         meant = self.named(name)
         if meant == "job" and (stopping := stop_args(name, args)) is not None:
             return meant, stopping
@@ -122,10 +123,14 @@ class Registry:
             if found is not None and (patch := rebased(found[0], args, root, found[1])):
                 return "apply_patch", {"patch": patch}
             from frontier.tools.delete_via_shell import deleted_in_command
+            from frontier.tools.move_via_shell import moved_in_command
 
             removal = deleted_in_command(args.get("command"), args, root)
             if removal is not None:
                 return "apply_patch", {"patch": removal}
+            move = moved_in_command(args.get("command"), args, root)
+            if move is not None:
+                return "apply_patch", {"patch": move}
         if meant == "shell" and "write" in self._tools:
             from frontier.tools.write_via_shell import write_in_command
 
