@@ -166,7 +166,8 @@ def test_a_copy_or_move_onto_a_file_that_exists_is_named(tmp_path: Path) -> None
     decision, shown = ask("auto-edit", "mv app.py src/", Person(), tmp_path)
     assert shown[0].destroys == "`mv app.py src/` overwrites src/app.py"
     for kept in ("cp .env.example .env.local", "cp -n .env.example .env", "mv -b app.py src/",
-                 "cd src && cp app.py ../.env", "cp $X .env"):  # fmt: skip
+                 "cd src && cp app.py ../.env", "cp $X .env",
+                 "mv app.py app.py.bak && cp app.py.bak app.py"):  # fmt: skip
         decision, shown = ask("auto-edit", kept, Person(), tmp_path)
         assert decision.approved and shown == [], kept
 

@@ -78,6 +78,9 @@ _HEREDOC = re.compile(r"<<-?\s*(['\"]?)([A-Za-z_][A-Za-z0-9_]*)\1")
 _TO_SHELL = re.compile(r"\s*(?:sudo\s+)?(?:\S*/)?(?:ba|z|da|k)?sh(?:\s+-\w+)*\s*<<")
 """A line whose here-document a shell runs as its script (``bash <<'EOF'``)."""
 _SPACED = re.compile(r"[\s'\"]")
+_MOVERS = frozenset({"mv", "cp", "rm", "git", "find"})
+"""Commands after which the workspace seen before the command no longer says what is
+where (``mv a b && cp b a`` loses nothing)."""
 _ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
 _SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh"})
 _WRAPPERS = frozenset({"sudo", "doas", "command", "builtin", "exec", "nohup", "time", "nice"})
@@ -104,6 +107,9 @@ def destroys(command: str | list[str], depth: int = 0, kind_of: KindOf | None = 
             why = _judged(words, depth, kind_of)
             if why is not None:
                 return why
+            run = _unwrapped(words)
+            if run and posixpath.basename(run[0]) in _MOVERS:
+                kind_of = None  # the workspace as it is now no longer tells what follows
     return None
 
 
