@@ -19,7 +19,7 @@ from test_sandbox_policy import NOBODY, SHELL, Person, active
 
 from frontier.app.events import ToolCall
 from frontier.tools.boundary import ToolBoundary
-from frontier.tools.contract import Decision, Preview, ToolContext
+from frontier.tools.contract import Decision, Preview, ToolContext, ToolSpec
 from frontier.tools.destructive import destroys, simple_commands
 from frontier.tools.policy import PolicyApprover
 from frontier.tools.process import ShellTool
@@ -217,3 +217,21 @@ def test_other_redirections_are_left_alone(command: str) -> None:
     from frontier.tools.destructive import empties_itself
 
     assert empties_itself(command) is None
+
+
+def test_python_code_that_deletes_a_folder_is_asked_under_auto_edit() -> None:
+    """The python tool runs in the sandbox too: `shutil.rmtree("src")` was unasked."""
+    from frontier.tools.process import PythonTool
+
+    python = ToolSpec("python", "", {}, sequential=True, mutates=True, kind="exec")
+    code = "import shutil\nshutil.rmtree('src')  # start over\n"
+    preview = PythonTool().prepare({"code": code}, ToolContext(root="/")).preview
+    assert (
+        preview.destroys
+        == "`shutil.rmtree('src')  # start over` deletes a folder and everything in it"
+    )
+    approver = PolicyApprover("auto-edit", NOBODY, sandbox=active())
+    decision = asyncio.run(approver.approve(ToolCall("c1", "python", {}), python, preview))
+    assert not decision.approved and decision.unanswered == "--approval auto"
+    tidy = PythonTool().prepare({"code": "import os\nos.remove('out.tmp')"}, ToolContext(root="/"))
+    assert tidy.preview.destroys is None

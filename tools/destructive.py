@@ -397,3 +397,20 @@ def empties_itself(command: str) -> str | None:
                     f"{target}.tmp && mv {target}.tmp {target}"
                 )
     return None
+
+
+_PY_DELETES = re.compile(r"\b(?:shutil\.)?rmtree\s*\(|\bos\.removedirs\s*\(")
+"""Python's ways to delete a folder with everything in it."""
+
+
+def python_destroys(code: str) -> str | None:
+    """What the ``python`` tool's ``code`` would destroy that no undo brings back: a
+    folder deleted whole (``shutil.rmtree``); ``None`` otherwise (a file removed one by
+    one, ``os.remove``, is how scripts tidy what they made: not named)."""
+    found = _PY_DELETES.search(code[: 1 << 20])
+    if found is None:
+        return None
+    line = code[: found.start()].count("\n")
+    text = code.split("\n")[line].strip()
+    shown = text if len(text) <= 60 else text[:59] + "…"
+    return f"`{shown}` deletes a folder and everything in it"

@@ -48,7 +48,7 @@ from frontier.tools import beneath
 from frontier.tools.arg_aliases import SHELL
 from frontier.tools.base import CancelToken, Outcome, Prepared, ToolError
 from frontier.tools.contract import Preview, ToolContext, ToolSpec
-from frontier.tools.destructive import destroys, empties_itself
+from frontier.tools.destructive import destroys, empties_itself, python_destroys
 from frontier.tools.digest import sha256
 from frontier.tools.output_cap import CappedBuffer, IncrementalText
 from frontier.tools.paths import PathError, real_root, resolve
@@ -644,8 +644,10 @@ class _ExecTool:
         name = self.spec.name + (" (background)" if args.get("background") else "")
         if self.spec.name == "shell" and (empties := empties_itself(source)) is not None:
             raise ToolError(empties)
-        kind_of = functools.partial(_kind_in, ctx.root)
-        destroyed = destroys(source, kind_of=kind_of) if self.spec.name == "shell" else None
+        if self.spec.name == "shell":
+            destroyed = destroys(source, kind_of=functools.partial(_kind_in, ctx.root))
+        else:
+            destroyed = python_destroys(source)
         return Prepared(
             args=args,
             preview=Preview(
