@@ -123,7 +123,8 @@ DEFAULT_APPROVAL: Approval = "ask"
 APPROVAL_MEANINGS: dict[str, str] = {
     "ask": "every edit and command is reviewed first",
     "auto-edit": "file edits run without asking; commands run without asking inside the "
-    "sandbox, else they are reviewed",
+    "sandbox (unless they destroy work no undo brings back: rm -rf, git clean), else "
+    "they are reviewed",
     "auto": "everything runs without asking",
     "read-only": "edits and commands are refused; reads still run",
 }
