@@ -53,6 +53,15 @@ DESTROYS = [
     ("shred secrets.txt", "`shred secrets.txt` destroys files"),
     ("bash <<'EOF'\ncd src\nrm -rf lib\nEOF", "`rm -rf lib` deletes files"),  # its script
     ("eval 'rm -rf src'", "`rm -rf src` deletes files"),
+    (
+        "python3 - <<'EOF'\nimport shutil\nshutil.rmtree('src')\nEOF",
+        "`shutil.rmtree('src')` deletes a folder and everything in it",
+    ),
+    (
+        "python -c 'import shutil; shutil.rmtree(\"build2\")'",
+        "`python -c 'import shutil; shutil.rmtree(\"build2\")'` deletes a folder and "
+        "everything in it",
+    ),
 ]
 
 KEPT = [

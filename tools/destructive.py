@@ -78,6 +78,8 @@ _HEREDOC = re.compile(r"<<-?\s*(['\"]?)([A-Za-z_][A-Za-z0-9_]*)\1")
 _TO_SHELL = re.compile(r"\s*(?:sudo\s+)?(?:\S*/)?(?:ba|z|da|k)?sh(?:\s+-\w+)*\s*<<")
 """A line whose here-document a shell runs as its script (``bash <<'EOF'``)."""
 _SPACED = re.compile(r"[\s'\"]")
+_TO_PYTHON = re.compile(r"python[\d.]*(?:\s+-\w*)*\s+(?:-\s+)?<<|python[\d.]*\s+-c\s")
+"""Python given its code in the command: a here-document, or ``-c``."""
 _MOVERS = frozenset({"mv", "cp", "rm", "git", "find"})
 """Commands after which the workspace seen before the command no longer says what is
 where (``mv a b && cp b a`` loses nothing)."""
@@ -98,6 +100,8 @@ def destroys(command: str | list[str], depth: int = 0, kind_of: KindOf | None = 
     would overwrite a file; read from the workspace root, so not after a ``cd``."""
     if isinstance(command, list):
         return _judged(command, depth, kind_of)
+    if _TO_PYTHON.search(command) and (why := python_destroys(command)) is not None:
+        return why  # `python3 - <<'EOF'` runs its body as the python tool runs its code
     if not _NAMED.search(command):
         return None  # the common case, at a regular expression's speed
     for words in simple_commands(command):
