@@ -498,3 +498,19 @@ async def test_quitting_with_messages_queued_says_they_were_not_sent(tmp_path: P
         "Your 2 queued messages were not sent: ↑ in the message box brings them back."
     )
     assert session.prompt_history.entries()[-2:] == ["also check the logs", "and the tests"]
+
+
+def test_a_file_sent_whole_with_a_queued_message_counts_as_read(tmp_path: Path) -> None:
+    """`@notes.md` typed while the agent works goes with the queued message when it is
+    delivered; the model has then seen the file, as for a message sent at once, so a
+    whole-file write of it is not refused as never read (tools/file_views.py)."""
+    from frontier.tools.file_views import FileViews
+
+    (tmp_path / "notes.md").write_text("# Notes\n")
+    views = FileViews()
+    queue = MessageQueue(tmp_path, views)
+    queue.add("and tidy @notes.md")
+    assert not views.knows("notes.md")
+    delivery = queue.take()
+    assert delivery is not None and "# Notes" in delivery.content
+    assert views.knows("notes.md")

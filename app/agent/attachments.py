@@ -51,6 +51,8 @@ TYPE_CHECKING = False  # typing is not imported at run time
 if TYPE_CHECKING:
     import threading
 
+    from frontier.tools.file_views import FileViews
+
 FILE_MAX = 32 * 1024
 """Bytes of one attached file sent to the model (the rest is cut, and said so)."""
 TOTAL_MAX = 128 * 1024
@@ -206,6 +208,16 @@ def prepare(root: Path, text: str) -> Prepared:
         blocks.append(_block(attachment, content))
     full = text if not blocks else text.rstrip("\n") + "\n\n" + "\n\n".join(blocks)
     return Prepared(text, full, tuple(attached), tuple(problems), tuple(images))
+
+
+def mark_seen(prepared: Prepared, views: FileViews | None) -> Prepared:
+    """``prepared``, each file it sends whole now counted as read by the model, so a
+    whole-file ``write`` of it is judged as after a ``read`` (``tools/file_views.py``)."""
+    if views is not None:
+        for attached in prepared.attachments:
+            if attached.digest:
+                views.saw(attached.path, attached.digest)
+    return prepared
 
 
 def _image(rel: str, size: int, data: bytes, kind: str, count: int) -> Image | str:

@@ -11,10 +11,14 @@ from __future__ import annotations
 import itertools
 from pathlib import Path
 
-from frontier.app.agent.attachments import prepare
+from frontier.app.agent.attachments import mark_seen, prepare
 from frontier.app.events import QueuedDelivered
 from frontier.app.model.conversation import Image
 from frontier.app.record import record
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from frontier.tools.file_views import FileViews
 
 
 class NotQueued(LookupError):
@@ -44,9 +48,11 @@ class Delivery:
 class MessageQueue:
     """What waits for the next request, oldest first (see the module doc)."""
 
-    def __init__(self, workspace: Path) -> None:
+    def __init__(self, workspace: Path, views: FileViews | None = None) -> None:
         self.workspace = workspace
         """Where ``@path`` mentions are read from when the messages are delivered."""
+        self.views = views
+        """What the model has seen of each file, which a file sent whole joins."""
         self._items: list[QueuedMessage] = []
         self._ids = itertools.count(1)
 
@@ -82,7 +88,7 @@ class MessageQueue:
         taken, self._items = self._items, []
         if not taken:
             return None
-        prepared = [prepare(self.workspace, message.text) for message in taken]
+        prepared = [mark_seen(prepare(self.workspace, m.text), self.views) for m in taken]
         content = "\n\n".join(p.text for p in prepared)
         notes = tuple(note for p in prepared for note in p.notes())
         images = tuple(image for p in prepared for image in p.images)

@@ -561,7 +561,7 @@ def create_runtime(
                 session_id=session_id,
                 emit=events.emit,
             )
-        queue = MessageQueue(root)
+        queue = MessageQueue(root, boundary.views)
         settle = None
         if plan.mode == "auto" and not demo and not offline and vendor is None:
             settle = _settle_mode(http, model_info)

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Literal, Protocol
 
 from frontier.app.agent import attachments
 from frontier.app.agent.approvals import Answer, AnswerOutcome, ApprovalDesk
-from frontier.app.agent.attachments import Prepared, prepare, workspace_files
+from frontier.app.agent.attachments import Prepared, mark_seen, prepare, workspace_files
 from frontier.app.agent.instructions import InstructionFile
 from frontier.app.agent.modes import Mode, get_mode
 from frontier.app.agent.queue import MessageQueue, NotQueued, QueuedMessage
@@ -499,12 +499,7 @@ class AgentSession:
         ``app/agent/attachments.py``). Reads the files: a front end calls it off its loop.
         A file sent whole counts as read by the model (``tools/file_views.py``): it may
         then be written whole, as after a ``read``."""
-        prepared = prepare(self.workspace, text)
-        if self._views is not None:
-            for attached in prepared.attachments:
-                if attached.digest:
-                    self._views.saw(attached.path, attached.digest)
-        return prepared
+        return mark_seen(prepare(self.workspace, text), self._views)
 
     def workspace_files(self, under: str = ".") -> tuple[list[str], bool]:
         """The paths ``@`` completion offers (``.gitignore``-aware, beneath the root), and
