@@ -911,3 +911,19 @@ async def test_a_file_shown_whole_by_cat_counts_as_read(tmp_path: Path) -> None:
     (tmp_path / "b.md").write_text("one\ntwo\nthree\nfour (the person's)\n")
     r = await b.run(call("write", 6, path="b.md", content="1\n"))
     assert r.kind == "error" and "changed since you last read it" in r.output, r.output
+
+
+async def test_a_file_read_shows_only_as_binary_may_then_be_written_whole(tmp_path: Path) -> None:
+    """A whole-file write over a file never read is refused; for a file read cannot show
+    as text (Latin-1, binary, an image) the model has seen all it can once it tried, so
+    the write goes through then, where it was refused for good, whatever it read."""
+    (tmp_path / "old.txt").write_bytes(b"caf\xe9\n")
+    (tmp_path / "blob.dat").write_bytes(b"\x00\x01")
+    b = make_boundary(tmp_path)
+    for n, path in enumerate(("old.txt", "blob.dat"), 1):
+        r = await b.run(call("write", n, path=path, content="café\n"))
+        assert r.kind == "error" and "you have not read it" in r.output, r.output
+        assert (await b.run(call("read", 10 + n, path=path))).kind == "error"
+        r = await b.run(call("write", 20 + n, path=path, content="café\n"))
+        assert r.kind == "ok", r.output
+    assert (tmp_path / "old.txt").read_text() == "café\n"

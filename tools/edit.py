@@ -285,12 +285,15 @@ class ReadTool:
             return Outcome(kind="ok", output=text)
         picture = image_kind(data)
         if picture is not None:  # shown to the model after the results (the loop decides)
+            _saw(ctx, wp.rel, data)
             return _image(wp.rel, picture, data)
         if b"\x00" in data[:8192]:
+            _saw(ctx, wp.rel, data)  # all it can be shown: a write of it replaces it knowingly
             raise ToolError(f"{wp.rel} looks binary (contains NUL bytes); read shows text only")
         try:
             text = data.decode("utf-8")
         except UnicodeDecodeError as exc:
+            _saw(ctx, wp.rel, data)
             raise ToolError(
                 f"{wp.rel} is not UTF-8 text (invalid byte at offset {exc.start}); "
                 "read shows UTF-8 text only"
