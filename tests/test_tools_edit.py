@@ -927,3 +927,18 @@ async def test_a_file_read_shows_only_as_binary_may_then_be_written_whole(tmp_pa
         r = await b.run(call("write", 20 + n, path=path, content="café\n"))
         assert r.kind == "ok", r.output
     assert (tmp_path / "old.txt").read_text() == "café\n"
+
+
+async def test_a_file_too_large_to_read_is_not_refused_as_unread(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """read refuses a file over its limit, so "read it first" could never be met: such a
+    file's whole-file write is left to the review, as before the rule."""
+    from frontier.tools import edit
+
+    monkeypatch.setattr(edit, "READ_MAX_FILE", 16)
+    (tmp_path / "data.json").write_text('{"rows": [1, 2, 3, 4, 5, 6, 7]}\n')
+    b = make_boundary(tmp_path)
+    assert (await b.run(call("read", 1, path="data.json"))).kind == "error"
+    r = await b.run(call("write", 2, path="data.json", content="{}\n"))
+    assert r.kind == "ok", r.output

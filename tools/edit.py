@@ -466,7 +466,7 @@ def _refuse_blind(ctx: ToolContext, path: str, old: bytes | None, was: str | Non
     views = ctx.views
     if old is None or views is None:
         return
-    if old and not views.knows(path):
+    if old and len(old) <= READ_MAX_FILE and not views.knows(path):  # larger: read refuses
         lines = old.count(b"\n") + (not old.endswith(b"\n"))
         raise ToolError(
             f"{path} exists ({lines:,} line{'s' if lines != 1 else ''}, {len(old):,} bytes) "
