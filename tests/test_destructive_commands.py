@@ -220,7 +220,8 @@ async def test_a_command_that_empties_the_file_it_reads_is_refused(
     "command",
     ["sort data.txt > sorted.txt", "sort data.txt >> data.txt", "echo data.txt > data.txt",
      "python gen.py > gen.py", "cat a > b; sort b > a", "npm test > out.log 2>&1",
-     "setsid sleep 9 > /dev/null 2>&1 < /dev/null &"],
+     "setsid sleep 9 > /dev/null 2>&1 < /dev/null &", "tr a b < in.txt > b",
+     "grep -o out in.txt > out"],
 )  # fmt: skip
 def test_other_redirections_are_left_alone(command: str) -> None:
     from frontier.tools.destructive import empties_itself

@@ -341,10 +341,13 @@ _READERS = frozenset(
     {
         "cat", "tac", "sort", "uniq", "sed", "awk", "gawk", "grep", "egrep", "fgrep", "rg",
         "jq", "yq", "head", "tail", "cut", "rev", "fmt", "fold", "expand", "unexpand", "nl",
-        "paste", "iconv", "xxd", "base64", "column", "json_pp", "tr", "wc", "dos2unix",
+        "paste", "iconv", "xxd", "base64", "column", "json_pp", "wc", "dos2unix",
     }
 )  # fmt: skip
-"""Commands that read the files named as their arguments."""
+"""Commands that read the files named as their arguments (``tr`` reads only its input)."""
+_PROGRAM_FIRST = frozenset({"grep", "egrep", "fgrep", "rg", "sed", "awk", "gawk", "jq", "yq"})
+"""Readers whose first operand is a pattern or a program, not a file (unless ``-e``/``-f``
+gave it)."""
 _PIPELINE_ENDS = re.compile(r"\n|;|&&|\|\||(?<![>|])&(?!>)")
 _REDIRECTIONS = frozenset({">", ">|", "&>", "<"})
 
@@ -386,8 +389,13 @@ def empties_itself(command: str) -> str | None:
             i += 1
         for words in commands:
             words = _unwrapped(words)
-            if words and posixpath.basename(words[0]) in _READERS:
-                read.extend(w for w in words[1:] if not w.startswith("-"))
+            name = posixpath.basename(words[0]) if words else ""
+            if name in _READERS:
+                operands = [w for w in words[1:] if not w.startswith("-")]
+                given = any(w in ("-e", "-f") or w.startswith("--expression") for w in words)
+                if name in _PROGRAM_FIRST and not given:
+                    operands = operands[1:]  # the pattern or the program
+                read.extend(operands)
         norm = {posixpath.normpath(p) for p in read if not _expands(p)}
         for target in written:
             if target.startswith("/dev/"):
