@@ -82,7 +82,7 @@ def every_tool() -> list[Call]:
         ("read", {"path": "notes.txt"}),
         ("grep", {"pattern": "notes"}),
         ("glob", {"pattern": "**/*"}),
-        ("shell", {"command": "echo shell >> notes.txt"}),
+        ("shell", {"command": "printf 'shell\\n' >> notes.txt"}),
     ]
     return [Call(f"call_{n}", name, args(**a)) for n, (name, a) in enumerate(calls, 2)]
 

@@ -16,8 +16,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from frontier.app.events import ToolCall
 from frontier.tools.registry import default_registry
 from frontier.tools.write_via_shell import write_in_command
+
+PATCH_ADD = "*** Begin Patch\n*** Add File: n.txt\n+hi\n*** End Patch"
 
 needs_bash = pytest.mark.skipif(shutil.which("bash") is None, reason="bash is not installed")
 
@@ -50,7 +53,6 @@ def test_the_content_is_what_bash_writes(tmp_path: Path, command: str) -> None:
 
 
 STAYS = [
-    "cat >> a.py <<'EOF'\nappended\nEOF",  # append, not a write
     "cat > a.py <<EOF\necho $HOME\nEOF",  # bash expands it
     "cat > a.py <<'EOF'\nx\nEOF\necho done",  # a command after it
     "cat > a.py <<'EOF'\nx\nEOF\nrm -rf src\nEOF",  # bash ends it early, then runs rm
@@ -64,7 +66,6 @@ STAYS = [
     "cat > a.py <<'EOF'\nnever ended",
     "echo -n x > a.py",
     "echo $HOME > a.py",
-    "echo a >> a.py",
     "echo a 2> a.py",
     "echo a > a.py; ls",
     "echo a | tee a.py",
@@ -132,3 +133,63 @@ def test_whatever_the_body_bash_writes_what_was_read(
         return
     subprocess.run(["bash", "-c", command], cwd=ws, check=True, timeout=30)
     assert (ws / found[0]).read_text(encoding="utf-8", errors="surrogateescape") == found[1]
+
+
+APPENDS = [
+    "cat >> .gitignore <<'EOF'\n.env\n.venv/\nEOF",
+    "echo .env.local >> .gitignore",
+    "cat >> notes.md <<'EOF'\nnew file made by >>\nEOF",  # missing: made, as >> does
+    "echo first >> empty.txt",
+    "cat >> twice.txt <<'EOF'\nd\nEOF",  # its tail also earlier in the file
+]
+
+
+@needs_bash
+@pytest.mark.parametrize("command", APPENDS)
+async def test_an_append_is_the_patch_bash_would_write(tmp_path: Path, command: str) -> None:
+    """`cat >> F <<'EOF'` / `echo … >> F` had no review and no undo: the call is the patch
+    appending the lines (or, F missing, the write that makes it). The file the tool
+    writes is the file bash writes."""
+    from test_tools_fakes import make_boundary
+
+    def fresh(root: Path) -> None:
+        (root / ".gitignore").write_text("node_modules/\n*.pyc\ndist/\n")
+        (root / "empty.txt").write_text("")
+        (root / "twice.txt").write_text("a\nb\nc\na\nb\nc\n")
+
+    by_bash, by_tool = tmp_path / "bash", tmp_path / "tool"
+    for root in (by_bash, by_tool):
+        root.mkdir()
+        fresh(root)
+    subprocess.run(["bash", "-c", command], cwd=by_bash, check=True, timeout=30)
+    name, args = default_registry().meant("shell", {"command": command}, str(by_tool))
+    assert name in ("apply_patch", "write"), (name, args)
+    result = await make_boundary(by_tool).run(ToolCall("c1", name, dict(args)))
+    assert result.ok, result.output
+    for path in by_bash.iterdir():
+        assert (by_tool / path.name).read_bytes() == path.read_bytes(), path.name
+
+
+def test_an_append_it_cannot_make_a_patch_of_stays_a_command(tmp_path: Path) -> None:
+    (tmp_path / "crlf.txt").write_bytes(b"a\r\n")
+    (tmp_path / "open.txt").write_text("no line break at the end")
+    (tmp_path / "blob.bin").write_bytes(b"\x00\xff")
+    for command in ("echo x >> crlf.txt", "echo x >> open.txt", "echo x >> blob.bin",
+                    "echo $HOME >> open.txt", "cat >> a.txt <<'EOF'\nx\nEOF\nls"):  # fmt: skip
+        assert default_registry().meant("shell", {"command": command}, str(tmp_path))[0] == (
+            "shell"
+        ), command
+
+
+@pytest.mark.parametrize(
+    "command",
+    ["echo x >> notes.txt", "rm notes.txt", "mv a.txt b.txt", "cat > f.txt <<'EOF'\nx\nEOF",
+     f"cd pkg && apply_patch <<'EOF'\n{PATCH_ADD}\nEOF", "cat /etc/hostname > /x/y"],
+)  # fmt: skip
+def test_with_the_workspace_gone_a_shell_call_stays_a_command(tmp_path: Path, command: str) -> None:
+    """The workspace moved away mid-session: reading a shell call as a file tool's must
+    not raise (the loop would fail the turn); it stays a command, which the tool boundary
+    then refuses as it refuses every call in a replaced workspace."""
+    gone = tmp_path / "moved-away"
+    name, _ = default_registry().meant("shell", {"command": command}, str(gone))
+    assert name in ("shell", "write"), name  # a new file by its relative name needs no look

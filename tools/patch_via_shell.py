@@ -72,8 +72,8 @@ def rebased(patch: str, args: Mapping[str, object], root: str | None, cd: str = 
         return None
     try:
         rel = resolve(root, folder).rel
-    except PathError:
-        return None  # outside the workspace: the call stays a command (and fails so)
+    except (OSError, PathError):  # outside the workspace, or the workspace itself gone:
+        return None  # the call stays a command (and fails so)
     if rel in ("", "."):
         return patch
     lines = []

@@ -579,9 +579,9 @@ def _kind_in(root: str, path: str) -> str | None:
     (nothing, or outside it: the sandbox keeps a command's writes inside)."""
     try:
         real = resolve(root, path).real
-    except PathError:
+        return "dir" if real.is_dir() else "file" if real.is_file() else None
+    except (OSError, PathError):
         return None
-    return "dir" if real.is_dir() else "file" if real.is_file() else None
 
 
 _SCRIPT_NAME = re.compile(r"\s*[\w./-]+\.py\s*")

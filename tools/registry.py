@@ -101,7 +101,8 @@ class Registry:
         call that only runs ``apply_patch`` as the patch tool's, its paths from ``root``
         when it ran in a ``workdir`` or after a ``cd dir &&`` (``tools/patch_via_shell.py``);
         one that only writes a file with a here-document as ``write``'s
-        (``tools/write_via_shell.py``); a plain ``rm FILE…`` as the patch that deletes
+        (``tools/write_via_shell.py``; ``>>``: the patch appending its lines); a plain
+        ``rm FILE…`` as the patch that deletes
         them (``tools/delete_via_shell.py``), a plain ``mv OLD NEW`` as the one that
         renames it (``tools/move_via_shell.py``). ``(name, args)`` unchanged otherwise."""
         meant = self.named(name)
@@ -137,6 +138,12 @@ class Registry:
             written = write_in_command(args.get("command"), args, root)
             if written is not None:
                 return "write", {"path": written[0], "content": written[1]}
+        if meant == "shell" and "apply_patch" in self._tools and "write" in self._tools:
+            from frontier.tools.write_via_shell import append_call
+
+            appended = append_call(args.get("command"), args, root)
+            if appended is not None:
+                return appended
         return meant, args
 
     def unknown_hint(self, name: str, args: Mapping[str, Any]) -> str:

@@ -15,8 +15,10 @@ nothing bash would expand and no option; before it at most ``cd DIR &&`` and ``m
 DIR &&`` for the file's own folder (which ``write`` makes). The body is the file's text
 exactly as bash would write it: a quoted delimiter (``'EOF'``) leaves it as it is; an
 unquoted one expands ``$``, backquotes and backslashes, so a body holding none of them
-counts, one holding any stays a command. ``>>`` (append), ``tee``, a second command, a
-path the shell would expand (``~``, ``$``, a glob) or one outside the workspace: a
+counts, one holding any stays a command. ``>>`` appends: the patch that adds the lines
+at the end (:func:`append_call`; a missing file: the ``write`` that makes it; a file with
+CR, no final line break, not UTF-8 or over 4 MiB: a command). ``tee``, a second command,
+a path the shell would expand (``~``, ``$``, a glob) or one outside the workspace: a
 command, run as before.
 """
 
@@ -32,11 +34,15 @@ from frontier.tools.paths import PathError, resolve
 
 _PATH = r"(?P<path>'[^'\n]+'|\"[^\"\n$`\\]+\"|[^\s;&|<>()'\"`$\\]+)"
 _DOC = r"<<(?P<strip>-?)[ \t]*(?P<quote>['\"]?)(?P<delim>[A-Za-z_]\w{0,63})(?P=quote)"
-_FORMS = (
-    re.compile(rf"cat[ \t]+1?>[ \t]*{_PATH}[ \t]*{_DOC}[ \t]*"),
-    re.compile(rf"cat[ \t]+{_DOC}[ \t]*1?>[ \t]*{_PATH}[ \t]*"),
-)
-"""The command's first line: ``cat > PATH <<'EOF'`` or ``cat <<'EOF' > PATH``."""
+_FORMS = {
+    op: (
+        re.compile(rf"cat[ \t]+1?{op}[ \t]*{_PATH}[ \t]*{_DOC}[ \t]*"),
+        re.compile(rf"cat[ \t]+{_DOC}[ \t]*1?{op}[ \t]*{_PATH}[ \t]*"),
+    )
+    for op in (">", ">>")
+}
+"""The command's first line: ``cat > PATH <<'EOF'`` or ``cat <<'EOF' > PATH`` (``>>``:
+appended)."""
 _FD_REDIRECT = re.compile(r"(?:^|\s)\d+>")
 _EXPANDS = re.compile(r"[$`\\]")
 _PLAIN = re.compile(r"[A-Za-z0-9_./@%+,=:-]+")
@@ -44,11 +50,11 @@ _PLAIN = re.compile(r"[A-Za-z0-9_./@%+,=:-]+")
 
 
 def write_in_command(
-    command: object, args: Mapping[str, object], root: str | None
+    command: object, args: Mapping[str, object], root: str | None, op: str = ">"
 ) -> tuple[str, str] | None:
     """``(path, content)`` of the file ``command`` (``shell``'s argument) writes with a
     here-document and nothing else, its path as the workspace root reads it (a
-    ``workdir``, a ``cd``); ``None`` otherwise."""
+    ``workdir``, a ``cd``); ``None`` otherwise. ``op=">>"``: what it appends."""
     if isinstance(command, list) and all(isinstance(part, str) for part in command):
         if len(command) == 3 and command[0] in SHELLS and command[1] in ("-lc", "-c"):
             command = command[2]
@@ -56,7 +62,7 @@ def write_in_command(
             return None
     if not isinstance(command, str):
         return None
-    found = _script(command)
+    found = _script(command, op)
     if found is None:
         return None
     path, content, cd = found
@@ -69,21 +75,21 @@ def write_in_command(
             return None
         try:
             path = resolve(root, path).rel
-        except PathError:
+        except (OSError, PathError):
             return None
     return path, content
 
 
-def _script(script: str) -> tuple[str, str, str] | None:
+def _script(script: str, op: str) -> tuple[str, str, str] | None:
     """``(path, content, cd folder)`` when ``script`` is the here-document write alone
     (found by lines: linear whatever the script)."""
     first, _, rest = script.lstrip().rstrip("\n").partition("\n")
     (cd, made), line = _before(first.strip())
-    if line is not None and not rest and (echoed := _echo(line)) is not None:
+    if line is not None and not rest and (echoed := _echo(line, op)) is not None:
         if made and not _within(echoed[0], made):
             return None
         return echoed[0], echoed[1], cd
-    head = next((m for form in _FORMS if (m := form.fullmatch(line or ""))), None)
+    head = next((m for form in _FORMS[op] if (m := form.fullmatch(line or ""))), None)
     if head is None or not rest:
         return None
     raw, delimiter = head.group("path"), head.group("delim")
@@ -106,7 +112,7 @@ def _script(script: str) -> tuple[str, str, str] | None:
     return path, "".join(line + "\n" for line in lines), cd
 
 
-def _echo(line: str) -> tuple[str, str] | None:
+def _echo(line: str, op: str) -> tuple[str, str] | None:
     """``(path, content)`` of ``echo WORDS > PATH`` alone, when bash would write the words
     as they are (nothing it expands: no ``$``, backquote, backslash, glob, ``~``; no
     option such as ``-e`` or ``-n``)."""
@@ -120,7 +126,7 @@ def _echo(line: str) -> tuple[str, str] | None:
         words = list(lexer)
     except ValueError:
         return None
-    if len(words) < 3 or words[0] != "echo" or words[-2] != ">":
+    if len(words) < 3 or words[0] != "echo" or words[-2] != op:
         return None
     said = words[1:-2]
     if any(w and all(c in "<>|&;()" for c in w) for w in said):
@@ -158,3 +164,47 @@ def _before(line: str) -> tuple[tuple[str, str], str | None]:
 def _within(path: str, folder: str) -> bool:
     """``path`` lies in ``folder`` (both read from the same folder)."""
     return posixpath.normpath(path).startswith(posixpath.normpath(folder).rstrip("/") + "/")
+
+
+def appended_patch(root: str, path: str, added: str) -> str | None:
+    """The unified diff that appends ``added`` to ``path`` as ``>>`` would (its last three
+    lines as context), for a UTF-8 file of at most 4 MiB that ends with a line break and
+    has no CR; ``None`` otherwise (the call stays a command). A missing file is not this
+    (``>>`` makes it: that is a ``write``)."""
+    from frontier.tools import beneath
+
+    try:
+        data, _mode = beneath.read_file(root, path, 4 * 1024 * 1024)
+        text = data.decode("utf-8") if data is not None else None
+    except (OSError, ValueError, PathError):
+        return None
+    if text is None or b"\r" in (data or b"") or (text and not text.endswith("\n")) or not added:
+        return None
+    lines = text.split("\n")[:-1] if text else []
+    new = added.split("\n")[:-1]
+    context = lines[-3:]
+    first = len(lines) - len(context) + 1
+    old_range = f"{first},{len(context)}" if context else "0,0"
+    hunk = f"@@ -{old_range} +{first if context else 1},{len(context) + len(new)} @@\n"
+    body = "".join(f" {line}\n" for line in context) + "".join(f"+{line}\n" for line in new)
+    return f"--- a/{path}\n+++ b/{path}\n{hunk}{body}"
+
+
+def append_call(
+    command: object, args: Mapping[str, object], root: str | None
+) -> tuple[str, dict[str, str]] | None:
+    """The file tool's call for ``cat >> F <<'EOF'`` / ``echo WORDS >> F`` alone: the patch
+    that appends the lines to F (:func:`appended_patch`), or, F missing, the ``write``
+    that makes it; ``None``: a command."""
+    found = write_in_command(command, args, root, ">>")
+    if found is None or root is None:
+        return None
+    path, added = found
+    try:
+        missing = not resolve(root, path).real.exists()
+    except (OSError, PathError):  # the workspace itself gone or replaced: a command's error
+        return None
+    if missing:
+        return "write", {"path": path, "content": added}
+    patch = appended_patch(root, path, added)
+    return None if patch is None else ("apply_patch", {"patch": patch})
