@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import shutil
 import subprocess
+from collections.abc import Mapping
 from pathlib import Path
 
 import pytest
@@ -193,3 +194,20 @@ def test_with_the_workspace_gone_a_shell_call_stays_a_command(tmp_path: Path, co
     gone = tmp_path / "moved-away"
     name, _ = default_registry().meant("shell", {"command": command}, str(gone))
     assert name in ("shell", "write"), name  # a new file by its relative name needs no look
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(
+        st.sampled_from(
+            [*"rmvcatecho >-<'\"\n\t&;|$.*/", "EOF", "a.txt", "d/", "cd ", "mkdir -p "]
+        ),
+        max_size=40,
+    ).map("".join)
+)
+def test_reading_any_shell_call_never_raises(command: str) -> None:
+    """Every reading of a shell call as a file tool's (patch, write, append, rm, mv) on
+    any text, against a real workspace: a call or a command, never an exception."""
+    root = Path(__file__).parent / "examples"
+    name, args = default_registry().meant("shell", {"command": command}, str(root))
+    assert name in ("shell", "write", "apply_patch") and isinstance(args, Mapping)
