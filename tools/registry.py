@@ -108,6 +108,17 @@ class Registry:
         meant = self.named(name)
         if meant == "job" and (stopping := stop_args(name, args)) is not None:
             return meant, stopping
+        if meant == "write" and args.get("mode") == "append" and "apply_patch" in self._tools:
+            from frontier.tools.write_via_shell import appending  # Kimi CLI's WriteFile
+
+            path, content = args.get("path", args.get("file_path")), args.get("content")
+            appended = (
+                appending(root, path, content)
+                if isinstance(path, str) and isinstance(content, str)
+                else None
+            )
+            if appended is not None:
+                return appended
         if meant == name and name not in self._tools:
             from frontier.tools.search_replace_blocks import multi_args
             from frontier.tools.text_editor_calls import deletion, editor_call

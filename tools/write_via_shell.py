@@ -197,14 +197,21 @@ def append_call(
     that appends the lines to F (:func:`appended_patch`), or, F missing, the ``write``
     that makes it; ``None``: a command."""
     found = write_in_command(command, args, root, ">>")
-    if found is None or root is None:
+    return None if found is None else appending(root, found[0], found[1])
+
+
+def appending(root: str | None, path: str, added: str) -> tuple[str, dict[str, str]] | None:
+    """The file tool's call that appends ``added`` (whole lines) to ``path``: the patch
+    adding them, or, the file missing, the ``write`` that makes it; ``None`` when neither
+    can say it (the caller's call stays as it was)."""
+    if root is None or not added.endswith("\n"):
         return None
-    path, added = found
     try:
-        missing = not resolve(root, path).real.exists()
-    except (OSError, PathError):  # the workspace itself gone or replaced: a command's error
+        where = resolve(root, path)
+        missing = not where.real.exists()
+    except (OSError, PathError):  # outside, or the workspace itself gone or replaced
         return None
     if missing:
-        return "write", {"path": path, "content": added}
-    patch = appended_patch(root, path, added)
+        return "write", {"path": where.rel, "content": added}
+    patch = appended_patch(root, where.rel, added)
     return None if patch is None else ("apply_patch", {"patch": patch})
