@@ -8,27 +8,22 @@ The shell tool's prepare reads every command (on the event loop, before the revi
 shapes at N and 4N characters: a usual command line, a long one of plain words, one of
 ``;``-separated tiny commands (the most work per character), and a long here-document
 (its body is data, skipped by lines). Growth = time at 4N / time at N: linear is ≈ 4.
-Best of ``--repeat``; nothing here is a test.
+Best of ``--repeat``, the two alternating (``transducer.best_pair``); nothing here is a
+test.
 """
 
 from __future__ import annotations
 
 import argparse
 import shlex
-import time
+import sys
 from collections.abc import Callable
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # transducer.py, beside this file
+from transducer import best, best_pair
 
 from frontier.tools.destructive import destroys
-
-
-def best(fn: Callable[[], object], repeat: int) -> float:
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return min(times)
-
 
 SHAPES: dict[str, Callable[[int], str]] = {
     "words + rm": lambda n: "echo " + "word " * (n // 5) + "&& rm -rf src",
@@ -50,14 +45,12 @@ def main() -> None:
         previous = None
         for n in (64 * 1024, 256 * 1024):
             command = make(n)
-            ours = best(lambda c=command: destroys(c), repeat)
-            try:
-                ref = best(lambda c=command: shlex.split(c), repeat)
-                shown = f"{ref * 1e3:>10.3f}ms {ours / ref:>6.2f}"
-            except ValueError:
-                shown = f"{'(unclosed)':>12} {'':>6}"
+            ours, ref = best_pair(
+                lambda c=command: destroys(c), lambda c=command: shlex.split(c), repeat
+            )
             growth = f"{ours / previous:.1f}" if previous else ""
-            print(f"{name:<14} {len(command):>8} {ours * 1e3:>8.3f}ms {shown} {growth}")
+            print(f"{name:<14} {len(command):>8} {ours * 1e3:>8.3f}ms {ref * 1e3:>10.3f}ms "
+                  f"{ours / ref:>6.2f} {growth}")  # fmt: skip
             previous = ours
 
 
