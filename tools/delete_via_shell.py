@@ -68,6 +68,8 @@ def plain_command(
     if not isinstance(command, str) or root is None or "\n" in command.strip():
         return None
     folder, line = cd_prefix(command.strip())
+    if not line.startswith(name) or line[len(name) : len(name) + 1] not in ("", " ", "\t"):
+        return None  # another command: not split into words (every shell call comes here)
     try:
         words = shlex.split(line)
     except ValueError:
