@@ -60,22 +60,10 @@ def plain_command(
     """The operands of ``command`` when it is ``name`` alone with only ``flags`` (after at
     most ``cd DIR &&``), each a plain path, as the workspace root reads it (the ``cd``, a
     ``workdir``); ``None`` for anything else."""
-    if isinstance(command, list) and all(isinstance(part, str) for part in command):
-        if len(command) == 3 and command[0] in SHELLS and command[1] in ("-lc", "-c"):
-            command = command[2]
-        else:
-            return None
-    if not isinstance(command, str) or root is None or "\n" in command.strip():
+    found = command_words(command, root, name)
+    if found is None:
         return None
-    folder, line = cd_prefix(command.strip())
-    if not line.startswith(name) or line[len(name) : len(name) + 1] not in ("", " ", "\t"):
-        return None  # another command: not split into words (every shell call comes here)
-    try:
-        words = shlex.split(line)
-    except ValueError:
-        return None
-    if not words or words[0] != name:
-        return None
+    folder, _line, words = found
     operands: list[str] = []
     ended = False
     for word in words[1:]:
@@ -92,6 +80,31 @@ def plain_command(
                 return None
             operands.append(based.removeprefix("*** Delete File: "))
     return operands or None
+
+
+def command_words(
+    command: object, root: str | None, name: str
+) -> tuple[str, str, list[str]] | None:
+    """``(folder, line, words)`` of a one-line ``command`` (``shell``'s argument, a string
+    or ``["bash", "-lc", line]``) whose command is ``name``: the folder of a ``cd DIR &&``
+    before it (``""``: none), the rest, and its words (``shlex``'s, ``name`` first);
+    ``None`` for anything else, most found before splitting a word (every shell call
+    comes here)."""
+    if isinstance(command, list) and all(isinstance(part, str) for part in command):
+        if len(command) == 3 and command[0] in SHELLS and command[1] in ("-lc", "-c"):
+            command = command[2]
+        else:
+            return None
+    if not isinstance(command, str) or root is None or "\n" in command.strip():
+        return None
+    folder, line = cd_prefix(command.strip())
+    if not line.startswith(name) or line[len(name) : len(name) + 1] not in ("", " ", "\t"):
+        return None
+    try:
+        words = shlex.split(line)
+    except ValueError:
+        return None
+    return (folder, line, words) if words and words[0] == name else None
 
 
 def regular_file(root: str, path: str) -> str | None:

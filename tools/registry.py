@@ -92,7 +92,7 @@ class Registry:
         return [t.spec for t in self._tools.values()]
 
     def meant(
-        self, name: str, args: Mapping[str, Any], root: str | None
+        self, name: str, args: Mapping[str, Any], root: str | None, *, settled: bool = True
     ) -> tuple[str, Mapping[str, Any]]:
         """The call a model's call means, as these tools take it: its tool's registered
         name (:meth:`named`); Claude Code's ``KillShell`` as a ``job`` stop; Cline's
@@ -104,11 +104,23 @@ class Registry:
         (``tools/write_via_shell.py``; ``>>``: the patch appending its lines); a plain
         ``rm FILE…`` as the patch that deletes
         them (``tools/delete_via_shell.py``), a plain ``mv OLD NEW`` as the one that
-        renames it (``tools/move_via_shell.py``). ``(name, args)`` unchanged otherwise."""
+        renames it (``tools/move_via_shell.py``), a plain ``sed -i`` as the patch of what it
+        changes (``tools/sed_via_shell.py``). ``(name, args)`` unchanged otherwise.
+
+        ``settled``: the files are as the call will find them (no earlier call of its
+        response still to run that may change them: ``AgentLoop._settled``). Unsettled, a
+        call whose patch would be made from a file's content now (an append, ``sed -i``)
+        stays as it is: an earlier edit still to run would find its lines placed wrong, or
+        undone."""
         meant = self.named(name)
         if meant == "job" and (stopping := stop_args(name, args)) is not None:
             return meant, stopping
-        if meant == "write" and args.get("mode") == "append" and "apply_patch" in self._tools:
+        if (
+            meant == "write"
+            and args.get("mode") == "append"
+            and settled
+            and "apply_patch" in self._tools
+        ):
             from frontier.tools.write_via_shell import appending  # Kimi CLI's WriteFile
 
             path, content = args.get("path", args.get("file_path")), args.get("content")
@@ -143,13 +155,19 @@ class Registry:
             move = moved_in_command(args.get("command"), args, root)
             if move is not None:
                 return "apply_patch", {"patch": move}
+            if settled:
+                from frontier.tools.sed_via_shell import sed_patch
+
+                sed = sed_patch(args.get("command"), args, root)
+                if sed is not None:
+                    return "apply_patch", {"patch": sed}
         if meant == "shell" and "write" in self._tools:
             from frontier.tools.write_via_shell import write_in_command
 
             written = write_in_command(args.get("command"), args, root)
             if written is not None:
                 return "write", {"path": written[0], "content": written[1]}
-        if meant == "shell" and "apply_patch" in self._tools and "write" in self._tools:
+        if settled and meant == "shell" and "apply_patch" in self._tools and "write" in self._tools:
             from frontier.tools.write_via_shell import append_call
 
             appended = append_call(args.get("command"), args, root)

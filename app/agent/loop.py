@@ -1106,7 +1106,7 @@ class AgentLoop:
     ) -> bool:
         """Emit events and act on them; True means stop reading this response."""
         for event in events:
-            event = self._registered(event)
+            event = self._registered(event, out)
             self._emit(event)
             match event:
                 case Confirmed(kind="text", offset=offset, data=data):
@@ -1151,7 +1151,7 @@ class AgentLoop:
                     return True
         return False
 
-    def _registered(self, event: Event) -> Event:
+    def _registered(self, event: Event, out: _Response) -> Event:
         """A call under the name of the tool it means (``Registry.named``: ``Bash`` is
         ``shell``, ``functions.read`` is ``read``), from its header on: the front ends,
         the approval rules, the store and the history all see the one name, and a model
@@ -1162,10 +1162,25 @@ class AgentLoop:
                 return CallStarted(event.id, name, event.offset, event.replaces)
         elif isinstance(event, CallReady):
             call = event.call
-            name, args = self.registry.meant(call.name, call.args, self.root)
+            settled = self._settled(out)
+            name, args = self.registry.meant(call.name, call.args, self.root, settled=settled)
             if name != call.name or args is not call.args:
                 return CallReady(ToolCall(call.id, name, args, call.offset))
         return event
+
+    def _settled(self, out: _Response) -> bool:
+        """Whether the workspace a call confirmed now reads is the one it will run in:
+        every earlier call of this response has finished or changes nothing. A shell
+        call read as a patch made from a file's content now (``echo x >> f``'s append,
+        ``sed -i``'s edit) is made so only then: made before an earlier edit of that file
+        ran, it would undo or misplace it (``Registry.meant``)."""
+        for index, earlier in enumerate(out.calls):
+            if index < len(out.tasks) and out.tasks[index].done():
+                continue
+            tool = self.registry.get(earlier.name)
+            if tool is not None and tool.spec.mutates:
+                return False
+        return True
 
     def _twin(self, call: ToolCall, out: _Response) -> bool:
         """``call`` is the same as an earlier call of this response (``repeats.twin``): it

@@ -1,0 +1,90 @@
+"""A shell call read as a patch made from a file's content now (an append, ``sed -i``) is
+made so only when no earlier call of its response is still to change the files: the
+patch made before an earlier edit of the same file ran placed its lines wrong (``echo e
+>> f`` after a patch adding ``d`` at the end wrote ``e`` before ``d``: bash writes it
+after).
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from scripted import ScriptedClient
+from test_agent_loop import DONE, native_chunks
+from test_tools_fakes import make_boundary
+
+from frontier.app.agent.loop import AgentLoop
+from frontier.app.agent.modes import get_mode
+from frontier.tools.registry import default_registry
+
+ADD_D = "*** Begin Patch\n*** Update File: f.txt\n@@\n a\n b\n c\n+d\n*** End Patch"
+END = {"choices": [{"delta": {}, "finish_reason": "tool_calls"}]}
+
+
+async def run_response(root: Path, calls: list[tuple[str, str, str]], mode: str) -> ScriptedClient:
+    """One response of ``calls`` through the real tools; the client, for what it was sent."""
+    registry = default_registry()
+    client = ScriptedClient([([*native_chunks(calls), END], "tool_calls"), DONE])
+    loop = AgentLoop(
+        client=client,
+        boundary=make_boundary(root, registry=registry),
+        registry=registry,
+        mode=get_mode(mode),
+        root=str(root),
+    )
+    ended = await loop.send("go")
+    assert ended.reason == "done"
+    return client
+
+
+@pytest.mark.skipif(shutil.which("bash") is None, reason="bash is not installed")
+@pytest.mark.parametrize("mode", ["native-inc", "native-eos"])
+async def test_an_append_after_an_edit_of_the_same_response_lands_last(
+    tmp_path: Path, mode: str
+) -> None:
+    (tmp_path / "f.txt").write_text("a\nb\nc\n")
+    await run_response(
+        tmp_path,
+        [
+            ("p", "apply_patch", json.dumps({"patch": ADD_D})),
+            ("s", "shell", json.dumps({"command": "echo e >> f.txt"})),
+        ],
+        mode,
+    )
+    assert (tmp_path / "f.txt").read_text() == "a\nb\nc\nd\ne\n"
+
+
+async def test_an_append_after_reads_only_is_still_the_patch(tmp_path: Path) -> None:
+    """A read before it changes nothing: the append is still reviewed and undoable."""
+    (tmp_path / "f.txt").write_text("a\nb\nc\n")
+    calls = [
+        ("r", "read", json.dumps({"path": "f.txt"})),
+        ("s", "shell", json.dumps({"command": "echo e >> f.txt"})),
+    ]
+    client = await run_response(tmp_path, calls, "native-eos")
+    sent = [c["function"]["name"] for c in client.requests[1][-3]["tool_calls"]]
+    assert sent == ["read", "apply_patch"]
+    assert (tmp_path / "f.txt").read_text() == "a\nb\nc\ne\n"
+
+
+@pytest.mark.skipif(shutil.which("sed") is None, reason="sed is not installed")
+@pytest.mark.parametrize("mode", ["native-inc", "native-eos"])
+async def test_a_sed_after_an_edit_of_the_same_response_edits_the_edited_file(
+    tmp_path: Path, mode: str
+) -> None:
+    """`sed -i s/a/A/g` after a patch adding a line with an `a`: the new line is edited
+    too, as bash would have it (a patch made from the file before would have missed it,
+    or put the old lines back)."""
+    (tmp_path / "f.txt").write_text("a\nb\nc\n")
+    await run_response(
+        tmp_path,
+        [
+            ("p", "apply_patch", json.dumps({"patch": ADD_D.replace("+d", "+da")})),
+            ("s", "shell", json.dumps({"command": "sed -i 's/a/A/g' f.txt"})),
+        ],
+        mode,
+    )
+    assert (tmp_path / "f.txt").read_text() == "A\nb\nc\ndA\n"

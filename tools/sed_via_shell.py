@@ -1,0 +1,257 @@
+"""Files a model edited with ``sed -i``.
+
+Models trained where the shell is the only tool (SWE-agent's, mini-swe-agent's, and most
+others now and then) edit a file in place with ``sed -i 's/old/new/' FILE``. As a command
+that edit had no review, no undo, and under ``--approval auto-edit`` it ran unasked (the
+sandbox lets a command write the workspace): a pattern that matched more than the model
+meant rewrote lines nobody saw. Such a call is the patch tool's: read here, and made one
+in the agent loop as ``apply_patch <<'EOF'`` is (``tools/patch_via_shell.py``), so it is
+reviewed as a diff, written atomically, **undone as any edit**, and the model is shown its
+call as ``apply_patch`` (the diff of what its ``sed`` did).
+
+The new content is GNU sed's own: ``sed --sandbox`` (no ``e``, ``w``, ``r``: it can run
+nothing and touch no file) reads each file's bytes on its stdin with the call's script
+and options, one run per file as ``-i`` runs it, and the patch is the diff of the two
+(``tools/diffing.py``), so the file written is the file ``sed -i`` would have written. A
+sed that is not GNU's (no ``--sandbox``), a script sed refuses, one that runs past
+:data:`SECONDS` or writes more than :data:`KEPT_MAX`, an edit of more than
+:data:`MAX_CHANGED` lines: a command, run as before.
+
+Only ``sed`` alone counts (after at most ``cd DIR &&``, or in a ``workdir``), with
+``-i``/``--in-place`` and no backup suffix, scripts given plainly (``-e``, or the first
+operand), options among ``-E``/``-r``, ``-n``, ``-s`` and their long names, and FILEs
+naming regular files of the workspace (not links, UTF-8, no CR, at most 4 MiB), each once.
+Anything the shell would expand or split outside single quotes (``$``, a backquote, a
+glob, ``~``, ``;``, a pipe, a redirection) or a second command: a command. A call with no
+file changed stays a command too (it changes nothing).
+
+The patch is made from each file's content at confirmation, so it is made only when the
+files are as the call will find them (``Registry.meant``'s ``settled``).
+"""
+
+from __future__ import annotations
+
+import os
+import select
+import shutil
+import subprocess
+import tempfile
+import time
+from collections.abc import Mapping
+from operator import ne
+
+from frontier.tools import beneath
+from frontier.tools.delete_via_shell import KEPT_MAX, command_words, regular_file
+from frontier.tools.patch_via_shell import rebased
+from frontier.tools.paths import PathError
+
+MAX_CHANGED = 400
+"""The most lines (removed + added, over its files) such a patch may change, and
+:data:`MAX_PATCH` its most bytes: the patch is the model's call in every later request,
+where its command was a line (``sed -i 's/ = / := /'`` over 50,000 lines would be 2 MB of
+context, and 90 ms of diffing on the event loop). A larger edit stays a command."""
+MAX_PATCH = 64 * 1024
+SECONDS = 1.0
+"""The longest one file's ``sed`` run may take (a script that loops: the call stays a
+command, bounded by the shell's own timeout as before)."""
+_SHORT = {"E": "-E", "r": "-E", "n": "-n", "s": ""}
+_LONG = {"--regexp-extended": "-E", "--quiet": "-n", "--silent": "-n", "--separate": ""}
+_SPLITS = frozenset(";&|<>()")
+_EXPANDS = frozenset("$`*?[{~")
+
+
+def sed_patch(command: object, args: Mapping[str, object], root: str | None) -> str | None:
+    """The unified diff of what ``command`` (``shell``'s argument), a plain ``sed -i``,
+    changes in the workspace's files; ``None`` when it is anything else or changes
+    nothing (the call stays a command)."""
+    found = command_words(command, root, "sed")
+    if found is None or root is None or not plain_words(found[1]):
+        return None
+    folder, _line, words = found
+    read = _options(words[1:])
+    if read is None:
+        return None
+    options, scripts, files = read
+    diffs: list[str] = []
+    seen: set[str] = set()
+    budget = [MAX_CHANGED]
+    for word in files:
+        based = rebased(f"*** Update File: {word}", args, root, folder)
+        rel = regular_file(root, based.removeprefix("*** Update File: ")) if based else None
+        if rel is None or rel in seen:
+            return None  # sed -i f f edits f twice: not read as one patch
+        seen.add(rel)
+        diff = _edited(root, rel, options, scripts, budget)
+        if diff is None:
+            return None
+        diffs.append(diff)
+    patch = "".join(diffs)
+    return patch if patch and len(patch) <= MAX_PATCH else None
+
+
+def plain_words(line: str) -> bool:
+    """Whether bash reads ``line`` as the words ``shlex.split`` does, expanding nothing:
+    no ``$``, backquote, glob, brace or ``~`` outside single quotes (``$``/backquote in
+    double quotes either), and no ``;``, ``&``, ``|``, redirection, parenthesis, comment
+    or line end outside quotes."""
+    quote = ""
+    escaped = False
+    at_word_start = True
+    for char in line:
+        if escaped:
+            escaped, at_word_start = False, False
+            continue
+        if quote == "'":
+            quote = "" if char == "'" else quote
+            continue
+        if char == "\n" or (char in "$`" and quote != "'"):
+            return False
+        if quote == '"':
+            if char == "\\":
+                escaped = True
+            elif char == '"':
+                quote = ""
+            continue
+        if char in _SPLITS or char in _EXPANDS or (char == "#" and at_word_start):
+            return False
+        if char == "\\":
+            escaped = True
+        elif char in "'\"":
+            quote = char
+        at_word_start = char in " \t"
+    return not quote and not escaped
+
+
+def _options(words: list[str]) -> tuple[list[str], list[str], list[str]] | None:
+    """``(options, scripts, files)`` of GNU sed's words after ``sed`` (options anywhere,
+    as it reads them), when they edit in place with nothing else asked; else ``None``."""
+    options: list[str] = []
+    scripts: list[str] = []
+    operands: list[str] = []
+    in_place = False
+    index = 0
+    while index < len(words):
+        word = words[index]
+        index += 1
+        if word == "--":
+            operands += words[index:]
+            break
+        if word in ("-i", "--in-place"):
+            in_place = True
+        elif word in _LONG:
+            options.append(_LONG[word])
+        elif word.startswith("--expression="):
+            scripts.append(word.removeprefix("--expression="))
+        elif word == "--expression":
+            if index >= len(words):
+                return None
+            scripts.append(words[index])
+            index += 1
+        elif word.startswith("-") and len(word) > 1 and not word.startswith("--"):
+            letters = word[1:]
+            for at, letter in enumerate(letters):
+                if letter == "i":
+                    if at != len(letters) - 1:
+                        return None  # -iE: a backup file named with suffix E
+                    in_place = True
+                elif letter == "e":
+                    rest = letters[at + 1 :]
+                    if not rest:
+                        if index >= len(words):
+                            return None
+                        rest = words[index]
+                        index += 1
+                    scripts.append(rest)
+                    break
+                elif letter in _SHORT:
+                    options.append(_SHORT[letter])
+                else:
+                    return None  # -f, -z, -u, -l, -b…: not the plain form
+        elif word.startswith("-") and len(word) > 1:
+            return None  # --in-place=SUFFIX, --posix, --follow-symlinks…
+        else:
+            operands.append(word)
+    if not scripts and operands:
+        scripts.append(operands.pop(0))
+    if not in_place or not scripts or not operands:
+        return None
+    return sorted({o for o in options if o}), scripts, operands
+
+
+def _edited(
+    root: str, rel: str, options: list[str], scripts: list[str], budget: list[int]
+) -> str | None:
+    """The diff of ``rel`` as sed leaves it (``""``: unchanged); ``None`` when it is not a
+    text file this can say as a patch, sed would not edit it, or it changes more lines
+    than ``budget[0]`` still allows (taken from it)."""
+    from frontier.tools.diffing import line_keys, render, text_opcodes
+
+    try:
+        data, _mode = beneath.read_file(root, rel, KEPT_MAX)
+    except (OSError, ValueError, PathError):
+        return None
+    if data is None or b"\r" in data:
+        return None
+    argv = ["--sandbox", *options]
+    for script in scripts:
+        argv += ["-e", script]
+    edited = run_sed(argv, data)
+    if edited is None or b"\r" in edited:
+        return None
+    if edited == data:
+        return ""
+    try:
+        old, new = data.decode("utf-8"), edited.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    a, b = line_keys(old), line_keys(new)
+    if len(a) == len(b) and sum(map(ne, a, b)) * 2 > budget[0]:
+        return None  # line for line (most s///): too many changed, known without a diff
+    ops = text_opcodes(a, b)
+    budget[0] -= sum(i2 - i1 + j2 - j1 for tag, i1, i2, j1, j2 in ops if tag != "equal")
+    return None if budget[0] < 0 else render(rel, old, new, a, b, ops)[0]
+
+
+def run_sed(argv: list[str], data: bytes, seconds: float | None = None) -> bytes | None:
+    """What ``sed ARGV`` writes for ``data`` on its stdin, or ``None``: no sed, a failure,
+    more than :data:`KEPT_MAX` bytes, or longer than ``seconds`` (:data:`SECONDS`)."""
+    sed = shutil.which("sed")
+    if sed is None:
+        return None
+    deadline = time.monotonic() + (SECONDS if seconds is None else seconds)
+    with tempfile.TemporaryFile() as given:
+        given.write(data)
+        given.seek(0)
+        try:
+            proc = subprocess.Popen(
+                [sed, *argv],
+                stdin=given,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.DEVNULL,
+            )
+        except OSError:
+            return None
+        assert proc.stdout is not None
+        out = bytearray()
+        try:
+            fd = proc.stdout.fileno()
+            while True:
+                left = deadline - time.monotonic()
+                if left <= 0 or not select.select([fd], [], [], left)[0]:
+                    return None
+                chunk = os.read(fd, 1 << 16)
+                if not chunk:
+                    break
+                out += chunk
+                if len(out) > KEPT_MAX:
+                    return None
+            if proc.wait(timeout=max(0.0, deadline - time.monotonic())) != 0:
+                return None
+        except subprocess.TimeoutExpired:
+            return None
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+            proc.stdout.close()
+    return bytes(out)
