@@ -6,6 +6,7 @@ command.
 
 from __future__ import annotations
 
+import glob
 import shlex
 import shutil
 import subprocess
@@ -19,7 +20,8 @@ from test_tools_fakes import make_boundary
 from frontier.app.events import ToolCall
 from frontier.tools import sed_via_shell
 from frontier.tools.registry import default_registry
-from frontier.tools.sed_via_shell import plain_words, sed_patch
+from frontier.tools.sed_via_shell import sed_patch
+from frontier.tools.shell_words import bash_words
 
 GNU_SED = shutil.which("sed") is not None and (
     subprocess.run(["sed", "--sandbox", "-e", "p"], input=b"", capture_output=True).returncode == 0
@@ -53,6 +55,9 @@ EDITS = [
     "cd src && sed -i 's/x/y/g' util.py",
     "sed -i 's/foo/bar/' -- app.py",
     "sed 's/foo/bar/' -i app.py",
+    "sed -i 's/foo/bar/g' *.py src/*.py",  # globs, expanded as bash does
+    "sed -i 's/x/X/' src/util.p?",
+    "sed -i 's/é/e/' 'unicode'*",
 ]
 
 
@@ -84,7 +89,11 @@ async def test_the_file_written_is_the_file_sed_writes(tmp_path: Path, command: 
 
 
 STAYS = [
-    "sed -i 's/a/b/' *.py",  # a glob: bash's to expand
+    "sed -i 's/a/b/' *.rs",  # a glob that matches nothing: sed's error
+    "sed -i 's/a/b/' src/*",  # a folder among what it matches
+    "sed -i 's/a/b/' [a]pp.py",  # a bracket: bash's to expand
+    "sed -i s/a*/b/ app.py",  # bash would glob the script
+    "sed -i 's/a/b/' /etc/host*",
     "sed -ie 's/a/b/' app.py",  # -i with suffix e: a backup file appe.py
     "sed -i.bak 's/a/b/' app.py",
     "sed --in-place=.orig 's/a/b/' app.py",
@@ -161,22 +170,37 @@ def test_its_files_are_read_from_the_folder_it_ran_in(tmp_path: Path) -> None:
 
 
 WORDS = ["sed", "-i", " ", "'s/a/b/'", '"x y"', "a\\ b", "$HOME", "`id`", "*", "~", ";", "|",
-         ">", "#", "'$'", '"$"', "{a,b}", "'", '"', "\\", "(", "x=1", "-e", "\t"]  # fmt: skip
+         ">", "#", "'$'", '"$"', "{a,b}", "'", '"', "\\", "(", "x=1", "-e", "\t", "a?",
+         "'*'", '"\\$"', '"\\x"', "[ab]", "#x", "src/", ".*"]  # fmt: skip
 
 
 @pytest.mark.skipif(shutil.which("bash") is None, reason="bash is not installed")
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=200, deadline=None)
 @given(st.lists(st.sampled_from(WORDS), max_size=8).map("".join))
-def test_a_line_taken_as_plain_is_split_by_bash_as_read(line: str) -> None:
-    """Whenever a line is taken as plain words, bash (printing its words) splits it into
-    exactly the words read, none expanded."""
-    if not plain_words(line):
+def test_a_line_read_as_plain_is_split_and_globbed_by_bash_as_read(
+    tmp_path_factory: pytest.TempPathFactory, line: str
+) -> None:
+    """Whenever a line is read as plain words, bash (printing its words, in a folder of
+    files a glob may match) makes exactly those words, each glob expanded as read: sorted
+    matches, or the word itself when nothing matches."""
+    words = bash_words(line)
+    if words is None:
         return
-    words = shlex.split(line)
+    root = tmp_path_factory.mktemp("glob")
+    for name in ("a1", "ab", "sed", "x y", ".hidden", "src/a.py"):
+        (root / name).parent.mkdir(exist_ok=True)
+        (root / name).write_text("")
     shown = subprocess.run(
-        ["bash", "-c", f"printf '%s\\0' {line}"], capture_output=True, timeout=30, check=True
-    ).stdout
-    assert shown.split(b"\0")[:-1] == [w.encode() for w in words] or (not words and shown == b"\0")
+        ["bash", "-c", f"printf '%s\\0' {line}"],
+        cwd=root, capture_output=True, timeout=30, check=True, env={"LC_ALL": "C"},
+    ).stdout  # fmt: skip
+    expected: list[str] = []
+    for word in words:
+        matched = sorted(glob.glob(word.pattern, root_dir=root)) if word.pattern else []
+        expected += matched or [word.text]
+    assert shown.split(b"\0")[:-1] == [w.encode() for w in expected] or (
+        not words and shown == b"\0"
+    )
 
 
 LINES = st.lists(st.sampled_from(["foo", "bar baz", "", "  indent foo", "x=1", "é"]), max_size=8)

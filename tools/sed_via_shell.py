@@ -20,10 +20,11 @@ sed that is not GNU's (no ``--sandbox``), a script sed refuses, one that runs pa
 Only ``sed`` alone counts (after at most ``cd DIR &&``, or in a ``workdir``), with
 ``-i``/``--in-place`` and no backup suffix, scripts given plainly (``-e``, or the first
 operand), options among ``-E``/``-r``, ``-n``, ``-s`` and their long names, and FILEs
-naming regular files of the workspace (not links, UTF-8, no CR, at most 4 MiB), each once.
-Anything the shell would expand or split outside single quotes (``$``, a backquote, a
-glob, ``~``, ``;``, a pipe, a redirection) or a second command: a command. A call with no
-file changed stays a command too (it changes nothing).
+naming regular files of the workspace (not links, UTF-8, no CR, at most 4 MiB), each once
+— a FILE may be a glob (``src/*.py``), expanded as bash would (``tools/shell_words.py``),
+up to :data:`MAX_FILES` files. Anything else the shell would expand or act on (``$``, a
+backquote, ``[``, a brace, ``~``, ``;``, a pipe, a redirection) or a second command: a
+command. A call with no file changed stays a command too (it changes nothing).
 
 The patch is made from each file's content at confirmation, so it is made only when the
 files are as the call will find them (``Registry.meant``'s ``settled``).
@@ -31,6 +32,7 @@ files are as the call will find them (``Registry.meant``'s ``settled``).
 
 from __future__ import annotations
 
+import glob
 import os
 import select
 import shutil
@@ -44,6 +46,7 @@ from frontier.tools import beneath
 from frontier.tools.delete_via_shell import KEPT_MAX, command_words, regular_file
 from frontier.tools.patch_via_shell import rebased
 from frontier.tools.paths import PathError
+from frontier.tools.shell_words import Word, bash_words
 
 MAX_CHANGED = 400
 """The most lines (removed + added, over its files) such a patch may change, and
@@ -56,8 +59,8 @@ SECONDS = 1.0
 command, bounded by the shell's own timeout as before)."""
 _SHORT = {"E": "-E", "r": "-E", "n": "-n", "s": ""}
 _LONG = {"--regexp-extended": "-E", "--quiet": "-n", "--silent": "-n", "--separate": ""}
-_SPLITS = frozenset(";&|<>()")
-_EXPANDS = frozenset("$`*?[{~")
+MAX_FILES = 100
+"""The most files one such call may edit (a glob over more: a command)."""
 
 
 def sed_patch(command: object, args: Mapping[str, object], root: str | None) -> str | None:
@@ -65,22 +68,19 @@ def sed_patch(command: object, args: Mapping[str, object], root: str | None) -> 
     changes in the workspace's files; ``None`` when it is anything else or changes
     nothing (the call stays a command)."""
     found = command_words(command, root, "sed")
-    if found is None or root is None or not plain_words(found[1]):
+    words = bash_words(found[1]) if found is not None else None
+    if found is None or words is None or root is None:
         return None
-    folder, _line, words = found
     read = _options(words[1:])
     if read is None:
         return None
-    options, scripts, files = read
+    options, scripts, operands = read
+    files = _files(operands, args, root, found[0])
+    if files is None:
+        return None
     diffs: list[str] = []
-    seen: set[str] = set()
     budget = [MAX_CHANGED]
-    for word in files:
-        based = rebased(f"*** Update File: {word}", args, root, folder)
-        rel = regular_file(root, based.removeprefix("*** Update File: ")) if based else None
-        if rel is None or rel in seen:
-            return None  # sed -i f f edits f twice: not read as one patch
-        seen.add(rel)
+    for rel in files:
         diff = _edited(root, rel, options, scripts, budget)
         if diff is None:
             return None
@@ -89,49 +89,52 @@ def sed_patch(command: object, args: Mapping[str, object], root: str | None) -> 
     return patch if patch and len(patch) <= MAX_PATCH else None
 
 
-def plain_words(line: str) -> bool:
-    """Whether bash reads ``line`` as the words ``shlex.split`` does, expanding nothing:
-    no ``$``, backquote, glob, brace or ``~`` outside single quotes (``$``/backquote in
-    double quotes either), and no ``;``, ``&``, ``|``, redirection, parenthesis, comment
-    or line end outside quotes."""
-    quote = ""
-    escaped = False
-    at_word_start = True
-    for char in line:
-        if escaped:
-            escaped, at_word_start = False, False
+def _files(
+    operands: list[Word], args: Mapping[str, object], root: str, folder: str
+) -> list[str] | None:
+    """The workspace files ``operands`` name, as bash reads them in the call's folder (a
+    ``workdir``, a ``cd``): a glob expanded as bash would (sorted, no hidden names), each
+    a regular file (:func:`regular_file`) named once; ``None`` otherwise (a glob that
+    matches nothing is sed's error, run as a command)."""
+    prefix = rebased("*** Update File: _", args, root, folder)
+    if prefix is None:
+        return None
+    base = prefix.removeprefix("*** Update File: ")[:-1]  # the folder's "sub/", or ""
+    names: list[str] = []
+    for word in operands:
+        if word.pattern is None:
+            names.append(word.text if word.text.startswith("/") else base + word.text)
             continue
-        if quote == "'":
-            quote = "" if char == "'" else quote
-            continue
-        if char == "\n" or (char in "$`" and quote != "'"):
-            return False
-        if quote == '"':
-            if char == "\\":
-                escaped = True
-            elif char == '"':
-                quote = ""
-            continue
-        if char in _SPLITS or char in _EXPANDS or (char == "#" and at_word_start):
-            return False
-        if char == "\\":
-            escaped = True
-        elif char in "'\"":
-            quote = char
-        at_word_start = char in " \t"
-    return not quote and not escaped
+        if word.pattern.startswith("/"):
+            return None  # a glob of absolute paths: not the workspace's to expand
+        matched = sorted(glob.glob(glob.escape(base) + word.pattern, root_dir=root))
+        if not matched or len(names) + len(matched) > MAX_FILES:
+            return None
+        names += matched
+    files: list[str] = []
+    for name in names:
+        rel = regular_file(root, name)
+        if rel is None or rel in files:
+            return None  # sed -i f f edits f twice: not read as one patch
+        files.append(rel)
+    return files
 
 
-def _options(words: list[str]) -> tuple[list[str], list[str], list[str]] | None:
+def _options(words: list[Word]) -> tuple[list[str], list[str], list[Word]] | None:
     """``(options, scripts, files)`` of GNU sed's words after ``sed`` (options anywhere,
-    as it reads them), when they edit in place with nothing else asked; else ``None``."""
+    as it reads them), when they edit in place with nothing else asked; else ``None``. Only
+    a file may be a glob."""
     options: list[str] = []
     scripts: list[str] = []
-    operands: list[str] = []
+    operands: list[Word] = []
     in_place = False
     index = 0
     while index < len(words):
-        word = words[index]
+        word = words[index].text
+        if words[index].pattern is not None and not word.startswith("-"):
+            operands.append(words[index])
+            index += 1
+            continue
         index += 1
         if word == "--":
             operands += words[index:]
@@ -143,9 +146,9 @@ def _options(words: list[str]) -> tuple[list[str], list[str], list[str]] | None:
         elif word.startswith("--expression="):
             scripts.append(word.removeprefix("--expression="))
         elif word == "--expression":
-            if index >= len(words):
+            if index >= len(words) or words[index].pattern is not None:
                 return None
-            scripts.append(words[index])
+            scripts.append(words[index].text)
             index += 1
         elif word.startswith("-") and len(word) > 1 and not word.startswith("--"):
             letters = word[1:]
@@ -157,9 +160,9 @@ def _options(words: list[str]) -> tuple[list[str], list[str], list[str]] | None:
                 elif letter == "e":
                     rest = letters[at + 1 :]
                     if not rest:
-                        if index >= len(words):
+                        if index >= len(words) or words[index].pattern is not None:
                             return None
-                        rest = words[index]
+                        rest = words[index].text
                         index += 1
                     scripts.append(rest)
                     break
@@ -170,9 +173,12 @@ def _options(words: list[str]) -> tuple[list[str], list[str], list[str]] | None:
         elif word.startswith("-") and len(word) > 1:
             return None  # --in-place=SUFFIX, --posix, --follow-symlinks…
         else:
-            operands.append(word)
+            operands.append(words[index - 1])
     if not scripts and operands:
-        scripts.append(operands.pop(0))
+        script = operands.pop(0)
+        if script.pattern is not None:
+            return None  # bash would glob the script
+        scripts.append(script.text)
     if not in_place or not scripts or not operands:
         return None
     return sorted({o for o in options if o}), scripts, operands
