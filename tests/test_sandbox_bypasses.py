@@ -30,12 +30,13 @@ from typing import Any
 import pytest
 from test_tools_fakes import model_has_read
 
-from frontier.app.agent.environment import driver_overrides, gather_environment
+from frontier.app.agent.environment import gather_environment
 from frontier.app.events import ToolCall, ToolResult
 from frontier.tools import sandbox as sandbox_module
 from frontier.tools.base import CancelToken, Outcome
 from frontier.tools.boundary import ToolBoundary
 from frontier.tools.contract import Decision, Preview, ToolContext, ToolSpec
+from frontier.tools.git_safely import driver_overrides
 from frontier.tools.policy import PolicyApprover, is_protected, protected_paths
 from frontier.tools.process import ShellTool
 from frontier.tools.registry import default_registry

@@ -21,11 +21,11 @@ owned by someone else is not taken as the repository), with a timeout of
 repository's config names run (issue 22): it runs outside any sandbox, at every start,
 even under ``--approval read-only``, and a model can have planted that config in an
 earlier session. So every program-running setting ``git status`` could reach is
-overridden on its command line (:data:`HARDENED`: ``core.fsmonitor``, hooks, pager,
+overridden on its command line (``tools/git_safely.py``: ``core.fsmonitor``, hooks, pager,
 transports — so no ``core.sshCommand`` for a lazy fetch —, an implicit bare repository),
 and so is every clean/smudge/process filter and diff driver the config defines, found
 first with ``git config --list --name-only`` (which runs nothing). Git gets only the
-variables it needs (:data:`GIT_ENV`), never a secret. Git missing, slow or failing costs
+variables it needs (``git_safely.GIT_ENV``), never a secret. Git missing, slow or failing costs
 the section its git line, never the session.
 
 ``FRONTIER_ENVIRONMENT=0`` leaves the section out (the test suite does, so its prompts
@@ -36,7 +36,6 @@ reads the filesystem and may run ``git``, nothing else.
 from __future__ import annotations
 
 import os
-import re
 import subprocess
 import threading
 import time
@@ -50,6 +49,7 @@ from frontier.app.working_dir import gone
 from frontier.tools.beneath import as_shown
 
 # the search tools' .gitignore reader and matcher: one meaning of "ignored" everywhere
+from frontier.tools.git_safely import CONTROL, driver_overrides, git_env, settings
 from frontier.tools.gitignore import RuleSet, _load
 
 TYPE_CHECKING = False  # typing is not imported at run time
@@ -66,38 +66,10 @@ TOTAL_CAP = 4096
 """Characters of the whole section; the listing is shortened to fit."""
 GIT_TIMEOUT = 1.0
 """Seconds ``git status`` may take before the git line is left out."""
-HARDENED = (
-    "core.fsmonitor=false",
-    "core.hooksPath=/dev/null",
-    "core.pager=cat",
-    "pager.status=false",
-    "core.virtualFilesystem=",
-    "protocol.allow=never",
-    "submodule.recurse=false",
-    "status.submoduleSummary=false",
-    "safe.bareRepository=explicit",
-)
-"""``-c`` settings of every git run here: on the command line they win over the
-repository's config. ``core.fsmonitor`` and ``core.virtualFilesystem`` (Microsoft's git)
-name programs git runs on every status; ``protocol.allow=never`` stops the fetches a
-partial clone makes for missing objects (and so ``core.sshCommand``, ``core.gitProxy``
-and credential helpers); ``safe.bareRepository=explicit`` keeps git from taking a
-workspace that looks like a bare repository, with its own ``config``, as one."""
-GIT_ENV = ("PATH", "HOME", "USER", "LOGNAME", "XDG_CONFIG_HOME")
-"""The only variables git gets from Frontier's environment: to be found and to read the
-user's own settings; no token, no key."""
-_DRIVERS = re.compile(
-    r"(filter|diff)\.(.+)\.(clean|smudge|process|required|textconv|command)", re.DOTALL
-)
 GIT_OUTPUT_CAP = 256 * 1024
 """Bytes of ``git status`` output read (a huge untracked tree is counted up to here)."""
 SWITCH = "FRONTIER_ENVIRONMENT"
 """``0`` / ``false`` / ``off``: no environment section."""
-
-_CONTROL = re.compile(
-    "[\x00-\x1f\x7f-\x9f\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]"
-)
-"""Controls, bidi marks and lone surrogates (no request body can encode one)."""
 
 
 def clean(text: str, cap: int = NAME_CAP) -> str:
@@ -105,7 +77,7 @@ def clean(text: str, cap: int = NAME_CAP) -> str:
     (a newline in a file name cannot start a line of the prompt), a byte that is not
     UTF-8 U+FFFD, as ``glob`` and ``grep`` show it (the tools take that name back:
     ``beneath._composed_twin``), cut at ``cap``."""
-    text = _CONTROL.sub("?", as_shown(text))
+    text = CONTROL.sub("?", as_shown(text))
     return text if len(text) <= cap else text[: cap - 1] + "…"
 
 
@@ -330,10 +302,9 @@ def _git_state(
     """``git status`` of a trusted repository, or ``(None, why not)``."""
     if not search_dirs(root, home).repository:
         return None, "not a git repository (or one owned by another user)"
-    git_env = {k: env[k] for k in GIT_ENV if k in env}
-    git_env.update(GIT_TERMINAL_PROMPT="0", GIT_OPTIONAL_LOCKS="0", LC_ALL="C", GIT_PAGER="cat")
+    env_of_git = git_env(env)
     try:
-        listed = _git(run, root, git_env, _settings(), "config", "--list", "--name-only", "-z")
+        listed = _git(run, root, env_of_git, settings(), "config", "--list", "--name-only", "-z")
         if listed.returncode != 0:
             return None, "git status failed"
         drivers = driver_overrides(listed.stdout)
@@ -342,8 +313,8 @@ def _git_state(
         done = _git(
             run,
             root,
-            git_env,
-            [*_settings(), *drivers],
+            env_of_git,
+            [*settings(), *drivers],
             "status",
             "--porcelain=v1",
             "--branch",
@@ -362,10 +333,6 @@ def _git_state(
     return parse_status(done.stdout), ""
 
 
-def _settings() -> list[str]:
-    return [arg for setting in HARDENED for arg in ("-c", setting)]
-
-
 def _git(
     run: Runner, root: Path, env: Mapping[str, str], settings: list[str], *args: str
 ) -> subprocess.CompletedProcess[bytes]:
@@ -378,29 +345,6 @@ def _git(
         timeout=GIT_TIMEOUT,
         check=False,
     )
-
-
-def driver_overrides(names: bytes) -> list[str] | None:
-    """``-c`` options emptying every filter and diff driver ``git config --list
-    --name-only -z`` names (a filter's ``clean`` runs on ``git status`` for any file whose
-    timestamps changed), and making no filter ``required``; ``None`` when a driver's name
-    cannot be written as ``-c NAME=`` (it holds ``=`` or a control character)."""
-    subsections: dict[str, set[str]] = {"filter": set(), "diff": set()}
-    for raw in names.split(b"\0"):
-        name = raw.decode("utf-8", "surrogateescape")
-        match = _DRIVERS.fullmatch(name)
-        if match is not None:
-            subsections[match[1]].add(match[2])
-    out: list[str] = []
-    for section, keys in (
-        ("filter", ("clean=", "smudge=", "process=", "required=false")),
-        ("diff", ("textconv=", "command=")),
-    ):
-        for sub in sorted(subsections[section]):
-            if "=" in sub or _CONTROL.search(sub):
-                return None
-            out += [arg for key in keys for arg in ("-c", f"{section}.{sub}.{key}")]
-    return out
 
 
 def parse_status(raw: bytes) -> GitState:

@@ -1,0 +1,102 @@
+"""Git run on an untrusted repository: settings that keep it from running the
+repository's programs.
+
+A workspace's ``.git/config`` is the repository's to write (a tarball, a model's
+command): it can name programs git runs on a status (``core.fsmonitor``), a filter's
+``clean``/``smudge``, a pager, hooks. Every git Frontier runs itself — the environment
+note's ``git status`` (``app/agent/environment.py``), a ``git checkout -- FILE`` read as
+the patch it makes (``tools/restore_via_shell.py``) — runs with :data:`HARDENED` and
+:func:`driver_overrides` on its command line, where they win over the repository's
+config, and with only :data:`GIT_ENV` of Frontier's environment.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+from collections.abc import Mapping, Sequence
+
+HARDENED = (
+    "core.fsmonitor=false",
+    "core.hooksPath=/dev/null",
+    "core.pager=cat",
+    "pager.status=false",
+    "core.virtualFilesystem=",
+    "protocol.allow=never",
+    "submodule.recurse=false",
+    "status.submoduleSummary=false",
+    "safe.bareRepository=explicit",
+)
+"""``-c`` settings of every git run here: on the command line they win over the
+repository's config. ``core.fsmonitor`` and ``core.virtualFilesystem`` (Microsoft's git)
+name programs git runs on every status; ``protocol.allow=never`` stops the fetches a
+partial clone makes for missing objects (and so ``core.sshCommand``, ``core.gitProxy``
+and credential helpers); ``safe.bareRepository=explicit`` keeps git from taking a
+workspace that looks like a bare repository, with its own ``config``, as one."""
+GIT_ENV = ("PATH", "HOME", "USER", "LOGNAME", "XDG_CONFIG_HOME")
+"""The only variables git gets from Frontier's environment: to be found and to read the
+user's own settings; no token, no key."""
+_DRIVERS = re.compile(
+    r"(filter|diff)\.(.+)\.(clean|smudge|process|required|textconv|command)", re.DOTALL
+)
+CONTROL = re.compile(
+    "[\x00-\x1f\x7f-\x9f\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]"
+)
+"""Controls, bidi marks and lone surrogates (no request body can encode one): never in a
+``-c`` name, nor in a name shown in the prompt (``environment.clean``)."""
+
+
+def driver_overrides(names: bytes) -> list[str] | None:
+    """``-c`` options emptying every filter and diff driver ``git config --list
+    --name-only -z`` names (a filter's ``clean`` runs on ``git status`` for any file whose
+    timestamps changed), and making no filter ``required``; ``None`` when a driver's name
+    cannot be written as ``-c NAME=`` (it holds ``=`` or a control character)."""
+    subsections: dict[str, set[str]] = {"filter": set(), "diff": set()}
+    for raw in names.split(b"\0"):
+        name = raw.decode("utf-8", "surrogateescape")
+        match = _DRIVERS.fullmatch(name)
+        if match is not None:
+            subsections[match[1]].add(match[2])
+    out: list[str] = []
+    for section, keys in (
+        ("filter", ("clean=", "smudge=", "process=", "required=false")),
+        ("diff", ("textconv=", "command=")),
+    ):
+        for sub in sorted(subsections[section]):
+            if "=" in sub or CONTROL.search(sub):
+                return None
+            out += [arg for key in keys for arg in ("-c", f"{section}.{sub}.{key}")]
+    return out
+
+
+def settings() -> list[str]:
+    """:data:`HARDENED` as ``-c`` options."""
+    return [arg for setting in HARDENED for arg in ("-c", setting)]
+
+
+def git_env(env: Mapping[str, str]) -> dict[str, str]:
+    """The environment of a git run: :data:`GIT_ENV` from ``env``, no prompt, no optional
+    lock, C messages, no pager."""
+    out = {k: env[k] for k in GIT_ENV if k in env}
+    out.update(GIT_TERMINAL_PROMPT="0", GIT_OPTIONAL_LOCKS="0", LC_ALL="C", GIT_PAGER="cat")
+    return out
+
+
+def run_git(
+    root: str, args: Sequence[str], extra: Sequence[str] = (), timeout: float = 2.0
+) -> subprocess.CompletedProcess[bytes] | None:
+    """``git -c HARDENED… EXTRA… --no-optional-locks ARGS`` in ``root``, its output
+    captured; ``None`` when git is missing, cannot start or runs past ``timeout``."""
+    try:
+        return subprocess.run(
+            ["git", *settings(), *extra, "--no-optional-locks", *args],
+            cwd=root,
+            env=git_env(os.environ),
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            timeout=timeout,
+            check=False,
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return None
