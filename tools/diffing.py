@@ -149,6 +149,11 @@ def text_opcodes(a: Sequence[str], b: Sequence[str]) -> list[Op]:
     return ops
 
 
+def changed_lines(ops: Iterable[Op]) -> int:
+    """Lines removed plus lines added by ``ops``."""
+    return sum(i2 - i1 + j2 - j1 for tag, i1, i2, j1, j2 in ops if tag != "equal")
+
+
 DIFFLIB_MAX = 40_000
 """Largest changed middle (old lines × new lines) given to difflib: its worst case there is a
 few milliseconds (``bench/preview.py``)."""

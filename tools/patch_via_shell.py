@@ -86,6 +86,14 @@ def rebased(patch: str, args: Mapping[str, object], root: str | None, cd: str = 
     return "\n".join(lines)
 
 
+def folder_prefix(args: Mapping[str, object], root: str | None, cd: str = "") -> str | None:
+    """The workspace-relative folder a shell call ran in (its ``workdir``, then ``cd``), as
+    a prefix for the paths it names (``"src/"``; ``""`` for the root); ``None`` when
+    that folder is not the workspace's (:func:`rebased`)."""
+    based = rebased("*** Update File: _", args, root, cd)
+    return None if based is None else based.removeprefix("*** Update File: ")[:-1]
+
+
 def _script(script: str) -> tuple[str, str] | None:
     """The heredoc's body when ``script`` is the invocation's line, the body, and its
     delimiter's line, and nothing else (found by lines: linear whatever the script), and

@@ -105,11 +105,14 @@ class Registry:
         ``rm FILE…`` as the patch that deletes
         them (``tools/delete_via_shell.py``), a plain ``mv OLD NEW`` as the one that
         renames it (``tools/move_via_shell.py``), a plain ``sed -i`` as the patch of what it
-        changes (``tools/sed_via_shell.py``). ``(name, args)`` unchanged otherwise.
+        changes (``tools/sed_via_shell.py``), ``git checkout -- PATH`` / ``git restore
+        PATH`` as the patch putting the index's copies back
+        (``tools/restore_via_shell.py``). ``(name, args)`` unchanged otherwise.
 
         ``settled``: the files are as the call will find them (no earlier call of its
         response still to run that may change them: ``AgentLoop._settled``). Unsettled, a
-        call whose patch would be made from a file's content now (an append, ``sed -i``)
+        call whose patch would be made from a file's content now (an append, ``sed -i``,
+        ``git checkout --``)
         stays as it is: an earlier edit still to run would find its lines placed wrong, or
         undone."""
         meant = self.named(name)
@@ -161,6 +164,11 @@ class Registry:
                 sed = sed_patch(args.get("command"), args, root)
                 if sed is not None:
                     return "apply_patch", {"patch": sed}
+                from frontier.tools.restore_via_shell import restore_patch
+
+                restored = restore_patch(args.get("command"), args, root)
+                if restored is not None:
+                    return "apply_patch", {"patch": restored}
         if meant == "shell" and "write" in self._tools:
             from frontier.tools.write_via_shell import write_in_command
 

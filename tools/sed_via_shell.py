@@ -44,7 +44,7 @@ from operator import ne
 
 from frontier.tools import beneath
 from frontier.tools.delete_via_shell import KEPT_MAX, command_words, regular_file
-from frontier.tools.patch_via_shell import rebased
+from frontier.tools.patch_via_shell import folder_prefix
 from frontier.tools.paths import PathError
 from frontier.tools.shell_words import Word, bash_words
 
@@ -96,10 +96,9 @@ def _files(
     ``workdir``, a ``cd``): a glob expanded as bash would (sorted, no hidden names), each
     a regular file (:func:`regular_file`) named once; ``None`` otherwise (a glob that
     matches nothing is sed's error, run as a command)."""
-    prefix = rebased("*** Update File: _", args, root, folder)
-    if prefix is None:
+    base = folder_prefix(args, root, folder)
+    if base is None:
         return None
-    base = prefix.removeprefix("*** Update File: ")[:-1]  # the folder's "sub/", or ""
     names: list[str] = []
     for word in operands:
         if word.pattern is None:
@@ -190,7 +189,7 @@ def _edited(
     """The diff of ``rel`` as sed leaves it (``""``: unchanged); ``None`` when it is not a
     text file this can say as a patch, sed would not edit it, or it changes more lines
     than ``budget[0]`` still allows (taken from it)."""
-    from frontier.tools.diffing import line_keys, render, text_opcodes
+    from frontier.tools.diffing import changed_lines, line_keys, render, text_opcodes
 
     try:
         data, _mode = beneath.read_file(root, rel, KEPT_MAX)
@@ -214,7 +213,7 @@ def _edited(
     if len(a) == len(b) and sum(map(ne, a, b)) * 2 > budget[0]:
         return None  # line for line (most s///): too many changed, known without a diff
     ops = text_opcodes(a, b)
-    budget[0] -= sum(i2 - i1 + j2 - j1 for tag, i1, i2, j1, j2 in ops if tag != "equal")
+    budget[0] -= changed_lines(ops)
     return None if budget[0] < 0 else render(rel, old, new, a, b, ops)[0]
 
 

@@ -1,0 +1,188 @@
+"""Files a model put back with ``git checkout -- PATH`` or ``git restore PATH``.
+
+Models revert a file they broke with ``git checkout -- FILE`` (and, reflexively, a whole
+folder or ``.``): git then writes the index's copy over every changed file named, the
+person's uncommitted work in them too, and no undo brings that back (peers' trackers hold
+days of work lost so; ``tools/destructive.py`` asks for it under ``--approval
+auto-edit``). Inside the sandbox it failed besides (``.git`` is read-only there, and git
+takes the index's lock). Such a call is the patch tool's: read here, and made one in the
+agent loop as ``apply_patch <<'EOF'`` is (``tools/patch_via_shell.py``), the patch that
+writes each changed file back to the index's copy, so it is reviewed as a diff (which
+work it discards, file by file, hunk by hunk), written atomically, **undone as any edit**
+(what it discarded kept), and the model is shown its call as ``apply_patch``.
+
+Only ``git checkout [-q] -- PATH…`` and ``git restore [-W|--worktree] [-q] [--] PATH…``
+count: the index's copy, the work tree only, as git writes it (``git restore --staged``,
+``--source``, ``git checkout HEAD -- f``, which also writes the index, stay commands).
+Each PATH a file or folder of the workspace named plainly (no glob, no pathspec magic),
+after at most ``cd DIR &&`` or in a ``workdir``. The files are git's own answer: ``git
+diff-files`` lists the tracked files that differ from the index beneath the PATHs,
+``git cat-file --filters`` gives each one's content as checkout writes it (line ends and
+``ident`` as configured), git run with the repository's programs switched off
+(``tools/git_safely.py``). A repository whose config names a filter (Git LFS: checkout
+would run its program), a link, a submodule, a conflict, a mode the file would change,
+a file with CR or not UTF-8, more than ``sed_via_shell.MAX_CHANGED`` changed lines or a
+PATH matching no changed file: a command, run (and asked for) as before.
+
+The patch is made from each file's content at confirmation, so it is made only when the
+files are as the call will find them (``Registry.meant``'s ``settled``).
+"""
+
+from __future__ import annotations
+
+import posixpath
+from collections.abc import Mapping
+
+from frontier.tools import beneath
+from frontier.tools.delete_via_shell import KEPT_MAX, command_words
+from frontier.tools.git_safely import run_git
+from frontier.tools.patch_via_shell import folder_prefix
+from frontier.tools.paths import PathError, resolve
+from frontier.tools.sed_via_shell import MAX_CHANGED, MAX_FILES, MAX_PATCH
+from frontier.tools.shell_words import bash_words
+
+_QUIET = frozenset({"-q", "--quiet"})
+_RESTORE = frozenset({"-W", "--worktree", *_QUIET})
+_PATHSPEC = frozenset("*?[\\")
+_FILE_MODES = frozenset({"100644", "100755"})
+
+
+def restore_patch(command: object, args: Mapping[str, object], root: str | None) -> str | None:
+    """The patch writing back the index's copy of each changed file ``command``
+    (``shell``'s argument), a plain ``git checkout -- PATH…`` or ``git restore PATH…``,
+    names; ``None`` when it is anything else or changes nothing (a command)."""
+    found = command_words(command, root, "git")
+    words = bash_words(found[1]) if found is not None else None
+    if found is None or words is None or root is None:
+        return None
+    paths = _paths([w.text for w in words[1:]]) if all(w.pattern is None for w in words) else None
+    if not paths:
+        return None
+    rels = _rels(paths, args, root, found[0])
+    if rels is None:
+        return None
+    listed = run_git(root, ["config", "--list", "--name-only", "-z"])
+    if listed is None or listed.returncode != 0:
+        return None
+    if any(name.startswith(b"filter.") for name in listed.stdout.split(b"\0")):
+        return None  # a smudge program checkout would run: not the index's bytes
+    changed = run_git(root, ["--literal-pathspecs", "diff-files", "-z", "--relative", "--", *rels])
+    if changed is None or changed.returncode != 0 or not changed.stdout:
+        return None
+    files = _changed(changed.stdout)
+    if files is None:
+        return None
+    diffs: list[str] = []
+    budget = MAX_CHANGED
+    for rel, deleted in files:
+        diff = _put_back(root, rel, deleted)
+        if diff is None:
+            return None
+        budget -= diff[1]
+        if budget < 0:
+            return None
+        diffs.append(diff[0])
+    patch = "".join(diffs)
+    return patch if patch and len(patch) <= MAX_PATCH else None
+
+
+def _paths(words: list[str]) -> list[str] | None:
+    """The PATHs of ``checkout -- PATH…`` / ``restore [options] [--] PATH…``; ``None``
+    for any other git command or option."""
+    if not words:
+        return None
+    command, rest = words[0], words[1:]
+    if command == "checkout":
+        while rest and rest[0] in _QUIET:
+            rest = rest[1:]
+        if not rest or rest[0] != "--":
+            return None  # `git checkout NAME` may be a branch
+        paths = rest[1:]
+    elif command == "restore":
+        paths = []
+        ended = False
+        for word in rest:
+            if not ended and word == "--":
+                ended = True
+            elif not ended and word.startswith("-"):
+                if word not in _RESTORE:
+                    return None  # --staged, --source, --patch, --ours…
+            else:
+                paths.append(word)
+    else:
+        return None
+    if any(not p or p.startswith(":") or _PATHSPEC & set(p) for p in paths):
+        return None
+    return paths or None
+
+
+def _rels(paths: list[str], args: Mapping[str, object], root: str, folder: str) -> list[str] | None:
+    """Each PATH as the workspace root names it (``.`` for the root), read from the
+    call's folder; ``None`` when one is outside the workspace."""
+    base = folder_prefix(args, root, folder)
+    if base is None:
+        return None
+    rels: list[str] = []
+    for path in paths:
+        try:
+            rel = resolve(root, path).rel if path.startswith("/") else None
+        except (OSError, PathError):
+            return None
+        rel = posixpath.normpath(rel if rel is not None else base + path)
+        if rel == ".." or rel.startswith("../") or rel.startswith("/"):
+            return None
+        rels.append(rel)
+    return rels
+
+
+def _changed(raw: bytes) -> list[tuple[str, bool]] | None:
+    """``(path, deleted)`` of each file ``git diff-files -z`` lists, when each is a plain
+    file changed in content only (or deleted); ``None`` otherwise."""
+    fields = raw.split(b"\0")
+    files: list[tuple[str, bool]] = []
+    for at in range(0, len(fields) - 1, 2):
+        head, path = fields[at].split(), fields[at + 1]
+        if len(head) != 5 or not head[0].startswith(b":"):
+            return None
+        old_mode, new_mode, status = head[0][1:].decode(), head[1].decode(), head[4]
+        if old_mode not in _FILE_MODES:
+            return None  # a link, a submodule, a conflict (mode 000000)
+        if status == b"D":
+            if old_mode != "100644":
+                return None  # git makes it executable; a patch would not
+        elif status != b"M" or new_mode != old_mode:
+            return None  # a type or mode change a patch cannot put back
+        try:
+            files.append((path.decode("utf-8"), status == b"D"))
+        except UnicodeDecodeError:
+            return None
+        if len(files) > MAX_FILES:
+            return None
+    return files
+
+
+def _put_back(root: str, rel: str, deleted: bool) -> tuple[str, int] | None:
+    """``(diff, lines changed)`` writing ``rel`` back to the index's copy as git checks
+    it out (``("", 0)``: the same already); ``None`` when a patch cannot say it."""
+    from frontier.tools.diffing import changed_lines, line_keys, render, text_opcodes
+
+    shown = run_git(root, ["cat-file", "--filters", f":./{rel}"])  # ./: from the root
+    if shown is None or shown.returncode != 0 or len(shown.stdout) > KEPT_MAX:
+        return None
+    old: str | None = None
+    try:
+        if not deleted:
+            data, _mode = beneath.read_file(root, rel, KEPT_MAX)
+            if data is None or b"\r" in data:
+                return None
+            old = data.decode("utf-8")
+        new = shown.stdout.decode("utf-8")
+    except (OSError, ValueError, PathError):
+        return None  # not UTF-8 (ValueError), too large, gone, outside the root
+    if "\r" in new:
+        return None
+    if new == old:
+        return "", 0  # only its timestamps changed
+    a, b = line_keys(old), line_keys(new)
+    ops = text_opcodes(a, b)
+    return render(rel, old, new, a, b, ops)[0], changed_lines(ops)
