@@ -182,3 +182,15 @@ def test_a_workspace_inside_a_repository_names_its_own_files(tmp_path: Path) -> 
     patch = restore_patch("git checkout -- .", {}, str(root))
     assert patch is not None
     assert "+++ b/g.py" in patch and "+++ b/h.py" in patch and "f.txt" not in patch
+
+
+def test_a_blob_past_what_is_kept_is_not_read_whole(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The index's copy is read up to what a patch may keep (4 MiB), never whole: a
+    repository's blob is its own to size."""
+    from frontier.tools import restore_via_shell
+
+    repository(tmp_path)
+    monkeypatch.setattr(restore_via_shell, "KEPT_MAX", 4)
+    assert restore_patch("git checkout -- f.txt", {}, str(tmp_path)) is None

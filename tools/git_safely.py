@@ -14,8 +14,9 @@ from __future__ import annotations
 
 import os
 import re
-import subprocess
 from collections.abc import Mapping, Sequence
+
+from frontier.tools.bounded_run import run_bounded
 
 HARDENED = (
     "core.fsmonitor=false",
@@ -84,19 +85,20 @@ def git_env(env: Mapping[str, str]) -> dict[str, str]:
 
 
 def run_git(
-    root: str, args: Sequence[str], extra: Sequence[str] = (), timeout: float = 2.0
-) -> subprocess.CompletedProcess[bytes] | None:
-    """``git -c HARDENED… EXTRA… --no-optional-locks ARGS`` in ``root``, its output
-    captured; ``None`` when git is missing, cannot start or runs past ``timeout``."""
-    try:
-        return subprocess.run(
-            ["git", *settings(), *extra, "--no-optional-locks", *args],
-            cwd=root,
-            env=git_env(os.environ),
-            stdin=subprocess.DEVNULL,
-            capture_output=True,
-            timeout=timeout,
-            check=False,
-        )
-    except (OSError, subprocess.TimeoutExpired):
-        return None
+    root: str,
+    args: Sequence[str],
+    limit: int = 1 << 20,
+    timeout: float = 2.0,
+    given: bytes = b"",
+) -> tuple[int, bytes] | None:
+    """``(exit status, stdout)`` of ``git -c HARDENED… --no-optional-locks ARGS`` in
+    ``root``, ``given`` on its stdin; ``None`` when git is missing, cannot start, writes
+    more than ``limit`` bytes or runs past ``timeout`` (``tools/bounded_run.py``)."""
+    return run_bounded(
+        ["git", *settings(), "--no-optional-locks", *args],
+        limit=limit,
+        seconds=timeout,
+        given=given,
+        cwd=root,
+        env=git_env(os.environ),
+    )

@@ -16,13 +16,15 @@ count: the index's copy, the work tree only, as git writes it (``git restore --s
 ``--source``, ``git checkout HEAD -- f``, which also writes the index, stay commands).
 Each PATH a file or folder of the workspace named plainly (no glob, no pathspec magic),
 after at most ``cd DIR &&`` or in a ``workdir``. The files are git's own answer: ``git
-diff-files`` lists the tracked files that differ from the index beneath the PATHs,
-``git cat-file --filters`` gives each one's content as checkout writes it (line ends and
-``ident`` as configured), git run with the repository's programs switched off
-(``tools/git_safely.py``). A repository whose config names a filter (Git LFS: checkout
-would run its program), a link, a submodule, a conflict, a mode the file would change,
-a file with CR or not UTF-8, more than ``sed_via_shell.MAX_CHANGED`` changed lines or a
-PATH matching no changed file: a command, run (and asked for) as before.
+diff-files`` lists the tracked files that differ from the index beneath the PATHs, ``git
+checkout-index --prefix`` writes each one's index copy into a temporary folder as
+checkout writes it (line ends and ``ident`` as configured; it takes no lock, so it runs
+where ``.git`` is read-only), five git runs whatever the number of files, each with the
+repository's programs switched off (``tools/git_safely.py``) and its output bounded.
+A repository whose config names a filter (Git LFS: checkout would run its program), a
+link, a submodule, a conflict, a mode the file would change, a file with CR or not
+UTF-8, more than ``sed_via_shell.MAX_CHANGED`` changed lines or ``MAX_FILES`` files, or
+a PATH matching no changed file: a command, run (and asked for) as before.
 
 The patch is made from each file's content at confirmation, so it is made only when the
 files are as the call will find them (``Registry.meant``'s ``settled``).
@@ -30,7 +32,9 @@ files are as the call will find them (``Registry.meant``'s ``settled``).
 
 from __future__ import annotations
 
+import os
 import posixpath
+import tempfile
 from collections.abc import Mapping
 
 from frontier.tools import beneath
@@ -62,28 +66,49 @@ def restore_patch(command: object, args: Mapping[str, object], root: str | None)
     if rels is None:
         return None
     listed = run_git(root, ["config", "--list", "--name-only", "-z"])
-    if listed is None or listed.returncode != 0:
+    if listed is None or listed[0] != 0:
         return None
-    if any(name.startswith(b"filter.") for name in listed.stdout.split(b"\0")):
+    if any(name.startswith(b"filter.") for name in listed[1].split(b"\0")):
         return None  # a smudge program checkout would run: not the index's bytes
+    top = run_git(root, ["rev-parse", "--show-prefix"])  # the root's folder in the repository
     changed = run_git(root, ["--literal-pathspecs", "diff-files", "-z", "--relative", "--", *rels])
-    if changed is None or changed.returncode != 0 or not changed.stdout:
+    if top is None or top[0] != 0 or changed is None or changed[0] != 0 or not changed[1]:
         return None
-    files = _changed(changed.stdout)
-    if files is None:
+    files = _changed(changed[1])
+    if not files or not _small(root, [blob for _, _, blob in files]):
         return None
-    diffs: list[str] = []
-    budget = MAX_CHANGED
-    for rel, deleted in files:
-        diff = _put_back(root, rel, deleted)
-        if diff is None:
+    with tempfile.TemporaryDirectory(prefix="frontier-restore-") as out:
+        given = b"".join(rel.encode() + b"\0" for rel, _, _ in files)
+        wrote = run_git(root, ["checkout-index", f"--prefix={out}/", "-z", "--stdin"], given=given)
+        if wrote is None or wrote[0] != 0:
             return None
-        budget -= diff[1]
-        if budget < 0:
-            return None
-        diffs.append(diff[0])
+        folder = os.path.join(out, top[1].decode("utf-8", "surrogateescape").rstrip("\n"))
+        diffs: list[str] = []
+        budget = MAX_CHANGED
+        for rel, deleted, _ in files:
+            diff = _put_back(root, rel, deleted, os.path.join(folder, rel))
+            if diff is None:
+                return None
+            budget -= diff[1]
+            if budget < 0:
+                return None
+            diffs.append(diff[0])
     patch = "".join(diffs)
     return patch if patch and len(patch) <= MAX_PATCH else None
+
+
+def _small(root: str, blobs: list[str]) -> bool:
+    """Whether each index copy is at most :data:`KEPT_MAX` bytes (one ``git cat-file
+    --batch-check`` run: a repository's blob is its own to size, and checkout writes it)."""
+    sized = run_git(
+        root,
+        ["cat-file", "--batch-check=%(objectsize)"],
+        given="".join(b + "\n" for b in blobs).encode(),
+    )
+    if sized is None or sized[0] != 0:
+        return False
+    sizes = sized[1].split()
+    return len(sizes) == len(blobs) and all(s.isdigit() and int(s) <= KEPT_MAX for s in sizes)
 
 
 def _paths(words: list[str]) -> list[str] | None:
@@ -135,11 +160,11 @@ def _rels(paths: list[str], args: Mapping[str, object], root: str, folder: str) 
     return rels
 
 
-def _changed(raw: bytes) -> list[tuple[str, bool]] | None:
-    """``(path, deleted)`` of each file ``git diff-files -z`` lists, when each is a plain
-    file changed in content only (or deleted); ``None`` otherwise."""
+def _changed(raw: bytes) -> list[tuple[str, bool, str]] | None:
+    """``(path, deleted, index blob)`` of each file ``git diff-files -z`` lists, when
+    each is a plain file changed in content only (or deleted); ``None`` otherwise."""
     fields = raw.split(b"\0")
-    files: list[tuple[str, bool]] = []
+    files: list[tuple[str, bool, str]] = []
     for at in range(0, len(fields) - 1, 2):
         head, path = fields[at].split(), fields[at + 1]
         if len(head) != 5 or not head[0].startswith(b":"):
@@ -153,34 +178,36 @@ def _changed(raw: bytes) -> list[tuple[str, bool]] | None:
         elif status != b"M" or new_mode != old_mode:
             return None  # a type or mode change a patch cannot put back
         try:
-            files.append((path.decode("utf-8"), status == b"D"))
+            name = path.decode("utf-8")
         except UnicodeDecodeError:
             return None
+        if "\0" in name:
+            return None
+        files.append((name, status == b"D", head[2].decode()))
         if len(files) > MAX_FILES:
             return None
     return files
 
 
-def _put_back(root: str, rel: str, deleted: bool) -> tuple[str, int] | None:
-    """``(diff, lines changed)`` writing ``rel`` back to the index's copy as git checks
-    it out (``("", 0)``: the same already); ``None`` when a patch cannot say it."""
+def _put_back(root: str, rel: str, deleted: bool, copy: str) -> tuple[str, int] | None:
+    """``(diff, lines changed)`` writing ``rel`` back to ``copy`` (the index's, as git
+    checked it out); ``("", 0)``: the same already; ``None`` when a patch cannot say it."""
     from frontier.tools.diffing import changed_lines, line_keys, render, text_opcodes
 
-    shown = run_git(root, ["cat-file", "--filters", f":./{rel}"])  # ./: from the root
-    if shown is None or shown.returncode != 0 or len(shown.stdout) > KEPT_MAX:
-        return None
     old: str | None = None
     try:
+        with open(copy, "rb") as given:
+            data = given.read(KEPT_MAX + 1)
+        if len(data) > KEPT_MAX or b"\r" in data:
+            return None  # grown past the limit, or CR line ends, by a checkout conversion
+        new = data.decode("utf-8")
         if not deleted:
-            data, _mode = beneath.read_file(root, rel, KEPT_MAX)
-            if data is None or b"\r" in data:
+            mine, _mode = beneath.read_file(root, rel, KEPT_MAX)
+            if mine is None or b"\r" in mine:
                 return None
-            old = data.decode("utf-8")
-        new = shown.stdout.decode("utf-8")
+            old = mine.decode("utf-8")
     except (OSError, ValueError, PathError):
         return None  # not UTF-8 (ValueError), too large, gone, outside the root
-    if "\r" in new:
-        return None
     if new == old:
         return "", 0  # only its timestamps changed
     a, b = line_keys(old), line_keys(new)

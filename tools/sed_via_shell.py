@@ -33,16 +33,12 @@ files are as the call will find them (``Registry.meant``'s ``settled``).
 from __future__ import annotations
 
 import glob
-import os
-import select
 import shutil
-import subprocess
-import tempfile
-import time
 from collections.abc import Mapping
 from operator import ne
 
 from frontier.tools import beneath
+from frontier.tools.bounded_run import run_bounded
 from frontier.tools.delete_via_shell import KEPT_MAX, command_words, regular_file
 from frontier.tools.patch_via_shell import folder_prefix
 from frontier.tools.paths import PathError
@@ -223,40 +219,7 @@ def run_sed(argv: list[str], data: bytes, seconds: float | None = None) -> bytes
     sed = shutil.which("sed")
     if sed is None:
         return None
-    deadline = time.monotonic() + (SECONDS if seconds is None else seconds)
-    with tempfile.TemporaryFile() as given:
-        given.write(data)
-        given.seek(0)
-        try:
-            proc = subprocess.Popen(
-                [sed, *argv],
-                stdin=given,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.DEVNULL,
-            )
-        except OSError:
-            return None
-        assert proc.stdout is not None
-        out = bytearray()
-        try:
-            fd = proc.stdout.fileno()
-            while True:
-                left = deadline - time.monotonic()
-                if left <= 0 or not select.select([fd], [], [], left)[0]:
-                    return None
-                chunk = os.read(fd, 1 << 16)
-                if not chunk:
-                    break
-                out += chunk
-                if len(out) > KEPT_MAX:
-                    return None
-            if proc.wait(timeout=max(0.0, deadline - time.monotonic())) != 0:
-                return None
-        except subprocess.TimeoutExpired:
-            return None
-        finally:
-            if proc.poll() is None:
-                proc.kill()
-                proc.wait()
-            proc.stdout.close()
-    return bytes(out)
+    ran = run_bounded(
+        [sed, *argv], given=data, limit=KEPT_MAX, seconds=SECONDS if seconds is None else seconds
+    )
+    return ran[1] if ran is not None and ran[0] == 0 else None

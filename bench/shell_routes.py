@@ -1,6 +1,6 @@
-"""Reading a ``sed -i`` call as the patch tool's (``tools/sed_via_shell.py``), by file size.
+"""Reading a ``sed -i`` or ``git checkout --`` call as the patch tool's, by size.
 
-    .venv/bin/python bench/sed_route.py [--repeat 7]
+    .venv/bin/python bench/shell_routes.py [--repeat 7]
 
 At a shell call's confirmation the agent loop reads a plain ``sed -i`` as the patch of
 what it changes: one ``sed --sandbox`` run per file and a diff of the two texts, on the
@@ -8,8 +8,14 @@ event loop, before the review. Printed beside the same run's reference, the comm
 stands for run as a command was (``bash -c "sed -i …"`` on a copy of the file, without
 the sandbox around it, which only adds to it), for one edited line and for every line
 edited, at three sizes (past ``MAX_CHANGED`` lines the call stays a command: the cost
-then is of finding that out). Best of ``--repeat``, the two alternating
-(``transducer.best_pair``); nothing here is a test.
+then is of finding that out).
+
+``git checkout -- .`` (``tools/restore_via_shell.py``: two git runs, then one for each
+changed file) with 1, 5 and 20 files changed, beside ``git checkout -- .`` itself run by
+bash on a copy of the repository (the copy changed again, untimed, before each run).
+
+Best of ``--repeat``, the two alternating (``transducer.best_pair``); nothing here is a
+test.
 """
 
 from __future__ import annotations
@@ -23,6 +29,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # transducer.py, beside this file
 from transducer import best_pair
 
+from frontier.tools.restore_via_shell import restore_patch
 from frontier.tools.sed_via_shell import sed_patch
 
 SCRIPTS = {"one line": "s/value_0007 = 7/value_0007 = 70/", "every line": "s/ = / := /"}
@@ -54,6 +61,40 @@ def main() -> None:
                 became = "a patch" if sed_patch(command, {}, str(root)) else "a command"
                 print(f"{name:<11} {len(text):>9} {ours * 1e3:>12.2f}ms {ref * 1e3:>12.2f}ms "
                       f"{ours / ref:>6.2f}  {became}")  # fmt: skip
+        restores(root, repeat)
+
+
+def restores(tmp: Path, repeat: int) -> None:
+    who = {f"GIT_{role}_{key}": value for role in ("AUTHOR", "COMMITTER")
+           for key, value in (("NAME", "b"), ("EMAIL", "b@b"))}  # fmt: skip
+    env = {"GIT_CONFIG_GLOBAL": "/dev/null", "PATH": "/usr/bin:/bin", **who}
+    print(f"\n{'git checkout -- .':<18} {'read as patch':>14} {'git (bash)':>11} {'ratio':>6}")
+    for count in (1, 5, 20):
+        roots = [tmp / f"repo{count}", tmp / f"copy{count}"]
+        for root in roots:
+            root.mkdir()
+            for i in range(count):
+                (root / f"m{i}.py").write_text("".join(f"x_{k} = {k}\n" for k in range(200)))
+            for args in (["init", "-q"], ["add", "-A"], ["commit", "-qm", "c"]):
+                subprocess.run(["git", *args], cwd=root, env=env, check=True)
+
+        def change(root: Path, count: int = count) -> None:
+            body = "".join(f"x_{k} = {k}\n" for k in range(200))
+            for i in range(count):
+                (root / f"m{i}.py").write_text("y = 0\n" + body)
+
+        change(roots[0])
+
+        def route(r: Path = roots[0]) -> None:
+            assert restore_patch("git checkout -- .", {}, str(r)) is not None
+
+        def run(r: Path = roots[1]) -> None:
+            change(r)
+            subprocess.run(["bash", "-c", "git checkout -- ."], cwd=r, env=env, check=True)
+
+        ours, ref = best_pair(route, run, repeat)
+        print(f"{f'{count} files changed':<18} {ours * 1e3:>12.2f}ms {ref * 1e3:>9.2f}ms "
+              f"{ours / ref:>6.2f}")  # fmt: skip
 
 
 if __name__ == "__main__":
