@@ -257,3 +257,20 @@ def test_an_edit_of_many_lines_stays_a_command(tmp_path: Path) -> None:
     assert sed_patch("sed -i '1,150s/ = / := /' big.py", {}, str(tmp_path)) is not None
     assert sed_patch("sed -i '1,250s/ = / := /' big.py", {}, str(tmp_path)) is None
     assert sed_patch("sed -i '1,300d' big.py", {}, str(tmp_path)) is not None
+
+
+@needs_gnu_sed
+@pytest.mark.parametrize(
+    "script", ["1e touch {m}", "s/a/b/e touch {m}", "1w {m}", "s/a/b/w {m}", "1r {m}", "1W {m}"]
+)
+def test_sed_run_to_read_the_edit_runs_nothing_and_writes_nothing(
+    tmp_path: Path, script: str
+) -> None:
+    """The script is the model's: sed's `e` runs a command, `w` writes a file. Reading
+    the edit runs sed with --sandbox, which refuses them: nothing ran, nothing was
+    written, and the call stays a command (run in the sandbox, as any)."""
+    workspace(tmp_path)
+    marker = tmp_path / "marker"
+    command = f"sed -i '{script.format(m=marker)}' app.py"
+    assert default_registry().meant("shell", {"command": command}, str(tmp_path))[0] == "shell"
+    assert not marker.exists()
