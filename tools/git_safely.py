@@ -17,6 +17,7 @@ import re
 from collections.abc import Mapping, Sequence
 
 from frontier.tools.bounded_run import run_bounded
+from frontier.tools.programs import find_program
 
 HARDENED = (
     "core.fsmonitor=false",
@@ -94,8 +95,11 @@ def run_git(
     """``(exit status, stdout)`` of ``git -c HARDENED… --no-optional-locks ARGS`` in
     ``root``, ``given`` on its stdin; ``None`` when git is missing, cannot start, writes
     more than ``limit`` bytes or runs past ``timeout`` (``tools/bounded_run.py``)."""
+    git = find_program("git", root)
+    if git is None:
+        return None
     return run_bounded(
-        ["git", *settings(), "--no-optional-locks", *args],
+        [git, *settings(), "--no-optional-locks", *args],
         limit=limit,
         seconds=timeout,
         given=given,

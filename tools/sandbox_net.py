@@ -24,9 +24,10 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import shutil
 import subprocess
 import threading
+
+from frontier.tools.programs import find_program
 
 HOLDER_START = 10.0
 """Seconds to wait for the holder to say its process id (a loaded machine: milliseconds)."""
@@ -37,7 +38,7 @@ class SessionNet:
 
     def __init__(self, bwrap: str) -> None:
         self._bwrap = bwrap
-        self._nsenter = shutil.which("nsenter")
+        self._nsenter = find_program("nsenter")
         self._lock = threading.Lock()
         self._holder: subprocess.Popen[bytes] | None = None
         self._pid = 0

@@ -39,7 +39,6 @@ import contextlib
 import errno
 import os
 import re
-import shutil
 import stat
 import tempfile
 import threading
@@ -62,6 +61,7 @@ from frontier.tools.gitignore import Entry, Skipped, walk
 from frontier.tools.glob_braces import Alternatives, braced
 from frontier.tools.globmatch import Glob, GlobError
 from frontier.tools.paths import PathError, real_root, resolve
+from frontier.tools.programs import find_program
 from frontier.tools.regex_guard import LinePattern, PatternStopped, RegexUnavailable
 from frontier.tools.utf16 import is_utf16, utf16_text
 
@@ -752,7 +752,7 @@ class GrepTool:
         pattern = compile_pattern(args["pattern"])
         root, start, shown = _start(ctx, args["path"], "grep")
         names = Names(args.get("glob") or None, args.get("type") or None, start)
-        rg = shutil.which("rg") if self.use_ripgrep else None
+        rg = find_program("rg", ctx.root) if self.use_ripgrep else None
         lines = line_pattern(pattern, self.spec.timeout)
         try:
             search = self._search(rg, root, start, lines, names)

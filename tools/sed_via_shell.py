@@ -33,7 +33,6 @@ files are as the call will find them (``Registry.meant``'s ``settled``).
 from __future__ import annotations
 
 import glob
-import shutil
 from collections.abc import Mapping
 from operator import ne
 
@@ -42,6 +41,7 @@ from frontier.tools.bounded_run import run_bounded
 from frontier.tools.delete_via_shell import KEPT_MAX, command_words, regular_file
 from frontier.tools.patch_via_shell import folder_prefix
 from frontier.tools.paths import PathError
+from frontier.tools.programs import find_program
 from frontier.tools.shell_words import Word, bash_words
 
 MAX_CHANGED = 400
@@ -196,7 +196,7 @@ def _edited(
     argv = ["--sandbox", *options]
     for script in scripts:
         argv += ["-e", script]
-    edited = run_sed(argv, data)
+    edited = run_sed(argv, data, root=root)
     if edited is None or b"\r" in edited:
         return None
     if edited == data:
@@ -213,10 +213,12 @@ def _edited(
     return None if budget[0] < 0 else render(rel, old, new, a, b, ops)[0]
 
 
-def run_sed(argv: list[str], data: bytes, seconds: float | None = None) -> bytes | None:
+def run_sed(
+    argv: list[str], data: bytes, seconds: float | None = None, root: str | None = None
+) -> bytes | None:
     """What ``sed ARGV`` writes for ``data`` on its stdin, or ``None``: no sed, a failure,
     more than :data:`KEPT_MAX` bytes, or longer than ``seconds`` (:data:`SECONDS`)."""
-    sed = shutil.which("sed")
+    sed = find_program("sed", root)
     if sed is None:
         return None
     ran = run_bounded(

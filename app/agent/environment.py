@@ -47,10 +47,11 @@ from frontier.app.agent.instructions import search_dirs
 from frontier.app.record import record
 from frontier.app.working_dir import gone
 from frontier.tools.beneath import as_shown
-
-# the search tools' .gitignore reader and matcher: one meaning of "ignored" everywhere
 from frontier.tools.git_safely import CONTROL, driver_overrides, git_env, settings
 from frontier.tools.gitignore import RuleSet, _load
+
+# the search tools' .gitignore reader and matcher: one meaning of "ignored" everywhere
+from frontier.tools.programs import find_program
 
 TYPE_CHECKING = False  # typing is not imported at run time
 if TYPE_CHECKING:
@@ -333,11 +334,20 @@ def _git_state(
     return parse_status(done.stdout), ""
 
 
+def _git_program(root: Path, env: Mapping[str, str]) -> str:
+    """``git`` on ``env``'s ``PATH`` without what the workspace could add to it
+    (``tools/programs.py``)."""
+    found = find_program("git", root, env.get("PATH", ""))
+    if found is None:
+        raise FileNotFoundError("git")
+    return found
+
+
 def _git(
     run: Runner, root: Path, env: Mapping[str, str], settings: list[str], *args: str
 ) -> subprocess.CompletedProcess[bytes]:
     return run(
-        ["git", *settings, "--no-optional-locks", *args],
+        [_git_program(root, env), *settings, "--no-optional-locks", *args],
         cwd=root,
         env=env,
         stdin=subprocess.DEVNULL,

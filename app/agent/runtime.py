@@ -166,7 +166,9 @@ def _workspace_rules(root: Path, notes: list[str]) -> ApprovalRules:
     return ApprovalRules(root, (AllowedRule(rule, True) for rule in rules))
 
 
-def session_sandbox(config: Config, notes: list[str], *, demo: bool = False) -> Sandbox:
+def session_sandbox(
+    config: Config, notes: list[str], *, demo: bool = False, root: Path | None = None
+) -> Sandbox:
     """The session's command sandbox (issue 22; ``tools/sandbox.py``) from the settings,
     hiding Frontier's own data dir, config dir and key file from every command. When it
     was asked for but cannot start here, ``notes`` says so: every command is asked then
@@ -183,7 +185,7 @@ def session_sandbox(config: Config, notes: list[str], *, demo: bool = False) -> 
         hidden=tuple(config.sandbox_hidden),
         private=tuple(private),
     )
-    sandbox = make_sandbox(settings)
+    sandbox = make_sandbox(settings, root)
     if settings.mode != "off" and not sandbox.active and demo:
         notes.append(
             f"sandbox unavailable: {sandbox.unavailable} — the demo's own scripted commands "
@@ -455,7 +457,7 @@ def create_runtime(
     scrubber = scrubber if scrubber is not None else Scrubber()
     scrubber.add(config.api_key, *url_secrets(config.base_url), *(v for _, v in config.headers))
     # the sandbox's probe runs a bwrap while the store, the catalogue and the client are made
-    probe_soon(config.sandbox)
+    probe_soon(config.sandbox, config.workspace)
     with contextlib.ExitStack() as on_error:
         store = SessionStore.open(secrets=scrubber)
         on_error.callback(store.close)  # until the runtime owns it
@@ -514,7 +516,7 @@ def create_runtime(
         registry = default_registry(dialect)
         rules = _workspace_rules(root, notes)
         # issue 22: shell and python run in an OS sandbox; the policy knows whether it runs
-        sandbox = session_sandbox(config, [] if offline else notes, demo=demo)
+        sandbox = session_sandbox(config, [] if offline else notes, demo=demo, root=root)
         on_error.callback(sandbox.close)
         # issue 26: MCP servers' tools join the one registry (none for demo and offline);
         # a local server runs in the sandbox too

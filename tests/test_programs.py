@@ -1,0 +1,89 @@
+"""The programs Frontier runs itself (git, rg, sed, bwrap, bash) are never the
+workspace's: a ``PATH`` naming the current folder — an empty entry, ``.``, a relative
+``./node_modules/.bin`` — or a folder inside the workspace is skipped when they are
+looked up (``tools/programs.py``). Frontier runs in the workspace, and a repository
+shipping a ``git`` at its top was run unconfined by the session's first look at it.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import stat
+import subprocess
+from datetime import date
+from pathlib import Path
+
+import pytest
+from test_tools_fakes import make_boundary
+
+from frontier.app.agent.environment import gather_environment
+from frontier.app.events import ToolCall
+from frontier.tools.programs import find_program, safe_path
+from frontier.tools.restore_via_shell import restore_patch
+from frontier.tools.sed_via_shell import sed_patch
+
+NAMES = ("git", "rg", "sed", "bwrap", "bash", "python3", "nsenter")
+
+
+def planted(ws: Path, marker: Path) -> None:
+    """The workspace ships each program, at its top and in node_modules/.bin, each
+    leaving ``marker`` when run."""
+    for folder in (ws, ws / "node_modules" / ".bin"):
+        folder.mkdir(parents=True, exist_ok=True)
+        for name in NAMES:
+            program = folder / name
+            program.write_text(f"#!/bin/sh\necho {name} >> {marker}\n")
+            program.chmod(program.stat().st_mode | stat.S_IXUSR)
+
+
+@pytest.fixture
+def hostile(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, Path]:
+    """A git repository holding the programs, Frontier's folder, and a PATH that names
+    it every way a PATH can."""
+    ws, marker = tmp_path / "ws", tmp_path / "ran"
+    ws.mkdir()
+    if shutil.which("git"):
+        subprocess.run(["git", "init", "-q", str(ws)], check=True, timeout=60)
+    (ws / "f.txt").write_text("a\n")
+    planted(ws, marker)
+    real = os.environ.get("PATH", os.defpath)
+    hostile_path = os.pathsep.join(
+        ["", ".", "node_modules/.bin", str(ws / "node_modules/.bin"), real]
+    )
+    monkeypatch.setenv("PATH", hostile_path)
+    monkeypatch.chdir(ws)
+    return ws, marker
+
+
+def test_no_lookup_finds_the_workspaces_program(hostile: tuple[Path, Path]) -> None:
+    ws, _ = hostile
+    assert shutil.which("git") in ("./git", "git")  # what a plain lookup takes: the workspace's
+    for name in NAMES:
+        found = find_program(name, ws)
+        assert found is None or not Path(found).resolve().is_relative_to(ws.resolve()), name
+    kept = safe_path(ws).split(os.pathsep)
+    assert "" not in kept and "." not in kept and str(ws / "node_modules/.bin") not in kept
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
+def test_the_environment_note_and_the_git_route_run_the_real_git(
+    hostile: tuple[Path, Path],
+) -> None:
+    ws, marker = hostile
+    environ = {k: v for k, v in os.environ.items() if k != "FRONTIER_ENVIRONMENT"}
+    found = gather_environment(ws, today=date(2026, 12, 6), environ=environ, home=ws.parent)
+    assert found is not None and found.git is not None, found.git_note  # the real git answered
+    restore_patch("git checkout -- f.txt", {}, str(ws))
+    sed_patch("sed -i 's/a/b/' f.txt", {}, str(ws))
+    assert not marker.exists(), marker.read_text()
+
+
+async def test_grep_and_the_shell_run_the_real_programs(hostile: tuple[Path, Path]) -> None:
+    ws, marker = hostile
+    boundary = make_boundary(ws)
+    found = await boundary.run(ToolCall("g", "grep", {"pattern": "a"}))
+    assert found.ok and "f.txt" in found.output
+    ran = await boundary.run(ToolCall("s", "shell", {"command": "echo hi"}))
+    assert ran.ok and "hi" in ran.output
+    assert not marker.exists(), marker.read_text()
