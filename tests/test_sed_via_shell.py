@@ -94,6 +94,7 @@ STAYS = [
     "sed -i 's/a/b/' [a]pp.py",  # a bracket: bash's to expand
     "sed -i s/a*/b/ app.py",  # bash would glob the script
     "sed -i 's/a/b/' /etc/host*",
+    "sed -i 's/x/y/' */util.py",  # a walk of folders, left to bash
     "sed -ie 's/a/b/' app.py",  # -i with suffix e: a backup file appe.py
     "sed -i.bak 's/a/b/' app.py",
     "sed --in-place=.orig 's/a/b/' app.py",

@@ -21,10 +21,11 @@ Only ``sed`` alone counts (after at most ``cd DIR &&``, or in a ``workdir``), wi
 ``-i``/``--in-place`` and no backup suffix, scripts given plainly (``-e``, or the first
 operand), options among ``-E``/``-r``, ``-n``, ``-s`` and their long names, and FILEs
 naming regular files of the workspace (not links, UTF-8, no CR, at most 4 MiB), each once
-— a FILE may be a glob (``src/*.py``), expanded as bash would (``tools/shell_words.py``),
-up to :data:`MAX_FILES` files. Anything else the shell would expand or act on (``$``, a
-backquote, ``[``, a brace, ``~``, ``;``, a pipe, a redirection) or a second command: a
-command. A call with no file changed stays a command too (it changes nothing).
+— a FILE may be a glob of names in one folder (``src/*.py``, not ``*/*.py``), expanded as
+bash would (``tools/shell_words.py``), up to :data:`MAX_FILES` files. Anything else the
+shell would expand or act on (``$``, a backquote, ``[``, a brace, ``~``, ``;``, a pipe, a
+redirection) or a second command: a command. A call with no file changed stays a
+command too (it changes nothing).
 
 The patch is made from each file's content at confirmation, so it is made only when the
 files are as the call will find them (``Registry.meant``'s ``settled``).
@@ -100,8 +101,9 @@ def _files(
         if word.pattern is None:
             names.append(word.text if word.text.startswith("/") else base + word.text)
             continue
-        if word.pattern.startswith("/"):
-            return None  # a glob of absolute paths: not the workspace's to expand
+        folder, _, _name = word.pattern.rpartition("/")
+        if word.pattern.startswith("/") or glob.has_magic(folder):
+            return None  # absolute, or a walk of folders (*/*/*.py) on the event loop
         matched = sorted(glob.glob(glob.escape(base) + word.pattern, root_dir=root))
         if not matched or len(names) + len(matched) > MAX_FILES:
             return None
