@@ -71,6 +71,11 @@ class ToolCall:
     args: Mapping[str, ArgValue]
     offset: int = 0
     """Offset of the byte that confirmed the call (the ``\\n`` of ``end``)."""
+    origin: str = ""
+    """The command the model wrote, when the agent loop read a shell call as a file tool's
+    (``sed -i …`` run as the patch it makes: ``Registry.meant``); shown beside the call it
+    became, so a person sees what the model asked for. ``""``: the call as the model made
+    it."""
 
     def json_args(self) -> dict[str, Any]:
         """Arguments as JSON-safe values (``bytes`` become ``{"base64": ...}``)."""
@@ -313,6 +318,8 @@ def event_to_json(event: Event) -> dict[str, Any]:
                 out["kind"] = event.kind
         case CallReady(call=c):
             out.update(id=c.id, name=c.name, args=c.json_args(), offset=c.offset)
+            if c.origin:
+                out["from"] = c.origin
         case ArgBytes(data=d):
             out.update(call_id=event.call_id, key=event.key, data=json_value(d))
             out["offset"] = event.offset

@@ -88,3 +88,36 @@ async def test_a_sed_after_an_edit_of_the_same_response_edits_the_edited_file(
         mode,
     )
     assert (tmp_path / "f.txt").read_text() == "A\nb\nc\ndA\n"
+
+
+@pytest.mark.skipif(shutil.which("sed") is None, reason="sed is not installed")
+async def test_the_model_s_command_is_shown_beside_the_call_it_became(tmp_path: Path) -> None:
+    """A person reviewing "apply_patch" for a call the model wrote as `sed -i …` sees the
+    command too: the confirmed call carries it (`origin`), the text and JSON lines say it,
+    the Transcript's and Tools pane's row end with it (scrubbed as the row is)."""
+    from frontier.app.events import CallReady, event_to_json
+    from frontier.app.frontends.headless import describe
+    from frontier.widgets.pane_state.tools import call_summary
+
+    (tmp_path / "settings.py").write_text("PORT = 8000\n")
+    command = "sed -i 's/8000/9000/' settings.py"
+    registry = default_registry()
+    events: list[object] = []
+    loop = AgentLoop(
+        client=ScriptedClient(
+            [([*native_chunks([("s", "Bash", json.dumps({"command": command}))]), END],
+              "tool_calls"), DONE]
+        ),
+        boundary=make_boundary(tmp_path, registry=registry),
+        registry=registry,
+        mode=get_mode("native-inc"),
+        root=str(tmp_path),
+        emit=events.append,
+    )  # fmt: skip
+    await loop.send("go")
+    ready = next(e for e in events if isinstance(e, CallReady))
+    assert (ready.call.name, ready.call.origin) == ("apply_patch", command)
+    assert event_to_json(ready)["from"] == command
+    assert f"from the model's command: {command}" in (describe(ready) or "")
+    assert call_summary(ready.call)[0] == f"settings.py ← {command}"
+    assert (tmp_path / "settings.py").read_text() == "PORT = 9000\n"

@@ -86,6 +86,19 @@ def rebased(patch: str, args: Mapping[str, object], root: str | None, cd: str = 
     return "\n".join(lines)
 
 
+def shell_line(args: Mapping[str, object]) -> str:
+    """The command a shell call's arguments run, as a person reads it: ``command`` itself,
+    a ``bash -lc``'s script, or an argv quoted back into one line (``""``: none)."""
+    command = args.get("command")
+    if isinstance(command, str):
+        return command
+    if isinstance(command, list) and all(isinstance(part, str) for part in command):
+        if len(command) == 3 and command[0] in SHELLS and command[1] in ("-lc", "-c"):
+            return command[2]
+        return shlex.join(command)
+    return ""
+
+
 def folder_prefix(args: Mapping[str, object], root: str | None, cd: str = "") -> str | None:
     """The workspace-relative folder a shell call ran in (its ``workdir``, then ``cd``), as
     a prefix for the paths it names (``"src/"``; ``""`` for the root); ``None`` when

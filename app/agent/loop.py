@@ -1165,7 +1165,12 @@ class AgentLoop:
             settled = self._settled(out)
             name, args = self.registry.meant(call.name, call.args, self.root, settled=settled)
             if name != call.name or args is not call.args:
-                return CallReady(ToolCall(call.id, name, args, call.offset))
+                origin = ""
+                if name != "shell" and self.registry.named(call.name) == "shell":
+                    from frontier.tools.patch_via_shell import shell_line
+
+                    origin = shell_line(call.args)  # `sed -i …` run as apply_patch
+                return CallReady(ToolCall(call.id, name, args, call.offset, origin))
         return event
 
     def _settled(self, out: _Response) -> bool:

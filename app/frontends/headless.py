@@ -518,7 +518,10 @@ def describe(event: Event) -> str | None:
             return "ai  " + text.strip().replace("\n", "\n    ")
         case CallReady(call=call):
             args = " ".join(f"{k}={_short(v, 40)}" for k, v in call.json_args().items())
-            return f"▸ {call.id} {call.name} {args}  (confirmed at byte {call.offset})"
+            line = f"▸ {call.id} {call.name} {args}  (confirmed at byte {call.offset})"
+            if call.origin:  # the model's command, run as this file tool's call
+                line += f"\n    from the model's command: {_short(call.origin, 70)}"
+            return line
         case ToolStarted(call=call):
             return f"  ⋯ {call.id} {call.name} running"
         case ToolFinished(result=r):

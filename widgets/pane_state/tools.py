@@ -54,11 +54,22 @@ def _first_line(text: str) -> str:
 
 
 def call_summary(call: ToolCall) -> tuple[str, int]:
-    """The key argument of a call in a few words, and how many more lines it has.
+    """The key argument of a call in a few words, and how many more lines it has; a call
+    read from the model's shell command (``sed -i …`` run as the patch it makes) says
+    that command after it (``settings.py ← sed -i 's/8000/9000/' settings.py``).
 
     The count is what a one-row summary cannot show: ``echo safe`` with 40 blank lines
     and ``touch PWNED`` after it is ``echo safe`` and 41 more lines, and a row says so
     (``(+41 lines)``, :func:`~frontier.widgets.display.more_lines`)."""
+    summary, more = _key_argument(call)
+    if call.origin:
+        first, _ = fold_blank_runs(_first_line(call.origin))
+        cut = first if len(first) <= SUMMARY_CHARS else first[: SUMMARY_CHARS - 1] + "…"
+        return f"{summary} ← {cut}", more
+    return summary, more
+
+
+def _key_argument(call: ToolCall) -> tuple[str, int]:
     args = named(call.args)  # `cmd`, `file_path`: as the tool reads them
     if call.name == "plan":  # its checklist is its output: the row says how long
         steps = next((args[k] for k in ("steps", "todos", "plan") if k in args), None)

@@ -312,6 +312,8 @@ class ReviewScreen(ModalScreen[Decision]):
         title = self.title_text
         if self.escalation is not None:
             title += " · outside the sandbox"
+        if self.call.origin:  # `sed -i …` the model wrote, reviewed as the patch it makes
+            title += f" · the model's `{shown(self.call.origin, 60)}`"
         box.border_title = shown(title)
         box.border_subtitle = "the approval is bound to exactly this content"
         self.set_class(not self.is_diff, "-command")
