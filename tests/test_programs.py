@@ -87,3 +87,30 @@ async def test_grep_and_the_shell_run_the_real_programs(hostile: tuple[Path, Pat
     ran = await boundary.run(ToolCall("s", "shell", {"command": "echo hi"}))
     assert ran.ok and "hi" in ran.output
     assert not marker.exists(), marker.read_text()
+
+
+def test_an_mcp_servers_command_is_not_the_workspaces(hostile: tuple[Path, Path]) -> None:
+    """A server configured as `command = "fakeserver"` (a bare name: `npx`, `uvx`) and
+    run outside the sandbox is found as Frontier finds its own programs: the workspace's
+    `fakeserver` (PATH names the current folder) is not run; with no other, the server
+    did not start, and the note says its command was not found."""
+    from frontier.tools.mcp_servers import McpHost
+    from frontier.tools.mcp_settings import ServerSettings
+    from frontier.tools.registry import Registry
+
+    ws, marker = hostile
+    planted_server = ws / "fakeserver"
+    planted_server.write_text(f"#!/bin/sh\necho fakeserver >> {marker}\n")
+    planted_server.chmod(0o755)
+    logs = ws.parent / "mcp-logs"
+    logs.mkdir()
+    host = McpHost(logs, root=ws)
+    try:
+        host.start(
+            [ServerSettings(name="fs", command="fakeserver", startup_timeout=20)], Registry()
+        )
+    finally:
+        host.close()
+    (state,) = host.states()
+    assert "its command 'fakeserver' was not found" in (state.why or ""), state.why
+    assert not marker.exists()

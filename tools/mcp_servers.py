@@ -25,6 +25,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import contextvars
+import errno
 import json
 import logging
 import math
@@ -65,6 +66,7 @@ from frontier.tools.mcp_settings import (
 )
 from frontier.tools.output_cap import cap_output
 from frontier.tools.process import child_env
+from frontier.tools.programs import find_program
 
 if TYPE_CHECKING:
     from frontier.tools.registry import Registry
@@ -540,6 +542,12 @@ class McpServer:
                 at = wrapped.index("--")
                 wrapped[at:at] = ["--chdir", cwd]
             argv, cwd = wrapped, None
+        elif "/" not in argv[0]:  # found as Frontier finds its own programs: not a
+            # workspace's `npx` because PATH names the current folder (tools/programs.py)
+            found = find_program(argv[0], self.host.root or Path.cwd(), env.get("PATH", ""))
+            if found is None:
+                raise FileNotFoundError(errno.ENOENT, "not found", s.command)
+            argv[0] = found
         rotated(self.log_path)
         self._log_line(f"starting {s.target}" + (" (sandboxed)" if self.sandbox else ""))
         capped = self._stderr = CappedLog(self.log_path, MAX_LOG)  # bounded while it runs
