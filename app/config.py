@@ -976,14 +976,21 @@ def _key_file_warnings(path: Path) -> list[str]:
 
 
 def _key_from_command(command: str) -> str:
-    """Run ``command`` in a shell, no terminal, bounded; its stdout's first line is the key."""
+    """Run ``command`` in a shell, no terminal, bounded; its stdout's first line is the key.
+
+    Its programs are looked up on ``PATH`` without the entries naming the current folder
+    (empty, relative: ``app/programs.py``): Frontier starts in a workspace, and ``pass``
+    or ``op`` found there would be the repository's, handed the key's place."""
     import signal
     import subprocess
+
+    from frontier.app.programs import safe_path
 
     try:
         proc = subprocess.Popen(
             command,
             shell=True,
+            env={**os.environ, "PATH": safe_path()},
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,

@@ -1,7 +1,7 @@
 """The programs Frontier runs itself (git, rg, sed, bwrap, bash) are never the
 workspace's: a ``PATH`` naming the current folder — an empty entry, ``.``, a relative
 ``./node_modules/.bin`` — or a folder inside the workspace is skipped when they are
-looked up (``tools/programs.py``). Frontier runs in the workspace, and a repository
+looked up (``app/programs.py``). Frontier runs in the workspace, and a repository
 shipping a ``git`` at its top was run unconfined by the session's first look at it.
 """
 
@@ -19,7 +19,7 @@ from test_tools_fakes import make_boundary
 
 from frontier.app.agent.environment import gather_environment
 from frontier.app.events import ToolCall
-from frontier.tools.programs import find_program, safe_path
+from frontier.app.programs import find_program, safe_path
 from frontier.tools.restore_via_shell import restore_patch
 from frontier.tools.sed_via_shell import sed_patch
 
@@ -113,4 +113,18 @@ def test_an_mcp_servers_command_is_not_the_workspaces(hostile: tuple[Path, Path]
         host.close()
     (state,) = host.states()
     assert "its command 'fakeserver' was not found" in (state.why or ""), state.why
+    assert not marker.exists()
+
+
+def test_the_key_command_runs_no_program_of_the_workspace(hostile: tuple[Path, Path]) -> None:
+    """`api_key_command = "pass show openai"` ran in the workspace with its PATH: a
+    repository's `pass` would have been handed the key's place."""
+    from frontier.app.config import _key_from_command
+
+    ws, marker = hostile
+    planted = ws / "frontier-test-keytool"  # a name no machine has: `pass`, `op` stand-in
+    planted.write_text(f"#!/bin/sh\necho keytool >> {marker}\necho sk-planted\n")
+    planted.chmod(0o755)
+    with pytest.raises(Exception, match="api_key_command"):
+        _key_from_command("frontier-test-keytool show openai")  # none but the planted one
     assert not marker.exists()

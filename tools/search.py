@@ -50,6 +50,7 @@ from typing import Any, TypeVar
 
 from frontier.app import fastjson
 from frontier.app.events import ToolCall
+from frontier.app.programs import find_program
 from frontier.app.record import record
 from frontier.tools import beneath
 from frontier.tools.arg_aliases import GLOB, GREP
@@ -61,7 +62,6 @@ from frontier.tools.gitignore import Entry, Skipped, walk
 from frontier.tools.glob_braces import Alternatives, braced
 from frontier.tools.globmatch import Glob, GlobError
 from frontier.tools.paths import PathError, real_root, resolve
-from frontier.tools.programs import find_program
 from frontier.tools.regex_guard import LinePattern, PatternStopped, RegexUnavailable
 from frontier.tools.utf16 import is_utf16, utf16_text
 

@@ -37,12 +37,12 @@ import glob
 from collections.abc import Mapping
 from operator import ne
 
+from frontier.app.programs import find_program
 from frontier.tools import beneath
 from frontier.tools.bounded_run import run_bounded
 from frontier.tools.delete_via_shell import KEPT_MAX, command_words, regular_file
 from frontier.tools.patch_via_shell import folder_prefix
 from frontier.tools.paths import PathError
-from frontier.tools.programs import find_program
 from frontier.tools.shell_words import Word, bash_words
 
 MAX_CHANGED = 400

@@ -44,14 +44,14 @@ from datetime import date
 from pathlib import Path
 
 from frontier.app.agent.instructions import search_dirs
+
+# the search tools' .gitignore reader and matcher: one meaning of "ignored" everywhere
+from frontier.app.programs import find_program
 from frontier.app.record import record
 from frontier.app.working_dir import gone
 from frontier.tools.beneath import as_shown
 from frontier.tools.git_safely import CONTROL, driver_overrides, git_env, settings
 from frontier.tools.gitignore import RuleSet, _load
-
-# the search tools' .gitignore reader and matcher: one meaning of "ignored" everywhere
-from frontier.tools.programs import find_program
 
 TYPE_CHECKING = False  # typing is not imported at run time
 if TYPE_CHECKING:
@@ -336,7 +336,7 @@ def _git_state(
 
 def _git_program(root: Path, env: Mapping[str, str]) -> str:
     """``git`` on ``env``'s ``PATH`` without what the workspace could add to it
-    (``tools/programs.py``)."""
+    (``app/programs.py``)."""
     found = find_program("git", root, env.get("PATH", ""))
     if found is None:
         raise FileNotFoundError("git")
