@@ -272,3 +272,17 @@ def test_strict_diffs_read_as_unidiff_reads_them(pair: tuple[str, str]) -> None:
             else:
                 rows.append((line.line_type, line.value.rstrip("\n"), "\n"))
         assert rows == list(zip(mine.tags, mine.texts, mine.eols, strict=True))
+
+
+@given(edit_pair(unique=False), st.booleans())
+def test_crlf_files_with_or_without_a_last_line_end_get_the_target(
+    pair: tuple[str, str], exact: bool
+) -> None:
+    """A CRLF file, its last line ended or not: the exact diff (what `sed -i` and `git
+    checkout --` read as a patch make) and the LF diff a model writes both give the
+    target byte for byte. A changed last line without its end came out as `c\\r` (git: `c`)."""
+    a, b = (text.replace("\n", "\r\n") for text in pair)
+    if a == b or "\r\n" not in a:  # no line end: the file does not say it is CRLF
+        return
+    patch = make_patch(a, b) if exact else make_patch(*pair)
+    assert _apply(a, patch) == b

@@ -499,6 +499,10 @@ class Placer:
                 newline = x + n < len(self.orig) or self.final_newline
             else:
                 newline = x not in self.unterminated
+                if not newline and self.cr and self.done and self.done[-1].endswith(self.cr):
+                    # a CRLF file's added last line without its end: no \r of one either
+                    # ("a\r\nb" patched to end in "c" was "a\r\nc\r", git's "a\r\nc")
+                    self.done[-1] = self.done[-1][: -len(self.cr)]
         return Placed(self.done, self.runs, self.deleted_by, self.placements, newline)
 
     # -------------------------------------------------------------- errors
