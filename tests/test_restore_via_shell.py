@@ -194,3 +194,23 @@ def test_a_blob_past_what_is_kept_is_not_read_whole(
     repository(tmp_path)
     monkeypatch.setattr(restore_via_shell, "KEPT_MAX", 4)
     assert restore_patch("git checkout -- f.txt", {}, str(tmp_path)) is None
+
+
+async def test_a_crlf_file_is_put_back_with_its_line_ends(tmp_path: Path) -> None:
+    """A Windows-made file (CRLF, its last line without an end) comes back byte for byte
+    as git writes it."""
+    by_git, by_tool = tmp_path / "git", tmp_path / "tool"
+    for root in (by_git, by_tool):
+        repository(root)
+        (root / "win.txt").write_bytes(b"one\r\ntwo\r\nthree")
+        git(root, "add", "win.txt")
+        git(root, "commit", "-qm", "win")
+        (root / "win.txt").write_bytes(b"one\r\nTWO\r\nthree!")
+    git(by_git, "checkout", "--", "win.txt")
+    name, args = default_registry().meant(
+        "shell", {"command": "git checkout -- win.txt"}, str(by_tool)
+    )
+    assert name == "apply_patch"
+    result = await make_boundary(by_tool).run(ToolCall("c1", name, dict(args)))
+    assert result.ok, result.output
+    assert (by_tool / "win.txt").read_bytes() == (by_git / "win.txt").read_bytes()

@@ -86,6 +86,22 @@ def rebased(patch: str, args: Mapping[str, object], root: str | None, cd: str = 
     return "\n".join(lines)
 
 
+def writes_exactly(root: str, patch: str, expected: Mapping[str, bytes]) -> bool:
+    """Whether the patch engine, planning ``patch`` in ``root`` now, writes exactly
+    ``expected`` (workspace path → bytes) and nothing else. A patch made from a command's
+    result (``sed -i``'s, ``git checkout``'s) is checked so before it stands for the
+    command: the engine takes line ends from the file (a CRLF file's added lines get
+    CRLF), so a diff that adds CR to a file that had none would not write what the
+    command writes; such a call stays a command."""
+    from frontier.tools.patch_engine import PatchError, apply_patch
+
+    try:
+        plan = apply_patch(root, patch, dry_run=True)
+    except (PatchError, OSError):
+        return False
+    return not plan.already and {c.path: c.new for c in plan.changes} == dict(expected)
+
+
 def shell_line(args: Mapping[str, object]) -> str:
     """The command a shell call's arguments run, as a person reads it: ``command`` itself,
     a ``bash -lc``'s script, or an argv quoted back into one line (``""``: none)."""

@@ -22,9 +22,10 @@ checkout writes it (line ends and ``ident`` as configured; it takes no lock, so 
 where ``.git`` is read-only), five git runs whatever the number of files, each with the
 repository's programs switched off (``tools/git_safely.py``) and its output bounded.
 A repository whose config names a filter (Git LFS: checkout would run its program), a
-link, a submodule, a conflict, a mode the file would change, a file with CR or not
-UTF-8, more than ``sed_via_shell.MAX_CHANGED`` changed lines or ``MAX_FILES`` files, or
-a PATH matching no changed file: a command, run (and asked for) as before.
+link, a submodule, a conflict, a mode the file would change, a file not UTF-8, more
+than ``sed_via_shell.MAX_CHANGED`` changed lines or ``MAX_FILES`` files, a PATH matching
+no changed file, or a patch the engine would not write byte for byte as git does
+(``patch_via_shell.writes_exactly``): a command, run (and asked for) as before.
 
 The patch is made from each file's content at confirmation, so it is made only when the
 files are as the call will find them (``Registry.meant``'s ``settled``).
@@ -40,7 +41,7 @@ from collections.abc import Mapping
 from frontier.tools import beneath
 from frontier.tools.delete_via_shell import KEPT_MAX, command_words
 from frontier.tools.git_safely import run_git
-from frontier.tools.patch_via_shell import folder_prefix
+from frontier.tools.patch_via_shell import folder_prefix, writes_exactly
 from frontier.tools.paths import PathError, resolve
 from frontier.tools.sed_via_shell import MAX_CHANGED, MAX_FILES, MAX_PATCH
 from frontier.tools.shell_words import bash_words
@@ -84,17 +85,22 @@ def restore_patch(command: object, args: Mapping[str, object], root: str | None)
             return None
         folder = os.path.join(out, top[1].decode("utf-8", "surrogateescape").rstrip("\n"))
         diffs: list[str] = []
+        expected: dict[str, bytes] = {}
         budget = MAX_CHANGED
         for rel, deleted, _ in files:
-            diff = _put_back(root, rel, deleted, os.path.join(folder, rel))
-            if diff is None:
+            back = _put_back(root, rel, deleted, os.path.join(folder, rel))
+            if back is None:
                 return None
-            budget -= diff[1]
+            budget -= back[1]
             if budget < 0:
                 return None
-            diffs.append(diff[0])
+            if back[0]:
+                diffs.append(back[0])
+                expected[rel] = back[2]
     patch = "".join(diffs)
-    return patch if patch and len(patch) <= MAX_PATCH else None
+    if not patch or len(patch) > MAX_PATCH or not writes_exactly(root, patch, expected):
+        return None
+    return patch
 
 
 def _small(root: str, blobs: list[str]) -> bool:
@@ -189,27 +195,28 @@ def _changed(raw: bytes) -> list[tuple[str, bool, str]] | None:
     return files
 
 
-def _put_back(root: str, rel: str, deleted: bool, copy: str) -> tuple[str, int] | None:
-    """``(diff, lines changed)`` writing ``rel`` back to ``copy`` (the index's, as git
-    checked it out); ``("", 0)``: the same already; ``None`` when a patch cannot say it."""
+def _put_back(root: str, rel: str, deleted: bool, copy: str) -> tuple[str, int, bytes] | None:
+    """``(diff, lines changed, bytes)`` writing ``rel`` back to ``copy`` (the index's, as
+    git checked it out; diff ``""``: the same already); ``None`` when a patch cannot say
+    it."""
     from frontier.tools.diffing import changed_lines, line_keys, render, text_opcodes
 
     old: str | None = None
     try:
         with open(copy, "rb") as given:
             data = given.read(KEPT_MAX + 1)
-        if len(data) > KEPT_MAX or b"\r" in data:
-            return None  # grown past the limit, or CR line ends, by a checkout conversion
+        if len(data) > KEPT_MAX:
+            return None  # grown past the limit by a checkout conversion (CRLF)
         new = data.decode("utf-8")
         if not deleted:
             mine, _mode = beneath.read_file(root, rel, KEPT_MAX)
-            if mine is None or b"\r" in mine:
+            if mine is None:
                 return None
             old = mine.decode("utf-8")
     except (OSError, ValueError, PathError):
         return None  # not UTF-8 (ValueError), too large, gone, outside the root
     if new == old:
-        return "", 0  # only its timestamps changed
+        return "", 0, data  # only its timestamps changed
     a, b = line_keys(old), line_keys(new)
     ops = text_opcodes(a, b)
-    return render(rel, old, new, a, b, ops)[0], changed_lines(ops)
+    return render(rel, old, new, a, b, ops)[0], changed_lines(ops), data

@@ -15,12 +15,14 @@ and options, one run per file as ``-i`` runs it, and the patch is the diff of th
 (``tools/diffing.py``), so the file written is the file ``sed -i`` would have written. A
 sed that is not GNU's (no ``--sandbox``), a script sed refuses, one that runs past
 :data:`SECONDS` or writes more than :data:`KEPT_MAX`, an edit of more than
-:data:`MAX_CHANGED` lines: a command, run as before.
+:data:`MAX_CHANGED` lines, a patch the engine would not write byte for byte as sed does
+(``patch_via_shell.writes_exactly``: line ends it takes from the file): a command, run
+as before.
 
 Only ``sed`` alone counts (after at most ``cd DIR &&``, or in a ``workdir``), with
 ``-i``/``--in-place`` and no backup suffix, scripts given plainly (``-e``, or the first
 operand), options among ``-E``/``-r``, ``-n``, ``-s`` and their long names, and FILEs
-naming regular files of the workspace (not links, UTF-8, no CR, at most 4 MiB), each once
+naming regular files of the workspace (not links, UTF-8, at most 4 MiB), each once
 — a FILE may be a glob of names in one folder (``src/*.py``, not ``*/*.py``), expanded as
 bash would (``tools/shell_words.py``), up to :data:`MAX_FILES` files. Anything else the
 shell would expand or act on (``$``, a backquote, ``[``, a brace, ``~``, ``;``, a pipe, a
@@ -41,7 +43,7 @@ from frontier.app.programs import find_program
 from frontier.tools import beneath
 from frontier.tools.bounded_run import run_bounded
 from frontier.tools.delete_via_shell import KEPT_MAX, command_words, regular_file
-from frontier.tools.patch_via_shell import folder_prefix
+from frontier.tools.patch_via_shell import folder_prefix, writes_exactly
 from frontier.tools.paths import PathError
 from frontier.tools.shell_words import Word, bash_words
 
@@ -76,14 +78,19 @@ def sed_patch(command: object, args: Mapping[str, object], root: str | None) -> 
     if files is None:
         return None
     diffs: list[str] = []
+    expected: dict[str, bytes] = {}
     budget = [MAX_CHANGED]
     for rel in files:
-        diff = _edited(root, rel, options, scripts, budget)
-        if diff is None:
+        edit = _edited(root, rel, options, scripts, budget)
+        if edit is None:
             return None
-        diffs.append(diff)
+        if edit[0]:
+            diffs.append(edit[0])
+            expected[rel] = edit[1]
     patch = "".join(diffs)
-    return patch if patch and len(patch) <= MAX_PATCH else None
+    if not patch or len(patch) > MAX_PATCH or not writes_exactly(root, patch, expected):
+        return None
+    return patch
 
 
 def _files(
@@ -183,26 +190,26 @@ def _options(words: list[Word]) -> tuple[list[str], list[str], list[Word]] | Non
 
 def _edited(
     root: str, rel: str, options: list[str], scripts: list[str], budget: list[int]
-) -> str | None:
-    """The diff of ``rel`` as sed leaves it (``""``: unchanged); ``None`` when it is not a
-    text file this can say as a patch, sed would not edit it, or it changes more lines
-    than ``budget[0]`` still allows (taken from it)."""
+) -> tuple[str, bytes] | None:
+    """``(diff, bytes)`` of ``rel`` as sed leaves it (diff ``""``: unchanged); ``None``
+    when it is not a text file this can say as a patch, sed would not edit it, or it
+    changes more lines than ``budget[0]`` still allows (taken from it)."""
     from frontier.tools.diffing import changed_lines, line_keys, render, text_opcodes
 
     try:
         data, _mode = beneath.read_file(root, rel, KEPT_MAX)
     except (OSError, ValueError, PathError):
         return None
-    if data is None or b"\r" in data:
+    if data is None:
         return None
     argv = ["--sandbox", *options]
     for script in scripts:
         argv += ["-e", script]
     edited = run_sed(argv, data, root=root)
-    if edited is None or b"\r" in edited:
+    if edited is None:
         return None
     if edited == data:
-        return ""
+        return "", data
     try:
         old, new = data.decode("utf-8"), edited.decode("utf-8")
     except UnicodeDecodeError:
@@ -212,7 +219,7 @@ def _edited(
         return None  # line for line (most s///): too many changed, known without a diff
     ops = text_opcodes(a, b)
     budget[0] -= changed_lines(ops)
-    return None if budget[0] < 0 else render(rel, old, new, a, b, ops)[0]
+    return None if budget[0] < 0 else (render(rel, old, new, a, b, ops)[0], edited)
 
 
 def run_sed(
