@@ -161,17 +161,34 @@ def test_what_a_patch_cannot_put_back_stays_a_command(tmp_path: Path) -> None:
 
 def test_no_program_the_repository_names_runs(tmp_path: Path) -> None:
     """The repository's config is the repository's to write: an fsmonitor hook, or a
-    filter's smudge (Git LFS's), would run a program outside the sandbox. Neither runs;
-    with a filter configured the call stays a command (checkout would run it)."""
+    filter's smudge (Git LFS's), would run a program outside the sandbox. Neither runs; a
+    file whose attributes name a filter stays a command (checkout would run it), and
+    every configured driver is switched off for the others."""
     root = tmp_path / "ws"
     repository(root)
     marker = tmp_path / "ran"
     git(root, "config", "core.fsmonitor", f"touch {marker}; echo")
     assert restore_patch("git checkout -- f.txt", {}, str(root)) is not None
     git(root, "config", "filter.lfs.smudge", f"touch {marker}; cat")
+    assert restore_patch("git checkout -- f.txt", {}, str(root)) is not None  # not f.txt's
     (root / ".gitattributes").write_text("*.txt filter=lfs\n")
     assert restore_patch("git checkout -- f.txt", {}, str(root)) is None
+    (root / ".gitattributes").write_text("")  # the attribute gone, an extension's filter…
+    git(root, "config", "filter.lfs.required", "true")
+    assert restore_patch("git checkout -- src/g.py", {}, str(root)) is not None
     assert not marker.exists()
+
+
+def test_a_person_with_git_lfs_installed_still_gets_the_route(tmp_path: Path) -> None:
+    """`git lfs install` puts filter.lfs.* in the person's global config, so every
+    repository's config names a filter: only a file whose attributes name one stays a
+    command, not every file of every repository."""
+    root = tmp_path / "ws"
+    repository(root)
+    git(root, "config", "filter.lfs.smudge", "git-lfs smudge -- %f")
+    git(root, "config", "filter.lfs.process", "git-lfs filter-process")
+    (root / ".gitattributes").write_text("*.bin filter=lfs diff=lfs merge=lfs -text\n")
+    assert restore_patch("git checkout -- f.txt", {}, str(root)) is not None
 
 
 def test_a_workspace_inside_a_repository_names_its_own_files(tmp_path: Path) -> None:

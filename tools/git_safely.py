@@ -91,15 +91,17 @@ def run_git(
     limit: int = 1 << 20,
     timeout: float = 2.0,
     given: bytes = b"",
+    overrides: Sequence[str] = (),
 ) -> tuple[int, bytes] | None:
-    """``(exit status, stdout)`` of ``git -c HARDENED… --no-optional-locks ARGS`` in
-    ``root``, ``given`` on its stdin; ``None`` when git is missing, cannot start, writes
-    more than ``limit`` bytes or runs past ``timeout`` (``tools/bounded_run.py``)."""
+    """``(exit status, stdout)`` of ``git -c HARDENED… OVERRIDES… --no-optional-locks
+    ARGS`` in ``root``, ``given`` on its stdin (``overrides``: more ``-c`` options, such as
+    :func:`driver_overrides`'); ``None`` when git is missing, cannot start, writes more
+    than ``limit`` bytes or runs past ``timeout`` (``tools/bounded_run.py``)."""
     git = find_program("git", root)
     if git is None:
         return None
     return run_bounded(
-        [git, *settings(), "--no-optional-locks", *args],
+        [git, *settings(), *overrides, "--no-optional-locks", *args],
         limit=limit,
         seconds=timeout,
         given=given,

@@ -19,13 +19,14 @@ after at most ``cd DIR &&`` or in a ``workdir``. The files are git's own answer:
 diff-files`` lists the tracked files that differ from the index beneath the PATHs, ``git
 checkout-index --prefix`` writes each one's index copy into a temporary folder as
 checkout writes it (line ends and ``ident`` as configured; it takes no lock, so it runs
-where ``.git`` is read-only), five git runs whatever the number of files, each with the
+where ``.git`` is read-only), six git runs whatever the number of files, each with the
 repository's programs switched off (``tools/git_safely.py``) and its output bounded.
-A repository whose config names a filter (Git LFS: checkout would run its program), a
-link, a submodule, a conflict, a mode the file would change, a file not UTF-8, more
-than ``sed_via_shell.MAX_CHANGED`` changed lines or ``MAX_FILES`` files, a PATH matching
-no changed file, or a patch the engine would not write byte for byte as git does
-(``patch_via_shell.writes_exactly``): a command, run (and asked for) as before.
+A file with a ``filter`` attribute (Git LFS: checkout would run its program; every
+driver the config names is switched off besides), a link, a submodule, a conflict, a
+mode the file would change, a file not UTF-8, more than ``sed_via_shell.MAX_CHANGED``
+changed lines or ``MAX_FILES`` files, a PATH matching no changed file, or a patch the
+engine would not write byte for byte as git does (``patch_via_shell.writes_exactly``):
+a command, run (and asked for) as before.
 
 The patch is made from each file's content at confirmation, so it is made only when the
 files are as the call will find them (``Registry.meant``'s ``settled``).
@@ -40,7 +41,7 @@ from collections.abc import Mapping
 
 from frontier.tools import beneath
 from frontier.tools.delete_via_shell import KEPT_MAX, command_words
-from frontier.tools.git_safely import run_git
+from frontier.tools.git_safely import driver_overrides, run_git
 from frontier.tools.patch_via_shell import folder_prefix, writes_exactly
 from frontier.tools.paths import PathError, resolve
 from frontier.tools.sed_via_shell import MAX_CHANGED, MAX_FILES, MAX_PATCH
@@ -67,10 +68,9 @@ def restore_patch(command: object, args: Mapping[str, object], root: str | None)
     if rels is None:
         return None
     listed = run_git(root, ["config", "--list", "--name-only", "-z"])
-    if listed is None or listed[0] != 0:
-        return None
-    if any(name.startswith(b"filter.") for name in listed[1].split(b"\0")):
-        return None  # a smudge program checkout would run: not the index's bytes
+    drivers = driver_overrides(listed[1]) if listed is not None and listed[0] == 0 else None
+    if drivers is None:
+        return None  # no repository, or a driver named so it cannot be switched off
     top = run_git(root, ["rev-parse", "--show-prefix"])  # the root's folder in the repository
     changed = run_git(root, ["--literal-pathspecs", "diff-files", "-z", "--relative", "--", *rels])
     if top is None or top[0] != 0 or changed is None or changed[0] != 0 or not changed[1]:
@@ -78,9 +78,16 @@ def restore_patch(command: object, args: Mapping[str, object], root: str | None)
     files = _changed(changed[1])
     if not files or not _small(root, [blob for _, _, blob in files]):
         return None
+    given = b"".join(rel.encode() + b"\0" for rel, _, _ in files)
+    if _filtered(root, given):
+        return None  # checkout would run its filter's program (Git LFS): not ours to mimic
     with tempfile.TemporaryDirectory(prefix="frontier-restore-") as out:
-        given = b"".join(rel.encode() + b"\0" for rel, _, _ in files)
-        wrote = run_git(root, ["checkout-index", f"--prefix={out}/", "-z", "--stdin"], given=given)
+        wrote = run_git(
+            root,
+            ["checkout-index", f"--prefix={out}/", "-z", "--stdin"],
+            given=given,
+            overrides=drivers,  # and were one missed, its program is switched off
+        )
         if wrote is None or wrote[0] != 0:
             return None
         folder = os.path.join(out, top[1].decode("utf-8", "surrogateescape").rstrip("\n"))
@@ -101,6 +108,16 @@ def restore_patch(command: object, args: Mapping[str, object], root: str | None)
     if not patch or len(patch) > MAX_PATCH or not writes_exactly(root, patch, expected):
         return None
     return patch
+
+
+def _filtered(root: str, given: bytes) -> bool:
+    """Whether any of the files (``given``: NUL-ended names) has a ``filter`` attribute
+    (one ``git check-attr`` run; ``True`` when git cannot say)."""
+    said = run_git(root, ["check-attr", "-z", "--stdin", "filter"], given=given)
+    if said is None or said[0] != 0:
+        return True
+    fields = said[1].split(b"\0")
+    return any(value not in (b"unspecified", b"unset") for value in fields[2:-1:3])
 
 
 def _small(root: str, blobs: list[str]) -> bool:
