@@ -86,6 +86,17 @@ def rebased(patch: str, args: Mapping[str, object], root: str | None, cd: str = 
     return "\n".join(lines)
 
 
+MAX_CHANGED = 400
+"""The most lines (removed + added, over its files) a patch read from a command's result
+(``sed -i``, ``git checkout --``) may change, and
+:data:`MAX_PATCH` its most bytes: the patch is the model's call in every later request,
+where its command was a line (``sed -i 's/ = / := /'`` over 50,000 lines would be 2 MB of
+context, and 90 ms of diffing on the event loop). A larger edit stays a command."""
+MAX_PATCH = 64 * 1024
+MAX_FILES = 100
+"""The most files one such call may change (a glob over more: a command)."""
+
+
 def writes_exactly(root: str, patch: str, expected: Mapping[str, bytes]) -> bool:
     """Whether the patch engine, planning ``patch`` in ``root`` now, writes exactly
     ``expected`` (workspace path → bytes) and nothing else. A patch made from a command's

@@ -112,9 +112,8 @@ class Registry:
         ``settled``: the files are as the call will find them (no earlier call of its
         response still to run that may change them: ``AgentLoop._settled``). Unsettled, a
         call whose patch would be made from a file's content now (an append, ``sed -i``,
-        ``git checkout --``)
-        stays as it is: an earlier edit still to run would find its lines placed wrong, or
-        undone."""
+        ``git checkout --``) stays as it is: an earlier edit still to run would find its
+        lines placed wrong, or undone."""
         meant = self.named(name)
         if meant == "job" and (stopping := stop_args(name, args)) is not None:
             return meant, stopping

@@ -23,7 +23,7 @@ where ``.git`` is read-only), six git runs whatever the number of files, each wi
 repository's programs switched off (``tools/git_safely.py``) and its output bounded.
 A file with a ``filter`` attribute (Git LFS: checkout would run its program; every
 driver the config names is switched off besides), a link, a submodule, a conflict, a
-mode the file would change, a file not UTF-8, more than ``sed_via_shell.MAX_CHANGED``
+mode the file would change, a file not UTF-8, more than ``patch_via_shell.MAX_CHANGED``
 changed lines or ``MAX_FILES`` files, a PATH matching no changed file, or a patch the
 engine would not write byte for byte as git does (``patch_via_shell.writes_exactly``):
 a command, run (and asked for) as before.
@@ -42,9 +42,14 @@ from collections.abc import Mapping
 from frontier.tools import beneath
 from frontier.tools.delete_via_shell import KEPT_MAX, command_words
 from frontier.tools.git_safely import driver_overrides, run_git
-from frontier.tools.patch_via_shell import folder_prefix, writes_exactly
+from frontier.tools.patch_via_shell import (
+    MAX_CHANGED,
+    MAX_FILES,
+    MAX_PATCH,
+    folder_prefix,
+    writes_exactly,
+)
 from frontier.tools.paths import PathError, resolve
-from frontier.tools.sed_via_shell import MAX_CHANGED, MAX_FILES, MAX_PATCH
 from frontier.tools.shell_words import bash_words
 
 _QUIET = frozenset({"-q", "--quiet"})

@@ -43,23 +43,21 @@ from frontier.app.programs import find_program
 from frontier.tools import beneath
 from frontier.tools.bounded_run import run_bounded
 from frontier.tools.delete_via_shell import KEPT_MAX, command_words, regular_file
-from frontier.tools.patch_via_shell import folder_prefix, writes_exactly
+from frontier.tools.patch_via_shell import (
+    MAX_CHANGED,
+    MAX_FILES,
+    MAX_PATCH,
+    folder_prefix,
+    writes_exactly,
+)
 from frontier.tools.paths import PathError
 from frontier.tools.shell_words import Word, bash_words
 
-MAX_CHANGED = 400
-"""The most lines (removed + added, over its files) such a patch may change, and
-:data:`MAX_PATCH` its most bytes: the patch is the model's call in every later request,
-where its command was a line (``sed -i 's/ = / := /'`` over 50,000 lines would be 2 MB of
-context, and 90 ms of diffing on the event loop). A larger edit stays a command."""
-MAX_PATCH = 64 * 1024
 SECONDS = 1.0
 """The longest one file's ``sed`` run may take (a script that loops: the call stays a
 command, bounded by the shell's own timeout as before)."""
 _SHORT = {"E": "-E", "r": "-E", "n": "-n", "s": ""}
 _LONG = {"--regexp-extended": "-E", "--quiet": "-n", "--silent": "-n", "--separate": ""}
-MAX_FILES = 100
-"""The most files one such call may edit (a glob over more: a command)."""
 
 
 def sed_patch(command: object, args: Mapping[str, object], root: str | None) -> str | None:

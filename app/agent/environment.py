@@ -44,13 +44,13 @@ from datetime import date
 from pathlib import Path
 
 from frontier.app.agent.instructions import search_dirs
-
-# the search tools' .gitignore reader and matcher: one meaning of "ignored" everywhere
 from frontier.app.programs import find_program
 from frontier.app.record import record
 from frontier.app.working_dir import gone
 from frontier.tools.beneath import as_shown
 from frontier.tools.git_safely import CONTROL, driver_overrides, git_env, settings
+
+# the search tools' .gitignore reader and matcher: one meaning of "ignored" everywhere
 from frontier.tools.gitignore import RuleSet, _load
 
 TYPE_CHECKING = False  # typing is not imported at run time
