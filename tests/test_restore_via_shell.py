@@ -231,3 +231,17 @@ async def test_a_crlf_file_is_put_back_with_its_line_ends(tmp_path: Path) -> Non
     result = await make_boundary(by_tool).run(ToolCall("c1", name, dict(args)))
     assert result.ok, result.output
     assert (by_tool / "win.txt").read_bytes() == (by_git / "win.txt").read_bytes()
+
+
+def test_a_repository_git_is_slow_on_leaves_the_call_a_command(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The git runs of one call share one budget on the event loop (a huge repository's
+    `diff-files`): spent, the call stays a command rather than the screen waiting."""
+    from frontier.tools import restore_via_shell
+
+    repository(tmp_path)
+    monkeypatch.setattr(restore_via_shell, "SECONDS", 0.0)
+    assert restore_patch("git checkout -- f.txt", {}, str(tmp_path)) is None
+    monkeypatch.setattr(restore_via_shell, "SECONDS", 30.0)
+    assert restore_patch("git checkout -- f.txt", {}, str(tmp_path)) is not None

@@ -68,3 +68,14 @@ def run_bounded(
                 proc.wait()
             proc.stdout.close()
     return status, bytes(out)
+
+
+class Deadline:
+    """The time left of a budget shared by several runs (a call's routing on the event
+    loop: the sum of its runs is what a person waits, not each one)."""
+
+    def __init__(self, seconds: float) -> None:
+        self.end = time.monotonic() + seconds
+
+    def left(self) -> float:
+        return max(0.0, self.end - time.monotonic())

@@ -40,6 +40,7 @@ import tempfile
 from collections.abc import Mapping
 
 from frontier.tools import beneath
+from frontier.tools.bounded_run import Deadline
 from frontier.tools.delete_via_shell import KEPT_MAX, command_words
 from frontier.tools.git_safely import driver_overrides, run_git
 from frontier.tools.patch_via_shell import (
@@ -56,6 +57,9 @@ _QUIET = frozenset({"-q", "--quiet"})
 _RESTORE = frozenset({"-W", "--worktree", *_QUIET})
 _PATHSPEC = frozenset("*?[\\")
 _FILE_MODES = frozenset({"100644", "100755"})
+SECONDS = 1.0
+"""The longest the git runs of one call may take together, on the event loop (a huge
+repository's ``diff-files``): past it the call stays a command."""
 
 
 def restore_patch(command: object, args: Mapping[str, object], root: str | None) -> str | None:
@@ -72,19 +76,24 @@ def restore_patch(command: object, args: Mapping[str, object], root: str | None)
     rels = _rels(paths, args, root, found[0])
     if rels is None:
         return None
-    listed = run_git(root, ["config", "--list", "--name-only", "-z"])
+    deadline = Deadline(SECONDS)
+    listed = run_git(root, ["config", "--list", "--name-only", "-z"], timeout=deadline.left())
     drivers = driver_overrides(listed[1]) if listed is not None and listed[0] == 0 else None
     if drivers is None:
         return None  # no repository, or a driver named so it cannot be switched off
-    top = run_git(root, ["rev-parse", "--show-prefix"])  # the root's folder in the repository
-    changed = run_git(root, ["--literal-pathspecs", "diff-files", "-z", "--relative", "--", *rels])
+    top = run_git(root, ["rev-parse", "--show-prefix"], timeout=deadline.left())  # the root's
+    changed = run_git(
+        root,
+        ["--literal-pathspecs", "diff-files", "-z", "--relative", "--", *rels],
+        timeout=deadline.left(),
+    )
     if top is None or top[0] != 0 or changed is None or changed[0] != 0 or not changed[1]:
         return None
     files = _changed(changed[1])
-    if not files or not _small(root, [blob for _, _, blob in files]):
+    if not files or not _small(root, [blob for _, _, blob in files], deadline):
         return None
     given = b"".join(rel.encode() + b"\0" for rel, _, _ in files)
-    if _filtered(root, given):
+    if _filtered(root, given, deadline):
         return None  # checkout would run its filter's program (Git LFS): not ours to mimic
     with tempfile.TemporaryDirectory(prefix="frontier-restore-") as out:
         wrote = run_git(
@@ -92,6 +101,7 @@ def restore_patch(command: object, args: Mapping[str, object], root: str | None)
             ["checkout-index", f"--prefix={out}/", "-z", "--stdin"],
             given=given,
             overrides=drivers,  # and were one missed, its program is switched off
+            timeout=deadline.left(),
         )
         if wrote is None or wrote[0] != 0:
             return None
@@ -115,23 +125,26 @@ def restore_patch(command: object, args: Mapping[str, object], root: str | None)
     return patch
 
 
-def _filtered(root: str, given: bytes) -> bool:
+def _filtered(root: str, given: bytes, deadline: Deadline) -> bool:
     """Whether any of the files (``given``: NUL-ended names) has a ``filter`` attribute
     (one ``git check-attr`` run; ``True`` when git cannot say)."""
-    said = run_git(root, ["check-attr", "-z", "--stdin", "filter"], given=given)
+    said = run_git(
+        root, ["check-attr", "-z", "--stdin", "filter"], given=given, timeout=deadline.left()
+    )
     if said is None or said[0] != 0:
         return True
     fields = said[1].split(b"\0")
     return any(value not in (b"unspecified", b"unset") for value in fields[2:-1:3])
 
 
-def _small(root: str, blobs: list[str]) -> bool:
+def _small(root: str, blobs: list[str], deadline: Deadline) -> bool:
     """Whether each index copy is at most :data:`KEPT_MAX` bytes (one ``git cat-file
     --batch-check`` run: a repository's blob is its own to size, and checkout writes it)."""
     sized = run_git(
         root,
         ["cat-file", "--batch-check=%(objectsize)"],
         given="".join(b + "\n" for b in blobs).encode(),
+        timeout=deadline.left(),
     )
     if sized is None or sized[0] != 0:
         return False

@@ -41,7 +41,7 @@ from operator import ne
 
 from frontier.app.programs import find_program
 from frontier.tools import beneath
-from frontier.tools.bounded_run import run_bounded
+from frontier.tools.bounded_run import Deadline, run_bounded
 from frontier.tools.delete_via_shell import KEPT_MAX, command_words, regular_file
 from frontier.tools.patch_via_shell import (
     MAX_CHANGED,
@@ -54,8 +54,8 @@ from frontier.tools.paths import PathError
 from frontier.tools.shell_words import Word, bash_words
 
 SECONDS = 1.0
-"""The longest one file's ``sed`` run may take (a script that loops: the call stays a
-command, bounded by the shell's own timeout as before)."""
+"""The longest the ``sed`` runs of one call may take together, on the event loop (a
+script that loops: the call stays a command, bounded by the shell's own timeout)."""
 _SHORT = {"E": "-E", "r": "-E", "n": "-n", "s": ""}
 _LONG = {"--regexp-extended": "-E", "--quiet": "-n", "--silent": "-n", "--separate": ""}
 
@@ -78,8 +78,9 @@ def sed_patch(command: object, args: Mapping[str, object], root: str | None) -> 
     diffs: list[str] = []
     expected: dict[str, bytes] = {}
     budget = [MAX_CHANGED]
+    deadline = Deadline(SECONDS)
     for rel in files:
-        edit = _edited(root, rel, options, scripts, budget)
+        edit = _edited(root, rel, options, scripts, budget, deadline)
         if edit is None:
             return None
         if edit[0]:
@@ -187,7 +188,12 @@ def _options(words: list[Word]) -> tuple[list[str], list[str], list[Word]] | Non
 
 
 def _edited(
-    root: str, rel: str, options: list[str], scripts: list[str], budget: list[int]
+    root: str,
+    rel: str,
+    options: list[str],
+    scripts: list[str],
+    budget: list[int],
+    deadline: Deadline,
 ) -> tuple[str, bytes] | None:
     """``(diff, bytes)`` of ``rel`` as sed leaves it (diff ``""``: unchanged); ``None``
     when it is not a text file this can say as a patch, sed would not edit it, or it
@@ -203,7 +209,7 @@ def _edited(
     argv = ["--sandbox", *options]
     for script in scripts:
         argv += ["-e", script]
-    edited = run_sed(argv, data, root=root)
+    edited = run_sed(argv, data, deadline.left(), root)
     if edited is None:
         return None
     if edited == data:
