@@ -7,6 +7,7 @@ after).
 
 from __future__ import annotations
 
+import asyncio
 import json
 import shutil
 from pathlib import Path
@@ -121,3 +122,47 @@ async def test_the_model_s_command_is_shown_beside_the_call_it_became(tmp_path: 
     assert f"from the model's command: {command}" in (describe(ready) or "")
     assert call_summary(ready.call)[0] == f"settings.py ← {command}"
     assert (tmp_path / "settings.py").read_text() == "PORT = 9000\n"
+
+
+async def test_a_shell_call_is_read_off_the_event_loop(tmp_path: Path) -> None:
+    """Reading a shell call as a file tool's may run sed or git (up to a second on a huge
+    repository): it runs in a worker thread, so the screen (the event loop) goes on. Here
+    the reading, once begun, waits for the loop to run a watcher; on the loop itself it
+    would wait in vain (and give up after 10 s, the test failing)."""
+    import threading
+
+    registry = default_registry()
+    real = registry.meant
+    begun, loop_ran = threading.Event(), threading.Event()
+    waited: list[bool] = []
+
+    def meant(*args: object, **kwargs: object) -> object:
+        if args[0] == "shell":
+            begun.set()
+            waited.append(loop_ran.wait(timeout=10))
+        return real(*args, **kwargs)  # type: ignore[arg-type]
+
+    registry.meant = meant  # type: ignore[method-assign]
+
+    async def watcher() -> None:
+        await asyncio.to_thread(begun.wait, 30)
+        loop_ran.set()  # the loop ran this while the reading was under way
+
+    (tmp_path / "f.txt").write_text("a\n")
+    client = ScriptedClient(
+        [([*native_chunks([("s", "shell", json.dumps({"command": "echo b >> f.txt"}))]), END],
+          "tool_calls"), DONE]
+    )  # fmt: skip
+    loop = AgentLoop(
+        client=client,
+        boundary=make_boundary(tmp_path, registry=registry),
+        registry=registry,
+        mode=get_mode("native-inc"),
+        root=str(tmp_path),
+    )
+    watching = asyncio.create_task(watcher())
+    await loop.send("go")
+    await watching
+    assert waited == [True]  # the loop ran the watcher while the call was being read
+    assert client.requests[1][-2]["tool_calls"][0]["function"]["name"] == "apply_patch"
+    assert (tmp_path / "f.txt").read_text() == "a\nb\n"

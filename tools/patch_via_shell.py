@@ -91,7 +91,7 @@ MAX_CHANGED = 400
 (``sed -i``, ``git checkout --``) may change, and
 :data:`MAX_PATCH` its most bytes: the patch is the model's call in every later request,
 where its command was a line (``sed -i 's/ = / := /'`` over 50,000 lines would be 2 MB of
-context, and 90 ms of diffing on the event loop). A larger edit stays a command."""
+context, and 90 ms of diffing before the call starts). A larger edit stays a command."""
 MAX_PATCH = 64 * 1024
 MAX_FILES = 100
 """The most files one such call may change (a glob over more: a command)."""

@@ -58,8 +58,8 @@ _RESTORE = frozenset({"-W", "--worktree", *_QUIET})
 _PATHSPEC = frozenset("*?[\\")
 _FILE_MODES = frozenset({"100644", "100755"})
 SECONDS = 1.0
-"""The longest the git runs of one call may take together, on the event loop (a huge
-repository's ``diff-files``): past it the call stays a command."""
+"""The longest the git runs of one call may take together (a huge repository's
+``diff-files``): past it the call stays a command; the call waits on them."""
 
 
 def restore_patch(command: object, args: Mapping[str, object], root: str | None) -> str | None:

@@ -54,8 +54,8 @@ from frontier.tools.paths import PathError
 from frontier.tools.shell_words import Word, bash_words
 
 SECONDS = 1.0
-"""The longest the ``sed`` runs of one call may take together, on the event loop (a
-script that loops: the call stays a command, bounded by the shell's own timeout)."""
+"""The longest the ``sed`` runs of one call may take together (a script that loops: the
+call stays a command, bounded by the shell's own timeout); the call waits on them."""
 _SHORT = {"E": "-E", "r": "-E", "n": "-n", "s": ""}
 _LONG = {"--regexp-extended": "-E", "--quiet": "-n", "--silent": "-n", "--separate": ""}
 
@@ -109,7 +109,7 @@ def _files(
             continue
         folder, _, _name = word.pattern.rpartition("/")
         if word.pattern.startswith("/") or glob.has_magic(folder):
-            return None  # absolute, or a walk of folders (*/*/*.py) on the event loop
+            return None  # absolute, or a walk of the folders below (*/*/*.py): bash's
         matched = sorted(glob.glob(glob.escape(base) + word.pattern, root_dir=root))
         if not matched or len(names) + len(matched) > MAX_FILES:
             return None

@@ -19,7 +19,7 @@ import asyncio
 import codecs
 import contextlib
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
 from frontier.app.agent.continuation import Prefill, open_stream
@@ -306,6 +306,9 @@ class _Response:
     refused: dict[str, ToolResult] = field(default_factory=dict)
     """Calls past the per-response limit (``max_calls``), by id, and their
     ``not_executed`` results: paired like any call, never given to the boundary."""
+    routed: set[str] = field(default_factory=set)
+    """Shell calls already read as the file tool's call they mean (``AgentLoop._routed``):
+    ``_registered`` takes them as they are."""
     shapes: dict[tuple[object, ...], ToolCall] = field(default_factory=dict)
     """The calls of this response by ``repeats.shape``: the first of each (a twin of one
     is not run)."""
@@ -944,6 +947,7 @@ class AgentLoop:
                     self._emit(StreamBytes(len(out.raw), data))
                     out.raw += data
                 scheduled = len(out.tasks)
+                events = await self._routed(events, out)
                 if self._handle(events, out, decoder, response_id):
                     break
                 if len(out.tasks) > scheduled:
@@ -961,13 +965,14 @@ class AgentLoop:
             self._emit(ResponseEnded("stopped"))
         elif not out.stopped and out.finish_reason != "error":
             clean = is_clean(out.finish_reason)
-            self._handle(adapter.finish(clean), out, decoder, response_id)
+            finished = await self._routed(adapter.finish(clean), out)
+            self._handle(finished, out, decoder, response_id)
             if not clean or adapter.truncated_calls:  # (a "clean" end inside a call's JSON)
                 self._truncated(out, adapter, decoder, response_id)
             elif self.mode.native and not out.calls and out.failure is None:
                 self._call_as_text(out, decoder, response_id)
         elif cut_by_passing_error(out):  # an overload mid-reply: cut, as a disconnect cuts
-            self._handle(adapter.finish(False), out, decoder, response_id)
+            self._handle(await self._routed(adapter.finish(False), out), out, decoder, response_id)
             out.detail = out.detail or (out.error or "")
             self._truncated(out, adapter, decoder, response_id)
         for note in adapter.notes():  # e.g. events the server sent that could not be read
@@ -1160,18 +1165,52 @@ class AgentLoop:
             name = self.registry.named(event.name)
             if name != event.name:
                 return CallStarted(event.id, name, event.offset, event.replaces)
-        elif isinstance(event, CallReady):
+        elif isinstance(event, CallReady) and event.call.id not in out.routed:
             call = event.call
             settled = self._settled(out)
             name, args = self.registry.meant(call.name, call.args, self.root, settled=settled)
-            if name != call.name or args is not call.args:
-                origin = ""
-                if name != "shell" and self.registry.named(call.name) == "shell":
-                    from frontier.tools.patch_via_shell import shell_line
-
-                    origin = shell_line(call.args)  # `sed -i …` run as apply_patch
-                return CallReady(ToolCall(call.id, name, args, call.offset, origin))
+            return self._meaning(event, name, args)
         return event
+
+    def _meaning(self, event: CallReady, name: str, args: Mapping[str, Any]) -> CallReady:
+        """``event`` with its call as ``name(args)``, the call ``Registry.meant`` read it
+        as; a shell call read as a file tool's keeps the model's command (``origin``)."""
+        call = event.call
+        if name == call.name and args is call.args:
+            return event
+        origin = ""
+        if name != "shell" and self.registry.named(call.name) == "shell":
+            from frontier.tools.patch_via_shell import shell_line
+
+            origin = shell_line(call.args)  # `sed -i …` run as apply_patch
+        return CallReady(ToolCall(call.id, name, args, call.offset, origin))
+
+    async def _routed(self, events: list[Event], out: _Response) -> list[Event]:
+        """``events`` with each shell call read as the file tool's call it means, in a
+        worker thread: reading one may run ``sed`` or ``git`` (up to a second, a huge
+        repository's ``diff-files``), and the screen goes on meanwhile. Settled as
+        ``_registered`` would judge it, an earlier call of this same batch that changes
+        files counting as not run yet. Other calls are read as they come (cheap)."""
+        if not any(isinstance(e, CallReady) for e in events):
+            return events
+        routed = list(events)
+        pending = False
+        for index, event in enumerate(events):
+            if not isinstance(event, CallReady):
+                continue
+            call = event.call
+            meant = self.registry.named(call.name)
+            if meant == "shell":
+                settled = not pending and self._settled(out)
+                name, args = await asyncio.to_thread(
+                    self.registry.meant, call.name, call.args, self.root, settled=settled
+                )
+                routed[index] = event = self._meaning(event, name, args)
+                out.routed.add(call.id)
+                meant = event.call.name
+            tool = self.registry.get(meant)
+            pending = pending or (tool is not None and tool.spec.mutates)
+        return routed
 
     def _settled(self, out: _Response) -> bool:
         """Whether the workspace a call confirmed now reads is the one it will run in:
