@@ -82,7 +82,8 @@ def every_tool() -> list[Call]:
         ("read", {"path": "notes.txt"}),
         ("grep", {"pattern": "notes"}),
         ("glob", {"pattern": "**/*"}),
-        ("shell", {"command": "printf 'shell\\n' >> notes.txt"}),
+        # `&& true`: a command (alone, the append is read as apply_patch's call)
+        ("shell", {"command": "printf 'shell\\n' >> notes.txt && true"}),
     ]
     return [Call(f"call_{n}", name, args(**a)) for n, (name, a) in enumerate(calls, 2)]
 

@@ -8,6 +8,7 @@ The content read is checked against what bash itself writes, case by case.
 
 from __future__ import annotations
 
+import shlex
 import shutil
 import subprocess
 from collections.abc import Mapping
@@ -39,6 +40,11 @@ WRITES = [
     "echo 'two  spaces'   kept apart > src/out.txt",
     "echo > empty.txt",
     "echo done>a.txt",
+    "printf 'line one\\nline two\\n' > lines.txt",  # printf's escapes, as the program writes
+    "printf '%s = %d\\n' width 80 height 24 > src/dims.txt",  # the format reused
+    'printf "no newline at the end" > open.txt',
+    "cd src && printf '\\tTab\\u00e9\\n' > t.txt",
+    "printf -- '--flag\\n' > flags.txt",
 ]
 
 
@@ -68,6 +74,12 @@ STAYS = [
     "echo -n x > a.py",
     "echo $HOME > a.py",
     "echo a 2> a.py",
+    "printf '%s\\n' $HOME > a.py",  # bash expands it
+    "printf -v x 'y' > a.py",  # bash's own printf: sets a variable
+    "printf '%q\\n' 'a b' > a.py",  # bash's %q quotes otherwise than the program's
+    "printf '%d\\n' abc > a.py",  # fails: left to bash, which says so
+    "printf '%s' * > a.py",  # a glob
+    "printf 'a' 2> a.py",
     "echo a > a.py; ls",
     "echo a | tee a.py",
     "echo 'a # b' > a.py",
@@ -138,6 +150,7 @@ def test_whatever_the_body_bash_writes_what_was_read(
 
 APPENDS = [
     "cat >> .gitignore <<'EOF'\n.env\n.venv/\nEOF",
+    "printf '%s\\n' .env .venv/ >> .gitignore",
     "echo .env.local >> .gitignore",
     "cat >> notes.md <<'EOF'\nnew file made by >>\nEOF",  # missing: made, as >> does
     "echo first >> empty.txt",
@@ -211,3 +224,30 @@ def test_reading_any_shell_call_never_raises(command: str) -> None:
     root = Path(__file__).parent / "examples"
     name, args = default_registry().meant("shell", {"command": command}, str(root))
     assert name in ("shell", "write", "apply_patch") and isinstance(args, Mapping)
+
+
+PIECES = ["%s", "%d", "\\n", "\\t", "x", " ", "%5s", "%-3s|", "%%", "\\\\", "%c", "%x",
+          "%05.1f", "\\u00e9", "%b", "'"]  # fmt: skip
+ARGS = ["a", "12", "-3", "b c", "0x1f", "1.5", "", "\\n", "é"]
+
+
+@needs_bash
+@settings(max_examples=60, deadline=None)
+@given(
+    fmt=st.lists(st.sampled_from(PIECES), min_size=1, max_size=6).map("".join),
+    given_args=st.lists(st.sampled_from(ARGS), max_size=4),
+)
+def test_whatever_printf_is_given_the_file_holds_what_bash_writes(
+    tmp_path_factory: pytest.TempPathFactory, fmt: str, given_args: list[str]
+) -> None:
+    """Random formats and arguments: when `printf … > out.txt` is read as a write, the
+    content is what bash's own printf writes there (the program run to say it is not
+    bash's builtin); when it is not read so, it stays a command."""
+    ws = tmp_path_factory.mktemp("printf")
+    command = " ".join(["printf", shlex.quote(fmt), *map(shlex.quote, given_args), "> out.txt"])
+    found = write_in_command(command, {}, str(ws))
+    if found is None:
+        return
+    subprocess.run(["bash", "-c", command], cwd=ws, timeout=30, check=False)
+    assert found[0] == "out.txt"
+    assert (ws / "out.txt").read_bytes() == found[1].encode(), command

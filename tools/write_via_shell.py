@@ -11,9 +11,11 @@ as any edit, refused over a file not read, and the model is shown its call as ``
 
 Only a command that is nothing else counts: ``cat > PATH <<'EOF'`` (or ``cat <<'EOF' >
 PATH``), the body, the delimiter's line; or ``echo WORDS > PATH`` on one line, with
-nothing bash would expand and no option; before it at most ``cd DIR &&`` and ``mkdir -p
-DIR &&`` for the file's own folder (which ``write`` makes). The body is the file's text
-exactly as bash would write it: a quoted delimiter (``'EOF'``) leaves it as it is; an
+nothing bash would expand and no option; or ``printf FORMAT ARGS > PATH``, its content
+what the printf program writes for those words (:func:`_printf`); before it at
+most ``cd DIR &&`` and ``mkdir -p DIR &&`` for the file's own folder (which ``write``
+makes). The body is the file's text exactly as bash would write it: a quoted delimiter
+(``'EOF'``) leaves it as it is; an
 unquoted one expands ``$``, backquotes and backslashes, so a body holding none of them
 counts, one holding any stays a command. ``>>`` appends: the patch that adds the lines
 at the end (:func:`append_call`; a missing file: the ``write`` that makes it; a file with
@@ -29,8 +31,11 @@ import re
 import shlex
 from collections.abc import Mapping
 
+from frontier.app.programs import find_program
+from frontier.tools.bounded_run import run_bounded
 from frontier.tools.patch_via_shell import SHELLS, rebased
 from frontier.tools.paths import PathError, resolve
+from frontier.tools.shell_words import bash_words
 
 _PATH = r"(?P<path>'[^'\n]+'|\"[^\"\n$`\\]+\"|[^\s;&|<>()'\"`$\\]+)"
 _DOC = r"<<(?P<strip>-?)[ \t]*(?P<quote>['\"]?)(?P<delim>[A-Za-z_]\w{0,63})(?P=quote)"
@@ -85,7 +90,7 @@ def _script(script: str, op: str) -> tuple[str, str, str] | None:
     (found by lines: linear whatever the script)."""
     first, _, rest = script.lstrip().rstrip("\n").partition("\n")
     (cd, made), line = _before(first.strip())
-    if line is not None and not rest and (echoed := _echo(line, op)) is not None:
+    if line is not None and not rest and (echoed := _echo(line, op) or _printf(line, op)):
         if made and not _within(echoed[0], made):
             return None
         return echoed[0], echoed[1], cd
@@ -137,6 +142,49 @@ def _echo(line: str, op: str) -> tuple[str, str] | None:
     if not path or path.endswith("/"):
         return None
     return path, " ".join(said) + "\n"
+
+
+_PRINTF = re.compile(rf"(?P<call>printf[ \t].*?)[ \t]*(?P<op>>>?)[ \t]*{_PATH}[ \t]*")
+PRINTF_SECONDS = 1.0
+"""The longest ``printf`` may take to say what it writes (a huge width: ``%999999999d``)."""
+
+
+def _printf(line: str, op: str) -> tuple[str, str] | None:
+    """``(path, content)`` of ``printf FORMAT [ARGS] > PATH`` alone: what the program
+    writes, run on the words bash would give it (``tools/shell_words.py``: nothing
+    expanded); ``None`` for anything else, an option (``-v``), a conversion only bash's
+    own printf has (``%q`` quotes otherwise, ``%(…)T``), a failure or output that is not
+    UTF-8."""
+    found = _PRINTF.fullmatch(line)
+    if found is None or found.group("op") != op or _FD_REDIRECT.search(line):
+        return None
+    words = bash_words(found.group("call"))
+    if words is None or len(words) < 2 or any(w.pattern is not None for w in words):
+        return None
+    given = [w.text for w in words[1:]]
+    if given[0] == "--":  # both printfs take it as the end of options
+        given = given[1:]
+    elif given[0].startswith("-"):
+        return None  # bash's -v: sets a variable, writes nothing
+    if not given or any("%q" in w or "%(" in w for w in given):
+        return None
+    program = find_program("printf")
+    ran = (
+        run_bounded([program, "--", *given], limit=4 * 1024 * 1024, seconds=PRINTF_SECONDS)
+        if program is not None
+        else None
+    )
+    if ran is None or ran[0] != 0:
+        return None
+    try:
+        content = ran[1].decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    raw = found.group("path")
+    path = raw[1:-1] if raw[:1] in "'\"" else raw
+    if any(c in path for c in "*?[~") or path.endswith("/"):
+        return None
+    return path, content
 
 
 def _before(line: str) -> tuple[tuple[str, str], str | None]:
