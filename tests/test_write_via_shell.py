@@ -77,6 +77,8 @@ STAYS = [
     "printf '%s\\n' $HOME > a.py",  # bash expands it
     "printf -v x 'y' > a.py",  # bash's own printf: sets a variable
     "printf '%q\\n' 'a b' > a.py",  # bash's %q quotes otherwise than the program's
+    "printf '%-8q|\\n' 'a b' > a.py",
+    "printf '%(%Y)T\\n' > a.py",  # bash's only
     "printf '%d\\n' abc > a.py",  # fails: left to bash, which says so
     "printf '%s' * > a.py",  # a glob
     "printf 'a' 2> a.py",

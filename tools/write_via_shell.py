@@ -15,13 +15,12 @@ nothing bash would expand and no option; or ``printf FORMAT ARGS > PATH``, its c
 what the printf program writes for those words (:func:`_printf`); before it at
 most ``cd DIR &&`` and ``mkdir -p DIR &&`` for the file's own folder (which ``write``
 makes). The body is the file's text exactly as bash would write it: a quoted delimiter
-(``'EOF'``) leaves it as it is; an
-unquoted one expands ``$``, backquotes and backslashes, so a body holding none of them
-counts, one holding any stays a command. ``>>`` appends: the patch that adds the lines
-at the end (:func:`append_call`; a missing file: the ``write`` that makes it; a file with
-CR, no final line break, not UTF-8 or over 4 MiB: a command). ``tee``, a second command,
-a path the shell would expand (``~``, ``$``, a glob) or one outside the workspace: a
-command, run as before.
+(``'EOF'``) leaves it as it is; an unquoted one expands ``$``, backquotes and
+backslashes, so a body holding none of them counts, one holding any stays a command.
+``>>`` appends: the patch that adds the lines at the end (:func:`append_call`; a missing
+file: the ``write`` that makes it; a file with CR, no final line break, not UTF-8 or over
+4 MiB: a command). ``tee``, a second command, a path the shell would expand (``~``,
+``$``, a glob) or one outside the workspace: a command, run as before.
 """
 
 from __future__ import annotations
@@ -67,7 +66,7 @@ def write_in_command(
             return None
     if not isinstance(command, str):
         return None
-    found = _script(command, op)
+    found = _script(command, op, root)
     if found is None:
         return None
     path, content, cd = found
@@ -85,12 +84,12 @@ def write_in_command(
     return path, content
 
 
-def _script(script: str, op: str) -> tuple[str, str, str] | None:
+def _script(script: str, op: str, root: str | None) -> tuple[str, str, str] | None:
     """``(path, content, cd folder)`` when ``script`` is the here-document write alone
     (found by lines: linear whatever the script)."""
     first, _, rest = script.lstrip().rstrip("\n").partition("\n")
     (cd, made), line = _before(first.strip())
-    if line is not None and not rest and (echoed := _echo(line, op) or _printf(line, op)):
+    if line is not None and not rest and (echoed := _echo(line, op) or _printf(line, op, root)):
         if made and not _within(echoed[0], made):
             return None
         return echoed[0], echoed[1], cd
@@ -145,11 +144,14 @@ def _echo(line: str, op: str) -> tuple[str, str] | None:
 
 
 _PRINTF = re.compile(rf"(?P<call>printf[ \t].*?)[ \t]*(?P<op>>>?)[ \t]*{_PATH}[ \t]*")
+_BASH_ONLY = re.compile(r"%[-+ #0-9.*]*[q(]")
+"""Conversions the program and bash's own printf write differently: ``%q`` (quoted
+otherwise), ``%(…)T`` (bash's only)."""
 PRINTF_SECONDS = 1.0
 """The longest ``printf`` may take to say what it writes (a huge width: ``%999999999d``)."""
 
 
-def _printf(line: str, op: str) -> tuple[str, str] | None:
+def _printf(line: str, op: str, root: str | None) -> tuple[str, str] | None:
     """``(path, content)`` of ``printf FORMAT [ARGS] > PATH`` alone: what the program
     writes, run on the words bash would give it (``tools/shell_words.py``: nothing
     expanded); ``None`` for anything else, an option (``-v``), a conversion only bash's
@@ -166,9 +168,9 @@ def _printf(line: str, op: str) -> tuple[str, str] | None:
         given = given[1:]
     elif given[0].startswith("-"):
         return None  # bash's -v: sets a variable, writes nothing
-    if not given or any("%q" in w or "%(" in w for w in given):
+    if not given or any(_BASH_ONLY.search(w) for w in given):
         return None
-    program = find_program("printf")
+    program = find_program("printf", root)
     ran = (
         run_bounded([program, "--", *given], limit=4 * 1024 * 1024, seconds=PRINTF_SECONDS)
         if program is not None
