@@ -7,9 +7,11 @@ command.
 from __future__ import annotations
 
 import glob
+import os
 import shlex
 import shutil
 import subprocess
+from collections.abc import Mapping
 from pathlib import Path
 
 import pytest
@@ -302,3 +304,50 @@ def test_sed_run_to_read_the_edit_runs_nothing_and_writes_nothing(
     command = f"sed -i '{script.format(m=marker)}' app.py"
     assert default_registry().meant("shell", {"command": command}, str(tmp_path))[0] == "shell"
     assert not marker.exists()
+
+
+_FUZZ_ROOT: list[Path] = []
+
+
+def fuzz_root(factory: pytest.TempPathFactory) -> Path:
+    """One workspace for every example: a git repository with a committed file changed,
+    a deleted one, CRLF and binary files."""
+    if not _FUZZ_ROOT:
+        root = factory.mktemp("fuzz")
+        workspace(root)
+        (root / "blob.bin").write_bytes(b"\x00\xff")
+        if shutil.which("git"):
+            env = {**os.environ, "GIT_CONFIG_GLOBAL": os.devnull, "GIT_AUTHOR_NAME": "t",
+                   "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t",
+                   "GIT_COMMITTER_EMAIL": "t@t"}  # fmt: skip
+            for argv in (["init", "-q"], ["add", "-A"], ["commit", "-qm", "c"]):
+                subprocess.run(["git", *argv], cwd=root, env=env, check=True, timeout=60)
+            (root / "app.py").write_text("changed\n")
+            (root / "open.txt").unlink()
+        _FUZZ_ROOT.append(root)
+    return _FUZZ_ROOT[0]
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(
+        st.sampled_from(
+            ["sed ", "-i ", "-E ", "-n ", "-e ", "'s/a/b/' ", "'s/$/x/g' ", "':a;ba' ",
+             "app.py ", "*.py ", "src/*.py ", "crlf.txt ", "blob.bin ", "-- ", "git ",
+             "checkout ", "restore ", "--staged ", ". ", "printf ", "'%s\\n' ", "> ", ">> ",
+             "out.txt", "\"$x\" ", "&& ", "; ", "cd src && ", "'", '"', "\\", "\n", "-ie "]
+        ),
+        max_size=12,
+    ).map("".join)
+)  # fmt: skip
+def test_reading_any_sed_git_or_printf_call_never_raises(
+    tmp_path_factory: pytest.TempPathFactory, command: str
+) -> None:
+    """The model's command is untrusted: whatever the words, reading it (sed run with
+    --sandbox, git, printf) gives a call or leaves a command, never an exception, and
+    writes nothing."""
+    root = fuzz_root(tmp_path_factory)
+    before = tree(root)
+    name, args = default_registry().meant("shell", {"command": command}, str(root))
+    assert name in ("shell", "write", "apply_patch") and isinstance(args, Mapping)
+    assert tree(root) == before
