@@ -138,10 +138,17 @@ def test_kill_right_after_a_tool_finished(
         started,
         lambda e: e["type"] == "tool_finished" and e["name"] == "write",
     )
-    # tool_finished is printed after the result commit: nothing is left to reconcile,
-    # and NOTES.md is whole and exactly the write's post-image.
-    assert check.recovered == []
-    assert check.phase in ("after", "before")
+    # tool_finished is printed after the result commit: the write is never reconciled,
+    # and NOTES.md is whole and exactly the write's post-image. The kill lands when this
+    # test reads that line; on a loaded machine the run has often gone on by then to
+    # start the demo's next call (`c5`, a shell command), whose outcome is unknown:
+    # reconciled `interrupted`, never run again.
+    assert "write" not in check.detail, check.detail
+    if check.recovered:
+        assert (check.phase, check.recovered) == ("during", ["interrupted"])
+        assert check.detail == "c5 shell → interrupted", check.detail
+    else:
+        assert check.phase in ("after", "before")
     assert (check.workspace / "NOTES.md").read_bytes() == states.final["NOTES.md"]
     assert_clean(check)
 
