@@ -166,3 +166,20 @@ async def test_a_shell_call_is_read_off_the_event_loop(tmp_path: Path) -> None:
     assert waited == [True]  # the loop ran the watcher while the call was being read
     assert client.requests[1][-2]["tool_calls"][0]["function"]["name"] == "apply_patch"
     assert (tmp_path / "f.txt").read_text() == "a\nb\n"
+
+
+@pytest.mark.skipif(shutil.which("sed") is None, reason="sed is not installed")
+@pytest.mark.parametrize("command", ["echo e >> f.txt", "sed -i 's/a/aa/' f.txt"])
+async def test_a_copy_of_a_routed_call_in_the_same_reply_is_not_run(
+    tmp_path: Path, command: str
+) -> None:
+    """A parser that re-emits a call (Qwen's, LocalAI's) sends the same command twice in
+    one reply: the copy is a twin and is not run. Read as a patch, the first would leave
+    the copy unsettled, a command again, no twin of it: appended or edited twice."""
+    (tmp_path / "f.txt").write_text("a\n")
+    calls = [(i, "shell", json.dumps({"command": command})) for i in ("x", "y")]
+    client = await run_response(tmp_path, calls, "native-inc")
+    results = [m["content"] for m in client.requests[1] if m.get("role") == "tool"]
+    assert len(results) == 2 and "not run: the same call as x" in results[1]
+    expected = "a\ne\n" if command.startswith("echo") else "aa\n"
+    assert (tmp_path / "f.txt").read_text() == expected

@@ -309,6 +309,11 @@ class _Response:
     routed: set[str] = field(default_factory=set)
     """Shell calls already read as the file tool's call they mean (``AgentLoop._routed``):
     ``_registered`` takes them as they are."""
+    readings: dict[tuple[object, ...], list[tuple[ToolCall, str, Mapping[str, Any]]]] = field(
+        default_factory=dict
+    )
+    """Each shell call of this response as the model wrote it, by ``repeats.shape``, and
+    what it was read as: a copy of one is read the same, so the twin rule still finds it."""
     shapes: dict[tuple[object, ...], ToolCall] = field(default_factory=dict)
     """The calls of this response by ``repeats.shape``: the first of each (a twin of one
     is not run)."""
@@ -1201,10 +1206,16 @@ class AgentLoop:
             call = event.call
             meant = self.registry.named(call.name)
             if meant == "shell":
-                settled = not pending and self._settled(out)
-                name, args = await asyncio.to_thread(
-                    self.registry.meant, call.name, call.args, self.root, settled=settled
-                )
+                same = out.readings.setdefault(shape(call), [])
+                earlier = next((r for r in same if r[0].args == call.args), None)
+                if earlier is not None:  # a copy (a parser re-emitting it): read the same,
+                    name, args = earlier[1], earlier[2]  # so `_twin` refuses it
+                else:
+                    settled = not pending and self._settled(out)
+                    name, args = await asyncio.to_thread(
+                        self.registry.meant, call.name, call.args, self.root, settled=settled
+                    )
+                    same.append((call, name, args))
                 routed[index] = event = self._meaning(event, name, args)
                 out.routed.add(call.id)
                 meant = event.call.name
