@@ -150,24 +150,16 @@ class Registry:
                 return "apply_patch", {"patch": patch}
             from frontier.tools.delete_via_shell import deleted_in_command
             from frontier.tools.move_via_shell import moved_in_command
+            from frontier.tools.restore_via_shell import restore_patch
+            from frontier.tools.sed_via_shell import sed_patch
 
-            removal = deleted_in_command(args.get("command"), args, root)
-            if removal is not None:
-                return "apply_patch", {"patch": removal}
-            move = moved_in_command(args.get("command"), args, root)
-            if move is not None:
-                return "apply_patch", {"patch": move}
-            if settled:
-                from frontier.tools.sed_via_shell import sed_patch
-
-                sed = sed_patch(args.get("command"), args, root)
-                if sed is not None:
-                    return "apply_patch", {"patch": sed}
-                from frontier.tools.restore_via_shell import restore_patch
-
-                restored = restore_patch(args.get("command"), args, root)
-                if restored is not None:
-                    return "apply_patch", {"patch": restored}
+            readers = [deleted_in_command, moved_in_command]
+            if settled:  # made from the files' content now
+                readers += [sed_patch, restore_patch]
+            for read in readers:
+                patch = read(args.get("command"), args, root)
+                if patch is not None:
+                    return "apply_patch", {"patch": patch}
         if meant == "shell" and "write" in self._tools:
             from frontier.tools.write_via_shell import write_in_command
 
