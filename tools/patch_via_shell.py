@@ -15,7 +15,8 @@ from __future__ import annotations
 
 import re
 import shlex
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
+from operator import ne
 
 from frontier.tools.paths import PathError, resolve
 
@@ -111,6 +112,45 @@ def writes_exactly(root: str, patch: str, expected: Mapping[str, bytes]) -> bool
     except (PatchError, OSError):
         return False
     return not plan.already and {c.path: c.new for c in plan.changes} == dict(expected)
+
+
+def result_patch(
+    root: str, changes: Iterable[tuple[str, bytes | None, bytes] | None]
+) -> str | None:
+    """The patch a command's result stands for (``sed -i``'s, ``git checkout``'s): each
+    ``(path, bytes now or None when missing, bytes the command writes)`` as a diff, at most
+    :data:`MAX_CHANGED` lines over them and :data:`MAX_PATCH` bytes, checked by
+    :func:`writes_exactly`; ``None`` when a file cannot be said so (an item ``None``, not
+    UTF-8, over the bound) or nothing changes. ``changes`` is read one file at a time, so
+    a bound passed stops the work the next would cost (a ``sed`` run each)."""
+    from frontier.tools.diffing import changed_lines, line_keys, render, text_opcodes
+
+    budget = MAX_CHANGED
+    diffs: list[str] = []
+    expected: dict[str, bytes] = {}
+    for change in changes:
+        if change is None:
+            return None
+        path, now, then = change
+        if then == now:
+            continue  # unchanged (by sed; only its timestamps, for git)
+        try:
+            old, new = (now.decode("utf-8") if now is not None else None), then.decode("utf-8")
+        except UnicodeDecodeError:
+            return None
+        a, b = line_keys(old), line_keys(new)
+        if len(a) == len(b) and sum(map(ne, a, b)) * 2 > budget:
+            return None  # line for line (most s///): too many changed, known without a diff
+        ops = text_opcodes(a, b)
+        budget -= changed_lines(ops)
+        if budget < 0:
+            return None
+        diffs.append(render(path, old, new, a, b, ops)[0])
+        expected[path] = then
+    patch = "".join(diffs)
+    if not patch or len(patch) > MAX_PATCH or not writes_exactly(root, patch, expected):
+        return None
+    return patch
 
 
 def shell_line(args: Mapping[str, object]) -> str:

@@ -43,13 +43,7 @@ from frontier.tools import beneath
 from frontier.tools.bounded_run import Deadline
 from frontier.tools.delete_via_shell import KEPT_MAX, command_words
 from frontier.tools.git_safely import driver_overrides, run_git
-from frontier.tools.patch_via_shell import (
-    MAX_CHANGED,
-    MAX_FILES,
-    MAX_PATCH,
-    folder_prefix,
-    writes_exactly,
-)
+from frontier.tools.patch_via_shell import MAX_FILES, folder_prefix, result_patch
 from frontier.tools.paths import PathError, resolve
 from frontier.tools.shell_words import bash_words
 
@@ -106,23 +100,10 @@ def restore_patch(command: object, args: Mapping[str, object], root: str | None)
         if wrote is None or wrote[0] != 0:
             return None
         folder = os.path.join(out, top[1].decode("utf-8", "surrogateescape").rstrip("\n"))
-        diffs: list[str] = []
-        expected: dict[str, bytes] = {}
-        budget = MAX_CHANGED
-        for rel, deleted, _ in files:
-            back = _put_back(root, rel, deleted, os.path.join(folder, rel))
-            if back is None:
-                return None
-            budget -= back[1]
-            if budget < 0:
-                return None
-            if back[0]:
-                diffs.append(back[0])
-                expected[rel] = back[2]
-    patch = "".join(diffs)
-    if not patch or len(patch) > MAX_PATCH or not writes_exactly(root, patch, expected):
-        return None
-    return patch
+        backs = (
+            _put_back(root, rel, deleted, os.path.join(folder, rel)) for rel, deleted, _ in files
+        )
+        return result_patch(root, backs)
 
 
 def _filtered(root: str, given: bytes, deadline: Deadline) -> bool:
@@ -230,28 +211,19 @@ def _changed(raw: bytes) -> list[tuple[str, bool, str]] | None:
     return files
 
 
-def _put_back(root: str, rel: str, deleted: bool, copy: str) -> tuple[str, int, bytes] | None:
-    """``(diff, lines changed, bytes)`` writing ``rel`` back to ``copy`` (the index's, as
-    git checked it out; diff ``""``: the same already); ``None`` when a patch cannot say
-    it."""
-    from frontier.tools.diffing import changed_lines, line_keys, render, text_opcodes
-
-    old: str | None = None
+def _put_back(
+    root: str, rel: str, deleted: bool, copy: str
+) -> tuple[str, bytes | None, bytes] | None:
+    """``(rel, its bytes now or None when deleted, the index's copy as git checked it out
+    into ``copy``)``; ``None`` when either cannot be read within the limit."""
     try:
         with open(copy, "rb") as given:
             data = given.read(KEPT_MAX + 1)
         if len(data) > KEPT_MAX:
             return None  # grown past the limit by a checkout conversion (CRLF)
-        new = data.decode("utf-8")
-        if not deleted:
-            mine, _mode = beneath.read_file(root, rel, KEPT_MAX)
-            if mine is None:
-                return None
-            old = mine.decode("utf-8")
+        if deleted:
+            return rel, None, data
+        mine, _mode = beneath.read_file(root, rel, KEPT_MAX)
     except (OSError, ValueError, PathError):
-        return None  # not UTF-8 (ValueError), too large, gone, outside the root
-    if new == old:
-        return "", 0, data  # only its timestamps changed
-    a, b = line_keys(old), line_keys(new)
-    ops = text_opcodes(a, b)
-    return render(rel, old, new, a, b, ops)[0], changed_lines(ops), data
+        return None  # too large, gone, outside the root
+    return None if mine is None else (rel, mine, data)

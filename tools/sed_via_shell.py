@@ -37,19 +37,12 @@ from __future__ import annotations
 
 import glob
 from collections.abc import Mapping
-from operator import ne
 
 from frontier.app.programs import find_program
 from frontier.tools import beneath
 from frontier.tools.bounded_run import Deadline, run_bounded
 from frontier.tools.delete_via_shell import KEPT_MAX, command_words, regular_file
-from frontier.tools.patch_via_shell import (
-    MAX_CHANGED,
-    MAX_FILES,
-    MAX_PATCH,
-    folder_prefix,
-    writes_exactly,
-)
+from frontier.tools.patch_via_shell import MAX_FILES, folder_prefix, result_patch
 from frontier.tools.paths import PathError
 from frontier.tools.shell_words import Word, bash_words
 
@@ -75,21 +68,8 @@ def sed_patch(command: object, args: Mapping[str, object], root: str | None) -> 
     files = _files(operands, args, root, found[0])
     if files is None:
         return None
-    diffs: list[str] = []
-    expected: dict[str, bytes] = {}
-    budget = [MAX_CHANGED]
     deadline = Deadline(SECONDS)
-    for rel in files:
-        edit = _edited(root, rel, options, scripts, budget, deadline)
-        if edit is None:
-            return None
-        if edit[0]:
-            diffs.append(edit[0])
-            expected[rel] = edit[1]
-    patch = "".join(diffs)
-    if not patch or len(patch) > MAX_PATCH or not writes_exactly(root, patch, expected):
-        return None
-    return patch
+    return result_patch(root, (_edited(root, rel, options, scripts, deadline) for rel in files))
 
 
 def _files(
@@ -188,18 +168,10 @@ def _options(words: list[Word]) -> tuple[list[str], list[str], list[Word]] | Non
 
 
 def _edited(
-    root: str,
-    rel: str,
-    options: list[str],
-    scripts: list[str],
-    budget: list[int],
-    deadline: Deadline,
-) -> tuple[str, bytes] | None:
-    """``(diff, bytes)`` of ``rel`` as sed leaves it (diff ``""``: unchanged); ``None``
-    when it is not a text file this can say as a patch, sed would not edit it, or it
-    changes more lines than ``budget[0]`` still allows (taken from it)."""
-    from frontier.tools.diffing import changed_lines, line_keys, render, text_opcodes
-
+    root: str, rel: str, options: list[str], scripts: list[str], deadline: Deadline
+) -> tuple[str, bytes, bytes] | None:
+    """``(rel, its bytes, the bytes sed leaves)``; ``None`` when it cannot be read or sed
+    would not edit it."""
     try:
         data, _mode = beneath.read_file(root, rel, KEPT_MAX)
     except (OSError, ValueError, PathError):
@@ -210,20 +182,7 @@ def _edited(
     for script in scripts:
         argv += ["-e", script]
     edited = run_sed(argv, data, deadline.left(), root)
-    if edited is None:
-        return None
-    if edited == data:
-        return "", data
-    try:
-        old, new = data.decode("utf-8"), edited.decode("utf-8")
-    except UnicodeDecodeError:
-        return None
-    a, b = line_keys(old), line_keys(new)
-    if len(a) == len(b) and sum(map(ne, a, b)) * 2 > budget[0]:
-        return None  # line for line (most s///): too many changed, known without a diff
-    ops = text_opcodes(a, b)
-    budget[0] -= changed_lines(ops)
-    return None if budget[0] < 0 else (render(rel, old, new, a, b, ops)[0], edited)
+    return None if edited is None else (rel, data, edited)
 
 
 def run_sed(
