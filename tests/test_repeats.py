@@ -47,3 +47,19 @@ def test_arguments_are_compared_whatever_their_order() -> None:
     repeats.ran(again, ok(again))
     assert repeats.refused(ToolCall("c3", "grep", {"path": ".", "pattern": "x"})) is not None
     assert repeats.refused(ToolCall("c4", "grep", {"path": ".", "pattern": "y"})) is None
+
+
+def test_a_shell_call_run_as_a_patch_is_compared_by_the_model_s_command() -> None:
+    """`sed -i 's/a/aa/' f` run as the patch it makes: each round's patch differs (the
+    file changed), the model's call does not; the third is refused as the command was."""
+    repeats = Repeats()
+    command = "sed -i 's/a/aa/' f.txt"
+    for n in range(ALLOWED):
+        routed = ToolCall(f"c{n}", "apply_patch", {"patch": "a" * (n + 1)}, 0, command)
+        assert repeats.refused(routed) is None
+        repeats.ran(routed, ok(routed, "M f.txt (+1 −1)"))
+    third = ToolCall("c9", "apply_patch", {"patch": "aaa"}, 0, command)
+    refused = repeats.refused(third)
+    assert refused is not None and f"the same call (shell `{command}`)" in refused.output
+    other = ToolCall("c10", "apply_patch", {"patch": "aaa"}, 0, "sed -i 's/b/bb/' f.txt")
+    assert repeats.refused(other) is None

@@ -183,3 +183,24 @@ async def test_a_copy_of_a_routed_call_in_the_same_reply_is_not_run(
     assert len(results) == 2 and "not run: the same call as x" in results[1]
     expected = "a\ne\n" if command.startswith("echo") else "aa\n"
     assert (tmp_path / "f.txt").read_text() == expected
+
+
+@pytest.mark.skipif(shutil.which("sed") is None, reason="sed is not installed")
+async def test_a_routed_sed_repeated_round_after_round_is_stopped(tmp_path: Path) -> None:
+    """A model calling `sed -i 's/a/aa/' f.txt` every round, told `M f.txt` each time: the
+    third is not run, as the command was before it ran as a patch (each round's patch
+    differs, and the loop went on to max_turns), and the next ends the turn."""
+    (tmp_path / "f.txt").write_text("a\n")
+    call = json.dumps({"command": "sed -i 's/a/aa/' f.txt"})
+    rounds = [([*native_chunks([(f"s{n}", "shell", call)]), END], "tool_calls") for n in range(6)]
+    registry = default_registry()
+    loop = AgentLoop(
+        client=ScriptedClient([*rounds, DONE]),
+        boundary=make_boundary(tmp_path, registry=registry),
+        registry=registry,
+        mode=get_mode("native-inc"),
+        root=str(tmp_path),
+    )
+    ended = await loop.send("go")
+    assert ended.reason == "repeating", ended.message
+    assert (tmp_path / "f.txt").read_text() == "aaa\n"

@@ -9,6 +9,10 @@ and Hermes stop the same way). A repeat whose result changed (a poll that is sti
 waiting, a test run after an edit) is not one: only two equal results make the third
 pointless. The count starts again with each message of the person.
 
+A shell call the loop ran as a file tool's (``sed -i 's/a/aa/' f`` as the patch it makes:
+``ToolCall.origin``) is compared by the command the model wrote: each round's patch
+differs, the file having changed, and the model's call does not.
+
 A model told so and calling it once more is stuck (pi, opencode and Mistral's vibe users
 watched one loop on the refusal until they pressed Esc, each round a paid request): the
 second refusal in a row ends the turn (:meth:`Repeats.stuck`), so the person can steer.
@@ -60,14 +64,15 @@ class Repeats:
         """The result of ``call`` when it repeats :data:`ALLOWED` identical calls whose
         results were equal, else ``None`` (it runs)."""
         last = self._last[-ALLOWED:]
-        if len(last) < ALLOWED or any(name != call.name for name, _, _ in last):
+        said = _said(call)[0]
+        if len(last) < ALLOWED or any(name != said for name, _, _ in last):
             return None
         if len({(args, result) for _, args, result in last}) != 1:
             return None
-        text = _args_text(call)
+        name, text = _said(call)
         if _digest(text) != last[0][1]:
             return None
-        shown = f"{call.name} {text}"
+        shown = f"{name} {text}"
         shown = shown if len(shown) <= 200 else shown[:200] + "…"
         self._refusals += 1
         self._refused = shown
@@ -84,11 +89,12 @@ class Repeats:
         """``call`` ran with ``result``: the run of identical calls grows or starts again.
         (A refused repeat is not recorded: the next identical call is refused too.)"""
         self._refusals = 0
-        args = _digest(_args_text(call))
+        name, text = _said(call)
+        args = _digest(text)
         done = _digest(f"{result.kind}\0{result.output}")
-        if self._last and self._last[-1][:2] != (call.name, args):
+        if self._last and self._last[-1][:2] != (name, args):
             self._last = []
-        self._last.append((call.name, args, done))
+        self._last.append((name, args, done))
         del self._last[:-ALLOWED]
 
 
@@ -118,6 +124,14 @@ def twin(call: ToolCall, earlier: ToolCall) -> ToolResult:
         f"not run: the same call as {earlier.id} earlier in this response (same tool, same "
         f"arguments) would do the same again; {earlier.id}'s result says what it did",
     )
+
+
+def _said(call: ToolCall) -> tuple[str, str]:
+    """What the model called, as a repeat compares it: the command it wrote, for a shell
+    call run as a file tool's; else the call's name and its arguments."""
+    if call.origin:
+        return "shell", f"`{call.origin}`"
+    return call.name, _args_text(call)
 
 
 def _args_text(call: ToolCall) -> str:
