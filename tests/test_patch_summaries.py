@@ -418,3 +418,42 @@ def test_export_from_the_store_end_to_end(tmp_path: Path, capsys: pytest.Capture
     records = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     (result,) = [r for r in records if r["type"] == "result"]
     assert result["changes"] == TWO and result["already_applied"] is False
+
+
+def test_the_model_s_command_is_kept_with_the_call_it_became(
+    tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
+    """A shell call run as a patch (`sed -i …` as `apply_patch`) is stored with the model's
+    command: a resumed session's row, the store's reading of the call (a resume sends it)
+    and the export say it, as the live session did."""
+    from frontier.app.agent.history_events import read_tail
+
+    command = "sed -i 's/8000/9000/' settings.py"
+    with SessionStore.open() as store:
+        sid = store.create_session("/proj", "gpt-4.1", None, "native-inc")
+        p = store.persistence(sid)
+        call = ToolCall("c2", "apply_patch", {"patch": CODEX}, 0, command)
+        p.persist_call(call, PATCH_SPEC, Preview("diff", summary="3 files"))
+        p.mark_started("c2")
+        p.commit_result(patch_result({"changes": TWO, "already_applied": False}))
+        events = read_tail(store, sid, None).events
+        ((stored, _),) = store.undelivered(sid)
+    (ready,) = [e for e in events if isinstance(e, CallReady)]
+    assert ready.call.origin == command and stored is not None and stored.origin == command
+    state = UiState()
+    state.show_history(events)
+    entry = state.transcript[-1]
+    assert entry.tool is not None
+    assert render_entry(entry, entry.tool, 0.0).plain.startswith(
+        f"▸ c2 apply_patch (3 files) ← {command}"
+    )
+
+    assert main(["export", sid, "--format", "jsonl"]) == 0
+    records = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    (exported,) = [r for r in records if r["type"] == "call"]
+    assert exported["from"] == command
+    out = tmp_path / "s.md"
+    assert main(["export", sid, "--format", "markdown", "-o", str(out)]) == 0
+    assert f"### ▸ apply_patch `c2`\n\nFrom the model's command: `{command}`\n\n" in (
+        out.read_text()
+    )

@@ -231,11 +231,13 @@ def history_tail(
 def _call(call_id: str | None, data: Mapping[str, Any]) -> ToolCall:
     args = data.get("args")
     offset = data.get("offset")
+    origin = data.get("origin")  # the model's command it was run for (`sed -i …`)
     return ToolCall(
         call_id or str(data.get("id", "")),
         str(data.get("name", "")),
         args if isinstance(args, Mapping) else {},
         offset if isinstance(offset, int) else 0,
+        origin if isinstance(origin, str) else "",
     )
 
 

@@ -136,6 +136,7 @@ class CallLedger:
             "targets": targets,
             "command": preview.command if preview is not None else None,
             "summary": preview.summary if preview is not None else "",
+            **({"origin": call.origin} if call.origin else {}),
         }
         if response_id is None:
             response_id = self.responses.latest(session_id)
@@ -186,6 +187,8 @@ class CallLedger:
         """Commit the result of a call that never got a call row (``ref = NULL``); the row
         keeps the call's arguments, so an export still shows what was denied."""
         data = {**result_to_json(result), "args": call.json_args()}
+        if call.origin:
+            data["origin"] = call.origin
         self.db.write(
             "result",
             lambda c: append_log(
@@ -309,7 +312,7 @@ class CallLedger:
             if call_data is not None:
                 call: ToolCall | None = call_from_json(fastjson.loads(call_data))
             elif isinstance(d.get("args"), dict):  # rejected: the result row keeps the args
-                call = ToolCall(result.call_id, result.name, d["args"])
+                call = ToolCall(result.call_id, result.name, d["args"], 0, _origin(d))
             else:
                 call = None
             out.append((call, result))
@@ -318,11 +321,19 @@ class CallLedger:
 
 def call_from_json(d: Mapping[str, Any]) -> ToolCall:
     """A call as its ``call`` row stores it (arguments JSON-safe, as stored: bytes that
-    were not UTF-8 read ``{"base64": ...}``)."""
+    were not UTF-8 read ``{"base64": ...}``; the model's command it was run for)."""
     offset = d.get("offset")
     return ToolCall(
         id=str(d.get("id") or ""),
         name=str(d.get("name") or ""),
         args=dict(d.get("args") or {}),
         offset=offset if isinstance(offset, int) else 0,
+        origin=_origin(d),
     )
+
+
+def _origin(d: Mapping[str, Any]) -> str:
+    """The model's command a stored call was run for (``ToolCall.origin``), ``""`` if none
+    (rows stored before stop 61 have none)."""
+    origin = d.get("origin")
+    return origin if isinstance(origin, str) else ""

@@ -16,7 +16,7 @@ resume commits the reconciled result in its place.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 
 from frontier.app import fastjson
 from frontier.app.session.catalogue import Catalogue, SessionInfo
@@ -126,6 +126,7 @@ def export_records(
                 "targets": d.get("targets", []),
                 "started": r.seq in started,
                 **({"diff": d["diff"]} if isinstance(d.get("diff"), str) else {}),
+                **_origin(d),
             }
         elif r.type == "result":
             meta = d.get("meta") or {}
@@ -139,6 +140,7 @@ def export_records(
                     "tool_kind": None,
                     "targets": [],
                     "started": False,
+                    **_origin(d),
                 }
             yield {
                 "type": "result",
@@ -237,7 +239,10 @@ def to_markdown(info: SessionInfo, records: list[dict[str, Any]]) -> str:
                 out += [f"_{INTERRUPTED_NOTE}_", ""]
         elif kind == "call":
             note = "" if r["started"] else " (not started)"
-            out += [f"### ▸ {r['name']} `{r['id']}`{note}", "", *_call_body(r), ""]
+            out += [f"### ▸ {r['name']} `{r['id']}`{note}", ""]
+            if r.get("from"):
+                out += [f"From the model's command: {_code(r['from'])}", ""]
+            out += [*_call_body(r), ""]
         elif kind == "result":
             parts = [f"**result** `{r['kind']}`"]
             if r["exit"] is not None:
@@ -324,6 +329,12 @@ def sandbox_label(raw: dict[str, Any]) -> str:
     if mode == "escalated":
         return "outside the sandbox (approved)"
     return mode or "unknown"
+
+
+def _origin(d: Mapping[str, Any]) -> dict[str, Any]:
+    """``from``: the model's command a call was run for (``sed -i …`` as ``apply_patch``)."""
+    origin = d.get("origin")
+    return {"from": origin} if isinstance(origin, str) and origin else {}
 
 
 def _call_body(r: dict[str, Any]) -> list[str]:
