@@ -742,7 +742,7 @@ async def test_kimi_clis_tools_read_and_edit_as_ours(tmp_path: Path) -> None:
     r = await b.run(call(name, 3, path="a.py", line_offset=2, n_lines=1))
     assert r.kind == "ok" and "y = 8" in r.output and "z = 7" not in r.output, r.output
     # WriteFile {mode: append}: the patch adding the lines (was an argument error; never
-    # an overwrite); a new file is made; content without a final line break: as before
+    # an overwrite); a new file is made; content without a final line break: `append`
     added = {"path": "a.py", "content": "w = 6\n", "mode": "append"}
     name, args = registry.meant("WriteFile", added, str(tmp_path))
     assert name == "apply_patch", (name, args)
@@ -753,9 +753,15 @@ async def test_kimi_clis_tools_read_and_edit_as_ours(tmp_path: Path) -> None:
         "write", {"path": "log.txt", "content": "one\n"}
     )  # fmt: skip
     partial = {"path": "a.py", "content": "no break", "mode": "append"}
-    assert registry.meant("WriteFile", partial, str(tmp_path))[0] == "write"
-    r = await b.run(call("write", 5, **partial))
-    assert r.kind == "arg" and (tmp_path / "a.py").read_text().endswith("w = 6\n"), r.output
+    name, args = registry.meant("WriteFile", partial, str(tmp_path))
+    assert (name, args) == ("append", {"path": "a.py", "content": "no break"})
+    r = await b.run(call(name, 5, **args))
+    assert r.kind == "ok" and (tmp_path / "a.py").read_text().endswith("w = 6\nno break"), r
+    # {mode: overwrite}, Kimi's default said out loud: write's call (an unknown argument)
+    whole = {"path": "b.py", "content": "b = 1\n", "mode": "overwrite"}
+    assert registry.meant("WriteFile", whole, str(tmp_path)) == (
+        "write", {"path": "b.py", "content": "b = 1\n"}
+    )  # fmt: skip
 
 
 def test_another_model_may_read_images_again() -> None:

@@ -47,7 +47,7 @@ async def test_an_append_after_an_edit_of_the_same_response_lands_last(
     tmp_path: Path, mode: str
 ) -> None:
     (tmp_path / "f.txt").write_text("a\nb\nc\n")
-    await run_response(
+    client = await run_response(
         tmp_path,
         [
             ("p", "apply_patch", json.dumps({"patch": ADD_D})),
@@ -56,6 +56,9 @@ async def test_an_append_after_an_edit_of_the_same_response_lands_last(
         mode,
     )
     assert (tmp_path / "f.txt").read_text() == "a\nb\nc\nd\ne\n"
+    # not a command: `append`'s call, its change read when it starts (reviewed, undoable)
+    sent = [c["function"]["name"] for c in client.requests[1][-3]["tool_calls"]]
+    assert sent == ["apply_patch", "append"]
 
 
 async def test_an_append_after_reads_only_is_still_the_patch(tmp_path: Path) -> None:
@@ -204,3 +207,25 @@ async def test_a_routed_sed_repeated_round_after_round_is_stopped(tmp_path: Path
     ended = await loop.send("go")
     assert ended.reason == "repeating", ended.message
     assert (tmp_path / "f.txt").read_text() == "aaa\n"
+
+
+@pytest.mark.parametrize("mode", ["native-inc", "native-eos"])
+async def test_kimi_s_file_written_in_parts_in_one_reply_is_whole(
+    tmp_path: Path, mode: str
+) -> None:
+    """Kimi CLI's prompt has a long file written in parts: `WriteFile {mode: overwrite}`
+    then `{mode: append}`, one reply. Both were argument errors (`mode` unknown; the append,
+    made before the first part was written, could not be its patch); now the first is
+    `write`, the second `append`, read when it starts: the file is both parts, in order."""
+    part1 = "def a():\n    return 1\n"
+    part2 = "def b():\n    return 2"  # its last line without an end, as Kimi may send it
+    calls = [
+        ("w1", "WriteFile", json.dumps({"path": "big.py", "content": part1, "mode": "overwrite"})),
+        ("w2", "WriteFile", json.dumps({"path": "big.py", "content": part2, "mode": "append"})),
+    ]
+    client = await run_response(tmp_path, calls, mode)
+    assert (tmp_path / "big.py").read_text() == part1 + part2
+    sent = [c["function"]["name"] for c in client.requests[1][-3]["tool_calls"]]
+    assert sent == ["write", "append"]
+    results = [m["content"] for m in client.requests[1][-2:]]
+    assert "created big.py" in results[0] and "appended to big.py" in results[1], results

@@ -942,3 +942,48 @@ async def test_a_file_too_large_to_read_is_not_refused_as_unread(
     assert (await b.run(call("read", 1, path="data.json"))).kind == "error"
     r = await b.run(call("write", 2, path="data.json", content="{}\n"))
     assert r.kind == "ok", r.output
+
+
+# ----------------------------------------------------------------------------- append
+
+
+async def test_append_adds_the_bytes_as_bash_does(tmp_path: Path) -> None:
+    """`append` (not offered: made of Kimi's `WriteFile {mode: append}` and of `>>`) adds
+    its content byte for byte, as `>>` does: after a CRLF file's last line, after a last
+    line without its end, into a new file (its folder made); the person reviews the diff,
+    and a denial writes nothing."""
+    from test_tools_fakes import Approver
+
+    from frontier.tools.registry import default_registry
+
+    assert "append" not in [s.name for s in default_registry().offered()]
+    (tmp_path / "w.txt").write_bytes(b"a\r\nb\r\n")
+    (tmp_path / "n.txt").write_bytes(b"no end")
+    b = make_boundary(tmp_path)
+    assert (await b.run(call("append", 1, path="w.txt", content="c\n"))).kind == "ok"
+    assert (tmp_path / "w.txt").read_bytes() == b"a\r\nb\r\nc\n"
+    r = await b.run(call("append", 2, path="n.txt", content=" more\n"))
+    assert r.kind == "ok" and r.output == "appended to n.txt (6 bytes)", r.output
+    assert (tmp_path / "n.txt").read_bytes() == b"no end more\n"
+    r = await b.run(call("append", 3, path="logs/today.log", content="one\n"))
+    assert r.kind == "ok" and (tmp_path / "logs/today.log").read_text() == "one\n", r.output
+
+    approver = Approver(approve_all=False, reason="no")
+    asked = make_boundary(tmp_path, approver=approver)
+    r = await asked.run(call("append", 4, path="n.txt", content="never\n"))
+    assert r.kind == "denied" and (tmp_path / "n.txt").read_bytes() == b"no end more\n"
+    ((_, preview),) = approver.seen
+    assert preview.kind == "diff" and preview.files[0].added == 1
+
+
+async def test_append_is_refused_outside_the_workspace_and_on_utf16(tmp_path: Path) -> None:
+    outside = tmp_path.parent / f"{tmp_path.name}-outside.txt"
+    outside.write_text("keep\n")
+    (tmp_path / "link.txt").symlink_to(outside)
+    (tmp_path / "wide.txt").write_bytes("hi\n".encode("utf-16"))
+    b = make_boundary(tmp_path)
+    for n, path in enumerate(["../" + outside.name, "link.txt", "wide.txt"]):
+        r = await b.run(call("append", n, path=path, content="x\n"))
+        assert r.kind in ("error", "arg"), (path, r)
+    assert outside.read_text() == "keep\n"
+    assert (tmp_path / "wide.txt").read_bytes() == "hi\n".encode("utf-16")

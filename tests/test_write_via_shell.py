@@ -187,14 +187,39 @@ async def test_an_append_is_the_patch_bash_would_write(tmp_path: Path, command: 
 
 
 def test_an_append_it_cannot_make_a_patch_of_stays_a_command(tmp_path: Path) -> None:
-    (tmp_path / "crlf.txt").write_bytes(b"a\r\n")
     (tmp_path / "open.txt").write_text("no line break at the end")
-    (tmp_path / "blob.bin").write_bytes(b"\x00\xff")
-    for command in ("echo x >> crlf.txt", "echo x >> open.txt", "echo x >> blob.bin",
-                    "echo $HOME >> open.txt", "cat >> a.txt <<'EOF'\nx\nEOF\nls"):  # fmt: skip
+    (tmp_path / "big.log").write_bytes(b"x\n" * (2 * 1024 * 1024 + 1))  # over 4 MiB
+    for command in ("echo $HOME >> open.txt", "cat >> a.txt <<'EOF'\nx\nEOF\nls",
+                    "echo x >> big.log"):  # fmt: skip
         assert default_registry().meant("shell", {"command": command}, str(tmp_path))[0] == (
             "shell"
         ), command
+
+
+@pytest.mark.skipif(shutil.which("bash") is None, reason="bash is not installed")
+async def test_an_append_no_patch_can_say_is_append_s_call_with_bash_s_bytes(
+    tmp_path: Path,
+) -> None:
+    """A CRLF file, one whose last line has no end, one not UTF-8: `>>` on them was a
+    command (no review, no undo); it is `append`'s call now, writing what bash writes."""
+    from test_tools_fakes import make_boundary
+
+    files = {"crlf.txt": b"a\r\n", "open.txt": b"no line break at the end", "blob.bin": b"\x00\xff"}
+    by_bash = tmp_path / "bash"
+    by_us = tmp_path / "us"
+    for root in (by_bash, by_us):
+        root.mkdir()
+        for name, data in files.items():
+            (root / name).write_bytes(data)
+    boundary = make_boundary(by_us)
+    for n, name in enumerate(files):
+        command = f"echo x >> {name}"
+        subprocess.run(["bash", "-c", command], cwd=by_bash, check=True)
+        meant, args = default_registry().meant("shell", {"command": command}, str(by_us))
+        assert meant == "append", command
+        result = await boundary.run(ToolCall(f"c{n}", meant, args))
+        assert result.kind == "ok", result
+        assert (by_us / name).read_bytes() == (by_bash / name).read_bytes(), name
 
 
 @pytest.mark.parametrize(

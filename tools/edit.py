@@ -1,4 +1,4 @@
-"""The file tools: read, write, replace, multi and apply_patch.
+"""The file tools: read, write, append (not offered), replace, multi and apply_patch.
 
 Every mutation is computed in full at prepare time as ``FileChange`` values
 (the exact bytes to write plus the bytes they replace); the approver sees
@@ -456,6 +456,63 @@ class WriteTool:
         verb = "created" if c.old is None else "wrote"
         done = f"{verb} {c.path} ({len(c.new or b'')} bytes)"
         return await _write(prepared, ctx, done, whole=True)
+
+
+class AppendTool:
+    """Content added at the end of a file, byte for byte as ``>>`` adds it (the file made
+    if missing). Not offered (``ToolSpec.offered``): ``Registry.meant`` makes it of Kimi
+    CLI's ``WriteFile {mode: append}`` (its prompt has a long file written in parts, the
+    first overwritten and the rest appended, often in one reply) and of a shell's ``echo
+    … >> f`` when neither can be the patch adding the lines at confirmation: an earlier
+    call of the reply still to change the files, or content without a last line end. Its
+    change is read at its start, after the calls before it ran, so it lands after them;
+    reviewed, written atomically and undone as ``write``'s."""
+
+    spec = ToolSpec(
+        name="append",
+        description="Add content at the end of a file (made if it does not exist)",
+        parameters={
+            "type": "object",
+            "properties": {
+                "path": {"type": "string", "description": "file path relative to the workspace"},
+                "content": {"type": "string", "description": "the bytes to add at its end"},
+            },
+            "required": ["path", "content"],
+        },
+        sequential=True,
+        mutates=True,
+        kind="edit",
+        aliases=arg_aliases.WRITE,
+        timeout=30.0,
+        offered=False,
+    )
+    bytes_args = frozenset({"content"})
+
+    def prepare(self, args: Mapping[str, Any], ctx: ToolContext) -> Prepared:
+        wp, old, mode = _read(ctx, args["path"])
+        if old is None and (problem := new_name_problem(wp.rel)) is not None:
+            raise ToolError(problem, kind="arg")
+        if old is not None and is_utf16(old):
+            raise ToolError(cannot_edit(wp.rel))
+        content = args["content"]
+        added = content if isinstance(content, bytes) else content.encode()
+        new = (old or b"") + added
+        if len(new) > EDIT_MAX_FILE:
+            raise ToolError(too_large_to_edit(wp.rel, len(new), EDIT_MAX_FILE))
+        verb = "create" if old is None else "append to"
+        return _mutation(
+            ctx, args, [_change(wp, old, new, mode)], f"{verb} {wp.rel} ({len(added)} bytes)"
+        )
+
+    async def execute(
+        self, call: ToolCall, prepared: Prepared, ctx: ToolContext, cancel: CancelToken
+    ) -> Outcome:
+        c = prepared.plan.changes[0]
+        if c.old == c.new:
+            return Outcome(kind="ok", output=f"nothing to add to {c.path}; nothing written")
+        added = len(c.new or b"") - len(c.old or b"")
+        done = f"{'created' if c.old is None else 'appended to'} {c.path} ({added} bytes)"
+        return await _write(prepared, ctx, done, whole=c.old is None)
 
 
 def _refuse_blind(ctx: ToolContext, path: str, old: bytes | None, was: str | None) -> None:

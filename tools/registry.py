@@ -117,22 +117,8 @@ class Registry:
         meant = self.named(name)
         if meant == "job" and (stopping := stop_args(name, args)) is not None:
             return meant, stopping
-        if (
-            meant == "write"
-            and args.get("mode") == "append"
-            and settled
-            and "apply_patch" in self._tools
-        ):
-            from frontier.tools.write_via_shell import appending  # Kimi CLI's WriteFile
-
-            path, content = args.get("path", args.get("file_path")), args.get("content")
-            appended = (
-                appending(root, path, content)
-                if isinstance(path, str) and isinstance(content, str)
-                else None
-            )
-            if appended is not None:
-                return appended
+        if meant == "write" and args.get("mode") in ("overwrite", "append"):
+            return self._kimi_write(args, root, settled=settled)
         if meant == name and name not in self._tools:
             from frontier.tools.search_replace_blocks import multi_args
             from frontier.tools.text_editor_calls import deletion, editor_call
@@ -166,13 +152,37 @@ class Registry:
             written = write_in_command(args.get("command"), args, root)
             if written is not None:
                 return "write", {"path": written[0], "content": written[1]}
-        if settled and meant == "shell" and "apply_patch" in self._tools and "write" in self._tools:
+        if meant == "shell" and "apply_patch" in self._tools and "write" in self._tools:
             from frontier.tools.write_via_shell import append_call
 
-            appended = append_call(args.get("command"), args, root)
-            if appended is not None:
-                return appended
+            later = "append" in self._tools  # read when it starts, after the calls before
+            if settled or later:
+                command = args.get("command")
+                appended = append_call(command, args, root, settled=settled, later=later)
+                if appended is not None:
+                    return appended
         return meant, args
+
+    def _kimi_write(
+        self, args: Mapping[str, Any], root: str | None, *, settled: bool
+    ) -> tuple[str, Mapping[str, Any]]:
+        """Kimi CLI's ``WriteFile {mode}``: ``overwrite`` is ``write``'s call (it was an
+        unknown argument); ``append`` the patch adding the lines, or, the file missing, the
+        ``write`` making it, when that can be known now (``settled``, whole lines); else
+        ``append``'s call, read when it starts (both were argument errors, and the model,
+        told to correct them, could write the file whole)."""
+        rest = {k: v for k, v in args.items() if k != "mode"}
+        if args.get("mode") == "overwrite":
+            return "write", rest
+        if settled and "apply_patch" in self._tools:
+            from frontier.tools.write_via_shell import appending
+
+            path, content = args.get("path", args.get("file_path")), args.get("content")
+            if isinstance(path, str) and isinstance(content, str):
+                appended = appending(root, path, content)
+                if appended is not None:
+                    return appended
+        return ("append", rest) if "append" in self._tools else ("write", args)
 
     def unknown_hint(self, name: str, args: Mapping[str, Any]) -> str:
         """For a call :meth:`meant` left under a name no tool has: what to do instead,
@@ -322,7 +332,14 @@ def _plain_schema(schema: Mapping[str, Any]) -> dict[str, Any]:
 def default_registry(dialect: PatchDialect = "unified") -> Registry:
     """Every built-in tool, in the order prompts list them; ``apply_patch`` teaches
     ``dialect`` (``patch_docs.resolve_patch_format`` picks it from the settings)."""
-    from frontier.tools.edit import ApplyPatchTool, MultiTool, ReadTool, ReplaceTool, WriteTool
+    from frontier.tools.edit import (
+        AppendTool,
+        ApplyPatchTool,
+        MultiTool,
+        ReadTool,
+        ReplaceTool,
+        WriteTool,
+    )
     from frontier.tools.finish import FinishTool
     from frontier.tools.jobs import JobTool
     from frontier.tools.plan import PlanTool
@@ -336,6 +353,7 @@ def default_registry(dialect: PatchDialect = "unified") -> Registry:
             GrepTool(),
             GlobTool(),
             WriteTool(),
+            AppendTool(),
             ReplaceTool(),
             MultiTool(),
             ApplyPatchTool(dialect),

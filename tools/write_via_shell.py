@@ -18,8 +18,10 @@ makes). The body is the file's text exactly as bash would write it: a quoted del
 (``'EOF'``) leaves it as it is; an unquoted one expands ``$``, backquotes and
 backslashes, so a body holding none of them counts, one holding any stays a command.
 ``>>`` appends: the patch that adds the lines at the end (:func:`append_call`; a missing
-file: the ``write`` that makes it; a file with CR, no final line break, not UTF-8 or over
-4 MiB: a command). ``tee``, a second command, a path the shell would expand (``~``,
+file: the ``write`` that makes it); where that cannot be known at confirmation (a call
+before it in the reply still to change the files; a file with CR, not UTF-8, or an
+append without a last line end) ``append``'s call, whose change is read when it starts;
+a file over 4 MiB: a command. ``tee``, a second command, a path the shell would expand (``~``,
 ``$``, a glob) or one outside the workspace: a command, run as before.
 """
 
@@ -28,6 +30,7 @@ from __future__ import annotations
 import posixpath
 import re
 import shlex
+import stat
 from collections.abc import Mapping
 
 from frontier.app.programs import find_program
@@ -241,13 +244,46 @@ def appended_patch(root: str, path: str, added: str) -> str | None:
 
 
 def append_call(
-    command: object, args: Mapping[str, object], root: str | None
+    command: object,
+    args: Mapping[str, object],
+    root: str | None,
+    *,
+    settled: bool = True,
+    later: bool = False,
 ) -> tuple[str, dict[str, str]] | None:
     """The file tool's call for ``cat >> F <<'EOF'`` / ``echo WORDS >> F`` alone: the patch
     that appends the lines to F (:func:`appended_patch`), or, F missing, the ``write``
-    that makes it; ``None``: a command."""
+    that makes it, when the files are ``settled``; else, or when neither can say it (no
+    last line end, CR, not UTF-8), ``append``'s call if ``later`` (:func:`later_append`);
+    ``None``: a command."""
     found = write_in_command(command, args, root, ">>")
-    return None if found is None else appending(root, found[0], found[1])
+    if found is None:
+        return None
+    made = appending(root, found[0], found[1]) if settled else None
+    if made is None and later:
+        made = later_append(root, found[0], found[1])
+    return made
+
+
+def later_append(root: str | None, path: str, added: str) -> tuple[str, dict[str, str]] | None:
+    """``append``'s call adding ``added`` to ``path``, its change read when it starts (after
+    the calls before it in its reply ran); ``None`` when the file is now not a regular file
+    or over 4 MiB (its review would hold it whole: the call stays a command)."""
+    if root is None:
+        return None
+    try:
+        where = resolve(root, path)
+    except (OSError, PathError):
+        return None
+    try:
+        info = where.real.stat()
+    except FileNotFoundError:  # made by a call before it, or by the append
+        return "append", {"path": where.rel, "content": added}
+    except OSError:
+        return None
+    if not stat.S_ISREG(info.st_mode) or info.st_size > 4 * 1024 * 1024:
+        return None
+    return "append", {"path": where.rel, "content": added}
 
 
 def appending(root: str | None, path: str, added: str) -> tuple[str, dict[str, str]] | None:
