@@ -128,3 +128,30 @@ def test_the_key_command_runs_no_program_of_the_workspace(hostile: tuple[Path, P
     with pytest.raises(Exception, match="api_key_command"):
         _key_from_command("frontier-test-keytool show openai")  # none but the planted one
     assert not marker.exists()
+
+
+def test_an_activated_virtual_environment_s_python_is_the_python_tool_s(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`source .venv/bin/activate` puts the project's venv first on PATH: its `python3` is a
+    link to the system's interpreter, and the `python` tool runs it (the project's
+    packages importable), as before stop 60 skipped every folder inside the workspace.
+    A script the workspace holds, or a link to another program, is still never taken."""
+    from frontier.tools.process import PythonTool
+
+    system = shutil.which("python3")
+    if system is None:
+        pytest.skip("python3 is not installed")
+    ws = tmp_path / "ws"
+    bin_dir = ws / ".venv" / "bin"
+    bin_dir.mkdir(parents=True)
+    (bin_dir / "python3").symlink_to(os.path.realpath(system))
+    (bin_dir / "git").symlink_to("/bin/sh")  # a link, but to another program
+    (bin_dir / "rg").write_text("#!/bin/sh\necho planted\n")  # the workspace's own
+    (bin_dir / "rg").chmod(0o755)
+    monkeypatch.setenv("PATH", os.pathsep.join([str(bin_dir), os.environ["PATH"]]))
+    argv, _ = PythonTool().argv({"code": "print(1)"}, str(ws))
+    assert argv[0] == str(bin_dir / "python3")
+    assert find_program("git", ws) != str(bin_dir / "git")
+    assert find_program("rg", ws) != str(bin_dir / "rg")
+    assert str(bin_dir) not in safe_path(ws).split(os.pathsep)
