@@ -274,7 +274,8 @@ async def test_the_parameter_names_other_agents_taught_a_model_are_taken(
     tmp_path: Path,
 ) -> None:
     """Claude Code's file_path / old_string / new_string, opencode's filePath, pi's
-    oldText, the text editor's file_text and Codex's apply_patch input: each was an
+    oldText, the text editor's file_text, Codex's apply_patch input and opencode's
+    patchText: each was an
     argument error and a repair round (GLM and Kimi K2 loop on them)."""
     (tmp_path / "a.py").write_text("x = 1\ny = 2\n")
     b = make_boundary(tmp_path)
@@ -291,6 +292,9 @@ async def test_the_parameter_names_other_agents_taught_a_model_are_taken(
     patch = "*** Begin Patch\n*** Add File: c.txt\n+c\n*** End Patch\n"
     patched = await b.run(call("apply_patch", 5, input=patch))
     assert patched.kind == "ok" and (tmp_path / "c.txt").read_text() == "c\n"
+    again = patch.replace("c.txt", "d.txt")  # opencode's apply_patch takes patchText
+    patched = await b.run(call("apply_patch", 7, patchText=again))
+    assert patched.kind == "ok" and (tmp_path / "d.txt").read_text() == "c\n"
     ran = await b.run(call("shell", 6, cmd="echo ran"))
     assert ran.kind == "ok" and ran.output.startswith("ran")
 

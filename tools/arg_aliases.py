@@ -73,7 +73,8 @@ MULTI = {
 ``replace_all`` is taken and not used (an ``old`` found more than once is an error, as
 without it: never a wrong write)."""
 WRITE = {**PATH, **EXPLANATION, "contents": "content", "file_text": "content"}
-PATCH = {"input": "patch", **EXPLANATION}
+PATCH = {"input": "patch", "patchText": "patch", "patch_text": "patch", **EXPLANATION}
+"""Codex's ``input``; opencode's ``patchText`` (its ``apply_patch`` for GPT models)."""
 GREP = {
     **EXPLANATION,
     **dict.fromkeys(("-i", "case_insensitive", "caseInsensitive"), "ignore_case"),
