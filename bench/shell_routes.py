@@ -1,4 +1,4 @@
-"""Reading a ``sed -i`` or ``git checkout --`` call as the patch tool's, by size.
+"""Reading a ``sed -i``, ``git checkout --`` or ``git apply`` call as the patch tool's.
 
     .venv/bin/python bench/shell_routes.py [--repeat 7]
 
@@ -13,6 +13,11 @@ then is of finding that out).
 ``git checkout -- .`` (``tools/restore_via_shell.py``: two git runs, then one for each
 changed file) with 1, 5 and 20 files changed, beside ``git checkout -- .`` itself run by
 bash on a copy of the repository (the copy changed again, untimed, before each run).
+
+``git apply fix.patch`` (``tools/git_apply_via_shell.py``: git lists the diff's files and
+applies it to copies; the repository's settings and attributes asked) with a diff of 1, 5
+and 20 files, beside ``git apply fix.patch`` run by bash on a copy (put back, untimed,
+before each run).
 
 Best of ``--repeat``, the two alternating (``transducer.best_pair``); nothing here is a
 test.
@@ -29,6 +34,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # transducer.py, beside this file
 from transducer import best_pair
 
+from frontier.tools.git_apply_via_shell import git_apply_patch
 from frontier.tools.restore_via_shell import restore_patch
 from frontier.tools.sed_via_shell import sed_patch
 
@@ -62,12 +68,16 @@ def main() -> None:
                 print(f"{name:<11} {len(text):>9} {ours * 1e3:>12.2f}ms {ref * 1e3:>12.2f}ms "
                       f"{ours / ref:>6.2f}  {became}")  # fmt: skip
         restores(root, repeat)
+        applies(root, repeat)
+
+
+WHO = {f"GIT_{role}_{key}": value for role in ("AUTHOR", "COMMITTER")
+       for key, value in (("NAME", "b"), ("EMAIL", "b@b"))}  # fmt: skip
+ENV = {"GIT_CONFIG_GLOBAL": "/dev/null", "PATH": "/usr/bin:/bin", **WHO}
 
 
 def restores(tmp: Path, repeat: int) -> None:
-    who = {f"GIT_{role}_{key}": value for role in ("AUTHOR", "COMMITTER")
-           for key, value in (("NAME", "b"), ("EMAIL", "b@b"))}  # fmt: skip
-    env = {"GIT_CONFIG_GLOBAL": "/dev/null", "PATH": "/usr/bin:/bin", **who}
+    env = ENV
     print(f"\n{'git checkout -- .':<18} {'read as patch':>14} {'git (bash)':>11} {'ratio':>6}")
     for count in (1, 5, 20):
         roots = [tmp / f"repo{count}", tmp / f"copy{count}"]
@@ -94,6 +104,37 @@ def restores(tmp: Path, repeat: int) -> None:
 
         ours, ref = best_pair(route, run, repeat)
         print(f"{f'{count} files changed':<18} {ours * 1e3:>12.2f}ms {ref * 1e3:>9.2f}ms "
+              f"{ours / ref:>6.2f}")  # fmt: skip
+
+
+def applies(tmp: Path, repeat: int) -> None:
+    print(f"\n{'git apply fix.patch':<18} {'read as patch':>14} {'git (bash)':>11} {'ratio':>6}")
+    body = "".join(f"x_{k} = {k}\n" for k in range(200))
+    for count in (1, 5, 20):
+        roots = [tmp / f"apply{count}", tmp / f"applied{count}"]
+        for root in roots:
+            root.mkdir()
+            for i in range(count):
+                (root / f"m{i}.py").write_text(body)
+            for args in (["init", "-q"], ["add", "-A"], ["commit", "-qm", "c"]):
+                subprocess.run(["git", *args], cwd=root, env=ENV, check=True)
+            for i in range(count):
+                (root / f"m{i}.py").write_text("y = 0\n" + body)
+            diff = subprocess.run(["git", "diff"], cwd=root, env=ENV, check=True,
+                                  capture_output=True).stdout  # fmt: skip
+            (root / "fix.patch").write_bytes(diff)
+            subprocess.run(["git", "checkout", "-q", "--", "."], cwd=root, env=ENV, check=True)
+
+        def route(r: Path = roots[0]) -> None:
+            assert git_apply_patch("git apply fix.patch", {}, str(r)) is not None
+
+        def run(r: Path = roots[1], count: int = count) -> None:
+            for i in range(count):  # put back (a write each: ~0.1 ms of the reference)
+                (r / f"m{i}.py").write_text(body)
+            subprocess.run(["bash", "-c", "git apply fix.patch"], cwd=r, env=ENV, check=True)
+
+        ours, ref = best_pair(route, run, repeat)
+        print(f"{f'{count} files':<18} {ours * 1e3:>12.2f}ms {ref * 1e3:>9.2f}ms "
               f"{ours / ref:>6.2f}")  # fmt: skip
 
 

@@ -107,13 +107,15 @@ class Registry:
         renames it (``tools/move_via_shell.py``), a plain ``sed -i`` as the patch of what it
         changes (``tools/sed_via_shell.py``), ``git checkout -- PATH`` / ``git restore
         PATH`` as the patch putting the index's copies back
-        (``tools/restore_via_shell.py``). ``(name, args)`` unchanged otherwise.
+        (``tools/restore_via_shell.py``), a plain ``git apply`` as the patch of what git
+        writes (``tools/git_apply_via_shell.py``). ``(name, args)`` unchanged otherwise.
 
         ``settled``: the files are as the call will find them (no earlier call of its
         response still to run that may change them: ``AgentLoop._settled``). Unsettled, a
-        call whose patch would be made from a file's content now (an append, ``sed -i``,
-        ``git checkout --``) stays as it is: an earlier edit still to run would find its
-        lines placed wrong, or undone."""
+        call whose patch would be made from a file's content now (``sed -i``, ``git
+        checkout --``, ``git apply``) stays as it is: an earlier edit still to run would
+        find its lines placed wrong, or undone; an append is ``append``'s call, its change
+        read when it starts."""
         meant = self.named(name)
         if meant == "job" and (stopping := stop_args(name, args)) is not None:
             return meant, stopping
@@ -135,13 +137,14 @@ class Registry:
             if found is not None and (patch := rebased(found[0], args, root, found[1])):
                 return "apply_patch", {"patch": patch}
             from frontier.tools.delete_via_shell import deleted_in_command
+            from frontier.tools.git_apply_via_shell import git_apply_patch
             from frontier.tools.move_via_shell import moved_in_command
             from frontier.tools.restore_via_shell import restore_patch
             from frontier.tools.sed_via_shell import sed_patch
 
             readers = [deleted_in_command, moved_in_command]
             if settled:  # made from the files' content now
-                readers += [sed_patch, restore_patch]
+                readers += [sed_patch, restore_patch, git_apply_patch]
             for read in readers:
                 patch = read(args.get("command"), args, root)
                 if patch is not None:
