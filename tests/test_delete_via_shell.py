@@ -72,7 +72,7 @@ def test_any_command_is_read_without_error(command: str) -> None:
 
 def test_a_plain_mv_is_the_patch_tools_rename(ws: Path) -> None:
     """`mv OLD NEW` had no review and no undo; it is the patch tool's rename, into a folder
-    too; onto a file that exists (lost), a link, a glob or more: a command."""
+    too; a link, a glob or more: a command (onto a file that exists: below)."""
     assert meant(ws, "mv src/old.py src/new.py") == (
         "apply_patch",
         {"patch": "diff --git a/src/old.py b/src/new.py\nsimilarity index 100%\n"
@@ -80,7 +80,127 @@ def test_a_plain_mv_is_the_patch_tools_rename(ws: Path) -> None:
     )  # fmt: skip
     assert "rename to src/notes.txt" in str(meant(ws, "mv notes.txt src/")[1]["patch"])
     assert "rename to lib/old.py" in str(meant(ws, "cd src && mv old.py ../lib/old.py")[1])
-    for command in ("mv notes.txt src/old.py", "mv alias.txt x.txt", "mv src/*.py lib/",
+    for command in ("mv alias.txt x.txt", "mv src/*.py lib/",
                     "mv notes.txt 'a b.txt'", "mv -i notes.txt n.txt", "mv src lib",
                     "mv notes.txt n.txt && ls"):  # fmt: skip
         assert meant(ws, command)[0] == "shell", command
+
+
+def tree(root: Path) -> dict[str, tuple[bytes, int]]:
+    """Each file's bytes and mode."""
+    return {
+        str(p.relative_to(root)): (p.read_bytes(), p.stat().st_mode & 0o777)
+        for p in sorted(root.rglob("*"))
+        if p.is_file() and not p.is_symlink()
+    }
+
+
+def swap_workspace(root: Path) -> Path:
+    root.mkdir()
+    (root / "app.py").write_text("import os\n\n\ndef main():\n    return 1\n")
+    (root / "app_new.py").write_text("import os\n\n\ndef main():\n    return 2\n")
+    (root / "lib").mkdir()
+    (root / "lib" / "app.py").write_text("old lib\n")
+    (root / ".env.example").write_text("PORT=8000\n")
+    (root / ".env").write_text("PORT=9000\nSECRET=mine\n")
+    for p in root.rglob("*"):
+        if p.is_file():
+            p.chmod(0o644)
+    return root
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "mv app_new.py app.py",
+        "mv -f app_new.py app.py",
+        "cp app_new.py app.py",
+        "cp .env.example .env",
+        "mv app.py lib/",  # into a folder, onto its file
+        "cp -v app.py lib",
+    ],
+)
+async def test_mv_or_cp_onto_a_file_is_the_patch_of_what_it_does(
+    tmp_path: Path, command: str
+) -> None:
+    """A model swapping in a new version (`mv app_new.py app.py`) or starting from a
+    template (`cp .env.example .env`) replaced a file for good, asked as destroying work;
+    it is the patch giving the file the lines it gets (`mv`: and deleting the other), the
+    files afterwards as bash leaves them, bytes and modes."""
+    import subprocess
+
+    from test_tools_fakes import make_boundary
+
+    from frontier.app.events import ToolCall
+
+    ours, bash = swap_workspace(tmp_path / "ours"), swap_workspace(tmp_path / "bash")
+    subprocess.run(["bash", "-c", command], cwd=bash, check=True, timeout=60)
+    name, args = meant(ours, command)
+    assert name == "apply_patch", command
+    result = await make_boundary(ours).run(ToolCall("c1", name, args))
+    assert result.kind == "ok", result.output
+    assert tree(ours) == tree(bash)
+
+
+def test_mv_or_cp_onto_a_file_stays_a_command_where_a_patch_would_differ(tmp_path: Path) -> None:
+    root = swap_workspace(tmp_path / "ws")
+    (root / "run.sh").write_text("echo run\n")
+    (root / "run.sh").chmod(0o755)
+    os.link(root / ".env", root / "env.link")  # two names of one file
+    (root / "blob.bin").write_bytes(b"\xff\xfe\x00")
+    (root / "long.py").write_text("".join(f"x{i} = {i}\n" for i in range(500)))
+    os.symlink("app.py", root / "alias.py")
+    for command in (
+        "mv -n app_new.py app.py",  # replaces nothing
+        "cp -n app_new.py app.py",
+        "cp -p app_new.py app.py",
+        "cp -r app_new.py app.py",
+        "mv -i app_new.py app.py",
+        "mv app_new.py run.sh",  # mv gives run.sh app_new.py's mode
+        "cp .env.example .env",  # .env has a second name, which cp would change too
+        "cp blob.bin app.py",  # not UTF-8
+        "cp long.py app.py",  # past the bound of lines a patch may change
+        "cp app_new.py alias.py",  # a link
+        "cp app.py app.py",
+        "mv app_new.py app.py && ls",
+    ):
+        assert meant(root, command)[0] == "shell", command
+
+
+async def test_headless_auto_edit_swaps_the_file_in_as_an_edit(tmp_path: Path) -> None:
+    """Under `--approval auto-edit` with nobody to ask, `mv app_new.py app.py` was refused
+    as destroying work: it runs as an edit now (undo brings the old file back)."""
+    from test_sandbox_policy import NOBODY, active
+    from test_tools_fakes import make_boundary
+
+    from frontier.app.events import ToolCall
+    from frontier.tools.policy import PolicyApprover
+
+    root = swap_workspace(tmp_path / "ws")
+    shell = await make_boundary(
+        root, approver=PolicyApprover("auto-edit", NOBODY, sandbox=active())
+    ).run(ToolCall("c0", "shell", {"command": "mv app_new.py app.py"}))
+    assert shell.kind == "denied" and (root / "app_new.py").exists(), shell.output
+    name, args = meant(root, "mv app_new.py app.py")
+    approver = PolicyApprover("auto-edit", NOBODY, sandbox=active())
+    result = await make_boundary(root, approver=approver).run(ToolCall("c1", name, args))
+    assert result.kind == "ok", result.output
+    assert (root / "app.py").read_text().endswith("return 2\n")
+    assert not (root / "app_new.py").exists()
+
+
+def test_a_patch_that_would_show_the_model_a_secret_stays_a_command(tmp_path: Path) -> None:
+    """The patch made from a file's content is the model's call in every later request,
+    sent to its provider: `cp .env.example .env` over a `.env` holding a key would have
+    sent the key (the command showed the model nothing). It stays a command; so does a
+    `sed -i` whose context lines hold one. An append after such lines is `append`'s call,
+    which carries only the model's own text."""
+    root = swap_workspace(tmp_path / "ws")
+    (root / ".env").write_text("PORT=9000\nAPI_KEY=sk-live-0123456789abcdef\n")
+    assert meant(root, "cp .env.example .env")[0] == "shell"
+    assert meant(root, "sed -i 's/9000/9001/' .env")[0] == "shell"
+    assert meant(root, "echo DEBUG=1 >> .env") == (
+        "append", {"path": ".env", "content": "DEBUG=1\n"}
+    )  # fmt: skip
+    (root / ".env").write_text("PORT=9000\n")
+    assert meant(root, "cp .env.example .env")[0] == "apply_patch"

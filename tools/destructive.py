@@ -18,7 +18,8 @@ and wrappers (``sudo``, ``env``, ``xargs``, ``timeout`` …) set aside, and ``ba
 judged: code run by the ``python`` tool, a script file the command runs, ``>`` over a
 file, plain ``rm FILE`` (one named file, the way models remove what they made; alone,
 it is the patch tool's undoable deletion: ``tools/delete_via_shell.py``). With the
-workspace at hand (``kind_of``), ``mv``/``cp`` onto a file that exists is named too.
+workspace at hand (``kind_of``), ``mv``/``cp`` onto a file that exists is named too
+(a plain one, alone, is the patch tool's: ``move_via_shell.replaced_in_command``).
 
 Deleting what a build makes again is not asked: every target of the ``rm`` inside a
 folder such as ``node_modules``, ``dist``, ``__pycache__`` (:data:`REMADE`), compiled

@@ -1,4 +1,4 @@
-"""A file a model moved with a shell command: ``mv OLD NEW``.
+"""A file a model moved with a shell command: ``mv OLD NEW`` (and ``cp``/``mv`` onto a file).
 
 As a command a rename had no review of what it moved and no undo. Such a call is the
 patch tool's rename: read here, and made one in the agent loop as ``rm FILE`` is
@@ -11,20 +11,34 @@ at most 4 MiB, as for a deletion), NEW a plain path with no blank or quote, or a
 of the workspace that the file goes into, where no file is yet (one that is there would
 be lost: that stays a command, and is asked under ``auto-edit``: ``tools/destructive.py``).
 Anything else: a command, run as before.
+
+**Onto a file that is there** (:func:`replaced_in_command`): models write a new version
+beside a file and swap it in (``mv app_new.py app.py``), or start from a template (``cp
+.env.example .env``). As commands these replaced the file for good, asked under
+``auto-edit`` as destroying work (headless: refused) and shown to the person as the
+command's line alone. Such a call is the patch that gives NEW the lines of OLD (``mv``:
+and deletes OLD): the review shows what changes in the file replaced, line by line, and
+undo brings it back. Only when both are regular UTF-8 files of the workspace (not links),
+``mv`` of two files with one mode (``mv`` gives NEW OLD's mode; a patch keeps NEW's), a
+``cp`` target with one link (``cp`` writes into it: its other names would see the new
+lines), within ``result_patch``'s bounds; ``-n`` (nothing is replaced), ``-i``, ``cp
+-p``/``-a``/``-r``: a command. Made from both files' content at confirmation, so only
+when the files are settled (``Registry.meant``).
 """
 
 from __future__ import annotations
 
+import os
 import posixpath
-import re
+import stat
 from collections.abc import Mapping
 
-from frontier.tools.delete_via_shell import plain_command, regular_file
+from frontier.tools import beneath
+from frontier.tools.delete_via_shell import KEPT_MAX, plain_command, regular_file
+from frontier.tools.patch_via_shell import HEADER_SAFE, result_patch
 from frontier.tools.paths import PathError, resolve
 
 _FLAGS = frozenset({"-f", "--force", "-n", "--no-clobber", "-v", "--verbose"})
-_HEADER_SAFE = re.compile(r"[^\s'\"\\]+")
-"""A path a git rename header carries as it is."""
 
 
 def moved_in_command(command: object, args: Mapping[str, object], root: str | None) -> str | None:
@@ -45,8 +59,72 @@ def moved_in_command(command: object, args: Mapping[str, object], root: str | No
     except (OSError, PathError):
         return None
     new = target.rel
-    if new in ("", ".", old) or not all(_HEADER_SAFE.fullmatch(p) for p in (old, new)):
+    if new in ("", ".", old) or not all(HEADER_SAFE.fullmatch(p) for p in (old, new)):
         return None
     return (
         f"diff --git a/{old} b/{new}\nsimilarity index 100%\nrename from {old}\nrename to {new}\n"
     )
+
+
+_REPLACING = {
+    "mv": frozenset({"-f", "--force", "-v", "--verbose"}),
+    "cp": frozenset({"-f", "--force", "-v", "--verbose"}),
+}
+"""The flags of a ``mv``/``cp`` onto an existing file read as a patch (``-n``: it replaces
+nothing)."""
+
+
+def replaced_in_command(
+    command: object, args: Mapping[str, object], root: str | None
+) -> str | None:
+    """The patch of a plain ``mv OLD NEW`` / ``cp OLD NEW`` onto NEW, a file that exists:
+    NEW's lines become OLD's (``mv``: OLD deleted); ``None`` for anything else."""
+    for name, flags in _REPLACING.items():
+        operands = plain_command(command, args, root, name, flags)
+        if operands is not None:
+            break
+    else:
+        return None
+    if len(operands) != 2 or root is None:
+        return None
+    old = regular_file(root, operands[0])
+    if old is None:
+        return None
+    try:
+        target = resolve(root, operands[1])
+        if target.real.is_dir():
+            target = resolve(root, posixpath.join(target.rel, posixpath.basename(old)))
+    except (OSError, PathError):
+        return None
+    new = regular_file(root, target.rel)
+    if new is None or new == old:
+        return None  # not there (a rename: moved_in_command), a link, the same file
+    read = _both(root, old, new, moving=name == "mv")
+    if read is None:
+        return None
+    source, replaced = read
+    changes: list[tuple[str, bytes | None, bytes | None]] = [(new, replaced, source)]
+    if name == "mv":
+        changes.append((old, source, None))
+    return result_patch(root, changes)
+
+
+def _both(root: str, old: str, new: str, *, moving: bool) -> tuple[bytes, bytes] | None:
+    """``(OLD's bytes, NEW's bytes)`` when the command's result is a patch's to say: for a
+    move, the two files of one mode; for a copy, NEW with no other name (hard link)."""
+    try:
+        with beneath.parent(root, old, follow_final=False) as found:
+            source_stat = os.stat(found.name, dir_fd=found.fd, follow_symlinks=False)
+        with beneath.parent(root, new, follow_final=False) as found:
+            target_stat = os.stat(found.name, dir_fd=found.fd, follow_symlinks=False)
+        if (source_stat.st_dev, source_stat.st_ino) == (target_stat.st_dev, target_stat.st_ino):
+            return None  # two names of one file
+        if moving and stat.S_IMODE(source_stat.st_mode) != stat.S_IMODE(target_stat.st_mode):
+            return None
+        if not moving and target_stat.st_nlink != 1:
+            return None
+        source, _ = beneath.read_file(root, old, KEPT_MAX)
+        replaced, _ = beneath.read_file(root, new, KEPT_MAX)
+    except (OSError, ValueError, PathError):
+        return None
+    return None if source is None or replaced is None else (source, replaced)

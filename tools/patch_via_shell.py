@@ -87,6 +87,8 @@ def rebased(patch: str, args: Mapping[str, object], root: str | None, cd: str = 
     return "\n".join(lines)
 
 
+HEADER_SAFE = re.compile(r"[^\s'\"\\]+")
+"""A path a git header carries as it is."""
 MAX_CHANGED = 400
 """The most lines (removed + added, over its files) a patch read from a command's result
 (``sed -i``, ``git checkout --``) may change, and
@@ -98,13 +100,13 @@ MAX_FILES = 100
 """The most files one such call may change (a glob over more: a command)."""
 
 
-def writes_exactly(root: str, patch: str, expected: Mapping[str, bytes]) -> bool:
+def writes_exactly(root: str, patch: str, expected: Mapping[str, bytes | None]) -> bool:
     """Whether the patch engine, planning ``patch`` in ``root`` now, writes exactly
-    ``expected`` (workspace path → bytes) and nothing else. A patch made from a command's
-    result (``sed -i``'s, ``git checkout``'s) is checked so before it stands for the
-    command: the engine takes line ends from the file (a CRLF file's added lines get
-    CRLF), so a diff that adds CR to a file that had none would not write what the
-    command writes; such a call stays a command."""
+    ``expected`` (workspace path → bytes, ``None``: deleted) and nothing else. A patch
+    made from a command's result (``sed -i``'s, ``git checkout``'s) is checked so before
+    it stands for the command: the engine takes line ends from the file (a CRLF file's
+    added lines get CRLF), so a diff that adds CR to a file that had none would not write
+    what the command writes; such a call stays a command."""
     from frontier.tools.patch_engine import PatchError, apply_patch
 
     try:
@@ -115,25 +117,34 @@ def writes_exactly(root: str, patch: str, expected: Mapping[str, bytes]) -> bool
 
 
 def result_patch(
-    root: str, changes: Iterable[tuple[str, bytes | None, bytes] | None]
+    root: str, changes: Iterable[tuple[str, bytes | None, bytes | None] | None]
 ) -> str | None:
     """The patch a command's result stands for (``sed -i``'s, ``git checkout``'s): each
-    ``(path, bytes now or None when missing, bytes the command writes)`` as a diff, at most
-    :data:`MAX_CHANGED` lines over them and :data:`MAX_PATCH` bytes, checked by
-    :func:`writes_exactly`; ``None`` when a file cannot be said so (an item ``None``, not
-    UTF-8, over the bound) or nothing changes. ``changes`` is read one file at a time, so
-    a bound passed stops the work the next would cost (a ``sed`` run each)."""
+    ``(path, bytes now or None when missing, bytes the command writes or None when it
+    removes the file)`` as a diff (a removal as git's header alone: its lines are the
+    file's, the review shows them), at most :data:`MAX_CHANGED` lines over them and
+    :data:`MAX_PATCH` bytes, checked by :func:`writes_exactly`; ``None`` when a file
+    cannot be said so (an item ``None``, not UTF-8, over the bound), the patch holds a
+    secret (:func:`holds_secret`) or nothing changes.
+    ``changes`` is read one file at a time, so a bound passed stops the work the next
+    would cost (a ``sed`` run each)."""
     from frontier.tools.diffing import changed_lines, line_keys, render, text_opcodes
 
     budget = MAX_CHANGED
     diffs: list[str] = []
-    expected: dict[str, bytes] = {}
+    expected: dict[str, bytes | None] = {}
     for change in changes:
         if change is None:
             return None
         path, now, then = change
         if then == now:
             continue  # unchanged (by sed; only its timestamps, for git)
+        if then is None:
+            if not HEADER_SAFE.fullmatch(path):
+                return None
+            diffs.append(f"diff --git a/{path} b/{path}\ndeleted file mode 100644\n")
+            expected[path] = None
+            continue
         try:
             old, new = (now.decode("utf-8") if now is not None else None), then.decode("utf-8")
         except UnicodeDecodeError:
@@ -148,9 +159,20 @@ def result_patch(
         diffs.append(render(path, old, new, a, b, ops)[0])
         expected[path] = then
     patch = "".join(diffs)
-    if not patch or len(patch) > MAX_PATCH or not writes_exactly(root, patch, expected):
+    if not patch or len(patch) > MAX_PATCH or holds_secret(patch):
         return None
-    return patch
+    return patch if writes_exactly(root, patch, expected) else None
+
+
+def holds_secret(text: str) -> bool:
+    """Whether ``text`` holds what every sink scrubs (a known key, a credential's shape:
+    ``app/secrets.py``). A patch made from a file's content is the model's call in every
+    later request, sent to its provider, where the command showed the model nothing of
+    the file (``cp .env.example .env`` would have sent the old ``.env``'s lines): such a
+    call stays a command."""
+    from frontier.app.secrets import Scrubber
+
+    return Scrubber.from_env().scrub(text) != text
 
 
 def shell_line(args: Mapping[str, object]) -> str:

@@ -104,7 +104,8 @@ class Registry:
         (``tools/write_via_shell.py``; ``>>``: the patch appending its lines); a plain
         ``rm FILE…`` as the patch that deletes
         them (``tools/delete_via_shell.py``), a plain ``mv OLD NEW`` as the one that
-        renames it (``tools/move_via_shell.py``), a plain ``sed -i`` as the patch of what it
+        renames it and ``mv``/``cp`` onto a file as the one replacing its lines
+        (``tools/move_via_shell.py``), a plain ``sed -i`` as the patch of what it
         changes (``tools/sed_via_shell.py``), ``git checkout -- PATH`` / ``git restore
         PATH`` as the patch putting the index's copies back
         (``tools/restore_via_shell.py``), a plain ``git apply`` as the patch of what git
@@ -113,9 +114,9 @@ class Registry:
         ``settled``: the files are as the call will find them (no earlier call of its
         response still to run that may change them: ``AgentLoop._settled``). Unsettled, a
         call whose patch would be made from a file's content now (``sed -i``, ``git
-        checkout --``, ``git apply``) stays as it is: an earlier edit still to run would
-        find its lines placed wrong, or undone; an append is ``append``'s call, its change
-        read when it starts."""
+        checkout --``, ``git apply``, ``mv``/``cp`` onto a file) stays as it is: an
+        earlier edit still to run would find its lines placed wrong, or undone; an append
+        is ``append``'s call, its change read when it starts."""
         meant = self.named(name)
         if meant == "job" and (stopping := stop_args(name, args)) is not None:
             return meant, stopping
@@ -138,13 +139,13 @@ class Registry:
                 return "apply_patch", {"patch": patch}
             from frontier.tools.delete_via_shell import deleted_in_command
             from frontier.tools.git_apply_via_shell import git_apply_patch
-            from frontier.tools.move_via_shell import moved_in_command
+            from frontier.tools.move_via_shell import moved_in_command, replaced_in_command
             from frontier.tools.restore_via_shell import restore_patch
             from frontier.tools.sed_via_shell import sed_patch
 
             readers = [deleted_in_command, moved_in_command]
             if settled:  # made from the files' content now
-                readers += [sed_patch, restore_patch, git_apply_patch]
+                readers += [sed_patch, restore_patch, git_apply_patch, replaced_in_command]
             for read in readers:
                 patch = read(args.get("command"), args, root)
                 if patch is not None:

@@ -35,7 +35,7 @@ from collections.abc import Mapping
 
 from frontier.app.programs import find_program
 from frontier.tools.bounded_run import run_bounded
-from frontier.tools.patch_via_shell import SHELLS, rebased
+from frontier.tools.patch_via_shell import SHELLS, holds_secret, rebased
 from frontier.tools.paths import PathError, resolve
 from frontier.tools.shell_words import bash_words
 
@@ -222,8 +222,9 @@ def _within(path: str, folder: str) -> bool:
 def appended_patch(root: str, path: str, added: str) -> str | None:
     """The unified diff that appends ``added`` to ``path`` as ``>>`` would (its last three
     lines as context), for a UTF-8 file of at most 4 MiB that ends with a line break and
-    has no CR; ``None`` otherwise (the call stays a command). A missing file is not this
-    (``>>`` makes it: that is a ``write``)."""
+    has no CR, whose last lines hold no secret (``patch_via_shell.holds_secret``: the
+    patch is shown to the model); ``None`` otherwise. A missing file is not this (``>>``
+    makes it: that is a ``write``)."""
     from frontier.tools import beneath
 
     try:
@@ -240,6 +241,8 @@ def appended_patch(root: str, path: str, added: str) -> str | None:
     old_range = f"{first},{len(context)}" if context else "0,0"
     hunk = f"@@ -{old_range} +{first if context else 1},{len(context) + len(new)} @@\n"
     body = "".join(f" {line}\n" for line in context) + "".join(f"+{line}\n" for line in new)
+    if holds_secret("".join(f"{line}\n" for line in context)):
+        return None  # the file's lines, never shown to the model: `append` takes only its own
     return f"--- a/{path}\n+++ b/{path}\n{hunk}{body}"
 
 
