@@ -45,7 +45,6 @@ def test_a_plain_rm_is_the_patch_that_deletes_the_files(ws: Path) -> None:
 @pytest.mark.parametrize(
     "command",
     [
-        "rm -r src",  # a folder: a command (asked under auto-edit as destroying work)
         "rm src",
         "rm alias.txt",  # a link: rm removes the link, the patch would read through it
         "rm missing.txt",

@@ -119,3 +119,50 @@ def regular_file(root: str, path: str) -> str | None:
     if not stat.S_ISREG(st.st_mode) or st.st_size > KEPT_MAX or rel in ("", "."):
         return None
     return rel
+
+
+_TREE_FLAGS = frozenset(
+    {"-r", "-R", "--recursive", "-f", "--force", "-v", "--verbose"}
+    | {"-rf", "-fr", "-Rf", "-fR", "-rv", "-vr", "-rfv", "-rvf", "-frv", "-fvr", "-vrf", "-vfr"}
+)
+
+
+def removed_tree_in_command(
+    command: object, args: Mapping[str, object], root: str | None
+) -> list[str] | None:
+    """The workspace paths a plain ``rm -r PATH…`` removes, for ``remove``'s call
+    (``tools/remove_tree.py``): each a file or folder of the workspace holding only
+    regular files and folders within the tool's bounds, none the workspace, inside
+    ``.git`` or in what a build makes again (``node_modules``, ``dist``: not asked, and
+    nothing worth keeping); ``None`` otherwise (a command)."""
+    from frontier.tools.destructive import _remade
+    from frontier.tools.remove_tree import MAX_FILES, tree
+
+    found = command_words(command, root, "rm")
+    if found is None or root is None:
+        return None
+    if not any(w in ("-r", "-R", "--recursive") or (w[:1] == "-" and w[1:2] != "-" and
+               ("r" in w or "R" in w)) for w in found[2][1:]):  # fmt: skip
+        return None  # a plain rm FILE: the patch's deletion (deleted_in_command)
+    operands = plain_command(command, args, root, "rm", _TREE_FLAGS)
+    if operands is None:
+        return None
+    paths: list[str] = []
+    count = 0
+    for operand in operands:
+        try:
+            rel = resolve(root, operand).rel
+        except (OSError, PathError):
+            return None
+        parts = rel.split("/")
+        if rel in ("", ".") or ".git" in parts or _remade(rel):
+            return None
+        taken = tree(root, rel)
+        if taken is None:
+            return None
+        count += len(taken.files)
+        if count > MAX_FILES:
+            return None
+        if rel not in paths:
+            paths.append(rel)
+    return paths or None

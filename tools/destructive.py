@@ -19,7 +19,8 @@ judged: code run by the ``python`` tool, a script file the command runs, ``>`` o
 file, plain ``rm FILE`` (one named file, the way models remove what they made; alone,
 it is the patch tool's undoable deletion: ``tools/delete_via_shell.py``). With the
 workspace at hand (``kind_of``), ``mv``/``cp`` onto a file that exists is named too
-(a plain one, alone, is the patch tool's: ``move_via_shell.replaced_in_command``).
+(a plain one, alone, is the patch tool's: ``move_via_shell.replaced_in_command``; a
+plain ``rm -r`` alone is ``remove``'s call: ``tools/remove_tree.py``).
 
 Deleting what a build makes again is not asked: every target of the ``rm`` inside a
 folder such as ``node_modules``, ``dist``, ``__pycache__`` (:data:`REMADE`), compiled

@@ -105,7 +105,8 @@ class Registry:
         ``rm FILE…`` as the patch that deletes
         them (``tools/delete_via_shell.py``), a plain ``mv OLD NEW`` as the one that
         renames it and ``mv``/``cp`` onto a file as the one replacing its lines
-        (``tools/move_via_shell.py``), a plain ``sed -i`` as the patch of what it
+        (``tools/move_via_shell.py``), a plain ``rm -r PATH…`` as ``remove``'s call
+        (``tools/remove_tree.py``), a plain ``sed -i`` as the patch of what it
         changes (``tools/sed_via_shell.py``), ``git checkout -- PATH`` / ``git restore
         PATH`` as the patch putting the index's copies back
         (``tools/restore_via_shell.py``), a plain ``git apply`` as the patch of what git
@@ -150,6 +151,12 @@ class Registry:
                 patch = read(args.get("command"), args, root)
                 if patch is not None:
                     return "apply_patch", {"patch": patch}
+        if meant == "shell" and "remove" in self._tools:
+            from frontier.tools.delete_via_shell import removed_tree_in_command
+
+            removed = removed_tree_in_command(args.get("command"), args, root)
+            if removed is not None:  # what it takes is read when it starts
+                return "remove", {"paths": removed}
         if meant == "shell" and "write" in self._tools:
             from frontier.tools.write_via_shell import write_in_command
 
@@ -348,6 +355,7 @@ def default_registry(dialect: PatchDialect = "unified") -> Registry:
     from frontier.tools.jobs import JobTool
     from frontier.tools.plan import PlanTool
     from frontier.tools.process import PythonTool, ShellTool
+    from frontier.tools.remove_tree import RemoveTool
     from frontier.tools.search import GlobTool, GrepTool
     from frontier.tools.think import ThinkTool
 
@@ -361,6 +369,7 @@ def default_registry(dialect: PatchDialect = "unified") -> Registry:
             ReplaceTool(),
             MultiTool(),
             ApplyPatchTool(dialect),
+            RemoveTool(),
             ShellTool(),
             PythonTool(),
             JobTool(),

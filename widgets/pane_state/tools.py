@@ -79,6 +79,10 @@ def _key_argument(call: ToolCall) -> tuple[str, int]:
         patch = args.get("patch", "")
         text = patch.decode("utf-8", "replace") if isinstance(patch, bytes) else str(patch)
         return patch_label(text), 0
+    paths = args.get("paths")  # `remove`'s (an `rm -r`)
+    if isinstance(paths, list) and paths and all(isinstance(p, str) for p in paths):
+        shown = ", ".join(paths)
+        return (shown if len(shown) <= SUMMARY_CHARS else shown[: SUMMARY_CHARS - 1] + "…"), 0
     for key in ("command", "path", "pattern", "code", "content"):
         if key in args:
             value = args[key]
