@@ -203,3 +203,7 @@ def test_a_patch_that_would_show_the_model_a_secret_stays_a_command(tmp_path: Pa
     )  # fmt: skip
     (root / ".env").write_text("PORT=9000\n")
     assert meant(root, "cp .env.example .env")[0] == "apply_patch"
+    # a secret in the file replaced, however far from what changes: its content would not
+    # be kept for undo (the store keeps no secret), where the command was asked
+    (root / ".env").write_text("PORT=9000\n" + "\n" * 20 + "TOKEN=ghp_0123456789abcdef\n")
+    assert meant(root, "cp .env.example .env")[0] == "shell"

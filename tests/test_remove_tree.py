@@ -132,6 +132,8 @@ def odd(tmp_path: Path) -> Path:
     (root / "node_modules" / "x" / "m.js").write_text("m\n")
     (root / ".git" / "objects").mkdir(parents=True)
     os.mkfifo(root / "src" / "fifo")
+    (root / "config").mkdir()
+    (root / "config" / "prod.env").write_text("API_KEY=sk-live-0123456789abcdef\n")
     return root
 
 
@@ -145,6 +147,7 @@ def odd(tmp_path: Path) -> Path:
         "rm -rf .git",
         "rm -rf .",
         "rm -rf src",  # a FIFO inside
+        "rm -rf config",  # a file holding a key: the store keeps no copy, so no undo
         "rm -r missing",
         "rm -rf ../outside",
         "rm -rf src/legacy && ls",

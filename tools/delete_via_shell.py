@@ -132,9 +132,10 @@ def removed_tree_in_command(
 ) -> list[str] | None:
     """The workspace paths a plain ``rm -r PATH…`` removes, for ``remove``'s call
     (``tools/remove_tree.py``): each a file or folder of the workspace holding only
-    regular files and folders within the tool's bounds, none the workspace, inside
+    regular files and folders within the tool's bounds, each file one the store keeps for
+    undo (no secret in it: ``patch_via_shell.holds_secret``), none the workspace, inside
     ``.git`` or in what a build makes again (``node_modules``, ``dist``: not asked, and
-    nothing worth keeping); ``None`` otherwise (a command)."""
+    nothing worth keeping); ``None`` otherwise (a command, asked under ``auto-edit``)."""
     from frontier.tools.destructive import _remade
     from frontier.tools.remove_tree import MAX_FILES, tree
 
@@ -161,8 +162,20 @@ def removed_tree_in_command(
         if taken is None:
             return None
         count += len(taken.files)
-        if count > MAX_FILES:
+        if count > MAX_FILES or not all(_keepable(root, f) for f in taken.files):
             return None
         if rel not in paths:
             paths.append(rel)
     return paths or None
+
+
+def _keepable(root: str, rel: str) -> bool:
+    """Whether the store keeps ``rel``'s content for undo: readable, and holding no secret
+    (``app/session/preimages.py`` keeps none)."""
+    from frontier.tools.patch_via_shell import holds_secret
+
+    try:
+        data, _mode = beneath.read_file(root, rel, KEPT_MAX)
+    except (OSError, ValueError, PathError):
+        return False
+    return data is not None and not holds_secret(data.decode("utf-8", "surrogateescape"))

@@ -124,8 +124,10 @@ def result_patch(
     removes the file)`` as a diff (a removal as git's header alone: its lines are the
     file's, the review shows them), at most :data:`MAX_CHANGED` lines over them and
     :data:`MAX_PATCH` bytes, checked by :func:`writes_exactly`; ``None`` when a file
-    cannot be said so (an item ``None``, not UTF-8, over the bound), the patch holds a
-    secret (:func:`holds_secret`) or nothing changes.
+    cannot be said so (an item ``None``, not UTF-8, over the bound), a file now or the
+    patch holds a secret (:func:`holds_secret`: the store keeps no such file's content,
+    so undo could not bring it back, and the patch is shown to the model) or nothing
+    changes.
     ``changes`` is read one file at a time, so a bound passed stops the work the next
     would cost (a ``sed`` run each)."""
     from frontier.tools.diffing import changed_lines, line_keys, render, text_opcodes
@@ -139,6 +141,8 @@ def result_patch(
         path, now, then = change
         if then == now:
             continue  # unchanged (by sed; only its timestamps, for git)
+        if now is not None and holds_secret(now.decode("utf-8", "surrogateescape")):
+            return None  # its content would not be kept: no undo, where the command was asked
         if then is None:
             if not HEADER_SAFE.fullmatch(path):
                 return None
