@@ -141,10 +141,8 @@ def result_patch(
         path, now, then = change
         if then == now:
             continue  # unchanged (by sed; only its timestamps, for git)
-        if now is not None and holds_secret(now.decode("utf-8", "surrogateescape")):
-            return None  # its content would not be kept: no undo, where the command was asked
         if then is None:
-            if not HEADER_SAFE.fullmatch(path):
+            if not HEADER_SAFE.fullmatch(path) or _secret(now):
                 return None
             diffs.append(f"diff --git a/{path} b/{path}\ndeleted file mode 100644\n")
             expected[path] = None
@@ -158,7 +156,7 @@ def result_patch(
             return None  # line for line (most s///): too many changed, known without a diff
         ops = text_opcodes(a, b)
         budget -= changed_lines(ops)
-        if budget < 0:
+        if budget < 0 or _secret(now):  # the bounds first: a scan is the dearer
             return None
         diffs.append(render(path, old, new, a, b, ops)[0])
         expected[path] = then
@@ -166,6 +164,12 @@ def result_patch(
     if not patch or len(patch) > MAX_PATCH or holds_secret(patch):
         return None
     return patch if writes_exactly(root, patch, expected) else None
+
+
+def _secret(now: bytes | None) -> bool:
+    """A file's content now holds a secret: the store keeps none, so undo could not bring
+    it back, where the command it stands for was asked as destroying work."""
+    return now is not None and holds_secret(now.decode("utf-8", "surrogateescape"))
 
 
 def holds_secret(text: str) -> bool:
