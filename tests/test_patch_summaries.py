@@ -457,3 +457,13 @@ def test_the_model_s_command_is_kept_with_the_call_it_became(
     assert f"### ▸ apply_patch `c2`\n\nFrom the model's command: `{command}`\n\n" in (
         out.read_text()
     )
+
+
+def test_an_export_shows_a_here_document_command_as_a_block() -> None:
+    command = "git apply <<'EOF'\n--- a/a.py\n+++ b/a.py\nEOF"
+    records = [
+        {"type": "call", "id": "c1", "name": "apply_patch", "args": {"patch": FENCED_PATCH}}
+        | {"tool_kind": "edit", "targets": [], "started": True, "from": command},
+    ]
+    text = to_markdown(info(), records)
+    assert f"From the model's command:\n\n```sh\n{command}\n```\n\n````diff\n" in text

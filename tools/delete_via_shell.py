@@ -121,10 +121,12 @@ def regular_file(root: str, path: str) -> str | None:
     return rel
 
 
-_TREE_FLAGS = frozenset(
-    {"-r", "-R", "--recursive", "-f", "--force", "-v", "--verbose"}
-    | {"-rf", "-fr", "-Rf", "-fR", "-rv", "-vr", "-rfv", "-rvf", "-frv", "-fvr", "-vrf", "-vfr"}
+_RECURSIVE = frozenset(
+    {"-r", "-R", "--recursive", "-rf", "-fr", "-Rf", "-fR", "-rv", "-vr"}
+    | {"-rfv", "-rvf", "-frv", "-fvr", "-vrf", "-vfr"}
 )
+"""``rm``'s flags that make it take folders (``-r``, alone or with ``-f``/``-v``)."""
+_TREE_FLAGS = _RECURSIVE | {"-f", "--force", "-v", "--verbose"}
 
 
 def removed_tree_in_command(
@@ -136,15 +138,12 @@ def removed_tree_in_command(
     undo (no secret in it: ``patch_via_shell.holds_secret``), none the workspace, inside
     ``.git`` or in what a build makes again (``node_modules``, ``dist``: not asked, and
     nothing worth keeping); ``None`` otherwise (a command, asked under ``auto-edit``)."""
-    from frontier.tools.destructive import _remade
+    from frontier.tools.destructive import remade
     from frontier.tools.remove_tree import MAX_FILES, tree
 
     found = command_words(command, root, "rm")
-    if found is None or root is None:
-        return None
-    if not any(w in ("-r", "-R", "--recursive") or (w[:1] == "-" and w[1:2] != "-" and
-               ("r" in w or "R" in w)) for w in found[2][1:]):  # fmt: skip
-        return None  # a plain rm FILE: the patch's deletion (deleted_in_command)
+    if found is None or root is None or not _RECURSIVE & set(found[2][1:]):
+        return None  # not rm, or a plain rm FILE: the patch's deletion (deleted_in_command)
     operands = plain_command(command, args, root, "rm", _TREE_FLAGS)
     if operands is None:
         return None
@@ -156,7 +155,7 @@ def removed_tree_in_command(
         except (OSError, PathError):
             return None
         parts = rel.split("/")
-        if rel in ("", ".") or ".git" in parts or _remade(rel):
+        if rel in ("", ".") or ".git" in parts or remade(rel):
             return None
         taken = tree(root, rel)
         if taken is None:

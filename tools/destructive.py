@@ -298,12 +298,12 @@ def _rm(args: list[str], shown: str) -> str | None:
     flags, targets = _flags(args)
     if not flags & {"r", "R", "f", "--recursive", "--force"}:
         return None  # rm FILE: one named file, as models remove what they made
-    if targets and all(_remade(t) for t in targets):
+    if targets and all(remade(t) for t in targets):
         return None
     return f"`{shown}` deletes files"
 
 
-def _remade(target: str) -> bool:
+def remade(target: str) -> bool:
     """``target`` is inside what a build makes again, or under ``/tmp``."""
     if "$" in target or target.startswith("~"):
         return False

@@ -312,7 +312,7 @@ class CallLedger:
             if call_data is not None:
                 call: ToolCall | None = call_from_json(fastjson.loads(call_data))
             elif isinstance(d.get("args"), dict):  # rejected: the result row keeps the args
-                call = ToolCall(result.call_id, result.name, d["args"], 0, _origin(d))
+                call = ToolCall(result.call_id, result.name, d["args"], 0, call_origin(d))
             else:
                 call = None
             out.append((call, result))
@@ -328,11 +328,11 @@ def call_from_json(d: Mapping[str, Any]) -> ToolCall:
         name=str(d.get("name") or ""),
         args=dict(d.get("args") or {}),
         offset=offset if isinstance(offset, int) else 0,
-        origin=_origin(d),
+        origin=call_origin(d),
     )
 
 
-def _origin(d: Mapping[str, Any]) -> str:
+def call_origin(d: Mapping[str, Any]) -> str:
     """The model's command a stored call was run for (``ToolCall.origin``), ``""`` if none
     (rows stored before stop 61 have none)."""
     origin = d.get("origin")

@@ -240,8 +240,11 @@ def to_markdown(info: SessionInfo, records: list[dict[str, Any]]) -> str:
         elif kind == "call":
             note = "" if r["started"] else " (not started)"
             out += [f"### ▸ {r['name']} `{r['id']}`{note}", ""]
-            if r.get("from"):
-                out += [f"From the model's command: {_code(r['from'])}", ""]
+            origin = r.get("from")
+            if origin and "\n" in origin:  # a here-document: its lines as a block
+                out += ["From the model's command:", "", *_fenced(origin, "sh"), ""]
+            elif origin:
+                out += [f"From the model's command: {_code(origin)}", ""]
             out += [*_call_body(r), ""]
         elif kind == "result":
             parts = [f"**result** `{r['kind']}`"]
