@@ -45,6 +45,11 @@ WRITES = [
     'printf "no newline at the end" > open.txt',
     "cd src && printf '\\tTab\\u00e9\\n' > t.txt",
     "printf -- '--flag\\n' > flags.txt",
+    "tee a.py <<'EOF'\nprint('tee')\nEOF",  # tee writes the file (and says it on stdout)
+    "tee src/b.py > /dev/null <<'EOF'\nquiet\nEOF",
+    "tee a.py <<'EOF' >/dev/null\nafter\nEOF",
+    "cat <<'EOF' | tee a.py\npiped\nEOF",
+    "cat <<EOF | tee src/b.py > /dev/null\npiped quietly\nEOF",
 ]
 
 
@@ -67,7 +72,12 @@ STAYS = [
     "cat > ~/a.py <<'EOF'\nx\nEOF",
     "cat > $OUT <<'EOF'\nx\nEOF",
     "cat > src/*.py <<'EOF'\nx\nEOF",
-    "tee a.py <<'EOF'\nx\nEOF",
+    "tee a.py b.py <<'EOF'\nx\nEOF",  # two files
+    "tee -i a.py <<'EOF'\nx\nEOF",  # another option
+    "tee <<'EOF'\nx\nEOF",  # no file: stdout only
+    "tee -a <<'EOF'\nx\nEOF",
+    "cat <<'EOF' | sudo tee a.py\nx\nEOF",
+    "cat <<'EOF' | tee a.py | grep x\nx\nEOF",
     "cat > /etc/passwd <<'EOF'\nx\nEOF",  # outside the workspace
     "rm -rf src && cat > a.py <<'EOF'\nx\nEOF",
     "cat > a.py <<'EOF'\nnever ended",
@@ -157,6 +167,8 @@ APPENDS = [
     "cat >> notes.md <<'EOF'\nnew file made by >>\nEOF",  # missing: made, as >> does
     "echo first >> empty.txt",
     "cat >> twice.txt <<'EOF'\nd\nEOF",  # its tail also earlier in the file
+    "tee -a .gitignore <<'EOF'\n.cache/\nEOF",
+    "cat <<'EOF' | tee --append .gitignore > /dev/null\nbuild/\nEOF",
 ]
 
 

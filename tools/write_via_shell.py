@@ -21,7 +21,9 @@ backslashes, so a body holding none of them counts, one holding any stays a comm
 file: the ``write`` that makes it); where that cannot be known at confirmation (a call
 before it in the reply still to change the files; a file with CR, not UTF-8, or an
 append without a last line end) ``append``'s call, whose change is read when it starts;
-a file over 4 MiB: a command. ``tee``, a second command, a path the shell would expand (``~``,
+a file over 4 MiB: a command. ``tee PATH <<'EOF'`` and ``cat <<'EOF' | tee PATH``
+(``-a``: appended; ``> /dev/null`` or not) are read as ``cat``'s forms. ``tee`` of two
+files or with another option, a second command, a path the shell would expand (``~``,
 ``$``, a glob) or one outside the workspace: a command, run as before.
 """
 
@@ -41,15 +43,20 @@ from frontier.tools.shell_words import bash_words
 
 _PATH = r"(?P<path>'[^'\n]+'|\"[^\"\n$`\\]+\"|[^\s;&|<>()'\"`$\\]+)"
 _DOC = r"<<(?P<strip>-?)[ \t]*(?P<quote>['\"]?)(?P<delim>[A-Za-z_]\w{0,63})(?P=quote)"
+_NULL = r"(?:[ \t]*1?>[ \t]*/dev/null)?"
+"""``tee``'s copy of what it writes sent nowhere (``> /dev/null``), or not."""
 _FORMS = {
     op: (
         re.compile(rf"cat[ \t]+1?{op}[ \t]*{_PATH}[ \t]*{_DOC}[ \t]*"),
         re.compile(rf"cat[ \t]+{_DOC}[ \t]*1?{op}[ \t]*{_PATH}[ \t]*"),
+        re.compile(rf"tee[ \t]+{tee}{_PATH}{_NULL}[ \t]*{_DOC}{_NULL}[ \t]*"),
+        re.compile(rf"cat[ \t]+{_DOC}[ \t]*\|[ \t]*tee[ \t]+{tee}{_PATH}{_NULL}[ \t]*"),
     )
-    for op in (">", ">>")
+    for op, tee in ((">", ""), (">>", r"(?:-a|--append)[ \t]+"))
 }
-"""The command's first line: ``cat > PATH <<'EOF'`` or ``cat <<'EOF' > PATH`` (``>>``:
-appended)."""
+"""The command's first line: ``cat > PATH <<'EOF'`` or ``cat <<'EOF' > PATH``, ``tee PATH
+<<'EOF'`` or ``cat <<'EOF' | tee PATH`` (with ``> /dev/null`` or not; its copy on stdout
+is all that is not written); ``>>`` and ``tee -a``: appended."""
 _FD_REDIRECT = re.compile(r"(?:^|\s)\d+>")
 _EXPANDS = re.compile(r"[$`\\]")
 _PLAIN = re.compile(r"[A-Za-z0-9_./@%+,=:-]+")
@@ -101,8 +108,8 @@ def _script(script: str, op: str, root: str | None) -> tuple[str, str, str] | No
         return None
     raw, delimiter = head.group("path"), head.group("delim")
     path = raw[1:-1] if raw[:1] in "'\"" else raw
-    if any(c in path for c in "*?[~") or path.endswith("/"):
-        return None
+    if any(c in path for c in "*?[~") or path.endswith("/") or raw.startswith("-"):
+        return None  # a glob, a folder; tee's option (`tee -i f`), not a file
     lines = rest.split("\n")
     last = lines.pop()
     strip = bool(head.group("strip"))
