@@ -74,7 +74,7 @@ async def test_the_review_lists_every_file_and_a_declined_one_is_kept(tmp_path: 
     denied = await make_boundary(root, approver=approver).run(ToolCall("c1", name, args))
     assert denied.kind == "denied" and (root / "src/legacy/a.py").exists()
     ((_, preview),) = approver.seen
-    assert sorted(f.path for f in preview.files) == ["src/legacy/a.py", "src/legacy/deep/b.py"]
+    assert [f.path for f in preview.files] == ["src/legacy/a.py", "src/legacy/deep/b.py"]
     assert all(f.action == "delete" for f in preview.files)
 
     @dataclass

@@ -92,7 +92,7 @@ def tree(root: str, rel: str) -> Tree | None:
             os.close(fd)
     except (OSError, PathError, ValueError):
         return None
-    return Tree(tuple(files), tuple(folders))
+    return Tree(tuple(sorted(files)), tuple(folders))  # the review lists them in order
 
 
 class RemoveTool:
