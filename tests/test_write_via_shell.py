@@ -252,17 +252,34 @@ def test_with_the_workspace_gone_a_shell_call_stays_a_command(tmp_path: Path, co
 @given(
     st.lists(
         st.sampled_from(
-            [*"rmvcatecho >-<'\"\n\t&;|$.*/", "EOF", "a.txt", "d/", "cd ", "mkdir -p "]
+            [
+                *"rmvcatecho >-<'\"\n\t&;|$.*/",
+                "EOF",
+                "a.txt",
+                "d/",
+                "cd ",
+                "mkdir -p ",
+                "git apply ",
+                "rm -r ",
+                "cp ",
+                "tee ",
+                "-a ",
+                "sed -i ",
+                "s/a/b/ ",
+                ".",
+            ]
         ),
         max_size=40,
     ).map("".join)
 )
 def test_reading_any_shell_call_never_raises(command: str) -> None:
-    """Every reading of a shell call as a file tool's (patch, write, append, rm, mv) on
-    any text, against a real workspace: a call or a command, never an exception."""
+    """Every reading of a shell call as a file tool's (patch, write, append, rm, rm -r,
+    mv, cp, sed, git apply, tee) on any text, against a real workspace: a call or a
+    command, never an exception."""
     root = Path(__file__).parent / "examples"
     name, args = default_registry().meant("shell", {"command": command}, str(root))
-    assert name in ("shell", "write", "apply_patch") and isinstance(args, Mapping)
+    assert name in ("shell", "write", "apply_patch", "append", "remove")
+    assert isinstance(args, Mapping)
 
 
 PIECES = ["%s", "%d", "\\n", "\\t", "x", " ", "%5s", "%-3s|", "%%", "\\\\", "%c", "%x",
