@@ -17,6 +17,8 @@ later request, up to 5 MB each."""
 IMAGE_MAX = 3_750_000
 """Bytes of one image shown to the model: base64 makes it 5,000,000, Anthropic's limit per
 image."""
+IMAGE_READ_MAX = 32 * 1024 * 1024
+"""The largest image file read to be made fit (scaled down: ``app/image_fit.py``)."""
 
 
 @record
@@ -40,4 +42,4 @@ class Image:
         return len(self.data) * 3 // 4 - padding
 
 
-__all__ = ["IMAGES_SHOWN", "IMAGE_MAX", "IMAGE_TYPES", "Image"]
+__all__ = ["IMAGES_SHOWN", "IMAGE_MAX", "IMAGE_READ_MAX", "IMAGE_TYPES", "Image"]

@@ -391,7 +391,8 @@ async def test_replace_with_all_renames_every_occurrence_and_says_how_many(
 
 async def test_reading_an_image_gives_the_picture_and_says_what_it_is(tmp_path: Path) -> None:
     """The loop shows the picture after the round's results (test_wires_loopback); one past
-    the APIs' 5 MB is refused saying what to do, the file untouched."""
+    the APIs' bounds is scaled down to fit (tests/test_image_fit.py), and one that cannot
+    be read to scale it is refused saying so, the file untouched."""
     import base64
 
     from frontier.app.image import IMAGE_MAX
@@ -407,7 +408,8 @@ async def test_reading_an_image_gives_the_picture_and_says_what_it_is(tmp_path: 
     (tmp_path / "big.png").write_bytes(png + b"\x00" * IMAGE_MAX)
     r = await b.run(call("read", 2, path="big.png"))
     assert r.kind == "error" and r.images == ()
-    assert "too large to show (at most 3,750,000 bytes): make a smaller copy" in r.output
+    assert "it cannot be shown: not an image that can be read" in r.output
+    assert (tmp_path / "big.png").stat().st_size == len(png) + IMAGE_MAX
 
 
 async def test_old_found_only_without_its_lines_trailing_whitespace_is_replaced_and_said(

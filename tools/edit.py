@@ -16,7 +16,7 @@ from itertools import pairwise
 from typing import Any, AnyStr, NamedTuple
 
 from frontier.app.events import ToolCall
-from frontier.app.image import IMAGE_MAX, Image
+from frontier.app.image import Image
 from frontier.tools import arg_aliases, beneath
 from frontier.tools.base import CancelToken, Outcome, Prepared, ToolError
 from frontier.tools.contract import Preview, ToolContext, ToolSpec
@@ -348,14 +348,16 @@ def _image(rel: str, media_type: str, data: bytes) -> Outcome:
     """``read`` of an image: the image itself, for the model to see (the loop shows it
     after the round's results, or says why it cannot: docs/decisions-tools.md)."""
     said = f"{rel} is an image ({media_type}, {len(data):,} bytes)"
-    if len(data) > IMAGE_MAX:
-        raise ToolError(
-            f"{said}, too large to show (at most {IMAGE_MAX:,} bytes): make a smaller copy "
-            "(a lower resolution, or JPEG) and read that"
-        )
+    from frontier.app.image_fit import fitted  # scaled down when over the APIs' bounds
+
+    fit = fitted(data, media_type)
+    if isinstance(fit, str):
+        raise ToolError(f"{said}; it cannot be shown: {fit}")
+    if fit.done:
+        said += f"; {fit.done} to fit what the models' APIs take"
     import base64
 
-    image = Image(media_type, base64.b64encode(data).decode("ascii"), rel)
+    image = Image(fit.media_type, base64.b64encode(fit.data).decode("ascii"), rel)
     return Outcome(kind="ok", output=said, images=(image,))
 
 

@@ -19,8 +19,9 @@ the file's content, so it need not spend a request on ``read``. The rules:
 
 An image (PNG, JPEG, GIF, WebP: known by its first bytes, not its name) is attached as an
 image: the model sees it (every wire sends it as its API's image part) and the text keeps
-the mention. At most :data:`IMAGE_MAX` bytes each (the APIs' 5 MB once base64-encoded)
-and :data:`IMAGES_MAX` a message; a model that takes no images says so as an error of
+the mention. One over what the models' APIs take (5 MB once base64-encoded, 8,000 pixels
+a side) is scaled down to fit (``app/image_fit.py``; files up to ``IMAGE_READ_MAX`` are
+read for it); :data:`IMAGES_MAX` a message; a model that takes no images says so as an error of
 its server.
 
 Completion offers :func:`workspace_files`: the ``.gitignore``-aware walk of the
@@ -40,7 +41,7 @@ from pathlib import Path
 
 from frontier.app.agent.path_query import in_order
 from frontier.app.hashes import sha256_hex
-from frontier.app.image import IMAGE_MAX, Image
+from frontier.app.image import IMAGE_READ_MAX, Image
 from frontier.app.record import record
 from frontier.tools import beneath
 from frontier.tools.gitignore import walk
@@ -221,17 +222,23 @@ def mark_seen(prepared: Prepared, views: FileViews | None) -> Prepared:
 
 
 def _image(rel: str, size: int, data: bytes, kind: str, count: int) -> Image | str:
-    """The image to send, or why it is not attached."""
+    """The image to send (scaled down when over what the models' APIs take:
+    ``app/image_fit.py``), or why it is not attached."""
     if count >= IMAGES_MAX:
         return f"not attached, {IMAGES_MAX} images per message at most"
-    if size > IMAGE_MAX or len(data) > IMAGE_MAX:
+    if size > IMAGE_READ_MAX or len(data) > IMAGE_READ_MAX:
         return (
-            f"not attached, the image is {size:,} bytes and the models' APIs take at most "
-            f"{IMAGE_MAX:,}: make it smaller (a lower resolution, or JPEG)"
+            f"not attached, the image is {size:,} bytes; at most {IMAGE_READ_MAX:,} are read "
+            "to be made fit for the models' APIs: make it smaller (a lower resolution, or JPEG)"
         )
     if len(data) < size:  # it grew while it was read: what was read is not the image
         return "not attached, it changed while it was read"
-    return Image(kind, base64.b64encode(data).decode("ascii"), rel)
+    from frontier.app.image_fit import fitted
+
+    fit = fitted(data, kind)
+    if isinstance(fit, str):
+        return f"not attached, {fit}"
+    return Image(fit.media_type, base64.b64encode(fit.data).decode("ascii"), rel)
 
 
 def _read_mention(root: Path, mention: str) -> tuple[str, int, bytes] | str:
@@ -252,8 +259,8 @@ def _read_mention(root: Path, mention: str) -> tuple[str, int, bytes] | str:
                 fd, st = opened
                 try:
                     data = os.read(fd, FILE_MAX + 1)
-                    if image_kind(data) is not None and st.st_size <= IMAGE_MAX:
-                        data += _rest(fd, IMAGE_MAX + 1 - len(data))
+                    if image_kind(data) is not None and st.st_size <= IMAGE_READ_MAX:
+                        data += _rest(fd, IMAGE_READ_MAX + 1 - len(data))
                 finally:
                     os.close(fd)
                 return _shown(candidate), st.st_size, data
@@ -307,7 +314,7 @@ def _outside_image(root: Path, path: str) -> tuple[str, int, bytes] | None:
 
 def _image_file(path: str, *, whole: bool) -> tuple[int, bytes] | None:
     """``(size, bytes)`` of the regular file at ``path`` when it is an image (its first
-    64 bytes, or with ``whole`` all of it up to :data:`IMAGE_MAX` + 1), else ``None``.
+    64 bytes, or with ``whole`` all of it up to :data:`IMAGE_READ_MAX` + 1), else ``None``.
     Opened without blocking (a FIFO named so must not hang) and never read past its
     first bytes unless it is an image."""
     try:
@@ -321,8 +328,8 @@ def _image_file(path: str, *, whole: bool) -> tuple[int, bytes] | None:
         data = os.read(fd, 64)
         if image_kind(data) is None:
             return None
-        if whole and st.st_size <= IMAGE_MAX:
-            data += _rest(fd, IMAGE_MAX + 1 - len(data))
+        if whole and st.st_size <= IMAGE_READ_MAX:
+            data += _rest(fd, IMAGE_READ_MAX + 1 - len(data))
         return st.st_size, data
     except OSError:
         return None
