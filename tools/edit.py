@@ -285,8 +285,8 @@ class ReadTool:
             return Outcome(kind="ok", output=text)
         picture = image_kind(data)
         if picture is not None:  # shown to the model after the results (the loop decides)
-            _saw(ctx, wp.rel, data)
-            return _image(wp.rel, picture, data)
+            _saw(ctx, wp.rel, data)  # scaling one down takes up to a second: off the loop
+            return await asyncio.to_thread(_image, wp.rel, picture, data)
         if b"\x00" in data[:8192]:
             _saw(ctx, wp.rel, data)  # all it can be shown: a write of it replaces it knowingly
             raise ToolError(f"{wp.rel} looks binary (contains NUL bytes); read shows text only")
