@@ -14,10 +14,11 @@ from aiohttp import web
 from sse_server import serve, sse, start_sse
 
 from frontier.app.agent import attachments
-from frontier.app.agent.attachments import IMAGE_MAX, IMAGES_MAX, prepare
+from frontier.app.agent.attachments import IMAGES_MAX, prepare
 from frontier.app.agent.queue import MessageQueue
 from frontier.app.config import Config
 from frontier.app.frontends.headless import run_headless
+from frontier.app.image import IMAGE_MAX
 from frontier.app.model.conversation import (
     Image,
     UserText,
@@ -36,7 +37,7 @@ SIGNATURES = {
 
 def test_an_image_is_known_by_its_bytes_not_its_name(tmp_path: Path) -> None:
     for name, (magic, _) in SIGNATURES.items():
-        (tmp_path / name).write_bytes(magic + b"\x00\xff" * 600)
+        (tmp_path / name).write_bytes(magic + b"\x00\x01" * 600)  # sides its header reads as small
     (tmp_path / "notes.png").write_text("a text file named like an image\n")
     (tmp_path / "raw.txt").write_bytes(SIGNATURES["shot.png"][0] + b"\x01" * 50)
     mentioned = " ".join(f"@{name}" for name in [*SIGNATURES, "notes.png", "raw.txt"])
@@ -51,15 +52,20 @@ def test_an_image_is_known_by_its_bytes_not_its_name(tmp_path: Path) -> None:
     assert "@raw.txt: not attached, 4 images per message at most" in prepared.problems
 
 
-def test_an_image_too_large_for_the_apis_is_not_attached_and_says_what_to_do(
+def test_an_image_too_large_to_read_or_to_fit_is_not_attached_and_says_why(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(attachments, "IMAGE_MAX", 1000)
-    (tmp_path / "big.png").write_bytes(SIGNATURES["shot.png"][0] + b"\x00" * 2000)
+    """Over what is read to be made fit: said, with what to do; over what the APIs take
+    and unreadable (so not to be scaled down: tests/test_image_fit.py): said."""
+    (tmp_path / "big.png").write_bytes(SIGNATURES["shot.png"][0] + b"\x00" * (IMAGE_MAX + 10))
     prepared = prepare(tmp_path, "see @big.png")
     assert prepared.images == () and prepared.attachments == ()
     (problem,) = prepared.problems
-    assert "the image is 2,008 bytes and the models' APIs take at most 1,000" in problem
+    assert "not attached, not an image that can be read" in problem
+    monkeypatch.setattr(attachments, "IMAGE_READ_MAX", 1000)
+    (tmp_path / "big.png").write_bytes(SIGNATURES["shot.png"][0] + b"\x00" * 2000)
+    (problem,) = prepare(tmp_path, "see @big.png").problems
+    assert "the image is 2,008 bytes; at most 1,000 are read" in problem
     assert "make it smaller" in problem
     assert IMAGE_MAX * 4 // 3 <= 5_000_000  # what the APIs take, once base64-encoded
 
