@@ -107,6 +107,10 @@ async def test_every_way_an_image_reaches_the_model_scales_it(tmp_path: Path) ->
     prepared = prepare(tmp_path, "look at @page.png")
     (attached,) = prepared.images
     assert size_of(base64.b64decode(attached.data)) == (889, 8000) and not prepared.problems
+    assert prepared.notes() == [  # the person is told, in the transcript
+        f"attached page.png (image/png, {len(tall):,} bytes, scaled to 889×8000 to fit what "
+        "the models' APIs take)"
+    ]
 
     from_server = image_from_base64(base64.b64encode(tall).decode(), "shot")
     assert not isinstance(from_server, str)

@@ -1347,7 +1347,11 @@ class McpTool:
                 f"it is marked dead, its log is {self.server.log_path}"
             )
         result, schema_problem = work.result()
-        outcome = _outcome(result, f"{self.server.settings.name} {self.tool}")
+        name = f"{self.server.settings.name} {self.tool}"
+        if any(getattr(item, "type", "") == "image" for item in result.content):
+            outcome = await asyncio.to_thread(_outcome, result, name)  # one may be scaled
+        else:
+            outcome = _outcome(result, name)
         if schema_problem is None:
             return outcome
         self.server._log_line(f"tool {self.tool}: {schema_problem}")

@@ -109,6 +109,8 @@ class Attachment:
     digest: str = ""
     """The sha256 of the whole file when all of it went with the message (the model has
     then seen it: ``tools/file_views.py``); empty when it was cut, and for an image."""
+    scaled: str = ""
+    """An image made fit for the APIs: what was done (``scaled to 853×8000``)."""
 
     @property
     def cut(self) -> bool:
@@ -118,7 +120,8 @@ class Attachment:
         """``app/cli.py (2,345 bytes)`` / ``big.log (first 32,700 of 1,048,576 bytes)`` /
         ``shot.png (image/png, 123,456 bytes)``."""
         if self.media_type:
-            return f"{self.path} ({self.media_type}, {self.size:,} bytes)"
+            done = f", {self.scaled} to fit what the models' APIs take" if self.scaled else ""
+            return f"{self.path} ({self.media_type}, {self.size:,} bytes{done})"
         if self.cut:
             return f"{self.path} (first {self.sent:,} of {self.size:,} bytes)"
         return f"{self.path} ({self.size:,} byte{'s' if self.size != 1 else ''})"
@@ -184,8 +187,8 @@ def prepare(root: Path, text: str) -> Prepared:
             if isinstance(image, str):
                 problems.append(f"@{mention}: {image}")
             else:
-                images.append(image)
-                attached.append(Attachment(rel, size, size, kind))
+                images.append(image[0])
+                attached.append(Attachment(rel, size, image[0].size(), kind, scaled=image[1]))
             continue
         if len(attached) >= FILES_MAX:
             problems.append(f"@{mention}: not attached, {FILES_MAX} files per message at most")
@@ -221,9 +224,9 @@ def mark_seen(prepared: Prepared, views: FileViews | None) -> Prepared:
     return prepared
 
 
-def _image(rel: str, size: int, data: bytes, kind: str, count: int) -> Image | str:
+def _image(rel: str, size: int, data: bytes, kind: str, count: int) -> tuple[Image, str] | str:
     """The image to send (scaled down when over what the models' APIs take:
-    ``app/image_fit.py``), or why it is not attached."""
+    ``app/image_fit.py``) and what was done to it, or why it is not attached."""
     if count >= IMAGES_MAX:
         return f"not attached, {IMAGES_MAX} images per message at most"
     if size > IMAGE_READ_MAX or len(data) > IMAGE_READ_MAX:
@@ -238,7 +241,7 @@ def _image(rel: str, size: int, data: bytes, kind: str, count: int) -> Image | s
     fit = fitted(data, kind)
     if isinstance(fit, str):
         return f"not attached, {fit}"
-    return Image(fit.media_type, base64.b64encode(fit.data).decode("ascii"), rel)
+    return Image(fit.media_type, base64.b64encode(fit.data).decode("ascii"), rel), fit.done
 
 
 def _read_mention(root: Path, mention: str) -> tuple[str, int, bytes] | str:
