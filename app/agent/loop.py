@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from frontier.app.agent.continuation import Prefill, open_stream
 from frontier.app.agent.frames import exit_code_of, result_body
+from frontier.app.agent.image_window import newest_images
 from frontier.app.agent.modes import Mode, ModeAdapter
 from frontier.app.agent.repair import (
     MAX_REPAIRS,
@@ -732,10 +733,11 @@ class AgentLoop:
         return self.client.effort
 
     def _request_with(self, items: Sequence[Item]) -> ModelRequest:
-        """The next request, were ``items`` added to the history."""
+        """The next request, were ``items`` added to the history; with the newest images
+        only (``image_window.py``: the older are named, not sent)."""
         return ModelRequest(
             self.system_prompt(),
-            (*self.history, *items),
+            newest_images((*self.history, *items)),
             self.mode.tools(self.registry),
             effort=self.effort,
         )
