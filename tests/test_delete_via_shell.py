@@ -21,6 +21,7 @@ def ws(tmp_path: Path) -> Path:
     (tmp_path / "src" / "old.py").write_text("def old():\n    pass\n")
     (tmp_path / "notes.txt").write_text("mine\n")
     (tmp_path / "big.log").write_bytes(b"x" * (KEPT_MAX + 1))
+    (tmp_path / "keys.env").write_text("API_KEY=sk-live-0123456789abcdef\n")
     os.symlink("notes.txt", tmp_path / "alias.txt")
     return tmp_path
 
@@ -49,6 +50,7 @@ def test_a_plain_rm_is_the_patch_that_deletes_the_files(ws: Path) -> None:
         "rm alias.txt",  # a link: rm removes the link, the patch would read through it
         "rm missing.txt",
         "rm big.log",  # over what the store keeps: nothing to undo with
+        "rm keys.env",  # holds a key: the store keeps no copy either
         "rm src/*.py",
         "rm -i notes.txt",
         "rm notes.txt && echo gone",

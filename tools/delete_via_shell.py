@@ -10,7 +10,8 @@ the model is shown its call as ``apply_patch``.
 
 Only ``rm [-f] [-v] [--] FILE…`` alone counts (after at most ``cd DIR &&``, or in a
 ``workdir``), each FILE a plain path naming a regular file of the workspace now, at most
-:data:`KEPT_MAX` bytes (a larger one's content would not be kept, so nothing is gained).
+:data:`KEPT_MAX` bytes and holding no secret (the store keeps neither's content, so
+nothing is gained: ``patch_via_shell.holds_secret``).
 A folder, a link, a missing file, a glob or anything the shell would expand, another
 option (``-r``, ``-i``), a second command: a command, run as before
 (``tools/destructive.py`` asks for ``rm -r``).
@@ -42,8 +43,8 @@ def deleted_in_command(command: object, args: Mapping[str, object], root: str | 
     paths: list[str] = []
     for operand in read:
         rel = regular_file(root or "", operand)
-        if rel is None:
-            return None
+        if rel is None or not _keepable(root or "", rel):
+            return None  # a file whose content the store would not keep: no undo to offer
         if rel not in paths:
             paths.append(rel)
     body = "".join(f"*** Delete File: {path}\n" for path in paths)
