@@ -86,6 +86,9 @@ def _scaled(image: object, media_type: str) -> Fitted | str:
     if image.format == "JPEG":  # decoded at a fraction of its size already, when it can
         image.draft("RGB", (round(width * factor), round(height * factor)))
     image.load()
+    from PIL import ImageOps
+
+    image = ImageOps.exif_transpose(image)  # a phone's photo stands as it was taken
     if image.mode not in ("RGB", "RGBA", "L", "LA"):
         image = image.convert("RGBA" if "transparency" in image.info else "RGB")
     factor = min(1.0, MAX_SIDE / max(image.size))

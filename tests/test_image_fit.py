@@ -115,3 +115,19 @@ async def test_every_way_an_image_reaches_the_model_scales_it(tmp_path: Path) ->
     from_server = image_from_base64(base64.b64encode(tall).decode(), "shot")
     assert not isinstance(from_server, str)
     assert size_of(base64.b64decode(from_server.data)) == (889, 8000)
+
+
+def test_a_phone_photo_keeps_the_way_it_stands() -> None:
+    """A JPEG whose EXIF says "rotate": written again without EXIF, it is turned as it was
+    taken, not as its pixels lie."""
+    noise = Pil.frombytes("RGB", (3000, 1000), os.urandom(3000 * 1000 * 3))
+    exif = Pil.Exif()
+    exif[0x0112] = 6  # orientation: rotate 90° clockwise to view
+    out = io.BytesIO()
+    noise.save(out, "JPEG", quality=100, exif=exif)
+    data = out.getvalue()
+    assert len(data) > IMAGE_MAX
+    fit = fitted(data, "image/jpeg")
+    assert isinstance(fit, Fitted)
+    width, height = size_of(fit.data)
+    assert height > width  # standing, as the phone showed it
