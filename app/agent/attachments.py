@@ -188,7 +188,7 @@ def prepare(root: Path, text: str) -> Prepared:
                 problems.append(f"@{mention}: {image}")
             else:
                 images.append(image[0])
-                attached.append(Attachment(rel, size, image[0].size(), kind, scaled=image[1]))
+                attached.append(Attachment(rel, size, size, kind, scaled=image[1]))
             continue
         if len(attached) >= FILES_MAX:
             problems.append(f"@{mention}: not attached, {FILES_MAX} files per message at most")
