@@ -18,7 +18,6 @@ a folder that was empty is not made again.
 
 from __future__ import annotations
 
-import errno
 import os
 import stat
 from collections.abc import Mapping
@@ -188,8 +187,9 @@ def _deletion(root: str, rel: str) -> FileChange:
 
 
 def _prune(root: str, folders: list[str]) -> list[str]:
-    """Remove each folder (deepest first) that is empty now; the ones still holding
-    something (a file whose deletion the person declined, one made meanwhile)."""
+    """Remove each folder (deepest first) that is empty now; the ones kept: still holding
+    something (a file whose deletion the person declined, one made meanwhile), or not
+    removable (permissions) — the files are gone already, and the result says which."""
     kept: list[str] = []
     for folder in folders:
         try:
@@ -197,10 +197,6 @@ def _prune(root: str, folders: list[str]) -> list[str]:
                 os.rmdir(found.name, dir_fd=found.fd)
         except FileNotFoundError:
             continue
-        except OSError as exc:
-            if exc.errno not in (errno.ENOTEMPTY, errno.EEXIST):
-                raise
-            kept.append(folder)
-        except PathError:
+        except (OSError, PathError):  # not empty; or one the files' removal cannot take
             kept.append(folder)
     return kept
