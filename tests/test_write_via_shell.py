@@ -307,3 +307,44 @@ def test_whatever_printf_is_given_the_file_holds_what_bash_writes(
     subprocess.run(["bash", "-c", command], cwd=ws, timeout=30, check=False)
     assert found[0] == "out.txt"
     assert (ws / "out.txt").read_bytes() == found[1].encode(), command
+
+
+EMPTIES = ["> app.log", ": > app.log", "true >app.log", "cat /dev/null > app.log",
+           "truncate -s 0 app.log", "truncate --size=0 app.log", "printf '' > app.log",
+           "> new.log", "truncate -s 0 new.log", "cd logs && > today.log"]  # fmt: skip
+
+
+@needs_bash
+@pytest.mark.parametrize("command", EMPTIES)
+async def test_a_file_emptied_is_the_patch_taking_its_lines_out(
+    tmp_path: Path, command: str
+) -> None:
+    """`> app.log` (and its kin) emptied a file for good, unasked under auto-edit (`>` is
+    not judged as destroying work): it is the patch taking every line out — reviewed,
+    undoable, and not refused as a whole-file write over a file the model never read,
+    which emptying a log is for. A file not there is made, empty (as bash makes it)."""
+    from test_tools_fakes import make_boundary
+
+    by_bash, by_tool = tmp_path / "bash", tmp_path / "tool"
+    for root in (by_bash, by_tool):
+        (root / "logs").mkdir(parents=True)
+        (root / "app.log").write_text("started\nserving on :8000\n")
+        (root / "logs" / "today.log").write_text("one\n")
+    subprocess.run(["bash", "-c", command], cwd=by_bash, check=True, timeout=30)
+    name, args = default_registry().meant("shell", {"command": command}, str(by_tool))
+    assert name in ("apply_patch", "write"), command
+    result = await make_boundary(by_tool).run(ToolCall("c1", name, dict(args)))
+    assert result.ok, result.output
+    for path in sorted(by_bash.rglob("*")):
+        if path.is_file():
+            mine = by_tool / path.relative_to(by_bash)
+            assert mine.read_bytes() == path.read_bytes(), path
+
+
+@pytest.mark.parametrize(
+    "command", ["> app.log; ls", "truncate -s 10 app.log", "> $F", "truncate -c -s 0 app.log",
+                "> a.log > b.log", "> /etc/motd"],
+)  # fmt: skip
+def test_anything_else_emptying_stays_a_command(tmp_path: Path, command: str) -> None:
+    (tmp_path / "app.log").write_text("x\n")
+    assert default_registry().meant("shell", {"command": command}, str(tmp_path))[0] == "shell"

@@ -16,8 +16,9 @@ commands at ``;`` ``&&`` ``||`` ``|`` ``&`` parentheses, ``$(``, backquotes and 
 and wrappers (``sudo``, ``env``, ``xargs``, ``timeout`` …) set aside, and ``bash -c
 '…'`` read in turn. What cannot be read (an unclosed quote) is read word by word. Not
 judged: code run by the ``python`` tool, a script file the command runs, ``>`` over a
-file, plain ``rm FILE`` (one named file, the way models remove what they made; alone,
-it is the patch tool's undoable deletion: ``tools/delete_via_shell.py``). With the
+file (alone, ``> f`` is the patch emptying it: ``write_via_shell.emptied_patch``), plain
+``rm FILE`` (one named file, the way models remove what they made; alone, it is the
+patch tool's undoable deletion: ``tools/delete_via_shell.py``). With the
 workspace at hand (``kind_of``), ``mv``/``cp`` onto a file that exists is named too
 (a plain one, alone, is the patch tool's: ``move_via_shell.replaced_in_command``; a
 plain ``rm -r`` alone is ``remove``'s call: ``tools/remove_tree.py``).

@@ -161,6 +161,11 @@ class Registry:
             from frontier.tools.write_via_shell import write_in_command
 
             written = write_in_command(args.get("command"), args, root)
+            if written is not None and written[1] == "" and _there(root, written[0]):
+                from frontier.tools.write_via_shell import emptied_patch  # `> app.log`
+
+                emptied = emptied_patch(root, written[0]) if settled else None
+                return ("apply_patch", {"patch": emptied}) if emptied else (meant, args)
             if written is not None:
                 return "write", {"path": written[0], "content": written[1]}
         if meant == "shell" and "apply_patch" in self._tools and "write" in self._tools:
@@ -338,6 +343,20 @@ def _desc(prop: Mapping[str, Any]) -> str:
 def _plain_schema(schema: Mapping[str, Any]) -> dict[str, Any]:
     """A JSON-serialisable deep copy (specs may hold read-only mappings)."""
     return json.loads(json.dumps(schema))
+
+
+def _there(root: str | None, path: str) -> bool:
+    """Something is at ``path`` beneath ``root`` (a file a write of nothing would empty)."""
+    import os
+
+    from frontier.tools.paths import PathError, resolve
+
+    if root is None:
+        return False
+    try:
+        return os.path.lexists(resolve(root, path).real)
+    except (OSError, PathError):
+        return True  # outside, or unreadable: not a new file's to make
 
 
 def default_registry(dialect: PatchDialect = "unified") -> Registry:

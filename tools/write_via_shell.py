@@ -99,7 +99,10 @@ def _script(script: str, op: str, root: str | None) -> tuple[str, str, str] | No
     (found by lines: linear whatever the script)."""
     first, _, rest = script.lstrip().rstrip("\n").partition("\n")
     (cd, made), line = _before(first.strip())
-    if line is not None and not rest and (echoed := _echo(line, op) or _printf(line, op, root)):
+    one_line = line if line is not None and not rest else None
+    if one_line is not None and (
+        echoed := _echo(one_line, op) or _printf(one_line, op, root) or _emptied(one_line, op)
+    ):
         if made and not _within(echoed[0], made):
             return None
         return echoed[0], echoed[1], cd
@@ -124,6 +127,45 @@ def _script(script: str, op: str, root: str | None) -> tuple[str, str, str] | No
     if made and not _within(path, made):
         return None  # it makes a folder the file is not in: a command of its own
     return path, "".join(line + "\n" for line in lines), cd
+
+
+_EMPTIED = (
+    re.compile(rf"(?:(?::|true|cat[ \t]+/dev/null)[ \t]*)?>[ \t]*{_PATH}[ \t]*"),
+    re.compile(rf"truncate[ \t]+(?:-s[ \t]*0|--size[ \t=]0)[ \t]+{_PATH}[ \t]*"),
+)
+"""A file emptied: ``> PATH``, ``: > PATH``, ``true > PATH``, ``cat /dev/null > PATH``,
+``truncate -s 0 PATH`` (each makes a missing file, empty)."""
+
+
+def _emptied(line: str, op: str) -> tuple[str, str] | None:
+    """``(path, "")`` of a command that only empties (or makes empty) one file."""
+    found = next((m for form in _EMPTIED if (m := form.fullmatch(line))), None)
+    if op != ">" or found is None:
+        return None
+    raw = found.group("path")
+    path = raw[1:-1] if raw[:1] in "'\"" else raw
+    if any(c in path for c in "*?[~") or path.endswith("/") or raw.startswith("-"):
+        return None
+    return path, ""
+
+
+def emptied_patch(root: str | None, path: str) -> str | None:
+    """The patch taking every line out of ``path`` (a write of nothing over a file that
+    is there: ``> app.log``), within ``result_patch``'s bounds; ``None`` otherwise (a
+    command). A patch, not ``write``: ``write`` refuses a file the model never read, and
+    emptying a log it never read is what ``> app.log`` is for."""
+    from frontier.tools import beneath
+    from frontier.tools.delete_via_shell import KEPT_MAX, regular_file
+    from frontier.tools.patch_via_shell import result_patch
+
+    rel = regular_file(root or "", path) if root is not None else None
+    if rel is None or root is None:
+        return None
+    try:
+        data, _mode = beneath.read_file(root, rel, KEPT_MAX)
+    except (OSError, ValueError, PathError):
+        return None
+    return None if not data else result_patch(root, [(rel, data, b"")])
 
 
 def _echo(line: str, op: str) -> tuple[str, str] | None:
