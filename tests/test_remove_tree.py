@@ -164,3 +164,16 @@ def test_a_row_names_the_paths_and_the_command() -> None:
 
     call = ToolCall("c1", "remove", {"paths": ["src/legacy", "notes.txt"]}, 0, "rm -rf src/legacy")
     assert call_summary(call) == ("src/legacy, notes.txt ← rm -rf src/legacy", 0)
+
+
+async def test_the_model_reads_the_first_files_and_a_count(tmp_path: Path) -> None:
+    (tmp_path / "old").mkdir()
+    for i in range(30):
+        (tmp_path / "old" / f"f{i:02}.txt").write_text(f"{i}\n")
+    name, args = meant(tmp_path, "rm -r old")
+    result = await make_boundary(tmp_path).run(ToolCall("c1", name, args))
+    assert result.kind == "ok" and not (tmp_path / "old").exists()
+    lines = result.output.splitlines()
+    assert lines[0] == "D old/f00.txt (+0 −1)" and "… and 10 more files" in lines
+    assert lines[-1] == "removed 30 files and 1 folder"
+    assert len(result.meta["changes"]) == 30  # the panes list them all

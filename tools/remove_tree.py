@@ -39,6 +39,8 @@ MAX_FILES = 100
 MAX_FOLDERS = 100
 MAX_BYTES = 16 * 1024 * 1024
 """The most bytes of content one call keeps for undo."""
+LISTED = 20
+"""Files the result names one by one (the panes show them all: its ``changes``)."""
 
 
 class Tree(NamedTuple):
@@ -166,10 +168,15 @@ class RemoveTool:
                 return Outcome(kind="error", output=f"remove failed: {exc}")
         kept = _prune(str(ctx.root), prepared.args["folders"])
         lines = plan.summary()
+        if len(lines) > LISTED:  # the model reads the result: a count past the first ones
+            lines = [*lines[:LISTED], f"… and {len(lines) - LISTED} more files"]
         if kept:
             lines.append(f"kept (not empty): {', '.join(kept[:10])}")
         gone = len(prepared.args["folders"]) - len(kept)
-        lines.append(f"removed {len(plan.changes)} files and {gone} folders")
+        files = len(plan.changes)
+        lines.append(
+            f"removed {files} file{'s' * (files != 1)} and {gone} folder{'s' * (gone != 1)}"
+        )
         return Outcome(kind="ok", output="\n".join(lines), meta=change_meta(plan))
 
 
