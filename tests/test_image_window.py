@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import base64
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from frontier.app.agent.image_window import IMAGES_SENT, NOT_SENT, STEP, newest_images
 from frontier.app.image import Image
 from frontier.app.model.conversation import AssistantTurn, UserText
@@ -63,3 +66,32 @@ def test_the_loop_s_request_carries_the_window_and_its_history_all() -> None:
     request = loop.request()
     assert len(sent(tuple(request.items))) == 17
     assert len(sent(tuple(loop.history))) == 27
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 4), st.sampled_from(["person", "tool"])), max_size=40))
+def test_any_history_sends_the_newest_at_most_twenty(shape: list[tuple[int, str]]) -> None:
+    """Whatever the history: at most 20 images go, they are the newest in order, the
+    others are each named once, the items keep their order and origins, and the history
+    itself is untouched."""
+    items: list[object] = []
+    n = 0
+    for count, origin in shape:
+        images = tuple(shot(n + k) for k in range(count))
+        n += count
+        items.append(UserText(f"m{len(items)}", origin, images))  # type: ignore[arg-type]
+    before = list(items)
+    window = newest_images(items)
+    names = sent(window)
+    total = n
+    assert len(names) == min(total, IMAGES_SENT) or (
+        total > IMAGES_SENT and (total - len(names)) % STEP == 0 and len(names) <= IMAGES_SENT
+    )
+    assert names == [f"s{k}.png" for k in range(total - len(names), total)]
+    dropped = "\n".join(i.text for i in window if isinstance(i, UserText))
+    assert dropped.count(NOT_SENT) == total - len(names)
+    assert [(i.origin, i.text.split("\n")[0]) for i in window] == [  # type: ignore[union-attr]
+        (i.origin, i.text)
+        for i in before  # type: ignore[union-attr]
+    ]
+    assert items == before

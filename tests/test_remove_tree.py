@@ -177,3 +177,15 @@ async def test_the_model_reads_the_first_files_and_a_count(tmp_path: Path) -> No
     assert lines[0] == "D old/f00.txt (+0 −1)" and "… and 10 more files" in lines
     assert lines[-1] == "removed 30 files and 1 folder"
     assert len(result.meta["changes"]) == 30  # the panes list them all
+
+
+async def test_remove_called_by_name_keeps_its_promise_of_undo(tmp_path: Path) -> None:
+    """A model calling `remove` itself on a folder with a file holding a key: refused,
+    nothing removed (the store would keep no copy: no undo), as the `rm -r` route leaves
+    such a folder to the command."""
+    (tmp_path / "config").mkdir()
+    (tmp_path / "config" / "a.txt").write_text("a\n")
+    (tmp_path / "config" / "prod.env").write_text("API_KEY=sk-live-0123456789abcdef\n")
+    result = await make_boundary(tmp_path).run(ToolCall("c1", "remove", {"paths": ["config"]}))
+    assert result.kind == "error" and "holds a secret" in result.output, result.output
+    assert (tmp_path / "config" / "a.txt").exists() and (tmp_path / "config" / "prod.env").exists()

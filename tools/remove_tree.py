@@ -188,6 +188,14 @@ def _deletion(root: str, rel: str) -> FileChange:
         raise ToolError(f"{rel}: {exc}; nothing removed") from exc
     if data is None:
         raise ToolError(f"{rel} is gone; nothing removed")
+    from frontier.tools.patch_via_shell import holds_secret
+
+    if holds_secret(data.decode("utf-8", "surrogateescape")):  # the store keeps no copy
+        raise ToolError(
+            f"{rel} holds a secret (a key, or something shaped like a credential): its "
+            "content would not be kept for undo; nothing removed. Remove it with a command "
+            "(rm), which the person is asked for"
+        )
     return FileChange(
         path=rel, real=real, old=data, new=None, old_mode=mode, new_mode=None, action="delete"
     )
