@@ -103,7 +103,7 @@ def git_apply_patch(command: object, args: Mapping[str, object], root: str | Non
     deadline = Deadline(SECONDS)
     with tempfile.TemporaryDirectory(prefix="frontier-apply-") as copies:
         paths = _named(copies, options, diff, deadline)
-        if paths is None or not _plain(root, paths, diff, deadline):
+        if paths is None:
             return None
         before: dict[str, bytes | None] = {}
         for path in paths:
@@ -111,7 +111,10 @@ def git_apply_patch(command: object, args: Mapping[str, object], root: str | Non
             if now is False:
                 return None
             before[path] = now if isinstance(now, bytes) else None
-            if isinstance(now, bytes):
+        if not _plain(root, before, diff, deadline):
+            return None
+        for path, now in before.items():
+            if now is not None:
                 copy = os.path.join(copies, path)
                 os.makedirs(os.path.dirname(copy), exist_ok=True)
                 with open(copy, "wb") as out:
@@ -209,10 +212,11 @@ def _named(copies: str, options: list[str], diff: bytes, deadline: Deadline) -> 
     return paths
 
 
-def _plain(root: str, paths: list[str], diff: bytes, deadline: Deadline) -> bool:
-    """Whether git in the workspace would read and write these files byte for byte as the
-    run in the temporary folder does: no repository, or one whose top is the workspace
-    and whose settings and attributes convert nothing here."""
+def _plain(root: str, before: Mapping[str, bytes | None], diff: bytes, deadline: Deadline) -> bool:
+    """Whether git in the workspace would read and write these files (``before``: each
+    one's bytes, ``None`` when the diff makes it) byte for byte as the run in the
+    temporary folder does: no repository, or one whose top is the workspace and whose
+    settings and attributes convert nothing here."""
     top = run_git(root, ["rev-parse", "--show-prefix"], timeout=deadline.left())
     if top is None:
         return False
@@ -225,7 +229,7 @@ def _plain(root: str, paths: list[str], diff: bytes, deadline: Deadline) -> bool
         return False
     if any(line.strip() != b"core.autocrlf false" for line in config[1].splitlines()):
         return False
-    given = b"".join(p.encode() + b"\0" for p in paths)
+    given = b"".join(p.encode() + b"\0" for p in before)
     said = run_git(
         root,
         ["check-attr", "-z", "--stdin", "text", *(a.decode() for a in _CONVERTING)],
@@ -235,18 +239,13 @@ def _plain(root: str, paths: list[str], diff: bytes, deadline: Deadline) -> bool
     if said is None or said[0] != 0:
         return False
     fields = said[1].split(b"\0")
-    crs = b"\r" in diff or any(_has_cr(root, p) for p in paths)
+    crs = b"\r" in diff or any(b"\r" in now for now in before.values() if now is not None)
     for attribute, value in zip(fields[1:-1:3], fields[2:-1:3], strict=True):
         if value == b"unspecified":
             continue
         if attribute in _CONVERTING or crs:
             return False
     return True
-
-
-def _has_cr(root: str, path: str) -> bool:
-    now = _read(root, path)
-    return now is False or (isinstance(now, bytes) and b"\r" in now)
 
 
 def _read(root: str, path: str) -> bytes | bool | None:
