@@ -36,7 +36,7 @@ from collections.abc import Mapping
 from frontier.tools import beneath
 from frontier.tools.delete_via_shell import KEPT_MAX, plain_command, regular_file
 from frontier.tools.patch_via_shell import HEADER_SAFE, result_patch
-from frontier.tools.paths import PathError, resolve
+from frontier.tools.paths import PathError, WorkspacePath, resolve
 
 _FLAGS = frozenset({"-f", "--force", "-n", "--no-clobber", "-v", "--verbose"})
 
@@ -44,19 +44,14 @@ _FLAGS = frozenset({"-f", "--force", "-n", "--no-clobber", "-v", "--verbose"})
 def moved_in_command(command: object, args: Mapping[str, object], root: str | None) -> str | None:
     """The git-style patch that renames the file ``command`` (``shell``'s argument) moves
     with a plain ``mv`` and nothing else, or ``None``."""
-    operands = plain_command(command, args, root, "mv", _FLAGS)
-    if operands is None or len(operands) != 2 or root is None:
+    found = _source_and_target(plain_command(command, args, root, "mv", _FLAGS), root)
+    if found is None:
         return None
-    old = regular_file(root, operands[0])
-    if old is None:
-        return None
+    old, target = found
     try:
-        target = resolve(root, operands[1])
-        if target.real.is_dir():
-            target = resolve(root, posixpath.join(target.rel, posixpath.basename(old)))
         if target.real.exists() or target.real.is_symlink():
             return None  # a file there would be lost: a command, asked as destroying work
-    except (OSError, PathError):
+    except OSError:
         return None
     new = target.rel
     if new in ("", ".", old) or not all(HEADER_SAFE.fullmatch(p) for p in (old, new)):
@@ -85,17 +80,10 @@ def replaced_in_command(
             break
     else:
         return None
-    if len(operands) != 2 or root is None:
+    found = _source_and_target(operands, root)
+    if found is None or root is None:
         return None
-    old = regular_file(root, operands[0])
-    if old is None:
-        return None
-    try:
-        target = resolve(root, operands[1])
-        if target.real.is_dir():
-            target = resolve(root, posixpath.join(target.rel, posixpath.basename(old)))
-    except (OSError, PathError):
-        return None
+    old, target = found
     new = regular_file(root, target.rel)
     if new is None or new == old:
         return None  # not there (a rename: moved_in_command), a link, the same file
@@ -107,6 +95,25 @@ def replaced_in_command(
     if name == "mv":
         changes.append((old, source, None))
     return result_patch(root, changes)
+
+
+def _source_and_target(
+    operands: list[str] | None, root: str | None
+) -> tuple[str, WorkspacePath] | None:
+    """``OLD NEW`` of a plain ``mv``/``cp``: OLD a regular file of the workspace (its
+    path), NEW where it goes (into NEW when NEW is a folder); ``None`` otherwise."""
+    if operands is None or len(operands) != 2 or root is None:
+        return None
+    old = regular_file(root, operands[0])
+    if old is None:
+        return None
+    try:
+        target = resolve(root, operands[1])
+        if target.real.is_dir():
+            target = resolve(root, posixpath.join(target.rel, posixpath.basename(old)))
+    except (OSError, PathError):
+        return None
+    return old, target
 
 
 def _both(root: str, old: str, new: str, *, moving: bool) -> tuple[bytes, bytes] | None:
