@@ -8,12 +8,12 @@ names runs.
 
 from __future__ import annotations
 
-import os
 import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
+from test_restore_via_shell import GIT, git
 from test_tools_fakes import make_boundary
 
 from frontier.app.events import ToolCall
@@ -22,15 +22,6 @@ from frontier.tools.registry import default_registry
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
 
-GIT = {
-    **os.environ,
-    "GIT_CONFIG_GLOBAL": os.devnull,
-    "GIT_CONFIG_NOSYSTEM": "1",
-    "GIT_AUTHOR_NAME": "t",
-    "GIT_AUTHOR_EMAIL": "t@t",
-    "GIT_COMMITTER_NAME": "t",
-    "GIT_COMMITTER_EMAIL": "t@t",
-}
 
 MODIFY = (
     "diff --git a/m.py b/m.py\n--- a/m.py\n+++ b/m.py\n@@ -1,5 +1,5 @@\n"
@@ -62,10 +53,6 @@ RENAME = "diff --git a/m.py b/n.py\nsimilarity index 100%\nrename from m.py\nren
 MODE = "diff --git a/m.py b/m.py\nold mode 100644\nnew mode 100755\n"
 TRAILING = MODIFY.replace("+    return 10\n", "+    return 10   \n")
 P0 = MODIFY.replace("a/m.py", "m.py").replace("b/m.py", "m.py")
-
-
-def git(root: Path, *args: str) -> None:
-    subprocess.run(["git", *args], cwd=root, env=GIT, check=True, capture_output=True, timeout=60)
 
 
 @pytest.fixture(autouse=True)
