@@ -17,6 +17,7 @@ from typing import Any, AnyStr, NamedTuple
 
 from frontier.app.events import ToolCall
 from frontier.app.image import Image
+from frontier.app.record import replace as replace_record
 from frontier.tools import arg_aliases, beneath
 from frontier.tools.base import CancelToken, Outcome, Prepared, ToolError
 from frontier.tools.contract import Preview, ToolContext, ToolSpec
@@ -470,22 +471,17 @@ class AppendTool:
     change is read at its start, after the calls before it ran, so it lands after them;
     reviewed, written atomically and undone as ``write``'s."""
 
-    spec = ToolSpec(
+    spec = replace_record(
+        WriteTool.spec,  # its parameters, but for what content says, and its class
         name="append",
         description="Add content at the end of a file (made if it does not exist)",
         parameters={
-            "type": "object",
+            **WriteTool.spec.parameters,
             "properties": {
-                "path": {"type": "string", "description": "file path relative to the workspace"},
+                **WriteTool.spec.parameters["properties"],
                 "content": {"type": "string", "description": "the bytes to add at its end"},
             },
-            "required": ["path", "content"],
         },
-        sequential=True,
-        mutates=True,
-        kind="edit",
-        aliases=arg_aliases.WRITE,
-        timeout=30.0,
         offered=False,
     )
     bytes_args = frozenset({"content"})
