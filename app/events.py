@@ -359,10 +359,16 @@ class Compacted(Event):
     reason: str = "threshold"
     """``threshold`` (the budget's share was passed), ``overflow`` (the server said the
     request was too long; it is retried once), ``manual`` (``/compact``), ``too_long`` (a
-    message withdrawn) or ``images_refused`` (the images taken out: the model takes
-    none)."""
+    message withdrawn), ``images_refused`` (the images taken out: the model takes
+    none), or one of :data:`FORGETTING`."""
     detail: str = ""
     """What happened in words (how many results, the summary's source)."""
+
+
+FORGETTING = ("clear", "rewind")
+""":class:`Compacted` reasons of a step that took the conversation back (``/clear``,
+``/rewind``) rather than shortening it: no token counts to show (none were measured),
+and how full the context is stays unknown until the next request."""
 
 
 @record

@@ -74,6 +74,29 @@ UNDO_SPEC = ToolSpec(
                 "type": "string",
                 "description": "when that call is an undo: the call it undid (`c4 write`)",
             },
+            "rewind": {
+                "type": "object",
+                "description": "a rewind's undo (`/rewind`): every file change after one of "
+                "the person's messages at once",
+                "properties": {
+                    "to": {"type": "integer", "description": "the message's number"},
+                    "message": {"type": "string", "description": "its first line"},
+                    "calls": {
+                        "type": "array",
+                        "items": {"type": "string"},
+                        "description": "the calls undone (`c4 write`)",
+                    },
+                    "refs": {
+                        "type": "array",
+                        "items": {"type": "integer"},
+                        "description": "their rows in the session store",
+                    },
+                    "conversation": {
+                        "type": "boolean",
+                        "description": "the conversation was rewound too",
+                    },
+                },
+            },
             "files": {
                 "type": "array",
                 "description": "every file the call changed",
@@ -93,6 +116,10 @@ UNDO_SPEC = ToolSpec(
                         "mode": {
                             "type": "integer",
                             "description": "permission bits before the call, when recorded",
+                        },
+                        "by": {
+                            "type": "string",
+                            "description": "the call that left `expect` (a rewind's file)",
                         },
                     },
                     "required": ["path"],
@@ -180,7 +207,10 @@ class UndoTool:
             raise ToolError(f"undo {call}: {os_message(path, exc)}; nothing written") from exc
         expect = entry.get("expect")
         if sha256(now) != expect:
-            raise ToolError(changed_since(wp.rel, call, sha256(now), expect))
+            by = entry.get("by")
+            raise ToolError(
+                changed_since(wp.rel, by if isinstance(by, str) else call, sha256(now), expect)
+            )
         restore = entry.get("restore")
         new: bytes | None = None
         if restore is not None:
@@ -236,6 +266,7 @@ class UndoTool:
                 "name": name,
                 "ref": args.get("ref"),
                 "undid": args.get("undid"),
+                **({"rewind": args["rewind"]} if isinstance(args.get("rewind"), dict) else {}),
                 **_grouped(plan.changes),
             },
         }
@@ -245,6 +276,11 @@ class UndoTool:
 def _what(args: Mapping[str, Any]) -> str:
     """``c4 write``, or for an undo of an undo ``u1 (the undo of c4 write)``."""
     name = args.get("name") or "mutation"
+    rewind = args.get("rewind")
+    if isinstance(rewind, dict):
+        calls = [c for c in rewind.get("calls") or () if isinstance(c, str)]
+        shown = ", ".join(calls[:6]) + (f" and {len(calls) - 6} more" if len(calls) > 6 else "")
+        return f"the changes since message {rewind.get('to')} ({shown or 'no call'})"
     if name == UNDO_TOOL and args.get("undid"):
         return f"{args['call']} (the undo of {args['undid']})"
     return f"{args['call']} {name}"

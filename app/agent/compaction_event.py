@@ -42,6 +42,15 @@ def _words(step: str, reason: str, rounds: int, detail: Mapping[str, Any]) -> st
     """What the step did, in the words the Transcript shows after "⇣ compacted (why):"."""
     kept = detail.get("keep_rounds")
     keep = f" {_older_than(kept)}" if isinstance(kept, int) and not isinstance(kept, bool) else ""
+    if reason == "clear":
+        items = _int(detail, "items")
+        return f"context cleared (/clear): the model forgets the {_count(items, 'earlier item')}"
+    if reason == "rewind":
+        items = _int(detail, "items")
+        return (
+            f"rewound (/rewind) to before your message {_int(detail, 'to')}: it and what "
+            f"followed ({_count(items, 'item')}) taken out of what the model is sent"
+        )
     if reason == "too_long":
         withdrawn = _int(detail, "withdrawn")
         return f"your message ({withdrawn:,} bytes) withdrawn from what the model is sent"

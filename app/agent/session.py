@@ -35,6 +35,7 @@ from frontier.app.agent.queue import MessageQueue, NotQueued, QueuedMessage
 from frontier.app.agent.session_ops import (
     Cleared,
     CompactingLoop,
+    HistoryLoop,
     ModelSwitched,
     ModelSwitcher,
     SessionDiff,
@@ -57,6 +58,7 @@ if TYPE_CHECKING:
     from frontier.app.agent.budget import ContextBudget
     from frontier.app.agent.explain import Explanation
     from frontier.app.agent.history_events import HistoryRead
+    from frontier.app.agent.rewind import RewindOutcome, RewindPoint
     from frontier.app.model.conversation import Image
     from frontier.app.session.store import LogRecord, SessionInfo, SessionStore
     from frontier.tools.file_views import FileViews
@@ -715,6 +717,55 @@ class AgentSession:
         from frontier.app.model.catalogue import entries
 
         return tuple(info.id for info in entries() if not info.family)
+
+    async def rewind_points(self) -> list[RewindPoint]:
+        """The person's messages the model still has, oldest first, each with the files a
+        rewind to before it would put back and the commands run since (``/rewind``; reads
+        the store off the event loop)."""
+        if self._store is None:
+            return []
+        from frontier.app.agent.rewind import rewind_points
+
+        store = self._store
+        return await asyncio.to_thread(rewind_points, store, self.session_id)
+
+    async def rewind(
+        self, number: int, *, files: bool = True, conversation: bool = True
+    ) -> RewindOutcome:
+        """``/rewind``: back to before the person's message ``number`` — the files the
+        calls since changed put back (one reviewed, undoable undo call) and/or the model
+        given the conversation before it (``app/agent/rewind.py``). The outcome carries the
+        message's text to send again. Raises :class:`SessionBusy` during a turn."""
+        if self._busy:
+            raise SessionBusy("wait for the turn to end (or stop it) before rewinding")
+        if self._closed:
+            raise ValueError(f"session {self.session_id} is closed")
+        if self._store is None:
+            raise ValueError(f"session {self.session_id} is not stored: nothing to rewind")
+        loop = self._loop
+        if conversation and not isinstance(loop, HistoryLoop):
+            raise ValueError("this session's loop keeps no history to rewind")
+        from frontier.app.agent.rewind import run_rewind
+
+        self._busy = True
+        try:
+            ask = self._policy.person if self._policy is not None else None
+            outcome = await run_rewind(
+                self._store,
+                self.session_id,
+                self.workspace,
+                ask,
+                self._events.emit,
+                number,
+                files=files,
+                conversation=conversation,
+                replace_history=loop.replace_history if isinstance(loop, HistoryLoop) else None,
+            )
+        finally:
+            self._busy = False
+        if outcome.notice is not None:
+            self._notices.append(outcome.notice)
+        return outcome
 
     def clear_context(self) -> Cleared:
         """``/clear``: the model gets an empty conversation from the next request on; the

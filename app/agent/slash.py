@@ -142,6 +142,9 @@ BUILTINS: tuple[SlashCommand, ...] = (
     SlashCommand("diff", "everything this session changed in the workspace, as one diff"),
     SlashCommand("undo", "put back the files of the last change (or of CALL)", "[CALL]"),
     SlashCommand(
+        "rewind", "back to before one of your messages: its files, the conversation, or both"
+    ),
+    SlashCommand(
         "jobs",
         "the background jobs the model started; show one's output, stop one (or all)",
         "[show ID|stop ID|stop all]",

@@ -87,28 +87,32 @@ def wrote_files(call: CallRecord) -> bool:
     )
 
 
-def _ref(call: CallRecord) -> int | None:
+def _refs(call: CallRecord) -> list[int]:
+    """The rows of the calls an undo undid: its ``ref``, or a rewind's ``rewind.refs``
+    (every change after the message it went back to)."""
     ref = call.args.get("ref")
-    return int(ref) if isinstance(ref, int) else None
+    if isinstance(ref, int):
+        return [ref]
+    rewind = call.args.get("rewind")
+    refs = rewind.get("refs") if isinstance(rewind, dict) else None
+    return [r for r in refs if isinstance(r, int)] if isinstance(refs, list) else []
 
 
 def undone_by(calls: Sequence[CallRecord]) -> dict[int, CallRecord]:
     """``call seq → the undo in effect that undid it``. An undo that was itself undone no
-    longer counts, so the call it had undone is in effect again."""
+    longer counts, so the calls it had undone are in effect again."""
     by_seq = {c.seq: c for c in calls}
     out: dict[int, CallRecord] = {}
     for c in calls:
         if c.name != UNDO_TOOL or not wrote_files(c):
             continue
-        ref = _ref(c)
-        if ref is None:
-            continue
-        out[ref] = c
-        target = by_seq.get(ref)
-        if target is not None and target.name == UNDO_TOOL:
-            inner = _ref(target)
-            if inner is not None and out.get(inner) is target:
-                del out[inner]
+        for ref in _refs(c):
+            out[ref] = c
+            target = by_seq.get(ref)
+            if target is not None and target.name == UNDO_TOOL:
+                for inner in _refs(target):
+                    if out.get(inner) is target:
+                        del out[inner]
     return out
 
 
@@ -249,7 +253,10 @@ def undo_call(target: CallRecord, undo_id: str) -> ToolCall:
             entry["mode"] = t.mode
         files.append(entry)
     args: dict[str, Any] = {"call": target.call_id, "name": target.name, "ref": target.seq}
-    if target.name == UNDO_TOOL:  # undoing an undo: say what comes back
+    rewind = target.args.get("rewind")
+    if isinstance(rewind, dict):  # undoing a rewind's files: every change comes back
+        args["undid"] = f"the rewind to before message {rewind.get('to')}"
+    elif target.name == UNDO_TOOL:  # undoing an undo: say what comes back
         args["undid"] = f"{target.args.get('call')} {target.args.get('name')}"
     args["files"] = files
     return ToolCall(undo_id, UNDO_TOOL, args)
@@ -295,6 +302,30 @@ class Approve:
         return Decision(True, "approved with --yes")
 
 
+async def run_undo_call(
+    store: SessionStore,
+    session_id: str,
+    root: Path,
+    approver: Approver | None,
+    emit: Callable[[Event], None] | None,
+    call: ToolCall,
+) -> ToolResult:
+    """Run an ``undo`` call through a boundary of its own: reviewed by the person whatever
+    the policy, recorded in the session's store, written atomically."""
+    from frontier.tools.boundary import ToolBoundary
+    from frontier.tools.registry import Registry
+    from frontier.tools.undo import UndoTool
+
+    boundary = ToolBoundary(
+        Registry([UndoTool(store.preimages)]),
+        root,
+        ReviewFirst(approver),
+        store.persistence(session_id),
+        emit=emit,
+    )
+    return await boundary.run(call)
+
+
 async def run_undo(
     store: SessionStore,
     session_id: str,
@@ -304,10 +335,6 @@ async def run_undo(
     wanted: str | None = None,
 ) -> UndoOutcome:
     """Undo ``wanted`` (a call id) or the newest change in effect; see the module doc."""
-    from frontier.tools.boundary import ToolBoundary
-    from frontier.tools.registry import Registry
-    from frontier.tools.undo import UndoTool
-
     calls = store.ledger.calls(session_id)
     chosen = choose(calls, wanted)
     if isinstance(chosen, UndoOutcome):
@@ -316,14 +343,7 @@ async def run_undo(
     if refusal is not None:
         return UndoOutcome("refused", refusal, chosen.call_id)
     call = undo_call(chosen, next_undo_id(store, session_id))
-    boundary = ToolBoundary(
-        Registry([UndoTool(store.preimages)]),
-        root,
-        ReviewFirst(approver),
-        store.persistence(session_id),
-        emit=emit,
-    )
-    result = await boundary.run(call)
+    result = await run_undo_call(store, session_id, root, approver, emit, call)
     kind: UndoKind
     if result.kind == "ok":
         kind = "undone"
@@ -352,6 +372,8 @@ def notice_for(result: ToolResult) -> str | None:
     if result.name != UNDO_TOOL:
         return None
     undo = result.meta.get("undo")
+    if result.kind == "ok" and isinstance(undo, dict) and isinstance(undo.get("rewind"), dict):
+        return rewind_notice(undo["rewind"], _paths(undo), _declined(result))
     if result.kind == "ok" and isinstance(undo, dict):
         what = f"call {undo.get('call')} {undo.get('name')}"
         if undo.get("name") == UNDO_TOOL:
@@ -369,11 +391,7 @@ def notice_for(result: ToolResult) -> str | None:
             )
             if undo.get(key)
         ]
-        declined = [
-            f"{row.get('path')} #{n}"
-            for row in result.meta.get("changes", ())
-            for n in row.get("declined", ())
-        ]
+        declined = _declined(result)
         partly = f" except the hunks they kept ({', '.join(declined)})" if declined else ""
         return (
             f"(The user undid {what}{partly}: {'; '.join(parts)}. Those files are as they "
@@ -392,6 +410,43 @@ def notice_for(result: ToolResult) -> str | None:
             f"(An undo the user ran ({result.call_id}) was interrupted by a crash: {result.output})"
         )
     return None
+
+
+def _declined(result: ToolResult) -> list[str]:
+    """The hunks a person kept out of an undo's review (``a.py #2``)."""
+    return [
+        f"{row.get('path')} #{n}"
+        for row in result.meta.get("changes", ())
+        for n in row.get("declined", ())
+    ]
+
+
+def _paths(undo: dict[str, Any]) -> list[str]:
+    return [p for key in ("restored", "deleted", "recreated") for p in undo.get(key) or ()]
+
+
+def rewind_notice(
+    rewind: dict[str, Any], paths: Sequence[str], declined: Sequence[str]
+) -> str | None:
+    """What the model is told after a rewind's files were put back: nothing when its
+    conversation was rewound too and every hunk went back (its history then says what
+    the files are), else where the files differ from what it saw."""
+    conversation = rewind.get("conversation") is True
+    if conversation and not declined:
+        return None
+    kept = f", except the hunks they kept ({', '.join(declined)})" if declined else ""
+    if conversation:
+        return (
+            "(The user took the conversation back to before one of their messages and put "
+            f"back the files changed since{kept}. Re-read {', '.join(paths)} before editing "
+            f"{'it' if len(paths) == 1 else 'them'}.)"
+        )
+    message = rewind.get("message")
+    since = f" {message!r}" if isinstance(message, str) else ""
+    return (
+        f"(The user put back the files changed since their message{since} as they were "
+        f"before it{kept}: {', '.join(paths)}. Re-read them before editing them.)"
+    )
 
 
 def split_undone(results: Sequence[ToolResult]) -> tuple[list[ToolResult], list[str]]:
@@ -419,7 +474,13 @@ def with_notices(notices: Sequence[str], text: str) -> str:
 
 JOBS_OPENING = "(Background jobs started before this session was resumed "
 """How a resumed session's note on its ended jobs begins (``job_notice.py`` writes it)."""
-NOTICE_OPENINGS = ("(The user undid ", "(An undo the user ran (", JOBS_OPENING)
+NOTICE_OPENINGS = (
+    "(The user undid ",
+    "(An undo the user ran (",
+    "(The user took the conversation back ",
+    "(The user put back the files ",
+    JOBS_OPENING,
+)
 """How every :func:`notice_for` note begins (:func:`split_notices` finds them by it)."""
 
 

@@ -209,6 +209,9 @@ def _list(store_path: Path, session: str) -> int:
             state = "in effect"
         mark = "→" if c is nxt else " "
         what = f"undoes {c.args.get('call')}" if c.name == UNDO_TOOL else c.name
+        rewind = c.args.get("rewind")
+        if isinstance(rewind, dict):  # /rewind: every change since a message
+            what = f"rewind (msg {rewind.get('to')})"
         call_id, what, state = (terminal_safe(x) for x in (c.call_id, what, state))  # then padded
         safe_print(f" {mark} {call_id:<8} {what:<14} {state:<16} {files}")
     if nxt is not None:

@@ -48,6 +48,7 @@ from frontier.app.agent.session import AgentSession
 from frontier.app.agent.wait import ResponseWait
 from frontier.app.config import Config
 from frontier.app.events import (
+    FORGETTING,
     AssistantText,
     CallReady,
     CallStarted,
@@ -551,6 +552,8 @@ def describe(event: Event) -> str | None:
                 f"⇣ summarising {_rounds(rounds)} to fit the context "
                 f"({before:,} of {window:,} tokens)…"
             )
+        case Compacted(reason=reason, detail=detail) if reason in FORGETTING:
+            return f"⇤ {detail}"
         case Compacted(reason=reason, detail=detail, before=before, after=after, window=window):
             why = " after the server said the request was too long" if reason == "overflow" else ""
             return f"⇣ compacted{why}: {detail}; {before:,} → {after:,} of {window:,} tokens"

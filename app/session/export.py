@@ -197,6 +197,7 @@ def compaction_record(c: CompactionRecord) -> dict[str, Any]:
         **({"source": d["source"]} if d.get("source") else {}),
         **({"trimmed": len(d["trimmed"])} if isinstance(d.get("trimmed"), list) else {}),
         **({"images": [str(n) for n in d["images"]]} if isinstance(d.get("images"), list) else {}),
+        **({"to": d["to"]} if isinstance(d.get("to"), int) else {}),  # /rewind's message
     }
 
 
@@ -268,6 +269,19 @@ def to_markdown(info: SessionInfo, records: list[dict[str, Any]]) -> str:
                 out += [f"- {_code(line)}" for line in changes] + [""]
             elif r["output"]:
                 out += [*_fenced(r["output"], "text"), ""]
+        elif kind == "compaction" and r["reason"] in ("clear", "rewind"):
+            what = (
+                "**context cleared** (/clear): from here on the model was sent none of the above"
+                if r["reason"] == "clear"
+                else f"**rewound** (/rewind) to before message {r.get('to', '?')}: from here on "
+                + (
+                    f"the model was sent only the {r['messages']} item"
+                    f"{'s' if r['messages'] != 1 else ''} before it"
+                    if r["messages"]
+                    else "the model was sent none of the above"
+                )
+            )
+            out += [f"> ⇤ {what}; the records above are the originals", ""]
         elif kind == "compaction":
             what = "old tool results stubbed" if r["step"] == "stub" else "oldest rounds summarised"
             if r.get("trimmed"):

@@ -3,7 +3,7 @@ a repair, a retry, a compaction — each said in one line, in the Transcript's w
 
 from __future__ import annotations
 
-from frontier.app.events import Compacted, ResponseContinued, Retry, Summarising
+from frontier.app.events import FORGETTING, Compacted, ResponseContinued, Retry, Summarising
 
 
 def stop_line(reason: str, offset: int, call_id: str) -> str:
@@ -86,6 +86,8 @@ COMPACTION_WHY = {
 
 def compaction_line(event: Compacted) -> str:
     """The Transcript's one line for a compaction of the history sent to the model."""
+    if event.reason in FORGETTING:  # /clear, /rewind: nothing measured
+        return f"⇤ {event.detail} (the originals stay in the session)"
     why = COMPACTION_WHY.get(event.reason, "context budget")
     return (
         f"⇣ compacted ({why}): {event.detail}; {event.before:,} → {event.after:,} of "

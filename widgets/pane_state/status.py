@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from frontier.app.agent.wait import ResponseWait
 from frontier.app.events import (
+    FORGETTING,
     Compacted,
     ContextUsage,
     McpStarting,
@@ -82,7 +83,8 @@ class StatusModel:
         self._dirty.add("status")
 
     def on_compacted(self, event: Compacted) -> None:
-        self.progress.context_used = event.after
+        # /clear, /rewind: what the next request uses is unknown until it is measured
+        self.progress.context_used = None if event.reason in FORGETTING else event.after
         self._dirty.add("status")
 
     def on_mcp_starting(self, event: McpStarting) -> None:

@@ -75,6 +75,12 @@ def _key_argument(call: ToolCall) -> tuple[str, int]:
         steps = next((args[k] for k in ("steps", "todos", "plan") if k in args), None)
         count = len(steps) if isinstance(steps, list) else 0
         return f"{count} step{'s' * (count != 1)}", 0
+    if call.name == "undo":  # the person's: the call it undoes, or a rewind's message
+        rewind = args.get("rewind")
+        if isinstance(rewind, dict) and isinstance(rewind.get("to"), int):
+            return f"the changes since message {rewind['to']} (/rewind)", 0
+        if isinstance(args.get("call"), str) and isinstance(args.get("name"), str):
+            return f"{args['call']} {args['name']}", 0
     if call.name == "apply_patch":
         patch = args.get("patch", "")
         text = patch.decode("utf-8", "replace") if isinstance(patch, bytes) else str(patch)

@@ -147,6 +147,7 @@ class FrontierApp(App[int]):
         # (PromptInput.check_consume_key), and check_action says the same for any text box
         Binding("question_mark", "help_key", "Help", show=False),
         Binding("escape", "cancel", "Interrupt"),
+        Binding("escape", "escape_idle", "Rewind", show=False),  # idle: Esc Esc rewinds
         # from every screen, modals included; a text selection is copied instead (check_action)
         Binding("ctrl+c", "interrupt", "Interrupt", show=False, priority=True),
         Binding("shift+tab", "cycle_approval", "Approval", key_display="⇧tab", priority=True),
@@ -467,6 +468,11 @@ class FrontierApp(App[int]):
         prompts = self.main.query("#prompt")
         if prompts:
             prompts.first().focus()
+
+    def on_text_area_changed(self, event: TextArea.Changed) -> None:
+        """Typing in the message box between two Escs: they are no Esc Esc."""
+        if self.live is not None and isinstance(event.text_area, PromptInput):
+            self.live.disarm_rewind()
 
     def on_prompt_input_submitted(self, event: PromptInput.Submitted) -> None:
         """Enter in the message box: send, queue while the agent works, or save an edit
@@ -819,6 +825,9 @@ class FrontierApp(App[int]):
             return self.screen is self._main and quiet is self.replaying
         if action == "cancel":
             return not self.replaying and self.state.turn_running
+        if action == "escape_idle":
+            live = self.live is not None and not self.replaying
+            return live and not self.state.turn_running and self.screen is self._main
         if action in self.EMPTY_PROMPT_ACTIONS:
             return self.screen is self._main and not self._typing()
         if action == "interrupt":
@@ -1088,6 +1097,10 @@ class FrontierApp(App[int]):
     def action_cancel(self) -> None:
         if self.live is not None:
             self.live.cancel()
+
+    def action_escape_idle(self) -> None:
+        if self.live is not None:
+            self.live.escape_idle()
 
     def action_demo_native(self) -> None:
         if self.live is not None:

@@ -78,6 +78,8 @@ class LiveController:
         """The queued messages that joined this turn last, as typed, and ``_asked`` then."""
         self._history_warned = False
         self._undoing = False
+        self._rewind_armed = False
+        """Esc was pressed once at an idle, empty box: a second opens the rewind picker."""
         """An undo is under review or being written: no turn starts meanwhile."""
         self.starting = True
         """The session is still to be built (just after the first paint): a message sent
@@ -343,6 +345,7 @@ class LiveController:
             return None
         state = self.app.state
         state.turn_running = True
+        self._rewind_armed = False  # an Esc before the turn is not half of an Esc Esc
         state.progress.start_turn(state.clock())
         state.mark("status")
         self.app.post_message(BindingsChanged())  # esc interrupts now (the footer says so)
@@ -653,6 +656,29 @@ class LiveController:
             state.stopping("Esc")
             session.cancel_turn()
             self.app.notify("stopping the turn…", timeout=2)
+
+    def disarm_rewind(self) -> None:
+        """Something was typed: the next Esc is a first one again."""
+        self._rewind_armed = False
+
+    def escape_idle(self) -> None:
+        """Esc at an idle, empty message box: the first says what a second does, the
+        second opens the rewind picker (Claude Code's and Codex CLI's Esc Esc). Anything
+        typed or sent in between disarms it (no clock: a loaded machine's slow keys
+        still count)."""
+        session = self.session
+        box = self._prompt_box()
+        if session is None or self._undoing or box is None or not box.prompt.is_empty:
+            self._rewind_armed = False
+            return
+        if not self._rewind_armed:
+            self._rewind_armed = True
+            self.app.notify("Esc again: rewind to before one of your messages", timeout=3)
+            return
+        self._rewind_armed = False
+        from frontier.app.frontends.tui.slash_actions import SlashContext, open_rewind
+
+        open_rewind(SlashContext(self, session, "/rewind"))
 
     def interrupt(self) -> bool:
         """ctrl+c: stop the running turn — a question waiting for an answer is withdrawn

@@ -27,7 +27,7 @@ from frontier.app.agent.slash import (
     Unknown,
     resolve,
 )
-from frontier.app.frontends.tui.host import BindingsChanged, Quit
+from frontier.app.frontends.tui.host import BindingsChanged, FocusPrompt, Quit
 from frontier.app.vocab import (
     AGENT_MODES,
     APPROVAL_MEANINGS,
@@ -425,6 +425,75 @@ def _undo(ctx: SlashContext, args: str) -> bool:
     return ctx.controller._undo_typed(ctx.session, ctx.typed)
 
 
+def _rewind(ctx: SlashContext, args: str) -> bool:
+    """Back to before one of the person's messages: a picker, then the session's rewind
+    (the files' undo reviewed like any undo); the message comes back in the box."""
+    if args.strip():
+        return ctx.warn("/rewind takes nothing: it lists your messages to choose from")
+    if not ctx.idle("rewinding"):
+        return False
+    ctx.remember()
+    open_rewind(ctx)
+    return True
+
+
+def open_rewind(ctx: SlashContext) -> None:
+    """The rewind picker, then the chosen rewind (``/rewind``, and Esc twice at an idle,
+    empty message box)."""
+    from frontier.app.frontends.tui.screens.rewind import RewindChoice, RewindScreen
+
+    session, controller, app = ctx.session, ctx.controller, ctx.app
+
+    async def rewind(choice: RewindChoice) -> None:
+        controller._undoing = True  # a turn waits, as for an undo: the files are changing
+        try:
+            outcome = await session.rewind(
+                choice.number, files=choice.files, conversation=choice.conversation
+            )
+        except (SessionBusy, ValueError) as exc:
+            ctx.warn(f"not rewound: {exc}")
+            return
+        except Exception as exc:  # the store could not record it: said, not raised
+            app.state.note(f"the rewind failed: {exc!r}", "error")
+            app.notify(f"the rewind failed: {exc}", severity="error", timeout=10)
+            return
+        finally:
+            controller._undoing = False
+        if outcome.kind == "denied":
+            app.notify(outcome.message, timeout=4)
+        elif outcome.kind != "rewound":
+            ctx.note(f"/rewind: {outcome.message}")
+            app.notify(outcome.message, title="rewind", severity="warning", timeout=10)
+        else:
+            ctx.note(outcome.message)
+            box = controller._prompt_box()
+            if box is not None and box.prompt.is_empty and outcome.text:
+                box.prompt.give_back(outcome.text)
+        app.post_message(FocusPrompt())
+
+    def chosen(choice: RewindChoice | None) -> None:
+        if choice is not None:
+            ctx.work(rewind(choice), "slash-rewind")
+        else:
+            app.post_message(FocusPrompt())
+
+    async def pick() -> None:
+        try:
+            points = await session.rewind_points()
+        except Exception as exc:  # not stored, unreadable store: said
+            ctx.warn(f"no rewind: {exc}")
+            return
+        if not points:
+            ctx.note(
+                "/rewind: none of your messages is in the model's conversation (a /clear, a "
+                "summary or an earlier rewind took them)"
+            )
+            return
+        app.push_screen(RewindScreen(points), chosen)
+
+    ctx.work(pick(), "slash-rewind")
+
+
 def _jobs(ctx: SlashContext, args: str) -> bool:
     """The background jobs running (a dev server the model started); ``show ID`` its last
     lines of output (the model's reads untouched); ``stop ID`` or ``stop all`` stops them
@@ -494,6 +563,7 @@ ACTIONS: dict[str, Action] = {
     "new": _new,
     "diff": _diff,
     "undo": _undo,
+    "rewind": _rewind,
     "jobs": _jobs,
     "export": _export,
     "exit": _exit,
@@ -502,4 +572,4 @@ ACTIONS: dict[str, Action] = {
 assert set(ACTIONS) == {c.name for c in BUILTINS if not c.is_template}
 
 
-__all__ = ["ACTIONS", "SlashContext", "run_slash"]
+__all__ = ["ACTIONS", "SlashContext", "open_rewind", "run_slash"]

@@ -55,6 +55,7 @@ KEYS = [
         "empty Enter removes it · Esc leaves it",
     ),
     ("Esc", "cancel the running tool (exit 130), else stop the turn"),
+    ("Esc Esc", "idle, the box empty: rewind to before one of your messages (/rewind)"),
     ("ctrl+c", "stop the turn (a review waiting is denied); twice within 2 s quits"),
     ("shift+tab", "approval policy: " + " → ".join(APPROVALS) + " (status bar; below)"),
     ("ctrl+o", "copy a message, reply, tool output or reviewed diff to the clipboard"),

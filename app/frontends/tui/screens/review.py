@@ -213,6 +213,9 @@ class ReviewScreen(ModalScreen[Decision]):
     @property
     def title_text(self) -> str:
         if self.spec is not None and self.spec.internal:  # the person's own undo
+            rewind = self.call.args.get("rewind")  # /rewind: every change since a message
+            if isinstance(rewind, dict) and isinstance(rewind.get("to"), int):
+                return f"Review rewind to before message {rewind['to']}"
             target = self.call.args.get("call", "")  # the call it undoes: an id
             shown = target if isinstance(target, str) else repr(target)
             return f"Review {self.call.name} {shown}".rstrip()

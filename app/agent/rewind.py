@@ -1,0 +1,364 @@
+"""Rewind: take the session back to before one of the person's messages — the
+conversation the model gets, the files the session's calls changed since, or both.
+
+A person who sees the model go the wrong way wants to say it again differently, from
+before the wrong turn; Claude Code's rewind (Esc Esc: code and conversation, either or
+both), Codex CLI's backtrack and pi's fork do this. Frontier keeps everything a rewind
+needs already: the history as stored items with their timeline positions, and every
+file change's pre-image for undo. So a rewind is two steps the session already knows,
+and the record keeps everything that happened:
+
+- **files**: one ``undo`` call (``tools/undo.py``) whose files are every file a call
+  changed after the message — each put back to what the first such call found, only if
+  it still has what the last one left — reviewed by the person like any undo, recorded,
+  written atomically, itself undoable (undoing it brings every change back). The calls
+  it undid count as undone (``undo.undone_by`` reads its ``rewind.refs``), so a later
+  ``/undo`` walks back from before the message. Commands (``shell``, ``python``) that ran
+  after it are not put back: what they changed is unknown, and the person is told;
+- **conversation**: a compaction (reason ``rewind``) whose items are the history before
+  the message, so the model's next request — and a resumed session's — starts there.
+
+The message's text comes back for the person to send again, changed or not.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from frontier.app.agent.undo import (
+    UNDO_TOOL,
+    _Digests,
+    _not_kept,
+    next_undo_id,
+    notice_for,
+    run_undo_call,
+    split_notices,
+    undone_by,
+    wrote_files,
+)
+from frontier.app.events import Compacted, Event, ToolCall, ToolResult
+from frontier.app.record import record
+
+TYPE_CHECKING = False  # typing is not imported at run time
+if TYPE_CHECKING:
+    from typing import Any, Literal
+
+    from frontier.app.model.conversation import Item
+    from frontier.app.session.calls import CallRecord
+    from frontier.app.session.store import SessionStore
+    from frontier.tools.contract import Approver
+
+    RewindKind = Literal["rewound", "refused", "denied", "failed"]
+
+PREVIEW_CHARS = 80
+"""A message's first line is cut to this in a list of them."""
+
+
+@record
+class RewindPoint:
+    """One of the person's messages the model still has: where a rewind can go back to."""
+
+    number: int
+    """1 for the first such message of the history, counting on."""
+    text: str
+    """What the person typed (the notes sent with it apart)."""
+    index: int
+    """Its place in the history: the conversation rewound is the items before it."""
+    position: int
+    """Its timeline row: the calls after it are those with a higher ``seq``."""
+    files: tuple[str, ...] = ()
+    """Files a call changed after it that are not back to what they were (a rewind of
+    the files puts these back)."""
+    commands: tuple[str, ...] = ()
+    """Commands that ran after it (``shell``, ``python``: what they changed is unknown
+    and is not put back), as ``c7 shell``."""
+    images: int = 0
+    """Images attached to it (not put back in the message box)."""
+
+    @property
+    def first_line(self) -> str:
+        line = self.text.strip().split("\n", 1)[0]
+        return line if len(line) <= PREVIEW_CHARS else line[: PREVIEW_CHARS - 1] + "…"
+
+
+@record
+class RewindOutcome:
+    """What a rewind did, for the person."""
+
+    kind: RewindKind
+    """``rewound``; ``refused`` (nothing done: a file changed since, an earlier version
+    not kept…); ``denied`` (the review of the files said no: nothing done); ``failed``
+    (the files' write failed: ``message`` says what is on disk; the conversation stays)."""
+    message: str
+    text: str = ""
+    """The message rewound to, for the person to send again."""
+    forgotten: int = 0
+    """History items the model no longer gets (0 when the conversation was kept)."""
+    undo_id: str | None = None
+    """The ``undo`` call that put the files back (``u3``), when one ran."""
+    result: ToolResult | None = None
+    notice: str | None = None
+    """What the model is told with the next message (the state differs from what its
+    history says), or ``None``."""
+
+
+def positioned_history(store: SessionStore, session_id: str) -> list[tuple[Item, int | None]]:
+    """The history as the model is sent it now, each item with its timeline row."""
+    return store.compactions.positioned(session_id)
+
+
+def rewind_points(store: SessionStore, session_id: str) -> list[RewindPoint]:
+    """The person's messages the model still has, oldest first, each with what a rewind
+    to before it would put back. Reads the store only (the files are read when it runs)."""
+    from frontier.app.model.conversation import UserText
+
+    history = positioned_history(store, session_id)
+    calls = store.ledger.calls(session_id)
+    points: list[RewindPoint] = []
+    for index, (item, position) in enumerate(history):
+        if not isinstance(item, UserText) or item.origin != "person" or position is None:
+            continue
+        _, typed = split_notices(item.text)
+        later = [c for c in calls if c.seq > position]
+        points.append(
+            RewindPoint(
+                len(points) + 1,
+                typed,
+                index,
+                position,
+                tuple(_net_changes(later)),
+                tuple(f"{c.call_id} {c.name}" for c in later if _ran_command(c)),
+                len(item.images),
+            )
+        )
+    return points
+
+
+def _ran_command(call: CallRecord) -> bool:
+    """A command that started: what it changed on disk is unknown."""
+    return call.kind == "exec" and call.started is not None
+
+
+def _net_changes(later: Sequence[CallRecord]) -> dict[str, dict[str, Any]]:
+    """Per file a call changed in ``later`` (in order), the undo entry putting it back to
+    what the first of them found from what the last left — files back where they began
+    left out."""
+    first: dict[str, dict[str, Any]] = {}
+    last: dict[str, tuple[str | None, str]] = {}
+    for c in later:
+        if not wrote_files(c):
+            continue
+        for t in c.targets:
+            if t.path not in first:
+                entry: dict[str, Any] = {"path": t.path}
+                if t.pre is not None:
+                    entry["restore"] = t.pre
+                if t.mode is not None:
+                    entry["mode"] = t.mode
+                first[t.path] = entry
+            last[t.path] = (t.post, c.call_id)
+    out: dict[str, dict[str, Any]] = {}
+    for path, entry in first.items():
+        post, by = last[path]
+        if post == entry.get("restore"):
+            continue  # changed and changed back (an edit and its undo)
+        if post is not None:
+            entry["expect"] = post
+        entry["by"] = by
+        out[path] = entry
+    return out
+
+
+def rewind_files_call(
+    point: RewindPoint, calls: Sequence[CallRecord], undo_id: str, conversation: bool
+) -> ToolCall:
+    """The ``undo`` call putting back every file changed after ``point``."""
+    later = [c for c in calls if c.seq > point.position]
+    undone = undone_by(calls)
+    refs = [c.seq for c in later if c.name != UNDO_TOOL and wrote_files(c) and c.seq not in undone]
+    ids = [f"{c.call_id} {c.name}" for c in later if c.seq in refs]
+    args: dict[str, Any] = {
+        "call": f"message {point.number}",
+        "name": "rewind",
+        "rewind": {
+            "to": point.number,
+            "message": point.first_line,
+            "calls": ids,
+            "refs": refs,
+            "conversation": conversation,
+        },
+        "files": list(_net_changes(later).values()),
+    }
+    return ToolCall(undo_id, UNDO_TOOL, args)
+
+
+def _check(
+    store: SessionStore, entries: Sequence[dict[str, Any]], digest: Callable[[str], str | None]
+) -> str | None:
+    """Why the files cannot be put back now (``None``: they can); nothing is written."""
+    from frontier.app.session.calls import Target
+    from frontier.tools.undo import changed_since
+
+    for e in entries:
+        now = digest(e["path"])
+        if now != e.get("expect"):
+            return changed_since(e["path"], e["by"], now, e.get("expect"))
+    for e in entries:
+        missing = _not_kept(store, Target(e["path"], e.get("restore"), e.get("expect")))
+        if missing is not None:
+            return (
+                f"rewind unavailable: the content of {e['path']} before then was not kept "
+                f"({missing}); nothing written"
+            )
+    return None
+
+
+async def run_rewind(
+    store: SessionStore,
+    session_id: str,
+    root: Path,
+    approver: Approver | None,
+    emit: Callable[[Event], None] | None,
+    number: int,
+    *,
+    files: bool,
+    conversation: bool,
+    replace_history: Callable[[list[Item]], None] | None,
+) -> RewindOutcome:
+    """Rewind to before the person's message ``number`` (:func:`rewind_points`): put its
+    later file changes back (``files``: reviewed, one undo call) and/or give the model the
+    history before it (``conversation``). Nothing is done when the files cannot be put
+    back or their review is declined."""
+    if not files and not conversation:
+        raise ValueError("a rewind takes back the conversation, the files, or both")
+    if conversation and replace_history is None:
+        raise ValueError("this session's loop keeps no history to rewind")
+    points = rewind_points(store, session_id)
+    chosen = next((p for p in points if p.number == number), None)
+    if chosen is None:
+        have = f"1–{len(points)}" if points else "none: no message of yours is in the history"
+        return RewindOutcome("refused", f"no message {number} to rewind to (messages: {have})")
+    undo_id: str | None = None
+    result: ToolResult | None = None
+    if files and chosen.files:
+        calls = store.ledger.calls(session_id)
+        call = rewind_files_call(chosen, calls, next_undo_id(store, session_id), conversation)
+        later = [c for c in calls if c.seq > chosen.position]
+        refusal = _check(store, list(_net_changes(later).values()), _Digests(root))
+        if refusal is not None:
+            return RewindOutcome("refused", refusal, chosen.text)
+        result = await run_undo_call(store, session_id, root, approver, emit, call)
+        undo_id = call.id
+        if result.kind == "denied":
+            return RewindOutcome("denied", "rewind declined: nothing changed", chosen.text)
+        if result.kind != "ok":
+            refused = result.output.startswith(("refused", "undo unavailable"))
+            return RewindOutcome(
+                "refused" if refused else "failed", result.output, chosen.text, 0, undo_id, result
+            )
+    forgotten = 0
+    if conversation and replace_history is not None:
+        forgotten = _rewind_conversation(store, session_id, chosen, replace_history)
+        if emit is not None:
+            emit(compaction_of(chosen.number, forgotten))
+    notice = _notice(chosen, conversation, result)
+    return RewindOutcome(
+        "rewound",
+        _said(chosen, files, conversation, result),
+        chosen.text,
+        forgotten,
+        undo_id,
+        result,
+        notice,
+    )
+
+
+def _rewind_conversation(
+    store: SessionStore,
+    session_id: str,
+    point: RewindPoint,
+    replace_history: Callable[[list[Item]], None],
+) -> int:
+    """Record the history before ``point`` as a compaction and give it to the loop."""
+    history = positioned_history(store, session_id)
+    kept = history[: point.index]
+    store.compactions.add(
+        session_id,
+        "summary",  # the schema's steps; detail.reason says it was a rewind
+        [item for item, _ in kept],
+        {
+            "reason": "rewind",
+            "before": None,
+            "after": 0,
+            "rounds": 0,
+            "items": len(history) - len(kept),
+            "to": point.number,
+        },
+        log_seqs=[position for _, position in kept],
+    )
+    replace_history([item for item, _ in kept])
+    return len(history) - len(kept)
+
+
+def compaction_of(number: int, forgotten: int) -> Compacted:
+    """The Transcript's line for a rewound conversation (live; a resumed session makes
+    the same from the stored detail: ``compaction_event``)."""
+    from frontier.app.agent.compaction_event import compaction_event
+
+    return compaction_event(
+        "summary", {"reason": "rewind", "items": forgotten, "to": number, "after": 0}
+    )
+
+
+def _notice(point: RewindPoint, conversation: bool, result: ToolResult | None) -> str | None:
+    """What the model must hear with the next message: where the files are not what its
+    (rewound or not) history says."""
+    if result is not None:
+        return notice_for(result)  # the files were put back: ``undo.rewind_notice``
+    if conversation and point.files:
+        return (
+            "(The user took the conversation back to before one of their messages; files "
+            f"changed after it were kept as they are now: {', '.join(point.files)}. Re-read "
+            "them before editing them.)"
+        )
+    return None
+
+
+def _said(
+    point: RewindPoint,
+    files: bool,
+    conversation: bool,
+    result: ToolResult | None,
+) -> str:
+    """The person's one line: what was taken back, what stayed."""
+    n = point.number
+    put_back = ""
+    if result is not None:  # "undid the changes since message 1 (…): restored a.py; …"
+        first = result.output.splitlines()[0]
+        put_back = first.split("): ", 1)[1] if "): " in first else first
+    if conversation and files:
+        said = f"rewound to before your message {n}: the conversation and the files"
+        said += f" ({put_back})" if put_back else " (no file had changed since)"
+    elif conversation:
+        said = f"rewound to before your message {n}: the conversation"
+        if point.files:
+            said += f"; the files stay as they are ({', '.join(point.files)})"
+    else:
+        said = f"rewound the files to before your message {n} ({put_back or 'none changed'})"
+        said += "; the model keeps the conversation"
+    if point.commands:
+        shown = ", ".join(point.commands[:5]) + (" …" if len(point.commands) > 5 else "")
+        plural = "s" if len(point.commands) != 1 else ""
+        said += f"; not put back: what the command{plural} run since changed ({shown})"
+    return said
+
+
+__all__ = [
+    "RewindOutcome",
+    "RewindPoint",
+    "compaction_of",
+    "rewind_files_call",
+    "rewind_points",
+    "run_rewind",
+]

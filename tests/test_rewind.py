@@ -1,0 +1,383 @@
+"""``/rewind``: back to before one of the person's messages — the files the calls since
+changed put back (one reviewed, recorded, undoable undo call), the conversation the model
+gets taken back to there (a compaction), or both — with the message's text to send again.
+
+Through the real runtime (tools, store, each wire's encoder) against a strict loopback
+server: the request after a rewind must be one the API accepts, and carry nothing of
+what was rewound.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+
+import pytest
+from test_undo import Reviews
+from wire_scripts import (
+    WIRES,
+    Call,
+    Text,
+    WireServer,
+    args,
+    loopback_config,
+    script,
+    serve_wire,
+    stream,
+)
+
+from frontier.app.agent.compaction_event import compaction_event
+from frontier.app.agent.runtime import create_runtime
+from frontier.app.agent.session import AgentSession
+from frontier.app.agent.undo import UNDO_TOOL
+from frontier.app.events import Compacted, Event, TurnEnded, UserMessage
+from frontier.app.model.conversation import UserText
+from frontier.tools.contract import Decision
+from frontier.widgets.pane_state.notes import compaction_line
+
+WAIT = 30.0
+
+FIRST = (
+    "*** Begin Patch\n*** Update File: a.py\n@@\n-one\n+ONE\n"
+    "*** Add File: new.py\n+fresh\n*** End Patch"
+)
+SECOND = "*** Begin Patch\n*** Update File: a.py\n@@\n-ONE\n+ONE!\n*** End Patch"
+
+
+def sha(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+class Rig:
+    """A stored session in ``ws`` against a strict server of one wire."""
+
+    def __init__(self, server: WireServer, ws: Path, reviews: Reviews) -> None:
+        self.server, self.ws, self.reviews = server, ws, reviews
+        self.events: list[Event] = []
+        self.session = self.open()
+
+    def open(self, session_id: str | None = None) -> AgentSession:
+        config = loopback_config(self.server.url, self.server.wire)
+        session = create_runtime(
+            config, approver=self.reviews, workspace=self.ws, session_id=session_id
+        )
+        session.subscribe(self.events.append)
+        return session
+
+    async def say(self, text: str, *replies: list[object]) -> None:
+        self.server.answer(*(stream(script(self.server.wire, r)) for r in replies))
+        ended = await asyncio.wait_for(self.session.send(text), WAIT)
+        assert isinstance(ended, TurnEnded) and ended.reason == "done", ended
+        assert self.server.refused == []
+
+    async def two_messages(self) -> None:
+        """Message 1 patches a.py and adds new.py; message 2 patches a.py again."""
+        await self.say(
+            "alpha-msg",
+            [Call("call_1", "apply_patch", args(patch=FIRST))],
+            [Text("did alpha")],
+        )
+        await self.say(
+            "beta-msg",
+            [Call("call_2", "apply_patch", args(patch=SECOND))],
+            [Text("did beta")],
+        )
+        assert (self.ws / "a.py").read_text() == "ONE!\n"
+
+    def last_request(self) -> str:
+        return self.server.requests[-1].text
+
+
+@asynccontextmanager
+async def rig_of(wire: str, tmp_path: Path) -> AsyncIterator[Rig]:
+    server = WireServer(wire, strict=True)
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    (ws / "a.py").write_text("one\n")
+    async with serve_wire(server):
+        r = Rig(server, ws, Reviews())
+        try:
+            yield r
+        finally:
+            await r.session.close()
+
+
+@pytest.fixture(params=WIRES)
+async def rig(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[Rig]:
+    async with rig_of(request.param, tmp_path) as r:
+        yield r
+
+
+async def test_rewinding_to_the_first_message_puts_back_files_and_conversation(rig: Rig) -> None:
+    await rig.two_messages()
+    points = await rig.session.rewind_points()
+    assert [(p.number, p.text, p.files) for p in points] == [
+        (1, "alpha-msg", ("a.py", "new.py")),
+        (2, "beta-msg", ("a.py",)),
+    ]
+
+    outcome = await rig.session.rewind(1)
+
+    assert outcome.kind == "rewound" and outcome.text == "alpha-msg"
+    assert (rig.ws / "a.py").read_text() == "one\n" and not (rig.ws / "new.py").exists()
+    # reviewed by the person as one diff from the files now to the files then
+    call, spec, preview = rig.reviews.shown[-1]
+    assert (call.name, spec.internal) == (UNDO_TOOL, True)
+    assert {f.path: f.action for f in preview.files} == {"a.py": "modify", "new.py": "delete"}
+    assert outcome.message == (
+        "rewound to before your message 1: the conversation and the files (restored a.py; "
+        "deleted new.py)"
+    )
+    assert outcome.notice is None  # its history and the files agree: nothing to tell it
+    # the next request starts from nothing, and the API takes it
+    await rig.say("again, differently", [Text("ok")])
+    sent = rig.last_request()
+    assert "again, differently" in sent
+    assert "alpha-msg" not in sent and "beta-msg" not in sent and "call_1" not in sent
+
+
+async def test_rewinding_to_the_second_message_keeps_the_first(rig: Rig) -> None:
+    await rig.two_messages()
+
+    outcome = await rig.session.rewind(2)
+
+    assert outcome.kind == "rewound" and outcome.text == "beta-msg"
+    assert (rig.ws / "a.py").read_text() == "ONE\n" and (rig.ws / "new.py").exists()
+    await rig.say("beta, better", [Text("ok")])
+    sent = rig.last_request()
+    assert "alpha-msg" in sent and "did alpha" in sent and "call_1" in sent
+    assert "did beta" not in sent and "call_2" not in sent
+    # /undo now walks back from before message 2: message 1's change
+    undone = await rig.session.undo()
+    assert undone.undone and undone.call == "call_1"
+
+
+async def test_undoing_the_rewinds_undo_brings_every_change_back(rig: Rig) -> None:
+    await rig.two_messages()
+    outcome = await rig.session.rewind(1)
+    assert outcome.undo_id is not None
+
+    redo = await rig.session.undo(outcome.undo_id)
+
+    assert redo.undone, redo.message
+    assert (rig.ws / "a.py").read_text() == "ONE!\n"
+    assert (rig.ws / "new.py").read_text() == "fresh\n"
+    # and the changes count as in effect again: a plain undo takes the newest of them
+    again = await rig.session.undo()
+    assert again.undone and again.call == "call_2"
+    assert (rig.ws / "a.py").read_text() == "ONE\n"
+
+
+async def test_the_conversation_alone_leaves_the_files_and_tells_the_model(rig: Rig) -> None:
+    await rig.two_messages()
+
+    outcome = await rig.session.rewind(2, files=False)
+
+    assert outcome.kind == "rewound" and not rig.reviews.shown  # nothing to review
+    assert (rig.ws / "a.py").read_text() == "ONE!\n"
+    assert outcome.message == (
+        "rewound to before your message 2: the conversation; the files stay as they are (a.py)"
+    )
+    await rig.say("beta, better", [Text("ok")])
+    sent = rig.last_request()
+    assert "call_2" not in sent
+    assert "files changed after it were kept as they are now: a.py" in sent
+
+
+async def test_the_files_alone_keep_the_conversation_and_tell_the_model(rig: Rig) -> None:
+    await rig.two_messages()
+
+    outcome = await rig.session.rewind(2, conversation=False)
+
+    assert outcome.kind == "rewound" and outcome.forgotten == 0
+    assert outcome.message == (
+        "rewound the files to before your message 2 (restored a.py); the model keeps the "
+        "conversation"
+    )
+    assert (rig.ws / "a.py").read_text() == "ONE\n"
+    await rig.say("look again", [Text("ok")])
+    sent = rig.last_request()
+    assert "call_2" in sent  # the model still has what happened
+    assert "put back the files changed since their message 'beta-msg'" in sent
+
+
+async def test_a_file_changed_since_refuses_and_nothing_changes(rig: Rig) -> None:
+    await rig.two_messages()
+    (rig.ws / "a.py").write_text("edited by hand\n")
+    requests = len(rig.server.requests)
+
+    outcome = await rig.session.rewind(1)
+
+    assert outcome.kind == "refused" and "a.py changed since call_2" in outcome.message
+    assert (rig.ws / "a.py").read_text() == "edited by hand\n"
+    assert (rig.ws / "new.py").exists() and not rig.reviews.shown
+    await rig.say("go on", [Text("ok")])
+    assert len(rig.server.requests) == requests + 1
+    assert "did beta" in rig.last_request()  # the conversation is whole
+
+
+async def test_a_declined_review_changes_nothing(rig: Rig) -> None:
+    await rig.two_messages()
+    rig.reviews.answer = Decision(False, "not now")
+
+    outcome = await rig.session.rewind(1)
+
+    assert outcome.kind == "denied"
+    assert (rig.ws / "a.py").read_text() == "ONE!\n"
+    rig.reviews.answer = Decision(True)
+    await rig.say("go on", [Text("ok")])
+    assert "did beta" in rig.last_request()
+
+
+async def test_a_resumed_session_keeps_the_rewind_and_shows_it(rig: Rig) -> None:
+    await rig.two_messages()
+    await rig.session.rewind(2)
+    sid = rig.session.session_id
+    await rig.session.close()
+
+    rig.session = rig.open(sid)
+    shown = rig.session.history_events()
+    lines = [compaction_line(e) for e in shown if isinstance(e, Compacted)]
+    assert lines == [
+        "⇤ rewound (/rewind) to before your message 2: it and what followed (4 items) "
+        "taken out of what the model is sent (the originals stay in the session)"
+    ]
+    # the record keeps every message: both are in the resumed Transcript
+    assert [e.text for e in shown if isinstance(e, UserMessage)] == ["alpha-msg", "beta-msg"]
+    await rig.say("beta, after the resume", [Text("ok")])
+    sent = rig.last_request()
+    assert "did alpha" in sent and "did beta" not in sent
+    # a second rewind counts the messages the model still has: only "alpha-msg" and the new one
+    assert [p.text for p in await rig.session.rewind_points()] == [
+        "alpha-msg",
+        "beta, after the resume",
+    ]
+
+
+async def test_no_such_message_is_refused(rig: Rig) -> None:
+    await rig.two_messages()
+    outcome = await rig.session.rewind(3)
+    assert outcome.kind == "refused" and outcome.message == (
+        "no message 3 to rewind to (messages: 1–2)"
+    )
+
+
+# --------------------------------------------------------------------------- one wire
+
+
+@pytest.fixture
+async def chat(tmp_path: Path) -> AsyncIterator[Rig]:
+    async with rig_of("openai-chat", tmp_path) as r:
+        yield r
+
+
+async def test_commands_run_since_are_named_as_not_put_back(chat: Rig) -> None:
+    await chat.say(
+        "alpha-msg",
+        [
+            Call("call_1", "apply_patch", args(patch=FIRST)),
+            Call("call_2", "shell", args(command="date > made.txt")),
+        ],
+        [Text("done")],
+    )
+    points = await chat.session.rewind_points()
+    assert points[0].commands == ("call_2 shell",)
+
+    outcome = await chat.session.rewind(1)
+
+    assert outcome.kind == "rewound"
+    assert outcome.message.endswith(
+        "; not put back: what the command run since changed (call_2 shell)"
+    )
+    assert (chat.ws / "made.txt").exists()  # a command's effect is unknown: left
+    assert (chat.ws / "a.py").read_text() == "one\n"
+
+
+async def test_a_message_with_no_change_after_it_rewinds_the_conversation_only(
+    chat: Rig,
+) -> None:
+    await chat.say("hello", [Text("hi")])
+    outcome = await chat.session.rewind(1)
+    assert outcome.kind == "rewound" and outcome.undo_id is None and not chat.reviews.shown
+    assert chat.session._loop.history == []  # type: ignore[attr-defined]
+
+
+async def test_a_rewind_is_refused_during_a_turn(chat: Rig) -> None:
+    gate = asyncio.Event()
+    chat.server.answer(stream(script("openai-chat", [Text("thinking"), gate, Text("…")])))
+    turn = asyncio.create_task(chat.session.send("slow"))
+    await asyncio.wait_for(chat.server.held.wait(), WAIT)
+    from frontier.app.agent.session import SessionBusy
+
+    with pytest.raises(SessionBusy):
+        await chat.session.rewind(1)
+    gate.set()
+    await asyncio.wait_for(turn, WAIT)
+
+
+async def test_hunks_kept_in_the_review_are_told_to_the_model(chat: Rig) -> None:
+    (chat.ws / "m.py").write_text("".join(f"line{i}\n" for i in range(1, 21)))
+    two_hunks = (
+        "*** Begin Patch\n*** Update File: m.py\n@@\n line1\n-line2\n+LINE2\n line3\n"
+        "@@\n line17\n-line18\n+LINE18\n line19\n*** End Patch"
+    )
+    await chat.say(
+        "alpha-msg", [Call("call_1", "apply_patch", args(patch=two_hunks))], [Text("ok")]
+    )
+    chat.reviews.answer = Decision(True, "keep the second", declined=(("m.py", 2),))
+
+    outcome = await chat.session.rewind(1)
+
+    assert outcome.kind == "rewound"
+    lines = (chat.ws / "m.py").read_text().splitlines()
+    assert (lines[1], lines[17]) == ("line2", "LINE18")  # the second hunk kept
+    assert outcome.notice == (
+        "(The user took the conversation back to before one of their messages and put back "
+        "the files changed since, except the hunks they kept (m.py #2). Re-read m.py before "
+        "editing it.)"
+    )
+    await chat.say("alpha, again", [Text("ok")])
+    assert outcome.notice in chat.last_request()
+
+
+async def test_the_export_and_undo_list_say_rewind(
+    chat: Rig, capsys: pytest.CaptureFixture[str]
+) -> None:
+    await chat.two_messages()
+    await chat.session.rewind(2)
+    markdown = await chat.session.export()
+    assert (
+        "> ⇤ **rewound** (/rewind) to before message 2: from here on the model was sent only "
+        "the 4 items before it; the records above are the originals"
+    ) in markdown
+    sid = chat.session.session_id
+    await chat.session.close()
+    from frontier.app.cli import main as cli
+
+    capsys.readouterr()
+    assert cli(["undo", sid, "--list"]) == 0
+    listed = capsys.readouterr().out.splitlines()
+    assert any(line.split()[:4] == ["u1", "rewind", "(msg", "2)"] for line in listed), listed
+    assert any("call_2" in line and "undone by u1" in line for line in listed), listed
+    chat.session = chat.open(sid)  # closed again by the fixture
+
+
+# --------------------------------------------------------------------------- the words
+
+
+def test_a_cleared_context_reads_as_cleared_not_as_a_summary() -> None:
+    """A resumed /clear read "0 rounds (0 messages) summarised by the model; 0 → 0 of 0
+    tokens" (stop 62 found it while adding the rewind's line)."""
+    event = compaction_event("summary", {"reason": "clear", "items": 6, "after": 0})
+    assert compaction_line(event) == (
+        "⇤ context cleared (/clear): the model forgets the 6 earlier items "
+        "(the originals stay in the session)"
+    )
+
+
+def test_points_are_the_persons_messages_only() -> None:
+    """A summary's or a repair's user-side text is no place to rewind to."""
+    assert UserText("x", origin="summary").origin != "person"
