@@ -187,6 +187,20 @@ async def test_the_conversation_alone_leaves_the_files_and_tells_the_model(rig: 
     assert "files changed after it were kept as they are now: a.py" in sent
 
 
+async def test_the_conversation_alones_note_survives_a_resume(rig: Rig) -> None:
+    """Closed before the next message, the session still tells the model once resumed."""
+    await rig.two_messages()
+    await rig.session.rewind(2, files=False)
+    sid = rig.session.session_id
+    await rig.session.close()
+    rig.session = rig.open(sid)
+
+    await rig.say("beta, better", [Text("ok")])
+    assert "files changed after it were kept as they are now: a.py" in rig.last_request()
+    await rig.say("and now", [Text("ok")])
+    assert "kept as they are now" not in rig.last_request().split("beta, better")[-1]
+
+
 async def test_the_files_alone_keep_the_conversation_and_tell_the_model(rig: Rig) -> None:
     await rig.two_messages()
 

@@ -27,6 +27,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from frontier.app.agent.undo import (
+    NOTICE_OPENINGS,
     UNDO_TOOL,
     _Digests,
     _not_kept,
@@ -258,11 +259,13 @@ async def run_rewind(
                 "refused" if refused else "failed", result.output, chosen.text, 0, undo_id, result
             )
     forgotten = 0
+    notice = _notice(chosen, conversation, result)
     if conversation and replace_history is not None:
-        forgotten = _rewind_conversation(store, session_id, chosen, replace_history)
+        # a note no undo row carries is kept with the step, so a resume still tells it
+        kept = notice if result is None else None
+        forgotten = _rewind_conversation(store, session_id, chosen, replace_history, kept)
         if emit is not None:
             emit(compaction_of(chosen.number, forgotten))
-    notice = _notice(chosen, conversation, result)
     return RewindOutcome(
         "rewound",
         _said(chosen, files, conversation, result),
@@ -279,26 +282,47 @@ def _rewind_conversation(
     session_id: str,
     point: RewindPoint,
     replace_history: Callable[[list[Item]], None],
+    notice: str | None,
 ) -> int:
-    """Record the history before ``point`` as a compaction and give it to the loop."""
+    """Record the history before ``point`` as a compaction and give it to the loop;
+    ``notice``: what the model is to be told with the next message (see
+    :func:`undelivered_notice`)."""
     history = positioned_history(store, session_id)
     kept = history[: point.index]
+    detail: dict[str, Any] = {
+        "reason": "rewind",
+        "before": None,
+        "after": 0,
+        "rounds": 0,
+        "items": len(history) - len(kept),
+        "to": point.number,
+    }
+    if notice is not None:
+        detail["notice"] = notice
     store.compactions.add(
         session_id,
         "summary",  # the schema's steps; detail.reason says it was a rewind
         [item for item, _ in kept],
-        {
-            "reason": "rewind",
-            "before": None,
-            "after": 0,
-            "rounds": 0,
-            "items": len(history) - len(kept),
-            "to": point.number,
-        },
+        detail,
         log_seqs=[position for _, position in kept],
     )
     replace_history([item for item, _ in kept])
     return len(history) - len(kept)
+
+
+def undelivered_notice(store: SessionStore, session_id: str) -> str | None:
+    """The note of a "conversation only" rewind that no message has carried yet (the
+    session was closed before the next one): a resumed session opens its next message
+    with it, as it does an undo's. Nothing stored after the step: not delivered."""
+    latest = store.compactions.latest(session_id)
+    if latest is None or latest.detail.get("reason") != "rewind":
+        return None
+    notice = latest.detail.get("notice")
+    if not isinstance(notice, str) or not notice.startswith(NOTICE_OPENINGS):
+        return None  # an edited or damaged store: never an arbitrary text to the model
+    if len(store.compactions.positioned(session_id)) != len(latest.items):
+        return None  # a message was stored after it: it carried the note
+    return notice
 
 
 def compaction_of(number: int, forgotten: int) -> Compacted:
@@ -361,4 +385,5 @@ __all__ = [
     "rewind_files_call",
     "rewind_points",
     "run_rewind",
+    "undelivered_notice",
 ]

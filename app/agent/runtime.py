@@ -770,7 +770,10 @@ def _resumed(
         recovery_notes=list(recovery.notes),
     )
     from frontier.app.agent.job_notice import ended_jobs_notice
+    from frontier.app.agent.rewind import undelivered_notice
 
+    if (rewound := undelivered_notice(store, info.id)) is not None:
+        plan.notices.append(rewound)  # a "conversation only" /rewind's, not yet told
     if (ended := ended_jobs_notice(plan.history)) is not None:  # none runs after a resume
         plan.notices.append(ended)
     if info.state == "failed":  # said live, and gone with the process unless said again
