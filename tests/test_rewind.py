@@ -233,6 +233,38 @@ async def test_a_file_changed_since_refuses_and_nothing_changes(rig: Rig) -> Non
     assert "did beta" in rig.last_request()  # the conversation is whole
 
 
+async def test_files_put_back_without_the_conversation_step_are_told_to_the_model(
+    chat: Rig, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The files go first; when the step cannot be stored after them (a full disk, or a
+    crash — then told on resume) the model's conversation is whole and it hears which
+    files were put back."""
+    await chat.two_messages()
+    store = chat.session._store  # type: ignore[attr-defined]
+
+    def full(*args: object, **kwargs: object) -> None:
+        raise OSError(28, "No space left on device")
+
+    with monkeypatch.context() as m:
+        m.setattr(store.compactions, "add", full)
+        outcome = await chat.session.rewind(2)
+
+    assert outcome.kind == "failed"
+    assert outcome.message == (
+        "the files were put back (restored a.py) but the conversation could not be rewound: "
+        "[Errno 28] No space left on device"
+    )
+    assert (chat.ws / "a.py").read_text() == "ONE\n"
+    told = "(The user put back the files changed since their message 'beta-msg' as they were"
+    assert outcome.notice is not None and outcome.notice.startswith(told)
+    # the process dies before the next message: a resume tells the model all the same
+    sid = chat.session.session_id
+    await chat.session.close()
+    chat.session = chat.open(sid)
+    await chat.say("go on", [Text("ok")])
+    assert told in chat.last_request() and "did beta" in chat.last_request()
+
+
 async def test_a_declined_review_changes_nothing(rig: Rig) -> None:
     await rig.two_messages()
     rig.reviews.answer = Decision(False, "not now")

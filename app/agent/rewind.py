@@ -90,7 +90,9 @@ class RewindOutcome:
     kind: RewindKind
     """``rewound``; ``refused`` (nothing done: a file changed since, an earlier version
     not kept…); ``denied`` (the review of the files said no: nothing done); ``failed``
-    (the files' write failed: ``message`` says what is on disk; the conversation stays)."""
+    (the files' write failed: ``message`` says what is on disk; or the files were put
+    back and the conversation's step could not be stored: the model is told of the
+    files, ``notice``)."""
     message: str
     text: str = ""
     """The message rewound to, for the person to send again."""
@@ -263,7 +265,21 @@ async def run_rewind(
     if conversation and replace_history is not None:
         # a note no undo row carries is kept with the step, so a resume still tells it
         kept = notice if result is None else None
-        forgotten = _rewind_conversation(store, session_id, chosen, replace_history, kept)
+        try:
+            forgotten = _rewind_conversation(store, session_id, chosen, replace_history, kept)
+        except Exception as exc:  # a full disk: the files are back, the conversation whole
+            if result is None:
+                raise
+            return RewindOutcome(
+                "failed",
+                f"the files were put back ({_put_back(result)}) but the conversation could "
+                f"not be rewound: {exc}",
+                chosen.text,
+                0,
+                undo_id,
+                result,
+                notice_for(result, rewound=False),
+            )
         if emit is not None:
             emit(compaction_of(chosen.number, forgotten))
     return RewindOutcome(
@@ -325,6 +341,19 @@ def undelivered_notice(store: SessionStore, session_id: str) -> str | None:
     return notice
 
 
+def conversation_stored(store: SessionStore, session_id: str) -> Callable[[str], bool]:
+    """``call_id → whether a rewind's conversation step was stored after that undo call``
+    (``split_undone``'s ``rewound``). The files go first; a crash before the step leaves
+    the model's conversation whole, so its note must say the files were put back."""
+    steps = [
+        s.log_seq for s in store.compactions.steps(session_id) if s.detail.get("reason") == "rewind"
+    ]
+    if not steps:
+        return lambda call_id: False
+    undos = {c.call_id: c.seq for c in store.ledger.calls(session_id) if c.name == UNDO_TOOL}
+    return lambda call_id: call_id in undos and max(steps) > undos[call_id]
+
+
 def compaction_of(number: int, forgotten: int) -> Compacted:
     """The Transcript's line for a rewound conversation (live; a resumed session makes
     the same from the stored detail: ``compaction_event``)."""
@@ -349,6 +378,13 @@ def _notice(point: RewindPoint, conversation: bool, result: ToolResult | None) -
     return None
 
 
+def _put_back(result: ToolResult) -> str:
+    """``restored a.py; deleted new.py``, from the undo's first line ("undid the changes
+    since message 1 (…): restored a.py; …")."""
+    first = result.output.splitlines()[0] if result.output else ""
+    return first.split("): ", 1)[1] if "): " in first else first
+
+
 def _said(
     point: RewindPoint,
     files: bool,
@@ -357,10 +393,7 @@ def _said(
 ) -> str:
     """The person's one line: what was taken back, what stayed."""
     n = point.number
-    put_back = ""
-    if result is not None:  # "undid the changes since message 1 (…): restored a.py; …"
-        first = result.output.splitlines()[0]
-        put_back = first.split("): ", 1)[1] if "): " in first else first
+    put_back = _put_back(result) if result is not None else ""
     if conversation and files:
         said = f"rewound to before your message {n}: the conversation and the files"
         said += f" ({put_back})" if put_back else " (no file had changed since)"
@@ -382,6 +415,7 @@ __all__ = [
     "RewindOutcome",
     "RewindPoint",
     "compaction_of",
+    "conversation_stored",
     "rewind_files_call",
     "rewind_points",
     "run_rewind",

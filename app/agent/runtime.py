@@ -41,7 +41,7 @@ from frontier.app.agent.modes import Mode, get_mode
 from frontier.app.agent.queue import MessageQueue
 from frontier.app.agent.session import AgentSession, EventHub
 from frontier.app.agent.session_ops import ModelSwitched
-from frontier.app.agent.undo import split_undone
+from frontier.app.agent.undo import UNDO_TOOL, split_undone
 from frontier.app.config import (
     Config,
     config_dir,
@@ -126,6 +126,10 @@ def _text_path(root: Path) -> Path:
             "pass another with --workspace DIR"
         ) from None
     return root
+
+
+def _is_rewind(undo: object) -> bool:
+    return isinstance(undo, dict) and isinstance(undo.get("rewind"), dict)
 
 
 def _resumed_root(
@@ -751,7 +755,13 @@ def _resumed(
     recovery = recover(store.ledger, info.id, BeneathFiles(root))
     notes.extend(recovery.notes)
     pairs: list[tuple[ToolCall | None, ToolResult]] = store.undelivered(info.id)
-    rest, notices = split_undone([result for _, result in pairs])
+    results = [result for _, result in pairs]
+    if any(r.name == UNDO_TOOL and _is_rewind(r.meta.get("undo")) for r in results):
+        from frontier.app.agent.rewind import conversation_stored  # a /rewind's files
+
+        rest, notices = split_undone(results, conversation_stored(store, info.id))
+    else:
+        rest, notices = split_undone(results)
     kept = {id(result) for result in rest}
     carried = [Carried(call, result) for call, result in pairs if id(result) in kept]
     wire = config.wire if config.wire != "auto" and not demo else info.wire

@@ -366,14 +366,17 @@ async def run_undo(
 # --------------------------------------------------------------------------- telling the model
 
 
-def notice_for(result: ToolResult) -> str | None:
+def notice_for(result: ToolResult, *, rewound: bool = True) -> str | None:
     """The note the next user message opens with, for an undo's result (``None``: there
-    is nothing the model needs to hear — the undo wrote nothing)."""
+    is nothing the model needs to hear — the undo wrote nothing). ``rewound``: for a
+    rewind's files, whether its conversation step was stored too (a crash between the
+    two leaves the files put back and the model's conversation whole)."""
     if result.name != UNDO_TOOL:
         return None
     undo = result.meta.get("undo")
     if result.kind == "ok" and isinstance(undo, dict) and isinstance(undo.get("rewind"), dict):
-        return rewind_notice(undo["rewind"], _paths(undo), _declined(result))
+        rewind = undo["rewind"] if rewound else {**undo["rewind"], "conversation": False}
+        return rewind_notice(rewind, _paths(undo), _declined(result))
     if result.kind == "ok" and isinstance(undo, dict):
         what = f"call {undo.get('call')} {undo.get('name')}"
         if undo.get("name") == UNDO_TOOL:
@@ -449,14 +452,17 @@ def rewind_notice(
     )
 
 
-def split_undone(results: Sequence[ToolResult]) -> tuple[list[ToolResult], list[str]]:
+def split_undone(
+    results: Sequence[ToolResult], rewound: Callable[[str], bool] = lambda call_id: True
+) -> tuple[list[ToolResult], list[str]]:
     """Results the model has not seen, as ``(results to send as frames, undo notes)``: an
-    undo is the person's action, not a call the model made, so it is told as a note."""
+    undo is the person's action, not a call the model made, so it is told as a note.
+    ``rewound(call_id)``: whether a rewind's conversation step followed its undo call."""
     rest: list[ToolResult] = []
     notes: list[str] = []
     for r in results:
         if r.name == UNDO_TOOL:
-            note = notice_for(r)
+            note = notice_for(r, rewound=rewound(r.call_id))
             if note is not None:
                 notes.append(note)
         else:
