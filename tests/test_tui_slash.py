@@ -22,6 +22,7 @@ from frontier.app.config import Config
 from frontier.app.events import Event, ToolFinished
 from frontier.app.frontends.tui.app import FrontierApp
 from frontier.app.frontends.tui.screens.help import HelpScreen
+from frontier.app.frontends.tui.screens.pager import PagerScreen, PagerView
 from frontier.app.frontends.tui.screens.session_diff import SessionDiffScreen
 from frontier.tools.base import CancelToken
 from frontier.tools.jobs import Jobs
@@ -400,6 +401,15 @@ async def test_jobs_show_prints_a_jobs_last_lines_and_leaves_the_models_reads_al
             assert "  │ ready on port 5173" in shown
             assert not any("sk-live" in n for n in shown)  # a server printing its env
             assert any(n.startswith("job call_8 · exited 0 after ") for n in shown), shown
+            # and the pager has it too, not followed: the job has ended
+            pager = await opened(pilot, PagerScreen, "the job's pager")
+            assert pager.query_one(PagerView).lines[-2:] == [
+                "line 3",
+                "Authorization: Bearer [REDACTED]",
+            ]
+            assert pager.follow is None
+            await pilot.press("escape")
+            await until(pilot, lambda: not isinstance(app.screen, PagerScreen), "closed")
             prompt.insert("/jobs show call_9")
             await pilot.press("enter")
             await until(
@@ -409,6 +419,34 @@ async def test_jobs_show_prints_a_jobs_last_lines_and_leaves_the_models_reads_al
             await jobs.close()
     read = await job.read(0, None, CancelToken())
     assert "ready on port 5173" in read.render() and "line 3" in read.output
+
+
+async def test_jobs_show_follows_a_running_jobs_output(workspace: Path) -> None:
+    """A dev server's log was seen as it was when asked; the pager now follows it while it
+    runs (the job waits for a file the test makes: state, not time)."""
+    jobs = Jobs()
+    app = make_app(workspace, [], jobs=jobs)
+    script = "echo listening on 8000; while [ ! -e go ]; do sleep 0.05; done; echo GET / 200"
+    async with app.run_test(size=(100, 30)) as pilot:
+        prompt = await ready(pilot)
+        job = await jobs.start(
+            "call_5", "server", ["bash", "-c", script], cwd=str(workspace), env={},
+            contained=False, made=[],
+        )  # fmt: skip
+        try:
+            await until(pilot, lambda: "listening" in "".join(job.tail(5).lines), "its start")
+            prompt.insert("/jobs show call_5")
+            await pilot.press("enter")
+            pager = await opened(pilot, PagerScreen, "the job's pager")
+            view = pager.query_one(PagerView)
+            assert view.lines == ["listening on 8000"] and pager.follow is not None
+            (workspace / "go").touch()
+            await until(pilot, lambda: view.lines[-1:] == ["GET / 200"], "the new line")
+            await job.over
+            await until(pilot, lambda: pager.follow is None, "the job's end")
+            assert str(pager.query_one("#pager").border_subtitle).startswith("exited 0 after")
+        finally:
+            await jobs.close()
 
 
 async def test_diff_shows_what_the_session_changed(project: Path) -> None:

@@ -551,3 +551,41 @@ def test_snapshot_pager_with_a_match(snap_compare: Any, size: str, theme: str) -
         await pilot.pause()
 
     assert snap_compare(app, terminal_size=SIZES[size], run_before=run_before)
+
+
+async def test_a_running_calls_pager_follows_its_output_until_the_result() -> None:
+    """The pager showed a running command's output as it was when opened ("open it again
+    for more"): watching a long test run meant closing and opening it over and over."""
+    app = live_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        call = shell()
+        app.state.apply(CallReady(call))
+        app.state.apply(ToolStarted(call))
+        app.state.apply(ToolOutput("c1", "".join(f"step {i}\n" for i in range(40))))
+        app.flush(force=True)
+        transcript = app.main.query_one(Transcript)
+        transcript.focus()
+        await focus_of(pilot, transcript, "the Transcript")
+        await pilot.press("enter")
+        pager = await opened(pilot, PagerScreen, "the pager")
+        view = pager.query_one(PagerView)
+        at_end = lambda: view.scroll_offset.y == view.max_scroll_y > 0  # noqa: E731
+        await until(pilot, at_end, "the newest output shown")
+        assert view.lines[-1] == "step 39"
+
+        app.state.apply(ToolOutput("c1", "".join(f"step {i}\n" for i in range(40, 80))))
+        await until(pilot, lambda: view.lines[-1] == "step 79", "the new output")
+        await until(pilot, at_end, "still at the newest line")
+        frame = pager.query_one("#pager")
+        assert str(frame.border_subtitle).startswith("running · live")
+
+        await pilot.press("home")  # scrolled up: new output does not move the view
+        app.state.apply(ToolOutput("c1", "step 80\n"))
+        await until(pilot, lambda: view.lines[-1] == "step 80", "more output")
+        assert view.scroll_offset.y == 0
+
+        app.state.apply(ToolFinished(ToolResult("c1", "shell", "ok", "all passed\n", 0, 1.5)))
+        await until(pilot, lambda: view.lines == ["all passed"], "the result")
+        await until(pilot, lambda: pager.follow is None, "no more looks")
+        assert str(frame.border_subtitle).startswith("ok exit=0 · 1.50 s")

@@ -37,7 +37,10 @@ from frontier.app.vocab import (
 )
 
 if TYPE_CHECKING:
+    from textual.screen import Screen
+
     from frontier.app.frontends.tui.live import LiveController
+    from frontier.tools.jobs import JobTail
 
 MODELS_LISTED = 40
 """Catalogue models named by ``/model`` (the rest counted)."""
@@ -513,16 +516,22 @@ def _jobs(ctx: SlashContext, args: str) -> bool:
             ctx.note(f"  {job.id} · {job.elapsed:.0f}s · {job.command}")
         return True
     if words[0] == "show":
-        tail = session.job_tail(words[1])
+        tail = session.job_tail(words[1], lines=JOB_PAGER_LINES)
         if tail is None:
             known = ", ".join(j.id for j in running) or "none is running"
             return ctx.warn(f"no background job {words[1]!r} in this session ({known})")
         ctx.remember()
-        count = len(tail.lines)
+        shown = tail.lines[-JOB_NOTE_LINES:]
+        count = len(shown)
         said = f"its last {count} line{'s' if count != 1 else ''}" if count else "no output yet"
         ctx.note(f"job {tail.id} · {tail.state} · {tail.command} · {said}:")
-        for line in tail.lines:
+        for line in shown:
             ctx.note(f"  │ {line}")
+
+        def closed(_: None) -> None:
+            ctx.app.post_message(FocusPrompt())
+
+        ctx.app.push_screen(_job_pager(session, tail), closed)  # followed while it runs
         return True
     wanted = [j.id for j in running] if words[1] == "all" else [words[1]]
     if words[1] != "all" and words[1] not in {j.id for j in running}:
@@ -537,6 +546,35 @@ def _jobs(ctx: SlashContext, args: str) -> bool:
 
     ctx.work(stop(), "slash-jobs")
     return True
+
+
+JOB_NOTE_LINES = 40
+"""A job's last lines the Transcript keeps when ``/jobs show`` opens its pager."""
+JOB_PAGER_LINES = 100_000
+"""Lines the pager asks of a job: all it keeps (its last ``tools.jobs.TAIL`` characters)."""
+
+
+def _job_pager(session: AgentSession, tail: JobTail) -> Screen[None]:
+    """A job's latest output (the person's last 16 KB of it, scrubbed), followed live in
+    the pager while the job runs."""
+    from frontier.app.frontends.tui.screens.pager import Followed, PagerScreen
+
+    def seen(tail: JobTail) -> Followed:
+        running = tail.state.startswith("running")
+        subtitle = tail.state + (" · live: End follows the newest output" if running else "")
+        return Followed("\n".join(tail.lines), subtitle, running)
+
+    def now() -> Followed | None:
+        latest = session.job_tail(tail.id, lines=JOB_PAGER_LINES)
+        return seen(latest) if latest is not None else None
+
+    first = seen(tail)
+    return PagerScreen(
+        f"job {tail.id} · {tail.command}",
+        first.text,
+        subtitle=first.subtitle,
+        follow=now if first.live else None,
+    )
 
 
 def _export(ctx: SlashContext, args: str) -> bool:

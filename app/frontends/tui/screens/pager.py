@@ -3,9 +3,12 @@
 Enter (or a click) on a tool row in the Transcript or the Tools pane opens it. It shows
 what ``ToolRow.whole`` holds: a finished call's result exactly as the model got it
 (capped at the tool boundary, ``tools/output_cap.py``), a running call's output streamed
-so far (as it was when opened). ``/`` types a pattern (plain text, any case), Enter
-finds it, ``n`` / ``N`` go to the next / previous match (wrapping), every match is
-highlighted and the current one stands out; Esc (or ``q``) closes.
+so far — followed live until its result comes (stop 62: it showed the output as it was
+when opened), the view kept at the newest line unless scrolled up (End goes back).
+``/jobs show ID`` opens it on a background job's latest output, followed the same way.
+``/`` types a pattern (plain text, any case), Enter finds it, ``n`` / ``N`` go to the
+next / previous match (wrapping), every match is highlighted and the current one stands
+out; Esc (or ``q``) closes.
 
 Outputs run to hundreds of kilobytes, so the view is a line-API ``ScrollView``: the
 text is split into rows at the view's width once (a cheap slice per row, no rich
@@ -19,6 +22,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 from collections import OrderedDict
+from collections.abc import Callable
 from typing import ClassVar
 
 from rich.cells import chop_cells
@@ -33,8 +37,10 @@ from textual.geometry import Size
 from textual.screen import ModalScreen
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
+from textual.timer import Timer
 from textual.widgets import Input, Static
 
+from frontier.app.record import record
 from frontier.widgets.display import display_preview
 from frontier.widgets.lines import set_virtual_size
 from frontier.widgets.state import ToolRow
@@ -46,6 +52,25 @@ TAB_SIZE = 8
 
 Match = tuple[int, int, int]
 """``(line, start, end)``: a match in the display lines, by character."""
+
+
+def _display_lines(text: str) -> list[str]:
+    shown = display_preview(text.rstrip("\n"), keep=LINE_KEEP)
+    return [line.expandtabs(TAB_SIZE) for line in shown.split("\n")]
+
+
+@record
+class Followed:
+    """What a live pager shows now (``PagerScreen.follow``)."""
+
+    text: str
+    subtitle: str
+    live: bool
+    """Still growing (a running call, a running job): the pager looks again."""
+
+
+FOLLOW_EVERY = 0.5
+"""Seconds between a live pager's looks at its output (a person reading, not a meter)."""
 
 
 class PagerView(ScrollView, can_focus=True):
@@ -63,8 +88,7 @@ class PagerView(ScrollView, can_focus=True):
 
     def __init__(self, text: str, *, id: str | None = None) -> None:
         super().__init__(id=id)
-        shown = display_preview(text.rstrip("\n"), keep=LINE_KEEP)
-        self.lines: list[str] = [line.expandtabs(TAB_SIZE) for line in shown.split("\n")]
+        self.lines: list[str] = _display_lines(text)
         self._rows: list[tuple[int, int, int]] = []
         """``(line, start, end)`` per screen row at ``_width``."""
         self._row_of_line: list[int] = []
@@ -76,6 +100,7 @@ class PagerView(ScrollView, can_focus=True):
         self._by_line: dict[int, list[int]] = {}
         """Line → indexes of its matches."""
         self._cache: OrderedDict[tuple[int, int, int | None], Strip] = OrderedDict()
+        self._pattern = ""
 
     # ------------------------------------------------------------------ layout
     def on_resize(self, event: events.Resize) -> None:
@@ -112,6 +137,22 @@ class PagerView(ScrollView, can_focus=True):
         set_virtual_size(self, Size(width, len(rows)))
         self.refresh()
 
+    def set_text(self, text: str) -> None:
+        """Show ``text`` instead (a running call's or a job's output grew): a view at its
+        end stays at the end, one scrolled up stays where it is; the search is run
+        again."""
+        following = self.scroll_offset.y >= self.max_scroll_y
+        self.lines = _display_lines(text)
+        self._width = 0  # wrap again
+        self._wrap()
+        if self._pattern:
+            current = self.current
+            self._find(self._pattern)
+            if current is not None and self.matches:
+                self.current = min(current, len(self.matches) - 1)
+        if following:
+            self.scroll_to(y=self.max_scroll_y, animate=False, immediate=True)
+
     @property
     def row_count(self) -> int:
         return len(self._rows)
@@ -127,7 +168,18 @@ class PagerView(ScrollView, can_focus=True):
     def search(self, pattern: str) -> int:
         """Mark every match of ``pattern`` (plain text, any case); go to the first one at
         or after the top of the view. The number of matches."""
+        self._find(pattern)
+        if self.matches:
+            top = int(self.scroll_offset.y)
+            after = [i for i, m in enumerate(self.matches) if self.row_of(m[0], m[1]) >= top]
+            self.go(after[0] if after else 0)
+        self.refresh()
+        return len(self.matches)
+
+    def _find(self, pattern: str) -> None:
+        """Every match of ``pattern`` marked; the view not moved."""
         self.matches, self._by_line, self.current = [], {}, None
+        self._pattern = pattern
         self._cache.clear()
         if pattern:
             needle = re.compile(re.escape(pattern), re.IGNORECASE)
@@ -136,12 +188,6 @@ class PagerView(ScrollView, can_focus=True):
                     if found.end() > found.start():
                         self._by_line.setdefault(index, []).append(len(self.matches))
                         self.matches.append((index, found.start(), found.end()))
-        if self.matches:
-            top = int(self.scroll_offset.y)
-            after = [i for i, m in enumerate(self.matches) if self.row_of(m[0], m[1]) >= top]
-            self.go(after[0] if after else 0)
-        self.refresh()
-        return len(self.matches)
 
     def step(self, direction: int) -> None:
         """The next (``1``) or previous (``-1``) match, wrapping at the ends."""
@@ -222,12 +268,23 @@ class PagerScreen(ModalScreen[None]):
         Binding("end", "edge(1)", "End", show=False),
     ]
 
-    def __init__(self, title: str, text: str, *, subtitle: str = "") -> None:
+    def __init__(
+        self,
+        title: str,
+        text: str,
+        *,
+        subtitle: str = "",
+        follow: Callable[[], Followed | None] | None = None,
+    ) -> None:
         super().__init__()
         self.title_text = display_preview(title, one_line=True, limit=200)
         self.subtitle_text = display_preview(subtitle, one_line=True, limit=200)
         self.text = text
         self.pattern = ""
+        self.follow = follow
+        """A running call's or a job's output: looked at every ``FOLLOW_EVERY`` seconds
+        while it grows (``None``: the text as it is)."""
+        self._looking: Timer | None = None
 
     def compose(self) -> ComposeResult:
         with Vertical(id="pager") as box:
@@ -246,6 +303,26 @@ class PagerScreen(ModalScreen[None]):
     def on_mount(self) -> None:
         self.view.focus()
         self._keys()
+        if self.follow is not None:  # live: from the newest output, as a terminal shows it
+            self.call_after_refresh(self.action_edge, 1)
+            self._looking = self.set_interval(FOLLOW_EVERY, self.look)
+
+    def look(self) -> None:
+        """Show what the followed output holds now; stop looking once it stops growing."""
+        got = self.follow() if self.follow is not None else None
+        if got is None or not got.live:
+            self.follow = None
+            if self._looking is not None:
+                self._looking.stop()
+        if got is None:
+            return
+        if got.text != self.text:
+            self.text = got.text
+            self.view.set_text(got.text)
+            self._keys()
+        if got.subtitle != self.subtitle_text:
+            self.subtitle_text = display_preview(got.subtitle, one_line=True, limit=200)
+            self.query_one("#pager", Vertical).border_subtitle = self.subtitle_text
 
     def _keys(self, said: str = "") -> None:
         view = self.view
@@ -304,14 +381,29 @@ class PagerScreen(ModalScreen[None]):
 
 
 def tool_pager(row: ToolRow) -> PagerScreen:
-    """The pager for a tool row: its call as the title, its outcome as the subtitle."""
+    """The pager for a tool row: its call as the title, its outcome as the subtitle; a
+    call still running is followed until its result comes (End keeps to the newest)."""
     head = f"{row.call.id} {row.call.name} {row.summary}"
     if row.finished:
-        outcome = row.state if row.exit_code is None else f"{row.state} exit={row.exit_code}"
-        if row.elapsed is not None:
-            outcome += f" · {row.elapsed:.2f} s"
-        if row.where:
-            outcome += f" · {row.where}"
-    else:
-        outcome = f"{row.state} · the output so far (open it again for more)"
-    return PagerScreen(head, row.whole(), subtitle=outcome)
+        return PagerScreen(head, row.whole(), subtitle=_outcome(row))
+    seen = [row.version, row.state]
+
+    def follow() -> Followed | None:
+        if [row.version, row.state] == seen:
+            return Followed(screen.text, screen.subtitle_text, True)
+        seen[:] = [row.version, row.state]
+        return Followed(row.whole(), _outcome(row), not row.finished)
+
+    screen = PagerScreen(head, row.whole(), subtitle=_outcome(row), follow=follow)
+    return screen
+
+
+def _outcome(row: ToolRow) -> str:
+    if not row.finished:
+        return f"{row.state} · live: End follows the newest output"
+    outcome = row.state if row.exit_code is None else f"{row.state} exit={row.exit_code}"
+    if row.elapsed is not None:
+        outcome += f" · {row.elapsed:.2f} s"
+    if row.where:
+        outcome += f" · {row.where}"
+    return outcome
