@@ -78,7 +78,7 @@ _AUTHORIZATION = r"(?i)(?P<pre>\bauthorization[\"']?\s*[:=]\s*[\"']?\s*(?:basic|
 _ASSIGNED = r"(?P<pre>=)" + _TOKEN
 _ASSIGNED_NAME = r"(?i)" + _NAME
 _NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-")
-_BEFORE_NAME = frozenset("?&;\"'(,{ \t\n\r")
+_BEFORE_NAME = frozenset("?&;\"'(,{ \t\n\r+")
 _JSON_FIELD = r"(?i)(?P<pre>\"" + _NAME + r"\"\s*:\s*\")" + _TOKEN
 _compiled: dict[str, re.Pattern[str]] = {}
 

@@ -119,6 +119,10 @@ def swap_workspace(root: Path) -> Path:
         "cp .env.example .env",
         "mv app.py lib/",  # into a folder, onto its file
         "cp -v app.py lib",
+        "cp app_new.py app_v2.py",  # onto a new file (stop 62)
+        "cp .env.example .env.local",
+        "cp app.py lib/new_app.py",
+        "cd lib && cp app.py ../copy.py",
     ],
 )
 async def test_mv_or_cp_onto_a_file_is_the_patch_of_what_it_does(
@@ -151,6 +155,9 @@ def test_mv_or_cp_onto_a_file_stays_a_command_where_a_patch_would_differ(tmp_pat
     (root / "blob.bin").write_bytes(b"\xff\xfe\x00")
     (root / "long.py").write_text("".join(f"x{i} = {i}\n" for i in range(500)))
     os.symlink("app.py", root / "alias.py")
+    os.symlink("gone.py", root / "dangling.py")
+    (root / "keys.env").write_text("API_KEY=sk-live-0123456789abcdef\n")
+    (root / "keys.env").chmod(0o644)
     for command in (
         "mv -n app_new.py app.py",  # replaces nothing
         "cp -n app_new.py app.py",
@@ -164,6 +171,12 @@ def test_mv_or_cp_onto_a_file_stays_a_command_where_a_patch_would_differ(tmp_pat
         "cp app_new.py alias.py",  # a link
         "cp app.py app.py",
         "mv app_new.py app.py && ls",
+        "cp run.sh run2.sh",  # an executable: cp's copy is executable, a patch's is not
+        "cp app.py nowhere/new.py",  # no such folder: cp fails, a patch would make it
+        "cp app.py dangling.py",  # a dangling link: cp writes through it
+        "cp blob.bin blob2.bin",
+        "cp long.py long2.py",
+        "cp keys.env keys.bak",  # the model would be sent the key
     ):
         assert meant(root, command)[0] == "shell", command
 

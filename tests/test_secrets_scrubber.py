@@ -171,6 +171,20 @@ def test_scrub_replaces_values_and_credential_shapes() -> None:
     assert repr(s) == "Scrubber(1 secret(s))"
 
 
+def test_a_credential_on_a_diffs_lines_is_scrubbed_as_on_a_files() -> None:
+    """A line a patch adds (``+API_KEY=…``) kept its token: the shape wanted a blank, a
+    quote or a separator before the name, and a diff puts ``+`` there (stop 62: a ``cp``
+    of a key file would have been sent to the model as the patch adding it)."""
+    diff = (
+        "--- a/.env\n+++ b/.env\n@@ -1,2 +1,2 @@\n PORT=8000\n"
+        "-API_KEY=sk-old-0123456789\n+API_KEY=sk-new-0123456789\n DB_TOKEN=tok-55555555\n"
+    )
+    out = Scrubber().scrub(diff)
+    assert "0123456789" not in out and "55555555" not in out
+    assert "+API_KEY=[REDACTED]" in out and "-API_KEY=[REDACTED]" in out
+    assert " DB_TOKEN=[REDACTED]" in out and " PORT=8000" in out
+
+
 @pytest.mark.parametrize(
     ("url", "shown", "stored"),
     [

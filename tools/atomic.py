@@ -274,14 +274,16 @@ def _crash_point(step: str) -> None:
     """A seam for crash tests: called before every step that changes the disk."""
 
 
-def _umask() -> int:
+def umask() -> int:
+    """The process's umask (read by setting it and back)."""
     mask = os.umask(0o022)
     os.umask(mask)
     return mask
 
 
 def default_mode() -> int:
-    return 0o666 & ~_umask()
+    """The mode a new file gets (``0o666`` less the umask)."""
+    return 0o666 & ~umask()
 
 
 def _fsync_dir(fd: int) -> None:

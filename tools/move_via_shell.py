@@ -24,6 +24,10 @@ undo brings it back. Only when both are regular UTF-8 files of the workspace (no
 lines), within ``result_patch``'s bounds; ``-n`` (nothing is replaced), ``-i``, ``cp
 -p``/``-a``/``-r``: a command. Made from both files' content at confirmation, so only
 when the files are settled (``Registry.meant``).
+
+**``cp OLD NEW`` onto a new file** (:func:`_copied`) is the patch creating NEW with OLD's
+lines, when that is what ``cp`` makes: NEW's folder there, nothing at NEW, OLD's mode the
+one a new file gets.
 """
 
 from __future__ import annotations
@@ -34,6 +38,7 @@ import stat
 from collections.abc import Mapping
 
 from frontier.tools import beneath
+from frontier.tools.atomic import default_mode, umask
 from frontier.tools.delete_via_shell import KEPT_MAX, plain_command, regular_file
 from frontier.tools.patch_via_shell import HEADER_SAFE, result_patch
 from frontier.tools.paths import PathError, WorkspacePath, resolve
@@ -85,6 +90,8 @@ def replaced_in_command(
         return None
     old, target = found
     new = regular_file(root, target.rel)
+    if new is None and name == "cp":
+        return _copied(root, old, target)
     if new is None or new == old:
         return None  # not there (a rename: moved_in_command), a link, the same file
     read = _both(root, old, new, moving=name == "mv")
@@ -95,6 +102,36 @@ def replaced_in_command(
     if name == "mv":
         changes.append((old, source, None))
     return result_patch(root, changes)
+
+
+def _copied(root: str, old: str, target: WorkspacePath) -> str | None:
+    """The patch creating ``target`` with OLD's lines (``cp OLD NEW``, NEW not there), when
+    that is what ``cp`` makes: NEW's folder there, nothing at NEW (not even a dangling
+    link, which ``cp`` would follow), and OLD's mode the one a new file gets (``cp`` gives
+    NEW OLD's mode less the umask; a patch creates with the umask's)."""
+    try:
+        if not target.real.parent.is_dir() or _there(root, target.rel):
+            return None
+        with beneath.parent(root, old, follow_final=False) as found:
+            mode = stat.S_IMODE(os.stat(found.name, dir_fd=found.fd, follow_symlinks=False).st_mode)
+        if mode & ~umask() != default_mode():
+            return None  # an executable script: its copy is executable, a patch's is not
+        source, _ = beneath.read_file(root, old, KEPT_MAX)
+    except (OSError, ValueError, PathError):
+        return None
+    if source is None or not HEADER_SAFE.fullmatch(target.rel):
+        return None
+    return result_patch(root, [(target.rel, None, source)])
+
+
+def _there(root: str, path: str) -> bool:
+    """Something is at ``path`` itself (a dangling link too), its links not followed."""
+    try:
+        with beneath.parent(root, path, follow_final=False) as found:
+            os.stat(found.name, dir_fd=found.fd, follow_symlinks=False)
+    except FileNotFoundError:
+        return False
+    return True
 
 
 def _source_and_target(
