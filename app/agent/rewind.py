@@ -29,10 +29,11 @@ from pathlib import Path
 from frontier.app.agent.undo import (
     NOTICE_OPENINGS,
     UNDO_TOOL,
-    _Digests,
-    _not_kept,
+    Digests,
     next_undo_id,
+    not_kept,
     notice_for,
+    put_back,
     run_undo_call,
     split_notices,
     undone_by,
@@ -208,7 +209,7 @@ def _check(
         if now != e.get("expect"):
             return changed_since(e["path"], e["by"], now, e.get("expect"))
     for e in entries:
-        missing = _not_kept(store, Target(e["path"], e.get("restore"), e.get("expect")))
+        missing = not_kept(store, Target(e["path"], e.get("restore"), e.get("expect")))
         if missing is not None:
             return (
                 f"rewind unavailable: the content of {e['path']} before then was not kept "
@@ -248,7 +249,7 @@ async def run_rewind(
         calls = store.ledger.calls(session_id)
         call = rewind_files_call(chosen, calls, next_undo_id(store, session_id), conversation)
         later = [c for c in calls if c.seq > chosen.position]
-        refusal = _check(store, list(_net_changes(later).values()), _Digests(root))
+        refusal = _check(store, list(_net_changes(later).values()), Digests(root))
         if refusal is not None:
             return RewindOutcome("refused", refusal, chosen.text)
         result = await run_undo_call(store, session_id, root, approver, emit, call)
@@ -379,10 +380,9 @@ def _notice(point: RewindPoint, conversation: bool, result: ToolResult | None) -
 
 
 def _put_back(result: ToolResult) -> str:
-    """``restored a.py; deleted new.py``, from the undo's first line ("undid the changes
-    since message 1 (…): restored a.py; …")."""
-    first = result.output.splitlines()[0] if result.output else ""
-    return first.split("): ", 1)[1] if "): " in first else first
+    """``restored a.py; deleted new.py``: what the rewind's undo put back."""
+    undo = result.meta.get("undo")
+    return put_back(undo) if isinstance(undo, dict) else ""
 
 
 def _said(

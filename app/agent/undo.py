@@ -172,7 +172,7 @@ def _not_undoable(call: CallRecord) -> str:
 # --------------------------------------------------------------------------- checking
 
 
-class _Digests:
+class Digests:
     """sha256 of workspace files now, resolved beneath the root at the moment of use."""
 
     def __init__(self, root: Path) -> None:
@@ -205,7 +205,7 @@ def check(
                 )
             return refusal
     for t in target.targets:
-        missing = _not_kept(store, t)
+        missing = not_kept(store, t)
         if missing is not None:
             return (
                 f"undo unavailable: {target.call_id}'s earlier content of {t.path} was not "
@@ -226,7 +226,7 @@ def _later_writer(
     return None
 
 
-def _not_kept(store: SessionStore, target: Target) -> str | None:
+def not_kept(store: SessionStore, target: Target) -> str | None:
     if target.pre is None:
         return None  # absent before: the undo deletes it
     status = store.preimages.status(target.pre)
@@ -339,7 +339,7 @@ async def run_undo(
     chosen = choose(calls, wanted)
     if isinstance(chosen, UndoOutcome):
         return chosen
-    refusal = check(chosen, calls, _Digests(root), store)
+    refusal = check(chosen, calls, Digests(root), store)
     if refusal is not None:
         return UndoOutcome("refused", refusal, chosen.call_id)
     call = undo_call(chosen, next_undo_id(store, session_id))
@@ -385,19 +385,10 @@ def notice_for(result: ToolResult, *, rewound: bool = True) -> str | None:
                 f"call {undo.get('call')} (their undo{undid}), so the changes it had undone "
                 "are back"
             )
-        parts = [
-            f"{verb} {', '.join(undo.get(key) or ())}"
-            for key, verb in (
-                ("restored", "restored"),
-                ("deleted", "deleted"),
-                ("recreated", "recreated"),
-            )
-            if undo.get(key)
-        ]
         declined = _declined(result)
         partly = f" except the hunks they kept ({', '.join(declined)})" if declined else ""
         return (
-            f"(The user undid {what}{partly}: {'; '.join(parts)}. Those files are as they "
+            f"(The user undid {what}{partly}: {put_back(undo)}. Those files are as they "
             "were before that call; re-read them before editing them.)"
         )
     files = result.meta.get("files")
@@ -413,6 +404,16 @@ def notice_for(result: ToolResult, *, rewound: bool = True) -> str | None:
             f"(An undo the user ran ({result.call_id}) was interrupted by a crash: {result.output})"
         )
     return None
+
+
+def put_back(undo: dict[str, Any]) -> str:
+    """``restored a.py; deleted new.py``: what an undo's result (its ``meta["undo"]``)
+    put back, grouped as the model and the person are told it."""
+    return "; ".join(
+        f"{key} {', '.join(undo.get(key) or ())}"
+        for key in ("restored", "deleted", "recreated")
+        if undo.get(key)
+    )
 
 
 def _declined(result: ToolResult) -> list[str]:

@@ -78,9 +78,9 @@ class LiveController:
         """The queued messages that joined this turn last, as typed, and ``_asked`` then."""
         self._history_warned = False
         self._undoing = False
+        """An undo is under review or being written: no turn starts meanwhile."""
         self._rewind_armed = False
         """Esc was pressed once at an idle, empty box: a second opens the rewind picker."""
-        """An undo is under review or being written: no turn starts meanwhile."""
         self.starting = True
         """The session is still to be built (just after the first paint): a message sent
         meanwhile waits in the box, and is sent once it is (``_send_when_ready``)."""
