@@ -364,6 +364,17 @@ async def test_a_rewind_is_refused_during_a_turn(chat: Rig) -> None:
     await asyncio.wait_for(turn, WAIT)
 
 
+async def test_a_message_with_an_attached_file_comes_back_as_typed(chat: Rig) -> None:
+    """Its ``@a.py`` attached the file's content under it; the box got all of that back,
+    and sending it attached the file a second time beside the stale copy."""
+    prepared = chat.session.attach("look at @a.py please")  # as the TUI sends a message
+    await chat.say(prepared.text, [Text("ok")])
+    assert "Attached file a.py" in chat.last_request()
+    outcome = await chat.session.rewind(1)
+    assert outcome.text == "look at @a.py please"
+    assert [p.text for p in await chat.session.rewind_points()] == []
+
+
 async def test_hunks_kept_in_the_review_are_told_to_the_model(chat: Rig) -> None:
     (chat.ws / "m.py").write_text("".join(f"line{i}\n" for i in range(1, 21)))
     two_hunks = (

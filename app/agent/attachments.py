@@ -392,6 +392,62 @@ def _block(attachment: Attachment, content: str) -> str:
     return fenced(head, content)
 
 
+TYPED_TRIES = 64
+"""Places :func:`split_attached` tries as the end of what was typed (a message quoting
+block headers of its own is taken as typed past these)."""
+_BLOCK_HEAD = re.compile(
+    r"Attached file (?P<path>[^\n]+) \((?:the first (?P<sent>[\d,]+) of )?(?P<size>[\d,]+) "
+    r"bytes(?:; read the file for the rest)?\):\n(?P<fence>`{3,})\n"
+)
+
+
+def split_attached(sent: str) -> tuple[str, tuple[str, ...]]:
+    """``(what the person typed, each attached file's label)`` from a message as the model
+    got it (:func:`prepare`'s ``text``): the text before the attached files' blocks —
+    only when everything after it is such blocks and it mentions a file with ``@``.
+    A resumed Transcript shows the message as it was shown live (the typed text, then
+    ``attached a.py (6 bytes)``), and ``/rewind`` gives it back to send again: its
+    mentions attach the files anew, as they are then."""
+    at = sent.find("\n\nAttached file ")
+    for _ in range(TYPED_TRIES):  # each try reads to the end at most: bounded, not n²
+        if at == -1:
+            break
+        head = sent[:at]
+        labels = _blocks(sent, at + 2) if "@" in head else None
+        if labels is not None:
+            return head, labels
+        at = sent.find("\n\nAttached file ", at + 1)
+    return sent, ()
+
+
+def typed_of(sent: str) -> str:
+    """What the person typed (:func:`split_attached`)."""
+    return split_attached(sent)[0]
+
+
+def _blocks(sent: str, at: int) -> tuple[str, ...] | None:
+    """The labels of the :func:`fenced` blocks of attached files ``sent[at:]`` is made of,
+    or ``None`` when it holds anything else (a fence is longer than any run of backticks
+    inside, so its first recurrence closes it). Linear: each block is read once."""
+    labels: list[str] = []
+    while True:
+        head = _BLOCK_HEAD.match(sent, at)
+        if head is None:
+            return None
+        fence, body = head["fence"], head.end()
+        close = sent.find(fence, body)
+        if close == -1 or (close != body and sent[close - 1] != "\n"):
+            return None
+        cut = f"first {head['sent']} of " if head["sent"] else ""
+        labels.append(f"{head['path']} ({cut}{head['size']} bytes)")
+        at = close + len(fence)
+        if at == len(sent):
+            return tuple(labels)
+        if not sent.startswith("\n\n", at):
+            return None
+        at += 2
+
+
 def fenced(head: str, content: str) -> str:
     """Text attached to a message as the model reads it: a header line, then a fence
     longer than any run of backticks inside (so the content cannot close it)."""

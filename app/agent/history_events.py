@@ -20,6 +20,7 @@ from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
+from frontier.app.agent.attachments import split_attached
 from frontier.app.agent.compaction_event import compaction_event
 from frontier.app.agent.undo import split_notices
 from frontier.app.events import (
@@ -131,9 +132,12 @@ def history_events(
         while pending and pending[0][0] < rec.seq:
             yield pending.popleft()[2]
         data = rec.data
-        if rec.type == "user":  # stored as the model got it: the undo notes come apart
-            notices, typed = split_notices(str(data.get("text", "")))
+        if rec.type == "user":  # stored as the model got it: the notes and files come apart
+            notices, sent = split_notices(str(data.get("text", "")))
+            typed, files = split_attached(sent)
             yield UserMessage(typed, notices)
+            for label in files:  # as the TUI said live
+                yield Notice(f"attached {label}")
             images = data.get("images")
             for name in images if isinstance(images, list) else ():  # as the TUI said live
                 yield Notice(f"attached image {name}")

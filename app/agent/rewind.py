@@ -64,7 +64,8 @@ class RewindPoint:
     number: int
     """1 for the first such message of the history, counting on."""
     text: str
-    """What the person typed (the notes sent with it apart)."""
+    """What the person typed: the notes sent with it and the files its ``@`` mentions
+    attached left out (sent again, the mentions attach the files as they are then)."""
     index: int
     """Its place in the history: the conversation rewound is the items before it."""
     position: int
@@ -75,8 +76,6 @@ class RewindPoint:
     commands: tuple[str, ...] = ()
     """Commands that ran after it (``shell``, ``python``: what they changed is unknown
     and is not put back), as ``c7 shell``."""
-    images: int = 0
-    """Images attached to it (not put back in the message box)."""
 
     @property
     def first_line(self) -> str:
@@ -115,6 +114,7 @@ def positioned_history(store: SessionStore, session_id: str) -> list[tuple[Item,
 def rewind_points(store: SessionStore, session_id: str) -> list[RewindPoint]:
     """The person's messages the model still has, oldest first, each with what a rewind
     to before it would put back. Reads the store only (the files are read when it runs)."""
+    from frontier.app.agent.attachments import typed_of
     from frontier.app.model.conversation import UserText
 
     history = positioned_history(store, session_id)
@@ -123,7 +123,8 @@ def rewind_points(store: SessionStore, session_id: str) -> list[RewindPoint]:
     for index, (item, position) in enumerate(history):
         if not isinstance(item, UserText) or item.origin != "person" or position is None:
             continue
-        _, typed = split_notices(item.text)
+        _, sent = split_notices(item.text)
+        typed = typed_of(sent)  # its @mentions attach the files again when it is sent
         later = [c for c in calls if c.seq > position]
         points.append(
             RewindPoint(
@@ -133,7 +134,6 @@ def rewind_points(store: SessionStore, session_id: str) -> list[RewindPoint]:
                 position,
                 tuple(_net_changes(later)),
                 tuple(f"{c.call_id} {c.name}" for c in later if _ran_command(c)),
-                len(item.images),
             )
         )
     return points

@@ -130,8 +130,6 @@ class RewindScreen(ModalScreen["RewindChoice | None"]):
         if point.commands:
             shown = ", ".join(point.commands[:4]) + (" …" if len(point.commands) > 4 else "")
             what.append(f"Not put back: what the commands run since changed ({shown}).")
-        if point.images:
-            what.append(f"Its {point.images} image(s) are not put back in the box: attach again.")
         self.query_one("#rewind-what", Static).update("\n".join(what))
         self.query_one("#rewind-keys", Static).update(
             Text.assemble(
