@@ -16,6 +16,8 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from test_undo import Reviews
 from wire_scripts import (
     WIRES,
@@ -30,11 +32,13 @@ from wire_scripts import (
 )
 
 from frontier.app.agent.compaction_event import compaction_event
+from frontier.app.agent.rewind import NAMES_KEPT, _net_changes, _Since
 from frontier.app.agent.runtime import create_runtime
 from frontier.app.agent.session import AgentSession
 from frontier.app.agent.undo import UNDO_TOOL
-from frontier.app.events import Compacted, Event, TurnEnded, UserMessage
+from frontier.app.events import Compacted, Event, ToolResult, TurnEnded, UserMessage
 from frontier.app.model.conversation import UserText
+from frontier.app.session.calls import CallRecord, Target
 from frontier.tools.contract import Decision
 from frontier.widgets.pane_state.notes import compaction_line
 
@@ -438,3 +442,43 @@ def test_a_cleared_context_reads_as_cleared_not_as_a_summary() -> None:
 def test_points_are_the_persons_messages_only() -> None:
     """A summary's or a repair's user-side text is no place to rewind to."""
     assert UserText("x", origin="summary").origin != "person"
+
+
+# --------------------------------------------------------------------------- one sweep
+
+versions = st.sampled_from([None, "h1", "h2", "h3"])
+targets = st.lists(
+    st.tuples(st.sampled_from(["a", "b", "c", "d"]), versions, versions),
+    min_size=1,
+    max_size=3,
+    unique_by=lambda t: t[0],
+)
+steps = st.lists(st.one_of(targets, st.just("command")), max_size=25)
+
+
+def call_record(seq: int, step: object) -> CallRecord:
+    if step == "command":
+        return CallRecord(seq, f"c{seq}", "shell", {}, 0.0, "exec", False, (), "x", 1.0, None)
+    files = tuple(Target(path, pre, post) for path, pre, post in step)  # type: ignore[union-attr]
+    result = ToolResult(f"c{seq}", "write", "ok", "", None, 0.0, {"files": {"x": 1}})
+    return CallRecord(seq, f"c{seq}", "write", {}, 0.0, "edit", True, files, None, 1.0, result)
+
+
+@settings(max_examples=300, deadline=None)
+@given(steps)
+def test_the_sweep_says_what_each_suffix_changed(drawn: list[object]) -> None:
+    """``rewind_points`` adds the calls from the newest back, once; what it says after each
+    is what the calls after that point did, read forward (``_net_changes``, what the
+    rewind's undo is made of)."""
+    calls = [call_record(seq, step) for seq, step in enumerate(drawn, 1)]
+    since = _Since()
+    for at in range(len(calls), -1, -1):
+        later = calls[at:]
+        forward = list(_net_changes(later))
+        files, count = since.files()
+        assert (list(files), count) == (forward[:NAMES_KEPT], len(forward))
+        commands, ran = since.commands()
+        expect = [f"{c.call_id} shell" for c in later if c.name == "shell"]
+        assert (list(commands), ran) == (expect[:NAMES_KEPT], len(expect))
+        if at:
+            since.add_earlier(calls[at - 1])

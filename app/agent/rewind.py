@@ -57,6 +57,11 @@ PREVIEW_CHARS = 80
 """A message's first line is cut to this in a list of them."""
 
 
+NAMES_KEPT = 20
+"""Files and commands a point names (the rest are counted): a long session's first
+message has a thousand files changed since, and the picker shows a few."""
+
+
 @record
 class RewindPoint:
     """One of the person's messages the model still has: where a rewind can go back to."""
@@ -72,15 +77,23 @@ class RewindPoint:
     """Its timeline row: the calls after it are those with a higher ``seq``."""
     files: tuple[str, ...] = ()
     """Files a call changed after it that are not back to what they were (a rewind of
-    the files puts these back)."""
+    the files puts these back), in the order first changed; the first ``NAMES_KEPT``."""
+    file_count: int = 0
     commands: tuple[str, ...] = ()
     """Commands that ran after it (``shell``, ``python``: what they changed is unknown
-    and is not put back), as ``c7 shell``."""
+    and is not put back), as ``c7 shell``, in order; the first ``NAMES_KEPT``."""
+    command_count: int = 0
 
     @property
     def first_line(self) -> str:
         line = self.text.strip().split("\n", 1)[0]
         return line if len(line) <= PREVIEW_CHARS else line[: PREVIEW_CHARS - 1] + "…"
+
+
+def named(names: Sequence[str], count: int, shown: int = NAMES_KEPT) -> str:
+    """``a.py, b.py`` or ``a.py, b.py and 3 more``."""
+    head = ", ".join(names[:shown])
+    return head + (f" and {count - min(shown, len(names))} more" if count > shown else "")
 
 
 @record
@@ -113,30 +126,85 @@ def positioned_history(store: SessionStore, session_id: str) -> list[tuple[Item,
 
 def rewind_points(store: SessionStore, session_id: str) -> list[RewindPoint]:
     """The person's messages the model still has, oldest first, each with what a rewind
-    to before it would put back. Reads the store only (the files are read when it runs)."""
+    to before it would put back. Reads the store only (the files are read when it runs):
+    one sweep of the calls from the newest back, so a long session's picker opens in
+    about the time its history takes to read (``bench/rewind_points.py``)."""
     from frontier.app.agent.attachments import typed_of
     from frontier.app.model.conversation import UserText
 
     history = positioned_history(store, session_id)
     calls = store.ledger.calls(session_id)
+    persons = [
+        (index, item, position)
+        for index, (item, position) in enumerate(history)
+        if isinstance(item, UserText) and item.origin == "person" and position is not None
+    ]
+    since = _Since()
+    at = len(calls) - 1
     points: list[RewindPoint] = []
-    for index, (item, position) in enumerate(history):
-        if not isinstance(item, UserText) or item.origin != "person" or position is None:
-            continue
+    for number, (index, item, position) in reversed(list(enumerate(persons, 1))):
+        while at >= 0 and calls[at].seq > position:
+            since.add_earlier(calls[at])
+            at -= 1
         _, sent = split_notices(item.text)
-        typed = typed_of(sent)  # its @mentions attach the files again when it is sent
-        later = [c for c in calls if c.seq > position]
+        files, file_count = since.files()
+        commands, command_count = since.commands()
         points.append(
             RewindPoint(
-                len(points) + 1,
-                typed,
+                number,
+                typed_of(sent),  # its @mentions attach the files again when it is sent
                 index,
                 position,
-                tuple(_net_changes(later)),
-                tuple(f"{c.call_id} {c.name}" for c in later if _ran_command(c)),
+                files,
+                file_count,
+                commands,
+                command_count,
             )
         )
+    points.reverse()
     return points
+
+
+class _Since:
+    """What the calls after a point did, the calls added from the newest back: per file
+    what the first of them found and what the last left (changed: they differ), and the
+    commands run."""
+
+    def __init__(self) -> None:
+        self.found: dict[str, str | None] = {}
+        self.left: dict[str, str | None] = {}
+        self.order: dict[str, None] = {}
+        """Files by the earliest call that changed them, that call's last (insertion
+        order: the newest added is the earliest in the session)."""
+        self.changed = 0
+        self.ran: list[str] = []
+
+    def add_earlier(self, call: CallRecord) -> None:
+        if _ran_command(call):
+            self.ran.append(f"{call.call_id} {call.name}")
+        if not wrote_files(call):
+            return
+        for t in reversed(call.targets):  # added backwards: its first file ends up first
+            path = t.path
+            was = path in self.found and self.found[path] != self.left[path]
+            if path not in self.left:
+                self.left[path] = t.post
+            self.found[path] = t.pre
+            self.order.pop(path, None)
+            self.order[path] = None
+            self.changed += (self.found[path] != self.left[path]) - was
+
+    def files(self) -> tuple[tuple[str, ...], int]:
+        names: list[str] = []
+        for path in reversed(self.order):  # earliest changed first
+            if len(names) == NAMES_KEPT:
+                break
+            if self.found[path] != self.left[path]:
+                names.append(path)
+        return tuple(names), self.changed
+
+    def commands(self) -> tuple[tuple[str, ...], int]:
+        return tuple(reversed(self.ran[-NAMES_KEPT:])), len(self.ran)
 
 
 def _ran_command(call: CallRecord) -> bool:
@@ -245,7 +313,7 @@ async def run_rewind(
         return RewindOutcome("refused", f"no message {number} to rewind to (messages: {have})")
     undo_id: str | None = None
     result: ToolResult | None = None
-    if files and chosen.files:
+    if files and chosen.file_count:
         calls = store.ledger.calls(session_id)
         call = rewind_files_call(chosen, calls, next_undo_id(store, session_id), conversation)
         later = [c for c in calls if c.seq > chosen.position]
@@ -370,11 +438,11 @@ def _notice(point: RewindPoint, conversation: bool, result: ToolResult | None) -
     (rewound or not) history says."""
     if result is not None:
         return notice_for(result)  # the files were put back: ``undo.rewind_notice``
-    if conversation and point.files:
+    if conversation and point.file_count:
         return (
             "(The user took the conversation back to before one of their messages; files "
-            f"changed after it were kept as they are now: {', '.join(point.files)}. Re-read "
-            "them before editing them.)"
+            f"changed after it were kept as they are now: {named(point.files, point.file_count)}"
+            ". Re-read them before editing them.)"
         )
     return None
 
@@ -399,14 +467,14 @@ def _said(
         said += f" ({put_back})" if put_back else " (no file had changed since)"
     elif conversation:
         said = f"rewound to before your message {n}: the conversation"
-        if point.files:
-            said += f"; the files stay as they are ({', '.join(point.files)})"
+        if point.file_count:
+            said += f"; the files stay as they are ({named(point.files, point.file_count, 5)})"
     else:
         said = f"rewound the files to before your message {n} ({put_back or 'none changed'})"
         said += "; the model keeps the conversation"
-    if point.commands:
-        shown = ", ".join(point.commands[:5]) + (" …" if len(point.commands) > 5 else "")
-        plural = "s" if len(point.commands) != 1 else ""
+    if point.command_count:
+        shown = named(point.commands, point.command_count, 5)
+        plural = "s" if point.command_count != 1 else ""
         said += f"; not put back: what the command{plural} run since changed ({shown})"
     return said
 
@@ -416,6 +484,7 @@ __all__ = [
     "RewindPoint",
     "compaction_of",
     "conversation_stored",
+    "named",
     "rewind_files_call",
     "rewind_points",
     "run_rewind",

@@ -21,7 +21,7 @@ from textual.screen import ModalScreen
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
-from frontier.app.agent.rewind import RewindPoint
+from frontier.app.agent.rewind import RewindPoint, named
 from frontier.app.record import record
 from frontier.widgets.display import display_preview
 
@@ -38,9 +38,9 @@ class RewindChoice:
 def choices(point: RewindPoint) -> list[tuple[RewindChoice, str]]:
     """The rewinds offered for ``point``, the likeliest first, each with its words."""
     n = point.number
-    if not point.files:
+    if not point.file_count:
         return [(RewindChoice(n, False, True), "the conversation (no file changed since)")]
-    files = ", ".join(point.files[:4]) + (" …" if len(point.files) > 4 else "")
+    files = named(point.files, point.file_count, 4)
     return [
         (RewindChoice(n, True, True), f"the conversation and the files ({files})"),
         (RewindChoice(n, False, True), "the conversation only: the files stay as they are"),
@@ -51,10 +51,10 @@ def choices(point: RewindPoint) -> list[tuple[RewindChoice, str]]:
 def point_row(point: RewindPoint, width: int) -> Text:
     """One message in the list: its number, its first line, what changed since."""
     since: list[str] = []
-    if point.files:
-        since.append(f"{len(point.files)} file{'s' if len(point.files) != 1 else ''}")
-    if point.commands:
-        since.append(f"{len(point.commands)} command{'s' if len(point.commands) != 1 else ''}")
+    if point.file_count:
+        since.append(f"{point.file_count} file{'s' if point.file_count != 1 else ''}")
+    if point.command_count:
+        since.append(f"{point.command_count} command{'s' if point.command_count != 1 else ''}")
     tail = f"  since: {', '.join(since)}" if since else ""
     room = max(20, width - len(tail) - 5)
     line = display_preview(point.first_line, one_line=True, limit=room)
@@ -127,8 +127,8 @@ class RewindScreen(ModalScreen["RewindChoice | None"]):
         offered = choices(point)
         self.offered = [c for c, _ in offered]
         what = [f"Back to before message {point.number}: {point.first_line}"]
-        if point.commands:
-            shown = ", ".join(point.commands[:4]) + (" …" if len(point.commands) > 4 else "")
+        if point.command_count:
+            shown = named(point.commands, point.command_count, 4)
             what.append(f"Not put back: what the commands run since changed ({shown}).")
         self.query_one("#rewind-what", Static).update("\n".join(what))
         self.query_one("#rewind-keys", Static).update(
