@@ -118,3 +118,32 @@ async def test_typing_between_the_two_escs_disarms_them(project: Path) -> None:
         await pilot.press("escape")  # the box is empty again, but something was typed
         await workers_done(app)
         assert not showing(app, RewindScreen)
+
+
+async def test_a_message_and_file_names_that_look_like_markup_are_shown_as_text() -> None:
+    """The message is the person's and the paths the workspace's: ``[/]`` in either was
+    read as markup by the choices' list (a markup error: the TUI stopped)."""
+    from textual.app import App
+
+    from frontier.app.agent.rewind import RewindPoint
+
+    point = RewindPoint(
+        1, "fix [/] and [bold]this[/bold]", 0, 1, ("[red]a.py",), 1, ("c1 shell",), 1
+    )
+
+    class Host(App[None]):
+        def on_mount(self) -> None:
+            self.push_screen(RewindScreen([point]))
+
+    app = Host()
+    async with app.run_test(size=(100, 24)) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, RewindScreen), "the picker")
+        picker = app.screen
+        assert isinstance(picker, RewindScreen)
+        await pilot.press("enter")
+        await until(pilot, lambda: picker.chosen is not None, "the choices")
+        rows = picker.query_one(OptionList)
+        shown = [str(rows.get_option_at_index(i).prompt) for i in range(rows.option_count)]
+        assert shown[0] == "Take back the conversation and the files ([red]a.py)"
+        what = str(picker.query_one("#rewind-what").render())
+        assert "fix [/] and [bold]this[/bold]" in what

@@ -130,7 +130,10 @@ class RewindScreen(ModalScreen["RewindChoice | None"]):
         if point.command_count:
             shown = named(point.commands, point.command_count, 4)
             what.append(f"Not put back: what the commands run since changed ({shown}).")
-        self.query_one("#rewind-what", Static).update("\n".join(what))
+        # the message and the paths are the person's and the workspace's: text, never markup
+        self.query_one("#rewind-what", Static).update(
+            Text(display_preview("\n".join(what), limit=2000))
+        )
         self.query_one("#rewind-keys", Static).update(
             Text.assemble(
                 ("↑↓", "bold"),
@@ -143,7 +146,13 @@ class RewindScreen(ModalScreen["RewindChoice | None"]):
         )
         options = self.query_one(OptionList)
         options.clear_options()
-        options.add_options([Option(f"Take back {words}") for _, words in offered])
+        width = self._width()
+        options.add_options(
+            [
+                Option(Text(display_preview(f"Take back {w}", one_line=True, limit=width)))
+                for _, w in offered
+            ]
+        )
         options.highlighted = 0
         options.focus()
 
