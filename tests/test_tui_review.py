@@ -538,3 +538,16 @@ def test_review_with_a_long_line_and_a_declined_hunk(
         await pilot.pause()
 
     assert snap_compare(app, terminal_size=SIZES[size], run_before=run_before)
+
+
+async def test_the_models_command_in_the_title_is_shown_not_read_as_markup() -> None:
+    """A ``sed -i`` reviewed as the patch it makes names the model's command in the title:
+    ``s/[/]//`` was read as markup there (a markup error: the TUI stopped at the review)."""
+    call = ToolCall("c4", "apply_patch", {"patch": "x"}, origin="sed -i 's/[/]//' f.txt")
+    app = ReviewApp(diff_preview(three_hunks(depends=False)), call=call)
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = await opened(pilot)
+        title = screen.query_one("#review").border_title
+        assert title is not None and "sed -i 's/\\[/]//' f.txt" in title
+        await pilot.press("a")
+        assert (await decided(pilot)).approved

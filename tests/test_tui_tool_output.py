@@ -589,3 +589,23 @@ async def test_a_running_calls_pager_follows_its_output_until_the_result() -> No
         await until(pilot, lambda: view.lines == ["all passed"], "the result")
         await until(pilot, lambda: pager.follow is None, "no more looks")
         assert str(frame.border_subtitle).startswith("ok exit=0 · 1.50 s")
+
+
+async def test_a_command_that_looks_like_markup_opens_in_the_pager() -> None:
+    """The pager's title is the call's command, the model's text: ``echo '[/]'`` was read
+    as markup there (a markup error: the TUI stopped when its output was opened)."""
+    app = live_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        call = shell(command="echo '[/]' [bold]")
+        app.state.apply(CallReady(call))
+        app.state.apply(ToolStarted(call))
+        app.state.apply(ToolFinished(ToolResult("c1", "shell", "ok", "[/]\n", 0, 0.1)))
+        app.flush(force=True)
+        transcript = app.main.query_one(Transcript)
+        transcript.focus()
+        await focus_of(pilot, transcript, "the Transcript")
+        await pilot.press("enter")
+        pager = await opened(pilot, PagerScreen, "the pager")
+        title = pager.query_one("#pager").border_title
+        assert title is not None and "echo '\\[/]' \\[bold]" in title  # shown as typed

@@ -111,10 +111,10 @@ class InspectorScreen(ModalScreen["InspectorAction | None"]):
         exp = self.explanation
         site = exp.site
         with Vertical(id="inspector") as box:
-            box.border_title = (
+            box.border_title = Text(
                 f"Error {site.number}/{site.count} · {_one(site.kind)} at byte {site.offset:,}"
             )
-            box.border_subtitle = _one(exp.source)
+            box.border_subtitle = Text(_one(exp.source))  # a capture's path: never markup
             with VerticalScroll(id="inspector-body"):
                 yield Static(id="inspector-message")
                 yield Static(id="inspector-where")

@@ -288,8 +288,8 @@ class PagerScreen(ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="pager") as box:
-            box.border_title = self.title_text
-            box.border_subtitle = self.subtitle_text
+            box.border_title = Text(self.title_text)  # a command's text: never markup
+            box.border_subtitle = Text(self.subtitle_text)
             yield PagerView(self.text, id="pager-view")
             yield Input(
                 placeholder="search (plain text, any case) · Enter finds", id="pager-search"
@@ -322,7 +322,7 @@ class PagerScreen(ModalScreen[None]):
             self._keys()
         if got.subtitle != self.subtitle_text:
             self.subtitle_text = display_preview(got.subtitle, one_line=True, limit=200)
-            self.query_one("#pager", Vertical).border_subtitle = self.subtitle_text
+            self.query_one("#pager", Vertical).border_subtitle = Text(self.subtitle_text)
 
     def _keys(self, said: str = "") -> None:
         view = self.view

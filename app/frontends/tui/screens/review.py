@@ -317,7 +317,7 @@ class ReviewScreen(ModalScreen[Decision]):
             title += " · outside the sandbox"
         if self.call.origin:  # `sed -i …` the model wrote, reviewed as the patch it makes
             title += f" · the model's `{shown(self.call.origin, 60)}`"
-        box.border_title = shown(title)
+        box.border_title = Text(shown(title))  # the model's command, a call id: never markup
         box.border_subtitle = "the approval is bound to exactly this content"
         self.set_class(not self.is_diff, "-command")
         if self.is_diff:
