@@ -110,6 +110,7 @@ OFFERED: dict[str | None, frozenset[str]] = {
     "resume": frozenset(AGENT_OPTIONS),
     "replay": frozenset({"protocol", "theme"}),
     "undo": frozenset({"workspace"}),
+    "rewind": frozenset({"workspace"}),
     "mcp": frozenset({"workspace"}),
 }
 """Which agent flags each command uses; a command offers only those, so a flag it would
@@ -419,6 +420,18 @@ exit status: 0 restored; 1 nothing written (a file changed since the change, its
 version was not kept, nothing to undo, denied, or the write failed: the message says what
 is on disk); 2 no such session or call, the session is open elsewhere, or its workspace
 is gone."""
+
+
+REWIND_EPILOG = """\
+Without MESSAGE it lists your messages the model still has, each with the files a rewind
+to before it puts back and the commands run since (what they changed is not put back),
+and writes nothing. The files' undo is shown and asked about on the terminal (--yes skips
+that; without a terminal it is shown and not applied); it is recorded, so
+`frontier undo SESSION uN` brings the changes back. The message is printed, to be sent
+again with `frontier run -c`.
+exit status: 0 rewound; 1 nothing done (a file changed since, its earlier version was not
+kept, or declined), or the files were put back but the conversation could not be; 2 no
+such session or message, the session is open elsewhere, or its workspace is gone."""
 
 
 MCP_EPILOG = """\
@@ -872,6 +885,35 @@ def _undo_command(p: argparse.ArgumentParser) -> None:
     _agent_options(p, top=False, only=OFFERED["undo"])
 
 
+def _rewind_command(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "session_id", metavar="SESSION", nargs="?", help="the session id or a unique prefix"
+    )
+    _last_flag(p, "--workspace DIR, else the current directory")
+    p.add_argument(
+        "message",
+        metavar="MESSAGE",
+        nargs="?",
+        help="the number of your message to go back to before (the list's); default: list them",
+    )
+    what = p.add_mutually_exclusive_group()
+    what.add_argument(
+        "--files-only",
+        action="store_true",
+        help="put back the files only: the model keeps the conversation",
+    )
+    what.add_argument(
+        "--conversation-only",
+        action="store_true",
+        help="take back the conversation only: the files stay as they are",
+    )
+    p.add_argument(
+        "--yes", "-y", action="store_true", help="approve without asking (the diff is not shown)"
+    )
+    p.add_argument("--list", action="store_true", help="list your messages and write nothing")
+    _agent_options(p, top=False, only=OFFERED["rewind"])
+
+
 def _mcp_command(p: argparse.ArgumentParser) -> None:
     _agent_options(p, top=False, only=OFFERED["mcp"])
     servers = p.add_subparsers(dest="mcp_command", metavar="ACTION")
@@ -1046,6 +1088,12 @@ COMMANDS: dict[str, tuple[str, str | None, Callable[[argparse.ArgumentParser], N
         UNDO_EPILOG,
         _undo_command,
     ),
+    "rewind": (
+        "take a stored session back to before one of your messages: the files its calls "
+        "changed since (reviewed, undoable), the conversation, or both",
+        REWIND_EPILOG,
+        _rewind_command,
+    ),
     "mcp": (
         "MCP servers as tools: list them with their tools, test one, trust a project's "
         "servers, always allow a tool",
@@ -1077,7 +1125,7 @@ RUN_ONLY = frozenset({"-p", "--print", "--json", "--max-turns", "--session", "--
 ``run``. ``-c`` is the top level's too: with a prompt it continues headless (``frontier
 -c "go on"``), alone it opens the TUI."""
 
-LAST_TAKERS = frozenset({"resume", "export", "undo", "check", "replay"})
+LAST_TAKERS = frozenset({"resume", "export", "undo", "rewind", "check", "replay"})
 """Commands that take ``--last``: the session of this workspace used last."""
 
 
@@ -1206,6 +1254,7 @@ _HANDLERS = {
     "export": "export",
     "mcp": "mcp",
     "undo": "undo",
+    "rewind": "rewind",
     "eval": "eval",
     "serve": "serve",
 }

@@ -310,7 +310,7 @@ async def test_a_resumed_session_keeps_the_rewind_and_shows_it(rig: Rig) -> None
 async def test_no_such_message_is_refused(rig: Rig) -> None:
     await rig.two_messages()
     outcome = await rig.session.rewind(3)
-    assert outcome.kind == "refused" and outcome.message == (
+    assert outcome.kind == "not_found" and outcome.message == (
         "no message 3 to rewind to (messages: 1–2)"
     )
 

@@ -51,7 +51,7 @@ if TYPE_CHECKING:
     from frontier.app.session.store import SessionStore
     from frontier.tools.contract import Approver
 
-    RewindKind = Literal["rewound", "refused", "denied", "failed"]
+    RewindKind = Literal["rewound", "not_found", "refused", "denied", "failed"]
 
 PREVIEW_CHARS = 80
 """A message's first line is cut to this in a list of them."""
@@ -101,11 +101,11 @@ class RewindOutcome:
     """What a rewind did, for the person."""
 
     kind: RewindKind
-    """``rewound``; ``refused`` (nothing done: a file changed since, an earlier version
-    not kept…); ``denied`` (the review of the files said no: nothing done); ``failed``
-    (the files' write failed: ``message`` says what is on disk; or the files were put
-    back and the conversation's step could not be stored: the model is told of the
-    files, ``notice``)."""
+    """``rewound``; ``not_found`` (no such message: nothing done); ``refused`` (nothing
+    done: a file changed since, an earlier version not kept…); ``denied`` (the review of
+    the files said no: nothing done); ``failed`` (the files' write failed: ``message``
+    says what is on disk; or the files were put back and the conversation's step could
+    not be stored: the model is told of the files, ``notice``)."""
     message: str
     text: str = ""
     """The message rewound to, for the person to send again."""
@@ -309,8 +309,14 @@ async def run_rewind(
     points = rewind_points(store, session_id)
     chosen = next((p for p in points if p.number == number), None)
     if chosen is None:
-        have = f"1–{len(points)}" if points else "none: no message of yours is in the history"
-        return RewindOutcome("refused", f"no message {number} to rewind to (messages: {have})")
+        have = (
+            f"1–{len(points)}"
+            if len(points) > 1
+            else "1"
+            if points
+            else "none: no message of yours is in the history"
+        )
+        return RewindOutcome("not_found", f"no message {number} to rewind to (messages: {have})")
     undo_id: str | None = None
     result: ToolResult | None = None
     if files and chosen.file_count:
@@ -322,8 +328,9 @@ async def run_rewind(
             return RewindOutcome("refused", refusal, chosen.text)
         result = await run_undo_call(store, session_id, root, approver, emit, call)
         undo_id = call.id
-        if result.kind == "denied":
-            return RewindOutcome("denied", "rewind declined: nothing changed", chosen.text)
+        if result.kind == "denied":  # its output says by whom and why (no terminal…)
+            why = result.output.split(". Do not retry")[0].strip().rstrip(".")
+            return RewindOutcome("denied", f"not rewound, {why}; nothing changed", chosen.text)
         if result.kind != "ok":
             refused = result.output.startswith(("refused", "undo unavailable"))
             return RewindOutcome(

@@ -29,41 +29,18 @@ from pathlib import Path
 
 from frontier.app.frontends.terminal_text import safe_print, terminal_safe
 
-TYPE_CHECKING = False  # typing is not imported at run time (~3 ms of start-up)
-if TYPE_CHECKING:
-    from frontier.app.events import ToolCall
-    from frontier.tools.contract import Approver, Decision, Preview, ToolSpec
-
 EXIT_UNDONE = 0
 EXIT_NOTHING_WRITTEN = 1
 EXIT_USAGE = 2
 
 
 def main(args: argparse.Namespace) -> int:
-    from frontier.app.commands.session_pick import chosen
-    from frontier.app.session.db import StoreError, default_path, existing_store
+    from frontier.app.commands._person import stored_session
 
     if args.last and args.session_id and args.call is None:
         args.session_id, args.call = None, args.session_id  # `undo --last c4`
-    where = Path(getattr(args, "workspace", None) or ".")
-    picked = chosen("undo", args.session_id, bool(args.last), where)
-    if picked is None:
-        return EXIT_USAGE
-    args.session_id = picked
-    if args.last:
-        args.workspace = None  # --workspace said where to look; the session's own root stands
-
-    try:
-        store_path = existing_store()
-    except StoreError as exc:
-        safe_print(f"frontier undo: {exc}", file=sys.stderr)
-        return EXIT_USAGE
+    store_path = stored_session("undo", args)
     if store_path is None:
-        safe_print(
-            f"frontier undo: no sessions yet (looked in {default_path()}); "
-            "start one with `frontier` or `frontier demo`",
-            file=sys.stderr,
-        )
         return EXIT_USAGE
     if args.list:  # read-only: no configuration, no event loop
         return _list(store_path, args.session_id)
@@ -78,33 +55,13 @@ def main(args: argparse.Namespace) -> int:
 
 
 async def _undo(config: object, args: argparse.Namespace) -> int:
-    from frontier.app.agent.runtime import create_runtime
-    from frontier.app.config import Config, ConfigError
+    from frontier.app.commands._person import open_offline
     from frontier.app.session.store import StoreError
 
-    assert isinstance(config, Config)
-    workspace = Path(args.workspace) if getattr(args, "workspace", None) else None
-    try:
-        session = create_runtime(
-            config,
-            approver=_approver(args.yes),
-            session_id=args.session_id,
-            workspace=workspace,
-            offline=True,
-        )
-    except (StoreError, ValueError, ConfigError) as exc:
-        safe_print(f"frontier undo: {exc}", file=sys.stderr)
+    session = open_offline("undo", config, args)
+    if session is None:
         return EXIT_USAGE
-    session.subscribe(_say_live_output)  # a wait for a locked folder is said at once
     try:
-        for note in session.recovery_notes:  # a refused journal row no call speaks of
-            safe_print(f"note {note}", file=sys.stderr)
-        for result in session.recovered:
-            safe_print(
-                f"recovered {result.call_id} {result.name} (in flight when its process "
-                f"stopped): {result.kind}",
-                file=sys.stderr,
-            )
         outcome = await session.undo(args.call)
     finally:
         try:
@@ -124,50 +81,12 @@ async def _undo(config: object, args: argparse.Namespace) -> int:
     return EXIT_USAGE if outcome.kind == "not_found" else EXIT_NOTHING_WRITTEN
 
 
-def _say_live_output(event: object) -> None:
-    """The undo call's live output (its writer waiting for a folder another process has
-    locked, and whose pid) on stderr as it happens: the call may wait up to its time
-    limit, and a silent wait looks like a hang."""
-    from frontier.app.events import ToolOutput
-
-    if isinstance(event, ToolOutput):
-        safe_print(f"frontier undo: {terminal_safe(event.data.rstrip())}", file=sys.stderr)
-
-
 def _failure(kind: str, message: str) -> str:
     if kind == "denied":
         return f"not undone, {message.split('. Do not retry')[0]}; nothing written"
     if kind == "not_found":
         return f"{message} (`frontier undo SESSION --list` lists them)"
     return message
-
-
-def _approver(yes: bool) -> Approver:
-    from frontier.app.agent.undo import Approve
-
-    if yes:
-        return Approve()
-    if sys.stdin.isatty():
-        from frontier.app.frontends.headless import TerminalApprover
-
-        return TerminalApprover(sys.stdout)
-    return _ShowAndDecline()
-
-
-class _ShowAndDecline:
-    """No terminal to ask on: show what the undo would write (escapes shown: the diff is
-    the workspace's and the model's text), and decline it."""
-
-    async def approve(self, call: ToolCall, spec: ToolSpec, preview: Preview) -> Decision:
-        from frontier.app.frontends.headless import render_preview
-        from frontier.tools.contract import Decision
-
-        safe_print(f"── {call.id} would write ──\n{render_preview(preview)}")
-        return Decision(
-            False,
-            "there is no terminal to ask on: rerun with --yes to apply the undo shown above",
-            by="frontier",
-        )
 
 
 def _list(store_path: Path, session: str) -> int:
