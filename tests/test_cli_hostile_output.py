@@ -391,6 +391,19 @@ def test_undo(frontier: Callable[..., Ran], seeded: Seeded) -> None:
     assert " undone by u" in frontier("undo", seeded.sid, "--list").out
 
 
+@walks("rewind")
+def test_rewind(frontier: Callable[..., Ran], seeded: Seeded) -> None:
+    listed = frontier("rewind", seeded.sid)  # the person's message and the file: the store's
+    assert listed.code == 0 and SHOWN in listed.out and "   1  fix the bug" in listed.out
+    shown = frontier("rewind", seeded.sid, "1")  # no terminal: shows the diff, writes nothing
+    assert shown.code == 1 and "would write" in shown.out and "\\x1b[2J" in shown.out
+    assert seeded.file.read_bytes().decode() == NEW_TEXT
+    assert frontier("rewind", seeded.sid, "9", "--yes").code == 2
+    done = frontier("rewind", seeded.sid, "1", "--yes")
+    assert done.code == 0 and SHOWN in done.out  # the message printed to send again, safe
+    assert seeded.file.read_bytes().decode() == f"broken{H}\n"
+
+
 @walks("eval")
 def test_eval(frontier: Callable[..., Ran], seeded: Seeded) -> None:
     counts = frontier("eval", "counts", seeded.sid, str(seeded.recording))

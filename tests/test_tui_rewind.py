@@ -105,6 +105,8 @@ async def test_esc_twice_at_an_idle_empty_box_opens_the_picker(project: Path) ->
         await until(pilot, lambda: showing(app, RewindScreen), "the rewind picker")
         await pilot.press("escape")  # and Esc closes it
         await until(pilot, lambda: not showing(app, RewindScreen), "the picker closed")
+        titles = [c.title for c in app.get_system_commands(app.screen)]
+        assert "Rewind to before one of your messages" in titles  # the palette has it too
 
 
 async def test_typing_between_the_two_escs_disarms_them(project: Path) -> None:

@@ -1196,6 +1196,12 @@ class FrontierApp(App[int]):
                 "(/undo CALL undoes a named one)",
                 live.undo,
             )
+            yield SystemCommand(
+                "Rewind to before one of your messages",
+                "the files changed since, the conversation, or both; the message comes back "
+                "to send again (/rewind, Esc Esc)",
+                live.rewind,
+            )
 
     def save_screenshot(
         self,

@@ -676,6 +676,17 @@ class LiveController:
             self.app.notify("Esc again: rewind to before one of your messages", timeout=3)
             return
         self._rewind_armed = False
+        self.rewind()
+
+    def rewind(self) -> None:
+        """The rewind picker (Esc Esc, the palette; ``/rewind`` runs the same), when no turn
+        or undo is running."""
+        session = self.session
+        if session is None:
+            return
+        if self.app.state.turn_running or self._undoing:
+            self.app.notify("wait for the turn to end before rewinding", severity="warning")
+            return
         from frontier.app.frontends.tui.slash_actions import SlashContext, open_rewind
 
         open_rewind(SlashContext(self, session, "/rewind"))
