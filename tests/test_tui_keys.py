@@ -474,3 +474,29 @@ async def test_ctrl_p_under_a_screen_pushed_over_the_palette_opens_no_second_one
         assert sum(isinstance(s, CommandPalette) for s in app.screen_stack) == 1
         await pilot.press("escape")  # the screen over it closes: the palette is back
         await opened(pilot, CommandPalette, "the palette again")
+
+
+async def test_a_rule_for_a_command_that_looks_like_markup_is_listed_and_revoked(
+    workspace: Path,
+) -> None:
+    """The palette reads a command's title as markup: an always-allow rule for ``echo
+    '[/]'`` stopped the TUI as soon as the palette listed it."""
+    holder: list[FakeRuntime] = []
+    app = make_app(workspace, holder)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await until(pilot, lambda: bool(holder), "the session")
+        session = holder[0].session
+        session.allow_always(CommandRule("shell", "echo '[/]' [bold]x"))
+        await pilot.press("ctrl+p")
+        await opened(pilot, CommandPalette, "the palette")
+        await pilot.press(*"Revoke always")
+
+        def first_hit() -> str:
+            results = app.screen.query_one(CommandList)
+            if not results.option_count or results.highlighted is None:
+                return ""
+            return str(results.get_option_at_index(results.highlighted).prompt)
+
+        await until(pilot, lambda: "echo '[/]' [bold]x" in first_hit(), "the rule, as written")
+        await pilot.press("enter")
+        await until(pilot, lambda: not session.approval_rules, "the revoke")

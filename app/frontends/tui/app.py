@@ -35,6 +35,7 @@ from textual.app import App, CSSPathType, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.css.query import NoMatches
 from textual.driver import Driver
+from textual.markup import escape as markup_escape
 from textual.notifications import SeverityLevel
 from textual.screen import Screen
 from textual.theme import Theme
@@ -1132,7 +1133,7 @@ class FrontierApp(App[int]):
                 yield command
         yield SystemCommand(
             "Screenshot",
-            f"save an SVG of the screen in {screenshot_dir()}",
+            f"save an SVG of the screen in {markup_escape(str(screenshot_dir()))}",
             lambda: self.set_timer(0.1, self.deliver_screenshot),
         )
         for name in THEME_NAMES:
@@ -1179,7 +1180,9 @@ class FrontierApp(App[int]):
                     )
             for allowed in session.approval_rules:
                 where = "saved for this workspace" if allowed.remembered else "this session"
-                rule = rule_text(allowed.rule)  # the model's command: one bounded row
+                # the model's command: one bounded row, and never markup (the palette reads
+                # a title as markup: `echo '[/]'` stopped the TUI when it was listed)
+                rule = markup_escape(rule_text(allowed.rule))
                 yield SystemCommand(
                     f"Revoke always-allow: {rule}",
                     f"approved without asking ({where}); revoke it",
