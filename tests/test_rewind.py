@@ -346,6 +346,28 @@ async def test_commands_run_since_are_named_as_not_put_back(chat: Rig) -> None:
     assert (chat.ws / "a.py").read_text() == "one\n"
 
 
+async def test_jobs_started_since_are_named_to_the_model(chat: Rig) -> None:
+    """A dev server a call after the message started still runs, and the rewound
+    conversation has no trace of it: the model is told its id (started again, it would
+    meet its own port in use)."""
+    await chat.say("alpha-msg", [Text("hi")])
+    await chat.say(
+        "beta-msg",
+        [Call("call_7", "shell", args(command="sleep 60", background=True))],
+        [Text("started")],
+    )
+    assert [j.id for j in chat.session.running_jobs()] == ["call_7"]
+
+    outcome = await chat.session.rewind(2)
+
+    assert outcome.jobs_notice is not None and "call_7 (sleep 60)" in outcome.jobs_notice
+    await chat.say("beta, better", [Text("ok")])
+    sent = chat.last_request()
+    assert "started after the point the conversation went back to still run: call_7" in sent
+    # a job started before the message gone back to is in the conversation still: not named
+    assert (await chat.session.rewind(2)).jobs_notice is None
+
+
 async def test_a_message_with_no_change_after_it_rewinds_the_conversation_only(
     chat: Rig,
 ) -> None:

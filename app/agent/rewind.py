@@ -28,6 +28,7 @@ from pathlib import Path
 
 from frontier.app.agent.undo import (
     NOTICE_OPENINGS,
+    REWOUND_JOBS_OPENING,
     UNDO_TOOL,
     Digests,
     next_undo_id,
@@ -117,6 +118,9 @@ class RewindOutcome:
     notice: str | None = None
     """What the model is told with the next message (the state differs from what its
     history says), or ``None``."""
+    jobs_notice: str | None = None
+    """The background jobs still running that calls after the message started: the
+    rewound conversation no longer names them, so the model is told their ids."""
 
 
 def positioned_history(store: SessionStore, session_id: str) -> list[tuple[Item, int | None]]:
@@ -297,6 +301,7 @@ async def run_rewind(
     files: bool,
     conversation: bool,
     replace_history: Callable[[list[Item]], None] | None,
+    jobs: Sequence[tuple[str, str]] = (),
 ) -> RewindOutcome:
     """Rewind to before the person's message ``number`` (:func:`rewind_points`): put its
     later file changes back (``files``: reviewed, one undo call) and/or give the model the
@@ -366,6 +371,7 @@ async def run_rewind(
         undo_id,
         result,
         notice,
+        _jobs_notice(store, session_id, chosen, jobs) if conversation else None,
     )
 
 
@@ -452,6 +458,30 @@ def _notice(point: RewindPoint, conversation: bool, result: ToolResult | None) -
             ". Re-read them before editing them.)"
         )
     return None
+
+
+def _jobs_notice(
+    store: SessionStore, session_id: str, point: RewindPoint, jobs: Sequence[tuple[str, str]]
+) -> str | None:
+    """The note naming the running ``jobs`` (``(id, command)``; a job's id is the id of
+    the call that started it) that a call after ``point`` started: the model's rewound
+    conversation has no trace of them, and a dev server it started again would meet its
+    own port in use."""
+    if not jobs:
+        return None
+    later = {c.call_id for c in store.ledger.calls(session_id) if c.seq > point.position}
+    named_jobs = [f"{job_id} ({_short(command)})" for job_id, command in jobs if job_id in later]
+    if not named_jobs:
+        return None
+    return (
+        f"{REWOUND_JOBS_OPENING}still run: {', '.join(named_jobs)}. Read or stop them with the "
+        "job tool and these ids before starting them again.)"
+    )
+
+
+def _short(command: str) -> str:
+    flat = " ".join(command.split())
+    return flat if len(flat) <= 60 else flat[:59] + "…"
 
 
 def _put_back(result: ToolResult) -> str:

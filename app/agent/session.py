@@ -760,11 +760,13 @@ class AgentSession:
                 files=files,
                 conversation=conversation,
                 replace_history=loop.replace_history if isinstance(loop, HistoryLoop) else None,
+                jobs=[(job.id, job.command) for job in self.running_jobs()],
             )
         finally:
             self._busy = False
-        if outcome.notice is not None:
-            self._notices.append(outcome.notice)
+        for note in (outcome.notice, outcome.jobs_notice):
+            if note is not None:
+                self._notices.append(note)
         return outcome
 
     def clear_context(self) -> Cleared:

@@ -480,6 +480,8 @@ def with_notices(notices: Sequence[str], text: str) -> str:
 
 
 JOBS_OPENING = "(Background jobs started before this session was resumed "
+REWOUND_JOBS_OPENING = "(Background jobs started after the point the conversation went back to "
+"""How a rewind's note on the jobs the model no longer knows of begins (``rewind.py``)."""
 """How a resumed session's note on its ended jobs begins (``job_notice.py`` writes it)."""
 NOTICE_OPENINGS = (
     "(The user undid ",
@@ -487,6 +489,7 @@ NOTICE_OPENINGS = (
     "(The user took the conversation back ",
     "(The user put back the files ",
     JOBS_OPENING,
+    REWOUND_JOBS_OPENING,
 )
 """How every :func:`notice_for` note begins (:func:`split_notices` finds them by it)."""
 
