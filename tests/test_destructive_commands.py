@@ -53,6 +53,11 @@ DESTROYS = [
     ("shred secrets.txt", "`shred secrets.txt` destroys files"),
     ("bash <<'EOF'\ncd src\nrm -rf lib\nEOF", "`rm -rf lib` deletes files"),  # its script
     ("eval 'rm -rf src'", "`rm -rf src` deletes files"),
+    # a name the shell joins from pieces (stop 62: not seen, so it ran unasked)
+    ("r''m -rf src", "`rm -rf src` deletes files"),
+    ('r""m -rf src', "`rm -rf src` deletes files"),
+    ("r\\m -rf src", "`rm -rf src` deletes files"),
+    ("g''it clean -fdx", "`git clean -fdx` deletes untracked files"),
     (
         "python3 - <<'EOF'\nimport shutil\nshutil.rmtree('src')\nEOF",
         "`shutil.rmtree('src')` deletes a folder and everything in it",

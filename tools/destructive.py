@@ -47,8 +47,10 @@ the rest is read word by word (linear either way, but ``shlex`` reads a few char
 microsecond: a 64 KiB command took 100 ms of the loop)."""
 _NAMED = re.compile(r"(?<![\w.-])(?:rm|git|find|shred|mv|cp|eval)(?![\w.-])")
 """A word every command named here holds, however it is wrapped or nested: a command
-without one is not read further. (A name the shell would join from pieces, ``r''m``,
-is not seen: this guards against a model's mistakes; the sandbox bounds the rest.)"""
+without one is not read further. Looked for with the quotes and backslashes taken out
+(:func:`_joined`): the shell joins ``r''m``, ``r""m`` and ``r\\m`` into ``rm`` (stop 62:
+they were not seen, so such an ``rm -rf src`` ran unasked under ``auto-edit``). A name
+made at run time (``x=rm; $x -rf src``) is not: the sandbox bounds that."""
 MAX_DEPTH = 3
 """``bash -c`` inside ``bash -c`` … read this deep; deeper counts as destructive."""
 
@@ -105,7 +107,7 @@ def destroys(command: str | list[str], depth: int = 0, kind_of: KindOf | None = 
         return _judged(command, depth, kind_of)
     if _TO_PYTHON.search(command) and (why := python_destroys(command)) is not None:
         return why  # `python3 - <<'EOF'` runs its body as the python tool runs its code
-    if not _NAMED.search(command):
+    if not _NAMED.search(_joined(command)):
         return None  # the common case, at a regular expression's speed
     for words in simple_commands(command):
         if words[0] in ("cd", "pushd", "popd"):
@@ -118,6 +120,14 @@ def destroys(command: str | list[str], depth: int = 0, kind_of: KindOf | None = 
             if run and posixpath.basename(run[0]) in _MOVERS:
                 kind_of = None  # the workspace as it is now no longer tells what follows
     return None
+
+
+def _joined(command: str) -> str:
+    """``command`` with its quotes and backslashes taken out, as the shell joins a word's
+    pieces (``r''m`` is ``rm``): for the look for a name only."""
+    if "'" not in command and '"' not in command and "\\" not in command:
+        return command
+    return command.replace("'", "").replace('"', "").replace("\\", "")
 
 
 def simple_commands(script: str) -> Iterator[list[str]]:
