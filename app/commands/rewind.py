@@ -33,11 +33,6 @@ def main(args: argparse.Namespace) -> int:
 
     if args.last and args.session_id and args.message is None:
         args.session_id, args.message = None, args.session_id  # `rewind --last 2`
-    if args.files_only and args.conversation_only:
-        safe_print(
-            "frontier rewind: --files-only or --conversation-only, not both", file=sys.stderr
-        )
-        return EXIT_USAGE
     message: int | None = None
     if args.message is not None:
         if not args.message.isdigit() or int(args.message) < 1:
