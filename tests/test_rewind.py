@@ -230,6 +230,10 @@ async def test_a_file_changed_since_refuses_and_nothing_changes(rig: Rig) -> Non
     outcome = await rig.session.rewind(1)
 
     assert outcome.kind == "refused" and "a.py changed since call_2" in outcome.message
+    assert outcome.message.endswith(
+        "nothing written (the conversation alone can still be taken back: the files stay as "
+        "they are)"
+    )
     assert (rig.ws / "a.py").read_text() == "edited by hand\n"
     assert (rig.ws / "new.py").exists() and not rig.reviews.shown
     await rig.say("go on", [Text("ok")])

@@ -329,8 +329,9 @@ async def run_rewind(
         call = rewind_files_call(chosen, calls, next_undo_id(store, session_id), conversation)
         later = [c for c in calls if c.seq > chosen.position]
         refusal = _check(store, list(_net_changes(later).values()), Digests(root))
-        if refusal is not None:
-            return RewindOutcome("refused", refusal, chosen.text)
+        if refusal is not None:  # all or nothing, as an undo: say what can be done instead
+            hint = " (the conversation alone can still be taken back: the files stay as they are)"
+            return RewindOutcome("refused", refusal + (hint if conversation else ""), chosen.text)
         result = await run_undo_call(store, session_id, root, approver, emit, call)
         undo_id = call.id
         if result.kind == "denied":  # its output says by whom and why (no terminal…)
