@@ -123,21 +123,21 @@ class RewindOutcome:
     rewound conversation no longer names them, so the model is told their ids."""
 
 
-def positioned_history(store: SessionStore, session_id: str) -> list[tuple[Item, int | None]]:
-    """The history as the model is sent it now, each item with its timeline row."""
-    return store.compactions.positioned(session_id)
-
-
 def rewind_points(store: SessionStore, session_id: str) -> list[RewindPoint]:
     """The person's messages the model still has, oldest first, each with what a rewind
     to before it would put back. Reads the store only (the files are read when it runs):
     one sweep of the calls from the newest back, so a long session's picker opens in
     about the time its history takes to read (``bench/rewind_points.py``)."""
+    history = store.compactions.positioned(session_id)
+    return _points(history, store.ledger.calls(session_id))
+
+
+def _points(
+    history: Sequence[tuple[Item, int | None]], calls: Sequence[CallRecord]
+) -> list[RewindPoint]:
     from frontier.app.agent.attachments import typed_of
     from frontier.app.model.conversation import UserText
 
-    history = positioned_history(store, session_id)
-    calls = store.ledger.calls(session_id)
     persons = [
         (index, item, position)
         for index, (item, position) in enumerate(history)
@@ -246,12 +246,17 @@ def _net_changes(later: Sequence[CallRecord]) -> dict[str, dict[str, Any]]:
     return out
 
 
-def rewind_files_call(
-    point: RewindPoint, calls: Sequence[CallRecord], undo_id: str, conversation: bool
+def _files_call(
+    point: RewindPoint,
+    calls: Sequence[CallRecord],
+    entries: Sequence[dict[str, Any]],
+    undo_id: str,
+    conversation: bool,
 ) -> ToolCall:
-    """The ``undo`` call putting back every file changed after ``point``."""
-    later = [c for c in calls if c.seq > point.position]
+    """The ``undo`` call putting back every file changed after ``point`` (``entries``:
+    :func:`_net_changes` of the calls after it)."""
     undone = undone_by(calls)
+    later = [c for c in calls if c.seq > point.position]
     refs = [c.seq for c in later if c.name != UNDO_TOOL and wrote_files(c) and c.seq not in undone]
     ids = [f"{c.call_id} {c.name}" for c in later if c.seq in refs]
     args: dict[str, Any] = {
@@ -264,7 +269,7 @@ def rewind_files_call(
             "refs": refs,
             "conversation": conversation,
         },
-        "files": list(_net_changes(later).values()),
+        "files": list(entries),
     }
     return ToolCall(undo_id, UNDO_TOOL, args)
 
@@ -311,7 +316,9 @@ async def run_rewind(
         raise ValueError("a rewind takes back the conversation, the files, or both")
     if conversation and replace_history is None:
         raise ValueError("this session's loop keeps no history to rewind")
-    points = rewind_points(store, session_id)
+    history = store.compactions.positioned(session_id)  # each read once, for every step
+    calls = store.ledger.calls(session_id)
+    points = _points(history, calls)
     chosen = next((p for p in points if p.number == number), None)
     if chosen is None:
         have = (
@@ -325,13 +332,12 @@ async def run_rewind(
     undo_id: str | None = None
     result: ToolResult | None = None
     if files and chosen.file_count:
-        calls = store.ledger.calls(session_id)
-        call = rewind_files_call(chosen, calls, next_undo_id(store, session_id), conversation)
-        later = [c for c in calls if c.seq > chosen.position]
-        refusal = _check(store, list(_net_changes(later).values()), Digests(root))
+        entries = list(_net_changes([c for c in calls if c.seq > chosen.position]).values())
+        refusal = _check(store, entries, Digests(root))
         if refusal is not None:  # all or nothing, as an undo: say what can be done instead
             hint = " (the conversation alone can still be taken back: the files stay as they are)"
             return RewindOutcome("refused", refusal + (hint if conversation else ""), chosen.text)
+        call = _files_call(chosen, calls, entries, next_undo_id(store, session_id), conversation)
         result = await run_undo_call(store, session_id, root, approver, emit, call)
         undo_id = call.id
         if result.kind == "denied":  # its output says by whom and why (no terminal…)
@@ -348,7 +354,9 @@ async def run_rewind(
         # a note no undo row carries is kept with the step, so a resume still tells it
         kept = notice if result is None else None
         try:
-            forgotten = _rewind_conversation(store, session_id, chosen, replace_history, kept)
+            forgotten = _rewind_conversation(
+                store, session_id, history, chosen, replace_history, kept
+            )
         except Exception as exc:  # a full disk: the files are back, the conversation whole
             if result is None:
                 raise
@@ -372,21 +380,21 @@ async def run_rewind(
         undo_id,
         result,
         notice,
-        _jobs_notice(store, session_id, chosen, jobs) if conversation else None,
+        _jobs_notice(calls, chosen, jobs) if conversation else None,
     )
 
 
 def _rewind_conversation(
     store: SessionStore,
     session_id: str,
+    history: Sequence[tuple[Item, int | None]],
     point: RewindPoint,
     replace_history: Callable[[list[Item]], None],
     notice: str | None,
 ) -> int:
-    """Record the history before ``point`` as a compaction and give it to the loop;
+    """Record the ``history`` before ``point`` as a compaction and give it to the loop;
     ``notice``: what the model is to be told with the next message (see
     :func:`undelivered_notice`)."""
-    history = positioned_history(store, session_id)
     kept = history[: point.index]
     detail: dict[str, Any] = {
         "reason": "rewind",
@@ -462,7 +470,7 @@ def _notice(point: RewindPoint, conversation: bool, result: ToolResult | None) -
 
 
 def _jobs_notice(
-    store: SessionStore, session_id: str, point: RewindPoint, jobs: Sequence[tuple[str, str]]
+    calls: Sequence[CallRecord], point: RewindPoint, jobs: Sequence[tuple[str, str]]
 ) -> str | None:
     """The note naming the running ``jobs`` (``(id, command)``; a job's id is the id of
     the call that started it) that a call after ``point`` started: the model's rewound
@@ -470,7 +478,7 @@ def _jobs_notice(
     own port in use."""
     if not jobs:
         return None
-    later = {c.call_id for c in store.ledger.calls(session_id) if c.seq > point.position}
+    later = {c.call_id for c in calls if c.seq > point.position}
     named_jobs = [f"{job_id} ({_short(command)})" for job_id, command in jobs if job_id in later]
     if not named_jobs:
         return None
@@ -499,16 +507,16 @@ def _said(
 ) -> str:
     """The person's one line: what was taken back, what stayed."""
     n = point.number
-    put_back = _put_back(result) if result is not None else ""
+    restored = _put_back(result) if result is not None else ""
     if conversation and files:
         said = f"rewound to before your message {n}: the conversation and the files"
-        said += f" ({put_back})" if put_back else " (no file had changed since)"
+        said += f" ({restored})" if restored else " (no file had changed since)"
     elif conversation:
         said = f"rewound to before your message {n}: the conversation"
         if point.file_count:
             said += f"; the files stay as they are ({named(point.files, point.file_count, 5)})"
     else:
-        said = f"rewound the files to before your message {n} ({put_back or 'none changed'})"
+        said = f"rewound the files to before your message {n} ({restored or 'none changed'})"
         said += "; the model keeps the conversation"
     if point.command_count:
         shown = named(point.commands, point.command_count, 5)
@@ -523,7 +531,6 @@ __all__ = [
     "compaction_of",
     "conversation_stored",
     "named",
-    "rewind_files_call",
     "rewind_points",
     "run_rewind",
     "undelivered_notice",
