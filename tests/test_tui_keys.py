@@ -137,6 +137,14 @@ async def send(pilot: Pilot, text: str) -> None:
     await type_into(pilot, lambda: prompt_of(pilot), text, "enter")
 
 
+def first_hit(app: FrontierApp) -> str:
+    """The command palette's highlighted hit, as shown."""
+    results = app.screen.query_one(CommandList)
+    if not results.option_count or results.highlighted is None:
+        return ""
+    return str(results.get_option_at_index(results.highlighted).prompt)
+
+
 def toasts(app: FrontierApp) -> list[str]:
     return [str(n.message) for n in app._notifications]
 
@@ -353,13 +361,7 @@ async def test_always_allow_stands_for_the_session_and_is_remembered_when_asked(
         await opened(pilot, CommandPalette, "the palette")
         await pilot.press(*"Revoke always-allow: the command")
 
-        def first_hit() -> str:
-            results = app.screen.query_one(CommandList)
-            if not results.option_count or results.highlighted is None:
-                return ""
-            return str(results.get_option_at_index(results.highlighted).prompt)
-
-        await until(pilot, lambda: "Revoke always-allow: the command" in first_hit(), "the hit")
+        await until(pilot, lambda: "Revoke always-allow: the command" in first_hit(app), "the hit")
         await pilot.press("enter")
         await until(pilot, lambda: len(session.approval_rules) == 1, "the revoke")
         assert session.approval_rules == (AllowedRule(EditRule(""), False),)
@@ -491,12 +493,6 @@ async def test_a_rule_for_a_command_that_looks_like_markup_is_listed_and_revoked
         await opened(pilot, CommandPalette, "the palette")
         await pilot.press(*"Revoke always")
 
-        def first_hit() -> str:
-            results = app.screen.query_one(CommandList)
-            if not results.option_count or results.highlighted is None:
-                return ""
-            return str(results.get_option_at_index(results.highlighted).prompt)
-
-        await until(pilot, lambda: "echo '[/]' [bold]x" in first_hit(), "the rule, as written")
+        await until(pilot, lambda: "echo '[/]' [bold]x" in first_hit(app), "the rule, as written")
         await pilot.press("enter")
         await until(pilot, lambda: not session.approval_rules, "the revoke")

@@ -4,12 +4,14 @@ back, the files' review, the files and the conversation put back, the message in
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from pilot_wait import showing, type_into, until, workers_done
 from test_tui_undo import demo_app, demo_done, notes, project, prompt_of
 from textual.widgets import OptionList
 
 from frontier.app.events import Compacted, Event
+from frontier.app.frontends.tui.app import FrontierApp
 from frontier.app.frontends.tui.screens.review import ReviewScreen
 from frontier.app.frontends.tui.screens.rewind import RewindScreen
 from frontier.app.session.store import SessionStore
@@ -93,13 +95,18 @@ async def test_esc_goes_back_then_closes_and_nothing_changes(project: Path) -> N
         assert not any(isinstance(e, Compacted) for e in events)
 
 
+async def first_esc(pilot: Any, app: FrontierApp) -> None:
+    """One Esc at the idle, empty box: armed for a second."""
+    await pilot.press("escape")
+    await until(pilot, lambda: app.live is not None and app.live._rewind_armed, "armed")
+
+
 async def test_esc_twice_at_an_idle_empty_box_opens_the_picker(project: Path) -> None:
     events: list[Event] = []
     app = demo_app(project, events)
     async with app.run_test(size=(100, 30)) as pilot:
         await demo_done(pilot, app, events)
-        await pilot.press("escape")
-        await until(pilot, lambda: app.live is not None and app.live._rewind_armed, "armed")
+        await first_esc(pilot, app)
         assert not showing(app, RewindScreen)  # one Esc only says what a second does
         await pilot.press("escape")
         await until(pilot, lambda: showing(app, RewindScreen), "the rewind picker")
@@ -114,8 +121,7 @@ async def test_typing_between_the_two_escs_disarms_them(project: Path) -> None:
     app = demo_app(project, events)
     async with app.run_test(size=(100, 30)) as pilot:
         await demo_done(pilot, app, events)
-        await pilot.press("escape")
-        await until(pilot, lambda: app.live is not None and app.live._rewind_armed, "armed")
+        await first_esc(pilot, app)
         await type_into(pilot, lambda: prompt_of(app), "x", "backspace")
         await pilot.press("escape")  # the box is empty again, but something was typed
         await workers_done(app)

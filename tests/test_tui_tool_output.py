@@ -419,6 +419,12 @@ async def open_the_finished_rows_pager(pilot: Pilot[Any], app: FrontierApp) -> P
     """``pytest -q`` has run (``finished``): Enter on its Transcript row opens the pager."""
     await settle(pilot)
     finished(app.state)
+    return await enter_on_the_transcript(pilot, app)
+
+
+async def enter_on_the_transcript(pilot: Pilot[Any], app: FrontierApp) -> PagerScreen:
+    """Enter on the Transcript's tool row (its only one, or the one it holds selected):
+    the pager."""
     app.flush(force=True)
     transcript = app.main.query_one(Transcript)
     transcript.focus()
@@ -563,12 +569,7 @@ async def test_a_running_calls_pager_follows_its_output_until_the_result() -> No
         app.state.apply(CallReady(call))
         app.state.apply(ToolStarted(call))
         app.state.apply(ToolOutput("c1", "".join(f"step {i}\n" for i in range(40))))
-        app.flush(force=True)
-        transcript = app.main.query_one(Transcript)
-        transcript.focus()
-        await focus_of(pilot, transcript, "the Transcript")
-        await pilot.press("enter")
-        pager = await opened(pilot, PagerScreen, "the pager")
+        pager = await enter_on_the_transcript(pilot, app)
         view = pager.query_one(PagerView)
         at_end = lambda: view.scroll_offset.y == view.max_scroll_y > 0  # noqa: E731
         await until(pilot, at_end, "the newest output shown")
@@ -601,11 +602,6 @@ async def test_a_command_that_looks_like_markup_opens_in_the_pager() -> None:
         app.state.apply(CallReady(call))
         app.state.apply(ToolStarted(call))
         app.state.apply(ToolFinished(ToolResult("c1", "shell", "ok", "[/]\n", 0, 0.1)))
-        app.flush(force=True)
-        transcript = app.main.query_one(Transcript)
-        transcript.focus()
-        await focus_of(pilot, transcript, "the Transcript")
-        await pilot.press("enter")
-        pager = await opened(pilot, PagerScreen, "the pager")
+        pager = await enter_on_the_transcript(pilot, app)
         title = pager.query_one("#pager").border_title
         assert title is not None and "echo '\\[/]' \\[bold]" in title  # shown as typed

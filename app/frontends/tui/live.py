@@ -684,12 +684,11 @@ class LiveController:
         session = self.session
         if session is None:
             return
-        if self.app.state.turn_running or self._undoing:
-            self.app.notify("wait for the turn to end before rewinding", severity="warning")
-            return
         from frontier.app.frontends.tui.slash_actions import SlashContext, open_rewind
 
-        open_rewind(SlashContext(self, session, "/rewind"))
+        ctx = SlashContext(self, session, "/rewind")
+        if ctx.idle("rewinding"):  # the same refusal as the typed command's
+            open_rewind(ctx)
 
     def interrupt(self) -> bool:
         """ctrl+c: stop the running turn — a question waiting for an answer is withdrawn
