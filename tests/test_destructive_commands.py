@@ -58,6 +58,12 @@ DESTROYS = [
     ('r""m -rf src', "`rm -rf src` deletes files"),
     ("r\\m -rf src", "`rm -rf src` deletes files"),
     ("g''it clean -fdx", "`git clean -fdx` deletes untracked files"),
+    # a name the script keeps in a variable (stop 63: not seen, so it ran unasked)
+    ("x=rm; $x -rf src", "`rm -rf src` deletes files"),
+    ('RM="rm -rf"; $RM src', "`rm -rf src` deletes files"),
+    ("export G=git\n${G} clean -fdx", "`git clean -fdx` deletes untracked files"),
+    ("x=rm; sudo $x -rf src", "`rm -rf src` deletes files"),
+    ("x=echo; x=rm; $x -rf src", "`rm -rf src` deletes files"),
     (
         "python3 - <<'EOF'\nimport shutil\nshutil.rmtree('src')\nEOF",
         "`shutil.rmtree('src')` deletes a folder and everything in it",
@@ -86,6 +92,9 @@ KEPT = [
     "grep -rn 'git reset --hard' docs  # rm -rf in a comment",
     "python -c 'import shutil'",
     "make clean",
+    'RM="rm -rf"; $RM build dist',  # what a build makes again, read through the variable
+    "PY=python3; $PY -m pytest -x",
+    "x=rm; echo $x -rf src",
 ]
 
 

@@ -11,17 +11,18 @@ sandbox). :func:`destroys` names such a command: the shell tool's preview carrie
 (``tools/policy.py``).
 
 Read as bash reads it, roughly and on the safe side: the script is split into simple
-commands at ``;`` ``&&`` ``||`` ``|`` ``&`` parentheses, ``$(``, backquotes and line ends
-(a here-document's lines are data, not commands), each command's leading assignments
-and wrappers (``sudo``, ``env``, ``xargs``, ``timeout`` …) set aside, and ``bash -c
-'…'`` read in turn. What cannot be read (an unclosed quote) is read word by word. Not
-judged: code run by the ``python`` tool, a script file the command runs, ``>`` over a
-file (alone, ``> f`` is the patch emptying it: ``write_via_shell.emptied_patch``), plain
-``rm FILE`` (one named file, the way models remove what they made; alone, it is the
-patch tool's undoable deletion: ``tools/delete_via_shell.py``). With the
-workspace at hand (``kind_of``), ``mv``/``cp`` onto a file that exists is named too
-(a plain one, alone, is the patch tool's: ``move_via_shell.replaced_in_command``; a
-plain ``rm -r`` alone is ``remove``'s call: ``tools/remove_tree.py``).
+commands at ``;`` ``&&`` ``||`` ``|`` ``&`` parentheses, ``$(``, backquotes and line
+ends (a here-document's lines are data, not commands), each command's leading
+assignments and wrappers (``sudo``, ``env``, ``xargs``, ``timeout`` …) set aside, a
+variable the script set before read as its value, and ``bash -c '…'`` read in turn. What
+cannot be read (an unclosed quote) is read word by word. Not judged: code run by the
+``python`` tool, a script file the command runs, ``>`` over a file (alone, ``> f`` is
+the patch emptying it: ``write_via_shell.emptied_patch``), plain ``rm FILE`` (one named
+file, the way models remove what they made; alone, it is the patch tool's undoable
+deletion: ``tools/delete_via_shell.py``). With the workspace at hand (``kind_of``),
+``mv``/``cp`` onto a file that exists is named too (a plain one, alone, is the patch
+tool's: ``move_via_shell.replaced_in_command``; a plain ``rm -r`` alone is ``remove``'s
+call: ``tools/remove_tree.py``).
 
 Deleting what a build makes again is not asked: every target of the ``rm`` inside a
 folder such as ``node_modules``, ``dist``, ``__pycache__`` (:data:`REMADE`), compiled
@@ -50,7 +51,9 @@ _NAMED = re.compile(r"(?<![\w.-])(?:rm|git|find|shred|mv|cp|eval)(?![\w.-])")
 without one is not read further. Looked for with the quotes and backslashes taken out
 (:func:`_joined`): the shell joins ``r''m``, ``r""m`` and ``r\\m`` into ``rm`` (stop 62:
 they were not seen, so such an ``rm -rf src`` ran unasked under ``auto-edit``). A name
-made at run time (``x=rm; $x -rf src``) is not: the sandbox bounds that."""
+the script keeps in a variable (``RM="rm -rf"; $RM src``) is read through it
+(:func:`_through_variables`); one made otherwise at run time (``$(printf rm)``) is not:
+the sandbox bounds that."""
 MAX_DEPTH = 3
 """``bash -c`` inside ``bash -c`` … read this deep; deeper counts as destructive."""
 
@@ -109,7 +112,11 @@ def destroys(command: str | list[str], depth: int = 0, kind_of: KindOf | None = 
         return why  # `python3 - <<'EOF'` runs its body as the python tool runs its code
     if not _NAMED.search(_joined(command)):
         return None  # the common case, at a regular expression's speed
+    assigned: dict[str, str] = {}
     for words in simple_commands(command):
+        if _assigns(words, assigned):
+            continue
+        words = _through_variables(words, assigned)
         if words[0] in ("cd", "pushd", "popd"):
             kind_of = None  # relative paths are another folder's now
         elif any(_NAMED.search(word) for word in words):
@@ -120,6 +127,40 @@ def destroys(command: str | list[str], depth: int = 0, kind_of: KindOf | None = 
             if run and posixpath.basename(run[0]) in _MOVERS:
                 kind_of = None  # the workspace as it is now no longer tells what follows
     return None
+
+
+_DECLARERS = frozenset({"export", "declare", "local", "readonly", "typeset"})
+_VARIABLE = re.compile(r"\$(?:([A-Za-z_][A-Za-z0-9_]*)|\{([A-Za-z_][A-Za-z0-9_]*)\})")
+
+
+def _assigns(words: list[str], assigned: dict[str, str]) -> bool:
+    """Whether ``words`` only set variables (``x=rm``, ``export RM="rm -rf"``); if so
+    their values are kept in ``assigned``, the last one winning, as the shell's."""
+    start = 1 if words[0] in _DECLARERS else 0
+    rest = [w for w in words[start:] if not (start and w.startswith("-"))]
+    if not rest or not all(_ASSIGNMENT.match(w) for w in rest):
+        return False
+    for word in rest:
+        name, value = word.split("=", 1)
+        assigned[name] = value
+    return True
+
+
+def _through_variables(words: list[str], assigned: dict[str, str]) -> list[str]:
+    """``words`` with each word that is only a variable the script set before (``$RM``,
+    ``${x}``) replaced by its value's words, as the shell expands an unquoted one (a
+    quoted one stays one word; read apart, it is on the safe side)."""
+    if not assigned or not any("$" in w for w in words):
+        return words
+    out: list[str] = []
+    for word in words:
+        named = _VARIABLE.fullmatch(word)
+        name = named and (named.group(1) or named.group(2))
+        if name and name in assigned:
+            out.extend(assigned[name].split() or [""])
+        else:
+            out.append(word)
+    return [w for w in out if w] or words
 
 
 def _joined(command: str) -> str:
