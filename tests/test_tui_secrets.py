@@ -114,6 +114,34 @@ def test_tools_errors_reasoning_and_notes_are_scrubbed() -> None:
     assert any("[REDACTED]" in text for text in _texts(state))
 
 
+SHAPED = "Authorization: Bearer abcdef0123456789"
+"""A credential known by its shape only: what a session with no key of its own (a local
+model) still hides."""
+
+
+@pytest.mark.parametrize("scrubber", [Scrubber(), None], ids=["knows-no-value", "none"])
+def test_a_credentials_shape_is_scrubbed_when_no_value_is_known(scrubber: Scrubber | None) -> None:
+    """Stop 63: panes scrubbed only when the session knew a secret value (``if scrubber``
+    on a scrubber that knew none): with a local model and no key, a command's ``Bearer
+    <token>`` and a ``cat .env``'s ``API_KEY=…`` were shown in the Transcript, its tool
+    rows, the reasoning and the copy picker."""
+    state = UiState(scrubber=scrubber)
+    state.apply(ResponseStarted("ctl"))
+    for piece in ("checking Authorization: Bea", "rer abcdef0123456789 now\n"):
+        state.apply(ReasoningText(piece))
+    call = ToolCall("c1", "shell", {"command": f"curl -H '{SHAPED}' x"})
+    state.apply(CallStarted("c1", "shell", 0))
+    state.apply(CallReady(call))
+    state.apply(ToolStarted(call))
+    for piece in ("API_KEY=abc", "def0123456789\nnext ", "line\n"):
+        state.apply(ToolOutput("c1", piece))
+    state.apply(ToolFinished(ToolResult("c1", "shell", "ok", "API_KEY=abcdef0123456789\n", 0)))
+    state.note(f"a note with {SHAPED}")
+    leaked = [text for text in _texts(state) if "abcdef0123456789" in text]
+    assert not leaked, leaked
+    assert any("[REDACTED]" in text for text in _texts(state))
+
+
 def test_without_a_scrubber_nothing_changes() -> None:
     state = UiState()
     state.apply(ResponseStarted("ctl"))

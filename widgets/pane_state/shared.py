@@ -104,12 +104,16 @@ class PaneContext:
         if not text:
             return text
         scrubber = self.scrubber
-        return pictured(scrubber.scrub(text) if scrubber else text)
+        if scrubber is None:  # not `if scrubber`: one that knows no value still knows the
+            from frontier.app.secrets import Scrubber  # shapes (a local model, no key)
+
+            scrubber = self.scrubber = Scrubber()
+        return pictured(scrubber.scrub(text))
 
     def scrub_window(self) -> int:
         """Characters of scrubbed text re-scanned when a piece is appended to it."""
         scrubber = self.scrubber
-        return scrubber.longest_bytes + SHAPE_MARGIN if scrubber else 0
+        return (scrubber.longest_bytes if scrubber else 0) + SHAPE_MARGIN
 
     def mask_tail(self, tail: bytes, data: bytes, keep: int) -> bytes:
         """``tail + data`` masked, the last ``keep`` bytes plus the longest secret kept

@@ -215,7 +215,7 @@ class StreamModel:
     def on_reasoning_text(self, event: ReasoningText) -> None:
         buf = self.current or self._new_response("?")
         ctx = self._ctx
-        buf.think(event.text, ctx.scrub if ctx.scrubber else None, ctx.scrub_window())
+        buf.think(event.text, ctx.scrub, ctx.scrub_window())
         self._dirty.add("raw")
 
     def on_response_continued(self, event: ResponseContinued) -> None:

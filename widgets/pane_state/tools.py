@@ -20,7 +20,6 @@ from frontier.app.events import (
     ToolStarted,
     TurnEnded,
 )
-from frontier.app.frontends.terminal_text import pictured
 from frontier.app.frontends.tui.sandbox_text import ran_under
 from frontier.tools.arg_aliases import named
 from frontier.tools.patch_summary import SHOWN_CHANGES, change_lines, patch_label
@@ -207,7 +206,7 @@ class ToolsModel:
         The piece's complete lines are scrubbed as one text and cut in one pass: done a
         line at a time, 3,000,000 short lines cost 2.6 s of the screen's loop."""
         ctx = self._ctx
-        scrub = ctx.scrub if ctx.scrubber is not None else pictured
+        scrub = ctx.scrub
         window = ctx.scrub_window()
         first = data.find("\n")
         if first < 0:
