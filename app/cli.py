@@ -841,7 +841,8 @@ def _resume_command(p: argparse.ArgumentParser) -> None:
         "session_id",
         metavar="ID",
         nargs="?",
-        help="the session id or a unique prefix (`frontier sessions` lists them)",
+        help="the session id or a unique prefix (`frontier sessions` lists them); "
+        "without it or --last, the TUI opens on a picker of the stored sessions",
     )
     _last_flag(p, "--workspace DIR, else the current directory")
     p.add_argument("--headless", action="store_true", help="send --prompt and print events, no TUI")

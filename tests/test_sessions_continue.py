@@ -149,10 +149,24 @@ def test_with_nothing_of_its_own_a_directory_continues_the_demo_used_last(
 
 
 def test_resume_needs_an_id_or_last_not_both(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["resume"]) == 2
-    assert "--last" in capsys.readouterr().err
+    assert main(["resume"]) == 2  # no terminal here: nothing to pick with
+    err = capsys.readouterr().err
+    assert "--last" in err and "in a terminal, `frontier resume` alone shows a picker" in err
     assert main(["resume", "abc", "--last"]) == 2
     assert "not both" in capsys.readouterr().err
+
+
+def test_resume_alone_in_a_terminal_opens_the_tui_on_the_picker(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from frontier.app.commands import resume
+
+    opened: list[dict[str, object]] = []
+    monkeypatch.setattr(resume, "terminal_problem", lambda: None)
+    monkeypatch.setattr(tui_app, "run_tui", lambda config, **kw: opened.append(kw) or 0)
+    assert main(["resume"]) == 0
+    assert opened and opened[0]["pick_session"] is True
+    assert main(["resume", "--headless"]) == 2  # headless has nobody to pick
 
 
 # --------------------------------------------------------------------------- empty sessions

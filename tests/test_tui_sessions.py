@@ -363,3 +363,90 @@ async def test_a_resume_shows_the_stored_talk_before_the_session_is_built(
     async with app.run_test(size=(120, 40)) as pilot:
         await until(pilot, lambda: "reconciled c1 shell: interrupted" in transcript(app), "built")
         assert rendered(app, late, "ws-b") == shown
+
+
+async def test_resume_with_no_id_opens_on_the_picker_before_any_session_is_built(
+    sessions: tuple[str, str],
+) -> None:
+    """`frontier resume` alone (stop 63: it said "which session?" and exited 2): the
+    picker comes first, no session is made for the workspace meanwhile, and the one
+    chosen is resumed with its conversation."""
+    older, newer = sessions
+    app = FrontierApp(Config(approval="auto"), pick_session=True, remember_theme=False)
+    assert app.welcome is False  # the session chosen knows its endpoint
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await picker(pilot)
+        options = screen.query_one(OptionList)
+        assert [options.get_option_at_index(i).id for i in range(2)] == [newer, older]
+        assert app.session is None and app.live is not None and not app.live._building
+        await pilot.press("down", "enter")
+        await until(pilot, lambda: app.session is not None, "the chosen session to open")
+        assert app.session.session_id == older
+        lines = transcript(app)
+        assert f"── earlier in session {older} ──" in lines
+        assert "reconciled c1 shell: interrupted" in lines
+    with SessionStore.open() as store:
+        assert {s.id for s in store.list_sessions()} == {older, newer}  # none made
+
+
+async def test_esc_on_resumes_picker_starts_a_new_session_here(
+    sessions: tuple[str, str], tmp_path: Path
+) -> None:
+    config = Config(
+        approval="auto", base_url="http://127.0.0.1:9/v1", model="m", workspace=str(tmp_path)
+    )
+    app = FrontierApp(config, pick_session=True, remember_theme=False)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await picker(pilot)
+        await pilot.press("escape")
+        await until(pilot, lambda: app.session is not None, "a new session to open")
+        assert app.session.session_id not in sessions
+        assert app.session.workspace == tmp_path
+        assert "no stored session chosen: a new session in this workspace" in transcript(app)
+
+
+async def test_esc_with_no_endpoint_configured_offers_the_welcomes_choice(
+    sessions: tuple[str, str],
+) -> None:
+    from frontier.app.frontends.tui.screens.welcome import WelcomeScreen
+
+    app = FrontierApp(Config(approval="auto"), pick_session=True, remember_theme=False)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await picker(pilot)
+        await pilot.press("escape")
+        await opened(pilot, WelcomeScreen, "the welcome screen")
+        assert app.session is None
+
+
+async def submit(pilot: Pilot, text: str) -> None:
+    """Type ``text`` into the message box and press Enter, as a person does."""
+    app = pilot.app
+    await type_into(pilot, lambda: app.screen.query_one("#prompt"), text, "enter")
+
+
+async def test_slash_resume_opens_the_picker_or_the_session_an_id_names(
+    sessions: tuple[str, str],
+) -> None:
+    older, newer = sessions
+    app = make_app(newer)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await until(pilot, lambda: app.session is not None, "the session to open")
+        first = app.session
+        await submit(pilot, "/resume")
+        await picker(pilot)
+        await pilot.press("escape")
+        await until(pilot, lambda: not isinstance(app.screen, SessionPicker), "the picker closed")
+        assert app.session is first
+
+        await submit(pilot, "/resume nosuch")
+        await until(
+            pilot,
+            lambda: any("no session matches 'nosuch'" in n.message for n in app._notifications),
+            "why not",
+        )
+        assert app.session is first
+
+        await submit(pilot, f"/resume {older[:5]}")
+        await until(pilot, lambda: app.session is not first, "the older session to open")
+        assert app.session is not None and app.session.session_id == older
+        await until(pilot, lambda: first.closed, "the previous session to close")

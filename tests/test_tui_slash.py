@@ -521,7 +521,9 @@ def test_slash_menu_snapshot(snap_compare: Any, size: str, theme: str) -> None:
         prompt = prompt_of(app)
         prompt.focus()
         await pilot.press("/", "m")
-        await until(pilot, lambda: menu_names(app) == ["model", "mode", "mcp", "compact"], "/m")
+        await until(
+            pilot, lambda: menu_names(app) == ["model", "mode", "mcp", "compact", "resume"], "/m"
+        )
         app.flush(force=True)
         await pilot.pause()
 

@@ -134,6 +134,9 @@ BUILTINS: tuple[SlashCommand, ...] = (
     SlashCommand("clear", "new context, same session: the model forgets the conversation"),
     SlashCommand("new", "start a new session in this workspace"),
     SlashCommand(
+        "resume", "open a stored session in place of this one (a picker, or the ID's)", "[ID]"
+    ),
+    SlashCommand(
         "init",
         "ask the model to draft an AGENTS.md here (reviewed)",
         "[NOTES]",

@@ -1,7 +1,8 @@
 """``frontier resume ID|--last``: continue a stored session after reconciling in-flight calls.
 
 ``--last`` (and ``frontier -c``) picks the session of this workspace used last
-(``session_pick``).
+(``session_pick``); neither, in a terminal, opens the TUI on the session picker (as
+``codex resume`` and ``claude --resume`` do): a person rarely knows an id by heart.
 """
 
 from __future__ import annotations
@@ -22,13 +23,17 @@ def main(args: argparse.Namespace) -> int:
     if config is None:
         return 2
     workspace = Path(args.workspace) if getattr(args, "workspace", None) else None
+    if not args.session_id and not last and not args.headless and terminal_problem() is None:
+        from frontier.app.frontends.tui.app import run_tui
+
+        return run_tui(config, demo_rate=rate_of(args), workspace=workspace, pick_session=True)
     found = chosen("resume", args.session_id, last, workspace or Path(config.workspace or "."))
     if found is None:
         return 2
     args.session_id = found
     if last:
         workspace = None  # --workspace said where to look; the session's own root stands
-    rate = 60.0 if args.rate is None else args.rate
+    rate = rate_of(args)
     if not args.headless:
         from frontier.app.session.store import StoreError, find_session
 
@@ -67,6 +72,11 @@ def main(args: argparse.Namespace) -> int:
             protocol=getattr(args, "protocol", None),
         )
     )
+
+
+def rate_of(args: argparse.Namespace) -> float:
+    """The demo model's tokens a second when the session resumed is a demo's."""
+    return 60.0 if args.rate is None else float(args.rate)
 
 
 def continue_last(args: argparse.Namespace) -> int:

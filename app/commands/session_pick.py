@@ -51,9 +51,10 @@ def chosen(
     if last:
         return last_session_id(workspace, command)
     if not given:
+        picker = "; in a terminal, `frontier resume` alone shows a picker" * (command == "resume")
         safe_print(
             f"frontier {command}: which session? give its ID (`frontier sessions` lists "
-            "them) or --last for the one of this workspace used last",
+            f"them) or --last for the one of this workspace used last{picker}",
             file=sys.stderr,
         )
         return None

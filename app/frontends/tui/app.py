@@ -213,6 +213,7 @@ class FrontierApp(App[int]):
         layout: str | None = None,
         flush_hz: float = FLUSH_HZ,
         autostart: bool = True,
+        pick_session: bool = False,
     ) -> None:
         super().__init__()
         self.config = config or Config()
@@ -242,10 +243,13 @@ class FrontierApp(App[int]):
                 session_id=session_id,
                 workspace=workspace,
             )
+        self.pick_session = pick_session and self.live is not None
+        """``frontier resume`` with no id: the session picker first (:meth:`on_mount`)."""
         self.welcome = (
             welcome
             if welcome is not None
             else player is None
+            and not self.pick_session
             and not demo
             and session_id is None  # a stored session knows its own endpoint
             and session_factory is None
@@ -358,9 +362,9 @@ class FrontierApp(App[int]):
         self.call_after_refresh(self._freeze_startup_objects)
         self._flush_timer = self.set_interval(1 / self.flush_hz, self._tick, name="flush")
         if self.welcome:
-            from frontier.app.frontends.tui.screens.welcome import WelcomeScreen
-
-            self.push_screen(WelcomeScreen(), callback=self._welcome_done)
+            self._show_welcome()
+        elif self.pick_session and self.live is not None:
+            self.live.pick_then_start(self._none_picked)
         elif self.replay is not None:
             self.replay.start(self.autostart)
         elif self.live is not None and self.autostart:
@@ -406,6 +410,22 @@ class FrontierApp(App[int]):
                 await self.live.close()
             except Exception as exc:  # closing must not hide the reason the app exits
                 self.log.error(f"closing the session failed: {exc!r}")
+
+    def _show_welcome(self) -> None:
+        from frontier.app.frontends.tui.screens.welcome import WelcomeScreen
+
+        self.push_screen(WelcomeScreen(), callback=self._welcome_done)
+
+    def _none_picked(self) -> None:
+        """``frontier resume``'s picker closed with no session chosen: a new session here,
+        as Codex's does (or, with no endpoint configured, the welcome's choice of one)."""
+        if self.live is None:
+            return
+        if not self.config.has_endpoint:
+            self._show_welcome()
+            return
+        self.state.note("no stored session chosen: a new session in this workspace")
+        self.live.start()
 
     def _welcome_done(self, choice: str | None) -> None:
         if choice is not None and choice.startswith("use\t") and self.live is not None:
@@ -1255,11 +1275,18 @@ def run_tui(
     demo_rate: float = 60.0,
     session_id: str | None = None,
     workspace: Path | None = None,
+    pick_session: bool = False,
 ) -> int:
-    """Entry point for ``frontier``, ``frontier demo`` and ``frontier resume`` (TUI)."""
+    """Entry point for ``frontier``, ``frontier demo`` and ``frontier resume`` (TUI;
+    ``pick_session``: with no id, the session picker first)."""
     _draw_in_utf8()
     app = FrontierApp(
-        config, demo=demo, demo_rate=demo_rate, session_id=session_id, workspace=workspace
+        config,
+        demo=demo,
+        demo_rate=demo_rate,
+        session_id=session_id,
+        workspace=workspace,
+        pick_session=pick_session,
     )
     app.stop_signals = stop = StopSignals(terminal=True)  # before the terminal's modes change
     # What the imports made lives until exit: out of the collector's sight, the full

@@ -762,8 +762,9 @@ class LiveController:
         )
 
     # ------------------------------------------------------------------ other sessions
-    def open_picker(self) -> None:
-        """Show the session picker (the list is read off the event loop)."""
+    def open_picker(self, then: Callable[[str | None], None] | None = None) -> None:
+        """Show the session picker (the list is read off the event loop); the choice goes
+        to ``then`` (by default :meth:`open_chosen`: resume it in place of this one)."""
 
         async def run() -> None:
             from frontier.app.agent.session import stored_sessions
@@ -772,13 +773,32 @@ class LiveController:
                 sessions = await asyncio.to_thread(stored_sessions)
             except Exception as exc:
                 self.app.notify(f"cannot list sessions: {exc}", severity="error", timeout=10)
+                if then is not None:
+                    then(None)
                 return
             current = self.session.session_id if self.session is not None else None
             from frontier.app.frontends.tui.screens.sessions import SessionPicker
 
-            self.app.push_screen(SessionPicker(sessions, current), callback=self.open_chosen)
+            self.app.push_screen(
+                SessionPicker(sessions, current), callback=then or self.open_chosen
+            )
 
         self.app.run_worker(run(), name="sessions", exit_on_error=False)
+
+    def pick_then_start(self, none_chosen: Callable[[], None]) -> None:
+        """``frontier resume`` with no id: the picker comes before any session is built
+        (as Codex's ``codex resume``); the one chosen is resumed, and with none (Esc)
+        ``none_chosen`` says what happens instead (a new session here)."""
+
+        def chosen(session_id: str | None) -> None:
+            if session_id is None:
+                none_chosen()
+                return
+            self.session_id = session_id
+            self.workspace = None  # --workspace said where to start; the session knows its own
+            self.start()
+
+        self.open_picker(chosen)
 
     def open_chosen(self, session_id: str | None) -> None:
         """The picker's choice: resume it, unless it is open already or a turn runs."""

@@ -583,6 +583,32 @@ def _export(ctx: SlashContext, args: str) -> bool:
     return True
 
 
+def _resume(ctx: SlashContext, args: str) -> bool:
+    """The picker (as the palette's "Open session…"), or straight to the session an id
+    or a unique prefix names; this one is kept (``frontier resume`` continues it)."""
+    if not ctx.idle("opening another session"):
+        return False
+    ctx.remember()
+    controller, wanted = ctx.controller, args.strip()
+    if not wanted:
+        controller.open_picker()
+        return True
+
+    async def find() -> None:
+        from frontier.app.session.catalogue import find_session
+        from frontier.app.session.db import StoreError
+
+        try:
+            found = await asyncio.to_thread(find_session, wanted)
+        except StoreError as exc:
+            ctx.app.notify(f"{exc}", title="resume", severity="error", timeout=10)
+            return
+        controller.open_chosen(found.id)
+
+    ctx.work(find(), "slash-resume")
+    return True
+
+
 def _exit(ctx: SlashContext, args: str) -> bool:
     ctx.app.post_message(Quit())
     return True
@@ -599,6 +625,7 @@ ACTIONS: dict[str, Action] = {
     "compact": _compact,
     "clear": _clear,
     "new": _new,
+    "resume": _resume,
     "diff": _diff,
     "undo": _undo,
     "rewind": _rewind,
