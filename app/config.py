@@ -43,11 +43,13 @@ from frontier.app.vocab import (
     APPROVALS,
     DEFAULT_APPROVAL,
     DEFAULT_LAYOUT,
+    DEFAULT_NOTIFY,
     DEFAULT_PROTOCOL_SETTING,
     DEFAULT_SANDBOX,
     DEFAULT_THEME,
     DEFAULT_WIRE_SETTING,
     LAYOUTS,
+    NOTIFY_SETTINGS,
     PATCH_FORMATS,
     PROTOCOL_SETTINGS,
     REASONING_EFFORTS,
@@ -79,6 +81,8 @@ class Config:
     layout: str = DEFAULT_LAYOUT
     """The TUI's layout for a live session (``vocab.LAYOUTS``); the layout key (f6) saves
     the one picked, as the palette saves the theme."""
+    notify: str = DEFAULT_NOTIFY
+    """How the TUI calls the person back from another window (``vocab.NOTIFY_SETTINGS``)."""
     workspace: str | None = None
     patch_format: str = "auto"
     """``auto`` (by model name), ``unified`` or ``codex``: the patch dialect taught."""
@@ -168,6 +172,7 @@ _ENV = {
     "approval": "FRONTIER_APPROVAL",
     "theme": "FRONTIER_THEME",
     "layout": "FRONTIER_LAYOUT",
+    "notify": "FRONTIER_NOTIFY",
     "workspace": "FRONTIER_WORKSPACE",
     "patch_format": "FRONTIER_PATCH_FORMAT",
     "wire": "FRONTIER_WIRE",
@@ -584,6 +589,7 @@ def load_config(**overrides: Any) -> Config:
         ("wire", WIRE_SETTINGS),
         ("sandbox", SANDBOXES),
         ("layout", LAYOUTS),
+        ("notify", NOTIFY_SETTINGS),
         ("reasoning_effort", REASONING_EFFORTS),
     ):
         if name in values:

@@ -224,6 +224,15 @@ DEFAULT_LAYOUT: Layout = "conversation"
 """A live session's layout until the user picks another (demo, tour, replay and serve
 open in ``lab`` whatever is remembered)."""
 
+# --------------------------------------------------------------------- notifications
+
+NOTIFY_SETTINGS: tuple[str, ...] = ("auto", "osc9", "bell", "off")
+"""How the TUI calls a person back from another window when a review waits or a turn
+ends (``notify`` in config.toml, ``FRONTIER_NOTIFY``; ``app/frontends/tui/attention.py``):
+``auto`` — a desktop notification (OSC 9) where the terminal is known to show one, else
+the bell; ``osc9``; ``bell``; ``off``."""
+DEFAULT_NOTIFY = "auto"
+
 # --------------------------------------------------------------------- reply markers
 
 FAILED_CUT = "[Reply failed: "

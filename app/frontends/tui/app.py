@@ -43,9 +43,10 @@ from textual.timer import Timer
 from textual.widgets import Input, TextArea
 
 from frontier.app.config import Config, config_path, data_dir, save_setting
-from frontier.app.events import Event, ToolCall, ToolFinished
+from frontier.app.events import Event, ToolCall, ToolFinished, TurnEnded
 from frontier.app.files import write_atomic
 from frontier.app.frontends.stop_signals import StopSignals
+from frontier.app.frontends.tui.attention import Attention, resolved
 from frontier.app.frontends.tui.host import (
     BindingsChanged,
     FocusPrompt,
@@ -67,6 +68,7 @@ from frontier.tools.contract import ApprovalRequested, ApprovalResolved, Decisio
 from frontier.widgets.cst_strip import CstStrip
 from frontier.widgets.display import display_preview, rule_text
 from frontier.widgets.errors_pane import ErrorsPane
+from frontier.widgets.pane_state.tools import summarize_call
 from frontier.widgets.prompt_document import holds_text
 from frontier.widgets.prompt_input import PromptBox, PromptInput
 from frontier.widgets.state import ErrorRow, UiState
@@ -224,6 +226,10 @@ class FrontierApp(App[int]):
             clock,
             scrubber=Scrubber.from_env(self.config.api_key, *url_secrets(self.config.base_url)),
         )
+        self.attention = Attention(resolved(self.config.notify, os.environ))
+        """When to call the person back from another window (``attention.py``)."""
+        self.write_terminal: Callable[[str], None] = self._write_terminal
+        """Writes a call-back's sequence to the terminal (a test reads it instead)."""
         self.replay: ReplayController | None = None
         """Set when replaying; then ``live`` is None."""
         self.live: LiveController | None = None
@@ -515,6 +521,26 @@ class FrontierApp(App[int]):
                 self.review(event)
         elif isinstance(event, ApprovalResolved):
             self._resolved(event)
+        elif isinstance(event, TurnEnded) and self.live is not None:
+            said = "done" if event.reason == "done" else f"stopped ({event.reason})"
+            self.call_back(said)
+
+    # ------------------------------------------------------------------ calling back
+    def call_back(self, text: str) -> None:
+        """Tell a person whose window is elsewhere that Frontier waits for them
+        (``attention.py``: once per absence; nothing while the window has the focus)."""
+        session = self.live.session if self.live is not None else None
+        where = f"{session.workspace.name}: " if session is not None else ""
+        sequence = self.attention.call(self.state.scrub(where + text), away=not self.app_focus)
+        if sequence:
+            self.write_terminal(sequence)
+
+    def _write_terminal(self, sequence: str) -> None:
+        if not self.is_headless and self._driver is not None:  # as App.bell writes
+            self._driver.write(sequence)
+
+    def on_app_focus(self, event: events.AppFocus) -> None:
+        self.attention.focused()
 
     def observe_all(self, events: Iterable[Event]) -> None:
         for event in events:
@@ -555,6 +581,7 @@ class FrontierApp(App[int]):
         self.push_screen(
             screen, callback=lambda decision: self._answered(request, screen, decision)
         )
+        self.call_back(f"review {call.name} {summarize_call(call)}")
 
     def _answered(
         self, request: ApprovalRequested, screen: ReviewScreen, decision: Decision | None
