@@ -552,7 +552,8 @@ def _timeout_param(default: int) -> dict[str, Any]:
     }
 
 
-def _render(res: ProcessResult, timeout: float) -> str:
+def rendered(res: ProcessResult, timeout: float) -> str:
+    """A finished command's output as the model reads it: how it ended said after it."""
     out = terminal_text(res.output) if res.output else "(no output)"
     out += "" if out.endswith("\n") else "\n"
     if res.kind == "timeout":
@@ -697,7 +698,7 @@ class _ExecTool:
             )
         finally:
             tidy(made)
-        output = _render(res, timeout)
+        output = rendered(res, timeout)
         source = str(prepared.args[self.field])
         if self.field == "code" and res.kind == "error" and _SCRIPT_NAME.fullmatch(source):
             output += SCRIPT_NOTE.format(name=source.strip())

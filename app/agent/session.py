@@ -61,6 +61,7 @@ if TYPE_CHECKING:
     from frontier.app.agent.rewind import RewindOutcome, RewindPoint
     from frontier.app.model.conversation import Image
     from frontier.app.session.store import LogRecord, SessionInfo, SessionStore
+    from frontier.tools.base import CancelToken
     from frontier.tools.file_views import FileViews
     from frontier.tools.jobs import Jobs, JobSummary, JobTail
     from frontier.tools.mcp_servers import McpHost
@@ -261,6 +262,10 @@ class AgentSession:
         """What the user typed in this workspace (↑/↓, ctrl+r), scrubbed; the front end adds."""
         self._queue = queue if queue is not None else MessageQueue(workspace)
         self._notices: list[str] = list(notices)
+        self._commands_run = 0
+        """``!COMMAND``s the person ran in this session (their rows are ``!1``, ``!2``…)."""
+        self._command_cancel: CancelToken | None = None
+        """Stops the person's command that runs now (Esc, ctrl+c)."""
         self.sandbox_label: str = sandbox_label
         """Where ``shell`` and ``python`` run, in the status bar's words (issue 22):
         ``workspace-write · net off``, ``read-only · net on``, ``off`` or
@@ -466,6 +471,31 @@ class AgentSession:
             self._notices.append(outcome.notice)
         return outcome
 
+    async def run_command(self, command: str) -> ToolResult:
+        """``!COMMAND``: run the person's own command in the workspace, outside the
+        sandbox, its output shown live (``ToolStarted``/``ToolOutput``/``ToolFinished``
+        for ``!N``) and told to the model with the next message (:attr:`notices`);
+        ``app/agent/person_command.py``. Raises :class:`SessionBusy` during a turn."""
+        from frontier.app.agent.person_command import notice_for, run_person_command
+        from frontier.tools.base import CancelToken
+
+        if self._busy:
+            raise SessionBusy("wait for the turn to end (or stop it) before running a command")
+        if self._closed:
+            raise ValueError(f"session {self.session_id} is closed")
+        self._busy = True
+        self._commands_run += 1
+        cancel = self._command_cancel = CancelToken()
+        try:
+            result = await run_person_command(
+                command, f"!{self._commands_run}", str(self.workspace), self._events.emit, cancel
+            )
+        finally:
+            self._busy = False
+            self._command_cancel = None
+        self._notices.append(notice_for(command, result))
+        return result
+
     # ------------------------------------------------------------------ the queue
     def queue(self, text: str) -> QueuedMessage:
         """Hold ``text`` for the next model request of the running turn — after the
@@ -519,12 +549,19 @@ class AgentSession:
         return attachments.search_files(self.workspace, query, stop)
 
     def cancel_turn(self) -> None:
-        """Stop the running turn (its calls are cancelled; the session reads interrupted)."""
+        """Stop the running turn (its calls are cancelled; the session reads interrupted),
+        or the person's command that runs instead (:meth:`run_command`)."""
+        if self._command_cancel is not None:
+            self._command_cancel.cancel()
+            return
         self._loop.cancel_turn()
 
     def cancel_tool(self) -> bool:
-        """Kill the running shell/python tool (recorded ``cancelled``, exit 130); False
-        when nothing was running."""
+        """Kill the running shell/python tool (recorded ``cancelled``, exit 130), or the
+        person's command; False when nothing was running."""
+        if self._command_cancel is not None:
+            self._command_cancel.cancel()
+            return True
         return self._loop.cancel_tool()
 
     def set_mode(self, name: str) -> None:

@@ -484,6 +484,7 @@ REWOUND_JOBS_OPENING = "(Background jobs started after the point the conversatio
 """How a rewind's note on the jobs the model no longer knows of begins (``rewind.py``)."""
 """How a resumed session's note on its ended jobs begins (``job_notice.py`` writes it)."""
 NOTICE_OPENINGS = (
+    "(The user ran a command themselves",  # person_command.OPENING (``!COMMAND``)
     "(The user undid ",
     "(An undo the user ran (",
     "(The user took the conversation back ",

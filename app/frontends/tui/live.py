@@ -20,6 +20,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from frontier.app.agent.person_command import command_of
 from frontier.app.events import Event, QueuedDelivered, ResponseStarted, TurnEnded
 from frontier.app.files import write_atomic
 from frontier.app.frontends.tui.host import BindingsChanged, FocusPrompt
@@ -375,6 +376,35 @@ class LiveController:
             state.mark("status")
             self.app.post_message(BindingsChanged())
 
+    async def run_command(self, command: str) -> None:
+        """``!COMMAND``: the person's command runs as a turn does for the screen (the
+        status bar works, Esc stops it, a message typed meanwhile is queued and goes once
+        it ends, with its output); the model is told at the next message."""
+        session = self.session
+        if session is None:
+            return
+        state = self.app.state
+        state.add_user(f"!{command}")
+        state.turn_running = True
+        self._rewind_armed = False
+        state.progress.start_turn(state.clock())
+        state.mark("status")
+        self.app.post_message(BindingsChanged())
+        try:
+            await session.run_command(command)
+        except Exception as exc:
+            state.note(f"the command could not run: {exc}", "error")
+            return
+        finally:
+            state.turn_running = False
+            state.progress.end_turn()
+            state.mark("status")
+            self.app.post_message(BindingsChanged())
+        if session.queued():  # typed while it ran: they go now, with its output
+            self.app.run_worker(self.send(""), name="turn", group="agent", exit_on_error=False)
+        else:
+            state.note("the model sees this command and its output with your next message")
+
     def submit(self, text: str, *, editing: int | None = None) -> bool:
         """The message box's Enter: start a turn; while the agent works, queue the message
         for its next request; ``editing`` saves (or, emptied, removes) a queued message.
@@ -407,6 +437,19 @@ class LiveController:
         if self._undoing:
             app.notify("wait for the undo to finish", severity="warning", timeout=3)
             return False
+        command = command_of(text)
+        if command is not None:  # `!COMMAND`: the person's own (app/agent/person_command.py)
+            if app.state.turn_running:
+                app.notify(
+                    "wait for the turn to end (or press Esc to stop it) before running a "
+                    "command; a message that starts with a blank is sent as it reads",
+                    severity="warning",
+                    timeout=6,
+                )
+                return False
+            self._remember(session, text)
+            app.run_worker(self.run_command(command), name="command", group="agent")
+            return True
         if not text:
             if session.queued() and not app.state.turn_running:
                 # Enter on an empty prompt sends what a stopped turn left queued

@@ -24,6 +24,8 @@ def ran_under(meta: Mapping[str, Any] | None) -> list[str]:
     ``[]`` for a result that ran no command (no ``sandbox`` in its meta)."""
     if not meta:
         return []
+    if meta.get("by") == "person":  # `!COMMAND` (app/agent/person_command.py)
+        return ["run by you, outside the sandbox"]
     record = meta.get("sandbox")
     lines: list[str] = []
     if isinstance(record, Mapping) and isinstance(record.get("mode"), str):

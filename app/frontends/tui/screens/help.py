@@ -50,6 +50,11 @@ KEYS = [
     ("ctrl+r", "search earlier prompts"),
     ("@path", "attach a workspace file (Tab or Enter completes; up to 32 KiB of each is sent)"),
     (
+        "!command",
+        "run a command yourself, outside the sandbox; the model sees it and its output "
+        "with your next message (a blank first sends `!…` as a message)",
+    ),
+    (
         "queued",
         "↑ on an empty box edits the newest queued message in place · Enter saves · "
         "empty Enter removes it · Esc leaves it",
