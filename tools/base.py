@@ -42,6 +42,11 @@ class Prepared:
     ``preview`` are already narrowed to the rest."""
     declined_note: str = ""
     """What the model is told about the declined hunks (appended to the result)."""
+    edited: tuple[str, ...] = ()
+    """The files the person rewrote in the review: ``plan`` and ``preview`` hold their
+    versions (``tools/review_edit.py``)."""
+    edited_note: str = ""
+    """What the model is told about those edits (appended to the result)."""
 
 
 @record

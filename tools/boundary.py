@@ -316,6 +316,11 @@ class ToolBoundary:
         denied, decision = await self._gate(call, spec, prepared)
         if denied is not None:
             return denied
+        if decision is not None and decision.edited:
+            rewritten = _edited(call, prepared, decision)
+            if isinstance(rewritten, ToolResult):
+                return rewritten
+            prepared = rewritten
         if decision is not None and decision.declined:
             narrowed = _narrow(call, prepared, decision)
             if isinstance(narrowed, ToolResult):
@@ -568,6 +573,9 @@ class ToolBoundary:
         elif stop.reason == "cancelled" and spec.mutates and stop.committed:
             output = f"{output}\n{ESC_TOO_LATE}"
             meta["esc_too_late"] = True
+        if ready.prepared.edited:
+            output = f"{output}\n{ready.prepared.edited_note}"
+            meta["edited"] = list(ready.prepared.edited)
         if ready.prepared.declined:
             output = f"{output}\n{ready.prepared.declined_note}"
             meta = _with_declined(meta, ready.prepared.declined)
@@ -765,6 +773,21 @@ async def _until_done(work: asyncio.Task[Outcome]) -> None:
             cancelled = True
     if cancelled:
         raise asyncio.CancelledError
+
+
+def _edited(call: ToolCall, prepared: Prepared, decision: Decision) -> Prepared | ToolResult:
+    """The prepared mutation with the files the person rewrote in the review holding their
+    versions (``tools/review_edit.py``), or an ``error`` result when it cannot take them."""
+    from frontier.tools.patch_engine import PatchPlan
+    from frontier.tools.review_edit import EditError, apply_edits
+
+    if not isinstance(prepared.plan, PatchPlan):
+        return _result(call, "error", "an edit in the review of a call that writes no files")
+    try:
+        plan, preview, changed, note = apply_edits(prepared.plan, prepared.preview, decision.edited)
+    except EditError as exc:
+        return _result(call, "error", f"the review's edit was not written: {exc}")
+    return replace(prepared, plan=plan, preview=preview, edited=changed, edited_note=note)
 
 
 def _narrow(call: ToolCall, prepared: Prepared, decision: Decision) -> Prepared | ToolResult:

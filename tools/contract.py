@@ -195,6 +195,10 @@ class Decision:
     declined: tuple[tuple[str, int], ...] = ()
     """With ``approved``: the ``(path, hunk index)`` pairs the person declined in the review
     (``PreviewHunk.index``); only the other hunks are written, and ``reason`` says why."""
+    edited: tuple[tuple[str, bytes], ...] = field(default=(), repr=False)
+    """With ``approved``: ``(path, content)`` of each file the person rewrote in the
+    review's editor (``tools/review_edit.py``): written instead of the model's version;
+    ``declined`` then counts the hunks of the diff to *their* version."""
     unanswered: str | None = None
     """Set when refused only because it needed a person and nobody could be asked
     (headless without a terminal): the setting that would allow it (``--approval
@@ -252,6 +256,8 @@ class ApprovalResolved(Event):
     by: str = "the user"
     declined: tuple[tuple[str, int], ...] = ()
     withdrawn: bool = False
+    edited: tuple[str, ...] = ()
+    """The files the person rewrote in the review (``Decision.edited``'s paths)."""
 
     def json_fields(self) -> dict[str, Any]:
         return {
@@ -262,6 +268,7 @@ class ApprovalResolved(Event):
             "by": self.by,
             "declined": [list(pair) for pair in self.declined],
             "withdrawn": self.withdrawn,
+            "edited": list(self.edited),
         }
 
 

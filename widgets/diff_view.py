@@ -661,6 +661,15 @@ class DiffView(VerticalScroll, can_focus=True):
     def current_hunk(self) -> PreviewHunk | None:
         return self._hunks[self.current][1] if self._hunks else None
 
+    def decline(self, pairs: Iterable[tuple[int, int]]) -> None:
+        """Decline these ``(file position, hunk index)`` hunks (a view rebuilt after the
+        review's edit keeps the person's choices in the other files)."""
+        for f, index in pairs:
+            if not self.choices.is_declined(f, index):
+                self.choices.toggle(f, index)
+        if self.is_mounted:
+            self._mark_all()
+
     def toggle_current(self) -> str | None:
         """Accept or decline the current hunk; a message when it cannot change alone."""
         if not self._hunks:

@@ -133,6 +133,7 @@ class ApprovalDesk:
                 decision.reason,
                 decision.by,
                 decision.declined if decision.approved else (),
+                edited=tuple(path for path, _ in decision.edited) if decision.approved else (),
             )
         )
         return decision

@@ -635,6 +635,10 @@ class FrontierApp(App[int]):
             self.state.note(f"denied {event.call_id}: {event.reason}")
         else:
             self.state.set_tool_state(row.call, "approved")
+            if event.edited:
+                self.state.note(
+                    f"approved {event.call_id} with your version of {', '.join(event.edited)}"
+                )
             if event.declined:
                 hunks = ", ".join(f"{path} #{index}" for path, index in event.declined)
                 self.state.note(f"approved {event.call_id} without {hunks}: {event.reason}")

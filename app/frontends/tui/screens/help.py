@@ -90,6 +90,7 @@ KEYS = [
         "Review",
         "a approve · A approve and always allow (1 this session, 2 also this workspace) · "
         "d deny (type a reason, Enter) · y copy · s split/unified · j/k hunk · tab file · "
+        "e edit the file in your editor ($VISUAL, $EDITOR): approving writes your version · "
         "Esc deny",
     ),
     (

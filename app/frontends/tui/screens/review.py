@@ -37,11 +37,19 @@ question — ``The sandbox seems to have stopped this command (read from its out
 <what>. Run it once outside the sandbox?`` (inferred: the kernel does not say) — with
 the command shown as always and ``a`` / ``d``; "always allow" is not offered for it (one
 approval, one run: a rule would make the next escalation silent).
+``e`` opens the file in view, as the model would write it, in the person's editor
+(``editor.py``); what they save replaces the model's version in this review — its diff
+shown from the file as it is now, hunks chosen afresh — and approving writes exactly that
+(``Decision.edited``, ``tools/review_edit.py``).
 """
 
 from __future__ import annotations
 
 import json
+import os
+import tempfile
+from collections.abc import Awaitable, Callable
+from pathlib import Path, PurePosixPath
 from typing import ClassVar, Literal
 
 from rich.cells import cell_len
@@ -57,9 +65,11 @@ from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from frontier.app.events import ToolCall
-from frontier.app.record import record
+from frontier.app.files import write_atomic
+from frontier.app.record import record, replace
 from frontier.tools.approval_rules import Rule, offer
 from frontier.tools.contract import Decision, FilePreview, Preview, ToolSpec
+from frontier.tools.digest import sha256
 from frontier.widgets.command_view import CommandView
 from frontier.widgets.diff_view import DiffView
 from frontier.widgets.display import GIST_LINE, display_preview, rule_text
@@ -70,7 +80,7 @@ GIST_LIMITS = (GIST_LINE, 24, 12)
 """Characters of each end of a command the "always allow" line tries, longest first."""
 SUMMARY_CHARS = 400
 """Characters of a preview's summary the one-row head draws (it is cut at the edge)."""
-DIFF_ACTIONS = frozenset({"split", "hunk", "file", "toggle_hunk", "wrap"})
+DIFF_ACTIONS = frozenset({"split", "hunk", "file", "toggle_hunk", "wrap", "edit"})
 """Actions that only mean something with a diff (hidden on "Review command")."""
 
 
@@ -107,6 +117,20 @@ def _file_option(file: FilePreview, declined: int) -> Text:
     if declined:
         text.append(f" ✗{declined}", "bold")
     return text
+
+
+def not_editable(file: FilePreview) -> str | None:
+    """Why the review's editor cannot open ``file`` (``None``: it can): a deletion, a
+    move, or bytes that are not UTF-8 text (the editor would not give them back)."""
+    if file.new_text is None:
+        return f"{file.path}: this change deletes it: nothing to edit"
+    if file.moved_from is not None or file.moved_to is not None:
+        return f"{file.path}: a moved file is edited after it is written"
+    same_new = sha256(file.new_text.encode()) == file.new_hash
+    same_old = file.old_text is None or sha256(file.old_text.encode()) == file.old_hash
+    if not (same_new and same_old):
+        return f"{file.path}: not UTF-8 text: edit it after it is written"
+    return None
 
 
 def _hints(items: list[tuple[str, str]], separator: str) -> Text:
@@ -170,6 +194,7 @@ class ReviewScreen(ModalScreen[Decision]):
         Binding("1", "always_choose(False)", "This session", show=False),
         Binding("2", "always_choose(True)", "This workspace", show=False),
         Binding("y", "copy", "Copy", show=False),
+        Binding("e", "edit", "Edit file", show=False),
     ]
 
     def __init__(
@@ -209,6 +234,11 @@ class ReviewScreen(ModalScreen[Decision]):
         """Dismissed already: a second dismiss would pop whatever screen is on top."""
         self._early = 0
         """Approvals put off until the command is laid out (bounded)."""
+        self.edited: dict[str, bytes] = {}
+        """The files the person rewrote here (``e``), by path: what approving writes."""
+        self.open_editor: Callable[[Path], Awaitable[str | None]] = self._editor
+        """Opens a file in the person's editor; ``None`` when it ended well, else why
+        not (a test edits the file itself instead)."""
 
     @property
     def title_text(self) -> str:
@@ -518,6 +548,7 @@ class ReviewScreen(ModalScreen[Decision]):
             ("space", "accept/decline hunk"),
             ("j/k", "hunk"),
             *([("tab", "file")] if many else []),
+            ("e", "edit"),
             *([] if self.narrow else [("s", "split/unified")]),
             ("w", "wrap/scroll"),
             *([] if diff.wrap else [("←/→", "scroll")]),
@@ -528,15 +559,17 @@ class ReviewScreen(ModalScreen[Decision]):
             ("space", "✓/✗ hunk"),
             ("j/k", "hunk"),
             *([("tab", "file")] if many else []),
+            ("e", "edit"),
             *([] if self.narrow else [("s", "split")]),
             ("w", "wrap"),
             *([] if diff.wrap else [("←→", "pan")]),
         ]
         width = self._inner_width()
-        for hint in (_hints(full, " · "), _hints(short, " · ")):
+        shortest = [item for item in short if item[0] != "e"]  # `e` still works (? lists it)
+        for hint in (_hints(full, " · "), _hints(short, " · "), _hints(shortest, " · ")):
             if cell_len(hint.plain) <= width:
                 return hint
-        return _hints(short, "  ")
+        return _hints(shortest, "  ")
 
     # ------------------------------------------------------------------ answering
     def dismiss(self, result: Decision | None = None) -> AwaitComplete:
@@ -590,12 +623,91 @@ class ReviewScreen(ModalScreen[Decision]):
             return
         choices = self.diff.choices
         if choices.accepted == choices.total:
-            self.dismiss(Decision(True))
+            self.dismiss(self._approved())
         else:
             self._ask("deny_all" if choices.nothing_left else "approve")
 
+    def _approved(self, reason: str = "", declined: tuple[tuple[str, int], ...] = ()) -> Decision:
+        return Decision(True, reason, declined=declined, edited=tuple(self.edited.items()))
+
     def action_deny(self) -> None:
         self._ask("deny")
+
+    def action_edit(self) -> None:
+        """``e``: the file in view, as the model would write it, in the person's editor."""
+        if not self.preview.files:
+            return
+        index = self.diff.current_file
+        file = self.preview.files[index]
+        refused = not_editable(file)
+        if refused is not None:
+            self.notify(refused, severity="warning", timeout=5)
+            return
+        self.app.run_worker(self._edit(index, file), group="review-edit", exclusive=True)
+
+    async def _editor(self, path: Path) -> str | None:
+        from frontier.app.frontends.tui.editor import edit_in_editor
+
+        return await edit_in_editor(self.app, path, os.environ)
+
+    async def _edit(self, index: int, file: FilePreview) -> None:
+        proposed = (file.new_text or "").encode()
+        with tempfile.TemporaryDirectory(prefix="frontier-edit-") as folder:
+            path = Path(folder) / PurePosixPath(file.path).name
+            write_atomic(path, proposed, mode=0o600)
+            refused = await self.open_editor(path)
+            data = path.read_bytes() if refused is None and path.is_file() else None
+        if refused is not None or data is None:
+            self.notify(refused or "the editor left no file: nothing changed", severity="error")
+            return
+        if data == proposed:
+            self.notify("unchanged: the version shown stands", timeout=3)
+            return
+        if self.answered or not self.is_attached:
+            return  # answered (or withdrawn) while the editor was open
+        await self._take_edit(index, file, data)
+
+    async def _take_edit(self, index: int, file: FilePreview, data: bytes) -> None:
+        """Show ``data`` as the file's new content: its diff from the file as it is now,
+        every hunk of it accepted (the other files keep their choices)."""
+        from frontier.tools.diffing import file_preview
+
+        base = file.old_text.encode() if file.old_text is not None else None
+        rebuilt = replace(
+            file_preview(file.path, base, data),
+            old_hash=file.old_hash,
+            old_bytes=file.old_bytes,
+            old_mode=file.old_mode,
+            new_mode=file.new_mode,
+        )
+        self.edited[file.path] = data
+        kept = [pair for pair in self.diff.choices.pairs() if pair[0] != file.path]
+        files = list(self.preview.files)
+        files[index] = rebuilt
+        self.preview = replace(self.preview, files=tuple(files))
+        old = self.diff
+        diff = DiffView(
+            self.preview.files,
+            syntax_style=self.syntax_style,
+            added_bg=self.added_bg,
+            removed_bg=self.removed_bg,
+            id="diff",
+        )
+        diff.split, diff.wrap = old.split, old.wrap
+        await old.remove()
+        await self.query_one("#review-body", Horizontal).mount(diff)
+        by_path = {f.path: i for i, f in enumerate(self.preview.files)}
+        diff.decline((by_path[path], hunk) for path, hunk in kept)
+        diff.goto_file(index)
+        files_list = self.query_one("#files", OptionList)
+        for i, f in enumerate(self.preview.files):
+            files_list.replace_option_prompt_at_index(
+                i, _file_option(f, diff.choices.declined_in(i))
+            )
+        files_list.highlighted = index
+        diff.focus()
+        self._refresh_text()
+        self.notify(f"{file.path}: your version is what approving writes", timeout=4)
 
     def action_always(self) -> None:
         """Ask how long "always allow" lasts (every hunk must be accepted: a rule
@@ -617,7 +729,7 @@ class ReviewScreen(ModalScreen[Decision]):
         if self.offer is None or not self.end_seen:
             return
         self.always = AlwaysAllow(self.offer, remember)
-        self.dismiss(Decision(True))
+        self.dismiss(self._approved() if self.is_diff else Decision(True))
 
     def action_copy(self) -> None:
         """Copy the diff being reviewed (every file) or the command to the clipboard."""
@@ -665,7 +777,7 @@ class ReviewScreen(ModalScreen[Decision]):
         asking = self.asking or "deny"
         reason = event.value.strip() or DEFAULT_REASONS[asking]
         if asking == "approve":
-            self.dismiss(Decision(True, reason, declined=self.diff.choices.pairs()))
+            self.dismiss(self._approved(reason, self.diff.choices.pairs()))
         else:
             self.dismiss(Decision(False, reason))
 
