@@ -57,6 +57,8 @@ def test_once_per_absence() -> None:
     assert attention.call("done", away=True) == ""  # still away: called already
     attention.focused()
     assert attention.call("done", away=True) == "\a"
+    assert attention.call("review", away=False) == ""  # back (a key, no focus report)…
+    assert attention.call("done", away=True) == "\a"  # …so away again is a new absence
     assert Attention("off").call("done", away=True) == ""
 
 

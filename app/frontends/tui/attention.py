@@ -73,7 +73,10 @@ class Attention:
     def call(self, text: str, *, away: bool) -> str:
         """The sequence to write for ``text`` now (``""``: none), given whether the
         window is ``away`` (unfocused)."""
-        if not away or self.called or self.how == "off":
+        if not away:  # looking now (a key or a click says so too, without a focus report)
+            self.called = False
+            return ""
+        if self.called or self.how == "off":
             return ""
         self.called = True
         return sequence(self.how, text)
