@@ -450,3 +450,23 @@ async def test_slash_resume_opens_the_picker_or_the_session_an_id_names(
         await until(pilot, lambda: app.session is not first, "the older session to open")
         assert app.session is not None and app.session.session_id == older
         await until(pilot, lambda: first.closed, "the previous session to close")
+
+
+async def test_slash_resume_lists_this_workspaces_sessions_first(
+    sessions: tuple[str, str],
+) -> None:
+    """As `codex resume` lists the current folder's: the filter starts with the workspace's
+    path; emptied, every session is listed."""
+    older, newer = sessions
+    app = make_app(newer)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await until(pilot, lambda: app.session is not None, "the session to open")
+        here = str(app.session.workspace.resolve())
+        await submit(pilot, "/resume")
+        screen = await picker(pilot)
+        assert screen.filter_box.value == here
+        options = screen.query_one(OptionList)
+        assert [options.get_option_at_index(i).id for i in range(options.option_count)] == [newer]
+        screen.filter_box.value = ""
+        await until(pilot, lambda: options.option_count == 2, "every session listed")
+        assert [options.get_option_at_index(i).id for i in range(2)] == [newer, older]

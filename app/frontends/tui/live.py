@@ -805,9 +805,12 @@ class LiveController:
         )
 
     # ------------------------------------------------------------------ other sessions
-    def open_picker(self, then: Callable[[str | None], None] | None = None) -> None:
+    def open_picker(
+        self, then: Callable[[str | None], None] | None = None, here: Path | None = None
+    ) -> None:
         """Show the session picker (the list is read off the event loop); the choice goes
-        to ``then`` (by default :meth:`open_chosen`: resume it in place of this one)."""
+        to ``then`` (by default :meth:`open_chosen`: resume it in place of this one).
+        ``here``: a workspace whose sessions the list starts filtered to."""
 
         async def run() -> None:
             from frontier.app.agent.session import stored_sessions
@@ -822,8 +825,9 @@ class LiveController:
             current = self.session.session_id if self.session is not None else None
             from frontier.app.frontends.tui.screens.sessions import SessionPicker
 
+            where = str(here.expanduser().resolve()) if here is not None else None
             self.app.push_screen(
-                SessionPicker(sessions, current), callback=then or self.open_chosen
+                SessionPicker(sessions, current, where), callback=then or self.open_chosen
             )
 
         self.app.run_worker(run(), name="sessions", exit_on_error=False)
@@ -841,7 +845,8 @@ class LiveController:
             self.workspace = None  # --workspace said where to start; the session knows its own
             self.start()
 
-        self.open_picker(chosen)
+        here = self.workspace or Path(self.app.config.workspace or ".")
+        self.open_picker(chosen, here)
 
     def open_chosen(self, session_id: str | None) -> None:
         """The picker's choice: resume it, unless it is open already or a turn runs."""

@@ -591,7 +591,7 @@ def _resume(ctx: SlashContext, args: str) -> bool:
     ctx.remember()
     controller, wanted = ctx.controller, args.strip()
     if not wanted:
-        controller.open_picker()
+        controller.open_picker(here=ctx.session.workspace)
         return True
 
     async def find() -> None:

@@ -125,10 +125,16 @@ class SessionPicker(ModalScreen[str | None]):
         Binding("pageup", "move(-5)", show=False),
     ]
 
-    def __init__(self, sessions: Sequence[SessionInfo], current: str | None = None) -> None:
+    def __init__(
+        self, sessions: Sequence[SessionInfo], current: str | None = None, here: str | None = None
+    ) -> None:
         super().__init__()
         self.sessions = list(sessions)
         self.current = current
+        self.here = here if here and any(info.workspace == here for info in sessions) else None
+        """A workspace whose sessions are listed first (the filter starts with its path, as
+        ``codex resume`` lists the current folder's): ``/resume`` and ``frontier
+        resume``; clearing the filter lists every session."""
         self.shown: list[SessionInfo] = list(self.sessions)
         """The sessions the filter lets through, newest first (the list holds the first
         :data:`LISTED` of them)."""
@@ -143,9 +149,14 @@ class SessionPicker(ModalScreen[str | None]):
                 return
             box.border_subtitle = self._subtitle()
             yield Input(
-                placeholder="filter: words from the prompt, id, folder…", id="sessions-filter"
+                self.here or "",
+                placeholder="filter: words from the prompt, id, folder…",
+                id="sessions-filter",
             )
-            yield OptionList(*self._options(self.sessions[:LISTED]))
+            if self.here is not None:
+                self.shown = self._matching(self.here)
+                box.border_subtitle = self._subtitle()
+            yield OptionList(*self._options(self.shown[:LISTED]))
             yield Static("", id="sessions-none")
             yield Static(HINT, id="sessions-hint")
 
@@ -186,8 +197,7 @@ class SessionPicker(ModalScreen[str | None]):
         """Filter as the person types: the list shows only the sessions that match."""
         event.stop()
         query = event.value.strip()
-        hay = self._hay
-        self.shown = [info for info in self.sessions if matches(info, query, hay[info.id])]
+        self.shown = self._matching(query)
         options = self.options
         options.clear_options()
         options.add_options(self._options(self.shown[:LISTED]))
@@ -200,6 +210,10 @@ class SessionPicker(ModalScreen[str | None]):
         none.set_class(not self.shown, "-shown")
         box = self.query_one("#sessions", Vertical)
         box.border_subtitle = self._subtitle()
+
+    def _matching(self, query: str) -> list[SessionInfo]:
+        hay = self._hay
+        return [info for info in self.sessions if matches(info, query, hay[info.id])]
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         """Enter in the filter box opens the highlighted session."""
