@@ -736,6 +736,35 @@ async def test_the_caches_tools_must_write_are_private_and_writable(
     assert (Path(sandbox.temp_dir()) / ".cache" / "uv" / "x").read_text() == "ok\n"
 
 
+async def test_a_version_managers_shims_are_a_private_writable_copy(
+    ws: Path, visible_outside: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Stop 63: ``pyenv init``'s rehash printed "pyenv: cannot rehash: ~/.pyenv/shims isn't
+    writable" at the top of every ``bash -lc`` in the sandbox. The command sees a private
+    copy, writable; the person's folder, which their unsandboxed shells run, is untouched."""
+    shims = visible_outside / "pyenv" / "shims"
+    shims.mkdir(parents=True)
+    (shims / "python").write_text("#!/bin/sh\necho shim python\n")
+    (shims / "python").chmod(0o755)
+    monkeypatch.setenv("PYENV_ROOT", str(visible_outside / "pyenv"))
+    box = make_sandbox(SandboxSettings())
+    try:
+        rehash = (
+            f'[ -w "{shims}" ] && echo writable; "{shims}/python"; '
+            f'echo planted > "{shims}/.pyenv-shim" && cat "{shims}/.pyenv-shim"'
+        )
+        out = await shell(rehash, ws, box)
+        assert out.kind == "ok", out.output
+        assert out.output.startswith("writable\nshim python\nplanted\n")
+        again = await shell(f'cat "{shims}/.pyenv-shim"', ws, box)
+        assert again.output.startswith("planted")  # kept across the session's commands
+        assert sorted(p.name for p in shims.iterdir()) == ["python"]  # the person's: as it was
+        refused = await shell(f'echo x > "{visible_outside}/elsewhere"', ws, box)
+        assert refused.kind == "error"  # only the shims folder is lent, nothing around it
+    finally:
+        box.close()
+
+
 async def test_python3_dash_c_runs(ws: Path, sandbox: Sandbox) -> None:
     out = await shell("python3 -c 'import sys; print(sys.version_info[0] * 14)'", ws, sandbox)
     assert out.kind == "ok" and out.output.startswith("42"), out.output

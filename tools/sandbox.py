@@ -195,6 +195,9 @@ class Sandbox:
     _net: SessionNet | None = field(default=None, repr=False)
     """With the network off: the one namespace all the session's commands share
     (``tools/sandbox_net.py``), made at the first command."""
+    _copies: list[tuple[str, str]] | None = field(default=None, repr=False)
+    """The version managers' shims folders and the session's private copies of them
+    (:data:`SHIM_FOLDERS`), made at the first command."""
 
     @property
     def active(self) -> bool:
@@ -227,6 +230,7 @@ class Sandbox:
             if self._base is None or not os.path.isdir(os.path.join(self._base, "tmp")):
                 base = tempfile.mkdtemp(prefix=f"{PRIVATE_PREFIX}{_process_tag()}-")  # mode 700
                 self._recorded = set()
+                self._copies = None  # a new private folder: copied again into it
                 os.mkdir(os.path.join(base, "tmp"), 0o700)
                 empty = os.path.join(base, "empty")
                 with open(empty, "x"):
@@ -269,7 +273,7 @@ class Sandbox:
         assert self.bwrap is not None and self.active
         base = self._private()
         tmp, empty = os.path.join(base, "tmp"), os.path.join(base, "empty")
-        plan = _plan(self.settings, root, tmp, os.environ, empty)
+        plan = _plan(self.settings, root, tmp, os.environ, empty, self._shim_copies(base))
         self._record(base, plan.protected)
         self._seen = Seen(
             self.settings.mode,
@@ -292,6 +296,23 @@ class Sandbox:
             args = [a for a in plan.args if a != "--unshare-net"]
             return [*enter, self.bwrap, *args, "--", *argv], child_env, plan.made
         return [self.bwrap, *plan.args, "--", *argv], child_env, plan.made
+
+    def _shim_copies(self, base: str) -> list[tuple[str, str]]:
+        """Each version manager's shims folder with the session's private copy of it, made
+        once (:data:`SHIM_FOLDERS`)."""
+        with self._lock:
+            if self._copies is None:
+                copies = []
+                for n, path in enumerate(shim_folders(os.environ)):
+                    copy = os.path.join(base, f"shims-{n}")
+                    try:
+                        shutil.copytree(path, copy, symlinks=True)
+                    except OSError:  # unreadable: it stays read-only (its rehash says so)
+                        _remove_tree(copy)
+                        continue
+                    copies.append((path, copy))
+                self._copies = copies
+            return self._copies
 
     def _record(self, base: str, places: Iterable[str]) -> None:
         """Note the workspace mount points in ``base/mounts``: a Frontier killed before
@@ -337,6 +358,28 @@ build without a writable build cache, and npm writes its logs and ``npx`` its pa
 there. The person's own caches stay read-only: a command could otherwise plant what
 their unsandboxed tools run later. What the tools only read is not moved (uv's Pythons,
 Go's module cache, pip's cache, which pip skips when it cannot write it)."""
+SHIM_FOLDERS = (("PYENV_ROOT", ".pyenv"), ("RBENV_ROOT", ".rbenv"), ("NODENV_ROOT", ".nodenv"))
+"""Version managers (the variable naming their root, else the folder in the home) whose
+shell start-up rewrites their ``shims`` folder: ``pyenv init``'s ``pyenv rehash`` printed
+``pyenv: cannot rehash: ~/.pyenv/shims isn't writable`` at the top of every ``bash -lc``
+the model ran (the form Codex-trained models use), and a model read it as a problem to
+fix. A command sees the session's private copy of the folder instead, writable (made at
+its first command, kept across its commands, removed with it): the rehash works, and the
+person's own folder, which their unsandboxed shells run programs from, stays as it was."""
+
+
+def shim_folders(environ: Mapping[str, str]) -> list[str]:
+    """The real paths of the :data:`SHIM_FOLDERS` that exist."""
+    found: list[str] = []
+    home = environ.get("HOME") or os.path.expanduser("~")
+    for name, default in SHIM_FOLDERS:
+        root = environ.get(name) or os.path.join(home, default)
+        path = os.path.realpath(os.path.join(root, "shims"))
+        if os.path.isdir(path) and path not in found:
+            found.append(path)
+    return found
+
+
 PRIVATE_PREFIX = "frontier-sandbox-"
 """The private folders' names: ``frontier-sandbox-PID-START-random`` in the temp folder."""
 MOUNTS = "mounts"
@@ -481,9 +524,11 @@ def _plan(
     tmp: str,
     environ: Mapping[str, str],
     empty: str = "/dev/null",
+    copies: Sequence[tuple[str, str]] = (),
 ) -> _Plan:
     """The options, the folders ``bwrap`` will make in the workspace as mount points, and
-    the workspace's read-only places.
+    the workspace's read-only places. ``copies``: folders seen as a private, writable copy
+    (:data:`SHIM_FOLDERS`), unless hidden or in the workspace.
 
     Mounts below ``/`` and the private ``/tmp`` are ordered by depth, a folder before what
     lies in it, whatever kind each is: a ``sandbox_readable`` folder under the host's
@@ -530,6 +575,10 @@ def _plan(
         in_hidden = any(_is_within(h, path) and h != path for h in hidden)
         if (in_hidden and os.path.exists(path)) or path in under_tmp:
             mounts.append((path, ["--ro-bind", path, path]))
+    for path, copy in copies:
+        seen = not any(_is_within(h, path) for h in hidden) and not _is_within(TMP, path)
+        if seen and not _is_within(root, path):
+            mounts.append((path, ["--bind", copy, path]))
     for _, options in sorted(mounts, key=lambda mount: mount[0].rstrip("/").count("/")):
         args += options
     args += ["--cap-drop", "ALL"]
