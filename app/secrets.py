@@ -192,6 +192,14 @@ class Scrubber:
             text = self._any_re.sub(REDACTED, text)
         return _scrub_shapes(text)
 
+    def redact(self, text: str) -> str:
+        """Known values → ``[REDACTED]``, and nothing by shape: for what is sent to the
+        model, where a file's ``Authorization: Bearer <token>`` a test fixture holds must
+        stay as written for the model to edit around it."""
+        if not text or self._any_re is None or not self._may_hold(text):
+            return text
+        return self._any_re.sub(REDACTED, text)
+
     def mask(self, text: str) -> str:
         """Known values → ``*`` per UTF-8 byte: byte lengths and offsets stay valid."""
         if not text or self._any_re is None or not self._may_hold(text):

@@ -321,6 +321,33 @@ async def test_each_wire_sends_its_path_auth_and_body(make: Make, wire: str) -> 
     rig.assert_valid()
 
 
+@pytest.mark.parametrize("wire", WIRES)
+async def test_a_known_secret_the_model_reads_is_never_sent_to_it(
+    make: Make, wire: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Stop 63: the store and every screen scrubbed a known secret, but the request sent
+    the model a file holding it as it was (another provider's key in a file the model
+    read went to this one). A shape (a test's ``Bearer`` token) stays, for editing."""
+    other = "sk-ant-other0123456789provider"
+    monkeypatch.setenv("ANTHROPIC_API_KEY", other)
+    rig = await make(wire)
+    (rig.root / "notes.txt").write_text(
+        f"key={KEY}\nanthropic {other}\nheaders = {{'Authorization': 'Bearer abc123def456'}}\n"
+    )
+    rig.answer(reply(wire, Text("Reading."), read_notes()), done(wire))
+    ended = await rig.turn(f"is {other} in notes.txt?")
+    assert ended.reason == "done", ended.message
+    first, second = rig.server.requests
+    for seen in (first, second):
+        sent = history_text(seen)
+        assert KEY not in sent and other not in sent, sent
+    assert f"is {REDACTED} in notes.txt?" in history_text(first)
+    text = history_text(second)
+    assert f"key={REDACTED}" in text and f"anthropic {REDACTED}" in text
+    assert "Bearer abc123def456" in text  # by shape only: kept for the model to edit
+    rig.assert_valid()
+
+
 @pytest.mark.parametrize("mode", [*MODES, "ctl-heredoc"])
 @pytest.mark.parametrize("wire", WIRES)
 async def test_a_stored_session_checks_without_blaming_the_server(

@@ -57,6 +57,7 @@ from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, 
 from contextlib import aclosing
 from typing import Any
 
+from frontier.app import fastjson
 from frontier.app.events import Retry, TokenUsage
 from frontier.app.model.errors import (
     ContextOverflow,
@@ -129,6 +130,11 @@ SSE_FIELDS = frozenset({b"data", b"event", b"id", b"retry"})
 
 
 Sleep = Callable[[float], Awaitable[Any]]
+
+
+_TOKEN_LIKE = re.compile(r"(?=[^\s]*\d)[A-Za-z0-9._~+/=-]{16,}")
+"""A header value that may be a credential (a provider's ``headers``): one word of token
+characters, 16 or more, with a digit."""
 
 
 @record
@@ -251,6 +257,11 @@ class ModelClient:
         self._api_key = api_key
         self._headers = dict(headers or {})
         self._scrubber = Scrubber.from_env(api_key, *url_secrets(base_url), *self._headers.values())
+        tokens = (v for v in self._headers.values() if _TOKEN_LIKE.fullmatch(v))
+        self._sent_scrubber = Scrubber.from_env(api_key, *url_secrets(base_url), *tokens)
+        """The secrets a request body never carries (:meth:`_build`): the key, the URL's
+        credentials, the API-key variables' values and token-like header values — not a
+        header's plain words (``X-Title: Frontier`` would take the word out of the talk)."""
         self.timeouts = timeouts or Timeouts()
         self.max_retries = max_retries
         self.backoff_base = backoff_base
@@ -455,12 +466,23 @@ class ModelClient:
             request = replace(request, effort=None if effort == "auto" else effort)
         if self.progress and "return_progress" not in request.extra:
             request = replace(request, extra={**request.extra, "return_progress": True})
+        body = self.codec.body(request, self.model)
+        headers = self.codec.headers(self._api_key)
         try:
+            if not self._sent_scrubber:
+                return self._client.build_request(
+                    "POST", self._request_url, json=body, headers=headers
+                )
+            # A known secret in what the model is sent — a file it read, a command's
+            # output, the person's message — goes as [REDACTED], as the stored history
+            # (what a resumed session sends) already has it: the key of another provider
+            # in ~/.zshrc never reaches this one. Values only: shapes stay for editing.
+            text = fastjson.dumps(body, ensure_ascii=False, separators=(",", ":"))
+            data = self._sent_scrubber.redact(text).encode("utf-8")
+            if not any(name.lower() == "content-type" for name in headers):
+                headers = {**headers, "Content-Type": "application/json"}
             return self._client.build_request(
-                "POST",
-                self._request_url,
-                json=self.codec.body(request, self.model),
-                headers=self.codec.headers(self._api_key),
+                "POST", self._request_url, content=data, headers=headers
             )
         except (httpx.UnsupportedProtocol, httpx.InvalidURL) as exc:
             raise self._invalid_url(exc) from exc
