@@ -99,3 +99,15 @@ async def test_the_boundary_refuses_an_impossible_edit_and_writes_nothing(tmp_pa
     result = await boundary.run(call("apply_patch", 1, patch=three_changes()))
     assert result.kind == "error" and "the review's edit was not written" in result.output
     assert (tmp_path / "f.txt").read_text() == TEXT
+
+
+def test_an_edit_over_the_size_limit_is_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from frontier.tools import review_edit
+
+    monkeypatch.setattr(review_edit, "EDIT_MAX_FILE", 1024)
+    (tmp_path / "f.txt").write_text(TEXT)
+    plan = plan_patch(tmp_path, three_changes())
+    with pytest.raises(EditError, match="over 0 MiB"):
+        apply_edits(plan, plan.preview(), (("f.txt", b"x" * 2048),))

@@ -22,7 +22,7 @@ from collections.abc import Sequence
 
 from frontier.app.record import replace
 from frontier.tools.contract import Preview
-from frontier.tools.patch_engine import PatchPlan, file_change_preview
+from frontier.tools.patch_engine import EDIT_MAX_FILE, PatchPlan, file_change_preview
 
 NOTE_LIMIT = 8 * 1024
 """Characters of the diff (model's version → the person's) the model is told at most."""
@@ -51,6 +51,8 @@ def apply_edits(
         if data == c.new:
             changes.append(c)
             continue
+        if len(data) > EDIT_MAX_FILE:
+            raise EditError(f"{c.path}: the edited file is over {EDIT_MAX_FILE >> 20} MiB")
         theirs = c._replace(new=data, layout=None)
         shown = file_change_preview(theirs)
         changes.append(theirs._replace(added=shown.added, removed=shown.removed))

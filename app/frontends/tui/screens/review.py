@@ -651,11 +651,17 @@ class ReviewScreen(ModalScreen[Decision]):
         return await edit_in_editor(self.app, path, os.environ)
 
     async def _edit(self, index: int, file: FilePreview) -> None:
+        from frontier.tools.patch_engine import EDIT_MAX_FILE
+
         proposed = (file.new_text or "").encode()
         with tempfile.TemporaryDirectory(prefix="frontier-edit-") as folder:
             path = Path(folder) / PurePosixPath(file.path).name
             write_atomic(path, proposed, mode=0o600)
             refused = await self.open_editor(path)
+            if refused is None and path.is_file() and path.stat().st_size > EDIT_MAX_FILE:
+                refused = (
+                    f"the saved file is over {EDIT_MAX_FILE >> 20} MiB: the model's version stands"
+                )
             data = path.read_bytes() if refused is None and path.is_file() else None
         if refused is not None or data is None:
             self.notify(refused or "the editor left no file: nothing changed", severity="error")
