@@ -16,7 +16,7 @@ import asyncio
 import contextlib
 import functools
 import itertools
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -344,12 +344,11 @@ class LiveController:
         session = self.session
         if session is None:
             return None
+        with self._working():
+            return await self._turn(session, text)
+
+    async def _turn(self, session: AgentSession, text: str) -> TurnEnded | None:
         state = self.app.state
-        state.turn_running = True
-        self._rewind_armed = False  # an Esc before the turn is not half of an Esc Esc
-        state.progress.start_turn(state.clock())
-        state.mark("status")
-        self.app.post_message(BindingsChanged())  # esc interrupts now (the footer says so)
         try:
             # @path files are read off the event loop; what goes to the model is shown
             prepared = await asyncio.to_thread(session.attach, text) if text else None
@@ -370,6 +369,20 @@ class LiveController:
             state.note(f"the turn failed: {exc!r}", "error")
             self.app.notify(f"the turn failed: {exc}", severity="error", timeout=10)
             return None
+
+    @contextlib.contextmanager
+    def _working(self) -> Iterator[None]:
+        """The screen while a turn (or the person's ``!`` command) runs: the status bar
+        works, Esc interrupts (the footer says so), a message typed is queued; an Esc
+        before it is not half of an Esc Esc."""
+        state = self.app.state
+        state.turn_running = True
+        self._rewind_armed = False
+        state.progress.start_turn(state.clock())
+        state.mark("status")
+        self.app.post_message(BindingsChanged())
+        try:
+            yield
         finally:
             state.turn_running = False
             state.progress.end_turn()
@@ -385,21 +398,12 @@ class LiveController:
             return
         state = self.app.state
         state.add_user(f"!{command}")
-        state.turn_running = True
-        self._rewind_armed = False
-        state.progress.start_turn(state.clock())
-        state.mark("status")
-        self.app.post_message(BindingsChanged())
-        try:
-            await session.run_command(command)
-        except Exception as exc:
-            state.note(f"the command could not run: {exc}", "error")
-            return
-        finally:
-            state.turn_running = False
-            state.progress.end_turn()
-            state.mark("status")
-            self.app.post_message(BindingsChanged())
+        with self._working():
+            try:
+                await session.run_command(command)
+            except Exception as exc:
+                state.note(f"the command could not run: {exc}", "error")
+                return
         if session.queued():  # typed while it ran: they go now, with its output
             self.app.run_worker(self.send(""), name="turn", group="agent", exit_on_error=False)
         else:
