@@ -104,3 +104,25 @@ async def test_a_review_waiting_and_a_turn_ending_call_back_a_person_elsewhere()
         await until(pilot, lambda: not app.app_focus, "the window away again")
         app.observe(TurnEnded("max_turns"))
         assert len(written) == 2 and "stopped (max_turns)" in written[1]
+
+
+async def test_the_end_of_the_persons_own_command_calls_them_back(tmp_path: Path) -> None:
+    from tui_input_fakes import EchoRuntime, echo_factory
+
+    holder: list[EchoRuntime] = []
+    app = FrontierApp(
+        Config(model="echo", notify="bell"),
+        session_factory=echo_factory(tmp_path, holder),
+        remember_theme=False,
+    )
+    written: list[str] = []
+    app.write_terminal = written.append
+    async with app.run_test(size=(100, 30)) as pilot:
+        await until(pilot, lambda: app.session is not None, "the session")
+        assert app.live is not None
+        app.post_message(events.AppBlur())
+        await until(pilot, lambda: not app.app_focus, "the window away")
+        app.run_worker(app.live.run_command("exit 4"))
+        await until(pilot, lambda: bool(written), "the call-back")
+        assert written == ["\a"]
+        assert app.state.tools["!1"].state == "error"

@@ -75,6 +75,8 @@ class Host(Protocol):
 
     def prompt_box(self) -> PromptBox | None: ...
 
+    def call_back(self, text: str) -> None: ...
+
 
 class FocusPrompt(Message):
     """Give the keyboard back to the message box (a turn or an undo ended)."""

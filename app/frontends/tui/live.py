@@ -400,10 +400,12 @@ class LiveController:
         state.add_user(f"!{command}")
         with self._working():
             try:
-                await session.run_command(command)
+                result = await session.run_command(command)
             except Exception as exc:
                 state.note(f"the command could not run: {exc}", "error")
                 return
+        ended = f"exit {result.exit_code}" if result.kind in ("ok", "error") else result.kind
+        self.app.call_back(f"your command ended ({ended})")  # a long one, run while away
         if session.queued():  # typed while it ran: they go now, with its output
             self.app.run_worker(self.send(""), name="turn", group="agent", exit_on_error=False)
         else:
