@@ -109,13 +109,30 @@ def test_a_command_that_keeps_the_persons_work_is_not(command: str) -> None:
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.text(alphabet="rm -fgitclean;&|()$`'\"\\\n<EOF>*./~x", max_size=200))
+@given(st.text(alphabet="rm -fgitclean;&|()$`'\"\\\n<EOF>*./~x={}", max_size=200))
 def test_any_text_is_read_without_error(script: str) -> None:
     """A model's command is untrusted: any text is judged (or not), never an exception."""
     result = destroys(script)
     assert result is None or isinstance(result, str)
     for words in simple_commands(script):
         assert words
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    value=st.sampled_from(["rm", "rm -rf", "rm -r -f", "git clean -fdx", "git", "echo", "ls -la"]),
+    args=st.sampled_from(["src", "-rf src", "-rf build dist", "clean -f", "reset --hard", ""]),
+    name=st.from_regex(r"[A-Za-z_][A-Za-z0-9_]{0,6}", fullmatch=True),
+    braces=st.booleans(),
+)
+def test_a_variable_the_script_set_is_judged_as_its_value(
+    value: str, args: str, name: str, braces: bool
+) -> None:
+    """``NAME="VALUE"; $NAME ARGS`` is judged as ``VALUE ARGS`` would be (stop 63)."""
+    used = f"${{{name}}}" if braces else f"${name}"
+    assert destroys(f'{name}="{value}"; {used} {args}'.strip()) == destroys(
+        f"{value} {args}".strip()
+    )
 
 
 def test_a_command_past_the_read_limit_is_still_judged() -> None:
