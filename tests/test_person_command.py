@@ -119,3 +119,22 @@ async def test_in_the_tui_its_row_shows_and_a_message_typed_meanwhile_goes_after
         assert row.state == "ok" and row.output.startswith("hi")
         texts = [e.text for e in app.state.transcript]
         assert "!echo hi; while [ ! -e gate/go ]; do sleep 0.05; done" in texts
+
+
+async def test_quitting_before_the_next_message_says_the_output_was_not_given(
+    tmp_path: Path,
+) -> None:
+    holder: list[EchoRuntime] = []
+    app = FrontierApp(
+        Config(model="echo"), session_factory=echo_factory(tmp_path, holder), remember_theme=False
+    )
+    async with app.run_test(size=(100, 30)) as pilot:
+        await until(pilot, lambda: app.session is not None, "the session")
+        assert app.live is not None and app.live.commands_note() == ""
+        await type_into(pilot, lambda: app.screen.query_one("#prompt"), "!echo hi", "enter")
+        await until(pilot, lambda: bool(app.session and app.session.notices), "the note")
+        await app.action_quit()
+    assert app.quit_note == (
+        "Your ! command's output was not given to the model (it goes with a message): "
+        "↑ brings the command back."
+    )

@@ -1024,7 +1024,8 @@ class FrontierApp(App[int]):
         message typed and not sent is kept first (``LiveController.keep_draft``), and
         what is still queued is said (``queued_note``)."""
         if self.live is not None:
-            notes = (self.live.keep_draft(), self.live.queued_note())
+            live = self.live
+            notes = (live.keep_draft(), live.queued_note(), live.commands_note())
             self.quit_note = "\n".join(note for note in notes if note)
         await super().action_quit()
 

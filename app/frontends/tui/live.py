@@ -619,6 +619,18 @@ class LiveController:
             f"Your {waiting} queued messages were not sent: ↑ in the message box brings them back."
         )
 
+    def commands_note(self) -> str:
+        """At quit: a ``!`` command's output still waiting for the next message is not
+        kept (``person_command.py``): say so, and that ↑ brings the command back."""
+        from frontier.app.agent.person_command import OPENING
+
+        session = self.session
+        waiting = [n for n in session.notices if n.startswith(OPENING)] if session else []
+        if not waiting:
+            return ""
+        what = "Your ! command's output was" if len(waiting) == 1 else "Your ! commands' output was"
+        return f"{what} not given to the model (it goes with a message): ↑ brings the command back."
+
     def _remember(self, session: AgentSession, text: str) -> None:
         """Keep ``text`` for ↑/ctrl+r (scrubbed, per workspace); say once if it cannot be."""
         history = session.prompt_history
