@@ -78,7 +78,7 @@ async def test_an_editor_that_fails_or_changes_nothing_leaves_the_models_version
         screen = await opened(pilot)
 
         async def failing(path: Path) -> str | None:
-            return "the editor exited with status 1: the model's version stands"
+            return "the editor exited with status 1"
 
         screen.open_editor = failing
         await pilot.press("e")
@@ -121,3 +121,23 @@ def test_the_editor_is_visual_then_editor_then_one_on_path(
     assert editor_argv({"EDITOR": "  "}) == [str(vi)]
     monkeypatch.setenv("PATH", str(tmp_path / "nowhere"))
     assert editor_argv({}) is None
+
+
+async def test_a_full_disk_for_the_editors_file_leaves_the_review_open(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from frontier.app.frontends.tui.screens import review
+
+    def full(*args: object, **kwargs: object) -> Path:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(review, "write_atomic", full)
+    app = ReviewApp(diff_preview(file_preview(PATH, BASE.encode(), CHANGED.encode())))
+    async with app.run_test(size=(140, 40)) as pilot:
+        screen = await opened(pilot)
+        await pilot.press("e")
+        await until(pilot, lambda: any("No space left" in n for n in notes(pilot)), "the failure")
+        assert isinstance(app.screen, ReviewScreen) and not screen.edited
+        await pilot.press("a")
+        decision = await decided(pilot)
+    assert decision.approved and decision.edited == ()

@@ -58,5 +58,5 @@ async def edit_in_editor(app: App[object], path: Path, env: Mapping[str, str]) -
     finally:
         app.refresh(layout=True)
     if done.returncode != 0:
-        return f"the editor exited with status {done.returncode}: the model's version stands"
+        return f"the editor exited with status {done.returncode}"
     return None

@@ -454,7 +454,9 @@ class LiveController:
                 )
                 return False
             self._remember(session, text)
-            app.run_worker(self.run_command(command), name="command", group="agent")
+            app.run_worker(
+                self.run_command(command), name="command", group="agent", exit_on_error=False
+            )
             return True
         if not text:
             if session.queued() and not app.state.turn_running:

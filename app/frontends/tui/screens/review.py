@@ -643,7 +643,9 @@ class ReviewScreen(ModalScreen[Decision]):
         if refused is not None:
             self.notify(refused, severity="warning", timeout=5)
             return
-        self.app.run_worker(self._edit(index, file), group="review-edit", exclusive=True)
+        self.app.run_worker(
+            self._edit(index, file), group="review-edit", exclusive=True, exit_on_error=False
+        )
 
     async def _editor(self, path: Path) -> str | None:
         from frontier.app.frontends.tui.editor import edit_in_editor
@@ -654,17 +656,19 @@ class ReviewScreen(ModalScreen[Decision]):
         from frontier.tools.patch_engine import EDIT_MAX_FILE
 
         proposed = (file.new_text or "").encode()
-        with tempfile.TemporaryDirectory(prefix="frontier-edit-") as folder:
-            path = Path(folder) / PurePosixPath(file.path).name
-            write_atomic(path, proposed, mode=0o600)
-            refused = await self.open_editor(path)
-            if refused is None and path.is_file() and path.stat().st_size > EDIT_MAX_FILE:
-                refused = (
-                    f"the saved file is over {EDIT_MAX_FILE >> 20} MiB: the model's version stands"
-                )
-            data = path.read_bytes() if refused is None and path.is_file() else None
+        try:
+            with tempfile.TemporaryDirectory(prefix="frontier-edit-") as folder:
+                path = Path(folder) / PurePosixPath(file.path).name
+                write_atomic(path, proposed, mode=0o600)
+                refused = await self.open_editor(path)
+                if refused is None and path.is_file() and path.stat().st_size > EDIT_MAX_FILE:
+                    refused = f"the saved file is over {EDIT_MAX_FILE >> 20} MiB"
+                data = path.read_bytes() if refused is None and path.is_file() else None
+        except OSError as exc:  # a full or unwritable temp folder: the review goes on
+            refused, data = f"the file could not be handed to the editor: {exc}", None
         if refused is not None or data is None:
-            self.notify(refused or "the editor left no file: nothing changed", severity="error")
+            why = refused or "the editor left no file"
+            self.notify(f"{why}: the version shown stands", severity="error")
             return
         if data == proposed:
             self.notify("unchanged: the version shown stands", timeout=3)
