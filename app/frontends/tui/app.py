@@ -24,7 +24,7 @@ import os
 import shlex
 import sys
 import time
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Iterator, Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -158,6 +158,7 @@ class FrontierApp(App[int]):
         Binding("ctrl+o", "copy(True)", "Copy", show=False),
         Binding("ctrl+e", "focus_errors", "Errors", show=False),  # the box's own ctrl+e: line end
         Binding("ctrl+t", "toggle_thinking", "Thinking", show=False),
+        Binding("ctrl+g", "edit_message", "Editor", show=False),
         Binding("f2", "pane('raw')", "Raw", show=False),
         Binding("f3", "pane('confirmed')", "Confirmed", show=False),
         Binding("f4", "pane('pending')", "Pending", show=False),
@@ -230,6 +231,9 @@ class FrontierApp(App[int]):
         """When to call the person back from another window (``attention.py``)."""
         self.write_terminal: Callable[[str], None] = self._write_terminal
         """Writes a call-back's sequence to the terminal (a test reads it instead)."""
+        self.open_editor: Callable[[Path], Awaitable[str | None]] = self._open_editor
+        """Opens a file in the person's editor (ctrl+g); ``None`` when it ended well, else
+        why not (a test edits the file itself instead)."""
         self.replay: ReplayController | None = None
         """Set when replaying; then ``live`` is None."""
         self.live: LiveController | None = None
@@ -872,6 +876,8 @@ class FrontierApp(App[int]):
             return self.live is None  # a replay or the tour: no prompt owns the keyboard
         if action == "quit_empty":
             return self.live is not None and self.screen is self._main and self._prompt_empty()
+        if action == "edit_message":
+            return self.live is not None and self.screen is self._main
         if action == "cycle_layout":  # the footer's key live, its quiet twin in replay
             quiet = bool(parameters and parameters[0])
             return self.screen is self._main and quiet is self.replaying
@@ -1066,6 +1072,42 @@ class FrontierApp(App[int]):
     def on_cst_strip_pressed(self, message: CstStrip.Pressed) -> None:
         """A click on the CST strip opens the lab panes (what f6 does from there)."""
         self.action_cycle_layout()
+
+    def action_edit_message(self) -> None:
+        """ctrl+g: the message box's text in the person's editor (``$VISUAL``, ``$EDITOR``),
+        as Claude Code's ctrl+g: a long prompt is easier to write there; what is saved
+        comes back into the box, not sent."""
+        box = self.prompt_box()
+        if box is not None:
+            self.run_worker(
+                self._edit_message(box.prompt), group="edit-message", exit_on_error=False
+            )
+
+    async def _edit_message(self, prompt: PromptInput) -> None:
+        import tempfile
+
+        typed = prompt.text
+        try:
+            with tempfile.TemporaryDirectory(prefix="frontier-message-") as folder:
+                path = Path(folder) / "message.md"
+                write_atomic(path, typed, mode=0o600)
+                refused = await self.open_editor(path)
+                saved = path.read_bytes() if refused is None else b""
+        except OSError as exc:
+            refused = f"the message could not be handed to the editor: {exc}"
+        if refused is not None:
+            self.notify(f"{refused}: the message box is as it was", severity="error")
+            return
+        text = saved.decode("utf-8", "replace")
+        if text.endswith("\n") and not typed.endswith("\n"):
+            text = text[:-1]  # the final newline editors add
+        prompt.recall(text)  # in the box, the cursor at its end; not sent
+        prompt.focus()
+
+    async def _open_editor(self, path: Path) -> str | None:
+        from frontier.app.frontends.tui.editor import edit_in_editor
+
+        return await edit_in_editor(self, path, os.environ)
 
     def action_toggle_thinking(self) -> None:
         """Show the model's reasoning blocks whole, or folded to their last lines."""

@@ -16,6 +16,7 @@ import shutil
 import subprocess
 from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 from textual.app import App, SuspendNotSupported
 
@@ -40,7 +41,7 @@ def editor_argv(env: Mapping[str, str]) -> list[str] | None:
     return None
 
 
-async def edit_in_editor(app: App[object], path: Path, env: Mapping[str, str]) -> str | None:
+async def edit_in_editor(app: App[Any], path: Path, env: Mapping[str, str]) -> str | None:
     """Open ``path`` in the person's editor until it exits; ``None`` when it ended well,
     else why not (no editor, no terminal to hand over, it failed)."""
     argv = editor_argv(env)

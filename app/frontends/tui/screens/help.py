@@ -48,6 +48,7 @@ KEYS = [
     ),
     ("↑ / ↓", "earlier prompts of this workspace (on the first / last line of the box)"),
     ("ctrl+r", "search earlier prompts"),
+    ("ctrl+g", "write the message in your editor ($VISUAL, $EDITOR); saved, it is back in the box"),
     ("@path", "attach a workspace file (Tab or Enter completes; up to 32 KiB of each is sent)"),
     (
         "!command",
