@@ -12,7 +12,7 @@ from test_tui_review import BASE, CHANGED, PATH, ReviewApp, decided, diff_previe
 from textual.pilot import Pilot
 
 from frontier.app.frontends.tui.editor import editor_argv
-from frontier.app.frontends.tui.screens.review import ReviewScreen, not_editable
+from frontier.app.frontends.tui.screens.review import ReviewScreen, editor_name, not_editable
 from frontier.tools.diffing import file_preview
 
 THEIRS = CHANGED.replace("line_03 = 'three'\n", "line_03 = 3\n")  # the person keeps line 3
@@ -141,3 +141,10 @@ async def test_a_full_disk_for_the_editors_file_leaves_the_review_open(
         await pilot.press("a")
         decision = await decided(pilot)
     assert decision.approved and decision.edited == ()
+
+
+def test_the_editors_copy_has_a_safe_name() -> None:
+    assert editor_name("src/app.py") == "app.py"
+    assert editor_name("a/..") == "edit.txt"
+    assert editor_name("bad\x1b]52;c;x\x07.py") == "edit.txt"
+    assert editor_name("x" * 300) == "edit.txt"

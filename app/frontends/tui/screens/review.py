@@ -119,6 +119,16 @@ def _file_option(file: FilePreview, declined: int) -> Text:
     return text
 
 
+def editor_name(path: str) -> str:
+    """The name the editor's copy of ``path`` gets (its own name, so the editor colours
+    it by its suffix), or ``edit.txt`` where the model's path makes a poor file name: a
+    control character, ``..``, or over 100 characters."""
+    name = PurePosixPath(path).name
+    if name in ("", ".", "..") or len(name) > 100 or not name.isprintable():
+        return "edit.txt"
+    return name
+
+
 def not_editable(file: FilePreview) -> str | None:
     """Why the review's editor cannot open ``file`` (``None``: it can): a deletion, a
     move, or bytes that are not UTF-8 text (the editor would not give them back)."""
@@ -658,7 +668,7 @@ class ReviewScreen(ModalScreen[Decision]):
         proposed = (file.new_text or "").encode()
         try:
             with tempfile.TemporaryDirectory(prefix="frontier-edit-") as folder:
-                path = Path(folder) / PurePosixPath(file.path).name
+                path = Path(folder) / editor_name(file.path)
                 write_atomic(path, proposed, mode=0o600)
                 refused = await self.open_editor(path)
                 if refused is None and path.is_file() and path.stat().st_size > EDIT_MAX_FILE:
