@@ -111,3 +111,43 @@ def test_an_edit_over_the_size_limit_is_refused(
     plan = plan_patch(tmp_path, three_changes())
     with pytest.raises(EditError, match="over 0 MiB"):
         apply_edits(plan, plan.preview(), (("f.txt", b"x" * 2048),))
+
+
+def test_the_terminal_prompt_edits_a_change_in_the_persons_editor(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """`frontier run` in a terminal: `e` opens the file as the model would write it in
+    $VISUAL (here a real `sed`), shows the diff to that version, and `y` approves it."""
+    import asyncio
+    import io
+
+    from frontier.app.frontends.headless import TerminalApprover
+    from frontier.tools.diffing import file_preview
+
+    monkeypatch.setenv("VISUAL", "sed -i s/TWO/two,_said_the_person/")
+    monkeypatch.setattr("sys.stdin", io.StringIO("e\ny\n"))
+    out = io.StringIO()
+    preview = Preview("diff", files=(file_preview("f.txt", b"one\n2\n", b"one\nTWO\n"),))
+    spec = ToolSpec("write", "write", {"type": "object"}, mutates=True, kind="edit")
+    decision = asyncio.run(TerminalApprover(out=out).approve(call("write", 1), spec, preview))
+    assert decision.approved
+    assert decision.edited == (("f.txt", b"one\ntwo,_said_the_person\n"),)
+    shown = out.getvalue()
+    assert "[e] edit" in shown and "approve your version of" in shown
+    assert "+two,_said_the_person" in shown
+
+
+def test_the_terminal_prompt_offers_no_edit_for_a_command(monkeypatch: pytest.MonkeyPatch) -> None:
+    import asyncio
+    import io
+
+    from frontier.app.frontends.headless import TerminalApprover
+
+    monkeypatch.setattr("sys.stdin", io.StringIO("e\n"))
+    out = io.StringIO()
+    spec = ToolSpec("shell", "run", {"type": "object"}, kind="exec")
+    decision = asyncio.run(
+        TerminalApprover(out=out).approve(call("shell", 1), spec, Preview("command", command="ls"))
+    )
+    assert not decision.approved and decision.reason == "e"  # a reason, as typed
+    assert "[e] edit" not in out.getvalue()

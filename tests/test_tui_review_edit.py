@@ -11,9 +11,10 @@ from pilot_wait import until
 from test_tui_review import BASE, CHANGED, PATH, ReviewApp, decided, diff_preview, opened
 from textual.pilot import Pilot
 
-from frontier.app.frontends.tui.editor import editor_argv
-from frontier.app.frontends.tui.screens.review import ReviewScreen, editor_name, not_editable
+from frontier.app.frontends.editor_command import editor_argv
+from frontier.app.frontends.tui.screens.review import ReviewScreen
 from frontier.tools.diffing import file_preview
+from frontier.tools.review_edit import editor_name, not_editable
 
 THEIRS = CHANGED.replace("line_03 = 'three'\n", "line_03 = 3\n")  # the person keeps line 3
 GREET = "greet.py"
@@ -126,12 +127,12 @@ def test_the_editor_is_visual_then_editor_then_one_on_path(
 async def test_a_full_disk_for_the_editors_file_leaves_the_review_open(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from frontier.app.frontends.tui.screens import review
+    from frontier.app.frontends import editor_command
 
     def full(*args: object, **kwargs: object) -> Path:
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(review, "write_atomic", full)
+    monkeypatch.setattr(editor_command, "write_atomic", full)
     app = ReviewApp(diff_preview(file_preview(PATH, BASE.encode(), CHANGED.encode())))
     async with app.run_test(size=(140, 40)) as pilot:
         screen = await opened(pilot)

@@ -19,13 +19,39 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Sequence
+from pathlib import PurePosixPath
 
 from frontier.app.record import replace
-from frontier.tools.contract import Preview
+from frontier.tools.contract import FilePreview, Preview
+from frontier.tools.digest import sha256
 from frontier.tools.patch_engine import EDIT_MAX_FILE, PatchPlan, file_change_preview
 
 NOTE_LIMIT = 8 * 1024
 """Characters of the diff (model's version → the person's) the model is told at most."""
+
+
+def editor_name(path: str) -> str:
+    """The name the editor's copy of ``path`` gets (its own name, so the editor colours
+    it by its suffix), or ``edit.txt`` where the model's path makes a poor file name: a
+    control character, ``..``, or over 100 characters."""
+    name = PurePosixPath(path).name
+    if name in ("", ".", "..") or len(name) > 100 or not name.isprintable():
+        return "edit.txt"
+    return name
+
+
+def not_editable(file: FilePreview) -> str | None:
+    """Why the review's editor cannot open ``file`` (``None``: it can): a deletion, a
+    move, or bytes that are not UTF-8 text (the editor would not give them back)."""
+    if file.new_text is None:
+        return f"{file.path}: this change deletes it: nothing to edit"
+    if file.moved_from is not None or file.moved_to is not None:
+        return f"{file.path}: a moved file is edited after it is written"
+    same_new = sha256(file.new_text.encode()) == file.new_hash
+    same_old = file.old_text is None or sha256(file.old_text.encode()) == file.old_hash
+    if not (same_new and same_old):
+        return f"{file.path}: not UTF-8 text: edit it after it is written"
+    return None
 
 
 class EditError(ValueError):

@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import sys
 import time
 from collections.abc import Callable
@@ -86,7 +87,7 @@ from frontier.app.record import record
 from frontier.app.secrets import Scrubber, StreamScrubber, url_secrets
 from frontier.app.session.db import StoreError
 from frontier.app.std_streams import silence
-from frontier.tools.contract import MCP_SEPARATOR, Decision, Preview, ToolSpec
+from frontier.tools.contract import MCP_SEPARATOR, Decision, FilePreview, Preview, ToolSpec
 from frontier.tools.patch_summary import change_lines, result_changes
 
 QUIET_JSON = frozenset({"bytes", "confirmed", "call_started", "arg_started", "arg_bytes"})
@@ -590,21 +591,74 @@ def render_preview(preview: Preview) -> str:
 
 class TerminalApprover:
     """Ask y/n on the controlling terminal, showing the diff or the command: it answers
-    the session's ``ApprovalRequested`` events (``approvals.answer_with``)."""
+    the session's ``ApprovalRequested`` events (``approvals.answer_with``). A change to one
+    file can be edited first (``e``: the person's editor, as the TUI review's ``e``); the
+    diff to their version is shown and asked about in turn."""
 
     def __init__(self, out: TextIO | None = None) -> None:
         self.out = out or sys.stderr
 
     async def approve(self, call: ToolCall, spec: ToolSpec, preview: Preview) -> Decision:
-        shown = terminal_safe(render_preview(preview))  # nothing in it may hide the rest
-        safe_print(f"\n── approve {call.id} {call.name}? ──\n{shown}", file=self.out)
-        safe_print("[y] approve  [n] deny  (or type a reason to deny): ", end="", file=self.out)
-        self.out.flush()
-        answer = (await read_answer()).strip()
-        if answer.lower() in ("y", "yes"):
-            return Decision(True)
-        reason = "" if answer.lower() in ("", "n", "no") else answer
-        return Decision(False, reason or "denied by the user")
+        edited: tuple[tuple[str, bytes], ...] = ()
+        shown_preview = preview
+        while True:
+            editable = _editable_file(shown_preview)
+            shown = terminal_safe(render_preview(shown_preview))  # nothing in it may hide the rest
+            whose = "your version of " if edited else ""
+            safe_print(f"\n── approve {whose}{call.id} {call.name}? ──\n{shown}", file=self.out)
+            keys = "[y] approve  [n] deny  " + ("[e] edit  " if editable is not None else "")
+            safe_print(f"{keys}(or type a reason to deny): ", end="", file=self.out)
+            self.out.flush()
+            answer = (await read_answer()).strip()
+            if answer.lower() in ("y", "yes"):
+                return Decision(True, edited=edited)
+            if answer.lower() == "e" and editable is not None:
+                data = await self._edit(editable)
+                if data is not None:
+                    edited = ((editable.path, data),)
+                    shown_preview = _with_file(shown_preview, editable, data)
+                continue
+            reason = "" if answer.lower() in ("", "n", "no") else answer
+            return Decision(False, reason or "denied by the user")
+
+    async def _edit(self, file: FilePreview) -> bytes | None:
+        """The file as the person saved it in their editor; ``None`` (said) when it
+        failed or nothing changed."""
+        import functools
+
+        from frontier.app.frontends.editor_command import edited, run_editor
+        from frontier.tools.patch_engine import EDIT_MAX_FILE
+        from frontier.tools.review_edit import editor_name
+
+        proposed = (file.new_text or "").encode()
+        opener = functools.partial(run_editor, env=os.environ)
+        data, refused = await edited(proposed, editor_name(file.path), opener, EDIT_MAX_FILE)
+        if data is None:
+            safe_print(f"{refused}: the version shown stands", file=self.out)
+        elif data == proposed:
+            safe_print("unchanged: the version shown stands", file=self.out)
+            return None
+        return data
+
+
+def _editable_file(preview: Preview) -> FilePreview | None:
+    """The one file a diff changes, when the person may edit it (``review_edit``)."""
+    from frontier.tools.review_edit import not_editable
+
+    if preview.kind != "diff" or len(preview.files) != 1:
+        return None
+    file = preview.files[0]
+    return file if not_editable(file) is None else None
+
+
+def _with_file(preview: Preview, file: FilePreview, data: bytes) -> Preview:
+    """``preview`` showing ``data`` as the file's new content (the person's version)."""
+    from frontier.app.record import replace
+    from frontier.tools.diffing import file_preview
+
+    base = file.old_text.encode() if file.old_text is not None else None
+    rebuilt = replace(file_preview(file.path, base, data), old_hash=file.old_hash)
+    return replace(preview, files=(rebuilt,))
 
 
 def session_json(session: AgentSession) -> dict[str, Any]:

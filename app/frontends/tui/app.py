@@ -1084,18 +1084,11 @@ class FrontierApp(App[int]):
             )
 
     async def _edit_message(self, prompt: PromptInput) -> None:
-        import tempfile
+        from frontier.app.frontends.editor_command import edited
 
         typed = prompt.text
-        try:
-            with tempfile.TemporaryDirectory(prefix="frontier-message-") as folder:
-                path = Path(folder) / "message.md"
-                write_atomic(path, typed, mode=0o600)
-                refused = await self.open_editor(path)
-                saved = path.read_bytes() if refused is None else b""
-        except OSError as exc:
-            refused = f"the message could not be handed to the editor: {exc}"
-        if refused is not None:
+        saved, refused = await edited(typed.encode(), "message.md", self.open_editor)
+        if saved is None:
             self.notify(f"{refused}: the message box is as it was", severity="error")
             return
         text = saved.decode("utf-8", "replace")

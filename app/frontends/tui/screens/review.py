@@ -47,9 +47,8 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 from collections.abc import Awaitable, Callable
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 from typing import ClassVar, Literal
 
 from rich.cells import cell_len
@@ -65,11 +64,10 @@ from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from frontier.app.events import ToolCall
-from frontier.app.files import write_atomic
 from frontier.app.record import record, replace
 from frontier.tools.approval_rules import Rule, offer
 from frontier.tools.contract import Decision, FilePreview, Preview, ToolSpec
-from frontier.tools.digest import sha256
+from frontier.tools.review_edit import editor_name, not_editable
 from frontier.widgets.command_view import CommandView
 from frontier.widgets.diff_view import DiffView
 from frontier.widgets.display import GIST_LINE, display_preview, rule_text
@@ -117,30 +115,6 @@ def _file_option(file: FilePreview, declined: int) -> Text:
     if declined:
         text.append(f" ✗{declined}", "bold")
     return text
-
-
-def editor_name(path: str) -> str:
-    """The name the editor's copy of ``path`` gets (its own name, so the editor colours
-    it by its suffix), or ``edit.txt`` where the model's path makes a poor file name: a
-    control character, ``..``, or over 100 characters."""
-    name = PurePosixPath(path).name
-    if name in ("", ".", "..") or len(name) > 100 or not name.isprintable():
-        return "edit.txt"
-    return name
-
-
-def not_editable(file: FilePreview) -> str | None:
-    """Why the review's editor cannot open ``file`` (``None``: it can): a deletion, a
-    move, or bytes that are not UTF-8 text (the editor would not give them back)."""
-    if file.new_text is None:
-        return f"{file.path}: this change deletes it: nothing to edit"
-    if file.moved_from is not None or file.moved_to is not None:
-        return f"{file.path}: a moved file is edited after it is written"
-    same_new = sha256(file.new_text.encode()) == file.new_hash
-    same_old = file.old_text is None or sha256(file.old_text.encode()) == file.old_hash
-    if not (same_new and same_old):
-        return f"{file.path}: not UTF-8 text: edit it after it is written"
-    return None
 
 
 def _hints(items: list[tuple[str, str]], separator: str) -> Text:
@@ -663,22 +637,14 @@ class ReviewScreen(ModalScreen[Decision]):
         return await edit_in_editor(self.app, path, os.environ)
 
     async def _edit(self, index: int, file: FilePreview) -> None:
+        from frontier.app.frontends.editor_command import edited
         from frontier.tools.patch_engine import EDIT_MAX_FILE
 
         proposed = (file.new_text or "").encode()
-        try:
-            with tempfile.TemporaryDirectory(prefix="frontier-edit-") as folder:
-                path = Path(folder) / editor_name(file.path)
-                write_atomic(path, proposed, mode=0o600)
-                refused = await self.open_editor(path)
-                if refused is None and path.is_file() and path.stat().st_size > EDIT_MAX_FILE:
-                    refused = f"the saved file is over {EDIT_MAX_FILE >> 20} MiB"
-                data = path.read_bytes() if refused is None and path.is_file() else None
-        except OSError as exc:  # a full or unwritable temp folder: the review goes on
-            refused, data = f"the file could not be handed to the editor: {exc}", None
-        if refused is not None or data is None:
-            why = refused or "the editor left no file"
-            self.notify(f"{why}: the version shown stands", severity="error")
+        name = editor_name(file.path)
+        data, refused = await edited(proposed, name, self.open_editor, EDIT_MAX_FILE)
+        if data is None:
+            self.notify(f"{refused}: the version shown stands", severity="error")
             return
         if data == proposed:
             self.notify("unchanged: the version shown stands", timeout=3)
