@@ -244,3 +244,53 @@ async def test_model_switch_is_used_next_and_kept_by_continue(
         body = model.sent()
         assert body["model"] == "other"
         assert "who are you now?" in json.dumps(body["messages"])  # the same conversation
+
+
+async def test_memory_edits_agents_md_and_the_next_request_carries_it(
+    model: Model, workspace: Path
+) -> None:
+    """`/memory` (stop 63): the project's AGENTS.md in the person's editor; saved, the
+    next request's system prompt carries it, in the same session."""
+    events: list[Event] = []
+    app = live_app(model, workspace, events)
+    opened: list[Path] = []
+
+    async def editor(path: Path) -> str | None:
+        opened.append(path)
+        path.write_text("# Notes\nAlways answer in French.\n")
+        return None
+
+    app.open_editor = editor
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        await say(pilot, events, "hello")
+        assert "Always answer in French." not in str(model.sent()["messages"][0]["content"])
+        await type_line(pilot, "/memory")
+        await until(pilot, lambda: "AGENTS.md saved" in notes(app), "the note")
+        assert opened == [workspace / "AGENTS.md"]
+        await say(pilot, events, "bonjour")
+        assert "Always answer in French." in str(model.sent()["messages"][0]["content"])
+
+
+async def test_memory_refuses_a_linked_instruction_file(model: Model, workspace: Path) -> None:
+    """A cloned repository's AGENTS.md may point anywhere (``~/.ssh/authorized_keys``):
+    the editor is never opened on a link."""
+    (workspace / "AGENTS.md").symlink_to(workspace / "a.txt")
+    events: list[Event] = []
+    app = live_app(model, workspace, events)
+    opened: list[Path] = []
+
+    async def editor(path: Path) -> str | None:
+        opened.append(path)
+        return None
+
+    app.open_editor = editor
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        await type_line(pilot, "/memory")
+        await until(
+            pilot,
+            lambda: any("not a plain file" in n.message for n in app._notifications),
+            "the refusal",
+        )
+        assert opened == []

@@ -112,7 +112,7 @@ async def test_slash_opens_the_menu_typing_filters_tab_completes(workspace: Path
         await pilot.press("x", "i")
         await until(pilot, lambda: menu_names(app) == ["exit"], "only /exit")
         await pilot.press("backspace", "backspace", "backspace", "m", "o")
-        await until(pilot, lambda: menu_names(app) == ["model", "mode"], "/mo")
+        await until(pilot, lambda: menu_names(app) == ["model", "mode", "memory"], "/mo")
         await pilot.press("down", "tab")
         await until(pilot, lambda: prompt.text == "/mode ", "/mode completed")
         assert not menu_of(app).is_open  # arguments follow: the menu is closed
@@ -522,7 +522,9 @@ def test_slash_menu_snapshot(snap_compare: Any, size: str, theme: str) -> None:
         prompt.focus()
         await pilot.press("/", "m")
         await until(
-            pilot, lambda: menu_names(app) == ["model", "mode", "mcp", "compact", "resume"], "/m"
+            pilot,
+            lambda: menu_names(app) == ["model", "mode", "mcp", "memory", "compact", "resume"],
+            "/m",
         )
         app.flush(force=True)
         await pilot.pause()

@@ -425,3 +425,28 @@ def _size(n: int) -> str:
         return f"{n} B"
     kib = n / 1024
     return f"{kib:.0f} KiB" if kib == int(kib) else f"{kib:.1f} KiB"
+
+
+def file_to_edit(root: str | os.PathLike[str]) -> Path:
+    """The instruction file ``/memory`` opens in the person's editor: the first of
+    :data:`NAMES` in the workspace root that is a regular file of this user, else
+    ``AGENTS.md`` to be made. Raises ``ValueError`` when the one there is not such a file
+    (a link — a cloned repository's ``AGENTS.md`` pointing at ``~/.ssh/authorized_keys``
+    would open that —, a folder, another user's): the person is told, never sent there."""
+    base = Path(root)
+    for name in NAMES:
+        path = base / name
+        try:
+            info = os.lstat(path)
+        except FileNotFoundError:
+            continue
+        except OSError as exc:
+            raise ValueError(f"{name} cannot be read: {exc.strerror}") from exc
+        if stat.S_ISLNK(info.st_mode) or not stat.S_ISREG(info.st_mode):
+            raise ValueError(f"{name} is not a plain file (a link or a folder): edit it yourself")
+        if info.st_uid != os.getuid():
+            raise ValueError(f"{name} belongs to another user: edit it yourself")
+        if not os.path.realpath(path).startswith(os.path.realpath(base) + os.sep):
+            raise ValueError(f"{name} is reached through a link out of the workspace")
+        return path
+    return base / NAMES[0]

@@ -75,10 +75,13 @@ from frontier.tools.sandbox import Sandbox, SandboxSettings, make_sandbox, probe
 from frontier.tools.workspace_files import BeneathFiles
 
 if TYPE_CHECKING:
+    from frontier.app.agent.environment import Environment
+    from frontier.app.agent.instructions import ProjectInstructions
     from frontier.app.model.transport import ModelClient, Timeouts
     from frontier.app.session.store import SessionInfo, SessionStore
     from frontier.tools.mcp_servers import McpHost
     from frontier.tools.registry import Registry
+    from frontier.tools.sandbox import SandboxRecord
 
 
 DEMO_WORKSPACES = "demo-workspaces"
@@ -628,6 +631,9 @@ def create_runtime(
             recovery_notes=plan.recovery_notes,
             last_failure=plan.last_failure,
             instructions=project.files,
+            reload_instructions=functools.partial(
+                _reload_instructions, loop, root, config, environment, sandbox.record
+            ),
             demo_prompts=[DEMO_TASK] if demo and not plan.history else [],
             patch_dialect=dialect,
             registry=registry,
@@ -794,6 +800,20 @@ def _resumed(
                 "requests or of repairs"
             )
     return plan, demo
+
+
+def _reload_instructions(
+    loop: AgentLoop,
+    root: Path,
+    config: Config,
+    environment: Environment | None,
+    sandbox: SandboxRecord,
+) -> ProjectInstructions:
+    """``/memory``: the project's instruction files read again into the loop's system
+    prompt, with the environment's facts as the session started with them."""
+    project = load_instructions(root) if config.instructions else NO_INSTRUCTIONS
+    loop.instructions = with_environment(project.prompt(), environment, sandbox)
+    return project
 
 
 # --------------------------------------------------------------------------- /model

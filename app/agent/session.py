@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Literal, Protocol
 from frontier.app.agent import attachments
 from frontier.app.agent.approvals import Answer, AnswerOutcome, ApprovalDesk
 from frontier.app.agent.attachments import Prepared, mark_seen, prepare, workspace_files
-from frontier.app.agent.instructions import InstructionFile
+from frontier.app.agent.instructions import InstructionFile, ProjectInstructions
 from frontier.app.agent.modes import Mode, get_mode
 from frontier.app.agent.queue import MessageQueue, NotQueued, QueuedMessage
 from frontier.app.agent.session_ops import (
@@ -188,6 +188,7 @@ class AgentSession:
         recovery_notes: Iterable[str] = (),
         last_failure: str | None = None,
         instructions: Iterable[InstructionFile] = (),
+        reload_instructions: Callable[[], ProjectInstructions] | None = None,
         demo_prompts: Iterable[str] = (),
         patch_dialect: str = "unified",
         registry: Registry | None = None,
@@ -237,6 +238,9 @@ class AgentSession:
         history shows it in place: ``history_events``; a front end that shows no history
         says it with the notes)."""
         self.instructions: tuple[InstructionFile, ...] = tuple(instructions)
+        self._reload_instructions = reload_instructions
+        """Reads the project's instruction files again into the system prompt
+        (``create_runtime``'s; ``None``: a session not built there)."""
         """The project's instruction files found at start (or resume), outermost first,
         each saying whether the system prompt carries it whole, capped, or not; ``notes``
         lists them too (``InstructionFile.note``), so every front end shows them."""
@@ -495,6 +499,16 @@ class AgentSession:
             self._command_cancel = None
         self._notices.append(notice_for(command, result))
         return result
+
+    def reload_instructions(self) -> ProjectInstructions | None:
+        """Read the project's instruction files again (``/memory`` after the person
+        edited one): the next request's system prompt carries them. ``None`` when this
+        session cannot (it reads them when it starts)."""
+        if self._reload_instructions is None:
+            return None
+        project = self._reload_instructions()
+        self.instructions = project.files
+        return project
 
     # ------------------------------------------------------------------ the queue
     def queue(self, text: str) -> QueuedMessage:

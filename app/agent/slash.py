@@ -137,6 +137,10 @@ BUILTINS: tuple[SlashCommand, ...] = (
         "resume", "open a stored session in place of this one (a picker, or the ID's)", "[ID]"
     ),
     SlashCommand(
+        "memory",
+        "edit the project's instructions (AGENTS.md) in your editor; the model reads them next",
+    ),
+    SlashCommand(
         "init",
         "ask the model to draft an AGENTS.md here (reviewed)",
         "[NOTES]",

@@ -13,12 +13,14 @@ up, the App decides). The core's events still reach the state by a direct call
 
 from __future__ import annotations
 
-from collections.abc import Callable, Coroutine, Iterable
+from collections.abc import Awaitable, Callable, Coroutine, Iterable
 from typing import TYPE_CHECKING, Any, Protocol
 
 from textual.message import Message
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from textual.notifications import SeverityLevel
     from textual.screen import Screen
     from textual.theme import Theme
@@ -35,6 +37,8 @@ class Host(Protocol):
 
     state: UiState
     config: Config
+    open_editor: Callable[[Path], Awaitable[str | None]]
+    """Opens a file in the person's editor (``editor.edit_in_editor``)."""
 
     @property
     def current_theme(self) -> Theme: ...

@@ -609,6 +609,41 @@ def _resume(ctx: SlashContext, args: str) -> bool:
     return True
 
 
+def _memory(ctx: SlashContext, args: str) -> bool:
+    """The project's instruction file (``AGENTS.md``, or the ``CLAUDE.md`` /
+    ``.frontier/instructions.md`` already there) in the person's editor, as Claude Code's
+    ``/memory``; saved, it is read again into the system prompt of the next request."""
+    from frontier.app.agent.instructions import file_to_edit
+
+    if not ctx.idle("editing the project's instructions"):
+        return False
+    session = ctx.session
+    try:
+        path = file_to_edit(session.workspace)
+    except ValueError as exc:
+        return ctx.warn(f"/memory: {exc}")
+    ctx.remember()
+
+    async def edit() -> None:
+        refused = await ctx.app.open_editor(path)
+        if refused is not None:
+            ctx.warn(f"/memory: {refused}")
+            return
+        name = path.relative_to(session.workspace).as_posix()
+        project = await asyncio.to_thread(session.reload_instructions)
+        if project is None:
+            ctx.note(f"{name} saved: the model reads it when a session starts")
+        elif not path.exists():
+            ctx.note(f"{name} was not saved: nothing changed")
+        else:
+            ctx.note(f"{name} saved: the model reads it from the next request")
+            for note in project.notes():
+                ctx.note(note)
+
+    ctx.work(edit(), "slash-memory")
+    return True
+
+
 def _exit(ctx: SlashContext, args: str) -> bool:
     ctx.app.post_message(Quit())
     return True
@@ -625,6 +660,7 @@ ACTIONS: dict[str, Action] = {
     "compact": _compact,
     "clear": _clear,
     "new": _new,
+    "memory": _memory,
     "resume": _resume,
     "diff": _diff,
     "undo": _undo,
