@@ -267,7 +267,9 @@ async def test_memory_edits_agents_md_and_the_next_request_carries_it(
         assert "Always answer in French." not in str(model.sent()["messages"][0]["content"])
         await type_line(pilot, "/memory")
         await until(pilot, lambda: "AGENTS.md saved" in notes(app), "the note")
-        assert opened == [workspace / "AGENTS.md"]
+        assert [p.name for p in opened] == ["AGENTS.md"]  # a private copy, not the file
+        assert opened[0].parent != workspace
+        assert (workspace / "AGENTS.md").read_text() == "# Notes\nAlways answer in French.\n"
         await say(pilot, events, "bonjour")
         assert "Always answer in French." in str(model.sent()["messages"][0]["content"])
 
@@ -294,3 +296,18 @@ async def test_memory_refuses_a_linked_instruction_file(model: Model, workspace:
             "the refusal",
         )
         assert opened == []
+
+
+def test_a_link_put_there_while_editing_is_never_written_through(tmp_path: Path) -> None:
+    from frontier.app.agent.instructions import file_to_edit, save_edited
+
+    target = tmp_path / "authorized_keys"
+    target.write_text("ssh-ed25519 AAAA mine\n")
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    path = file_to_edit(ws)
+    assert path == ws / "AGENTS.md"
+    (ws / "AGENTS.md").symlink_to(target)  # a background job, while the editor was open
+    with pytest.raises(ValueError, match="not a plain file"):
+        save_edited(ws, path, b"# Notes\n")
+    assert target.read_text() == "ssh-ed25519 AAAA mine\n"

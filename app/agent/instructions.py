@@ -450,3 +450,23 @@ def file_to_edit(root: str | os.PathLike[str]) -> Path:
             raise ValueError(f"{name} is reached through a link out of the workspace")
         return path
     return base / NAMES[0]
+
+
+def save_edited(root: str | os.PathLike[str], path: Path, data: bytes) -> None:
+    """Write what the person saved in ``/memory``'s editor to ``path``, whole or not at
+    all, if it is still :func:`file_to_edit`'s answer (a background job may have put a
+    link there meanwhile: ``ValueError``); the editor only ever had a private copy."""
+    from frontier.app.files import write_atomic
+
+    if file_to_edit(root) != path:
+        raise ValueError(f"{path.name} changed while it was being edited: nothing written")
+    write_atomic(path, data)
+
+
+def read_for_edit(path: Path) -> bytes:
+    """The instruction file's bytes (``b""`` when it is to be made)."""
+    try:
+        with open(path, "rb") as f:  # a plain file of this user (file_to_edit said so)
+            return f.read()
+    except FileNotFoundError:
+        return b""

@@ -625,20 +625,34 @@ def _memory(ctx: SlashContext, args: str) -> bool:
     ctx.remember()
 
     async def edit() -> None:
-        refused = await ctx.app.open_editor(path)
-        if refused is not None:
-            ctx.warn(f"/memory: {refused}")
-            return
+        from frontier.app.agent.instructions import read_for_edit, save_edited
+        from frontier.app.frontends.editor_command import edited
+
         name = path.relative_to(session.workspace).as_posix()
+        try:
+            before = await asyncio.to_thread(read_for_edit, path)
+        except OSError as exc:
+            ctx.warn(f"/memory: {name} cannot be read: {exc.strerror or exc}")
+            return
+        data, refused = await edited(before, path.name, ctx.app.open_editor)
+        if data is None:
+            ctx.warn(f"/memory: {refused}: {name} is as it was")
+            return
+        if data == before:
+            ctx.note(f"{name} unchanged")
+            return
+        try:
+            await asyncio.to_thread(save_edited, session.workspace, path, data)
+        except (OSError, ValueError) as exc:
+            ctx.warn(f"/memory: {exc}")
+            return
         project = await asyncio.to_thread(session.reload_instructions)
         if project is None:
             ctx.note(f"{name} saved: the model reads it when a session starts")
-        elif not path.exists():
-            ctx.note(f"{name} was not saved: nothing changed")
-        else:
-            ctx.note(f"{name} saved: the model reads it from the next request")
-            for note in project.notes():
-                ctx.note(note)
+            return
+        ctx.note(f"{name} saved: the model reads it from the next request")
+        for note in project.notes():
+            ctx.note(note)
 
     ctx.work(edit(), "slash-memory")
     return True
