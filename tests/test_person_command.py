@@ -9,14 +9,12 @@ from pathlib import Path
 
 import pytest
 from pilot_wait import type_into, until
-from tui_input_fakes import EchoRuntime, echo_factory
+from tui_input_fakes import EchoRuntime, echo_app, echo_factory
 
 from frontier.app.agent.person_command import command_of
 from frontier.app.agent.session import AgentSession, SessionBusy
 from frontier.app.agent.undo import split_notices, with_notices
-from frontier.app.config import Config
 from frontier.app.events import Event, ToolFinished, ToolOutput, ToolStarted
-from frontier.app.frontends.tui.app import FrontierApp
 
 
 def a_session(root: Path) -> tuple[AgentSession, EchoRuntime, list[Event]]:
@@ -95,10 +93,7 @@ async def test_not_during_a_turn(tmp_path: Path) -> None:
 async def test_in_the_tui_its_row_shows_and_a_message_typed_meanwhile_goes_after_it(
     tmp_path: Path,
 ) -> None:
-    holder: list[EchoRuntime] = []
-    app = FrontierApp(
-        Config(model="echo"), session_factory=echo_factory(tmp_path, holder), remember_theme=False
-    )
+    app, holder = echo_app(tmp_path)
     (tmp_path / "gate").mkdir()
     async with app.run_test(size=(100, 30)) as pilot:
         await until(pilot, lambda: app.session is not None, "the session")
@@ -124,10 +119,7 @@ async def test_in_the_tui_its_row_shows_and_a_message_typed_meanwhile_goes_after
 async def test_quitting_before_the_next_message_says_the_output_was_not_given(
     tmp_path: Path,
 ) -> None:
-    holder: list[EchoRuntime] = []
-    app = FrontierApp(
-        Config(model="echo"), session_factory=echo_factory(tmp_path, holder), remember_theme=False
-    )
+    app, _ = echo_app(tmp_path)
     async with app.run_test(size=(100, 30)) as pilot:
         await until(pilot, lambda: app.session is not None, "the session")
         assert app.live is not None and app.live.commands_note() == ""

@@ -107,14 +107,9 @@ async def test_a_review_waiting_and_a_turn_ending_call_back_a_person_elsewhere()
 
 
 async def test_the_end_of_the_persons_own_command_calls_them_back(tmp_path: Path) -> None:
-    from tui_input_fakes import EchoRuntime, echo_factory
+    from tui_input_fakes import echo_app
 
-    holder: list[EchoRuntime] = []
-    app = FrontierApp(
-        Config(model="echo", notify="bell"),
-        session_factory=echo_factory(tmp_path, holder),
-        remember_theme=False,
-    )
+    app, _ = echo_app(tmp_path, notify="bell")
     written: list[str] = []
     app.write_terminal = written.append
     async with app.run_test(size=(100, 30)) as pilot:

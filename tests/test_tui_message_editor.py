@@ -6,18 +6,13 @@ from __future__ import annotations
 from pathlib import Path
 
 from pilot_wait import type_into, until
-from tui_input_fakes import EchoRuntime, echo_factory
+from tui_input_fakes import echo_app
 
-from frontier.app.config import Config
-from frontier.app.frontends.tui.app import FrontierApp
 from frontier.widgets.prompt_input import PromptInput
 
 
 async def test_the_message_comes_back_from_the_editor_and_is_not_sent(tmp_path: Path) -> None:
-    holder: list[EchoRuntime] = []
-    app = FrontierApp(
-        Config(model="echo"), session_factory=echo_factory(tmp_path, holder), remember_theme=False
-    )
+    app, holder = echo_app(tmp_path)
     opened: list[str] = []
 
     async def editor(path: Path) -> str | None:
@@ -40,10 +35,7 @@ async def test_the_message_comes_back_from_the_editor_and_is_not_sent(tmp_path: 
 
 
 async def test_an_editor_that_fails_leaves_the_box_as_it_was(tmp_path: Path) -> None:
-    holder: list[EchoRuntime] = []
-    app = FrontierApp(
-        Config(model="echo"), session_factory=echo_factory(tmp_path, holder), remember_theme=False
-    )
+    app, _ = echo_app(tmp_path)
 
     async def failing(path: Path) -> str | None:
         path.write_text("half-written")

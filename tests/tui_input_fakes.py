@@ -127,3 +127,17 @@ def echo_factory(
         return session
 
     return factory
+
+
+def echo_app(root: Path, **config: Any) -> tuple[Any, list[EchoRuntime]]:
+    """A ``FrontierApp`` on an echo session (what it was sent is in the runtime's loop)."""
+    from frontier.app.config import Config
+    from frontier.app.frontends.tui.app import FrontierApp
+
+    holder: list[EchoRuntime] = []
+    app = FrontierApp(
+        Config(model="echo", **config),
+        session_factory=echo_factory(root, holder),
+        remember_theme=False,
+    )
+    return app, holder
