@@ -28,7 +28,8 @@ KEY = "sk-proj-a1B2c3D4e5F6g7H8i9J0kLmN"
         ({"TERM_PROGRAM": "WezTerm"}, "osc9"),
         ({"TERM_PROGRAM": "ghostty"}, "osc9"),
         ({"TERM": "xterm-kitty"}, "osc9"),
-        ({"TERM_PROGRAM": "iTerm.app", "TMUX": "/tmp/tmux-0/default,1,0"}, "bell"),
+        ({"TERM_PROGRAM": "iTerm.app", "TMUX": "/tmp/tmux-0/default,1,0"}, "tmux"),
+        ({"TERM": "screen", "STY": "123.pts-0.host"}, "bell"),
         ({"TERM": "xterm-256color"}, "bell"),
         ({}, "bell"),
     ],
@@ -48,6 +49,9 @@ def test_the_models_text_cannot_escape_the_sequence() -> None:
     assert sent.endswith("\a") and not any(ord(c) < 32 or 0x7F <= ord(c) < 0xA0 for c in body)
     assert len(body) <= 120 and body.endswith("…")
     assert sequence("bell", hostile) == "\a" and sequence("off", hostile) == ""
+    tmux = sequence("tmux", hostile)  # the bell, then OSC 9 wrapped for tmux's passthrough
+    assert tmux.startswith("\a\x1bPtmux;\x1b\x1b]9;Frontier: review shell printf ")
+    assert tmux.endswith("\a\x1b\\") and tmux.count("\x1b") == 4
 
 
 def test_once_per_absence() -> None:

@@ -11,7 +11,10 @@ focused and nothing is sent):
   and kitty; other terminals ignore it (inside tmux it is not passed on);
 - ``bell`` — BEL: a sound, or the tab, taskbar or tmux window marked;
 - ``auto`` (the default) — ``osc9`` where ``TERM_PROGRAM``/``TERM`` name one of those
-  terminals (not under tmux or screen), else ``bell``; ``off`` — nothing.
+  terminals; under tmux the bell and OSC 9 wrapped for tmux's passthrough (the terminal
+  outside shows it where ``allow-passthrough`` is on; tmux drops it otherwise); under
+  screen, and elsewhere, ``bell``; ``off`` — nothing. tmux reports focus to the program
+  only with ``focus-events on``.
 
 Once per absence: after one call-back nothing more is sent until the window has had the
 focus again (five parallel reviews are one notification). The text is the model's
@@ -39,8 +42,10 @@ def resolved(setting: str, env: Mapping[str, str]) -> str:
     setting as it is."""
     if setting != "auto":
         return setting
-    if env.get("TMUX") or env.get("STY"):
-        return "bell"  # a multiplexer drops OSC 9 but marks the window on a bell
+    if env.get("TMUX"):
+        return "tmux"  # the bell marks tmux's window; OSC 9 reaches the terminal outside
+    if env.get("STY"):
+        return "bell"  # screen drops OSC 9 but marks the window on a bell
     if env.get("TERM_PROGRAM") in NOTIFYING_TERMINALS:
         return "osc9"
     if env.get("TERM", "").startswith(NOTIFYING_TERMS):
@@ -53,9 +58,11 @@ def sequence(how: str, text: str) -> str:
     nothing), ``how`` being a resolved setting."""
     if how == "bell":
         return "\a"
+    shown = display_preview(f"Frontier: {text}", one_line=True, limit=TEXT_LIMIT)
     if how == "osc9":
-        shown = display_preview(f"Frontier: {text}", one_line=True, limit=TEXT_LIMIT)
         return f"\x1b]9;{shown}\a"
+    if how == "tmux":  # passed through (an ESC inside doubled) where allow-passthrough is on
+        return f"\a\x1bPtmux;\x1b\x1b]9;{shown}\a\x1b\\"
     return ""
 
 
