@@ -13,8 +13,8 @@ from tui_input_fakes import EchoRuntime, echo_app, echo_factory
 
 from frontier.app.agent.person_command import command_of
 from frontier.app.agent.session import AgentSession, SessionBusy
-from frontier.app.agent.undo import split_notices, with_notices
 from frontier.app.events import Event, ToolFinished, ToolOutput, ToolStarted
+from frontier.app.notices import split_notices, with_notices
 
 
 def a_session(root: Path) -> tuple[AgentSession, EchoRuntime, list[Event]]:

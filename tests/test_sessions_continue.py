@@ -92,6 +92,20 @@ def test_the_list_shows_each_sessions_first_prompt(
     assert next(row for row in table if row.startswith(second)).endswith("—")
 
 
+def test_a_first_message_opened_by_a_note_is_listed_by_what_was_typed(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Stop 63: a session begun with `!pytest` was listed by the command's note
+    ("(The user ran a command themselves…"), not by what the person asked."""
+    from frontier.app.notices import PERSON_RAN_OPENING, with_notices
+
+    note = f"{PERSON_RAN_OPENING} in the workspace (exit 1 after 0.4 s); …)\n  $ pytest\n  F"
+    sid = stored(monkeypatch, tmp_path / "a", 1_700_000_000.0, with_notices([note], "fix it"))
+    assert main(["sessions", "--json"]) == 0
+    rows = {r["id"]: r for r in json.loads(capsys.readouterr().out)}
+    assert rows[sid]["first_prompt"] == "fix it"
+
+
 # --------------------------------------------------------------------------- --last and -c
 
 

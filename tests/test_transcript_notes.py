@@ -8,9 +8,9 @@ from __future__ import annotations
 from typing import Any
 
 from frontier.app.agent.runtime import create_runtime
-from frontier.app.agent.undo import split_notices, with_notices
 from frontier.app.config import Config
 from frontier.app.events import ContextUsage, UserMessage
+from frontier.app.notices import split_notices, with_notices
 from frontier.tools.contract import Decision, Preview, ToolSpec
 from frontier.widgets.state import UiState
 from frontier.widgets.transcript import entry_text, tool_of

@@ -52,7 +52,6 @@ from frontier.app.agent.explain import explain_session
 from frontier.app.agent.loop import INTERRUPTED
 from frontier.app.agent.runtime import create_runtime
 from frontier.app.agent.session import AgentSession
-from frontier.app.agent.undo import split_notices
 from frontier.app.commands.check import load_sources, server_framing
 from frontier.app.config import Config, data_dir
 from frontier.app.events import (
@@ -75,6 +74,7 @@ from frontier.app.events import (
     TurnEnded,
 )
 from frontier.app.model import transport
+from frontier.app.notices import split_notices
 from frontier.app.replay_player import ReplayPlayer, source_from_recording
 from frontier.app.secrets import REDACTED
 from frontier.tools.policy import PolicyApprover

@@ -22,7 +22,6 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from frontier.app.agent.attachments import split_attached
 from frontier.app.agent.compaction_event import compaction_event
-from frontier.app.agent.undo import split_notices
 from frontier.app.events import (
     AssistantText,
     CallReady,
@@ -37,6 +36,7 @@ from frontier.app.events import (
     TurnEnded,
     UserMessage,
 )
+from frontier.app.notices import split_notices
 from frontier.app.record import record
 
 if TYPE_CHECKING:

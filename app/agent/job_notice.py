@@ -5,16 +5,16 @@ later has none running. Its history still shows ``shell`` calls with ``backgroun
 and their "started … still running" results, so a model went on to ``curl`` its dev
 server, met "connection refused", and set about debugging code that was fine. The first
 message after the resume opens with a note saying which jobs no longer run (as an undo
-made meanwhile is said: ``undo.with_notices``; its opening lives with the undo notes,
-so ``undo.split_notices`` shows it apart without importing this module).
+made meanwhile is said: ``notices.with_notices``; its opening lives with the others
+there, so ``notices.split_notices`` shows it apart without importing this module).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from frontier.app.agent.undo import JOBS_OPENING as OPENING
 from frontier.app.model.conversation import AssistantTurn, Item
+from frontier.app.notices import JOBS_OPENING as OPENING
 from frontier.tools.arg_aliases import named
 
 NAMED = 5

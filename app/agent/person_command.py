@@ -16,7 +16,7 @@ cheaper than a round trip, and the person's own choice of command. Here:
 - the model is told with the person's next message, as an undo is (``notices``): the
   command, how it ended and its output, capped as a tool's is (``cap_output``) and
   indented, so the note holds no blank line and a resumed Transcript shows it apart from
-  what was typed (``undo.split_notices``). Until that message it lives in memory: a quit
+  what was typed (``notices.split_notices``). Until that message it lives in memory: a quit
   before it drops it (the command can be run again; nothing it did is lost).
 """
 
@@ -26,14 +26,15 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from frontier.app.events import Event, ToolCall, ToolFinished, ToolOutput, ToolResult, ToolStarted
+from frontier.app.notices import PERSON_RAN_OPENING
 
 if TYPE_CHECKING:  # the message box imports command_of at start-up: the rest when one runs
     from frontier.tools.base import CancelToken
 
 TIMEOUT = 600.0
 """Seconds a person's command may run (a build, a test suite); Esc stops it sooner."""
-OPENING = "(The user ran a command themselves"
-"""How the note to the model begins (``undo.NOTICE_OPENINGS`` holds it)."""
+OPENING = PERSON_RAN_OPENING
+"""How the note to the model begins (one of ``notices.NOTICE_OPENINGS``)."""
 PREFIX = "!"
 """What starts a message box line that is a command (`` !x``, with a blank first, is a
 message)."""

@@ -27,8 +27,6 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from frontier.app.agent.undo import (
-    NOTICE_OPENINGS,
-    REWOUND_JOBS_OPENING,
     UNDO_TOOL,
     Digests,
     next_undo_id,
@@ -36,11 +34,11 @@ from frontier.app.agent.undo import (
     notice_for,
     put_back,
     run_undo_call,
-    split_notices,
     undone_by,
     wrote_files,
 )
 from frontier.app.events import Compacted, Event, ToolCall, ToolResult
+from frontier.app.notices import NOTICE_OPENINGS, REWOUND_JOBS_OPENING, split_notices
 from frontier.app.record import record
 
 TYPE_CHECKING = False  # typing is not imported at run time

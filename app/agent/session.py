@@ -43,8 +43,9 @@ from frontier.app.agent.session_ops import (
     session_diff,
 )
 from frontier.app.agent.slash import Commands, load_commands
-from frontier.app.agent.undo import UndoOutcome, run_undo, with_notices
+from frontier.app.agent.undo import UndoOutcome, run_undo
 from frontier.app.events import Event, McpStarting, Notice, ToolResult, TurnEnded
+from frontier.app.notices import with_notices
 from frontier.app.secrets import Scrubber
 from frontier.app.session.prompt_history import PromptHistory
 from frontier.app.vocab import AGENT_MODES, APPROVALS, REASONING_EFFORTS

@@ -471,49 +471,6 @@ def split_undone(
     return rest, notes
 
 
-def with_notices(notices: Sequence[str], text: str) -> str:
-    """``text`` opened by the notes (each on its own line), as the model receives it."""
-    if not notices:
-        return text
-    head = "\n".join(notices)
-    return f"{head}\n\n{text}" if text else head
-
-
-JOBS_OPENING = "(Background jobs started before this session was resumed "
-REWOUND_JOBS_OPENING = "(Background jobs started after the point the conversation went back to "
-"""How a rewind's note on the jobs the model no longer knows of begins (``rewind.py``)."""
-"""How a resumed session's note on its ended jobs begins (``job_notice.py`` writes it)."""
-NOTICE_OPENINGS = (
-    "(The user ran a command themselves",  # person_command.OPENING (``!COMMAND``)
-    "(The user undid ",
-    "(An undo the user ran (",
-    "(The user took the conversation back ",
-    "(The user put back the files ",
-    JOBS_OPENING,
-    REWOUND_JOBS_OPENING,
-)
-"""How every :func:`notice_for` note begins (:func:`split_notices` finds them by it)."""
-
-
-def split_notices(sent: str) -> tuple[tuple[str, ...], str]:
-    """The inverse of :func:`with_notices`: ``(notes, what the person typed)``.
-
-    The store keeps a user message as the model received it; a resumed Transcript shows
-    the person only what they typed, and the notes apart. The notes are the lines before
-    the first blank line, each opening as :data:`NOTICE_OPENINGS` says (a line that does
-    not continues the note above it); a message that opens otherwise has none."""
-    if not sent.startswith(NOTICE_OPENINGS):
-        return (), sent
-    head, _, typed = sent.partition("\n\n")
-    notes: list[str] = []
-    for line in head.split("\n"):
-        if line.startswith(NOTICE_OPENINGS) or not notes:
-            notes.append(line)
-        else:
-            notes[-1] = f"{notes[-1]}\n{line}"
-    return tuple(notes), typed
-
-
 # --------------------------------------------------------------------------- no model
 
 

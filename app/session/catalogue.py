@@ -17,6 +17,7 @@ from collections import defaultdict
 from pathlib import Path
 
 from frontier.app import fastjson
+from frontier.app.notices import typed_part
 from frontier.app.secret_shapes import redact_url
 from frontier.app.session import lock as session_lock
 from frontier.app.session.db import (
@@ -343,7 +344,9 @@ class Catalogue:
 
 
 def prompt_text(data: str | None) -> str:
-    """The ``text`` of a stored ``user`` row ("" when there is none or it is unreadable)."""
+    """What the person typed of a stored ``user`` row, without the notes a message opens
+    with ("" when there is none or it is unreadable): a session begun with ``!pytest``
+    is listed by what was asked next, not by the command's output."""
     if not data:
         return ""
     try:
@@ -351,7 +354,9 @@ def prompt_text(data: str | None) -> str:
     except ValueError:
         return ""
     text = value.get("text") if isinstance(value, dict) else None
-    return text if isinstance(text, str) else ""
+    if not isinstance(text, str):
+        return ""
+    return typed_part(text)
 
 
 # --------------------------------------------------------------------------- look-ups
