@@ -117,6 +117,26 @@ def test_export_markdown_to_file(tmp_path: Path, capsys) -> None:
     assert "(reconciled after a crash)" in text
 
 
+def test_export_markdown_quotes_a_messages_notes_apart(tmp_path: Path, capsys) -> None:
+    """A message that opened with a note (an undo's, a `!` command's) reads in the
+    Markdown as the note quoted, then what the person typed (the JSON lines keep the
+    message as the model received it)."""
+    from frontier.app.notices import PERSON_RAN_OPENING, with_notices
+
+    note = f"{PERSON_RAN_OPENING} in the workspace (exit 1 after 0.4 s); …)\n  $ pytest\n  F"
+    with SessionStore.open() as store:
+        sid = store.create_session("/proj", "m", None, "ctl-heredoc")
+        store.append_items(sid, [UserText(with_notices([note], "fix it"))])
+    out = tmp_path / "s.md"
+    assert main(["export", sid, "--format", "markdown", "-o", str(out)]) == 0
+    text = out.read_text()
+    assert f"## You\n\n> _note_\n>\n> {PERSON_RAN_OPENING}" in text
+    assert ">   $ pytest\n>   F\n\nfix it\n" in text
+    assert main(["export", sid, "--format", "jsonl"]) == 0
+    first = json.loads(capsys.readouterr().out.splitlines()[0])
+    assert first["text"] == with_notices([note], "fix it")
+
+
 @pytest.mark.parametrize("fmt", ["jsonl", "markdown"])
 def test_export_unknown_session_is_a_usage_error(capsys, fmt: str) -> None:
     assert main(["export", "nope", "--format", fmt]) == 2

@@ -19,6 +19,7 @@ import re
 from collections.abc import Iterator, Mapping, Sequence
 
 from frontier.app import fastjson
+from frontier.app.notices import split_notices
 from frontier.app.session.catalogue import Catalogue, SessionInfo
 from frontier.app.session.db import Database, StoreError
 from frontier.app.session.timeline import Failure, LogRecord, Timeline
@@ -224,8 +225,13 @@ def to_markdown(info: SessionInfo, records: list[dict[str, Any]]) -> str:
         out += ["_Nothing was recorded in this session._", ""]
     for r in records:
         kind = r["type"]
-        if kind == "user":
-            out += ["## You", "", r["text"], ""]
+        if kind == "user":  # the notes a message opened with, quoted apart from what was typed
+            notes, typed = split_notices(r["text"])
+            out += ["## You", ""]
+            for note in notes:
+                lines = _closed_fences(note).splitlines()
+                out += ["> _note_", ">", *[f"> {line}".rstrip() for line in lines], ""]
+            out += [typed, ""] if typed or not notes else []
             out += [f"_image attached: {name}_" for name in r.get("images", ())]
             out += [""] if r.get("images") else []
         elif kind == "reasoning":  # quoted: it reads as the model's aside, not its reply
