@@ -27,7 +27,13 @@ def a_session(root: Path) -> tuple[AgentSession, EchoRuntime, list[Event]]:
 
 @pytest.mark.parametrize(
     ("typed", "command"),
-    [("!pytest -x", "pytest -x"), ("! git log -3 ", "git log -3"), ("!", None), ("hi !x", None)],
+    [
+        ("!pytest -x", "pytest -x"),
+        ("! git log -3 ", "git log -3"),
+        ("!", None),
+        ("hi !x", None),
+        ("![the error](shot.png) why?", None),  # a pasted Markdown image: a message
+    ],
 )
 def test_a_message_that_starts_with_a_bang_is_a_command(typed: str, command: str | None) -> None:
     assert command_of(typed) == command

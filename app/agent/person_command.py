@@ -42,9 +42,9 @@ message)."""
 
 def command_of(typed: str) -> str | None:
     """The command in a message typed as ``!COMMAND``; ``None`` for any other message
-    (``!`` alone, or text that does not start with it)."""
-    if not typed.startswith(PREFIX):
-        return None
+    (``!`` alone, text that does not start with it, or a Markdown image ``![…](…)``)."""
+    if not typed.startswith(PREFIX) or typed.startswith("!["):
+        return None  # `![alt](url)`: Markdown's image, pasted at the start of a message
     command = typed[len(PREFIX) :].strip()
     return command or None
 
