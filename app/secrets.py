@@ -188,9 +188,7 @@ class Scrubber:
         """Known values and credential shapes → ``[REDACTED]`` (the length may change)."""
         if not text:
             return text
-        if self._any_re is not None and self._may_hold(text):
-            text = self._any_re.sub(REDACTED, text)
-        return _scrub_shapes(text)
+        return _scrub_shapes(self.redact(text))
 
     def redact(self, text: str) -> str:
         """Known values → ``[REDACTED]``, and nothing by shape: for what is sent to the

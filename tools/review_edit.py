@@ -54,6 +54,22 @@ def not_editable(file: FilePreview) -> str | None:
     return None
 
 
+def as_edited(file: FilePreview, data: bytes) -> FilePreview:
+    """``file`` as the review shows it with ``data`` as its new content: the diff from the
+    file as it is now (hunks numbered as the boundary will number them), its pre-image and
+    modes kept."""
+    from frontier.tools.diffing import file_preview
+
+    base = file.old_text.encode() if file.old_text is not None else None
+    return replace(
+        file_preview(file.path, base, data),
+        old_hash=file.old_hash,
+        old_bytes=file.old_bytes,
+        old_mode=file.old_mode,
+        new_mode=file.new_mode,
+    )
+
+
 class EditError(ValueError):
     """An edit the plan cannot take (a path it does not write, a deletion, a move)."""
 

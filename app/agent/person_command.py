@@ -59,17 +59,16 @@ async def run_person_command(
 ) -> ToolResult:
     """Run ``command`` as the person typed it; the events a tool call emits say how it
     goes (a front end shows a row for ``call_id``)."""
-    from frontier.app.programs import find_program
     from frontier.tools.output_cap import cap_output
     from frontier.tools.paths import real_root
-    from frontier.tools.process import child_env, rendered, run_process
+    from frontier.tools.process import ShellTool, child_env, rendered, run_process
 
     root = str(real_root(workspace))
     call = ToolCall(call_id, "shell", {"command": command})
     emit(ToolStarted(call))
-    shell = find_program("bash", root) or "/bin/sh"
+    argv, _ = ShellTool().argv({"command": command}, root)  # bash -c, as the model's
     res = await run_process(
-        [shell, "-c", command],
+        argv,
         cwd=root,
         env=child_env(),
         timeout=timeout,

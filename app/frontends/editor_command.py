@@ -18,6 +18,10 @@ from pathlib import Path
 
 from frontier.app.files import write_atomic
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from frontier.tools.contract import FilePreview
+
 FALLBACKS = ("nano", "vim", "vi")
 NO_EDITOR = "no editor: set VISUAL or EDITOR (nano, vim and vi are not on PATH)"
 
@@ -58,6 +62,24 @@ async def run_editor(path: Path, env: Mapping[str, str]) -> str | None:
             f"the editor {argv[0]!r} could not start: {exc.strerror or exc} (set VISUAL or EDITOR)"
         )
     return None if done.returncode == 0 else f"the editor exited with status {done.returncode}"
+
+
+UNCHANGED = "unchanged"
+"""What :func:`edited_file` says when the file was saved as it was shown."""
+
+
+async def edited_file(file: FilePreview, open_editor: Opener) -> tuple[bytes | None, str]:
+    """A file of a change as the person saved it, from its new content as shown (the
+    review's ``e``, the terminal prompt's): ``(bytes, "")``; ``(None, UNCHANGED)`` when saved
+    as it was; ``(None, why)`` when the editor or the copy failed."""
+    from frontier.tools.patch_engine import EDIT_MAX_FILE
+    from frontier.tools.review_edit import editor_name
+
+    proposed = (file.new_text or "").encode()
+    data, refused = await edited(proposed, editor_name(file.path), open_editor, EDIT_MAX_FILE)
+    if data is None:
+        return None, refused or "the editor failed"
+    return (None, UNCHANGED) if data == proposed else (data, "")
 
 
 async def edited(

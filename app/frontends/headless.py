@@ -626,18 +626,11 @@ class TerminalApprover:
         failed or nothing changed."""
         import functools
 
-        from frontier.app.frontends.editor_command import edited, run_editor
-        from frontier.tools.patch_engine import EDIT_MAX_FILE
-        from frontier.tools.review_edit import editor_name
+        from frontier.app.frontends.editor_command import edited_file, run_editor
 
-        proposed = (file.new_text or "").encode()
-        opener = functools.partial(run_editor, env=os.environ)
-        data, refused = await edited(proposed, editor_name(file.path), opener, EDIT_MAX_FILE)
+        data, why = await edited_file(file, functools.partial(run_editor, env=os.environ))
         if data is None:
-            safe_print(f"{refused}: the version shown stands", file=self.out)
-        elif data == proposed:
-            safe_print("unchanged: the version shown stands", file=self.out)
-            return None
+            safe_print(f"{why}: the version shown stands", file=self.out)
         return data
 
 
@@ -654,11 +647,9 @@ def _editable_file(preview: Preview) -> FilePreview | None:
 def _with_file(preview: Preview, file: FilePreview, data: bytes) -> Preview:
     """``preview`` showing ``data`` as the file's new content (the person's version)."""
     from frontier.app.record import replace
-    from frontier.tools.diffing import file_preview
+    from frontier.tools.review_edit import as_edited
 
-    base = file.old_text.encode() if file.old_text is not None else None
-    rebuilt = replace(file_preview(file.path, base, data), old_hash=file.old_hash)
-    return replace(preview, files=(rebuilt,))
+    return replace(preview, files=(as_edited(file, data),))
 
 
 def session_json(session: AgentSession) -> dict[str, Any]:

@@ -67,7 +67,7 @@ from frontier.app.events import ToolCall
 from frontier.app.record import record, replace
 from frontier.tools.approval_rules import Rule, offer
 from frontier.tools.contract import Decision, FilePreview, Preview, ToolSpec
-from frontier.tools.review_edit import editor_name, not_editable
+from frontier.tools.review_edit import as_edited, not_editable
 from frontier.widgets.command_view import CommandView
 from frontier.widgets.diff_view import DiffView
 from frontier.widgets.display import GIST_LINE, display_preview, rule_text
@@ -637,17 +637,14 @@ class ReviewScreen(ModalScreen[Decision]):
         return await edit_in_editor(self.app, path, os.environ)
 
     async def _edit(self, index: int, file: FilePreview) -> None:
-        from frontier.app.frontends.editor_command import edited
-        from frontier.tools.patch_engine import EDIT_MAX_FILE
+        from frontier.app.frontends.editor_command import UNCHANGED, edited_file
 
-        proposed = (file.new_text or "").encode()
-        name = editor_name(file.path)
-        data, refused = await edited(proposed, name, self.open_editor, EDIT_MAX_FILE)
+        data, why = await edited_file(file, self.open_editor)
         if data is None:
-            self.notify(f"{refused}: the version shown stands", severity="error")
-            return
-        if data == proposed:
-            self.notify("unchanged: the version shown stands", timeout=3)
+            if why == UNCHANGED:
+                self.notify(f"{why}: the version shown stands", timeout=3)
+            else:
+                self.notify(f"{why}: the version shown stands", severity="error")
             return
         if self.answered or not self.is_attached:
             return  # answered (or withdrawn) while the editor was open
@@ -656,16 +653,7 @@ class ReviewScreen(ModalScreen[Decision]):
     async def _take_edit(self, index: int, file: FilePreview, data: bytes) -> None:
         """Show ``data`` as the file's new content: its diff from the file as it is now,
         every hunk of it accepted (the other files keep their choices)."""
-        from frontier.tools.diffing import file_preview
-
-        base = file.old_text.encode() if file.old_text is not None else None
-        rebuilt = replace(
-            file_preview(file.path, base, data),
-            old_hash=file.old_hash,
-            old_bytes=file.old_bytes,
-            old_mode=file.old_mode,
-            new_mode=file.new_mode,
-        )
+        rebuilt = as_edited(file, data)
         self.edited[file.path] = data
         kept = [pair for pair in self.diff.choices.pairs() if pair[0] != file.path]
         files = list(self.preview.files)
