@@ -33,8 +33,6 @@ if TYPE_CHECKING:  # the message box imports command_of at start-up: the rest wh
 
 TIMEOUT = 600.0
 """Seconds a person's command may run (a build, a test suite); Esc stops it sooner."""
-OPENING = PERSON_RAN_OPENING
-"""How the note to the model begins (one of ``notices.NOTICE_OPENINGS``)."""
 PREFIX = "!"
 """What starts a message box line that is a command (`` !x``, with a blank first, is a
 message)."""
@@ -96,6 +94,6 @@ def notice_for(command: str, result: ToolResult) -> str:
     lines += result.output.rstrip("\n").split("\n")
     body = "\n".join(f"  {line}" for line in lines)
     return (
-        f"{OPENING} in the workspace ({ended} after {result.elapsed:.1f} s); the command "
-        f"and its output follow, indented.)\n{body}"
+        f"{PERSON_RAN_OPENING} in the workspace ({ended} after {result.elapsed:.1f} s); "
+        f"the command and its output follow, indented.)\n{body}"
     )

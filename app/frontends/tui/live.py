@@ -624,10 +624,11 @@ class LiveController:
     def commands_note(self) -> str:
         """At quit: a ``!`` command's output still waiting for the next message is not
         kept (``person_command.py``): say so, and that ↑ brings the command back."""
-        from frontier.app.agent.person_command import OPENING
+        from frontier.app.notices import PERSON_RAN_OPENING
 
         session = self.session
-        waiting = [n for n in session.notices if n.startswith(OPENING)] if session else []
+        notices = session.notices if session is not None else ()
+        waiting = [n for n in notices if n.startswith(PERSON_RAN_OPENING)]
         if not waiting:
             return ""
         what = "Your ! command's output was" if len(waiting) == 1 else "Your ! commands' output was"
