@@ -3,6 +3,7 @@ does, and that none of them reaches the model unless it is a prompt template."""
 
 from __future__ import annotations
 
+import os
 import shutil
 from importlib import resources
 from pathlib import Path
@@ -449,9 +450,9 @@ async def test_jobs_show_follows_a_running_jobs_output(workspace: Path) -> None:
             await jobs.close()
 
 
-async def test_diff_shows_what_the_session_changed(project: Path) -> None:
+def demo_app(project: Path) -> tuple[FrontierApp, list[Event]]:
+    """The TUI on the demo's real session in ``project`` (every call approved)."""
     events: list[Event] = []
-    before = {p.relative_to(project): p.read_bytes() for p in project.rglob("*") if p.is_file()}
 
     def factory() -> AgentSession:
         session = create_runtime(
@@ -464,15 +465,25 @@ async def test_diff_shows_what_the_session_changed(project: Path) -> None:
         session.subscribe(events.append)
         return session
 
-    app = FrontierApp(Config(), session_factory=factory, remember_theme=False)
+    return FrontierApp(Config(), session_factory=factory, remember_theme=False), events
+
+
+async def demo_done(pilot: Pilot[Any], app: FrontierApp, events: list[Event]) -> None:
+    """Wait for the demo's turn to end and the message box to take keys."""
+    done = lambda: any(  # noqa: E731
+        isinstance(e, ToolFinished) and e.result.call_id == "c6" for e in events
+    )
+    await until(pilot, done, "the demo's last edit")
+    await until(pilot, lambda: not app.state.turn_running, "the demo turn to end")
+    await workers_done(app)
+    await focus_of(pilot, lambda: prompt_of(app), "the message box")
+
+
+async def test_diff_shows_what_the_session_changed(project: Path) -> None:
+    before = {p.relative_to(project): p.read_bytes() for p in project.rglob("*") if p.is_file()}
+    app, events = demo_app(project)
     async with app.run_test(size=(120, 40)) as pilot:
-        done = lambda: any(  # noqa: E731
-            isinstance(e, ToolFinished) and e.result.call_id == "c6" for e in events
-        )
-        await until(pilot, done, "the demo's last edit")
-        await until(pilot, lambda: not app.state.turn_running, "the demo turn to end")
-        await workers_done(app)
-        await focus_of(pilot, lambda: prompt_of(app), "the message box")
+        await demo_done(pilot, app, events)
         await pilot.press(*"/diff", "enter")
         screen = await opened(pilot, SessionDiffScreen, "the session's diff")
         changed = {
@@ -489,6 +500,45 @@ async def test_diff_shows_what_the_session_changed(project: Path) -> None:
         )
         await pilot.press("escape")
         await until(pilot, lambda: not isinstance(app.screen, SessionDiffScreen), "closed")
+
+
+async def test_context_and_status_say_what_fills_the_window_and_what_runs(project: Path) -> None:
+    app, events = demo_app(project)
+    async with app.run_test(size=(140, 40)) as pilot:
+        await demo_done(pilot, app, events)
+        session = app.session
+        assert session is not None
+        await pilot.press(*"/context", "enter")
+        await until(pilot, lambda: any(n.startswith("/context") for n in notes(app)), "/context")
+        lines = next(n for n in notes(app) if n.startswith("/context")).splitlines()
+        report = session.context_report()
+        window = report.window
+        assert window is not None
+        assert lines[0].startswith("/context · ≈ ") and f"of a {window:,}-token window" in lines[0]
+        rows = {line.split("  ")[1].strip(): line for line in lines[1:] if line.startswith("  ")}
+        # ctl-heredoc: the tools are taught in the system prompt, counted apart
+        assert "described in the system prompt" in rows["tools, built in"]
+        assert "AGENTS.md" in rows["instructions"]
+        assert {
+            "system prompt",
+            "your messages",
+            "the model's replies",
+            "tool results",
+            "free",
+        } <= (set(rows))
+        assert sum(p.tokens for p in report.parts) == report.used
+        largest = next(line for line in lines if line.startswith("largest tool results: "))
+        assert report.largest and f"{report.largest[0].call_id} " in largest
+        await pilot.press(*"/status", "enter")
+        await until(pilot, lambda: any(n.startswith("/status") for n in notes(app)), "/status")
+        status = next(n for n in notes(app) if n.startswith("/status"))
+        assert f"session {session.session_id} · workspace {project}" in status
+        assert "protocol ctl-heredoc" in status and "approval auto: " in status
+        assert f"stored in {Path(os.environ['FRONTIER_DATA_DIR'])}" in status
+        assert "/context shows what fills it" in status
+        assert "instructions: AGENTS.md (whole)" in status
+        await pilot.press(*"/context now", "enter")
+        await until(pilot, lambda: "/context takes nothing" in toasts(app), "refused")
 
 
 # --------------------------------------------------------------------------- snapshots

@@ -161,6 +161,12 @@ class ContextBudget:
         limit = self.limit
         return limit is not None and self.used(request) > limit
 
+    @property
+    def counted_prompt(self) -> int | None:
+        """The prompt tokens the server counted for the last request (``None``: it said
+        none, or the history was rewritten since)."""
+        return self._anchor[0] if self._anchor is not None else None
+
     def sending(self, request: ModelRequest) -> None:
         """The request about to go out (the server's count of it is read by :meth:`counted`)."""
         self._sent = (len(request.items), estimate_tokens(request))

@@ -38,6 +38,7 @@ from frontier.app.agent.session_ops import (
     HistoryLoop,
     ModelSwitched,
     ModelSwitcher,
+    RequestingLoop,
     SessionDiff,
     clear_history,
     session_diff,
@@ -57,6 +58,7 @@ if TYPE_CHECKING:
     import threading
 
     from frontier.app.agent.budget import ContextBudget
+    from frontier.app.agent.context_report import ContextReport
     from frontier.app.agent.explain import Explanation
     from frontier.app.agent.history_events import HistoryRead
     from frontier.app.agent.rewind import RewindOutcome, RewindPoint
@@ -286,6 +288,11 @@ class AgentSession:
         """The session's secrets (API key, URL credentials, secret-looking env values):
         a front end scrubs what it shows with it (the TUI's ``UiState``)."""
         return self._scrubber
+
+    @property
+    def store_path(self) -> Path | None:
+        """The database the session is stored in (``None``: not stored)."""
+        return self._store.path if self._store is not None else None
 
     @property
     def tools(self) -> tuple[ToolSpec, ...]:
@@ -843,6 +850,20 @@ class AgentSession:
             return await loop.compact_now()
         finally:
             self._busy = False
+
+    def context_report(self) -> ContextReport:
+        """``/context``: what the next request holds, part by part, in the budget's
+        figures (``context_report.py``). Raises ``ValueError`` for a loop that builds no
+        request (a test's scripted one)."""
+        from frontier.app.agent.context_report import context_report
+
+        loop = self._loop
+        if not isinstance(loop, RequestingLoop):
+            raise ValueError("this session cannot say what its next request holds")
+        files = [f.path for f in self.instructions if f.in_prompt]
+        return context_report(
+            loop.request(), self.tools, loop.instructions, self._budget, files=files
+        )
 
     async def diff(self) -> SessionDiff:
         """``/diff``: every file this session changed, from before its first change to

@@ -18,6 +18,7 @@ from frontier.app.record import record
 
 if TYPE_CHECKING:
     from frontier.app.agent.budget import ContextBudget
+    from frontier.app.model.request import ModelRequest
     from frontier.app.session.store import SessionStore
     from frontier.tools.contract import FilePreview
 
@@ -36,6 +37,16 @@ class CompactingLoop(Protocol):
     """A loop that can compact its history on request (``/compact``)."""
 
     async def compact_now(self) -> bool: ...
+
+
+@runtime_checkable
+class RequestingLoop(Protocol):
+    """A loop that can say what its next request holds (``/context``)."""
+
+    instructions: str
+    """The project's instructions section of the system prompt."""
+
+    def request(self) -> ModelRequest: ...
 
 
 @record
@@ -143,6 +154,7 @@ __all__ = [
     "HistoryLoop",
     "ModelSwitched",
     "ModelSwitcher",
+    "RequestingLoop",
     "SessionDiff",
     "clear_history",
     "session_diff",

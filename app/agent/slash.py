@@ -130,6 +130,10 @@ BUILTINS: tuple[SlashCommand, ...] = (
         "the MCP servers: state, tools and logs; `trust` the project's waiting ones",
         "[trust]",
     ),
+    SlashCommand(
+        "status", "the session at a glance: model, wire, policies, context, tokens, servers"
+    ),
+    SlashCommand("context", "what fills the model's context window, part by part"),
     SlashCommand("compact", "compact the model's context now (summarise older rounds)"),
     SlashCommand("clear", "new context, same session: the model forgets the conversation"),
     SlashCommand("new", "start a new session in this workspace"),

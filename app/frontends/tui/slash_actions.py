@@ -328,6 +328,38 @@ def _mcp(ctx: SlashContext, args: str) -> bool:
     return True
 
 
+def _status(ctx: SlashContext, args: str) -> bool:
+    """The session's facts (Codex's ``/status``): model, wire, policies, context, tokens."""
+    from frontier.app.config import config_path
+    from frontier.app.frontends.tui.status_lines import status_lines
+
+    if args:
+        return ctx.warn("/status takes nothing")
+    ctx.remember()
+    try:
+        report = ctx.session.context_report()
+    except ValueError:  # a loop that builds no request: the rest is still worth saying
+        report = None
+    progress = ctx.app.state.progress
+    ctx.note("\n".join(status_lines(ctx.session, progress, report, config=config_path())))
+    return True
+
+
+def _context(ctx: SlashContext, args: str) -> bool:
+    """What fills the context window (Claude Code's ``/context``), part by part."""
+    from frontier.app.frontends.tui.status_lines import context_lines
+
+    if args:
+        return ctx.warn("/context takes nothing")
+    try:
+        report = ctx.session.context_report()
+    except ValueError as exc:
+        return ctx.warn(f"/context: {exc}")
+    ctx.remember()
+    ctx.note("\n".join(context_lines(report)))
+    return True
+
+
 def _compact(ctx: SlashContext, args: str) -> bool:
     if not ctx.idle("compacting"):
         return False
@@ -671,6 +703,8 @@ ACTIONS: dict[str, Action] = {
     "approval": _approval,
     "sandbox": _sandbox,
     "mcp": _mcp,
+    "status": _status,
+    "context": _context,
     "compact": _compact,
     "clear": _clear,
     "new": _new,
