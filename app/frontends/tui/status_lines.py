@@ -61,7 +61,10 @@ def context_lines(report: ContextReport) -> list[str]:
             "the parts are estimated from their bytes and scaled to the total"
         )
     else:
-        lines.append("estimated from bytes: the server has not counted a request since")
+        lines.append(
+            "estimated from bytes: the server has not counted a request yet (or the history "
+            "was compacted since)"
+        )
     return lines
 
 
