@@ -43,6 +43,7 @@ examples:
   frontier run "add a --verbose flag" --json             events as JSON lines (docs/headless.md)
   frontier transduce --protocol ctl --chunk 1 < reply.txt
   frontier apply-patch --root . --dry-run < change.diff
+  frontier doctor --provider ollama --model qwen2.5-coder:7b   what would stop a session
 
 configuration: config.toml in the user config dir (FRONTIER_CONFIG_DIR overrides), with
 [providers.NAME] tables for named endpoints (docs/models.md; built in: openai, anthropic,
@@ -112,6 +113,7 @@ OFFERED: dict[str | None, frozenset[str]] = {
     "undo": frozenset({"workspace"}),
     "rewind": frozenset({"workspace"}),
     "mcp": frozenset({"workspace"}),
+    "doctor": ENDPOINT,
 }
 """Which agent flags each command uses; a command offers only those, so a flag it would
 ignore (``replay --approval``, ``run --theme``, ``demo --workspace``) is an error, not a
@@ -815,6 +817,16 @@ def _apply_patch_command(p: argparse.ArgumentParser) -> None:
     )
 
 
+def _doctor_command(p: argparse.ArgumentParser) -> None:
+    _agent_options(p, top=False, only=OFFERED["doctor"])
+    p.add_argument(
+        "--no-request",
+        action="store_true",
+        help="send the model no request (the look-ups a session makes before its first still run)",
+    )
+    p.add_argument("--json", action="store_true", help="one JSON object per check")
+
+
 def _sessions_command(p: argparse.ArgumentParser) -> None:
     # `delete` is a word, not a subparser: a second parser doubled what listing costs
     # before it reads the store (issue 24)
@@ -1101,6 +1113,15 @@ COMMANDS: dict[str, tuple[str, str | None, Callable[[argparse.ArgumentParser], N
         MCP_EPILOG,
         _mcp_command,
     ),
+    "doctor": (
+        "what would stop a session here: the settings, the endpoint and the model (one "
+        "short request and one tool call), the sandbox (used), the editor, call-backs, "
+        "storage, the project's instructions and MCP servers; each with its fix",
+        "exit status: 0 when nothing would stop a session (warnings included), 1 when a "
+        "check failed. The flags are a session's: `frontier doctor --provider anthropic` "
+        "checks that endpoint. --no-request sends nothing to the model (no tokens spent).",
+        _doctor_command,
+    ),
     "export": (
         "export a stored session",
         None,
@@ -1253,6 +1274,7 @@ _HANDLERS = {
     "sessions": "sessions",
     "resume": "resume",
     "export": "export",
+    "doctor": "doctor",
     "mcp": "mcp",
     "undo": "undo",
     "rewind": "rewind",

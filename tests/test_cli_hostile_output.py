@@ -472,6 +472,23 @@ def test_run(
         assert "\\u202e\\x07" in ran.out  # the command's output, shown safe
 
 
+@walks("doctor")
+def test_doctor(frontier: Callable[..., Ran], seeded: Seeded) -> None:
+    """The model's name, its reply, its call's name and arguments and the workspace's
+    name are shown safe; a check in JSON keeps them whole."""
+    for as_json in (False, True):
+        with hostile_model("native-inc") as url:
+            ran = frontier(
+                "doctor", "--base-url", url, "--model", f"m{H}", "--protocol", "native-inc",
+                "--workspace", str(seeded.ws), *(["--json"] if as_json else []),
+            )  # fmt: skip
+        assert SHOWN in ran.out
+        if as_json:
+            checks = {c["name"]: c for c in map(json.loads, ran.out.splitlines())}
+            assert checks["tool call"]["said"].startswith("called natively: tool")
+            assert "\u202e" in checks["tool call"]["said"]  # shown safe, never raw
+
+
 @walks("resume", None)
 def test_resume_and_the_tui_commands_without_a_terminal(
     frontier: Callable[..., Ran],

@@ -332,7 +332,6 @@ def _open_client(
     """The session's model client (and its wire's adapter; the HTTP client itself when
     there is one, for probes and prefill detection)."""
     from frontier.app.model.registry import codec
-    from frontier.app.model.transport import ModelClient
 
     adapter = codec(plan.wire)
     if demo:
@@ -350,31 +349,49 @@ def _open_client(
             "no endpoint configured: pass --base-url URL (and --model M), "
             "--provider NAME, or run `frontier demo`"
         )
-    config, key_notes = resolve_api_key(config)  # api_key_command runs here, once
-    notes.extend(key_notes)
     if config.base_url_from and plan.base_url == config.base_url:
         # a variable set for other tools (config.SDK_BASE_URLS): easy to forget it is set
         notes.append(
             f"endpoint {plan.base_url} from {config.base_url_from} (--base-url names another)"
         )
-    scrubber.add(config.api_key, *url_secrets(plan.base_url), *(v for _, v in config.headers))
+    client, keyed = model_client(config, plan.base_url, plan.model, adapter, info, notes)
+    scrubber.add(keyed.api_key, *url_secrets(plan.base_url), *(v for _, v in keyed.headers))
+    return client, adapter, client
+
+
+def model_client(
+    config: Config,
+    base_url: str,
+    model: str,
+    adapter: WireCodec,
+    info: ModelInfo | None,
+    notes: list[str],
+) -> tuple[ModelClient, Config]:
+    """The HTTP client a session (or ``frontier doctor``) talks to the model with, and
+    ``config`` with its key resolved (``api_key_command`` runs here, once): the wire's
+    required ``max_tokens`` within the model's, the model's timeouts, the effort asked.
+    Raises ``ConfigError`` for a key that cannot be had; ``notes`` gets the key's
+    warnings (a key file others can read)."""
+    from frontier.app.model.transport import ModelClient
+
+    config, key_notes = resolve_api_key(config)
+    notes.extend(key_notes)
     max_tokens = config.max_tokens
     required = adapter.required_max_tokens
     if max_tokens is None and required is not None:
         limit = info.max_output_tokens if info is not None else None
         max_tokens = min(limit or required, required)
-    timeouts = _timeouts(config, info, plan.base_url)
     client = ModelClient(
         adapter,
-        plan.base_url,
-        plan.model,
+        base_url,
+        model,
         api_key=config.api_key,
-        timeouts=timeouts,
+        timeouts=_timeouts(config, info, base_url),
         max_tokens=max_tokens,
         effort=None if config.reasoning_effort == "auto" else config.reasoning_effort,
         headers=dict(config.headers),
     )
-    return client, adapter, client
+    return client, config
 
 
 INTERACTIVE_MAX_TURNS = 100

@@ -14,31 +14,9 @@ from frontier.app.record import replace
 
 def config_from_args(args: argparse.Namespace) -> Config | None:
     """Merge flags over env and config.toml; print the problem and return None on error."""
-    flags = {
-        name: getattr(args, name, None)
-        for name in (
-            "provider",
-            "base_url",
-            "model",
-            "wire",
-            "protocol",
-            "approval",
-            "workspace",
-            "theme",
-            "patch_format",
-            "connect_timeout",
-            "first_byte_timeout",
-            "idle_timeout",
-            "instructions",  # --no-instructions (False) or absent (None)
-            "prefill",
-            "max_tokens",
-            "reasoning_effort",
-            "context_window",
-            "max_calls",
-            "sandbox",
-            "sandbox_network",
-        )
-    }
+    from frontier.app.cli import AGENT_OPTIONS  # loaded: it dispatched this command
+
+    flags = {name: getattr(args, name, None) for name in AGENT_OPTIONS}
     try:
         return load_config(**flags)
     except ConfigError as exc:

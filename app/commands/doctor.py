@@ -1,0 +1,73 @@
+"""``frontier doctor [--no-request] [--json]`` — what would stop a session here.
+
+Looks at the settings, the endpoint and the model (a session's own client: its key,
+``/models``, the window, the protocol ``auto`` picks, one short request and, for a native
+protocol, one tool call), then this machine (the sandbox, used; git and ripgrep; the
+editor; call-backs; where sessions are kept) and the workspace (instruction files, MCP
+servers). Each finding is ✓, ! (works, worse than it could) or ✗ (a session would not
+work), with its fix. Exit 1 when any is ✗. Nothing is written: no session is made, the
+store is opened read-only, the sandbox's probe writes nothing it keeps.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from frontier.app.doctor.check import MARKS, Check, counted
+from frontier.app.frontends.terminal_text import dumps, safe_print, terminal_safe
+
+WIDTH = 14
+"""Columns of a check's name."""
+
+
+def main(args: argparse.Namespace) -> int:
+    import asyncio
+
+    from frontier.app.cli import AGENT_OPTIONS
+    from frontier.app.config import Config, ConfigError, config_path, load_config
+    from frontier.app.doctor.endpoint import model_checks
+    from frontier.app.doctor.machine import machine_checks
+
+    flags = {name: getattr(args, name, None) for name in AGENT_OPTIONS}
+    checks: list[Check] = []
+    try:
+        config = load_config(**flags)
+    except ConfigError as exc:
+        checks.append(Check("settings", "config", "fail", str(exc)))
+        config = Config()
+    else:
+        where = config_path()
+        said = f"{where}" if where.exists() else f"none ({where} would be read)"
+        checks.append(Check("settings", "config", "ok", said))
+    workspace = Path(config.workspace or ".").resolve()
+    if checks[0].status == "ok":
+        checks.extend(asyncio.run(model_checks(config, ask=not args.no_request)))
+    checks.extend(machine_checks(config, workspace))
+    if args.json:
+        for check in checks:
+            safe_print(dumps(check.as_json()))
+    else:
+        _print(checks, workspace)
+    return 1 if any(c.status == "fail" for c in checks) else 0
+
+
+def _print(checks: list[Check], workspace: Path) -> None:
+    safe_print(f"frontier doctor · {terminal_safe(str(workspace))}")
+    area = ""
+    for check in checks:
+        if check.area != area:
+            area = check.area
+            safe_print(area)
+        safe_print(f"  {MARKS[check.status]} {check.name:<{WIDTH}} {terminal_safe(check.said)}")
+        if check.fix:
+            safe_print(f"    {' ' * WIDTH} → {terminal_safe(check.fix)}")
+    totals = counted(checks)
+    fails = totals["fail"]
+    summary = (
+        f"{totals['ok']} ok · {totals['warn']} to look at · {fails} problem{'s' * (fails != 1)}"
+    )
+    if totals["skip"]:
+        summary += f" · {totals['skip']} skipped"
+    safe_print(summary, file=sys.stdout)

@@ -1,0 +1,1 @@
+"""``frontier doctor``: what would stop a session here, found before one starts."""

@@ -1,0 +1,45 @@
+"""One finding of ``frontier doctor``: what was looked at, how it is, and the fix.
+
+Every check says what it saw in words a person can act on; a problem says how to fix
+it. ``ok``: nothing to do; ``warn``: a session runs, worse than it could (no sandbox
+here, a window assumed, call-backs that cannot arrive); ``fail``: a session would not
+work (no endpoint answers, the key is refused, the model is not served); ``skip``: not
+looked at, and why (no endpoint configured, ``--no-request``).
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from frontier.app.record import record
+
+Status = Literal["ok", "warn", "fail", "skip"]
+STATUSES: tuple[Status, ...] = ("ok", "warn", "fail", "skip")
+MARKS: dict[Status, str] = {"ok": "✓", "warn": "!", "fail": "✗", "skip": "-"}
+
+
+@record
+class Check:
+    """What one look found."""
+
+    area: str
+    """The heading it is listed under (``settings``, ``model``, ``sandbox``…)."""
+    name: str
+    status: Status
+    said: str
+    fix: str = ""
+    """What to do about it (empty for ``ok``)."""
+
+    def as_json(self) -> dict[str, str]:
+        out = {"area": self.area, "name": self.name, "status": self.status, "said": self.said}
+        if self.fix:
+            out["fix"] = self.fix
+        return out
+
+
+def counted(checks: list[Check]) -> dict[Status, int]:
+    """How many checks have each status."""
+    return {status: sum(1 for c in checks if c.status == status) for status in STATUSES}
+
+
+__all__ = ["MARKS", "STATUSES", "Check", "Status", "counted"]

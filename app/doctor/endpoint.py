@@ -1,0 +1,402 @@
+"""``frontier doctor``'s look at the model: endpoint, key, model, window, tools, a reply.
+
+What a session would find out one failure at a time (a 401 on the first message, a model
+name the server does not serve, a local server whose tool calls come back as text), found
+in one run, each with its fix. The same client a session makes (``runtime.model_client``:
+the key resolved the same way, the same wire and timeouts) asks the same questions the
+session asks before its first request (``/models``, the window, whether the model takes
+tools, whether a cut reply can be continued); then, unless ``--no-request``, one short
+request, and one offering a tool when the protocol would be native — the call a model
+makes as text because the server was started without its tool-call parser (llama.cpp
+without ``--jinja``, vLLM without ``--enable-auto-tool-choice``) is the commonest reason
+a local model "does nothing".
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import time
+from typing import TYPE_CHECKING
+
+from frontier.app.config import Config, ConfigError
+from frontier.app.doctor.check import Check
+from frontier.app.frontends.terminal_text import terminal_safe
+
+if TYPE_CHECKING:
+    from frontier.app.model.catalogue import ModelInfo
+    from frontier.app.model.request import ModelRequest
+    from frontier.app.model.transport import ModelClient
+
+AREA = "model"
+PROBE = "ping"
+"""The tool the tool-call check offers (it runs nothing: the call is only read)."""
+REPLY_TOKENS = 200
+"""``max_tokens`` of the doctor's requests: enough for a word (or a short thought first)."""
+SHOWN_MODELS = 8
+QUOTED = 80
+"""Characters of a reply quoted."""
+NO_ENDPOINT_FIX = (
+    "pass --base-url URL (and --model M) or --provider NAME, or set FRONTIER_BASE_URL or a "
+    "[providers.NAME] table in config.toml; `frontier demo` needs none"
+)
+
+
+async def model_checks(config: Config, *, ask: bool = True) -> list[Check]:
+    """Every check of the endpoint and the model, in the order a session meets them."""
+    from frontier.app.agent.runtime import model_client
+    from frontier.app.model.catalogue import host_has_tools, known, resolve_wire
+    from frontier.app.model.registry import codec
+    from frontier.app.session.catalogue import sanitize_url
+
+    base = config.base_url
+    if not base:
+        return [Check("settings", "endpoint", "fail", "no endpoint configured", NO_ENDPOINT_FIX)]
+    info = known(config.model) if config.model else None
+    try:
+        wire = resolve_wire(config.wire, base, info)
+    except ValueError as exc:
+        return [Check("settings", "endpoint", "fail", str(exc))]
+    shown = sanitize_url(base) or base
+    source = f" (from {config.base_url_from})" if config.base_url_from else ""
+    how = " (auto)" if config.wire == "auto" else ""
+    checks = [Check("settings", "endpoint", "ok", f"{shown}{source} · wire {wire}{how}")]
+    notes: list[str] = []
+    try:
+        client, keyed = model_client(config, base, config.model or "", codec(wire), info, notes)
+    except ConfigError as exc:
+        checks.append(Check("settings", "key", "fail", str(exc)))
+        return checks
+    checks.append(_key_check(keyed, notes, vendor=bool(host_has_tools(base))))
+    try:
+        checks.extend(await _asked(client, config, info, ask=ask))
+    finally:
+        await client.aclose()
+    return checks
+
+
+def _key_check(keyed: Config, notes: list[str], *, vendor: bool) -> Check:
+    if keyed.api_key:
+        said = f"from {keyed.api_key_from or 'the settings'} ({len(keyed.api_key)} characters)"
+        if notes:
+            return Check("settings", "key", "warn", said + "; " + "; ".join(notes))
+        return Check("settings", "key", "ok", said)
+    if vendor:
+        return Check(
+            "settings",
+            "key",
+            "fail",
+            "no API key: this vendor's API refuses requests without one",
+            "export FRONTIER_API_KEY=… (or OPENAI_API_KEY / ANTHROPIC_API_KEY), or set "
+            "api_key_command or api_key_file in config.toml",
+        )
+    return Check("settings", "key", "ok", "none sent (a local server needs none)")
+
+
+async def _asked(
+    client: ModelClient, config: Config, info: ModelInfo | None, *, ask: bool
+) -> list[Check]:
+    """The look-ups a session makes before its first request, then the requests."""
+    from frontier.app.model.served_models import listed_models
+
+    listing = await client.probe_json("models")
+    checks = [_model_check(client.model, listing, listed_models(listing))]
+    if checks[0].status == "fail":
+        return checks
+    if not client.model:  # the one the server lists, as a session takes it
+        client.model = listed_models(listing)[0]
+    reply = await _reply_check(client) if ask else None
+    if reply is not None:
+        checks.append(reply)
+        if reply.status == "fail":  # nothing more can be learned from this endpoint
+            return checks
+    checks.append(await _window_check(client, config, info))
+    mode, protocol = await _protocol_check(client, config, info)
+    checks.append(protocol)
+    checks.append(await _prefill_check(client, config, info, mode))
+    if reply is None:
+        checks.append(Check(AREA, "reply", "skip", "no request sent (--no-request)"))
+    elif mode in ("native-eos", "native-inc"):
+        checks.append(await _tool_call_check(client))
+    return checks
+
+
+def _model_check(model: str, listing: object, names: list[str]) -> Check:
+    listed = ", ".join(names[:SHOWN_MODELS]) + (" …" if len(names) > SHOWN_MODELS else "")
+    if listing is None:
+        if not model:
+            return Check(
+                AREA,
+                "model",
+                "fail",
+                "no model named, and GET /models gave no answer to take one from",
+                "pass --model M (or set model in config.toml or FRONTIER_MODEL)",
+            )
+        return Check(
+            AREA,
+            "model",
+            "warn",
+            f"{model}: GET /models gave no answer, so it could not be checked (a server "
+            "down, a wrong base URL, or one that lists no models)",
+            "if the reply check below fails too, check the base URL (it usually ends in /v1)",
+        )
+    if not model:
+        if len(names) == 1:
+            return Check(AREA, "model", "ok", f"{names[0]} (the one the server lists)")
+        return Check(
+            AREA,
+            "model",
+            "fail",
+            f"no model named and the server lists {len(names)}: {listed or 'none'}",
+            "pass --model M (or set model in config.toml or FRONTIER_MODEL)",
+        )
+    if names and model not in names:
+        return Check(
+            AREA,
+            "model",
+            "warn",
+            f"{model} is not among the models the server lists: {listed}",
+            "use one of those names (--model); some servers also take aliases they do not list",
+        )
+    return Check(AREA, "model", "ok", f"{model}" + (" (listed by the server)" if names else ""))
+
+
+async def _window_check(client: ModelClient, config: Config, info: ModelInfo | None) -> Check:
+    from frontier.app.agent.budget import DEFAULT_WINDOW
+
+    if config.context_window:
+        return Check(AREA, "window", "ok", f"{config.context_window:,} tokens (the settings)")
+    said = await client.probe_context_window()
+    if said is not None and said.tokens > 0:
+        return Check(AREA, "window", "ok", f"{said.tokens:,} tokens (server: {said.source})")
+    if info is not None and info.context_window > 0:
+        return Check(AREA, "window", "ok", f"{info.context_window:,} tokens (the catalogue)")
+    return Check(
+        AREA,
+        "window",
+        "warn",
+        f"not said by the server or the catalogue: {DEFAULT_WINDOW:,} tokens would be assumed",
+        "pass --context-window N (or context_window in config.toml) with the model's window",
+    )
+
+
+async def _protocol_check(
+    client: ModelClient, config: Config, info: ModelInfo | None
+) -> tuple[str, Check]:
+    from frontier.app.model.catalogue import resolve_protocol
+
+    if config.protocol != "auto":
+        return config.protocol, Check(AREA, "protocol", "ok", f"{config.protocol} (set)")
+    server = await client.probe_tools()
+    mode = resolve_protocol("auto", info, server)
+    if info is not None and info.tools:
+        why = "the catalogue says the model takes native tool calls"
+    elif server:
+        why = "the server says the model takes native tool calls"
+    elif server is False:
+        why = "the server says the model takes no native tool calls"
+    else:
+        why = "neither the catalogue nor the server says the model takes native tool calls"
+    return mode, Check(AREA, "protocol", "ok", f"auto picks {mode}: {why}")
+
+
+async def _prefill_check(
+    client: ModelClient, config: Config, info: ModelInfo | None, mode: str
+) -> Check:
+    from frontier.app.model.prefill import detect_prefill
+    from frontier.app.vocab import CTL_MODES
+
+    if mode not in CTL_MODES:
+        return Check(AREA, "continuation", "skip", f"only for the text protocols, not {mode}")
+    if config.prefill == "off":
+        return Check(AREA, "continuation", "ok", "off: a reply cut by the token limit is resent")
+    if not client.codec.can_prefill:
+        return Check(
+            AREA,
+            "continuation",
+            "ok",
+            f"{client.wire} cannot continue a reply: a cut one is resent",
+        )
+    if config.prefill == "auto" and info is not None and not info.can_prefill():
+        return Check(
+            AREA, "continuation", "ok", "the model refuses to continue a reply: a cut one is resent"
+        )
+    found = await detect_prefill(client)
+    if found.enabled:
+        return Check(
+            AREA,
+            "continuation",
+            "ok",
+            f"a reply cut by the token limit goes on from its last byte ({found.reason})",
+        )
+    return Check(AREA, "continuation", "ok", f"a cut reply is resent ({found.reason})")
+
+
+async def _reply_check(client: ModelClient) -> Check:
+    """One short request: the key, the model name and the stream, proven at once."""
+    from frontier.app.model.conversation import UserText
+    from frontier.app.model.request import ModelRequest
+
+    request = ModelRequest(
+        "You are being tested by a setup check. Answer with one word.",
+        (UserText("Reply with the single word: ready"),),
+        max_tokens=REPLY_TOKENS,
+    )
+    heard = await _heard(client, request)
+    if heard.error is not None:
+        return Check(AREA, "reply", "fail", heard.error)
+    took = f"first byte after {heard.first:.2f} s, whole in {heard.total:.2f} s"
+    tokens = ""
+    if heard.prompt_tokens is not None:
+        tokens = f", {heard.prompt_tokens} prompt and {heard.completion_tokens or 0} reply tokens"
+    if not heard.text.strip() and heard.finish == "length":
+        return Check(
+            AREA,
+            "reply",
+            "ok",
+            f"answered, cut at {REPLY_TOKENS} tokens before any text (it thought first); "
+            f"{took}{tokens}",
+        )
+    if not heard.text.strip():
+        return Check(
+            AREA,
+            "reply",
+            "warn",
+            f"the stream ended ({heard.finish}) with no text; {took}",
+            "try a larger model, or `frontier run --json` to see its events",
+        )
+    quoted = terminal_safe(" ".join(heard.text.split()))[:QUOTED]
+    return Check(AREA, "reply", "ok", f"{quoted!r} ({heard.finish}); {took}{tokens}")
+
+
+async def _tool_call_check(client: ModelClient) -> Check:
+    """One request offering a tool and asking for its call: read as the loop reads it."""
+    from frontier.app.agent.text_calls import text_call
+    from frontier.app.model.conversation import UserText
+    from frontier.app.model.request import ModelRequest, ToolSchema
+
+    tool = ToolSchema(
+        PROBE,
+        "Answers pong. Call it when the user asks you to.",
+        {
+            "type": "object",
+            "properties": {"text": {"type": "string", "description": "what to send"}},
+            "required": ["text"],
+        },
+    )
+    request = ModelRequest(
+        "You are being tested by a setup check. Use the tool you are given.",
+        (UserText(f'Call the {PROBE} tool with text "hello". Do not answer in text.'),),
+        (tool,),
+        max_tokens=REPLY_TOKENS,
+    )
+    heard = await _heard(client, request)
+    if heard.error is not None:
+        return Check(
+            AREA,
+            "tool call",
+            "fail",
+            heard.error,
+            "a server that refuses tools[]: --protocol ctl-heredoc writes calls in the text",
+        )
+    if heard.calls:
+        name, arguments = heard.calls[0]
+        try:
+            parsed = json.loads(arguments or "{}")
+        except ValueError:
+            return Check(
+                AREA,
+                "tool call",
+                "fail",
+                f"a call of {name} whose arguments are not JSON: "
+                f"{terminal_safe(arguments)[:QUOTED]!r}",
+                "the server's tool-call parser does not fit the model: check its chat template",
+            )
+        shown = terminal_safe(json.dumps(parsed, ensure_ascii=False))[:QUOTED]
+        return Check(AREA, "tool call", "ok", f"called natively: {name}({shown})")
+    envelope = text_call(heard.text, {PROBE})
+    if envelope is not None:
+        first = terminal_safe(envelope.splitlines()[0])[:QUOTED]
+        return Check(
+            AREA,
+            "tool call",
+            "fail",
+            f"the model wrote the call as text ({first!r}): the server did not read it as a "
+            "tool call, so a session's calls would not run",
+            "llama.cpp: start it with --jinja; vLLM: --enable-auto-tool-choice and the "
+            "model's --tool-call-parser; or --protocol ctl-heredoc (calls in the text, read "
+            "by Frontier itself)",
+        )
+    quoted = terminal_safe(" ".join(heard.text.split()))[:QUOTED]
+    return Check(
+        AREA,
+        "tool call",
+        "warn",
+        f"the model answered in text instead of calling the tool: {quoted!r}",
+        "a small model often does; --protocol ctl-heredoc may suit it better",
+    )
+
+
+class _Heard:
+    """What one streamed response said, read the way the doctor needs."""
+
+    def __init__(self) -> None:
+        self.text = ""
+        self.calls: list[tuple[str, str]] = []
+        self.finish = ""
+        self.error: str | None = None
+        self.first = 0.0
+        self.total = 0.0
+        self.prompt_tokens: int | None = None
+        self.completion_tokens: int | None = None
+
+
+async def _heard(client: ModelClient, request: ModelRequest) -> _Heard:
+    from frontier.app.model.errors import ModelError
+    from frontier.app.model.stream import (
+        CallArgs,
+        CallDone,
+        CallStart,
+        ReasoningDelta,
+        StreamEnd,
+        TextDelta,
+        WireEvent,
+    )
+
+    heard = _Heard()
+    names: dict[int, str] = {}
+    args: dict[int, str] = {}
+    began = time.monotonic()
+    try:
+        async with contextlib.aclosing(client.stream(request)) as stream:
+            async for item in stream:
+                if isinstance(item, WireEvent):
+                    for delta in item.deltas:
+                        if not heard.first and isinstance(
+                            delta, (TextDelta, ReasoningDelta, CallStart)
+                        ):
+                            heard.first = time.monotonic() - began
+                        if isinstance(delta, TextDelta):
+                            heard.text += delta.text
+                        elif isinstance(delta, CallStart):
+                            names[delta.key] = delta.name
+                        elif isinstance(delta, CallArgs):
+                            args[delta.key] = args.get(delta.key, "") + delta.data
+                        elif isinstance(delta, CallDone) and delta.arguments is not None:
+                            args[delta.key] = delta.arguments
+                elif isinstance(item, StreamEnd):
+                    heard.finish = item.finish_reason
+                    heard.prompt_tokens = item.usage.prompt
+                    heard.completion_tokens = item.usage.completion
+                    if item.finish_reason == "error":
+                        heard.error = f"the server ended the reply with an error: {item.error}"
+                    elif item.finish_reason == "disconnect":
+                        heard.error = f"the reply broke off: {item.detail or 'disconnected'}"
+    except ModelError as exc:
+        heard.error = str(exc)
+    heard.total = time.monotonic() - began
+    heard.calls = [(names.get(key, "?"), args.get(key, "")) for key in sorted(names)]
+    return heard
+
+
+__all__ = ["NO_ENDPOINT_FIX", "model_checks"]

@@ -1,0 +1,339 @@
+"""``frontier doctor``'s look at this machine and workspace: what runs commands, what the
+agent's tools need, how the person is called back, where sessions are kept.
+
+Each is something a session only shows when it is too late or in passing: a sandbox
+that cannot start (every command is then asked), a tmux that reports no focus (no
+call-back ever arrives), an editor that is not there (the review's ``e`` refuses), a
+disk nearly full (the store stops writing), a project's MCP server waiting for trust.
+The sandbox is not only found but used: a command runs in it, and one tries to write
+outside the workspace, which must be refused.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+from frontier.app.config import Config
+from frontier.app.doctor.check import Check
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from frontier.tools.sandbox import Sandbox
+
+LOW_DISK = 200 * 1024 * 1024
+"""Free bytes below which the data dir's disk is a warning (sessions keep streams)."""
+PROBE_TIMEOUT = 30.0
+"""Seconds a probe command may take (a first sandbox start on a loaded machine)."""
+PROBE_NAME = ".frontier-doctor-probe"
+
+
+def machine_checks(config: Config, workspace: Path) -> list[Check]:
+    """Every check of this machine and workspace, in the order they are listed."""
+    return [
+        *_sandbox_checks(config, workspace),
+        _program_check("git", "git", "the environment's facts, /diff and git-aware tools"),
+        _program_check(
+            "search", "rg", "fast search (without ripgrep, a slower built-in search runs)"
+        ),
+        _editor_check(),
+        _callback_check(config),
+        *_storage_checks(),
+        _instructions_check(config, workspace),
+        *_mcp_checks(workspace),
+    ]
+
+
+# --------------------------------------------------------------------------- sandbox
+
+
+def _sandbox_checks(config: Config, workspace: Path) -> list[Check]:
+    from frontier.app.agent.runtime import session_sandbox
+
+    if config.sandbox == "off":
+        return [
+            Check(
+                "sandbox",
+                "sandbox",
+                "warn",
+                "off: the model's commands run unconfined, as you",
+                "--sandbox workspace-write (the default) confines them to the workspace",
+            )
+        ]
+    notes: list[str] = []
+    sandbox = session_sandbox(config, notes, root=workspace)
+    try:
+        if not sandbox.active:
+            return [
+                Check(
+                    "sandbox",
+                    "sandbox",
+                    "warn",
+                    f"unavailable: {sandbox.unavailable} — every command would be asked first",
+                    "install bubblewrap (apt install bubblewrap) and allow unprivileged user "
+                    "namespaces; docs/sandbox.md",
+                )
+            ]
+        return _sandbox_used(sandbox, workspace)
+    finally:
+        sandbox.close()
+
+
+def _sandbox_used(sandbox: Sandbox, workspace: Path) -> list[Check]:
+    """A command run in the sandbox, and one that tries to write outside the workspace."""
+    from frontier.tools.process import child_env
+
+    label = sandbox.label
+    root = str(workspace.resolve())
+    ran = _run(sandbox.wrap(["true"], root, child_env()), root)
+    if ran is not None:
+        return [
+            Check(
+                "sandbox",
+                "sandbox",
+                "fail",
+                f"{label}, but a command could not run in it: {ran}",
+                "docs/sandbox.md; --sandbox off runs commands unconfined",
+            )
+        ]
+    home = Path.home().resolve()
+    if home == Path(root) or Path(root) in home.parents:  # the workspace holds home
+        return [Check("sandbox", "sandbox", "ok", f"{label}; a command ran in it")]
+    target = home / PROBE_NAME
+    script = f"echo probe > {_quoted(str(target))}"
+    argv, env, made = sandbox.wrap(["sh", "-c", script], root, child_env())
+    _run((argv, env, made), root)
+    if target.exists():
+        target.unlink(missing_ok=True)
+        return [
+            Check(
+                "sandbox",
+                "sandbox",
+                "fail",
+                f"{label}, but a command wrote {target}, outside the workspace",
+                "report it: docs/sandbox.md says what the sandbox should refuse",
+            )
+        ]
+    return [
+        Check(
+            "sandbox",
+            "sandbox",
+            "ok",
+            f"{label}; a command ran in it, and its write to {home} was refused",
+        )
+    ]
+
+
+def _run(wrapped: tuple[list[str], dict[str, str], list[str]], root: str) -> str | None:
+    """Run a wrapped probe; ``None`` when it exited 0, else why not."""
+    from frontier.tools.sandbox import tidy
+
+    argv, env, made = wrapped
+    try:
+        done = subprocess.run(
+            argv,
+            cwd=root,
+            env=env,
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            timeout=PROBE_TIMEOUT,
+            check=False,
+        )
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return str(exc)
+    finally:
+        tidy(made)
+    if done.returncode == 0:
+        return None
+    said = done.stderr.decode("utf-8", "replace").strip().splitlines()
+    return f"exit {done.returncode}" + (f": {said[-1][:200]}" if said else "")
+
+
+def _quoted(text: str) -> str:
+    import shlex
+
+    return shlex.quote(text)
+
+
+# --------------------------------------------------------------------------- programs
+
+
+def _program_check(name: str, program: str, used_for: str) -> Check:
+    from frontier.app.programs import find_program
+
+    found = find_program(program)
+    if found is None:
+        return Check(
+            "tools",
+            name,
+            "warn",
+            f"{program} is not on PATH: used for {used_for}",
+            f"install {program}",
+        )
+    try:
+        done = subprocess.run(
+            [found, "--version"], capture_output=True, timeout=PROBE_TIMEOUT, check=False
+        )
+        version = done.stdout.decode("utf-8", "replace").strip().splitlines()
+    except (OSError, subprocess.TimeoutExpired):
+        version = []
+    return Check("tools", name, "ok", f"{version[0] if version else program} ({found})")
+
+
+def _editor_check() -> Check:
+    from frontier.app.frontends.editor_command import NO_EDITOR, editor_argv
+
+    argv = editor_argv(os.environ)
+    if argv is None:
+        return Check("terminal", "editor", "warn", NO_EDITOR, "export EDITOR=vim (or nano…)")
+    source = next((n for n in ("VISUAL", "EDITOR") if os.environ.get(n, "").strip()), "")
+    said = f"{' '.join(argv)}" + (f" (${source})" if source else " (found on PATH)")
+    return Check("terminal", "editor", "ok", said + ": the review's e, ctrl+g, /memory")
+
+
+def _callback_check(config: Config) -> Check:
+    from frontier.app.frontends.tui.attention import resolved
+
+    how = resolved(config.notify, os.environ)
+    if how == "off":
+        return Check("terminal", "call-backs", "ok", "off (notify = off)")
+    if how == "tmux":
+        focus = _tmux_focus()
+        if focus == "off":
+            return Check(
+                "terminal",
+                "call-backs",
+                "warn",
+                "tmux reports no focus changes (focus-events off): a review waiting or a "
+                "turn's end never calls you back from another window",
+                "tmux set -g focus-events on (and put it in ~/.tmux.conf)",
+            )
+        return Check("terminal", "call-backs", "ok", "tmux: the bell, and OSC 9 passed through")
+    if how == "osc9":
+        return Check(
+            "terminal", "call-backs", "ok", "OSC 9 notifications (this terminal shows them)"
+        )
+    return Check("terminal", "call-backs", "ok", "the terminal bell")
+
+
+def _tmux_focus() -> str | None:
+    tmux = shutil.which("tmux")
+    if tmux is None:
+        return None
+    try:
+        done = subprocess.run(
+            [tmux, "show-options", "-gv", "focus-events"],
+            capture_output=True,
+            timeout=PROBE_TIMEOUT,
+            check=False,
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return done.stdout.decode("utf-8", "replace").strip() or None
+
+
+# --------------------------------------------------------------------------- storage
+
+
+def _storage_checks() -> list[Check]:
+    from frontier.app.dirs import data_dir
+    from frontier.app.session.catalogue import Catalogue
+    from frontier.app.session.db import Database, StoreError, existing_store
+
+    folder = data_dir()
+    try:
+        path = existing_store()
+    except StoreError as exc:
+        return [Check("storage", "sessions", "fail", str(exc))]
+    checks: list[Check] = []
+    if path is None:
+        checks.append(
+            Check("storage", "sessions", "ok", f"none yet: the first is kept in {folder}")
+        )
+    else:
+        try:
+            db = Database.open_readonly(path)
+            try:
+                version = db.read("PRAGMA user_version")[0][0]
+                count = len(Catalogue(db).list_sessions())
+            finally:
+                db.close()
+        except StoreError as exc:  # a newer Frontier's database says so
+            checks.append(Check("storage", "sessions", "fail", str(exc)))
+        else:
+            size = path.stat().st_size
+            said = f"{count} in {path} ({size / 1e6:.1f} MB, schema v{version})"
+            checks.append(Check("storage", "sessions", "ok", said))
+    existing = folder
+    while not existing.exists() and existing.parent != existing:
+        existing = existing.parent
+    free = shutil.disk_usage(existing).free
+    if free < LOW_DISK:
+        checks.append(
+            Check(
+                "storage",
+                "disk",
+                "warn",
+                f"{free / 1e6:.0f} MB free where sessions are kept",
+                "free some space: a full disk stops the session's store (nothing is lost, "
+                "the turn stops)",
+            )
+        )
+    else:
+        checks.append(Check("storage", "disk", "ok", f"{free / 1e9:.1f} GB free"))
+    return checks
+
+
+# --------------------------------------------------------------------------- the project
+
+
+def _instructions_check(config: Config, workspace: Path) -> Check:
+    from frontier.app.agent.instructions import load_instructions
+
+    if not config.instructions:
+        return Check("workspace", "instructions", "ok", "left out (--no-instructions)")
+    found = load_instructions(workspace)
+    if not found.files:
+        return Check(
+            "workspace",
+            "instructions",
+            "ok",
+            "none (AGENTS.md, CLAUDE.md or .frontier/instructions.md; /init drafts one)",
+        )
+    notes = [f.note().removeprefix("project instructions: ") for f in found.files]
+    skipped = any(f.status == "skipped" for f in found.files)
+    return Check("workspace", "instructions", "warn" if skipped else "ok", "; ".join(notes))
+
+
+def _mcp_checks(workspace: Path) -> list[Check]:
+    from frontier.app.config import ConfigError
+    from frontier.app.mcp_config import load_mcp_servers
+    from frontier.app.mcp_project import project_servers
+
+    try:
+        servers = load_mcp_servers()
+    except (ConfigError, OSError) as exc:
+        return [Check("workspace", "MCP", "fail", str(exc))]
+    project, notes = project_servers(workspace)
+    waiting = [p.settings.name for p in project if not p.trusted]
+    said = f"{len(servers)} configured" + (f", {len(project)} in the project" if project else "")
+    if notes:
+        return [Check("workspace", "MCP", "warn", said + "; " + "; ".join(notes))]
+    if waiting:
+        return [
+            Check(
+                "workspace",
+                "MCP",
+                "warn",
+                f"{said}; waiting for your trust: {', '.join(waiting)}",
+                "frontier mcp list shows what each would run; frontier mcp trust",
+            )
+        ]
+    if not servers and not project:
+        return [Check("workspace", "MCP", "ok", "no servers")]
+    return [Check("workspace", "MCP", "ok", said + " (frontier mcp test NAME tries one)")]
+
+
+__all__ = ["machine_checks"]

@@ -1,0 +1,277 @@
+"""``frontier doctor``: each problem a session would meet, found first and said with its fix."""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import stat
+import threading
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from frontier.app.cli import main
+from frontier.app.session.db import default_path
+from frontier.app.session.schema import current_version
+from frontier.tools.sandbox import SandboxSettings, make_sandbox
+
+TEXT_CALL = '<tool_call>\n{"name": "ping", "arguments": {"text": "hello"}}\n</tool_call>'
+
+
+class Server:
+    """A loopback Chat Completions server scripted per test: what ``/models`` lists, what
+    a plain request and a request offering tools are answered with."""
+
+    def __init__(self) -> None:
+        self.models: list[str] | None = ["m"]
+        self.props: dict[str, Any] | None = {
+            "default_generation_settings": {"n_ctx": 4096},
+            "chat_template_caps": {"supports_tools": True},
+        }
+        self.status = 200
+        self.reply = "ready"
+        self.tool_reply: str | None = None
+        """Text instead of a native call (``None``: a native call of ``ping``)."""
+        self.posts: list[dict[str, Any]] = []
+
+    def handler(self) -> type[BaseHTTPRequestHandler]:
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args: object) -> None:
+                return
+
+            def _json(self, status: int, body: object) -> None:
+                data = json.dumps(body).encode()
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            def do_GET(self) -> None:
+                if self.path == "/v1/models" and server.models is not None:
+                    self._json(200, {"data": [{"id": m} for m in server.models]})
+                elif self.path == "/props" and server.props is not None:
+                    self._json(200, server.props)
+                else:
+                    self._json(404, {"error": "not found"})
+
+            def do_POST(self) -> None:
+                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                server.posts.append(body)
+                if server.status != 200:
+                    self._json(server.status, {"error": {"message": "Incorrect API key"}})
+                    return
+                if body.get("tools") and server.tool_reply is None:
+                    delta: dict[str, Any] = {
+                        "tool_calls": [
+                            {
+                                "index": 0,
+                                "id": "call_1",
+                                "type": "function",
+                                "function": {"name": "ping", "arguments": '{"text": "hello"}'},
+                            }
+                        ]
+                    }
+                    finish = "tool_calls"
+                else:
+                    text = server.tool_reply if body.get("tools") else server.reply
+                    delta, finish = {"content": text}, "stop"
+                chunks = [
+                    {"choices": [{"index": 0, "delta": {"role": "assistant"}}]},
+                    {"choices": [{"index": 0, "delta": delta}]},
+                    {"choices": [{"index": 0, "delta": {}, "finish_reason": finish}]},
+                ]
+                self.send_response(200)
+                self.send_header("Content-Type", "text/event-stream")
+                self.end_headers()
+                for chunk in chunks:
+                    self.wfile.write(f"data: {json.dumps(chunk)}\n\n".encode())
+                self.wfile.write(b"data: [DONE]\n\n")
+
+        return Handler
+
+
+@pytest.fixture
+def server() -> Iterator[tuple[Server, str]]:
+    scripted = Server()
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), scripted.handler())
+    thread = threading.Thread(target=httpd.serve_forever, args=(0.05,), daemon=True)
+    thread.start()
+    try:
+        yield scripted, f"http://127.0.0.1:{httpd.server_address[1]}/v1"
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+
+
+def doctor(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, dict[str, dict[str, str]]]:
+    """Run ``frontier doctor --json ARGS``: the exit status and each check by name."""
+    status = main(["doctor", "--json", *args])
+    out = capsys.readouterr().out
+    checks = [json.loads(line) for line in out.splitlines()]
+    return status, {c["name"]: c for c in checks}
+
+
+def test_a_working_server_passes_and_its_native_call_is_read(
+    server: tuple[Server, str], capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    scripted, url = server
+    status, checks = doctor(capsys, "--base-url", url, "--workspace", str(tmp_path))
+    assert checks["endpoint"]["status"] == "ok" and url in checks["endpoint"]["said"]
+    assert checks["model"] == {
+        "area": "model",
+        "name": "model",
+        "status": "ok",
+        "said": "m (the one the server lists)",
+    }
+    assert checks["window"]["said"].startswith("4,096 tokens (server: GET /props")
+    assert checks["protocol"]["said"].startswith("auto picks native-inc")
+    assert checks["reply"]["status"] == "ok" and checks["reply"]["said"].startswith("'ready'")
+    assert checks["tool call"] == {
+        "area": "model",
+        "name": "tool call",
+        "status": "ok",
+        "said": 'called natively: ping({"text": "hello"})',
+    }
+    assert [p["model"] for p in scripted.posts] == ["m", "m"]  # the listed model, taken
+    assert scripted.posts[1]["tools"][0]["function"]["name"] == "ping"
+    assert status == (1 if any(c["status"] == "fail" for c in checks.values()) else 0)
+    assert not any(
+        c["area"] in ("settings", "model") and c["status"] == "fail" for c in checks.values()
+    )
+
+
+def test_a_call_sent_back_as_text_fails_with_the_servers_fix(
+    server: tuple[Server, str], capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    scripted, url = server
+    scripted.tool_reply = TEXT_CALL
+    status, checks = doctor(capsys, "--base-url", url, "--workspace", str(tmp_path))
+    call = checks["tool call"]
+    assert call["status"] == "fail" and "wrote the call as text" in call["said"]
+    assert "--jinja" in call["fix"] and "--enable-auto-tool-choice" in call["fix"]
+    assert status == 1
+    scripted.tool_reply = "I cannot do that."  # prose: a small model's, not the server's fault
+    status, checks = doctor(capsys, "--base-url", url, "--workspace", str(tmp_path))
+    assert checks["tool call"]["status"] == "warn"
+    assert "answered in text" in checks["tool call"]["said"]
+
+
+def test_a_refused_key_stops_the_model_checks_and_an_unlisted_model_is_named(
+    server: tuple[Server, str], capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    scripted, url = server
+    scripted.status = 401
+    scripted.models = ["alpha", "beta"]
+    status, checks = doctor(
+        capsys, "--base-url", url, "--model", "gamma", "--workspace", str(tmp_path)
+    )
+    assert status == 1
+    assert checks["model"]["status"] == "warn"
+    assert "gamma is not among the models the server lists: alpha, beta" in checks["model"]["said"]
+    assert checks["reply"]["status"] == "fail" and "401" in checks["reply"]["said"]
+    assert "window" not in checks and "tool call" not in checks  # nothing more to learn
+    assert "sandbox" in checks and "sessions" in checks  # the machine is still looked at
+    scripted.models = None  # no listing and no model named: nothing to take one from
+    status, checks = doctor(capsys, "--base-url", url, "--workspace", str(tmp_path))
+    assert checks["model"]["status"] == "fail" and "--model M" in checks["model"]["fix"]
+
+
+def test_no_request_spends_nothing(
+    server: tuple[Server, str], capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    scripted, url = server
+    status, checks = doctor(capsys, "--base-url", url, "--no-request", "--workspace", str(tmp_path))
+    assert status == (1 if any(c["status"] == "fail" for c in checks.values()) else 0)
+    assert scripted.posts == []
+    assert checks["reply"]["status"] == "skip"
+    assert checks["window"]["status"] == "ok"  # the look-ups before a first request still run
+
+
+def test_no_endpoint_and_a_broken_config_are_said_and_the_rest_still_looked_at(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for name in ("OPENAI_BASE_URL", "FRONTIER_BASE_URL", "FRONTIER_PROVIDER"):
+        monkeypatch.delenv(name, raising=False)
+    status, checks = doctor(capsys, "--workspace", str(tmp_path))
+    assert status == 1
+    assert checks["endpoint"]["said"] == "no endpoint configured"
+    assert "--base-url URL" in checks["endpoint"]["fix"]
+    config = Path(os.environ["FRONTIER_CONFIG_DIR"]) / "config.toml"
+    config.parent.mkdir(parents=True, exist_ok=True)
+    config.write_text("model = [unclosed\n")
+    status, checks = doctor(capsys, "--workspace", str(tmp_path))
+    assert status == 1
+    assert checks["config"]["status"] == "fail" and "config.toml" in checks["config"]["said"]
+    assert {"sandbox", "editor", "sessions", "instructions"} <= set(checks)
+
+
+def test_the_text_form_marks_each_check_and_gives_the_fix_under_it(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for name in ("OPENAI_BASE_URL", "FRONTIER_BASE_URL", "FRONTIER_PROVIDER"):
+        monkeypatch.delenv(name, raising=False)
+    assert main(["doctor", "--workspace", str(tmp_path)]) == 1
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == f"frontier doctor · {tmp_path.resolve()}"
+    at = lines.index("settings")
+    endpoint = next(i for i, line in enumerate(lines) if "endpoint" in line and "✗" in line)
+    assert endpoint > at and lines[endpoint + 1].lstrip().startswith("→ pass --base-url URL")
+    assert lines[-1].endswith("1 problem")
+
+
+def test_tmux_without_focus_events_is_a_warning_with_the_setting(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    fake = bin_dir / "tmux"
+    fake.write_text("#!/bin/sh\necho off\n")
+    fake.chmod(fake.stat().st_mode | stat.S_IXUSR)
+    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
+    monkeypatch.setenv("TMUX", "/tmp/tmux-0/default,1,0")
+    monkeypatch.delenv("FRONTIER_NOTIFY", raising=False)
+    _, checks = doctor(capsys, "--no-request", "--workspace", str(tmp_path))
+    back = checks["call-backs"]
+    assert back["status"] == "warn" and "focus-events off" in back["said"]
+    assert back["fix"].startswith("tmux set -g focus-events on")
+    fake.write_text("#!/bin/sh\necho on\n")
+    _, checks = doctor(capsys, "--no-request", "--workspace", str(tmp_path))
+    assert checks["call-backs"]["status"] == "ok"
+
+
+def test_a_store_written_by_a_newer_frontier_is_a_problem(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    path = default_path()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    conn = sqlite3.connect(path)
+    conn.execute(f"PRAGMA user_version = {current_version() + 1}")
+    conn.close()
+    status, checks = doctor(capsys, "--no-request", "--workspace", str(tmp_path))
+    assert status == 1
+    assert checks["sessions"]["status"] == "fail"
+    assert "upgrade Frontier" in checks["sessions"]["said"]
+
+
+@pytest.mark.skipif(
+    not make_sandbox(SandboxSettings()).active, reason="no OS sandbox on this machine"
+)
+def test_the_sandbox_is_used_and_a_write_outside_the_workspace_refused(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    _, checks = doctor(capsys, "--no-request", "--workspace", str(workspace))
+    said = checks["sandbox"]["said"]
+    assert checks["sandbox"]["status"] == "ok", said
+    assert "a command ran in it, and its write to" in said and "was refused" in said
+    assert not (Path.home() / ".frontier-doctor-probe").exists()
+    _, checks = doctor(capsys, "--no-request", "--sandbox", "off", "--workspace", str(workspace))
+    assert checks["sandbox"]["status"] == "warn" and "unconfined" in checks["sandbox"]["said"]
