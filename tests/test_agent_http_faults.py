@@ -16,9 +16,9 @@ import pytest
 from aiohttp import web
 from sse_server import serve, sse, start_sse
 
-from frontier.app.agent.loop import AgentLoop
+from frontier.app.agent.loop import DOCTOR_HINT, AgentLoop
 from frontier.app.agent.modes import get_mode
-from frontier.app.events import Event, RepairRequested, ResponseEnded, Retry
+from frontier.app.events import Event, Notice, RepairRequested, ResponseEnded, Retry, TurnEnded
 from frontier.app.model.registry import codec
 from frontier.app.model.transport import ModelClient, Timeouts
 from frontier.tools.boundary import ToolBoundary
@@ -116,6 +116,32 @@ async def test_html_200_ends_the_turn_without_repair_or_another_request(
     )
     assert len(server.requests) == 1
     assert not any(isinstance(e, RepairRequested | Retry) for e in events)
+
+
+async def refused_key(srv: Server, request: web.Request) -> web.StreamResponse:
+    return web.json_response({"error": {"message": "Incorrect API key"}}, status=401)
+
+
+async def test_a_setup_failure_points_at_frontier_doctor_once_and_a_passing_one_never(
+    server: Server, tmp_path: Path
+) -> None:
+    server.answers = [html_page, refused_key, refused_key, json_error]
+    events: list[Event] = []
+    loop = make_loop(server.url, tmp_path, events)
+    for _ in range(3):  # a 200 that is not a stream, then a refused key twice
+        ended = await loop.send("hello")
+        assert ended.reason == "provider_error"
+    hints = [e for e in events if isinstance(e, Notice) and e.text == DOCTOR_HINT]
+    assert len(hints) == 1  # once a session, at the first
+    assert events.index(hints[0]) < next(
+        i for i, e in enumerate(events) if isinstance(e, TurnEnded)
+    )
+    passing: list[Event] = []
+    other = make_loop(server.url, tmp_path, passing)
+    assert (await other.send("hello")).reason == "provider_error"  # a 200 error: the server's
+    await loop.client.aclose()
+    await other.client.aclose()
+    assert not any(isinstance(e, Notice) and e.text == DOCTOR_HINT for e in passing)
 
 
 async def test_json_error_with_200_is_shown_as_the_servers_message(

@@ -361,6 +361,15 @@ BY_THE_USER = "turn cancelled by the user"
 """A turn's stop that carried no reason: a person's (Esc, ctrl+c, a quit)."""
 
 
+SETUP_FAILURES = frozenset({"auth", "not_found", "connect", "protocol"})
+"""``ModelError`` kinds that mean the setup is wrong (key, URL, model, server), not a
+passing failure: the person is pointed at ``frontier doctor`` once."""
+DOCTOR_HINT = (
+    "`frontier doctor` with the same flags checks the endpoint, the key, the model and its "
+    "tool calls, the sandbox and the rest of the setup in one run, each with its fix"
+)
+
+
 class AgentLoop:
     """Runs user turns against a model client through a tool boundary."""
 
@@ -444,6 +453,8 @@ class AgentLoop:
         not run: ``repeats.py``)."""
         self._told_text_calls = False
         """The person was told the server sends tool calls back as text (once a session)."""
+        self._told_doctor = False
+        """The person was pointed at ``frontier doctor`` (once: a failed setup)."""
         self._adapter: ModeAdapter | None = None
         self._turn_task: asyncio.Task[Any] | None = None
         self._stopping = False
@@ -561,6 +572,9 @@ class AgentLoop:
             ended = TurnEnded("session_persistence_failed", str(exc))
         except ModelError as exc:
             ended = TurnEnded("provider_error", str(exc))
+            if exc.kind in SETUP_FAILURES and not self._told_doctor:
+                self._told_doctor = True
+                self._emit(Notice(DOCTOR_HINT))
             if exc.images_refused:  # or every later request would be refused the same way
                 self._drop_images()
                 self.takes_images = False  # later images are named, not sent
