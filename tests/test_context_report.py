@@ -135,3 +135,19 @@ def test_an_empty_conversation_is_the_prompt_and_the_tools_only() -> None:
     report = context_report(request, SPECS[:1], "")
     assert [p.label for p in report.parts] == ["system prompt", "tools, built in"]
     assert report.largest == ()
+
+
+def test_the_words_name_only_the_results_worth_a_compaction() -> None:
+    from frontier.app.frontends.tui.status_lines import context_lines
+
+    budget = ContextBudget(window=64_000, source="assumed")
+    report = context_report(native_request(), SPECS, INSTRUCTIONS, budget, files=("AGENTS.md",))
+    lines = context_lines(report)
+    assert lines[0].startswith("/context · ≈ ") and "of a 64,000-token window" in lines[0]
+    rows = [line for line in lines if line.startswith("  ")]
+    assert [row.split()[0] for row in rows][:2] == ["system", "instructions"]
+    assert rows[-1].split()[0] == "free"
+    named = next(line for line in lines if line.startswith("largest tool results: "))
+    assert "c1 read (10k)" in named and "c3 shell (2.3k)" in named
+    assert "c2" not in named  # 100 tokens: not worth naming
+    assert "--context-window N sets it" in lines[-2]

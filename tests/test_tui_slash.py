@@ -527,8 +527,8 @@ async def test_context_and_status_say_what_fills_the_window_and_what_runs(projec
             "free",
         } <= (set(rows))
         assert sum(p.tokens for p in report.parts) == report.used
-        largest = next(line for line in lines if line.startswith("largest tool results: "))
-        assert report.largest and f"{report.largest[0].call_id} " in largest
+        assert report.largest  # the demo's reads are small: none worth naming
+        assert not any(line.startswith("largest tool results: ") for line in lines)
         await pilot.press(*"/status", "enter")
         await until(pilot, lambda: any(n.startswith("/status") for n in notes(app)), "/status")
         status = next(n for n in notes(app) if n.startswith("/status"))

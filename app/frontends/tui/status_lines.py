@@ -24,6 +24,8 @@ if TYPE_CHECKING:
 
 LABEL_WIDTH = 22
 """Columns of a ``/context`` part's label (the longest built-in label fits)."""
+WORTH_NAMING = 500
+"""Tokens from which a tool result is named among the largest (smaller ones are noise)."""
 
 
 def context_lines(report: ContextReport) -> list[str]:
@@ -46,8 +48,9 @@ def context_lines(report: ContextReport) -> list[str]:
         share = f"{_share(tokens, window):>5}" if window else ""
         text = f"  {label:<{LABEL_WIDTH}} {count_text(tokens):>6} {share}".rstrip()
         lines.append(f"{text}  {detail}" if detail else text)
-    if report.largest:
-        named = ", ".join(f"{r.call_id} {r.name} ({count_text(r.tokens)})" for r in report.largest)
+    worth = [r for r in report.largest if r.tokens >= WORTH_NAMING]
+    if worth:
+        named = ", ".join(f"{r.call_id} {r.name} ({count_text(r.tokens)})" for r in worth)
         lines.append(f"largest tool results: {named} — /compact stubs old results")
     if window and report.source == ASSUMED:
         lines.append("the window's size is assumed (nobody said): --context-window N sets it")
