@@ -485,8 +485,8 @@ def test_doctor(frontier: Callable[..., Ran], seeded: Seeded) -> None:
         assert SHOWN in ran.out
         if as_json:
             checks = {c["name"]: c for c in map(json.loads, ran.out.splitlines())}
-            assert checks["tool call"]["said"].startswith("called natively: tool")
-            assert "\u202e" in checks["tool call"]["said"]  # shown safe, never raw
+            assert checks["tool call"]["said"].startswith("asked for read, the model called tool")
+            assert SHOWN in checks["tool call"]["said"]  # shown safe, never raw
 
 
 @walks("resume", None)

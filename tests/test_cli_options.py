@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from frontier.app import cli
+from frontier.app.agent.loop import DOCTOR_HINT
 from frontier.app.vocab import THEME_NAMES
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -191,7 +192,8 @@ def test_a_failed_request_is_reported_once_and_keeps_the_session_to_resume(
     if as_json:
         events = [json.loads(line) for line in result.stdout.splitlines()]
         assert [e["type"] for e in events if e["type"] == "turn_ended"] == ["turn_ended"]
-        assert result.stderr == ""  # stdout is the whole story, once
+        # stdout is the whole story, once; stderr has only the hint a failed setup gets
+        assert result.stderr == f"note {DOCTOR_HINT}\n"
     else:
         assert re.findall(r"turn ended", said) == ["turn ended"]
         assert "frontier: turn ended: provider_error" in result.stderr

@@ -19,7 +19,7 @@ from frontier.app.session.db import default_path
 from frontier.app.session.schema import current_version
 from frontier.tools.sandbox import SandboxSettings, make_sandbox
 
-TEXT_CALL = '<tool_call>\n{"name": "ping", "arguments": {"text": "hello"}}\n</tool_call>'
+TEXT_CALL = '<tool_call>\n{"name": "read", "arguments": {"path": "README.md"}}\n</tool_call>'
 
 
 class Server:
@@ -35,7 +35,8 @@ class Server:
         self.status = 200
         self.reply = "ready"
         self.tool_reply: str | None = None
-        """Text instead of a native call (``None``: a native call of ``ping``)."""
+        """What a request that asks for a call is answered with, as text (``None``: a
+        native call of ``read``)."""
         self.posts: list[dict[str, Any]] = []
 
     def handler(self) -> type[BaseHTTPRequestHandler]:
@@ -67,20 +68,24 @@ class Server:
                 if server.status != 200:
                     self._json(server.status, {"error": {"message": "Incorrect API key"}})
                     return
-                if body.get("tools") and server.tool_reply is None:
+                asks = "Make only that call" in json.dumps(body["messages"][-1])
+                if asks and server.tool_reply is None:
                     delta: dict[str, Any] = {
                         "tool_calls": [
                             {
                                 "index": 0,
                                 "id": "call_1",
                                 "type": "function",
-                                "function": {"name": "ping", "arguments": '{"text": "hello"}'},
+                                "function": {
+                                    "name": "read",
+                                    "arguments": '{"path": "README.md"}',
+                                },
                             }
                         ]
                     }
                     finish = "tool_calls"
                 else:
-                    text = server.tool_reply if body.get("tools") else server.reply
+                    text = server.tool_reply if asks else server.reply
                     delta, finish = {"content": text}, "stop"
                 chunks = [
                     {"choices": [{"index": 0, "delta": {"role": "assistant"}}]},
@@ -137,10 +142,10 @@ def test_a_working_server_passes_and_its_native_call_is_read(
         "area": "model",
         "name": "tool call",
         "status": "ok",
-        "said": 'called natively: ping({"text": "hello"})',
+        "said": 'read({"path": "README.md"}), confirmed by the native-inc reader',
     }
     assert [p["model"] for p in scripted.posts] == ["m", "m"]  # the listed model, taken
-    assert scripted.posts[1]["tools"][0]["function"]["name"] == "ping"
+    assert "read" in [t["function"]["name"] for t in scripted.posts[1]["tools"]]
     assert status == (1 if any(c["status"] == "fail" for c in checks.values()) else 0)
     assert not any(
         c["area"] in ("settings", "model") and c["status"] == "fail" for c in checks.values()
@@ -160,7 +165,29 @@ def test_a_call_sent_back_as_text_fails_with_the_servers_fix(
     scripted.tool_reply = "I cannot do that."  # prose: a small model's, not the server's fault
     status, checks = doctor(capsys, "--base-url", url, "--workspace", str(tmp_path))
     assert checks["tool call"]["status"] == "warn"
-    assert "answered in text" in checks["tool call"]["said"]
+    assert "answered in prose" in checks["tool call"]["said"]
+
+
+def test_a_text_protocols_call_is_read_by_its_own_transducer_and_a_broken_frame_said(
+    server: tuple[Server, str], capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    scripted, url = server
+    scripted.tool_reply = "I will read it.\ncall c1 read\narg path README.md\nend\n"
+    args = ("--base-url", url, "--protocol", "ctl-heredoc", "--workspace", str(tmp_path))
+    status, checks = doctor(capsys, *args)
+    assert checks["tool call"]["status"] == "ok"
+    assert checks["tool call"]["said"] == (
+        'read({"path": "README.md"}), confirmed by the ctl-heredoc reader'
+    )
+    assert "tools" not in scripted.posts[-1]  # a text protocol offers none natively
+    assert "call c1 read" not in json.dumps(scripted.posts[-1]["messages"][-1])
+    assert checks["continuation"]["status"] == "ok"  # a text protocol's: looked at
+    scripted.tool_reply = "call c1 read\narg path README.md\nwhat now\n"  # not a frame line
+    status, checks = doctor(capsys, *args)
+    assert status == 0  # a session runs: it asks the model to repair the frame
+    broke = checks["tool call"]
+    assert broke["status"] == "warn" and broke["said"].startswith("the ctl-heredoc framing broke")
+    assert "--protocol native-inc" in broke["fix"]
 
 
 def test_a_refused_key_stops_the_model_checks_and_an_unlisted_model_is_named(

@@ -6,10 +6,11 @@ in one run, each with its fix. The same client a session makes (``runtime.model_
 the key resolved the same way, the same wire and timeouts) asks the same questions the
 session asks before its first request (``/models``, the window, whether the model takes
 tools, whether a cut reply can be continued); then, unless ``--no-request``, one short
-request, and one offering a tool when the protocol would be native — the call a model
-makes as text because the server was started without its tool-call parser (llama.cpp
-without ``--jinja``, vLLM without ``--enable-auto-tool-choice``) is the commonest reason
-a local model "does nothing".
+request, and one asking for a tool call in the protocol the session would use, read by
+that protocol's own transducer — a framing the model breaks, or the call a model makes
+as text because the server was started without its tool-call parser (llama.cpp without
+``--jinja``, vLLM without ``--enable-auto-tool-choice``: the commonest reason a local
+model "does nothing"), is seen before a task.
 """
 
 from __future__ import annotations
@@ -24,13 +25,18 @@ from frontier.app.doctor.check import Check
 from frontier.app.frontends.terminal_text import terminal_safe
 
 if TYPE_CHECKING:
+    from frontier.app.agent.modes import ModeAdapter
+    from frontier.app.events import ToolCall
     from frontier.app.model.catalogue import ModelInfo
     from frontier.app.model.request import ModelRequest
     from frontier.app.model.transport import ModelClient
 
 AREA = "model"
-PROBE = "ping"
-"""The tool the tool-call check offers (it runs nothing: the call is only read)."""
+PROBE = "read"
+"""The tool the tool-call check asks for (the call is only read, never run)."""
+PROBE_PATH = "README.md"
+CALL_TOKENS = 600
+"""``max_tokens`` of the tool-call request: a text protocol's frame takes more than a word."""
 REPLY_TOKENS = 200
 """``max_tokens`` of the doctor's requests: enough for a word (or a short thought first)."""
 SHOWN_MODELS = 8
@@ -116,8 +122,8 @@ async def _asked(
     checks.append(await _prefill_check(client, config, info, mode))
     if reply is None:
         checks.append(Check(AREA, "reply", "skip", "no request sent (--no-request)"))
-    elif mode in ("native-eos", "native-inc"):
-        checks.append(await _tool_call_check(client))
+    else:
+        checks.append(await _tool_call_check(client, mode))
     return checks
 
 
@@ -269,52 +275,57 @@ async def _reply_check(client: ModelClient) -> Check:
     return Check(AREA, "reply", "ok", f"{quoted!r} ({heard.finish}); {took}{tokens}")
 
 
-async def _tool_call_check(client: ModelClient) -> Check:
-    """One request offering a tool and asking for its call: read as the loop reads it."""
+async def _tool_call_check(client: ModelClient, mode_name: str) -> Check:
+    """One request as a session's first would be for a task that needs a file read: the
+    protocol's system prompt and every built-in tool; the reply read by the same
+    transducer a session reads it with (``Mode.adapter``), so what is confirmed here is
+    what a session would run — and a framing the model breaks is seen before a task. The
+    call is read, never run."""
+    from frontier.app.agent.modes import get_mode
     from frontier.app.agent.text_calls import text_call
     from frontier.app.model.conversation import UserText
-    from frontier.app.model.request import ModelRequest, ToolSchema
+    from frontier.app.model.request import ModelRequest
+    from frontier.tools.registry import default_registry
 
-    tool = ToolSchema(
-        PROBE,
-        "Answers pong. Call it when the user asks you to.",
-        {
-            "type": "object",
-            "properties": {"text": {"type": "string", "description": "what to send"}},
-            "required": ["text"],
-        },
-    )
+    mode = get_mode(mode_name)
+    registry = default_registry()
     request = ModelRequest(
-        "You are being tested by a setup check. Use the tool you are given.",
-        (UserText(f'Call the {PROBE} tool with text "hello". Do not answer in text.'),),
-        (tool,),
-        max_tokens=REPLY_TOKENS,
+        mode.system_prompt(registry),
+        (UserText(f'Use the {PROBE} tool to read the file "{PROBE_PATH}". Make only that call.'),),
+        mode.tools(registry),
+        max_tokens=CALL_TOKENS,
     )
-    heard = await _heard(client, request)
+    heard = await _heard(client, request, mode.adapter())
     if heard.error is not None:
         return Check(
             AREA,
             "tool call",
             "fail",
             heard.error,
-            "a server that refuses tools[]: --protocol ctl-heredoc writes calls in the text",
+            "a server that refuses tools[]: --protocol ctl-heredoc writes calls in the text"
+            if mode.native
+            else "",
         )
     if heard.calls:
-        name, arguments = heard.calls[0]
-        try:
-            parsed = json.loads(arguments or "{}")
-        except ValueError:
-            return Check(
-                AREA,
-                "tool call",
-                "fail",
-                f"a call of {name} whose arguments are not JSON: "
-                f"{terminal_safe(arguments)[:QUOTED]!r}",
-                "the server's tool-call parser does not fit the model: check its chat template",
-            )
-        shown = terminal_safe(json.dumps(parsed, ensure_ascii=False))[:QUOTED]
-        return Check(AREA, "tool call", "ok", f"called natively: {name}({shown})")
-    envelope = text_call(heard.text, {PROBE})
+        call = heard.calls[0]
+        shown = terminal_safe(json.dumps(call.args, ensure_ascii=False))[:QUOTED]
+        said = f"{terminal_safe(call.name)}({shown}), confirmed by the {mode_name} reader"
+        if call.name != PROBE:
+            return Check(AREA, "tool call", "warn", f"asked for {PROBE}, the model called {said}")
+        return Check(AREA, "tool call", "ok", said)
+    if heard.errors:
+        kind, message = heard.errors[0]
+        return Check(
+            AREA,
+            "tool call",
+            "fail" if mode.native else "warn",
+            f"the {mode_name} framing broke ({kind}): {terminal_safe(message)[:200]}",
+            "the server's tool-call parser does not fit the model: check its chat template"
+            if mode.native
+            else "a session asks the model to repair it, a request each time; another "
+            "protocol may suit this model (--protocol native-inc, ctl-heredoc, xml)",
+        )
+    envelope = text_call(heard.text, {PROBE}) if mode.native else None
     if envelope is not None:
         first = terminal_safe(envelope.splitlines()[0])[:QUOTED]
         return Check(
@@ -332,8 +343,9 @@ async def _tool_call_check(client: ModelClient) -> Check:
         AREA,
         "tool call",
         "warn",
-        f"the model answered in text instead of calling the tool: {quoted!r}",
-        "a small model often does; --protocol ctl-heredoc may suit it better",
+        f"the model answered in prose instead of calling the tool: {quoted!r}",
+        "a small model often does; another protocol may suit it better (--protocol "
+        + ("ctl-heredoc)" if mode.native else "native-inc, where the server offers tools)"),
     )
 
 
@@ -342,7 +354,10 @@ class _Heard:
 
     def __init__(self) -> None:
         self.text = ""
-        self.calls: list[tuple[str, str]] = []
+        self.calls: list[ToolCall] = []
+        """The calls the protocol's reader confirmed."""
+        self.errors: list[tuple[str, str]] = []
+        """Its contract errors: ``(kind, message)``."""
         self.finish = ""
         self.error: str | None = None
         self.first = 0.0
@@ -351,21 +366,24 @@ class _Heard:
         self.completion_tokens: int | None = None
 
 
-async def _heard(client: ModelClient, request: ModelRequest) -> _Heard:
+async def _heard(
+    client: ModelClient, request: ModelRequest, reader: ModeAdapter | None = None
+) -> _Heard:
+    """The reply to ``request``; with ``reader`` (a protocol's), its confirmed calls and
+    contract errors too."""
     from frontier.app.model.errors import ModelError
     from frontier.app.model.stream import (
-        CallArgs,
-        CallDone,
         CallStart,
         ReasoningDelta,
         StreamEnd,
         TextDelta,
         WireEvent,
     )
+    from frontier.app.stream_events import CallReady, ContractError
+    from frontier.app.vocab import is_clean
 
     heard = _Heard()
-    names: dict[int, str] = {}
-    args: dict[int, str] = {}
+    events: list[object] = []
     began = time.monotonic()
     try:
         async with contextlib.aclosing(client.stream(request)) as stream:
@@ -378,12 +396,8 @@ async def _heard(client: ModelClient, request: ModelRequest) -> _Heard:
                             heard.first = time.monotonic() - began
                         if isinstance(delta, TextDelta):
                             heard.text += delta.text
-                        elif isinstance(delta, CallStart):
-                            names[delta.key] = delta.name
-                        elif isinstance(delta, CallArgs):
-                            args[delta.key] = args.get(delta.key, "") + delta.data
-                        elif isinstance(delta, CallDone) and delta.arguments is not None:
-                            args[delta.key] = delta.arguments
+                    if reader is not None:
+                        events.extend(reader.feed(item.deltas)[1])
                 elif isinstance(item, StreamEnd):
                     heard.finish = item.finish_reason
                     heard.prompt_tokens = item.usage.prompt
@@ -392,10 +406,13 @@ async def _heard(client: ModelClient, request: ModelRequest) -> _Heard:
                         heard.error = f"the server ended the reply with an error: {item.error}"
                     elif item.finish_reason == "disconnect":
                         heard.error = f"the reply broke off: {item.detail or 'disconnected'}"
+                    elif reader is not None:
+                        events.extend(reader.finish(is_clean(item.finish_reason)))
     except ModelError as exc:
         heard.error = str(exc)
     heard.total = time.monotonic() - began
-    heard.calls = [(names.get(key, "?"), args.get(key, "")) for key in sorted(names)]
+    heard.calls = [e.call for e in events if isinstance(e, CallReady)]
+    heard.errors = [(e.kind, e.message) for e in events if isinstance(e, ContractError)]
     return heard
 
 
