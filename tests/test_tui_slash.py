@@ -318,6 +318,29 @@ async def test_mode_and_approval_show_and_switch(workspace: Path) -> None:
         assert holder[0].loop.sent == []
 
 
+async def test_doctor_checks_the_setup_from_inside_and_says_it_in_the_transcript(
+    workspace: Path,
+) -> None:
+    holder: list[FakeRuntime] = []
+    app = make_app(workspace, holder)
+    async with app.run_test(size=(140, 40)) as pilot:
+        await ready(pilot)
+        await pilot.press(*"/doctor now", "enter")
+        await until(pilot, lambda: "/doctor takes nothing, or --no-request" in toasts(app), "no")
+        prompt_of(app).clear_prompt()
+        await pilot.press(*"/doctor --no-request", "enter")
+        await until(
+            pilot, lambda: any(n.startswith("frontier doctor · ") for n in notes(app)), "report"
+        )
+        report = next(n for n in notes(app) if n.startswith("frontier doctor · ")).splitlines()
+        assert report[0] == f"frontier doctor · {workspace}"
+        assert "http://127.0.0.1:9/v1" in next(line for line in report if "endpoint" in line)
+        assert any("reply" in line and "no request sent" in line for line in report)
+        assert {"settings", "model", "sandbox", "storage", "workspace"} <= set(report)
+        assert report[-1].endswith(("problem", "problems", "skipped"))
+        assert holder[0].loop.sent == []  # nothing went to the model as a message
+
+
 # --------------------------------------------------------------------------- /diff, real session
 
 

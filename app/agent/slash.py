@@ -134,6 +134,11 @@ BUILTINS: tuple[SlashCommand, ...] = (
         "status", "the session at a glance: model, wire, policies, context, tokens, servers"
     ),
     SlashCommand("context", "what fills the model's context window, part by part"),
+    SlashCommand(
+        "doctor",
+        "check the setup: endpoint, key, model, a tool call, sandbox, editor…",
+        "[--no-request]",
+    ),
     SlashCommand("compact", "compact the model's context now (summarise older rounds)"),
     SlashCommand("clear", "new context, same session: the model forgets the conversation"),
     SlashCommand("new", "start a new session in this workspace"),

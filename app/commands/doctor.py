@@ -12,14 +12,10 @@ store is opened read-only, the sandbox's probe writes nothing it keeps.
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 
-from frontier.app.doctor.check import MARKS, Check, counted
-from frontier.app.frontends.terminal_text import dumps, safe_print, terminal_safe
-
-WIDTH = 14
-"""Columns of a check's name."""
+from frontier.app.doctor.check import Check
+from frontier.app.frontends.terminal_text import dumps, safe_print
 
 
 def main(args: argparse.Namespace) -> int:
@@ -54,20 +50,7 @@ def main(args: argparse.Namespace) -> int:
 
 
 def _print(checks: list[Check], workspace: Path) -> None:
-    safe_print(f"frontier doctor · {terminal_safe(str(workspace))}")
-    area = ""
-    for check in checks:
-        if check.area != area:
-            area = check.area
-            safe_print(area)
-        safe_print(f"  {MARKS[check.status]} {check.name:<{WIDTH}} {terminal_safe(check.said)}")
-        if check.fix:
-            safe_print(f"    {' ' * WIDTH} → {terminal_safe(check.fix)}")
-    totals = counted(checks)
-    fails = totals["fail"]
-    summary = (
-        f"{totals['ok']} ok · {totals['warn']} to look at · {fails} problem{'s' * (fails != 1)}"
-    )
-    if totals["skip"]:
-        summary += f" · {totals['skip']} skipped"
-    safe_print(summary, file=sys.stdout)
+    from frontier.app.doctor.report import report_lines
+
+    for line in report_lines(checks, workspace):
+        safe_print(line)

@@ -345,6 +345,36 @@ def _status(ctx: SlashContext, args: str) -> bool:
     return True
 
 
+def _doctor(ctx: SlashContext, args: str) -> bool:
+    """``frontier doctor`` from inside: the endpoint and model as this session speaks to
+    them (its model and wire, the settings it started with), then the machine."""
+    from frontier.app.record import replace
+
+    if args not in ("", "--no-request"):
+        return ctx.warn("/doctor takes nothing, or --no-request")
+    ctx.remember()
+    session, controller = ctx.session, ctx.controller
+    asking = "" if args else " (one short request and one tool call to the model)"
+    ctx.note(f"/doctor: checking the setup{asking}…")
+
+    async def check() -> None:
+        from frontier.app.doctor.check import Check
+        from frontier.app.doctor.endpoint import model_checks
+        from frontier.app.doctor.machine import machine_checks
+        from frontier.app.doctor.report import report_lines
+
+        config = replace(ctx.app.config, model=session.model, wire=session.wire)
+        if controller.demo:
+            checks = [Check("model", "model", "skip", "the demo's scripted model")]
+        else:
+            checks = await model_checks(config, ask=not args)
+        checks += await asyncio.to_thread(machine_checks, config, session.workspace)
+        ctx.note("\n".join(report_lines(checks, session.workspace)))
+
+    ctx.work(check(), "slash-doctor")
+    return True
+
+
 def _context(ctx: SlashContext, args: str) -> bool:
     """What fills the context window (Claude Code's ``/context``), part by part."""
     from frontier.app.frontends.tui.status_lines import context_lines
@@ -705,6 +735,7 @@ ACTIONS: dict[str, Action] = {
     "mcp": _mcp,
     "status": _status,
     "context": _context,
+    "doctor": _doctor,
     "compact": _compact,
     "clear": _clear,
     "new": _new,
