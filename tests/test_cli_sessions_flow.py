@@ -131,4 +131,12 @@ def test_run_json_text_lines_have_the_transduce_shape(tmp_path: Path) -> None:
     assert isinstance(text["data"], str) and text["data"]
     assert {"id", "name", "args", "offset"} <= call.keys()
     assert {"kind", "message", "offset"} <= error.keys()
-    assert events[-1]["type"] == "turn_ended" and events[-1]["reason"] == "done"
+    assert events[-2]["type"] == "turn_ended" and events[-2]["reason"] == "done"
+    result = events[-1]  # the run's summary closes the output
+    assert result["type"] == "result" and result["exit"] == 0 and result["reason"] == "done"
+    assert result["session"] == events[0]["id"]
+    assert "greet/cli.py" in result["files"] and result["tool_calls"] >= 5
+    assert result["requests"] == sum(e["type"] == "response_started" for e in events)
+    assert (
+        result["answer"] == next(e for e in reversed(events) if e["type"] == "text")["data"].strip()
+    )

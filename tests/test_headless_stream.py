@@ -118,7 +118,8 @@ async def test_text_reaches_stdout_before_the_reply_ends(
     lines = seen.out.splitlines()
     start = lines.index("ai  Reading it now.")
     assert lines[start + 1] == "    All done."
-    assert lines[-1] == "turn ended: done"
+    assert lines[-2] == "turn ended: done"
+    assert lines[-1].startswith("── done · 1 request · 0 tool calls · ")  # the run's summary
     assert seen.out.count("Reading it") == 1  # the loop's later report is not printed again
 
 

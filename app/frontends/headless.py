@@ -78,6 +78,7 @@ from frontier.app.events import (
 )
 from frontier.app.frontends.live_output import LiveOutput
 from frontier.app.frontends.prose import LiveProse
+from frontier.app.frontends.run_tally import RunTally
 from frontier.app.frontends.stop_signals import StopSignals
 from frontier.app.frontends.terminal_answer import read_answer
 from frontier.app.frontends.terminal_text import dumps, safe_print, terminal_safe
@@ -271,6 +272,18 @@ class EventPrinter:
             text = self.scrubber.scrub("".join(self._answer)).strip()
             if text:
                 safe_print(text, file=self.out, flush=True)
+
+    def closing(self, tally: RunTally, session_id: str, exit_status: int) -> None:
+        """The run's summary after the session closed: the ``result`` event (JSON), the
+        ``──`` line (text); nothing in print mode, whose stdout is the answer alone."""
+        if self.print_mode:
+            return
+        now = self.clock()
+        if self.as_json:
+            event = self.scrubber.scrub_obj(tally.result(session_id, exit_status, now))
+            self._guarded(lambda: safe_print(dumps(event), file=self.out, flush=True))
+        else:
+            self.line(self.text(tally.line(now)))
 
     # ------------------------------------------------------------------ lines
     def line(self, text: str) -> None:
@@ -741,6 +754,8 @@ async def run_headless(
         safe_print(f"frontier: {printer.text(str(exc))}", file=sys.stderr)
         return EXIT_USAGE
     session.subscribe(printer)
+    tally = RunTally(printer.clock())
+    session.subscribe(tally)
     if as_json:
         safe_print(dumps(printer.scrubber.scrub_obj(session_json(session))), file=printer.out)
         printer.out.flush()
@@ -820,7 +835,8 @@ async def run_headless(
         status = status or EXIT_FAILED
     if stop.exit_status is not None:
         safe_print(f"frontier: {stop.why}", file=sys.stderr)
-        return stop.exit_status
+        status = stop.exit_status
+    printer.closing(tally, session.session_id, status)
     if printer.reader_gone:
         return EXIT_READER_GONE
     return status
