@@ -151,3 +151,19 @@ def test_the_words_name_only_the_results_worth_a_compaction() -> None:
     assert "c1 read (10k)" in named and "c3 shell (2.3k)" in named
     assert "c2" not in named  # 100 tokens: not worth naming
     assert "--context-window N sets it" in lines[-2]
+
+
+def test_status_says_the_window_is_not_known_before_the_first_request() -> None:
+    from frontier.app.frontends.tui.status_lines import context_lines, status_line_context
+
+    early = context_report(native_request(), SPECS, INSTRUCTIONS, ContextBudget())
+    assert early.window is None
+    said = status_line_context(early)
+    assert said.startswith("context ≈ ") and "the window not known yet" in said
+    assert "window from" not in said
+    assert "is not known yet" in context_lines(early)[-2]
+    known = context_report(
+        native_request(), SPECS, INSTRUCTIONS, ContextBudget(window=32_000, source="config")
+    )
+    assert "of 32,000 (" in status_line_context(known)
+    assert "window from the settings (--context-window" in status_line_context(known)

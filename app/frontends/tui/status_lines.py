@@ -89,16 +89,7 @@ def status_lines(
         f"sandbox {session.sandbox_label}",
     ]
     if report is not None:
-        window = report.window
-        of = f" of {window:,} ({_share(report.used, window)})" if window else ""
-        source = (
-            ", window assumed (nobody said)"
-            if report.source == ASSUMED
-            else f", window from {_source(report.source)}"
-        )
-        lines.append(
-            f"context ≈ {count_text(report.used)} tokens{of}{source} — /context shows what fills it"
-        )
+        lines.append(status_line_context(report))
     if progress.usage_seen:
         cached = f" ({count_text(progress.tokens_cached)} cached)" if progress.tokens_cached else ""
         lines.append(
@@ -121,6 +112,19 @@ def status_lines(
     where = f"stored in {store}" if store is not None else "not stored"
     lines.append(f"{where} · settings {config}")
     return lines
+
+
+def status_line_context(report: ContextReport) -> str:
+    """``/status``'s line on the context: how full, of what window, and where it came from."""
+    window = report.window
+    of = f" of {window:,} ({_share(report.used, window)})" if window else ""
+    if not window:
+        source = ", the window not known yet (asked before the first request)"
+    elif report.source == ASSUMED:
+        source = ", window assumed (nobody said)"
+    else:
+        source = f", window from {_source(report.source)}"
+    return f"context ≈ {count_text(report.used)} tokens{of}{source} — /context shows what fills it"
 
 
 def _mcp_line(session: AgentSession) -> str:
@@ -149,4 +153,4 @@ def _share(tokens: int, window: int | None) -> str:
     return "<1%" if 0 < share < 0.01 else f"{share:.0%}"
 
 
-__all__ = ["context_lines", "status_lines"]
+__all__ = ["context_lines", "status_line_context", "status_lines"]
