@@ -539,6 +539,68 @@ async def test_a_server_that_restarts_instead_of_continuing_falls_back_and_is_re
         assert b"OTHER" not in rec.transducer_input()
 
 
+class _CutOff(httpx.AsyncByteStream):
+    """A response stream whose connection drops after its first ``keep`` chunks: no
+    finish, no ``[DONE]`` (a ``disconnect``)."""
+
+    def __init__(self, stream: httpx.AsyncByteStream, keep: int) -> None:
+        self._stream, self._keep = stream, keep
+
+    async def __aiter__(self) -> AsyncGenerator[bytes, None]:
+        sent = 0
+        async for chunk in self._stream:
+            if sent == self._keep:
+                return
+            sent += 1
+            yield chunk
+
+
+class DroppingTransport(DemoTransport):
+    """The demo model, whose first answer is cut off after ``keep`` events."""
+
+    def __init__(self, *args: Any, keep: int, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.keep = keep
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        response = await super().handle_async_request(request)
+        if request.method == "POST" and self.requests == 1:
+            stream = response.stream
+            assert isinstance(stream, httpx.AsyncByteStream)
+            return httpx.Response(200, headers=response.headers, stream=_CutOff(stream, self.keep))
+        return response
+
+
+@pytest.mark.parametrize("prefill", ["auto", "off"])
+async def test_a_dropped_connection_mid_heredoc_goes_on_from_the_frontier(
+    tmp_path: Path, prefill: str
+) -> None:
+    step = Step("notes", "Reading, then writing the notes.\n", (READ, write_call("heredoc")))
+    run = Run(tmp_path, step, max_tokens=None, prefill=prefill)
+    transport = DroppingTransport(
+        "ctl-heredoc", rate=0, prefill=True, responder=resending(step), keep=30
+    )
+    run.transport = transport
+    run.loop.client = demo_chat(transport)
+    run.loop.prefill = (
+        Prefill(prefill, lambda: detect_prefill(run.loop.client))  # type: ignore[arg-type]
+    )
+    assert await run.send() == "done"
+    assert (run.root / "NOTES.md").read_text() == NOTES
+    requests = run.requests()
+    if prefill == "off":  # as before: the cut is a truncation, the model asked to go on
+        assert not run.of(ResponseContinued)
+        assert run.of(RepairRequested)[0].kind == "truncated"
+        return
+    # c1 was confirmed before the drop and ran once; c2 ran once, its body whole
+    assert run.runs() == ["c1", "c2"]
+    (join,) = run.of(ResponseContinued)
+    assert not run.of(RepairRequested)  # no repair round, no body written anew
+    assert requests[1][-1]["role"] == "assistant"  # went on from the bytes so far
+    assert len(requests[1][-1]["content"].encode()) == join.offset > 0
+    assert run.of(ResponseEnded)[0].finish_reason == "stop"
+
+
 async def test_native_modes_are_never_continued(tmp_path: Path) -> None:
     step = Step("native", "Writing the notes.", (write_call("heredoc"),), finish="tool_calls")
     run = Run(tmp_path, step, mode="native-inc", max_tokens=20)

@@ -1,7 +1,8 @@
 """Truncation resumed from the frontier (docs/protocol.md, "Continuation").
 
-When a CTL response is cut by ``finish_reason: "length"``, every byte so far has been
-fed to the transducer, and the calls it confirmed may already have run. Where the
+When a CTL response is cut by ``finish_reason: "length"``, or cut off (a ``disconnect``:
+the connection dropped, the server stalled), every byte so far has been fed to the
+transducer, and the calls it confirmed may already have run. Where the
 endpoint continues a trailing assistant message (a wire that can take one —
 ``WireCodec.can_prefill``: Chat Completions on a server ``model/prefill.py`` detects,
 Anthropic Messages — and the server does), the response is not resent:
@@ -48,6 +49,12 @@ log = logging.getLogger(__name__)
 
 MAX_CONTINUATIONS = 3
 """Continuations per user turn; a continuation cut by ``length`` again uses another."""
+CONTINUED_ENDS = ("length", "disconnect")
+"""How a stream may end and still be continued from its frontier: cut by the token limit,
+or cut off (the connection dropped, the server stalled past ``idle_timeout``). A
+continuation asks again from the last byte, so a dropped connection in the middle of a
+long heredoc costs one request and no confirmed line, where a resend asked for the call
+again (a repair round, and the model writing the whole body anew)."""
 
 
 class Prefill:
@@ -126,7 +133,8 @@ def open_stream(
 ) -> AsyncGenerator[StreamItem, None]:
     """The client's stream for ``request``, continued from the frontier when cut.
 
-    ``resumable`` is asked when a stream ends with ``length``: the transducer input so
+    ``resumable`` is asked when a stream ends with ``length`` or ``disconnect``
+    (:data:`CONTINUED_ENDS`): the transducer input so
     far if the response may go on from it (nothing stopped or broke it), else ``None``.
     Modes other than the CTL ones get the client's stream as it is: a trailing
     assistant message cannot resume native tool calls, and XML calls run only after
@@ -280,7 +288,7 @@ async def _joined(
             gate = None
         if end is None:
             return  # the client always ends with a StreamEnd; nothing to add if not
-        prefix = resumable() if end.finish_reason == "length" else None
+        prefix = resumable() if end.finish_reason in CONTINUED_ENDS else None
         if not prefix or prefill.used >= prefill.limit:
             yield end
             return
@@ -313,4 +321,4 @@ def _continuation(
     return replace(request, prefill=text, extra=extra)
 
 
-__all__ = ["MAX_CONTINUATIONS", "Prefill", "open_stream"]
+__all__ = ["CONTINUED_ENDS", "MAX_CONTINUATIONS", "Prefill", "open_stream"]
