@@ -824,6 +824,12 @@ def _doctor_command(p: argparse.ArgumentParser) -> None:
         action="store_true",
         help="send the model no request (the look-ups a session makes before its first still run)",
     )
+    p.add_argument(
+        "--record",
+        metavar="FILE",
+        help="write the tool-call check's response to FILE as a recording (frontier check "
+        "--explain FILE and frontier replay FILE read it)",
+    )
     p.add_argument("--json", action="store_true", help="one JSON object per check")
 
 

@@ -188,6 +188,12 @@ def test_a_text_protocols_call_is_read_by_its_own_transducer_and_a_broken_frame_
     broke = checks["tool call"]
     assert broke["status"] == "warn" and broke["said"].startswith("the ctl-heredoc framing broke")
     assert "--protocol native-inc" in broke["fix"]
+    recording = tmp_path / "doctor.jsonl"  # kept, for the tools that debug a framing
+    _, checks = doctor(capsys, *args, "--record", str(recording))
+    assert f"recorded: frontier check --explain {recording} reads it" in checks["tool call"]["said"]
+    assert main(["check", "--explain", str(recording)]) == 0  # S1–S3 hold; the model broke
+    explained = capsys.readouterr().out
+    assert "mode=ctl-heredoc" in explained and "what now" in explained
 
 
 def test_a_refused_key_stops_the_model_checks_and_an_unlisted_model_is_named(

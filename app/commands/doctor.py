@@ -1,4 +1,4 @@
-"""``frontier doctor [--no-request] [--json]`` — what would stop a session here.
+"""``frontier doctor [--no-request] [--json] [--record FILE]`` — what would stop a session here.
 
 Looks at the settings, the endpoint and the model (a session's own client: its key,
 ``/models``, the window, the protocol ``auto`` picks, one short request and, for a native
@@ -39,7 +39,8 @@ def main(args: argparse.Namespace) -> int:
         checks.append(Check("settings", "config", "ok", said))
     workspace = Path(config.workspace or ".").resolve()
     if checks[0].status == "ok":
-        checks.extend(asyncio.run(model_checks(config, ask=not args.no_request)))
+        record = Path(args.record) if args.record else None
+        checks.extend(asyncio.run(model_checks(config, ask=not args.no_request, record=record)))
     checks.extend(machine_checks(config, workspace))
     if args.json:
         for check in checks:

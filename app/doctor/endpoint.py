@@ -18,6 +18,7 @@ from __future__ import annotations
 import contextlib
 import json
 import time
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from frontier.app.config import Config, ConfigError
@@ -48,8 +49,12 @@ NO_ENDPOINT_FIX = (
 )
 
 
-async def model_checks(config: Config, *, ask: bool = True) -> list[Check]:
-    """Every check of the endpoint and the model, in the order a session meets them."""
+async def model_checks(
+    config: Config, *, ask: bool = True, record: Path | None = None
+) -> list[Check]:
+    """Every check of the endpoint and the model, in the order a session meets them;
+    ``record``: where the tool-call check's response is written as a recording (for
+    ``frontier check --explain`` and ``replay``)."""
     from frontier.app.agent.runtime import model_client
     from frontier.app.model.catalogue import host_has_tools, known, resolve_wire
     from frontier.app.model.registry import codec
@@ -75,7 +80,7 @@ async def model_checks(config: Config, *, ask: bool = True) -> list[Check]:
         return checks
     checks.append(_key_check(keyed, notes, vendor=bool(host_has_tools(base))))
     try:
-        checks.extend(await _asked(client, config, info, ask=ask))
+        checks.extend(await _asked(client, config, info, ask=ask, record=record))
     finally:
         await client.aclose()
     return checks
@@ -100,7 +105,12 @@ def _key_check(keyed: Config, notes: list[str], *, vendor: bool) -> Check:
 
 
 async def _asked(
-    client: ModelClient, config: Config, info: ModelInfo | None, *, ask: bool
+    client: ModelClient,
+    config: Config,
+    info: ModelInfo | None,
+    *,
+    ask: bool,
+    record: Path | None = None,
 ) -> list[Check]:
     """The look-ups a session makes before its first request, then the requests."""
     from frontier.app.model.served_models import listed_models
@@ -123,7 +133,7 @@ async def _asked(
     if reply is None:
         checks.append(Check(AREA, "reply", "skip", "no request sent (--no-request)"))
     else:
-        checks.append(await _tool_call_check(client, mode))
+        checks.append(await _tool_call_check(client, mode, record))
     return checks
 
 
@@ -275,7 +285,7 @@ async def _reply_check(client: ModelClient) -> Check:
     return Check(AREA, "reply", "ok", f"{quoted!r} ({heard.finish}); {took}{tokens}")
 
 
-async def _tool_call_check(client: ModelClient, mode_name: str) -> Check:
+async def _tool_call_check(client: ModelClient, mode_name: str, record: Path | None) -> Check:
     """One request as a session's first would be for a task that needs a file read: the
     protocol's system prompt and every built-in tool; the reply read by the same
     transducer a session reads it with (``Mode.adapter``), so what is confirmed here is
@@ -296,12 +306,13 @@ async def _tool_call_check(client: ModelClient, mode_name: str) -> Check:
         max_tokens=CALL_TOKENS,
     )
     heard = await _heard(client, request, mode.adapter())
+    kept = _recorded(heard, client, mode_name, record) if record is not None else ""
     if heard.error is not None:
         return Check(
             AREA,
             "tool call",
             "fail",
-            heard.error,
+            heard.error + kept,
             "a server that refuses tools[]: --protocol ctl-heredoc writes calls in the text"
             if mode.native
             else "",
@@ -311,15 +322,17 @@ async def _tool_call_check(client: ModelClient, mode_name: str) -> Check:
         shown = terminal_safe(json.dumps(call.args, ensure_ascii=False))[:QUOTED]
         said = f"{terminal_safe(call.name)}({shown}), confirmed by the {mode_name} reader"
         if call.name != PROBE:
-            return Check(AREA, "tool call", "warn", f"asked for {PROBE}, the model called {said}")
-        return Check(AREA, "tool call", "ok", said)
+            return Check(
+                AREA, "tool call", "warn", f"asked for {PROBE}, the model called {said}{kept}"
+            )
+        return Check(AREA, "tool call", "ok", said + kept)
     if heard.errors:
         kind, message = heard.errors[0]
         return Check(
             AREA,
             "tool call",
             "fail" if mode.native else "warn",
-            f"the {mode_name} framing broke ({kind}): {terminal_safe(message)[:200]}",
+            f"the {mode_name} framing broke ({kind}): {terminal_safe(message)[:200]}{kept}",
             "the server's tool-call parser does not fit the model: check its chat template"
             if mode.native
             else "a session asks the model to repair it, a request each time; another "
@@ -333,7 +346,7 @@ async def _tool_call_check(client: ModelClient, mode_name: str) -> Check:
             "tool call",
             "fail",
             f"the model wrote the call as text ({first!r}): the server did not read it as a "
-            "tool call, so a session's calls would not run",
+            f"tool call, so a session's calls would not run{kept}",
             "llama.cpp: start it with --jinja; vLLM: --enable-auto-tool-choice and the "
             "model's --tool-call-parser; or --protocol ctl-heredoc (calls in the text, read "
             "by Frontier itself)",
@@ -343,10 +356,37 @@ async def _tool_call_check(client: ModelClient, mode_name: str) -> Check:
         AREA,
         "tool call",
         "warn",
-        f"the model answered in prose instead of calling the tool: {quoted!r}",
+        f"the model answered in prose instead of calling the tool: {quoted!r}{kept}",
         "a small model often does; another protocol may suit it better (--protocol "
         + ("ctl-heredoc)" if mode.native else "native-inc, where the server offers tools)"),
     )
+
+
+def _recorded(heard: _Heard, client: ModelClient, mode: str, path: Path) -> str:
+    """Write the response as a Frontier recording; what the check says of it."""
+    from frontier.app.session.record import Recording, write_recording
+
+    usage: dict[str, int] = {}
+    if heard.prompt_tokens is not None:
+        usage["prompt_tokens"] = heard.prompt_tokens
+    if heard.completion_tokens is not None:
+        usage["completion_tokens"] = heard.completion_tokens
+    recording = Recording(
+        mode,
+        client.model,
+        "",
+        tuple(heard.raw),
+        heard.finish or "disconnect",
+        usage,
+        heard.end_t,
+        {"source": "frontier doctor (the tool-call check)"},
+        client.wire,
+    )
+    try:
+        write_recording(path, recording)
+    except OSError as exc:
+        return f"; not recorded: {exc.strerror or exc}"
+    return f"; recorded: frontier check --explain {terminal_safe(str(path))} reads it"
 
 
 class _Heard:
@@ -364,6 +404,9 @@ class _Heard:
         self.total = 0.0
         self.prompt_tokens: int | None = None
         self.completion_tokens: int | None = None
+        self.raw: list[tuple[float, str]] = []
+        """Each event's arrival time and ``data`` as the server sent it (a recording's)."""
+        self.end_t: float | None = None
 
 
 async def _heard(
@@ -389,6 +432,7 @@ async def _heard(
         async with contextlib.aclosing(client.stream(request)) as stream:
             async for item in stream:
                 if isinstance(item, WireEvent):
+                    heard.raw.append((item.t, item.raw))
                     for delta in item.deltas:
                         if not heard.first and isinstance(
                             delta, (TextDelta, ReasoningDelta, CallStart)
@@ -399,6 +443,7 @@ async def _heard(
                     if reader is not None:
                         events.extend(reader.feed(item.deltas)[1])
                 elif isinstance(item, StreamEnd):
+                    heard.end_t = time.monotonic() - began
                     heard.finish = item.finish_reason
                     heard.prompt_tokens = item.usage.prompt
                     heard.completion_tokens = item.usage.completion
