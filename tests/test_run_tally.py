@@ -80,3 +80,20 @@ def test_a_reply_with_no_prose_keeps_the_earlier_answer_and_no_usage_is_null() -
     for n in range(7):
         files(finished(f"c{n}", files=[f"f{n}.py"]))
     assert "7 files changed: f0.py, f1.py, f2.py, f3.py, f4.py and 2 more" in files.line(1.0)
+
+
+def test_lengths_read_as_a_person_reads_them_and_file_names_are_shown_safe() -> None:
+    from frontier.app.frontends.run_tally import duration
+
+    assert [duration(s) for s in (4.24, 59.9, 187, 3845)] == [
+        "4.2 s",
+        "59.9 s",
+        "3 min 07 s",
+        "1 h 04 min",
+    ]
+    tally = RunTally(0.0)
+    tally(ResponseStarted("ctl"))
+    tally(finished("c1", files=["evil\x1b]52;c;AAAA\x07.py"]))
+    line = tally.line(200.0, head="this run")
+    assert line.startswith("── this run · 1 request · 1 tool call · 1 file changed: evil")
+    assert "\x1b" not in line and "\\x1b" in line and line.endswith("3 min 20 s")

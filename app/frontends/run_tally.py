@@ -20,6 +20,7 @@ from frontier.app.events import (
     ToolFinished,
     TurnEnded,
 )
+from frontier.app.frontends.terminal_text import terminal_safe
 
 RESULT_VERSION = 1
 SHOWN_FILES = 5
@@ -102,16 +103,17 @@ class RunTally:
             "seconds": round(now - self.started, 3),
         }
 
-    def line(self, now: float) -> str:
-        """The text form's closing line."""
-        parts = [self.reason or "no turn ran"]
+    def line(self, now: float, head: str | None = None) -> str:
+        """The text form's closing line (``head``: its first word instead of how the last
+        turn ended, as the TUI says it at exit)."""
+        parts = [head or self.reason or "no turn ran"]
         parts.append(f"{self.requests} request{'s' * (self.requests != 1)}")
         calls = f"{self.calls} tool call{'s' * (self.calls != 1)}"
         if self.failed_calls:
             calls += f" ({self.failed_calls} failed)"
         parts.append(calls)
         if self.files:
-            named = list(self.files)[:SHOWN_FILES]
+            named = [terminal_safe(f) for f in list(self.files)[:SHOWN_FILES]]
             more = len(self.files) - len(named)
             parts.append(
                 f"{len(self.files)} file{'s' * (len(self.files) != 1)} changed: "
@@ -123,8 +125,18 @@ class RunTally:
             parts.append(
                 f"{self.prompt_tokens:,} tokens in{cached}, {self.completion_tokens:,} out"
             )
-        parts.append(f"{now - self.started:.1f} s")
+        parts.append(duration(now - self.started))
         return "── " + " · ".join(parts)
 
 
-__all__ = ["RESULT_VERSION", "RunTally"]
+def duration(seconds: float) -> str:
+    """``4.2 s``, ``3 min 07 s``, ``1 h 04 min``: a run's length as a person reads it."""
+    if seconds < 60:
+        return f"{seconds:.1f} s"
+    whole = int(seconds)
+    if whole < 3600:
+        return f"{whole // 60} min {whole % 60:02d} s"
+    return f"{whole // 3600} h {whole % 3600 // 60:02d} min"
+
+
+__all__ = ["RESULT_VERSION", "RunTally", "duration"]

@@ -282,6 +282,8 @@ class FrontierApp(App[int]):
         self.sandboxes: dict[str, tuple[str, ...]] = {}
         """Per finished command: where it ran (``sandbox_text.ran_under``), by call id."""
         self.last_session_id: str | None = None
+        self.closing_line: str | None = None
+        """What the session shown did in this run (``RunTally``), printed at exit."""
         """The session open when the app closed: ``run_tui`` prints how to resume it."""
         self.quit_note = ""
         """Said after the terminal is restored: what became of a message typed and not sent."""
@@ -416,6 +418,9 @@ class FrontierApp(App[int]):
         if self.live is not None:
             if self.live.session is not None:
                 self.last_session_id = self.live.session.session_id
+                tally = self.live.tally
+                if tally.requests:  # said after the terminal is given back
+                    self.closing_line = tally.line(time.monotonic(), head="this run")
             try:
                 await self.live.close()
             except Exception as exc:  # closing must not hide the reason the app exits
@@ -1366,6 +1371,8 @@ def run_tui(
     if app.quit_note:
         print(app.quit_note)
     _say_how_to_resume(app.last_session_id)
+    if app.closing_line is not None:
+        print(app.closing_line)  # the workspace's file names: made safe in RunTally.line
     if stop.exit_status is not None:
         print(f"frontier: {stop.why}", file=sys.stderr)
         return stop.exit_status

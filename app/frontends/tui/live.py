@@ -16,6 +16,7 @@ import asyncio
 import contextlib
 import functools
 import itertools
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -23,6 +24,7 @@ from typing import TYPE_CHECKING
 from frontier.app.agent.person_command import command_of
 from frontier.app.events import Event, QueuedDelivered, ResponseStarted, TurnEnded
 from frontier.app.files import write_atomic
+from frontier.app.frontends.run_tally import RunTally
 from frontier.app.frontends.tui.host import BindingsChanged, FocusPrompt
 from frontier.app.loop_hop import to_loop
 from frontier.app.record import replace
@@ -68,6 +70,8 @@ class LiveController:
         self.workspace = workspace
         """Named on the command line: the resumed session's project now lives here."""
         self.session: AgentSession | None = None
+        self.tally = RunTally(time.monotonic())
+        """What the session shown did in this run (its closing line, printed at exit)."""
         self._unsubscribe: Callable[[], None] | None = None
         self._after_queued: Prepared | None = None
         """A message sent while earlier ones were still queued: shown once they are."""
@@ -241,6 +245,8 @@ class LiveController:
             )
         previous, self.session = self.session, session
         ahead, self._history_ahead = self._history_ahead, None
+        if previous is not session:
+            self.tally = RunTally(time.monotonic())
         self._unsubscribe = session.subscribe(self._observe)
         self._wire_prompt()
         state = self.app.state
@@ -529,6 +535,7 @@ class LiveController:
     def _observe(self, event: Event) -> None:
         """The session's events: the panes' state first, then what the box shows."""
         self.app.observe(event)
+        self.tally(event)
         if isinstance(event, ResponseStarted):
             self._asked += 1
         elif isinstance(event, QueuedDelivered):
