@@ -308,3 +308,20 @@ def test_the_sandbox_is_used_and_a_write_outside_the_workspace_refused(
     assert not (Path.home() / ".frontier-doctor-probe").exists()
     _, checks = doctor(capsys, "--no-request", "--sandbox", "off", "--workspace", str(workspace))
     assert checks["sandbox"]["status"] == "warn" and "unconfined" in checks["sandbox"]["said"]
+
+
+def test_a_vendors_api_without_a_key_is_a_problem_and_nothing_is_sent(
+    server: tuple[Server, str],
+    capsys: pytest.CaptureFixture[str],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    scripted, url = server
+    for name in ("FRONTIER_API_KEY", "OPENAI_API_KEY", "ANTHROPIC_API_KEY"):
+        monkeypatch.delenv(name, raising=False)
+    # the loopback server stands in for a vendor's API (never aimed at a real one)
+    monkeypatch.setattr("frontier.app.model.catalogue.host_has_tools", lambda base: True)
+    status, checks = doctor(capsys, "--base-url", url, "--model", "m", "--workspace", str(tmp_path))
+    assert status == 1
+    assert checks["key"]["status"] == "fail" and "FRONTIER_API_KEY" in checks["key"]["fix"]
+    assert "model" not in checks and scripted.posts == []  # every request would be refused

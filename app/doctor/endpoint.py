@@ -79,6 +79,9 @@ async def model_checks(
         checks.append(Check("settings", "key", "fail", str(exc)))
         return checks
     checks.append(_key_check(keyed, notes, vendor=bool(host_has_tools(base))))
+    if checks[-1].status == "fail":  # every request would be refused: none is sent
+        await client.aclose()
+        return checks
     try:
         checks.extend(await _asked(client, config, info, ask=ask, record=record))
     finally:
@@ -120,7 +123,10 @@ async def _asked(
     if checks[0].status == "fail":
         return checks
     if not client.model:  # the one the server lists, as a session takes it
+        from frontier.app.model.catalogue import known
+
         client.model = listed_models(listing)[0]
+        info = known(client.model)
     reply = await _reply_check(client) if ask else None
     if reply is not None:
         checks.append(reply)
