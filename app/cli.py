@@ -830,6 +830,12 @@ def _doctor_command(p: argparse.ArgumentParser) -> None:
         help="write the tool-call check's response to FILE as a recording (frontier check "
         "--explain FILE and frontier replay FILE read it)",
     )
+    p.add_argument(
+        "--every-protocol",
+        action="store_true",
+        help="the tool-call check in every protocol (five requests), and which ones the "
+        "model's calls were read in: which --protocol suits this model on this server",
+    )
     p.add_argument("--json", action="store_true", help="one JSON object per check")
 
 

@@ -69,8 +69,12 @@ class Server:
                     self._json(server.status, {"error": {"message": "Incorrect API key"}})
                     return
                 asks = "Make only that call" in json.dumps(body["messages"][-1])
-                if asks and server.tool_reply is None:
-                    delta: dict[str, Any] = {
+                native = bool(body.get("tools"))
+                if asks and server.tool_reply is None and not native:
+                    text = "call c1 read\narg path README.md\nend\n"  # a CTL frame
+                    delta, finish = {"content": text}, "stop"
+                elif asks and server.tool_reply is None:
+                    delta = {
                         "tool_calls": [
                             {
                                 "index": 0,
@@ -85,9 +89,9 @@ class Server:
                     }
                     finish = "tool_calls"
                 else:
-                    text = server.tool_reply if asks else server.reply
+                    text = str(server.tool_reply) if asks else server.reply
                     delta, finish = {"content": text}, "stop"
-                chunks = [
+                chunks: list[dict[str, Any]] = [
                     {"choices": [{"index": 0, "delta": {"role": "assistant"}}]},
                     {"choices": [{"index": 0, "delta": delta}]},
                     {"choices": [{"index": 0, "delta": {}, "finish_reason": finish}]},
@@ -325,3 +329,37 @@ def test_a_vendors_api_without_a_key_is_a_problem_and_nothing_is_sent(
     assert status == 1
     assert checks["key"]["status"] == "fail" and "FRONTIER_API_KEY" in checks["key"]["fix"]
     assert "model" not in checks and scripted.posts == []  # every request would be refused
+
+
+def test_every_protocol_says_which_ones_the_models_calls_are_read_in(
+    server: tuple[Server, str], capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    scripted, url = server  # native calls natively, CTL frames in text: no MiniMax XML
+    args = ("--base-url", url, "--every-protocol", "--workspace", str(tmp_path))
+    recording = tmp_path / "calls.jsonl"
+    status, checks = doctor(capsys, *args, "--record", str(recording))
+    assert checks["tool call"]["status"] == "ok"  # auto picked native-inc: its own check
+    for mode in ("native-eos", "ctl", "ctl-heredoc"):
+        assert checks[f"tool call · {mode}"]["status"] == "ok", checks[f"tool call · {mode}"]
+    assert checks["tool call · xml"]["status"] == "warn"
+    assert checks["protocols"] == {
+        "area": "model",
+        "name": "protocols",
+        "status": "ok",
+        "said": "calls read in: native-eos, native-inc, ctl, ctl-heredoc",
+    }
+    assert (tmp_path / "calls-xml.jsonl").exists() and recording.exists()
+    assert len(scripted.posts) == 6  # the reply, then one tool call per protocol
+    assert status == (1 if any(c["status"] == "fail" for c in checks.values()) else 0)
+    scripted.tool_reply = TEXT_CALL  # every protocol gets the call as text: none is read
+    status, checks = doctor(capsys, *args, "--protocol", "ctl-heredoc")
+    assert checks["tool call"]["status"] == "warn"  # ctl-heredoc, the one asked for
+    assert checks["tool call · native-inc"]["status"] == "warn"  # a failure there: a warning
+    assert "--jinja" in checks["tool call · native-inc"]["fix"]
+    assert checks["protocols"]["said"].startswith("no protocol's call was read")
+    scripted.tool_reply = None
+    status, checks = doctor(capsys, *args, "--protocol", "xml")
+    assert checks["tool call"]["status"] == "warn"  # a CTL frame is not MiniMax's XML
+    said = checks["protocols"]
+    assert said["status"] == "warn" and "not in xml, the one a session uses" in said["said"]
+    assert said["fix"].startswith("--protocol native-eos")

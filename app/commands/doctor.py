@@ -40,7 +40,10 @@ def main(args: argparse.Namespace) -> int:
     workspace = Path(config.workspace or ".").resolve()
     if checks[0].status == "ok":
         record = Path(args.record) if args.record else None
-        checks.extend(asyncio.run(model_checks(config, ask=not args.no_request, record=record)))
+        asked = model_checks(
+            config, ask=not args.no_request, record=record, every_protocol=args.every_protocol
+        )
+        checks.extend(asyncio.run(asked))
     checks.extend(machine_checks(config, workspace))
     if args.json:
         for check in checks:

@@ -50,11 +50,16 @@ NO_ENDPOINT_FIX = (
 
 
 async def model_checks(
-    config: Config, *, ask: bool = True, record: Path | None = None
+    config: Config,
+    *,
+    ask: bool = True,
+    record: Path | None = None,
+    every_protocol: bool = False,
 ) -> list[Check]:
     """Every check of the endpoint and the model, in the order a session meets them;
     ``record``: where the tool-call check's response is written as a recording (for
-    ``frontier check --explain`` and ``replay``)."""
+    ``frontier check --explain`` and ``replay``); ``every_protocol``: the tool-call check
+    in each protocol, and which the model's calls were read in."""
     from frontier.app.agent.runtime import model_client
     from frontier.app.model.catalogue import host_has_tools, known, resolve_wire
     from frontier.app.model.registry import codec
@@ -83,7 +88,9 @@ async def model_checks(
         await client.aclose()
         return checks
     try:
-        checks.extend(await _asked(client, config, info, ask=ask, record=record))
+        checks.extend(
+            await _asked(client, config, info, ask=ask, record=record, every=every_protocol)
+        )
     finally:
         await client.aclose()
     return checks
@@ -114,6 +121,7 @@ async def _asked(
     *,
     ask: bool,
     record: Path | None = None,
+    every: bool = False,
 ) -> list[Check]:
     """The look-ups a session makes before its first request, then the requests."""
     from frontier.app.model.served_models import listed_models
@@ -138,9 +146,56 @@ async def _asked(
     checks.append(await _prefill_check(client, config, info, mode))
     if reply is None:
         checks.append(Check(AREA, "reply", "skip", "no request sent (--no-request)"))
-    else:
-        checks.append(await _tool_call_check(client, mode, record))
+        return checks
+    checks.append(await _tool_call_check(client, mode, record))
+    if every:
+        checks.extend(await _every_protocol(client, mode, checks[-1], record))
     return checks
+
+
+async def _every_protocol(
+    client: ModelClient, chosen: str, first: Check, record: Path | None
+) -> list[Check]:
+    """The tool-call check in every other protocol, then which ones the model's calls were
+    read in: the answer to "which ``--protocol`` for this model?" on this server. Each
+    other protocol's trouble is a warning (the session does not use it)."""
+    from frontier.app.vocab import AGENT_MODES
+
+    checks: list[Check] = []
+    passed = [chosen] if first.status == "ok" else []
+    for mode in AGENT_MODES:
+        if mode == chosen:
+            continue
+        path = record.with_name(f"{record.stem}-{mode}{record.suffix}") if record else None
+        check = await _tool_call_check(client, mode, path)
+        status = "warn" if check.status == "fail" else check.status
+        checks.append(Check(AREA, f"tool call · {mode}", status, check.said, check.fix))
+        if check.status == "ok":
+            passed.append(mode)
+    order = [m for m in AGENT_MODES if m in passed]
+    if chosen in passed:
+        return [*checks, Check(AREA, "protocols", "ok", f"calls read in: {', '.join(order)}")]
+    if passed:
+        return [
+            *checks,
+            Check(
+                AREA,
+                "protocols",
+                "warn",
+                f"calls read in: {', '.join(order)}; not in {chosen}, the one a session uses",
+                f'--protocol {order[0]} (or protocol = "{order[0]}" in config.toml)',
+            ),
+        ]
+    return [
+        *checks,
+        Check(
+            AREA,
+            "protocols",
+            "warn",
+            "no protocol's call was read: this model may not make tool calls at all",
+            "a larger or instruction-tuned model; its tool-calling chat template on the server",
+        ),
+    ]
 
 
 def _model_check(model: str, listing: object, names: list[str]) -> Check:

@@ -13,20 +13,23 @@ from frontier.app.doctor.check import MARKS, Check, counted
 from frontier.app.frontends.terminal_text import terminal_safe
 
 WIDTH = 14
-"""Columns of a check's name."""
+"""Columns of a check's name, at least; as many as the longest takes (at most
+:data:`MAX_WIDTH`), so ``tool call · native-eos`` keeps its column."""
+MAX_WIDTH = 24
 
 
 def report_lines(checks: list[Check], workspace: Path) -> list[str]:
     """The findings as lines, in order, under their areas' headings."""
     lines = [f"frontier doctor · {terminal_safe(str(workspace))}"]
+    width = min(MAX_WIDTH, max([WIDTH, *(len(c.name) for c in checks)]))
     area = ""
     for check in checks:
         if check.area != area:
             area = check.area
             lines.append(area)
-        lines.append(f"  {MARKS[check.status]} {check.name:<{WIDTH}} {terminal_safe(check.said)}")
+        lines.append(f"  {MARKS[check.status]} {check.name:<{width}} {terminal_safe(check.said)}")
         if check.fix:
-            lines.append(f"    {' ' * WIDTH} → {terminal_safe(check.fix)}")
+            lines.append(f"    {' ' * width} → {terminal_safe(check.fix)}")
     totals = counted(checks)
     fails = totals["fail"]
     summary = (
