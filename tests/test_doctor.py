@@ -38,6 +38,9 @@ class Server:
         """What a request that asks for a call is answered with, as text (``None``: a
         native call of ``read``)."""
         self.posts: list[dict[str, Any]] = []
+        self.hold = threading.Event()
+        """Set: a request waits until it is cleared (a server that hangs)."""
+        self.released = threading.Event()
 
     def handler(self) -> type[BaseHTTPRequestHandler]:
         server = self
@@ -65,6 +68,8 @@ class Server:
             def do_POST(self) -> None:
                 body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
                 server.posts.append(body)
+                if server.hold.is_set():
+                    server.released.wait()
                 if server.status != 200:
                     self._json(server.status, {"error": {"message": "Incorrect API key"}})
                     return
@@ -363,3 +368,43 @@ def test_every_protocol_says_which_ones_the_models_calls_are_read_in(
     said = checks["protocols"]
     assert said["status"] == "warn" and "not in xml, the one a session uses" in said["said"]
     assert said["fix"].startswith("--protocol native-eos")
+
+
+def test_each_check_is_said_the_moment_it_is_found(
+    server: tuple[Server, str], tmp_path: Path
+) -> None:
+    """A hung server's reply check takes minutes: what was already looked at is on the
+    screen meanwhile."""
+    import subprocess
+    import sys
+
+    scripted, url = server
+    scripted.hold.set()
+    argv = [sys.executable, "-m", "frontier.app.cli", "doctor", "--base-url", url]
+    argv += ["--first-byte-timeout", "3600"]  # the reply never comes while the test looks
+    child = subprocess.Popen(
+        [*argv, "--workspace", str(tmp_path)], stdout=subprocess.PIPE, text=True, encoding="utf-8"
+    )
+    try:
+        assert child.stdout is not None
+        seen: list[str] = []
+        reader = threading.Thread(
+            target=lambda: seen.extend(iter_until(child.stdout, "✓ model")), daemon=True
+        )
+        reader.start()
+        reader.join(120)  # a guard only: the line comes as soon as /models answered
+        assert any("✓ model" in line for line in seen), seen
+        assert child.poll() is None  # the reply cannot have come: the server holds it
+        assert not any("reply" in line for line in seen)
+        assert seen[0] == f"frontier doctor · {tmp_path.resolve()}"
+    finally:
+        scripted.released.set()
+        child.kill()
+        child.wait()
+
+
+def iter_until(stream: Any, marker: str) -> Iterator[str]:
+    for line in stream:
+        yield line.rstrip("\n")
+        if marker in line:
+            return

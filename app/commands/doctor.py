@@ -25,36 +25,43 @@ def main(args: argparse.Namespace) -> int:
     from frontier.app.config import Config, ConfigError, config_path, load_config
     from frontier.app.doctor.endpoint import model_checks
     from frontier.app.doctor.machine import machine_checks
+    from frontier.app.doctor.report import WIDE, WIDTH, Report
+
+    report = Report(WIDE if args.every_protocol else WIDTH)
+    checks: list[Check] = []
+
+    def seen(check: Check) -> None:
+        """Said the moment it is found: a hung server's reply takes minutes."""
+        checks.append(check)
+        lines = [dumps(check.as_json())] if args.json else report.lines(check)
+        for line in lines:
+            safe_print(line, flush=True)
 
     flags = {name: getattr(args, name, None) for name in AGENT_OPTIONS}
-    checks: list[Check] = []
     try:
         config = load_config(**flags)
     except ConfigError as exc:
-        checks.append(Check("settings", "config", "fail", str(exc)))
-        config = Config()
+        config, broken = Config(), Check("settings", "config", "fail", str(exc))
     else:
         where = config_path()
         said = f"{where}" if where.exists() else f"none ({where} would be read)"
-        checks.append(Check("settings", "config", "ok", said))
+        broken = Check("settings", "config", "ok", said)
     workspace = Path(config.workspace or ".").resolve()
-    if checks[0].status == "ok":
+    if not args.json:
+        safe_print(report.head(workspace), flush=True)
+    seen(broken)
+    if broken.status == "ok":
         record = Path(args.record) if args.record else None
         asked = model_checks(
-            config, ask=not args.no_request, record=record, every_protocol=args.every_protocol
+            config,
+            ask=not args.no_request,
+            record=record,
+            every_protocol=args.every_protocol,
+            seen=seen,
         )
-        checks.extend(asyncio.run(asked))
-    checks.extend(machine_checks(config, workspace))
-    if args.json:
-        for check in checks:
-            safe_print(dumps(check.as_json()))
-    else:
-        _print(checks, workspace)
+        asyncio.run(asked)
+    for check in machine_checks(config, workspace):
+        seen(check)
+    if not args.json:
+        safe_print(report.summary(checks))
     return 1 if any(c.status == "fail" for c in checks) else 0
-
-
-def _print(checks: list[Check], workspace: Path) -> None:
-    from frontier.app.doctor.report import report_lines
-
-    for line in report_lines(checks, workspace):
-        safe_print(line)

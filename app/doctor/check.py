@@ -9,6 +9,7 @@ looked at, and why (no endpoint configured, ``--no-request``).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Literal
 
 from frontier.app.record import record
@@ -37,9 +38,25 @@ class Check:
         return out
 
 
+class Findings:
+    """The checks found so far, each told to ``seen`` as it is found: the CLI prints a
+    check the moment it is known (a hung server's reply check takes up to two minutes,
+    and the lines before it say what was already looked at)."""
+
+    def __init__(self, seen: Callable[[Check], None] | None = None) -> None:
+        self.checks: list[Check] = []
+        self._seen = seen
+
+    def add(self, check: Check) -> Check:
+        self.checks.append(check)
+        if self._seen is not None:
+            self._seen(check)
+        return check
+
+
 def counted(checks: list[Check]) -> dict[Status, int]:
     """How many checks have each status."""
     return {status: sum(1 for c in checks if c.status == status) for status in STATUSES}
 
 
-__all__ = ["MARKS", "STATUSES", "Check", "Status", "counted"]
+__all__ = ["MARKS", "STATUSES", "Check", "Findings", "Status", "counted"]

@@ -18,11 +18,12 @@ from __future__ import annotations
 import contextlib
 import json
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from frontier.app.config import Config, ConfigError
-from frontier.app.doctor.check import Check
+from frontier.app.doctor.check import Check, Findings
 from frontier.app.frontends.terminal_text import terminal_safe
 
 if TYPE_CHECKING:
@@ -55,45 +56,46 @@ async def model_checks(
     ask: bool = True,
     record: Path | None = None,
     every_protocol: bool = False,
+    seen: Callable[[Check], None] | None = None,
 ) -> list[Check]:
     """Every check of the endpoint and the model, in the order a session meets them;
     ``record``: where the tool-call check's response is written as a recording (for
     ``frontier check --explain`` and ``replay``); ``every_protocol``: the tool-call check
-    in each protocol, and which the model's calls were read in."""
+    in each protocol, and which the model's calls were read in; ``seen``: told each check
+    as it is found."""
     from frontier.app.agent.runtime import model_client
     from frontier.app.model.catalogue import host_has_tools, known, resolve_wire
     from frontier.app.model.registry import codec
     from frontier.app.session.catalogue import sanitize_url
 
+    found = Findings(seen)
     base = config.base_url
     if not base:
-        return [Check("settings", "endpoint", "fail", "no endpoint configured", NO_ENDPOINT_FIX)]
+        found.add(Check("settings", "endpoint", "fail", "no endpoint configured", NO_ENDPOINT_FIX))
+        return found.checks
     info = known(config.model) if config.model else None
     try:
         wire = resolve_wire(config.wire, base, info)
     except ValueError as exc:
-        return [Check("settings", "endpoint", "fail", str(exc))]
+        found.add(Check("settings", "endpoint", "fail", str(exc)))
+        return found.checks
     shown = sanitize_url(base) or base
     source = f" (from {config.base_url_from})" if config.base_url_from else ""
     how = " (auto)" if config.wire == "auto" else ""
-    checks = [Check("settings", "endpoint", "ok", f"{shown}{source} · wire {wire}{how}")]
+    found.add(Check("settings", "endpoint", "ok", f"{shown}{source} · wire {wire}{how}"))
     notes: list[str] = []
     try:
         client, keyed = model_client(config, base, config.model or "", codec(wire), info, notes)
     except ConfigError as exc:
-        checks.append(Check("settings", "key", "fail", str(exc)))
-        return checks
-    checks.append(_key_check(keyed, notes, vendor=bool(host_has_tools(base))))
-    if checks[-1].status == "fail":  # every request would be refused: none is sent
-        await client.aclose()
-        return checks
+        found.add(Check("settings", "key", "fail", str(exc)))
+        return found.checks
+    key = found.add(_key_check(keyed, notes, vendor=bool(host_has_tools(base))))
     try:
-        checks.extend(
-            await _asked(client, config, info, ask=ask, record=record, every=every_protocol)
-        )
+        if key.status != "fail":  # else every request would be refused: none is sent
+            await _asked(found, client, config, info, ask=ask, record=record, every=every_protocol)
     finally:
         await client.aclose()
-    return checks
+    return found.checks
 
 
 def _key_check(keyed: Config, notes: list[str], *, vendor: bool) -> Check:
@@ -115,6 +117,7 @@ def _key_check(keyed: Config, notes: list[str], *, vendor: bool) -> Check:
 
 
 async def _asked(
+    found: Findings,
     client: ModelClient,
     config: Config,
     info: ModelInfo | None,
@@ -122,46 +125,40 @@ async def _asked(
     ask: bool,
     record: Path | None = None,
     every: bool = False,
-) -> list[Check]:
+) -> None:
     """The look-ups a session makes before its first request, then the requests."""
     from frontier.app.model.served_models import listed_models
 
     listing = await client.probe_json("models")
-    checks = [_model_check(client.model, listing, listed_models(listing))]
-    if checks[0].status == "fail":
-        return checks
+    if found.add(_model_check(client.model, listing, listed_models(listing))).status == "fail":
+        return
     if not client.model:  # the one the server lists, as a session takes it
         from frontier.app.model.catalogue import known
 
         client.model = listed_models(listing)[0]
         info = known(client.model)
-    reply = await _reply_check(client) if ask else None
-    if reply is not None:
-        checks.append(reply)
-        if reply.status == "fail":  # nothing more can be learned from this endpoint
-            return checks
-    checks.append(await _window_check(client, config, info))
+    if ask and found.add(await _reply_check(client)).status == "fail":
+        return  # nothing more can be learned from this endpoint
+    found.add(await _window_check(client, config, info))
     mode, protocol = await _protocol_check(client, config, info)
-    checks.append(protocol)
-    checks.append(await _prefill_check(client, config, info, mode))
-    if reply is None:
-        checks.append(Check(AREA, "reply", "skip", "no request sent (--no-request)"))
-        return checks
-    checks.append(await _tool_call_check(client, mode, record))
+    found.add(protocol)
+    found.add(await _prefill_check(client, config, info, mode))
+    if not ask:
+        found.add(Check(AREA, "reply", "skip", "no request sent (--no-request)"))
+        return
+    call = found.add(await _tool_call_check(client, mode, record))
     if every:
-        checks.extend(await _every_protocol(client, mode, checks[-1], record))
-    return checks
+        await _every_protocol(found, client, mode, call, record)
 
 
 async def _every_protocol(
-    client: ModelClient, chosen: str, first: Check, record: Path | None
-) -> list[Check]:
+    found: Findings, client: ModelClient, chosen: str, first: Check, record: Path | None
+) -> None:
     """The tool-call check in every other protocol, then which ones the model's calls were
     read in: the answer to "which ``--protocol`` for this model?" on this server. Each
     other protocol's trouble is a warning (the session does not use it)."""
     from frontier.app.vocab import AGENT_MODES
 
-    checks: list[Check] = []
     passed = [chosen] if first.status == "ok" else []
     for mode in AGENT_MODES:
         if mode == chosen:
@@ -169,33 +166,32 @@ async def _every_protocol(
         path = record.with_name(f"{record.stem}-{mode}{record.suffix}") if record else None
         check = await _tool_call_check(client, mode, path)
         status = "warn" if check.status == "fail" else check.status
-        checks.append(Check(AREA, f"tool call · {mode}", status, check.said, check.fix))
+        found.add(Check(AREA, f"tool call · {mode}", status, check.said, check.fix))
         if check.status == "ok":
             passed.append(mode)
     order = [m for m in AGENT_MODES if m in passed]
     if chosen in passed:
-        return [*checks, Check(AREA, "protocols", "ok", f"calls read in: {', '.join(order)}")]
-    if passed:
-        return [
-            *checks,
+        found.add(Check(AREA, "protocols", "ok", f"calls read in: {', '.join(order)}"))
+    elif passed:
+        found.add(
             Check(
                 AREA,
                 "protocols",
                 "warn",
                 f"calls read in: {', '.join(order)}; not in {chosen}, the one a session uses",
                 f'--protocol {order[0]} (or protocol = "{order[0]}" in config.toml)',
-            ),
-        ]
-    return [
-        *checks,
-        Check(
-            AREA,
-            "protocols",
-            "warn",
-            "no protocol's call was read: this model may not make tool calls at all",
-            "a larger or instruction-tuned model; its tool-calling chat template on the server",
-        ),
-    ]
+            )
+        )
+    else:
+        found.add(
+            Check(
+                AREA,
+                "protocols",
+                "warn",
+                "no protocol's call was read: this model may not make tool calls at all",
+                "a larger or instruction-tuned model; its tool-calling chat template on the server",
+            )
+        )
 
 
 def _model_check(model: str, listing: object, names: list[str]) -> Check:
