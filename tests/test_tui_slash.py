@@ -330,9 +330,16 @@ async def test_doctor_checks_the_setup_from_inside_and_says_it_in_the_transcript
         prompt_of(app).clear_prompt()
         await pilot.press(*"/doctor --no-request", "enter")
         await until(
-            pilot, lambda: any(n.startswith("frontier doctor · ") for n in notes(app)), "report"
+            pilot,
+            lambda: any(
+                n.startswith("frontier doctor · ") and not n.endswith("…") for n in notes(app)
+            ),
+            "the whole report",
         )
-        report = next(n for n in notes(app) if n.startswith("frontier doctor · ")).splitlines()
+        # one note, grown check by check and then whole: the "checking…" line replaced
+        (whole,) = [n for n in notes(app) if "doctor" in n.splitlines()[0]]
+        report = whole.splitlines()
+        assert report[-1] != "…"
         assert report[0] == f"frontier doctor · {workspace}"
         assert "http://127.0.0.1:9/v1" in next(line for line in report if "endpoint" in line)
         assert any("reply" in line and "no request sent" in line for line in report)

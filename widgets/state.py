@@ -376,6 +376,10 @@ class UiState:
     def note(self, text: str, role: str = "note") -> None:
         self.models.transcript.note(text, role)
 
+    def growing_note(self, text: str) -> Callable[[str], None]:
+        """A note to be set again as more is known; returns what sets it."""
+        return self.models.transcript.growing_note(text)
+
     def toggle_thinking(self) -> None:
         """Show reasoning blocks whole, or folded to their last lines (ctrl+t)."""
         self.models.transcript.toggle_thinking()

@@ -14,6 +14,7 @@ model adds the ``call`` entries and re-renders them (:meth:`TranscriptModel.show
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import Callable
 
 from frontier.app.agent.budget import ASSUMED
 from frontier.app.events import (
@@ -172,6 +173,18 @@ class TranscriptModel:
 
     def note(self, text: str, role: str = "note") -> None:
         self.entry(role, text)
+
+    def growing_note(self, text: str) -> Callable[[str], None]:
+        """A note whose text is set again as more is known (``/doctor``'s report, one
+        check at a time): the returned function replaces its text and redraws it."""
+        entry = self.entry("note", text)
+
+        def amend(again: str) -> None:
+            entry.text = again
+            entry.version += 1
+            self._dirty.add("transcript")
+
+        return amend
 
     def add_user(self, text: str) -> None:
         self.entry("you", text)

@@ -355,7 +355,7 @@ def _doctor(ctx: SlashContext, args: str) -> bool:
     ctx.remember()
     session, controller = ctx.session, ctx.controller
     asking = "" if args else " (one short request and one tool call to the model)"
-    ctx.note(f"/doctor: checking the setup{asking}…")
+    amend = ctx.app.state.growing_note(f"/doctor: checking the setup{asking}…")
 
     async def check() -> None:
         from frontier.app.doctor.check import Check
@@ -363,13 +363,20 @@ def _doctor(ctx: SlashContext, args: str) -> bool:
         from frontier.app.doctor.machine import machine_checks
         from frontier.app.doctor.report import report_lines
 
+        found: list[Check] = []
+
+        def seen(check: Check) -> None:  # the report grows as each check is found
+            found.append(check)
+            amend("\n".join([*report_lines(found, session.workspace)[:-1], "…"]))
+
         config = replace(ctx.app.config, model=session.model, wire=session.wire)
         if controller.demo:
-            checks = [Check("model", "model", "skip", "the demo's scripted model")]
+            seen(Check("model", "model", "skip", "the demo's scripted model"))
         else:
-            checks = await model_checks(config, ask=not args)
-        checks += await asyncio.to_thread(machine_checks, config, session.workspace)
-        ctx.note("\n".join(report_lines(checks, session.workspace)))
+            await model_checks(config, ask=not args, seen=seen)
+        for found_here in await asyncio.to_thread(machine_checks, config, session.workspace):
+            seen(found_here)
+        amend("\n".join(report_lines(found, session.workspace)))
 
     ctx.work(check(), "slash-doctor")
     return True
