@@ -88,3 +88,19 @@ def test_an_assumed_context_window_is_a_note_row() -> None:
         "you  hi",
         "·    context window assumed: 8,192 — set --context-window",
     ]
+
+
+def test_a_note_typed_while_the_reply_streams_stays_below_it_and_the_reply_stays_whole() -> None:
+    from frontier.app.events import Confirmed, ResponseStarted, TurnEnded
+
+    state = UiState()
+    state.apply(UserMessage("explain the module"))
+    state.apply(ResponseStarted("ctl-heredoc", 0))
+    state.apply(Confirmed(0, "text", b"The module reads "))
+    state.note("/status\nsession 1234")  # the person typed /status meanwhile
+    state.apply(Confirmed(17, "text", b"its settings first."))
+    roles = [e.role for e in state.transcript]
+    assert roles == ["you", "ai", "note"]  # one reply, the note under it
+    assert state.transcript[1].text == "The module reads its settings first."
+    state.apply(TurnEnded("cancelled", ""))  # stopped: the reply is still the one cut
+    assert state.transcript[1].interrupted

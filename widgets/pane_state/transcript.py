@@ -232,9 +232,21 @@ class TranscriptModel:
         entry.version += 1
         self._dirty.add("transcript")
 
+    def _newest_but_notes(self, entry: TranscriptEntry | None) -> bool:
+        """``entry`` is the newest entry, or only notes came after it: a ``/status``
+        typed while the reply streams is said below the reply, which goes on above it
+        as one entry (it was cut in two around the note)."""
+        for later in reversed(self.entries):
+            if later is entry:
+                return True
+            if later.role != "note":
+                return False
+        return False
+
     def _assistant_text(self, text: str) -> None:
-        """Add prose to the reply being shown (a new ``ai`` entry after anything else)."""
-        if self._assistant is None or self._assistant is not self.entries[-1]:
+        """Add prose to the reply being shown (a new ``ai`` entry after anything else
+        but notes)."""
+        if self._assistant is None or not self._newest_but_notes(self._assistant):
             if not text.strip():
                 return  # whitespace before a reply shows nothing (and the loop reports none)
             self._assistant = self.entry("ai", "")
@@ -262,8 +274,7 @@ class TranscriptModel:
             reason == "cancelled"
             and reply is not None
             and (self._streaming or self._stream.current is None)  # (history: no response)
-            and bool(self.entries)
-            and self.entries[-1] is reply
+            and self._newest_but_notes(reply)
         )
         if cut and reply is not None:
             reply.interrupted = True
