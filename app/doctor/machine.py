@@ -12,6 +12,7 @@ outside the workspace, which must be refused.
 from __future__ import annotations
 
 import os
+import shlex
 import shutil
 import subprocess
 from pathlib import Path
@@ -102,7 +103,7 @@ def _sandbox_used(sandbox: Sandbox, workspace: Path) -> list[Check]:
     if home == Path(root) or Path(root) in home.parents:  # the workspace holds home
         return [Check("sandbox", "sandbox", "ok", f"{label}; a command ran in it")]
     target = home / PROBE_NAME
-    script = f"echo probe > {_quoted(str(target))}"
+    script = f"echo probe > {shlex.quote(str(target))}"
     argv, env, made = sandbox.wrap(["sh", "-c", script], root, child_env())
     _run((argv, env, made), root)
     if target.exists():
@@ -151,12 +152,6 @@ def _run(wrapped: tuple[list[str], dict[str, str], list[str]], root: str) -> str
     return f"exit {done.returncode}" + (f": {said[-1][:200]}" if said else "")
 
 
-def _quoted(text: str) -> str:
-    import shlex
-
-    return shlex.quote(text)
-
-
 # --------------------------------------------------------------------------- programs
 
 
@@ -172,14 +167,8 @@ def _program_check(name: str, program: str, used_for: str) -> Check:
             f"{program} is not on PATH: used for {used_for}",
             f"install {program}",
         )
-    try:
-        done = subprocess.run(
-            [found, "--version"], capture_output=True, timeout=PROBE_TIMEOUT, check=False
-        )
-        version = done.stdout.decode("utf-8", "replace").strip().splitlines()
-    except (OSError, subprocess.TimeoutExpired):
-        version = []
-    return Check("tools", name, "ok", f"{version[0] if version else program} ({found})")
+    version = _first_line([found, "--version"])
+    return Check("tools", name, "ok", f"{version or program} ({found})")
 
 
 def _editor_check() -> Check:
@@ -220,18 +209,17 @@ def _callback_check(config: Config) -> Check:
 
 def _tmux_focus() -> str | None:
     tmux = shutil.which("tmux")
-    if tmux is None:
-        return None
+    return None if tmux is None else _first_line([tmux, "show-options", "-gv", "focus-events"])
+
+
+def _first_line(argv: list[str]) -> str | None:
+    """The first line a program prints (its version, a setting), or ``None``."""
     try:
-        done = subprocess.run(
-            [tmux, "show-options", "-gv", "focus-events"],
-            capture_output=True,
-            timeout=PROBE_TIMEOUT,
-            check=False,
-        )
+        done = subprocess.run(argv, capture_output=True, timeout=PROBE_TIMEOUT, check=False)
     except (OSError, subprocess.TimeoutExpired):
         return None
-    return done.stdout.decode("utf-8", "replace").strip() or None
+    lines = done.stdout.decode("utf-8", "replace").strip().splitlines()
+    return lines[0] if lines else None
 
 
 # --------------------------------------------------------------------------- storage
