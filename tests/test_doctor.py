@@ -315,6 +315,22 @@ def test_the_sandbox_is_used_and_a_write_outside_the_workspace_refused(
     assert checks["sandbox"]["status"] == "ok", said
     assert "a command ran in it, and its write to" in said and "was refused" in said
     assert not (Path.home() / ".frontier-doctor-probe").exists()
+    assert checks["network"]["status"] == "ok"  # off: a connection to this machine failed
+    assert "did not get through" in checks["network"]["said"]
+    _, checks = doctor(
+        capsys, "--no-request", "--sandbox-network", "on", "--workspace", str(workspace)
+    )
+    assert "network" not in checks  # on, as asked: nothing to prove
+    # the probe tells the two apart: with the network on, the same connection gets through
+    from frontier.app.agent.runtime import session_sandbox
+    from frontier.app.config import Config
+    from frontier.app.doctor.machine import _network_closed
+
+    opened = session_sandbox(Config(sandbox_network=True), [], root=workspace)
+    try:
+        assert _network_closed(opened, str(workspace)).status == "fail"
+    finally:
+        opened.close()
     _, checks = doctor(capsys, "--no-request", "--sandbox", "off", "--workspace", str(workspace))
     assert checks["sandbox"]["status"] == "warn" and "unconfined" in checks["sandbox"]["said"]
 

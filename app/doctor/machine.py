@@ -117,7 +117,7 @@ def _sandbox_used(sandbox: Sandbox, workspace: Path) -> list[Check]:
                 "report it: docs/sandbox.md says what the sandbox should refuse",
             )
         ]
-    return [
+    checks = [
         Check(
             "sandbox",
             "sandbox",
@@ -125,6 +125,42 @@ def _sandbox_used(sandbox: Sandbox, workspace: Path) -> list[Check]:
             f"{label}; a command ran in it, and its write to {home} was refused",
         )
     ]
+    if not sandbox.settings.network:
+        checks.append(_network_closed(sandbox, root))
+    return checks
+
+
+def _network_closed(sandbox: Sandbox, root: str) -> Check:
+    """With the network off, a command in the sandbox tries to connect to a port this
+    process listens on, on this machine's loopback: it must not get there."""
+    import socket
+
+    from frontier.app.programs import find_program
+    from frontier.tools.process import child_env
+
+    bash = find_program("bash", root)
+    if bash is None:
+        return Check("sandbox", "network", "skip", "no bash to try a connection with")
+    with socket.socket() as listener:
+        listener.bind(("127.0.0.1", 0))
+        listener.listen(1)
+        port = listener.getsockname()[1]
+        script = f"exec 3<>/dev/tcp/127.0.0.1/{port}"
+        reached = _run(sandbox.wrap([bash, "-c", script], root, child_env()), root) is None
+    if reached:
+        return Check(
+            "sandbox",
+            "network",
+            "fail",
+            f"off, but a command reached 127.0.0.1:{port} on this machine",
+            "report it: docs/sandbox.md says what the sandbox should refuse",
+        )
+    return Check(
+        "sandbox",
+        "network",
+        "ok",
+        f"off: a command's connection to this machine (127.0.0.1:{port}) did not get through",
+    )
 
 
 def _run(wrapped: tuple[list[str], dict[str, str], list[str]], root: str) -> str | None:
