@@ -559,6 +559,9 @@ async def test_context_and_status_say_what_fills_the_window_and_what_runs(projec
         assert sum(p.tokens for p in report.parts) == report.used
         assert report.largest  # the demo's reads are small: none worth naming
         assert not any(line.startswith("largest tool results: ") for line in lines)
+        from frontier.tools.approval_rules import CommandRule
+
+        session.allow_always(CommandRule("shell", "pytest -q"))
         await pilot.press(*"/status", "enter")
         await until(pilot, lambda: any(n.startswith("/status") for n in notes(app)), "/status")
         status = next(n for n in notes(app) if n.startswith("/status"))
@@ -567,6 +570,7 @@ async def test_context_and_status_say_what_fills_the_window_and_what_runs(projec
         assert f"stored in {Path(os.environ['FRONTIER_DATA_DIR'])}" in status
         assert "/context shows what fills it" in status
         assert "instructions: AGENTS.md (whole)" in status
+        assert "always allowed (1): the command `pytest -q` — revoked from the palette" in status
         await pilot.press(*"/context now", "enter")
         await until(pilot, lambda: "/context takes nothing" in toasts(app), "refused")
 

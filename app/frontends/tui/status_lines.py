@@ -24,6 +24,8 @@ if TYPE_CHECKING:
 
 LABEL_WIDTH = 22
 """Columns of a ``/context`` part's label (the longest built-in label fits)."""
+RULES_SHOWN = 3
+""""Always allow" rules named by ``/status`` (the palette lists every one)."""
 WORTH_NAMING = 500
 """Tokens from which a tool result is named among the largest (smaller ones are noise)."""
 
@@ -88,6 +90,15 @@ def status_lines(
         f"approval {session.approval}: {APPROVAL_MEANINGS.get(session.approval, '')}",  # type: ignore[call-overload]
         f"sandbox {session.sandbox_label}",
     ]
+    rules = session.approval_rules
+    if rules:
+        from frontier.widgets.display import rule_text
+
+        shown = "; ".join(rule_text(r.rule) for r in rules[:RULES_SHOWN])
+        more = f" and {len(rules) - RULES_SHOWN} more" if len(rules) > RULES_SHOWN else ""
+        lines.append(
+            f"always allowed ({len(rules)}): {shown}{more} — revoked from the palette (ctrl+p)"
+        )
     if report is not None:
         lines.append(status_line_context(report))
     if progress.usage_seen:
