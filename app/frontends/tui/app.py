@@ -282,9 +282,9 @@ class FrontierApp(App[int]):
         self.sandboxes: dict[str, tuple[str, ...]] = {}
         """Per finished command: where it ran (``sandbox_text.ran_under``), by call id."""
         self.last_session_id: str | None = None
+        """The session open when the app closed: ``run_tui`` prints how to resume it."""
         self.closing_line: str | None = None
         """What the session shown did in this run (``RunTally``), printed at exit."""
-        """The session open when the app closed: ``run_tui`` prints how to resume it."""
         self.quit_note = ""
         """Said after the terminal is restored: what became of a message typed and not sent."""
         self.stop_signals: StopSignals | None = None
