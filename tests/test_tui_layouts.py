@@ -417,6 +417,8 @@ def test_the_welcome_screen_says_what_the_readme_says() -> None:
         assert command in text and command in readme
     assert "api_key_command" in text and "api_key_command" in readme
     assert 'protocol = "ctl-heredoc"' not in text  # README: protocol auto is the default
+    assert "frontier doctor with the same flags" in text  # a setup is checked in one run
+    assert "frontier doctor" in readme
 
 
 # ---------------------------------------------------------------------- snapshots

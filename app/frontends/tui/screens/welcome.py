@@ -68,7 +68,13 @@ def setup_text() -> Text:
         "FRONTIER_API_KEY, else api_key_command or api_key_file in config.toml, else the "
         "provider's variable; it is scrubbed from everything Frontier stores or shows. "
         "A session opens on the conversation with a one-line CST strip; f6 shows the CST "
-        "panes (the demo opens with them)."
+        "panes (the demo opens with them).\n\n"
+    )
+    text.append("Before the first session, ")
+    text.append("frontier doctor", style="bold")
+    text.append(
+        " with the same flags checks the endpoint, the key, the model and one of its tool "
+        "calls, the sandbox and the rest of the setup, each with its fix."
     )
     return text
 
