@@ -1217,13 +1217,13 @@ async def test_an_unknown_model_on_a_vendors_own_api_is_assumed_a_vendors_window
 ) -> None:
     """``gpt-6`` on api.openai.com, which no probe describes: 8,192 assumed compacted the
     session every few messages, and no overflow ever came to say better."""
-    from frontier.app.agent.runtime import _context_budget
+    from frontier.app.agent.runtime import context_budget
     from frontier.app.config import Config
 
     nothing = httpx.MockTransport(lambda request: httpx.Response(404, json={}))
     client = ModelClient(codec("openai-chat"), base, "gpt-6", transport=nothing)
     try:
-        budget = _context_budget(Config(base_url=base, model="gpt-6"), client, None, demo=False)
+        budget = context_budget(Config(base_url=base, model="gpt-6"), client, None, demo=False)
         await budget.learn()
     finally:
         await client.aclose()

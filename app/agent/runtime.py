@@ -224,7 +224,7 @@ def _discard_if_empty(store: SessionStore, session_id: str) -> None:
         store.catalogue.discard_if_empty(session_id)
 
 
-def _prefill(
+def session_prefill(
     config: Config, client: ModelClient, codec: WireCodec, info: ModelInfo | None, *, demo: bool
 ) -> Prefill | None:
     """How a CTL response cut by ``length`` goes on (``continuation.py``): detected from
@@ -246,7 +246,7 @@ DEMO_CONTEXT_WINDOW = 32768
 compacts unless a test sets ``context_window`` lower."""
 
 
-def _context_budget(
+def context_budget(
     config: Config, client: ModelClient | None, info: ModelInfo | None, *, demo: bool
 ) -> ContextBudget:
     """The session's budget: ``config.context_window`` when set, the demo's own window,
@@ -576,7 +576,7 @@ def create_runtime(
         requests = RequestCounter(store.next_request_index(session_id))
         # the context budget (docs/context-budget.md): the window from the settings, the
         # server (asked before the first request), the catalogue, or assumed; compaction
-        budget = _context_budget(config, http, model_info, demo=demo)
+        budget = context_budget(config, http, model_info, demo=demo)
         compactor = None
         if not offline:
             compactor = Compactor(
@@ -615,7 +615,7 @@ def create_runtime(
             compactor=compactor,
             prefill=None
             if offline or http is None
-            else _prefill(config, http, adapter, model_info, demo=demo),
+            else session_prefill(config, http, adapter, model_info, demo=demo),
             inbox=queue,
             carried=plan.carried,
             requests=requests,
@@ -866,8 +866,8 @@ async def _switch_model(
         scrubber=scrubber,
         notes=notes,
     )
-    budget = _context_budget(switched, http, info, demo=False)
-    prefill = None if http is None else _prefill(switched, http, adapter, info, demo=False)
+    budget = context_budget(switched, http, info, demo=False)
+    prefill = None if http is None else session_prefill(switched, http, adapter, info, demo=False)
     try:
         store.catalogue.set_model(session_id, model, switched.base_url, wire)
     except Exception:

@@ -235,22 +235,33 @@ def _model_check(model: str, listing: object, names: list[str]) -> Check:
 
 
 async def _window_check(client: ModelClient, config: Config, info: ModelInfo | None) -> Check:
-    from frontier.app.agent.budget import DEFAULT_WINDOW
+    """The window as a session's budget learns it (``runtime.context_budget``): the
+    settings, the server, the catalogue, else assumed (more on a vendor's own API)."""
+    from frontier.app.agent.budget import ASSUMED
+    from frontier.app.agent.runtime import context_budget
 
-    if config.context_window:
-        return Check(AREA, "window", "ok", f"{config.context_window:,} tokens (the settings)")
-    said = await client.probe_context_window()
-    if said is not None and said.tokens > 0:
-        return Check(AREA, "window", "ok", f"{said.tokens:,} tokens (server: {said.source})")
-    if info is not None and info.context_window > 0:
-        return Check(AREA, "window", "ok", f"{info.context_window:,} tokens (the catalogue)")
-    return Check(
-        AREA,
-        "window",
-        "warn",
-        f"not said by the server or the catalogue: {DEFAULT_WINDOW:,} tokens would be assumed",
-        "pass --context-window N (or context_window in config.toml) with the model's window",
-    )
+    budget = context_budget(config, client, info, demo=False)
+    await budget.learn()
+    window = f"{budget.window or 0:,} tokens"
+    if budget.source == ASSUMED:
+        return Check(
+            AREA,
+            "window",
+            "warn",
+            f"not said by the server or the catalogue: {window} would be assumed",
+            "pass --context-window N (or context_window in config.toml) with the model's window",
+        )
+    return Check(AREA, "window", "ok", f"{window} ({_window_source(budget.source)})")
+
+
+def _window_source(source: str) -> str:
+    """``server (GET /props …)`` → ``server: GET /props …``; ``config`` → the settings."""
+    if source == "config":
+        return "the settings"
+    for who, said in (("server (", "server: "), ("catalogue (", "the catalogue: ")):
+        if source.startswith(who) and source.endswith(")"):
+            return said + source[len(who) : -1]
+    return source
 
 
 async def _protocol_check(
@@ -276,31 +287,29 @@ async def _protocol_check(
 async def _prefill_check(
     client: ModelClient, config: Config, info: ModelInfo | None, mode: str
 ) -> Check:
-    from frontier.app.model.prefill import detect_prefill
+    """Whether a cut text reply would go on from its last byte, decided as a session
+    decides it (``runtime.session_prefill``, then the endpoint's detection)."""
+    from frontier.app.agent.runtime import session_prefill
     from frontier.app.vocab import CTL_MODES
 
     if mode not in CTL_MODES:
         return Check(AREA, "continuation", "skip", f"only for the text protocols, not {mode}")
-    if config.prefill == "off":
-        return Check(AREA, "continuation", "ok", "off: a reply cut by the token limit is resent")
-    if not client.codec.can_prefill:
+    prefill = session_prefill(config, client, client.codec, info, demo=False)
+    if prefill is None:
         return Check(
             AREA,
             "continuation",
             "ok",
-            f"{client.wire} cannot continue a reply: a cut one is resent",
+            "a cut reply is resent (prefill is off, the wire cannot continue a reply, or the "
+            "model refuses to)",
         )
-    if config.prefill == "auto" and info is not None and not info.can_prefill():
-        return Check(
-            AREA, "continuation", "ok", "the model refuses to continue a reply: a cut one is resent"
-        )
-    found = await detect_prefill(client)
+    found = await prefill.support()
     if found.enabled:
         return Check(
             AREA,
             "continuation",
             "ok",
-            f"a reply cut by the token limit goes on from its last byte ({found.reason})",
+            f"a reply cut off goes on from its last byte ({found.reason})",
         )
     return Check(AREA, "continuation", "ok", f"a cut reply is resent ({found.reason})")
 
