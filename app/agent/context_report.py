@@ -34,6 +34,16 @@ if TYPE_CHECKING:
 
 LARGEST_RESULTS = 3
 """Tool results named one by one (the largest): the ones worth a ``/compact``."""
+HISTORY_PARTS = {
+    "person": "your messages",
+    "summary": "summaries",
+    "replies": "the model's replies",
+    "results": "tool results",
+    "images": "images",
+    "runtime": "Frontier's notes",
+}
+"""The history's parts, in the order they are listed: who wrote what, images apart.
+``runtime``: a repair request, an undo's notice, late results, a tool's images' text."""
 
 
 @record
@@ -155,49 +165,39 @@ def _tool_parts(request: ModelRequest, specs: Sequence[ToolSpec]) -> list[tuple[
 
 def _history_parts(request: ModelRequest) -> tuple[list[ContextPart], list[LargeResult]]:
     """The history by who wrote it, and its largest tool results."""
-    person = summary = runtime = replies = results = images = 0
-    counts = {"person": 0, "summary": 0, "runtime": 0, "replies": 0, "calls": 0, "results": 0}
-    image_count = 0
+    tokens = dict.fromkeys(HISTORY_PARTS, 0)
+    counts = dict.fromkeys((*HISTORY_PARTS, "calls"), 0)
     named: list[LargeResult] = []
     for item in request.items:
-        tokens = int(item_bytes(item) / BYTES_PER_TOKEN) + MESSAGE_OVERHEAD
+        size = int(item_bytes(item) / BYTES_PER_TOKEN) + MESSAGE_OVERHEAD
         if isinstance(item, UserText):
-            image_tokens = int(item_bytes(UserText("", images=item.images)) / BYTES_PER_TOKEN)
-            images += image_tokens
-            image_count += len(item.images)
-            tokens -= image_tokens
-            if item.origin == "person":
-                person += tokens
-                counts["person"] += 1
-            elif item.origin == "summary":
-                summary += tokens
-                counts["summary"] += 1
-            else:  # a repair request, an undo's notice, late results, a tool's images
-                runtime += tokens
-                counts["runtime"] += 1
+            pictures = int(item_bytes(UserText("", images=item.images)) / BYTES_PER_TOKEN)
+            tokens["images"] += pictures
+            counts["images"] += len(item.images)
+            part = {"person": "person", "summary": "summary"}.get(item.origin, "runtime")
+            tokens[part] += size - pictures
+            counts[part] += 1
         elif isinstance(item, AssistantTurn):
-            replies += tokens
+            tokens["replies"] += size
             counts["replies"] += 1
             counts["calls"] += len(item.calls)
         elif isinstance(item, ToolResults):
-            results += tokens
+            tokens["results"] += size
             counts["results"] += len(item.results)
             for entry in item.results:
-                size = int(len(entry.body.encode("utf-8")) / BYTES_PER_TOKEN)
-                named.append(LargeResult(entry.call_id, entry.name, size))
-    calls = counts["calls"]
+                body = int(len(entry.body.encode("utf-8")) / BYTES_PER_TOKEN)
+                named.append(LargeResult(entry.call_id, entry.name, body))
+    calls = f", {_count(counts['calls'], 'call')}" if counts["calls"] else ""
+    details = {
+        "person": _count(counts["person"], "message"),
+        "summary": _count(counts["summary"], "compaction"),
+        "replies": _count(counts["replies"], "reply", "replies") + calls,
+        "results": _count(counts["results"], "result"),
+        "images": _count(counts["images"], "image"),
+        "runtime": "repair requests, undo notices, late results",
+    }
     parts = [
-        ContextPart("your messages", person, _count(counts["person"], "message")),
-        ContextPart("summaries", summary, _count(counts["summary"], "compaction")),
-        ContextPart(
-            "the model's replies",
-            replies,
-            _count(counts["replies"], "reply", "replies")
-            + (f", {_count(calls, 'call')}" if calls else ""),
-        ),
-        ContextPart("tool results", results, _count(counts["results"], "result")),
-        ContextPart("images", images, _count(image_count, "image")),
-        ContextPart("Frontier's notes", runtime, "repair requests, undo notices, late results"),
+        ContextPart(label, tokens[part], details[part]) for part, label in HISTORY_PARTS.items()
     ]
     largest = sorted((r for r in named if r.tokens > 0), key=lambda r: -r.tokens)
     return parts, largest[:LARGEST_RESULTS]
