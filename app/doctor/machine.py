@@ -263,7 +263,6 @@ def _first_line(argv: list[str]) -> str | None:
 
 def _storage_checks() -> list[Check]:
     from frontier.app.dirs import data_dir
-    from frontier.app.session.catalogue import Catalogue
     from frontier.app.session.db import Database, StoreError, existing_store
 
     folder = data_dir()
@@ -281,7 +280,7 @@ def _storage_checks() -> list[Check]:
             db = Database.open_readonly(path)
             try:
                 version = db.read("PRAGMA user_version")[0][0]
-                count = len(Catalogue(db).list_sessions())
+                count = db.read("SELECT COUNT(*) FROM sessions")[0][0]
             finally:
                 db.close()
         except StoreError as exc:  # a newer Frontier's database says so
