@@ -144,7 +144,7 @@ async def test_hooks_can_deny_and_rewrite(tmp_path: Path) -> None:
     async def before(c, spec):  # type: ignore[no-untyped-def]
         return Decision(False, "hook says no") if c.id == "c2" else None
 
-    async def after(c, result):  # type: ignore[no-untyped-def]
+    async def after(c, result, cancel):  # type: ignore[no-untyped-def]
         from dataclasses import replace
 
         return replace(result, output=result.output + "\n[checked]")

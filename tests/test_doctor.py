@@ -424,3 +424,25 @@ def iter_until(stream: Any, marker: str) -> Iterator[str]:
         yield line.rstrip("\n")
         if marker in line:
             return
+
+
+def test_after_edit_checks_are_listed_and_a_missing_program_named(
+    server: tuple[Server, str], capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    config = Path(os.environ["FRONTIER_CONFIG_DIR"]) / "config.toml"
+    config.parent.mkdir(parents=True, exist_ok=True)
+    config.write_text(
+        '[checks.lint]\nrun = "FOO=1 sh -c true {files}"\nfiles = ["*.py"]\n'
+        '[checks.gone]\nrun = "no-such-linter-xyz --strict {files}"\n'
+    )
+    _, url = server
+    _, checks = doctor(capsys, "--base-url", url, "--no-request", "--workspace", str(tmp_path))
+    assert checks["check lint"]["status"] == "ok"
+    assert checks["check lint"]["said"] == "on *.py: FOO=1 sh -c true {files}"
+    assert checks["check gone"]["status"] == "warn"  # a session runs: the check says so
+    assert "no-such-linter-xyz is not found on PATH" in checks["check gone"]["said"]
+    assert "[checks.gone] of config.toml" in checks["check gone"]["fix"]
+    config.write_text('[checks.bad]\nrun = ""\n')
+    status, checks = doctor(capsys, "--base-url", url, "--no-request", "--workspace", str(tmp_path))
+    assert status == 1 and checks["checks"]["status"] == "fail"
+    assert "run must be a command" in checks["checks"]["said"]

@@ -570,6 +570,7 @@ async def test_context_and_status_say_what_fills_the_window_and_what_runs(projec
         assert f"stored in {Path(os.environ['FRONTIER_DATA_DIR'])}" in status
         assert "/context shows what fills it" in status
         assert "instructions: AGENTS.md (whole)" in status
+        assert "after-edit checks: none ([checks.NAME] in config.toml" in status
         assert "always allowed (1): the command `pytest -q` — revoked from the palette" in status
         await pilot.press(*"/context now", "enter")
         await until(pilot, lambda: "/context takes nothing" in toasts(app), "refused")

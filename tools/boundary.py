@@ -609,11 +609,18 @@ class ToolBoundary:
             self._emit_finished(result)
             return result
         if self.after_hook is not None:
+            # still running: Esc stops what the hook runs (an after-edit check's command)
+            token = CancelToken()
+            if executed:
+                self._running[call.id] = _Running(token, WriteStop(None))
             try:
-                changed = await self.after_hook(call, result)
+                changed = await self.after_hook(call, result, token)
             except Exception as exc:
                 meta = {**result.meta, "after_hook_error": str(exc)}
                 changed = replace(result, meta=meta)
+            finally:
+                if executed:
+                    self._running.pop(call.id, None)
             if changed is not None:
                 result = changed
         if self.persistence is not None:

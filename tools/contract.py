@@ -14,6 +14,7 @@ from frontier.app.events import Event, ToolCall, ToolResult
 from frontier.app.record import field, record
 
 if TYPE_CHECKING:
+    from frontier.tools.base import CancelToken
     from frontier.tools.file_views import Views
     from frontier.tools.jobs import Jobs
     from frontier.tools.sandbox import Sandbox
@@ -341,7 +342,9 @@ OutputSink = Callable[[str, str], None]
 """``sink(call_id, text)``: live output of a running tool, for observers."""
 
 BeforeHook = Callable[[ToolCall, ToolSpec], Awaitable[Decision | None]]
-AfterHook = Callable[[ToolCall, ToolResult], Awaitable[ToolResult | None]]
+AfterHook = Callable[[ToolCall, ToolResult, "CancelToken"], Awaitable[ToolResult | None]]
+"""Rewrites a finished call's result before it is committed (``tools/after_edit.py``); the
+token is the call's: Esc stops what the hook runs."""
 
 
 @record

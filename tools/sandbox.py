@@ -50,7 +50,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Literal, NamedTuple, get_args
 
 from frontier.app.programs import find_program
-from frontier.app.record import field, record
+from frontier.app.record import field, record, replace
 
 if TYPE_CHECKING:
     from frontier.tools.sandbox_net import SessionNet
@@ -264,23 +264,24 @@ class Sandbox:
         return net.prefix()
 
     def wrap(
-        self, argv: Sequence[str], root: str, env: Mapping[str, str]
+        self, argv: Sequence[str], root: str, env: Mapping[str, str], *, read_only: bool = False
     ) -> tuple[list[str], dict[str, str], list[str]]:
         """``argv`` run inside the sandbox with ``root`` as the workspace: the new argv, the
         environment (``TMPDIR=/tmp``, the private folder) and the mount points the sandbox
         made in the workspace (empty protected folders that did not exist), which
-        :func:`tidy` removes after the command if they are still empty."""
+        :func:`tidy` removes after the command if they are still empty. ``read_only``: the
+        workspace (and every other place) read-only whatever the session's mode (an
+        after-edit check, ``tools/after_edit.py``)."""
         assert self.bwrap is not None and self.active
+        settings = replace(self.settings, mode="read-only") if read_only else self.settings
         base = self._private()
         tmp, empty = os.path.join(base, "tmp"), os.path.join(base, "empty")
-        plan = _plan(self.settings, root, tmp, os.environ, empty, self._shim_copies(base))
+        plan = _plan(settings, root, tmp, os.environ, empty, self._shim_copies(base))
         self._record(base, plan.protected)
         self._seen = Seen(
-            self.settings.mode,
+            settings.mode,
             os.path.realpath(root),
-            tuple(_existing(self.settings.writable))
-            if self.settings.mode == "workspace-write"
-            else (),
+            tuple(_existing(settings.writable)) if settings.mode == "workspace-write" else (),
             tuple(plan.protected),
             tuple(hidden_paths(self.settings)),
             tuple(plan.read_only),

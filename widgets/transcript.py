@@ -131,6 +131,8 @@ def render_call(entry: TranscriptEntry, tool: ToolRow | None, *, selected: bool 
     if tool.changes:  # a finished mutation's files, one per line
         for line in tool.changes:
             text.append(f"\n  {display_preview(line, one_line=True)}", style="dim")
+        for line, failed in tool.checks:  # the person's after-edit checks on them
+            text.append(f"\n  {display_preview(line, one_line=True)}", "bold" if failed else "dim")
     else:
         hidden = tool.lines - len(tool.fold)
         if hidden > 0 and tool.failed:

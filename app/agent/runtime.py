@@ -51,7 +51,7 @@ from frontier.app.config import (
     resolve_api_key,
     save_approvals,
 )
-from frontier.app.events import ToolCall, ToolResult
+from frontier.app.events import Event, ToolCall, ToolResult
 from frontier.app.model.catalogue import (
     ModelInfo,
     host_has_tools,
@@ -79,6 +79,7 @@ if TYPE_CHECKING:
     from frontier.app.agent.instructions import ProjectInstructions
     from frontier.app.model.transport import ModelClient, Timeouts
     from frontier.app.session.store import SessionInfo, SessionStore
+    from frontier.tools.after_edit import AfterEditChecks
     from frontier.tools.mcp_servers import McpHost
     from frontier.tools.registry import Registry
     from frontier.tools.sandbox import SandboxRecord
@@ -570,6 +571,11 @@ def create_runtime(
             sandbox=sandbox,
             jobs=jobs,
         )
+        # the person's after-edit checks (tools/after_edit.py)
+        checks = (
+            None if demo or offline else _after_edit_checks(boundary.root, sandbox, events.emit)
+        )
+        boundary.after_hook = checks
         if plan.resumed:  # what the model saw of each file before (tools/file_views.py)
             boundary.views.replay(store.ledger.file_views(session_id))
         # A resumed session's responses continue its numbering: SESSION#N names one.
@@ -687,6 +693,7 @@ def create_runtime(
             sandbox_label=sandbox.label,
             sandbox_active=sandbox.active,
             approvals=desk,
+            checks=() if checks is None else checks.checks,
         )
         if approver is not None and answered:
             answer_with(session, approver)
@@ -710,6 +717,21 @@ async def _served_models(loop: AgentLoop) -> tuple[str, ...]:
     if not isinstance(client, ModelClient):
         return ()
     return tuple(listed_models(await client.probe_json("models")))
+
+
+def _after_edit_checks(
+    root: str, sandbox: Sandbox, emit: Callable[[Event], None]
+) -> AfterEditChecks | None:
+    """config.toml's enabled ``[checks.NAME]`` as the boundary's after-hook (``None``:
+    none is set)."""
+    from frontier.app.checks_config import load_checks
+
+    checks = load_checks()
+    if not checks:
+        return None
+    from frontier.tools.after_edit import AfterEditChecks
+
+    return AfterEditChecks(checks, root, sandbox, emit)
 
 
 def _start_mcp(

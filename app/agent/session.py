@@ -64,6 +64,7 @@ if TYPE_CHECKING:
     from frontier.app.agent.rewind import RewindOutcome, RewindPoint
     from frontier.app.model.conversation import Image
     from frontier.app.session.store import LogRecord, SessionInfo, SessionStore
+    from frontier.tools.after_edit import CheckSettings
     from frontier.tools.base import CancelToken
     from frontier.tools.file_views import FileViews
     from frontier.tools.jobs import Jobs, JobSummary, JobTail
@@ -211,6 +212,7 @@ class AgentSession:
         mcp: McpHost | None = None,
         jobs: Jobs | None = None,
         views: FileViews | None = None,
+        checks: Sequence[CheckSettings] = (),
     ) -> None:
         """``queue``: the messages typed during a turn, shared with the loop (its
         ``inbox``); without one a queued message waits for the next ``send``.
@@ -281,6 +283,9 @@ class AgentSession:
         """Commands run inside the OS sandbox (``sandbox_label`` says which)."""
         self._approvals = approvals
         self._jobs = jobs
+        self.checks: tuple[CheckSettings, ...] = tuple(checks)
+        """The person's after-edit checks (config.toml's ``[checks.NAME]``,
+        ``tools/after_edit.py``): ``/status`` lists them."""
 
     # ------------------------------------------------------------------ facts that change
     @property

@@ -44,6 +44,7 @@ def machine_checks(config: Config, workspace: Path) -> list[Check]:
         *_storage_checks(),
         _instructions_check(config, workspace),
         *_mcp_checks(workspace),
+        *_after_edit_checks(workspace),
     ]
 
 
@@ -357,6 +358,59 @@ def _mcp_checks(workspace: Path) -> list[Check]:
     if not servers and not project:
         return [Check("workspace", "MCP", "ok", "no servers")]
     return [Check("workspace", "MCP", "ok", said + " (frontier mcp test NAME tries one)")]
+
+
+def _after_edit_checks(workspace: Path) -> list[Check]:
+    """config.toml's ``[checks.NAME]``: each one's program found (never run here)."""
+    from frontier.app.checks_config import load_checks
+    from frontier.app.config import ConfigError
+
+    try:
+        checks = load_checks()
+    except (ConfigError, OSError) as exc:
+        return [Check("workspace", "checks", "fail", str(exc))]
+    if not checks:
+        return [Check("workspace", "checks", "ok", "no after-edit checks ([checks.NAME])")]
+    found: list[Check] = []
+    for check in checks:
+        program = _program_of(check.run)
+        where = _found(program, workspace) if program else None
+        said = f"on {', '.join(check.files) or 'every file'}: {check.run}"
+        if program and where is None:
+            found.append(
+                Check(
+                    "workspace",
+                    f"check {check.name}",
+                    "warn",
+                    f"{said}; {program} is not found on PATH: after each edit the model is "
+                    "told it was not found",
+                    f"install {program}, or fix run in [checks.{check.name}] of config.toml",
+                )
+            )
+        else:
+            found.append(Check("workspace", f"check {check.name}", "ok", said))
+    return found
+
+
+def _program_of(line: str) -> str | None:
+    """The program a check's command line starts (after ``NAME=value`` words); ``None``
+    when the line is not one plain command to look for (it starts with ``(``, a quote
+    the shell would read otherwise…)."""
+    try:
+        words = shlex.split(line)
+    except ValueError:
+        return None
+    words = [w for w in words if not ("=" in w and w.split("=", 1)[0].isidentifier())]
+    return words[0] if words and not set(words[0]) & set("(){}$`;|&<>") else None
+
+
+def _found(program: str, workspace: Path) -> str | None:
+    from frontier.app.programs import find_program
+
+    if "/" in program:
+        path = program if os.path.isabs(program) else os.path.join(workspace, program)
+        return path if os.access(path, os.X_OK) else None
+    return find_program(program, workspace) or shutil.which(program)
 
 
 __all__ = ["machine_checks"]

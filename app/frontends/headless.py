@@ -496,8 +496,9 @@ def unanswered_line(found: list[Unanswered]) -> str:
 
 
 def event_json(event: Event) -> dict[str, Any]:
-    """``event_to_json``, plus a mutation result's ``changes`` (``meta["changes"]`` as is)
-    and ``already_applied`` on ``tool_finished``, so a script needs no patch parsing."""
+    """``event_to_json``, plus a mutation result's ``changes`` (``meta["changes"]`` as is),
+    ``already_applied`` and the after-edit ``checks`` on ``tool_finished``, so a script
+    needs no patch parsing."""
     out = event_to_json(event)
     if isinstance(event, ToolFinished):
         meta = event.result.meta
@@ -505,6 +506,8 @@ def event_json(event: Event) -> dict[str, Any]:
             out["changes"] = [dict(c) for c in result_changes(meta)]
         if "already_applied" in meta:
             out["already_applied"] = bool(meta["already_applied"])
+        if isinstance(meta.get("checks"), list):  # the person's after-edit checks
+            out["checks"] = [dict(c) for c in meta["checks"] if isinstance(c, dict)]
     return out
 
 

@@ -59,6 +59,10 @@ class ToolRow:
     """A finished mutation's ``M path (+3 −1)`` lines (the first few, then ``+N more``),
     or ``already applied``; from the result's ``meta``, never from the patch text."""
 
+    checks: tuple[tuple[str, bool], ...] = ()
+    """The after-edit checks that ran on its files: a line each and whether it failed
+    (``app/frontends/check_text.py``)."""
+
     where: str = ""
     """Where a finished command ran, in a word or two (``sandbox``, ``outside``...: the
     Tools pane's field); empty for a call that ran no command."""

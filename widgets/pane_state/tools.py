@@ -20,6 +20,7 @@ from frontier.app.events import (
     ToolStarted,
     TurnEnded,
 )
+from frontier.app.frontends.check_text import check_lines
 from frontier.app.frontends.tui.sandbox_text import ran_under
 from frontier.tools.arg_aliases import named
 from frontier.tools.patch_summary import SHOWN_CHANGES, change_lines, patch_label
@@ -276,6 +277,7 @@ class ToolsModel:
         self._keep_output(row)
         row.changes = tuple(map(scrub, change_lines(result.meta, SHOWN_CHANGES)))
         row.ran = tuple(map(scrub, ran_under(result.meta)))
+        row.checks = tuple((scrub(line), failed) for line, failed in check_lines(result.meta))
         row.where = sandbox_word(result.meta)
         self._touch(result.call_id)
 

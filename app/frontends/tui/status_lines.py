@@ -117,6 +117,7 @@ def status_lines(
         else "instructions: none in the system prompt (/memory writes AGENTS.md)"
     )
     lines.append(_mcp_line(session))
+    lines.append(_checks_line(session))
     jobs = session.running_jobs()
     lines.append(f"jobs: {len(jobs)} running (/jobs)" if jobs else "jobs: none running")
     store = session.store_path
@@ -136,6 +137,14 @@ def status_line_context(report: ContextReport) -> str:
     else:
         source = f", window from {_source(report.source)}"
     return f"context ≈ {count_text(report.used)} tokens{of}{source} — /context shows what fills it"
+
+
+def _checks_line(session: AgentSession) -> str:
+    """The person's after-edit checks (config.toml's ``[checks.NAME]``)."""
+    if not session.checks:
+        return "after-edit checks: none ([checks.NAME] in config.toml; docs/checks.md)"
+    said = [f"{c.name} ({', '.join(c.files) or 'every file'})" for c in session.checks]
+    return "after-edit checks: " + "; ".join(said) + " · run read-only after each edit"
 
 
 def _mcp_line(session: AgentSession) -> str:

@@ -1,0 +1,73 @@
+"""``[checks.NAME]`` tables of config.toml: the person's after-edit checks
+(``tools/after_edit.py``), validated into ``CheckSettings``; every error names the file
+and the key, as ``[mcp_servers.NAME]`` does.
+
+.. code-block:: toml
+
+    [checks.ruff]
+    run = "ruff check --quiet {files}"   # bash -c in the workspace root
+    files = ["*.py"]                     # which changed files it is for (default: any)
+    timeout = 60                         # seconds (default 60, at most 600)
+
+Only config.toml declares checks: a check is a command Frontier runs without asking, so
+a repository's own files never name one (a project's file would need the trust a
+project's MCP servers get; docs/checks.md).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from pathlib import Path
+from typing import Any
+
+from frontier.app.config import ConfigError, _read_config, config_path
+from frontier.tools.after_edit import MAX_TIMEOUT, CheckSettings
+
+CHECK_NAME = re.compile(r"[a-z0-9][a-z0-9_-]{0,31}")
+CHECK_KEYS = ("run", "files", "timeout", "enabled")
+
+
+def load_checks(path: Path | None = None) -> list[CheckSettings]:
+    """The enabled checks config.toml declares, in file order."""
+    path = path if path is not None else config_path()
+    return [c for c in parse_checks(_read_config(path), path) if c.enabled]
+
+
+def parse_checks(data: dict[str, Any], path: Path) -> list[CheckSettings]:
+    """``data``'s ``[checks.NAME]`` tables (disabled ones included)."""
+    tables = data.get("checks", {})
+    if not isinstance(tables, dict):
+        raise ConfigError(f"{path}: checks must be tables ([checks.NAME]), not a value")
+    return [_check(name, table, path) for name, table in tables.items()]
+
+
+def _check(name: str, table: Any, path: Path) -> CheckSettings:
+    where = f"[checks.{name}] in {path}"
+    if not CHECK_NAME.fullmatch(name):
+        raise ConfigError(f"{where}: the name must be 1-32 of a-z, 0-9, _ and -")
+    if not isinstance(table, dict):
+        raise ConfigError(f"{path}: checks.{name} must be a table")
+    for key in table:
+        if key not in CHECK_KEYS:
+            raise ConfigError(f"{where}: unknown key {key!r}; known: {', '.join(CHECK_KEYS)}")
+    run = table.get("run")
+    if not isinstance(run, str) or not run.strip():
+        raise ConfigError(f'{where}: run must be a command (run = "ruff check {{files}}")')
+    if "\0" in run:
+        raise ConfigError(f"{where}: run has a NUL character")
+    files = table.get("files", [])
+    if not isinstance(files, list) or not all(isinstance(f, str) and f for f in files):
+        raise ConfigError(f'{where}: files must be a list of globs (files = ["*.py"])')
+    timeout = table.get("timeout", 60)
+    ok = isinstance(timeout, int | float) and not isinstance(timeout, bool)
+    if not ok or not math.isfinite(timeout) or not 0 < timeout <= MAX_TIMEOUT:
+        raise ConfigError(
+            f"{where}: timeout must be seconds > 0 and at most {MAX_TIMEOUT:g}, got {timeout!r}"
+        )
+    enabled = table.get("enabled", True)
+    if not isinstance(enabled, bool):
+        raise ConfigError(f"{where}: enabled must be true or false")
+    return CheckSettings(
+        name=name, run=run, files=tuple(files), timeout=float(timeout), enabled=enabled
+    )

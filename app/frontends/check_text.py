@@ -1,0 +1,33 @@
+"""The after-edit checks of a finished call (``meta["checks"]``, ``tools/after_edit.py``)
+in a line each, for the person: the Transcript's row and ``/status``."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+_SAID = {
+    "passed": "passed",
+    "timeout": "timed out",
+    "cancelled": "stopped",
+    "not_found": "command not found",
+}
+
+
+def check_lines(meta: Mapping[str, Any] | None) -> list[tuple[str, bool]]:
+    """``("✗ check ruff: exit 1 · F821 Undefined name `os`", True)`` per check that ran
+    (the flag: it did not pass); ``[]`` when none ran."""
+    checks = meta.get("checks") if meta else None
+    if not isinstance(checks, list):
+        return []
+    out: list[tuple[str, bool]] = []
+    for check in checks:
+        if not isinstance(check, Mapping):
+            continue
+        name, outcome = str(check.get("name", "?")), str(check.get("outcome", "?"))
+        passed = outcome == "passed"
+        said = _SAID.get(outcome) or f"exit {check.get('exit')}"
+        first = check.get("first")
+        tail = f" · {first}" if isinstance(first, str) and first and not passed else ""
+        out.append((f"{'✓' if passed else '✗'} check {name}: {said}{tail}", not passed))
+    return out
