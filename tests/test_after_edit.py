@@ -277,10 +277,16 @@ def test_frontier_run_hands_the_model_its_checks_verdict(
     events = [json.loads(line) for line in done.stdout.splitlines()]
     (finished,) = [e for e in events if e["type"] == "tool_finished"]
     assert [c["outcome"] for c in finished["checks"]] == ["failed"]
+    exported = subprocess.run(
+        [PY, "-m", "frontier.app.cli", "export", events[0]["id"]],
+        capture_output=True, text=True, timeout=120, env=env, stdin=subprocess.DEVNULL,
+    ).stdout  # fmt: skip
+    assert "- `M a.py (+1 −1)`\n- `✗ check lint: exit 1 · BAD at a.py`\n" in exported
+    assert "```text\n[check lint (the person's after-edit check) on a.py: exit 1" in exported
 
 
 def test_the_person_sees_each_check_in_a_line_a_failure_with_its_headline() -> None:
-    from frontier.app.frontends.check_text import check_lines
+    from frontier.app.check_text import check_lines
 
     meta = {"checks": [
         {"name": "ruff", "outcome": "failed", "exit": 1, "first": "F821 Undefined name `os`"},

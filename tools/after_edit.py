@@ -34,6 +34,7 @@ import time
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
+from frontier.app.check_text import CHECK_OPENING
 from frontier.app.events import Event, ToolCall, ToolOutput, ToolResult
 from frontier.app.record import record, replace
 
@@ -264,7 +265,7 @@ def _verdict(check: CheckSettings, paths: Sequence[str], res: ProcessResult, run
     from frontier.tools.terminal_output import terminal_text
 
     on = ", ".join(paths[:5]) + (f" and {len(paths) - 5} more" if len(paths) > 5 else "")
-    head = f"[check {check.name} (the person's after-edit check) on {on}:"
+    head = f"{CHECK_OPENING[1:]}{check.name} (the person's after-edit check) on {on}:"
     output = cap_output(terminal_text(res.output), OUTPUT_CAP).rstrip("\n")
     if run.outcome == "passed":
         return f"{head} passed in {run.seconds:.1f} s]"

@@ -272,7 +272,8 @@ def to_markdown(info: SessionInfo, records: list[dict[str, Any]]) -> str:
             out += [f"{' · '.join(parts)} — `{r['id']}`", ""]
             changes = change_lines(r)  # the record carries the result's changes keys
             if changes:  # a mutation: its files say it better than its output
-                out += [f"- {_code(line)}" for line in changes] + [""]
+                items, told = _checks_markdown(r)
+                out += [f"- {_code(line)}" for line in changes] + items + [""] + told
             elif r["output"]:
                 out += [*_fenced(r["output"], "text"), ""]
         elif kind == "compaction" and r["reason"] in ("clear", "rewind"):
@@ -313,6 +314,19 @@ def to_markdown(info: SessionInfo, records: list[dict[str, Any]]) -> str:
     return "\n".join(out).rstrip("\n") + "\n"
 
 
+def _checks_markdown(r: dict[str, Any]) -> tuple[list[str], list[str]]:
+    """The after-edit checks of a mutation's result: a list item each, and what the model
+    was told of them when one did not pass (``tools/after_edit.py``)."""
+    from frontier.app.check_text import CHECK_OPENING, check_lines
+
+    lines = check_lines(r)
+    items = [f"- {_code(line)}" for line, _failed in lines]
+    told = r["output"].find(CHECK_OPENING)
+    if told < 0 or not any(failed for _line, failed in lines):
+        return items, []
+    return items, [*_fenced(r["output"][told + 1 :], "text"), ""]
+
+
 def _mutation_meta(meta: dict[str, Any]) -> dict[str, Any]:
     """A mutation result's ``changes`` / ``already_applied`` (DESIGN §5), when it has them."""
     out: dict[str, Any] = {}
@@ -320,6 +334,8 @@ def _mutation_meta(meta: dict[str, Any]) -> dict[str, Any]:
         out["changes"] = [dict(c) for c in result_changes(meta)]
     if "already_applied" in meta:
         out["already_applied"] = bool(meta["already_applied"])
+    if isinstance(meta.get("checks"), list):  # the person's after-edit checks
+        out["checks"] = [dict(c) for c in meta["checks"] if isinstance(c, dict)]
     return out
 
 

@@ -61,7 +61,7 @@ class ToolRow:
 
     checks: tuple[tuple[str, bool], ...] = ()
     """The after-edit checks that ran on its files: a line each and whether it failed
-    (``app/frontends/check_text.py``)."""
+    (``app/check_text.py``)."""
 
     where: str = ""
     """Where a finished command ran, in a word or two (``sandbox``, ``outside``...: the

@@ -12,6 +12,7 @@ from collections import deque
 from collections.abc import Mapping
 from typing import Any
 
+from frontier.app.check_text import check_lines
 from frontier.app.events import (
     CallReady,
     ToolCall,
@@ -20,7 +21,6 @@ from frontier.app.events import (
     ToolStarted,
     TurnEnded,
 )
-from frontier.app.frontends.check_text import check_lines
 from frontier.app.frontends.tui.sandbox_text import ran_under
 from frontier.tools.arg_aliases import named
 from frontier.tools.patch_summary import SHOWN_CHANGES, change_lines, patch_label

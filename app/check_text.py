@@ -1,11 +1,16 @@
 """The after-edit checks of a finished call (``meta["checks"]``, ``tools/after_edit.py``)
-in a line each, for the person: the Transcript's row and ``/status``."""
+in a line each, for the person: the Transcript's row and the Markdown export."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
+TYPE_CHECKING = False  # typing is not imported at run time: the export reads these lines
+if TYPE_CHECKING:
+    from typing import Any
+
+CHECK_OPENING = "\n[check "
+"""Where the checks' verdicts start in a result's output (``tools/after_edit.py``)."""
 _SAID = {
     "passed": "passed",
     "timeout": "timed out",
