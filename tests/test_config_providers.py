@@ -787,3 +787,26 @@ def test_reasoning_effort_is_set_like_any_setting_and_checked(
     text = str(info.value)
     assert "unknown reasoning_effort 'extreme'" in text and "auto, low, medium, high" in text
     assert "--reasoning-effort" in text
+
+
+async def test_a_model_switched_without_a_provider_stays_at_the_endpoint_switched_to(
+    tmp_path: Path,
+) -> None:
+    """``/model big --provider b`` then ``/model small``: the second switch went back to
+    the endpoint the session *started* with, where ``small`` is not served."""
+    from frontier.app.agent.runtime import create_runtime
+    from frontier.tools.policy import PolicyApprover
+
+    write_config('[providers.b]\nbase_url = "http://127.0.0.1:6000/v1"\nwire = "openai-chat"\n')
+    config = load_config(base_url="http://127.0.0.1:9/v1", model="m", wire="openai-chat")
+    session = create_runtime(config, approver=PolicyApprover("auto"), workspace=tmp_path)
+    try:
+        assert session.settings is not None and session.settings.base_url.endswith(":9/v1")
+        first = await session.switch_model("big", "b")
+        assert (first.base_url, first.provider) == ("http://127.0.0.1:6000/v1", "b")
+        second = await session.switch_model("small")
+        assert (second.base_url, second.provider) == ("http://127.0.0.1:6000/v1", "b")
+        assert session.settings.base_url == "http://127.0.0.1:6000/v1"  # /doctor's endpoint
+        assert session.settings.model == "small"
+    finally:
+        await session.aclose()

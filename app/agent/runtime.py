@@ -698,9 +698,10 @@ def create_runtime(
         if approver is not None and answered:
             answer_with(session, approver)
         session.provider = config.provider
+        session.settings = config
         if not demo and not offline:  # /model (issue 23); the demo's model is scripted
             session.model_switcher = functools.partial(
-                _switch_model, config, store, session_id, loop, compactor, scrubber
+                _switch_model, session, store, session_id, loop, compactor, scrubber
             )
             session.model_lister = functools.partial(_served_models, loop)
         on_error.pop_all()
@@ -859,7 +860,7 @@ def _reload_instructions(
 
 
 async def _switch_model(
-    config: Config,
+    session: AgentSession,
     store: SessionStore,
     session_id: str,
     loop: AgentLoop,
@@ -871,8 +872,11 @@ async def _switch_model(
     """``AgentSession.switch_model``: a client for ``model`` (at ``provider``'s endpoint
     when named, else the session's) through the wire registry, given to the loop with
     the new model's context budget, and recorded in the session so a resume uses it.
-    Nothing changes when the client cannot be made (an unset key, an unknown provider)."""
-    switched = _switched_config(config, model, provider)
+    Nothing changes when the client cannot be made (an unset key, an unknown provider).
+    Without a provider the endpoint is the one the session speaks to *now*
+    (``session.settings``): after ``/model M --provider P``, ``/model M2`` stays at P's."""
+    assert session.settings is not None  # set by create_runtime with the switcher
+    switched = _switched_config(session.settings, model, provider)
     info = known(model)
     wire = resolve_wire(switched.wire, switched.base_url, info)
     plan = _Plan(Path(), model, switched.base_url, wire, loop.mode.name)
@@ -916,6 +920,7 @@ async def _switch_model(
         budget,
         client.aclose,
         tuple(notes),
+        replace(switched, wire=wire),
     )
 
 

@@ -62,6 +62,7 @@ if TYPE_CHECKING:
     from frontier.app.agent.explain import Explanation
     from frontier.app.agent.history_events import HistoryRead
     from frontier.app.agent.rewind import RewindOutcome, RewindPoint
+    from frontier.app.config import Config
     from frontier.app.model.conversation import Image
     from frontier.app.session.store import LogRecord, SessionInfo, SessionStore
     from frontier.tools.after_edit import CheckSettings
@@ -283,6 +284,10 @@ class AgentSession:
         """Commands run inside the OS sandbox (``sandbox_label`` says which)."""
         self._approvals = approvals
         self._jobs = jobs
+        self.settings: Config | None = None
+        """The settings the session's model client was made from (``create_runtime``'s, then
+        each ``/model`` switch's): the endpoint it speaks to now, for ``/doctor`` and the
+        next switch."""
         self.checks: tuple[CheckSettings, ...] = tuple(checks)
         """The person's after-edit checks (config.toml's ``[checks.NAME]``,
         ``tools/after_edit.py``): ``/status`` lists them."""
@@ -770,6 +775,8 @@ class AgentSession:
             self._busy = False
         self.model, self.wire = switched.model, switched.wire
         self.provider = switched.provider
+        if switched.settings is not None:
+            self.settings = switched.settings
         if switched.budget is not None:
             self._budget = switched.budget
         if switched.closer is not None:

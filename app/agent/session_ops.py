@@ -18,6 +18,7 @@ from frontier.app.record import record
 
 if TYPE_CHECKING:
     from frontier.app.agent.budget import ContextBudget
+    from frontier.app.config import Config
     from frontier.app.model.request import ModelRequest
     from frontier.app.session.store import SessionStore
     from frontier.tools.contract import FilePreview
@@ -62,6 +63,8 @@ class ModelSwitched:
     """The new model's context budget (its window is the new model's)."""
     closer: Callable[[], Awaitable[None] | None] | None = None
     notes: tuple[str, ...] = ()
+    settings: Config | None = None
+    """The settings the new client was made from (``AgentSession.settings``)."""
 
 
 ModelSwitcher = Callable[[str, str | None], Awaitable[ModelSwitched]]

@@ -347,7 +347,7 @@ def _status(ctx: SlashContext, args: str) -> bool:
 
 def _doctor(ctx: SlashContext, args: str) -> bool:
     """``frontier doctor`` from inside: the endpoint and model as this session speaks to
-    them (its model and wire, the settings it started with), then the machine."""
+    them now (after a ``/model --provider`` switch, that provider's), then the machine."""
     from frontier.app.record import replace
 
     if args not in ("", "--no-request"):
@@ -369,7 +369,10 @@ def _doctor(ctx: SlashContext, args: str) -> bool:
             found.append(check)
             amend("\n".join([*report_lines(found, session.workspace)[:-1], "…"]))
 
-        config = replace(ctx.app.config, model=session.model, wire=session.wire)
+        # the endpoint the session speaks to now (a /model --provider switch's), else the
+        # settings it started with
+        settings = session.settings or ctx.app.config
+        config = replace(settings, model=session.model, wire=session.wire)
         if controller.demo:
             seen(Check("model", "model", "skip", "the demo's scripted model"))
         else:
