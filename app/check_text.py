@@ -20,8 +20,9 @@ _SAID = {
 
 
 def check_lines(meta: Mapping[str, Any] | None) -> list[tuple[str, bool]]:
-    """``("✗ check ruff: exit 1 · F821 Undefined name `os`", True)`` per check that ran
-    (the flag: it did not pass); ``[]`` when none ran."""
+    """``("✗ check ruff: exit 1 · 0.2 s · F821 Undefined name `os`", True)`` per check
+    that ran (the flag: it did not pass; the seconds are the check's, which the call's own
+    time leaves out); ``[]`` when none ran."""
     checks = meta.get("checks") if meta else None
     if not isinstance(checks, list):
         return []
@@ -32,7 +33,9 @@ def check_lines(meta: Mapping[str, Any] | None) -> list[tuple[str, bool]]:
         name, outcome = str(check.get("name", "?")), str(check.get("outcome", "?"))
         passed = outcome == "passed"
         said = _SAID.get(outcome) or f"exit {check.get('exit')}"
+        seconds = check.get("seconds")
+        took = f" · {seconds:.1f} s" if isinstance(seconds, int | float) else ""
         first = check.get("first")
         tail = f" · {first}" if isinstance(first, str) and first and not passed else ""
-        out.append((f"{'✓' if passed else '✗'} check {name}: {said}{tail}", not passed))
+        out.append((f"{'✓' if passed else '✗'} check {name}: {said}{took}{tail}", not passed))
     return out

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import re
 import subprocess
 import sys
 import threading
@@ -281,7 +282,9 @@ def test_frontier_run_hands_the_model_its_checks_verdict(
         [PY, "-m", "frontier.app.cli", "export", events[0]["id"]],
         capture_output=True, text=True, timeout=120, env=env, stdin=subprocess.DEVNULL,
     ).stdout  # fmt: skip
-    assert "- `M a.py (+1 −1)`\n- `✗ check lint: exit 1 · BAD at a.py`\n" in exported
+    assert re.search(
+        r"- `M a.py \(\+1 −1\)`\n- `✗ check lint: exit 1 · [\d.]+ s · BAD at a.py`\n", exported
+    )
     assert "```text\n[check lint (the person's after-edit check) on a.py: exit 1" in exported
 
 
@@ -289,14 +292,16 @@ def test_the_person_sees_each_check_in_a_line_a_failure_with_its_headline() -> N
     from frontier.app.check_text import check_lines
 
     meta = {"checks": [
-        {"name": "ruff", "outcome": "failed", "exit": 1, "first": "F821 Undefined name `os`"},
-        {"name": "mypy", "outcome": "passed", "exit": 0, "first": "Success: no issues"},
+        {"name": "ruff", "outcome": "failed", "exit": 1, "seconds": 0.213,
+         "first": "F821 Undefined name `os`"},
+        {"name": "mypy", "outcome": "passed", "exit": 0, "seconds": 3,
+         "first": "Success: no issues"},
         {"name": "slow", "outcome": "timeout", "exit": None, "first": ""},
         "junk",
     ]}  # fmt: skip
     assert check_lines(meta) == [
-        ("✗ check ruff: exit 1 · F821 Undefined name `os`", True),
-        ("✓ check mypy: passed", False),
+        ("✗ check ruff: exit 1 · 0.2 s · F821 Undefined name `os`", True),
+        ("✓ check mypy: passed · 3.0 s", False),
         ("✗ check slow: timed out", True),
     ]
     assert check_lines({}) == [] and check_lines({"checks": "x"}) == []
