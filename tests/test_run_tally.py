@@ -97,3 +97,27 @@ def test_lengths_read_as_a_person_reads_them_and_file_names_are_shown_safe() -> 
     line = tally.line(200.0, head="this run")
     assert line.startswith("── this run · 1 request · 1 tool call · 1 file changed: evil")
     assert "\x1b" not in line and "\\x1b" in line and line.endswith("3 min 20 s")
+
+
+def test_a_continued_response_counts_its_cut_stream_as_a_request_with_its_tokens() -> None:
+    """A reply cut at its length limit and continued from its frontier is one response
+    made of two requests; the cut one's tokens were spent (and billed) too."""
+    from frontier.app.events import ResponseContinued
+    from frontier.widgets.progress import TurnProgress
+
+    tally, progress = RunTally(started=0.0), TurnProgress()
+    cut = TokenUsage(prompt=900, completion=400)
+    for event in (
+        ResponseStarted("ctl-heredoc"),
+        ResponseContinued(3000, 25, 1, cut),
+        ResponseEnded("stop", TokenUsage(prompt=1300, completion=120)),
+        TurnEnded("done", ""),
+    ):
+        tally(event)
+    progress.stream_cut(cut)
+    progress.response_ended(TokenUsage(prompt=1300, completion=120))
+    result = tally.result("s1", 0, now=1.0)
+    assert result["requests"] == 2
+    assert result["usage"] == {"prompt_tokens": 2200, "completion_tokens": 520, "cached_tokens": 0}
+    assert (progress.tokens_in, progress.tokens_out) == (2200, 520)  # the status bar's ↑ ↓
+    assert progress.context_used == 1420  # the window's share: the last request's alone

@@ -101,14 +101,21 @@ class TurnProgress:
         if span >= MIN_SPAN:
             self.rate, self.rate_exact = (self._chunks - 1) / span, False
 
+    def stream_cut(self, tokens: TokenUsage) -> None:
+        """A response's stream was cut and goes on in a continuation (a request of its
+        own): count what the cut stream cost; the window's share and the rate wait for
+        the response's end."""
+        if tokens.known:
+            self.usage_seen = True
+            self.tokens_in += tokens.prompt or 0
+            self.tokens_out += tokens.completion or 0
+            self.tokens_cached += tokens.cached or 0
+
     def response_ended(self, tokens: TokenUsage) -> None:
         """Count the response's ``usage``; the rate becomes the server's own figure."""
         if not tokens.known:
             return
-        self.usage_seen = True
-        self.tokens_in += tokens.prompt or 0
-        self.tokens_out += tokens.completion or 0
-        self.tokens_cached += tokens.cached or 0
+        self.stream_cut(tokens)
         self.context_used = (tokens.prompt or 0) + (tokens.completion or 0)
         first, last, chunks = self._first, self._last, self._chunks
         if tokens.completion and first is not None and last is not None and chunks > 1:

@@ -152,6 +152,7 @@ def dispatch_table(m: PaneModels) -> dict[type[Event], tuple[Handler, ...]]:
             s.on_response_continued,
             c.on_response_continued,
             tr.on_response_continued,
+            st.on_response_continued,
         ),
         ContextUsage: (tr.on_context_usage, st.on_context_usage),
         Summarising: (tr.on_summarising,),

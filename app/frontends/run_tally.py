@@ -15,8 +15,10 @@ from typing import Any
 from frontier.app.events import (
     AssistantText,
     Event,
+    ResponseContinued,
     ResponseEnded,
     ResponseStarted,
+    TokenUsage,
     ToolFinished,
     TurnEnded,
 )
@@ -59,12 +61,10 @@ class RunTally:
             if said:
                 self.answer = said
         elif isinstance(event, ResponseEnded):
-            usage = event.usage
-            if usage.known:
-                self.usage_seen = True
-                self.prompt_tokens += usage.prompt or 0
-                self.completion_tokens += usage.completion or 0
-                self.cached_tokens += usage.cached or 0
+            self._count(event.usage)
+        elif isinstance(event, ResponseContinued):  # the cut stream was a request of its own
+            self.requests += 1
+            self._count(event.usage)
         elif isinstance(event, ToolFinished):
             result = event.result
             self.calls += 1
@@ -76,6 +76,13 @@ class RunTally:
         elif isinstance(event, TurnEnded):
             self.turns += 1
             self.reason, self.message = event.reason, event.message
+
+    def _count(self, usage: TokenUsage) -> None:
+        if usage.known:
+            self.usage_seen = True
+            self.prompt_tokens += usage.prompt or 0
+            self.completion_tokens += usage.completion or 0
+            self.cached_tokens += usage.cached or 0
 
     def result(self, session_id: str, exit_status: int, now: float) -> dict[str, Any]:
         """The ``result`` event: the last JSON line of ``frontier run --json``."""

@@ -14,6 +14,7 @@ from frontier.app.events import (
     ContextUsage,
     McpStarting,
     ReasoningText,
+    ResponseContinued,
     ResponseEnded,
     ResponseStarted,
     StreamBytes,
@@ -76,6 +77,10 @@ class StatusModel:
 
     def on_response_ended(self, event: ResponseEnded) -> None:
         self.progress.response_ended(event.tokens)
+        self._dirty.add("status")
+
+    def on_response_continued(self, event: ResponseContinued) -> None:
+        self.progress.stream_cut(event.usage)
         self._dirty.add("status")
 
     def on_context_usage(self, event: ContextUsage) -> None:
