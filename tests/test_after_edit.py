@@ -305,3 +305,18 @@ def test_the_person_sees_each_check_in_a_line_a_failure_with_its_headline() -> N
         ("✗ check slow: timed out", True),
     ]
     assert check_lines({}) == [] and check_lines({"checks": "x"}) == []
+
+
+async def test_a_checkers_colours_reach_neither_the_model_nor_the_persons_line(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "a.py").write_text("x = 1\n")
+    coloured = CheckSettings(
+        "lint", "printf '\\033[1;31mE1\\033[0m bad\\n\\033]0;title\\007'; exit 1"
+    )
+    b = boundary_with(tmp_path, coloured)
+    result = await b.run(call("replace", path="a.py", old="1", new="2"))
+    assert "\x1b" not in result.output and "\x07" not in result.output
+    assert result.output.endswith("exit 1 in " + result.output.rsplit(" in ", 1)[1])
+    assert "E1 bad" in result.output
+    assert result.meta["checks"][0]["first"] == "E1 bad"

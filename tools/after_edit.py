@@ -186,6 +186,7 @@ class AfterEditChecks:
         from frontier.tools.paths import real_root
         from frontier.tools.process import child_env, run_process
         from frontier.tools.sandbox import tidy
+        from frontier.tools.terminal_output import terminal_text
 
         root = str(real_root(self.root))
         line = command_line(check, paths)
@@ -216,11 +217,12 @@ class AfterEditChecks:
         finally:
             tidy(made)
         seconds = time.monotonic() - started
-        first = next((line.strip() for line in res.output.splitlines() if line.strip()), "")
+        shown = terminal_text(res.output)  # a checker's colours and cursor moves: text
+        first = next((line.strip() for line in shown.splitlines() if line.strip()), "")
         run = CheckRun(
             check.name, tuple(paths), _exit(res), seconds, _outcome(res), first[:FIRST_MAX]
         )
-        text = _verdict(check, paths, res, run)
+        text = _verdict(check, paths, shown, run)
         if contained and res.kind == "error" and READ_ONLY in res.output:
             text += (
                 "\n[checks run with the workspace read-only: one that writes (a formatter, a "
@@ -259,14 +261,13 @@ def _outcome(res: ProcessResult) -> str:
     return "not_found" if res.exit_code == EXIT_NOT_FOUND else "failed"
 
 
-def _verdict(check: CheckSettings, paths: Sequence[str], res: ProcessResult, run: CheckRun) -> str:
-    """What the model is told of one check."""
+def _verdict(check: CheckSettings, paths: Sequence[str], shown: str, run: CheckRun) -> str:
+    """What the model is told of one check (``shown``: its output as text)."""
     from frontier.tools.output_cap import cap_output
-    from frontier.tools.terminal_output import terminal_text
 
     on = ", ".join(paths[:5]) + (f" and {len(paths) - 5} more" if len(paths) > 5 else "")
     head = f"{CHECK_OPENING[1:]}{check.name} (the person's after-edit check) on {on}:"
-    output = cap_output(terminal_text(res.output), OUTPUT_CAP).rstrip("\n")
+    output = cap_output(shown, OUTPUT_CAP).rstrip("\n")
     if run.outcome == "passed":
         return f"{head} passed in {run.seconds:.1f} s]"
     if run.outcome == "timeout":
@@ -278,4 +279,4 @@ def _verdict(check: CheckSettings, paths: Sequence[str], res: ProcessResult, run
             f"{head} its command was not found (exit 127); the setting is the person's, "
             f"not yours to fix]\n{output}"
         ).rstrip()
-    return f"{head} exit {res.exit_code} in {run.seconds:.1f} s]\n{output}".rstrip()
+    return f"{head} exit {run.exit_code} in {run.seconds:.1f} s]\n{output}".rstrip()
