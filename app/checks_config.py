@@ -8,6 +8,7 @@ and the key, as ``[mcp_servers.NAME]`` does.
     run = "ruff check --quiet {files}"   # bash -c in the workspace root
     files = ["*.py"]                     # which changed files it is for (default: any)
     timeout = 60                         # seconds (default 60, at most 600)
+    workspaces = ["~/src/api"]           # only sessions in these folders (default: any)
 
 Only config.toml declares checks: a check is a command Frontier runs without asking, so
 a repository's own files never name one (a project's file would need the trust a
@@ -25,7 +26,7 @@ from frontier.app.config import ConfigError, _read_config, config_path
 from frontier.tools.after_edit import MAX_TIMEOUT, CheckSettings
 
 CHECK_NAME = re.compile(r"[a-z0-9][a-z0-9_-]{0,31}")
-CHECK_KEYS = ("run", "files", "timeout", "enabled")
+CHECK_KEYS = ("run", "files", "timeout", "enabled", "workspaces")
 
 
 def load_checks(path: Path | None = None) -> list[CheckSettings]:
@@ -69,5 +70,25 @@ def _check(name: str, table: Any, path: Path) -> CheckSettings:
     if not isinstance(enabled, bool):
         raise ConfigError(f"{where}: enabled must be true or false")
     return CheckSettings(
-        name=name, run=run, files=tuple(files), timeout=float(timeout), enabled=enabled
+        name=name,
+        run=run,
+        files=tuple(files),
+        timeout=float(timeout),
+        enabled=enabled,
+        workspaces=_folders(table.get("workspaces", []), where),
     )
+
+
+def _folders(value: Any, where: str) -> tuple[str, ...]:
+    """``workspaces``: folders, ``~`` expanded, each absolute."""
+    import os
+
+    if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
+        raise ConfigError(f'{where}: workspaces must be a list of folders (["~/src/api"])')
+    out = []
+    for folder in value:
+        path = os.path.expanduser(folder)
+        if not os.path.isabs(path):
+            raise ConfigError(f"{where}: workspaces: {folder!r} is not an absolute path")
+        out.append(os.path.normpath(path))
+    return tuple(out)

@@ -64,6 +64,29 @@ def test_config_toml_checks_are_read_and_a_bad_one_is_named(tmp_path: Path) -> N
             parse_checks(tomllib.loads(table), path)
 
 
+def test_a_check_named_for_some_workspaces_is_for_those_and_folders_inside_only(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import tomllib
+
+    monkeypatch.setenv("HOME", str(tmp_path))
+    (tmp_path / "api" / "src").mkdir(parents=True)
+    (tmp_path / "apiary").mkdir()
+    (tmp_path / "link").symlink_to(tmp_path / "api")
+    doc = tomllib.loads('[checks.lint]\nrun = "ruff check {files}"\nworkspaces = ["~/api/"]\n')
+    (check,) = parse_checks(doc, tmp_path / "config.toml")
+    assert check.workspaces == (str(tmp_path / "api"),)
+    assert check.applies_to(str(tmp_path / "api")) and check.applies_to(str(tmp_path / "api/src"))
+    assert check.applies_to(str(tmp_path / "link"))  # the same folder by another name
+    assert not check.applies_to(str(tmp_path / "apiary"))  # a name that only starts alike
+    assert not check.applies_to(str(tmp_path))
+    assert CheckSettings("any", "x").applies_to(str(tmp_path))
+    for value, said in [('["src/api"]', "is not an absolute path"), ('"~/api"', "list of folders")]:
+        bad = tomllib.loads(f'[checks.x]\nrun = "a"\nworkspaces = {value}\n')
+        with pytest.raises(ConfigError, match=said):
+            parse_checks(bad, tmp_path / "config.toml")
+
+
 def test_a_config_with_checks_still_loads_its_settings(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -254,6 +277,13 @@ def rounds_server() -> Iterator[str]:
         server.server_close()
 
 
+def _frontier(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [PY, "-m", "frontier.app.cli", *args],
+        capture_output=True, text=True, timeout=120, env=env, stdin=subprocess.DEVNULL,
+    )  # fmt: skip
+
+
 def test_frontier_run_hands_the_model_its_checks_verdict(
     tmp_path: Path, rounds_server: str
 ) -> None:
@@ -265,12 +295,10 @@ def test_frontier_run_hands_the_model_its_checks_verdict(
     (config / "config.toml").write_text(f'[checks.lint]\nrun = "{run}"\nfiles = ["*.py"]\n')
     env = {**os.environ, "FRONTIER_DATA_DIR": str(tmp_path / "data"),
            "FRONTIER_CONFIG_DIR": str(config), "TMPDIR": str(tmp_path)}  # fmt: skip
-    done = subprocess.run(
-        [PY, "-m", "frontier.app.cli", "run", "--base-url", rounds_server, "--model", "m",
-         "--protocol", "native-eos", "--approval", "auto-edit", "--sandbox", "off",
-         "--workspace", str(ws), "--json", "--prompt", "make x BAD"],
-        capture_output=True, text=True, timeout=120, env=env, stdin=subprocess.DEVNULL,
-    )  # fmt: skip
+    session = ["run", "--base-url", rounds_server, "--model", "m", "--protocol", "native-eos",
+               "--approval", "auto-edit", "--sandbox", "off", "--workspace", str(ws), "--json",
+               "--prompt", "make x BAD"]  # fmt: skip
+    done = _frontier(env, *session)
     assert done.returncode == 0, done.stdout + done.stderr
     (told,) = _Rounds.seen[1]
     assert "[check lint (the person's after-edit check) on a.py: exit 1" in told
@@ -278,14 +306,20 @@ def test_frontier_run_hands_the_model_its_checks_verdict(
     events = [json.loads(line) for line in done.stdout.splitlines()]
     (finished,) = [e for e in events if e["type"] == "tool_finished"]
     assert [c["outcome"] for c in finished["checks"]] == ["failed"]
-    exported = subprocess.run(
-        [PY, "-m", "frontier.app.cli", "export", events[0]["id"]],
-        capture_output=True, text=True, timeout=120, env=env, stdin=subprocess.DEVNULL,
-    ).stdout  # fmt: skip
+    exported = _frontier(env, "export", events[0]["id"]).stdout
     assert re.search(
         r"- `M a.py \(\+1 −1\)`\n- `✗ check lint: exit 1 · [\d.]+ s · BAD at a.py`\n", exported
     )
     assert "```text\n[check lint (the person's after-edit check) on a.py: exit 1" in exported
+    # for another project only: this workspace's edits are not checked
+    other = f'workspaces = ["{tmp_path / "elsewhere"}"]\n'
+    (config / "config.toml").write_text(f'[checks.lint]\nrun = "{run}"\n{other}')
+    (ws / "a.py").write_text("x = 1\n")
+    _Rounds.seen = []
+    again = _frontier(env, *session)
+    assert again.returncode == 0, again.stdout + again.stderr
+    (told,) = _Rounds.seen[1]
+    assert "check" not in told and (ws / "a.py").read_text() == "x = BAD\n"
 
 
 def test_the_person_sees_each_check_in_a_line_a_failure_with_its_headline() -> None:

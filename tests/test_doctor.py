@@ -434,6 +434,7 @@ def test_after_edit_checks_are_listed_and_a_missing_program_named(
     config.write_text(
         '[checks.lint]\nrun = "FOO=1 sh -c true {files}"\nfiles = ["*.py"]\n'
         '[checks.gone]\nrun = "no-such-linter-xyz --strict {files}"\n'
+        '[checks.far]\nrun = "no-such-linter-xyz"\nworkspaces = ["/elsewhere-xyz"]\n'
     )
     _, url = server
     _, checks = doctor(capsys, "--base-url", url, "--no-request", "--workspace", str(tmp_path))
@@ -442,6 +443,8 @@ def test_after_edit_checks_are_listed_and_a_missing_program_named(
     assert checks["check gone"]["status"] == "warn"  # a session runs: the check says so
     assert "no-such-linter-xyz is not found on PATH" in checks["check gone"]["said"]
     assert "[checks.gone] of config.toml" in checks["check gone"]["fix"]
+    assert checks["check far"]["status"] == "skip"  # another project's: not looked for
+    assert checks["check far"]["said"] == "not for this workspace (only in /elsewhere-xyz)"
     config.write_text('[checks.bad]\nrun = ""\n')
     status, checks = doctor(capsys, "--base-url", url, "--no-request", "--workspace", str(tmp_path))
     assert status == 1 and checks["checks"]["status"] == "fail"

@@ -76,6 +76,22 @@ class CheckSettings:
     the file's name (``*.py``); none: every changed file."""
     timeout: float = 60.0
     enabled: bool = True
+    workspaces: tuple[str, ...] = ()
+    """Absolute folders: the check is for a session whose workspace is one of them or
+    inside one (a project's own lint command); none: every workspace."""
+
+    def applies_to(self, root: str) -> bool:
+        """This check runs in a session whose workspace is ``root`` (resolved)."""
+        import os
+
+        if not self.workspaces:
+            return True
+        real = os.path.realpath(root)
+        for folder in self.workspaces:
+            base = os.path.realpath(folder)
+            if real == base or real.startswith(base.rstrip("/") + "/"):
+                return True
+        return False
 
 
 @record

@@ -723,11 +723,11 @@ async def _served_models(loop: AgentLoop) -> tuple[str, ...]:
 def _after_edit_checks(
     root: str, sandbox: Sandbox, emit: Callable[[Event], None]
 ) -> AfterEditChecks | None:
-    """config.toml's enabled ``[checks.NAME]`` as the boundary's after-hook (``None``:
-    none is set)."""
+    """config.toml's enabled ``[checks.NAME]`` for this workspace as the boundary's
+    after-hook (``None``: none is)."""
     from frontier.app.checks_config import load_checks
 
-    checks = load_checks()
+    checks = [c for c in load_checks() if c.applies_to(root)]
     if not checks:
         return None
     from frontier.tools.after_edit import AfterEditChecks

@@ -373,6 +373,10 @@ def _after_edit_checks(workspace: Path) -> list[Check]:
         return [Check("workspace", "checks", "ok", "no after-edit checks ([checks.NAME])")]
     found: list[Check] = []
     for check in checks:
+        if not check.applies_to(str(workspace)):
+            said = f"not for this workspace (only in {', '.join(check.workspaces)})"
+            found.append(Check("workspace", f"check {check.name}", "skip", said))
+            continue
         program = _program_of(check.run)
         where = _found(program, workspace) if program else None
         said = f"on {', '.join(check.files) or 'every file'}: {check.run}"
