@@ -154,6 +154,18 @@ async def test_no_check_for_other_files_a_failed_edit_a_read_or_a_deletion(
     assert deleted.kind == "ok" and not marker.exists()  # nothing left to check
 
 
+async def test_paused_checks_run_on_no_edit_until_they_are_on_again(tmp_path: Path) -> None:
+    (tmp_path / "a.py").write_text("x = 1\n")
+    b = boundary_with(tmp_path, FAILS_ON_BAD)
+    assert isinstance(b.after_hook, AfterEditChecks)
+    b.after_hook.paused = True  # /checks off
+    quiet = await b.run(call("replace", path="a.py", old="x = 1", new="x = BAD"))
+    assert quiet.kind == "ok" and "check" not in quiet.output and "checks" not in quiet.meta
+    b.after_hook.paused = False  # /checks on
+    loud = await b.run(call("replace", 2, path="a.py", old="BAD", new="BAD + 1"))
+    assert "BAD at a.py" in loud.output
+
+
 async def test_a_timeout_and_a_missing_program_are_said_as_such(tmp_path: Path) -> None:
     (tmp_path / "a.py").write_text("x = 1\n")
     slow = CheckSettings("slow", "sleep 60", timeout=0.5)

@@ -25,6 +25,7 @@ from frontier.app.frontends.tui.app import FrontierApp
 from frontier.app.frontends.tui.screens.help import HelpScreen
 from frontier.app.frontends.tui.screens.pager import PagerScreen, PagerView
 from frontier.app.frontends.tui.screens.session_diff import SessionDiffScreen
+from frontier.tools.after_edit import AfterEditChecks
 from frontier.tools.base import CancelToken
 from frontier.tools.jobs import Jobs
 from frontier.widgets.prompt_input import PromptInput
@@ -54,10 +55,14 @@ def workspace(tmp_path: Path) -> Path:
 
 
 def make_app(
-    workspace: Path, holder: list[FakeRuntime], jobs: Jobs | None = None, **config: Any
+    workspace: Path,
+    holder: list[FakeRuntime],
+    jobs: Jobs | None = None,
+    after_edit: AfterEditChecks | None = None,
+    **config: Any,
 ) -> FrontierApp:
     def factory() -> AgentSession:
-        runtime = fake_session(workspace, block_shell=False, jobs=jobs)
+        runtime = fake_session(workspace, block_shell=False, jobs=jobs, after_edit=after_edit)
         runtime.loop.script_tools = False  # these tests are about commands, not reviews
         holder.append(runtime)
         return runtime.session
@@ -119,7 +124,8 @@ async def test_slash_opens_the_menu_typing_filters_tab_completes(workspace: Path
         assert not menu_of(app).is_open  # arguments follow: the menu is closed
         prompt.clear_prompt()
         await pilot.press("/", "h")
-        await until(pilot, lambda: menu_names(app) == ["help"], "the menu again")
+        # the name starting with what is typed first, then those containing it
+        await until(pilot, lambda: menu_names(app) == ["help", "checks"], "the menu again")
         await pilot.press("escape")
         await until(pilot, lambda: not menu_of(app).is_open, "Esc closed the menu")
         assert prompt.text == "/h"  # only the menu closed; the text and the session stay
@@ -141,7 +147,7 @@ async def test_enter_runs_help_which_lists_the_commands(workspace: Path) -> None
     async with app.run_test(size=(100, 30)) as pilot:
         prompt = await ready(pilot)
         await pilot.press("/", "h", "e")
-        await until(pilot, lambda: menu_names(app) == ["help"], "/help in the menu")
+        await until(pilot, lambda: menu_names(app) == ["help", "checks"], "/help in the menu")
         await pilot.press("enter")
         screen = await opened(pilot, HelpScreen, "the help screen")
         assert [c.name for c in screen.commands][:2] == ["help", "model"]
@@ -362,6 +368,46 @@ def project(tmp_path: Path) -> Path:
 def listed(lines: list[str]) -> bool:
     """``/jobs`` listed call_7 (its age, in seconds, between)."""
     return any(t.startswith("  call_7 · ") and t.endswith("s · sleep 300") for t in lines)
+
+
+async def test_checks_lists_the_after_edit_checks_and_pauses_them_for_the_session(
+    workspace: Path,
+) -> None:
+    from frontier.tools.after_edit import CheckSettings
+
+    app = make_app(workspace, [])
+    async with app.run_test(size=(120, 30)) as pilot:
+        prompt = await ready(pilot)
+        prompt.insert("/checks")
+        await pilot.press("enter")
+        await until(pilot, lambda: any("no after-edit checks" in t for t in toasts(app)), "none")
+    hook = AfterEditChecks([CheckSettings("ruff", "ruff check {files}", ("*.py",))], ".", None)
+    app = make_app(workspace, [], after_edit=hook)
+    async with app.run_test(size=(120, 30)) as pilot:
+        prompt = await ready(pilot)
+        prompt.insert("/checks")
+        await pilot.press("enter")
+        await until(
+            pilot, lambda: "  ruff · on *.py · 60 s · ruff check {files}" in notes(app), "?"
+        )
+        assert "after-edit checks, on (/checks off); each runs with the workspace read-only:" in (
+            notes(app)
+        )
+        prompt.insert("/checks off")
+        await pilot.press("enter")
+        await until(pilot, lambda: hook.paused, "paused")
+        assert "after-edit checks paused: edits run no check until /checks on" in notes(app)
+        prompt.insert("/status")
+        await pilot.press("enter")
+        await until(pilot, lambda: any(n.startswith("/status") for n in notes(app)), "/status")
+        status = next(n for n in notes(app) if n.startswith("/status"))
+        assert "after-edit checks: ruff (*.py) · paused (/checks on)" in status
+        prompt.insert("/checks on")
+        await pilot.press("enter")
+        await until(pilot, lambda: not hook.paused, "on again")
+        prompt.insert("/checks sometimes")
+        await pilot.press("enter")
+        await until(pilot, lambda: any("/checks takes nothing" in t for t in toasts(app)), "?")
 
 
 async def test_jobs_lists_the_background_jobs_and_stops_one_for_the_person(

@@ -33,6 +33,7 @@ from frontier.app.events import (
     TurnEnded,
 )
 from frontier.app.model.conversation import Image
+from frontier.tools.after_edit import AfterEditChecks
 from frontier.tools.contract import Decision, Preview, ToolSpec
 from frontier.tools.diffing import file_preview
 from frontier.tools.jobs import Jobs
@@ -218,6 +219,7 @@ def fake_session(
     model: str = "smollm2",
     mode: str = "ctl-heredoc",
     jobs: Jobs | None = None,
+    after_edit: AfterEditChecks | None = None,
 ) -> FakeRuntime:
     """A real ``AgentSession`` around a ``FakeLoop`` that emits into the session's hub."""
     events = EventHub()
@@ -234,6 +236,7 @@ def fake_session(
         demo_prompts=list(prompts or []),
         approvals=desk,
         jobs=jobs,
+        after_edit=after_edit,
     )
     if approver is not None:
         answer_with(session, approver)

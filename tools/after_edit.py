@@ -152,11 +152,13 @@ class AfterEditChecks:
         self.root = root
         self.sandbox = sandbox
         self.emit = emit
+        self.paused = False
+        """The person paused them (``/checks off``): edits run none until ``/checks on``."""
 
     async def __call__(
         self, call: ToolCall, result: ToolResult, cancel: CancelToken
     ) -> ToolResult | None:
-        if result.kind != "ok" or not self.checks:
+        if result.kind != "ok" or not self.checks or self.paused:
             return None
         changed = result.meta.get("files")
         if not isinstance(changed, list) or not changed:

@@ -693,7 +693,7 @@ def create_runtime(
             sandbox_label=sandbox.label,
             sandbox_active=sandbox.active,
             approvals=desk,
-            checks=() if checks is None else checks.checks,
+            after_edit=checks,
         )
         if approver is not None and answered:
             answer_with(session, approver)

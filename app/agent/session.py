@@ -65,7 +65,7 @@ if TYPE_CHECKING:
     from frontier.app.config import Config
     from frontier.app.model.conversation import Image
     from frontier.app.session.store import LogRecord, SessionInfo, SessionStore
-    from frontier.tools.after_edit import CheckSettings
+    from frontier.tools.after_edit import AfterEditChecks, CheckSettings
     from frontier.tools.base import CancelToken
     from frontier.tools.file_views import FileViews
     from frontier.tools.jobs import Jobs, JobSummary, JobTail
@@ -213,7 +213,7 @@ class AgentSession:
         mcp: McpHost | None = None,
         jobs: Jobs | None = None,
         views: FileViews | None = None,
-        checks: Sequence[CheckSettings] = (),
+        after_edit: AfterEditChecks | None = None,
     ) -> None:
         """``queue``: the messages typed during a turn, shared with the loop (its
         ``inbox``); without one a queued message waits for the next ``send``.
@@ -288,11 +288,27 @@ class AgentSession:
         """The settings the session's model client was made from (``create_runtime``'s, then
         each ``/model`` switch's): the endpoint it speaks to now, for ``/doctor`` and the
         next switch."""
-        self.checks: tuple[CheckSettings, ...] = tuple(checks)
-        """The person's after-edit checks (config.toml's ``[checks.NAME]``,
-        ``tools/after_edit.py``): ``/status`` lists them."""
+        self._after_edit = after_edit
 
     # ------------------------------------------------------------------ facts that change
+    @property
+    def checks(self) -> tuple[CheckSettings, ...]:
+        """The person's after-edit checks for this workspace (config.toml's
+        ``[checks.NAME]``, ``tools/after_edit.py``): ``/status`` and ``/checks`` list them."""
+        return () if self._after_edit is None else tuple(self._after_edit.checks)
+
+    @property
+    def checks_paused(self) -> bool:
+        return self._after_edit is not None and self._after_edit.paused
+
+    def pause_checks(self, paused: bool) -> bool:
+        """``/checks off`` / ``on``: edits run no check, or run them again, from the next
+        call on (a check running now finishes). False: this session has none."""
+        if self._after_edit is None:
+            return False
+        self._after_edit.paused = paused
+        return True
+
     @property
     def scrubber(self) -> Scrubber:
         """The session's secrets (API key, URL credentials, secret-looking env values):

@@ -165,6 +165,11 @@ BUILTINS: tuple[SlashCommand, ...] = (
         "the background jobs the model started; show one's output, stop one (or all)",
         "[show ID|stop ID|stop all]",
     ),
+    SlashCommand(
+        "checks",
+        "the after-edit checks run on the files each edit changes; pause them, run them again",
+        "[off|on]",
+    ),
     SlashCommand("export", "write the session as Markdown into the current directory"),
     SlashCommand("exit", "quit (the session is kept: frontier -c continues it)"),
 )

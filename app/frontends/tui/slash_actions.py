@@ -569,6 +569,32 @@ def open_rewind(ctx: SlashContext) -> None:
     ctx.work(pick(), "slash-rewind")
 
 
+def _checks(ctx: SlashContext, args: str) -> bool:
+    """The person's after-edit checks for this workspace (docs/checks.md); ``off`` pauses
+    them for the session, ``on`` runs them again."""
+    if args not in ("", "off", "on"):
+        return ctx.warn(f"/checks takes nothing, off or on, not {args!r}")
+    session = ctx.session
+    checks = session.checks
+    if not checks:
+        return ctx.warn(
+            "no after-edit checks for this workspace: add [checks.NAME] to config.toml "
+            "(docs/checks.md)"
+        )
+    ctx.remember()
+    if args:
+        session.pause_checks(args == "off")
+        said = "paused: edits run no check until /checks on" if args == "off" else "on again"
+        ctx.note(f"after-edit checks {said}")
+        return True
+    state = "paused (/checks on runs them again)" if session.checks_paused else "on (/checks off)"
+    ctx.note(f"after-edit checks, {state}; each runs with the workspace read-only:")
+    for check in checks:
+        files = ", ".join(check.files) or "every file"
+        ctx.note(f"  {check.name} · on {files} · {check.timeout:g} s · {check.run}")
+    return True
+
+
 def _jobs(ctx: SlashContext, args: str) -> bool:
     """The background jobs running (a dev server the model started); ``show ID`` its last
     lines of output (the model's reads untouched); ``stop ID`` or ``stop all`` stops them
@@ -755,6 +781,7 @@ ACTIONS: dict[str, Action] = {
     "undo": _undo,
     "rewind": _rewind,
     "jobs": _jobs,
+    "checks": _checks,
     "export": _export,
     "exit": _exit,
 }

@@ -144,7 +144,8 @@ def _checks_line(session: AgentSession) -> str:
     if not session.checks:
         return "after-edit checks: none ([checks.NAME] in config.toml; docs/checks.md)"
     said = [f"{c.name} ({', '.join(c.files) or 'every file'})" for c in session.checks]
-    return "after-edit checks: " + "; ".join(said) + " · run read-only after each edit"
+    state = "paused (/checks on)" if session.checks_paused else "run read-only after each edit"
+    return "after-edit checks: " + "; ".join(said) + f" · {state}"
 
 
 def _mcp_line(session: AgentSession) -> str:
