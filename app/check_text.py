@@ -16,6 +16,7 @@ _SAID = {
     "timeout": "timed out",
     "cancelled": "stopped",
     "not_found": "command not found",
+    "not_run": "could not be started",
 }
 
 

@@ -223,6 +223,27 @@ async def test_a_check_cannot_rewrite_what_the_review_showed(tmp_path: Path) -> 
     assert "checks run with the workspace read-only" in result.output
 
 
+async def test_a_check_that_cannot_start_says_so_and_the_edit_stands(tmp_path: Path) -> None:
+    from frontier.app.check_text import check_lines
+
+    class Full:
+        """A sandbox whose private folder cannot be made (a full disk)."""
+
+        active = True
+
+        def wrap(self, *args: object, **kw: object) -> Any:
+            raise OSError(28, "No space left on device")
+
+    (tmp_path / "a.py").write_text("x = 1\n")
+    b = boundary_with(tmp_path, FAILS_ON_BAD, sandbox=Full())
+    result = await b.run(call("replace", path="a.py", old="1", new="2"))
+    assert result.kind == "ok" and (tmp_path / "a.py").read_text() == "x = 2\n"
+    assert "on a.py: could not be started ([Errno 28] No space left on device)]" in result.output
+    assert check_lines(result.meta) == [
+        ("✗ check lint: could not be started · 0.0 s · [Errno 28] No space left on device", True)
+    ]
+
+
 async def test_without_a_sandbox_a_check_that_rewrote_the_file_is_said(tmp_path: Path) -> None:
     (tmp_path / "a.py").write_text("x = 1\n")
     b = boundary_with(tmp_path, CheckSettings("fmt", "printf '# fmt\\n' >> {files}"))

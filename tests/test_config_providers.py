@@ -810,3 +810,14 @@ async def test_a_model_switched_without_a_provider_stays_at_the_endpoint_switche
         assert session.settings.model == "small"
     finally:
         await session.aclose()
+    auto = create_runtime(
+        load_config(base_url="http://127.0.0.1:9/v1", model="m"),
+        approver=PolicyApprover("auto"),
+        workspace=tmp_path,
+    )
+    try:
+        switched = await auto.switch_model("other")
+        assert switched.wire == "openai-chat"  # resolved for this model
+        assert auto.settings is not None and auto.settings.wire == "auto"  # and again next time
+    finally:
+        await auto.aclose()

@@ -435,6 +435,7 @@ def test_after_edit_checks_are_listed_and_a_missing_program_named(
         '[checks.lint]\nrun = "FOO=1 sh -c true {files}"\nfiles = ["*.py"]\n'
         '[checks.gone]\nrun = "no-such-linter-xyz --strict {files}"\n'
         '[checks.far]\nrun = "no-such-linter-xyz"\nworkspaces = ["/elsewhere-xyz"]\n'
+        '[checks.web]\nrun = "cd web && npm run -s lint"\n'
     )
     _, url = server
     _, checks = doctor(capsys, "--base-url", url, "--no-request", "--workspace", str(tmp_path))
@@ -444,6 +445,7 @@ def test_after_edit_checks_are_listed_and_a_missing_program_named(
     assert "no-such-linter-xyz is not found on PATH" in checks["check gone"]["said"]
     assert "[checks.gone] of config.toml" in checks["check gone"]["fix"]
     assert checks["check far"]["status"] == "skip"  # another project's: not looked for
+    assert checks["check web"]["status"] == "ok"  # `cd` is the shell's: no program to find
     assert checks["check far"]["said"] == "not for this workspace (only in /elsewhere-xyz)"
     config.write_text('[checks.bad]\nrun = ""\n')
     status, checks = doctor(capsys, "--base-url", url, "--no-request", "--workspace", str(tmp_path))

@@ -104,7 +104,8 @@ class CheckRun:
     """``None``: it did not end on its own (timeout, Esc)."""
     seconds: float
     outcome: str
-    """``passed``, ``failed``, ``timeout``, ``cancelled`` or ``not_found``."""
+    """``passed``, ``failed``, ``timeout``, ``cancelled``, ``not_found`` or ``not_run`` (no
+    process could be started)."""
     first: str = ""
     """The output's first line that is not blank (a failure's headline for the person)."""
 
@@ -172,7 +173,11 @@ class AfterEditChecks:
                 continue
             if cancel.cancelled:
                 break
-            run, text = await self._run(check, paths, call.id, cancel)
+            try:
+                run, text = await self._run(check, paths, call.id, cancel)
+            except OSError as exc:  # no process could be started (the sandbox's folder, bash)
+                run = CheckRun(check.name, tuple(paths), None, 0.0, "not_run", str(exc)[:200])
+                text = f"{_head(check, paths)} could not be started ({exc})]"
             runs.append(run)
             said.append(text)
         if not runs:
@@ -279,12 +284,16 @@ def _outcome(res: ProcessResult) -> str:
     return "not_found" if res.exit_code == EXIT_NOT_FOUND else "failed"
 
 
+def _head(check: CheckSettings, paths: Sequence[str]) -> str:
+    on = ", ".join(paths[:5]) + (f" and {len(paths) - 5} more" if len(paths) > 5 else "")
+    return f"{CHECK_OPENING[1:]}{check.name} (the person's after-edit check) on {on}:"
+
+
 def _verdict(check: CheckSettings, paths: Sequence[str], shown: str, run: CheckRun) -> str:
     """What the model is told of one check (``shown``: its output as text)."""
     from frontier.tools.output_cap import cap_output
 
-    on = ", ".join(paths[:5]) + (f" and {len(paths) - 5} more" if len(paths) > 5 else "")
-    head = f"{CHECK_OPENING[1:]}{check.name} (the person's after-edit check) on {on}:"
+    head = _head(check, paths)
     output = cap_output(shown, OUTPUT_CAP).rstrip("\n")
     if run.outcome == "passed":
         return f"{head} passed in {run.seconds:.1f} s]"

@@ -920,7 +920,7 @@ async def _switch_model(
         budget,
         client.aclose,
         tuple(notes),
-        replace(switched, wire=wire),
+        switched,  # its wire as asked (``auto`` re-resolved for the next switch's model)
     )
 
 

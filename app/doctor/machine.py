@@ -405,7 +405,13 @@ def _program_of(line: str) -> str | None:
     except ValueError:
         return None
     words = [w for w in words if not ("=" in w and w.split("=", 1)[0].isidentifier())]
-    return words[0] if words and not set(words[0]) & set("(){}$`;|&<>") else None
+    if not words or words[0] in _BUILTINS or set(words[0]) & set("(){}$`;|&<>"):
+        return None
+    return words[0]
+
+
+_BUILTINS = frozenset({"cd", "command", "exec", "source", ".", "set", "export", "time", "!"})
+"""Shell words a check may start with that are no program to look for (``cd web && …``)."""
 
 
 def _found(program: str, workspace: Path) -> str | None:
