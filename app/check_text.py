@@ -1,4 +1,5 @@
 """The after-edit checks of a finished call (``meta["checks"]``, ``tools/after_edit.py``)
+and what the person's formatters did to it (``meta["formatted"]``, ``tools/formatting.py``),
 in a line each, for the person: the Transcript's row and the Markdown export."""
 
 from __future__ import annotations
@@ -24,10 +25,18 @@ def check_lines(meta: Mapping[str, Any] | None) -> list[tuple[str, bool]]:
     """``("✗ check ruff: exit 1 · 0.2 s · F821 Undefined name `os`", True)`` per check
     that ran (the flag: it did not pass; the seconds are the check's, which the call's own
     time leaves out); ``[]`` when none ran."""
-    checks = meta.get("checks") if meta else None
-    if not isinstance(checks, list):
+    if not meta:
         return []
     out: list[tuple[str, bool]] = []
+    formatted = meta.get("formatted")
+    if isinstance(formatted, list) and formatted:  # tools/formatting.py, before the review
+        out.append((f"✎ formatted by your formatter: {', '.join(map(str, formatted))}", False))
+    failed = meta.get("format_failed")
+    if isinstance(failed, list):
+        out += [(f"✗ not formatted: {why}", True) for why in failed if isinstance(why, str)]
+    checks = meta.get("checks")
+    if not isinstance(checks, list):
+        return out
     for check in checks:
         if not isinstance(check, Mapping):
             continue

@@ -1,6 +1,7 @@
 """``[checks.NAME]`` tables of config.toml: the person's after-edit checks
-(``tools/after_edit.py``), validated into ``CheckSettings``; every error names the file
-and the key, as ``[mcp_servers.NAME]`` does.
+(``tools/after_edit.py``), and ``[formatters.NAME]``, their formatters
+(``tools/formatting.py``), both validated into ``CheckSettings``; every error names the
+file and the key, as ``[mcp_servers.NAME]`` does.
 
 .. code-block:: toml
 
@@ -10,7 +11,9 @@ and the key, as ``[mcp_servers.NAME]`` does.
     timeout = 60                         # seconds (default 60, at most 600)
     workspaces = ["~/src/api"]           # only sessions in these folders (default: any)
 
-Only config.toml declares checks: a check is a command Frontier runs without asking, so
+A formatter has the same keys; its ``run`` reads a file on stdin and prints it formatted
+(``{file}``: the file's name, for its settings). Only config.toml declares either: each is
+a command Frontier runs without asking, so
 a repository's own files never name one (a project's file would need the trust a
 project's MCP servers get; docs/checks.md).
 """
@@ -35,26 +38,37 @@ def load_checks(path: Path | None = None) -> list[CheckSettings]:
     return [c for c in parse_checks(_read_config(path), path) if c.enabled]
 
 
-def parse_checks(data: dict[str, Any], path: Path) -> list[CheckSettings]:
-    """``data``'s ``[checks.NAME]`` tables (disabled ones included)."""
-    tables = data.get("checks", {})
+def load_formatters(path: Path | None = None) -> list[CheckSettings]:
+    """The enabled formatters config.toml declares (``[formatters.NAME]``,
+    ``tools/formatting.py``), in file order."""
+    path = path if path is not None else config_path()
+    return [f for f in parse_checks(_read_config(path), path, "formatters") if f.enabled]
+
+
+def parse_checks(data: dict[str, Any], path: Path, table: str = "checks") -> list[CheckSettings]:
+    """``data``'s ``[checks.NAME]`` tables (or ``[formatters.NAME]``: the same keys),
+    disabled ones included."""
+    tables = data.get(table, {})
     if not isinstance(tables, dict):
-        raise ConfigError(f"{path}: checks must be tables ([checks.NAME]), not a value")
-    return [_check(name, table, path) for name, table in tables.items()]
+        raise ConfigError(f"{path}: {table} must be tables ([{table}.NAME]), not a value")
+    return [_check(name, value, path, table) for name, value in tables.items()]
 
 
-def _check(name: str, table: Any, path: Path) -> CheckSettings:
-    where = f"[checks.{name}] in {path}"
+def _check(name: str, table: Any, path: Path, kind: str = "checks") -> CheckSettings:
+    where = f"[{kind}.{name}] in {path}"
     if not CHECK_NAME.fullmatch(name):
         raise ConfigError(f"{where}: the name must be 1-32 of a-z, 0-9, _ and -")
     if not isinstance(table, dict):
-        raise ConfigError(f"{path}: checks.{name} must be a table")
+        raise ConfigError(f"{path}: {kind}.{name} must be a table")
     for key in table:
         if key not in CHECK_KEYS:
             raise ConfigError(f"{where}: unknown key {key!r}; known: {', '.join(CHECK_KEYS)}")
     run = table.get("run")
     if not isinstance(run, str) or not run.strip():
-        raise ConfigError(f'{where}: run must be a command (run = "ruff check {{files}}")')
+        example = (
+            "ruff check {files}" if kind == "checks" else "ruff format --stdin-filename {file} -"
+        )
+        raise ConfigError(f'{where}: run must be a command (run = "{example}")')
     if "\0" in run:
         raise ConfigError(f"{where}: run has a NUL character")
     files = table.get("files", [])

@@ -487,7 +487,7 @@ def _read_config(path: Path) -> dict[str, Any]:
     return data
 
 
-_TABLES = frozenset({"providers", "mcp_servers", "headers", "checks"})
+_TABLES = frozenset({"providers", "mcp_servers", "headers", "checks", "formatters"})
 """config.toml's tables, read apart from the settings."""
 _OLD_KEYS = {"read_timeout": "idle_timeout (in seconds; read_timeout was its old name)"}
 

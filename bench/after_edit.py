@@ -1,4 +1,4 @@
-"""What an after-edit check adds to an edit, beside the check's own process: p50, same run.
+"""What an after-edit check or a formatter adds to an edit, beside its own process: p50.
 
     .venv/bin/python bench/after_edit.py              # ~20 s: 100 rounds
     .venv/bin/python bench/after_edit.py --runs 300
@@ -13,10 +13,14 @@ every call writes):
   it (``tools/after_edit.py``: the file looked up, ``Sandbox.wrap`` read-only, the process
   started and read, the verdict appended);
 - ``the check alone``: ``bash -c 'true a.py'`` sandboxed read-only through ``run_process``,
-  with ``wrap`` and ``tidy`` (what the check's process costs whoever runs it).
+  with ``wrap`` and ``tidy`` (what the check's process costs whoever runs it);
+- ``edit + formatter``: the same call with one formatter, ``cat`` (the file comes back as
+  it went in), run before the review (``tools/formatting.py``);
+- ``the formatter alone``: ``bash -c cat`` sandboxed read-only, the file's bytes on stdin.
 
 ``added`` is ``edit + check`` minus ``edit`` minus ``the check alone`` (p50s): what
-Frontier spends around the check on top of the process it has to start. Without a sandbox
+Frontier spends around the check on top of the process it has to start; the same for the
+formatter. Without a sandbox
 here the check runs unconfined in both.
 """
 
@@ -38,6 +42,7 @@ from test_tools_fakes import Approver, FakeStore, call
 from frontier.tools.after_edit import AfterEditChecks, CheckSettings
 from frontier.tools.base import CancelToken
 from frontier.tools.boundary import ToolBoundary
+from frontier.tools.formatting import Formatters, _filter
 from frontier.tools.process import child_env, run_process
 from frontier.tools.registry import default_registry
 from frontier.tools.sandbox import Sandbox, SandboxSettings, make_sandbox, tidy
@@ -58,11 +63,19 @@ async def edit(boundary: ToolBoundary, n: int) -> float:
     return elapsed
 
 
+def wrapped(
+    command: str, root: str, box: Sandbox | None
+) -> tuple[list[str], dict[str, str], list[str]]:
+    """``bash -c command`` as a check or a formatter runs: read-only in the sandbox."""
+    argv, env = ["bash", "-c", command], child_env()
+    if box is not None and box.active:
+        return box.wrap(argv, root, env, read_only=True)
+    return argv, env, []
+
+
 async def alone(root: str, box: Sandbox | None) -> float:
     started = time.perf_counter()
-    argv, env, made = ["bash", "-c", "true a.py"], child_env(), []
-    if box is not None and box.active:
-        argv, env, made = box.wrap(argv, root, env, read_only=True)
+    argv, env, made = wrapped("true a.py", root, box)
     try:
         res = await run_process(
             argv, cwd=root, env=env, timeout=30, cancel=CancelToken(), contained=bool(made)
@@ -70,6 +83,17 @@ async def alone(root: str, box: Sandbox | None) -> float:
     finally:
         tidy(made)
     assert res.exit_code == 0
+    return time.perf_counter() - started
+
+
+async def formatter_alone(root: str, box: Sandbox | None) -> float:
+    started = time.perf_counter()
+    argv, env, made = wrapped("cat", root, box)
+    try:
+        out, why = await _filter(argv, b"x = 1\n", root, env, 30, CancelToken(), 1 << 20)
+    finally:
+        tidy(made)
+    assert why is None and out == b"x = 1\n"
     return time.perf_counter() - started
 
 
@@ -83,11 +107,16 @@ async def main(args: argparse.Namespace) -> None:
         checked.after_hook = AfterEditChecks(
             [CheckSettings("noop", "true {files}")], checked.root, box
         )
-        times: dict[str, list[float]] = {"edit": [], "edit + check": [], "the check alone": []}
+        formatted = ToolBoundary(default_registry(), root, Approver(), FakeStore())
+        formatted.formatters = Formatters([CheckSettings("cat", "cat")], formatted.root, box)
+        names = ("edit", "edit + check", "the check alone", "edit + formatter")
+        times: dict[str, list[float]] = {n: [] for n in (*names, "the formatter alone")}
         cases: list[tuple[str, Any]] = [
             ("edit", lambda n: edit(plain, n)),
             ("edit + check", lambda n: edit(checked, n)),
             ("the check alone", lambda n: alone(str(root), box)),
+            ("edit + formatter", lambda n: edit(formatted, n)),
+            ("the formatter alone", lambda n: formatter_alone(str(root), box)),
         ]
         n = 0
         for _ in range(args.runs):
@@ -102,6 +131,10 @@ async def main(args: argparse.Namespace) -> None:
     added = p50(times["edit + check"]) - p50(times["edit"]) - p50(times["the check alone"])
     ratio = p50(times["edit + check"]) / (p50(times["edit"]) + p50(times["the check alone"]))
     print(f"  added around the check: {added * 1e3:.2f} ms ({ratio:.2f}x edit + check alone)")
+    alone_f = p50(times["the formatter alone"])
+    added = p50(times["edit + formatter"]) - p50(times["edit"]) - alone_f
+    ratio = p50(times["edit + formatter"]) / (p50(times["edit"]) + alone_f)
+    print(f"  added around the formatter: {added * 1e3:.2f} ms ({ratio:.2f}x edit + it alone)")
 
 
 if __name__ == "__main__":

@@ -436,6 +436,7 @@ def test_after_edit_checks_are_listed_and_a_missing_program_named(
         '[checks.gone]\nrun = "no-such-linter-xyz --strict {files}"\n'
         '[checks.far]\nrun = "no-such-linter-xyz"\nworkspaces = ["/elsewhere-xyz"]\n'
         '[checks.web]\nrun = "cd web && npm run -s lint"\n'
+        '[formatters.fmt]\nrun = "no-such-formatter-xyz --stdin-filename {file} -"\n'
     )
     _, url = server
     _, checks = doctor(capsys, "--base-url", url, "--no-request", "--workspace", str(tmp_path))
@@ -446,6 +447,8 @@ def test_after_edit_checks_are_listed_and_a_missing_program_named(
     assert "[checks.gone] of config.toml" in checks["check gone"]["fix"]
     assert checks["check far"]["status"] == "skip"  # another project's: not looked for
     assert checks["check web"]["status"] == "ok"  # `cd` is the shell's: no program to find
+    assert checks["formatter fmt"]["status"] == "warn"
+    assert "[formatters.fmt] of config.toml" in checks["formatter fmt"]["fix"]
     assert checks["check far"]["said"] == "not for this workspace (only in /elsewhere-xyz)"
     config.write_text('[checks.bad]\nrun = ""\n')
     status, checks = doctor(capsys, "--base-url", url, "--no-request", "--workspace", str(tmp_path))

@@ -47,6 +47,14 @@ class Prepared:
     versions (``tools/review_edit.py``)."""
     edited_note: str = ""
     """What the model is told about those edits (appended to the result)."""
+    formatted: tuple[str, ...] = ()
+    """The files the person's formatters rewrote before the review (``tools/formatting.py``):
+    ``plan`` and ``preview`` hold the formatted versions."""
+    formatted_note: str = ""
+    """What the model is told of that (appended to the result)."""
+    format_failed: tuple[str, ...] = ()
+    """``NAME on PATH: why`` per formatter that could not format a file (it stays the
+    model's)."""
 
 
 @record

@@ -5,6 +5,8 @@ Every call takes one path, and each step can end it with a typed result:
 1. prepare  — known tool? arguments coerced/valid? the tool computes its plan
               and preview (``unknown_tool`` / ``arg`` / ``error`` / ``timeout``), in a
               worker thread when it reads and diffs files (``_prepare``);
+   then, for a mutation, the person's formatters on the files it will write
+              (``tools/formatting.py``: the review shows the formatted files);
 2. gate     — ``before_hook``, then the approver for edits and exec (``denied``);
 3. persist  — ``persist_call`` with the preview (file hashes) before any side
               effect, ``mark_started`` right before execution
@@ -18,7 +20,8 @@ Every call takes one path, and each step can end it with a typed result:
               ``session_persistence_failed`` saying what is on disk; a mutation's
               pre-images are stored on a worker thread meanwhile (off the confirm →
               start path) and awaited before the result (``_keep_preimages``);
-5. finish   — ``after_hook`` may rewrite the result, then ``commit_result``
+5. finish   — ``after_hook`` may rewrite the result (the person's after-edit checks,
+              ``tools/after_edit.py``; the call is still running), then ``commit_result``
               (failure: ``session_persistence_failed``, the result is withheld).
 
 The hook runs *before* the commit so the committed result is exactly the one
@@ -75,6 +78,7 @@ from frontier.tools.schema import ArgError, coerce_args
 
 if TYPE_CHECKING:
     from frontier.tools.atomic import StopReason
+    from frontier.tools.formatting import Formatters
     from frontier.tools.jobs import Jobs
     from frontier.tools.sandbox import Sandbox
 
@@ -151,6 +155,11 @@ class ToolBoundary:
         """Calls past their start commit whose result is not committed yet (:attr:`running`)."""
         self._escalating: dict[str, asyncio.Future[Decision | None]] = {}
         """Questions to run a call again outside the sandbox, waiting for an answer."""
+        self.formatters: Formatters | None = None
+        """The person's formatters, run on what a call will write before its review
+        (``tools/formatting.py``); ``None``: none."""
+        self._formatting: dict[str, CancelToken] = {}
+        """Calls whose files are being formatted: Esc stops the formatter."""
 
     # ----------------------------------------------------------------- public API
 
@@ -208,6 +217,8 @@ class ToolBoundary:
         running = list(self._running.values())
         for run in running:
             run.stop_now("cancelled")
+        for token in list(self._formatting.values()):
+            token.cancel()
         for asking in list(self._escalating.values()):
             asking.cancel()
         return bool(running)
@@ -313,6 +324,8 @@ class ToolBoundary:
         except Exception as exc:
             return _result(call, "runtime", _runtime(spec.name, "preparing", exc))
         prepared = self._inside(spec, prepared)
+        if self.formatters is not None and spec.mutates:  # before the review: it shows them
+            prepared = await self._format(call, prepared)
         denied, decision = await self._gate(call, spec, prepared)
         if denied is not None:
             return denied
@@ -335,6 +348,17 @@ class ToolBoundary:
             except Exception as exc:
                 return self._store_failed(call, f"could not record the call ({exc})", ran=False)
         return _Ready(call, spec, tool, prepared, started_recorded=start_now)
+
+    async def _format(self, call: ToolCall, prepared: Prepared) -> Prepared:
+        """The person's formatters on the files the call will write (``tools/formatting.py``);
+        Esc stops them (the model's version stays)."""
+        assert self.formatters is not None
+        token = CancelToken()
+        self._formatting[call.id] = token
+        try:
+            return await self.formatters(prepared, token)
+        finally:
+            self._formatting.pop(call.id, None)
 
     async def _prepare(self, tool: Tool, args: Mapping[str, Any]) -> Prepared:
         """The tool's own prepare: inline when it is small, else off the loop.
@@ -579,6 +603,13 @@ class ToolBoundary:
         if ready.prepared.declined:
             output = f"{output}\n{ready.prepared.declined_note}"
             meta = _with_declined(meta, ready.prepared.declined)
+        if ready.prepared.formatted:
+            output = f"{output}\n{ready.prepared.formatted_note}"
+            meta["formatted"] = list(ready.prepared.formatted)
+        if ready.prepared.format_failed:
+            failed = "; ".join(ready.prepared.format_failed)
+            output = f"{output}\n[the person's formatter left it as sent: {failed}]"
+            meta["format_failed"] = list(ready.prepared.format_failed)
         return ToolResult(
             call_id=call.id,
             name=call.name,

@@ -114,15 +114,21 @@ def apply_edits(
 
 
 def _told(path: str, mine: bytes, theirs: bytes) -> str:
+    return (
+        f"The user edited {path} in the review before it was written: the file holds their "
+        f"version, not yours. Their changes to yours:\n{diff_from(path, mine, theirs, 'theirs')}"
+    )
+
+
+def diff_from(path: str, mine: bytes, theirs: bytes, label: str) -> str:
+    """The unified diff from the model's version of ``path`` to ``theirs`` (``label/path``),
+    cut at :data:`NOTE_LIMIT` characters: what the model is told of a rewrite."""
     a = mine.decode("utf-8", "replace").splitlines(keepends=True)
     b = theirs.decode("utf-8", "replace").splitlines(keepends=True)
     diff = "".join(
         line if line.endswith("\n") else line + "\n"
-        for line in difflib.unified_diff(a, b, f"yours/{path}", f"theirs/{path}")
+        for line in difflib.unified_diff(a, b, f"yours/{path}", f"{label}/{path}")
     )
     if len(diff) > NOTE_LIMIT:
         diff = diff[:NOTE_LIMIT] + f"[… {len(diff) - NOTE_LIMIT:,} more characters of the diff]\n"
-    return (
-        f"The user edited {path} in the review before it was written: the file holds their "
-        f"version, not yours. Their changes to yours:\n{diff}"
-    )
+    return diff

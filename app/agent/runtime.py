@@ -80,6 +80,7 @@ if TYPE_CHECKING:
     from frontier.app.model.transport import ModelClient, Timeouts
     from frontier.app.session.store import SessionInfo, SessionStore
     from frontier.tools.after_edit import AfterEditChecks
+    from frontier.tools.formatting import Formatters
     from frontier.tools.mcp_servers import McpHost
     from frontier.tools.registry import Registry
     from frontier.tools.sandbox import SandboxRecord
@@ -576,6 +577,8 @@ def create_runtime(
             None if demo or offline else _after_edit_checks(boundary.root, sandbox, events.emit)
         )
         boundary.after_hook = checks
+        if not demo and not offline:  # the person's formatters, before the review
+            boundary.formatters = _formatters(boundary.root, sandbox)
         if plan.resumed:  # what the model saw of each file before (tools/file_views.py)
             boundary.views.replay(store.ledger.file_views(session_id))
         # A resumed session's responses continue its numbering: SESSION#N names one.
@@ -733,6 +736,18 @@ def _after_edit_checks(
     from frontier.tools.after_edit import AfterEditChecks
 
     return AfterEditChecks(checks, root, sandbox, emit)
+
+
+def _formatters(root: str, sandbox: Sandbox) -> Formatters | None:
+    """config.toml's enabled ``[formatters.NAME]`` for this workspace (``None``: none)."""
+    from frontier.app.checks_config import load_formatters
+
+    chosen = [f for f in load_formatters() if f.applies_to(root)]
+    if not chosen:
+        return None
+    from frontier.tools.formatting import Formatters
+
+    return Formatters(chosen, root, sandbox)
 
 
 def _start_mcp(

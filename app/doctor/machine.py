@@ -361,21 +361,24 @@ def _mcp_checks(workspace: Path) -> list[Check]:
 
 
 def _after_edit_checks(workspace: Path) -> list[Check]:
-    """config.toml's ``[checks.NAME]``: each one's program found (never run here)."""
-    from frontier.app.checks_config import load_checks
+    """config.toml's ``[checks.NAME]`` and ``[formatters.NAME]``: each one's program found
+    (never run here)."""
+    from frontier.app.checks_config import load_checks, load_formatters
     from frontier.app.config import ConfigError
 
     try:
         checks = load_checks()
+        formatters = load_formatters()
     except (ConfigError, OSError) as exc:
         return [Check("workspace", "checks", "fail", str(exc))]
-    if not checks:
+    if not checks and not formatters:
         return [Check("workspace", "checks", "ok", "no after-edit checks ([checks.NAME])")]
     found: list[Check] = []
-    for check in checks:
+    for kind, check in [*(("check", c) for c in checks), *(("formatter", f) for f in formatters)]:
+        table = "checks" if kind == "check" else "formatters"
         if not check.applies_to(str(workspace)):
             said = f"not for this workspace (only in {', '.join(check.workspaces)})"
-            found.append(Check("workspace", f"check {check.name}", "skip", said))
+            found.append(Check("workspace", f"{kind} {check.name}", "skip", said))
             continue
         program = _program_of(check.run)
         where = _found(program, workspace) if program else None
@@ -384,15 +387,15 @@ def _after_edit_checks(workspace: Path) -> list[Check]:
             found.append(
                 Check(
                     "workspace",
-                    f"check {check.name}",
+                    f"{kind} {check.name}",
                     "warn",
                     f"{said}; {program} is not found on PATH: after each edit the model is "
                     "told it was not found",
-                    f"install {program}, or fix run in [checks.{check.name}] of config.toml",
+                    f"install {program}, or fix run in [{table}.{check.name}] of config.toml",
                 )
             )
         else:
-            found.append(Check("workspace", f"check {check.name}", "ok", said))
+            found.append(Check("workspace", f"{kind} {check.name}", "ok", said))
     return found
 
 
