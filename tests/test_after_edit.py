@@ -387,3 +387,29 @@ async def test_a_checkers_colours_reach_neither_the_model_nor_the_persons_line(
     assert result.output.endswith("exit 1 in " + result.output.rsplit(" in ", 1)[1])
     assert "E1 bad" in result.output
     assert result.meta["checks"][0]["first"] == "E1 bad"
+
+
+def test_frontier_run_formats_before_the_write_and_tells_the_model(
+    tmp_path: Path, rounds_server: str
+) -> None:
+    ws, config = tmp_path / "ws", tmp_path / "config"
+    ws.mkdir()
+    config.mkdir()
+    (ws / "a.py").write_text("x = 1\n")
+    (config / "config.toml").write_text(
+        '[formatters.upper]\nrun = "tr a-z A-Z"\nfiles = ["*.py"]\n'
+        '[formatters.other]\nrun = "false"\nworkspaces = ["/elsewhere-xyz"]\n'
+    )
+    env = {**os.environ, "FRONTIER_DATA_DIR": str(tmp_path / "data"),
+           "FRONTIER_CONFIG_DIR": str(config), "TMPDIR": str(tmp_path)}  # fmt: skip
+    done = _frontier(
+        env, "run", "--base-url", rounds_server, "--model", "m", "--protocol", "native-eos",
+        "--approval", "auto-edit", "--workspace", str(ws), "--json", "--prompt", "make x BAD",
+    )  # fmt: skip
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert (ws / "a.py").read_text() == "X = BAD\n"  # formatted, and only by this project's
+    (told,) = _Rounds.seen[1]
+    assert "The person's formatter rewrote a.py before it was written" in told
+    events = [json.loads(line) for line in done.stdout.splitlines()]
+    (finished,) = [e for e in events if e["type"] == "tool_finished"]
+    assert finished["formatted"] == ["a.py"] and "format_failed" not in finished

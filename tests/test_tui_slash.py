@@ -25,7 +25,7 @@ from frontier.app.frontends.tui.app import FrontierApp
 from frontier.app.frontends.tui.screens.help import HelpScreen
 from frontier.app.frontends.tui.screens.pager import PagerScreen, PagerView
 from frontier.app.frontends.tui.screens.session_diff import SessionDiffScreen
-from frontier.tools.after_edit import AfterEditChecks
+from frontier.tools.after_edit import AfterEditChecks, CheckSettings
 from frontier.tools.base import CancelToken
 from frontier.tools.jobs import Jobs
 from frontier.widgets.prompt_input import PromptInput
@@ -59,10 +59,13 @@ def make_app(
     holder: list[FakeRuntime],
     jobs: Jobs | None = None,
     after_edit: AfterEditChecks | None = None,
+    formatters: tuple[CheckSettings, ...] = (),
     **config: Any,
 ) -> FrontierApp:
     def factory() -> AgentSession:
-        runtime = fake_session(workspace, block_shell=False, jobs=jobs, after_edit=after_edit)
+        runtime = fake_session(
+            workspace, block_shell=False, jobs=jobs, after_edit=after_edit, formatters=formatters
+        )
         runtime.loop.script_tools = False  # these tests are about commands, not reviews
         holder.append(runtime)
         return runtime.session
@@ -373,8 +376,6 @@ def listed(lines: list[str]) -> bool:
 async def test_checks_lists_the_after_edit_checks_and_pauses_them_for_the_session(
     workspace: Path,
 ) -> None:
-    from frontier.tools.after_edit import CheckSettings
-
     app = make_app(workspace, [])
     async with app.run_test(size=(120, 30)) as pilot:
         prompt = await ready(pilot)
@@ -382,7 +383,8 @@ async def test_checks_lists_the_after_edit_checks_and_pauses_them_for_the_sessio
         await pilot.press("enter")
         await until(pilot, lambda: any("no after-edit checks" in t for t in toasts(app)), "none")
     hook = AfterEditChecks([CheckSettings("ruff", "ruff check {files}", ("*.py",))], ".", None)
-    app = make_app(workspace, [], after_edit=hook)
+    black = CheckSettings("black", "black -q -", ("*.py",))
+    app = make_app(workspace, [], after_edit=hook, formatters=(black,))
     async with app.run_test(size=(120, 30)) as pilot:
         prompt = await ready(pilot)
         prompt.insert("/checks")
@@ -402,6 +404,7 @@ async def test_checks_lists_the_after_edit_checks_and_pauses_them_for_the_sessio
         await until(pilot, lambda: any(n.startswith("/status") for n in notes(app)), "/status")
         status = next(n for n in notes(app) if n.startswith("/status"))
         assert "after-edit checks: ruff (*.py) · paused (/checks on)" in status
+        assert "formatters: black (*.py) · run before each review" in status
         prompt.insert("/checks on")
         await pilot.press("enter")
         await until(pilot, lambda: not hook.paused, "on again")

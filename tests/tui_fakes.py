@@ -33,7 +33,7 @@ from frontier.app.events import (
     TurnEnded,
 )
 from frontier.app.model.conversation import Image
-from frontier.tools.after_edit import AfterEditChecks
+from frontier.tools.after_edit import AfterEditChecks, CheckSettings
 from frontier.tools.contract import Decision, Preview, ToolSpec
 from frontier.tools.diffing import file_preview
 from frontier.tools.jobs import Jobs
@@ -220,6 +220,7 @@ def fake_session(
     mode: str = "ctl-heredoc",
     jobs: Jobs | None = None,
     after_edit: AfterEditChecks | None = None,
+    formatters: tuple[CheckSettings, ...] = (),
 ) -> FakeRuntime:
     """A real ``AgentSession`` around a ``FakeLoop`` that emits into the session's hub."""
     events = EventHub()
@@ -237,6 +238,7 @@ def fake_session(
         approvals=desk,
         jobs=jobs,
         after_edit=after_edit,
+        formatters=formatters,
     )
     if approver is not None:
         answer_with(session, approver)

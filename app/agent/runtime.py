@@ -697,6 +697,7 @@ def create_runtime(
             sandbox_active=sandbox.active,
             approvals=desk,
             after_edit=checks,
+            formatters=() if boundary.formatters is None else boundary.formatters.formatters,
         )
         if approver is not None and answered:
             answer_with(session, approver)

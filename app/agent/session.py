@@ -214,6 +214,7 @@ class AgentSession:
         jobs: Jobs | None = None,
         views: FileViews | None = None,
         after_edit: AfterEditChecks | None = None,
+        formatters: Sequence[CheckSettings] = (),
     ) -> None:
         """``queue``: the messages typed during a turn, shared with the loop (its
         ``inbox``); without one a queued message waits for the next ``send``.
@@ -289,6 +290,9 @@ class AgentSession:
         each ``/model`` switch's): the endpoint it speaks to now, for ``/doctor`` and the
         next switch."""
         self._after_edit = after_edit
+        self.formatters: tuple[CheckSettings, ...] = tuple(formatters)
+        """The person's formatters for this workspace (config.toml's ``[formatters.NAME]``,
+        ``tools/formatting.py``), run before each review: ``/status`` lists them."""
 
     # ------------------------------------------------------------------ facts that change
     @property

@@ -118,6 +118,8 @@ def status_lines(
     )
     lines.append(_mcp_line(session))
     lines.append(_checks_line(session))
+    if session.formatters:
+        lines.append(_formatters_line(session))
     jobs = session.running_jobs()
     lines.append(f"jobs: {len(jobs)} running (/jobs)" if jobs else "jobs: none running")
     store = session.store_path
@@ -146,6 +148,12 @@ def _checks_line(session: AgentSession) -> str:
     said = [f"{c.name} ({', '.join(c.files) or 'every file'})" for c in session.checks]
     state = "paused (/checks on)" if session.checks_paused else "run read-only after each edit"
     return "after-edit checks: " + "; ".join(said) + f" · {state}"
+
+
+def _formatters_line(session: AgentSession) -> str:
+    """The person's formatters (config.toml's ``[formatters.NAME]``)."""
+    said = [f"{f.name} ({', '.join(f.files) or 'every file'})" for f in session.formatters]
+    return "formatters: " + "; ".join(said) + " · run before each review"
 
 
 def _mcp_line(session: AgentSession) -> str:
