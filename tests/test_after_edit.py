@@ -317,17 +317,24 @@ def _frontier(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[st
     )  # fmt: skip
 
 
-def test_frontier_run_hands_the_model_its_checks_verdict(
-    tmp_path: Path, rounds_server: str
-) -> None:
+def _project(tmp_path: Path, settings: str) -> tuple[Path, Path, dict[str, str]]:
+    """A workspace holding ``a.py``, a config folder whose config.toml is ``settings``, and
+    the environment a ``frontier`` process uses them with."""
     ws, config = tmp_path / "ws", tmp_path / "config"
     ws.mkdir()
     config.mkdir()
     (ws / "a.py").write_text("x = 1\n")
-    run = FAILS_ON_BAD.run.replace('"', '\\"')
-    (config / "config.toml").write_text(f'[checks.lint]\nrun = "{run}"\nfiles = ["*.py"]\n')
+    (config / "config.toml").write_text(settings)
     env = {**os.environ, "FRONTIER_DATA_DIR": str(tmp_path / "data"),
            "FRONTIER_CONFIG_DIR": str(config), "TMPDIR": str(tmp_path)}  # fmt: skip
+    return ws, config, env
+
+
+def test_frontier_run_hands_the_model_its_checks_verdict(
+    tmp_path: Path, rounds_server: str
+) -> None:
+    run = FAILS_ON_BAD.run.replace('"', '\\"')
+    ws, config, env = _project(tmp_path, f'[checks.lint]\nrun = "{run}"\nfiles = ["*.py"]\n')
     session = ["run", "--base-url", rounds_server, "--model", "m", "--protocol", "native-eos",
                "--approval", "auto-edit", "--sandbox", "off", "--workspace", str(ws), "--json",
                "--prompt", "make x BAD"]  # fmt: skip
@@ -392,16 +399,11 @@ async def test_a_checkers_colours_reach_neither_the_model_nor_the_persons_line(
 def test_frontier_run_formats_before_the_write_and_tells_the_model(
     tmp_path: Path, rounds_server: str
 ) -> None:
-    ws, config = tmp_path / "ws", tmp_path / "config"
-    ws.mkdir()
-    config.mkdir()
-    (ws / "a.py").write_text("x = 1\n")
-    (config / "config.toml").write_text(
+    ws, _config, env = _project(
+        tmp_path,
         '[formatters.upper]\nrun = "tr a-z A-Z"\nfiles = ["*.py"]\n'
-        '[formatters.other]\nrun = "false"\nworkspaces = ["/elsewhere-xyz"]\n'
+        '[formatters.other]\nrun = "false"\nworkspaces = ["/elsewhere-xyz"]\n',
     )
-    env = {**os.environ, "FRONTIER_DATA_DIR": str(tmp_path / "data"),
-           "FRONTIER_CONFIG_DIR": str(config), "TMPDIR": str(tmp_path)}  # fmt: skip
     done = _frontier(
         env, "run", "--base-url", rounds_server, "--model", "m", "--protocol", "native-eos",
         "--approval", "auto-edit", "--workspace", str(ws), "--json", "--prompt", "make x BAD",
