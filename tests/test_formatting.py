@@ -138,3 +138,18 @@ async def test_a_formatter_reads_and_prints_but_writes_nothing(tmp_path: Path) -
         box.close()
     assert (ws / "a.py").read_text() == "Y = 2\n" and not (ws / "made.txt").exists()
     assert result.meta["formatted"] == ["a.py"]
+
+
+async def test_a_formatting_step_that_breaks_leaves_the_call_as_the_model_wrote_it(
+    tmp_path: Path,
+) -> None:
+    class Broken(Formatters):
+        async def __call__(self, prepared: Any, cancel: CancelToken) -> Any:
+            raise RuntimeError("boom")
+
+    (tmp_path / "a.py").write_text("x = 1\n")
+    b = make_boundary(tmp_path)
+    b.formatters = Broken([UPPER], b.root, None)
+    result = await b.run(call("replace", path="a.py", old="x = 1", new="y = 2"))
+    assert result.kind == "ok" and (tmp_path / "a.py").read_text() == "y = 2\n"
+    assert "left it as sent: the formatting step failed: boom" in result.output

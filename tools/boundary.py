@@ -357,6 +357,8 @@ class ToolBoundary:
         self._formatting[call.id] = token
         try:
             return await self.formatters(prepared, token)
+        except Exception as exc:  # the call goes on as the model wrote it, and says why
+            return replace(prepared, format_failed=(f"the formatting step failed: {exc}",))
         finally:
             self._formatting.pop(call.id, None)
 

@@ -87,9 +87,12 @@ class Formatters:
                 edits.append((change.path, data))
         if not edits:
             return replace(prepared, format_failed=tuple(failed)) if failed else prepared
-        from frontier.tools.review_edit import apply_edits
+        from frontier.tools.review_edit import EditError, apply_edits
 
-        new_plan, preview, changed, _review_words = apply_edits(plan, prepared.preview, edits)
+        try:
+            new_plan, preview, changed, _review_words = apply_edits(plan, prepared.preview, edits)
+        except EditError as exc:  # the plan cannot take the output: the model's version
+            return replace(prepared, format_failed=(*failed, str(exc)))
         mine = {c.path: c.new or b"" for c in plan.changes}
         note = "\n".join(_told(path, mine[path], new) for path, new in edits)
         said = f"{preview.summary} · formatted by {', '.join(used)}"  # the review's header
