@@ -269,6 +269,31 @@ def test_transcript_lists_the_files_under_the_call() -> None:
     assert lines[1:] == ["  M app/cli.py (+3 −1)", "  A NOTES.md (+1 −0)", "  ok exit=0 · 0.03 s"]
 
 
+def test_transcript_lists_the_formatter_and_the_checks_under_the_files() -> None:
+    """What the person's formatter did and each after-edit check's verdict, a line each
+    after the files (``app/check_text.py``): a failure in bold, with its first line."""
+    checks = [
+        {"name": "ruff", "outcome": "failed", "exit": 1, "seconds": 0.2, "first": "F821 `os`"},
+        {"name": "mypy", "outcome": "passed", "exit": 0, "seconds": 3.1, "first": ""},
+    ]
+    state = finished_state({"changes": TWO, "formatted": ["app/cli.py"], "checks": checks})
+    entry = next(e for e in state.transcript if e.call_id == "c2")
+    shown = render_entry(entry, state.tools["c2"], 100.0)
+    lines = shown.plain.split("\n")
+    assert lines[1:] == [
+        "  M app/cli.py (+3 −1)",
+        "  A NOTES.md (+1 −0)",
+        "  ✎ formatted by your formatter: app/cli.py",
+        "  ✗ check ruff: exit 1 · 0.2 s · F821 `os`",
+        "  ✓ check mypy: passed · 3.1 s",
+        "  ok exit=0 · 0.03 s",
+    ]
+    failed = shown.plain.index("✗ check ruff")
+    assert any(
+        span.start <= failed < span.end and "bold" in str(span.style) for span in shown.spans
+    )
+
+
 def test_a_codex_patch_call_is_labelled_from_its_headers() -> None:
     state = finished_state({"changes": TWO}, patch=CODEX)
     assert state.tools["c2"].summary == "(3 files)"
