@@ -13,9 +13,8 @@ file and the key, as ``[mcp_servers.NAME]`` does.
 
 A formatter has the same keys; its ``run`` reads a file on stdin and prints it formatted
 (``{file}``: the file's name, for its settings). Only config.toml declares either: each is
-a command Frontier runs without asking, so
-a repository's own files never name one (a project's file would need the trust a
-project's MCP servers get; docs/checks.md).
+a command Frontier runs without asking, so a repository's own files never name one (a
+project's file would need the trust a project's MCP servers get; docs/checks.md).
 """
 
 from __future__ import annotations
