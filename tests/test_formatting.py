@@ -153,3 +153,14 @@ async def test_a_formatting_step_that_breaks_leaves_the_call_as_the_model_wrote_
     result = await b.run(call("replace", path="a.py", old="x = 1", new="y = 2"))
     assert result.kind == "ok" and (tmp_path / "a.py").read_text() == "y = 2\n"
     assert "left it as sent: the formatting step failed: boom" in result.output
+
+
+async def test_paused_formatters_leave_every_call_as_the_model_wrote_it(tmp_path: Path) -> None:
+    (tmp_path / "a.py").write_text("x = 1\n")
+    b = boundary_with(tmp_path, UPPER)
+    b.formatters.paused = True  # /checks off
+    result = await b.run(call("replace", path="a.py", old="x = 1", new="y = 2"))
+    assert (tmp_path / "a.py").read_text() == "y = 2\n" and "formatted" not in result.meta
+    b.formatters.paused = False
+    await b.run(call("replace", 2, path="a.py", old="y = 2", new="z = 3"))
+    assert (tmp_path / "a.py").read_text() == "Z = 3\n"

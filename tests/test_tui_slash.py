@@ -27,6 +27,7 @@ from frontier.app.frontends.tui.screens.pager import PagerScreen, PagerView
 from frontier.app.frontends.tui.screens.session_diff import SessionDiffScreen
 from frontier.tools.after_edit import AfterEditChecks, CheckSettings
 from frontier.tools.base import CancelToken
+from frontier.tools.formatting import Formatters
 from frontier.tools.jobs import Jobs
 from frontier.widgets.prompt_input import PromptInput
 from frontier.widgets.slash_menu import SlashMenu
@@ -59,7 +60,7 @@ def make_app(
     holder: list[FakeRuntime],
     jobs: Jobs | None = None,
     after_edit: AfterEditChecks | None = None,
-    formatters: tuple[CheckSettings, ...] = (),
+    formatters: Formatters | None = None,
     **config: Any,
 ) -> FrontierApp:
     def factory() -> AgentSession:
@@ -381,33 +382,36 @@ async def test_checks_lists_the_after_edit_checks_and_pauses_them_for_the_sessio
         prompt = await ready(pilot)
         prompt.insert("/checks")
         await pilot.press("enter")
-        await until(pilot, lambda: any("no after-edit checks" in t for t in toasts(app)), "none")
+        await until(pilot, lambda: any("no after-edit checks or" in t for t in toasts(app)), "?")
     hook = AfterEditChecks([CheckSettings("ruff", "ruff check {files}", ("*.py",))], ".", None)
-    black = CheckSettings("black", "black -q -", ("*.py",))
-    app = make_app(workspace, [], after_edit=hook, formatters=(black,))
+    black = Formatters([CheckSettings("black", "black -q -", ("*.py",))], ".", None)
+    app = make_app(workspace, [], after_edit=hook, formatters=black)
     async with app.run_test(size=(120, 30)) as pilot:
         prompt = await ready(pilot)
         prompt.insert("/checks")
         await pilot.press("enter")
-        await until(
-            pilot, lambda: "  ruff · on *.py · 60 s · ruff check {files}" in notes(app), "?"
-        )
-        assert "after-edit checks, on (/checks off); each runs with the workspace read-only:" in (
-            notes(app)
+        listed = "  check ruff · on *.py · 60 s · ruff check {files}"
+        await until(pilot, lambda: listed in notes(app), "the checks listed")
+        assert "  formatter black · on *.py · 60 s · black -q -" in notes(app)
+        assert (
+            "after-edit checks and formatters, on (/checks off); each runs with the workspace "
+            "read-only:" in notes(app)
         )
         prompt.insert("/checks off")
         await pilot.press("enter")
-        await until(pilot, lambda: hook.paused, "paused")
-        assert "after-edit checks paused: edits run no check until /checks on" in notes(app)
+        await until(pilot, lambda: hook.paused and black.paused, "paused, both")
+        assert "after-edit checks and formatters paused: calls run none until /checks on" in (
+            notes(app)
+        )
         prompt.insert("/status")
         await pilot.press("enter")
         await until(pilot, lambda: any(n.startswith("/status") for n in notes(app)), "/status")
         status = next(n for n in notes(app) if n.startswith("/status"))
         assert "after-edit checks: ruff (*.py) · paused (/checks on)" in status
-        assert "formatters: black (*.py) · run before each review" in status
+        assert "formatters: black (*.py) · paused (/checks on)" in status
         prompt.insert("/checks on")
         await pilot.press("enter")
-        await until(pilot, lambda: not hook.paused, "on again")
+        await until(pilot, lambda: not hook.paused and not black.paused, "on again")
         prompt.insert("/checks sometimes")
         await pilot.press("enter")
         await until(pilot, lambda: any("/checks takes nothing" in t for t in toasts(app)), "?")

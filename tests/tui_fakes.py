@@ -33,9 +33,10 @@ from frontier.app.events import (
     TurnEnded,
 )
 from frontier.app.model.conversation import Image
-from frontier.tools.after_edit import AfterEditChecks, CheckSettings
+from frontier.tools.after_edit import AfterEditChecks
 from frontier.tools.contract import Decision, Preview, ToolSpec
 from frontier.tools.diffing import file_preview
+from frontier.tools.formatting import Formatters
 from frontier.tools.jobs import Jobs
 
 OLD = 'def greet(name):\n    return f"hello {name}"\n'
@@ -220,7 +221,7 @@ def fake_session(
     mode: str = "ctl-heredoc",
     jobs: Jobs | None = None,
     after_edit: AfterEditChecks | None = None,
-    formatters: tuple[CheckSettings, ...] = (),
+    formatters: Formatters | None = None,
 ) -> FakeRuntime:
     """A real ``AgentSession`` around a ``FakeLoop`` that emits into the session's hub."""
     events = EventHub()

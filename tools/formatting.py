@@ -58,6 +58,8 @@ class Formatters:
         self.formatters = [f for f in formatters if f.enabled]
         self.root = root
         self.sandbox = sandbox
+        self.paused = False
+        """The person paused them (``/checks off``): calls are written as the model sent them."""
 
     async def __call__(self, prepared: Prepared, cancel: CancelToken) -> Prepared:
         """``prepared`` with its files formatted (``formatted``, ``formatted_note``) and the
@@ -65,7 +67,9 @@ class Formatters:
         from frontier.tools.patch_engine import PatchPlan
 
         plan = prepared.plan
-        if not self.formatters or not isinstance(plan, PatchPlan) or not prepared.needs_approval:
+        if self.paused or not self.formatters or not isinstance(plan, PatchPlan):
+            return prepared
+        if not prepared.needs_approval:  # a dry run
             return prepared
         edits: list[tuple[str, bytes]] = []
         failed: list[str] = []

@@ -697,7 +697,7 @@ def create_runtime(
             sandbox_active=sandbox.active,
             approvals=desk,
             after_edit=checks,
-            formatters=() if boundary.formatters is None else boundary.formatters.formatters,
+            formatters=boundary.formatters,
         )
         if approver is not None and answered:
             answer_with(session, approver)

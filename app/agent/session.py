@@ -68,6 +68,7 @@ if TYPE_CHECKING:
     from frontier.tools.after_edit import AfterEditChecks, CheckSettings
     from frontier.tools.base import CancelToken
     from frontier.tools.file_views import FileViews
+    from frontier.tools.formatting import Formatters
     from frontier.tools.jobs import Jobs, JobSummary, JobTail
     from frontier.tools.mcp_servers import McpHost
     from frontier.tools.registry import Registry
@@ -214,7 +215,7 @@ class AgentSession:
         jobs: Jobs | None = None,
         views: FileViews | None = None,
         after_edit: AfterEditChecks | None = None,
-        formatters: Sequence[CheckSettings] = (),
+        formatters: Formatters | None = None,
     ) -> None:
         """``queue``: the messages typed during a turn, shared with the loop (its
         ``inbox``); without one a queued message waits for the next ``send``.
@@ -290,9 +291,7 @@ class AgentSession:
         each ``/model`` switch's): the endpoint it speaks to now, for ``/doctor`` and the
         next switch."""
         self._after_edit = after_edit
-        self.formatters: tuple[CheckSettings, ...] = tuple(formatters)
-        """The person's formatters for this workspace (config.toml's ``[formatters.NAME]``,
-        ``tools/formatting.py``), run before each review: ``/status`` lists them."""
+        self._formatters = formatters
 
     # ------------------------------------------------------------------ facts that change
     @property
@@ -302,16 +301,25 @@ class AgentSession:
         return () if self._after_edit is None else tuple(self._after_edit.checks)
 
     @property
+    def formatters(self) -> tuple[CheckSettings, ...]:
+        """The person's formatters for this workspace (config.toml's ``[formatters.NAME]``,
+        ``tools/formatting.py``), run before each review: ``/status`` and ``/checks`` list
+        them."""
+        return () if self._formatters is None else tuple(self._formatters.formatters)
+
+    @property
     def checks_paused(self) -> bool:
-        return self._after_edit is not None and self._after_edit.paused
+        """``/checks off`` is in force (checks and formatters run on no call)."""
+        hooks = [h for h in (self._after_edit, self._formatters) if h is not None]
+        return bool(hooks) and all(h.paused for h in hooks)
 
     def pause_checks(self, paused: bool) -> bool:
-        """``/checks off`` / ``on``: edits run no check, or run them again, from the next
-        call on (a check running now finishes). False: this session has none."""
-        if self._after_edit is None:
-            return False
-        self._after_edit.paused = paused
-        return True
+        """``/checks off`` / ``on``: calls run no check and no formatter, or run them again,
+        from the next call on (one running now finishes). False: this session has none."""
+        hooks = [h for h in (self._after_edit, self._formatters) if h is not None]
+        for hook in hooks:
+            hook.paused = paused
+        return bool(hooks)
 
     @property
     def scrubber(self) -> Scrubber:

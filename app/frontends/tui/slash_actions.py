@@ -570,28 +570,29 @@ def open_rewind(ctx: SlashContext) -> None:
 
 
 def _checks(ctx: SlashContext, args: str) -> bool:
-    """The person's after-edit checks for this workspace (docs/checks.md); ``off`` pauses
-    them for the session, ``on`` runs them again."""
+    """The person's after-edit checks and formatters for this workspace (docs/checks.md);
+    ``off`` pauses them for the session, ``on`` runs them again."""
     if args not in ("", "off", "on"):
         return ctx.warn(f"/checks takes nothing, off or on, not {args!r}")
     session = ctx.session
-    checks = session.checks
-    if not checks:
+    checks, formatters = session.checks, session.formatters
+    if not checks and not formatters:
         return ctx.warn(
-            "no after-edit checks for this workspace: add [checks.NAME] to config.toml "
-            "(docs/checks.md)"
+            "no after-edit checks or formatters for this workspace: add [checks.NAME] or "
+            "[formatters.NAME] to config.toml (docs/checks.md)"
         )
     ctx.remember()
     if args:
         session.pause_checks(args == "off")
-        said = "paused: edits run no check until /checks on" if args == "off" else "on again"
-        ctx.note(f"after-edit checks {said}")
+        said = "paused: calls run none until /checks on" if args == "off" else "on again"
+        ctx.note(f"after-edit checks and formatters {said}")
         return True
     state = "paused (/checks on runs them again)" if session.checks_paused else "on (/checks off)"
-    ctx.note(f"after-edit checks, {state}; each runs with the workspace read-only:")
-    for check in checks:
-        files = ", ".join(check.files) or "every file"
-        ctx.note(f"  {check.name} · on {files} · {check.timeout:g} s · {check.run}")
+    ctx.note(f"after-edit checks and formatters, {state}; each runs with the workspace read-only:")
+    for kind, listed in (("check", checks), ("formatter", formatters)):
+        for one in listed:
+            files = ", ".join(one.files) or "every file"
+            ctx.note(f"  {kind} {one.name} · on {files} · {one.timeout:g} s · {one.run}")
     return True
 
 

@@ -153,7 +153,8 @@ def _checks_line(session: AgentSession) -> str:
 def _formatters_line(session: AgentSession) -> str:
     """The person's formatters (config.toml's ``[formatters.NAME]``)."""
     said = [f"{f.name} ({', '.join(f.files) or 'every file'})" for f in session.formatters]
-    return "formatters: " + "; ".join(said) + " · run before each review"
+    state = "paused (/checks on)" if session.checks_paused else "run before each review"
+    return "formatters: " + "; ".join(said) + f" · {state}"
 
 
 def _mcp_line(session: AgentSession) -> str:
