@@ -33,15 +33,20 @@ CHECK_KEYS = ("run", "files", "timeout", "enabled", "workspaces")
 
 def load_checks(path: Path | None = None) -> list[CheckSettings]:
     """The enabled checks config.toml declares, in file order."""
-    path = path if path is not None else config_path()
-    return [c for c in parse_checks(_read_config(path), path) if c.enabled]
+    return load_edit_settings(path)[0]
 
 
-def load_formatters(path: Path | None = None) -> list[CheckSettings]:
-    """The enabled formatters config.toml declares (``[formatters.NAME]``,
-    ``tools/formatting.py``), in file order."""
+def load_edit_settings(
+    path: Path | None = None,
+) -> tuple[list[CheckSettings], list[CheckSettings]]:
+    """The enabled checks and formatters config.toml declares (``[checks.NAME]``,
+    ``[formatters.NAME]``, ``tools/formatting.py``), each in file order, from one read."""
     path = path if path is not None else config_path()
-    return [f for f in parse_checks(_read_config(path), path, "formatters") if f.enabled]
+    data = _read_config(path)
+    return (
+        [c for c in parse_checks(data, path) if c.enabled],
+        [f for f in parse_checks(data, path, "formatters") if f.enabled],
+    )
 
 
 def parse_checks(data: dict[str, Any], path: Path, table: str = "checks") -> list[CheckSettings]:

@@ -39,11 +39,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
 from test_tools_fakes import Approver, FakeStore, call
 
-from frontier.tools.after_edit import AfterEditChecks, CheckSettings
+from frontier.tools.after_edit import AfterEditChecks, CheckSettings, read_only_command
 from frontier.tools.base import CancelToken
 from frontier.tools.boundary import ToolBoundary
 from frontier.tools.formatting import Formatters, _filter
-from frontier.tools.process import child_env, run_process
+from frontier.tools.process import run_process
 from frontier.tools.registry import default_registry
 from frontier.tools.sandbox import Sandbox, SandboxSettings, make_sandbox, tidy
 
@@ -63,19 +63,9 @@ async def edit(boundary: ToolBoundary, n: int) -> float:
     return elapsed
 
 
-def wrapped(
-    command: str, root: str, box: Sandbox | None
-) -> tuple[list[str], dict[str, str], list[str]]:
-    """``bash -c command`` as a check or a formatter runs: read-only in the sandbox."""
-    argv, env = ["bash", "-c", command], child_env()
-    if box is not None and box.active:
-        return box.wrap(argv, root, env, read_only=True)
-    return argv, env, []
-
-
 async def alone(root: str, box: Sandbox | None) -> float:
     started = time.perf_counter()
-    argv, env, made = wrapped("true a.py", root, box)
+    argv, env, made, _ = read_only_command("true a.py", root, box)
     try:
         res = await run_process(
             argv, cwd=root, env=env, timeout=30, cancel=CancelToken(), contained=bool(made)
@@ -88,7 +78,7 @@ async def alone(root: str, box: Sandbox | None) -> float:
 
 async def formatter_alone(root: str, box: Sandbox | None) -> float:
     started = time.perf_counter()
-    argv, env, made = wrapped("cat", root, box)
+    argv, env, made, _ = read_only_command("cat", root, box)
     try:
         out, why = await _filter(argv, b"x = 1\n", root, env, 30, CancelToken(), 1 << 20)
     finally:

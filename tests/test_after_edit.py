@@ -9,9 +9,8 @@ import os
 import re
 import subprocess
 import sys
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -22,6 +21,7 @@ from frontier.app.config import ConfigError, load_config
 from frontier.app.events import Event, ToolOutput
 from frontier.tools.after_edit import AfterEditChecks, CheckSettings, command_line, for_files
 from frontier.tools.sandbox import SandboxSettings, make_sandbox
+from tests.loopback_http import serving
 from tests.test_tools_fakes import FakeStore, call, make_boundary, model_has_read
 
 PY = sys.executable
@@ -300,14 +300,8 @@ class _Rounds(BaseHTTPRequestHandler):
 @pytest.fixture
 def rounds_server() -> Iterator[str]:
     _Rounds.seen = []
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _Rounds)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/v1"
-    finally:
-        server.shutdown()
-        server.server_close()
+    with serving(_Rounds) as url:
+        yield url
 
 
 def _frontier(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:

@@ -9,12 +9,12 @@ import os
 import re
 import subprocess
 import sys
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 
 import pytest
+from loopback_http import serving
 
 from frontier.app import cli
 from frontier.app.agent.loop import DOCTOR_HINT
@@ -166,14 +166,8 @@ class _Refusing(BaseHTTPRequestHandler):
 
 @pytest.fixture
 def refusing_server() -> Iterator[str]:
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _Refusing)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/v1"
-    finally:
-        server.shutdown()
-        server.server_close()
+    with serving(_Refusing) as url:
+        yield url
 
 
 @pytest.mark.parametrize("as_json", [False, True], ids=["text", "json"])

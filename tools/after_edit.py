@@ -120,6 +120,26 @@ class CheckRun:
         }
 
 
+def read_only_command(
+    line: str, root: str, sandbox: Sandbox | None
+) -> tuple[list[str], dict[str, str], list[str], bool]:
+    """``bash -c line`` as a check or a formatter runs it: in the session's sandbox with
+    every place read-only (caches in its private ``/tmp``, :data:`CACHES`), else unconfined.
+    The argv, its environment, the mount points the sandbox made (``sandbox.tidy`` them
+    after) and whether it is contained."""
+    from frontier.app.programs import find_program
+    from frontier.tools.process import child_env
+
+    argv = [find_program("bash", root) or "/bin/sh", "-c", line]
+    env = child_env()
+    if sandbox is None or not sandbox.active:
+        return argv, env, [], False
+    for name, value in CACHES:
+        env.setdefault(name, value)
+    argv, env, made = sandbox.wrap(argv, root, env, read_only=True)
+    return argv, env, made, True
+
+
 def for_files(check: CheckSettings, paths: Sequence[str]) -> list[str]:
     """The paths of ``paths`` that ``check`` is for, in order."""
     if not check.files:
@@ -205,26 +225,16 @@ class AfterEditChecks:
     async def _run(
         self, check: CheckSettings, paths: list[str], call_id: str, cancel: CancelToken
     ) -> tuple[CheckRun, str]:
-        from frontier.app.programs import find_program
         from frontier.tools.paths import real_root
-        from frontier.tools.process import child_env, run_process
+        from frontier.tools.process import run_process
         from frontier.tools.sandbox import tidy
         from frontier.tools.terminal_output import terminal_text
 
         root = str(real_root(self.root))
         line = command_line(check, paths)
-        argv = [find_program("bash", root) or "/bin/sh", "-c", line]
-        env = child_env()
-        sandbox = self.sandbox
-        contained = sandbox is not None and sandbox.active
-        made: list[str] = []
-        before: dict[str, str | None] = {}
-        if sandbox is not None and contained:
-            for name, value in CACHES:
-                env.setdefault(name, value)
-            argv, env, made = sandbox.wrap(argv, root, env, read_only=True)
-        else:
-            before = self._digests(paths)
+        argv, env, made, contained = read_only_command(line, root, self.sandbox)
+        # unconfined, a check could rewrite the file: looked at before and after
+        before = {} if contained else self._digests(paths)
         self._say(call_id, f"── check {check.name}: {line}\n")
         started = time.monotonic()
         try:

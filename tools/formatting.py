@@ -113,24 +113,16 @@ class Formatters:
         self, formatter: CheckSettings, path: str, data: bytes, cancel: CancelToken
     ) -> tuple[bytes, str | None]:
         """The formatter's output for ``data``, or why there is none."""
-        from frontier.app.programs import find_program
+        from frontier.tools.after_edit import read_only_command
         from frontier.tools.patch_engine import EDIT_MAX_FILE
         from frontier.tools.paths import real_root
-        from frontier.tools.process import child_env
         from frontier.tools.sandbox import tidy
 
         root = str(real_root(self.root))
-        argv = [find_program("bash", root) or "/bin/sh", "-c", command_line(formatter, path)]
-        env = child_env()
-        sandbox, made = self.sandbox, list[str]()
-        contained = sandbox is not None and sandbox.active
+        made: list[str] = []
         try:
-            if sandbox is not None and contained:
-                from frontier.tools.after_edit import CACHES
-
-                for name, value in CACHES:
-                    env.setdefault(name, value)
-                argv, env, made = sandbox.wrap(argv, root, env, read_only=True)
+            line = command_line(formatter, path)
+            argv, env, made, contained = read_only_command(line, root, self.sandbox)
             limit = formatter.timeout
             return await _filter(argv, data, root, env, limit, cancel, EDIT_MAX_FILE, contained)
         except OSError as exc:

@@ -572,13 +572,11 @@ def create_runtime(
             sandbox=sandbox,
             jobs=jobs,
         )
-        # the person's after-edit checks (tools/after_edit.py)
-        checks = (
-            None if demo or offline else _after_edit_checks(boundary.root, sandbox, events.emit)
-        )
+        # the person's after-edit checks and formatters (tools/after_edit.py, formatting.py)
+        checks = None
+        if not demo and not offline:
+            checks, boundary.formatters = _edit_hooks(boundary.root, sandbox, events.emit)
         boundary.after_hook = checks
-        if not demo and not offline:  # the person's formatters, before the review
-            boundary.formatters = _formatters(boundary.root, sandbox)
         if plan.resumed:  # what the model saw of each file before (tools/file_views.py)
             boundary.views.replay(store.ledger.file_views(session_id))
         # A resumed session's responses continue its numbering: SESSION#N names one.
@@ -724,31 +722,26 @@ async def _served_models(loop: AgentLoop) -> tuple[str, ...]:
     return tuple(listed_models(await client.probe_json("models")))
 
 
-def _after_edit_checks(
+def _edit_hooks(
     root: str, sandbox: Sandbox, emit: Callable[[Event], None]
-) -> AfterEditChecks | None:
-    """config.toml's enabled ``[checks.NAME]`` for this workspace as the boundary's
-    after-hook (``None``: none is)."""
-    from frontier.app.checks_config import load_checks
+) -> tuple[AfterEditChecks | None, Formatters | None]:
+    """config.toml's enabled ``[checks.NAME]`` and ``[formatters.NAME]`` for this
+    workspace: the boundary's after-hook and its formatting step (``None``: none)."""
+    from frontier.app.checks_config import load_edit_settings
 
-    checks = [c for c in load_checks() if c.applies_to(root)]
-    if not checks:
-        return None
-    from frontier.tools.after_edit import AfterEditChecks
+    checks, formatters = (
+        [c for c in found if c.applies_to(root)] for found in load_edit_settings()
+    )
+    hook = formatting = None
+    if checks:
+        from frontier.tools.after_edit import AfterEditChecks
 
-    return AfterEditChecks(checks, root, sandbox, emit)
+        hook = AfterEditChecks(checks, root, sandbox, emit)
+    if formatters:
+        from frontier.tools.formatting import Formatters
 
-
-def _formatters(root: str, sandbox: Sandbox) -> Formatters | None:
-    """config.toml's enabled ``[formatters.NAME]`` for this workspace (``None``: none)."""
-    from frontier.app.checks_config import load_formatters
-
-    chosen = [f for f in load_formatters() if f.applies_to(root)]
-    if not chosen:
-        return None
-    from frontier.tools.formatting import Formatters
-
-    return Formatters(chosen, root, sandbox)
+        formatting = Formatters(formatters, root, sandbox)
+    return hook, formatting
 
 
 def _start_mcp(

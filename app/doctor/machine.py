@@ -363,12 +363,11 @@ def _mcp_checks(workspace: Path) -> list[Check]:
 def _after_edit_checks(workspace: Path) -> list[Check]:
     """config.toml's ``[checks.NAME]`` and ``[formatters.NAME]``: each one's program found
     (never run here)."""
-    from frontier.app.checks_config import load_checks, load_formatters
+    from frontier.app.checks_config import load_edit_settings
     from frontier.app.config import ConfigError
 
     try:
-        checks = load_checks()
-        formatters = load_formatters()
+        checks, formatters = load_edit_settings()
     except (ConfigError, OSError) as exc:
         return [Check("workspace", "checks", "fail", str(exc))]
     if not checks and not formatters:
