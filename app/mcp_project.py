@@ -18,18 +18,14 @@ cannot use is a note, never a failed start. config.toml's servers win a name bot
 
 from __future__ import annotations
 
-import json
-import tomllib
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Literal
 
-from frontier.app import toml_text
-from frontier.app.config import ConfigError, load_approvals, save_approvals
-from frontier.app.hashes import sha256_hex
+from frontier.app import project_trust
+from frontier.app.config import ConfigError
 from frontier.app.mcp_config import parse_mcp_servers
+from frontier.app.project_trust import TrustState
 from frontier.app.record import asdict, record
-from frontier.tools.beneath import PathError, read_capped
 from frontier.tools.mcp_settings import ServerSettings
 
 PROJECT_FILE = ".frontier/mcp.toml"
@@ -38,8 +34,6 @@ TRUST_KEY = "mcp_servers"
 """The list in a workspace's ``approvals.toml`` entry: ``"NAME sha256:HEX"`` per server."""
 UNFINGERPRINTED = ("enabled", "startup_timeout", "tool_timeout", "required")
 """Settings that change nothing about what runs: editing them keeps the trust."""
-
-TrustState = Literal["trusted", "new", "changed"]
 
 
 @record
@@ -60,75 +54,43 @@ def fingerprint(settings: ServerSettings) -> str:
     fields = asdict(settings)
     for name in UNFINGERPRINTED:
         fields.pop(name, None)
-    text = json.dumps(fields, sort_keys=True, default=str, ensure_ascii=False)
-    return "sha256:" + sha256_hex(text.encode())
+    return project_trust.fingerprint(fields)
 
 
 def project_servers(root: Path) -> tuple[list[ProjectServer], list[str]]:
     """The servers ``.frontier/mcp.toml`` declares, each with its trust state, and notes
     for a file that cannot be used (none of its servers is then started)."""
-    shown = f"{PROJECT_FILE} (project MCP servers)"
+    doc, notes = project_trust.read_project_toml(
+        root,
+        PROJECT_FILE,
+        MAX_PROJECT_BYTES,
+        f"{PROJECT_FILE} (project MCP servers)",
+        "its servers are not started",
+    )
+    if doc is None:
+        return [], notes
     try:
-        data, size = read_capped(root, PROJECT_FILE, MAX_PROJECT_BYTES)
-    except (PathError, OSError) as exc:
-        return [], [f"{shown}: cannot be read ({exc}); its servers are not started"]
-    if data is None:
-        if size is None:
-            return [], []
-        return [], [
-            f"{shown}: {size:,} bytes, more than {MAX_PROJECT_BYTES:,}; its servers are not started"
-        ]
-    try:
-        doc = toml_text.loads(data.decode("utf-8"))
         settings = parse_mcp_servers(doc, Path(PROJECT_FILE), base=Path(root))
-    except UnicodeDecodeError:
-        return [], [f"{shown}: not UTF-8 text; its servers are not started"]
-    except tomllib.TOMLDecodeError as exc:
-        return [], [f"{shown}: invalid TOML ({exc}); its servers are not started"]
     except ConfigError as exc:
         return [], [f"{exc}; the project's servers are not started"]
-    remembered, file_notes = load_approvals(root)
-    trusted = _trusted(remembered.get(TRUST_KEY, []))
+    rows, file_notes = project_trust.trusted_rows(root, TRUST_KEY)
     servers = []
     for s in settings:
         print_ = fingerprint(s)
-        state: TrustState = (
-            "trusted"
-            if trusted.get(s.name) == print_
-            else ("changed" if s.name in trusted else "new")
-        )
-        servers.append(ProjectServer(s, print_, state))
+        servers.append(ProjectServer(s, print_, project_trust.state(rows, s.name, print_)))
     return servers, file_notes
-
-
-def _trusted(values: object) -> dict[str, str]:
-    """``NAME -> fingerprint`` from the approvals file's list (malformed rows ignored: they
-    trust nothing)."""
-    out: dict[str, str] = {}
-    if isinstance(values, list):
-        for value in values:
-            if isinstance(value, str) and value.count(" ") == 1:
-                name, print_ = value.split(" ")
-                out[name] = print_
-    return out
 
 
 def trust(root: Path, servers: Iterable[ProjectServer]) -> Path:
     """Remember these servers, as they are now, as trusted for ``root``; the file written."""
-    remembered, _ = load_approvals(root)
-    rows = _trusted(remembered.get(TRUST_KEY, []))
-    for server in servers:
-        rows[server.settings.name] = server.fingerprint
-    return save_approvals(root, {TRUST_KEY: [f"{n} {p}" for n, p in sorted(rows.items())]})
+    return project_trust.remember(
+        root, TRUST_KEY, {s.settings.name: s.fingerprint for s in servers}
+    )
 
 
 def forget(root: Path, names: Sequence[str]) -> Path:
     """Withdraw the trust given to these servers of ``root``'s project file."""
-    remembered, _ = load_approvals(root)
-    rows = _trusted(remembered.get(TRUST_KEY, []))
-    for name in names:
-        rows.pop(name, None)
-    return save_approvals(root, {TRUST_KEY: [f"{n} {p}" for n, p in sorted(rows.items())]})
+    return project_trust.remember(root, TRUST_KEY, drop=names)
 
 
 def waiting_note(servers: Sequence[ProjectServer]) -> str | None:
