@@ -12,9 +12,9 @@ file and the key, as ``[mcp_servers.NAME]`` does.
     workspaces = ["~/src/api"]           # only sessions in these folders (default: any)
 
 A formatter has the same keys; its ``run`` reads a file on stdin and prints it formatted
-(``{file}``: the file's name, for its settings). Only config.toml declares either: each is
-a command Frontier runs without asking, so a repository's own files never name one (a
-project's file would need the trust a project's MCP servers get; docs/checks.md).
+(``{file}``: the file's name, for its settings). A project's ``.frontier/checks.toml`` has
+the same tables, parsed here with ``project=True`` (no ``workspaces``); its commands run
+only once trusted (``app/checks_project.py``).
 """
 
 from __future__ import annotations
@@ -37,34 +37,44 @@ def load_checks(path: Path | None = None) -> list[CheckSettings]:
 
 
 def load_edit_settings(
-    path: Path | None = None,
+    path: Path | None = None, *, only_enabled: bool = True
 ) -> tuple[list[CheckSettings], list[CheckSettings]]:
-    """The enabled checks and formatters config.toml declares (``[checks.NAME]``,
+    """The enabled (or all) checks and formatters config.toml declares (``[checks.NAME]``,
     ``[formatters.NAME]``, ``tools/formatting.py``), each in file order, from one read."""
     path = path if path is not None else config_path()
     data = _read_config(path)
     return (
-        [c for c in parse_checks(data, path) if c.enabled],
-        [f for f in parse_checks(data, path, "formatters") if f.enabled],
+        [c for c in parse_checks(data, path) if c.enabled or not only_enabled],
+        [f for f in parse_checks(data, path, "formatters") if f.enabled or not only_enabled],
     )
 
 
-def parse_checks(data: dict[str, Any], path: Path, table: str = "checks") -> list[CheckSettings]:
+def parse_checks(
+    data: dict[str, Any], path: Path, table: str = "checks", *, project: bool = False
+) -> list[CheckSettings]:
     """``data``'s ``[checks.NAME]`` tables (or ``[formatters.NAME]``: the same keys),
-    disabled ones included."""
+    disabled ones included. ``project``: the workspace's ``.frontier/checks.toml``, whose
+    checks are for that workspace only (no ``workspaces``)."""
     tables = data.get(table, {})
     if not isinstance(tables, dict):
         raise ConfigError(f"{path}: {table} must be tables ([{table}.NAME]), not a value")
-    return [_check(name, value, path, table) for name, value in tables.items()]
+    return [_check(name, value, path, table, project) for name, value in tables.items()]
 
 
-def _check(name: str, table: Any, path: Path, kind: str = "checks") -> CheckSettings:
+def _check(
+    name: str, table: Any, path: Path, kind: str = "checks", project: bool = False
+) -> CheckSettings:
     where = f"[{kind}.{name}] in {path}"
     if not CHECK_NAME.fullmatch(name):
         raise ConfigError(f"{where}: the name must be 1-32 of a-z, 0-9, _ and -")
     if not isinstance(table, dict):
         raise ConfigError(f"{path}: {kind}.{name} must be a table")
     for key in table:
+        if project and key == "workspaces":
+            raise ConfigError(
+                f"{where}: workspaces belongs in config.toml; a project's checks are for "
+                "its own workspace"
+            )
         if key not in CHECK_KEYS:
             raise ConfigError(f"{where}: unknown key {key!r}; known: {', '.join(CHECK_KEYS)}")
     run = table.get("run")
@@ -94,6 +104,7 @@ def _check(name: str, table: Any, path: Path, kind: str = "checks") -> CheckSett
         timeout=float(timeout),
         enabled=enabled,
         workspaces=_folders(table.get("workspaces", []), where),
+        project=project,
     )
 
 

@@ -113,6 +113,7 @@ OFFERED: dict[str | None, frozenset[str]] = {
     "undo": frozenset({"workspace"}),
     "rewind": frozenset({"workspace"}),
     "mcp": frozenset({"workspace"}),
+    "checks": frozenset({"workspace"}),
     "doctor": ENDPOINT,
 }
 """Which agent flags each command uses; a command offers only those, so a flag it would
@@ -446,6 +447,19 @@ runs first; a change to what it runs asks again). docs/mcp.md has every key.
   frontier mcp allow tracker__search always allow one tool (tracker__* : all of them)
 exit status: 0 ok; 1 a test failed or trust declined; 2 usage or config error; 3 trust
 needed an answer and there was no terminal (--yes)."""
+
+
+CHECKS_EPILOG = """\
+Checks ([checks.NAME]: run read-only after each edit, their verdict told to the model) and
+formatters ([formatters.NAME]: run on a file's new content before the review) come from
+config.toml and from the workspace's .frontier/checks.toml; a project's runs only once
+trusted here (`trust` shows what it runs first; a change to what it runs asks again).
+docs/checks.md has every key.
+  frontier checks                  each one, where it comes from, and whether it runs here
+  frontier checks trust            review and trust the project's new ones
+  frontier checks trust --forget ruff
+exit status: 0 ok; 1 trust declined; 2 usage or config error; 3 trust needed an answer
+and there was no terminal (--yes)."""
 
 
 RUN_EPILOG = """\
@@ -962,7 +976,36 @@ def _mcp_command(p: argparse.ArgumentParser) -> None:
     )
     q.add_argument("tool", metavar="TOOL", help="srv__tool or srv__*")
     q.add_argument("--forget", action="store_true", help="remove the rule instead")
-    for action in servers.choices.values():  # `frontier mcp list --workspace DIR` too
+    _workspace_after_action(servers)  # `frontier mcp list --workspace DIR` too
+
+
+def _checks_command(p: argparse.ArgumentParser) -> None:
+    _agent_options(p, top=False, only=OFFERED["checks"])
+    p.set_defaults(checks_command="list")
+    actions = p.add_subparsers(dest="checks_command", metavar="ACTION")
+    q = actions.add_parser(
+        "list", help="every check and formatter, where it comes from, whether it runs here"
+    )
+    q.add_argument("--json", action="store_true", help="one JSON object")
+    q = actions.add_parser(
+        "trust",
+        help="show what .frontier/checks.toml's commands run and trust them for this workspace",
+    )
+    q.add_argument(
+        "names",
+        metavar="NAME",
+        nargs="*",
+        help="these (ruff: the check and the formatter so named; checks.ruff: one) "
+        "(default: every new one)",
+    )
+    q.add_argument("--yes", "-y", action="store_true", help="trust without asking")
+    q.add_argument("--forget", action="store_true", help="withdraw the trust instead")
+    _workspace_after_action(actions)  # `frontier checks list --workspace DIR` too
+
+
+def _workspace_after_action(actions: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """``--workspace DIR`` after a command's action too, not only before it."""
+    for action in actions.choices.values():
         action.add_argument(
             "--workspace",
             metavar="DIR",
@@ -1124,6 +1167,12 @@ COMMANDS: dict[str, tuple[str, str | None, Callable[[argparse.ArgumentParser], N
         "servers, always allow a tool",
         MCP_EPILOG,
         _mcp_command,
+    ),
+    "checks": (
+        "after-edit checks and formatters: list them with where each comes from, trust a "
+        "project's own (.frontier/checks.toml)",
+        CHECKS_EPILOG,
+        _checks_command,
     ),
     "doctor": (
         "what would stop a session here: the settings, the endpoint and the model (one "
@@ -1288,6 +1337,7 @@ _HANDLERS = {
     "export": "export",
     "doctor": "doctor",
     "mcp": "mcp",
+    "checks": "checks",
     "undo": "undo",
     "rewind": "rewind",
     "eval": "eval",

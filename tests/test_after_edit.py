@@ -409,3 +409,32 @@ def test_frontier_run_formats_before_the_write_and_tells_the_model(
     events = [json.loads(line) for line in done.stdout.splitlines()]
     (finished,) = [e for e in events if e["type"] == "tool_finished"]
     assert finished["formatted"] == ["a.py"] and "format_failed" not in finished
+
+
+def test_a_projects_own_check_runs_in_a_session_only_once_trusted(
+    tmp_path: Path, rounds_server: str
+) -> None:
+    """``.frontier/checks.toml`` (docs/checks.md "Project checks"): a repository's check is
+    a command run without asking, so it waits for ``frontier checks trust``."""
+    ws, _, env = _project(tmp_path, "")
+    run = FAILS_ON_BAD.run.replace('"', '\\"')
+    (ws / ".frontier").mkdir()
+    (ws / ".frontier" / "checks.toml").write_text(f'[checks.lint]\nrun = "{run}"\n')
+    session = ["run", "--base-url", rounds_server, "--model", "m", "--protocol", "native-eos",
+               "--approval", "auto-edit", "--sandbox", "off", "--workspace", str(ws), "--json",
+               "--prompt", "make x BAD"]  # fmt: skip
+    waiting = _frontier(env, *session)
+    assert waiting.returncode == 0, waiting.stdout + waiting.stderr
+    assert "declares commands that run after edits only once you trust them" in waiting.stderr
+    (told,) = _Rounds.seen[1]
+    assert "check" not in told and (ws / "a.py").read_text() == "x = BAD\n"
+
+    trusted = _frontier(env, "checks", "trust", "--yes", "--workspace", str(ws))
+    assert trusted.returncode == 0, trusted.stdout + trusted.stderr
+    (ws / "a.py").write_text("x = 1\n")
+    _Rounds.seen = []
+    again = _frontier(env, *session)
+    assert again.returncode == 0, again.stdout + again.stderr
+    (told,) = _Rounds.seen[1]
+    assert "[check lint (the project's after-edit check) on a.py: exit 1" in told
+    assert "trust" not in again.stderr

@@ -553,6 +553,27 @@ def test_mcp(frontier: Callable[..., Ran], tmp_path: Path, monkeypatch: pytest.M
     assert frontier("mcp", "--workspace", str(ws), "allow", f"srv__{H}").code == 2
 
 
+@walks("checks")
+def test_checks(frontier: Callable[..., Ran], tmp_path: Path) -> None:
+    """A project's checks are the workspace's words: what ``trust`` shows of them (name
+    aside: the name's pattern refuses control characters) and what ``list`` says."""
+    ws = tmp_path / "ws"
+    (ws / ".frontier").mkdir(parents=True)
+    hostile = json.dumps(f"lint{H.replace(chr(0), '')} {{files}}")  # TOML takes a JSON string
+    (ws / ".frontier" / "checks.toml").write_text(
+        f"[checks.lint]\nrun = {hostile}\nfiles = [{json.dumps('*' + NAME)}]\n", "utf-8"
+    )
+    shown = frontier("checks", "trust", "--workspace", str(ws))
+    assert shown.code == 3 and SHOWN in shown.out, shown
+    assert frontier("checks", "trust", "--yes", "--workspace", str(ws)).code == 0
+    listed = frontier("checks", "--workspace", str(ws))
+    assert listed.code == 0 and "check lint  runs here" in listed.out and SHOWN in listed.out
+    assert frontier("checks", "trust", f"x{H}", "--workspace", str(ws)).code == 2
+    (ws / ".frontier" / "checks.toml").write_text(f"[checks.{json.dumps(H)}]\n", "utf-8")
+    broken = frontier("checks", "--workspace", str(ws))
+    assert broken.code == 0 and "the name must be" in broken.out
+
+
 def undecodable(name: bytes) -> str:
     """``name`` as Python holds a file name or argument that is not UTF-8."""
     return os.fsdecode(name)

@@ -454,3 +454,25 @@ def test_after_edit_checks_are_listed_and_a_missing_program_named(
     status, checks = doctor(capsys, "--base-url", url, "--no-request", "--workspace", str(tmp_path))
     assert status == 1 and checks["checks"]["status"] == "fail"
     assert "run must be a command" in checks["checks"]["said"]
+
+
+def test_a_projects_checks_are_listed_those_waiting_for_trust_with_the_fix(
+    server: tuple[Server, str], capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    from frontier.app.checks_project import project_checks, trust
+
+    (tmp_path / ".frontier").mkdir()
+    (tmp_path / ".frontier" / "checks.toml").write_text(
+        '[checks.lint]\nrun = "no-such-linter-xyz {files}"\n[formatters.fmt]\nrun = "sh -c cat"\n'
+    )
+    trust(tmp_path, project_checks(tmp_path)[0][:1])
+    _, url = server
+    _, checks = doctor(capsys, "--base-url", url, "--no-request", "--workspace", str(tmp_path))
+    assert checks["check lint"]["status"] == "warn"
+    assert "(.frontier/checks.toml, trusted)" in checks["check lint"]["said"]
+    assert "[checks.lint] of .frontier/checks.toml" in checks["check lint"]["fix"]
+    assert checks["formatter fmt"]["status"] == "warn"
+    assert checks["formatter fmt"]["said"] == (
+        ".frontier/checks.toml declares it; it waits for your trust: sh -c cat"
+    )
+    assert checks["formatter fmt"]["fix"].startswith("frontier checks trust")

@@ -417,6 +417,53 @@ async def test_checks_lists_the_after_edit_checks_and_pauses_them_for_the_sessio
         await until(pilot, lambda: any("/checks takes nothing" in t for t in toasts(app)), "?")
 
 
+async def test_checks_trust_trusts_the_projects_checks_and_the_next_call_runs_them(
+    workspace: Path,
+) -> None:
+    """A project's ``.frontier/checks.toml`` waits for trust; ``/checks trust`` gives it and
+    the open session takes it at once (the loader ``create_runtime`` gives the session)."""
+    import functools
+    import types
+
+    from frontier.app.agent.runtime import _edit_hooks
+
+    (workspace / ".frontier").mkdir()
+    (workspace / ".frontier" / "checks.toml").write_text('[checks.lint]\nrun = "make lint"\n')
+    app = make_app(workspace, [])
+    async with app.run_test(size=(120, 30)) as pilot:
+        prompt = await ready(pilot)
+        session = app.session
+        assert session is not None and session.checks == ()
+        boundary = types.SimpleNamespace(root=str(workspace), after_hook=None, formatters=None)
+        session.edit_hooks_loader = functools.partial(_edit_hooks, boundary, None, lambda e: None)
+        prompt.insert("/checks")
+        await pilot.press("enter")
+        waiting = (
+            "  check lint · waits for your trust (/checks trust) · .frontier/checks.toml · "
+            "make lint"
+        )
+        await until(pilot, lambda: waiting in notes(app), "the waiting check listed")
+        prompt.insert("/checks trust")
+        await pilot.press("enter")
+        await until(pilot, lambda: session.checks != (), "the check taken")
+        assert "/checks trust: check lint: make lint" in notes(app)
+        assert any(n.endswith("; they run from the next call on") for n in notes(app))
+        assert boundary.after_hook is not None and boundary.after_hook.checks[0].project
+        prompt.insert("/checks")
+        await pilot.press("enter")
+        mine = "  check lint · on every file · 60 s · .frontier/checks.toml · make lint"
+        await until(pilot, lambda: mine in notes(app), "listed as running")
+        prompt.insert("/status")
+        await pilot.press("enter")
+        await until(pilot, lambda: any(n.startswith("/status") for n in notes(app)), "/status")
+        status = next(n for n in notes(app) if n.startswith("/status"))
+        assert "after-edit checks: lint (every file, the project) · run read-only" in status
+        prompt.insert("/checks trust")
+        await pilot.press("enter")
+        nothing = "/checks trust: no project check or formatter is waiting for trust"
+        await until(pilot, lambda: nothing in notes(app), "nothing left to trust")
+
+
 async def test_jobs_lists_the_background_jobs_and_stops_one_for_the_person(
     workspace: Path,
 ) -> None:

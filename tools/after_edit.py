@@ -5,7 +5,8 @@ Aider lints after each edit and hands the errors back; Claude Code's ``PostToolU
 and opencode's diagnostics do the same. A model that broke a file learns it from the
 result of the edit that broke it, not turns later from a failing test. Here:
 
-- a check is config.toml's ``[checks.NAME]`` (``app/checks_config.py``): a command line,
+- a check is config.toml's ``[checks.NAME]`` (``app/checks_config.py``), or a trusted one of
+  the project's ``.frontier/checks.toml`` (``app/checks_project.py``): a command line,
   the globs of the files it is for, a timeout. It runs after every call whose result is
   ``ok`` and names the files it changed (``meta["files"]``: ``edit``, ``write``,
   ``apply_patch``, and the commands made patches, ``rm``, ``sed -i``…), once per check
@@ -66,7 +67,8 @@ ruff refuses to start without a writable cache, mypy crashes."""
 
 @record
 class CheckSettings:
-    """One ``[checks.NAME]`` of config.toml."""
+    """One ``[checks.NAME]`` (or ``[formatters.NAME]``) of config.toml or of the project's
+    ``.frontier/checks.toml``."""
 
     name: str
     run: str
@@ -79,6 +81,15 @@ class CheckSettings:
     workspaces: tuple[str, ...] = ()
     """Absolute folders: the check is for a session whose workspace is one of them or
     inside one (a project's own lint command); none: every workspace."""
+    project: bool = False
+    """Declared by the workspace's ``.frontier/checks.toml`` (and trusted by the person),
+    not by config.toml: said so wherever it is named."""
+
+    @property
+    def whose(self) -> str:
+        """Whose setting it is, for the model and the person: ``the person's`` or ``the
+        project's``."""
+        return "the project's" if self.project else "the person's"
 
     def applies_to(self, root: str) -> bool:
         """This check runs in a session whose workspace is ``root`` (resolved)."""
@@ -296,7 +307,7 @@ def _outcome(res: ProcessResult) -> str:
 
 def _head(check: CheckSettings, paths: Sequence[str]) -> str:
     on = ", ".join(paths[:5]) + (f" and {len(paths) - 5} more" if len(paths) > 5 else "")
-    return f"{CHECK_OPENING[1:]}{check.name} (the person's after-edit check) on {on}:"
+    return f"{CHECK_OPENING[1:]}{check.name} ({check.whose} after-edit check) on {on}:"
 
 
 def _verdict(check: CheckSettings, paths: Sequence[str], shown: str, run: CheckRun) -> str:
@@ -313,7 +324,7 @@ def _verdict(check: CheckSettings, paths: Sequence[str], shown: str, run: CheckR
         return f"{head} stopped by the person]"
     if run.outcome == "not_found":
         return (
-            f"{head} its command was not found (exit 127); the setting is the person's, "
+            f"{head} its command was not found (exit 127); the setting is {check.whose}, "
             f"not yours to fix]\n{output}"
         ).rstrip()
     return f"{head} exit {run.exit_code} in {run.seconds:.1f} s]\n{output}".rstrip()

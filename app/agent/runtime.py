@@ -80,6 +80,7 @@ if TYPE_CHECKING:
     from frontier.app.model.transport import ModelClient, Timeouts
     from frontier.app.session.store import SessionInfo, SessionStore
     from frontier.tools.after_edit import AfterEditChecks
+    from frontier.tools.boundary import ToolBoundary
     from frontier.tools.formatting import Formatters
     from frontier.tools.mcp_servers import McpHost
     from frontier.tools.registry import Registry
@@ -575,8 +576,7 @@ def create_runtime(
         # the person's after-edit checks and formatters (tools/after_edit.py, formatting.py)
         checks = None
         if not demo and not offline:
-            checks, boundary.formatters = _edit_hooks(boundary.root, sandbox, events.emit)
-        boundary.after_hook = checks
+            checks, _ = _edit_hooks(boundary, sandbox, events.emit, notes)
         if plan.resumed:  # what the model saw of each file before (tools/file_views.py)
             boundary.views.replay(store.ledger.file_views(session_id))
         # A resumed session's responses continue its numbering: SESSION#N names one.
@@ -701,6 +701,10 @@ def create_runtime(
             answer_with(session, approver)
         session.provider = config.provider
         session.settings = config
+        if not demo and not offline:  # /checks trust (the project's checks)
+            session.edit_hooks_loader = functools.partial(
+                _edit_hooks, boundary, sandbox, events.emit
+            )
         if not demo and not offline:  # /model (issue 23); the demo's model is scripted
             session.model_switcher = functools.partial(
                 _switch_model, session, store, session_id, loop, compactor, scrubber
@@ -723,24 +727,28 @@ async def _served_models(loop: AgentLoop) -> tuple[str, ...]:
 
 
 def _edit_hooks(
-    root: str, sandbox: Sandbox, emit: Callable[[Event], None]
+    boundary: ToolBoundary, sandbox: Sandbox, emit: Callable[[Event], None], notes: list[str]
 ) -> tuple[AfterEditChecks | None, Formatters | None]:
-    """config.toml's enabled ``[checks.NAME]`` and ``[formatters.NAME]`` for this
-    workspace: the boundary's after-hook and its formatting step (``None``: none)."""
+    """The enabled checks and formatters of config.toml (``[checks.NAME]``,
+    ``[formatters.NAME]``) for this workspace and the project's trusted ones
+    (``.frontier/checks.toml``), given to ``boundary`` as its after-hook and formatting
+    step (``None``: none); ``notes``: the project file's problems and those waiting."""
     from frontier.app.checks_config import load_edit_settings
+    from frontier.app.checks_project import session_edit_settings
 
-    checks, formatters = (
-        [c for c in found if c.applies_to(root)] for found in load_edit_settings()
+    checks, formatters = session_edit_settings(
+        Path(boundary.root), load_edit_settings(only_enabled=False), notes
     )
     hook = formatting = None
     if checks:
         from frontier.tools.after_edit import AfterEditChecks
 
-        hook = AfterEditChecks(checks, root, sandbox, emit)
+        hook = AfterEditChecks(checks, boundary.root, sandbox, emit)
     if formatters:
         from frontier.tools.formatting import Formatters
 
-        formatting = Formatters(formatters, root, sandbox)
+        formatting = Formatters(formatters, boundary.root, sandbox)
+    boundary.after_hook, boundary.formatters = hook, formatting
     return hook, formatting
 
 

@@ -79,6 +79,8 @@ MAX_OBSERVER_FAILURES = 20
 Closer = Callable[[], Awaitable[None] | None]
 RulesSaver = Callable[[dict[str, list[str]]], object]
 """Writes the workspace's remembered "always allow" rules (``config.save_approvals``)."""
+EditHooksLoader = Callable[[list[str]], "tuple[AfterEditChecks | None, Formatters | None]"]
+"""Makes the session's checks and formatters again (notes: what the person should hear)."""
 ExportFormat = Literal["markdown", "jsonl"]
 
 
@@ -292,17 +294,22 @@ class AgentSession:
         next switch."""
         self._after_edit = after_edit
         self._formatters = formatters
+        self.edit_hooks_loader: EditHooksLoader | None = None
+        """Makes the after-edit checks and formatters again from the settings and gives
+        them to the tool boundary (``create_runtime``'s): ``reload_checks`` after the
+        person trusted a project's checks."""
 
     # ------------------------------------------------------------------ facts that change
     @property
     def checks(self) -> tuple[CheckSettings, ...]:
-        """The person's after-edit checks for this workspace (config.toml's
-        ``[checks.NAME]``, ``tools/after_edit.py``): ``/status`` and ``/checks`` list them."""
+        """The after-edit checks for this workspace (config.toml's ``[checks.NAME]`` and the
+        project's trusted ones, ``tools/after_edit.py``): ``/status`` and ``/checks`` list
+        them."""
         return () if self._after_edit is None else tuple(self._after_edit.checks)
 
     @property
     def formatters(self) -> tuple[CheckSettings, ...]:
-        """The person's formatters for this workspace (config.toml's ``[formatters.NAME]``,
+        """The formatters for this workspace (config.toml's ``[formatters.NAME]``, the project's,
         ``tools/formatting.py``), run before each review: ``/status`` and ``/checks`` list
         them."""
         return () if self._formatters is None else tuple(self._formatters.formatters)
@@ -320,6 +327,17 @@ class AgentSession:
         for hook in hooks:
             hook.paused = paused
         return bool(hooks)
+
+    def reload_checks(self, notes: list[str]) -> bool:
+        """Take config.toml's and the project's trusted checks and formatters afresh
+        (``/checks trust``): the next call runs them; one running now finishes with the
+        ones it had. A ``/checks off`` stays in force. False: this session cannot."""
+        if self.edit_hooks_loader is None:
+            return False
+        paused = self.checks_paused
+        self._after_edit, self._formatters = self.edit_hooks_loader(notes)
+        self.pause_checks(paused)
+        return True
 
     @property
     def scrubber(self) -> Scrubber:

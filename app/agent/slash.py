@@ -167,8 +167,8 @@ BUILTINS: tuple[SlashCommand, ...] = (
     ),
     SlashCommand(
         "checks",
-        "the after-edit checks run on the files each edit changes; pause them, run them again",
-        "[off|on]",
+        "the after-edit checks and formatters; pause them, run them again, trust the project's",
+        "[off|on|trust]",
     ),
     SlashCommand("export", "write the session as Markdown into the current directory"),
     SlashCommand("exit", "quit (the session is kept: frontier -c continues it)"),

@@ -18,6 +18,7 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
+from frontier.app.commands._trust_answer import refused
 from frontier.app.config import (
     ConfigError,
     data_dir,
@@ -209,18 +210,9 @@ def _trust(root: Path, names: list[str], *, yes: bool, withdraw: bool) -> int:
     safe_print(f"{PROJECT_FILE} in {root} asks to start:")
     for p in wanted:
         safe_print(f"  {p.settings.name}: {what_runs(p.settings)}")
-    if not yes:
-        if not sys.stdin.isatty():
-            safe_print(
-                "frontier mcp trust: nobody to ask (no terminal); read the lines above and run "
-                "again with --yes to trust them",
-                file=sys.stderr,
-            )
-            return 3
-        answer = input("trust these servers for this workspace? [y/N] ").strip().lower()
-        if answer not in ("y", "yes"):
-            safe_print("not trusted")
-            return 1
+    status = refused("mcp trust", "trust these servers for this workspace?", yes=yes)
+    if status is not None:
+        return status
     path = trust(root, wanted)
     safe_print(
         f"trusted in {path}: {', '.join(p.settings.name for p in wanted)} (they start with the "

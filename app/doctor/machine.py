@@ -361,19 +361,29 @@ def _mcp_checks(workspace: Path) -> list[Check]:
 
 
 def _after_edit_checks(workspace: Path) -> list[Check]:
-    """config.toml's ``[checks.NAME]`` and ``[formatters.NAME]``: each one's program found
-    (never run here)."""
+    """config.toml's ``[checks.NAME]`` and ``[formatters.NAME]`` and the project's
+    (``.frontier/checks.toml``): each one's program found (never run here), the project's
+    waiting for trust."""
     from frontier.app.checks_config import load_edit_settings
+    from frontier.app.checks_project import PROJECT_FILE, project_checks, taken_keys, waiting
     from frontier.app.config import ConfigError
 
     try:
-        checks, formatters = load_edit_settings()
+        configured = load_edit_settings(only_enabled=False)
     except (ConfigError, OSError) as exc:
         return [Check("workspace", "checks", "fail", str(exc))]
-    if not checks and not formatters:
+    project, notes = project_checks(workspace)
+    taken = taken_keys(workspace, configured)
+    listed = [
+        *(("check", c) for c in configured[0] if c.enabled),
+        *(("formatter", f) for f in configured[1] if f.enabled),
+        *((p.noun, p.settings) for p in project if p.trusted and p.key not in taken),
+    ]
+    pending = waiting(project, taken)
+    found: list[Check] = [Check("workspace", "checks", "warn", note) for note in notes]
+    if not listed and not pending and not notes:
         return [Check("workspace", "checks", "ok", "no after-edit checks ([checks.NAME])")]
-    found: list[Check] = []
-    for kind, check in [*(("check", c) for c in checks), *(("formatter", f) for f in formatters)]:
+    for kind, check in listed:
         table = "checks" if kind == "check" else "formatters"
         if not check.applies_to(str(workspace)):
             said = f"not for this workspace (only in {', '.join(check.workspaces)})"
@@ -381,7 +391,10 @@ def _after_edit_checks(workspace: Path) -> list[Check]:
             continue
         program = _program_of(check.run)
         where = _found(program, workspace) if program else None
+        source = PROJECT_FILE if check.project else "config.toml"
         said = f"on {', '.join(check.files) or 'every file'}: {check.run}"
+        if check.project:
+            said += f" ({PROJECT_FILE}, trusted)"
         if program and where is None:
             found.append(
                 Check(
@@ -390,11 +403,22 @@ def _after_edit_checks(workspace: Path) -> list[Check]:
                     "warn",
                     f"{said}; {program} is not found on PATH: after each edit the model is "
                     "told it was not found",
-                    f"install {program}, or fix run in [{table}.{check.name}] of config.toml",
+                    f"install {program}, or fix run in [{table}.{check.name}] of {source}",
                 )
             )
         else:
             found.append(Check("workspace", f"{kind} {check.name}", "ok", said))
+    for p in pending:
+        changed = " (changed since you trusted it)" if p.state == "changed" else ""
+        found.append(
+            Check(
+                "workspace",
+                f"{p.noun} {p.settings.name}",
+                "warn",
+                f"{PROJECT_FILE} declares it{changed}; it waits for your trust: {p.settings.run}",
+                "frontier checks trust (it shows what each runs first)",
+            )
+        )
     return found
 
 

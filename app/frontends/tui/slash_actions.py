@@ -39,6 +39,7 @@ from frontier.app.vocab import (
 if TYPE_CHECKING:
     from textual.screen import Screen
 
+    from frontier.app.checks_project import ProjectCheck
     from frontier.app.frontends.tui.live import LiveController
     from frontier.tools.jobs import JobTail
 
@@ -570,16 +571,30 @@ def open_rewind(ctx: SlashContext) -> None:
 
 
 def _checks(ctx: SlashContext, args: str) -> bool:
-    """The person's after-edit checks and formatters for this workspace (docs/checks.md);
-    ``off`` pauses them for the session, ``on`` runs them again."""
-    if args not in ("", "off", "on"):
-        return ctx.warn(f"/checks takes nothing, off or on, not {args!r}")
+    """The after-edit checks and formatters for this workspace, config.toml's and the
+    project's (docs/checks.md); ``off`` pauses them for the session, ``on`` runs them
+    again, ``trust`` trusts the project's waiting ones (shown first, as ``frontier checks
+    trust``) and runs them from the next call on."""
+    from frontier.app.checks_config import load_edit_settings
+    from frontier.app.checks_project import PROJECT_FILE, project_checks, taken_keys, waiting
+    from frontier.app.config import ConfigError
+
+    if args not in ("", "off", "on", "trust"):
+        return ctx.warn(f"/checks takes nothing, off, on or trust, not {args!r}")
     session = ctx.session
+    try:
+        configured = load_edit_settings(only_enabled=False)
+    except ConfigError as exc:
+        return ctx.warn(f"/checks: {exc}")
+    project, notes = project_checks(session.workspace)
+    pending = waiting(project, taken_keys(session.workspace, configured))
+    if args == "trust":
+        return _trust_checks(ctx, pending, notes)
     checks, formatters = session.checks, session.formatters
-    if not checks and not formatters:
+    if not checks and not formatters and not pending:
         return ctx.warn(
             "no after-edit checks or formatters for this workspace: add [checks.NAME] or "
-            "[formatters.NAME] to config.toml (docs/checks.md)"
+            f"[formatters.NAME] to config.toml or {PROJECT_FILE} (docs/checks.md)"
         )
     ctx.remember()
     if args:
@@ -588,11 +603,43 @@ def _checks(ctx: SlashContext, args: str) -> bool:
         ctx.note(f"after-edit checks and formatters {said}")
         return True
     state = "paused (/checks on runs them again)" if session.checks_paused else "on (/checks off)"
-    ctx.note(f"after-edit checks and formatters, {state}; each runs with the workspace read-only:")
+    lines = [f"after-edit checks and formatters, {state}; each runs with the workspace read-only:"]
     for kind, listed in (("check", checks), ("formatter", formatters)):
         for one in listed:
             files = ", ".join(one.files) or "every file"
-            ctx.note(f"  {kind} {one.name} · on {files} · {one.timeout:g} s · {one.run}")
+            whose = f" · {PROJECT_FILE}" if one.project else ""
+            lines.append(f"  {kind} {one.name} · on {files} · {one.timeout:g} s{whose} · {one.run}")
+    for p in pending:
+        changed = ", changed since you trusted it" if p.state == "changed" else ""
+        lines.append(
+            f"  {p.noun} {p.settings.name} · waits for your trust{changed} (/checks trust) · "
+            f"{PROJECT_FILE} · {p.settings.run}"
+        )
+    for line in [*lines, *notes]:
+        ctx.note(line)
+    return True
+
+
+def _trust_checks(ctx: SlashContext, pending: list[ProjectCheck], notes: list[str]) -> bool:
+    """``/checks trust``: the project's waiting checks and formatters trusted for this
+    workspace (what each runs said), then the session's taken afresh."""
+    from frontier.app.checks_project import trust
+
+    ctx.remember()
+    session = ctx.session
+    if not pending:
+        ctx.note("/checks trust: no project check or formatter is waiting for trust")
+        return True
+    path = trust(session.workspace, pending)
+    lines = [f"/checks trust: {p.noun} {p.settings.name}: {p.settings.run}" for p in pending]
+    reloaded: list[str] = []
+    if session.reload_checks(reloaded):  # its notes: the file's, read again
+        said, notes = "they run from the next call on", reloaded
+    else:
+        said = "they run from the next session (/new)"
+    lines.append(f"/checks trust: trusted for this workspace in {path}; {said}")
+    for line in [*lines, *notes]:
+        ctx.note(line)
     return True
 
 

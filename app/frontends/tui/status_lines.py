@@ -20,6 +20,7 @@ from frontier.widgets.progress import count_text
 if TYPE_CHECKING:
     from frontier.app.agent.context_report import ContextReport
     from frontier.app.agent.session import AgentSession
+    from frontier.tools.after_edit import CheckSettings
     from frontier.widgets.progress import TurnProgress
 
 LABEL_WIDTH = 22
@@ -142,19 +143,24 @@ def status_line_context(report: ContextReport) -> str:
 
 
 def _checks_line(session: AgentSession) -> str:
-    """The person's after-edit checks (config.toml's ``[checks.NAME]``)."""
+    """The after-edit checks (config.toml's ``[checks.NAME]``, the project's trusted)."""
     if not session.checks:
         return "after-edit checks: none ([checks.NAME] in config.toml; docs/checks.md)"
-    said = [f"{c.name} ({', '.join(c.files) or 'every file'})" for c in session.checks]
+    said = [_one(c) for c in session.checks]
     state = "paused (/checks on)" if session.checks_paused else "run read-only after each edit"
     return "after-edit checks: " + "; ".join(said) + f" · {state}"
 
 
 def _formatters_line(session: AgentSession) -> str:
     """The person's formatters (config.toml's ``[formatters.NAME]``)."""
-    said = [f"{f.name} ({', '.join(f.files) or 'every file'})" for f in session.formatters]
+    said = [_one(f) for f in session.formatters]
     state = "paused (/checks on)" if session.checks_paused else "run before each review"
     return "formatters: " + "; ".join(said) + f" · {state}"
+
+
+def _one(c: CheckSettings) -> str:
+    """A check or formatter: its name, its files, and the project's marked."""
+    return f"{c.name} ({', '.join(c.files) or 'every file'}{', the project' if c.project else ''})"
 
 
 def _mcp_line(session: AgentSession) -> str:
