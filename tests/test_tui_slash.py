@@ -176,6 +176,23 @@ async def test_enter_runs_what_is_typed_even_before_the_menu_has_narrowed(
         prompt._slash_key("enter")
         await until(pilot, lambda: any(n.startswith("approval ask: ") for n in notes(app)), "ran")
         assert not isinstance(app.screen, HelpScreen)
+        # a command with its argument typed as fast: no name to narrow to, so the stale
+        # menu's /help was run and the line lost (seen in tmux with `/checks trust`)
+        await pilot.press("/")
+        await until(pilot, lambda: menu_of(app).is_open, "the menu again")
+        assert menu_names(app)[0] == "help"
+        prompt.load_text("/effort high")
+        prompt.move_cursor(prompt.document.end)
+        prompt._slash_key("enter")
+        said = "reasoning effort high from the next request"
+        await until(pilot, lambda: said in notes(app), "/effort high run")
+        assert not isinstance(app.screen, HelpScreen) and not menu_of(app).is_open
+        await pilot.press("/")
+        await until(pilot, lambda: menu_of(app).is_open, "and again")
+        prompt.load_text("/approval ")
+        prompt.move_cursor(prompt.document.end)
+        prompt._slash_key("tab")  # nothing to complete: the line stays as typed
+        assert prompt.text == "/approval " and not menu_of(app).is_open
 
 
 async def test_an_unknown_command_is_refused_and_stays_in_the_box(workspace: Path) -> None:
@@ -443,6 +460,7 @@ async def test_checks_trust_trusts_the_projects_checks_and_the_next_call_runs_th
             "make lint"
         )
         await until(pilot, lambda: waiting in notes(app), "the waiting check listed")
+        assert "no after-edit check or formatter runs here yet:" in notes(app)
         prompt.insert("/checks trust")
         await pilot.press("enter")
         await until(pilot, lambda: session.checks != (), "the check taken")

@@ -910,7 +910,12 @@ class PromptInput(TextArea):
             # what is typed now, not what the menu last showed: keys typed fast (a paste,
             # tmux) can reach Enter before the menu has narrowed to them
             query = self._slash_query()
-            if query is not None and tuple(matching(self.commands, query)) != menu.commands:
+            if query is None:  # no bare name any more (`/checks trust`): the line as typed
+                menu.close()
+                if key == "enter":
+                    self.post_message(self.Submitted(self, self.text, self.editing))
+                return
+            if tuple(matching(self.commands, query)) != menu.commands:
                 self._show_slash(menu, query)  # stale: the arrows chose among other rows
             command = menu.chosen()
             if command is not None:

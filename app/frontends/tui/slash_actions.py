@@ -604,6 +604,8 @@ def _checks(ctx: SlashContext, args: str) -> bool:
         return True
     state = "paused (/checks on runs them again)" if session.checks_paused else "on (/checks off)"
     lines = [f"after-edit checks and formatters, {state}; each runs with the workspace read-only:"]
+    if not checks and not formatters:
+        lines = ["no after-edit check or formatter runs here yet:"]
     for kind, listed in (("check", checks), ("formatter", formatters)):
         for one in listed:
             files = ", ".join(one.files) or "every file"
