@@ -25,6 +25,8 @@ from frontier.tools.policy import PolicyApprover
 from frontier.tools.process import ShellTool
 from frontier.tools.registry import default_registry
 
+MADE = "runs a program made only when it runs, which may delete files"
+
 DESTROYS = [
     ("rm -rf src", "`rm -rf src` deletes files"),
     ("cd web && rm -rf src/components", "`rm -rf src/components` deletes files"),
@@ -64,6 +66,21 @@ DESTROYS = [
     ("export G=git\n${G} clean -fdx", "`git clean -fdx` deletes untracked files"),
     ("x=rm; sudo $x -rf src", "`rm -rf src` deletes files"),
     ("x=echo; x=rm; $x -rf src", "`rm -rf src` deletes files"),
+    # a program made only when the command runs (stop 66: each ran unasked under auto-edit)
+    ("$(printf rm) -rf src", "`$(printf rm) -rf src` " + MADE),
+    ("`echo rm` -rf src", "``echo rm` -rf src` " + MADE),
+    ("$'\\x72m' -rf src", "`$\\x72m -rf src` " + MADE),
+    ("x=r; ${x}m -rf src", "`${x}m -rf src` " + MADE),
+    ("$RM -rf src", "`$RM -rf src` " + MADE),
+    ("sudo $(which rm) -rf src", "`$(which rm) -rf src` " + MADE),
+    ("ls | $(printf rm) -rf src", "`$(printf rm) -rf src` " + MADE),
+    ('echo "$($(printf rm) -rf src)"', "`$(printf rm) -rf src` " + MADE),
+    ("x=$(printf rm); $x -rf src", "`$x -rf src` " + MADE),
+    (
+        'eval "$(echo cm0gLXJmIHNyYw== | base64 -d)"',
+        "`eval '$(echo cm0gLXJmIHNyYw== | base64 -d)'` runs code made only when it runs, "
+        "which may delete files",
+    ),
     (
         "python3 - <<'EOF'\nimport shutil\nshutil.rmtree('src')\nEOF",
         "`shutil.rmtree('src')` deletes a folder and everything in it",
@@ -95,6 +112,13 @@ KEPT = [
     'RM="rm -rf"; $RM build dist',  # what a build makes again, read through the variable
     "PY=python3; $PY -m pytest -x",
     "x=rm; echo $x -rf src",
+    # run-time words that are not the program
+    "echo $HOME && ls $(pwd)",
+    "cd $(git rev-parse --show-toplevel) && make test",
+    "for f in *.py; do python $f; done",
+    "x=$(date); echo $x `date`",
+    "export PATH=$HOME/bin:$PATH && pytest -q",
+    'git log --format="%H $x" | head',
 ]
 
 

@@ -15,11 +15,12 @@ commands at ``;`` ``&&`` ``||`` ``|`` ``&`` parentheses, ``$(``, backquotes and 
 ends (a here-document's lines are data, not commands), each command's leading
 assignments and wrappers (``sudo``, ``env``, ``xargs``, ``timeout`` …) set aside, a
 variable the script set before read as its value, and ``bash -c '…'`` read in turn. What
-cannot be read (an unclosed quote) is read word by word. Not judged: code run by the
-``python`` tool, a script file the command runs, ``>`` over a file (alone, ``> f`` is
-the patch emptying it: ``write_via_shell.emptied_patch``), plain ``rm FILE`` (one named
-file, the way models remove what they made; alone, it is the patch tool's undoable
-deletion: ``tools/delete_via_shell.py``). With the workspace at hand (``kind_of``),
+cannot be read (an unclosed quote) is read word by word; a program made only when the
+command runs (``$(printf rm) -rf src``, ``$RM -rf src``) is named for that. Not judged:
+code run by the ``python`` tool, a script file the command runs, ``>`` over a file
+(alone, ``> f`` is the patch emptying it: ``write_via_shell.emptied_patch``), plain ``rm
+FILE`` (one named file, the way models remove what they made; alone, it is the patch
+tool's undoable deletion: ``tools/delete_via_shell.py``). With the workspace at hand (``kind_of``),
 ``mv``/``cp`` onto a file that exists is named too (a plain one, alone, is the patch
 tool's: ``move_via_shell.replaced_in_command``; a plain ``rm -r`` alone is ``remove``'s
 call: ``tools/remove_tree.py``).
@@ -52,8 +53,8 @@ without one is not read further. Looked for with the quotes and backslashes take
 (:func:`_joined`): the shell joins ``r''m``, ``r""m`` and ``r\\m`` into ``rm`` (stop 62:
 they were not seen, so such an ``rm -rf src`` ran unasked under ``auto-edit``). A name
 the script keeps in a variable (``RM="rm -rf"; $RM src``) is read through it
-(:func:`_through_variables`); one made otherwise at run time (``$(printf rm)``) is not:
-the sandbox bounds that."""
+(:func:`_through_variables`); one made otherwise at run time (``$(printf rm)``) cannot
+be read, and is named as such (:func:`made_at_run_time`)."""
 MAX_DEPTH = 3
 """``bash -c`` inside ``bash -c`` … read this deep; deeper counts as destructive."""
 
@@ -110,6 +111,8 @@ def destroys(command: str | list[str], depth: int = 0, kind_of: KindOf | None = 
         return _judged(command, depth, kind_of)
     if _TO_PYTHON.search(command) and (why := python_destroys(command)) is not None:
         return why  # `python3 - <<'EOF'` runs its body as the python tool runs its code
+    if _MADE.search(command) and (why := made_at_run_time(command, depth)) is not None:
+        return why  # `$(printf rm) -rf src`: what it runs cannot be read before it runs
     if not _NAMED.search(_joined(command)):
         return None  # the common case, at a regular expression's speed
     assigned: dict[str, str] = {}
@@ -127,6 +130,76 @@ def destroys(command: str | list[str], depth: int = 0, kind_of: KindOf | None = 
             if run and posixpath.basename(run[0]) in _MOVERS:
                 kind_of = None  # the workspace as it is now no longer tells what follows
     return None
+
+
+_MADE = re.compile(r"[$`]")
+"""A character without which no program's name is made at run time."""
+_KEYWORDS = frozenset({"!", "{", "}", "then", "do", "else", "elif", "if", "while", "until"})
+"""Words before a command's name that are the shell's own (``if $(x); then …``)."""
+_HEADS = ";&|\n"
+"""Where a command's name can start (parentheses and ``$(`` kept inside the words)."""
+
+
+def made_at_run_time(script: str, depth: int = 0) -> str | None:
+    """A command of ``script`` whose program the shell makes only when it runs it —
+    ``$(printf rm) -rf src``, `` `echo rm` -rf src``, ``$'\\x72m' -rf src``, ``${x}m``, a
+    variable the script did not set (``$RM -rf src``), ``eval "$(… | base64 -d)"`` — said
+    as destroying: nothing can tell what it deletes before it runs (stop 66: each ran
+    unasked under ``auto-edit``). Looked for in each command substitution too, three deep."""
+    assigned: dict[str, str] = {}
+    for words in _heads(script):
+        if _assigns(words, assigned):
+            continue
+        run = _unwrapped(_through_variables(words, assigned))
+        while run and run[0].lstrip("(") in _KEYWORDS:
+            run = run[1:]
+        if not run:
+            continue
+        name = run[0].lstrip("(")
+        if name[:1] in ("$", "`") or "$(" in name or "`" in name:
+            return f"`{_shown(run)}` runs a program made only when it runs, which may delete files"
+        if posixpath.basename(name) == "eval" and any(_MADE.search(w) for w in run[1:]):
+            return f"`{_shown(run)}` runs code made only when it runs, which may delete files"
+    if depth < MAX_DEPTH:
+        for inner in _substitutions(script):
+            if (why := made_at_run_time(inner, depth + 1)) is not None:
+                return why
+    return None
+
+
+def _heads(script: str) -> Iterator[list[str]]:
+    """The words of each simple command, ``$(`` and backquotes kept in them (where
+    :func:`simple_commands` splits there): a command's first word as the shell sees it."""
+    text = _without_heredocs(script)[:MAX_SCRIPT]
+    lexer = shlex.shlex(text, posix=True, punctuation_chars=_HEADS)
+    lexer.whitespace = " \t\r"
+    lexer.whitespace_split = True
+    found: list[list[str]] = [[]]
+    try:
+        for token in lexer:
+            if token and all(c in _HEADS for c in token):
+                found.append([])
+            else:
+                found[-1].append(token)
+    except ValueError:  # an unclosed quote: word by word
+        found = [part.split() for part in re.split(r"[;&|\n]+", text)]
+    yield from (words for words in found if words)
+
+
+def _substitutions(script: str) -> Iterator[str]:
+    """What each ``$(…)`` and `` `…` `` of ``script`` holds (outermost first; quotes not
+    read: on the safe side, an odd parenthesis ends it early)."""
+    text = script[:MAX_SCRIPT]
+    i = 0
+    while (start := text.find("$(", i)) >= 0:
+        level, j = 1, start + 2
+        while j < len(text) and level:
+            level += {"(": 1, ")": -1}.get(text[j], 0)
+            j += 1
+        yield text[start + 2 : j - 1 if not level else j]
+        i = start + 2
+    quoted = text.split("`")
+    yield from quoted[1::2]
 
 
 _DECLARERS = frozenset({"export", "declare", "local", "readonly", "typeset"})
