@@ -17,6 +17,7 @@ from collections.abc import AsyncGenerator
 from dataclasses import dataclass, replace
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from inline_boundary import InlineBoundary
@@ -194,6 +195,9 @@ async def run_episodes(
     return script
 
 
+# slow (~16 s): 60 random conversations of up to five episodes, each run through the loop
+# and every request it sent checked on every wire; marked so it starts first (conftest)
+@pytest.mark.slow
 @settings(max_examples=60, deadline=None)
 @given(st.lists(EPISODE, min_size=1, max_size=5))
 def test_every_request_the_loop_sends_is_valid_on_every_wire(

@@ -9,6 +9,7 @@ import os
 import subprocess
 import sys
 import time
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 
 import pytest
@@ -24,6 +25,7 @@ from frontier.app.model.conversation import UserText
 from frontier.app.model.demo_script import DEMO_MODEL
 from frontier.app.model.wires.demo import DEMO_BASE_URL
 from frontier.app.session.store import SessionStore
+from tests.loopback_http import serving
 
 
 def stored(
@@ -252,6 +254,21 @@ def test_after_the_tui_the_resume_command_is_printed(
 # --------------------------------------------------------------------------- --last everywhere
 
 
+class _Refused(BaseHTTPRequestHandler):
+    """A model server that refuses every request (400: not retried)."""
+
+    def do_POST(self) -> None:
+        self.send_response(400)
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
+    def do_GET(self) -> None:
+        self.do_POST()
+
+    def log_message(self, format: str, *args: object) -> None:
+        """Quiet: the test reads the client's words, not the server's log."""
+
+
 def test_frontier_c_with_a_prompt_continues_this_workspaces_session_headless(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
@@ -261,11 +278,13 @@ def test_frontier_c_with_a_prompt_continues_this_workspaces_session_headless(
     stored(monkeypatch, here, 1_700_000_000.0, "older task", demo=False)
     newer = stored(monkeypatch, here, 1_700_000_100.0, "newer task", demo=False)
     stored(monkeypatch, tmp_path / "elsewhere", 1_700_000_500.0, "not this one", demo=False)
-    for argv in (("-c", "go on", "--json"), ("run", "-c", "--json", "go on")):
-        result = frontier(*argv, cwd=here, tmp_path=tmp_path)
-        first = json.loads(result.stdout.splitlines()[0])
-        assert first["type"] == "session" and first["id"] == newer, result.stderr
-        assert first["resumed"] is True  # the server at port 9 refuses: the turn fails
+    with serving(_Refused) as url:  # the turn fails at once (port 9's refusal is retried)
+        for argv in (("-c", "go on", "--json"), ("run", "-c", "--json", "go on")):
+            result = frontier(*argv, "--base-url", url, cwd=here, tmp_path=tmp_path)
+            first = json.loads(result.stdout.splitlines()[0])
+            assert first["type"] == "session" and first["id"] == newer, result.stderr
+            assert first["resumed"] is True
+            assert "400" in result.stdout  # the turn failed on the refusal, said
     both = frontier("run", "-c", "--session", newer, "x", cwd=here, tmp_path=tmp_path)
     assert both.returncode == 2 and "give a session id or -c, not both" in both.stderr
     before = frontier("-c", "run", "x", cwd=here, tmp_path=tmp_path)
