@@ -30,7 +30,9 @@ def check_lines(meta: Mapping[str, Any] | None) -> list[tuple[str, bool]]:
     out: list[tuple[str, bool]] = []
     formatted = meta.get("formatted")
     if isinstance(formatted, list) and formatted:  # tools/formatting.py, before the review
-        out.append((f"✎ formatted by your formatter: {', '.join(map(str, formatted))}", False))
+        by = meta.get("formatted_by")  # absent in sessions stored before stop 66
+        names = ", ".join(map(str, by)) if isinstance(by, list) and by else "your formatter"
+        out.append((f"✎ formatted by {names}: {', '.join(map(str, formatted))}", False))
     failed = meta.get("format_failed")
     if isinstance(failed, list):
         out += [(f"✗ not formatted: {why}", True) for why in failed if isinstance(why, str)]

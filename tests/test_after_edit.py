@@ -409,6 +409,9 @@ def test_frontier_run_formats_before_the_write_and_tells_the_model(
     events = [json.loads(line) for line in done.stdout.splitlines()]
     (finished,) = [e for e in events if e["type"] == "tool_finished"]
     assert finished["formatted"] == ["a.py"] and "format_failed" not in finished
+    assert finished["formatted_by"] == ["upper"]
+    exported = _frontier(env, "export", events[0]["id"]).stdout
+    assert "- `✎ formatted by upper: a.py`" in exported
 
 
 def test_a_projects_own_check_runs_in_a_session_only_once_trusted(

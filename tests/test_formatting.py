@@ -52,8 +52,8 @@ async def test_the_review_shows_the_formatted_file_and_that_is_what_is_written(
     assert shown.new_hash == hashlib.sha256(b"Y = 2\n").hexdigest()  # the undo's "after"
     assert "The person's formatter rewrote a.py before it was written" in result.output
     assert "-y = 2\n+Y = 2" in result.output  # the diff from the model's version
-    assert result.meta["formatted"] == ["a.py"]
-    assert check_lines(result.meta) == [("✎ formatted by your formatter: a.py", False)]
+    assert result.meta["formatted"] == ["a.py"] and result.meta["formatted_by"] == ["upper"]
+    assert check_lines(result.meta) == [("✎ formatted by upper: a.py", False)]
 
 
 async def test_a_formatter_that_refuses_leaves_the_models_version_and_says_why(

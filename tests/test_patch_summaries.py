@@ -283,7 +283,7 @@ def test_transcript_lists_the_formatter_and_the_checks_under_the_files() -> None
     assert lines[1:] == [
         "  M app/cli.py (+3 −1)",
         "  A NOTES.md (+1 −0)",
-        "  ✎ formatted by your formatter: app/cli.py",
+        "  ✎ formatted by your formatter: app/cli.py",  # stored before formatted_by (stop 66)
         "  ✗ check ruff: exit 1 · 0.2 s · F821 `os`",
         "  ✓ check mypy: passed · 3.1 s",
         "  ok exit=0 · 0.03 s",

@@ -52,6 +52,8 @@ class Prepared:
     ``plan`` and ``preview`` hold the formatted versions."""
     formatted_note: str = ""
     """What the model is told of that (appended to the result)."""
+    formatted_by: tuple[str, ...] = ()
+    """The formatters that changed them, by name (the Transcript's line names them)."""
     format_failed: tuple[str, ...] = ()
     """``NAME on PATH: why`` per formatter that could not format a file (it stays the
     model's)."""

@@ -608,6 +608,7 @@ class ToolBoundary:
         if ready.prepared.formatted:
             output = f"{output}\n{ready.prepared.formatted_note}"
             meta["formatted"] = list(ready.prepared.formatted)
+            meta["formatted_by"] = list(ready.prepared.formatted_by)
         if ready.prepared.format_failed:
             failed = "; ".join(ready.prepared.format_failed)
             output = f"{output}\n[the person's formatter left it as sent: {failed}]"

@@ -106,6 +106,7 @@ class Formatters:
             preview=replace(preview, summary=said),
             formatted=changed,
             formatted_note=note,
+            formatted_by=tuple(used),
             format_failed=tuple(failed),
         )
 
