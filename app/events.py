@@ -363,6 +363,9 @@ class Compacted(Event):
     none), or one of :data:`FORGETTING`."""
     detail: str = ""
     """What happened in words (how many results, the summary's source)."""
+    messages: int = 0
+    """``rewind``: how many of the person's messages it took out (the Transcript dims
+    them and what followed); 0: not known (a rewind stored before stop 66)."""
 
 
 FORGETTING = ("clear", "rewind")

@@ -41,6 +41,7 @@ from frontier.app.model.conversation import UserText
 from frontier.app.session.calls import CallRecord, Target
 from frontier.tools.contract import Decision
 from frontier.widgets.pane_state.notes import compaction_line
+from frontier.widgets.state import UiState
 
 WAIT = 30.0
 
@@ -508,3 +509,49 @@ def test_the_sweep_says_what_each_suffix_changed(drawn: list[object]) -> None:
         assert (list(commands), ran) == (expect[:NAMES_KEPT], len(expect))
         if at:
             since.add_earlier(calls[at - 1])
+
+
+async def test_the_transcript_dims_what_the_model_no_longer_gets(rig: Rig) -> None:
+    """After a rewind the Transcript still shows the messages it took out (the record
+    keeps them), dimmed, so the person sees where the model's conversation ends; the
+    rewind's own undo stays as it is (the files it put back stay put back)."""
+    await rig.two_messages()
+    await rig.session.rewind(2)
+    sid = rig.session.session_id
+    await rig.session.close()
+    rig.session = rig.open(sid)
+    state = UiState(clock=lambda: 0.0)
+    for event in rig.session.history_events():
+        state.apply(event)
+    rows = [e for e in state.transcript if e.role in ("you", "ai", "call")]
+    shown = {(e.call_id or e.text): e.forgotten for e in rows}
+    assert shown == {
+        "alpha-msg": False,
+        "call_1": False,
+        "did alpha": False,
+        "beta-msg": True,
+        "call_2": True,
+        "did beta": True,
+        "u1": False,
+    }
+
+
+def test_a_rewind_dims_from_the_message_it_went_back_to_and_clear_dims_all() -> None:
+    """Live, the TUI adds the person's rows itself: a ``!command`` is no message and
+    queued messages sent as one are one, so the count of messages taken out lands on
+    the right row."""
+    state = UiState(clock=lambda: 0.0)
+    state.add_user("one")
+    state.add_user("!ls", message=False)
+    state.add_user("two")
+    state.add_user("two, queued", message=False)
+    state.add_user("three")
+    state.apply(Compacted("summary", 0, 0, 0, 0, "rewind", "rewound", messages=2))
+    dim = {e.text: e.forgotten for e in state.transcript if e.role == "you"}
+    assert dim == {"one": False, "!ls": False, "two": True, "two, queued": True, "three": True}
+    assert not state.transcript[-1].forgotten  # the rewind's own line
+    state.apply(Compacted("summary", 0, 0, 0, 0, "rewind", "rewound", messages=5))
+    assert not state.transcript[0].forgotten  # more than it shows: nothing guessed
+    state.add_user("four")
+    state.apply(Compacted("summary", 0, 0, 0, 0, "clear", "cleared"))
+    assert all(e.forgotten for e in list(state.transcript)[:-1])

@@ -68,6 +68,16 @@ async def test_rewind_picks_a_message_reviews_the_files_and_gives_the_message_ba
         assert prompt_of(app).text == sent  # the message back, to send again
         assert any(isinstance(e, Compacted) and e.reason == "rewind" for e in events)
         assert any(n.startswith("⇤ rewound (/rewind) to before your message 1") for n in notes(app))
+        # what the model no longer gets is dimmed from the message on (the demo's reply
+        # and calls), not the rewind's own undo nor its lines
+        entries = list(app.state.transcript)
+        first = next(i for i, e in enumerate(entries) if e.role == "you")
+        assert entries[first].text == sent and entries[first].forgotten
+        assert all(e.forgotten for e in entries[first:] if e.role in ("ai", "you"))
+        calls = [e for e in entries[first:] if e.role == "call" and e.tool is not None]
+        assert {e.forgotten for e in calls if e.tool.call.name != "undo"} == {True}
+        assert [e.forgotten for e in calls if e.tool.call.name == "undo"] == [False]
+        assert not any(e.forgotten for e in entries[:first] + entries[-2:])
         session_id = app.session.session_id
     with SessionStore.open() as store:
         history = store.compactions.history(session_id)

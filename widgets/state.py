@@ -371,8 +371,9 @@ class UiState:
         """Adopt the transducer's own frontier/bound (the live loop or replay knows best)."""
         self.models.stream.set_probe(frontier, bound)
 
-    def add_user(self, text: str) -> None:
-        self.models.transcript.add_user(text)
+    def add_user(self, text: str, *, message: bool = True) -> None:
+        """A ``you`` row (``message``: see ``TranscriptModel.add_user``)."""
+        self.models.transcript.add_user(text, message=message)
 
     def note(self, text: str, role: str = "note") -> None:
         self.models.transcript.note(text, role)

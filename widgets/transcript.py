@@ -26,6 +26,7 @@ from rich.cells import cell_len
 from rich.console import Console, ConsoleOptions, RenderableType, RenderResult
 from rich.padding import Padding
 from rich.segment import Segment
+from rich.styled import Styled
 from rich.table import Table
 from rich.text import Text
 from textual import events
@@ -296,6 +297,10 @@ class _Lazy:
             self._body = self._make()
         yield self._body
 
+    def dimmed(self) -> _Lazy:
+        """The same block, dimmed (a reply the model no longer gets: ``forgotten``)."""
+        return _Lazy(lambda: Styled(self._make(), "dim"), self._block, self._gap)
+
 
 def _labelled(label: Text, body: RenderableType) -> RenderableType:
     grid = Table.grid(padding=0, expand=True)
@@ -508,14 +513,17 @@ class Transcript(BlockView):
                 memo = _pruned(reply[1], entry)
                 replies[entry.id] = (entry, memo)
                 start = len(blocks)
+                dim = entry.forgotten  # taken out of what the model gets (/rewind, /clear)
                 for item in prose_blocks(entry, code_theme, memo):
                     key, made_or_render = item
-                    if isinstance(made_or_render, _Lazy):
-                        blocks.append((key, made_or_render))  # finished, made once (the memo)
+                    key = ("forgotten", key) if dim else key
+                    if isinstance(made_or_render, _Lazy):  # finished, made once (the memo)
+                        blocks.append((key, made_or_render.dimmed() if dim else made_or_render))
                         continue
                     renderable = self._kept.get(key)
                     if renderable is None:
                         renderable = made_or_render()  # type: ignore[operator]
+                        renderable = Styled(renderable, "dim") if dim else renderable
                     kept[key] = renderable
                     blocks.append((key, renderable))
                 owners.extend(repeat(entry, len(blocks) - start))
@@ -536,6 +544,9 @@ class Transcript(BlockView):
                     text = render_call(entry, tool, selected=chosen)
                 else:
                     text = render_entry(entry, tool, now, expanded=thinking_expanded)
+                if entry.forgotten:  # taken out of what the model gets (/rewind, /clear)
+                    text = text.copy()
+                    text.stylize("dim")
                 block = (key, hanging(entry, text))
             made[entry.id] = (entry, block)
             blocks.append(block)

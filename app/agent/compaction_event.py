@@ -35,6 +35,7 @@ def compaction_event(step: str, detail: Mapping[str, Any]) -> Compacted:
         rounds,
         reason,
         _words(step, reason, rounds, detail),
+        _int(detail, "messages"),
     )
 
 

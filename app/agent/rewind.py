@@ -347,13 +347,14 @@ async def run_rewind(
                 "refused" if refused else "failed", result.output, chosen.text, 0, undo_id, result
             )
     forgotten = 0
+    taken = len(points) - chosen.number + 1  # the person's messages the model loses
     notice = _notice(chosen, conversation, result)
     if conversation and replace_history is not None:
         # a note no undo row carries is kept with the step, so a resume still tells it
         kept = notice if result is None else None
         try:
             forgotten = _rewind_conversation(
-                store, session_id, history, chosen, replace_history, kept
+                store, session_id, history, chosen, replace_history, kept, taken
             )
         except Exception as exc:  # a full disk: the files are back, the conversation whole
             if result is None:
@@ -369,7 +370,7 @@ async def run_rewind(
                 notice_for(result, rewound=False),
             )
         if emit is not None:
-            emit(compaction_of(chosen.number, forgotten))
+            emit(compaction_of(chosen.number, forgotten, taken))
     return RewindOutcome(
         "rewound",
         _said(chosen, files, conversation, result),
@@ -389,10 +390,11 @@ def _rewind_conversation(
     point: RewindPoint,
     replace_history: Callable[[list[Item]], None],
     notice: str | None,
+    messages: int,
 ) -> int:
     """Record the ``history`` before ``point`` as a compaction and give it to the loop;
     ``notice``: what the model is to be told with the next message (see
-    :func:`undelivered_notice`)."""
+    :func:`undelivered_notice`); ``messages``: the person's messages it takes out."""
     kept = history[: point.index]
     detail: dict[str, Any] = {
         "reason": "rewind",
@@ -401,6 +403,7 @@ def _rewind_conversation(
         "rounds": 0,
         "items": len(history) - len(kept),
         "to": point.number,
+        "messages": messages,
     }
     if notice is not None:
         detail["notice"] = notice
@@ -443,14 +446,13 @@ def conversation_stored(store: SessionStore, session_id: str) -> Callable[[str],
     return lambda call_id: call_id in undos and max(steps) > undos[call_id]
 
 
-def compaction_of(number: int, forgotten: int) -> Compacted:
+def compaction_of(number: int, forgotten: int, messages: int) -> Compacted:
     """The Transcript's line for a rewound conversation (live; a resumed session makes
     the same from the stored detail: ``compaction_event``)."""
     from frontier.app.agent.compaction_event import compaction_event
 
-    return compaction_event(
-        "summary", {"reason": "rewind", "items": forgotten, "to": number, "after": 0}
-    )
+    detail = {"reason": "rewind", "items": forgotten, "to": number, "after": 0}
+    return compaction_event("summary", {**detail, "messages": messages})
 
 
 def _notice(point: RewindPoint, conversation: bool, result: ToolResult | None) -> str | None:

@@ -95,6 +95,9 @@ class TranscriptEntry:
         kept and marked."""
         self.interrupted_by = ""
         """The key that stopped it (``Esc``, ``ctrl+c``); empty when not known (history)."""
+        self.forgotten = False
+        """The model no longer gets it (``/rewind`` took it out, ``/clear`` before it): shown
+        dimmed, so the person sees where the conversation the model has ends."""
         self._text = ""
         self._live = LiveScrub()
         """A reasoning entry's raw end, scrubbed again with each piece."""
@@ -125,6 +128,14 @@ class TranscriptEntry:
 
     def __repr__(self) -> str:
         return f"TranscriptEntry({self.id}, {self.role!r}, {self.text[:40]!r}, {self.call_id!r})"
+
+
+def _an_undo(entry: TranscriptEntry) -> bool:
+    """An undo's row (``/undo``, the rewind's own): files put back stay put back, whatever
+    the model is sent, so it is never dimmed."""
+    from frontier.app.agent.undo import UNDO_TOOL  # only at a rewind: off the first paint
+
+    return entry.role == "call" and entry.tool is not None and entry.tool.call.name == UNDO_TOOL
 
 
 class TranscriptModel:
@@ -160,6 +171,10 @@ class TranscriptModel:
         self._retry: TranscriptEntry | None = None
         """The line counting the retries of the request being retried."""
         self._retry_failure = ""
+        self._messages: list[TranscriptEntry] = []
+        """The entry that opens each of the person's messages the model still has, oldest
+        first (a ``!command`` row is none; queued messages sent as one are one): a rewind
+        counts back through them."""
 
     # ------------------------------------------------------------------ entries
     def entry(
@@ -186,9 +201,32 @@ class TranscriptModel:
 
         return amend
 
-    def add_user(self, text: str) -> None:
-        self.entry("you", text)
+    def add_user(self, text: str, *, message: bool = True) -> None:
+        """A ``you`` row; ``message``: it opens one of the person's messages to the model
+        (not a ``!command``, nor the second of queued messages sent as one)."""
+        entry = self.entry("you", text)
+        if message:
+            self._messages.append(entry)
         self._assistant = None
+
+    def forget(self, messages: int | None) -> None:
+        """Dim what the model no longer gets: the person's last ``messages`` messages and
+        everything after the first of them (``/rewind``), or every entry (``None``:
+        ``/clear``). A count the Transcript cannot place (fewer messages shown than the
+        rewind took: a session longer than the Transcript keeps) dims nothing."""
+        if messages is None:
+            first = 0
+            self._messages.clear()
+        elif 0 < messages <= len(self._messages):
+            first = self._messages[-messages].id
+            del self._messages[-messages:]
+        else:
+            return
+        for entry in self.entries:
+            if entry.id >= first and not entry.forgotten and not _an_undo(entry):
+                entry.forgotten = True
+                entry.version += 1
+        self._dirty.add("transcript")
 
     def toggle_thinking(self) -> None:
         """Show reasoning blocks whole, or folded to their last lines (ctrl+t)."""
@@ -394,6 +432,10 @@ class TranscriptModel:
         self.note(summarising_line(event))
 
     def on_compacted(self, event: Compacted) -> None:
+        if event.reason == "rewind":
+            self.forget(event.messages)
+        elif event.reason == "clear":
+            self.forget(None)
         self.note(compaction_line(event))
 
     def on_turn_ended(self, event: TurnEnded) -> None:

@@ -403,7 +403,7 @@ class LiveController:
         if session is None:
             return
         state = self.app.state
-        state.add_user(f"!{command}")
+        state.add_user(f"!{command}", message=False)  # the next message carries it
         with self._working():
             try:
                 result = await session.run_command(command)
@@ -541,8 +541,8 @@ class LiveController:
         elif isinstance(event, QueuedDelivered):
             self._joined, self._delivered = True, (event.texts, self._asked)
             state = self.app.state
-            for text in event.texts:
-                state.add_user(text)
+            for n, text in enumerate(event.texts):  # one message to the model
+                state.add_user(text, message=n == 0)
             for note in event.notes:
                 state.note(note)
             if self._after_queued is not None:
