@@ -458,8 +458,10 @@ docs/checks.md has every key.
   frontier checks                  each one, where it comes from, and whether it runs here
   frontier checks trust            review and trust the project's new ones
   frontier checks trust --forget ruff
-exit status: 0 ok; 1 trust declined; 2 usage or config error; 3 trust needed an answer
-and there was no terminal (--yes)."""
+  frontier checks test ruff src/app.py   run it as after an edit of src/app.py
+exit status: 0 ok (test: passed, or formatted); 1 trust declined, or the test's check
+failed; 2 usage or config error, or no such check here; 3 trust needed an answer and
+there was no terminal (--yes)."""
 
 
 RUN_EPILOG = """\
@@ -1000,6 +1002,13 @@ def _checks_command(p: argparse.ArgumentParser) -> None:
     )
     q.add_argument("--yes", "-y", action="store_true", help="trust without asking")
     q.add_argument("--forget", action="store_true", help="withdraw the trust instead")
+    q = actions.add_parser(
+        "test",
+        help="run one check or formatter on files as a session would after an edit "
+        "(read-only; a formatter's diff is shown, nothing written)",
+    )
+    q.add_argument("name", metavar="NAME", help="ruff (the check and the formatter), checks.ruff")
+    q.add_argument("files", metavar="FILE", nargs="*", help="the files an edit changed")
     _workspace_after_action(actions)  # `frontier checks list --workspace DIR` too
 
 

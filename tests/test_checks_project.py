@@ -4,6 +4,7 @@ name both use; a file Frontier cannot use is a note, never a failed start."""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -197,8 +198,6 @@ def test_frontier_checks_lists_each_with_where_it_comes_from_and_whether_it_runs
     )
     assert lines[6].startswith("formatter ruff  not used: config.toml has one of this name")
     as_json = checks_cli("list", "--json", "--workspace", str(tmp_path))
-    import json
-
     rows = json.loads(as_json.stdout)["commands"]
     assert [(r["kind"], r["source"], r["state"]) for r in rows] == [
         ("check", "config.toml", "other workspaces"),
@@ -209,3 +208,39 @@ def test_frontier_checks_lists_each_with_where_it_comes_from_and_whether_it_runs
     config_path().write_text("[checks.bad]\n")
     broken = checks_cli("--workspace", str(tmp_path))
     assert broken.returncode == 2 and "[checks.bad]" in broken.stderr
+
+
+def test_frontier_checks_test_runs_one_as_after_an_edit_and_writes_nothing(
+    tmp_path: Path,
+) -> None:
+    """``frontier checks test NAME FILE…``: is my check right? Run as a session would after
+    an edit of FILE (read-only, the words the model reads); a formatter's diff shown."""
+    lint = f"{sys.executable} -c \"import sys; sys.exit('BAD' in open(sys.argv[1]).read())\""
+    project(
+        tmp_path,
+        f'[checks.lint]\nrun = {json.dumps(lint + " {files}")}\nfiles = ["*.py"]\n'
+        '[formatters.upper]\nrun = "tr a-z A-Z"\nfiles = ["*.py"]\n',
+    )
+    (tmp_path / "good.py").write_text("x = 1\n")
+    (tmp_path / "bad.py").write_text("x = BAD\n")
+    ws = str(tmp_path)
+    untrusted = checks_cli("test", "lint", "good.py", "--workspace", ws)
+    assert untrusted.returncode == 2 and "`frontier checks trust lint` first" in untrusted.stderr
+    checks_cli("trust", "--yes", "--workspace", ws)
+    good = checks_cli("test", "checks.lint", "good.py", "--workspace", ws)
+    assert good.returncode == 0, good
+    assert "[check lint (the project's after-edit check) on good.py: passed in" in good.stdout
+    bad = checks_cli("test", "checks.lint", "bad.py", "--workspace", ws)
+    assert bad.returncode == 1
+    assert (
+        "the model would read:\n[check lint (the project's after-edit check) on bad.py: exit 1"
+        in (bad.stdout)
+    )
+    formatted = checks_cli("test", "upper", "good.py", "--workspace", ws)
+    assert formatted.returncode == 0, formatted
+    assert "-x = 1\n+X = 1" in formatted.stdout and "nothing written" in formatted.stdout
+    assert (tmp_path / "good.py").read_text() == "x = 1\n"
+    outside = checks_cli("test", "lint", "../elsewhere.py", "--workspace", ws)
+    assert outside.returncode == 2 and "outside the workspace" in outside.stderr
+    assert checks_cli("test", "nope", "good.py", "--workspace", ws).returncode == 2
+    assert checks_cli("test", "lint", "--workspace", ws).returncode == 2  # no file named

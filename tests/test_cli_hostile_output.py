@@ -569,6 +569,9 @@ def test_checks(frontier: Callable[..., Ran], tmp_path: Path) -> None:
     listed = frontier("checks", "--workspace", str(ws))
     assert listed.code == 0 and "check lint  runs here" in listed.out and SHOWN in listed.out
     assert frontier("checks", "trust", f"x{H}", "--workspace", str(ws)).code == 2
+    (ws / f"a{NAME}").write_text("x\n")  # the check's command line, the verdict
+    tried = frontier("checks", "test", "lint", f"a{NAME}", "--workspace", str(ws))
+    assert tried.code == 1 and SHOWN in tried.out and "the model would read" in tried.out
     (ws / ".frontier" / "checks.toml").write_text(f"[checks.{json.dumps(H)}]\n", "utf-8")
     broken = frontier("checks", "--workspace", str(ws))
     assert broken.code == 0 and "the name must be" in broken.out

@@ -81,7 +81,7 @@ class Formatters:
             for formatter in self.formatters:
                 if not for_files(formatter, [change.path]) or cancel.cancelled:
                     continue
-                out, why = await self._format(formatter, change.path, data, cancel)
+                out, why = await self.format_file(formatter, change.path, data, cancel)
                 if why is not None:
                     failed.append(f"{formatter.name} on {change.path}: {why}")
                 elif out != data:
@@ -110,10 +110,11 @@ class Formatters:
             format_failed=tuple(failed),
         )
 
-    async def _format(
+    async def format_file(
         self, formatter: CheckSettings, path: str, data: bytes, cancel: CancelToken
     ) -> tuple[bytes, str | None]:
-        """The formatter's output for ``data``, or why there is none."""
+        """The formatter's output for ``data`` (``path``'s new content), or why there is
+        none (also ``frontier checks test``: a formatter tried by hand)."""
         from frontier.tools.after_edit import read_only_command
         from frontier.tools.patch_engine import EDIT_MAX_FILE
         from frontier.tools.paths import real_root

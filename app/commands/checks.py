@@ -31,12 +31,20 @@ from frontier.app.frontends.terminal_text import dumps, safe_print
 from frontier.app.record import record
 from frontier.tools.after_edit import CheckSettings
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from frontier.tools.sandbox import Sandbox
+
 
 def main(args: argparse.Namespace) -> int:
     root = Path(getattr(args, "workspace", None) or ".").resolve()
     try:
         if args.checks_command == "trust":
             return _trust(root, args.names, yes=args.yes, withdraw=args.forget)
+        if args.checks_command == "test":
+            import asyncio
+
+            return asyncio.run(_test(root, args.name, args.files))
         return _list(root, as_json=bool(getattr(args, "json", False)))
     except ConfigError as exc:
         safe_print(f"frontier checks: {exc}", file=sys.stderr)
@@ -201,3 +209,129 @@ def what_runs_lines(items: list[ProjectCheck]) -> list[str]:
             f"  {p.noun} {p.settings.name}{changed}: on {files}, {how}:\n      {p.settings.run}"
         )
     return out
+
+
+async def _test(root: Path, name: str, files: list[str]) -> int:
+    """Run one check (or formatter) by hand on ``files``, as a session here would after an
+    edit that changed them (the sandbox, read-only; the words the model would read): 0
+    passed (or formatted), 1 it did not, 2 no such command here or a file not usable."""
+    from frontier.app.checks_config import load_edit_settings
+    from frontier.app.checks_project import KINDS, session_edit_settings
+
+    notes: list[str] = []
+    running = session_edit_settings(root, load_edit_settings(only_enabled=False), notes)
+    chosen = [
+        (kind, c)
+        for kind, listed in zip(KINDS, running, strict=True)
+        for c in listed
+        if name in (c.name, f"{kind}.{c.name}")
+    ]
+    if not chosen:
+        waiting, _ = named(project_checks(root)[0], [name])
+        why = (
+            f"{name} is the project's and not trusted here: `frontier checks trust {name}` "
+            "first (it shows what it runs)"
+            if waiting
+            else f"no check or formatter {name!r} runs here (`frontier checks` lists them)"
+        )
+        safe_print(f"frontier checks test: {why}", file=sys.stderr)
+        return 2
+    paths = _usable(root, files)
+    if paths is None:
+        return 2
+    from frontier.app.agent.runtime import session_sandbox
+    from frontier.app.config import load_config
+
+    sandbox = session_sandbox(load_config(), notes, root=root)
+    try:
+        for note in notes:
+            safe_print(f"note: {note}")
+        passed = True
+        for kind, c in chosen:
+            if kind == "checks":
+                passed = await _try_check(root, c, paths, sandbox) and passed
+            else:
+                passed = await _try_formatter(root, c, paths, sandbox) and passed
+        return 0 if passed else 1
+    finally:
+        sandbox.close()
+
+
+def _usable(root: Path, files: list[str]) -> list[str] | None:
+    """``files`` as workspace paths, each a regular file beneath the root (said when not)."""
+    from frontier.tools.paths import PathError, resolve
+
+    if not files:
+        safe_print(
+            "frontier checks test: name the files, as an edit would have changed them "
+            "(frontier checks test ruff src/app.py)",
+            file=sys.stderr,
+        )
+        return None
+    out = []
+    for f in files:
+        try:
+            found = resolve(root, f)
+        except PathError as exc:
+            safe_print(f"frontier checks test: {f}: {exc}", file=sys.stderr)
+            return None
+        if not found.real.is_file():
+            safe_print(f"frontier checks test: {f}: not a file in {root}", file=sys.stderr)
+            return None
+        out.append(found.rel)
+    return out
+
+
+async def _try_check(root: Path, check: CheckSettings, paths: list[str], sandbox: Sandbox) -> bool:
+    from frontier.app.events import ToolResult
+    from frontier.app.stream_events import ToolCall
+    from frontier.tools.after_edit import AfterEditChecks, command_line, for_files
+    from frontier.tools.base import CancelToken
+
+    mine = for_files(check, paths)
+    if not mine:
+        safe_print(f"check {check.name}: not for {', '.join(paths)} (its files: {check.files})")
+        return True
+    safe_print(f"── check {check.name}: {command_line(check, mine)}", flush=True)
+    hook = AfterEditChecks([check], str(root), sandbox)
+    call = ToolCall("test", "write", {})
+    result = ToolResult("test", "write", "ok", "", meta={"files": mine})
+    checked = await hook(call, result, CancelToken())
+    if checked is None:  # no file left to check (gone since)
+        return True
+    (run,) = checked.meta["checks"]
+    safe_print(f"the model would read:\n{checked.output.strip()}")
+    return bool(run["outcome"] == "passed")
+
+
+async def _try_formatter(
+    root: Path, formatter: CheckSettings, paths: list[str], sandbox: Sandbox
+) -> bool:
+    from frontier.tools.after_edit import for_files
+    from frontier.tools.base import CancelToken
+    from frontier.tools.beneath import read_capped
+    from frontier.tools.formatting import Formatters, command_line
+    from frontier.tools.patch_engine import EDIT_MAX_FILE
+    from frontier.tools.review_edit import diff_from
+
+    formatting = Formatters([formatter], str(root), sandbox)
+    ok = True
+    for path in for_files(formatter, paths):
+        data, size = read_capped(root, path, EDIT_MAX_FILE)
+        if data is None:
+            safe_print(f"✗ {path}: {size or 0:,} bytes, more than a session formats")
+            ok = False
+            continue
+        safe_print(f"── formatter {formatter.name}: {command_line(formatter, path)} < {path}")
+        out, why = await formatting.format_file(formatter, path, data, CancelToken())
+        if why is not None:
+            safe_print(f"✗ not formatted: {why}")
+            ok = False
+        elif out == data:
+            safe_print(f"{path} is formatted already (nothing written)")
+        else:
+            safe_print(diff_from(path, data, out, "formatted").rstrip("\n"))
+            safe_print("(nothing written: a session's review would show this diff)")
+    if not for_files(formatter, paths):
+        safe_print(f"formatter {formatter.name}: not for {', '.join(paths)}")
+    return ok
