@@ -6,8 +6,9 @@ The shell tool's prepare reads every command (on the event loop, before the revi
 ``rm -rf``, ``git clean`` and the rest. Printed beside the same run's reference, Python's
 ``shlex.split`` of the same command (what a careful reader would call first), for four
 shapes at N and 4N characters: a usual command line, a long one of plain words, one of
-``;``-separated tiny commands (the most work per character), and a long here-document
-(its body is data, skipped by lines). Growth = time at 4N / time at N: linear is ≈ 4.
+``;``-separated tiny commands (the most work per character), a long here-document
+(its body is data, skipped by lines), command substitutions nested deep and words that
+are variables (both read for a program made at run time). Growth = time at 4N / time at N: linear is ≈ 4.
 Best of ``--repeat``, the two alternating (``transducer.best_pair``); nothing here is a
 test.
 """
@@ -29,6 +30,9 @@ SHAPES: dict[str, Callable[[int], str]] = {
     "words + rm": lambda n: "echo " + "word " * (n // 5) + "&& rm -rf src",
     "a;a;… + rm": lambda n: "a;" * (n // 2) + " rm -rf src",
     "heredoc + rm": lambda n: "python3 - <<'EOF'\n" + "print(1)\n" * (n // 9) + "EOF\nrm -rf y",
+    # stop 66: a program made at run time is looked for in every $(…): read once a level
+    "$(…) nested": lambda n: "echo " + "$(echo " * (n // 14) + ")" * (n // 14),
+    "$v words": lambda n: "echo " + "$HOME " * (n // 6),
 }
 
 

@@ -300,3 +300,18 @@ def test_python_code_that_deletes_a_folder_is_asked_under_auto_edit() -> None:
     assert not decision.approved and decision.unanswered == "--approval auto"
     tidy = PythonTool().prepare({"code": "import os\nos.remove('out.tmp')"}, ToolContext(root="/"))
     assert tidy.preview.destroys is None
+
+
+def test_substitutions_are_read_to_a_depth_and_each_character_once() -> None:
+    """Every ``$(…)`` is looked in for a program made at run time: `$(dirname $(dirname
+    …))` eight deep is read (nothing destroyed), deeper is asked; a 4 KiB nest is read in
+    one pass a level (it was one scan per ``$(``, and a 4.8 KB command held the loop for
+    minutes: ``bench/destructive.py``)."""
+    eight = "echo " + "$(dirname " * 8 + "x" + ")" * 8
+    assert destroys(eight) is None
+    nine = "echo " + "$(dirname " * 9 + "x" + ")" * 9
+    assert destroys(nine) == "`dirname $(dirname x)` nests commands too deep to read"
+    hidden = "echo " + "$(echo " * 6 + "$($(printf rm) -rf src)" + ")" * 6
+    assert destroys(hidden) == "`$(printf rm) -rf src` " + MADE
+    deep = "echo " + "$(echo " * 600 + ")" * 600
+    assert destroys(deep) is not None and "too deep" in str(destroys(deep))

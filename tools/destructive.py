@@ -57,6 +57,9 @@ the script keeps in a variable (``RM="rm -rf"; $RM src``) is read through it
 be read, and is named as such (:func:`made_at_run_time`)."""
 MAX_DEPTH = 3
 """``bash -c`` inside ``bash -c`` … read this deep; deeper counts as destructive."""
+MAX_NESTING = 8
+"""``$(…)`` inside ``$(…)`` … read this deep for a program made at run time (each level
+reads each character once: linear); deeper counts as destructive."""
 
 REMADE = frozenset(
     {
@@ -145,7 +148,8 @@ def made_at_run_time(script: str, depth: int = 0) -> str | None:
     ``$(printf rm) -rf src``, `` `echo rm` -rf src``, ``$'\\x72m' -rf src``, ``${x}m``, a
     variable the script did not set (``$RM -rf src``), ``eval "$(… | base64 -d)"`` — said
     as destroying: nothing can tell what it deletes before it runs (stop 66: each ran
-    unasked under ``auto-edit``). Looked for in each command substitution too, three deep."""
+    unasked under ``auto-edit``). Looked for in each command substitution too,
+    :data:`MAX_NESTING` deep."""
     assigned: dict[str, str] = {}
     for words in _heads(script):
         if _assigns(words, assigned):
@@ -160,10 +164,12 @@ def made_at_run_time(script: str, depth: int = 0) -> str | None:
             return f"`{_shown(run)}` runs a program made only when it runs, which may delete files"
         if posixpath.basename(name) == "eval" and any(_MADE.search(w) for w in run[1:]):
             return f"`{_shown(run)}` runs code made only when it runs, which may delete files"
-    if depth < MAX_DEPTH:
-        for inner in _substitutions(script):
-            if (why := made_at_run_time(inner, depth + 1)) is not None:
-                return why
+    inner = _substitutions(script)
+    if inner and depth >= MAX_NESTING:
+        return f"`{_shown(script.split())}` nests commands too deep to read"
+    for text in inner:  # each outermost one, read once: linear in the script
+        if (why := made_at_run_time(text, depth + 1)) is not None:
+            return why
     return None
 
 
@@ -186,20 +192,32 @@ def _heads(script: str) -> Iterator[list[str]]:
     yield from (words for words in found if words)
 
 
-def _substitutions(script: str) -> Iterator[str]:
-    """What each ``$(…)`` and `` `…` `` of ``script`` holds (outermost first; quotes not
-    read: on the safe side, an odd parenthesis ends it early)."""
+def _substitutions(script: str) -> list[str]:
+    """What each outermost ``$(…)`` and `` `…` `` of ``script`` holds, in one pass (those
+    inside are read when these are; quotes not read: on the safe side, an odd parenthesis
+    ends one early, an unclosed one runs to the end)."""
     text = script[:MAX_SCRIPT]
-    i = 0
-    while (start := text.find("$(", i)) >= 0:
-        level, j = 1, start + 2
-        while j < len(text) and level:
-            level += {"(": 1, ")": -1}.get(text[j], 0)
-            j += 1
-        yield text[start + 2 : j - 1 if not level else j]
-        i = start + 2
-    quoted = text.split("`")
-    yield from quoted[1::2]
+    out: list[str] = []
+    level, start, i = 0, 0, 0
+    while i < len(text):
+        pair = text[i : i + 2]
+        if pair == "$(":
+            if level == 0:
+                start = i + 2
+            level += 1
+            i += 2
+            continue
+        if level and text[i] == "(":
+            level += 1
+        elif level and text[i] == ")":
+            level -= 1
+            if level == 0:
+                out.append(text[start:i])
+        i += 1
+    if level:
+        out.append(text[start:])
+    out += text.split("`")[1::2]
+    return [part for part in out if part.strip()]
 
 
 _DECLARERS = frozenset({"export", "declare", "local", "readonly", "typeset"})
