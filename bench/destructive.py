@@ -8,9 +8,9 @@ The shell tool's prepare reads every command (on the event loop, before the revi
 shapes at N and 4N characters: a usual command line, a long one of plain words, one of
 ``;``-separated tiny commands (the most work per character), a long here-document
 (its body is data, skipped by lines), command substitutions nested deep and words that
-are variables (both read for a program made at run time). Growth = time at 4N / time at N: linear is ≈ 4.
-Best of ``--repeat``, the two alternating (``transducer.best_pair``); nothing here is a
-test.
+are variables (both read for a program made at run time). Growth = time at 4N / time at
+N: linear is ≈ 4. Best of ``--repeat``, the two alternating (``transducer.best_pair``);
+nothing here is a test.
 """
 
 from __future__ import annotations

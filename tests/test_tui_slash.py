@@ -480,6 +480,18 @@ async def test_checks_trust_trusts_the_projects_checks_and_the_next_call_runs_th
         await pilot.press("enter")
         nothing = "/checks trust: no project check or formatter is waiting for trust"
         await until(pilot, lambda: nothing in notes(app), "nothing left to trust")
+        # trusted elsewhere (`frontier checks trust` in another terminal): taken too
+        from frontier.app.checks_project import project_checks, trust
+
+        with (workspace / ".frontier" / "checks.toml").open("a") as f:
+            f.write('[formatters.fmt]\nrun = "cat"\n')
+        trust(workspace, project_checks(workspace)[0])
+        prompt.insert("/checks trust")
+        await pilot.press("enter")
+        await until(pilot, lambda: session.formatters != (), "the formatter taken")
+        assert "/checks trust: the project's trusted since run from the next call: lint, fmt" in (
+            notes(app)
+        )
 
 
 async def test_jobs_lists_the_background_jobs_and_stops_one_for_the_person(

@@ -629,8 +629,15 @@ def _trust_checks(ctx: SlashContext, pending: list[ProjectCheck], notes: list[st
 
     ctx.remember()
     session = ctx.session
-    if not pending:
-        ctx.note("/checks trust: no project check or formatter is waiting for trust")
+    if not pending:  # trusted elsewhere (`frontier checks trust`) while this one was open?
+        before = (session.checks, session.formatters)
+        session.reload_checks([])
+        taken = [c.name for c in (*session.checks, *session.formatters) if c.project]
+        if (session.checks, session.formatters) != before and taken:
+            said = ", ".join(taken)
+            ctx.note(f"/checks trust: the project's trusted since run from the next call: {said}")
+        else:
+            ctx.note("/checks trust: no project check or formatter is waiting for trust")
         return True
     path = trust(session.workspace, pending)
     lines = [f"/checks trust: {p.noun} {p.settings.name}: {p.settings.run}" for p in pending]
