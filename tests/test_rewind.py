@@ -552,6 +552,11 @@ def test_a_rewind_dims_from_the_message_it_went_back_to_and_clear_dims_all() -> 
     assert not state.transcript[-1].forgotten  # the rewind's own line
     state.apply(Compacted("summary", 0, 0, 0, 0, "rewind", "rewound", messages=5))
     assert not state.transcript[0].forgotten  # more than it shows: nothing guessed
+    state.add_user("four, too long")  # withdrawn: the model never had it
+    state.apply(Compacted("summary", 0, 0, 0, 0, "too_long", "withdrawn"))
+    assert [e.forgotten for e in state.transcript if e.role == "you"][-1]
+    state.apply(Compacted("summary", 0, 0, 0, 0, "rewind", "rewound", messages=1))
+    assert state.transcript[0].forgotten  # "one": the withdrawn message was not counted
     state.add_user("four")
     state.apply(Compacted("summary", 0, 0, 0, 0, "clear", "cleared"))
     assert all(e.forgotten for e in list(state.transcript)[:-1])

@@ -330,8 +330,9 @@ class AgentSession:
 
     def reload_checks(self, notes: list[str]) -> bool:
         """Take config.toml's and the project's trusted checks and formatters afresh
-        (``/checks trust``): the next call runs them; one running now finishes with the
-        ones it had. A ``/checks off`` stays in force. False: this session cannot."""
+        (``/checks trust``): each call that ends from now runs them (one being formatted
+        now keeps the formatters it had). A ``/checks off`` stays in force. False: this
+        session cannot."""
         if self.edit_hooks_loader is None:
             return False
         paused = self.checks_paused

@@ -1,12 +1,13 @@
-"""``frontier checks [list] | trust [NAME…]``: the after-edit checks and formatters a
-session in this workspace runs (docs/checks.md).
+"""``frontier checks [list] | trust [NAME…] | test NAME FILE…``: the after-edit checks and
+formatters a session in this workspace runs (docs/checks.md).
 
 ``list`` prints config.toml's and the project's (``.frontier/checks.toml``) with where
 each comes from and whether it runs here: a config.toml one scoped to other folders, a
 disabled one, a project one waiting for the person's trust. ``trust`` shows what each
 project command runs and asks before remembering it (``--yes`` for scripts; without a
 terminal it refuses rather than trusting silently), as ``frontier mcp trust`` does;
-``--forget`` withdraws.
+``--forget`` withdraws. ``test`` runs one on files as a session would after an edit of
+them, and prints what the model would read (a formatter: the diff, nothing written).
 """
 
 from __future__ import annotations
@@ -103,12 +104,10 @@ def _rows(root: Path) -> tuple[list[Listed], list[str]]:
     configured = load_edit_settings(only_enabled=False)
     project, notes = project_checks(root)
     rows: list[Listed] = []
-    taken = set()
+    taken = taken_keys(root, configured)
     for kind, listed in zip(("checks", "formatters"), configured, strict=True):
         for c in listed:
             here = c.applies_to(str(root))
-            if here:
-                taken.add(f"{kind}.{c.name}")
             state = "runs" if here and c.enabled else ("disabled" if here else "other workspaces")
             rows.append(Listed(_noun(kind), c, "config.toml", state))
     for p in project:
@@ -290,7 +289,8 @@ async def _try_check(root: Path, check: CheckSettings, paths: list[str], sandbox
 
     mine = for_files(check, paths)
     if not mine:
-        safe_print(f"check {check.name}: not for {', '.join(paths)} (its files: {check.files})")
+        globs = ", ".join(check.files)
+        safe_print(f"check {check.name}: not for {', '.join(paths)} (it is for {globs})")
         return True
     safe_print(f"── check {check.name}: {command_line(check, mine)}", flush=True)
     hook = AfterEditChecks([check], str(root), sandbox)

@@ -436,6 +436,8 @@ class TranscriptModel:
             self.forget(event.messages)
         elif event.reason == "clear":
             self.forget(None)
+        elif event.reason == "too_long":  # the last message withdrawn: the model never had it
+            self.forget(1)
         self.note(compaction_line(event))
 
     def on_turn_ended(self, event: TurnEnded) -> None:
