@@ -463,9 +463,11 @@ def test_a_projects_checks_are_listed_those_waiting_for_trust_with_the_fix(
 
     (tmp_path / ".frontier").mkdir()
     (tmp_path / ".frontier" / "checks.toml").write_text(
-        '[checks.lint]\nrun = "no-such-linter-xyz {files}"\n[formatters.fmt]\nrun = "sh -c cat"\n'
+        '[checks.lint]\nrun = "no-such-linter-xyz {files}"\n'
+        '[checks.off]\nrun = "no-such-linter-xyz"\nenabled = false\n'
+        '[formatters.fmt]\nrun = "sh -c cat"\n'
     )
-    trust(tmp_path, project_checks(tmp_path)[0][:1])
+    trust(tmp_path, project_checks(tmp_path)[0][:2])
     _, url = server
     _, checks = doctor(capsys, "--base-url", url, "--no-request", "--workspace", str(tmp_path))
     assert checks["check lint"]["status"] == "warn"
@@ -476,3 +478,4 @@ def test_a_projects_checks_are_listed_those_waiting_for_trust_with_the_fix(
         ".frontier/checks.toml declares it; it waits for your trust: sh -c cat"
     )
     assert checks["formatter fmt"]["fix"].startswith("frontier checks trust")
+    assert "check off" not in checks  # trusted, but turned off: a session runs none

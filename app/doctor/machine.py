@@ -377,7 +377,11 @@ def _after_edit_checks(workspace: Path) -> list[Check]:
     listed = [
         *(("check", c) for c in configured[0] if c.enabled),
         *(("formatter", f) for f in configured[1] if f.enabled),
-        *((p.noun, p.settings) for p in project if p.trusted and p.key not in taken),
+        *(
+            (p.noun, p.settings)
+            for p in project
+            if p.trusted and p.settings.enabled and p.key not in taken
+        ),
     ]
     pending = waiting(project, taken)
     found: list[Check] = [Check("workspace", "checks", "warn", note) for note in notes]
