@@ -264,6 +264,10 @@ async def test_clear_empties_the_models_context_and_says_so(workspace: Path) -> 
         assert loop.history == []
         assert loop.sent == ["hello"]  # /clear never went to the model
         assert app.session is holder[0].session  # the same session
+        # what came before is dimmed (the model no longer gets it); the note is not
+        entries = list(app.state.transcript)
+        hello = next(i for i, e in enumerate(entries) if e.role == "you")
+        assert all(e.forgotten for e in entries[hello:-1]) and not entries[-1].forgotten
 
 
 async def test_compact_compacts_now(workspace: Path) -> None:

@@ -375,6 +375,10 @@ class UiState:
         """A ``you`` row (``message``: see ``TranscriptModel.add_user``)."""
         self.models.transcript.add_user(text, message=message)
 
+    def forget(self, messages: int | None) -> None:
+        """Dim what the model no longer gets (``TranscriptModel.forget``: ``/clear`` live)."""
+        self.models.transcript.forget(messages)
+
     def note(self, text: str, role: str = "note") -> None:
         self.models.transcript.note(text, role)
 

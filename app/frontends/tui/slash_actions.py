@@ -436,6 +436,7 @@ def _clear(ctx: SlashContext, args: str) -> bool:
     ctx.remember()
     ctx.app.state.progress.context_used = None
     ctx.app.state.mark("status")
+    ctx.app.state.forget(None)  # dimmed: what the model no longer gets
     ctx.note(
         f"context cleared: the model forgets the {cleared.items} earlier message"
         f"{'s' if cleared.items != 1 else ''} from your next one on; this session, its "
