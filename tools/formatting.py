@@ -173,6 +173,11 @@ async def _filter(
             if len(out) > cap:  # stop it now: it would block writing what is not read
                 with contextlib.suppress(ProcessLookupError, PermissionError):
                     os.killpg(proc.pid, signal.SIGKILL)
+                # read to the end, dropping it: a pipe left with unread bytes past the
+                # reader's limit is paused, never sees its end, and asyncio's wait() for
+                # the process waits for its pipes (1 run in 200 hung to the timeout)
+                while await stdout.read(65536):
+                    pass
                 return False
         return True
 
