@@ -405,7 +405,7 @@ def test_frontier_run_formats_before_the_write_and_tells_the_model(
     assert done.returncode == 0, done.stdout + done.stderr
     assert (ws / "a.py").read_text() == "X = BAD\n"  # formatted, and only by this project's
     (told,) = _Rounds.seen[1]
-    assert "The person's formatter rewrote a.py before it was written" in told
+    assert "The person's formatter (upper) rewrote a.py before it was written" in told
     events = [json.loads(line) for line in done.stdout.splitlines()]
     (finished,) = [e for e in events if e["type"] == "tool_finished"]
     assert finished["formatted"] == ["a.py"] and "format_failed" not in finished

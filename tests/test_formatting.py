@@ -50,10 +50,21 @@ async def test_the_review_shows_the_formatted_file_and_that_is_what_is_written(
     assert shown.new_text == "Y = 2\n"
     assert preview.summary.endswith(" · formatted by upper")  # the review's header says so
     assert shown.new_hash == hashlib.sha256(b"Y = 2\n").hexdigest()  # the undo's "after"
-    assert "The person's formatter rewrote a.py before it was written" in result.output
+    assert "The person's formatter (upper) rewrote a.py before it was written" in result.output
     assert "-y = 2\n+Y = 2" in result.output  # the diff from the model's version
     assert result.meta["formatted"] == ["a.py"] and result.meta["formatted_by"] == ["upper"]
     assert check_lines(result.meta) == [("✎ formatted by upper: a.py", False)]
+
+
+async def test_a_projects_formatter_is_said_to_be_the_projects(tmp_path: Path) -> None:
+    """One from ``.frontier/checks.toml`` (trusted) is named to the model as the project's,
+    with its name: its settings are in the workspace, where the model can read them."""
+    from dataclasses import replace as changed
+
+    (tmp_path / "a.py").write_text("x = 1\n")
+    b = boundary_with(tmp_path, changed(UPPER, project=True))
+    result = await b.run(call("replace", path="a.py", old="x = 1", new="y = 2"))
+    assert "The project's formatter (upper) rewrote a.py before it was written" in result.output
 
 
 async def test_a_formatter_that_refuses_leaves_the_models_version_and_says_why(

@@ -74,6 +74,7 @@ class Formatters:
         edits: list[tuple[str, bytes]] = []
         failed: list[str] = []
         used: dict[str, None] = {}
+        by: dict[str, list[CheckSettings]] = {}  # path -> the formatters that changed it
         for change in plan.changes:
             if change.new is None or change.renamed_from or change.renamed_to:
                 continue
@@ -87,6 +88,7 @@ class Formatters:
                 elif out != data:
                     data = out
                     used[formatter.name] = None
+                    by.setdefault(change.path, []).append(formatter)
             if data != change.new:
                 edits.append((change.path, data))
         if not edits:
@@ -98,7 +100,7 @@ class Formatters:
         except EditError as exc:  # the plan cannot take the output: the model's version
             return replace(prepared, format_failed=(*failed, str(exc)))
         mine = {c.path: c.new or b"" for c in plan.changes}
-        note = "\n".join(_told(path, mine[path], new) for path, new in edits)
+        note = "\n".join(_told(path, mine[path], new, by[path]) for path, new in edits)
         said = f"{preview.summary} · formatted by {', '.join(used)}"  # the review's header
         return replace(
             prepared,
@@ -218,10 +220,15 @@ async def _filter(
     return bytes(out), None
 
 
-def _told(path: str, mine: bytes, theirs: bytes) -> str:
+def _told(path: str, mine: bytes, theirs: bytes, formatters: Sequence[CheckSettings]) -> str:
+    """What the model is told of a file formatted before it was written: whose formatter
+    (the person's, or the project's they trusted), which, and its changes to the model's."""
     from frontier.tools.review_edit import diff_from
 
+    whose = "project's" if all(f.project for f in formatters) else "person's"
+    names = ", ".join(f.name for f in formatters)
     return (
-        f"The person's formatter rewrote {path} before it was written: the file holds the "
-        f"formatted version. Its changes to yours:\n{diff_from(path, mine, theirs, 'formatted')}"
+        f"The {whose} formatter ({names}) rewrote {path} before it was written: the file "
+        f"holds the formatted version. Its changes to yours:\n"
+        f"{diff_from(path, mine, theirs, 'formatted')}"
     )
