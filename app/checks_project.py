@@ -191,3 +191,16 @@ def session_edit_settings(
     if note is not None:
         notes.append(note)
     return chosen["checks"], chosen["formatters"]
+
+
+def what_runs_lines(items: list[ProjectCheck]) -> list[str]:
+    """What each project command runs, for the person deciding to trust it."""
+    out = []
+    for p in items:
+        files = ", ".join(p.settings.files) or "every changed file"
+        changed = " (changed since you trusted it)" if p.state == "changed" else ""
+        how = "reads each file on stdin" if p.kind == "formatters" else "runs read-only"
+        out.append(
+            f"  {p.noun} {p.settings.name}{changed}: on {files}, {how}:\n      {p.settings.run}"
+        )
+    return out

@@ -466,7 +466,27 @@ async def test_checks_trust_trusts_the_projects_checks_and_the_next_call_runs_th
         await until(pilot, lambda: waiting in notes(app), "the waiting check listed")
         assert "no after-edit check or formatter runs here yet:" in notes(app)
         prompt.insert("/checks trust")
+        await pilot.press("enter")  # the question first: every command line, then y or n
+        from frontier.app.frontends.tui.screens.trust import TrustScreen
+
+        await until(pilot, lambda: isinstance(app.screen, TrustScreen), "the question")
+        question = app.screen
+        assert isinstance(question, TrustScreen)
+        assert any("make lint" in line for line in question.lines)
+        await pilot.press("n")
+        said = "/checks trust: not trusted; they keep waiting (/checks lists them)"
+        await until(pilot, lambda: said in notes(app), "declined")
+        assert session.checks == () and boundary.after_hook is None
+        app.typed_through = 3600.0  # keys typed on as the question opens are the message's
+        prompt.insert("/checks trust")
         await pilot.press("enter")
+        await until(pilot, lambda: isinstance(app.screen, TrustScreen), "the question again")
+        await pilot.press("y")  # "yes, and…" typed on: not an answer
+        await until(pilot, lambda: prompt.text == "y", "the key in the message")
+        assert session.checks == () and isinstance(app.screen, TrustScreen)
+        app.typed_through = 0.0  # a pause: the next key answers
+        prompt.load_text("")
+        await pilot.press("y")
         await until(pilot, lambda: session.checks != (), "the check taken")
         assert "/checks trust: check lint: make lint" in notes(app)
         assert any(n.endswith("; they run from the next call on") for n in notes(app))

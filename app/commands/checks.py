@@ -18,13 +18,13 @@ from pathlib import Path
 
 from frontier.app.checks_project import (
     PROJECT_FILE,
-    ProjectCheck,
     forget,
     named,
     project_checks,
     taken_keys,
     trust,
     waiting,
+    what_runs_lines,
 )
 from frontier.app.commands._trust_answer import refused
 from frontier.app.config import ConfigError
@@ -195,19 +195,6 @@ def _trust(root: Path, names: list[str], *, yes: bool, withdraw: bool) -> int:
         "again)"
     )
     return 0
-
-
-def what_runs_lines(items: list[ProjectCheck]) -> list[str]:
-    """What each project command runs, for the person deciding to trust it."""
-    out = []
-    for p in items:
-        files = ", ".join(p.settings.files) or "every changed file"
-        changed = " (changed since you trusted it)" if p.state == "changed" else ""
-        how = "reads each file on stdin" if p.kind == "formatters" else "runs read-only"
-        out.append(
-            f"  {p.noun} {p.settings.name}{changed}: on {files}, {how}:\n      {p.settings.run}"
-        )
-    return out
 
 
 async def _test(root: Path, name: str, files: list[str]) -> int:

@@ -116,6 +116,7 @@ note, a tool's state after a review) still shows within a quarter of a second.""
 _INSPECTOR = ("frontier.app.frontends.tui.screens.inspector", "InspectorScreen")
 _WELCOME = ("frontier.app.frontends.tui.screens.welcome", "WelcomeScreen")
 _REVIEW = ("frontier.app.frontends.tui.screens.review", "ReviewScreen")
+_TRUST = ("frontier.app.frontends.tui.screens.trust", "TrustScreen")
 
 
 def _showing(screen: object, cls: tuple[str, str]) -> bool:
@@ -906,13 +907,21 @@ class FrontierApp(App[int]):
             return self.live is not None and self.live.can_demo_native
         return True
 
+    def ask(self, screen: Screen[Any], answered: Callable[[Any], None]) -> None:
+        """Push a question the person answers with a key (``/checks trust``'s): keys of a
+        run of typing that began before it opened go on into the message, as a review's
+        do (``TYPED_THROUGH``): "yes, and…" typed on must not trust with its "y"."""
+        self._review_at = time.perf_counter()
+        self.push_screen(screen, callback=answered)
+
     def _typed_through_review(self, event: events.Key) -> bool:
         """``event`` belongs to a run of typing that began before the review on top
         opened (``TYPED_THROUGH``): it goes on into the message, never to the review's
         keys, and the review says once why its keys do nothing yet."""
         if not event.is_printable or event.character is None:
             return False  # esc, enter, arrows: never part of a word
-        if self._run_from >= self._review_at or not _showing(self.screen, _REVIEW):
+        asking = _showing(self.screen, _REVIEW) or _showing(self.screen, _TRUST)
+        if self._run_from >= self._review_at or not asking:
             return False  # the run began after the review opened: an answer
         if isinstance(self.focused, Input | TextArea):
             return False  # the review's own reason box types it
@@ -921,9 +930,10 @@ class FrontierApp(App[int]):
             prompt.insert(event.character)
         if self._review_at != self._told_typed_at:
             self._told_typed_at = self._review_at
+            keys = "y trust · n not now" if _showing(self.screen, _TRUST) else "a approve · d deny"
             self.notify(
                 "a review opened while you were typing: those keys went to your message. "
-                "Pause, then answer it (a approve · d deny)",
+                f"Pause, then answer it ({keys})",
                 title="review",
                 timeout=5,
             )

@@ -69,6 +69,9 @@ class Host(Protocol):
         self, screen: Screen[Any], callback: Callable[[Any], None] | None = None
     ) -> Any: ...
 
+    def ask(self, screen: Screen[Any], answered: Callable[[Any], None]) -> None:
+        """A question answered with a key, keys typed on before it opened not taken."""
+
     def call_after_refresh(self, callback: Callable[..., Any], *args: Any) -> bool: ...
 
     def post_message(self, message: Message) -> bool: ...

@@ -640,16 +640,30 @@ def _trust_checks(ctx: SlashContext, pending: list[ProjectCheck], notes: list[st
         else:
             ctx.note("/checks trust: no project check or formatter is waiting for trust")
         return True
-    path = trust(session.workspace, pending)
-    lines = [f"/checks trust: {p.noun} {p.settings.name}: {p.settings.run}" for p in pending]
-    reloaded: list[str] = []
-    if session.reload_checks(reloaded):  # its notes: the file's, read again
-        said, notes = "they run from the next call on", reloaded
-    else:
-        said = "they run from the next session (/new)"
-    lines.append(f"/checks trust: trusted for this workspace in {path}; {said}")
-    for line in [*lines, *notes]:
-        ctx.note(line)
+    from frontier.app.checks_project import PROJECT_FILE, what_runs_lines
+    from frontier.app.frontends.tui.screens.trust import TrustScreen
+
+    def answered(yes: bool | None) -> None:
+        if not yes:
+            ctx.note("/checks trust: not trusted; they keep waiting (/checks lists them)")
+            return
+        path = trust(session.workspace, pending)
+        lines = [f"/checks trust: {p.noun} {p.settings.name}: {p.settings.run}" for p in pending]
+        reloaded: list[str] = []
+        if session.reload_checks(reloaded):  # its notes: the file's, read again
+            said, told = "they run from the next call on", reloaded
+        else:
+            said, told = "they run from the next session (/new)", notes
+        lines.append(f"/checks trust: trusted for this workspace in {path}; {said}")
+        for line in [*lines, *told]:
+            ctx.note(line)
+
+    # the workspace's words (a model can write the file): every command seen before a yes
+    shown = [f"{PROJECT_FILE} asks to run, after edits, without asking each time:"]
+    ctx.app.ask(
+        TrustScreen("Trust the project's checks?", [*shown, *what_runs_lines(pending)]),
+        answered,
+    )
     return True
 
 
