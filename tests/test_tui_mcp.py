@@ -55,7 +55,17 @@ async def test_mcp_lists_running_servers_and_trusts_waiting_project_ones(tmp_pat
             assert "stdio tracker-mcp --stdio" in shown
             assert holder[0].loop.sent == []  # never went to the model
 
+            await pilot.press(*"/mcp trust", "enter")  # a question first, every server in it
+            from frontier.app.frontends.tui.screens.trust import TrustScreen
+
+            await until(pilot, lambda: isinstance(app.screen, TrustScreen), "the question")
+            assert any("stdio tracker-mcp --stdio" in line for line in app.screen.lines)
+            await pilot.press("n")
+            await until(pilot, lambda: any("not trusted" in n for n in notes(app)), "declined")
+            assert [p.state for p in project_servers(ws)[0]] == ["new"]
             await pilot.press(*"/mcp trust", "enter")
+            await until(pilot, lambda: isinstance(app.screen, TrustScreen), "asked again")
+            await pilot.press("y")
             await until(
                 pilot, lambda: any("trusted for this workspace" in n for n in notes(app)), "trust"
             )

@@ -314,12 +314,28 @@ def _mcp(ctx: SlashContext, args: str) -> bool:
         if not waiting:
             ctx.note("/mcp trust: no project server is waiting for trust")
             return True
-        path = trust(session.workspace, waiting)
-        for p in waiting:
-            ctx.note(f"/mcp trust: {p.settings.name}: {what_runs(p.settings)}")
-        ctx.note(
-            f"/mcp trust: trusted for this workspace in {path}; they start with the next "
-            "session (/new)"
+        from frontier.app.frontends.tui.screens.trust import TrustScreen
+        from frontier.app.mcp_project import PROJECT_FILE
+
+        def answered(yes: bool | None) -> None:
+            if not yes:
+                ctx.note("/mcp trust: not trusted; they keep waiting (/mcp lists them)")
+                return
+            path = trust(session.workspace, waiting)
+            for p in waiting:
+                ctx.note(f"/mcp trust: {p.settings.name}: {what_runs(p.settings)}")
+            ctx.note(
+                f"/mcp trust: trusted for this workspace in {path}; they start with the next "
+                "session (/new)"
+            )
+
+        # the workspace's words (a model can write the file): each server seen before a yes
+        lines = [f"  {p.settings.name}: {what_runs(p.settings)}" for p in waiting]
+        ctx.app.ask(
+            TrustScreen(
+                "Trust the project's MCP servers?", [f"{PROJECT_FILE} asks to start:", *lines]
+            ),
+            answered,
         )
         return True
     lines = [*state_lines(states), *waiting_lines(project, started)]
