@@ -314,13 +314,9 @@ def _mcp(ctx: SlashContext, args: str) -> bool:
         if not waiting:
             ctx.note("/mcp trust: no project server is waiting for trust")
             return True
-        from frontier.app.frontends.tui.screens.trust import TrustScreen
         from frontier.app.mcp_project import PROJECT_FILE
 
-        def answered(yes: bool | None) -> None:
-            if not yes:
-                ctx.note("/mcp trust: not trusted; they keep waiting (/mcp lists them)")
-                return
+        def trusted() -> None:
             path = trust(session.workspace, waiting)
             for p in waiting:
                 ctx.note(f"/mcp trust: {p.settings.name}: {what_runs(p.settings)}")
@@ -329,14 +325,8 @@ def _mcp(ctx: SlashContext, args: str) -> bool:
                 "session (/new)"
             )
 
-        # the workspace's words (a model can write the file): each server seen before a yes
         lines = [f"  {p.settings.name}: {what_runs(p.settings)}" for p in waiting]
-        ctx.app.ask(
-            TrustScreen(
-                "Trust the project's MCP servers?", [f"{PROJECT_FILE} asks to start:", *lines]
-            ),
-            answered,
-        )
+        _ask_trust(ctx, "mcp", "MCP servers", [f"{PROJECT_FILE} asks to start:", *lines], trusted)
         return True
     lines = [*state_lines(states), *waiting_lines(project, started)]
     if not lines:
@@ -657,12 +647,8 @@ def _trust_checks(ctx: SlashContext, pending: list[ProjectCheck], notes: list[st
             ctx.note("/checks trust: no project check or formatter is waiting for trust")
         return True
     from frontier.app.checks_project import PROJECT_FILE, what_runs_lines
-    from frontier.app.frontends.tui.screens.trust import TrustScreen
 
-    def answered(yes: bool | None) -> None:
-        if not yes:
-            ctx.note("/checks trust: not trusted; they keep waiting (/checks lists them)")
-            return
+    def trusted() -> None:
         path = trust(session.workspace, pending)
         lines = [f"/checks trust: {p.noun} {p.settings.name}: {p.settings.run}" for p in pending]
         reloaded: list[str] = []
@@ -674,13 +660,26 @@ def _trust_checks(ctx: SlashContext, pending: list[ProjectCheck], notes: list[st
         for line in [*lines, *told]:
             ctx.note(line)
 
-    # the workspace's words (a model can write the file): every command seen before a yes
     shown = [f"{PROJECT_FILE} asks to run, after edits, without asking each time:"]
-    ctx.app.ask(
-        TrustScreen("Trust the project's checks?", [*shown, *what_runs_lines(pending)]),
-        answered,
-    )
+    _ask_trust(ctx, "checks", "checks", [*shown, *what_runs_lines(pending)], trusted)
     return True
+
+
+def _ask_trust(
+    ctx: SlashContext, command: str, what: str, lines: list[str], trusted: Callable[[], None]
+) -> None:
+    """``/checks trust``, ``/mcp trust``: the project file is the workspace's words (a model
+    can write it), so every command it asks to run is shown in a question first; ``y`` calls
+    ``trusted``, ``n`` or Esc leaves them waiting."""
+    from frontier.app.frontends.tui.screens.trust import TrustScreen
+
+    def answered(yes: bool | None) -> None:
+        if yes:
+            trusted()
+        else:
+            ctx.note(f"/{command} trust: not trusted; they keep waiting (/{command} lists them)")
+
+    ctx.app.ask(TrustScreen(f"Trust the project's {what}?", lines), answered)
 
 
 def _jobs(ctx: SlashContext, args: str) -> bool:
