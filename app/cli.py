@@ -427,7 +427,8 @@ is gone."""
 
 REWIND_EPILOG = """\
 Without MESSAGE it lists your messages the model still has, each with the files a rewind
-to before it puts back and the commands run since (what they changed is not put back),
+to before it puts back and the commands run since (what they wrote beyond the files they
+name is not put back),
 and writes nothing. The files' undo is shown and asked about on the terminal (--yes skips
 that; without a terminal it is shown and not applied); it is recorded, so
 `frontier undo SESSION uN` brings the changes back. The message is printed, to be sent

@@ -329,7 +329,7 @@ async def chat(tmp_path: Path) -> AsyncIterator[Rig]:
         yield r
 
 
-async def test_commands_run_since_are_named_as_not_put_back(chat: Rig) -> None:
+async def test_commands_run_since_are_put_back_only_in_the_files_they_name(chat: Rig) -> None:
     await chat.say(
         "alpha-msg",
         [
@@ -345,9 +345,10 @@ async def test_commands_run_since_are_named_as_not_put_back(chat: Rig) -> None:
 
     assert outcome.kind == "rewound"
     assert outcome.message.endswith(
-        "; not put back: what the command run since changed (call_2 shell)"
+        "; not put back: what the command run since wrote beyond the files it names (call_2 shell)"
     )
-    assert (chat.ws / "made.txt").exists()  # a command's effect is unknown: left
+    # the file the command's line names (its redirection) was found made, and is taken back
+    assert not (chat.ws / "made.txt").exists()
     assert (chat.ws / "a.py").read_text() == "one\n"
 
 

@@ -232,7 +232,8 @@ async def test_what_cannot_be_undone_says_why(agent: Agent) -> None:
     assert (await agent.session.undo()).message.startswith("nothing to undo")
     shell = await agent.session.undo("c1")
     assert shell.message == (
-        "c1 is a read call: only file changes (write, replace, multi, apply_patch, undo) can "
+        "c1 is a read call: only file changes (write, replace, multi, apply_patch, a command's "
+        "changes to the files it names, undo) can "
         "be undone"
     )
     dry = await agent.session.undo("c2")
@@ -569,3 +570,88 @@ async def test_a_file_moved_with_mv_comes_back_with_undo(agent: Agent) -> None:
     assert outcome.undone, outcome.message
     assert (agent.ws / "a.py").read_bytes() == b"kept\x00exactly\n"
     assert not (agent.ws / "lib" / "b.py").exists()
+
+
+# --------------------------------------------------------------------------- a command's changes
+
+
+async def test_what_a_command_changed_among_the_files_it_names_is_undone(agent: Agent) -> None:
+    """A command's writes (here a redirection, `touch`, `rm` in one line: no file tool's
+    reading of it) are found after it ran, shown and told as an edit's, and undone."""
+    ws = agent.ws
+    (ws / "a.py").write_bytes(b"x = 1\r\n")
+    (ws / "src").mkdir()
+    (ws / "src" / "b.py").write_text("y = 1\n")
+    result = await agent.run(
+        "shell", command="printf 'x = 2\\n' > a.py && touch src/new.py && rm src/b.py"
+    )
+    assert [(c["status"], c["path"]) for c in result.meta["changes"]] == [
+        ("M", "a.py"),
+        ("D", "src/b.py"),
+        ("A", "src/new.py"),
+    ]
+    assert result.output.rstrip().endswith(
+        "[the command changed 3 files: M a.py (+1 \u22121), D src/b.py (+0 \u22121), "
+        "A src/new.py (+0 \u22120)]"
+    )
+
+    outcome = await agent.session.undo()
+
+    assert outcome.undone and outcome.call == "c1", outcome.message
+    assert (ws / "a.py").read_bytes() == b"x = 1\r\n"
+    assert (ws / "src" / "b.py").read_text() == "y = 1\n"
+    assert not (ws / "src" / "new.py").exists()
+    assert outcome.message.splitlines()[0] == (
+        "undid c1 shell: restored a.py; deleted src/new.py; recreated src/b.py"
+    )
+
+
+async def test_a_failed_command_s_changes_are_undone_too(agent: Agent) -> None:
+    """A command that changed a file and then failed (`ruff --fix` fixing half) left the
+    change all the same."""
+    (agent.ws / "a.py").write_text("before\n")
+    call = ToolCall("c1", "shell", {"command": "echo after > a.py && false"})
+    result = await agent.session._loop.boundary.run(call)  # type: ignore[attr-defined]
+    assert result.kind == "error" and result.meta["files"] == ["a.py"]
+    outcome = await agent.session.undo()
+    assert outcome.undone, outcome.message
+    assert (agent.ws / "a.py").read_text() == "before\n"
+
+
+async def test_a_command_s_change_is_not_undone_over_a_later_one_nor_kept_with_a_secret(
+    agent: Agent,
+) -> None:
+    ws = agent.ws
+    (ws / "a.py").write_text("one\n")
+    (ws / ".env").write_text("api_key=sk12345678secret\n")
+    await agent.run("shell", command="echo two > a.py && echo api_key=other > .env")
+    (ws / "a.py").write_text("the person's\n")
+    refused = await agent.session.undo("c1")
+    assert refused.kind == "refused" and "a.py" in refused.message
+    assert (ws / "a.py").read_text() == "the person's\n"
+    (ws / "a.py").write_text("two\n")
+    refused = await agent.session.undo("c1")
+    assert refused.kind == "refused" and "holds a secret" in refused.message
+    blobs = b"".join(row[0] or b"" for row in agent.store.db.read("SELECT body FROM preimages", ()))
+    assert b"sk12345678secret" not in blobs
+
+
+async def test_a_command_naming_too_much_says_its_changes_were_not_recorded(
+    agent: Agent, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from frontier.tools import command_changes
+
+    monkeypatch.setattr(command_changes, "WATCH_FILES", 1)
+    (agent.ws / "a.py").write_text("one\n")
+    (agent.ws / "b.py").write_text("one\n")
+    result = await agent.run("shell", command="echo two > a.py && python3 -c pass .")
+    assert result.meta["unwatched"] == "it names more than 1 files"
+    assert "files" not in result.meta
+    refused = await agent.session.undo("c1")
+    assert refused.message == (
+        "c1 shell: what it changed was not recorded (it names more than 1 files); nothing to undo"
+    )
+    await agent.run("shell", command="ls")
+    assert (await agent.session.undo("c2")).message.startswith(
+        "c2 shell changed none of the files its command names"
+    )

@@ -67,6 +67,10 @@ class Outcome:
     meta: Mapping[str, Any] = field(default_factory=dict)
     images: tuple[Image, ...] = field(default=(), repr=False)
     """Images for the model to see (``read`` of a picture): shown after the results."""
+    kept: Mapping[str, bytes] = field(default_factory=dict, repr=False)
+    """sha256 → bytes: earlier content of files the tool found it changed only as it ran (a
+    command's: ``tools/command_changes.py``), for the store to keep for undo before the
+    result commits (``ToolBoundary``; an edit's pre-images go with its call row instead)."""
 
 
 class CancelToken:

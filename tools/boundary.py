@@ -64,6 +64,7 @@ from frontier.tools.contract import (
     BeforeHook,
     Decision,
     IntentJournal,
+    KeepsFound,
     KeepsPreimages,
     Persistence,
     Preview,
@@ -535,6 +536,16 @@ class ToolBoundary:
                     f"ran (outcome {result.kind})"
                 )
                 return self._store_failed(call, why, ran=True)
+        found = _found(work)
+        if found and isinstance(self.persistence, KeepsFound):
+            try:
+                await asyncio.to_thread(self.persistence.keep_found, found)
+            except Exception as exc:
+                why = (
+                    f"could not keep the earlier content of the files the command changed "
+                    f"({exc}); it ran (outcome {result.kind})"
+                )
+                return self._store_failed(call, why, ran=True)
         return result
 
     def _keep_preimages(self, ready: _Ready) -> asyncio.Future[None] | None:
@@ -727,6 +738,13 @@ class ToolBoundary:
     async def _not_executed(self, call: ToolCall, why: str) -> ToolResult:
         result = _result(call, "not_executed", f"not executed: {why}")
         return await self._finish(call, result, executed=False)
+
+
+def _found(work: asyncio.Task[Outcome]) -> Mapping[str, bytes]:
+    """``Outcome.kept`` of a tool that finished with an outcome (else nothing)."""
+    if work.cancelled() or work.exception() is not None:
+        return {}
+    return work.result().kept
 
 
 def _result(

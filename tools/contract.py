@@ -324,6 +324,16 @@ class KeepsPreimages(Protocol):
     def keep_preimages(self, call_id: str) -> None: ...
 
 
+@runtime_checkable
+class KeepsFound(Protocol):
+    """A store that keeps the earlier content of files a tool found it changed only as it
+    ran (a command's: ``Outcome.kept``, ``tools/command_changes.py``); the boundary calls it
+    on a worker thread before the result commits. A store without it keeps none, and an
+    undo of those changes says their content was not kept."""
+
+    def keep_found(self, bodies: Mapping[str, bytes]) -> None: ...
+
+
 class IntentJournal(Protocol):
     """Where a multi-file write records its intent durably before its first rename (DESIGN
     §5): after a crash, recovery finishes or undoes the write from these entries."""

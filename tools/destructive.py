@@ -129,7 +129,7 @@ def destroys(command: str | list[str], depth: int = 0, kind_of: KindOf | None = 
             why = _judged(words, depth, kind_of)
             if why is not None:
                 return why
-            run = _unwrapped(words)
+            run = unwrapped(words)
             if run and posixpath.basename(run[0]) in _MOVERS:
                 kind_of = None  # the workspace as it is now no longer tells what follows
     return None
@@ -154,7 +154,7 @@ def made_at_run_time(script: str, depth: int = 0) -> str | None:
     for words in _heads(script):
         if _assigns(words, assigned):
             continue
-        run = _unwrapped(_through_variables(words, assigned))
+        run = unwrapped(_through_variables(words, assigned))
         while run and run[0].lstrip("(") in _KEYWORDS:
             run = run[1:]
         if not run:
@@ -309,7 +309,7 @@ def _without_heredocs(script: str) -> str:
 
 
 def _judged(words: list[str], depth: int, kind_of: KindOf | None) -> str | None:
-    words = _unwrapped(words)
+    words = unwrapped(words)
     if not words:
         return None
     name = posixpath.basename(words[0].lstrip("\\"))
@@ -378,7 +378,7 @@ def _is(word: str, name: str) -> bool:
     return posixpath.basename(word.lstrip("\\")) == name
 
 
-def _unwrapped(words: list[str]) -> list[str]:
+def unwrapped(words: list[str]) -> list[str]:
     """``words`` without leading assignments and wrappers (``sudo -u x``, ``env A=1``,
     ``timeout 5``, ``xargs -n1``): the command they run."""
     i = 0
@@ -533,7 +533,7 @@ def empties_itself(command: str) -> str | None:
                 commands[-1].append(token)
             i += 1
         for words in commands:
-            words = _unwrapped(words)
+            words = unwrapped(words)
             name = posixpath.basename(words[0]) if words else ""
             if name in _READERS:
                 operands = [w for w in words[1:] if not w.startswith("-")]

@@ -39,7 +39,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Mapping
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from frontier.app.events import ResultKind, ToolCall
 from frontier.app.programs import find_program
@@ -54,6 +54,9 @@ from frontier.tools.output_cap import CappedBuffer, IncrementalText
 from frontier.tools.paths import PathError, real_root, resolve
 from frontier.tools.sandbox import SandboxRecord, tidy
 from frontier.tools.terminal_output import terminal_text
+
+if TYPE_CHECKING:
+    from frontier.tools.command_changes import Recorded, Watch
 
 EXIT_CANCELLED = 130
 EXIT_TIMEOUT = 124
@@ -685,6 +688,8 @@ class _ExecTool:
             started = {"sandbox": record.as_meta(), "background": call.id}
             source = str(prepared.args[self.field])
             return await _background(call, source, ctx, argv, root, env, contained, made, started)
+        writable = not (contained and record.mode == "read-only")
+        watch = await _watch(self.field, prepared.args, ctx) if writable else None
         try:
             res = await run_process(
                 argv,
@@ -699,6 +704,7 @@ class _ExecTool:
         finally:
             tidy(made)
         output = rendered(res, timeout)
+        found = await _changed(watch, ctx)
         source = str(prepared.args[self.field])
         if self.field == "code" and res.kind == "error" and _SCRIPT_NAME.fullmatch(source):
             output += SCRIPT_NOTE.format(name=source.strip())
@@ -712,7 +718,38 @@ class _ExecTool:
             if what is not None:
                 output += f"\n[stopped by the sandbox: {what}]"
                 meta["sandbox_stopped"] = what
-        return Outcome(kind=res.kind, output=output, exit_code=res.exit_code, meta=meta)
+        kept: Mapping[str, bytes] = {}
+        if isinstance(found, str):
+            meta["unwatched"] = found
+        elif found is not None:
+            output = f"{output.rstrip(chr(10))}\n{found.note}"
+            meta.update(found.meta)
+            kept = found.kept
+        return Outcome(res.kind, output, exit_code=res.exit_code, meta=meta, kept=kept)
+
+
+async def _watch(field: str, args: Mapping[str, Any], ctx: ToolContext) -> Watch | str | None:
+    """The files a ``shell`` command names, held before it runs (``tools/command_changes.py``);
+    off the event loop, as they are read."""
+    if field != "command":
+        return None
+    from frontier.tools.command_changes import Watch
+
+    return await asyncio.to_thread(Watch.take, ctx.root, str(args["command"]))
+
+
+async def _changed(watch: Watch | str | None, ctx: ToolContext) -> Recorded | str | None:
+    """What the command changed among the files held, as its result records it, or why it
+    is not recorded (the watch's reason, or it made more than the bounds)."""
+    if watch is None or isinstance(watch, str):
+        return watch
+    from frontier.tools.command_changes import recorded
+
+    def compare() -> Recorded | str | None:
+        found = watch.changes()
+        return found if isinstance(found, str) else recorded(found, ctx.root)
+
+    return await asyncio.to_thread(compare)
 
 
 async def _background(

@@ -58,7 +58,8 @@ UNDO_SPEC = ToolSpec(
     name=UNDO_TOOL,
     description=(
         "Put back the files an earlier file mutation (write, replace, multi, apply_patch, "
-        "or an undo) changed, exactly as they were before it — only if each file still has "
+        "a shell command's changes to the files its line names, or an undo) changed, "
+        "exactly as they were before it — only if each file still has "
         "the content that call left; otherwise nothing is written and the changed file is "
         "named. A file the call created is deleted; one it deleted is recreated. Run by the "
         "user (`/undo`, the palette, `frontier undo SESSION [CALL]`), never by the model: "

@@ -13,8 +13,10 @@ and the record keeps everything that happened:
   it still has what the last one left — reviewed by the person like any undo, recorded,
   written atomically, itself undoable (undoing it brings every change back). The calls
   it undid count as undone (``undo.undone_by`` reads its ``rewind.refs``), so a later
-  ``/undo`` walks back from before the message. Commands (``shell``, ``python``) that ran
-  after it are not put back: what they changed is unknown, and the person is told;
+  ``/undo`` walks back from before the message. A ``shell`` command's changes to the files
+  its line names are among them (``tools/command_changes.py``); anything else a command
+  (``shell``, ``python``) that ran after it wrote is unknown and not put back, and the
+  person is told;
 - **conversation**: a compaction (reason ``rewind``) whose items are the history before
   the message, so the model's next request — and a resumed session's — starts there.
 
@@ -79,8 +81,9 @@ class RewindPoint:
     the files puts these back), in the order first changed; the first ``NAMES_KEPT``."""
     file_count: int = 0
     commands: tuple[str, ...] = ()
-    """Commands that ran after it (``shell``, ``python``: what they changed is unknown
-    and is not put back), as ``c7 shell``, in order; the first ``NAMES_KEPT``."""
+    """Commands that ran after it (``shell``, ``python``: what they wrote beyond the files
+    a command names is unknown and not put back), as ``c7 shell``, in order; the first
+    ``NAMES_KEPT``."""
     command_count: int = 0
 
     @property
@@ -521,7 +524,8 @@ def _said(
     if point.command_count:
         shown = named(point.commands, point.command_count, 5)
         plural = "s" if point.command_count != 1 else ""
-        said += f"; not put back: what the command{plural} run since changed ({shown})"
+        them = "the files it names" if point.command_count == 1 else "the files they name"
+        said += f"; not put back: what the command{plural} run since wrote beyond {them} ({shown})"
     return said
 
 

@@ -76,13 +76,15 @@ class UndoOutcome:
 
 def wrote_files(call: CallRecord) -> bool:
     """A file mutation that succeeded and changed files (not a dry run, not "already
-    applied", not an error): what an undo can put back."""
+    applied", not an error), or a command found to have changed files whatever its exit
+    (``tools/command_changes.py``: a failed ``ruff --fix`` may have fixed half): what an
+    undo can put back."""
     result = call.result
     return (
         call.mutates
         and bool(call.targets)
         and result is not None
-        and result.ok
+        and (result.ok or "targets" in result.meta)
         and bool(result.meta.get("files"))
     )
 
@@ -156,10 +158,21 @@ def choose(calls: Sequence[CallRecord], wanted: str | None) -> CallRecord | Undo
 
 def _not_undoable(call: CallRecord) -> str:
     result = call.result
+    unwatched = result.meta.get("unwatched") if result is not None else None
+    if isinstance(unwatched, str):
+        return (
+            f"{call.call_id} {call.name}: what it changed was not recorded ({unwatched}); "
+            "nothing to undo"
+        )
+    if call.name == "shell" and not call.targets:
+        return (
+            f"{call.call_id} {call.name} changed none of the files its command names; what a "
+            "command writes elsewhere is not recorded, and cannot be undone"
+        )
     if not call.mutates or not call.targets:
         return (
             f"{call.call_id} is a {call.name} call: only file changes (write, replace, multi, "
-            "apply_patch, undo) can be undone"
+            "apply_patch, a command's changes to the files it names, undo) can be undone"
         )
     if result is None:
         return f"{call.call_id} {call.name} has no result yet; nothing to undo"

@@ -20,7 +20,7 @@ from collections.abc import Mapping
 
 from frontier.app import fastjson
 from frontier.app.events import ToolCall, ToolResult
-from frontier.app.record import record
+from frontier.app.record import record, replace
 from frontier.app.session.db import Database, StoreError
 from frontier.app.session.preimages import Preimages
 from frontier.app.session.preimages import insert as insert_preimages
@@ -245,6 +245,8 @@ class CallLedger:
                     response_id=rid,
                 )
             )
+            if not out[-1].targets and out[-1].result is not None:
+                out[-1] = _with_found_targets(out[-1], out[-1].result)
         return out
 
     def file_views(self, session_id: str) -> list[object]:
@@ -317,6 +319,29 @@ class CallLedger:
                 call = None
             out.append((call, result))
         return out
+
+
+def _with_found_targets(call: CallRecord, result: ToolResult) -> CallRecord:
+    """A command's call row names no files (what it would write was not known before it
+    ran); the files it was found to change are its result's ``targets``
+    (``tools/command_changes.py``): they are the call's, for undo and a rewind."""
+    found = result.meta.get("targets")
+    if not isinstance(found, list):
+        return call
+    targets = tuple(
+        Target(str(x["path"]), _digest(x.get("pre")), _digest(x.get("post")), _mode(x.get("mode")))
+        for x in found
+        if isinstance(x, dict) and isinstance(x.get("path"), str)
+    )
+    return replace(call, targets=targets)
+
+
+def _digest(value: object) -> str | None:
+    return value if isinstance(value, str) else None
+
+
+def _mode(value: object) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
 def call_from_json(d: Mapping[str, Any]) -> ToolCall:

@@ -21,6 +21,8 @@ the whole store.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from frontier.app.events import ToolCall, ToolResult
 from frontier.app.session.calls import CallLedger
 from frontier.app.session.db import StoreError
@@ -60,6 +62,12 @@ class SessionPersistence:
         files = self._unkept.pop(call_id, None)
         if files:
             self.ledger.preimages.keep(files)
+
+    def keep_found(self, bodies: Mapping[str, bytes]) -> None:
+        """Store the earlier content of files a command was found to change (its result
+        records their hashes: ``tools/command_changes.py``): scanned, checked and capped as
+        an edit's pre-images; safe on a worker thread."""
+        self.ledger.preimages.keep_bodies(bodies.items())
 
     def _note_unkept(self, call_id: str, spec: ToolSpec, preview: Preview) -> None:
         files = tuple(f for f in preview.files if f.old_bytes is not None)

@@ -120,24 +120,24 @@ class Preimages:
         stored: nothing is re-read from the disk, so what is kept is always what was
         scanned. A version already kept is left as it is; a placeholder or an earlier
         "not kept" row gets this verdict."""
+        return self.keep_bodies((f.old_hash, f.old_bytes) for f in files)
+
+    def keep_bodies(self, bodies: Iterable[tuple[str | None, bytes | None]]) -> list[Row]:
+        """:meth:`keep` of ``(hash, bytes)`` pairs: also the earlier content of files a
+        command was found to change after it ran (``tools/command_changes.py``), which had
+        no call row to carry placeholders — a version over :data:`FILE_CAP` gets its row
+        here then."""
         rows: list[Row] = []
         seen: set[str] = set()
         budget = CALL_CAP
-        for f in files:
-            digest, body = f.old_hash, f.old_bytes
+        for digest, body in bodies:
             if digest is None or body is None or digest in seen:
                 continue
             seen.add(digest)
             size = len(body)
-            if size > FILE_CAP or self._has_body(digest):
-                continue  # its final row went with the call row, or kept already
-            why = None
-            if size > budget:
-                why = f"the call's pre-images passed the {_mib(CALL_CAP)} cap per call"
-            elif sha256_hex(body) != digest:
-                why = "its bytes did not match the hash the call recorded"
-            elif self._holds_secret(body):
-                why = "it holds a secret (a key, or something shaped like a credential)"
+            if self._has_body(digest):
+                continue  # kept already
+            why = self._refusal(digest, body, budget)
             if why is None:
                 budget -= size
                 rows.append((digest, size, body, None))
@@ -146,6 +146,19 @@ class Preimages:
         if rows:
             self.db.write("preimages", lambda c: _settle(c, rows))
         return rows
+
+    def _refusal(self, digest: str, body: bytes, budget: int) -> str | None:
+        """Why ``body`` is not kept (``None``: it is). An edit's file over the cap already
+        had this row with its call row; a command's changed file gets it here."""
+        if (why := _over_file_cap(len(body))) is not None:
+            return why
+        if len(body) > budget:
+            return f"the call's pre-images passed the {_mib(CALL_CAP)} cap per call"
+        if sha256_hex(body) != digest:
+            return "its bytes did not match the hash the call recorded"
+        if self._holds_secret(body):
+            return "it holds a secret (a key, or something shaped like a credential)"
+        return None
 
     def _has_body(self, digest: str) -> bool:
         found = self.db.read(

@@ -129,7 +129,10 @@ class RewindScreen(ModalScreen["RewindChoice | None"]):
         what = [f"Back to before message {point.number}: {point.first_line}"]
         if point.command_count:
             shown = named(point.commands, point.command_count, 4)
-            what.append(f"Not put back: what the commands run since changed ({shown}).")
+            what.append(
+                f"Not put back: what the commands run since wrote beyond the files they name "
+                f"({shown})."
+            )
         # the message and the paths are the person's and the workspace's: text, never markup
         self.query_one("#rewind-what", Static).update(
             Text(display_preview("\n".join(what), limit=2000))

@@ -1,0 +1,184 @@
+"""What a shell command changed among the files it names (``tools/command_changes.py``):
+which paths a line names, what is held before, what counts as changed after, the bounds."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from frontier.tools import command_changes
+from frontier.tools.command_changes import Named, Watch, named, recorded
+
+
+@pytest.fixture
+def ws(tmp_path: Path) -> Path:
+    root = tmp_path / "ws"
+    (root / "src" / "pkg").mkdir(parents=True)
+    (root / "a.py").write_text("a = 1\n")
+    (root / "src" / "b.py").write_text("b = 1\n")
+    (root / "src" / "pkg" / "c.py").write_text("c = 1\n")
+    return root
+
+
+@pytest.mark.parametrize(
+    ("command", "files", "folders"),
+    [
+        ("perl -pi -e 's/1/2/' a.py", ("a.py",), ()),
+        ("black src/", (), ("src",)),
+        ("ruff check --fix .", (), (".",)),
+        ("cd src && black pkg", (), ("src/pkg",)),
+        ("cd -- src && black .", (), ("src",)),
+        ("cp a.py copy.py", ("a.py", "copy.py"), ()),
+        ("echo hi >> notes.txt", ("notes.txt",), ()),
+        ("echo hi 2>err.log", ("err.log",), ()),
+        ("sed -i 's/a/b/' *.py", ("a.py",), ()),
+        # a quoted pattern is expanded too (the words come unquoted): more is held, and a
+        # file held that the command leaves alone is no change
+        ("find src -name '*.py' -delete", ("a.py",), ("src",)),
+        ("git checkout -- src", (), ("src",)),
+        ("python gen.py out.json", ("gen.py", "out.json"), ()),  # a name it may make
+        ("touch NEWS", ("NEWS",), ()),
+        # programs that only read: their operands are not watched, their redirections are
+        ("cat a.py", (), ()),
+        ("grep -rn x src > out.txt", ("out.txt",), ()),
+        ("sed -n 1p a.py", (), ()),
+        ("find src -name '*.py'", (), ()),
+        ("git diff src", (), ()),
+        ("ls src | wc -l", (), ()),
+        # what cannot be followed, or is not the workspace's
+        ("cd $DIR && black .", (), ()),
+        ("black $HOME/x.py ~/y.py", (), ()),
+        ("black ../outside.py /etc/hosts", (), ()),
+        ("black src/__pycache__ node_modules/x.js", (), ()),
+        ("python -m pytest", (), ()),
+        ("make", (), ()),
+    ],
+)
+def test_the_paths_a_command_line_names(
+    ws: Path, command: str, files: tuple, folders: tuple
+) -> None:
+    assert named(command, str(ws)) == Named(files, folders)
+
+
+def test_a_folder_named_is_watched_whole_and_what_changed_in_it_found(ws: Path) -> None:
+    (ws / "a.py").chmod(0o644)
+    watch = Watch.take(str(ws), "black src/ a.py")
+    assert isinstance(watch, Watch)
+    assert set(watch.before) == {"a.py", "src/b.py", "src/pkg/c.py"}
+
+    (ws / "src" / "b.py").write_text("b = 2\n")
+    (ws / "src" / "pkg" / "new.py").write_text("")
+    (ws / "src" / "pkg" / "c.py").unlink()
+    (ws / "a.py").chmod(0o755)  # the content is the same: the mode changed
+
+    found = {c.path: c for c in watch.changes()}
+    assert set(found) == {"a.py", "src/b.py", "src/pkg/c.py", "src/pkg/new.py"}
+    assert (found["a.py"].old, found["a.py"].old_mode, found["a.py"].new_mode) == (
+        b"a = 1\n",
+        0o644,
+        0o755,
+    )
+    assert (found["src/b.py"].old, found["src/b.py"].new) == (b"b = 1\n", b"b = 2\n")
+    assert found["src/pkg/c.py"].new_hash is None  # deleted
+    assert found["src/pkg/new.py"].old is None and found["src/pkg/new.py"].new == b""
+
+
+def test_caches_and_ignored_files_a_command_makes_are_not_its_changes(ws: Path) -> None:
+    (ws / ".gitignore").write_text("*.log\n")
+    watch = Watch.take(str(ws), "python -m pytest src")
+    assert isinstance(watch, Watch)
+    (ws / "src" / "__pycache__").mkdir()
+    (ws / "src" / "__pycache__" / "b.cpython-311.pyc").write_bytes(b"\0")
+    (ws / "src" / "run.log").write_text("ran\n")
+    assert watch.changes() == []
+
+
+def test_a_command_that_changes_nothing_records_nothing(ws: Path) -> None:
+    watch = Watch.take(str(ws), "black src")
+    assert isinstance(watch, Watch)
+    (ws / "src" / "b.py").write_text("b = 1\n")  # rewritten with the same bytes
+    assert watch.changes() == [] and recorded([], str(ws)) is None
+
+
+def test_a_line_naming_nothing_to_watch_holds_nothing(ws: Path) -> None:
+    assert Watch.take(str(ws), "cat a.py src/b.py") is None
+    assert Watch.take(str(ws), "make -j4 && npm ci") is None
+
+
+def test_more_than_the_bounds_is_not_watched_at_all_and_says_why(
+    ws: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(command_changes, "WATCH_FILES", 2)
+    assert Watch.take(str(ws), "black .") == "it names more than 2 files"
+    monkeypatch.setattr(command_changes, "WATCH_FILES", 2_000)
+    monkeypatch.setattr(command_changes, "WATCH_BYTES", 10)
+    assert Watch.take(str(ws), "black .") == "the files it names hold more than 0 MiB"
+    monkeypatch.setattr(command_changes, "WATCH_BYTES", 1 << 20)
+    monkeypatch.setattr(command_changes, "FILE_MAX", 3)
+    assert (
+        Watch.take(str(ws), "black a.py") == "it names a.py, larger than the 0 MiB kept of a file"
+    )
+
+
+def test_a_file_grown_past_the_cap_is_still_compared_by_its_hash(
+    ws: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(command_changes, "FILE_MAX", 8)
+    watch = Watch.take(str(ws), "black a.py")
+    assert isinstance(watch, Watch)
+    (ws / "a.py").write_text("a = 1\n" * 100)
+    [changed] = watch.changes()
+    assert changed.new is None and changed.new_hash is not None  # modified, not deleted
+    record = recorded([changed], str(ws))
+    assert record is not None
+    assert record.meta["changes"][0]["status"] == "M"
+
+
+def test_a_link_named_is_left_alone(ws: Path) -> None:
+    os.symlink("a.py", ws / "link.py")
+    assert named("black link.py", str(ws)) == Named((), ())
+
+
+def test_what_the_result_records(ws: Path) -> None:
+    watch = Watch.take(str(ws), "black src a.py && touch src/new.py")
+    assert isinstance(watch, Watch)
+    (ws / "a.py").write_text("a = 2\nb = 3\n")
+    (ws / "src" / "new.py").write_text("n\n")
+    record = recorded(watch.changes(), str(ws))
+    assert record is not None
+    assert (
+        record.note
+        == "[the command changed 2 files: M a.py (+2 \u22121), A src/new.py (+1 \u22120)]"
+    )
+    assert record.meta["files"] == ["a.py", "src/new.py"]
+    assert [t["path"] for t in record.meta["targets"]] == ["a.py", "src/new.py"]
+    assert record.meta["targets"][1]["pre"] is None  # created: undo deletes it
+    assert list(record.kept.values()) == [b"a = 1\n"]
+
+
+def test_a_command_that_made_more_than_the_bounds_records_nothing(
+    ws: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What it did is only partly known: recording part would have undo put back part."""
+    watch = Watch.take(str(ws), "black src")
+    assert isinstance(watch, Watch)
+    monkeypatch.setattr(command_changes, "WATCH_FILES", 2)
+    for i in range(3):
+        (ws / "src" / f"made{i}.py").write_text("")
+    assert watch.changes() == "it changed more than 2 files"
+
+    monkeypatch.setattr(command_changes, "WATCH_FILES", 2_000)
+    monkeypatch.setattr(command_changes, "FILE_MAX", 8)
+    monkeypatch.setattr(command_changes, "HASH_MAX", 64)
+    (ws / "src" / "b.py").write_bytes(b"x" * 100)
+    assert watch.changes() == "it left a file larger than 0 MiB (b.py)"
+
+
+def test_the_reading_of_a_line_stops_at_the_bound(
+    ws: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(command_changes, "WATCH_FILES", 2)
+    assert named("black a.py src/b.py src/pkg/c.py src", str(ws)).over
+    assert Watch.take(str(ws), "black a.py src/b.py src/pkg/c.py") == "it names more than 2 files"

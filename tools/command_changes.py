@@ -1,0 +1,473 @@
+"""What a shell command changed among the files it names: kept before, compared after.
+
+A command edits files too — ``perl -pi -e … a.py``, ``black src/``, ``ruff check --fix .``,
+``cp a b``, ``echo x > notes.txt``, a script given a path — and those writes were invisible
+to ``/undo``, to a rewind and to the after-edit checks: only the commands Frontier reads as a
+file tool's (``rm``, ``mv``, ``sed -i``, a here-document write: ``tools/*_via_shell.py``)
+became reviewed, undoable patches. So just before a ``shell`` command runs, the content of
+every workspace file its line names — directly, by a glob, or inside a folder it names
+(``.`` is the workspace) — is read and held; when it ends (whatever its exit: a killed
+``ruff --fix`` may have fixed half) each of those files is read again, and every one it
+changed, created or deleted is the call's change, its earlier content kept by the store as
+an edit's is (``app/session/preimages.py``: hashed, scanned for secrets, capped). The
+result then carries ``files``/``changes`` as an edit's does (so the checks run and the
+panes show ``M a.py (+2 −1)``) and ``targets``, the hashes ``/undo`` checks and puts back.
+
+What is not watched, on purpose:
+
+- a command that names no path (``pytest``, ``make``, ``npm install``): what it writes is
+  not known beforehand, and reading the whole workspace before every command would cost
+  every command;
+- the operands of a program that only reads them (``cat``, ``grep``, ``ls``, ``git diff``,
+  ``sed`` without ``-i``, ``find`` without ``-delete``/``-exec``): only their redirections
+  (``> out.txt``) are;
+- what ``.gitignore`` leaves out, ``.git``, and what a build remakes (``__pycache__``,
+  ``node_modules``: ``destructive.remade``) — a test run's caches are no change of the
+  person's;
+- a line the reading cannot follow (a ``$``/backquote word, a ``cd`` to a folder not named
+  plainly: what comes after it is relative to an unknown folder).
+
+Bounded: at most :data:`WATCH_FILES` files and :data:`WATCH_BYTES` bytes held, none over the
+store's :data:`~frontier.app.session.preimages.FILE_CAP`. A command that names more is not
+watched *at all* — an undo that put back part of what it did would be worse than none — and
+its result says why (``meta["unwatched"]``). docs/decisions-tools.md, "A command's changes".
+"""
+
+from __future__ import annotations
+
+import functools
+import glob
+import hashlib
+import os
+import posixpath
+import re
+import stat
+from collections.abc import Callable, Iterator
+from itertools import islice
+from pathlib import Path
+
+from frontier.app.record import record
+from frontier.tools import beneath
+from frontier.tools.destructive import remade, simple_commands, unwrapped
+from frontier.tools.paths import PathError, resolve
+
+TYPE_CHECKING = False  # typing is not imported at run time (~3 ms of start-up)
+if TYPE_CHECKING:
+    from typing import Any, Literal
+
+WATCH_FILES = 2_000
+"""Files held before a command at most; one that names more is not watched."""
+WATCH_BYTES = 32 * 1024 * 1024
+"""Bytes held before a command at most (the store's cap on one call's pre-images)."""
+FILE_MAX = 4 * 1024 * 1024
+"""The largest file held (the store keeps none larger: ``preimages.FILE_CAP``)."""
+HASH_MAX = 256 * 1024 * 1024
+"""A file the command left larger than this is not hashed: its changes are not recorded."""
+SHOWN = 20
+"""Changed files listed to the model; the rest are counted."""
+
+_READ_ONLY = frozenset(
+    {
+        "cat", "tac", "ls", "ll", "dir", "tree", "stat", "file", "du", "df", "wc", "head",
+        "tail", "less", "more", "grep", "egrep", "fgrep", "rg", "ag", "ack", "diff", "cmp",
+        "comm", "echo", "printf", "pwd", "which", "type", "whereis", "nl", "od", "xxd",
+        "hexdump", "strings", "md5sum", "sha1sum", "sha256sum", "sha512sum", "b2sum",
+        "cksum", "cut", "tr", "jq", "yq", "column", "fold", "fmt", "rev", "basename",
+        "dirname", "realpath", "readlink", "true", "false", "test", "[", "date", "id",
+        "whoami", "uname", "hostname", "sleep", "seq", "expr", "bat", "fd", "locate",
+        "sed", "find", "sort", "git",
+    }
+)  # fmt: skip
+"""Programs that only read the files they are given (``sed``, ``find``, ``sort`` and ``git``
+only without the options or subcommands :func:`_writes` looks for)."""
+_GIT_READS = frozenset(
+    {
+        "status", "diff", "log", "show", "blame", "grep", "ls-files", "ls-tree", "rev-parse",
+        "describe", "shortlog", "cat-file", "rev-list", "whatchanged", "reflog", "help",
+        "version", "--version", "merge-base", "name-rev", "for-each-ref", "check-ignore",
+    }
+)  # fmt: skip
+_FIND_WRITES = frozenset({"-delete", "-exec", "-execdir", "-ok", "-okdir", "-fprint",
+                          "-fprint0", "-fprintf", "-fls"})  # fmt: skip
+_MAKERS = frozenset({"cp", "touch", "tee", "ln", "install", "dd", "truncate", "split"})
+"""Programs whose operands name files they make: a name not there yet is watched for them
+(for any other program only a name that looks like a file's, with a dot or a slash: most
+operands not there are subcommands, ``npm ci``)."""
+_REDIRECT = re.compile(r"(?:\d*|&)>>?\|?(.*)")
+"""``>``, ``>>``, ``2>``, ``&>``, ``>|`` — with the target attached (group 1) or next."""
+_EXPANDS = frozenset("$`~\n")
+_GLOB = frozenset("*?[")
+
+
+@record
+class Named:
+    """The workspace paths a command line names, relative to the root."""
+
+    files: tuple[str, ...]
+    """Files, and names not there yet (``> new.txt``, ``cp a b``)."""
+    folders: tuple[str, ...]
+    """Folders (``.``: the workspace), watched with everything beneath them."""
+    over: bool = False
+    """It names more than :data:`WATCH_FILES` paths (the reading stopped there)."""
+
+
+def named(command: str, root: str | os.PathLike[str]) -> Named:
+    """The paths ``command`` names that a write of its may reach (module doc)."""
+    files: dict[str, None] = {}
+    folders: dict[str, None] = {}
+    cwd = ""
+    for words in simple_commands(command):
+        run = unwrapped(words)
+        if not run:
+            continue
+        program = posixpath.basename(run[0])
+        if program == "cd":
+            where = _cd(root, cwd, run[1:])
+            if where is None:
+                break  # the rest runs in a folder this reading cannot name
+            cwd = where
+            continue
+        operands, targets = _redirections(run[1:])
+        writes = _writes(program, run[1:])
+        for word in (operands if writes else []) + targets:
+            new = word in targets or program in _MAKERS or "." in word or "/" in word
+            for rel, is_folder in _paths(root, cwd, word, new=new):
+                (folders if is_folder else files)[rel] = None
+            if len(files) + len(folders) > WATCH_FILES:
+                return Named(tuple(files), tuple(folders), over=True)
+    return Named(tuple(files), tuple(folders))
+
+
+def _writes(program: str, operands: list[str]) -> bool:
+    """Whether ``program`` may write the files among its operands."""
+    if program not in _READ_ONLY:
+        return True
+    if program == "sed":
+        return any(w.startswith(("-i", "--in-place")) for w in operands)
+    if program == "find":
+        return any(w in _FIND_WRITES for w in operands)
+    if program == "sort":
+        return any(w.startswith(("-o", "--output")) for w in operands)
+    if program == "git":
+        sub = next((w for w in operands if not w.startswith("-")), "")
+        return sub not in _GIT_READS
+    return False
+
+
+def _redirections(words: list[str]) -> tuple[list[str], list[str]]:
+    """``(operands, redirection targets)`` of a command's words after its name."""
+    operands: list[str] = []
+    targets: list[str] = []
+    take = False
+    for word in words:
+        if take:
+            targets.append(word)
+            take = False
+            continue
+        found = _REDIRECT.fullmatch(word)
+        if found is not None:
+            if found.group(1):
+                targets.append(found.group(1))
+            else:
+                take = True
+        elif not word.startswith(("-", "<")):
+            operands.append(word)
+    return operands, targets
+
+
+def _cd(root: str | os.PathLike[str], cwd: str, args: list[str]) -> str | None:
+    """The folder ``cd ARGS`` goes to, relative to the root; ``None`` when not plainly one
+    of the workspace's (no argument is the home folder)."""
+    args = args[1:] if args[:1] == ["--"] else args
+    if len(args) != 1 or any(c in _EXPANDS or c in _GLOB for c in args[0]):
+        return None
+    try:
+        where = resolve(root, posixpath.join(cwd, args[0]) if cwd else args[0])
+    except (PathError, ValueError):
+        return None
+    return "" if where.rel in ("", ".") else where.rel
+
+
+def _paths(
+    root: str | os.PathLike[str], cwd: str, word: str, *, new: bool
+) -> Iterator[tuple[str, bool]]:
+    """``(rel, is_folder)`` for each workspace path ``word`` names (a glob expanded as bash
+    would, from the command's folder)."""
+    if not word or any(c in _EXPANDS for c in word) or "\x00" in word:
+        return
+    real = beneath.real_root(root)
+    if any(c in _GLOB for c in word):
+        try:
+            found = list(islice(glob.iglob(word, root_dir=real / cwd), WATCH_FILES + 1))
+        except (OSError, ValueError):
+            return
+        for match in found:
+            yield from _path(root, real, cwd, match, new=False)
+        return
+    yield from _path(root, real, cwd, word, new=new)
+
+
+def _path(
+    root: str | os.PathLike[str], real: Path, cwd: str, word: str, *, new: bool
+) -> Iterator[tuple[str, bool]]:
+    joined = word if word.startswith("/") or not cwd else posixpath.join(cwd, word)
+    try:
+        where = resolve(root, joined)
+    except (PathError, ValueError):
+        return  # outside the workspace, or no name a file can have
+    rel = "." if where.rel in ("", ".") else where.rel
+    if rel != "." and remade(rel):
+        return
+    try:
+        st = os.lstat(real / rel)
+    except FileNotFoundError:
+        if new and rel != "." and (real / rel).parent.is_dir():
+            yield rel, False  # a name the command may create
+        return
+    except OSError:
+        return
+    if stat.S_ISDIR(st.st_mode):
+        yield rel, True
+    elif stat.S_ISREG(st.st_mode):
+        yield rel, False  # a link is left alone: a write through it is its target's
+
+
+@record
+class Changed:
+    """One file a command changed."""
+
+    path: str
+    old: bytes | None
+    """Its content before (``None``: the command created it)."""
+    old_mode: int | None
+    new: bytes | None
+    """Its content after, when at most :data:`FILE_MAX` bytes (else ``None``, as for a
+    deleted file: ``new_hash`` tells them apart)."""
+    new_hash: str | None
+    """sha256 of its content after (``None``: the command deleted it)."""
+    new_mode: int | None
+
+
+class Watch:
+    """The files a command names, as they were just before it ran (:meth:`take`)."""
+
+    def __init__(self, root: str | os.PathLike[str], named: Named) -> None:
+        self.root = root
+        self.named = named
+        self.before: dict[str, tuple[bytes, int | None]] = {}
+        """Each file held: its bytes and permission bits."""
+        self.found: set[str] = set()
+        """Paths met before the command but not held (unreadable): not new after it."""
+        self._held_after = 0
+
+    @classmethod
+    def take(cls, root: str | os.PathLike[str], command: str) -> Watch | str | None:
+        """The named files held now: the watch; ``None`` when the line names nothing to
+        watch; or why it is not watched (more than the bounds)."""
+        names = named(command, root)
+        if names.over:
+            return f"it names more than {WATCH_FILES:,} files"
+        if not names.files and not names.folders:
+            return None
+        watch = cls(root, names)
+        why = watch._hold()
+        return watch if why is None else why
+
+    def _hold(self) -> str | None:
+        total = 0
+        for rel, fd, name in self._located():
+            if rel in self.found or rel in self.before:
+                continue
+            try:
+                data, mode = beneath.read_in(fd, name, FILE_MAX)
+            except beneath.TooLargeError:
+                return f"it names {rel}, larger than the {_mib(FILE_MAX)} kept of a file"
+            except OSError:
+                self.found.add(rel)
+                continue  # not a regular file, or unreadable: nothing of it to put back
+            if data is None:
+                continue  # a name the command may create
+            total += len(data)
+            if len(self.before) >= WATCH_FILES:
+                return f"it names more than {WATCH_FILES:,} files"
+            if total > WATCH_BYTES:
+                return f"the files it names hold more than {_mib(WATCH_BYTES)}"
+            self.before[rel] = (data, mode)
+        return None
+
+    def _located(self) -> Iterator[tuple[str, int, str]]:
+        """``(rel, folder descriptor, name)`` of every file named or beneath a named folder,
+        resolved beneath the root now; the descriptor is valid until the next item."""
+        for rel in self.named.files:
+            try:
+                with beneath.parent(self.root, rel, follow_final=False) as where:
+                    yield rel, where.fd, where.name
+            except (OSError, PathError, ValueError):
+                continue
+        if not self.named.folders:
+            return
+        from frontier.tools.gitignore import walk
+
+        real = beneath.real_root(self.root)
+        for folder in self.named.folders:
+            try:
+                for entry in walk(real, folder):
+                    if not remade(entry.rel):
+                        yield entry.rel, entry.dir_fd, entry.name
+            except (OSError, ValueError):
+                continue  # gone, or replaced by a file: its files are looked up one by one
+
+    def changes(self) -> list[Changed] | str:
+        """Every held file the command changed (content or permission bits) or deleted, and
+        every file it created among the names and beneath the folders, in path order; or
+        why they are not recorded (it made more than the bounds: a record of part of
+        what it did would undo part)."""
+        out: dict[str, Changed] = {}
+        seen: set[str] = set()
+        self._held_after = 0
+        try:
+            for rel, fd, name in self._located():
+                if rel in seen:
+                    continue
+                seen.add(rel)
+                if rel in self.found:
+                    continue  # met before but not held (unreadable): not the command's
+                changed = self._compare(rel, functools.partial(_state, fd, name))
+                if changed is not None:
+                    out[rel] = changed
+                if len(out) > WATCH_FILES:
+                    return f"it changed more than {WATCH_FILES:,} files"
+            for rel in self.before.keys() - seen:  # held, not met again: deleted, or moved
+                changed = self._compare(rel, functools.partial(self._state_of, rel))
+                if changed is not None:
+                    out[rel] = changed
+        except _TooLarge as exc:
+            return str(exc)
+        return [out[k] for k in sorted(out)]
+
+    def _compare(self, rel: str, state: Callable[[], _State]) -> Changed | None:
+        old, old_mode = self.before.get(rel, (None, None))
+        try:
+            new, new_hash, new_mode = state()
+        except _TooLarge:
+            raise
+        except (OSError, PathError, ValueError):
+            return None  # a folder now, or unreadable: nothing Frontier can put back
+        if new_hash is None and old is None:
+            return None
+        if old is not None and new_hash == _sha(old) and new_mode == old_mode:
+            return None
+        if new is not None:  # held for the line counts only while within the bound
+            self._held_after += len(new)
+            new = new if self._held_after <= WATCH_BYTES else None
+        return Changed(rel, old, old_mode, new, new_hash, new_mode)
+
+    def _state_of(self, rel: str) -> _State:
+        try:
+            with beneath.parent(self.root, rel, follow_final=False) as where:
+                return _state(where.fd, where.name)
+        except FileNotFoundError:
+            return None, None, None  # its folder is gone too
+
+
+class _TooLarge(OSError):
+    """A file left too large to hash (:data:`HASH_MAX`): the record gives up."""
+
+
+_State = tuple[bytes | None, str | None, int | None]
+"""``(bytes when small enough, sha256, permission bits)`` of a file now; all ``None``: absent."""
+
+
+def _state(fd: int, name: str) -> _State:
+    opened = beneath.open_regular(fd, name)
+    if opened is None:
+        return None, None, None
+    file, st = opened
+    try:
+        mode = stat.S_IMODE(st.st_mode)
+        if st.st_size <= FILE_MAX:
+            try:
+                data = beneath.read_fd(file, st.st_size, FILE_MAX)
+                return data, _sha(data), mode
+            except ValueError:  # grew past the cap while read
+                os.lseek(file, 0, os.SEEK_SET)
+        digest = hashlib.sha256()
+        read = 0
+        while chunk := os.read(file, 1 << 20):
+            read += len(chunk)
+            if read > HASH_MAX:
+                raise _TooLarge(f"it left a file larger than {_mib(HASH_MAX)} ({name})")
+            digest.update(chunk)
+        return None, digest.hexdigest(), mode
+    finally:
+        os.close(file)
+
+
+def _sha(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def _mib(n: int) -> str:
+    return f"{n // (1024 * 1024)} MiB"
+
+
+@record
+class Recorded:
+    """A command's changes as its result carries them."""
+
+    meta: dict[str, Any]
+    """``files`` and ``changes`` (as an edit's: the checks, the panes, the export) and
+    ``targets`` (each file's hashes before and after and its permission bits before: what
+    ``/undo`` checks and puts back; ``app/session/calls.py`` reads them)."""
+    kept: dict[str, bytes]
+    """sha256 → the bytes it hashes: each changed file's earlier content, for the store."""
+    note: str
+    """What the model is told: ``[the command changed 2 files: M a.py (+1 −1), A b.py]``."""
+
+
+def recorded(changes: list[Changed], root: str | os.PathLike[str]) -> Recorded | None:
+    """``changes`` as the command's result records them (``None``: it changed nothing)."""
+    if not changes:
+        return None
+    from frontier.tools.diffing import file_preview
+    from frontier.tools.patch_engine import FileChange, PatchPlan
+
+    real = beneath.real_root(root)
+    rows: list[FileChange] = []
+    for c in changes:
+        action: Literal["create", "modify", "delete"] = (
+            "create" if c.old is None else "delete" if c.new_hash is None else "modify"
+        )
+        counted = c.new is not None or action == "delete"
+        fp = file_preview(c.path, c.old, c.new) if counted else None
+        rows.append(
+            FileChange(
+                path=c.path,
+                real=real / c.path,
+                old=c.old,
+                new=c.new,
+                old_mode=c.old_mode,
+                new_mode=c.new_mode,
+                action=action,
+                hunks=len(fp.hunks) if fp is not None else 0,
+                added=fp.added if fp is not None else 0,
+                removed=fp.removed if fp is not None else 0,
+            )
+        )
+    plan = PatchPlan(tuple(rows), root=str(real))
+    lines = plan.summary()
+    shown = ", ".join(lines[:SHOWN]) + (
+        f" and {len(lines) - SHOWN} more" if len(lines) > SHOWN else ""
+    )
+    noun = "file" if len(changes) == 1 else "files"
+    meta: dict[str, Any] = {
+        "files": [c.path for c in changes],
+        "changes": plan.meta(),
+        "targets": [
+            {"path": c.path, "pre": _sha(c.old) if c.old is not None else None,
+             "post": c.new_hash, "mode": c.old_mode}
+            for c in changes
+        ],
+    }  # fmt: skip
+    kept = {_sha(c.old): c.old for c in changes if c.old is not None}
+    return Recorded(meta, kept, f"[the command changed {len(changes)} {noun}: {shown}]")
