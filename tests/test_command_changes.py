@@ -182,3 +182,44 @@ def test_the_reading_of_a_line_stops_at_the_bound(
     monkeypatch.setattr(command_changes, "WATCH_FILES", 2)
     assert named("black a.py src/b.py src/pkg/c.py src", str(ws)).over
     assert Watch.take(str(ws), "black a.py src/b.py src/pkg/c.py") == "it names more than 2 files"
+
+
+@pytest.mark.parametrize(
+    ("command", "files", "folders"),
+    [
+        # a script given to an interpreter: the paths its string literals name
+        (
+            "python3 - <<'EOF'\nfrom pathlib import Path\np = Path(\"a.py\")\n"
+            "p.write_text(p.read_text().replace('1', '2'))\nopen('src/new.txt', 'w')\nEOF",
+            ("a.py", "src/new.txt"),
+            (),
+        ),
+        ("python3 -c \"open('a.py', 'w').write('x')\"", ("a.py",), ()),
+        (
+            "cd src && node -e \"require('fs').writeFileSync('out.json', '{}')\"",
+            ("src/out.json",),
+            (),
+        ),
+        # code, messages and formats are no names; '.' is everywhere ('.'.join)
+        ("python3 -c 'print(1.5)'", (), ()),
+        ("python3 -c \"print('.'.join(['a', 'b']), f'{x}.py', 'see http://x.y/z')\"", (), ()),
+    ],
+)
+def test_the_paths_a_script_given_on_the_line_names(
+    ws: Path, command: str, files: tuple, folders: tuple
+) -> None:
+    assert named(command, str(ws)) == Named(files, folders)
+
+
+def test_the_python_tool_s_code_is_read_for_the_paths_it_names(ws: Path) -> None:
+    code = "for p in Path('src').rglob('*.py'):\n    p.write_text('x')\nopen('log.txt', 'a')\n"
+    watch = Watch.take(str(ws), code, script=True)
+    assert isinstance(watch, Watch)
+    assert (watch.named.files, watch.named.folders) == (("a.py", "log.txt"), ("src",))
+
+
+def test_a_script_is_read_linearly_and_only_so_far() -> None:
+    from frontier.tools.command_changes import SCRIPT_MAX, literal_words
+
+    assert literal_words("'" + "x" * 10_000_000) == []  # no closing quote: bounded work
+    assert literal_words(" " * SCRIPT_MAX + "'a.py'") == []

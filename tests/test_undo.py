@@ -653,5 +653,25 @@ async def test_a_command_naming_too_much_says_its_changes_were_not_recorded(
     )
     await agent.run("shell", command="ls")
     assert (await agent.session.undo("c2")).message.startswith(
-        "c2 shell changed none of the files its command names"
+        "c2 shell changed none of the files it names"
     )
+
+
+async def test_a_script_s_writes_to_the_paths_it_names_are_undone(agent: Agent) -> None:
+    """Models edit with a script as often as with a tool: `python3 - <<'EOF'` in a shell,
+    or the python tool; the paths its string literals name are watched."""
+    ws = agent.ws
+    (ws / "a.py").write_text("x = 1\n")
+    script = (
+        "from pathlib import Path\np = Path('a.py')\np.write_text(p.read_text() + 'y = 2\\n')\n"
+    )
+    await agent.run("shell", command=f"python3 - <<'EOF'\n{script}EOF")
+    await agent.run("python", code="open('made.txt', 'w').write('new\\n')")
+    assert (ws / "a.py").read_text() == "x = 1\ny = 2\n" and (ws / "made.txt").exists()
+
+    first = await agent.session.undo()
+    second = await agent.session.undo()
+
+    assert (first.call, second.call) == ("c2", "c1"), (first.message, second.message)
+    assert not (ws / "made.txt").exists()
+    assert (ws / "a.py").read_text() == "x = 1\n"

@@ -1,4 +1,4 @@
-"""What a shell command changed among the files it names: kept before, compared after.
+"""What a command or script changed among the files it names: kept before, compared after.
 
 A command edits files too — ``perl -pi -e … a.py``, ``black src/``, ``ruff check --fix .``,
 ``cp a b``, ``echo x > notes.txt``, a script given a path — and those writes were invisible
@@ -6,7 +6,9 @@ to ``/undo``, to a rewind and to the after-edit checks: only the commands Fronti
 file tool's (``rm``, ``mv``, ``sed -i``, a here-document write: ``tools/*_via_shell.py``)
 became reviewed, undoable patches. So just before a ``shell`` command runs, the content of
 every workspace file its line names — directly, by a glob, or inside a folder it names
-(``.`` is the workspace) — is read and held; when it ends (whatever its exit: a killed
+(``.`` is the workspace), or a script's string literals name (a here-document's body,
+``python3 -c``, the ``python`` tool's code: :func:`literal_words`) — is read and held; when
+it ends (whatever its exit: a killed
 ``ruff --fix`` may have fixed half) each of those files is read again, and every one it
 changed, created or deleted is the call's change, its earlier content kept by the store as
 an edit's is (``app/session/preimages.py``: hashed, scanned for secrets, capped). The
@@ -42,13 +44,13 @@ import os
 import posixpath
 import re
 import stat
-from collections.abc import Callable, Iterator
-from itertools import islice
+from collections.abc import Callable, Iterable, Iterator
+from itertools import islice, pairwise
 from pathlib import Path
 
 from frontier.app.record import record
 from frontier.tools import beneath
-from frontier.tools.destructive import remade, simple_commands, unwrapped
+from frontier.tools.destructive import remade, simple_commands, split_heredocs, unwrapped
 from frontier.tools.paths import PathError, resolve
 
 TYPE_CHECKING = False  # typing is not imported at run time (~3 ms of start-up)
@@ -96,6 +98,14 @@ operands not there are subcommands, ``npm ci``)."""
 _REDIRECT = re.compile(r"(?:\d*|&)>>?\|?(.*)")
 """``>``, ``>>``, ``2>``, ``&>``, ``>|`` — with the target attached (group 1) or next."""
 _EXPANDS = frozenset("$`~\n")
+_ODD = frozenset(" \t\r\n(){}<>|;,='\"%!\\$`")
+"""Characters no name a command or script makes is taken to hold (a word holding one is
+code, a message or a format: ``print(1.5)``, ``f"{x}.py"``)."""
+SCRIPT_MAX = 64 * 1024
+"""Characters of a script read for the paths its literals name."""
+_LITERAL = re.compile(r"'([^'\\\n]{1,255})'" r'|"([^"\\\n]{1,255})"')
+_INTERPRETER = re.compile(r"python[\d.]*|node|nodejs|ruby|perl|php|deno|bun|Rscript")
+_CODE_FLAGS = frozenset({"-c", "-e", "-E", "-r", "-p", "--eval"})
 _GLOB = frozenset("*?[")
 
 
@@ -113,8 +123,31 @@ class Named:
 
 def named(command: str, root: str | os.PathLike[str]) -> Named:
     """The paths ``command`` names that a write of its may reach (module doc)."""
-    files: dict[str, None] = {}
-    folders: dict[str, None] = {}
+    return _resolved(root, _words(command, root))
+
+
+def named_in_script(code: str, root: str | os.PathLike[str]) -> Named:
+    """The paths a script's string literals name (the ``python`` tool's code)."""
+    return _resolved(root, (("", word, _file_like(word)) for word in literal_words(code)))
+
+
+def literal_words(code: str) -> list[str]:
+    """The string literals of a script (Python, JavaScript, Ruby…) that could name a file:
+    ``open("src/a.py", "w")``, ``Path('notes.md')``. Read by a regular expression with a
+    bounded literal (linear), over the first :data:`SCRIPT_MAX` characters; ``.``/``..``
+    are left out (``'.'.join`` is everywhere), as is anything with a blank or a brace."""
+    out: list[str] = []
+    for found in _LITERAL.finditer(code, 0, SCRIPT_MAX):
+        word = found.group(1) or found.group(2)
+        if word not in (".", "..") and _name_like(word):
+            out.append(word)
+    return out
+
+
+def _words(command: str, root: str | os.PathLike[str]) -> Iterator[tuple[str, str, bool]]:
+    """``(folder, word, may name a file not there yet)`` for each word of ``command`` a
+    write may reach: operands of a program that writes, redirection targets, the string
+    literals of an interpreter's code (``python -c``, a here-document's body)."""
     cwd = ""
     for words in simple_commands(command):
         run = unwrapped(words)
@@ -124,18 +157,50 @@ def named(command: str, root: str | os.PathLike[str]) -> Named:
         if program == "cd":
             where = _cd(root, cwd, run[1:])
             if where is None:
-                break  # the rest runs in a folder this reading cannot name
+                return  # the rest runs in a folder this reading cannot name
             cwd = where
             continue
         operands, targets = _redirections(run[1:])
+        for code in _code_of(program, run[1:]):
+            yield from ((cwd, word, _file_like(word)) for word in literal_words(code))
         writes = _writes(program, run[1:])
         for word in (operands if writes else []) + targets:
-            new = word in targets or program in _MAKERS or "." in word or "/" in word
-            for rel, is_folder in _paths(root, cwd, word, new=new):
-                (folders if is_folder else files)[rel] = None
-            if len(files) + len(folders) > WATCH_FILES:
-                return Named(tuple(files), tuple(folders), over=True)
+            new = word in targets or program in _MAKERS or _file_like(word)
+            yield cwd, word, new
+    for body in split_heredocs(command)[1]:  # `python3 - <<'EOF'`: a script's literals
+        yield from ((cwd, word, _file_like(word)) for word in literal_words(body))
+
+
+def _resolved(root: str | os.PathLike[str], words: Iterable[tuple[str, str, bool]]) -> Named:
+    files: dict[str, None] = {}
+    folders: dict[str, None] = {}
+    for cwd, word, new in words:
+        for rel, is_folder in _paths(root, cwd, word, new=new):
+            (folders if is_folder else files)[rel] = None
+        if len(files) + len(folders) > WATCH_FILES:
+            return Named(tuple(files), tuple(folders), over=True)
     return Named(tuple(files), tuple(folders))
+
+
+def _code_of(program: str, args: list[str]) -> Iterator[str]:
+    """The code an interpreter is given on its command line (``python3 -c CODE``,
+    ``node -e CODE``, ``perl -e CODE``)."""
+    if not _INTERPRETER.fullmatch(program):
+        return
+    for flag, code in pairwise(args):
+        if flag in _CODE_FLAGS:
+            yield code
+
+
+def _file_like(word: str) -> bool:
+    """A name not there yet is watched for only when it looks like a file's (a dot or a
+    slash): most words not there are subcommands or a script's other strings."""
+    return "." in word or "/" in word
+
+
+def _name_like(word: str) -> bool:
+    """``word`` could be a file's name as a script or a command writes it."""
+    return bool(word) and not any(c in _ODD for c in word) and "://" not in word
 
 
 def _writes(program: str, operands: list[str]) -> bool:
@@ -221,7 +286,7 @@ def _path(
     try:
         st = os.lstat(real / rel)
     except FileNotFoundError:
-        if new and rel != "." and (real / rel).parent.is_dir():
+        if new and rel != "." and _name_like(word) and (real / rel).parent.is_dir():
             yield rel, False  # a name the command may create
         return
     except OSError:
@@ -261,10 +326,13 @@ class Watch:
         self._held_after = 0
 
     @classmethod
-    def take(cls, root: str | os.PathLike[str], command: str) -> Watch | str | None:
+    def take(
+        cls, root: str | os.PathLike[str], command: str, *, script: bool = False
+    ) -> Watch | str | None:
         """The named files held now: the watch; ``None`` when the line names nothing to
-        watch; or why it is not watched (more than the bounds)."""
-        names = named(command, root)
+        watch; or why it is not watched (more than the bounds). ``script``: ``command`` is
+        the ``python`` tool's code, read for its string literals alone."""
+        names = named_in_script(command, root) if script else named(command, root)
         if names.over:
             return f"it names more than {WATCH_FILES:,} files"
         if not names.files and not names.folders:

@@ -293,19 +293,33 @@ def _plainly(text: str) -> Iterator[list[str]]:
 
 def _without_heredocs(script: str) -> str:
     """``script`` without the bodies of its here-documents (their lines are data)."""
+    return split_heredocs(script)[0]
+
+
+def split_heredocs(script: str) -> tuple[str, list[str]]:
+    """``(script without its here-documents' bodies, the bodies)``; a body fed to a shell
+    (``bash <<'EOF'``) runs as commands, so it stays in the script."""
     if "<<" not in script:
-        return script
+        return script, []
     out: list[str] = []
+    bodies: list[str] = []
+    body: list[str] = []
     ending: list[str] = []
     for line in script.split("\n"):
         if ending:
             if line.strip() == ending[0]:
                 ending.pop(0)
+                bodies.append("\n".join(body))
+                body = []
+            else:
+                body.append(line)
             continue
         out.append(line)
         if not _TO_SHELL.match(line):  # `bash <<'EOF'` runs its body: commands, kept
             ending = [m.group(2) for m in _HEREDOC.finditer(line) if not line.startswith("#")]
-    return "\n".join(out)
+    if body:
+        bodies.append("\n".join(body))  # a body never closed runs to the end
+    return "\n".join(out), bodies
 
 
 def _judged(words: list[str], depth: int, kind_of: KindOf | None) -> str | None:

@@ -729,13 +729,12 @@ class _ExecTool:
 
 
 async def _watch(field: str, args: Mapping[str, Any], ctx: ToolContext) -> Watch | str | None:
-    """The files a ``shell`` command names, held before it runs (``tools/command_changes.py``);
-    off the event loop, as they are read."""
-    if field != "command":
-        return None
+    """The files a ``shell`` command or a ``python`` script names, held before it runs
+    (``tools/command_changes.py``); off the event loop, as they are read."""
     from frontier.tools.command_changes import Watch
 
-    return await asyncio.to_thread(Watch.take, ctx.root, str(args["command"]))
+    source, script = str(args[field]), field == "code"
+    return await asyncio.to_thread(functools.partial(Watch.take, script=script), ctx.root, source)
 
 
 async def _changed(watch: Watch | str | None, ctx: ToolContext) -> Recorded | str | None:

@@ -164,10 +164,10 @@ def _not_undoable(call: CallRecord) -> str:
             f"{call.call_id} {call.name}: what it changed was not recorded ({unwatched}); "
             "nothing to undo"
         )
-    if call.name == "shell" and not call.targets:
+    if call.name in ("shell", "python") and not call.targets:
         return (
-            f"{call.call_id} {call.name} changed none of the files its command names; what a "
-            "command writes elsewhere is not recorded, and cannot be undone"
+            f"{call.call_id} {call.name} changed none of the files it names; what a command "
+            "or script writes elsewhere is not recorded, and cannot be undone"
         )
     if not call.mutates or not call.targets:
         return (
