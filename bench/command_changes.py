@@ -9,12 +9,18 @@ the same run's reference: a plain Python read of the same files (``os.walk`` and
 files of ~8 KB in nested folders, the command naming its top folder (``black src``).
 Growth = time at 4N / time at N: linear is ≈ 4. Best of ``--repeat``, the two
 alternating (``transducer.best_pair``); nothing here is a test.
+
+``--git``: the same workspace committed to a git repository, the command naming nothing
+(``make``): the watch then asks git before and after (``tools/command_changes_git.py``).
+Its reference: the same ``git status`` run twice, bare (what any use of git's answer
+costs).
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -23,6 +29,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))  # transducer.py, besid
 from transducer import best_pair
 
 from frontier.tools.command_changes import Watch
+
+STATUS = ["git", "status", "--porcelain=v1", "-z", "--untracked-files=all", "--no-renames"]
 
 LINE = b"def function_%d(value):\n    return value * %d  # a line of ordinary code\n"
 
@@ -43,29 +51,53 @@ def plain_read(root: Path) -> int:
     return total
 
 
-def watch_and_compare(root: Path) -> int:
-    watch = Watch.take(str(root), "black src")
+def watch_and_compare(root: Path, command: str = "black src") -> int:
+    watch = Watch.take(str(root), command)
     assert isinstance(watch, Watch), watch
-    return len(watch.changes())
+    found = watch.changes()
+    assert isinstance(found, list), found
+    return len(found)
+
+
+def git_status_twice(root: Path) -> None:
+    for _ in range(2):
+        subprocess.run(STATUS, cwd=root, check=True, capture_output=True)
+
+
+def committed(root: Path) -> None:
+    env = {**os.environ, "GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_NOSYSTEM": "1"}
+    for args in (["init", "-q", "."], ["add", "-A"], ["-c", "user.name=b", "-c",
+                 "user.email=b@b", "commit", "-qm", "b"]):  # fmt: skip
+        subprocess.run(["git", *args], cwd=root, env=env, check=True, capture_output=True)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--files", default="100,400,1600")
+    parser.add_argument("--git", action="store_true", help="a repository, the line naming nothing")
     args = parser.parse_args()
-    print(f"{'files':>6} {'MiB':>6} {'take+changes':>13} {'2x plain read':>14} {'ratio':>6} growth")
+    ref_name = "2x git status" if args.git else "2x plain read"
+    print(f"{'files':>6} {'MiB':>6} {'take+changes':>13} {ref_name:>14} {'ratio':>6} growth")
     previous = None
     for n in (int(x) for x in args.files.split(",")):
         with tempfile.TemporaryDirectory() as tmp:
             root = Path(tmp)
             workspace(root, n)
             size = plain_read(root) / (1024 * 1024)
-            ours, ref = best_pair(
-                lambda r=root: watch_and_compare(r),
-                lambda r=root: (plain_read(r), plain_read(r)),
-                args.repeat,
-            )
+            if args.git:
+                committed(root)
+                ours, ref = best_pair(
+                    lambda r=root: watch_and_compare(r, "make"),
+                    lambda r=root: git_status_twice(r),
+                    args.repeat,
+                )
+            else:
+                ours, ref = best_pair(
+                    lambda r=root: watch_and_compare(r),
+                    lambda r=root: (plain_read(r), plain_read(r)),
+                    args.repeat,
+                )
         growth = f"{ours / previous:.1f}" if previous else ""
         print(f"{n:>6} {size:>6.1f} {ours * 1e3:>11.1f}ms {ref * 1e3:>12.1f}ms "
               f"{ours / ref:>6.2f} {growth}")  # fmt: skip

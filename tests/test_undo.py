@@ -13,6 +13,8 @@ import hashlib
 import itertools
 import json
 import os
+import shutil
+import subprocess
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -675,3 +677,31 @@ async def test_a_script_s_writes_to_the_paths_it_names_are_undone(agent: Agent) 
     assert (first.call, second.call) == ("c2", "c1"), (first.message, second.message)
     assert not (ws / "made.txt").exists()
     assert (ws / "a.py").read_text() == "x = 1\n"
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
+async def test_a_formatter_run_with_no_path_in_a_repository_is_undone(agent: Agent) -> None:
+    """`cargo fmt`, `npm run format`, `ruff format`: nothing on the line names a file; in a
+    git work tree git says what changed and the index what it was."""
+    ws = agent.ws
+    (ws / "fmt.sh").write_text("sed -i 's/x=1/x = 1/' src/a.py\n")
+    (ws / "src").mkdir()
+    (ws / "src" / "a.py").write_text("x=1\n")
+    env = {**os.environ, "GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_NOSYSTEM": "1"}
+    for args in (["init", "-q", "."], ["add", "-A"]):
+        subprocess.run(["git", *args], cwd=ws, env=env, check=True, capture_output=True)
+    subprocess.run(
+        ["git", "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "init"],
+        cwd=ws,
+        env=env,
+        check=True,
+        capture_output=True,
+    )
+    result = await agent.run("shell", command="sh fmt.sh")
+    assert (ws / "src" / "a.py").read_text() == "x = 1\n"
+    assert result.meta["files"] == ["src/a.py"]
+
+    outcome = await agent.session.undo()
+
+    assert outcome.undone, outcome.message
+    assert (ws / "src" / "a.py").read_text() == "x=1\n"

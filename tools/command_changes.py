@@ -17,9 +17,12 @@ panes show ``M a.py (+2 −1)``) and ``targets``, the hashes ``/undo`` checks an
 
 What is not watched, on purpose:
 
-- a command that names no path (``pytest``, ``make``, ``npm install``): what it writes is
-  not known beforehand, and reading the whole workspace before every command would cost
-  every command;
+- outside a git work tree, a command that names no path (``pytest``, ``make``, ``npm
+  install``): what it writes is not known beforehand, and reading the whole workspace
+  before every command would cost every command. In one, ``git status`` before and after
+  tells (``tools/command_changes_git.py``): the files it lists before are held as if
+  named, and a file it lists only after was unchanged (the index's copy is what it was)
+  or is new;
 - the operands of a program that only reads them (``cat``, ``grep``, ``ls``, ``git diff``,
   ``sed`` without ``-i``, ``find`` without ``-delete``/``-exec``): only their redirections
   (``> out.txt``) are;
@@ -56,6 +59,8 @@ from frontier.tools.paths import PathError, resolve
 TYPE_CHECKING = False  # typing is not imported at run time (~3 ms of start-up)
 if TYPE_CHECKING:
     from typing import Any, Literal
+
+    from frontier.tools.command_changes_git import Before
 
 WATCH_FILES = 2_000
 """Files held before a command at most; one that names more is not watched."""
@@ -98,6 +103,9 @@ operands not there are subcommands, ``npm ci``)."""
 _REDIRECT = re.compile(r"(?:\d*|&)>>?\|?(.*)")
 """``>``, ``>>``, ``2>``, ``&>``, ``>|`` — with the target attached (group 1) or next."""
 _EXPANDS = frozenset("$`~\n")
+_DUPLICATES = re.compile(r"\d*[<>]&(?:\d+|-)")
+"""``2>&1``, ``>&2``, ``<&-``: a descriptor made a copy of another, no file (and an ``&``
+the reading of the line would take for a command's end)."""
 _ODD = frozenset(" \t\r\n(){}<>|;,='\"%!\\$`")
 """Characters no name a command or script makes is taken to hold (a word holding one is
 code, a message or a format: ``print(1.5)``, ``f"{x}.py"``)."""
@@ -149,21 +157,17 @@ def _words(command: str, root: str | os.PathLike[str]) -> Iterator[tuple[str, st
     write may reach: operands of a program that writes, redirection targets, the string
     literals of an interpreter's code (``python -c``, a here-document's body)."""
     cwd = ""
-    for words in simple_commands(command):
-        run = unwrapped(words)
-        if not run:
-            continue
-        program = posixpath.basename(run[0])
+    for program, args in _commands(command):
         if program == "cd":
-            where = _cd(root, cwd, run[1:])
+            where = _cd(root, cwd, args)
             if where is None:
                 return  # the rest runs in a folder this reading cannot name
             cwd = where
             continue
-        operands, targets = _redirections(run[1:])
-        for code in _code_of(program, run[1:]):
+        operands, targets = _redirections(args)
+        for code in _code_of(program, args):
             yield from ((cwd, word, _file_like(word)) for word in literal_words(code))
-        writes = _writes(program, run[1:])
+        writes = _writes(program, args)
         for word in (operands if writes else []) + targets:
             new = word in targets or program in _MAKERS or _file_like(word)
             yield cwd, word, new
@@ -203,6 +207,28 @@ def _name_like(word: str) -> bool:
     return bool(word) and not any(c in _ODD for c in word) and "://" not in word
 
 
+def only_reads(command: str) -> bool:
+    """Every program of the line only reads (``cat``, ``grep``, ``git diff``…), none is an
+    interpreter, and nothing is redirected into a file: no write to look for."""
+    if "<<" in command:
+        return False
+    for program, args in _commands(command):
+        if program == "cd":
+            continue
+        if _INTERPRETER.fullmatch(program) or _writes(program, args) or _redirections(args)[1]:
+            return False
+    return True
+
+
+def _commands(command: str) -> Iterator[tuple[str, list[str]]]:
+    """``(program's name, its words)`` of each simple command of the line (assignments and
+    wrappers such as ``sudo``, ``env``, ``timeout`` skipped)."""
+    for words in simple_commands(_DUPLICATES.sub(" ", command)):
+        run = unwrapped(words)
+        if run:
+            yield posixpath.basename(run[0]), run[1:]
+
+
 def _writes(program: str, operands: list[str]) -> bool:
     """Whether ``program`` may write the files among its operands."""
     if program not in _READ_ONLY:
@@ -226,15 +252,17 @@ def _redirections(words: list[str]) -> tuple[list[str], list[str]]:
     take = False
     for word in words:
         if take:
-            targets.append(word)
+            if word != "/dev/null":
+                targets.append(word)
             take = False
             continue
         found = _REDIRECT.fullmatch(word)
         if found is not None:
-            if found.group(1):
-                targets.append(found.group(1))
-            else:
+            target = found.group(1)
+            if not target:
                 take = True
+            elif not target.startswith("&") and target != "/dev/null":
+                targets.append(target)  # `2>&1` is a descriptor, `/dev/null` no file
         elif not word.startswith(("-", "<")):
             operands.append(word)
     return operands, targets
@@ -323,6 +351,11 @@ class Watch:
         """Each file held: its bytes and permission bits."""
         self.found: set[str] = set()
         """Paths met before the command but not held (unreadable): not new after it."""
+        self.git: Before | None = None
+        """The git work tree as it was, when the root is in one (``command_changes_git``)."""
+        self.listed: tuple[str, ...] = ()
+        """The files ``git status`` listed before, held as if named."""
+        self._total = 0
         self._held_after = 0
 
     @classmethod
@@ -335,15 +368,36 @@ class Watch:
         names = named_in_script(command, root) if script else named(command, root)
         if names.over:
             return f"it names more than {WATCH_FILES:,} files"
-        if not names.files and not names.folders:
-            return None
         watch = cls(root, names)
-        why = watch._hold()
-        return watch if why is None else why
+        why = watch._hold(watch._located())
+        if why is not None:
+            return why
+        if script or not only_reads(command):
+            watch._watch_repository()
+        if not names.files and not names.folders and watch.git is None:
+            return None
+        return watch
 
-    def _hold(self) -> str | None:
-        total = 0
-        for rel, fd, name in self._located():
+    def _watch_repository(self) -> None:
+        """In a git work tree, also every file ``git status`` lists (held as if named) and
+        what it says of the rest after (``tools/command_changes_git.py``); when git cannot
+        say, or the files it lists are more than the bounds, the named files alone."""
+        from frontier.tools import command_changes_git as git
+        from frontier.tools.bounded_run import Deadline
+
+        real = str(beneath.real_root(self.root))
+        was = git.before(real, Deadline(git.SECONDS))
+        if was is None:
+            return
+        listed = tuple(p for p in sorted(was.listed) if p not in self.before and not remade(p))
+        kept = dict(self.before), set(self.found), self._total
+        if self._hold(self._at(listed)) is not None:
+            self.before, self.found, self._total = kept  # too much uncommitted work to hold
+            return
+        self.git, self.listed = was, listed
+
+    def _hold(self, located: Iterable[tuple[str, int, str]]) -> str | None:
+        for rel, fd, name in located:
             if rel in self.found or rel in self.before:
                 continue
             try:
@@ -355,23 +409,29 @@ class Watch:
                 continue  # not a regular file, or unreadable: nothing of it to put back
             if data is None:
                 continue  # a name the command may create
-            total += len(data)
+            self._total += len(data)
             if len(self.before) >= WATCH_FILES:
                 return f"it names more than {WATCH_FILES:,} files"
-            if total > WATCH_BYTES:
+            if self._total > WATCH_BYTES:
                 return f"the files it names hold more than {_mib(WATCH_BYTES)}"
             self.before[rel] = (data, mode)
         return None
 
-    def _located(self) -> Iterator[tuple[str, int, str]]:
-        """``(rel, folder descriptor, name)`` of every file named or beneath a named folder,
-        resolved beneath the root now; the descriptor is valid until the next item."""
-        for rel in self.named.files:
+    def _at(self, paths: Iterable[str]) -> Iterator[tuple[str, int, str]]:
+        """``(rel, folder descriptor, name)`` of each path, resolved beneath the root now."""
+        for rel in paths:
             try:
                 with beneath.parent(self.root, rel, follow_final=False) as where:
                     yield rel, where.fd, where.name
             except (OSError, PathError, ValueError):
                 continue
+
+    def _located(self) -> Iterator[tuple[str, int, str]]:
+        """``(rel, folder descriptor, name)`` of every file named, listed by git or beneath
+        a named folder, resolved beneath the root now; the descriptor is valid until the
+        next item."""
+        yield from self._at(self.named.files)
+        yield from self._at(self.listed)
         if not self.named.folders:
             return
         from frontier.tools.gitignore import walk
@@ -409,12 +469,42 @@ class Watch:
                 changed = self._compare(rel, functools.partial(self._state_of, rel))
                 if changed is not None:
                     out[rel] = changed
+            for path, old, old_mode in self._unlisted_before(seen):
+                changed = self._compare(
+                    path, functools.partial(self._state_of, path), old, old_mode
+                )
+                if changed is not None:
+                    out[path] = changed
+                if len(out) > WATCH_FILES:
+                    return f"it changed more than {WATCH_FILES:,} files"
         except _TooLarge as exc:
             return str(exc)
         return [out[k] for k in sorted(out)]
 
-    def _compare(self, rel: str, state: Callable[[], _State]) -> Changed | None:
-        old, old_mode = self.before.get(rel, (None, None))
+    def _unlisted_before(self, seen: set[str]) -> list[tuple[str, bytes | None, int | None]]:
+        """The files git lists now and did not before the command: what they were (the
+        index's copy; ``None``: new). Nothing when git cannot say exactly."""
+        if self.git is None:
+            return []
+        from frontier.tools import command_changes_git as git
+        from frontier.tools.bounded_run import Deadline
+
+        found = git.after(str(beneath.real_root(self.root)), self.git, Deadline(git.SECONDS))
+        return [
+            (f.path, f.old, f.old_mode)
+            for f in found or ()
+            if f.path not in seen and f.path not in self.found and not remade(f.path)
+        ]
+
+    def _compare(
+        self,
+        rel: str,
+        state: Callable[[], _State],
+        old: bytes | None = None,
+        old_mode: int | None = None,
+    ) -> Changed | None:
+        if rel in self.before:
+            old, old_mode = self.before[rel]
         try:
             new, new_hash, new_mode = state()
         except _TooLarge:

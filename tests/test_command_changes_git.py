@@ -1,0 +1,158 @@
+"""What a command changed among a git work tree's files it does not name
+(``tools/command_changes_git.py``, through ``command_changes.Watch``): git says which,
+the index's copy what they were; any doubt records only the named files."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from frontier.tools import command_changes_git
+from frontier.tools.command_changes import Watch, recorded
+
+pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
+
+GIT = {
+    **os.environ,
+    "GIT_CONFIG_GLOBAL": os.devnull,
+    "GIT_CONFIG_NOSYSTEM": "1",
+    "GIT_AUTHOR_NAME": "t",
+    "GIT_AUTHOR_EMAIL": "t@t",
+    "GIT_COMMITTER_NAME": "t",
+    "GIT_COMMITTER_EMAIL": "t@t",
+}
+
+
+def git(root: Path, *args: str) -> None:
+    subprocess.run(["git", *args], cwd=root, env=GIT, check=True, capture_output=True, timeout=60)
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    """Committed files (one executable), one of them with uncommitted work, one untracked."""
+    root = tmp_path / "repo"
+    (root / "src").mkdir(parents=True)
+    (root / "a.py").write_text("a = 1\n")
+    (root / "src" / "b.py").write_text("b = 1\n")
+    (root / "run.sh").write_text("#!/bin/sh\n")
+    (root / "run.sh").chmod(0o755)
+    git(root, "init", "-q", ".")
+    git(root, "add", "-A")
+    git(root, "commit", "-qm", "init")
+    (root / "a.py").write_text("a = 1\nmy work\n")
+    (root / "notes.txt").write_text("untracked\n")
+    return root
+
+
+def run(root: Path, script: str) -> None:
+    subprocess.run(["sh", "-c", script], cwd=root, check=True, timeout=60)
+
+
+def test_a_command_naming_nothing_is_recorded_whole_in_a_repository(repo: Path) -> None:
+    """`cargo fmt`, `npm run format`, `make`: no path on the line, every file git knows."""
+    watch = Watch.take(str(repo), "npm run format")
+    assert isinstance(watch, Watch)
+    assert set(watch.before) == {"a.py", "notes.txt"}  # what git cannot give back: held
+    run(
+        repo,
+        "echo more >> a.py; echo 'b = 2' > src/b.py; rm run.sh; rm notes.txt; echo n > new.txt",
+    )
+
+    found = watch.changes()
+    assert isinstance(found, list)
+    got = {c.path: (c.old, c.old_mode, c.new) for c in found}
+    assert got == {
+        "a.py": (b"a = 1\nmy work\n", got["a.py"][1], b"a = 1\nmy work\nmore\n"),
+        "src/b.py": (b"b = 1\n", 0o644, b"b = 2\n"),  # unchanged before: the index's copy
+        "run.sh": (b"#!/bin/sh\n", 0o755, None),  # its mode as git has it
+        "notes.txt": (b"untracked\n", got["notes.txt"][1], None),
+        "new.txt": (None, None, b"n\n"),
+    }
+    record = recorded(found, str(repo))
+    assert record is not None and set(record.kept.values()) == {
+        b"a = 1\nmy work\n",
+        b"b = 1\n",
+        b"#!/bin/sh\n",
+        b"untracked\n",
+    }
+
+
+def test_line_ends_come_back_as_checkout_wrote_them(repo: Path) -> None:
+    (repo / ".gitattributes").write_text("*.txt eol=crlf\n")
+    (repo / "d.txt").write_text("one\ntwo\n")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "crlf")
+    (repo / "d.txt").unlink()
+    git(repo, "checkout", "--", "d.txt")
+    assert (repo / "d.txt").read_bytes() == b"one\r\ntwo\r\n"
+    watch = Watch.take(str(repo), "make")
+    assert isinstance(watch, Watch)
+    run(repo, "printf 'three\\r\\n' > d.txt")
+    found = watch.changes()
+    assert isinstance(found, list)
+    assert [(c.path, c.old) for c in found] == [("d.txt", b"one\r\ntwo\r\n")]
+
+
+def test_a_reader_s_line_asks_git_nothing(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    def no(*_: object) -> None:
+        raise AssertionError("git asked for a line that only reads")
+
+    monkeypatch.setattr(command_changes_git, "before", no)
+    assert Watch.take(str(repo), "cat a.py | grep a 2>&1 >/dev/null; git diff; ls src") is None
+
+
+@pytest.mark.parametrize(
+    "doubt",
+    ["index changed", "filter", "too many entries", "not a repository", "git missing"],
+)
+def test_any_doubt_records_the_named_files_alone(
+    repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, doubt: str
+) -> None:
+    script = "echo 'b = 2' > src/b.py; echo x > named.txt"
+    if doubt == "index changed":  # outside the sandbox a command can stage: the copies move
+        script += "; git add src/b.py; echo 'b = 3' > src/b.py"  # its copy: not b's before
+    elif doubt == "filter":  # checkout would run the filter's program (Git LFS)
+        (repo / ".gitattributes").write_text("*.py filter=lfs\n")
+        git(repo, "add", ".gitattributes")
+        git(repo, "commit", "-qm", "attrs")
+    elif doubt == "too many entries":
+        monkeypatch.setattr(command_changes_git, "INDEX_MAX", 2)
+    elif doubt == "not a repository":
+        shutil.rmtree(repo / ".git")
+    else:
+        monkeypatch.setenv("PATH", str(tmp_path / "nowhere"))
+    watch = Watch.take(str(repo), "sh -c 'true' > named.txt")
+    assert isinstance(watch, Watch)
+    monkeypatch.setenv("PATH", os.environ["PATH"])
+    subprocess.run(["sh", "-c", script], cwd=repo, env=GIT, check=True, timeout=60)
+    found = watch.changes()
+    assert isinstance(found, list)
+    assert [c.path for c in found] == ["named.txt"]
+
+
+def test_no_program_the_repository_names_runs(repo: Path, tmp_path: Path) -> None:
+    marker = tmp_path / "ran"
+    git(repo, "config", "core.fsmonitor", f"touch {marker}; echo")
+    git(repo, "config", "filter.x.clean", f"touch {marker}; cat")
+    git(repo, "config", "filter.x.smudge", f"touch {marker}; cat")
+    (repo / ".gitattributes").write_text("*.md filter=x\n")
+    watch = Watch.take(str(repo), "make")
+    assert isinstance(watch, Watch)
+    run(repo, "echo 'b = 2' > src/b.py")
+    found = watch.changes()
+    assert isinstance(found, list) and [c.path for c in found] == ["src/b.py"]
+    assert not marker.exists()
+
+
+def test_a_workspace_inside_a_repository_records_its_own_files(repo: Path) -> None:
+    root = repo / "src"
+    watch = Watch.take(str(root), "make")
+    assert isinstance(watch, Watch)
+    run(root, "echo 'b = 2' > b.py; echo x > ../outside.txt; echo y > made.py")
+    found = watch.changes()
+    assert isinstance(found, list)
+    assert [(c.path, c.old) for c in found] == [("b.py", b"b = 1\n"), ("made.py", None)]
