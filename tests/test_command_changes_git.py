@@ -156,3 +156,16 @@ def test_a_workspace_inside_a_repository_records_its_own_files(repo: Path) -> No
     found = watch.changes()
     assert isinstance(found, list)
     assert [(c.path, c.old) for c in found] == [("b.py", b"b = 1\n"), ("made.py", None)]
+
+
+def test_permission_bits_come_back_as_they_were_not_as_git_writes_them(repo: Path) -> None:
+    """git keeps only whether a file is executable: the rest of its bits (a group umask's
+    0o664) are the file's own, and a command that only made it executable changed that."""
+    (repo / "src" / "b.py").chmod(0o664)
+    watch = Watch.take(str(repo), "make")
+    assert isinstance(watch, Watch)
+    run(repo, "echo 'b = 2' > src/b.py; chmod +x src/b.py")
+    found = watch.changes()
+    assert isinstance(found, list)
+    [changed] = [c for c in found if c.path == "src/b.py"]
+    assert (changed.old_mode, changed.new_mode) == (0o664, 0o775)

@@ -469,9 +469,9 @@ class Watch:
                 changed = self._compare(rel, functools.partial(self._state_of, rel))
                 if changed is not None:
                     out[rel] = changed
-            for path, old, old_mode in self._unlisted_before(seen):
+            for path, old, git_mode in self._unlisted_before(seen):
                 changed = self._compare(
-                    path, functools.partial(self._state_of, path), old, old_mode
+                    path, functools.partial(self._state_of, path), old, git_mode, git=True
                 )
                 if changed is not None:
                     out[path] = changed
@@ -502,6 +502,8 @@ class Watch:
         state: Callable[[], _State],
         old: bytes | None = None,
         old_mode: int | None = None,
+        *,
+        git: bool = False,
     ) -> Changed | None:
         if rel in self.before:
             old, old_mode = self.before[rel]
@@ -511,6 +513,8 @@ class Watch:
             raise
         except (OSError, PathError, ValueError):
             return None  # a folder now, or unreadable: nothing Frontier can put back
+        if git and old_mode is not None and new_mode is not None:
+            old_mode = _as_git_had(old_mode, new_mode)
         if new_hash is None and old is None:
             return None
         if old is not None and new_hash == _sha(old) and new_mode == old_mode:
@@ -526,6 +530,15 @@ class Watch:
                 return _state(where.fd, where.name)
         except FileNotFoundError:
             return None, None, None  # its folder is gone too
+
+
+def _as_git_had(git_mode: int, now: int) -> int:
+    """A file's permission bits before, from what git keeps of them (executable or not:
+    ``0o755``/``0o644``) and its bits now: the rest is the person's (``0o664`` under a
+    group umask) and a command that changed the content left it."""
+    if git_mode & 0o111:
+        return now | ((now & 0o444) >> 2)
+    return now & ~0o111
 
 
 class _TooLarge(OSError):
