@@ -223,3 +223,27 @@ def test_a_script_is_read_linearly_and_only_so_far() -> None:
 
     assert literal_words("'" + "x" * 10_000_000) == []  # no closing quote: bounded work
     assert literal_words(" " * SCRIPT_MAX + "'a.py'") == []
+
+
+def test_a_command_run_again_outside_the_sandbox_records_both_runs_as_one() -> None:
+    from frontier.tools.command_changes import both_runs
+
+    def run(*targets: tuple[str, str | None, str | None]) -> dict:
+        return {
+            "files": [t[0] for t in targets],
+            "changes": [{"path": t[0], "status": "M"} for t in targets],
+            "targets": [{"path": p, "pre": a, "post": b, "mode": 0o644} for p, a, b in targets],
+        }
+
+    first = run(("a.py", "A", "B"), ("back.py", "X", "Y"))
+    second = run(("a.py", "B", "C"), ("back.py", "Y", "X"), ("new.py", None, "N"))
+    merged = both_runs(first, second)
+    assert merged["files"] == ["a.py", "new.py"]  # back.py is where it began
+    assert [(t["path"], t["pre"], t["post"]) for t in merged["targets"]] == [
+        ("a.py", "A", "C"),
+        ("new.py", None, "N"),
+    ]
+    assert both_runs(first, {"unwatched": "it names more than 2,000 files"}) == {
+        "unwatched": "it names more than 2,000 files"
+    }
+    assert both_runs({}, {}) == {}

@@ -130,6 +130,30 @@ def test_approved_it_runs_again_outside(places: tuple[Path, Path], sandbox: Sand
 
 
 @needs_sandbox
+def test_what_both_runs_wrote_is_one_record_from_before_the_first(
+    places: tuple[Path, Path], sandbox: Sandbox
+) -> None:
+    """The sandboxed run wrote before it was stopped, the approved run again: an undo must
+    put the file back to before the first (tools/command_changes.py ``both_runs``)."""
+    import hashlib
+
+    ws, out = places
+    boundary = ToolBoundary(
+        default_registry(),
+        ws,
+        PolicyApprover("ask", Person(True, True), sandbox=sandbox),
+        Store(),
+        sandbox=sandbox,
+    )
+    call = ToolCall("c1", "shell", {"command": f"echo x >> log.txt && echo y > {out}/f.txt"})
+    result = asyncio.run(boundary.run(call))
+    assert (ws / "log.txt").read_text() == "x\nx\n"
+    assert result.meta["files"] == ["log.txt"]
+    [target] = result.meta["targets"]
+    assert (target["pre"], target["post"]) == (None, hashlib.sha256(b"x\nx\n").hexdigest())
+
+
+@needs_sandbox
 def test_denied_the_sandboxed_result_stands(places: tuple[Path, Path], sandbox: Sandbox) -> None:
     person = Person(False)  # auto-edit ran it inside without asking; only the escalation asks
     result, store = run_write(places, sandbox, "auto-edit", person)

@@ -460,7 +460,12 @@ class ToolBoundary:
         second = await self._execute(replace(ready, started_recorded=True), outside=True)
         if second.kind == "session_persistence_failed":
             return second
-        meta = {k: v for k, v in second.meta.items() if k != "sandbox_stopped"}
+        from frontier.tools.command_changes import RECORD_KEYS, both_runs
+
+        meta = {
+            k: v for k, v in second.meta.items() if k != "sandbox_stopped" and k not in RECORD_KEYS
+        }
+        meta.update(both_runs(first.meta, second.meta))  # both runs may have written
         meta["sandbox"] = {"mode": "escalated", "network": True}
         meta["escalated_from"] = first.meta.get("sandbox")
         output = f"{first.output}\n{ESCALATED}\n{second.output}"

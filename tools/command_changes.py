@@ -47,7 +47,7 @@ import os
 import posixpath
 import re
 import stat
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from itertools import islice, pairwise
 from pathlib import Path
 
@@ -642,3 +642,38 @@ def recorded(changes: list[Changed], root: str | os.PathLike[str]) -> Recorded |
     }  # fmt: skip
     kept = {_sha(c.old): c.old for c in changes if c.old is not None}
     return Recorded(meta, kept, f"[the command changed {len(changes)} {noun}: {shown}]")
+
+
+RECORD_KEYS = ("files", "changes", "targets", "unwatched")
+"""The keys of a result's meta this module writes (:func:`recorded`, ``unwatched``)."""
+
+
+def both_runs(first: Mapping[str, Any], second: Mapping[str, Any]) -> dict[str, Any]:
+    """What a command run twice changed — in the sandbox, then approved outside it
+    (``ToolBoundary._escalate``) — as one record: each file from what the first run found
+    to what the second left (a file back where it began left out). Either run unwatched:
+    nothing recorded, and why."""
+    for meta in (first, second):
+        if isinstance(meta.get("unwatched"), str):
+            return {"unwatched": meta["unwatched"]}
+    begun: dict[str, dict[str, Any]] = {}
+    rows: dict[str, Any] = {}
+    for meta in (first, second):
+        for t in meta.get("targets") or ():
+            path = t["path"]
+            begun[path] = (
+                {**t, "pre": begun[path]["pre"], "mode": begun[path]["mode"]}
+                if path in begun
+                else dict(t)
+            )
+        for row in meta.get("changes") or ():
+            rows[row["path"]] = row
+    targets = [t for t in begun.values() if t["pre"] != t["post"]]
+    if not targets:
+        return {}
+    paths = sorted(t["path"] for t in targets)
+    return {
+        "files": paths,
+        "changes": [rows[p] for p in paths if p in rows],
+        "targets": sorted(targets, key=lambda t: t["path"]),
+    }
