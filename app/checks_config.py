@@ -28,7 +28,7 @@ from frontier.app.config import ConfigError, _read_config, config_path
 from frontier.tools.after_edit import MAX_TIMEOUT, CheckSettings
 
 CHECK_NAME = re.compile(r"[a-z0-9][a-z0-9_-]{0,31}")
-CHECK_KEYS = ("run", "files", "timeout", "enabled", "workspaces")
+CHECK_KEYS = ("run", "files", "timeout", "enabled", "workspaces", "reformat")
 
 
 def load_checks(path: Path | None = None) -> list[CheckSettings]:
@@ -97,6 +97,11 @@ def _check(
     enabled = table.get("enabled", True)
     if not isinstance(enabled, bool):
         raise ConfigError(f"{where}: enabled must be true or false")
+    reformat = table.get("reformat", False)
+    if kind != "formatters" and "reformat" in table:
+        raise ConfigError(f"{where}: reformat is a formatter's key ([formatters.{name}])")
+    if not isinstance(reformat, bool):
+        raise ConfigError(f"{where}: reformat must be true or false")
     return CheckSettings(
         name=name,
         run=run,
@@ -105,6 +110,7 @@ def _check(
         enabled=enabled,
         workspaces=_folders(table.get("workspaces", []), where),
         project=project,
+        reformat=reformat,
     )
 
 

@@ -57,11 +57,18 @@ def test_config_toml_checks_are_read_and_a_bad_one_is_named(tmp_path: Path) -> N
         ('[checks.x]\nrun = "a"\nfiles = "*.py"\n', "files must be a list of globs"),
         ('[checks."Bad Name"]\nrun = "a"\n', "the name must be"),
         ('checks = "ruff"\n', "checks must be tables"),
+        ('[checks.x]\nrun = "a"\nreformat = true\n', "reformat is a formatter's key"),
     ]:
         import tomllib
 
         with pytest.raises(ConfigError, match=said):
             parse_checks(tomllib.loads(table), path)
+    import tomllib
+
+    fmt = '[formatters.f]\nrun = "a"\nreformat = true\n'
+    assert parse_checks(tomllib.loads(fmt), path, "formatters")[0].reformat is True
+    with pytest.raises(ConfigError, match="reformat must be true or false"):
+        parse_checks(tomllib.loads(fmt.replace("true", '"yes"')), path, "formatters")
 
 
 def test_a_check_named_for_some_workspaces_is_for_those_and_folders_inside_only(
@@ -395,7 +402,8 @@ def test_frontier_run_formats_before_the_write_and_tells_the_model(
 ) -> None:
     ws, _config, env = _project(
         tmp_path,
-        '[formatters.upper]\nrun = "tr a-z A-Z"\nfiles = ["*.py"]\n'
+        # a.py was not upper-case before: `reformat` has it formatted whole all the same
+        '[formatters.upper]\nrun = "tr a-z A-Z"\nfiles = ["*.py"]\nreformat = true\n'
         '[formatters.other]\nrun = "false"\nworkspaces = ["/elsewhere-xyz"]\n',
     )
     done = _frontier(

@@ -15,7 +15,7 @@ from frontier.app.check_text import check_lines
 from frontier.app.events import Event
 from frontier.tools.after_edit import CheckSettings
 from frontier.tools.base import CancelToken
-from frontier.tools.formatting import Formatters, _filter, command_line
+from frontier.tools.formatting import UNFORMATTED, Formatters, _filter, command_line
 from frontier.tools.sandbox import SandboxSettings, make_sandbox
 from tests.test_tools_fakes import Approver, FakeStore, call, make_boundary
 
@@ -38,11 +38,11 @@ def boundary_with(
 async def test_the_review_shows_the_formatted_file_and_that_is_what_is_written(
     tmp_path: Path,
 ) -> None:
-    (tmp_path / "a.py").write_text("x = 1\n")
+    (tmp_path / "a.py").write_text("X = 1\n")  # formatted before: upper-case
     approver = Approver()
     store = FakeStore()
     b = boundary_with(tmp_path, UPPER, approver=approver, store=store)
-    result = await b.run(call("replace", path="a.py", old="x = 1", new="y = 2"))
+    result = await b.run(call("replace", path="a.py", old="X = 1", new="y = 2"))
     assert result.kind == "ok"
     assert (tmp_path / "a.py").read_text() == "Y = 2\n"
     ((_, preview),) = approver.seen  # the person approved the formatted text
@@ -61,9 +61,9 @@ async def test_a_projects_formatter_is_said_to_be_the_projects(tmp_path: Path) -
     with its name: its settings are in the workspace, where the model can read them."""
     from dataclasses import replace as changed
 
-    (tmp_path / "a.py").write_text("x = 1\n")
+    (tmp_path / "a.py").write_text("X = 1\n")
     b = boundary_with(tmp_path, changed(UPPER, project=True))
-    result = await b.run(call("replace", path="a.py", old="x = 1", new="y = 2"))
+    result = await b.run(call("replace", path="a.py", old="X = 1", new="y = 2"))
     assert "The project's formatter (upper) rewrote a.py before it was written" in result.output
 
 
@@ -139,12 +139,12 @@ _BOX = make_sandbox(SandboxSettings())
 async def test_a_formatter_reads_and_prints_but_writes_nothing(tmp_path: Path) -> None:
     ws = tmp_path / "ws"
     ws.mkdir()
-    (ws / "a.py").write_text("x = 1\n")
+    (ws / "a.py").write_text("X = 1\n")
     box = make_sandbox(SandboxSettings(mode="workspace-write"), ws)
     sneaky = CheckSettings("sneaky", "touch made.txt 2>/dev/null; tr a-z A-Z")
     try:
         b = boundary_with(ws, sneaky, sandbox=box)
-        result = await b.run(call("replace", path="a.py", old="x = 1", new="y = 2"))
+        result = await b.run(call("replace", path="a.py", old="X = 1", new="y = 2"))
     finally:
         box.close()
     assert (ws / "a.py").read_text() == "Y = 2\n" and not (ws / "made.txt").exists()
@@ -173,5 +173,28 @@ async def test_paused_formatters_leave_every_call_as_the_model_wrote_it(tmp_path
     result = await b.run(call("replace", path="a.py", old="x = 1", new="y = 2"))
     assert (tmp_path / "a.py").read_text() == "y = 2\n" and "formatted" not in result.meta
     b.formatters.paused = False
-    await b.run(call("replace", 2, path="a.py", old="y = 2", new="z = 3"))
-    assert (tmp_path / "a.py").read_text() == "Z = 3\n"
+    (tmp_path / "b.py").write_text("B = 1\n")
+    await b.run(call("replace", 2, path="b.py", old="B = 1", new="z = 3"))
+    assert (tmp_path / "b.py").read_text() == "Z = 3\n"
+
+
+async def test_a_file_not_formatted_before_the_edit_is_left_as_the_model_sent_it(
+    tmp_path: Path,
+) -> None:
+    """Formatting a file nobody formatted would rewrite every line of it in the review and
+    the history, for a one-line change: left as sent, and said, unless ``reformat``."""
+    from dataclasses import replace as changed
+
+    (tmp_path / "legacy.py").write_text("x = 1\nkeep = 'me'\n")
+    b = boundary_with(tmp_path, UPPER)
+    result = await b.run(call("replace", path="legacy.py", old="x = 1", new="y = 2"))
+    assert (tmp_path / "legacy.py").read_text() == "y = 2\nkeep = 'me'\n"
+    assert "formatted" not in result.meta
+    assert result.meta["format_failed"] == [f"upper on legacy.py: {UNFORMATTED}"]
+    # a new file has no "before": formatted
+    new = await b.run(call("write", 2, path="new.py", content="n = 1\n"))
+    assert (tmp_path / "new.py").read_text() == "N = 1\n" and new.meta["formatted"] == ["new.py"]
+    # reformat = true formats it whole
+    b.formatters = Formatters([changed(UPPER, reformat=True)], b.root, None)
+    await b.run(call("replace", 3, path="legacy.py", old="y = 2", new="z = 3"))
+    assert (tmp_path / "legacy.py").read_text() == "Z = 3\nKEEP = 'ME'\n"

@@ -84,6 +84,10 @@ class CheckSettings:
     project: bool = False
     """Declared by the workspace's ``.frontier/checks.toml`` (and trusted by the person),
     not by config.toml: said so wherever it is named."""
+    reformat: bool = False
+    """A formatter's: also format a file that was not formatted before the edit (every
+    line of it, not only the model's); by default such a file is left as the model sent
+    it (``tools/formatting.py``)."""
 
     @property
     def whose(self) -> str:

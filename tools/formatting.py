@@ -21,6 +21,10 @@ settings: ``ruff format --stdin-filename {file} -``, ``prettier --stdin-filepath
   ``formatted`` (the paths) and, for a formatter that failed, ``format_failed``.
 - A dry run, a call that writes nothing and a file the formatter leaves as it was change
   nothing.
+- A file the call modifies that was not formatted before (the formatter's output for the
+  file as it was differs from it) is left as the model sent it, unless the formatter
+  ``reformat``s: formatting it would rewrite every line, not only the model's (the
+  review would hide the change among them). Both versions are formatted at once.
 """
 
 from __future__ import annotations
@@ -42,6 +46,12 @@ if TYPE_CHECKING:
     from frontier.tools.sandbox import Sandbox
 
 PLACEHOLDER = "{file}"
+UNFORMATTED = (
+    "it was not formatted before this edit, and formatting it would rewrite lines the model "
+    "did not change (reformat = true formats such a file whole)"
+)
+"""Why a formatter left a file as sent: its ``reformat`` is off and the file's content
+before the edit is not what it would print."""
 ERR_KEEP = 2048
 """Characters of a failed formatter's stderr the model and the person are told (its end)."""
 
@@ -78,11 +88,16 @@ class Formatters:
         for change in plan.changes:
             if change.new is None or change.renamed_from or change.renamed_to:
                 continue
-            data = change.new
+            data, was = change.new, change.old
             for formatter in self.formatters:
                 if not for_files(formatter, [change.path]) or cancel.cancelled:
                     continue
-                out, why = await self.format_file(formatter, change.path, data, cancel)
+                (out, why), before = await self._both(formatter, change.path, data, was, cancel)
+                if before is not None and before != was:
+                    failed.append(f"{formatter.name} on {change.path}: {UNFORMATTED}")
+                    continue  # formatting it would rewrite lines the model did not change
+                if before is not None:
+                    was = before
                 if why is not None:
                     failed.append(f"{formatter.name} on {change.path}: {why}")
                 elif out != data:
@@ -111,6 +126,25 @@ class Formatters:
             formatted_by=tuple(used),
             format_failed=tuple(failed),
         )
+
+    async def _both(
+        self,
+        formatter: CheckSettings,
+        path: str,
+        data: bytes,
+        was: bytes | None,
+        cancel: CancelToken,
+    ) -> tuple[tuple[bytes, str | None], bytes | None]:
+        """The formatter's output for the new content and, unless it ``reformat``s or the
+        file is new, for the content before the edit (``None`` when it could not say: a
+        file it cannot parse is not taken as unformatted), both at once."""
+        if was is None or formatter.reformat:
+            return await self.format_file(formatter, path, data, cancel), None
+        new, old = await asyncio.gather(
+            self.format_file(formatter, path, data, cancel),
+            self.format_file(formatter, path, was, cancel),
+        )
+        return new, old[0] if old[1] is None else None
 
     async def format_file(
         self, formatter: CheckSettings, path: str, data: bytes, cancel: CancelToken
