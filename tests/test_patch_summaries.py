@@ -333,6 +333,23 @@ def test_headless_text_prints_one_line_per_file() -> None:
     )
 
 
+def test_headless_text_prints_what_the_formatters_and_checks_said_under_the_files() -> None:
+    meta = {
+        "changes": TWO,
+        "already_applied": False,
+        "formatted": ["app/cli.py"],
+        "formatted_by": ["ruff"],
+        "format_failed": ["ruff on NOTES.md: exit 2"],
+        "checks": [{"name": "lint", "outcome": "failed", "exit": 1, "first": "F401"}],
+    }
+    text = describe(ToolFinished(patch_result(meta))) or ""
+    assert text.splitlines()[3:] == [
+        "      ✎ formatted by ruff: app/cli.py",
+        "      ✗ not formatted: ruff on NOTES.md: exit 2",
+        "      ✗ check lint: exit 1 · F401",
+    ]
+
+
 def test_headless_text_says_already_applied() -> None:
     text = describe(ToolFinished(patch_result({"changes": [], "already_applied": True})))
     assert text == "  ✓ c2 apply_patch ok exit=0 0.03s  already applied"

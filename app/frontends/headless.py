@@ -47,6 +47,7 @@ from frontier.app.agent.repair import MAX_REPAIRS
 from frontier.app.agent.runtime import create_runtime
 from frontier.app.agent.session import AgentSession
 from frontier.app.agent.wait import ResponseWait
+from frontier.app.check_text import check_lines
 from frontier.app.config import Config
 from frontier.app.events import (
     FORGETTING,
@@ -554,7 +555,8 @@ def describe(event: Event) -> str | None:
             if changes == ["already applied"]:
                 return f"{head}  already applied"
             if changes:  # a mutation: its files, not the first line of "applied:\n..."
-                return "\n".join([head, *(f"      {line}" for line in changes)])
+                checked = [line for line, _ in check_lines(r.meta)]  # formatters, checks
+                return "\n".join([head, *(f"      {line}" for line in changes + checked)])
             return f"{head}  {_short(first, 70)}"
         case ContractError(kind=kind, message=message, offset=offset):
             return f"! contract error {kind} at byte {offset}: {message}"
