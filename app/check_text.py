@@ -10,6 +10,9 @@ TYPE_CHECKING = False  # typing is not imported at run time: the export reads th
 if TYPE_CHECKING:
     from typing import Any
 
+FORMAT_KEYS = ("formatted", "formatted_by", "format_failed", "format_left")
+"""What a result's meta says of the person's formatters (``tools/formatting.py``): kept by
+``run --json`` and the export as they are."""
 CHECK_OPENING = "\n[check "
 """Where the checks' verdicts start in a result's output (``tools/after_edit.py``)."""
 _SAID = {
@@ -36,6 +39,9 @@ def check_lines(meta: Mapping[str, Any] | None) -> list[tuple[str, bool]]:
     failed = meta.get("format_failed")
     if isinstance(failed, list):
         out += [(f"✗ not formatted: {why}", True) for why in failed if isinstance(why, str)]
+    left = meta.get("format_left")  # on purpose: not formatted before the edit
+    if isinstance(left, list):
+        out += [(f"· not formatted: {why}", False) for why in left if isinstance(why, str)]
     checks = meta.get("checks")
     if not isinstance(checks, list):
         return out

@@ -189,8 +189,14 @@ async def test_a_file_not_formatted_before_the_edit_is_left_as_the_model_sent_it
     b = boundary_with(tmp_path, UPPER)
     result = await b.run(call("replace", path="legacy.py", old="x = 1", new="y = 2"))
     assert (tmp_path / "legacy.py").read_text() == "y = 2\nkeep = 'me'\n"
-    assert "formatted" not in result.meta
-    assert result.meta["format_failed"] == [f"upper on legacy.py: {UNFORMATTED}"]
+    assert "formatted" not in result.meta and "format_failed" not in result.meta
+    assert result.meta["format_left"] == [f"upper on legacy.py: {UNFORMATTED}"]
+    assert f"[the person's formatter left it as sent: upper on legacy.py: {UNFORMATTED}]" in (
+        result.output
+    )
+    assert check_lines(result.meta) == [
+        (f"· not formatted: upper on legacy.py: {UNFORMATTED}", False)
+    ]
     # a new file has no "before": formatted
     new = await b.run(call("write", 2, path="new.py", content="n = 1\n"))
     assert (tmp_path / "new.py").read_text() == "N = 1\n" and new.meta["formatted"] == ["new.py"]

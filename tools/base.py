@@ -57,6 +57,9 @@ class Prepared:
     format_failed: tuple[str, ...] = ()
     """``NAME on PATH: why`` per formatter that could not format a file (it stays the
     model's)."""
+    format_left: tuple[str, ...] = ()
+    """``NAME on PATH: why`` per formatter that left a file as sent on purpose (it was not
+    formatted before the edit: ``tools/formatting.py``)."""
 
 
 @record

@@ -625,10 +625,13 @@ class ToolBoundary:
             output = f"{output}\n{ready.prepared.formatted_note}"
             meta["formatted"] = list(ready.prepared.formatted)
             meta["formatted_by"] = list(ready.prepared.formatted_by)
+        left = (*ready.prepared.format_failed, *ready.prepared.format_left)
+        if left:
+            output = f"{output}\n[the person's formatter left it as sent: {'; '.join(left)}]"
         if ready.prepared.format_failed:
-            failed = "; ".join(ready.prepared.format_failed)
-            output = f"{output}\n[the person's formatter left it as sent: {failed}]"
             meta["format_failed"] = list(ready.prepared.format_failed)
+        if ready.prepared.format_left:
+            meta["format_left"] = list(ready.prepared.format_left)
         return ToolResult(
             call_id=call.id,
             name=call.name,

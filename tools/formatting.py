@@ -83,6 +83,7 @@ class Formatters:
             return prepared
         edits: list[tuple[str, bytes]] = []
         failed: list[str] = []
+        left: list[str] = []
         used: dict[str, None] = {}
         by: dict[str, list[CheckSettings]] = {}  # path -> the formatters that changed it
         for change in plan.changes:
@@ -94,7 +95,7 @@ class Formatters:
                     continue
                 (out, why), before = await self._both(formatter, change.path, data, was, cancel)
                 if before is not None and before != was:
-                    failed.append(f"{formatter.name} on {change.path}: {UNFORMATTED}")
+                    left.append(f"{formatter.name} on {change.path}: {UNFORMATTED}")
                     continue  # formatting it would rewrite lines the model did not change
                 if before is not None:
                     was = before
@@ -106,14 +107,15 @@ class Formatters:
                     by.setdefault(change.path, []).append(formatter)
             if data != change.new:
                 edits.append((change.path, data))
+        verdicts = {"format_failed": tuple(failed), "format_left": tuple(left)}
         if not edits:
-            return replace(prepared, format_failed=tuple(failed)) if failed else prepared
+            return replace(prepared, **verdicts) if failed or left else prepared
         from frontier.tools.review_edit import EditError, apply_edits
 
         try:
             new_plan, preview, changed, _review_words = apply_edits(plan, prepared.preview, edits)
         except EditError as exc:  # the plan cannot take the output: the model's version
-            return replace(prepared, format_failed=(*failed, str(exc)))
+            return replace(prepared, format_failed=(*failed, str(exc)), format_left=tuple(left))
         mine = {c.path: c.new or b"" for c in plan.changes}
         note = "\n".join(_told(path, mine[path], new, by[path]) for path, new in edits)
         said = f"{preview.summary} · formatted by {', '.join(used)}"  # the review's header
@@ -124,7 +126,7 @@ class Formatters:
             formatted=changed,
             formatted_note=note,
             formatted_by=tuple(used),
-            format_failed=tuple(failed),
+            **verdicts,
         )
 
     async def _both(

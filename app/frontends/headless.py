@@ -47,7 +47,7 @@ from frontier.app.agent.repair import MAX_REPAIRS
 from frontier.app.agent.runtime import create_runtime
 from frontier.app.agent.session import AgentSession
 from frontier.app.agent.wait import ResponseWait
-from frontier.app.check_text import check_lines
+from frontier.app.check_text import FORMAT_KEYS, check_lines
 from frontier.app.config import Config
 from frontier.app.events import (
     FORGETTING,
@@ -509,7 +509,7 @@ def event_json(event: Event) -> dict[str, Any]:
             out["already_applied"] = bool(meta["already_applied"])
         if isinstance(meta.get("checks"), list):  # the person's after-edit checks
             out["checks"] = [dict(c) for c in meta["checks"] if isinstance(c, dict)]
-        for key in ("formatted", "formatted_by", "format_failed"):  # tools/formatting.py
+        for key in FORMAT_KEYS:  # tools/formatting.py
             if isinstance(meta.get(key), list):
                 out[key] = [str(v) for v in meta[key]]
     return out

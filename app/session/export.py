@@ -336,7 +336,9 @@ def _mutation_meta(meta: dict[str, Any]) -> dict[str, Any]:
         out["already_applied"] = bool(meta["already_applied"])
     if isinstance(meta.get("checks"), list):  # the person's after-edit checks
         out["checks"] = [dict(c) for c in meta["checks"] if isinstance(c, dict)]
-    for key in ("formatted", "formatted_by", "format_failed"):  # tools/formatting.py
+    from frontier.app.check_text import FORMAT_KEYS
+
+    for key in FORMAT_KEYS:  # tools/formatting.py
         if isinstance(meta.get(key), list):
             out[key] = [str(v) for v in meta[key]]
     return out
