@@ -94,6 +94,41 @@ async def test_a_deleted_session_is_gone_from_the_files_and_the_other_stays_whol
     assert first not in listed.stdout and second in listed.stdout
 
 
+async def command_session(store: SessionStore, ws: Path, command: str) -> str:
+    """A session whose one call is a shell command changing the files it names (its
+    earlier content kept as a command's: tools/command_changes.py)."""
+    sid = store.create_session(str(ws), "m", None, "ctl")
+    store.append_items(sid, [UserText("run it")])
+    boundary = ToolBoundary(default_registry(), ws, Yes(), store.persistence(sid))
+    r = await boundary.run(ToolCall("c1", "shell", {"command": command}))
+    assert r.kind == "ok" and r.meta.get("targets"), r.output
+    return sid
+
+
+async def test_what_a_command_changed_goes_with_its_session_and_stays_for_another(
+    tmp_path: Path,
+) -> None:
+    """A command's changes are kept on its result row, not its call row: deleting its
+    session must find them there too — gone with it, kept while another names them."""
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    (ws / "own.txt").write_text(f"{MARK}-command\n")
+    (ws / "shared.txt").write_text("shared, as it was\n")
+    with SessionStore.open() as store:
+        first = await command_session(store, ws, "echo new > own.txt; echo one > shared.txt")
+        (ws / "shared.txt").write_text("shared, as it was\n")
+        second = await command_session(store, ws, "echo two > shared.txt")
+    assert f"{MARK}-command".encode() in on_disk()
+    done = frontier("delete", first, "--yes")
+    assert done.returncode == 0, done.stderr
+    assert ", 1 kept file version(s)" in done.stdout
+    assert f"{MARK}-command".encode() not in on_disk()
+    with SessionStore.open() as store:
+        shared = hashlib.sha256(b"shared, as it was\n").hexdigest()
+        assert store.preimages.get(shared) == b"shared, as it was\n"  # the second's undo
+        assert [s.id for s in store.list_sessions()] == [second]
+
+
 async def test_an_open_session_or_one_without_a_yes_is_not_deleted(tmp_path: Path) -> None:
     with SessionStore.open() as store:
         sid = await make_session(store, tmp_path, MARK, [])

@@ -32,10 +32,20 @@ _OWNED = ("messages", "log", "intents", "compactions")
 """Tables whose rows name their session (``session_id``), besides ``responses``."""
 _TARGETS = "json_each(CASE WHEN json_valid(log.data) THEN log.data END, '$.targets') t"
 """A call row's target files (a row that is not JSON, in a damaged store, has none)."""
-_PRE_HASHES = (
-    f"SELECT DISTINCT json_extract(t.value, '$.pre') FROM log, {_TARGETS} WHERE log.type = 'call'"
-)
-"""The pre-image hashes calls recorded (``AND log.session_id = ?``: one session's)."""
+_FOUND = "json_each(CASE WHEN json_valid(log.data) THEN log.data END, '$.meta.targets') t"
+"""A result row's target files: what a command was found to change (its call row names
+none: ``tools/command_changes.py``)."""
+
+
+def _pre_hashes(one_session: bool) -> str:
+    """The pre-image hashes calls recorded, on their call rows and (a command's) on their
+    result rows; ``one_session``: one session's (two ``?``, its id twice)."""
+    mine = " AND log.session_id = ?" if one_session else ""
+    return (
+        f"SELECT json_extract(t.value, '$.pre') FROM log, {_TARGETS} WHERE log.type = 'call'"
+        f"{mine} UNION SELECT json_extract(t.value, '$.pre') FROM log, {_FOUND}"
+        f" WHERE log.type = 'result'{mine}"
+    )
 
 
 @record
@@ -108,8 +118,8 @@ def _deleter(session_id: str) -> Callable[[sqlite3.Connection], int]:
     """The transaction that deletes ``session_id``; it returns the pre-images it removed."""
 
     def delete(c: sqlite3.Connection) -> int:
-        query = _PRE_HASHES + " AND log.session_id = ?"
-        hashes = {h for (h,) in c.execute(query, (session_id,)) if isinstance(h, str)}
+        query = _pre_hashes(one_session=True)
+        hashes = {h for (h,) in c.execute(query, (session_id, session_id)) if isinstance(h, str)}
         c.execute(
             "DELETE FROM stream_events WHERE response_id IN "
             "(SELECT id FROM responses WHERE session_id = ?)",
@@ -121,7 +131,7 @@ def _deleter(session_id: str) -> Callable[[sqlite3.Connection], int]:
         c.execute("DELETE FROM sessions WHERE id = ?", (session_id,))
         if not hashes:
             return 0
-        used = {h for (h,) in c.execute(_PRE_HASHES)}  # one pass over the others' calls
+        used = {h for (h,) in c.execute(_pre_hashes(one_session=False))}  # the others' calls
         unused = sorted(hashes - used)
         c.executemany("DELETE FROM preimages WHERE hash = ?", [(h,) for h in unused])
         return len(unused)
