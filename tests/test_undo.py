@@ -705,3 +705,24 @@ async def test_a_formatter_run_with_no_path_in_a_repository_is_undone(agent: Age
 
     assert outcome.undone, outcome.message
     assert (ws / "src" / "a.py").read_text() == "x=1\n"
+
+
+async def test_a_watch_that_breaks_never_keeps_a_command_from_running_nor_loses_its_result(
+    agent: Agent, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from frontier.tools import command_changes
+
+    def broken(*_: object, **__: object) -> None:
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(command_changes.Watch, "take", broken)
+    result = await agent.run("shell", command="echo ran > a.txt && cat a.txt")
+    assert "ran" in result.output and (agent.ws / "a.txt").read_text() == "ran\n"
+    assert result.meta["unwatched"] == (
+        "its files could not be read before it ran (RuntimeError: boom)"
+    )
+    monkeypatch.undo()
+    monkeypatch.setattr(command_changes.Watch, "changes", broken)
+    result = await agent.run("shell", command="echo again > a.txt && cat a.txt")
+    assert "again" in result.output
+    assert result.meta["unwatched"].startswith("its files could not be read after it ran")

@@ -734,7 +734,11 @@ async def _watch(field: str, args: Mapping[str, Any], ctx: ToolContext) -> Watch
     from frontier.tools.command_changes import Watch
 
     source, script = str(args[field]), field == "code"
-    return await asyncio.to_thread(functools.partial(Watch.take, script=script), ctx.root, source)
+    try:
+        take = functools.partial(Watch.take, script=script)
+        return await asyncio.to_thread(take, ctx.root, source)
+    except Exception as exc:  # the watch serves undo: it must never keep a command from running
+        return f"its files could not be read before it ran ({type(exc).__name__}: {exc})"
 
 
 async def _changed(watch: Watch | str | None, ctx: ToolContext) -> Recorded | str | None:
@@ -748,7 +752,10 @@ async def _changed(watch: Watch | str | None, ctx: ToolContext) -> Recorded | st
         found = watch.changes()
         return found if isinstance(found, str) else recorded(found, ctx.root)
 
-    return await asyncio.to_thread(compare)
+    try:
+        return await asyncio.to_thread(compare)
+    except Exception as exc:  # the command ran: its result must not be lost to the record
+        return f"its files could not be read after it ran ({type(exc).__name__}: {exc})"
 
 
 async def _background(
