@@ -726,3 +726,17 @@ async def test_a_watch_that_breaks_never_keeps_a_command_from_running_nor_loses_
     result = await agent.run("shell", command="echo again > a.txt && cat a.txt")
     assert "again" in result.output
     assert result.meta["unwatched"].startswith("its files could not be read after it ran")
+
+
+async def test_undo_list_names_the_command_a_shell_change_came_from(
+    agent: Agent, capsys: pytest.CaptureFixture[str]
+) -> None:
+    await agent.run("shell", command="echo one > a.txt")
+    await agent.run("python", code="open('b.txt', 'w').write('two')\nprint('done')\n")
+    assert cli(["undo", agent.session.session_id, "--list"]) == 0
+    listing = capsys.readouterr().out
+    assert "   c1       shell          in effect        a.txt  ← echo one > a.txt\n" in listing
+    assert (
+        " → c2       python         in effect        b.txt  ← open('b.txt', 'w').write('two')…"
+        in (listing)
+    )

@@ -131,8 +131,13 @@ def _list(store_path: Path, session: str) -> int:
         rewind = c.args.get("rewind")
         if isinstance(rewind, dict):  # /rewind: every change since a message
             what = f"rewind (msg {rewind.get('to')})"
+        ran = c.args.get("command") if c.name == "shell" else c.args.get("code")
+        if c.name in ("shell", "python") and isinstance(ran, str):  # which command it was
+            lines = ran.strip().splitlines() or [""]
+            more = "…" if len(lines[0]) > 40 or len(lines) > 1 else ""
+            files += f"  ← {lines[0][:40]}{more}"
         call_id, what, state = (terminal_safe(x) for x in (c.call_id, what, state))  # then padded
-        safe_print(f" {mark} {call_id:<8} {what:<14} {state:<16} {files}")
+        safe_print(f" {mark} {call_id:<8} {what:<14} {state:<16} {terminal_safe(files)}")
     if nxt is not None:
         safe_print(f"`frontier undo {info.id}` undoes {nxt.call_id} (marked →)")
     return 0
