@@ -14,6 +14,11 @@ alternating (``transducer.best_pair``); nothing here is a test.
 (``make``): the watch then asks git before and after (``tools/command_changes_git.py``).
 Its reference: the same ``git status`` run twice, bare (what any use of git's answer
 costs).
+
+``--lines``: reading a command line for the paths it names (``command_changes.named``) at
+64 KiB, 256 KiB and 1 MiB — one word repeated, distinct names (each a lookup beneath the
+root, bounded by ``WORDS_MAX``), a here-document of a script's literals — against
+``shlex.split`` of the same line.
 """
 
 from __future__ import annotations
@@ -71,12 +76,39 @@ def committed(root: Path) -> None:
         subprocess.run(["git", *args], cwd=root, env=env, check=True, capture_output=True)
 
 
+def lines(repeat: int) -> None:
+    import shlex
+
+    from frontier.tools.command_changes import named
+
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        workspace(root, 10)
+        print(f"{'line':<12} {'chars':>8} {'named':>10} {'shlex.split':>12} {'ratio':>6}")
+        for n in (64 * 1024, 256 * 1024, 1024 * 1024):
+            shapes = {
+                "one word": "black " + "x.py " * (n // 5),
+                "names": "black " + "".join(f"x{i}.py " for i in range(n // 8)),
+                "heredoc": "python3 - <<'EOF'\n" + "open('f.txt', 'w')\n" * (n // 20) + "EOF",
+            }
+            for name, line in shapes.items():
+                ours, ref = best_pair(
+                    lambda c=line: named(c, str(root)), lambda c=line: shlex.split(c), repeat
+                )
+                print(f"{name:<12} {len(line):>8} {ours * 1e3:>8.1f}ms {ref * 1e3:>10.1f}ms "
+                      f"{ours / ref:>6.2f}")  # fmt: skip
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--files", default="100,400,1600")
     parser.add_argument("--git", action="store_true", help="a repository, the line naming nothing")
+    parser.add_argument("--lines", action="store_true", help="reading long command lines")
     args = parser.parse_args()
+    if args.lines:
+        lines(args.repeat)
+        return
     ref_name = "2x git status" if args.git else "2x plain read"
     print(f"{'files':>6} {'MiB':>6} {'take+changes':>13} {ref_name:>14} {'ratio':>6} growth")
     previous = None

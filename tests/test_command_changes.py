@@ -180,8 +180,15 @@ def test_the_reading_of_a_line_stops_at_the_bound(
     ws: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(command_changes, "WATCH_FILES", 2)
-    assert named("black a.py src/b.py src/pkg/c.py src", str(ws)).over
+    assert (
+        named("black a.py src/b.py src/pkg/c.py src", str(ws)).over == "it names more than 2 files"
+    )
     assert Watch.take(str(ws), "black a.py src/b.py src/pkg/c.py") == "it names more than 2 files"
+    monkeypatch.setattr(command_changes, "WATCH_FILES", 2_000)
+    monkeypatch.setattr(command_changes, "WORDS_MAX", 3)
+    line = "black " + " ".join(f"new{i}.py" for i in range(4))  # each looked up once
+    assert Watch.take(str(ws), line) == "its line has more than 3 words to look up as files"
+    assert isinstance(Watch.take(str(ws), "black " + " a.py" * 100), Watch)  # one word
 
 
 @pytest.mark.parametrize(

@@ -68,6 +68,8 @@ WATCH_BYTES = 32 * 1024 * 1024
 """Bytes held before a command at most (the store's cap on one call's pre-images)."""
 FILE_MAX = 4 * 1024 * 1024
 """The largest file held (the store keeps none larger: ``preimages.FILE_CAP``)."""
+WORDS_MAX = 4 * WATCH_FILES
+"""Distinct words of a line looked up as paths at most (each is a lookup beneath the root)."""
 HASH_MAX = 256 * 1024 * 1024
 """A file the command left larger than this is not hashed: its changes are not recorded."""
 SHOWN = 20
@@ -125,8 +127,9 @@ class Named:
     """Files, and names not there yet (``> new.txt``, ``cp a b``)."""
     folders: tuple[str, ...]
     """Folders (``.``: the workspace), watched with everything beneath them."""
-    over: bool = False
-    """It names more than :data:`WATCH_FILES` paths (the reading stopped there)."""
+    over: str | None = None
+    """Why the reading stopped (more than :data:`WATCH_FILES` paths, or
+    :data:`WORDS_MAX` words to look up); ``None``: it read the whole line."""
 
 
 def named(command: str, root: str | os.PathLike[str]) -> Named:
@@ -176,13 +179,23 @@ def _words(command: str, root: str | os.PathLike[str]) -> Iterator[tuple[str, st
 
 
 def _resolved(root: str | os.PathLike[str], words: Iterable[tuple[str, str, bool]]) -> Named:
+    """Each distinct word looked up beneath the root once; past :data:`WORDS_MAX` of them the
+    reading stops (a line of 200,000 names would hold the command back for seconds)."""
     files: dict[str, None] = {}
     folders: dict[str, None] = {}
+    looked: set[tuple[str, str, bool]] = set()
     for cwd, word, new in words:
+        if (cwd, word, new) in looked:
+            continue
+        looked.add((cwd, word, new))
+        if len(looked) > WORDS_MAX:
+            why = f"its line has more than {WORDS_MAX:,} words to look up as files"
+            return Named(tuple(files), tuple(folders), over=why)
         for rel, is_folder in _paths(root, cwd, word, new=new):
             (folders if is_folder else files)[rel] = None
         if len(files) + len(folders) > WATCH_FILES:
-            return Named(tuple(files), tuple(folders), over=True)
+            why = f"it names more than {WATCH_FILES:,} files"
+            return Named(tuple(files), tuple(folders), over=why)
     return Named(tuple(files), tuple(folders))
 
 
@@ -366,8 +379,8 @@ class Watch:
         watch; or why it is not watched (more than the bounds). ``script``: ``command`` is
         the ``python`` tool's code, read for its string literals alone."""
         names = named_in_script(command, root) if script else named(command, root)
-        if names.over:
-            return f"it names more than {WATCH_FILES:,} files"
+        if names.over is not None:
+            return names.over
         watch = cls(root, names)
         why = watch._hold(watch._located())
         if why is not None:
