@@ -1,6 +1,8 @@
-"""The after-edit checks of a finished call (``meta["checks"]``, ``tools/after_edit.py``)
-and what the person's formatters did to it (``meta["formatted"]``, ``tools/formatting.py``),
-in a line each, for the person: the Transcript's row and the Markdown export."""
+"""The after-edit checks of a finished call (``meta["checks"]``, ``tools/after_edit.py``),
+what the person's formatters did to it (``meta["formatted"]``, ``tools/formatting.py``) and
+a command whose changes were not recorded (``meta["unwatched"]``,
+``tools/command_changes.py``), in a line each, for the person: the Transcript's row and the
+Markdown export."""
 
 from __future__ import annotations
 
@@ -42,6 +44,11 @@ def check_lines(meta: Mapping[str, Any] | None) -> list[tuple[str, bool]]:
     left = meta.get("format_left")  # on purpose: not formatted before the edit
     if isinstance(left, list):
         out += [(f"· not formatted: {why}", False) for why in left if isinstance(why, str)]
+    unwatched = meta.get("unwatched")  # tools/command_changes.py: past its bounds
+    if isinstance(unwatched, str):
+        out.append(
+            (f"· its changes were not recorded, so /undo cannot put them back: {unwatched}", False)
+        )
     checks = meta.get("checks")
     if not isinstance(checks, list):
         return out

@@ -169,3 +169,24 @@ def test_permission_bits_come_back_as_they_were_not_as_git_writes_them(repo: Pat
     assert isinstance(found, list)
     [changed] = [c for c in found if c.path == "src/b.py"]
     assert (changed.old_mode, changed.new_mode) == (0o664, 0o775)
+
+
+def test_a_folder_named_in_a_repository_is_git_s_to_answer_for_however_big(
+    repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`ruff check --fix .` in a repository of more files than a watch holds: git says
+    which changed and the index what they were; nothing of the folder is read before."""
+    from frontier.tools import command_changes
+
+    for i in range(5):
+        (repo / "src" / f"m{i}.py").write_text(f"m = {i}\n")
+    git(repo, "add", "src")
+    git(repo, "commit", "-qm", "more")
+    monkeypatch.setattr(command_changes, "WATCH_FILES", 3)
+    watch = Watch.take(str(repo), "ruff check --fix .")
+    assert isinstance(watch, Watch)
+    assert set(watch.before) == {"a.py", "notes.txt"}  # what git cannot give back
+    run(repo, "echo 'm = 9' > src/m3.py")
+    found = watch.changes()
+    assert isinstance(found, list)
+    assert [(c.path, c.old, c.new) for c in found] == [("src/m3.py", b"m = 3\n", b"m = 9\n")]

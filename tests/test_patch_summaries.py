@@ -294,6 +294,23 @@ def test_transcript_lists_the_formatter_and_the_checks_under_the_files() -> None
     )
 
 
+def test_a_command_whose_changes_were_not_recorded_says_so_under_its_output() -> None:
+    """``meta["unwatched"]`` (tools/command_changes.py): past its bounds, a command's
+    changes are not recorded; the person sees it where the command is, before /undo says."""
+    state = UiState(clock=lambda: 1.0)
+    state.apply(CallReady(ToolCall("c1", "shell", {"command": "ruff check --fix ."})))
+    meta = {"unwatched": "it names more than 2,000 files"}
+    state.apply(ToolFinished(ToolResult("c1", "shell", "ok", "Found 0 errors.\n", 0, 1.0, meta)))
+    entry = next(e for e in state.transcript if e.call_id == "c1")
+    lines = render_entry(entry, state.tools["c1"], 1.0).plain.split("\n")
+    assert lines[1:] == [
+        "  Found 0 errors.",
+        "  · its changes were not recorded, so /undo cannot put them back: it names more "
+        "than 2,000 files",
+        "  ok exit=0 · 1.00 s",
+    ]
+
+
 def test_a_codex_patch_call_is_labelled_from_its_headers() -> None:
     state = finished_state({"changes": TWO}, patch=CODEX)
     assert state.tools["c2"].summary == "(3 files)"

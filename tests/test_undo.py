@@ -649,6 +649,15 @@ async def test_a_command_naming_too_much_says_its_changes_were_not_recorded(
     result = await agent.run("shell", command="echo two > a.py && python3 -c pass .")
     assert result.meta["unwatched"] == "it names more than 1 files"
     assert "files" not in result.meta
+    from frontier.app.check_text import check_lines
+
+    assert check_lines(result.meta) == [
+        (
+            "· its changes were not recorded, so /undo cannot put them back: it names more "
+            "than 1 files",
+            False,
+        )
+    ]
     refused = await agent.session.undo("c1")
     assert refused.message == (
         "c1 shell: what it changed was not recorded (it names more than 1 files); nothing to undo"

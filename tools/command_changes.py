@@ -22,7 +22,7 @@ What is not watched, on purpose:
   before every command would cost every command. In one, ``git status`` before and after
   tells (``tools/command_changes_git.py``): the files it lists before are held as if
   named, and a file it lists only after was unchanged (the index's copy is what it was)
-  or is new;
+  or is new — so there a named folder is not walked either;
 - the operands of a program that only reads them (``cat``, ``grep``, ``ls``, ``git diff``,
   ``sed`` without ``-i``, ``find`` without ``-delete``/``-exec``): only their redirections
   (``> out.txt``) are;
@@ -51,7 +51,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from itertools import islice, pairwise
 from pathlib import Path
 
-from frontier.app.record import record
+from frontier.app.record import record, replace
 from frontier.tools import beneath
 from frontier.tools.destructive import remade, simple_commands, split_heredocs, unwrapped
 from frontier.tools.paths import PathError, resolve
@@ -382,11 +382,15 @@ class Watch:
         if names.over is not None:
             return names.over
         watch = cls(root, names)
+        if script or not only_reads(command):
+            watch._watch_repository()
+        if watch.git is not None and names.folders:
+            # git answers for a folder's files: the ones it lists are held, the rest are the
+            # index's (the walk would read them all, and stop at WATCH_FILES)
+            watch.named = replace(names, folders=())
         why = watch._hold(watch._located())
         if why is not None:
             return why
-        if script or not only_reads(command):
-            watch._watch_repository()
         if not names.files and not names.folders and watch.git is None:
             return None
         return watch

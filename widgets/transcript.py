@@ -132,8 +132,6 @@ def render_call(entry: TranscriptEntry, tool: ToolRow | None, *, selected: bool 
     if tool.changes:  # a finished mutation's files, one per line
         for line in tool.changes:
             text.append(f"\n  {display_preview(line, one_line=True)}", style="dim")
-        for line, failed in tool.checks:  # the person's after-edit checks on them
-            text.append(f"\n  {display_preview(line, one_line=True)}", "bold" if failed else "dim")
     else:
         hidden = tool.lines - len(tool.fold)
         if hidden > 0 and tool.failed:
@@ -142,6 +140,8 @@ def render_call(entry: TranscriptEntry, tool: ToolRow | None, *, selected: bool 
             text.append(f"\n  {display_preview(line, one_line=True)}", style="dim")
         if hidden > 0 and not tool.failed:
             text.append(f"\n  … {hidden:,} more line{'s' * (hidden != 1)}", style="dim")
+    for line, failed in tool.checks:  # the after-edit checks, formatters, an unrecorded command
+        text.append(f"\n  {display_preview(line, one_line=True)}", "bold" if failed else "dim")
     text.append("\n  ")
     text.append(state_label(tool), style="bold underline" if tool.failed else "bold")
     if tool.elapsed is not None:
