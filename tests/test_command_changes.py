@@ -7,9 +7,18 @@ import os
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from frontier.tools import command_changes
-from frontier.tools.command_changes import Named, Watch, named, recorded
+from frontier.tools.command_changes import (
+    Named,
+    Watch,
+    literal_words,
+    named,
+    only_reads,
+    recorded,
+)
 
 
 @pytest.fixture
@@ -254,3 +263,27 @@ def test_a_command_run_again_outside_the_sandbox_records_both_runs_as_one() -> N
         "unwatched": "it names more than 2,000 files"
     }
     assert both_runs({}, {}) == {}
+
+
+_SHELLISH = st.text(
+    alphabet=st.sampled_from(list("ab.py/ -*?[]{}'\"\\$`~;&|<>()\n\t=%!#0123456789EOF")),
+    max_size=300,
+)
+
+
+@settings(
+    max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(command=_SHELLISH)
+def test_any_line_is_read_without_an_error_and_names_only_the_workspace(
+    ws: Path, command: str
+) -> None:
+    """A model's command is untrusted input: whatever its quoting, here-documents,
+    redirections or globs, reading it raises nothing and names only paths beneath the
+    root."""
+    found = named(command, str(ws))
+    assert isinstance(only_reads(command), bool)
+    for rel in (*found.files, *found.folders):
+        assert rel == "." or not (rel.startswith("/") or rel.split("/")[0] == "..")
+        assert (ws / rel).resolve().is_relative_to(ws.resolve())
+    assert all(isinstance(w, str) for w in literal_words(command))
