@@ -184,14 +184,17 @@ def test_frontier_checks_lists_each_with_where_it_comes_from_and_whether_it_runs
     project(tmp_path)
     config_path().parent.mkdir(parents=True, exist_ok=True)
     config_path().write_text(
-        '[formatters.ruff]\nrun = "black -q -"\n'
+        '[formatters.ruff]\nrun = "black -q -"\nreformat = true\n'
         f'[checks.api]\nrun = "make lint"\nworkspaces = ["{tmp_path / "api"}"]\n'
     )
     listed = checks_cli("--workspace", str(tmp_path))
     assert listed.returncode == 0, listed
     lines = listed.stdout.splitlines()
     assert lines[0].startswith("check api  not for this workspace (only in ")
-    assert lines[2] == "formatter ruff  runs here · config.toml · on every file · 60 s"
+    assert lines[2] == (
+        "formatter ruff  runs here · config.toml · on every file · 60 s · reformats files not "
+        "formatted before"
+    )
     assert lines[4] == (
         "check ruff  waits for your trust (frontier checks trust) · .frontier/checks.toml · "
         "on *.py · 60 s"
@@ -205,6 +208,7 @@ def test_frontier_checks_lists_each_with_where_it_comes_from_and_whether_it_runs
         ("check", PROJECT_FILE, "waiting"),
         ("formatter", PROJECT_FILE, "overridden"),
     ]
+    assert rows[1]["reformat"] is True and "reformat" not in rows[0]
     config_path().write_text("[checks.bad]\n")
     broken = checks_cli("--workspace", str(tmp_path))
     assert broken.returncode == 2 and "[checks.bad]" in broken.stderr

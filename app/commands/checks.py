@@ -75,14 +75,16 @@ class Listed:
             "files": list(c.files),
             "timeout": c.timeout,
             "workspaces": list(c.workspaces),
+            **({"reformat": c.reformat} if self.kind == "formatter" else {}),
         }
 
     def text(self) -> str:
         c = self.settings
         only = f" (only in {', '.join(c.workspaces)})" if self.state == "other workspaces" else ""
+        whole = " · reformats files not formatted before" if c.reformat else ""
         return (
             f"{self.kind} {c.name}  {STATE_WORDS[self.state]}{only} · {self.source} · on "
-            f"{', '.join(c.files) or 'every file'} · {c.timeout:g} s\n    {c.run}"
+            f"{', '.join(c.files) or 'every file'} · {c.timeout:g} s{whole}\n    {c.run}"
         )
 
 
