@@ -10,25 +10,12 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from test_restore_via_shell import GIT, git
 
 from frontier.tools import command_changes_git
 from frontier.tools.command_changes import Watch, recorded
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
-
-GIT = {
-    **os.environ,
-    "GIT_CONFIG_GLOBAL": os.devnull,
-    "GIT_CONFIG_NOSYSTEM": "1",
-    "GIT_AUTHOR_NAME": "t",
-    "GIT_AUTHOR_EMAIL": "t@t",
-    "GIT_COMMITTER_NAME": "t",
-    "GIT_COMMITTER_EMAIL": "t@t",
-}
-
-
-def git(root: Path, *args: str) -> None:
-    subprocess.run(["git", *args], cwd=root, env=GIT, check=True, capture_output=True, timeout=60)
 
 
 @pytest.fixture
