@@ -433,6 +433,33 @@ def test_export_shows_a_patch_as_a_diff_block_with_its_files() -> None:
     assert "applied:" not in text  # the summary lines replace the raw output
 
 
+def test_a_command_that_changed_files_keeps_its_output_and_lists_its_files() -> None:
+    """A command's output is what it said (test results, `3 files reformatted`): unlike an
+    edit's `applied:`, the files it changed (tools/command_changes.py) come after it, in
+    the export, the Transcript and the headless log alike."""
+    records = [
+        {"type": "call", "id": "c1", "name": "shell", "args": {"command": "ruff format"}}
+        | {"tool_kind": "exec", "targets": [], "started": True},
+        {"type": "result", "id": "c1", "name": "shell", "kind": "ok", "exit": 0}
+        | {"elapsed": 0.1, "output": "1 file reformatted\n", "recovered": False}
+        | {"changes": [change("a.py", added=1)], "sandbox": "workspace-write · net off"},
+    ]
+    text = to_markdown(info(), records)
+    assert "```text\n1 file reformatted\n```\n\n- `M a.py (+1 −0)`" in text
+    meta = {"changes": [change("a.py", added=1)], "sandbox": {"mode": "workspace-write"}}
+    result = ToolResult("c1", "shell", "ok", "1 file reformatted\n", 0, 0.1, meta)
+    assert (describe(ToolFinished(result)) or "").splitlines() == [
+        "  ✓ c1 shell ok exit=0 0.10s  1 file reformatted",
+        "      M a.py (+1 −0)",
+    ]
+    state = UiState(clock=lambda: 1.0)
+    state.apply(CallReady(ToolCall("c1", "shell", {"command": "ruff format"})))
+    state.apply(ToolFinished(result))
+    entry = next(e for e in state.transcript if e.call_id == "c1")
+    lines = render_entry(entry, state.tools["c1"], 1.0).plain.split("\n")
+    assert lines[1:3] == ["  1 file reformatted", "  M a.py (+1 −0)"]
+
+
 def test_export_shows_a_codex_envelope_as_a_diff_block_too() -> None:
     records = [
         {"type": "call", "id": "c1", "name": "apply_patch", "args": {"patch": CODEX}}

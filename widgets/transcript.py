@@ -129,10 +129,7 @@ def render_call(entry: TranscriptEntry, tool: ToolRow | None, *, selected: bool 
         for line in tool.live_tail() if tool.running else ():
             text.append(f"\n  {display_preview(line, one_line=True)}", style="dim italic")
         return text
-    if tool.changes:  # a finished mutation's files, one per line
-        for line in tool.changes:
-            text.append(f"\n  {display_preview(line, one_line=True)}", style="dim")
-    else:
+    if not tool.changes or tool.where:  # a command's output stays: its files come after it
         hidden = tool.lines - len(tool.fold)
         if hidden > 0 and tool.failed:
             text.append(f"\n  … {_lines_word(hidden)} earlier", style="dim")
@@ -140,6 +137,8 @@ def render_call(entry: TranscriptEntry, tool: ToolRow | None, *, selected: bool 
             text.append(f"\n  {display_preview(line, one_line=True)}", style="dim")
         if hidden > 0 and not tool.failed:
             text.append(f"\n  … {hidden:,} more line{'s' * (hidden != 1)}", style="dim")
+    for line in tool.changes:  # a finished mutation's files, one per line
+        text.append(f"\n  {display_preview(line, one_line=True)}", style="dim")
     for line, failed in tool.checks:  # the after-edit checks, formatters, an unrecorded command
         text.append(f"\n  {display_preview(line, one_line=True)}", "bold" if failed else "dim")
     text.append("\n  ")

@@ -556,6 +556,8 @@ def describe(event: Event) -> str | None:
                 return f"{head}  already applied"
             if changes:  # a mutation: its files, not the first line of "applied:\n..."
                 checked = [line for line, _ in check_lines(r.meta)]  # formatters, checks
+                if "sandbox" in r.meta:  # a command's: its output matters too
+                    head = f"{head}  {_short(first, 70)}"
                 return "\n".join([head, *(f"      {line}" for line in changes + checked)])
             return f"{head}  {_short(first, 70)}"
         case ContractError(kind=kind, message=message, offset=offset):

@@ -271,11 +271,12 @@ def to_markdown(info: SessionInfo, records: list[dict[str, Any]]) -> str:
                 parts.append(f"stopped by the sandbox: {r['sandbox_stopped']}")
             out += [f"{' · '.join(parts)} — `{r['id']}`", ""]
             changes = change_lines(r)  # the record carries the result's changes keys
+            if r["output"] and (not changes or r.get("sandbox")):  # a command's output stays
+                out += [*_fenced(r["output"], "text"), ""]
             if changes:  # a mutation: its files say it better than its output
                 items, told = _checks_markdown(r)
+                told = [] if r.get("sandbox") else told  # a command's output is above, whole
                 out += [f"- {_code(line)}" for line in changes] + items + [""] + told
-            elif r["output"]:
-                out += [*_fenced(r["output"], "text"), ""]
         elif kind == "compaction" and r["reason"] in ("clear", "rewind"):
             what = (
                 "**context cleared** (/clear): from here on the model was sent none of the above"
