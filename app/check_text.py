@@ -17,6 +17,19 @@ FORMAT_KEYS = ("formatted", "formatted_by", "format_failed", "format_left")
 ``run --json`` and the export as they are."""
 CHECK_OPENING = "\n[check "
 """Where the checks' verdicts start in a result's output (``tools/after_edit.py``)."""
+CHANGED_OPENING = "\n[the command changed "
+"""Where the note of what a command changed starts in its output (``tools/command_changes``):
+what the model reads; the person's rows list the files themselves."""
+
+
+def own_output(output: str) -> str:
+    """A result's output before the notes Frontier appended for the model (what a command
+    changed, the checks' verdicts): the command's own, which a row folds."""
+    cut = min((i for i in (output.find(CHANGED_OPENING), output.find(CHECK_OPENING)) if i >= 0),
+              default=len(output))  # fmt: skip
+    return output[:cut]
+
+
 _SAID = {
     "passed": "passed",
     "timeout": "timed out",

@@ -447,7 +447,8 @@ def test_a_command_that_changed_files_keeps_its_output_and_lists_its_files() -> 
     text = to_markdown(info(), records)
     assert "```text\n1 file reformatted\n```\n\n- `M a.py (+1 −0)`" in text
     meta = {"changes": [change("a.py", added=1)], "sandbox": {"mode": "workspace-write"}}
-    result = ToolResult("c1", "shell", "ok", "1 file reformatted\n", 0, 0.1, meta)
+    said = "1 file reformatted\n[the command changed 1 file: M a.py (+1 −0)]"
+    result = ToolResult("c1", "shell", "ok", said, 0, 0.1, meta)
     assert (describe(ToolFinished(result)) or "").splitlines() == [
         "  ✓ c1 shell ok exit=0 0.10s  1 file reformatted",
         "      M a.py (+1 −0)",
@@ -457,7 +458,10 @@ def test_a_command_that_changed_files_keeps_its_output_and_lists_its_files() -> 
     state.apply(ToolFinished(result))
     entry = next(e for e in state.transcript if e.call_id == "c1")
     lines = render_entry(entry, state.tools["c1"], 1.0).plain.split("\n")
+    # the note to the model is not folded in: the row lists the files itself
     assert lines[1:3] == ["  1 file reformatted", "  M a.py (+1 −0)"]
+    assert lines[3].startswith("  ok exit=0 · 0.10 s")
+    assert state.tools["c1"].whole() == said  # the pager and copy: what the model got
 
 
 def test_export_shows_a_codex_envelope_as_a_diff_block_too() -> None:

@@ -658,7 +658,9 @@ def recorded(changes: list[Changed], root: str | os.PathLike[str]) -> Recorded |
         ],
     }  # fmt: skip
     kept = {_sha(c.old): c.old for c in changes if c.old is not None}
-    return Recorded(meta, kept, f"[the command changed {len(changes)} {noun}: {shown}]")
+    from frontier.app.check_text import CHANGED_OPENING
+
+    return Recorded(meta, kept, f"{CHANGED_OPENING[1:]}{len(changes)} {noun}: {shown}]")
 
 
 RECORD_KEYS = ("files", "changes", "targets", "unwatched")

@@ -148,12 +148,14 @@ class ToolRow:
             lines = [*lines, self.open_line][-count:]
         return lines
 
-    def finish(self, output: str) -> None:
-        """Keep ``output`` (scrubbed) whole and fold it; the streamed copy goes."""
+    def finish(self, output: str, own: str | None = None) -> None:
+        """Keep ``output`` (scrubbed) whole and fold it — ``own``, its part before the
+        notes Frontier appended for the model, when given; the streamed copy goes."""
         self.output = output
         self.streamed.clear()
         self.streamed_chars = 0
-        lines = output.rstrip("\n").split("\n") if output.strip() else []
+        folded = output if own is None else own
+        lines = folded.rstrip("\n").split("\n") if folded.strip() else []
         self.lines = len(lines)
         shown = lines[-FOLD:] if self.failed else lines[:FOLD]
         self.fold = tuple(display.cut_line(line) for line in shown)

@@ -12,7 +12,7 @@ from collections import deque
 from collections.abc import Mapping
 from typing import Any
 
-from frontier.app.check_text import check_lines
+from frontier.app.check_text import check_lines, own_output
 from frontier.app.events import (
     CallReady,
     ToolCall,
@@ -273,7 +273,7 @@ class ToolsModel:
         row.message = lines[0][:200] if lines else ""
         if row.partial:
             row.add_lines([row.end_line()])
-        row.finish(output)
+        row.finish(output, own_output(output))  # the notes for the model: lines of their own
         self._keep_output(row)
         row.changes = tuple(map(scrub, change_lines(result.meta, SHOWN_CHANGES)))
         row.ran = tuple(map(scrub, ran_under(result.meta)))
