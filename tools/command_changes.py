@@ -51,6 +51,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from itertools import islice, pairwise
 from pathlib import Path
 
+from frontier.app.hashes import sha256_hex
 from frontier.app.record import record, replace
 from frontier.tools import beneath
 from frontier.tools.destructive import remade, simple_commands, split_heredocs, unwrapped
@@ -534,7 +535,7 @@ class Watch:
             old_mode = _as_git_had(old_mode, new_mode)
         if new_hash is None and old is None:
             return None
-        if old is not None and new_hash == _sha(old) and new_mode == old_mode:
+        if old is not None and new_hash == sha256_hex(old) and new_mode == old_mode:
             return None
         if new is not None:  # held for the line counts only while within the bound
             self._held_after += len(new)
@@ -576,7 +577,7 @@ def _state(fd: int, name: str) -> _State:
         if st.st_size <= FILE_MAX:
             try:
                 data = beneath.read_fd(file, st.st_size, FILE_MAX)
-                return data, _sha(data), mode
+                return data, sha256_hex(data), mode
             except ValueError:  # grew past the cap while read
                 os.lseek(file, 0, os.SEEK_SET)
         digest = hashlib.sha256()
@@ -589,10 +590,6 @@ def _state(fd: int, name: str) -> _State:
         return None, digest.hexdigest(), mode
     finally:
         os.close(file)
-
-
-def _sha(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()
 
 
 def _mib(n: int) -> str:
@@ -652,12 +649,12 @@ def recorded(changes: list[Changed], root: str | os.PathLike[str]) -> Recorded |
         "files": [c.path for c in changes],
         "changes": plan.meta(),
         "targets": [
-            {"path": c.path, "pre": _sha(c.old) if c.old is not None else None,
+            {"path": c.path, "pre": sha256_hex(c.old) if c.old is not None else None,
              "post": c.new_hash, "mode": c.old_mode}
             for c in changes
         ],
     }  # fmt: skip
-    kept = {_sha(c.old): c.old for c in changes if c.old is not None}
+    kept = {sha256_hex(c.old): c.old for c in changes if c.old is not None}
     from frontier.app.check_text import CHANGED_OPENING
 
     return Recorded(meta, kept, f"{CHANGED_OPENING[1:]}{len(changes)} {noun}: {shown}]")

@@ -31,7 +31,7 @@ from collections.abc import Sequence
 
 from frontier.app.record import record
 from frontier.tools.bounded_run import Deadline
-from frontier.tools.git_safely import driver_overrides, run_git
+from frontier.tools.git_safely import any_filtered, blobs_within, driver_overrides, run_git
 
 SECONDS = 4.0
 """The longest the git runs before and after one command may take together."""
@@ -175,24 +175,9 @@ def _copies(
         return []
     names = list(tracked)
     given = b"".join(p.encode("utf-8", "surrogateescape") + b"\0" for p in names)
-    attrs = run_git(
-        root, ["check-attr", "-z", "--stdin", "filter"], given=given, timeout=deadline.left()
-    )
-    if attrs is None or attrs[0] != 0:
-        return None
-    fields = attrs[1].split(b"\0")
-    if any(value not in (b"unspecified", b"unset") for value in fields[2:-1:3]):
+    if any_filtered(root, given, deadline):
         return None  # checkout would run the filter's program (Git LFS)
-    sizes = run_git(
-        root,
-        ["cat-file", "--batch-check=%(objectsize)"],
-        given="".join(tracked[p][1] + "\n" for p in names).encode(),
-        timeout=deadline.left(),
-    )
-    if sizes is None or sizes[0] != 0:
-        return None
-    counted = sizes[1].split()
-    if len(counted) != len(names) or not all(s.isdigit() and int(s) <= FILE_MAX for s in counted):
+    if not blobs_within(root, [tracked[p][1] for p in names], FILE_MAX, deadline):
         return None
     out: list[Found] = []
     with tempfile.TemporaryDirectory(prefix="frontier-watch-") as folder:

@@ -17,7 +17,7 @@ import re
 from collections.abc import Mapping, Sequence
 
 from frontier.app.programs import find_program
-from frontier.tools.bounded_run import run_bounded
+from frontier.tools.bounded_run import Deadline, run_bounded
 
 HARDENED = (
     "core.fsmonitor=false",
@@ -108,3 +108,31 @@ def run_git(
         cwd=root,
         env=git_env(os.environ),
     )
+
+
+def any_filtered(root: str, given: bytes, deadline: Deadline) -> bool:
+    """Whether any of the files (``given``: NUL-ended names) has a ``filter`` attribute, so
+    that checkout would run the filter's program (Git LFS): one ``git check-attr`` run;
+    ``True`` when git cannot say."""
+    said = run_git(
+        root, ["check-attr", "-z", "--stdin", "filter"], given=given, timeout=deadline.left()
+    )
+    if said is None or said[0] != 0:
+        return True
+    fields = said[1].split(b"\0")
+    return any(value not in (b"unspecified", b"unset") for value in fields[2:-1:3])
+
+
+def blobs_within(root: str, blobs: Sequence[str], cap: int, deadline: Deadline) -> bool:
+    """Whether each blob is at most ``cap`` bytes (one ``git cat-file --batch-check`` run: a
+    repository's blob is its own to size, and checkout writes it whole)."""
+    sized = run_git(
+        root,
+        ["cat-file", "--batch-check=%(objectsize)"],
+        given="".join(b + "\n" for b in blobs).encode(),
+        timeout=deadline.left(),
+    )
+    if sized is None or sized[0] != 0:
+        return False
+    sizes = sized[1].split()
+    return len(sizes) == len(blobs) and all(s.isdigit() and int(s) <= cap for s in sizes)

@@ -77,6 +77,14 @@ def change_line(change: Mapping[str, Any]) -> str:
     return f"{status} {path} ({counts})"
 
 
+def output_first(result: Mapping[str, Any]) -> bool:
+    """Whether a changed-files result keeps its own output, before its files: a command's
+    (its meta, or its export record, names where it ran: ``sandbox``), whose output is its
+    test results or ``3 files reformatted``; an edit's ``applied: …`` says nothing its
+    files do not. Every front end asks this (the Transcript, ``frontier run``, the export)."""
+    return bool(result.get("sandbox"))
+
+
 def result_changes(meta: Mapping[str, Any] | None) -> list[Mapping[str, Any]]:
     """``meta["changes"]`` of a mutation's result, each entry a mapping (else ``[]``)."""
     changes = (meta or {}).get("changes")

@@ -42,7 +42,7 @@ from collections.abc import Mapping
 from frontier.tools import beneath
 from frontier.tools.bounded_run import Deadline
 from frontier.tools.delete_via_shell import KEPT_MAX, command_words
-from frontier.tools.git_safely import driver_overrides, run_git
+from frontier.tools.git_safely import any_filtered, blobs_within, driver_overrides, run_git
 from frontier.tools.patch_via_shell import MAX_FILES, folder_prefix, result_patch
 from frontier.tools.paths import PathError, resolve
 from frontier.tools.shell_words import bash_words
@@ -84,10 +84,10 @@ def restore_patch(command: object, args: Mapping[str, object], root: str | None)
     if top is None or top[0] != 0 or changed is None or changed[0] != 0 or not changed[1]:
         return None
     files = _changed(changed[1])
-    if not files or not _small(root, [blob for _, _, blob in files], deadline):
+    if not files or not blobs_within(root, [blob for _, _, blob in files], KEPT_MAX, deadline):
         return None
     given = b"".join(rel.encode() + b"\0" for rel, _, _ in files)
-    if _filtered(root, given, deadline):
+    if any_filtered(root, given, deadline):
         return None  # checkout would run its filter's program (Git LFS): not ours to mimic
     with tempfile.TemporaryDirectory(prefix="frontier-restore-") as out:
         wrote = run_git(
@@ -104,33 +104,6 @@ def restore_patch(command: object, args: Mapping[str, object], root: str | None)
             _put_back(root, rel, deleted, os.path.join(folder, rel)) for rel, deleted, _ in files
         )
         return result_patch(root, backs)
-
-
-def _filtered(root: str, given: bytes, deadline: Deadline) -> bool:
-    """Whether any of the files (``given``: NUL-ended names) has a ``filter`` attribute
-    (one ``git check-attr`` run; ``True`` when git cannot say)."""
-    said = run_git(
-        root, ["check-attr", "-z", "--stdin", "filter"], given=given, timeout=deadline.left()
-    )
-    if said is None or said[0] != 0:
-        return True
-    fields = said[1].split(b"\0")
-    return any(value not in (b"unspecified", b"unset") for value in fields[2:-1:3])
-
-
-def _small(root: str, blobs: list[str], deadline: Deadline) -> bool:
-    """Whether each index copy is at most :data:`KEPT_MAX` bytes (one ``git cat-file
-    --batch-check`` run: a repository's blob is its own to size, and checkout writes it)."""
-    sized = run_git(
-        root,
-        ["cat-file", "--batch-check=%(objectsize)"],
-        given="".join(b + "\n" for b in blobs).encode(),
-        timeout=deadline.left(),
-    )
-    if sized is None or sized[0] != 0:
-        return False
-    sizes = sized[1].split()
-    return len(sizes) == len(blobs) and all(s.isdigit() and int(s) <= KEPT_MAX for s in sizes)
 
 
 def _paths(words: list[str]) -> list[str] | None:

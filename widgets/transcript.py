@@ -129,7 +129,7 @@ def render_call(entry: TranscriptEntry, tool: ToolRow | None, *, selected: bool 
         for line in tool.live_tail() if tool.running else ():
             text.append(f"\n  {display_preview(line, one_line=True)}", style="dim italic")
         return text
-    if not tool.changes or tool.where:  # a command's output stays: its files come after it
+    if not tool.changes or tool.output_first:  # a command's output stays: its files after it
         hidden = tool.lines - len(tool.fold)
         if hidden > 0 and tool.failed:
             text.append(f"\n  … {_lines_word(hidden)} earlier", style="dim")

@@ -90,7 +90,7 @@ from frontier.app.secrets import Scrubber, StreamScrubber, url_secrets
 from frontier.app.session.db import StoreError
 from frontier.app.std_streams import silence
 from frontier.tools.contract import MCP_SEPARATOR, Decision, FilePreview, Preview, ToolSpec
-from frontier.tools.patch_summary import change_lines, result_changes
+from frontier.tools.patch_summary import change_lines, output_first, result_changes
 
 QUIET_JSON = frozenset({"bytes", "confirmed", "call_started", "arg_started", "arg_bytes"})
 """Per-byte events left out of ``--json`` output (``transduce --events all`` shows them)."""
@@ -556,7 +556,7 @@ def describe(event: Event) -> str | None:
                 return f"{head}  already applied"
             if changes:  # a mutation: its files, not the first line of "applied:\n..."
                 checked = [line for line, _ in check_lines(r.meta)]  # formatters, checks
-                if "sandbox" in r.meta:  # a command's: its output matters too
+                if output_first(r.meta):  # a command's: its output matters too
                     head = f"{head}  {_short(first, 70)}"
                 return "\n".join([head, *(f"      {line}" for line in changes + checked)])
             return f"{head}  {_short(first, 70)}"

@@ -25,7 +25,7 @@ from frontier.app.session.db import Database, StoreError
 from frontier.app.session.timeline import Failure, LogRecord, Timeline
 from frontier.app.session.times import iso_time
 from frontier.app.vocab import DEFAULT_WIRE
-from frontier.tools.patch_summary import change_lines, result_changes
+from frontier.tools.patch_summary import change_lines, output_first, result_changes
 
 TYPE_CHECKING = False  # typing is not imported at run time (~3 ms of start-up)
 if TYPE_CHECKING:
@@ -271,11 +271,11 @@ def to_markdown(info: SessionInfo, records: list[dict[str, Any]]) -> str:
                 parts.append(f"stopped by the sandbox: {r['sandbox_stopped']}")
             out += [f"{' · '.join(parts)} — `{r['id']}`", ""]
             changes = change_lines(r)  # the record carries the result's changes keys
-            if r["output"] and (not changes or r.get("sandbox")):  # a command's output stays
+            if r["output"] and (not changes or output_first(r)):  # a command's output stays
                 out += [*_fenced(r["output"], "text"), ""]
             if changes:  # a mutation: its files say it better than its output
                 items, told = _checks_markdown(r)
-                told = [] if r.get("sandbox") else told  # a command's output is above, whole
+                told = [] if output_first(r) else told  # a command's output is above, whole
                 out += [f"- {_code(line)}" for line in changes] + items + [""] + told
         elif kind == "compaction" and r["reason"] in ("clear", "rewind"):
             what = (

@@ -63,6 +63,9 @@ class ToolRow:
     """The after-edit checks that ran on its files: a line each and whether it failed
     (``app/check_text.py``)."""
 
+    output_first: bool = False
+    """A finished call whose own output is shown before its files (a command's:
+    ``patch_summary.output_first``)."""
     where: str = ""
     """Where a finished command ran, in a word or two (``sandbox``, ``outside``...: the
     Tools pane's field); empty for a call that ran no command."""

@@ -23,7 +23,7 @@ from frontier.app.events import (
 )
 from frontier.app.frontends.tui.sandbox_text import ran_under
 from frontier.tools.arg_aliases import named
-from frontier.tools.patch_summary import SHOWN_CHANGES, change_lines, patch_label
+from frontier.tools.patch_summary import SHOWN_CHANGES, change_lines, output_first, patch_label
 from frontier.widgets import display
 from frontier.widgets.display import fold_blank_runs, line_count, more_lines
 from frontier.widgets.pane_state.shared import PaneContext
@@ -279,6 +279,7 @@ class ToolsModel:
         row.ran = tuple(map(scrub, ran_under(result.meta)))
         row.checks = tuple((scrub(line), failed) for line, failed in check_lines(result.meta))
         row.where = sandbox_word(result.meta)
+        row.output_first = output_first(result.meta)
         self._touch(result.call_id)
 
     def on_turn_ended(self, event: TurnEnded) -> None:
