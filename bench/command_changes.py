@@ -15,6 +15,12 @@ alternating (``transducer.best_pair``); nothing here is a test.
 Its reference: the same ``git status`` run twice, bare (what any use of git's answer
 costs).
 
+``--hold``: keeping what the watch held in the session store before the command runs
+(``StoreJournal.hold``: the bytes scanned for secrets and written as pre-images, then the
+record), so a crash while it runs loses nothing — the first time (every version new to
+the store) and again (the versions kept already: the usual case, a command run twice),
+beside the same run's ``take`` + ``changes`` of the same files.
+
 ``--lines``: reading a command line for the paths it names (``command_changes.named``) at
 64 KiB, 256 KiB and 1 MiB — one word repeated, distinct names (each a lookup beneath the
 root, bounded by ``WORDS_MAX``), a here-document of a script's literals — against
@@ -31,7 +37,7 @@ import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # transducer.py, beside this file
-from transducer import best_pair
+from transducer import best, best_pair
 
 from frontier.tools.command_changes import Watch
 
@@ -45,7 +51,8 @@ def workspace(root: Path, files: int) -> None:
     for i in range(files):
         folder = root / "src" / f"p{i // 400}" / f"m{i // 20}"
         folder.mkdir(parents=True, exist_ok=True)
-        (folder / f"f{i}.py").write_bytes(b"".join(LINE % (k, k) for k in range(110)))
+        head = b"# module %d\n" % i  # each file its own content: the store keeps each
+        (folder / f"f{i}.py").write_bytes(head + b"".join(LINE % (k, k) for k in range(110)))
 
 
 def plain_read(root: Path) -> int:
@@ -74,6 +81,37 @@ def committed(root: Path) -> None:
     for args in (["init", "-q", "."], ["add", "-A"], ["-c", "user.name=b", "-c",
                  "user.email=b@b", "commit", "-qm", "b"]):  # fmt: skip
         subprocess.run(["git", *args], cwd=root, env=env, check=True, capture_output=True)
+
+
+def hold(repeat: int, sizes: list[int]) -> None:
+    import time
+
+    from frontier.app.session.journal import StoreJournal
+    from frontier.app.session.store import SessionStore
+
+    print(f"{'files':>6} {'MiB':>6} {'hold, new':>10} {'hold, again':>12} "
+          f"{'take+changes':>13} {'new/watch':>9} {'again/watch':>11}")  # fmt: skip
+    for n in sizes:
+        with tempfile.TemporaryDirectory() as tmp:
+            root = Path(tmp)
+            workspace(root, n)
+            size = plain_read(root) / (1024 * 1024)
+            watch = Watch.take(str(root), "black src")
+            assert isinstance(watch, Watch), watch
+            record, bodies = watch.held()
+            new, again, ref = [], [], []
+            for i in range(repeat):
+                ref.append(best(lambda r=root: watch_and_compare(r), 1))
+                with SessionStore.open(root / f"s{i}.db") as store:
+                    sid = store.create_session(str(root), "m", None, "ctl")
+                    journal = StoreJournal(store.db, sid, "c1")
+                    for times in (new, again):
+                        t0 = time.perf_counter()
+                        journal.hold(record, bodies)
+                        times.append(time.perf_counter() - t0)
+        w = min(ref)
+        print(f"{n:>6} {size:>6.1f} {min(new) * 1e3:>8.1f}ms {min(again) * 1e3:>10.1f}ms "
+              f"{w * 1e3:>11.1f}ms {min(new) / w:>9.2f} {min(again) / w:>11.2f}")  # fmt: skip
 
 
 def lines(repeat: int) -> None:
@@ -105,7 +143,11 @@ def main() -> None:
     parser.add_argument("--files", default="100,400,1600")
     parser.add_argument("--git", action="store_true", help="a repository, the line naming nothing")
     parser.add_argument("--lines", action="store_true", help="reading long command lines")
+    parser.add_argument("--hold", action="store_true", help="keeping the held files, for a crash")
     args = parser.parse_args()
+    if args.hold:
+        hold(args.repeat, [int(x) for x in args.files.split(",")])
+        return
     if args.lines:
         lines(args.repeat)
         return

@@ -121,6 +121,25 @@ def test_any_doubt_records_the_named_files_alone(
     assert [c.path for c in found] == ["named.txt"]
 
 
+def test_an_index_git_status_rewrote_still_says_what_the_files_were(repo: Path) -> None:
+    """`git status` rewrites the index with fresh timestamps whenever a file's were stale —
+    in the command (`make && git status`, outside the sandbox) or by the person after a
+    crash, before resuming: its entries are the same, so its copies still say what the
+    files were, during the run and when the watch is taken up again from the store."""
+    watch = Watch.take(str(repo), "make")
+    assert isinstance(watch, Watch)
+    held, bodies = watch.held()
+    index = (repo / ".git" / "index").stat()
+    os.utime(repo / "run.sh", ns=(10**9, 10**9))  # its entry's timestamps now stale
+    run(repo, "echo 'b = 2' > src/b.py; git status --short >/dev/null")
+    after = (repo / ".git" / "index").stat()
+    assert (after.st_ino, after.st_mtime_ns) != (index.st_ino, index.st_mtime_ns)  # rewritten
+
+    for found in (watch.changes(), Watch.resumed(str(repo), held, bodies.get).changes()):
+        assert isinstance(found, list)
+        assert [(c.path, c.old) for c in found] == [("src/b.py", b"b = 1\n")]
+
+
 def test_no_program_the_repository_names_runs(repo: Path, tmp_path: Path) -> None:
     marker = tmp_path / "ran"
     git(repo, "config", "core.fsmonitor", f"touch {marker}; echo")

@@ -119,3 +119,81 @@ def test_sigkill_between_the_renames_of_a_patch_is_finished_from_the_journal(
     assert sorted(files - set(PATCH_FILES)) == []
     for name in PATCH_FILES:
         assert (ws / name).read_bytes() == patch_contents(name)[1]
+
+
+def _git(ws: Path, *args: str) -> None:
+    env = {**os.environ, "GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_NOSYSTEM": "1"}
+    import subprocess
+
+    subprocess.run(
+        ["git", "-c", "user.name=t", "-c", "user.email=t@t", *args],
+        cwd=ws,
+        env=env,
+        check=True,
+        capture_output=True,
+    )
+
+
+@pytest.mark.parametrize("in_git", [False, True], ids=["named", "git"])
+def test_a_command_killed_with_frontier_keeps_what_it_changed_recorded_and_undoable(
+    tmp_path: Path, drivers, in_git: bool, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """SIGKILL while a command that rewrites files runs (a formatter, a script): before it
+    ran, the store kept what its files were (tools/command_changes.py ``Watch.held``), so
+    recovery records what it had changed by then and `frontier undo` puts it back — in a
+    git work tree also a file the line never names (the index says what it was)."""
+    import shutil
+
+    if in_git and shutil.which("git") is None:
+        pytest.skip("git is not installed")
+    from frontier.app.cli import main as cli
+
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    (ws / "a.py").write_text("x = 1\n")
+    (ws / "new.py").write_text("x = 2\n")
+    (ws / "keep.py").write_text("kept\n")
+    if in_git:  # the script names no file of the repository: git lists what it changed
+        (ws / "fmt.py").write_text(
+            "import pathlib\nfor p in sorted(pathlib.Path('.').glob('[ak]*.py')):\n"
+            "    p.write_text(p.read_text().upper())\n"
+        )
+        _git(ws, "init", "-q", ".")
+        _git(ws, "add", "-A")
+        _git(ws, "commit", "-qm", "init")
+        command = "echo $$ > pid.txt; python3 fmt.py; echo started >> probe.txt; exec sleep 30"
+    else:
+        command = "echo $$ > pid.txt; cp new.py a.py; echo started >> probe.txt; exec sleep 30"
+    with SessionStore.open() as store:
+        db = store.db.path
+    d = Driver("shell", str(db), str(ws), "--command", command)
+    drivers.append(d)
+    sid = d.expect("PERSISTED").split()[1]
+    pid = int(d.expect("RUNNING").split()[1])
+    d.kill()
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(pid, signal.SIGKILL)
+
+    with SessionStore.open(db) as store:
+        (result,) = store.recover(sid, files=BeneathFiles)
+    assert result.kind == "interrupted"
+    assert "outcome unknown: check before retrying" in result.output
+    changed = (
+        ["a.py", "keep.py", "pid.txt", "probe.txt"] if in_git else ["a.py", "pid.txt", "probe.txt"]
+    )
+    assert result.meta["files"] == changed
+    assert "\n[the command changed " in result.output and "M a.py (+1 −1)" in result.output
+    from frontier.tools.patch_summary import interrupted_changes, output_first
+
+    said = f" · it had changed {', '.join(changed)}: /undo puts them back"
+    assert interrupted_changes(result.meta) == said  # the resume's "reconciled …" line
+    assert output_first(result.meta)  # its row says it was interrupted, then the files
+    with SessionStore.open(db) as store:  # its held files' row is closed with the result
+        assert not store.db.read("SELECT 1 FROM intents WHERE state = 'holding'")
+
+    assert cli(["undo", sid, "--yes"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("undid c1 shell: restored a.py"), out
+    assert (ws / "a.py").read_text() == "x = 1\n"
+    assert (ws / "keep.py").read_text() == "kept\n"
+    assert not (ws / "probe.txt").exists() and not (ws / "pid.txt").exists()

@@ -125,6 +125,64 @@ def test_exec_call_that_started_is_interrupted(env) -> None:
     assert "outcome unknown: check before retrying" in result.output
 
 
+def _running_command_held(store: SessionStore, sid: str, held: object) -> None:
+    """A started ``shell`` call whose watch kept ``held`` before it ran (as
+    ``StoreJournal.hold`` does), then no result: Frontier died while it ran."""
+    import json
+
+    p = store.persistence(sid)
+    call = ToolCall("c1", "shell", {"command": "sh fmt.sh"})
+    p.persist_call(call, SHELL, Preview("command", command="sh fmt.sh"))
+    p.mark_started("c1")
+    store.db.write(
+        "test",
+        lambda c: c.execute(
+            "INSERT INTO intents (session_id, call_id, t, entries, state) "
+            "VALUES (?, 'c1', 0, ?, 'holding')",
+            (sid, json.dumps(held)),
+        ),
+    )
+
+
+def _held(before: list[list[object]], files: list[str]) -> dict[str, object]:
+    return {"held": 1, "files": files, "folders": [], "before": before, "found": [],
+            "listed": [], "git": None}  # fmt: skip
+
+
+def test_a_command_s_changes_are_told_from_what_it_held_and_only_beneath_the_root(
+    env, tmp_path: Path
+) -> None:
+    """What a command's watch held is read back from the store after a crash: a row
+    Frontier would not write (a path out of the workspace) is refused whole and touches
+    nothing, and the result says what the command changed is not known."""
+    store, sid, _ = env
+    outside = tmp_path / "outside.txt"
+    outside.write_text("secret\n")
+    crafted = _held([["../outside.txt", h(b"x"), 0o644]], ["../outside.txt"])
+    _running_command_held(store, sid, crafted)
+    (result,) = store.recover(sid, files=BeneathFiles)
+    assert result.kind == "interrupted"
+    assert "[what it changed is not known: what it held before it ran is not a record" in (
+        result.output
+    )
+    assert "targets" not in result.meta and result.meta["unwatched"]
+    assert outside.read_text() == "secret\n"
+    assert not store.db.read("SELECT 1 FROM intents WHERE state = 'holding'")
+
+
+def test_a_command_whose_earlier_content_was_not_kept_is_a_change_not_a_creation(env) -> None:
+    """A held file whose bytes the store did not keep (a secret in it): the change is still
+    named, its hash kept, and an undo cannot take it for a file the command made."""
+    store, sid, ws = env
+    (ws / "a.py").write_text("changed\n")
+    _running_command_held(store, sid, _held([["a.py", h(b"before\n"), 0o644]], ["a.py"]))
+    (result,) = store.recover(sid, files=BeneathFiles)
+    assert result.meta["files"] == ["a.py"]
+    (target,) = result.meta["targets"]
+    assert target["pre"] == h(b"before\n") and target["post"] == h(b"changed\n")
+    assert result.meta["changes"][0]["status"] == "M"
+
+
 def test_call_persisted_and_started_in_one_commit_is_interrupted(env) -> None:
     """The boundary's one-fsync path: a crash after it must never read as not_executed."""
     store, sid, _ = env

@@ -129,6 +129,22 @@ async def test_what_a_command_changed_goes_with_its_session_and_stays_for_anothe
         assert [s.id for s in store.list_sessions()] == [second]
 
 
+async def test_what_a_command_held_before_it_ran_goes_with_its_session(tmp_path: Path) -> None:
+    """Before a command runs, the files it names are kept in the store (a crash while it
+    runs must not lose what it changes: tools/command_changes.py ``Watch.held``), the ones
+    it then left alone too: deleting the session removes them."""
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    (ws / "src.txt").write_text(f"{MARK}-held\n")
+    with SessionStore.open() as store:
+        sid = await command_session(store, ws, "cp src.txt copy.txt")
+        assert not store.db.read("SELECT 1 FROM intents WHERE state = 'holding'")
+    assert f"{MARK}-held".encode() in on_disk()
+    done = frontier("delete", sid, "--yes")
+    assert done.returncode == 0, done.stderr
+    assert f"{MARK}-held".encode() not in on_disk()
+
+
 async def test_an_open_session_or_one_without_a_yes_is_not_deleted(tmp_path: Path) -> None:
     with SessionStore.open() as store:
         sid = await make_session(store, tmp_path, MARK, [])

@@ -737,6 +737,29 @@ async def test_a_watch_that_breaks_never_keeps_a_command_from_running_nor_loses_
     assert result.meta["unwatched"].startswith("its files could not be read after it ran")
 
 
+async def test_a_store_that_cannot_keep_the_held_files_never_keeps_a_command_from_running(
+    agent: Agent, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What a command names is kept in the store before it runs, for a crash while it runs;
+    a store failing there is said in the result's meta, and the command runs and its
+    changes are recorded as it ends."""
+    from frontier.app.session.journal import StoreJournal
+
+    def full(*_: object, **__: object) -> None:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(StoreJournal, "hold", full)
+    (agent.ws / "a.txt").write_text("one\n")
+    result = await agent.run("shell", command="echo two > a.txt")
+    assert (agent.ws / "a.txt").read_text() == "two\n"
+    assert result.meta["unheld"] == (
+        "its files could not be kept before it ran (OSError: [Errno 28] No space left on device)"
+    )
+    assert result.meta["files"] == ["a.txt"]
+    assert (await agent.session.undo()).undone
+    assert (agent.ws / "a.txt").read_text() == "one\n"
+
+
 async def test_undo_list_names_the_command_a_shell_change_came_from(
     agent: Agent, capsys: pytest.CaptureFixture[str]
 ) -> None:

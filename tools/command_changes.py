@@ -345,7 +345,8 @@ class Changed:
 
     path: str
     old: bytes | None
-    """Its content before (``None``: the command created it)."""
+    """Its content before (``None``: the command created it, or — after a crash — its
+    earlier content was not kept: ``old_hash`` tells them apart)."""
     old_mode: int | None
     new: bytes | None
     """Its content after, when at most :data:`FILE_MAX` bytes (else ``None``, as for a
@@ -353,6 +354,18 @@ class Changed:
     new_hash: str | None
     """sha256 of its content after (``None``: the command deleted it)."""
     new_mode: int | None
+    old_hash: str | None = None
+    """sha256 of its content before (``None``: it was not there); taken from ``old`` when
+    not given."""
+
+    def __post_init__(self) -> None:
+        if self.old_hash is None and self.old is not None:
+            object.__setattr__(self, "old_hash", sha256_hex(self.old))
+
+
+Held = tuple["bytes | None", "int | None", str]
+"""A file held before a command: its bytes (``None``: not kept, after a crash), its
+permission bits and its sha256."""
 
 
 class Watch:
@@ -361,8 +374,8 @@ class Watch:
     def __init__(self, root: str | os.PathLike[str], named: Named) -> None:
         self.root = root
         self.named = named
-        self.before: dict[str, tuple[bytes, int | None]] = {}
-        """Each file held: its bytes and permission bits."""
+        self.before: dict[str, Held] = {}
+        """Each file held: its bytes, permission bits and hash."""
         self.found: set[str] = set()
         """Paths met before the command but not held (unreadable): not new after it."""
         self.git: Before | None = None
@@ -395,6 +408,89 @@ class Watch:
         if not names.files and not names.folders and watch.git is None:
             return None
         return watch
+
+    def held(self) -> tuple[dict[str, Any], dict[str, bytes]]:
+        """What was held, as the session store keeps it before the command runs (so a crash
+        while it runs loses nothing of it: :meth:`resumed`): the record — names, each held
+        file's hash and permission bits, what git listed — and the bytes behind each hash
+        (the store keeps them as pre-images are: scanned, capped, deduplicated)."""
+        git = self.git
+        kept: dict[str, Any] = {
+            "held": HELD_VERSION,
+            "files": list(self.named.files),
+            "folders": list(self.named.folders),
+            "before": [[rel, h[2], h[1]] for rel, h in sorted(self.before.items())],
+            "found": sorted(self.found),
+            "listed": list(self.listed),
+            "git": None
+            if git is None
+            else {
+                "listed": sorted(git.listed),
+                "index": list(git.index) if git.index else None,
+                "staged": git.staged,
+            },
+        }
+        bodies = {digest: data for data, _, digest in self.before.values() if data is not None}
+        return kept, bodies
+
+    @classmethod
+    def resumed(
+        cls,
+        root: str | os.PathLike[str],
+        held: object,
+        body_of: Callable[[str], bytes | None],
+    ) -> Watch:
+        """The watch :meth:`held` recorded, taken up again after a crash: each file's bytes
+        from ``body_of`` (the store; ``None`` where it did not keep them), git's listing as
+        it was with this repository's settings now. ``held`` comes from a store, which is
+        untrusted input: raises ``ValueError`` for one :meth:`held` could not have made."""
+        if not isinstance(held, dict) or held.get("held") != HELD_VERSION:
+            raise ValueError("not a command's held files")
+        names = Named(_rel_list(held, "files"), _rel_list(held, "folders"))
+        watch = cls(root, names)
+        before = held.get("before")
+        if not isinstance(before, list) or len(before) > WATCH_FILES:
+            raise ValueError("its held files are not a list within the bound")
+        for item in before:
+            if not (isinstance(item, list) and len(item) == 3):
+                raise ValueError("a held file is not [path, hash, mode]")
+            rel, digest, mode = item
+            if not (_rel_ok(rel) and _HEX64.fullmatch(str(digest))):
+                raise ValueError("a held file has no relative path or no sha256")
+            if not (mode is None or (type(mode) is int and 0 <= mode <= 0o7777)):
+                raise ValueError("a held file's mode is not permission bits")
+            body = body_of(digest)
+            if body is not None and sha256_hex(body) != digest:
+                body = None  # the store's copy is not what was held: not put back
+            watch.before[rel] = (body, mode, digest)
+        watch.found = set(_rel_list(held, "found"))
+        watch.listed = _rel_list(held, "listed")
+        git = held.get("git")
+        if git is not None:
+            watch._resume_repository(git)
+        return watch
+
+    def _resume_repository(self, listing: object) -> None:
+        """git's listing before the command, with what this repository's settings switch off
+        now (never options read from the store: they are passed to git)."""
+        from frontier.tools import command_changes_git as git
+        from frontier.tools.bounded_run import Deadline
+
+        if not isinstance(listing, dict):
+            raise ValueError("its git listing is not an object")
+        listed = _rel_list(listing, "listed", GIT_LISTED_MAX)
+        index = listing.get("index")
+        if index is not None and not (
+            isinstance(index, list) and len(index) == 3 and all(type(n) is int for n in index)
+        ):
+            raise ValueError("its git index stamp is not three integers")
+        staged = listing.get("staged")
+        if staged is not None and not _HEX64.fullmatch(str(staged)):
+            raise ValueError("its git index digest is not a sha256")
+        now = git.before(str(beneath.real_root(self.root)), Deadline(git.SECONDS))
+        if now is not None:
+            stamp = (index[0], index[1], index[2]) if index is not None else None
+            self.git = replace(now, listed=frozenset(listed), index=stamp, staged=staged)
 
     def _watch_repository(self) -> None:
         """In a git work tree, also every file ``git status`` lists (held as if named) and
@@ -432,7 +528,7 @@ class Watch:
                 return f"it names more than {WATCH_FILES:,} files"
             if self._total > WATCH_BYTES:
                 return f"the files it names hold more than {_mib(WATCH_BYTES)}"
-            self.before[rel] = (data, mode)
+            self.before[rel] = (data, mode, sha256_hex(data))
         return None
 
     def _at(self, paths: Iterable[str]) -> Iterator[tuple[str, int, str]]:
@@ -523,8 +619,9 @@ class Watch:
         *,
         git: bool = False,
     ) -> Changed | None:
+        old_hash = None if old is None else sha256_hex(old)
         if rel in self.before:
-            old, old_mode = self.before[rel]
+            old, old_mode, old_hash = self.before[rel]
         try:
             new, new_hash, new_mode = state()
         except _TooLarge:
@@ -533,14 +630,14 @@ class Watch:
             return None  # a folder now, or unreadable: nothing Frontier can put back
         if git and old_mode is not None and new_mode is not None:
             old_mode = _as_git_had(old_mode, new_mode)
-        if new_hash is None and old is None:
+        if new_hash is None and old_hash is None:
             return None
-        if old is not None and new_hash == sha256_hex(old) and new_mode == old_mode:
+        if old_hash is not None and new_hash == old_hash and new_mode == old_mode:
             return None
         if new is not None:  # held for the line counts only while within the bound
             self._held_after += len(new)
             new = new if self._held_after <= WATCH_BYTES else None
-        return Changed(rel, old, old_mode, new, new_hash, new_mode)
+        return Changed(rel, old, old_mode, new, new_hash, new_mode, old_hash)
 
     def _state_of(self, rel: str) -> _State:
         try:
@@ -548,6 +645,31 @@ class Watch:
                 return _state(where.fd, where.name)
         except FileNotFoundError:
             return None, None, None  # its folder is gone too
+
+
+HELD_VERSION = 1
+"""The shape of :meth:`Watch.held`'s record (a store written by a later one is not read)."""
+GIT_LISTED_MAX = 200_000
+"""Paths of a held git listing read at most (``git status``'s output is read up to 4 MiB)."""
+_HEX64 = re.compile(r"[0-9a-f]{64}")
+
+
+def _rel_ok(path: object) -> bool:
+    """A workspace-relative path as the watch records them (from an untrusted store): not
+    absolute, no ``..``, no NUL; it is still resolved beneath the root when used."""
+    if not isinstance(path, str) or not path or len(path) > 4096 or "\0" in path:
+        return False
+    norm = posixpath.normpath(path)
+    return not norm.startswith(("/", "../")) and norm != ".." and norm == path
+
+
+def _rel_list(held: Mapping[str, Any], key: str, most: int = WATCH_FILES) -> tuple[str, ...]:
+    found = held.get(key)
+    if not isinstance(found, list) or len(found) > most:
+        raise ValueError(f"its {key} are not a list within the bound")
+    if not all(_rel_ok(p) for p in found):
+        raise ValueError(f"its {key} are not all relative paths")
+    return tuple(found)
 
 
 def _as_git_had(git_mode: int, now: int) -> int:
@@ -621,9 +743,10 @@ def recorded(changes: list[Changed], root: str | os.PathLike[str]) -> Recorded |
     rows: list[FileChange] = []
     for c in changes:
         action: Literal["create", "modify", "delete"] = (
-            "create" if c.old is None else "delete" if c.new_hash is None else "modify"
+            "create" if c.old_hash is None else "delete" if c.new_hash is None else "modify"
         )
-        counted = c.new is not None or action == "delete"
+        known = c.old is not None or c.old_hash is None  # not kept: no lines to count
+        counted = known and (c.new is not None or action == "delete")
         fp = file_preview(c.path, c.old, c.new) if counted else None
         rows.append(
             FileChange(
@@ -640,24 +763,63 @@ def recorded(changes: list[Changed], root: str | os.PathLike[str]) -> Recorded |
             )
         )
     plan = PatchPlan(tuple(rows), root=str(real))
-    lines = plan.summary()
-    shown = ", ".join(lines[:SHOWN]) + (
-        f" and {len(lines) - SHOWN} more" if len(lines) > SHOWN else ""
-    )
-    noun = "file" if len(changes) == 1 else "files"
     meta: dict[str, Any] = {
         "files": [c.path for c in changes],
         "changes": plan.meta(),
         "targets": [
-            {"path": c.path, "pre": sha256_hex(c.old) if c.old is not None else None,
-             "post": c.new_hash, "mode": c.old_mode}
+            {"path": c.path, "pre": c.old_hash, "post": c.new_hash, "mode": c.old_mode}
             for c in changes
         ],
     }  # fmt: skip
-    kept = {sha256_hex(c.old): c.old for c in changes if c.old is not None}
-    from frontier.app.check_text import CHANGED_OPENING
+    kept = {c.old_hash: c.old for c in changes if c.old is not None and c.old_hash is not None}
+    return Recorded(meta, kept, _note(meta))
 
-    return Recorded(meta, kept, f"{CHANGED_OPENING[1:]}{len(changes)} {noun}: {shown}]")
+
+def _note(meta: Mapping[str, Any]) -> str:
+    """``[the command changed 2 files: M a.py (+1 −1), A b.py (+3 −0)]``: what the model
+    reads of a record."""
+    from frontier.app.check_text import CHANGED_OPENING
+    from frontier.tools.patch_summary import change_lines
+
+    lines = change_lines(meta, SHOWN)
+    if lines and lines[-1].startswith("+"):  # change_lines' "+N more"
+        lines[-1] = f"and {lines[-1][1:]}"
+        shown = ", ".join(lines[:-1]) + f" {lines[-1]}"
+    else:
+        shown = ", ".join(lines)
+    n = len(meta.get("files") or ())
+    return f"{CHANGED_OPENING[1:]}{n} {'file' if n == 1 else 'files'}: {shown}]"
+
+
+def recovered(
+    root: str | os.PathLike[str],
+    holds: Iterable[object],
+    body_of: Callable[[str], bytes | None],
+) -> Recorded | str | None:
+    """What a command a crash interrupted had changed by now, from the watch the store kept
+    before it ran (:meth:`Watch.held`; two for a command run again outside the sandbox:
+    :func:`both_runs`); ``None``: nothing; a string: why it cannot be told."""
+    metas: list[dict[str, Any]] = []
+    kept: dict[str, bytes] = {}
+    for held in holds:
+        try:
+            watch = Watch.resumed(root, held, body_of)
+        except ValueError as exc:
+            return f"what it held before it ran is not a record Frontier makes ({exc})"
+        found = watch.changes()
+        if isinstance(found, str):
+            return found
+        done = recorded(found, root)
+        metas.append(done.meta if done is not None else {})
+        kept.update(done.kept if done is not None else {})
+    if not metas:
+        return None
+    meta = metas[0]
+    for later in metas[1:]:
+        meta = both_runs(meta, later)
+    if not meta.get("targets"):
+        return None
+    return Recorded(meta, kept, _note(meta))
 
 
 RECORD_KEYS = ("files", "changes", "targets", "unwatched")

@@ -16,8 +16,9 @@ Every git run is the hardened one (``tools/git_safely.py``: the repository's pro
 switched off, output and time bounded, no optional lock), and any doubt records nothing
 more than the named files: no repository, git missing or slow (past :data:`SECONDS` all
 runs of a command together), more than :data:`INDEX_MAX` entries, a filter driver named so
-it cannot be switched off, the index changed by the command (``git add`` outside the
-sandbox: its copies no longer say what the files were), a changed file with a ``filter``
+it cannot be switched off, the index's entries changed by the command (``git add`` outside
+the sandbox: its copies no longer say what the files were; a ``git status`` that only
+rewrote its timestamps is no change), a changed file with a ``filter``
 attribute (Git LFS: checkout runs its program), a link or a submodule, a copy over the
 store's 4 MiB. In the sandbox ``.git`` is read-only, so a command cannot change the index.
 """
@@ -29,6 +30,7 @@ import stat
 import tempfile
 from collections.abc import Sequence
 
+from frontier.app.hashes import sha256_hex
 from frontier.app.record import record
 from frontier.tools.bounded_run import Deadline
 from frontier.tools.git_safely import any_filtered, blobs_within, driver_overrides, run_git
@@ -42,6 +44,8 @@ STATUS_MAX = 4 * 1024 * 1024
 """Bytes of ``git status`` output read at most (past it: not watched this way)."""
 WATCH_FILES = 2_000
 """Files newly changed past which nothing more is told (``command_changes.WATCH_FILES``)."""
+INDEX_BYTES = INDEX_MAX * 4200
+"""Bytes of ``ls-files -s`` read at most (an entry is ~50 bytes and a path at most 4,096)."""
 FILE_MAX = 4 * 1024 * 1024
 """The largest index copy taken as a file's earlier content (the store keeps no larger)."""
 
@@ -59,6 +63,10 @@ class Before:
     index_path: str
     index: tuple[int, int, int] | None
     """``(inode, size, mtime_ns)`` of the index file (``None``: none yet)."""
+    staged: str | None = None
+    """sha256 of the index's entries (``ls-files -s``: mode, blob, path), for when its file
+    changed since: a ``git status`` rewrites it with fresh timestamps, entries unchanged —
+    its copies still say what the files were (``None``: not taken)."""
 
 
 @record
@@ -90,7 +98,8 @@ def before(root: str, deadline: Deadline) -> Before | None:
     paths = _status(root, prefix, tuple(drivers), deadline)
     if paths is None:
         return None
-    return Before(prefix, frozenset(paths), tuple(drivers), index_path, index)
+    staged = _index_digest(root, deadline) if index is not None else None
+    return Before(prefix, frozenset(paths), tuple(drivers), index_path, index, staged)
 
 
 def after(root: str, was: Before, deadline: Deadline) -> list[Found] | None:
@@ -104,7 +113,9 @@ def after(root: str, was: Before, deadline: Deadline) -> list[Found] | None:
         return []
     if len(new) > WATCH_FILES:
         return None
-    if _index_stat(was.index_path) != was.index:
+    if _index_stat(was.index_path) != was.index and (
+        was.staged is None or _index_digest(root, deadline) != was.staged
+    ):
         return None  # the command changed the index: its copies may not be what the files were
     tracked = _staged(root, new, deadline)
     if tracked is None:
@@ -202,6 +213,14 @@ def _copies(
             mode = tracked[path][0]
             out.append(Found(path, data, 0o755 if mode & stat.S_IXUSR else 0o644))
     return out
+
+
+def _index_digest(root: str, deadline: Deadline) -> str | None:
+    """sha256 of every index entry's mode, blob, stage and path (not its timestamps)."""
+    said = run_git(root, ["ls-files", "-s", "-z"], limit=INDEX_BYTES, timeout=deadline.left())
+    if said is None or said[0] != 0:
+        return None
+    return sha256_hex(said[1])
 
 
 def _index_stat(path: str) -> tuple[int, int, int] | None:

@@ -348,6 +348,19 @@ class IntentJournal(Protocol):
         ...
 
 
+@runtime_checkable
+class HoldsWatch(Protocol):
+    """An intent journal that also keeps what a command's watch held before it ran
+    (``tools/command_changes.py``: ``Watch.held``), so that after a crash while it ran
+    recovery can still tell — and ``/undo`` put back — what it had changed. Closed with the
+    call's result row."""
+
+    def hold(self, record: Mapping[str, Any], bodies: Mapping[str, bytes]) -> None:
+        """Commit ``record`` durably, after ``bodies`` (sha256 → bytes) are kept as
+        pre-images are (scanned, capped, deduplicated). Raises when the store fails."""
+        ...
+
+
 OutputSink = Callable[[str, str], None]
 """``sink(call_id, text)``: live output of a running tool, for observers."""
 

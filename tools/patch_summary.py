@@ -80,9 +80,23 @@ def change_line(change: Mapping[str, Any]) -> str:
 def output_first(result: Mapping[str, Any]) -> bool:
     """Whether a changed-files result keeps its own output, before its files: a command's
     (its meta, or its export record, names where it ran: ``sandbox``), whose output is its
-    test results or ``3 files reformatted``; an edit's ``applied: …`` says nothing its
-    files do not. Every front end asks this (the Transcript, ``frontier run``, the export)."""
-    return bool(result.get("sandbox"))
+    test results or ``3 files reformatted``, or one a crash interrupted (``recovered``:
+    its output says so); an edit's ``applied: …`` says nothing its files do not. Every
+    front end asks this (the Transcript, ``frontier run``, the export)."""
+    return bool(result.get("sandbox") or result.get("recovered"))
+
+
+def interrupted_changes(meta: Mapping[str, Any]) -> str:
+    """`` · it had changed a.py, b.py: /undo puts them back`` for a command a crash
+    interrupted whose changes recovery recorded (``app/session/recover.py``), else ``""``:
+    what the resume's "reconciled …" line adds (the TUI's note, ``frontier undo``'s)."""
+    files = meta.get("files")
+    if not meta.get("recovered") or not meta.get("targets") or not isinstance(files, list):
+        return ""
+    shown = ", ".join(str(f) for f in files[:5]) + (
+        f" and {len(files) - 5} more" if len(files) > 5 else ""
+    )
+    return f" · it had changed {shown}: /undo puts them back"
 
 
 def result_changes(meta: Mapping[str, Any] | None) -> list[Mapping[str, Any]]:

@@ -690,6 +690,7 @@ class _ExecTool:
             return await _background(call, source, ctx, argv, root, env, contained, made, started)
         writable = not (contained and record.mode == "read-only")
         watch = await _watch(self.field, prepared.args, ctx) if writable else None
+        unheld = await _hold(watch, ctx)
         try:
             res = await run_process(
                 argv,
@@ -719,6 +720,8 @@ class _ExecTool:
                 output += f"\n[stopped by the sandbox: {what}]"
                 meta["sandbox_stopped"] = what
         kept: Mapping[str, bytes] = {}
+        if unheld is not None:
+            meta["unheld"] = unheld
         if isinstance(found, str):
             meta["unwatched"] = found
         elif found is not None:
@@ -739,6 +742,24 @@ async def _watch(field: str, args: Mapping[str, Any], ctx: ToolContext) -> Watch
         return await asyncio.to_thread(take, ctx.root, source)
     except Exception as exc:  # the watch serves undo: it must never keep a command from running
         return f"its files could not be read before it ran ({type(exc).__name__}: {exc})"
+
+
+async def _hold(watch: Watch | str | None, ctx: ToolContext) -> str | None:
+    """Keep what ``watch`` holds in the session store before the command runs (``HoldsWatch``),
+    so a crash while it runs does not lose what it changes; why not, when the store
+    failed (the command runs all the same: the watch serves undo, and its result still
+    records the changes if Frontier lives to see it end)."""
+    from frontier.tools.contract import HoldsWatch
+
+    journal = ctx.journal
+    if watch is None or isinstance(watch, str) or not isinstance(journal, HoldsWatch):
+        return None
+    try:
+        record, bodies = watch.held()
+        await asyncio.to_thread(journal.hold, record, bodies)
+    except Exception as exc:  # the store failed: said in the result's meta, never fatal here
+        return f"its files could not be kept before it ran ({type(exc).__name__}: {exc})"
+    return None
 
 
 async def _changed(watch: Watch | str | None, ctx: ToolContext) -> Recorded | str | None:

@@ -24,7 +24,7 @@ skip them). They are re-exported here, where recovery's callers look for them.
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 from frontier.tools import beneath
@@ -78,6 +78,18 @@ class BeneathFiles:
             return "<not a regular file>"
         except (OSError, ValueError):
             return "<unreadable>"
+
+    def command_changes(
+        self, held: Sequence[object], body_of: Callable[[str], bytes | None]
+    ) -> tuple[dict[str, Any], dict[str, bytes], str] | str | None:
+        """What a command a crash interrupted had changed since its watch held ``held``
+        (``command_changes.recovered``: read beneath the root, nothing written)."""
+        from frontier.tools.command_changes import recovered
+
+        found = recovered(self.root, held, body_of)
+        if found is None or isinstance(found, str):
+            return found
+        return found.meta, found.kept, found.note
 
     def check_write(self, entries: object) -> str | None:
         """Why ``entries`` is not an intent journal this writer could have written

@@ -74,10 +74,12 @@ def open_offline(command: str, config: object, args: argparse.Namespace) -> Agen
     session.subscribe(live_output(command))  # a wait for a locked folder is said at once
     for note in session.recovery_notes:  # a refused journal row no call speaks of
         safe_print(f"note {note}", file=sys.stderr)
+    from frontier.tools.patch_summary import interrupted_changes
+
     for result in session.recovered:
         safe_print(
             f"recovered {result.call_id} {result.name} (in flight when its process "
-            f"stopped): {result.kind}",
+            f"stopped): {result.kind}{interrupted_changes(result.meta)}",
             file=sys.stderr,
         )
     return session

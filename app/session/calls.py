@@ -22,6 +22,7 @@ from frontier.app import fastjson
 from frontier.app.events import ToolCall, ToolResult
 from frontier.app.record import record, replace
 from frontier.app.session.db import Database, StoreError
+from frontier.app.session.journal import close_holds
 from frontier.app.session.preimages import Preimages
 from frontier.app.session.preimages import insert as insert_preimages
 from frontier.app.session.responses import Responses
@@ -177,6 +178,8 @@ class CallLedger:
                     f"call {result.call_id!r} (row {ref}) already has a committed result; "
                     "a call is paired with exactly one result"
                 )
+            if ref is not None:  # a command's held files: kept for a crash, which did not come
+                close_holds(c, session_id, result.call_id)
             return append_log(
                 self.db, c, session_id, "result", data, call_id=result.call_id, ref=ref
             )

@@ -35,16 +35,22 @@ _TARGETS = "json_each(CASE WHEN json_valid(log.data) THEN log.data END, '$.targe
 _FOUND = "json_each(CASE WHEN json_valid(log.data) THEN log.data END, '$.meta.targets') t"
 """A result row's target files: what a command was found to change (its call row names
 none: ``tools/command_changes.py``)."""
+_HELD = "json_each(CASE WHEN json_valid(intents.entries) THEN intents.entries END, '$.before') h"
+"""The files a command's watch held before it ran (``journal.HOLDING`` rows: path, hash,
+mode), their bytes kept in case a crash came while it ran."""
 
 
 def _pre_hashes(one_session: bool) -> str:
     """The pre-image hashes calls recorded, on their call rows and (a command's) on their
-    result rows; ``one_session``: one session's (two ``?``, its id twice)."""
+    result rows, and the hashes of the files commands' watches held; ``one_session``: one
+    session's (three ``?``, its id each time)."""
     mine = " AND log.session_id = ?" if one_session else ""
+    held = " AND intents.session_id = ?" if one_session else ""
     return (
         f"SELECT json_extract(t.value, '$.pre') FROM log, {_TARGETS} WHERE log.type = 'call'"
         f"{mine} UNION SELECT json_extract(t.value, '$.pre') FROM log, {_FOUND}"
-        f" WHERE log.type = 'result'{mine}"
+        f" WHERE log.type = 'result'{mine} UNION SELECT json_extract(h.value, '$[1]')"
+        f" FROM intents, {_HELD} WHERE json_type(h.value) = 'array'{held}"
     )
 
 
@@ -119,7 +125,8 @@ def _deleter(session_id: str) -> Callable[[sqlite3.Connection], int]:
 
     def delete(c: sqlite3.Connection) -> int:
         query = _pre_hashes(one_session=True)
-        hashes = {h for (h,) in c.execute(query, (session_id, session_id)) if isinstance(h, str)}
+        mine = (session_id,) * 3
+        hashes = {h for (h,) in c.execute(query, mine) if isinstance(h, str)}
         c.execute(
             "DELETE FROM stream_events WHERE response_id IN "
             "(SELECT id FROM responses WHERE session_id = ?)",

@@ -14,13 +14,20 @@ sessions to debug), and recovery renames and deletes the files a row names. So t
 module only parses rows; the tool layer, which knows what its writer writes, checks every
 entry before anything is touched, and a row it refuses is closed ``invalid: …``.
 
+A command's watch (``tools/command_changes.py``) keeps a row here too, in state
+:data:`HOLDING`: what it held just before the command ran (each file's hash and
+permission bits; the bytes go to ``preimages``), so that a crash while the command runs
+does not lose what it changed — recovery compares the files with it and records the
+changes on the reconciled result, as the command's own result would have
+(``recover.py``). The call's result row closes it in the same transaction
+(:func:`close_holds`): a row still holding at start-up belongs to a call that has none.
+
 It writes through the database's one write path (``Database.write``): one
 connection, one lock, one place that turns SQLite errors into ``StoreError``.
 """
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Mapping, Sequence
 
@@ -45,6 +52,13 @@ class OpenIntent(NamedTuple):
     """Why the row could not be read at all (not JSON): then nothing is touched."""
 
 
+HOLDING = "holding"
+"""The state of a command's held-files row until its call's result commits (a write's
+rows are ``open`` until done: recovery acts on those, and only reads these)."""
+HELD = "ran"
+"""The state a held-files row is closed with when its call's result commits."""
+
+
 class StoreJournal:
     """``tools.contract.IntentJournal`` for one call of one session."""
 
@@ -55,6 +69,8 @@ class StoreJournal:
         self.intent: int | None = None
 
     def begin(self, entries: Sequence[Mapping[str, Any]]) -> None:
+        import json  # only a write of several files keeps a journal (issue 24: start-up)
+
         body = json.dumps(list(entries), ensure_ascii=False)
 
         def insert(c: sqlite3.Connection) -> int:
@@ -69,6 +85,57 @@ class StoreJournal:
     def end(self, outcome: str) -> None:
         if self.intent is not None:
             close_intent(self.db, self.intent, outcome)
+
+    def hold(self, record: Mapping[str, Any], bodies: Mapping[str, bytes]) -> None:
+        """``tools.contract.HoldsWatch``: the bytes first (as pre-images: scanned, capped,
+        deduplicated), then the record, each committed."""
+        import json
+
+        from frontier.app.session.preimages import Preimages
+
+        Preimages(self.db).keep_bodies(bodies.items())
+        body = json.dumps(record, ensure_ascii=False)
+        self.db.write(
+            "the command's held files",
+            lambda c: c.execute(
+                "INSERT INTO intents (session_id, call_id, t, entries, state)"
+                " VALUES (?, ?, ?, ?, ?)",
+                (self.session_id, self.call_id, time.time(), body, HOLDING),
+            ),
+        )
+
+
+def close_holds(c: sqlite3.Connection, session_id: str, call_id: str) -> None:
+    """Close the call's held-files rows, inside the transaction that commits its result."""
+    c.execute(
+        "UPDATE intents SET state = ?, ended = ? WHERE session_id = ? AND state = ?"
+        " AND call_id = ?",
+        (HELD, time.time(), session_id, HOLDING, call_id),
+    )
+
+
+def held_files(db: Database, session_id: str) -> dict[str, list[tuple[int, object]]]:
+    """Per call id, the held-files rows still holding (oldest first): ``(row id, record as
+    stored)``, the record parsed but never trusted (``None`` when it is not JSON)."""
+    rows = db.read(
+        "SELECT id, call_id, entries FROM intents WHERE session_id = ? AND state = ? ORDER BY id",
+        (session_id, HOLDING),
+    )
+    out: dict[str, list[tuple[int, object]]] = {}
+    for intent, call_id, body in rows:
+        out.setdefault(str(call_id), []).append((int(intent), _parsed(body)))
+    return out
+
+
+def _parsed(body: object) -> object:
+    import json
+
+    if not isinstance(body, str):
+        return None
+    try:
+        return json.loads(body)
+    except (ValueError, RecursionError):
+        return None
 
 
 def close_intent(db: Database, intent: int, outcome: str) -> None:
@@ -95,6 +162,8 @@ def open_intents(db: Database, session_id: str) -> list[OpenIntent]:
 def _open_intent(intent: int, call_id: str, body: object) -> OpenIntent:
     if not isinstance(body, str):
         return OpenIntent(intent, call_id, None, f"its entries are {type(body).__name__}")
+    import json
+
     try:
         return OpenIntent(intent, call_id, json.loads(body))
     except (ValueError, RecursionError) as exc:  # not JSON, a huge number, deep nesting

@@ -8,7 +8,11 @@ post-image hashes committed with the call row: all at post → ``applied``; all 
 pre → ``not_applied``; anything else → ``diverged``, naming each file and its
 state. Any other call becomes
 ``interrupted`` if its start mark was committed (it was running: the outcome
-is unknown) or ``not_executed`` if not (it never began).
+is unknown) or ``not_executed`` if not (it never began). A command that was running
+with its watch's held files in the store (``journal.HOLDING``: what the files it names,
+and in a git work tree the files git lists, were just before it ran) is compared with
+them: what it had changed by now is recorded on its result as its own result would have
+(``meta.targets``, the earlier content in ``preimages``), so ``/undo`` can put it back.
 
 The reconciled result is committed like any other result, so it is exactly
 what the model sees when the session resumes. Until then a reader shows the same
@@ -30,15 +34,21 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from frontier.app.events import ToolResult
-from frontier.app.record import record
+from frontier.app.record import record, replace
 from frontier.app.session.calls import CallLedger, CallRecord, Target
 from frontier.app.session.db import Database
 from frontier.app.session.hashing import short
 from frontier.app.session.inflight import outcome_unknown
-from frontier.app.session.journal import close_intent, open_intents
+from frontier.app.session.journal import (
+    HOLDING,
+    close_intent,
+    held_files,
+    open_intents,
+)
 
 TYPE_CHECKING = False  # typing is not imported at run time (~3 ms of start-up)
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import Any, NamedTuple, Protocol
 
     from frontier.app.events import ResultKind
@@ -80,6 +90,15 @@ if TYPE_CHECKING:  # a type only: typing.Protocol is not imported at run time
             """Remove a killed write's temps and pre-images; the names removed."""
             ...
 
+        def command_changes(
+            self, held: Sequence[object], body_of: Callable[[str], bytes | None]
+        ) -> tuple[dict[str, Any], dict[str, bytes], str] | str | None:
+            """What an interrupted command had changed since its watch held ``held`` (the
+            records as stored: untrusted), ``body_of`` giving the bytes the store kept:
+            ``(meta, earlier content by hash, the model's note)``; ``None``: nothing; a
+            string: why it cannot be told."""
+            ...
+
 
 @record
 class Recovery:
@@ -107,11 +126,19 @@ def recover(ledger: CallLedger, session_id: str, files: WorkspaceFiles) -> Recov
     journal rows no result reports."""
     closed = recover_intents(ledger.db, session_id, files)
     journaled = {row.call_id: row.outcome for row in closed}
+    holding = held_files(ledger.db, session_id)
     results: list[ToolResult] = []
     for call in ledger.unresolved_calls(session_id):
         result = reconcile_call(call, files, journaled.get(call.call_id))
-        ledger.add_result(session_id, call.seq, result, point="recover")
+        held = [record for _, record in holding.pop(call.call_id, ())]
+        if held and call.started is not None and not call.targets:
+            found = files.command_changes(held, ledger.preimages.get)
+            result, kept = _with_changes(result, found)
+            ledger.preimages.keep_bodies(kept.items())  # before the result names them
+        ledger.add_result(session_id, call.seq, result, point="recover")  # closes its holds
         results.append(result)
+    if holding:  # rows no call without a result owns (a crafted store's): done with them
+        _close_left(ledger.db, session_id)
     answered = {result.call_id for result in results}
     reported = {row.call_id: row for row in closed}  # the row a call's result speaks of
     notes = [
@@ -120,6 +147,36 @@ def recover(ledger: CallLedger, session_id: str, files: WorkspaceFiles) -> Recov
         if row.call_id not in answered or reported[row.call_id] is not row
     ]
     return Recovery(tuple(results), tuple(note for note in notes if note is not None))
+
+
+def _with_changes(
+    result: ToolResult, found: tuple[dict[str, Any], dict[str, bytes], str] | str | None
+) -> tuple[ToolResult, dict[str, bytes]]:
+    """An interrupted command's result with what it had changed by the time recovery looked
+    (``found``: ``WorkspaceFiles.command_changes``) — the files as an edit's (``targets``:
+    ``/undo`` puts them back) — and their earlier content, for the store."""
+    if found is None:
+        said = "\n[it had changed none of the files Frontier watched for it]"
+        return replace(result, output=result.output + said), {}
+    if isinstance(found, str):
+        said = f"\n[what it changed is not known: {found}]"
+        meta = {**result.meta, "unwatched": found}
+        return replace(result, output=result.output + said, meta=meta), {}
+    changed, kept, said = found
+    meta = {**result.meta, **changed}
+    return replace(result, output=f"{result.output}\n{said}", meta=meta), kept
+
+
+def _close_left(db: Database, session_id: str) -> None:
+    """Close the held-files rows of calls that have a result (a crafted store's): recovery
+    is done with them."""
+    db.write(
+        "closing the commands' held files",
+        lambda c: c.execute(
+            "UPDATE intents SET state = 'recovered' WHERE session_id = ? AND state = ?",
+            (session_id, HOLDING),
+        ),
+    )
 
 
 def recover_session(ledger: CallLedger, session_id: str, files: WorkspaceFiles) -> list[ToolResult]:

@@ -20,7 +20,9 @@ and a response's end fields):
   (CTL call ids are chosen by the model and may repeat across responses).
 - ``responses`` / ``stream_events``: each model response's raw SSE ``data``
   strings with arrival times, for replay and ``frontier check``.
-- ``intents``: the journal of multi-file writes in progress (v3).
+- ``intents``: the journal of multi-file writes in progress (v3); also, in state
+  ``holding`` until the call's result commits, what a command's watch held before it ran
+  (``journal.py``: no schema change, an older Frontier reads only ``open`` rows).
 - ``preimages``: file contents before each mutation, by hash, for undo (v5).
 - ``sessions.wire`` / ``responses.wire``: the model API spoken (v6).
 - ``INDEXES``: the session list's counts from indexes (made where missing, unversioned).

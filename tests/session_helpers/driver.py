@@ -6,7 +6,8 @@ It opens the session store like Frontier does and runs one call through
 point and, where asked, blocking on stdin so the test can SIGKILL it at an
 exact instant. Usage::
 
-    driver.py shell  DB WORKSPACE [--pause-before-start]
+    driver.py shell  DB WORKSPACE [--pause-before-start] [--command LINE]
+                                                (LINE ends by writing probe.txt, then sleeps)
     driver.py patch  DB WORKSPACE --stop-at N   (N = files renamed into place before the pause;
                                                  N = 3: all written, result not yet committed)
     driver.py writer DB WORKSPACE --count N     (drives one session as the loop would)
@@ -89,7 +90,9 @@ class SyncPersistence(SessionPersistence):
         super().commit_result(result)
 
 
-def boundary_for(store: SessionStore, workspace: Path, mode: str) -> tuple[object, SyncPersistence]:
+def boundary_for(
+    store: SessionStore, workspace: Path, mode: str, command: str = SHELL_COMMAND
+) -> tuple[object, SyncPersistence]:
     from frontier.tools.boundary import ToolBoundary
     from frontier.tools.policy import PolicyApprover
     from frontier.tools.registry import default_registry
@@ -97,7 +100,7 @@ def boundary_for(store: SessionStore, workspace: Path, mode: str) -> tuple[objec
     sid = store.create_session(str(workspace), "driver", None, mode)
     store.lock_session(sid)  # held as Frontier holds it: until this process ends
     rid = store.begin_response(sid, mode, "driver", 0)  # the response that confirmed the call
-    text = f"call c1 shell\narg command {SHELL_COMMAND}\nend\n"
+    text = f"call c1 shell\narg command {command}\nend\n"
     store.add_stream_event(
         rid, 0.0, json.dumps({"choices": [{"index": 0, "delta": {"content": text}}]})
     )
@@ -106,11 +109,13 @@ def boundary_for(store: SessionStore, workspace: Path, mode: str) -> tuple[objec
     return boundary, persistence
 
 
-async def shell(store: SessionStore, workspace: Path, pause_before_start: bool) -> int:
-    boundary, persistence = boundary_for(store, workspace, "ctl")
+async def shell(
+    store: SessionStore, workspace: Path, pause_before_start: bool, command: str = SHELL_COMMAND
+) -> int:
+    boundary, persistence = boundary_for(store, workspace, "ctl", command)
     persistence.pause_before_start = pause_before_start
     task = asyncio.ensure_future(
-        boundary.run(ToolCall("c1", "shell", {"command": SHELL_COMMAND}))  # type: ignore[attr-defined]
+        boundary.run(ToolCall("c1", "shell", {"command": command}))  # type: ignore[attr-defined]
     )
     probe = workspace / "probe.txt"
     for _ in range(2000):  # bounded: the command starts within ~10 s or we report it
@@ -175,10 +180,11 @@ def main() -> int:
     parser.add_argument("--pause-before-start", action="store_true")
     parser.add_argument("--stop-at", type=int, default=0)
     parser.add_argument("--count", type=int, default=20)
+    parser.add_argument("--command", default=SHELL_COMMAND)
     args = parser.parse_args()
     store = SessionStore.open(args.db)
     if args.scenario == "shell":
-        return asyncio.run(shell(store, args.workspace, args.pause_before_start))
+        return asyncio.run(shell(store, args.workspace, args.pause_before_start, args.command))
     if args.scenario == "patch":
         return asyncio.run(patch(store, args.workspace, args.stop_at))
     return writer(store, args.workspace, args.count)

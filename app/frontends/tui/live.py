@@ -30,6 +30,7 @@ from frontier.app.loop_hop import to_loop
 from frontier.app.record import replace
 from frontier.app.vocab import APPROVAL_MEANINGS, NATIVE_MODES
 from frontier.tools.approval_rules import Rule
+from frontier.tools.patch_summary import interrupted_changes
 from frontier.widgets.display import rule_text
 from frontier.widgets.prompt_input import PromptBox
 from frontier.widgets.state import ErrorRow
@@ -294,7 +295,8 @@ class LiveController:
         for note in session.notes:
             state.note(note)
         for result in session.recovered:
-            state.note(f"reconciled {result.call_id} {result.name}: {result.kind}")
+            said = interrupted_changes(result.meta)
+            state.note(f"reconciled {result.call_id} {result.name}: {result.kind}{said}")
         for notice in session.notices:
             state.note(f"the model is told with your next message: {notice}")
         carried = session.carried
