@@ -287,3 +287,93 @@ def test_any_line_is_read_without_an_error_and_names_only_the_workspace(
         assert rel == "." or not (rel.startswith("/") or rel.split("/")[0] == "..")
         assert (ws / rel).resolve().is_relative_to(ws.resolve())
     assert all(isinstance(w, str) for w in literal_words(command))
+
+
+def test_two_runs_taken_up_after_a_crash_count_from_before_the_first(ws: Path) -> None:
+    """A command the sandbox stopped and the person let run outside runs twice, each run
+    held; after a crash in the second both are compared with the files now. The first
+    spans both runs: a file the first run made and the second removed, or put back as
+    it was before the first, is no change (the second's view would take the first run's
+    leftovers for what they were)."""
+    from frontier.tools.command_changes import recovered
+
+    line = "sh run.sh a.py out.tmp"
+    first = Watch.take(str(ws), line)
+    assert isinstance(first, Watch)
+    (ws / "a.py").write_text("run 1\n")
+    (ws / "out.tmp").write_text("left by run 1\n")
+    second = Watch.take(str(ws), line)
+    assert isinstance(second, Watch)
+    (ws / "a.py").write_text("a = 1\n")  # the second run puts it back, removes out.tmp
+    (ws / "out.tmp").unlink()
+    records = [first.held(), second.held()]
+    bodies = {h: b for _, kept in records for h, b in kept.items()}
+
+    assert recovered(str(ws), [r for r, _ in records], bodies.get) is None
+    (ws / "a.py").write_text("run 2\n")
+    found = recovered(str(ws), [r for r, _ in records], bodies.get)
+    assert found is not None and found.meta["targets"] == [
+        {"path": "a.py", "pre": sha(b"a = 1\n"), "post": sha(b"run 2\n"), "mode": 0o644}
+    ]
+
+
+def sha(data: bytes) -> str:
+    import hashlib
+
+    return hashlib.sha256(data).hexdigest()
+
+
+@pytest.mark.parametrize(
+    ("change", "why"),
+    [
+        ({"before": [["a.py", int("1" * 64), 0o644]]}, "no sha256"),  # SQLite cannot take it
+        ({"folders": ["../.."]}, "not all relative paths"),
+        ({"listed": ["ok"] * (command_changes.LISTED_MAX + 1)}, "not a list within the bound"),
+        ({"before": [["a.py", "0" * 64, 0o170000]]}, "not permission bits"),
+    ],
+)
+def test_a_held_record_frontier_would_not_make_is_refused_whole(
+    ws: Path, change: dict[str, object], why: str
+) -> None:
+    held, _ = Watch.take(str(ws), "black a.py src").held()  # type: ignore[union-attr]
+    with pytest.raises(ValueError, match=why):
+        Watch.resumed(str(ws), {**held, **change}, lambda _: None)
+
+
+def test_what_frontier_held_is_read_back_however_long_its_lists(ws: Path) -> None:
+    """A record lists the files it met but could not hold and git's listing whole (2,000
+    bounds what is held, not what is listed): one Frontier wrote is never refused."""
+    held, bodies = Watch.take(str(ws), "black a.py").held()  # type: ignore[union-attr]
+    many = [f"gone/{i}.py" for i in range(command_changes.WATCH_FILES + 100)]
+    again = Watch.resumed(str(ws), {**held, "listed": many, "found": many}, bodies.get)
+    assert again.before.keys() == {"a.py"} and len(again.listed) == len(many)
+
+
+def test_folders_inside_another_are_walked_once() -> None:
+    assert command_changes._outermost(("src/pkg", "src", "docs", "src", "docs/a/b")) == (
+        "docs",
+        "src",
+    )
+    assert command_changes._outermost(("src", ".", "x/y")) == (".",)
+
+
+def test_a_file_name_not_in_utf8_is_held_and_read_back(tmp_path: Path) -> None:
+    """Names come from the disk (a glob, a folder's walk, git's listing): a byte that is
+    not UTF-8 must not keep the store from holding them (it would refuse the text)."""
+    from frontier.app.session.journal import StoreJournal, held_files
+    from frontier.app.session.store import SessionStore
+
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    odd = os.fsdecode(b"\xff.txt")
+    (ws / odd).write_text("before\n")
+    watch = Watch.take(str(ws), "black *.txt")
+    assert isinstance(watch, Watch) and odd in watch.before
+    with SessionStore.open(tmp_path / "s.db") as store:
+        sid = store.create_session(str(ws), "m", None, "ctl")
+        StoreJournal(store.db, sid, "c1").hold(*watch.held())
+        ((_, record),) = held_files(store.db, sid)["c1"]
+        (ws / odd).write_text("after\n")
+        again = Watch.resumed(str(ws), record, store.preimages.get)
+        (change,) = again.changes()  # type: ignore[misc]
+    assert (change.path, change.old) == (odd, b"before\n")

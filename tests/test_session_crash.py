@@ -185,7 +185,7 @@ def test_a_command_killed_with_frontier_keeps_what_it_changed_recorded_and_undoa
     assert "\n[the command changed " in result.output and "M a.py (+1 −1)" in result.output
     from frontier.tools.patch_summary import interrupted_changes, output_first
 
-    said = f" · it had changed {', '.join(changed)}: /undo puts them back"
+    said = f" · it had changed {', '.join(changed)}: an undo puts them back"
     assert interrupted_changes(result.meta) == said  # the resume's "reconciled …" line
     assert output_first(result.meta)  # its row says it was interrupted, then the files
     with SessionStore.open(db) as store:  # its held files' row is closed with the result

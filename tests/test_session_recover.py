@@ -181,6 +181,17 @@ def test_a_command_whose_earlier_content_was_not_kept_is_a_change_not_a_creation
     (target,) = result.meta["targets"]
     assert target["pre"] == h(b"before\n") and target["post"] == h(b"changed\n")
     assert result.meta["changes"][0]["status"] == "M"
+    assert "[the command changed 1 file: M a.py (lines not counted)]" in result.output
+
+
+def test_a_held_record_that_breaks_its_reading_never_stops_recovery(env) -> None:
+    """A hash that is a 64-digit number passes a text check and then breaks SQLite's
+    lookup: recovery must still close every call (else the session never opens again)."""
+    store, sid, _ = env
+    _running_command_held(store, sid, _held([["a.py", int("1" * 64), 0o644]], ["a.py"]))
+    (result,) = store.recover(sid, files=BeneathFiles)
+    assert result.kind == "interrupted" and "[what it changed is not known:" in result.output
+    assert store.unresolved_calls(sid) == []
 
 
 def test_call_persisted_and_started_in_one_commit_is_interrupted(env) -> None:

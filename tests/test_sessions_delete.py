@@ -182,3 +182,19 @@ def test_a_session_named_without_a_verb_says_what_can_be_done_with_it() -> None:
     said = frontier("6943")
     assert said.returncode == 2
     assert "frontier export 6943" in said.stderr and "frontier sessions delete 6943" in said.stderr
+
+
+async def test_a_command_s_held_record_shrinks_to_its_hashes_once_it_ran(tmp_path: Path) -> None:
+    """The names and git's listing a command's held record keeps serve a recovery only;
+    once its result commits the row keeps the held files' hashes (what deleting the
+    session reads), so a long session's store does not grow with every listing."""
+    import json
+
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    (ws / "src.txt").write_text("held\n")
+    with SessionStore.open() as store:
+        await command_session(store, ws, "cp src.txt copy.txt")
+        ((state, entries),) = store.db.read("SELECT state, entries FROM intents")
+    held = hashlib.sha256(b"held\n").hexdigest()
+    assert state == "ran" and json.loads(entries) == {"before": [["src.txt", held, 0o644]]}

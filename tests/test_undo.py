@@ -501,6 +501,27 @@ async def resume_and_send(sid: str) -> None:
         await resumed.close()
 
 
+def test_list_says_a_command_still_running_or_cut_off_is_not_recorded_yet(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A command a crash cut off has its changes recorded when the session is reconciled
+    (app/session/recover.py): until then the read-only list says so, not "changed no
+    file"."""
+    shell = ToolSpec("shell", "", {}, sequential=True, kind="exec")
+    with SessionStore.open() as store:
+        sid = store.create_session(str(tmp_path), "m", None, "ctl")
+        p = store.persistence(sid)
+        p.persist_call(ToolCall("c1", "shell", {"command": "make"}), shell, Preview("command"))
+        p.mark_started("c1")
+    assert cli(["undo", sid, "--list"]) == 0
+    out = capsys.readouterr().out
+    assert out == (
+        f"c1 shell was running when its Frontier stopped: what it changed is recorded once "
+        f"the session is reconciled (`frontier undo {sid}` or `frontier resume {sid}` does it "
+        f"first)\nsession {sid} changed no file recorded yet\n"
+    )
+
+
 def test_cli_refusals_and_exit_codes(capsys: pytest.CaptureFixture[str]) -> None:
     sid, ws = asyncio.run(demo_session())
     (ws / "README.md").write_text("mine now\n")

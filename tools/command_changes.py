@@ -430,6 +430,9 @@ class Watch:
                 "staged": git.staged,
             },
         }
+        git_listed = len(git.listed) if git is not None else 0
+        if max(len(self.found), len(self.listed), git_listed) > LISTED_MAX:
+            raise ValueError(f"it lists more than {LISTED_MAX:,} files")
         bodies = {digest: data for data, _, digest in self.before.values() if data is not None}
         return kept, bodies
 
@@ -446,8 +449,8 @@ class Watch:
         untrusted input: raises ``ValueError`` for one :meth:`held` could not have made."""
         if not isinstance(held, dict) or held.get("held") != HELD_VERSION:
             raise ValueError("not a command's held files")
-        names = Named(_rel_list(held, "files"), _rel_list(held, "folders"))
-        watch = cls(root, names)
+        folders = _outermost(_rel_list(held, "folders"))  # each part of the tree walked once
+        watch = cls(root, Named(_rel_list(held, "files"), folders))
         before = held.get("before")
         if not isinstance(before, list) or len(before) > WATCH_FILES:
             raise ValueError("its held files are not a list within the bound")
@@ -455,7 +458,7 @@ class Watch:
             if not (isinstance(item, list) and len(item) == 3):
                 raise ValueError("a held file is not [path, hash, mode]")
             rel, digest, mode = item
-            if not (_rel_ok(rel) and _HEX64.fullmatch(str(digest))):
+            if not (_rel_ok(rel) and isinstance(digest, str) and _HEX64.fullmatch(digest)):
                 raise ValueError("a held file has no relative path or no sha256")
             if not (mode is None or (type(mode) is int and 0 <= mode <= 0o7777)):
                 raise ValueError("a held file's mode is not permission bits")
@@ -463,12 +466,21 @@ class Watch:
             if body is not None and sha256_hex(body) != digest:
                 body = None  # the store's copy is not what was held: not put back
             watch.before[rel] = (body, mode, digest)
-        watch.found = set(_rel_list(held, "found"))
-        watch.listed = _rel_list(held, "listed")
+        watch.found = set(_rel_list(held, "found", LISTED_MAX))
+        watch.listed = _rel_list(held, "listed", LISTED_MAX)
         git = held.get("git")
         if git is not None:
             watch._resume_repository(git)
         return watch
+
+    def covers(self, path: str) -> bool:
+        """Whether :meth:`changes` looks at ``path`` (held, named, beneath a named folder,
+        or in the git work tree it watches)."""
+        if self.git is not None or path in self.before or path in self.found:
+            return True
+        if path in self.named.files or "." in self.named.folders:
+            return True
+        return any(path.startswith(f"{folder}/") for folder in self.named.folders)
 
     def _resume_repository(self, listing: object) -> None:
         """git's listing before the command, with what this repository's settings switch off
@@ -478,14 +490,14 @@ class Watch:
 
         if not isinstance(listing, dict):
             raise ValueError("its git listing is not an object")
-        listed = _rel_list(listing, "listed", GIT_LISTED_MAX)
+        listed = _rel_list(listing, "listed", LISTED_MAX)
         index = listing.get("index")
         if index is not None and not (
             isinstance(index, list) and len(index) == 3 and all(type(n) is int for n in index)
         ):
             raise ValueError("its git index stamp is not three integers")
         staged = listing.get("staged")
-        if staged is not None and not _HEX64.fullmatch(str(staged)):
+        if staged is not None and not (isinstance(staged, str) and _HEX64.fullmatch(staged)):
             raise ValueError("its git index digest is not a sha256")
         now = git.before(str(beneath.real_root(self.root)), Deadline(git.SECONDS))
         if now is not None:
@@ -649,8 +661,11 @@ class Watch:
 
 HELD_VERSION = 1
 """The shape of :meth:`Watch.held`'s record (a store written by a later one is not read)."""
-GIT_LISTED_MAX = 200_000
-"""Paths of a held git listing read at most (``git status``'s output is read up to 4 MiB)."""
+RUNS = 2
+"""Runs of one command at most (in the sandbox, then once outside it): its held records."""
+LISTED_MAX = 200_000
+"""Paths a held record lists at most in each of ``found``, ``listed`` and git's listing:
+:meth:`Watch.held` keeps no larger record, :meth:`Watch.resumed` reads none."""
 _HEX64 = re.compile(r"[0-9a-f]{64}")
 
 
@@ -661,6 +676,17 @@ def _rel_ok(path: object) -> bool:
         return False
     norm = posixpath.normpath(path)
     return not norm.startswith(("/", "../")) and norm != ".." and norm == path
+
+
+def _outermost(folders: tuple[str, ...]) -> tuple[str, ...]:
+    """``folders`` without one inside another (or named twice): the outer walk covers it."""
+    kept: set[str] = set()
+    for folder in sorted(set(folders), key=lambda f: (f.count("/"), f)):
+        parts = folder.split("/")
+        if "." in kept or any("/".join(parts[:i]) in kept for i in range(1, len(parts))):
+            continue
+        kept.add(folder)
+    return tuple(sorted(kept))
 
 
 def _rel_list(held: Mapping[str, Any], key: str, most: int = WATCH_FILES) -> tuple[str, ...]:
@@ -741,6 +767,7 @@ def recorded(changes: list[Changed], root: str | os.PathLike[str]) -> Recorded |
 
     real = beneath.real_root(root)
     rows: list[FileChange] = []
+    uncounted: set[str] = set()
     for c in changes:
         action: Literal["create", "modify", "delete"] = (
             "create" if c.old_hash is None else "delete" if c.new_hash is None else "modify"
@@ -748,6 +775,8 @@ def recorded(changes: list[Changed], root: str | os.PathLike[str]) -> Recorded |
         known = c.old is not None or c.old_hash is None  # not kept: no lines to count
         counted = known and (c.new is not None or action == "delete")
         fp = file_preview(c.path, c.old, c.new) if counted else None
+        if not counted:
+            uncounted.add(c.path)  # a side not kept or too large: "(lines not counted)"
         rows.append(
             FileChange(
                 path=c.path,
@@ -765,7 +794,9 @@ def recorded(changes: list[Changed], root: str | os.PathLike[str]) -> Recorded |
     plan = PatchPlan(tuple(rows), root=str(real))
     meta: dict[str, Any] = {
         "files": [c.path for c in changes],
-        "changes": plan.meta(),
+        "changes": [
+            {**row, "counted": False} if row["path"] in uncounted else row for row in plan.meta()
+        ],
         "targets": [
             {"path": c.path, "pre": c.old_hash, "post": c.new_hash, "mode": c.old_mode}
             for c in changes
@@ -797,29 +828,30 @@ def recovered(
     body_of: Callable[[str], bytes | None],
 ) -> Recorded | str | None:
     """What a command a crash interrupted had changed by now, from the watch the store kept
-    before it ran (:meth:`Watch.held`; two for a command run again outside the sandbox:
-    :func:`both_runs`); ``None``: nothing; a string: why it cannot be told."""
-    metas: list[dict[str, Any]] = []
-    kept: dict[str, bytes] = {}
-    for held in holds:
+    before it ran (:meth:`Watch.held`); ``None``: nothing; a string: why it cannot be told.
+
+    A command run again outside the sandbox (``ToolBoundary._escalate``) has two: the first
+    compared with the files now already spans both runs, so a later one adds only files
+    the first did not watch (both compared with now, :func:`both_runs` would take the
+    first run's leftovers for what the files were). More than :data:`RUNS` is no record
+    Frontier makes."""
+    watches: list[Watch] = []
+    for held in list(holds)[: RUNS + 1]:
         try:
-            watch = Watch.resumed(root, held, body_of)
+            watches.append(Watch.resumed(root, held, body_of))
         except ValueError as exc:
             return f"what it held before it ran is not a record Frontier makes ({exc})"
+    if len(watches) > RUNS:
+        return f"what it held before it ran is not a record Frontier makes (over {RUNS} runs)"
+    out: dict[str, Changed] = {}
+    for n, watch in enumerate(watches):
         found = watch.changes()
         if isinstance(found, str):
             return found
-        done = recorded(found, root)
-        metas.append(done.meta if done is not None else {})
-        kept.update(done.kept if done is not None else {})
-    if not metas:
-        return None
-    meta = metas[0]
-    for later in metas[1:]:
-        meta = both_runs(meta, later)
-    if not meta.get("targets"):
-        return None
-    return Recorded(meta, kept, _note(meta))
+        for c in found:
+            if n == 0 or not (c.path in out or watches[0].covers(c.path)):
+                out[c.path] = c
+    return recorded([out[p] for p in sorted(out)], root)
 
 
 RECORD_KEYS = ("files", "changes", "targets", "unwatched")

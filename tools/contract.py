@@ -356,8 +356,9 @@ class HoldsWatch(Protocol):
     call's result row."""
 
     def hold(self, record: Mapping[str, Any], bodies: Mapping[str, bytes]) -> None:
-        """Commit ``record`` durably, after ``bodies`` (sha256 → bytes) are kept as
-        pre-images are (scanned, capped, deduplicated). Raises when the store fails."""
+        """Commit ``record`` durably with ``bodies`` (sha256 → bytes) kept as pre-images
+        are (scanned, capped, deduplicated), in one transaction. Raises when the store
+        fails."""
         ...
 
 

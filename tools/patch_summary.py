@@ -56,8 +56,10 @@ def _count(value: Any) -> int:
 def change_line(change: Mapping[str, Any]) -> str:
     """``M app/cli.py (+3 −1)`` for one entry of a result's ``meta["changes"]``.
 
-    ``R old → new (+0 −0)`` for a move; a mode is named (``mode 644 → 755``, a new
-    executable ``mode 755``); declined hunks too: ``M a.py (+3 −1; hunk 2 of 3 declined)``.
+    ``R old → new (+0 −0)`` for a move; ``(lines not counted)`` for a command's file
+    whose content before or after was not held (``counted: false``); a mode is named
+    (``mode 644 → 755``, a new executable ``mode 755``); declined hunks too: ``M a.py (+3
+    −1; hunk 2 of 3 declined)``.
     """
     status = str(change.get("status") or "M")
     path = str(change.get("path") or "?")
@@ -65,6 +67,8 @@ def change_line(change: Mapping[str, Any]) -> str:
     if status == "R" and source:
         path = f"{source} → {path}"
     counts = f"+{_count(change.get('added'))} {MINUS}{_count(change.get('removed'))}"
+    if change.get("counted") is False:  # a command's file whose earlier or later content
+        counts = "lines not counted"  # was not held (not kept, or too large)
     mode = change.get("mode")
     if isinstance(mode, str) and mode:
         counts += f", mode {mode}"
@@ -87,7 +91,7 @@ def output_first(result: Mapping[str, Any]) -> bool:
 
 
 def interrupted_changes(meta: Mapping[str, Any]) -> str:
-    """`` · it had changed a.py, b.py: /undo puts them back`` for a command a crash
+    """`` · it had changed a.py, b.py: an undo puts them back`` for a command a crash
     interrupted whose changes recovery recorded (``app/session/recover.py``), else ``""``:
     what the resume's "reconciled …" line adds (the TUI's note, ``frontier undo``'s)."""
     files = meta.get("files")
@@ -96,7 +100,7 @@ def interrupted_changes(meta: Mapping[str, Any]) -> str:
     shown = ", ".join(str(f) for f in files[:5]) + (
         f" and {len(files) - 5} more" if len(files) > 5 else ""
     )
-    return f" · it had changed {shown}: /undo puts them back"
+    return f" · it had changed {shown}: an undo puts them back"
 
 
 def result_changes(meta: Mapping[str, Any] | None) -> list[Mapping[str, Any]]:

@@ -103,7 +103,10 @@ def _list(store_path: Path, session: str) -> int:
         db = Database.open_readonly(store_path)
         try:
             info = Catalogue(db).get_session(session)
-            calls = CallLedger(db, Responses(db)).calls(info.id)
+            ledger = CallLedger(db, Responses(db))
+            calls = ledger.calls(info.id)
+            running = [c for c in ledger.unresolved_calls(info.id) if c.started is not None]
+            held = bool(running) and Catalogue(db).is_held(info.id)
         finally:
             db.close()
     except StoreError as exc:
@@ -113,8 +116,18 @@ def _list(store_path: Path, session: str) -> int:
     chosen = choose(calls, None)
     nxt = None if isinstance(chosen, UndoOutcome) else chosen
     rows = [c for c in calls if wrote_files(c)]
+    for c in running:  # what it changed is recorded when the session is reconciled
+        call_id, name = terminal_safe(c.call_id), terminal_safe(c.name)
+        if held:
+            safe_print(f"{call_id} {name} is running in the Frontier that has this session open")
+        else:
+            safe_print(
+                f"{call_id} {name} was running when its Frontier stopped: what it changed is "
+                f"recorded once the session is reconciled (`frontier undo {info.id}` or "
+                f"`frontier resume {info.id}` does it first)"
+            )
     if not rows:
-        safe_print(f"session {info.id} changed no file")
+        safe_print(f"session {info.id} changed no file" + (" recorded yet" if running else ""))
         return 0
     safe_print(f"file changes of session {info.id} ({info.workspace}), oldest first:")
     files_now = BeneathFiles(info.workspace)

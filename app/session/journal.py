@@ -87,29 +87,35 @@ class StoreJournal:
             close_intent(self.db, self.intent, outcome)
 
     def hold(self, record: Mapping[str, Any], bodies: Mapping[str, bytes]) -> None:
-        """``tools.contract.HoldsWatch``: the bytes first (as pre-images: scanned, capped,
-        deduplicated), then the record, each committed."""
+        """``tools.contract.HoldsWatch``: the bytes (as pre-images: scanned, capped,
+        deduplicated) and the record, in one commit."""
         import json
 
-        from frontier.app.session.preimages import Preimages
+        from frontier.app.session.preimages import Preimages, settle
 
-        Preimages(self.db).keep_bodies(bodies.items())
-        body = json.dumps(record, ensure_ascii=False)
-        self.db.write(
-            "the command's held files",
-            lambda c: c.execute(
+        body = json.dumps(record)  # ASCII: a file name not in UTF-8 comes back as it was
+        rows = Preimages(self.db).verdicts(bodies.items())
+
+        def insert(c: sqlite3.Connection) -> None:
+            settle(c, rows)  # with the row that names them: never one without the other
+            c.execute(
                 "INSERT INTO intents (session_id, call_id, t, entries, state)"
                 " VALUES (?, ?, ?, ?, ?)",
                 (self.session_id, self.call_id, time.time(), body, HOLDING),
-            ),
-        )
+            )
+
+        self.db.write("the command's held files", insert)
 
 
 def close_holds(c: sqlite3.Connection, session_id: str, call_id: str) -> None:
-    """Close the call's held-files rows, inside the transaction that commits its result."""
+    """Close the call's held-files rows, inside the transaction that commits its result.
+    Only the held files' hashes stay (``forget.py`` finds the bytes a session's commands
+    kept by them): the names and git's listing served a recovery that is not needed."""
     c.execute(
-        "UPDATE intents SET state = ?, ended = ? WHERE session_id = ? AND state = ?"
-        " AND call_id = ?",
+        "UPDATE intents SET state = ?, ended = ?,"
+        " entries = CASE WHEN json_valid(entries)"
+        " THEN json_object('before', json_extract(entries, '$.before')) ELSE entries END"
+        " WHERE session_id = ? AND state = ? AND call_id = ?",
         (HELD, time.time(), session_id, HOLDING, call_id),
     )
 

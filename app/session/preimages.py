@@ -127,6 +127,14 @@ class Preimages:
         command was found to change after it ran (``tools/command_changes.py``), which had
         no call row to carry placeholders — a version over :data:`FILE_CAP` gets its row
         here then."""
+        rows = self.verdicts(bodies)
+        if rows:
+            self.db.write("preimages", lambda c: settle(c, rows))
+        return rows
+
+    def verdicts(self, bodies: Iterable[tuple[str | None, bytes | None]]) -> list[Row]:
+        """The rows :meth:`keep_bodies` writes (each body kept, or why not), unwritten: for
+        a caller that commits them with a row of its own (:func:`settle`)."""
         rows: list[Row] = []
         seen: set[str] = set()
         budget = CALL_CAP
@@ -143,8 +151,6 @@ class Preimages:
                 rows.append((digest, size, body, None))
             else:
                 rows.append((digest, size, None, why))
-        if rows:
-            self.db.write("preimages", lambda c: _settle(c, rows))
         return rows
 
     def _refusal(self, digest: str, body: bytes, budget: int) -> str | None:
@@ -207,7 +213,7 @@ def insert(c: sqlite3.Connection, rows: Iterable[Row]) -> None:
     )
 
 
-def _settle(c: sqlite3.Connection, rows: Iterable[Row]) -> None:
+def settle(c: sqlite3.Connection, rows: Iterable[Row]) -> None:
     """:meth:`Preimages.keep`'s verdicts: a body or a reason replaces a placeholder (or an
     older reason); a version already kept is never touched."""
     c.executemany(

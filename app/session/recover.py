@@ -132,7 +132,10 @@ def recover(ledger: CallLedger, session_id: str, files: WorkspaceFiles) -> Recov
         result = reconcile_call(call, files, journaled.get(call.call_id))
         held = [record for _, record in holding.pop(call.call_id, ())]
         if held and call.started is not None and not call.targets:
-            found = files.command_changes(held, ledger.preimages.get)
+            try:
+                found = files.command_changes(held, ledger.preimages.get)
+            except Exception as exc:  # a store is untrusted: recovery must go on
+                found = f"reading what it held failed ({type(exc).__name__}: {exc})"
             result, kept = _with_changes(result, found)
             ledger.preimages.keep_bodies(kept.items())  # before the result names them
         ledger.add_result(session_id, call.seq, result, point="recover")  # closes its holds
