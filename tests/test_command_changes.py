@@ -4,6 +4,7 @@ which paths a line names, what is held before, what counts as changed after, the
 from __future__ import annotations
 
 import os
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -167,15 +168,21 @@ def test_what_the_result_records(ws: Path) -> None:
     assert list(record.kept.values()) == [b"a = 1\n"]
 
 
+@pytest.mark.parametrize(
+    ("line", "run"),
+    [
+        ("black src", "touch src/made0.py src/made1.py src/made2.py"),
+        ("cp -r src backup", "cp -r src backup && touch backup/made.py"),  # a folder made
+    ],
+)
 def test_a_command_that_made_more_than_the_bounds_records_nothing(
-    ws: Path, monkeypatch: pytest.MonkeyPatch
+    ws: Path, monkeypatch: pytest.MonkeyPatch, line: str, run: str
 ) -> None:
     """What it did is only partly known: recording part would have undo put back part."""
-    watch = Watch.take(str(ws), "black src")
+    watch = Watch.take(str(ws), line)
     assert isinstance(watch, Watch)
     monkeypatch.setattr(command_changes, "WATCH_FILES", 2)
-    for i in range(3):
-        (ws / "src" / f"made{i}.py").write_text("")
+    subprocess.run(["sh", "-c", run], cwd=ws, check=True, timeout=60)
     assert watch.changes() == "it changed more than 2 files"
 
     monkeypatch.setattr(command_changes, "WATCH_FILES", 2_000)
@@ -372,8 +379,30 @@ def test_a_file_name_not_in_utf8_is_held_and_read_back(tmp_path: Path) -> None:
     with SessionStore.open(tmp_path / "s.db") as store:
         sid = store.create_session(str(ws), "m", None, "ctl")
         StoreJournal(store.db, sid, "c1").hold(*watch.held())
-        ((_, record),) = held_files(store.db, sid)["c1"]
+        (record,) = held_files(store.db, sid)["c1"]
         (ws / odd).write_text("after\n")
         again = Watch.resumed(str(ws), record, store.preimages.get)
         (change,) = again.changes()  # type: ignore[misc]
     assert (change.path, change.old) == (odd, b"before\n")
+
+
+@pytest.mark.parametrize(
+    ("line", "made"),
+    [
+        ("cp -r src backup", ["backup/b.py", "backup/pkg/c.py"]),
+        ("mkdir -p out && sh gen.sh", ["out/one.txt", "out/sub/two.txt"]),
+    ],
+)
+def test_a_folder_made_where_a_name_was_not_is_recorded_with_its_files(
+    ws: Path, line: str, made: list[str]
+) -> None:
+    """Outside git a name the line gives a maker (`cp -r`, `mkdir`) that is a folder after
+    the command is walked: its files are what the command created (in a git work tree
+    git lists them)."""
+    (ws / "gen.sh").write_text("mkdir -p out/sub; echo 1 > out/one.txt; echo 2 > out/sub/two.txt\n")
+    watch = Watch.take(str(ws), line)
+    assert isinstance(watch, Watch)
+    subprocess.run(["sh", "-c", line], cwd=ws, check=True, timeout=60)
+    found = watch.changes()
+    assert isinstance(found, list)
+    assert [(c.path, c.old_hash) for c in found] == [(p, None) for p in made]

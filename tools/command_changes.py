@@ -6,9 +6,10 @@ to ``/undo``, to a rewind and to the after-edit checks: only the commands Fronti
 file tool's (``rm``, ``mv``, ``sed -i``, a here-document write: ``tools/*_via_shell.py``)
 became reviewed, undoable patches. So just before a ``shell`` command runs, the content of
 every workspace file its line names — directly, by a glob, or inside a folder it names
-(``.`` is the workspace), or a script's string literals name (a here-document's body,
-``python3 -c``, the ``python`` tool's code: :func:`literal_words`) — is read and held; when
-it ends (whatever its exit: a killed
+(``.`` is the workspace; a name not there before that is a folder after, ``cp -r src
+backup``, ``mkdir out``, is walked then: its files are new), or a script's string literals
+name (a here-document's body, ``python3 -c``, the ``python`` tool's code:
+:func:`literal_words`) — is read and held; when it ends (whatever its exit: a killed
 ``ruff --fix`` may have fixed half) each of those files is read again, and every one it
 changed, created or deleted is the call's change, its earlier content kept by the store as
 an edit's is (``app/session/preimages.py``: hashed, scanned for secrets, capped). The
@@ -99,7 +100,7 @@ _GIT_READS = frozenset(
 )  # fmt: skip
 _FIND_WRITES = frozenset({"-delete", "-exec", "-execdir", "-ok", "-okdir", "-fprint",
                           "-fprint0", "-fprintf", "-fls"})  # fmt: skip
-_MAKERS = frozenset({"cp", "touch", "tee", "ln", "install", "dd", "truncate", "split"})
+_MAKERS = frozenset({"cp", "touch", "tee", "ln", "install", "dd", "truncate", "split", "mkdir"})
 """Programs whose operands name files they make: a name not there yet is watched for them
 (for any other program only a name that looks like a file's, with a dot or a slash: most
 operands not there are subcommands, ``npm ci``)."""
@@ -558,11 +559,21 @@ class Watch:
         next item."""
         yield from self._at(self.named.files)
         yield from self._at(self.listed)
-        if not self.named.folders:
+        made = () if self.git is not None else self.named.files  # git lists a new folder's
+        if not self.named.folders and not made:
             return
         from frontier.tools.gitignore import walk
 
         real = beneath.real_root(self.root)
+        for name in made:  # a name not there before, a folder now: `cp -r src backup`
+            if name in self.before or name in self.found:
+                continue
+            try:
+                for entry in walk(real, name):
+                    if not remade(entry.rel):
+                        yield entry.rel, entry.dir_fd, entry.name
+            except (OSError, ValueError):
+                continue  # not there, or not a folder: a file is compared above
         for folder in self.named.folders:
             try:
                 for entry in walk(real, folder):
@@ -835,14 +846,15 @@ def recovered(
     the first did not watch (both compared with now, :func:`both_runs` would take the
     first run's leftovers for what the files were). More than :data:`RUNS` is no record
     Frontier makes."""
+    records = list(holds)
+    if len(records) > RUNS:
+        return f"what it held before it ran is not a record Frontier makes (over {RUNS} runs)"
     watches: list[Watch] = []
-    for held in list(holds)[: RUNS + 1]:
+    for held in records:
         try:
             watches.append(Watch.resumed(root, held, body_of))
         except ValueError as exc:
             return f"what it held before it ran is not a record Frontier makes ({exc})"
-    if len(watches) > RUNS:
-        return f"what it held before it ran is not a record Frontier makes (over {RUNS} runs)"
     out: dict[str, Changed] = {}
     for n, watch in enumerate(watches):
         found = watch.changes()

@@ -120,16 +120,16 @@ def close_holds(c: sqlite3.Connection, session_id: str, call_id: str) -> None:
     )
 
 
-def held_files(db: Database, session_id: str) -> dict[str, list[tuple[int, object]]]:
-    """Per call id, the held-files rows still holding (oldest first): ``(row id, record as
-    stored)``, the record parsed but never trusted (``None`` when it is not JSON)."""
+def held_files(db: Database, session_id: str) -> dict[str, list[object]]:
+    """Per call id, the records of its held-files rows still holding (oldest first), parsed
+    but never trusted (``None`` for one that is not JSON)."""
     rows = db.read(
-        "SELECT id, call_id, entries FROM intents WHERE session_id = ? AND state = ? ORDER BY id",
+        "SELECT call_id, entries FROM intents WHERE session_id = ? AND state = ? ORDER BY id",
         (session_id, HOLDING),
     )
-    out: dict[str, list[tuple[int, object]]] = {}
-    for intent, call_id, body in rows:
-        out.setdefault(str(call_id), []).append((int(intent), _parsed(body)))
+    out: dict[str, list[object]] = {}
+    for call_id, body in rows:
+        out.setdefault(str(call_id), []).append(_parsed(body))
     return out
 
 

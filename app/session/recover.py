@@ -130,7 +130,7 @@ def recover(ledger: CallLedger, session_id: str, files: WorkspaceFiles) -> Recov
     results: list[ToolResult] = []
     for call in ledger.unresolved_calls(session_id):
         result = reconcile_call(call, files, journaled.get(call.call_id))
-        held = [record for _, record in holding.pop(call.call_id, ())]
+        held = holding.pop(call.call_id, [])
         if held and call.started is not None and not call.targets:
             try:
                 found = files.command_changes(held, ledger.preimages.get)
