@@ -100,7 +100,7 @@ def interrupted_changes(meta: Mapping[str, Any]) -> str:
     shown = ", ".join(str(f) for f in files[:5]) + (
         f" and {len(files) - 5} more" if len(files) > 5 else ""
     )
-    return f" · it had changed {shown}: an undo puts them back"
+    return f" · it had changed {shown}: an undo puts {'it' if len(files) == 1 else 'them'} back"
 
 
 def result_changes(meta: Mapping[str, Any] | None) -> list[Mapping[str, Any]]:
