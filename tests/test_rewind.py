@@ -144,6 +144,18 @@ async def test_rewinding_to_the_first_message_puts_back_files_and_conversation(r
     assert "alpha-msg" not in sent and "beta-msg" not in sent and "call_1" not in sent
 
 
+async def test_a_rewind_removes_the_folders_the_calls_since_made(tmp_path: Path) -> None:
+    """The files a rewind deletes were made with their folders (`pkg/sub/new.py`): the
+    rewind leaves no empty folder behind (the calls' ``meta["made"]``)."""
+    patch = "*** Begin Patch\n*** Add File: pkg/sub/new.py\n+fresh\n*** End Patch"
+    async with rig_of("openai-chat", tmp_path) as r:
+        await r.say("make-it", [Call("call_1", "apply_patch", args(patch=patch))], [Text("made")])
+        assert (r.ws / "pkg" / "sub" / "new.py").is_file()
+        outcome = await r.session.rewind(1)
+        assert outcome.kind == "rewound", outcome.message
+        assert sorted(p.name for p in r.ws.iterdir()) == ["a.py"]
+
+
 async def test_rewinding_to_the_second_message_keeps_the_first(rig: Rig) -> None:
     await rig.two_messages()
 

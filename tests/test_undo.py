@@ -781,6 +781,53 @@ async def test_a_store_that_cannot_keep_the_held_files_never_keeps_a_command_fro
     assert (agent.ws / "a.txt").read_text() == "one\n"
 
 
+async def test_an_undo_removes_the_folders_the_call_made_once_it_emptied_them(
+    agent: Agent,
+) -> None:
+    """A new file in a new package (`newpkg/sub/mod.py`) or a command's copy of a folder
+    (`cp -r src backup`): an undo deleting the files leaves no empty folders behind, and
+    undoing that undo makes them again; a folder holding anything else stays."""
+    ws = agent.ws
+    (ws / "src" / "pkg").mkdir(parents=True)
+    (ws / "src" / "a.py").write_text("a\n")
+    (ws / "src" / "pkg" / "b.py").write_text("b\n")
+    written = await agent.run("write", path="newpkg/sub/mod.py", content="x = 1\n")
+    assert written.meta["made"] == ["newpkg", "newpkg/sub"]
+    copied = await agent.run("shell", command="cp -r src backup")
+    assert copied.meta["made"] == ["backup", "backup/pkg"]
+
+    second = await agent.session.undo()
+    first = await agent.session.undo()
+
+    assert second.undone and first.undone, (second.message, first.message)
+    assert sorted(p.name for p in ws.iterdir()) == ["src"]
+    assert second.message.startswith(
+        "undid c2 shell: deleted backup/a.py, backup/pkg/b.py; removed the emptied folders "
+        "backup, backup/pkg"
+    ), second.message
+    again = await agent.session.undo("u2")  # the undo of the write, undone: all back
+    assert again.undone and (ws / "newpkg" / "sub" / "mod.py").read_text() == "x = 1\n"
+    (ws / "newpkg" / "notes.txt").write_text("the person's\n")
+    assert (await agent.session.undo("u3")).undone
+    assert sorted(p.name for p in (ws / "newpkg").iterdir()) == ["notes.txt"]  # kept
+
+
+def test_an_undo_removes_no_folder_its_arguments_name_outside_the_workspace(
+    tmp_path: Path,
+) -> None:
+    """The folders come from the store's record of the call (untrusted): only empty folders
+    beneath the root are removed, never the root, never through a link."""
+    ws = tmp_path / "ws"
+    (ws / "empty").mkdir(parents=True)
+    (tmp_path / "outside").mkdir()
+    (ws / "link").symlink_to(tmp_path / "outside")
+    removed = undo_tool._remove_emptied(
+        str(ws), ["../outside", ".", "", "link", str(tmp_path / "outside"), "empty", 7]
+    )
+    assert removed == ["empty"]
+    assert (tmp_path / "outside").is_dir() and (ws / "link").is_symlink() and ws.is_dir()
+
+
 async def test_undo_list_names_the_command_a_shell_change_came_from(
     agent: Agent, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -490,6 +490,36 @@ def parent(
         os.close(found.fd)
 
 
+def missing_folders(root: str | os.PathLike[str], path: str) -> list[str]:
+    """The folders beneath the root a write of ``path`` would make (not there now),
+    outermost first, as real workspace-relative paths: what an undo of that write may
+    remove again once it has emptied them."""
+    found, missing = _walk(root, path, create=False, follow_final=False)
+    os.close(found.fd)
+    if not missing:
+        return []
+    folders = found.name.split("/")[:-1]
+    base = found.rel[: len(found.rel) - len(found.name)].rstrip("/")
+    out: list[str] = []
+    for name in folders:
+        base = f"{base}/{name}" if base else name
+        out.append(base)
+    return out
+
+
+def remove_empty_folder(root: str | os.PathLike[str], path: str) -> bool:
+    """Remove the folder ``path`` beneath the root if it is empty (never the root itself,
+    never through a link); whether it was removed."""
+    if path in ("", "."):
+        return False
+    try:
+        with parent(root, path, follow_final=False) as where:
+            os.rmdir(where.name, dir_fd=where.fd)
+    except (OSError, PathError):
+        return False  # not empty, not a folder, gone, or out of bounds: left as it is
+    return True
+
+
 def resolve_rel(root: str | os.PathLike[str], path: str) -> str:
     """The real workspace-relative path of ``path`` (links inside the workspace resolved,
     folders not yet made taken as written); raises ``PathError`` if it leaves the root."""

@@ -383,6 +383,8 @@ class Watch:
         """The git work tree as it was, when the root is in one (``command_changes_git``)."""
         self.listed: tuple[str, ...] = ()
         """The files ``git status`` listed before, held as if named."""
+        self.made_folders: list[str] = []
+        """Names not there before the command that are folders after it (:meth:`changes`)."""
         self._total = 0
         self._held_after = 0
 
@@ -574,6 +576,7 @@ class Watch:
                         yield entry.rel, entry.dir_fd, entry.name
             except (OSError, ValueError):
                 continue  # not there, or not a folder: a file is compared above
+            self.made_folders.append(name)
         for folder in self.named.folders:
             try:
                 for entry in walk(real, folder):
@@ -590,6 +593,7 @@ class Watch:
         out: dict[str, Changed] = {}
         seen: set[str] = set()
         self._held_after = 0
+        self.made_folders = []
         try:
             for rel, fd, name in self._located():
                 if rel in seen:
@@ -769,8 +773,12 @@ class Recorded:
     """What the model is told: ``[the command changed 2 files: M a.py (+1 −1), A b.py]``."""
 
 
-def recorded(changes: list[Changed], root: str | os.PathLike[str]) -> Recorded | None:
-    """``changes`` as the command's result records them (``None``: it changed nothing)."""
+def recorded(
+    changes: list[Changed], root: str | os.PathLike[str], made: Iterable[str] = ()
+) -> Recorded | None:
+    """``changes`` as the command's result records them (``None``: it changed nothing);
+    ``made``: the folders it made where nothing was (``Watch.made_folders``), recorded with
+    every folder beneath them that holds a file it created (an undo removes them emptied)."""
     if not changes:
         return None
     from frontier.tools.diffing import file_preview
@@ -814,7 +822,23 @@ def recorded(changes: list[Changed], root: str | os.PathLike[str]) -> Recorded |
         ],
     }  # fmt: skip
     kept = {c.old_hash: c.old for c in changes if c.old is not None and c.old_hash is not None}
+    folders = _folders_of(made, [c.path for c in changes if c.old_hash is None])
+    if folders:
+        meta["made"] = folders
     return Recorded(meta, kept, _note(meta))
+
+
+def _folders_of(made: Iterable[str], created: Iterable[str]) -> list[str]:
+    """Each of ``made`` that holds a created file, with the folders between it and those
+    files, outermost first."""
+    out: set[str] = set()
+    for top in made:
+        for path in created:
+            if not path.startswith(f"{top}/"):
+                continue
+            parts = path.split("/")[:-1]
+            out.update("/".join(parts[:i]) for i in range(top.count("/") + 1, len(parts) + 1))
+    return sorted(out, key=lambda f: (f.count("/"), f))
 
 
 def _note(meta: Mapping[str, Any]) -> str:
@@ -863,10 +887,11 @@ def recovered(
         for c in found:
             if n == 0 or not (c.path in out or watches[0].covers(c.path)):
                 out[c.path] = c
-    return recorded([out[p] for p in sorted(out)], root)
+    made = [f for watch in watches for f in watch.made_folders]
+    return recorded([out[p] for p in sorted(out)], root, made)
 
 
-RECORD_KEYS = ("files", "changes", "targets", "unwatched")
+RECORD_KEYS = ("files", "changes", "targets", "unwatched", "made")
 """The keys of a result's meta this module writes (:func:`recorded`, ``unwatched``)."""
 
 
@@ -894,8 +919,12 @@ def both_runs(first: Mapping[str, Any], second: Mapping[str, Any]) -> dict[str, 
     if not targets:
         return {}
     paths = sorted(t["path"] for t in targets)
-    return {
+    out = {
         "files": paths,
         "changes": [rows[p] for p in paths if p in rows],
         "targets": sorted(targets, key=lambda t: t["path"]),
     }
+    made = {f for meta in (first, second) for f in meta.get("made") or () if isinstance(f, str)}
+    if made:
+        out["made"] = sorted(made, key=lambda f: (f.count("/"), f))
+    return out

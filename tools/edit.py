@@ -10,8 +10,9 @@ check, atomic write, read-back).
 from __future__ import annotations
 
 import asyncio
+import os
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from itertools import pairwise
 from typing import Any, AnyStr, NamedTuple
 
@@ -173,12 +174,29 @@ def _refuse_omission(changes: Iterable[FileChange]) -> None:
         raise ToolError(why, kind="arg")
 
 
-def change_meta(plan: PatchPlan) -> dict[str, Any]:
-    """What a finished mutation carries for the panes: the files and ``M path (+3 −1)`` rows."""
-    return {"files": [c.path for c in plan.changes], "changes": plan.meta()}
+def change_meta(plan: PatchPlan, made: Sequence[str] = ()) -> dict[str, Any]:
+    """What a finished mutation carries for the panes: the files and ``M path (+3 −1)`` rows;
+    and the folders its write made (``made``: an undo removes them again once empty)."""
+    meta: dict[str, Any] = {"files": [c.path for c in plan.changes], "changes": plan.meta()}
+    if made:
+        meta["made"] = list(made)
+    return meta
 
 
-async def write_plan(plan: PatchPlan, ctx: ToolContext) -> None:
+def folders_made(root: str | os.PathLike[str], changes: Sequence[FileChange]) -> list[str]:
+    """The folders a write of ``changes`` makes (a new file's missing parents), outermost
+    first: read before the write, as ``meta["made"]`` records them."""
+    out: dict[str, None] = {}
+    for c in changes:
+        if c.new is not None and c.old is None:
+            try:
+                out.update(dict.fromkeys(beneath.missing_folders(root, c.path)))
+            except (OSError, ValueError):
+                continue  # the write itself says what is wrong with the path
+    return list(out)
+
+
+async def write_plan(plan: PatchPlan, ctx: ToolContext) -> list[str]:
     """Write the plan beneath the workspace, off the event loop (fsyncs take milliseconds,
     and a slow disk must not freeze the stream and the TUI).
 
@@ -186,8 +204,14 @@ async def write_plan(plan: PatchPlan, ctx: ToolContext) -> None:
     ``atomic.CALL_STOP`` (set by the boundary): at the deadline or on Esc it gives up
     before its point of no return, and the boundary waits for this await to end rather
     than cancelling it — a cancelled await would leave the thread writing after the call's
-    result (issue 21, item 4)."""
-    await asyncio.to_thread(write_changes, ctx.root, plan.changes, ctx.journal)
+    result (issue 21, item 4). Returns the folders it made (:func:`folders_made`)."""
+
+    def write() -> list[str]:
+        made = folders_made(ctx.root, plan.changes)
+        write_changes(ctx.root, plan.changes, ctx.journal)
+        return made
+
+    return await asyncio.to_thread(write)
 
 
 async def _write(
@@ -195,11 +219,11 @@ async def _write(
 ) -> Outcome:
     plan: PatchPlan = prepared.plan
     try:
-        await write_plan(plan, ctx)
+        made = await write_plan(plan, ctx)
     except PatchError as exc:
         return Outcome(kind="error", output=str(exc))
     _wrote(prepared, ctx, whole=whole)
-    return Outcome(kind="ok", output=done, meta=change_meta(plan))
+    return Outcome(kind="ok", output=done, meta=change_meta(plan, made))
 
 
 def _wrote(prepared: Prepared, ctx: ToolContext, *, whole: bool = False) -> None:
@@ -909,8 +933,9 @@ class ApplyPatchTool:
         if not plan.changes:
             return Outcome(kind="ok", output="the patch changes nothing: files already match")
         try:
-            await write_plan(plan, ctx)
+            made = await write_plan(plan, ctx)
         except PatchError as exc:
             return Outcome(kind="error", output=f"apply_patch failed: {exc}")
         _wrote(prepared, ctx)
-        return Outcome(kind="ok", output="\n".join(plan.summary()), meta=change_meta(plan))
+        meta = change_meta(plan, made)
+        return Outcome(kind="ok", output="\n".join(plan.summary()), meta=meta)

@@ -771,7 +771,9 @@ async def _changed(watch: Watch | str | None, ctx: ToolContext) -> Recorded | st
 
     def compare() -> Recorded | str | None:
         found = watch.changes()
-        return found if isinstance(found, str) else recorded(found, ctx.root)
+        if isinstance(found, str):
+            return found
+        return recorded(found, ctx.root, watch.made_folders)
 
     try:
         return await asyncio.to_thread(compare)

@@ -24,6 +24,8 @@ The bytes to restore come from the session store's pre-images, passed in as a
 
 from __future__ import annotations
 
+import asyncio
+import os
 from collections.abc import Mapping, Sequence
 from typing import Any, Literal, Protocol
 
@@ -126,6 +128,12 @@ UNDO_SPEC = ToolSpec(
                     "required": ["path"],
                 },
             },
+            "folders": {
+                "type": "array",
+                "items": {"type": "string"},
+                "description": "folders the call made (workspace-relative), removed once the "
+                "files are put back if they are empty",
+            },
         },
         "required": ["call", "files"],
     },
@@ -186,6 +194,10 @@ class UndoTool:
         )
         plan = PatchPlan(counted, root=str(ctx.root))
         summary = f"undo {_what(args)}: " + "; ".join(_verbs(plan.changes))
+        folders = args.get("folders")
+        if isinstance(folders, list) and folders:
+            named = ", ".join(str(f) for f in folders[:5]) + (" …" if len(folders) > 5 else "")
+            summary += f"; then the folders it made, if left empty: {named}"
         return Prepared(
             args=args,
             preview=Preview(kind="diff", files=files, summary=summary),
@@ -254,14 +266,18 @@ class UndoTool:
         args = prepared.args
         undone = str(args["call"])
         try:
-            await write_plan(plan, ctx)
+            made = await write_plan(plan, ctx)
         except PatchError as exc:
             return Outcome(kind="error", output=f"undo of {undone} failed: {exc}")
+        removed = await asyncio.to_thread(_remove_emptied, ctx.root, args.get("folders"))
         verbs = _verbs(plan.changes)
+        if removed:
+            verbs.append(f"removed the emptied folder{'s' if len(removed) > 1 else ''} "
+                         + ", ".join(removed))  # fmt: skip
         name = args.get("name") or "mutation"
         lines = [f"undid {_what(args)}: " + "; ".join(verbs), *plan.summary()]
         meta = {
-            **change_meta(plan),
+            **change_meta(plan, made),
             "undo": {
                 "call": undone,
                 "name": name,
@@ -269,9 +285,26 @@ class UndoTool:
                 "undid": args.get("undid"),
                 **({"rewind": args["rewind"]} if isinstance(args.get("rewind"), dict) else {}),
                 **_grouped(plan.changes),
+                **({"folders": removed} if removed else {}),
             },
         }
         return Outcome(kind="ok", output="\n".join(lines), meta=meta)
+
+
+def _remove_emptied(root: str | os.PathLike[str], folders: object) -> list[str]:
+    """Remove each of ``folders`` (the undone call's made folders, from its recorded
+    arguments: untrusted) that the undo left empty, deepest first, beneath the root; the
+    ones removed, outermost first. A folder holding anything — another call's file, the
+    person's — stays."""
+    if not isinstance(folders, list):
+        return []
+    named = {f for f in folders if isinstance(f, str) and f}
+    removed = [
+        f
+        for f in sorted(named, key=lambda f: (-f.count("/"), f))
+        if beneath.remove_empty_folder(root, f)
+    ]
+    return removed[::-1]
 
 
 def _what(args: Mapping[str, Any]) -> str:

@@ -31,6 +31,7 @@ from pathlib import Path
 from frontier.app.agent.undo import (
     UNDO_TOOL,
     Digests,
+    made_folders,
     next_undo_id,
     not_kept,
     notice_for,
@@ -272,6 +273,9 @@ def _files_call(
         },
         "files": list(entries),
     }
+    made = [f for c in later if c.seq in refs for f in made_folders(c)]
+    if made:
+        args["folders"] = list(dict.fromkeys(made))
     return ToolCall(undo_id, UNDO_TOOL, args)
 
 

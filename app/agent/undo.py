@@ -272,7 +272,17 @@ def undo_call(target: CallRecord, undo_id: str) -> ToolCall:
     elif target.name == UNDO_TOOL:  # undoing an undo: say what comes back
         args["undid"] = f"{target.args.get('call')} {target.args.get('name')}"
     args["files"] = files
+    made = made_folders(target)
+    if made:
+        args["folders"] = made
     return ToolCall(undo_id, UNDO_TOOL, args)
+
+
+def made_folders(call: CallRecord) -> list[str]:
+    """The folders ``call`` made (its result's ``meta["made"]``: a new file's folders, a
+    command's ``cp -r src backup``), which its undo removes once it has emptied them."""
+    made = call.result.meta.get("made") if call.result is not None else None
+    return [f for f in made if isinstance(f, str)] if isinstance(made, list) else []
 
 
 def next_undo_id(store: SessionStore, session_id: str) -> str:
