@@ -196,3 +196,38 @@ def test_a_folder_named_in_a_repository_is_git_s_to_answer_for_however_big(
     found = watch.changes()
     assert isinstance(found, list)
     assert [(c.path, c.old, c.new) for c in found] == [("src/m3.py", b"m = 3\n", b"m = 9\n")]
+
+
+def test_more_uncommitted_files_than_a_watch_holds_are_not_read_to_be_dropped(
+    repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A repository with thousands of untracked files: git's answer is given up without
+    reading them (each command read up to 2,000 files only to drop them); deleted files,
+    with nothing on disk, do not count."""
+    from frontier.tools import beneath, command_changes
+
+    monkeypatch.setattr(command_changes, "WATCH_FILES", 3)
+    reads: list[str] = []
+    real_read = beneath.read_in
+
+    def counted(fd: int, name: str, cap: int | None = None) -> tuple[bytes | None, int | None]:
+        reads.append(name)
+        return real_read(fd, name, cap)
+
+    monkeypatch.setattr(beneath, "read_in", counted)
+    for i in range(3):
+        (repo / f"data{i}.csv").write_text("1\n")  # with a.py and notes.txt: 5 listed
+    watch = Watch.take(str(repo), "make")
+    assert watch is None and reads == []  # nothing named, git's answer too big: no watch
+
+    (repo / "notes.txt").unlink()
+    git(repo, "add", "data0.csv", "data1.csv", "data2.csv")
+    git(repo, "commit", "-qm", "data")
+    for i in range(3):
+        (repo / f"data{i}.csv").unlink()  # with run.sh, 4 listed as deleted: none on disk
+    (repo / "run.sh").unlink()
+    watch = Watch.take(str(repo), "make")
+    assert isinstance(watch, Watch) and set(watch.before) == {"a.py"}
+    run(repo, "echo 'b = 2' > src/b.py")
+    found = watch.changes()
+    assert isinstance(found, list) and [c.path for c in found] == ["src/b.py"]

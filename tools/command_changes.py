@@ -519,6 +519,9 @@ class Watch:
         if was is None:
             return
         listed = tuple(p for p in sorted(was.listed) if p not in self.before and not remade(p))
+        on_disk = sum(1 for p in listed if p not in was.gone)
+        if len(self.before) + on_disk > WATCH_FILES:
+            return  # more uncommitted files than a watch holds: not read only to be dropped
         kept = dict(self.before), set(self.found), self._total
         if self._hold(self._at(listed)) is not None:
             self.before, self.found, self._total = kept  # too much uncommitted work to hold

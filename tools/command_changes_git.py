@@ -63,6 +63,8 @@ class Before:
     index_path: str
     index: tuple[int, int, int] | None
     """``(inode, size, mtime_ns)`` of the index file (``None``: none yet)."""
+    gone: frozenset[str] = frozenset()
+    """Those of ``listed`` git calls deleted (``D``): nothing on disk to hold."""
     staged: str | None = None
     """sha256 of the index's entries (``ls-files -s``: mode, blob, path), for when its file
     changed since: a ``git status`` rewrites it with fresh timestamps, entries unchanged —
@@ -95,11 +97,14 @@ def before(root: str, deadline: Deadline) -> Before | None:
     index = _index_stat(index_path)
     if index is not None and _entries(index_path) > INDEX_MAX:
         return None
-    paths = _status(root, prefix, tuple(drivers), deadline)
+    gone: set[str] = set()
+    paths = _status(root, prefix, tuple(drivers), deadline, gone)
     if paths is None:
         return None
     staged = _index_digest(root, deadline) if index is not None else None
-    return Before(prefix, frozenset(paths), tuple(drivers), index_path, index, staged)
+    return Before(
+        prefix, frozenset(paths), tuple(drivers), index_path, index, frozenset(gone), staged
+    )
 
 
 def after(root: str, was: Before, deadline: Deadline) -> list[Found] | None:
@@ -128,8 +133,14 @@ def after(root: str, was: Before, deadline: Deadline) -> list[Found] | None:
 
 
 def _status(
-    root: str, prefix: str, drivers: tuple[str, ...], deadline: Deadline
+    root: str,
+    prefix: str,
+    drivers: tuple[str, ...],
+    deadline: Deadline,
+    gone: set[str] | None = None,
 ) -> set[str] | None:
+    """The workspace-relative paths ``git status`` lists; those it calls deleted are added
+    to ``gone`` too, when given."""
     said = run_git(
         root,
         ["status", "--porcelain=v1", "-z", "--untracked-files=all", "--no-renames", "--", "."],
@@ -149,6 +160,8 @@ def _status(
         rel = path[len(prefix) :]
         if rel and not rel.endswith("/"):
             out.add(rel)
+            if gone is not None and b"D" in entry[:2]:
+                gone.add(rel)
     return out
 
 
