@@ -291,6 +291,10 @@ class UndoTool:
         return Outcome(kind="ok", output="\n".join(lines), meta=meta)
 
 
+FOLDERS_MAX = 10_000
+"""Folders an undo removes at most (the names come from the store: untrusted)."""
+
+
 def _remove_emptied(root: str | os.PathLike[str], folders: object) -> list[str]:
     """Remove each of ``folders`` (the undone call's made folders, from its recorded
     arguments: untrusted) that the undo left empty, deepest first, beneath the root; the
@@ -298,7 +302,7 @@ def _remove_emptied(root: str | os.PathLike[str], folders: object) -> list[str]:
     person's — stays."""
     if not isinstance(folders, list):
         return []
-    named = {f for f in folders if isinstance(f, str) and f}
+    named = {f for f in folders[:FOLDERS_MAX] if isinstance(f, str) and f}
     removed = [
         f
         for f in sorted(named, key=lambda f: (-f.count("/"), f))
