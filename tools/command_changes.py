@@ -355,13 +355,8 @@ class Changed:
     new_hash: str | None
     """sha256 of its content after (``None``: the command deleted it)."""
     new_mode: int | None
-    old_hash: str | None = None
-    """sha256 of its content before (``None``: it was not there); taken from ``old`` when
-    not given."""
-
-    def __post_init__(self) -> None:
-        if self.old_hash is None and self.old is not None:
-            object.__setattr__(self, "old_hash", sha256_hex(self.old))
+    old_hash: str | None
+    """sha256 of its content before (``None``: it was not there)."""
 
 
 Held = tuple["bytes | None", "int | None", str]

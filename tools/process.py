@@ -754,9 +754,12 @@ async def _hold(watch: Watch | str | None, ctx: ToolContext) -> str | None:
     journal = ctx.journal
     if watch is None or isinstance(watch, str) or not isinstance(journal, HoldsWatch):
         return None
+
+    def hold() -> None:  # the record sorts what git listed: off the event loop too
+        journal.hold(*watch.held())
+
     try:
-        record, bodies = watch.held()
-        await asyncio.to_thread(journal.hold, record, bodies)
+        await asyncio.to_thread(hold)
     except Exception as exc:  # the store failed: said in the result's meta, never fatal here
         return f"its files could not be kept before it ran ({type(exc).__name__}: {exc})"
     return None
