@@ -20,6 +20,27 @@ from hypothesis import HealthCheck, settings
 # turns them back on (test_tui_hostile_review.py).
 textual.constants.TEXTUAL_ANIMATIONS = "none"  # type: ignore[misc]
 
+
+def _quicker_idle_waits() -> None:
+    """Pilot's idle waits in 5 ms steps, not 20 ms.
+
+    ``pilot.press`` waits for the process to look idle twice after every key, and
+    ``pilot.pause`` once: Textual sleeps in steps of ``SLEEP_GRANULARITY`` (1/50 s) until a
+    step used under 1/20 of it in CPU, so a key cost at least 40 ms asleep and a typed
+    ``/approval never`` 0.6 s. The Pilot tests spent ~200 s of the suite's ~900 s of test
+    time there. What a test asserts it waits for (``pilot_wait.until``/``eventually``), so
+    the steps only need to be long enough to tell idle from busy: 5 ms, with the same
+    ratio. The TUI files took 90 s, 63 s with it (stop 69). Private to Textual (pinned
+    below 9 in pyproject.toml); without the two names this does nothing."""
+    import textual._wait as wait
+
+    if hasattr(wait, "SLEEP_GRANULARITY") and hasattr(wait, "SLEEP_IDLE"):
+        wait.SLEEP_GRANULARITY = 1 / 200
+        wait.SLEEP_IDLE = wait.SLEEP_GRANULARITY / 20
+
+
+_quicker_idle_waits()
+
 settings.register_profile(
     "ci",
     max_examples=200,
@@ -38,7 +59,8 @@ WORKERS_PER_CORE = 2
 ``pilot.pause()`` and ``press`` wait for the process to look idle (short sleeps while its
 CPU is quiet), and the CLI tests wait on child processes. Two workers a core fill those
 gaps (issue 24: the README's command went from ~5.9 to ~5.0 min on 2 cores); more than two
-bought little and loaded the box."""
+bought little and loaded the box. With Pilot's shorter idle steps (below) still so: 213 s at
+four workers on two cores, 284 s at two (stop 69)."""
 
 
 def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:

@@ -390,9 +390,9 @@ async def test_a_payload_between_long_runs_of_spaces_is_on_the_first_screen(
             assert on_screen(app, "⋯ 3,000 spaces ⋯") and on_screen(app, "echo done")
             assert not any("characters …" in line for line in screen_lines(app))
             keys_shown(app)
+            assert view.end_seen  # marked after the paint that showed it
 
         await eventually(pilot, whole, "the whole command on the first screen")
-        assert view.end_seen
         notes = [s for s in view.row(0).text.spans if "reverse" in str(s.style)]
         assert len(notes) == 2  # styled apart from the command's own text
         await pilot.press("a")
