@@ -22,21 +22,53 @@ textual.constants.TEXTUAL_ANIMATIONS = "none"  # type: ignore[misc]
 
 
 def _quicker_idle_waits() -> None:
-    """Pilot's idle waits in 5 ms steps, not 20 ms.
+    """Pilot's idle waits in 5 ms steps, not 20 ms, and never before a repaint is due.
 
     ``pilot.press`` waits for the process to look idle twice after every key, and
     ``pilot.pause`` once: Textual sleeps in steps of ``SLEEP_GRANULARITY`` (1/50 s) until a
     step used under 1/20 of it in CPU, so a key cost at least 40 ms asleep and a typed
-    ``/approval never`` 0.6 s. The Pilot tests spent ~200 s of the suite's ~900 s of test
-    time there. What a test asserts it waits for (``pilot_wait.until``/``eventually``), so
-    the steps only need to be long enough to tell idle from busy: 5 ms, with the same
-    ratio. The TUI files took 90 s, 63 s with it (stop 69). Private to Textual (pinned
-    below 9 in pyproject.toml); without the two names this does nothing."""
-    import textual._wait as wait
+    ``/approval never`` 0.6 s; the Pilot tests spent ~200 s of the suite's ~900 s of test
+    time there. The 20 ms also covered one frame: a screen lays out and paints on a timer
+    (1/60 s) after what changed it, so a shorter step alone could end before the layout a
+    test then reads (a pane's width: it happened). Here a step is 5 ms, with Textual's
+    CPU ratio, and the wait also goes on while the app's screen has a layout, scroll,
+    repaint or recompose pending (what that timer would do). The TUI files took 90 s, 63 s
+    with 5 ms steps (stop 69). Private to Textual (pinned below 9 in pyproject.toml): the
+    screen's flags are read as its ``_on_idle`` reads them; a name gone fails loudly."""
+    import asyncio
+    from time import monotonic, process_time
 
-    if hasattr(wait, "SLEEP_GRANULARITY") and hasattr(wait, "SLEEP_IDLE"):
-        wait.SLEEP_GRANULARITY = 1 / 200
-        wait.SLEEP_IDLE = wait.SLEEP_GRANULARITY / 20
+    import textual.app
+    import textual.pilot
+    from textual._context import active_app
+
+    step = 1 / 200
+
+    def repaint_due() -> bool:
+        app = active_app.get(None)
+        if app is None or not app._screen_stack:
+            return False
+        screen = app.screen
+        return bool(
+            screen._layout_required
+            or screen._scroll_required
+            or screen._repaint_required
+            or screen._recompose_required
+            or screen._dirty_widgets
+        )
+
+    async def wait_for_idle(min_sleep: float = step, max_sleep: float = 1) -> None:
+        start = monotonic()
+        while True:
+            cpu = process_time()
+            await asyncio.sleep(step)
+            quiet = process_time() - cpu < step / 20
+            elapsed = monotonic() - start
+            if elapsed >= max_sleep or (elapsed > min_sleep and quiet and not repaint_due()):
+                return
+
+    textual.app.wait_for_idle = wait_for_idle  # type: ignore[assignment]
+    textual.pilot.wait_for_idle = wait_for_idle  # type: ignore[assignment]
 
 
 _quicker_idle_waits()

@@ -133,21 +133,31 @@ async def test_f6_cycles_conversation_split_lab_and_back(tmp_path: Path, size: s
             lambda: (
                 assert_shown(main, "#raw", "#tools", "#prompt-box"),
                 not_shown(main, "#cst-strip"),
+                wider(transcript, width // 2 - 1),
             ),
             "the lab panes beside the Transcript",
         )
-        assert transcript.outer_size.width >= width // 2
         await pilot.press("f6")
         await until(pilot, lambda: main.layout_name == "lab", "the lab layout")
-        await eventually(
+        await eventually(  # the width is the layout's after the panes show: waited for too
             pilot,
-            lambda: assert_shown(main, "#raw", "#tools", "#prompt-box"),
+            lambda: (
+                assert_shown(main, "#raw", "#tools", "#prompt-box"),
+                narrower(transcript, width // 2),  # today's lab: 40 %
+            ),
             "every lab pane",
         )
-        assert transcript.outer_size.width < width // 2  # today's lab: 40 %
         await pilot.press("f6")
         await until(pilot, lambda: main.layout_name == "conversation", "back to conversation")
         await eventually(pilot, lambda: not_shown(main, *LAB), "the lab panes hidden")
+
+
+def wider(widget: Any, than: int) -> None:
+    assert widget.outer_size.width > than, widget.outer_size
+
+
+def narrower(widget: Any, than: int) -> None:
+    assert widget.outer_size.width < than, widget.outer_size
 
 
 def assert_shown(main: Any, *idents: str) -> None:
