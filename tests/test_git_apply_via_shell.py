@@ -149,7 +149,9 @@ def test_what_git_would_do_otherwise_stays_a_command(tmp_path: Path) -> None:
         "git apply big.patch",
         "git apply link.patch",
         "git apply ../ok.patch",
-        "cd . && git apply ok.patch",
+        "cd sub && git apply ../ok.patch",  # git reads the diff's paths from there
+        f"cd {tmp_path} && git apply ws/ok.patch",  # outside the workspace
+        "cd ~ && git apply ok.patch",  # the shell's to expand
         "git apply ok.patch && ls",
         f"git apply <<EOF\n{MODIFY.replace('return 10', 'return $X')}EOF",  # bash expands it
         f"git apply <<'EOF'\n{MODIFY}EOF\nls",
@@ -158,6 +160,20 @@ def test_what_git_would_do_otherwise_stays_a_command(tmp_path: Path) -> None:
         assert git_apply_patch(command, {}, str(root)) is None, command
     assert git_apply_patch("git apply ok.patch", {"workdir": str(root / "sub")}, str(root)) is None
     assert git_apply_patch("git apply ok.patch", {}, str(root)) is not None
+
+
+@pytest.mark.parametrize("cd", [".", "{root}", "{root}/", "sub/.."])
+async def test_a_cd_to_the_top_first_is_the_same_patch(tmp_path: Path, cd: str) -> None:
+    """``cd /the/workspace && git apply fix.patch``, as models prefix their commands: it ran
+    unreviewed, a command, where the same line without the ``cd`` was the patch."""
+    root = workspace(tmp_path / "ws")
+    (root / "sub").mkdir()
+    (root / "fix.patch").write_text(MODIFY + CREATE)
+    folder = cd.format(root=root)
+    expected = by_git(root, "git apply fix.patch")  # a cd to the copy's own top: none
+    heredoc = f"cd {folder} && git apply <<'EOF'\n{MODIFY}EOF"
+    assert git_apply_patch(heredoc, {}, str(root)) is not None
+    assert await routed(root, f"cd {folder} && git apply fix.patch") == expected
 
 
 def test_a_repository_that_converts_what_git_reads_or_writes_stays_a_command(

@@ -20,9 +20,11 @@ Only ``git apply [-v] [-R] [-pN] [-CN] [--recount] [--ignore-whitespace]
 [--ignore-space-change] [--whitespace=nowarn|warn|fix] FILE`` (a regular file of the
 workspace, at most :data:`~frontier.tools.patch_via_shell.MAX_PATCH` bytes) or ``git
 apply [those] [-] <<'EOF'`` with the diff (an unquoted delimiter: a body bash would not
-expand), run at the workspace's top (no ``cd``, no other ``workdir``: git reads a
-diff's paths from the repository's top). Stays a command: any other option (``--check``,
-``--index``, ``--cached``, ``-3``, ``--reject``, ``--directory`` …), a diff that deletes
+expand), run at the workspace's top: no other ``workdir``, and a ``cd DIR &&`` before it
+only to the top itself (``cd /the/workspace && git apply fix.patch``, as models write a
+command; in a subfolder git reads the diff's paths otherwise). Stays a command: any
+other option (``--check``, ``--index``, ``--cached``, ``-3``, ``--reject``,
+``--directory`` …), a diff that deletes
 or renames a file, changes a mode or is binary, a path outside the workspace or a link,
 a workspace that is a repository's subfolder, a repository whose settings or attributes
 make git convert line ends or text as it reads and writes (``core.autocrlf``, ``eol``,
@@ -46,6 +48,7 @@ from frontier.tools.patch_via_shell import (
     MAX_FILES,
     MAX_PATCH,
     SHELLS,
+    cd_prefix,
     folder_prefix,
     result_patch,
 )
@@ -85,16 +88,20 @@ _CONFIG = r"^(core\.(autocrlf|eol|safecrlf|whitespace)|apply\..*)$"
 def git_apply_patch(command: object, args: Mapping[str, object], root: str | None) -> str | None:
     """The patch of what ``command`` (``shell``'s argument), a plain ``git apply`` of a
     diff file or a here-document, writes; ``None`` for anything else (a command)."""
-    if root is None or folder_prefix(args, root) != "":
+    if root is None:
         return None
     if isinstance(command, list) and all(isinstance(part, str) for part in command):
         if len(command) == 3 and command[0] in SHELLS and command[1] in ("-lc", "-c"):
             command = command[2]
         else:
             return None
-    if not isinstance(command, str) or not command.lstrip().startswith("git"):
+    if not isinstance(command, str):
         return None
-    found = _invocation(command.strip(), root)
+    first, newline, rest = command.strip().partition("\n")
+    cd, line = cd_prefix(first.strip())
+    if folder_prefix(args, root, cd) != "" or not line.startswith("git"):
+        return None  # git run in a subfolder reads the diff's paths otherwise
+    found = _invocation(line + newline + rest, root)
     if found is None:
         return None
     options, diff = found
