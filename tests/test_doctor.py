@@ -6,6 +6,7 @@ import json
 import os
 import sqlite3
 import stat
+import sys
 import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -122,6 +123,14 @@ def server() -> Iterator[tuple[Server, str]]:
     finally:
         httpd.shutdown()
         httpd.server_close()
+
+
+def config_toml(text: str) -> Path:
+    """Write the test's config.toml (in its own config dir); its path."""
+    config = Path(os.environ["FRONTIER_CONFIG_DIR"]) / "config.toml"
+    config.parent.mkdir(parents=True, exist_ok=True)
+    config.write_text(text)
+    return config
 
 
 def doctor(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, dict[str, dict[str, str]]]:
@@ -245,9 +254,7 @@ def test_no_endpoint_and_a_broken_config_are_said_and_the_rest_still_looked_at(
     assert status == 1
     assert checks["endpoint"]["said"] == "no endpoint configured"
     assert "--base-url URL" in checks["endpoint"]["fix"]
-    config = Path(os.environ["FRONTIER_CONFIG_DIR"]) / "config.toml"
-    config.parent.mkdir(parents=True, exist_ok=True)
-    config.write_text("model = [unclosed\n")
+    config_toml("model = [unclosed\n")
     status, checks = doctor(capsys, "--workspace", str(tmp_path))
     assert status == 1
     assert checks["config"]["status"] == "fail" and "config.toml" in checks["config"]["said"]
@@ -429,9 +436,7 @@ def iter_until(stream: Any, marker: str) -> Iterator[str]:
 def test_after_edit_checks_are_listed_and_a_missing_program_named(
     server: tuple[Server, str], capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
-    config = Path(os.environ["FRONTIER_CONFIG_DIR"]) / "config.toml"
-    config.parent.mkdir(parents=True, exist_ok=True)
-    config.write_text(
+    config = config_toml(
         '[checks.lint]\nrun = "FOO=1 sh -c true {files}"\nfiles = ["*.py"]\n'
         '[checks.gone]\nrun = "no-such-linter-xyz --strict {files}"\n'
         '[checks.far]\nrun = "no-such-linter-xyz"\nworkspaces = ["/elsewhere-xyz"]\n'
@@ -479,3 +484,54 @@ def test_a_projects_checks_are_listed_those_waiting_for_trust_with_the_fix(
     )
     assert checks["formatter fmt"]["fix"].startswith("frontier checks trust")
     assert "check off" not in checks  # trusted, but turned off: a session runs none
+
+
+def test_each_mcp_server_is_started_and_said_running_with_its_tools_or_why_not(
+    server: tuple[Server, str], capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """A server that does not start showed only once a session had begun, as a note; the
+    doctor said "2 configured" whatever they did."""
+    fixture = Path(__file__).with_name("mcp_server_fixture.py")
+    config_toml(
+        f"[mcp_servers.good]\ncommand = {json.dumps(sys.executable)}\n"
+        f"args = [{json.dumps(str(fixture))}]\n"
+        '[mcp_servers.gone]\ncommand = "no-such-mcp-server-xyz"\n'
+        '[mcp_servers.off]\ncommand = "no-such-mcp-server-xyz"\nenabled = false\n'
+    )
+    _, url = server
+    status, checks = doctor(capsys, "--base-url", url, "--no-request", "--workspace", str(tmp_path))
+    assert checks["MCP"]["status"] == "ok"
+    assert checks["MCP"]["said"] == "3 configured (off disabled)"
+    good = checks["MCP good"]
+    assert good["status"] == "ok", good
+    assert good["said"].startswith(
+        "running · 9 tools (echo, env, slow, boom, …) · stdio in workspace-write"
+    )
+    gone = checks["MCP gone"]
+    assert gone["status"] == "warn"  # a session goes on without its tools
+    assert gone["said"].startswith("did not start: ")
+    assert "no-such-mcp-server-xyz" in gone["said"]
+    assert "frontier mcp test gone shows each step" in gone["fix"]
+    assert str(Path(os.environ["FRONTIER_DATA_DIR"]) / "mcp-logs" / "gone.log") in gone["fix"]
+    assert "MCP off" not in checks  # disabled: never started
+    assert status == 0
+
+
+def test_the_servers_a_session_runs_are_reported_as_they_are_and_none_started_again(
+    tmp_path: Path,
+) -> None:
+    """``/doctor`` in a session: its servers' states, not a second start of each."""
+    from frontier.app.config import Config
+    from frontier.app.doctor.mcp import mcp_checks
+    from frontier.tools.mcp_settings import ServerState
+
+    config_toml('[mcp_servers.srv]\ncommand = "no-such-mcp-server-xyz"\n')
+    log = tmp_path / "srv.log"
+    running = [
+        ServerState("srv", "stdio", "no-such-mcp-server-xyz", "dead", "it exited", (), log),
+        ServerState("web", "http", "https://mcp.example/mcp", "starting", None, (), log),
+    ]
+    found = {c.name: c for c in mcp_checks(Config(), tmp_path, running)}
+    assert found["MCP srv"].said == "did not start: it exited · stdio no-such-mcp-server-xyz"
+    assert found["MCP web"].status == "skip"
+    assert not (Path(os.environ["FRONTIER_DATA_DIR"]) / "mcp-logs").exists()  # nothing started

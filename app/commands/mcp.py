@@ -15,24 +15,22 @@ import argparse
 import contextlib
 import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 from frontier.app.commands._trust_answer import refused
 from frontier.app.config import (
     ConfigError,
-    data_dir,
     load_approvals,
-    load_config,
     save_approvals,
 )
 from frontier.app.frontends.terminal_text import dumps, safe_print
 from frontier.app.mcp_config import load_mcp_servers
 from frontier.app.mcp_project import PROJECT_FILE, forget, project_servers, trust
 from frontier.app.mcp_status import state_lines, waiting_lines, what_runs
+from frontier.app.mcp_trial import startable, trial_host
 from frontier.tools.approval_rules import RuleError, tool_rule
 from frontier.tools.base import ToolError
-from frontier.tools.mcp_servers import McpHost, McpStopError
+from frontier.tools.mcp_servers import McpHost
 from frontier.tools.mcp_settings import ServerSettings
 
 
@@ -56,36 +54,15 @@ def main(args: argparse.Namespace) -> int:
     return 2
 
 
-@contextlib.contextmanager
-def _host(root: Path) -> Iterator[McpHost]:
-    """A host as a session here would make it: local servers in the session's sandbox."""
-    from frontier.app.agent.runtime import session_sandbox
+def _host(root: Path) -> contextlib.AbstractContextManager[McpHost]:
+    def said(problem: str) -> None:  # said, not a traceback: the command's answer stands
+        safe_print(f"frontier mcp: {problem}", file=sys.stderr)
 
-    notes: list[str] = []
-    sandbox = session_sandbox(load_config(), notes)
-    host = McpHost(data_dir() / "mcp-logs", sandbox=sandbox, root=root)
-    try:
-        yield host
-    finally:
-        try:
-            host.close()
-        except McpStopError as exc:  # said, not a traceback: the command's answer stands
-            safe_print(f"frontier mcp: {exc}", file=sys.stderr)
-        finally:
-            sandbox.close()
-
-
-def _startable(
-    root: Path, configured: list[ServerSettings]
-) -> tuple[list[ServerSettings], list[str]]:
-    from frontier.app.mcp_project import session_servers
-
-    notes: list[str] = []
-    return session_servers(root, configured, notes), notes
+    return trial_host(root, said)
 
 
 def _list(root: Path, configured: list[ServerSettings], *, as_json: bool) -> int:
-    servers, notes = _startable(root, configured)
+    servers, notes = startable(root, configured)
     project, _ = project_servers(root)
     taken = {s.name for s in configured}
     with _host(root) as host:
@@ -140,7 +117,7 @@ def _list(root: Path, configured: list[ServerSettings], *, as_json: bool) -> int
 
 
 def _test(root: Path, configured: list[ServerSettings], name: str) -> int:
-    servers, _ = _startable(root, configured)
+    servers, _ = startable(root, configured)
     chosen = [s for s in servers if s.name == name]
     if not chosen:
         project, _ = project_servers(root)

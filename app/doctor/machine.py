@@ -15,6 +15,7 @@ import os
 import shlex
 import shutil
 import subprocess
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from frontier.app.config import Config
@@ -22,6 +23,7 @@ from frontier.app.doctor.check import Check
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from frontier.tools.mcp_settings import ServerState
     from frontier.tools.sandbox import Sandbox
 
 LOW_DISK = 200 * 1024 * 1024
@@ -31,21 +33,26 @@ PROBE_TIMEOUT = 30.0
 PROBE_NAME = ".frontier-doctor-probe"
 
 
-def machine_checks(config: Config, workspace: Path) -> list[Check]:
-    """Every check of this machine and workspace, in the order they are listed."""
-    return [
-        *_sandbox_checks(config, workspace),
-        _program_check("git", "git", "the environment's facts, /diff and git-aware tools"),
-        _program_check(
-            "search", "rg", "fast search (without ripgrep, a slower built-in search runs)"
-        ),
-        _editor_check(),
-        _callback_check(config),
-        *_storage_checks(),
-        _instructions_check(config, workspace),
-        *_mcp_checks(workspace),
-        *_after_edit_checks(workspace),
-    ]
+def machine_checks(
+    config: Config, workspace: Path, mcp_running: Sequence[ServerState] | None = None
+) -> Iterator[Check]:
+    """Every check of this machine and workspace, in the order they are listed, each as
+    it is found (starting the MCP servers takes seconds). ``mcp_running``: the servers a
+    session already started (``/doctor``), reported as they are; without it they are
+    started here."""
+    from frontier.app.doctor.mcp import mcp_checks
+
+    yield from _sandbox_checks(config, workspace)
+    yield _program_check("git", "git", "the environment's facts, /diff and git-aware tools")
+    yield _program_check(
+        "search", "rg", "fast search (without ripgrep, a slower built-in search runs)"
+    )
+    yield _editor_check()
+    yield _callback_check(config)
+    yield from _storage_checks()
+    yield _instructions_check(config, workspace)
+    yield from mcp_checks(config, workspace, mcp_running)
+    yield from _after_edit_checks(workspace)
 
 
 # --------------------------------------------------------------------------- sandbox
@@ -329,35 +336,6 @@ def _instructions_check(config: Config, workspace: Path) -> Check:
     notes = [f.note().removeprefix("project instructions: ") for f in found.files]
     skipped = any(f.status == "skipped" for f in found.files)
     return Check("workspace", "instructions", "warn" if skipped else "ok", "; ".join(notes))
-
-
-def _mcp_checks(workspace: Path) -> list[Check]:
-    from frontier.app.config import ConfigError
-    from frontier.app.mcp_config import load_mcp_servers
-    from frontier.app.mcp_project import project_servers
-
-    try:
-        servers = load_mcp_servers()
-    except (ConfigError, OSError) as exc:
-        return [Check("workspace", "MCP", "fail", str(exc))]
-    project, notes = project_servers(workspace)
-    waiting = [p.settings.name for p in project if not p.trusted]
-    said = f"{len(servers)} configured" + (f", {len(project)} in the project" if project else "")
-    if notes:
-        return [Check("workspace", "MCP", "warn", said + "; " + "; ".join(notes))]
-    if waiting:
-        return [
-            Check(
-                "workspace",
-                "MCP",
-                "warn",
-                f"{said}; waiting for your trust: {', '.join(waiting)}",
-                "frontier mcp list shows what each would run; frontier mcp trust",
-            )
-        ]
-    if not servers and not project:
-        return [Check("workspace", "MCP", "ok", "no servers")]
-    return [Check("workspace", "MCP", "ok", said + " (frontier mcp test NAME tries one)")]
 
 
 def _after_edit_checks(workspace: Path) -> list[Check]:

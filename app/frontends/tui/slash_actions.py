@@ -354,7 +354,8 @@ def _status(ctx: SlashContext, args: str) -> bool:
 
 def _doctor(ctx: SlashContext, args: str) -> bool:
     """``frontier doctor`` from inside: the endpoint and model as this session speaks to
-    them now (after a ``/model --provider`` switch, that provider's), then the machine."""
+    them now (after a ``/model --provider`` switch, that provider's), then the machine
+    and the session's MCP servers as they are."""
     from frontier.app.record import replace
 
     if args not in ("", "--no-request"):
@@ -384,7 +385,12 @@ def _doctor(ctx: SlashContext, args: str) -> bool:
             seen(Check("model", "model", "skip", "the demo's scripted model"))
         else:
             await model_checks(config, ask=not args, seen=seen)
-        for found_here in await asyncio.to_thread(machine_checks, config, session.workspace):
+        # the session's MCP servers as they are; a session without any (the demo, none
+        # configured when it began) has the configured ones started and stopped
+        host = session.mcp
+        running = host.states() if host is not None else None
+        machine = machine_checks(config, session.workspace, running)
+        while (found_here := await asyncio.to_thread(next, machine, None)) is not None:
             seen(found_here)
         amend("\n".join(report_lines(found, session.workspace)))
 
