@@ -37,6 +37,7 @@ from typing import TYPE_CHECKING, Any
 
 from frontier.app.check_text import CHECK_OPENING
 from frontier.app.events import Event, ToolCall, ToolOutput, ToolResult
+from frontier.app.listing import listing
 from frontier.app.record import record, replace
 
 if TYPE_CHECKING:
@@ -310,7 +311,7 @@ def _outcome(res: ProcessResult) -> str:
 
 
 def _head(check: CheckSettings, paths: Sequence[str]) -> str:
-    on = ", ".join(paths[:5]) + (f" and {len(paths) - 5} more" if len(paths) > 5 else "")
+    on = listing(paths, 5)
     return f"{CHECK_OPENING[1:]}{check.name} ({check.whose} after-edit check) on {on}:"
 
 

@@ -42,6 +42,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from frontier.app.events import ToolCall
 from frontier.app.image import IMAGES_SHOWN, Image
+from frontier.app.listing import listing
 from frontier.app.programs import find_program
 from frontier.app.record import replace as replace_record
 from frontier.app.wire import safejson
@@ -280,8 +281,7 @@ def _shown(text: str) -> str:
 def _listing(names: Sequence[str], limit: int = 12) -> str:
     if not names:
         return "none"
-    shown = ", ".join(names[:limit])
-    return shown + (f" and {len(names) - limit} more" if len(names) > limit else "")
+    return listing(names, limit)
 
 
 class _EndWatch:

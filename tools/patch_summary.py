@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+from frontier.app.listing import listing
+
 TYPE_CHECKING = False  # typing is not imported at run time (~3 ms of start-up)
 if TYPE_CHECKING:
     from typing import Any
@@ -97,9 +99,7 @@ def interrupted_changes(meta: Mapping[str, Any]) -> str:
     files = meta.get("files")
     if not meta.get("recovered") or not meta.get("targets") or not isinstance(files, list):
         return ""
-    shown = ", ".join(str(f) for f in files[:5]) + (
-        f" and {len(files) - 5} more" if len(files) > 5 else ""
-    )
+    shown = listing([str(f) for f in files], 5)
     return f" · it had changed {shown}: an undo puts {'it' if len(files) == 1 else 'them'} back"
 
 

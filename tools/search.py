@@ -50,6 +50,7 @@ from typing import Any, TypeVar
 
 from frontier.app import fastjson
 from frontier.app.events import ToolCall
+from frontier.app.listing import listing
 from frontier.app.programs import find_program
 from frontier.app.record import record
 from frontier.tools import beneath
@@ -955,9 +956,8 @@ def _per_file(found: Found, mode: str, note: str) -> str:
 def _skipped_note(skipped: tuple[tuple[str, str], ...]) -> str:
     if not skipped:
         return ""
-    names = ", ".join(f"{_shown(rel)} ({why})" for rel, why in skipped[:SKIPPED_SHOWN])
-    more = f" and {len(skipped) - SKIPPED_SHOWN} more" if len(skipped) > SKIPPED_SHOWN else ""
-    return f"[not searched, could not be read: {names}{more}]"
+    names = [f"{_shown(rel)} ({why})" for rel, why in skipped[:SKIPPED_SHOWN]]
+    return f"[not searched, could not be read: {listing(names, SKIPPED_SHOWN, total=len(skipped))}]"
 
 
 def _within(ctx: ToolContext, pattern: str) -> str:

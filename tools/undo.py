@@ -30,6 +30,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Literal, Protocol
 
 from frontier.app.events import ToolCall
+from frontier.app.listing import listing
 from frontier.tools import beneath
 from frontier.tools.base import CancelToken, Outcome, Prepared, ToolError
 from frontier.tools.contract import Preview, ToolContext, ToolSpec
@@ -196,7 +197,7 @@ class UndoTool:
         summary = f"undo {_what(args)}: " + "; ".join(_verbs(plan.changes))
         folders = args.get("folders")
         if isinstance(folders, list) and folders:
-            named = ", ".join(str(f) for f in folders[:5]) + (" …" if len(folders) > 5 else "")
+            named = listing([str(f) for f in folders], 5)
             summary += f"; then the folders it made, if left empty: {named}"
         return Prepared(
             args=args,
@@ -317,7 +318,7 @@ def _what(args: Mapping[str, Any]) -> str:
     rewind = args.get("rewind")
     if isinstance(rewind, dict):
         calls = [c for c in rewind.get("calls") or () if isinstance(c, str)]
-        shown = ", ".join(calls[:6]) + (f" and {len(calls) - 6} more" if len(calls) > 6 else "")
+        shown = listing(calls, 6)
         return f"the changes since message {rewind.get('to')} ({shown or 'no call'})"
     if name == UNDO_TOOL and args.get("undid"):
         return f"{args['call']} (the undo of {args['undid']})"

@@ -44,6 +44,7 @@ from datetime import date
 from pathlib import Path
 
 from frontier.app.agent.instructions import search_dirs
+from frontier.app.listing import listing
 from frontier.app.programs import find_program
 from frontier.app.record import record
 from frontier.app.working_dir import gone
@@ -141,16 +142,15 @@ class Environment:
         if self.git is not None:
             line = f"- Git: branch {self.git.summary()}"
             if self.git.paths:
-                shown = ", ".join(self.git.paths)
-                rest = self.git.changed + self.git.untracked - len(self.git.paths)
-                line += f"; {shown}" + (f" and {rest} more" if rest > 0 else "")
+                total = self.git.changed + self.git.untracked
+                line += "; " + listing(self.git.paths, len(self.git.paths), total=total)
             head.append(line)
         elif self.git_note:
             head.append(f"- Git: {self.git_note}")
         text = "\n".join(head)
         if not self.entries and not self.more_entries:
             return text + "\n- Workspace top level: empty"
-        listing = [f"  {name}" for name in self.entries]
+        rows = [f"  {name}" for name in self.entries]
         more = self.more_entries
         while True:
             tail = []
@@ -158,10 +158,10 @@ class Environment:
                 tail.append(f"  … and {more} more")
             if self.ignored:
                 tail.append(f"  ({self.ignored} ignored by .gitignore not listed)")
-            body = "\n".join([text, "- Workspace top level:", *listing, *tail])
-            if len(body) <= TOTAL_CAP or not listing:
+            body = "\n".join([text, "- Workspace top level:", *rows, *tail])
+            if len(body) <= TOTAL_CAP or not rows:
                 return body[:TOTAL_CAP]
-            listing.pop()
+            rows.pop()
             more += 1
 
     def note(self) -> str:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from frontier.app.listing import listing
 from frontier.app.model.conversation import AssistantTurn, Item
 from frontier.app.notices import JOBS_OPENING as OPENING
 from frontier.tools.arg_aliases import named
@@ -35,9 +36,8 @@ def ended_jobs_notice(history: Sequence[Item]) -> str | None:
                 started.append(f"{call.id} ({command[:60]}{'…' if len(command) > 60 else ''})")
     if not started:
         return None
-    shown = ", ".join(started[:NAMED])
-    more = f" and {len(started) - NAMED} more" if len(started) > NAMED else ""
+    shown = listing(started, NAMED)
     return (
-        f"{OPENING}are no longer running: {shown}{more}. Start one again (shell with "
+        f"{OPENING}are no longer running: {shown}. Start one again (shell with "
         "background: true) if it is still needed.)"
     )

@@ -41,6 +41,7 @@ from frontier.app.agent.undo import (
     wrote_files,
 )
 from frontier.app.events import Compacted, Event, ToolCall, ToolResult
+from frontier.app.listing import listing
 from frontier.app.notices import NOTICE_OPENINGS, REWOUND_JOBS_OPENING, split_notices
 from frontier.app.record import record
 
@@ -95,8 +96,7 @@ class RewindPoint:
 
 def named(names: Sequence[str], count: int, shown: int = NAMES_KEPT) -> str:
     """``a.py, b.py`` or ``a.py, b.py and 3 more``."""
-    head = ", ".join(names[:shown])
-    return head + (f" and {count - min(shown, len(names))} more" if count > shown else "")
+    return listing(names, shown, total=count)
 
 
 @record

@@ -9,6 +9,7 @@ import sys
 
 from frontier.app.config import Config, ConfigError, load_config
 from frontier.app.frontends.terminal_text import safe_print
+from frontier.app.listing import listing
 from frontier.app.record import replace
 
 
@@ -42,9 +43,7 @@ def with_model(config: Config, command: str) -> Config | None:
         return replace(config, model=served[0])
     where = f" or in [providers.{config.provider}]" if config.provider else ""
     if served:
-        shown = ", ".join(served[:SHOWN_MODELS])
-        more = f" and {len(served) - SHOWN_MODELS} more" if len(served) > SHOWN_MODELS else ""
-        lists = f"the server lists {len(served)}: {shown}{more}"
+        lists = f"the server lists {len(served)}: {listing(served, SHOWN_MODELS)}"
     elif served is None:
         from frontier.app.model.probe import endpoint_url
         from frontier.app.model.proxy_hint import proxy_advice

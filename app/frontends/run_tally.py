@@ -23,6 +23,7 @@ from frontier.app.events import (
     TurnEnded,
 )
 from frontier.app.frontends.terminal_text import terminal_safe
+from frontier.app.listing import listing
 
 RESULT_VERSION = 1
 SHOWN_FILES = 5
@@ -121,11 +122,9 @@ class RunTally:
         parts.append(calls)
         if self.files:
             named = [terminal_safe(f) for f in list(self.files)[:SHOWN_FILES]]
-            more = len(self.files) - len(named)
             parts.append(
                 f"{len(self.files)} file{'s' * (len(self.files) != 1)} changed: "
-                + ", ".join(named)
-                + (f" and {more} more" if more else "")
+                + listing(named, SHOWN_FILES, total=len(self.files))
             )
         if self.usage_seen:
             cached = f" ({self.cached_tokens:,} cached)" if self.cached_tokens else ""

@@ -23,6 +23,7 @@ import sys
 import zlib
 from collections.abc import Sequence
 
+from frontier.app.listing import listing
 from frontier.app.model import registry
 from frontier.app.model.stream import CallStart, End, Finish, ServerError, text_of
 from frontier.app.record import record
@@ -528,8 +529,7 @@ def _ranges(numbers: Sequence[str], shown: int = 6) -> str:
         else:
             spans.append([n, n])
     parts = [f"{a}" if a == b else f"{a}–#{b}" for a, b in spans[:shown]]
-    more = f" and {len(spans) - shown} more" if len(spans) > shown else ""
-    return ", #".join(parts) + more
+    return listing(parts, shown, sep=", #", total=len(spans))
 
 
 __all__ = [

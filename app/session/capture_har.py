@@ -24,6 +24,7 @@ from collections.abc import Mapping
 from typing import Any
 from urllib.parse import urlsplit
 
+from frontier.app.listing import listing
 from frontier.app.model import registry
 from frontier.app.session.capture_jsonl import whole_answer
 from frontier.app.session.capture_raw import MAX_HAR_BYTES, RawEvent, RawResponse
@@ -149,8 +150,7 @@ class BodyBudget:
 
 
 def _numbers(entries: list[int]) -> str:
-    shown = ", ".join(f"#{i}" for i in entries[:20])
-    return shown + (f" and {len(entries) - 20} more" if len(entries) > 20 else "")
+    return listing([f"#{i}" for i in entries[:20]], 20, total=len(entries))
 
 
 def _entries(data: bytes) -> list[Any]:

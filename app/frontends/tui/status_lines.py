@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from frontier.app.agent.budget import ASSUMED
+from frontier.app.listing import listing
 from frontier.app.vocab import APPROVAL_MEANINGS
 from frontier.widgets.progress import count_text
 
@@ -95,11 +96,13 @@ def status_lines(
     if rules:
         from frontier.widgets.display import rule_text
 
-        shown = "; ".join(rule_text(r.rule) for r in rules[:RULES_SHOWN])
-        more = f" and {len(rules) - RULES_SHOWN} more" if len(rules) > RULES_SHOWN else ""
-        lines.append(
-            f"always allowed ({len(rules)}): {shown}{more} — revoked from the palette (ctrl+p)"
+        shown = listing(
+            [rule_text(r.rule) for r in rules[:RULES_SHOWN]],
+            RULES_SHOWN,
+            sep="; ",
+            total=len(rules),
         )
+        lines.append(f"always allowed ({len(rules)}): {shown} — revoked from the palette (ctrl+p)")
     if report is not None:
         lines.append(status_line_context(report))
     if progress.usage_seen:
