@@ -25,7 +25,7 @@ beside the same run's ``take`` + ``changes`` of the same files.
 naming nothing (``make``): past the 2,000 files a watch holds git's answer is given up —
 before stop 68 only after reading 2,000 of them. Beside the same run's bare ``git status``.
 
-``--lines``: reading a command line for the paths it names (``command_changes.named``) at
+``--lines``: reading a command line for the paths it names (``command_words.named``) at
 64 KiB, 256 KiB and 1 MiB — one word repeated, distinct names (each a lookup beneath the
 root, bounded by ``WORDS_MAX``), a here-document of a script's literals — against
 ``shlex.split`` of the same line.
@@ -138,7 +138,7 @@ def untracked(repeat: int, count: int) -> None:
 def lines(repeat: int) -> None:
     import shlex
 
-    from frontier.tools.command_changes import named
+    from frontier.tools.command_words import named
 
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)

@@ -11,15 +11,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from frontier.tools import command_changes
-from frontier.tools.command_changes import (
-    Named,
-    Watch,
-    literal_words,
-    named,
-    only_reads,
-    recorded,
-)
+from frontier.tools import command_changes, command_words
+from frontier.tools.command_changes import Watch, recorded
+from frontier.tools.command_words import Named, literal_words, named, only_reads
 
 
 @pytest.fixture
@@ -195,13 +189,13 @@ def test_a_command_that_made_more_than_the_bounds_records_nothing(
 def test_the_reading_of_a_line_stops_at_the_bound(
     ws: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(command_changes, "WATCH_FILES", 2)
+    monkeypatch.setattr(command_words, "NAMES_MAX", 2)
     assert (
         named("black a.py src/b.py src/pkg/c.py src", str(ws)).over == "it names more than 2 files"
     )
     assert Watch.take(str(ws), "black a.py src/b.py src/pkg/c.py") == "it names more than 2 files"
-    monkeypatch.setattr(command_changes, "WATCH_FILES", 2_000)
-    monkeypatch.setattr(command_changes, "WORDS_MAX", 3)
+    monkeypatch.setattr(command_words, "NAMES_MAX", 2_000)
+    monkeypatch.setattr(command_words, "WORDS_MAX", 3)
     line = "black " + " ".join(f"new{i}.py" for i in range(4))  # each looked up once
     assert Watch.take(str(ws), line) == "its line has more than 3 words to look up as files"
     assert isinstance(Watch.take(str(ws), "black " + " a.py" * 100), Watch)  # one word
@@ -242,7 +236,7 @@ def test_the_python_tool_s_code_is_read_for_the_paths_it_names(ws: Path) -> None
 
 
 def test_a_script_is_read_linearly_and_only_so_far() -> None:
-    from frontier.tools.command_changes import SCRIPT_MAX, literal_words
+    from frontier.tools.command_words import SCRIPT_MAX, literal_words
 
     assert literal_words("'" + "x" * 10_000_000) == []  # no closing quote: bounded work
     assert literal_words(" " * SCRIPT_MAX + "'a.py'") == []
