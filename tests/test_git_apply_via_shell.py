@@ -152,6 +152,9 @@ def test_what_git_would_do_otherwise_stays_a_command(tmp_path: Path) -> None:
         "cd sub && git apply ../ok.patch",  # git reads the diff's paths from there
         f"cd {tmp_path} && git apply ws/ok.patch",  # outside the workspace
         "cd ~ && git apply ok.patch",  # the shell's to expand
+        f"cd {root}/no-such-dir/.. && git apply ok.patch",  # bash's cd fails: nothing runs
+        f"cd {root}/m.py/.. && git apply ok.patch",  # not a folder: the same
+        "cd no-such-dir/.. && git apply ok.patch",
         "git apply ok.patch && ls",
         f"git apply <<EOF\n{MODIFY.replace('return 10', 'return $X')}EOF",  # bash expands it
         f"git apply <<'EOF'\n{MODIFY}EOF\nls",
@@ -159,6 +162,9 @@ def test_what_git_would_do_otherwise_stays_a_command(tmp_path: Path) -> None:
     for command in commands:
         assert git_apply_patch(command, {}, str(root)) is None, command
     assert git_apply_patch("git apply ok.patch", {"workdir": str(root / "sub")}, str(root)) is None
+    (root / "sub").mkdir()  # from a workdir, `cd ..` back to the top is the top
+    back = git_apply_patch("cd .. && git apply ok.patch", {"workdir": str(root / "sub")}, str(root))
+    assert back is not None
     assert git_apply_patch("git apply ok.patch", {}, str(root)) is not None
 
 

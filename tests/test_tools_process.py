@@ -39,6 +39,20 @@ async def test_api_keys_are_not_in_the_child_env(
     assert "HARMLESS=visible" in r.output
 
 
+async def test_a_cd_goes_where_frontier_read_it_whatever_the_persons_cdpath(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``cd sub`` searched the person's ``CDPATH`` first, where Frontier reads a command's
+    ``cd sub`` as the workspace's ``sub`` (its reviewed patches, its watch)."""
+    elsewhere = tmp_path / "elsewhere"
+    (elsewhere / "sub").mkdir(parents=True)
+    ws = tmp_path / "ws"
+    (ws / "sub").mkdir(parents=True)
+    monkeypatch.setenv("CDPATH", str(elsewhere))
+    r = await make_boundary(ws).run(call("shell", command="cd sub && pwd"))
+    assert r.output.splitlines()[0].endswith("/ws/sub"), r.output
+
+
 async def test_tokens_passwords_and_cloud_secrets_are_not_in_the_child_env(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -13,6 +13,8 @@ anything else, a command after it, runs as the command it is.
 
 from __future__ import annotations
 
+import os
+import posixpath
 import re
 import shlex
 from collections.abc import Iterable, Mapping
@@ -65,7 +67,14 @@ def rebased(patch: str, args: Mapping[str, object], root: str | None, cd: str = 
     if not isinstance(folder, str):
         return None
     folder = folder.strip()
-    if cd:
+    if cd and ".." in cd.split("/"):
+        if root is None:
+            return None
+        logical = went_to(root, folder, cd)
+        if logical is None:
+            return None  # bash's cd fails there: nothing after it runs
+        folder = logical
+    elif cd:
         folder = cd if cd.startswith("/") or not folder else f"{folder.rstrip('/')}/{cd}"
     if not folder:
         return patch
@@ -194,6 +203,34 @@ def shell_line(args: Mapping[str, object]) -> str:
             return command[2]
         return shlex.join(command)
     return ""
+
+
+def went_to(root: str, base: str, cd: str) -> str | None:
+    """The folder ``cd DIR`` goes to from ``base`` (the workspace-relative or absolute
+    ``workdir``; ``""``: the root) as bash's ``cd`` does by default (logically): each
+    ``..`` takes off the name before it, which must be a folder there — bash refuses
+    ``cd no-such-dir/..`` and ``cd a-file/..``, so what follows never runs. The absolute
+    path, or ``None`` when bash's ``cd`` would fail. (A lexical ``normpath`` said the
+    top for ``cd /ws/no-such-dir/..``, and the patch was applied where bash ran
+    nothing.)"""
+    if cd.startswith("/"):
+        start = cd
+    else:
+        top = base if base.startswith("/") else posixpath.join(root, base) if base else root
+        start = posixpath.join(top, cd)
+    parts: list[str] = []
+    for part in start.split("/"):
+        if part in ("", "."):
+            continue
+        if part == "..":
+            if not os.path.isdir("/" + "/".join(parts)):
+                return None
+            if parts:
+                parts.pop()
+        else:
+            parts.append(part)
+    where = "/" + "/".join(parts)
+    return where if os.path.isdir(where) else None
 
 
 def folder_prefix(args: Mapping[str, object], root: str | None, cd: str = "") -> str | None:

@@ -102,8 +102,8 @@ message it has, or says "Aborting commit due to empty commit message"."""
 
 def child_env(extra: Mapping[str, str] | None = None) -> dict[str, str]:
     """The parent environment minus secret-named variables (``SECRET_NAME_PARTS``, except
-    those ``FRONTIER_TOOL_ENV_ALLOW`` names), with :data:`NO_EDITOR` over it, plus
-    ``extra`` (filtered the same way)."""
+    those ``FRONTIER_TOOL_ENV_ALLOW`` names) and ``CDPATH``, with :data:`NO_EDITOR` over
+    it, plus ``extra`` (filtered the same way)."""
     allowed = _allowed()
     env = {k: v for k, v in os.environ.items() if not is_secret(k, allowed)}
     env.update(NO_EDITOR)
@@ -111,6 +111,9 @@ def child_env(extra: Mapping[str, str] | None = None) -> dict[str, str]:
     env.setdefault("PYTHONUNBUFFERED", "1")
     env.setdefault("PAGER", "cat")
     env.setdefault("GIT_PAGER", "cat")
+    # `cd sub` would search the person's CDPATH first (in scripts too): Frontier reads a
+    # command's `cd DIR` as the workspace's DIR (the reviewed patches, the watch)
+    env.pop("CDPATH", None)
     return env
 
 
