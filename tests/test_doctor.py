@@ -535,3 +535,44 @@ def test_the_servers_a_session_runs_are_reported_as_they_are_and_none_started_ag
     assert found["MCP srv"].said == "did not start: it exited · stdio no-such-mcp-server-xyz"
     assert found["MCP web"].status == "skip"
     assert not (Path(os.environ["FRONTIER_DATA_DIR"]) / "mcp-logs").exists()  # nothing started
+
+
+def test_a_servers_secret_env_value_it_prints_as_it_fails_is_not_shown(
+    server: tuple[Server, str],
+    capsys: pytest.CaptureFixture[str],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Its "last words" said the token it was given (``env``, or ``${NAME}`` from
+    Frontier's environment): a doctor's report is what people paste into an issue."""
+    monkeypatch.setenv("SERVICE_KEY", "sk-from-frontiers-env-5678")
+    script = 'echo "auth failed for $MY_TOKEN and $SVC" >&2; exit 1'
+    config_toml(
+        f'[mcp_servers.leak]\ncommand = "sh"\nargs = ["-c", {json.dumps(script)}]\n'
+        'env = { MY_TOKEN = "sk-written-in-config-1234", SVC = "${SERVICE_KEY}" }\n'
+    )
+    _, url = server
+    status = main(["doctor", "--base-url", url, "--no-request", "--workspace", str(tmp_path)])
+    out = capsys.readouterr().out
+    assert status == 0
+    assert "auth failed for [env value] and [env value]" in out
+    assert "sk-written-in-config-1234" not in out and "sk-from-frontiers-env-5678" not in out
+
+
+def test_a_project_server_config_toml_stands_in_for_is_said(
+    server: tuple[Server, str], capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """``frontier mcp list`` said so; the doctor said nothing of the project's copy."""
+    from frontier.app.mcp_project import PROJECT_FILE, project_servers, trust
+
+    fixture = Path(__file__).with_name("mcp_server_fixture.py")
+    good = f"command = {json.dumps(sys.executable)}\nargs = [{json.dumps(str(fixture))}]\n"
+    config_toml(f"[mcp_servers.good]\n{good}")
+    (tmp_path / PROJECT_FILE).parent.mkdir(parents=True, exist_ok=True)
+    (tmp_path / PROJECT_FILE).write_text(f"[mcp_servers.good]\n{good}")
+    trust(tmp_path, project_servers(tmp_path)[0])
+    _, url = server
+    _, checks = doctor(capsys, "--base-url", url, "--no-request", "--workspace", str(tmp_path))
+    assert checks["MCP note"]["status"] == "warn"
+    assert "server good is also in config.toml; config.toml's is used" in checks["MCP note"]["said"]
+    assert checks["MCP good"]["status"] == "ok"  # config.toml's, started once

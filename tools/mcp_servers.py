@@ -67,7 +67,7 @@ from frontier.tools.mcp_settings import (
     public_url,
 )
 from frontier.tools.output_cap import cap_output
-from frontier.tools.process import child_env
+from frontier.tools.process import child_env, is_secret
 
 if TYPE_CHECKING:
     from frontier.tools.registry import Registry
@@ -226,6 +226,19 @@ def server_env(settings: ServerSettings) -> dict[str, str]:
     env = child_env()
     env.update(expand_env(settings.env, os.environ, server=settings.name))
     return env
+
+
+def env_secrets(settings: ServerSettings, env: Mapping[str, str]) -> tuple[str, ...]:
+    """The values of a local server's own ``env`` that no reason shown may hold: those
+    named like a secret (``API_KEY``, ``TOKEN``…: ``process.is_secret``) or read from
+    Frontier's environment (``${GITHUB_TOKEN}``). A server that printed its token as it
+    failed had it shown in its "last words" by the doctor, ``frontier mcp`` and the
+    session's note."""
+    return tuple(
+        env[key]
+        for key, raw in settings.env.items()
+        if len(env.get(key, "")) >= 4 and (is_secret(key) or "${" in raw)
+    )
 
 
 def withheld_hint(words: str, settings: ServerSettings) -> str:
@@ -402,6 +415,8 @@ class McpServer:
         """The copy of the running process's stderr into its log."""
         self._secrets: tuple[str, ...] = ()
         """The header values sent, scrubbed from any reason shown."""
+        self._env_secrets: tuple[str, ...] = ()
+        """A local server's secret ``env`` values (:func:`env_secrets`), scrubbed the same."""
         self._stop = asyncio.Event()
         self._by_itself = False
         """The server's side ended with no stop asked (``_ended``)."""
@@ -523,6 +538,7 @@ class McpServer:
 
         assert s.command is not None
         argv, env, cwd = [s.command, *s.args], server_env(s), s.cwd
+        self._env_secrets = env_secrets(s, env)
         outer = self.host.sandbox
         if outer is not None and outer.active and s.sandbox:
             from frontier.tools.sandbox import Sandbox
@@ -710,6 +726,8 @@ class McpServer:
             text = text.replace(url, public_url(url))
         for secret in self._secrets:
             text = text.replace(secret, "[header value]")
+        for secret in self._env_secrets:
+            text = text.replace(secret, "[env value]")
         return " ".join(text.split())[:500]
 
     def _log_line(self, text: str) -> None:

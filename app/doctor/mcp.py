@@ -31,7 +31,7 @@ def mcp_checks(
     here starts: ``running`` are the states of servers already started (the TUI's
     session); without them the servers are started here and stopped after."""
     from frontier.app.mcp_config import load_mcp_servers
-    from frontier.app.mcp_project import project_servers
+    from frontier.app.mcp_project import project_servers, waiting_note
     from frontier.app.mcp_trial import startable
 
     try:
@@ -60,34 +60,45 @@ def mcp_checks(
         return
     else:
         yield Check("workspace", "MCP", "ok", said)
-    stopped: list[str] = []
+    servers, chosen = startable(workspace, configured)
+    taken = {c.name for c in configured}
+    waiting_said = waiting_note(  # as session_servers words it: said above already
+        [p for p in project if p.settings.name not in taken and p.settings.enabled]
+    )
+    said_already = {*notes, waiting_said}
+    for note in chosen:  # a project server config.toml's of the same name stands in for
+        if note not in said_already:
+            yield Check("workspace", "MCP note", "warn", note)
+    later: list[str] = []
     if running is not None:
         states = list(running)
+    elif servers:
+        states = _started(config, workspace, servers, later)
     else:
-        servers, _ = startable(workspace, configured)
-        if not servers:
-            return
-        states = _started(config, workspace, servers, stopped)
+        return
     for state in states:
-        yield server_check(state)
-    for problem in stopped:
-        yield Check("workspace", "MCP stop", "warn", problem, "docs/mcp.md")
+        yield server_check(state, live=running is not None)
+    for note in later:  # a tool skipped (its name or schema), a server that would not stop
+        yield Check("workspace", "MCP note", "warn", note, "docs/mcp.md")
 
 
 def _started(
-    config: Config, workspace: Path, servers: Sequence[ServerSettings], stopped: list[str]
+    config: Config, workspace: Path, servers: Sequence[ServerSettings], notes: list[str]
 ) -> list[ServerState]:
-    """Start ``servers`` as a session here would, take their states, stop them (a server
-    that would not stop is added to ``stopped``)."""
+    """Start ``servers`` as a session here would, take their states, stop them; the
+    notes the start made (a tool skipped, none started in time) and a server that would
+    not stop go to ``notes``."""
     from frontier.app.mcp_trial import trial_host
 
-    with trial_host(workspace, stopped.append, config) as host:
+    with trial_host(workspace, notes.append, config) as host:
         host.start(servers)
+        notes.extend(n for n in host.notes if "did not start (" not in n)  # said per server
         return host.states()
 
 
-def server_check(state: ServerState) -> Check:
-    """One server's line: running with its tools, still starting, or not started."""
+def server_check(state: ServerState, *, live: bool = False) -> Check:
+    """One server's line: running with its tools, still starting, or not started.
+    ``live``: the state of a session's server (``/doctor``), which may start later."""
     name = f"MCP {state.name}"
     where = f"{state.transport} {state.target}"
     if state.state == "running":
@@ -106,13 +117,17 @@ def server_check(state: ServerState) -> Check:
                 f"its log: {state.log}; frontier mcp test {state.name} lists what it answers",
             )
         return Check("workspace", name, "ok", f"running · {tools} · {state.transport}{box}")
-    if state.state == "starting":
+    if state.state == "starting" and live:
+        return Check(
+            "workspace", name, "skip", f"still starting · {where}", "/mcp says when it has"
+        )
+    if state.state == "starting":  # the start as a whole ran out of time: stopped since
         return Check(
             "workspace",
             name,
-            "skip",
-            f"still starting · {where}",
-            "/mcp says when it has started",
+            "warn",
+            f"did not start in time · {where}",
+            f"its log: {state.log}; frontier mcp test {state.name} shows each step",
         )
     return Check(
         "workspace",
