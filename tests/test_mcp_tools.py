@@ -413,3 +413,21 @@ async def test_a_server_that_stops_mid_session_is_told_to_every_front_end(
         ]
     finally:
         await session.close()
+
+
+def test_a_log_folder_that_cannot_be_made_is_the_starts_failure_said_at_once(
+    tmp_path: Path,
+) -> None:
+    """The data dir a file: the start raised before it could say anything, and the host
+    waited its whole startup_timeout (30 s here) for a server that was never run."""
+    write_config()
+    (tmp_path / "data").write_text("a file, not a folder\n")
+    host = McpHost(tmp_path / "data" / "mcp-logs")
+    try:
+        assert host.start(load_mcp_servers()) == []
+        (state,) = host.states()
+        assert state.state == "dead"
+        assert state.why is not None and "Not a directory" in state.why
+        assert any("did not start" in n and "Not a directory" in n for n in host.notes)
+    finally:
+        host.close()

@@ -482,11 +482,13 @@ class McpServer:
         return why + f" (if it is only slow, raise startup_timeout in [mcp_servers.{s.name}])"
 
     async def _serve(self, ready: asyncio.Future[list[Any]]) -> None:
-        mcp_sdk.load(mcp_sdk.HTTP if self.settings.url is not None else mcp_sdk.STDIO)
-        from mcp.client.session import ClientSession
-
-        self.log_path.parent.mkdir(parents=True, exist_ok=True)
         try:
+            # inside: a log folder that cannot be made (the data dir a file) is the start's
+            # failure, said at once, not a wait for startup_timeout with nothing said
+            mcp_sdk.load(mcp_sdk.HTTP if self.settings.url is not None else mcp_sdk.STDIO)
+            from mcp.client.session import ClientSession
+
+            self.log_path.parent.mkdir(parents=True, exist_ok=True)
             async with contextlib.AsyncExitStack() as stack:
                 read, write = await self._connect(stack)
                 session = await stack.enter_async_context(
