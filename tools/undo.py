@@ -272,9 +272,9 @@ class UndoTool:
             return Outcome(kind="error", output=f"undo of {undone} failed: {exc}")
         removed = await asyncio.to_thread(_remove_emptied, ctx.root, args.get("folders"))
         verbs = _verbs(plan.changes)
-        if removed:
-            verbs.append(f"removed the emptied folder{'s' if len(removed) > 1 else ''} "
-                         + ", ".join(removed))  # fmt: skip
+        if removed:  # up to FOLDERS_MAX of them: the rest counted
+            plural = "s" if len(removed) > 1 else ""
+            verbs.append(f"removed the emptied folder{plural} {listing(removed, SHOWN_FOLDERS)}")
         name = args.get("name") or "mutation"
         lines = [f"undid {_what(args)}: " + "; ".join(verbs), *plan.summary()]
         meta = {
@@ -294,6 +294,8 @@ class UndoTool:
 
 FOLDERS_MAX = 10_000
 """Folders an undo removes at most (the names come from the store: untrusted)."""
+SHOWN_FOLDERS = 20
+"""Removed folders its result names; the rest are counted."""
 
 
 def _remove_emptied(root: str | os.PathLike[str], folders: object) -> list[str]:

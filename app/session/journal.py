@@ -57,6 +57,8 @@ HOLDING = "holding"
 rows are ``open`` until done: recovery acts on those, and only reads these)."""
 HELD = "ran"
 """The state a held-files row is closed with when its call's result commits."""
+LEFT = "recovered"
+"""The state recovery closes a held-files row with that no call without a result owns."""
 
 
 class StoreJournal:

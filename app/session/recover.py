@@ -41,6 +41,7 @@ from frontier.app.session.hashing import short
 from frontier.app.session.inflight import outcome_unknown
 from frontier.app.session.journal import (
     HOLDING,
+    LEFT,
     close_intent,
     held_files,
     open_intents,
@@ -176,8 +177,8 @@ def _close_left(db: Database, session_id: str) -> None:
     db.write(
         "closing the commands' held files",
         lambda c: c.execute(
-            "UPDATE intents SET state = 'recovered' WHERE session_id = ? AND state = ?",
-            (session_id, HOLDING),
+            "UPDATE intents SET state = ? WHERE session_id = ? AND state = ?",
+            (LEFT, session_id, HOLDING),
         ),
     )
 
