@@ -22,10 +22,13 @@ def servers_named(names: Sequence[str]) -> str:
     return f"MCP server{'s' if len(names) > 1 else ''} {', '.join(names)}"
 
 
-def what_runs(s: ServerSettings) -> str:
+def what_runs(s: ServerSettings, *, exact: bool = False) -> str:
     """What starting ``s`` runs or reaches: the command line or the URL, and the settings
-    that widen what it may do (env names, cwd, sandbox, network, trusted hints)."""
-    head = f"{s.transport} {s.target}"  # a URL without query or credentials
+    that widen what it may do (env names, cwd, sandbox, network, trusted hints).
+    ``exact``: the command line as it runs (a project server asking for trust), else
+    without the secrets its arguments hold."""
+    exactly = exact and s.url is None
+    head = f"{s.transport} {s.command_line if exactly else s.target}"  # a URL: no query
     if s.url is not None:
         extra = [f"headers: {', '.join(sorted(s.headers))}"] if s.headers else []
     else:
@@ -79,7 +82,7 @@ def waiting_lines(project: Sequence[ProjectServer], taken: set[str]) -> list[str
             continue
         why = "changed since you trusted it" if p.state == "changed" else "not trusted yet"
         lines.append(f"{p.settings.name}  project  {why}")
-        lines.append(f"  {what_runs(p.settings)}")
+        lines.append(f"  {what_runs(p.settings, exact=True)}")
     if lines:
         lines.append("trust them for this workspace: frontier mcp trust (it shows each first)")
     return lines

@@ -9,6 +9,8 @@ endpoint, needs neither; ``secrets`` re-exports every name here.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 # ``urllib.parse`` is imported where a URL is read: with the ``ipaddress`` it imports, ~3 ms
 # that ``frontier sessions`` (which imports this module and lists URLs already redacted)
 # would pay for nothing (issue 24).
@@ -37,6 +39,65 @@ KEY_PREFIXES = (
 Groq, Slack, Google): a URL *path* segment that starts with one and is 20 characters or
 more is a key put there by a proxy's URL scheme (``https://proxy/sk-ant-…/v1``)."""
 KEY_SEGMENT_LEN = 20
+SECRET_NAME_PARTS = ("KEY", "SECRET", "TOKEN", "PASSWORD", "PASSWD", "CREDENTIAL")
+"""A name holding one of these (any case) names a secret: such a variable is kept from a
+tool's process (a command the model writes must not read ``GITHUB_TOKEN`` or
+``AWS_SECRET_ACCESS_KEY`` and print them into the conversation; Codex CLI's default
+excludes are ``*KEY*``, ``*SECRET*``, ``*TOKEN*``), and the word after such a flag in a
+command line is not shown (:func:`argv_secrets`)."""
+ARG_SECRET_MIN = 4
+"""A shorter value after a secret-named flag is not hidden (``--token-limit 10``)."""
+ARG_NUMBER_MIN = 8
+"""Nor a number of fewer digits: a count (``--max-tokens 4096``), not a credential."""
+SCHEMES = ("bearer ", "basic ")
+
+
+def secret_named(name: str) -> bool:
+    """``name`` (a variable, a flag, a parameter) names a secret (:data:`SECRET_NAME_PARTS`)."""
+    upper = name.upper()
+    return any(part in upper for part in SECRET_NAME_PARTS)
+
+
+def argv_secrets(args: Sequence[str]) -> list[str]:
+    """The secrets a command line holds as written (an MCP server's ``args``), so that what
+    shows it — ``frontier mcp``, the doctor, a server's log — hides them: the word after a
+    flag named like a secret (``--api-key VALUE``), the value of ``--token=VALUE`` or
+    ``API_KEY=VALUE``, a word shaped like a vendor's key (``sk-…``), a URL's credentials and
+    the token of a ``Bearer``/``Basic`` header value. Longest first, so that one holding
+    another is replaced whole."""
+    found: set[str] = set()
+    for at, word in enumerate(args):
+        name, eq, value = word.partition("=")
+        flag = name.lstrip("-")
+        if eq and flag and secret_named(flag) and " " not in name:
+            found.add(value)
+        elif word.startswith("-") and flag and secret_named(flag) and at + 1 < len(args):
+            following = args[at + 1]
+            found.update(() if following.startswith("-") else (following,))
+        if "://" in word:
+            found.update(url_secrets(word))
+        lower = word.lower()
+        for scheme in SCHEMES:
+            if scheme in lower:
+                token = word[lower.index(scheme) + len(scheme) :].strip().split(" ", 1)[0]
+                found.add(token)
+        found.update(w for w in (word, value) if _is_key_segment(w))
+    return sorted((v for v in found if _may_be_secret(v)), key=len, reverse=True)
+
+
+def _may_be_secret(value: str) -> bool:
+    return len(value) >= ARG_SECRET_MIN and not (value.isdigit() and len(value) < ARG_NUMBER_MIN)
+
+
+def hidden_argv(args: Sequence[str]) -> list[str]:
+    """``args`` with :func:`argv_secrets` each ``[REDACTED]``."""
+    secrets = argv_secrets(args)
+    shown = []
+    for word in args:
+        for secret in secrets:
+            word = word.replace(secret, REDACTED)
+        shown.append(word)
+    return shown
 
 
 def url_secrets(url: str | None) -> list[str]:

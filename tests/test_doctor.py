@@ -559,6 +559,24 @@ def test_a_servers_secret_env_value_it_prints_as_it_fails_is_not_shown(
     assert "sk-written-in-config-1234" not in out and "sk-from-frontiers-env-5678" not in out
 
 
+def test_a_secret_a_servers_arguments_hold_is_not_shown_in_its_line_or_its_last_words(
+    server: tuple[Server, str], capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """``args = [..., "--api-key", "sk-…"]``: the doctor showed the command line as written,
+    and the server's own complaint with the key in it."""
+    script = 'echo "key $1 refused" >&2; exit 1'
+    config_toml(
+        f'[mcp_servers.leak]\ncommand = "sh"\nargs = ["-c", {json.dumps(script)}, '
+        '"--api-key", "sk-proj-written-in-args-0123456789"]\n'
+    )
+    _, url = server
+    status = main(["doctor", "--base-url", url, "--no-request", "--workspace", str(tmp_path)])
+    out = capsys.readouterr().out
+    assert status == 0
+    assert "key [REDACTED] refused" in out and "--api-key '[REDACTED]'" in out
+    assert "sk-proj-written-in-args" not in out
+
+
 def test_a_project_server_config_toml_stands_in_for_is_said(
     server: tuple[Server, str], capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:

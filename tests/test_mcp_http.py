@@ -5,6 +5,7 @@ ToolBoundary, a header taken from Frontier's environment reaching it and never s
 from __future__ import annotations
 
 import json
+import shlex
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -212,3 +213,37 @@ def test_a_server_that_wants_a_sign_in_says_so_and_how_to_give_a_token(
     (note,) = host.notes
     assert note.startswith("MCP server gh did not start (MCPError: HTTP 401: the server wants")
     assert 'headers = { Authorization = "Bearer ${TOKEN}" }' in note
+
+
+@pytest.mark.parametrize(
+    ("args", "shown"),
+    [
+        (("--api-key", "sk-proj-0123456789abcdefghij"), "srv --api-key '[REDACTED]'"),
+        (("--token=abcd1234efgh",), "srv '--token=[REDACTED]'"),
+        (("-e", "GITHUB_TOKEN=gh-live-12345"), "srv -e 'GITHUB_TOKEN=[REDACTED]'"),
+        (("-e", "GITHUB_PERSONAL_ACCESS_TOKEN", "ghcr.io/github/github-mcp-server"), None),
+        (("run", "ghp_abcdefghijklmnopqrstuv"), "srv run '[REDACTED]'"),
+        (
+            ("--header", "Authorization: Bearer tok-9876543"),
+            "srv --header 'Authorization: Bearer [REDACTED]'",
+        ),
+        (
+            ("https://u:pw-secret@h/sse?api_key=k-123456",),
+            "srv 'https://u:[REDACTED]@h/sse?api_key=[REDACTED]'",
+        ),
+        (
+            ("--max-tokens", "4096", "--port", "8080", "--model", "gpt-4o"),
+            "srv --max-tokens 4096 --port 8080 --model gpt-4o",
+        ),
+        (("--password", "--verbose"), "srv --password --verbose"),
+        (("--secret", "abc"), "srv --secret abc"),
+    ],
+)
+def test_a_secret_in_a_servers_arguments_is_never_shown(args: tuple[str, ...], shown: str) -> None:
+    """``args = ["--api-key", "sk-…"]`` was shown as written by ``frontier mcp list``, the
+    doctor and the server's log ("starting …"): a doctor's report is what gets pasted into
+    an issue. The flag stays, so the person sees which argument it was."""
+    s = ServerSettings(name="l", command="srv", args=args)
+    assert s.target == (shown or shlex.join(["srv", *args]))
+    for word in ("sk-proj-0123456789abcdefghij", "abcd1234efgh", "tok-9876543", "pw-secret"):
+        assert word not in repr(s)

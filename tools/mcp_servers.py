@@ -45,6 +45,7 @@ from frontier.app.image import IMAGES_SHOWN, Image
 from frontier.app.listing import listing
 from frontier.app.programs import find_program
 from frontier.app.record import replace as replace_record
+from frontier.app.secret_shapes import REDACTED, argv_secrets
 from frontier.app.wire import safejson
 from frontier.tools import mcp_answers, mcp_sdk
 from frontier.tools.base import CancelToken, Outcome, Prepared, ToolError
@@ -417,6 +418,8 @@ class McpServer:
         """The header values sent, scrubbed from any reason shown."""
         self._env_secrets: tuple[str, ...] = ()
         """A local server's secret ``env`` values (:func:`env_secrets`), scrubbed the same."""
+        self._arg_secrets = tuple(argv_secrets(settings.args))
+        """What its ``args`` hold as written (``--api-key sk-…``), scrubbed the same."""
         self._stop = asyncio.Event()
         self._by_itself = False
         """The server's side ended with no stop asked (``_ended``)."""
@@ -730,6 +733,8 @@ class McpServer:
             text = text.replace(secret, "[header value]")
         for secret in self._env_secrets:
             text = text.replace(secret, "[env value]")
+        for secret in self._arg_secrets:
+            text = text.replace(secret, REDACTED)
         return " ".join(text.split())[:500]
 
     def _log_line(self, text: str) -> None:

@@ -3,7 +3,9 @@
 file, ``frontier mcp trust``) does not load the host, its event loop and the SDK glue.
 
 A header value (a token) is never part of a repr, a note or a shown target: only header
-*names*, and a URL without its query string, fragment or credentials.
+*names*, and a URL without its query string, fragment or credentials; nor is a secret a
+command line holds as written (``args = ["--api-key", "sk-…"]``): a doctor's report is
+what gets pasted into an issue.
 
 A ``${NAME}`` in a header is validated as an API key is (``app/config.valid_key``): a
 token pasted with a trailing newline or a zero-width space (U+200B) had it sent as is,
@@ -24,6 +26,7 @@ from urllib.parse import urlsplit
 
 from frontier.app.config import ENV_REF, ConfigError, valid_key
 from frontier.app.record import field, record
+from frontier.app.secret_shapes import hidden_argv
 
 Transport = Literal["stdio", "http"]
 
@@ -40,7 +43,8 @@ class ServerSettings:
 
     name: str
     command: str | None = None
-    args: tuple[str, ...] = ()
+    args: tuple[str, ...] = field(default=(), repr=False)
+    """Out of the repr (``--api-key sk-…``): :attr:`target` shows them, secrets hidden."""
     env: Mapping[str, str] = field(default_factory=dict, repr=False)
     """Set for the server as given: the only way a withheld (secret-named) variable
     reaches it (kept out of the repr: it may hold a token)."""
@@ -70,11 +74,19 @@ class ServerSettings:
         return "http" if self.url is not None else "stdio"
 
     @property
+    def command_line(self) -> str:
+        """A local server's command line exactly as it runs, secrets and all: what a
+        project's server is shown as before the person trusts it (nothing of what would
+        run may be hidden there; the text is the workspace's own)."""
+        return shlex.join([self.command or "", *self.args])
+
+    @property
     def target(self) -> str:
-        """What a person is shown: the command line, or the URL without its query string,
-        fragment or credentials (a token may hide there); never a header."""
+        """What a person is shown: the command line without the secrets its arguments
+        hold (``--api-key sk-…``: :func:`hidden_argv`), or the URL without its query
+        string, fragment or credentials (a token may hide there); never a header."""
         if self.url is None:
-            return shlex.join([self.command or "", *self.args])
+            return shlex.join([self.command or "", *hidden_argv(self.args)])
         return public_url(self.url)
 
 

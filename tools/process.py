@@ -44,6 +44,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from frontier.app.events import ResultKind, ToolCall
 from frontier.app.programs import find_program
 from frontier.app.record import record
+from frontier.app.secret_shapes import secret_named
 from frontier.tools import beneath
 from frontier.tools.arg_aliases import SHELL
 from frontier.tools.base import CancelToken, Outcome, Prepared, ToolError
@@ -67,11 +68,6 @@ DRAIN_AFTER_EXIT = 2.0
 MAX_TIMEOUT = 3600
 
 
-SECRET_NAME_PARTS = ("KEY", "SECRET", "TOKEN", "PASSWORD", "PASSWD", "CREDENTIAL")
-"""A variable whose name holds one of these (any case) is kept from a tool's process: a
-command the model writes must not read ``GITHUB_TOKEN`` or ``AWS_SECRET_ACCESS_KEY`` and
-print them into the conversation (Codex CLI's default excludes are ``*KEY*``, ``*SECRET*``,
-``*TOKEN*``)."""
 NEVER_PASSED = ("FRONTIER_API_KEY", "OPENAI_API_KEY")
 """Frontier's own key: kept from every tool, whatever ``FRONTIER_TOOL_ENV_ALLOW`` says."""
 ALLOW_ENV = "FRONTIER_TOOL_ENV_ALLOW"
@@ -79,12 +75,14 @@ ALLOW_ENV = "FRONTIER_TOOL_ENV_ALLOW"
 
 
 def is_secret(name: str, allowed: frozenset[str] = frozenset()) -> bool:
+    """A variable kept from a tool's process: named like a secret (:func:`secret_named`)
+    and not let through by ``FRONTIER_TOOL_ENV_ALLOW``, or Frontier's own key."""
     upper = name.upper()
     if upper in NEVER_PASSED:
         return True
     if upper in allowed:
         return False
-    return any(part in upper for part in SECRET_NAME_PARTS)
+    return secret_named(upper)
 
 
 def _allowed() -> frozenset[str]:
@@ -101,7 +99,7 @@ message it has, or says "Aborting commit due to empty commit message"."""
 
 
 def child_env(extra: Mapping[str, str] | None = None) -> dict[str, str]:
-    """The parent environment minus secret-named variables (``SECRET_NAME_PARTS``, except
+    """The parent environment minus secret-named variables (:func:`secret_named`, except
     those ``FRONTIER_TOOL_ENV_ALLOW`` names) and ``CDPATH``, with :data:`NO_EDITOR` over
     it, plus ``extra`` (filtered the same way)."""
     allowed = _allowed()

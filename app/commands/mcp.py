@@ -186,7 +186,7 @@ def _trust(root: Path, names: list[str], *, yes: bool, withdraw: bool) -> int:
         return 0
     safe_print(f"{PROJECT_FILE} in {root} asks to start:")
     for p in wanted:
-        safe_print(f"  {p.settings.name}: {what_runs(p.settings)}")
+        safe_print(f"  {p.settings.name}: {what_runs(p.settings, exact=True)}")
     status = refused("mcp trust", "trust these servers for this workspace?", yes=yes)
     if status is not None:
         return status

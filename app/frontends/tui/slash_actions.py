@@ -319,13 +319,13 @@ def _mcp(ctx: SlashContext, args: str) -> bool:
         def trusted() -> None:
             path = trust(session.workspace, waiting)
             for p in waiting:
-                ctx.note(f"/mcp trust: {p.settings.name}: {what_runs(p.settings)}")
+                ctx.note(f"/mcp trust: {p.settings.name}: {what_runs(p.settings, exact=True)}")
             ctx.note(
                 f"/mcp trust: trusted for this workspace in {path}; they start with the next "
                 "session (/new)"
             )
 
-        lines = [f"  {p.settings.name}: {what_runs(p.settings)}" for p in waiting]
+        lines = [f"  {p.settings.name}: {what_runs(p.settings, exact=True)}" for p in waiting]
         _ask_trust(ctx, "mcp", "MCP servers", [f"{PROJECT_FILE} asks to start:", *lines], trusted)
         return True
     lines = [*state_lines(states), *waiting_lines(project, started)]
