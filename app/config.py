@@ -1004,7 +1004,7 @@ def _key_from_command(command: str) -> str:
             start_new_session=True,
         )
     except OSError as exc:
-        raise ConfigError(f"api_key_command {command!r} could not start: {exc}") from exc
+        raise ConfigError(f"api_key_command {_hidden(command)!r} could not start: {exc}") from exc
     try:
         out, err = proc.communicate(timeout=API_KEY_COMMAND_TIMEOUT)
     except subprocess.TimeoutExpired:
@@ -1012,22 +1012,36 @@ def _key_from_command(command: str) -> str:
             os.killpg(proc.pid, signal.SIGKILL)
         proc.communicate()
         raise ConfigError(
-            f"api_key_command {command!r} did not finish within "
+            f"api_key_command {_hidden(command)!r} did not finish within "
             f"{API_KEY_COMMAND_TIMEOUT:g} s; it runs without a terminal, so it must not "
             "prompt (unlock the keychain or agent first)"
         ) from None
     if proc.returncode != 0:
-        said = " ".join(err.strip().splitlines()[-1:])[:200]
+        said = _hidden(" ".join(err.strip().splitlines()[-1:]))[:200]
         raise ConfigError(
-            f"api_key_command {command!r} failed (exit {proc.returncode})"
+            f"api_key_command {_hidden(command)!r} failed (exit {proc.returncode})"
             + (f": {said}" if said else "")
         )
     key = _first_line(out)
     if not key:
         raise ConfigError(
-            f"api_key_command {command!r} printed nothing; it must print the API key on stdout"
+            f"api_key_command {_hidden(command)!r} printed nothing; it must print the API key "
+            "on stdout"
         )
     return key
+
+
+def _hidden(text: str) -> str:
+    """``text`` (the command, the last line of its stderr) with what is shaped like a
+    secret ``[REDACTED]``: a key-shaped word (``sk-…``), ``--token VALUE``, ``api_key=…``, a
+    ``Bearer`` token, a URL's credentials, the API-key variables' values. A failing key
+    command may print the key it half read, and its error is printed, logged and shown by
+    the doctor before any session (whose scrubber would know the key) exists. Hidden
+    before the line is cut: half a secret is no longer known by its shape."""
+    from frontier.app.secret_shapes import hidden_argv
+    from frontier.app.secrets import Scrubber
+
+    return " ".join(hidden_argv(Scrubber.from_env().scrub(text).split(" ")))
 
 
 def save_setting(key: str, value: str) -> None:

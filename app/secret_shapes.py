@@ -101,79 +101,129 @@ def hidden_argv(args: Sequence[str]) -> list[str]:
 
 
 def url_secrets(url: str | None) -> list[str]:
-    """Credentials a base URL carries: its user-info password, credential-like query
-    values and key-shaped path segments (so they are scrubbed wherever they are echoed)."""
+    """Credentials a base URL carries: its user-info password (a key-shaped user name
+    too), credential-like values of its query, its fragment (``#access_token=…``) and its
+    path parameters (``;token=…``), and key-shaped path segments — each as written and
+    decoded, so they are scrubbed wherever they are echoed. Found by plain string
+    handling (:func:`_url_pieces`): a URL ``urlsplit`` or httpx refuses (a broken IPv6
+    host, a port out of range) is quoted in the error that refuses it."""
     if not url:
         return []
-    from urllib.parse import unquote, urlsplit
-
-    try:
-        parts = urlsplit(url)
-    except ValueError:
-        return []
-    found = []
-    if parts.password:
-        found += [parts.password, unquote(parts.password)]
-    for name, value in _query_pairs(parts.query):
-        if value and _is_credential(name):
-            found += [value, unquote(value)]
-    for segment in parts.path.split("/"):
+    _head, userinfo, _host, path, query, fragment = _url_pieces(url)
+    found: list[str] = []
+    user, colon, password = (userinfo or "").partition(":")
+    if colon and password:
+        found += [password, _unquote(password)]
+    if _is_key_segment(user):
+        found += [user, _unquote(user)]
+    for value in _credential_values(path, query, fragment):
+        found += [value, _unquote(value)]
+    for segment in path.split("/"):
         if _is_key_segment(segment):
-            found += [segment, unquote(segment)]
+            found += [segment, _unquote(segment)]
     return found
+
+
+def _url_pieces(url: str) -> tuple[str, str | None, str, str, str | None, str | None]:
+    """``(scheme://, user-info, host, path, query, fragment)`` of ``url``, cut where
+    ``urlsplit`` cuts (the fragment at the first ``#``, the query at the first ``?``, the
+    host at the first ``/`` after ``://``, the user-info at the host's last ``@``) but
+    checking nothing, so the cut never fails. ``None``: no ``@``, ``?`` or ``#`` at all
+    (an empty one is kept, for the URL to be put back together as it was)."""
+    rest, hash_, fragment = url.partition("#")
+    rest, mark, query = rest.partition("?")
+    head, netloc, path = "", "", rest
+    scheme_end = rest.find("://")
+    if scheme_end >= 0 and "/" not in rest[:scheme_end]:
+        head, after = rest[: scheme_end + 3], rest[scheme_end + 3 :]
+        slash = after.find("/")
+        netloc, path = (after, "") if slash < 0 else (after[:slash], after[slash:])
+    userinfo, at, host = netloc.rpartition("@")
+    return (
+        head,
+        userinfo if at else None,
+        host,
+        path,
+        query if mark else None,
+        fragment if hash_ else None,
+    )
+
+
+def _credential_values(path: str, query: str | None, fragment: str | None) -> list[str]:
+    """The value (as written) of each credential-named, non-empty parameter of the
+    query, of the fragment (an OAuth implicit grant's ``#access_token=…``) and of each path
+    segment (``/mcp;token=…``)."""
+    pairs = [*_query_pairs(query or ""), *_query_pairs(fragment or "")]
+    for segment in path.split("/"):
+        pairs += _query_pairs(segment.partition(";")[2].replace(";", "&"))
+    return [value for name, value in pairs if value and _is_credential(name)]
+
+
+def _unquote(text: str) -> str:
+    """``text`` percent-decoded; ``urllib.parse`` is imported only when there is a ``%``."""
+    if "%" not in text:
+        return text
+    from urllib.parse import unquote
+
+    return unquote(text)
 
 
 def _is_key_segment(segment: str) -> bool:
     """A URL path segment shaped like a vendor's API key (:data:`KEY_PREFIXES`)."""
-    from urllib.parse import unquote
-
-    return len(segment) >= KEY_SEGMENT_LEN and unquote(segment).startswith(KEY_PREFIXES)
+    return len(segment) >= KEY_SEGMENT_LEN and _unquote(segment).startswith(KEY_PREFIXES)
 
 
 def redact_url(url: str | None, *, userinfo: str = URL_USERINFO_MASK) -> str | None:
     """``url`` without its credentials: user-info becomes ``userinfo@`` (``""`` drops
-    it), credential-like query values and key-shaped path segments ``[REDACTED]``; any
-    other URL is unchanged."""
+    it), credential-like values of the query, the fragment and path parameters and
+    key-shaped path segments ``[REDACTED]``; anything else stays as written (a URL that
+    does not parse as well: it is cut by :func:`_url_pieces`, which cannot fail)."""
     if not url:
         return url
-    from urllib.parse import urlsplit, urlunsplit
+    head, user, host, path, query, fragment = _url_pieces(url)
+    shown = head
+    if user is not None:
+        shown += f"{userinfo}@" if userinfo else ""
+    shown += host + "/".join(_redacted_segment(segment) for segment in path.split("/"))
+    if query is not None:
+        shown += "?" + _redacted_pairs(query)
+    if fragment is not None:
+        shown += "#" + _redacted_pairs(fragment)
+    return url if shown == url else shown
 
-    try:
-        parts = urlsplit(url)
-    except ValueError:
-        return url
-    netloc = parts.netloc
-    if "@" in netloc:
-        host = netloc.rsplit("@", 1)[1]
-        netloc = f"{userinfo}@{host}" if userinfo else host
-    query = (
-        "&".join(
-            f"{name}={REDACTED}" if _is_credential(name) and value else pair
-            for pair, (name, value) in zip(
-                parts.query.split("&"), _query_pairs(parts.query), strict=True
-            )
-        )
-        if parts.query
-        else ""
-    )
-    path = "/".join(REDACTED if _is_key_segment(seg) else seg for seg in parts.path.split("/"))
-    if netloc == parts.netloc and query == parts.query and path == parts.path:
-        return url
-    return urlunsplit((parts.scheme, netloc, path, query, parts.fragment))
+
+def _redacted_segment(segment: str) -> str:
+    """A path segment ``[REDACTED]`` when key-shaped, else its credential parameters'."""
+    if _is_key_segment(segment):
+        return REDACTED
+    name, semi, params = segment.partition(";")
+    if not semi:
+        return segment
+    return name + semi + ";".join(_redacted_pairs(param) for param in params.split(";"))
+
+
+def _redacted_pairs(text: str) -> str:
+    """``a=1&api_key=…``: each credential-named, non-empty value ``[REDACTED]``."""
+    out = []
+    for pair in text.split("&"):
+        name, eq, value = pair.partition("=")
+        decoded = _unquote(name.replace("+", " "))
+        out.append(f"{name}={REDACTED}" if eq and value and _is_credential(decoded) else pair)
+    return "&".join(out)
 
 
 def _query_pairs(query: str) -> list[tuple[str, str]]:
+    """``(name, value)`` of each ``&``-separated pair: the name decoded, the value as written."""
     if not query:
         return []
-    from urllib.parse import unquote
-
     pairs = []
     for pair in query.split("&"):
         name, _, value = pair.partition("=")
-        pairs.append((unquote(name.replace("+", " ")), value))
+        pairs.append((_unquote(name.replace("+", " ")), value))
     return pairs
 
 
 def _is_credential(name: str) -> bool:
+    """A parameter named like a credential (:data:`CREDENTIAL_PARAMS`)."""
     lower = name.lower()
     return any(word in lower for word in CREDENTIAL_PARAMS)

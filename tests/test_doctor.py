@@ -594,3 +594,68 @@ def test_a_project_server_config_toml_stands_in_for_is_said(
     assert checks["MCP note"]["status"] == "warn"
     assert "server good is also in config.toml; config.toml's is used" in checks["MCP note"]["said"]
     assert checks["MCP good"]["status"] == "ok"  # config.toml's, started once
+
+
+def test_the_key_a_reply_or_a_call_repeats_is_never_shown(
+    server: tuple[Server, str],
+    capsys: pytest.CaptureFixture[str],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The reply and the prose answer are quoted: a model that echoes the key (it read
+    ``env``) must not put it in the report, cut at 80 characters or whole."""
+    key = "FAKEAPIKEY_abcdef123456"
+    monkeypatch.setenv("FRONTIER_API_KEY", key)
+    scripted, url = server
+    scripted.reply = "x" * 70 + f" {key}"  # the quote's cut falls inside the key
+    scripted.tool_reply = f"k {key}"
+    args = ["--base-url", url, "--model", "m", "--workspace", str(tmp_path)]
+    _, checks = doctor(capsys, *args)
+    assert "[REDACTED]" in checks["tool call"]["said"]
+    main(["doctor", *args])
+    shown = json.dumps(checks) + capsys.readouterr().out
+    assert key not in shown and key[:8] not in shown
+
+
+def test_a_recording_masks_the_key_however_obtained_and_the_urls_credentials(
+    server: tuple[Server, str], capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """``--record`` masked only the environment's keys: a key from ``api_key_command``, the
+    URL's password and its ``?api_key=`` were written as the model repeated them."""
+    key, password, query = "CMDKEY0123456789abcdef", "URLPASS123456", "QUERYKEY123456"
+    config_toml(f'api_key_command = "echo {key}"\n')
+    scripted, url = server
+    scripted.tool_reply = f"c {key} {password} {query}"
+    base = url.replace("http://", f"http://u:{password}@") + f"?api_key={query}"
+    record = tmp_path / "rec.jsonl"
+    _, checks = doctor(
+        capsys, "--base-url", base, "--model", "m", "--record", str(record),
+        "--workspace", str(tmp_path),
+    )  # fmt: skip
+    assert "recorded" in checks["tool call"]["said"]
+    written = record.read_text()
+    for secret in (key, password, query):
+        assert secret not in written and secret not in json.dumps(checks)
+
+
+@pytest.mark.parametrize(
+    ("base", "named"),
+    [
+        ("http://127.0.0.1:1880200/v1", "1880200"),
+        ("http://user:BADPW12345678@[::1/v1", "http://[::1/v1"),
+    ],
+    ids=["port-out-of-range", "broken-ipv6-host"],
+)
+def test_a_base_url_that_cannot_be_used_is_the_endpoints_problem(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, base: str, named: str
+) -> None:
+    """Not an ``OverflowError`` traceback from the socket, nor a ✓ endpoint line quoting
+    the URL's password."""
+    status, checks = doctor(
+        capsys, "--base-url", base, "--model", "m", "--workspace", str(tmp_path)
+    )
+    endpoint = checks["endpoint"]
+    assert endpoint["status"] == "fail" and "invalid base URL" in endpoint["said"]
+    assert named in endpoint["said"] and "BADPW" not in json.dumps(checks)
+    assert "--base-url" in endpoint["fix"]
+    assert status == 1

@@ -7,7 +7,9 @@ capture's kind), ``entry``, ``endpoint`` (the URL path only), ``wire``, ``protoc
 ``detected`` (how each was told) and ``timing`` — never a header value, a host or a
 key. Times come from the capture where it has any; otherwise events are paced
 ``--rate`` per second (``docs/captures.md``). Known secrets in the model's text are
-masked as every recording is (``RecordingWriter``).
+masked as every recording is (``scrub_recording``): the environment's keys, and a HAR's
+own credentials (its ``Authorization`` / ``x-api-key`` values, cookies, URL credentials:
+``capture_har.har_secrets``).
 
 Exit status: 0 written; 2 unreadable capture or usage error.
 """
@@ -22,11 +24,14 @@ from pathlib import Path
 from frontier.app.commands.check import say_reading
 from frontier.app.frontends.terminal_text import safe_print
 from frontier.app.record import replace
+from frontier.app.secrets import Scrubber
 from frontier.app.session.capture import (
     DEFAULT_RATE,
     CaptureError,
     capture_sources,
+    detect_kind,
     detection_lines,
+    read_capture_bytes,
     split_pick,
 )
 from frontier.app.session.record import RecordingError, scrub_recording, write_recording
@@ -46,6 +51,23 @@ def output_paths(capture: str, output: str | None, count: int) -> list[Path]:
     return [base.with_name(f"{base.stem}-{i}{base.suffix}") for i in range(1, count + 1)]
 
 
+def capture_secrets(capture: str) -> Scrubber:
+    """The environment's keys and the credentials the capture itself carried (a HAR's
+    request headers and URLs: :func:`~frontier.app.session.capture_har.har_secrets`), to
+    mask where the model's text repeats them. The file is read again for them: what
+    ``capture_sources`` keeps of it holds no header. Stdin cannot be read twice: a HAR
+    piped in is masked with the environment's keys only."""
+    path, _ = split_pick(capture)
+    if path == "-":
+        return Scrubber.from_env()
+    data = read_capture_bytes(path)
+    if detect_kind(data) != "har":
+        return Scrubber.from_env()
+    from frontier.app.session.capture_har import har_secrets
+
+    return Scrubber.from_env(*har_secrets(data))
+
+
 def main(args: argparse.Namespace) -> int:
     rate = DEFAULT_RATE if args.rate is None else args.rate
     if rate <= 0:
@@ -57,6 +79,7 @@ def main(args: argparse.Namespace) -> int:
         if any(not s.summary for s in found):
             raise CaptureError("it is already a Frontier recording; nothing to import")
         paths = output_paths(args.capture, args.output, len(found))
+        secrets = capture_secrets(args.capture)
     except (CaptureError, RecordingError) as exc:
         safe_print(f"frontier import: {args.capture}: {exc}", file=sys.stderr)
         return 2
@@ -67,10 +90,12 @@ def main(args: argparse.Namespace) -> int:
         rec = source.recording
         meta = {k: v for k, v in rec.meta.items() if v is not None}
         try:
-            # a capture's bytes may hold a key the environment knows (a model echoing
-            # it, a log that kept it): masked before the file exists, as Frontier's own
-            # recordings are (``scrub_recording``)
-            write_recording(path, scrub_recording(replace(rec, created=created, meta=meta)))
+            # a capture's bytes may hold a key the environment knows or its own headers
+            # carried (a model echoing it, a log that kept it): masked before the file
+            # exists, as Frontier's own recordings are (``scrub_recording``)
+            write_recording(
+                path, scrub_recording(replace(rec, created=created, meta=meta), secrets)
+            )
         except OSError as exc:
             safe_print(f"frontier import: {path}: cannot write ({exc.strerror})", file=sys.stderr)
             return 2

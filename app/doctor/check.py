@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Literal
 
-from frontier.app.record import record
+from frontier.app.record import record, replace
 
 Status = Literal["ok", "warn", "fail", "skip"]
 STATUSES: tuple[Status, ...] = ("ok", "warn", "fail", "skip")
@@ -46,8 +46,18 @@ class Findings:
     def __init__(self, seen: Callable[[Check], None] | None = None) -> None:
         self.checks: list[Check] = []
         self._seen = seen
+        self._scrub: Callable[[str], str] | None = None
+
+    def hide(self, scrub: Callable[[str], str]) -> None:
+        """Pass every later finding's words through ``scrub`` (a session's scrubber): the
+        model's checks quote its replies and the server's errors, which may hold the key
+        or the base URL's credentials."""
+        self._scrub = scrub
 
     def add(self, check: Check) -> Check:
+        """Keep ``check`` (scrubbed, once :meth:`hide` was told how) and tell ``seen``."""
+        if self._scrub is not None:
+            check = replace(check, said=self._scrub(check.said), fix=self._scrub(check.fix))
         self.checks.append(check)
         if self._seen is not None:
             self._seen(check)

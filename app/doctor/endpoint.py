@@ -44,6 +44,9 @@ REPLY_TOKENS = 200
 SHOWN_MODELS = 8
 QUOTED = 80
 """Characters of a reply quoted."""
+URL_FIX = (
+    "pass a base URL such as http://127.0.0.1:8080/v1 (--base-url, or base_url in config.toml)"
+)
 NO_ENDPOINT_FIX = (
     "pass --base-url URL (and --model M) or --provider NAME, or set FRONTIER_BASE_URL or a "
     "[providers.NAME] table in config.toml; `frontier demo` needs none"
@@ -66,6 +69,7 @@ async def model_checks(
     from frontier.app.agent.runtime import model_client
     from frontier.app.model.catalogue import host_has_tools, known, resolve_wire
     from frontier.app.model.registry import codec
+    from frontier.app.secrets import Scrubber, url_secrets
     from frontier.app.session.catalogue import sanitize_url
 
     found = Findings(seen)
@@ -73,6 +77,7 @@ async def model_checks(
     if not base:
         found.add(Check("settings", "endpoint", "fail", "no endpoint configured", NO_ENDPOINT_FIX))
         return found.checks
+    found.hide(Scrubber.from_env(config.api_key, *url_secrets(base)).scrub)
     info = known(config.model) if config.model else None
     try:
         wire = resolve_wire(config.wire, base, info)
@@ -80,6 +85,12 @@ async def model_checks(
         found.add(Check("settings", "endpoint", "fail", str(exc)))
         return found.checks
     shown = sanitize_url(base) or base
+    mistake = _url_mistake(base)
+    if mistake:
+        found.add(
+            Check("settings", "endpoint", "fail", f"invalid base URL {shown!r}: {mistake}", URL_FIX)
+        )
+        return found.checks
     source = f" (from {config.base_url_from})" if config.base_url_from else ""
     how = " (auto)" if config.wire == "auto" else ""
     found.add(Check("settings", "endpoint", "ok", f"{shown}{source} · wire {wire}{how}"))
@@ -89,6 +100,7 @@ async def model_checks(
     except ConfigError as exc:
         found.add(Check("settings", "key", "fail", str(exc)))
         return found.checks
+    found.hide(client.scrubber.scrub)  # the key however obtained, header values too
     key = found.add(_key_check(keyed, notes, vendor=bool(host_has_tools(base))))
     try:
         if key.status != "fail":  # else every request would be refused: none is sent
@@ -96,6 +108,19 @@ async def model_checks(
     finally:
         await client.aclose()
     return found.checks
+
+
+def _url_mistake(base: str) -> str | None:
+    """Why ``base`` is no URL a request can go to (``urlsplit``'s words: a port past 65535,
+    a broken IPv6 host), else ``None``: said on the endpoint's line, not as a traceback or
+    an unreachable server further down."""
+    from urllib.parse import urlsplit
+
+    try:
+        urlsplit(base).port  # noqa: B018 (read for the ValueError it raises)
+    except ValueError as exc:
+        return str(exc)
+    return None
 
 
 def _key_check(keyed: Config, notes: list[str], *, vendor: bool) -> Check:
@@ -347,7 +372,7 @@ async def _reply_check(client: ModelClient) -> Check:
             f"the stream ended ({heard.finish}) with no text; {took}",
             "try a larger model, or `frontier run --json` to see its events",
         )
-    quoted = terminal_safe(" ".join(heard.text.split()))[:QUOTED]
+    quoted = _quoted(client, heard.text)
     return Check(AREA, "reply", "ok", f"{quoted!r} ({heard.finish}); {took}{tokens}")
 
 
@@ -385,7 +410,7 @@ async def _tool_call_check(client: ModelClient, mode_name: str, record: Path | N
         )
     if heard.calls:
         call = heard.calls[0]
-        shown = terminal_safe(json.dumps(call.args, ensure_ascii=False))[:QUOTED]
+        shown = _quoted(client, json.dumps(call.args, ensure_ascii=False))
         said = f"{terminal_safe(call.name)}({shown}), confirmed by the {mode_name} reader"
         if call.name != PROBE:
             return Check(
@@ -398,7 +423,7 @@ async def _tool_call_check(client: ModelClient, mode_name: str, record: Path | N
             AREA,
             "tool call",
             "fail" if mode.native else "warn",
-            f"the {mode_name} framing broke ({kind}): {terminal_safe(message)[:200]}{kept}",
+            f"the {mode_name} framing broke ({kind}): {_quoted(client, message, 200)}{kept}",
             "the server's tool-call parser does not fit the model: check its chat template"
             if mode.native
             else "a session asks the model to repair it, a request each time; another "
@@ -406,7 +431,7 @@ async def _tool_call_check(client: ModelClient, mode_name: str, record: Path | N
         )
     envelope = text_call(heard.text, {PROBE}) if mode.native else None
     if envelope is not None:
-        first = terminal_safe(envelope.splitlines()[0])[:QUOTED]
+        first = _quoted(client, envelope.splitlines()[0])
         return Check(
             AREA,
             "tool call",
@@ -417,7 +442,7 @@ async def _tool_call_check(client: ModelClient, mode_name: str, record: Path | N
             "model's --tool-call-parser; or --protocol ctl-heredoc (calls in the text, read "
             "by Frontier itself)",
         )
-    quoted = terminal_safe(" ".join(heard.text.split()))[:QUOTED]
+    quoted = _quoted(client, heard.text)
     return Check(
         AREA,
         "tool call",
@@ -428,9 +453,17 @@ async def _tool_call_check(client: ModelClient, mode_name: str, record: Path | N
     )
 
 
+def _quoted(client: ModelClient, text: str, most: int = QUOTED) -> str:
+    """What the model wrote, on one line, as a finding quotes it: scrubbed before it is cut
+    (a key cut in two at ``most`` would not be known by its end, and show its start)."""
+    return terminal_safe(" ".join(client.scrubber.scrub(text).split()))[:most]
+
+
 def _recorded(heard: _Heard, client: ModelClient, mode: str, path: Path) -> str:
-    """Write the response as a Frontier recording; what the check says of it."""
-    from frontier.app.session.record import Recording, write_recording
+    """Write the response as a Frontier recording, masked with the session's secrets (the
+    key from ``api_key_command`` too, the URL's, the header values: ``write_recording``
+    alone knows only the environment's); what the check says of it."""
+    from frontier.app.session.record import Recording, scrub_recording, write_recording
 
     usage: dict[str, int] = {}
     if heard.prompt_tokens is not None:
@@ -449,7 +482,7 @@ def _recorded(heard: _Heard, client: ModelClient, mode: str, path: Path) -> str:
         client.wire,
     )
     try:
-        write_recording(path, recording)
+        write_recording(path, scrub_recording(recording, client.scrubber))
     except OSError as exc:
         return f"; not recorded: {exc.strerror or exc}"
     return f"; recorded: frontier check --explain {terminal_safe(str(path))} reads it"

@@ -118,6 +118,8 @@ RETRY_WINDOW = 60.0
 """No attempt starts later than this after the first one: with the timeouts above the
 worst case is 60 + 10 + 45 = 115 s, under the two minutes a user will wait (60 + 10 +
 300 for a model that reasons silently, which a person watching can stop at any time)."""
+MAX_PORT = 65535
+"""The highest TCP port: a base URL naming a higher one is refused before it is dialled."""
 MAX_RETRIES = 4
 ERROR_BODY_CAP = 8192
 JSON_BODY_CAP = 1 << 24
@@ -308,6 +310,14 @@ class ModelClient:
     def worst_case_wait(self) -> float:
         return self.timeouts.worst_case_wait
 
+    @property
+    def scrubber(self) -> Scrubber:
+        """The secrets this client knows — the key however it was obtained, the base URL's
+        credentials, the header values, the API-key variables': what a session's scrubber
+        holds, for what shows or keeps this client's replies outside a session (the
+        doctor's report and its ``--record``)."""
+        return self._scrubber
+
     def warm(self) -> None:
         """Import now what httpx's pool imports at the first request (anyio's asyncio
         backend: 30-40 ms, 25 modules). The TUI builds its session on a thread of its
@@ -468,6 +478,7 @@ class ModelClient:
             request = replace(request, extra={**request.extra, "return_progress": True})
         body = self.codec.body(request, self.model)
         headers = self.codec.headers(self._api_key)
+        self._check_port()
         try:
             if not self._sent_scrubber:
                 return self._client.build_request(
@@ -674,6 +685,17 @@ class ModelClient:
             status=failed.status,
             attempts=attempts,
         )
+
+    def _check_port(self) -> None:
+        """A port past 65535 is taken by httpx and refused by the socket with an
+        ``OverflowError`` (a traceback, through every retry and the loop): said here as the
+        base URL's mistake, naming the port."""
+        try:
+            port = httpx.URL(self._request_url).port
+        except httpx.InvalidURL:
+            return  # any other mistake of the URL is httpx's to say (``_invalid_url``)
+        if port is not None and port > MAX_PORT:
+            raise self._invalid_url(ValueError(f"port {port} is out of range (0-{MAX_PORT})"))
 
     def _invalid_url(self, exc: Exception) -> ModelError:
         return self._error(

@@ -5,9 +5,10 @@ Every entry whose response is ``text/event-stream`` to a known endpoint path (on
 ``/chat/completions``, ``/responses`` or ``/messages``, whatever the prefix) is one
 :class:`RawResponse`. What is kept of an entry: the URL's *path*, the request body (it says
 which tools and which protocol were offered) and the response body's SSE events. Headers,
-cookies, the host and the query string are never kept: the only header read is
-``Content-Type``, and only to decide whether the entry is a stream (a HAR's headers hold
-``Authorization`` and ``x-api-key``, and its query strings ``?key=``).
+cookies, the host and the query string are never kept: the only header read for a response
+is ``Content-Type``, and only to decide whether the entry is a stream (a HAR's headers hold
+``Authorization`` and ``x-api-key``, and its query strings ``?key=``). Those credentials are
+read by :func:`har_secrets` alone, to be masked where the model's text repeats them.
 
 A HAR is untrusted input: its size, its JSON nesting and its entry count are bounded, every
 step is linear in its size, and a file that is not a HAR gives one :class:`HarError`
@@ -26,6 +27,7 @@ from urllib.parse import urlsplit
 
 from frontier.app.listing import listing
 from frontier.app.model import registry
+from frontier.app.secret_shapes import secret_named, url_secrets
 from frontier.app.session.capture_jsonl import whole_answer
 from frontier.app.session.capture_raw import MAX_HAR_BYTES, RawEvent, RawResponse
 from frontier.app.session.capture_sse import MAX_EVENT, CaptureError, read_events
@@ -108,6 +110,43 @@ def har_responses(data: bytes, entry: int | None = None) -> list[RawResponse]:
         assert raw is not None  # a stream always makes one
         out.append(raw)
     return out
+
+
+def har_secrets(data: bytes) -> list[str]:
+    """The credentials the HAR's own requests and responses carried, from every entry: the
+    values of ``Authorization`` (and the token after its scheme), of ``Cookie`` /
+    ``Set-Cookie`` and of any header named like a secret (``x-api-key``, ``api-key``), and the
+    request URLs' credentials. Never kept, never shown: learned so that a recording made of
+    the capture masks them where the model's text repeats them (a model echoing its own
+    Bearer token), as a session masks its own key. ``[]`` for a file that is not a HAR."""
+    try:
+        entries = _entries(data)[:MAX_ENTRIES]
+    except HarError:
+        return []
+    found: list[str] = []
+    for entry in entries:
+        url = _get(entry, "request", "url")
+        found += url_secrets(url) if isinstance(url, str) and len(url) <= MAX_PATH else []
+        for side in ("request", "response"):
+            headers = _get(entry, side, "headers")
+            for header in headers if isinstance(headers, list) else ():
+                found += _header_secrets(_get(header, "name"), _get(header, "value"))
+    return found
+
+
+def _header_secrets(name: object, value: object) -> list[str]:
+    """The secrets one header carries: the whole value of a credential's header, the token
+    after an ``Authorization`` scheme (``Bearer``, ``Basic``), each cookie's value."""
+    if not isinstance(name, str) or not isinstance(value, str):
+        return []
+    lower = name.lower()
+    if lower in ("cookie", "set-cookie"):
+        pairs = value.split(";") if lower == "cookie" else value.split(";")[:1]
+        return [pair.partition("=")[2].strip() for pair in pairs]
+    if not (lower.endswith("authorization") or secret_named(name)):
+        return []
+    scheme, _, token = value.strip().partition(" ")
+    return [value.strip(), token.strip()] if token and scheme.isalpha() else [value.strip()]
 
 
 class BodyBudget:
