@@ -34,10 +34,14 @@ KEY_PREFIXES = (
     "xoxb-",
     "xoxp-",
     "AIza",
+    "glpat-",
+    "npm_",
+    "pypi-",
 )
 """Prefixes of vendors' API keys (OpenAI, Anthropic, OpenRouter, GitHub, Hugging Face,
-Groq, Slack, Google): a URL *path* segment that starts with one and is 20 characters or
-more is a key put there by a proxy's URL scheme (``https://proxy/sk-ant-…/v1``)."""
+Groq, Slack, Google, GitLab, npm, PyPI): a URL *path* segment that starts with one and is
+20 characters or more is a key put there by a proxy's URL scheme
+(``https://proxy/sk-ant-…/v1``), as is such a word of a command line."""
 KEY_SEGMENT_LEN = 20
 SECRET_NAME_PARTS = ("KEY", "SECRET", "TOKEN", "PASSWORD", "PASSWD", "CREDENTIAL")
 """A name holding one of these (any case) names a secret: such a variable is kept from a
@@ -45,11 +49,27 @@ tool's process (a command the model writes must not read ``GITHUB_TOKEN`` or
 ``AWS_SECRET_ACCESS_KEY`` and print them into the conversation; Codex CLI's default
 excludes are ``*KEY*``, ``*SECRET*``, ``*TOKEN*``), and the word after such a flag in a
 command line is not shown (:func:`argv_secrets`)."""
+ARG_SECRET_WORDS = frozenset(
+    {"key", "apikey", "token", "secret", "password", "passwd", "pass", "pwd", "credential",
+     "credentials", "auth", "authorization", "pat", "bearer", "cookie"}
+)  # fmt: skip
+"""The last word of a flag, variable or header name that says its value is a secret
+(``--api-key``, ``GITHUB_TOKEN``, ``X-Api-Key:``), in a command line. Stricter than
+:func:`secret_named` (which withholds a variable from tools, where a false alarm costs
+nothing): ``--tokenizer``, ``--max-tokens``, ``--token-file`` or ``--monkey-patch`` name
+no secret, and hiding their values hid ``gpt2`` in every word."""
 ARG_SECRET_MIN = 4
-"""A shorter value after a secret-named flag is not hidden (``--token-limit 10``)."""
+"""A shorter value is not hidden (``--auth no``)."""
 ARG_NUMBER_MIN = 8
-"""Nor a number of fewer digits: a count (``--max-tokens 4096``), not a credential."""
-SCHEMES = ("bearer ", "basic ")
+"""Nor a number of fewer digits: a port or a count, not a credential."""
+SCHEMES = ("bearer ", "basic ", "token ")
+"""An ``Authorization`` value's scheme, kept shown before its hidden token."""
+_HEADER_RE = r"\s*([A-Za-z][\w-]*)\s*:\s*(\S.*)"
+"""A word that is a header (``X-Api-Key: VALUE``, ``Authorization: Bearer …``)."""
+_ASSIGNED_RE = r"(?<![\w.])([A-Za-z][\w.-]*)=([^;&\s'\"]+)"
+"""``NAME=VALUE`` inside a word: ``--token=…``, ``API_KEY=…``, a URL's ``?api_key=…``, a
+connection string's ``Password=…;``."""
+_URL_RE = r"[A-Za-z][\w+.-]*://[^\s'\"]+"
 
 
 def secret_named(name: str) -> bool:
@@ -58,46 +78,78 @@ def secret_named(name: str) -> bool:
     return any(part in upper for part in SECRET_NAME_PARTS)
 
 
+def names_a_secret(name: str) -> bool:
+    """A flag, variable or header name whose last word says its value is a secret
+    (:data:`ARG_SECRET_WORDS`)."""
+    import re  # not at import: ``frontier sessions`` imports this module (issue 24)
+
+    words = [w for w in re.split(r"[-_.\s]+", name.lower()) if w]
+    return bool(words) and words[-1] in ARG_SECRET_WORDS
+
+
 def argv_secrets(args: Sequence[str]) -> list[str]:
-    """The secrets a command line holds as written (an MCP server's ``args``), so that what
-    shows it — ``frontier mcp``, the doctor, a server's log — hides them: the word after a
-    flag named like a secret (``--api-key VALUE``), the value of ``--token=VALUE`` or
-    ``API_KEY=VALUE``, a word shaped like a vendor's key (``sk-…``), a URL's credentials and
-    the token of a ``Bearer``/``Basic`` header value. Longest first, so that one holding
-    another is replaced whole."""
-    found: set[str] = set()
-    for at, word in enumerate(args):
-        name, eq, value = word.partition("=")
-        flag = name.lstrip("-")
-        if eq and flag and secret_named(flag) and " " not in name:
-            found.add(value)
-        elif word.startswith("-") and flag and secret_named(flag) and at + 1 < len(args):
-            following = args[at + 1]
-            found.update(() if following.startswith("-") else (following,))
-        if "://" in word:
-            found.update(url_secrets(word))
-        lower = word.lower()
-        for scheme in SCHEMES:
-            if scheme in lower:
-                token = word[lower.index(scheme) + len(scheme) :].strip().split(" ", 1)[0]
-                found.add(token)
-        found.update(w for w in (word, value) if _is_key_segment(w))
-    return sorted((v for v in found if _may_be_secret(v)), key=len, reverse=True)
-
-
-def _may_be_secret(value: str) -> bool:
-    return len(value) >= ARG_SECRET_MIN and not (value.isdigit() and len(value) < ARG_NUMBER_MIN)
+    """The secrets a command line holds as written (an MCP server's ``args``), longest
+    first, so that what shows it — ``frontier mcp``, the doctor, a server's log and last
+    words — hides them (:func:`hidden_argv`)."""
+    return sorted(
+        set().union(*(_word_secrets(args, at) for at in range(len(args)))), key=len, reverse=True
+    )
 
 
 def hidden_argv(args: Sequence[str]) -> list[str]:
-    """``args`` with :func:`argv_secrets` each ``[REDACTED]``."""
-    secrets = argv_secrets(args)
+    """``args`` with the secrets each word holds ``[REDACTED]`` in that word only: the word
+    after a flag that names a secret (``--api-key VALUE``), the value of ``--token=VALUE``,
+    ``API_KEY=VALUE``, ``Password=…;`` or ``X-Api-Key: VALUE``, an ``Authorization`` token
+    after its scheme, a word shaped like a vendor's key (``sk-…``), a URL's credentials, and
+    the same inside a ``sh -c`` script's words. The flag stays, so the person sees which
+    argument it was."""
     shown = []
-    for word in args:
-        for secret in secrets:
+    for at, word in enumerate(args):
+        for secret in sorted(_word_secrets(args, at), key=len, reverse=True):
             word = word.replace(secret, REDACTED)
         shown.append(word)
     return shown
+
+
+def _word_secrets(args: Sequence[str], at: int, *, inner: bool = False) -> set[str]:
+    """The secrets ``args[at]`` holds, read with the word before it."""
+    import re
+    import shlex
+
+    word = args[at]
+    before = args[at - 1] if at else ""
+    found: set[str] = set()
+    if before.startswith("-") and "=" not in before and names_a_secret(before) and word[:1] != "-":
+        found.add(word.strip())
+    header = re.fullmatch(_HEADER_RE, word)
+    if header and names_a_secret(header[1]):
+        value = header[2].strip()
+        scheme, _, token = value.partition(" ")
+        found.add(token.strip() if scheme.lower() + " " in SCHEMES and token.strip() else value)
+    found.update(m[2] for m in re.finditer(_ASSIGNED_RE, word) if names_a_secret(m[1]))
+    lower = word.lower()
+    for scheme in SCHEMES[:2]:  # ``Bearer X`` / ``Basic X`` anywhere
+        if scheme in lower:
+            found.add(word[lower.index(scheme) + len(scheme) :].strip().split(" ", 1)[0])
+    for url in re.findall(_URL_RE, word):
+        found.update(url_secrets(url))
+    found.update(p for p in re.split(r"[\s=:;,'\"]+", word) if _is_key_segment(p))
+    if not inner and any(c.isspace() for c in word.strip()):  # a script: ``sh -c "… --key X"``
+        try:
+            words = shlex.split(word)
+        except ValueError:
+            words = word.split()
+        for j in range(len(words)):
+            found |= _word_secrets(words, j, inner=True)
+    return {v for v in found if _may_be_secret(v)}
+
+
+def _may_be_secret(value: str) -> bool:
+    """Not too short, not a small number, not a ``${NAME}`` the program expands itself
+    (mcp-remote's ``--header Authorization:${AUTH_HEADER}``: worth seeing, holds nothing)."""
+    if len(value) < ARG_SECRET_MIN or (value.isdigit() and len(value) < ARG_NUMBER_MIN):
+        return False
+    return not (value.startswith("$") and value.strip("${}").replace("_", "").isalnum())
 
 
 def url_secrets(url: str | None) -> list[str]:

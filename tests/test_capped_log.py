@@ -39,3 +39,19 @@ def test_a_log_that_cannot_be_written_never_holds_the_child(tmp_path: Path) -> N
     log = CappedLog(tmp_path / "missing" / "server.log", 100_000)
     assert run(log, 2_000) == 0
     assert not (tmp_path / "missing").exists()
+
+
+def test_a_secret_the_child_prints_is_hidden_even_split_across_writes(tmp_path: Path) -> None:
+    """Written in two pieces with a pause between (two reads of the pipe), and last with
+    no line end: each is hidden, as the doctor's and the notes' "last words" are."""
+    path = tmp_path / "server.log"
+    script = (
+        "import sys, time\n"
+        "sys.stderr.write('auth failed: tok-live-'); sys.stderr.flush(); time.sleep(0.2)\n"
+        "sys.stderr.write('12345678 refused\\nuser pw-9876543 '); sys.stderr.flush()\n"
+    )
+    log = CappedLog(path, 100_000, {"tok-live-12345678": "[REDACTED]", "pw-9876543": "[env value]"})
+    child = subprocess.Popen([sys.executable, "-c", script], stderr=log.stream)
+    log.spawned()
+    assert child.wait(timeout=60) == 0 and log.join(timeout=60)
+    assert path.read_text() == "auth failed: [REDACTED] refused\nuser [env value] "

@@ -557,6 +557,8 @@ def test_a_servers_secret_env_value_it_prints_as_it_fails_is_not_shown(
     assert status == 0
     assert "auth failed for [env value] and [env value]" in out
     assert "sk-written-in-config-1234" not in out and "sk-from-frontiers-env-5678" not in out
+    log = (Path(os.environ["FRONTIER_DATA_DIR"]) / "mcp-logs" / "leak.log").read_text("utf-8")
+    assert "auth failed for [env value] and [env value]" in log, log
 
 
 def test_a_secret_a_servers_arguments_hold_is_not_shown_in_its_line_or_its_last_words(
@@ -575,6 +577,8 @@ def test_a_secret_a_servers_arguments_hold_is_not_shown_in_its_line_or_its_last_
     assert status == 0
     assert "key [REDACTED] refused" in out and "--api-key '[REDACTED]'" in out
     assert "sk-proj-written-in-args" not in out
+    log = (Path(os.environ["FRONTIER_DATA_DIR"]) / "mcp-logs" / "leak.log").read_text("utf-8")
+    assert "key [REDACTED] refused" in log and "sk-proj-written-in-args" not in log
 
 
 def test_a_project_server_config_toml_stands_in_for_is_said(

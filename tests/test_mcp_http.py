@@ -161,6 +161,10 @@ def test_settings_never_show_header_or_env_values() -> None:
     assert "v-secret" not in repr(s) and s.target == "https://h/mcp"
     local = ServerSettings(name="l", command="srv", env={"TOKEN": "e-secret"})
     assert "e-secret" not in repr(local)
+    in_path = "https://h/api/mcp/s/NWI4ZjQ3YjktNjM5ZC00MjFm/sse;token=T0K3N"  # the URL is the key
+    assert ServerSettings(name="z", url=in_path).target == "https://h/api/mcp/s/[REDACTED]/sse"
+    named = "https://h/my-long-project-name-server/mcp"
+    assert ServerSettings(name="n", url=named).target == named
 
 
 @pytest.mark.parametrize(
@@ -218,32 +222,32 @@ def test_a_server_that_wants_a_sign_in_says_so_and_how_to_give_a_token(
 @pytest.mark.parametrize(
     ("args", "shown"),
     [
-        (("--api-key", "sk-proj-0123456789abcdefghij"), "srv --api-key '[REDACTED]'"),
-        (("--token=abcd1234efgh",), "srv '--token=[REDACTED]'"),
-        (("-e", "GITHUB_TOKEN=gh-live-12345"), "srv -e 'GITHUB_TOKEN=[REDACTED]'"),
+        (("--api-key", "sk-proj-0123456789abcdefghij"), "--api-key '[REDACTED]'"),
+        (("--token=abcd1234efgh",), "'--token=[REDACTED]'"),
+        (("-e", "GITHUB_TOKEN=gh-live-12345"), "-e 'GITHUB_TOKEN=[REDACTED]'"),
         (("-e", "GITHUB_PERSONAL_ACCESS_TOKEN", "ghcr.io/github/github-mcp-server"), None),
-        (("run", "ghp_abcdefghijklmnopqrstuv"), "srv run '[REDACTED]'"),
-        (
-            ("--header", "Authorization: Bearer tok-9876543"),
-            "srv --header 'Authorization: Bearer [REDACTED]'",
-        ),
-        (
-            ("https://u:pw-secret@h/sse?api_key=k-123456",),
-            "srv 'https://u:[REDACTED]@h/sse?api_key=[REDACTED]'",
-        ),
-        (
-            ("--max-tokens", "4096", "--port", "8080", "--model", "gpt-4o"),
-            "srv --max-tokens 4096 --port 8080 --model gpt-4o",
-        ),
-        (("--password", "--verbose"), "srv --password --verbose"),
-        (("--secret", "abc"), "srv --secret abc"),
+        (("run", "ghp_abcdefghijklmnopqrstuv"), "run '[REDACTED]'"),
+        (("-H", "Authorization: Bearer tok-98765"), "-H 'Authorization: Bearer [REDACTED]'"),
+        (("--header", "X-API-Key: XAPIKEYSECRET123456"), "--header 'X-API-Key: [REDACTED]'"),
+        (("--header", "Cookie: session=abcdef123"), "--header 'Cookie: [REDACTED]'"),
+        (("--header", "Authorization:${AUTH_HEADER}"), None),
+        (("https://u:pw-secret@h/sse?api_key=k-123456",), "'https://u:[REDACTED]@h/sse?api_key=[REDACTED]'"),
+        (("https://ghp_USERNAMETOKEN1234567890@github.com/x",), "'https://[REDACTED]@github.com/x'"),
+        (("-e", "DATABASE_URL=postgres://u:pw-123456@h/db"), "-e 'DATABASE_URL=postgres://u:[REDACTED]@h/db'"),
+        (("-c", "node s.js --api-key XKEY12345"), "-c 'node s.js --api-key [REDACTED]'"),
+        (("--dsn", "Db=y;Password=PWD123456;"), "--dsn 'Db=y;Password=[REDACTED];'"),
+        (("--tokenizer", "gpt2", "--model", "gpt2-large"), None),
+        (("--api-key", "test", "/home/test/s.js"), "--api-key '[REDACTED]' /home/test/s.js"),
+        (("--monkey-patch", "true", "--keys", "name", "--token-file", "/p/tok"), None),
+        (("--max-tokens", "100000000", "--port", "8080", "--api-key-env", "OPENAI_API_KEY"), None),
+        (("--password", "--verbose", "--secret", "abc"), None),
     ],
-)
+)  # fmt: skip
 def test_a_secret_in_a_servers_arguments_is_never_shown(args: tuple[str, ...], shown: str) -> None:
     """``args = ["--api-key", "sk-…"]`` was shown as written by ``frontier mcp list``, the
     doctor and the server's log ("starting …"): a doctor's report is what gets pasted into
     an issue. The flag stays, so the person sees which argument it was."""
     s = ServerSettings(name="l", command="srv", args=args)
-    assert s.target == (shown or shlex.join(["srv", *args]))
-    for word in ("sk-proj-0123456789abcdefghij", "abcd1234efgh", "tok-9876543", "pw-secret"):
+    assert s.target == "srv " + (shown or shlex.join(args))
+    for word in ("sk-proj-0123456789abcdefghij", "abcd1234efgh", "XKEY12345", "pw-secret"):
         assert word not in repr(s)

@@ -431,3 +431,32 @@ def test_a_log_folder_that_cannot_be_made_is_the_starts_failure_said_at_once(
         assert any("did not start" in n and "Not a directory" in n for n in host.notes)
     finally:
         host.close()
+
+
+async def test_a_servers_secrets_are_scrubbed_from_what_the_session_stores_and_sends(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A tool answering with its server's own token (its ``env`` value, a ``${NAME}`` from
+    Frontier's environment, an ``--api-key`` argument) had it stored, exported and sent to
+    the model, where the provider's key in the same answer read ``[REDACTED]``."""
+    from frontier.app.agent.runtime import create_runtime
+    from frontier.app.config import Config
+    from frontier.tools.policy import PolicyApprover
+
+    monkeypatch.setenv("TRACKER_SECRET", "from-frontiers-env-5678")
+    write_config('env = { MY_TOKEN = "env-token-value-1234", OTHER = "${TRACKER_SECRET}" }\n')
+    text = config_path().read_text("utf-8")
+    config_path().write_text(
+        text.replace('.py"]', '.py", "--api-key", "arg-key-value-9876"]'), "utf-8"
+    )
+    session = create_runtime(
+        Config(base_url="http://127.0.0.1:9/v1", model="m"),
+        approver=PolicyApprover("auto"),
+        workspace=tmp_path,
+    )
+    try:
+        answer = "env-token-value-1234 from-frontiers-env-5678 arg-key-value-9876"
+        assert session.scrubber.scrub(answer) == "[REDACTED] [REDACTED] [REDACTED]"
+        assert session.scrubber.redact(answer) == "[REDACTED] [REDACTED] [REDACTED]"
+    finally:
+        await session.close()

@@ -11,6 +11,12 @@ notes quote) are always in the log.
 
 A log that cannot be written (a full disk, a folder made read-only) is skipped, never
 waited on: the thread keeps reading, so the child never blocks on its stderr.
+
+The secrets the child was given (its ``env`` values, what its arguments hold) are
+hidden in the log (``[env value]``, ``[REDACTED]``): a server that printed its token as
+it failed had it kept there, where the doctor and every note send the person. A secret
+never spans a line, so each chunk is written up to its last line end and the rest waits
+for the next (at most :data:`CHUNK` bytes; a longer line is written as it comes).
 """
 
 from __future__ import annotations
@@ -18,6 +24,7 @@ from __future__ import annotations
 import contextlib
 import os
 import threading
+from collections.abc import Mapping
 from pathlib import Path
 from typing import IO, TextIO
 
@@ -30,10 +37,20 @@ class CappedLog:
     :meth:`spawned` once the child holds its copy, and :meth:`close` when done with it
     (either closes Frontier's copy, so the copying ends when the child's stderr does)."""
 
-    def __init__(self, path: Path, limit: int) -> None:
+    def __init__(self, path: Path, limit: int, secrets: Mapping[str, str] | None = None) -> None:
         read_fd, write_fd = os.pipe()
         self.path = path
         self.limit = limit
+        self.secrets = sorted(
+            (
+                (v.encode("utf-8", "surrogateescape"), shown.encode())
+                for v, shown in (secrets or {}).items()
+                if v
+            ),
+            key=lambda pair: len(pair[0]),
+            reverse=True,
+        )
+        """What never reaches the log as written (longest first), and what it reads as."""
         self.rotations = 0
         """Times the log was moved aside while this child ran."""
         self.stream: TextIO = os.fdopen(write_fd, "w", encoding="utf-8", errors="replace")
@@ -58,9 +75,16 @@ class CappedLog:
 
     def _copy(self, fd: int) -> None:
         log: IO[bytes] | None = None
+        held = b""
         try:
             log, size = self._open()
-            while chunk := os.read(fd, CHUNK):
+            while True:
+                read = os.read(fd, CHUNK)
+                chunk, held = self._whole_lines(held + read, ended=not read)
+                if not chunk:
+                    if read:
+                        continue
+                    break
                 if log is not None and size and size + len(chunk) > self.limit:
                     log.close()
                     log, size = self._rotate()
@@ -76,6 +100,17 @@ class CappedLog:
             os.close(fd)
             if log is not None:
                 log.close()
+
+    def _whole_lines(self, data: bytes, *, ended: bool) -> tuple[bytes, bytes]:
+        """What may be written now, its secrets hidden, and what waits for the next read:
+        everything with no secret to hide, else up to the last line end."""
+        if not self.secrets:
+            return data, b""
+        cut = len(data) if ended or len(data) >= CHUNK else data.rfind(b"\n") + 1
+        out = data[:cut]
+        for secret, shown in self.secrets:
+            out = out.replace(secret, shown)
+        return out, data[cut:]
 
     def _open(self) -> tuple[IO[bytes] | None, int]:
         try:

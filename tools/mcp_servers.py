@@ -242,6 +242,25 @@ def env_secrets(settings: ServerSettings, env: Mapping[str, str]) -> tuple[str, 
     )
 
 
+def server_secrets(settings: ServerSettings) -> tuple[str, ...]:
+    """Every value of ``settings`` that no sink may hold, for the session's scrubber: its
+    header values (and a header's token after its scheme), its URL's credentials, its
+    secret ``env`` values (:func:`env_secrets`) and what its arguments hold. A tool that
+    answered with its server's own token had it stored and sent to the model, where the
+    provider's key in the same answer read ``[REDACTED]``. A variable that is not set: that
+    server does not start, and what it would have held is nowhere."""
+    from frontier.app.secret_shapes import url_secrets
+
+    found = [*argv_secrets(settings.args), *url_secrets(settings.url)]
+    with contextlib.suppress(HeaderError):
+        for value in expand_headers(settings.headers, os.environ).values():
+            found += [value, value.partition(" ")[2]]
+    if settings.url is None:
+        with contextlib.suppress(HeaderError):
+            found += env_secrets(settings, server_env(settings))
+    return tuple(v for v in found if v)
+
+
 def withheld_hint(words: str, settings: ServerSettings) -> str:
     """When a server's last words name a variable Frontier withheld from it (set here,
     secret-named, not in its ``env``), how to pass it: such a server says only that it
@@ -571,7 +590,14 @@ class McpServer:
             argv[0] = found
         rotated(self.log_path)
         self._log_line(f"starting {s.target}" + (" (sandboxed)" if self.sandbox else ""))
-        capped = self._stderr = CappedLog(self.log_path, MAX_LOG)  # bounded while it runs
+        capped = self._stderr = CappedLog(  # bounded while it runs, its secrets hidden
+            self.log_path,
+            MAX_LOG,
+            {
+                **dict.fromkeys(self._arg_secrets, REDACTED),
+                **dict.fromkeys(self._env_secrets, "[env value]"),
+            },
+        )
         stack.callback(capped.close)
         errlog = capped.stream
         params = StdioServerParameters(

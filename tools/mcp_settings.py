@@ -26,7 +26,7 @@ from urllib.parse import urlsplit
 
 from frontier.app.config import ENV_REF, ConfigError, valid_key
 from frontier.app.record import field, record
-from frontier.app.secret_shapes import hidden_argv
+from frontier.app.secret_shapes import KEY_PREFIXES, KEY_SEGMENT_LEN, REDACTED, hidden_argv
 
 Transport = Literal["stdio", "http"]
 
@@ -90,14 +90,33 @@ class ServerSettings:
         return public_url(self.url)
 
 
+TOKEN_SEGMENT_LEN = 24
+"""A path segment this long of letters and digits mixed is taken for a token (a
+capability URL's secret: ``/api/mcp/s/<token>/mcp``), not a name."""
+
+
 def public_url(url: str) -> str:
-    """``url`` as it may be shown: scheme, host, port and path."""
+    """``url`` as it may be shown: scheme, host, port and path — without the path's
+    ``;parameters`` and with a segment that looks like a key or a token ``[REDACTED]``
+    (a service that puts the secret in the path: its URL is the credential)."""
     try:
         parts = urlsplit(url)
         port = f":{parts.port}" if parts.port is not None else ""
     except ValueError:
         return "<unparsable URL>"
-    return f"{parts.scheme}://{parts.hostname or ''}{port}{parts.path}"
+    path = "/".join(_shown_segment(seg.split(";", 1)[0]) for seg in parts.path.split("/"))
+    return f"{parts.scheme}://{parts.hostname or ''}{port}{path}"
+
+
+def _shown_segment(segment: str) -> str:
+    if segment.startswith(KEY_PREFIXES) and len(segment) >= KEY_SEGMENT_LEN:
+        return REDACTED
+    if len(segment) >= TOKEN_SEGMENT_LEN and "." not in segment:
+        letters = sum(c.isalpha() for c in segment)
+        digits = sum(c.isdigit() for c in segment)
+        if letters and digits and letters + digits >= 0.8 * len(segment):
+            return REDACTED
+    return segment
 
 
 def _expanded(

@@ -550,7 +550,7 @@ def create_runtime(
         mcp = (
             None
             if demo or offline
-            else _start_mcp(registry, root, sandbox, notes, on_wait, mcp_in_background)
+            else _start_mcp(registry, root, sandbox, notes, scrubber, on_wait, mcp_in_background)
         )
         if mcp is not None:
             on_error.callback(mcp.close)
@@ -757,6 +757,7 @@ def _start_mcp(
     root: Path,
     sandbox: Sandbox,
     notes: list[str],
+    scrubber: Scrubber,
     on_wait: Callable[[str], object] | None = None,
     background: bool = False,
 ) -> McpHost | None:
@@ -764,14 +765,19 @@ def _start_mcp(
     (``app/mcp_project.py``), their tools added to ``registry`` and kept current on
     ``list_changed`` (``None``: no server). Notes made later (a changed tool list) are
     kept on the host: ``/mcp`` shows them. ``background``: return at once, each server's
-    tools joining ``registry`` as it starts, its notes told as ``Notice`` events."""
+    tools joining ``registry`` as it starts, its notes told as ``Notice`` events. The
+    servers' secrets join ``scrubber`` first (``server_secrets``): none of their tools'
+    answers stores or sends them."""
     from frontier.app.mcp_config import load_mcp_servers
     from frontier.app.mcp_project import session_servers
-    from frontier.tools.mcp_servers import McpHost
+    from frontier.tools.mcp_servers import McpHost, server_secrets
 
     servers = session_servers(root, load_mcp_servers(), notes)
     if not servers:
         return None
+    for server in servers:
+        if server.enabled:
+            scrubber.add(*server_secrets(server))
     host = McpHost(data_dir() / "mcp-logs", sandbox=sandbox, root=root)
     if background:
         host.launch(servers, registry)
