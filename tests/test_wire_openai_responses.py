@@ -48,7 +48,7 @@ from frontier.app.model.stream import (
     Unreadable,
     UsageDelta,
 )
-from frontier.app.model.wires.openai_responses import Codec, ResponsesDecoder
+from frontier.app.model.wires.openai_responses import MAX_ITEM_IDS, Codec, ResponsesDecoder
 from frontier.app.secrets import Scrubber, SSEScrubber
 from frontier.app.wire import safejson
 
@@ -276,6 +276,34 @@ def test_rotated_item_ids_still_reach_their_call() -> None:
     ]
     calls, kinds = transduce(sse(events), incremental=True)
     assert [(c.id, c.args) for c in calls] == [("call_a", {"a": 1})] and not kinds
+
+
+def unindexed(event: dict[str, Any]) -> dict[str, Any]:
+    """``event`` as llama.cpp's ``llama-server`` sends it: with no ``output_index``."""
+    return {k: v for k, v in event.items() if k != "output_index"}
+
+
+@pytest.mark.parametrize("incremental", [True, False], ids=["native-inc", "native-eos"])
+@given(cuts=st.lists(st.integers(min_value=0), max_size=12))
+def test_calls_a_server_names_by_item_id_alone_are_each_their_own(
+    incremental: bool, cuts: list[int]
+) -> None:
+    """llama-server sends no ``output_index``, streams its calls one after another and
+    their ``output_item.done`` events together at the end: every call was keyed 0, so the
+    second call's arguments were read as late bytes of the first (which had run), and the
+    rest of the response was lost (a real session against the rig, Responses wire)."""
+    calls = [("call_a", '{"path":"a.py"}'), ("call_b", '{"path":"b.py"}'), ("call_c", "{}")]
+    events = []
+    for n, (ident, arguments) in enumerate(calls):
+        events.append(added(n, ident, "read_file"))
+        events += [args_delta(n, arguments[:5]), args_delta(n, arguments[5:])]
+    events += [item_done(n, ident, "read_file", args) for n, (ident, args) in enumerate(calls)]
+    body = sse([*map(unindexed, events), completed()])
+    points = sorted({c % (len(body) + 1) for c in cuts} | {0, len(body)})
+    pieces = [body[a:b] for a, b in itertools.pairwise(points)]
+    got, kinds = transduce(body, incremental, pieces)
+    assert [(c.id, c.args) for c in got] == [(i, json.loads(a)) for i, a in calls]
+    assert not kinds
 
 
 @pytest.mark.parametrize("incremental", [True, False], ids=["native-inc", "native-eos"])
@@ -559,7 +587,16 @@ def test_decoder_state_stays_bounded_and_time_linear() -> None:
         for e in call_events(i, f"call_{i}", "f", '{"a":1}', pieces=1):
             decoder.feed("message", json.dumps(e))
     assert time.perf_counter() - start < 10
-    assert all(isinstance(v, int) for v in vars(decoder).values())
+    indexed = vars(decoder)
+    assert indexed.pop("_by_item") == {}  # nothing kept per item when each names its index
+    assert all(isinstance(v, int) for v in indexed.values())
+    unindexed_calls = ResponsesDecoder()  # a server naming its calls by item id alone
+    for i in range(5_000):
+        for e in call_events(i, f"call_{i}", "f", '{"a":1}', pieces=1):
+            unindexed_calls.feed("message", json.dumps(unindexed(e)))
+    state = vars(unindexed_calls)
+    assert len(state.pop("_by_item")) == MAX_ITEM_IDS
+    assert all(isinstance(v, int) for v in state.values())
 
 
 # --------------------------------------------------------------------------- chunkings

@@ -24,7 +24,10 @@ fallback: several servers send ``data:`` lines alone). Text is
 item). Quirks handled:
 
 - calls are keyed by ``output_index``, never by item id (GitHub Copilot rotates item ids
-  between the events of one item);
+  between the events of one item); a server that sends no ``output_index`` (llama.cpp's
+  ``llama-server``) has each call it adds keyed anew and its later events by their item id
+  (it sends the calls' ``output_item.done`` together at the end): every call was keyed 0,
+  so a second call's arguments read as late bytes of the first's, which had already run;
 - the ``call_id`` of ``output_item.added`` can differ from the one in ``output_item.done``:
   the latter wins, so ``function_call_arguments.done`` closes the call (its arguments are
   whole; later bytes are late) without proving it, and ``output_item.done`` proves it;
@@ -83,6 +86,9 @@ TYPE_CHECKING = False  # FinishReason is a type only (a Literal: app/model/strea
 if TYPE_CHECKING:
     from frontier.app.model.stream import FinishReason
 
+MAX_ITEM_IDS = 1024
+"""Item ids kept for a server that sends no ``output_index`` (past them, an event naming
+no index is the last call's)."""
 OWN_ITEMS = ("function_call", "message", "reasoning")
 """Output items Frontier reads; any other is a server-side (or foreign) tool item."""
 
@@ -301,7 +307,8 @@ class ResponsesDecoder:
     """One Responses stream: events in, deltas out (see the module doc).
 
     State is a few flags and indices, whatever the stream's length: calls are keyed by the
-    ``output_index`` each event carries, so nothing is kept per item."""
+    ``output_index`` each event carries, so nothing is kept per item — but for a server
+    that sends none, the item ids of its calls (at most :data:`MAX_ITEM_IDS`)."""
 
     def __init__(self) -> None:
         self.skipped = 0
@@ -309,6 +316,10 @@ class ResponsesDecoder:
         """A ``function_call`` item was seen: a completed response ends ``tool_calls``."""
         self._last_call = 0
         """The ``output_index`` of the last call announced (for a piece that names none)."""
+        self._next_key = 0
+        """Past every ``output_index`` seen: the key of the next call announced without one."""
+        self._by_item: dict[str, int] = {}
+        """The key of each call announced without an ``output_index``, by its item id."""
         self._shown = -1
         """The highest ``output_index`` shown as a server tool (each is shown once)."""
         self._text_streamed = True
@@ -406,7 +417,23 @@ class ResponsesDecoder:
 
     def _key(self, obj: Mapping[str, Any]) -> int:
         index = _index(obj.get("output_index"))
-        return self._last_call if index is None else index
+        return self._item_key(obj.get("item_id")) if index is None else index
+
+    def _item_key(self, item_id: Any) -> int:
+        """The key of a call's event that names no ``output_index``: its item's, else the
+        last call's."""
+        return (
+            self._by_item.get(item_id, self._last_call)
+            if isinstance(item_id, str)
+            else (self._last_call)
+        )
+
+    def _new_key(self, item_id: Any) -> int:
+        """A key for a call added without an ``output_index``: past every one seen."""
+        key = self._next_key
+        if isinstance(item_id, str) and len(self._by_item) < MAX_ITEM_IDS:
+            self._by_item[item_id] = key
+        return key
 
     def _item(self, kind: str, obj: Mapping[str, Any]) -> list[Delta]:
         item = obj.get("item")
@@ -417,10 +444,16 @@ class ResponsesDecoder:
         added = kind == "response.output_item.added"
         if item_type == "function_call":
             self._saw_call = True
-            key = self._last_call if index is None else index
+            if index is not None:
+                key = index
+            elif added:
+                key = self._new_key(item.get("id"))
+            else:
+                key = self._item_key(item.get("id"))
             ident, name = _str(item.get("call_id")), _str(item.get("name"))
             if added:
                 self._last_call = key
+                self._next_key = max(self._next_key, key + 1)
                 return [CallStart(key, ident, name)]
             if kind != "response.output_item.done":
                 return []
