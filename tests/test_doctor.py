@@ -514,6 +514,7 @@ def test_each_mcp_server_is_started_and_said_running_with_its_tools_or_why_not(
     assert "frontier mcp test gone shows each step" in gone["fix"]
     assert str(Path(os.environ["FRONTIER_DATA_DIR"]) / "mcp-logs" / "gone.log") in gone["fix"]
     assert "MCP off" not in checks  # disabled: never started
+    assert "MCP note" not in checks  # gone's failure is said on its own line, once
     assert status == 0
 
 

@@ -984,6 +984,9 @@ class McpHost:
         self._on_note = on_note
         self.servers: dict[str, McpServer] = {}
         self.notes: list[str] = []
+        self.start_notes: dict[str, str] = {}
+        """The note of each server that did not start, by its name (among :attr:`notes`):
+        what shows each server's state on a line of its own (the doctor) leaves them out."""
         self.registry: Registry | None = None
         """Where refreshed tools go (the one given to :meth:`start`)."""
         self._live = False
@@ -1108,7 +1111,10 @@ class McpHost:
             listed = await server.start()
         except (Exception, asyncio.CancelledError) as exc:  # a stray cancel too, as gather kept
             why = server.dead or server.reason(exc)
-            self._note(f"MCP server {name} did not start ({why}); see {server.log_path}")
+            note = self.start_notes[name] = (
+                f"MCP server {name} did not start ({why}); see {server.log_path}"
+            )
+            self._note(note)
         server.started = True
         if listed is not None and install:
             self._install(server, listed)
