@@ -610,18 +610,12 @@ def _saw_by_cat(ctx: ToolContext, command: str, res: ProcessResult) -> None:
     command, output cut or redrawn, the file changed since) counts as nothing."""
     if ctx.views is None:
         return
-    folder, line = "", command
-    if "&&" in command:
-        before, _, line = command.partition("&&")
-        try:
-            words = shlex.split(before)
-        except ValueError:
-            return
-        if words[:1] != ["cd"] or len(words) != (3 if words[1:2] == ["--"] else 2):
-            return
-        folder = words[-1]
-    found = _CAT.fullmatch(line)
-    if found is None:
+    from frontier.tools.patch_via_shell import cd_prefix, went_to
+
+    cd, line = cd_prefix(command)  # the one reading of ``cd DIR &&`` (bash's logical cd)
+    folder = went_to(str(ctx.root), "", cd) if cd else ""
+    found = _CAT.fullmatch(line) if folder is not None else None
+    if found is None or folder is None:
         return
     try:
         rel = resolve(ctx.root, posixpath.join(folder, found.group(1))).rel
