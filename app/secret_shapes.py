@@ -58,18 +58,34 @@ ARG_SECRET_WORDS = frozenset(
 :func:`secret_named` (which withholds a variable from tools, where a false alarm costs
 nothing): ``--tokenizer``, ``--max-tokens``, ``--token-file`` or ``--monkey-patch`` name
 no secret, and hiding their values hid ``gpt2`` in every word."""
+NOT_SECRET_KEYS = frozenset(
+    {"sort", "primary", "foreign", "public", "partition", "group", "cache", "hash", "map",
+     "lookup", "index", "id", "shortcut", "row", "column", "unique", "idempotency",
+     "routing", "dedup", "object", "cursor", "order", "hot", "short", "prefix"}
+)  # fmt: skip
+"""A word before ``key`` that makes it a name, not a credential (``--sort-key``)."""
 ARG_SECRET_MIN = 4
 """A shorter value is not hidden (``--auth no``)."""
 ARG_NUMBER_MIN = 8
 """Nor a number of fewer digits: a port or a count, not a credential."""
+SCRUB_MIN = 8
+"""What a session's scrubber learns is at least this long (``Scrubber.add``'s bound)."""
+SPLIT_MAX = 4096
+"""A word longer than this is not read again as a script's words (``sh -c "…"``)."""
+SPLIT_BUDGET = 1 << 16
+"""Characters of a command line's words read again as scripts' words, in all: a
+project's file is untrusted, and ``shlex`` is slow."""
 SCHEMES = ("bearer ", "basic ", "token ")
 """An ``Authorization`` value's scheme, kept shown before its hidden token."""
-_HEADER_RE = r"\s*([A-Za-z][\w-]*)\s*:\s*(\S.*)"
+_HEADER_RE = r"\s*([A-Za-z][\w-]{0,63})\s*:\s*(\S.*)"
 """A word that is a header (``X-Api-Key: VALUE``, ``Authorization: Bearer …``)."""
-_ASSIGNED_RE = r"(?<![\w.])([A-Za-z][\w.-]*)=([^;&\s'\"]+)"
+_ASSIGNED_RE = r"(?<![\w.])([A-Za-z][\w.-]{0,63})=([^;&\s'\"]+)"
 """``NAME=VALUE`` inside a word: ``--token=…``, ``API_KEY=…``, a URL's ``?api_key=…``, a
-connection string's ``Password=…;``."""
-_URL_RE = r"[A-Za-z][\w+.-]*://[^\s'\"]+"
+connection string's ``Password=…;`` (a name's length bounded: every ``-`` of a long run
+began a scan to its end)."""
+_URL_RE = r"(?<![\w+.-])[A-Za-z][\w+.-]*://[^\s'\"]+"
+"""A URL inside a word; it starts where a scheme can (else each letter of a long run
+began one)."""
 
 
 def secret_named(name: str) -> bool:
@@ -80,20 +96,20 @@ def secret_named(name: str) -> bool:
 
 def names_a_secret(name: str) -> bool:
     """A flag, variable or header name whose last word says its value is a secret
-    (:data:`ARG_SECRET_WORDS`)."""
+    (:data:`ARG_SECRET_WORDS`; ``key`` after a word of :data:`NOT_SECRET_KEYS` does not)."""
     import re  # not at import: ``frontier sessions`` imports this module (issue 24)
 
     words = [w for w in re.split(r"[-_.\s]+", name.lower()) if w]
-    return bool(words) and words[-1] in ARG_SECRET_WORDS
+    if not words or words[-1] not in ARG_SECRET_WORDS:
+        return False
+    return not (words[-1] == "key" and len(words) > 1 and words[-2] in NOT_SECRET_KEYS)
 
 
 def argv_secrets(args: Sequence[str]) -> list[str]:
     """The secrets a command line holds as written (an MCP server's ``args``), longest
     first, so that what shows it — ``frontier mcp``, the doctor, a server's log and last
     words — hides them (:func:`hidden_argv`)."""
-    return sorted(
-        set().union(*(_word_secrets(args, at) for at in range(len(args)))), key=len, reverse=True
-    )
+    return sorted(set().union(*_secrets_by_word(args)), key=len, reverse=True)
 
 
 def hidden_argv(args: Sequence[str]) -> list[str]:
@@ -104,17 +120,36 @@ def hidden_argv(args: Sequence[str]) -> list[str]:
     the same inside a ``sh -c`` script's words. The flag stays, so the person sees which
     argument it was."""
     shown = []
-    for at, word in enumerate(args):
-        for secret in sorted(_word_secrets(args, at), key=len, reverse=True):
+    for word, secrets in zip(args, _secrets_by_word(args), strict=True):
+        for secret in sorted(secrets, key=len, reverse=True):
             word = word.replace(secret, REDACTED)
         shown.append(word)
     return shown
 
 
-def _word_secrets(args: Sequence[str], at: int, *, inner: bool = False) -> set[str]:
-    """The secrets ``args[at]`` holds, read with the word before it."""
+def worth_scrubbing(value: str) -> bool:
+    """A value a command line or a setting holds that is shaped like a credential, for a
+    session's scrubber, which hides it from everything the model is sent and every sink:
+    a vendor's key, or one word of :data:`SCRUB_MIN` characters or more holding a digit —
+    not a path, a word or a name (``--sort-key created_at``, ``HOME=${HOME}``, ``--token
+    production`` would have blanked those words out of the conversation)."""
+    if _is_key_segment(value):
+        return True
+    if len(value) < SCRUB_MIN or value.startswith(("/", "./", "../", "~")):
+        return False
+    return not any(c.isspace() for c in value) and any(c.isdigit() for c in value)
+
+
+def _secrets_by_word(args: Sequence[str]) -> list[set[str]]:
+    """The secrets each word of ``args`` holds, a script's words read within a budget."""
+    budget = [SPLIT_BUDGET]
+    return [_word_secrets(args, at, budget) for at in range(len(args))]
+
+
+def _word_secrets(args: Sequence[str], at: int, budget: list[int] | None = None) -> set[str]:
+    """The secrets ``args[at]`` holds, read with the word before it; ``budget``: what is
+    left to read again as a script's words (``None``: this is a script's word)."""
     import re
-    import shlex
 
     word = args[at]
     before = args[at - 1] if at else ""
@@ -134,14 +169,21 @@ def _word_secrets(args: Sequence[str], at: int, *, inner: bool = False) -> set[s
     for url in re.findall(_URL_RE, word):
         found.update(url_secrets(url))
     found.update(p for p in re.split(r"[\s=:;,'\"]+", word) if _is_key_segment(p))
-    if not inner and any(c.isspace() for c in word.strip()):  # a script: ``sh -c "… --key X"``
-        try:
-            words = shlex.split(word)
-        except ValueError:
-            words = word.split()
+    if budget is not None and len(word) <= min(SPLIT_MAX, budget[0]) and " " in word.strip():
+        budget[0] -= len(word)  # a script: ``sh -c "… --api-key X"``
+        words = _script_words(word)
         for j in range(len(words)):
-            found |= _word_secrets(words, j, inner=True)
+            found |= _word_secrets(words, j)
     return {v for v in found if _may_be_secret(v)}
+
+
+def _script_words(script: str) -> list[str]:
+    import shlex
+
+    try:
+        return shlex.split(script)
+    except ValueError:
+        return script.split()
 
 
 def _may_be_secret(value: str) -> bool:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 from frontier.tools.capped_log import CappedLog
@@ -55,3 +56,41 @@ def test_a_secret_the_child_prints_is_hidden_even_split_across_writes(tmp_path: 
     log.spawned()
     assert child.wait(timeout=60) == 0 and log.join(timeout=60)
     assert path.read_text() == "auth failed: [REDACTED] refused\nuser [env value] "
+
+
+def test_a_secret_in_every_line_of_a_megabyte_is_hidden_across_every_read(tmp_path: Path) -> None:
+    """Reads of 64 KiB cut lines anywhere: the secret a read ended inside was written in
+    two halves, hidden in neither."""
+    path = tmp_path / "server.log"
+    script = (
+        "import sys\nsys.stderr.write(''.join("  # one write: the pipe's reads cut lines anywhere
+        "f'request {i} auth=sk-SECRET-0123456789 ok\\n' for i in range(20000)))\n"
+    )
+    log = CappedLog(path, 10_000_000, {"sk-SECRET-0123456789": "[REDACTED]"})
+    child = subprocess.Popen([sys.executable, "-c", script], stderr=log.stream)
+    log.spawned()
+    assert child.wait(timeout=60) == 0 and log.join(timeout=60)
+    lines = path.read_text().splitlines()
+    assert lines == [f"request {i} auth=[REDACTED] ok" for i in range(20000)]
+
+
+def test_a_line_with_no_end_reaches_the_log_while_the_child_waits(tmp_path: Path) -> None:
+    """A prompt (``Enter the passphrase: ``) waited for a line end that never came: the
+    doctor quoted the line before it as the server's last words."""
+    path = tmp_path / "server.log"
+    script = (
+        "import sys\nsys.stderr.write('Enter the passphrase: '); sys.stderr.flush()\n"
+        "sys.stdin.read()\n"
+    )
+    log = CappedLog(path, 100_000, {"sk-SECRET-0123456789": "[REDACTED]"})
+    child = subprocess.Popen(
+        [sys.executable, "-c", script], stderr=log.stream, stdin=subprocess.PIPE
+    )
+    log.spawned()
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and not (path.exists() and path.read_text()):
+        time.sleep(0.01)  # waiting for the state asserted, not for a time
+    assert path.read_text() == "Enter the passphrase: "
+    assert child.poll() is None  # still waiting: written while it runs
+    child.communicate(b"", timeout=60)
+    assert log.join(timeout=60)

@@ -438,17 +438,21 @@ async def test_a_servers_secrets_are_scrubbed_from_what_the_session_stores_and_s
 ) -> None:
     """A tool answering with its server's own token (its ``env`` value, a ``${NAME}`` from
     Frontier's environment, an ``--api-key`` argument) had it stored, exported and sent to
-    the model, where the provider's key in the same answer read ``[REDACTED]``."""
+    the model, where the provider's key in the same answer read ``[REDACTED]``. Only what
+    is shaped like a credential is learned: ``--sort-key created_at`` blanked the word
+    ``created_at`` out of the conversation."""
     from frontier.app.agent.runtime import create_runtime
     from frontier.app.config import Config
     from frontier.tools.policy import PolicyApprover
 
     monkeypatch.setenv("TRACKER_SECRET", "from-frontiers-env-5678")
-    write_config('env = { MY_TOKEN = "env-token-value-1234", OTHER = "${TRACKER_SECRET}" }\n')
-    text = config_path().read_text("utf-8")
-    config_path().write_text(
-        text.replace('.py"]', '.py", "--api-key", "arg-key-value-9876"]'), "utf-8"
+    write_config(
+        'env = { MY_TOKEN = "env-token-value-1234", OTHER = "${TRACKER_SECRET}", '
+        'WHERE = "${HOME}" }\n'
     )
+    words = '"--api-key", "arg-key-value-9876", "--sort-key", "created_at", "--token", "production"'
+    text = config_path().read_text("utf-8")
+    config_path().write_text(text.replace('.py"]', f'.py", {words}]'), "utf-8")
     session = create_runtime(
         Config(base_url="http://127.0.0.1:9/v1", model="m"),
         approver=PolicyApprover("auto"),
@@ -458,5 +462,8 @@ async def test_a_servers_secrets_are_scrubbed_from_what_the_session_stores_and_s
         answer = "env-token-value-1234 from-frontiers-env-5678 arg-key-value-9876"
         assert session.scrubber.scrub(answer) == "[REDACTED] [REDACTED] [REDACTED]"
         assert session.scrubber.redact(answer) == "[REDACTED] [REDACTED] [REDACTED]"
+        # what is shaped like no credential stays for the model to see: a name, a word, a path
+        ordinary = f"created_at = 0 on production in {os.environ['HOME']}/src"
+        assert session.scrubber.redact(ordinary) == ordinary
     finally:
         await session.close()

@@ -135,7 +135,10 @@ def _har(text: str) -> dict[str, object]:
                     },
                     "response": {
                         "status": 200,
-                        "headers": [{"name": "Content-Type", "value": "text/event-stream"}],
+                        "headers": [
+                            {"name": "Content-Type", "value": "text/event-stream"},
+                            {"name": "x-ratelimit-limit-tokens", "value": "30000000"},
+                        ],
                         "content": {"mimeType": "text/event-stream", "text": body},
                     },
                 }
@@ -148,13 +151,13 @@ def test_an_imported_har_masks_the_credentials_its_own_requests_carried(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     har = tmp_path / "cap.har"
-    said = f"your key is {HAR_KEY}, {HAR_XKEY} and {HAR_PASSWORD}; the rest stays"
+    said = f"your key is {HAR_KEY}, {HAR_XKEY} and {HAR_PASSWORD}; the rest stays: 30000000"
     har.write_text(json.dumps(_har(said)))
     out = tmp_path / "out.jsonl"
     assert main(["import", str(har), "-o", str(out)]) == 0
     written = out.read_text()
     for secret in (HAR_KEY, HAR_XKEY, HAR_PASSWORD):
         assert secret not in written
-    assert "the rest stays" in written
+    assert "the rest stays: 30000000" in written  # a rate limit's count is no credential
     assert main(["check", str(out)]) == 0  # masked in place: still a valid recording
     capsys.readouterr()

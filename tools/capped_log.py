@@ -14,9 +14,11 @@ waited on: the thread keeps reading, so the child never blocks on its stderr.
 
 The secrets the child was given (its ``env`` values, what its arguments hold) are
 hidden in the log (``[env value]``, ``[REDACTED]``): a server that printed its token as
-it failed had it kept there, where the doctor and every note send the person. A secret
-never spans a line, so each chunk is written up to its last line end and the rest waits
-for the next (at most :data:`CHUNK` bytes; a longer line is written as it comes).
+it failed had it kept there, where the doctor and every note send the person. What is
+read is written at once, but for an end that could be the start of a secret (held, at
+most the longest secret's length, until the next read or the end): a secret split
+across two reads is still hidden, and a line with no end (a prompt, a last complaint
+before exiting) is never held back.
 """
 
 from __future__ import annotations
@@ -51,6 +53,9 @@ class CappedLog:
             reverse=True,
         )
         """What never reaches the log as written (longest first), and what it reads as."""
+        self._starts = frozenset(v[:k] for v, _ in self.secrets for k in range(1, len(v)))
+        """Every proper start of a secret: an end of a read that is one waits."""
+        self._longest = max((len(v) for v, _ in self.secrets), default=0)
         self.rotations = 0
         """Times the log was moved aside while this child ran."""
         self.stream: TextIO = os.fdopen(write_fd, "w", encoding="utf-8", errors="replace")
@@ -80,7 +85,7 @@ class CappedLog:
             log, size = self._open()
             while True:
                 read = os.read(fd, CHUNK)
-                chunk, held = self._whole_lines(held + read, ended=not read)
+                chunk, held = self._writable(held + read, ended=not read)
                 if not chunk:
                     if read:
                         continue
@@ -101,16 +106,21 @@ class CappedLog:
             if log is not None:
                 log.close()
 
-    def _whole_lines(self, data: bytes, *, ended: bool) -> tuple[bytes, bytes]:
+    def _writable(self, data: bytes, *, ended: bool) -> tuple[bytes, bytes]:
         """What may be written now, its secrets hidden, and what waits for the next read:
-        everything with no secret to hide, else up to the last line end."""
+        the longest end of ``data`` that is the start of a secret (none once ``ended``)."""
         if not self.secrets:
             return data, b""
-        cut = len(data) if ended or len(data) >= CHUNK else data.rfind(b"\n") + 1
-        out = data[:cut]
+        held = 0
+        if not ended:
+            for k in range(min(len(data), self._longest - 1), 0, -1):
+                if data[-k:] in self._starts:
+                    held = k
+                    break
+        out = data[: len(data) - held]
         for secret, shown in self.secrets:
             out = out.replace(secret, shown)
-        return out, data[cut:]
+        return out, data[len(data) - held :]
 
     def _open(self) -> tuple[IO[bytes] | None, int]:
         try:

@@ -243,22 +243,28 @@ def env_secrets(settings: ServerSettings, env: Mapping[str, str]) -> tuple[str, 
 
 
 def server_secrets(settings: ServerSettings) -> tuple[str, ...]:
-    """Every value of ``settings`` that no sink may hold, for the session's scrubber: its
-    header values (and a header's token after its scheme), its URL's credentials, its
-    secret ``env`` values (:func:`env_secrets`) and what its arguments hold. A tool that
-    answered with its server's own token had it stored and sent to the model, where the
-    provider's key in the same answer read ``[REDACTED]``. A variable that is not set: that
-    server does not start, and what it would have held is nowhere."""
-    from frontier.app.secret_shapes import url_secrets
+    """The credentials ``settings`` holds, for the session's scrubber: the values of its
+    credential headers (``Authorization``'s token after its scheme, ``X-Api-Key``,
+    cookies), its URL's credentials, its secret ``env`` values (:func:`env_secrets`) and
+    what its arguments hold — each only if shaped like a credential
+    (``secret_shapes.worth_scrubbing``): the scrubber hides a value from everything the
+    model is sent, and ``--sort-key created_at`` or ``HOME = "${HOME}"`` blanked those
+    words out of the conversation. A tool that answered with its server's own token had
+    it stored and sent to the model, where the provider's key in the same answer read
+    ``[REDACTED]``. A variable that is not set: that server does not start, and what it
+    would have held is nowhere."""
+    from frontier.app.secret_shapes import names_a_secret, url_secrets, worth_scrubbing
 
     found = [*argv_secrets(settings.args), *url_secrets(settings.url)]
     with contextlib.suppress(HeaderError):
-        for value in expand_headers(settings.headers, os.environ).values():
-            found += [value, value.partition(" ")[2]]
+        headers = expand_headers(settings.headers, os.environ)
+        for name, value in headers.items():
+            if names_a_secret(name):
+                found += [value, value.partition(" ")[2]]
     if settings.url is None:
         with contextlib.suppress(HeaderError):
             found += env_secrets(settings, server_env(settings))
-    return tuple(v for v in found if v)
+    return tuple(v for v in found if worth_scrubbing(v))
 
 
 def withheld_hint(words: str, settings: ServerSettings) -> str:

@@ -27,7 +27,7 @@ from urllib.parse import urlsplit
 
 from frontier.app.listing import listing
 from frontier.app.model import registry
-from frontier.app.secret_shapes import secret_named, url_secrets
+from frontier.app.secret_shapes import names_a_secret, url_secrets
 from frontier.app.session.capture_jsonl import whole_answer
 from frontier.app.session.capture_raw import MAX_HAR_BYTES, RawEvent, RawResponse
 from frontier.app.session.capture_sse import MAX_EVENT, CaptureError, read_events
@@ -113,10 +113,11 @@ def har_responses(data: bytes, entry: int | None = None) -> list[RawResponse]:
 
 
 def har_secrets(data: bytes) -> list[str]:
-    """The credentials the HAR's own requests and responses carried, from every entry: the
-    values of ``Authorization`` (and the token after its scheme), of ``Cookie`` /
-    ``Set-Cookie`` and of any header named like a secret (``x-api-key``, ``api-key``), and the
-    request URLs' credentials. Never kept, never shown: learned so that a recording made of
+    """The credentials the HAR's own requests carried, from every entry: the values of
+    ``Authorization`` (and the token after its scheme), of ``Cookie`` (and a response's
+    ``Set-Cookie``) and of any header whose last word names a secret (``x-api-key``,
+    ``api-key``; not ``anthropic-ratelimit-tokens-reset``), and the request URLs'
+    credentials. Never kept, never shown: learned so that a recording made of
     the capture masks them where the model's text repeats them (a model echoing its own
     Bearer token), as a session masks its own key. ``[]`` for a file that is not a HAR."""
     try:
@@ -130,7 +131,9 @@ def har_secrets(data: bytes) -> list[str]:
         for side in ("request", "response"):
             headers = _get(entry, side, "headers")
             for header in headers if isinstance(headers, list) else ():
-                found += _header_secrets(_get(header, "name"), _get(header, "value"))
+                name = _get(header, "name")
+                if side == "request" or (isinstance(name, str) and name.lower() == "set-cookie"):
+                    found += _header_secrets(name, _get(header, "value"))
     return found
 
 
@@ -143,7 +146,7 @@ def _header_secrets(name: object, value: object) -> list[str]:
     if lower in ("cookie", "set-cookie"):
         pairs = value.split(";") if lower == "cookie" else value.split(";")[:1]
         return [pair.partition("=")[2].strip() for pair in pairs]
-    if not (lower.endswith("authorization") or secret_named(name)):
+    if not names_a_secret(name):  # not ``x-ratelimit-limit-tokens``: a count
         return []
     scheme, _, token = value.strip().partition(" ")
     return [value.strip(), token.strip()] if token and scheme.isalpha() else [value.strip()]
