@@ -161,3 +161,44 @@ def test_an_imported_har_masks_the_credentials_its_own_requests_carried(
     assert "the rest stays: 30000000" in written  # a rate limit's count is no credential
     assert main(["check", str(out)]) == 0  # masked in place: still a valid recording
     capsys.readouterr()
+
+
+def test_a_har_piped_in_is_masked_as_a_file_is(tmp_path: Path) -> None:
+    """``frontier import -``: stdin cannot be read twice, and its credentials were not
+    learned (only the environment's keys were masked)."""
+    import subprocess
+    import sys
+
+    said = f"your key is {HAR_KEY}; the rest stays"
+    out = tmp_path / "out.jsonl"
+    done = subprocess.run(
+        [sys.executable, "-m", "frontier.app.cli", "import", "-", "-o", str(out)],
+        input=json.dumps(_har(said)).encode(),
+        capture_output=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    written = out.read_text()
+    assert HAR_KEY not in written and "the rest stays" in written
+
+
+def test_a_raw_http_capture_masks_the_credentials_its_request_carried(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A socket dump (``curl --trace``, a proxy's log) holds the request's headers too."""
+    chunk = {"choices": [{"index": 0, "delta": {"content": f"key {HAR_XKEY} ok"}}]}
+    stream = f"data: {json.dumps(chunk)}\n\ndata: [DONE]\n\n"
+    body = json.dumps({"model": "m", "stream": True})
+    dump = (
+        "POST /v1/chat/completions HTTP/1.1\r\nHost: api.example.com\r\n"
+        f"x-api-key: {HAR_XKEY}\r\nContent-Length: {len(body)}\r\n\r\n{body}"
+        "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n\r\n" + stream
+    )
+    capture = tmp_path / "cap.http"
+    capture.write_text(dump)
+    out = tmp_path / "out.jsonl"
+    assert main(["import", str(capture), "-o", str(out)]) == 0
+    written = out.read_text()
+    assert HAR_XKEY not in written and " ok" in written
+    capsys.readouterr()

@@ -51,21 +51,21 @@ def output_paths(capture: str, output: str | None, count: int) -> list[Path]:
     return [base.with_name(f"{base.stem}-{i}{base.suffix}") for i in range(1, count + 1)]
 
 
-def capture_secrets(capture: str) -> Scrubber:
-    """The environment's keys and the credentials the capture itself carried (a HAR's
-    request headers and URLs: :func:`~frontier.app.session.capture_har.har_secrets`), to
-    mask where the model's text repeats them. The file is read again for them: what
-    ``capture_sources`` keeps of it holds no header. Stdin cannot be read twice: a HAR
-    piped in is masked with the environment's keys only."""
-    path, _ = split_pick(capture)
-    if path == "-":
-        return Scrubber.from_env()
-    data = read_capture_bytes(path)
-    if detect_kind(data) != "har":
-        return Scrubber.from_env()
-    from frontier.app.session.capture_har import har_secrets
+def capture_secrets(data: bytes) -> Scrubber:
+    """The environment's keys and the credentials the capture itself carried (a HAR's or a
+    raw HTTP capture's request headers and URLs: ``capture_har.har_secrets``,
+    ``capture_http.http_secrets``), to mask where the model's text repeats them: what
+    ``capture_sources`` keeps of the capture holds no header."""
+    kind = detect_kind(data)
+    if kind == "har":
+        from frontier.app.session.capture_har import har_secrets
 
-    return Scrubber.from_env(*har_secrets(data))
+        return Scrubber.from_env(*har_secrets(data))
+    if kind == "http":
+        from frontier.app.session.capture_http import http_secrets
+
+        return Scrubber.from_env(*http_secrets(data))
+    return Scrubber.from_env()
 
 
 def main(args: argparse.Namespace) -> int:
@@ -75,11 +75,14 @@ def main(args: argparse.Namespace) -> int:
         return 2
     say_reading(args.capture)
     try:
-        found = capture_sources(args.capture, wire=args.wire, protocol=args.protocol, rate=rate)
+        data = read_capture_bytes(split_pick(args.capture)[0])  # once: stdin too
+        found = capture_sources(
+            args.capture, wire=args.wire, protocol=args.protocol, rate=rate, data=data
+        )
         if any(not s.summary for s in found):
             raise CaptureError("it is already a Frontier recording; nothing to import")
         paths = output_paths(args.capture, args.output, len(found))
-        secrets = capture_secrets(args.capture)
+        secrets = capture_secrets(data)
     except (CaptureError, RecordingError) as exc:
         safe_print(f"frontier import: {args.capture}: {exc}", file=sys.stderr)
         return 2

@@ -423,12 +423,15 @@ def capture_sources(
     wire: str | None = None,
     protocol: str | None = None,
     rate: float = DEFAULT_RATE,
+    data: bytes | None = None,
 ) -> list[CaptureSource]:
     """Every response ``arg`` (a path, ``-``, or ``FILE#N``) holds, as check and replay
     read it. A Frontier recording reads as before (no summary line; ``--protocol``
-    re-frames it only where the caller does so)."""
+    re-frames it only where the caller does so). ``data``: the bytes already read from
+    it (stdin cannot be read twice)."""
     path, pick = split_pick(arg)
-    data = read_capture_bytes(path)
+    if data is None:
+        data = read_capture_bytes(path)
     name = "<stdin>" if path == "-" else path
     kind = detect_kind(data)
     within_cap(data, kind)

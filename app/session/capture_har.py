@@ -133,11 +133,11 @@ def har_secrets(data: bytes) -> list[str]:
             for header in headers if isinstance(headers, list) else ():
                 name = _get(header, "name")
                 if side == "request" or (isinstance(name, str) and name.lower() == "set-cookie"):
-                    found += _header_secrets(name, _get(header, "value"))
+                    found += header_secrets(name, _get(header, "value"))
     return found
 
 
-def _header_secrets(name: object, value: object) -> list[str]:
+def header_secrets(name: object, value: object) -> list[str]:
     """The secrets one header carries: the whole value of a credential's header, the token
     after an ``Authorization`` scheme (``Bearer``, ``Basic``), each cookie's value."""
     if not isinstance(name, str) or not isinstance(value, str):

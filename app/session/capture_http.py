@@ -26,12 +26,14 @@ import zlib
 from typing import Any
 
 from frontier.app.record import record, replace
+from frontier.app.secret_shapes import url_secrets
 from frontier.app.session.capture_har import (
     MAX_PATH,
     BodyBudget,
     answer_events,
     body_events,
     endpoint_path,
+    header_secrets,
     model_named,
     request_fields,
 )
@@ -62,6 +64,21 @@ class _Message:
     headers: dict[bytes, bytes]
     """Only the headers in :data:`_READ`, names lowercased."""
     body: bytes
+    credentials: tuple[str, ...] = ()
+    """What its credential headers (and a request's target) carried: never kept, only
+    learned so that what is made of the capture masks them (:func:`http_secrets`)."""
+
+
+def http_secrets(data: bytes) -> list[str]:
+    """The credentials the capture's own messages carried — a request's ``Authorization``,
+    ``x-api-key`` and cookies, a response's ``Set-Cookie``, a request target's credentials
+    (``capture_har.header_secrets``, as a HAR's) — so that a recording made of it masks
+    them where the model's text repeats them. ``[]`` for a capture that does not read."""
+    try:
+        messages = _messages(data, len(data) - len(data.lstrip()), [])
+    except CaptureError:
+        return []
+    return [value for message in messages for value in message.credentials]
 
 
 def http_responses(data: bytes, pick: int | None = None) -> list[RawResponse]:
@@ -149,9 +166,12 @@ def _messages(data: bytes, at: int, notes: list[str]) -> list[_Message]:
             )
         first = start.group().split()
         request = not first[0].startswith(b"HTTP/")
-        headers = _headers(data[start.end() : end.start()])
+        block = data[start.end() : end.start()]
+        headers = _headers(block)
         body, at = _body(data, end.end(), headers, request, notes)
-        out.append(_Message(request, first[1].decode("latin-1"), headers, body))
+        target = first[1].decode("latin-1")
+        credentials = _credentials(block, request, target)
+        out.append(_Message(request, target, headers, body, credentials))
     if len(out) >= MAX_MESSAGES and at < len(data):
         notes.append(f"only the first {MAX_MESSAGES:,} messages of the capture were read")
     return out
@@ -166,6 +186,17 @@ def _headers(block: bytes) -> dict[bytes, bytes]:
         if colon and key in _READ:
             found[key] = value.strip().lower()
     return found
+
+
+def _credentials(block: bytes, request: bool, target: str) -> tuple[str, ...]:
+    """What one message's headers (a response's: only ``Set-Cookie``) and a request's
+    target carry of credentials."""
+    found = url_secrets(target) if request else []
+    for line in _LINE_END.split(block):
+        name, colon, value = line.decode("latin-1").partition(":")
+        if colon and (request or name.strip().lower() == "set-cookie"):
+            found += header_secrets(name.strip(), value.strip())
+    return tuple(found)
 
 
 def _body(
