@@ -284,9 +284,10 @@ def unindexed(event: dict[str, Any]) -> dict[str, Any]:
 
 
 @pytest.mark.parametrize("incremental", [True, False], ids=["native-inc", "native-eos"])
+@pytest.mark.parametrize("ids", ["distinct", "one-for-all", "none", "added-twice"])
 @given(cuts=st.lists(st.integers(min_value=0), max_size=12))
 def test_calls_a_server_names_by_item_id_alone_are_each_their_own(
-    incremental: bool, cuts: list[int]
+    incremental: bool, ids: str, cuts: list[int]
 ) -> None:
     """llama-server sends no ``output_index``, streams its calls one after another and
     their ``output_item.done`` events together at the end: every call was keyed 0, so the
@@ -295,10 +296,17 @@ def test_calls_a_server_names_by_item_id_alone_are_each_their_own(
     calls = [("call_a", '{"path":"a.py"}'), ("call_b", '{"path":"b.py"}'), ("call_c", "{}")]
     events = []
     for n, (ident, arguments) in enumerate(calls):
-        events.append(added(n, ident, "read_file"))
+        events += [added(n, ident, "read_file")] * (2 if ids == "added-twice" else 1)
         events += [args_delta(n, arguments[:5]), args_delta(n, arguments[5:])]
     events += [item_done(n, ident, "read_file", args) for n, (ident, args) in enumerate(calls)]
-    body = sse([*map(unindexed, events), completed()])
+    events = [unindexed(e) for e in events]
+    for e in events:  # one item id for every call, or none at all
+        item = e.get("item", e)
+        if ids == "one-for-all":
+            item["id" if "item" in e else "item_id"] = "fc_1"
+        elif ids == "none":
+            item.pop("id" if "item" in e else "item_id", None)
+    body = sse([*events, completed()])
     points = sorted({c % (len(body) + 1) for c in cuts} | {0, len(body)})
     pieces = [body[a:b] for a, b in itertools.pairwise(points)]
     got, kinds = transduce(body, incremental, pieces)
@@ -587,16 +595,14 @@ def test_decoder_state_stays_bounded_and_time_linear() -> None:
         for e in call_events(i, f"call_{i}", "f", '{"a":1}', pieces=1):
             decoder.feed("message", json.dumps(e))
     assert time.perf_counter() - start < 10
-    indexed = vars(decoder)
-    assert indexed.pop("_by_item") == {}  # nothing kept per item when each names its index
-    assert all(isinstance(v, int) for v in indexed.values())
     unindexed_calls = ResponsesDecoder()  # a server naming its calls by item id alone
     for i in range(5_000):
         for e in call_events(i, f"call_{i}", "f", '{"a":1}', pieces=1):
             unindexed_calls.feed("message", json.dumps(unindexed(e)))
-    state = vars(unindexed_calls)
-    assert len(state.pop("_by_item")) == MAX_ITEM_IDS
-    assert all(isinstance(v, int) for v in state.values())
+    for state in (vars(decoder), vars(unindexed_calls)):
+        kept = [state.pop(name) for name in ("_by_item", "_by_pair", "_open")]
+        assert all(len(ids) <= MAX_ITEM_IDS for ids in kept)
+        assert all(isinstance(v, int) for v in state.values())
 
 
 # --------------------------------------------------------------------------- chunkings

@@ -26,8 +26,9 @@ item). Quirks handled:
 - calls are keyed by ``output_index``, never by item id (GitHub Copilot rotates item ids
   between the events of one item); a server that sends no ``output_index`` (llama.cpp's
   ``llama-server``) has each call it adds keyed anew and its later events by their item id
-  (it sends the calls' ``output_item.done`` together at the end): every call was keyed 0,
-  so a second call's arguments read as late bytes of the first's, which had already run;
+  (it sends the calls' ``output_item.done`` together at the end, in order; an end whose
+  ids match no single open call is the oldest open call's): every call was keyed 0, so a
+  second call's arguments read as late bytes of the first's, which had already run;
 - the ``call_id`` of ``output_item.added`` can differ from the one in ``output_item.done``:
   the latter wins, so ``function_call_arguments.done`` closes the call (its arguments are
   whole; later bytes are late) without proving it, and ``output_item.done`` proves it;
@@ -86,9 +87,9 @@ TYPE_CHECKING = False  # FinishReason is a type only (a Literal: app/model/strea
 if TYPE_CHECKING:
     from frontier.app.model.stream import FinishReason
 
-MAX_ITEM_IDS = 1024
-"""Item ids kept for a server that sends no ``output_index`` (past them, an event naming
-no index is the last call's)."""
+MAX_ITEM_IDS = 4096
+"""Calls whose ids (and whether they are still open) are kept, for a server that sends no
+``output_index`` (past them, an event naming no index is the last call's)."""
 OWN_ITEMS = ("function_call", "message", "reasoning")
 """Output items Frontier reads; any other is a server-side (or foreign) tool item."""
 
@@ -306,9 +307,8 @@ class Codec:
 class ResponsesDecoder:
     """One Responses stream: events in, deltas out (see the module doc).
 
-    State is a few flags and indices, whatever the stream's length: calls are keyed by the
-    ``output_index`` each event carries, so nothing is kept per item — but for a server
-    that sends none, the item ids of its calls (at most :data:`MAX_ITEM_IDS`)."""
+    State is a few flags and indices, and the ids of the calls and which are still open
+    (at most :data:`MAX_ITEM_IDS`), for a server whose events name no ``output_index``."""
 
     def __init__(self) -> None:
         self.skipped = 0
@@ -319,7 +319,14 @@ class ResponsesDecoder:
         self._next_key = 0
         """Past every ``output_index`` seen: the key of the next call announced without one."""
         self._by_item: dict[str, int] = {}
-        """The key of each call announced without an ``output_index``, by its item id."""
+        """The key of the latest call added with each item id (for events naming no index)."""
+        self._by_pair: dict[tuple[str, str], int] = {}
+        """The key of each call added, by its item id and call id."""
+        self._open: dict[int, None] = {}
+        """The keys of the calls added and not ended, oldest first."""
+        self._args_since_added = False
+        """Arguments arrived since the last call was added (a later ``added`` naming the
+        same ids is another call, not the same one sent twice)."""
         self._shown = -1
         """The highest ``output_index`` shown as a server tool (each is shown once)."""
         self._text_streamed = True
@@ -386,6 +393,7 @@ class ResponsesDecoder:
             if delta is not None and not isinstance(delta, str):
                 delta = _canonical(delta)
             self._saw_call = True
+            self._args_since_added = self._args_since_added or bool(delta)
             return [CallArgs(self._key(obj), delta)] if delta else []
         if kind == "response.function_call_arguments.done":
             # Whole and final, but the call_id may still change at output_item.done.
@@ -416,23 +424,47 @@ class ResponsesDecoder:
         return out + _ending(status, response, self._saw_call)
 
     def _key(self, obj: Mapping[str, Any]) -> int:
+        """The key of an arguments event: its ``output_index``, else its item's call (the
+        latest added with that id), else the last call added (calls stream one by one)."""
         index = _index(obj.get("output_index"))
-        return self._item_key(obj.get("item_id")) if index is None else index
+        if index is not None:
+            return index
+        item_id = obj.get("item_id")
+        return self._by_item.get(item_id, self._last_call) if item_id else self._last_call
 
-    def _item_key(self, item_id: Any) -> int:
-        """The key of a call's event that names no ``output_index``: its item's, else the
-        last call's."""
-        return (
-            self._by_item.get(item_id, self._last_call)
-            if isinstance(item_id, str)
-            else (self._last_call)
-        )
+    def _added_key(self, item: Mapping[str, Any], index: int | None) -> int:
+        """The key of a call added: its ``output_index``, else the key of the same item
+        and call added before and still open (an ``added`` sent twice), else a new one
+        past every key seen. Its ids are kept for the events that name no index."""
+        pair = (_str(item.get("id")), _str(item.get("call_id")))
+        known = self._by_pair.get(pair) if any(pair) else None
+        if index is not None:
+            key = index
+        elif known == self._last_call and known in self._open and not self._args_since_added:
+            return known  # the same ``added`` again, before any of its arguments
+        else:
+            key = self._next_key
+        if len(self._by_pair) < MAX_ITEM_IDS:
+            self._by_pair[pair] = key
+            if pair[0]:
+                self._by_item[pair[0]] = key
+        if len(self._open) < MAX_ITEM_IDS:
+            self._open[key] = None
+        return key
 
-    def _new_key(self, item_id: Any) -> int:
-        """A key for a call added without an ``output_index``: past every one seen."""
-        key = self._next_key
-        if isinstance(item_id, str) and len(self._by_item) < MAX_ITEM_IDS:
-            self._by_item[item_id] = key
+    def _done_key(self, item: Mapping[str, Any], index: int | None) -> int:
+        """The key of a call's ``output_item.done``: its ``output_index``, else its item's
+        and call's (an id used for one call only), else the oldest call still open —
+        llama-server sends its calls' ends together, in order, and may give several calls
+        one id, or none."""
+        if index is not None:
+            key = index
+        else:
+            pair = (_str(item.get("id")), _str(item.get("call_id")))
+            key = self._by_pair.get(pair, -1) if any(pair) else -1
+            if key not in self._open:
+                key = next(iter(self._open), self._last_call)
+        self._open.pop(key, None)
         return key
 
     def _item(self, kind: str, obj: Mapping[str, Any]) -> list[Delta]:
@@ -444,19 +476,15 @@ class ResponsesDecoder:
         added = kind == "response.output_item.added"
         if item_type == "function_call":
             self._saw_call = True
-            if index is not None:
-                key = index
-            elif added:
-                key = self._new_key(item.get("id"))
-            else:
-                key = self._item_key(item.get("id"))
             ident, name = _str(item.get("call_id")), _str(item.get("name"))
             if added:
-                self._last_call = key
+                key = self._last_call = self._added_key(item, index)
+                self._args_since_added = False
                 self._next_key = max(self._next_key, key + 1)
                 return [CallStart(key, ident, name)]
             if kind != "response.output_item.done":
                 return []
+            key = self._done_key(item, index)
             return [CallDone(key, ident, name, _arguments(item), _proof(item))]
         if item_type == "message":
             if added:
