@@ -917,6 +917,10 @@ async def test_a_file_shown_whole_by_cat_counts_as_read(tmp_path: Path) -> None:
     (tmp_path / "b.md").write_text("one\ntwo\nthree\nfour (the person's)\n")
     r = await b.run(call("write", 6, path="b.md", content="1\n"))
     assert r.kind == "error" and "changed since you last read it" in r.output, r.output
+    (tmp_path / "pkg" / "c.md").write_text("c\n")  # ``workdir`` (Codex's models send it)
+    assert (await b.run(call("shell", 7, command="cat c.md", workdir="pkg"))).kind == "ok"
+    r = await b.run(call("write", 8, path="pkg/c.md", content="C\n"))
+    assert r.kind == "ok", r.output
 
 
 async def test_a_file_read_shows_only_as_binary_may_then_be_written_whole(tmp_path: Path) -> None:

@@ -275,6 +275,8 @@ def cd_prefix(line: str) -> tuple[str, str]:
         words = shlex.split(before)
     except ValueError:
         return "", line
+    if words[1:2] == ["--"]:  # ``cd -- DIR``: how ``workdir`` is written (``process.py``)
+        words = [words[0], *words[2:]]
     if len(words) != 2 or not words[1] or any(c in words[1] for c in "~$`*?[\n"):
         return "", line
     return words[1], after.strip()
