@@ -59,11 +59,13 @@ ARG_SECRET_WORDS = frozenset(
 nothing): ``--tokenizer``, ``--max-tokens``, ``--token-file`` or ``--monkey-patch`` name
 no secret, and hiding their values hid ``gpt2`` in every word."""
 NOT_SECRET_KEYS = frozenset(
-    {"sort", "primary", "foreign", "public", "partition", "group", "cache", "hash", "map",
-     "lookup", "index", "id", "shortcut", "row", "column", "unique", "idempotency",
-     "routing", "dedup", "object", "cursor", "order", "hot", "short", "prefix"}
+    {"sort", "foreign", "public", "partition", "group", "cache", "hash", "map", "lookup",
+     "index", "id", "shortcut", "row", "column", "unique", "idempotency", "dedup", "object",
+     "cursor", "order", "hot", "short", "prefix"}
 )  # fmt: skip
-"""A word before ``key`` that makes it a name, not a credential (``--sort-key``)."""
+"""A word before ``key`` that makes it a name, not a credential (``--sort-key``; not
+``primary``, ``routing``: Azure's primary keys and PagerDuty's routing keys are
+credentials)."""
 ARG_SECRET_MIN = 4
 """A shorter value is not hidden (``--auth no``)."""
 ARG_NUMBER_MIN = 8
@@ -127,6 +129,29 @@ def hidden_argv(args: Sequence[str]) -> list[str]:
     return shown
 
 
+LEARNED_MAX = 4096
+"""A longer value is not learned by a scrubber (every start of it is kept: a 60 KB header
+made ``frontier import`` take 12 s)."""
+
+
+def learnable(value: str) -> bool:
+    """A credential's value a scrubber may learn: not empty, not longer than
+    :data:`LEARNED_MAX`."""
+    return 0 < len(value) <= LEARNED_MAX
+
+
+PATH_STARTS = ("/", "./", "../", "~")
+
+
+def names_a_path(value: str) -> bool:
+    """``value`` is a file or folder here (``GOOGLE_APPLICATION_CREDENTIALS=/…/key.json``,
+    ``HOME``): no secret itself, and blanked out of everything the model sees it was worse
+    than useless. A token may start with ``/`` (base64): only a path that exists is one."""
+    import os
+
+    return value.startswith(PATH_STARTS) and os.path.exists(os.path.expanduser(value))
+
+
 def worth_scrubbing(value: str) -> bool:
     """A value a command line or a setting holds that is shaped like a credential, for a
     session's scrubber, which hides it from everything the model is sent and every sink:
@@ -134,8 +159,8 @@ def worth_scrubbing(value: str) -> bool:
     not a path, a word or a name (``--sort-key created_at``, ``HOME=${HOME}``, ``--token
     production`` would have blanked those words out of the conversation)."""
     if _is_key_segment(value):
-        return True
-    if len(value) < SCRUB_MIN or value.startswith(("/", "./", "../", "~")):
+        return learnable(value)
+    if len(value) < SCRUB_MIN or not learnable(value) or value.startswith(PATH_STARTS):
         return False
     return not any(c.isspace() for c in value) and any(c.isdigit() for c in value)
 

@@ -8,6 +8,8 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from frontier.tools.capped_log import CappedLog
 
 WRITE = (
@@ -94,3 +96,35 @@ def test_a_line_with_no_end_reaches_the_log_while_the_child_waits(tmp_path: Path
     assert child.poll() is None  # still waiting: written while it runs
     child.communicate(b"", timeout=60)
     assert log.join(timeout=60)
+
+
+@pytest.mark.parametrize(
+    ("secrets", "written", "logged"),
+    [
+        (
+            {"a1b2c3d4e5a1": "[REDACTED]"},
+            ["auth a1b2c3d4e5a1", " failed\n"],
+            "auth [REDACTED] failed\n",
+        ),
+        (
+            {"ghp_0123456789abcdefXYZ9": "[REDACTED]", "9f8e7d6c5b4a39f8e7d6": "[env value]"},
+            ["token ghp_0123456789abcdefXYZ9", "\n"],
+            "token [REDACTED]\n",
+        ),
+    ],
+    ids=["its-end-starts-itself", "its-end-starts-another"],
+)
+def test_a_whole_secret_whose_end_could_start_a_secret_is_hidden(
+    tmp_path: Path, secrets: dict[str, str], written: list[str], logged: str
+) -> None:
+    """Held back as a possible start, the secret's end was written on the next read and
+    its beginning in clear on this one."""
+    path = tmp_path / "server.log"
+    script = "import sys, time\n" + "".join(
+        f"sys.stderr.write({piece!r}); sys.stderr.flush(); time.sleep(0.2)\n" for piece in written
+    )
+    log = CappedLog(path, 100_000, secrets)
+    child = subprocess.Popen([sys.executable, "-c", script], stderr=log.stream)
+    log.spawned()
+    assert child.wait(timeout=60) == 0 and log.join(timeout=60)
+    assert path.read_text() == logged

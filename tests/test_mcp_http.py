@@ -237,6 +237,7 @@ def test_a_server_that_wants_a_sign_in_says_so_and_how_to_give_a_token(
         (("-c", "node s.js --api-key XKEY12345"), "-c 'node s.js --api-key [REDACTED]'"),
         (("--dsn", "Db=y;Password=PWD123456;"), "--dsn 'Db=y;Password=[REDACTED];'"),
         (("--tokenizer", "gpt2", "--model", "gpt2-large"), None),
+        (("--primary-key", "AzurePrimary0123"), "--primary-key '[REDACTED]'"),
         (("--api-key", "test", "/home/test/s.js"), "--api-key '[REDACTED]' /home/test/s.js"),
         (("--monkey-patch", "true", "--keys", "name", "--token-file", "/p/tok"), None),
         (("--max-tokens", "100000000", "--port", "8080", "--api-key-env", "OPENAI_API_KEY"), None),

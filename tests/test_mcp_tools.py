@@ -438,9 +438,9 @@ async def test_a_servers_secrets_are_scrubbed_from_what_the_session_stores_and_s
 ) -> None:
     """A tool answering with its server's own token (its ``env`` value, a ``${NAME}`` from
     Frontier's environment, an ``--api-key`` argument) had it stored, exported and sent to
-    the model, where the provider's key in the same answer read ``[REDACTED]``. Only what
-    is shaped like a credential is learned: ``--sort-key created_at`` blanked the word
-    ``created_at`` out of the conversation."""
+    the model, where the provider's key in the same answer read ``[REDACTED]``. What no
+    credential's name marks (``--sort-key created_at``, ``WHERE = "${HOME}"``) is not
+    learned: it blanked those words out of the conversation."""
     from frontier.app.agent.runtime import create_runtime
     from frontier.app.config import Config
     from frontier.tools.policy import PolicyApprover
@@ -450,7 +450,10 @@ async def test_a_servers_secrets_are_scrubbed_from_what_the_session_stores_and_s
         'env = { MY_TOKEN = "env-token-value-1234", OTHER = "${TRACKER_SECRET}", '
         'WHERE = "${HOME}" }\n'
     )
-    words = '"--api-key", "arg-key-value-9876", "--sort-key", "created_at", "--token", "production"'
+    words = (
+        '"--api-key", "arg-key-value-9876", "--password", "correct-horse-battery", '
+        '"--sort-key", "created_at", "--tokenizer", "production", "--token-file", "./tok.txt"'
+    )
     text = config_path().read_text("utf-8")
     config_path().write_text(text.replace('.py"]', f'.py", {words}]'), "utf-8")
     session = create_runtime(
@@ -459,11 +462,13 @@ async def test_a_servers_secrets_are_scrubbed_from_what_the_session_stores_and_s
         workspace=tmp_path,
     )
     try:
-        answer = "env-token-value-1234 from-frontiers-env-5678 arg-key-value-9876"
-        assert session.scrubber.scrub(answer) == "[REDACTED] [REDACTED] [REDACTED]"
-        assert session.scrubber.redact(answer) == "[REDACTED] [REDACTED] [REDACTED]"
-        # what is shaped like no credential stays for the model to see: a name, a word, a path
-        ordinary = f"created_at = 0 on production in {os.environ['HOME']}/src"
+        answer = (
+            "env-token-value-1234 from-frontiers-env-5678 arg-key-value-9876 correct-horse-battery"
+        )
+        assert session.scrubber.scrub(answer) == " ".join(["[REDACTED]"] * 4)
+        assert session.scrubber.redact(answer) == " ".join(["[REDACTED]"] * 4)
+        # what no credential's name or shape marks stays for the model: a name, a path
+        ordinary = f"created_at = 0 on production in {os.environ['HOME']}/src and ./tok.txt"
         assert session.scrubber.redact(ordinary) == ordinary
     finally:
         await session.close()

@@ -202,3 +202,22 @@ def test_a_raw_http_capture_masks_the_credentials_its_request_carried(
     written = out.read_text()
     assert HAR_XKEY not in written and " ok" in written
     capsys.readouterr()
+
+
+def test_a_raw_http_capture_with_a_byte_order_mark_is_masked_too(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Read past its BOM for its responses, not for its credentials: none was masked."""
+    chunk = {"choices": [{"index": 0, "delta": {"content": f"key {HAR_XKEY} ok"}}]}
+    stream = f"data: {json.dumps(chunk)}\n\ndata: [DONE]\n\n"
+    dump = (
+        "\ufeffPOST /v1/chat/completions HTTP/1.1\r\nHost: h\r\n"
+        f"x-api-key: {HAR_XKEY}\r\nContent-Length: 2\r\n\r\n{{}}"
+        "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n\r\n" + stream
+    )
+    capture = tmp_path / "bom.http"
+    capture.write_text(dump, encoding="utf-8")
+    out = tmp_path / "out.jsonl"
+    assert main(["import", str(capture), "-o", str(out)]) == 0
+    assert HAR_XKEY not in out.read_text()
+    capsys.readouterr()

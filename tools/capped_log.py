@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import threading
 from collections.abc import Mapping
 from pathlib import Path
@@ -32,6 +33,8 @@ from typing import IO, TextIO
 
 CHUNK = 1 << 16
 """Bytes read from the pipe at a time."""
+HOLD_MAX = 4096
+"""A longer secret is not waited for across reads (finding its start would cost as much)."""
 
 
 class CappedLog:
@@ -53,9 +56,11 @@ class CappedLog:
             reverse=True,
         )
         """What never reaches the log as written (longest first), and what it reads as."""
-        self._starts = frozenset(v[:k] for v, _ in self.secrets for k in range(1, len(v)))
-        """Every proper start of a secret: an end of a read that is one waits."""
-        self._longest = max((len(v) for v, _ in self.secrets), default=0)
+        self._pattern = (
+            re.compile(b"|".join(re.escape(v) for v, _ in self.secrets)) if self.secrets else None
+        )
+        """Any secret, longest first: replaced in one pass, so none is cut by another's."""
+        self._shown = dict(self.secrets)
         self.rotations = 0
         """Times the log was moved aside while this child ran."""
         self.stream: TextIO = os.fdopen(write_fd, "w", encoding="utf-8", errors="replace")
@@ -108,19 +113,36 @@ class CappedLog:
 
     def _writable(self, data: bytes, *, ended: bool) -> tuple[bytes, bytes]:
         """What may be written now, its secrets hidden, and what waits for the next read:
-        the longest end of ``data`` that is the start of a secret (none once ``ended``)."""
-        if not self.secrets:
+        after the last secret found, the longest end of ``data`` that could be the start
+        of one (none once ``ended``). Found first, then held: a secret whose own end
+        starts a secret was held in part and written in clear."""
+        if self._pattern is None:
             return data, b""
-        held = 0
-        if not ended:
-            for k in range(min(len(data), self._longest - 1), 0, -1):
-                if data[-k:] in self._starts:
-                    held = k
+        parts: list[bytes] = []
+        at = 0
+        for found in self._pattern.finditer(data):
+            parts += [data[at : found.start()], self._shown[found.group()]]
+            at = found.end()
+        held = 0 if ended else self._start_at_end(data, at)
+        parts.append(data[at : len(data) - held])
+        return b"".join(parts), data[len(data) - held :]
+
+    def _start_at_end(self, data: bytes, after: int) -> int:
+        """The length of the longest end of ``data[after:]`` that a secret starts with
+        (``0``: none). Linear in the secrets' lengths for each place their first byte
+        occurs in the last bytes."""
+        best = 0
+        for secret, _ in self.secrets:
+            if len(secret) > HOLD_MAX:
+                continue  # replaced where a read holds it whole; never waited for
+            first = secret[:1]
+            at = max(after, len(data) - len(secret) + 1)
+            while (at := data.find(first, at)) != -1:
+                if secret.startswith(data[at:]) and len(data) - at > best:
+                    best = len(data) - at
                     break
-        out = data[: len(data) - held]
-        for secret, shown in self.secrets:
-            out = out.replace(secret, shown)
-        return out, data[len(data) - held :]
+                at += 1
+        return best
 
     def _open(self) -> tuple[IO[bytes] | None, int]:
         try:

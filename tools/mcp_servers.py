@@ -243,17 +243,23 @@ def env_secrets(settings: ServerSettings, env: Mapping[str, str]) -> tuple[str, 
 
 
 def server_secrets(settings: ServerSettings) -> tuple[str, ...]:
-    """The credentials ``settings`` holds, for the session's scrubber: the values of its
-    credential headers (``Authorization``'s token after its scheme, ``X-Api-Key``,
-    cookies), its URL's credentials, its secret ``env`` values (:func:`env_secrets`) and
-    what its arguments hold — each only if shaped like a credential
-    (``secret_shapes.worth_scrubbing``): the scrubber hides a value from everything the
-    model is sent, and ``--sort-key created_at`` or ``HOME = "${HOME}"`` blanked those
-    words out of the conversation. A tool that answered with its server's own token had
-    it stored and sent to the model, where the provider's key in the same answer read
-    ``[REDACTED]``. A variable that is not set: that server does not start, and what it
-    would have held is nowhere."""
-    from frontier.app.secret_shapes import names_a_secret, url_secrets, worth_scrubbing
+    """The credentials ``settings`` holds, for the session's scrubber: what its arguments
+    hold (``argv_secrets``: values named as credentials, key-shaped words), its URL's
+    credentials, its credential headers' values (``Authorization``'s token after its
+    scheme, ``X-Api-Key``, cookies) and its secret-named ``env`` values — each not a path
+    that exists (``secret_shapes.names_a_path``) — and a ``${NAME}`` passed under another
+    name only if shaped like a credential (``worth_scrubbing``: ``HOME = "${HOME}"``
+    blanked the home folder out of the conversation). A tool that answered with its
+    server's own token had it stored and sent to the model, where the provider's key in
+    the same answer read ``[REDACTED]``. A variable that is not set: that server does not
+    start, and what it would have held is nowhere."""
+    from frontier.app.secret_shapes import (
+        learnable,
+        names_a_path,
+        names_a_secret,
+        url_secrets,
+        worth_scrubbing,
+    )
 
     found = [*argv_secrets(settings.args), *url_secrets(settings.url)]
     with contextlib.suppress(HeaderError):
@@ -263,8 +269,12 @@ def server_secrets(settings: ServerSettings) -> tuple[str, ...]:
                 found += [value, value.partition(" ")[2]]
     if settings.url is None:
         with contextlib.suppress(HeaderError):
-            found += env_secrets(settings, server_env(settings))
-    return tuple(v for v in found if worth_scrubbing(v))
+            env = server_env(settings)
+            for key, raw in settings.env.items():
+                value = env.get(key, "")
+                if is_secret(key) or ("${" in raw and worth_scrubbing(value)):
+                    found.append(value)
+    return tuple(v for v in found if learnable(v) and not names_a_path(v))
 
 
 def withheld_hint(words: str, settings: ServerSettings) -> str:

@@ -56,6 +56,7 @@ def capture_secrets(data: bytes) -> Scrubber:
     raw HTTP capture's request headers and URLs: ``capture_har.har_secrets``,
     ``capture_http.http_secrets``), to mask where the model's text repeats them: what
     ``capture_sources`` keeps of the capture holds no header."""
+    data = data.removeprefix(b"\xef\xbb\xbf")  # as capture_sources reads it
     kind = detect_kind(data)
     if kind == "har":
         from frontier.app.session.capture_har import har_secrets

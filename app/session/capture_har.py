@@ -27,7 +27,7 @@ from urllib.parse import urlsplit
 
 from frontier.app.listing import listing
 from frontier.app.model import registry
-from frontier.app.secret_shapes import names_a_secret, url_secrets
+from frontier.app.secret_shapes import learnable, names_a_secret, url_secrets
 from frontier.app.session.capture_jsonl import whole_answer
 from frontier.app.session.capture_raw import MAX_HAR_BYTES, RawEvent, RawResponse
 from frontier.app.session.capture_sse import MAX_EVENT, CaptureError, read_events
@@ -134,7 +134,7 @@ def har_secrets(data: bytes) -> list[str]:
                 name = _get(header, "name")
                 if side == "request" or (isinstance(name, str) and name.lower() == "set-cookie"):
                     found += header_secrets(name, _get(header, "value"))
-    return found
+    return [value for value in found if learnable(value)]
 
 
 def header_secrets(name: object, value: object) -> list[str]:

@@ -26,7 +26,7 @@ import zlib
 from typing import Any
 
 from frontier.app.record import record, replace
-from frontier.app.secret_shapes import url_secrets
+from frontier.app.secret_shapes import learnable, url_secrets
 from frontier.app.session.capture_har import (
     MAX_PATH,
     BodyBudget,
@@ -78,7 +78,7 @@ def http_secrets(data: bytes) -> list[str]:
         messages = _messages(data, len(data) - len(data.lstrip()), [])
     except CaptureError:
         return []
-    return [value for message in messages for value in message.credentials]
+    return [value for message in messages for value in message.credentials if learnable(value)]
 
 
 def http_responses(data: bytes, pick: int | None = None) -> list[RawResponse]:
