@@ -284,7 +284,9 @@ def unindexed(event: dict[str, Any]) -> dict[str, Any]:
 
 
 @pytest.mark.parametrize("incremental", [True, False], ids=["native-inc", "native-eos"])
-@pytest.mark.parametrize("ids", ["distinct", "one-for-all", "none", "added-twice"])
+@pytest.mark.parametrize(
+    "ids", ["distinct", "one-for-all", "none", "added-twice", "none-added-twice", "same-pair"]
+)
 @given(cuts=st.lists(st.integers(min_value=0), max_size=12))
 def test_calls_a_server_names_by_item_id_alone_are_each_their_own(
     incremental: bool, ids: str, cuts: list[int]
@@ -296,21 +298,24 @@ def test_calls_a_server_names_by_item_id_alone_are_each_their_own(
     calls = [("call_a", '{"path":"a.py"}'), ("call_b", '{"path":"b.py"}'), ("call_c", "{}")]
     events = []
     for n, (ident, arguments) in enumerate(calls):
-        events += [added(n, ident, "read_file")] * (2 if ids == "added-twice" else 1)
+        events += [added(n, ident, "read_file")] * (2 if ids.endswith("added-twice") else 1)
         events += [args_delta(n, arguments[:5]), args_delta(n, arguments[5:])]
     events += [item_done(n, ident, "read_file", args) for n, (ident, args) in enumerate(calls)]
     events = [unindexed(e) for e in events]
     for e in events:  # one item id for every call, or none at all
         item = e.get("item", e)
-        if ids == "one-for-all":
+        if ids in ("one-for-all", "same-pair"):
             item["id" if "item" in e else "item_id"] = "fc_1"
-        elif ids == "none":
+        elif ids.startswith("none"):
             item.pop("id" if "item" in e else "item_id", None)
+        if ids == "same-pair" and "item" in e:
+            item["call_id"] = "call_x"  # one call id for every call too
     body = sse([*events, completed()])
     points = sorted({c % (len(body) + 1) for c in cuts} | {0, len(body)})
     pieces = [body[a:b] for a, b in itertools.pairwise(points)]
     got, kinds = transduce(body, incremental, pieces)
-    assert [(c.id, c.args) for c in got] == [(i, json.loads(a)) for i, a in calls]
+    named = [("call_x" if ids == "same-pair" else i, json.loads(a)) for i, a in calls]
+    assert [(c.id, c.args) for c in got] == named
     assert not kinds
 
 
@@ -602,6 +607,7 @@ def test_decoder_state_stays_bounded_and_time_linear() -> None:
     for state in (vars(decoder), vars(unindexed_calls)):
         kept = [state.pop(name) for name in ("_by_item", "_by_pair", "_open")]
         assert all(len(ids) <= MAX_ITEM_IDS for ids in kept)
+        assert len(state.pop("_last_added")) == 3  # the ids and name of one call
         assert all(isinstance(v, int) for v in state.values())
 
 

@@ -87,6 +87,8 @@ TYPE_CHECKING = False  # FinishReason is a type only (a Literal: app/model/strea
 if TYPE_CHECKING:
     from frontier.app.model.stream import FinishReason
 
+AMBIGUOUS = -1
+"""The key kept for ids more than one call carried: they name no call."""
 MAX_ITEM_IDS = 4096
 """Calls whose ids (and whether they are still open) are kept, for a server that sends no
 ``output_index`` (past them, an event naming no index is the last call's)."""
@@ -327,6 +329,8 @@ class ResponsesDecoder:
         self._args_since_added = False
         """Arguments arrived since the last call was added (a later ``added`` naming the
         same ids is another call, not the same one sent twice)."""
+        self._last_added: tuple[str, str, str] = ("", "", "")
+        """The item id, call id and name of the last call added."""
         self._shown = -1
         """The highest ``output_index`` shown as a server tool (each is shown once)."""
         self._text_streamed = True
@@ -433,35 +437,36 @@ class ResponsesDecoder:
         return self._by_item.get(item_id, self._last_call) if item_id else self._last_call
 
     def _added_key(self, item: Mapping[str, Any], index: int | None) -> int:
-        """The key of a call added: its ``output_index``, else the key of the same item
-        and call added before and still open (an ``added`` sent twice), else a new one
-        past every key seen. Its ids are kept for the events that name no index."""
+        """The key of a call added: its ``output_index``, else the last call's when this is
+        the same ``added`` again (the same ids and name, no arguments since), else a new
+        one past every key seen. Its ids are kept for the events that name no index; ids
+        a second call reuses are kept as naming none."""
         pair = (_str(item.get("id")), _str(item.get("call_id")))
-        known = self._by_pair.get(pair) if any(pair) else None
-        if index is not None:
-            key = index
-        elif known == self._last_call and known in self._open and not self._args_since_added:
-            return known  # the same ``added`` again, before any of its arguments
-        else:
-            key = self._next_key
-        if len(self._by_pair) < MAX_ITEM_IDS:
-            self._by_pair[pair] = key
-            if pair[0]:
-                self._by_item[pair[0]] = key
+        same = (*pair, _str(item.get("name")))
+        again = same == self._last_added and not self._args_since_added
+        if index is None and again and self._last_call in self._open:
+            return self._last_call
+        self._last_added = same
+        key = self._next_key if index is None else index
+        if any(pair) and len(self._by_pair) < MAX_ITEM_IDS:
+            reused = self._by_pair.get(pair, key) != key
+            self._by_pair[pair] = AMBIGUOUS if reused else key
+        if pair[0] and len(self._by_item) < MAX_ITEM_IDS:
+            self._by_item[pair[0]] = key
         if len(self._open) < MAX_ITEM_IDS:
             self._open[key] = None
         return key
 
     def _done_key(self, item: Mapping[str, Any], index: int | None) -> int:
         """The key of a call's ``output_item.done``: its ``output_index``, else its item's
-        and call's (an id used for one call only), else the oldest call still open —
+        and call's (ids used for one call only), else the oldest call still open —
         llama-server sends its calls' ends together, in order, and may give several calls
         one id, or none."""
         if index is not None:
             key = index
         else:
             pair = (_str(item.get("id")), _str(item.get("call_id")))
-            key = self._by_pair.get(pair, -1) if any(pair) else -1
+            key = self._by_pair.get(pair, AMBIGUOUS) if any(pair) else AMBIGUOUS
             if key not in self._open:
                 key = next(iter(self._open), self._last_call)
         self._open.pop(key, None)
