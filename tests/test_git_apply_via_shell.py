@@ -155,6 +155,8 @@ def test_what_git_would_do_otherwise_stays_a_command(tmp_path: Path) -> None:
         f"cd {root}/no-such-dir/.. && git apply ok.patch",  # bash's cd fails: nothing runs
         f"cd {root}/m.py/.. && git apply ok.patch",  # not a folder: the same
         "cd no-such-dir/.. && git apply ok.patch",
+        "cd - && git apply ok.patch",  # $OLDPWD
+        "cd -- - && git apply ok.patch",
         "git apply ok.patch && ls",
         f"git apply <<EOF\n{MODIFY.replace('return 10', 'return $X')}EOF",  # bash expands it
         f"git apply <<'EOF'\n{MODIFY}EOF\nls",
@@ -168,7 +170,7 @@ def test_what_git_would_do_otherwise_stays_a_command(tmp_path: Path) -> None:
     assert git_apply_patch("git apply ok.patch", {}, str(root)) is not None
 
 
-@pytest.mark.parametrize("cd", [".", "{root}", "{root}/", "sub/.."])
+@pytest.mark.parametrize("cd", [".", "{root}", "{root}/", "sub/..", "-- {root}"])
 async def test_a_cd_to_the_top_first_is_the_same_patch(tmp_path: Path, cd: str) -> None:
     """``cd /the/workspace && git apply fix.patch``, as models prefix their commands: it ran
     unreviewed, a command, where the same line without the ``cd`` was the patch."""
@@ -251,3 +253,14 @@ async def test_in_the_loop_the_call_runs_as_the_patch(tmp_path: Path) -> None:
     ready = next(e for e in events if isinstance(e, CallReady))
     assert (ready.call.name, ready.call.origin) == ("apply_patch", "git apply fix.patch")
     assert (root / "m.py").read_text().startswith("def f():\n    return 10\n")
+
+
+def test_cd_dash_is_no_folder_and_cd_dash_dash_is_cd() -> None:
+    """``cd -`` goes to ``$OLDPWD`` (``cd -- -`` too): read as a folder named ``-``, a
+    ``cd -- - && rm a.py`` was the review of deleting ``-/a.py``. ``cd -- DIR`` is how a
+    call's ``workdir`` is written."""
+    from frontier.tools.patch_via_shell import cd_prefix
+
+    for line in ("cd - && rm a.py", "cd -- - && rm a.py"):
+        assert cd_prefix(line) == ("", line)
+    assert cd_prefix("cd -- pkg && cat a.md") == ("pkg", "cat a.md")

@@ -277,8 +277,8 @@ def cd_prefix(line: str) -> tuple[str, str]:
         return "", line
     if words[1:2] == ["--"]:  # ``cd -- DIR``: how ``workdir`` is written (``process.py``)
         words = [words[0], *words[2:]]
-    if len(words) != 2 or not words[1] or any(c in words[1] for c in "~$`*?[\n"):
-        return "", line
+    if len(words) != 2 or words[1] in ("", "-") or any(c in words[1] for c in "~$`*?[\n"):
+        return "", line  # ``cd -`` goes to $OLDPWD
     return words[1], after.strip()
 
 
