@@ -143,13 +143,21 @@ def learnable(value: str) -> bool:
 PATH_STARTS = ("/", "./", "../", "~")
 
 
+FILE_SUFFIXES = (".json", ".pem", ".key", ".crt", ".p12", ".pfx", ".txt", ".env", ".yaml",
+                 ".yml", ".toml", ".ini", ".cfg")  # fmt: skip
+"""A value ending so names a file (``GOOGLE_APPLICATION_CREDENTIALS=service-account.json``)."""
+
+
 def names_a_path(value: str) -> bool:
-    """``value`` is a file or folder here (``GOOGLE_APPLICATION_CREDENTIALS=/…/key.json``,
-    ``HOME``): no secret itself, and blanked out of everything the model sees it was worse
-    than useless. A token may start with ``/`` (base64): only a path that exists is one."""
+    """``value`` names a file or folder — one here, one written relative or from home, or a
+    file by its suffix — not a secret itself, and blanked out of everything the model sees
+    it was worse than useless. A token may start with ``/`` (base64): an absolute path is
+    taken for one only if it exists."""
     import os
 
-    return value.startswith(PATH_STARTS) and os.path.exists(os.path.expanduser(value))
+    if value.startswith(("./", "../", "~")) or value.lower().endswith(FILE_SUFFIXES):
+        return True
+    return value.startswith("/") and os.path.exists(value)
 
 
 def worth_scrubbing(value: str) -> bool:

@@ -9,6 +9,8 @@ import time
 from pathlib import Path
 
 import pytest
+from hypothesis import example, given
+from hypothesis import strategies as st
 
 from frontier.tools.capped_log import CappedLog
 
@@ -128,3 +130,36 @@ def test_a_whole_secret_whose_end_could_start_a_secret_is_hidden(
     log.spawned()
     assert child.wait(timeout=60) == 0 and log.join(timeout=60)
     assert path.read_text() == logged
+
+
+def pieces_written(log: CappedLog, data: bytes, cuts: list[int]) -> bytes:
+    """What ``log`` writes of ``data`` read in the pieces ``cuts`` make, as ``_copy`` reads."""
+    points = sorted({c % (len(data) + 1) for c in cuts})
+    out, held = [], b""
+    for a, b in zip([0, *points], [*points, len(data)], strict=True):
+        chunk, held = log._writable(held + data[a:b], ended=False)
+        out.append(chunk)
+    chunk, held = log._writable(held, ended=True)
+    return b"".join([*out, chunk])
+
+
+@given(
+    secrets=st.dictionaries(
+        st.text(alphabet="ab1", min_size=2, max_size=8), st.sampled_from(["[R]", "[E]"]),
+        min_size=1, max_size=3,
+    ),
+    data=st.text(alphabet="ab1x", max_size=40),
+    cuts=st.lists(st.integers(0, 100), max_size=8),
+)  # fmt: skip
+@example(secrets={"b1": "[R]", "b1b": "[E]"}, data="xb1b", cuts=[3])  # one inside another
+@example(secrets={"a1ba1": "[R]"}, data="xa1ba1x", cuts=[6])  # its end starts itself
+def test_any_reads_write_what_one_read_writes(
+    tmp_path_factory: pytest.TempPathFactory, secrets: dict[str, str], data: str, cuts: list[int]
+) -> None:
+    """Secrets that start, end or hold one another (a password inside a URL), cut by the
+    pipe's reads anywhere: the log is what one read of it all would write."""
+    log = CappedLog(tmp_path_factory.mktemp("log") / "x.log", 100_000, secrets)
+    log.close()
+    assert log.join(timeout=60)
+    whole, _ = log._writable(data.encode(), ended=True)
+    assert pieces_written(log, data.encode(), cuts) == whole

@@ -538,6 +538,19 @@ def test_the_servers_a_session_runs_are_reported_as_they_are_and_none_started_ag
     assert not (Path(os.environ["FRONTIER_DATA_DIR"]) / "mcp-logs").exists()  # nothing started
 
 
+def leaky_report(
+    server: tuple[Server, str], capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> tuple[str, str]:
+    """The doctor's report (it passes: a server that does not start is a warning) and the
+    log of the MCP server ``leak`` the config names."""
+    _, url = server
+    status = main(["doctor", "--base-url", url, "--no-request", "--workspace", str(tmp_path)])
+    out = capsys.readouterr().out
+    assert status == 0
+    log = Path(os.environ["FRONTIER_DATA_DIR"]) / "mcp-logs" / "leak.log"
+    return out, log.read_text("utf-8")
+
+
 def test_a_servers_secret_env_value_it_prints_as_it_fails_is_not_shown(
     server: tuple[Server, str],
     capsys: pytest.CaptureFixture[str],
@@ -552,13 +565,9 @@ def test_a_servers_secret_env_value_it_prints_as_it_fails_is_not_shown(
         f'[mcp_servers.leak]\ncommand = "sh"\nargs = ["-c", {json.dumps(script)}]\n'
         'env = { MY_TOKEN = "sk-written-in-config-1234", SVC = "${SERVICE_KEY}" }\n'
     )
-    _, url = server
-    status = main(["doctor", "--base-url", url, "--no-request", "--workspace", str(tmp_path)])
-    out = capsys.readouterr().out
-    assert status == 0
+    out, log = leaky_report(server, capsys, tmp_path)
     assert "auth failed for [env value] and [env value]" in out
     assert "sk-written-in-config-1234" not in out and "sk-from-frontiers-env-5678" not in out
-    log = (Path(os.environ["FRONTIER_DATA_DIR"]) / "mcp-logs" / "leak.log").read_text("utf-8")
     assert "auth failed for [env value] and [env value]" in log, log
 
 
@@ -572,13 +581,9 @@ def test_a_secret_a_servers_arguments_hold_is_not_shown_in_its_line_or_its_last_
         f'[mcp_servers.leak]\ncommand = "sh"\nargs = ["-c", {json.dumps(script)}, '
         '"--api-key", "sk-proj-written-in-args-0123456789"]\n'
     )
-    _, url = server
-    status = main(["doctor", "--base-url", url, "--no-request", "--workspace", str(tmp_path)])
-    out = capsys.readouterr().out
-    assert status == 0
+    out, log = leaky_report(server, capsys, tmp_path)
     assert "key [REDACTED] refused" in out and "--api-key '[REDACTED]'" in out
     assert "sk-proj-written-in-args" not in out
-    log = (Path(os.environ["FRONTIER_DATA_DIR"]) / "mcp-logs" / "leak.log").read_text("utf-8")
     assert "key [REDACTED] refused" in log and "sk-proj-written-in-args" not in log
 
 

@@ -448,7 +448,8 @@ async def test_a_servers_secrets_are_scrubbed_from_what_the_session_stores_and_s
     monkeypatch.setenv("TRACKER_SECRET", "from-frontiers-env-5678")
     write_config(
         'env = { MY_TOKEN = "env-token-value-1234", OTHER = "${TRACKER_SECRET}", '
-        'WHERE = "${HOME}" }\n'
+        'WHERE = "${HOME}", TOKENIZER = "bert-base-uncased", '
+        'GOOGLE_APPLICATION_CREDENTIALS = "service-account.json" }\n'
     )
     words = (
         '"--api-key", "arg-key-value-9876", "--password", "correct-horse-battery", '
@@ -468,7 +469,10 @@ async def test_a_servers_secrets_are_scrubbed_from_what_the_session_stores_and_s
         assert session.scrubber.scrub(answer) == " ".join(["[REDACTED]"] * 4)
         assert session.scrubber.redact(answer) == " ".join(["[REDACTED]"] * 4)
         # what no credential's name or shape marks stays for the model: a name, a path
-        ordinary = f"created_at = 0 on production in {os.environ['HOME']}/src and ./tok.txt"
+        ordinary = (
+            f"created_at = 0 on production in {os.environ['HOME']}/src and ./tok.txt, "
+            "bert-base-uncased, service-account.json"
+        )
         assert session.scrubber.redact(ordinary) == ordinary
     finally:
         await session.close()

@@ -113,33 +113,38 @@ class CappedLog:
 
     def _writable(self, data: bytes, *, ended: bool) -> tuple[bytes, bytes]:
         """What may be written now, its secrets hidden, and what waits for the next read:
-        after the last secret found, the longest end of ``data`` that could be the start
-        of one (none once ``ended``). Found first, then held: a secret whose own end
-        starts a secret was held in part and written in clear."""
+        the longest end of ``data`` that could be the start of a secret and cuts no whole
+        secret found in two (none once ``ended``). A secret whose own end starts a secret
+        was held in part and written in clear; a password inside a URL that is a secret
+        too was hidden alone when the read ended inside the URL."""
         if self._pattern is None:
             return data, b""
+        spans = [m.span() for m in self._pattern.finditer(data)]
+        cut = len(data) if ended else self._hold_from(data, spans)
         parts: list[bytes] = []
         at = 0
-        for found in self._pattern.finditer(data):
-            parts += [data[at : found.start()], self._shown[found.group()]]
-            at = found.end()
-        held = 0 if ended else self._start_at_end(data, at)
-        parts.append(data[at : len(data) - held])
-        return b"".join(parts), data[len(data) - held :]
+        for start, end in spans:
+            if end > cut:
+                break
+            parts += [data[at:start], self._shown[data[start:end]]]
+            at = end
+        parts.append(data[at:cut])
+        return b"".join(parts), data[cut:]
 
-    def _start_at_end(self, data: bytes, after: int) -> int:
-        """The length of the longest end of ``data[after:]`` that a secret starts with
-        (``0``: none). Linear in the secrets' lengths for each place their first byte
-        occurs in the last bytes."""
-        best = 0
+    def _hold_from(self, data: bytes, spans: list[tuple[int, int]]) -> int:
+        """Where the held end of ``data`` begins: the earliest place, among the last
+        bytes, from which ``data`` is a proper start of a secret and that no secret found
+        spans; ``len(data)``: nothing is held."""
+        inside = {at for start, end in spans for at in range(start + 1, end)}
+        best = len(data)
         for secret, _ in self.secrets:
             if len(secret) > HOLD_MAX:
                 continue  # replaced where a read holds it whole; never waited for
             first = secret[:1]
-            at = max(after, len(data) - len(secret) + 1)
-            while (at := data.find(first, at)) != -1:
-                if secret.startswith(data[at:]) and len(data) - at > best:
-                    best = len(data) - at
+            at = max(0, len(data) - len(secret) + 1)
+            while (at := data.find(first, at)) != -1 and at < best:
+                if at not in inside and secret.startswith(data[at:]):
+                    best = at
                     break
                 at += 1
         return best

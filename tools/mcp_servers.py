@@ -246,10 +246,11 @@ def server_secrets(settings: ServerSettings) -> tuple[str, ...]:
     """The credentials ``settings`` holds, for the session's scrubber: what its arguments
     hold (``argv_secrets``: values named as credentials, key-shaped words), its URL's
     credentials, its credential headers' values (``Authorization``'s token after its
-    scheme, ``X-Api-Key``, cookies) and its secret-named ``env`` values — each not a path
-    that exists (``secret_shapes.names_a_path``) — and a ``${NAME}`` passed under another
-    name only if shaped like a credential (``worth_scrubbing``: ``HOME = "${HOME}"``
-    blanked the home folder out of the conversation). A tool that answered with its
+    scheme, ``X-Api-Key``, cookies) and the ``env`` values whose name's last word names a
+    credential (``GITHUB_TOKEN``; not ``TOKENIZER``, ``KEY_VAULT_NAME``) — each not a path
+    (``secret_shapes.names_a_path``) — and a ``${NAME}`` passed under another name only if
+    shaped like a credential (``worth_scrubbing``: ``HOME = "${HOME}"`` blanked the home
+    folder out of the conversation). A tool that answered with its
     server's own token had it stored and sent to the model, where the provider's key in
     the same answer read ``[REDACTED]``. A variable that is not set: that server does not
     start, and what it would have held is nowhere."""
@@ -272,7 +273,7 @@ def server_secrets(settings: ServerSettings) -> tuple[str, ...]:
             env = server_env(settings)
             for key, raw in settings.env.items():
                 value = env.get(key, "")
-                if is_secret(key) or ("${" in raw and worth_scrubbing(value)):
+                if names_a_secret(key) or ("${" in raw and worth_scrubbing(value)):
                     found.append(value)
     return tuple(v for v in found if learnable(v) and not names_a_path(v))
 
