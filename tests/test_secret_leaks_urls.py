@@ -221,3 +221,33 @@ def test_a_raw_http_capture_with_a_byte_order_mark_is_masked_too(
     assert main(["import", str(capture), "-o", str(out)]) == 0
     assert HAR_XKEY not in out.read_text()
     capsys.readouterr()
+
+
+def test_a_failure_check_quotes_from_a_capture_hides_the_key(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``frontier check``'s FAIL line quotes the late bytes of a call: a model that put
+    the key it was given in its arguments had it printed, into what goes in bug reports."""
+    key = "sk-envkey-0123456789abcdefXYZ"
+    monkeypatch.setenv("FRONTIER_API_KEY", key)
+
+    def chunk(calls: list[dict[str, object]], finish: str | None = None) -> str:
+        delta = {"tool_calls": calls} if calls else {}
+        choice = {"index": 0, "delta": delta, "finish_reason": finish}
+        return f"data: {json.dumps({'choices': [choice]})}\n\n"
+
+    def call(n: int, args: str, ident: str | None = None) -> dict[str, object]:
+        head = {"id": ident, "type": "function", "function": {"name": "shell"}} if ident else {}
+        return {"index": n, **head, "function": {**head.get("function", {}), "arguments": args}}
+
+    capture = tmp_path / "late.sse"
+    capture.write_text(
+        chunk([call(0, '{"command":"echo hi"}', "c1")])
+        + chunk([call(1, '{"command":"x"}', "c2")])
+        + chunk([call(0, f" more {key}")])
+        + chunk([], "tool_calls")
+        + "data: [DONE]\n\n"
+    )
+    assert main(["check", "--protocol", "native-inc", str(capture)]) == 1
+    out = capsys.readouterr().out
+    assert "FAIL" in out and "more [REDACTED]" in out and key not in out

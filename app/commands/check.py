@@ -31,6 +31,7 @@ session, the model's next attempt.
 from __future__ import annotations
 
 import argparse
+import functools
 import os
 import sys
 from collections.abc import Iterator, Sequence
@@ -48,6 +49,7 @@ if TYPE_CHECKING:
     from frontier.app.agent.explain import Explanation
     from frontier.app.cst.props import CheckReport
     from frontier.app.model.wires.rules import Violation
+    from frontier.app.secrets import Scrubber
 
 PROPERTIES = {
     "S1": "an incomplete call was executable",
@@ -201,15 +203,14 @@ def main(args: argparse.Namespace) -> int:
             more = f" (+{len(report.violations) - 1} more)" if len(report.violations) > 1 else ""
             meaning = PROPERTIES.get(first.prop)
             what = f" ({meaning})" if meaning else ""
-            safe_print(
-                f"FAIL  {head}: {first.prop} at offset {first.offset}{what}: {first.message}{more}"
-            )
+            said = _scrubbed(first.message)  # it may quote the call's bytes
+            safe_print(f"FAIL  {head}: {first.prop} at offset {first.offset}{what}: {said}{more}")
         if server:  # told apart from the model's errors
             first_server, others = server[0], len(server) - 1
             more = f" (+{others} more)" if others else ""
             safe_print(
                 f"      server framing error at event {first_server.event} (the server's, not "
-                f"the model's): {first_server.message}{more}"
+                f"the model's): {_scrubbed(first_server.message)}{more}"
             )
         if native:  # the live session said so as a bad_call contract error
             safe_print(
@@ -424,8 +425,21 @@ def _print_explanations(found: list[Explanation]) -> None:
     known secrets masked as ``replay`` masks them; ``safe_print`` shows what the model,
     the recording's file name or the store put in them as escapes."""
     from frontier.app.agent.explain import format_explanation
+
+    for item in found:
+        safe_print(_scrubbed(format_explanation(item)), end="")
+
+
+@functools.cache
+def _scrubber() -> Scrubber:
     from frontier.app.secrets import Scrubber
 
-    scrubber = Scrubber.from_env()
-    for item in found:
-        safe_print(scrubber.scrub(format_explanation(item)), end="")
+    return Scrubber.from_env()
+
+
+def _scrubbed(text: str) -> str:
+    """``text`` with the environment's keys and credential shapes hidden: what a failure
+    quotes of a capture's bytes (a call's arguments may hold the key the model was
+    given) is pasted into bug reports. The scrubber is made only when a line needs it
+    (``frontier check`` of a session that passes imports none: issue 24)."""
+    return _scrubber().scrub(text)
