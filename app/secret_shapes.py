@@ -161,12 +161,12 @@ def names_a_path(value: str) -> bool:
 
 
 def worth_scrubbing(value: str) -> bool:
-    """A value a command line or a setting holds that is shaped like a credential, for a
-    session's scrubber, which hides it from everything the model is sent and every sink:
-    a vendor's key, or one word of :data:`SCRUB_MIN` characters or more holding a digit —
-    not a path, a word or a name (``--sort-key created_at``, ``HOME=${HOME}``, ``--token
-    production`` would have blanked those words out of the conversation)."""
-    if _is_key_segment(value):
+    """A value no name marks as a credential (a ``${NAME}`` an MCP server's ``env`` passes
+    under another name) that is shaped like one, for a session's scrubber, which hides it
+    from everything the model is sent and every sink: a vendor's key, or one word of
+    :data:`SCRUB_MIN` characters or more holding a digit — not a path, a word or a name
+    (``HOME=${HOME}`` would have blanked the home folder out of the conversation)."""
+    if key_shaped(value):
         return learnable(value)
     if len(value) < SCRUB_MIN or not learnable(value) or value.startswith(PATH_STARTS):
         return False
@@ -201,7 +201,7 @@ def _word_secrets(args: Sequence[str], at: int, budget: list[int] | None = None)
             found.add(word[lower.index(scheme) + len(scheme) :].strip().split(" ", 1)[0])
     for url in re.findall(_URL_RE, word):
         found.update(url_secrets(url))
-    found.update(p for p in re.split(r"[\s=:;,'\"]+", word) if _is_key_segment(p))
+    found.update(p for p in re.split(r"[\s=:;,'\"]+", word) if key_shaped(p))
     if budget is not None and len(word) <= min(SPLIT_MAX, budget[0]) and " " in word.strip():
         budget[0] -= len(word)  # a script: ``sh -c "… --api-key X"``
         words = _script_words(word)
@@ -241,12 +241,12 @@ def url_secrets(url: str | None) -> list[str]:
     user, colon, password = (userinfo or "").partition(":")
     if colon and password:
         found += [password, _unquote(password)]
-    if _is_key_segment(user):
+    if key_shaped(user):
         found += [user, _unquote(user)]
     for value in _credential_values(path, query, fragment):
         found += [value, _unquote(value)]
     for segment in path.split("/"):
-        if _is_key_segment(segment):
+        if key_shaped(segment):
             found += [segment, _unquote(segment)]
     return found
 
@@ -295,8 +295,9 @@ def _unquote(text: str) -> str:
     return unquote(text)
 
 
-def _is_key_segment(segment: str) -> bool:
-    """A URL path segment shaped like a vendor's API key (:data:`KEY_PREFIXES`)."""
+def key_shaped(segment: str) -> bool:
+    """A word or URL path segment shaped like a vendor's API key (:data:`KEY_PREFIXES`,
+    at least :data:`KEY_SEGMENT_LEN` characters, percent-decoded)."""
     return len(segment) >= KEY_SEGMENT_LEN and _unquote(segment).startswith(KEY_PREFIXES)
 
 
@@ -321,7 +322,7 @@ def redact_url(url: str | None, *, userinfo: str = URL_USERINFO_MASK) -> str | N
 
 def _redacted_segment(segment: str) -> str:
     """A path segment ``[REDACTED]`` when key-shaped, else its credential parameters'."""
-    if _is_key_segment(segment):
+    if key_shaped(segment):
         return REDACTED
     name, semi, params = segment.partition(";")
     if not semi:

@@ -135,7 +135,8 @@ class CappedLog:
         """Where the held end of ``data`` begins: the earliest place, among the last
         bytes, from which ``data`` is a proper start of a secret and that no secret found
         spans; ``len(data)``: nothing is held."""
-        inside = {at for start, end in spans for at in range(start + 1, end)}
+        tail = max(0, len(data) - HOLD_MAX)
+        near = [(start, end) for start, end in spans if end > tail]  # the only ones a hold cuts
         best = len(data)
         for secret, _ in self.secrets:
             if len(secret) > HOLD_MAX:
@@ -143,7 +144,8 @@ class CappedLog:
             first = secret[:1]
             at = max(0, len(data) - len(secret) + 1)
             while (at := data.find(first, at)) != -1 and at < best:
-                if at not in inside and secret.startswith(data[at:]):
+                cuts = any(start < at < end for start, end in near)
+                if not cuts and secret.startswith(data[at:]):
                     best = at
                     break
                 at += 1

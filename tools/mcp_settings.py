@@ -26,7 +26,7 @@ from urllib.parse import urlsplit
 
 from frontier.app.config import ENV_REF, ConfigError, valid_key
 from frontier.app.record import field, record
-from frontier.app.secret_shapes import KEY_PREFIXES, KEY_SEGMENT_LEN, REDACTED, hidden_argv
+from frontier.app.secret_shapes import REDACTED, hidden_argv, key_shaped
 
 Transport = Literal["stdio", "http"]
 
@@ -109,7 +109,7 @@ def public_url(url: str) -> str:
 
 
 def _shown_segment(segment: str) -> str:
-    if segment.startswith(KEY_PREFIXES) and len(segment) >= KEY_SEGMENT_LEN:
+    if key_shaped(segment):
         return REDACTED
     if len(segment) >= TOKEN_SEGMENT_LEN and "." not in segment:
         letters = sum(c.isalpha() for c in segment)
