@@ -111,14 +111,15 @@ HAR_XKEY = "HARXAPI0123456789"
 HAR_PASSWORD = "HARURLPASS1234"
 
 
-def _har(text: str) -> dict[str, object]:
-    """A HAR of one streamed Chat Completions response saying ``text``, sent with a key in
-    its ``Authorization`` and ``x-api-key`` headers and a password in its URL."""
+def _har(text: str, body: str = "") -> dict[str, object]:
+    """A HAR of one streamed Chat Completions response saying ``text`` (or whose SSE body is
+    ``body``), sent with a key in its ``Authorization`` and ``x-api-key`` headers and a
+    password in its URL."""
     chunks = [
         {"choices": [{"index": 0, "delta": {"content": text}, "finish_reason": None}]},
         {"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]},
     ]
-    body = "".join(f"data: {json.dumps(c)}\n\n" for c in chunks) + "data: [DONE]\n\n"
+    body = body or "".join(f"data: {json.dumps(c)}\n\n" for c in chunks) + "data: [DONE]\n\n"
     return {
         "log": {
             "version": "1.2",
@@ -223,13 +224,23 @@ def test_a_raw_http_capture_with_a_byte_order_mark_is_masked_too(
     capsys.readouterr()
 
 
-def test_a_failure_check_quotes_from_a_capture_hides_the_key(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+@pytest.mark.parametrize("form", [[], ["--json"]], ids=["text", "json"])
+def test_a_har_replayed_masks_the_credentials_its_own_requests_carried(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], form: list[str]
 ) -> None:
-    """``frontier check``'s FAIL line quotes the late bytes of a call: a model that put
-    the key it was given in its arguments had it printed, into what goes in bug reports."""
-    key = "sk-envkey-0123456789abcdefXYZ"
-    monkeypatch.setenv("FRONTIER_API_KEY", key)
+    """``frontier replay cap.har`` showed the HAR's own key where the model echoed it, which
+    ``frontier import`` of the same file masked: only the environment's keys were known."""
+    har = tmp_path / "cap.har"
+    har.write_text(json.dumps(_har(f"keys {HAR_XKEY} and {HAR_PASSWORD}; the rest stays")))
+    assert main(["replay", str(har), "--headless", *form]) == 0
+    out = capsys.readouterr().out
+    assert HAR_XKEY not in out and HAR_PASSWORD not in out
+    assert "the rest stays" in out
+
+
+def _late_key_stream(key: str) -> str:
+    """A Chat Completions stream whose first call gets more argument bytes (``key``) after a
+    second call began: the bytes ``frontier check``'s FAIL line quotes."""
 
     def chunk(calls: list[dict[str, object]], finish: str | None = None) -> str:
         delta = {"tool_calls": calls} if calls else {}
@@ -240,14 +251,38 @@ def test_a_failure_check_quotes_from_a_capture_hides_the_key(
         head = {"id": ident, "type": "function", "function": {"name": "shell"}} if ident else {}
         return {"index": n, **head, "function": {**head.get("function", {}), "arguments": args}}
 
-    capture = tmp_path / "late.sse"
-    capture.write_text(
+    return (
         chunk([call(0, '{"command":"echo hi"}', "c1")])
         + chunk([call(1, '{"command":"x"}', "c2")])
         + chunk([call(0, f" more {key}")])
         + chunk([], "tool_calls")
         + "data: [DONE]\n\n"
     )
+
+
+@pytest.mark.parametrize("explain", [[], ["--explain"]], ids=["fail-line", "explain"])
+def test_a_failure_check_quotes_from_a_har_hides_the_hars_own_key(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], explain: list[str]
+) -> None:
+    """The same FAIL line for a HAR: the key the model put in its arguments is the one
+    the HAR's ``x-api-key`` header carried, which no environment variable holds."""
+    har = tmp_path / "late.har"
+    har.write_text(json.dumps(_har("", body=_late_key_stream(HAR_XKEY))))
+    assert main(["check", "--protocol", "native-inc", *explain, str(har)]) == 1
+    out = capsys.readouterr().out
+    assert "FAIL" in out and "more [REDACTED]" in out and HAR_XKEY not in out
+
+
+def test_a_failure_check_quotes_from_a_capture_hides_the_key(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``frontier check``'s FAIL line quotes the late bytes of a call: a model that put
+    the key it was given in its arguments had it printed, into what goes in bug reports."""
+    key = "sk-envkey-0123456789abcdefXYZ"
+    monkeypatch.setenv("FRONTIER_API_KEY", key)
+
+    capture = tmp_path / "late.sse"
+    capture.write_text(_late_key_stream(key))
     assert main(["check", "--protocol", "native-inc", str(capture)]) == 1
     out = capsys.readouterr().out
     assert "FAIL" in out and "more [REDACTED]" in out and key not in out

@@ -31,7 +31,6 @@ session, the model's next attempt.
 from __future__ import annotations
 
 import argparse
-import functools
 import os
 import sys
 from collections.abc import Iterator, Sequence
@@ -72,6 +71,7 @@ def load_sources(
     wire: str | None = None,
     protocol: str | None = None,
     detected: list[str] | None = None,
+    learned: list[str] | None = None,
 ) -> list[tuple[str, Recording]]:
     """Resolve one command-line source to (name, recording) pairs.
 
@@ -80,7 +80,8 @@ def load_sources(
     one); anything else is looked up as a stored session id (or unique prefix), which
     gives one recording per model response. ``wire``/``protocol`` override what is
     detected in a capture; the line saying what was detected is appended to
-    ``detected``.
+    ``detected``, and the credentials the capture itself carried (a HAR's headers:
+    ``capture.CaptureSource.credentials``) to ``learned``, for whatever shows its bytes to mask.
     """
     from frontier.app.session.capture_arg import is_capture_arg
 
@@ -99,6 +100,8 @@ def load_sources(
         raise SourceError(f"{arg}: {exc}") from exc
     if detected is not None:
         detected += detection_lines(found)
+    if learned is not None and found:
+        learned += found[0].credentials  # the capture's: the same on each of its responses
     return [(s.name, s.recording) for s in found]
 
 
@@ -161,12 +164,16 @@ def main(args: argparse.Namespace) -> int:
         )
         return 2
     detected: list[str] = []
+    learned: list[str] = []
     wire, protocol = getattr(args, "wire", None), getattr(args, "protocol", None)
     try:
         if sum(arg.partition("#")[0] == "-" for arg in args.sources) > 1:
             raise SourceError("stdin (-) can be given once")
         given = [
-            (arg, load_sources(arg, wire=wire, protocol=protocol, detected=detected))
+            (
+                arg,
+                load_sources(arg, wire=wire, protocol=protocol, detected=detected, learned=learned),
+            )
             for arg in args.sources
         ]
         sources = [item for _, found in given for item in found]
@@ -175,6 +182,7 @@ def main(args: argparse.Namespace) -> int:
         safe_print(f"frontier check: {exc}", file=sys.stderr)
         return 2
     say_detected(detected)
+    scrubbed = Scrubbed(learned)
     for name, rec in sources:
         if rec.mode not in PROTOCOLS:
             safe_print(f"frontier check: {name}: unknown mode {rec.mode!r}", file=sys.stderr)
@@ -203,14 +211,14 @@ def main(args: argparse.Namespace) -> int:
             more = f" (+{len(report.violations) - 1} more)" if len(report.violations) > 1 else ""
             meaning = PROPERTIES.get(first.prop)
             what = f" ({meaning})" if meaning else ""
-            said = _scrubbed(first.message)  # it may quote the call's bytes
+            said = scrubbed(first.message)  # it may quote the call's bytes
             safe_print(f"FAIL  {head}: {first.prop} at offset {first.offset}{what}: {said}{more}")
         if server:  # told apart from the model's errors
             first_server, others = server[0], len(server) - 1
             more = f" (+{others} more)" if others else ""
             safe_print(
                 f"      server framing error at event {first_server.event} (the server's, not "
-                f"the model's): {_scrubbed(first_server.message)}{more}"
+                f"the model's): {scrubbed(first_server.message)}{more}"
             )
         if native:  # the live session said so as a bad_call contract error
             safe_print(
@@ -219,7 +227,7 @@ def main(args: argparse.Namespace) -> int:
                 + (f" (+{len(native) - 1} more)" if len(native) > 1 else "")
             )
         if explain:
-            _print_explanations(explained.get(name, []))
+            _print_explanations(explained.get(name, []), scrubbed)
     closing = tally.line(explain)
     if closing:
         safe_print(closing)
@@ -420,26 +428,31 @@ def _explanations(
     return out
 
 
-def _print_explanations(found: list[Explanation]) -> None:
+def _print_explanations(found: list[Explanation], scrubbed: Scrubbed) -> None:
     """The ``--explain`` blocks, plain text (no colour: CI logs and bug reports), with
     known secrets masked as ``replay`` masks them; ``safe_print`` shows what the model,
     the recording's file name or the store put in them as escapes."""
     from frontier.app.agent.explain import format_explanation
 
     for item in found:
-        safe_print(_scrubbed(format_explanation(item)), end="")
+        safe_print(scrubbed(format_explanation(item)), end="")
 
 
-@functools.cache
-def _scrubber() -> Scrubber:
-    from frontier.app.secrets import Scrubber
+class Scrubbed:
+    """Text with the environment's keys, the credentials the captures carried
+    (``learned``) and credential shapes hidden: what a failure quotes of a capture's bytes
+    (a call's arguments may hold the key the model was given) is pasted into bug reports.
+    The scrubber is made when a line first needs it (``frontier check`` of a session that
+    passes imports none: issue 24), once a run: a module-wide one kept the environment
+    of the first run in a process (a test's)."""
 
-    return Scrubber.from_env()
+    def __init__(self, learned: Sequence[str] = ()) -> None:
+        self.learned = tuple(learned)
+        self.scrubber: Scrubber | None = None
 
+    def __call__(self, text: str) -> str:
+        if self.scrubber is None:
+            from frontier.app.secrets import Scrubber
 
-def _scrubbed(text: str) -> str:
-    """``text`` with the environment's keys and credential shapes hidden: what a failure
-    quotes of a capture's bytes (a call's arguments may hold the key the model was
-    given) is pasted into bug reports. The scrubber is made only when a line needs it
-    (``frontier check`` of a session that passes imports none: issue 24)."""
-    return _scrubber().scrub(text)
+            self.scrubber = Scrubber.from_env(*self.learned)
+        return self.scrubber.scrub(text)

@@ -9,7 +9,7 @@ key. Times come from the capture where it has any; otherwise events are paced
 ``--rate`` per second (``docs/captures.md``). Known secrets in the model's text are
 masked as every recording is (``scrub_recording``): the environment's keys, and a HAR's
 own credentials (its ``Authorization`` / ``x-api-key`` values, cookies, URL credentials:
-``capture_har.har_secrets``).
+``capture.CaptureSource.credentials``).
 
 Exit status: 0 written; 2 unreadable capture or usage error.
 """
@@ -29,7 +29,6 @@ from frontier.app.session.capture import (
     DEFAULT_RATE,
     CaptureError,
     capture_sources,
-    detect_kind,
     detection_lines,
     read_capture_bytes,
     split_pick,
@@ -51,24 +50,6 @@ def output_paths(capture: str, output: str | None, count: int) -> list[Path]:
     return [base.with_name(f"{base.stem}-{i}{base.suffix}") for i in range(1, count + 1)]
 
 
-def capture_secrets(data: bytes) -> Scrubber:
-    """The environment's keys and the credentials the capture itself carried (a HAR's or a
-    raw HTTP capture's request headers and URLs: ``capture_har.har_secrets``,
-    ``capture_http.http_secrets``), to mask where the model's text repeats them: what
-    ``capture_sources`` keeps of the capture holds no header."""
-    data = data.removeprefix(b"\xef\xbb\xbf")  # as capture_sources reads it
-    kind = detect_kind(data)
-    if kind == "har":
-        from frontier.app.session.capture_har import har_secrets
-
-        return Scrubber.from_env(*har_secrets(data))
-    if kind == "http":
-        from frontier.app.session.capture_http import http_secrets
-
-        return Scrubber.from_env(*http_secrets(data))
-    return Scrubber.from_env()
-
-
 def main(args: argparse.Namespace) -> int:
     rate = DEFAULT_RATE if args.rate is None else args.rate
     if rate <= 0:
@@ -83,10 +64,10 @@ def main(args: argparse.Namespace) -> int:
         if any(not s.summary for s in found):
             raise CaptureError("it is already a Frontier recording; nothing to import")
         paths = output_paths(args.capture, args.output, len(found))
-        secrets = capture_secrets(data)
     except (CaptureError, RecordingError) as exc:
         safe_print(f"frontier import: {args.capture}: {exc}", file=sys.stderr)
         return 2
+    secrets = Scrubber.from_env(*found[0].credentials)  # the capture's, the same in each
     created = datetime.now(UTC).isoformat(timespec="seconds")
     for line in detection_lines(found):
         safe_print(line, file=sys.stderr)

@@ -58,7 +58,8 @@ def load_replay(
     detected: list[str] | None = None,
 ) -> list[ReplaySource]:
     """Resolve ``RECORDING|CAPTURE|-|SESSION|SESSION#N`` to replay sources, oldest
-    response first, with known secrets masked in place. ``protocol`` ``None`` or
+    response first, with known secrets (the environment's keys, and those the capture's
+    own requests carried) masked in place. ``protocol`` ``None`` or
     ``auto``: each response in the protocol it was streamed in (a capture's: detected,
     ``app/session/capture.py``). What was detected in a capture is appended to
     ``detected``."""
@@ -67,9 +68,9 @@ def load_replay(
 
     if protocol == "auto":
         protocol = None
-    scrubber = Scrubber.from_env()
+    learned: list[str] = []  # a HAR's own Bearer token, which the model may echo
     try:
-        found = load_sources(arg, wire=wire, protocol=protocol, detected=detected)
+        found = load_sources(arg, wire=wire, protocol=protocol, detected=detected, learned=learned)
     except SourceError as exc:
         if is_capture_arg(arg):
             raise ReplaySourceError(f"cannot read the recording: {exc}") from exc
@@ -78,6 +79,7 @@ def load_replay(
         ) from exc
     if is_capture_arg(arg):  # a file's responses are named by the file, not its folder
         found = [(Path(name).name, rec) for name, rec in found]
+    scrubber = Scrubber.from_env(*learned)
     return [
         source_from_recording(scrub_recording(rec, scrubber), protocol, name) for name, rec in found
     ]

@@ -26,7 +26,7 @@ from collections.abc import Sequence
 from frontier.app.listing import listing
 from frontier.app.model import registry
 from frontier.app.model.stream import CallStart, End, Finish, ServerError, text_of
-from frontier.app.record import record
+from frontier.app.record import field, record
 from frontier.app.session.capture_arg import is_capture_arg, split_pick
 from frontier.app.session.capture_raw import HTTP_START, MAX_CAPTURE, MAX_HAR_BYTES, RawResponse
 from frontier.app.session.capture_sse import CaptureError, EmptyCapture, sse_response
@@ -69,6 +69,13 @@ class CaptureSource:
     name: str
     recording: Recording
     summary: str
+    credentials: tuple[str, ...] = field(default=(), repr=False)
+    """What the capture carried beside its responses: a HAR's or a raw HTTP capture's
+    credential headers, cookies and URL credentials (``capture_har.har_secrets``,
+    ``capture_http.http_secrets``; a raw SSE body or a chunk log holds no request). Never
+    shown; what is kept of a capture holds no header, but a model may echo the Bearer token
+    it was called with: ``check``, ``replay`` and ``import`` learn these to mask them, as a
+    session masks its own key. The capture's, the same on each of its responses."""
 
 
 def read_capture_bytes(arg: str) -> bytes:
@@ -195,8 +202,11 @@ def _json(data: bytes) -> Any:
         return None
 
 
-def raw_responses(data: bytes, kind: CaptureKind, pick: int | None = None) -> list[RawResponse]:
-    """Every streamed response of a capture of ``kind`` (a HAR may hold several)."""
+def raw_responses(
+    data: bytes, kind: CaptureKind, pick: int | None = None, secrets: list[str] | None = None
+) -> list[RawResponse]:
+    """Every streamed response of a capture of ``kind`` (a HAR may hold several);
+    ``secrets``: what credentials the capture carried are appended (a HAR, an HTTP dump)."""
     if kind == "sse":
         return [sse_response(data)]
     if kind == "jsonl":
@@ -206,13 +216,13 @@ def raw_responses(data: bytes, kind: CaptureKind, pick: int | None = None) -> li
     if kind == "http":
         from frontier.app.session.capture_http import http_responses
 
-        return http_responses(data.removeprefix(b"\xef\xbb\xbf"), pick)
+        return http_responses(data.removeprefix(b"\xef\xbb\xbf"), pick, secrets)
     if kind == "har":
         try:
             from frontier.app.session.capture_har import har_responses
         except ImportError as exc:
             raise CaptureError("HAR support is not available in this Frontier") from exc
-        return har_responses(data, pick)
+        return har_responses(data, pick, secrets)
     raise CaptureError(f"a {KIND_NAMES.get(kind, kind)} is not a capture")
 
 
@@ -443,8 +453,9 @@ def capture_sources(
         except UnicodeDecodeError as exc:
             raise CaptureError(f"not UTF-8 text at byte {exc.start}") from exc
         return [CaptureSource(name, rec, "")]
+    credentials: list[str] = []
     try:
-        found = raw_responses(data, kind, pick)
+        found = raw_responses(data, kind, pick, credentials)
     except EmptyCapture as exc:
         if kind != "jsonl":
             raise
@@ -460,7 +471,7 @@ def capture_sources(
     for i, raw in enumerate(found, 1):
         label = name if len(found) == 1 and pick is None else f"{name}#{raw.entry or i}"
         rec, summary = to_recording(raw, wire=wire, protocol=protocol, rate=rate)
-        out.append(CaptureSource(label, rec, summary))
+        out.append(CaptureSource(label, rec, summary, tuple(credentials)))
     return out
 
 

@@ -68,15 +68,20 @@ class HarError(CaptureError):
     message never quotes the file (it could hold a key)."""
 
 
-def har_responses(data: bytes, entry: int | None = None) -> list[RawResponse]:
+def har_responses(
+    data: bytes, entry: int | None = None, secrets: list[str] | None = None
+) -> list[RawResponse]:
     """Each model response of the HAR in ``data`` (streamed, or a whole JSON answer to a
     request made without ``stream``), in file order; ``entry`` (1-based, among all the
-    HAR's entries): only that one.
+    HAR's entries): only that one. ``secrets``: the credentials of every entry
+    (:func:`har_secrets`) are appended, read from the same parse.
 
     Raises :class:`HarError` when ``data`` is not a HAR, when no entry is a stream to a
     known endpoint, or when ``entry`` is not one of those that are.
     """
     entries = _entries(data)
+    if secrets is not None:
+        secrets += _entries_secrets(entries)
     notes: tuple[str, ...] = ()
     if len(entries) > MAX_ENTRIES:
         notes = (f"the HAR has {len(entries)} entries; only the first {MAX_ENTRIES} were read",)
@@ -121,11 +126,14 @@ def har_secrets(data: bytes) -> list[str]:
     the capture masks them where the model's text repeats them (a model echoing its own
     Bearer token), as a session masks its own key. ``[]`` for a file that is not a HAR."""
     try:
-        entries = _entries(data)[:MAX_ENTRIES]
+        return _entries_secrets(_entries(data))
     except HarError:
         return []
+
+
+def _entries_secrets(entries: list[Any]) -> list[str]:
     found: list[str] = []
-    for entry in entries:
+    for entry in entries[:MAX_ENTRIES]:
         url = _get(entry, "request", "url")
         found += url_secrets(url) if isinstance(url, str) and len(url) <= MAX_PATH else []
         for side in ("request", "response"):

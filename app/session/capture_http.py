@@ -78,14 +78,23 @@ def http_secrets(data: bytes) -> list[str]:
         messages = _messages(data, len(data) - len(data.lstrip()), [])
     except CaptureError:
         return []
+    return _messages_secrets(messages)
+
+
+def _messages_secrets(messages: list[_Message]) -> list[str]:
     return [value for message in messages for value in message.credentials if learnable(value)]
 
 
-def http_responses(data: bytes, pick: int | None = None) -> list[RawResponse]:
+def http_responses(
+    data: bytes, pick: int | None = None, secrets: list[str] | None = None
+) -> list[RawResponse]:
     """Each SSE response of the HTTP capture in ``data``, in order, numbered among the
-    capture's responses; ``pick``: only that one."""
+    capture's responses; ``pick``: only that one. ``secrets``: the capture's credentials
+    (:func:`http_secrets`) are appended, read from the same parse."""
     notes: list[str] = []
     messages = _messages(data, len(data) - len(data.lstrip()), notes)
+    if secrets is not None:
+        secrets += _messages_secrets(messages)
     budget = BodyBudget("capture")
     out: list[RawResponse] = []
     request: _Message | None = None
