@@ -139,7 +139,12 @@ class Scrubber:
         """The forms, when few enough that ``in`` over each beats the regex at telling
         text that holds none (the common case): ~10× on a 64 KiB piece of output."""
         self._bytes_re: re.Pattern[bytes] | None = None
-        self._prefixes: frozenset[str] = frozenset()
+        self._short_starts: frozenset[str] = frozenset()
+        """Every start of a value shorter than ``MIN_SECRET_LEN`` (each value is longer)."""
+        self._by_head: dict[str, tuple[str, ...]] = {}
+        """The values by their first ``MIN_SECRET_LEN`` characters: a longer start is told
+        by the few values sharing its head. Every start of every value kept in a set was
+        quadratic in a value's length: a 60 KB key was a ``MemoryError`` at start-up."""
         self.longest = 0
         self.longest_bytes = 0
         """UTF-8 bytes of the longest form (escaped, percent-encoded) of any value."""
@@ -173,7 +178,13 @@ class Scrubber:
             b"|".join(re.escape(f) for f in sorted(encoded, key=len, reverse=True))
         )
         self.longest_bytes = max(len(f) for f in encoded)
-        self._prefixes = frozenset(v[:k] for v in self._values for k in range(1, len(v)))
+        self._short_starts = frozenset(
+            v[:k] for v in self._values for k in range(1, MIN_SECRET_LEN)
+        )
+        heads: dict[str, list[str]] = {}
+        for v in self._values:
+            heads.setdefault(v[:MIN_SECRET_LEN], []).append(v)
+        self._by_head = {head: tuple(vs) for head, vs in heads.items()}
         self.longest = max(len(v) for v in self._values)
 
     @property
@@ -284,15 +295,49 @@ class Scrubber:
         spans = [m.span() for m in self._text_re.finditer(text)] if found else []
         keep = len(text)
         # A match that runs to the end may be the start of a longer secret: undecided.
-        while spans and text[spans[-1][0] :] in self._prefixes:
+        while spans and self._starts_one(text[spans[-1][0] :]):
             keep = spans.pop()[0]
         # After the last match, the longest suffix that may still become a secret.
         floor = spans[-1][1] if spans else 0
-        for k in range(min(self.longest - 1, len(text) - floor), 0, -1):
-            if text[-k:] in self._prefixes:
-                keep = min(keep, len(text) - k)
-                break
+        limit = min(self.longest - 1, len(text) - floor)
+        if limit >= MIN_SECRET_LEN:
+            undecided = self._longest_start(text, limit)
+            if undecided:
+                return spans, min(keep, len(text) - undecided)
+        for k in range(min(MIN_SECRET_LEN - 1, limit), 0, -1):  # a short end: looked up
+            if text[-k:] in self._short_starts:
+                return spans, min(keep, len(text) - k)
         return spans, keep
+
+    def _longest_start(self, text: str, limit: int) -> int:
+        """The length of the longest end of ``text``, from ``MIN_SECRET_LEN`` to ``limit``
+        characters, that is the start of a longer known value (0: none). Such an end begins
+        with a value's head: only where a head occurs (``str.find``) is it tried, earliest
+        (longest) first."""
+        size = len(text)
+        start, best = size - limit, 0
+        for head, values in self._by_head.items():
+            at = text.find(head, start)
+            while at != -1 and size - at > best:
+                end = text[at:]
+                for value in values:
+                    if len(value) > size - at and value.startswith(end):
+                        best = size - at
+                        break
+                else:
+                    at = text.find(head, at + 1)
+                    continue
+                break
+        return best
+
+    def _starts_one(self, text: str) -> bool:
+        """``text`` is the start of a longer known value (not a whole one)."""
+        if len(text) < MIN_SECRET_LEN:
+            return text in self._short_starts
+        for value in self._by_head.get(text[:MIN_SECRET_LEN], ()):
+            if len(value) > len(text) and value.startswith(text):
+                return True
+        return False
 
 
 def _alternation(values: Iterable[str]) -> re.Pattern[str]:

@@ -288,3 +288,50 @@ def test_looking_for_the_forms_first_changes_nothing(text: str) -> None:
         assert scrubber.scrub(text) == _scrub_shapes(scrubber._any_re.sub(REDACTED, text))
         masked = scrubber._any_re.sub(lambda m: MASK * len(m.group().encode()), text)
         assert scrubber.mask(text) == masked
+
+
+SHARED_HEADS = ("sk-proj-AAAA1111", "sk-proj-AAAA2222xyz", "sk-proj-", "sk-proj-AAAA1111-long")
+"""Values sharing their first ``MIN_SECRET_LEN`` characters, one whole value the start of
+another, one exactly that long: how a scrubber tells a start of a value by its head."""
+
+
+@given(st.text(st.sampled_from(sorted(set("".join(SHARED_HEADS)))), max_size=24))
+def test_a_start_of_a_value_is_told_as_every_start_would_tell_it(text: str) -> None:
+    scrubber = Scrubber(SHARED_HEADS)
+    starts = {v[:k] for v in SHARED_HEADS for k in range(1, len(v))}
+    assert scrubber._starts_one(text) == (text in starts)
+
+
+@given(
+    st.lists(
+        st.one_of(
+            st.text(st.sampled_from("sk-proj-AB12xyzlong"), max_size=6), *map(st.just, SHARED_HEADS)
+        ),
+        max_size=10,
+    ).map("".join),
+    st.lists(st.integers(0, 400), max_size=30),
+)
+def test_values_sharing_a_head_are_masked_in_any_chunking(text: str, cuts: list[int]) -> None:
+    scrubber = Scrubber(SHARED_HEADS)
+    stream = StreamScrubber(scrubber, same_length=True)
+    out = "".join(stream.feed(p) for p in chunkings(text, cuts)) + stream.flush()
+    assert not any(v in out for v in SHARED_HEADS) and masked_only(text, out)
+    whole = StreamScrubber(scrubber, same_length=True)
+    assert out == whole.feed(text) + whole.flush()
+
+
+def test_a_long_key_costs_memory_in_its_length_not_its_square() -> None:
+    """Every start of every value was kept: a 60 KB key (an ``api_key_file`` pointing at
+    the wrong file's long line) was a ``MemoryError`` at start-up; 20 KB took ~200 MB."""
+    import tracemalloc
+
+    key = "k" * 19_999 + "z"
+    tracemalloc.start()
+    try:
+        stream = StreamScrubber(Scrubber([key]), same_length=True)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 20_000_000, peak  # ~3 MB (the regexes of its forms); it was ~220 MB
+    out = "".join(stream.feed(key[i : i + 7]) for i in range(0, len(key), 7)) + stream.flush()
+    assert out == "*" * len(key)
