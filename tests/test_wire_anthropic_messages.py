@@ -340,6 +340,55 @@ def test_max_tokens_mid_call_native_eos_runs_nothing() -> None:
     assert Finish("length", "max_tokens") in decode(MAX_TOKENS_MID_CALL)
 
 
+LLAMA_CUT = [*MAX_TOKENS_MID_CALL[:-2], stop(2), message_delta("max_tokens"), MESSAGE_STOP]
+"""llama.cpp's server ends every open block, the one ``max_tokens`` cut too, before it
+says ``max_tokens`` (the rig, issue 20's wire: seen in 2 of 6 cut runs)."""
+
+
+@pytest.mark.parametrize("incremental", [True, False])
+@pytest.mark.parametrize("bytewise", [False, True], ids=["whole", "every-byte"])
+def test_a_call_cut_by_max_tokens_is_truncated_though_its_block_was_stopped(
+    incremental: bool, bytewise: bool
+) -> None:
+    """Its ``content_block_stop`` proved the call complete, so native-inc parsed it there:
+    ``bad_json`` ("send valid JSON"), the response's end never read."""
+    body = sse(LLAMA_CUT)
+    out = transduce(
+        body, incremental, [body[i : i + 1] for i in range(len(body))] if bytewise else None
+    )
+    assert [c.id for c in calls_of(out)] == (["toolu_1"] if incremental else [])
+    kinds = {e.kind for e in errors_of(out)}
+    assert kinds == {"truncated"}
+    assert any(
+        "toolu_2" in e.message and "by finish_reason=length" in e.message for e in errors_of(out)
+    )
+
+
+def test_a_stopped_call_whose_json_never_closed_is_cut_though_the_end_is_clean() -> None:
+    """The same bytes with ``tool_use`` as the stop reason: read as Chat's ``tool_calls``
+    after a cut call is read (the server's output limit, most likely), never run."""
+    out = transduce(sse([*LLAMA_CUT[:-2], message_delta("tool_use"), MESSAGE_STOP]), True)
+    assert [c.id for c in calls_of(out)] == ["toolu_1"]
+    [error] = errors_of(out)
+    assert error.kind == "truncated" and "although the server said" in error.message
+
+
+def test_a_stopped_call_whose_json_never_closed_then_another_call_is_bad_json() -> None:
+    """A call after it proves the model went on: its JSON is broken, not cut, and nothing
+    after it runs (calls run in the order they were written)."""
+    events = [
+        message_start(),
+        *tool_block(0, "toolu_1", "write", '{"path": "b", "te'),
+        *tool_block(1, "toolu_2", "read", '{"path": "a.py"}'),
+        message_delta("tool_use"),
+        MESSAGE_STOP,
+    ]
+    out = transduce(sse(events), True)
+    assert calls_of(out) == []
+    [error] = errors_of(out)
+    assert error.kind == "bad_json" and "toolu_1" in error.message
+
+
 @pytest.mark.parametrize("incremental", [True, False])
 def test_pause_turn_is_a_clean_end(incremental: bool) -> None:
     events = [

@@ -11,9 +11,11 @@ then enter the byte stream there).
 Completion rules, native-inc:
 
 * a wire that says when a call is complete (Responses ``output_item.done``, Anthropic
-  ``content_block_stop``; ``CallDone`` with ``proof``) completes it then. A ``CallDone``
-  without proof (``status: incomplete`` / ``in_progress``) leaves the call to the end
-  of the response;
+  ``content_block_stop``; ``CallDone`` with ``proof``) completes it then — unless its
+  JSON is still open there (a server that closes a block its output limit cut, as
+  llama.cpp's does): it is held for the finish, which says whether it was cut
+  (``truncated``) or broken (``bad_json``). A ``CallDone`` without proof
+  (``status: incomplete`` / ``in_progress``) leaves the call to the end of the response;
 * a wire that does not (Chat Completions) completes call *i* when a call with a higher
   key has received argument *bytes* and call *i*'s arguments already parse as a JSON
   object. A higher key merely *announced* proves nothing (Gemini's endpoint announces
@@ -268,6 +270,9 @@ class _Call:
     against it without keeping the bytes."""
     resent: bool = False
     """Its server resends the arguments whole so far (:meth:`NativeAccumulator._new_bytes`)."""
+    cut: str | None = None
+    """Proven complete with arguments that stop inside a JSON value (``_stops_inside``):
+    held for the finish to say whether the server cut it (``None``: not looked at)."""
 
     def label(self) -> str:
         return f"call {self.id or '?'} ({self.name or 'no name'}), index {self.index}"
@@ -669,8 +674,18 @@ class NativeAccumulator:
         return added
 
     def _ready_proven(self, ev: list[Event]) -> None:
-        """Complete the lowest open calls while the wire has proven them."""
+        """Complete the lowest open calls while the wire has proven them.
+
+        A proven call whose arguments stop inside a JSON value (opened, never closed) is
+        held for the finish: llama.cpp's server ends every open block, a ``tool_use`` cut
+        by ``max_tokens`` too, before it says ``max_tokens`` — that call is ``truncated``,
+        not JSON the model broke (``bad_json`` asked the model to resend what the same
+        limit cuts again). A clean finish then reads it as ``_cut_short`` does."""
         while (call := self._next_open()) is not None and call.proven:
+            if call.cut is None:
+                call.cut = self._stops_inside(call) or ""
+            if call.cut:
+                return
             args = self._parse(call, ev)
             if args is None:
                 return
@@ -726,17 +741,26 @@ class NativeAccumulator:
 
     def _scan_short(self) -> str | None:
         calls = self._open()
-        if not calls or not calls[-1].pieces:
+        if not calls:
+            return None
+        found = calls[-1].cut if calls[-1].cut is not None else self._stops_inside(calls[-1])
+        if not found or not all(self._complete(c) for c in calls[:-1]):
+            return None
+        return found
+
+    @staticmethod
+    def _stops_inside(call: _Call) -> str | None:
+        """How ``call``'s arguments stop, when they stop inside a JSON value (opened, never
+        closed, valid up to their end); else ``None``. One scan of its bytes."""
+        if not call.pieces:
             return None
         closure = _Closure()
-        for _, data in calls[-1].pieces:
+        for _, data in call.pieces:
             closure.feed(data)
         if not closure.opened or closure.broken or closure.closed():
             return None
-        if not _json_prefix(b"".join(p for _, p in calls[-1].pieces), closure.in_string):
+        if not _json_prefix(b"".join(p for _, p in call.pieces), closure.in_string):
             return None  # broken before the end (a quote missing flips every string after)
-        if not all(self._complete(c) for c in calls[:-1]):
-            return None
         inside = ", inside a string" if closure.in_string else ""
         return f"{closure.depth} bracket(s) unclosed{inside}"
 

@@ -25,7 +25,9 @@ the arguments), ``server_tool_use`` / ``mcp_tool_use`` are the provider's own to
 and closes a reasoning block (``ReasoningBlock``, to be sent back). ``message_delta``
 carries the stop reason and the output usage, ``message_stop`` ends the message;
 ``ping`` means nothing; an ``error`` event is a server error. A ``tool_use`` block cut by
-``max_tokens`` never gets its stop: the native accumulator reports it truncated.
+``max_tokens`` gets no stop from Anthropic; llama.cpp's server stops it anyway, before
+``max_tokens``: the native accumulator holds a stopped call whose JSON is still open for
+the finish, and reports it truncated either way.
 """
 
 from __future__ import annotations
