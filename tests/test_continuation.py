@@ -648,7 +648,7 @@ class MessagesModel:
 
     wire = "anthropic-messages"
     model = "claude-test"
-    base_url = "https://api.anthropic.invalid/v1"
+    base_url = "https://api.anthropic.com/v1"  # never reached: ``stream`` answers
 
     def __init__(self, cut_at: int) -> None:
         self.cut_at = cut_at
@@ -740,6 +740,40 @@ async def test_a_cut_response_on_anthropic_messages_is_continued_from_its_fronti
     assert joined.wire == "anthropic-messages" and joined.finish_reason == "stop"
     assert [(j.offset, j.echo_skipped) for j in joined.joins()] == [(continued.offset, 0)]
     assert joined.transducer_input() == WRITTEN.encode()
+
+
+class EchoingMessagesModel(MessagesModel):
+    """llama.cpp's ``/v1/messages``: it continues the final assistant message, but sends
+    the prefix back first (the rig, issue 20's wire)."""
+
+    base_url = "http://127.0.0.1:18080/v1"
+
+    def respond(self, request: ModelRequest) -> tuple[str, str]:
+        if request.prefill:
+            return request.prefill + WRITTEN[len(request.prefill) :], "end_turn"
+        return super().respond(request)
+
+
+async def test_a_messages_server_that_echoes_the_prefix_has_its_echo_skipped(
+    tmp_path: Path,
+) -> None:
+    """Every server on the Messages wire was taken for Anthropic's, which never echoes: the
+    echo was read as the continuation, so the reply held the cut prefix twice (stored,
+    exported, and in a CTL frame spliced into a call's arguments)."""
+    cut_at = WRITTEN.index("line 12 of the") + len("line 12 of")
+    model = EchoingMessagesModel(cut_at)
+    run = messages_run(tmp_path, model)
+    assert await run.send() == "done"
+    assert run.runs() == ["c2"]
+    assert (run.root / "NOTES.md").read_text() == NOTES
+    (continued,) = run.of(ResponseContinued)
+    prefix = len(WRITTEN[:cut_at].encode())
+    assert (continued.offset, continued.echo_skipped) == (prefix, prefix)
+    assert [i for i in model.sent[-1].items if isinstance(i, AssistantTurn)] == [
+        AssistantTurn(WRITTEN)
+    ]
+    known = run.loop.prefill.known if run.loop.prefill is not None else None
+    assert known is not None and (known.enabled, known.echo) == (True, True)
 
 
 async def test_a_prefix_ending_in_whitespace_is_resent_on_anthropic_messages(

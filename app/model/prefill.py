@@ -1,6 +1,9 @@
 """Does an endpoint continue a trailing assistant message? (``prefill`` = auto | on | off)
 
-Anthropic Messages always does (and never echoes it). For Chat Completions it depends
+Anthropic Messages always does (Anthropic's own API never echoes it; another server
+speaking the wire may: llama.cpp's ``/v1/messages`` sends the prefix back first, so
+there whether it echoes is decided by what the first continuation starts with). For
+Chat Completions it depends
 on the server: a chat request that ends with an assistant message asks some servers to *continue*
 that message rather than answer after it: llama.cpp's ``llama-server`` does so for
 any such request (and echoes the message back first), vLLM when the request says
@@ -91,6 +94,24 @@ ANTHROPIC = PrefillSupport(
     True, "Anthropic", "the Messages API continues a trailing assistant message", echo=False
 )
 """Anthropic's API continues a final assistant message by design (it never echoes it)."""
+MESSAGES_ELSEWHERE = PrefillSupport(
+    True,
+    "",
+    "the Messages API continues a trailing assistant message (a server other than "
+    "Anthropic's may echo it first: told by the first continuation)",
+)
+"""Another server speaking Anthropic Messages (llama.cpp, a proxy): it continues, and may
+echo the prefix first (llama.cpp does: the reply doubled every cut prefix, in the stream
+and the stored session, when its echo was taken for the continuation)."""
+
+
+def anthropic(base_url: str) -> bool:
+    """``base_url`` is Anthropic's own API (``api.anthropic.com``)."""
+    try:
+        host = (urlsplit(base_url).hostname or "").lower()
+    except ValueError:
+        return False
+    return host == "api.anthropic.com"
 
 
 async def detect_prefill(provider: Probing) -> PrefillSupport:
@@ -99,7 +120,7 @@ async def detect_prefill(provider: Probing) -> PrefillSupport:
     Anthropic Messages continues one by design; on Chat Completions it depends on the
     server; the Responses API cannot take one (the loop never asks there)."""
     if provider.wire == "anthropic-messages":
-        return ANTHROPIC
+        return ANTHROPIC if anthropic(provider.base_url) else MESSAGES_ELSEWHERE
     if openrouter(provider.base_url):
         return PrefillSupport(True, "OpenRouter", "OpenRouter (by host)")
     found = from_props(await provider.probe_json("props", root=True))
@@ -118,6 +139,7 @@ __all__ = [
     "PREFILL_SETTINGS",
     "PrefillSetting",
     "PrefillSupport",
+    "anthropic",
     "detect_prefill",
     "from_models",
     "from_props",
