@@ -99,6 +99,7 @@ from frontier.app.model.tls import PLAIN_TO_TLS, speaks_tls, tls_refusal, trust_
 from frontier.app.model.wires.base import EventDecoder, WireCodec
 from frontier.app.record import record, replace
 from frontier.app.secrets import Scrubber, redact_url, url_secrets
+from frontier.app.vocab import CLEAN_FINISH
 from frontier.app.wire import safejson
 from frontier.app.wire.sse import SSEDecoder, SSEEvent
 
@@ -509,6 +510,7 @@ class ModelClient:
         retries = 0
         stale_retried = False
         tls_asked = False  # whether a closed plain-HTTP connection was asked if TLS is spoken
+        limit = request.max_tokens or self.max_tokens  # as ``_build`` sends it
         while True:
             built = self._build(request)
             sent = time.perf_counter()
@@ -563,7 +565,7 @@ class ModelClient:
                             await response.aclose()
                     if head is not None:
                         opened = self.think_opened == self.model and not request.prefill
-                        answer = self._answer(response, pieces, head, sent, deadline, opened)
+                        answer = self._answer(response, pieces, head, sent, deadline, opened, limit)
                         async with aclosing(answer) as items:
                             async for item in items:
                                 yield item
@@ -840,11 +842,13 @@ class ModelClient:
         sent: float,
         deadline: _Deadline,
         opened: bool = False,
+        limit: int | None = None,
     ) -> AsyncGenerator[StreamItem, None]:
         """Yield what a 200 body holds, by what its first bytes are (the label lies:
         streams come as ``text/plain``, web pages as ``200 text/html``). ``opened``: the
         reply is read opened inside a thought (:attr:`think_opened`), and its recording
-        says so first (``think_tags.OPENED``)."""
+        says so first (``think_tags.OPENED``). ``limit``: the output tokens asked for
+        (:func:`_at_limit`)."""
         try:
             kind = _classify(head, complete=True)
             if kind == "sse" or kind == "empty":
@@ -852,7 +856,7 @@ class ModelClient:
                 if opened and isinstance(decoder, ThinkTags):
                     decoder.open()
                     yield WireEvent(OPENED, 0.0, ())
-                read = self._read(pieces, head, sent, deadline, decoder)
+                read = self._read(pieces, head, sent, deadline, decoder, limit)
                 async with aclosing(read) as items:
                     async for item in items:
                         if isinstance(item, StreamEnd):
@@ -944,6 +948,7 @@ class ModelClient:
         sent: float,
         deadline: _Deadline,
         decoder: EventDecoder,
+        limit: int | None = None,
     ) -> AsyncGenerator[StreamItem, None]:
         """Yield the events of an event stream; always ends with one ``StreamEnd``.
 
@@ -960,6 +965,8 @@ class ModelClient:
             async with aclosing(_sse_events(head, pieces, sse)) as events:
                 async for name, data in events:
                     deltas = decoder.feed(name, data)
+                    if limit:
+                        deltas = _at_limit(deltas, limit)
                     if _carries_content(deltas):
                         deadline.moved()
                     error: str | None = None
@@ -1103,6 +1110,24 @@ class ModelClient:
                 usage = delta.usage
         event = WireEvent(text, time.perf_counter() - sent, tuple(deltas))
         return [event, StreamEnd(finish, usage, raw_reason=raw)]
+
+
+def _at_limit(deltas: list[Delta], limit: int) -> list[Delta]:
+    """``deltas`` with a clean finish read as ``length`` when the usage the same event
+    reports has reached ``limit``, the output tokens asked for: llama.cpp's Responses
+    endpoint says ``completed`` (and its items ``completed``) at ``max_output_tokens``,
+    so a reply cut mid-sentence read as the whole answer, and native-eos ran the calls of
+    a cut response. A reply that ended naturally at exactly the limit is read as cut too:
+    asked to go on, the model adds nothing. Only the live read knows the limit (a capture
+    is read as the server said)."""
+    finish = next((d for d in deltas if type(d) is Finish), None)
+    if finish is None or finish.reason not in CLEAN_FINISH:
+        return deltas
+    used = [d.usage.completion for d in deltas if type(d) is UsageDelta]
+    if not used or used[-1] is None or used[-1] < limit:
+        return deltas
+    raw = f"{finish.raw or finish.reason} at the max_tokens asked ({used[-1]} of {limit})"
+    return [Finish("length", raw) if d is finish else d for d in deltas]
 
 
 def _carries_content(deltas: list[Delta]) -> bool:
