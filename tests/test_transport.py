@@ -1176,6 +1176,33 @@ def test_a_base_url_given_as_the_vendors_sdk_takes_it_reaches_the_endpoint(
     assert ModelClient(codec(wire), base, "m").url == url
 
 
+@pytest.mark.parametrize(
+    ("wire", "endpoint"),
+    [
+        ("openai-chat", "/chat/completions"),
+        ("anthropic-messages", "/messages"),
+        ("openai-responses", "/chat/completions/"),  # another wire's endpoint, a slash after
+    ],
+)
+async def test_a_404_for_a_base_url_that_is_an_endpoint_says_which_to_give(
+    server: Server, wire: str, endpoint: str
+) -> None:
+    """A URL pasted from an API reference (``…/v1/chat/completions``) went to
+    ``…/chat/completions/chat/completions``, and the hint said only "it usually ends in
+    /v1" (it does, nearly)."""
+
+    async def missing(request: web.Request) -> web.StreamResponse:
+        return web.json_response({"error": {"message": "not found"}}, status=404)
+
+    server.handler = missing
+    model = ModelClient(codec(wire), server.url + endpoint, "m", "k", sleep=Sleeps())
+    err, _ = await collect_error(model)
+    assert isinstance(err, EndpointNotFound)
+    said = endpoint.strip("/")
+    assert f"it ends in /{said}, an endpoint's own path" in err.message
+    assert f"give {server.url}" in err.message and "usually ends in /v1" not in err.message
+
+
 async def test_a_404_on_the_messages_api_does_not_ask_for_a_v1_it_adds(server: Server) -> None:
     """On anthropic-messages the ``/v1`` is added to a base URL without it: the hint says
     so rather than "it usually ends in /v1" (the person would add one it already has)."""

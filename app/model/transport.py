@@ -699,6 +699,26 @@ class ModelClient:
         if port is not None and port > MAX_PORT:
             raise self._invalid_url(ValueError(f"port {port} is out of range (0-{MAX_PORT})"))
 
+    def _endpoint_given(self) -> str:
+        """What to say of a base URL that ends in an endpoint's own path (a URL pasted
+        from an API's reference: ``…/v1/chat/completions``), the request then going to
+        ``…/chat/completions/chat/completions``; ``""`` for any other."""
+        from urllib.parse import urlsplit, urlunsplit
+
+        from frontier.app.model import registry
+
+        try:
+            parts = urlsplit(self._base.strip())
+        except ValueError:
+            return ""
+        path = parts.path.rstrip("/")
+        for wire in registry.codecs():
+            if path.endswith(f"/{wire.path}"):
+                root = urlunsplit(parts._replace(path=path.removesuffix(f"/{wire.path}")))
+                said = f"it ends in /{wire.path}, an endpoint's own path, and /{self.codec.path}"
+                return f"{said} is added to it: give {redact_url(root)}"
+        return ""
+
     def _invalid_url(self, exc: Exception) -> ModelError:
         return self._error(
             "connect",
@@ -776,7 +796,8 @@ class ModelClient:
         if status == 404:
             return self._error(
                 "not_found",
-                f"{self._where()}: HTTP 404 Not Found{says}; check --base-url ({self._root}), "
+                f"{self._where()}: HTTP 404 Not Found{says}; check --base-url "
+                f"({self._endpoint_given() or self._root}), "
                 f"--wire (this is {self.wire}) and --model (GET "
                 f"{self._models_url} lists what the server has){via}",
                 status=status,
