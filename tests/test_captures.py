@@ -475,3 +475,39 @@ def test_a_capture_on_stdin_that_is_the_terminal_is_refused_not_waited_for(
     monkeypatch.setattr("sys.stdin", Terminal())
     code, _, err = run(capsys, "check", "-")
     assert code == 2 and "stdin is the terminal: pipe a capture in" in err
+
+
+@pytest.mark.parametrize(
+    ("body", "said"),
+    [
+        (
+            {"error": {"message": "File Not Found", "type": "not_found_error", "code": 404}},
+            "File Not Found",
+        ),
+        ({"error": "model 'x' not found"}, "model 'x' not found"),
+    ],
+    ids=["llama.cpp", "a-string"],
+)
+def test_an_apis_error_answer_is_named_as_one(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], body: dict[str, Any], said: str
+) -> None:
+    """What ``curl`` printed for a failed request was "not a frontier recording nor a
+    chunk log": it is the API's answer that nothing streamed, with its message."""
+    path = tmp_path / "answer.json"
+    path.write_text(json.dumps(body))
+    assert main(["check", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert f"an API's error answer, not a streamed response ({said!r})" in err
+    assert "nothing to check" in err and "chunk log" not in err
+
+
+def test_an_error_answer_quoting_the_key_hides_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    key = "sk-quoted-0123456789abcdef"
+    monkeypatch.setenv("OPENAI_API_KEY", key)
+    path = tmp_path / "answer.json"
+    path.write_text(json.dumps({"error": {"message": f"Incorrect API key provided: {key}"}}))
+    assert main(["replay", str(path), "--headless"]) == 2
+    err = capsys.readouterr().err
+    assert "Incorrect API key provided: [REDACTED]" in err and key not in err

@@ -23,6 +23,7 @@ import sys
 import zlib
 from collections.abc import Sequence
 
+from frontier.app import fastjson
 from frontier.app.listing import listing
 from frontier.app.model import registry
 from frontier.app.model.stream import CallStart, End, Finish, ServerError, text_of
@@ -200,6 +201,30 @@ def _json(data: bytes) -> Any:
         return safejson.loads(data.decode("utf-8", "replace"), max_depth=safejson.ENVELOPE_DEPTH)
     except ValueError:
         return None
+
+
+ERROR_ANSWER_MAX = 64 << 10
+"""Bytes from which a capture is not read as an API's error answer (one is a few hundred)."""
+
+
+def error_answer(data: bytes) -> str | None:
+    """The message of an API's error answer (``{"error": {"message": …}}``, as OpenAI's API
+    and llama.cpp's server write one, or ``{"error": "…"}``), cut to 200 characters and
+    scrubbed; ``None`` for anything else (Anthropic's ``{"type": "error", …}`` is an event
+    of its stream, read as a one-event chunk log). A person saving what
+    ``curl`` printed for a failed request gets told so, not "not a chunk log"."""
+    obj = _json(data) if len(data) <= ERROR_ANSWER_MAX else None
+    error = obj.get("error") if isinstance(obj, dict) else None
+    if isinstance(error, dict):
+        message = error.get("message")
+        text = message if isinstance(message, str) and message else fastjson.dumps(error)
+    elif isinstance(error, str) and error:
+        text = error
+    else:
+        return None
+    from frontier.app.secrets import Scrubber
+
+    return repr(Scrubber.from_env().scrub(" ".join(text.split()))[:200])
 
 
 def raw_responses(
@@ -459,6 +484,12 @@ def capture_sources(
     except EmptyCapture as exc:
         if kind != "jsonl":
             raise
+        said = error_answer(data)
+        if said is not None:
+            raise CaptureError(
+                f"an API's error answer, not a streamed response ({said}): the request "
+                "failed before anything streamed, so there is nothing to check"
+            ) from exc
         raise RecordingError(
             f'{name}:1: not a frontier recording (first line must have "format": "{FORMAT}") '
             f"nor a chunk log ({exc})"
