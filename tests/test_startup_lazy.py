@@ -14,6 +14,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from regular_install import bare_env
 
 from frontier.app.dirs import data_dir
@@ -237,6 +238,50 @@ def test_reading_a_session_does_not_import_typing(tmp_path: Path) -> None:
                 assert "frontier.app.model.conversation" not in modules
         modules, _ = loaded(["undo", session, "--list"])
         assert "json" not in modules  # the store's readers use app/fastjson.py
+
+
+WIRE_CAPTURES = {
+    "anthropic-messages": [
+        ("message_start", {"type": "message_start", "message": {"id": "m", "role": "assistant"}}),
+        (
+            "content_block_start",
+            {"type": "content_block_start", "index": 0, "content_block": {"type": "text"}},
+        ),
+        (
+            "content_block_delta",
+            {
+                "type": "content_block_delta",
+                "index": 0,
+                "delta": {"type": "text_delta", "text": "hi"},
+            },
+        ),
+        ("content_block_stop", {"type": "content_block_stop", "index": 0}),
+        ("message_delta", {"type": "message_delta", "delta": {"stop_reason": "end_turn"}}),
+        ("message_stop", {"type": "message_stop"}),
+    ],
+    "openai-responses": [
+        (
+            "response.output_text.delta",
+            {"type": "response.output_text.delta", "output_index": 0, "delta": "hi"},
+        ),
+        ("response.completed", {"type": "response.completed", "response": {"status": "completed"}}),
+    ],
+}
+"""One short response of each wire whose module is not the demo's, as ``curl -N`` saves it."""
+
+
+@pytest.mark.parametrize("wire", list(WIRE_CAPTURES))
+def test_checking_a_capture_of_any_wire_does_not_import_typing(tmp_path: Path, wire: str) -> None:
+    """The demo's sessions are Chat Completions: the Anthropic and Responses adapters
+    imported ``typing`` at their top (``check`` of a stored Claude session: ~2 ms)."""
+    capture = tmp_path / "reply.sse"
+    events = WIRE_CAPTURES[wire]
+    capture.write_text("".join(f"event: {n}\ndata: {json.dumps(e)}\n\n" for n, e in events))
+    modules, shown = loaded(["check", str(capture)])
+    assert (
+        shown.startswith("ok ") and f"frontier.app.model.wires.{wire.replace('-', '_')}" in modules
+    )
+    assert not NO_TYPING & modules, sorted(NO_TYPING & modules)
 
 
 APPLY_PATCH_LATER = {

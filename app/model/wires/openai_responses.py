@@ -56,7 +56,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator, Mapping
-from typing import Any
 
 from frontier.app.events import TokenUsage
 from frontier.app.model.conversation import AssistantMessage, wire_messages
@@ -80,12 +79,14 @@ from frontier.app.model.stream import (
     UsageDelta,
 )
 from frontier.app.model.think_tags import ThinkTags, split_think
-from frontier.app.model.wires.base import TextField
 from frontier.app.wire import safejson
 
-TYPE_CHECKING = False  # FinishReason is a type only (a Literal: app/model/stream.py)
+TYPE_CHECKING = False  # typing is not imported at run time (~3 ms of start-up)
 if TYPE_CHECKING:
+    from typing import Any
+
     from frontier.app.model.stream import FinishReason
+    from frontier.app.model.wires.base import TextField
 
 AMBIGUOUS = -1
 """The key kept for ids more than one call carried: they name no call."""
