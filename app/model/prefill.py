@@ -97,8 +97,8 @@ ANTHROPIC = PrefillSupport(
 MESSAGES_ELSEWHERE = PrefillSupport(
     True,
     "",
-    "the Messages API continues a trailing assistant message (a server other than "
-    "Anthropic's may echo it first: told by the first continuation)",
+    "the Messages API continues a trailing assistant message; a server other than "
+    "Anthropic's may echo it first, which the first continuation tells",
 )
 """Another server speaking Anthropic Messages (llama.cpp, a proxy): it continues, and may
 echo the prefix first (llama.cpp does: the reply doubled every cut prefix, in the stream
