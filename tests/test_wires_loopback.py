@@ -860,17 +860,14 @@ async def test_native_eos_quotes_the_complete_calls_it_held_back(make: Make, wir
     rig.assert_valid()
 
 
-END_WITH_USAGE = ["openai-responses", "anthropic-messages"]
-"""The wires whose end event carries the usage with the finish (Chat's usage comes after)."""
-
-
-@pytest.mark.parametrize("wire", END_WITH_USAGE)
+@pytest.mark.parametrize("wire", WIRES)
 async def test_a_reply_that_used_every_token_asked_is_cut_whatever_the_server_said(
     make: Make, wire: str
 ) -> None:
     """llama.cpp's Responses endpoint says ``completed`` at ``max_output_tokens``: the
     cut reply was the turn's answer ("done"), and native-eos ran the calls of a cut
-    response. Its usage, 30 of the 30 tokens asked, says it was cut."""
+    response. Its usage, 30 of the 30 tokens asked, says it was cut — and the stored
+    response says so too, so ``check`` and replay read the same cut."""
     rig = await make(wire, "native-eos", max_tokens=30)
     parts = (Text("Two reads."), read_notes("call_1"), Text("And then I will"))
     rig.answer(reply(wire, *parts, usage=(120, 30)), reply(wire, Text("Done."), usage=(120, 5)))
@@ -878,23 +875,34 @@ async def test_a_reply_that_used_every_token_asked_is_cut_whatever_the_server_sa
     assert ended.reason == "done", ended.message
     assert not rig.watch.of(ToolStarted)  # no call of a cut-off response runs
     (error,) = rig.watch.of(ContractError)
-    assert error.kind == "truncated" and "finish_reason=length" in error.message
+    assert error.kind == "truncated" and "the output token limit, though the server said" in (
+        error.message
+    )
     assert "call_1 (read) was complete but did not run" in repair_of(rig)
+    (name, rec), *_ = load_sources(rig.session.session_id)
+    assert rec.finish_reason == "length" and not rec.clean
+    player = ReplayPlayer(source_from_recording(rec, name=name))
+    replayed = player.run_all()
+    assert not [e for e in replayed if isinstance(e, CallReady)]
+    assert [e.kind for e in replayed if isinstance(e, ContractError)] == ["truncated"]
 
 
-@pytest.mark.parametrize("wire", END_WITH_USAGE)
-async def test_a_reply_under_the_tokens_asked_ends_as_the_server_said(
-    make: Make, wire: str
+@pytest.mark.parametrize(("used", "cut"), [(29, False), (34, True), (35, False), (5000, False)])
+async def test_only_usage_at_the_tokens_asked_says_a_reply_was_cut(
+    make: Make, used: int, cut: bool
 ) -> None:
+    """Under the limit, the server's end stands; thousands over it, too (a reasoner whose
+    ``max_tokens`` caps only its answer counts its reasoning in the usage)."""
+    wire = "openai-responses"
     rig = await make(wire, "native-eos", max_tokens=30)
     rig.answer(
-        reply(wire, read_notes("call_1"), usage=(120, 29)),
+        reply(wire, read_notes("call_1"), usage=(120, used)),
         reply(wire, Text("Done."), usage=(120, 5)),
     )
     ended = await rig.turn("read it")
     assert ended.reason == "done", ended.message
-    assert [e.call.id for e in rig.watch.of(ToolStarted)] == ["call_1"]
-    assert not rig.watch.of(ContractError)
+    assert [e.call.id for e in rig.watch.of(ToolStarted)] == ([] if cut else ["call_1"])
+    assert bool(rig.watch.of(ContractError)) == cut
 
 
 @pytest.mark.parametrize("mode", MODES)

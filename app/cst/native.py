@@ -485,6 +485,11 @@ class NativeAccumulator:
             why = "finish_reason=length (the model hit its token limit)"
         elif cut_by:
             why = f"finish_reason={cut_by}"
+        elif self.finish_reason is not None:  # the caller knows better than the stream
+            why = (
+                f"the output token limit, though the server said "
+                f"finish_reason={self.finish_reason} (its usage reached the max_tokens asked)"
+            )
         else:
             why = "the stream ending without a finish_reason"
         if self.incremental:

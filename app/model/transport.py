@@ -715,7 +715,8 @@ class ModelClient:
         for wire in registry.codecs():
             if path.endswith(f"/{wire.path}"):
                 root = urlunsplit(parts._replace(path=path.removesuffix(f"/{wire.path}")))
-                said = f"it ends in /{wire.path}, an endpoint's own path, and /{self.codec.path}"
+                added = request_path(self.codec, root)
+                said = f"it ends in /{wire.path}, an endpoint's own path, and /{added}"
                 return f"{said} is added to it: give {redact_url(root)}"
         return ""
 
@@ -869,7 +870,7 @@ class ModelClient:
         streams come as ``text/plain``, web pages as ``200 text/html``). ``opened``: the
         reply is read opened inside a thought (:attr:`think_opened`), and its recording
         says so first (``think_tags.OPENED``). ``limit``: the output tokens asked for
-        (:func:`_at_limit`)."""
+        (:func:`_reached`)."""
         try:
             kind = _classify(head, complete=True)
             if kind == "sse" or kind == "empty":
@@ -986,8 +987,6 @@ class ModelClient:
             async with aclosing(_sse_events(head, pieces, sse)) as events:
                 async for name, data in events:
                     deltas = decoder.feed(name, data)
-                    if limit:
-                        deltas = _at_limit(deltas, limit)
                     if _carries_content(deltas):
                         deadline.moved()
                     error: str | None = None
@@ -1078,6 +1077,9 @@ class ModelClient:
                 else "the server answered 200 with an empty body",
             )
             return
+        if limit and finish in CLEAN_FINISH and _reached(usage.completion, limit):
+            raw_reason = f"{raw_reason} at the max_tokens asked ({usage.completion} of {limit})"
+            finish = "length"
         yield StreamEnd(finish, usage, skipped=decoder.skipped, raw_reason=raw_reason)
 
     def _silence(self, exc: _Silent) -> str:
@@ -1133,22 +1135,22 @@ class ModelClient:
         return [event, StreamEnd(finish, usage, raw_reason=raw)]
 
 
-def _at_limit(deltas: list[Delta], limit: int) -> list[Delta]:
-    """``deltas`` with a clean finish read as ``length`` when the usage the same event
-    reports has reached ``limit``, the output tokens asked for: llama.cpp's Responses
-    endpoint says ``completed`` (and its items ``completed``) at ``max_output_tokens``,
-    so a reply cut mid-sentence read as the whole answer, and native-eos ran the calls of
-    a cut response. A reply that ended naturally at exactly the limit is read as cut too:
-    asked to go on, the model adds nothing. Only the live read knows the limit (a capture
-    is read as the server said)."""
-    finish = next((d for d in deltas if type(d) is Finish), None)
-    if finish is None or finish.reason not in CLEAN_FINISH:
-        return deltas
-    used = [d.usage.completion for d in deltas if type(d) is UsageDelta]
-    if not used or used[-1] is None or used[-1] < limit:
-        return deltas
-    raw = f"{finish.raw or finish.reason} at the max_tokens asked ({used[-1]} of {limit})"
-    return [Finish("length", raw) if d is finish else d for d in deltas]
+LIMIT_SLACK = 4
+"""Output tokens past the ``max_tokens`` asked that a response cut at it may report (a
+server counting its end token): one that used thousands more was not capped by it
+(DeepSeek's reasoner caps only the answer, its usage counts the reasoning too)."""
+
+
+def _reached(used: int | None, limit: int) -> bool:
+    """A response whose usage says it used the ``limit`` of output tokens asked for was
+    cut, whatever its end says: llama.cpp's Responses endpoint says ``completed`` (and its
+    items ``completed``) at ``max_output_tokens``, so a reply cut mid-sentence was read as
+    the whole answer, and native-eos ran the calls of a cut response. Decided on the
+    response's end (``StreamEnd``), as the stored response's finish, so ``check`` and
+    ``replay`` of it read the same cut (its deltas stay as the server sent them). A reply
+    that ended naturally at exactly the limit is read as cut too: asked to go on, the
+    model adds nothing."""
+    return used is not None and limit <= used <= limit + LIMIT_SLACK
 
 
 def _carries_content(deltas: list[Delta]) -> bool:
