@@ -498,6 +498,10 @@ def test_an_apis_error_answer_is_named_as_one(
     assert main(["check", str(path)]) == 2
     err = capsys.readouterr().err
     assert f"an API's error answer, not a streamed response ({said!r})" in err
+    path.write_text("\ufeff" + json.dumps(body), encoding="utf-8")  # with a byte order mark
+    assert main(["check", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert f"an API's error answer, not a streamed response ({said!r})" in err
     assert "nothing to check" in err and "chunk log" not in err
 
 

@@ -213,6 +213,7 @@ def error_answer(data: bytes) -> str | None:
     scrubbed; ``None`` for anything else (Anthropic's ``{"type": "error", …}`` is an event
     of its stream, read as a one-event chunk log). A person saving what
     ``curl`` printed for a failed request gets told so, not "not a chunk log"."""
+    data = data.removeprefix(b"\xef\xbb\xbf")  # PowerShell's Out-File -Encoding utf8
     obj = _json(data) if len(data) <= ERROR_ANSWER_MAX else None
     error = obj.get("error") if isinstance(obj, dict) else None
     if isinstance(error, dict):
