@@ -145,6 +145,7 @@ class Scrubber:
         """The values by their first ``MIN_SECRET_LEN`` characters: a longer start is told
         by the few values sharing its head. Every start of every value kept in a set was
         quadratic in a value's length: a 60 KB key was a ``MemoryError`` at start-up."""
+        self._borders: dict[str, list[int]] = {}
         self.longest = 0
         self.longest_bytes = 0
         """UTF-8 bytes of the longest form (escaped, percent-encoded) of any value."""
@@ -318,7 +319,13 @@ class Scrubber:
         start, best = size - limit, 0
         for head, values in self._by_head.items():
             at = text.find(head, start)
+            tries = 0
             while at != -1 and size - at > best:
+                tries += 1
+                if tries > HEAD_TRIES:  # the head repeats: one pass over the rest instead
+                    found = max(_longest_end(text, at, v, self._border(v)) for v in values)
+                    best = max(best, found if found >= MIN_SECRET_LEN else 0)
+                    break
                 end = text[at:]
                 for value in values:
                     if len(value) > size - at and value.startswith(end):
@@ -330,6 +337,13 @@ class Scrubber:
                 break
         return best
 
+    def _border(self, value: str) -> list[int]:
+        """``value``'s prefix function (KMP), made the first time a head repeats."""
+        table = self._borders.get(value)
+        if table is None:
+            table = self._borders[value] = _borders(value)
+        return table
+
     def _starts_one(self, text: str) -> bool:
         """``text`` is the start of a longer known value (not a whole one)."""
         if len(text) < MIN_SECRET_LEN:
@@ -338,6 +352,42 @@ class Scrubber:
             if len(value) > len(text) and value.startswith(text):
                 return True
         return False
+
+
+HEAD_TRIES = 8
+"""Places a value's head is tried at, one end each, before the rest of the window is read
+in one pass (:func:`_longest_end`): text repeating a long secret's first characters made
+each try a copy of the window's end (quadratic in a multi-KB secret's length)."""
+
+
+def _borders(value: str) -> list[int]:
+    """KMP's prefix function: ``out[i]``, the longest proper prefix of ``value[: i + 1]``
+    that is also its suffix."""
+    out = [0] * len(value)
+    k = 0
+    for i in range(1, len(value)):
+        while k and value[i] != value[k]:
+            k = out[k - 1]
+        if value[i] == value[k]:
+            k += 1
+        out[i] = k
+    return out
+
+
+def _longest_end(text: str, at: int, value: str, border: list[int]) -> int:
+    """The length of the longest end of ``text[at:]`` that is a proper prefix of ``value``
+    (a whole ``value`` falls back to its border): one pass, linear."""
+    k = 0
+    whole = len(value)
+    for i in range(at, len(text)):
+        char = text[i]
+        while k and value[k] != char:
+            k = border[k - 1]
+        if value[k] == char:
+            k += 1
+            if k == whole:
+                k = border[k - 1]
+    return k
 
 
 def _alternation(values: Iterable[str]) -> re.Pattern[str]:

@@ -335,3 +335,53 @@ def test_a_long_key_costs_memory_in_its_length_not_its_square() -> None:
     assert peak < 20_000_000, peak  # ~3 MB (the regexes of its forms); it was ~220 MB
     out = "".join(stream.feed(key[i : i + 7]) for i in range(0, len(key), 7)) + stream.flush()
     assert out == "*" * len(key)
+
+
+def every_start_split(scrubber: Scrubber, text: str) -> tuple[list[tuple[int, int]], int]:
+    """``Scrubber._split`` as it was: every start of every value in a set (quadratic in a
+    value's length, and so obviously right)."""
+    starts = {v[:k] for v in scrubber.values for k in range(1, len(v))}
+    spans = [m.span() for m in scrubber._text_re.finditer(text)] if scrubber._text_re else []
+    keep = len(text)
+    while spans and text[spans[-1][0] :] in starts:
+        keep = spans.pop()[0]
+    floor = spans[-1][1] if spans else 0
+    for k in range(min(scrubber.longest - 1, len(text) - floor), 0, -1):
+        if text[-k:] in starts:
+            return spans, min(keep, len(text) - k)
+    return spans, keep
+
+
+HEADY = st.sampled_from(["a", "b", "é", "\U0001f600"])
+
+
+@st.composite
+def heads_and_text(draw: st.DrawFn) -> tuple[list[str], str]:
+    """Values sharing 8-character heads (one a prefix of another), and a text of their
+    starts and repeated heads: where a head recurs more than ``HEAD_TRIES`` times."""
+    heads = draw(st.lists(st.text(HEADY, min_size=8, max_size=8), min_size=1, max_size=3))
+    values = [draw(st.sampled_from(heads)) + draw(st.text(HEADY, max_size=12)) for _ in range(4)]
+    values.append(values[0][: draw(st.integers(8, len(values[0])))])
+    pieces = st.one_of(
+        st.sampled_from(values).flatmap(lambda v: st.integers(0, len(v)).map(lambda k: v[:k])),
+        st.sampled_from(heads).map(lambda h: h * 3),
+        st.text(HEADY, max_size=4),
+    )
+    return values, "".join(draw(st.lists(pieces, max_size=14)))
+
+
+@pytest.mark.parametrize("tries", [0, 8], ids=["one-pass", "find-first"])
+@given(case=heads_and_text())
+def test_a_start_is_found_as_every_start_would_find_it(
+    tries: int, case: tuple[list[str], str]
+) -> None:
+    """Both ways of finding the undecided end (trying each place a head occurs; past
+    ``HEAD_TRIES`` of them, one KMP pass) decide as the set of every start did."""
+    from unittest import mock
+
+    from frontier.app import secrets
+
+    values, text = case
+    scrubber = Scrubber(values)
+    with mock.patch.object(secrets, "HEAD_TRIES", tries):
+        assert scrubber._split(text) == every_start_split(scrubber, text)
