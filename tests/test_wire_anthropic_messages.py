@@ -390,6 +390,29 @@ def test_a_stopped_call_whose_json_never_closed_then_another_call_is_bad_json() 
 
 
 @pytest.mark.parametrize("incremental", [True, False])
+def test_a_second_call_at_a_used_index_is_another_call(incremental: bool) -> None:
+    """A server that numbers two ``tool_use`` blocks alike (each started, filled and
+    stopped in turn: a counting slip ``check`` names as the server's): the second call's
+    arguments were read as late bytes of the first, and it was lost."""
+    events = [
+        message_start(),
+        *tool_block(0, "toolu_1", "read", '{"path": "a.py"}'),
+        *text_block(0, "and"),
+        *tool_block(0, "toolu_2", "read", '{"path": "b.py"}'),
+        *tool_block(1, "toolu_3", "read", '{"path": "c.py"}'),
+        message_delta("tool_use"),
+        MESSAGE_STOP,
+    ]
+    out = transduce(sse(events), incremental)
+    assert [(c.id, dict(c.args)) for c in calls_of(out)] == [
+        ("toolu_1", {"path": "a.py"}),
+        ("toolu_2", {"path": "b.py"}),
+        ("toolu_3", {"path": "c.py"}),
+    ]
+    assert errors_of(out) == []
+
+
+@pytest.mark.parametrize("incremental", [True, False])
 def test_pause_turn_is_a_clean_end(incremental: bool) -> None:
     events = [
         message_start(),

@@ -457,6 +457,11 @@ class MessagesDecoder:
     def __init__(self) -> None:
         self.skipped = 0
         self._blocks: dict[int, _Block] = {}
+        self._keys: dict[int, int] = {}
+        """The call key of each open ``tool_use`` block (its index, unless a call had it)."""
+        self._called: set[int] = set()
+        """The keys calls have had: a block starting at one of them again is another call."""
+        self._max_key = -1
         self._usage = _Usage()
         self._kept = 0
         self._ended = False
@@ -524,7 +529,13 @@ class MessagesDecoder:
             arguments = block.get("input")
             start_input = _compact(arguments) if arguments else ""
             self._blocks[index] = _Block("tool", start_input=start_input)
-            out.append(CallStart(index, _str(block.get("id")), _str(block.get("name"))))
+            # an index used again (a server's counting slip: rules.py names it) is another
+            # call, after the ones before it; appended to the first, both were lost
+            key = index if index not in self._called else self._max_key + 1
+            self._keys[index] = key
+            self._called.add(key)
+            self._max_key = max(self._max_key, key, index)
+            out.append(CallStart(key, _str(block.get("id")), _str(block.get("name"))))
         elif kind in SERVER_TOOL_BLOCKS:
             self._blocks[index] = _Block("server")
             out.append(ServerToolCall(_str(block.get("name")), _str(block.get("id"))))
@@ -577,7 +588,7 @@ class MessagesDecoder:
                 return []  # a tool without parameters sends one "": {}
             assert index is not None  # the block was found by it
             block.pieces = True
-            return [CallArgs(index, piece)]
+            return [CallArgs(self._keys.get(index, index), piece)]
         return []
 
     def _stop(self, obj: Mapping[str, Any]) -> list[Delta]:
@@ -587,7 +598,7 @@ class MessagesDecoder:
             return []
         if block.kind == "tool":
             arguments = block.start_input if block.start_input and not block.pieces else None
-            return [CallDone(index, arguments=arguments)]
+            return [CallDone(self._keys.pop(index, index), arguments=arguments)]
         if block.kind == "thinking":
             if block.dropped:
                 return [Ignored(f"thinking block {index} passed {MAX_KEPT} characters: not kept")]
