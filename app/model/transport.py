@@ -300,8 +300,8 @@ class ModelClient:
         ``think_tags.py``), learned from one of its replies; ``None``: none."""
         self.progress = False
         """Ask for the prompt's reading progress (``return_progress``): set once
-        ``GET /props`` showed a llama.cpp server on the Chat wire (:meth:`_saw_props`),
-        cleared if a server refuses the field."""
+        ``GET /props`` showed a llama.cpp server on the Chat or Responses wire
+        (:meth:`_saw_props`), cleared if a server refuses the field."""
 
     def __repr__(self) -> str:
         # Never shows the key.
@@ -460,13 +460,14 @@ class ModelClient:
 
     def _saw_props(self, answer: asyncio.Future[Any]) -> None:
         """llama.cpp's ``/props`` answered (the window, prefill and tool look-ups ask it
-        before the first request): its Chat endpoint streams how far it has read the
-        prompt when asked. A long prompt on a CPU takes minutes before the first token,
-        which ``first_byte_timeout`` (45 s for a model not known to reason) took for a
-        hung server; the progress moves the deadline and is shown."""
+        before the first request): its Chat and Responses endpoints stream how far it has
+        read the prompt when asked (its ``/v1/messages`` does not). A long prompt on a CPU
+        takes minutes before the first token, which ``first_byte_timeout`` (45 s for a
+        model not known to reason) took for a hung server; the progress moves the deadline
+        and is shown."""
         if answer.cancelled() or answer.exception() is not None:
             return
-        if self.wire == "openai-chat":
+        if self.wire in ("openai-chat", "openai-responses"):  # /v1/messages sends none
             self.progress = is_llama_cpp(answer.result())
 
     def _build(self, request: ModelRequest) -> httpx.Request:

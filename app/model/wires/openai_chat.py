@@ -48,7 +48,6 @@ from frontier.app.model.stream import (
     Finish,
     Ignored,
     Malformed,
-    PromptProgress,
     ReasoningBlock,
     ReasoningDelta,
     ServerError,
@@ -57,6 +56,7 @@ from frontier.app.model.stream import (
     UsageDelta,
 )
 from frontier.app.model.think_tags import CLOSE, KEPT, OPEN, ThinkTags, split_think
+from frontier.app.model.wires.llama_progress import prompt_progress
 from frontier.app.wire import safejson
 
 TYPE_CHECKING = False  # typing is not imported at run time (~3 ms of start-up)
@@ -467,7 +467,7 @@ class ChatDecoder:
                 self._choice(choice, out)
         if isinstance(obj.get("usage"), dict):
             out.append(UsageDelta(TokenUsage.from_usage(obj["usage"])))
-        progress = _progress(obj.get("prompt_progress"))
+        progress = prompt_progress(obj.get("prompt_progress"))
         if progress is not None:
             out.append(progress)
         return out
@@ -587,16 +587,6 @@ class ChatDecoder:
         if ident and had and had != ident and isinstance(fn.get("name"), str) and fn["name"]:
             key = self._moved[index] = self._max_index + 1
         return key
-
-
-def _progress(value: Any) -> PromptProgress | None:
-    """llama.cpp's ``prompt_progress`` (``total``, ``processed``, ``cache``), else ``None``."""
-    if not isinstance(value, dict):
-        return None
-    total, done, cached = (value.get(k) for k in ("total", "processed", "cache"))
-    if not (isinstance(total, int) and isinstance(done, int)) or total <= 0:
-        return None
-    return PromptProgress(max(0, min(done, total)), total, cached if isinstance(cached, int) else 0)
 
 
 def _choice_index(choice: Mapping[str, Any]) -> int | None:

@@ -79,6 +79,7 @@ from frontier.app.model.stream import (
     UsageDelta,
 )
 from frontier.app.model.think_tags import ThinkTags, split_think
+from frontier.app.model.wires.llama_progress import prompt_progress
 from frontier.app.wire import safejson
 
 TYPE_CHECKING = False  # typing is not imported at run time (~3 ms of start-up)
@@ -372,6 +373,9 @@ class ResponsesDecoder:
             kind = event
         if kind == "error":
             return [ServerError(error_message(obj))]
+        if kind == "response.in_progress":  # llama.cpp's reading of a long prompt
+            progress = prompt_progress(obj.get("prompt_progress"))
+            return [progress] if progress is not None else []
         if kind.startswith("response.output_item.") or kind.endswith(".delta"):
             self._streamed = True
         if kind.startswith("response.output_item."):
