@@ -11,6 +11,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
 from async_wait import until
 from test_protocol_auto import session_on
 from wire_scripts import Text, WireServer, script, sse_data, status, stream
@@ -34,13 +35,18 @@ def progress_chunk(done: int, total: int = 30_000) -> bytes:
     )
 
 
+@pytest.mark.parametrize("wire", ["openai-chat", "openai-responses"])
 async def test_llama_cpp_is_asked_for_the_prompts_progress_and_the_wait_shows_it(
-    tmp_path: Path,
+    tmp_path: Path, wire: str
 ) -> None:
-    server = WireServer("openai-chat", props=LLAMA_CPP)
+    """Only Chat was asked at first: on ``--wire openai-responses`` a long prompt read on
+    a CPU hit the 45 s first-byte deadline, and the retry loaded the server with a second
+    request while it still read the first."""
+    server = WireServer(wire, props=LLAMA_CPP)
     gate = asyncio.Event()
+    said = progress_chunk if wire == "openai-chat" else responses_progress
     async with session_on(tmp_path, server, "a-local-model") as (session, seen):
-        reply = [progress_chunk(12_000), gate, *script(server.wire, [Text("Read it.")])]
+        reply = [said(12_000), gate, *script(server.wire, [Text("Read it.")])]
         server.replies[:] = [stream(reply)]
         turn = asyncio.create_task(session.send("summarise the logs"))
         await until(lambda: any(isinstance(e, PromptRead) for e in seen), "the progress")
@@ -91,26 +97,6 @@ def responses_progress(done: int, total: int = 30_000) -> bytes:
     progress = {"total": total, "cache": 0, "processed": done, "time_ms": 5}
     event = {"type": "response.in_progress", "response": response, "prompt_progress": progress}
     return b"event: response.in_progress\n" + sse_data(event)
-
-
-async def test_llama_cpps_responses_endpoint_is_asked_and_shows_it_too(tmp_path: Path) -> None:
-    """Only Chat was asked: on ``--wire openai-responses`` a long prompt read on a CPU hit
-    the 45 s first-byte deadline, and the retry loaded the server with a second request
-    while it still read the first."""
-    server = WireServer("openai-responses", props=LLAMA_CPP)
-    gate = asyncio.Event()
-    async with session_on(tmp_path, server, "a-local-model") as (session, seen):
-        reply = [responses_progress(12_000), gate, *script(server.wire, [Text("Read it.")])]
-        server.replies[:] = [stream(reply)]
-        turn = asyncio.create_task(session.send("summarise the logs"))
-        await until(lambda: any(isinstance(e, PromptRead) for e in seen), "the progress")
-        wait = ResponseWait()
-        for event in seen:
-            wait.apply(event, lambda: 0.0)
-        assert wait.label(3.0) == "reading the prompt: 12,000 of 30,000 tokens (40%) · 3 s"
-        gate.set()
-        assert (await turn).reason == "done"
-    assert server.requests[-1].body.get("return_progress") is True
 
 
 def test_the_responses_decoder_reads_the_progress_of_in_progress_events_only() -> None:
