@@ -107,6 +107,24 @@ def names_a_secret(name: str) -> bool:
     return not (words[-1] == "key" and len(words) > 1 and words[-2] in NOT_SECRET_KEYS)
 
 
+def header_secrets(name: object, value: object) -> list[str]:
+    """The secrets one header carries: the whole value of a credential's header, the token
+    after an ``Authorization`` scheme (``Bearer``, ``Basic``), each cookie's value (and a
+    ``Cookie`` header whole). The one reader of a header for what a scrubber learns: a
+    HAR's and a raw HTTP capture's requests, an MCP server's ``headers``."""
+    if not isinstance(name, str) or not isinstance(value, str):
+        return []
+    lower = name.lower()
+    if lower == "set-cookie":
+        return [value.split(";")[0].partition("=")[2].strip()]
+    if lower == "cookie":
+        return [value.strip(), *(pair.partition("=")[2].strip() for pair in value.split(";"))]
+    if not names_a_secret(name):  # not ``x-ratelimit-limit-tokens``: a count
+        return []
+    scheme, _, token = value.strip().partition(" ")
+    return [value.strip(), token.strip()] if token and scheme.isalpha() else [value.strip()]
+
+
 def argv_secrets(args: Sequence[str]) -> list[str]:
     """The secrets a command line holds as written (an MCP server's ``args``), longest
     first, so that what shows it — ``frontier mcp``, the doctor, a server's log and last
@@ -130,8 +148,9 @@ def hidden_argv(args: Sequence[str]) -> list[str]:
 
 
 LEARNED_MAX = 4096
-"""A longer value is not learned by a scrubber (every start of it is kept: a 60 KB header
-made ``frontier import`` take 12 s)."""
+"""A longer value is not learned by a scrubber from what a capture or a server's settings
+hold: a credential is far shorter, and each value learned is a regex alternative every
+later text is searched for (a 60 KB header once made ``frontier import`` take 12 s)."""
 
 
 def learnable(value: str) -> bool:

@@ -255,6 +255,7 @@ def server_secrets(settings: ServerSettings) -> tuple[str, ...]:
     the same answer read ``[REDACTED]``. A variable that is not set: that server does not
     start, and what it would have held is nowhere."""
     from frontier.app.secret_shapes import (
+        header_secrets,
         learnable,
         names_a_path,
         names_a_secret,
@@ -266,8 +267,7 @@ def server_secrets(settings: ServerSettings) -> tuple[str, ...]:
     with contextlib.suppress(HeaderError):
         headers = expand_headers(settings.headers, os.environ)
         for name, value in headers.items():
-            if names_a_secret(name):
-                found += [value, value.partition(" ")[2]]
+            found += header_secrets(name, value)
     if settings.url is None:
         with contextlib.suppress(HeaderError):
             env = server_env(settings)

@@ -27,7 +27,7 @@ from urllib.parse import urlsplit
 
 from frontier.app.listing import listing
 from frontier.app.model import registry
-from frontier.app.secret_shapes import learnable, names_a_secret, url_secrets
+from frontier.app.secret_shapes import header_secrets, learnable, url_secrets
 from frontier.app.session.capture_jsonl import whole_answer
 from frontier.app.session.capture_raw import MAX_HAR_BYTES, RawEvent, RawResponse
 from frontier.app.session.capture_sse import MAX_EVENT, CaptureError, read_events
@@ -143,21 +143,6 @@ def _entries_secrets(entries: list[Any]) -> list[str]:
                 if side == "request" or (isinstance(name, str) and name.lower() == "set-cookie"):
                     found += header_secrets(name, _get(header, "value"))
     return [value for value in found if learnable(value)]
-
-
-def header_secrets(name: object, value: object) -> list[str]:
-    """The secrets one header carries: the whole value of a credential's header, the token
-    after an ``Authorization`` scheme (``Bearer``, ``Basic``), each cookie's value."""
-    if not isinstance(name, str) or not isinstance(value, str):
-        return []
-    lower = name.lower()
-    if lower in ("cookie", "set-cookie"):
-        pairs = value.split(";") if lower == "cookie" else value.split(";")[:1]
-        return [pair.partition("=")[2].strip() for pair in pairs]
-    if not names_a_secret(name):  # not ``x-ratelimit-limit-tokens``: a count
-        return []
-    scheme, _, token = value.strip().partition(" ")
-    return [value.strip(), token.strip()] if token and scheme.isalpha() else [value.strip()]
 
 
 class BodyBudget:

@@ -26,14 +26,13 @@ import zlib
 from typing import Any
 
 from frontier.app.record import record, replace
-from frontier.app.secret_shapes import learnable, url_secrets
+from frontier.app.secret_shapes import header_secrets, learnable, url_secrets
 from frontier.app.session.capture_har import (
     MAX_PATH,
     BodyBudget,
     answer_events,
     body_events,
     endpoint_path,
-    header_secrets,
     model_named,
     request_fields,
 )
@@ -72,7 +71,7 @@ class _Message:
 def http_secrets(data: bytes) -> list[str]:
     """The credentials the capture's own messages carried — a request's ``Authorization``,
     ``x-api-key`` and cookies, a response's ``Set-Cookie``, a request target's credentials
-    (``capture_har.header_secrets``, as a HAR's) — so that a recording made of it masks
+    (``secret_shapes.header_secrets``, as a HAR's) — so that a recording made of it masks
     them where the model's text repeats them. ``[]`` for a capture that does not read."""
     try:
         messages = _messages(data, len(data) - len(data.lstrip()), [])
