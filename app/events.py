@@ -149,7 +149,9 @@ class ServerTool(Event):
 @record
 class PromptRead(Event):
     """The server has read ``done`` of the prompt's ``total`` tokens, before its first
-    token (llama.cpp's progress): the wait is shown as reading the prompt, how far."""
+    token (llama.cpp's progress): the wait is shown as reading the prompt, how far.
+    ``total`` 0: the size is not known (its ``/slots``, asked on a wire that streams no
+    progress, gives only the count read)."""
 
     type: ClassVar[str] = "prompt_read"
     done: int

@@ -2,12 +2,16 @@
 far when asked (``return_progress``): Frontier asks it once ``/props`` showed llama.cpp on
 the Chat and Responses wires, the progress moves the first-byte deadline (the server
 works, it is not hung: 45 s cut such a request off) and the wait reads ``reading the
-prompt: 12,000 of 30,000 tokens (40%)`` in the status bar and the headless log."""
+prompt: 12,000 of 30,000 tokens (40%)`` in the status bar and the headless log. Its
+Anthropic Messages endpoint streams none: there its ``GET /slots`` is asked while the
+request waits."""
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -17,9 +21,10 @@ from test_protocol_auto import session_on
 from wire_scripts import Text, WireServer, script, sse_data, status, stream
 
 from frontier.app.agent.wait import ResponseWait
-from frontier.app.events import PromptRead
+from frontier.app.events import Event, PromptRead, Retry, TurnEnded
 from frontier.app.model.stream import PromptProgress
 from frontier.app.model.wires import openai_responses
+from frontier.app.model.wires.llama_progress import slots_reading
 from frontier.app.model.wires.openai_chat import Codec
 
 LLAMA_CPP = {"default_generation_settings": {"n_ctx": 32768}}
@@ -33,6 +38,14 @@ def progress_chunk(done: int, total: int = 30_000) -> bytes:
             "prompt_progress": {"total": total, "cache": 0, "processed": done, "time_ms": 5},
         }
     )
+
+
+def waiting(seen: list[Event]) -> str:
+    """The status bar's wait after ``seen``, 3 s into it."""
+    wait = ResponseWait()
+    for event in seen:
+        wait.apply(event, lambda: 0.0)
+    return wait.label(3.0)
 
 
 @pytest.mark.parametrize("wire", ["openai-chat", "openai-responses"])
@@ -50,10 +63,7 @@ async def test_llama_cpp_is_asked_for_the_prompts_progress_and_the_wait_shows_it
         server.replies[:] = [stream(reply)]
         turn = asyncio.create_task(session.send("summarise the logs"))
         await until(lambda: any(isinstance(e, PromptRead) for e in seen), "the progress")
-        wait = ResponseWait()
-        for event in seen:
-            wait.apply(event, lambda: 0.0)
-        assert wait.label(3.0) == "reading the prompt: 12,000 of 30,000 tokens (40%) · 3 s"
+        assert waiting(seen) == "reading the prompt: 12,000 of 30,000 tokens (40%) · 3 s"
         gate.set()
         assert (await turn).reason == "done"
     assert server.requests[-1].body.get("return_progress") is True
@@ -109,3 +119,76 @@ def test_the_responses_decoder_reads_the_progress_of_in_progress_events_only() -
     assert fed("response.created", progress) == []
     for odd in ({"total": 0, "processed": 0}, {"total": "30000", "processed": 1}, [], None):
         assert fed("response.in_progress", odd) == []
+
+
+def slot(busy: bool, read: int = 0) -> dict[str, Any]:
+    """One slot of llama.cpp's ``GET /slots`` (the rig's server, trimmed)."""
+    fields = {"id": 0, "n_ctx": 4096, "speculative": False, "is_processing": busy}
+    return {**fields, "n_prompt_tokens": 2048, "n_prompt_tokens_processed": read}
+
+
+@contextlib.asynccontextmanager
+async def held_on_messages(
+    tmp_path: Path, slots: list[dict[str, Any]] | None, first_byte: float
+) -> AsyncIterator[tuple[WireServer, list[Event], asyncio.Event, asyncio.Task[TurnEnded]]]:
+    """A turn on llama.cpp's ``/v1/messages`` whose body is held at ``gate`` (its headers
+    sent, as llama.cpp sends them before it reads the prompt), ``/slots`` answering
+    ``slots``."""
+    server = WireServer("anthropic-messages", props=LLAMA_CPP, slots=slots)
+    gate = asyncio.Event()
+    model = "a-local-model"
+    async with session_on(tmp_path, server, model, first_byte_timeout=first_byte) as (
+        session,
+        seen,
+    ):
+        server.replies[:] = [stream([gate, *script(server.wire, [Text("Read it.")])])]
+        turn = asyncio.create_task(session.send("summarise the logs"))
+        try:
+            yield server, seen, gate, turn
+        finally:
+            turn.cancel()
+            await asyncio.wait({turn})
+
+
+def retried(seen: list[Event]) -> list[Retry]:
+    return [e for e in seen if isinstance(e, Retry)]
+
+
+async def test_on_the_messages_wire_a_busy_slot_keeps_the_request_waiting(tmp_path: Path) -> None:
+    """llama.cpp's ``/v1/messages`` sends its headers at once and nothing more until the
+    prompt is read (16 s for 3,500 tokens on the rig, minutes for a long one): the 45 s
+    first-byte deadline cut it off and the retry loaded the server with a second request
+    while it still read the first. Its ``/slots`` says a slot is reading: the deadline
+    moves (here 1.5 s, waited past twice over) and the wait shows how far."""
+    busy = [slot(True, 2048), slot(False)]
+    async with held_on_messages(tmp_path, busy, 1.5) as (server, seen, gate, turn):
+        await until(lambda: server.slots_asked >= 7 or retried(seen), "/slots asked for 3.5 s")
+        assert waiting(seen) == "reading the prompt: 2,048 tokens so far · 3 s"
+        gate.set()
+        assert (await turn).reason == "done"
+    assert [e for e in seen if isinstance(e, PromptRead)] == [PromptRead(2048, 0)]
+    assert not retried(seen)
+    assert len([r for r in server.requests if "messages" in r.body]) == 1
+
+
+@pytest.mark.parametrize("slots", [[slot(False), slot(False)], None], ids=["idle", "no-slots"])
+async def test_a_server_whose_slots_are_idle_or_unknown_is_still_cut_off(
+    tmp_path: Path, slots: list[dict[str, Any]] | None
+) -> None:
+    """Nothing read: a hung request is cut off at the first-byte deadline as before (a
+    server started with ``--no-slots`` answers 501, and is not asked again)."""
+    async with held_on_messages(tmp_path, slots, 0.6) as (server, seen, _, _):
+        await until(lambda: bool(retried(seen)), "the request cut off")
+        asked = server.slots_asked
+    assert "first_byte_timeout" in retried(seen)[0].reason
+    assert asked == 1 if slots is None else asked >= 1
+    assert not [e for e in seen if isinstance(e, PromptRead)]
+
+
+def test_slots_are_read_for_the_busy_ones_and_nothing_else_as_them() -> None:
+    assert slots_reading([slot(True, 2048), slot(False, 9), slot(True)]) == [2048, 0]
+    assert slots_reading([slot(False)]) == []
+    assert slots_reading([{**slot(True), "n_prompt_tokens_processed": True}]) == [0]
+    assert slots_reading([{**slot(True), "is_processing": "yes"}]) == []
+    for odd in ({"error": {"code": 501}}, [{"id": 0}], [1], "[]", None, [slot(True)] * 1025):
+        assert slots_reading(odd) is None

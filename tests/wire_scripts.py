@@ -574,6 +574,10 @@ class WireServer:
     props: dict[str, Any] | None = None
     """What llama.cpp's ``GET /props`` answers (the window, whether its template renders
     tools); none: 404."""
+    slots: list[dict[str, Any]] | None = None
+    """What llama.cpp's ``GET /slots`` answers (each slot, busy or not); none: 501, as a
+    server started with ``--no-slots`` answers."""
+    slots_asked: int = 0
     pages: dict[str, Any] = field(default_factory=dict)
     """``GET /v1/models/{id}``: each model's page (OpenRouter's ``{"data": {...}}``)."""
     paged: list[str] = field(default_factory=list)
@@ -614,6 +618,13 @@ class WireServer:
         if self.props is None:
             return web.json_response({"error": {"message": "not found"}}, status=404)
         return web.json_response(self.props)
+
+    async def served_slots(self, request: web.Request) -> web.StreamResponse:
+        self.slots_asked += 1
+        if self.slots is None:
+            error = {"code": 501, "message": "This server does not support slots endpoint."}
+            return web.json_response({"error": error}, status=501)
+        return web.json_response(self.slots)
 
     async def listing(self, request: web.Request) -> web.StreamResponse:
         if self.models is None:
@@ -736,6 +747,7 @@ async def serve_wire(server: WireServer, sock: socket.socket | None = None) -> A
     app.router.add_get("/v1/models", server.listing)
     app.router.add_get("/v1/models/{name:.+}", server.model_page)
     app.router.add_get("/props", server.served_props)
+    app.router.add_get("/slots", server.served_slots)
     app.router.add_get("/api/ps", server.ollama_ps)
     app.router.add_get("/api/v1/models", server.lmstudio_models)
     app.router.add_post("/api/show", server.ollama_show)

@@ -58,7 +58,14 @@ from frontier.app.agent.compaction import (
 )
 from frontier.app.agent.compaction_event import compaction_event
 from frontier.app.agent.loop import PersistenceFailed, RequestCounter, TooLong
-from frontier.app.events import ContextUsage, Event, Retry, Summarising, TokenUsage
+from frontier.app.events import (
+    ContextUsage,
+    Event,
+    PromptRead,
+    Retry,
+    Summarising,
+    TokenUsage,
+)
 from frontier.app.model.client import Client
 from frontier.app.model.conversation import (
     TOO_LONG_OPENINGS,
@@ -482,7 +489,7 @@ class Compactor:
         stream = self.client.stream(request)
         try:
             async for item in stream:
-                if isinstance(item, Retry):
+                if isinstance(item, Retry | PromptRead):
                     self._emit(item)
                 elif isinstance(item, StreamEnd):
                     finish, failure = item.finish_reason, item.error or ""

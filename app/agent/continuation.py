@@ -242,7 +242,7 @@ async def _joined(
                     end = item
                     break
                 if not isinstance(item, WireEvent):
-                    yield item  # a Retry of the request
+                    yield item  # a Retry of the request, how far the prompt was read
                     continue
                 last = max(last, shift + item.t)
                 item = replace(item, t=last)

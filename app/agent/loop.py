@@ -46,6 +46,7 @@ from frontier.app.events import (
     ContractError,
     Event,
     Notice,
+    PromptRead,
     ReasoningText,
     RepairRequested,
     ResponseEnded,
@@ -944,7 +945,7 @@ class AgentLoop:
         ended = False
         try:
             async for item in self._closing_on_error(stream, response_id):
-                if isinstance(item, Retry):
+                if isinstance(item, Retry | PromptRead):
                     self._emit(item)
                     continue
                 if isinstance(item, StreamEnd):

@@ -89,6 +89,8 @@ class ResponseWait:
         if self.read is None:
             return "waiting for the first byte"
         done, total = self.read
+        if not total:  # llama.cpp's /slots: the count read, not the prompt's size
+            return f"reading the prompt: {done:,} tokens so far" if done else "reading the prompt"
         return f"reading the prompt: {done:,} of {total:,} tokens ({done * 100 // total}%)"
 
     def label(self, now: float) -> str:

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from frontier.app.events import Retry, TokenUsage
+from frontier.app.events import PromptRead, Retry, TokenUsage
 from frontier.app.record import field, record
 
 TYPE_CHECKING = False  # typing is not imported at run time (~3 ms of start-up)
@@ -257,8 +257,10 @@ class StreamEnd:
     client (a server that sends no finish, a template that opens the thought)."""
 
 
-StreamItem = WireEvent | Retry | StreamEnd
-"""What a model client's stream yields: events, retries of the request, then one end."""
+StreamItem = WireEvent | Retry | PromptRead | StreamEnd
+"""What a model client's stream yields: events, retries of the request, how far the
+server has read the prompt when only asking it can tell (``PromptRead``: llama.cpp's
+``/slots``), then one end."""
 
 
 def text_of(deltas: tuple[Delta, ...] | list[Delta]) -> str:

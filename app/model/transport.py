@@ -58,7 +58,7 @@ from contextlib import aclosing
 from typing import Any
 
 from frontier.app import fastjson
-from frontier.app.events import Retry, TokenUsage
+from frontier.app.events import PromptRead, Retry, TokenUsage
 from frontier.app.model.errors import (
     ContextOverflow,
     ModelError,
@@ -97,6 +97,7 @@ from frontier.app.model.stream import (
 from frontier.app.model.think_tags import OPENED, ThinkTags
 from frontier.app.model.tls import PLAIN_TO_TLS, speaks_tls, tls_refusal, trust_for
 from frontier.app.model.wires.base import EventDecoder, WireCodec
+from frontier.app.model.wires.llama_progress import slots_reading
 from frontier.app.record import record, replace
 from frontier.app.secrets import Scrubber, redact_url, url_secrets
 from frontier.app.vocab import CLEAN_FINISH
@@ -111,6 +112,9 @@ MAX_BACKOFF = 30.0
 """Longest computed backoff between attempts (seconds)."""
 CONNECT_TIMEOUT = 10.0
 FIRST_BYTE_TIMEOUT = 45.0
+SLOTS_EVERY = 5.0
+"""How often llama.cpp's ``/slots`` is asked while a request on a wire without progress
+waits for its first byte (a third of ``first_byte_timeout`` when that is shorter)."""
 IDLE_TIMEOUT = 30.0
 PATIENT_TIMEOUT = 300.0
 """First byte and idle for a model that may reason silently (``catalogue.reasons_first``):
@@ -187,11 +191,22 @@ class _Deadline:
     def bytes_read(self, count: int) -> None:
         self.read += count
 
+        self.timer: asyncio.Timeout | None = None
+        """The read waiting on ``when`` (:meth:`ModelClient._pieces`), moved with it."""
+
     def moved(self) -> None:
         """Content arrived: the next must come within ``idle`` seconds."""
         self.when = asyncio.get_running_loop().time() + self.idle
         self.content = True
         self.read = 0
+
+    def working(self, first_byte: float) -> None:
+        """The server says it works on the request (llama.cpp's ``/slots``: a slot reads a
+        prompt): the first byte may come ``first_byte`` seconds from now; the read waiting
+        already is given the new time."""
+        self.when = max(self.when, asyncio.get_running_loop().time() + first_byte)
+        if self.timer is not None:
+            self.timer.reschedule(self.when)
 
 
 class _Silent(Exception):
@@ -302,6 +317,10 @@ class ModelClient:
         """Ask for the prompt's reading progress (``return_progress``): set once
         ``GET /props`` showed a llama.cpp server on the Chat or Responses wire
         (:meth:`_saw_props`), cleared if a server refuses the field."""
+        self.slots = False
+        """Ask llama.cpp's ``GET /slots`` how far it has read the prompt while a request
+        waits for its first byte (:meth:`_reading`): set once ``GET /props`` showed
+        llama.cpp on the Anthropic Messages wire, which streams no progress."""
 
     def __repr__(self) -> str:
         # Never shows the key.
@@ -467,8 +486,10 @@ class ModelClient:
         and is shown."""
         if answer.cancelled() or answer.exception() is not None:
             return
-        if self.wire in ("openai-chat", "openai-responses"):  # /v1/messages sends none
+        if self.wire in ("openai-chat", "openai-responses"):
             self.progress = is_llama_cpp(answer.result())
+        else:  # /v1/messages sends none: its /slots is asked while the request waits
+            self.slots = is_llama_cpp(answer.result())
 
     def _build(self, request: ModelRequest) -> httpx.Request:
         if request.max_tokens is None and self.max_tokens:
@@ -556,7 +577,14 @@ class ModelClient:
                     pieces = self._pieces(response, deadline)
                     head: bytes | None = None
                     try:
-                        head = await _sniff(pieces)
+                        if self.slots:
+                            sniffing = asyncio.ensure_future(_sniff(pieces))
+                            async with aclosing(self._reading(sniffing, deadline)) as reads:
+                                async for read in reads:
+                                    yield read
+                            head = await sniffing
+                        else:
+                            head = await _sniff(pieces)
                     except _Silent:
                         # not one byte: retried below, like a server that never answered
                         log.debug("no first byte within first_byte_timeout")
@@ -657,6 +685,38 @@ class ModelClient:
             deadline = limit.when() or loop.time() + t.first_byte
             limit.reschedule(None)
         return response, deadline
+
+    async def _reading(
+        self, sniffing: asyncio.Future[bytes], deadline: _Deadline
+    ) -> AsyncGenerator[PromptRead, None]:
+        """While ``sniffing`` waits for the body's first bytes, llama.cpp's ``GET /slots``
+        every few seconds (:func:`slots_reading`). A busy slot is the server at work on a
+        prompt (its ``/v1/messages`` streams no progress, and a long prompt on a CPU takes
+        minutes): the first-byte deadline moves, and the person is shown how far when one
+        slot is busy. An idle server lets the deadline run, so a hung request is still cut
+        off; a server that does not answer ``/slots`` is not asked again for this
+        request."""
+        url = endpoint_url(self._base, "slots", root=True)
+        every = min(SLOTS_EVERY, self.timeouts.first_byte / 3)
+        shown: int | None = None
+        try:
+            while not sniffing.done():
+                await asyncio.wait({sniffing}, timeout=every)
+                if sniffing.done():
+                    return
+                answer = await get_json(self._client, url, self._probe_headers(), every)
+                busy = slots_reading(answer)
+                if busy is None:
+                    return
+                if busy:
+                    deadline.working(self.timeouts.first_byte)
+                if len(busy) == 1 and busy[0] != shown:  # two: which is this request's?
+                    shown = busy[0]
+                    yield PromptRead(busy[0], 0)
+        except BaseException:  # closed or cancelled: the read of the body goes too
+            sniffing.cancel()
+            await asyncio.wait({sniffing})
+            raise
 
     def _no_first_byte(self, retries: int) -> _Attempt:
         return _Attempt(
@@ -837,12 +897,14 @@ class ModelClient:
                 if loop.time() >= deadline.when:
                     raise _Silent(not deadline.content, deadline.read)
                 try:
-                    async with asyncio.timeout_at(deadline.when):
+                    async with asyncio.timeout_at(deadline.when) as deadline.timer:
                         piece = await anext(raw)
                 except StopAsyncIteration:
                     return
                 except TimeoutError:
                     raise _Silent(not deadline.content, deadline.read) from None
+                finally:
+                    deadline.timer = None
                 deadline.bytes_read(len(piece))
                 yield piece
         finally:
