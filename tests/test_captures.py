@@ -485,8 +485,16 @@ def test_a_capture_on_stdin_that_is_the_terminal_is_refused_not_waited_for(
             "File Not Found",
         ),
         ({"error": "model 'x' not found"}, "model 'x' not found"),
+        (  # was "ok ... finish=error", exit 0: a one-event stream that ended in an error
+            {
+                "type": "error",
+                "error": {"type": "overloaded_error", "message": "Overloaded"},
+                "request_id": "req_011CSHoEeqs5C35K2UUqR7Fy",
+            },
+            "Overloaded",
+        ),
     ],
-    ids=["llama.cpp", "a-string"],
+    ids=["llama.cpp", "a-string", "anthropic"],
 )
 def test_an_apis_error_answer_is_named_as_one(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], body: dict[str, Any], said: str

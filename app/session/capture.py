@@ -209,10 +209,11 @@ ERROR_ANSWER_MAX = 64 << 10
 
 def error_answer(data: bytes) -> str | None:
     """The message of an API's error answer (``{"error": {"message": …}}``, as OpenAI's API
-    and llama.cpp's server write one, or ``{"error": "…"}``), cut to 200 characters and
-    scrubbed; ``None`` for anything else (Anthropic's ``{"type": "error", …}`` is an event
-    of its stream, read as a one-event chunk log). A person saving what
-    ``curl`` printed for a failed request gets told so, not "not a chunk log"."""
+    and llama.cpp's server write one, Anthropic's with ``"type": "error"`` beside it, or
+    ``{"error": "…"}``), cut to 200 characters and scrubbed; ``None`` for anything else.
+    A person saving what ``curl`` printed for a failed request gets told so, not "not a
+    chunk log" (nor, for Anthropic's, ``ok`` for a one-event stream that ended in an
+    error: read as a chunk log it is the same failure, with nothing streamed)."""
     data = data.removeprefix(b"\xef\xbb\xbf")  # PowerShell's Out-File -Encoding utf8
     obj = _json(data) if len(data) <= ERROR_ANSWER_MAX else None
     error = obj.get("error") if isinstance(obj, dict) else None
@@ -479,18 +480,18 @@ def capture_sources(
         except UnicodeDecodeError as exc:
             raise CaptureError(f"not UTF-8 text at byte {exc.start}") from exc
         return [CaptureSource(name, rec, "")]
+    said = error_answer(data) if kind == "jsonl" else None
+    if said is not None:
+        raise CaptureError(
+            f"an API's error answer, not a streamed response ({said}): the request "
+            "failed before anything streamed, so there is nothing to check"
+        )
     credentials: list[str] = []
     try:
         found = raw_responses(data, kind, pick, credentials)
     except EmptyCapture as exc:
         if kind != "jsonl":
             raise
-        said = error_answer(data)
-        if said is not None:
-            raise CaptureError(
-                f"an API's error answer, not a streamed response ({said}): the request "
-                "failed before anything streamed, so there is nothing to check"
-            ) from exc
         raise RecordingError(
             f'{name}:1: not a frontier recording (first line must have "format": "{FORMAT}") '
             f"nor a chunk log ({exc})"
