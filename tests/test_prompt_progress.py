@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import time
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -67,6 +68,32 @@ async def test_llama_cpp_is_asked_for_the_prompts_progress_and_the_wait_shows_it
         gate.set()
         assert (await turn).reason == "done"
     assert server.requests[-1].body.get("return_progress") is True
+
+
+async def test_the_next_batch_of_the_prompt_may_take_as_long_as_the_first(tmp_path: Path) -> None:
+    """Progress moved the deadline as a reply's text does, to ``idle_timeout`` (30 s) from
+    it: a batch of 2,048 tokens of a 7B model on a CPU takes longer, and the request was
+    cut off as stalled between two reports of progress. The wait after a report is the
+    first byte's (here 5 s; the test waits three times the idle 0.3 s past it)."""
+    server = WireServer("openai-chat", props=LLAMA_CPP)
+    gate = asyncio.Event()
+    settings = {"first_byte_timeout": 5.0, "idle_timeout": 0.3}
+    async with session_on(tmp_path, server, "a-local-model", **settings) as (session, seen):
+        reply = [
+            progress_chunk(0),
+            gate,
+            progress_chunk(30_000),
+            *script(server.wire, [Text("Read it.")]),
+        ]
+        server.replies[:] = [stream(reply)]
+        turn = asyncio.create_task(session.send("summarise the logs"))
+        await until(lambda: any(isinstance(e, PromptRead) for e in seen), "the progress")
+        past = time.monotonic() + 0.9
+        await until(lambda: time.monotonic() > past or turn.done(), "three idle timeouts")
+        gate.set()
+        assert (await turn).reason == "done"
+    assert len([r for r in server.requests if "messages" in r.body]) == 1
+    assert [e.done for e in seen if isinstance(e, PromptRead)] == [0, 30_000]
 
 
 async def test_a_server_that_is_not_llama_cpp_is_not_asked(tmp_path: Path) -> None:

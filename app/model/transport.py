@@ -87,6 +87,7 @@ from frontier.app.model.stream import (
     Finish,
     Ignored,
     Malformed,
+    PromptProgress,
     ServerError,
     StreamEnd,
     StreamItem,
@@ -205,6 +206,7 @@ class _Deadline:
         prompt): the first byte may come ``first_byte`` seconds from now; the read waiting
         already is given the new time."""
         self.when = max(self.when, asyncio.get_running_loop().time() + first_byte)
+        self.read = 0
         if self.timer is not None:
             self.timer.reschedule(self.when)
 
@@ -1050,7 +1052,9 @@ class ModelClient:
             async with aclosing(_sse_events(head, pieces, sse)) as events:
                 async for name, data in events:
                     deltas = decoder.feed(name, data)
-                    if _carries_content(deltas):
+                    if _reading_the_prompt(deltas):
+                        deadline.working(self.timeouts.first_byte)
+                    elif _carries_content(deltas):
                         deadline.moved()
                     error: str | None = None
                     refused: str | None = None
@@ -1227,6 +1231,13 @@ def _carries_content(deltas: list[Delta]) -> bool:
 
 
 _NOT_CONTENT: frozenset[type] = frozenset({Ignored, Malformed, Unreadable})
+
+
+def _reading_the_prompt(deltas: list[Delta]) -> bool:
+    """llama.cpp's progress and nothing more: the next batch of the prompt may take as long
+    as the first byte may (``first_byte_timeout``), not a gap in a reply (``idle``): a
+    batch of 2,048 tokens of a 7B model on a CPU takes longer than ``idle_timeout``."""
+    return bool(deltas) and all(type(delta) is PromptProgress for delta in deltas)
 
 
 def _merged(old: TokenUsage, new: TokenUsage) -> TokenUsage:
