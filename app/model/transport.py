@@ -173,11 +173,12 @@ class _Deadline:
     Until the first content-bearing event (text, reasoning, call bytes, a finish,
     usage: a :class:`WireEvent` with a delta other than ``Ignored`` or ``Malformed``)
     the deadline is ``first_byte_timeout`` after the request went out; after each one
-    it is ``idle_timeout`` later. Bytes alone move nothing: a server that sends only
-    SSE comments (``: keep-alive``), Anthropic ``ping`` events, Responses
-    ``in_progress`` events or Chat chunks with an empty or role-only delta is read,
-    but waited on no longer than a silent one (issue 21, item 11) — else it holds the
-    turn forever. ``read`` counts the bytes since the deadline last moved, so the
+    it is ``idle_timeout`` later. The server's word that it is still reading the prompt
+    (:meth:`working`) gives another ``first_byte_timeout``. Bytes alone move nothing: a
+    server that sends only SSE comments (``: keep-alive``), Anthropic ``ping`` events,
+    Responses ``in_progress`` events or Chat chunks with an empty or role-only delta is
+    read, but waited on no longer than a silent one (issue 21, item 11) — else it holds
+    the turn forever. ``read`` counts the bytes since the deadline last moved, so the
     message can say keep-alives arrived rather than nothing."""
 
     def __init__(self, first: float, idle: float) -> None:
@@ -188,12 +189,11 @@ class _Deadline:
         """A content-bearing event has arrived (``first_byte_timeout`` no longer runs)."""
         self.read = 0
         """Bytes read since the deadline was last set: keep-alives, empty events."""
+        self.timer: asyncio.Timeout | None = None
+        """The read waiting on ``when`` (:meth:`ModelClient._pieces`), moved with it."""
 
     def bytes_read(self, count: int) -> None:
         self.read += count
-
-        self.timer: asyncio.Timeout | None = None
-        """The read waiting on ``when`` (:meth:`ModelClient._pieces`), moved with it."""
 
     def moved(self) -> None:
         """Content arrived: the next must come within ``idle`` seconds."""
@@ -202,9 +202,9 @@ class _Deadline:
         self.read = 0
 
     def working(self, first_byte: float) -> None:
-        """The server says it works on the request (llama.cpp's ``/slots``: a slot reads a
-        prompt): the first byte may come ``first_byte`` seconds from now; the read waiting
-        already is given the new time."""
+        """The server says it is reading the prompt (llama.cpp's progress in the stream, or
+        a busy slot in its ``/slots``): the first byte may come ``first_byte`` seconds from
+        now, as the first batch's could; the read waiting already is given the new time."""
         self.when = max(self.when, asyncio.get_running_loop().time() + first_byte)
         self.read = 0
         if self.timer is not None:
