@@ -229,6 +229,17 @@ def test_a_refused_key_stops_the_model_checks_and_an_unlisted_model_is_named(
     assert checks["reply"]["status"] == "fail" and "401" in checks["reply"]["said"]
     assert "window" not in checks and "tool call" not in checks  # nothing more to learn
     assert "sandbox" in checks and "sessions" in checks  # the machine is still looked at
+    scripted.status = 200
+    scripted.models = ["alpha"]  # llama.cpp (its /props): any name is its one model
+    _, checks = doctor(capsys, "--base-url", url, "--model", "gamma", "--workspace", str(tmp_path))
+    assert checks["model"]["status"] == "ok"
+    assert checks["model"]["said"] == (
+        "gamma: llama.cpp answers every request with the model it loaded, alpha, whatever "
+        "the name (it checks none)"
+    )
+    scripted.props = None  # another server: an alias it may take, or a mistake
+    _, checks = doctor(capsys, "--base-url", url, "--model", "gamma", "--workspace", str(tmp_path))
+    assert checks["model"]["status"] == "warn"
     scripted.models = None  # no listing and no model named: nothing to take one from
     status, checks = doctor(capsys, "--base-url", url, "--workspace", str(tmp_path))
     assert checks["model"]["status"] == "fail" and "--model M" in checks["model"]["fix"]

@@ -154,8 +154,12 @@ async def _asked(
     """The look-ups a session makes before its first request, then the requests."""
     from frontier.app.model.served_models import listed_models
 
+    from frontier.app.model.probe import is_llama_cpp
+
     listing = await client.probe_json("models")
-    if found.add(_model_check(client.model, listing, listed_models(listing))).status == "fail":
+    llama = is_llama_cpp(await client.probe_json("props", root=True))
+    model = _model_check(client.model, listing, listed_models(listing), llama)
+    if found.add(model).status == "fail":
         return
     if not client.model:  # the one the server lists, as a session takes it
         from frontier.app.model.catalogue import known
@@ -219,7 +223,9 @@ async def _every_protocol(
         )
 
 
-def _model_check(model: str, listing: object, names: list[str]) -> Check:
+def _model_check(model: str, listing: object, names: list[str], llama: bool = False) -> Check:
+    """Whether the model named is one the server lists. ``llama``: the server is llama.cpp,
+    which serves the one model it loaded whatever name a request gives."""
     listed = ", ".join(names[:SHOWN_MODELS]) + (" …" if len(names) > SHOWN_MODELS else "")
     if listing is None:
         if not model:
@@ -247,6 +253,14 @@ def _model_check(model: str, listing: object, names: list[str]) -> Check:
             "fail",
             f"no model named and the server lists {len(names)}: {listed or 'none'}",
             "pass --model M (or set model in config.toml or FRONTIER_MODEL)",
+        )
+    if names and model not in names and llama and len(names) == 1:
+        return Check(
+            AREA,
+            "model",
+            "ok",
+            f"{model}: llama.cpp answers every request with the model it loaded, "
+            f"{names[0]}, whatever the name (it checks none)",
         )
     if names and model not in names:
         return Check(
