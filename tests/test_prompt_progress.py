@@ -96,6 +96,25 @@ async def test_the_next_batch_of_the_prompt_may_take_as_long_as_the_first(tmp_pa
     assert [e.done for e in seen if isinstance(e, PromptRead)] == [0, 30_000]
 
 
+async def test_a_batch_slower_than_the_first_byte_deadline_is_waited_for(tmp_path: Path) -> None:
+    """llama.cpp reports progress once a batch, and a batch of 2,048 tokens of a 7B model on
+    a CPU (20–50 tokens a second) outlasts ``first_byte_timeout``: the request was cut off
+    between two reports. Its ``/slots`` is asked meanwhile, on every wire: a busy slot
+    moves the deadline (here 1.5 s, waited past twice over)."""
+    server = WireServer("openai-chat", props=LLAMA_CPP, slots=[slot(True, 0)])
+    gate = asyncio.Event()
+    model = "a-local-model"
+    async with session_on(tmp_path, server, model, first_byte_timeout=1.5) as (session, seen):
+        reply = [progress_chunk(0), gate, *script(server.wire, [Text("Read it.")])]
+        server.replies[:] = [stream(reply)]
+        turn = asyncio.create_task(session.send("summarise the logs"))
+        await until(lambda: server.slots_asked >= 7 or turn.done(), "/slots asked for 3.5 s")
+        gate.set()
+        assert (await turn).reason == "done"
+    assert len([r for r in server.requests if "messages" in r.body]) == 1
+    assert [(e.done, e.total) for e in seen if isinstance(e, PromptRead)] == [(0, 30_000)]
+
+
 async def test_a_server_that_is_not_llama_cpp_is_not_asked(tmp_path: Path) -> None:
     server = WireServer("openai-chat")  # no /props: vLLM, OpenAI, a gateway
     async with session_on(tmp_path, server, "a-local-model") as (session, _):

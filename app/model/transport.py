@@ -53,7 +53,14 @@ import email.utils
 import logging
 import re
 import time
-from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Mapping
+from collections.abc import (
+    AsyncGenerator,
+    AsyncIterator,
+    Awaitable,
+    Callable,
+    Mapping,
+    Sequence,
+)
 from contextlib import aclosing
 from typing import Any
 
@@ -114,8 +121,8 @@ MAX_BACKOFF = 30.0
 CONNECT_TIMEOUT = 10.0
 FIRST_BYTE_TIMEOUT = 45.0
 SLOTS_EVERY = 5.0
-"""How often llama.cpp's ``/slots`` is asked while a request on a wire without progress
-waits for its first byte (a third of ``first_byte_timeout`` when that is shorter)."""
+"""How often llama.cpp's ``/slots`` is asked while a request waits for its first content
+(a third of ``first_byte_timeout`` when that is shorter)."""
 IDLE_TIMEOUT = 30.0
 PATIENT_TIMEOUT = 300.0
 """First byte and idle for a model that may reason silently (``catalogue.reasons_first``):
@@ -320,9 +327,9 @@ class ModelClient:
         ``GET /props`` showed a llama.cpp server on the Chat or Responses wire
         (:meth:`_saw_props`), cleared if a server refuses the field."""
         self.slots = False
-        """Ask llama.cpp's ``GET /slots`` how far it has read the prompt while a request
-        waits for its first byte (:meth:`_reading`): set once ``GET /props`` showed
-        llama.cpp on the Anthropic Messages wire, which streams no progress."""
+        """Ask llama.cpp's ``GET /slots`` whether it still reads the prompt while a request
+        waits for its first content (:meth:`_reading`, :meth:`_watch`): set once ``GET
+        /props`` showed llama.cpp, on any wire."""
 
     def __repr__(self) -> str:
         # Never shows the key.
@@ -488,10 +495,9 @@ class ModelClient:
         and is shown."""
         if answer.cancelled() or answer.exception() is not None:
             return
-        if self.wire in ("openai-chat", "openai-responses"):
-            self.progress = is_llama_cpp(answer.result())
-        else:  # /v1/messages sends none: its /slots is asked while the request waits
-            self.slots = is_llama_cpp(answer.result())
+        llama = is_llama_cpp(answer.result())
+        self.progress = llama and self.wire in ("openai-chat", "openai-responses")
+        self.slots = llama  # /v1/messages streams no progress; a batch may outlast 45 s
 
     def _build(self, request: ModelRequest) -> httpx.Request:
         if request.max_tokens is None and self.max_tokens:
@@ -579,7 +585,7 @@ class ModelClient:
                     pieces = self._pieces(response, deadline)
                     head: bytes | None = None
                     try:
-                        if self.slots:
+                        if self.slots and not self.progress:  # the wire says nothing
                             sniffing = asyncio.ensure_future(_sniff(pieces))
                             async with aclosing(self._reading(sniffing, deadline)) as reads:
                                 async for read in reads:
@@ -698,16 +704,14 @@ class ModelClient:
         slot is busy. An idle server lets the deadline run, so a hung request is still cut
         off; a server that does not answer ``/slots`` is not asked again for this
         request."""
-        url = endpoint_url(self._base, "slots", root=True)
-        every = min(SLOTS_EVERY, self.timeouts.first_byte / 3)
+        every = self._slots_every
         shown: int | None = None
         try:
             while not sniffing.done():
                 await asyncio.wait({sniffing}, timeout=every)
                 if sniffing.done():
                     return
-                answer = await get_json(self._client, url, self._probe_headers(), every)
-                busy = slots_reading(answer)
+                busy = await self._busy_slots(every)
                 if busy is None:
                     return
                 if busy:
@@ -719,6 +723,35 @@ class ModelClient:
             sniffing.cancel()
             await asyncio.wait({sniffing})
             raise
+
+    def _watch(self, deadline: _Deadline) -> asyncio.Future[None]:
+        """Until the body's first content, llama.cpp's ``GET /slots`` every few seconds:
+        a busy slot moves the deadline (:meth:`_Deadline.working`). Its progress reports
+        come once a batch, and a batch of 2,048 tokens of a 7B model on a CPU (20–50
+        tokens a second) outlasts ``first_byte_timeout``: the request was cut off between
+        two reports. Cancelled when the body ends."""
+
+        async def watch() -> None:
+            every = self._slots_every
+            while not deadline.content:
+                await asyncio.sleep(every)
+                busy = None if deadline.content else await self._busy_slots(every)
+                if busy is None:
+                    return
+                if busy:
+                    deadline.working(self.timeouts.first_byte)
+
+        return asyncio.ensure_future(watch())
+
+    @property
+    def _slots_every(self) -> float:
+        return min(SLOTS_EVERY, self.timeouts.first_byte / 3)
+
+    async def _busy_slots(self, timeout: float) -> Sequence[int] | None:
+        """llama.cpp's ``GET /slots``: the prompt tokens each busy slot has read
+        (:func:`slots_reading`); ``None`` for no answer (``--no-slots``: 501)."""
+        url = endpoint_url(self._base, "slots", root=True)
+        return slots_reading(await get_json(self._client, url, self._probe_headers(), timeout))
 
     def _no_first_byte(self, retries: int) -> _Attempt:
         return _Attempt(
@@ -944,11 +977,17 @@ class ModelClient:
                     decoder.open()
                     yield WireEvent(OPENED, 0.0, ())
                 read = self._read(pieces, head, sent, deadline, decoder, limit)
-                async with aclosing(read) as items:
-                    async for item in items:
-                        if isinstance(item, StreamEnd):
-                            item = replace(item, notes=self._learned(item, decoder, opened))
-                        yield item
+                watch = self._watch(deadline) if self.slots and not deadline.content else None
+                try:
+                    async with aclosing(read) as items:
+                        async for item in items:
+                            if isinstance(item, StreamEnd):
+                                item = replace(item, notes=self._learned(item, decoder, opened))
+                            yield item
+                finally:
+                    if watch is not None:
+                        watch.cancel()
+                        await asyncio.wait({watch})
                 return
             if kind == "json":
                 text = await self._rest(pieces, head, JSON_BODY_CAP, deadline)
