@@ -302,6 +302,41 @@ def test_git_at_start_runs_nothing_the_repository_config_names(repo: Path) -> No
     assert sorted(p.name for p in marks.iterdir()) == []
 
 
+@needs_git
+def test_git_around_a_command_runs_nothing_a_submodules_config_names(repo: Path) -> None:
+    """A command can write a nested repository's config (a documented limit): the audit's
+    made the submodule ``sub`` a repository of its own with ``filter.evil.clean`` and
+    touched a file. Frontier's ``git status`` before and after every command (the changes
+    it records) went into the submodule and ran the filter there, outside the sandbox: its
+    overrides name only the top repository's drivers. Submodules are not looked into."""
+    source = repo.parent / "subsrc"
+    source.mkdir()
+    git(source, "init", "-q", "-b", "main")
+    (source / "s.txt").write_text("s\n")
+    git(source, "add", "s.txt")
+    git(source, "commit", "-q", "-m", "s")
+    git(repo, "-c", "protocol.file.allow=always", "submodule", "add", "-q", str(source), "sub")
+    git(repo, "commit", "-q", "-m", "sub")
+    sub = repo / "sub"
+    (sub / ".git").unlink()  # what the command did: rm .git && git init . && ...
+    git(sub, "init", "-q", "-b", "main")
+    git(sub, "add", "s.txt")
+    git(sub, "commit", "-q", "-m", "own")
+    mark = repo.parent / "PWNED"
+    git(sub, "config", "filter.evil.clean", f"sh -c 'echo ran >> {mark}; cat'")
+    (sub / ".gitattributes").write_text("* filter=evil\n")
+    stamp = 1_600_000_000
+    os.utime(sub / "s.txt", (stamp, stamp))  # git reads the file again: its filter runs
+    plain = ["git", "--no-optional-locks", "status", "--porcelain"]  # the test can tell
+    subprocess.run(plain, cwd=repo, capture_output=True, check=False)
+    assert mark.exists()
+    mark.unlink()
+    os.utime(sub / "s.txt", (stamp + 60, stamp + 60))
+    done = asyncio.run(shell("echo new > a.txt", repo, None))
+    assert done.kind == "ok" and (repo / "a.txt").read_text() == "new\n"
+    assert not mark.exists()
+
+
 def test_a_driver_name_git_cannot_be_told_on_its_command_line_leaves_git_out() -> None:
     names = b"core.bare\0filter.a.b.clean\0diff.t.textconv\0filter.x=y.clean\0"
     assert driver_overrides(names) is None

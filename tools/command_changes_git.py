@@ -33,7 +33,13 @@ from collections.abc import Sequence
 from frontier.app.hashes import sha256_hex
 from frontier.app.record import record
 from frontier.tools.bounded_run import Deadline
-from frontier.tools.git_safely import any_filtered, blobs_within, driver_overrides, run_git
+from frontier.tools.git_safely import (
+    NO_SUBMODULES,
+    any_filtered,
+    blobs_within,
+    driver_overrides,
+    run_git,
+)
 
 SECONDS = 4.0
 """The longest the git runs before and after one command may take together."""
@@ -143,7 +149,16 @@ def _status(
     to ``gone`` too, when given."""
     said = run_git(
         root,
-        ["status", "--porcelain=v1", "-z", "--untracked-files=all", "--no-renames", "--", "."],
+        [
+            "status",
+            "--porcelain=v1",
+            "-z",
+            "--untracked-files=all",
+            "--no-renames",
+            NO_SUBMODULES,
+            "--",
+            ".",
+        ],
         limit=STATUS_MAX,
         overrides=drivers,
         timeout=deadline.left(),

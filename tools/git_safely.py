@@ -28,6 +28,7 @@ HARDENED = (
     "protocol.allow=never",
     "submodule.recurse=false",
     "status.submoduleSummary=false",
+    "diff.ignoreSubmodules=all",
     "safe.bareRepository=explicit",
 )
 """``-c`` settings of every git run here: on the command line they win over the
@@ -35,7 +36,13 @@ repository's config. ``core.fsmonitor`` and ``core.virtualFilesystem`` (Microsof
 name programs git runs on every status; ``protocol.allow=never`` stops the fetches a
 partial clone makes for missing objects (and so ``core.sshCommand``, ``core.gitProxy``
 and credential helpers); ``safe.bareRepository=explicit`` keeps git from taking a
-workspace that looks like a bare repository, with its own ``config``, as one."""
+workspace that looks like a bare repository, with its own ``config``, as one.
+``diff.ignoreSubmodules=all``: ``status`` does not run git in a submodule to see whether
+it changed — a command can write a nested repository's config, whose filters
+:func:`driver_overrides` (which reads the top one's) never names; a low-level diff
+(``diff-files``) ignores the setting and is given :data:`NO_SUBMODULES` as well."""
+NO_SUBMODULES = "--ignore-submodules=all"
+"""The option of every ``status`` and ``diff-files`` run here (:data:`HARDENED`)."""
 GIT_ENV = ("PATH", "HOME", "USER", "LOGNAME", "XDG_CONFIG_HOME")
 """The only variables git gets from Frontier's environment: to be found and to read the
 user's own settings; no token, no key."""

@@ -42,7 +42,13 @@ from collections.abc import Mapping
 from frontier.tools import beneath
 from frontier.tools.bounded_run import Deadline
 from frontier.tools.delete_via_shell import KEPT_MAX, command_words
-from frontier.tools.git_safely import any_filtered, blobs_within, driver_overrides, run_git
+from frontier.tools.git_safely import (
+    NO_SUBMODULES,
+    any_filtered,
+    blobs_within,
+    driver_overrides,
+    run_git,
+)
 from frontier.tools.patch_via_shell import MAX_FILES, folder_prefix, result_patch
 from frontier.tools.paths import PathError, resolve
 from frontier.tools.shell_words import bash_words
@@ -78,7 +84,7 @@ def restore_patch(command: object, args: Mapping[str, object], root: str | None)
     top = run_git(root, ["rev-parse", "--show-prefix"], timeout=deadline.left())  # the root's
     changed = run_git(
         root,
-        ["--literal-pathspecs", "diff-files", "-z", "--relative", "--", *rels],
+        ["--literal-pathspecs", "diff-files", "-z", "--relative", NO_SUBMODULES, "--", *rels],
         timeout=deadline.left(),
     )
     if top is None or top[0] != 0 or changed is None or changed[0] != 0 or not changed[1]:

@@ -49,7 +49,7 @@ from frontier.app.programs import find_program
 from frontier.app.record import record
 from frontier.app.working_dir import gone
 from frontier.tools.beneath import as_shown
-from frontier.tools.git_safely import CONTROL, driver_overrides, git_env, settings
+from frontier.tools.git_safely import CONTROL, NO_SUBMODULES, driver_overrides, git_env, settings
 
 # the search tools' .gitignore reader and matcher: one meaning of "ignored" everywhere
 from frontier.tools.gitignore import RuleSet, _load
@@ -321,7 +321,7 @@ def _git_state(
             "--branch",
             "-z",
             "--untracked-files=normal",
-            "--ignore-submodules=all",
+            NO_SUBMODULES,
         )
     except FileNotFoundError:
         return None, "git not found"

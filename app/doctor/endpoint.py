@@ -152,9 +152,8 @@ async def _asked(
     every: bool = False,
 ) -> None:
     """The look-ups a session makes before its first request, then the requests."""
-    from frontier.app.model.served_models import listed_models
-
     from frontier.app.model.probe import is_llama_cpp
+    from frontier.app.model.served_models import listed_models
 
     listing = await client.probe_json("models")
     llama = is_llama_cpp(await client.probe_json("props", root=True))
