@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import base64
 import os
 import shlex
 from pathlib import Path
@@ -76,6 +77,35 @@ async def test_the_user_can_let_a_named_variable_through_but_never_frontiers_key
     r = await make_boundary(tmp_path).run(call("shell", command="env"))
     assert "GITHUB_TOKEN=passed-on-purpose" in r.output
     assert "hidden" not in r.output
+
+
+async def test_the_providers_key_variable_is_kept_from_commands_whatever_its_name(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A provider's ``key_env`` may have any name; ``LLM_AUTH`` does not read as a
+    secret's, and a command the model wrote had it: the scrubber masked ``env``'s line, but
+    ``env | base64`` went to the model whole (an audit)."""
+    from test_protocol_auto import session_on
+    from wire_scripts import Text, WireServer, script, stream
+
+    from frontier.tools import process
+
+    monkeypatch.setattr(process, "_WITHHELD", set(), raising=False)  # a fresh one
+    key = "sk-live-llmauth-0123456789abcdef"
+    monkeypatch.setenv("LLM_AUTH", key)
+    server = WireServer("openai-chat")
+    command = Text("call c1 shell\narg command env | base64 -w0\nend\n")  # CTL: "auto", unknown
+    replies = [
+        stream(script("openai-chat", [command])),
+        stream(script("openai-chat", [Text("ok")])),
+    ]
+    async with session_on(tmp_path, server, "m", key_env="LLM_AUTH") as (session, _):
+        server.replies[:] = replies
+        assert (await session.send("show the environment")).reason == "done"
+    result = server.requests[-1].body["messages"][-1]["content"]  # result c1 exit=0 N\n…
+    encoded = result.split("\n")[1]
+    assert "PATH=" in base64.b64decode(encoded).decode()  # the command ran and said it
+    assert key not in base64.b64decode(encoded).decode()
 
 
 async def test_python_tool_runs_code_in_workspace(tmp_path: Path) -> None:

@@ -70,6 +70,8 @@ MAX_TIMEOUT = 3600
 
 NEVER_PASSED = ("FRONTIER_API_KEY", "OPENAI_API_KEY")
 """Frontier's own key: kept from every tool, whatever ``FRONTIER_TOOL_ENV_ALLOW`` says."""
+_WITHHELD: set[str] = set()
+"""The variables this process read a model's key from (:func:`withhold`)."""
 ALLOW_ENV = "FRONTIER_TOOL_ENV_ALLOW"
 """Comma-separated names the user lets through anyway (``GITHUB_TOKEN,AWS_PROFILE``)."""
 
@@ -78,11 +80,19 @@ def is_secret(name: str, allowed: frozenset[str] = frozenset()) -> bool:
     """A variable kept from a tool's process: named like a secret (:func:`secret_named`)
     and not let through by ``FRONTIER_TOOL_ENV_ALLOW``, or Frontier's own key."""
     upper = name.upper()
-    if upper in NEVER_PASSED:
+    if upper in NEVER_PASSED or upper in _WITHHELD:
         return True
     if upper in allowed:
         return False
     return secret_named(upper)
+
+
+def withhold(name: str) -> None:
+    """Keep variable ``name`` from every tool from now on, as :data:`NEVER_PASSED`: the
+    provider's ``key_env``, which may have any name (``LLM_AUTH``) — one that does not
+    read as a secret's was passed to commands, which could print it encoded past the
+    scrubber (an audit: ``env | base64``)."""
+    _WITHHELD.add(name.upper())
 
 
 def _allowed() -> frozenset[str]:

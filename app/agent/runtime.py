@@ -379,6 +379,10 @@ def model_client(
 
     config, key_notes = resolve_api_key(config)
     notes.extend(key_notes)
+    if config.key_env:
+        from frontier.tools.process import withhold
+
+        withhold(config.key_env)  # whatever its name: the model's commands never see it
     max_tokens = config.max_tokens
     required = adapter.required_max_tokens
     if max_tokens is None and required is not None:
