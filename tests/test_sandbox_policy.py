@@ -17,6 +17,7 @@ import pytest
 
 from frontier.app.agent.approvals import ApprovalDesk
 from frontier.app.events import ToolCall
+from frontier.app.record import replace
 from frontier.tools.boundary import ToolBoundary
 from frontier.tools.contract import Decision, FilePreview, Preview, ToolSpec
 from frontier.tools.policy import PolicyApprover, is_protected
@@ -196,7 +197,8 @@ def test_a_protected_path_is_reviewed_under_every_policy(tool: str, policy: str)
     rules = AlwaysRule()
     approver = PolicyApprover(policy, person, rules, sandbox=active())  # type: ignore[arg-type]
     assert decide(approver, spec, preview).approved
-    assert person.seen == [(tool, preview)]
+    named = replace(preview, protected=(".git/hooks/pre-commit",))  # the review says so
+    assert person.seen == [(tool, named)]
     person.answer = False
     assert not decide(approver, spec, preview).approved  # the person's no stands
 

@@ -579,6 +579,46 @@ async def test_a_file_removed_with_rm_comes_back_with_undo(agent: Agent) -> None
     assert (agent.ws / "notes.txt").read_bytes() == b"mine\r\n\x00kept exactly\n"
 
 
+@pytest.mark.parametrize("yes", [False, True], ids=["reviewed", "--yes"])
+async def test_an_undo_through_a_link_into_git_says_so_and_never_goes_unseen(
+    tmp_path: Path, yes: bool
+) -> None:
+    """An audit: the model wrote a script ``x``, removed it (kept for undo), and made ``x``
+    a link to ``.git/hooks/pre-commit``; ``frontier undo --yes`` said "recreated x" and
+    wrote the hook, which ran at the person's next commit. The review said nothing of it."""
+    from frontier.app.agent.undo import Approve
+    from frontier.app.frontends.headless import render_preview
+    from frontier.tools.registry import default_registry
+
+    ws = tmp_path / "ws"
+    (ws / ".git" / "hooks").mkdir(parents=True)
+    reviews = Reviews()
+    answer = Approve() if yes else reviews
+    session = create_runtime(Config(approval="auto"), approver=answer, workspace=ws, offline=True)
+    agent = Agent(session, reviews, ws)
+    try:
+        (ws / "x").write_text("#!/bin/sh\ntouch PWNED\n")
+        name, args = default_registry().meant("shell", {"command": "rm x"}, str(ws))
+        await agent.run(name, **args)
+        (ws / "x").symlink_to(".git/hooks/pre-commit")  # the model's next command
+        outcome = await session.undo()
+    finally:
+        await session.close()
+    if yes:
+        assert not outcome.undone
+        assert "x (reaches .git/hooks/pre-commit): a protected path" in outcome.message
+        assert "without --yes" in outcome.message
+    else:
+        assert outcome.undone  # the person saw it and approved
+        shown = reviews.shown[0][2]
+        assert "protected: x reaches .git/hooks/pre-commit" in shown.summary  # the TUI's
+        said = render_preview(shown)  # a terminal's (it shows the diff, not the summary)
+        assert said.endswith(
+            "\nprotected (git runs what it says): x (reaches .git/hooks/pre-commit)"
+        )
+    assert (ws / ".git" / "hooks" / "pre-commit").exists() is (not yes)
+
+
 async def test_a_file_moved_with_mv_comes_back_with_undo(agent: Agent) -> None:
     """`mv a.py lib/b.py`, read as the patch tool's rename: undo puts it back where it was."""
     from frontier.tools.registry import default_registry

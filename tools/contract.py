@@ -185,6 +185,11 @@ class Preview:
     """For a command that destroys work no undo brings back (``tools/destructive.py``):
     what, said for the person (```rm -rf src` deletes files``); the review shows it and
     ``--approval auto-edit`` asks for it even inside the sandbox."""
+    protected: tuple[str, ...] = ()
+    """For a change: its files that are protected paths (``.git``, ``.frontier``: git runs
+    what they say), each as shown, with the file it reaches through a link (``x (reaches
+    .git/hooks/pre-commit)``; ``tools/policy.py``). Changed only after a person sees this:
+    an approval given unseen (``frontier undo --yes``) never covers them."""
 
 
 @record

@@ -76,14 +76,14 @@ def protected_paths(preview: Preview, root: str | os.PathLike[str] | None = None
     ``.git`` counts too (git runs its hooks when someone commits there). With ``root``,
     each is also resolved beneath it as the write will be (:func:`reached`): a name whose
     file is protected is shown with it (``notes.cfg (reaches .git/config)``)."""
-    return _shown(_protected(preview, root))
+    return _shown(protected_files(preview, root))
 
 
 def _shown(protected: list[tuple[str, str | None]]) -> list[str]:
     return [name if how is None else f"{name} ({how})" for name, how in protected]
 
 
-def _protected(
+def protected_files(
     preview: Preview, root: str | os.PathLike[str] | None
 ) -> list[tuple[str, str | None]]:
     """``(name, None)`` for a protected name, ``(name, "reaches …")`` for a name whose file
@@ -142,9 +142,13 @@ def protected_reason(paths: list[str]) -> str:
     )
 
 
-def _saying(preview: Preview, protected: list[tuple[str, str | None]]) -> Preview:
-    """``preview`` with its summary naming the protected files reached through another
-    name (a link), so the person sees that ``notes.cfg`` writes ``.git/config``."""
+def naming_protected(preview: Preview, protected: list[tuple[str, str | None]]) -> Preview:
+    """``preview`` with its protected files (:attr:`Preview.protected`) and its summary
+    naming those reached through another name (a link), so the person sees that
+    ``notes.cfg`` writes ``.git/config``."""
+    if not protected:
+        return preview
+    preview = replace(preview, protected=tuple(_shown(protected)))
     linked = [f"{name} {how}" for name, how in protected if how is not None]
     if not linked:
         return preview
@@ -214,12 +218,12 @@ class PolicyApprover:
         if spec.source == "mcp":
             return await self._mcp(call, spec, preview, person)
         danger = preview.destroys if spec.kind == "exec" else None
-        protected = _protected(preview, self.root) if spec.kind == "edit" else []
+        protected = protected_files(preview, self.root) if spec.kind == "edit" else []
         if protected:
             if person is None:
                 reason = protected_reason(_shown(protected))
                 return Decision(False, reason, by="frontier", unanswered="")
-            return await person.approve(call, spec, _saying(preview, protected))
+            return await person.approve(call, spec, naming_protected(preview, protected))
         missing = self.sandbox_missing if spec.kind == "exec" else None
         if missing is not None:
             if person is None:

@@ -297,15 +297,25 @@ def next_undo_id(store: SessionStore, session_id: str) -> str:
 
 class ReviewFirst:
     """``tools.contract.Approver`` for an undo: always the person's review (``ask``), never
-    the policy; with nobody to ask it is denied, saying how to allow it."""
+    the policy; with nobody to ask it is denied, saying how to allow it. A protected path
+    (``.git``, ``.frontier``: git runs what they say), named or reached through a link
+    beneath ``root``, is named in the preview (``Preview.protected``), which no unseen
+    approval (:class:`Approve`) covers: a command could leave a link ``x`` to
+    ``.git/hooks/pre-commit`` where the model's script had been, and ``frontier undo
+    --yes`` "recreated x" into the hook."""
 
-    def __init__(self, ask: Approver | None) -> None:
+    def __init__(self, ask: Approver | None, root: Path | None = None) -> None:
         self.ask = ask
+        self.root = root
 
     async def approve(self, call: ToolCall, spec: ToolSpec, preview: Preview) -> Decision:
         from frontier.tools.contract import Decision
+        from frontier.tools.policy import naming_protected, protected_files
 
+        preview = naming_protected(preview, protected_files(preview, self.root))
         if self.ask is None:
+            if preview.protected:
+                return unseen_protected(preview.protected)
             return Decision(
                 False,
                 "an undo is reviewed first and nobody can be asked here: use /undo in the "
@@ -316,12 +326,28 @@ class ReviewFirst:
         return await self.ask.approve(call, spec, preview)
 
 
+def unseen_protected(protected: tuple[str, ...]) -> Decision:
+    """The refusal of an undo writing a protected path that nobody looks at."""
+    from frontier.tools.contract import Decision
+
+    return Decision(
+        False,
+        f"{', '.join(protected)}: a protected path (git runs what it says), changed only "
+        "after you review it: run `frontier undo` in a terminal without --yes, or /undo in "
+        "the TUI",
+        by="frontier",
+    )
+
+
 class Approve:
-    """``frontier undo --yes``: the person approved on the command line."""
+    """``frontier undo --yes``: the person approved on the command line, unseen — which
+    covers no protected path (:attr:`Preview.protected`)."""
 
     async def approve(self, call: ToolCall, spec: ToolSpec, preview: Preview) -> Decision:
         from frontier.tools.contract import Decision
 
+        if preview.protected:
+            return unseen_protected(preview.protected)
         return Decision(True, "approved with --yes")
 
 
@@ -342,7 +368,7 @@ async def run_undo_call(
     boundary = ToolBoundary(
         Registry([UndoTool(store.preimages)]),
         root,
-        ReviewFirst(approver),
+        ReviewFirst(approver, root),
         store.persistence(session_id),
         emit=emit,
     )

@@ -107,11 +107,11 @@ class ShowAndDecline:
         from frontier.tools.contract import Decision
 
         safe_print(f"── {call.id} would write ──\n{render_preview(preview)}")
-        return Decision(
-            False,
-            "there is no terminal to ask on: rerun with --yes to apply what is shown above",
-            by="frontier",
-        )
+        if preview.protected:  # which --yes never applies: reviewed on a terminal only
+            rerun = "run it in a terminal to review it (--yes does not write a protected path)"
+        else:
+            rerun = "rerun with --yes to apply what is shown above"
+        return Decision(False, f"there is no terminal to ask on: {rerun}", by="frontier")
 
 
 def live_output(command: str) -> Callable[[object], None]:

@@ -609,7 +609,12 @@ def render_preview(preview: Preview) -> str:
         if preview.sandbox is not None:
             return f"{shown}\n(inside the sandbox: {preview.sandbox})"
         return f"{shown}\n(outside any sandbox)"
-    return "\n".join(f.diff for f in preview.files) or preview.summary
+    shown = "\n".join(f.diff for f in preview.files) or preview.summary
+    if preview.protected:  # the links' targets are in the summary, which a diff hides
+        shown = (
+            f"{shown.rstrip()}\nprotected (git runs what it says): {', '.join(preview.protected)}"
+        )
+    return shown
 
 
 class TerminalApprover:
