@@ -677,8 +677,9 @@ def _run_command(p: argparse.ArgumentParser) -> None:
         type=_positive_int,
         default=None,
         metavar="N",
-        help="model requests one prompt may lead to before the turn stops (at least 1; "
-        "default: max_turns in config.toml or FRONTIER_MAX_TURNS, else 20)",
+        help="model responses one prompt may lead to before the turn stops (a reply "
+        "continued after a cut counts once; at least 1; default: max_turns in config.toml "
+        "or FRONTIER_MAX_TURNS, else 20)",
     )
     p.add_argument(
         "--json",

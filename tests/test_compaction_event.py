@@ -37,6 +37,11 @@ def test_each_step_is_said_in_the_compactors_words() -> None:
     assert compaction_event("summary", {**summary, "source": "model smollm2"}).detail == (
         "1 round (4 messages) before the latest summarised by the model"
     )
+    cut_short = {**summary, "source": "model (cut at max_tokens)"}  # said, not hidden (the rig)
+    assert compaction_event("summary", cut_short).detail == (
+        "1 round (4 messages) before the latest summarised by the model (its summary cut at "
+        "the output token limit)"
+    )
     assert compaction_event("summary", {**summary, "source": "Frontier (no model)"}).detail == (
         "1 round (4 messages) before the latest summarised by Frontier (no model)"
     )

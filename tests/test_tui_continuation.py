@@ -45,6 +45,26 @@ def test_the_state_keeps_the_join_for_the_raw_pane_and_says_it_in_the_transcript
     assert note.startswith("⟂ continued at byte 14 (continuation 1)") and "echo of 14 bytes" in note
 
 
+def test_a_continued_reply_stays_one_block_with_the_join_said_below_it() -> None:
+    """The rig: ``• **Almond`` cut, continued, ``** (not …)``: the reply was cut in two
+    around the ⟂ line, and its Markdown broke at the join (the export joined it)."""
+    from frontier.app.events import AssistantText
+
+    state = UiState(clock=lambda: 0.0)
+    state.apply(ResponseStarted("ctl-heredoc", 0))
+    state.apply(AssistantText("3 Fruits:\n• **Almond"))
+    state.apply(ResponseContinued(20, 20, 1))
+    state.apply(AssistantText("** (not in the list)\n"))
+    replies = [e for e in state.transcript if e.role == "ai"]
+    assert len(replies) == 1
+    assert replies[0].prose is not None
+    assert "**Almond** (not in the list)" in "".join(replies[0].prose.text)
+    assert state.transcript[-1].text.startswith("⟂ continued at byte 20")
+    state.apply(ResponseStarted("ctl-heredoc", 1))  # the next response: a reply of its own
+    state.apply(AssistantText("Next."))
+    assert len([e for e in state.transcript if e.role == "ai"]) == 2
+
+
 async def test_replay_marks_the_join_in_the_raw_stream_pane() -> None:
     player = ReplayPlayer(source_from_recording(joined_recording()))
     app = FrontierApp(Config(), player=player, remember_theme=False, token_rate=0.0, paused=True)

@@ -62,7 +62,7 @@ async def test_a_turn_stops_at_the_limit_and_says_how_to_go_on(
             await session.close()
     assert ended.reason == "max_turns"
     assert len(server.requests) == expected
-    assert f"stopped after {expected} model requests in this turn" in ended.message
+    assert f"stopped after {expected} model responses in this turn" in ended.message
     assert "send a message to go on" in ended.message
 
 
@@ -114,4 +114,4 @@ def test_run_reads_the_setting_and_its_flag_wins(
         loop.call_soon_threadsafe(stop.set)
         thread.join()
     out, err = capsys.readouterr()
-    assert "stopped after 3 model requests in this turn (max_turns)" in out + err
+    assert "stopped after 3 model responses in this turn (max_turns;" in out + err

@@ -622,6 +622,25 @@ async def test_a_call_cut_by_a_server_that_still_says_tool_calls_is_told_as_cut(
     rig.assert_valid()
 
 
+@pytest.mark.parametrize("wire", WIRES)
+async def test_replies_all_cut_by_the_token_limit_end_saying_which_setting(
+    make: Make, wire: str
+) -> None:
+    """The rig with ``--max-tokens 8``: four requests, each reply cut, then "3 repairs in
+    a row failed; last error: truncated …" — the limit the person set named nowhere."""
+    rig = await make(wire)
+    cut = reply(wire, Text("A Python list is a dynamic"), end="length")
+    rig.answer(cut)
+    ended = await rig.turn("Explain what a Python list is.")
+    assert ended.reason == "repair_limit"
+    assert ended.message.endswith(
+        "every reply was cut by the output token limit: if max_tokens is set (--max-tokens "
+        "N, max_tokens in config.toml or a provider's table), raise it"
+    )
+    rig.answer(cut, cut, done(wire))  # cut but then answered: the limit is not the cause
+    assert (await rig.turn("again")).reason == "done"
+
+
 @pytest.mark.parametrize("mode", MODES)
 async def test_a_proxy_that_ends_with_end_turn_has_its_calls_run(make: Make, mode: str) -> None:
     """LiteLLM in front of Anthropic, Ollama or Gemini ends Chat responses with

@@ -81,6 +81,8 @@ def _words(step: str, reason: str, rounds: int, detail: Mapping[str, Any]) -> st
         )
     source = _text(detail, "source")
     who = "the model" if source.startswith("model") or not source else source
+    if source == "model (cut at max_tokens)":  # kept as far as it went: said, not hidden
+        who = "the model (its summary cut at the output token limit)"
     return (
         f"{_count(rounds, 'round')} ({_int(detail, 'messages_summarised')} messages){keep} "
         f"summarised by {who}"

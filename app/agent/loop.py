@@ -28,6 +28,7 @@ from frontier.app.agent.image_window import newest_images
 from frontier.app.agent.modes import Mode, ModeAdapter
 from frontier.app.agent.repair import (
     MAX_REPAIRS,
+    TOKEN_LIMIT_HINT,
     Failure,
     call_as_text,
     call_in_reasoning,
@@ -644,6 +645,7 @@ class AgentLoop:
         if self.prefill is not None:
             self.prefill.new_turn()  # MAX_CONTINUATIONS per turn
         repairs = 0
+        limited = 0  # the repairs in a row whose reply the output token limit cut
         for request in range(self.max_turns):
             if request:
                 self._deliver_queued()
@@ -667,11 +669,13 @@ class AgentLoop:
             self._record_history(response, results)
             if response.failure is not None:
                 repairs += 1
+                limited = limited + 1 if response.finish_reason == "length" else 0
                 if repairs > MAX_REPAIRS:
                     return TurnEnded(
                         "repair_limit",
                         f"{MAX_REPAIRS} repairs in a row failed; last error: "
-                        f"{response.failure.kind}: {response.failure.message}",
+                        f"{response.failure.kind}: {response.failure.message}"
+                        + (TOKEN_LIMIT_HINT if limited > MAX_REPAIRS else ""),
                     )
                 if response.finish_reason == "error":  # a passing error cut it: a moment first
                     self._emit(
@@ -709,8 +713,9 @@ class AgentLoop:
                 return TurnEnded("done", said if len(said) <= 300 else said[:299] + "…")
         return TurnEnded(
             "max_turns",
-            f"stopped after {self.max_turns} model request{'s' if self.max_turns != 1 else ''} "
-            "in this turn (max_turns): send a message to go on",
+            f"stopped after {self.max_turns} model response"
+            f"{'s' if self.max_turns != 1 else ''} in this turn (max_turns; a reply continued "
+            "after a cut counts once): send a message to go on",
         )
 
     def _carried_items(self) -> list[Item]:

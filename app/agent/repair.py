@@ -14,6 +14,12 @@ from frontier.app.record import record
 from frontier.app.vocab import EAGER_MODES, is_clean
 
 MAX_REPAIRS = 3
+TOKEN_LIMIT_HINT = (
+    " — every reply was cut by the output token limit: if max_tokens is set (--max-tokens "
+    "N, max_tokens in config.toml or a provider's table), raise it"
+)
+"""Said at the repair limit when each reply in a row ended ``length``: what the person can
+change (a small ``--max-tokens`` cuts every reply, and four requests went on it)."""
 
 QUOTE_CALL = 2_000
 """Characters of one held call's arguments quoted in a truncation's text; longer ones

@@ -170,6 +170,8 @@ class TranscriptModel:
         """The key that is stopping the turn (``stopping``), named when it ends."""
         self._retry: TranscriptEntry | None = None
         """The line counting the retries of the request being retried."""
+        self._beside_reply: set[int] = set()
+        """Entries said below the reply that do not end it (where it was continued)."""
         self._retry_failure = ""
         self._messages: list[TranscriptEntry] = []
         """The entry that opens each of the person's messages the model still has, oldest
@@ -277,7 +279,7 @@ class TranscriptModel:
         for later in reversed(self.entries):
             if later is entry:
                 return True
-            if later.role != "note":
+            if later.role != "note" and later.id not in self._beside_reply:
                 return False
         return False
 
@@ -367,6 +369,7 @@ class TranscriptModel:
     def on_response_started(self, event: ResponseStarted) -> None:
         self._thinking = None
         self._retry = None
+        self._beside_reply.clear()
         self._assistant = None  # one reply per response (consecutive ones never merge)
         self._reset_prose()
         self._streaming = True
@@ -421,7 +424,10 @@ class TranscriptModel:
         self.note(repair_line(event.kind, event.attempt, event.resend), "stop")
 
     def on_response_continued(self, event: ResponseContinued) -> None:
-        self.note(continued_line(event), "stop")
+        """Said below the reply, which goes on above it as one entry: cut in two around
+        the line, a Markdown span open at the join (``**Almond`` … ``**``) showed as
+        two broken blocks (the export joins them)."""
+        self._beside_reply.add(self.entry("stop", continued_line(event)).id)
 
     def on_context_usage(self, event: ContextUsage) -> None:
         if event.source == ASSUMED and not self._assumed_told:
