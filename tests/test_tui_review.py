@@ -422,7 +422,7 @@ async def test_declining_every_hunk_is_a_deny(size: tuple[int, int]) -> None:
         assert "denies" in reason.placeholder
         await pilot.press("enter")
         decision = await decided(pilot)
-    assert decision == Decision(False, "every hunk declined by the user in review")
+    assert decision == Decision(False, "every hunk declined in the review")
 
 
 async def test_a_mode_change_is_still_written_when_every_hunk_is_declined() -> None:
@@ -443,7 +443,7 @@ async def test_deny_and_escape_still_deny() -> None:
     async with app.run_test(size=(80, 24)) as pilot:
         await opened(pilot)
         await pilot.press("escape")
-        assert await decided(pilot) == Decision(False, "denied by the user in review")
+        assert await decided(pilot) == Decision(False, "no reason given (denied in the review)")
 
 
 # ---------------------------------------------------------------------- every mutation

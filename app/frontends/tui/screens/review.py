@@ -97,9 +97,9 @@ PLACEHOLDERS: dict[Asking, str] = {
     "deny_all": "every hunk is declined, so this denies the call: reason (optional)",
 }
 DEFAULT_REASONS: dict[Asking, str] = {
-    "deny": "denied by the user in review",
+    "deny": "no reason given (denied in the review)",
     "approve": "declined in review",
-    "deny_all": "every hunk declined by the user in review",
+    "deny_all": "every hunk declined in the review",
 }
 
 
