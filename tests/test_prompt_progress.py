@@ -175,12 +175,12 @@ def slot(busy: bool, read: int = 0) -> dict[str, Any]:
 
 @contextlib.asynccontextmanager
 async def held_on_messages(
-    tmp_path: Path, slots: list[dict[str, Any]] | None, first_byte: float
+    tmp_path: Path, slots: list[dict[str, Any]] | None, first_byte: float, late: float = 0.0
 ) -> AsyncIterator[tuple[WireServer, list[Event], asyncio.Event, asyncio.Task[TurnEnded]]]:
     """A turn on llama.cpp's ``/v1/messages`` whose body is held at ``gate`` (its headers
     sent, as llama.cpp sends them before it reads the prompt), ``/slots`` answering
-    ``slots``."""
-    server = WireServer("anthropic-messages", props=LLAMA_CPP, slots=slots)
+    ``slots`` after ``late`` seconds."""
+    server = WireServer("anthropic-messages", props=LLAMA_CPP, slots=slots, slots_late=late)
     gate = asyncio.Event()
     model = "a-local-model"
     async with session_on(tmp_path, server, model, first_byte_timeout=first_byte) as (
@@ -215,6 +215,42 @@ async def test_on_the_messages_wire_a_busy_slot_keeps_the_request_waiting(tmp_pa
     assert [e for e in seen if isinstance(e, PromptRead)] == [PromptRead(2048, 0)]
     assert not retried(seen)
     assert len([r for r in server.requests if "messages" in r.body]) == 1
+
+
+async def test_a_slots_answer_later_than_the_poll_still_keeps_the_request(tmp_path: Path) -> None:
+    """A review: a ``/slots`` answer slower than the poll (a server between two batches)
+    read as "no /slots" and stopped the polling, and the request was cut off. Here each
+    answer takes 0.6 s, the poll is every 0.4 s, the deadline 1.2 s: waited past three
+    times over."""
+    async with held_on_messages(tmp_path, [slot(True, 2048)], 1.2, late=0.6) as (
+        server,
+        seen,
+        gate,
+        turn,
+    ):
+        await until(lambda: server.slots_asked >= 4 or retried(seen), "/slots asked four times")
+        gate.set()
+        assert (await turn).reason == "done"
+    assert not retried(seen)
+
+
+def test_the_deadline_moved_as_its_timeout_expires_raises_nothing() -> None:
+    """A review: ``/slots`` answered in the same loop pass as the deadline ran out, and
+    rescheduling the expiring timeout raised ``RuntimeError`` out of ``stream()``."""
+    from frontier.app.model.transport import _Deadline
+
+    async def race() -> None:
+        loop = asyncio.get_running_loop()
+        deadline = _Deadline(loop.time(), 1.0)
+        async with asyncio.timeout_at(deadline.when) as deadline.timer:
+            try:
+                await asyncio.Event().wait()
+            except asyncio.CancelledError:  # the timeout fired: it is expiring now
+                deadline.working(5.0)
+                raise
+
+    with pytest.raises(TimeoutError):  # it ran out, as it had: no RuntimeError
+        asyncio.run(race())
 
 
 @pytest.mark.parametrize("slots", [[slot(False), slot(False)], None], ids=["idle", "no-slots"])

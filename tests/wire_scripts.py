@@ -578,6 +578,8 @@ class WireServer:
     """What llama.cpp's ``GET /slots`` answers (each slot, busy or not); none: 501, as a
     server started with ``--no-slots`` answers."""
     slots_asked: int = 0
+    slots_late: float = 0.0
+    """Seconds ``/slots`` takes to answer (a server between two batches of a prompt)."""
     pages: dict[str, Any] = field(default_factory=dict)
     """``GET /v1/models/{id}``: each model's page (OpenRouter's ``{"data": {...}}``)."""
     paged: list[str] = field(default_factory=list)
@@ -621,6 +623,8 @@ class WireServer:
 
     async def served_slots(self, request: web.Request) -> web.StreamResponse:
         self.slots_asked += 1
+        if self.slots_late:
+            await asyncio.sleep(self.slots_late)
         if self.slots is None:
             error = {"code": 501, "message": "This server does not support slots endpoint."}
             return web.json_response({"error": error}, status=501)

@@ -214,7 +214,7 @@ class _Deadline:
         now, as the first batch's could; the read waiting already is given the new time."""
         self.when = max(self.when, asyncio.get_running_loop().time() + first_byte)
         self.read = 0
-        if self.timer is not None:
+        if self.timer is not None and not self.timer.expired():  # (it may be expiring now)
             self.timer.reschedule(self.when)
 
 
@@ -698,20 +698,26 @@ class ModelClient:
         self, sniffing: asyncio.Future[bytes], deadline: _Deadline
     ) -> AsyncGenerator[PromptRead, None]:
         """While ``sniffing`` waits for the body's first bytes, llama.cpp's ``GET /slots``
-        every few seconds (:func:`slots_reading`). A busy slot is the server at work on a
+        every few seconds (:meth:`_busy_slots`). A busy slot is the server at work on a
         prompt (its ``/v1/messages`` streams no progress, and a long prompt on a CPU takes
         minutes): the first-byte deadline moves, and the person is shown how far when one
         slot is busy. An idle server lets the deadline run, so a hung request is still cut
-        off; a server that does not answer ``/slots`` is not asked again for this
-        request."""
+        off; a server that refuses ``/slots`` (``--no-slots``: 501) is not asked again for
+        this request. The first bytes never wait for an answer of ``/slots``."""
         every = self._slots_every
         shown: int | None = None
+        poll: asyncio.Future[Sequence[int] | None] | None = None
         try:
             while not sniffing.done():
                 await asyncio.wait({sniffing}, timeout=every)
                 if sniffing.done():
                     return
-                busy = await self._busy_slots(every)
+                poll = asyncio.ensure_future(self._busy_slots(self.timeouts.first_byte))
+                either: set[asyncio.Future[Any]] = {sniffing, poll}
+                await asyncio.wait(either, return_when=asyncio.FIRST_COMPLETED)
+                if not poll.done():  # the first bytes came: the answer is not needed
+                    return
+                busy = poll.result()
                 if busy is None:
                     return
                 if busy:
@@ -723,6 +729,10 @@ class ModelClient:
             sniffing.cancel()
             await asyncio.wait({sniffing})
             raise
+        finally:
+            if poll is not None and not poll.done():
+                poll.cancel()
+                await asyncio.wait({poll})
 
     def _watch(self, deadline: _Deadline) -> asyncio.Future[None]:
         """Until the body's first content, llama.cpp's ``GET /slots`` every few seconds:
@@ -735,10 +745,12 @@ class ModelClient:
             every = self._slots_every
             while not deadline.content:
                 await asyncio.sleep(every)
-                busy = None if deadline.content else await self._busy_slots(every)
+                busy = (
+                    None if deadline.content else await self._busy_slots(self.timeouts.first_byte)
+                )
                 if busy is None:
                     return
-                if busy:
+                if busy and not deadline.content:  # (content may have come meanwhile)
                     deadline.working(self.timeouts.first_byte)
 
         return asyncio.ensure_future(watch())
@@ -749,9 +761,17 @@ class ModelClient:
 
     async def _busy_slots(self, timeout: float) -> Sequence[int] | None:
         """llama.cpp's ``GET /slots``: the prompt tokens each busy slot has read
-        (:func:`slots_reading`); ``None`` for no answer (``--no-slots``: 501)."""
+        (:func:`slots_reading`); ``None`` when it refuses or answers something else
+        (``--no-slots``: 501). An answer may be late (a server between two batches of a
+        prompt): it is waited for up to ``timeout`` (the first byte's; the body is read
+        meanwhile), and none by then is no busy slot this time, not a refusal."""
         url = endpoint_url(self._base, "slots", root=True)
-        return slots_reading(await get_json(self._client, url, self._probe_headers(), timeout))
+        try:
+            async with asyncio.timeout(timeout):
+                answer = await get_json(self._client, url, self._probe_headers(), timeout * 2)
+        except TimeoutError:
+            return ()
+        return slots_reading(answer)
 
     def _no_first_byte(self, retries: int) -> _Attempt:
         return _Attempt(
