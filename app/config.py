@@ -732,12 +732,28 @@ def _default_key_envs(base_url: str | None, wire: str | None) -> tuple[str, ...]
 
 
 def secret_env_names(config: Config | None = None) -> tuple[str, ...]:
-    """Every environment variable whose value the scrubber must mask: Frontier's own,
-    the built-in providers' key variables, and ``config``'s provider's ``key_env``."""
+    """Every environment variable a model's key or a credential header is read from,
+    whatever its name: Frontier's own, every provider's ``key_env`` (the built-ins' and
+    config.toml's, not only the one selected) and every ``${NAME}`` a ``headers`` table
+    names (config.toml's top level and each provider's), with ``config``'s ``key_env``.
+    The model's commands never get them (``tools/process.withhold``): ``key_env =
+    "LLM_AUTH"`` does not read as a secret's name, and ``env | base64`` took the key to the
+    model past the scrubber (an audit)."""
     names = list(SECRET_ENV_NAMES)
-    names += [p.key_env for p in BUILTIN_PROVIDERS.values() if p.key_env]
     if config is not None and config.key_env:
         names.append(config.key_env)
+    path = config_path()
+    try:
+        data = _read_config(path)
+        providers = _providers(data, path)
+    except ConfigError:  # a broken config.toml: the built-ins and the selected one
+        data, providers = {}, dict(BUILTIN_PROVIDERS)
+    top = data.get("headers")
+    templates = [str(value) for value in top.values()] if isinstance(top, dict) else []
+    for provider in providers.values():
+        names += [provider.key_env] if provider.key_env else []
+        templates += [text for _, text in provider.headers]
+    names += [name for text in templates for name in ENV_REF.findall(text)]
     return tuple(dict.fromkeys(names))
 
 

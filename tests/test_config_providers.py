@@ -429,8 +429,14 @@ def test_secret_env_names() -> None:
     for var in ("FRONTIER_API_KEY", "OPENAI_API_KEY", "ANTHROPIC_API_KEY", "OPENROUTER_API_KEY"):
         assert var in names
     assert len(names) == len(set(names))
-    write_config('[providers.w]\nbase_url = "http://w/v1"\nkey_env = "WORK_KEY"\n')
-    assert secret_env_names(load_config(provider="w"))[-1] == "WORK_KEY"
+    write_config(
+        '[providers.w]\nbase_url = "http://w/v1"\nkey_env = "WORK_KEY"\n'
+        '[providers.other]\nbase_url = "http://o/v1"\nkey_env = "OTHER_KEY"\n'
+        'headers = { "X-Gw" = "Bearer ${GW_HDR}", "X-Plain" = "v" }\n'
+    )
+    names = secret_env_names(load_config(provider="w"))
+    assert {"WORK_KEY", "OTHER_KEY", "GW_HDR"} <= set(names)  # any provider's, not only w's
+    assert len(names) == len(set(names))
 
 
 # --------------------------------------------------------------------- errors

@@ -88,11 +88,22 @@ async def test_the_providers_key_variable_is_kept_from_commands_whatever_its_nam
     from test_protocol_auto import session_on
     from wire_scripts import Text, WireServer, script, stream
 
+    from frontier.app.config import config_path
     from frontier.tools import process
 
     monkeypatch.setattr(process, "_WITHHELD", set(), raising=False)  # a fresh one
     key = "sk-live-llmauth-0123456789abcdef"
     monkeypatch.setenv("LLM_AUTH", key)
+    # the review's: another provider's key_env, a variable a provider's header names
+    config_path().parent.mkdir(parents=True, exist_ok=True)
+    config_path().write_text(
+        '[providers.other]\nbase_url = "http://127.0.0.1:9/v1"\nkey_env = "OTHER_AUTH"\n'
+        '[providers.gw]\nbase_url = "http://127.0.0.1:9/v1"\n'
+        'headers = { "X-Gateway" = "Bearer ${GW_HDR}" }\n'
+    )
+    others = {"OTHER_AUTH": "other-provider-secret-0123", "GW_HDR": "gateway-header-secret-0123"}
+    for name, value in others.items():
+        monkeypatch.setenv(name, value)
     server = WireServer("openai-chat")
     command = Text("call c1 shell\narg command env | base64 -w0\nend\n")  # CTL: "auto", unknown
     replies = [
@@ -104,8 +115,9 @@ async def test_the_providers_key_variable_is_kept_from_commands_whatever_its_nam
         assert (await session.send("show the environment")).reason == "done"
     result = server.requests[-1].body["messages"][-1]["content"]  # result c1 exit=0 N\n…
     encoded = result.split("\n")[1]
-    assert "PATH=" in base64.b64decode(encoded).decode()  # the command ran and said it
-    assert key not in base64.b64decode(encoded).decode()
+    seen = base64.b64decode(encoded).decode()
+    assert "PATH=" in seen  # the command ran and said it
+    assert key not in seen and not [v for v in others.values() if v in seen]
 
 
 async def test_python_tool_runs_code_in_workspace(tmp_path: Path) -> None:

@@ -50,6 +50,7 @@ from frontier.app.config import (
     load_approvals,
     resolve_api_key,
     save_approvals,
+    secret_env_names,
 )
 from frontier.app.events import Event, ToolCall, ToolResult
 from frontier.app.model.catalogue import (
@@ -379,10 +380,10 @@ def model_client(
 
     config, key_notes = resolve_api_key(config)
     notes.extend(key_notes)
-    if config.key_env:
-        from frontier.tools.process import withhold
+    from frontier.tools.process import withhold
 
-        withhold(config.key_env)  # whatever its name: the model's commands never see it
+    for name in secret_env_names(config):  # whatever their names: no command sees them
+        withhold(name)
     max_tokens = config.max_tokens
     required = adapter.required_max_tokens
     if max_tokens is None and required is not None:
