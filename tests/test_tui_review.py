@@ -320,6 +320,19 @@ async def test_the_command_review_lists_only_its_own_keys(size: tuple[int, int])
         assert await decided(pilot) == Decision(True)
 
 
+async def test_a_protected_file_is_named_first_in_the_head() -> None:
+    """The head is one row cut at the edge: the summary's ``— protected: x reaches
+    .git/hooks/pre-commit`` came after the counts and the call's own words, past 80
+    columns (an undo through a link into ``.git``)."""
+    named = replace(diff_preview(three_hunks()), protected=("x (reaches .git/hooks/pre-commit)",))
+    app = ReviewApp(named)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await opened(pilot)
+        assert head_text(screen).startswith(
+            "c2 apply_patch · protected (git runs it): x (reaches .git/hooks/pre-commit) · "
+        )
+
+
 # ---------------------------------------------------------------------- hunks
 @sizes
 async def test_space_declines_a_hunk_and_approve_sends_the_declined_pairs(

@@ -436,6 +436,9 @@ class ReviewScreen(ModalScreen[Decision]):
         head = Text(no_wrap=True, overflow="ellipsis")
         head.append(f"{shown(self.call.id, 40)} ", style="dim")
         head.append(shown(self.call.name, 40), style="bold")
+        if preview.protected:  # first: the head is one row, cut at the screen's edge
+            names = shown(", ".join(preview.protected), SUMMARY_CHARS)
+            head.append(f" · protected (git runs it): {names}", style="bold")
         if not self.is_diff:
             total = self.command.total
             what = "" if preview.command is not None else " of arguments"
