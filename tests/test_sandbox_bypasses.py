@@ -302,6 +302,19 @@ def test_git_at_start_runs_nothing_the_repository_config_names(repo: Path) -> No
     assert sorted(p.name for p in marks.iterdir()) == []
 
 
+def with_submodule(repo: Path, path: str) -> Path:
+    """``repo`` with a submodule at ``path`` (one file, ``s.txt``), committed; its folder."""
+    source = repo.parent / f"src-{path.replace('/', '-')}"
+    source.mkdir()
+    git(source, "init", "-q", "-b", "main")
+    (source / "s.txt").write_text("s\n")
+    git(source, "add", "s.txt")
+    git(source, "commit", "-q", "-m", "s")
+    git(repo, "-c", "protocol.file.allow=always", "submodule", "add", "-q", str(source), path)
+    git(repo, "commit", "-q", "-m", path)
+    return repo / path
+
+
 @needs_git
 def test_git_around_a_command_runs_nothing_a_submodules_config_names(repo: Path) -> None:
     """A command can write a nested repository's config (a documented limit): the audit's
@@ -309,15 +322,7 @@ def test_git_around_a_command_runs_nothing_a_submodules_config_names(repo: Path)
     touched a file. Frontier's ``git status`` before and after every command (the changes
     it records) went into the submodule and ran the filter there, outside the sandbox: its
     overrides name only the top repository's drivers. Submodules are not looked into."""
-    source = repo.parent / "subsrc"
-    source.mkdir()
-    git(source, "init", "-q", "-b", "main")
-    (source / "s.txt").write_text("s\n")
-    git(source, "add", "s.txt")
-    git(source, "commit", "-q", "-m", "s")
-    git(repo, "-c", "protocol.file.allow=always", "submodule", "add", "-q", str(source), "sub")
-    git(repo, "commit", "-q", "-m", "sub")
-    sub = repo / "sub"
+    sub = with_submodule(repo, "sub")
     (sub / ".git").unlink()  # what the command did: rm .git && git init . && ...
     git(sub, "init", "-q", "-b", "main")
     git(sub, "add", "s.txt")
@@ -334,6 +339,39 @@ def test_git_around_a_command_runs_nothing_a_submodules_config_names(repo: Path)
     os.utime(sub / "s.txt", (stamp + 60, stamp + 60))
     done = asyncio.run(shell("echo new > a.txt", repo, None))
     assert done.kind == "ok" and (repo / "a.txt").read_text() == "new\n"
+    assert not mark.exists()
+
+
+@needs_sandbox
+@needs_git
+def test_a_command_cannot_replace_a_submodules_git_nor_move_the_submodule(repo: Path) -> None:
+    """The same audit: the person's own ``git status`` goes into submodules, so a
+    submodule made a repository of its own with a filter ran it outside the sandbox at
+    the person's next status. A submodule's ``.git`` is read-only to commands now, and
+    its folder and those above it cannot be moved (``mv vendor v2 && git init
+    vendor/lib`` would make one at the same path); its files stay writable."""
+    lib = with_submodule(repo, "vendor/lib")
+    pointer = (lib / ".git").read_text()
+    mark = repo.parent / "PWNED"
+    attack = (
+        "cd vendor/lib && rm .git && git init -q . && "
+        f"git config filter.evil.clean 'sh -c \"echo ran >> {mark}; cat\"' && "
+        "echo '* filter=evil' > .gitattributes && touch s.txt"
+    )
+    box = make_sandbox(SandboxSettings())
+    try:
+        replaced = asyncio.run(shell(attack, repo, box))
+        moved = asyncio.run(
+            shell("mv vendor v2 && mkdir -p vendor/lib && git init -q vendor/lib", repo, box)
+        )
+        moved_lib = asyncio.run(shell("mv vendor/lib vendor/old", repo, box))
+        edited = asyncio.run(shell("echo more >> vendor/lib/s.txt", repo, box))
+    finally:
+        box.close()
+    assert replaced.kind == "error" and moved.kind == "error" and moved_lib.kind == "error"
+    assert (lib / ".git").read_text() == pointer and not (repo / "v2").exists()
+    assert edited.kind == "ok" and (lib / "s.txt").read_text() == "s\nmore\n"
+    subprocess.run(["git", "status", "--porcelain"], cwd=repo, capture_output=True, check=False)
     assert not mark.exists()
 
 

@@ -13,7 +13,9 @@ Linux (issue 22; ``docs/decisions-sandbox.md`` says why bubblewrap rather than L
 - the workspace's ``.git`` and ``.frontier`` are bound read-only again, whole (git still
   reads: ``status``, ``diff``, ``log``; a commit is an escalation). Protecting only
   ``.git/config`` and ``.git/hooks`` is not enough: a command could rename ``.git``
-  away and make a new one, or point ``.git/commondir`` at a config of its own;
+  away and make a new one, or point ``.git/commondir`` at a config of its own; each
+  submodule's ``.git`` too, its folder and those above it bound onto themselves so they
+  cannot be moved (:func:`_submodule_places`);
 - Frontier's data dir, config dir, key file, the usual credential places
   (:data:`CREDENTIAL_PLACES`, extendable with ``sandbox_hidden``) and the sockets of
   services that run commands for whoever connects (:data:`SERVICE_SOCKETS`, the
@@ -59,6 +61,9 @@ SandboxMode = Literal["workspace-write", "read-only", "off"]
 SANDBOX_MODES: tuple[SandboxMode, ...] = get_args(SandboxMode)
 DEFAULT_SANDBOX: SandboxMode = "workspace-write"
 
+GITLINKS_LIST_MAX = 64 << 20
+"""Bytes of ``git ls-files -s`` read to find a workspace's submodules (a 500,000-file
+index); past it none is bound."""
 PROTECTED = (".git", ".frontier")
 """Names the file tools change only after a review, wherever they appear in a path and
 whatever is below them (``tools/policy.py``): git runs what a repository's config, hooks,
@@ -552,6 +557,10 @@ def _plan(
             else:  # an empty read-only folder, so a command cannot make it and fill it
                 mounts.append((path, ["--tmpfs", path, "--remount-ro", path]))
                 made.append(path)
+        folders, gits = _submodule_places(root)
+        mounts += [(path, ["--bind", path, path]) for path in folders]
+        protected += gits
+        mounts += [(path, ["--ro-bind", path, path]) for path in gits]
     else:  # read-only: all of it is already; bound again so a workspace under /tmp shows
         mounts.append((root, ["--ro-bind", root, root]))
     let_through = {_real(p) for p in settings.readable}
@@ -667,6 +676,62 @@ def _read_only_places(root: str) -> list[tuple[str, bool]]:
             # which goes on looking above it, and none can be made
             out.append((path, False))
     return out
+
+
+_GITLINKS: dict[str, tuple[tuple[int, int, int], tuple[str, ...]]] = {}
+"""The submodules of a workspace's index, by the index's ``(inode, size, mtime)``: a
+command cannot change ``.git/index`` (read-only), so one read serves until the person's
+git writes it."""
+
+
+def _submodule_places(root: str) -> tuple[list[str], list[str]]:
+    """``(folders, gits)``: each submodule's folder and every folder above it in the
+    workspace, bound onto themselves (a mount point cannot be renamed or removed), and each
+    submodule's ``.git``, bound read-only. A command that replaced a submodule's ``.git``
+    with a repository of its own had its config run by the person's ``git status`` in the
+    workspace, which goes into submodules (an audit); and ``mv vendor v2 && git init
+    vendor/lib`` would make one at the same path if only the ``.git`` were bound. A link
+    on the way is not followed (``bwrap`` would bind its target): that submodule is left
+    as before (docs/sandbox.md, "Limits")."""
+    folders: dict[str, None] = {}
+    gits: list[str] = []
+    for rel in _gitlinks(root):
+        parts = rel.split("/")
+        chain = [os.path.join(root, *parts[: i + 1]) for i in range(len(parts))]
+        if not all(os.path.isdir(p) and not os.path.islink(p) for p in chain):
+            continue  # not checked out, or reached through a link
+        git = os.path.join(chain[-1], ".git")
+        if not os.path.lexists(git) or os.path.islink(git):
+            continue  # not checked out (no .git to replace), or a link (see the docstring)
+        folders.update(dict.fromkeys(chain))
+        gits.append(git)
+    return list(folders), gits
+
+
+def _gitlinks(root: str) -> tuple[str, ...]:
+    """The workspace-relative paths of the submodules in ``root``'s git index (mode
+    160000); none outside a repository, without git, or for an index too big to list."""
+    from frontier.tools.git_safely import run_git
+
+    index = os.path.join(root, ".git", "index")
+    try:
+        st = os.stat(index)
+    except OSError:
+        return ()  # no repository here (or a worktree's, whose index lives elsewhere)
+    key = (st.st_ino, st.st_size, st.st_mtime_ns)
+    cached = _GITLINKS.get(root)
+    if cached is not None and cached[0] == key:
+        return cached[1]
+    said = run_git(root, ["ls-files", "-s", "-z"], limit=GITLINKS_LIST_MAX, timeout=5.0)
+    if said is None or said[0] != 0:
+        return ()
+    links = []
+    for entry in said[1].split(b"\0"):
+        head, tab, path = entry.partition(b"\t")
+        if tab and head.startswith(b"160000 "):
+            links.append(path.decode("utf-8", "surrogateescape"))
+    _GITLINKS[root] = (key, tuple(links))
+    return tuple(links)
 
 
 # ----------------------------------------------------------------------------- finding it
