@@ -258,6 +258,26 @@ def test_a_notice_is_printed_where_the_sessions_notes_are(
     assert err.getvalue() == (line if on_err else "")
 
 
+def test_a_continued_reply_is_one_line_with_the_join_said_after_it() -> None:
+    """On the rig: ``ai  Han`` / ``⟂ continued at byte 3 …`` / ``ai  na Clark walked``:
+    the join's line cut a word in two in the log."""
+    from frontier.app.events import Confirmed, ResponseContinued, ResponseEnded, ResponseStarted
+    from frontier.app.frontends.headless import EventPrinter
+    from frontier.app.secrets import Scrubber
+
+    out = io.StringIO()
+    printer = EventPrinter(out, err=io.StringIO(), scrubber=Scrubber([]))
+    printer(ResponseStarted("ctl-heredoc", 0))
+    printer(Confirmed(0, "text", b"Han"))
+    printer(ResponseContinued(3, 3, 1))
+    printer(Confirmed(3, "text", b"na Clark walked.\n"))
+    printer(ResponseEnded("stop"))
+    printer.finish()
+    lines = out.getvalue().splitlines()
+    at = lines.index("ai  Hanna Clark walked.")
+    assert lines[at + 1] == "⟂ continued at byte 3 (continuation 1, its echo of 3 bytes skipped)"
+
+
 @pytest.mark.parametrize(("as_json", "print_mode"), [(False, False), (True, False), (False, True)])
 def test_a_commands_output_is_printed_as_it_comes_a_line_under_each_bar(
     as_json: bool, print_mode: bool

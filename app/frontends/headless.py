@@ -152,6 +152,9 @@ class EventPrinter:
         """Whoever read the output went away (``frontier run | head``): nothing more is
         printed, and ``on_reader_gone`` was called once."""
         self.on_reader_gone: Callable[[], None] | None = None
+        self._after_reply: list[str] = []
+        """Lines said once the reply's line ends (where it was continued): printed in it,
+        a word was cut in two (``ai  Han`` / ``⟂ continued…`` / ``na Clark``)."""
 
     @property
     def errors(self) -> TextIO:
@@ -221,6 +224,13 @@ class EventPrinter:
                 self.unanswered.append(found)
         if isinstance(event, TurnEnded):
             self.prose.reset()
+        stretch = self._stretch
+        continued = isinstance(event, ResponseContinued) and not self.as_json
+        if continued and stretch is not None and stretch.kind == "ai":
+            said = describe(event)
+            if said is not None:
+                self._after_reply.append(self.text(said))
+                return
         self._print(event)
 
     # ------------------------------------------------------------------ live prose
@@ -262,6 +272,9 @@ class EventPrinter:
         if not self.as_json and stretch.started:
             stream = self.out if stretch.kind == "ai" else self.errors
             safe_print(stretch.closing(), file=stream, flush=True)
+        held, self._after_reply = self._after_reply, []
+        for line in held:
+            safe_print(line, file=self.out, flush=True)
 
     def finish(self) -> None:
         """The run is over: close what is open; print mode prints the answer now."""
