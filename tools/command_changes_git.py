@@ -38,6 +38,7 @@ from frontier.tools.git_safely import (
     any_filtered,
     blobs_within,
     driver_overrides,
+    index_stat,
     run_git,
 )
 
@@ -100,7 +101,7 @@ def before(root: str, deadline: Deadline) -> Before | None:
     if len(lines) < 2:
         return None
     prefix, index_path = lines[0], os.path.join(root, lines[1])
-    index = _index_stat(index_path)
+    index = index_stat(index_path)
     if index is not None and _entries(index_path) > INDEX_MAX:
         return None
     gone: set[str] = set()
@@ -124,7 +125,7 @@ def after(root: str, was: Before, deadline: Deadline) -> list[Found] | None:
         return []
     if len(new) > WATCH_FILES:
         return None
-    if _index_stat(was.index_path) != was.index and (
+    if index_stat(was.index_path) != was.index and (
         was.staged is None or _index_digest(root, deadline) != was.staged
     ):
         return None  # the command changed the index: its copies may not be what the files were
@@ -249,14 +250,6 @@ def _index_digest(root: str, deadline: Deadline) -> str | None:
     if said is None or said[0] != 0:
         return None
     return sha256_hex(said[1])
-
-
-def _index_stat(path: str) -> tuple[int, int, int] | None:
-    try:
-        st = os.stat(path)
-    except OSError:
-        return None
-    return st.st_ino, st.st_size, st.st_mtime_ns
 
 
 def _entries(path: str) -> int:

@@ -79,6 +79,17 @@ def driver_overrides(names: bytes) -> list[str] | None:
     return out
 
 
+def index_stat(path: str) -> tuple[int, int, int] | None:
+    """A git index file's ``(inode, size, mtime)``, ``None`` when absent: git replaces the
+    index by rename whenever it writes it, so an equal triple is the same index (what a
+    command changed, and the submodules a sandbox binds, are read again only when not)."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return st.st_ino, st.st_size, st.st_mtime_ns
+
+
 def settings() -> list[str]:
     """:data:`HARDENED` as ``-c`` options."""
     return [arg for setting in HARDENED for arg in ("-c", setting)]

@@ -711,14 +711,11 @@ def _submodule_places(root: str) -> tuple[list[str], list[str]]:
 def _gitlinks(root: str) -> tuple[str, ...]:
     """The workspace-relative paths of the submodules in ``root``'s git index (mode
     160000); none outside a repository, without git, or for an index too big to list."""
-    from frontier.tools.git_safely import run_git
+    from frontier.tools.git_safely import index_stat, run_git
 
-    index = os.path.join(root, ".git", "index")
-    try:
-        st = os.stat(index)
-    except OSError:
+    key = index_stat(os.path.join(root, ".git", "index"))
+    if key is None:
         return ()  # no repository here (or a worktree's, whose index lives elsewhere)
-    key = (st.st_ino, st.st_size, st.st_mtime_ns)
     cached = _GITLINKS.get(root)
     if cached is not None and cached[0] == key:
         return cached[1]
