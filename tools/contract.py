@@ -190,6 +190,10 @@ class Preview:
     what they say), each as shown, with the file it reaches through a link (``x (reaches
     .git/hooks/pre-commit)``; ``tools/policy.py``). Changed only after a person sees this:
     an approval given unseen (``frontier undo --yes``) never covers them."""
+    runs_for: str = ""
+    """For a command whose call sets how long it runs: ``as a background job, no time
+    limit`` or ``for up to 3600 s (usually 120 s)``, said beside where it runs: the
+    person approves how long it may run, not only its words."""
 
 
 @record

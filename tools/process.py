@@ -638,6 +638,17 @@ def _saw_by_cat(ctx: ToolContext, command: str, res: ProcessResult) -> None:
         ctx.views.saw(rel, sha256(data))
 
 
+def _runs_for(args: Mapping[str, Any], usual: float) -> str:
+    """How long the call lets its command run, when that is not the tool's usual limit
+    (``Preview.runs_for``): a job has none, a ``timeout`` may give an hour."""
+    if args.get("background"):
+        return "as a background job, no time limit"
+    timeout = args.get("timeout")
+    if isinstance(timeout, (int, float)) and not isinstance(timeout, bool) and timeout != usual:
+        return f"for up to {timeout:g} s (usually {usual:g} s)"
+    return ""
+
+
 class _ExecTool:
     spec: ToolSpec
     bytes_args: frozenset[str] = frozenset()
@@ -662,7 +673,11 @@ class _ExecTool:
         return Prepared(
             args=args,
             preview=Preview(
-                kind="command", command=source, summary=f"{name}: {source}", destroys=destroyed
+                kind="command",
+                command=source,
+                summary=f"{name}: {source}",
+                destroys=destroyed,
+                runs_for=_runs_for(args, self.spec.timeout),
             ),
             needs_approval=True,
         )

@@ -611,6 +611,8 @@ def _rounds(n: int) -> str:
 def render_preview(preview: Preview) -> str:
     if preview.kind == "command":
         shown = f"$ {preview.command}"
+        if preview.runs_for:
+            shown += f"\nruns {preview.runs_for}"
         if preview.escalation is not None:
             return (
                 f"{shown}\nthe sandbox seems to have stopped it (read from its output): "

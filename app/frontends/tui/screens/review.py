@@ -303,14 +303,17 @@ class ReviewScreen(ModalScreen[Decision]):
         """Where the command runs; first, what it destroys that no undo brings back."""
         destroys = self.preview.destroys
         first = f"{shown(destroys, 80)}: no undo brings that back · " if destroys else ""
+        if self.preview.runs_for:  # before the sandbox's label, which a narrow row cuts
+            first += f"runs {self.preview.runs_for} · "
+        runs = "" if self.preview.runs_for else "runs "
         if self.preview.sandbox is not None:
             return Text(
-                f"{first}runs inside the sandbox ({shown(self.preview.sandbox, 80)})",
+                f"{first}{runs}inside the sandbox ({shown(self.preview.sandbox, 80)})",
                 no_wrap=True,
                 overflow="ellipsis",
             )
         once = " · this once, as you approve" if self.escalation is not None else ""
-        return Text(f"{first}runs OUTSIDE the sandbox{once}", no_wrap=True, overflow="ellipsis")
+        return Text(f"{first}{runs}OUTSIDE the sandbox{once}", no_wrap=True, overflow="ellipsis")
 
     def _where_class(self) -> str:
         warned = self.preview.sandbox is None or self.preview.destroys is not None
