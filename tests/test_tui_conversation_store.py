@@ -164,3 +164,70 @@ def test_a_finished_reply_is_not_marked(tmp_path: Path) -> None:
         assert INTERRUPTED_NOTE not in to_markdown(store.get_session(sid), [record])
     finally:
         store.close()
+
+
+@dataclass
+class Silent:
+    """Takes the request and says nothing until the test lets it go (a model still
+    reading the prompt, or a compaction's summary being written)."""
+
+    asked: asyncio.Event = field(default_factory=asyncio.Event)
+    release: asyncio.Event = field(default_factory=asyncio.Event)
+
+    async def dispatch(self, request: web.Request) -> web.StreamResponse:
+        await request.json()
+        self.asked.set()
+        await self.release.wait()
+        return web.Response(status=503)
+
+
+async def test_a_turn_stopped_before_any_reply_is_marked_where_it_stopped(tmp_path: Path) -> None:
+    """Esc before the reply's first byte (or during a compaction's summary) kept no row:
+    the export showed the person's message and then their next one, as if the first had
+    been answered by nothing, and a resumed Transcript showed no stop."""
+    server = Silent()
+    root = tmp_path / "ws"
+    root.mkdir()
+    store = SessionStore.open()
+    async with serve(server.dispatch) as url:
+        try:
+            sid = store.create_session(str(root), "m", url, "ctl-heredoc")
+            registry = default_registry()
+            boundary = ToolBoundary(registry, root, PolicyApprover("auto"), store.persistence(sid))
+            client = ModelClient(codec("openai-chat"), url, "m")
+            loop = AgentLoop(
+                client=client,
+                boundary=boundary,
+                registry=registry,
+                mode=get_mode("ctl-heredoc"),
+                emit=lambda _e: None,
+                store=store,
+                session_id=sid,
+            )
+            turn = asyncio.create_task(loop.send("plan it"))
+            try:
+                await asyncio.wait_for(server.asked.wait(), 30)
+                loop.cancel_turn()
+                ended = await asyncio.wait_for(turn, 30)
+            finally:
+                server.release.set()
+                await client.aclose()
+            assert ended == TurnEnded("cancelled", "turn cancelled by the user")
+            rows = [(r.type, r.data) for r in store.records(sid)]
+            assert rows[-1] == (
+                "assistant",
+                {"text": "", "interrupted": True, "why": "turn cancelled by the user"},
+            )
+            records = list(export_records(store.records(sid)))
+            assert [r["type"] for r in records] == ["user", "ended"]
+            assert records[-1]["reason"] == "cancelled"
+            markdown = to_markdown(store.get_session(sid), records)
+            assert "> **turn ended** `cancelled`: turn cancelled by the user" in markdown
+            assert "## Assistant" not in markdown  # nothing was said
+
+            state = UiState()  # a resumed Transcript says the turn stopped, no empty reply
+            state.show_history(history_events(store.records(sid)))
+            assert not any(e.role == "ai" for e in state.transcript)
+            assert any("the turn stopped" in e.text for e in state.transcript)
+        finally:
+            store.close()

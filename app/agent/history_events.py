@@ -144,7 +144,8 @@ def history_events(
         elif rec.type == "assistant" and "reasoning" in data:
             yield ReasoningText(str(data["reasoning"]))
         elif rec.type == "assistant":
-            yield AssistantText(str(data.get("text", "")))
+            if data.get("text") or not data.get("interrupted"):  # else: a stop, no prose
+                yield AssistantText(str(data.get("text", "")))
             if data.get("interrupted"):
                 yield TurnEnded("cancelled", "")
         elif rec.type == "call":

@@ -203,6 +203,7 @@ class SessionRecorder(Protocol):
     def add_assistant_text(
         self, session_id: str, text: str, *, interrupted: bool = False
     ) -> None: ...
+    def add_turn_stopped(self, session_id: str, why: str) -> None: ...
     def add_reasoning(self, session_id: str, text: str) -> None: ...
     def add_contract_error(
         self, session_id: str, kind: str, message: str, offset: int, response_id: int | None = None
@@ -466,6 +467,8 @@ class AgentLoop:
         """The response streaming now (what an interrupted turn keeps of it)."""
         self._recorded: _Response | None = None
         """The last response whose round is in the history already."""
+        self._cut_said = False
+        """This turn's stop is in the timeline already: the prose it cut, marked."""
 
     # ------------------------------------------------------------------ state for the UI
 
@@ -540,6 +543,7 @@ class AgentLoop:
         ``images``: what the person attached, sent with ``text``."""
         self._turn_task = asyncio.current_task()
         self._current = self._recorded = None
+        self._cut_said = False
         try:
             self._set_state("active")
             ended = await self._turn(text, images)
@@ -570,6 +574,9 @@ class AgentLoop:
             await self._keep_cut(
                 INTERRUPTED if why == BY_THE_USER else f"[Reply interrupted: {why}]"
             )
+            if not self._cut_said and self.store is not None and self.session_id is not None:
+                with contextlib.suppress(PersistenceFailed), _committing("add_turn_stopped"):
+                    self.store.add_turn_stopped(self.session_id, why)
         except PersistenceFailed as exc:
             ended = TurnEnded("session_persistence_failed", str(exc))
         except ModelError as exc:
@@ -1360,6 +1367,7 @@ class AgentLoop:
                 with _committing("add_assistant_text"):
                     if interrupted:
                         self.store.add_assistant_text(self.session_id, text, interrupted=True)
+                        self._cut_said = True
                     else:
                         self.store.add_assistant_text(self.session_id, text)
 

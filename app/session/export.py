@@ -5,7 +5,8 @@ key (through ``AgentSession.export``) and the tests. Record types:
 ``{"type": "user"|"reasoning"|"assistant"|"call"|"result"|"error"|"ended", ...}`` in the
 order things happened (``reasoning``: what the model streamed of its thinking, stored
 since stop 53); each result carries its ``kind`` and the ``id`` of its call; ``ended`` is
-a turn that stopped where a reply failed (its ``reason`` and the server's ``message``).
+a turn that stopped where a reply failed (its ``reason`` and the server's ``message``) or
+was stopped where no prose was being said (``cancelled``, and who stopped it).
 
 A session nobody holds is exported as a reader must see it (:func:`read_session`):
 a call its dead process left without a result ends in an ``interrupted`` (or
@@ -100,6 +101,10 @@ def export_records(
             yield from flush()
             yield {"type": "reasoning", "t": iso_time(r.t), "text": str(d["reasoning"])}
             continue
+        if r.type == "assistant" and d.get("interrupted") and not d.get("text"):
+            yield from flush()  # a turn stopped where no prose was being said
+            yield stopped_record(r.t, str(d.get("why") or "the turn was stopped"))
+            continue
         if r.type == "assistant":
             if not text:
                 text_t = r.t
@@ -180,6 +185,12 @@ def ended_record(failure: Failure) -> dict[str, Any]:
         "reason": failure.reason,
         "message": failure.why,
     }
+
+
+def stopped_record(t: float, why: str) -> dict[str, Any]:
+    """A turn stopped (Esc, a signal) where no reply's prose was being said
+    (``Timeline.add_turn_stopped``): its turn ended there, as a failed reply's does."""
+    return {"type": "ended", "t": iso_time(t), "reason": "cancelled", "message": why}
 
 
 def compaction_record(c: CompactionRecord) -> dict[str, Any]:

@@ -202,6 +202,9 @@ class SessionStore:
     def add_assistant_text(self, session_id: str, text: str, *, interrupted: bool = False) -> None:
         self.timeline.add_assistant_text(session_id, text, interrupted=interrupted)
 
+    def add_turn_stopped(self, session_id: str, why: str) -> None:
+        self.timeline.add_turn_stopped(session_id, why)
+
     def add_reasoning(self, session_id: str, text: str) -> None:
         self.timeline.add_reasoning(session_id, text)
 

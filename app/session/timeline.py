@@ -196,6 +196,18 @@ class Timeline:
             lambda c: append_log(self.db, c, session_id, "assistant", data),
         )
 
+    def add_turn_stopped(self, session_id: str, why: str) -> None:
+        """The turn was stopped (Esc, a signal) where no reply's prose was being said: before
+        the first byte, during a compaction's summary, while a tool ran. An ``assistant``
+        row with no text, marked ``interrupted`` with ``why``: without it the export and a
+        resumed Transcript showed the person's message, then their next one, as if the
+        first had been answered by nothing."""
+        data = {"text": "", "interrupted": True, "why": why}
+        self.db.write(
+            "assistant",
+            lambda c: append_log(self.db, c, session_id, "assistant", data),
+        )
+
     def add_reasoning(self, session_id: str, text: str) -> None:
         """The model's reasoning as it streamed (``ReasoningText``), before the prose or
         call it led to: an ``assistant`` row whose data is ``{"reasoning": text}``, so a
