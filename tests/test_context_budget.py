@@ -1094,6 +1094,26 @@ def test_the_transcript_and_the_status_bar_show_compaction() -> None:
     assert state.progress.context_used == 1200
 
 
+def test_the_status_bar_shows_no_old_rate_while_a_summary_is_written() -> None:
+    """The summary's request streams no chunk to the status bar: the last reply's tok/s,
+    still shown, read as the summary's (the rig's TUI drive); it says it summarises."""
+    from frontier.app.events import ResponseEnded, ResponseStarted, StreamBytes, TokenUsage
+    from frontier.widgets.state import UiState
+
+    now = [0.0]
+    state = UiState(clock=lambda: now[0])
+    state.apply(ResponseStarted("ctl"))
+    for i in range(20):
+        now[0] += 0.05
+        state.apply(StreamBytes(i, b"x"))
+    state.apply(ResponseEnded("stop", TokenUsage(100, 40)))
+    assert state.token_rate() > 0 and not state.summarising
+    state.apply(Summarising(4, 3500, 4096))
+    assert state.token_rate() == 0.0 and state.summarising
+    state.apply(Compacted("summary", 3500, 1200, 4096, 4, "threshold", "summarised"))
+    assert not state.summarising
+
+
 def test_the_headless_log_says_compaction_and_the_context_at_the_end_of_a_turn() -> None:
     import io
 

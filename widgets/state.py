@@ -155,7 +155,7 @@ def dispatch_table(m: PaneModels) -> dict[type[Event], tuple[Handler, ...]]:
             st.on_response_continued,
         ),
         ContextUsage: (tr.on_context_usage, st.on_context_usage),
-        Summarising: (tr.on_summarising,),
+        Summarising: (tr.on_summarising, st.on_summarising),
         Compacted: (tr.on_compacted, st.on_compacted),
         TurnEnded: (t.on_turn_ended, tr.on_turn_ended, st.on_turn_ended),
     }
@@ -295,6 +295,10 @@ class UiState:
     @property
     def mcp_starting(self) -> tuple[str, ...]:
         return self.models.status.mcp_starting
+
+    @property
+    def summarising(self) -> bool:
+        return self.models.status.summarising
 
     @property
     def thinking_expanded(self) -> bool:

@@ -18,6 +18,7 @@ from frontier.app.events import (
     ResponseEnded,
     ResponseStarted,
     StreamBytes,
+    Summarising,
     TurnEnded,
 )
 from frontier.widgets.pane_state.shared import PaneContext
@@ -41,6 +42,9 @@ class StatusModel:
         """How the last turn ended (``TurnEnded.reason``)."""
         self.mcp_starting: tuple[str, ...] = ()
         """The session's MCP servers still starting (``McpStarting``)."""
+        self.summarising = False
+        """A compaction's summary is being written (``Summarising`` until ``Compacted``,
+        the next response or the turn's end)."""
 
     def token_rate(self) -> float:
         """Tokens/s of the latest response: the server's ``usage`` once it came, else
@@ -65,6 +69,7 @@ class StatusModel:
         """A new session (or history shown): no wait, no progress, no last turn."""
         self.last_turn = ""
         self.mcp_starting = ()
+        self.summarising = False
         self.wait = ResponseWait()
         self.progress = TurnProgress()
 
@@ -73,6 +78,7 @@ class StatusModel:
         self.progress.chunk(self._ctx.clock())
 
     def on_response_started(self, event: ResponseStarted) -> None:
+        self.summarising = False
         self.progress.response_started()
 
     def on_response_ended(self, event: ResponseEnded) -> None:
@@ -87,9 +93,17 @@ class StatusModel:
         self.progress.context_used = event.used
         self._dirty.add("status")
 
+    def on_summarising(self, event: Summarising) -> None:
+        # the summary's request streams no chunk here: the last reply's tokens/s, still
+        # shown, read as the summary's (the rig's TUI drive)
+        self.progress.rate = None
+        self.summarising = True
+        self._dirty.add("status")
+
     def on_compacted(self, event: Compacted) -> None:
         # /clear, /rewind: what the next request uses is unknown until it is measured
         self.progress.context_used = None if event.reason in FORGETTING else event.after
+        self.summarising = False
         self._dirty.add("status")
 
     def on_mcp_starting(self, event: McpStarting) -> None:
@@ -98,6 +112,7 @@ class StatusModel:
 
     def on_turn_ended(self, event: TurnEnded) -> None:
         self.turn_running = False
+        self.summarising = False
         self.progress.end_turn()
         self.last_turn = event.reason
         self._dirty.add("status")

@@ -949,6 +949,8 @@ class LiveController:
             activity = "review"
         elif running:
             activity = f"running {running[-1].call.id}"
+        elif state.summarising:  # a compaction's request: its text is not the reply
+            activity = "summarising earlier rounds"
         elif state.turn_running:
             activity = "streaming"
         elif self._building:
