@@ -308,6 +308,8 @@ class ToolBoundary:
             args = coerce_args(spec.name, spec.parameters, call.args, tool.bytes_args, spec.aliases)
         except ArgError as exc:
             return _result(call, "arg", f"invalid arguments: {exc}. {REISSUE}")
+        except Exception as exc:  # the schema (an MCP server's), not the model's arguments
+            return _result(call, "error", _schema_failed(spec, exc))
         try:
             prepared = await self._prepare(tool, args)
         except ToolError as exc:
@@ -899,6 +901,20 @@ def _runtime(tool: str, step: str, exc: BaseException) -> str:
     return (
         f"internal error while {step} {tool}: {type(exc).__name__}: {exc}. This is not caused "
         "by your arguments; try a different approach or report it"
+    )
+
+
+def _schema_failed(spec: ToolSpec, exc: Exception) -> str:
+    """The call's error when checking its arguments failed unexpectedly: the model is told
+    which tool and why, and the turn goes on (a raw traceback ended it, and every later
+    call of that tool ended its turn the same way)."""
+    whose = " (its MCP server's)" if spec.source == "mcp" else ""
+    why = str(exc)
+    why = why if len(why) <= 300 else why[:297] + "..."
+    return (
+        f"{spec.name}: the tool's argument schema{whose} could not be applied: "
+        f"{type(exc).__name__}: {why}. The call was not run; calling this tool again will "
+        "likely fail the same way, so use another tool or approach"
     )
 
 

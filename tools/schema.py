@@ -9,14 +9,23 @@ array/object sent as text is model output: it is parsed by ``safejson``, so
 gives every value (``arg path <<EOF``): no file name ends with one, and ``write`` made a
 file named ``"a.py\\n"``. ``shell``'s ``command`` sent as an argv array is joined into the
 command line that runs it (:func:`_command_line`).
+
+The schema is untrusted too: an MCP server's tool declares whatever JSON it likes as its
+``inputSchema``, and a ``true`` subschema, an ``enum`` holding ``null`` or a ``minimum`` of
+``"5"`` crashed the turn of every call of that tool. Here any JSON value anywhere in a
+schema is read as JSON Schema means it (``true``: anything, ``false``: nothing) or, where
+it is no schema or no keyword value, as absent (the server checks what it is sent); the
+walk stops at :data:`MAX_DEPTH` levels and after :data:`MAX_CHECKS` checks; what does not
+fit is an ``ArgError`` for that call.
 """
 
 from __future__ import annotations
 
 import json
 import math
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Mapping, Sequence
+from types import MappingProxyType
+from typing import Any, TypeAlias
 
 from frontier.app.wire import safejson
 from frontier.tools.arg_aliases import DROPPED
@@ -24,14 +33,100 @@ from frontier.tools.arg_aliases import DROPPED
 _TRUE = {"true", "1", "yes", "on"}
 _FALSE = {"false", "0", "no", "off"}
 
+MAX_DEPTH = safejson.MAX_DEPTH
+"""Levels of objects and arrays coercion follows a value and its schema into: as deep as a
+call's arguments may nest (``{"a": [1]}`` is 2). A schema nested deeper is an ``ArgError``
+at that level, never a ``RecursionError`` ending the turn."""
+MAX_CHECKS = 1_000_000
+"""Parameters looked at and ``enum`` members compared in one call: each object of an array
+is checked against every parameter of its schema, so a schema's size times the arguments'
+could make one call's coercion take minutes; bounded, it takes at most about a second. A
+model's real call makes a few thousand."""
+
+_ANY: Mapping[str, Any] = MappingProxyType({})
+"""The schema ``true`` (and a value that is no schema): nothing to check."""
+
 
 class ArgError(ValueError):
     """An argument does not fit the schema; the message names it and the expected form."""
 
 
+class _Where:
+    """Where a value is in a call's arguments, put into words only when a message names it:
+    each element of a long array would otherwise copy its whole path (the walk's cost
+    would grow with the elements times the path's length)."""
+
+    __slots__ = ("_step", "_up")
+
+    def __init__(self, up: _Place, step: str | int) -> None:
+        self._up = up
+        self._step = step
+
+    def __str__(self) -> str:
+        steps: list[str] = []
+        node: _Place = self
+        while isinstance(node, _Where):
+            step = node._step
+            steps.append(f"[{step}]" if isinstance(step, int) else f": argument {_show(step)}")
+            node = node._up
+        return node + "".join(reversed(steps))
+
+
+_Place: TypeAlias = "str | _Where"
+"""The tool's name, or a place in its arguments (``shell: argument 'command'``)."""
+
+
+class _Walk:
+    """One call's coercion: the checks it may still make (:data:`MAX_CHECKS`)."""
+
+    __slots__ = ("left",)
+
+    def __init__(self) -> None:
+        self.left = MAX_CHECKS
+
+    def spend(self, where: _Place, checks: int) -> None:
+        """Count ``checks`` more; past the bound the call is refused, not slowly coerced."""
+        self.left -= checks
+        if self.left < 0:
+            raise ArgError(
+                f"{where}: too much to check against the tool's schema (over {MAX_CHECKS:,} "
+                "checks); send fewer or smaller values"
+            )
+
+
 def _show(value: Any) -> str:
-    text = repr(value)
+    try:
+        text = repr(value)
+    except (RecursionError, ValueError):  # nested past the stack; an int of 4,300+ digits
+        return f"a {type(value).__name__} too large to show"
     return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _schema(node: Any) -> Mapping[str, Any] | None:
+    """A subschema as coercion reads it: ``None`` for ``false`` (no value fits), an object
+    as it is, and anything else (``true``, or a value that is no schema) as ``{}``: nothing
+    here to check, and the server checks what it is sent."""
+    if node is False:
+        return None
+    return node if isinstance(node, Mapping) else _ANY
+
+
+def _keyword(schema: Mapping[str, Any], key: str, kind: type | tuple[type, ...]) -> Any:
+    """``schema[key]`` when it is of the JSON type the keyword takes, else ``None``: a
+    ``"minimum": "5"`` or an ``"enum": 3`` is read as absent, never compared or iterated."""
+    value = schema.get(key)
+    return value if isinstance(value, kind) else None
+
+
+def _bound(schema: Mapping[str, Any], key: str) -> int | float | None:
+    """A numeric keyword (``minimum``, ``maximum``); a boolean is no number here."""
+    value = _keyword(schema, key, (int, float))
+    return None if isinstance(value, bool) else value
+
+
+def _required(names: Sequence[Any]) -> frozenset[str]:
+    """The names in ``required`` (a set: looked up once a parameter, in constant time)."""
+    return frozenset(name for name in names if isinstance(name, str))
 
 
 def coerce_args(
@@ -42,36 +137,58 @@ def coerce_args(
     aliases: Mapping[str, str] | None = None,
 ) -> dict[str, Any]:
     """Validated, typed arguments (defaults filled in) or ``ArgError``. ``aliases``: other
-    names a model sends for a parameter (``ToolSpec.aliases``), at every level."""
+    names a model sends for a parameter (``ToolSpec.aliases``), at every level. ``schema``
+    may be any JSON value (an MCP server's); only ``ArgError`` leaves here."""
     if not isinstance(args, Mapping):
         raise ArgError(f"{tool}: arguments must be an object of named parameters")
-    props: Mapping[str, Any] = schema.get("properties", {})
+    whole = _schema(schema)
+    if whole is None:
+        raise ArgError(f"{tool}: the tool's argument schema is false: it accepts no call")
+    return _object(tool, whole, args, bytes_ok, aliases, _Walk(), 1)
+
+
+def _object(
+    tool: _Place,
+    schema: Mapping[str, Any],
+    args: Mapping[str, Any],
+    bytes_ok: frozenset[str],
+    aliases: Mapping[str, str] | None,
+    walk: _Walk,
+    depth: int,
+) -> dict[str, Any]:
+    """One object's parameters against ``schema``'s ``properties``; ``depth``: the
+    object's own level (the call's arguments are 1)."""
+    props: Mapping[str, Any] = _keyword(schema, "properties", Mapping) or _ANY
+    names: Sequence[Any] = _keyword(schema, "required", (list, tuple)) or ()
+    walk.spend(tool, len(props) + len(names))
     if "timeout_ms" in args and "timeout" in props and "timeout" not in args:
         args = _from_millis(args)
     if tool == "read" and "limit" not in args:  # an MCP tool's ranges are its own
         args = _line_range(args)
     if aliases:
         args = _renamed(tool, props, args, aliases)
-    required = list(schema.get("required", []))
+    required = _required(names)
     unknown = [k for k in args if k not in props]
     if unknown:
         raise ArgError(
-            f"{tool}: unknown argument {unknown[0]!r}; parameters are: " + ", ".join(props)
+            f"{tool}: unknown argument {unknown[0]!r}; parameters are: "
+            + ", ".join(str(name) for name in props)
         )
     out: dict[str, Any] = {}
-    for name, prop in props.items():
+    for name, node in props.items():
+        prop = _schema(node)
         value = args.get(name)
         if value is None:
             if name in required:
                 raise ArgError(f"{tool}: missing required argument {name!r} ({_describe(prop)})")
-            if "default" in prop:
+            if prop is not None and "default" in prop:
                 out[name] = prop["default"]
             continue
         if tool == "shell" and name == "command" and _is_argv(value):
             value = _command_line(value)
-        elif name == "timeout" and tool in ("shell", "python"):
+        elif name == "timeout" and tool in ("shell", "python") and prop is not None:
             value = _seconds(value, prop)
-        value = _coerce(f"{tool}: argument {name!r}", prop, value, name in bytes_ok, aliases)
+        value = _coerce(_Where(tool, name), prop, value, name in bytes_ok, aliases, walk, depth)
         if name == "path" and isinstance(value, str) and value.endswith("\n"):
             value = value.rstrip("\r\n")  # a heredoc's line end (``arg path <<EOF``)
         out[name] = value
@@ -79,7 +196,7 @@ def coerce_args(
 
 
 def _renamed(
-    tool: str, props: Mapping[str, Any], args: Mapping[str, Any], aliases: Mapping[str, str]
+    tool: _Place, props: Mapping[str, Any], args: Mapping[str, Any], aliases: Mapping[str, str]
 ) -> Mapping[str, Any]:
     """``args`` with each alias a model sent under its parameter's name (``file_path`` →
     ``path``); the alias and the name both given is an error, not a guess. An alias to
@@ -121,10 +238,14 @@ def _from_millis(args: Mapping[str, Any]) -> Mapping[str, Any]:
     """Codex's shell takes ``timeout_ms``: read as ``timeout``, in whole seconds (rounded
     up, at least one). A value that is not a positive number stays as sent (an error)."""
     ms = args["timeout_ms"]
-    if type(ms) not in (int, float) or not ms > 0 or not math.isfinite(ms):
+    if type(ms) is int and ms > 0:  # whole: no float to overflow (``1e400`` written out)
+        seconds = -(-ms // 1000)
+    elif type(ms) is float and ms > 0 and math.isfinite(ms):
+        seconds = math.ceil(ms / 1000)
+    else:
         return args
     out = {k: v for k, v in args.items() if k != "timeout_ms"}
-    out["timeout"] = max(1, math.ceil(ms / 1000))
+    out["timeout"] = max(1, seconds)
     return out
 
 
@@ -166,40 +287,50 @@ def _seconds(value: Any, prop: Mapping[str, Any]) -> Any:
     milliseconds (``120000``), and the models it taught send them to ``shell`` (read as
     ``Bash``), where every such call was an argument error ("at most 3600"). Only where it
     cannot mean seconds: over the maximum and a whole number of thousands."""
-    most = prop.get("maximum")
+    most = _bound(prop, "maximum")
     if type(value) is int and most is not None and value > most and value % 1000 == 0:
         return value // 1000
     return value
 
 
-def _describe(prop: Mapping[str, Any]) -> str:
+def _describe(prop: Mapping[str, Any] | None) -> str:
+    """A parameter's type and description for a message; a server's odd values are shown
+    short (a ``description`` may be any JSON, as long or as deep as it likes)."""
+    if prop is None:
+        return "the tool's schema allows no value for it"
     kind = prop.get("type", "any")
     desc = prop.get("description")
-    return f"{kind}: {desc}" if desc else str(kind)
+    kind_text = kind if isinstance(kind, str) else _show(kind)
+    if not desc:
+        return kind_text
+    return f"{kind_text}: {desc if isinstance(desc, str) else _show(desc)}"
+
+
+def _member(value: Any) -> str:
+    """An ``enum`` member as a message lists it: a string as it is, any other as JSON."""
+    if isinstance(value, str):
+        return value
+    if value is None or isinstance(value, bool):
+        return json.dumps(value)
+    return _show(value)
 
 
 def _coerce(
-    where: str,
-    prop: Mapping[str, Any],
+    where: _Place,
+    prop: Mapping[str, Any] | None,
     value: Any,
     bytes_ok: bool,
-    aliases: Mapping[str, str] | None = None,
+    aliases: Mapping[str, str] | None,
+    walk: _Walk,
+    depth: int,
 ) -> Any:
+    """``value`` as ``prop`` types it (``None``: the schema ``false``); ``depth``: the
+    levels of objects and arrays around it."""
+    if prop is None:
+        raise ArgError(f"{where} is not accepted: {_describe(prop)}")
     kind = prop.get("type")
     if kind == "string":
-        if isinstance(value, bytes):
-            if bytes_ok:
-                return value
-            try:
-                return value.decode("utf-8")
-            except UnicodeDecodeError as exc:
-                raise ArgError(f"{where} is not valid UTF-8 (byte {exc.start}); send text") from exc
-        if isinstance(value, str):
-            enum = prop.get("enum")
-            if enum and value not in enum:
-                raise ArgError(f"{where} must be one of {', '.join(enum)}, got {_show(value)}")
-            return value
-        raise ArgError(f"{where} must be a string, got {type(value).__name__} {_show(value)}")
+        return _string(where, prop, value, bytes_ok, walk)
     if isinstance(value, bytes):
         try:
             value = value.decode("utf-8")
@@ -215,35 +346,98 @@ def _coerce(
         if isinstance(value, str) and value.strip().lower() in _TRUE | _FALSE:
             return value.strip().lower() in _TRUE
         raise ArgError(f"{where} must be true or false, got {_show(value)}")
-    if kind in ("array", "object"):
-        if isinstance(value, str):
-            try:
-                value = safejson.loads(value)
-            except safejson.JsonLimitError as exc:
-                raise ArgError(f"{where} must be a JSON {kind}; it is {exc}") from exc
-            except json.JSONDecodeError as exc:
-                raise ArgError(
-                    f"{where} must be a JSON {kind}; parsing failed at character {exc.pos}: "
-                    f"{exc.msg}"
-                ) from exc
-        if kind == "array":
-            if not isinstance(value, list):
-                raise ArgError(f"{where} must be a JSON array, got {type(value).__name__}")
-            items = prop.get("items")
-            if items:
-                return [
-                    _coerce(f"{where}[{i}]", items, v, False, aliases) for i, v in enumerate(value)
-                ]
-            return value
+    if kind == "array":
+        return _array(where, prop, _parsed(where, kind, value), aliases, walk, depth)
+    if kind == "object":
+        value = _parsed(where, kind, value)
         if not isinstance(value, dict):
             raise ArgError(f"{where} must be a JSON object, got {type(value).__name__}")
-        if "properties" in prop:
-            return coerce_args(where, prop, value, aliases=aliases)
+        if _keyword(prop, "properties", Mapping) is not None:
+            _deeper(where, depth)
+            return _object(where, prop, value, frozenset(), aliases, walk, depth + 1)
         return value
     return value
 
 
-def _integer(where: str, value: Any) -> int:
+def _string(
+    where: _Place, prop: Mapping[str, Any], value: Any, bytes_ok: bool, walk: _Walk
+) -> str | bytes:
+    """Text, or the bytes of a parameter that takes them (``bytes_ok``); one of ``enum``'s
+    strings when it has one (its other members, any JSON, never match text)."""
+    if isinstance(value, bytes):
+        if bytes_ok:
+            return value
+        try:
+            return value.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise ArgError(f"{where} is not valid UTF-8 (byte {exc.start}); send text") from exc
+    if isinstance(value, str):
+        enum = _keyword(prop, "enum", (list, tuple))
+        if enum:
+            walk.spend(where, len(enum))
+            if value not in enum:
+                shown = ", ".join(_member(m) for m in enum)
+                raise ArgError(f"{where} must be one of {shown}, got {_show(value)}")
+        return value
+    raise ArgError(f"{where} must be a string, got {type(value).__name__} {_show(value)}")
+
+
+def _parsed(where: _Place, kind: str, value: Any) -> Any:
+    """An array or object sent as text, parsed (``safejson``: bounded); any other value as
+    it came."""
+    if not isinstance(value, str):
+        return value
+    try:
+        return safejson.loads(value)
+    except safejson.JsonLimitError as exc:
+        raise ArgError(f"{where} must be a JSON {kind}; it is {exc}") from exc
+    except json.JSONDecodeError as exc:
+        raise ArgError(
+            f"{where} must be a JSON {kind}; parsing failed at character {exc.pos}: {exc.msg}"
+        ) from exc
+
+
+def _array(
+    where: _Place,
+    prop: Mapping[str, Any],
+    value: Any,
+    aliases: Mapping[str, str] | None,
+    walk: _Walk,
+    depth: int,
+) -> list[Any]:
+    """Each element as ``items`` types it: one schema for all, ``false`` for none, or (the
+    older tuple form, a list) one a position, the elements past it as they came."""
+    if not isinstance(value, list):
+        raise ArgError(f"{where} must be a JSON array, got {type(value).__name__}")
+    items = prop.get("items")
+    if not items and items is not False:
+        return value
+    _deeper(where, depth)
+    if isinstance(items, list):
+        return [
+            _coerce(_Where(where, i), _schema(items[i]), v, False, aliases, walk, depth + 1)
+            if i < len(items)
+            else v
+            for i, v in enumerate(value)
+        ]
+    each = _schema(items)
+    return [
+        _coerce(_Where(where, i), each, v, False, aliases, walk, depth + 1)
+        for i, v in enumerate(value)
+    ]
+
+
+def _deeper(where: _Place, depth: int) -> None:
+    """Refuse to follow a value and its schema a level past :data:`MAX_DEPTH`: a server's
+    schema may nest as deep as it likes, and each level is a few frames of the stack."""
+    if depth >= MAX_DEPTH:
+        raise ArgError(
+            f"{where} nests deeper than {MAX_DEPTH} levels of objects and arrays; "
+            "send it less deeply nested"
+        )
+
+
+def _integer(where: _Place, value: Any) -> int:
     if isinstance(value, bool):
         raise ArgError(f"{where} must be an integer, got a boolean")
     if isinstance(value, int):
@@ -258,11 +452,14 @@ def _integer(where: str, value: Any) -> int:
     raise ArgError(f"{where} must be an integer, got {_show(value)}")
 
 
-def _number(where: str, value: Any) -> float:
+def _number(where: _Place, value: Any) -> float:
     if isinstance(value, bool):
         raise ArgError(f"{where} must be a number, got a boolean")
     if isinstance(value, int | float):
-        return float(value)
+        try:
+            return float(value)
+        except OverflowError as exc:  # an integer of 309+ digits
+            raise ArgError(f"{where} is too large a number, got {_show(value)}") from exc
     if isinstance(value, str):
         try:
             number = float(value.strip())
@@ -273,10 +470,20 @@ def _number(where: str, value: Any) -> float:
     raise ArgError(f"{where} must be a number, got {_show(value)}")
 
 
-def _bounded(where: str, prop: Mapping[str, Any], value: float) -> Any:
-    lo, hi = prop.get("minimum"), prop.get("maximum")
+def _bounded(where: _Place, prop: Mapping[str, Any], value: float) -> Any:
+    """``value`` within ``minimum``/``maximum``; a bound that is no number is not one."""
+    lo, hi = _bound(prop, "minimum"), _bound(prop, "maximum")
     if lo is not None and value < lo:
-        raise ArgError(f"{where} must be >= {lo}, got {value:g}")
+        raise ArgError(f"{where} must be >= {_show(lo)}, got {_figure(value)}")
     if hi is not None and value > hi:
-        raise ArgError(f"{where} must be <= {hi}, got {value:g}")
+        raise ArgError(f"{where} must be <= {_show(hi)}, got {_figure(value)}")
     return value
+
+
+def _figure(value: float) -> str:
+    """A number as a bound's message shows it (``%g``); an integer too large for a float
+    in its digits (``%g`` of one raises ``OverflowError``)."""
+    try:
+        return f"{value:g}"
+    except OverflowError:
+        return _show(value)
