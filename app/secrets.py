@@ -3,20 +3,28 @@ headless text and JSON, logs, error messages).
 
 A *secret* is a known value — the resolved API key whatever its source, the values
 of the key variables (``SECRET_ENV``: ``FRONTIER_API_KEY``, ``OPENAI_API_KEY``,
-``ANTHROPIC_API_KEY``, ``OPENROUTER_API_KEY``), credentials carried by the base URL
-(values shorter than ``MIN_SECRET_LEN`` are ignored: they would scrub common
-words) — or, in whole strings, something *shaped* like a credential Frontier was
-never told about (``Authorization: Bearer <token>``, ``api_key=<token>``).
+``ANTHROPIC_API_KEY``, ``OPENROUTER_API_KEY``), credentials carried by the base URL,
+whatever else a session learns (an MCP server's tokens; values shorter than
+``MIN_SECRET_LEN`` are ignored: they would scrub common words) — a vendor's key by its
+shape, anywhere (``ghp_…``, ``AKIA…``, ``sk-ant-…``: ``secret_shapes.KEY_SHAPES``), or, in
+whole strings, something *shaped* like a credential Frontier was never told about
+(``Authorization: Bearer <token>``, ``api_key=<token>``).
+
+One scrubber per session holds them, and every sink uses it: the store, the export, the
+terminal and every request the model is sent (``ModelClient(secrets=…)``), so a value it
+learns late — a server that starts after the client was made — is hidden everywhere.
 
 The model's output and the workspace are untrusted, and a model that ran ``env``
 echoes a key in whatever pieces its tokenizer makes. So there are three ways in:
 
 * :meth:`Scrubber.scrub` — a whole string whose length nobody refers to (a stored
   message, a tool result, an error message, a printed line): known values and
-  credential shapes become ``[REDACTED]``.
+  credential shapes become ``[REDACTED]``; :meth:`Scrubber.redact`, for a request
+  body, known values and vendors' keys only.
 * :class:`StreamScrubber` — text that arrives in pieces (a tool's live output):
   it holds back at most ``len(longest secret) - 1`` characters across a piece
-  boundary, so a secret split over *any* chunking is replaced whole.
+  boundary, then a last word that may be a vendor's key, so a secret split over *any*
+  chunking is replaced whole.
 * :class:`SSEScrubber` — the raw SSE ``data`` strings of one response, which the
   store and recordings keep for replay and ``frontier check``. Every string the
   model wrote (text, reasoning, each tool call's arguments: where they sit in an
@@ -48,11 +56,14 @@ from frontier.app.percent import percent_encode
 from frontier.app.record import field, fields, is_record, record, replace
 from frontier.app.secret_shapes import (  # noqa: F401 (re-exported; their home is secret_shapes)
     CREDENTIAL_PARAMS,
+    KEY_CONTEXT,
     KEY_PREFIXES,
     KEY_SEGMENT_LEN,
     REDACTED,
     SECRET_ENV,
     URL_USERINFO_MASK,
+    key_spans,
+    key_undecided,
     redact_url,
     url_secrets,
 )
@@ -97,9 +108,11 @@ def _re(pattern: str) -> re.Pattern[str]:
 
 
 def _scrub_shapes(text: str) -> str:
-    """Credentials by their shape, for whole strings: the token is replaced, the name
-    kept (``Bearer <token>``, ``Authorization: Basic <token>``, ``api_key=<token>``,
-    ``"api_key": "<token>"``). Each pattern runs only if its anchor occurs at all."""
+    """Credentials by their shape, for whole strings: a vendor's key wherever it is
+    (:func:`_redact_keys`), and a token after what names it, the name kept (``Bearer
+    <token>``, ``Authorization: Basic <token>``, ``api_key=<token>``, ``"api_key":
+    "<token>"``). Each pattern runs only if its anchor occurs at all."""
+    text = _redact_keys(text)
     low = text.lower()
     if "bearer" in low:
         text = _re(_BEARER).sub(_redact_token, text)
@@ -111,6 +124,41 @@ def _scrub_shapes(text: str) -> str:
     if '":' in text or '" :' in text:
         text = _re(_JSON_FIELD).sub(_redact_token, text)
     return text
+
+
+def _redact_keys(text: str) -> str:
+    """Vendors' keys (``secret_shapes.KEY_SHAPES``: ``ghp_…``, ``AKIA…``, ``sk-ant-…``)
+    → ``[REDACTED]`` wherever they are: no name says what a bare key printed by ``cat
+    .env`` or quoted by a tool is."""
+    spans = key_spans(text)
+    return _replaced(text, spans) if spans else text
+
+
+def _replaced(text: str, spans: Iterable[tuple[int, int]], mask: str | None = None) -> str:
+    """``text`` with each span (in order, none overlapping) ``[REDACTED]``, or ``mask`` per
+    UTF-8 byte."""
+    out, at = [], 0
+    for start, end in spans:
+        out.append(text[at:start])
+        out.append(REDACTED if mask is None else mask * len(text[start:end].encode("utf-8")))
+        at = end
+    out.append(text[at:])
+    return "".join(out)
+
+
+def _starred(text: str, spans: list[tuple[int, int]]) -> str:
+    """``text`` with each span's characters ``*``, one for one: what the keys' search reads
+    of a stream's text whose known values are masked (a key's word ends at a mask, as at
+    ``[REDACTED]`` in a whole string), at the same offsets."""
+    if not spans:
+        return text
+    out, at = [], 0
+    for start, end in spans:
+        out.append(text[at:start])
+        out.append(MASK * (end - start))
+        at = end
+    out.append(text[at:])
+    return "".join(out)
 
 
 def _redact_assigned(m: re.Match[str], text: str) -> str:
@@ -154,8 +202,14 @@ class Scrubber:
     @classmethod
     def from_env(cls, *values: str | None, environ: Mapping[str, str] | None = None) -> Scrubber:
         """The API-key environment variables' values plus ``values``."""
+        made = cls(values)
+        made.add_env(environ)
+        return made
+
+    def add_env(self, environ: Mapping[str, str] | None = None) -> None:
+        """Learn the API-key environment variables' values (``SECRET_ENV``)."""
         env = os.environ if environ is None else environ
-        return cls([*(env.get(name) for name in SECRET_ENV), *values])
+        self.add(*(env.get(name) for name in SECRET_ENV))
 
     def add(self, *values: str | None) -> None:
         """Learn more secret values (``None`` and values under 8 characters are skipped)."""
@@ -204,13 +258,21 @@ class Scrubber:
         """Known values and credential shapes → ``[REDACTED]`` (the length may change)."""
         if not text:
             return text
-        return _scrub_shapes(self.redact(text))
+        return _scrub_shapes(self._redact_values(text))
 
     def redact(self, text: str) -> str:
-        """Known values → ``[REDACTED]``, and nothing by shape: for what is sent to the
-        model, where a file's ``Authorization: Bearer <token>`` a test fixture holds must
-        stay as written for the model to edit around it."""
-        if not text or self._any_re is None or not self._may_hold(text):
+        """Known values and vendors' keys → ``[REDACTED]``, and no other shape: for what is
+        sent to the model, where a file's ``Authorization: Bearer <token>`` a test fixture
+        holds must stay as written for the model to edit around it. A key shaped as a
+        vendor's (``ghp_…``) is one wherever it is, and would reach the vendor's model
+        (the store, the export and the terminal hide it: so does the request)."""
+        if not text:
+            return text
+        return _redact_keys(self._redact_values(text))
+
+    def _redact_values(self, text: str) -> str:
+        """Known values → ``[REDACTED]``."""
+        if self._any_re is None or not self._may_hold(text):
             return text
         return self._any_re.sub(REDACTED, text)
 
@@ -310,6 +372,30 @@ class Scrubber:
                 return spans, min(keep, len(text) - k)
         return spans, keep
 
+    def _stream_split(self, text: str, before: str = "") -> tuple[list[tuple[int, int]], int, str]:
+        """:meth:`_split` with vendors' keys: the spans to mask now (known values and keys,
+        in order), where the undecided tail begins (a value's start, or a last word that may
+        be or become a key), and the context the tail is read with next (``before`` is this
+        text's: its last :data:`KEY_CONTEXT` characters as the keys' search saw them, known
+        values starred)."""
+        spans, keep = self._split(text)
+        view = before + _starred(text[:keep], spans)
+        start = len(before)
+        cut = key_undecided(view, start)
+        keys = [(s - start, e - start) for s, e in key_spans(view, start) if e <= cut]
+        cut -= start
+        decided = [span for span in spans if span[1] <= cut]
+        return sorted([*decided, *keys]), cut, view[: start + cut][-KEY_CONTEXT:]
+
+    def _final_spans(self, text: str, before: str = "") -> list[tuple[int, int]]:
+        """The spans of known values and keys in the last of a stream's text, in order."""
+        text_re = self._text_re
+        spans = [m.span() for m in text_re.finditer(text)] if text_re is not None else []
+        view = before + _starred(text, spans)
+        start = len(before)
+        keys = [(s - start, e - start) for s, e in key_spans(view, start)]
+        return sorted([*spans, *keys])
+
     def _longest_start(self, text: str, limit: int) -> int:
         """The length of the longest end of ``text``, from ``MIN_SECRET_LEN`` to ``limit``
         characters, that is the start of a longer known value (0: none). Such an end begins
@@ -399,20 +485,31 @@ def _redact_token(m: re.Match[str]) -> str:
 
 
 class StreamScrubber:
-    """Scrub text that arrives in pieces: ``feed`` returns what is safe to show now
-    (at most ``len(longest secret) - 1`` characters are held back), ``flush`` the rest.
+    """Scrub text that arrives in pieces: ``feed`` returns what is safe to show now, ``flush``
+    the rest. Known values: at most ``len(longest secret) - 1`` characters are held back
+    (``_held``). Vendors' keys (``KEY_SHAPES``), then, in what that lets through: a last
+    word that is or may become one is held until it ends (:class:`_KeyStream`, at most
+    ``KEY_LONGEST`` characters), so a key in any chunking is masked whole, as in one piece.
 
     ``same_length`` masks with ``*`` (offsets stay valid); otherwise ``[REDACTED]``.
-    Credential *shapes* are applied by the caller to whole lines if wanted: a
-    shape has no bounded length to hold back for.
+    Other credential *shapes* (``Bearer <token>``) are applied by the caller to whole lines
+    if wanted: they have no bounded length to hold back for.
     """
 
     def __init__(self, scrubber: Scrubber, *, same_length: bool = False) -> None:
         self._scrubber = scrubber
         self._same = same_length
         self._held = ""
+        self._keys = _KeyStream(MASK if same_length else None)
 
     def feed(self, text: str) -> str:
+        return self._keys.feed(self._values_feed(text))
+
+    def flush(self) -> str:
+        return self._keys.feed(self._values_flush()) + self._keys.flush()
+
+    def _values_feed(self, text: str) -> str:
+        """Known values out of the next piece (what may start one held back)."""
         if not self._scrubber:
             return text
         buf = self._held + text
@@ -420,7 +517,7 @@ class StreamScrubber:
         self._held = buf[keep:]
         return self._masked(buf[:keep], spans)
 
-    def flush(self) -> str:
+    def _values_flush(self) -> str:
         buf, self._held = self._held, ""
         if not buf:
             return ""
@@ -431,13 +528,39 @@ class StreamScrubber:
     def _masked(self, text: str, spans: list[tuple[int, int]]) -> str:
         if not spans:
             return text
-        out, at = [], 0
-        for s, e in spans:
-            out.append(text[at:s])
-            out.append(MASK * len(text[s:e].encode("utf-8")) if self._same else REDACTED)
-            at = e
-        out.append(text[at:])
-        return "".join(out)
+        return _replaced(text, spans, MASK if self._same else None)
+
+
+class _KeyStream:
+    """Vendors' keys out of text that arrives in pieces (known values already masked in
+    it): the last word is held back while it is, or may grow into, a key; the last
+    characters let through are kept as the context the next piece's words are read in
+    (a word that began earlier is no key's start)."""
+
+    def __init__(self, mask: str | None) -> None:
+        self._mask = mask
+        self._held = ""
+        self._before = ""
+
+    def feed(self, text: str) -> str:
+        if not text:
+            return ""
+        buf = self._before + self._held + text
+        start = len(self._before)
+        cut = key_undecided(buf, start)
+        spans = [span for span in key_spans(buf, start) if span[1] <= cut]
+        self._before, self._held = buf[max(0, cut - KEY_CONTEXT) : cut], buf[cut:]
+        if not spans:
+            return buf[start:cut]
+        return _replaced(buf[:cut], spans, self._mask)[start:]
+
+    def flush(self) -> str:
+        buf, start = self._before + self._held, len(self._before)
+        self._before = self._held = ""
+        if start == len(buf):
+            return ""
+        spans = key_spans(buf, start)
+        return _replaced(buf, spans, self._mask)[start:] if spans else buf[start:]
 
 
 # --------------------------------------------------------------------------- SSE data
@@ -473,6 +596,9 @@ class _Field:
     """The undecided tail: characters that may still be part of a secret."""
     segments: list[tuple[int, _Event, Path, int]] = field(default_factory=list)
     """(start in ``text``, event, literal path in the event, start in that literal)."""
+    before: str = ""
+    """The decided text's last characters (known values starred): where a word of the
+    undecided tail began, for the keys' search (``Scrubber._stream_split``)."""
 
 
 class SSEScrubber:
@@ -482,10 +608,10 @@ class SSEScrubber:
     which strings of an event the model wrote and which stream each continues.
 
     ``feed(t, data)`` returns the ``(t, data)`` events now safe to keep, in arrival
-    order (an event whose streamed text ends in what may be the start of a secret
-    waits, and so does every later one); ``flush()`` returns the rest at the end of
-    the response. Each event comes out with the same length (in the decoded text and
-    in the raw string's UTF-8 bytes) as it went in.
+    order (an event whose streamed text ends in what may be the start of a secret, or a
+    word that may be a vendor's key, waits, and so does every later one); ``flush()``
+    returns the rest at the end of the response. Each event comes out with the same length
+    (in the decoded text and in the raw string's UTF-8 bytes) as it went in.
     """
 
     def __init__(self, scrubber: Scrubber, *, fields: StreamedText) -> None:
@@ -495,8 +621,6 @@ class SSEScrubber:
         self._fields: dict[tuple[Any, ...], _Field] = {}
 
     def feed(self, t: float, data: str) -> list[tuple[float, str]]:
-        if not self._scrubber:
-            return [(t, data)]
         event = _Event(t, data)
         self._queue.append(event)
         for key, path, text in self._text(data):
@@ -528,10 +652,10 @@ class SSEScrubber:
 
     def _decide(self, f: _Field, *, final: bool) -> None:
         if final:
-            spans = [m.span() for m in self._scrubber._text_re.finditer(f.text)]  # type: ignore[union-attr]
+            spans = self._scrubber._final_spans(f.text, f.before)
             keep = len(f.text)
         else:
-            spans, keep = self._scrubber._split(f.text)
+            spans, keep, f.before = self._scrubber._stream_split(f.text, f.before)
         for s, e in spans:
             for start, event, path, lit, end in _segment_ranges(f):
                 a, b = max(s, start), min(e, end)

@@ -1144,6 +1144,23 @@ async def test_a_providers_headers_go_with_every_request_and_never_into_a_messag
     assert token not in str(err)
 
 
+async def test_a_headers_plain_words_stay_in_what_the_model_is_sent(server: Server) -> None:
+    """OpenRouter's ``X-Title: Frontier`` is no secret: taken for one, the word went to the
+    model as [REDACTED] wherever the person or a file said it. A credential's header and
+    a token-shaped value still never go."""
+    token = "gw-token-5c2b9e71d04f"
+    server.handler = ok_stream
+    model = client(
+        server.url,
+        headers={"X-Title": "Frontier", "api-key": "plainsecretword", "X-Gateway": token},
+    )
+    said = ModelRequest(system="", items=(UserText(f"Frontier: plainsecretword {token}"),))
+    assert text_of([i async for i in model.stream(said)]) == "Hello"
+    await model.aclose()
+    (sent,) = server.requests
+    assert sent["messages"][-1]["content"] == "Frontier: [REDACTED] [REDACTED]"
+
+
 @pytest.mark.parametrize(
     ("wire", "base", "url"),
     [

@@ -358,8 +358,11 @@ def _open_client(
         notes.append(
             f"endpoint {plan.base_url} from {config.base_url_from} (--base-url names another)"
         )
-    client, keyed = model_client(config, plan.base_url, plan.model, adapter, info, notes)
-    scrubber.add(keyed.api_key, *url_secrets(plan.base_url), *(v for _, v in keyed.headers))
+    # the client redacts its requests with the session's scrubber, which it teaches the key
+    # resolved here: one set of secrets for what is stored, shown and sent
+    client, _ = model_client(
+        config, plan.base_url, plan.model, adapter, info, notes, secrets=scrubber
+    )
     return client, adapter, client
 
 
@@ -370,12 +373,14 @@ def model_client(
     adapter: WireCodec,
     info: ModelInfo | None,
     notes: list[str],
+    secrets: Scrubber | None = None,
 ) -> tuple[ModelClient, Config]:
     """The HTTP client a session (or ``frontier doctor``) talks to the model with, and
     ``config`` with its key resolved (``api_key_command`` runs here, once): the wire's
     required ``max_tokens`` within the model's, the model's timeouts, the effort asked.
     Raises ``ConfigError`` for a key that cannot be had; ``notes`` gets the key's
-    warnings (a key file others can read)."""
+    warnings (a key file others can read). ``secrets``: the session's scrubber, which
+    the client learns its key into and redacts every request with (``None``: its own)."""
     from frontier.app.model.transport import ModelClient
 
     config, key_notes = resolve_api_key(config)
@@ -398,6 +403,7 @@ def model_client(
         max_tokens=max_tokens,
         effort=None if config.reasoning_effort == "auto" else config.reasoning_effort,
         headers=dict(config.headers),
+        secrets=secrets,
     )
     return client, config
 
@@ -772,7 +778,8 @@ def _start_mcp(
     kept on the host: ``/mcp`` shows them. ``background``: return at once, each server's
     tools joining ``registry`` as it starts, its notes told as ``Notice`` events. The
     servers' secrets join ``scrubber`` first (``server_secrets``): none of their tools'
-    answers stores or sends them."""
+    answers is stored, shown or sent with them — the model client redacts its requests
+    with this same scrubber, however late its servers start."""
     from frontier.app.mcp_config import load_mcp_servers
     from frontier.app.mcp_project import session_servers
     from frontier.tools.mcp_servers import McpHost, server_secrets

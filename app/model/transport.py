@@ -107,6 +107,7 @@ from frontier.app.model.tls import PLAIN_TO_TLS, speaks_tls, tls_refusal, trust_
 from frontier.app.model.wires.base import EventDecoder, WireCodec
 from frontier.app.model.wires.llama_progress import slots_reading
 from frontier.app.record import record, replace
+from frontier.app.secret_shapes import configured_header_secrets
 from frontier.app.secrets import Scrubber, redact_url, url_secrets
 from frontier.app.vocab import CLEAN_FINISH
 from frontier.app.wire import safejson
@@ -145,11 +146,6 @@ SSE_FIELDS = frozenset({b"data", b"event", b"id", b"retry"})
 
 
 Sleep = Callable[[float], Awaitable[Any]]
-
-
-_TOKEN_LIKE = re.compile(r"(?=[^\s]*\d)[A-Za-z0-9._~+/=-]{16,}")
-"""A header value that may be a credential (a provider's ``headers``): one word of token
-characters, 16 or more, with a digit."""
 
 
 @record
@@ -259,10 +255,14 @@ class ModelClient:
         backoff_base: float = 0.5,
         sleep: Sleep = asyncio.sleep,
         clock: Callable[[], float] = time.monotonic,
+        secrets: Scrubber | None = None,
     ) -> None:
         """``sleep`` and ``clock`` are injected by tests so backoff is never waited out.
         ``headers``: sent with every request, under the wire's own (a provider's
-        ``headers``: Azure's ``api-key``, a gateway's token); their values are secrets."""
+        ``headers``: Azure's ``api-key``, a gateway's token); their values are secrets.
+        ``secrets``: the session's scrubber, used as is — what it learns later (an MCP
+        server's secrets, a key a ``/model`` switch resolves) is redacted from the next
+        request — and taught this client's own; without it, one of this client's."""
         self.codec = wire
         self.wire = wire.name
         self._base = base_url
@@ -283,12 +283,17 @@ class ModelClient:
         self.model = model
         self._api_key = api_key
         self._headers = dict(headers or {})
-        self._scrubber = Scrubber.from_env(api_key, *url_secrets(base_url), *self._headers.values())
-        tokens = (v for v in self._headers.values() if _TOKEN_LIKE.fullmatch(v))
-        self._sent_scrubber = Scrubber.from_env(api_key, *url_secrets(base_url), *tokens)
-        """The secrets a request body never carries (:meth:`_build`): the key, the URL's
-        credentials, the API-key variables' values and token-like header values — not a
-        header's plain words (``X-Title: Frontier`` would take the word out of the talk)."""
+        self._scrubber = secrets if secrets is not None else Scrubber()
+        self._scrubber.add_env()
+        self._scrubber.add(
+            api_key,
+            *url_secrets(base_url),
+            *(s for n, v in self._headers.items() for s in configured_header_secrets(n, v)),
+        )
+        """The one scrubber of what is shown, stored and sent (:meth:`_build`): the key,
+        the URL's credentials, the API-key variables' values and the header values that are
+        credentials (``configured_header_secrets``: not ``X-Title: Frontier``), and
+        with ``secrets`` whatever else the session knows, now or later."""
         self.timeouts = timeouts or Timeouts()
         self.max_retries = max_retries
         self.backoff_base = backoff_base
@@ -341,10 +346,11 @@ class ModelClient:
 
     @property
     def scrubber(self) -> Scrubber:
-        """The secrets this client knows — the key however it was obtained, the base URL's
-        credentials, the header values, the API-key variables': what a session's scrubber
-        holds, for what shows or keeps this client's replies outside a session (the
-        doctor's report and its ``--record``)."""
+        """The scrubber this client redacts its requests with: the session's when it was
+        given one, else its own — the key however it was obtained, the base URL's
+        credentials, the header values, the API-key variables' — for what shows or keeps
+        this client's replies outside a session (the doctor's report and its
+        ``--record``)."""
         return self._scrubber
 
     def warm(self) -> None:
@@ -511,16 +517,13 @@ class ModelClient:
         headers = self.codec.headers(self._api_key)
         self._check_port()
         try:
-            if not self._sent_scrubber:
-                return self._client.build_request(
-                    "POST", self._request_url, json=body, headers=headers
-                )
             # A known secret in what the model is sent — a file it read, a command's
-            # output, the person's message — goes as [REDACTED], as the stored history
-            # (what a resumed session sends) already has it: the key of another provider
-            # in ~/.zshrc never reaches this one. Values only: shapes stay for editing.
+            # output, an MCP server's answer, the person's message — goes as [REDACTED],
+            # as the stored history (what a resumed session sends) already has it: the key
+            # of another provider in ~/.zshrc never reaches this one. Known values and
+            # vendors' keys (``ghp_…``) only: other shapes stay for the model to edit.
             text = fastjson.dumps(body, ensure_ascii=False, separators=(",", ":"))
-            data = self._sent_scrubber.redact(text).encode("utf-8")
+            data = self._scrubber.redact(text).encode("utf-8")
             if not any(name.lower() == "content-type" for name in headers):
                 headers = {**headers, "Content-Type": "application/json"}
             return self._client.build_request(

@@ -311,13 +311,12 @@ def read_recording(path: str | os.PathLike[str]) -> Recording:
 
 
 def scrub_recording(rec: Recording, scrubber: Scrubber | None = None) -> Recording:
-    """``rec`` with every known secret masked in place (default: the API-key
-    environment variables): what replay plays, whoever wrote the file."""
+    """``rec`` with every known secret (default: the API-key environment variables')
+    and every vendor's key (``ghp_…``: masked whatever the scrubber knows) masked in
+    place: what replay plays, whoever wrote the file."""
     from frontier.app.secrets import Scrubber
 
     scrubber = scrubber if scrubber is not None else Scrubber.from_env()
-    if not scrubber:
-        return rec
     sse = stream_scrubber(scrubber, rec.wire)
     events = [e for t, data in rec.events for e in sse.feed(t, data)] + sse.flush()
     return replace(rec, events=tuple(events))
