@@ -45,10 +45,14 @@ class Fitted:
 
 def fitted(data: bytes, media_type: str) -> Fitted | str:
     """``data`` (an image of ``media_type``) as every API takes it, or why it cannot be.
-    Within the bytes and with a header that says it is within the sides (or says
-    nothing this reads), it is the file as it is, Pillow never imported."""
+    Within the bytes and with a header that says it is within the sides, it is the file
+    as it is, Pillow never imported. A header this does not read is Pillow's to read: a
+    PNG signature and 100 zero bytes passed as an image, and a request carrying a
+    non-image is refused by the server, and with it every later request of the session."""
     size = header_size(data, media_type)
-    if len(data) <= IMAGE_MAX and (size is None or max(size) <= MAX_SIDE):
+    if size is not None and min(size) == 0:
+        return "not an image that can be read (its header says it has no pixels)"
+    if len(data) <= IMAGE_MAX and size is not None and max(size) <= MAX_SIDE:
         return Fitted(data, media_type)
     if size is not None and size[0] * size[1] > MAX_PIXELS:
         return _too_many(*size)

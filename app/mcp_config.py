@@ -70,7 +70,7 @@ def _server(name: str, table: Any, path: Path, base: Path | None = None) -> Serv
     if not SERVER_NAME.fullmatch(name) or MCP_SEPARATOR in name:
         raise ConfigError(
             f"{where}: the name must be 1-32 of a-z, 0-9, _ and - (starting with a letter or "
-            "digit, no double underscore: tools are named NAME__tool)"
+            "digit, not ending in _, no double underscore: tools are named NAME__tool)"
         )
     if not isinstance(table, dict):
         raise ConfigError(f"{path}: mcp_servers.{name} must be a table")

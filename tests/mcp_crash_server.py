@@ -6,14 +6,22 @@ the standard-library fixture server (tests/mcp_server_fixture.py) with this one 
 from __future__ import annotations
 
 import os
+import signal
+import time
 
 import mcp_server_fixture as fixture
 
 
 def record(text: str) -> object:
-    """Record the text, then hang (the test kills Frontier meanwhile)."""
+    """Record the text, then hang (the test kills Frontier meanwhile). With ``MCP_BUSY``
+    it hangs inside the call, reading nothing and deaf to SIGTERM: a server busy in a
+    long call never sees its stdin close."""
     with open(os.environ["MCP_MARK"], "a", encoding="utf-8") as f:
         f.write(text.strip() + "\n")
+    if os.environ.get("MCP_BUSY"):
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        while True:
+            time.sleep(3600)
     return fixture.SLOW
 
 

@@ -74,6 +74,15 @@ def chatty() -> str:
     return "said"
 
 
+def garbled(count: int) -> str:
+    """Prints ``count`` lines on stdout that start as JSON and are not (the SDK fails to
+    read each), then answers."""
+    for i in range(count):
+        print("{not json " + str(i), flush=False)
+    sys.stdout.flush()
+    return f"garbled {count}"
+
+
 def noisy(kib: int) -> str:
     """Writes ``kib`` KiB of log lines to stderr, then ``noisy done``, and answers."""
     line = "debug: " + "x" * 1016 + "\n"  # 1 KiB
@@ -134,17 +143,24 @@ def embedded() -> object:
     return fixture.SLOW
 
 
-SHOT = "iVBORw0KGgo" + "A" * 40 + "="
-"""A PNG's signature and some bytes, base64-encoded."""
+SHOT = (
+    "iVBORw0KGgoAAAANSUhEUgAAAAIAAAACCAIAAAD91JpzAAAAFklEQVR4nGP8z8DAwMDAxMDAwMDA"
+    "AAANHQEDasKb6QAAAABJRU5ErkJggg=="
+)
+"""A 2×2 red PNG, base64-encoded."""
+HOLLOW = "iVBORw0KGgo" + "A" * 40 + "="
+"""A PNG's signature and zero bytes, base64-encoded: no image, though it starts as one."""
 
 
 def screenshot() -> object:
     """Answers as Playwright's server answers ``browser_take_screenshot``: an image content
-    (and two it must not show: bytes that are no image, and broken base64)."""
+    (and three it must not show: bytes that are no image, a PNG's signature and zeros, and
+    broken base64)."""
     content = [
         {"type": "text", "text": "Took the screenshot"},
         {"type": "image", "data": SHOT, "mimeType": "image/png"},
         {"type": "image", "data": "aGVsbG8gd29ybGQ=", "mimeType": "image/png"},
+        {"type": "image", "data": HOLLOW, "mimeType": "image/png"},
         {"type": "image", "data": "iVBORw0KGgo", "mimeType": "image/jpeg"},
     ]
     result = {"content": content}
@@ -193,6 +209,7 @@ if __name__ == "__main__":
             "surrogate": (surrogate, surrogate.__doc__ or "", {}, None),
             "chatty": (chatty, chatty.__doc__ or "", {}, None),
             "noisy": (noisy, noisy.__doc__ or "", schema(kib="integer"), None),
+            "garbled": (garbled, garbled.__doc__ or "", schema(count="integer"), None),
             "sloppy": (sloppy, sloppy.__doc__ or "", schema(how="string"), None),
             "typed": (typed, typed.__doc__ or "", {}, None),
             "embedded": (embedded, embedded.__doc__ or "", {}, None),
@@ -205,6 +222,15 @@ if __name__ == "__main__":
     if sys.argv[1:] == ["names"]:  # names the specification allows and model APIs refuse
         for odd in (DOTTED, LONG, LONG[:-1] + "x"):
             fixture.TOOLS[odd] = (ok, ok.__doc__ or "", schema(text="string"), None)
+    if sys.argv[1:] == ["arrays"]:  # an array without items, which OpenAI refuses
+        tagged = {
+            "type": "object",
+            "properties": {"tags": {"type": "array"}, "n": {"type": ["array", "null"]}},
+        }
+        fixture.TOOLS["tagged"] = (ok, ok.__doc__ or "", tagged, None)
+    if sys.argv[1:] == ["twins"]:  # two names the model would be offered as one
+        fixture.TOOLS["dup.x"] = (ok, ok.__doc__ or "", schema(text="string"), None)
+        fixture.TOOLS["dup_x"] = (nothing, "", {}, None)
     if DEEP:
         fixture.TOOLS["deep"] = (nothing, "", deep_schema(DEEP), None)
     if sys.argv[1:] == ["notools"]:  # resources only, as some shared configurations hold

@@ -131,3 +131,15 @@ def test_a_phone_photo_keeps_the_way_it_stands() -> None:
     assert isinstance(fit, Fitted)
     width, height = size_of(fit.data)
     assert height > width  # standing, as the phone showed it
+
+
+def test_a_signature_without_an_image_is_refused() -> None:
+    """A PNG signature and 100 zero bytes passed as an image (an MCP server's), and a
+    request carrying a non-image is refused, with every later one of the session."""
+    for junk, kind in ((b"\x89PNG\r\n\x1a\n" + bytes(100), "image/png"),
+                       (b"GIF89a" + bytes(4), "image/gif"),
+                       (b"\xff\xd8\xff" + bytes(40), "image/jpeg")):  # fmt: skip
+        said = fitted(junk, kind)
+        assert isinstance(said, str) and said.startswith("not an image that can be read"), kind
+    small = encoded(Pil.new("RGB", (4, 3), "red"), "PNG")
+    assert fitted(small, "image/png") == Fitted(small, "image/png", "")  # a real one still is

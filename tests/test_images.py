@@ -5,12 +5,14 @@ sent headless as in the TUI (the wires' shapes: test_wires_loopback)."""
 from __future__ import annotations
 
 import base64
+import io
 import json
 from pathlib import Path
 from typing import Any
 
 import pytest
 from aiohttp import web
+from PIL import Image as Pil
 from sse_server import serve, sse, start_sse
 
 from frontier.app.agent import attachments
@@ -35,9 +37,27 @@ SIGNATURES = {
 }
 
 
+def real(kind: str) -> bytes:
+    """A 2×2 image of ``kind`` (``PNG``, ``JPEG``, ``GIF``, ``WEBP``): a signature and
+    padding is refused as no image (app/image_fit.py), as the model's server would."""
+    out = io.BytesIO()
+    Pil.new("RGB", (2, 2), "red").save(out, kind)
+    return out.getvalue()
+
+
+PNG = real("PNG")
+REAL = {
+    "shot.png": PNG,
+    "photo.jpg": real("JPEG"),
+    "anim.gif": real("GIF"),
+    "pic.webp": real("WEBP"),
+}
+
+
 def test_an_image_is_known_by_its_bytes_not_its_name(tmp_path: Path) -> None:
-    for name, (magic, _) in SIGNATURES.items():
-        (tmp_path / name).write_bytes(magic + b"\x00\x01" * 600)  # sides its header reads as small
+    for name in SIGNATURES:
+        assert REAL[name].startswith(SIGNATURES[name][0][:4])
+        (tmp_path / name).write_bytes(REAL[name])
     (tmp_path / "notes.png").write_text("a text file named like an image\n")
     (tmp_path / "raw.txt").write_bytes(SIGNATURES["shot.png"][0] + b"\x01" * 50)
     mentioned = " ".join(f"@{name}" for name in [*SIGNATURES, "notes.png", "raw.txt"])
@@ -81,14 +101,14 @@ def test_an_image_is_stored_with_its_message_and_named_where_only_text_goes() ->
 
 
 def test_queued_messages_carry_their_images(tmp_path: Path) -> None:
-    (tmp_path / "shot.png").write_bytes(SIGNATURES["shot.png"][0] + b"\x00" * 10)
+    (tmp_path / "shot.png").write_bytes(PNG)
     queue = MessageQueue(tmp_path)
     queue.add("and this one: @shot.png")
     queue.add("thanks")
     taken = queue.take()
     assert taken is not None
     assert [i.name for i in taken.images] == ["shot.png"]
-    assert taken.event.notes == ("attached shot.png (image/png, 18 bytes)",)
+    assert taken.event.notes == (f"attached shot.png (image/png, {len(PNG)} bytes)",)
 
 
 async def test_a_headless_run_attaches_what_the_prompt_mentions(
@@ -107,8 +127,7 @@ async def test_a_headless_run_attaches_what_the_prompt_mentions(
         await resp.write_eof()
         return resp
 
-    png = SIGNATURES["shot.png"][0] + b"\x00" * 10
-    (tmp_path / "shot.png").write_bytes(png)
+    (tmp_path / "shot.png").write_bytes(PNG)
     (tmp_path / "a.py").write_text("x = 1\n")
     async with serve(dispatch) as url:
         config = Config(
@@ -118,10 +137,10 @@ async def test_a_headless_run_attaches_what_the_prompt_mentions(
         prompt = "what is wrong in @shot.png and @a.py?"
         assert await run_headless(config, prompts=[prompt], workspace=tmp_path) == 0
     out = capsys.readouterr().out
-    assert "note attached shot.png (image/png, 18 bytes)" in out
+    assert f"note attached shot.png (image/png, {len(PNG)} bytes)" in out
     assert "note attached a.py (6 bytes)" in out
     user = [m for m in bodies[0]["messages"] if m["role"] == "user"][-1]
-    url = "data:image/png;base64," + base64.b64encode(png).decode()
+    url = "data:image/png;base64," + base64.b64encode(PNG).decode()
     assert user["content"][0] == {"type": "image_url", "image_url": {"url": url}}
     assert "Attached file a.py" in user["content"][1]["text"]
 
@@ -149,15 +168,14 @@ def test_a_screenshot_outside_the_workspace_is_attached_nothing_else_from_there(
     root, home = tmp_path / "ws", tmp_path / "home"
     (home / "Pictures").mkdir(parents=True)
     root.mkdir()
-    png = SIGNATURES["shot.png"][0] + b"\x00" * 10
-    (home / "Pictures" / "shot.png").write_bytes(png)
+    (home / "Pictures" / "shot.png").write_bytes(PNG)
     (home / "secret.txt").write_text("the-secret-value\n")
     os.mkfifo(home / "pipe")
     monkeypatch.setenv("HOME", str(home))
     text = f"see @~/Pictures/shot.png @{home}/secret.txt @{home}/pipe @../home/Pictures/shot.png"
     prepared = prepare(root, text)
     assert [i.name for i in prepared.images] == ["~/Pictures/shot.png", "../home/Pictures/shot.png"]
-    assert base64.b64decode(prepared.images[0].data) == png
+    assert base64.b64decode(prepared.images[0].data) == PNG
     assert "the-secret-value" not in prepared.text
     refused = [p for p in prepared.problems if "only an image is attached" in p]
     assert len(refused) == 2  # the text file and the FIFO

@@ -55,9 +55,12 @@ async def model() -> AsyncIterator[dict[str, Any]]:
         yield state
 
 
+@pytest.mark.parametrize("busy", [False, True], ids=["reading", "busy"])
 async def test_a_crash_mid_mcp_call_is_interrupted_on_resume_and_never_resent(
-    tmp_path: Path, model: dict[str, Any]
+    tmp_path: Path, model: dict[str, Any], busy: bool
 ) -> None:
+    """``busy``: a server inside a long call, deaf to SIGTERM, never read its closed stdin
+    and outlived ``kill -9`` of Frontier, for good; the reaper stops it as a command's."""
     ws, config = tmp_path / "ws", tmp_path / "config"
     ws.mkdir()
     config.mkdir()
@@ -66,7 +69,9 @@ async def test_a_crash_mid_mcp_call_is_interrupted_on_resume_and_never_resent(
         "[mcp_servers.crash]\n"
         f"command = {json.dumps(sys.executable)}\n"
         f"args = [{json.dumps(str(SERVER))}]\n"
-        f"env = {{ MCP_MARK = {json.dumps(str(mark))}, MCP_PID = {json.dumps(str(pid_file))} }}\n"
+        f"env = {{ MCP_MARK = {json.dumps(str(mark))}, MCP_PID = {json.dumps(str(pid_file))}"
+        + (', MCP_BUSY = "1"' if busy else "")
+        + " }\n"
         "startup_timeout = 60\n"
         "sandbox = false\n",
         "utf-8",

@@ -136,6 +136,31 @@ async def test_lines_that_are_no_message_are_skipped_said_once_and_logged(
     assert log.count("'debug: chatty called'") == 2
 
 
+async def test_unreadable_messages_grow_no_log_without_bound(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """50,000 lines that start as JSON and are not made its log 19 MB (a line each) and the
+    SDK's log 46 MB (a traceback each), with seconds of CPU: each is bounded now."""
+    from frontier.tools import mcp_servers
+
+    monkeypatch.setattr(mcp_servers, "MAX_LOG", 64 << 10)  # the SDK log's bound, made small
+    host = McpHost(tmp_path / "mcp-logs")
+    registry = default_registry()
+    try:
+        host.start([hostile("bad", tool_timeout=60.0)], registry)
+        b = boundary(tmp_path, registry)
+        assert (await b.run(call("bad__garbled", count=3000))).output == "garbled 3000"
+        assert (await b.run(call("bad__ok", 2, text="after"))).output == "after"
+    finally:
+        host.close()
+    log = (tmp_path / "mcp-logs" / "bad.log").read_text()
+    assert log.count("could not be read") == mcp_servers.MAX_STRAY_LOGGED
+    sdk = tmp_path / "mcp-logs" / "sdk.log"
+    assert sdk.stat().st_size < (64 << 10) + 4096
+    assert sdk.read_text().endswith("of the SDK's warnings this session: no more\n")
+    assert sum("could not be read" in note for note in host.notes) == 1
+
+
 async def test_a_server_that_answers_wrongly_fails_that_call_at_once_and_keeps_serving(
     tmp_path: Path,
 ) -> None:
@@ -196,12 +221,16 @@ async def test_a_servers_screenshot_is_an_image_for_the_model_only_when_it_is_on
     assert shot.kind == "ok", shot.output
     (image,) = shot.images
     assert (image.media_type, image.name) == ("image/png", "bad screenshot image")
-    raw = base64.b64decode("iVBORw0KGgo" + "A" * 40 + "=")
+    from mcp_hostile_server import SHOT
+
+    raw = base64.b64decode(SHOT)
     assert base64.b64decode(image.data) == raw
     assert shot.output.splitlines() == [
         "Took the screenshot",
         f"[image image/png, {len(raw)} bytes]",
         "[image image/png, not shown: not a PNG, JPEG, GIF or WebP image]",
+        "[image image/png, not shown: not an image that can be read (damaged, or a kind "
+        "Pillow does not know)]",
         "[image image/jpeg, not shown: not valid base64]",
     ]
 

@@ -7,10 +7,15 @@ import re
 import sys
 from pathlib import Path
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from test_tools_fakes import Approver, call, make_boundary
 
+from frontier.app.config import ConfigError
+from frontier.app.mcp_config import parse_mcp_servers
+from frontier.tools.approval_rules import SERVER_WILDCARD, ToolRule
+from frontier.tools.contract import MCP_SERVER_NAME
 from frontier.tools.mcp_names import MAX_WIRE_NAME, wire_name
 from frontier.tools.mcp_servers import McpHost
 from frontier.tools.mcp_settings import ServerSettings
@@ -59,3 +64,76 @@ async def test_dotted_and_long_tool_names_are_offered_renamed_and_called_by_thei
     finally:
         host.close()
     assert not [note for note in host.notes if "skipped" in note and "github" in note]
+
+
+def test_two_tools_offered_under_one_name_keep_the_first_and_say_so(tmp_path: Path) -> None:
+    """``dup.x`` and ``dup_x`` are both offered as ``twin__dup_x``: the second vanished
+    unsaid, and ``mcp test`` listed both."""
+    host = McpHost(tmp_path / "mcp-logs")
+    registry = Registry()
+    try:
+        settings = ServerSettings(
+            name="twin", command=sys.executable, args=(HOSTILE, "twins"), startup_timeout=20
+        )
+        host.start([settings], registry)
+        assert registry.names().count("twin__dup_x") == 1
+        tool = registry.get("twin__dup_x")
+        assert tool is not None and getattr(tool, "tool", None) == "dup.x"
+    finally:
+        host.close()
+    said = [note for note in host.notes if "dup_x skipped" in note]
+    assert said == [
+        "MCP server twin: tool dup_x skipped: it would be offered as twin__dup_x, as its "
+        "tool dup.x is"
+    ]
+
+
+def test_an_array_without_items_is_offered_with_items(tmp_path: Path) -> None:
+    """OpenAI refuses a tool whose array schema has no ``items`` (a 400 for every request
+    of the session); an empty one means the same: anything."""
+    host = McpHost(tmp_path / "mcp-logs")
+    registry = Registry()
+    try:
+        settings = ServerSettings(
+            name="arr", command=sys.executable, args=(HOSTILE, "arrays"), startup_timeout=20
+        )
+        host.start([settings], registry)
+        tool = registry.get("arr__tagged")
+        assert tool is not None
+        properties = tool.spec.parameters["properties"]
+        assert properties["tags"] == {"type": "array", "items": {}}
+        assert properties["n"] == {"type": ["array", "null"], "items": {}}
+    finally:
+        host.close()
+
+
+VALID_SERVER = st.from_regex(MCP_SERVER_NAME, fullmatch=True).filter(lambda s: "__" not in s)
+TOOL = st.text(st.characters(min_codepoint=0x21, max_codepoint=0x7E), min_size=1, max_size=80)
+
+
+def _valid(name: str) -> bool:
+    return re.fullmatch(MCP_SERVER_NAME, name) is not None and "__" not in name
+
+
+@given(VALID_SERVER, st.data(), TOOL, TOOL)
+def test_a_tool_is_one_servers_whatever_the_names(
+    a: str, data: st.DataObject, tool: str, other: str
+) -> None:
+    """A server ``a_`` made ``a___echo``: server ``a``'s ``a__*`` rule approved it, ``a``'s
+    refresh dropped it, and ``a``'s tool ``_echo`` had the same name. Names ending in
+    ``_`` are refused, so the first ``__`` is always the separator."""
+    near = st.sampled_from([a + "_", a + "-", a[:-1] or "z", a + "_x"]).filter(_valid)
+    b = data.draw(st.one_of(near, VALID_SERVER))  # names one character from a's first
+    if a == b:
+        return
+    name = wire_name(b, tool)
+    assert not ToolRule(f"{a}{SERVER_WILDCARD}").matches(name)
+    assert not name.startswith(a + "__")  # what a refresh of server a drops
+    assert name != wire_name(a, other)
+
+
+def test_a_server_name_ending_in_an_underscore_is_a_config_error(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError) as err:
+        parse_mcp_servers({"mcp_servers": {"a_": {"command": "x"}}}, tmp_path / "config.toml")
+    assert "not ending in _" in str(err.value)
+    assert parse_mcp_servers({"mcp_servers": {"a-": {"command": "x"}}}, tmp_path / "c.toml")

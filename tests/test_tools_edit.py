@@ -395,21 +395,24 @@ async def test_reading_an_image_gives_the_picture_and_says_what_it_is(tmp_path: 
     be read to scale it is refused saying so, the file untouched."""
     import base64
 
+    from test_images import PNG as png
+
     from frontier.app.image import IMAGE_MAX
 
-    png = b"\x89PNG\r\n\x1a\n" + b"\x00" * 40
     (tmp_path / "shot.png").write_bytes(png)
     b = make_boundary(tmp_path)
     r = await b.run(call("read", 1, path="shot.png"))
-    assert r.kind == "ok" and r.output == "shot.png is an image (image/png, 48 bytes)"
+    assert r.kind == "ok" and r.output == f"shot.png is an image (image/png, {len(png)} bytes)"
     (image,) = r.images
     assert (image.media_type, image.name) == ("image/png", "shot.png")
     assert base64.b64decode(image.data) == png
-    (tmp_path / "big.png").write_bytes(png + b"\x00" * IMAGE_MAX)
-    r = await b.run(call("read", 2, path="big.png"))
-    assert r.kind == "error" and r.images == ()
-    assert "it cannot be shown: not an image that can be read" in r.output
-    assert (tmp_path / "big.png").stat().st_size == len(png) + IMAGE_MAX
+    hollow = b"\x89PNG\r\n\x1a\n" + b"\x00" * 40  # a signature, no image
+    for name, data in (("hollow.png", hollow), ("big.png", hollow + b"\x00" * IMAGE_MAX)):
+        (tmp_path / name).write_bytes(data)
+        r = await b.run(call("read", 2, path=name))
+        assert r.kind == "error" and r.images == ()
+        assert "it cannot be shown: not an image that can be read" in r.output
+        assert (tmp_path / name).read_bytes() == data
 
 
 async def test_old_found_only_without_its_lines_trailing_whitespace_is_replaced_and_said(

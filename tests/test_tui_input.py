@@ -516,7 +516,8 @@ async def test_a_screenshot_dropped_on_the_terminal_goes_in_as_its_mention(
     screenshot's path went to the model as text it cannot see; now it is attached."""
     shots = tmp_path / "shots"
     shots.mkdir()
-    png = b"\x89PNG\r\n\x1a\n" + b"\x00" * 20
+    from test_images import PNG as png  # a signature and zeros is refused as no image
+
     (shots / "Screen Shot 1.png").write_bytes(png)
     (shots / "notes.txt").write_text("not an image\n")
     root = tmp_path / "ws"

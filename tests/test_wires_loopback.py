@@ -1992,8 +1992,7 @@ async def test_a_claude_past_the_listings_first_page_is_asked_by_its_own_page() 
 
 # --------------------------------------------------------------------------- images
 
-PNG = b"\x89PNG\r\n\x1a\n" + bytes(range(256)) * 4
-"""An image's bytes as a file holds them (the signature is what makes it one)."""
+from test_images import PNG  # noqa: E402  (a 2×2 PNG: a signature and padding is no image)
 
 
 def image_parts(wire: str, seen: Seen) -> list[dict[str, Any]]:

@@ -57,8 +57,11 @@ class ToolSpec:
 
 MCP_SEPARATOR = "__"
 """An MCP tool is named ``SERVER__tool``: the server's name, then the tool's own."""
-MCP_SERVER_NAME = r"[a-z0-9][a-z0-9_-]{0,31}"
-"""What a server's name may be (config tables, tool names, rules); never holding ``__``."""
+MCP_SERVER_NAME = r"[a-z0-9](?:[a-z0-9_-]{0,30}[a-z0-9-])?"
+"""What a server's name may be (config tables, tool names, rules); never holding ``__``
+nor ending in ``_``, so the first ``__`` of ``SERVER__tool`` is the separator: a server
+``a_`` made ``a___echo``, which server ``a``'s ``a__*`` rule approved and whose refresh
+dropped (and server ``a``'s tool ``_echo`` had the same name)."""
 MCP_TOOL_NAME = r"[A-Za-z0-9_-]{1,64}"
 """The tool's part of ``SERVER__tool`` as the model sees it (and a rule names it); a
 server's own name that does not fit is made to (``tools/mcp_names.py``)."""

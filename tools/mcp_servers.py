@@ -68,7 +68,7 @@ from frontier.tools.mcp_settings import (
     public_url,
 )
 from frontier.tools.output_cap import cap_output
-from frontier.tools.process import child_env, is_secret
+from frontier.tools.process import child_env, is_secret, reaper_ready, release, watch_group
 
 if TYPE_CHECKING:
     from frontier.tools.registry import Registry
@@ -111,6 +111,9 @@ MAX_LOG = 8 << 20
 is dropped) and a new one begun: when the server starts (:func:`rotated`) and while it
 runs (``capped_log``: its stderr reaches the log through a pipe)."""
 MAX_STRAY_LOGGED = 100
+MAX_OWN_LOG = 1 << 20
+"""Bytes of Frontier's own lines (``[frontier …]``) in one server's log a session: a
+server sending 50,000 unreadable messages grew its log by 19 MB, one line each."""
 """Stray lines written to a server's log word for word; after them, only counted."""
 
 
@@ -472,6 +475,9 @@ class McpServer:
         self._last_refresh = -math.inf
         self._noted: set[str] = set()
         self._strays = 0
+        self._unreadable = 0
+        self._own_logged = 0
+        """Bytes of Frontier's own lines written to the log (:data:`MAX_OWN_LOG`)."""
         """Lines on its stdout that were no message (:meth:`_stray`)."""
         self._http_status: int | None = None
         """The status of the last HTTP error a remote server answered (:meth:`_heard`)."""
@@ -559,6 +565,9 @@ class McpServer:
             self.dead = self.dead or "stopped"
             self._log_line(f"stopped: {self.dead}")
             self._unconfine()
+            process = self._process
+            if process is not None and process.returncode is not None:
+                release(process.pid)  # ended; one still running stays the reaper's to stop
 
     async def _connect(self, stack: contextlib.AsyncExitStack) -> Any:
         """The transport's read and write streams, their lifetimes entered on ``stack``."""
@@ -607,6 +616,7 @@ class McpServer:
             argv[0] = found
         rotated(self.log_path)
         self._log_line(f"starting {s.target}" + (" (sandboxed)" if self.sandbox else ""))
+        reaper_ready()
         capped = self._stderr = CappedLog(  # bounded while it runs, its secrets hidden
             self.log_path,
             MAX_LOG,
@@ -781,9 +791,15 @@ class McpServer:
         return " ".join(text.split())[:500]
 
     def _log_line(self, text: str) -> None:
+        if self._own_logged > MAX_OWN_LOG:
+            return
         stamp = time.strftime("%Y-%m-%d %H:%M:%S")
+        line = f"[frontier {stamp}] {self.scrub(text)}\n"
+        self._own_logged += len(line)
+        if self._own_logged > MAX_OWN_LOG:
+            line = f"[frontier {stamp}] over {MAX_OWN_LOG >> 20} MiB of Frontier's lines: no more\n"
         with contextlib.suppress(OSError), self.log_path.open("a", encoding="utf-8") as log:
-            log.write(f"[frontier {stamp}] {self.scrub(text)}\n")
+            log.write(line)
 
     async def _first_list(self, session: Any, initialized: Any) -> list[Any]:
         """The tools at the start. A server that names no tools among its capabilities (one
@@ -824,7 +840,9 @@ class McpServer:
 
         if isinstance(message, Exception):
             why = f"sent a message that could not be read ({self.reason(message)})"
-            self._log_line(why)
+            self._unreadable += 1
+            if self._unreadable <= MAX_STRAY_LOGGED:  # said once below; each is no news
+                self._log_line(why)
             ready = self._ready
             if ready is not None and not ready.done() and self._task is not None:
                 self.dead = why
@@ -931,6 +949,9 @@ class McpServer:
         return time.monotonic() - began
 
     def _spawned(self, process: Any) -> None:
+        # a server is a process group of its own (the SDK's spawn): without the reaper one
+        # that ignores its closed stdin (busy in a call, or stubborn) outlived `kill -9`
+        watch_group(process.pid)
         self._process = process
         if self._stderr is not None:
             self._stderr.spawned()  # its copy of the pipe is the child's now
@@ -1178,6 +1199,8 @@ class McpHost:
     def _tools_of(self, server: McpServer, listed: Sequence[Any]) -> list[McpTool]:
         s = server.settings
         out: list[McpTool] = []
+        offered: dict[str, str] = {}
+        """Each name offered to the model, and the tool of the server it calls."""
         for tool in listed:
             name = str(tool.name)
             if not SERVER_TOOL_NAME.fullmatch(name):
@@ -1202,9 +1225,17 @@ class McpHost:
                 )
                 break
             hints = getattr(tool, "annotations", None)
-            out.append(
-                McpTool(self, server, name, tool.description or "", tool.input_schema, hints)
-            )
+            made = McpTool(self, server, name, tool.description or "", tool.input_schema, hints)
+            first = offered.get(made.spec.name)
+            if first is not None:  # `dup.x` and `dup_x`, or one name listed twice
+                server.note_once(
+                    f"same {made.spec.name}",
+                    f"MCP server {s.name}: tool {name} skipped: it would be offered "
+                    f"as {made.spec.name}, as its tool {first} is",
+                )
+                continue
+            offered[made.spec.name] = name
+            out.append(made)
         return out
 
     def states(self) -> list[ServerState]:
@@ -1308,15 +1339,22 @@ class _SdkLog(logging.Handler):
     the latest host's ``sdk.log`` rather than written to the terminal a TUI draws on."""
 
     path: Path | None = None
+    written = 0
+    """Bytes written to ``path`` by this process: at most :data:`MAX_LOG` (the SDK wrote a
+    traceback for each of 50,000 unreadable lines, 46 MB and seconds of CPU)."""
 
     def emit(self, record: logging.LogRecord) -> None:
         path = self.path
-        if path is None:
+        if path is None or self.written > MAX_LOG:
             return
+        text = self.format(record) + "\n"
+        self.written += len(text)
+        if self.written > MAX_LOG:
+            text = f"over {MAX_LOG >> 20} MiB of the SDK's warnings this session: no more\n"
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
             with path.open("a", encoding="utf-8") as log:
-                log.write(self.format(record) + "\n")
+                log.write(text)
         except OSError:
             return  # the log is a courtesy; a full disk must not break a call
 
@@ -1326,7 +1364,9 @@ _SDK_LOG.setFormatter(logging.Formatter("%(asctime)s %(name)s %(levelname)s %(me
 
 
 def _sdk_log_to(path: Path) -> None:
-    _SDK_LOG.path = path
+    if _SDK_LOG.path != path:
+        rotated(path)  # every session appends to it: kept under MAX_LOG as a server's is
+        _SDK_LOG.path, _SDK_LOG.written = path, 0
     sdk = logging.getLogger("mcp")
     if _SDK_LOG not in sdk.handlers:
         sdk.addHandler(_SDK_LOG)
@@ -1452,7 +1492,26 @@ def _as_offered(schema: Mapping[str, Any]) -> dict[str, Any]:
     name $schema": every request of the session failed); it says nothing a model needs."""
     copied: dict[str, Any] = json.loads(json.dumps(schema))
     copied.pop("$schema", None)
+    _items_given(copied)
     return copied
+
+
+def _items_given(node: Any) -> None:
+    """Give every array schema without ``items`` an empty one (anything, as before): OpenAI
+    refuses a tool whose array has none ("array schema missing items", a 400), and with it
+    every request of the session. Bounded: :func:`schema_problem` passed only a schema
+    32 levels deep at most."""
+    if isinstance(node, dict):
+        kind = node.get("type")
+        if (kind == "array" or (isinstance(kind, list) and "array" in kind)) and (
+            "items" not in node and "prefixItems" not in node
+        ):
+            node["items"] = {}
+        for value in node.values():
+            _items_given(value)
+    elif isinstance(node, list):
+        for value in node:
+            _items_given(value)
 
 
 def _outcome(result: Any, name: str = "") -> Outcome:

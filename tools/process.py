@@ -476,6 +476,18 @@ def release(pgid: int) -> None:
     _GroupReaper.release(pgid)
 
 
+def reaper_ready() -> None:
+    """Start the reaper now, before a process another library spawns (an MCP server the
+    SDK starts in a session of its own): listing it after is then a pipe write."""
+    _GroupReaper.ready()
+
+
+def watch_group(pgid: int) -> None:
+    """List a group another library started with the reaper, so Frontier's death (even
+    ``kill -9``) stops it as it stops a command's; :func:`release` when it has ended."""
+    _GroupReaper.watch(pgid)
+
+
 async def _supervise(
     proc: asyncio.subprocess.Process,
     started: float,
