@@ -808,8 +808,9 @@ def _import_command(p: argparse.ArgumentParser) -> None:
         "-o",
         "--output",
         metavar="OUT",
-        help="where to write (default CAPTURE.recording.jsonl; with several responses, "
-        "OUT gets -N before its suffix)",
+        help="where to write (default CAPTURE.recording.jsonl; with several responses or "
+        "CAPTURE#N, -N before its suffix, N the response's number; - for stdout); never "
+        "over the capture or another capture",
     )
     _capture_options(p)
     p.add_argument(

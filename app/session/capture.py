@@ -27,9 +27,16 @@ from frontier.app import fastjson
 from frontier.app.listing import listing
 from frontier.app.model import registry
 from frontier.app.model.stream import CallStart, End, Finish, ServerError, text_of
-from frontier.app.record import field, record
-from frontier.app.session.capture_arg import is_capture_arg, split_pick
-from frontier.app.session.capture_raw import HTTP_START, MAX_CAPTURE, MAX_HAR_BYTES, RawResponse
+from frontier.app.record import field, record, replace
+from frontier.app.session.capture_arg import bad_pick, is_capture_arg, split_pick
+from frontier.app.session.capture_raw import (
+    HTTP_START,
+    MAX_CAPTURE,
+    MAX_HAR_BYTES,
+    InflateError,
+    RawResponse,
+    inflate,
+)
 from frontier.app.session.capture_sse import CaptureError, EmptyCapture, sse_response
 from frontier.app.session.record import FORMAT, Recording, RecordingError, parse_recording
 from frontier.app.vocab import DEFAULT_MODE, PROTOCOLS, WIRES
@@ -76,7 +83,9 @@ class CaptureSource:
     ``capture_http.http_secrets``; a raw SSE body or a chunk log holds no request). Never
     shown; what is kept of a capture holds no header, but a model may echo the Bearer token
     it was called with: ``check``, ``replay`` and ``import`` learn these to mask them, as a
-    session masks its own key. The capture's, the same on each of its responses."""
+    session masks its own key. The capture's, each value once, and one tuple shared by all
+    its responses: a copy each (duplicates and all) grew with the square of the responses,
+    780 MB for a 1.2 MB capture of 4,000 requests carrying a key and a cookie."""
 
 
 def read_capture_bytes(arg: str) -> bytes:
@@ -106,13 +115,19 @@ def as_read(data: bytes, most: int) -> bytes:
     as the server sent it, and ``.har.gz`` is how large ones travel) or as UTF-16
     (PowerShell 5's ``>`` writes it), made the UTF-8 bytes the readers take; at most
     ``most + 1`` bytes decompressed, so a small file cannot become gigabytes. Either was
-    "not a capture Frontier reads"."""
+    "not a capture Frontier reads". Every gzip member is read (``cat a.gz b.gz``), and a
+    file cut off inside its compressed data is refused as damaged: read, it was the
+    capture's first part, checked as if it were the whole."""
     if data[:2] == b"\x1f\x8b":
-        unzip = zlib.decompressobj(wbits=16 + zlib.MAX_WBITS)
         try:
-            data = unzip.decompress(data, most + 1)
-        except zlib.error as exc:
+            data, cut = inflate(data, 16 + zlib.MAX_WBITS, most)
+        except InflateError as exc:
             raise CaptureError(f"gzip-compressed, but damaged ({exc})") from None
+        if cut:  # a download cut off: the text it held ends mid-stream, with no word of it
+            raise CaptureError(
+                "gzip-compressed, but damaged (it ends before its compressed data does: "
+                "a cut-off download?)"
+            )
     if len(data) > most:  # over every cap: within_cap says so
         return data
     if data[:2] in (
@@ -467,6 +482,9 @@ def capture_sources(
     re-frames it only where the caller does so). ``data``: the bytes already read from
     it (stdin cannot be read twice)."""
     path, pick = split_pick(arg)
+    wrong = bad_pick(arg)
+    if wrong is not None:
+        raise CaptureError(wrong)
     if data is None:
         data = read_capture_bytes(path)
     name = "<stdin>" if path == "-" else path
@@ -500,12 +518,54 @@ def capture_sources(
         raise CaptureError(f"it holds one response; #{pick} does not exist")
     if not found:
         raise CaptureError(f"no streamed response in this {KIND_NAMES[kind]}")
+    shared = tuple(dict.fromkeys(credentials))  # once: each source holds the same tuple
     out: list[CaptureSource] = []
+    empty: dict[str, list[str]] = {}  # why → the responses holding no event for that reason
     for i, raw in enumerate(found, 1):
         label = name if len(found) == 1 and pick is None else f"{name}#{raw.entry or i}"
-        rec, summary = to_recording(raw, wire=wire, protocol=protocol, rate=rate)
-        out.append(CaptureSource(label, rec, summary, tuple(credentials)))
+        if not raw.events:  # nothing to check: "ok" would be said of nothing
+            empty.setdefault(raw.empty or "its body holds no event", []).append(
+                f"#{raw.entry or i}"
+            )
+            continue
+        try:
+            rec, summary = to_recording(raw, wire=wire, protocol=protocol, rate=rate)
+        except CaptureError as exc:
+            if len(found) == 1:
+                raise
+            raise CaptureError(
+                f"response #{raw.entry or i}: {exc} (or pick one: {name}#N)"
+            ) from None
+        out.append(CaptureSource(label, rec, summary, shared))
+    if not out:
+        raise CaptureError(_nothing_to_check(empty, len(found) == 1))
+    if empty:
+        out[0] = _with_note(out[0], f"left out, holding no events: {_by_reason(empty)}")
     return out
+
+
+def _nothing_to_check(empty: dict[str, list[str]], one: bool) -> str:
+    """The error of a capture none of whose responses holds an event, saying why (an empty
+    body, an encoding not read, an API's error served as a stream): as an empty raw SSE
+    body is refused, and not "ok" about zero events."""
+    if one:
+        return f"it holds no events: {next(iter(empty))}"
+    return f"none of its responses holds an event: {_by_reason(empty)}"
+
+
+def _by_reason(empty: dict[str, list[str]], shown: int = 4) -> str:
+    """``#2, #5: why; #3: why``: the responses holding no event, by why (a HAR of a long
+    session may hold many without a body, for one reason)."""
+    parts = [f"{listing(numbers, 6)}: {why}" for why, numbers in empty.items()]
+    return listing(parts, shown, sep="; ")
+
+
+def _with_note(source: CaptureSource, note: str) -> CaptureSource:
+    """``source`` with ``note`` added to its recording's notes and its detection line:
+    the capture's responses that were not checked are said with the first that was."""
+    rec = source.recording
+    meta = {**rec.meta, "notes": [*rec.meta.get("notes", []), note]}
+    return replace(source, recording=replace(rec, meta=meta), summary=f"{source.summary} · {note}")
 
 
 def detection_lines(sources: Sequence[CaptureSource]) -> list[str]:

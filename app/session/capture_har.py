@@ -21,15 +21,23 @@ import base64
 import binascii
 import json
 import math
+import re
 from collections.abc import Mapping
 from typing import Any
 from urllib.parse import urlsplit
 
 from frontier.app.listing import listing
 from frontier.app.model import registry
-from frontier.app.secret_shapes import header_secrets, learnable, url_secrets
+from frontier.app.secret_shapes import REDACTED, header_secrets, learnable, url_secrets
 from frontier.app.session.capture_jsonl import whole_answer
-from frontier.app.session.capture_raw import MAX_HAR_BYTES, RawEvent, RawResponse
+from frontier.app.session.capture_raw import (
+    MAX_CAPTURE,
+    MAX_HAR_BYTES,
+    InflateError,
+    RawEvent,
+    RawResponse,
+    inflate,
+)
 from frontier.app.session.capture_sse import MAX_EVENT, CaptureError, read_events
 from frontier.app.session.record import MAX_EVENTS
 from frontier.app.wire import safejson
@@ -60,6 +68,13 @@ ENDPOINTS = tuple(f"/{adapter.path}" for adapter in registry.codecs())
 """The paths (suffixes) of the wires' endpoints (each adapter's ``path``); ``/v1``,
 ``/openai/v1``... may precede them."""
 _STREAM = "text/event-stream"
+_WBITS = {"gzip": 16 + 15, "x-gzip": 16 + 15, "deflate": 32 + 15}
+"""``zlib``'s window bits for the encodings decoded: gzip's framing; ``deflate`` is zlib's
+(told from its header by ``32 +``, which also takes a gzip body a server mislabelled)."""
+ENCODING_FIX = "capture again with the request header Accept-Encoding: identity"
+"""What to do about a response body Frontier could not decode."""
+_UNSHOWN = re.compile(r"[^a-z0-9.,;= _-]")
+"""What of an encoding's name is not shown (it is the capture's bytes: a terminal escape)."""
 
 
 class HarError(CaptureError):
@@ -142,7 +157,7 @@ def _entries_secrets(entries: list[Any]) -> list[str]:
                 name = _get(header, "name")
                 if side == "request" or (isinstance(name, str) and name.lower() == "set-cookie"):
                     found += header_secrets(name, _get(header, "value"))
-    return [value for value in found if learnable(value)]
+    return list(dict.fromkeys(value for value in found if learnable(value)))  # once each
 
 
 class BodyBudget:
@@ -157,8 +172,49 @@ class BodyBudget:
         self.name = name
         self.containers = MAX_CONTAINERS
         self.events = MAX_EVENTS
+        self.inflated = self.inflate_cap = MAX_CAPTURE
+        """Bytes the capture's compressed bodies may still unpack to, all of them together
+        (:meth:`decoded`): a cap per body let four 64 KB gzip bodies become 256 MiB of work."""
         self._estimated: list[tuple[str, int]] = []
         """Bodies charged their ``str.count`` of brackets (strings' included), and that."""
+
+    def decoded(
+        self, body: bytes, coding: str, where: str, notes: list[str], *, kept_decoded: bool
+    ) -> tuple[bytes, str]:
+        """``body`` as it was before its ``Content-Encoding`` (gzip, deflate), and why it was
+        not read when it was not (``""`` when it was): an encoding Frontier has no decoder
+        for (``br``, ``zstd``: the standard library has none, and no dependency brings
+        one), or bytes that do not decode. A gzip or deflate body that already reads as a
+        stream or JSON (:func:`_plain`) was decoded by the tool that saved it (``curl
+        --compressed`` prints the server's headers as they came), and is read as it is; so is
+        any such body when ``kept_decoded`` (a HAR: browsers keep the decoded text beside
+        the server's ``Content-Encoding``, ``br`` as often as not). What every body unpacks
+        to is taken from :attr:`inflated`; past it the capture is refused (:class:`CaptureError`,
+        naming the cap and ``where``), since a few KB of compressed zeros unpack to gigabytes
+        and each byte is then read as SSE."""
+        coding = coding.strip().lower()
+        wbits = _WBITS.get(coding)
+        if coding in ("", "identity") or not body:
+            return body, ""
+        if (wbits is not None or kept_decoded) and _plain(body):
+            return body, ""
+        if wbits is None:
+            shown = _UNSHOWN.sub("?", coding)[:40]
+            return b"", f"its body is {shown}-encoded, which Frontier does not decode"
+        try:
+            out, cut = inflate(body, wbits, self.inflated)
+        except InflateError as exc:
+            return b"", f"its body's {coding} encoding does not decode ({exc})"
+        if len(out) > self.inflated:
+            raise CaptureError(
+                f"this {self.name}'s compressed bodies unpack to over {_size(self.inflate_cap)}, "
+                f"the cap for a capture's bodies all together ({where} passed it): cut the "
+                f"capture to the responses you want to check, or {ENCODING_FIX}"
+            )
+        self.inflated -= len(out)
+        if cut:
+            notes.append(f"{where}: its {coding} data is cut off; what of it decoded was read")
+        return out, ""
 
     def take_containers(self, text: str) -> bool:
         """Whether ``text`` fits what is left (then it is taken from it), counting what it
@@ -182,6 +238,21 @@ class BodyBudget:
             return False
         self.containers -= n
         return True
+
+
+_READABLE = (b"data:", b"event:", b"id:", b"retry:", b":", b"{", b"[")
+"""How a body Frontier reads starts (an SSE field, JSON): no gzip, zlib or zstd data does."""
+
+
+def _size(n: int) -> str:
+    return f"{n >> 20} MiB" if n >= 1 << 20 and n % (1 << 20) == 0 else f"{n:,} bytes"
+
+
+def _plain(body: bytes) -> bool:
+    """Whether ``body`` already reads as an event stream or JSON though its header names an
+    encoding: the tool that saved it decoded it (``curl --compressed`` prints the server's
+    headers as sent, and a browser's HAR keeps the decoded text)."""
+    return body[:256].lstrip().startswith(_READABLE)
 
 
 def _numbers(entries: list[int]) -> str:
@@ -243,8 +314,15 @@ def _endpoint(entry: Any) -> str | None:
 
 
 def endpoint_path(path: str) -> str | None:
-    """``path`` when it is a model endpoint's (any prefix, then one of :data:`ENDPOINTS`)."""
-    return path if path.rstrip("/").endswith(ENDPOINTS) else None
+    """``path`` when it is a model endpoint's (any prefix, then one of :data:`ENDPOINTS`),
+    each credential in it masked: a gateway may take its key as a path segment
+    (``/key/sk-proj-…/v1/chat/completions``), and the path is printed in the detection
+    line and kept in the recording's header."""
+    if not path.rstrip("/").endswith(ENDPOINTS):
+        return None
+    for secret in sorted(set(url_secrets(path)), key=len, reverse=True):  # longest first
+        path = path.replace(secret, REDACTED)
+    return path
 
 
 def model_named(request: Mapping[str, Any] | None) -> str:
@@ -282,9 +360,10 @@ def _response(
     """The entry's response, ``None`` for a JSON body that is no model's answer (an
     error's, another API's)."""
     said = list(notes)
-    body = _body(entry, said)
+    body, unread = _body(entry, said, budget, f"entry #{index}")
     if _is_stream(entry):
-        events, torn = body_events(body, said, budget)
+        events, torn, skipped = body_events(body, said, budget)
+        unread = unread or skipped
     else:
         answer = answer_events(body, said, budget)
         if answer is None:
@@ -300,25 +379,30 @@ def _response(
         model=model_named(request),
         torn=torn,
         notes=tuple(said),
+        empty=no_events_why(body, _get(entry, "response", "status"), unread, torn)
+        if not events
+        else "",
     )
 
 
-def _body(entry: Mapping[str, Any], notes: list[str]) -> bytes:
+def _body(
+    entry: Mapping[str, Any], notes: list[str], budget: BodyBudget, where: str
+) -> tuple[bytes, str]:
+    """The response body as the server meant it (base64 undone, then its
+    ``Content-Encoding``), and why it was not read when it was not."""
     content = _get(entry, "response", "content")
     text = _get(content, "text")
     if not isinstance(text, str) or not text:
-        notes.append(
-            "the HAR holds no body for this response (Chromium may not keep an event "
-            "stream's body; save the HAR after the stream has ended)"
-        )
-        return b""
+        why = "(Chromium may not keep an event stream's body; save the HAR after it ended)"
+        notes.append(f"the HAR holds no body for this response {why}")
+        return b"", f"the HAR holds no body {why}"
     encoding = _get(content, "encoding")
     if isinstance(encoding, str) and encoding.lower() == "base64":
         try:
             body = base64.b64decode(text, validate=False)
         except (binascii.Error, ValueError):
             notes.append("the response body's base64 does not decode; it was not read")
-            return b""
+            return b"", "its body's base64 does not decode"
     else:
         body = text.encode("utf-8", "surrogatepass")
     size = _get(content, "size")
@@ -327,7 +411,46 @@ def _body(entry: Mapping[str, Any], notes: list[str]) -> bytes:
             f"the HAR holds {len(body)} of the body's {size} bytes (truncated by the tool "
             "that saved it)"
         )
-    return body
+    coding = _header(entry, "content-encoding") or ""
+    body, unread = budget.decoded(body, coding, where, notes, kept_decoded=True)
+    if unread:
+        notes.append(unread := f"{unread}: {ENCODING_FIX}")
+    return body, unread
+
+
+def _header(entry: Any, name: str) -> str | None:
+    """The value of the response's header ``name`` (the first; ``None`` if none)."""
+    headers = _get(entry, "response", "headers")
+    for header in headers if isinstance(headers, list) else ():
+        said = _get(header, "name")
+        value = _get(header, "value")
+        if isinstance(said, str) and said.lower() == name and isinstance(value, str):
+            return value
+    return None
+
+
+def no_events_why(body: bytes, status: object, unread: str, torn: bool) -> str:
+    """Why a response holds no event, said instead of checking it (checking nothing
+    passed: "ok … 0 events"): ``unread``, the reader's own reason (no body kept, an
+    encoding not decoded), else what the body and the status say: empty, cut inside its
+    one event, an API's error answer served as an event stream (a 429's JSON, with its
+    message), a failed status."""
+    if unread:
+        return unread
+    if not body.strip():
+        return "its body is empty"
+    if torn:
+        return "its body ends inside its first event (no blank line after it): dropped"
+    from frontier.app.session.capture import error_answer  # capture imports this module
+
+    said = error_answer(body)
+    code = str(status) if isinstance(status, int | str) and not isinstance(status, bool) else ""
+    failed = f"the server answered {code[:3]}: " if code and not code.startswith("2") else ""
+    if code == "0":  # what a browser's HAR says of a request cancelled or blocked
+        failed = "no answer came (status 0: cancelled or blocked): "
+    if said is not None:
+        return f"{failed}its body is an API's error answer ({said})"
+    return f"{failed}its body holds no SSE event (no data: line)"
 
 
 def answer_events(body: bytes, notes: list[str], budget: BodyBudget) -> list[RawEvent] | None:
@@ -352,15 +475,17 @@ def answer_events(body: bytes, notes: list[str], budget: BodyBudget) -> list[Raw
     return [RawEvent(data=data, event=name) for name, data in whole]
 
 
-def body_events(body: bytes, notes: list[str], budget: BodyBudget) -> tuple[list[RawEvent], bool]:
-    """The body's events, and whether it ended inside one (that event is dropped)."""
+def body_events(
+    body: bytes, notes: list[str], budget: BodyBudget
+) -> tuple[list[RawEvent], bool, str]:
+    """The body's events, whether it ended inside one (that event is dropped), and why it
+    was not read when it was not (``""``: it was)."""
     decoder = SSEDecoder()
     pairs = read_events(decoder, body, budget.events)
     if pairs is None:
-        notes.append(
-            f"the body was not read: this {budget.name}'s responses hold over {MAX_EVENTS:,} events"
-        )
-        return [], False
+        unread = f"the body was not read: this {budget.name}'s responses hold over "
+        notes.append(unread := unread + f"{MAX_EVENTS:,} events")
+        return [], False, unread
     budget.events -= len(pairs)
     if decoder.too_long:
         notes.append("an event of the body is over the size limit; reading stopped there")
@@ -373,7 +498,7 @@ def body_events(body: bytes, notes: list[str], budget: BodyBudget) -> tuple[list
     # The decoder names an unnamed event ``message``, as the spec does; Chat Completions
     # sends no names, so ``message`` is read as none.
     events = [RawEvent(data=d, event=None if e == "message" else e) for e, d in pairs]
-    return events, torn
+    return events, torn, ""
 
 
 def _request(

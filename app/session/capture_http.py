@@ -10,34 +10,37 @@ broke the JSON and nothing was told (``cannot tell which wire``).
 What is read: each message in turn (a request, when the capture holds one, then its
 response; a kept-alive connection holds several), its body by ``Content-Length``,
 ``chunked`` pieces (joined) or, for the last response, to the end; ``gzip`` and ``deflate``
-bodies decoded. A response that is an SSE stream is one :class:`RawResponse`; its request's
-path and body (which tools were offered) go with it. Headers are never kept: only
-``Content-Type``, ``Content-Length``, ``Transfer-Encoding`` and ``Content-Encoding`` are read.
+bodies decoded (``br`` and ``zstd`` said, not read). A response that is an SSE stream is
+one :class:`RawResponse`; its request's path and body (which tools were offered) go with
+it. Headers are never kept: only ``Content-Type``, ``Content-Length``,
+``Transfer-Encoding`` and ``Content-Encoding`` are read.
 
 Untrusted input: every step is linear in the capture's size (already capped), a header
-block is at most :data:`MAX_HEADERS` bytes, a decoded body at most the capture cap, and the
-messages counted; nothing of a header reaches a message.
+block is at most :data:`MAX_HEADERS` bytes, the decoded bodies all together at most the
+capture cap (``BodyBudget.decoded``: past it the capture is refused), and the messages
+counted; nothing of a header reaches a message.
 """
 
 from __future__ import annotations
 
 import re
-import zlib
 from typing import Any
 
 from frontier.app.record import record, replace
 from frontier.app.secret_shapes import header_secrets, learnable, url_secrets
 from frontier.app.session.capture_har import (
+    ENCODING_FIX,
     MAX_PATH,
     BodyBudget,
     answer_events,
     body_events,
     endpoint_path,
     model_named,
+    no_events_why,
     request_fields,
 )
 from frontier.app.session.capture_raw import HTTP_START as START
-from frontier.app.session.capture_raw import MAX_CAPTURE, RawResponse
+from frontier.app.session.capture_raw import RawResponse
 from frontier.app.session.capture_sse import CaptureError
 
 MAX_HEADERS = 64 << 10
@@ -63,6 +66,9 @@ class _Message:
     headers: dict[bytes, bytes]
     """Only the headers in :data:`_READ`, names lowercased."""
     body: bytes
+    tunnel: bool = False
+    """A proxy's ``200 Connection established``: what ``curl -i`` prints before the
+    server's own answer when it goes through a proxy; not one of the capture's responses."""
     credentials: tuple[str, ...] = ()
     """What its credential headers (and a request's target) carried: never kept, only
     learned so that what is made of the capture masks them (:func:`http_secrets`)."""
@@ -81,7 +87,9 @@ def http_secrets(data: bytes) -> list[str]:
 
 
 def _messages_secrets(messages: list[_Message]) -> list[str]:
-    return [value for message in messages for value in message.credentials if learnable(value)]
+    """Each credential once: a session's every request carries the same key and cookie."""
+    found = (value for message in messages for value in message.credentials)
+    return list(dict.fromkeys(value for value in found if learnable(value)))
 
 
 def http_responses(
@@ -95,50 +103,81 @@ def http_responses(
     if secrets is not None:
         secrets += _messages_secrets(messages)
     budget = BodyBudget("capture")
+    bodies = _bodies(messages, budget)
     out: list[RawResponse] = []
-    request: _Message | None = None
+    request: int | None = None
     number = 0
     streams: list[int] = []
-    for message in messages:
+    for at, message in enumerate(messages):
         if message.request:
-            request = message
+            request = at
             continue
-        if message.target.startswith("1"):  # 100 Continue: the real answer follows
+        if _not_counted(message):
             continue
         number += 1
         asked, request = request, None
-        said = list(notes)
-        if _is_stream(message):
+        body, unread, said = bodies[at]
+        said = [*notes, *said]
+        if _is_stream(message, body):
             streams.append(number)
             if pick is not None and number != pick:
                 continue
-            body = _decoded(message, said)
-            events, torn = body_events(body, said, budget)
+            events, torn, skipped = body_events(body, said, budget)
+            unread = unread or skipped
         else:  # a request made without ``stream``: its body may be a whole answer
-            if not _may_be_answer(message):
+            if not _may_be_answer(message, body):
                 continue
-            answer = answer_events(_decoded(message, said), said, budget)
+            answer = answer_events(body, said, budget)
             if answer is None:
                 continue
             streams.append(number)
             if pick is not None and number != pick:
                 continue
             events, torn = answer, False
-        fields = _request_of(asked, said, budget)
+        fields = _request_of(bodies[asked] if asked is not None else None, said, budget)
         raw = RawResponse(
             kind="http",
             events=tuple(events),
             entry=number,
-            endpoint=_endpoint(asked),
+            endpoint=_endpoint(messages[asked] if asked is not None else None),
             request=fields,
             model=model_named(fields),
             torn=torn,
             notes=tuple(said),
+            empty="" if events else no_events_why(body, message.target, unread, torn),
         )
         out.append(raw)
     if not out:
         raise CaptureError(_none_read(number, streams, pick))
     return [replace(r, entry=None) for r in out] if number == 1 else out
+
+
+def _not_counted(message: _Message) -> bool:
+    """A response that is no answer to a request: ``100 Continue`` (the real one follows)
+    and a proxy's ``200 Connection established`` (``curl -i`` through a proxy prints it
+    before the server's own)."""
+    return message.target.startswith("1") or message.tunnel
+
+
+def _bodies(messages: list[_Message], budget: BodyBudget) -> list[tuple[bytes, str, list[str]]]:
+    """Every message's body as it was before its ``Content-Encoding``, why it was not read
+    (``""``: it was) and the notes of decoding it, all decoded before any is read as SSE:
+    the capture's compressed bodies share one budget (``BodyBudget.decoded``), and a
+    capture past it is refused before the work of reading what fit (a gzip bomb's first
+    64 MiB of newlines took seconds to read as events)."""
+    out: list[tuple[bytes, str, list[str]]] = []
+    number = 0
+    for message in messages:
+        counted = not message.request and not _not_counted(message)
+        number += counted
+        where = f"response #{number}" if counted else f"the request before response #{number + 1}"
+        said: list[str] = []
+        coding = message.headers.get(b"content-encoding", b"").decode("latin-1")
+        body, unread = budget.decoded(message.body, coding, where, said, kept_decoded=False)
+        if unread and not message.request:
+            said.append(unread := f"{unread}: {ENCODING_FIX}")
+        out.append((body, unread, said))
+    return out
 
 
 def _none_read(responses: int, streams: list[int], pick: int | None) -> str:
@@ -179,7 +218,8 @@ def _messages(data: bytes, at: int, notes: list[str]) -> list[_Message]:
         body, at = _body(data, end.end(), headers, request, notes)
         target = first[1].decode("latin-1")
         credentials = _credentials(block, request, target)
-        out.append(_Message(request, target, headers, body, credentials))
+        tunnel = not request and b" ".join(first[2:]).lower() == b"connection established"
+        out.append(_Message(request, target, headers, body, tunnel, credentials))
     if len(out) >= MAX_MESSAGES and at < len(data):
         notes.append(f"only the first {MAX_MESSAGES:,} messages of the capture were read")
     return out
@@ -265,50 +305,35 @@ def _unchunked(data: bytes, at: int, notes: list[str]) -> tuple[bytes, int]:
         at = ended.end() if ended is not None else at
 
 
-def _may_be_answer(message: _Message) -> bool:
-    """A response whose body may be a whole JSON answer (a 2xx, JSON or untyped)."""
+def _may_be_answer(message: _Message, body: bytes) -> bool:
+    """A response whose (decoded) body may be a whole JSON answer (a 2xx, JSON or untyped)."""
     if not message.target.startswith("2"):
         return False
     kind = message.headers.get(b"content-type")
-    return b"json" in kind if kind is not None else message.body.lstrip().startswith(b"{")
+    return b"json" in kind if kind is not None else body.lstrip().startswith(b"{")
 
 
-def _is_stream(message: _Message) -> bool:
+def _is_stream(message: _Message, body: bytes) -> bool:
+    """An event stream, by its ``Content-Type``, else by how its (decoded) body starts."""
     kind = message.headers.get(b"content-type")
     if kind is not None:
         return _STREAM in kind
-    return message.body.lstrip().startswith((b"data:", b"event:", b":"))
-
-
-def _decoded(message: _Message, notes: list[str]) -> bytes:
-    """The body as it was before ``Content-Encoding`` (at most the capture cap)."""
-    coding = message.headers.get(b"content-encoding", b"identity")
-    if coding in (b"identity", b""):
-        return message.body
-    if coding in (b"gzip", b"x-gzip", b"deflate"):
-        window = 47 if coding != b"deflate" else 15  # gzip or zlib header, told apart
-        inflater = zlib.decompressobj(window)
-        try:
-            body = inflater.decompress(message.body, MAX_CAPTURE)
-        except zlib.error:
-            notes.append(f"the body's {coding.decode()} encoding does not decode; not read")
-            return b""
-        if inflater.unconsumed_tail:
-            notes.append(f"the decoded body is over {MAX_CAPTURE >> 20} MiB; the rest not read")
-        return body
-    notes.append(
-        f"the body is {coding.decode('latin-1')}-encoded, which Frontier does not decode: "
-        "capture again with the request header Accept-Encoding: identity"
-    )
-    return b""
+    return body.lstrip().startswith((b"data:", b"event:", b":"))
 
 
 def _request_of(
-    asked: _Message | None, notes: list[str], budget: BodyBudget
+    asked: tuple[bytes, str, list[str]] | None, notes: list[str], budget: BodyBudget
 ) -> dict[str, Any] | None:
-    if asked is None or not asked.body:
+    """What is kept of the request's (decoded) body (``capture_har.request_fields``)."""
+    if asked is None:
         return None
-    return request_fields(_decoded(asked, notes).decode("utf-8", "replace"), notes, budget)
+    body, unread, said = asked
+    notes += said
+    if unread:
+        notes.append(f"the request was not read: {unread}")
+    if not body:
+        return None
+    return request_fields(body.decode("utf-8", "replace"), notes, budget)
 
 
 def _endpoint(asked: _Message | None) -> str | None:

@@ -30,6 +30,7 @@ JSON depth (``safejson``).
 from __future__ import annotations
 
 import json
+import math
 from datetime import datetime
 from typing import Any
 
@@ -64,10 +65,38 @@ def _seconds(value: Any) -> float | None:
     return None
 
 
+def _wraps_a_chunk(obj: dict[str, Any]) -> bool:
+    """Whether ``obj`` holds a chunk under a payload key, though it has a key of
+    :data:`CHUNK_KEYS` of its own: a logger's ``{"type": "chunk", "t": …, "data": {…}}``.
+    Read as the chunk itself, its ``data`` was never looked at (the wire could not be
+    told, and ``--wire`` then read "ok, calls=0" of a stream that made a call). A payload
+    wraps a chunk when it is an object holding a chunk's key, ``[DONE]``, or JSON text; no
+    wire's event carries one of those under ``chunk``, ``data`` or ``payload``."""
+    payload = next((obj[k] for k in PAYLOAD_KEYS if k in obj), None)
+    if isinstance(payload, dict):
+        return any(k in payload for k in CHUNK_KEYS)
+    if isinstance(payload, str):
+        text = payload.strip()
+        return text == "[DONE]" or text.startswith("{")
+    return False
+
+
+def _finite(seconds: float, number: int) -> float:
+    """``seconds`` (a line's time from the first's), refused when it is no finite number: a
+    time of ``1e400`` or ``"NaN"`` became ``"t": Infinity`` in the recording written (JSON
+    has no such number) or, silently, 0."""
+    if not math.isfinite(seconds):
+        raise CaptureError(
+            f"line {number}: its time is not a finite number of seconds from the first line's "
+            "(infinite, NaN, or too far from it); fix or drop the time"
+        )
+    return seconds
+
+
 def _event(obj: dict[str, Any], line: str) -> tuple[str, str | None, float | None] | None:
     """``(data, event name, time)`` of one line's object, ``None`` for a line that
     carries no chunk (a wrapper without a payload)."""
-    if any(k in obj for k in CHUNK_KEYS):
+    if any(k in obj for k in CHUNK_KEYS) and not _wraps_a_chunk(obj):
         return line, None, None
     payload = next((obj[k] for k in PAYLOAD_KEYS if k in obj), None)
     if payload is None:
@@ -219,7 +248,7 @@ def jsonl_response(data: bytes, max_line: int = MAX_EVENT) -> RawResponse:
             t: float | None = None
             if when is not None:
                 t0 = when if t0 is None else t0
-                t = max(last, round(when - t0, 6))
+                t = max(last, round(_finite(when - t0, number), 6))
                 last = t
             if len(events) == MAX_EVENTS:
                 raise too_many_events(MAX_EVENTS)

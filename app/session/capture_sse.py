@@ -73,4 +73,7 @@ def sse_response(data: bytes, max_event: int = MAX_EVENT) -> RawResponse:
         )
     if not events and not torn:
         raise EmptyCapture("no SSE event in it (a raw SSE body has `data:` lines)")
-    return RawResponse(kind="sse", events=tuple(events), torn=bool(torn), notes=tuple(notes))
+    empty = "" if events else "its one event had no blank line after it (a torn end): dropped"
+    return RawResponse(
+        kind="sse", events=tuple(events), torn=bool(torn), notes=tuple(notes), empty=empty
+    )
