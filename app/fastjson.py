@@ -48,24 +48,50 @@ class _Context:
     }.__getitem__
 
 
+class NotJson(ValueError):
+    """``NaN``, ``Infinity`` or ``-Infinity`` in a text read as standard JSON (RFC 8259 has
+    none of them; Python's ``json`` takes them): ``name`` is the one met first."""
+
+    def __init__(self, name: str) -> None:
+        super().__init__(f"{name} is not a JSON value")
+        self.name = name
+
+
+def _refuse_constant(name: str) -> Any:
+    raise NotJson(name)
+
+
+class _Standard(_Context):
+    """The same settings, but a constant JSON does not have is an error, not a float."""
+
+    parse_constant = staticmethod(_refuse_constant)
+
+
 _scan: Callable[[str, int], tuple[Any, int]] | None = (
     # typeshed asks for a scanner as the context; the C code reads only the six settings
     _json.make_scanner(_Context()) if _json is not None else None  # type: ignore[arg-type]
 )
+_scan_standard: Callable[[str, int], tuple[Any, int]] | None = (
+    _json.make_scanner(_Standard()) if _json is not None else None  # type: ignore[arg-type]
+)
 
 
-def loads(text: str | bytes | bytearray) -> Any:
-    """``json.loads(text)``."""
+def loads(text: str | bytes | bytearray, *, standard: bool = False) -> Any:
+    """``json.loads(text)``. ``standard``: as RFC 8259 reads it, ``NaN`` and ``Infinity``
+    raising :class:`NotJson` (a model's arguments ``{"n": NaN}`` were a runnable call, and
+    ``transduce`` printed them as JSON lines no JSON reader takes)."""
+    refuse = {"parse_constant": _refuse_constant} if standard else {}
     if isinstance(text, (bytes, bytearray)):
         head = bytes(text[:4])
         if b"\x00" in head or head.startswith((b"\xef\xbb\xbf", b"\xff\xfe", b"\xfe\xff")):
-            return _json_module().loads(text)  # UTF-16/32 or a BOM: json detects it
+            return _json_module().loads(text, **refuse)  # UTF-16/32 or a BOM: json detects it
         text = text.decode("utf-8", "surrogatepass")  # as json.loads decodes UTF-8
-    if _scan is None or not isinstance(text, str) or text.startswith("\ufeff"):
-        return _json_module().loads(text)  # json's own TypeError for a non-string
+    scan = _scan_standard if standard else _scan
+    if scan is None or not isinstance(text, str) or text.startswith("\ufeff"):
+        return _json_module().loads(text, **refuse)  # json's own TypeError for a non-string
     start = len(text) - len(text.lstrip(_WHITESPACE))
     try:
-        value, end = _scan(text, start)
+        value, end = scan(text, start)
     except StopIteration:
         return _json_module().loads(text)  # raises json's "Expecting value" error
     except SystemError:
@@ -74,7 +100,7 @@ def loads(text: str | bytes | bytearray) -> Any:
         # itself then says what is wrong, as it would have
         if "json.decoder" in sys.modules:
             raise
-        return _json_module().loads(text)
+        return _json_module().loads(text, **refuse)
     if end != len(text) and text[end:].strip(_WHITESPACE):
         return _json_module().loads(text)  # raises json's "Extra data" error
     return value

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from frontier.app.cst.in_front import InFront
 from frontier.app.model.stream import End, Finish, ReasoningDelta, TextDelta
-from frontier.app.stream_events import Event, ReasoningText
+from frontier.app.stream_events import ContractError, Event, ReasoningText
 from frontier.app.vocab import is_clean
 from frontier.app.wire.sse import SSEDecoder
 
@@ -25,9 +25,13 @@ class TextSSETransducer(InFront):
         self._sse = SSEDecoder()
         self.finish_reason: str | None = None
         self.saw_end = False
+        self._cut = False
+        """An SSE line passed the decoder's limit: the text was cut there, said once."""
+        self._body = 0
 
     def feed(self, data: bytes) -> list[Event]:
         events: list[Event] = []
+        self._body += len(data)
         for name, item in self._sse.feed_events(data):
             for delta in self._decoder.feed(name, item):
                 if type(delta) is TextDelta and not self.inner.stopped:
@@ -38,10 +42,23 @@ class TextSSETransducer(InFront):
                     self.finish_reason = delta.reason
                 elif type(delta) is End:
                     self.saw_end = True
+        if self._sse.too_long and not self._cut:  # nothing more is read: the text is cut
+            self._cut = True
+            events += self.inner.finish(False)
+            events.append(
+                ContractError(
+                    "limit",
+                    f"an SSE line or event of the response passed {self._sse.max_line} bytes "
+                    f"(body byte {self._body}); the response cannot be read: resend it",
+                    self.inner.consumed,
+                )
+            )
         return events
 
     def finish(self, clean: bool) -> list[Event]:
         """``clean`` holds only if the body itself ended cleanly (a finish that is clean,
         or the wire's terminal event without a finish)."""
+        if self._cut:  # finished where the line was cut
+            return []
         ended = is_clean(self.finish_reason) or (self.saw_end and self.finish_reason is None)
         return self.inner.finish(clean and ended)

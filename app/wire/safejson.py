@@ -159,20 +159,36 @@ def loads(
     smaller text's is, so the error is the same either way.
     """
     limits = (max_depth, max_chars, max_containers)
-    if len(text) <= PARSE_FIRST:
-        check_limits(text, *limits)
-        value = fastjson.loads(text)
-    else:
-        if len(text) > max_chars or text.count("[") + text.count("{") > max_containers:
-            check_limits(text, *limits)  # raises the size or containers error, if it is one
-        try:
-            value = fastjson.loads(text)
-        except (ValueError, RecursionError):
-            check_limits(text, *limits)  # too deep is said first, as for the scan
-            raise
-        if deeper(value, max_depth):
-            check_limits(text, *limits)  # raises the depth error, with its place
+    try:
+        if len(text) <= PARSE_FIRST:
+            check_limits(text, *limits)
+            value = fastjson.loads(text, standard=True)
+        else:
+            if len(text) > max_chars or text.count("[") + text.count("{") > max_containers:
+                check_limits(text, *limits)  # raises the size or containers error, if it is one
+            try:
+                value = fastjson.loads(text, standard=True)
+            except (ValueError, RecursionError):
+                check_limits(text, *limits)  # too deep is said first, as for the scan
+                raise
+            if deeper(value, max_depth):
+                check_limits(text, *limits)  # raises the depth error, with its place
+    except fastjson.NotJson as exc:
+        raise fastjson.JSONDecodeError(str(exc), text, _constant_at(text, exc.name)) from None
     return _characters(value) if _lone_escape(text) else value
+
+
+_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|(-?Infinity|NaN)')
+"""A string (skipped whole) or a constant JSON does not have."""
+
+
+def _constant_at(text: str, name: str) -> int:
+    """Where ``name`` (``NaN``, ``Infinity``, ``-Infinity``) stands outside every string of
+    ``text``: the error's position, found only when there is one (one linear pass)."""
+    for found in _TOKEN.finditer(text):
+        if found.group(1) == name:
+            return found.start(1)
+    return 0
 
 
 def without_lone_surrogates(text: str) -> str:

@@ -425,10 +425,16 @@ class ChatDecoder:
         self._details: dict[tuple[str, Any], dict[str, Any]] = {}
         """``reasoning_details`` so far, by (type, index), pieces joined."""
         self._details_sent: list[dict[str, Any]] | None = None
+        self._done = False
+        """``[DONE]`` came: what follows (a second stream joined on, a stray chunk) is not
+        this response's, as the transport, which stops reading there, never sees it."""
 
     def feed(self, event: str, data: str) -> list[Delta]:
         stripped = data.strip()
+        if self._done:  # a live stream stops at [DONE]; a capture read on must too
+            return [Ignored("ignored an event after [DONE]")] if stripped else []
         if stripped == "[DONE]":
+            self._done = True
             return [*self._keep(), End()]
         if not stripped:
             return []
