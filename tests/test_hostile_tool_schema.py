@@ -414,3 +414,28 @@ def test_any_schema_and_arguments_give_a_coercion_or_an_argument_error(
         assert str(exc).startswith(f"{tool}: ")
     else:
         assert isinstance(out, dict)
+
+
+def test_an_open_object_takes_the_arguments_its_properties_do_not_name() -> None:
+    """An MCP tool declared as ``{"type": "object"}``, or with ``additionalProperties``,
+    refused every argument as unknown: uncallable with any."""
+    assert coerce_args("srv__free", {"type": "object"}, {"q": "x", "n": 2}) == {"q": "x", "n": 2}
+    typed = {
+        "type": "object",
+        "properties": {"q": {"type": "string"}},
+        "additionalProperties": {"type": "integer"},
+    }
+    assert coerce_args("srv__t", typed, {"q": "x", "n": "2"}) == {"q": "x", "n": 2}
+    with pytest.raises(ArgError, match="must be an integer"):
+        coerce_args("srv__t", typed, {"n": "two"})
+    loose = {
+        "type": "object",
+        "properties": {"q": {"type": "string"}},
+        "additionalProperties": True,
+    }
+    assert coerce_args("srv__l", loose, {"q": "x", "z": [1]}) == {"q": "x", "z": [1]}
+    closed = {"type": "object", "properties": {"q": {"type": "string"}}}
+    with pytest.raises(ArgError, match="unknown argument 'z'"):  # as every built-in's
+        coerce_args("srv__c", closed, {"z": 1})
+    with pytest.raises(ArgError, match="unknown argument 'z'"):
+        coerce_args("srv__c", {**closed, "additionalProperties": False}, {"z": 1})

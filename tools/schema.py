@@ -169,7 +169,8 @@ def _object(
         args = _renamed(tool, props, args, aliases)
     required = _required(names)
     unknown = [k for k in args if k not in props]
-    if unknown:
+    extra = schema.get("additionalProperties")
+    if unknown and not _open(schema, extra):
         raise ArgError(
             f"{tool}: unknown argument {unknown[0]!r}; parameters are: "
             + ", ".join(str(name) for name in props)
@@ -192,7 +193,20 @@ def _object(
         if name == "path" and isinstance(value, str) and value.endswith("\n"):
             value = value.rstrip("\r\n")  # a heredoc's line end (``arg path <<EOF``)
         out[name] = value
+    if unknown:  # an open object's other members: as its additionalProperties types them
+        walk.spend(tool, len(unknown))
+        each = _schema(extra) if isinstance(extra, Mapping) else _ANY
+        for name in unknown:
+            out[name] = _coerce(_Where(tool, name), each, args[name], False, aliases, walk, depth)
     return out
+
+
+def _open(schema: Mapping[str, Any], extra: Any) -> bool:
+    """Whether an object takes members its ``properties`` do not name: one that names
+    none (an MCP tool's ``{"type": "object"}``: any arguments), or whose
+    ``additionalProperties`` is ``true`` or a schema. Otherwise an unknown name is an
+    error (a typo the model is told of), as for every built-in tool."""
+    return "properties" not in schema or extra is True or isinstance(extra, Mapping)
 
 
 def _renamed(
