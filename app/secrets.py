@@ -57,6 +57,7 @@ from frontier.app.record import field, fields, is_record, record, replace
 from frontier.app.secret_shapes import (  # noqa: F401 (re-exported; their home is secret_shapes)
     CREDENTIAL_PARAMS,
     KEY_CONTEXT,
+    KEY_LONGEST,
     KEY_PREFIXES,
     KEY_SEGMENT_LEN,
     REDACTED,
@@ -294,22 +295,41 @@ class Scrubber:
         text = data.decode("utf-8", "surrogateescape")
         return self.mask(text).encode("utf-8", "surrogateescape")
 
-    def mask_buffer(self, buf: bytearray, start: int = 0) -> bool:
-        """Mask known values (every form) in ``buf[start:]`` *in place*, ``*`` per byte;
-        ``True`` if anything was masked.
+    def mask_buffer(self, buf: bytearray, start: int = 0, *, ended: bool = True) -> bool:
+        """Mask known values (every form) and vendors' keys in ``buf[start:]`` *in place*,
+        ``*`` per byte; ``True`` if anything was masked. ``ended``: nothing follows ``buf``;
+        else a key in its last word, which the next bytes may still lengthen, waits for
+        them (masked early, a key split there kept its last characters in sight).
 
         For byte buffers that grow in chunks and whose offsets are shown (the TUI's Raw
         stream and Pending panes): the length never changes, so every offset, frontier
         and count stays true, and a value split across chunks is masked once its last
         byte arrives if the caller re-scans from ``len(buf) - len(new) -
-        (longest_bytes - 1)`` after each append (linear in what arrives).
+        (mask_reach - 1)`` after each append (linear in what arrives).
         """
-        if self._bytes_re is None or start >= len(buf):
+        start = max(0, start)
+        if start >= len(buf):
             return False
-        spans = [m.span() for m in self._bytes_re.finditer(buf, max(0, start))]
+        spans = (
+            []
+            if self._bytes_re is None
+            else [m.span() for m in self._bytes_re.finditer(buf, start)]
+        )
+        # vendors' keys too (ASCII: latin-1 keeps each byte's offset), the bytes before
+        # ``start`` read only to tell where a word begins
+        floor = max(0, start - KEY_CONTEXT - 1)
+        text = bytes(buf[floor:]).decode("latin-1")
+        last = len(text) if ended else key_undecided(text, start - floor)  # may grow on
+        spans += [(floor + s, floor + e) for s, e in key_spans(text, start - floor) if e <= last]
         for s, e in spans:
             buf[s:e] = MASK.encode() * (e - s)
         return bool(spans)
+
+    @property
+    def mask_reach(self) -> int:
+        """Bytes before a new piece that :meth:`mask_buffer` must see again with it: a
+        secret's, or a vendor's key's, start may be that far back."""
+        return max(self.longest_bytes, KEY_LONGEST)
 
     def scrub_obj(self, obj: Any) -> Any:
         """``scrub`` every string inside JSON-like data, events and results.

@@ -29,7 +29,8 @@ from frontier.app.secrets import Scrubber
 from frontier.widgets.pane_state.shared import LiveScrub, PaneContext
 from frontier.widgets.state import ResponseBuffer, UiState
 
-KEY = "sk-test-0123456789abcdef"
+KEY = "zq-test-0123456789abcdef"
+"""A secret the scrubber knows by its value (no vendor's shape: those are masked unknown)."""
 PROSE = f"Here is the key: {KEY} and more text.\n\nDone.\n".encode()
 
 
@@ -98,13 +99,13 @@ def test_stream_bytes_split_anywhere_are_masked_same_length() -> None:
 def test_tools_errors_reasoning_and_notes_are_scrubbed() -> None:
     state = UiState(scrubber=Scrubber([KEY]))
     state.apply(ResponseStarted("ctl"))
-    for piece in ("thinking about sk-test-0123", "456789abcdef now"):
+    for piece in ("thinking about zq-test-0123", "456789abcdef now"):
         state.apply(ReasoningText(piece))
     call = ToolCall("c1", "shell", {"command": f"echo {KEY}"})
     state.apply(CallStarted("c1", "shell", 0))
     state.apply(CallReady(call))
     state.apply(ToolStarted(call))
-    for piece in ("out: sk-te", "st-0123456789", "abcdef\nsecond line ", KEY[:5], KEY[5:]):
+    for piece in ("out: zq-te", "st-0123456789", "abcdef\nsecond line ", KEY[:5], KEY[5:]):
         state.apply(ToolOutput("c1", piece))
     state.apply(ToolFinished(ToolResult("c1", "shell", "ok", f"{KEY}\nout: {KEY}", 0)))
     state.apply(ContractError("bad_arg", f"argument carried {KEY}", 12))
@@ -277,3 +278,38 @@ def test_long_reasoning_cut_to_its_end_keeps_a_key_split_at_the_cut_hidden() -> 
     (entry,) = state.transcript
     assert entry.text.startswith("…") and len(entry.text) < ASSISTANT_TEXT_CAP
     assert entry.text.endswith(" api_key=[REDACTED] then more.\n")
+
+
+GITHUB = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
+"""A GitHub token's shape, known to no scrubber: a vendor's key, masked by its shape."""
+
+
+@given(st.lists(st.integers(1, 120), max_size=6))
+def test_a_vendors_key_no_scrubber_knows_is_masked_in_the_raw_and_pending_panes(
+    cuts: list[int],
+) -> None:
+    """The Transcript scrubbed ``ghp_…`` by its shape; the Raw stream, Pending and Confirmed
+    panes masked known values only, so the key the model echoed showed there whole."""
+    prose = f"cat .env said GH={GITHUB} and TOKEN=x\n".encode()
+    state = UiState(scrubber=Scrubber())  # a local model: no key known
+    state.apply(ResponseStarted("ctl"))
+    _feed(state, prose, sorted({min(c, len(prose) - 1) for c in cuts}))
+    buf = state.current
+    assert buf is not None and len(buf.data) == len(prose)
+    assert GITHUB.encode() not in bytes(buf.data)
+    assert b"GH=" + b"*" * len(GITHUB) + b" and" in bytes(buf.data)
+    leaked = [text for text in _texts(state) if GITHUB in text or GITHUB[:30] in text]
+    assert not leaked, leaked
+
+
+def test_a_vendors_key_ending_the_response_is_masked_when_it_ends() -> None:
+    """Held while its word could still grow (masked early, a split key kept its last
+    characters in sight), a key that is the response's last bytes is masked at its end."""
+    from frontier.app.events import ResponseEnded
+
+    state = UiState(scrubber=Scrubber())
+    state.apply(ResponseStarted("ctl"))
+    _feed(state, f"token: {GITHUB}".encode(), [10, 20])
+    state.apply(ResponseEnded("stop"))
+    buf = state.current
+    assert buf is not None and bytes(buf.data) == b"token: " + b"*" * len(GITHUB)

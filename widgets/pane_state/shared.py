@@ -113,14 +113,18 @@ class PaneContext:
     def scrub_window(self) -> int:
         """Characters of scrubbed text re-scanned when a piece is appended to it."""
         scrubber = self.scrubber
-        return (scrubber.longest_bytes if scrubber else 0) + SHAPE_MARGIN
+        if scrubber is None:
+            from frontier.app.secret_shapes import KEY_LONGEST
+
+            return KEY_LONGEST + SHAPE_MARGIN
+        return scrubber.mask_reach + SHAPE_MARGIN  # a vendor's key split over pieces too
 
     def mask_tail(self, tail: bytes, data: bytes, keep: int) -> bytes:
         """``tail + data`` masked, the last ``keep`` bytes plus the longest secret kept
         (so a secret whose end is still to come is masked when it arrives)."""
         scrubber = self.scrubber
-        if not scrubber:
+        if scrubber is None:
             return (tail + data)[-keep:]
         joined = bytearray(tail + data)
-        scrubber.mask_buffer(joined, max(0, len(tail) - scrubber.longest_bytes + 1))
-        return bytes(joined[-(keep + scrubber.longest_bytes) :])
+        scrubber.mask_buffer(joined, max(0, len(tail) - scrubber.mask_reach + 1))
+        return bytes(joined[-(keep + scrubber.mask_reach) :])

@@ -97,13 +97,21 @@ class ResponseBuffer:
             del self.data[:drop]
             self.base += drop
             self.generation += 1
-        if not scrubber or not data:
+        if scrubber is None or not data:  # one knowing no value still knows keys' shapes
             return False
-        start = len(self.data) - len(data) - (scrubber.longest_bytes - 1)
-        if not scrubber.mask_buffer(self.data, max(0, start)):
+        start = len(self.data) - len(data) - (scrubber.mask_reach - 1)
+        if not scrubber.mask_buffer(self.data, max(0, start), ended=False):
             return False
         self.masked += 1
         return True
+
+    def ended(self, scrubber: Scrubber | None) -> None:
+        """Nothing more comes: a vendor's key in the last word, held while it could still
+        grow, is masked now."""
+        if scrubber is not None and scrubber.mask_buffer(
+            self.data, max(0, len(self.data) - scrubber.mask_reach), ended=True
+        ):
+            self.masked += 1
 
     def slice(self, start: int, end: int) -> bytes:
         start = max(start, self.base)
@@ -210,6 +218,7 @@ class StreamModel:
     def on_response_ended(self, event: ResponseEnded) -> None:
         if self.current is not None:
             self.current.finish_reason = event.finish_reason
+            self.current.ended(self._ctx.scrubber)
         self._confirmed.add("response", f"response ended: {event.finish_reason}", self.consumed)
 
     def on_reasoning_text(self, event: ReasoningText) -> None:
