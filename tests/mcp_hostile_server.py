@@ -228,6 +228,8 @@ if __name__ == "__main__":
             "properties": {"tags": {"type": "array"}, "n": {"type": ["array", "null"]}},
         }
         fixture.TOOLS["tagged"] = (ok, ok.__doc__ or "", tagged, None)
+    if sys.argv[1:] == ["unschemed"]:  # one tool whose schema is no object's
+        fixture.TOOLS["plain"] = (ok, ok.__doc__ or "", {"type": "string"}, None)
     if sys.argv[1:] == ["twins"]:  # two names the model would be offered as one
         fixture.TOOLS["dup.x"] = (ok, ok.__doc__ or "", schema(text="string"), None)
         fixture.TOOLS["dup_x"] = (nothing, "", {}, None)

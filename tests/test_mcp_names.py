@@ -107,6 +107,31 @@ def test_an_array_without_items_is_offered_with_items(tmp_path: Path) -> None:
         host.close()
 
 
+async def test_a_tool_whose_schema_is_no_objects_is_skipped_not_the_server(
+    tmp_path: Path,
+) -> None:
+    """The SDK checks a listing whole: one tool declaring ``{"type": "string"}`` failed the
+    server's start ("ValidationError … tools.1.inputSchema.type") and lost every tool."""
+    host = McpHost(tmp_path / "mcp-logs")
+    registry = Registry()
+    try:
+        settings = ServerSettings(
+            name="odd", command=sys.executable, args=(HOSTILE, "unschemed"), startup_timeout=20
+        )
+        host.start([settings], registry)
+        names = registry.names()
+        assert "odd__ok" in names and "odd__plain" not in names, host.notes
+        b = make_boundary(tmp_path, registry=registry, approver=Approver())
+        assert (await b.run(call("odd__ok", 1, text="still here"))).output == "still here"
+    finally:
+        host.close()
+    assert (
+        "MCP server odd: tool 'plain' skipped: its inputSchema is not an object's schema "
+        '(MCP asks "type": "object")'
+    ) in host.notes
+    assert not [note for note in host.notes if "did not start" in note]
+
+
 VALID_SERVER = st.from_regex(MCP_SERVER_NAME, fullmatch=True).filter(lambda s: "__" not in s)
 TOOL = st.text(st.characters(min_codepoint=0x21, max_codepoint=0x7E), min_size=1, max_size=80)
 

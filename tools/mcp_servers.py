@@ -106,6 +106,54 @@ _STRAY: contextvars.ContextVar[Callable[[str], None] | None] = contextvars.Conte
 )
 """Told each line that is no JSON message (a banner, a stray ``print``), set as
 :data:`_DROPPED` is."""
+_UNSCHEMED: contextvars.ContextVar[Callable[[str, str], None] | None] = contextvars.ContextVar(
+    "mcp_unschemed", default=None
+)
+"""Told each tool a listing is taken without (its name, why), set as :data:`_DROPPED` is."""
+
+
+def _listing_kept(line: str) -> str:
+    """A ``tools/list`` answer without the tools whose ``inputSchema`` (or
+    ``outputSchema``) is not an object's schema, each told (:data:`_UNSCHEMED`); any other
+    line as it is. The SDK checks a listing whole, so one tool declaring ``{"type":
+    "string"}`` failed the server's start and lost all its tools."""
+    if '"inputSchema"' not in line or '"tools"' not in line:
+        return line
+    try:
+        message = safejson.loads(line)
+    except ValueError:
+        return line  # the SDK says what is wrong with it
+    result = message.get("result") if isinstance(message, dict) else None
+    tools = result.get("tools") if isinstance(result, dict) else None
+    if not isinstance(tools, list):
+        return line
+    kept = []
+    for tool in tools:
+        why = _not_an_object_schema(tool)
+        if why is None:
+            kept.append(tool)
+        elif (told := _UNSCHEMED.get()) is not None:
+            name = tool.get("name") if isinstance(tool, dict) else None
+            told(name if isinstance(name, str) else "(unnamed)", why)
+    if len(kept) == len(tools) or not isinstance(result, dict):
+        return line
+    result["tools"] = kept
+    return json.dumps(message, ensure_ascii=False)
+
+
+def _not_an_object_schema(tool: Any) -> str | None:
+    """Why a listed tool's schemas are not objects' (MCP asks ``"type": "object"``)."""
+    if not isinstance(tool, dict):
+        return "it is not an object"
+    for key in ("inputSchema", "outputSchema"):
+        schema = tool.get(key)
+        if key == "outputSchema" and schema is None:
+            continue
+        if not isinstance(schema, dict) or schema.get("type") != "object":
+            return f'its {key} is not an object\'s schema (MCP asks "type": "object")'
+    return None
+
+
 MAX_LOG = 8 << 20
 """Bytes a server's log may hold; a longer one is moved to ``NAME.log.1`` (the one before
 is dropped) and a new one begun: when the server starts (:func:`rotated`) and while it
@@ -162,7 +210,7 @@ class WholeLines:
                 line, self._parts = b"".join(self._parts), []
                 text = line.decode(self._encoding, self._errors)
                 if text.lstrip().startswith(("{", "[")):
-                    out.append(safejson.without_lone_surrogates(text) + "\n")
+                    out.append(_listing_kept(safejson.without_lone_surrogates(text)) + "\n")
                 elif text.strip() and (stray := _STRAY.get()) is not None:
                     stray(text)  # a banner or a stray print: no message, skipped
                 del line
@@ -633,6 +681,7 @@ class McpServer:
         _patch_stdio()
         _DROPPED.set(self._dropped)
         _STRAY.set(self._stray)
+        _UNSCHEMED.set(self._unschemed)
         _SPAWNED.set(self._spawned)
         return await stack.enter_async_context(stdio_client(params, errlog=errlog))
 
@@ -666,6 +715,12 @@ class McpServer:
             "dropped",
             f"MCP server {self.settings.name} sent a message over {MAX_MESSAGE // 2**20} MiB; "
             f"it was dropped (the call it answered times out); see {self.log_path}",
+        )
+
+    def _unschemed(self, tool: str, why: str) -> None:
+        """A listed tool taken out before the SDK read the listing (:func:`_listing_kept`)."""
+        self.note_once(
+            f"schema {tool}", f"MCP server {self.settings.name}: tool {_shown(tool)} skipped: {why}"
         )
 
     def _stray(self, line: str) -> None:
