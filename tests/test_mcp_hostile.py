@@ -499,17 +499,18 @@ async def test_a_list_changed_flood_costs_a_few_relists_and_notes(tmp_path: Path
 async def test_a_message_over_the_limit_is_dropped_unread_and_the_next_call_works(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """The answer's start names its request: the call fails when the line ends, saying why
+    (it waited out its time limit to say "timed out", inviting the model to run it again)."""
     monkeypatch.setattr(mcp_servers, "MAX_MESSAGE", 1024 * 1024)
     host = McpHost(tmp_path / "mcp-logs")
     try:
         registry = Registry()
-        host.start([hostile("big", tool_timeout=2.0)], registry)
+        host.start([hostile("big", tool_timeout=120.0)], registry)
         b = boundary(tmp_path, registry)
         r = await b.run(call("big__huge"))
-        assert r.kind == "timeout"
-        # the 2 s can end before a loaded machine has written and skipped all 50 MB: the
-        # reader goes on, and the note comes when the line's end is read
-        await until(lambda: any("dropped" in n for n in host.notes), "the drop's note")
+        assert r.kind == "error", r.output
+        assert "its answer was over 1 MiB" in r.output and "dropped unread" in r.output
+        assert "the call may have run" in r.output
         (note,) = [n for n in host.notes if "dropped" in n]
         assert note.startswith("MCP server big sent a message over 1 MiB; it was dropped")
         assert (await b.run(call("big__ok", 2, text="next"))).output == "next"

@@ -26,6 +26,36 @@ UNREADABLE = -32603
 """The code of the error made for an answer that could not be read (JSON-RPC's internal
 error): its ``data`` (:data:`MARK`) tells it from one the server sent."""
 MARK = "frontier: the answer could not be read"
+DROPPED = "frontier: the answer was dropped"
+"""The ``data`` of the error made for an answer over the size limit (:func:`dropped_answer`)."""
+_HEAD_ID = None
+"""``{"jsonrpc": "2.0", "id": N`` or ``{"id": N`` at a message's start (compiled when
+first needed: ``re`` is not imported for a session without a server)."""
+
+
+def dropped_answer(head: bytes, size: int, limit: int) -> str | None:
+    """For a message over ``limit`` bytes, dropped unread: when its first bytes name the
+    request it answers (its ``id`` first, or after ``"jsonrpc"``, as the Python SDK writes
+    it), an error answering that request, so its call fails now saying why. Else its call
+    waited out its time limit to say "timed out", which invites the model to run again a
+    call that ran."""
+    global _HEAD_ID
+    if _HEAD_ID is None:
+        import re
+
+        _HEAD_ID = re.compile(
+            r'\s*\{\s*(?:"jsonrpc"\s*:\s*"2\.0"\s*,\s*)?"id"\s*:\s*(-?\d{1,18}|"[^"\\]{0,200}")\s*,'
+        )
+    found = _HEAD_ID.match(head.decode("utf-8", "replace"))
+    if found is None:
+        return None
+    ident: int | str = safejson.loads(found.group(1))
+    message = (
+        f"its answer was over {limit >> 20} MiB ({size:,} bytes), more than Frontier "
+        "reads, and was dropped unread: the call may have run; ask for less"
+    )
+    error = {"code": UNREADABLE, "message": message, "data": DROPPED}
+    return fastjson.dumps({"jsonrpc": "2.0", "id": ident, "error": error})
 
 
 def unreadable_answer(line: str) -> str | None:
@@ -71,6 +101,8 @@ def answer_failure(exc: BaseException) -> str | None:
             return None
         if exc.data == MARK:
             return f"its answer is not a JSON-RPC response ({message})"
+        if exc.data == DROPPED:
+            return message
         return f"{message} (JSON-RPC error {code})"
     pydantic = sys.modules.get("pydantic_core")  # the SDK's models are pydantic's
     if pydantic is not None and isinstance(exc, pydantic.ValidationError):

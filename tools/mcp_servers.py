@@ -92,6 +92,8 @@ MAX_REFRESH_NOTES = 20
 MAX_SSE_EVENT = 16 * 1024 * 1024
 """Bytes of one streamable-HTTP event (the SDK's default, 1 MiB, fails a large result
 outright; the boundary caps what the model sees anyway)."""
+HEAD = 512
+"""Bytes of a dropped message kept to find the request it answers."""
 MAX_MESSAGE = 64 * 1024 * 1024
 """Bytes of one message (one line) from a local server: a longer one is dropped unread
 (its request then times out) and noted, so a hostile server cannot make Frontier hold
@@ -159,10 +161,10 @@ MAX_LOG = 8 << 20
 is dropped) and a new one begun: when the server starts (:func:`rotated`) and while it
 runs (``capped_log``: its stderr reaches the log through a pipe)."""
 MAX_STRAY_LOGGED = 100
+"""Stray lines written to a server's log word for word; after them, only counted."""
 MAX_OWN_LOG = 1 << 20
 """Bytes of Frontier's own lines (``[frontier …]``) in one server's log a session: a
 server sending 50,000 unreadable messages grew its log by 19 MB, one line each."""
-"""Stray lines written to a server's log word for word; after them, only counted."""
 
 
 class WholeLines:
@@ -186,6 +188,8 @@ class WholeLines:
         self._parts: list[bytes] = []
         self._size = 0
         self._skipping = False
+        self._head = b""
+        """The first bytes of a line being skipped: where its ``id`` is."""
 
     def __aiter__(self) -> WholeLines:
         return self
@@ -214,8 +218,12 @@ class WholeLines:
                 elif text.strip() and (stray := _STRAY.get()) is not None:
                     stray(text)  # a banner or a stray print: no message, skipped
                 del line
-            elif (told := _DROPPED.get()) is not None:
-                told(self._size)
+            else:
+                if (told := _DROPPED.get()) is not None:
+                    told(self._size)
+                answer = mcp_answers.dropped_answer(self._head, self._size, MAX_MESSAGE)
+                if answer is not None:  # its call fails now, not at its time limit
+                    out.append(answer + "\n")
             self._parts, self._size, self._skipping = [], 0, False
             start = end + 1
         self._take(chunk[start:])
@@ -226,6 +234,7 @@ class WholeLines:
         if self._skipping or not piece:
             return
         if self._size > MAX_MESSAGE:
+            self._head = (b"".join(self._parts[:4]) + piece)[:HEAD]  # the id is at its start
             self._parts, self._skipping = [], True
         else:
             self._parts.append(piece)
@@ -523,10 +532,11 @@ class McpServer:
         self._last_refresh = -math.inf
         self._noted: set[str] = set()
         self._strays = 0
+        """Lines on its stdout that were no message (:meth:`_stray`)."""
         self._unreadable = 0
+        """Messages the SDK could not read (:meth:`_on_message`): the first are logged."""
         self._own_logged = 0
         """Bytes of Frontier's own lines written to the log (:data:`MAX_OWN_LOG`)."""
-        """Lines on its stdout that were no message (:meth:`_stray`)."""
         self._http_status: int | None = None
         """The status of the last HTTP error a remote server answered (:meth:`_heard`)."""
         self._schema_problems: dict[int, str] = {}
@@ -714,7 +724,8 @@ class McpServer:
         self.note_once(
             "dropped",
             f"MCP server {self.settings.name} sent a message over {MAX_MESSAGE // 2**20} MiB; "
-            f"it was dropped (the call it answered times out); see {self.log_path}",
+            f"it was dropped (the call it answered fails, or times out when the answer's start "
+            f"does not name it); see {self.log_path}",
         )
 
     def _unschemed(self, tool: str, why: str) -> None:
