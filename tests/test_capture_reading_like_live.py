@@ -103,13 +103,16 @@ def test_arguments_holding_a_constant_json_lacks_are_bad_json(constant: str) -> 
                     max_leaves=20))  # fmt: skip
 def test_standard_json_reads_as_before(value: object) -> None:
     text = json.dumps(value)
-    assert safejson.loads(text) == json.loads(text)
+    assert safejson.loads(text, standard=True) == json.loads(text)
 
 
 def test_a_string_saying_nan_is_a_string() -> None:
-    assert safejson.loads('{"a": "NaN", "b": "x\\"NaN"}') == {"a": "NaN", "b": 'x"NaN'}
+    assert safejson.loads('{"a": "NaN", "b": "x\\"NaN"}', standard=True) == {
+        "a": "NaN",
+        "b": 'x"NaN',
+    }
     with pytest.raises(ValueError, match="NaN is not a JSON value") as err:
-        safejson.loads('{"a": "NaN", "b": NaN}')
+        safejson.loads('{"a": "NaN", "b": NaN}', standard=True)
     assert getattr(err.value, "pos", None) == len('{"a": "NaN", "b": ')
     assert math.isnan(json.loads("NaN"))  # Python's own json is left as it is
 
@@ -126,3 +129,16 @@ def test_an_sse_line_over_the_limit_is_an_error_under_a_text_protocol() -> None:
     assert [e.kind for e in errors] == ["limit"], events
     assert isinstance(errors[0], ContractError) and "passed 1024 bytes" in errors[0].message
     assert t.feed(chunk({"content": "more"})) == []  # nothing more is read
+
+
+def test_an_envelope_holding_infinity_keeps_its_text() -> None:
+    """``"logprob": -Infinity`` in a chunk (a server's log-probabilities): the chunk was
+    read as unreadable and its text lost once safejson refused the constant everywhere."""
+    from frontier.app.model.stream import TextDelta
+
+    decoder = codec("openai-chat").decoder()
+    chunk_text = (
+        '{"choices":[{"index":0,"delta":{"content":"Hello"},'
+        '"logprobs":{"content":[{"token":"Hello","logprob":-Infinity}]}}]}'
+    )
+    assert TextDelta("Hello") in decoder.feed("message", chunk_text)

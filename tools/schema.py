@@ -402,7 +402,7 @@ def _parsed(where: _Place, kind: str, value: Any) -> Any:
     if not isinstance(value, str):
         return value
     try:
-        return safejson.loads(value)
+        return safejson.loads(value, standard=True)
     except safejson.JsonLimitError as exc:
         raise ArgError(f"{where} must be a JSON {kind}; it is {exc}") from exc
     except json.JSONDecodeError as exc:

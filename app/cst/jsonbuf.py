@@ -91,7 +91,7 @@ def call_from_json(value: Any, number: int, offset: int) -> ToolCall:
     args = value.get("arguments", {})
     if isinstance(args, str):
         try:
-            args = safejson.loads(args) if args.strip() else {}
+            args = safejson.loads(args, standard=True) if args.strip() else {}
         except safejson.JsonLimitError as exc:
             raise CallShapeError(f'call #{number} ({name}): "arguments" string is {exc}') from exc
         except json.JSONDecodeError as exc:
@@ -178,7 +178,7 @@ class JsonWholeTransducer:
             self.frontier = self.consumed
             return [Confirmed(0, "text", raw)] if raw else []
         try:
-            value = safejson.loads(text)
+            value = safejson.loads(text, standard=True)
         except safejson.JsonLimitError as exc:
             kind, message, at = _limit_error(exc, text, 0)
             return [ContractError(kind, message + "; resend the whole message", at)]
@@ -308,7 +308,7 @@ class JsonObjectTransducer:
         self._count += 1
         text = raw.decode("utf-8", "replace")
         try:
-            value = safejson.loads(text)
+            value = safejson.loads(text, standard=True)
             call = call_from_json(value, self._count, close_offset)
         except safejson.JsonLimitError as exc:
             kind, message, at = _limit_error(exc, text, self._obj_start)

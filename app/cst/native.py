@@ -223,7 +223,7 @@ def _object_in(text: str) -> dict[str, Any] | None:
     if not text.lstrip().startswith("{"):
         return None
     try:
-        inner = safejson.loads(text)
+        inner = safejson.loads(text, standard=True)
     except (safejson.JsonLimitError, ValueError):
         return None
     return inner if isinstance(inner, dict) else None
@@ -785,7 +785,7 @@ class NativeAccumulator:
         if not text.strip():
             return {}, ("", "", 0)
         try:
-            args = safejson.loads(text)
+            args = safejson.loads(text, standard=True)
         except safejson.JsonLimitError as exc:
             at = self._start(call) + len(text[: exc.pos].encode("utf-8"))
             kind = "bad_json" if exc.kind == "depth" else "limit"

@@ -144,11 +144,16 @@ def loads(
     max_depth: int = MAX_DEPTH,
     max_chars: int = MAX_CHARS,
     max_containers: int = MAX_CONTAINERS,
+    *,
+    standard: bool = False,
 ) -> Any:
     """``json.loads`` for untrusted text: ``JsonLimitError`` before any deep recursion, and
     before a parse that would build more than ``max_containers`` lists and objects.
 
     Invalid JSON raises ``json.JSONDecodeError`` as usual; both are ``ValueError``.
+    ``standard``: as RFC 8259 reads it, ``NaN`` and ``Infinity`` an error at their place:
+    for what runs (a call's arguments: ``{"n": NaN}`` was a runnable call); an envelope
+    keeps Python's reading (a chunk's ``"logprob": -Infinity`` must not lose its text).
 
     A text past :data:`PARSE_FIRST` characters is parsed first and its value's depth counted
     (:func:`deeper`): the scan reads every character of every string in the interpreter's
@@ -162,12 +167,12 @@ def loads(
     try:
         if len(text) <= PARSE_FIRST:
             check_limits(text, *limits)
-            value = fastjson.loads(text, standard=True)
+            value = fastjson.loads(text, standard=standard)
         else:
             if len(text) > max_chars or text.count("[") + text.count("{") > max_containers:
                 check_limits(text, *limits)  # raises the size or containers error, if it is one
             try:
-                value = fastjson.loads(text, standard=True)
+                value = fastjson.loads(text, standard=standard)
             except (ValueError, RecursionError):
                 check_limits(text, *limits)  # too deep is said first, as for the scan
                 raise
