@@ -150,12 +150,24 @@ def header_secrets(name: object, value: object) -> list[str]:
     return [value.strip(), token.strip()] if token and scheme.isalpha() else [value.strip()]
 
 
+_TOKEN_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._~+/=-")
+
+
 def configured_header_secrets(name: str, value: str) -> list[str]:
     """The secrets a provider's configured ``headers`` entry holds: a credential's header
-    (:func:`header_secrets`), or a value shaped like a token (:func:`worth_scrubbing`)
-    whatever its header's name. Not a plain word: ``X-Title: Frontier`` would take the
-    word out of everything stored, shown and sent to the model."""
-    return header_secrets(name, value) or ([value] if worth_scrubbing(value) else [])
+    (:func:`header_secrets`), or, whatever its header's name, a vendor's key or one word of
+    16 or more token characters holding a digit (a gateway's token). Not a plain word or
+    a setting: ``X-Title: Frontier``, ``HTTP-Referer: http://localhost:3000``,
+    ``anthropic-version: 2023-06-01`` would take those words out of everything stored,
+    shown and sent to the model."""
+    if found := header_secrets(name, value):
+        return found
+    token = (
+        len(value) >= 16
+        and all(c in _TOKEN_CHARS for c in value)
+        and any(c.isdigit() for c in value)
+    )
+    return [value] if token or key_shaped(value) else []
 
 
 def argv_secrets(args: Sequence[str]) -> list[str]:
@@ -353,9 +365,12 @@ def key_shaped(segment: str) -> bool:
     return len(segment) >= KEY_SEGMENT_LEN and _unquote(segment).startswith(KEY_PREFIXES)
 
 
-KEY_CONTEXT = 6
+KEY_CONTEXT = 12
 """Characters before a text's start that tell whether a key may begin there: the run of
-key characters it continues, or a JSON escape (``\\u001b`` is six)."""
+key characters it continues, a JSON escape (``\\u001b`` is six), or a terminal's colour
+code (``\\x1b[01;31m`` is eight; up to eleven)."""
+ESCAPE_PARAMS = 8
+"""The most parameter characters of a colour code a key may follow (``01;38;5``)."""
 _ESCAPE_LETTERS = frozenset("nrtbf")
 _HEX = frozenset("0123456789abcdefABCDEF")
 _key_patterns: list[Any] = []
@@ -421,6 +436,8 @@ _PREFIX_STARTS = frozenset(p[:k] for p in KEY_PREFIXES for k in range(len(p) + 1
 def _word_starts(text: str, run: int) -> tuple[int, ...]:
     """Where a key may begin in the run of key characters starting at ``run``: its start,
     and past a JSON escape it begins with (``\\n``, ``\\u001b``; one still incomplete too)."""
+    if run and text[run - 1] in "[;" and (after := _after_colour(text, run)) is not None:
+        return (run, after)
     if run == 0 or text[run - 1] != "\\":
         return (run,)
     if text[run] in _ESCAPE_LETTERS:
@@ -428,6 +445,26 @@ def _word_starts(text: str, run: int) -> tuple[int, ...]:
     if text[run] == "u" and all(c in _HEX for c in text[run + 1 : run + 5]):
         return (run, run + 5)
     return (run,)
+
+
+def _after_colour(text: str, run: int) -> int | None:
+    """Where a terminal's colour code ends, when the run of key characters at ``run``
+    holds its last parameters and its letter (``\\x1b[01;31mghp_…``: the run is ``31mghp_…``):
+    a key may begin there."""
+    esc = text.rfind("\x1b[", max(0, run - ESCAPE_PARAMS - 2), run)
+    if esc == -1 or any(c not in "0123456789;" for c in text[esc + 2 : run]):
+        return None
+    at = run
+    while at < len(text) and at - esc - 2 < ESCAPE_PARAMS and text[at] in "0123456789":
+        at += 1
+    if (
+        at < len(text)
+        and at - esc - 2 <= ESCAPE_PARAMS
+        and text[at].isascii()
+        and text[at].isalpha()
+    ):
+        return at + 1
+    return None
 
 
 def _may_begin_key(word: str) -> bool:
@@ -463,7 +500,11 @@ def _compiled_keys() -> list[Any]:
         re.compile(re.escape(letter) + f"(?:{'|'.join(rests)})")
         for letter, rests in by_letter.items()
     ]
-    word_start = r"(?:(?<![A-Za-z0-9_-])|(?<=\\[nrtbf])|(?<=\\u[0-9a-fA-F]{4}))"
+    # a word starts where a run of key characters does, after a JSON escape (a request
+    # body), or after a terminal's colour code (``git diff --color``: ``\x1b[32m``), each
+    # look-behind of one width (Python's look-behinds are fixed)
+    colour = "|".join(rf"(?<=\x1b\[[0-9;]{{{n}}}[A-Za-z])" for n in range(ESCAPE_PARAMS + 1))
+    word_start = rf"(?:(?<![A-Za-z0-9_-])|(?<=\\[nrtbf])|(?<=\\u[0-9a-fA-F]{{4}})|{colour})"
     branches = "|".join(_key_branch(shape) for shape in shapes)
     matcher = re.compile(f"{word_start}(?:{branches})(?![A-Za-z0-9_-])")
     _key_patterns[:] = [finders, matcher]

@@ -304,8 +304,8 @@ class Scrubber:
         For byte buffers that grow in chunks and whose offsets are shown (the TUI's Raw
         stream and Pending panes): the length never changes, so every offset, frontier
         and count stays true, and a value split across chunks is masked once its last
-        byte arrives if the caller re-scans from ``len(buf) - len(new) -
-        (mask_reach - 1)`` after each append (linear in what arrives).
+        byte arrives if the caller re-scans from ``len(buf) - len(new) - mask_reach``
+        after each append (linear in what arrives).
         """
         start = max(0, start)
         if start >= len(buf):

@@ -87,8 +87,11 @@ def streamed(text: str, size: int, *, same_length: bool = False) -> str:
 @pytest.mark.parametrize("name", sorted(KEYS))
 @pytest.mark.parametrize(
     "context",
-    ["{}", "GH={}", "export TOKEN='{}'", '{{"k": "{}"}}', "line one\n{}\nline three", "({})."],
-)
+    ["{}", "GH={}", "export TOKEN='{}'", '{{"k": "{}"}}', "line one\n{}\nline three", "({}).",
+     # coloured output (git diff --color, grep --color=always): a colour code ends in a
+     # letter, and a key right after one was no word's start (the stop's review)
+     "\x1b[32m{}\x1b[0m", "\x1b[01;31m\x1b[K{}\x1b[m\x1b[K", "+\x1b[m{}", "\x1b[1;38;5;2m{}"],
+)  # fmt: skip
 def test_each_vendors_key_is_scrubbed_wherever_it_is(name: str, context: str) -> None:
     key = KEYS[name]
     text = context.format(key)

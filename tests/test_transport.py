@@ -1150,15 +1150,20 @@ async def test_a_headers_plain_words_stay_in_what_the_model_is_sent(server: Serv
     a token-shaped value still never go."""
     token = "gw-token-5c2b9e71d04f"
     server.handler = ok_stream
-    model = client(
-        server.url,
-        headers={"X-Title": "Frontier", "api-key": "plainsecretword", "X-Gateway": token},
-    )
-    said = ModelRequest(system="", items=(UserText(f"Frontier: plainsecretword {token}"),))
+    plain = {
+        "X-Title": "Frontier",
+        "HTTP-Referer": "http://localhost:3000",
+        "anthropic-version": "2023-06-01",
+        "X-Region": "us-east-1",
+        "User-Agent": "frontier/0.12.3",
+    }
+    model = client(server.url, headers={**plain, "api-key": "plainsecretword", "X-Gateway": token})
+    words = " ".join(plain.values())
+    said = ModelRequest(system="", items=(UserText(f"{words}: plainsecretword {token}"),))
     assert text_of([i async for i in model.stream(said)]) == "Hello"
     await model.aclose()
     (sent,) = server.requests
-    assert sent["messages"][-1]["content"] == "Frontier: [REDACTED] [REDACTED]"
+    assert sent["messages"][-1]["content"] == f"{words}: [REDACTED] [REDACTED]"
 
 
 @pytest.mark.parametrize(

@@ -313,3 +313,20 @@ def test_a_vendors_key_ending_the_response_is_masked_when_it_ends() -> None:
     state.apply(ResponseEnded("stop"))
     buf = state.current
     assert buf is not None and bytes(buf.data) == b"token: " + b"*" * len(GITHUB)
+
+
+def test_a_key_of_the_longest_shape_held_at_a_chunks_end_is_masked_by_the_next() -> None:
+    """Off by one: a key of the longest allowed length, ending a chunk, was held (its word
+    could grow) and the next append re-scanned from one byte after its start."""
+    from frontier.app.secret_shapes import KEY_LONGEST
+
+    key = "sk_live_" + "a1" * ((KEY_LONGEST - len("sk_live_")) // 2)
+    key += "b" * (KEY_LONGEST - len(key))
+    state = UiState(scrubber=Scrubber())
+    state.apply(ResponseStarted("ctl"))
+    head = f"key {key}".encode()
+    state.apply(StreamBytes(0, head))
+    state.apply(StreamBytes(len(head), b" done\n"))
+    buf = state.current
+    assert buf is not None and key.encode() not in bytes(buf.data)
+    assert bytes(buf.data) == b"key " + b"*" * len(key) + b" done\n"

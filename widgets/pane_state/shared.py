@@ -126,5 +126,5 @@ class PaneContext:
         if scrubber is None:
             return (tail + data)[-keep:]
         joined = bytearray(tail + data)
-        scrubber.mask_buffer(joined, max(0, len(tail) - scrubber.mask_reach + 1))
+        scrubber.mask_buffer(joined, max(0, len(tail) - scrubber.mask_reach))
         return bytes(joined[-(keep + scrubber.mask_reach) :])

@@ -99,7 +99,8 @@ class ResponseBuffer:
             self.generation += 1
         if scrubber is None or not data:  # one knowing no value still knows keys' shapes
             return False
-        start = len(self.data) - len(data) - (scrubber.mask_reach - 1)
+        # a key held whole before ``data`` (its word could have grown) starts this far back
+        start = len(self.data) - len(data) - scrubber.mask_reach
         if not scrubber.mask_buffer(self.data, max(0, start), ended=False):
             return False
         self.masked += 1
