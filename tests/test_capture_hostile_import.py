@@ -46,6 +46,31 @@ def test_an_existing_file_holding_a_capture_is_refused(
     assert main(["import", str(capture), "-o", str(again)]) == 0  # a recording: replaced
 
 
+def test_a_large_gzipped_capture_is_refused_as_an_output_too(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Only its first 64 KiB are read to tell what a file holds: a cut gzip, which the
+    capture reader refuses as damaged, so a 77 KB gzipped capture was written over."""
+    import gzip
+    import random
+
+    capture, other = tmp_path / "a.sse", tmp_path / "big.sse.gz"
+    capture.write_text(BODY)
+    noise = random.Random(7)
+    pieces = (
+        "data: "
+        + json.dumps(
+            {"choices": [{"index": 0, "delta": {"content": f"{noise.getrandbits(128):032x}"}}]}
+        )
+        for _ in range(4000)
+    )
+    big = gzip.compress("\n\n".join(pieces).encode() + b"\n\n")
+    assert len(big) > 64 << 10
+    other.write_bytes(big)
+    assert main(["import", str(capture), "-o", str(other)]) == 2
+    assert "holds a capture" in capsys.readouterr().err and other.read_bytes() == big
+
+
 def test_each_picked_response_gets_its_own_default_name(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

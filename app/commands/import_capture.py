@@ -26,6 +26,7 @@ import argparse
 import os
 import sys
 import tempfile
+import zlib
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -43,7 +44,7 @@ from frontier.app.session.capture import (
     read_capture_bytes,
     split_pick,
 )
-from frontier.app.session.capture_raw import MAX_CAPTURE
+from frontier.app.session.capture_raw import MAX_CAPTURE, InflateError, inflate
 from frontier.app.session.record import (
     Recording,
     RecordingError,
@@ -125,6 +126,11 @@ def _holds_a_capture(path: Path) -> bool:
             head = f.read(CAPTURE_HEAD)
     except OSError:
         return False  # writing it says why
+    if head[:2] == b"\x1f\x8b":  # its first 64 KiB: a cut gzip, which as_read refuses
+        try:
+            head, _cut = inflate(head, 16 + zlib.MAX_WBITS, CAPTURE_HEAD)
+        except InflateError:
+            return True  # compressed, unreadable: not a recording, and not ours to replace
     try:
         return detect_kind(as_read(head, MAX_CAPTURE)) != "recording"
     except CaptureError:
