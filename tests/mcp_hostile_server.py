@@ -225,7 +225,11 @@ if __name__ == "__main__":
     if sys.argv[1:] == ["arrays"]:  # an array without items, which OpenAI refuses
         tagged = {
             "type": "object",
-            "properties": {"tags": {"type": "array"}, "n": {"type": ["array", "null"]}},
+            "properties": {
+                "tags": {"type": "array"},
+                "n": {"type": ["array", "null"]},
+                "d": {"type": "object", "default": {"type": "array"}},  # data shaped as one
+            },
         }
         fixture.TOOLS["tagged"] = (ok, ok.__doc__ or "", tagged, None)
     if sys.argv[1:] == ["unschemed"]:  # one tool whose schema is no object's

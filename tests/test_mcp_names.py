@@ -103,6 +103,7 @@ def test_an_array_without_items_is_offered_with_items(tmp_path: Path) -> None:
         properties = tool.spec.parameters["properties"]
         assert properties["tags"] == {"type": "array", "items": {}}
         assert properties["n"] == {"type": ["array", "null"], "items": {}}
+        assert properties["d"]["default"] == {"type": "array"}  # data, not a schema
     finally:
         host.close()
 

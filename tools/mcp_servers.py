@@ -1567,17 +1567,30 @@ def _items_given(node: Any) -> None:
     refuses a tool whose array has none ("array schema missing items", a 400), and with it
     every request of the session. Bounded: :func:`schema_problem` passed only a schema
     32 levels deep at most."""
-    if isinstance(node, dict):
-        kind = node.get("type")
-        if (kind == "array" or (isinstance(kind, list) and "array" in kind)) and (
-            "items" not in node and "prefixItems" not in node
-        ):
-            node["items"] = {}
-        for value in node.values():
-            _items_given(value)
-    elif isinstance(node, list):
-        for value in node:
-            _items_given(value)
+    if not isinstance(node, dict):
+        return
+    kind = node.get("type")
+    if (kind == "array" or (isinstance(kind, list) and "array" in kind)) and (
+        "items" not in node and "prefixItems" not in node
+    ):
+        node["items"] = {}
+    for key in _ONE_SCHEMA:
+        _items_given(node.get(key))
+    for key in _SCHEMA_LISTS:
+        if isinstance(found := node.get(key), list):
+            for value in found:
+                _items_given(value)
+    for key in _SCHEMA_MAPS:
+        if isinstance(found := node.get(key), dict):
+            for value in found.values():
+                _items_given(value)
+
+
+_ONE_SCHEMA = ("items", "additionalProperties", "not", "contains", "if", "then", "else")
+_SCHEMA_LISTS = ("anyOf", "oneOf", "allOf", "prefixItems", "items")
+_SCHEMA_MAPS = ("properties", "patternProperties", "$defs", "definitions")
+"""Where a schema holds schemas: only those are given ``items`` (a ``default`` or an
+``examples`` value shaped like a schema is the server's data, sent as it is)."""
 
 
 def _outcome(result: Any, name: str = "") -> Outcome:
