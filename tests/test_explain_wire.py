@@ -479,3 +479,22 @@ def test_a_hole_in_a_text_frame_is_explained_where_the_live_run_failed_it() -> N
     assert "error contract (bad_json)" in found.feedback
     text = format_explanation(found)
     assert f"bad_json at byte {len(head)}" in text and "c1 write" in text
+
+
+def test_responses_events_numbered_backwards_or_items_added_out_of_order_are_named() -> None:
+    """Neither was flagged (a capture audit): a spliced or reordered capture, or a proxy
+    that buffered events out of order, read as the model's doing or as nothing."""
+
+    def added(index: int, number: int) -> tuple[str, str]:
+        item = {"id": f"msg_{index}", "type": "message"}
+        body = {"type": "response.output_item.added", "output_index": index,
+                "sequence_number": number, "item": item}  # fmt: skip
+        return "response.output_item.added", json.dumps(body)
+
+    found = check_events("openai-responses", [added(0, 1), added(1, 2), added(2, 2)])
+    assert [v.rule for v in found] == ["out_of_order"]
+    assert "sequence_number 2, not after the 2 before it" in found[0].message
+    found = check_events("openai-responses", [added(1, 1), added(0, 2)])
+    assert [v.rule for v in found] == ["out_of_order"]
+    assert "added output_index 0 after output_index 1" in found[0].message
+    assert check_events("openai-responses", [added(0, 1), added(1, 2)]) == []

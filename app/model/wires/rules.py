@@ -299,6 +299,9 @@ class ResponsesRules(WireRules):
         self._by_item: dict[str, int] = {}
         """Item id → output_index, for a server that leaves ``output_index`` out."""
         self._unindexed = False
+        self._sequence: int | None = None
+        """The last ``sequence_number`` (the API numbers its events in order)."""
+        self._misnumbered = False
 
     def call_label(self, key: int) -> str:
         call = self.calls.get(key)
@@ -317,6 +320,7 @@ class ResponsesRules(WireRules):
         index = _int(obj.get("output_index"))
         if self.ended:
             return self._after_end(f"`{kind}`", f"the response ended (event {self.ended})")
+        self._numbered(str(kind), _int(obj.get("sequence_number")))
         if kind in self._TERMINAL:
             self.ended = self.ended or self._event
             response = obj.get("response")
@@ -334,6 +338,20 @@ class ResponsesRules(WireRules):
                 index = self._index_of(kind, obj.get("item_id"), added=False)
             return self._arguments(str(kind), index, obj)
         return str(kind)
+
+    def _numbered(self, kind: str, number: int | None) -> None:
+        """An event's ``sequence_number`` goes forward (said once: a capture spliced or
+        reordered, or a proxy that buffered events out of order)."""
+        if number is None:
+            return
+        last, self._sequence = self._sequence, number
+        if last is not None and number <= last and not self._misnumbered:
+            self._misnumbered = True
+            self._flag(
+                "out_of_order",
+                f"{kind} at event {self._event} has sequence_number {number}, not after the "
+                f"{last} before it (the Responses API numbers its events in order)",
+            )
 
     def _index_of(self, kind: str, item_id: object, *, added: bool) -> int | None:
         """The output_index of an event that carries none (llama.cpp's ``/v1/responses``
@@ -363,6 +381,12 @@ class ResponsesRules(WireRules):
                     "index_reused",
                     f"response.output_item.added at event {self._event} reused output_index "
                     f"{index} (first added at event {self._added[index]})",
+                )
+            elif self._added and index < max(self._added):
+                self._flag(
+                    "out_of_order",
+                    f"response.output_item.added at event {self._event} added output_index "
+                    f"{index} after output_index {max(self._added)} (items are added in order)",
                 )
             self._added.setdefault(index, self._event)
         elif index not in self._added:
