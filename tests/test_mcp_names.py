@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import re
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -22,6 +24,24 @@ from frontier.tools.mcp_settings import ServerSettings
 from frontier.tools.registry import Registry
 
 HOSTILE = str(Path(__file__).with_name("mcp_hostile_server.py"))
+
+
+@contextmanager
+def hostile(tmp_path: Path, name: str, mode: str) -> Iterator[tuple[McpHost, Registry]]:
+    """The hostile server in ``mode``, started as ``name`` into a registry of its own;
+    closed after (its notes stay readable on the host)."""
+    host = McpHost(tmp_path / "mcp-logs")
+    registry = Registry()
+    try:
+        settings = ServerSettings(
+            name=name, command=sys.executable, args=(HOSTILE, mode), startup_timeout=20
+        )
+        host.start([settings], registry)
+        yield host, registry
+    finally:
+        host.close()
+
+
 API_NAME = re.compile(r"[A-Za-z0-9_-]{1,64}")
 """OpenAI's and Anthropic's rule for a tool's name."""
 SERVER = st.from_regex(r"[a-z0-9][a-z0-9_-]{0,31}", fullmatch=True).filter(lambda s: "__" not in s)
@@ -46,13 +66,7 @@ async def test_dotted_and_long_tool_names_are_offered_renamed_and_called_by_thei
 ) -> None:
     """``github.search`` was skipped as a bad name; a name of 70 characters went to the
     model as it was, and the API refused every request of the session."""
-    host = McpHost(tmp_path / "mcp-logs")
-    registry = Registry()
-    try:
-        settings = ServerSettings(
-            name="bad", command=sys.executable, args=(HOSTILE, "names"), startup_timeout=20
-        )
-        host.start([settings], registry)
+    with hostile(tmp_path, "bad", "names") as (host, registry):
         names = [n for n in registry.names() if n != "bad__ok" and n.startswith("bad__")]
         assert "bad__github_search" in names
         long = [n for n in names if n.startswith("bad__list_pull_request")]
@@ -61,26 +75,16 @@ async def test_dotted_and_long_tool_names_are_offered_renamed_and_called_by_thei
         b = make_boundary(tmp_path, registry=registry, approver=Approver())
         for n, name in enumerate([*long, "bad__github_search"], 1):
             assert (await b.run(call(name, n, text=name))).output == name
-    finally:
-        host.close()
     assert not [note for note in host.notes if "skipped" in note and "github" in note]
 
 
 def test_two_tools_offered_under_one_name_keep_the_first_and_say_so(tmp_path: Path) -> None:
     """``dup.x`` and ``dup_x`` are both offered as ``twin__dup_x``: the second vanished
     unsaid, and ``mcp test`` listed both."""
-    host = McpHost(tmp_path / "mcp-logs")
-    registry = Registry()
-    try:
-        settings = ServerSettings(
-            name="twin", command=sys.executable, args=(HOSTILE, "twins"), startup_timeout=20
-        )
-        host.start([settings], registry)
+    with hostile(tmp_path, "twin", "twins") as (host, registry):
         assert registry.names().count("twin__dup_x") == 1
         tool = registry.get("twin__dup_x")
         assert tool is not None and getattr(tool, "tool", None) == "dup.x"
-    finally:
-        host.close()
     said = [note for note in host.notes if "dup_x skipped" in note]
     assert said == [
         "MCP server twin: tool dup_x skipped: it would be offered as twin__dup_x, as its "
@@ -91,21 +95,13 @@ def test_two_tools_offered_under_one_name_keep_the_first_and_say_so(tmp_path: Pa
 def test_an_array_without_items_is_offered_with_items(tmp_path: Path) -> None:
     """OpenAI refuses a tool whose array schema has no ``items`` (a 400 for every request
     of the session); an empty one means the same: anything."""
-    host = McpHost(tmp_path / "mcp-logs")
-    registry = Registry()
-    try:
-        settings = ServerSettings(
-            name="arr", command=sys.executable, args=(HOSTILE, "arrays"), startup_timeout=20
-        )
-        host.start([settings], registry)
+    with hostile(tmp_path, "arr", "arrays") as (_host, registry):
         tool = registry.get("arr__tagged")
         assert tool is not None
         properties = tool.spec.parameters["properties"]
         assert properties["tags"] == {"type": "array", "items": {}}
         assert properties["n"] == {"type": ["array", "null"], "items": {}}
         assert properties["d"]["default"] == {"type": "array"}  # data, not a schema
-    finally:
-        host.close()
 
 
 async def test_a_tool_whose_schema_is_no_objects_is_skipped_not_the_server(
@@ -113,19 +109,11 @@ async def test_a_tool_whose_schema_is_no_objects_is_skipped_not_the_server(
 ) -> None:
     """The SDK checks a listing whole: one tool declaring ``{"type": "string"}`` failed the
     server's start ("ValidationError … tools.1.inputSchema.type") and lost every tool."""
-    host = McpHost(tmp_path / "mcp-logs")
-    registry = Registry()
-    try:
-        settings = ServerSettings(
-            name="odd", command=sys.executable, args=(HOSTILE, "unschemed"), startup_timeout=20
-        )
-        host.start([settings], registry)
+    with hostile(tmp_path, "odd", "unschemed") as (host, registry):
         names = registry.names()
         assert "odd__ok" in names and "odd__plain" not in names, host.notes
         b = make_boundary(tmp_path, registry=registry, approver=Approver())
         assert (await b.run(call("odd__ok", 1, text="still here"))).output == "still here"
-    finally:
-        host.close()
     assert (
         "MCP server odd: tool 'plain' skipped: its inputSchema is not an object's schema "
         '(MCP asks "type": "object")'

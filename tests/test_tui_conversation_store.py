@@ -16,7 +16,7 @@ import json
 import os
 import subprocess
 import sys
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -63,6 +63,28 @@ class Stalling:
         return resp
 
 
+def session_loop(
+    store: SessionStore, sid: str, root: Path, url: str, emit: Callable[[Event], None]
+) -> tuple[ModelClient, AgentLoop]:
+    """The real loop of session ``sid`` (ctl-heredoc, approvals by policy ``auto``) and its
+    client against the loopback server at ``url``; the caller closes the client."""
+    registry = default_registry()
+    boundary = ToolBoundary(
+        registry, root, PolicyApprover("auto"), store.persistence(sid), emit=emit
+    )
+    client = ModelClient(codec("openai-chat"), url, "m")
+    loop = AgentLoop(
+        client=client,
+        boundary=boundary,
+        registry=registry,
+        mode=get_mode("ctl-heredoc"),
+        emit=emit,
+        store=store,
+        session_id=sid,
+    )
+    return client, loop
+
+
 @pytest.fixture
 async def stalling() -> AsyncIterator[tuple[Stalling, str]]:
     server = Stalling()
@@ -90,20 +112,7 @@ async def test_a_cancelled_turn_keeps_its_confirmed_prose_marked(
             if text == SAID.encode():
                 confirmed.set()
 
-        registry = default_registry()
-        boundary = ToolBoundary(
-            registry, root, PolicyApprover("auto"), store.persistence(sid), emit=emit
-        )
-        client = ModelClient(codec("openai-chat"), url, "m")
-        loop = AgentLoop(
-            client=client,
-            boundary=boundary,
-            registry=registry,
-            mode=get_mode("ctl-heredoc"),
-            emit=emit,
-            store=store,
-            session_id=sid,
-        )
+        client, loop = session_loop(store, sid, root, url, emit)
         turn = asyncio.create_task(loop.send("plan it"))
         try:
             await asyncio.wait_for(confirmed.wait(), 30)
@@ -192,18 +201,7 @@ async def test_a_turn_stopped_before_any_reply_is_marked_where_it_stopped(tmp_pa
     async with serve(server.dispatch) as url:
         try:
             sid = store.create_session(str(root), "m", url, "ctl-heredoc")
-            registry = default_registry()
-            boundary = ToolBoundary(registry, root, PolicyApprover("auto"), store.persistence(sid))
-            client = ModelClient(codec("openai-chat"), url, "m")
-            loop = AgentLoop(
-                client=client,
-                boundary=boundary,
-                registry=registry,
-                mode=get_mode("ctl-heredoc"),
-                emit=lambda _e: None,
-                store=store,
-                session_id=sid,
-            )
+            client, loop = session_loop(store, sid, root, url, lambda _e: None)
             turn = asyncio.create_task(loop.send("plan it"))
             try:
                 await asyncio.wait_for(server.asked.wait(), 30)
