@@ -184,7 +184,7 @@ def test_the_page_template_loads_no_outside_font(tmp_path: Path) -> None:
     assert "fonts.googleapis.com" not in page
 
 
-# slow (~13 s): a real `frontier serve` process, its TUI child, then SIGINT and its exit
+# slow (~3 s): a real `frontier serve` process, its TUI child, then SIGINT and its exit
 @pytest.mark.slow
 @needs_textual_serve
 def test_serve_listens_on_loopback_refuses_other_sites_and_stops_on_ctrl_c() -> None:
@@ -230,9 +230,12 @@ def test_serve_listens_on_loopback_refuses_other_sites_and_stops_on_ctrl_c() -> 
                     await asyncio.wait_for(ws.receive(), timeout=30)
                     children = served.descendants()
                     assert children
+                    # A browser keeps reading: it answers the server's close at once.
+                    reading = asyncio.create_task(_read_until_closed(ws))
                     started = time.monotonic()
                     os.killpg(served.process.pid, signal.SIGINT)
                     await asyncio.to_thread(served.process.wait, 20)
+                    await reading
                     assert time.monotonic() - started < serve.SHUTDOWN_WAIT + 5
                     assert all(not _alive(pid) for pid in children), served.output
 
@@ -240,6 +243,39 @@ def test_serve_listens_on_loopback_refuses_other_sites_and_stops_on_ctrl_c() -> 
     assert served.process.returncode == 0
     assert "ending 1 session(s)" in served.output
     assert "frontier serve: stopped" in served.output
+    assert "had not quit" not in served.output  # the session quit and saved on its own
+
+
+STUBBORN = """
+import os, signal, subprocess, sys
+child = subprocess.Popen([sys.executable, "-c", (
+    "import os, signal, time; signal.signal(signal.SIGTERM, signal.SIG_IGN); "
+    "print(os.getpid(), flush=True); time.sleep(120)")])
+child.wait()
+"""
+
+
+def test_a_session_still_running_at_the_deadline_is_stopped_even_if_it_ignores_term() -> None:
+    """What textual-serve's quit did not end by ``SHUTDOWN_WAIT`` is stopped: TERM, then KILL."""
+    parent = subprocess.Popen([sys.executable, "-c", STUBBORN], stdout=subprocess.PIPE)
+    try:
+        assert parent.stdout is not None
+        stubborn = int(parent.stdout.readline())  # running, TERM ignored
+
+        async def at_the_deadline() -> int:
+            return await serve.sessions_ended(asyncio.get_running_loop().time(), parent.pid)
+
+        assert asyncio.run(at_the_deadline()) == 1
+        assert parent.wait(timeout=30) == 0  # its child is gone, so its wait returned
+        assert not _alive(stubborn)
+    finally:
+        parent.kill()
+        parent.wait()
+
+
+async def _read_until_closed(ws: aiohttp.ClientWebSocketResponse) -> None:
+    async for _ in ws:
+        pass
 
 
 def _alive(pid: int) -> bool:

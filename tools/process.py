@@ -53,6 +53,7 @@ from frontier.tools.destructive import destroys, empties_itself, python_destroys
 from frontier.tools.digest import sha256
 from frontier.tools.output_cap import CappedBuffer, IncrementalText
 from frontier.tools.paths import PathError, real_root, resolve
+from frontier.tools.process_tree import descendants, process_tree
 from frontier.tools.sandbox import SandboxRecord, tidy
 from frontier.tools.terminal_output import terminal_text
 
@@ -286,37 +287,6 @@ def _killpg(pid: int, sig: int) -> None:
         os.killpg(pid, sig)
 
 
-def _process_tree() -> dict[int, list[int]]:
-    """Each process's children, read from ``/proc`` (empty where there is none)."""
-    children: dict[int, list[int]] = {}
-    try:
-        entries = list(os.scandir("/proc"))
-    except OSError:
-        return children
-    for entry in entries:
-        if not entry.name.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry.name}/stat", "rb") as f:
-                stat = f.read()
-            ppid = int(stat.rsplit(b")", 1)[1].split()[1])
-        except (OSError, ValueError, IndexError):
-            continue  # gone meanwhile
-        children.setdefault(ppid, []).append(int(entry.name))
-    return children
-
-
-def _descendants(pid: int, tree: Mapping[int, list[int]]) -> list[int]:
-    """Every process below ``pid`` in ``tree``."""
-    out: list[int] = []
-    todo = [pid]
-    while todo:
-        for child in tree.get(todo.pop(), ()):
-            out.append(child)
-            todo.append(child)
-    return out
-
-
 HELD_NOTE = (
     f"\n[the command exited, but a job it started in the background kept its output open: "
     f"not read after {DRAIN_AFTER_EXIT:g} s, and the command's process group stopped. To "
@@ -389,9 +359,9 @@ async def stop_group(proc: asyncio.subprocess.Process, contained: bool = False) 
     inside but bwrap's init (whose end, too, ends everything at once), and the KILL to
     bwrap's group."""
     if contained:
-        tree = _process_tree()
+        tree = process_tree()
         init = set(tree.get(proc.pid, ()))
-        for pid in _descendants(proc.pid, tree):
+        for pid in descendants(proc.pid, tree):
             if pid not in init:
                 with contextlib.suppress(ProcessLookupError, PermissionError):
                     os.kill(pid, signal.SIGTERM)

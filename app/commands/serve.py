@@ -21,11 +21,14 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import errno
 import ipaddress
 import logging
+import os
 import re
 import shlex
+import signal
 import socket
 import sys
 import tempfile
@@ -37,10 +40,13 @@ from frontier.app.files import write_atomic
 from frontier.app.frontends.terminal_text import safe_print
 from frontier.app.record import record
 from frontier.app.secrets import Scrubber, redact_url, url_secrets
+from frontier.tools.process_tree import descendants, process_tree
 
 DEFAULT_HOST = "127.0.0.1"
 SHUTDOWN_WAIT = 10.0
 """Seconds Ctrl+C waits for the open sessions to quit (each saves its session)."""
+KILL_GRACE = 0.5
+"""Seconds between the TERM and the KILL of a session still running at ``SHUTDOWN_WAIT``."""
 LOOPBACK_NAMES = frozenset({"localhost", "127.0.0.1", "::1"})
 REFUSALS_SHOWN = 64
 """Distinct refused hosts and origins printed; a page retrying in a loop prints once each."""
@@ -336,6 +342,30 @@ class ServerAddress:
         return f"a page from {origin!r} (not this server's own scheme, host and port)"
 
 
+async def sessions_ended(deadline: float, parent: int | None = None) -> int:
+    """Wait until no process below ``parent`` (this server) is running, or until
+    ``deadline`` (the loop's clock); then TERM what is left, and KILL it after a grace.
+    How many were left."""
+    loop = asyncio.get_running_loop()
+    me = os.getpid() if parent is None else parent
+    while (left := descendants(me, process_tree(live=True))) and loop.time() < deadline:
+        await asyncio.sleep(0.02)  # a poll of /proc: nothing tells a grandchild's end
+    if not left:
+        return 0
+    _signal_each(left, signal.SIGTERM)
+    grace = loop.time() + KILL_GRACE
+    while (still := descendants(me, process_tree(live=True))) and loop.time() < grace:
+        await asyncio.sleep(0.02)
+    _signal_each(still, signal.SIGKILL)
+    return len(left)
+
+
+def _signal_each(pids: Sequence[int], sig: int) -> None:
+    for pid in pids:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.kill(pid, sig)
+
+
 def _server_class(base: type) -> type:
     """textual-serve's Server with Frontier's banner, a Host and an Origin check, and a
     session bound."""
@@ -423,13 +453,21 @@ def _server_class(base: type) -> type:
 
         async def on_shutdown(self, app: web.Application) -> None:
             # aiohttp waits for open web sockets before it stops; end each session now
-            # instead: textual-serve's handler sends the app "quit" when cancelled and
-            # waits for the process, so every session is saved and no process outlives us.
-            if not self.handlers:
-                return
-            safe_print(f"frontier serve: ending {len(self.handlers)} session(s)", flush=True)
-            for task in self.handlers:
-                task.cancel()
-            await asyncio.wait(set(self.handlers), timeout=SHUTDOWN_WAIT)
+            # instead: textual-serve's handler sends the app "quit" when cancelled. It
+            # returns once the app's output closes, which is before the process has
+            # saved and ended; so the processes themselves are waited for, and whatever
+            # is left at the deadline is stopped: no session outlives the server.
+            deadline = asyncio.get_running_loop().time() + SHUTDOWN_WAIT
+            if self.handlers:
+                safe_print(f"frontier serve: ending {len(self.handlers)} session(s)", flush=True)
+                for task in self.handlers:
+                    task.cancel()
+                await asyncio.wait(set(self.handlers), timeout=SHUTDOWN_WAIT)
+            if left := await sessions_ended(deadline):
+                safe_print(
+                    f"frontier serve: {left} session process(es) had not quit after "
+                    f"{SHUTDOWN_WAIT:g} s; stopped them",
+                    flush=True,
+                )
 
     return FrontierServer
