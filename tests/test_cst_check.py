@@ -3,16 +3,24 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
+import itertools
+import json
 import threading
 from pathlib import Path
 
 import pytest
+from chat_wire import CHAT
+from hypothesis import given
+from hypothesis import strategies as st
 
 from frontier.app.commands import check as check_cmd
 from frontier.app.cst import ctl, props
+from frontier.app.cst.native import NativeSSETransducer
 from frontier.app.cst.props import check_stream
 from frontier.app.events import Event
 from frontier.app.session.record import synthesize, write_recording
+from frontier.app.wire.sse import encode_sse
 
 TYPE_CHECKING = False  # Transducer is a type only (a Protocol: app/cst/base.py)
 if TYPE_CHECKING:
@@ -151,12 +159,11 @@ def test_check_uses_a_process_per_cpu_only_where_it_pays(monkeypatch: pytest.Mon
     monkeypatch.setattr(check_cmd.sys, "platform", "linux")
     monkeypatch.setattr(threading, "active_count", lambda: 1)  # the CLI: one thread
     assert check_cmd._workers([small, small], None) == 1  # under PARALLEL_BYTES: one process
-    # small native responses are checked at every prefix by fresh transducers too: ~20 us
-    # a byte of their SSE, not 2-4
+    # small native responses cost what their bytes do (fresh transducers only where their
+    # state changes): 120 of them are checked in a few ms, so in one process
     native = ("n#0", synthesize("x" * 400, "native-inc", sizes=(400,)))
     assert sum(len(d) for _, d in native[1].events) * 120 < check_cmd.PARALLEL_BYTES
-    assert check_cmd._workers([native] * 120, None) == 8
-    assert check_cmd._workers([native] * 20, None) == 1
+    assert check_cmd._workers([native] * 120, None) == 1
     assert check_cmd._workers([big, small, small], None) == 3  # at most one per response
     assert check_cmd._workers([big] * 20, None) == 8  # at most one per CPU
     assert check_cmd._workers([big], None) == 1  # one response is one loop
@@ -166,3 +173,107 @@ def test_check_uses_a_process_per_cpu_only_where_it_pays(monkeypatch: pytest.Mon
     monkeypatch.setattr(threading, "active_count", lambda: 1)
     monkeypatch.setattr(check_cmd.sys, "platform", "darwin")
     assert check_cmd._workers([big] * 20, 4) == 1  # a fork is assumed safe on Linux only
+
+
+class _Bytewise:
+    """A native transducer the checker cannot see as one: it feeds every byte alone."""
+
+    def __init__(self, inner: NativeSSETransducer) -> None:
+        self.inner = inner
+
+    @property
+    def consumed(self) -> int:
+        return self.inner.consumed
+
+    def feed(self, data: bytes) -> list[Event]:
+        return self.inner.feed(data)
+
+    def finish(self, clean: bool) -> list[Event]:
+        return self.inner.finish(clean)
+
+    def pending(self) -> bytes:
+        return self.inner.pending()
+
+    def pending_size(self) -> int:
+        return self.inner.pending_size()
+
+    def pending_bound(self) -> int:
+        return self.inner.pending_bound()
+
+
+class _NoBound(NativeSSETransducer):
+    """Unsafe on purpose: no pending byte allowed, so every held argument is a violation."""
+
+    def pending_bound(self) -> int:
+        return 0
+
+
+class _EofCompletes(NativeSSETransducer):
+    """Unsafe on purpose: a body cut off completes its open call as a clean end would."""
+
+    def finish(self, clean: bool) -> list[Event]:
+        return self.accumulator.finish(True)  # the body's own end not asked for
+
+
+UNSAFE: dict[str, type[NativeSSETransducer]] = {
+    "safe": NativeSSETransducer,
+    "bound": _NoBound,
+    "eof": _EofCompletes,
+}
+
+
+def _native_body(draw: st.DrawFn) -> bytes:
+    args = json.dumps({"path": draw(st.text(max_size=6)), "n": draw(st.integers())})
+    cuts = sorted(set(draw(st.lists(st.integers(0, len(args)), max_size=5))) | {0, len(args)})
+    chunks: list[dict[str, object]] = [
+        {"choices": [{"delta": {"content": draw(st.text(max_size=5))}}]}
+    ]
+    for j, (a, b) in enumerate(itertools.pairwise(cuts)):
+        fn: dict[str, object] = {"arguments": args[a:b]}
+        call: dict[str, object] = {"index": 0, "function": fn}
+        if j == 0:
+            call.update(id="call_1", type="function")
+            fn["name"] = "read"
+        chunks.append({"choices": [{"delta": {"tool_calls": [call]}}]})
+    chunks.append({"choices": [{"delta": {}, "finish_reason": "tool_calls"}]})
+    body = encode_sse([json.dumps(c) for c in chunks] + ["[DONE]"])
+    if draw(st.booleans()):
+        body = body.replace(b"\n", draw(st.sampled_from([b"\r\n", b"\r"])))
+    for _ in range(draw(st.integers(0, 3))):  # a server's or a capture's damage
+        at = draw(st.integers(0, len(body)))
+        body = body[:at] + draw(st.sampled_from([b"\n", b"\r", b"", b"}", b"x"])) + body[at + 1 :]
+    return body[: draw(st.integers(0, len(body)))] if draw(st.booleans()) else body
+
+
+@given(st.data(), st.sampled_from(["native-inc", "native-eos"]), st.sampled_from([2048, 40]))
+def test_an_inert_run_fed_at_once_reports_what_every_byte_alone_would(
+    data: st.DataObject, protocol: str, fresh: int
+) -> None:
+    """The byte-by-byte pass feeds a native stream's bytes inside one SSE line at once, and
+    fresh transducers are fed only the prefixes after which an event was decoded: every
+    call, error, offset and violation is the one a check blind to both reports, unsafe
+    transducer or safe."""
+    body = _native_body(data.draw)
+    kind = data.draw(st.sampled_from(sorted(UNSAFE)))
+
+    def native(p: str) -> NativeSSETransducer:
+        return UNSAFE[kind](p == "native-inc", CHAT)
+
+    def bytewise(p: str) -> Transducer:
+        return _Bytewise(native(p))  # type: ignore[return-value]
+
+    fast = check_stream(body, protocol, True, fresh=fresh, samples=8, factory=native)  # type: ignore[arg-type]
+    slow = check_stream(body, protocol, True, fresh=fresh, samples=8, factory=bytewise)
+    # the same verdict; fewer transducers fed (the states a native stream can be in)
+    assert fast.fresh_prefixes <= slow.fresh_prefixes
+    uncounted = {"fresh_prefixes": 0, "cut_prefixes": 0, "violations": ()}
+    assert dataclasses.replace(fast, **uncounted) == dataclasses.replace(slow, **uncounted)
+    if kind != "eof":  # found byte by byte: each one, at each byte
+        assert fast.violations == slow.violations
+    else:  # found by fresh transducers: every kind the blind check finds; where both
+        # feed every prefix, the first of each at the same byte (the blind one finds it
+        # again at each byte up to the next event)
+        assert {v.prop for v in slow.violations} <= {v.prop for v in fast.violations}
+        if len(body) + 1 <= fresh:
+            first = lambda r: {v.prop: v.offset for v in reversed(r.violations)}  # noqa: E731
+            assert first(fast) == first(slow)

@@ -9,6 +9,8 @@ from collections.abc import AsyncIterator
 
 import httpx
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from frontier.app.model import transport
 from frontier.app.model.conversation import UserText
@@ -36,6 +38,55 @@ def test_feed_and_feed_events_agree_wherever_the_body_is_split() -> None:
         assert got == EVENTS, cut
         assert data == [d for _, d in EVENTS], cut
         assert named.comments == plain.comments == 1
+
+
+SSE_BYTES = st.lists(
+    st.sampled_from(
+        [
+            b"data: ",
+            b"event: e",
+            b":c",
+            b"x",
+            b"\xc3\xa9",
+            b"\n",
+            b"\r",
+            b"\r\n",
+            b"\n\n",
+            b"\xef\xbb\xbf",
+            b"data:{}",
+        ]
+    ),
+    max_size=30,
+).map(b"".join)
+
+
+@given(SSE_BYTES, st.integers(0, 40), st.integers(0, 12))
+def test_an_inert_run_changes_nothing_whether_fed_whole_or_a_byte_at_a_time(
+    body: bytes, max_line: int, fed: int
+) -> None:
+    """``check``'s byte-by-byte pass feeds an inert run at once: sound only if every byte
+    of it alone returns nothing and the reader then reads the rest as if fed bytewise."""
+    fed = min(fed, len(body))
+    whole, bytewise = SSEDecoder(max_line), SSEDecoder(max_line)
+    before = whole.feed_events(body[:fed])
+    assert bytewise.feed_events(body[:fed]) == before
+    run = whole.inert(body, fed)
+    assert 0 <= run <= len(body) - fed
+    assert whole.feed_events(body[fed : fed + run]) == []
+    for i in range(fed, fed + run):
+        assert bytewise.feed_events(body[i : i + 1]) == []
+    rest = body[fed + run :]
+    assert whole.feed_events(rest) == bytewise.feed_events(rest)
+    assert whole.too_long == bytewise.too_long and whole.comments == bytewise.comments
+
+
+def test_an_inert_run_ends_before_a_line_end_and_within_the_line_limit() -> None:
+    decoder = SSEDecoder(max_line=10)
+    assert decoder.inert(b"data: 1234\n", 0) == 0  # nothing read yet: the BOM is undecided
+    decoder.feed(b"dat")
+    assert decoder.inert(b"data: 1234\n", 3) == 7  # the rest of the limit: 10 - 3
+    assert decoder.inert(b"a: b\r\n", 0) == 4
+    assert decoder.inert(b"\n", 0) == 0
 
 
 def test_encode_sse_round_trips_multi_line_data() -> None:

@@ -37,7 +37,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from frontier.app.cst.factory import PROTOCOLS
-from frontier.app.cst.props import FRESH, check_stream
+from frontier.app.cst.props import check_stream
 from frontier.app.frontends.terminal_text import safe_print
 from frontier.app.model.registry import codec
 from frontier.app.session.record import Recording, RecordingError
@@ -282,15 +282,11 @@ native tool calls it holds, which that protocol never reads."""
 
 PARALLEL_BYTES = 256 * 1024
 """Bytes to check from which ``check`` uses a process per CPU (the every-prefix loop costs
-~2–4 µs a byte: a session of a thousand responses took 5.6 s in one process). Below it, a
-process pool's start costs more than it saves. A response under ``props.FRESH`` bytes
-counts ``FRESH_WEIGHT`` times its size in a native protocol."""
-FRESH_WEIGHT = 4
-"""A native response (its SSE body is the stream checked) under ``props.FRESH`` bytes is
-also checked at every prefix by a fresh transducer: ~20 µs a byte, against 2–4 above it.
-Counted at its size, a session of 314 small native responses (173 KB) stayed in one
-process: 2.76 s, against 1.47 s on two. A text protocol's events are counted whole
-already, ~10–25 times the text it checks."""
+~0.5–1 µs a byte of a native SSE body or of text: a session of a thousand native responses,
+3.8 MB, took about 4 s in one process). Below it, a process pool's start costs more than
+it saves. (Until stop 74 a small native response cost ~20 µs a byte, a fresh transducer
+fed at each of its prefixes, and was counted four times its size; fresh ones are now fed
+only where its state changes, at each event: ~0.05 µs a byte.)"""
 
 _SOURCES: list[tuple[str, Recording]] = []
 """The sources a forked worker checks, by index (inherited, never pickled)."""
@@ -326,16 +322,10 @@ def _workers(sources: list[tuple[str, Recording]], jobs: int | None) -> int:
         return 1  # called in a process with other threads (a test, a host): never fork it
     if jobs is not None:
         return max(1, min(jobs, len(sources)))
-    size = sum(map(_weight, (rec for _, rec in sources)))
+    size = sum(len(data) for _, rec in sources for _, data in rec.events)
     if size < PARALLEL_BYTES:
         return 1
     return max(1, min(os.cpu_count() or 1, len(sources)))
-
-
-def _weight(rec: Recording) -> int:
-    """A response's bytes as the check's work counts them (:data:`FRESH_WEIGHT`)."""
-    size = sum(len(data) for _, data in rec.events)
-    return size * FRESH_WEIGHT if size < FRESH and rec.mode in NATIVE_MODES else size
 
 
 def _warm(mode: str, wire: str) -> None:

@@ -901,6 +901,9 @@ class NativeSSETransducer:
         self._sse = SSEDecoder()
         self.sse_consumed = 0
         self.saw_end = False
+        self.decoded = 0
+        """SSE events handed to the wire's decoder, and 1 more once the body overflowed: the
+        accumulator's state changes only where this does (``check``'s fresh prefixes)."""
 
     @property
     def skipped(self) -> int:
@@ -945,14 +948,24 @@ class NativeSSETransducer:
     def feed(self, data: bytes) -> list[Event]:
         return self.feed_input(data)[1]
 
+    def inert(self, data: bytes, start: int) -> int:
+        """How many bytes of ``data`` from ``start`` on are inside one SSE line: fed, they
+        reach no decoder (``feed_input`` returns at once), so every prefix among them is
+        the state before them (``check``'s byte-by-byte pass feeds them at once)."""
+        return self._sse.inert(data, start)
+
     def feed_input(self, data: bytes) -> tuple[bytes, list[Event]]:
         """``feed``, and the bytes the body added to the transducer's input (text and
         argument bytes, at offset ``consumed`` before): what the live loop shows as the
         raw stream, so a replay shows that rather than the SSE JSON."""
         self.sse_consumed += len(data)
+        items = self._sse.feed_events(data)
+        if not items and not self._sse.too_long:
+            return b"", []  # within an SSE line or event: nothing reached the wire's decoder
+        self.decoded += len(items) + (self._sse.too_long and not self.accumulator.stopped)
         events: list[Event] = []
         added: list[bytes] = []
-        for name, item in self._sse.feed_events(data):
+        for name, item in items:
             deltas = self._decoder.feed(name, item)
             if any(type(d) is End for d in deltas):
                 self.saw_end = True

@@ -15,8 +15,11 @@ exception: ``late_arguments`` (native-inc) means bytes arrived for a call the
 transducer had already made executable — the proof it ran on was wrong, so it
 is reported as the S2 violation it would have been had those bytes been used.
 
-Every prefix is observed by feeding one transducer byte by byte. Because that
-relies on the transducer giving the same answer whatever the chunking, two
+Every prefix is observed by feeding one transducer byte by byte (a native
+transducer's bytes inside one SSE line at once: they reach no decoder, so every
+prefix among them is the state before them, and checking it again would only
+repeat that check; stop 74: an 18 MB native stream's pass went from ~30 s to ~1).
+Because that relies on the transducer giving the same answer whatever the chunking, two
 more transducers check that view (reported as ``chunking``):
 
 * one fed in pieces that end at every *cut* — every prefix next to a call
@@ -25,9 +28,13 @@ more transducers check that view (reported as ``chunking``):
 * fresh ones fed a prefix at once (in pieces of ``PIECE`` bytes when it is
   longer) must agree too, must never complete a call when the stream is
   then cut off (S1), and must not run fewer calls on a longer prefix (S3):
-  every prefix for inputs up to ``fresh`` bytes, otherwise at most ``probes``
-  prefixes (the full input, cuts next to calls spread over the stream, and
-  evenly spaced ones).
+  every prefix for inputs up to ``fresh`` bytes (a native stream's: those
+  after which its wire decoder was handed an event, and the whole; each
+  other is the state of the one before it but for bytes held unread, which
+  its end drops), otherwise at most ``probes``
+  prefixes (the full input, whose run is the first full run's, cuts next to
+  calls spread over the stream, and evenly spaced ones, fewer of those on a
+  stream so long that they would be fed over ``FRESH_BYTES`` in all).
 
 Cost is linear in the input, memory the transducers' state plus the calls:
 the byte-by-byte pass keeps only where calls became executable (not a count
@@ -45,6 +52,7 @@ from functools import partial
 
 from frontier.app.cst.base import calls_of, errors_of
 from frontier.app.cst.factory import make_transducer
+from frontier.app.cst.native import NativeSSETransducer
 from frontier.app.record import record
 from frontier.app.stream_events import ToolCall
 
@@ -135,6 +143,18 @@ FRESH = 2048
 above, a bounded sample of prefixes is (so the cost stays linear)."""
 
 
+def _state_before(k: int, marks: Sequence[int] | None) -> int:
+    """The prefix just before prefix ``k``, or (a native stream's ``marks``) the mark
+    whose state it is."""
+    return k - 1 if marks is None else marks[bisect_right(marks, k - 1) - 1]
+
+
+FRESH_BYTES = 64 << 20
+"""About what the evenly spaced fresh prefixes of a long stream are fed in all (~3 s of a
+native transducer): up to ~10 MB all of them are checked; beyond, fewer (at least 4),
+rather than a wait of twelve full runs (an 18 MB stream: 12 s of a 16 s check)."""
+
+
 def check_stream(
     data: bytes,
     protocol: str,
@@ -159,6 +179,8 @@ def check_stream(
         events = full.feed(piece)
         full_calls += calls_of(events)
         error_kinds += [e.kind for e in errors_of(events)]
+    fed_whole = len(full_calls)
+    """Calls the whole stream, fed at once, made before its end: the fresh prefix ``n``."""
     events = full.finish(clean)
     full_calls += calls_of(events)
     error_kinds += [e.kind for e in errors_of(events)]
@@ -181,8 +203,21 @@ def check_stream(
     watch = not CHANGED_AFTER_READY.isdisjoint(error_kinds)
     counter = getattr(t, "pending_size", None)
     size_of = counter if callable(counter) else partial(_pending_len, t)
-    for k in range(n):
-        events = feed(data[k : k + 1])
+    # A native transducer's bytes inside one SSE line reach no decoder: each prefix
+    # among them is the state before them, so they are fed at once and checked once.
+    native = t if isinstance(t, NativeSSETransducer) else None
+    inert = native.inert if native is not None else None
+    marks = [0] if native is not None else None
+    """The prefixes after which a native transducer's wire decoder was handed an event:
+    every other prefix is, but for bytes held unread, the state of the mark before it."""
+    k, seen = -1, 0
+    while k + 1 < n:
+        start = k + 1
+        k = start + max(inert(data, start), 1) - 1 if inert is not None else start
+        events = feed(data[start : k + 1])
+        if marks is not None and native is not None and native.decoded != seen:
+            seen = native.decoded
+            marks.append(k + 1)
         for call in calls_of(events) if events else ():
             i = len(became)
             became.append(k + 1)
@@ -216,9 +251,14 @@ def check_stream(
         size = size_of()
         if size > max_pending:
             max_pending = size
-        if size > bound():
-            add("bound", k, f"{size} bytes pending, over the bound of {bound()}")
-    del t, feed, bound, size_of, counter
+        if size > bound():  # at each prefix of an inert run alike, as byte by byte
+            for j in range(start, k + 1):
+                if len(violations) >= max_violations:
+                    break
+                add("bound", j, f"{size} bytes pending, over the bound of {bound()}")
+    del t, feed, bound, size_of, counter, inert, native
+    if marks is not None and marks[-1] != n:
+        marks.append(n)
 
     def count(k: int) -> int:
         """Calls executable, fed byte by byte, after the first ``k`` bytes."""
@@ -233,9 +273,10 @@ def check_stream(
         return calls == full_calls[first : first + len(calls)]
 
     changes = sorted(set(became))
-    if n + 1 <= fresh:
-        fresh_cuts = list(range(n + 1))
-        cuts: list[int] = []
+    if marks is not None and (n + 1 <= fresh or len(marks) <= probes):
+        fresh_cuts, cuts = marks, list[int]()  # every distinct state, as few as the events
+    elif n + 1 <= fresh:
+        fresh_cuts, cuts = list(range(n + 1)), list[int]()
     else:
         step = max(1, n // max(1, samples))
         picked = set(range(0, n + 1, step)) | {n}
@@ -244,9 +285,11 @@ def check_stream(
         cuts = sorted(picked)
         # Half of them just before and at a call's confirming byte (where a stream cut
         # off must not complete it), spread over the calls; the rest evenly spaced.
+        # (A native stream's: the mark before a call's, the state just before its byte.)
         near = _spread(changes, max(1, probes // 4))
-        chosen = {n} | {k for c in near for k in (c - 1, c)}
-        chosen.update(_spread(range(n + 1), max(1, probes - len(chosen))))
+        chosen = {n} | {k for c in near for k in (_state_before(c, marks), c)}
+        even = min(probes - len(chosen), max(4, 2 * FRESH_BYTES // n))
+        chosen.update(_spread(marks or range(n + 1), max(1, even)))
         fresh_cuts = sorted(chosen)
 
     # Pieces ending at every cut: the same calls at each cut as byte by byte.
@@ -273,12 +316,15 @@ def check_stream(
     # Fresh transducers, each fed one prefix at once: chunking, S3 and truncation (S1).
     previous = 0
     for k in fresh_cuts:
-        probe = factory(protocol)
-        made, ok = 0, True
-        for piece in _pieces(data, k):
-            new = calls_of(probe.feed(piece))
-            ok = ok and agrees(new, made)
-            made += len(new)
+        if k == n and n > 0:  # fed at once in the same pieces: the first full run
+            made, ok = fed_whole, True
+        else:
+            probe = factory(protocol)
+            made, ok = 0, True
+            for piece in _pieces(data, k):
+                new = calls_of(probe.feed(piece))
+                ok = ok and agrees(new, made)
+                made += len(new)
         if made < previous:
             add("S3", max(k - 1, 0), f"executable calls fell from {previous} to {made}")
         previous = made

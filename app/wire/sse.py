@@ -76,6 +76,14 @@ class SSEDecoder:
     def _feed(self, chunk: bytes) -> list[Any]:
         if not chunk or self.too_long:
             return []
+        if self._started and not self._skip_lf and b"\n" not in chunk and b"\r" not in chunk:
+            # No line end: only the unfinished line grows (``check`` feeds every byte
+            # alone; a long line arrives in many such chunks): nothing to split.
+            self._pieces.append(chunk)
+            self._size += len(chunk)
+            if self._size > self.max_line:
+                self._overflow()
+            return []
         if self._skip_lf:
             self._skip_lf = False
             if chunk[:1] == b"\n":
@@ -122,6 +130,20 @@ class SSEDecoder:
             # A CR ending this chunk may be the first half of CRLF.
             self._skip_lf = True
         return out
+
+    def inert(self, data: bytes, start: int) -> int:
+        """How many bytes of ``data`` from ``start`` on would only lengthen the unfinished
+        line: none is a line end and the line stays within ``max_line``, so fed one by one
+        or at once they return nothing and change nothing else (the no-line-end path of
+        ``_feed``). ``check`` feeds such a run at once where it would feed every byte
+        alone: every prefix inside it leaves the reader where the run's start did."""
+        if not self._started or self._skip_lf or self.too_long:
+            return 0
+        end = data.find(b"\n", start)
+        end = len(data) if end < 0 else end
+        cr = data.find(b"\r", start, end)
+        end = end if cr < 0 else cr
+        return max(0, min(end - start, self.max_line - self._size))
 
     def finish(self) -> list[str]:
         """End of body: an event without its terminating blank line is dropped (per spec)."""
