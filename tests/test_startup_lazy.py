@@ -227,6 +227,7 @@ def test_reading_a_session_does_not_import_typing(tmp_path: Path) -> None:
     assert len(sessions) == 2
     modules, _ = loaded(["sessions"])
     assert not (never | {"json"}) & modules, sorted((never | {"json"}) & modules)
+    native_loaded = []
     for session in sessions:
         for argv in (["check", session], ["undo", session, "--list"], ["export", session]):
             modules, shown = loaded(argv)
@@ -234,10 +235,12 @@ def test_reading_a_session_does_not_import_typing(tmp_path: Path) -> None:
             assert not never & modules, (argv, sorted(never & modules))
             if argv[0] == "check":  # the catalogue names interrupted calls, not the ledger
                 assert "frontier.app.session.calls" not in modules
+                native_loaded.append("frontier.app.cst.native" in modules)
             if argv[0] == "export":  # a failed reply is found by its marker's prefix alone
                 assert "frontier.app.model.conversation" not in modules
         modules, _ = loaded(["undo", session, "--list"])
         assert "json" not in modules  # the store's readers use app/fastjson.py
+    assert sorted(native_loaded) == [False, True]  # the text mode's check never loads it
 
 
 WIRE_CAPTURES = {

@@ -46,20 +46,20 @@ a 100 MB recording took 258 s and 1.1 GB).
 from __future__ import annotations
 
 import functools
+import sys
 from bisect import bisect_right
 from collections.abc import Callable, Iterator, Sequence
 from functools import partial
 
 from frontier.app.cst.base import calls_of, errors_of
 from frontier.app.cst.factory import make_transducer
-from frontier.app.cst.native import NativeSSETransducer
 from frontier.app.record import record
 from frontier.app.stream_events import ToolCall
 
 TYPE_CHECKING = False  # types only (Protocols, for the type checker)
 if TYPE_CHECKING:
     from frontier.app.cst.base import Transducer
-    from frontier.app.cst.native import DeltaSource
+    from frontier.app.cst.native import DeltaSource, NativeSSETransducer
 
 
 @record
@@ -143,6 +143,15 @@ FRESH = 2048
 above, a bounded sample of prefixes is (so the cost stays linear)."""
 
 
+def _native(t: Transducer) -> NativeSSETransducer | None:
+    """``t`` if it is a native transducer; its module is not imported unless one was made
+    (a text protocol's ``check`` never loads it: issue 24's start-up)."""
+    native = sys.modules.get("frontier.app.cst.native")
+    if native is not None and isinstance(t, native.NativeSSETransducer):
+        return t  # type: ignore[no-any-return]
+    return None
+
+
 def _state_before(k: int, marks: Sequence[int] | None) -> int:
     """The prefix just before prefix ``k``, or (a native stream's ``marks``) the mark
     whose state it is."""
@@ -205,7 +214,7 @@ def check_stream(
     size_of = counter if callable(counter) else partial(_pending_len, t)
     # A native transducer's bytes inside one SSE line reach no decoder: each prefix
     # among them is the state before them, so they are fed at once and checked once.
-    native = t if isinstance(t, NativeSSETransducer) else None
+    native = _native(t)
     inert = native.inert if native is not None else None
     marks = [0] if native is not None else None
     """The prefixes after which a native transducer's wire decoder was handed an event:
