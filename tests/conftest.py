@@ -34,7 +34,10 @@ def _quicker_idle_waits() -> None:
     CPU ratio, and the wait also goes on while the app's screen has a layout, scroll,
     repaint or recompose pending (what that timer would do). The TUI files took 90 s, 63 s
     with 5 ms steps (stop 69). Private to Textual (pinned below 9 in pyproject.toml): the
-    screen's flags are read as its ``_on_idle`` reads them; a name gone fails loudly."""
+    screen's flags are read as its ``_on_idle`` reads them; a name gone fails loudly. A
+    closing or closed app paints no more, so its screen's flags stay set: the wait looked
+    for a repaint that never came and ran its whole 1 s, twice for a quitting key (every
+    test ending in ctrl+q took 2 s more, stop 74)."""
     import asyncio
     from time import monotonic, process_time
 
@@ -46,8 +49,8 @@ def _quicker_idle_waits() -> None:
 
     def repaint_due() -> bool:
         app = active_app.get(None)
-        if app is None or not app._screen_stack:
-            return False
+        if app is None or app._closing or app._closed or not app._screen_stack:
+            return False  # a closing app paints no more: its dirty screen stays dirty
         screen = app.screen
         return bool(
             screen._layout_required

@@ -458,13 +458,16 @@ async def test_unconfined_or_with_network_on_the_connect_arrives(
 
 
 async def test_a_server_a_job_started_answers_the_sessions_next_command_only(
-    ws: Path, sandbox: Sandbox
+    ws: Path, sandbox: Sandbox, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """With the network off the session's commands share one loopback of their own: a dev
     server started as a background job answers the next command's connect (each command
     had a network of its own, so it answered nobody), and still not the host."""
     from frontier.tools.jobs import Jobs
 
+    # the start's look at the job's first output (a second) is not what this tests: the
+    # test waits for "Serving HTTP" itself, as test_jobs.py does
+    monkeypatch.setattr("frontier.tools.jobs.FIRST_LOOK", 0.05)
     jobs = Jobs()
     port = 20_000 + secrets.randbelow(20_000)
     serve = f"python3 -m http.server {port} --bind 127.0.0.1"
@@ -636,6 +639,25 @@ async def test_esc_stops_the_command_and_its_children(ws: Path, sandbox: Sandbox
         sandboxed(out)
     finally:
         task.cancel()
+        kill(sleepers(mark))
+
+
+async def test_esc_as_the_sandbox_starts_kills_it_without_a_grace_for_no_one(
+    ws: Path, sandbox: Sandbox, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Esc before anything inside the sandbox has started (bwrap still setting it up): the
+    TERM reaches no one, and the stop waited out the whole grace (0.5 s; here long enough
+    to fail the test) before the KILL. It kills the sandbox at once, command and all."""
+    monkeypatch.setattr("frontier.tools.process.KILL_GRACE", 3 * BOUND)
+    mark = new_mark()
+    cancel = CancelToken()
+    cancel.cancel()
+    try:
+        out = await asyncio.wait_for(shell(f"sleep {mark}", ws, sandbox, cancel=cancel), BOUND)
+        assert out.kind == "cancelled" and out.exit_code == 130
+        await wait_until(lambda: not sleepers(mark), "the command killed, if it had started")
+        sandboxed(out)
+    finally:
         kill(sleepers(mark))
 
 

@@ -357,20 +357,26 @@ async def stop_group(proc: asyncio.subprocess.Process, contained: bool = False) 
     """TERM, grace, KILL. ``contained``: ``proc`` is bwrap, which would die of the TERM at
     once and take the sandbox with it (KILL, no grace); so the TERM goes to every process
     inside but bwrap's init (whose end, too, ends everything at once), and the KILL to
-    bwrap's group."""
+    bwrap's group. When the TERM reached no one inside (stopped in the first milliseconds,
+    while bwrap still sets the sandbox up), the KILL comes at once: there was no grace to
+    give, and a stop then waited all of ``KILL_GRACE`` for nothing."""
+    termed = True
     if contained:
         tree = process_tree()
         init = set(tree.get(proc.pid, ()))
+        termed = False
         for pid in descendants(proc.pid, tree):
             if pid not in init:
                 with contextlib.suppress(ProcessLookupError, PermissionError):
                     os.kill(pid, signal.SIGTERM)
+                    termed = True
     else:
         _killpg(proc.pid, signal.SIGTERM)
-    try:
-        await asyncio.wait_for(proc.wait(), KILL_GRACE)
-    except TimeoutError:
-        pass
+    if termed:
+        try:
+            await asyncio.wait_for(proc.wait(), KILL_GRACE)
+        except TimeoutError:
+            pass
     _killpg(proc.pid, signal.SIGKILL)
     await proc.wait()
 
