@@ -1,7 +1,8 @@
 """``frontier import`` of a large HAR, beside reading and parsing the same file with ``json``.
 
     .venv/bin/python bench/har_import.py [--mib 56,111] [--runs 5] [--pretty]
-                                         [--shape page|session] [--baseline DIR]
+                                         [--shape page|session|turns] [--baseline DIR]
+                                         [--command import|check]
 
 A person debugging a model's framing saves the browser's network panel as a HAR and hands
 it to ``frontier import`` (or ``check``, ``replay``). A HAR holds every request of the page,
@@ -14,6 +15,14 @@ mitmproxy and many exporters do) or, with ``--pretty``, indented (as Chromium wr
 whose request body carries the whole conversation so far (four messages more each turn:
 the person, a call, its result, a reply; eight tools offered), as a HAR of a coding agent
 is; entries are added until the file reaches ``--mib``.
+
+``--shape turns``: a session's many short turns (~2 KB of SSE: ten words, then a native
+``read`` call whole), each request body carrying its latest message only, as a proxy that
+logs what changed writes them: ~10,000 entries (the cap) in 25 MiB; more are left out.
+What a HAR costs per entry, not per byte.
+
+``--command check``: ``frontier check HAR`` is timed instead of ``import`` (its every-prefix
+check of each response included: compare arms, not the reference).
 
 Whole processes, spawn to exit, alternating, each with its peak RSS (``wait4``):
 ``frontier import HAR -o OUT`` (every response written as a recording), and the reference
@@ -171,6 +180,50 @@ def make_session_har(path: Path, mib: int) -> int:
     return len(entries)
 
 
+def make_turns_har(path: Path, mib: int) -> int:
+    """A HAR of many short turns (``--shape turns``) of about ``mib`` MiB; its entries."""
+    tool = {
+        "type": "function",
+        "function": {"name": "read", "parameters": {"type": "object"}},
+    }
+    entries: list[dict[str, object]] = []
+    size = 0
+    while size < mib << 20:
+        i = len(entries)
+        out = [chunk({"content": f"word{k} "}) for k in range(10)]
+        call = {"name": "read", "arguments": json.dumps({"path": f"src/f{i}.py"})}
+        head = {"index": 0, "id": f"call_{i}", "type": "function"}
+        out.append(chunk({"tool_calls": [{**head, "function": call}]}))
+        text = "".join(out) + chunk({}, "tool_calls") + "data: [DONE]\n\n"
+        message = {"role": "user", "content": f"step {i}"}
+        body = json.dumps(
+            {"model": "gpt-x", "stream": True, "tools": [tool], "messages": [message]}
+        )
+        entries.append(
+            {
+                "request": {
+                    "method": "POST",
+                    "url": "https://api.example.com/v1/chat/completions",
+                    "headers": [{"name": "Authorization", "value": "Bearer sk-bench"}],
+                    "postData": {"mimeType": "application/json", "text": body},
+                },
+                "response": {
+                    "status": 200,
+                    "headers": [{"name": "content-type", "value": "text/event-stream"}],
+                    "content": {"mimeType": "text/event-stream", "text": text},
+                },
+                "timings": {"send": 1, "wait": 100, "receive": 50},
+            }
+        )
+        size += len(body) + len(text) + 400  # the entry's own fields
+    doc = {
+        "log": {"version": "1.2", "creator": {"name": "bench", "version": "1"}, "entries": entries}
+    }
+    with path.open("w") as f:
+        json.dump(doc, f)
+    return len(entries)
+
+
 Timed = tuple[float, float] | None
 """Seconds spawn to exit and peak RSS in MiB; ``None`` when the command refused the file."""
 
@@ -210,8 +263,9 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--pretty", action="store_true", help="indented, as Chromium writes")
     parser.add_argument(
-        "--shape", choices=("page", "session"), default="page", help="see the module's doc"
+        "--shape", choices=("page", "session", "turns"), default="page", help="see the module's doc"
     )
+    parser.add_argument("--command", choices=("import", "check"), default="import")
     parser.add_argument("--baseline", type=Path, help="an older tree, DIR/frontier/...")
     args = parser.parse_args()
     print(f"python {sys.version.split()[0]}, {os.cpu_count()} CPUs, load {os.getloadavg()}")
@@ -220,17 +274,19 @@ def main() -> None:
         env = {**os.environ, "FRONTIER_DATA_DIR": str(root / "data")}
         env["FRONTIER_CONFIG_DIR"] = str(root / "config")
         arms: dict[str, tuple[list[str], dict[str, str]]] = {}
-        this = ["-m", "frontier.app.cli", "import"]
-        arms["frontier import"] = ([PYTHON, *this], env)
+        this = ["-m", "frontier.app.cli", args.command]
+        arms[f"frontier {args.command}"] = ([PYTHON, *this], env)
         if args.baseline:
             old = {**env, "PYTHONPATH": str(args.baseline.resolve())}
-            arms["baseline import"] = ([PYTHON, *this], old)
+            arms[f"baseline {args.command}"] = ([PYTHON, *this], old)
         print(f"\nseconds, whole process, p50 / min of {args.runs}, alternating; peak RSS p50")
         print(f"{'HAR':>22} | {'json.loads (ref)':>24} | " + " | ".join(f"{a:>30}" for a in arms))
         for mib in (int(m) for m in args.mib.split(",")):
             har = root / f"{args.shape}-{mib}.har"
             if args.shape == "session":
                 streams = make_session_har(har, mib)
+            elif args.shape == "turns":
+                streams = make_turns_har(har, mib)
             else:
                 streams = make_har(har, mib, args.pretty)
             times: dict[str, list[Timed]] = {"ref": [], **{a: [] for a in arms}}
@@ -239,7 +295,8 @@ def main() -> None:
                 for name, (argv, arm_env) in arms.items():
                     out = root / f"out-{run}" / "r.jsonl"
                     out.parent.mkdir(exist_ok=True)
-                    got[name] = timed([*argv, str(har), "-o", str(out)], arm_env)
+                    where = ["-o", str(out)] if args.command == "import" else []
+                    got[name] = timed([*argv, str(har), *where], arm_env)
                 if run:
                     for name, value in got.items():
                         times[name].append(value)

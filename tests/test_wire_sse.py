@@ -4,12 +4,15 @@ ends a stream at the decoder's line bound instead of buffering without end."""
 from __future__ import annotations
 
 import functools
+import itertools
 import json
+import re
+import tracemalloc
 from collections.abc import AsyncIterator
 
 import httpx
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from frontier.app.model import transport
@@ -18,6 +21,7 @@ from frontier.app.model.registry import codec
 from frontier.app.model.request import ModelRequest
 from frontier.app.model.stream import StreamEnd, TextDelta, WireEvent
 from frontier.app.model.transport import ModelClient
+from frontier.app.wire import sse
 from frontier.app.wire.sse import SSEDecoder, encode_sse
 
 BODY = (
@@ -87,6 +91,90 @@ def test_an_inert_run_ends_before_a_line_end_and_within_the_line_limit() -> None
     assert decoder.inert(b"data: 1234\n", 3) == 7  # the rest of the limit: 10 - 3
     assert decoder.inert(b"a: b\r\n", 0) == 4
     assert decoder.inert(b"\n", 0) == 0
+
+
+def _spec_events(body: bytes) -> tuple[list[tuple[str, str]], int]:
+    """The events and comment lines of ``body`` read by the module docstring's rules, one
+    line at a time and whole: what any chunking must give."""
+    body = body.removeprefix(b"\xef\xbb\xbf")
+    *lines, _unfinished = re.split(rb"\r\n|\r|\n", body)
+    events: list[tuple[str, str]] = []
+    data: list[str] = []
+    name, comments = "", 0
+    for line in lines:
+        if not line:
+            if data:
+                events.append((name or "message", "\n".join(data)))
+            data, name = [], ""
+        elif line.startswith(b":"):
+            comments += 1
+        else:
+            field, _, value = line.partition(b":")
+            value = value.removeprefix(b" ")
+            if field == b"data":
+                data.append(value.decode("utf-8", "replace"))
+            elif field == b"event":
+                name = value.decode("utf-8", "replace")
+    return events, comments
+
+
+BLANK_RUNS = st.lists(
+    st.one_of(
+        st.sampled_from([b"data: ", b"event: e", b":c", b"x", b"data:{}", b"\xef\xbb\xbf"]),
+        st.lists(st.sampled_from([b"\n", b"\r", b"\r\n"]), max_size=12).map(b"".join),
+    ),
+    max_size=30,
+).map(b"".join)
+
+
+@settings(max_examples=300)
+@given(BLANK_RUNS, st.lists(st.integers(0, 200), max_size=6), st.integers(1, 9))
+def test_runs_of_blank_lines_read_as_the_spec_says_at_any_chunking(
+    body: bytes, cuts: list[int], window: int
+) -> None:
+    """Runs of line ends (LF, CR, CRLF, split anywhere, a CR at a window's end) read as the
+    rules say, line by line, fed whole or in pieces, whatever the window a chunk is read in
+    and whether its runs are collapsed (every window dense) or not."""
+    want = _spec_events(body)
+    bounds = [0, *sorted(min(c, len(body)) for c in cuts), len(body)]
+    for dense in (sse.DENSE, 10**9):
+        saved = sse.WINDOW, sse.DENSE
+        sse.WINDOW, sse.DENSE = window, dense
+        try:
+            whole, pieces = SSEDecoder(), SSEDecoder()
+            got_whole = whole.feed_events(body)
+            got_pieces = [
+                e for a, b in itertools.pairwise(bounds) for e in pieces.feed_events(body[a:b])
+            ]
+        finally:
+            sse.WINDOW, sse.DENSE = saved
+        assert (got_whole, whole.comments) == want
+        assert (got_pieces, pieces.comments) == want
+
+
+def test_a_body_of_blank_lines_is_read_in_a_few_lines_and_bounded_memory() -> None:
+    """64 MiB of bare newlines was 64 million lines read one by one (~12 s), and fed at once
+    a list of 64 million: now each run reads as the blank line it amounts to, and a chunk
+    is split :data:`sse.WINDOW` bytes at a time."""
+    decoder = SSEDecoder()
+    lines: list[bytes] = []
+    read_line = decoder._line
+
+    def counted(line: bytes, out: list[object]) -> None:
+        lines.append(line)
+        read_line(line, out)
+
+    decoder._line = counted  # type: ignore[method-assign]
+    body = b"data: 1\n" + b"\n" * (4 << 20) + b"data: 2\r\n" + b"\r\n" * (2 << 20) + b"\r"
+    tracemalloc.start()
+    try:
+        got = decoder.feed_events(body)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert got == [("message", "1"), ("message", "2")]
+    assert len(lines) < 10_000  # a few a window of 64 KiB, not 8 million
+    assert peak < 8 << 20  # the body is 8 MiB; a list of its lines was 64 MB
 
 
 def test_encode_sse_round_trips_multi_line_data() -> None:

@@ -22,7 +22,7 @@ import binascii
 import json
 import math
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -103,16 +103,17 @@ def har_responses(
         entries = entries[:MAX_ENTRIES]
     budget = BodyBudget()
     answers: dict[int, RawResponse] = {}
-    found: list[int] = []
+    found: dict[int, str] = {}  # entry → its endpoint, told once (its path's secrets masked)
     for i, e in enumerate(entries, 1):
-        if _endpoint(e) is None:
+        endpoint = _endpoint(e)
+        if endpoint is None:
             continue
         if not _is_stream(e):  # JSON: read now, since only its body says if it is an answer
-            answer = _response(e, i, notes, budget)
+            answer = _response(e, i, endpoint, notes, budget)
             if answer is None:
                 continue
             answers[i] = answer
-        found.append(i)
+        found[i] = endpoint
     if not found:
         raise HarError(
             f"no entry of this HAR ({len(entries)} read) is a model's response ({_STREAM}, "
@@ -121,12 +122,12 @@ def har_responses(
     if entry is not None:
         if entry not in found:
             raise HarError(
-                f"entry #{entry} is not a model's response; the HAR's are " + _numbers(found)
+                f"entry #{entry} is not a model's response; the HAR's are " + _numbers([*found])
             )
-        found = [entry]
+        found = {entry: found[entry]}
     out: list[RawResponse] = []
-    for i in found:
-        raw = answers.get(i) or _response(entries[i - 1], i, notes, budget)
+    for i, endpoint in found.items():
+        raw = answers.get(i) or _response(entries[i - 1], i, endpoint, notes, budget)
         assert raw is not None  # a stream always makes one
         out.append(raw)
     return out
@@ -355,26 +356,31 @@ def _is_stream(entry: Any) -> bool:
 
 
 def _response(
-    entry: Mapping[str, Any], index: int, notes: tuple[str, ...], budget: BodyBudget
+    entry: Mapping[str, Any],
+    index: int,
+    endpoint: str,
+    notes: tuple[str, ...],
+    budget: BodyBudget,
 ) -> RawResponse | None:
-    """The entry's response, ``None`` for a JSON body that is no model's answer (an
-    error's, another API's)."""
+    """The entry's response (to ``endpoint``, its :func:`_endpoint`), ``None`` for a JSON
+    body that is no model's answer (an error's, another API's)."""
     said = list(notes)
     body, unread = _body(entry, said, budget, f"entry #{index}")
+    spread = _spread(entry)
     if _is_stream(entry):
-        events, torn, skipped = body_events(body, said, budget)
+        events, torn, skipped = body_events(body, said, budget, spread)
         unread = unread or skipped
     else:
-        answer = answer_events(body, said, budget)
+        answer = answer_events(body, said, budget, spread)
         if answer is None:
             return None
         events, torn = answer, False
     request = _request(entry, said, budget)
     return RawResponse(
         kind="har",
-        events=tuple(_time(entry, events)),
+        events=tuple(events),
         entry=index,
-        endpoint=_endpoint(entry),
+        endpoint=endpoint,
         request=request,
         model=model_named(request),
         torn=torn,
@@ -453,10 +459,13 @@ def no_events_why(body: bytes, status: object, unread: str, torn: bool) -> str:
     return f"{failed}its body holds no SSE event (no data: line)"
 
 
-def answer_events(body: bytes, notes: list[str], budget: BodyBudget) -> list[RawEvent] | None:
+def answer_events(
+    body: bytes, notes: list[str], budget: BodyBudget, spread: Spread = None
+) -> list[RawEvent] | None:
     """A whole (non-streamed) JSON answer's body as the events its stream would have
     carried (each wire's ``whole_stream``), ``None`` when it is not one; bounded as one
-    event of a stream is (:data:`MAX_EVENT`, the envelope's depth, the budget's lists)."""
+    event of a stream is (:data:`MAX_EVENT`, the envelope's depth, the budget's lists).
+    ``spread``: their times (:func:`timed_events`)."""
     if not body.strip() or len(body) > MAX_EVENT:
         return None
     text = body.decode("utf-8", "replace")
@@ -472,14 +481,15 @@ def answer_events(body: bytes, notes: list[str], budget: BodyBudget) -> list[Raw
         return None
     budget.events -= len(whole)
     notes.append("a whole (non-streamed) answer, read as the events its stream would have carried")
-    return [RawEvent(data=data, event=name) for name, data in whole]
+    return timed_events(whole, spread)
 
 
 def body_events(
-    body: bytes, notes: list[str], budget: BodyBudget
+    body: bytes, notes: list[str], budget: BodyBudget, spread: Spread = None
 ) -> tuple[list[RawEvent], bool, str]:
     """The body's events, whether it ended inside one (that event is dropped), and why it
-    was not read when it was not (``""``: it was)."""
+    was not read when it was not (``""``: it was); ``spread``: their times
+    (:func:`timed_events`)."""
     decoder = SSEDecoder()
     pairs = read_events(decoder, body, budget.events)
     if pairs is None:
@@ -497,8 +507,8 @@ def body_events(
             notes.append("the body ends inside an event; that event was dropped")
     # The decoder names an unnamed event ``message``, as the spec does; Chat Completions
     # sends no names, so ``message`` is read as none.
-    events = [RawEvent(data=d, event=None if e == "message" else e) for e, d in pairs]
-    return events, torn, ""
+    named = [(None if e == "message" else e, d) for e, d in pairs]
+    return timed_events(named, spread), torn, ""
 
 
 def _request(
@@ -540,26 +550,39 @@ def _ms(value: Any) -> float | None:
     return value if math.isfinite(value) and value >= 0 else None
 
 
-def _time(entry: Mapping[str, Any], events: list[RawEvent]) -> list[RawEvent]:
-    """Events with ``t`` (seconds since the request was sent): a HAR has no per-event
-    times, only when the first byte came (``blocked + dns + connect + send + wait``) and
-    how long the body took (``receive``), so the events are spread evenly over
-    ``receive``: the first at the first byte, the last at the end. No usable timings:
-    ``t`` stays ``None``."""
+Spread = tuple[float, float] | None
+"""When a response's first byte came and how long its body took (ms), ``None`` when the
+capture does not say (:func:`_spread`)."""
+
+
+def _spread(entry: Mapping[str, Any]) -> Spread:
+    """A HAR has no per-event times, only when the first byte came (``blocked + dns +
+    connect + send + wait``) and how long the body took (``receive``); ``None`` without
+    usable timings."""
     timings = _get(entry, "timings")
     wait = _ms(_get(timings, "wait"))
     receive = _ms(_get(timings, "receive"))
-    if wait is None or receive is None or not events:
-        return events
+    if wait is None or receive is None:
+        return None
     # ``ssl`` is part of ``connect`` (HAR 1.2), so it is not added again.
     start = sum(_ms(_get(timings, k)) or 0.0 for k in ("blocked", "dns", "connect", "send"))
-    first = start + wait
-    last = len(events) - 1
+    return start + wait, receive
+
+
+def timed_events(pairs: Sequence[tuple[str | None, str]], spread: Spread) -> list[RawEvent]:
+    """``(name, data)`` pairs as events, each made once, with ``t`` (seconds since the
+    request was sent) spread evenly over ``receive``: the first at the first byte, the last
+    at the end; ``t`` stays ``None`` without a ``spread``. (They were made, then made again
+    with their times: 130,000 objects twice for a HAR of 10,000 short responses.)"""
+    if spread is None:
+        return [RawEvent(data=data, event=name) for name, data in pairs]
+    first, receive = spread
+    last = len(pairs) - 1
     return [
         RawEvent(
-            data=e.data,
-            event=e.event,
+            data=data,
+            event=name,
             t=round((first + (receive * i / last if last else 0.0)) / 1000, 6),
         )
-        for i, e in enumerate(events)
+        for i, (name, data) in enumerate(pairs)
     ]
