@@ -20,10 +20,10 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
-from wire_scripts import Call, Text, WireServer, script, serve_wire, stream
+from wire_scripts import Call, Text, WireServer, loopback_config, script, serve_wire, stream
 
 from frontier.app.agent.runtime import create_runtime
-from frontier.app.config import Config, config_path
+from frontier.app.config import config_path
 from frontier.app.secrets import REDACTED
 from frontier.tools.policy import PolicyApprover
 
@@ -42,18 +42,6 @@ def write_config() -> None:
         f"args = [{json.dumps(str(FIXTURE))}]\nsandbox = false\nstartup_timeout = 30\n"
         'env = { SVC_TOKEN = "' + SVC_TOKEN + '", PASSTHRU = "${MY_GH}" }\n',
         "utf-8",
-    )
-
-
-def config(url: str) -> Config:
-    return Config(
-        base_url=url,
-        model="m",
-        wire="openai-chat",
-        protocol="native-inc",
-        api_key="sk-loopback-0123456789",
-        context_window=100_000,
-        instructions=False,
     )
 
 
@@ -103,7 +91,7 @@ async def test_a_servers_env_secrets_are_redacted_in_every_request_after_its_ans
         stream(script(model.wire, [Text("fine")])),
     )
     session = create_runtime(
-        config(model.url),
+        loopback_config(model.url, "openai-chat"),
         approver=PolicyApprover("auto"),
         workspace=workspace,
         mcp_in_background=background,
@@ -134,9 +122,11 @@ async def test_after_a_model_switch_every_secret_the_session_knows_stays_redacte
         stream(script(model.wire, [Text("fine")])),
     )
     session = create_runtime(
-        config(model.url), approver=PolicyApprover("auto"), workspace=workspace
+        loopback_config(model.url, "openai-chat"),
+        approver=PolicyApprover("auto"),
+        workspace=workspace,
     )
-    first_key = config(model.url).api_key
+    first_key = loopback_config(model.url, "openai-chat").api_key
     assert first_key is not None
     try:
         assert (await session.send("read the server's variables")).reason == "done"
